@@ -1,0 +1,35 @@
+"""RDMA registers (pins) memory: a low RLIMIT_MEMLOCK makes NCCL's ibv_reg_mr fail
+(NCCL troubleshooting: "Runtime and MPI issues"; docker needs --ulimit memlock=-1)."""
+
+from gpudoctor.registry import Finding, check
+from gpudoctor.util import human_bytes
+
+FIX = "\n".join([
+    "container:  docker run --ulimit memlock=-1:-1 ...   (Kubernetes: set it in the container runtime's default ulimits)",
+    "login/ssh:  echo '* soft memlock unlimited' >> /etc/security/limits.conf; "
+    "echo '* hard memlock unlimited' >> /etc/security/limits.conf   (then log in again)",
+    "slurmd:     systemctl edit slurmd  ->  [Service] LimitMEMLOCK=infinity; systemctl restart slurmd "
+    "(and PropagateResourceLimitsExcept=MEMLOCK in slurm.conf)",
+])
+
+
+def _show(v):
+    return "unlimited" if v == "unlimited" else human_bytes(v)
+
+
+@check("limits.memlock", title="locked-memory limit is unlimited (RDMA pins memory)", needs=("limits",))
+def memlock(facts, config):
+    lim = facts["limits"].get("memlock")
+    if not lim:
+        return
+    if lim["soft"] == "unlimited" and lim["hard"] == "unlimited":
+        return
+    rdma = facts.get("rdma") or {}
+    devices = [d["name"] for d in rdma.get("devices") or []] if rdma.get("status") == "ok" else []
+    observed = "soft %s, hard %s" % (_show(lim["soft"]), _show(lim["hard"]))
+    if devices:
+        yield Finding.error("memlock is %s while RDMA devices exist (%s): ibv_reg_mr will fail"
+                            % (observed, ", ".join(devices)), observed=observed, expected="unlimited", fix=FIX)
+    else:
+        yield Finding.warning("memlock is %s; NCCL over RDMA needs it unlimited" % observed,
+                              observed=observed, expected="unlimited", fix=FIX)

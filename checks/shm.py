@@ -1,0 +1,27 @@
+"""/dev/shm must hold NCCL's and DataLoader's shared segments (Docker's default is 64 MB:
+NCCL fails with "failed to extend /dev/shm", DataLoader workers with "Bus error")."""
+
+from gpudoctor.registry import Finding, check
+from gpudoctor.util import human_bytes
+
+FIX_CONTAINER = ("in a container: restart it with --shm-size=16g (or --ipc=host); "
+                 "Kubernetes: mount an emptyDir {medium: Memory, sizeLimit: 16Gi} at /dev/shm")
+FIX_HOST = "on a host: mount -o remount,size=16G /dev/shm (persist it in /etc/fstab)"
+
+
+@check("shm.size", title="/dev/shm is large enough for NCCL and DataLoader workers", needs=("shm", "host"))
+def shm_size(facts, config):
+    shm = facts["shm"]
+    want = config.min_shm_bytes
+    container = facts["host"].get("container")
+    fix = FIX_CONTAINER if container else FIX_HOST
+    if shm["total_bytes"] < want:
+        yield Finding.error(
+            "/dev/shm is %s%s" % (human_bytes(shm["total_bytes"]), " (container: %s)" % container if container else ""),
+            observed=human_bytes(shm["total_bytes"]), expected=">= %s" % human_bytes(want), fix=fix)
+    elif shm["free_bytes"] < want:
+        yield Finding.warning(
+            "/dev/shm has only %s free of %s: stale segments of earlier jobs?" % (
+                human_bytes(shm["free_bytes"]), human_bytes(shm["total_bytes"])),
+            observed="%s free" % human_bytes(shm["free_bytes"]), expected=">= %s free" % human_bytes(want),
+            fix="ls -la /dev/shm  # remove the leftovers of finished jobs (nccl-*, torch_*), or " + fix)

@@ -1,0 +1,40 @@
+"""sshd's StrictModes and the ssh client refuse keys kept with loose modes or the wrong
+owner ("Authentication refused: bad ownership or modes", "UNPROTECTED PRIVATE KEY FILE",
+"Bad owner or permissions on ~/.ssh/config"): pdsh, deepspeed and mpirun then fail with
+"Permission denied (publickey)" on the first node that is wrong."""
+
+from gpudoctor.registry import Finding, check
+
+# kind -> (bits that make it an error, bits that make it a warning, the mode to set, why)
+RULES = {
+    "home": (0o022, 0, None, "sshd refuses keys when the home directory is group/world writable"),
+    "ssh_dir": (0o022, 0o077, "700", "sshd refuses keys when ~/.ssh is group/world writable"),
+    "authorized_keys": (0o022, 0o077, "600", "sshd ignores authorized_keys that others can write"),
+    "private_key": (0o077, 0, "600", "ssh refuses a private key that others can read"),
+    "config": (0o022, 0, "600", "ssh exits with 'Bad owner or permissions' on such a config"),
+}
+
+
+@check("ssh.permissions", title="~/.ssh and the home directory have the modes sshd accepts", needs=("ssh",))
+def ssh_permissions(facts, config):
+    ssh = facts["ssh"]
+    uid = ssh["uid"]
+    user = ssh.get("user") or "$USER"
+    for e in ssh["entries"]:
+        rule = RULES.get(e.get("kind"))
+        path = e["path"]
+        if e["uid"] not in (uid, 0) or (e["uid"] == 0 and uid != 0 and e.get("kind") != "home"):
+            yield Finding.error("%s is owned by uid %d, not by the user (uid %d)" % (path, e["uid"], uid),
+                                observed="owner uid %d" % e["uid"], expected="owner uid %d" % uid,
+                                fix="chown %s: %s" % (user, path))
+        if rule is None:
+            continue
+        bad, loose, want, why = rule
+        mode = int(e["mode"], 8)
+        if mode & bad:
+            fix = ("chmod go-w %s" % path) if want is None else ("chmod %s %s" % (want, path))
+            yield Finding.error("%s has mode %s: %s" % (path, e["mode"], why), observed=e["mode"],
+                                expected=want or "not group/world writable", fix=fix)
+        elif mode & loose:
+            yield Finding.warning("%s has mode %s; %s is the safe mode" % (path, e["mode"], want),
+                                  observed=e["mode"], expected=want, fix="chmod %s %s" % (want, path))

@@ -1,0 +1,64 @@
+"""The node-side collector: one JSON facts document per node.
+
+Runs in-process for the local node and is shipped as one script (bundle.py) to remote
+nodes and to other interpreters. Stdlib only, Python 3.6+.
+"""
+
+import json
+import os
+import sys
+import time
+
+from . import base
+from .base import Context, collect_sections
+
+# Section modules, in collection order. Adding a module here (and to bundle.MODULES)
+# is all it takes to add a facts section.
+from . import system, ssh, nvidia, cuda, python_env, rdma  # noqa: F401,E402
+
+SCHEMA = "gpudoctor.facts/1"
+COLLECTOR_VERSION = "1"
+META_KEYS = ("schema", "node", "collected_at", "collector")
+
+
+def collect(ctx=None, only=None):
+    ctx = ctx or Context()
+    t0 = time.time()
+    sections, timings = collect_sections(ctx, only=only)
+    doc = {
+        "schema": SCHEMA,
+        # the node's name as the controller knows it (hostfile alias); the hostname otherwise
+        "node": ctx.options.get("node") or (sections.get("host") or {}).get("hostname") or "",
+        "collected_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "collector": {"version": COLLECTOR_VERSION, "python": "%d.%d.%d" % sys.version_info[:3],
+                      "executable": sys.executable, "duration_s": round(time.time() - t0, 4),
+                      "section_seconds": timings},
+    }
+    doc.update(sections)
+    return doc
+
+
+def sections(doc):
+    """The facts sections of a document (everything but the metadata)."""
+    return dict((k, v) for k, v in doc.items() if k not in META_KEYS)
+
+
+def main(argv=None):
+    """Entry point on a node: ``python3 - [--only a,b] [--python PATH] [--set k=v]`` prints facts."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    only, python, options = None, None, {}
+    while argv:
+        a = argv.pop(0)
+        if a == "--only":
+            only = set(argv.pop(0).split(","))
+        elif a == "--python":
+            python = argv.pop(0)
+        elif a == "--set":
+            k, _, v = argv.pop(0).partition("=")
+            options[k] = json.loads(v)
+    ctx = Context(python=python, options=options)
+    doc = collect(ctx, only=only)
+    out = json.dumps(doc, sort_keys=True)
+    sys.stdout.write(out + "\n")
+    sys.stdout.flush()
+    return 0

@@ -1,0 +1,134 @@
+"""What every collector module shares: the Context (root prefix + command runner) and
+the section registry.
+
+This package runs ON the node, shipped over SSH into whatever python3 is there, so it
+is stdlib-only and Python 3.6 compatible (tests/test_collector_py36.py enforces it with
+vermin). Every file read goes through ``ctx.path()`` and every command through
+``ctx.run()``, so tests replay recorded /proc and /sys trees and command outputs.
+"""
+
+import os
+import subprocess
+import time
+
+
+class Unsupported(Exception):
+    """Raise from a section when the thing does not exist here (not an error):
+    ``raise Unsupported("no NVIDIA driver loaded")``."""
+
+
+SECTIONS = []  # [(name, func)], in collection order
+
+
+def section(name):
+    def deco(func):
+        SECTIONS.append((name, func))
+        return func
+
+    return deco
+
+
+class Context(object):
+    """Where facts come from. ``root`` prefixes every path (a recorded tree in tests);
+    ``commands`` maps a command line (joined by spaces) to recorded (rc, stdout) replies,
+    and when it is given no real command ever runs."""
+
+    def __init__(self, root="/", env=None, commands=None, home=None, uid=None, live=None,
+                 python=None, options=None):
+        self.root = root
+        self.env = dict(os.environ if env is None else env)
+        self.commands = commands
+        self.home = home or self.env.get("HOME") or os.path.expanduser("~")
+        self.uid = os.getuid() if uid is None else uid
+        # live: the process's own state (rlimits, NVML, imports) describes the node.
+        self.live = (root == "/" and commands is None) if live is None else live
+        self.python = python  # interpreter to probe; None = the one we run in
+        self.options = options or {}
+
+    def path(self, p):
+        if self.root in ("/", ""):
+            return p
+        return os.path.join(self.root, p.lstrip("/"))
+
+    def read(self, p, default=None, limit=1 << 20):
+        try:
+            with open(self.path(p), "rb") as f:
+                return f.read(limit).decode("utf-8", "replace")
+        except (OSError, IOError):
+            return default
+
+    def readlines(self, p):
+        text = self.read(p)
+        return [] if text is None else text.splitlines()
+
+    def exists(self, p):
+        return os.path.exists(self.path(p))
+
+    def isdir(self, p):
+        return os.path.isdir(self.path(p))
+
+    def listdir(self, p):
+        try:
+            return sorted(os.listdir(self.path(p)))
+        except (OSError, IOError):
+            return []
+
+    def readlink(self, p):
+        try:
+            return os.readlink(self.path(p))
+        except (OSError, IOError):
+            return None
+
+    def stat(self, p):
+        try:
+            return os.stat(self.path(p))
+        except (OSError, IOError):
+            return None
+
+    def which(self, name):
+        for d in self.env.get("PATH", "/usr/local/bin:/usr/bin:/bin").split(":"):
+            if d and os.access(self.path(os.path.join(d, name)), os.X_OK):
+                return os.path.join(d, name)
+        return None
+
+    def run(self, argv, timeout=10.0, env=None):
+        """Run a command; returns (rc, stdout). rc is None when it could not start
+        (missing) and -9 on timeout."""
+        if self.commands is not None:
+            reply = self.commands.get(" ".join(argv))
+            if reply is None:
+                return None, ""
+            return reply[0], reply[1]
+        try:
+            p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                 stdin=subprocess.DEVNULL, env=env or self.env)
+        except (OSError, IOError):
+            return None, ""
+        try:
+            out, _ = p.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.communicate()
+            return -9, ""
+        return p.returncode, out.decode("utf-8", "replace")
+
+
+def collect_sections(ctx, only=None):
+    """Run every registered section; each gets a status of ok, unsupported or error."""
+    out = {}
+    timings = {}
+    for name, func in SECTIONS:
+        if only and name not in only:
+            continue
+        t0 = time.time()
+        try:
+            data = func(ctx) or {}
+            data = dict(data)
+            data["status"] = "ok"
+        except Unsupported as exc:
+            data = {"status": "unsupported", "reason": str(exc)}
+        except Exception as exc:  # a broken collector must not lose the other sections
+            data = {"status": "error", "reason": "%s: %s" % (type(exc).__name__, exc)}
+        timings[name] = round(time.time() - t0, 4)
+        out[name] = data
+    return out, timings

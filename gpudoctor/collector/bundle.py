@@ -1,0 +1,60 @@
+"""Build one self-contained Python script from the collector package, to run on a node
+(``python3 -`` with the script on stdin) or in another interpreter. Nothing is installed
+or left behind on the node."""
+
+import os
+
+MODULES = ("base", "system", "ssh", "nvidia", "cuda", "python_env", "rdma")
+
+_LOADER = r'''
+import sys
+_SOURCES = %r
+
+
+class _BundleFinder(object):
+    # serves gpudoctor.collector.* from the sources above (PEP 451; Python 3.4+)
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        import importlib.util
+        if name == "gpudoctor" or name in _SOURCES:
+            is_pkg = name in ("gpudoctor", "gpudoctor.collector")
+            return importlib.util.spec_from_loader(name, cls, is_package=is_pkg)
+        return None
+
+    @staticmethod
+    def create_module(spec):
+        return None
+
+    @staticmethod
+    def exec_module(module):
+        src = _SOURCES.get(module.__name__, "")
+        exec(compile(src, "<gpudoctor:%%s>" %% module.__name__, "exec"), module.__dict__)
+
+
+sys.meta_path.insert(0, _BundleFinder)
+sys.dont_write_bytecode = True
+import gpudoctor.collector
+sys.exit(gpudoctor.collector.main(sys.argv[1:]))
+'''
+
+_cache = None
+
+
+def sources():
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = {}
+    with open(os.path.join(here, "__init__.py")) as f:
+        out["gpudoctor.collector"] = f.read()
+    for name in MODULES:
+        with open(os.path.join(here, name + ".py")) as f:
+            out["gpudoctor.collector." + name] = f.read()
+    out["gpudoctor.collector.bundle"] = "def build_script():\n    raise RuntimeError('no nested probes')\n"
+    return out
+
+
+def build_script():
+    """The collector as one script; cached, since every node gets the same bytes."""
+    global _cache
+    if _cache is None:
+        _cache = _LOADER % (sources(),)
+    return _cache

@@ -1,0 +1,167 @@
+"""The NVIDIA driver and its GPUs: /proc/driver/nvidia first (cheap, works when NVML is
+wedged), NVML through pynvml when it imports, nvidia-smi when it does not."""
+
+import re
+
+from .base import Unsupported, section
+
+# Line 1 of /proc/driver/nvidia/version; matches both "Kernel Module  535.129.03" and the
+# open module's "Open Kernel Module for x86_64  580.159.04" (compat.md §5, nv-procfs.c).
+_DRIVER_RE = re.compile(r"\b(\d{3,4}\.\d{1,3}(?:\.\d{1,3})?)\b")
+
+# Where distributions put libnvidia-ml.so.<driver version> (the user-space half of the driver).
+LIB_DIRS = ("/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/lib/aarch64-linux-gnu",
+            "/usr/local/nvidia/lib64", "/usr/local/nvidia/lib", "/usr/lib/wsl/lib")
+
+
+def parse_driver_version(text):
+    first = (text or "").splitlines()[0] if text else ""
+    m = _DRIVER_RE.search(first.split("Module", 1)[-1]) or _DRIVER_RE.search(first)
+    return m.group(1) if m else None
+
+
+def parse_gpu_information(text):
+    """/proc/driver/nvidia/gpus/<bus>/information -> dict (split on the first colon)."""
+    out = {}
+    for line in (text or "").splitlines():
+        if ":" in line:
+            k, v = line.split(":", 1)
+            out[k.strip()] = v.strip()
+    return {
+        "name": out.get("Model"),
+        "uuid": out.get("GPU UUID"),
+        "bus_id": out.get("Bus Location"),
+        "minor": int(out["Device Minor"]) if out.get("Device Minor", "").isdigit() else None,
+        "vbios": out.get("Video BIOS"),
+        "excluded": (out.get("GPU Excluded") or out.get("Blacklisted")) == "Yes",
+    }
+
+
+def find_nvml_libs(ctx):
+    """Versions of libnvidia-ml.so.<x.y.z> files on the library path (user-space driver)."""
+    found = {}
+    dirs = list(LIB_DIRS) + [d for d in ctx.env.get("LD_LIBRARY_PATH", "").split(":") if d]
+    for d in dirs:
+        for name in ctx.listdir(d):
+            m = re.match(r"libnvidia-ml\.so\.(\d+\.\d+(?:\.\d+)?)$", name)
+            if m:
+                found.setdefault(m.group(1), []).append(d + "/" + name)
+    return found
+
+
+def _nvml(ctx):
+    """GPU facts through NVML. Returns (gpus, nvml_info); raises ImportError without pynvml."""
+    import pynvml  # nvidia-ml-py
+
+    info = {"source": "nvml"}
+    try:
+        pynvml.nvmlInit()
+    except pynvml.NVMLError as exc:
+        info["init_error"] = str(exc)
+        return None, info
+
+    def s(x):
+        return x.decode() if isinstance(x, bytes) else x
+
+    def opt(fn, *a):
+        try:
+            return fn(*a)
+        except Exception:  # NVMLError_NotSupported and friends: the field is just absent
+            return None
+
+    try:
+        info["driver_version"] = s(pynvml.nvmlSystemGetDriverVersion())
+        info["nvml_version"] = s(opt(pynvml.nvmlSystemGetNVMLVersion))
+        cuda = opt(pynvml.nvmlSystemGetCudaDriverVersion_v2) or opt(pynvml.nvmlSystemGetCudaDriverVersion)
+        info["cuda_driver_version"] = "%d.%d" % (cuda // 1000, (cuda % 1000) // 10) if cuda else None
+        gpus = []
+        for i in range(pynvml.nvmlDeviceGetCount()):
+            h = pynvml.nvmlDeviceGetHandleByIndex(i)
+            mem = opt(pynvml.nvmlDeviceGetMemoryInfo, h)
+            cc = opt(pynvml.nvmlDeviceGetCudaComputeCapability, h)
+            pci = opt(pynvml.nvmlDeviceGetPciInfo, h)
+            ecc = opt(pynvml.nvmlDeviceGetTotalEccErrors, h, pynvml.NVML_MEMORY_ERROR_TYPE_UNCORRECTED,
+                      pynvml.NVML_VOLATILE_ECC)
+            ecc_mode = opt(pynvml.nvmlDeviceGetEccMode, h)
+            remap = opt(pynvml.nvmlDeviceGetRemappedRows, h)  # (corr, uncorr, pending, failure)
+            procs = opt(pynvml.nvmlDeviceGetComputeRunningProcesses, h) or []
+            gpus.append({
+                "index": i,
+                "name": s(pynvml.nvmlDeviceGetName(h)),
+                "uuid": s(opt(pynvml.nvmlDeviceGetUUID, h)),
+                "bus_id": s(pci.busId).lower() if pci else None,
+                "memory_total_mib": mem.total // (1 << 20) if mem else None,
+                "memory_used_mib": mem.used // (1 << 20) if mem else None,
+                "compute_capability": "%d.%d" % cc if cc else None,
+                "persistence_mode": bool(opt(pynvml.nvmlDeviceGetPersistenceMode, h)),
+                "ecc_enabled": bool(ecc_mode[0]) if ecc_mode else None,
+                "ecc_uncorrected_volatile": ecc,
+                "remapped_rows_pending": bool(remap[2]) if remap else None,
+                "remapped_rows_failure": bool(remap[3]) if remap else None,
+                "processes": [{"pid": p.pid, "used_mib": (p.usedGpuMemory or 0) // (1 << 20)} for p in procs],
+            })
+        return gpus, info
+    finally:
+        opt(pynvml.nvmlShutdown)
+
+
+_SMI_FIELDS = ("index", "name", "uuid", "pci.bus_id", "memory.total", "memory.used", "compute_cap",
+               "persistence_mode", "ecc.mode.current", "ecc.errors.uncorrected.volatile.total")
+
+
+def parse_nvidia_smi_csv(text):
+    gpus = []
+    for line in (text or "").splitlines():
+        f = [x.strip() for x in line.split(",")]
+        if len(f) != len(_SMI_FIELDS) or not f[0].isdigit():
+            continue
+
+        def num(x):
+            return int(x) if x.isdigit() else None
+
+        gpus.append({
+            "index": int(f[0]), "name": f[1], "uuid": f[2], "bus_id": f[3].lower(),
+            "memory_total_mib": num(f[4]), "memory_used_mib": num(f[5]),
+            "compute_capability": f[6] if re.match(r"^\d+\.\d+$", f[6]) else None,
+            "persistence_mode": f[7] == "Enabled", "ecc_enabled": {"Enabled": True, "Disabled": False}.get(f[8]),
+            "ecc_uncorrected_volatile": num(f[9]), "processes": None,
+        })
+    return gpus
+
+
+@section("gpu")
+def gpu(ctx):
+    version_text = ctx.read("/proc/driver/nvidia/version")
+    proc_gpus = []
+    for bus in ctx.listdir("/proc/driver/nvidia/gpus"):
+        g = parse_gpu_information(ctx.read("/proc/driver/nvidia/gpus/%s/information" % bus))
+        g["bus_id"] = g["bus_id"] or bus
+        proc_gpus.append(g)
+    if version_text is None:
+        raise Unsupported("no NVIDIA driver loaded (/proc/driver/nvidia/version is missing)")
+    out = {
+        "driver_version": parse_driver_version(version_text),
+        "kernel_module": "open" if "Open Kernel Module" in version_text else "proprietary",
+        "proc_version": version_text.splitlines()[0].strip() if version_text.strip() else "",
+        "nvml_libs": find_nvml_libs(ctx),
+        "gpus_proc": proc_gpus,
+        "gpus": None,
+        "nvml": None,
+    }
+    gpus = None
+    if ctx.live:
+        try:
+            gpus, out["nvml"] = _nvml(ctx)
+        except ImportError:
+            out["nvml"] = {"source": "none", "init_error": "pynvml is not importable"}
+    if gpus is None and ctx.options.get("nvidia_smi", True):
+        q = ["nvidia-smi", "--query-gpu=" + ",".join(_SMI_FIELDS), "--format=csv,noheader,nounits"]
+        rc, text = ctx.run(q, timeout=15)
+        if rc == 0:
+            gpus = parse_nvidia_smi_csv(text)
+            out["gpus_source"] = "nvidia-smi"
+        elif rc is not None:
+            out["nvidia_smi_error"] = text.strip()[:500]
+    out["gpus"] = gpus
+    out.setdefault("gpus_source", "nvml" if gpus is not None else "proc")
+    return out

@@ -1,0 +1,172 @@
+"""Host identity, /dev/shm, resource limits and the job's environment."""
+
+import hashlib
+import os
+import re
+import socket
+
+from .base import Unsupported, section
+
+# Environment values shown in facts; every other variable is kept only as a hash, so
+# facts files and reports never carry secrets (tokens, passwords, keys).
+ENV_SHOWN_PREFIXES = ("NCCL_", "CUDA_", "NVIDIA_", "TORCH_", "TORCHELASTIC_", "OMPI_MCA_", "UCX_",
+                      "SLURM_", "GPUDOCTOR_", "HOROVOD_", "FI_", "PMIX_")
+ENV_SHOWN_NAMES = ("LD_LIBRARY_PATH", "LD_PRELOAD", "PATH", "PYTHONPATH", "PYTHONHOME", "CONDA_PREFIX",
+                   "CONDA_DEFAULT_ENV", "VIRTUAL_ENV", "HOME", "USER", "SHELL", "MASTER_ADDR", "MASTER_PORT",
+                   "WORLD_SIZE", "RANK", "LOCAL_RANK", "NODE_RANK", "OMP_NUM_THREADS", "PYTORCH_CUDA_ALLOC_CONF",
+                   "HF_HOME", "TRANSFORMERS_CACHE", "ACCELERATE_CONFIG_FILE", "DS_ACCELERATOR",
+                   "GLOO_SOCKET_IFNAME", "TP_SOCKET_IFNAME", "HOSTNAME")
+ENV_SECRET_WORDS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY", "CREDENTIAL", "AUTH")
+
+
+def env_shown(name):
+    if any(w in name.upper() for w in ENV_SECRET_WORDS):
+        return False
+    return name in ENV_SHOWN_NAMES or name.startswith(ENV_SHOWN_PREFIXES)
+
+
+def env_hash(value):
+    return "sha256:" + hashlib.sha256(value.encode("utf-8", "replace")).hexdigest()[:16]
+
+
+def parse_os_release(text):
+    out = {}
+    for line in (text or "").splitlines():
+        if "=" in line and not line.startswith("#"):
+            k, v = line.split("=", 1)
+            out[k.strip()] = v.strip().strip('"').strip("'")
+    return out
+
+
+def parse_hosts_file(text):
+    """/etc/hosts -> [(address, [names])]."""
+    entries = []
+    for line in (text or "").splitlines():
+        line = line.split("#", 1)[0].split()
+        if len(line) >= 2:
+            entries.append((line[0], line[1:]))
+    return entries
+
+
+def parse_meminfo(text):
+    out = {}
+    for line in (text or "").splitlines():
+        m = re.match(r"(\w+):\s+(\d+)\s*kB", line)
+        if m:
+            out[m.group(1)] = int(m.group(2)) * 1024
+    return out
+
+
+def in_container(ctx):
+    if ctx.exists("/.dockerenv"):
+        return "docker"
+    if ctx.exists("/run/.containerenv"):
+        return "podman"
+    if ctx.env.get("KUBERNETES_SERVICE_HOST"):
+        return "kubernetes"
+    cg = ctx.read("/proc/1/cgroup", "")
+    for word in ("docker", "kubepods", "containerd", "lxc"):
+        if word in cg:
+            return word
+    return None
+
+
+@section("host")
+def host(ctx):
+    hostname = (ctx.read("/proc/sys/kernel/hostname") or "").strip()
+    if not hostname and ctx.live:
+        hostname = socket.gethostname()
+    osr = parse_os_release(ctx.read("/etc/os-release"))
+    mem = parse_meminfo(ctx.read("/proc/meminfo"))
+    hosts_entries = parse_hosts_file(ctx.read("/etc/hosts"))
+    resolved = None
+    if ctx.live:
+        try:
+            resolved = sorted(set(a[4][0] for a in socket.getaddrinfo(hostname, None, socket.AF_INET)))
+        except (socket.error, OSError, UnicodeError):
+            resolved = []
+    else:
+        resolved = sorted(set(a for a, names in hosts_entries if hostname in names and ":" not in a))
+    cpus = len([l for l in ctx.readlines("/proc/cpuinfo") if l.startswith("processor")])
+    return {
+        "hostname": hostname,
+        "fqdn": socket.getfqdn(hostname) if ctx.live else hostname,
+        "hostname_addresses": resolved,
+        "etc_hosts": [[a, n] for a, n in hosts_entries],
+        "kernel": (ctx.read("/proc/sys/kernel/osrelease") or "").strip(),
+        "os_id": osr.get("ID"),
+        "os_version": osr.get("VERSION_ID"),
+        "os_pretty": osr.get("PRETTY_NAME"),
+        "cpus": cpus or (os.cpu_count() if ctx.live else None),
+        "memory_total_bytes": mem.get("MemTotal"),
+        "container": in_container(ctx),
+        "user": ctx.env.get("USER") or ctx.env.get("LOGNAME"),
+        "uid": ctx.uid,
+    }
+
+
+def parse_mounts(text):
+    mounts = []
+    for line in (text or "").splitlines():
+        parts = line.split()
+        if len(parts) >= 4:
+            mounts.append({"device": parts[0], "mountpoint": parts[1], "fstype": parts[2], "options": parts[3]})
+    return mounts
+
+
+@section("shm")
+def shm(ctx):
+    mounts = [m for m in parse_mounts(ctx.read("/proc/self/mounts")) if m["mountpoint"] == "/dev/shm"]
+    if not ctx.isdir("/dev/shm"):
+        raise Unsupported("/dev/shm does not exist")
+    recorded = ctx.read("/dev/shm/.statvfs")  # recorded trees carry statvfs numbers here
+    if recorded is not None:
+        total, free = [int(x) for x in recorded.split()[:2]]
+    else:
+        st = os.statvfs(ctx.path("/dev/shm"))
+        total, free = st.f_blocks * st.f_frsize, st.f_bavail * st.f_frsize
+    m = mounts[-1] if mounts else {}
+    return {"total_bytes": total, "free_bytes": free, "fstype": m.get("fstype"), "mount_options": m.get("options"),
+            "mounted": bool(mounts)}
+
+
+_LIMIT_KEYS = {
+    "Max locked memory": "memlock",
+    "Max open files": "nofile",
+    "Max stack size": "stack",
+    "Max processes": "nproc",
+}
+
+
+def parse_limits(text):
+    """/proc/<pid>/limits -> {"memlock": {"soft": int|"unlimited", "hard": ..., "unit": "bytes"}}."""
+    out = {}
+    for line in (text or "").splitlines():
+        for label, key in _LIMIT_KEYS.items():
+            if line.startswith(label):
+                fields = line[len(label):].split()
+                if len(fields) >= 2:
+                    conv = [f if f == "unlimited" else int(f) for f in fields[:2]]
+                    out[key] = {"soft": conv[0], "hard": conv[1], "unit": fields[2] if len(fields) > 2 else ""}
+    return out
+
+
+@section("limits")
+def limits(ctx):
+    text = ctx.read("/proc/self/limits")
+    if text is None:
+        raise Unsupported("/proc/self/limits is not readable")
+    out = parse_limits(text)
+    out["source"] = "/proc/self/limits"
+    return out
+
+
+@section("env")
+def env(ctx):
+    shown, hashed = {}, {}
+    for name, value in sorted(ctx.env.items()):
+        if env_shown(name):
+            shown[name] = value
+        else:
+            hashed[name] = env_hash(value)
+    return {"values": shown, "hashed": hashed}

@@ -1,0 +1,172 @@
+"""The check registry: what a check is, how it registers, and how checks are found.
+
+A check is a pure function of facts that yields findings; yielding nothing is a pass.
+Built-in checks live in the ``gpudoctor.checks`` package (the top-level ``checks/``
+folder of the source tree); third-party checks register through the entry-point
+group ``gpudoctor.checks``, whose value is a module to import.
+"""
+
+import importlib
+import pkgutil
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Dict, Iterable, List, Optional, Tuple
+
+SEVERITIES = ("error", "warning", "info")
+SCOPES = ("node", "cluster")
+ENTRY_POINT_GROUP = "gpudoctor.checks"
+
+_ID = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+$")
+
+
+class RegistryError(Exception):
+    """A check's metadata is wrong (a bug in a check module, reported at load time)."""
+
+
+@dataclass
+class Finding:
+    """One thing a check found wrong (or worth knowing) on one node or across nodes."""
+
+    severity: str
+    message: str
+    observed: Optional[str] = None
+    expected: Optional[str] = None
+    fix: Optional[str] = None
+    exports: Dict[str, str] = field(default_factory=dict)
+    hosts: List[str] = field(default_factory=list)  # cluster checks name the odd nodes
+    check: str = ""  # filled in by the runner
+
+    @classmethod
+    def error(cls, message=None, **kw):
+        return cls._make("error", message, kw)
+
+    @classmethod
+    def warning(cls, message=None, **kw):
+        return cls._make("warning", message, kw)
+
+    @classmethod
+    def info(cls, message=None, **kw):
+        return cls._make("info", message, kw)
+
+    @classmethod
+    def _make(cls, severity, message, kw):
+        if message is None:
+            observed, expected = kw.get("observed"), kw.get("expected")
+            message = observed if not expected else "%s (expected %s)" % (observed, expected)
+        return cls(severity=severity, message=message, **kw)
+
+
+@dataclass(frozen=True)
+class Check:
+    id: str
+    title: str
+    func: Callable
+    needs: Tuple[str, ...] = ()
+    severity: str = "error"  # the worst severity this check reports; `gpudoctor list` shows it
+    scope: str = "node"
+    module: str = ""
+
+    @property
+    def doc(self):
+        return (self.func.__doc__ or "").strip()
+
+
+class Registry:
+    def __init__(self):
+        self._checks: Dict[str, Check] = {}
+
+    def add(self, chk: Check) -> Check:
+        if not _ID.match(chk.id):
+            raise RegistryError("check id %r must be a dotted lowercase slug like 'shm.size'" % chk.id)
+        if chk.id in self._checks:
+            other = self._checks[chk.id].module
+            raise RegistryError("check id %r is registered twice (%s and %s)" % (chk.id, other, chk.module))
+        if chk.severity not in SEVERITIES:
+            raise RegistryError("check %s: severity %r is not one of %s" % (chk.id, chk.severity, SEVERITIES))
+        if chk.scope not in SCOPES:
+            raise RegistryError("check %s: scope %r is not one of %s" % (chk.id, chk.scope, SCOPES))
+        if not chk.title:
+            raise RegistryError("check %s has no title" % chk.id)
+        if isinstance(chk.needs, str):
+            raise RegistryError("check %s: needs must be a tuple of section names" % chk.id)
+        self._checks[chk.id] = chk
+        return chk
+
+    def __iter__(self):
+        return iter(sorted(self._checks.values(), key=lambda c: c.id))
+
+    def __len__(self):
+        return len(self._checks)
+
+    def get(self, check_id) -> Optional[Check]:
+        return self._checks.get(check_id)
+
+    def ids(self):
+        return sorted(self._checks)
+
+
+REGISTRY = Registry()
+
+
+def check(check_id, title, needs=(), severity="error", scope="node", registry=None):
+    """Register a check function. ``needs`` names the facts sections it reads: when one
+    of them is unsupported or failed on a node, the runner skips the check with that reason."""
+
+    def deco(func):
+        (registry or REGISTRY).add(
+            Check(id=check_id, title=title, func=func, needs=tuple(needs), severity=severity,
+                  scope=scope, module=func.__module__)
+        )
+        return func
+
+    return deco
+
+
+def match(check_id: str, patterns: Iterable[str]) -> bool:
+    """True when a pattern is the id itself or a dotted prefix of it (`ssh` matches `ssh.config`)."""
+    return any(check_id == p or check_id.startswith(p.rstrip(".") + ".") for p in patterns)
+
+
+def select(checks: Iterable[Check], selected=(), ignored=()) -> List[Check]:
+    out = [c for c in checks if (not selected or match(c.id, selected)) and not match(c.id, ignored)]
+    return out
+
+
+_loaded = False
+
+
+def load_checks() -> Registry:
+    """Import the built-in check modules and every plugin module, once."""
+    global _loaded
+    if _loaded:
+        return REGISTRY
+    _loaded = True
+    import gpudoctor.checks as builtin
+
+    for mod in sorted(pkgutil.iter_modules(builtin.__path__), key=lambda m: m.name):
+        if not mod.name.startswith("_"):
+            importlib.import_module("gpudoctor.checks." + mod.name)
+    for ep in _entry_points():
+        try:
+            ep.load()
+        except RegistryError:
+            raise
+        except Exception as exc:  # a broken plugin must not take gpudoctor down
+            _plugin_errors.append("plugin %s (%s) failed to load: %s" % (ep.name, ep.value, exc))
+    return REGISTRY
+
+
+_plugin_errors: List[str] = []
+
+
+def plugin_errors():
+    return list(_plugin_errors)
+
+
+def _entry_points():
+    from importlib.metadata import entry_points
+
+    eps = entry_points()
+    if hasattr(eps, "select"):
+        return list(eps.select(group=ENTRY_POINT_GROUP))
+    return list(eps.get(ENTRY_POINT_GROUP, ()))  # Python 3.9

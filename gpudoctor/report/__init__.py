@@ -1,0 +1,1 @@
+"""Renderers of a runner.Report: text (humans), json (tools)."""
