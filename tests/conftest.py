@@ -1,0 +1,64 @@
+"""Shared test helpers: fixture facts, and running one check over facts."""
+
+import copy
+import json
+import os
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FIXTURES = os.path.join(ROOT, "fixtures")
+
+
+def node_facts(name):
+    """A real captured facts document from fixtures/nodes/<name>.json (a fresh copy)."""
+    with open(os.path.join(FIXTURES, "nodes", name + ".json")) as f:
+        return json.load(f)
+
+
+def patched(doc, **sections):
+    """A copy of facts with some section keys replaced: patched(d, shm={"total_bytes": 1})."""
+    doc = copy.deepcopy(doc)
+    for name, values in sections.items():
+        if values is None:
+            doc.pop(name, None)
+        else:
+            doc.setdefault(name, {"status": "ok"}).update(values)
+    return doc
+
+
+def run_check(check_id, facts, config=None, **cfg):
+    """Findings of one check over one node's (or, for cluster checks, {host: facts}) facts."""
+    from gpudoctor.config import Config
+    from gpudoctor.registry import load_checks
+    from gpudoctor.runner import Node, run_checks
+
+    chk = load_checks().get(check_id)
+    assert chk is not None, "no check %s" % check_id
+    config = config or Config()
+    for k, v in cfg.items():
+        setattr(config, k, v)
+    if chk.scope == "cluster":
+        nodes = [Node(host=h, facts=f) for h, f in facts.items()]
+    else:
+        nodes = [Node(host=facts.get("node") or "n1", facts=facts)]
+    report = run_checks(nodes, [chk], config)
+    res = report.results[0]
+    assert not res.crashed, res.crashed
+    return res
+
+
+@pytest.fixture
+def gpudoctor_cli(tmp_path):
+    """Run the real CLI as a user would (a subprocess), returning (rc, stdout, stderr)."""
+    import subprocess
+
+    def run(*args, input=None, env=None, cwd=None):
+        e = dict(os.environ)
+        e.update(env or {})
+        p = subprocess.run([sys.executable, "-m", "gpudoctor"] + list(args), capture_output=True, text=True,
+                           input=input, env=e, cwd=cwd or str(tmp_path), timeout=120)
+        return p.returncode, p.stdout, p.stderr
+
+    return run
