@@ -21,11 +21,10 @@ def requirement(cuda):
     mm = major_minor(cuda)
     if not mm:
         return None, None
-    exact = [d for c, dt, d in rows if c[:2] == mm and c[2] == 0]
-    if not exact:  # a minor we have no row for: the newest row of that major, if any
-        same = [(c, d) for c, dt, d in rows if c[0] == mm[0] and c[:2] < mm]
-        exact = [max(same)[1]] if same else []
-    full = exact[0] if exact else None
+    same_minor = sorted((c, d) for c, dt, d in rows if c[:2] == mm)  # GA first, then updates
+    if not same_minor:  # a minor we have no row for: the newest row of that major below it
+        same_minor = sorted(((c, d) for c, dt, d in rows if c[0] == mm[0] and c[:2] < mm), reverse=True)
+    full = same_minor[0][1] if same_minor else None
     floor = t["major_floor"].get(str(mm[0])) if mm[0] >= 11 else None
     if floor and full and vtuple(full) < vtuple(floor):
         floor = full  # e.g. 11.0 GA ran on 450.51 before 11.x compatibility came with 450.80.02
@@ -36,7 +35,7 @@ def newest_cuda_for(driver):
     """The newest CUDA X.Y whose own row this driver satisfies (for the fix line)."""
     _, rows = _table()
     dv = vtuple(driver)
-    ok = [c for c, dt, d in rows if dt <= dv and c[2] == 0]
+    ok = [c for c, dt, d in rows if dt <= dv]
     return "%d.%d" % max(ok)[:2] if ok else None
 
 

@@ -17,7 +17,8 @@ def shm_size(facts, config):
     fix = FIX_CONTAINER if container else FIX_HOST
     if shm["total_bytes"] < want:
         yield Finding.error(
-            "/dev/shm is %s%s" % (human_bytes(shm["total_bytes"]), " (container: %s)" % container if container else ""),
+            "/dev/shm is %s%s, below the %s minimum" % (
+                human_bytes(shm["total_bytes"]), " (container: %s)" % container if container else "", human_bytes(want)),
             observed=human_bytes(shm["total_bytes"]), expected=">= %s" % human_bytes(want), fix=fix)
     elif shm["free_bytes"] < want:
         yield Finding.warning(

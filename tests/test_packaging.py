@@ -1,0 +1,86 @@
+"""The wheel a user installs: checks/ lands as gpudoctor.checks (never a top-level
+`checks` package), and a third-party plugin's checks are picked up via entry points."""
+
+import json
+import os
+import subprocess
+import sys
+import venv
+import zipfile
+
+import pytest
+
+from conftest import ROOT
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory):
+    out = tmp_path_factory.mktemp("dist")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(out),
+                    ROOT], check=True)
+    (whl,) = [p for p in out.iterdir() if p.name.startswith("gpudoctor-")]
+    return whl
+
+
+def test_wheel_layout(wheel):
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "gpudoctor/checks/shm.py" in names
+    assert "gpudoctor/data/cuda_driver.json" in names
+    assert not [n for n in names if n.startswith("checks/")], "a top-level checks package leaked into the wheel"
+    tops = {n.split("/")[0] for n in names if not n.startswith("gpudoctor-")}
+    assert tops == {"gpudoctor"}
+
+
+def test_fresh_venv_install_runs_and_finds_plugin(wheel, tmp_path):
+    env_dir = tmp_path / "venv"
+    # system site-packages give the runtime dependencies without a download; the wheel
+    # itself and the plugin are installed into the venv, over nothing of ours.
+    venv.EnvBuilder(with_pip=True, system_site_packages=True).create(env_dir)
+    py = str(env_dir / "bin" / "python")
+    plugin_src = os.path.join(ROOT, "tests", "plugin_pkg")
+    work = tmp_path / "plugin"
+    subprocess.run(["cp", "-r", plugin_src, str(work)], check=True)
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w",
+                    str(tmp_path), str(work)], check=True)
+    (plugin_whl,) = tmp_path.glob("gpudoctor_example_plugin-*.whl")
+    subprocess.run([py, "-m", "pip", "install", "-q", "--no-deps", str(wheel), str(plugin_whl)], check=True)
+    clean = dict(os.environ, PYTHONPATH="")
+    where = subprocess.run([py, "-c", "import gpudoctor, gpudoctor.checks; print(gpudoctor.checks.__file__)"],
+                           capture_output=True, text=True, cwd=str(tmp_path), env=clean, check=True).stdout
+    assert where.startswith(str(env_dir)), where
+    assert subprocess.run([py, "-c", "import checks"], capture_output=True, cwd=str(tmp_path), env=clean).returncode != 0
+    out = subprocess.run([str(env_dir / "bin" / "gpudoctor"), "list", "--json"], capture_output=True, text=True,
+                         cwd=str(tmp_path), env=clean, check=True).stdout
+    ids = {c["id"]: c for c in json.loads(out)}
+    assert ids["site.cpus"]["module"] == "gpudoctor_example_plugin.checks"
+    assert "shm.size" in ids
+    p = subprocess.run([str(env_dir / "bin" / "gpudoctor"), "check", "--select", "site", "--json"],
+                       capture_output=True, text=True, cwd=str(tmp_path), env=clean)
+    report = json.loads(p.stdout)
+    assert [c["id"] for c in report["checks"]] == ["site.cpus"]
+    cpus = os.cpu_count()
+    assert (report["checks"][0]["status"] == "warning") == (cpus < 4)
+    r = subprocess.run([py, "-m", "gpudoctor", "--version"], capture_output=True, text=True, cwd=str(tmp_path), env=clean)
+    assert r.stdout.startswith("gpudoctor ")
+
+
+def test_duplicate_check_ids_are_refused():
+    from gpudoctor.registry import Check, Registry, RegistryError
+
+    reg = Registry()
+    reg.add(Check(id="a.b", title="t", func=lambda f, c: ()))
+    with pytest.raises(RegistryError, match="registered twice"):
+        reg.add(Check(id="a.b", title="t", func=lambda f, c: ()))
+    with pytest.raises(RegistryError, match="dotted lowercase slug"):
+        reg.add(Check(id="NoDots", title="t", func=lambda f, c: ()))
+
+
+def test_every_registered_check_is_well_formed():
+    from gpudoctor.registry import load_checks
+
+    reg = load_checks()
+    assert len(reg) >= 5
+    for chk in reg:
+        assert chk.title and chk.severity in ("error", "warning", "info")
+        assert chk.module.startswith("gpudoctor.checks.") or chk.module.startswith("gpudoctor_")
+        assert all(isinstance(n, str) for n in chk.needs)
