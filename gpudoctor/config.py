@@ -37,6 +37,7 @@ class Config:
     python: Optional[str] = None  # interpreter of the job (conda env / venv) to probe
     timeout: float = 30.0  # per node, seconds
     source: Optional[str] = None  # where this config was read from
+    slots: Dict[str, int] = field(default_factory=dict)  # from the hostfile's slots= (not a TOML key)
 
 
 _KEYS = {

@@ -119,7 +119,9 @@ def run_checks(nodes: List[Node], checks: List[Check], config) -> Report:
         if override == "off":
             continue
         res = CheckResult(id=chk.id, title=chk.title, severity=override or chk.severity, scope=chk.scope)
-        if chk.scope == "node":
+        if not live:
+            res.skipped["no node could be checked"] = []
+        elif chk.scope == "node":
             for node in live:
                 reason = _skip_reason(node.facts, chk.needs)
                 if reason:
@@ -137,8 +139,9 @@ def run_checks(nodes: List[Node], checks: List[Check], config) -> Report:
                     res.passed.append(node.host)
         else:
             usable = {n.host: n.facts for n in live if not _skip_reason(n.facts, chk.needs)}
-            if len(usable) < 2 and chk.needs:
-                res.skipped["needs facts from at least 2 nodes"] = sorted(usable)
+            if len(usable) < 2:
+                res.skipped["a single node: nothing to compare" if len(live) < 2 else
+                            "needs %s from at least 2 nodes" % ", ".join(chk.needs)] = sorted(usable)
             else:
                 try:
                     res.findings.extend(_call(chk, usable, config))

@@ -14,7 +14,7 @@ from .base import Context, collect_sections
 
 # Section modules, in collection order. Adding a module here (and to bundle.MODULES)
 # is all it takes to add a facts section.
-from . import system, ssh, nvidia, cuda, python_env, rdma  # noqa: F401,E402
+from . import system, ssh, nvidia, cuda, python_env, rdma, network, ofed, nccl_env, cluster  # noqa: F401,E402
 
 SCHEMA = "gpudoctor.facts/1"
 COLLECTOR_VERSION = "1"

@@ -4,10 +4,14 @@ or left behind on the node."""
 
 import os
 
-MODULES = ("base", "system", "ssh", "nvidia", "cuda", "python_env", "rdma")
+MODULES = ("base", "system", "ssh", "nvidia", "cuda", "python_env", "rdma", "network", "ofed", "nccl_env", "cluster")
 
-_LOADER = r'''
+_LOADER = r'''# -*- coding: utf-8 -*-
 import sys
+if sys.version_info < (3, 6):  # parses on Python 2 too, so an old node says why
+    sys.stderr.write("gpudoctor: python too old: %%s (needs 3.6+)\n" %% sys.version.split()[0])
+    sys.exit(3)
+import importlib.util  # before the finder is installed: find_spec must not import
 _SOURCES = %r
 
 
@@ -15,7 +19,6 @@ class _BundleFinder(object):
     # serves gpudoctor.collector.* from the sources above (PEP 451; Python 3.4+)
     @classmethod
     def find_spec(cls, name, path=None, target=None):
-        import importlib.util
         if name == "gpudoctor" or name in _SOURCES:
             is_pkg = name in ("gpudoctor", "gpudoctor.collector")
             return importlib.util.spec_from_loader(name, cls, is_package=is_pkg)

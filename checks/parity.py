@@ -1,0 +1,258 @@
+"""Drift between nodes (seed 001: "PyTorch, CUDA and NCCL must be the same on every node;
+set the same environment variables on all nodes"). Cluster checks: each receives every
+node's facts, groups nodes by value and names the odd ones against the majority."""
+
+from gpudoctor.drift import MISSING, describe, group
+from gpudoctor.nodes import fold
+from gpudoctor.registry import Finding, check
+from gpudoctor.versions import vtuple
+
+
+def _sec(facts, name):
+    s = facts.get(name) or {}
+    return s if s.get("status") == "ok" else None
+
+
+def _pkg(name):
+    def get(f):
+        py = _sec(f, "python")
+        if py is None:
+            return None
+        return (py.get("packages") or {}).get(name) or MISSING
+    return get
+
+
+def _torch_cuda(f):
+    py = _sec(f, "python")
+    if py is None:
+        return None
+    return ((py.get("torch") or {}).get("cuda")) or MISSING
+
+
+def _nccl(f):
+    py = _sec(f, "python")
+    if py is None:
+        return None
+    n = py.get("nccl") or {}
+    return n.get("loaded_version") or n.get("version") or n.get("wheel_version") or MISSING
+
+
+def _get(section, *keys):
+    def get(f):
+        s = _sec(f, section)
+        if s is None:
+            return None
+        for k in keys:
+            s = (s or {}).get(k) if isinstance(s, dict) else None
+        return s if s not in (None, "") else MISSING
+    return get
+
+
+def _ofed(f):
+    s = _sec(f, "ofed")
+    if s is None:
+        return None
+    info = s.get("ofed_info") or {}
+    return info.get("raw") or info.get("version") or MISSING
+
+
+# label, getter, significant: how many version components must match before it is an error
+# (None: any difference is a warning). torch 2.1 vs 2.0 is an error, 2.1.1 vs 2.1.2 a warning;
+# NCCL minor releases change the wire protocol; a CUDA major changes the ABI.
+VERSIONS = (
+    ("torch", _pkg("torch"), 2),
+    ("torch CUDA build", _torch_cuda, 1),
+    ("NCCL (the library that loads)", _nccl, 2),
+    ("Python", _get("python", "version"), 2),
+    ("deepspeed", _pkg("deepspeed"), None),
+    ("accelerate", _pkg("accelerate"), None),
+    ("transformers", _pkg("transformers"), None),
+    ("horovod", _pkg("horovod"), 2),
+    ("NVIDIA driver", _get("gpu", "driver_version"), None),
+    ("CUDA toolkit (nvcc)", _get("cuda", "nvcc_version"), None),
+    ("kernel", _get("host", "kernel"), None),
+    ("OFED", _ofed, None),
+    ("OS", _get("host", "os_pretty"), None),
+)
+
+
+def _severity(values, significant):
+    if significant is None:
+        return "warning"
+    if MISSING in values:
+        return "error"
+    heads = {vtuple(v)[:significant] if vtuple(v) else v for v in values}
+    return "error" if len(heads) > 1 else "warning"
+
+
+@check("versions.parity", title="torch, CUDA, NCCL, Python, driver, kernel and OFED are the same on every node",
+       scope="cluster")
+def versions_parity(nodes, config):
+    for label, get, significant in VERSIONS:
+        values = {h: get(f) for h, f in nodes.items()}
+        values = {h: v for h, v in values.items() if v is not None}
+        groups = group(values)
+        if len(groups) < 2 or (len(groups) == 1 and groups[0].value == MISSING):
+            continue
+        base = groups[0]
+        odd = [h for g in groups[1:] for h in g.hosts]
+        sev = _severity([g.value for g in groups], significant)
+        fix = "make %s match %s: install %s %s there (or upgrade the baseline nodes if %s is the one you want)" % (
+            fold(odd), fold(base.hosts), label, base.value, groups[1].value)
+        yield Finding(severity=sev, message=describe(label, groups), observed="; ".join(g.show() for g in groups[1:]),
+                      expected=str(base.value), fix=fix, hosts=odd)
+
+
+# Variables whose values differ per node by design; never compared.
+PER_NODE = ("SSH_", "XDG_", "SLURM_", "OMPI_", "PMIX_", "TORCHELASTIC_")
+PER_NODE_NAMES = {"HOSTNAME", "PWD", "OLDPWD", "SHLVL", "_", "MAIL", "MOTD_SHOWN", "TERM", "LOGNAME", "USER", "HOME",
+                  "RANK", "LOCAL_RANK", "NODE_RANK", "GPUDOCTOR_NODE", "LS_COLORS", "SSH_TTY"}
+JOB_SHAPING = ("NCCL_", "CUDA_", "LD_LIBRARY_PATH", "LD_PRELOAD", "PYTHONPATH", "UCX_", "FI_", "TORCH_")
+
+
+@check("env.parity", title="the job's environment (NCCL_*, CUDA_*, LD_LIBRARY_PATH, PYTHONPATH, python3) "
+                           "is the same on every node", needs=("env",), scope="cluster")
+def env_parity(nodes, config):
+    names = set()
+    for f in nodes.values():
+        names |= set(f["env"].get("values") or {}) | set(f["env"].get("hashed") or {})
+    for name in sorted(names):
+        if name.startswith(PER_NODE) or name in PER_NODE_NAMES:
+            continue
+        shown = any(name in (f["env"].get("values") or {}) for f in nodes.values())
+        values = {}
+        for h, f in nodes.items():
+            env = f["env"]
+            v = (env.get("values") or {}).get(name, (env.get("hashed") or {}).get(name))
+            values[h] = "(unset)" if v is None else (v if shown else "value#" + v.split(":")[-1][:8])
+        groups = group(values)
+        if len(groups) < 2:
+            continue
+        base = groups[0]
+        odd = [h for g in groups[1:] for h in g.hosts]
+        sev = "error" if name.startswith("NCCL_") else "warning"
+        exports = {}
+        if shown and base.value != "(unset)":
+            exports[name] = base.value
+            fix = "set it as on %s, on %s (or in the launcher's environment file: .deepspeed_env, mpirun -x %s)" % (
+                fold(base.hosts), fold(odd), name)
+        elif shown:
+            fix = "unset %s on %s, as on %s" % (name, fold(odd), fold(base.hosts))
+        else:
+            fix = "%s is not shown (not on the allow-list; compared by hash): make it the same on %s" % (
+                name, fold(odd))
+        yield Finding(severity=sev if name.startswith(JOB_SHAPING) or not shown else "warning",
+                      message=describe(name, groups), observed="; ".join(g.show() for g in groups[1:]),
+                      expected=str(base.value), fix=fix, exports=exports, hosts=odd)
+    pys = {h: ((f.get("python") or {}).get("executable") if (f.get("python") or {}).get("status") == "ok" else None)
+           for h, f in nodes.items()}
+    pys = {h: v for h, v in pys.items() if v}
+    groups = group(pys)
+    if len(groups) > 1:
+        odd = [h for g in groups[1:] for h in g.hosts]
+        yield Finding.warning(describe("the resolved python3", groups), hosts=odd,
+                              fix="activate the same environment on every node (conda activate / source venv) "
+                                  "or pass --python with the job's interpreter")
+
+
+def _gpus(f):
+    g = _sec(f, "gpu")
+    if g is None:
+        return None
+    gpus = g.get("gpus") if g.get("gpus") is not None else g.get("gpus_proc") or []
+    names = sorted({x.get("name") or "?" for x in gpus})
+    return "%d x %s" % (len(gpus), "+".join(names)) if gpus else "0 GPUs", len(gpus)
+
+
+@check("gpu.parity", title="every node has the same GPU models and count, and as many GPUs as its slots",
+       scope="cluster")
+def gpu_parity(nodes, config):
+    seen = {h: _gpus(f) for h, f in nodes.items()}
+    seen = {h: v for h, v in seen.items() if v is not None}
+    groups = group({h: v[0] for h, v in seen.items()})
+    if len(groups) > 1:
+        odd = [h for g in groups[1:] for h in g.hosts]
+        yield Finding.error(describe("GPUs", groups), hosts=odd,
+                            fix="check the odd nodes with nvidia-smi (a GPU fallen off the bus: Xid 79; a wrong "
+                                "CUDA_VISIBLE_DEVICES), or list them with their real slots= in the hostfile")
+    slots = getattr(config, "slots", None) or {}
+    for h, (label, count) in sorted(seen.items()):
+        want = slots.get(h)
+        if want is not None and count < want:
+            yield Finding.error("%s has %s but the hostfile gives it slots=%d" % (h, label, want), hosts=[h],
+                                observed=label, expected="%d GPUs" % want,
+                                fix="set '%s slots=%d' in the hostfile, or repair the node's missing GPUs" % (h, count))
+
+
+def _is_loopback(addr):
+    return addr.startswith("127.") or addr == "::1"
+
+
+@check("hosts.resolution", title="every node resolves every node's name to the same, non-loopback address",
+       needs=("resolve",), scope="cluster")
+def hosts_resolution(nodes, config):
+    names = sorted({n for f in nodes.values() for n in f["resolve"].get("names", {})})
+    unresolved = {}  # frozenset(hosts where it fails) -> [names]
+    for name in names:
+        values = {h: tuple(f["resolve"]["names"].get(name) or ()) for h, f in nodes.items()}
+        loop = sorted(h for h, addrs in values.items() if any(_is_loopback(a) for a in addrs))
+        missing = [h for h, addrs in values.items() if not addrs]
+        if loop:
+            yield Finding.error("%s resolves to loopback (%s) on %s: rendezvous with MASTER_ADDR=%s will fail" % (
+                name, ",".join(sorted({a for h in loop for a in values[h]})), fold(loop), name), hosts=loop,
+                fix="in /etc/hosts on %s, map %s to its real address (remove it from the 127.0.0.1/127.0.1.1 "
+                    "line), e.g.: <node-ip> %s" % (fold(loop), name, name))
+        if missing:
+            unresolved.setdefault(tuple(missing), []).append(name)
+        good = {h: ",".join(v) for h, v in values.items() if v and h not in loop}
+        groups = group(good)
+        if len(groups) > 1:
+            odd = [h for g in groups[1:] for h in g.hosts]
+            yield Finding.error(describe("the address of %s" % name, groups), hosts=odd,
+                                fix="make /etc/hosts (or DNS) agree on every node: %s is %s on %s" % (
+                                    name, groups[0].value, fold(groups[0].hosts)))
+    for where, unnamed in unresolved.items():
+        yield Finding.warning("%s do%s not resolve on %s" % (fold(unnamed), "es" if len(unnamed) == 1 else "",
+                                                              fold(where)), hosts=list(where),
+                              fix="add '<ip> <name>' lines for %s to /etc/hosts on %s (seed 001: every node lists "
+                                  "every node), or use IP addresses in the hostfile and MASTER_ADDR"
+                                  % (fold(unnamed), fold(where)))
+
+
+@check("files.parity", title="the files named with --same are identical on every node", needs=("files",),
+       scope="cluster")
+def files_parity(nodes, config):
+    paths = sorted({p for f in nodes.values() for p in f["files"].get("files", {})})
+    for p in paths:
+        values = {}
+        for h, f in nodes.items():
+            e = f["files"]["files"].get(p) or {}
+            values[h] = "missing (%s)" % e["error"] if "error" in e else "sha256 %s, %d bytes" % (e["sha256"][:12],
+                                                                                               e["size"])
+        groups = group(values)
+        if len(groups) > 1:
+            odd = [h for g in groups[1:] for h in g.hosts]
+            src = fold(groups[0].hosts).split(",")[0]
+            yield Finding.error(describe(p, groups), hosts=odd,
+                                fix="copy it from a baseline node: pdcp -w %s %s %s  (or rsync -a %s:%s %s)" % (
+                                    fold(odd), p, p, groups[0].hosts[0], p, p) if "missing" not in groups[0].value
+                                else "the baseline nodes lack it: copy %s to every node" % p)
+
+
+@check("ssh.mesh", title="every node reaches every other node over SSH without a password (pdsh, deepspeed, mpirun)",
+       needs=("mesh",), scope="cluster")
+def ssh_mesh(nodes, config):
+    failing = []
+    for h, f in sorted(nodes.items()):
+        for peer, r in sorted(f["mesh"].get("peers", {}).items()):
+            if not r.get("ok"):
+                failing.append((h, peer, r.get("error") or "failed"))
+    if failing:
+        pairs = ", ".join("%s->%s (%s)" % x for x in failing[:20])
+        more = " and %d more" % (len(failing) - 20) if len(failing) > 20 else ""
+        sources = sorted({a for a, _, _ in failing})
+        yield Finding.error("%d of the node pairs cannot ssh non-interactively: %s%s" % (len(failing), pairs, more),
+                            hosts=sources,
+                            fix="on each failing source node: ssh-keygen -t ed25519 (if no key), then "
+                                "ssh-copy-id <peer> for each failing peer; check ~/.ssh modes on the peers "
+                                "(gpudoctor check --select ssh)")

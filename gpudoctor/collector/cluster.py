@@ -1,0 +1,97 @@
+"""Facts that only make sense across nodes, asked for by the controller through options:
+name resolution of the other nodes, checksums of files that must be the same everywhere,
+and SSH reachability of the other nodes (the mesh pdsh, deepspeed and mpirun need)."""
+
+import hashlib
+import os
+import socket
+import subprocess
+import threading
+
+from .base import Unsupported, section
+
+
+@section("resolve")
+def resolve(ctx):
+    names = ctx.options.get("resolve")
+    if not names:
+        raise Unsupported("no node names to resolve (single-node run)")
+    out = {}
+    for name in names:
+        try:
+            out[name] = sorted(set(a[4][0] for a in socket.getaddrinfo(name, None, socket.AF_INET)))
+        except (socket.error, OSError, UnicodeError):
+            out[name] = []
+    return {"names": out}
+
+
+def sha256_file(path, limit=None):
+    h = hashlib.sha256()
+    size = 0
+    with open(path, "rb") as f:
+        while True:
+            chunk = f.read(1 << 20)
+            if not chunk:
+                break
+            h.update(chunk)
+            size += len(chunk)
+    return h.hexdigest(), size
+
+
+@section("files")
+def files(ctx):
+    paths = ctx.options.get("same_files")
+    if not paths:
+        raise Unsupported("no --same paths given")
+    out = {}
+    for p in paths:
+        full = ctx.path(os.path.expanduser(p) if p.startswith("~") else p)
+        try:
+            if os.path.isdir(full):
+                h = hashlib.sha256()
+                size = 0
+                for root, dirs, names in os.walk(full):
+                    dirs.sort()
+                    for n in sorted(names):
+                        fp = os.path.join(root, n)
+                        digest, sz = sha256_file(fp)
+                        h.update(("%s %s\n" % (os.path.relpath(fp, full), digest)).encode())
+                        size += sz
+                out[p] = {"sha256": h.hexdigest(), "size": size, "kind": "dir"}
+            else:
+                digest, size = sha256_file(full)
+                out[p] = {"sha256": digest, "size": size, "kind": "file"}
+        except (OSError, IOError) as exc:
+            out[p] = {"error": exc.strerror or str(exc)}
+    return {"files": out}
+
+
+def _ssh_probe(name, timeout, results):
+    cmd = ["ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=%d" % timeout, "-o", "StrictHostKeyChecking=accept-new",
+           name, "true"]
+    try:
+        p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        _, err = p.communicate(timeout=timeout + 5)
+        results[name] = {"ok": p.returncode == 0, "error": None if p.returncode == 0 else
+                         (err.decode("utf-8", "replace").strip().splitlines() or ["exit %d" % p.returncode])[-1]}
+    except (OSError, IOError) as exc:
+        results[name] = {"ok": False, "error": "cannot run ssh: %s" % exc}
+    except subprocess.TimeoutExpired:
+        p.kill()
+        results[name] = {"ok": False, "error": "timed out"}
+
+
+@section("mesh")
+def mesh(ctx):
+    names = ctx.options.get("mesh")
+    if not names or not ctx.live:
+        raise Unsupported("no --mesh requested")
+    me = ctx.options.get("node")
+    results = {}
+    threads = [threading.Thread(target=_ssh_probe, args=(n, int(ctx.options.get("mesh_timeout", 5)), results))
+               for n in names if n != me]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return {"peers": results}

@@ -1,0 +1,37 @@
+"""The drift engine: group nodes by a value, take the majority as the baseline, and name
+the odd nodes, folded into node sets ("gpu16: torch 2.1.2 vs gpu[01-15] (15): 2.0.1").
+
+No golden file: the cluster is its own reference (peers.md §3.1). Ties are broken by
+hostfile order, so the first node (usually rank 0) sets the baseline.
+"""
+
+from dataclasses import dataclass
+from typing import Any, Dict, List
+
+from gpudoctor.nodes import fold
+
+MISSING = "(not installed)"
+
+
+@dataclass
+class Group:
+    value: Any
+    hosts: List[str]
+
+    def show(self, total=None):
+        return "%s (%d): %s" % (fold(self.hosts), len(self.hosts), self.value)
+
+
+def group(values: Dict[str, Any]) -> List[Group]:
+    """host -> value  =>  groups, the baseline (largest, then earliest) first."""
+    order = {h: i for i, h in enumerate(values)}
+    by = {}
+    for host, v in values.items():
+        key = repr(v)
+        by.setdefault(key, Group(value=v, hosts=[])).hosts.append(host)
+    return sorted(by.values(), key=lambda g: (-len(g.hosts), min(order[h] for h in g.hosts)))
+
+
+def describe(label, groups: List[Group]):
+    base, odd = groups[0], groups[1:]
+    return "%s differs: %s vs baseline %s" % (label, "; ".join(g.show() for g in odd), base.show())

@@ -1,0 +1,184 @@
+"""Real sshd processes on 127.0.0.x as cluster nodes (reference/testbed.md).
+
+Each node is its own sshd with its own config; nodes differ through sshd's SetEnv
+(NCCL_*, PATH, HOME), the limits sshd was started under, and per-node homes. Sessions
+log in as an unprivileged test user with a clean shell (no pyenv init in its rc).
+"""
+
+import os
+import pwd
+import random
+import shutil
+import socket
+import subprocess
+import threading
+import time
+
+USER = "gdnode"
+SSHD = shutil.which("sshd") or "/usr/sbin/sshd"
+
+
+def ensure_user():
+    try:
+        return pwd.getpwnam(USER)
+    except KeyError:
+        subprocess.run(["useradd", "-m", "-s", "/bin/bash", USER], check=True)
+        subprocess.run(["usermod", "-p", "*", USER], check=True)  # unlock (UsePAM no refuses '!')
+        return pwd.getpwnam(USER)
+
+
+def available():
+    return os.geteuid() == 0 and os.path.exists(SSHD)
+
+
+def free_port():
+    for _ in range(50):
+        port = random.randint(20000, 40000)
+        s = socket.socket()
+        try:
+            s.bind(("127.0.0.1", port))
+            return port
+        except OSError:
+            continue
+        finally:
+            s.close()
+    raise RuntimeError("no free port")
+
+
+class Hang(object):
+    """A TCP listener that accepts and never speaks: a node whose sshd hangs."""
+
+    def __init__(self, addr, port):
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind((addr, port))
+        self.sock.listen(16)
+        self.conns = []
+        self.t = threading.Thread(target=self._loop, daemon=True)
+        self.t.start()
+
+    def _loop(self):
+        while True:
+            try:
+                c, _ = self.sock.accept()
+                self.conns.append(c)
+            except OSError:
+                return
+
+    def close(self):
+        self.sock.close()
+        for c in self.conns:
+            c.close()
+
+
+class Cluster(object):
+    """cluster.add("n1", env={...}, memlock_kib=64); cluster.start(); cluster.ssh_config"""
+
+    def __init__(self, base, subnet=None):
+        self.base = str(base)
+        self.port = free_port()
+        self.subnet = subnet or random.randint(20, 250)  # 127.<subnet>.0.x, apart from other test runs
+        self.nodes = {}
+        self.procs = []
+        self.hangs = []
+        self.user = ensure_user()
+        os.makedirs(self.base, exist_ok=True)
+        os.chmod(self.base, 0o755)
+        self.key = os.path.join(self.base, "id_ed25519")
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", self.key], check=True)
+        self.hostkey = os.path.join(self.base, "host_ed25519")
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", self.hostkey], check=True)
+        self.authorized = os.path.join(self.base, "authorized_keys")
+        shutil.copy(self.key + ".pub", self.authorized)
+        os.chmod(self.authorized, 0o644)
+        self.known_hosts = os.path.join(self.base, "known_hosts")
+        self.ssh_config = os.path.join(self.base, "ssh_config")
+        os.makedirs("/run/sshd", mode=0o755, exist_ok=True)
+
+    def addr(self, i):
+        return "127.%d.0.%d" % (self.subnet, i + 10)
+
+    def add(self, name, env=None, memlock_kib=None, kind="sshd", home=None):
+        """kind: sshd (a node), closed (nothing listens), hang (accepts, never speaks),
+        unresolvable (a name that does not resolve)."""
+        i = len(self.nodes)
+        self.nodes[name] = {"addr": self.addr(i), "env": dict(env or {}), "memlock_kib": memlock_kib, "kind": kind,
+                            "home": home}
+        return self
+
+    def start(self):
+        lines = []
+        for name, n in self.nodes.items():
+            host = "%s.invalid" % name if n["kind"] == "unresolvable" else n["addr"]
+            lines += ["Host %s" % name, "  HostName %s" % host, "  Port %d" % self.port, "  User %s" % USER,
+                      "  IdentityFile %s" % self.key, "  UserKnownHostsFile %s" % self.known_hosts, ""]
+            if n["kind"] == "sshd":
+                self._start_sshd(name, n)
+            elif n["kind"] == "hang":
+                self.hangs.append(Hang(n["addr"], self.port))
+        with open(self.ssh_config, "w") as f:
+            f.write("\n".join(lines))
+        self._wait_ready()
+        return self
+
+    def _start_sshd(self, name, n):
+        d = os.path.join(self.base, name)
+        os.makedirs(d, exist_ok=True)
+        os.chmod(d, 0o755)
+        env = dict(n["env"])
+        if n["home"]:
+            env["HOME"] = n["home"]
+        conf = os.path.join(d, "sshd_config")
+        with open(conf, "w") as f:
+            f.write("\n".join([
+                "ListenAddress %s:%d" % (n["addr"], self.port),
+                "HostKey %s" % self.hostkey,
+                "PidFile %s/sshd.pid" % d,
+                "AuthorizedKeysFile %s" % self.authorized,
+                "PermitRootLogin prohibit-password",
+                "PasswordAuthentication no",
+                "KbdInteractiveAuthentication no",
+                "UsePAM no",
+                "StrictModes no",
+                "MaxStartups 200:30:400",
+                "LogLevel ERROR",
+                "Subsystem sftp internal-sftp",
+            ] + (["SetEnv %s" % " ".join('%s="%s"' % kv for kv in sorted(env.items()))] if env else [])) + "\n")
+        cmd = [SSHD, "-D", "-e", "-f", conf]
+        if n["memlock_kib"] is not None:
+            cmd = ["prlimit", "--memlock=%d:%d" % (n["memlock_kib"] * 1024, n["memlock_kib"] * 1024)] + cmd
+        log = open(os.path.join(d, "log"), "w")
+        self.procs.append(subprocess.Popen(cmd, stdout=log, stderr=log))
+
+    def _wait_ready(self, timeout=10):
+        deadline = time.time() + timeout
+        for name, n in self.nodes.items():
+            if n["kind"] != "sshd":
+                continue
+            while True:
+                try:
+                    socket.create_connection((n["addr"], self.port), timeout=0.5).close()
+                    break
+                except OSError:
+                    if time.time() > deadline:
+                        raise RuntimeError("sshd of %s did not start: %s" % (name, open(
+                            os.path.join(self.base, name, "log")).read()))
+                    time.sleep(0.05)
+
+    def hostfile(self, names=None, slots=None):
+        path = os.path.join(self.base, "hostfile")
+        with open(path, "w") as f:
+            for name in names or self.nodes:
+                f.write("%s%s\n" % (name, " slots=%d" % slots if slots else ""))
+        return path
+
+    def stop(self):
+        for p in self.procs:
+            p.terminate()
+        for p in self.procs:
+            try:
+                p.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        for h in self.hangs:
+            h.close()
