@@ -1,0 +1,73 @@
+"""The hostname must be unique and resolve to an address other nodes can reach.
+
+A default name (localhost, localhost.localdomain: seed 001) or a name that /etc/hosts maps
+to a loopback address (Debian/Ubuntu's `127.0.1.1 <name>`, or `127.0.0.1 vm` on the
+development machines and the real GPU node in reference/testbed.md) makes torch's
+rendezvous and NCCL's bootstrap advertise 127.x: the other nodes connect to themselves
+and the job hangs or fails with "Connection refused".
+"""
+
+from gpudoctor.registry import Finding, check
+
+DEFAULT_NAMES = ("localhost", "localhost.localdomain", "localhost6", "localhost6.localdomain6", "")
+
+
+def is_loopback(addr):
+    return addr.startswith("127.") or addr == "::1"
+
+
+def primary_ipv4(facts):
+    """(interface, address) other nodes most likely reach: the default route's interface,
+    else the first up, non-virtual interface with an IPv4 address."""
+    net = facts.get("network") or {}
+    if net.get("status") != "ok":
+        return None, None
+    ifaces = net.get("interfaces") or []
+    by_name = dict((i["name"], i) for i in ifaces)
+    dr = (net.get("default_route") or {}).get("interface")
+    order = ([by_name[dr]] if dr in by_name else []) + [i for i in ifaces if not i.get("virtual")]
+    for i in order:
+        for a in i.get("ipv4") or []:
+            if not is_loopback(a["address"]):
+                return i["name"], a["address"]
+    return None, None
+
+
+@check("host.name", title="the hostname is unique and resolves to a non-loopback address", needs=("host",))
+def host_name(facts, config):
+    host = facts["host"]
+    name = host.get("hostname") or ""
+    addrs = host.get("hostname_addresses") or []
+    iface, ip = primary_ipv4(facts)
+    ip_text = ip or "<this node's IP>"
+    if name in DEFAULT_NAMES:
+        yield Finding.error(
+            "hostname is %r, the default every fresh machine has: nodes cannot tell each other apart" % name,
+            observed="hostname %r" % name, expected="a unique name such as gpu01",
+            fix="hostnamectl set-hostname gpu01   # a unique name per node\n"
+                "echo '%s gpu01' >> /etc/hosts   # on every node: each node's IP and name" % ip_text)
+        return
+    if not addrs:
+        yield Finding.error(
+            "hostname %s does not resolve: rendezvous (MASTER_ADDR=%s) and ssh by name fail" % (name, name),
+            observed="%s resolves to nothing" % name, expected="%s -> %s" % (name, ip_text),
+            fix="echo '%s %s' >> /etc/hosts" % (ip_text, name))
+        return
+    loop = [a for a in addrs if is_loopback(a)]
+    if loop and len(loop) == len(addrs):
+        fix = ("sed -i -E '/^(127\\.|::1)/s/[[:space:]]%s([[:space:]]|$)/\\1/' /etc/hosts   "
+               "# drop %s from the loopback lines\necho '%s %s' >> /etc/hosts" % (name.replace(".", "\\."), name,
+                                                                                 ip_text, name))
+        if host.get("container"):
+            fix += "\n(in a container: docker run --add-host %s:%s, or --network=host)" % (name, ip_text)
+        yield Finding.error(
+            "hostname %s resolves to %s (loopback): torch rendezvous and NCCL bootstrap would advertise an "
+            "address other nodes cannot reach" % (name, ", ".join(addrs)),
+            observed="%s -> %s" % (name, ", ".join(addrs)),
+            expected="%s -> %s%s" % (name, ip_text, " (%s)" % iface if iface else ""), fix=fix)
+    elif loop:
+        yield Finding.warning(
+            "hostname %s resolves to both %s and loopback %s: which one a program picks depends on order"
+            % (name, ", ".join(a for a in addrs if a not in loop), ", ".join(loop)),
+            observed="%s -> %s" % (name, ", ".join(addrs)), expected="%s -> %s only" % (name, ip_text),
+            fix="remove %s from the 127.x lines of /etc/hosts" % name)

@@ -1,0 +1,217 @@
+"""The NCCL_* settings the job will see must fit this node (compat.md §6, NCCL env docs).
+
+Values come from the environment, then NCCL_CONF_FILE or ~/.nccl.conf, then
+/etc/nccl.conf (the `nccl` facts section resolves the precedence). Each rule below is a
+failure seen in the field: an NCCL_SOCKET_IFNAME that matches nothing ("no socket
+interface found") or only docker0/lo; an NCCL_IB_HCA naming no device; NCCL_NET=IB with
+no active port; NCCL_IB_DISABLE=1 on a node with working IB (the seeds' "slow: GPU 100%
+but low power"); a GID index that is not RoCE v2; GPUDirect RDMA without nvidia-peermem;
+a missing topology/graph file; a misspelled variable NCCL silently ignores.
+"""
+
+import difflib
+
+from gpudoctor import data
+from gpudoctor.registry import Finding, check
+
+FALLBACK_ORDER_SKIP = ("docker", "lo", "virbr")  # NCCL's default skips these (src/misc/socket.cc)
+
+
+def parse_list(value):
+    """NCCL's device list syntax: '^' excludes, '=' means exact names -> (exclude, exact, [(name, port)])."""
+    v = (value or "").strip()
+    exclude = v.startswith("^")
+    if exclude:
+        v = v[1:]
+    exact = v.startswith("=")
+    if exact:
+        v = v[1:]
+    items = []
+    for part in v.split(","):
+        part = part.strip()
+        if part:
+            name, _, port = part.partition(":")
+            items.append((name, port.split(":")[0] if port else None))
+    return exclude, exact, items
+
+
+def list_matches(value, names):
+    """The names NCCL's matchIfList/matchPort logic would select from `names`."""
+    exclude, exact, items = parse_list(value)
+
+    def hit(n):
+        return any((n == i if exact else n.startswith(i)) for i, _ in items)
+
+    return [n for n in names if hit(n) != exclude]
+
+
+def _usable(iface, family):
+    if iface.get("state") not in ("up", "unknown"):
+        return False
+    return bool(iface.get("ipv6") if family == "AF_INET6" else iface.get("ipv4"))
+
+
+def _best_iface(facts):
+    net = facts.get("network") or {}
+    ifaces = net.get("interfaces") or []
+    dr = (net.get("default_route") or {}).get("interface")
+    cands = [i for i in ifaces if not i.get("virtual") and _usable(i, "AF_INET")]
+    cands.sort(key=lambda i: (i["name"] != dr, i["name"]))
+    return cands[0]["name"] if cands else None
+
+
+def _roce_ports(facts, hca_value):
+    rdma = facts.get("rdma") or {}
+    devs = rdma.get("devices") or []
+    names = [d["name"] for d in devs]
+    chosen = list_matches(hca_value, names) if hca_value else names
+    return [(d, p) for d in devs if d["name"] in chosen for p in d.get("ports") or []
+            if p.get("link_layer") == "Ethernet" and p.get("state") == "ACTIVE" and p.get("gids")
+            and any(g.get("type") for g in p["gids"])]
+
+
+@check("nccl.env", title="NCCL_* settings match this node's interfaces and RDMA devices", needs=("nccl",))
+def nccl_env(facts, config):
+    eff = dict((k, v["value"]) for k, v in (facts["nccl"].get("effective") or {}).items())
+    src = dict((k, v["source"]) for k, v in (facts["nccl"].get("effective") or {}).items())
+    where = lambda k: "" if src.get(k) == "environment" else " (from %s)" % src.get(k)  # noqa: E731
+    net = facts.get("network") or {}
+    rdma = facts.get("rdma") if (facts.get("rdma") or {}).get("status") == "ok" else None
+    devices = (rdma or {}).get("devices") or []
+    active = [(d, p) for d in devices for p in d.get("ports") or [] if p.get("state") == "ACTIVE"]
+    best = _best_iface(facts)
+
+    # NCCL_SOCKET_IFNAME: a value of length <= 1 is ignored by NCCL (strlen(env) > 1)
+    ifname = eff.get("NCCL_SOCKET_IFNAME")
+    if ifname and len(ifname) > 1 and net.get("status") == "ok":
+        family = eff.get("NCCL_SOCKET_FAMILY") or "AF_INET"
+        ifaces = net.get("interfaces") or []
+        matched = list_matches(ifname, [i["name"] for i in ifaces])
+        usable = [i for i in ifaces if i["name"] in matched and _usable(i, family)]
+        exports = {"NCCL_SOCKET_IFNAME": "=" + best} if best else {}
+        shown = ", ".join("%s (%s%s)" % (i["name"], i.get("state"), ", " + i["ipv4"][0]["address"] if i.get("ipv4")
+                                          else ", no IPv4") for i in ifaces)
+        if not usable:
+            yield Finding.error(
+                "NCCL_SOCKET_IFNAME=%s%s matches no interface that is up with an address: NCCL fails with "
+                "\"no socket interface found\"" % (ifname, where("NCCL_SOCKET_IFNAME")),
+                observed="matched: %s; interfaces: %s" % (", ".join(matched) or "none", shown),
+                expected="an up interface with an address", exports=exports)
+        elif all(i.get("virtual") for i in usable):
+            yield Finding.error(
+                "NCCL_SOCKET_IFNAME=%s%s selects only %s: other nodes cannot reach loopback or docker/veth addresses"
+                % (ifname, where("NCCL_SOCKET_IFNAME"), ", ".join(i["name"] for i in usable)),
+                observed="usable: %s" % ", ".join(i["name"] for i in usable),
+                expected="a physical interface (%s)" % (best or "none found"), exports=exports)
+
+    # NCCL_IB_HCA must name existing devices (and ports)
+    hca = eff.get("NCCL_IB_HCA")
+    if hca and rdma is not None:
+        names = [d["name"] for d in devices]
+        exclude, exact, items = parse_list(hca)
+        chosen = list_matches(hca, names)
+        good = ",".join("%s:%s" % (d["name"], p["port"]) for d, p in active)
+        exports = {"NCCL_IB_HCA": "=" + good} if good else {}
+        if not exclude and not chosen:
+            yield Finding.error(
+                "NCCL_IB_HCA=%s%s matches no RDMA device (this node has: %s)" % (
+                    hca, where("NCCL_IB_HCA"), ", ".join(names) or "none"),
+                observed="devices: %s" % (", ".join(names) or "none"), expected="names from /sys/class/infiniband",
+                exports=exports)
+        else:
+            for name, port in items:
+                if exclude or not port:
+                    continue
+                devs = [d for d in devices if (d["name"] == name if exact else d["name"].startswith(name))]
+                if devs and not any(str(p["port"]) == port for d in devs for p in d.get("ports") or []):
+                    yield Finding.error("NCCL_IB_HCA names %s:%s but %s has no port %s" % (name, port, name, port),
+                                        observed="ports of %s: %s" % (name, ", ".join(
+                                            str(p["port"]) for d in devs for p in d.get("ports") or [])),
+                                        expected="an existing port", exports=exports)
+            if not exact and not exclude and any(len(n) > len(i) and n.startswith(i) and n not in [x for x, _ in items]
+                                                 for i, _ in items for n in chosen):
+                yield Finding.warning(
+                    "NCCL_IB_HCA=%s is a prefix list: it also selects %s" % (hca, ", ".join(chosen)),
+                    observed="selected: %s" % ", ".join(chosen), expected="exactly the devices you named",
+                    exports={"NCCL_IB_HCA": "=" + ",".join(
+                        i + (":" + p if p else "") for i, p in items)})
+
+    # NCCL_NET=IB with no active port; NCCL_IB_DISABLE=1 with active ports
+    netsel = (eff.get("NCCL_NET") or "").strip()
+    if netsel.lower() == "ib" and rdma is not None and not active:
+        yield Finding.error(
+            "NCCL_NET=IB%s but no RDMA port is ACTIVE: NCCL init fails instead of falling back to sockets"
+            % where("NCCL_NET"), observed="%d RDMA devices, 0 active ports" % len(devices),
+            expected="an ACTIVE RDMA port (see rdma.ports), or NCCL_NET=Socket",
+            exports={"NCCL_NET": "Socket"})
+    if (eff.get("NCCL_IB_DISABLE") or "").strip() == "1" and active:
+        yield Finding.warning(
+            "NCCL_IB_DISABLE=1%s while %d RDMA port%s %s ACTIVE: NCCL uses TCP sockets (slow; GPUs wait on "
+            "the network)" % (where("NCCL_IB_DISABLE"), len(active), "" if len(active) == 1 else "s",
+                              "is" if len(active) == 1 else "are"),
+            observed="NCCL_IB_DISABLE=1; active: %s" % ", ".join("%s:%s" % (d["name"], p["port"]) for d, p in active),
+            expected="NCCL_IB_DISABLE unset or 0", exports={"NCCL_IB_DISABLE": "0"})
+
+    # NCCL_IB_GID_INDEX must point at a populated RoCE v2 GID on every RoCE port used
+    gid_index = eff.get("NCCL_IB_GID_INDEX")
+    if gid_index not in (None, "", "-1") and rdma is not None:
+        try:
+            idx = int(gid_index)
+        except ValueError:
+            idx = None
+        for d, p in _roce_ports(facts, hca):
+            gids = dict((g["index"], g) for g in p["gids"])
+            v2 = [g for g in p["gids"] if g.get("type") == "RoCE v2"]
+            v2_v4 = [g for g in v2 if g.get("ipv4")] or v2
+            exports = {"NCCL_IB_GID_INDEX": str(v2_v4[0]["index"])} if v2_v4 else {}
+            table = ", ".join("%d: %s %s" % (g["index"], g.get("type"), g.get("ipv4") or g["gid"]) for g in p["gids"])
+            g = gids.get(idx)
+            if g is None:
+                yield Finding.error(
+                    "NCCL_IB_GID_INDEX=%s%s is not populated on %s port %s" % (gid_index, where("NCCL_IB_GID_INDEX"),
+                                                                             d["name"], p["port"]),
+                    observed="GID table: %s" % table, expected="a RoCE v2 GID (IPv4-mapped)", exports=exports)
+            elif g.get("type") != "RoCE v2":
+                yield Finding.warning(
+                    "NCCL_IB_GID_INDEX=%s selects a %s GID on %s port %s: RoCE v1 is not routable and must be the "
+                    "same on every node" % (gid_index, g.get("type"), d["name"], p["port"]),
+                    observed="%d: %s %s" % (idx, g.get("type"), g.get("ipv4") or g["gid"]),
+                    expected="RoCE v2 (%s)" % ", ".join(str(x["index"]) for x in v2_v4), exports=exports)
+
+    # GPUDirect RDMA wants nvidia-peermem (or DMA-BUF on recent kernels with the open driver)
+    gdr_level = (eff.get("NCCL_NET_GDR_LEVEL") or "").strip()
+    gpu = facts.get("gpu") or {}
+    has_gpu = gpu.get("status") == "ok"
+    if rdma is not None and not rdma.get("gdr_modules_loaded") and active and (
+            (gdr_level and gdr_level not in ("LOC", "0")) or has_gpu):
+        yield Finding.warning(
+            "GPUDirect RDMA %s but neither nvidia_peermem nor nv_peer_mem is loaded: NCCL stages through host "
+            "memory unless DMA-BUF works (kernel >= 5.12, open GPU driver)" % (
+                "is requested (NCCL_NET_GDR_LEVEL=%s)" % gdr_level if gdr_level else "is possible (GPUs and active RDMA ports)"),
+            observed="modules: %s" % ", ".join(rdma.get("modules_loaded") or []) or "none",
+            expected="nvidia_peermem loaded",
+            fix="modprobe nvidia-peermem\necho nvidia-peermem > /etc/modules-load.d/nvidia-peermem.conf   "
+                "# load it at every boot (it is not auto-loaded)")
+
+    # files NCCL reads at init
+    for var, info in sorted((facts["nccl"].get("paths") or {}).items()):
+        if not info.get("exists"):
+            yield Finding.error(
+                "%s=%s%s does not exist on this node: NCCL init fails" % (var, info["path"], where(var)),
+                observed="%s missing" % info["path"], expected="the file on every node",
+                fix="copy the file to %s on every node, or: unset %s" % (info["path"], var))
+
+    # misspelled names: NCCL ignores unknown variables silently
+    known = set(data.load("nccl_env")["known"])
+    for name in sorted(eff):
+        if name in known:
+            continue
+        close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.85)
+        if close:
+            yield Finding.warning(
+                "%s%s is not an NCCL variable; did you mean %s? NCCL ignores it silently" % (name, where(name),
+                                                                                            close[0]),
+                observed="%s=%s" % (name, eff[name]), expected=close[0],
+                fix="unset %s" % name, exports={close[0]: eff[name]})
+        else:
+            yield Finding.info("%s is not a documented NCCL variable (plugin or internal?)" % name)

@@ -1,0 +1,55 @@
+"""~/.ssh/config must be readable by its user and free of comments after values.
+
+ssh_config(5) treats only lines *starting* with '#' as comments. Seed 002 (a DeepSpeed
+multi-node guide) warns that comments in ~/.ssh/config broke its pdsh/deepspeed launch:
+`Port 33  # jump host` is read by older OpenSSH and by other parsers as the value
+'33  # jump host' or rejected. An unreadable config stops ssh outright ("Can't open user
+config file"); one owned by another user fails readconf.c's secure_permissions ("Bad
+owner or permissions"). The mode bits are ssh.permissions' job.
+"""
+
+from gpudoctor.registry import Finding, check
+
+
+def trailing_comments(text):
+    """[(line_number, line)] of lines that carry a value and then a '#' comment."""
+    out = []
+    for n, line in enumerate((text or "").splitlines(), 1):
+        s = line.strip()
+        if not s or s.startswith("#") or "#" not in s:
+            continue
+        head = s.split("#", 1)[0]
+        if len(head.replace("=", " ").split()) >= 2 and head[-1:].isspace() and '"' not in head:
+            out.append((n, line.rstrip()))
+    return out
+
+
+@check("ssh.config", title="~/.ssh/config is readable and has no comments after values", needs=("ssh",),
+       severity="error")
+def ssh_config(facts, config):
+    ssh = facts["ssh"]
+    entry = [e for e in ssh.get("entries") or [] if e.get("kind") == "config"]
+    if not entry:
+        return
+    e = entry[0]
+    path = e["path"]
+    text = ssh.get("config")
+    uid = ssh.get("uid")
+    user = ssh.get("user") or "$USER"
+    if text is None:
+        yield Finding.error("%s exists but cannot be read: ssh stops before connecting" % path,
+                            observed="unreadable (mode %s, owner uid %s)" % (e.get("mode"), e.get("uid")),
+                            expected="readable by uid %s" % uid, fix="chown %s: %s && chmod 600 %s" % (user, path, path))
+        return
+    if e.get("uid") not in (0, uid):
+        yield Finding.error("%s is owned by uid %s: ssh refuses it (\"Bad owner or permissions\")" % (path, e["uid"]),
+                            observed="owner uid %s" % e["uid"], expected="owner uid %s (or root)" % uid,
+                            fix="chown %s: %s" % (user, path))
+    bad = trailing_comments(text)
+    if bad:
+        lines = "; ".join("line %d: %s" % (n, l.strip()) for n, l in bad[:3])
+        yield Finding.warning(
+            "%s has %d line%s with a comment after the value (%s)" % (path, len(bad), "" if len(bad) == 1 else "s",
+                                                                      lines),
+            observed=lines, expected="comments on lines of their own",
+            fix="sed -i -E 's/^([[:space:]]*[^#[:space:]][^#]*[^#[:space:]])[[:space:]]+#.*$/\\1/' %s" % path)
