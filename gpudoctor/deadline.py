@@ -1,0 +1,79 @@
+"""The local run under a deadline: what `--timeout` means on this machine.
+
+Contract (docs/slurm.md, "Timeout"): `gpudoctor check` on this machine gathers facts
+in a worker thread and waits at most `--timeout` seconds (default 30). When the
+deadline passes, the node is reported as "could not be checked" with error_kind
+``timeout`` and the run exits 1, like an SSH node that timed out: a node whose own
+facts hang (a wedged NVML, a job interpreter stuck importing from a dead NFS mount)
+is not healthy. The report still prints, in every format, and names the deadline.
+
+A thread rather than SIGALRM: a C call blocked in the kernel (NVML on a dead GPU)
+ignores Python's signal handler until it returns, so an alarm would not fire in time;
+a daemon thread is simply abandoned, which is what NHC's watchdog could not do
+(mej/nhc #134: a hung check outlived its watchdog).
+"""
+
+import socket
+import threading
+
+from gpudoctor.runner import Node
+
+
+class _Outcome(object):
+    done = False
+    value = None
+    error = None
+
+
+def call(func, seconds):
+    """func() in a daemon thread, waited on for at most `seconds`. Returns (True, value),
+    or (False, None) when it is still running; its exceptions re-raise here."""
+    out = _Outcome()
+
+    def work():
+        try:
+            out.value = func()
+        except BaseException as exc:  # re-raised in the caller's thread
+            out.error = exc
+        out.done = True
+
+    t = threading.Thread(target=work, name="gpudoctor-local-run", daemon=True)
+    t.start()
+    t.join(seconds if seconds and seconds > 0 else None)
+    if not out.done:
+        return False, None
+    if out.error is not None:
+        raise out.error
+    return True, out.value
+
+
+def local_nodes(python=None, timeout=30.0, fast=False):
+    """This machine's facts as [Node], bounded by `timeout` seconds.
+
+    fast: the prolog tier: facts read in this process only (/proc, /sys, rlimits, NVML),
+    no probe of another interpreter unless --python names one, no nvidia-smi fallback."""
+    from gpudoctor import gather
+
+    if fast:
+        def run():
+            from gpudoctor.collector import Context, collect
+
+            if python:
+                return gather.local(python=python, options={"nvidia_smi": False})
+            doc = collect(Context(python=None, options={"nvidia_smi": False}))
+            return [Node(host=doc["node"] or "localhost", facts=doc)]
+    else:
+        def run():
+            return gather.local(python=python)
+
+    finished, nodes = call(run, timeout)
+    if finished:
+        return nodes
+    return [timed_out_node(timeout)]
+
+
+def timed_out_node(timeout):
+    return Node(host=socket.gethostname(), error_kind="timeout",
+                error="the local run did not finish within %gs (--timeout); a hung NVML/nvidia-smi or a slow "
+                      "--python probe are the usual causes: `gpudoctor facts` shows each section's seconds"
+                      % timeout)

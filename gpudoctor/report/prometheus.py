@@ -1,0 +1,84 @@
+"""The report as a node-exporter textfile-collector file (Prometheus text format 0.0.4).
+
+One gauge per check and node, so an alert can say which check failed where:
+
+    gpudoctor_check_status{check="shm.size",host="gpu07",severity="error"} 2
+
+Values: 0 pass, 1 warning, 2 error, 3 the check crashed (a gpudoctor bug), -1 skipped
+(not applicable on that node). ``severity`` is the check's configured (worst) severity,
+not the outcome, so a series keeps its labels from run to run. Also:
+gpudoctor_node_checked{host} (0 when the node could not be checked, with its
+error_kind), gpudoctor_findings{host,severity}, gpudoctor_exit_code and
+gpudoctor_last_run_timestamp_seconds. With `-o FILE` the CLI writes the file
+atomically (a temp file in the same folder, then rename), as node-exporter's docs ask.
+"""
+
+import time
+
+STATUS_VALUE = {"pass": 0, "warning": 1, "error": 2, "crashed": 3, "skipped": -1}
+_SEV_RANK = {"error": 0, "warning": 1, "info": 2}
+
+
+def node_status(result, host):
+    """One check's outcome on one node: pass | warning | error | crashed | skipped | None
+    (the check says nothing about that node, e.g. a cluster check it did not take part in)."""
+    sevs = sorted((f.severity for f in result.findings if host in f.hosts and f.severity in ("error", "warning")),
+                  key=_SEV_RANK.get)
+    if sevs:
+        return sevs[0]
+    if any(host in hosts for hosts in result.crashed.values()):
+        return "crashed"
+    if host in result.passed or any(host in f.hosts for f in result.findings):
+        return "pass"
+    if any(host in hosts for hosts in result.skipped.values()):
+        return "skipped"
+    return None
+
+
+def _label(value):
+    return str(value).replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
+
+
+def _series(name, labels, value):
+    inner = ",".join('%s="%s"' % (k, _label(v)) for k, v in labels)
+    return "%s{%s} %s" % (name, inner, value) if inner else "%s %s" % (name, value)
+
+
+def lines(report, now=None):
+    out = []
+
+    def gauge(name, help_text):
+        out.append("# HELP %s %s" % (name, help_text))
+        out.append("# TYPE %s gauge" % name)
+
+    gauge("gpudoctor_check_status",
+          "gpudoctor check outcome per node: 0 pass, 1 warning, 2 error, 3 check crashed, -1 skipped")
+    for r in report.results:
+        for node in report.nodes:
+            if not node.reachable:
+                continue
+            st = node_status(r, node.host)
+            if st is None:
+                continue
+            out.append(_series("gpudoctor_check_status",
+                               [("check", r.id), ("host", node.host), ("severity", r.severity)], STATUS_VALUE[st]))
+    gauge("gpudoctor_node_checked", "1 when gpudoctor could gather the node's facts, 0 when it could not")
+    for node in report.nodes:
+        labels = [("host", node.host)]
+        if not node.reachable:
+            labels.append(("error_kind", node.error_kind or "error"))
+        out.append(_series("gpudoctor_node_checked", labels, 1 if node.reachable else 0))
+    gauge("gpudoctor_findings", "findings per node and severity in the last run")
+    for node in report.nodes:
+        for sev in ("error", "warning", "info"):
+            n = sum(1 for f in report.findings if f.severity == sev and node.host in f.hosts)
+            out.append(_series("gpudoctor_findings", [("host", node.host), ("severity", sev)], n))
+    gauge("gpudoctor_exit_code", "exit code of the last run (0 ok, 1 findings or unchecked nodes)")
+    out.append(_series("gpudoctor_exit_code", [], report.exit_code))
+    gauge("gpudoctor_last_run_timestamp_seconds", "when the last run finished, seconds since the epoch")
+    out.append(_series("gpudoctor_last_run_timestamp_seconds", [], "%.3f" % (time.time() if now is None else now)))
+    return out
+
+
+def render(report, stream, now=None):
+    stream.write("\n".join(lines(report, now=now)) + "\n")

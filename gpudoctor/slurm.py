@@ -1,0 +1,248 @@
+"""`gpudoctor slurm-health`: check this node, then drain it or resume it through scontrol.
+
+For Slurm's Prolog and HealthCheckProgram (contrib/slurm/, docs/slurm.md). Slurm does
+not drain a node whose HealthCheckProgram fails (it only logs `health_check failed`),
+so the program drains it itself; and it must resume only what it drained.
+
+Ownership (the peers' worst bugs: mej/nhc #134 resumed a node an admin had drained,
+#147 never drained, #82 did not know the RESV state): gpudoctor's drains carry a
+reason that starts with ``gpudoctor:``. A passing node is resumed only when its
+current reason starts with that prefix; a drain by anyone else, or a DOWN node with
+someone else's reason, is never touched, even when gpudoctor finds the node failing
+(taking the reason over would let a later pass undo the admin's drain). The decision
+is a pure function of the node's state (`decide`), tested over the states Slurm shows.
+
+Exit codes: 0 healthy (nothing to do, or gpudoctor's own drain resumed); 1 unhealthy
+(drained now, already drained, left under someone else's drain, or scontrol failed:
+then a prolog's failure lets Slurm drain it); 2 usage; 3 healthy, but scontrol could
+not read or change the node's state (the reason is on stderr);
+4 gpudoctor itself failed (a traceback on stderr): nothing was changed.
+"""
+
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from typing import Optional, Set
+
+REASON_PREFIX = "gpudoctor:"
+EXIT_SCONTROL = 3
+EXIT_INTERNAL = 4
+REASON_MAX = 200  # keep `sinfo -R` readable; the full report is in the prolog/health-check output
+
+# `scontrol show node -o` ends with "Reason=<text> [<user>@<time>]".
+_REASON = re.compile(r"(?:^|\s)Reason=(?P<text>.*?)(?:\s\[(?P<user>[^@\]\s]+)@(?P<time>[^\]]+)\])?\s*$")
+_STATE = re.compile(r"(?:^|\s)State=(?P<state>\S+)")
+_DRAIN_FLAGS = {"DRAIN", "DRAINING", "DRAINED"}
+
+
+class ScontrolError(Exception):
+    pass
+
+
+@dataclass
+class SlurmNode:
+    name: str
+    state: str  # as scontrol prints it: IDLE+DRAIN, MIXED+DRAIN, DOWN+DRAIN+NOT_RESPONDING, IDLE+RESERVED ...
+    reason: Optional[str] = None
+    reason_user: Optional[str] = None
+    base: str = ""
+    flags: Set[str] = field(default_factory=set)
+
+    @property
+    def drained(self):  # drained (idle) or draining (jobs still running): both have the DRAIN flag
+        return bool(self.flags & _DRAIN_FLAGS) or self.base in _DRAIN_FLAGS
+
+    @property
+    def down(self):
+        return self.base == "DOWN" or "DOWN" in self.flags
+
+    @property
+    def ours(self):
+        return bool(self.reason) and self.reason.startswith(REASON_PREFIX)
+
+
+def parse_show_node(text, name=""):
+    """One node from `scontrol show node -o NAME` (the one-line form)."""
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    m = _STATE.search(line)
+    if not m:
+        raise ScontrolError("no State= in scontrol's output: %r" % line[:200])
+    state = m.group("state")
+    parts = state.split("+")
+    nm = re.search(r"(?:^|\s)NodeName=(\S+)", line)
+    node = SlurmNode(name=nm.group(1) if nm else name, state=state, base=parts[0].rstrip("*"),
+                     flags=set(p.rstrip("*") for p in parts[1:]))
+    r = _REASON.search(line)
+    if r and r.group("text").strip() and r.group("text").strip() != "(null)":
+        node.reason = r.group("text").strip()
+        node.reason_user = r.group("user")
+    return node
+
+
+@dataclass
+class Action:
+    kind: str  # drain | resume | none
+    why: str
+
+
+def decide(node: SlurmNode, healthy: bool, reason: str) -> Action:
+    """What to do with a node, from its Slurm state and gpudoctor's verdict."""
+    if healthy:
+        if node.drained and node.ours:
+            return Action("resume", "checks pass and the drain is gpudoctor's own (%s)" % node.reason)
+        if node.drained:
+            return Action("none", "checks pass; left drained: the drain is not gpudoctor's (reason: %s)"
+                          % (node.reason or "none"))
+        return Action("none", "checks pass; node is %s" % node.state)
+    if node.drained and node.ours:
+        if node.reason == reason:
+            return Action("none", "already drained by gpudoctor for this reason")
+        return Action("drain", "already drained by gpudoctor; updating the reason")
+    if node.drained:
+        return Action("none", "checks fail; left as is: already drained by someone else (reason: %s)"
+                      % (node.reason or "none"))
+    if node.down and node.reason and not node.ours:
+        return Action("none", "checks fail; left as is: node is %s with someone else's reason (%s)"
+                      % (node.state, node.reason))
+    return Action("drain", "checks fail; node is %s" % node.state)
+
+
+def short_reason(report, strict=False):
+    """`gpudoctor: <check ids>: <first message>`, one line, at most REASON_MAX characters."""
+    bad = [n for n in report.nodes if not n.reachable]
+    if bad:
+        text = "%s: %s" % (bad[0].error_kind or "error", bad[0].error or "")
+    else:
+        sevs = ("error", "warning") if strict else ("error",)
+        failing = [f for f in report.findings if f.severity in sevs]
+        ids = []
+        for f in failing:
+            if f.check not in ids:
+                ids.append(f.check)
+        text = "%s: %s" % (",".join(ids), failing[0].message) if failing else "checks failed"
+    text = re.sub(r"\s+", " ", "%s %s" % (REASON_PREFIX, text)).strip()
+    return text if len(text) <= REASON_MAX else text[: REASON_MAX - 3].rstrip() + "..."
+
+
+def node_name(explicit=None):
+    """--node, else $SLURMD_NODENAME (set for Prolog and HealthCheckProgram), else the short hostname."""
+    return explicit or os.environ.get("SLURMD_NODENAME") or socket.gethostname().split(".")[0]
+
+
+def scontrol(args, timeout=15):
+    # Prolog and HealthCheckProgram run with no PATH at all: fall back to the usual places.
+    exe = (os.environ.get("GPUDOCTOR_SCONTROL") or shutil.which("scontrol")
+           or next((p for p in ("/usr/bin/scontrol", "/usr/local/bin/scontrol", "/opt/slurm/bin/scontrol")
+                    if os.access(p, os.X_OK)), None))
+    if not exe:
+        raise ScontrolError("scontrol not found (set GPUDOCTOR_SCONTROL=/path/to/scontrol)")
+    try:
+        p = subprocess.run([exe] + list(args), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise ScontrolError("`scontrol %s` did not answer within %ds" % (" ".join(args), timeout))
+    except OSError as exc:
+        raise ScontrolError("cannot run %s: %s" % (exe, exc))
+    out = p.stdout.decode("utf-8", "replace")
+    if p.returncode != 0:
+        raise ScontrolError("`scontrol %s` failed (rc %d): %s" % (" ".join(args), p.returncode, out.strip()[:300]))
+    return out
+
+
+def read_node(name):
+    return parse_show_node(scontrol(["show", "node", "-o", name]), name)
+
+
+def apply(action, name, reason):
+    if action.kind == "drain":
+        scontrol(["update", "nodename=%s" % name, "state=drain", "reason=%s" % reason])
+    elif action.kind == "resume":
+        scontrol(["update", "nodename=%s" % name, "state=resume"])
+
+
+def add_parser(sub):
+    from gpudoctor.cli import _csv
+
+    p = sub.add_parser("slurm-health", help="Slurm Prolog/HealthCheckProgram: check this node, drain it when it "
+                                            "fails, resume it when it passes and the drain was gpudoctor's own")
+    p.add_argument("--node", metavar="NAME", help="Slurm node name (default: $SLURMD_NODENAME, else the short "
+                                                  "hostname)")
+    p.add_argument("--dry-run", action="store_true", help="print what would be drained or resumed; change nothing")
+    p.add_argument("--timeout", type=float, default=None, help="seconds for the whole local run (default 30); "
+                                                               "past it the node counts as failing (timeout)")
+    p.add_argument("--fast", action="store_true", help="the prolog tier: in-process reads only (no probe of another "
+                                                       "interpreter, no nvidia-smi fallback)")
+    p.add_argument("--python", metavar="PATH", help="the job's interpreter to probe")
+    p.add_argument("--config", metavar="FILE", help="gpudoctor.toml (default as for `check`)")
+    p.add_argument("--select", type=_csv, default=[], metavar="IDS", help="only these check ids or id prefixes")
+    p.add_argument("--ignore", type=_csv, default=[], metavar="IDS", help="skip these check ids or id prefixes")
+    p.add_argument("--strict", action="store_true", help="warnings fail (and drain) too")
+    p.add_argument("--format", choices=("text", "json", "prometheus", "junit"), default=None,
+                   help="report format (default text)")
+    p.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE (atomically) instead of stdout")
+    p.set_defaults(func=cmd_slurm_health, hosts=None, nodes=None, facts=None, json=False, local=True)
+    return p
+
+
+def cmd_slurm_health(args):
+    from gpudoctor.errors import InputError
+
+    try:
+        return _slurm_health(args)
+    except (InputError, KeyboardInterrupt):
+        raise
+    except Exception:  # a gpudoctor bug or a broken install must not read as "node unhealthy" (exit 1)
+        import traceback
+
+        traceback.print_exc()
+        print("gpudoctor: slurm: internal error (a gpudoctor bug or a broken install); node state not changed",
+              file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+def _slurm_health(args):
+    from gpudoctor import cli
+    from gpudoctor.errors import InputError
+    from gpudoctor.registry import load_checks, select
+    from gpudoctor.runner import run_checks
+
+    cfg = cli._config(args)
+    checks = select(load_checks(), cfg.select, cfg.ignore)
+    if cfg.select and not checks:
+        raise InputError("--select %s matches no check (see: gpudoctor list)" % ",".join(cfg.select))
+    name = node_name(args.node)
+    nodes = cli.gather_nodes(args, cfg, progress=False)
+    report = run_checks(nodes, checks, cfg)
+    if args.output or (args.format or "text") != "text":
+        cli._emit(report, args.format or "text", args.output)
+    else:
+        from gpudoctor.report import text
+
+        text.render(report, sys.stdout, color=False)
+    healthy = report.exit_code == 0
+    reason = short_reason(report, strict=cfg.strict)
+    try:
+        state = read_node(name)
+    except ScontrolError as exc:
+        print("gpudoctor: slurm: cannot read node %s: %s" % (name, exc), file=sys.stderr)
+        print("gpudoctor: slurm: %s %s; node state unknown, nothing changed" % (
+            name, "healthy" if healthy else "UNHEALTHY (%s)" % reason))
+        return EXIT_SCONTROL if healthy else 1
+    action = decide(state, healthy, reason)
+    verb = {"drain": "drain", "resume": "resume", "none": "leave"}[action.kind]
+    detail = " reason=%r" % reason if action.kind == "drain" else ""
+    if args.dry_run:
+        print("gpudoctor: slurm: dry run: would %s %s (state %s)%s: %s" % (verb, name, state.state, detail, action.why))
+    else:
+        try:
+            apply(action, name, reason)
+        except ScontrolError as exc:
+            print("gpudoctor: slurm: could not %s %s: %s" % (verb, name, exc), file=sys.stderr)
+            return EXIT_SCONTROL if healthy else 1
+        done = {"drain": "drained", "resume": "resumed", "none": "left"}[action.kind]
+        print("gpudoctor: slurm: %s %s (was %s)%s: %s" % (done, name, state.state, detail, action.why))
+    return 0 if healthy else 1

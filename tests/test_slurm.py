@@ -1,0 +1,353 @@
+"""contrib/slurm/ against a real single-node Slurm (Debian's slurmctld + slurmd 22.05).
+
+One slurmctld and one slurmd per test module, private paths under tmp, auth/none, free
+ports (reference/testbed.md). slurm.conf's Prolog= and HealthCheckProgram= point at
+two-line wrappers that name the settings file and exec the repository's own
+contrib/slurm/prolog.sh and healthcheck.sh: the recipe docs/slurm.md gives, run as
+slurmd runs it (as root, no PATH, nothing of slurmd's environment but its rlimits).
+
+What a test changes between runs is gpudoctor's config (GPUDOCTOR_CONFIG in the
+settings file): a `shm_min` larger than this machine's /dev/shm makes shm.size fail.
+"""
+
+import os
+import re
+import resource
+import shutil
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CONTRIB = os.path.join(ROOT, "contrib", "slurm")
+NODE = "gdnode1"  # not the hostname: shows the scripts use $SLURMD_NODENAME
+SLURMD_MEMLOCK = 64 * 1024  # slurmd's own RLIMIT_MEMLOCK: every prolog and job inherits it
+FAIL_SHM = 'shm_min = "64TiB"\n'
+
+
+def _need(exe):
+    path = shutil.which(exe) or ("/usr/sbin/" + exe if os.access("/usr/sbin/" + exe, os.X_OK) else None)
+    if path:
+        return path
+    msg = "%s is not installed (tests/run.sh installs Debian's slurmctld/slurmd)" % exe
+    if os.environ.get("CI"):
+        pytest.fail(msg)
+    pytest.skip(msg)
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _gpudoctor_exe(tmp):
+    """The venv's console script when installed (the prolog has no PATH); else a shim."""
+    exe = os.path.join(os.path.dirname(sys.executable), "gpudoctor")
+    if os.access(exe, os.X_OK):
+        return exe
+    shim = os.path.join(tmp, "gpudoctor")
+    with open(shim, "w") as f:
+        f.write('#!/bin/sh\nPYTHONPATH=%s exec %s -m gpudoctor "$@"\n' % (ROOT, sys.executable))
+    os.chmod(shim, 0o755)
+    return shim
+
+
+class Slurm:
+    def __init__(self, d):
+        self.dir = d
+        self.conf = os.path.join(d, "slurm.conf")
+        self.env = dict(os.environ, SLURM_CONF=self.conf)
+        self.gd_config = os.path.join(d, "gpudoctor.toml")
+        self.defaults = os.path.join(d, "gpudoctor.defaults")
+        self.prolog_report = os.path.join(d, "prolog-report.json")
+        self.hc_enabled = os.path.join(d, "healthcheck.enabled")
+
+    def run(self, *argv, timeout=30, check=False):
+        p = subprocess.run(list(argv), env=self.env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                           timeout=timeout)
+        if check:
+            assert p.returncode == 0, (argv, p.stdout, p.stderr)
+        return p
+
+    def node(self):
+        line = self.run("scontrol", "show", "node", "-o", NODE, check=True).stdout
+        state = re.search(r"\bState=(\S+)", line).group(1)
+        m = re.search(r"\bReason=(.*?)(?: \[[^\]]*\])?\s*$", line)
+        return state, (m.group(1) if m else None)
+
+    def wait_state(self, pred, timeout=15):
+        t0 = time.time()
+        while True:
+            state, reason = self.node()
+            if pred(state, reason):
+                return state, reason
+            if time.time() - t0 > timeout:
+                raise AssertionError("node stuck in %s (%s)" % (state, reason))
+            time.sleep(0.1)
+
+    def set_config(self, text):
+        # The site's config. It selects the checks these tests control, so that other checks
+        # about this machine (its hostname resolves to 127.0.0.1, say) cannot fail the baseline.
+        with open(self.gd_config, "w") as f:
+            f.write('select = ["shm.size", "limits.memlock"]\n' + text)
+
+    def healthcheck(self, **env):
+        """contrib/slurm/healthcheck.sh as slurmd runs it: root, only SLURMD_NODENAME in the environment."""
+        e = {"SLURMD_NODENAME": NODE}
+        e.update(env)
+        return subprocess.run(["env", "-i"] + ["%s=%s" % kv for kv in e.items()] + [os.path.join(self.dir, "hc")],
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60, cwd=self.dir)
+
+    def srun(self):
+        return self.run("srun", "-N1", "-w", NODE, "-t", "1", "true", timeout=60)
+
+
+@pytest.fixture(scope="module")
+def slurm(tmp_path_factory):
+    slurmctld, slurmd = _need("slurmctld"), _need("slurmd")
+    for exe in ("scontrol", "srun", "sinfo"):
+        _need(exe)
+    if os.geteuid() != 0:
+        msg = "slurmd must run as root (SlurmdUser=root) for these tests"
+        if os.environ.get("CI"):
+            pytest.fail(msg)
+        pytest.skip(msg)
+    d = str(tmp_path_factory.mktemp("slurm"))
+    os.chmod(d, 0o755)
+    s = Slurm(d)
+    for sub in ("state", "spool"):
+        os.makedirs(os.path.join(d, sub))
+    host = socket.gethostname().split(".")[0]
+    # The settings file contrib/slurm/*.sh read (docs/slurm.md: /etc/default/gpudoctor).
+    with open(s.defaults, "w") as f:
+        f.write("GPUDOCTOR=%s\nGPUDOCTOR_CONFIG=%s\nSLURM_CONF=%s\nGPUDOCTOR_TIMEOUT=20\n"
+                'GPUDOCTOR_PROLOG_ARGS="--ignore ssh --format json -o %s"\n'
+                % (_gpudoctor_exe(d), s.gd_config, s.conf, s.prolog_report))
+    s.set_config("")
+    # slurm.conf takes a path and no arguments: the site's wrapper names the settings file.
+    with open(os.path.join(d, "prolog"), "w") as f:
+        f.write("#!/bin/sh\nGPUDOCTOR_DEFAULTS=%s exec %s/prolog.sh\n" % (s.defaults, CONTRIB))
+    with open(os.path.join(d, "hc"), "w") as f:
+        f.write("#!/bin/sh\nGPUDOCTOR_DEFAULTS=%s exec %s/healthcheck.sh\n" % (s.defaults, CONTRIB))
+    # What slurmd runs every HealthCheckInterval: off unless a test enables it, so the
+    # periodic run cannot race the tests that drive the health check by hand.
+    with open(os.path.join(d, "hc-periodic"), "w") as f:
+        f.write("#!/bin/sh\n[ -e %s ] || exit 0\nexec %s/hc\n" % (s.hc_enabled, d))
+    for name in ("prolog", "hc", "hc-periodic"):
+        os.chmod(os.path.join(d, name), 0o755)
+    with open(s.conf, "w") as f:
+        f.write("""ClusterName=gd%(port)d
+SlurmctldHost=%(host)s(127.0.0.1)
+SlurmUser=root
+SlurmdUser=root
+SlurmctldPort=%(port)d
+SlurmdPort=%(dport)d
+AuthType=auth/none
+CredType=cred/none
+StateSaveLocation=%(d)s/state
+SlurmdSpoolDir=%(d)s/spool
+SlurmctldPidFile=%(d)s/slurmctld.pid
+SlurmdPidFile=%(d)s/slurmd.pid
+SlurmctldLogFile=%(d)s/slurmctld.log
+SlurmdLogFile=%(d)s/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+SwitchType=switch/none
+MpiDefault=none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+ReturnToService=2
+Prolog=%(d)s/prolog
+PrologFlags=Alloc
+HealthCheckProgram=%(d)s/hc-periodic
+HealthCheckInterval=1
+NodeName=%(node)s NodeHostname=%(host)s NodeAddr=127.0.0.1 CPUs=2 RealMemory=500 State=UNKNOWN
+PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
+""" % {"host": host, "port": _free_port(), "dport": _free_port(), "d": d, "node": NODE})
+
+    def small_memlock():
+        resource.setrlimit(resource.RLIMIT_MEMLOCK, (SLURMD_MEMLOCK, SLURMD_MEMLOCK))
+
+    procs = []
+    try:
+        procs.append(subprocess.Popen([slurmctld, "-D", "-f", s.conf], env=s.env, stdin=subprocess.DEVNULL,
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, cwd=d))
+        procs.append(subprocess.Popen([slurmd, "-D", "-f", s.conf, "-N", NODE], env=s.env, stdin=subprocess.DEVNULL,
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, cwd=d,
+                                      preexec_fn=small_memlock))
+        t0 = time.time()
+        while True:
+            for p in procs:
+                assert p.poll() is None, "a Slurm daemon exited; see %s/*.log" % d
+            r = s.run("scontrol", "show", "node", "-o", NODE)
+            if r.returncode == 0 and re.search(r"\bState=IDLE\s", r.stdout):
+                break
+            assert time.time() - t0 < 30, "node never became idle: %s %s" % (r.stdout, r.stderr)
+            time.sleep(0.1)
+        yield s
+    finally:
+        for p in reversed(procs):
+            p.terminate()
+        for p in reversed(procs):
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+
+
+@pytest.fixture
+def cluster(slurm):
+    """Each test starts from a healthy config and an idle, undrained node."""
+    if os.path.exists(slurm.hc_enabled):
+        os.unlink(slurm.hc_enabled)
+    slurm.set_config("")
+    if os.path.exists(slurm.prolog_report):
+        os.unlink(slurm.prolog_report)
+    state, _ = slurm.node()
+    if "DRAIN" in state or state.startswith("DOWN"):
+        slurm.run("scontrol", "update", "nodename=" + NODE, "state=resume", check=True)
+    slurm.wait_state(lambda st, r: st == "IDLE")
+    return slurm
+
+
+def test_job_runs_when_checks_pass(cluster):
+    r = cluster.srun()
+    assert r.returncode == 0, r.stderr
+    state, reason = cluster.node()
+    assert state == "IDLE" and reason is None
+    # the prolog really ran gpudoctor on this node, with slurmd's rlimits
+    import json
+
+    with open(cluster.prolog_report) as f:
+        rep = json.load(f)
+    assert rep["summary"]["exit_code"] == 0
+    assert sorted(c["id"] for c in rep["checks"]) == ["limits.memlock", "shm.size"]
+    memlock = next(f for f in rep["findings"] if f["check"] == "limits.memlock")
+    assert "64.0 KiB" in memlock["message"], memlock
+
+
+def test_failing_check_fails_prolog_and_drains_with_gpudoctor_reason(cluster):
+    cluster.set_config(FAIL_SHM)
+    r = cluster.srun()
+    assert r.returncode != 0
+    assert "prolog" in r.stderr.lower(), r.stderr
+    state, reason = cluster.wait_state(lambda st, r: "DRAIN" in st)
+    assert reason.startswith("gpudoctor: shm.size: /dev/shm is"), reason
+    sinfo = cluster.run("sinfo", "-R", "-h", "-o", "%E|%N", check=True).stdout
+    assert "gpudoctor: shm.size" in sinfo and NODE in sinfo
+    # and no further job starts there until the node is healthy and resumed
+    log = open(os.path.join(cluster.dir, "slurmd.log")).read()
+    assert "prolog failed" in log
+
+
+def test_memlock_inherited_from_slurmd_drains_when_it_is_an_error(cluster):
+    cluster.set_config('[severity]\n"limits.memlock" = "error"\n')
+    r = cluster.srun()
+    assert r.returncode != 0
+    state, reason = cluster.wait_state(lambda st, r: "DRAIN" in st)
+    assert reason.startswith("gpudoctor: limits.memlock: memlock is soft 64.0 KiB"), reason
+
+
+def test_prolog_timeout_drains_with_timeout_reason(cluster):
+    hang = os.path.join(cluster.dir, "hang-python")
+    with open(hang, "w") as f:
+        f.write("#!/bin/sh\nexec sleep 5\n")  # a job interpreter stuck importing from a dead mount
+    os.chmod(hang, 0o755)
+    with open(cluster.defaults) as f:
+        saved = f.read()
+    try:
+        with open(cluster.defaults, "a") as f:
+            f.write('GPUDOCTOR_TIMEOUT=1\nGPUDOCTOR_PROLOG_ARGS="--ignore ssh --python %s"\n' % hang)
+        t0 = time.time()
+        r = cluster.srun()
+        assert r.returncode != 0
+        assert time.time() - t0 < 4.5  # the deadline, not the hung probe, ended the prolog
+        state, reason = cluster.wait_state(lambda st, r: "DRAIN" in st)
+        assert reason.startswith("gpudoctor: timeout: the local run did not finish within 1s"), reason
+    finally:
+        with open(cluster.defaults, "w") as f:
+            f.write(saved)
+
+
+def test_healthcheck_drains_then_resumes_its_own_drain(cluster):
+    cluster.set_config(FAIL_SHM)
+    r = cluster.healthcheck()
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "gpudoctor: slurm: drained %s (was IDLE)" % NODE in r.stdout
+    state, reason = cluster.node()
+    assert state == "IDLE+DRAIN" and reason.startswith("gpudoctor: shm.size:"), (state, reason)
+    again = cluster.healthcheck()  # still failing: drained once, not re-drained
+    assert again.returncode == 1 and "already drained by gpudoctor for this reason" in again.stdout
+
+    cluster.set_config("")  # the operator fixes /dev/shm
+    r = cluster.healthcheck()
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "gpudoctor: slurm: resumed %s" % NODE in r.stdout
+    state, reason = cluster.node()
+    assert "DRAIN" not in state and reason is None, (state, reason)  # IDLE (+NOT_RESPONDING until slurmctld pings)
+    cluster.wait_state(lambda st, r: st == "IDLE")
+    assert cluster.srun().returncode == 0
+
+
+def test_healthcheck_never_resumes_or_takes_over_an_admin_drain(cluster):
+    admin = "admin: replacing DIMM B2"
+    cluster.run("scontrol", "update", "nodename=" + NODE, "state=drain", "reason=" + admin, check=True)
+    r = cluster.healthcheck()  # healthy node, someone else's drain
+    assert r.returncode == 0
+    assert "left drained: the drain is not gpudoctor's" in r.stdout
+    assert cluster.node() == ("IDLE+DRAIN", admin)
+
+    cluster.set_config(FAIL_SHM)  # failing node under an admin's drain: the reason stays the admin's
+    r = cluster.healthcheck()
+    assert r.returncode == 1
+    assert "already drained by someone else" in r.stdout
+    assert cluster.node() == ("IDLE+DRAIN", admin)
+    cluster.set_config("")
+    assert cluster.healthcheck().returncode == 0
+    assert cluster.node() == ("IDLE+DRAIN", admin)  # and a later pass still leaves it alone
+
+
+def test_healthcheck_leaves_a_down_node_with_an_admin_reason(cluster):
+    cluster.run("scontrol", "update", "nodename=" + NODE, "state=down", "reason=admin: PSU swap", check=True)
+    cluster.set_config(FAIL_SHM)
+    r = cluster.healthcheck()
+    assert r.returncode == 1 and "node is DOWN" in r.stdout, r.stdout
+    state, reason = cluster.node()
+    assert state.startswith("DOWN") and "DRAIN" not in state and reason == "admin: PSU swap"
+
+
+def test_dry_run_changes_nothing(cluster):
+    cluster.set_config(FAIL_SHM)
+    r = cluster.healthcheck(GPUDOCTOR_DRY_RUN="1")
+    assert r.returncode == 1
+    m = re.search(r"gpudoctor: slurm: dry run: would drain %s \(state IDLE\) reason='(gpudoctor: shm\.size: [^']+)'"
+                  % NODE, r.stdout)
+    assert m, r.stdout
+    assert cluster.node() == ("IDLE", None)
+
+    assert cluster.healthcheck().returncode == 1  # a real drain, then a dry-run pass
+    cluster.set_config("")
+    r = cluster.healthcheck(GPUDOCTOR_DRY_RUN="1")
+    assert r.returncode == 0 and "dry run: would resume %s" % NODE in r.stdout, r.stdout
+    state, reason = cluster.node()
+    assert state == "IDLE+DRAIN" and reason == m.group(1)
+
+
+def test_slurmd_runs_the_healthcheck_and_it_drains(cluster):
+    """The periodic path end to end: slurmd itself runs HealthCheckProgram (interval 1 s)."""
+    cluster.set_config(FAIL_SHM)
+    open(cluster.hc_enabled, "w").close()
+    try:
+        state, reason = cluster.wait_state(lambda st, r: "DRAIN" in st, timeout=20)
+        assert reason.startswith("gpudoctor: shm.size:"), reason
+        cluster.set_config("")
+        cluster.wait_state(lambda st, r: st == "IDLE" and r is None, timeout=20)
+    finally:
+        os.unlink(cluster.hc_enabled)
