@@ -5,6 +5,8 @@ Exit codes (the contract schedulers and CI rely on):
   1  at least one error-level finding, or a node that could not be checked
      (--strict: warnings too)
   2  usage or input error: one line on stderr, never a traceback
+  (a local run past --timeout reports this node as not checked, error_kind timeout: exit 1;
+   `slurm-health` adds 3 and 4: scontrol failed, gpudoctor crashed; see gpudoctor/slurm.py)
   130 interrupted (Ctrl-C), after printing the report for the nodes done so far
 """
 
@@ -34,7 +36,9 @@ def _add_inventory(p):
     g.add_argument("--python", metavar="PATH", help="the job's interpreter to probe (conda env, venv); "
                                                   "default: python3 on PATH")
     g.add_argument("-j", "--jobs", type=int, default=None, help="nodes gathered at once (default 64)")
-    g.add_argument("--timeout", type=float, default=None, help="seconds per node (default 30)")
+    g.add_argument("--timeout", type=float, default=None, help="seconds per node (default 30); on this machine alone "
+                                                               "it bounds the whole run: past it the node is reported "
+                                                               "not checked (timeout) and the exit code is 1")
     g.add_argument("--ssh-config", metavar="FILE", help="ssh config to honour (default ~/.ssh/config)")
     g.add_argument("--host-key-policy", choices=("accept-new", "strict", "ignore"), default=None,
                    help="unknown host keys: accept-new (default, like OpenSSH), strict, ignore")
@@ -54,7 +58,10 @@ def build_parser():
     c.add_argument("--config", metavar="FILE", help="gpudoctor.toml (default: ./gpudoctor.toml, "
                                                    "[tool.gpudoctor] in ./pyproject.toml, /etc/gpudoctor/gpudoctor.toml)")
     c.add_argument("--json", action="store_true", help="print the report as JSON (same as --format json)")
-    c.add_argument("--format", choices=("text", "json"), default=None, help="report format (default text)")
+    c.add_argument("--format", choices=("text", "json", "prometheus", "junit"), default=None,
+                   help="report format (default text); prometheus: a node-exporter textfile; junit: for CI")
+    c.add_argument("--fast", action="store_true", help="the prolog tier: in-process reads only (no probe of another "
+                                                       "interpreter, no nvidia-smi fallback)")
     c.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE instead of stdout")
     c.add_argument("--expected-gpus", type=int, metavar="N", help="GPUs every node must have")
     c.add_argument("--bf16", action="store_true", default=None, help="the job trains in bf16")
@@ -75,6 +82,10 @@ def build_parser():
     ex.add_argument("--json", action="store_true")
     ex.add_argument("--check", action="store_true", help="run the confirming checks on this machine now")
     ex.set_defaults(func=cmd_explain)
+
+    from gpudoctor import slurm
+
+    slurm.add_parser(sub)
     return p
 
 
@@ -114,7 +125,9 @@ def gather_nodes(args, cfg, progress=True):
 
         return ssh.gather(hosts, python=cfg.python or "python3", jobs=args.jobs, timeout=cfg.timeout,
                           ssh_config=args.ssh_config, host_key_policy=args.host_key_policy, progress=progress)
-    return gather.local(python=cfg.python)
+    from gpudoctor import deadline
+
+    return deadline.local_nodes(python=cfg.python, timeout=cfg.timeout, fast=getattr(args, "fast", False))
 
 
 def cmd_check(args):
@@ -144,19 +157,21 @@ def cmd_check(args):
 
 
 def _emit(report, fmt, output):
-    stream = open(output, "w") if output else sys.stdout
-    try:
-        if fmt == "json":
-            from gpudoctor.report import json as json_report
+    import io
 
-            json_report.render(report, stream)
-        else:
-            from gpudoctor.report import text
+    stream = io.StringIO() if output else sys.stdout
+    if fmt in ("json", "prometheus", "junit"):
+        import importlib
 
-            text.render(report, stream, color=None if not output else False)
-    finally:
-        if output:
-            stream.close()
+        importlib.import_module("gpudoctor.report." + fmt).render(report, stream)
+    else:
+        from gpudoctor.report import text
+
+        text.render(report, stream, color=None if not output else False)
+    if output:
+        from gpudoctor.report.atomic import write_atomic
+
+        write_atomic(output, stream.getvalue())
 
 
 def cmd_facts(args):
