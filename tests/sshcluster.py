@@ -74,8 +74,12 @@ class Hang(object):
 class Cluster(object):
     """cluster.add("n1", env={...}, memlock_kib=64); cluster.start(); cluster.ssh_config"""
 
-    def __init__(self, base, subnet=None):
-        self.base = str(base)
+    def __init__(self, base=None, subnet=None):
+        # sshd reads authorized_keys as the node user: every folder on the way must be
+        # traversable by it, which pytest's 0700 tmp folders are not.
+        import tempfile
+
+        self.base = tempfile.mkdtemp(prefix="gpudoctor-cluster-", dir="/tmp")
         self.port = free_port()
         self.subnet = subnet or random.randint(20, 250)  # 127.<subnet>.0.x, apart from other test runs
         self.nodes = {}
@@ -98,12 +102,12 @@ class Cluster(object):
     def addr(self, i):
         return "127.%d.0.%d" % (self.subnet, i + 10)
 
-    def add(self, name, env=None, memlock_kib=None, kind="sshd", home=None):
+    def add(self, name, env=None, memlock_kib=None, kind="sshd", home=None, hostkey=None, authorized=True):
         """kind: sshd (a node), closed (nothing listens), hang (accepts, never speaks),
-        unresolvable (a name that does not resolve)."""
+        unresolvable (a name that does not resolve). authorized=False: our key is not accepted."""
         i = len(self.nodes)
         self.nodes[name] = {"addr": self.addr(i), "env": dict(env or {}), "memlock_kib": memlock_kib, "kind": kind,
-                            "home": home}
+                            "home": home, "hostkey": hostkey, "authorized": authorized}
         return self
 
     def start(self):
@@ -132,9 +136,9 @@ class Cluster(object):
         with open(conf, "w") as f:
             f.write("\n".join([
                 "ListenAddress %s:%d" % (n["addr"], self.port),
-                "HostKey %s" % self.hostkey,
+                "HostKey %s" % (n["hostkey"] or self.hostkey),
                 "PidFile %s/sshd.pid" % d,
-                "AuthorizedKeysFile %s" % self.authorized,
+                "AuthorizedKeysFile %s" % (self.authorized if n["authorized"] else "/dev/null"),
                 "PermitRootLogin prohibit-password",
                 "PasswordAuthentication no",
                 "KbdInteractiveAuthentication no",
@@ -165,6 +169,11 @@ class Cluster(object):
                             os.path.join(self.base, name, "log")).read()))
                     time.sleep(0.05)
 
+    def new_hostkey(self, name):
+        path = os.path.join(self.base, "host_%s_ed25519" % name)
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", path], check=True)
+        return path
+
     def hostfile(self, names=None, slots=None):
         path = os.path.join(self.base, "hostfile")
         with open(path, "w") as f:
@@ -182,3 +191,8 @@ class Cluster(object):
                 p.kill()
         for h in self.hangs:
             h.close()
+        self.hangs = []
+
+    def cleanup(self):
+        self.stop()
+        shutil.rmtree(self.base, ignore_errors=True)

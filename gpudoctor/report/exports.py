@@ -1,0 +1,134 @@
+"""Remediation exports: a sourceable shell snippet computed from every node's facts, each
+line with a comment saying why. `eval "$(gpudoctor exports --hosts FILE)"` works in bash.
+
+Only what the facts support is exported; where the nodes disagree so much that no one
+value fits all (no interface name common to every node), a comment says so instead.
+"""
+
+import shlex
+
+from gpudoctor.nodes import fold
+
+# Interfaces NCCL must never bootstrap over (docker bridges, veth pairs, libvirt, loopback).
+NOT_FOR_NCCL = ("lo", "docker", "veth", "virbr", "br-", "cni", "flannel", "cali", "tun", "tap", "kube")
+
+
+def _ok(facts, name):
+    s = facts.get(name) or {}
+    return s if s.get("status") == "ok" else None
+
+
+def usable_interfaces(facts):
+    """Names of interfaces that are up, carry an IPv4 address, and are not virtual plumbing."""
+    net = _ok(facts, "network")
+    if not net:
+        return None
+    out = []
+    for i in net.get("interfaces") or []:
+        if i["name"].startswith(NOT_FOR_NCCL) or i.get("kind") in ("loopback", "veth", "bridge"):
+            continue
+        if i.get("state") not in ("up", "unknown") or not i.get("ipv4"):
+            continue
+        out.append(i["name"])
+    return out
+
+
+def active_ports(facts):
+    """[(device, port, link_layer, gids)] of ACTIVE RDMA ports; None when unknown."""
+    r = _ok(facts, "rdma")
+    if r is None:
+        return None
+    out = []
+    for d in r.get("devices") or []:
+        for p in d.get("ports") or []:
+            if p.get("state") == "ACTIVE":
+                out.append((d["name"], p["port"], p.get("link_layer"), p.get("gids") or []))
+    return out
+
+
+def _roce_v2_ipv4_index(gids):
+    idx = [g["index"] for g in gids if g.get("type") == "RoCE v2" and g.get("ipv4")]
+    return min(idx) if idx else None
+
+
+def compute(nodes):
+    """[(name, value or None, why)] for every node's facts {host: facts}."""
+    lines = []
+    hosts = sorted(nodes)
+    ifaces = {h: usable_interfaces(f) for h, f in nodes.items()}
+    known = {h: v for h, v in ifaces.items() if v is not None}
+    if known:
+        common = set.intersection(*(set(v) for v in known.values())) if known else set()
+        empty = sorted(h for h, v in known.items() if not v)
+        if common:
+            pick = sorted(common, key=_iface_rank)
+            lines.append(("NCCL_SOCKET_IFNAME", "=" + pick[0],
+                          "%s is up with an IPv4 address on all %d nodes (%s); never lo or docker" % (
+                              pick[0], len(known), fold(known))))
+        elif not empty:
+            prefixes = sorted({_prefix(n) for v in known.values() for n in v})
+            lines.append(("NCCL_SOCKET_IFNAME", ",".join(prefixes),
+                          "no interface name is common to all nodes; these prefixes cover one usable interface "
+                          "on each (%s)" % "; ".join("%s: %s" % (h, ",".join(v)) for h, v in sorted(known.items()))))
+        else:
+            lines.append(("NCCL_SOCKET_IFNAME", None, "no usable interface (up, with IPv4, not lo/docker) on %s"
+                          % fold(empty)))
+    ports = {h: active_ports(f) for h, f in nodes.items()}
+    pk = {h: v for h, v in ports.items() if v is not None}
+    if pk:
+        without = sorted(h for h, v in pk.items() if not v)
+        has_devices = any(((_ok(f, "rdma") or {}).get("devices")) for f in nodes.values())
+        if without and has_devices:
+            lines.append(("NCCL_IB_DISABLE", "1", "no ACTIVE RDMA port on %s: NCCL over IB would fail there; "
+                          "sockets everywhere until it is fixed" % fold(without)))
+        elif not without:
+            common = set.intersection(*({"%s:%s" % (d, p) for d, p, _, _ in v} for v in pk.values()))
+            if common:
+                lines.append(("NCCL_IB_HCA", "=" + ",".join(sorted(common)),
+                              "ACTIVE on every node (%s)" % fold(pk)))
+            roce = [[_roce_v2_ipv4_index(g) for d, p, ll, g in v if ll == "Ethernet"] for v in pk.values()]
+            if all(roce) and all(r and r[0] is not None for r in roce):
+                idx = {r[0] for r in roce}
+                if len(idx) == 1:
+                    lines.append(("NCCL_IB_GID_INDEX", str(idx.pop()), "the RoCE v2 GID with an IPv4 address, "
+                                  "the same index on every node"))
+                else:
+                    lines.append(("NCCL_IB_GID_INDEX", None, "the RoCE v2 IPv4 GID index differs between nodes "
+                                  "(%s); set it per node" % ", ".join(sorted(map(str, idx)))))
+    return lines
+
+
+def _iface_rank(name):
+    for i, p in enumerate(("bond", "ib", "ens", "enp", "eth", "eno")):
+        if name.startswith(p):
+            return (i, name)
+    return (9, name)
+
+
+def _prefix(name):
+    return name.rstrip("0123456789") or name
+
+
+def from_findings(findings):
+    """Exports that checks attached to their findings (cuda.libs' LD_LIBRARY_PATH, ...)."""
+    out = {}
+    for f in findings:
+        for name, value in (f.exports or {}).items():
+            out.setdefault(name, (value, "%s: %s" % (f.check, f.message[:160])))
+    return out
+
+
+def render(lines, extra=None):
+    """The snippet. `extra` adds exports found by checks (e.g. cuda.libs' LD_LIBRARY_PATH)."""
+    out = ["# gpudoctor exports: computed from the nodes' facts; eval \"$(gpudoctor exports ...)\""]
+    for name, value, why in lines:
+        out.append("# %s" % why)
+        out.append(("export %s=%s" % (name, shlex.quote(value))) if value is not None else "# (%s: no value fits)"
+                   % name)
+    computed = {name for name, _, _ in lines}
+    for name, (value, why) in sorted((extra or {}).items()):
+        if name in computed:
+            continue
+        out.append("# %s" % why)
+        out.append("export %s=%s" % (name, shlex.quote(value)))
+    return "\n".join(out) + "\n"

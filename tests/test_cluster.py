@@ -1,0 +1,220 @@
+"""Cluster mode against real sshd processes on 127.0.0.x (tests/sshcluster.py)."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+import sshcluster
+
+pytestmark = pytest.mark.skipif(not sshcluster.available() and not os.environ.get("CI"),
+                                reason="needs root and openssh-server (tests/run.sh installs it)")
+
+GD = [sys.executable, "-m", "gpudoctor"]
+
+
+def gd(cluster, *args, timeout=120):
+    p = subprocess.run(GD + list(args) + ["--ssh-config", cluster.ssh_config], capture_output=True, text=True,
+                       timeout=timeout, cwd=cluster.base)
+    return p.returncode, p.stdout, p.stderr
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    c = sshcluster.Cluster()
+    base = c.base
+    import pathlib
+
+    base = pathlib.Path(base)
+    homes = {}
+    for name in ("n1", "n2", "n3", "n4"):
+        h = base / ("home-" + name)
+        h.mkdir()
+        h.chmod(0o755)
+        (h / "train.py").write_text("print('train')\n" if name != "n3" else "print('train v2')\n")
+        homes[name] = str(h)
+    os.chmod(homes["n4"], 0o777)  # sshd's StrictModes would refuse keys here
+    garbage = base / "garbage-bin"
+    garbage.mkdir()
+    (garbage / "python3").write_text("#!/bin/sh\necho 'Welcome to the cluster! Please read the rules.'\n")
+    (garbage / "python3").chmod(0o755)
+    path = "/usr/local/bin:/usr/bin:/bin"
+    common = {"NCCL_IB_DISABLE": "0", "PATH": path, "API_TOKEN": "tok-s3cret-value"}
+    c.add("n1", env=dict(common, NCCL_SOCKET_IFNAME="eth0", HOME=homes["n1"]))
+    c.add("n2", env=dict(common, NCCL_SOCKET_IFNAME="eth0", HOME=homes["n2"]))
+    c.add("n3", env=dict(common, NCCL_SOCKET_IFNAME="eth0", HOME=homes["n3"]), memlock_kib=64)
+    c.add("n4", env=dict(common, NCCL_SOCKET_IFNAME="docker0", HOME=homes["n4"], API_TOKEN="other-secret"))
+    c.add("closed", kind="closed")
+    c.add("hang", kind="hang")
+    c.add("nopython", env={"PATH": "/nonexistent"})
+    c.add("garbage", env={"PATH": str(garbage)})
+    c.add("noauth", authorized=False)
+    c.add("ghost", kind="unresolvable")
+    c.start()
+    yield c
+    c.cleanup()
+
+
+@pytest.fixture(scope="module")
+def report(cluster):
+    rc, out, err = gd(cluster, "check", "--hosts", cluster.hostfile(), "--json", "--timeout", "4",
+                      "--same", "~/train.py")
+    return rc, json.loads(out), err
+
+
+def test_failing_nodes_are_classified_and_do_not_stop_the_others(report):
+    rc, doc, err = report
+    kinds = {n["host"]: (n["reachable"], n["error_kind"]) for n in doc["nodes"]}
+    assert kinds == {
+        "n1": (True, None), "n2": (True, None), "n3": (True, None), "n4": (True, None),
+        "closed": (False, "refused"), "hang": (False, "timeout"), "nopython": (False, "python-missing"),
+        "garbage": (False, "garbage"), "noauth": (False, "auth"), "ghost": (False, "resolve"),
+    }
+    assert rc == 1 and doc["summary"]["nodes_unreachable"] == 6
+    assert [n["host"] for n in doc["nodes"]] == ["n1", "n2", "n3", "n4", "closed", "hang", "nopython", "garbage",
+                                                 "noauth", "ghost"]  # hostfile order
+
+
+def _findings(doc, check):
+    return [f for f in doc["findings"] if f["check"] == check]
+
+
+def test_env_drift_names_the_odd_node(report):
+    _, doc, _ = report
+    (f,) = [f for f in _findings(doc, "env.parity") if "NCCL_SOCKET_IFNAME" in f["message"]]
+    assert f["hosts"] == ["n4"] and f["severity"] == "error"
+    assert "docker0" in f["message"] and "n[1-3] (3): eth0" in f["message"]
+    assert f["exports"] == {"NCCL_SOCKET_IFNAME": "eth0"}
+
+
+def test_secrets_are_compared_by_hash_never_shown(report, cluster):
+    _, doc, _ = report
+    text = json.dumps(doc)
+    assert "tok-s3cret-value" not in text and "other-secret" not in text
+    (f,) = [f for f in _findings(doc, "env.parity") if "API_TOKEN" in f["message"]]
+    assert f["hosts"] == ["n4"] and "value#" in f["message"]
+
+
+def test_per_node_limits_and_homes(report):
+    _, doc, _ = report
+    mem = [f for f in _findings(doc, "limits.memlock") if "64.0 KiB" in f["message"]]
+    assert [f["hosts"] for f in mem] == [["n3"]]
+    perms = _findings(doc, "ssh.permissions")
+    assert [f["hosts"] for f in perms] == [["n4"]] and perms[0]["fix"].startswith("chmod go-w ")
+
+
+def test_files_parity_names_the_node_with_other_code(report):
+    _, doc, _ = report
+    (f,) = _findings(doc, "files.parity")
+    assert f["hosts"] == ["n3"] and "~/train.py" in f["message"]
+
+
+def test_host_resolution_reports_unresolvable_names(report):
+    _, doc, _ = report
+    msgs = [f["message"] for f in _findings(doc, "hosts.resolution")]
+    assert any("do not resolve on n[1-4]" in m for m in msgs), msgs
+
+
+def test_text_report_folds_node_sets(cluster):
+    rc, out, _ = gd(cluster, "check", "--hosts", cluster.hostfile(["n1", "n2", "n3", "n4"]), "--select", "env")
+    assert rc == 1
+    assert "FAIL env.parity" in out and "[n4]" in out
+    assert "gpudoctor: 4 nodes (n[1-4])" in out
+
+
+def test_exports_are_sourceable_and_right(cluster):
+    rc, out, err = gd(cluster, "exports", "--hosts", cluster.hostfile(["n1", "n2", "n3", "n4"]))
+    assert rc == 0, err
+    script = out + '\necho "IFNAME=$NCCL_SOCKET_IFNAME"\n'
+    got = subprocess.run(["bash", "-c", 'eval "$(cat)"'], input=script, capture_output=True, text=True)
+    assert got.returncode == 0, got.stderr
+    ifname = [l for l in got.stdout.splitlines() if l.startswith("IFNAME=")][0].split("=", 1)[1]
+    # The nodes share this machine's interfaces: the one up with an IPv4 address that is not lo/docker.
+    from gpudoctor.collector import Context, collect
+    from gpudoctor.report.exports import usable_interfaces
+
+    mine = usable_interfaces(collect(Context(), only={"network"}))
+    assert mine and ifname.lstrip("=") in mine and not ifname.lstrip("=").startswith(("lo", "docker"))
+
+
+def test_facts_saved_then_checked_offline(cluster, tmp_path):
+    out_dir = tmp_path / "facts"
+    rc, _, err = gd(cluster, "facts", "--hosts", cluster.hostfile(["n1", "n4", "closed"]), "-o", str(out_dir),
+                    "--timeout", "4")
+    assert rc == 1 and "1 unreachable" in err
+    assert sorted(os.listdir(out_dir)) == ["closed.json", "n1.json", "n4.json"]
+    p = subprocess.run(GD + ["check", "--facts", str(out_dir), "--json", "--select", "env"], capture_output=True,
+                       text=True)
+    doc = json.loads(p.stdout)
+    assert {n["host"]: n["error_kind"] for n in doc["nodes"]} == {"closed": "refused", "n1": None, "n4": None}
+    assert any(f["check"] == "env.parity" for f in doc["findings"]) and p.returncode == 1
+
+
+def test_changed_host_key_is_refused():
+    c = sshcluster.Cluster()
+    c.add("a").add("b")
+    c.start()
+    try:
+        rc, out, _ = gd(c, "check", "--hosts", c.hostfile(), "--json", "--select", "shm")
+        assert rc == 0, out
+        known = open(c.known_hosts).read()
+        assert known.count("ssh-ed25519") == 2  # accept-new recorded both
+        c.stop()
+        c.nodes["b"]["hostkey"] = c.new_hostkey("b")  # b was "reinstalled"
+        c.procs = []
+        c.start()
+        rc, out, _ = gd(c, "check", "--hosts", c.hostfile(), "--json", "--select", "shm")
+        doc = json.loads(out)
+        kinds = {n["host"]: n["error_kind"] for n in doc["nodes"]}
+        assert kinds == {"a": None, "b": "hostkey"} and rc == 1
+        assert open(c.known_hosts).read() == known  # never silently replaced
+        rc, out, _ = gd(c, "check", "--hosts", c.hostfile(["a"]), "--json", "--host-key-policy", "strict",
+                        "--select", "shm")
+        assert rc == 0
+    finally:
+        c.cleanup()
+
+
+def test_ctrl_c_prints_the_partial_report(cluster):
+    p = subprocess.Popen(GD + ["check", "--hosts", cluster.hostfile(["n1", "n2", "hang"]), "--json", "--timeout",
+                               "60", "--ssh-config", cluster.ssh_config], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, cwd=cluster.base)
+    time.sleep(4)  # n1 and n2 answer within a second or two; hang never does
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=30)
+    assert p.returncode == 130, err
+    doc = json.loads(out)
+    assert sorted(n["host"] for n in doc["nodes"]) == ["n1", "n2"]
+    assert "interrupted" in err
+
+
+@pytest.mark.parametrize("content,needle", [
+    ("gpu1 slots=eight\n", "hostfile:1: slots='eight' is not a number"),
+    ("# nodes\n\ngpu1 slots=8\ngpu2 cores=8\n", "hostfile:4:"),
+    ("gpu1:x\n", "the count after ':' must be a number"),
+    ("\n# only comments\n", "names no host"),
+])
+def test_malformed_hostfile_is_exit_2_naming_file_and_line(tmp_path, content, needle):
+    hf = tmp_path / "hostfile"
+    hf.write_text(content)
+    p = subprocess.run(GD + ["check", "--hosts", str(hf)], capture_output=True, text=True, cwd=str(tmp_path))
+    assert p.returncode == 2 and needle in p.stderr and len(p.stderr.strip().splitlines()) == 1
+
+
+def test_hostfile_formats():
+    from gpudoctor.inventory import parse_hostfile
+
+    text = "# deepspeed\nhuaweiyun1 slots=8\n\nhost2 slots=8 max_slots=8  # mpi\ngpu3:4\nplain4\ngpu[05-06] slots=2\n"
+    got = [(h.name, h.slots) for h in parse_hostfile(text)]
+    assert got == [("huaweiyun1", 8), ("host2", 8), ("gpu3", 4), ("plain4", None), ("gpu05", 2), ("gpu06", 2)]
+
+
+def test_slurm_nodelist_is_the_default_inside_an_allocation_not_in_a_prolog():
+    from gpudoctor.inventory import resolve
+
+    assert [h.name for h in resolve(environ={"SLURM_JOB_NODELIST": "gpu[01-03]"})] == ["gpu01", "gpu02", "gpu03"]
+    assert resolve(environ={"SLURM_JOB_NODELIST": "gpu[01-03]", "SLURM_SCRIPT_CONTEXT": "prolog_slurmd"}) == []
