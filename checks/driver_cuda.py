@@ -7,6 +7,8 @@ from gpudoctor import data
 from gpudoctor.registry import Finding, check
 from gpudoctor.versions import major_minor, vtuple
 
+from ._gpu import cc_tuple, gpu_list
+
 
 def _table():
     t = data.load("cuda_driver")
@@ -54,9 +56,17 @@ def _wants(facts):
 
 @check("driver.cuda", title="the NVIDIA driver supports the CUDA of torch and of the toolkit", needs=("gpu",))
 def driver_cuda(facts, config):
-    driver = facts["gpu"].get("driver_version")
-    if not driver:
+    kernel_driver = facts["gpu"].get("driver_version")
+    if not kernel_driver:
         return
+    driver = kernel_driver
+    compat_findings, compat = _forward_compat(facts, kernel_driver)
+    for f in compat_findings:
+        yield f
+    if compat:  # libcuda from cuda-compat is what CUDA will load: judge the CUDA needs against it
+        driver = compat["version"]
+    for f in _dropped_archs(facts):
+        yield f
     for label, cuda in _wants(facts):
         floor, full = requirement(cuda)
         if not floor:
@@ -68,6 +78,9 @@ def driver_cuda(facts, config):
                "pip install torch --index-url https://download.pytorch.org/whl/cu%s)"
                % (newest, driver, newest.replace(".", ""))) if newest else ""
         if vtuple(driver) < vtuple(floor):
+            fc = _compat_offer(facts, full)
+            if fc:
+                alt += "; or forward compatibility (data-center GPUs): export LD_LIBRARY_PATH=%s" % fc
             yield Finding.error(
                 "driver %s is too old for %s: needs >= %s (\"CUDA driver version is insufficient for CUDA "
                 "runtime version\")" % (driver, label, floor),
@@ -78,6 +91,89 @@ def driver_cuda(facts, config):
                 "driver %s runs %s only through minor-version compatibility (no PTX JIT, newer APIs fail)"
                 % (driver, label), observed="driver %s" % driver, expected=">= %s" % full,
                 fix="upgrade the NVIDIA driver to >= %s for full CUDA %s support" % (full, cuda))
+
+
+def _datacenter(facts):
+    """Forward compatibility runs on data-center GPUs (and some NGC-ready RTX), not GeForce/TITAN
+    (compat.md 1d); the name is the only cheap hint."""
+    names = [g.get("name") or "" for g in gpu_list(facts)]
+    return not any("GeForce" in n or "TITAN" in n for n in names)
+
+
+def _forward_compat(facts, kernel_driver):
+    """Findings about a cuda-compat libcuda on LD_LIBRARY_PATH, and the one CUDA will load."""
+    cuda = facts.get("cuda") or {}
+    if cuda.get("status") != "ok":
+        return [], None
+    active = sorted((c for c in cuda.get("compat") or () if c.get("on_ld_library_path")),
+                    key=lambda c: c.get("ld_library_path_index") or 0)
+    if not active:
+        return [], None
+    c = active[0]
+    ldlp = cuda.get("ld_library_path") or ""
+    cleaned = ":".join(d for d in ldlp.split(":") if d and d.rstrip("/") != c["dir"])
+    cv, kv = vtuple(c["version"]), vtuple(kernel_driver)
+    if cv < kv:
+        return [Finding.error(
+            "LD_LIBRARY_PATH puts %s/libcuda.so.%s (cuda-compat) before the driver's own libcuda.so.%s: an older "
+            "user-mode driver over a newer kernel module fails with CUDA error 803 \"system has unsupported display "
+            "driver / cuda driver combination\"" % (c["dir"], c["version"], kernel_driver),
+            observed="libcuda %s over kernel module %s" % (c["version"], kernel_driver),
+            expected="libcuda %s (the driver's own) or a cuda-compat newer than it" % kernel_driver,
+            fix="export LD_LIBRARY_PATH=%s   (the driver %s is newer than this compat package: it is not needed)"
+                % (cleaned or '""', kernel_driver),
+            exports={"LD_LIBRARY_PATH": cleaned})], None
+    if cv > kv and not _datacenter(facts):
+        return [Finding.error(
+            "forward compatibility (cuda-compat %s in %s) is active on a GPU that does not support it: CUDA error 804 "
+            "\"forward compatibility was attempted on non supported HW\"" % (c["version"], c["dir"]),
+            observed="cuda-compat %s, GPUs: %s" % (c["version"], ", ".join(sorted(set(
+                g.get("name") or "?" for g in gpu_list(facts))))),
+            expected="a data-center GPU, or no cuda-compat on LD_LIBRARY_PATH",
+            fix="export LD_LIBRARY_PATH=%s and upgrade the driver instead" % (cleaned or '""'),
+            exports={"LD_LIBRARY_PATH": cleaned})], None
+    if cv > kv:
+        return [Finding.info("forward compatibility active: cuda-compat libcuda %s (%s) over kernel driver %s"
+                             % (c["version"], c["dir"], kernel_driver))], c
+    return [], None
+
+
+def _compat_offer(facts, need):
+    """An installed cuda-compat new enough for `need`, as the LD_LIBRARY_PATH to export."""
+    cuda = facts.get("cuda") or {}
+    if cuda.get("status") != "ok" or not _datacenter(facts):
+        return None
+    ok = [c for c in cuda.get("compat") or ()  # cuda-compat packages only, not the driver's own libcuda
+          if c["dir"].rstrip("/").endswith("/compat") and vtuple(c["version"]) >= vtuple(need)]
+    if not ok:
+        return None
+    best = max(ok, key=lambda c: vtuple(c["version"]))
+    rest = [d for d in (cuda.get("ld_library_path") or "").split(":") if d and d != best["dir"]]
+    return ":".join([best["dir"]] + rest)
+
+
+def _dropped_archs(facts):
+    """GPUs older than what a CUDA major still supports (Kepler gone in 12.0; Maxwell,
+    Pascal, Volta gone in 13.0: compat.md section 2a)."""
+    t = data.load("cuda_driver")
+    gpus = gpu_list(facts)
+    for label, cuda in _wants(facts):
+        major = str((major_minor(cuda) or (0,))[0])
+        floor = t["min_compute_capability"].get(major)
+        if not floor:
+            continue
+        low = [g for g in gpus if cc_tuple(g.get("compute_capability")) and
+               cc_tuple(g.get("compute_capability")) < cc_tuple(floor)]
+        if not low:
+            continue
+        names = ", ".join("%s (cc %s)" % (g.get("name"), g.get("compute_capability")) for g in low)
+        last = t["last_toolkit_for_dropped"].get(major)
+        yield Finding.error(
+            "%s cannot run on %s: CUDA %s.x dropped %s (it needs compute capability >= %s)"
+            % (label, names, major, t["dropped_architectures"].get(major, "these GPUs"), floor),
+            observed=names, expected="compute capability >= %s for CUDA %s" % (floor, major),
+            fix="use CUDA <= %s on these GPUs: for torch, pip install torch --index-url "
+                "https://download.pytorch.org/whl/%s" % (last, "cu126" if major == "13" else "cu118"))
 
 
 @check("driver.mismatch", title="the driver's kernel module matches its user-space library (NVML)", needs=("gpu",))

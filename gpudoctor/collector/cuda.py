@@ -32,6 +32,21 @@ def toolkit_version(ctx, prefix):
     return None
 
 
+def find_compat(ctx):
+    """cuda-compat user-mode drivers (libcuda.so.<driver version>) in /usr/local/cuda*/compat
+    and on LD_LIBRARY_PATH (compat.md section 1d: forward compatibility)."""
+    ldlp = [d.rstrip("/") for d in ctx.env.get("LD_LIBRARY_PATH", "").split(":") if d]
+    dirs = ["/usr/local/%s/compat" % n for n in ctx.listdir("/usr/local") if n == "cuda" or n.startswith("cuda-")]
+    found = []
+    for d in dirs + [d for d in ldlp if d not in dirs]:
+        for name in ctx.listdir(d):
+            m = re.match(r"^libcuda\.so\.(\d+\.\d+(?:\.\d+)?)$", name)
+            if m:
+                found.append({"dir": d, "version": m.group(1), "on_ld_library_path": d in ldlp,
+                              "ld_library_path_index": ldlp.index(d) if d in ldlp else None})
+    return found
+
+
 @section("cuda")
 def cuda(ctx):
     toolkits = []
@@ -49,5 +64,7 @@ def cuda(ctx):
         if nvcc_version is None:
             rc, out = ctx.run([nvcc, "--version"])
             nvcc_version = parse_nvcc_version(out) if rc == 0 else None
-    return {"nvcc": nvcc, "nvcc_version": nvcc_version, "toolkits": toolkits,
-            "cuda_home": ctx.env.get("CUDA_HOME") or ctx.env.get("CUDA_PATH")}
+    cuda_home = ctx.env.get("CUDA_HOME") or ctx.env.get("CUDA_PATH")
+    return {"nvcc": nvcc, "nvcc_version": nvcc_version, "toolkits": toolkits, "cuda_home": cuda_home,
+            "cuda_home_version": toolkit_version(ctx, cuda_home.rstrip("/")) if cuda_home else None,
+            "compat": find_compat(ctx), "ld_library_path": ctx.env.get("LD_LIBRARY_PATH")}

@@ -129,6 +129,65 @@ def parse_nvidia_smi_csv(text):
     return gpus
 
 
+# "NVRM: Xid (PCI:0000:10:1c): 63, pid=1896, ..."; old drivers print "(0000:01:00)" (compat.md section 5)
+_XID_RE = re.compile(r"NVRM: Xid \((?:PCI:)?([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.\d)?)\): (\d+)(.*)")
+
+
+def parse_xids(text, limit=100):
+    """Kernel log text -> [{'bus_id', 'xid', 'detail'}], the newest `limit` lines."""
+    out = []
+    for line in (text or "").splitlines():
+        m = _XID_RE.search(line)
+        if m:
+            out.append({"bus_id": m.group(1).lower(), "xid": int(m.group(2)),
+                        "detail": m.group(3).lstrip(", ").strip()[:200]})
+    return out[-limit:]
+
+
+def read_kernel_log(ctx):
+    """(source, text) of the kernel log; (None, reason) when it cannot be read (dmesg_restrict
+    needs CAP_SYSLOG; containers often hide it)."""
+    rc, out = ctx.run(["dmesg"], timeout=5)
+    if rc == 0 and out.strip():
+        return "dmesg", out
+    for p in ("/var/log/kern.log", "/var/log/messages", "/var/log/syslog"):
+        st = ctx.stat(p)
+        if st is None:
+            continue
+        try:
+            with open(ctx.path(p), "rb") as f:  # the tail: Xids of this boot are at the end
+                f.seek(max(0, st.st_size - (4 << 20)))
+                return p, f.read().decode("utf-8", "replace")
+        except (OSError, IOError):
+            continue
+    return None, ("dmesg failed (rc=%s: %s)" % (rc, out.strip()[:120])) if rc is not None else "no dmesg"
+
+
+def parse_remapped_rows_csv(text):
+    """nvidia-smi --query-remapped-rows=gpu_bus_id,remapped_rows.uncorrectable,remapped_rows.pending,
+    remapped_rows.failure --format=csv,noheader -> {bus_id: {...}}."""
+    out = {}
+    for line in (text or "").splitlines():
+        f = [x.strip() for x in line.split(",")]
+        if len(f) != 4 or not re.match(r"^[0-9a-fA-F]+:", f[0]):
+            continue
+        out[f[0].lower()] = {"remapped_rows_uncorrectable": int(f[1]) if f[1].isdigit() else None,
+                             "remapped_rows_pending": {"Yes": True, "No": False}.get(f[2]),
+                             "remapped_rows_failure": {"Yes": True, "No": False}.get(f[3])}
+    return out
+
+
+def parse_compute_apps_csv(text):
+    """nvidia-smi --query-compute-apps=gpu_bus_id,pid,used_memory --format=csv,noheader,nounits."""
+    out = {}
+    for line in (text or "").splitlines():
+        f = [x.strip() for x in line.split(",")]
+        if len(f) != 3 or not f[1].isdigit():
+            continue
+        out.setdefault(f[0].lower(), []).append({"pid": int(f[1]), "used_mib": int(f[2]) if f[2].isdigit() else None})
+    return out
+
+
 @section("gpu")
 def gpu(ctx):
     version_text = ctx.read("/proc/driver/nvidia/version")
@@ -160,8 +219,22 @@ def gpu(ctx):
         if rc == 0:
             gpus = parse_nvidia_smi_csv(text)
             out["gpus_source"] = "nvidia-smi"
+            rc2, text2 = ctx.run(["nvidia-smi", "--query-remapped-rows=gpu_bus_id,remapped_rows.uncorrectable,"
+                                  "remapped_rows.pending,remapped_rows.failure", "--format=csv,noheader"], timeout=15)
+            remap = parse_remapped_rows_csv(text2) if rc2 == 0 else {}
+            rc3, text3 = ctx.run(["nvidia-smi", "--query-compute-apps=gpu_bus_id,pid,used_memory",
+                                  "--format=csv,noheader,nounits"], timeout=15)
+            apps = parse_compute_apps_csv(text3) if rc3 == 0 else None
+            for g in gpus:
+                g.update(remap.get(g["bus_id"], {}))
+                if apps is not None:
+                    g["processes"] = apps.get(g["bus_id"], [])
         elif rc is not None:
             out["nvidia_smi_error"] = text.strip()[:500]
     out["gpus"] = gpus
     out.setdefault("gpus_source", "nvml" if gpus is not None else "proc")
+    source, log = read_kernel_log(ctx)
+    out["kernel_log"] = {"source": source, "readable": source is not None,
+                         "reason": None if source else log}
+    out["xids"] = parse_xids(log) if source else None
     return out

@@ -4,10 +4,158 @@ files; torch is never imported here (it costs seconds and may touch the GPU)."""
 import json
 import os
 import re
+import struct
 import subprocess
 import sys
 
 from .base import Unsupported, section
+
+# ---- ELF reading ----------------------------------------------------------------------
+# Just enough ELF reading to answer "which libcublas will torch really load" and "which
+# GPU archs was torch built for" without importing torch or running ldd (ldd maps every
+# library: 0.26 s for libtorch_cuda.so on an H100 node, more than gpudoctor's whole
+# local budget). ELF64 little-endian only (x86-64, aarch64); anything else returns None.
+#
+# Search order emulated (ld.so(8), glibc elf/dl-load.c):
+#   DT_RPATH of the loading object (only when it has no DT_RUNPATH), LD_LIBRARY_PATH,
+#   DT_RUNPATH, /etc/ld.so.cache, then /lib and /usr/lib (lib64 on 64-bit RPM systems).
+# torch 2.11's libtorch_cuda.so carries DT_RPATH $ORIGIN/../../nvidia/*/lib (read with
+# readelf -d on an H100 node, fixtures/recorded/), so LD_LIBRARY_PATH cannot override its
+# direct dependencies; older wheels and conda builds use DT_RUNPATH or none, and there
+# LD_LIBRARY_PATH wins (the libcublas.so.11 "version ... not defined" failure of seed 003).
+
+
+
+DT_NEEDED, DT_RPATH, DT_RUNPATH = 1, 15, 29
+SHT_DYNAMIC = 6
+
+
+def _sections(f):
+    """[(name, type, offset, size, link)] of an ELF64 LE file, or None."""
+    head = f.read(64)
+    if len(head) < 64 or head[:4] != b"\x7fELF" or head[4] != 2 or head[5] != 1:
+        return None
+    shoff, = struct.unpack_from("<Q", head, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", head, 0x3A)
+    if not shoff or shentsize < 64 or not shnum:
+        return None
+    f.seek(shoff)
+    raw = f.read(shentsize * shnum)
+    secs = []
+    for i in range(shnum):
+        name, typ, _flags, _addr, off, size, link = struct.unpack_from("<IIQQQQI", raw, i * shentsize)
+        secs.append([name, typ, off, size, link])
+    if shstrndx >= len(secs):
+        return None
+    f.seek(secs[shstrndx][2])
+    names = f.read(secs[shstrndx][3])
+    for s in secs:
+        end = names.find(b"\x00", s[0])
+        s[0] = names[s[0]:end].decode("ascii", "replace")
+    return [tuple(s) for s in secs]
+
+
+def read_section(path, name, limit=256 << 20):
+    """Bytes of one section (e.g. '.rodata'), or None."""
+    try:
+        with open(path, "rb") as f:
+            secs = _sections(f)
+            for sname, _t, off, size, _l in secs or ():
+                if sname == name:
+                    f.seek(off)
+                    return f.read(min(size, limit))
+    except (OSError, IOError, struct.error):
+        return None
+    return None
+
+
+def dynamic(path):
+    """{'needed': [...], 'rpath': [...], 'runpath': [...]} of an ELF64 LE shared object, or None."""
+    try:
+        with open(path, "rb") as f:
+            secs = _sections(f)
+            if not secs:
+                return None
+            dyn = [s for s in secs if s[1] == SHT_DYNAMIC]
+            if not dyn:
+                return {"needed": [], "rpath": [], "runpath": []}
+            _n, _t, off, size, link = dyn[0]
+            f.seek(off)
+            raw = f.read(size)
+            f.seek(secs[link][2])
+            strtab = f.read(secs[link][3])
+    except (OSError, IOError, struct.error, IndexError):
+        return None
+
+    def s(i):
+        return strtab[i:strtab.find(b"\x00", i)].decode("utf-8", "replace")
+
+    out = {"needed": [], "rpath": [], "runpath": []}
+    for i in range(0, len(raw) - 15, 16):
+        tag, val = struct.unpack_from("<qQ", raw, i)
+        if tag == 0:
+            break
+        if tag == DT_NEEDED:
+            out["needed"].append(s(val))
+        elif tag == DT_RPATH:
+            out["rpath"].extend(p for p in s(val).split(":") if p)
+        elif tag == DT_RUNPATH:
+            out["runpath"].extend(p for p in s(val).split(":") if p)
+    return out
+
+
+def parse_ldconfig_p(text):
+    """`ldconfig -p` -> {soname: [paths]} for 64-bit entries, cache order kept."""
+    out = {}
+    for line in (text or "").splitlines():
+        m = re.match(r"^\s+(\S+)\s+\(([^)]*)\)\s+=>\s+(\S+)", line)
+        if not m:
+            continue
+        flags = m.group(2)
+        if "64" not in flags and "AArch64" not in flags:  # 32-bit libc6 entries
+            continue
+        out.setdefault(m.group(1), []).append(m.group(3))
+    return out
+
+
+def parse_ldd(text):
+    """`ldd` output -> {soname: path or None ('not found')}."""
+    out = {}
+    for line in (text or "").splitlines():
+        m = re.match(r"^\s*(\S+)\s+=>\s+(not found|\S+)", line)
+        if m:
+            out[m.group(1)] = None if m.group(2) == "not found" else m.group(2)
+    return out
+
+
+def expand_origin(dirs, origin):
+    return [d.replace("${ORIGIN}", origin).replace("$ORIGIN", origin) for d in dirs]
+
+
+def resolve(name, origin, dyn, ld_library_path, ld_cache, exists=os.path.exists):
+    """Where the dynamic loader finds `name` for an object in `origin` with dynamic info
+    `dyn`: (path, how) with how in rpath, LD_LIBRARY_PATH, runpath, ld.so.cache, default;
+    (None, None) when nowhere."""
+    search = []
+    if not dyn.get("runpath"):
+        search += [(d, "rpath") for d in expand_origin(dyn.get("rpath") or [], origin)]
+    search += [(d, "LD_LIBRARY_PATH") for d in (ld_library_path or "").split(":") if d]
+    search += [(d, "runpath") for d in expand_origin(dyn.get("runpath") or [], origin)]
+    for d, how in search:
+        p = os.path.join(d, name)
+        if exists(p):
+            return os.path.normpath(p), how
+    for p in ld_cache.get(name, []):
+        if exists(p):
+            return p, "ld.so.cache"
+    for d in ("/lib64", "/usr/lib64", "/lib", "/usr/lib"):
+        p = os.path.join(d, name)
+        if exists(p):
+            return p, "default"
+    return None, None
+
+
+# ---- the Python environment ------------------------------------------------------------
 
 # Distributions whose versions matter to multi-node training (lower-case, '-' form).
 PACKAGES = ("torch", "deepspeed", "accelerate", "transformers", "horovod", "triton", "numpy", "pynvml",
@@ -55,13 +203,214 @@ def scan_site(paths):
     return found
 
 
-def probe_here():
+# torch's CUDA libraries that the cuda.libs check follows, and the wheel each comes from
+# (cu13 wheels drop the -cuXX suffix: nvidia-cublas, nvidia-cuda-runtime).
+CUDA_LIBS = (("libcublas", ("nvidia-cublas", "nvidia-cublas-cu12", "nvidia-cublas-cu11")),
+             ("libcublasLt", ("nvidia-cublas", "nvidia-cublas-cu12", "nvidia-cublas-cu11")),
+             ("libcudart", ("nvidia-cuda-runtime", "nvidia-cuda-runtime-cu12", "nvidia-cuda-runtime-cu11")),
+             ("libcudnn", ("nvidia-cudnn-cu13", "nvidia-cudnn-cu12", "nvidia-cudnn-cu11")),
+             ("libnccl", ("nvidia-nccl-cu13", "nvidia-nccl-cu12", "nvidia-nccl-cu11")))
+
+# "NCCL version 2.28.9+cuda13.0": NVIDIA/nccl src/init.cc VERSION_STRING, kept so that
+# `strings` reveals the version (compat.md section 4)
+_NCCL_RE = re.compile(br"NCCL version (\d+\.\d+\.\d+)([^+\x00]*)\+cuda(\d+\.\d+)")
+# torch._C._cuda_getArchFlags(): "sm_75 sm_80 sm_86 sm_90 sm_100 sm_120" in libtorch_python.so's .rodata
+_ARCH_RE = re.compile(br"sm_\d+[af]?(?: (?:sm|compute)_\d+[af]?)*\x00")
+
+
+def scan_arch_list(libtorch_python):
+    """torch.cuda.get_arch_list() without importing torch: the NUL-terminated arch string
+    in .rodata of libtorch_python.so (a whole-file scan took 0.21 s on an H100 node)."""
+    data = read_section(libtorch_python, ".rodata")
+    if not data:
+        return None
+    best = None
+    for m in _ARCH_RE.finditer(data):
+        if m.start() > 0 and data[m.start() - 1:m.start()] != b"\x00":
+            continue
+        text = m.group(0)[:-1].decode("ascii")
+        if best is None or len(text) > len(best):
+            best = text
+    return best.split() if best else None
+
+
+def scan_nccl_version(path):
+    """'NCCL version 2.28.9+cuda13.0' from a libnccl.so, without loading it."""
+    data = read_section(path, ".rodata")
+    if data is None:
+        try:
+            with open(path, "rb") as f:
+                data = f.read(64 << 20)
+        except (OSError, IOError):
+            return None
+    m = _NCCL_RE.search(data)
+    if not m:
+        return None
+    return {"version": m.group(1).decode() + m.group(2).decode("ascii", "replace"),
+            "cuda": m.group(3).decode(), "string": m.group(0).decode("ascii", "replace")}
+
+
+def _run(argv, env=None, timeout=10):
+    try:
+        p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                             env=env)
+    except (OSError, IOError):
+        return None, ""
+    try:
+        out, _ = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        return -9, ""
+    return p.returncode, out.decode("utf-8", "replace")
+
+
+def _ldconfig_cache():
+    for exe in ("/sbin/ldconfig", "/usr/sbin/ldconfig", "/sbin/ldconfig.real"):
+        if os.path.exists(exe):
+            rc, out = _run([exe, "-p"])
+            if rc == 0:
+                return parse_ldconfig_p(out)
+    return {}
+
+
+def _lib_version(path, site):
+    """Version from a resolved library: libcublas.so.13.1.0.3 -> 13.1.0.3 (via symlinks)."""
+    real = os.path.realpath(path)
+    m = re.search(r"\.so\.(\d+(?:\.\d+)*)$", os.path.basename(real))
+    return real, (m.group(1) if m else None)
+
+
+def resolve_torch_libs(tdir, site, pkgs, env):
+    """Which libcublas/libcublasLt/libcudart/libcudnn/libnccl libtorch_cuda.so loads under
+    the job's LD_LIBRARY_PATH, by the loader's own search order (elf.resolve)."""
+    lib = os.path.join(tdir, "lib", "libtorch_cuda.so")
+    dyn = dynamic(lib) if os.path.exists(lib) else None
+    if dyn is None:
+        return None
+    origin = os.path.dirname(lib)
+    cache = None
+    ldlp = env.get("LD_LIBRARY_PATH", "")
+    out = {"object": lib, "rpath": dyn["rpath"], "runpath": dyn["runpath"], "ld_library_path": ldlp,
+           "libs": []}
+    # torch's own search dirs inside site-packages: where its bundled nvidia/* wheels are
+    bundled_dirs = [os.path.normpath(d) for d in expand_origin(dyn["rpath"] + dyn["runpath"], origin)
+                    if os.path.normpath(d).startswith(os.path.normpath(site))]
+    wheel_root = os.path.join(site, "nvidia")
+    for stem, dists in CUDA_LIBS:
+        names = [n for n in dyn["needed"] if n.startswith(stem + ".so")]
+        for name in names:
+            path, how = resolve(name, origin, dyn, ldlp, {})
+            if path is None or how == "default":
+                if cache is None:
+                    cache = _ldconfig_cache()
+                path, how = resolve(name, origin, dyn, ldlp, cache)
+            # the copy torch ships with (its nvidia/* wheel), wherever the loader went
+            bundled = None
+            for d in bundled_dirs:
+                if os.path.exists(os.path.join(d, name)):
+                    bundled = os.path.normpath(os.path.join(d, name))
+                    break
+            if bundled is None and os.path.isdir(wheel_root):
+                for sub in sorted(os.listdir(wheel_root)):
+                    p = os.path.join(wheel_root, sub, "lib", name)
+                    if os.path.exists(p):
+                        bundled = p
+                        break
+            wheel = [(d, pkgs[d]["version"]) for d in dists if d in pkgs]
+            entry = {"lib": stem, "name": name, "path": path, "how": how, "bundled": bundled,
+                     "bundled_version": wheel[0][1] if wheel else None, "wheel": wheel[0][0] if wheel else None}
+            if path:
+                entry["realpath"], entry["version"] = _lib_version(path, site)
+                entry["in_bundle"] = bool(bundled) and os.path.realpath(path) == os.path.realpath(bundled)
+                if entry["in_bundle"] and entry["bundled_version"]:  # wheel files carry only the soname major
+                    entry["version"] = entry["bundled_version"]
+            if stem == "libnccl" and path:
+                nv = scan_nccl_version(path)
+                entry["version"] = nv["version"] if nv else entry.get("version")
+                entry["nccl_string"] = nv["string"] if nv else None
+            if bundled and stem == "libnccl":
+                nv = scan_nccl_version(bundled)
+                if nv:
+                    entry["bundled_version"] = nv["version"]
+            out["libs"].append(entry)
+    return out
+
+
+def _build_tools(env, prefix):
+    """What DeepSpeed's JIT ops need besides nvcc: ninja (on PATH, as
+    torch.utils.cpp_extension runs it) and libaio's .so and header (async_io)."""
+    path = env.get("PATH", "")
+    ninja_path = None
+    for d in path.split(":"):
+        if d and os.access(os.path.join(d, "ninja"), os.X_OK):
+            ninja_path = os.path.join(d, "ninja")
+            break
+    env_ninja = os.path.join(prefix, "bin", "ninja")
+    aio_so = None
+    for d in ("/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib", "/lib/x86_64-linux-gnu",
+              "/usr/lib/aarch64-linux-gnu", os.path.join(prefix, "lib")):
+        for n in ("libaio.so", "libaio.so.1", "libaio.so.1t64"):
+            if os.path.exists(os.path.join(d, n)):
+                aio_so = aio_so or os.path.join(d, n)
+    aio_h = None
+    for d in ("/usr/include", os.path.join(prefix, "include")):
+        if os.path.exists(os.path.join(d, "libaio.h")):
+            aio_h = os.path.join(d, "libaio.h")
+            break
+    return {"ninja": ninja_path, "ninja_in_env": env_ninja if os.access(env_ninja, os.X_OK) else None,
+            "libaio_so": aio_so, "libaio_h": aio_h}
+
+
+_DEEP = r"""
+import json, sys
+out = {}
+try:
+    import torch
+    out["version"] = torch.__version__
+    out["cuda_available"] = bool(torch.cuda.is_available())
+    out["device_count"] = torch.cuda.device_count()
+    out["arch_list"] = torch.cuda.get_arch_list()
+    try:
+        out["nccl_version"] = ".".join(str(x) for x in torch.cuda.nccl.version())
+    except Exception as exc:
+        out["nccl_error"] = "%s: %s" % (type(exc).__name__, exc)
+    out["capabilities"] = ["%d.%d" % torch.cuda.get_device_capability(i) for i in range(out["device_count"])]
+except Exception as exc:
+    out["error"] = "%s: %s" % (type(exc).__name__, exc)
+sys.stdout.write(json.dumps(out))
+"""
+
+
+def probe_deep(env, timeout):
+    """--deep: import torch in a child (seconds; touches the GPU) and ask it directly."""
+    import time
+
+    t0 = time.time()
+    rc, out = _run([sys.executable, "-c", _DEEP], env=env, timeout=timeout)
+    res = {"seconds": round(time.time() - t0, 2)}
+    if rc == -9:
+        res["error"] = "import torch did not finish within %ss" % timeout
+        return res
+    try:
+        res.update(json.loads(out.strip().splitlines()[-1]))
+    except (ValueError, IndexError):
+        res["error"] = "rc=%s: %s" % (rc, out.strip()[-500:])
+    return res
+
+
+def probe_here(options=None):
     """Facts about the interpreter this code runs in."""
+    options = dict(options or {})
+    env = dict(os.environ)
+    if env.get("GPUDOCTOR_DEEP") == "1":  # `gpudoctor check --deep` (reaches probed interpreters too)
+        options["deep"] = True
     paths = [p for p in sys.path if p and os.path.isdir(p)]
     pkgs = scan_site(paths)
     torch = None
     if "torch" in pkgs:
-        tdir = os.path.join(pkgs["torch"]["location"], "torch")
+        site = pkgs["torch"]["location"]
+        tdir = os.path.join(site, "torch")
         try:
             with open(os.path.join(tdir, "version.py")) as f:
                 tv = parse_torch_version_py(f.read())
@@ -69,14 +418,38 @@ def probe_here():
             tv = {}
         torch = {"version": tv.get("__version__") or pkgs["torch"]["version"], "cuda": tv.get("cuda"),
                  "hip": tv.get("hip"), "git_version": tv.get("git_version"), "path": tdir}
-    return {
+        py_lib = os.path.join(tdir, "lib", "libtorch_python.so")
+        torch["arch_list"] = scan_arch_list(py_lib) if tv.get("cuda") and os.path.exists(py_lib) else None
+        torch["arch_list_source"] = "libtorch_python.so .rodata" if torch["arch_list"] else None
+        torch["libs"] = resolve_torch_libs(tdir, site, pkgs, env) if tv.get("cuda") else None
+        if options.get("deep") and tv.get("cuda"):
+            rc, out = _run(["ldd", os.path.join(tdir, "lib", "libtorch_cuda.so")], env=env, timeout=30)
+            torch["ldd"] = parse_ldd(out) if rc == 0 else None
+    nccl = None
+    for dist in ("nvidia-nccl-cu13", "nvidia-nccl-cu12", "nvidia-nccl-cu11"):
+        if dist in pkgs:
+            lib = os.path.join(pkgs[dist]["location"], "nvidia", "nccl", "lib", "libnccl.so.2")
+            scanned = scan_nccl_version(lib) if os.path.exists(lib) else None
+            nccl = {"wheel": dist, "wheel_version": pkgs[dist]["version"], "path": lib if scanned else None,
+                    "version": scanned["version"] if scanned else None,
+                    "cuda": scanned["cuda"] if scanned else None}
+            break
+    loaded = [e for e in ((torch or {}).get("libs") or {}).get("libs", []) if e["lib"] == "libnccl"]
+    if loaded and loaded[0].get("path"):  # what torch really loads wins over the wheel
+        nccl = dict(nccl or {}, loaded_path=loaded[0]["path"], loaded_version=loaded[0].get("version"))
+    out = {
         "executable": sys.executable,
         "version": "%d.%d.%d" % sys.version_info[:3],
         "prefix": sys.prefix,
         "packages": dict((k, v["version"]) for k, v in sorted(pkgs.items())),
         "locations": dict((k, v["location"]) for k, v in sorted(pkgs.items())),
         "torch": torch,
+        "nccl": nccl,
+        "build_tools": _build_tools(env, sys.prefix),
     }
+    if options.get("deep"):
+        out["deep"] = probe_deep(env, options.get("deep_timeout", 120)) if torch else {"error": "torch not installed"}
+    return out
 
 
 def probe_interpreter(ctx, python):
@@ -85,9 +458,15 @@ def probe_interpreter(ctx, python):
 
     script = build_script()
     try:
-        p = subprocess.Popen([python, "-", "--only", "python"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        argv = [python, "-", "--only", "python"]
+        for key in ("deep", "deep_timeout"):
+            if key in ctx.options:
+                argv += ["--set", "%s=%s" % (key, json.dumps(ctx.options[key]))]
+        p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, env=ctx.env)
-        out, err = p.communicate(script.encode(), timeout=ctx.options.get("python_timeout", 20))
+        deep = ctx.options.get("deep") or ctx.env.get("GPUDOCTOR_DEEP") == "1"
+        timeout = ctx.options.get("python_timeout", 20) + (ctx.options.get("deep_timeout", 120) if deep else 0)
+        out, err = p.communicate(script.encode(), timeout=timeout)
     except (OSError, IOError) as exc:
         raise Unsupported("cannot run %s: %s" % (python, exc))
     except subprocess.TimeoutExpired:
@@ -111,4 +490,4 @@ def python(ctx):
         return data
     if not ctx.live:
         raise Unsupported("the Python environment is probed only on a live node")
-    return probe_here()
+    return probe_here(ctx.options)

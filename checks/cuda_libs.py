@@ -1,0 +1,84 @@
+"""torch's CUDA libraries must be the ones it was built with. LD_LIBRARY_PATH wins over
+DT_RUNPATH, so an older toolkit on it (seed 003: /usr/local/cuda-11.4/lib64 before a
+cu117 torch) gives "symbol cublasSetWorkspace_v2, version libcublas.so.11 not defined in
+file libcublas.so.11 with link time reference" at `import torch`. The collector resolves
+libtorch_cuda.so's dependencies the way ld.so does (and with --deep, by ldd)."""
+
+import os
+
+from gpudoctor.registry import Finding, check
+
+from ._gpu import torch_info
+
+
+def _same(a, b):
+    """Versions agree where both say something: '13.1.0.3' vs '13.1.0.3', '2.28.9' vs '2.28.9'."""
+    if not a or not b:
+        return None
+    a, b = a.split("+")[0].split("."), b.split("+")[0].split(".")
+    n = min(len(a), len(b), 3)
+    return a[:n] == b[:n]
+
+
+def _fixed_ld_library_path(ldlp, bad_dirs, prepend=None):
+    keep = [d for d in (ldlp or "").split(":") if d and d.rstrip("/") not in bad_dirs]
+    if prepend:
+        keep = [p for p in prepend if p not in keep] + keep
+    return ":".join(keep)
+
+
+@check("cuda.libs", title="torch loads its own cuBLAS, cuDNN, CUDA runtime and NCCL (not an older copy)",
+       needs=("python",))
+def cuda_libs(facts, config):
+    torch = torch_info(facts)
+    if not torch or not torch.get("libs"):
+        return
+    info = torch["libs"]
+    ldd = torch.get("ldd") or {}
+    ldlp = info.get("ld_library_path") or ""
+    ldlp_dirs = [d.rstrip("/") for d in ldlp.split(":") if d]
+    bad = []  # (entry, path, dir)
+    for e in info.get("libs") or ():
+        path = ldd.get(e["name"], e.get("path")) if ldd else e.get("path")
+        if path is None:
+            yield Finding.error(
+                "%s (needed by torch %s) is not found: import torch fails with \"%s: cannot open shared object "
+                "file\"" % (e["name"], torch["version"], e["name"]),
+                observed="%s not found" % e["name"], expected=e.get("bundled") or "torch's bundled copy",
+                fix="pip install --force-reinstall %s==%s (in %s)" % (e.get("wheel") or "torch", e.get(
+                    "bundled_version") or torch["version"].split("+")[0], facts["python"].get("prefix")))
+            continue
+        if e.get("bundled") and os.path.realpath(path) == os.path.realpath(e["bundled"]):
+            continue
+        if e.get("in_bundle") and path == e.get("path"):
+            continue
+        if not e.get("bundled"):
+            continue  # torch without bundled CUDA (conda, source build): its libs come from the system
+        same = _same(e.get("version"), e.get("bundled_version"))
+        if same:
+            continue
+        d = os.path.dirname(path).rstrip("/")
+        bad.append((e, path, d, same))
+    if not bad:
+        return
+    from_ldlp = [b for b in bad if b[2] in ldlp_dirs]
+    bad_dirs = sorted(set(b[2] for b in from_ldlp))
+    bundled_dirs = []
+    for e, _p, _d, _s in bad:
+        bd = os.path.dirname(e["bundled"])
+        if bd not in bundled_dirs:
+            bundled_dirs.append(bd)
+    new = _fixed_ld_library_path(ldlp, bad_dirs, None if from_ldlp and len(from_ldlp) == len(bad) else bundled_dirs)
+    listing = "; ".join("%s -> %s (%s) instead of %s (%s)" % (
+        e["name"], p, e.get("version") or "version unknown", e["bundled"], e.get("bundled_version") or "?")
+        for e, p, d, s in bad)
+    why = ("LD_LIBRARY_PATH entries %s come before torch's own copies" % ", ".join(bad_dirs)) if bad_dirs else \
+        "the loader finds these before torch's own copies"
+    sev = Finding.error if any(s is False for _e, _p, _d, s in bad) else Finding.warning
+    yield sev(
+        "torch %s would load CUDA libraries from outside its bundled wheels: %s; %s (\"version libcublas.so.N not "
+        "defined\", \"undefined symbol\" at import torch)" % (torch["version"], listing, why),
+        observed=listing, expected="torch's bundled copies under %s" % ", ".join(bundled_dirs),
+        fix="export LD_LIBRARY_PATH=%s   (in the job's environment, e.g. ~/.bashrc or the launcher; drop the CUDA "
+            "toolkit's lib64 from it: nvcc does not need it)" % (new or '""'),
+        exports={"LD_LIBRARY_PATH": new})

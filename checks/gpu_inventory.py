@@ -1,0 +1,140 @@
+"""The GPUs a job will get: all present, healthy memory (no uncorrectable ECC, no pending
+row remap), free of leftover processes, no Xid in the kernel log, an architecture torch
+was built for, bf16 where the job wants it, and persistence mode on."""
+
+from gpudoctor import data
+from gpudoctor.registry import Finding, check
+
+from ._gpu import arch_covers, cc_tuple, gpu_list, sm, torch_info
+
+
+def _label(g):
+    return "GPU %s (%s, %s)" % (g.get("index", g.get("minor", "?")), g.get("name") or "?", g.get("bus_id") or "?")
+
+
+def _bus_key(bus):
+    """'00000000:00:06.0' (NVML), '0000:00:06.0' (/proc), '0000:00:06' (Xid) -> '0000:00:06'."""
+    parts = (bus or "").lower().split(":")
+    if len(parts) != 3:
+        return bus
+    try:
+        return "%04x:%s:%s" % (int(parts[0], 16), parts[1], parts[2].split(".")[0])
+    except ValueError:
+        return bus
+
+
+def _xid_row(xid):
+    return data.load("xid")["xids"].get(str(xid))
+
+
+@check("gpu.inventory", title="every expected GPU is present, healthy, idle and supported by torch",
+       needs=("gpu",))
+def gpu_inventory(facts, config):
+    sec = facts["gpu"]
+    gpus = gpu_list(facts)
+    want = getattr(config, "expected_gpus", None)
+    if want is not None and len(gpus) != want:
+        seen = ", ".join("%s %s" % (g.get("bus_id"), g.get("name")) for g in gpus) or "none"
+        yield Finding.error(
+            "%d GPUs visible, %d expected" % (len(gpus), want), observed="%d GPUs: %s" % (len(gpus), seen),
+            expected="%d GPUs" % want,
+            fix="nvidia-smi -L; check CUDA_VISIBLE_DEVICES/NVIDIA_VISIBLE_DEVICES (%s) and the scheduler's GPU "
+                "request; a GPU missing from lspci -d 10de: has fallen off the bus (reboot, then RMA)"
+                % (((facts.get("env") or {}).get("values") or {}).get("CUDA_VISIBLE_DEVICES") or "unset"))
+    for g in gpus:
+        if g.get("excluded"):
+            yield Finding.error("%s is excluded by the driver" % _label(g), observed="GPU Excluded: Yes",
+                                fix="nvidia-smi -q -i %s; reboot; replace the GPU if it stays excluded" % g.get("bus_id"))
+        ecc = g.get("ecc_uncorrected_volatile")
+        if ecc:
+            yield Finding.error(
+                "%s has %d uncorrectable ECC errors since the last driver load" % (_label(g), ecc),
+                observed="ecc.errors.uncorrected.volatile.total = %d" % ecc, expected="0",
+                fix="drain the node; nvidia-smi -r -i %s (reset, retires/remaps the row), then "
+                    "nvidia-smi -q -d ECC,ROW_REMAPPER -i %s; replace the GPU if it repeats"
+                    % (g.get("index", 0), g.get("index", 0)))
+        if g.get("remapped_rows_failure"):
+            yield Finding.error("%s: row remapping failed (no spare rows left)" % _label(g),
+                                observed="remapped_rows.failure = Yes", expected="No",
+                                fix="drain the node and replace the GPU (nvidia-smi -q -d ROW_REMAPPER)")
+        elif g.get("remapped_rows_pending"):
+            yield Finding.error("%s has a row remap pending: it takes effect only after a GPU reset" % _label(g),
+                                observed="remapped_rows.pending = Yes", expected="No",
+                                fix="with no job on it: nvidia-smi -r -i %s (or reboot the node)" % g.get("index", 0))
+        procs = g.get("processes") or []
+        if procs:
+            pids = " ".join(str(p["pid"]) for p in procs)
+            used = sum(p.get("used_mib") or 0 for p in procs)
+            yield Finding.warning(
+                "%s already has %d process(es) holding %d MiB before the job starts (a previous job's leftovers?)"
+                % (_label(g), len(procs), used), observed="pids %s" % pids, expected="no process",
+                fix="ps -o pid,user,etime,cmd -p %s; kill %s (then kill -9 if they stay)" % (pids.replace(" ", ","), pids))
+        if g.get("persistence_mode") is False:
+            yield Finding.warning(
+                "%s has persistence mode off: every process start re-initialises the GPU (seconds) and "
+                "settings reset when the last process exits" % _label(g),
+                observed="persistence mode off", expected="on",
+                fix="systemctl enable --now nvidia-persistenced (or: nvidia-smi -pm 1)")
+    yield from _xids(sec, gpus)
+    yield from _arch(facts, gpus)
+    if getattr(config, "bf16", False):
+        for g in gpus:
+            cc = cc_tuple(g.get("compute_capability"))
+            if cc and cc < (8, 0):
+                yield Finding.error(
+                    "%s has compute capability %d.%d: no bf16 hardware (needs >= 8.0, Ampere); "
+                    "torch.cuda.is_bf16_supported() may still say True through emulation" % ((_label(g),) + cc),
+                    observed="compute capability %d.%d" % cc, expected=">= 8.0 for bf16",
+                    fix="train in fp16 (DeepSpeed: \"fp16\": {\"enabled\": true}, \"bf16\": {\"enabled\": false}; "
+                        "accelerate: --mixed_precision fp16), or keep this node out of bf16 jobs")
+
+
+def _xids(sec, gpus):
+    log = sec.get("kernel_log") or {}
+    if log and not log.get("readable"):
+        yield Finding.info("kernel log not readable, Xid errors not checked: %s" % (log.get("reason") or "?"),
+                           fix="run gpudoctor as root, or: sysctl kernel.dmesg_restrict=0")
+        return
+    by_bus = {}
+    for x in sec.get("xids") or ():
+        by_bus.setdefault((x["bus_id"], x["xid"]), []).append(x)
+    names = dict((_bus_key(g.get("bus_id")), g) for g in gpus)
+    for (bus, xid), rows in sorted(by_bus.items()):
+        row = _xid_row(xid) or {"meaning": "see NVIDIA's Xid catalog", "severity": "warning",
+                                "action": "https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html"}
+        g = names.get(_bus_key(bus))
+        where = _label(g) if g else "GPU %s" % bus
+        make = Finding.error if row["severity"] == "error" else Finding.warning
+        yield make("%s logged Xid %d (%s) %d time(s) since boot" % (where, xid, row["meaning"], len(rows)),
+                   observed="NVRM: Xid (PCI:%s): %d, %s" % (bus, xid, rows[-1].get("detail") or ""),
+                   fix=row["action"].replace("<index>", str(g.get("index", 0)) if g else "<index>"))
+
+
+def _arch(facts, gpus):
+    torch = torch_info(facts)
+    if not torch or not torch.get("cuda"):
+        return
+    deep = ((facts.get("python") or {}).get("deep") or {})
+    archs = torch.get("arch_list") or deep.get("arch_list")
+    if not archs:
+        return
+    for g in gpus:
+        cc = cc_tuple(g.get("compute_capability"))
+        if cc and not arch_covers(archs, cc):
+            yield Finding.error(
+                "%s is compute capability %d.%d (%s) but torch %s was built for %s only: \"no kernel image is "
+                "available for execution on the device\"" % (_label(g), cc[0], cc[1], sm(cc), torch["version"],
+                                                            " ".join(archs)),
+                observed="torch arch list %s" % " ".join(archs), expected="one that runs on %s" % sm(cc),
+                fix=_arch_fix(cc, torch))
+
+
+def _arch_fix(cc, torch):
+    if cc < (7, 5):  # CUDA 13 dropped Maxwell/Pascal/Volta; PyTorch's cu126 build keeps them (compat.md 2a)
+        return ("pip install torch==%s --index-url https://download.pytorch.org/whl/cu126 (the cu126 build keeps "
+                "sm_50..sm_70)" % torch["version"].split("+")[0])
+    if cc >= (10, 0):
+        return ("pip install torch --index-url https://download.pytorch.org/whl/cu128 (or newer: Blackwell needs a "
+                "CUDA >= 12.8 build)")
+    return "install a torch build whose torch.cuda.get_arch_list() includes sm_%d%d, or build from source with " \
+           "TORCH_CUDA_ARCH_LIST=\"%d.%d\"" % (cc[0], cc[1], cc[0], cc[1])

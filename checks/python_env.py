@@ -1,0 +1,101 @@
+"""The job's Python environment (the interpreter `--python` names): torch present and
+built with CUDA on a GPU node, DeepSpeed's JIT prerequisites (ds_report in seed 003:
+ninja, libaio for async_io, nvcc's CUDA major equal to torch's), and no deprecated
+`pynvml` distribution (its FutureWarning fires on every `import pynvml`, compat.md 7)."""
+
+from gpudoctor.registry import Finding, check
+
+from ._gpu import gpu_list, torch_info
+
+
+def _index_url(facts):
+    """The PyTorch wheel index for the newest CUDA this node's driver runs."""
+    from gpudoctor.checks.driver_cuda import newest_cuda_for
+
+    drv = (facts.get("gpu") or {}).get("driver_version")
+    cuda = newest_cuda_for(drv) if drv else None
+    # PyTorch publishes cu126, cu128, cu130 builds for current releases (compat.md section 4)
+    for tag, need in (("cu130", (13, 0)), ("cu128", (12, 8)), ("cu126", (12, 6)), ("cu118", (11, 8))):
+        if cuda and tuple(int(x) for x in cuda.split(".")) >= need:
+            return "https://download.pytorch.org/whl/%s" % tag
+    return "https://download.pytorch.org/whl/cu126"
+
+
+@check("python.env", title="the job's Python has a CUDA torch and what its libraries need", needs=("python",),
+       severity="error")
+def python_env(facts, config):
+    py = facts["python"]
+    pkgs = py.get("packages") or {}
+    torch = torch_info(facts)
+    exe = py.get("executable") or "python"
+    gpus = gpu_list(facts)
+    if torch is None:
+        yield Finding.error("torch is not installed in %s" % exe, observed="no torch in %s" % (py.get("prefix") or exe),
+                            expected="torch with CUDA",
+                            fix="%s -m pip install torch --index-url %s   (or pass the job's interpreter: "
+                                "gpudoctor check --python /path/to/env/bin/python)" % (exe, _index_url(facts)))
+    elif not torch.get("cuda") and not torch.get("hip") and gpus:
+        yield Finding.error(
+            "torch %s in %s is a CPU-only build on a node with %d NVIDIA GPU(s): torch.cuda.is_available() is False"
+            % (torch["version"], exe, len(gpus)), observed="torch.version.cuda = None", expected="a CUDA build",
+            fix="%s -m pip install --force-reinstall torch==%s --index-url %s"
+                % (exe, torch["version"].split("+")[0], _index_url(facts)))
+    deep = py.get("deep") or {}
+    if torch and deep:
+        if deep.get("error"):
+            yield Finding.error("import torch failed in %s: %s" % (exe, deep["error"]), observed=deep["error"],
+                                fix="%s -c 'import torch' shows the whole error; gpudoctor explain '<error>'" % exe)
+        elif gpus and torch.get("cuda") and deep.get("cuda_available") is False:
+            yield Finding.error(
+                "torch.cuda.is_available() is False on a node with %d GPU(s)" % len(gpus),
+                observed="cuda_available=False, device_count=%s" % deep.get("device_count"), expected="True",
+                fix="%s -c 'import torch; torch.cuda.init()' prints the CUDA error; check CUDA_VISIBLE_DEVICES and "
+                    "the driver.cuda finding" % exe)
+    if "pynvml" in pkgs:
+        yield Finding.warning(
+            "the deprecated pynvml %s distribution is installed in %s: every `import pynvml` (torch.cuda does it) "
+            "warns \"The pynvml package is deprecated\"" % (pkgs["pynvml"], exe),
+            observed="pynvml %s" % pkgs["pynvml"], expected="nvidia-ml-py only",
+            fix="%s -m pip uninstall -y pynvml && %s -m pip install -U nvidia-ml-py" % (exe, exe))
+    if "deepspeed" in pkgs and torch:
+        yield from _deepspeed(facts, py, torch, exe)
+
+
+def _deepspeed(facts, py, torch, exe):
+    tools = py.get("build_tools") or {}
+    ds = py["packages"]["deepspeed"]
+    if not tools.get("ninja"):
+        where = tools.get("ninja_in_env")
+        yield Finding.warning(
+            "deepspeed %s JIT-compiles its ops with ninja, which is not on PATH" % ds,
+            observed="ninja not on PATH" + (" (it is in %s, whose bin/ is not on PATH)" % where if where else ""),
+            expected="ninja on PATH",
+            fix=("export PATH=%s:$PATH" % where.rsplit("/", 1)[0]) if where else "%s -m pip install ninja" % exe)
+    if not (tools.get("libaio_so") and tools.get("libaio_h")):
+        missing = " and ".join(x for x, k in (("libaio .so", "libaio_so"), ("libaio.h", "libaio_h")) if not tools.get(k))
+        yield Finding.warning(
+            "deepspeed %s: async_io (ZeRO-Infinity NVMe offload) needs libaio's .so and headers; %s missing"
+            % (ds, missing), observed="%s missing" % missing, expected="libaio-dev installed",
+            fix="apt-get install -y libaio-dev   (RHEL/Rocky: dnf install -y libaio-devel); skip if you never "
+                "offload to NVMe")
+    cuda = facts.get("cuda") or {}
+    # DeepSpeed builds with torch.utils.cpp_extension's CUDA_HOME: $CUDA_HOME, else nvcc on PATH
+    nvcc = (cuda.get("cuda_home_version") or cuda.get("nvcc_version")) if cuda.get("status") == "ok" else None
+    tc = torch.get("cuda")
+    if not tc:
+        return
+    if not nvcc:
+        yield Finding.warning(
+            "deepspeed %s: no nvcc (CUDA_HOME unset and none on PATH), so ops that are not pre-built cannot "
+            "JIT-compile" % ds, observed="no CUDA toolkit", expected="CUDA %s toolkit" % tc,
+            fix="install the CUDA %s toolkit and export CUDA_HOME=/usr/local/cuda-%s PATH=/usr/local/cuda-%s/bin:$PATH"
+                % (tc, tc, tc))
+    elif nvcc.split(".")[0] != tc.split(".")[0]:
+        yield Finding.error(
+            "deepspeed %s: nvcc is CUDA %s but torch %s was built for CUDA %s: DeepSpeed refuses to JIT-build ops "
+            "(\"Installed CUDA version %s does not match the version torch was compiled with %s\")"
+            % (ds, nvcc, torch["version"], tc, ".".join(nvcc.split(".")[:2]), tc),
+            observed="nvcc %s, torch CUDA %s" % (nvcc, tc), expected="the same CUDA major",
+            fix="install CUDA %s and export CUDA_HOME=/usr/local/cuda-%s PATH=/usr/local/cuda-%s/bin:$PATH "
+                "(or a torch built for CUDA %s)" % (tc, tc, tc, nvcc.split(".")[0]),
+            exports={"CUDA_HOME": "/usr/local/cuda-%s" % tc})
