@@ -12,6 +12,7 @@ Exit codes (the contract schedulers and CI rely on):
 
 import argparse
 import json
+import os
 import sys
 
 from gpudoctor import __version__
@@ -32,7 +33,9 @@ def _csv(value):
 def _add_inventory(p):
     g = p.add_argument_group("nodes (default: this machine)")
     g.add_argument("--hosts", metavar="FILE", help="hostfile: DeepSpeed/pdsh (host slots=8), MPI (host:8), plain list")
-    g.add_argument("--nodes", metavar="NODESET", help="node set, e.g. 'gpu[01-16],login2'")
+    g.add_argument("--nodes", metavar="NODESET", help="node set, e.g. 'gpu[01-16],login2' "
+                                                      "(default inside a Slurm allocation: $SLURM_JOB_NODELIST)")
+    g.add_argument("--local", action="store_true", help="check only this machine, even inside a Slurm allocation")
     g.add_argument("--python", metavar="PATH", help="the job's interpreter to probe (conda env, venv); "
                                                   "default: python3 on PATH")
     g.add_argument("-j", "--jobs", type=int, default=None, help="nodes gathered at once (default 64)")
@@ -42,6 +45,9 @@ def _add_inventory(p):
     g.add_argument("--ssh-config", metavar="FILE", help="ssh config to honour (default ~/.ssh/config)")
     g.add_argument("--host-key-policy", choices=("accept-new", "strict", "ignore"), default=None,
                    help="unknown host keys: accept-new (default, like OpenSSH), strict, ignore")
+    g.add_argument("--same", nargs="+", metavar="PATH", default=[],
+                   help="files or folders that must be identical on every node (code, configs, model)")
+    g.add_argument("--mesh", action="store_true", help="also test that every node can ssh to every other node")
 
 
 def build_parser():
@@ -65,12 +71,22 @@ def build_parser():
     c.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE instead of stdout")
     c.add_argument("--expected-gpus", type=int, metavar="N", help="GPUs every node must have")
     c.add_argument("--bf16", action="store_true", default=None, help="the job trains in bf16")
+    c.add_argument("--exports", action="store_true", help="after the report, print the exports that fix it")
+    c.add_argument("--deep", action="store_true", help="also import torch in a child process (seconds): "
+                                                       "cuda.is_available(), device count, NCCL; and ldd")
     c.set_defaults(func=cmd_check)
 
     f = sub.add_parser("facts", help="print this node's (or every node's) raw facts as JSON")
     _add_inventory(f)
     f.add_argument("-o", "--output", metavar="PATH", help="write to FILE (one node) or DIR (with --hosts/--nodes)")
+    f.add_argument("--deep", action="store_true", help="also import torch in a child process (see check --deep)")
     f.set_defaults(func=cmd_facts)
+
+    e = sub.add_parser("exports", help="print a sourceable snippet of exports (NCCL_SOCKET_IFNAME, NCCL_IB_HCA, ...) "
+                                       "computed from every node's facts")
+    _add_inventory(e)
+    e.add_argument("--facts", metavar="PATH", help="compute from saved facts (a file or a folder)")
+    e.set_defaults(func=cmd_exports, select=[], ignore=[])
 
     ls = sub.add_parser("list", help="list every check: id, severity, title")
     ls.add_argument("--json", action="store_true")
@@ -115,16 +131,23 @@ def gather_nodes(args, cfg, progress=True):
 
     if getattr(args, "facts", None):
         return gather.from_facts(args.facts)
-    hosts = None
-    if args.hosts or args.nodes:
-        from gpudoctor import inventory
+    if getattr(args, "deep", False):  # read by the collector here and in the probed interpreter
+        os.environ["GPUDOCTOR_DEEP"] = "1"
+    from gpudoctor import inventory
 
-        hosts = inventory.resolve(hosts_file=args.hosts, nodeset=args.nodes)
+    hosts = None if getattr(args, "local", False) else inventory.resolve(hosts_file=args.hosts, nodeset=args.nodes)
     if hosts:
         from gpudoctor.transport import ssh
 
+        cfg.slots = {h.name: h.slots for h in hosts if h.slots is not None}
+        options = {"resolve": [h.name for h in hosts]}
+        if args.same:
+            options["same_files"] = args.same
+        if args.mesh:
+            options["mesh"] = [h.name for h in hosts]
         return ssh.gather(hosts, python=cfg.python or "python3", jobs=args.jobs, timeout=cfg.timeout,
-                          ssh_config=args.ssh_config, host_key_policy=args.host_key_policy, progress=progress)
+                          ssh_config=args.ssh_config, host_key_policy=args.host_key_policy, progress=progress,
+                          options=options)
     from gpudoctor import deadline
 
     return deadline.local_nodes(python=cfg.python, timeout=cfg.timeout, fast=getattr(args, "fast", False))
@@ -150,10 +173,37 @@ def cmd_check(args):
     report = run_checks(nodes, checks, cfg)
     fmt = "json" if args.json else (args.format or "text")
     _emit(report, fmt, args.output)
+    if getattr(args, "exports", False):
+        sys.stdout.write("\n" + _exports_snippet(nodes, report))
     if interrupted:
         print("gpudoctor: interrupted: report covers the %d nodes gathered so far" % len(nodes), file=sys.stderr)
-        return EXIT_INTERRUPTED
+        sys.stdout.flush()
+        os._exit(EXIT_INTERRUPTED)  # do not wait for SSH sessions still in flight
     return report.exit_code
+
+
+def _exports_snippet(nodes, report):
+    from gpudoctor.report import exports
+
+    facts = {n.host: n.facts for n in nodes if n.reachable}
+    return exports.render(exports.compute(facts), extra=exports.from_findings(report.findings))
+
+
+def cmd_exports(args):
+    from gpudoctor.registry import load_checks
+    from gpudoctor.runner import run_checks
+
+    cfg = _config(args)
+    nodes = gather_nodes(args, cfg)
+    report = run_checks(nodes, list(load_checks()), cfg)
+    sys.stdout.write(_exports_snippet(nodes, report))
+    bad = [n.host for n in nodes if not n.reachable]
+    if bad:
+        from gpudoctor.nodes import fold
+
+        print("gpudoctor: %s could not be checked; the exports cover the others" % fold(bad), file=sys.stderr)
+        return EXIT_FINDINGS
+    return EXIT_OK
 
 
 def _emit(report, fmt, output):
