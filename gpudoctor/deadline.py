@@ -69,7 +69,25 @@ def local_nodes(python=None, timeout=30.0, fast=False):
     finished, nodes = call(run, timeout)
     if finished:
         return nodes
+    kill_children()
     return [timed_out_node(timeout)]
+
+
+def kill_children():
+    """Kill what the abandoned work started (a hung interpreter probe, nvidia-smi), so a
+    prolog that timed out leaves nothing running. A process stuck in the kernel (D state)
+    ignores even SIGKILL; it is left to the kernel."""
+    try:
+        import psutil
+
+        kids = psutil.Process().children(recursive=True)
+    except Exception:  # psutil missing or /proc unreadable: nothing more to do
+        return
+    for k in kids:
+        try:
+            k.kill()
+        except Exception:
+            pass
 
 
 def timed_out_node(timeout):

@@ -111,13 +111,13 @@ def decide(node: SlurmNode, healthy: bool, reason: str) -> Action:
     return Action("drain", "checks fail; node is %s" % node.state)
 
 
-def short_reason(report, strict=False):
+def short_reason(report):
     """`gpudoctor: <check ids>: <first message>`, one line, at most REASON_MAX characters."""
     bad = [n for n in report.nodes if not n.reachable]
     if bad:
         text = "%s: %s" % (bad[0].error_kind or "error", bad[0].error or "")
     else:
-        sevs = ("error", "warning") if strict else ("error",)
+        sevs = ("error", "warning") if report.strict else ("error",)
         failing = [f for f in report.findings if f.severity in sevs]
         ids = []
         for f in failing:
@@ -224,7 +224,7 @@ def _slurm_health(args):
 
         text.render(report, sys.stdout, color=False)
     healthy = report.exit_code == 0
-    reason = short_reason(report, strict=cfg.strict)
+    reason = short_reason(report)
     try:
         state = read_node(name)
     except ScontrolError as exc:

@@ -1,0 +1,71 @@
+"""The --timeout contract for a local run (gpudoctor/deadline.py, docs/slurm.md "Timeout"):
+past the deadline the node is reported as not checked (error_kind timeout), in every
+format, and the run exits 1, promptly, even though the hung work is still running."""
+
+import json
+import os
+import time
+
+import pytest
+
+
+@pytest.fixture
+def hung_python(tmp_path):
+    """A job interpreter that never answers (stuck importing from a dead NFS mount)."""
+    p = tmp_path / "python-hangs"
+    p.write_text("#!/bin/sh\necho $$ > %s.pid\nexec sleep 20\n" % p)
+    p.chmod(0o755)
+    return str(p)
+
+
+def test_local_run_past_timeout_exits_1_and_says_so(gpudoctor_cli, hung_python):
+    t0 = time.time()
+    rc, out, err = gpudoctor_cli("check", "--timeout", "1", "--python", hung_python, "--format", "json")
+    took = time.time() - t0
+    assert rc == 1, err
+    assert took < 6, took  # the deadline ended the run, not the 20 s probe
+    rep = json.loads(out)
+    (node,) = rep["nodes"]
+    assert node["reachable"] is False and node["error_kind"] == "timeout"
+    assert "did not finish within 1s (--timeout)" in node["error"]
+    assert rep["summary"]["exit_code"] == 1 and rep["summary"]["nodes_unreachable"] == 1
+    with open(hung_python + ".pid") as f:  # and the hung probe was killed, not left behind
+        pid = int(f.read())
+    assert not os.path.exists("/proc/%d" % pid) or open("/proc/%d/stat" % pid).read().split()[2] == "Z"
+
+
+def test_timeout_in_text_and_prometheus(gpudoctor_cli, hung_python):
+    rc, out, err = gpudoctor_cli("check", "--timeout", "0.5", "--python", hung_python)
+    assert rc == 1
+    assert "could not be checked (timeout): the local run did not finish within 0.5s (--timeout)" in out
+    rc, out, err = gpudoctor_cli("check", "--timeout", "0.5", "--python", hung_python, "--format", "prometheus")
+    assert rc == 1
+    assert 'error_kind="timeout"} 0' in out and "gpudoctor_exit_code 1" in out
+
+
+def test_run_within_timeout_is_a_normal_run(gpudoctor_cli):
+    rc, out, err = gpudoctor_cli("check", "--fast", "--timeout", "30", "--select", "shm.size", "--format", "json")
+    rep = json.loads(out)
+    assert rep["nodes"][0]["reachable"] is True, rep["nodes"]
+    assert [c["id"] for c in rep["checks"]] == ["shm.size"]
+    assert rc == rep["summary"]["exit_code"]
+
+
+def test_fast_tier_does_not_probe_another_interpreter(gpudoctor_cli, hung_python):
+    """--fast reads only this process: PATH's python3 (here: one that hangs) is never run."""
+    bindir = os.path.dirname(hung_python)
+    os.rename(hung_python, os.path.join(bindir, "python3"))
+    env = {"PATH": bindir + ":" + os.environ.get("PATH", "")}
+    t0 = time.time()
+    rc, out, err = gpudoctor_cli("check", "--fast", "--timeout", "5", "--format", "json", env=env)
+    assert time.time() - t0 < 4
+    assert json.loads(out)["nodes"][0]["reachable"] is True, err
+
+
+def test_deadline_reraises_errors_of_the_work():
+    from gpudoctor import deadline
+
+    assert deadline.call(lambda: 42, 5) == (True, 42)
+    with pytest.raises(KeyError):
+        deadline.call(lambda: {}["x"], 5)
+    assert deadline.call(lambda: time.sleep(2), 0.05) == (False, None)
