@@ -202,9 +202,10 @@ def nccl_env(facts, config):
                 fix="copy the file to %s on every node, or: unset %s" % (info["path"], var))
 
     # misspelled names: NCCL ignores unknown variables silently
-    known = set(data.load("nccl_env")["known"])
+    table = data.load("nccl_env")
+    known = set(table["known"])
     for name in sorted(eff):
-        if name in known:
+        if name in known or name in table["not_nccl"]:
             continue
         close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.85)
         if close:

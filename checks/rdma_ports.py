@@ -59,7 +59,9 @@ def rdma_ports(facts, config):
                     "dmesg | grep -i -e mlx5 -e erdma | tail\n"
                     "if this node has no RDMA NIC: export NCCL_IB_DISABLE=1")
         else:
-            yield Finding.info("no RDMA device: NCCL will use TCP sockets")
+            builtin = [m for m in rdma.get("modules_builtin") or [] if m in VENDOR_MODULES]
+            yield Finding.info("no RDMA device%s: NCCL will use TCP sockets" % (
+                " (%s built into the kernel, no device)" % ", ".join(builtin) if builtin else ""))
         return
     ports = [(d, p) for d in devices for p in d.get("ports") or []]
     active = [(d, p) for d, p in ports if p.get("state") == "ACTIVE"]

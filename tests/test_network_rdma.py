@@ -128,7 +128,10 @@ def test_collect_roce_gid_table():
 def test_collect_modules_but_no_device_like_the_real_gpu_node():
     doc = facts_of("mlx5_modules_no_device")
     assert doc["rdma"]["devices"] == [] and doc["rdma"]["class_infiniband_exists"] is True
-    assert {"mlx5_core", "mlx5_ib", "ib_core"} <= set(doc["rdma"]["modules_loaded"])
+    # built in, as on the node: in /sys/module without initstate, absent from /proc/modules
+    assert doc["rdma"]["modules_builtin"] == ["ib_core", "mlx5_core", "mlx5_ib"]
+    assert doc["rdma"]["modules_loaded"] == []
+    assert doc["ofed"]["modules_loaded"] == ["nvidia", "nvidia_uvm"]
     assert doc["rdma"]["dev_infiniband"] == ["rdma_cm"]
     assert doc["host"]["hostname_addresses"] == ["127.0.0.1"]
 
@@ -197,10 +200,16 @@ def test_rdma_ports_container_missing_uverbs():
     assert "--device=/dev/infiniband/uverbs1" in err[0].fix and "--device=/dev/infiniband/rdma_cm" in err[0].fix
 
 
-def test_rdma_ports_modules_without_device_warns():
+def test_rdma_ports_builtin_drivers_without_device_is_a_note():
     res = run_check("rdma.ports", facts_of("mlx5_modules_no_device"))
-    assert res.status == "warning" and "no RDMA device" in res.findings[0].message
-    assert "mlx5_core" in res.findings[0].message
+    assert res.status == "pass" and res.findings[0].severity == "info"
+    assert "no RDMA device (mlx5_core, mlx5_ib built into the kernel" in res.findings[0].message
+
+
+def test_rdma_ports_loaded_modules_without_device_warns():
+    doc = facts_of("mlx5_modules_no_device")
+    res = run_check("rdma.ports", patched(doc, rdma={"modules_loaded": ["ib_core", "mlx5_core", "mlx5_ib"]}))
+    assert res.status == "warning" and "no RDMA device, though mlx5_core, mlx5_ib are loaded" in res.findings[0].message
 
 
 @pytest.mark.parametrize("scenario", ["ib_mlx5_hdr", "roce_mlx5_gids"])
@@ -280,6 +289,11 @@ def test_nccl_topo_file_missing_and_present():
     res = nccl("ib_mlx5_hdr", NCCL_TOPO_FILE="/opt/topo/ndv4-topo.xml")
     assert res.status == "error" and "NCCL_TOPO_FILE=/opt/topo/ndv4-topo.xml" in res.findings[0].message
     assert nccl("ib_mlx5_hdr", NCCL_TOPO_FILE="/etc/hosts").status == "pass"
+
+
+def test_nccl_image_variable_is_not_a_typo():
+    res = nccl("ib_mlx5_hdr", NCCL_VERSION="2.28.3-1")  # set by NVIDIA's CUDA images
+    assert res.status == "pass" and not res.findings
 
 
 def test_nccl_misspelled_variable():

@@ -141,6 +141,10 @@ def rdma(ctx):
         "class_infiniband_exists": ctx.isdir(base),
         "dev_infiniband": [n for n in ctx.listdir("/dev/infiniband") if not n.startswith(".")],
         "modules_loaded": [m for m in modules if m in RDMA_MODULES],
+        # built into the kernel: /sys/module/<name> without an initstate (the real GPU node's
+        # 6.18 kernel has mlx5_core, mlx5_ib and ib_core built in; /proc/modules lists only nvidia)
+        "modules_builtin": [m for m in RDMA_MODULES if m not in modules and ctx.isdir("/sys/module/" + m)
+                            and not ctx.exists("/sys/module/%s/initstate" % m)],
         "gdr_modules_loaded": [m for m in modules if m in GDR_MODULES],
         "modules_source": modules_source,
     }
