@@ -351,3 +351,18 @@ def test_slurmd_runs_the_healthcheck_and_it_drains(cluster):
         cluster.wait_state(lambda st, r: st == "IDLE" and r is None, timeout=20)
     finally:
         os.unlink(cluster.hc_enabled)
+
+
+def test_batch_job_is_requeued_not_lost(cluster):
+    cluster.set_config(FAIL_SHM)
+    r = cluster.run("sbatch", "-N1", "-w", NODE, "-t", "1", "--wrap", "true", "--parsable", check=True)
+    job = r.stdout.strip().split(";")[0]
+    cluster.wait_state(lambda st, r: "DRAIN" in st)
+    t0 = time.time()
+    while True:
+        q = cluster.run("scontrol", "show", "job", "-o", job, check=True).stdout
+        if "Restarts=1" in q or time.time() - t0 > 15:
+            break
+        time.sleep(0.2)
+    assert "Restarts=1" in q and "JobState=PENDING" in q, q  # requeued, waiting for a healthy node
+    cluster.run("scancel", job, check=True)
