@@ -366,3 +366,18 @@ def test_batch_job_is_requeued_not_lost(cluster):
         time.sleep(0.2)
     assert "Restarts=1" in q and "JobState=PENDING" in q, q  # requeued, waiting for a healthy node
     cluster.run("scancel", job, check=True)
+
+
+def test_docs_recipe_is_what_runs(slurm):
+    """docs/slurm.md's slurm.conf lines are the ones this module's slurmctld runs (paths aside)."""
+    doc = open(os.path.join(ROOT, "docs", "slurm.md")).read()
+    block = doc.split("## slurm.conf", 1)[1].split("```", 2)[1]
+    documented = dict(l.split("#")[0].strip().split("=", 1) for l in block.splitlines() if "=" in l)
+    ours = dict(l.strip().split("=", 1) for l in open(slurm.conf) if "=" in l and l.split("=")[0] in documented)
+    assert sorted(documented) == sorted(ours) == ["HealthCheckInterval", "HealthCheckProgram", "Prolog",
+                                                  "PrologFlags"]
+    assert documented["PrologFlags"] == ours["PrologFlags"]
+    assert "gpudoctor-prolog.sh" in documented["Prolog"] and "install -m 755 contrib/slurm/prolog.sh" in doc
+    assert "contrib/slurm/healthcheck.sh /etc/slurm/gpudoctor-healthcheck.sh" in doc
+    for wrapper, script in (("prolog", "prolog.sh"), ("hc", "healthcheck.sh")):
+        assert open(os.path.join(slurm.dir, wrapper)).read().endswith("exec %s/%s\n" % (CONTRIB, script))
