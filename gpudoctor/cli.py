@@ -74,6 +74,12 @@ def build_parser():
     c.add_argument("--exports", action="store_true", help="after the report, print the exports that fix it")
     c.add_argument("--deep", action="store_true", help="also import torch in a child process (seconds): "
                                                        "cuda.is_available(), device count, NCCL; and ldd")
+    lg = c.add_argument_group("launch plan (docs/launch.md)")
+    lg.add_argument("--accelerate-config", nargs="?", const="", default=None, metavar="FILE",
+                    help="accelerate's config (default: ~/.cache/huggingface/accelerate/default_config.yaml)")
+    lg.add_argument("--deepspeed-config", metavar="FILE", help="DeepSpeed JSON config (ds.json)")
+    lg.add_argument("--launch", metavar="CMD", help="the launch line, quoted: 'torchrun ...', 'mpirun -np 16 -H ...', "
+                                                    "'deepspeed --hostfile hf ...', 'python -m torch.distributed.launch ...'")
     c.set_defaults(func=cmd_check)
 
     f = sub.add_parser("facts", help="print this node's (or every node's) raw facts as JSON")
@@ -145,9 +151,19 @@ def gather_nodes(args, cfg, progress=True):
             options["same_files"] = args.same
         if args.mesh:
             options["mesh"] = [h.name for h in hosts]
-        return ssh.gather(hosts, python=cfg.python or "python3", jobs=args.jobs, timeout=cfg.timeout,
-                          ssh_config=args.ssh_config, host_key_policy=args.host_key_policy, progress=progress,
-                          options=options)
+        plan = getattr(cfg, "launch", None)
+        if plan is not None:
+            from gpudoctor import launch
+
+            launch.add_options(plan, options)
+        nodes = ssh.gather(hosts, python=cfg.python or "python3", jobs=args.jobs, timeout=cfg.timeout,
+                           ssh_config=args.ssh_config, host_key_policy=args.host_key_policy, progress=progress,
+                           options=options)
+        if plan is not None:  # phase 2: the master listens on the rendezvous port, the others connect
+            nodes = launch.probe_rendezvous(plan, hosts, nodes, ssh.gather, python=cfg.python or "python3",
+                                            timeout=cfg.timeout, ssh_config=args.ssh_config,
+                                            host_key_policy=args.host_key_policy)
+        return nodes
     from gpudoctor import deadline
 
     return deadline.local_nodes(python=cfg.python, timeout=cfg.timeout, fast=getattr(args, "fast", False))
@@ -158,6 +174,12 @@ def cmd_check(args):
     from gpudoctor.runner import run_checks
 
     cfg = _config(args)
+    if args.accelerate_config is not None or args.deepspeed_config or args.launch:
+        from gpudoctor.launch import build_plan
+
+        cfg.launch = build_plan(accelerate=args.accelerate_config or None,
+                                accelerate_given=args.accelerate_config is not None,
+                                deepspeed=args.deepspeed_config, launch=args.launch)
     registry = load_checks()
     checks = select(registry, cfg.select, cfg.ignore)
     if cfg.select and not checks:

@@ -38,6 +38,7 @@ class Config:
     timeout: float = 30.0  # per node, seconds
     source: Optional[str] = None  # where this config was read from
     slots: Dict[str, int] = field(default_factory=dict)  # from the hostfile's slots= (not a TOML key)
+    launch: Optional[object] = None  # the launch plan (gpudoctor/launch.py), from check flags (not a TOML key)
 
 
 _KEYS = {

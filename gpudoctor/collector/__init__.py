@@ -14,7 +14,7 @@ from .base import Context, collect_sections
 
 # Section modules, in collection order. Adding a module here (and to bundle.MODULES)
 # is all it takes to add a facts section.
-from . import system, ssh, nvidia, cuda, python_env, rdma, network, ofed, nccl_env, cluster  # noqa: F401,E402
+from . import system, ssh, nvidia, cuda, python_env, rdma, network, ofed, nccl_env, cluster, rendezvous  # noqa: F401,E402
 
 SCHEMA = "gpudoctor.facts/1"
 COLLECTOR_VERSION = "1"
@@ -56,6 +56,8 @@ def main(argv=None):
         elif a == "--set":
             k, _, v = argv.pop(0).partition("=")
             options[k] = json.loads(v)
+    if only is None and options.get("only"):  # a follow-up fan-out asks for a few sections
+        only = set(options["only"])
     ctx = Context(python=python, options=options)
     doc = collect(ctx, only=only)
     out = json.dumps(doc, sort_keys=True)

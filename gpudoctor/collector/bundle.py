@@ -4,7 +4,7 @@ or left behind on the node."""
 
 import os
 
-MODULES = ("base", "system", "ssh", "nvidia", "cuda", "python_env", "rdma", "network", "ofed", "nccl_env", "cluster")
+MODULES = ("base", "system", "ssh", "nvidia", "cuda", "python_env", "rdma", "network", "ofed", "nccl_env", "cluster", "rendezvous")
 
 _LOADER = r'''# -*- coding: utf-8 -*-
 import sys
