@@ -553,7 +553,7 @@ def master_host(plan, hosts, nodes, ssh_config=None):
 def probe_rendezvous(plan, hosts, nodes, gather, seconds=5.0, **kw):
     """Phase 2: the master node listens on the plan's port while every other reachable node
     connects to the master address; each node's `rendezvous` section joins its facts."""
-    if not plan.master_addr or not plan.master_port or is_loopback(plan.master_addr):
+    if not plan.master_addr or not plan.master_port:  # a loopback master is launch.master's finding
         return nodes
     live = [n.host for n in nodes if n.reachable]
     master = master_host(plan, hosts, nodes, kw.get("ssh_config"))
