@@ -120,6 +120,8 @@ class Cluster(object):
                 self._start_sshd(name, n)
             elif n["kind"] == "hang":
                 self.hangs.append(Hang(n["addr"], self.port))
+        lines += ["Host 127.*", "  Port %d" % self.port, "  User %s" % USER, "  IdentityFile %s" % self.key,
+                  "  UserKnownHostsFile %s" % self.known_hosts, ""]
         with open(self.ssh_config, "w") as f:
             f.write("\n".join(lines))
         self._wait_ready()
@@ -174,11 +176,12 @@ class Cluster(object):
         subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", path], check=True)
         return path
 
-    def hostfile(self, names=None, slots=None):
+    def hostfile(self, names=None, slots=None, by_address=False):
         path = os.path.join(self.base, "hostfile")
         with open(path, "w") as f:
             for name in names or self.nodes:
-                f.write("%s%s\n" % (name, " slots=%d" % slots if slots else ""))
+                host = self.nodes[name]["addr"] if by_address else name
+                f.write("%s%s\n" % (host, " slots=%d" % slots if slots else ""))
         return path
 
     def stop(self):

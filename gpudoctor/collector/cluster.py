@@ -7,8 +7,17 @@ import os
 import socket
 import subprocess
 import threading
+import time
 
 from .base import Unsupported, section
+
+
+def _is_ip(name):
+    try:
+        socket.inet_aton(name)
+        return name.count(".") == 3
+    except (socket.error, OSError):
+        return False
 
 
 @section("resolve")
@@ -16,13 +25,28 @@ def resolve(ctx):
     names = ctx.options.get("resolve")
     if not names:
         raise Unsupported("no node names to resolve (single-node run)")
+    # In parallel, with one deadline: a name the resolver cannot answer for (DNS down,
+    # unknown name) costs seconds each, and a node lists every other node.
     out = {}
-    for name in names:
+
+    def one(name):
+        if _is_ip(name):
+            out[name] = [name]
+            return
         try:
             out[name] = sorted(set(a[4][0] for a in socket.getaddrinfo(name, None, socket.AF_INET)))
         except (socket.error, OSError, UnicodeError):
             out[name] = []
-    return {"names": out}
+
+    threads = [threading.Thread(target=one, args=(n,)) for n in names]
+    for t in threads:
+        t.daemon = True
+        t.start()
+    deadline = time.time() + float(ctx.options.get("resolve_timeout", 3))
+    for t in threads:
+        t.join(max(0.0, deadline - time.time()))
+    slow = sorted(n for n in names if n not in out)
+    return {"names": dict((n, out.get(n, [])) for n in names), "timed_out": slow}
 
 
 def sha256_file(path, limit=None):
