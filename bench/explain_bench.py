@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Benchmark `gpudoctor explain` on a large, realistic log.
+
+Generates a log of --mb megabytes (default 100): training progress lines with rank prefixes and
+timestamps, NCCL INFO lines (NCCL_DEBUG=INFO), Python warnings, tqdm bars with carriage returns,
+ANSI colours and a few bytes of invalid UTF-8 - then buries real error texts from
+fixtures/logs/ in it (a root error, its watchdog echo, a ChildFailedError at the end). Times
+one `explain_file` pass in this process and reports the peak RSS (ru_maxrss).
+
+    python bench/explain_bench.py [--mb 100] [--keep PATH]
+"""
+
+import argparse
+import os
+import random
+import resource
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+NOISE = [
+    "[rank{r}]:[I{d} 12:{m:02d}:{s:02d}.{us:06d} {pid} train.py:{ln}] step {step} loss={loss:.4f} lr=1.0e-04 "
+    "grad_norm={g:.3f} tokens/s={tps}",
+    "gpu-node-{n:02d}:{pid}:{tid} [{r}] NCCL INFO Channel {c:02d}/0 : {r}[{r}] -> {r2}[{r2}] via P2P/IPC/read",
+    "gpu-node-{n:02d}:{pid}:{tid} [{r}] NCCL INFO comm 0x55cc8aa86c70 rank {r} nranks 16 cudaDev {r} busId 1c000"
+    " - Init COMPLETE",
+    "2024-03-01 12:{m:02d}:{s:02d},123 - INFO - Epoch 3 | iter {step}/100000 | loss {loss:.4f} | time 0.512s",
+    "\x1b[32m[2024-03-01 12:{m:02d}:{s:02d}]\x1b[0m wandb: logging metrics to run abc123 (step {step})",
+    "  File \"/opt/conda/lib/python3.10/site-packages/torch/nn/modules/module.py\", line {ln}, in _call_impl",
+    "/opt/conda/lib/python3.10/site-packages/torch/utils/data/dataloader.py:558: UserWarning: This DataLoader "
+    "will create 16 worker processes in total.",
+    "Training:  {p}%|####      | {step}/100000 [01:{s:02d}<02:10, 7.61it/s]\rTraining:  {p}%|#####     | "
+    "{step}/100000 [01:{s:02d}<02:09, 7.62it/s]",
+]
+
+ERRORS = [
+    "nccl.remote_error__nccl-2076-connection-reset-by-peer-ib.log",
+    "cascade__monai-model-zoo-685-watchdog-timeout-then-terminate.log",
+    "cascade__chimera-2-childfailederror-sigabrt.log",
+]
+
+
+def fixture_body(name):
+    with open(os.path.join(ROOT, "fixtures", "logs", name), "rb") as f:
+        return f.read().partition(b"# ---\n")[2]
+
+
+def generate(path, mb, seed=1):
+    rnd = random.Random(seed)
+    target = mb * 1000 * 1000
+    bodies = [fixture_body(n) for n in ERRORS]
+    insert_at = sorted(rnd.sample(range(1, 9), len(bodies)))  # in tenths of the file
+    size, step, placed = 0, 0, 0
+    with open(path, "wb") as f:
+        while size < target:
+            chunk = []
+            for _ in range(2000):
+                step += 1
+                t = rnd.choice(NOISE)
+                chunk.append(t.format(r=step % 8, r2=(step + 1) % 8, d="0301", m=step // 3600 % 60, s=step % 60,
+                                      us=step % 999999, pid=4000 + step % 7, tid=5000 + step % 13, ln=step % 900,
+                                      step=step, loss=1.0 / (1 + step % 97), g=0.5 + step % 7 / 10.0, tps=12000 + step % 999,
+                                      n=step % 16, c=step % 32, p=step % 100))
+            data = ("\n".join(chunk) + "\n").encode()
+            if step % 50000 < 2000:
+                data += b"garbage \xff\xfe\xc3 not utf-8\n"
+            f.write(data)
+            size += len(data)
+            if placed < len(bodies) and size >= target * insert_at[placed] / 10:
+                f.write(bodies[placed])
+                size += len(bodies[placed])
+                placed += 1
+    return os.path.getsize(path)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--mb", type=int, default=100)
+    ap.add_argument("--keep", metavar="PATH", help="write the log here and keep it")
+    args = ap.parse_args(argv)
+    path = args.keep or os.path.join(tempfile.mkdtemp(prefix="gpudoctor-bench-"), "train.log")
+    t0 = time.perf_counter()
+    size = generate(path, args.mb)
+    gen = time.perf_counter() - t0
+    from gpudoctor import explain
+
+    t0 = time.perf_counter()
+    kb = explain.load_knowledge()
+    load = time.perf_counter() - t0
+    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    t0 = time.perf_counter()
+    res = explain.explain_file(path, kb)
+    took = time.perf_counter() - t0
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
+    print("log: %.1f MB, %d lines (generated in %.1fs)" % (size / 1e6, res["lines"], gen))
+    print("knowledge: %d entries loaded in %.3fs" % (len(kb.entries), load))
+    print("explain: %.2fs (%.0f MB/s)" % (took, size / 1e6 / took))
+    print("peak RSS: %.1f MiB (%.1f MiB before the scan)" % (rss / 1024.0, rss_before / 1024.0))
+    print("root: %s; also: %s" % (res["root"], ", ".join("%s (%s)" % (f["id"], f["role"]) for f in res["findings"][1:])))
+    if not args.keep:
+        os.unlink(path)
+        os.rmdir(os.path.dirname(path))
+    return 0 if res["root"] == "nccl.remote_error" else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
