@@ -63,7 +63,8 @@ def compute(nodes):
         if common:
             pick = sorted(common, key=_iface_rank)
             lines.append(("NCCL_SOCKET_IFNAME", "=" + pick[0],
-                          "%s is up with an IPv4 address on all %d nodes (%s); never lo or docker" % (
+                          "%s is up with an IPv4 address on all %d nodes (%s); never lo or docker ('=' asks NCCL for "
+                          "exactly this name)" % (
                               pick[0], len(known), fold(known))))
         elif not empty:
             prefixes = sorted({_prefix(n) for v in known.values() for n in v})
