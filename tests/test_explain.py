@@ -1,0 +1,382 @@
+"""`gpudoctor explain`: the knowledge base, the real error texts of fixtures/logs/, the
+scanner on awkward input, and the CLI as a user runs it."""
+
+import io
+import json
+import os
+import re
+import sys
+
+import pytest
+
+from conftest import FIXTURES, ROOT
+
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+
+import explain_accuracy  # noqa: E402  (the same reader the accuracy report uses)
+from gpudoctor import explain  # noqa: E402
+from gpudoctor.registry import load_checks  # noqa: E402
+
+LOGS = os.path.join(FIXTURES, "logs")
+LOG_FILES = sorted(n for n in os.listdir(LOGS) if n.endswith(".log"))
+
+# What the fix at the top must say, per family: taken from the fix the fixtures' threads
+# settled on (their `# fix:` header), as a regex over the first cause's fix commands.
+TOP_FIX = {
+    "cascade": r"find the|first error",
+    "cuda.driver_insufficient": r"driver",
+    "cuda.libs": r"LD_LIBRARY_PATH|nvidia-cublas",
+    "cuda.no_kernel_image": r"torch build",
+    "deepspeed.ops": r"libaio",
+    "gpu.p2p": r"ACS",
+    "gpu.xid": r"drain|reset|reboot",
+    "nccl.ib_no_device": r"/dev/infiniband|RDMA",
+    "nccl.internal_error": r"NCCL_DEBUG=INFO|shm-size|memlock|NCCL_IB_HCA",
+    "nccl.remote_error": r"link|remote rank",
+    "nccl.socket_ifname": r"NCCL_SOCKET_IFNAME",
+    "nccl.system_error": r"NCCL_SOCKET_IFNAME",
+    "nccl.timeout": r"rank|timeout",
+    "nccl.topo_file": r"unset NCCL_GRAPH_FILE",
+    "nccl.unhandled_cuda_error": r"NCCL",
+    "nccl.version_mismatch": r"same image",
+    "nvml.mismatch": r"reboot",
+    "ofed.kernel": r"add-kernel-support",
+    "rdma.create_qp": r"memlock",
+    "rdma.gid_index": r"NCCL_IB_GID_INDEX",
+    "rdma.memlock": r"memlock",
+    "rdma.peermem": r"nvidia-peermem",
+    "rendezvous.address_in_use": r"port",
+    "rendezvous.connect": r"IP|node_rank|rank 0",
+    "shm.removeipc": r"RemoveIPC",
+    "shm.size": r"shm-size|ipc=host",
+    "ssh.pdsh": r"ssh-keygen|ssh-copy-id",
+    "ssh.permissions": r"chmod",
+    "ssh.publickey": r"ssh-keygen|ssh-copy-id",
+}
+# Known misses, each with the reason (docs/explain.md lists them too). The test fails when
+# one starts to pass, so this list cannot go stale.
+KNOWN_MISSES = {
+    # the excerpt ends inside the TCPStore() traceback, before the error line: nothing in it
+    # says "address in use" rather than "cannot connect", and explain does not guess
+    "rendezvous.address_in_use__slowfast-337-tcp-localhost-9999.log",
+}
+
+
+@pytest.fixture(scope="module")
+def kb():
+    return explain.load_knowledge()
+
+
+def run(text, kb):
+    return explain.explain_text(text, kb)
+
+
+# ------------------------------------------------------------------ the knowledge base
+
+
+def test_every_entry_is_valid_and_its_checks_exist(kb):
+    registered = set(load_checks().ids())
+    ids = [e["id"] for e in kb.entries]
+    assert len(ids) == len(set(ids))
+    assert len(ids) >= 30
+    for e in kb.entries:
+        assert e.get("patterns") or e.get("distinct"), e["id"]
+        for p in e["_patterns"]:
+            assert p.regex.pattern and p.needles
+        for c in e["causes"]:
+            assert c["fix"] and c["text"]
+            assert set(c["checks"]) <= registered, (e["id"], c["checks"])
+            for ev in c["_evidence"]:
+                assert ev.needles
+        for r in e["references"]:
+            assert r["url"].startswith("https://")
+
+
+def test_entries_live_beside_the_checks_that_confirm_them(kb):
+    """An entry whose causes name a check is kept in checks/<module>.knowledge.toml when
+    that check's module has one; the rest are in gpudoctor/data/knowledge/."""
+    registry = load_checks()
+    beside = {os.path.basename(f)[:-len(".knowledge.toml")] for f in explain.knowledge_files()
+              if f.endswith(".knowledge.toml")}
+    assert {"shm", "memlock", "ssh", "driver_cuda"} <= beside
+    named = {}
+    for e in kb.entries:
+        src = e["source_file"].replace(os.sep, "/")
+        if src.startswith("checks/"):
+            mod = os.path.basename(src)[:-len(".knowledge.toml")]
+            named.setdefault(mod, set()).update(
+                registry.get(cid).module.rsplit(".", 1)[-1] for c in e["causes"] for cid in c["checks"])
+        else:
+            assert src.startswith("gpudoctor/data/knowledge/"), src
+    for mod, mods in named.items():
+        assert mod in mods, (mod, mods)  # the file's entries are confirmed by that module's checks
+
+
+def test_the_issue_families_are_all_covered(kb):
+    families = {"nccl.system_error", "nccl.internal_error", "nccl.unhandled_cuda_error", "nccl.remote_error",
+                "nccl.ib_no_device", "nccl.socket_ifname", "nccl.timeout", "rendezvous.connect",
+                "rendezvous.address_in_use", "cuda.libs", "cuda.driver_insufficient", "nvml.mismatch",
+                "cuda.no_kernel_image", "shm.size", "shm.removeipc", "rdma.memlock", "rdma.create_qp",
+                "rdma.gid_index", "rdma.peermem", "gpu.xid", "ssh.publickey", "ssh.permissions", "ssh.pdsh",
+                "deepspeed.ops", "ofed.kernel", "nccl.version_mismatch", "nccl.topo_file", "gpu.p2p"}
+    assert families <= set(kb.by_id)
+
+
+def test_bad_knowledge_is_refused_at_load(tmp_path):
+    cases = {
+        "dup": "[[entry]]\nid='a.b'\ntitle='t'\nexplain='e'\nrank=1\npatterns=['abcd']\n"
+               "[[entry.causes]]\ntext='c'\nfix=['f']\n" * 2,
+        "regex": "[[entry]]\nid='a.b'\ntitle='t'\nexplain='e'\nrank=1\npatterns=['abcd(']\n"
+                 "[[entry.causes]]\ntext='c'\nfix=['f']\n",
+        "needle": "[[entry]]\nid='a.b'\ntitle='t'\nexplain='e'\nrank=1\npatterns=['a.c']\n"
+                  "[[entry.causes]]\ntext='c'\nfix=['f']\n",
+        "check": "[[entry]]\nid='a.b'\ntitle='t'\nexplain='e'\nrank=1\npatterns=['abcd']\n"
+                 "[[entry.causes]]\ntext='c'\nfix=['f']\nchecks=['no.such_check']\n",
+        "nofix": "[[entry]]\nid='a.b'\ntitle='t'\nexplain='e'\nrank=1\npatterns=['abcd']\n"
+                 "[[entry.causes]]\ntext='c'\n",
+    }
+    for name, text in cases.items():
+        p = tmp_path / (name + ".toml")
+        p.write_text(text)
+        with pytest.raises(explain.KnowledgeError):
+            explain.load_knowledge([str(p)], known_checks={"shm.size"})
+
+
+def test_needles_are_what_a_matching_line_must_contain():
+    assert explain.needles_of(r"NCCL WARN Call to ibv_reg_mr\w* failed") == ["NCCL WARN Call to ibv_reg_mr"]
+    # the more selective of a branch's alternatives and a literal run is taken
+    assert sorted(explain.needles_of(r"(?:Bootstrap|NET/Socket) ?: Using")) == ["Bootstrap", "NET/Socket"]
+    assert explain.needles_of(r"(?:ab|NET/Socket) ?: Using") == [": Using"]
+    # (the regex parser factors the common "no " out of the branch first)
+    assert sorted(explain.needles_of(r"(?:no socket interface|no NCCL_SOCKET_IFNAME interface) found")) == [
+        "NCCL_SOCKET_IFNAME interface", "socket interface"]
+
+
+# ------------------------------------------------------------------ the real error texts
+
+
+@pytest.mark.parametrize("name", LOG_FILES)
+def test_real_log_maps_to_its_family_with_the_right_fix_on_top(name, kb):
+    headers, body = explain_accuracy.read_fixture(os.path.join(LOGS, name))
+    want = explain_accuracy.expected_family(headers)
+    res = run(body, kb)
+    if name in KNOWN_MISSES:
+        assert not res["findings"] or not explain_accuracy.family_matches(res["findings"][0], want), \
+            "%s now passes: remove it from KNOWN_MISSES" % name
+        return
+    assert res["matched"] and res["findings"], name
+    top = res["findings"][0]
+    assert top["role"] == "root"
+    assert explain_accuracy.family_matches(top, want), (name, [f["id"] for f in res["findings"]])
+    fix = " ".join(top["causes"][0]["fix"]) + " " + " ".join(top["causes"][0]["exports"])
+    assert re.search(TOP_FIX[want.split(".")[0] if want == "cascade" else want], fix), (name, fix)
+    # the matched line is real text of the log, with its real line number
+    lines = body.decode("utf-8", "replace").splitlines()
+    for m in top["matches"]:
+        assert m["text"][:40].strip(" .") in lines[m["line"] - 1], (name, m)
+
+
+@pytest.mark.parametrize("name", [n for n in LOG_FILES if n.startswith("cascade__")])
+def test_cascade_logs_show_the_echoes_after_the_root(name, kb):
+    headers, body = explain_accuracy.read_fixture(os.path.join(LOGS, name))
+    res = run(body, kb)
+    roles = [f["role"] for f in res["findings"]]
+    assert roles[0] == "root"
+    if headers.get("root"):
+        assert res["findings"][0]["kind"] != "echo"
+        assert "cascade" in roles, name  # the echo lines are shown, as echoes
+        assert all(f["kind"] == "echo" for f in res["findings"] if f["role"] == "cascade")
+    else:  # only echoes in the excerpt: said so, no invented cause
+        assert res["findings"][0]["kind"] == "echo"
+        assert any("Only the echo" in n for n in res["findings"][0]["notes"])
+
+
+def test_accuracy_report_in_docs_is_current(kb):
+    rows = explain_accuracy.evaluate(kb)
+    ok = sum(r["ok"] for r in rows)
+    assert ok >= len(rows) - len(KNOWN_MISSES)
+    with open(os.path.join(ROOT, "docs", "explain.md")) as f:
+        doc = f.read()
+    assert explain_accuracy.markdown(rows) in doc, "run: python bench/explain_accuracy.py --write"
+
+
+# ------------------------------------------------------------------ ranking, evidence, lookups
+
+
+def test_root_error_comes_before_its_echoes_wherever_they_are_in_the_log(kb):
+    log = ("[rank3]: Sending process 12 closing signal SIGTERM\n"
+           "[rank1]: torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\n"
+           "[rank0]: gpu3:1:2 [0] misc/shmutils.cc:71 NCCL WARN Error: failed to extend /dev/shm/nccl-x to 9 bytes\n"
+           "[rank0]: RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1191, unhandled system error, NCCL version 2.18.1\n")
+    res = run(log, kb)
+    assert [f["id"] for f in res["findings"]][:2] == ["shm.size", "nccl.system_error"]
+    assert res["findings"][0]["matches"][0]["line"] == 3
+    assert {f["id"]: f["role"] for f in res["findings"]}["cascade.child_failed"] == "cascade"
+    # the generic class is shown as related, with the root's cause ranked by the log's evidence
+    sysr = res["findings"][1]
+    assert sysr["role"] == "related" and sysr["causes"][0]["checks"] == ["shm.size"]
+    assert sysr["causes"][0]["evidence"][0]["line"] == 3
+
+
+def test_xid_numbers_are_explained(kb):
+    res = run("[ 1843.3] NVRM: Xid (PCI:0000:b3:00): 79, pid=1896, GPU has fallen off the bus.\n"
+              "[ 1844.1] NVRM: Xid (PCI:0000:18:00): 48, pid=1896, An uncorrectable double bit error\n", kb)
+    f = res["findings"][0]
+    assert f["id"] == "gpu.xid"
+    assert any(n.startswith("Xid 79: GPU has fallen off the bus") for n in f["notes"])
+    assert any(n.startswith("Xid 48: Double-bit ECC") for n in f["notes"])
+    assert "fallen off the bus" in f["causes"][0]["text"].lower() or "PCIe" in f["causes"][0]["text"]
+
+
+def test_one_nccl_version_is_not_a_mismatch_two_are(kb):
+    one = "n1:1:1 [0] NCCL INFO NCCL version 2.18.1+cuda12.1\nn2:1:1 [0] NCCL INFO NCCL version 2.18.1+cuda12.1\n"
+    assert "nccl.version_mismatch" not in [f["id"] for f in run(one, kb)["findings"]]
+    two = one + "n3:1:1 [0] NCCL INFO NCCL version 2.19.3+cuda12.1\n"
+    f = run(two, kb)["findings"][0]
+    assert f["id"] == "nccl.version_mismatch" and f["distinct"]["values"] == ["2.18.1", "2.19.3"]
+    # PyTorch < 1.10 printed 2.10.3 as "21.0.3": not a version, not a mismatch
+    old = "RuntimeError: NCCL error ..., internal error, NCCL version 21.0.3\nNCCL version 2.10.3+cuda11.1\n"
+    assert "nccl.version_mismatch" not in [f["id"] for f in run(old, kb)["findings"]]
+
+
+# ------------------------------------------------------------------ the scanner on awkward input
+
+
+def test_prefixes_ansi_crlf_and_invalid_utf8_do_not_hide_an_error(kb):
+    log = (b"\xff\xfe garbage \xc3\x28\r\n" * 3 +
+           b"\x1b[31m[rank5]:[E1128 21:12:50.2 ProcessGroupNCCL.cpp:616] \x1b[0mncclSystemError: System call "
+           b"(e.g. socket, malloc) or external library call failed\r\n" +
+           b"tail\x00\x01\x02")
+    res = run(log, kb)
+    f = res["findings"][0]
+    assert f["id"] == "nccl.system_error" and f["matches"][0]["line"] == 4
+    assert "\x1b" not in f["matches"][0]["text"] and not f["matches"][0]["text"].endswith("\r")
+    assert res["lines"] == 5
+
+
+def test_line_numbers_are_exact_across_read_blocks(kb, monkeypatch):
+    monkeypatch.setattr(explain, "BLOCK", 4096)
+    noise = b"step 17 loss=0.31 tokens/s=12000 all good here\n"
+    data = noise * 1000 + b"Failed to initialize NVML: Driver/library version mismatch\n" + noise * 500 + \
+        b"RuntimeError: Address already in use"  # no final newline
+    res = explain.explain_stream(io.BytesIO(data), kb)
+    got = {f["id"]: f["matches"][0]["line"] for f in res["findings"]}
+    assert got == {"nvml.mismatch": 1001, "rendezvous.address_in_use": 1502}
+    assert res["lines"] == 1502 and res["bytes"] == len(data)
+
+
+def test_a_giant_line_without_newlines_is_cut_not_loaded_whole(kb, monkeypatch):
+    monkeypatch.setattr(explain, "BLOCK", 1 << 16)
+    monkeypatch.setattr(explain, "MAX_LINE", 1 << 17)
+    data = b"x" * (1 << 20) + b" ncclInternalError: Internal check failed " + b"y" * 1000 + b"\n"
+    res = explain.explain_stream(io.BytesIO(data), kb)
+    assert res["root"] == "nccl.internal_error"
+    assert len(res["findings"][0]["matches"][0]["text"]) < 600
+
+
+def test_nothing_matched_is_said_honestly(kb):
+    res = run("Epoch 3 | loss 0.31\nall good\n", kb)
+    assert not res["matched"] and res["root"] is None and res["findings"] == []
+    assert any("NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET,ENV" in t for t in res["triage"])
+    assert any("gpudoctor check --hosts" in t for t in res["triage"])
+
+
+# ------------------------------------------------------------------ --check
+
+
+def test_check_marks_causes_supported_or_ruled_out_by_facts(kb):
+    from conftest import node_facts, patched
+    from gpudoctor.config import Config
+    from gpudoctor.runner import Node
+
+    log = "NCCL WARN Error: failed to extend /dev/shm/nccl-WU88OE to 9637892 bytes\n"
+    small = patched(node_facts("devbox-debian12-nogpu"), shm={"total_bytes": 64 << 20, "free_bytes": 64 << 20})
+    res = explain.run_confirming_checks(run(log, kb), gather_nodes=lambda: [Node("gpu1", facts=small)],
+                                        config=Config())
+    cause = res["findings"][0]["causes"][0]
+    assert cause["checks"] == ["shm.size"] and cause["verdict"] == "supported"
+    assert res["checks"]["ran"][0]["status"] == "failed"
+    big = patched(node_facts("devbox-debian12-nogpu"), shm={"total_bytes": 16 << 30, "free_bytes": 16 << 30})
+    res = explain.run_confirming_checks(run(log, kb), gather_nodes=lambda: [Node("gpu1", facts=big)],
+                                        config=Config())
+    verdicts = [c.get("verdict") for c in res["findings"][0]["causes"]]
+    assert verdicts[-1] == "ruled out" and "supported" not in verdicts
+
+
+# ------------------------------------------------------------------ the CLI
+
+
+SYS_ERR = "RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1191, unhandled system error, NCCL version 2.10.3"
+
+
+def test_cli_string(gpudoctor_cli):
+    rc, out, err = gpudoctor_cli("explain", SYS_ERR)
+    assert rc == 0 and err == ""
+    assert "ROOT CAUSE  nccl.system_error" in out and "line 1: " + SYS_ERR in out
+    assert "export NCCL_SOCKET_IFNAME=" in out and "https://docs.nvidia.com/deeplearning/nccl" in out
+
+
+def test_cli_stdin_and_file_agree(gpudoctor_cli, tmp_path):
+    with open(os.path.join(LOGS, "rdma.memlock__nccl-tests-206-ibv-reg-mr-iova2-enomem.log"), "rb") as f:
+        body = f.read()
+    p = tmp_path / "rank3.log"
+    p.write_bytes(body)
+    rc1, out1, _ = gpudoctor_cli("explain", "-", input=body.decode())
+    rc2, out2, _ = gpudoctor_cli("explain", "--file", str(p))
+    assert rc1 == rc2 == 0
+    assert "ROOT CAUSE  rdma.memlock" in out1 and "ROOT CAUSE  rdma.memlock" in out2
+    assert "confirm: gpudoctor check --select limits.memlock" in out2
+    assert out1.split("\n", 1)[1] == out2.split("\n", 1)[1]  # only the source name differs
+
+
+def test_cli_json_schema(gpudoctor_cli, tmp_path):
+    p = tmp_path / "train.log"
+    with open(os.path.join(LOGS, "cascade__pytorch-122571-remote-error-then-watchdog.log"), "rb") as f:
+        p.write_bytes(f.read().partition(b"# ---\n")[2])
+    rc, out, _ = gpudoctor_cli("explain", "--json", "--file", str(p))
+    doc = json.loads(out)
+    assert rc == 0 and doc["schema"] == "gpudoctor.explain/1" and doc["matched"] is True
+    assert doc["root"] == doc["findings"][0]["id"] == "nccl.remote_error"
+    assert [f["role"] for f in doc["findings"]] == ["root", "cascade"]
+    f = doc["findings"][0]
+    assert set(f) >= {"id", "family", "title", "kind", "role", "rank", "explain", "first_line", "match_count",
+                      "matches", "notes", "causes", "debug", "references", "knowledge_file"}
+    assert set(f["causes"][0]) >= {"text", "checks", "confirm", "fix", "exports", "evidence"}
+    assert f["matches"][0] == {"line": 3, "text": "ncclRemoteERror: A call failed possibly due to a network error "
+                                                 "or a remote process exting prematurely"}
+
+
+def test_cli_nothing_matched_exits_1_with_triage(gpudoctor_cli):
+    rc, out, err = gpudoctor_cli("explain", "everything is fine, loss went down")
+    assert rc == 1 and err == ""
+    assert "No known error found" in out and "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET,ENV" in out
+    assert "gpudoctor check --hosts" in out
+    rc, out, _ = gpudoctor_cli("explain", "--json", "all fine")
+    doc = json.loads(out)
+    assert rc == 1 and doc["matched"] is False and doc["findings"] == [] and doc["triage"]
+
+
+def test_cli_bad_input_is_one_line_and_exit_2(gpudoctor_cli, tmp_path):
+    for args in (("explain", "--file", str(tmp_path / "missing.log")), ("explain",),
+                 ("explain", "--file", str(tmp_path)), ("explain", "x", "--file", str(tmp_path / "a"))):
+        rc, out, err = gpudoctor_cli(*args)
+        assert rc == 2 and out == "", args
+        assert len(err.strip().splitlines()) == 1 and err.startswith("gpudoctor: error: "), (args, err)
+        assert "Traceback" not in err
+
+
+def test_cli_binary_garbage(gpudoctor_cli, tmp_path):
+    p = tmp_path / "core.bin"
+    p.write_bytes(bytes(range(256)) * 4000 + b"\nCUDA error: no kernel image is available for execution on the "
+                                             b"device\n" + os.urandom(50000).replace(b"\n", b"."))
+    rc, out, err = gpudoctor_cli("explain", "--file", str(p))
+    assert rc == 0 and "ROOT CAUSE  cuda.no_kernel_image" in out and "Traceback" not in err
+
+
+def test_explain_is_not_imported_by_check(gpudoctor_cli):
+    code = ("import sys; from gpudoctor import cli; cli.main(['list']); "
+            "print('gpudoctor.explain' in sys.modules, 'tomllib' in sys.modules)")
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT).stdout
+    assert out.strip().splitlines()[-1] == "False False"
