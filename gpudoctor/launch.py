@@ -179,25 +179,17 @@ def _count_or_auto(value, what, where):
 
 
 def parse_slots(text, where):
-    """host slots=N (DeepSpeed/pdsh), host:N (MPI); comments and blank lines skipped."""
-    out = {}
-    for no, raw in enumerate(text.splitlines(), 1):
-        line = raw.split("#", 1)[0].strip()
-        if not line:
-            continue
-        parts = line.split()
-        host, n = parts[0], None
-        if ":" in host:
-            host, _, n = host.partition(":")
-        for p in parts[1:]:
-            if p.startswith("slots="):
-                n = p[len("slots="):]
-        if n is None:
-            raise InputError("%s:%d: no slots= for %s (DeepSpeed needs 'host slots=N')" % (where, no, host))
-        out[host] = _int(n, "slots", "%s:%d" % (where, no))
-    if not out:
+    """host slots=N (DeepSpeed/pdsh), host:N (MPI): the inventory's hostfile parser, plus
+    DeepSpeed's rule that every host names its slots."""
+    from gpudoctor.inventory import parse_hostfile
+
+    hosts = parse_hostfile(text, where)
+    if not hosts:
         raise InputError("%s: names no host" % where)
-    return out
+    for h in hosts:
+        if h.slots is None:
+            raise InputError("%s: no slots= for %s (DeepSpeed needs 'host slots=N')" % (h.source, h.name))
+    return {h.name: h.slots for h in hosts}
 
 
 def _read_hostfile(path, plan):

@@ -99,18 +99,23 @@ class Context(object):
             if reply is None:
                 return None, ""
             return reply[0], reply[1]
-        try:
-            p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                 stdin=subprocess.DEVNULL, env=env or self.env)
-        except (OSError, IOError):
-            return None, ""
-        try:
-            out, _ = p.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.communicate()
-            return -9, ""
-        return p.returncode, out.decode("utf-8", "replace")
+        return run_command(argv, env=env or self.env, timeout=timeout)
+
+
+def run_command(argv, env=None, timeout=10.0):
+    """(rc, stdout+stderr); rc None when the command cannot start, -9 on timeout."""
+    try:
+        p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             stdin=subprocess.DEVNULL, env=env)
+    except (OSError, IOError):
+        return None, ""
+    try:
+        out, _ = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        return -9, ""
+    return p.returncode, out.decode("utf-8", "replace")
 
 
 def collect_sections(ctx, only=None):

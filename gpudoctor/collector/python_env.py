@@ -8,7 +8,7 @@ import struct
 import subprocess
 import sys
 
-from .base import Unsupported, section
+from .base import Unsupported, run_command, section
 
 # ---- ELF reading ----------------------------------------------------------------------
 # Just enough ELF reading to answer "which libcublas will torch really load" and "which
@@ -251,18 +251,7 @@ def scan_nccl_version(path):
 
 
 def _run(argv, env=None, timeout=10):
-    try:
-        p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                             env=env)
-    except (OSError, IOError):
-        return None, ""
-    try:
-        out, _ = p.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        p.communicate()
-        return -9, ""
-    return p.returncode, out.decode("utf-8", "replace")
+    return run_command(argv, env=env, timeout=timeout)
 
 
 def _ldconfig_cache():
