@@ -170,3 +170,22 @@ def test_cli_prometheus_file_written_atomically(gpudoctor_cli, tmp_path):
 def test_cli_output_to_missing_folder_is_one_line_exit_2(gpudoctor_cli, tmp_path):
     rc, stdout, stderr = gpudoctor_cli("check", "--fast", "--format", "junit", "-o", str(tmp_path / "no" / "x.xml"))
     assert rc == 2 and stderr.startswith("gpudoctor: error: cannot write") and "Traceback" not in stderr
+
+
+def test_output_to_a_device_or_fifo_is_written_in_place(tmp_path):
+    """-o /dev/null must never replace the device with a regular file."""
+    import stat
+    import threading
+
+    from gpudoctor.report.atomic import write_atomic
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(open(fifo).read()))
+    reader.start()
+    write_atomic(str(fifo), "gpudoctor_exit_code 0\n")
+    reader.join(5)
+    assert got == ["gpudoctor_exit_code 0\n"]
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert os.listdir(tmp_path) == ["pipe"]  # no temp file left beside it

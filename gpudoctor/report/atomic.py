@@ -10,7 +10,17 @@ from gpudoctor.errors import InputError
 def write_atomic(path, text):
     """A temp file in the same folder (same filesystem, so rename is atomic), fsynced,
     then renamed over `path`. Its name does not end in .prom, so the textfile collector,
-    which reads only *.prom, never picks up the temp file."""
+    which reads only *.prom, never picks up the temp file.
+
+    A target that exists and is not a regular file (/dev/null, /dev/stdout, a FIFO) is
+    written in place: renaming over it would replace the device with a plain file."""
+    if os.path.exists(path) and not os.path.isfile(path):
+        try:
+            with open(path, "w") as f:
+                f.write(text)
+        except OSError as exc:
+            raise InputError("cannot write %s: %s" % (path, exc.strerror or exc))
+        return
     folder = os.path.dirname(os.path.abspath(path))
     try:
         fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
