@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass, field, fields
 from typing import Dict, List, Optional
 
-from gpudoctor.errors import InputError
+from gpudoctor.errors import InputError, read_input
 
 _UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mb": 1 << 20,
           "mib": 1 << 20, "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30, "t": 1 << 40, "tb": 1 << 40, "tib": 1 << 40}
@@ -59,11 +59,11 @@ def _load_toml(path):
         import tomllib
     except ImportError:  # Python < 3.11
         import tomli as tomllib
+    data = read_input(path, "config")
     try:
-        with open(path, "rb") as f:
-            return tomllib.load(f)
-    except OSError as exc:
-        raise InputError("cannot read config %s: %s" % (path, exc.strerror or exc))
+        return tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise InputError("config %s is not text (UTF-8)" % path)
     except tomllib.TOMLDecodeError as exc:
         raise InputError("config %s is not valid TOML: %s" % (path, exc))
 

@@ -6,7 +6,7 @@ import os
 import shutil
 import sys
 
-from gpudoctor.errors import InputError
+from gpudoctor.errors import InputError, read_input
 from gpudoctor.runner import Node
 
 FACTS_SCHEMA = "gpudoctor.facts/1"
@@ -45,11 +45,9 @@ def validate_facts(doc, where):
 
 
 def read_facts_file(path):
+    data = read_input(path, "facts")
     try:
-        with open(path, "rb") as f:
-            doc = json.loads(f.read().decode("utf-8"))
-    except OSError as exc:
-        raise InputError("cannot read facts %s: %s" % (path, exc.strerror or exc))
+        doc = json.loads(data.decode("utf-8"))
     except (ValueError, UnicodeDecodeError) as exc:
         raise InputError("%s is not valid JSON: %s" % (path, exc))
     if isinstance(doc, dict) and doc.get("schema") == "gpudoctor.node/1":  # a saved node result

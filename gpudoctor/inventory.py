@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import List, Optional
 
-from gpudoctor.errors import InputError
+from gpudoctor.errors import InputError, read_input
 
 _NAME = re.compile(r"^[A-Za-z0-9_.\-\[\],@]+$")
 
@@ -59,11 +59,7 @@ def parse_hostfile(text, path="hostfile") -> List[Host]:
 
 
 def read_hostfile(path) -> List[Host]:
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as exc:
-        raise InputError("cannot read hostfile %s: %s" % (path, exc.strerror or exc))
+    data = read_input(path, "hostfile")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:

@@ -15,7 +15,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
-from gpudoctor.errors import InputError
+from gpudoctor.errors import InputError, read_input
 
 ACCELERATE_DEFAULT = "~/.cache/huggingface/accelerate/default_config.yaml"
 # variables a distributed job depends on; a launcher that does not carry them leaves the
@@ -138,11 +138,7 @@ def parse_simple_yaml(text, where="config"):
 
 
 def load_yaml(path):
-    try:
-        with open(path) as f:
-            text = f.read()
-    except OSError as exc:
-        raise InputError("cannot read accelerate config %s: %s" % (path, exc.strerror or exc))
+    text = read_input(path, "accelerate config").decode("utf-8", "replace")
     try:
         import yaml  # PyYAML when the environment already has it (accelerate depends on it)
     except ImportError:
@@ -194,11 +190,7 @@ def parse_slots(text, where):
 
 def _read_hostfile(path, plan):
     p = os.path.expanduser(path)
-    try:
-        with open(p) as f:
-            text = f.read()
-    except OSError as exc:
-        raise InputError("cannot read DeepSpeed hostfile %s: %s" % (path, exc.strerror or exc))
+    text = read_input(p, "DeepSpeed hostfile", shown=path).decode("utf-8", "replace")
     plan.slots = parse_slots(text, path)
     plan.slots_source = "hostfile %s" % path
     plan.add_file(p)
@@ -246,11 +238,7 @@ def load_accelerate(path, plan):
 
 def load_deepspeed(path, plan):
     p = os.path.expanduser(path)
-    try:
-        with open(p) as f:
-            text = f.read()
-    except OSError as exc:
-        raise InputError("cannot read DeepSpeed config %s: %s" % (path, exc.strerror or exc))
+    text = read_input(p, "DeepSpeed config", shown=path).decode("utf-8", "replace")
     try:
         doc = json.loads(text)
     except ValueError as exc:
