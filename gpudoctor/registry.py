@@ -1,6 +1,16 @@
 """The check registry: what a check is, how it registers, and how checks are found.
 
-A check is a pure function of facts that yields findings; yielding nothing is a pass.
+A check is a pure function of facts. Per node it ends in one outcome:
+
+- ``pass``: it yields ``Pass(evidence)``, the value it judged against what
+  (``"/dev/shm 256 GiB >= 1 GiB"``); a pass without evidence does not exist;
+- ``warn`` / ``fail``: it yields ``Finding.warning(...)`` / ``Finding.error(...)``;
+- ``na``: it yields ``NA(reason)``: nothing to judge here (no OFED installed, no launch plan);
+- ``skipped``: it yields ``Skip(reason)``: it could not judge (the runner also skips a check
+  whose ``needs`` sections are unsupported or failed, with the section's reason).
+
+``Finding.info`` is a note that rides along with any outcome. A check that yields neither a
+verdict nor a problem is reported ``skipped`` ("gave no evidence"): silence is never a pass.
 Built-in checks live in the ``gpudoctor.checks`` package (the top-level ``checks/``
 folder of the source tree); third-party checks register through the entry-point
 group ``gpudoctor.checks``, whose value is a module to import.
@@ -54,6 +64,32 @@ class Finding:
             observed, expected = kw.get("observed"), kw.get("expected")
             message = observed if not expected else "%s (expected %s)" % (observed, expected)
         return cls(severity=severity, message=message, **kw)
+
+
+OUTCOMES = ("pass", "warn", "fail", "na", "skipped")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A check's end on a node when nothing is wrong: pass (with evidence), na or skipped."""
+
+    status: str  # pass | na | skipped
+    text: str  # the evidence (pass) or the reason (na, skipped)
+    hosts: Tuple[str, ...] = ()  # cluster checks: the nodes it applies to (default: all in scope)
+
+
+def Pass(evidence, hosts=()):  # noqa: N802 (reads as a verdict in a check: yield Pass("..."))
+    if not evidence or not str(evidence).strip():
+        raise ValueError("a pass needs its evidence: what was judged against what")
+    return Verdict("pass", str(evidence), tuple(hosts))
+
+
+def NA(reason, hosts=()):  # noqa: N802
+    return Verdict("na", str(reason), tuple(hosts))
+
+
+def Skip(reason, hosts=()):  # noqa: N802
+    return Verdict("skipped", str(reason), tuple(hosts))
 
 
 @dataclass(frozen=True)
