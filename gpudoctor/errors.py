@@ -12,3 +12,11 @@ def read_input(path, what, shown=None):
             return f.read()
     except OSError as exc:
         raise InputError("cannot read %s %s: %s" % (what, shown or path, exc.strerror or exc))
+
+
+# The exit-code contract (README): schedulers and CI rely on it.
+EXIT_OK = 0  # healthy: no error-level finding
+EXIT_FINDINGS = 1  # findings: an error-level finding, or a node that could not be checked
+EXIT_USAGE = 2  # usage or input error: one line on stderr, never a traceback
+EXIT_INTERNAL = 3  # gpudoctor's own failure: one line on stderr, the traceback saved
+EXIT_INTERRUPTED = 130  # Ctrl-C: the partial report, then this

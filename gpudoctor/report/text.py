@@ -76,7 +76,7 @@ def _shell_quote(v):
     return shlex.quote(str(v))
 
 
-def render(report, stream=None, color=None):
+def render(report, stream=None, color=None, verbose=False):
     stream = stream or sys.stdout
     if color is None:
         color = stream.isatty()

@@ -1,0 +1,84 @@
+"""`gpudoctor check`: gather facts, run the checks, print the report and the fixes."""
+
+import os
+import sys
+
+from gpudoctor.commands.common import add_inventory, config_from, csv, emit, gather_nodes
+from gpudoctor.errors import EXIT_INTERRUPTED, InputError
+
+
+def add_parser(sub):
+    c = sub.add_parser("check", help="gather facts, run every check, print findings and fixes")
+    add_inventory(c)
+    c.add_argument("--facts", metavar="PATH", help="check saved facts (a file or a folder) instead of live nodes")
+    c.add_argument("--select", type=csv, default=[], metavar="IDS", help="only these check ids or id prefixes")
+    c.add_argument("--ignore", type=csv, default=[], metavar="IDS", help="skip these check ids or id prefixes")
+    c.add_argument("--strict", action="store_true", help="warnings fail too (exit 1)")
+    c.add_argument("--config", metavar="FILE", help="gpudoctor.toml (default: ./gpudoctor.toml, "
+                                                   "[tool.gpudoctor] in ./pyproject.toml, /etc/gpudoctor/gpudoctor.toml)")
+    c.add_argument("--json", action="store_true", help="print the report as JSON (same as --format json)")
+    c.add_argument("--format", choices=("text", "json", "prometheus", "junit"), default=None,
+                   help="report format (default text); prometheus: a node-exporter textfile; junit: for CI")
+    c.add_argument("-v", "--verbose", action="store_true", help="also list the checks that were n/a or skipped")
+    c.add_argument("--fast", action="store_true", help="the prolog tier: in-process reads only (no probe of another "
+                                                       "interpreter, no nvidia-smi fallback)")
+    c.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE instead of stdout")
+    c.add_argument("--expected-gpus", type=int, metavar="N", help="GPUs every node must have")
+    c.add_argument("--bf16", action="store_true", default=None, help="the job trains in bf16")
+    c.add_argument("--exports", action="store_true", help="after the report, print the exports that fix it")
+    c.add_argument("--deep", action="store_true", help="also import torch in a child process (seconds): "
+                                                       "cuda.is_available(), device count, NCCL; and ldd")
+    add_launch_options(c)
+    c.set_defaults(func=run)
+    return c
+
+
+def add_launch_options(c):
+    lg = c.add_argument_group("launch plan (docs/launch.md)")
+    lg.add_argument("--accelerate-config", nargs="?", const="", default=None, metavar="FILE",
+                    help="accelerate's config (default: ~/.cache/huggingface/accelerate/default_config.yaml)")
+    lg.add_argument("--deepspeed-config", metavar="FILE", help="DeepSpeed JSON config (ds.json)")
+    lg.add_argument("--launch", metavar="CMD", help="the launch line, quoted: 'torchrun ...', 'mpirun -np 16 -H ...', "
+                                                    "'deepspeed --hostfile hf ...', 'python -m torch.distributed.launch ...'")
+
+
+def launch_plan(args):
+    """The launch plan the arguments describe, or None."""
+    if args.accelerate_config is None and not args.deepspeed_config and not args.launch:
+        return None
+    from gpudoctor.launch import build_plan
+
+    return build_plan(accelerate=args.accelerate_config or None, accelerate_given=args.accelerate_config is not None,
+                      deepspeed=args.deepspeed_config, launch=args.launch)
+
+
+def run(args):
+    from gpudoctor.registry import load_checks, select
+    from gpudoctor.runner import run_checks
+
+    cfg = config_from(args)
+    cfg.launch = launch_plan(args)
+    registry = load_checks()
+    checks = select(registry, cfg.select, cfg.ignore)
+    if cfg.select and not checks:
+        raise InputError("--select %s matches no check (see: gpudoctor list)" % ",".join(cfg.select))
+    interrupted = False
+    try:
+        nodes = gather_nodes(args, cfg)
+    except KeyboardInterrupt as exc:  # the fan-out hands back what it finished
+        nodes = getattr(exc, "partial_nodes", None)
+        if nodes is None:
+            raise
+        interrupted = True
+    report = run_checks(nodes, checks, cfg)
+    fmt = "json" if args.json else (args.format or "text")
+    emit(report, fmt, args.output, verbose=getattr(args, "verbose", False))
+    if getattr(args, "exports", False):
+        from gpudoctor.commands.exports import snippet
+
+        sys.stdout.write("\n" + snippet(nodes, report))
+    if interrupted:
+        print("gpudoctor: interrupted: report covers the %d nodes gathered so far" % len(nodes), file=sys.stderr)
+        sys.stdout.flush()
+        os._exit(EXIT_INTERRUPTED)  # do not wait for SSH sessions still in flight
+    return report.exit_code

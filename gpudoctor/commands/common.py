@@ -1,0 +1,120 @@
+"""What the commands share: the node options, config from arguments, gathering nodes,
+writing a report or a JSON document."""
+
+import json
+import os
+import sys
+
+from gpudoctor.errors import InputError
+
+
+def csv(value):
+    return [v for v in value.split(",") if v]
+
+
+def add_inventory(p):
+    g = p.add_argument_group("nodes (default: this machine)")
+    g.add_argument("--hosts", metavar="FILE", help="hostfile: DeepSpeed/pdsh (host slots=8), MPI (host:8), plain list")
+    g.add_argument("--nodes", metavar="NODESET", help="node set, e.g. 'gpu[01-16],login2' "
+                                                      "(default inside a Slurm allocation: $SLURM_JOB_NODELIST)")
+    g.add_argument("--local", action="store_true", help="check only this machine, even inside a Slurm allocation")
+    g.add_argument("--python", metavar="PATH", help="the job's interpreter to probe (conda env, venv); "
+                                                  "default: python3 on PATH")
+    g.add_argument("-j", "--jobs", type=int, default=None, help="nodes gathered at once (default 64)")
+    g.add_argument("--timeout", type=float, default=None, help="seconds per node (default 30); on this machine alone "
+                                                               "it bounds the whole run: past it the node is reported "
+                                                               "not checked (timeout) and the exit code is 1")
+    g.add_argument("--ssh-config", metavar="FILE", help="ssh config to honour (default ~/.ssh/config)")
+    g.add_argument("--host-key-policy", choices=("accept-new", "strict", "ignore"), default=None,
+                   help="unknown host keys: accept-new (default, like OpenSSH), strict, ignore")
+    g.add_argument("--same", nargs="+", metavar="PATH", default=[],
+                   help="files or folders that must be identical on every node (code, configs, model)")
+    g.add_argument("--mesh", action="store_true", help="also test that every node can ssh to every other node")
+
+
+def config_from(args):
+    from gpudoctor.config import load_config
+
+    cfg = load_config(getattr(args, "config", None))
+    for name in ("select", "ignore"):
+        if getattr(args, name, None):
+            setattr(cfg, name, getattr(args, name))
+    if getattr(args, "strict", False):
+        cfg.strict = True
+    if getattr(args, "expected_gpus", None) is not None:
+        cfg.expected_gpus = args.expected_gpus
+    if getattr(args, "bf16", None):
+        cfg.bf16 = True
+    if getattr(args, "python", None):
+        cfg.python = args.python
+    if getattr(args, "timeout", None) is not None:
+        cfg.timeout = args.timeout
+    return cfg
+
+
+def gather_nodes(args, cfg, progress=True):
+    """Facts for every node the arguments name: saved facts, a cluster, or this machine."""
+    from gpudoctor import gather
+
+    if getattr(args, "facts", None):
+        return gather.from_facts(args.facts)
+    if getattr(args, "deep", False):  # read by the collector here and in the probed interpreter
+        os.environ["GPUDOCTOR_DEEP"] = "1"
+    from gpudoctor import inventory
+
+    hosts = None if getattr(args, "local", False) else inventory.resolve(hosts_file=args.hosts, nodeset=args.nodes)
+    if hosts:
+        from gpudoctor.transport import ssh
+
+        cfg.slots = {h.name: h.slots for h in hosts if h.slots is not None}
+        options = {"resolve": [h.name for h in hosts]}
+        if args.same:
+            options["same_files"] = args.same
+        if args.mesh:
+            options["mesh"] = [h.name for h in hosts]
+        plan = getattr(cfg, "launch", None)
+        if plan is not None:
+            from gpudoctor import launch
+
+            launch.add_options(plan, options)
+        nodes = ssh.gather(hosts, python=cfg.python or "python3", jobs=args.jobs, timeout=cfg.timeout,
+                           ssh_config=args.ssh_config, host_key_policy=args.host_key_policy, progress=progress,
+                           options=options)
+        if plan is not None:  # phase 2: the master listens on the rendezvous port, the others connect
+            nodes = launch.probe_rendezvous(plan, hosts, nodes, ssh.gather, python=cfg.python or "python3",
+                                            timeout=cfg.timeout, ssh_config=args.ssh_config,
+                                            host_key_policy=args.host_key_policy)
+        return nodes
+    from gpudoctor import deadline
+
+    return deadline.local_nodes(python=cfg.python, timeout=cfg.timeout, fast=getattr(args, "fast", False))
+
+
+def emit(report, fmt, output, verbose=False):
+    import io
+
+    stream = io.StringIO() if output else sys.stdout
+    if fmt in ("json", "prometheus", "junit"):
+        import importlib
+
+        importlib.import_module("gpudoctor.report." + fmt).render(report, stream)
+    else:
+        from gpudoctor.report import text
+
+        text.render(report, stream, color=None if not output else False, verbose=verbose)
+    if output:
+        from gpudoctor.report.atomic import write_atomic
+
+        write_atomic(output, stream.getvalue())
+
+
+def write_json(doc, path):
+    text = json.dumps(doc, indent=1, sort_keys=True) + "\n"
+    if path:
+        try:
+            with open(path, "w") as f:
+                f.write(text)
+        except OSError as exc:
+            raise InputError("cannot write %s: %s" % (path, exc.strerror or exc))
+    else:
+        sys.stdout.write(text)

@@ -1,0 +1,39 @@
+"""`gpudoctor exports`: a sourceable snippet (NCCL_SOCKET_IFNAME, NCCL_IB_HCA, ...) from every node's facts."""
+
+import sys
+
+from gpudoctor.commands.common import add_inventory, config_from, gather_nodes
+from gpudoctor.errors import EXIT_FINDINGS, EXIT_OK
+
+
+def add_parser(sub):
+    e = sub.add_parser("exports", help="print a sourceable snippet of exports (NCCL_SOCKET_IFNAME, NCCL_IB_HCA, ...) "
+                                       "computed from every node's facts")
+    add_inventory(e)
+    e.add_argument("--facts", metavar="PATH", help="compute from saved facts (a file or a folder)")
+    e.set_defaults(func=run, select=[], ignore=[])
+    return e
+
+
+def snippet(nodes, report):
+    from gpudoctor.report import exports
+
+    facts = {n.host: n.facts for n in nodes if n.reachable}
+    return exports.render(exports.compute(facts), extra=exports.from_findings(report.findings))
+
+
+def run(args):
+    from gpudoctor.registry import load_checks
+    from gpudoctor.runner import run_checks
+
+    cfg = config_from(args)
+    nodes = gather_nodes(args, cfg)
+    report = run_checks(nodes, list(load_checks()), cfg)
+    sys.stdout.write(snippet(nodes, report))
+    bad = [n.host for n in nodes if not n.reachable]
+    if bad:
+        from gpudoctor.nodes import fold
+
+        print("gpudoctor: %s could not be checked; the exports cover the others" % fold(bad), file=sys.stderr)
+        return EXIT_FINDINGS
+    return EXIT_OK

@@ -1,0 +1,89 @@
+"""`gpudoctor slurm-health`: the Slurm Prolog / HealthCheckProgram command (the drain and
+resume logic and its exit codes are in gpudoctor/slurm.py)."""
+
+import sys
+
+from gpudoctor.commands.common import config_from, csv, emit, gather_nodes
+from gpudoctor.slurm import (EXIT_INTERNAL, EXIT_SCONTROL, ScontrolError, apply, decide, node_name, read_node,
+                             short_reason)
+
+
+def add_parser(sub):
+    p = sub.add_parser("slurm-health", help="Slurm Prolog/HealthCheckProgram: check this node, drain it when it "
+                                            "fails, resume it when it passes and the drain was gpudoctor's own")
+    p.add_argument("--node", metavar="NAME", help="Slurm node name (default: $SLURMD_NODENAME, else the short "
+                                                  "hostname)")
+    p.add_argument("--dry-run", action="store_true", help="print what would be drained or resumed; change nothing")
+    p.add_argument("--timeout", type=float, default=None, help="seconds for the whole local run (default 30); "
+                                                               "past it the node counts as failing (timeout)")
+    p.add_argument("--fast", action="store_true", help="the prolog tier: in-process reads only (no probe of another "
+                                                       "interpreter, no nvidia-smi fallback)")
+    p.add_argument("--python", metavar="PATH", help="the job's interpreter to probe")
+    p.add_argument("--config", metavar="FILE", help="gpudoctor.toml (default as for `check`)")
+    p.add_argument("--select", type=csv, default=[], metavar="IDS", help="only these check ids or id prefixes")
+    p.add_argument("--ignore", type=csv, default=[], metavar="IDS", help="skip these check ids or id prefixes")
+    p.add_argument("--strict", action="store_true", help="warnings fail (and drain) too")
+    p.add_argument("--format", choices=("text", "json", "prometheus", "junit"), default=None,
+                   help="report format (default text)")
+    p.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE (atomically) instead of stdout")
+    p.set_defaults(func=run, hosts=None, nodes=None, facts=None, json=False, local=True)
+    return p
+
+
+def run(args):
+    from gpudoctor.errors import InputError
+
+    try:
+        return _slurm_health(args)
+    except (InputError, KeyboardInterrupt):
+        raise
+    except Exception:  # a gpudoctor bug or a broken install must not read as "node unhealthy" (exit 1)
+        import traceback
+
+        traceback.print_exc()
+        print("gpudoctor: slurm: internal error (a gpudoctor bug or a broken install); node state not changed",
+              file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+def _slurm_health(args):
+    from gpudoctor.errors import InputError
+    from gpudoctor.registry import load_checks, select
+    from gpudoctor.runner import run_checks
+
+    cfg = config_from(args)
+    checks = select(load_checks(), cfg.select, cfg.ignore)
+    if cfg.select and not checks:
+        raise InputError("--select %s matches no check (see: gpudoctor list)" % ",".join(cfg.select))
+    name = node_name(args.node)
+    nodes = gather_nodes(args, cfg, progress=False)
+    report = run_checks(nodes, checks, cfg)
+    if args.output or (args.format or "text") != "text":
+        emit(report, args.format or "text", args.output)
+    else:
+        from gpudoctor.report import text
+
+        text.render(report, sys.stdout, color=False)
+    healthy = report.exit_code == 0
+    reason = short_reason(report)
+    try:
+        state = read_node(name)
+    except ScontrolError as exc:
+        print("gpudoctor: slurm: cannot read node %s: %s" % (name, exc), file=sys.stderr)
+        print("gpudoctor: slurm: %s %s; node state unknown, nothing changed" % (
+            name, "healthy" if healthy else "UNHEALTHY (%s)" % reason))
+        return EXIT_SCONTROL if healthy else 1
+    action = decide(state, healthy, reason)
+    verb = {"drain": "drain", "resume": "resume", "none": "leave"}[action.kind]
+    detail = " reason=%r" % reason if action.kind == "drain" else ""
+    if args.dry_run:
+        print("gpudoctor: slurm: dry run: would %s %s (state %s)%s: %s" % (verb, name, state.state, detail, action.why))
+    else:
+        try:
+            apply(action, name, reason)
+        except ScontrolError as exc:
+            print("gpudoctor: slurm: could not %s %s: %s" % (verb, name, exc), file=sys.stderr)
+            return EXIT_SCONTROL if healthy else 1
+        done = {"drain": "drained", "resume": "resumed", "none": "left"}[action.kind]
+        print("gpudoctor: slurm: %s %s (was %s)%s: %s" % (done, name, state.state, detail, action.why))
+    return 0 if healthy else 1
