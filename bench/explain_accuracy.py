@@ -47,10 +47,11 @@ def family_matches(finding, family):
 def evaluate(kb=None):
     kb = kb or explain.load_knowledge()
     rows = []
-    for name in sorted(os.listdir(LOGS)):
-        if not name.endswith(".log"):
-            continue
-        headers, body = read_fixture(os.path.join(LOGS, name))
+    # the real texts lie in logs/dev/ and logs/heldout/ (split by source: fixtures/logs/README.md)
+    paths = {name: os.path.join(LOGS, side, name) for side in ("dev", "heldout")
+             for name in os.listdir(os.path.join(LOGS, side)) if name.endswith(".log")}
+    for name in sorted(paths):
+        headers, body = read_fixture(paths[name])
         want = expected_family(headers)
         res = explain.explain_text(body, kb, source=name)
         got = res["findings"][0] if res["findings"] else None
