@@ -1,28 +1,114 @@
 """Thresholds and expectations, from gpudoctor.toml / [tool.gpudoctor] and flags.
 
 Every key is documented in docs/config.md; an unknown key is an input error (a typo
-must not silently turn a check off).
+must not silently turn a check off). Each key's type and range are checked by one table,
+``KEYS``: the same rule judges the file and the flag (``--timeout``, ``--expected-gpus``).
+A config is written by whoever can write /etc/gpudoctor or the job's folder, and gpudoctor
+runs as root in prologs, so a value outside its range is refused (exit 2), never clamped.
 """
 
+import math
 import os
 import re
 from dataclasses import dataclass, field, fields
 from typing import Dict, List, Optional
 
-from gpudoctor.errors import InputError, read_input
+from gpudoctor.errors import InputError, excerpt, read_input
 
 _UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mb": 1 << 20,
           "mib": 1 << 20, "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30, "t": 1 << 40, "tb": 1 << 40, "tib": 1 << 40}
 
+MAX_SIZE = 1 << 60  # 1 EiB: no /dev/shm is larger; bounds a 400-digit shm_min before any arithmetic
+MAX_GPUS = 1024  # GPUs per node; the largest nodes sold have 8-16 (NVL72 racks expose 4 per node)
+MAX_TIMEOUT = 86400.0  # seconds; a day. inf/nan would turn the per-node deadline off
+MAX_CONFIG_BYTES = 1 << 20  # a config is a few hundred bytes; 1 MiB bounds the TOML parser's work
+MAX_LIST = 1000  # select/ignore/severity entries
+MAX_ID = 200  # characters of one check id or prefix
+
 
 def parse_size(value) -> int:
-    """'1GiB', '512m', 1073741824 -> bytes (binary units: what df -h and docker use)."""
-    if isinstance(value, int) and not isinstance(value, bool):
+    """'1GiB', '512m', 1073741824 -> bytes (binary units: what df -h and docker use).
+    At most MAX_SIZE, never negative."""
+    if isinstance(value, bool):
+        raise InputError("is not a size (examples: 1GiB, 512MiB, 8g)")
+    if isinstance(value, int):
+        n = value
+    else:
+        # digits bounded before int()/float(): a 400-digit value is refused by its length,
+        # not by an OverflowError (float) or Python's 4300-digit int limit
+        m = re.match(r"^\s*(\d{1,20}(?:\.\d{1,20})?)\s*([a-zA-Z]{0,3})\s*$", str(value)[:100])
+        if not isinstance(value, str) or not m or m.group(2).lower() not in _UNITS:
+            raise InputError("is not a size (examples: 1GiB, 512MiB, 8g; at most 20 digits)")
+        n = int(float(m.group(1)) * _UNITS[m.group(2).lower()])
+    if not 0 <= n <= MAX_SIZE:
+        raise InputError("is out of range (0 to 1EiB)")
+    return n
+
+
+def _integer(lo, hi):
+    def conv(value):
+        # bool is an int subclass in Python: `expected_gpus = true` must not become 1;
+        # a float (8.7) must not be truncated to 8
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError("must be a whole number")
+        if not lo <= value <= hi:
+            raise ValueError("must be between %d and %d" % (lo, hi))
         return value
-    m = re.match(r"^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$", str(value))
-    if not m or m.group(2).lower() not in _UNITS:
-        raise InputError("%r is not a size (examples: 1GiB, 512MiB, 8g)" % (value,))
-    return int(float(m.group(1)) * _UNITS[m.group(2).lower()])
+    conv.__name__ = "whole number from %d to %d" % (lo, hi)
+    return conv
+
+
+def _seconds(value):
+    """A timeout: a finite number of seconds, > 0 and at most a day. `nan` compares false
+    with everything and `inf` overflows time_t: both would switch the deadline off."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError("must be a number of seconds")
+    if isinstance(value, int) and abs(value) > 10 ** 9:
+        raise ValueError("must be between 0 and %g" % MAX_TIMEOUT)
+    value = float(value)
+    if not math.isfinite(value) or not 0 < value <= MAX_TIMEOUT:
+        raise ValueError("must be more than 0 and at most %g seconds" % MAX_TIMEOUT)
+    return value
+
+
+def _boolean(value):
+    if not isinstance(value, bool):
+        raise ValueError("must be true or false")
+    return value
+
+
+def _ids(value):
+    if not isinstance(value, list) or len(value) > MAX_LIST:
+        raise ValueError("must be a list of check ids or id prefixes")
+    for v in value:
+        if not isinstance(v, str) or not v or len(v) > MAX_ID or not v.isprintable():
+            raise ValueError("must be a list of check ids or id prefixes (strings)")
+    return list(value)
+
+
+def _severity(value):
+    if not isinstance(value, dict) or len(value) > MAX_LIST:
+        raise ValueError("must be a table: check id = \"error\", \"warning\", \"info\" or \"off\"")
+    for k, v in value.items():
+        if len(k) > MAX_ID or not k.isprintable() or v not in ("error", "warning", "info", "off"):
+            raise ValueError("of %s must be error, warning, info or off" % excerpt(k))
+    return dict(value)
+
+
+def _path(value):
+    if not isinstance(value, str) or not value or len(value) > 4096 or "\0" in value or not value.isprintable():
+        raise ValueError("must be a path (a non-empty string of at most 4096 printable characters)")
+    return value
+
+
+def _size(value):
+    try:
+        return parse_size(value)
+    except InputError as exc:
+        raise ValueError(str(exc))
+
+
+_size.__name__ = "size"
 
 
 @dataclass
@@ -41,17 +127,53 @@ class Config:
     launch: Optional[object] = None  # the launch plan (gpudoctor/launch.py), from check flags (not a TOML key)
 
 
-_KEYS = {
-    "shm_min": ("min_shm_bytes", parse_size),
-    "expected_gpus": ("expected_gpus", int),
-    "bf16": ("bf16", bool),
-    "select": ("select", list),
-    "ignore": ("ignore", list),
-    "strict": ("strict", bool),
-    "severity": ("severity", dict),
-    "python": ("python", str),
-    "timeout": ("timeout", float),
+# key -> (Config attribute, validator). A validator returns the value to store or raises
+# ValueError saying what the value must be; nothing is coerced (no int(8.7), no bool(5)).
+KEYS = {
+    "shm_min": ("min_shm_bytes", _size),
+    "expected_gpus": ("expected_gpus", _integer(0, MAX_GPUS)),
+    "bf16": ("bf16", _boolean),
+    "select": ("select", _ids),
+    "ignore": ("ignore", _ids),
+    "strict": ("strict", _boolean),
+    "severity": ("severity", _severity),
+    "python": ("python", _path),
+    "timeout": ("timeout", _seconds),
 }
+_KEYS = KEYS  # the name other modules used
+
+
+def check_value(key, value, where="config"):
+    """The value to store for `key`, or an InputError naming the key and a bounded excerpt."""
+    attr, conv = KEYS[key]
+    try:
+        return conv(value)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise InputError("%s: %s = %s: %s" % (where, key, excerpt(value), exc))
+
+
+def flag(key, name):
+    """An argparse `type=` for a flag that sets a config key: the file's rule for the flag.
+    argparse turns the ValueError into 'argument --timeout: ...' (exit 2 through cli)."""
+    import argparse
+
+    def conv(text):
+        if key == "timeout":
+            m = re.match(r"^\s*[0-9]{1,12}(\.[0-9]{0,12})?\s*$", text)  # no nan, inf, -1, 1e999
+            if not m:
+                raise argparse.ArgumentTypeError("%s must be a number of seconds, more than 0 and at most %g"
+                                                 % (excerpt(text), MAX_TIMEOUT))
+            value = float(text)
+        else:
+            if not re.match(r"^\s*[0-9]{1,6}\s*$", text):
+                raise argparse.ArgumentTypeError("%s is not a whole number" % excerpt(text))
+            value = int(text)
+        try:
+            return KEYS[key][1](value)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError("%s %s" % (excerpt(text), exc))
+    conv.__name__ = name
+    return conv
 
 
 def _load_toml(path):
@@ -59,13 +181,17 @@ def _load_toml(path):
         import tomllib
     except ImportError:  # Python < 3.11
         import tomli as tomllib
-    data = read_input(path, "config")
+    data = read_input(path, "config", limit=MAX_CONFIG_BYTES)
     try:
         return tomllib.loads(data.decode("utf-8"))
     except UnicodeDecodeError:
         raise InputError("config %s is not text (UTF-8)" % path)
     except tomllib.TOMLDecodeError as exc:
-        raise InputError("config %s is not valid TOML: %s" % (path, exc))
+        raise InputError("config %s is not valid TOML: %s" % (path, excerpt(exc, 200)))
+    except RecursionError:  # `a = [[[[...` 100,000 deep: tomllib recurses per level
+        raise InputError("config %s is nested too deeply" % path)
+    except ValueError as exc:  # a 5,000-digit integer: Python's int-from-string limit (CVE-2020-10735)
+        raise InputError("config %s: a value is too large: %s" % (path, excerpt(exc, 120)))
 
 
 def find_config(explicit=None) -> Optional[str]:
@@ -78,10 +204,31 @@ def find_config(explicit=None) -> Optional[str]:
         if os.path.isfile(path):
             return path
     if os.path.isfile("pyproject.toml"):
-        with open("pyproject.toml", "rb") as f:
-            if b"[tool.gpudoctor]" in f.read():
-                return "pyproject.toml"
+        try:
+            with open("pyproject.toml", "rb") as f:
+                head = f.read(MAX_CONFIG_BYTES)
+        except OSError:
+            return None
+        if b"[tool.gpudoctor]" in head:
+            return "pyproject.toml"
     return None
+
+
+def _table(doc, path):
+    """The gpudoctor table of a parsed file: [tool.gpudoctor] in pyproject.toml, else
+    [gpudoctor] or the top level. Whatever is there must be a table."""
+    if path.endswith("pyproject.toml"):
+        tool = doc.get("tool", {})
+        if not isinstance(tool, dict):
+            raise InputError("%s: tool must be a table" % path)
+        table = tool.get("gpudoctor", {})
+        name = "[tool.gpudoctor]"
+    else:
+        table = doc.get("gpudoctor", doc)
+        name = "gpudoctor"
+    if not isinstance(table, dict):
+        raise InputError("%s: %s must be a table, not %s" % (path, name, excerpt(table)))
+    return table
 
 
 def load_config(path=None) -> Config:
@@ -90,26 +237,18 @@ def load_config(path=None) -> Config:
     if not path:
         return cfg
     doc = _load_toml(path)
-    table = doc.get("tool", {}).get("gpudoctor", {}) if path.endswith("pyproject.toml") else doc.get("gpudoctor", doc)
-    apply(cfg, table, where=path)
+    apply(cfg, _table(doc, path), where=path)
     cfg.source = path
     return cfg
 
 
 def apply(cfg: Config, table: Dict, where="config"):
+    if not isinstance(table, dict):
+        raise InputError("%s: the gpudoctor settings must be a table" % where)
     for key, value in table.items():
-        if key not in _KEYS:
-            raise InputError("%s: unknown key %r (known: %s)" % (where, key, ", ".join(sorted(_KEYS))))
-        attr, conv = _KEYS[key]
-        if conv in (list, dict, bool) and not isinstance(value, conv):
-            raise InputError("%s: %s must be a %s" % (where, key, conv.__name__))
-        try:
-            setattr(cfg, attr, conv(value))
-        except (TypeError, ValueError):
-            raise InputError("%s: %s=%r is not a valid %s" % (where, key, value, conv.__name__))
-    for check_id, sev in cfg.severity.items():
-        if sev not in ("error", "warning", "info", "off"):
-            raise InputError("%s: severity of %s must be error, warning, info or off" % (where, check_id))
+        if key not in KEYS:
+            raise InputError("%s: unknown key %s (known: %s)" % (where, excerpt(key), ", ".join(sorted(KEYS))))
+        setattr(cfg, KEYS[key][0], check_value(key, value, where))
     return cfg
 
 

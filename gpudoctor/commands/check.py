@@ -3,6 +3,7 @@
 import os
 import sys
 
+from gpudoctor.config import flag
 from gpudoctor.commands.common import add_inventory, config_from, csv, emit, gather_nodes
 from gpudoctor.errors import EXIT_INTERRUPTED, InputError
 
@@ -23,7 +24,7 @@ def add_parser(sub):
     c.add_argument("--fast", action="store_true", help="the prolog tier: in-process reads only (no probe of another "
                                                        "interpreter, no nvidia-smi fallback)")
     c.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE instead of stdout")
-    c.add_argument("--expected-gpus", type=int, metavar="N", help="GPUs every node must have")
+    c.add_argument("--expected-gpus", type=flag("expected_gpus", "count"), metavar="N", help="GPUs every node must have")
     c.add_argument("--bf16", action="store_true", default=None, help="the job trains in bf16")
     c.add_argument("--exports", action="store_true", help="after the report, print the exports that fix it")
     c.add_argument("--deep", action="store_true", help="also import torch in a child process (seconds): "

@@ -5,7 +5,10 @@ import json
 import os
 import sys
 
+from gpudoctor.config import flag
 from gpudoctor.errors import InputError
+
+timeout_flag = flag("timeout", "seconds")  # the config file's rule: > 0, finite, at most a day
 
 
 def csv(value):
@@ -21,7 +24,7 @@ def add_inventory(p):
     g.add_argument("--python", metavar="PATH", help="the job's interpreter to probe (conda env, venv); "
                                                   "default: python3 on PATH")
     g.add_argument("-j", "--jobs", type=int, default=None, help="nodes gathered at once (default 64)")
-    g.add_argument("--timeout", type=float, default=None, help="seconds per node (default 30); on this machine alone "
+    g.add_argument("--timeout", type=timeout_flag, default=None, help="seconds per node (default 30); on this machine alone "
                                                                "it bounds the whole run: past it the node is reported "
                                                                "not checked (timeout) and the exit code is 1")
     g.add_argument("--ssh-config", metavar="FILE", help="ssh config to honour (default ~/.ssh/config)")

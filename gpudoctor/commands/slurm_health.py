@@ -3,7 +3,7 @@ resume logic and its exit codes are in gpudoctor/slurm.py)."""
 
 import sys
 
-from gpudoctor.commands.common import config_from, csv, emit, gather_nodes
+from gpudoctor.commands.common import config_from, csv, emit, gather_nodes, timeout_flag
 from gpudoctor.slurm import (EXIT_INTERNAL, EXIT_SCONTROL, ScontrolError, apply, decide, node_name, read_node,
                              short_reason)
 
@@ -14,7 +14,7 @@ def add_parser(sub):
     p.add_argument("--node", metavar="NAME", help="Slurm node name (default: $SLURMD_NODENAME, else the short "
                                                   "hostname)")
     p.add_argument("--dry-run", action="store_true", help="print what would be drained or resumed; change nothing")
-    p.add_argument("--timeout", type=float, default=None, help="seconds for the whole local run (default 30); "
+    p.add_argument("--timeout", type=timeout_flag, default=None, help="seconds for the whole local run (default 30); "
                                                                "past it the node counts as failing (timeout)")
     p.add_argument("--fast", action="store_true", help="the prolog tier: in-process reads only (no probe of another "
                                                        "interpreter, no nvidia-smi fallback)")
