@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import List, Optional
 
-from gpudoctor.errors import InputError, read_input
+from gpudoctor.errors import InputError, excerpt, read_input
 
 _NAME = re.compile(r"^[A-Za-z0-9_.\-\[\],@]+$")
 
@@ -25,6 +25,29 @@ class Host:
     source: str = ""  # "hostfile:LINE", "nodeset", "slurm"
 
 
+MAX_SLOTS = 1 << 16  # slots per host; Open MPI and DeepSpeed take any int, no node has 65,536 GPUs
+MAX_HOSTFILE_BYTES = 16 << 20  # 16 MiB: a 100,000-node hostfile is ~2 MB
+
+
+def _line_excerpt(raw):
+    """The start of an offending line, bounded: a file in /etc/shadow format named by
+    mistake must not print its password hashes into a log."""
+    text = raw.strip()
+    head = text.split(None, 1)[0] if text else ""
+    head = head.split(":", 1)[0] if ":" in head and "[" not in head else head
+    return excerpt(head, 24)
+
+
+def _count(value):
+    """A slot count: ASCII digits only, bounded. str.isdigit() accepts '²' and other
+    Unicode digits that int() refuses, and a 4,301-digit count passes isdigit() but
+    int() refuses it (Python's int-from-string limit)."""
+    if not value or len(value) > 6 or not all("0" <= c <= "9" for c in value):
+        return None
+    n = int(value)
+    return n if n <= MAX_SLOTS else None
+
+
 def parse_hostfile(text, path="hostfile") -> List[Host]:
     hosts = []
     for lineno, raw in enumerate(text.splitlines(), 1):
@@ -33,33 +56,37 @@ def parse_hostfile(text, path="hostfile") -> List[Host]:
             continue
         fields = line.split()
         name, slots = fields[0], None
+        where = "%s:%d" % (path, lineno)
         if ":" in name and "[" not in name:
             name, _, count = name.partition(":")
-            if not count.isdigit():
-                raise InputError("%s:%d: %r: the count after ':' must be a number" % (path, lineno, raw.strip()))
-            slots = int(count)
+            slots = _count(count)
+            if slots is None:
+                raise InputError("%s: host %s: the count after ':' must be a number from 0 to %d"
+                                 % (where, _line_excerpt(raw), MAX_SLOTS))
         for extra in fields[1:]:
             key, eq, value = extra.partition("=")
             if not eq or key not in ("slots", "max_slots", "max-slots", "slot"):
-                raise InputError("%s:%d: %r: expected 'HOST slots=N' (or HOST:N, or HOST)" % (path, lineno, raw.strip()))
-            if not value.isdigit():
-                raise InputError("%s:%d: %s=%r is not a number" % (path, lineno, key, value))
+                raise InputError("%s: host %s: expected 'HOST slots=N' (or HOST:N, or HOST)"
+                                 % (where, _line_excerpt(raw)))
+            count = _count(value)
+            if count is None:
+                raise InputError("%s: %s=%s is not a number (0 to %d)" % (where, key, excerpt(value, 12), MAX_SLOTS))
             if key in ("slots", "slot"):
-                slots = int(value)
+                slots = count
         if not _NAME.match(name):
-            raise InputError("%s:%d: %r is not a host name" % (path, lineno, name))
+            raise InputError("%s: %s is not a host name" % (where, _line_excerpt(raw)))
         names = [name]
         if "[" in name:
             from gpudoctor.nodes import expand
 
             names = expand(name)
         for n in names:
-            hosts.append(Host(name=n, slots=slots, source="%s:%d" % (path, lineno)))
+            hosts.append(Host(name=n, slots=slots, source=where))
     return hosts
 
 
 def read_hostfile(path) -> List[Host]:
-    data = read_input(path, "hostfile")
+    data = read_input(path, "hostfile", limit=MAX_HOSTFILE_BYTES)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
