@@ -121,6 +121,7 @@ class Config:
     strict: bool = False
     severity: Dict[str, str] = field(default_factory=dict)  # per-check severity overrides
     python: Optional[str] = None  # interpreter of the job (conda env / venv) to probe
+    python_source: Optional[str] = None  # how it was chosen (gpudoctor/interpreter.py); not a TOML key
     timeout: float = 30.0  # per node, seconds
     source: Optional[str] = None  # where this config was read from
     slots: Dict[str, int] = field(default_factory=dict)  # from the hostfile's slots= (not a TOML key)
