@@ -3,10 +3,11 @@ node of a cluster. Everything returns runner.Node objects."""
 
 import json
 import os
+import re
 import shutil
 import sys
 
-from gpudoctor.errors import InputError, read_input
+from gpudoctor.errors import InputError, excerpt, read_input
 from gpudoctor.runner import Node
 
 FACTS_SCHEMA = "gpudoctor.facts/1"
@@ -33,38 +34,124 @@ def local(python=None, options=None):
     return [Node(host=doc["node"] or "localhost", facts=doc)]
 
 
-def validate_facts(doc, where):
+MAX_FACTS_BYTES = 64 << 20  # one node's facts are ~20 KB; 64 MiB bounds memory per file
+MAX_DEPTH = 32  # the collector's documents nest 6 deep; deeper is not facts (and would recurse)
+# A node name as facts carry it: what the transports and hostfiles accept (RFC 1123 labels,
+# IPv4/IPv6 literals, user@), and nothing that node-set syntax ("gpu[", ","), a shell, an
+# XML report or a terminal would read as something else (brackets, spaces, control bytes).
+_NODE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.:%@-]{0,252}$")
+META = ("schema", "node", "collected_at", "collector")
+
+
+def node_name_problem(name):
+    """Why `name` cannot name a node in a report, or None."""
+    if not isinstance(name, str):
+        return "the node name is %s, not a string" % excerpt(name)
+    if not _NODE.match(name):
+        return "node name %s is not a host name (letters, digits, . _ - : @ %%; at most 253)" % excerpt(name)
+    return None
+
+
+def _too_deep(doc):
+    """True when `doc` nests deeper than MAX_DEPTH (iterative: no recursion to exhaust)."""
+    stack = [(doc, 0)]
+    while stack:
+        x, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return True
+        if isinstance(x, dict):
+            stack.extend((v, depth + 1) for v in x.values())
+        elif isinstance(x, list):
+            stack.extend((v, depth + 1) for v in x)
+    return False
+
+
+def facts_problem(doc):
+    """Why a decoded document is not one node's facts, or None. The transports can use it on
+    what a node sent back, the same rule as for facts files."""
     if not isinstance(doc, dict) or doc.get("schema") != FACTS_SCHEMA:
         got = doc.get("schema") if isinstance(doc, dict) else type(doc).__name__
-        raise InputError("%s is not a gpudoctor facts file (schema %r, expected %r)" % (where, got, FACTS_SCHEMA))
-    for key, sec in doc.items():
-        if key not in ("schema", "node", "collected_at", "collector") and (
-                not isinstance(sec, dict) or sec.get("status") not in ("ok", "unsupported", "error")):
-            raise InputError("%s: section %r has no valid status" % (where, key))
+        return "not a gpudoctor facts file (schema %s, expected %r)" % (excerpt(got), FACTS_SCHEMA)
+    if _too_deep(doc):
+        return "nested deeper than %d levels" % MAX_DEPTH
+    if "node" in doc and doc["node"] is not None:
+        why = node_name_problem(doc["node"])
+        if why:
+            return why
+    sections = [k for k in doc if k not in META]
+    if not sections:
+        return "holds no section (a facts document has system, gpu, network, ...)"
+    for key in sections:
+        sec = doc[key]
+        if not isinstance(sec, dict) or sec.get("status") not in ("ok", "unsupported", "error"):
+            return "section %s has no valid status" % excerpt(key)
+    return None
+
+
+def validate_facts(doc, where):
+    why = facts_problem(doc)
+    if why:
+        if why.startswith("not a gpudoctor facts"):
+            raise InputError("%s is %s" % (where, why))
+        raise InputError("%s: %s" % (where, why))
     return doc
 
 
+def _node_record_problem(doc):
+    """A saved gpudoctor.node/1 record (a node that could not be checked)."""
+    why = node_name_problem(doc.get("host"))
+    if why:
+        return why
+    for key in ("error", "error_kind"):
+        if doc.get(key) is not None and not isinstance(doc.get(key), str):
+            return "%s is %s, not text" % (key, excerpt(doc.get(key)))
+    return None
+
+
+def _no_constant(name):
+    # Python's json reads NaN and Infinity, which are not JSON (RFC 8259 section 6) and
+    # compare false with every threshold; no collector writes them
+    raise ValueError("%s is not a JSON number" % name)
+
+
+def _bounded_int(text):
+    # every count the collector writes fits in 64 bits; a 4,000-digit integer is not a fact
+    if len(text.lstrip("-")) > 40:
+        raise ValueError("an integer of %d digits" % len(text))
+    return int(text)
+
+
 def read_facts_file(path):
-    data = read_input(path, "facts")
+    data = read_input(path, "facts", limit=MAX_FACTS_BYTES)
     try:
-        doc = json.loads(data.decode("utf-8"))
+        doc = json.loads(data.decode("utf-8"), parse_constant=_no_constant, parse_int=_bounded_int)
     except (ValueError, UnicodeDecodeError) as exc:
-        raise InputError("%s is not valid JSON: %s" % (path, exc))
+        raise InputError("%s is not valid JSON: %s" % (path, excerpt(exc, 120)))
+    except RecursionError:  # [[[[... 100,000 deep: the decoder recurses per level
+        raise InputError("%s: nested deeper than %d levels" % (path, MAX_DEPTH))
     if isinstance(doc, dict) and doc.get("schema") == "gpudoctor.node/1":  # a saved node result
+        why = _node_record_problem(doc)
+        if why:
+            raise InputError("%s: %s" % (path, why))
         return doc
     return validate_facts(doc, path)
 
 
 def from_facts(path):
     """A facts file, or a folder of them (as `gpudoctor facts --hosts ... -o DIR` writes)."""
-    if os.path.isdir(path):
-        files = sorted(os.path.join(path, n) for n in os.listdir(path) if n.endswith(".json"))
-        if not files:
-            raise InputError("%s holds no *.json facts files" % path)
-    elif os.path.exists(path):
-        files = [path]
-    else:
-        raise InputError("--facts %s: no such file or directory" % path)
+    try:
+        if os.path.isdir(path):
+            files = sorted(os.path.join(path, n) for n in os.listdir(path) if n.endswith(".json"))
+            if not files:
+                raise InputError("%s holds no *.json facts files" % path)
+        elif os.path.exists(path):
+            files = [path]
+        else:
+            raise InputError("--facts %s: no such file or directory" % path)
+    except OSError as exc:  # a folder we may not list
+        raise InputError("cannot read facts %s: %s" % (path, exc.strerror or exc))
+    except ValueError as exc:  # a path with a NUL byte
+        raise InputError("--facts %s: %s" % (excerpt(path), exc))
     nodes = []
     for f in files:
         doc = read_facts_file(f)
@@ -72,6 +159,9 @@ def from_facts(path):
             nodes.append(Node(host=doc["host"], error=doc.get("error"), error_kind=doc.get("error_kind")))
             continue
         host = doc.get("node") or os.path.splitext(os.path.basename(f))[0]
+        why = node_name_problem(host)
+        if why:  # the file name stands in for a missing node name: it must be a host name too
+            raise InputError("%s: %s (set \"node\" in the file, or rename it)" % (f, why))
         nodes.append(Node(host=host, facts=doc))
     seen = set()
     for n in nodes:
@@ -82,10 +172,21 @@ def from_facts(path):
 
 
 def save(nodes, out_dir):
-    """One file per node: its facts, or a gpudoctor.node/1 record of why it failed."""
-    os.makedirs(out_dir, exist_ok=True)
+    """One file per node: its facts, or a gpudoctor.node/1 record of why it failed. Each
+    file is written atomically (a reader never sees half of one); a folder that cannot be
+    made or written (a file, read-only, not permitted, a full disk) is an input error."""
+    from gpudoctor.report.atomic import write_atomic
+
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+    except FileExistsError:
+        raise InputError("cannot write facts to %s: it exists and is not a folder" % out_dir)
+    except OSError as exc:
+        raise InputError("cannot write facts to %s: %s" % (out_dir, exc.strerror or exc))
+    except ValueError as exc:
+        raise InputError("cannot write facts to %s: %s" % (excerpt(out_dir), exc))
     for n in nodes:
         doc = n.facts if n.reachable else {"schema": "gpudoctor.node/1", "host": n.host, "error": n.error,
                                            "error_kind": n.error_kind}
-        with open(os.path.join(out_dir, "%s.json" % n.host.replace("/", "_")), "w") as f:
-            json.dump(doc, f, indent=1, sort_keys=True)
+        name = n.host.replace("/", "_").lstrip(".") or "_"
+        write_atomic(os.path.join(out_dir, "%s.json" % name), json.dumps(doc, indent=1, sort_keys=True) + "\n")
