@@ -1,6 +1,7 @@
 """Host identity, /dev/shm, resource limits and the job's environment."""
 
 import hashlib
+import hmac
 import os
 import re
 import socket
@@ -25,8 +26,16 @@ def env_shown(name):
     return name in ENV_SHOWN_NAMES or name.startswith(ENV_SHOWN_PREFIXES)
 
 
-def env_hash(value):
-    return "sha256:" + hashlib.sha256(value.encode("utf-8", "replace")).hexdigest()[:16]
+# One random key per process when the controller sends none: hashes are then comparable
+# within this document only, and never recoverable by a dictionary (an unkeyed sha256 of
+# "hunter2" is). The controller sends one key per run to every node (option env_key) so
+# env.parity can compare values across nodes; the key is kept nowhere.
+_LOCAL_KEY = os.urandom(32)
+
+
+def env_hash(value, key=None):
+    k = key.encode("ascii") if isinstance(key, str) else (key or _LOCAL_KEY)
+    return "hmac:" + hmac.new(k, value.encode("utf-8", "replace"), hashlib.sha256).hexdigest()[:16]
 
 
 def parse_os_release(text):
@@ -164,9 +173,10 @@ def limits(ctx):
 @section("env")
 def env(ctx):
     shown, hashed = {}, {}
+    key = ctx.options.get("env_key")
     for name, value in sorted(ctx.env.items()):
         if env_shown(name):
             shown[name] = value
         else:
-            hashed[name] = env_hash(value)
+            hashed[name] = env_hash(value, key)
     return {"values": shown, "hashed": hashed}

@@ -22,7 +22,8 @@ def add_inventory(p):
                                                       "(default inside a Slurm allocation: $SLURM_JOB_NODELIST)")
     g.add_argument("--local", action="store_true", help="check only this machine, even inside a Slurm allocation")
     g.add_argument("--python", metavar="PATH", help="the job's interpreter to probe (conda env, venv); "
-                                                  "default: python3 on PATH")
+                                                  "default: $VIRTUAL_ENV's or $CONDA_PREFIX's python, "
+                                                  "else python3 on PATH")
     g.add_argument("-j", "--jobs", type=int, default=None, help="nodes gathered at once (default 64)")
     g.add_argument("--timeout", type=timeout_flag, default=None, help="seconds per node (default 30); on this machine alone "
                                                                "it bounds the whole run: past it the node is reported "
@@ -48,8 +49,10 @@ def config_from(args):
         cfg.expected_gpus = args.expected_gpus
     if getattr(args, "bf16", None):
         cfg.bf16 = True
-    if getattr(args, "python", None):
-        cfg.python = args.python
+    from gpudoctor.interpreter import choose
+
+    # --python, the config key, the caller's $VIRTUAL_ENV / $CONDA_PREFIX, then python3 on PATH
+    cfg.python, cfg.python_source = choose(getattr(args, "python", None), cfg.python)
     if getattr(args, "timeout", None) is not None:
         cfg.timeout = args.timeout
     return cfg
@@ -70,7 +73,11 @@ def gather_nodes(args, cfg, progress=True):
         from gpudoctor.transport import ssh
 
         cfg.slots = {h.name: h.slots for h in hosts if h.slots is not None}
-        options = {"resolve": [h.name for h in hosts]}
+        import secrets
+
+        # env_key: one HMAC key per run, so env.parity compares non-allow-listed values across
+        # nodes by a hash nobody can reverse once the run is over (the key is kept nowhere)
+        options = {"resolve": [h.name for h in hosts], "env_key": secrets.token_hex(32)}
         if args.same:
             options["same_files"] = args.same
         if args.mesh:
