@@ -1,4 +1,5 @@
-"""The NCCL_* settings the job will see must fit this node (compat.md §6, NCCL env docs).
+"""The NCCL_* settings the job will see must fit this node
+(https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html).
 
 Values come from the environment, then NCCL_CONF_FILE or ~/.nccl.conf, then
 /etc/nccl.conf (the `nccl` facts section resolves the precedence). Each rule below is a
@@ -7,12 +8,16 @@ interface found") or only docker0/lo; an NCCL_IB_HCA naming no device; NCCL_NET=
 no active port; NCCL_IB_DISABLE=1 on a node with working IB (the seeds' "slow: GPU 100%
 but low power"); a GID index that is not RoCE v2; GPUDirect RDMA without nvidia-peermem;
 a missing topology/graph file; a misspelled variable NCCL silently ignores.
+
+Names are judged against gpudoctor/data/nccl_env.json, made by tools/gen_nccl_env.py from
+NCCL's own source (every NCCL_PARAM / ncclGetEnv) and PyTorch's ProcessGroupNCCL: a name
+NCCL reads is never called a typo, and a typo is only ever pointed at a name NCCL reads.
 """
 
 import difflib
 
 from gpudoctor import data
-from gpudoctor.registry import Finding, check
+from gpudoctor.registry import NA, Finding, Pass, check
 
 FALLBACK_ORDER_SKIP = ("docker", "lo", "virbr")  # NCCL's default skips these (src/misc/socket.cc)
 
@@ -72,6 +77,21 @@ def _roce_ports(facts, hca_value):
 
 @check("nccl.env", title="NCCL_* settings match this node's interfaces and RDMA devices", needs=("nccl",))
 def nccl_env(facts, config):
+    evidence, problems = [], []
+    for item in _judge(facts, evidence):
+        if item.severity != "info":
+            problems.append(item)
+        yield item
+    if problems:
+        return
+    if evidence:
+        yield Pass("; ".join(evidence))
+    else:
+        yield NA("nothing to judge: no NCCL_* variable is set (environment, NCCL_CONF_FILE or ~/.nccl.conf, "
+                 "/etc/nccl.conf) and no GPUDirect RDMA path (GPUs with an ACTIVE RDMA port)")
+
+
+def _judge(facts, evidence):
     eff = dict((k, v["value"]) for k, v in (facts["nccl"].get("effective") or {}).items())
     src = dict((k, v["source"]) for k, v in (facts["nccl"].get("effective") or {}).items())
     where = lambda k: "" if src.get(k) == "environment" else " (from %s)" % src.get(k)  # noqa: E731
@@ -103,6 +123,11 @@ def nccl_env(facts, config):
                 % (ifname, where("NCCL_SOCKET_IFNAME"), ", ".join(i["name"] for i in usable)),
                 observed="usable: %s" % ", ".join(i["name"] for i in usable),
                 expected="a physical interface (%s)" % (best or "none found"), exports=exports)
+        else:
+            evidence.append("NCCL_SOCKET_IFNAME=%s selects %s" % (ifname, ", ".join(
+                "%s (%s)" % (i["name"], ", ".join(a["address"] for a in (i.get("ipv6") if family == "AF_INET6"
+                                                                      else i.get("ipv4")) or []))
+                for i in usable)))
 
     # NCCL_IB_HCA must name existing devices (and ports)
     hca = eff.get("NCCL_IB_HCA")
@@ -110,6 +135,8 @@ def nccl_env(facts, config):
         names = [d["name"] for d in devices]
         exclude, exact, items = parse_list(hca)
         chosen = list_matches(hca, names)
+        evidence.append("NCCL_IB_HCA=%s selects %s of %s" % (hca, ", ".join(chosen) or "none",
+                                                              ", ".join(names) or "no device"))
         good = ",".join("%s:%s" % (d["name"], p["port"]) for d, p in active)
         exports = {"NCCL_IB_HCA": "=" + good} if good else {}
         if not exclude and not chosen:
@@ -144,6 +171,8 @@ def nccl_env(facts, config):
             % where("NCCL_NET"), observed="%d RDMA devices, 0 active ports" % len(devices),
             expected="an ACTIVE RDMA port (see rdma.ports), or NCCL_NET=Socket",
             exports={"NCCL_NET": "Socket"})
+    elif netsel.lower() == "ib" and rdma is not None:
+        evidence.append("NCCL_NET=IB with %d ACTIVE RDMA port%s" % (len(active), "" if len(active) == 1 else "s"))
     if (eff.get("NCCL_IB_DISABLE") or "").strip() == "1" and active:
         yield Finding.warning(
             "NCCL_IB_DISABLE=1%s while %d RDMA port%s %s ACTIVE: NCCL uses TCP sockets (slow; GPUs wait on "
@@ -151,6 +180,8 @@ def nccl_env(facts, config):
                               "is" if len(active) == 1 else "are"),
             observed="NCCL_IB_DISABLE=1; active: %s" % ", ".join("%s:%s" % (d["name"], p["port"]) for d, p in active),
             expected="NCCL_IB_DISABLE unset or 0", exports={"NCCL_IB_DISABLE": "0"})
+    elif (eff.get("NCCL_IB_DISABLE") or "").strip() == "1" and rdma is not None:
+        evidence.append("NCCL_IB_DISABLE=1 with no ACTIVE RDMA port")
 
     # NCCL_IB_GID_INDEX must point at a populated RoCE v2 GID on every RoCE port used
     gid_index = eff.get("NCCL_IB_GID_INDEX")
@@ -177,18 +208,25 @@ def nccl_env(facts, config):
                     "same on every node" % (gid_index, g.get("type"), d["name"], p["port"]),
                     observed="%d: %s %s" % (idx, g.get("type"), g.get("ipv4") or g["gid"]),
                     expected="RoCE v2 (%s)" % ", ".join(str(x["index"]) for x in v2_v4), exports=exports)
+            else:
+                evidence.append("NCCL_IB_GID_INDEX=%s is RoCE v2 (%s) on %s:%s" % (
+                    gid_index, g.get("ipv4") or g["gid"], d["name"], p["port"]))
 
     # GPUDirect RDMA wants nvidia-peermem (or DMA-BUF on recent kernels with the open driver)
     gdr_level = (eff.get("NCCL_NET_GDR_LEVEL") or "").strip()
     gpu = facts.get("gpu") or {}
     has_gpu = gpu.get("status") == "ok"
-    if rdma is not None and not rdma.get("gdr_modules_loaded") and active and (
-            (gdr_level and gdr_level not in ("LOC", "0")) or has_gpu):
+    gdr_wanted = rdma is not None and active and ((gdr_level and gdr_level not in ("LOC", "0")) or has_gpu)
+    if gdr_wanted and rdma.get("gdr_modules_loaded"):
+        evidence.append("GPUDirect RDMA: %s loaded" % ", ".join(
+            m for m in rdma.get("modules_loaded") or [] if m in ("nvidia_peermem", "nv_peer_mem")) or
+            "nvidia_peermem")
+    elif gdr_wanted:
         yield Finding.warning(
             "GPUDirect RDMA %s but neither nvidia_peermem nor nv_peer_mem is loaded: NCCL stages through host "
             "memory unless DMA-BUF works (kernel >= 5.12, open GPU driver)" % (
                 "is requested (NCCL_NET_GDR_LEVEL=%s)" % gdr_level if gdr_level else "is possible (GPUs and active RDMA ports)"),
-            observed="modules: %s" % ", ".join(rdma.get("modules_loaded") or []) or "none",
+            observed="modules: %s" % (", ".join(rdma.get("modules_loaded") or []) or "none"),
             expected="nvidia_peermem loaded",
             fix="modprobe nvidia-peermem\necho nvidia-peermem > /etc/modules-load.d/nvidia-peermem.conf   "
                 "# load it at every boot (it is not auto-loaded)")
@@ -200,19 +238,62 @@ def nccl_env(facts, config):
                 "%s=%s%s does not exist on this node: NCCL init fails" % (var, info["path"], where(var)),
                 observed="%s missing" % info["path"], expected="the file on every node",
                 fix="copy the file to %s on every node, or: unset %s" % (info["path"], var))
+        else:
+            evidence.append("%s=%s exists" % (var, info["path"]))
 
-    # misspelled names: NCCL ignores unknown variables silently
+    # names: NCCL ignores a variable it does not read, silently
+    judged = [n for n in sorted(eff) if n.startswith(("NCCL_", "TORCH_NCCL_"))]
+    if judged:
+        notes = []
+        for f in judge_names(judged, lambda n: eff[n], where):
+            notes.append(f)
+            yield f
+        table = data.load("nccl_env")
+        evidence.append("%d NCCL_* name%s checked against NCCL %s and PyTorch %s: %d read%s" % (
+            len(judged), "" if len(judged) == 1 else "s", table["nccl"]["version"],
+            (table.get("torch") or {}).get("version"), len(judged) - len(notes),
+            ", %d noted" % len(notes) if notes else ""))
+
+
+# Which read_by values make a name real for a job; a typo is only ever pointed at one of
+# these (never at a name NCCL's docs list but the source no longer reads, nor contrib's).
+READERS = ("nccl", "nccl-plugin", "torch")
+
+
+def judge_names(names, value_of, where=lambda n: ""):
+    """Findings for the NCCL_* names NCCL does not read (a pure function of the table)."""
     table = data.load("nccl_env")
-    known = set(table["known"])
-    for name in sorted(eff):
-        if name in known or name in table["not_nccl"]:
+    known, former = table["names"], table["former"]
+    nver = table["nccl"]["version"]
+    tver = (table.get("torch") or {}).get("version")
+    readable = sorted(n for n, e in known.items() if set(e["read_by"]) & set(READERS))
+    for name in names:
+        entry = known.get(name)
+        if name in table["not_nccl"] or (entry and set(entry["read_by"]) - {"nccl-docs"}):
+            continue  # read by NCCL, a plugin shipped with it, its contrib libraries or PyTorch
+        if entry:  # documented, and not read by the source
+            yield Finding.info(
+                "%s%s: NCCL's environment page lists it (%s), but NCCL %s does not read it: it has no effect "
+                "with this NCCL" % (name, where(name), entry.get("doc_note") or "documented", nver))
             continue
-        close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.85)
+        if name in former:
+            f = former[name]
+            span = f["first_seen_in"] if f["first_seen_in"] == f["last_seen_in"] else "%s to %s" % (
+                f["first_seen_in"], f["last_seen_in"])
+            yield Finding.info(
+                "%s%s was read by NCCL %s (%s), not by NCCL %s: it has no effect with a newer NCCL" % (
+                    name, where(name), span, ", ".join(f["files"]), nver))
+            continue
+        close = difflib.get_close_matches(name, readable, n=1, cutoff=0.85)
         if close:
             yield Finding.warning(
-                "%s%s is not an NCCL variable; did you mean %s? NCCL ignores it silently" % (name, where(name),
-                                                                                            close[0]),
-                observed="%s=%s" % (name, eff[name]), expected=close[0],
-                fix="unset %s" % name, exports={close[0]: eff[name]})
+                "%s%s is read by neither NCCL %s nor PyTorch %s; did you mean %s? NCCL ignores unknown names "
+                "silently" % (name, where(name), nver, tver, close[0]),
+                observed="%s=%s" % (name, value_of(name)), expected=close[0],
+                fix="unset %s" % name, exports={close[0]: value_of(name)})
         else:
-            yield Finding.info("%s is not a documented NCCL variable (plugin or internal?)" % name)
+            yield Finding.info(
+                "%s%s is read by neither NCCL %s (nor any of the %d NCCL releases scanned back to %s) nor "
+                "PyTorch %s: a third-party plugin may read it" % (
+                    name, where(name), nver, len(table["nccl"].get("releases_scanned") or ()),
+                    (table["nccl"].get("releases_scanned") or ["?"])[0], tver))
