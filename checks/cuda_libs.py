@@ -6,7 +6,7 @@ libtorch_cuda.so's dependencies the way ld.so does (and with --deep, by ldd)."""
 
 import os
 
-from gpudoctor.registry import Finding, check
+from gpudoctor.registry import NA, Finding, Pass, check
 
 from ._gpu import torch_info
 
@@ -31,13 +31,19 @@ def _fixed_ld_library_path(ldlp, bad_dirs, prepend=None):
        needs=("python",))
 def cuda_libs(facts, config):
     torch = torch_info(facts)
-    if not torch or not torch.get("libs"):
+    if not torch:
+        yield NA("torch is not installed in %s" % (facts["python"].get("executable") or "the job's interpreter"))
+        return
+    if not torch.get("libs") or not torch["libs"].get("libs"):
+        yield NA("torch %s links no CUDA libraries to judge (CPU build, or libtorch_cuda.so not found)"
+                 % torch.get("version"))
         return
     info = torch["libs"]
     ldd = torch.get("ldd") or {}
     ldlp = info.get("ld_library_path") or ""
     ldlp_dirs = [d.rstrip("/") for d in ldlp.split(":") if d]
     bad = []  # (entry, path, dir)
+    good = []
     for e in info.get("libs") or ():
         path = ldd.get(e["name"], e.get("path")) if ldd else e.get("path")
         if path is None:
@@ -48,18 +54,25 @@ def cuda_libs(facts, config):
                 fix="pip install --force-reinstall %s==%s (in %s)" % (e.get("wheel") or "torch", e.get(
                     "bundled_version") or torch["version"].split("+")[0], facts["python"].get("prefix")))
             continue
-        if e.get("bundled") and os.path.realpath(path) == os.path.realpath(e["bundled"]):
+        # the collector recorded where the path really leads (checks do no I/O)
+        resolved = e.get("realpath") if path == e.get("path") else path
+        if e.get("bundled") and (path == e["bundled"] or resolved == e["bundled"]):
+            good.append("%s -> torch's bundled %s" % (e["name"], e.get("bundled_version") or "copy"))
             continue
         if e.get("in_bundle") and path == e.get("path"):
+            good.append("%s -> torch's bundled %s" % (e["name"], e.get("version") or "copy"))
             continue
-        if not e.get("bundled"):
-            continue  # torch without bundled CUDA (conda, source build): its libs come from the system
+        if not e.get("bundled"):  # torch without bundled CUDA (conda, source build): its libs come from the system
+            good.append("%s -> %s (torch bundles none; the system's)" % (e["name"], path))
+            continue
         same = _same(e.get("version"), e.get("bundled_version"))
         if same:
+            good.append("%s -> %s, the same version %s as torch's own" % (e["name"], path, e.get("version")))
             continue
         d = os.path.dirname(path).rstrip("/")
         bad.append((e, path, d, same))
     if not bad:
+        yield Pass("torch %s: %s" % (torch["version"], "; ".join(good)))
         return
     from_ldlp = [b for b in bad if b[2] in ldlp_dirs]
     bad_dirs = sorted(set(b[2] for b in from_ldlp))

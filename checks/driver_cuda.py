@@ -4,7 +4,7 @@ kernel module must match its user-space library ("Failed to initialize NVML:
 Driver/library version mismatch", after a driver upgrade without a reboot)."""
 
 from gpudoctor import data
-from gpudoctor.registry import Finding, check
+from gpudoctor.registry import NA, Finding, Pass, Skip, check
 from gpudoctor.versions import major_minor, vtuple
 
 from ._gpu import cc_tuple, gpu_list
@@ -58,20 +58,29 @@ def _wants(facts):
 def driver_cuda(facts, config):
     kernel_driver = facts["gpu"].get("driver_version")
     if not kernel_driver:
+        yield Skip("the driver version could not be read (no /proc/driver/nvidia/version, NVML silent)")
+        return
+    wants = _wants(facts)
+    if not wants:
+        yield NA("driver %s: neither a CUDA torch nor a CUDA toolkit (nvcc) here to judge it against" % kernel_driver)
         return
     driver = kernel_driver
+    bad = False
     compat_findings, compat = _forward_compat(facts, kernel_driver)
     for f in compat_findings:
+        bad = bad or f.severity != "info"
         yield f
     if compat:  # libcuda from cuda-compat is what CUDA will load: judge the CUDA needs against it
         driver = compat["version"]
     for f in _dropped_archs(facts):
+        bad = True
         yield f
-    for label, cuda in _wants(facts):
+    judged = []
+    for label, cuda in wants:
         floor, full = requirement(cuda)
         if not floor:
-            yield Finding.info("%s: CUDA %s is not in gpudoctor's driver table; cannot judge driver %s"
-                               % (label, cuda, driver))
+            yield Skip("%s: CUDA %s is not in gpudoctor's driver table (gpudoctor/data/cuda_driver.json); "
+                       "cannot judge driver %s" % (label, cuda, driver))
             continue
         newest = newest_cuda_for(driver)
         alt = ("or use a build for CUDA <= %s, which driver %s supports (for torch: "
@@ -81,16 +90,22 @@ def driver_cuda(facts, config):
             fc = _compat_offer(facts, full)
             if fc:
                 alt += "; or forward compatibility (data-center GPUs): export LD_LIBRARY_PATH=%s" % fc
+            bad = True
             yield Finding.error(
                 "driver %s is too old for %s: needs >= %s (\"CUDA driver version is insufficient for CUDA "
                 "runtime version\")" % (driver, label, floor),
                 observed="driver %s" % driver, expected=">= %s (full support: >= %s)" % (floor, full),
                 fix="upgrade the NVIDIA driver to >= %s, %s" % (full, alt))
         elif vtuple(driver) < vtuple(full):
+            bad = True
             yield Finding.warning(
                 "driver %s runs %s only through minor-version compatibility (no PTX JIT, newer APIs fail)"
                 % (driver, label), observed="driver %s" % driver, expected=">= %s" % full,
                 fix="upgrade the NVIDIA driver to >= %s for full CUDA %s support" % (full, cuda))
+        else:
+            judged.append("%s needs >= %s" % (label, full))
+    if judged and not bad:
+        yield Pass("driver %s%s; %s" % (driver, " (cuda-compat)" if compat else "", "; ".join(judged)))
 
 
 def _datacenter(facts):
@@ -187,9 +202,16 @@ def driver_mismatch(facts, config):
     if "mismatch" in init_error.lower():
         yield Finding.error("NVML fails: %s" % init_error, observed=init_error, fix=fix)
         return
-    if kernel and libs and kernel not in libs:
+    if not kernel or not libs:
+        yield Skip("cannot compare: kernel module %s, libnvidia-ml.so %s" % (
+            kernel or "version unknown", ", ".join(sorted(libs)) or "not found"))
+        return
+    if kernel not in libs:
         yield Finding.error(
             "kernel module is %s but user-space libnvidia-ml.so is %s: \"Failed to initialize NVML: "
             "Driver/library version mismatch\"" % (kernel, ", ".join(sorted(libs))),
             observed="module %s, library %s" % (kernel, ", ".join(sorted(libs))), expected="the same version",
             fix=fix)
+    else:
+        yield Pass("kernel module %s = libnvidia-ml.so %s%s" % (kernel, kernel, " (NVML initialised)" if not init_error
+                                                                  else ""))

@@ -3,7 +3,7 @@ row remap), free of leftover processes, no Xid in the kernel log, an architectur
 was built for, bf16 where the job wants it, and persistence mode on."""
 
 from gpudoctor import data
-from gpudoctor.registry import Finding, check
+from gpudoctor.registry import Finding, Pass, check
 
 from ._gpu import arch_covers, cc_tuple, gpu_list, sm, torch_info
 
@@ -30,9 +30,42 @@ def _xid_row(xid):
 @check("gpu.inventory", title="every expected GPU is present, healthy, idle and supported by torch",
        needs=("gpu",))
 def gpu_inventory(facts, config):
+    found = list(_inventory_problems(facts, config))
+    yield from found
+    if not any(f.severity in ("error", "warning") for f in found):
+        yield Pass(_evidence(facts, config))
+
+
+def _evidence(facts, config):
+    gpus = gpu_list(facts)
+    if not gpus:
+        return "no GPU expected (--expected-gpus 0) and none visible"
+    names = {}
+    for g in gpus:
+        names.setdefault("%s (cc %s)" % (g.get("name") or "?", g.get("compute_capability") or "?"), []).append(g)
+    parts = ["%d x %s" % (len(v), k) for k, v in names.items()]
+    want = getattr(config, "expected_gpus", None)
+    if want is not None:
+        parts.append("%d expected" % want)
+    torch = torch_info(facts)
+    archs = (torch or {}).get("arch_list") or ((facts.get("python") or {}).get("deep") or {}).get("arch_list")
+    if archs:
+        parts.append("covered by torch's %s..%s" % (archs[0], archs[-1]))
+    parts.append("0 uncorrectable ECC, no pending row remap, no leftover process")
+    log = facts["gpu"].get("kernel_log") or {}
+    parts.append("no Xid since boot" if log.get("readable") else "Xid not read")
+    return "; ".join(parts)
+
+
+def _inventory_problems(facts, config):
     sec = facts["gpu"]
     gpus = gpu_list(facts)
     want = getattr(config, "expected_gpus", None)
+    if want is None and not gpus:
+        yield Finding.warning(
+            "the NVIDIA driver is loaded but no GPU is visible", observed="0 GPUs", expected="the node's GPUs",
+            fix="nvidia-smi -L; lspci -d 10de:; check CUDA_VISIBLE_DEVICES/NVIDIA_VISIBLE_DEVICES and the "
+                "container's --gpus flag; a GPU missing from lspci has fallen off the bus (reboot, then RMA)")
     if want is not None and len(gpus) != want:
         seen = ", ".join("%s %s" % (g.get("bus_id"), g.get("name")) for g in gpus) or "none"
         yield Finding.error(

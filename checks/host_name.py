@@ -7,7 +7,7 @@ rendezvous and NCCL's bootstrap advertise 127.x: the other nodes connect to them
 and the job hangs or fails with "Connection refused".
 """
 
-from gpudoctor.registry import Finding, check
+from gpudoctor.registry import Finding, Pass, check
 
 DEFAULT_NAMES = ("localhost", "localhost.localdomain", "localhost6", "localhost6.localdomain6", "")
 
@@ -71,3 +71,5 @@ def host_name(facts, config):
             % (name, ", ".join(a for a in addrs if a not in loop), ", ".join(loop)),
             observed="%s -> %s" % (name, ", ".join(addrs)), expected="%s -> %s only" % (name, ip_text),
             fix="remove %s from the 127.x lines of /etc/hosts" % name)
+    else:
+        yield Pass("hostname %s resolves to %s (not loopback)" % (name, ", ".join(addrs)))

@@ -7,7 +7,7 @@ boot the old kernel (`grub2-set-default '<menu entry>'`) or rebuild OFED for the
 loaded mlx5_core must be the version of the installed OFED user space.
 """
 
-from gpudoctor.registry import Finding, check
+from gpudoctor.registry import NA, Finding, Pass, check
 
 BUNDLE = "./mlnxofedinstall --add-kernel-support --kernel-only --without-fw-update   # in the unpacked MLNX_OFED bundle"
 
@@ -52,6 +52,12 @@ def kernel_ofed(facts, config):
     mod_version = (ofed.get("module_versions") or {}).get("mlx5_core")
     loaded = set(ofed.get("modules_loaded") or [])
     label = ("%s %s" % (info["flavor"], info["version"])) if info else "OFED"
+    erdma_installed = bool(run_k and run_k[0].get("erdma_module"))
+    if not info and not with_ofed and not erdma_installed:
+        yield NA("no MLNX_OFED/DOCA-OFED installed (no ofed_info, no OFED modules under /lib/modules) and no erdma "
+                 "module: the inbox RDMA stack, if any, comes with the kernel")
+        return
+    problems = False
 
     if (info or with_ofed) and not running_has and kernels:
         others = [r for r in with_ofed if r != running]
@@ -70,6 +76,7 @@ def kernel_ofed(facts, config):
         return
 
     if info and mod_version and not _versions_match(info["version"], mod_version):
+        problems = True
         yield Finding.error(
             "loaded mlx5_core is %s but OFED user space is %s: the modules of another OFED install are running"
             % (mod_version, info["version"]),
@@ -78,15 +85,25 @@ def kernel_ofed(facts, config):
             fix="/etc/init.d/openibd restart   # reloads the installed OFED modules (stop RDMA jobs first)\n"
                 "or reboot; if it persists, reinstall: %s" % BUNDLE)
     elif info and "mlx5_core" in loaded and not mod_version and running_has:
+        problems = True
         yield Finding.warning(
             "%s is installed for %s but the loaded mlx5_core is the inbox driver (it has no version)"
             % (label, running), observed="inbox mlx5_core loaded", expected="mlx5_core %s" % info["version"],
             fix="/etc/init.d/openibd restart   # or: reboot")
 
     # Alibaba eRDMA: the module must be loaded when it is installed for this kernel
-    erdma_installed = bool(run_k and run_k[0].get("erdma_module"))
     if erdma_installed and not ofed.get("erdma_loaded"):
+        problems = True
         yield Finding.error("the erdma module is installed for %s but not loaded: no eRDMA device" % running,
                             observed="erdma not loaded", expected="erdma loaded",
                             fix="modprobe erdma\neadm ver   # prints the driver version when the stack works\n"
                                 "ibv_devinfo   # both erdma ports must be PORT_ACTIVE")
+    if not problems:
+        parts = []
+        if info or with_ofed:
+            parts.append("running kernel %s has %s modules" % (running, label))
+            if mod_version:
+                parts.append("loaded mlx5_core %s matches" % mod_version)
+        if erdma_installed:
+            parts.append("erdma module installed and loaded for %s" % running)
+        yield Pass("; ".join(parts))

@@ -1,7 +1,7 @@
 """RDMA registers (pins) memory: a low RLIMIT_MEMLOCK makes NCCL's ibv_reg_mr fail
 (NCCL troubleshooting: "Runtime and MPI issues"; docker needs --ulimit memlock=-1)."""
 
-from gpudoctor.registry import Finding, check
+from gpudoctor.registry import NA, Finding, Pass, check
 from gpudoctor.util import human_bytes
 
 FIX = "\n".join([
@@ -21,8 +21,10 @@ def _show(v):
 def memlock(facts, config):
     lim = facts["limits"].get("memlock")
     if not lim:
+        yield NA("this platform reports no RLIMIT_MEMLOCK")
         return
     if lim["soft"] == "unlimited" and lim["hard"] == "unlimited":
+        yield Pass("memlock soft unlimited, hard unlimited (limit read from %s)" % facts["limits"].get("source", "getrlimit"))
         return
     rdma = facts.get("rdma") or {}
     devices = [d["name"] for d in rdma.get("devices") or []] if rdma.get("status") == "ok" else []

@@ -4,7 +4,7 @@ node's facts, groups nodes by value and names the odd ones against the majority.
 
 from gpudoctor.drift import MISSING, describe, group
 from gpudoctor.nodes import fold
-from gpudoctor.registry import Finding, check
+from gpudoctor.registry import NA, Finding, Pass, Skip, check
 from gpudoctor.versions import vtuple
 
 
@@ -88,10 +88,16 @@ def _severity(values, significant):
 @check("versions.parity", title="torch, CUDA, NCCL, Python, driver, kernel and OFED are the same on every node",
        scope="cluster")
 def versions_parity(nodes, config):
+    same = []
     for label, get, significant in VERSIONS:
         values = {h: get(f) for h, f in nodes.items()}
+        unknown = [h for h, v in values.items() if v is None]
         values = {h: v for h, v in values.items() if v is not None}
+        if unknown and values:  # never drop a node silently: say which could not be compared
+            yield Skip("%s not compared: its facts section failed or is unsupported" % label, hosts=unknown)
         groups = group(values)
+        if len(groups) == 1 and groups[0].value != MISSING and len(values) > 1:
+            same.append("%s %s" % (label, groups[0].value))
         if len(groups) < 2 or (len(groups) == 1 and groups[0].value == MISSING):
             continue
         base = groups[0]
@@ -101,6 +107,10 @@ def versions_parity(nodes, config):
             fold(odd), fold(base.hosts), label, base.value, groups[1].value)
         yield Finding(severity=sev, message=describe(label, groups), observed="; ".join(g.show() for g in groups[1:]),
                       expected=str(base.value), fix=fix, hosts=odd)
+    if same:
+        yield Pass("the same on every node: " + ", ".join(same))
+    else:
+        yield NA("no version known on two nodes or more")
 
 
 # Variables whose values differ per node by design; never compared.
@@ -113,6 +123,8 @@ JOB_SHAPING = ("NCCL_", "CUDA_", "LD_LIBRARY_PATH", "LD_PRELOAD", "PYTHONPATH", 
 @check("env.parity", title="the job's environment (NCCL_*, CUDA_*, LD_LIBRARY_PATH, PYTHONPATH, python3) "
                            "is the same on every node", needs=("env",), scope="cluster")
 def env_parity(nodes, config):
+    compared = []
+    differ = False
     names = set()
     for f in nodes.values():
         names |= set(f["env"].get("values") or {}) | set(f["env"].get("hashed") or {})
@@ -126,8 +138,10 @@ def env_parity(nodes, config):
             v = (env.get("values") or {}).get(name, (env.get("hashed") or {}).get(name))
             values[h] = "(unset)" if v is None else (v if shown else "value#" + v.split(":")[-1][:8])
         groups = group(values)
+        compared.append(name)
         if len(groups) < 2:
             continue
+        differ = True
         base = groups[0]
         odd = [h for g in groups[1:] for h in g.hosts]
         sev = "error" if name.startswith("NCCL_") else "warning"
@@ -148,6 +162,11 @@ def env_parity(nodes, config):
            for h, f in nodes.items()}
     pys = {h: v for h, v in pys.items() if v}
     groups = group(pys)
+    if not differ and len(groups) <= 1:
+        shaping = [n for n in compared if n.startswith(JOB_SHAPING)]
+        yield Pass("%d variables the same on every node (%d job-shaping: %s)%s" % (
+            len(compared), len(shaping), ", ".join(shaping[:6]) + (", ..." if len(shaping) > 6 else ""),
+            "; python3 is %s everywhere" % groups[0].value if groups else ""))
     if len(groups) > 1:
         odd = [h for g in groups[1:] for h in g.hosts]
         yield Finding.warning(describe("the resolved python3", groups), hosts=odd,
@@ -165,12 +184,13 @@ def _gpus(f):
 
 
 @check("gpu.parity", title="every node has the same GPU models and count, and as many GPUs as its slots",
-       scope="cluster")
+       needs=("gpu",), scope="cluster")
 def gpu_parity(nodes, config):
     seen = {h: _gpus(f) for h, f in nodes.items()}
     seen = {h: v for h, v in seen.items() if v is not None}
     groups = group({h: v[0] for h, v in seen.items()})
-    if len(groups) > 1:
+    bad = len(groups) > 1
+    if bad:
         odd = [h for g in groups[1:] for h in g.hosts]
         yield Finding.error(describe("GPUs", groups), hosts=odd,
                             fix="check the odd nodes with nvidia-smi (a GPU fallen off the bus: Xid 79; a wrong "
@@ -179,9 +199,12 @@ def gpu_parity(nodes, config):
     for h, (label, count) in sorted(seen.items()):
         want = slots.get(h)
         if want is not None and count < want:
+            bad = True
             yield Finding.error("%s has %s but the hostfile gives it slots=%d" % (h, label, want), hosts=[h],
                                 observed=label, expected="%d GPUs" % want,
                                 fix="set '%s slots=%d' in the hostfile, or repair the node's missing GPUs" % (h, count))
+    if not bad:
+        yield Pass("%s on every node%s" % (groups[0].value, " (as many as their slots=)" if slots else ""))
 
 
 def _is_loopback(addr):
@@ -192,12 +215,17 @@ def _is_loopback(addr):
        needs=("resolve",), scope="cluster")
 def hosts_resolution(nodes, config):
     names = sorted({n for f in nodes.values() for n in f["resolve"].get("names", {})})
+    if not names:
+        yield NA("no node names were resolved on the nodes")
+        return
+    bad = False
     unresolved = {}  # frozenset(hosts where it fails) -> [names]
     for name in names:
         values = {h: tuple(f["resolve"]["names"].get(name) or ()) for h, f in nodes.items()}
         loop = sorted(h for h, addrs in values.items() if any(_is_loopback(a) for a in addrs))
         missing = [h for h, addrs in values.items() if not addrs]
         if loop:
+            bad = True
             yield Finding.error("%s resolves to loopback (%s) on %s: rendezvous with MASTER_ADDR=%s will fail" % (
                 name, ",".join(sorted({a for h in loop for a in values[h]})), fold(loop), name), hosts=loop,
                 fix="in /etc/hosts on %s, map %s to its real address (remove it from the 127.0.0.1/127.0.1.1 "
@@ -207,10 +235,13 @@ def hosts_resolution(nodes, config):
         good = {h: ",".join(v) for h, v in values.items() if v and h not in loop}
         groups = group(good)
         if len(groups) > 1:
+            bad = True
             odd = [h for g in groups[1:] for h in g.hosts]
             yield Finding.error(describe("the address of %s" % name, groups), hosts=odd,
                                 fix="make /etc/hosts (or DNS) agree on every node: %s is %s on %s" % (
                                     name, groups[0].value, fold(groups[0].hosts)))
+    if not bad and not unresolved:
+        yield Pass("%d node names resolve to the same non-loopback address on every node" % len(names))
     for where, unnamed in unresolved.items():
         yield Finding.warning("%s do%s not resolve on %s" % (fold(unnamed), "es" if len(unnamed) == 1 else "",
                                                               fold(where)), hosts=list(where),
@@ -223,6 +254,10 @@ def hosts_resolution(nodes, config):
        scope="cluster")
 def files_parity(nodes, config):
     paths = sorted({p for f in nodes.values() for p in f["files"].get("files", {})})
+    if not paths:
+        yield NA("no --same files were named")
+        return
+    same = []
     for p in paths:
         values = {}
         for h, f in nodes.items():
@@ -230,13 +265,16 @@ def files_parity(nodes, config):
             values[h] = "missing (%s)" % e["error"] if "error" in e else "sha256 %s, %d bytes" % (e["sha256"][:12],
                                                                                                e["size"])
         groups = group(values)
+        if len(groups) == 1:
+            same.append("%s (%s)" % (p, groups[0].value))
         if len(groups) > 1:
             odd = [h for g in groups[1:] for h in g.hosts]
-            src = fold(groups[0].hosts).split(",")[0]
             yield Finding.error(describe(p, groups), hosts=odd,
                                 fix="copy it from a baseline node: pdcp -w %s %s %s  (or rsync -a %s:%s %s)" % (
                                     fold(odd), p, p, groups[0].hosts[0], p, p) if "missing" not in groups[0].value
                                 else "the baseline nodes lack it: copy %s to every node" % p)
+    if same and len(same) == len(paths):
+        yield Pass("identical on every node: " + "; ".join(same))
 
 
 @check("ssh.mesh", title="every node reaches every other node over SSH without a password (pdsh, deepspeed, mpirun)",
@@ -247,6 +285,11 @@ def ssh_mesh(nodes, config):
         for peer, r in sorted(f["mesh"].get("peers", {}).items()):
             if not r.get("ok"):
                 failing.append((h, peer, r.get("error") or "failed"))
+    pairs_ok = sum(1 for f in nodes.values() for r in f["mesh"].get("peers", {}).values() if r.get("ok"))
+    if not failing and not pairs_ok:
+        yield NA("no node-to-node ssh was tried")
+    elif not failing:
+        yield Pass("%d node pairs ssh to each other non-interactively" % pairs_ok)
     if failing:
         pairs = ", ".join("%s->%s (%s)" % x for x in failing[:20])
         more = " and %d more" % (len(failing) - 20) if len(failing) > 20 else ""

@@ -3,7 +3,7 @@ built with CUDA on a GPU node, DeepSpeed's JIT prerequisites (ds_report in seed 
 ninja, libaio for async_io, nvcc's CUDA major equal to torch's), and no deprecated
 `pynvml` distribution (its FutureWarning fires on every `import pynvml`, compat.md 7)."""
 
-from gpudoctor.registry import Finding, check
+from gpudoctor.registry import NA, Finding, Pass, check
 
 from ._gpu import gpu_list, torch_info
 
@@ -29,6 +29,26 @@ def python_env(facts, config):
     torch = torch_info(facts)
     exe = py.get("executable") or "python"
     gpus = gpu_list(facts)
+    named = getattr(config, "python_source", None) in ("--python", "config")
+    if torch is None and not named:
+        # A prolog or a first run: the interpreter found by default may not be the job's (a conda
+        # env, a venv); failing here would fail every job on a healthy node.
+        yield NA("torch is not installed in %s (%s); name the job's interpreter to judge it: "
+                 "gpudoctor check --python /path/to/env/bin/python" % (
+                     exe, getattr(config, "python_source", None) or "the interpreter found by default"))
+        return
+    found = list(_problems(facts, py, pkgs, torch, exe, gpus))
+    yield from found
+    if not any(f.severity in ("error", "warning") for f in found):
+        deep = py.get("deep") or {}
+        extra = ", ".join("%s %s" % (k, pkgs[k]) for k in ("deepspeed", "accelerate", "transformers") if k in pkgs)
+        yield Pass("%s: torch %s (%s)%s%s" % (
+            exe, torch["version"], "CUDA %s" % torch["cuda"] if torch.get("cuda") else
+            ("ROCm %s" % torch["hip"] if torch.get("hip") else "CPU build, no GPU on this node"),
+            ", " + extra if extra else "", ", cuda_available=True" if deep.get("cuda_available") else ""))
+
+
+def _problems(facts, py, pkgs, torch, exe, gpus):
     if torch is None:
         yield Finding.error("torch is not installed in %s" % exe, observed="no torch in %s" % (py.get("prefix") or exe),
                             expected="torch with CUDA",

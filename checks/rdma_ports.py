@@ -6,7 +6,7 @@ eRDMA NIC eth1 without an address until `dhclient eth1`) or a missing
 fail or fall back to TCP sockets ("NET/IB : No device found", "NET/Socket").
 """
 
-from gpudoctor.registry import Finding, check
+from gpudoctor.registry import NA, Finding, Pass, check
 
 VENDOR_MODULES = ("mlx5_core", "mlx5_ib", "mlx4_ib", "erdma", "irdma", "bnxt_re", "efa")
 
@@ -60,7 +60,7 @@ def rdma_ports(facts, config):
                     "if this node has no RDMA NIC: export NCCL_IB_DISABLE=1")
         else:
             builtin = [m for m in rdma.get("modules_builtin") or [] if m in VENDOR_MODULES]
-            yield Finding.info("no RDMA device%s: NCCL will use TCP sockets" % (
+            yield NA("no RDMA device%s: NCCL will use TCP sockets" % (
                 " (%s built into the kernel, no device)" % ", ".join(builtin) if builtin else ""))
         return
     ports = [(d, p) for d in devices for p in d.get("ports") or []]
@@ -99,3 +99,7 @@ def rdma_ports(facts, config):
             "/dev/infiniband lacks %s: verbs cannot open the devices" % ", ".join(missing),
             observed="/dev/infiniband: %s" % (", ".join(sorted(present)) or "missing"), expected=", ".join(need),
             fix="modprobe ib_uverbs rdma_ucm")
+    if active and not missing:
+        yield Pass("%d of %d ports ACTIVE (%s); /dev/infiniband has %s" % (
+            len(active), len(ports), ", ".join("%s %s" % (_port_label(d, p), p.get("rate") or "")
+                                               for d, p in active[:4]).replace(" ,", ","), ", ".join(need)))

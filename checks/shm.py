@@ -1,7 +1,7 @@
 """/dev/shm must hold NCCL's and DataLoader's shared segments (Docker's default is 64 MB:
 NCCL fails with "failed to extend /dev/shm", DataLoader workers with "Bus error")."""
 
-from gpudoctor.registry import Finding, check
+from gpudoctor.registry import Finding, Pass, check
 from gpudoctor.util import human_bytes
 
 FIX_CONTAINER = ("in a container: restart it with --shm-size=16g (or --ipc=host); "
@@ -26,3 +26,6 @@ def shm_size(facts, config):
                 human_bytes(shm["free_bytes"]), human_bytes(shm["total_bytes"])),
             observed="%s free" % human_bytes(shm["free_bytes"]), expected=">= %s free" % human_bytes(want),
             fix="ls -la /dev/shm  # remove the leftovers of finished jobs (nccl-*, torch_*), or " + fix)
+    else:
+        yield Pass("/dev/shm %s (%s free) >= %s" % (
+            human_bytes(shm["total_bytes"]), human_bytes(shm["free_bytes"]), human_bytes(want)))

@@ -3,7 +3,7 @@ owner ("Authentication refused: bad ownership or modes", "UNPROTECTED PRIVATE KE
 "Bad owner or permissions on ~/.ssh/config"): pdsh, deepspeed and mpirun then fail with
 "Permission denied (publickey)" on the first node that is wrong."""
 
-from gpudoctor.registry import Finding, check
+from gpudoctor.registry import NA, Finding, Pass, check
 
 # kind -> (bits that make it an error, bits that make it a warning, the mode to set, why)
 RULES = {
@@ -20,10 +20,15 @@ def ssh_permissions(facts, config):
     ssh = facts["ssh"]
     uid = ssh["uid"]
     user = ssh.get("user") or "$USER"
+    if not ssh["entries"]:
+        yield NA("no ~/.ssh and no home directory to judge for %s" % user)
+        return
+    problems = 0
     for e in ssh["entries"]:
         rule = RULES.get(e.get("kind"))
         path = e["path"]
         if e["uid"] not in (uid, 0) or (e["uid"] == 0 and uid != 0 and e.get("kind") != "home"):
+            problems += 1
             yield Finding.error("%s is owned by uid %d, not by the user (uid %d)" % (path, e["uid"], uid),
                                 observed="owner uid %d" % e["uid"], expected="owner uid %d" % uid,
                                 fix="chown %s: %s" % (user, path))
@@ -32,9 +37,15 @@ def ssh_permissions(facts, config):
         bad, loose, want, why = rule
         mode = int(e["mode"], 8)
         if mode & bad:
+            problems += 1
             fix = ("chmod go-w %s" % path) if want is None else ("chmod %s %s" % (want, path))
             yield Finding.error("%s has mode %s: %s" % (path, e["mode"], why), observed=e["mode"],
                                 expected=want or "not group/world writable", fix=fix)
         elif mode & loose:
+            problems += 1
             yield Finding.warning("%s has mode %s; %s is the safe mode" % (path, e["mode"], want),
                                   observed=e["mode"], expected=want, fix="chmod %s %s" % (want, path))
+    if not problems:
+        yield Pass(", ".join("%s %s" % (e["path"], e["mode"]) for e in ssh["entries"][:6])
+                   + (" (+%d more)" % (len(ssh["entries"]) - 6) if len(ssh["entries"]) > 6 else "")
+                   + ": owned by uid %s, no group/world write" % uid)

@@ -8,7 +8,7 @@ config file"); one owned by another user fails readconf.c's secure_permissions (
 owner or permissions"). The mode bits are ssh.permissions' job.
 """
 
-from gpudoctor.registry import Finding, check
+from gpudoctor.registry import NA, Finding, Pass, check
 
 
 def trailing_comments(text):
@@ -30,6 +30,7 @@ def ssh_config(facts, config):
     ssh = facts["ssh"]
     entry = [e for e in ssh.get("entries") or [] if e.get("kind") == "config"]
     if not entry:
+        yield NA("no ~/.ssh/config on this node")
         return
     e = entry[0]
     path = e["path"]
@@ -46,6 +47,9 @@ def ssh_config(facts, config):
                             observed="owner uid %s" % e["uid"], expected="owner uid %s (or root)" % uid,
                             fix="chown %s: %s" % (user, path))
     bad = trailing_comments(text)
+    if not bad and e.get("uid") in (0, uid):
+        yield Pass("%s: readable, owner uid %s, %d lines, no comment after a value"
+                   % (path, e.get("uid"), len(text.splitlines())))
     if bad:
         lines = "; ".join("line %d: %s" % (n, l.strip()) for n, l in bad[:3])
         yield Finding.warning(

@@ -576,10 +576,10 @@ def run_confirming_checks(result, gather_nodes=None, config=None):
         msgs = [fd.message for fd in r.findings if fd.severity in ("error", "warning")]
         if msgs:
             st = "failed"
-        elif r.status == "pass" and r.passed:
+        elif r.status == "pass":
             st = "passed"
         else:
-            reasons = list(r.skipped) + list(r.crashed)
+            reasons = [text for text, _ in r.groups(r.status)] + list(r.crashed)
             st = "skipped"
             msgs = reasons
         status[r.id] = {"id": r.id, "status": st, "messages": msgs,

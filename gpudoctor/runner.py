@@ -1,28 +1,29 @@
-"""Run checks over facts: node checks once per node, cluster checks once over all nodes.
-Produces the Report that every output format renders."""
+"""Run checks over facts and aggregate their outcomes into the Report every format renders.
+
+Per node a check ends in one outcome (gpudoctor.registry): pass (with its evidence), warn,
+fail, na (nothing to judge) or skipped (could not judge, with the reason). Node checks run
+once per reachable node; cluster checks once over every node whose sections they need.
+A check passes for the cluster only when it passed on every node in scope; otherwise the
+result says which nodes did what (``pass gpu[01-03]; skipped gpu04: no NVIDIA driver``).
+A node is never dropped silently: a node whose sections a cluster check needs are missing
+is ``skipped`` with that reason, not left out of the comparison.
+"""
 
 import json
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import Dict, List, Tuple
 
 from gpudoctor import __version__
-from gpudoctor.registry import Check, Finding
+from gpudoctor.node import Node  # noqa: F401 (re-exported: Node used to live here)
+from gpudoctor.nodes import fold
+from gpudoctor.registry import Check, Finding, Verdict
 
 SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
-
-
-@dataclass
-class Node:
-    """One node: its facts, or why it could not be checked."""
-
-    host: str
-    facts: Optional[dict] = None
-    error: Optional[str] = None
-    error_kind: Optional[str] = None  # resolve, refused, timeout, auth, hostkey, python, collector, ...
-
-    @property
-    def reachable(self):
-        return self.facts is not None
+# Cluster-level precedence: one failing node fails the check; a node that could not be
+# judged keeps the cluster from a clean pass; n/a nodes are out of scope.
+STATUS_ORDER = ("fail", "warn", "skipped", "pass", "na")
+SINGLE_NODE = "a single node: nothing to compare"
+NO_EVIDENCE = "the check reported neither a problem nor its evidence (a bug in the check)"
 
 
 @dataclass
@@ -31,11 +32,76 @@ class CheckResult:
     title: str
     severity: str  # the check's default (worst) severity
     scope: str
-    status: str = "pass"  # pass | error | warning | skipped | crashed
-    passed: List[str] = field(default_factory=list)  # hosts where it ran and found nothing
-    skipped: Dict[str, List[str]] = field(default_factory=dict)  # reason -> hosts
-    crashed: Dict[str, List[str]] = field(default_factory=dict)  # exception -> hosts
+    status: str = "na"  # cluster level: pass | warn | fail | na | skipped
+    outcomes: Dict[str, Tuple[str, str]] = field(default_factory=dict)  # host -> (status, evidence or reason)
     findings: List[Finding] = field(default_factory=list)
+    crashed: Dict[str, List[str]] = field(default_factory=dict)  # exception -> hosts
+
+    def groups(self, status):
+        """[(text, [hosts])] of the nodes that ended in ``status``, grouped by their text."""
+        by: Dict[str, List[str]] = {}
+        for host, (st, text) in self.outcomes.items():
+            if st == status:
+                by.setdefault(text, []).append(host)
+        return list(by.items())
+
+    def hosts(self, status):
+        return [h for h, (st, _) in self.outcomes.items() if st == status]
+
+    @property
+    def by_status(self):
+        out = {}
+        for st in STATUS_ORDER:
+            hosts = self.hosts(st)
+            if hosts:
+                out[st] = fold(hosts)
+        return out
+
+    @property
+    def evidence(self):
+        """What the passing nodes judged: one text, or the texts by node group."""
+        return _join_groups(self.groups("pass"))
+
+    @property
+    def mixed(self):
+        return len({st for st, _ in self.outcomes.values()}) > 1
+
+    def breakdown(self):
+        """`pass gpu[01-03]; skipped gpu04: no NVIDIA driver` (statuses with their nodes)."""
+        parts = []
+        for st in STATUS_ORDER:
+            for text, hosts in self.groups(st):
+                if st in ("skipped", "na"):
+                    parts.append("%s %s: %s" % (st, fold(hosts), text))
+                else:
+                    parts.append("%s %s" % (st, fold(hosts)))
+        return "; ".join(parts)
+
+    @property
+    def summary(self):
+        """The report line: the worst finding, the evidence, or the reason."""
+        if self.status in ("fail", "warn"):
+            sev = "error" if self.status == "fail" else "warning"
+            worst = [f for f in self.findings if f.severity == sev] or self.findings
+            text = worst[0].message if worst else self.status
+            if len(worst) > 1:
+                text += " (+%d more)" % (len(worst) - 1)
+            return text
+        if self.status == "pass":
+            return self.evidence
+        groups = self.groups(self.status)
+        return _join_groups(groups) if groups else self.status
+
+
+def _join_groups(groups, limit=3):
+    if not groups:
+        return ""
+    if len(groups) == 1:
+        return groups[0][0]
+    shown = ["%s: %s" % (fold(hosts), text) for text, hosts in groups[:limit]]
+    if len(groups) > limit:
+        shown.append("(+%d other values)" % (len(groups) - limit))
+    return "; ".join(shown)
 
 
 @dataclass
@@ -46,26 +112,34 @@ class Report:
     strict: bool = False
 
     @property
+    def crashed(self):
+        """The checks that raised instead of ending in an outcome (a gpudoctor bug: exit 3)."""
+        return [r.id for r in self.results if r.crashed]
+
+    @property
     def summary(self):
         count = lambda sev: sum(1 for f in self.findings if f.severity == sev)  # noqa: E731
-        unreachable = [n.host for n in self.nodes if not n.reachable]
+        statuses = [r.status for r in self.results]
         s = {
             "errors": count("error"),
             "warnings": count("warning"),
             "infos": count("info"),
-            "checks_run": sum(1 for r in self.results if r.status != "skipped"),
-            "checks_passed": sum(1 for r in self.results if r.status == "pass"),
-            "checks_failed": sum(1 for r in self.results if r.status in ("error", "warning")),
-            "checks_skipped": sum(1 for r in self.results if r.status == "skipped"),
-            "checks_crashed": sum(1 for r in self.results if r.crashed),
+            "checks_run": sum(1 for st in statuses if st not in ("skipped", "na")),
+            "checks_passed": statuses.count("pass"),
+            "checks_failed": statuses.count("fail") + statuses.count("warn"),
+            "checks_na": statuses.count("na"),
+            "checks_skipped": statuses.count("skipped"),
+            "checks_crashed": len(self.crashed),
             "nodes": len(self.nodes),
-            "nodes_unreachable": len(unreachable),
+            "nodes_unreachable": sum(1 for n in self.nodes if not n.reachable),
         }
         s["exit_code"] = self.exit_code
         return s
 
     @property
     def exit_code(self):
+        if self.crashed:
+            return 3  # errors.EXIT_INTERNAL: a crashed check is neither "healthy" nor "findings"
         if any(f.severity == "error" for f in self.findings) or any(not n.reachable for n in self.nodes):
             return 1
         if self.strict and any(f.severity == "warning" for f in self.findings):
@@ -73,17 +147,25 @@ class Report:
         return 0
 
     def to_dict(self):
+        from gpudoctor.profile import profile
+
         return {
-            "schema": "gpudoctor.report/1",
+            "schema": "gpudoctor.report/2",
             "version": __version__,
-            "nodes": [{"host": n.host, "reachable": n.reachable, "error": n.error, "error_kind": n.error_kind}
-                      for n in self.nodes],
-            "checks": [{"id": r.id, "title": r.title, "severity": r.severity, "scope": r.scope,
-                        "status": r.status, "passed": r.passed, "skipped": r.skipped, "crashed": r.crashed}
-                       for r in self.results],
+            "nodes": [{"host": n.host, "reachable": n.reachable, "error_kind": n.error_kind, "error": n.error,
+                       "profile": profile(n.facts) if n.reachable else None} for n in self.nodes],
+            "checks": [check_dict(r) for r in self.results],
             "findings": [finding_dict(f) for f in self.findings],
             "summary": self.summary,
         }
+
+
+def check_dict(r: CheckResult):
+    return {"id": r.id, "title": r.title, "severity": r.severity, "scope": r.scope, "status": r.status,
+            "summary": r.summary, "evidence": r.evidence or None, "by_status": r.by_status,
+            "outcomes": [{"status": st, "hosts": fold(hosts), "text": text}
+                         for st in STATUS_ORDER for text, hosts in r.groups(st)],
+            "crashed": r.crashed}
 
 
 def finding_dict(f: Finding):
@@ -94,7 +176,7 @@ def finding_dict(f: Finding):
 def _skip_reason(facts, needs):
     for name in needs:
         sec = facts.get(name)
-        if sec is None:
+        if not isinstance(sec, dict):
             return "%s: not collected" % name
         if sec.get("status") != "ok":
             return "%s: %s" % (name, sec.get("reason") or sec.get("status"))
@@ -102,12 +184,102 @@ def _skip_reason(facts, needs):
 
 
 def _call(chk: Check, arg, config):
-    out = []
-    for f in chk.func(arg, config) or ():
-        if not isinstance(f, Finding):
-            raise TypeError("check %s yielded %r, not a Finding" % (chk.id, f))
-        out.append(f)
-    return out
+    findings, verdicts = [], []
+    for item in chk.func(arg, config) or ():
+        if isinstance(item, Finding):
+            findings.append(item)
+        elif isinstance(item, Verdict):
+            verdicts.append(item)
+        else:
+            raise TypeError("check %s yielded %r, neither a Finding nor a verdict" % (chk.id, item))
+    return findings, verdicts
+
+
+def outcome(findings, verdicts):
+    """One node's (status, text) from what a check yielded for it."""
+    for sev, status in (("error", "fail"), ("warning", "warn")):
+        hit = [f for f in findings if f.severity == sev]
+        if hit:
+            return status, hit[0].message
+    for status in ("skipped", "pass", "na"):  # a part it could not judge keeps a node from a clean pass
+        texts = [v.text for v in verdicts if v.status == status]
+        if texts:
+            return status, "; ".join(dict.fromkeys(texts))
+    return "skipped", NO_EVIDENCE
+
+
+def _apply_override(findings, override):
+    if override:
+        for f in findings:
+            if f.severity != "info":
+                f.severity = override
+
+
+def _run_node_check(chk, res, live, config, override):
+    for node in live:
+        reason = _skip_reason(node.facts, chk.needs)
+        if reason:
+            res.outcomes[node.host] = ("skipped", reason)
+            continue
+        try:
+            found, verdicts = _call(chk, node.facts, config)
+        except Exception as exc:  # a buggy check reports itself and spares the rest
+            msg = "%s: %s" % (type(exc).__name__, exc)
+            res.crashed.setdefault(msg, []).append(node.host)
+            res.outcomes[node.host] = ("skipped", "the check crashed (a gpudoctor bug): " + msg)
+            continue
+        _apply_override(found, override)
+        for f in found:
+            f.hosts = f.hosts or [node.host]
+        res.findings.extend(found)
+        res.outcomes[node.host] = outcome(found, verdicts)
+
+
+def _run_cluster_check(chk, res, live, config, override):
+    if len(live) < 2:
+        for node in live:
+            res.outcomes[node.host] = ("na", SINGLE_NODE)
+        return
+    usable = {}
+    for node in live:
+        reason = _skip_reason(node.facts, chk.needs)
+        if reason:
+            res.outcomes[node.host] = ("skipped", reason)
+        else:
+            usable[node.host] = node.facts
+    if len(usable) < 2:
+        for host in usable:
+            res.outcomes[host] = ("na", "no other node to compare with (the others were skipped)")
+        return
+    try:
+        found, verdicts = _call(chk, usable, config)
+    except Exception as exc:
+        msg = "%s: %s" % (type(exc).__name__, exc)
+        res.crashed[msg] = sorted(usable)
+        for host in usable:
+            res.outcomes[host] = ("skipped", "the check crashed (a gpudoctor bug): " + msg)
+        return
+    _apply_override(found, override)
+    res.findings.extend(found)
+    every = set(usable)
+    mine_f: Dict[str, list] = {h: [] for h in usable}
+    mine_v: Dict[str, list] = {h: [] for h in usable}
+    for f in found:
+        for h in (set(f.hosts) & every if f.hosts else every):
+            mine_f[h].append(f)
+    for v in verdicts:
+        for h in (set(v.hosts) & every if v.hosts else every):
+            mine_v[h].append(v)
+    for host in usable:
+        res.outcomes[host] = outcome(mine_f[host], mine_v[host])
+
+
+def _cluster_status(res):
+    present = {st for st, _ in res.outcomes.values()}
+    for st in STATUS_ORDER:
+        if st in present:
+            return st
+    return "na"
 
 
 def run_checks(nodes: List[Node], checks: List[Check], config) -> Report:
@@ -116,50 +288,18 @@ def run_checks(nodes: List[Node], checks: List[Check], config) -> Report:
     overrides = getattr(config, "severity", {}) or {}
     for chk in checks:
         override = overrides.get(chk.id)
-        if override == "off":
-            continue
+        if override == "off" or (chk.scope == "cluster" and len(nodes) <= 1):
+            continue  # one node: nothing to compare, and nothing to list
         res = CheckResult(id=chk.id, title=chk.title, severity=override or chk.severity, scope=chk.scope)
-        if not live:
-            res.skipped["no node could be checked"] = []
-        elif chk.scope == "node":
-            for node in live:
-                reason = _skip_reason(node.facts, chk.needs)
-                if reason:
-                    res.skipped.setdefault(reason, []).append(node.host)
-                    continue
-                try:
-                    found = _call(chk, node.facts, config)
-                except Exception as exc:  # a buggy check reports itself and spares the rest
-                    res.crashed.setdefault("%s: %s" % (type(exc).__name__, exc), []).append(node.host)
-                    continue
-                for f in found:
-                    f.hosts = f.hosts or [node.host]
-                res.findings.extend(found)
-                if not any(f.severity in ("error", "warning") for f in found):
-                    res.passed.append(node.host)
+        if chk.scope == "node":
+            _run_node_check(chk, res, live, config, override)
         else:
-            usable = {n.host: n.facts for n in live if not _skip_reason(n.facts, chk.needs)}
-            if len(usable) < 2:
-                res.skipped["a single node: nothing to compare" if len(live) < 2 else
-                            "needs %s from at least 2 nodes" % ", ".join(chk.needs)] = sorted(usable)
-            else:
-                try:
-                    res.findings.extend(_call(chk, usable, config))
-                except Exception as exc:
-                    res.crashed["%s: %s" % (type(exc).__name__, exc)] = sorted(usable)
-                if not res.findings and not res.crashed:
-                    res.passed = sorted(usable)
+            _run_cluster_check(chk, res, live, config, override)
         for f in res.findings:
             f.check = chk.id
-            if override and f.severity != "info":
-                f.severity = override
         res.findings = merge_findings(res.findings)
-        sev = sorted((f.severity for f in res.findings), key=SEVERITY_RANK.get)
-        if sev and sev[0] in ("error", "warning"):
-            res.status = sev[0]
-        elif res.crashed:
-            res.status = "crashed"
-        elif not res.passed and not res.findings and res.skipped:
+        res.status = _cluster_status(res)
+        if not live:
             res.status = "skipped"
         results.append(res)
         raw.extend(res.findings)
@@ -174,9 +314,9 @@ def merge_findings(findings: List[Finding]) -> List[Finding]:
         key = json.dumps([f.check, f.severity, f.message, f.observed, f.expected, f.fix, f.exports],
                          sort_keys=True, default=str)
         if key in merged:
-            for h in f.hosts:
-                if h not in merged[key].hosts:
-                    merged[key].hosts.append(h)
+            have = merged[key].hosts
+            seen = set(have)
+            have.extend(h for h in f.hosts if h not in seen)
         else:
             merged[key] = f
     return list(merged.values())

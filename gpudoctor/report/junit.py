@@ -56,9 +56,9 @@ def build(report):
                     ET.SubElement(case, "error", message="the check itself failed (a gpudoctor bug): " + reason,
                                   type="crashed")
                     counts["errors"] += 1
-                elif st == "skipped":
-                    reason = next(k for k, hosts in r.skipped.items() if node.host in hosts)
-                    ET.SubElement(case, "skipped", message=reason)
+                elif st in ("skipped", "na"):
+                    reason = r.outcomes[node.host][1]
+                    ET.SubElement(case, "skipped", message=("n/a: " if st == "na" else "") + reason)
                     counts["skipped"] += 1
                 notes = [f for f in mine if f.severity in ("warning", "info") and not (st == "warning" and report.strict)]
                 if notes:

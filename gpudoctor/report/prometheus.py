@@ -5,7 +5,7 @@ One gauge per check and node, so an alert can say which check failed where:
     gpudoctor_check_status{check="shm.size",host="gpu07",severity="error"} 2
 
 Values: 0 pass, 1 warning, 2 error, 3 the check crashed (a gpudoctor bug), -1 skipped
-(not applicable on that node). ``severity`` is the check's configured (worst) severity,
+(could not judge), -2 n/a (nothing to judge on that node). ``severity`` is the check's configured (worst) severity,
 not the outcome, so a series keeps its labels from run to run. Also:
 gpudoctor_node_checked{host} (0 when the node could not be checked, with its
 error_kind), gpudoctor_findings{host,severity}, gpudoctor_exit_code and
@@ -15,24 +15,19 @@ atomically (a temp file in the same folder, then rename), as node-exporter's doc
 
 import time
 
-STATUS_VALUE = {"pass": 0, "warning": 1, "error": 2, "crashed": 3, "skipped": -1}
+STATUS_VALUE = {"pass": 0, "warning": 1, "error": 2, "crashed": 3, "skipped": -1, "na": -2}
 _SEV_RANK = {"error": 0, "warning": 1, "info": 2}
 
 
 def node_status(result, host):
-    """One check's outcome on one node: pass | warning | error | crashed | skipped | None
-    (the check says nothing about that node, e.g. a cluster check it did not take part in)."""
-    sevs = sorted((f.severity for f in result.findings if host in f.hosts and f.severity in ("error", "warning")),
-                  key=_SEV_RANK.get)
-    if sevs:
-        return sevs[0]
+    """One check's outcome on one node: pass | warning | error | crashed | skipped | na | None
+    (the check says nothing about that node)."""
+    got = result.outcomes.get(host)
+    if got is None:
+        return None
     if any(host in hosts for hosts in result.crashed.values()):
         return "crashed"
-    if host in result.passed or any(host in f.hosts for f in result.findings):
-        return "pass"
-    if any(host in hosts for hosts in result.skipped.values()):
-        return "skipped"
-    return None
+    return {"fail": "error", "warn": "warning"}.get(got[0], got[0])
 
 
 def _label(value):
@@ -52,7 +47,7 @@ def lines(report, now=None):
         out.append("# TYPE %s gauge" % name)
 
     gauge("gpudoctor_check_status",
-          "gpudoctor check outcome per node: 0 pass, 1 warning, 2 error, 3 check crashed, -1 skipped")
+          "gpudoctor check outcome per node: 0 pass, 1 warning, 2 error, 3 check crashed, -1 skipped, -2 n/a")
     for r in report.results:
         for node in report.nodes:
             if not node.reachable:

@@ -1,79 +1,127 @@
-"""The human report: one line per check, then the fixes, then a summary.
+"""The human report: the node profile, then the problems (fail, then warn, each with its
+fix), then the passes with their evidence, then one line counting n/a and skipped checks
+(--verbose lists them), then the summary.
 
 Plain text when stdout is not a terminal (logs, Slurm prologs: no colours, no rich
 import); rich colours on a terminal. This is the only module that imports rich.
 """
 
+import shlex
 import sys
 
 from gpudoctor.nodes import fold
+from gpudoctor.profile import folded, profile, rows
 
-MARK = {"pass": "PASS", "error": "FAIL", "warning": "WARN", "skipped": "SKIP", "crashed": "BUG!", "info": "INFO"}
-STYLE = {"PASS": "green", "FAIL": "bold red", "WARN": "yellow", "SKIP": "dim", "BUG!": "magenta", "INFO": "cyan"}
-
-
-def _hosts_note(report, hosts):
-    if len(report.nodes) <= 1:
-        return ""
-    return " [%s]" % fold(hosts)
+MARK = {"pass": "PASS", "fail": "FAIL", "warn": "WARN", "skipped": "SKIP", "na": "N/A "}
+FINDING_MARK = {"error": "FAIL", "warning": "WARN", "info": "NOTE"}
+STYLE = {"PASS": "green", "FAIL": "bold red", "WARN": "yellow", "SKIP": "dim", "N/A": "dim", "NOTE": "cyan",
+         "ODD": "bold yellow"}
 
 
-def lines(report):
-    """The report as (style, text) pairs; style is a key of STYLE or None."""
+def _profile_lines(report):
+    live = {n.host: profile(n.facts) for n in report.nodes if n.reachable}
+    if not live:
+        return []
     out = []
-    n = len(report.nodes)
-    names = fold([x.host for x in report.nodes])
-    out.append((None, "gpudoctor: %d node%s (%s)" % (n, "" if n == 1 else "s", names)))
-    for node in report.nodes:
-        if not node.reachable:
-            out.append(("FAIL", "FAIL node %s could not be checked (%s): %s" % (node.host, node.error_kind or "error",
-                                                                          node.error)))
-    out.append((None, ""))
-    width = max([len(r.id) for r in report.results] + [8])
-    for r in report.results:
-        mark = MARK[r.status]
-        if r.status in ("error", "warning"):
-            worst = [f for f in r.findings if f.severity == r.status]
-            text = worst[0].message + _hosts_note(report, worst[0].hosts)
-            if len(r.findings) > 1:
-                text += " (+%d more)" % (len(r.findings) - 1)
-        elif r.status == "skipped":
-            reason, hosts = next(iter(r.skipped.items()))
-            text = "skipped: " + reason + _hosts_note(report, hosts)
-        elif r.status == "crashed":
-            reason, hosts = next(iter(r.crashed.items()))
-            text = "the check itself failed (a gpudoctor bug): " + reason
-        else:
-            text = r.title
-            infos = [f for f in r.findings if f.severity == "info"]
-            if infos:
-                text += " (note: %s)" % infos[0].message
-        out.append((mark, "%s %-*s  %s" % (mark, width, r.id, text)))
-    fixes = [f for f in report.findings if f.severity in ("error", "warning") and (f.fix or f.exports)]
-    if fixes:
-        out.append((None, ""))
-        out.append((None, "Fixes:"))
-        for f in fixes:
-            out.append((MARK[f.severity], "  %s %s%s: %s" % (MARK[f.severity], f.check, _hosts_note(report, f.hosts),
-                                                          f.message)))
-            for line in (f.fix or "").splitlines():
-                out.append((None, "      " + line))
-            for k, v in sorted(f.exports.items()):
-                out.append((None, "      export %s=%s" % (k, _shell_quote(v))))
-    s = report.summary
-    out.append((None, ""))
-    out.append((None, "Summary: %d error%s, %d warning%s; %d checks run, %d passed, %d skipped; %d node%s, "
-                      "%d unreachable; exit %d" % (
-                          s["errors"], "" if s["errors"] == 1 else "s", s["warnings"], "" if s["warnings"] == 1 else "s",
-                          s["checks_run"], s["checks_passed"], s["checks_skipped"], s["nodes"],
-                          "" if s["nodes"] == 1 else "s", s["nodes_unreachable"], s["exit_code"])))
+    if len(live) == 1:
+        (host, prof), = live.items()
+        out.append((None, "Node %s" % host))
+        for label, value in rows(prof):
+            out.append((None, "  %-7s %s" % (label, value if value is not None else "-")))
+        return out
+    out.append((None, "Nodes (values folded across nodes; ! marks a value that differs from the majority)"))
+    for label, groups in folded(live):
+        for i, (value, hosts, odd) in enumerate(groups):
+            shown = value if value is not None else "-"
+            line = "  %-7s %s %s  %s" % (label if i == 0 else "", "!" if odd else " ", shown, fold(hosts))
+            out.append(("ODD" if odd else None, line))
     return out
 
 
-def _shell_quote(v):
-    import shlex
+def _hosts_note(report, hosts):
+    return " [%s]" % fold(hosts) if len(report.nodes) > 1 and hosts else ""
 
-    return shlex.quote(str(v))
+
+def _result_line(report, r, width):
+    text = r.summary
+    if len(report.nodes) > 1 and r.outcomes:
+        if r.mixed:
+            text += "  (%s)" % r.breakdown()
+        elif r.status in ("pass", "na", "skipped"):
+            text += " [%s]" % fold(list(r.outcomes))
+        else:
+            sev = "error" if r.status == "fail" else "warning"
+            worst = [f for f in r.findings if f.severity == sev]
+            if worst:
+                text += _hosts_note(report, worst[0].hosts)
+    mark = MARK[r.status]
+    return mark.strip(), "%s %-*s  %s" % (mark, width, r.id, text)
+
+
+def _fix_lines(report, r):
+    out = []
+    for f in sorted(r.findings, key=lambda f: ("error", "warning", "info").index(f.severity)):
+        if f.severity == "info":
+            out.append(("NOTE", "     note: %s%s" % (f.message, _hosts_note(report, f.hosts))))
+            continue
+        if len(r.findings) > 1:
+            out.append((FINDING_MARK[f.severity], "     %s %s%s" % (FINDING_MARK[f.severity], f.message,
+                                                                   _hosts_note(report, f.hosts))))
+        for line in (f.fix or "").splitlines():
+            out.append((None, "       " + line))
+        for k, v in sorted(f.exports.items()):
+            out.append((None, "       export %s=%s" % (k, shlex.quote(str(v)))))
+    return out
+
+
+def lines(report, verbose=False):
+    """The report as (style, text) pairs; style is a key of STYLE or None."""
+    out = []
+    n = len(report.nodes)
+    out.append((None, "gpudoctor: %d node%s (%s)" % (n, "" if n == 1 else "s", fold([x.host for x in report.nodes]))))
+    for node in report.nodes:
+        if not node.reachable:
+            out.append(("FAIL", "FAIL node %s could not be checked (%s): %s" % (
+                node.host, node.error_kind or "error", node.error)))
+    prof = _profile_lines(report)
+    if prof:
+        out.append((None, ""))
+        out.extend(prof)
+    shown = report.results
+    width = max([len(r.id) for r in shown] + [8])
+    by = {st: [r for r in shown if r.status == st] for st in MARK}
+    problems = by["fail"] + by["warn"]
+    if problems:
+        out.append((None, ""))
+        for r in problems:
+            out.append(_result_line(report, r, width))
+            out.extend(_fix_lines(report, r))
+    if by["pass"]:
+        out.append((None, ""))
+        for r in by["pass"]:
+            out.append(_result_line(report, r, width))
+            out.extend(line for line in _fix_lines(report, r) if line[0] == "NOTE")
+    quiet = by["skipped"] + by["na"]
+    if quiet:
+        out.append((None, ""))
+        if verbose:
+            for r in quiet:
+                out.append(_result_line(report, r, width))
+        else:
+            out.append((None, "%d n/a, %d skipped (gpudoctor check --verbose lists them)" % (
+                len(by["na"]), len(by["skipped"]))))
+    for r in report.results:
+        for msg, hosts in r.crashed.items():
+            out.append(("FAIL", "BUG  %s crashed%s: %s (a gpudoctor bug; please report it)" % (
+                r.id, _hosts_note(report, hosts), msg)))
+    s = report.summary
+    out.append((None, ""))
+    out.append((None, "Summary: %d error%s, %d warning%s; %d passed, %d n/a, %d skipped; %d node%s, "
+                      "%d unreachable; exit %d" % (
+                          s["errors"], "" if s["errors"] == 1 else "s", s["warnings"], "" if s["warnings"] == 1 else "s",
+                          s["checks_passed"], s["checks_na"], s["checks_skipped"], s["nodes"],
+                          "" if s["nodes"] == 1 else "s", s["nodes_unreachable"], s["exit_code"])))
+    return out
 
 
 def render(report, stream=None, color=None, verbose=False):
@@ -81,16 +129,14 @@ def render(report, stream=None, color=None, verbose=False):
     if color is None:
         color = stream.isatty()
     if not color:
-        stream.write("\n".join(text for _, text in lines(report)) + "\n")
+        stream.write("\n".join(text for _, text in lines(report, verbose)) + "\n")
         return
     from rich.console import Console
     from rich.markup import escape
 
     console = Console(file=stream, highlight=False)
-    for style, text in lines(report):
+    for style, text in lines(report, verbose):
         if style in STYLE:
-            mark, rest = text.lstrip()[:4], text.lstrip()[4:]
-            indent = text[: len(text) - len(text.lstrip())]
-            console.print("%s[%s]%s[/]%s" % (indent, STYLE[style], mark, escape(rest)))
+            console.print("[%s]%s[/]" % (STYLE[style], escape(text)))
         else:
             console.print(escape(text))
