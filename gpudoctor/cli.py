@@ -9,7 +9,7 @@ import sys
 
 from gpudoctor import __version__
 from gpudoctor.commands import NAMES
-from gpudoctor.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, InputError
+from gpudoctor.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, InputError, internal_error
 
 
 class _Parser(argparse.ArgumentParser):
@@ -27,8 +27,9 @@ def build_parser():
 
 
 def main(argv=None):
-    parser = build_parser()
+    args = None
     try:
+        parser = build_parser()
         args = parser.parse_args(argv)
         if not getattr(args, "command", None):
             parser.print_help()
@@ -45,3 +46,5 @@ def main(argv=None):
             sys.stdout = None
         finally:
             return EXIT_OK
+    except Exception as exc:  # gpudoctor's own failure: exit 3, never 1 ("findings") or a traceback
+        return internal_error("gpudoctor %s" % (getattr(args, "command", None) or "startup"), exc)

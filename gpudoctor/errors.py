@@ -1,4 +1,9 @@
-"""Errors the user caused (one line on stderr, exit 2) and the exit-code contract."""
+"""Errors the user caused (one line on stderr, exit 2), gpudoctor's own failures (one line,
+the traceback saved to a file, exit 3) and the exit-code contract."""
+
+import os
+import re
+import stat
 
 
 class InputError(Exception):
@@ -55,3 +60,113 @@ EXIT_FINDINGS = 1  # findings: an error-level finding, or a node that could not 
 EXIT_USAGE = 2  # usage or input error: one line on stderr, never a traceback
 EXIT_INTERNAL = 3  # gpudoctor's own failure: one line on stderr, the traceback saved
 EXIT_INTERRUPTED = 130  # Ctrl-C: the partial report, then this
+
+
+def _crash_dirs():
+    """Where a traceback is saved, first usable wins: $XDG_STATE_HOME/gpudoctor, else
+    ~/.local/state/gpudoctor (the XDG Base Directory spec's state home), else the temp
+    folder. A prolog runs as root with HOME=/root, or with no HOME at all."""
+    state = os.environ.get("XDG_STATE_HOME")
+    if state and os.path.isabs(state):
+        yield os.path.join(state, "gpudoctor")
+    home = os.path.expanduser("~")
+    if home and home != "~" and os.path.isabs(home) and home != "/":
+        yield os.path.join(home, ".local", "state", "gpudoctor")
+
+
+def save_crash(stage, text):
+    """Write `text` (a traceback) to a new file only we can read; return its path, or None.
+
+    Safe in shared and attacker-writable places: the folder is made 0700 and must be a
+    real folder owned by us (not a symlink planted by another user); the file is created
+    with O_EXCL | O_NOFOLLOW (never follows or overwrites); in the temp folder mkstemp
+    gives the same guarantees."""
+    import tempfile
+    import time
+
+    name = "crash-%s-%s-%d-" % (re.sub(r"[^a-z0-9_-]", "_", stage.lower())[:40],
+                                time.strftime("%Y%m%dT%H%M%S"), os.getpid())
+    data = text.encode("utf-8", "replace")
+    for folder in _crash_dirs():
+        try:
+            os.makedirs(folder, mode=0o700, exist_ok=True)
+            st = os.lstat(folder)
+            if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o022:
+                continue
+            fd, path = tempfile.mkstemp(prefix=name, suffix=".txt", dir=folder)
+        except OSError:
+            continue
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            return path
+        except OSError:
+            continue
+    try:
+        fd, path = tempfile.mkstemp(prefix="gpudoctor-" + name, suffix=".txt")  # 0600, O_EXCL
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        return path
+    except OSError:
+        return None
+
+
+def _where(tb):
+    """The innermost gpudoctor frame of a traceback: 'gpudoctor/gather.py:88 in save'."""
+    import traceback
+
+    frames = [f for f in traceback.extract_tb(tb) if "gpudoctor" in f.filename]
+    if not frames:
+        return None
+    f = frames[-1]
+    short = f.filename[f.filename.rfind("gpudoctor"):] if "gpudoctor" in f.filename else f.filename
+    return "%s:%s in %s" % (short, f.lineno, f.name)
+
+
+def internal_error(stage, exc, note=""):
+    """gpudoctor's own failure: save the traceback, print ONE line on stderr naming the
+    stage, the exception and the file, and return EXIT_INTERNAL (3). Never a traceback on
+    the terminal (a prolog's output lands in slurmd's log), never exit 1 ("findings")."""
+    import sys
+    import traceback
+
+    text = "gpudoctor %s: internal error in %s\nargv: %r\n\n%s" % (
+        _version(), stage, sys.argv, "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
+    path = save_crash(stage, text)
+    where = _where(exc.__traceback__)
+    print("gpudoctor: internal error in %s%s: %s: %s%s; %s (a gpudoctor bug: please report it with that file)" % (
+        stage, " (%s)" % where if where else "", type(exc).__name__, excerpt(exc, 160), note,
+        "traceback saved to %s" % path if path else "the traceback could not be saved"), file=sys.stderr)
+    return EXIT_INTERNAL
+
+
+def crashed_checks(report, stage):
+    """When checks crashed during a run: save what is known about each crash and print one
+    line naming the checks and the file; the caller's exit code is then EXIT_INTERNAL."""
+    import sys
+
+    crashed = [r for r in getattr(report, "results", []) if getattr(r, "crashed", None)]
+    if not crashed:
+        return None
+    lines = ["gpudoctor %s: checks crashed during %s" % (_version(), stage)]
+    for r in crashed:
+        for msg, hosts in sorted(r.crashed.items()):
+            lines.append("%s on %s: %s" % (r.id, ",".join(hosts), msg))
+            tb = (getattr(r, "tracebacks", None) or {}).get(msg)
+            if tb:
+                lines.append(tb)
+    path = save_crash(stage, "\n".join(lines) + "\n")
+    ids = [r.id for r in crashed]
+    print("gpudoctor: internal error in %s: %d check%s crashed (%s), exit 3; %s (a gpudoctor bug: please report "
+          "it)" % (stage, len(ids), "" if len(ids) == 1 else "s", ", ".join(ids[:5]) + (", ..." if len(ids) > 5 else ""),
+                   "details saved to %s" % path if path else "details could not be saved"), file=sys.stderr)
+    return path
+
+
+def _version():
+    try:
+        from gpudoctor import __version__
+
+        return __version__
+    except Exception:
+        return "?"

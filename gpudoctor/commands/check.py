@@ -82,4 +82,9 @@ def run(args):
         print("gpudoctor: interrupted: report covers the %d nodes gathered so far" % len(nodes), file=sys.stderr)
         sys.stdout.flush()
         os._exit(EXIT_INTERRUPTED)  # do not wait for SSH sessions still in flight
+    if getattr(report, "crashed", None):  # the report says which; stderr says where the details are
+        from gpudoctor.errors import EXIT_INTERNAL, crashed_checks
+
+        crashed_checks(report, "check")
+        return EXIT_INTERNAL
     return report.exit_code

@@ -30,6 +30,11 @@ def run(args):
     nodes = gather_nodes(args, cfg)
     report = run_checks(nodes, list(load_checks()), cfg)
     sys.stdout.write(snippet(nodes, report))
+    if getattr(report, "crashed", None):  # its exports may be missing: not "healthy"
+        from gpudoctor.errors import EXIT_INTERNAL, crashed_checks
+
+        crashed_checks(report, "exports")
+        return EXIT_INTERNAL
     bad = [n.host for n in nodes if not n.reachable]
     if bad:
         from gpudoctor.nodes import fold

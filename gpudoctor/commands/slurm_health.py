@@ -37,13 +37,11 @@ def run(args):
         return _slurm_health(args)
     except (InputError, KeyboardInterrupt):
         raise
-    except Exception:  # a gpudoctor bug or a broken install must not read as "node unhealthy" (exit 1)
-        import traceback
+    except Exception as exc:  # a gpudoctor bug or a broken install must not read as "node unhealthy" (exit 1)
+        from gpudoctor.errors import internal_error
 
-        traceback.print_exc()
-        print("gpudoctor: slurm: internal error (a gpudoctor bug or a broken install); node state not changed",
-              file=sys.stderr)
-        return EXIT_INTERNAL
+        internal_error("gpudoctor slurm-health", exc, note="; node state not changed (not drained)")
+        return EXIT_INTERNAL  # slurm.py's code for a crash: the prolog lets the job run and logs
 
 
 def _slurm_health(args):
@@ -65,6 +63,17 @@ def _slurm_health(args):
 
         text.render(report, sys.stdout, color=False)
     healthy = report.exit_code == 0
+    if getattr(report, "crashed", None):  # a crashed check says nothing about the node: never drain for it
+        from gpudoctor.errors import crashed_checks
+
+        crashed_checks(report, "slurm-health")
+        failing = any(not n.reachable for n in report.nodes) or any(
+            f.severity == "error" or (report.strict and f.severity == "warning") for f in report.findings)
+        if not failing:  # drain only for what the other checks found
+            print("gpudoctor: slurm: %s: a check crashed (a gpudoctor bug); node state not changed" % name,
+                  file=sys.stderr)
+            return EXIT_INTERNAL
+        healthy = False
     reason = short_reason(report)
     try:
         state = read_node(name)
