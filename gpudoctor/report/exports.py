@@ -5,6 +5,7 @@ Only what the facts support is exported; where the nodes disagree so much that n
 value fits all (no interface name common to every node), a comment says so instead.
 """
 
+import re
 import shlex
 
 from gpudoctor.nodes import fold
@@ -14,8 +15,29 @@ NOT_FOR_NCCL = ("lo", "docker", "veth", "virbr", "br-", "cni", "flannel", "cali"
 
 
 def _ok(facts, name):
-    s = facts.get(name) or {}
-    return s if s.get("status") == "ok" else None
+    s = facts.get(name) if isinstance(facts, dict) else None
+    return s if isinstance(s, dict) and s.get("status") == "ok" else None
+
+
+def _items(value):
+    """The dicts of a list that facts say is a list of records; anything else is skipped.
+    One node's odd facts (an interface without a name, a port that is a string) must cost
+    that node's entry, never the cluster's snippet."""
+    return [x for x in value if isinstance(x, dict)] if isinstance(value, list) else []
+
+
+def valid_ifname(name):
+    """Linux's rule for an interface name (net/core/dev.c, dev_valid_name): 1-15 bytes
+    (IFNAMSIZ 16 with the NUL), not '.' or '..', no '/', ':' or whitespace. Stricter here:
+    printable ASCII only, since the name lands in a shell snippet."""
+    return (isinstance(name, str) and 0 < len(name) < 16 and name not in (".", "..")
+            and all(33 <= ord(c) < 127 and c not in "/:" for c in name))
+
+
+def _valid_rdma(name):
+    # IB_DEVICE_NAME_MAX is 64 (include/rdma/ib_verbs.h); names are like mlx5_0, rxe0
+    return isinstance(name, str) and 0 < len(name) < 64 and all(c.isascii() and (c.isalnum() or c in "_-.")
+                                                               for c in name)
 
 
 def usable_interfaces(facts):
@@ -24,12 +46,13 @@ def usable_interfaces(facts):
     if not net:
         return None
     out = []
-    for i in net.get("interfaces") or []:
-        if i["name"].startswith(NOT_FOR_NCCL) or i.get("kind") in ("loopback", "veth", "bridge"):
+    for i in _items(net.get("interfaces")):
+        name = i.get("name")
+        if not valid_ifname(name) or name.startswith(NOT_FOR_NCCL) or i.get("kind") in ("loopback", "veth", "bridge"):
             continue
         if i.get("state") not in ("up", "unknown") or not i.get("ipv4"):
             continue
-        out.append(i["name"])
+        out.append(name)
     return out
 
 
@@ -39,22 +62,27 @@ def active_ports(facts):
     if r is None:
         return None
     out = []
-    for d in r.get("devices") or []:
-        for p in d.get("ports") or []:
-            if p.get("state") == "ACTIVE":
-                out.append((d["name"], p["port"], p.get("link_layer"), p.get("gids") or []))
+    for d in _items(r.get("devices")):
+        for p in _items(d.get("ports")):
+            port = p.get("port")
+            if p.get("state") != "ACTIVE" or not _valid_rdma(d.get("name")):
+                continue
+            if isinstance(port, bool) or not isinstance(port, int) or not 0 < port < 256:  # u8 port_num
+                continue
+            out.append((d["name"], port, p.get("link_layer"), _items(p.get("gids"))))
     return out
 
 
 def _roce_v2_ipv4_index(gids):
-    idx = [g["index"] for g in gids if g.get("type") == "RoCE v2" and g.get("ipv4")]
+    idx = [g["index"] for g in gids if g.get("type") == "RoCE v2" and g.get("ipv4")
+           and isinstance(g.get("index"), int) and not isinstance(g.get("index"), bool) and 0 <= g["index"] < 65536]
     return min(idx) if idx else None
 
 
 def compute(nodes):
     """[(name, value or None, why)] for every node's facts {host: facts}."""
     lines = []
-    hosts = sorted(nodes)
+    nodes = {h: f for h, f in nodes.items() if isinstance(f, dict)}
     ifaces = {h: usable_interfaces(f) for h, f in nodes.items()}
     known = {h: v for h, v in ifaces.items() if v is not None}
     if known:
@@ -110,12 +138,25 @@ def _prefix(name):
     return name.rstrip("0123456789") or name
 
 
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")  # a POSIX shell variable name
+
+
+def _comment(text):
+    """One comment line: a newline (or any control character) in a value that came from a
+    node would end the comment and make the rest a command under eval."""
+    text = "".join(c if c.isprintable() else "?" for c in str(text))
+    return text[:400] + ("..." if len(text) > 400 else "")
+
+
 def from_findings(findings):
     """Exports that checks attached to their findings (cuda.libs' LD_LIBRARY_PATH, ...)."""
     out = {}
     for f in findings:
-        for name, value in (f.exports or {}).items():
-            out.setdefault(name, (value, "%s: %s" % (f.check, f.message[:160])))
+        exports = f.exports if isinstance(getattr(f, "exports", None), dict) else {}
+        for name, value in exports.items():
+            if not isinstance(name, str) or not _NAME.match(name) or not isinstance(value, str):
+                continue
+            out.setdefault(name, (value, "%s: %s" % (f.check, str(f.message)[:160])))
     return out
 
 
@@ -123,13 +164,13 @@ def render(lines, extra=None):
     """The snippet. `extra` adds exports found by checks (e.g. cuda.libs' LD_LIBRARY_PATH)."""
     out = ["# gpudoctor exports: computed from the nodes' facts; eval \"$(gpudoctor exports ...)\""]
     for name, value, why in lines:
-        out.append("# %s" % why)
+        out.append("# %s" % _comment(why))
         out.append(("export %s=%s" % (name, shlex.quote(value))) if value is not None else "# (%s: no value fits)"
                    % name)
     computed = {name for name, _, _ in lines}
     for name, (value, why) in sorted((extra or {}).items()):
         if name in computed:
             continue
-        out.append("# %s" % why)
+        out.append("# %s" % _comment(why))
         out.append("export %s=%s" % (name, shlex.quote(value)))
     return "\n".join(out) + "\n"
