@@ -52,18 +52,26 @@ def node_name_problem(name):
     return None
 
 
-def _too_deep(doc):
-    """True when `doc` nests deeper than MAX_DEPTH (iterative: no recursion to exhaust)."""
+def _shape_problem(doc):
+    """Why the document's shape is unusable, walking it iteratively (no recursion to
+    exhaust): nesting deeper than MAX_DEPTH, or a string that is not Unicode text (JSON's
+    "\\ud800" decodes to a lone surrogate, which no UTF-8 report or terminal can write)."""
     stack = [(doc, 0)]
     while stack:
         x, depth = stack.pop()
         if depth > MAX_DEPTH:
-            return True
+            return "nested deeper than %d levels" % MAX_DEPTH
         if isinstance(x, dict):
             stack.extend((v, depth + 1) for v in x.values())
+            stack.extend((k, depth + 1) for k in x)
         elif isinstance(x, list):
             stack.extend((v, depth + 1) for v in x)
-    return False
+        elif isinstance(x, str):
+            try:
+                x.encode("utf-8")
+            except UnicodeEncodeError:
+                return "holds a string that is not Unicode text (a lone surrogate escape)"
+    return None
 
 
 def facts_problem(doc):
@@ -72,8 +80,9 @@ def facts_problem(doc):
     if not isinstance(doc, dict) or doc.get("schema") != FACTS_SCHEMA:
         got = doc.get("schema") if isinstance(doc, dict) else type(doc).__name__
         return "not a gpudoctor facts file (schema %s, expected %r)" % (excerpt(got), FACTS_SCHEMA)
-    if _too_deep(doc):
-        return "nested deeper than %d levels" % MAX_DEPTH
+    why = _shape_problem(doc)
+    if why:
+        return why
     if "node" in doc and doc["node"] is not None:
         why = node_name_problem(doc["node"])
         if why:

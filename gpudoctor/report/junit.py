@@ -7,6 +7,7 @@ goes to <system-out>; a skipped check is <skipped>; a check that crashed, or a n
 that could not be checked, is an <error>.
 """
 
+import re
 import xml.etree.ElementTree as ET
 
 from gpudoctor.report.prometheus import node_status
@@ -23,6 +24,25 @@ def _body(f):
     for k, v in sorted(f.exports.items()):
         parts.append("export %s=%s" % (k, v))
     return "\n".join(parts)
+
+
+# Characters XML 1.0 cannot carry at all, escaped or not (https://www.w3.org/TR/xml/#charsets:
+# Char ::= #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF]).
+# ElementTree writes them as-is, and the file no CI parser will read; node output (a host
+# name, an environment value, a driver string) can hold any of them.
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _clean(text):
+    return _NOT_XML.sub("\ufffd", text) if isinstance(text, str) else text
+
+
+def _sanitize(root):
+    for el in root.iter():
+        el.text, el.tail = _clean(el.text), _clean(el.tail)
+        for k, v in list(el.attrib.items()):
+            el.set(k, _clean(v) if isinstance(v, str) else str(v))
+    return root
 
 
 def build(report):
@@ -70,7 +90,7 @@ def build(report):
             totals[k] += v
     for k, v in totals.items():
         root.set(k, str(v))
-    return root
+    return _sanitize(root)
 
 
 def render(report, stream):
