@@ -1,0 +1,136 @@
+"""`gpudoctor explain`: from an error text or a whole log to its cause, the checks that
+confirm it, and the fix.
+
+Data flow (STYLE.md): error text / log -> explain -> knowledge entries. The knowledge is
+data: TOML files kept beside the checks that confirm them (``checks/<module>.knowledge.toml``)
+and, for families no check covers yet, ``gpudoctor/data/knowledge/*.toml``.
+
+One job per module:
+- knowledge.py  loads and validates the entries, derives each pattern's prefilter needles
+- text.py       what a line says without the paste's noise (prefixes, ANSI, CR) and its severity
+- scan.py       one pass over the log's bytes: candidate lines -> pattern hits
+- analyze.py    hits -> root, related, cascade, context; the verdict
+- fixes.py      fixes computed from a node's facts and from the launcher seen in the log;
+                the confirming checks (--check)
+- render.py     the text report
+
+Importing this package is cheap (re, os, sys); TOML, the registry and the collector are
+imported only on the paths that need them.
+"""
+
+import os
+import sys
+
+from gpudoctor.explain.knowledge import (  # noqa: F401  (the public API)
+    Knowledge, KnowledgeError, Pattern, knowledge_files, load_knowledge, needles_of)
+from gpudoctor.explain.scan import BLOCK, MAX_LINE, MAX_SHOWN, Scan, scan_stream  # noqa: F401
+
+SCHEMA = "gpudoctor.explain/2"
+VERDICTS = ("root_cause", "echo_only", "no_error", "unknown_error")
+
+GENERIC_TRIAGE = [
+    "Rerun with NCCL's own diagnostics: export NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET,ENV "
+    "(add NCCL_DEBUG_FILE=/tmp/nccl.%h.%p.log for one file per process), then explain that log.",
+    "Keep every rank's output: torchrun --log-dir /tmp/ranklogs --redirects 3 --tee 3 ...; the first "
+    "error in time is usually the root, the others are its echo.",
+    "Check every node before the next run: gpudoctor check --hosts hostfile",
+    "Look at the kernel log of each node for GPU and NIC faults: sudo dmesg -T | grep -iE 'xid|nvrm|mlx5|oom'",
+]
+
+
+def explain_stream(stream, kb=None, source="<text>", assume_error=False, facts=None):
+    """The answer for one log. ``assume_error``: the text was given as an error (an
+    argument), so a line without an error marker still counts as the error. ``facts``: a
+    node's facts (dict) to compute fixes from."""
+    from gpudoctor.explain import analyze as _a
+    from gpudoctor.explain import fixes
+
+    kb = kb or load_knowledge()
+    scan = scan_stream(stream, kb)
+    verdict, findings, context = _a.analyze(scan, kb, assume_error)
+    result = {"schema": SCHEMA, "version": _version(), "source": source, "lines": scan.lines, "bytes": scan.bytes,
+              "verdict": verdict, "matched": verdict in ("root_cause", "echo_only"),
+              "root": findings[0]["id"] if findings else None, "findings": findings, "context": context,
+              "errors": [{"line": h.line, "text": h.text} for h in scan.errors] if verdict == "unknown_error" else [],
+              "launcher": min(scan.launchers, key=scan.launchers.get) if scan.launchers else None,
+              "triage": list(GENERIC_TRIAGE) if verdict == "unknown_error" else [], "facts": None, "checks": None}
+    fixes.apply(result, facts)
+    return result
+
+
+def explain_text(text, kb=None, source="<text>", assume_error=False, facts=None):
+    import io
+
+    data = text.encode("utf-8", "surrogateescape") if isinstance(text, str) else text
+    return explain_stream(io.BytesIO(data), kb, source, assume_error=assume_error, facts=facts)
+
+
+def explain_file(path, kb=None, facts=None):
+    with open(path, "rb") as f:
+        return explain_stream(f, kb, source=path, facts=facts)
+
+
+def run_confirming_checks(result, gather_nodes=None, config=None):
+    from gpudoctor.explain import fixes
+
+    return fixes.run_confirming_checks(result, gather_nodes, config)
+
+
+def render_text(result, out, color=False):
+    from gpudoctor.explain import render
+
+    return render.render_text(result, out, color)
+
+
+def _version():
+    from gpudoctor import __version__
+
+    return __version__
+
+
+def exit_code(result):
+    """0: explained, or no error in the text; 1: an error that nothing in the knowledge explains."""
+    return 1 if result["verdict"] == "unknown_error" else 0
+
+
+def main(args):
+    """`gpudoctor explain` (parser: gpudoctor/commands/explain.py). Exit codes: 0 explained
+    or no error found, 1 an error nothing explains, 2 bad input (one line on stderr)."""
+    from gpudoctor.errors import InputError
+    from gpudoctor.explain import fixes
+
+    text, path = getattr(args, "text", None), getattr(args, "file", None)
+    if text is not None and path is not None:
+        raise InputError("give the error text or --file LOG, not both")
+    if text is None and path is None:
+        raise InputError("give an error text, '-' to read standard input, or --file LOG")
+    facts_path = getattr(args, "facts", None)
+    if facts_path and getattr(args, "check", False):
+        raise InputError("give --check (this machine) or --facts FILE (a saved node), not both")
+    node_facts = fixes.load_facts(facts_path) if facts_path else None
+    kb = load_knowledge()
+    if path is not None:
+        if os.path.isdir(path):
+            raise InputError("--file %s is a directory, not a log file" % path)
+        try:
+            f = open(path, "rb")
+        except OSError as exc:
+            raise InputError("cannot read %s: %s" % (path, exc.strerror or exc))
+        with f:
+            result = explain_stream(f, kb, source=path, facts=node_facts)
+    elif text == "-":
+        result = explain_stream(sys.stdin.buffer, kb, source="<stdin>", facts=node_facts)
+    else:
+        result = explain_text(text, kb, source="<argument>", assume_error=True, facts=node_facts)
+    if node_facts is not None:
+        result["facts"] = {"source": facts_path, "host": node_facts.get("host", {}).get("hostname")
+                           if isinstance(node_facts.get("host"), dict) else None}
+    if getattr(args, "check", False) and result["matched"]:
+        run_confirming_checks(result)
+    if getattr(args, "json", False):
+        import json
+
+        sys.stdout.write(json.dumps(result, indent=1) + "\n")
+    else:
+        render_text(result, sys.stdout, color=sys.stdout.isatty() and not os.environ.get("NO_COLOR"))
+    return exit_code(result)

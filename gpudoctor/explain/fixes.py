@@ -1,0 +1,282 @@
+"""Fixes computed from what is known: a node's facts (`--check` on this machine, or
+`--facts FILE` from a saved node: the document `gpudoctor facts -o` writes) and the launcher
+seen in the log. A knowledge cause opts in with ``computed = "<name>"``; the computed line
+goes first in its fix list, and the generic lines stay after it.
+
+- torch_build    "no kernel image": the torch build (wheel index cuXYZ) of the torch line in
+                 use that carries this GPU's compute capability and that the driver runs
+                 (gpudoctor/data/torch_builds.json from PyTorch's RELEASE.md and build script;
+                 gpudoctor/data/cuda_driver.json for the driver)
+- socket_ifname  NCCL_SOCKET_IFNAME / GLOO_SOCKET_IFNAME: the interface of the node's default
+                 route (else its one routable physical interface), from the facts' network section
+- launcher_port  the port flag of the launcher in the log (accelerate --main_process_port,
+                 torchrun/deepspeed --master_port, mpirun -x MASTER_PORT=...)
+- visible_gpus   "invalid device ordinal": the GPU count of the node and the launcher's flag
+"""
+
+import json
+import os
+import re
+
+# Each launcher's own flags (their --help): accelerate launch, torchrun, deepspeed, mpirun.
+PORT_FLAG = {
+    "accelerate": "accelerate launch --main_process_port {port} ...",
+    "torchrun": "torchrun --master_port {port} ...  (or --rdzv-endpoint <host>:{port})",
+    "deepspeed": "deepspeed --master_port {port} ...",
+    "mpirun": "mpirun -x MASTER_PORT={port} ...",
+}
+NPROC_FLAG = {
+    "accelerate": "accelerate launch --num_processes {n} ...",
+    "torchrun": "torchrun --nproc_per_node {n} ...",
+    "deepspeed": "deepspeed --num_gpus {n} ...",
+    "mpirun": "mpirun -np {n} ... (per node: --map-by ppr:{n}:node)",
+}
+ENV_HOW = {
+    "mpirun": "mpirun -x {k}={v} ...",
+    "deepspeed": "echo '{k}={v}' >> ~/.deepspeed_env   (DeepSpeed exports the lines of ~/.deepspeed_env on "
+                 "every node)",
+    "accelerate": "export {k}={v}   (on every node, before accelerate launch)",
+    "torchrun": "export {k}={v}   (on every node, before torchrun)",
+}
+_VIRTUAL = re.compile(r"^(?:docker|veth|virbr|br-|cni|flannel|cali|tun|tap|lo|ib|vxlan|kube|weave|ifb|dummy|tailscale)")
+PORT_HINT = 29501
+
+
+def load_facts(path):
+    """One node's facts from a file (or the first node of a folder) as `gpudoctor facts -o`
+    writes them; bad input is an InputError (exit 2)."""
+    from gpudoctor import gather
+    from gpudoctor.errors import InputError
+
+    nodes = [n for n in gather.from_facts(path) if n.facts]
+    if not nodes:
+        raise InputError("--facts %s: no reachable node's facts in it" % path)
+    return nodes[0].facts
+
+
+def _section(facts, name):
+    s = (facts or {}).get(name)
+    return s if isinstance(s, dict) and s.get("status", "ok") == "ok" else None
+
+
+def _vt(v):
+    return tuple(int(x) for x in re.findall(r"\d+", str(v))[:3])
+
+
+def _table():
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "torch_builds.json")
+    with open(path) as f:
+        return json.load(f)
+
+
+def torch_build(facts):
+    """(fix line, why) for "no kernel image" from the node's GPU, driver and torch, or None."""
+    gpu = _section(facts, "gpu")
+    if not gpu:
+        return None
+    ccs = sorted({g.get("compute_capability") for g in gpu.get("gpus") or [] if g.get("compute_capability")},
+                 key=_vt)
+    if not ccs:
+        return None
+    py = _section(facts, "python") or {}
+    torch = py.get("torch") if isinstance(py.get("torch"), dict) else {}
+    tver = str(torch.get("version") or "")
+    line = ".".join(tver.split("+")[0].split(".")[:2]) if tver else None
+    from gpudoctor.checks.driver_cuda import newest_cuda_for
+
+    drv = gpu.get("driver_version")
+    max_cuda = newest_cuda_for(drv) if drv else None
+    tb = _table()
+
+    def covers(cuda, cc):
+        archs = tb["archs"].get(cuda)
+        if archs is None:
+            return None
+        want = _vt(cc)
+        for a in archs:
+            base = _vt(a)
+            if base == want or (a.endswith("+PTX") and base[0] == want[0] and base <= want):
+                return True
+        return False
+
+    def pick(tline):
+        ok = []
+        for cuda in tb["lines"].get(tline, []):
+            if max_cuda and _vt(cuda) > _vt(max_cuda):
+                continue
+            if all(covers(cuda, cc) for cc in ccs):
+                ok.append(cuda)
+        return max(ok, key=_vt) if ok else None
+
+    sms = ", ".join("sm_%s" % cc.replace(".", "") for cc in ccs)
+    drv_txt = "driver %s runs CUDA <= %s" % (drv, max_cuda) if max_cuda else "driver %s" % (drv or "unknown")
+    chosen_line = line if line in tb["lines"] and pick(line) else None
+    if chosen_line is None:
+        for cand in sorted(tb["lines"], key=_vt, reverse=True):
+            if pick(cand):
+                chosen_line = cand
+                break
+    if chosen_line is None:
+        return None
+    cuda = pick(chosen_line)
+    tag = "cu" + cuda.replace(".", "")
+    pin = "torch==%s.*" % chosen_line
+    why = "this node: %s, %s%s; the %s build of torch %s carries %s" % (
+        ", ".join(sorted({g.get("name", "?") for g in gpu.get("gpus") or []})), drv_txt,
+        (", torch %s" % tver) if tver else "", tag, chosen_line, sms)
+    if line and chosen_line != line:
+        why += " (torch %s has no build for it that this driver runs)" % line
+    return ("pip install '%s' --index-url https://download.pytorch.org/whl/%s" % (pin, tag), why)
+
+
+def socket_ifname(facts):
+    """The interface NCCL/gloo should use on this node, or None."""
+    net = _section(facts, "network")
+    if not net:
+        return None
+    ifs = [i for i in net.get("interfaces") or [] if isinstance(i, dict)]
+    routable = [i for i in ifs if i.get("ipv4") and i.get("state") in ("up", "unknown") and not i.get("virtual")
+                and i.get("kind") != "loopback" and not _VIRTUAL.match(str(i.get("name", "")))
+                and not any(str(a.get("address", "")).startswith("127.") for a in i["ipv4"])]
+    default = (net.get("default_route") or {}).get("interface")
+    names = [i["name"] for i in routable]
+    if default in names:
+        name = default
+    elif len(names) == 1:
+        name = names[0]
+    else:
+        return None
+    addr = next(a.get("address") for i in routable if i["name"] == name for a in i["ipv4"])
+    return name, addr
+
+
+def gpu_count(facts):
+    gpu = _section(facts, "gpu")
+    return len(gpu.get("gpus") or []) if gpu else None
+
+
+def apply(result, facts):
+    """Put computed fix lines first in the causes that ask for them."""
+    launcher = result.get("launcher")
+    for f in result["findings"]:
+        for c in f["causes"]:
+            kind = c.get("computed")
+            if not kind:
+                continue
+            line = None
+            if kind == "torch_build" and facts:
+                got = torch_build(facts)
+                if got:
+                    line = "%s   (%s)" % got
+            elif kind == "socket_ifname":
+                got = socket_ifname(facts) if facts else None
+                keys = [k for k in c["exports"] if k.endswith("SOCKET_IFNAME")] or ["NCCL_SOCKET_IFNAME"]
+                if got:
+                    how = ENV_HOW.get(launcher, "export {k}={v}   (on every node)")
+                    line = "; ".join(how.format(k=k, v=got[0]) for k in keys) + \
+                        "   (this node: %s carries %s)" % got
+                    for k in keys:
+                        c["exports"][k] = got[0]
+                elif launcher == "mpirun":
+                    line = "mpirun " + " ".join("-x %s=<the NIC of the nodes' routable IPs>" % k for k in keys) + \
+                        " ...  (-x is how mpirun passes a variable to every rank)"
+            elif kind == "launcher_port":
+                if launcher in PORT_FLAG:
+                    line = PORT_FLAG[launcher].format(port=PORT_HINT) + \
+                        "   (%s is the launcher in this log; pick a free port: ss -ltnp | grep <port>)" % launcher
+            elif kind == "visible_gpus":
+                n = gpu_count(facts) if facts else None
+                if n is not None and launcher in NPROC_FLAG:
+                    line = NPROC_FLAG[launcher].format(n=n) + "   (this node has %d GPU%s)" % (n, "" if n == 1 else "s")
+                elif n is not None:
+                    line = "start at most %d process%s per node (this node has %d GPU%s)" % (
+                        n, "" if n == 1 else "es", n, "" if n == 1 else "s")
+                elif launcher in NPROC_FLAG:
+                    line = NPROC_FLAG[launcher].format(n="<GPUs per node: nvidia-smi -L | wc -l>") + \
+                        "   (%s is the launcher in this log)" % launcher
+            if line:
+                c["fix"].insert(0, line)
+                c["computed_fix"] = line
+    return result
+
+
+# --------------------------------------------------------------------------- --check
+
+
+def run_confirming_checks(result, gather_nodes=None, config=None):
+    """Gather this machine's facts, compute the facts-based fixes from them, run the checks
+    the matched causes name and mark each cause supported (a check found a problem), ruled
+    out (every check passed) or unknown."""
+    ids = []
+    for f in result["findings"]:
+        for c in f["causes"]:
+            for cid in c["checks"]:
+                if cid not in ids:
+                    ids.append(cid)
+    from gpudoctor.registry import load_checks
+    from gpudoctor.runner import run_checks
+
+    try:
+        if gather_nodes is None:
+            from gpudoctor import gather
+
+            nodes = gather.local()
+        else:
+            nodes = gather_nodes()
+    except Exception as exc:  # --check must not hide the explanation
+        result["checks"] = {"ran": [], "error": "could not gather this machine's facts: %s: %s"
+                                                % (type(exc).__name__, exc)}
+        return result
+    host = nodes[0].host if nodes else "this machine"
+    if nodes and nodes[0].facts and not result.get("facts"):
+        # the same computed fixes as --facts, from this machine
+        for f in result["findings"]:
+            for c in f["causes"]:
+                if c.get("computed_fix"):
+                    c["fix"].remove(c.pop("computed_fix"))
+        apply(result, nodes[0].facts)
+        result["facts"] = {"source": "this machine", "host": host}
+    if not ids:
+        result["checks"] = {"host": host, "ran": [], "note": "no confirming gpudoctor check for these causes yet; "
+                                                             "use the confirm commands"}
+        return result
+    registry = load_checks()
+    checks = [registry.get(cid) for cid in ids if registry.get(cid)]
+    try:
+        if config is None:
+            from gpudoctor.config import load_config
+
+            config = load_config(None)
+        report = run_checks(nodes, checks, config)
+    except Exception as exc:  # --check must not hide the explanation
+        result["checks"] = {"ran": [], "error": "could not check this machine: %s: %s" % (type(exc).__name__, exc)}
+        return result
+    status = {}
+    for r in report.results:
+        msgs = [fd.message for fd in r.findings if fd.severity in ("error", "warning")]
+        if msgs:
+            st = "failed"
+        elif r.status == "pass" and r.passed:
+            st = "passed"
+        else:
+            reasons = list(getattr(r, "skipped", []) or []) + list(getattr(r, "crashed", []) or [])
+            st = "skipped"
+            msgs = [str(x) for x in reasons]
+        status[r.id] = {"id": r.id, "status": st, "messages": msgs,
+                        "fix": [fd.fix for fd in r.findings if fd.fix]}
+    for f in result["findings"]:
+        for c in f["causes"]:
+            if not c["checks"]:
+                continue
+            sts = [status.get(cid, {"status": "skipped"})["status"] for cid in c["checks"]]
+            if "failed" in sts:
+                c["verdict"] = "supported"
+            elif sts and all(s == "passed" for s in sts):
+                c["verdict"] = "ruled out"
+            else:
+                c["verdict"] = "unknown"
+            c["check_results"] = [status[cid] for cid in c["checks"] if cid in status]
+        # what the facts say moves a supported cause up and a ruled-out one down
+        f["causes"].sort(key=lambda c: {"supported": 0, None: 1, "unknown": 1, "ruled out": 2}[c.get("verdict")])
+    result["checks"] = {"host": host, "ran": [status[i] for i in ids if i in status]}
+    return result

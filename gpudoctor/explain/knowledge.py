@@ -1,0 +1,306 @@
+"""Loading and validating the knowledge entries (TOML data), and deriving each pattern's
+prefilter needles from the regex itself.
+
+Matching is case-insensitive and blind to whitespace in the prefilter: every needle is
+lower-cased and has its whitespace removed, because the scanner looks for needles in a
+lower-cased copy of the log with all whitespace deleted (scan.py). That is what lets a
+message wrapped over two lines by a terminal or an issue form still be found.
+"""
+
+import os
+import re
+
+KINDS = ("error", "warning", "echo")
+MIN_NEEDLE = 4
+_ID = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+$")
+_URL = re.compile(r"^https?://\S+$")
+_WS = b" \t\r\n"
+FLAGS = re.IGNORECASE
+
+
+class KnowledgeError(Exception):
+    """A knowledge entry is malformed (a bug in the data, reported at load time)."""
+
+
+def squash(text):
+    """A needle as the prefilter sees it: lower case, no whitespace (bytes)."""
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    return data.lower().translate(None, _WS)
+
+
+class Pattern:
+    """One regex of an entry. role: match (makes a finding), distinct (values compared across
+    the log), evidence (moves a cause up), signal (raises the entry's score), part (one line of
+    a `together` group)."""
+
+    __slots__ = ("entry", "role", "cause", "rank", "source", "regex", "needles", "needles_b", "multiline",
+                 "weight", "near", "group", "index")
+
+    def __init__(self, entry, role, source, rank, cause=None, weight=0, near=None, group=None, index=None):
+        self.entry, self.role, self.source, self.rank, self.cause = entry, role, source, rank, cause
+        self.weight, self.near, self.group, self.index = weight, near, group, index
+        if not isinstance(source, str):
+            raise KnowledgeError("%s: a pattern must be a string, not %r" % (entry, source))
+        try:
+            self.regex = re.compile(source, FLAGS)
+        except re.error as exc:
+            raise KnowledgeError("%s: pattern %r does not compile: %s" % (entry, source, exc))
+        self.multiline = "\\n" in source or "\n" in source
+        raw = needles_of(source)
+        self.needles_b = sorted({squash(n) for n in raw})
+        self.needles = [n.decode("utf-8", "replace") for n in self.needles_b]
+        if not raw or min(len(n) for n in raw) < MIN_NEEDLE or min(len(n) for n in self.needles_b) < 3:
+            raise KnowledgeError("%s: pattern %r has no literal run of %d+ non-blank characters to prefilter on"
+                                 % (entry, source, MIN_NEEDLE))
+
+
+def _sre():
+    try:
+        from re import _parser as parser, _constants as const  # Python 3.11+
+    except ImportError:  # Python 3.9, 3.10
+        import sre_constants as const
+        import sre_parse as parser
+    return parser, const
+
+
+def needles_of(regex):
+    """Literal strings, one of which every text the regex matches must contain (the longest
+    required literal run; for an alternation, one run per branch)."""
+    parser, c = _sre()
+
+    def seq(items):
+        best, run = None, []
+
+        def size(cands):
+            return min(len("".join(x.split())) for x in cands)
+
+        def consider(cands):
+            nonlocal best
+            if cands and (best is None or size(cands) > size(best)):
+                best = cands
+
+        for op, av in list(items) + [(None, None)]:
+            if op is c.LITERAL:
+                run.append(chr(av))
+                continue
+            consider(["".join(run)] if run else None)
+            run = []
+            if op is c.SUBPATTERN:
+                consider(seq(av[-1]))
+            elif op is c.BRANCH:
+                alts = [seq(b) for b in av[1]]
+                if all(alts):
+                    consider(sorted({n for a in alts for n in a}))
+            elif op in (c.MAX_REPEAT, c.MIN_REPEAT) and av[0] >= 1:
+                consider(seq(av[2]))
+        return best
+
+    return seq(parser.parse(regex)) or []
+
+
+class Knowledge:
+    """Every entry, its compiled patterns and the prefilter regexes over squashed bytes."""
+
+    def __init__(self, entries, extra_patterns=()):
+        self.entries = entries
+        self.by_id = {e["id"]: e for e in entries}
+        self.patterns = []
+        for e in entries:
+            self.patterns.extend(e["_patterns"])
+            for cause in e["causes"]:
+                self.patterns.extend(cause["_evidence"])
+        self.patterns.extend(extra_patterns)
+        needles = set()
+        for p in self.patterns:
+            needles.update(p.needles_b)
+        self.order = {p: i for i, p in enumerate(self.patterns)}
+        # a needle that contains a shorter needle is redundant in the prefilter
+        minimal = sorted(n for n in needles if not any(m != n and m in n for m in needles))
+        # One trie per first byte: each regex then starts with a literal, which the regex
+        # engine finds with a fast scan; one trie over every needle is ~3x slower
+        # (bench/explain_bench.py).
+        groups = {}
+        for n in minimal:
+            groups.setdefault(n[:1], []).append(n)
+        self.prefilters = [re.compile(_bytes_trie(g)) for _, g in sorted(groups.items())]
+        # a prefilter hit (a minimal needle) -> the patterns that may match around it
+        self.by_hit = {}
+        for m in minimal:
+            self.by_hit[m] = [p for p in self.patterns if any(m in n for n in p.needles_b)]
+
+    def check_ids(self):
+        return sorted({cid for e in self.entries for c in e["causes"] for cid in c.get("checks", ())})
+
+
+def _bytes_trie(needles):
+    """The prefilter over bytes: a trie of the needles."""
+    trie = {}
+    for w in sorted(needles):
+        d = trie
+        for b in w:
+            d = d.setdefault(b, {})
+        d[None] = True
+
+    def build(d):
+        alts = [re.escape(bytes([k])) + build(v) for k, v in sorted((k, v) for k, v in d.items() if k is not None)]
+        if not alts:
+            return b""
+        s = alts[0] if len(alts) == 1 else b"(?:" + b"|".join(alts) + b")"
+        return b"(?:" + s + b")?" if None in d else s
+
+    return build(trie)
+
+
+def knowledge_files():
+    """checks/*.knowledge.toml (beside the checks that confirm them), then data/knowledge/*.toml."""
+    import gpudoctor.checks as checks_pkg
+
+    out = []
+    for folder in list(checks_pkg.__path__):
+        out.extend(os.path.join(folder, n) for n in sorted(os.listdir(folder)) if n.endswith(".knowledge.toml"))
+    data = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "knowledge")
+    if os.path.isdir(data):
+        out.extend(os.path.join(data, n) for n in sorted(os.listdir(data)) if n.endswith(".toml"))
+    return out
+
+
+def _toml():
+    try:
+        import tomllib
+    except ImportError:  # Python < 3.11
+        import tomli as tomllib
+    return tomllib
+
+
+ENTRY_KEYS = {"id", "title", "kind", "rank", "explain", "patterns", "distinct", "causes", "references", "debug",
+              "lookup", "family", "signals", "together", "note", "computed"}
+CAUSE_KEYS = {"text", "checks", "confirm", "fix", "exports", "evidence", "computed"}
+COMPUTED = {"torch_build", "socket_ifname", "launcher_port", "visible_gpus"}
+
+
+def _int(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _validate(e, where, known_checks):
+    eid = e.get("id")
+    if not isinstance(eid, str) or not _ID.match(eid):
+        raise KnowledgeError("%s: entry id %r must be a dotted lowercase slug like 'nccl.system_error'" % (where, eid))
+    extra = set(e) - ENTRY_KEYS
+    if extra:
+        raise KnowledgeError("%s: %s: unknown keys %s" % (where, eid, sorted(extra)))
+    for key in ("title", "explain"):
+        if not isinstance(e.get(key), str) or not e[key].strip():
+            raise KnowledgeError("%s: %s has no %s" % (where, eid, key))
+    e.setdefault("kind", "error")
+    if e["kind"] not in KINDS:
+        raise KnowledgeError("%s: %s: kind %r is not one of %s" % (where, eid, e["kind"], KINDS))
+    if not _int(e.get("rank")):
+        raise KnowledgeError("%s: %s: rank must be an integer (higher = more specific)" % (where, eid))
+    e.setdefault("family", eid.split(".")[0] if e["kind"] == "echo" else eid)
+    pats = []
+    for p in e.get("patterns", []):
+        if isinstance(p, str):
+            pats.append(Pattern(eid, "match", p, e["rank"]))
+        elif isinstance(p, dict) and isinstance(p.get("re"), str) and _int(p.get("rank", e["rank"])) \
+                and set(p) <= {"re", "rank"}:
+            pats.append(Pattern(eid, "match", p["re"], p.get("rank", e["rank"])))
+        else:
+            raise KnowledgeError("%s: %s: a pattern is a string or {re = '...', rank = N}" % (where, eid))
+    for p in e.get("distinct", []):
+        pat = Pattern(eid, "distinct", p, e["rank"])
+        if not pat.regex.groupindex:
+            raise KnowledgeError("%s: %s: distinct pattern %r needs a named group" % (where, eid, p))
+        pats.append(pat)
+    for s in e.get("signals", []):
+        if not (isinstance(s, dict) and isinstance(s.get("re"), str) and _int(s.get("weight"))
+                and set(s) <= {"re", "weight", "near"} and (s.get("near") is None or _int(s["near"]))):
+            raise KnowledgeError("%s: %s: a signal is {re = '...', weight = N, near = LINES (optional)}"
+                                 % (where, eid))
+        pats.append(Pattern(eid, "signal", s["re"], 0, weight=s["weight"], near=s.get("near")))
+    for gi, t in enumerate(e.get("together", [])):
+        if not (isinstance(t, dict) and isinstance(t.get("all"), list) and len(t["all"]) >= 2
+                and _int(t.get("within")) and _int(t.get("rank", e["rank"])) and set(t) <= {"all", "within", "rank"}):
+            raise KnowledgeError("%s: %s: together is {all = ['re1', 're2', ...], within = LINES, rank = N}"
+                                 % (where, eid))
+        for i, src in enumerate(t["all"]):
+            pats.append(Pattern(eid, "part", src, t.get("rank", e["rank"]), group=gi, index=i))
+    if not any(p.role in ("match", "distinct", "part") for p in pats):
+        raise KnowledgeError("%s: %s has no patterns" % (where, eid))
+    e["_patterns"] = pats
+    causes = e.get("causes")
+    if not isinstance(causes, list) or not causes:
+        raise KnowledgeError("%s: %s has no causes" % (where, eid))
+    for i, c in enumerate(causes):
+        if not isinstance(c, dict) or not isinstance(c.get("text"), str) or not c["text"].strip():
+            raise KnowledgeError("%s: %s: cause %d has no text" % (where, eid, i + 1))
+        extra = set(c) - CAUSE_KEYS
+        if extra:
+            raise KnowledgeError("%s: %s: cause %d: unknown keys %s" % (where, eid, i + 1, sorted(extra)))
+        if not isinstance(c.get("fix"), list) or not c["fix"] or not all(isinstance(f, str) for f in c["fix"]):
+            raise KnowledgeError("%s: %s: cause %d needs fix = [commands...]" % (where, eid, i + 1))
+        if c.get("computed") is not None and c["computed"] not in COMPUTED:
+            raise KnowledgeError("%s: %s: cause %d: computed %r is not one of %s"
+                                 % (where, eid, i + 1, c["computed"], sorted(COMPUTED)))
+        c.setdefault("checks", [])
+        c.setdefault("confirm", [])
+        c.setdefault("exports", {})
+        c.setdefault("evidence", [])
+        c["_evidence"] = [Pattern(eid, "evidence", src, 0, cause=i) for src in c["evidence"]]
+        if isinstance(c["confirm"], str):
+            c["confirm"] = [c["confirm"]]
+        if not isinstance(c["exports"], dict) or not all(isinstance(v, str) for v in c["exports"].values()):
+            raise KnowledgeError("%s: %s: cause %d: exports values must be strings" % (where, eid, i + 1))
+        for cid in c["checks"]:
+            if known_checks is not None and cid not in known_checks:
+                raise KnowledgeError("%s: %s: cause %d names check %r, which is not registered (gpudoctor list)"
+                                     % (where, eid, i + 1, cid))
+    refs = e.setdefault("references", [])
+    if not refs:
+        raise KnowledgeError("%s: %s has no references (a URL where the cause and fix are documented)" % (where, eid))
+    for r in refs:
+        if not isinstance(r, dict) or not isinstance(r.get("title"), str) or not _URL.match(str(r.get("url"))):
+            raise KnowledgeError("%s: %s: a reference is {title = '...', url = 'https://...'}" % (where, eid))
+    e.setdefault("debug", [])
+    e.setdefault("lookup", {})
+    if e.get("note") is not None and not isinstance(e["note"], str):
+        raise KnowledgeError("%s: %s: note must be a string" % (where, eid))
+    e["source_file"] = where
+    return e
+
+
+_cache = {}
+
+
+def load_knowledge(files=None, known_checks="registry"):
+    """Load and validate every entry. ``known_checks``: 'registry' (the registered check
+    ids), None (skip that validation) or a set of ids."""
+    key = (tuple(files) if files else None, known_checks if isinstance(known_checks, str) or known_checks is None
+           else tuple(sorted(known_checks)))
+    if key in _cache:
+        return _cache[key]
+    if known_checks == "registry":
+        from gpudoctor.registry import load_checks
+
+        known_checks = set(load_checks().ids())
+    tomllib = _toml()
+    entries, seen = [], {}
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    for path in files or knowledge_files():
+        rel = os.path.relpath(path, root) if path.startswith(root) else path
+        try:
+            with open(path, "rb") as f:
+                doc = tomllib.load(f)
+        except (OSError, ValueError) as exc:
+            raise KnowledgeError("%s: %s" % (rel, exc))
+        for e in doc.get("entry", []):
+            _validate(e, rel, known_checks)
+            if e["id"] in seen:
+                raise KnowledgeError("entry id %r is defined twice (%s and %s)" % (e["id"], seen[e["id"]], rel))
+            seen[e["id"]] = rel
+            entries.append(e)
+    from gpudoctor.explain.text import generic_error_patterns, launcher_patterns
+
+    kb = Knowledge(entries, generic_error_patterns() + launcher_patterns())
+    _cache[key] = kb
+    return kb

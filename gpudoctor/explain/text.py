@@ -1,0 +1,115 @@
+"""What a pasted or logged line says once the paste's noise is gone: ANSI colours, CR,
+rank/host/pid/timestamp prefixes; and its severity (an INFO or WARN line is context, never a
+root cause alone).
+
+The prefixes are those the launchers and loggers print:
+- torchrun --tee / --redirects: ``[rank3]:``, ``[default0]:`` (torch.distributed.elastic)
+- srun -l / pdsh / deepspeed's pdsh runner: ``0: ``, ``host: ``
+- Open MPI --tag-output: ``[1,0]<stderr>:``
+- Ray: ``(RayTrainWorker pid=123, ip=10.0.0.1)``
+- NCCL: ``host:pid:tid [dev]`` (NCCL_DEBUG's default prefix, src/debug.cc)
+- timestamps: ISO 8601, syslog (``Nov 23 01:02:03 host kernel:``), ``[2024-01-01 12:00:00,123]``
+"""
+
+import re
+
+from gpudoctor.explain.knowledge import Pattern
+
+ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07]*\x07|[@-Z\\-_])")
+
+_PREFIXES = [
+    r"\[(?:rank|default|local_rank|node)?\d+\]\s*:?",           # [rank3]: [default0]: [1]:
+    r"(?:rank)?\d{1,5}:(?=\s)",                                  # srun -l '0: ', 'rank0: '
+    r"\[\d+,\d+\]<std(?:out|err)>:",                             # Open MPI --tag-output
+    r"\(\w+ pid=\d+(?:, ip=[\d.]+)?\)",                          # Ray
+    r"\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]?(?:\s*[-|,:]\s)?",  # ISO
+    r"\[?\d\d:\d\d:\d\d(?:[.,]\d+)?\]?(?:\s*[-|]\s)?",           # 12:00:01.123
+    r"[A-Z][a-z]{2}\s+\d{1,2} \d\d:\d\d:\d\d [\w.-]+ [\w./-]+(?:\[\d+\])?:",  # syslog
+    r"\[\s*\d+\.\d+\]",                                          # dmesg [ 1234.5678]
+    r"[\w.-]+:\d+:\d+(?=\s+\[\d+\])",                            # NCCL host:pid:tid
+    r"(?:[\w-]+\.)*[\w-]*\d[\w.-]*:(?=\s)",                         # pdsh/deepspeed 'worker-0: ', '10.0.0.1: '
+]
+PREFIX = re.compile(r"^\s*(?:%s)\s*" % "|".join("(?:%s)" % p for p in _PREFIXES))
+
+# Severity markers, looked for at the start of the prefix-free line (or NCCL's, anywhere in
+# its first 80 characters: 'host:pid:tid [0] NCCL INFO ...').
+_INFO = re.compile(r"^(?:\[\d+\]\s*)?(?:NCCL (?:INFO|TRACE)\b|\[?(?:INFO|DEBUG|TRACE|NOTICE)\b\]?|I\d{4} \d\d:\d\d"
+                   r"|\[I(?: |\d{4} |\w*\s))|^\S.{0,60}?\b(?:NCCL INFO)\b|^.{0,60}?(?:[-|] INFO [-|]|\bINFO:)")
+_WARN = re.compile(r"^(?:\[\d+\]\s*)?(?:NCCL WARN\b|\[?(?:WARN|WARNING)\b\]?|W\d{4} \d\d:\d\d|\[W(?: |\d{4} |\w*\s))"
+                   r"|^.{0,60}?\bNCCL WARN\b|^.{0,60}?(?:[-|] WARN(?:ING)? [-|]|\bWARN(?:ING)?:)"
+                   r"|^\S.{0,200}?\b\w*Warning: ")
+
+
+def clean(text):
+    """A decoded line without ANSI escapes and CR (the last \\r-separated part of a tqdm line
+    is kept whole: the caller passes the part it wants)."""
+    if "\x1b" in text:
+        text = ANSI.sub("", text)
+    return text.replace("\r", " ").rstrip()
+
+
+def strip_prefix(text):
+    """(the line without its launcher/logger prefixes, whether one was removed)."""
+    out, removed = text, False
+    for _ in range(6):
+        m = PREFIX.match(out)
+        if not m or m.end() == 0:
+            break
+        out, removed = out[m.end():], True
+    return out, removed
+
+
+def severity(body):
+    """'info', 'warn' or None (an error, or a line without a marker) for a prefix-free line."""
+    if _INFO.search(body):
+        return "info"
+    if _WARN.search(body):
+        return "warn"
+    return None
+
+
+# A line that says something failed, when no knowledge entry explains it: it turns "no error
+# found" (exit 0) into "no known error" (exit 1). Only lines that are not INFO/WARN count.
+GENERIC_ERRORS = [
+    r"Traceback \(most recent call last\)",
+    r"\b[A-Z]\w*(?:Error|Exception)\b(?::|$)",
+    r"\berror(?::| \d+\b| code\b)",
+    r"^\s*(?:fatal|error|failed|failure)\b",
+    r"\b(?:fatal error|failed to|failed with|has failed|is failed|failed\b.{0,20}\b(?:error|code|status))",
+    r"\bsegmentation fault\b",
+    r"\bcore dumped\b",
+    r"\bbus error\b",
+    r"\bexit(?:code| code| status)\s*[:=]?\s*-?[1-9]",
+    r"\bexited with (?:code|status) -?[1-9]",
+    r"\bkilled by signal\b",
+    r"\b(?:undefined|unknown) symbol\b",
+    r"\bcannot (?:open|find|allocate|connect|access|load)\b",
+    r"\bunable to\b",
+    r"\bcould not\b",
+    r"\bpermission denied\b",
+    r"\bno such file or directory\b",
+    r"\bconnection refused\b",
+    r"\btimed out\b",
+]
+
+
+def generic_error_patterns():
+    return [Pattern("_error", "generic", src, 0) for src in GENERIC_ERRORS]
+
+
+# The launcher seen in a log decides the flag names of a fix (accelerate's port flag is
+# --main_process_port, torchrun's --master_port). Module paths and banners each launcher
+# prints in tracebacks and start-up lines.
+LAUNCHERS = {
+    "accelerate": [r"accelerate launch", r"accelerate/commands/launch\.py", r"accelerate\.commands\.launch",
+                   r"bin/accelerate\b"],
+    "deepspeed": [r"deepspeed/launcher/(?:runner|launch)\.py", r"deepspeed\.launcher\.(?:runner|launch)",
+                  r"\[launch\.py:\d+:main\]", r"\[runner\.py:\d+:main\]", r"bin/deepspeed\b"],
+    "mpirun": [r"\bmpirun\b", r"\bprterun\b", r"\borted\b", r"\bhorovodrun\b", r"Open MPI", r"PMIx"],
+    "torchrun": [r"torch/distributed/(?:run|launch)\.py", r"torch\.distributed\.(?:run|launch)\b", r"\btorchrun\b",
+                 r"torch/distributed/elastic/", r"torch\.distributed\.elastic"],
+}
+
+
+def launcher_patterns():
+    return [Pattern(name, "launcher", src, 0) for name, srcs in sorted(LAUNCHERS.items()) for src in srcs]
