@@ -13,8 +13,16 @@ DEV = os.path.join(FIXTURES, "nodes", "devbox-debian12-nogpu.json")
 def test_check_local_json_contract(gpudoctor_cli):
     rc, out, err = gpudoctor_cli("check", "--json")
     doc = json.loads(out)
-    assert doc["schema"] == "gpudoctor.report/1"
+    assert doc["schema"] == "gpudoctor.report/2"
     assert [n["reachable"] for n in doc["nodes"]] == [True]
+    prof = doc["nodes"][0]["profile"]
+    assert set(prof) == {"gpus", "driver", "cuda_driver", "torch", "torch_cuda", "nccl", "ofed", "kernel", "os", "rdma"}
+    assert prof["kernel"] == os.uname().release
+    for c in doc["checks"]:
+        assert c["status"] in ("pass", "warn", "fail", "na", "skipped")
+        if c["status"] == "pass":  # a pass always carries what it judged
+            assert c["evidence"] and c["evidence"].strip()
+        assert c["by_status"] and all(st in ("pass", "warn", "fail", "na", "skipped") for st in c["by_status"])
     assert {"errors", "warnings", "checks_run"} <= set(doc["summary"])
     assert rc == doc["summary"]["exit_code"] == (1 if doc["summary"]["errors"] else 0)
     for f in doc["findings"]:
@@ -22,7 +30,7 @@ def test_check_local_json_contract(gpudoctor_cli):
 
 
 def test_check_local_text_has_one_line_per_check_and_a_summary(gpudoctor_cli):
-    rc, out, _ = gpudoctor_cli("check", "--select", "shm,ssh,driver")
+    rc, out, _ = gpudoctor_cli("check", "--select", "shm,ssh,driver", "--verbose")
     lines = out.splitlines()
     for cid in ("shm.size", "ssh.permissions", "driver.cuda"):
         assert sum(1 for l in lines if l[5:].startswith(cid + " ")) == 1
@@ -33,6 +41,8 @@ def test_check_without_gpu_says_why(gpudoctor_cli):
     if os.path.exists("/proc/driver/nvidia/version"):
         pytest.skip("this machine has an NVIDIA driver")
     rc, out, _ = gpudoctor_cli("check", "--select", "driver.cuda")
+    assert "0 n/a, 1 skipped (gpudoctor check --verbose lists them)" in out and rc == 0
+    rc, out, _ = gpudoctor_cli("check", "--select", "driver.cuda", "--verbose")
     assert "SKIP driver.cuda" in out and "no NVIDIA driver loaded" in out and rc == 0
 
 
@@ -124,4 +134,12 @@ def test_secrets_never_reach_facts(gpudoctor_cli):
     assert "hf_supersecret123" not in out and "hunter2" not in out
     doc = json.loads(out)
     assert doc["env"]["values"]["NCCL_DEBUG"] == "INFO"
-    assert doc["env"]["hashed"]["HF_TOKEN"].startswith("sha256:")
+    assert doc["env"]["hashed"]["HF_TOKEN"].startswith("hmac:")
+    # keyed per run: the unsalted sha256 a dictionary would try is not there, and a second run
+    # hashes the same value differently (the key is random and kept nowhere)
+    import hashlib
+
+    plain = hashlib.sha256(b"hunter2").hexdigest()[:16]
+    assert plain not in out
+    rc2, out2, _ = gpudoctor_cli("facts", env={"MY_PASSWORD_X": "hunter2"})
+    assert json.loads(out2)["env"]["hashed"]["MY_PASSWORD_X"] != doc["env"]["hashed"]["MY_PASSWORD_X"]

@@ -31,7 +31,7 @@ def test_real_h100_passes_and_sees_the_unused_compat_package():
 
 def test_stale_compat_on_ld_library_path_is_error_803():
     res = run_check("driver.cuda", with_ldlp(node_facts(H100), "/usr/local/cuda-13.0/compat"))
-    assert res.status == "error"
+    assert res.status == "fail"
     f = res.findings[0]
     assert "error 803" in f.message and "580.95.05" in f.message
     assert f.exports == {"LD_LIBRARY_PATH": "/usr/local/nvidia/lib64:/usr/local/nvidia/lib"}
@@ -48,7 +48,7 @@ def newer_compat(doc, name="NVIDIA H100 80GB HBM3"):
 
 def test_too_old_driver_offers_the_installed_compat_package():
     res = run_check("driver.cuda", newer_compat(node_facts(H100)))
-    assert res.status == "error"
+    assert res.status == "fail"
     msgs = [f.message for f in res.findings]
     assert any("driver 535.104.05 is too old for torch 2.11.0+cu130" in m for m in msgs), msgs
     fixes = " ".join(f.fix for f in res.findings)
@@ -67,7 +67,7 @@ def test_forward_compat_active_on_datacenter_gpu_is_info_and_satisfies_cuda():
 def test_forward_compat_on_geforce_is_error_804():
     doc = with_ldlp(newer_compat(node_facts(H100), name="NVIDIA GeForce RTX 4090"), "/usr/local/cuda-13.0/compat")
     res = run_check("driver.cuda", doc)
-    assert res.status == "error"
+    assert res.status == "fail"
     assert any("error 804" in f.message for f in res.findings)
 
 
@@ -75,7 +75,7 @@ def test_cuda13_torch_on_volta_names_the_dropped_architecture():
     doc = node_facts(H100)
     doc["gpu"]["gpus"][0].update(name="Tesla V100S-PCIE-32GB", compute_capability="7.0")
     res = run_check("driver.cuda", doc)
-    assert res.status == "error"
+    assert res.status == "fail"
     f = [f for f in res.findings if "dropped" in f.message][0]
     assert "CUDA 13.x dropped Maxwell (sm_5x), Pascal (sm_60, sm_61) and Volta" in f.message
     assert "CUDA <= 12.9" in f.fix and "whl/cu126" in f.fix

@@ -31,7 +31,7 @@ def test_nvidia_smi_fixture_passes_too():
 
 def test_count_below_expected():
     res = run_check("gpu.inventory", node_facts(H100), expected_gpus=8)
-    assert res.status == "error"
+    assert res.status == "fail"
     assert messages(res) == ["1 GPUs visible, 8 expected"]
     assert "00000000:00:06.0 NVIDIA H100 80GB HBM3" in res.findings[0].observed
 
@@ -40,7 +40,7 @@ def test_proc_list_used_when_nvml_and_smi_failed():
     doc = node_facts(H100)
     doc["gpu"]["gpus"] = None
     assert run_check("gpu.inventory", doc, expected_gpus=1).status == "pass"
-    assert run_check("gpu.inventory", doc, expected_gpus=2).status == "error"
+    assert run_check("gpu.inventory", doc, expected_gpus=2).status == "fail"
 
 
 @pytest.mark.parametrize("change, needle", [
@@ -50,21 +50,21 @@ def test_proc_list_used_when_nvml_and_smi_failed():
 ])
 def test_memory_health_errors(change, needle):
     res = run_check("gpu.inventory", variant(**change))
-    assert res.status == "error"
+    assert res.status == "fail"
     assert any(needle in m for m in messages(res)), messages(res)
     assert "nvidia-smi" in res.findings[0].fix
 
 
 def test_leftover_process_is_a_warning_with_the_pids():
     res = run_check("gpu.inventory", variant(processes=[{"pid": 4242, "used_mib": 70000}]))
-    assert res.status == "warning"
+    assert res.status == "warn"
     f = res.findings[0]
     assert "70000 MiB" in f.message and "kill 4242" in f.fix
 
 
 def test_persistence_off_warns():
     res = run_check("gpu.inventory", variant(persistence_mode=False))
-    assert res.status == "warning"
+    assert res.status == "warn"
     assert "nvidia-persistenced" in res.findings[0].fix
 
 
@@ -72,7 +72,7 @@ def test_xid_79_is_an_error_with_its_meaning_and_gpu():
     doc = node_facts(H100)
     doc["gpu"]["xids"] = [{"bus_id": "0000:00:06", "xid": 79, "detail": "pid='<unknown>', GPU has fallen off the bus."}]
     res = run_check("gpu.inventory", doc)
-    assert res.status == "error"
+    assert res.status == "fail"
     f = res.findings[0]
     assert "GPU 0 (NVIDIA H100 80GB HBM3" in f.message and "fallen off the bus" in f.message
     assert "drain the node" in f.fix
@@ -82,7 +82,7 @@ def test_xid_13_is_a_warning_and_counted():
     doc = node_facts(H100)
     doc["gpu"]["xids"] = [{"bus_id": "0000:00:06", "xid": 13, "detail": "x"}] * 3
     res = run_check("gpu.inventory", doc)
-    assert res.status == "warning"
+    assert res.status == "warn"
     assert "3 time(s)" in res.findings[0].message
 
 
@@ -98,7 +98,7 @@ def test_unreadable_kernel_log_is_only_info():
 def test_gpu_not_in_torch_arch_list():
     # a V100 (cc 7.0) under the real torch 2.11+cu130, built for sm_75..sm_120
     res = run_check("gpu.inventory", variant(compute_capability="7.0", name="Tesla V100-SXM2-32GB"))
-    assert res.status == "error"
+    assert res.status == "fail"
     f = res.findings[0]
     assert "no kernel image is available" in f.message and "sm_70" in f.message
     assert "whl/cu126" in f.fix
@@ -124,7 +124,7 @@ def test_bf16_on_volta_errors_only_when_wanted():
     doc["python"]["torch"]["arch_list"] = ["sm_70", "sm_80"]
     assert run_check("gpu.inventory", doc).status == "pass"
     res = run_check("gpu.inventory", copy.deepcopy(doc), bf16=True)
-    assert res.status == "error"
+    assert res.status == "fail"
     assert "no bf16 hardware" in res.findings[0].message and "fp16" in res.findings[0].fix
 
 

@@ -150,7 +150,7 @@ def test_collect_kernels_and_grub_on_centos7():
 def test_kernel_ofed_kernel_moved_on_prints_grub_line():
     res = run_check("kernel.ofed", facts_of("centos7_kernel_without_ofed"))
     err = findings(res, "error")
-    assert res.status == "error" and len(err) == 1
+    assert res.status == "fail" and len(err) == 1
     assert "3.10.0-1160.90.1.el7.x86_64 has no MLNX_OFED_LINUX 5.4-3.5.8.0 modules" in err[0].message
     assert "grub2-set-default 'CentOS Linux (3.10.0-1160.31.1.el7.x86_64) 7 (Core)'" in err[0].fix
     assert "--add-kernel-support" in err[0].fix
@@ -158,20 +158,27 @@ def test_kernel_ofed_kernel_moved_on_prints_grub_line():
 
 def test_kernel_ofed_user_space_vs_module_mismatch():
     res = run_check("kernel.ofed", facts_of("ofed_userspace_module_mismatch"))
-    assert res.status == "error"
+    assert res.status == "fail"
     assert "mlx5_core is 5.4-3.5.8 but OFED user space is 5.8-1.1.2.1" in res.findings[0].message
     assert "openibd restart" in res.findings[0].fix
 
 
-@pytest.mark.parametrize("scenario", ["ib_mlx5_hdr", "erdma_pair", "roce_mlx5_gids", "devvm_recorded"])
-def test_kernel_ofed_passes(scenario):
-    assert run_check("kernel.ofed", facts_of(scenario)).status == "pass"
+@pytest.mark.parametrize("scenario", ["ib_mlx5_hdr", "erdma_pair"])
+def test_kernel_ofed_passes_with_evidence(scenario):
+    res = run_check("kernel.ofed", facts_of(scenario))
+    assert res.status == "pass" and res.evidence.startswith(("running kernel", "erdma module"))
+
+
+@pytest.mark.parametrize("scenario", ["roce_mlx5_gids", "devvm_recorded"])
+def test_kernel_ofed_without_ofed_is_not_applicable(scenario):
+    res = run_check("kernel.ofed", facts_of(scenario))  # inbox drivers / no RDMA: no OFED to judge
+    assert res.status == "na" and "no MLNX_OFED" in res.summary
 
 
 def test_kernel_ofed_erdma_installed_not_loaded():
     doc = facts_of("erdma_pair")
     res = run_check("kernel.ofed", patched(doc, ofed={"erdma_loaded": False}))
-    assert res.status == "error" and "modprobe erdma" in res.findings[0].fix
+    assert res.status == "fail" and "modprobe erdma" in res.findings[0].fix
 
 
 # ------------------------------------------------------------------ rdma.ports
@@ -179,7 +186,7 @@ def test_kernel_ofed_erdma_installed_not_loaded():
 def test_rdma_ports_erdma_second_port_down():
     res = run_check("rdma.ports", facts_of("erdma_pair"))
     warn = findings(res, "warning")
-    assert res.status == "warning" and len(warn) == 1
+    assert res.status == "warn" and len(warn) == 1
     assert "erdma_1 port 1" in warn[0].message and "DOWN" in warn[0].message and "erdma" in warn[0].message
     assert "dhclient -v eth1" in warn[0].fix
 
@@ -190,7 +197,7 @@ def test_rdma_ports_no_active_port_is_an_error():
         for p in d["ports"]:
             p["state"] = "DOWN"
     res = run_check("rdma.ports", doc)
-    assert res.status == "error" and "no port is ACTIVE" in res.findings[0].message
+    assert res.status == "fail" and "no port is ACTIVE" in res.findings[0].message
 
 
 def test_rdma_ports_container_missing_uverbs():
@@ -202,14 +209,14 @@ def test_rdma_ports_container_missing_uverbs():
 
 def test_rdma_ports_builtin_drivers_without_device_is_a_note():
     res = run_check("rdma.ports", facts_of("mlx5_modules_no_device"))
-    assert res.status == "pass" and res.findings[0].severity == "info"
-    assert "no RDMA device (mlx5_core, mlx5_ib built into the kernel" in res.findings[0].message
+    assert res.status == "na" and not res.findings
+    assert "no RDMA device (mlx5_core, mlx5_ib built into the kernel" in res.summary
 
 
 def test_rdma_ports_loaded_modules_without_device_warns():
     doc = facts_of("mlx5_modules_no_device")
     res = run_check("rdma.ports", patched(doc, rdma={"modules_loaded": ["ib_core", "mlx5_core", "mlx5_ib"]}))
-    assert res.status == "warning" and "no RDMA device, though mlx5_core, mlx5_ib are loaded" in res.findings[0].message
+    assert res.status == "warn" and "no RDMA device, though mlx5_core, mlx5_ib are loaded" in res.findings[0].message
 
 
 @pytest.mark.parametrize("scenario", ["ib_mlx5_hdr", "roce_mlx5_gids"])
@@ -218,9 +225,9 @@ def test_rdma_ports_pass(scenario):
     assert res.status == "pass" and not res.findings
 
 
-def test_rdma_ports_no_rdma_at_all_is_a_pass_with_a_note():
+def test_rdma_ports_no_rdma_at_all_is_not_applicable():
     res = run_check("rdma.ports", facts_of("devvm_recorded"))
-    assert res.status == "pass" and res.findings[0].severity == "info"
+    assert res.status == "na" and "no RDMA device" in res.summary
 
 
 # ------------------------------------------------------------------ nccl.env
@@ -232,18 +239,18 @@ def nccl(scenario, **env):
 
 def test_nccl_socket_ifname_matches_nothing():
     res = nccl("ib_mlx5_hdr", NCCL_SOCKET_IFNAME="eth0")
-    assert res.status == "error" and "matches no interface" in res.findings[0].message
+    assert res.status == "fail" and "matches no interface" in res.findings[0].message
     assert res.findings[0].exports == {"NCCL_SOCKET_IFNAME": "=eno1"}
 
 
 def test_nccl_socket_ifname_only_loopback():
     res = nccl("ib_mlx5_hdr", NCCL_SOCKET_IFNAME="lo")
-    assert res.status == "error" and "selects only lo" in res.findings[0].message
+    assert res.status == "fail" and "selects only lo" in res.findings[0].message
 
 
 def test_nccl_socket_ifname_down_bridge():
     res = nccl("ib_mlx5_hdr", NCCL_SOCKET_IFNAME="=docker0")
-    assert res.status == "error" and "docker0" in res.findings[0].observed
+    assert res.status == "fail" and "docker0" in res.findings[0].observed
 
 
 @pytest.mark.parametrize("value", ["eno", "=eno1", "^docker,lo", "ib", "^=docker0"])
@@ -253,41 +260,41 @@ def test_nccl_socket_ifname_good(value):
 
 def test_nccl_ib_hca():
     res = nccl("ib_mlx5_hdr", NCCL_IB_HCA="mlx4_0")
-    assert res.status == "error" and res.findings[0].exports == {"NCCL_IB_HCA": "=mlx5_0:1"}
+    assert res.status == "fail" and res.findings[0].exports == {"NCCL_IB_HCA": "=mlx5_0:1"}
     res = nccl("ib_mlx5_hdr", NCCL_IB_HCA="=mlx5_0:2")
-    assert res.status == "error" and "no port 2" in res.findings[0].message
+    assert res.status == "fail" and "no port 2" in res.findings[0].message
     assert nccl("ib_mlx5_hdr", NCCL_IB_HCA="=mlx5_0:1").status == "pass"
 
 
 def test_nccl_net_ib_without_active_port():
     res = nccl("mlx5_modules_no_device", NCCL_NET="IB")
-    assert res.status == "error" and res.findings[0].exports == {"NCCL_NET": "Socket"}
+    assert res.status == "fail" and res.findings[0].exports == {"NCCL_NET": "Socket"}
 
 
 def test_nccl_ib_disable_with_active_ib():
     res = nccl("ib_mlx5_hdr", NCCL_IB_DISABLE="1")
-    assert res.status == "warning" and res.findings[0].exports == {"NCCL_IB_DISABLE": "0"}
+    assert res.status == "warn" and res.findings[0].exports == {"NCCL_IB_DISABLE": "0"}
     assert nccl("mlx5_modules_no_device", NCCL_IB_DISABLE="1").status == "pass"
 
 
 def test_nccl_gid_index():
     res = nccl("roce_mlx5_gids", NCCL_IB_GID_INDEX="2")
-    assert res.status == "warning" and "IB/RoCE v1" in res.findings[0].message
+    assert res.status == "warn" and "IB/RoCE v1" in res.findings[0].message
     assert res.findings[0].exports == {"NCCL_IB_GID_INDEX": "3"}
     res = nccl("roce_mlx5_gids", NCCL_IB_GID_INDEX="4")
-    assert res.status == "error" and "not populated" in res.findings[0].message
+    assert res.status == "fail" and "not populated" in res.findings[0].message
     assert nccl("roce_mlx5_gids", NCCL_IB_GID_INDEX="3").status == "pass"
 
 
 def test_nccl_gpudirect_without_peermem():
     res = nccl("roce_mlx5_gids", NCCL_NET_GDR_LEVEL="PHB")
-    assert res.status == "warning" and "modprobe nvidia-peermem" in res.findings[0].fix
+    assert res.status == "warn" and "modprobe nvidia-peermem" in res.findings[0].fix
     assert nccl("ib_mlx5_hdr", NCCL_NET_GDR_LEVEL="PHB").status == "pass"  # nvidia_peermem is loaded there
 
 
 def test_nccl_topo_file_missing_and_present():
     res = nccl("ib_mlx5_hdr", NCCL_TOPO_FILE="/opt/topo/ndv4-topo.xml")
-    assert res.status == "error" and "NCCL_TOPO_FILE=/opt/topo/ndv4-topo.xml" in res.findings[0].message
+    assert res.status == "fail" and "NCCL_TOPO_FILE=/opt/topo/ndv4-topo.xml" in res.findings[0].message
     assert nccl("ib_mlx5_hdr", NCCL_TOPO_FILE="/etc/hosts").status == "pass"
 
 
@@ -298,7 +305,7 @@ def test_nccl_image_variable_is_not_a_typo():
 
 def test_nccl_misspelled_variable():
     res = nccl("ib_mlx5_hdr", NCCL_SOCKET_IFNAMES="eno1")
-    assert res.status == "warning" and "did you mean NCCL_SOCKET_IFNAME" in res.findings[0].message
+    assert res.status == "warn" and "did you mean NCCL_SOCKET_IFNAME" in res.findings[0].message
     assert res.findings[0].exports == {"NCCL_SOCKET_IFNAME": "eno1"}
 
 
@@ -316,7 +323,7 @@ def test_nccl_conf_files_and_precedence(tmp_path):
     assert eff["NCCL_DEBUG"] == {"value": "INFO", "source": "/root/.nccl.conf"}
     assert eff["NCCL_SOCKET_IFNAME"]["source"] == "/etc/nccl.conf"
     res = run_check("nccl.env", doc)
-    assert res.status == "error" and "(from /etc/nccl.conf)" in res.findings[0].message
+    assert res.status == "fail" and "(from /etc/nccl.conf)" in res.findings[0].message
     # the environment wins over the files
     doc = facts_of(None, base=base, env={"PATH": "/bin", "NCCL_SOCKET_IFNAME": "eno1"})
     assert run_check("nccl.env", doc).status == "pass"
@@ -326,21 +333,21 @@ def test_nccl_conf_files_and_precedence(tmp_path):
 
 def test_host_name_loopback_trap_on_the_gpu_node():
     res = run_check("host.name", facts_of("mlx5_modules_no_device"))
-    assert res.status == "error" and "resolves to 127.0.0.1" in res.findings[0].message
+    assert res.status == "fail" and "resolves to 127.0.0.1" in res.findings[0].message
     assert "echo '192.0.2.7 vm' >> /etc/hosts" in res.findings[0].fix
 
 
 def test_host_name_recorded_devvm():
     res = run_check("host.name", facts_of("devvm_recorded"))
-    assert res.status == "error" and "echo '192.0.2.2 vm'" in res.findings[0].fix
+    assert res.status == "fail" and "echo '192.0.2.2 vm'" in res.findings[0].fix
 
 
 def test_host_name_default_and_unresolved():
     doc = facts_of("ib_mlx5_hdr")
     res = run_check("host.name", patched(doc, host={"hostname": "localhost.localdomain"}))
-    assert res.status == "error" and "hostnamectl set-hostname" in res.findings[0].fix
+    assert res.status == "fail" and "hostnamectl set-hostname" in res.findings[0].fix
     res = run_check("host.name", patched(doc, host={"hostname_addresses": []}))
-    assert res.status == "error" and "does not resolve" in res.findings[0].message
+    assert res.status == "fail" and "does not resolve" in res.findings[0].message
 
 
 @pytest.mark.parametrize("scenario", ["ib_mlx5_hdr", "erdma_pair"])
@@ -362,7 +369,7 @@ def _ssh_tree(tmp_path, text, mode=0o600):
 def test_ssh_config_comment_after_value(tmp_path):
     doc = _ssh_tree(tmp_path, "Host huaweiyun1\n    HostName 1.2.3.4\n    Port 33   # jump host\n# ok comment\n")
     res = run_check("ssh.config", doc)
-    assert res.status == "warning" and "line 3: Port 33   # jump host" in res.findings[0].message
+    assert res.status == "warn" and "line 3: Port 33   # jump host" in res.findings[0].message
 
 
 def test_ssh_config_clean(tmp_path):
@@ -373,10 +380,10 @@ def test_ssh_config_clean(tmp_path):
 def test_ssh_config_unreadable_or_foreign_owner(tmp_path):
     doc = _ssh_tree(tmp_path, "Host a\n")
     res = run_check("ssh.config", patched(doc, ssh={"config": None}))
-    assert res.status == "error" and "cannot be read" in res.findings[0].message
+    assert res.status == "fail" and "cannot be read" in res.findings[0].message
     entries = [dict(e, uid=1234) if e.get("kind") == "config" else e for e in doc["ssh"]["entries"]]
     res = run_check("ssh.config", patched(doc, ssh={"entries": entries}))
-    assert res.status == "error" and "owned by uid 1234" in res.findings[0].message
+    assert res.status == "fail" and "owned by uid 1234" in res.findings[0].message
 
 
 # ------------------------------------------------------------------ this machine, end to end
@@ -404,5 +411,5 @@ def test_cli_rdma_on_this_machine(gpudoctor_cli):
     assert [c["id"] for c in doc["checks"]] == ["rdma.ports"]
     mlx = [m for m in ("mlx5_core", "mlx5_ib", "erdma") if os.path.isdir("/sys/module/" + m)]
     if not os.path.isdir("/sys/class/infiniband") and not mlx:  # the development machines
-        assert doc["checks"][0]["status"] == "pass"
-        assert any("no RDMA device" in f["message"] for f in doc["findings"])
+        assert doc["checks"][0]["status"] == "na"
+        assert "no RDMA device" in doc["checks"][0]["summary"]

@@ -41,8 +41,12 @@ def test_real_deep_probe_confirms_torch_sees_the_gpu():
 
 
 def test_torch_missing_on_devbox():
+    # the interpreter found by default (python3 on PATH) is not necessarily the job's: n/a with the hint
     res = run_check("python.env", node_facts("devbox-debian12-nogpu"))
-    assert res.status == "error"
+    assert res.status == "na" and "--python /path/to/env/bin/python" in res.summary
+    # the interpreter the user named has no torch: that is a failure
+    res = run_check("python.env", node_facts("devbox-debian12-nogpu"), python_source="--python")
+    assert res.status == "fail"
     assert msgs(res) == ["torch is not installed in /root/.pyenv/versions/3.11.7/bin/python3.11"]
 
 
@@ -50,7 +54,7 @@ def test_cpu_only_torch_on_gpu_node():
     doc = node_facts(H100)
     doc["python"]["torch"].update(version="2.11.0+cpu", cuda=None)
     res = run_check("python.env", doc)
-    assert res.status == "error"
+    assert res.status == "fail"
     assert "CPU-only build on a node with 1 NVIDIA GPU" in res.findings[0].message
     # driver 580.159.04 runs CUDA 13.0: the cu130 index
     assert "torch==2.11.0 --index-url https://download.pytorch.org/whl/cu130" in res.findings[0].fix
@@ -60,21 +64,21 @@ def test_deep_cuda_unavailable():
     doc = node_facts(H100 + "-deep")
     doc["python"]["deep"]["cuda_available"] = False
     res = run_check("python.env", doc)
-    assert res.status == "error" and "is_available() is False" in res.findings[0].message
+    assert res.status == "fail" and "is_available() is False" in res.findings[0].message
 
 
 def test_deprecated_pynvml_warns():
     doc = node_facts(H100)
     doc["python"]["packages"]["pynvml"] = "13.0.1"
     res = run_check("python.env", doc)
-    assert res.status == "warning"
+    assert res.status == "warn"
     assert "pip uninstall -y pynvml" in res.findings[0].fix
 
 
 def test_deepspeed_on_real_node_needs_libaio_only():
     # the real node: ninja on PATH (the venv is activated), nvcc 13.0 = torch CUDA 13.0, no libaio
     res = run_check("python.env", with_deepspeed(node_facts(H100)))
-    assert res.status == "warning"
+    assert res.status == "warn"
     assert len(res.findings) == 1 and "libaio .so and libaio.h missing" in res.findings[0].message
     assert "apt-get install -y libaio-dev" in res.findings[0].fix
 
@@ -85,7 +89,7 @@ def test_deepspeed_nvcc_major_mismatch_like_seed_003():
                                         libaio_h="/usr/include/libaio.h")
     doc["cuda"]["nvcc_version"] = "12.2.140"
     res = run_check("python.env", doc)
-    assert res.status == "error"
+    assert res.status == "fail"
     f = res.findings[0]
     assert "nvcc is CUDA 12.2.140 but torch 2.11.0+cu130 was built for CUDA 13.0" in f.message
     assert f.exports == {"CUDA_HOME": "/usr/local/cuda-13.0"}
@@ -97,7 +101,7 @@ def test_deepspeed_without_ninja_on_path_points_at_the_env():
     doc = with_deepspeed(node_facts(H100))
     doc["python"]["build_tools"].update(ninja=None, libaio_so="/x/libaio.so.1", libaio_h="/usr/include/libaio.h")
     res = run_check("python.env", doc)
-    assert res.status == "warning"
+    assert res.status == "warn"
     assert res.findings[0].fix == "export PATH=/opt/torch/.venv/bin:$PATH"
 
 
@@ -153,4 +157,4 @@ def test_every_gpu_stack_check_over_the_real_node(fixture):
     bad["python"]["torch"]["cuda"] = None
     report = run_checks([Node(host="vm", facts=bad)], checks, cfg)
     got = dict((r.id, r.status) for r in report.results)
-    assert got["gpu.inventory"] == got["python.env"] == got["driver.mismatch"] == "error"
+    assert got["gpu.inventory"] == got["python.env"] == got["driver.mismatch"] == "fail"
