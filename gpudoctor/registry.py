@@ -183,12 +183,13 @@ def load_checks() -> Registry:
         if not mod.name.startswith("_"):
             importlib.import_module("gpudoctor.checks." + mod.name)
     for ep in _entry_points():
+        before = set(REGISTRY._checks)
         try:
             ep.load()
-        except RegistryError:
-            raise
-        except Exception as exc:  # a broken plugin must not take gpudoctor down
-            _plugin_errors.append("plugin %s (%s) failed to load: %s" % (ep.name, ep.value, exc))
+        except Exception as exc:  # a broken plugin (import error, duplicate id, bad metadata) is skipped whole
+            for cid in set(REGISTRY._checks) - before:
+                del REGISTRY._checks[cid]
+            _plugin_errors.append("plugin %s (%s) skipped: %s: %s" % (ep.name, ep.value, type(exc).__name__, exc))
     return REGISTRY
 
 

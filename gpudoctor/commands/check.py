@@ -54,12 +54,14 @@ def launch_plan(args):
 
 
 def run(args):
-    from gpudoctor.registry import load_checks, select
+    from gpudoctor.registry import load_checks, plugin_errors, select
     from gpudoctor.runner import run_checks
 
     cfg = config_from(args)
     cfg.launch = launch_plan(args)
     registry = load_checks()
+    for err in plugin_errors():
+        print("gpudoctor: warning: %s" % err, file=sys.stderr)
     checks = select(registry, cfg.select, cfg.ignore)
     if cfg.select and not checks:
         raise InputError("--select %s matches no check (see: gpudoctor list)" % ",".join(cfg.select))
