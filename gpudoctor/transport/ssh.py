@@ -50,18 +50,14 @@ class _AcceptNew(object):
     """OpenSSH's StrictHostKeyChecking=accept-new: a first-seen key is recorded; a changed
     key is refused (paramiko raises BadHostKeyException before asking us)."""
 
-    def __init__(self, path, lock):
-        self.path, self.lock = path, lock
+    def __init__(self, path, lock, hash_hosts=False):
+        self.path, self.lock, self.hash_hosts = path, lock, hash_hosts
 
     def missing_host_key(self, client, hostname, key):
         client.get_host_keys().add(hostname, key.get_name(), key)
         if self.path:
-            with self.lock:
-                d = os.path.dirname(self.path)
-                if d and not os.path.isdir(d):
-                    os.makedirs(d, mode=0o700, exist_ok=True)
-                with open(self.path, "a") as f:
-                    f.write("%s %s %s\n" % (hostname, key.get_name(), key.get_base64()))
+            with self.lock:  # threads of this run; record_host_key locks against other runs
+                record_host_key(self.path, hostname, key, self.hash_hosts)
 
 
 class _Strict(object):
@@ -144,13 +140,22 @@ def _interpret(host, rc, out, err, python):
 
 
 def make_config(ssh_config=None):
+    """fabric's Config over the ssh config files it will read (--ssh-config alone, else
+    /etc/ssh/ssh_config and ~/.ssh/config), checked first: a line OpenSSH or fabric would
+    refuse (`Port` with no value, `Port ssh22`) is one input error naming file and line,
+    not a traceback from fabric's parser or from int() in Connection()."""
     from fabric import Config
 
-    if ssh_config and not os.path.isfile(ssh_config):
-        from gpudoctor.errors import InputError
+    from gpudoctor.errors import InputError, excerpt
 
+    if ssh_config and not os.path.isfile(ssh_config):
         raise InputError("--ssh-config %s: no such file" % ssh_config)
-    return Config(runtime_ssh_path=ssh_config) if ssh_config else Config()
+    for path in [ssh_config] if ssh_config else ["/etc/ssh/ssh_config", os.path.expanduser("~/.ssh/config")]:
+        _check_ssh_config(path)
+    try:
+        return Config(runtime_ssh_path=ssh_config) if ssh_config else Config()
+    except Exception as exc:  # paramiko's ConfigParseError, or what its parser meets past ours
+        raise InputError("ssh config %s: %s" % (ssh_config or "~/.ssh/config", excerpt(exc, 120)))
 
 
 def gather(hosts, python="python3", jobs=None, timeout=30.0, ssh_config=None, host_key_policy=None,
@@ -179,16 +184,13 @@ def gather(hosts, python="python3", jobs=None, timeout=30.0, ssh_config=None, ho
                        connect_kwargs={"banner_timeout": timeout, "auth_timeout": timeout})
         known = _known_hosts_path(c)
         if known and os.path.exists(known):
-            try:
-                c.client.load_host_keys(known)
-            except (IOError, paramiko.SSHException):
-                pass
+            load_known_hosts(c.client, known)
         if policy_name == "strict":
             c.client.set_missing_host_key_policy(_Strict())
         elif policy_name == "ignore":
             c.client.set_missing_host_key_policy(paramiko.WarningPolicy())
         else:
-            c.client.set_missing_host_key_policy(_AcceptNew(known, lock))
+            c.client.set_missing_host_key_policy(_AcceptNew(known, lock, _hash_known_hosts(c)))
         conns[h.name] = c
 
     def work(h):
@@ -235,6 +237,111 @@ def gather(hosts, python="python3", jobs=None, timeout=30.0, ssh_config=None, ho
             bar.stop()
     pool.shutdown(wait=True)
     return [results[h.name] for h in hosts]
+
+
+MAX_SSH_FILE = 16 << 20  # bytes of an ssh config or known_hosts file read; a large known_hosts is a few MB
+
+
+def _check_ssh_config(path):
+    from gpudoctor.collector.ssh import ssh_config_problems
+    from gpudoctor.errors import InputError
+
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_SSH_FILE)
+    except OSError:
+        return  # absent or unreadable: fabric skips it too
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError("ssh config %s is not text (UTF-8)" % path)
+    problems = ssh_config_problems(text)
+    if problems:
+        n, why = problems[0]
+        more = " (and %d more)" % (len(problems) - 1) if len(problems) > 1 else ""
+        raise InputError("ssh config %s:%d: %s%s" % (path, n, why, more))
+
+
+def _hash_known_hosts(conn):
+    """ssh_config(5) HashKnownHosts: names recorded in known_hosts are hashed."""
+    try:
+        return str(conn.ssh_config.get("hashknownhosts", "no")).lower() == "yes"
+    except Exception:
+        return False
+
+
+def load_known_hosts(client, path):
+    """Load the readable lines of a known_hosts file into the client; skip the others, as
+    OpenSSH does (hostfile.c: "skipping bad key"). paramiko's own load_host_keys raises on
+    one bad base64 line and on non-UTF-8 bytes (UnicodeDecodeError), losing every key.
+    Returns [(line, why)] of the lines skipped."""
+    from paramiko.hostkeys import HostKeyEntry
+
+    from gpudoctor.collector.ssh import parse_known_hosts
+
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_SSH_FILE)
+    except OSError as exc:
+        return [(0, exc.strerror or str(exc))]
+    entries, bad = parse_known_hosts(data)
+    keys = client.get_host_keys()
+    for n, marker, hosts, ktype, b64 in entries:
+        if marker:  # @cert-authority / @revoked: paramiko's HostKeys has no notion of them either
+            continue
+        try:
+            entry = HostKeyEntry.from_line("%s %s %s" % (hosts, ktype, b64), n)
+        except Exception as exc:  # a key type paramiko cannot read, a bad key encoding
+            bad.append((n, "%s" % type(exc).__name__))
+            continue
+        if entry is None:
+            continue
+        # as paramiko/hostkeys.py (5.1) HostKeys.load does: drop names already known with this key
+        entry.hostnames = [h for h in entry.hostnames if not keys.check(h, entry.key)]
+        if entry.hostnames:
+            keys._entries.append(entry)
+    return bad
+
+
+def record_host_key(path, hostname, key, hashed=False):
+    """Append one accept-new key to known_hosts: under an exclusive flock (two gpudoctor
+    runs at once wrote the same key twice), only when no line for this name and key is
+    there yet, and with the name hashed when HashKnownHosts is yes."""
+    import fcntl
+
+    from gpudoctor.collector.ssh import hash_host, parse_known_hosts
+
+    d = os.path.dirname(path)
+    if d and not os.path.isdir(d):
+        os.makedirs(d, mode=0o700, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
+    with os.fdopen(fd, "rb+") as f:
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX)  # released when the file is closed
+        f.seek(0)
+        entries, _ = parse_known_hosts(f.read(MAX_SSH_FILE))
+        blob = key.get_base64()
+        for _, marker, hosts, ktype, b64 in entries:
+            if marker is None and ktype == key.get_name() and b64 == blob and _names_match(hosts, hostname):
+                return False
+        name = hash_host(hostname, os.urandom(20)) if hashed else hostname
+        f.write(("%s %s %s\n" % (name, key.get_name(), blob)).encode("ascii"))
+        f.flush()
+        return True
+
+
+def _names_match(hosts, hostname):
+    import base64
+    import binascii
+
+    from gpudoctor.collector.ssh import hash_host
+
+    if hosts.startswith("|1|"):
+        try:
+            salt = base64.b64decode(hosts.split("|")[2], validate=True)
+        except (binascii.Error, ValueError, IndexError):
+            return False
+        return hash_host(hostname, salt) == hosts
+    return hostname in hosts.split(",")
 
 
 def _known_hosts_path(conn):
