@@ -2,8 +2,10 @@
 row remap), free of leftover processes, no Xid in the kernel log, an architecture torch
 was built for, bf16 where the job wants it, and persistence mode on."""
 
+import re
+
 from gpudoctor import data
-from gpudoctor.registry import Finding, Pass, check
+from gpudoctor.registry import NA, Finding, Pass, Skip, check
 
 from ._gpu import arch_covers, cc_tuple, gpu_list, sm, torch_info
 
@@ -23,13 +25,64 @@ def _bus_key(bus):
         return bus
 
 
-def _xid_row(xid):
-    return data.load("xid")["xids"].get(str(xid))
+XID_CATALOG = "https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html"
+# "Xid (PCI:0009:01:00): 154, GPU recovery action changed from 0x0 (None) to 0x4 (Drain and Reset)"
+# (the catalog's Xid 154 row; the same form in real GB200 logs)
+_XID154 = re.compile(r"recovery action changed from\s+0x([0-9a-f]+)\s*\(([^)]*)\)\s+to\s+0x([0-9a-f]+)\s*\(([^)]*)\)",
+                     re.I)
 
 
-@check("gpu.inventory", title="every expected GPU is present, healthy, idle and supported by torch",
-       needs=("gpu",))
+def xid154_action(detail):
+    """(NVML action number as a string, the name the driver printed) that an Xid 154 line states."""
+    m = _XID154.search(detail or "")
+    return (str(int(m.group(3), 16)), m.group(4).strip()) if m else None
+
+
+def xid_verdict(xid, detail=""):
+    """(level, meaning, fix) for an Xid, from NVIDIA's Xid catalog (gpudoctor/data/xid.json, made by
+    tools/gen_xid.py). NVIDIA gives no severity: the level follows the catalog's immediate action
+    (the table's "buckets"); Xid 154 names its own action in the message, and the NVLink Xids
+    144-150 say Fatal or Nonfatal in theirs."""
+    table = data.load("xid")
+    row = table["xids"].get(str(xid))
+    if row is None:
+        return "warning", "not in NVIDIA's Xid catalog for Ampere and newer GPUs", "look it up: " + XID_CATALOG
+    imm = row.get("immediate") or ""
+    if imm == "XID_154":
+        stated = xid154_action(detail)
+        act = table["xid154_actions"].get(stated[0]) if stated else None
+        if act is None:
+            return ("warning", "GPU recovery action changed (the action could not be read from the message)",
+                    "read the Xid 154 line: it names the recovery action; " + XID_CATALOG)
+        return (act["level"], "GPU recovery action now: %s" % stated[1],
+                "%s (the driver's stated recovery action 0x%x, %s)" % (act["action"], int(stated[0]), act["name"]))
+    bucket = table["buckets"].get(imm) or table["buckets"]["CONTACT_SUPPORT"]
+    level = bucket["level"]
+    if imm == "WORKFLOW_NVLINK5_ERR" and re.search(r"(?<![Nn]on)(?<![Nn]on-)\bFatal\b", detail or ""):
+        level = "error"  # the message says Fatal: the catalog's decode gives RESET_GPU for fatal link errors
+    fix = "%s (NVIDIA: %s)" % (bucket["action"], imm or "no bucket")
+    inv = row.get("investigatory")
+    if inv and inv in table["investigatory"]:
+        fix += "; if it repeats: %s (NVIDIA: %s)" % (table["investigatory"][inv], inv)
+    return level, row["meaning"], fix
+
+
+@check("gpu.inventory", title="every expected GPU is present, healthy, idle and supported by torch")
 def gpu_inventory(facts, config):
+    sec = facts.get("gpu") or {}
+    want = getattr(config, "expected_gpus", None)
+    if sec.get("status") != "ok":
+        reason = sec.get("reason") or sec.get("status") or "not collected"
+        if want:  # GPUs were expected: their absence is the finding, not "nothing to judge"
+            yield Finding.error("no GPU usable: %s; %d expected" % (reason, want), observed="0 GPUs (%s)" % reason,
+                                expected="%d GPUs" % want,
+                                fix="nvidia-smi; dmesg | grep -i -e nvrm -e nvidia | tail; reinstall or reload the "
+                                    "driver (modprobe nvidia), then reboot if it does not load")
+        elif sec.get("status") == "unsupported":
+            yield NA("gpu: %s" % reason)
+        else:
+            yield Skip("gpu: %s" % reason)
+        return
     found = list(_inventory_problems(facts, config))
     yield from found
     if not any(f.severity in ("error", "warning") for f in found):
@@ -53,7 +106,13 @@ def _evidence(facts, config):
         parts.append("covered by torch's %s..%s" % (archs[0], archs[-1]))
     parts.append("0 uncorrectable ECC, no pending row remap, no leftover process")
     log = facts["gpu"].get("kernel_log") or {}
-    parts.append("no Xid since boot" if log.get("readable") else "Xid not read")
+    xids = sorted(set(x["xid"] for x in facts["gpu"].get("xids") or ()))
+    if not log.get("readable"):
+        parts.append("Xid not read")
+    elif xids:  # only Xids NVIDIA's catalog says need no action reach a pass
+        parts.append("Xid since boot needing no action (NVIDIA: IGNORE): %s" % ", ".join(map(str, xids)))
+    else:
+        parts.append("no Xid since boot")
     return "; ".join(parts)
 
 
@@ -133,14 +192,14 @@ def _xids(sec, gpus):
         by_bus.setdefault((x["bus_id"], x["xid"]), []).append(x)
     names = dict((_bus_key(g.get("bus_id")), g) for g in gpus)
     for (bus, xid), rows in sorted(by_bus.items()):
-        row = _xid_row(xid) or {"meaning": "see NVIDIA's Xid catalog", "severity": "warning",
-                                "action": "https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html"}
+        detail = rows[-1].get("detail") or ""  # the newest line: for Xid 154, the action in force
+        level, meaning, fix = xid_verdict(xid, detail)
         g = names.get(_bus_key(bus))
         where = _label(g) if g else "GPU %s" % bus
-        make = Finding.error if row["severity"] == "error" else Finding.warning
-        yield make("%s logged Xid %d (%s) %d time(s) since boot" % (where, xid, row["meaning"], len(rows)),
-                   observed="NVRM: Xid (PCI:%s): %d, %s" % (bus, xid, rows[-1].get("detail") or ""),
-                   fix=row["action"].replace("<index>", str(g.get("index", 0)) if g else "<index>"))
+        make = {"error": Finding.error, "warning": Finding.warning}.get(level, Finding.info)
+        yield make("%s logged Xid %d (%s) %d time(s) since boot" % (where, xid, meaning, len(rows)),
+                   observed="NVRM: Xid (PCI:%s): %d, %s" % (bus, xid, detail),
+                   fix=fix.replace("<index>", str(g.get("index", 0)) if g else "<index>"))
 
 
 def _arch(facts, gpus):

@@ -8,8 +8,15 @@ from gpudoctor.registry import NA, Finding, Pass, Skip, check
 from gpudoctor.versions import vtuple
 
 
+class _Absent(dict):
+    """An unsupported section (the thing is absent on that node): every value reads as MISSING,
+    so drift checks compare it instead of dropping the node."""
+
+
 def _sec(facts, name):
     s = facts.get(name) or {}
+    if s.get("status") == "unsupported":
+        return _Absent()
     return s if s.get("status") == "ok" else None
 
 
@@ -42,6 +49,8 @@ def _get(section, *keys):
         s = _sec(f, section)
         if s is None:
             return None
+        if isinstance(s, _Absent):
+            return MISSING
         for k in keys:
             s = (s or {}).get(k) if isinstance(s, dict) else None
         return s if s not in (None, "") else MISSING
@@ -125,6 +134,7 @@ JOB_SHAPING = ("NCCL_", "CUDA_", "LD_LIBRARY_PATH", "LD_PRELOAD", "PYTHONPATH", 
 def env_parity(nodes, config):
     compared = []
     differ = False
+    odd_all = set()
     names = set()
     for f in nodes.values():
         names |= set(f["env"].get("values") or {}) | set(f["env"].get("hashed") or {})
@@ -144,6 +154,7 @@ def env_parity(nodes, config):
         differ = True
         base = groups[0]
         odd = [h for g in groups[1:] for h in g.hosts]
+        odd_all.update(odd)
         sev = "error" if name.startswith("NCCL_") else "warning"
         exports = {}
         if shown and base.value != "(unset)":
@@ -169,24 +180,33 @@ def env_parity(nodes, config):
             "; python3 is %s everywhere" % groups[0].value if groups else ""))
     if len(groups) > 1:
         odd = [h for g in groups[1:] for h in g.hosts]
+        odd_all.update(odd)
         yield Finding.warning(describe("the resolved python3", groups), hosts=odd,
                               fix="activate the same environment on every node (conda activate / source venv) "
                                   "or pass --python with the job's interpreter")
+    if odd_all and [h for h in nodes if h not in odd_all]:
+        yield Pass("%d variables compared; this node holds the majority's values" % len(compared),
+                   hosts=[h for h in nodes if h not in odd_all])
 
 
 def _gpus(f):
     g = _sec(f, "gpu")
     if g is None:
         return None
+    if isinstance(g, _Absent):
+        return "0 GPUs (%s)" % ((f.get("gpu") or {}).get("reason") or "no NVIDIA driver"), 0
     gpus = g.get("gpus") if g.get("gpus") is not None else g.get("gpus_proc") or []
     names = sorted({x.get("name") or "?" for x in gpus})
     return "%d x %s" % (len(gpus), "+".join(names)) if gpus else "0 GPUs", len(gpus)
 
 
 @check("gpu.parity", title="every node has the same GPU models and count, and as many GPUs as its slots",
-       needs=("gpu",), scope="cluster")
+       scope="cluster")
 def gpu_parity(nodes, config):
     seen = {h: _gpus(f) for h, f in nodes.items()}
+    failed = [h for h, v in seen.items() if v is None]
+    if failed:  # the gpu section failed there: say so, never drop the node
+        yield Skip("gpu facts failed on this node", hosts=failed)
     seen = {h: v for h, v in seen.items() if v is not None}
     groups = group({h: v[0] for h, v in seen.items()})
     bad = len(groups) > 1
@@ -205,6 +225,8 @@ def gpu_parity(nodes, config):
                                 fix="set '%s slots=%d' in the hostfile, or repair the node's missing GPUs" % (h, count))
     if not bad:
         yield Pass("%s on every node%s" % (groups[0].value, " (as many as their slots=)" if slots else ""))
+    elif groups:  # the baseline nodes passed: say what they have
+        yield Pass("%s, as the majority" % groups[0].value, hosts=groups[0].hosts)
 
 
 def _is_loopback(addr):
@@ -218,14 +240,14 @@ def hosts_resolution(nodes, config):
     if not names:
         yield NA("no node names were resolved on the nodes")
         return
-    bad = False
+    bad_hosts = []
     unresolved = {}  # frozenset(hosts where it fails) -> [names]
     for name in names:
         values = {h: tuple(f["resolve"]["names"].get(name) or ()) for h, f in nodes.items()}
         loop = sorted(h for h, addrs in values.items() if any(_is_loopback(a) for a in addrs))
         missing = [h for h, addrs in values.items() if not addrs]
         if loop:
-            bad = True
+            bad_hosts.extend(loop)
             yield Finding.error("%s resolves to loopback (%s) on %s: rendezvous with MASTER_ADDR=%s will fail" % (
                 name, ",".join(sorted({a for h in loop for a in values[h]})), fold(loop), name), hosts=loop,
                 fix="in /etc/hosts on %s, map %s to its real address (remove it from the 127.0.0.1/127.0.1.1 "
@@ -235,13 +257,16 @@ def hosts_resolution(nodes, config):
         good = {h: ",".join(v) for h, v in values.items() if v and h not in loop}
         groups = group(good)
         if len(groups) > 1:
-            bad = True
             odd = [h for g in groups[1:] for h in g.hosts]
+            bad_hosts.extend(odd)
             yield Finding.error(describe("the address of %s" % name, groups), hosts=odd,
                                 fix="make /etc/hosts (or DNS) agree on every node: %s is %s on %s" % (
                                     name, groups[0].value, fold(groups[0].hosts)))
-    if not bad and not unresolved:
-        yield Pass("%d node names resolve to the same non-loopback address on every node" % len(names))
+    flagged = set(h for hs in unresolved for h in hs) | set(bad_hosts)
+    rest = [h for h in nodes if h not in flagged]
+    if rest:
+        yield Pass("%d node names resolve to the same non-loopback addresses as on the other nodes" % len(names),
+                   hosts=rest)
     for where, unnamed in unresolved.items():
         yield Finding.warning("%s do%s not resolve on %s" % (fold(unnamed), "es" if len(unnamed) == 1 else "",
                                                               fold(where)), hosts=list(where),
@@ -258,6 +283,7 @@ def files_parity(nodes, config):
         yield NA("no --same files were named")
         return
     same = []
+    odd_hosts = set()
     for p in paths:
         values = {}
         for h, f in nodes.items():
@@ -269,12 +295,16 @@ def files_parity(nodes, config):
             same.append("%s (%s)" % (p, groups[0].value))
         if len(groups) > 1:
             odd = [h for g in groups[1:] for h in g.hosts]
+            odd_hosts.update(odd)
             yield Finding.error(describe(p, groups), hosts=odd,
                                 fix="copy it from a baseline node: pdcp -w %s %s %s  (or rsync -a %s:%s %s)" % (
                                     fold(odd), p, p, groups[0].hosts[0], p, p) if "missing" not in groups[0].value
                                 else "the baseline nodes lack it: copy %s to every node" % p)
     if same and len(same) == len(paths):
         yield Pass("identical on every node: " + "; ".join(same))
+    elif odd_hosts:
+        yield Pass("%d of %d files as on the majority" % (len(same), len(paths)),
+                   hosts=[h for h in nodes if h not in odd_hosts])
 
 
 @check("ssh.mesh", title="every node reaches every other node over SSH without a password (pdsh, deepspeed, mpirun)",
@@ -299,3 +329,6 @@ def ssh_mesh(nodes, config):
                             fix="on each failing source node: ssh-keygen -t ed25519 (if no key), then "
                                 "ssh-copy-id <peer> for each failing peer; check ~/.ssh modes on the peers "
                                 "(gpudoctor check --select ssh)")
+        ok_sources = [h for h in nodes if h not in sources]
+        if ok_sources:
+            yield Pass("reaches every peer over ssh", hosts=ok_sources)

@@ -67,14 +67,17 @@ class CheckResult:
         return len({st for st, _ in self.outcomes.values()}) > 1
 
     def breakdown(self):
-        """`pass gpu[01-03]; skipped gpu04: no NVIDIA driver` (statuses with their nodes)."""
+        """`fail gpu03; pass gpu[01-02]: <evidence>; skipped gpu04: no NVIDIA driver`."""
         parts = []
         for st in STATUS_ORDER:
-            for text, hosts in self.groups(st):
-                if st in ("skipped", "na"):
-                    parts.append("%s %s: %s" % (st, fold(hosts), text))
-                else:
+            groups = self.groups(st)
+            if st in ("fail", "warn"):  # their messages are the findings, shown with the fixes
+                hosts = [h for _, hs in groups for h in hs]
+                if hosts:
                     parts.append("%s %s" % (st, fold(hosts)))
+                continue
+            for text, hosts in groups:
+                parts.append("%s %s: %s" % (st, fold(hosts), text))
         return "; ".join(parts)
 
     @property
@@ -173,13 +176,17 @@ def finding_dict(f: Finding):
             "observed": f.observed, "expected": f.expected, "fix": f.fix, "exports": f.exports}
 
 
-def _skip_reason(facts, needs):
+def _unmet(facts, needs):
+    """(status, reason) when a section the check needs is not ok: an unsupported section
+    (the thing is absent: no driver, no --same files) leaves nothing to judge (na); a failed
+    or missing one means the check could not judge (skipped)."""
     for name in needs:
         sec = facts.get(name)
         if not isinstance(sec, dict):
-            return "%s: not collected" % name
+            return "skipped", "%s: not collected" % name
         if sec.get("status") != "ok":
-            return "%s: %s" % (name, sec.get("reason") or sec.get("status"))
+            status = "na" if sec.get("status") == "unsupported" else "skipped"
+            return status, "%s: %s" % (name, sec.get("reason") or sec.get("status"))
     return None
 
 
@@ -217,9 +224,9 @@ def _apply_override(findings, override):
 
 def _run_node_check(chk, res, live, config, override):
     for node in live:
-        reason = _skip_reason(node.facts, chk.needs)
-        if reason:
-            res.outcomes[node.host] = ("skipped", reason)
+        unmet = _unmet(node.facts, chk.needs)
+        if unmet:
+            res.outcomes[node.host] = unmet
             continue
         try:
             found, verdicts = _call(chk, node.facts, config)
@@ -242,14 +249,14 @@ def _run_cluster_check(chk, res, live, config, override):
         return
     usable = {}
     for node in live:
-        reason = _skip_reason(node.facts, chk.needs)
-        if reason:
-            res.outcomes[node.host] = ("skipped", reason)
+        unmet = _unmet(node.facts, chk.needs)
+        if unmet:
+            res.outcomes[node.host] = unmet
         else:
             usable[node.host] = node.facts
     if len(usable) < 2:
         for host in usable:
-            res.outcomes[host] = ("na", "no other node to compare with (the others were skipped)")
+            res.outcomes[host] = ("na", "no other node to compare with")
         return
     try:
         found, verdicts = _call(chk, usable, config)

@@ -42,8 +42,11 @@ def test_shm_threshold_comes_from_config(dev):
 def test_shm_unsupported_section_skips(dev):
     facts = patched(dev)
     facts["shm"] = {"status": "unsupported", "reason": "/dev/shm does not exist"}
-    res = run_check("shm.size", facts)
-    assert res.status == "skipped" and "/dev/shm does not exist" in res.summary
+    res = run_check("shm.size", facts)  # the thing is absent: nothing to judge
+    assert res.status == "na" and "/dev/shm does not exist" in res.summary
+    facts["shm"] = {"status": "error", "reason": "statvfs failed: EIO"}
+    res = run_check("shm.size", facts)  # the collector failed: could not judge
+    assert res.status == "skipped" and "statvfs failed" in res.summary
 
 
 # -- limits.memlock -----------------------------------------------------------------------
@@ -162,7 +165,7 @@ def test_driver_cuda_judges_the_toolkit_too(dev):
 
 def test_driver_cuda_is_skipped_without_a_driver(dev):
     res = run_check("driver.cuda", dev)  # the dev machine has no NVIDIA driver
-    assert res.status == "skipped" and "no NVIDIA driver loaded" in res.summary
+    assert res.status == "na" and "no NVIDIA driver loaded" in res.summary
 
 
 def test_driver_mismatch(dev):

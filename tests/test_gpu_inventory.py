@@ -128,6 +128,8 @@ def test_bf16_on_volta_errors_only_when_wanted():
     assert "no bf16 hardware" in res.findings[0].message and "fp16" in res.findings[0].fix
 
 
-def test_skipped_without_driver():
+def test_not_applicable_without_driver_unless_gpus_are_expected():
     res = run_check("gpu.inventory", node_facts("devbox-debian12-nogpu"))
-    assert res.status == "skipped"
+    assert res.status == "na" and "no NVIDIA driver loaded" in res.summary
+    res = run_check("gpu.inventory", node_facts("devbox-debian12-nogpu"), expected_gpus=8)
+    assert res.status == "fail" and "8 expected" in res.findings[0].message

@@ -93,7 +93,7 @@ def test_prometheus_one_gauge_per_check_and_node(report):
     assert status[("shm.size", "gpu01")] == 0
     assert status[("shm.size", "gpu02")] == 2
     assert status[("limits.memlock", "gpu02")] == 1
-    assert status[("gpu.count", "gpu01")] == -1  # skipped: no driver
+    assert status[("gpu.count", "gpu01")] == -2  # n/a: no driver, nothing to judge
     assert status[("bug.crash", "gpu01")] == 3
     assert status[("shm.size", 'we"ird\\host')] == 0  # label escaping round-trips
     assert not any(h == "gpu04" for _, h in status)  # an unreachable node has no check series...
@@ -123,7 +123,7 @@ def test_junit_suite_per_node_case_per_check(report):
     # a warning does not fail the run, so it does not fail the testcase either (without --strict)
     assert gpu02["limits.memlock"].find("failure") is None
     assert "memlock is 64 KiB" in gpu02["limits.memlock"].find("system-out").text
-    assert gpu02["gpu.count"].find("skipped").get("message") == "gpu: no NVIDIA driver loaded"
+    assert gpu02["gpu.count"].find("skipped").get("message") == "n/a: gpu: no NVIDIA driver loaded"
     assert gpu02["bug.crash"].find("error").get("type") == "crashed"
     assert suites["gpu02"].get("failures") == "1" and suites["gpu02"].get("tests") == "4"
     assert suites["gpu01"].get("failures") == "0"

@@ -46,7 +46,7 @@ def _result_line(report, r, width):
     text = r.summary
     if len(report.nodes) > 1 and r.outcomes:
         if r.mixed:
-            text += "  (%s)" % r.breakdown()
+            text = (text + "  (%s)" % r.breakdown()) if r.status in ("fail", "warn") else r.breakdown()
         elif r.status in ("pass", "na", "skipped"):
             text += " [%s]" % fold(list(r.outcomes))
         else:
