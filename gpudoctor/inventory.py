@@ -97,23 +97,94 @@ def read_hostfile(path) -> List[Host]:
     return hosts
 
 
-def resolve(hosts_file=None, nodeset=None, environ=None) -> List[Host]:
-    """Hosts from --hosts and --nodes; with neither, $SLURM_JOB_NODELIST inside an allocation;
-    an empty list means 'this machine'."""
+# One rule for every host name, whatever its source (hostfile, --nodes, $SLURM_JOB_NODELIST,
+# facts files, the mesh and rendezvous rounds): a name reaches ssh's argument list, ssh
+# config's `Match exec "... %h ..."` (run by a shell, as root in a prolog), srun's
+# --nodelist and file names. RFC 1123 section 2.1 host names (letters, digits, '-', '.'),
+# plus '_' (ssh aliases and /etc/hosts accept it), IPv4/IPv6 literals (with a %zone), and
+# an optional `user@`. Never a leading '-' (ssh would read an option: -oProxyCommand=...),
+# never a space, quote, shell metacharacter or control character. Empty or over-long DNS
+# labels ('x..y', 64 characters) are not refused here: they cannot be looked up, and the
+# transport reports that node as `resolve` while the others are checked.
+_HOST_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]{0,252}$")
+_USER_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]{0,31}$")
+_ZONE_RE = re.compile(r"^[A-Za-z0-9_.\-]{1,32}$")
+MAX_NODES = 10000  # --max-nodes: 100,000 node names took ~50 minutes before this bound
+
+
+def valid_host(name):
+    """True when `name` passes the one host-name rule (see above)."""
+    import ipaddress
+
+    if not isinstance(name, str) or not name or len(name) > 300:
+        return False
+    user, at, host = name.rpartition("@")
+    if at and not _USER_RE.match(user):
+        return False
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    addr, pct, zone = host.partition("%")
+    if ":" in addr or (addr[:1].isdigit() and addr.replace(".", "").isdigit()):
+        try:
+            ipaddress.ip_address(addr)
+        except ValueError:
+            return False
+        return not pct or bool(_ZONE_RE.match(zone))
+    return not pct and bool(_HOST_RE.match(host))
+
+
+def validate_host(name, source="host"):
+    """`name` if it passes the one rule; else an InputError (exit 2) naming the source."""
+    if not valid_host(name):
+        from gpudoctor.errors import excerpt
+
+        raise InputError("%s: %s is not a host name (letters, digits, '-', '.', '_' or an IP address, optionally "
+                         "user@; never starting with '-')" % (source, excerpt(name)))
+    return name
+
+
+def _expand_bounded(pattern, what, limit):
+    """A node set's names, refused before expansion when it names more than `limit`."""
+    from ClusterShell.NodeSet import NodeSet, NodeSetParseError
+
+    from gpudoctor.errors import excerpt
     from gpudoctor.nodes import expand
 
+    if not pattern.strip():
+        raise InputError("%s is empty: name at least one node (or leave it out to check this machine)" % what)
+    if len(pattern) > 100000:
+        raise InputError("%s is %d characters long: too long for a node set" % (what, len(pattern)))
+    try:
+        count = len(NodeSet(pattern))
+    except (NodeSetParseError, ValueError, RecursionError) as exc:
+        raise InputError("%s: %s is not a node set: %s" % (what, excerpt(pattern), excerpt(str(exc), 120)))
+    if count > limit:
+        raise InputError("%s names %d nodes, more than --max-nodes %d" % (what, count, limit))
+    return expand(pattern)
+
+
+def resolve(hosts_file=None, nodeset=None, environ=None, max_nodes=None) -> List[Host]:
+    """Hosts from --hosts and --nodes; with neither, $SLURM_JOB_NODELIST inside an allocation;
+    an empty list means 'this machine'. Every name passes validate_host; more than
+    `max_nodes` (default MAX_NODES) is an input error."""
     environ = os.environ if environ is None else environ
+    limit = MAX_NODES if max_nodes is None else max_nodes
     hosts = []
     if hosts_file:
         hosts.extend(read_hostfile(hosts_file))
-    if nodeset:
-        hosts.extend(Host(name=n, source="nodeset") for n in expand(nodeset))
+    if nodeset is not None:
+        hosts.extend(Host(name=n, source="--nodes") for n in _expand_bounded(nodeset, "--nodes", limit))
     # Inside an allocation (salloc/sbatch) the job's nodes are the default; never inside a
     # prolog/epilog (SLURM_SCRIPT_CONTEXT), where each node checks only itself.
-    if not hosts_file and not nodeset and environ.get("SLURM_JOB_NODELIST") and not environ.get("SLURM_SCRIPT_CONTEXT"):
-        hosts.extend(Host(name=n, source="slurm") for n in expand(environ["SLURM_JOB_NODELIST"]))
+    if not hosts_file and nodeset is None and environ.get("SLURM_JOB_NODELIST") and \
+            not environ.get("SLURM_SCRIPT_CONTEXT"):
+        hosts.extend(Host(name=n, source="$SLURM_JOB_NODELIST")
+                     for n in _expand_bounded(environ["SLURM_JOB_NODELIST"], "$SLURM_JOB_NODELIST", limit))
+    if len(hosts) > limit:
+        raise InputError("%d nodes named, more than --max-nodes %d" % (len(hosts), limit))
     seen, out = set(), []
     for h in hosts:
+        validate_host(h.name, h.source)
         if h.name in seen:
             raise InputError("host %s is named twice (%s)" % (h.name, h.source))
         seen.add(h.name)

@@ -71,6 +71,56 @@ class Hang(object):
             c.close()
 
 
+class Banner(Hang):
+    """Accepts, sends an SSH identification line, then never speaks again: a node whose
+    sshd hangs after its banner (a stuck PAM or a wedged host, a half-open firewall)."""
+
+    def _loop(self):
+        while True:
+            try:
+                c, _ = self.sock.accept()
+                c.sendall(b"SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u3\r\n")
+                self.conns.append(c)
+            except OSError:
+                return
+
+
+# python3 wrappers that misbehave the way real nodes did (issue 12). Each marks its
+# process so that a test can look for leftovers on the "node" (this machine).
+SCRIPTS = {
+    # streams output forever (`yes garbage`): the read must be capped
+    "stream": "#!/bin/sh\nexec yes garbage\n",
+    # prints a line every 0.3 s forever, with a long sleep in the background: the
+    # deadline must be wall clock, and the sleep must not be left behind
+    "drip": "#!/bin/bash\n(exec -a %(marker)s sleep 3600) &\ntouch %(dir)s/started\n"
+            "while true; do echo drip; sleep 0.3; done\n",
+    # well-formed facts with hostile values: a node name that is an ssh option, names for
+    # the mesh and resolution that are shell commands
+    "crafted": "#!/bin/sh\ncat %(dir)s/facts.json\n",
+    # a facts document nested 100,000 deep (json.loads raises RecursionError)
+    "deep": "#!/bin/sh\ncat %(dir)s/facts.json\n",
+    # exit status 127 from something that is not a missing python
+    "exit127": "#!/bin/sh\necho 'error while loading shared libraries: libpython3.11.so.1.0' >&2\nexit 127\n",
+    # answers at once with canned facts (cheap nodes for fan-out tests)
+    "canned": "#!/bin/sh\ncat %(dir)s/facts.json\n",
+}
+
+
+def leftovers(marker):
+    """Pids of processes whose command line holds `marker` (left behind on the node)."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                if marker.encode() in f.read():
+                    found.append(int(pid))
+        except OSError:
+            continue
+    return found
+
+
 class Cluster(object):
     """cluster.add("n1", env={...}, memlock_kib=64); cluster.start(); cluster.ssh_config"""
 
@@ -102,10 +152,26 @@ class Cluster(object):
     def addr(self, i):
         return "127.%d.0.%d" % (self.subnet, i + 10)
 
-    def add(self, name, env=None, memlock_kib=None, kind="sshd", home=None, hostkey=None, authorized=True):
+    def add(self, name, env=None, memlock_kib=None, kind="sshd", home=None, hostkey=None, authorized=True,
+            script=None, facts=None):
         """kind: sshd (a node), closed (nothing listens), hang (accepts, never speaks),
-        unresolvable (a name that does not resolve). authorized=False: our key is not accepted."""
+        banner (sends an SSH banner, then hangs), unresolvable (a name that does not
+        resolve). authorized=False: our key is not accepted. script: a name in SCRIPTS,
+        installed as the node's only python3 (facts: the text its facts.json holds)."""
         i = len(self.nodes)
+        if script:
+            d = os.path.join(self.base, "bin-" + name)
+            os.makedirs(d, exist_ok=True)
+            os.chmod(d, 0o777)  # the node user writes its marks here (a script's "started")
+            marker = self.marker(name)
+            with open(os.path.join(d, "python3"), "w") as f:
+                f.write(SCRIPTS[script] % {"dir": d, "marker": marker})
+            os.chmod(os.path.join(d, "python3"), 0o755)
+            if facts is not None:
+                with open(os.path.join(d, "facts.json"), "w") as f:
+                    f.write(facts)
+                os.chmod(os.path.join(d, "facts.json"), 0o644)
+            env = dict(env or {}, PATH="%s:/usr/bin:/bin" % d)
         self.nodes[name] = {"addr": self.addr(i), "env": dict(env or {}), "memlock_kib": memlock_kib, "kind": kind,
                             "home": home, "hostkey": hostkey, "authorized": authorized}
         return self
@@ -120,6 +186,8 @@ class Cluster(object):
                 self._start_sshd(name, n)
             elif n["kind"] == "hang":
                 self.hangs.append(Hang(n["addr"], self.port))
+            elif n["kind"] == "banner":
+                self.hangs.append(Banner(n["addr"], self.port))
         lines += ["Host 127.*", "  Port %d" % self.port, "  User %s" % USER, "  IdentityFile %s" % self.key,
                   "  UserKnownHostsFile %s" % self.known_hosts, ""]
         with open(self.ssh_config, "w") as f:
@@ -170,6 +238,13 @@ class Cluster(object):
                         raise RuntimeError("sshd of %s did not start: %s" % (name, open(
                             os.path.join(self.base, name, "log")).read()))
                     time.sleep(0.05)
+
+    def marker(self, name):
+        """The word in the command line of what a script node leaves running."""
+        return "gd-leftover-%s-%s" % (os.path.basename(self.base), name)
+
+    def bindir(self, name):
+        return os.path.join(self.base, "bin-" + name)
 
     def new_hostkey(self, name):
         path = os.path.join(self.base, "host_%s_ed25519" % name)

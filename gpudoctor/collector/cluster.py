@@ -4,6 +4,7 @@ and SSH reachability of the other nodes (the mesh pdsh, deepspeed and mpirun nee
 
 import hashlib
 import os
+import re
 import socket
 import subprocess
 import threading
@@ -90,9 +91,18 @@ def files(ctx):
     return {"files": out}
 
 
+# The controller validates every name (gpudoctor/inventory.py valid_host); the node checks
+# again, since the options it received are input too. A name must never become an ssh
+# option ("-oProxyCommand=..." ran a command on every node): `--` ends ssh's options.
+_SAFE_NAME = re.compile(r"^[A-Za-z0-9_\[][A-Za-z0-9_.:%@\[\]\-]{0,299}$")
+
+
 def _ssh_probe(name, timeout, results):
+    if not _SAFE_NAME.match(name):
+        results[name] = {"ok": False, "error": "not probed: not a host name"}
+        return
     cmd = ["ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=%d" % timeout, "-o", "StrictHostKeyChecking=accept-new",
-           name, "true"]
+           "--", name, "true"]
     try:
         p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         _, err = p.communicate(timeout=timeout + 5)

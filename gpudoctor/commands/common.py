@@ -11,6 +11,14 @@ from gpudoctor.errors import InputError
 timeout_flag = flag("timeout", "seconds")  # the config file's rule: > 0, finite, at most a day
 
 
+def _positive_int(value):
+    import argparse
+
+    if not value.isdigit() or len(value) > 9 or int(value) < 1:
+        raise argparse.ArgumentTypeError("expected a whole number from 1 to 999999999, got %r" % value[:40])
+    return int(value)
+
+
 def csv(value):
     return [v for v in value.split(",") if v]
 
@@ -24,7 +32,7 @@ def add_inventory(p):
     g.add_argument("--python", metavar="PATH", help="the job's interpreter to probe (conda env, venv); "
                                                   "default: $VIRTUAL_ENV's or $CONDA_PREFIX's python, "
                                                   "else python3 on PATH")
-    g.add_argument("-j", "--jobs", type=int, default=None, help="nodes gathered at once (default 64)")
+    g.add_argument("-j", "--jobs", type=_positive_int, default=None, help="nodes gathered at once (default 64)")
     g.add_argument("--timeout", type=timeout_flag, default=None, help="seconds per node (default 30); on this machine alone "
                                                                "it bounds the whole run: past it the node is reported "
                                                                "not checked (timeout) and the exit code is 1")
@@ -34,6 +42,11 @@ def add_inventory(p):
     g.add_argument("--same", nargs="+", metavar="PATH", default=[],
                    help="files or folders that must be identical on every node (code, configs, model)")
     g.add_argument("--mesh", action="store_true", help="also test that every node can ssh to every other node")
+    g.add_argument("--via", choices=("local", "ssh", "srun"), default=None,
+                   help="how the collector reaches the nodes (default: srun inside a Slurm allocation that holds them, "
+                        "else ssh; local for this machine alone)")
+    g.add_argument("--max-nodes", type=_positive_int, default=None, metavar="N",
+                   help="refuse node lists longer than N (default 10000)")
 
 
 def config_from(args):
@@ -59,45 +72,65 @@ def config_from(args):
 
 
 def gather_nodes(args, cfg, progress=True):
-    """Facts for every node the arguments name: saved facts, a cluster, or this machine."""
+    """Facts for every node the arguments name: saved facts, a cluster, or this machine,
+    through the transport gpudoctor.transport.choose picks (--via overrides it)."""
     from gpudoctor import gather
 
     if getattr(args, "facts", None):
         return gather.from_facts(args.facts)
     if getattr(args, "deep", False):  # read by the collector here and in the probed interpreter
         os.environ["GPUDOCTOR_DEEP"] = "1"
-    from gpudoctor import inventory
+    from gpudoctor import inventory, transport
 
-    hosts = None if getattr(args, "local", False) else inventory.resolve(hosts_file=args.hosts, nodeset=args.nodes)
-    if hosts:
-        from gpudoctor.transport import ssh
+    hosts = [] if getattr(args, "local", False) else inventory.resolve(
+        hosts_file=getattr(args, "hosts", None), nodeset=getattr(args, "nodes", None),
+        max_nodes=getattr(args, "max_nodes", None))
+    via = transport.choose(getattr(args, "via", None), hosts)
+    settings = {"jobs": getattr(args, "jobs", None), "timeout": cfg.timeout, "progress": progress,
+                "ssh_config": getattr(args, "ssh_config", None), "host_key_policy": getattr(args, "host_key_policy", None)}
+    if via == "local":
+        payload = transport.Payload(python=cfg.python, fast=getattr(args, "fast", False))
+        return _run(transport.get_transport("local", timeout=cfg.timeout), [], payload)
+    cfg.slots = {h.name: h.slots for h in hosts if h.slots is not None}
+    import secrets
 
-        cfg.slots = {h.name: h.slots for h in hosts if h.slots is not None}
-        import secrets
+    # env_key: one HMAC key per run, so env.parity compares non-allow-listed values across
+    # nodes by a hash nobody can reverse once the run is over (the key is kept nowhere)
+    options = {"resolve": [h.name for h in hosts], "env_key": secrets.token_hex(32)}
+    if getattr(args, "same", None):
+        options["same_files"] = args.same
+    if getattr(args, "mesh", False):
+        options["mesh"] = [h.name for h in hosts]
+    plan = getattr(cfg, "launch", None)
+    if plan is not None:
+        from gpudoctor import launch
 
-        # env_key: one HMAC key per run, so env.parity compares non-allow-listed values across
-        # nodes by a hash nobody can reverse once the run is over (the key is kept nowhere)
-        options = {"resolve": [h.name for h in hosts], "env_key": secrets.token_hex(32)}
-        if args.same:
-            options["same_files"] = args.same
-        if args.mesh:
-            options["mesh"] = [h.name for h in hosts]
-        plan = getattr(cfg, "launch", None)
-        if plan is not None:
-            from gpudoctor import launch
+        launch.add_options(plan, options)
+    payload = transport.Payload(python=cfg.python or "python3", options=options)
+    nodes = _run(transport.get_transport(via, **settings), hosts, payload)
+    if plan is not None:  # phase 2: the master listens on the rendezvous port, the others connect
+        def regather(probe_hosts, options=None, per_host_options=None, timeout=None, **_ssh_only):
+            again = transport.Payload(python=payload.python, options=dict(options or {}),
+                                      per_host_options=dict(per_host_options or {}))
+            return _run(transport.get_transport(via, **dict(settings, jobs=len(probe_hosts), progress=False,
+                                                            timeout=timeout or cfg.timeout)), probe_hosts, again)
 
-            launch.add_options(plan, options)
-        nodes = ssh.gather(hosts, python=cfg.python or "python3", jobs=args.jobs, timeout=cfg.timeout,
-                           ssh_config=args.ssh_config, host_key_policy=args.host_key_policy, progress=progress,
-                           options=options)
-        if plan is not None:  # phase 2: the master listens on the rendezvous port, the others connect
-            nodes = launch.probe_rendezvous(plan, hosts, nodes, ssh.gather, python=cfg.python or "python3",
-                                            timeout=cfg.timeout, ssh_config=args.ssh_config,
-                                            host_key_policy=args.host_key_policy)
-        return nodes
-    from gpudoctor import deadline
+        nodes = launch.probe_rendezvous(plan, hosts, nodes, regather, python=payload.python, timeout=cfg.timeout,
+                                        ssh_config=settings["ssh_config"], host_key_policy=settings["host_key_policy"])
+    return nodes
 
-    return deadline.local_nodes(python=cfg.python, timeout=cfg.timeout, fast=getattr(args, "fast", False))
+
+def _run(tr, hosts, payload):
+    """tr.run, with this machine's own failures (out of file descriptors) reported once as
+    gpudoctor's (exit 3), never as a node's."""
+    from gpudoctor.errors import EXIT_INTERNAL
+    from gpudoctor.transport import ControllerError
+
+    try:
+        return tr.run(hosts, payload)
+    except ControllerError as exc:
+        print("gpudoctor: error on this machine, not on a node: %s" % exc, file=sys.stderr)
+        raise SystemExit(EXIT_INTERNAL)
 
 
 def emit(report, fmt, output, verbose=False):

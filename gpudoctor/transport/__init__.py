@@ -1,0 +1,294 @@
+"""How the collector reaches nodes: one interface, three transports.
+
+A transport takes hosts and a collector payload (the script and its options) and gives
+back one ``Node`` per host, in the order given: its facts, or why it could not be
+checked with a classified ``error_kind`` (HINTS below). pytest-testinfra's backends are
+the model (https://github.com/pytest-dev/pytest-testinfra/tree/main/testinfra/backend):
+the code that gathers facts does not know how it reached the node.
+
+    local   this machine, in process, under a wall-clock deadline (local.py)
+    ssh     every node over SSH (fabric/paramiko), one session per node (ssh.py)
+    srun    one task per node through Slurm's own tree fan-out (srun.py)
+
+The transport is chosen here and nowhere else (``choose``); callers that need another
+round over the same nodes (the rendezvous probe of launch plans) call ``run``.
+
+What every transport guarantees (docs/architecture.md, "Transports"):
+- the deadline is wall-clock per node: output that keeps coming does not extend it;
+- at most ``MAX_OUTPUT`` bytes are kept from a node: more is ``garbage``;
+- a node that times out, or that is still running when the run is interrupted, has its
+  remote process group ended (nothing is left running there);
+- Ctrl-C raises KeyboardInterrupt carrying ``partial_nodes``: every host, the ones not
+  finished marked ``interrupted``;
+- the controller's own failures (out of file descriptors) are never reported as a node's.
+"""
+
+import json
+import os
+import resource
+import shutil
+from dataclasses import dataclass, field
+from typing import Dict, Optional
+
+try:  # the lead moves Node to its own module; either place works
+    from gpudoctor.node import Node
+except ImportError:  # pragma: no cover
+    from gpudoctor.runner import Node
+
+FACTS_SCHEMA = "gpudoctor.facts/1"
+TRANSPORTS = ("local", "ssh", "srun")
+DEFAULT_JOBS = 64
+DEFAULT_TIMEOUT = 30.0
+MAX_OUTPUT = 8 << 20  # bytes kept from one node's stdout; real facts are 30-150 KB
+MAX_STDERR = 64 << 10  # the tail of a node's stderr that is kept (for the error line)
+TOO_OLD_MARK = "gpudoctor: python too old:"
+NOT_FOUND_MARK = "gpudoctor: python not found:"  # written by the ssh remote command (ssh.py)
+FDS_PER_NODE = 4  # a socket, or a ProxyCommand/srun child's three pipes, plus slack
+FD_RESERVE = 16  # beyond those open now: the report, its -o file, a known_hosts write
+
+# Error kinds (the JSON report's nodes[].error_kind), each with the fix a person needs.
+HINTS = {
+    "resolve": "the name does not resolve from this machine: check /etc/hosts or DNS, or the Host alias in ~/.ssh/config",
+    "refused": "nothing listens on the SSH port: is sshd running there, and is the Port right (~/.ssh/config)?",
+    "timeout": "no answer in time: the node is down, a firewall drops the traffic, sshd hangs, or the collector "
+               "hung there (raise --timeout only if the node is just slow)",
+    "unreachable": "no route to the node: check the network and the address",
+    "auth": "public-key authentication failed: ssh-copy-id the key to the node, and check ~/.ssh modes there "
+            "(700 for ~/.ssh, 600 for authorized_keys)",
+    "hostkey": "the node's host key changed since it was recorded in known_hosts: if the node was reinstalled, "
+               "remove the old key with ssh-keygen -R HOST; otherwise this may be an attack",
+    "hostkey-unknown": "the node's host key is not in known_hosts and --host-key-policy=strict: ssh to it once, "
+                       "or use --host-key-policy accept-new",
+    "python-missing": "no python3 on the node's PATH: install python3 (3.6+) or pass --python /path/to/python",
+    "python-old": "the node's python is older than 3.6: pass --python with a newer interpreter",
+    "collector": "the collector failed on the node (see the error)",
+    "garbage": "the node answered with something that is not facts JSON (or more than 8 MiB of it): a login "
+               "banner or a python3 wrapper printing to stdout?",
+    "ssh": "the SSH session failed",
+    "slurm": "srun could not run the collector on the node: see `scontrol show node NODE` and slurmd's log",
+    "interrupted": "gathering was interrupted before this node answered",
+}
+
+
+class ControllerError(Exception):
+    """This machine failed (out of file descriptors, srun missing), not a node: the CLI
+    reports it once and exits 3, and no node is blamed."""
+
+
+@dataclass
+class Payload:
+    """What runs on each node: the collector script, the interpreter that runs it (the
+    job's python), options for every node and per node, and the prolog tier flag
+    (``fast``: read in this process only; the local transport's concern)."""
+
+    python: Optional[str] = None
+    options: Dict = field(default_factory=dict)
+    per_host_options: Dict[str, Dict] = field(default_factory=dict)
+    script: Optional[str] = None
+    fast: bool = False
+
+    def get_script(self):
+        if self.script is None:
+            from gpudoctor.collector.bundle import build_script
+
+            self.script = build_script()
+        return self.script
+
+    def options_for(self, host):
+        opts = dict(self.options or {})
+        opts.update((self.per_host_options or {}).get(host, {}))
+        opts["node"] = host
+        return opts
+
+
+class Transport(object):
+    """The interface. ``run`` returns one Node per host, in the order given."""
+
+    name = "?"
+
+    def __init__(self, jobs=None, timeout=None, progress=False, **settings):
+        self.jobs = jobs
+        self.timeout = float(timeout or DEFAULT_TIMEOUT)
+        self.progress = progress
+        self.settings = settings
+
+    def run(self, hosts, payload):  # pragma: no cover - each transport implements it
+        raise NotImplementedError
+
+
+def get_transport(name, **settings):
+    """The transport called `name` (local, ssh, srun), configured with `settings`
+    (jobs, timeout, progress, ssh_config, host_key_policy)."""
+    if name == "local":
+        from gpudoctor.transport.local import LocalTransport as cls
+    elif name == "ssh":
+        from gpudoctor.transport.ssh import SSHTransport as cls
+    elif name == "srun":
+        from gpudoctor.transport.srun import SrunTransport as cls
+    else:
+        from gpudoctor.errors import InputError
+
+        raise InputError("--via %s: expected one of %s" % (name, ", ".join(TRANSPORTS)))
+    return cls(**settings)
+
+
+def in_allocation(environ=None):
+    """Inside salloc/sbatch (a job's nodes), not inside a prolog/epilog."""
+    env = os.environ if environ is None else environ
+    return bool(env.get("SLURM_JOB_ID") and env.get("SLURM_JOB_NODELIST") and not env.get("SLURM_SCRIPT_CONTEXT"))
+
+
+def choose(via, hosts, environ=None):
+    """The one place a transport is picked. An explicit --via wins; with no remote hosts
+    it is local; inside a Slurm allocation whose nodes include every host, and where srun
+    exists, srun (no SSH between nodes needed); otherwise ssh."""
+    from gpudoctor.errors import InputError
+
+    if via:
+        if via not in TRANSPORTS:
+            raise InputError("--via %s: expected one of %s" % (via, ", ".join(TRANSPORTS)))
+        if via == "local" and hosts:
+            raise InputError("--via local checks this machine only: drop --hosts/--nodes, or use --via ssh or srun")
+        if via != "local" and not hosts:
+            raise InputError("--via %s needs nodes: --hosts FILE, --nodes NODESET, or a Slurm allocation" % via)
+        return via
+    if not hosts:
+        return "local"
+    env = os.environ if environ is None else environ
+    if in_allocation(env) and shutil.which("srun"):
+        from gpudoctor.nodes import expand
+
+        try:
+            allocated = set(expand(env["SLURM_JOB_NODELIST"]))
+        except Exception:  # a malformed variable: ssh still works
+            allocated = set()
+        if all(h.name in allocated for h in hosts):
+            return "srun"
+    return "ssh"
+
+
+def run(hosts, payload, via=None, **settings):
+    """Facts of every host through the chosen transport (see ``choose``). For callers
+    outside the CLI, e.g. the rendezvous phase of a launch plan: settings are jobs,
+    timeout, progress, ssh_config, host_key_policy."""
+    return get_transport(choose(via, hosts), **settings).run(hosts, payload)
+
+
+def usable_jobs(jobs, n_hosts):
+    """Concurrency that fits the open-file limit. The soft RLIMIT_NOFILE is raised to the
+    hard one first (what the kernel allows without privilege); then each node in flight
+    is counted FDS_PER_NODE descriptors. 256 nodes under `ulimit -n 1024` with the old
+    unbounded pool made 104 nodes "unreachable: Too many open files"."""
+    want = max(1, min(jobs or DEFAULT_JOBS, n_hosts or 1))
+    try:
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if hard == resource.RLIM_INFINITY or hard > soft:
+            target = hard if hard != resource.RLIM_INFINITY else max(soft, 1 << 16)
+            try:
+                resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+                soft = target
+            except (ValueError, OSError):
+                pass
+        try:
+            in_use = len(os.listdir("/proc/self/fd"))
+        except OSError:
+            in_use = 16
+        room = (soft - in_use - FD_RESERVE) // FDS_PER_NODE
+    except (ValueError, OSError):
+        return want
+    if room < 1:
+        raise ControllerError("the open-file limit here (ulimit -n %d) leaves no room to reach a node: raise it "
+                              "(ulimit -n 4096)" % soft)
+    return min(want, room)
+
+
+def is_fd_exhaustion(exc):
+    import errno
+
+    return isinstance(exc, OSError) and exc.errno in (errno.EMFILE, errno.ENFILE)
+
+
+def interpret(host, rc, out, err, python, truncated=False):
+    """A node's answer (exit status, stdout bytes/text, stderr text) as a Node.
+
+    Exit status 127 alone does not mean python is missing (the collector's own child can
+    exit 127, or the login shell can fail a command): only the remote command's own mark
+    on stderr does."""
+    python = python or "python3"
+    if isinstance(out, bytes):
+        out = out.decode("utf-8", "replace")
+    err = err or ""
+    lines = [l for l in err.strip().splitlines() if not l.startswith("gpudoctor-pgid ")]
+    err_tail = lines[-1][:300] if lines else ""
+    if truncated:
+        return Node(host=host, error="more than %d MiB of output: not facts" % (MAX_OUTPUT >> 20), error_kind="garbage")
+    if NOT_FOUND_MARK in err:
+        return Node(host=host, error="%s not found on the node" % python, error_kind="python-missing")
+    if TOO_OLD_MARK in err:
+        return Node(host=host, error=err_tail, error_kind="python-old")
+    if rc != 0:
+        return Node(host=host, error="collector exited %s: %s" % (rc, err_tail or "(no message on stderr)"),
+                    error_kind="collector")
+    doc = parse_facts(out)
+    if doc is None:
+        shown = out.strip()[:80].replace("\n", " ")
+        return Node(host=host, error="not facts JSON: %r" % shown, error_kind="garbage")
+    doc["node"] = host  # the controller's name for the node, never the one the node claims
+    return Node(host=host, facts=doc)
+
+
+def parse_facts(text):
+    """The facts document in a node's stdout (its last line), or None. A crafted document
+    (nested 100,000 deep, or not a dict) is None, never an exception."""
+    text = text.strip()
+    if not text:
+        return None
+    try:
+        doc = json.loads(text.splitlines()[-1])
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(doc, dict) or doc.get("schema") != FACTS_SCHEMA:
+        return None
+    return doc
+
+
+def interrupted_node(host, started=True):
+    return Node(host=host, error="interrupted while this node was being gathered" if started else
+                "interrupted before this node was reached", error_kind="interrupted")
+
+
+def timeout_node(host, seconds, what="no facts"):
+    return Node(host=host, error="%s within %gs (--timeout); the remote collector was stopped" % (what, seconds),
+                error_kind="timeout")
+
+
+class Progress(object):
+    """A rich progress bar on stderr (only when stderr is a terminal)."""
+
+    def __init__(self, total):
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress as _P, TextColumn, TimeElapsedColumn
+
+        self.p = _P(TextColumn("gathering facts"), BarColumn(), MofNCompleteColumn(),
+                    TextColumn("{task.fields[failed]} failed"), TimeElapsedColumn(),
+                    console=Console(stderr=True), transient=True)
+        self.task = self.p.add_task("nodes", total=total, failed=0)
+        self.failed = 0
+        self.p.start()
+
+    def advance(self, node):
+        if not node.reachable:
+            self.failed += 1
+        self.p.update(self.task, advance=1, failed=self.failed)
+
+    def stop(self):
+        self.p.stop()
+
+
+def progress_bar(enabled, total):
+    import sys
+
+    return Progress(total) if enabled and sys.stderr.isatty() else None
+
+
+__all__ = ["Node", "Payload", "Transport", "HINTS", "get_transport", "choose", "run", "ControllerError"]

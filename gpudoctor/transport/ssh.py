@@ -1,49 +1,40 @@
-"""Agentless fan-out: ship the collector to every node over SSH (fabric/paramiko), run it
+"""Agentless fan-out over SSH (fabric/paramiko): ship the collector to every node, run it
 with the node's python3, bring its facts back as JSON. Nothing is installed or left on
 the node: the script travels on the session's stdin (``python3 -``).
 
-One SSH session per node, a bounded pool of workers, a deadline per node, and every
-failure classified, so that one bad node never stops the others.
+One SSH session per node, a bounded pool of daemon workers, and a wall-clock deadline
+per node that the main thread enforces too (a node that never finishes its handshake,
+drips a line every few seconds, or streams output forever is cut off at --timeout).
 
-Pitfalls this avoids (reference/testbed.md): fabric's ``in_stream`` reads one byte per
-10 ms, so the script is written to paramiko's channel directly; ``Connection`` objects
-are built in one thread because their constructor writes into a shared Config.
+Pitfalls this avoids: fabric's ``in_stream`` reads one byte per 10 ms (invoke's
+``Runner.handle_stdin``), so the script is written to paramiko's channel directly;
+``Connection`` objects are built under one lock because their constructor writes into
+the shared Config; they are built lazily, by the worker that needs one, so 100,000 named
+nodes do not cost minutes before the first connection.
+
+Ending what a node runs: sshd starts a session's command in a new session
+(``setsid()`` in session.c's ``do_exec_no_pty``), so the login shell's pid is the process
+group of everything the collector starts. The remote command prints it on stderr
+(``gpudoctor-pgid N``) before ``exec``; on timeout, garbage or Ctrl-C the controller
+opens a second channel on the same connection and runs ``kill -KILL -- -N``. As a
+backstop for a controller that dies, the command runs under coreutils ``timeout``
+(which signals its whole process group) when the node has it.
 """
 
-import json
 import os
+import queue
 import shlex
 import socket
-import sys
 import threading
 import time
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
-from gpudoctor.runner import Node
+from gpudoctor.transport import (HINTS, MAX_OUTPUT, MAX_STDERR, NOT_FOUND_MARK, ControllerError, Node,  # noqa: F401
+                                 Payload, Transport, interpret, interrupted_node, is_fd_exhaustion, progress_bar,
+                                 timeout_node, usable_jobs)
 
 DEFAULT_JOBS = 64
-TOO_OLD_MARK = "gpudoctor: python too old:"
-
-# Error kinds (the JSON report's nodes[].error_kind), each with the fix a person needs.
-HINTS = {
-    "resolve": "the name does not resolve from this machine: check /etc/hosts or DNS, or the Host alias in ~/.ssh/config",
-    "refused": "nothing listens on the SSH port: is sshd running there, and is the Port right (~/.ssh/config)?",
-    "timeout": "no answer in time: the node is down, a firewall drops the traffic, or sshd hangs",
-    "unreachable": "no route to the node: check the network and the address",
-    "auth": "public-key authentication failed: ssh-copy-id the key to the node, and check ~/.ssh modes there "
-            "(700 for ~/.ssh, 600 for authorized_keys)",
-    "hostkey": "the node's host key changed since it was recorded in known_hosts: if the node was reinstalled, "
-               "remove the old key with ssh-keygen -R HOST; otherwise this may be an attack",
-    "hostkey-unknown": "the node's host key is not in known_hosts and --host-key-policy=strict: ssh to it once, "
-                       "or use --host-key-policy accept-new",
-    "python-missing": "no python3 on the node's PATH: install python3 (3.6+) or pass --python /path/to/python",
-    "python-old": "the node's python is older than 3.6: pass --python with a newer interpreter",
-    "collector": "the collector failed on the node (see the error)",
-    "garbage": "the node answered with something that is not facts JSON: a login banner or a python3 wrapper "
-               "printing to stdout?",
-    "ssh": "the SSH session failed",
-    "interrupted": "gathering was interrupted before this node answered",
-}
+GRACE = 3.0  # seconds past a node's deadline before the main thread gives up on its worker
+KILL_SECONDS = 3.0  # bound on ending a node's process group
 
 
 class _AcceptNew(object):
@@ -69,17 +60,27 @@ class _UnknownHostKey(Exception):
     pass
 
 
+class _Deadline(Exception):
+    pass
+
+
 def classify(exc):
     """(error_kind, one-line message) for an exception raised while reaching a node."""
     import paramiko
 
     text = str(exc) or type(exc).__name__
+    if is_fd_exhaustion(exc):
+        raise ControllerError("this machine ran out of file descriptors (%s): lower --jobs or raise ulimit -n" % text)
     if isinstance(exc, socket.gaierror):
         return "resolve", "name does not resolve (%s)" % exc.strerror
+    # Python's IDNA codec refuses names DNS cannot carry ('x..y', a label over 63
+    # characters) before any lookup: "label empty or too long"
+    if isinstance(exc, UnicodeError) or "label empty or too long" in text:
+        return "resolve", "not a name DNS can look up (%s)" % text
     if isinstance(exc, ConnectionRefusedError) or (
             isinstance(exc, paramiko.ssh_exception.NoValidConnectionsError) and "Unable to connect" in text):
         return "refused", "connection refused"
-    if isinstance(exc, (socket.timeout, TimeoutError)):
+    if isinstance(exc, (socket.timeout, TimeoutError, _Deadline)):
         return "timeout", "timed out"
     if isinstance(exc, paramiko.BadHostKeyException):
         return "hostkey", "host key changed (got %s, known_hosts has %s)" % (
@@ -88,55 +89,34 @@ def classify(exc):
         return "hostkey-unknown", "host key of %s is not known" % exc
     if isinstance(exc, paramiko.AuthenticationException):
         return "auth", "authentication failed (publickey)"
-    if isinstance(exc, paramiko.SSHException) and ("banner" in text.lower() or "timeout" in text.lower()):
+    if isinstance(exc, paramiko.SSHException) and any(w in text.lower() for w in ("banner", "timeout", "timed out")):
         return "timeout", "SSH handshake timed out (%s)" % text
     if isinstance(exc, OSError) and exc.errno in (101, 113):
         return "unreachable", "no route to host"
     if isinstance(exc, EOFError) or "reset" in text.lower():
         return "ssh", "connection closed during the handshake (%s)" % text
-    return "ssh", "%s: %s" % (type(exc).__name__, text)
+    return "ssh", "%s: %s" % (type(exc).__name__, text[:300])
 
 
-def remote_command(python, options):
-    """The command sshd runs (through the user's shell): find the interpreter, run the
-    script from stdin. Exit 127 means 'no such python'."""
-    args = " ".join("--set %s" % shlex.quote("%s=%s" % (k, json.dumps(v))) for k, v in sorted(options.items()))
+def remote_command(python, options, timeout=None):
+    """The command sshd runs (through the user's shell): find the interpreter, say the
+    process group, run the script from stdin. Only the 'not found' mark on stderr means
+    python is missing (exit 127 alone can come from anywhere)."""
+    args = " ".join("--set %s" % shlex.quote("%s=%s" % (k, _json(v))) for k, v in sorted(options.items()))
     py = shlex.quote(python)
-    return ("command -v %s >/dev/null 2>&1 || { echo 'gpudoctor: %s not found on PATH' >&2; exit 127; }; "
-            "exec %s - %s" % (py, python.replace("'", ""), py, args))
+    run = "%s - %s" % (py, args)
+    guard = ""
+    if timeout:
+        limit = "%d" % (int(timeout) + 5)
+        guard = "command -v timeout >/dev/null 2>&1 && exec timeout -k 2 %s %s; " % (limit, run)
+    return ("command -v %s >/dev/null 2>&1 || { echo %s >&2; exit 127; }; echo \"gpudoctor-pgid $$\" >&2; %sexec %s"
+            % (py, shlex.quote("%s %s" % (NOT_FOUND_MARK, python)), guard, run))
 
 
-def _run_one(conn, script, command, deadline):
-    """Open the session, write the script to stdin, read facts. Raises on SSH trouble."""
-    conn.open()
-    remaining = max(1.0, deadline - time.time())
-    stdin, stdout, stderr = conn.client.exec_command(command, timeout=remaining)
-    stdin.write(script)
-    stdin.flush()
-    stdin.channel.shutdown_write()
-    out = stdout.read()
-    err = stderr.read()
-    rc = stdout.channel.recv_exit_status()
-    return rc, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+def _json(v):
+    import json
 
-
-def _interpret(host, rc, out, err, python):
-    err_tail = err.strip().splitlines()[-1] if err.strip() else ""
-    if rc == 127:
-        return Node(host=host, error="%s not found on the node" % python, error_kind="python-missing")
-    if TOO_OLD_MARK in err:
-        return Node(host=host, error=err_tail, error_kind="python-old")
-    if rc != 0:
-        return Node(host=host, error="collector exited %s: %s" % (rc, err_tail[:300]), error_kind="collector")
-    try:
-        doc = json.loads(out.strip().splitlines()[-1]) if out.strip() else None
-    except ValueError:
-        doc = None
-    if not isinstance(doc, dict) or doc.get("schema") != "gpudoctor.facts/1":
-        shown = out.strip()[:80].replace("\n", " ")
-        return Node(host=host, error="not facts JSON: %r" % shown, error_kind="garbage")
-    doc["node"] = host
-    return Node(host=host, facts=doc)
+    return json.dumps(v)
 
 
 def make_config(ssh_config=None):
@@ -158,85 +138,255 @@ def make_config(ssh_config=None):
         raise InputError("ssh config %s: %s" % (ssh_config or "~/.ssh/config", excerpt(exc, 120)))
 
 
-def gather(hosts, python="python3", jobs=None, timeout=30.0, ssh_config=None, host_key_policy=None,
-           progress=True, options=None, per_host_options=None):
-    """Facts of every host, in the order given. KeyboardInterrupt carries `.partial_nodes`."""
-    import logging
+class _Slot(object):
+    """One node in flight: what the main thread needs to end it."""
 
-    import paramiko
-    from fabric import Connection
+    def __init__(self, host):
+        self.host = host
+        self.started = time.time()
+        self.conn = None
+        self.pgid = None
+        self.lock = threading.Lock()
 
-    from gpudoctor.collector.bundle import build_script
 
-    # paramiko logs handshake failures (with tracebacks) from its threads; we classify
-    # them per node instead.
-    plog = logging.getLogger("paramiko")
-    plog.addHandler(logging.NullHandler())
-    plog.propagate = False
+class SSHTransport(Transport):
+    name = "ssh"
 
-    script = build_script()
-    config = make_config(ssh_config)
-    policy_name = host_key_policy or os.environ.get("GPUDOCTOR_HOST_KEY_POLICY") or "accept-new"
-    lock = threading.Lock()
-    conns = {}
-    for h in hosts:  # built in this thread: Connection.__init__ writes into the shared Config
-        c = Connection(h.name, config=config, connect_timeout=timeout,
-                       connect_kwargs={"banner_timeout": timeout, "auth_timeout": timeout})
+    def run(self, hosts, payload):
+        """Facts of every host, in the order given. KeyboardInterrupt carries
+        `.partial_nodes` (every host; the unfinished ones `interrupted`)."""
+        import logging
+
+        from gpudoctor.inventory import validate_host
+
+        for h in hosts:  # names from the Python API too: never an option or a shell word
+            validate_host(h.name, h.source or "host")
+        # paramiko logs handshake failures (with tracebacks) from its threads; we classify
+        # them per node instead.
+        plog = logging.getLogger("paramiko")
+        plog.addHandler(logging.NullHandler())
+        plog.propagate = False
+
+        self.payload = payload
+        self.script = payload.get_script().encode("utf-8")
+        self.config = make_config(self.settings.get("ssh_config"))
+        self.policy = self.settings.get("host_key_policy") or os.environ.get("GPUDOCTOR_HOST_KEY_POLICY") or "accept-new"
+        self.build_lock = threading.Lock()
+        self.known_lock = threading.Lock()
+        jobs = usable_jobs(self.jobs, len(hosts))
+
+        todo = queue.Queue()
+        for h in hosts:
+            todo.put(h.name)
+        done_q = queue.Queue()
+        slots = {}
+        stop = threading.Event()
+
+        def worker():
+            while not stop.is_set():
+                try:
+                    name = todo.get_nowait()
+                except queue.Empty:
+                    return
+                slot = _Slot(name)
+                slots[name] = slot
+                try:
+                    node = self._one(slot)
+                except ControllerError as exc:
+                    done_q.put((name, exc))
+                    return
+                except BaseException as exc:  # never lose a node to a bug in one worker
+                    node = Node(host=name, error="%s: %s" % (type(exc).__name__, str(exc)[:300]), error_kind="ssh")
+                done_q.put((name, node))
+
+        threads = [threading.Thread(target=worker, name="gpudoctor-ssh-%d" % i, daemon=True) for i in range(jobs)]
+        for t in threads:
+            t.start()
+        results = {}
+        bar = progress_bar(self.progress, len(hosts))
+
+        def record(name, node):
+            if name in results:
+                return
+            results[name] = node
+            if bar:
+                bar.advance(node)
+
+        try:
+            while len(results) < len(hosts):
+                try:
+                    name, node = done_q.get(timeout=0.2)
+                except queue.Empty:
+                    name = None
+                if name is not None:
+                    if isinstance(node, ControllerError):
+                        stop.set()
+                        raise node
+                    record(name, node)
+                now = time.time()
+                for s in list(slots.values()):  # the backstop: a worker stuck past its deadline
+                    if s.host not in results and now > s.started + self.timeout + GRACE:
+                        record(s.host, timeout_node(s.host, self.timeout))
+                        threading.Thread(target=self._end, args=(s,), daemon=True).start()
+                if name is None and not any(t.is_alive() for t in threads) and done_q.empty():
+                    for h in hosts:  # every worker gone (a controller error already raised)
+                        if h.name not in results:
+                            record(h.name, Node(host=h.name, error="not gathered", error_kind="ssh"))
+        except KeyboardInterrupt as exc:
+            stop.set()
+            if bar:
+                bar.stop()
+                bar = None
+            flying = [s for s in slots.values() if s.host not in results]
+            enders = [threading.Thread(target=self._end, args=(s,), daemon=True) for s in flying]
+            for t in enders:
+                t.start()
+            t_end = time.time() + KILL_SECONDS
+            for t in enders:
+                t.join(max(0.0, t_end - time.time()))
+            exc.partial_nodes = [results.get(h.name) or interrupted_node(h.name, started=h.name in slots)
+                                 for h in hosts]
+            raise
+        finally:
+            stop.set()
+            if bar:
+                bar.stop()
+        return [results[h.name] for h in hosts]
+
+    # -- one node ---------------------------------------------------------------------
+
+    def _connection(self, name, timeout):
+        import paramiko
+        from fabric import Connection
+
+        with self.build_lock:  # Connection.__init__ writes into the shared Config
+            c = Connection(name, config=self.config, connect_timeout=timeout,
+                           connect_kwargs={"banner_timeout": timeout, "auth_timeout": timeout})
         known = _known_hosts_path(c)
         if known and os.path.exists(known):
             load_known_hosts(c.client, known)
-        if policy_name == "strict":
+        if self.policy == "strict":
             c.client.set_missing_host_key_policy(_Strict())
-        elif policy_name == "ignore":
+        elif self.policy == "ignore":
             c.client.set_missing_host_key_policy(paramiko.WarningPolicy())
         else:
-            c.client.set_missing_host_key_policy(_AcceptNew(known, lock, _hash_known_hosts(c)))
-        conns[h.name] = c
+            c.client.set_missing_host_key_policy(_AcceptNew(known, self.known_lock, _hash_known_hosts(c)))
+        return c
 
-    def work(h):
-        deadline = time.time() + timeout
-        opts = dict(options or {})
-        opts.update((per_host_options or {}).get(h.name, {}))
-        opts["node"] = h.name
-        cmd = remote_command(python, opts)
-        conn = conns[h.name]
+    def _one(self, slot):
+        deadline = slot.started + self.timeout
+        python = self.payload.python or "python3"
+        cmd = remote_command(python, self.payload.options_for(slot.host), self.timeout)
+        conn = None
         try:
-            rc, out, err = _run_one(conn, script, cmd, deadline)
+            conn = slot.conn = self._connection(slot.host, max(1.0, deadline - time.time()))
+            conn.open()
+            rc, out, err, truncated = self._exchange(slot, conn, cmd, deadline)
         except Exception as exc:  # every failure becomes a classified node result
             kind, msg = classify(exc)
+            if isinstance(exc, _Deadline):
+                self._end(slot)
+                return timeout_node(slot.host, self.timeout, str(exc) or "no facts")
             if kind == "ssh" and "No existing session" in msg and time.time() >= deadline - 1:
-                kind, msg = "timeout", "no SSH banner within %gs (sshd hangs, or a firewall drops it)" % timeout
-            return Node(host=h.name, error=msg, error_kind=kind)
+                kind, msg = "timeout", "no SSH banner within %gs (sshd hangs, or a firewall drops it)" % self.timeout
+            return Node(host=slot.host, error=msg, error_kind=kind)
         finally:
-            try:
-                conn.close()
-            except Exception:
-                pass
-        return _interpret(h.name, rc, out, err, python)
+            if conn is not None:
+                try:
+                    conn.close()
+                except Exception:
+                    pass
+        return interpret(slot.host, rc, out, err, python, truncated=truncated)
 
-    results = {}
-    bar = _progress(len(hosts)) if progress and sys.stderr.isatty() else None
-    pool = ThreadPoolExecutor(max_workers=max(1, min(jobs or DEFAULT_JOBS, len(hosts))))
-    futures = {pool.submit(work, h): h.name for h in hosts}
-    try:
-        pending = set(futures)
-        while pending:
-            done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
-            for f in done:
-                results[futures[f]] = f.result()
-                if bar:
-                    bar.advance(results[futures[f]])
-    except KeyboardInterrupt as exc:
-        pool.shutdown(wait=False, cancel_futures=True)
-        if bar:
-            bar.stop()
-        exc.partial_nodes = [results[h.name] for h in hosts if h.name in results]
-        raise
-    finally:
-        if bar:
-            bar.stop()
-    pool.shutdown(wait=True)
-    return [results[h.name] for h in hosts]
+    def _exchange(self, slot, conn, cmd, deadline):
+        """Run cmd, write the script, read stdout (at most MAX_OUTPUT bytes) and the tail
+        of stderr, all before `deadline` (wall clock)."""
+        transport = conn.client.get_transport()
+        chan = transport.open_session(timeout=max(0.5, deadline - time.time()))
+        chan.settimeout(0.2)
+        chan.exec_command(cmd)
+        out, err = bytearray(), bytearray()
+
+        def drain_err():
+            while chan.recv_stderr_ready():
+                err.extend(chan.recv_stderr(65536))
+                if slot.pgid is None:
+                    head = bytes(err[:200]).decode("utf-8", "replace")
+                    if head.startswith("gpudoctor-pgid ") and "\n" in head:
+                        word = head.split("\n", 1)[0].split()[-1]
+                        slot.pgid = int(word) if word.isdigit() else None
+                if len(err) > MAX_STDERR:
+                    del err[:len(err) - MAX_STDERR // 2]
+
+        def check():
+            if time.time() >= deadline:
+                raise _Deadline("no facts")
+
+        data, off = self.script, 0
+        while off < len(data):
+            check()
+            drain_err()
+            try:
+                off += chan.send(data[off:off + 32768])
+            except socket.timeout:
+                continue
+            if chan.closed or chan.exit_status_ready():
+                break
+        try:
+            chan.shutdown_write()
+        except (EOFError, OSError):
+            pass
+        truncated = False
+        while True:
+            check()
+            drain_err()
+            try:
+                chunk = chan.recv(65536)
+            except socket.timeout:
+                continue
+            if not chunk:
+                break
+            out.extend(chunk)
+            if len(out) > MAX_OUTPUT:  # a node streaming forever: garbage, and ended
+                truncated = True
+                self._end(slot, close=False)
+                return None, b"", "", True
+        while not chan.exit_status_ready():
+            check()
+            drain_err()
+            chan.status_event.wait(0.2)
+        drain_err()
+        return chan.recv_exit_status(), bytes(out), bytes(err).decode("utf-8", "replace"), truncated
+
+    def _end(self, slot, close=True):
+        """End the node's remote process group, then the connection. Bounded in time."""
+        with slot.lock:
+            conn = slot.conn
+            try:
+                if conn is not None and slot.pgid:
+                    t = conn.client.get_transport()
+                    if t is not None and t.is_active():
+                        ch = t.open_session(timeout=KILL_SECONDS)
+                        ch.exec_command("kill -KILL -- -%d 2>/dev/null; true" % slot.pgid)
+                        ch.status_event.wait(KILL_SECONDS)
+                        ch.close()
+            except Exception:  # the node is gone or the connection broke: nothing more to do
+                pass
+            if close and conn is not None:
+                try:
+                    conn.close()
+                except Exception:
+                    pass
+
+
+def gather(hosts, python="python3", jobs=None, timeout=30.0, ssh_config=None, host_key_policy=None,
+           progress=True, options=None, per_host_options=None):
+    """The old entry point, kept for callers of the SSH-only signature: prefer
+    gpudoctor.transport.run(hosts, Payload(...), via="ssh", ...)."""
+    t = SSHTransport(jobs=jobs, timeout=timeout, progress=progress, ssh_config=ssh_config,
+                     host_key_policy=host_key_policy)
+    return t.run(hosts, Payload(python=python, options=dict(options or {}),
+                                per_host_options=dict(per_host_options or {})))
 
 
 MAX_SSH_FILE = 16 << 20  # bytes of an ssh config or known_hosts file read; a large known_hosts is a few MB
@@ -349,26 +499,3 @@ def _known_hosts_path(conn):
     if files:
         return os.path.expanduser(files.split()[0])
     return os.path.expanduser("~/.ssh/known_hosts")
-
-
-class _progress(object):
-    """A rich progress bar on stderr (only when stderr is a terminal)."""
-
-    def __init__(self, total):
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-        from rich.console import Console
-
-        self.p = Progress(TextColumn("gathering facts"), BarColumn(), MofNCompleteColumn(),
-                          TextColumn("{task.fields[failed]} failed"), TimeElapsedColumn(),
-                          console=Console(stderr=True), transient=True)
-        self.task = self.p.add_task("nodes", total=total, failed=0)
-        self.failed = 0
-        self.p.start()
-
-    def advance(self, node):
-        if not node.reachable:
-            self.failed += 1
-        self.p.update(self.task, advance=1, failed=self.failed)
-
-    def stop(self):
-        self.p.stop()

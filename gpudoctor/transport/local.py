@@ -1,0 +1,47 @@
+"""This machine, in process: the collector runs here, under the wall-clock deadline of
+gpudoctor/deadline.py. ``hosts`` is empty (or names only this machine); the one Node
+is named by the collector (the hostname)."""
+
+from gpudoctor.transport import Node, Transport, interrupted_node
+
+
+class LocalTransport(Transport):
+    name = "local"
+
+    def run(self, hosts, payload):
+        """[Node] for this machine. payload.fast is the prolog tier: facts read in this
+        process only (/proc, /sys, rlimits, NVML), no probe of another interpreter unless
+        payload.python names one, no nvidia-smi fallback."""
+        from gpudoctor import deadline, gather
+
+        python, options = payload.python, dict(payload.options or {})
+        if payload.fast:
+            options.setdefault("nvidia_smi", False)
+
+            def work():
+                from gpudoctor.collector import Context, collect
+
+                if python:
+                    return gather.local(python=python, options=options)
+                doc = collect(Context(python=None, options=options))
+                return [Node(host=doc["node"] or "localhost", facts=doc)]
+        else:
+            def work():
+                return gather.local(python=python, options=options or None)
+
+        try:
+            finished, nodes = deadline.call(work, self.timeout)
+        except KeyboardInterrupt as exc:
+            deadline.kill_children()
+            exc.partial_nodes = [interrupted_node(_hostname())]
+            raise
+        if finished:
+            return nodes
+        deadline.kill_children()
+        return [deadline.timed_out_node(self.timeout)]
+
+
+def _hostname():
+    import socket
+
+    return socket.gethostname()

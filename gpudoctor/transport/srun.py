@@ -1,0 +1,344 @@
+"""The collector as one Slurm task per node, through Slurm's own tree fan-out: no SSH
+between nodes, no connection per node from this machine (``--via srun``; the default
+inside an allocation, see gpudoctor/transport/__init__.py ``choose``).
+
+    srun --nodes=N --ntasks=N --ntasks-per-node=1 --nodelist=NODESET --kill-on-bad-exit=0
+         --label ... sh -c 'announce; find python; exec python -' gpudoctor PYTHON
+
+(https://slurm.schedmd.com/srun.html). srun sends its stdin to every task (``--input``
+defaults to all tasks), so the script travels once, on stdin, as with ssh. ``--label``
+prefixes every line with the task id, so lines of different tasks never mix:
+
+- the shell announces its node first (``gpudoctor-task $SLURMD_NODENAME``), before python
+  runs, so a task whose python is missing or prints garbage is still mapped to a node;
+- a stub in front of the collector adds this node's options (per-host options of the
+  rendezvous probe included), captures the collector's stdout and writes it back as
+  ``gpudoctor-chunk NODE <base64 of zlib>`` lines of at most 1,000 characters and one
+  ``gpudoctor-end NODE RC LENGTH`` frame.
+
+srun's own lines are unlabelled: ``srun: error: NODE: task N: Exited with exit code X``,
+``Task launch for StepId=... failed on node NODE: ...`` (a node not responding). A task
+that exits without its end frame, a node that never answers by the deadline, and a task
+whose output passes MAX_OUTPUT are classified from those. When every node has an answer,
+or at the deadline, or on Ctrl-C, srun gets SIGTERM: it cancels the step and slurmstepd
+ends every process of the step on every node (tested: a ``sleep 3600`` left in the
+background by the collector is gone).
+"""
+
+import base64
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import threading
+import time
+import zlib
+
+from gpudoctor.transport import (MAX_OUTPUT, MAX_STDERR, NOT_FOUND_MARK, ControllerError, Node, Transport, interpret,
+                                 interrupted_node, is_fd_exhaustion, timeout_node)
+
+LINE = 1000  # characters of base64 per chunk line
+READ_LIMIT = 1 << 16  # bytes of one line read at a time (longer lines are read in pieces)
+
+# Runs on the node, as `sh -c SHELL gpudoctor PYTHON`: the node announces itself before
+# anything can fail, then the same 'not found' mark as the ssh transport.
+SHELL = ('echo "gpudoctor-task ${SLURMD_NODENAME:-$(hostname)}"; py=$1; '
+         'command -v "$py" >/dev/null 2>&1 || { echo "%s $py" >&2; exit 127; }; exec "$py" -' % NOT_FOUND_MARK)
+
+# Put in front of the collector bundle. Python 2 syntax too, so that an old python
+# reaches the bundle's own "too old" message.
+STUB = r'''# gpudoctor srun stub
+import base64, json, os, sys, zlib
+_node = os.environ.get("SLURMD_NODENAME") or os.uname()[1]
+_opts = json.loads(%(common)r)
+_opts.update(json.loads(%(per)r).get(_node, {}))
+_opts["node"] = _node
+sys.argv = [sys.argv[0]] + sum([["--set", "%%s=%%s" %% (k, json.dumps(v))] for k, v in sorted(_opts.items())], [])
+try:
+    from io import StringIO
+except ImportError:
+    from StringIO import StringIO
+_real, _buf = sys.stdout, StringIO()
+sys.stdout = _buf
+_rc = 0
+try:
+    exec(compile(%(bundle)r, "<gpudoctor>", "exec"), {"__name__": "__main__"})
+except SystemExit as _e:
+    _rc = _e.code if isinstance(_e.code, int) else (0 if _e.code is None else 1)
+except BaseException as _e:
+    sys.stderr.write("gpudoctor: collector crashed: %%s: %%s\n" %% (type(_e).__name__, _e))
+    _rc = 3
+sys.stdout = _real
+_data = base64.b64encode(zlib.compress(_buf.getvalue().encode("utf-8"))).decode("ascii")
+for _i in range(0, len(_data), %(line)d):
+    _real.write("gpudoctor-chunk %%s %%s\n" %% (_node, _data[_i:_i + %(line)d]))
+_real.write("gpudoctor-end %%s %%d %%d\n" %% (_node, _rc, len(_data)))
+_real.flush()
+sys.exit(0)
+'''
+
+_LABEL = re.compile(r"^\s*(\d+): ?(.*)$", re.S)
+_TASK_EXIT = re.compile(r"^srun: error: (\S+): tasks? ([\d,\-]+): (.*)$")
+_LAUNCH_FAIL = re.compile(r"failed on node (\S+): (.*)$")
+_EXECVE = re.compile(r"slurmstepd(?:-(\S+))?: error: execve\(\): (.*)$")
+
+
+def build_stub(script, options, per_host):
+    return STUB % {"common": json.dumps(options, sort_keys=True), "per": json.dumps(per_host, sort_keys=True),
+                   "bundle": script, "line": LINE}
+
+
+class _Task(object):
+    def __init__(self):
+        self.node = None
+        self.chunks = []
+        self.size = 0
+        self.end = None  # (rc, length)
+        self.err = []
+        self.err_size = 0
+        self.garbage = []  # lines that are not frames (kept bounded, for the message)
+        self.overflow = False
+
+
+class SrunTransport(Transport):
+    name = "srun"
+
+    def command(self, hosts, python):
+        from gpudoctor.inventory import validate_host
+        from gpudoctor.nodes import fold
+
+        for h in hosts:
+            validate_host(h.name, h.source or "host")
+        srun = shutil.which("srun")
+        if not srun:
+            from gpudoctor.errors import InputError
+
+            raise InputError("--via srun: srun is not on PATH (use --via ssh)")
+        nodelist = fold([h.name for h in hosts])
+        n = len(hosts)
+        minutes = int(self.timeout // 60) + 2  # the step's own limit, should this process die
+        cmd = [srun, "--nodes=%d" % n, "--ntasks=%d" % n, "--ntasks-per-node=1", "--nodelist=" + nodelist,
+               "--kill-on-bad-exit=0", "--label", "--job-name=gpudoctor", "--time=%d" % minutes]
+        cmd += list(self.settings.get("srun_args") or [])
+        return cmd + ["sh", "-c", SHELL, "gpudoctor", python]
+
+    def run(self, hosts, payload):
+        python = payload.python or "python3"
+        names = [h.name for h in hosts]
+        cmd = self.command(hosts, python)
+        per = dict((h, o) for h, o in (payload.per_host_options or {}).items())
+        stub = build_stub(payload.get_script(), dict(payload.options or {}), per).encode("utf-8")
+        try:
+            proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    start_new_session=True)
+        except OSError as exc:
+            if is_fd_exhaustion(exc):
+                raise ControllerError("this machine ran out of file descriptors starting srun: %s" % exc)
+            raise ControllerError("cannot run srun: %s" % exc)
+        started = time.time()
+        deadline = started + self.timeout
+        tasks = {}
+        srun_lines = []
+        lock = threading.Lock()
+
+        def feed():
+            try:
+                proc.stdin.write(stub)
+            except (BrokenPipeError, OSError):
+                pass
+            finally:
+                try:
+                    proc.stdin.close()
+                except OSError:
+                    pass
+
+        def read(stream, is_err):
+            last = None
+            while True:
+                line = stream.readline(READ_LIMIT)
+                if not line:
+                    return
+                text = line.decode("utf-8", "replace").rstrip("\n")
+                m = _LABEL.match(text)
+                with lock:
+                    if m:
+                        last = tasks.setdefault(int(m.group(1)), _Task())
+                        self._take(last, m.group(2), is_err)
+                    elif text.startswith("srun: "):
+                        if len(srun_lines) < 200:
+                            srun_lines.append(text[:500])
+                    elif last is not None:  # the rest of a line longer than READ_LIMIT
+                        self._take(last, text, is_err, continued=True)
+
+        threads = [threading.Thread(target=feed, daemon=True),
+                   threading.Thread(target=read, args=(proc.stdout, False), daemon=True),
+                   threading.Thread(target=read, args=(proc.stderr, True), daemon=True)]
+        for t in threads:
+            t.start()
+        stopped = False
+        try:
+            while True:
+                with lock:
+                    settled = self._settled(names, tasks, srun_lines)
+                if settled or proc.poll() is not None or time.time() >= deadline:
+                    break
+                threads[1].join(0.1)
+            if proc.poll() is None:
+                stopped = not settled  # the deadline ended it: unfinished nodes timed out
+                self._stop(proc)
+            for t in threads[1:]:
+                t.join(2.0)
+        except KeyboardInterrupt as exc:
+            self._stop(proc)
+            with lock:
+                done = self._results(names, tasks, srun_lines, python, final=False)
+            exc.partial_nodes = [done.get(h) or interrupted_node(h) for h in names]
+            raise
+        with lock:
+            done = self._results(names, tasks, srun_lines, python, final=True)
+            finished = self._finished(tasks, srun_lines)
+        out = []
+        for h in names:
+            node = done.get(h)
+            if stopped and h not in finished and (node is None or node.error_kind != "garbage"):
+                node = timeout_node(h, self.timeout)
+            if node is None:
+                node = Node(
+                    host=h, error="srun ran no task there: %s" % _last(srun_lines, proc.returncode), error_kind="slurm")
+            out.append(node)
+        return out
+
+    @staticmethod
+    def _take(task, text, is_err, continued=False):
+        n = len(text) + 1
+        if is_err:
+            task.err_size += n
+            task.err.append(text[:500])
+            while task.err_size > MAX_STDERR and len(task.err) > 1:
+                task.err_size -= len(task.err.pop(0)) + 1
+            return
+        task.size += n
+        if task.size > MAX_OUTPUT:
+            task.overflow = True
+            task.chunks = []
+            return
+        if continued:
+            task.garbage.append(text[:80])
+            return
+        head, _, rest = text.partition(" ")
+        if head == "gpudoctor-task" and task.node is None:
+            task.node = rest.strip()
+        elif head == "gpudoctor-chunk" and task.node is not None and rest.startswith(task.node + " "):
+            task.chunks.append(rest[len(task.node) + 1:])
+        elif head == "gpudoctor-end" and task.node is not None and rest.startswith(task.node + " "):
+            parts = rest.split()
+            if len(parts) == 3 and parts[1].lstrip("-").isdigit() and parts[2].isdigit():
+                task.end = (int(parts[1]), int(parts[2]))
+        elif len(task.garbage) < 5:
+            task.garbage.append(text[:80])
+
+    @staticmethod
+    def _finished(tasks, srun_lines=()):
+        """Nodes whose task is over: its end frame, too much output, or srun reported
+        its exit (a missing python, a crash)."""
+        done = set(t.node for t in tasks.values() if t.node and (t.end or t.overflow))
+        for line in srun_lines:
+            m = _TASK_EXIT.match(line)
+            if m:
+                done.add(m.group(1))
+        return done
+
+    def _settled(self, names, tasks, srun_lines):
+        return self._finished(tasks, srun_lines) >= set(names)
+
+    def _results(self, names, tasks, srun_lines, python, final):
+        """Node results from what the tasks and srun said so far."""
+        wanted = set(names)
+        by_node, claims = {}, {}
+        for tid, t in sorted(tasks.items()):
+            if t.node in wanted:
+                claims.setdefault(t.node, []).append(tid)
+                by_node[t.node] = t
+        exits, launch = {}, {}
+        for line in srun_lines:
+            m = _TASK_EXIT.match(line)
+            if m:
+                exits[m.group(1)] = m.group(3)
+                continue
+            m = _LAUNCH_FAIL.search(line)
+            if m:
+                launch[m.group(1)] = m.group(2)
+        for t in tasks.values():  # execve errors: python is not there
+            for e in t.err:
+                m = _EXECVE.search(e)
+                if m and t.node is None and m.group(1) in wanted:
+                    by_node.setdefault(m.group(1), t)
+        out = {}
+        for h in names:
+            t = by_node.get(h)
+            if len(claims.get(h, [])) > 1:
+                out[h] = Node(host=h, error="%d tasks claimed to be this node" % len(claims[h]), error_kind="garbage")
+                continue
+            if h in launch and (t is None or t.end is None):
+                out[h] = Node(host=h, error="srun could not start the task: %s" % launch[h][:300], error_kind="slurm")
+                continue
+            if t is None:
+                continue
+            err = "\n".join(t.err)
+            if t.overflow:
+                out[h] = interpret(h, 0, "", err, python, truncated=True)
+            elif t.end is not None:
+                rc, length = t.end
+                data = "".join(t.chunks)
+                try:
+                    if len(data) != length:
+                        raise ValueError("frame of %d characters, %d received" % (length, len(data)))
+                    d = zlib.decompressobj()
+                    text = d.decompress(base64.b64decode(data), MAX_OUTPUT + 1)
+                    if len(text) > MAX_OUTPUT or d.unconsumed_tail:
+                        out[h] = interpret(h, 0, "", err, python, truncated=True)
+                        continue
+                except (ValueError, zlib.error, TypeError) as exc:
+                    out[h] = Node(host=h, error="broken frame: %s" % exc, error_kind="garbage")
+                    continue
+                out[h] = interpret(h, rc, text, err, python)
+            elif NOT_FOUND_MARK in err or any(_EXECVE.search(e) for e in t.err):
+                out[h] = Node(host=h, error="%s not found on the node" % python, error_kind="python-missing")
+            elif h in exits and final:
+                out[h] = interpret(h, _exit_code(exits[h]), "\n".join(t.garbage), err, python)
+                if out[h].error_kind == "collector" and "Killed" in exits[h]:
+                    out[h].error = "the task was killed (%s)" % exits[h][:200]
+            elif final and t.garbage:
+                out[h] = interpret(h, 0, "\n".join(t.garbage), err, python)
+        return out
+
+    @staticmethod
+    def _stop(proc):
+        """SIGTERM to srun cancels the step: slurmstepd signals every process of it on every
+        node. SIGKILL to srun's process group if it does not exit in time."""
+        try:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            try:
+                proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                pass
+        except OSError:
+            pass
+
+
+def _exit_code(text):
+    m = re.search(r"exit code (\d+)", text)
+    return int(m.group(1)) if m else 1
+
+
+def _last(lines, rc):
+    errs = [l for l in lines if "error" in l]
+    return (errs[-1] if errs else "srun exited %s" % rc)[:300]
