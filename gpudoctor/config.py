@@ -210,7 +210,10 @@ def find_config(explicit=None) -> Optional[str]:
                 head = f.read(MAX_CONFIG_BYTES)
         except OSError:
             return None
-        if b"[tool.gpudoctor]" in head:
+        # any mention, not only a "[tool.gpudoctor]" header: `[tool] gpudoctor = "x"` and
+        # `tool.gpudoctor.strict = true` are the same table to TOML (and a bad one must be
+        # reported, not silently skipped); a pyproject without the table reads as no settings
+        if b"gpudoctor" in head:
             return "pyproject.toml"
     return None
 
