@@ -12,6 +12,7 @@ goes first in its fix list, and the generic lines stay after it.
 - launcher_port  the port flag of the launcher in the log (accelerate --main_process_port,
                  torchrun/deepspeed --master_port, mpirun -x MASTER_PORT=...)
 - visible_gpus   "invalid device ordinal": the GPU count of the node and the launcher's flag
+- btl_tcp_if     Open MPI's TCP transport: --mca btl_tcp_if_include with the node's routable NIC
 """
 
 import json
@@ -180,6 +181,11 @@ def apply(result, facts):
                 elif launcher == "mpirun":
                     line = "mpirun " + " ".join("-x %s=<the NIC of the nodes' routable IPs>" % k for k in keys) + \
                         " ...  (-x is how mpirun passes a variable to every rank)"
+            elif kind == "btl_tcp_if" and facts:
+                got = socket_ifname(facts)
+                if got:
+                    line = "mpirun --mca btl_tcp_if_include %s --mca oob_tcp_if_include %s ...   (this node: %s " \
+                           "carries %s)" % (got[0], got[0], got[0], got[1])
             elif kind == "launcher_port":
                 if launcher in PORT_FLAG:
                     line = PORT_FLAG[launcher].format(port=PORT_HINT) + \

@@ -34,10 +34,12 @@ class Pattern:
     a `together` group)."""
 
     __slots__ = ("entry", "role", "cause", "rank", "source", "regex", "needles", "needles_b", "multiline",
-                 "weight", "near", "group", "index")
+                 "weight", "near", "group", "index", "on_info")
 
-    def __init__(self, entry, role, source, rank, cause=None, weight=0, near=None, group=None, index=None):
+    def __init__(self, entry, role, source, rank, cause=None, weight=0, near=None, group=None, index=None,
+                 on_info=False):
         self.entry, self.role, self.source, self.rank, self.cause = entry, role, source, rank, cause
+        self.on_info = on_info
         self.weight, self.near, self.group, self.index = weight, near, group, index
         if not isinstance(source, str):
             raise KnowledgeError("%s: a pattern must be a string, not %r" % (entry, source))
@@ -175,7 +177,7 @@ def _toml():
 ENTRY_KEYS = {"id", "title", "kind", "rank", "explain", "patterns", "distinct", "causes", "references", "debug",
               "lookup", "family", "signals", "together", "note", "computed"}
 CAUSE_KEYS = {"text", "checks", "confirm", "fix", "exports", "evidence", "computed"}
-COMPUTED = {"torch_build", "socket_ifname", "launcher_port", "visible_gpus"}
+COMPUTED = {"torch_build", "socket_ifname", "launcher_port", "visible_gpus", "btl_tcp_if"}
 
 
 def _int(v):
@@ -203,10 +205,11 @@ def _validate(e, where, known_checks):
         if isinstance(p, str):
             pats.append(Pattern(eid, "match", p, e["rank"]))
         elif isinstance(p, dict) and isinstance(p.get("re"), str) and _int(p.get("rank", e["rank"])) \
-                and set(p) <= {"re", "rank"}:
-            pats.append(Pattern(eid, "match", p["re"], p.get("rank", e["rank"])))
+                and set(p) <= {"re", "rank", "on_info"} and isinstance(p.get("on_info", False), bool):
+            pats.append(Pattern(eid, "match", p["re"], p.get("rank", e["rank"]), on_info=p.get("on_info", False)))
         else:
-            raise KnowledgeError("%s: %s: a pattern is a string or {re = '...', rank = N}" % (where, eid))
+            raise KnowledgeError("%s: %s: a pattern is a string or {re = '...', rank = N, on_info = true|false}"
+                                 % (where, eid))
     for p in e.get("distinct", []):
         pat = Pattern(eid, "distinct", p, e["rank"])
         if not pat.regex.groupindex:

@@ -135,7 +135,8 @@ def _consider(scan, kb, lineno, win, needles):
             continue
         if not sev_done:
             sev, sev_done = severity(win.body(0)[0]), True
-        hit = Hit(lineno, shown, p, m.groupdict(), sev)
+        # on_info: NCCL prints some failures (a plugin's dlerror, "-> N" return chains) as INFO
+        hit = Hit(lineno, shown, p, m.groupdict(), None if p.on_info else sev)
         role = p.role
         if role == "evidence":
             lst = scan.evidence.setdefault((p.entry, p.cause), [])

@@ -59,8 +59,13 @@ def strip_prefix(text):
     return out, removed
 
 
+_NCCL_RETURN = re.compile(r"\.(?:cc|cu|c|h):\d+ -> [1-9]\d*\b")
+
+
 def severity(body):
     """'info', 'warn' or None (an error, or a line without a marker) for a prefix-free line."""
+    if _NCCL_RETURN.search(body):
+        return None  # NCCL's error return chain ('init.cc:1303 -> 2'), printed at INFO level
     if _INFO.search(body):
         return "info"
     if _WARN.search(body):
