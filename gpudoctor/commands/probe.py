@@ -1,0 +1,224 @@
+"""`gpudoctor probe`: measure the fabric the job will use (docs/probe.md).
+
+Over the same transports as `check`, start workers on every node with the job's interpreter:
+NCCL all_reduce/all_gather over the job's torch (``--mode nccl``), or a stdlib TCP throughput
+probe between node pairs (``--mode tcp``); ``auto`` picks NCCL where every node has torch and
+GPUs. Findings carry ``probe.*`` ids; ``--budget`` bounds the whole run, cleanup included."""
+
+import socket
+import sys
+import time
+
+from gpudoctor.errors import InputError
+
+MODES = ("auto", "tcp", "nccl")
+DTYPES = ("bf16", "fp16", "fp32", "fp8")
+FACT_SECTIONS = ["host", "network", "rdma", "limits", "nccl", "gpu"]
+
+
+def add_parser(sub):
+    p = sub.add_parser("probe", help="measure the fabric: NCCL bandwidth and transport, TCP between node pairs, "
+                                     "the slow node or link")
+    add_node_options(p)
+    add_probe_options(p)
+    p.add_argument("--json", action="store_true", help="print the gpudoctor.probe/1 document")
+    p.add_argument("-o", "--output", metavar="FILE", help="write the output to FILE instead of stdout")
+    p.add_argument("--strict", action="store_true", help="warnings fail too (exit 1)")
+    p.set_defaults(func=run)
+    return p
+
+
+def add_node_options(p):
+    g = p.add_argument_group("nodes (default: this machine)")
+    g.add_argument("--hosts", metavar="FILE", help="hostfile: DeepSpeed/pdsh (host slots=8), MPI (host:8), plain list")
+    g.add_argument("--nodes", metavar="NODESET", help="node set, e.g. 'gpu[01-16]' (default inside a Slurm "
+                                                      "allocation: $SLURM_JOB_NODELIST)")
+    g.add_argument("--local", action="store_true", help="probe only this machine, even inside a Slurm allocation")
+    g.add_argument("--python", metavar="PATH", help="the job's interpreter on the nodes (its torch and NCCL are "
+                                                  "what the probe measures); default: python3 on PATH")
+    g.add_argument("--ssh-config", metavar="FILE", help="ssh config to honour (default ~/.ssh/config)")
+    g.add_argument("--host-key-policy", choices=("accept-new", "strict", "ignore"), default=None,
+                   help="unknown host keys: accept-new (default, like OpenSSH), strict, ignore")
+
+
+def add_probe_options(p, prefix=""):
+    g = p.add_argument_group("probe")
+    g.add_argument("--%sbudget" % prefix, dest="budget", type=float, default=120.0, metavar="SECONDS",
+                   help="the whole probe ends within this many seconds, cleanup included (default 120)")
+    g.add_argument("--%smode" % prefix, dest="mode", choices=MODES, default="auto",
+                   help="nccl: torch.distributed over the job's NCCL; tcp: stdlib TCP between node pairs; "
+                        "auto (default): nccl where every node has torch and GPUs")
+    g.add_argument("--%sports" % prefix, dest="ports", default="29500-29599", metavar="LOW-HIGH",
+                   help="the job's port range: the TCP probe listens there and NCCL's rendezvous takes a free "
+                        "port of it (default 29500-29599: torchrun's MASTER_PORT is 29500)")
+    g.add_argument("--params", metavar="N", help="model parameters (7e9, 7B, 350M): print the all-reduce time "
+                                                 "per step, one node vs all nodes")
+    g.add_argument("--grad-dtype", choices=DTYPES, default="bf16", help="gradient dtype for --params (default bf16)")
+    g.add_argument("--tcp-seconds", type=float, default=2.0, metavar="S",
+                   help="TCP probe: seconds per direction per pair (default 2)")
+    g.add_argument("--max-size", default="1G", metavar="BYTES", help="NCCL sweep: largest size (default 1G; "
+                                                                      "sizes double from 1M)")
+
+
+def _ports(text):
+    try:
+        lo, _, hi = text.partition("-")
+        lo, hi = int(lo), int(hi or lo)
+    except ValueError:
+        raise InputError("--ports %r: expected LOW-HIGH, e.g. 29500-29599" % text[:40])
+    if not (1 <= lo <= hi <= 65535):
+        raise InputError("--ports %d-%d: ports are 1-65535, low <= high" % (lo, hi))
+    return lo, hi
+
+
+def _size(text):
+    t = text.strip().upper().rstrip("B").rstrip("I")
+    mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    try:
+        n = int(float(t[:-1]) * mult[t[-1]]) if t and t[-1] in mult else int(t)
+    except (ValueError, KeyError):
+        raise InputError("--max-size %r: expected e.g. 256M or 1G" % text[:40])
+    if not (1 << 20) <= n <= (16 << 30):
+        raise InputError("--max-size must be between 1M and 16G")
+    return n
+
+
+def options(args):
+    """Validated probe settings from the arguments (InputError on a bad value)."""
+    from gpudoctor.probe import metrics
+
+    if not (0 < args.budget <= 86400):
+        raise InputError("--budget must be between 0 and 86400 seconds")
+    if not (0.05 <= args.tcp_seconds <= 60):
+        raise InputError("--tcp-seconds must be between 0.05 and 60")
+    params = None
+    if args.params is not None:
+        try:
+            params = metrics.parse_count(args.params)
+        except ValueError:
+            params = None
+        if not params or params <= 0 or params > 1e15:
+            raise InputError("--params %r: expected a count like 7e9, 7B or 350M" % str(args.params)[:40])
+    top = _size(args.max_size)
+    sizes, s = [], 1 << 20
+    while s <= top:
+        sizes.append(s)
+        s <<= 1
+    return {"budget": args.budget, "mode": args.mode, "ports": _ports(args.ports), "params": params,
+            "grad_dtype": args.grad_dtype, "tcp_seconds": args.tcp_seconds, "sizes": sizes}
+
+
+def _progress(msg):
+    if sys.stderr.isatty():
+        print("gpudoctor probe: %s" % msg, file=sys.stderr)
+
+
+def probe_nodes(args, opts, hosts=None, facts=None):
+    """Run the probe; (document, findings, step estimate). ``hosts`` (inventory Hosts) and
+    ``facts`` ({host: facts}) come from `check --probe`; otherwise they are resolved here."""
+    from gpudoctor.probe import findings as F
+    from gpudoctor.probe import launch, report, run
+
+    t0 = time.time()
+    if hosts is None:
+        from gpudoctor import inventory
+
+        hosts = None if getattr(args, "local", False) else inventory.resolve(hosts_file=args.hosts,
+                                                                            nodeset=args.nodes)
+    if hosts:
+        names = [h.name for h in hosts]
+        transport = launch.SshTransport(names, python=args.python or "python3", ssh_config=args.ssh_config,
+                                        host_key_policy=args.host_key_policy,
+                                        connect_timeout=min(10.0, max(2.0, opts["budget"] / 4)))
+        if facts is None:
+            facts = _gather_facts(hosts, args, opts)
+    else:
+        import shutil
+
+        if args.python and not shutil.which(args.python):
+            raise InputError("--python %s: no such interpreter" % args.python)
+        names = [socket.gethostname() or "localhost"]
+        transport = launch.LocalTransport(python=args.python or None)
+        if facts is None:
+            facts = _local_facts(names[0], args)
+    left = opts["budget"] - (time.time() - t0)
+    if left < 1:
+        raise InputError("--budget %gs was spent gathering facts; give the probe more time" % opts["budget"])
+    doc = run.probe(names, transport, mode=opts["mode"], budget=left, ports=opts["ports"],
+                    tcp_seconds=opts["tcp_seconds"], sizes=opts["sizes"], log=_progress)
+    doc["budget_s"] = opts["budget"]
+    doc["elapsed_s"] = round(time.time() - t0, 2)
+    found = F.evaluate(doc, facts or {})
+    step = report.estimate(doc, opts["params"], opts["grad_dtype"]) if opts["params"] else None
+    return doc, found, step
+
+
+def _gather_facts(hosts, args, opts):
+    """The facts the findings read (RDMA ports, interface speeds, limits): one short fan-out."""
+    from gpudoctor.transport import ssh
+
+    try:
+        nodes = ssh.gather(hosts, python=args.python or "python3", timeout=min(15.0, max(2.0, opts["budget"] / 5)),
+                           ssh_config=args.ssh_config, host_key_policy=args.host_key_policy, progress=False,
+                           options={"only": FACT_SECTIONS})
+    except KeyboardInterrupt:
+        raise
+    return {n.host: n.facts for n in nodes if n.reachable}
+
+
+def _local_facts(name, args):
+    from gpudoctor.collector import Context, collect
+
+    doc = collect(Context(python=None), only=set(FACT_SECTIONS))
+    return {name: doc}
+
+
+def emit(doc, found, step, args):
+    import io
+    import json
+
+    from gpudoctor.probe import report
+
+    stream = io.StringIO()
+    if args.json:
+        json.dump(report.to_json(doc, found, step), stream, indent=1, sort_keys=False)
+        stream.write("\n")
+    else:
+        report.render_text(doc, found, stream, step)
+    if getattr(args, "output", None):
+        from gpudoctor.report.atomic import write_atomic
+
+        write_atomic(args.output, stream.getvalue())
+    else:
+        sys.stdout.write(stream.getvalue())
+        sys.stdout.flush()
+    return report.exit_code(found, strict=getattr(args, "strict", False))
+
+
+def run(args):
+    opts = options(args)
+    doc, found, step = probe_nodes(args, opts)
+    return emit(doc, found, step, args)
+
+
+def after_check(args, nodes, stream=None):
+    """`check --probe`: the probe over the nodes the check reached, with their facts."""
+    from gpudoctor import inventory
+
+    opts = options(args)
+    reached = [n for n in nodes if n.reachable]
+    if not reached:
+        return 0
+    local = getattr(args, "local", False) or not (args.hosts or args.nodes or inventory.resolve(
+        hosts_file=None, nodeset=None))
+    hosts = None if local else [inventory.Host(name=n.host) for n in reached]
+    facts = {n.host: n.facts for n in reached}
+    if local:
+        args.local = True
+    doc, found, step = probe_nodes(args, opts, hosts=hosts, facts=facts if not local else None)
+    from gpudoctor.probe import report
+
+    out = stream or sys.stdout
+    out.write("\n")
+    report.render_text(doc, found, out, step)
+    return report.exit_code(found, strict=getattr(args, "strict", False))

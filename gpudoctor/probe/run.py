@@ -1,0 +1,323 @@
+"""The probe's phases under one budget. Controller side.
+
+1. hello: on every node at once, can a worker start (interpreter, torch found, GPUs);
+2. tcp mode: node pairs in rounds (perfect matchings, plan.rounds) as the budget allows,
+   then a second pass that pairs the suspects with nodes that measured well;
+   nccl mode: each node alone (its GPUs over P2P/NVLink), all nodes together, then node
+   pairs in rounds when there are three nodes or more;
+3. cleanup: every process this run started is ended on every node it reached, inside the
+   budget (a slice is kept for it from the start).
+
+Returns the ``gpudoctor.probe/1`` document (without findings: findings.py adds them).
+"""
+
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+
+from gpudoctor.probe import SCHEMA, nccl_log, plan
+from gpudoctor.probe.launch import cleanup_run, start_worker
+
+MiB = 1 << 20
+DEFAULT_SIZES = [MiB << i for i in range(11)]  # 1 MiB .. 1 GiB, as the nccl-tests sweeps go
+PAIR_SIZES = [64 * MiB, 256 * MiB]
+# torchrun's default MASTER_PORT is 29500 (torch/distributed/run.py); the job's rendezvous
+# and NCCL bootstrap live around it unless the launch line says otherwise.
+DEFAULT_PORTS = (29500, 29599)
+# Kinds where nothing started on the node: no cleanup to run there.
+UNREACHED = {"resolve", "refused", "timeout", "unreachable", "auth", "hostkey", "hostkey-unknown", "ssh"}
+
+
+class Budget(object):
+    def __init__(self, seconds, cleanup_share=0.15, cleanup_max=8.0):
+        self.start = time.time()
+        self.total = float(seconds)
+        self.reserve = min(cleanup_max, max(1.0, seconds * cleanup_share))
+        self.end = self.start + self.total - self.reserve  # work ends here; cleanup after
+
+    def left(self):
+        return self.end - time.time()
+
+    def share(self, fraction):
+        """A deadline ``fraction`` of the remaining work time from now."""
+        return time.time() + max(0.0, self.left()) * fraction
+
+
+def _hello(transport, hosts, token, deadline):
+    t0 = time.time()
+    workers = {h: start_worker(transport, h, {"role": "hello", "hard_s": max(1.0, deadline - time.time())}, token)
+               for h in hosts}
+    out = {}
+    for h in hosts:
+        ev = workers[h].next_event(deadline)
+        if ev is None:
+            workers[h].stop()
+            out[h] = {"host": h, "reachable": False, "error_kind": "hang",
+                      "error": "the worker did not answer within %.1fs (a hung interpreter or node)" % (deadline - t0)}
+        elif not ev.get("ok"):
+            out[h] = {"host": h, "reachable": False, "error_kind": ev.get("error_kind"), "error": ev.get("error")}
+        else:
+            out[h] = {"host": h, "reachable": True, "error_kind": None, "error": None, "python": ev.get("python"),
+                      "torch": ev.get("torch"), "gpus": ev.get("gpus")}
+    return out
+
+
+# ---------------------------------------------------------------- TCP
+
+def _tcp_pair(transport, a, b, token, opts, deadline):
+    """Measure a<->b: a listens on a port of the range, b connects; both directions."""
+    seconds = opts["tcp_seconds"]
+    hard = max(1.0, deadline - time.time() + 1.0)
+    pair = {"a": a, "b": b, "gbps_ab": None, "gbps_ba": None, "gbps": None, "transport": "tcp",
+            "error": None, "error_kind": None, "blame": None}
+    server = start_worker(transport, a, {"role": "tcp-server", "addr": transport.address(a),
+                                         "ports": list(opts["ports"]), "seconds": seconds,
+                                         "streams": opts["streams"], "accept_s": max(1.0, deadline - time.time()),
+                                         "hard_s": hard}, token)
+    ev = server.next_event(deadline, want=("ready",))
+    if ev is None or ev.get("event") == "result":
+        server.stop()
+        kind = (ev or {}).get("error_kind") or "hang"
+        pair.update(error=(ev or {}).get("error") or "the worker on %s did not start in time" % a,
+                    error_kind=kind, blame=a)
+        return pair
+    pair["port"] = ev["port"]
+    client = start_worker(transport, b, {"role": "tcp-client", "peer_addr": transport.address(a), "port": ev["port"],
+                                         "seconds": seconds, "streams": opts["streams"],
+                                         "connect_s": min(5.0, max(0.5, deadline - time.time() - 2 * seconds)),
+                                         "hard_s": hard}, token)
+    rc = client.next_event(deadline)
+    if rc is not None and not rc.get("ok"):
+        server.stop()
+        kind = rc.get("error_kind")
+        # a refused or blocked port is the listening node's; a worker that could not start is b's
+        blame = a if kind in ("port-blocked", "port-refused") else b
+        pair.update(error=rc.get("error"), error_kind=kind, blame=blame)
+        return pair
+    rs = server.next_event(deadline)
+    if rc is None or rs is None:
+        client.stop()
+        server.stop()
+        who = b if rc is None else a
+        pair.update(error="the worker on %s did not finish in time" % who, error_kind="hang", blame=who)
+        return pair
+    if not rs.get("ok"):
+        pair.update(error=rs.get("error"), error_kind=rs.get("error_kind"), blame=a)
+        return pair
+    pair["gbps_ba"] = _r(rs.get("rx_gbps"))  # a received what b sent
+    pair["gbps_ab"] = _r(rc.get("rx_gbps"))
+    pair["gbps"] = plan.pair_rate(pair)
+    return pair
+
+
+def _r(x, nd=3):
+    return None if x is None else round(float(x), nd)
+
+
+def _run_rounds(rounds, fn, deadline, log):
+    """Run rounds while the budget allows: a round starts only when the last one's length
+    still fits before ``deadline``."""
+    done, skipped, last = [], 0, None
+    for i, pairs in enumerate(rounds):
+        now = time.time()
+        if now + (last or 0) * 1.2 > deadline or now >= deadline:
+            skipped = len(rounds) - i
+            break
+        t0 = time.time()
+        with ThreadPoolExecutor(max_workers=max(1, len(pairs))) as pool:
+            res = list(pool.map(lambda p: fn(p[0], p[1], deadline), pairs))
+        done.extend(res)
+        last = time.time() - t0
+        log("round %d/%d: %d pairs in %.1fs" % (i + 1, len(rounds), len(pairs), last))
+    return done, skipped
+
+
+def tcp_phase(transport, live, token, opts, budget, log):
+    first_deadline = budget.share(0.65)
+    window = lambda: min(budget.end, time.time() + 2 * opts["tcp_seconds"] + opts["round_slack"])  # noqa: E731
+    fn = lambda a, b, dl: _tcp_pair(transport, a, b, token, opts, min(dl, window()))  # noqa: E731
+    first, skipped = _run_rounds(plan.rounds(live), fn, first_deadline, log)
+    med, slow = plan.suspects([p for p in first if not p["error"]], opts["ratio"])
+    bad = slow + [p for p in first if p["error"]]
+    good = [h for h in live if not any(h in (p["a"], p["b"]) for p in bad)]
+    second_rounds, sus = plan.second_pass(live, bad, good)
+    second, skipped2 = _run_rounds(second_rounds, fn, budget.end, log)
+    for p in second:
+        p["pass"] = 2
+    for p in first:
+        p["pass"] = 1
+    verdict = plan.isolate(first, second, opts["ratio"])
+    return first + second, {"rounds_total": len(plan.rounds(live)), "rounds_skipped": skipped,
+                            "second_pass_rounds": len(second_rounds) - skipped2, "suspects": sus,
+                            "median_gbps": _r(verdict["median"]), "slow_nodes": verdict["slow_nodes"],
+                            "slow_links": [[p["a"], p["b"]] for p in verdict["slow_links"]]}
+
+
+# ---------------------------------------------------------------- NCCL
+
+def _nccl_job(transport, members, token, opts, deadline, scope, node_env):
+    """One NCCL job over ``members`` [(host, nprocs)]; the first host holds the rendezvous."""
+    world = sum(n for _, n in members)
+    base_cfg = {"role": "nccl", "world": world, "sizes": opts["sizes"] if scope != "pair" else opts["pair_sizes"],
+                "ops": list(opts["ops"]) if scope != "pair" else ["all_reduce"], "ports": list(opts["ports"]),
+                "init_timeout_s": max(5.0, min(opts["init_timeout"], deadline - time.time())),
+                "target_s": opts["target_s"], "max_iters": opts["max_iters"]}
+    workers, rank_nodes, rank_base = [], {}, 0
+    master = members[0][0]
+    master_addr = "127.0.0.1" if len(members) == 1 else transport.address(master)
+    port = None
+    job = {"scope": scope, "hosts": [h for h, _ in members], "world": world, "ok": False, "error": None,
+           "error_kind": None, "blame": None, "collectives": [], "transport": None, "nccl": None}
+    for i, (h, n) in enumerate(members):
+        cfg = dict(base_cfg, master_addr=master_addr, port=port, nprocs=n, rank_base=rank_base,
+                   deadline_s=max(1.0, deadline - time.time()), hard_s=max(2.0, deadline - time.time() + 6),
+                   env=(node_env or {}).get(h) or {})
+        for r in range(rank_base, rank_base + n):
+            rank_nodes[r] = h
+        rank_base += n
+        w = start_worker(transport, h, cfg, token)
+        workers.append(w)
+        if i == 0:
+            ev = w.next_event(deadline, want=("ready",))
+            if ev is None or ev.get("event") == "result":
+                w.stop()
+                job.update(error=(ev or {}).get("error") or "no worker started on %s in time" % h,
+                           error_kind=(ev or {}).get("error_kind") or "hang", blame=h)
+                return job
+            port = ev["port"]
+            job["port"] = port
+    results = {}
+    for w in workers:
+        ev = w.next_event(deadline + 8)  # the node's own deadline ends it first; this is the backstop
+        if ev is None:
+            w.stop()
+            ev = {"ok": False, "error_kind": "hang", "error": "no result from %s" % w.host}
+        results[w.host] = ev
+    lines = []
+    for h, ev in results.items():
+        lines.extend(ev.get("nccl_log") or [])
+    summary = nccl_log.parse(lines)
+    job["nccl"] = {k: summary[k] for k in ("version", "network", "ib_devices", "socket_ifs", "oob_if", "gdr", "env")}
+    job["nccl"]["connections"] = nccl_log.links(summary, rank_nodes)
+    job["ranks"] = {str(r): h for r, h in sorted(rank_nodes.items())}
+    job["nccl"]["transports"] = nccl_log.transports(summary, rank_nodes)
+    job["transport"] = nccl_log.describe(summary, rank_nodes)
+    if opts.get("keep_logs"):
+        job["nccl_log"] = lines
+    first = results[master]
+    bad = [(h, ev) for h, ev in results.items() if not ev.get("ok")]
+    if bad:
+        # name the node that caused it: the first one with a cause of its own, not "hang"
+        bad.sort(key=lambda x: x[1].get("error_kind") in ("hang", "init-hang", "died"))
+        h, ev = bad[0]
+        job.update(error="%s: %s" % (h, ev.get("error")), error_kind=ev.get("error_kind"), blame=h)
+    else:
+        job["ok"] = True
+    job["torch"], job["nccl_version"] = first.get("torch"), first.get("nccl_version")
+    job["correct"] = first.get("check")
+    job["truncated"] = bool(first.get("truncated"))
+    for c in first.get("collectives") or []:
+        job["collectives"].append(dict(c, scope=scope if scope == "all" else "%s:%s" % (
+            scope, ",".join(job["hosts"])), transport=job["transport"]))
+    return job
+
+
+def _best(job, op="all_reduce"):
+    rows = [c for c in job.get("collectives") or [] if c["op"] == op]
+    return max(rows, key=lambda c: c["bytes"]) if rows else None
+
+
+def nccl_phase(transport, live, gpus, token, opts, budget, log, node_env):
+    jobs = []
+    multi = [h for h in live if (gpus.get(h) or 0) >= 2]
+    if multi:
+        dl = budget.share(0.4 if len(live) > 1 else 1.0)
+        with ThreadPoolExecutor(max_workers=len(multi)) as pool:
+            jobs += list(pool.map(lambda h: _nccl_job(transport, [(h, gpus[h])], token, opts, dl, "node", node_env),
+                                  multi))
+        log("each node alone: %d jobs" % len(multi))
+    if len(live) >= 2 and budget.left() > 3:
+        dl = budget.share(0.7 if len(live) >= 3 else 1.0)
+        jobs.append(_nccl_job(transport, [(h, gpus[h]) for h in live], token, opts, dl, "all", node_env))
+        log("all nodes: %s" % ("ok" if jobs[-1]["ok"] else jobs[-1]["error"]))
+    pairs = []
+    if len(live) >= 3:
+        def fn(a, b, dl):
+            j = _nccl_job(transport, [(a, gpus[a]), (b, gpus[b])], token, opts, dl, "pair", node_env)
+            best = _best(j)
+            return {"a": a, "b": b, "gbps_ab": best["busbw_gbps"] if best else None,
+                    "gbps_ba": best["busbw_gbps"] if best else None, "gbps": best["busbw_gbps"] if best else None,
+                    "transport": j["transport"], "error": j["error"], "error_kind": j["error_kind"],
+                    "blame": j["blame"], "unit": "busbw_GBps"}
+        first, skipped = _run_rounds(plan.rounds(live), fn, budget.share(0.7), log)
+        med, slow = plan.suspects([p for p in first if not p["error"]], opts["ratio"])
+        bad = slow + [p for p in first if p["error"]]
+        good = [h for h in live if not any(h in (p["a"], p["b"]) for p in bad)]
+        rounds2, sus = plan.second_pass(live, bad, good)
+        second, _ = _run_rounds(rounds2, fn, budget.end, log)
+        verdict = plan.isolate(first, second, opts["ratio"])
+        pairs = first + second
+        iso = {"rounds_total": len(plan.rounds(live)), "rounds_skipped": skipped, "suspects": sus,
+               "median_gbps": _r(verdict["median"]), "slow_nodes": verdict["slow_nodes"],
+               "slow_links": [[p["a"], p["b"]] for p in verdict["slow_links"]]}
+    else:
+        iso = None
+    return jobs, pairs, iso
+
+
+# ---------------------------------------------------------------- the run
+
+def probe(hosts, transport, mode="auto", budget=120.0, ports=DEFAULT_PORTS, tcp_seconds=2.0, streams=4,
+          sizes=None, ops=("all_reduce", "all_gather"), gpus=None, node_env=None, ratio=0.5, keep_logs=False,
+          log=None, cleanup_hosts=None):
+    """Run the probe over ``hosts`` through ``transport``; the gpudoctor.probe/1 document."""
+    log = log or (lambda msg: None)
+    b = Budget(budget)
+    token = uuid.uuid4().hex
+    opts = {"ports": ports, "tcp_seconds": float(tcp_seconds), "streams": int(streams), "ratio": float(ratio),
+            "sizes": list(sizes or DEFAULT_SIZES), "pair_sizes": [s for s in PAIR_SIZES
+                                                                  if s <= max(sizes or DEFAULT_SIZES)] or
+            [max(sizes or DEFAULT_SIZES)], "ops": ops, "init_timeout": 60.0, "target_s": 0.25, "max_iters": 20,
+            "keep_logs": keep_logs, "round_slack": 8.0}
+    doc = {"schema": SCHEMA, "mode": None, "budget_s": budget, "nodes": [], "collectives": [], "pairs": [],
+           "jobs": [], "isolation": None, "cleanup": {}, "elapsed_s": None, "ports": list(ports),
+           "addresses": {h: transport.address(h) for h in hosts}, "transport": transport.name}
+    if node_env:
+        doc["node_env"] = node_env
+    nodes = {}
+    try:
+        nodes = _hello(transport, hosts, token, min(b.end, time.time() + max(2.0, min(20.0, b.total * 0.25))))
+        live = [h for h in hosts if nodes[h]["reachable"]]
+        if gpus is not None:
+            for h in live:
+                nodes[h]["gpus"] = gpus.get(h) if isinstance(gpus, dict) else gpus
+        if mode == "auto":
+            mode = "nccl" if live and all(nodes[h].get("torch") and (nodes[h].get("gpus") or 0) > 0
+                                          for h in live) else "tcp"
+        doc["mode"] = mode
+        log("mode %s; %d of %d nodes started a worker" % (mode, len(live), len(hosts)))
+        if mode == "tcp" and len(live) >= 2:
+            pairs, iso = tcp_phase(transport, live, token, opts, b, log)
+            doc["pairs"], doc["isolation"] = pairs, iso
+        elif mode == "nccl" and live:
+            no_gpu = [h for h in live if not nodes[h].get("gpus")]
+            for h in no_gpu:
+                nodes[h].update(reachable=True, error_kind="no-gpu", error="no GPU seen by nvidia-smi on the node")
+            live = [h for h in live if h not in no_gpu]
+            jobs, pairs, iso = nccl_phase(transport, live, {h: nodes[h]["gpus"] for h in live}, token, opts, b, log,
+                                          node_env)
+            doc["jobs"], doc["pairs"], doc["isolation"] = jobs, pairs, iso
+            for j in jobs:
+                doc["collectives"].extend(j["collectives"])
+                if j["error"] and j["blame"] in nodes and nodes[j["blame"]]["error_kind"] is None:
+                    nodes[j["blame"]].update(error_kind=j["error_kind"], error=j["error"])
+    finally:
+        targets = cleanup_hosts if cleanup_hosts is not None else [
+            h for h in hosts if h not in nodes or nodes[h].get("error_kind") not in UNREACHED]
+        if targets:
+            grace = max(2.0, b.start + b.total - time.time())
+            doc["cleanup"] = cleanup_run(transport, targets, token, timeout=grace)
+    doc["nodes"] = [nodes.get(h) or {"host": h, "reachable": False, "error_kind": "interrupted", "error": None}
+                    for h in hosts]
+    doc["elapsed_s"] = round(time.time() - b.start, 2)
+    return doc
