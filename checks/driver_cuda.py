@@ -3,6 +3,8 @@ local toolkit ("CUDA driver version is insufficient for CUDA runtime version"), 
 kernel module must match its user-space library ("Failed to initialize NVML:
 Driver/library version mismatch", after a driver upgrade without a reboot)."""
 
+from functools import lru_cache
+
 from gpudoctor import data
 from gpudoctor.registry import NA, Finding, Pass, Skip, check
 from gpudoctor.versions import major_minor, vtuple
@@ -10,7 +12,8 @@ from gpudoctor.versions import major_minor, vtuple
 from ._gpu import cc_tuple, gpu_list
 
 
-def _table():
+@lru_cache(maxsize=1)
+def _table():  # the table is data: parse it once per run, not once per node
     t = data.load("cuda_driver")
     rows = [(vtuple(c), vtuple(d), d) for c, d in t["toolkit_min_driver"]]
     return t, rows
