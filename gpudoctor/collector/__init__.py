@@ -4,6 +4,7 @@ Runs in-process for the local node and is shipped as one script (bundle.py) to r
 nodes and to other interpreters. Stdlib only, Python 3.6+.
 """
 
+import importlib
 import json
 import os
 import sys
@@ -12,9 +13,12 @@ import time
 from . import base
 from .base import Context, collect_sections
 
-# Section modules, in collection order. Adding a module here (and to bundle.MODULES)
-# is all it takes to add a facts section.
-from . import system, ssh, nvidia, cuda, python_env, rdma, network, ofed, nccl_env, cluster, rendezvous  # noqa: F401,E402
+# Section modules, in collection order. Adding a facts section is one edit: its module
+# (with @section functions) here; bundle.py ships the same list to the nodes.
+MODULES = ("system", "ssh", "nvidia", "cuda", "python_env", "rdma", "network", "ofed", "nccl_env", "cluster",
+           "rendezvous")
+for _name in MODULES:
+    importlib.import_module("." + _name, __name__)
 
 SCHEMA = "gpudoctor.facts/1"
 COLLECTOR_VERSION = "1"

@@ -4,7 +4,10 @@ or left behind on the node."""
 
 import os
 
-MODULES = ("base", "system", "ssh", "nvidia", "cuda", "python_env", "rdma", "network", "ofed", "nccl_env", "cluster", "rendezvous")
+def _modules():
+    from . import MODULES  # the one list of section modules (collector/__init__.py)
+
+    return ("base",) + MODULES
 
 _LOADER = r'''# -*- coding: utf-8 -*-
 import sys
@@ -48,7 +51,7 @@ def sources():
     out = {}
     with open(os.path.join(here, "__init__.py")) as f:
         out["gpudoctor.collector"] = f.read()
-    for name in MODULES:
+    for name in _modules():
         with open(os.path.join(here, name + ".py")) as f:
             out["gpudoctor.collector." + name] = f.read()
     out["gpudoctor.collector.bundle"] = "def build_script():\n    raise RuntimeError('no nested probes')\n"
