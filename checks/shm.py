@@ -1,7 +1,7 @@
 """/dev/shm must hold NCCL's and DataLoader's shared segments (Docker's default is 64 MB:
 NCCL fails with "failed to extend /dev/shm", DataLoader workers with "Bus error")."""
 
-from gpudoctor.registry import Finding, Pass, check
+from gpudoctor.registry import Finding, Pass, Skip, check
 from gpudoctor.util import human_bytes
 
 FIX_CONTAINER = ("in a container: restart it with --shm-size=16g (or --ipc=host); "
@@ -9,9 +9,18 @@ FIX_CONTAINER = ("in a container: restart it with --shm-size=16g (or --ipc=host)
 FIX_HOST = "on a host: mount -o remount,size=16G /dev/shm (persist it in /etc/fstab)"
 
 
-@check("shm.size", title="/dev/shm is large enough for NCCL and DataLoader workers", needs=("shm", "host"))
+@check("shm.size", title="/dev/shm is large enough for NCCL and DataLoader workers", needs=("host",))
 def shm_size(facts, config):
-    shm = facts["shm"]
+    shm = facts.get("shm") or {}
+    if shm.get("status") == "unsupported":  # no /dev/shm at all: NCCL's SHM transport cannot start
+        yield Finding.error("/dev/shm does not exist: NCCL (SHM transport) and DataLoader workers need it",
+                            observed=shm.get("reason") or "no /dev/shm", expected="a tmpfs at /dev/shm",
+                            fix=FIX_CONTAINER if facts["host"].get("container") else
+                            "mount -t tmpfs -o size=16G tmpfs /dev/shm (persist it in /etc/fstab)")
+        return
+    if shm.get("status") != "ok":
+        yield Skip("shm: %s" % (shm.get("reason") or shm.get("status") or "not collected"))
+        return
     want = config.min_shm_bytes
     container = facts["host"].get("container")
     fix = FIX_CONTAINER if container else FIX_HOST

@@ -39,11 +39,11 @@ def test_shm_threshold_comes_from_config(dev):
     assert statuses(run_check("shm.size", facts, min_shm_bytes=8 * GiB)) == ["error"]
 
 
-def test_shm_unsupported_section_skips(dev):
+def test_shm_missing_fails_and_a_failed_read_skips(dev):
     facts = patched(dev)
     facts["shm"] = {"status": "unsupported", "reason": "/dev/shm does not exist"}
-    res = run_check("shm.size", facts)  # the thing is absent: nothing to judge
-    assert res.status == "na" and "/dev/shm does not exist" in res.summary
+    res = run_check("shm.size", facts)  # no /dev/shm at all: NCCL cannot use its SHM transport
+    assert res.status == "fail" and "/dev/shm does not exist" in res.summary
     facts["shm"] = {"status": "error", "reason": "statvfs failed: EIO"}
     res = run_check("shm.size", facts)  # the collector failed: could not judge
     assert res.status == "skipped" and "statvfs failed" in res.summary

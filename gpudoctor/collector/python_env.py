@@ -457,7 +457,8 @@ def probe_interpreter(ctx, python):
         timeout = ctx.options.get("python_timeout", 20) + (ctx.options.get("deep_timeout", 120) if deep else 0)
         out, err = p.communicate(script.encode(), timeout=timeout)
     except (OSError, IOError) as exc:
-        raise Unsupported("cannot run %s: %s" % (python, exc))
+        # the job's interpreter exists nowhere or cannot start: a failure to judge, not an absence
+        raise RuntimeError("cannot run %s: %s" % (python, exc))
     except subprocess.TimeoutExpired:
         p.kill()
         raise RuntimeError("%s did not answer within its timeout" % python)
