@@ -43,8 +43,8 @@ MAX_OUTPUT = 8 << 20  # bytes kept from one node's stdout; real facts are 30-150
 MAX_STDERR = 64 << 10  # the tail of a node's stderr that is kept (for the error line)
 TOO_OLD_MARK = "gpudoctor: python too old:"
 NOT_FOUND_MARK = "gpudoctor: python not found:"  # written by the ssh remote command (ssh.py)
-FDS_PER_NODE = 4  # a socket, or a ProxyCommand/srun child's three pipes, plus slack
-FD_RESERVE = 16  # beyond those open now: the report, its -o file, a known_hosts write
+FDS_PER_NODE = 2  # a socket and slack (a ProxyCommand child holds more: its pipes)
+FD_RESERVE = 8  # beyond those open now: the report, its -o file, a known_hosts write
 
 # Error kinds (the JSON report's nodes[].error_kind), each with the fix a person needs.
 HINTS = {
