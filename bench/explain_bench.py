@@ -4,7 +4,7 @@
 Generates a log of --mb megabytes (default 100): training progress lines with rank prefixes and
 timestamps, NCCL INFO lines (NCCL_DEBUG=INFO), Python warnings, tqdm bars with carriage returns,
 ANSI colours and a few bytes of invalid UTF-8 - then buries real error texts from
-fixtures/logs/ in it (a root error, its watchdog echo, a ChildFailedError at the end). Times
+fixtures/logs/dev/ in it (a root error, its watchdog echo, a ChildFailedError after an OOM). Times
 one `explain_file` pass in this process and reports the peak RSS (ru_maxrss).
 
     python bench/explain_bench.py [--mb 100] [--keep PATH]
@@ -39,12 +39,13 @@ NOISE = [
 ERRORS = [
     "nccl.remote_error__nccl-2076-connection-reset-by-peer-ib.log",
     "cascade__monai-model-zoo-685-watchdog-timeout-then-terminate.log",
-    "cascade__chimera-2-childfailederror-sigabrt.log",
+    "cascade__dformer-52-childfailederror-after-oom.log",
 ]
 
 
 def fixture_body(name):
-    with open(os.path.join(ROOT, "fixtures", "logs", name), "rb") as f:
+    # development texts only: the held-out set is read by bench/explain_accuracy.py alone
+    with open(os.path.join(ROOT, "fixtures", "logs", "dev", name), "rb") as f:
         return f.read().partition(b"# ---\n")[2]
 
 

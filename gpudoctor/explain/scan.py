@@ -11,6 +11,7 @@ after them, for wrapped text) are decoded and tried against the real patterns
 """
 
 from gpudoctor.explain.knowledge import _WS
+from gpudoctor.explain.text import PREFIX_B as _PREFIX_B
 from gpudoctor.explain.text import clean, severity, strip_prefix
 
 BLOCK = 1 << 22  # bytes read at a time
@@ -21,7 +22,8 @@ MAX_WRAP = 3  # continuation lines a wrapped message may span
 MIN_WRAPPED = 30  # a line shorter than this is not the first part of a wrapped message
 WRAP_REACH = 80  # bytes from a line's start within which a needle may be a wrapped message's rest
 _LOWER = bytes(range(256)).lower()
-_NOT_CONTINUATION = set(b"[( \t0123456789")
+_NOT_CONTINUATION = set(b"[( \t0123456789\x1b")
+_NOT_CONTINUATION_B = {bytes([c]) for c in _NOT_CONTINUATION}
 
 
 class Hit:
@@ -69,51 +71,84 @@ def _display(text, m=None, width=400):
 
 
 class _Window:
-    """A candidate line and the lines after it, decoded lazily."""
+    """A candidate line of a buffer and the lines after it, read and decoded lazily."""
 
-    __slots__ = ("raws", "_bodies")
+    __slots__ = ("buf", "start", "ends", "_lines", "_cont")
 
-    def __init__(self, raws):
-        self.raws = raws
-        self._bodies = {}
+    def __init__(self, buf, start):
+        self.buf, self.start = buf, start
+        self.ends = []  # end offsets of the lines read so far
+        self._lines = {}
+        self._cont = None
+
+    def raw(self, i):
+        """Bytes of line i of the window (b"" past the buffer)."""
+        buf, ends = self.buf, self.ends
+        while len(ends) <= i:
+            s = ends[-1] + 1 if ends else self.start
+            if s > len(buf):
+                return b""
+            e = buf.find(b"\n", s)
+            ends.append(len(buf) if e < 0 else e)
+        s = ends[i - 1] + 1 if i else self.start
+        return buf[s:ends[i]] if s <= len(buf) else b""
+
+    def line(self, i):
+        """(text, prefix-free text, whether a prefix was removed) of line i of the window.
+        Patterns are tried on the text (a prefix such as 'mlx5_vdpa:' may be part of the
+        message); the prefix-free text decides severity and wrapping."""
+        got = self._lines.get(i)
+        if got is None:
+            raw = self.raw(i)
+            if raw or i == 0:
+                text = _decode(raw)
+                got = (text,) + strip_prefix(text)
+            else:
+                got = ("", "", True)
+            self._lines[i] = got
+        return got
 
     def body(self, i):
-        """(prefix-free text, whether a prefix was removed) of line i of the window."""
-        if i not in self._bodies:
-            self._bodies[i] = strip_prefix(_decode(self.raws[i])) if i < len(self.raws) else ("", True)
-        return self._bodies[i]
+        return self.line(i)[1:]
 
     def continuations(self):
         """The lines that may continue line 0 when it was wrapped: no prefix of their own
         (a new log record has one), not blank, line 0 long enough to have been wrapped."""
-        first = self.body(0)[0]
-        if len(first) < MIN_WRAPPED:
-            return []
+        if self._cont is not None:
+            return self._cont
         out = []
-        for i in range(1, len(self.raws)):
-            body, prefixed = self.body(i)
-            if prefixed or not body.strip() or body[:1].isspace():
-                break
-            out.append(body)
+        if len(self.raw(0)) >= MIN_WRAPPED:
+            for i in range(1, MAX_WRAP + 1):
+                raw = self.raw(i)
+                # cheap refusals first: blank, indented or prefixed lines start a new record
+                if not raw.strip() or raw[:1] in _NOT_CONTINUATION_B:
+                    break
+                body, prefixed = self.body(i)
+                if prefixed or not body.strip():
+                    break
+                out.append(body)
+        self._cont = out
         return out
 
 
-def _search(p, win):
-    """The match of pattern p on the window's first line (possibly wrapped), or None."""
-    body0 = win.body(0)[0]
+def _search(p, win, whole):
+    """(match, shown text) of pattern p on the window's first line, possibly wrapped, or
+    (None, None). ``whole``: the pattern's needle is on line 0 (else it spans a wrap)."""
+    text0 = win.line(0)[0]
     if p.multiline:
-        m = p.regex.search(body0 + "\n" + win.body(1)[0])
-        return m, (m and _display(body0))
-    m = p.regex.search(body0)
-    if m:
-        return m, _display(body0, m)
+        m = p.regex.search(text0 + "\n" + win.line(1)[0])
+        return m, (m and _display(text0))
+    if whole:
+        m = p.regex.search(text0)
+        if m:
+            return m, _display(text0, m)
     conts = win.continuations()
     for k in range(1, len(conts) + 1):
         for sep in ("", " "):
-            joined = body0 + sep + sep.join(conts[:k])
+            joined = text0 + sep + sep.join(conts[:k])
             m = p.regex.search(joined)
             # it must start on line 0 and cross into the continuation (else it is not wrapped)
-            if m and m.start() < len(body0) < m.end():
+            if m and m.start() < len(text0) < m.end():
                 return m, _display(joined, m)
     return None, None
 
@@ -124,13 +159,12 @@ def _consider(scan, kb, lineno, win, needles):
         todo.update(kb.by_hit[h])
     if not todo:
         return
-    squashed = b"".join(win.raws).translate(_LOWER, _WS)
-    todo = [p for p in sorted(todo, key=kb.order.__getitem__)  # the data's order: stable results
-            if any(n in squashed for n in p.needles_b)]
+    sq0 = win.raw(0).translate(_LOWER, _WS)
     sev = None
     sev_done = False
-    for p in todo:
-        m, shown = _search(p, win)
+    for p in sorted(todo, key=kb.order.__getitem__):  # the data's order: stable results
+        whole = any(n in sq0 for n in p.needles_b)
+        m, shown = _search(p, win, whole)
         if not m:
             continue
         if not sev_done:
@@ -267,58 +301,35 @@ def _scan_buffer(scan, kb, buf, base, limit):
     found = []
     for pre in kb.prefilters:
         for m in pre.finditer(flat):
-            found.append((m.start(), m.end() - 1, m.group()))
+            found.append((m.start(), m.group()))
     if not found:
         return
     found.sort()
     start_of = _Mapper(buf)
     rfind = buf.rfind
-    cands = {}  # line start -> [needles, last line start the needles reach]
-    ends = []
-    for qs, qe, needle in found:
+    cands = {}  # line start -> the needles found from it
+    prefix_at = _PREFIX_B.match
+    for qs, needle in found:
         o = start_of(qs)
         if o >= limit:
             break
         s = rfind(b"\n", 0, o) + 1
         c = cands.get(s)
         if c is None:
-            c = cands[s] = [set(), s]
-        c[0].add(needle)
-        ends.append((qe, s))
+            c = cands[s] = set()
+        c.add(needle)
         # Near the start of a line without a prefix of its own, the needle (often a short
         # part of the pattern's text) may be the rest of a message wrapped from the line
         # before: try the pattern there too.
-        if 0 < s and o - s < WRAP_REACH and buf[s] not in _NOT_CONTINUATION:
+        if 0 < s and o - s < WRAP_REACH and buf[s] not in _NOT_CONTINUATION and not prefix_at(buf, s):
             ps = rfind(b"\n", 0, s - 1) + 1
             if s - 1 - ps >= MIN_WRAPPED:
                 c = cands.get(ps)
                 if c is None:
-                    c = cands[ps] = [set(), ps]
-                c[0].add(needle)
-                if s > c[1]:
-                    c[1] = s
-    end_of = _Mapper(buf)
-    for qe, s in sorted(ends):
-        e = rfind(b"\n", 0, end_of(qe)) + 1
-        if e > cands[s][1]:
-            cands[s][1] = e
-    size = len(buf)
+                    c = cands[ps] = set()
+                c.add(needle)
     counted, line = 0, base
     for s in sorted(cands):
-        needles, last = cands[s]
         line += buf.count(b"\n", counted, s)
         counted = s
-        raws = []
-        pos = s
-        spanned = buf.count(b"\n", s, last)
-        for _ in range(spanned + 1 + MAX_WRAP):
-            if pos >= size:
-                break
-            e = buf.find(b"\n", pos)
-            if e < 0:
-                e = size
-            raws.append(buf[pos:e])
-            pos = e + 1
-            if len(raws) > spanned + MAX_WRAP:
-                break
-        _consider(scan, kb, line + 1, _Window(raws), needles)
+        _consider(scan, kb, line + 1, _Window(buf, s), cands[s])

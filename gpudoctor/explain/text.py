@@ -30,6 +30,8 @@ _PREFIXES = [
     r"(?:[\w-]+\.)*[\w-]*\d[\w.-]*:(?=\s)",                         # pdsh/deepspeed 'worker-0: ', '10.0.0.1: '
 ]
 PREFIX = re.compile(r"^\s*(?:%s)\s*" % "|".join("(?:%s)" % p for p in _PREFIXES))
+# the same over bytes, for the scanner's cheap "is this line a new record?" test
+PREFIX_B = re.compile((r"\s*(?:%s)" % "|".join("(?:%s)" % p for p in _PREFIXES)).encode())
 
 # Severity markers, looked for at the start of the prefix-free line (or NCCL's, anywhere in
 # its first 80 characters: 'host:pid:tid [0] NCCL INFO ...').
