@@ -17,6 +17,14 @@ class _Parser(argparse.ArgumentParser):
         raise InputError("%s (see: %s --help)" % (message, self.prog))
 
 
+def one_line(text, limit=2000):
+    """A message that stays one line on any terminal and in any log: a control character from
+    the input (a newline, a form feed, an escape sequence, a lone surrogate from an argv that
+    is not UTF-8) is shown escaped, never acted on."""
+    text = "".join(c if c.isprintable() and not 0xD800 <= ord(c) <= 0xDFFF else ascii(c)[1:-1] for c in text[:limit])
+    return text + ("..." if len(text) >= limit else "")
+
+
 def build_parser():
     p = _Parser(prog="gpudoctor", description="Preflight doctor for multi-node GPU training clusters.")
     p.add_argument("--version", action="version", version="gpudoctor %s" % __version__)
@@ -36,7 +44,7 @@ def main(argv=None):
             return EXIT_USAGE
         return args.func(args)
     except InputError as exc:
-        print("gpudoctor: error: %s" % exc, file=sys.stderr)
+        print("gpudoctor: error: %s" % one_line(str(exc)), file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("gpudoctor: interrupted", file=sys.stderr)

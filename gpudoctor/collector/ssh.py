@@ -91,8 +91,11 @@ def ssh_config_problems(text, limit=20):
             out.append((n, "%s: no argument after the keyword" % _shown(keyword)))
         else:
             bounds = _INT_KEYWORDS.get(keyword.lower())
-            first = value.split()[0].strip('"')
-            if bounds and not _int_in(first, bounds):
+            args = value.split("#", 1)[0].split()
+            first = args[0].strip('"') if args else ""
+            if bounds and len(args) > 1:  # readconf.c: "keyword %s extra arguments at end of line"
+                out.append((n, "%s: one value expected, got %d" % (keyword, len(args))))
+            elif bounds and not _int_in(first, bounds):
                 if keyword.lower() == "port" and first.isalpha():
                     why = "a service name: OpenSSH looks it up, but fabric/paramiko need a number"
                 else:
