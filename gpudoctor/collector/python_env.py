@@ -26,6 +26,27 @@ from .base import Unsupported, run_command, section
 
 
 
+# Every file this module reads goes through _real(ctx, path): the collector's Context maps
+# the node's path into its root (a recorded tree in tests); ctx None reads this machine.
+
+
+def _real(ctx, path):
+    return ctx.path(path) if ctx is not None else path
+
+
+def _exists(ctx, path):
+    return os.path.exists(_real(ctx, path))
+
+
+def _realpath(ctx, path):
+    """os.path.realpath inside the context's root, as the node would see it."""
+    real = os.path.realpath(_real(ctx, path))
+    root = getattr(ctx, "root", "/") or "/"
+    if root not in ("/", "") and real.startswith(os.path.realpath(root)):
+        real = "/" + os.path.relpath(real, os.path.realpath(root)).lstrip("/")
+    return real
+
+
 DT_NEEDED, DT_RPATH, DT_RUNPATH = 1, 15, 29
 SHT_DYNAMIC = 6
 
@@ -55,10 +76,10 @@ def _sections(f):
     return [tuple(s) for s in secs]
 
 
-def read_section(path, name, limit=256 << 20):
+def read_section(path, name, limit=256 << 20, ctx=None):
     """Bytes of one section (e.g. '.rodata'), or None."""
     try:
-        with open(path, "rb") as f:
+        with open(_real(ctx, path), "rb") as f:
             secs = _sections(f)
             for sname, _t, off, size, _l in secs or ():
                 if sname == name:
@@ -69,10 +90,10 @@ def read_section(path, name, limit=256 << 20):
     return None
 
 
-def dynamic(path):
+def dynamic(path, ctx=None):
     """{'needed': [...], 'rpath': [...], 'runpath': [...]} of an ELF64 LE shared object, or None."""
     try:
-        with open(path, "rb") as f:
+        with open(_real(ctx, path), "rb") as f:
             secs = _sections(f)
             if not secs:
                 return None
@@ -188,12 +209,12 @@ def parse_torch_version_py(text):
     return out
 
 
-def scan_site(paths):
+def scan_site(paths, ctx=None):
     """Installed distributions and where they live, found by listing sys.path dirs."""
     found = {}
     for d in paths:
         try:
-            names = os.listdir(d)
+            names = sorted(os.listdir(_real(ctx, d)))
         except (OSError, IOError):
             continue
         for name in names:
@@ -218,10 +239,10 @@ _NCCL_RE = re.compile(br"NCCL version (\d+\.\d+\.\d+)([^+\x00]*)\+cuda(\d+\.\d+)
 _ARCH_RE = re.compile(br"sm_\d+[af]?(?: (?:sm|compute)_\d+[af]?)*\x00")
 
 
-def scan_arch_list(libtorch_python):
+def scan_arch_list(libtorch_python, ctx=None):
     """torch.cuda.get_arch_list() without importing torch: the NUL-terminated arch string
     in .rodata of libtorch_python.so (a whole-file scan took 0.21 s on an H100 node)."""
-    data = read_section(libtorch_python, ".rodata")
+    data = read_section(libtorch_python, ".rodata", ctx=ctx)
     if not data:
         return None
     best = None
@@ -234,12 +255,12 @@ def scan_arch_list(libtorch_python):
     return best.split() if best else None
 
 
-def scan_nccl_version(path):
+def scan_nccl_version(path, ctx=None):
     """'NCCL version 2.28.9+cuda13.0' from a libnccl.so, without loading it."""
-    data = read_section(path, ".rodata")
+    data = read_section(path, ".rodata", ctx=ctx)
     if data is None:
         try:
-            with open(path, "rb") as f:
+            with open(_real(ctx, path), "rb") as f:
                 data = f.read(64 << 20)
         except (OSError, IOError):
             return None
@@ -254,27 +275,36 @@ def _run(argv, env=None, timeout=10):
     return run_command(argv, env=env, timeout=timeout)
 
 
-def _ldconfig_cache():
+def _ldconfig_cache(ctx=None):
     for exe in ("/sbin/ldconfig", "/usr/sbin/ldconfig", "/sbin/ldconfig.real"):
-        if os.path.exists(exe):
-            rc, out = _run([exe, "-p"])
+        if ctx is not None and ctx.commands is not None:  # a recorded tree: its recorded reply
+            rc, out = ctx.run([exe, "-p"])
+            if rc == 0:
+                return parse_ldconfig_p(out)
+            continue
+        if _exists(ctx, exe):
+            rc, out = (ctx.run if ctx is not None else _run)([exe, "-p"])
             if rc == 0:
                 return parse_ldconfig_p(out)
     return {}
 
 
-def _lib_version(path, site):
+def _lib_version(path, site, ctx=None):
     """Version from a resolved library: libcublas.so.13.1.0.3 -> 13.1.0.3 (via symlinks)."""
-    real = os.path.realpath(path)
+    real = _realpath(ctx, path)
     m = re.search(r"\.so\.(\d+(?:\.\d+)*)$", os.path.basename(real))
     return real, (m.group(1) if m else None)
 
 
-def resolve_torch_libs(tdir, site, pkgs, env):
+def resolve_torch_libs(tdir, site, pkgs, env, ctx=None):
     """Which libcublas/libcublasLt/libcudart/libcudnn/libnccl libtorch_cuda.so loads under
     the job's LD_LIBRARY_PATH, by the loader's own search order (elf.resolve)."""
     lib = os.path.join(tdir, "lib", "libtorch_cuda.so")
-    dyn = dynamic(lib) if os.path.exists(lib) else None
+    dyn = dynamic(lib, ctx) if _exists(ctx, lib) else None
+
+    def exists(p):
+        return _exists(ctx, p)
+
     if dyn is None:
         return None
     origin = os.path.dirname(lib)
@@ -289,50 +319,50 @@ def resolve_torch_libs(tdir, site, pkgs, env):
     for stem, dists in CUDA_LIBS:
         names = [n for n in dyn["needed"] if n.startswith(stem + ".so")]
         for name in names:
-            path, how = resolve(name, origin, dyn, ldlp, {})
+            path, how = resolve(name, origin, dyn, ldlp, {}, exists=exists)
             if path is None or how == "default":
                 if cache is None:
-                    cache = _ldconfig_cache()
-                path, how = resolve(name, origin, dyn, ldlp, cache)
+                    cache = _ldconfig_cache(ctx)
+                path, how = resolve(name, origin, dyn, ldlp, cache, exists=exists)
             # the copy torch ships with (its nvidia/* wheel), wherever the loader went
             bundled = None
             for d in bundled_dirs:
-                if os.path.exists(os.path.join(d, name)):
+                if exists(os.path.join(d, name)):
                     bundled = os.path.normpath(os.path.join(d, name))
                     break
-            if bundled is None and os.path.isdir(wheel_root):
-                for sub in sorted(os.listdir(wheel_root)):
+            if bundled is None and os.path.isdir(_real(ctx, wheel_root)):
+                for sub in sorted(os.listdir(_real(ctx, wheel_root))):
                     p = os.path.join(wheel_root, sub, "lib", name)
-                    if os.path.exists(p):
+                    if exists(p):
                         bundled = p
                         break
             wheel = [(d, pkgs[d]["version"]) for d in dists if d in pkgs]
             entry = {"lib": stem, "name": name, "path": path, "how": how, "bundled": bundled,
                      "bundled_version": wheel[0][1] if wheel else None, "wheel": wheel[0][0] if wheel else None}
             if path:
-                entry["realpath"], entry["version"] = _lib_version(path, site)
-                entry["in_bundle"] = bool(bundled) and os.path.realpath(path) == os.path.realpath(bundled)
+                entry["realpath"], entry["version"] = _lib_version(path, site, ctx)
+                entry["in_bundle"] = bool(bundled) and entry["realpath"] == _realpath(ctx, bundled)
                 if entry["in_bundle"] and entry["bundled_version"]:  # wheel files carry only the soname major
                     entry["version"] = entry["bundled_version"]
             if stem == "libnccl" and path:
-                nv = scan_nccl_version(path)
+                nv = scan_nccl_version(path, ctx)
                 entry["version"] = nv["version"] if nv else entry.get("version")
                 entry["nccl_string"] = nv["string"] if nv else None
             if bundled and stem == "libnccl":
-                nv = scan_nccl_version(bundled)
+                nv = scan_nccl_version(bundled, ctx)
                 if nv:
                     entry["bundled_version"] = nv["version"]
             out["libs"].append(entry)
     return out
 
 
-def _build_tools(env, prefix):
+def _build_tools(env, prefix, ctx=None):
     """What DeepSpeed's JIT ops need besides nvcc: ninja (on PATH, as
     torch.utils.cpp_extension runs it) and libaio's .so and header (async_io)."""
     path = env.get("PATH", "")
     ninja_path = None
     for d in path.split(":"):
-        if d and os.access(os.path.join(d, "ninja"), os.X_OK):
+        if d and os.access(_real(ctx, os.path.join(d, "ninja")), os.X_OK):
             ninja_path = os.path.join(d, "ninja")
             break
     env_ninja = os.path.join(prefix, "bin", "ninja")
@@ -340,14 +370,14 @@ def _build_tools(env, prefix):
     for d in ("/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib", "/lib/x86_64-linux-gnu",
               "/usr/lib/aarch64-linux-gnu", os.path.join(prefix, "lib")):
         for n in ("libaio.so", "libaio.so.1", "libaio.so.1t64"):
-            if os.path.exists(os.path.join(d, n)):
+            if _exists(ctx, os.path.join(d, n)):
                 aio_so = aio_so or os.path.join(d, n)
     aio_h = None
     for d in ("/usr/include", os.path.join(prefix, "include")):
-        if os.path.exists(os.path.join(d, "libaio.h")):
+        if _exists(ctx, os.path.join(d, "libaio.h")):
             aio_h = os.path.join(d, "libaio.h")
             break
-    return {"ninja": ninja_path, "ninja_in_env": env_ninja if os.access(env_ninja, os.X_OK) else None,
+    return {"ninja": ninja_path, "ninja_in_env": env_ninja if os.access(_real(ctx, env_ninja), os.X_OK) else None,
             "libaio_so": aio_so, "libaio_h": aio_h}
 
 
@@ -388,37 +418,45 @@ def probe_deep(env, timeout):
     return res
 
 
-def probe_here(options=None):
-    """Facts about the interpreter this code runs in."""
-    options = dict(options or {})
-    env = dict(os.environ)
+def _interpreter(ctx):
+    """(executable, version, prefix, sys.path) of the interpreter described: the one this code
+    runs in on a live node, or the one a recorded tree describes (option `interpreter`)."""
+    rec = ctx.options.get("interpreter")
+    if rec:
+        return rec["executable"], rec["version"], rec["prefix"], list(rec["path"])
+    if not ctx.live:
+        raise Unsupported("the Python environment is probed only on a live node or from a recorded interpreter")
+    return sys.executable, "%d.%d.%d" % sys.version_info[:3], sys.prefix, list(sys.path)
+
+
+def probe_here(ctx):
+    """Facts about the interpreter this code runs in (or the recorded one in ctx.options)."""
+    options = dict(ctx.options or {})
+    env = ctx.env
     if env.get("GPUDOCTOR_DEEP") == "1":  # `gpudoctor check --deep` (reaches probed interpreters too)
         options["deep"] = True
-    paths = [p for p in sys.path if p and os.path.isdir(p)]
-    pkgs = scan_site(paths)
+    executable, version, prefix, sys_path = _interpreter(ctx)
+    paths = [p for p in sys_path if p and os.path.isdir(_real(ctx, p))]
+    pkgs = scan_site(paths, ctx)
     torch = None
     if "torch" in pkgs:
         site = pkgs["torch"]["location"]
         tdir = os.path.join(site, "torch")
-        try:
-            with open(os.path.join(tdir, "version.py")) as f:
-                tv = parse_torch_version_py(f.read())
-        except (OSError, IOError):
-            tv = {}
+        tv = parse_torch_version_py(ctx.read(os.path.join(tdir, "version.py")) or "")
         torch = {"version": tv.get("__version__") or pkgs["torch"]["version"], "cuda": tv.get("cuda"),
                  "hip": tv.get("hip"), "git_version": tv.get("git_version"), "path": tdir}
         py_lib = os.path.join(tdir, "lib", "libtorch_python.so")
-        torch["arch_list"] = scan_arch_list(py_lib) if tv.get("cuda") and os.path.exists(py_lib) else None
+        torch["arch_list"] = scan_arch_list(py_lib, ctx) if tv.get("cuda") and _exists(ctx, py_lib) else None
         torch["arch_list_source"] = "libtorch_python.so .rodata" if torch["arch_list"] else None
-        torch["libs"] = resolve_torch_libs(tdir, site, pkgs, env) if tv.get("cuda") else None
-        if options.get("deep") and tv.get("cuda"):
+        torch["libs"] = resolve_torch_libs(tdir, site, pkgs, env, ctx) if tv.get("cuda") else None
+        if options.get("deep") and tv.get("cuda") and ctx.live:
             rc, out = _run(["ldd", os.path.join(tdir, "lib", "libtorch_cuda.so")], env=env, timeout=30)
             torch["ldd"] = parse_ldd(out) if rc == 0 else None
     nccl = None
     for dist in ("nvidia-nccl-cu13", "nvidia-nccl-cu12", "nvidia-nccl-cu11"):
         if dist in pkgs:
             lib = os.path.join(pkgs[dist]["location"], "nvidia", "nccl", "lib", "libnccl.so.2")
-            scanned = scan_nccl_version(lib) if os.path.exists(lib) else None
+            scanned = scan_nccl_version(lib, ctx) if _exists(ctx, lib) else None
             nccl = {"wheel": dist, "wheel_version": pkgs[dist]["version"], "path": lib if scanned else None,
                     "version": scanned["version"] if scanned else None,
                     "cuda": scanned["cuda"] if scanned else None}
@@ -427,16 +465,16 @@ def probe_here(options=None):
     if loaded and loaded[0].get("path"):  # what torch really loads wins over the wheel
         nccl = dict(nccl or {}, loaded_path=loaded[0]["path"], loaded_version=loaded[0].get("version"))
     out = {
-        "executable": sys.executable,
-        "version": "%d.%d.%d" % sys.version_info[:3],
-        "prefix": sys.prefix,
+        "executable": executable,
+        "version": version,
+        "prefix": prefix,
         "packages": dict((k, v["version"]) for k, v in sorted(pkgs.items())),
         "locations": dict((k, v["location"]) for k, v in sorted(pkgs.items())),
         "torch": torch,
         "nccl": nccl,
-        "build_tools": _build_tools(env, sys.prefix),
+        "build_tools": _build_tools(env, prefix, ctx),
     }
-    if options.get("deep"):
+    if options.get("deep") and ctx.live:
         out["deep"] = probe_deep(env, options.get("deep_timeout", 120)) if torch else {"error": "torch not installed"}
     return out
 
@@ -478,6 +516,4 @@ def python(ctx):
         data = probe_interpreter(ctx, ctx.python)
         data["requested"] = ctx.python
         return data
-    if not ctx.live:
-        raise Unsupported("the Python environment is probed only on a live node")
-    return probe_here(ctx.options)
+    return probe_here(ctx)
