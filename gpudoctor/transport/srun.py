@@ -187,6 +187,8 @@ class SrunTransport(Transport):
                 threads[1].join(0.1)
             if proc.poll() is None:
                 stopped = not settled  # the deadline ended it: unfinished nodes timed out
+                with lock:  # before srun reports the tasks it is about to kill
+                    finished = self._finished(tasks, srun_lines)
                 self._stop(proc)
             for t in threads[1:]:
                 t.join(2.0)
@@ -198,7 +200,8 @@ class SrunTransport(Transport):
             raise
         with lock:
             done = self._results(names, tasks, srun_lines, python, final=True)
-            finished = self._finished(tasks, srun_lines)
+            if not stopped:
+                finished = self._finished(tasks, srun_lines)
         out = []
         for h in names:
             node = done.get(h)

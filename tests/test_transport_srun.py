@@ -1,0 +1,116 @@
+"""The srun transport against the real single-node Slurm of tests/test_slurm.py (its
+`slurm` fixture: one slurmctld and one slurmd, started once for this module, after the
+other module's have stopped). The collector runs as a Slurm task (`--via srun`); node
+failures are classified from what srun and the task said."""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from test_slurm import NODE, slurm  # noqa: F401 (the fixture, reused)
+import sshcluster
+
+GD = [sys.executable, "-m", "gpudoctor"]
+
+
+def gd(slurm, *args, timeout=60, prefix=()):
+    p = subprocess.run(list(prefix) + GD + list(args), capture_output=True, text=True, timeout=timeout,
+                       env=slurm.env, cwd=slurm.dir, stdin=subprocess.DEVNULL)
+    return p.returncode, p.stdout, p.stderr
+
+
+def wait_for(pred, timeout, what):
+    t0 = time.time()
+    while not pred():
+        if time.time() - t0 > timeout:
+            raise AssertionError("%s: not within %gs" % (what, timeout))
+        time.sleep(0.05)
+
+
+def script(slurm, name, text):
+    path = os.path.join(slurm.dir, name)
+    with open(path, "w") as f:
+        f.write(text)
+    os.chmod(path, 0o755)
+    return path
+
+
+def node_of(out):
+    (n,) = json.loads(out)["nodes"]
+    return n
+
+
+def test_srun_gathers_the_node_as_a_slurm_task(slurm):
+    rc, out, err = gd(slurm, "check", "--via", "srun", "--nodes", NODE, "--json", "--select", "shm",
+                      "--timeout", "20")
+    n = node_of(out)
+    assert n["host"] == NODE and n["reachable"] is True, (n, err)
+    assert rc == 0, err
+
+
+def test_srun_is_the_default_inside_an_allocation(slurm):
+    """salloc runs gpudoctor with the job's environment: no --nodes, no --via, no SSH
+    (the Slurm node name does not even resolve here, so ssh could not reach it)."""
+    rc, out, err = gd(slurm, "check", "--json", "--select", "shm", "--timeout", "20",
+                      prefix=["salloc", "-N1", "-w", NODE, "-t", "2", "--job-name=gd-alloc"])
+    n = node_of(out)
+    assert n["host"] == NODE and n["reachable"] is True, (n, err)
+
+
+@pytest.mark.parametrize("body,kind,needle", [
+    (None, "python-missing", "not found on the node"),
+    ("#!/bin/sh\necho 'Welcome to the cluster!'\n", "garbage", "Welcome"),
+    ("#!/bin/sh\nexec yes garbage\n", "garbage", "MiB of output"),
+    ("#!/bin/sh\necho 'error while loading shared libraries: libpython3.so' >&2\nexit 127\n", "collector",
+     "libpython3.so"),
+])
+def test_srun_node_failures_are_classified(slurm, body, kind, needle):
+    py = "/nonexistent/python3" if body is None else script(slurm, "py-%s" % kind, body)
+    rc, out, err = gd(slurm, "check", "--via", "srun", "--nodes", NODE, "--json", "--select", "shm",
+                      "--timeout", "10", "--python", py)
+    n = node_of(out)
+    assert (n["reachable"], n["error_kind"]) == (False, kind), (n, err)
+    assert needle in n["error"], n
+    assert rc == 1
+
+
+def test_srun_timeout_is_wall_clock_and_ends_the_step(slurm):
+    marker = "gd-leftover-srun-%d" % os.getpid()
+    py = script(slurm, "py-drip", "#!/bin/bash\n(exec -a %s sleep 3600) &\n"
+                "while true; do echo drip; sleep 0.3; done\n" % marker)
+    t0 = time.time()
+    rc, out, err = gd(slurm, "check", "--via", "srun", "--nodes", NODE, "--json", "--select", "shm",
+                      "--timeout", "2", "--python", py)
+    took = time.time() - t0
+    n = node_of(out)
+    assert n["error_kind"] == "timeout" and rc == 1, (n, err)
+    assert took < 9, took
+    wait_for(lambda: not sshcluster.leftovers(marker), 5, "the step's sleep 3600 ended")
+
+
+def test_srun_refuses_a_hostile_nodelist(slurm):
+    rc, out, err = gd(slurm, "check", "--via", "srun", "--nodes=-w,evil", "--select", "shm")
+    assert rc == 2 and "is not a host name" in err and len(err.strip().splitlines()) == 1
+
+
+def test_srun_stub_frames_per_host_options():
+    """The stub in front of the collector gives each node its own options (the rendezvous
+    probe's role) and frames what the collector printed: run it here, as a task would."""
+    import base64
+    import zlib
+
+    from gpudoctor.transport.srun import build_stub
+
+    bundle = "import sys, json\nprint(json.dumps(sys.argv[1:]))\n"
+    stub = build_stub(bundle, {"a": 1}, {"gpu2": {"role": "master"}, "gpu3": {"role": "peer"}})
+    p = subprocess.run([sys.executable, "-"], input=stub, capture_output=True, text=True,
+                       env=dict(os.environ, SLURMD_NODENAME="gpu2"))
+    lines = p.stdout.splitlines()
+    assert lines[-1].startswith("gpudoctor-end gpu2 0 ")
+    data = "".join(l.split(" ", 2)[2] for l in lines if l.startswith("gpudoctor-chunk gpu2 "))
+    argv = json.loads(zlib.decompress(base64.b64decode(data)).decode())
+    assert argv == ["--set", "a=1", "--set", 'node="gpu2"', "--set", 'role="master"']
