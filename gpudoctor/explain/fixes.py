@@ -160,10 +160,12 @@ def apply(result, facts):
     """Put computed fix lines first in the causes that ask for them."""
     launcher = result.get("launcher")
     for f in result["findings"]:
+        done = set()
         for c in f["causes"]:
             kind = c.get("computed")
-            if not kind:
+            if not kind or kind in done:  # one computed line per finding and kind
                 continue
+            done.add(kind)
             line = None
             if kind == "torch_build" and facts:
                 got = torch_build(facts)
