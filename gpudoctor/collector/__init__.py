@@ -47,10 +47,12 @@ def sections(doc):
     return dict((k, v) for k, v in doc.items() if k not in META_KEYS)
 
 
-def main(argv=None):
-    """Entry point on a node: ``python3 - [--only a,b] [--python PATH] [--set k=v]`` prints facts."""
+def main(argv=None, preset=None):
+    """Entry point on a node: ``python3 - [--only a,b] [--python PATH] [--set k=v]`` prints facts.
+    ``preset``: options that travel inside the script on stdin rather than on the command
+    line (the per-run HMAC key: a command line is visible to every user of the node)."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    only, python, options = None, None, {}
+    only, python, options = None, None, dict(preset or {})
     while argv:
         a = argv.pop(0)
         if a == "--only":

@@ -40,7 +40,7 @@ class _BundleFinder(object):
 sys.meta_path.insert(0, _BundleFinder)
 sys.dont_write_bytecode = True
 import gpudoctor.collector
-sys.exit(gpudoctor.collector.main(sys.argv[1:]))
+sys.exit(gpudoctor.collector.main(sys.argv[1:], preset=_PRESET))
 '''
 
 _cache = None
@@ -58,9 +58,10 @@ def sources():
     return out
 
 
-def build_script():
-    """The collector as one script; cached, since every node gets the same bytes."""
+def build_script(preset=None):
+    """The collector as one script; cached, since every node gets the same bytes. ``preset``
+    options are written into the script (stdin), never onto the node's command line."""
     global _cache
     if _cache is None:
         _cache = _LOADER % (sources(),)
-    return _cache
+    return _cache.replace("preset=_PRESET)", "preset=%r)" % (dict(preset or {}),), 1)

@@ -87,15 +87,19 @@ class Payload:
     script: Optional[str] = None
     fast: bool = False
 
+    # Options that ride inside the script on stdin, never on the node's command line (which
+    # every user of the node can read in ps): the per-run HMAC key for environment values.
+    SECRET = ("env_key",)
+
     def get_script(self):
         if self.script is None:
             from gpudoctor.collector.bundle import build_script
 
-            self.script = build_script()
+            self.script = build_script({k: v for k, v in (self.options or {}).items() if k in self.SECRET})
         return self.script
 
     def options_for(self, host):
-        opts = dict(self.options or {})
+        opts = dict((k, v) for k, v in (self.options or {}).items() if k not in self.SECRET)
         opts.update((self.per_host_options or {}).get(host, {}))
         opts["node"] = host
         return opts
