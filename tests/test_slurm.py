@@ -1,13 +1,18 @@
 """contrib/slurm/ against a real single-node Slurm (Debian's slurmctld + slurmd 22.05).
 
 One slurmctld and one slurmd per test module, private paths under tmp, auth/none, free
-ports (reference/testbed.md). slurm.conf's Prolog= and HealthCheckProgram= point at
+ports. slurm.conf's Prolog= and HealthCheckProgram= point at
 two-line wrappers that name the settings file and exec the repository's own
 contrib/slurm/prolog.sh and healthcheck.sh: the recipe docs/slurm.md gives, run as
 slurmd runs it (as root, no PATH, nothing of slurmd's environment but its rlimits).
 
 What a test changes between runs is gpudoctor's config (GPUDOCTOR_CONFIG in the
 settings file): a `shm_min` larger than this machine's /dev/shm makes shm.size fail.
+
+Every test that acts and then looks waits on the state it expects with a deadline
+(wait_state, wait_job): slurmctld updates node and job state asynchronously (a finished
+srun leaves the node IDLE+COMPLETING for a moment, a failed prolog's batch job passes
+through COMPLETING before it is PENDING again).
 """
 
 import os
@@ -89,6 +94,21 @@ class Slurm:
                 raise AssertionError("node stuck in %s (%s)" % (state, reason))
             time.sleep(0.1)
 
+    def job(self, job):
+        line = self.run("scontrol", "show", "job", "-o", job, check=True).stdout
+        return dict(re.findall(r"\b(\w+)=(\S*)", line)), line
+
+    def wait_job(self, job, pred, timeout=30, what="job state"):
+        """Poll scontrol until pred(fields) holds or the deadline passes; then fail with the last line."""
+        t0 = time.time()
+        while True:
+            fields, line = self.job(job)
+            if pred(fields):
+                return fields
+            if time.time() - t0 > timeout:
+                raise AssertionError("%s not reached within %ss: %s" % (what, timeout, line))
+            time.sleep(0.1)
+
     def set_config(self, text):
         # The site's config. It selects the checks these tests control, so that other checks
         # about this machine (its hostname resolves to 127.0.0.1, say) cannot fail the baseline.
@@ -165,6 +185,7 @@ SelectTypeParameters=CR_Core
 ReturnToService=2
 Prolog=%(d)s/prolog
 PrologFlags=Alloc
+SchedulerParameters=nohold_on_prolog_fail
 HealthCheckProgram=%(d)s/hc-periodic
 HealthCheckInterval=1
 NodeName=%(node)s NodeHostname=%(host)s NodeAddr=127.0.0.1 CPUs=2 RealMemory=500 State=UNKNOWN
@@ -220,8 +241,9 @@ def cluster(slurm):
 def test_job_runs_when_checks_pass(cluster):
     r = cluster.srun()
     assert r.returncode == 0, r.stderr
-    state, reason = cluster.node()
-    assert state == "IDLE" and reason is None
+    # srun returns before slurmctld has finished the job: IDLE+COMPLETING for a moment
+    state, reason = cluster.wait_state(lambda st, r: st == "IDLE")
+    assert reason is None, reason
     # the prolog really ran gpudoctor on this node, with slurmd's rlimits
     import json
 
@@ -353,19 +375,65 @@ def test_slurmd_runs_the_healthcheck_and_it_drains(cluster):
         os.unlink(cluster.hc_enabled)
 
 
-def test_batch_job_is_requeued_not_lost(cluster):
+def test_batch_job_is_requeued_not_held_and_runs_once_the_node_is_healthy(cluster):
+    """slurm.conf(5), Prolog: a failing prolog drains the node and requeues the job *held*
+    (Reason=launch_failed_requeued_held: it never runs until an admin releases it) unless
+    SchedulerParameters=nohold_on_prolog_fail, which docs/slurm.md recommends and this
+    slurm.conf sets. So the job waits, unheld, and runs once gpudoctor resumes the node."""
     cluster.set_config(FAIL_SHM)
-    r = cluster.run("sbatch", "-N1", "-w", NODE, "-t", "1", "--wrap", "true", "--parsable", check=True)
+    r = cluster.run("sbatch", "-N1", "-w", NODE, "-t", "1", "--chdir", cluster.dir, "-o", "job-%j.out",
+                    "--wrap", "true", "--parsable", check=True)
     job = r.stdout.strip().split(";")[0]
-    cluster.wait_state(lambda st, r: "DRAIN" in st)
-    t0 = time.time()
-    while True:
-        q = cluster.run("scontrol", "show", "job", "-o", job, check=True).stdout
-        if "Restarts=1" in q or time.time() - t0 > 15:
-            break
-        time.sleep(0.2)
-    assert "Restarts=1" in q and "JobState=PENDING" in q, q  # requeued, waiting for a healthy node
-    cluster.run("scancel", job, check=True)
+    state, reason = cluster.wait_state(lambda st, r: "DRAIN" in st and (r or "").startswith("gpudoctor:"))
+    fields = cluster.wait_job(job, lambda f: f.get("Restarts") == "1" and f.get("JobState") == "PENDING",
+                              what="requeued and pending")
+    assert fields.get("Reason") != "launch_failed_requeued_held", fields  # not held
+    assert fields.get("Priority") != "0", fields  # a held job has priority 0
+
+    cluster.set_config("")  # the operator fixes /dev/shm; the health check resumes gpudoctor's drain
+    hc = cluster.healthcheck()
+    assert hc.returncode == 0 and "gpudoctor: slurm: resumed %s" % NODE in hc.stdout, hc.stdout + hc.stderr
+    # Slurm makes a requeued batch job eligible only ~2 minutes later (EligibleTime = requeue
+    # + 121 s on 22.05). The owner may move its begin time to now: that does not release a
+    # held job (priority 0 stays 0), so the job running still shows it was not held.
+    cluster.run("scontrol", "update", "jobid=" + job, "StartTime=now", check=True)
+    try:
+        fields = cluster.wait_job(job, lambda f: f.get("JobState") in ("COMPLETED", "FAILED", "CANCELLED"),
+                                  timeout=60, what="the requeued job ran")
+    finally:
+        cluster.run("scancel", job)
+    assert fields["JobState"] == "COMPLETED" and fields.get("ExitCode") == "0:0", fields
+    assert fields.get("Restarts") == "1", fields
+
+
+def test_without_nohold_the_job_is_requeued_held(cluster):
+    """What docs/slurm.md warns about, on the real slurmctld: without nohold_on_prolog_fail
+    the requeued job is held (launch_failed_requeued_held, priority 0) and moving its begin
+    time does not release it."""
+    with open(cluster.conf) as f:
+        saved = f.read()
+    job = None
+    try:
+        with open(cluster.conf, "w") as f:
+            f.write(saved.replace("SchedulerParameters=nohold_on_prolog_fail\n", ""))
+        cluster.run("scontrol", "reconfigure", check=True)
+        cluster.set_config(FAIL_SHM)
+        r = cluster.run("sbatch", "-N1", "-w", NODE, "-t", "1", "--chdir", cluster.dir, "-o", "job-%j.out",
+                        "--wrap", "true", "--parsable", check=True)
+        job = r.stdout.strip().split(";")[0]
+        # the requeue passes through COMPLETING: wait for the settled state, all of it
+        fields = cluster.wait_job(job, lambda f: f.get("Reason") == "launch_failed_requeued_held"
+                                  and f.get("JobState") == "PENDING", what="requeued held")
+        assert fields["Priority"] == "0" and fields["Restarts"] == "1", fields
+        cluster.run("scontrol", "update", "jobid=" + job, "StartTime=now", check=True)
+        fields, _ = cluster.job(job)
+        assert fields["Reason"] == "launch_failed_requeued_held" and fields["Priority"] == "0", fields
+    finally:
+        if job:
+            cluster.run("scancel", job)
+        with open(cluster.conf, "w") as f:
+            f.write(saved)
+        cluster.run("scontrol", "reconfigure", check=True)
 
 
 def test_docs_recipe_is_what_runs(slurm):
@@ -375,8 +443,9 @@ def test_docs_recipe_is_what_runs(slurm):
     documented = dict(l.split("#")[0].strip().split("=", 1) for l in block.splitlines() if "=" in l)
     ours = dict(l.strip().split("=", 1) for l in open(slurm.conf) if "=" in l and l.split("=")[0] in documented)
     assert sorted(documented) == sorted(ours) == ["HealthCheckInterval", "HealthCheckProgram", "Prolog",
-                                                  "PrologFlags"]
+                                                  "PrologFlags", "SchedulerParameters"]
     assert documented["PrologFlags"] == ours["PrologFlags"]
+    assert documented["SchedulerParameters"] == ours["SchedulerParameters"] == "nohold_on_prolog_fail"
     assert "gpudoctor-prolog.sh" in documented["Prolog"] and "install -m 755 contrib/slurm/prolog.sh" in doc
     assert "contrib/slurm/healthcheck.sh /etc/slurm/gpudoctor-healthcheck.sh" in doc
     for wrapper, script in (("prolog", "prolog.sh"), ("hc", "healthcheck.sh")):
