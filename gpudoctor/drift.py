@@ -1,7 +1,8 @@
 """The drift engine: group nodes by a value, take the majority as the baseline, and name
 the odd nodes, folded into node sets ("gpu16: torch 2.1.2 vs gpu[01-15] (15): 2.0.1").
 
-No golden file: the cluster is its own reference (peers.md §3.1). Ties are broken by
+No golden file: the cluster is its own reference (as ClusterShell's clush -b groups
+identical outputs). Ties are broken by
 hostfile order, so the first node (usually rank 0) sets the baseline.
 """
 

@@ -19,7 +19,7 @@ from gpudoctor.errors import InputError, read_input
 
 ACCELERATE_DEFAULT = "~/.cache/huggingface/accelerate/default_config.yaml"
 # variables a distributed job depends on; a launcher that does not carry them leaves the
-# remote ranks with whatever the non-interactive shell there sets (seed 004 forwards them by -x)
+# remote ranks with whatever the non-interactive shell there sets (Open MPI's mpirun forwards them only with -x NAME: mpirun(1))
 JOB_ENV = re.compile(r"^(NCCL_\w+|UCX_\w+|LD_LIBRARY_PATH|PYTHONPATH|CUDA_VISIBLE_DEVICES|OMP_NUM_THREADS)$")
 
 

@@ -34,7 +34,7 @@ def toolkit_version(ctx, prefix):
 
 def find_compat(ctx):
     """cuda-compat user-mode drivers (libcuda.so.<driver version>) in /usr/local/cuda*/compat
-    and on LD_LIBRARY_PATH (compat.md section 1d: forward compatibility)."""
+    and on LD_LIBRARY_PATH (forward compatibility: https://docs.nvidia.com/deploy/cuda-compatibility/forward-compatibility.html)."""
     ldlp = [d.rstrip("/") for d in ctx.env.get("LD_LIBRARY_PATH", "").split(":") if d]
     dirs = ["/usr/local/%s/compat" % n for n in ctx.listdir("/usr/local") if n == "cuda" or n.startswith("cuda-")]
     found = []

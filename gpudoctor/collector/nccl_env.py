@@ -1,5 +1,5 @@
 """The NCCL_* settings a job on this node will see: the environment, then NCCL's own
-config files (compat.md §6; NVIDIA/nccl src/misc/param.cc initEnv/setEnvFile):
+config files (https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html; NVIDIA/nccl src/misc/param.cc initEnv/setEnvFile):
 NCCL_CONF_FILE if set (2.23+), else ~/.nccl.conf, then /etc/nccl.conf. Files never
 override the environment (setenv(..., 0)), and the user file wins over /etc/nccl.conf.
 """

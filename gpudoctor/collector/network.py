@@ -1,7 +1,7 @@
 """Network interfaces: /sys/class/net (state, MTU, speed, physical or virtual) and their
 addresses, for NCCL_SOCKET_IFNAME, the hostname check and (later) cross-node exports.
 
-Many GPU nodes have no `ip` command (the real node in reference/testbed.md), so IPv4
+Many GPU nodes have no `ip` command (a real H100 cloud node, fixtures/nodes/h100-*), so IPv4
 addresses come from the SIOCGIFADDR ioctl on a live node, from `ip -j addr` when a
 recorded reply is given, and from /proc/net/fib_trie + /proc/net/route otherwise
 (recorded trees). IPv6 comes from /proc/net/if_inet6, which names the interface.

@@ -6,7 +6,7 @@ import re
 from .base import Unsupported, section
 
 # Line 1 of /proc/driver/nvidia/version; matches both "Kernel Module  535.129.03" and the
-# open module's "Open Kernel Module for x86_64  580.159.04" (compat.md §5, nv-procfs.c).
+# open module's "Open Kernel Module for x86_64  580.159.04" (NVIDIA/open-gpu-kernel-modules kernel-open/nvidia/nv-procfs.c, nv_procfs_read_version).
 _DRIVER_RE = re.compile(r"\b(\d{3,4}\.\d{1,3}(?:\.\d{1,3})?)\b")
 
 # Where distributions put libnvidia-ml.so.<driver version> (the user-space half of the driver).
@@ -129,7 +129,7 @@ def parse_nvidia_smi_csv(text):
     return gpus
 
 
-# "NVRM: Xid (PCI:0000:10:1c): 63, pid=1896, ..."; old drivers print "(0000:01:00)" (compat.md section 5)
+# "NVRM: Xid (PCI:0000:10:1c): 63, pid=1896, ..."; old drivers print "(0000:03:00)" (NVIDIA's Xid catalog, Step 1: https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html)
 _XID_RE = re.compile(r"NVRM: Xid \((?:PCI:)?([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.\d)?)\): (\d+)(.*)")
 
 

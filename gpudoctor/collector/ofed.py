@@ -1,4 +1,4 @@
-"""MLNX_OFED / DOCA-OFED and the kernels it was built for (compat.md §3, §5).
+"""MLNX_OFED / DOCA-OFED and the kernels it was built for (the ofed_info script MLNX_OFED's mlnxofedinstall writes; DOCA-OFED: https://docs.nvidia.com/doca/sdk/mlnx_ofed-to-doca-ofed-transition-guide/index.html).
 
 - user space: /usr/bin/ofed_info is a bash script that echoes its own version; read it as
   text instead of running it (`ofed_info -s` -> `MLNX_OFED_LINUX-5.8-1.1.2.1:`, DOCA-OFED

@@ -22,7 +22,7 @@ from .base import Unsupported, run_command, section
 # torch 2.11's libtorch_cuda.so carries DT_RPATH $ORIGIN/../../nvidia/*/lib (read with
 # readelf -d on an H100 node, fixtures/recorded/), so LD_LIBRARY_PATH cannot override its
 # direct dependencies; older wheels and conda builds use DT_RUNPATH or none, and there
-# LD_LIBRARY_PATH wins (the libcublas.so.11 "version ... not defined" failure of seed 003).
+# LD_LIBRARY_PATH wins (the libcublas.so.11 "version ... not defined" failure a user reported with /usr/local/cuda-11.4/lib64 on LD_LIBRARY_PATH).
 
 
 
@@ -233,7 +233,7 @@ CUDA_LIBS = (("libcublas", ("nvidia-cublas", "nvidia-cublas-cu12", "nvidia-cubla
              ("libnccl", ("nvidia-nccl-cu13", "nvidia-nccl-cu12", "nvidia-nccl-cu11")))
 
 # "NCCL version 2.28.9+cuda13.0": NVIDIA/nccl src/init.cc VERSION_STRING, kept so that
-# `strings` reveals the version (compat.md section 4)
+# `strings` reveals the version (pytorch/pytorch#116977: the libnccl that loads can differ from torch's)
 _NCCL_RE = re.compile(br"NCCL version (\d+\.\d+\.\d+)([^+\x00]*)\+cuda(\d+\.\d+)")
 # torch._C._cuda_getArchFlags(): "sm_75 sm_80 sm_86 sm_90 sm_100 sm_120" in libtorch_python.so's .rodata
 _ARCH_RE = re.compile(br"sm_\d+[af]?(?: (?:sm|compute)_\d+[af]?)*\x00")

@@ -1,4 +1,4 @@
-"""RDMA devices and ports from /sys/class/infiniband (formats: compat.md §5, kernel
+"""RDMA devices and ports from /sys/class/infiniband (formats: Linux
 drivers/infiniband/core/sysfs.c and core/cache.c), the per-port GID table, the netdev
 behind each port, the uverbs character devices and what a container can see of them.
 
