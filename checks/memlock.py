@@ -29,6 +29,14 @@ def memlock(facts, config):
     rdma = facts.get("rdma") or {}
     devices = [d["name"] for d in rdma.get("devices") or []] if rdma.get("status") == "ok" else []
     observed = "soft %s, hard %s" % (_show(lim["soft"]), _show(lim["hard"]))
+    container = (facts.get("host") or {}).get("container")
+    if rdma.get("status") == "ok" and not devices and not rdma.get("modules_loaded") and not container:
+        # only RDMA pins memory under RLIMIT_MEMLOCK; NCCL over sockets and CUDA's pinned host
+        # memory (cudaHostAlloc) do not count against it: a warning here would be noise. In a
+        # container the host's RDMA devices may simply not be passed in: keep the warning there.
+        yield NA("memlock is %s, but this node has no RDMA device or RDMA driver loaded (NCCL uses sockets)"
+                 % observed)
+        return
     if devices:
         yield Finding.error("memlock is %s while RDMA devices exist (%s): ibv_reg_mr will fail"
                             % (observed, ", ".join(devices)), observed=observed, expected="unlimited", fix=FIX)
