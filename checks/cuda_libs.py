@@ -1,5 +1,5 @@
 """torch's CUDA libraries must be the ones it was built with. LD_LIBRARY_PATH wins over
-DT_RUNPATH, so an older toolkit on it (seed 003: /usr/local/cuda-11.4/lib64 before a
+DT_RUNPATH, so an older toolkit on it (a user report: /usr/local/cuda-11.4/lib64 before a
 cu117 torch) gives "symbol cublasSetWorkspace_v2, version libcublas.so.11 not defined in
 file libcublas.so.11 with link time reference" at `import torch`. The collector resolves
 libtorch_cuda.so's dependencies the way ld.so does (and with --deep, by ldd)."""

@@ -113,7 +113,7 @@ def driver_cuda(facts, config):
 
 def _datacenter(facts):
     """Forward compatibility runs on data-center GPUs (and some NGC-ready RTX), not GeForce/TITAN
-    (compat.md 1d); the name is the only cheap hint."""
+    (https://docs.nvidia.com/deploy/cuda-compatibility/forward-compatibility.html); the name is the only cheap hint."""
     names = [g.get("name") or "" for g in gpu_list(facts)]
     return not any("GeForce" in n or "TITAN" in n for n in names)
 
@@ -172,7 +172,7 @@ def _compat_offer(facts, need):
 
 def _dropped_archs(facts):
     """GPUs older than what a CUDA major still supports (Kepler gone in 12.0; Maxwell,
-    Pascal, Volta gone in 13.0: compat.md section 2a)."""
+    Pascal, Volta gone in 13.0: the CUDA 12.0 and 13.0 release notes, "Deprecated Architectures")."""
     t = data.load("cuda_driver")
     gpus = gpu_list(facts)
     for label, cuda in _wants(facts):

@@ -222,7 +222,7 @@ def _arch(facts, gpus):
 
 
 def _arch_fix(cc, torch):
-    if cc < (7, 5):  # CUDA 13 dropped Maxwell/Pascal/Volta; PyTorch's cu126 build keeps them (compat.md 2a)
+    if cc < (7, 5):  # CUDA 13 dropped Maxwell/Pascal/Volta; PyTorch's cu126 build keeps them (pytorch/pytorch#157517)
         return ("pip install torch==%s --index-url https://download.pytorch.org/whl/cu126 (the cu126 build keeps "
                 "sm_50..sm_70)" % torch["version"].split("+")[0])
     if cc >= (10, 0):

@@ -1,8 +1,8 @@
 """The hostname must be unique and resolve to an address other nodes can reach.
 
-A default name (localhost, localhost.localdomain: seed 001) or a name that /etc/hosts maps
+A default name (localhost, localhost.localdomain, as cloud images leave it) or a name that /etc/hosts maps
 to a loopback address (Debian/Ubuntu's `127.0.1.1 <name>`, or `127.0.0.1 vm` on the
-development machines and the real GPU node in reference/testbed.md) makes torch's
+development machines and a real H100 node) makes torch's
 rendezvous and NCCL's bootstrap advertise 127.x: the other nodes connect to themselves
 and the job hangs or fails with "Connection refused".
 """

@@ -3,7 +3,7 @@
 Seed 000 (Alibaba eRDMA notes): OFED 5.4-3.5.8.0 was installed for 3.10.0-1160.31.1.el7,
 a yum update booted 3.10.0-1160.90.1.el7, and the OFED modules were gone: the fix is to
 boot the old kernel (`grub2-set-default '<menu entry>'`) or rebuild OFED for the new one
-(`mlnxofedinstall --add-kernel-support`, compat.md §3b). Also the NHC/weka check: the
+(`mlnxofedinstall --add-kernel-support`, MLNX_OFED's installer option). Also the NHC/weka check: the
 loaded mlx5_core must be the version of the installed OFED user space.
 """
 

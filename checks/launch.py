@@ -1,7 +1,7 @@
 """The launch plan (accelerate / DeepSpeed / torchrun / mpirun, gpudoctor/launch.py) judged
 against the nodes' facts before the job starts: counts, the master, precision, DeepSpeed's
 batch arithmetic, the environment mpirun forwards, the files every node needs, and the
-rendezvous port (seeds 002 and 004). Every check passes silently when no plan was given."""
+rendezvous port (the failures users report: accelerate + DeepSpeed over pdsh, mpirun -x). Every check passes silently when no plan was given."""
 
 import re
 
@@ -54,7 +54,7 @@ def launch_counts(nodes, config):
     if plan.num_processes is not None and plan.slots and plan.launcher in ("mpirun", "horovodrun"):
         want = sum(plan.slots.values())
         if plan.num_processes != want:
-            yield Finding.error("mpirun -np %d but %s gives %d slots (seed 004: -np must match -H)"
+            yield Finding.error("mpirun -np %d but %s gives %d slots (-np must match -H)"
                                 % (plan.num_processes, plan.slots_source, want),
                                 observed="-np %d" % plan.num_processes, expected="-np %d" % want,
                                 fix="mpirun -np %d -H %s ..." % (want, ",".join("%s:%d" % kv
@@ -247,8 +247,8 @@ def launch_files(nodes, config):
         if missing:
             have = sorted(h for h, v in values.items() if v != "missing")
             yield Finding.error("%s, named by the launch plan, is missing on %s" % (p, fold(missing)), hosts=missing,
-                                fix=("copy it there: pdcp -w %s %s %s (or rsync -a %s:%s %s) — seed 002: code, "
-                                     "configs and data are synced by hand" % (fold(missing), p, p, have[0], p, p))
+                                fix=("copy it there: pdcp -w %s %s %s (or rsync -a %s:%s %s); code, configs and "
+                                     "data are not synced by the launcher" % (fold(missing), p, p, have[0], p, p))
                                 if have else "create %s on every node (the launch plan names it)" % p)
         groups = group({h: v for h, v in values.items() if v != "missing"})
         if len(groups) > 1:

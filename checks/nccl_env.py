@@ -5,7 +5,7 @@ Values come from the environment, then NCCL_CONF_FILE or ~/.nccl.conf, then
 /etc/nccl.conf (the `nccl` facts section resolves the precedence). Each rule below is a
 failure seen in the field: an NCCL_SOCKET_IFNAME that matches nothing ("no socket
 interface found") or only docker0/lo; an NCCL_IB_HCA naming no device; NCCL_NET=IB with
-no active port; NCCL_IB_DISABLE=1 on a node with working IB (the seeds' "slow: GPU 100%
+no active port; NCCL_IB_DISABLE=1 on a node with working IB (users report "slow: GPU 100%
 but low power"); a GID index that is not RoCE v2; GPUDirect RDMA without nvidia-peermem;
 a missing topology/graph file; a misspelled variable NCCL silently ignores.
 

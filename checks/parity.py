@@ -1,5 +1,5 @@
-"""Drift between nodes (seed 001: "PyTorch, CUDA and NCCL must be the same on every node;
-set the same environment variables on all nodes"). Cluster checks: each receives every
+"""Drift between nodes (users' rule for multi-node training: "PyTorch, CUDA and NCCL must be the
+same on every node; set the same environment variables on all nodes"). Cluster checks: each receives every
 node's facts, groups nodes by value and names the odd ones against the majority."""
 
 from gpudoctor.drift import MISSING, describe, group
@@ -270,7 +270,7 @@ def hosts_resolution(nodes, config):
     for where, unnamed in unresolved.items():
         yield Finding.warning("%s do%s not resolve on %s" % (fold(unnamed), "es" if len(unnamed) == 1 else "",
                                                               fold(where)), hosts=list(where),
-                              fix="add '<ip> <name>' lines for %s to /etc/hosts on %s (seed 001: every node lists "
+                              fix="add '<ip> <name>' lines for %s to /etc/hosts on %s (every node lists "
                                   "every node), or use IP addresses in the hostfile and MASTER_ADDR"
                                   % (fold(unnamed), fold(where)))
 

@@ -1,7 +1,7 @@
 """The job's Python environment (the interpreter `--python` names): torch present and
-built with CUDA on a GPU node, DeepSpeed's JIT prerequisites (ds_report in seed 003:
+built with CUDA on a GPU node, DeepSpeed's JIT prerequisites (what DeepSpeed's ds_report lists:
 ninja, libaio for async_io, nvcc's CUDA major equal to torch's), and no deprecated
-`pynvml` distribution (its FutureWarning fires on every `import pynvml`, compat.md 7)."""
+`pynvml` distribution (its FutureWarning fires on every `import pynvml`: https://pypi.org/project/pynvml/)."""
 
 from gpudoctor.registry import NA, Finding, Pass, check
 
@@ -14,7 +14,7 @@ def _index_url(facts):
 
     drv = (facts.get("gpu") or {}).get("driver_version")
     cuda = newest_cuda_for(drv) if drv else None
-    # PyTorch publishes cu126, cu128, cu130 builds for current releases (compat.md section 4)
+    # PyTorch publishes cu126, cu128, cu130 builds for current releases (pytorch/pytorch RELEASE.md, Release Compatibility Matrix)
     for tag, need in (("cu130", (13, 0)), ("cu128", (12, 8)), ("cu126", (12, 6)), ("cu118", (11, 8))):
         if cuda and tuple(int(x) for x in cuda.split(".")) >= need:
             return "https://download.pytorch.org/whl/%s" % tag

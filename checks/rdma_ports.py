@@ -1,8 +1,8 @@
 """Every RDMA port NCCL may use must be ACTIVE, and a container must see the uverbs devices.
 
-NCCL picks RDMA devices from /sys/class/infiniband; a DOWN port (seed 000: the second
-eRDMA NIC eth1 without an address until `dhclient eth1`) or a missing
-/dev/infiniband/uverbsN inside a container (seed 000's `docker run --device=...`) makes it
+NCCL picks RDMA devices from /sys/class/infiniband; a DOWN port (a reported Alibaba Cloud node: the
+second eRDMA NIC eth1 without an address until `dhclient eth1`) or a missing
+/dev/infiniband/uverbsN inside a container (a container started with `docker run --device=...`) makes it
 fail or fall back to TCP sockets ("NET/IB : No device found", "NET/Socket").
 """
 
