@@ -1,4 +1,4 @@
-"""Real sshd processes on 127.0.0.x as cluster nodes (reference/testbed.md).
+"""Real sshd processes on 127.0.0.x as cluster nodes.
 
 Each node is its own sshd with its own config; nodes differ through sshd's SetEnv
 (NCCL_*, PATH, HOME), the limits sshd was started under, and per-node homes. Sessions

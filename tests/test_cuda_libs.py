@@ -1,7 +1,7 @@
 """cuda.libs: which CUDA libraries torch really loads. The resolver is tested on real ELF
 files built with gcc in torch's wheel layout (DT_RPATH like torch 2.11, DT_RUNPATH like
 older wheels), against the recorded ldd of the real libtorch_cuda.so, and the check over
-the real H100 facts and a seed-003 variant (an old CUDA's lib64 on LD_LIBRARY_PATH)."""
+the real H100 facts and a variant users report (an old CUDA's lib64 on LD_LIBRARY_PATH)."""
 
 import copy
 import os
@@ -106,7 +106,7 @@ def test_real_h100_passes():
 
 
 def seed003_variant():
-    """The seed-003 failure on the real facts: LD_LIBRARY_PATH with an older toolkit's lib64
+    """The reported failure on the real facts: LD_LIBRARY_PATH with an older toolkit's lib64
     first, and a torch whose libs honour it (RUNPATH), so libcublas comes from there."""
     doc = node_facts(H100)
     libs = doc["python"]["torch"]["libs"]

@@ -72,7 +72,7 @@ def test_no_xid_in_the_real_kernel_log():
 
 
 def test_xid_lines_both_formats():
-    # formats from compat.md section 5 (nv-procfs / NVIDIA Xid docs): new "PCI:" and old drivers
+    # formats from NVIDIA's Xid catalog (https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html): "PCI:" and old drivers
     text = ("[ 12.3] NVRM: Xid (PCI:0000:10:1c): 63, pid=1896, Row Remapper: New row marked for remapping\n"
             "[ 13.0] NVRM: Xid (0000:01:00): 13, Graphics Exception: ESR 0x404600=0x80000001\n"
             "[ 14.0] NVRM: GPU at PCI:0000:10:1c: GPU-1234\n")

@@ -197,7 +197,7 @@ def test_env_not_forwarded_by_mpirun():
     assert msgs == ["NCCL_P2P_DISABLE=1 is set where you launch but mpirun does not forward it: the ranks on "
                     "gpu[1-2] see it unset",
                     "PYTHONPATH is set on gpu1 but not on gpu2, and mpirun does not forward it"]
-    # NCCL_SOCKET_IFNAME is forwarded by -x in the seed's line: not reported
+    # NCCL_SOCKET_IFNAME is forwarded by -x in the user's line: not reported
 
 
 def test_files_missing_and_different():
