@@ -97,6 +97,8 @@ def analyze(scan, kb, assume_error=False):
         e = kb.by_id[eid]
         eligible = [s for s in m["ranks"] if s is None or (s == "warn" and (e["kind"] == "error" or has_error
                                                                             and e["kind"] == "echo"))]
+        if e["kind"] == "warning" and not has_error:
+            eligible = []  # a known warning in a log without an error: a note, not a root cause
         if not eligible:
             context.append(eid)
             continue
@@ -116,8 +118,9 @@ def analyze(scan, kb, assume_error=False):
     for eid in sorted(context, key=lambda x: min(matched[x]["firsts"].values())):
         e, m = kb.by_id[eid], matched[eid]
         h = m["hits"][0] if m["hits"] else None
-        notes.append({"id": eid, "severity": "warn" if "warn" in m["ranks"] else "info",
-                      "note": (e.get("note") or e["title"]).strip(), "first_line": h.line if h else None,
+        sev = "info" if set(m["ranks"]) == {"info"} else ("warn" if "warn" in m["ranks"] else "warning")
+        notes.append({"id": eid, "severity": sev, "note": (e.get("note") or e["title"]).strip(),
+                      "fix": e["causes"][0]["fix"][0], "first_line": h.line if h else None,
                       "text": h.text if h else None, "match_count": m["count"]})
     if findings:
         verdict = "echo_only" if findings[0]["kind"] == "echo" else "root_cause"

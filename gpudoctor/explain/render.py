@@ -61,6 +61,8 @@ def _context(w, bold, result):
         w("  %s: %s\n" % (n["id"], _wrap(n["note"], 4)))
         if n.get("first_line"):
             w("    line %d: %s%s\n" % (n["first_line"], n["text"], more))
+        if n.get("fix"):
+            w("    if it matters: %s\n" % n["fix"])
 
 
 def _finding(w, bold, f, heading, full):
