@@ -150,7 +150,7 @@ def _torch(cuda, version="2.5.1"):
     ("470.82.01", "12.1", ["error"]),  # below the 12.x floor 525.60.13: "driver version is insufficient"
     ("525.85.12", "12.4", ["warning"]),  # 12.x minor-version compatibility, below 12.4's own 550.54.14
     ("550.54.15", "12.4", []),
-    ("580.159.04", "13.0", []),  # the real GPU node of testbed.md
+    ("580.159.04", "13.0", []),  # a real H200 node (open kernel module 580.159.04, CUDA 13.0)
     ("575.57.08", "13.0", ["error"]),  # CUDA 13 needs the R580 driver
     ("450.51.05", "11.0", []),  # 11.0 GA predates the 450.80.02 floor of 11.x compatibility
 ])
