@@ -1,0 +1,195 @@
+"""Launch plans: what a launch line and its configs will ask of the cluster, read exactly as
+the launcher reads them. One module per launcher family (torchrun.py, deepspeed.py,
+accelerate.py, mpi.py: Open MPI, MPICH/Intel MPI Hydra, horovodrun), their flag tables as
+data (flags/*.json, made from the launchers' own parsers by flags/generate.py), hostfile
+dialects by the launcher that reads them (hostfiles.py), DeepSpeed's batch arithmetic
+(configs.py), the plan model (plan.py) and the rendezvous probe (rendezvous.py).
+What the launcher would refuse is an InputError naming its rule (exit 2). docs/launch.md."""
+
+import os
+import re
+import shlex
+
+from gpudoctor.errors import InputError, excerpt
+from gpudoctor.launch.common import Refused, count, is_python, refuse  # noqa: F401
+from gpudoctor.launch.plan import SCHEMA, Plan, redact, render_text  # noqa: F401
+from gpudoctor.launch.rendezvous import add_options, is_loopback, master_host, probe_rendezvous  # noqa: F401
+
+MAX_LINE = 64 << 10
+LAUNCHERS = "torchrun, python -m torch.distributed.run|launch, deepspeed, accelerate launch, mpirun/mpiexec " \
+            "(Open MPI), mpiexec.hydra (MPICH, Intel MPI), horovodrun, and srun in front of any of them"
+
+# srun options that take a value (slurm 23.x src/srun/libsrun/opt.c long options with an
+# argument); only needed to find where the launched program starts
+SRUN_VALUE = {"-A", "--account", "-c", "--cpus-per-task", "-D", "--chdir", "-e", "--error", "-i", "--input",
+              "-J", "--job-name", "-m", "--distribution", "-n", "--ntasks", "-N", "--nodes", "-o", "--output",
+              "-p", "--partition", "-q", "--qos", "-t", "--time", "-w", "--nodelist", "-x", "--exclude",
+              "-G", "--gpus", "--gres", "--gpus-per-node", "--gpus-per-task", "--ntasks-per-node", "--mem",
+              "--mem-per-cpu", "--mem-per-gpu", "--cpu-bind", "--mpi", "--export", "--container-image",
+              "--container-mounts", "--container-name", "--container-workdir", "--jobid", "--reservation",
+              "--constraint", "-C", "--het-group", "--kill-on-bad-exit", "-K", "--signal", "--network",
+              "--cpus-per-gpu", "--threads-per-core", "--hint", "--label-format", "--comment", "--wckey"}
+
+
+def _split(line):
+    if len(line) > MAX_LINE:
+        raise InputError("--launch is longer than %d characters" % MAX_LINE)
+    if not line.strip():
+        raise InputError("--launch is empty: give the launch line, quoted")
+    try:
+        return shlex.split(line)
+    except ValueError as exc:
+        raise InputError("--launch %s: %s" % (excerpt(line, 40), exc))
+
+
+def _strip_srun(argv, plan):
+    """`srun [opts] LAUNCHER ...`: srun starts the launcher once per task."""
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if not a.startswith("-"):
+            break
+        name = a.split("=", 1)[0]
+        if "=" not in a and name in SRUN_VALUE:
+            i += 2
+        else:
+            i += 1
+    plan.wrapper = "srun"
+    plan.note("srun starts the launcher once per Slurm task: every node runs the line below (use "
+              "--ntasks-per-node=1 for torchrun/deepspeed/accelerate)")
+    return argv[i:]
+
+
+def parse_launch(line, plan=None, environ=None):
+    """One launch command line in shell syntax, as the user would type it."""
+    from gpudoctor.launch import accelerate, deepspeed, mpi, torchrun
+
+    plan = plan if plan is not None else Plan()
+    env = dict(os.environ if environ is None else environ)
+    argv = _split(line)
+    while argv and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", argv[0]):  # NAME=VALUE LAUNCHER ...
+        k, _, v = argv.pop(0).partition("=")
+        env[k] = v
+        plan.env_set[k] = redact(k, v)
+    if argv and os.path.basename(argv[0]) in ("env",):
+        argv.pop(0)
+        while argv and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", argv[0]):
+            k, _, v = argv.pop(0).partition("=")
+            env[k] = v
+            plan.env_set[k] = redact(k, v)
+    if argv and os.path.basename(argv[0]) == "srun":
+        argv = _strip_srun(argv[1:], plan)
+    if not argv:
+        raise InputError("--launch names no launcher (%s)" % LAUNCHERS)
+    prog = os.path.basename(argv[0])
+    args = argv[1:]
+    if is_python(prog):
+        i = 0
+        while i < len(args) and args[i].startswith("-") and args[i] != "-m":
+            i += 1
+        if args[i:i + 1] == ["-m"] and len(args) > i + 1:
+            mod = args[i + 1]
+            if mod in ("torch.distributed.run", "torch.distributed.launch", "deepspeed.launcher.runner"):
+                prog = {"torch.distributed.run": "torchrun", "deepspeed.launcher.runner": "deepspeed"}.get(
+                    mod, "torch.distributed.launch")
+                args = args[i + 2:]
+            elif mod == "accelerate.commands.launch":
+                prog, args = "accelerate", ["launch"] + args[i + 2:]
+    plan.sources.append("launch line")
+    if "MASTER_ADDR" in plan.env_set or "MASTER_PORT" in plan.env_set:
+        if prog in ("torchrun", "torch.distributed.launch", "deepspeed", "accelerate"):
+            plan.note("MASTER_ADDR/MASTER_PORT in the launching shell are not read by %s: it sets them for its "
+                      "workers from its own flags" % prog)
+    if prog in ("torchrun", "torch.distributed.launch"):
+        torchrun.read(plan, prog, args, env)
+    elif prog == "deepspeed":
+        deepspeed.read(plan, args, env)
+    elif prog in ("accelerate", "accelerate-launch"):
+        if prog == "accelerate":
+            if not args or args[0] != "launch":
+                raise InputError("--launch %s: only 'accelerate launch ...' starts a job" % excerpt(argv[0], 30))
+            args = args[1:]
+        accelerate.read(plan, args, env)
+    elif prog in ("orterun", "mpirun.openmpi", "mpiexec.openmpi"):
+        mpi.read_openmpi(plan, args, env)
+    elif prog in ("mpirun", "mpiexec"):
+        # the same name for Open MPI and MPICH/Intel MPI: Open MPI's reading, unless Open MPI
+        # does not know a flag that Hydra knows (-f, -hosts, -ppn, -genv, -launcher)
+        try:
+            mpi.read_openmpi(plan, args, env)
+        except Refused as first:
+            try:
+                mpi.read_hydra(Plan(), args, env, launcher=prog)
+            except InputError:
+                raise first
+            plan.__init__(sources=plan.sources, env_set=plan.env_set, wrapper=plan.wrapper, notes=plan.notes)
+            mpi.read_hydra(plan, args, env, launcher=prog)
+            plan.note("read as MPICH/Intel MPI Hydra's %s: Open MPI's would refuse it (%s)" % (prog, first))
+    elif prog in ("mpiexec.hydra", "mpirun.mpich", "mpiexec.mpich", "mpiexec.intel"):
+        mpi.read_hydra(plan, args, env, launcher=prog)
+    elif prog == "horovodrun":
+        mpi.read_horovod(plan, args, env)
+    else:
+        raise InputError("--launch %s: not a launcher gpudoctor reads (%s)" % (excerpt(argv[0], 30), LAUNCHERS))
+    _trainer_args(plan)
+    return plan
+
+
+def _trainer_args(plan):
+    """The HF Trainer's / Megatron's own flags after the script: --deepspeed ds.json, --bf16."""
+    from gpudoctor.launch.deepspeed_config import read_ds_config
+
+    args = plan.script_args
+    for j, a in enumerate(args):
+        name, eq, val = a.partition("=")
+        if name in ("--deepspeed", "--deepspeed_config") and plan.ds_config is None:
+            target = val if eq else (args[j + 1] if j + 1 < len(args) else "")
+            if target.endswith(".json") and os.path.isfile(os.path.expanduser(target)):
+                read_ds_config(plan, target)
+            elif target.endswith(".json"):
+                plan.note("%s %s is not on this machine: batch and precision not read" % (name, target))
+        if a == "--bf16" and plan.precision in (None, "no"):
+            plan.precision = "bf16"
+        if a == "--fp16" and plan.precision in (None, "no"):
+            plan.precision = "fp16"
+
+
+def build_plan(accelerate=None, accelerate_given=False, deepspeed=None, launch=None, environ=None, hosts=None):
+    """The plan from `check` / `plan` flags; None when no flag names one."""
+    from gpudoctor.launch import accelerate as acc
+    from gpudoctor.launch.deepspeed_config import finish, read_ds_config
+
+    if launch is not None and not launch.strip():
+        raise InputError("--launch is empty: give the launch line, quoted")
+    if not (accelerate_given or deepspeed or launch):
+        return None
+    env = dict(os.environ if environ is None else environ)
+    plan = Plan()
+    if launch:
+        if accelerate_given and accelerate and "accelerate" in launch and "--config_file" not in launch:
+            launch = launch.replace("accelerate launch", "accelerate launch --config_file %s" % shlex.quote(
+                accelerate), 1)
+        parse_launch(launch, plan, environ=env)
+    elif accelerate_given:
+        acc.read(plan, None, env, config_path=accelerate or acc.default_config_file(env))
+    if deepspeed:
+        read_ds_config(plan, deepspeed)
+    if hosts:
+        _with_hosts(plan, hosts)
+    if plan.master_port is not None and not 0 < plan.master_port < 65536:
+        raise InputError("master port %d is not a TCP port (1-65535)" % plan.master_port)
+    return finish(plan)
+
+
+def _with_hosts(plan, path):
+    """--hosts for `plan`: the nodes a torchrun/accelerate line will run on (they name no
+    hosts themselves): nproc_per_node each, in file order."""
+    from gpudoctor.inventory import resolve
+    from gpudoctor.launch.plan import Node
+
+    if plan.nodes:
+        return
+    hosts = resolve(hosts_file=path)
+    per = plan.nproc_per_node
+    plan.nodes = [Node(h.name, h.slots, per) for h in hosts]
+    plan.nodes_source = "--hosts %s" % path

@@ -1,0 +1,222 @@
+"""`accelerate launch` and accelerate's config files, read as accelerate 1.15 reads them:
+src/accelerate/commands/launch.py (launch_command_parser: flags/accelerate.json;
+_validate_launch_command: config values fill the flags left unset), commands/config/
+config_args.py (load_config_from_file, BaseConfig.process_config: `distributed_type`
+required, unknown keys refused; ClusterConfig's fields), and the launchers it hands over to:
+torchrun (multi-GPU, FSDP, standard DeepSpeed) or the `deepspeed` runner (DeepSpeed over
+several machines with the pdsh/openmpi/... multinode launcher).
+
+accelerate never opens `deepspeed_config_file` at launch (the Accelerator in the script
+does), so a missing one is accepted here too, and read only when distributed_type is
+DEEPSPEED and the file is on this machine."""
+
+import os
+
+from gpudoctor.errors import InputError, excerpt
+from gpudoctor.launch import configs
+from gpudoctor.launch.common import count, parse, refuse
+
+# accelerate/utils/dataclasses.py DistributedType, ComputeEnvironment
+DISTRIBUTED_TYPES = ("NO", "MULTI_CPU", "MULTI_GPU", "MULTI_NPU", "MULTI_MLU", "MULTI_SDAA", "MULTI_MUSA",
+                     "MULTI_XPU", "DEEPSPEED", "FSDP", "XLA", "MEGATRON_LM", "MULTI_HPU", "MULTI_NEURON")
+MULTI = ("MULTI_GPU", "MULTI_NPU", "MULTI_MLU", "MULTI_SDAA", "MULTI_MUSA", "MULTI_XPU", "MULTI_HPU", "MULTI_NEURON")
+COMPUTE_ENVIRONMENTS = ("LOCAL_MACHINE", "AMAZON_SAGEMAKER")
+# config_args.py: BaseConfig + ClusterConfig fields (accelerate 1.15), and the keys
+# process_config() converts (fp16, dynamo_backend)
+CLUSTER_KEYS = {
+    "compute_environment", "distributed_type", "mixed_precision", "use_cpu", "debug", "num_processes",
+    "machine_rank", "num_machines", "gpu_ids", "main_process_ip", "main_process_port", "rdzv_backend",
+    "same_network", "main_training_function", "enable_cpu_affinity", "fp8_config", "deepspeed_config",
+    "fsdp_config", "parallelism_config", "megatron_lm_config", "mpirun_config", "downcast_bf16", "tpu_name",
+    "tpu_zone", "tpu_use_cluster", "tpu_use_sudo", "command_file", "commands", "tpu_vm", "tpu_env",
+    "dynamo_config", "ipex_config",
+}
+CONVERTED = {"fp16", "dynamo_backend"}
+SAGEMAKER_KEYS = {
+    "compute_environment", "distributed_type", "mixed_precision", "use_cpu", "debug", "ec2_instance_type",
+    "iam_role_name", "image_uri", "profile", "region", "num_machines", "gpu_ids", "base_job_name",
+    "pytorch_version", "transformers_version", "py_version", "sagemaker_inputs_file", "sagemaker_metrics_file",
+    "additional_args", "dynamo_config", "enable_cpu_affinity",
+}
+
+
+def default_config_file(environ):
+    """config_args.py: $HF_HOME (or $XDG_CACHE_HOME/huggingface)/accelerate/default_config.yaml."""
+    home = environ.get("HF_HOME") or os.path.join(environ.get("XDG_CACHE_HOME") or "~/.cache", "huggingface")
+    return os.path.join(os.path.expanduser(home), "accelerate", "default_config.yaml")
+
+
+def _typed(doc, key, kinds, path):
+    v = doc.get(key)
+    if v is None:
+        return None
+    if isinstance(v, bool) and bool not in kinds or not isinstance(v, kinds):
+        raise InputError("accelerate config %s: %s is %s, not %s" % (
+            path, key, excerpt(v, 24), " or ".join("a number" if k is int else "text" if k is str else
+                                                  "a mapping" if k is dict else k.__name__ for k in kinds)))
+    return v
+
+
+def load_config(path, plan):
+    """The config as accelerate's load_config_from_file + process_config see it."""
+    if path.endswith(".json"):
+        doc = configs.load_json(path, "accelerate config")
+    else:
+        doc = configs.load_yaml(path, "accelerate config")
+    env = doc.get("compute_environment", "LOCAL_MACHINE")
+    if env not in COMPUTE_ENVIRONMENTS:
+        refuse("accelerate", "%s: %s is not a valid ComputeEnvironment" % (path, excerpt(env, 30)))
+    if "distributed_type" not in doc:
+        refuse("accelerate", "%s: A `distributed_type` must be specified in the config file." % path)
+    keys = (SAGEMAKER_KEYS if env == "AMAZON_SAGEMAKER" else CLUSTER_KEYS) | CONVERTED
+    extra = sorted(k for k in doc if str(k) not in keys)
+    if extra:
+        refuse("accelerate", "The config file at %s had unknown keys (%s)" % (
+            path, ", ".join(excerpt(str(k), 30) for k in extra[:5])))
+    dt = doc["distributed_type"]
+    if env == "LOCAL_MACHINE" and dt not in DISTRIBUTED_TYPES:
+        refuse("accelerate", "%s: distributed_type %s is not a valid DistributedType" % (path, excerpt(dt, 30)))
+    for key in ("num_processes", "num_machines", "machine_rank", "main_process_port"):
+        v = doc.get(key)
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
+            raise InputError("accelerate config %s: %s is %s, not a whole number" % (path, key, excerpt(v, 24)))
+        if v is not None:
+            count(v, key, "accelerate config %s" % path, minimum=-1)
+    for key in ("main_process_ip", "gpu_ids", "mixed_precision", "rdzv_backend"):
+        v = doc.get(key)
+        if v is not None and not isinstance(v, (str, int, float)) or isinstance(v, bool):
+            raise InputError("accelerate config %s: %s is %s, not text" % (path, key, excerpt(v, 24)))
+    for key in ("deepspeed_config", "fsdp_config", "fp8_config", "mpirun_config", "dynamo_config",
+                "megatron_lm_config", "parallelism_config"):
+        _typed(doc, key, (dict,), path)
+    ds = doc.get("deepspeed_config") or {}
+    for key in ("deepspeed_config_file", "deepspeed_hostfile", "deepspeed_multinode_launcher"):
+        v = ds.get(key)
+        if v is not None and not isinstance(v, str):
+            raise InputError("accelerate config %s: deepspeed_config.%s is %s, not a path" % (path, key,
+                                                                                            excerpt(v, 24)))
+    if "num_processes" not in doc and dt == "NO":
+        doc["num_processes"] = 1
+    if "mixed_precision" not in doc:
+        doc["mixed_precision"] = "fp16" if doc.get("fp16") else None
+    plan.sources.append("accelerate config %s" % path)
+    plan.add_file(path)
+    return doc
+
+
+def read(plan, argv, environ, config_path=None):
+    """`accelerate launch ARGS` (argv after `launch`), or a config alone (argv None)."""
+    plan.launcher = "accelerate"
+    a = parse("accelerate", "accelerate", list(argv or []) + ([] if argv else ["<script>"]), environ)
+    if sum(bool(x) for x in (a.multi_gpu, a.cpu, a.tpu, a.use_deepspeed, a.use_fsdp)) > 1:
+        refuse("accelerate", "You can only use one of `--cpu`, `--multi_gpu`, `--tpu`, `--use_deepspeed`, "
+                             "`--use_fsdp` at a time.")
+    if a.multi_gpu and a.num_processes is not None and a.num_processes < 2:
+        refuse("accelerate", "You need to use at least 2 processes to use `--multi_gpu`.")
+    path = a.config_file or config_path
+    if path is None:
+        dflt = environ.get("ACCELERATE_CONFIG_FILE") or default_config_file(environ)
+        if os.path.isfile(dflt) and not a.cpu:
+            path = dflt
+    elif not os.path.isfile(os.path.expanduser(path)):
+        refuse("accelerate", "The passed configuration file `%s` does not exist." % path)
+    doc = load_config(os.path.expanduser(path), plan) if path else None
+    dtype = "NO"
+    if doc is not None:
+        dtype = doc["distributed_type"]
+        if not (a.multi_gpu or a.tpu or a.use_deepspeed or a.use_fsdp or a.use_megatron_lm):
+            a.use_deepspeed = dtype == "DEEPSPEED"
+            a.multi_gpu = dtype in MULTI
+            a.use_fsdp = dtype == "FSDP"
+        for key in ("num_processes", "num_machines", "machine_rank", "main_process_ip", "main_process_port",
+                    "gpu_ids", "rdzv_backend"):
+            if getattr(a, key, None) is None and doc.get(key) is not None:
+                setattr(a, key, doc[key])
+        ds = doc.get("deepspeed_config") or {}
+        for key in ("deepspeed_config_file", "deepspeed_hostfile", "deepspeed_multinode_launcher",
+                    "gradient_accumulation_steps", "zero_stage"):
+            if ds.get(key) is not None and getattr(a, key, None) is None:
+                setattr(a, key, ds[key])
+        if not a.mixed_precision:
+            a.mixed_precision = doc.get("mixed_precision") or "no"
+        if a.num_processes == -1:
+            refuse("accelerate", "You need to manually pass in `--num_processes` using this config yaml.")
+    else:
+        if a.num_machines is None:
+            a.num_machines = 1
+        if a.mixed_precision is None:
+            a.mixed_precision = "no"
+        if a.num_processes is None:
+            plan.note("no config and no --num_processes: accelerate uses this machine's GPU count")
+    mp = str(a.mixed_precision).lower()
+    if mp not in ("no", "fp16", "bf16", "fp8"):
+        refuse("accelerate", "mixed_precision %s is not one of no, fp16, bf16, fp8" % excerpt(a.mixed_precision, 20))
+    plan.mixed_precision = plan.precision = mp
+    nm = a.num_machines if a.num_machines is not None else 1
+    npr = a.num_processes
+    plan.nnodes_min = plan.nnodes_max = nm
+    if npr is not None:
+        plan.world_min = plan.world_max = npr
+        if nm:
+            plan.nproc_per_node = npr // nm
+    if a.machine_rank is not None:
+        plan.machine_rank = a.machine_rank
+    port = a.main_process_port
+    if port == 0:
+        port = None
+        plan.note("main_process_port 0: accelerate picks a free port on the main machine")
+    elif port is None:
+        port = 29500  # torchrun's default, which accelerate hands the port to
+    plan.master_port = port
+    plan.master_addr = a.main_process_ip or (None if nm > 1 else "127.0.0.1")
+    plan.rdzv_backend = a.rdzv_backend or "static"
+    if plan.master_addr and plan.master_port:
+        plan.rdzv_endpoint = "%s:%s" % (plan.master_addr, plan.master_port)
+    if a.use_deepspeed:
+        _deepspeed(plan, a, nm, npr, path, environ)
+    if argv:
+        plan.script = ("-m " + a.training_script) if a.module else a.training_script
+        if not a.module and not a.no_python:
+            plan.add_file(a.training_script)
+        plan.script_args = list(a.training_script_args or [])
+    return plan
+
+
+def _deepspeed(plan, a, nm, npr, path, environ):
+    from gpudoctor.launch import deepspeed as ds_launcher
+    from gpudoctor.launch.deepspeed_config import read_ds_config
+
+    launcher = (a.deepspeed_multinode_launcher or "pdsh").lower()
+    if nm > 1 and launcher != "standard":
+        # accelerate hands over to `deepspeed --hostfile H --num_gpus npr//nm --num_nodes nm`
+        # (launch.py deepspeed_launcher / utils/launch.py prepare_deepspeed_cmd_env)
+        argv = ["--num_nodes", str(nm), "--launcher", launcher]
+        if npr is not None:
+            argv += ["--num_gpus", str(npr // nm)]
+        if a.deepspeed_hostfile:
+            argv += ["--hostfile", a.deepspeed_hostfile]
+        if a.main_process_ip:
+            argv += ["--master_addr", str(a.main_process_ip)]
+        if plan.master_port:
+            argv += ["--master_port", str(plan.master_port)]
+        sub = type(plan)()
+        base = os.path.dirname(os.path.abspath(os.path.expanduser(path))) if path else None
+        ds_launcher.read(sub, argv + ["<script>"], environ, hostfile_base=base)
+        plan.nodes, plan.nodes_source = sub.nodes, "DeepSpeed " + (sub.nodes_source or "")
+        plan.files.extend(f for f in sub.files if f not in plan.files)
+        plan.notes.extend(sub.notes)
+        if sub.world_min is not None and npr is not None and sub.world_min != npr:
+            plan.note("DeepSpeed will start %d processes where num_processes says %d" % (sub.world_min, npr))
+        plan.world_min, plan.world_max = sub.world_min, sub.world_max
+        plan.nnodes_min, plan.nnodes_max = sub.nnodes_min, sub.nnodes_max
+        plan.master_addr = sub.master_addr
+        plan.rdzv_endpoint = sub.rdzv_endpoint
+    f = a.deepspeed_config_file
+    if f:
+        p = os.path.expanduser(f)
+        if os.path.isfile(p):
+            read_ds_config(plan, f)
+        else:
+            plan.note("deepspeed_config_file %s is not on this machine: accelerate does not open it at launch "
+                      "(the script does, on every node)" % f)
+            plan.add_file(f)

@@ -1,0 +1,170 @@
+"""The `deepspeed` launcher, read as deepspeed/launcher/runner.py (0.19) reads it: its argparse
+flags (flags/deepspeed.json), its hostfile (hostfiles.deepspeed), and main()'s resource
+selection: CUDA_VISIBLE_DEVICES as an implicit --include when there is no hostfile and no
+filter; --num_nodes/--num_gpus refused together with --include/--exclude; --include and
+--exclude mutually exclusive (parse_resource_filter); NAME[:SLOT[,SLOT]]@... specs whose
+hosts and slots must exist; then --num_nodes keeps the first N hosts and --num_gpus sets
+every host to GPUs [0, N)."""
+
+import collections
+import os
+
+from gpudoctor.launch import hostfiles
+from gpudoctor.launch.common import parse, refuse
+from gpudoctor.launch.plan import Node
+
+DLTS_HOSTFILE = "/job/hostfile"
+
+
+def _node_specs(spec):
+    """parse_node_config_list: NAME[:SLOT[,SLOT...]]@... -> {host: sorted unique slots}."""
+    out = collections.OrderedDict()
+    for item in spec.split("@"):
+        if ":" in item:
+            parts = item.split(":")
+            if len(parts) != 2:  # `hostname, slots = node_config.split(':')` raises ValueError
+                refuse("deepspeed", "ValueError: too many ':' in %r" % item[:40])
+            host, slots = parts
+            try:
+                got = [int(x) for x in slots.split(",")]
+            except ValueError:
+                refuse("deepspeed", "ValueError: invalid literal for int() in %r" % item[:40])
+        else:
+            host, got = item, []
+        out.setdefault(host, [])
+        out[host] += got
+    return {h: sorted(set(v)) for h, v in out.items()}
+
+
+def resource_filter(host_info, include="", exclude=""):
+    """parse_resource_filter: host -> [slot ids], filtered, in host_info's order."""
+    if include and exclude:
+        refuse("deepspeed", "include_str and exclude_str are mutually exclusive.")
+    if not include and not exclude:
+        return host_info
+    filtered = {} if include else {h: list(v) for h, v in host_info.items()}
+    for host, slots in _node_specs(include or exclude).items():
+        if host not in host_info:
+            refuse("deepspeed", "Hostname '%s' not found in hostfile" % host[:60])
+        if slots:
+            for s in slots:
+                if s not in host_info[host]:
+                    refuse("deepspeed", "No slot '%d' specified on host '%s'" % (s, host[:60]))
+            if include:
+                filtered[host] = slots
+            else:
+                for s in slots:
+                    filtered[host].remove(s)
+        else:
+            filtered[host] = host_info[host] if include else []
+    out = collections.OrderedDict()
+    for host in host_info:
+        if host in filtered:
+            kept = []
+            for s in filtered[host]:
+                if s not in kept:
+                    kept.append(s)
+            if kept:
+                out[host] = kept
+    return out
+
+
+def select(pool, include, exclude, num_nodes, num_gpus):
+    """runner.main's selection over a resource pool {host: slots} (None: no hostfile)."""
+    multi = True
+    if num_nodes >= 0 or num_gpus >= 0:
+        if include or exclude:
+            refuse("deepspeed", "Cannot specify num_nodes/gpus with include/exclude")
+    if not pool:
+        pool = collections.OrderedDict([("localhost", None)])
+        multi = False
+    if not multi and num_nodes > 1:
+        refuse("deepspeed", "Num nodes is >1 but no extra nodes available via hostfile")
+    specs = _node_specs(include) if include else {}
+    active = collections.OrderedDict()
+    for host, slots in pool.items():
+        if host in specs:
+            active[host] = specs[host]
+        else:
+            active[host] = list(range(slots)) if slots is not None else None
+    if include or exclude:
+        if any(v is None for v in active.values()):  # localhost with an unknown device count
+            known = {h: (v if v is not None else []) for h, v in active.items()}
+            active = resource_filter(known, include, exclude)
+        else:
+            active = resource_filter(active, include, exclude)
+    if num_nodes > 0:
+        active = collections.OrderedDict(list(active.items())[:num_nodes])
+    if num_gpus > 0:
+        active = collections.OrderedDict((h, list(range(num_gpus))) for h in active)
+    return active, multi
+
+
+def read(plan, argv, environ, hostfile_base=None):
+    plan.launcher = "deepspeed"
+    a = parse("deepspeed", "deepspeed", argv, environ)
+    if getattr(a, "elastic_training", False) and a.master_addr == "":
+        refuse("deepspeed", "Master Addr is required when elastic training is enabled")
+    path = a.hostfile
+    p = os.path.expanduser(path)
+    if hostfile_base and not os.path.isabs(p) and not os.path.exists(p):
+        p = os.path.join(hostfile_base, p)
+    pool = None
+    if os.path.isfile(p):
+        pool = collections.OrderedDict(hostfiles.deepspeed(hostfiles.read(p, "DeepSpeed hostfile"), path))
+        plan.add_file(p)
+        src = "hostfile %s" % path
+    else:
+        if path != DLTS_HOSTFILE:
+            plan.note("DeepSpeed: \"Unable to find hostfile, will proceed with training with local resources "
+                      "only\" (%s)" % path)
+        src = "this machine (no hostfile)"
+    include, exclude = a.include, a.exclude
+    visible = (environ or {}).get("CUDA_VISIBLE_DEVICES", "")
+    if not pool and visible:
+        if include or exclude or a.num_nodes > 1 or a.num_gpus > 0:
+            plan.note("DeepSpeed ignores CUDA_VISIBLE_DEVICES=%s because --include/--exclude/--num_gpus/"
+                      "--num_nodes are given" % visible[:40])
+        else:
+            include = "localhost:%s" % visible
+    active, multi = select(pool, include, exclude, a.num_nodes, a.num_gpus)
+    if not active:
+        refuse("deepspeed", "no resources left after --include/--exclude (IndexError in runner.main)")
+    if a.no_ssh and not 0 <= a.node_rank < len(active):
+        refuse("deepspeed", "Launching training without ssh, but --node_rank is not set correctly.")
+    if getattr(a, "elastic_training", False) and a.no_local_rank:
+        refuse("deepspeed", "--no_local_rank argument is not supported in Elastic training")
+    nodes = []
+    for host, slots in active.items():
+        n = None if slots is None else len(slots)
+        granted = (pool or {}).get(host)
+        nodes.append(Node(host=host, slots=granted, procs=n))
+    spec = []
+    if include:
+        spec.append("--include %s" % include)
+    if exclude:
+        spec.append("--exclude %s" % exclude)
+    if a.num_nodes > 0:
+        spec.append("--num_nodes %d" % a.num_nodes)
+    if a.num_gpus > 0:
+        spec.append("--num_gpus %d" % a.num_gpus)
+    plan.set_nodes(nodes, src + (" " + " ".join(spec) if spec else ""))
+    if not multi:
+        plan.master_addr = "127.0.0.1"
+    elif a.master_addr:
+        plan.master_addr = a.master_addr
+    else:
+        first = next(iter(active))
+        plan.master_addr = first  # DeepSpeed takes the first address of `hostname -I` on it
+        plan.note("master address: the first address `hostname -I` prints on %s (DeepSpeed's default)" % first)
+    plan.master_port = a.master_port
+    plan.rdzv_backend = "static"
+    plan.rdzv_endpoint = "%s:%s" % (plan.master_addr, plan.master_port)
+    plan.machine_rank = a.node_rank if a.no_ssh else None
+    if len(active) > 1 or a.force_multi:
+        plan.note("DeepSpeed starts the remote ranks through its --launcher %s" % a.launcher.lower())
+    plan.script = ("-m " + a.user_script) if a.module else a.user_script
+    if not a.module and not a.no_python:
+        plan.add_file(a.user_script)
+    plan.script_args = list(a.user_args or [])
+    return plan

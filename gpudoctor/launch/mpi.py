@@ -1,0 +1,350 @@
+"""MPI launchers: Open MPI's mpirun/mpiexec/orterun (4.1: flags/openmpi.json from `mpirun
+--help all`), MPICH and Intel MPI Hydra's mpiexec/mpiexec.hydra (flags/hydra.json from
+Hydra's match table), and horovodrun (flags/horovodrun.json, horovod/runner/launch.py).
+
+Open MPI's command line (opal_cmd_line): `-name` and `--name` both match a long option,
+each option takes a fixed number of values (-mca takes two), `--name=value` is an unknown
+option, any other unknown option is refused ("unknown option"), and the first word that
+is not an option is the program. Mapping as `mpirun --do-not-launch --display-map` shows
+it: by slot in host order; -npernode/-N/--map-by ppr:N:node place N per host; without -np
+every slot gets a process (refused when a host's slots were not written); -np above the
+slots is refused unless --oversubscribe; -np below the slots leaves slots idle."""
+
+import os
+import re
+
+from gpudoctor.errors import InputError, excerpt
+from gpudoctor.launch import hostfiles
+from gpudoctor.launch.common import count, refuse, table
+from gpudoctor.launch.plan import Node, redact
+
+
+def _flag_index(name):
+    idx = {}
+    for row in table(name)["options"]:
+        for f in row["flags"]:
+            idx[f] = row
+    return idx
+
+
+def split_mpi(argv, name, launcher, long_single_dash=True):
+    """[(canonical flag, [values])], program, program args: the MPI launchers' own
+    scanning (no abbreviations, no '=')."""
+    idx = _flag_index(name)
+    opts, i = [], 0
+    while i < len(argv):
+        a = argv[i]
+        if not a.startswith("-") or a in ("-", "--"):
+            if a == "--":
+                i += 1
+                break
+            return opts, a, argv[i + 1:]
+        row = idx.get(a)
+        if row is None and long_single_dash and a.startswith("-") and not a.startswith("--"):
+            row = idx.get("-" + a)  # Open MPI reads -map-by as --map-by
+        if row is None and name == "hydra" and a.startswith("--"):
+            row = idx.get(a[1:])  # Hydra strips every leading dash
+        if row is None and name == "hydra" and "=" in a:
+            key, _, val = a.partition("=")
+            row = idx.get(key) or idx.get(key[1:] if key.startswith("--") else key)
+            if row is not None and row["nargs"] >= 1:
+                vals = [val] + argv[i + 1:i + row["nargs"]]
+                opts.append((row["flags"][-1], vals))
+                i += row["nargs"]
+                continue
+        if row is None:
+            refuse(launcher, 'unknown option "%s"' % excerpt(a, 40).strip("'"))
+        n = row["nargs"]
+        vals = argv[i + 1:i + 1 + n]
+        if len(vals) < n:
+            refuse(launcher, "option %s needs %d value%s" % (a, n, "s" if n > 1 else ""))
+        opts.append((row["flags"][-1], vals))
+        i += 1 + n
+    if i < len(argv):
+        return opts, argv[i], argv[i + 1:]
+    return opts, None, []
+
+
+def _all(opts, *names):
+    return [v for k, v in opts if k in names]
+
+
+def _last(opts, *names):
+    got = _all(opts, *names)
+    return got[-1] if got else None
+
+
+def _program(plan, prog, rest, launcher):
+    if prog is None:
+        refuse(launcher, "no program to run was given")
+    from gpudoctor.launch.common import is_python
+
+    if is_python(prog):
+        i = 0
+        while i < len(rest) and rest[i].startswith("-"):
+            if rest[i] == "-m" and i + 1 < len(rest):
+                plan.script = "-m " + rest[i + 1]
+                plan.script_args = list(rest[i + 2:])
+                return
+            if rest[i] in ("-c",):
+                plan.script = "-c"
+                plan.script_args = list(rest[i + 1:])
+                return
+            i += 1
+        if i < len(rest):
+            plan.script = rest[i]
+            plan.add_file(rest[i])
+            plan.script_args = list(rest[i + 1:])
+        return
+    plan.script = prog
+    plan.script_args = list(rest)
+    if prog.endswith(".py"):
+        plan.add_file(prog)
+
+
+def _env_flag(plan, spec):
+    name, eq, val = spec.partition("=")
+    if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", name):
+        raise InputError("-x %s is not an environment variable name" % excerpt(name, 30))
+    plan.forwarded = (plan.forwarded or []) + [name]
+    if eq:
+        plan.env_set[name] = redact(name, val)
+        if name == "MASTER_ADDR":
+            plan.master_addr = val
+        elif name == "MASTER_PORT" and re.match(r"^[0-9]{1,5}$", val):
+            plan.master_port = int(val)
+
+
+def map_procs(hosts, np_, per_node, launcher, oversubscribe, by_node=False):
+    """Place processes as Open MPI's rr mapper does: hosts [(name, slots)] in order."""
+    if per_node is not None:
+        want = per_node * len(hosts)
+        if np_ is not None and np_ > want:
+            refuse(launcher, "-np %d is more than %d per node x %d nodes" % (np_, per_node, len(hosts)))
+        n = np_ if np_ is not None else want
+        procs = []
+        for _h, slots in hosts:
+            take = min(per_node, n)
+            if slots is not None and take > slots and not oversubscribe:
+                refuse(launcher, "There are not enough slots available in the system to satisfy the %d slots "
+                                 "that were requested by the application" % (per_node * len(hosts)))
+            procs.append(take)
+            n -= take
+        return procs
+    total = sum(s for _h, s in hosts)
+    if np_ > total and not oversubscribe:
+        refuse(launcher, "There are not enough slots available in the system to satisfy the %d slots that were "
+                         "requested by the application (%d slots)" % (np_, total))
+    procs = [0] * len(hosts)
+    left = np_
+    if by_node:
+        while left > 0:
+            for i, (_h, slots) in enumerate(hosts):
+                if left and (procs[i] < slots or oversubscribe):
+                    procs[i] += 1
+                    left -= 1
+        return procs
+    for i, (_h, slots) in enumerate(hosts):
+        take = min(slots, left)
+        procs[i] += take
+        left -= take
+    while left > 0:  # oversubscribed: another round over the hosts
+        for i, (_h, slots) in enumerate(hosts):
+            take = min(max(slots, 1), left)
+            procs[i] += take
+            left -= take
+    return procs
+
+
+def read_openmpi(plan, argv, environ):
+    launcher = "mpirun"
+    plan.launcher = launcher
+    opts, prog, rest = split_mpi(argv, "openmpi", launcher)
+    where = launcher
+    np_ = _last(opts, "--np", "--n")
+    np_ = count(np_[0], "-np", where, minimum=1) if np_ else None
+    per_node = _last(opts, "--npernode", "-N")
+    per_node = count(per_node[0], "-npernode", where, minimum=1) if per_node else None
+    map_by = _last(opts, "--map-by")
+    map_by = map_by[0] if map_by else ""
+    m = re.match(r"^ppr:(\d+):node", map_by, re.I)
+    if m:
+        per_node = count(m.group(1), "--map-by ppr", where, minimum=1)
+    oversub = bool(_all(opts, "--oversubscribe")) or "oversubscribe" in map_by.lower()
+    by_node = map_by.lower().startswith("node") or bool(_all(opts, "--bynode"))
+    host_specs = [v[0] for v in _all(opts, "--host")]
+    hfs = [v[0] for v in _all(opts, "--hostfile", "--machinefile", "--default-hostfile")]
+    hosts, explicit, src = [], True, None
+    if hfs:
+        path = hfs[-1]
+        rows = hostfiles.openmpi(hostfiles.read(os.path.expanduser(path), "Open MPI hostfile"), path)
+        hosts = [(h, s) for h, s, _e in rows]
+        explicit = all(e for _h, _s, e in rows)
+        src = "hostfile %s" % path
+        plan.add_file(os.path.expanduser(path))
+    if host_specs:
+        spec = ",".join(host_specs)
+        hl = hostfiles.comma_hosts(spec, "-H %s" % excerpt(spec, 40))
+        explicit = all(":" in item for item in spec.split(",") if item)
+        if hosts:  # -H with a hostfile: the -H hosts, with the hostfile's slots
+            known = dict(hosts)
+            for h, _ in hl:
+                if h not in known:
+                    refuse(launcher, "-H names %s, which is not in the hostfile %s" % (h, hfs[-1]))
+            hosts = [(h, s if ":" in spec else known[h]) for h, s in hl]
+        else:
+            hosts = hl
+        src = "-H %s" % spec
+    for spec in _all(opts, "-x"):
+        _env_flag(plan, spec[0])
+    if plan.forwarded is None:
+        plan.forwarded = []
+    if not hosts:
+        # this machine only; its slots are its cores (Open MPI counts them here)
+        plan.set_nodes([Node("localhost", None, np_ if per_node is None else per_node)], "this machine")
+        if np_ is None and per_node is None:
+            plan.nodes[0].procs = None
+            plan.nnodes_min = plan.nnodes_max = 1
+    else:
+        if np_ is None and per_node is None and not explicit:
+            refuse(launcher, "Either the -host or -hostfile options were given, but the number of processes to "
+                             "start was omitted (Open MPI needs -np when a host's slots are not written)")
+        total = sum(s for _h, s in hosts)
+        n = np_ if np_ is not None else total
+        procs = map_procs(hosts, n if per_node is None else np_, per_node, launcher, oversub, by_node)
+        plan.set_nodes([Node(h, s, p) for (h, s), p in zip(hosts, procs)], src)
+        if per_node is None and n < total:
+            plan.note("-np %d over %d slots: %d slot%s (GPUs) left idle" % (n, total, total - n,
+                                                                            "" if total - n == 1 else "s"))
+    _program(plan, prog, rest, launcher)
+    return plan
+
+
+def read_hydra(plan, argv, environ, launcher="mpiexec.hydra"):
+    plan.launcher = launcher
+    opts, prog, rest = split_mpi(argv, "hydra", launcher, long_single_dash=False)
+    where = launcher
+    np_ = _last(opts, "-np", "-n")
+    np_ = count(np_[0], "-n", where, minimum=1) if np_ else None
+    ppn = _last(opts, "-ppn", "-perhost")
+    ppn = count(ppn[0], "-ppn", where, minimum=1) if ppn else None
+    hosts, src = [], None
+    f = _last(opts, "-machinefile", "-hostfile", "-f")
+    if f:
+        hosts = hostfiles.mpich(hostfiles.read(os.path.expanduser(f[0]), "machinefile"), f[0])
+        src = "machinefile %s" % f[0]
+        plan.add_file(os.path.expanduser(f[0]))
+    h = _last(opts, "-hostlist", "-hosts", "-host", "-machinelist", "-machines", "-machine")
+    if h:
+        hosts = hostfiles.comma_hosts(h[0], "-hosts %s" % excerpt(h[0], 40))
+        src = "-hosts %s" % h[0]
+    for name, val in _all_pairs(opts, "-genv", "-env"):
+        plan.env_set[name] = redact(name, val)
+    for lst in _all(opts, "-genvlist", "-envlist"):
+        plan.forwarded = (plan.forwarded or []) + [x for x in lst[0].split(",") if x]
+    if not hosts:
+        plan.set_nodes([Node("localhost", None, np_)], "this machine")
+        if np_ is None:
+            plan.nnodes_min = plan.nnodes_max = 1
+    else:
+        if ppn is not None:
+            hosts = [(hh, ppn) for hh, _s in hosts]
+        total = sum(s for _h, s in hosts)
+        n = np_ if np_ is not None else total
+        procs = [0] * len(hosts)
+        left = n
+        while left > 0:  # Hydra wraps around the host list, each host taking its count again
+            for i, (_h, s) in enumerate(hosts):
+                take = min(s, left)
+                procs[i] += take
+                left -= take
+                if not left:
+                    break
+        merged = {}
+        order = []
+        for (hh, s), p in zip(hosts, procs):
+            if hh not in merged:
+                order.append(hh)
+                merged[hh] = [0, 0]
+            merged[hh][0] += s
+            merged[hh][1] += p
+        plan.set_nodes([Node(hh, merged[hh][0], merged[hh][1]) for hh in order], src)
+        if n < total:
+            plan.note("-n %d over %d slots: %d left idle" % (n, total, total - n))
+        if n > total:
+            plan.note("-n %d over %d slots: Hydra wraps around and oversubscribes the hosts" % (n, total))
+    _program(plan, prog, rest, launcher)
+    return plan
+
+
+def _all_pairs(opts, *names):
+    return [(v[0], v[1]) for k, v in opts if k in names and len(v) == 2]
+
+
+def _horovod_hosts(spec, launcher):
+    """horovod's parse_hosts_and_slots: every item `host:N` (^[\\w.-]+:[0-9]+$)."""
+    out = []
+    for item in spec.split(","):
+        if not re.match(r"^[\w.-]+:[0-9]{1,6}$", item.strip()):
+            refuse(launcher, "Invalid host input, please make sure it has format as : worker-0:2,worker-1:2. "
+                             "(got %s)" % excerpt(item, 30))
+        h, n = item.strip().split(":")
+        out.append((h, int(n)))
+    return out
+
+
+def read_horovod(plan, argv, environ):
+    from gpudoctor.launch.common import parse
+
+    launcher = "horovodrun"
+    plan.launcher = launcher
+    a = parse("horovodrun", launcher, argv, environ)
+    where = launcher
+    if not a.command:
+        refuse(launcher, "no command to run was given")
+    np_ = count(a.num_proc, "-np", where, minimum=1) if a.num_proc is not None else None
+    hosts, src = [], None
+    if a.hosts and a.hostfile:
+        refuse(launcher, "argument -H/--hosts: not allowed with argument -hostfile/--hostfile")
+    if a.hosts:
+        hosts = _horovod_hosts(a.hosts, launcher)
+        src = "-H %s" % a.hosts
+    elif a.hostfile:
+        # horovod/runner/common/util/hosts.py parse_host_files: every line `host slots=N`
+        # (no comments, no blank lines: line.split()[0], line.split('=')[1])
+        text = hostfiles.read(os.path.expanduser(a.hostfile), "horovod hostfile")
+        spec = []
+        for raw in text.splitlines():
+            line = raw.rstrip()
+            if not line.split() or "=" not in line:
+                refuse(launcher, "hostfile %s: the line %s is not 'host slots=N'" % (a.hostfile, excerpt(line, 24)))
+            spec.append("%s:%s" % (line.split()[0], line.split("=")[1]))
+        hosts = _horovod_hosts(",".join(spec), launcher)
+        src = "hostfile %s" % a.hostfile
+        plan.add_file(os.path.expanduser(a.hostfile))
+    elif a.host_discovery_script:
+        plan.note("elastic: hosts come from %s at run time" % a.host_discovery_script)
+    if np_ is None and not a.host_discovery_script:
+        refuse(launcher, "the following arguments are required: -np/--num-proc")
+    if not hosts:
+        hosts = [("localhost", np_ or 1)]
+        src = src or "this machine"
+    total = sum(s for _h, s in hosts)
+    if np_ is not None and np_ > total:
+        # horovod/runner/common/util/hosts.py get_host_assignments
+        refuse(launcher, "Requested more processes (%d) than there are available slots (%d)" % (np_, total))
+    procs, left = [], np_ if np_ is not None else total
+    for _h, s in hosts:
+        take = min(s, left)
+        procs.append(take)
+        left -= take
+    plan.set_nodes([Node(h, s, p) for (h, s), p in zip(hosts, procs)], src)
+    if np_ is not None and np_ < total:
+        plan.note("-np %d over %d slots: %d slot%s (GPUs) left idle" % (np_, total, total - np_,
+                                                                        "" if total - np_ == 1 else "s"))
+    if a.min_num_proc is not None or a.max_num_proc is not None:
+        plan.world_min = count(a.min_num_proc, "--min-np", where) if a.min_num_proc is not None else plan.world_min
+        plan.world_max = count(a.max_num_proc, "--max-np", where) if a.max_num_proc is not None else plan.world_max
+    plan.forwarded = []
+    _program(plan, a.command[0], a.command[1:], launcher)
+    return plan

@@ -1,0 +1,176 @@
+"""The launch plan: what a launch line and its configs will ask of the cluster, resolved the
+way the launcher itself resolves them (gpudoctor/launch/<launcher>.py), as plain data.
+
+`gpudoctor plan` prints it (schema gpudoctor.plan/1, docs/launch.md); `gpudoctor check
+--launch` judges it against the nodes' facts (checks/launch.py). Unknown values are None.
+Secrets typed inline (HF_TOKEN=..., -x WANDB_API_KEY=..., --env KEY=VAL) never enter the
+plan: only names on the collector's allow-list keep their value (redact()).
+"""
+
+import os
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional
+
+SCHEMA = "gpudoctor.plan/1"
+REDACTED = "<redacted>"
+
+
+def redact(name, value):
+    """The value to keep for an environment variable typed on the launch line: the
+    collector's own allow-list (gpudoctor/collector/system.py env_shown) decides, so a plan,
+    a report and a facts file show the same names and hide the same ones."""
+    from gpudoctor.collector.system import env_shown
+
+    return value if env_shown(name) else REDACTED
+
+
+@dataclass
+class Node:
+    host: str
+    slots: Optional[int] = None  # what the hostfile / -H grants (None: the launcher detects it there)
+    procs: Optional[int] = None  # processes the launcher will start there
+
+
+@dataclass
+class Batch:
+    train_batch_size: Optional[int] = None
+    micro_batch_per_gpu: Optional[int] = None
+    gradient_accumulation_steps: Optional[int] = None
+    ok: Optional[bool] = None  # None: not judged (no DeepSpeed config, "auto", no world size)
+    error: Optional[str] = None
+
+
+@dataclass
+class Plan:
+    sources: List[str] = field(default_factory=list)
+    launcher: Optional[str] = None  # torchrun | torch.distributed.launch | deepspeed | accelerate | mpirun | mpiexec.hydra | horovodrun
+    wrapper: Optional[str] = None  # srun, when srun starts the launcher
+    nodes: List[Node] = field(default_factory=list)
+    nodes_source: Optional[str] = None  # "-H gpu1:8,gpu2:8", "hostfile hf", ...
+    nnodes_min: Optional[int] = None
+    nnodes_max: Optional[int] = None
+    nproc_per_node: Optional[int] = None
+    world_min: Optional[int] = None
+    world_max: Optional[int] = None
+    master_addr: Optional[str] = None
+    master_port: Optional[int] = None
+    rdzv_backend: Optional[str] = None
+    rdzv_endpoint: Optional[str] = None
+    machine_rank: Optional[int] = None
+    script: Optional[str] = None
+    script_args: List[str] = field(default_factory=list)
+    env_set: Dict[str, str] = field(default_factory=dict)  # name -> value (redacted) the launch line sets
+    forwarded: Optional[List[str]] = None  # names the launcher carries to remote ranks by flag (mpirun -x)
+    precision: Optional[str] = None  # no | fp16 | bf16 | fp8
+    mixed_precision: Optional[str] = None  # accelerate's own setting, for the agreement check
+    ds_config: Optional[str] = None
+    ds_bf16: Optional[bool] = None
+    ds_fp16: Optional[bool] = None
+    batch: Batch = field(default_factory=Batch)
+    files: List[str] = field(default_factory=list)  # absolute paths every node must hold
+    notes: List[str] = field(default_factory=list)  # what the launcher would warn about
+
+    # ------------------------------------------------------------ derived
+    def world_size(self):
+        """The world size when it is one number (min == max), else None."""
+        if self.world_min is not None and self.world_min == self.world_max:
+            return self.world_min
+        return None
+
+    @property
+    def slots(self):
+        return {n.host: n.slots for n in self.nodes if n.slots is not None}
+
+    def set_nodes(self, nodes, source):
+        self.nodes = nodes
+        self.nodes_source = source
+        procs = [n.procs for n in nodes]
+        if nodes and all(p is not None for p in procs):
+            used = [n for n in nodes if n.procs]
+            self.nnodes_min = self.nnodes_max = len(used)
+            self.world_min = self.world_max = sum(procs)
+            per = {n.procs for n in used}
+            self.nproc_per_node = per.pop() if len(per) == 1 else None
+
+    def add_file(self, path, base=None):
+        if not path:
+            return
+        p = os.path.expanduser(path)
+        if not os.path.isabs(p):
+            # pdsh runners (DeepSpeed, accelerate) `cd` to the launching directory on every node
+            p = os.path.normpath(os.path.join(base or os.getcwd(), p))
+        if p not in self.files:
+            self.files.append(p)
+
+    def note(self, text):
+        if text not in self.notes:
+            self.notes.append(text)
+
+    # ------------------------------------------------------------ output
+    def to_json(self):
+        return {
+            "schema": SCHEMA,
+            "launcher": self.launcher,
+            "wrapper": self.wrapper,
+            # the hosts that will run processes (a host left with 0 is in `notes`)
+            "nodes": [{"host": n.host, "slots": n.slots, "procs": n.procs} for n in self.nodes if n.procs != 0],
+            "nnodes": {"min": self.nnodes_min, "max": self.nnodes_max},
+            "nproc_per_node": self.nproc_per_node,
+            "world_size": {"min": self.world_min, "max": self.world_max},
+            "master": {"addr": self.master_addr, "port": self.master_port},
+            "rdzv": {"backend": self.rdzv_backend, "endpoint": self.rdzv_endpoint},
+            "script": self.script,
+            "script_args": list(self.script_args),
+            "env": {"set": dict(self.env_set), "forwarded": list(self.forwarded or [])},
+            "precision": self.precision,
+            "batch": {"train_batch_size": self.batch.train_batch_size,
+                      "micro_batch_per_gpu": self.batch.micro_batch_per_gpu,
+                      "gradient_accumulation_steps": self.batch.gradient_accumulation_steps,
+                      "ok": self.batch.ok, "error": self.batch.error},
+            "files": list(self.files),
+            "notes": list(self.notes),
+            "sources": list(self.sources),
+        }
+
+
+def _range(lo, hi):
+    if lo is None and hi is None:
+        return "unknown"
+    return str(lo) if lo == hi else "%s to %s" % (lo, hi)
+
+
+def render_text(plan):
+    """The plan as a person reads it (`gpudoctor plan`)."""
+    out = []
+    w = out.append
+    w("launcher       %s%s" % (plan.launcher, " (started by %s)" % plan.wrapper if plan.wrapper else ""))
+    if plan.nodes:
+        w("nodes          %s" % (plan.nodes_source or ""))
+        for n in plan.nodes:
+            w("  %-20s slots %-6s procs %s" % (n.host, "?" if n.slots is None else n.slots,
+                                                "?" if n.procs is None else n.procs))
+    w("nnodes         %s" % _range(plan.nnodes_min, plan.nnodes_max))
+    w("nproc_per_node %s" % ("unknown" if plan.nproc_per_node is None else plan.nproc_per_node))
+    w("world size     %s" % _range(plan.world_min, plan.world_max))
+    w("master         %s:%s" % (plan.master_addr or "?", "?" if plan.master_port is None else plan.master_port))
+    if plan.rdzv_backend or plan.rdzv_endpoint:
+        w("rendezvous     %s %s" % (plan.rdzv_backend or "?", plan.rdzv_endpoint or ""))
+    w("script         %s%s" % (plan.script or "?", (" " + " ".join(plan.script_args)) if plan.script_args else ""))
+    if plan.env_set:
+        w("env set        %s" % " ".join("%s=%s" % kv for kv in sorted(plan.env_set.items())))
+    if plan.forwarded:
+        w("env forwarded  %s" % " ".join(plan.forwarded))
+    w("precision      %s" % (plan.precision or "unknown"))
+    b = plan.batch
+    if plan.ds_config or b.train_batch_size is not None or b.micro_batch_per_gpu is not None:
+        w("batch          train %s = micro %s x accumulation %s x world %s: %s" % (
+            _n(b.train_batch_size), _n(b.micro_batch_per_gpu), _n(b.gradient_accumulation_steps),
+            _range(plan.world_min, plan.world_max),
+            "ok" if b.ok else ("not judged" if b.ok is None else "DeepSpeed refuses: %s" % b.error)))
+    for note in plan.notes:
+        w("note           %s" % note)
+    return "\n".join(out) + "\n"
+
+
+def _n(v):
+    return "?" if v is None else str(v)
