@@ -213,3 +213,36 @@ def test_generator_reads_every_way_nccl_reads_a_variable(tmp_path):
                                       "doc_note": "since 2.1, removed in 2.5"}
     assert t["former"] == {"NCCL_OLD_KNOB": {"first_seen_in": "2.1.4", "last_seen_in": "2.1.4",
                                              "files": ["src/init.cc"]}}
+
+
+def test_generator_reads_torch_names_from_an_unpacked_wheel(tmp_path):
+    # the layout of an unpacked torch wheel: c10d headers, torch/version.py, libtorch_cuda.so
+    repo = tmp_path / "nccl"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    _write(repo, "src/init.cc", 'NCCL_PARAM(NvlsChannels, "NVLS_NCHANNELS", -2);\n')
+    _commit(repo, "v2.30.7-1", 30, 7)
+    torch = tmp_path / "torch"
+    _write(torch, "torch/version.py", "__version__ = '2.14.1+cu130'\ngit_version = '%s'\n" % ("ab" * 20))
+    _write(torch, "torch/include/torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp",
+           "// Control whether or not wait() is blocking or non-blocking.\n"
+           "static std::vector<std::string> TORCH_NCCL_BLOCKING_WAIT = {\n"
+           '    "TORCH_NCCL_BLOCKING_WAIT",\n    "NCCL_BLOCKING_WAIT"};\n'
+           'LOG(INFO) << "NCCL_NOT_AN_ENV_READ" << x;\n')
+    _write(torch, "torch/lib/libtorch_cuda.so", "")
+    (torch / "torch/lib/libtorch_cuda.so").write_bytes(b"\x7fELF\0TORCH_NCCL_USE_COMM_NONBLOCKING\0x\0TORCH_NCCL_\x01\0")
+    out = tmp_path / "out.json"
+    subprocess.run([sys.executable, os.path.join(REPO, "tools", "gen_nccl_env.py"), "--nccl", str(repo),
+                    "--torch", str(torch), "-o", str(out)], check=True, stderr=subprocess.DEVNULL)
+    t = json.loads(out.read_text())
+    assert t["torch"] == {"version": "2.14.1+cu130", "commit": "ab" * 20, "read_from": "wheel"}
+    n = t["names"]
+    assert n["NCCL_BLOCKING_WAIT"]["read_by"] == ["torch"]
+    assert n["TORCH_NCCL_BLOCKING_WAIT"]["torch_files"] == [
+        "torch/include/torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp"]
+    assert n["TORCH_NCCL_USE_COMM_NONBLOCKING"]["torch_files"] == ["torch/lib/libtorch_cuda.so"]
+    assert "NCCL_NOT_AN_ENV_READ" not in n
+    # run again without --torch: the torch part of the existing file is kept
+    subprocess.run([sys.executable, os.path.join(REPO, "tools", "gen_nccl_env.py"), "--nccl", str(repo),
+                    "-o", str(out)], check=True, stderr=subprocess.DEVNULL)
+    assert json.loads(out.read_text()) == t
