@@ -7,7 +7,7 @@ import re
 
 from gpudoctor.drift import describe, group
 from gpudoctor.nodes import fold
-from gpudoctor.registry import Finding, check
+from gpudoctor.registry import NA, Finding, Pass, check
 
 JOB_ENV = re.compile(r"^(NCCL_\w+|UCX_\w+|LD_LIBRARY_PATH|PYTHONPATH)$")
 
@@ -38,72 +38,99 @@ def _loopback(addr):
 def launch_counts(nodes, config):
     plan = _plan(config)
     if plan is None:
+        yield NA("no launch plan given (--launch, --accelerate-config)")
         return
     n = len(nodes)
     gpus = {h: len(g) for h, g in ((h, _gpus(f)) for h, f in nodes.items()) if g is not None}
     total = sum(gpus.values()) if len(gpus) == n else None
     src = "; ".join(plan.sources)
-    if plan.num_machines is not None and plan.num_machines != n:
-        key = {"accelerate": "num_machines", "mpirun": "the -H host list", "horovodrun": "the -H host list",
-               "deepspeed": "--num_nodes"}.get(plan.launcher, "--nnodes")
-        yield Finding.error("%s asks for %d nodes; %d are being checked (%s)" % (key, plan.num_machines, n,
-                                                                                fold(sorted(nodes))),
-                            observed="%d nodes" % n, expected="%d nodes" % plan.num_machines,
+    bad = False
+    lo, hi = plan.nnodes_min, plan.nnodes_max
+    if lo is not None and not lo <= n <= (hi if hi is not None else lo):
+        key = {"accelerate": "num_machines", "deepspeed": "the hostfile and --num_nodes"}.get(
+            plan.launcher, "the host list" if plan.nodes else "--nnodes")
+        want = str(lo) if lo == hi else "%s to %s" % (lo, hi)
+        bad = True
+        yield Finding.error("%s asks for %s nodes; %d are being checked (%s)" % (key, want, n, fold(sorted(nodes))),
+                            observed="%d nodes" % n, expected="%s nodes" % want,
                             fix="set %s to %d in %s, or check the same nodes the job runs on (--hosts)"
                                 % (key, n, src))
-    if plan.num_processes is not None and plan.slots and plan.launcher in ("mpirun", "horovodrun"):
-        want = sum(plan.slots.values())
-        if plan.num_processes != want:
-            yield Finding.error("mpirun -np %d but %s gives %d slots (-np must match -H)"
-                                % (plan.num_processes, plan.slots_source, want),
-                                observed="-np %d" % plan.num_processes, expected="-np %d" % want,
-                                fix="mpirun -np %d -H %s ..." % (want, ",".join("%s:%d" % kv
-                                                                                  for kv in plan.slots.items())))
-    for host, slots in sorted((plan.slots or {}).items()):
-        if host in gpus and slots > gpus[host]:
-            yield Finding.error("%s gives %s %d slots but it has %d GPUs" % (plan.slots_source, host, slots,
-                                                                              gpus[host]), hosts=[host],
-                                fix="give %s %d slots (%s), or repair its missing GPUs (nvidia-smi)"
-                                    % (host, gpus[host], "%s:%d" % (host, gpus[host])
-                                       if plan.slots_source.startswith("-H") else "%s slots=%d" % (host, gpus[host])))
-    missing = sorted(h for h in (plan.slots or {}) if h not in nodes)
+    for node in plan.nodes:
+        have = gpus.get(node.host)
+        if have is None:
+            continue
+        procs = node.procs if node.procs is not None else node.slots
+        if procs is not None and procs > have:
+            bad = True
+            yield Finding.error("%s starts %d processes on %s but it has %d GPUs" % (
+                plan.nodes_source or plan.launcher, procs, node.host, have), hosts=[node.host],
+                fix="give %s %d slots, or repair its missing GPUs (nvidia-smi)" % (node.host, have))
+    idle = [(nd.host, nd.slots - (nd.procs or 0)) for nd in plan.nodes
+            if nd.slots is not None and nd.procs is not None and nd.procs < nd.slots]
+    if idle and plan.launcher in ("mpirun", "mpiexec", "mpiexec.hydra", "horovodrun"):
+        # Open MPI's own man page runs -np 6 over 12 slots: fewer processes than slots is a
+        # choice, not an error; the GPUs behind the spare slots sit idle
+        yield Finding.warning("%s: %d slot%s left without a process (%s): those GPUs sit idle" % (
+            plan.nodes_source, sum(c for _h, c in idle), "" if sum(c for _h, c in idle) == 1 else "s",
+            ", ".join("%s: %d" % x for x in idle)), hosts=[h for h, _c in idle if h in nodes],
+            fix="raise -np to %d to use every slot, or give the hosts fewer slots" % sum(
+                nd.slots for nd in plan.nodes if nd.slots is not None))
+    missing = sorted(nd.host for nd in plan.nodes if nd.procs != 0 and nd.host not in nodes
+                     and nd.host not in ("localhost", "127.0.0.1"))
     if missing:
         yield Finding.warning("%s names %s, which %s not among the checked nodes (%s)"
-                              % (plan.slots_source, fold(missing), "is" if len(missing) == 1 else "are",
+                              % (plan.nodes_source, fold(missing), "is" if len(missing) == 1 else "are",
                                  fold(sorted(nodes))),
                               fix="check the nodes the job will use: gpudoctor check --hosts <the same hostfile>")
-    if plan.nproc_per_node is not None and gpus:
+    if plan.nproc_per_node is not None and gpus and not plan.nodes:
         few = sorted(h for h, c in gpus.items() if c < plan.nproc_per_node)
         if few:
+            bad = True
             yield Finding.error("%s processes per node but %s %s fewer GPUs (%s)" % (
                 plan.nproc_per_node, fold(few), "has" if len(few) == 1 else "have",
                 ", ".join("%s: %d" % (h, gpus[h]) for h in few)), hosts=few,
                 fix="lower --nproc_per_node/--num_gpus to %d, or leave those nodes out" % min(gpus[h] for h in few))
-    if plan.launcher == "accelerate" and plan.num_processes is not None:
-        if plan.num_machines and plan.num_processes % plan.num_machines:
-            yield Finding.error("num_processes=%d is not a multiple of num_machines=%d"
-                                % (plan.num_processes, plan.num_machines),
+    ws = plan.world_size()
+    if plan.launcher == "accelerate" and ws is not None and not plan.nodes:
+        if plan.nnodes_min and ws % plan.nnodes_min:
+            bad = True
+            yield Finding.error("num_processes=%d is not a multiple of num_machines=%d" % (ws, plan.nnodes_min),
                                 fix="num_processes is the total over all machines: set it to num_machines x GPUs "
                                     "per machine")
-        if total is not None and plan.num_processes > total:
-            yield Finding.error("num_processes=%d but the %d nodes have %d GPUs in all" % (plan.num_processes, n,
-                                                                                          total),
-                                observed="%d GPUs" % total, expected="%d GPUs" % plan.num_processes,
+        if total is not None and ws > total:
+            bad = True
+            yield Finding.error("num_processes=%d but the %d nodes have %d GPUs in all" % (ws, n, total),
+                                observed="%d GPUs" % total, expected="%d GPUs" % ws,
                                 fix="set num_processes: %d in %s (num_processes counts every machine's GPUs)"
                                     % (total, src))
-        elif total is not None and plan.num_processes < total:
-            yield Finding.warning("num_processes=%d leaves %d of the %d GPUs idle" % (
-                plan.num_processes, total - plan.num_processes, total),
-                fix="set num_processes: %d in %s to use every GPU" % (total, src))
+        elif total is not None and ws < total:
+            yield Finding.warning("num_processes=%d leaves %d of the %d GPUs idle" % (ws, total - ws, total),
+                                  fix="set num_processes: %d in %s to use every GPU" % (total, src))
+    if not bad:
+        per = plan.nproc_per_node
+        if ws is not None and plan.nnodes_min and per:
+            ev = "world size %d = %d node%s x %d" % (ws, plan.nnodes_min, "" if plan.nnodes_min == 1 else "s", per)
+        elif ws is not None:
+            ev = "world size %d (%s)" % (ws, ", ".join("%s: %s" % (nd.host, nd.procs) for nd in plan.nodes
+                                                       if nd.procs) or plan.launcher)
+        else:
+            ev = "%s nodes planned" % (lo if lo == hi else "%s to %s" % (lo, hi))
+        yield Pass("%s; %d node%s checked%s" % (ev, n, "" if n == 1 else "s",
+                                                ", %d GPUs" % total if total is not None else ""))
 
 
 @check("launch.master", title="the master address is one of the nodes, not loopback, and resolves the same on "
                               "every node", scope="cluster")
 def launch_master(nodes, config):
     plan = _plan(config)
-    if plan is None or not plan.master_addr:
+    if plan is None:
+        yield NA("no launch plan given")
+        return
+    if not plan.master_addr:
+        yield NA("the %s plan names no master address (it is chosen at run time)" % plan.launcher)
         return
     name = plan.master_addr
+    found = []
     if _loopback(name):
         yield Finding.error("the master address is %s (loopback): ranks on other nodes cannot reach it" % name,
                             fix="set main_process_ip / --master_addr / MASTER_ADDR to the master node's real address "
@@ -118,7 +145,9 @@ def launch_master(nodes, config):
             yield Finding.error("the master %s does not resolve on %s" % (name, fold(bad)), hosts=bad,
                                 fix="add '<master-ip> %s' to /etc/hosts on %s, or use the master's IP address"
                                     % (name, fold(bad)))
+        found.extend(bad)
         loop = sorted(h for h, v in res.items() if any(_loopback(a) for a in v))
+        found.extend(loop)
         if loop:
             yield Finding.error("the master %s resolves to loopback on %s: the rendezvous binds or connects to "
                                 "127.x there" % (name, fold(loop)), hosts=loop,
@@ -127,6 +156,7 @@ def launch_master(nodes, config):
         groups = group({h: ",".join(v) for h, v in res.items() if v and h not in loop})
         if len(groups) > 1:
             odd = [h for g in groups[1:] for h in g.hosts]
+            found.extend(odd)
             yield Finding.error(describe("the master %s" % name, groups), hosts=odd,
                                 fix="make /etc/hosts or DNS agree: %s is %s on %s" % (name, groups[0].value,
                                                                                       fold(groups[0].hosts)))
@@ -140,9 +170,14 @@ def launch_master(nodes, config):
     owners = [h for h, f in nodes.items()
               if any(set(i.get("ipv4") or []) & addrs for i in ((f.get("network") or {}).get("interfaces") or []))]
     if name not in known and not (addrs & known) and not owners:
+        found.append(name)
         yield Finding.error("the master %s is not one of the checked nodes (%s)" % (name, fold(sorted(nodes))),
                             fix="set the master to the node that runs rank 0 (machine_rank: 0), e.g. "
                                 "main_process_ip: <address of %s>" % sorted(nodes)[0])
+    if not found:
+        yield Pass("master %s:%s is %s, resolves the same on %d node%s" % (
+            name, plan.master_port, (owners or [h for h in sorted(nodes) if h == name] or ["one of the nodes"])[0],
+            len(res), "" if len(res) == 1 else "s"))
 
 
 @check("launch.precision", title="bf16 is asked for only on GPUs of compute capability 8.0 or newer, and never "
@@ -150,12 +185,16 @@ def launch_master(nodes, config):
 def launch_precision(facts, config):
     plan = _plan(config)
     if plan is None:
+        yield NA("no launch plan given")
         return
+    bad = False
     if plan.ds_bf16 and plan.ds_fp16:
+        bad = True
         yield Finding.error("the DeepSpeed config %s enables both bf16 and fp16" % plan.ds_config,
                             fix="enable one: \"bf16\": {\"enabled\": true} and \"fp16\": {\"enabled\": false} "
                                 "(bf16 needs compute capability >= 8.0)")
     elif (plan.mixed_precision == "fp16" and plan.ds_bf16) or (plan.mixed_precision == "bf16" and plan.ds_fp16):
+        bad = True
         yield Finding.error("accelerate mixed_precision=%s but the DeepSpeed config %s enables %s" % (
             plan.mixed_precision, plan.ds_config, "bf16" if plan.ds_bf16 else "fp16"),
             fix="make them agree: mixed_precision and the DeepSpeed bf16/fp16 \"enabled\" flags")
@@ -164,7 +203,14 @@ def launch_precision(facts, config):
         wants.append("mixed_precision: bf16")
     if plan.ds_bf16:
         wants.append("DeepSpeed bf16.enabled")
+    if plan.precision == "bf16" and not wants:
+        wants.append("--bf16")
     if not wants:
+        if not bad:
+            if plan.precision in (None,):
+                yield NA("the plan does not say its precision")
+            else:
+                yield Pass("the plan trains in %s: no bf16 asked for" % plan.precision)
         return
     old = [g for g in (_gpus(facts) or []) if _cc(g.get("compute_capability")) and
            _cc(g.get("compute_capability")) < (8, 0)]
@@ -176,56 +222,76 @@ def launch_precision(facts, config):
                             observed=", ".join(names), expected="compute capability >= 8.0 (A100, H100, L40, RTX 30xx)",
                             fix="train in fp16 on these GPUs: mixed_precision: fp16 and \"fp16\": {\"enabled\": true}, "
                                 "\"bf16\": {\"enabled\": false}; or leave the pre-Ampere nodes out")
+    elif not bad:
+        ccs = sorted({str(g.get("compute_capability")) for g in (_gpus(facts) or [])})
+        if ccs:
+            yield Pass("%s; GPUs here have compute capability %s >= 8.0" % (" and ".join(wants), ", ".join(ccs)))
+        else:
+            yield NA("%s, but no GPU here to judge" % " and ".join(wants))
 
 
 @check("launch.batch", title="DeepSpeed train_batch_size = micro batch x gradient accumulation x world size")
 def launch_batch(facts, config):
+    """Judged as DeepSpeedConfig does (gpudoctor/launch/configs.py ds_batch): missing values
+    derived, then train == micro x accumulation x world size and all > 0."""
     plan = _plan(config)
     if plan is None or plan.ds_config is None:
+        yield NA("no DeepSpeed config in the launch plan")
         return
-    vals = (plan.train_batch_size, plan.micro_batch, plan.grad_accum)
+    b = plan.batch
+    if b.ok is None:
+        yield NA("not judged: %s" % ("a value is \"auto\" (the HF Trainer fills it in)"
+                                     if any("auto" in n for n in plan.notes) else "the world size is not known"))
+        return
     ws = plan.world_size()
-    if any(isinstance(v, str) for v in vals) or plan.train_batch_size is None or plan.micro_batch is None or not ws:
-        return  # "auto" is filled in by the HF Trainer; without a world size there is nothing to compare
-    ga = plan.grad_accum or 1
-    want = plan.micro_batch * ga * ws
-    if plan.train_batch_size != want:
-        yield Finding.error("%s: train_batch_size=%d but train_micro_batch_size_per_gpu=%d x "
-                            "gradient_accumulation_steps=%d x world size %d = %d (DeepSpeed refuses to start)"
-                            % (plan.ds_config, plan.train_batch_size, plan.micro_batch, ga, ws, want),
-                            observed="train_batch_size %d" % plan.train_batch_size, expected="%d" % want,
-                            fix="set \"train_batch_size\": %d in %s (or \"auto\" under the HF Trainer)"
-                                % (want, plan.ds_config))
+    if not b.ok:
+        yield Finding.error("%s at world size %d: %s (DeepSpeed refuses to start)" % (plan.ds_config, ws, b.error),
+                            fix="make train_batch_size = train_micro_batch_size_per_gpu x gradient_accumulation_steps "
+                                "x %d in %s, or leave one of them out and DeepSpeed derives it" % (ws, plan.ds_config))
+        return
+    yield Pass("train_batch_size %s = micro %s x accumulation %s x world size %d" % (
+        b.train_batch_size, b.micro_batch_per_gpu, b.gradient_accumulation_steps, ws))
 
 
 @check("launch.env", title="the job's NCCL_*, LD_LIBRARY_PATH and PYTHONPATH reach every rank (mpirun -x)",
        needs=("env",), scope="cluster")
 def launch_env(nodes, config):
     plan = _plan(config)
-    if plan is None or plan.forwarded_env is None:
+    if plan is None:
+        yield NA("no launch plan given")
         return
-    fwd = set(plan.forwarded_env)
+    if plan.launcher not in ("mpirun", "mpiexec", "mpiexec.hydra", "horovodrun") or plan.forwarded is None:
+        yield NA("%s carries the launching environment itself (no -x list to judge)" % plan.launcher)
+        return
+    fwd = set(plan.forwarded)
+    found = False
     names = set()
     for f in nodes.values():
         env = f["env"]
         names.update(k for k in list((env.get("values") or {})) + list((env.get("hashed") or {})) if JOB_ENV.match(k))
-    names.update(k for k in plan.launch_env if JOB_ENV.match(k))
+    launch_env = {k: v for k, v in plan.env_set.items() if v != "<redacted>"}
+    names.update(k for k in launch_env if JOB_ENV.match(k))
     for name in sorted(names - fwd):
-        local = plan.launch_env.get(name)
+        local = launch_env.get(name)
         values = {h: (f["env"].get("values") or {}).get(name, (f["env"].get("hashed") or {}).get(name))
                   for h, f in nodes.items()}
         unset = sorted(h for h, v in values.items() if v is None)
         differs = sorted(h for h, v in values.items() if v is not None and local is not None and v != local)
         if local is not None and (unset or differs):
             odd = unset + differs
+            found = True
             yield Finding.warning("%s=%s is set where you launch but mpirun does not forward it: the ranks on %s "
                                   "see %s" % (name, local, fold(odd), "it unset" if not differs else "another value"),
                                   hosts=odd, fix="add -x %s to the mpirun line" % name)
         elif local is None and unset and len(unset) < len(values):
             odd = unset
+            found = True
             yield Finding.warning("%s is set on %s but not on %s, and mpirun does not forward it" % (
                 name, fold(sorted(set(values) - set(unset))), fold(odd)), hosts=odd,
                 fix="export %s where you launch and add -x %s to the mpirun line" % (name, name))
+    if not found:
+        yield Pass("every job variable set on the nodes or the line is forwarded or the same everywhere (-x %s)"
+                   % (",".join(sorted(fwd)) or "none"))
 
 
 @check("launch.files", title="the plan's configs and training script exist on every node, identical",
@@ -233,7 +299,9 @@ def launch_env(nodes, config):
 def launch_files(nodes, config):
     plan = _plan(config)
     if plan is None:
+        yield NA("no launch plan given")
         return
+    judged, found = 0, False
     for p in plan.files:
         values = {}
         for h, f in nodes.items():
@@ -243,8 +311,10 @@ def launch_files(nodes, config):
             values[h] = "missing" if "error" in e else "sha256 %s" % e["sha256"][:12]
         if not values:
             continue
+        judged += 1
         missing = sorted(h for h, v in values.items() if v == "missing")
         if missing:
+            found = True
             have = sorted(h for h, v in values.items() if v != "missing")
             yield Finding.error("%s, named by the launch plan, is missing on %s" % (p, fold(missing)), hosts=missing,
                                 fix=("copy it there: pdcp -w %s %s %s (or rsync -a %s:%s %s); code, configs and "
@@ -252,9 +322,15 @@ def launch_files(nodes, config):
                                 if have else "create %s on every node (the launch plan names it)" % p)
         groups = group({h: v for h, v in values.items() if v != "missing"})
         if len(groups) > 1:
+            found = True
             odd = [h for g in groups[1:] for h in g.hosts]
             yield Finding.error(describe(p, groups), hosts=odd,
                                 fix="copy the baseline: pdcp -w %s %s %s" % (fold(odd), p, p))
+    if not judged:
+        yield NA("the nodes reported none of the plan's %d file%s" % (len(plan.files), "" if len(plan.files) == 1
+                                                                         else "s"))
+    elif not found:
+        yield Pass("%d file%s of the plan identical on %d nodes" % (judged, "" if judged == 1 else "s", len(nodes)))
 
 
 @check("launch.rendezvous", title="the master port is free on the master node and reachable from every other node",
@@ -262,9 +338,11 @@ def launch_files(nodes, config):
 def launch_rendezvous(nodes, config):
     plan = _plan(config)
     if plan is None:
+        yield NA("no launch plan given")
         return
     masters = {h: f["rendezvous"] for h, f in nodes.items() if f["rendezvous"].get("role") == "master"}
     if not masters:
+        yield NA("no node was probed as the master (the master is not among the reachable nodes)")
         return
     (master, m), = sorted(masters.items())[:1]
     port = m.get("port")
@@ -286,3 +364,6 @@ def launch_rendezvous(nodes, config):
             fix="open TCP %s on %s (firewall-cmd --add-port=%s/tcp, or iptables -I INPUT -p tcp --dport %s -j "
                 "ACCEPT), and make sure %s is the address of an interface the other nodes route to"
                 % (port, master, port, port, m.get("addr")))
+    else:
+        peers = sorted(h for h, f in nodes.items() if f["rendezvous"].get("role") == "peer")
+        yield Pass("port %s free on the master %s and reached from %s" % (port, master, fold(peers) or "no peer"))

@@ -1,0 +1,36 @@
+"""`gpudoctor plan`: the launch plan resolved and printed, as the launcher would read the
+line and its configs (docs/launch.md, schema gpudoctor.plan/1). Nothing is started and no
+node is contacted; what the launcher itself would refuse is refused (exit 2)."""
+
+import json
+import sys
+
+from gpudoctor.errors import InputError
+
+
+def add_parser(sub):
+    c = sub.add_parser("plan", help="print what a launch line and its configs will run: nodes, processes, "
+                                    "master, rendezvous, batch (nothing is started)")
+    c.add_argument("--launch", metavar="CMD", help="the launch line, quoted: 'torchrun ...', 'mpirun -np 16 -H ...', "
+                                                   "'deepspeed --hostfile hf ...', 'accelerate launch ...'")
+    c.add_argument("--accelerate-config", nargs="?", const="", default=None, metavar="FILE",
+                   help="accelerate's config (default: $HF_HOME/accelerate/default_config.yaml)")
+    c.add_argument("--deepspeed-config", metavar="FILE", help="DeepSpeed JSON config (ds.json)")
+    c.add_argument("--hosts", metavar="FILE", help="the hosts a torchrun/accelerate line runs on (a hostfile)")
+    c.add_argument("--json", action="store_true", help="print the plan as JSON (schema gpudoctor.plan/1)")
+    c.set_defaults(func=run)
+    return c
+
+
+def run(args):
+    from gpudoctor.launch import build_plan, render_text
+
+    if args.launch is None and args.accelerate_config is None and not args.deepspeed_config:
+        raise InputError("plan: give --launch CMD and/or --accelerate-config / --deepspeed-config")
+    plan = build_plan(accelerate=args.accelerate_config or None, accelerate_given=args.accelerate_config is not None,
+                      deepspeed=args.deepspeed_config, launch=args.launch, hosts=args.hosts)
+    if args.json:
+        sys.stdout.write(json.dumps(plan.to_json(), indent=2) + "\n")
+    else:
+        sys.stdout.write(render_text(plan))
+    return 0
