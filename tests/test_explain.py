@@ -24,46 +24,20 @@ LOGS = os.path.join(FIXTURES, "logs")
 LOG_PATHS = {os.path.basename(p): p for p in glob.glob(os.path.join(LOGS, "*", "*.log"))}
 LOG_FILES = sorted(n for n, p in LOG_PATHS.items() if os.path.basename(os.path.dirname(p)) == "dev")
 
-# What the fix at the top must say, per family: taken from the fix the fixtures' threads
-# settled on (their `# fix:` header), as a regex over the first cause's fix commands.
-TOP_FIX = {
-    "cascade": r"find the|first error",
-    "cuda.driver_insufficient": r"driver",
-    "cuda.libs": r"LD_LIBRARY_PATH|nvidia-cublas",
-    "cuda.no_kernel_image": r"torch build",
-    "deepspeed.ops": r"libaio",
-    "gpu.p2p": r"ACS",
-    "gpu.xid": r"drain|reset|reboot",
-    "nccl.ib_no_device": r"/dev/infiniband|RDMA",
-    "nccl.internal_error": r"NCCL_DEBUG=INFO|shm-size|memlock|NCCL_IB_HCA",
-    "nccl.remote_error": r"link|remote rank",
-    "nccl.socket_ifname": r"NCCL_SOCKET_IFNAME",
-    "nccl.system_error": r"NCCL_SOCKET_IFNAME",
-    "nccl.timeout": r"rank|timeout",
-    "nccl.topo_file": r"unset NCCL_GRAPH_FILE",
-    "nccl.unhandled_cuda_error": r"NCCL",
-    "nccl.version_mismatch": r"same image",
-    "nvml.mismatch": r"reboot",
-    "ofed.kernel": r"add-kernel-support",
-    "rdma.create_qp": r"memlock",
-    "rdma.gid_index": r"NCCL_IB_GID_INDEX",
-    "rdma.memlock": r"memlock",
-    "rdma.peermem": r"nvidia-peermem",
-    "rendezvous.address_in_use": r"port",
-    "rendezvous.connect": r"IP|node_rank|rank 0",
-    "shm.removeipc": r"RemoveIPC",
-    "shm.size": r"shm-size|ipc=host",
-    "ssh.pdsh": r"ssh-keygen|ssh-copy-id",
-    "ssh.permissions": r"chmod",
-    "ssh.publickey": r"ssh-keygen|ssh-copy-id",
-}
-# Known misses, each with the reason (docs/explain.md lists them too). The test fails when
-# one starts to pass, so this list cannot go stale.
+# Development texts explain gets wrong, each with the reason (docs/explain.md lists them too,
+# generated). The test fails when one starts to pass, so this list cannot go stale.
 KNOWN_MISSES = {
-    # the excerpt ends inside the TCPStore() traceback, before the error line: nothing in it
-    # says "address in use" rather than "cannot connect", and explain does not guess
-    "rendezvous.address_in_use__slowfast-337-tcp-localhost-9999.log",
+    # only the watchdog's echo is in the excerpt; the thread's fix (NCCL_IB_DISABLE=1 between
+    # nodes without InfiniBand) is not in the text: explain says "only echoes" and names no fix
+    "cascade__nanogpt-55-multinode-echo-ib-disable.log",
+    # a description of a hang plus `nvidia-smi topo -m`: no error line, so "no error found"
+    "gpu.p2p__nccl-667-pxb-pix-hang-vt-d.log",
+    # NCCL's INFO interface list (docker bridges among them): INFO lines are context, not a cause
+    "nccl.socket_ifname__nccl-697-socket-using-docker-bridges.log",
+    # "Bus error" from UCX with no shared-memory path nearby: not enough to say /dev/shm
+    "shm.size__pipedream-76-bus-error-nonexistent-physical-address.log",
 }
+HEALTHY = sorted(glob.glob(os.path.join(LOGS, "healthy", "*.log")))
 
 
 @pytest.fixture(scope="module")
@@ -71,8 +45,8 @@ def kb():
     return explain.load_knowledge()
 
 
-def run(text, kb):
-    return explain.explain_text(text, kb)
+def run(text, kb, **kw):
+    return explain.explain_text(text, kb, **kw)
 
 
 # ------------------------------------------------------------------ the knowledge base
@@ -82,9 +56,9 @@ def test_every_entry_is_valid_and_its_checks_exist(kb):
     registered = set(load_checks().ids())
     ids = [e["id"] for e in kb.entries]
     assert len(ids) == len(set(ids))
-    assert len(ids) >= 30
+    assert len(ids) >= 60
     for e in kb.entries:
-        assert e.get("patterns") or e.get("distinct"), e["id"]
+        assert e.get("patterns") or e.get("distinct") or e.get("together"), e["id"]
         for p in e["_patterns"]:
             assert p.regex.pattern and p.needles
         for c in e["causes"]:
@@ -92,6 +66,7 @@ def test_every_entry_is_valid_and_its_checks_exist(kb):
             assert set(c["checks"]) <= registered, (e["id"], c["checks"])
             for ev in c["_evidence"]:
                 assert ev.needles
+        assert e["references"], e["id"]  # every entry says where its cause and fix are documented
         for r in e["references"]:
             assert r["url"].startswith("https://")
 
@@ -122,28 +97,44 @@ def test_the_issue_families_are_all_covered(kb):
                 "rendezvous.address_in_use", "cuda.libs", "cuda.driver_insufficient", "nvml.mismatch",
                 "cuda.no_kernel_image", "shm.size", "shm.removeipc", "rdma.memlock", "rdma.create_qp",
                 "rdma.gid_index", "rdma.peermem", "gpu.xid", "ssh.publickey", "ssh.permissions", "ssh.pdsh",
-                "deepspeed.ops", "ofed.kernel", "nccl.version_mismatch", "nccl.topo_file", "gpu.p2p"}
-    assert families <= set(kb.by_id)
+                "deepspeed.ops", "ofed.kernel", "nccl.version_mismatch", "nccl.topo_file", "gpu.p2p",
+                # issue 14: 802/fabric manager, MPI launch, gloo 127.0.1.1, device ordinals, torch without
+                # NCCL, DeepSpeed launcher and builds, net plugins, peermem after kernel upgrades, NVLS,
+                # container runtimes, hostname resolution, store barrier, NCCL_BUFFSIZE/dmabuf ENOMEM
+                "cuda.system_not_ready", "mpi.btl_tcp_if", "mpi.exec_not_found", "mpi.orted", "mpi.hostname",
+                "gloo.loopback", "gloo.socket_ifname", "cuda.invalid_device_ordinal", "torch.no_nccl",
+                "deepspeed.launcher", "build.cuda_home", "nccl.net_plugin", "nccl.nvls", "container.gpu_driver",
+                "container.nvml_driver", "rendezvous.hostname", "rendezvous.store_barrier", "nccl.buffsize_enomem"}
+    assert families <= {e["family"] for e in kb.entries}
 
 
 def test_bad_knowledge_is_refused_at_load(tmp_path):
+    ok = "[[entry]]\nid='a.b'\ntitle='t'\nexplain='e'\nrank=1\n%s\n[[entry.causes]]\ntext='c'\nfix=['f']\n%s\n" \
+         "[[entry.references]]\ntitle='r'\nurl='https://example.org/r'\n"
     cases = {
-        "dup": "[[entry]]\nid='a.b'\ntitle='t'\nexplain='e'\nrank=1\npatterns=['abcd']\n"
-               "[[entry.causes]]\ntext='c'\nfix=['f']\n" * 2,
-        "regex": "[[entry]]\nid='a.b'\ntitle='t'\nexplain='e'\nrank=1\npatterns=['abcd(']\n"
-                 "[[entry.causes]]\ntext='c'\nfix=['f']\n",
-        "needle": "[[entry]]\nid='a.b'\ntitle='t'\nexplain='e'\nrank=1\npatterns=['a.c']\n"
+        "dup": (ok % ("patterns=['abcd']", "")) * 2,
+        "regex": ok % ("patterns=['abcd(']", ""),
+        "needle": ok % ("patterns=['a.c']", ""),
+        "check": ok % ("patterns=['abcd']", "checks=['no.such_check']"),
+        "nofix": "[[entry]]\nid='a.b'\ntitle='t'\nexplain='e'\nrank=1\npatterns=['abcd']\n[[entry.causes]]\ntext='c'\n",
+        "norefs": "[[entry]]\nid='a.b'\ntitle='t'\nexplain='e'\nrank=1\npatterns=['abcd']\n"
                   "[[entry.causes]]\ntext='c'\nfix=['f']\n",
-        "check": "[[entry]]\nid='a.b'\ntitle='t'\nexplain='e'\nrank=1\npatterns=['abcd']\n"
-                 "[[entry.causes]]\ntext='c'\nfix=['f']\nchecks=['no.such_check']\n",
-        "nofix": "[[entry]]\nid='a.b'\ntitle='t'\nexplain='e'\nrank=1\npatterns=['abcd']\n"
-                 "[[entry.causes]]\ntext='c'\n",
+        "together_one": ok % ("together=[{all=['abcd'], within=3}]", ""),
+        "together_nowithin": ok % ("together=[{all=['abcd', 'efgh']}]", ""),
+        "signal_noweight": ok % ("patterns=['abcd']\nsignals=[{re='efgh'}]", ""),
+        "computed": ok % ("patterns=['abcd']", "computed='magic'"),
+        "on_info": ok % ("patterns=[{re='abcd', on_info='yes'}]", ""),
     }
+    good = tmp_path / "good.toml"
+    good.write_text(ok % ("patterns=['abcd']\nsignals=[{re='efgh', weight=5}]\n"
+                          "together=[{all=['ijkl', 'mnop'], within=3, rank=9}]", "computed='socket_ifname'"))
+    assert explain.load_knowledge([str(good)], known_checks={"shm.size"}).by_id["a.b"]
     for name, text in cases.items():
         p = tmp_path / (name + ".toml")
         p.write_text(text)
         with pytest.raises(explain.KnowledgeError):
             explain.load_knowledge([str(p)], known_checks={"shm.size"})
+            pytest.fail(name)
 
 
 def test_needles_are_what_a_matching_line_must_contain():
@@ -154,30 +145,47 @@ def test_needles_are_what_a_matching_line_must_contain():
     # (the regex parser factors the common "no " out of the branch first)
     assert sorted(explain.needles_of(r"(?:no socket interface|no NCCL_SOCKET_IFNAME interface) found")) == [
         "NCCL_SOCKET_IFNAME interface", "socket interface"]
+    # the prefilter looks for them lower-cased and without blanks (a wrap may split or drop one)
+    p = explain.Pattern("a.b", "match", r"NCCL WARN Call to ibv_reg_mr\w* failed", 1)
+    assert p.needles_b == [b"ncclwarncalltoibv_reg_mr"]
 
 
 # ------------------------------------------------------------------ the real error texts
 
 
 @pytest.mark.parametrize("name", LOG_FILES)
-def test_real_log_maps_to_its_family_with_the_right_fix_on_top(name, kb):
+def test_real_log_maps_to_its_family_and_names_the_fix(name, kb):
     headers, body = explain_accuracy.read_fixture(LOG_PATHS[name])
     want = explain_accuracy.expected_family(headers)
     res = run(body, kb)
+    family_ok, fix_ok = explain_accuracy.judge(res, want, kb)
     if name in KNOWN_MISSES:
-        assert not res["findings"] or not explain_accuracy.family_matches(res["findings"][0], want), \
-            "%s now passes: remove it from KNOWN_MISSES" % name
+        assert not fix_ok, "%s now passes: remove it from KNOWN_MISSES" % name
         return
-    assert res["matched"] and res["findings"], name
+    assert family_ok and fix_ok, (name, res["verdict"], [f["id"] for f in res["findings"]])
+    if res["verdict"] == "no_error":  # an informational text: the note is there, no root cause
+        assert res["findings"] == [] and res["context"]
+        return
     top = res["findings"][0]
-    assert top["role"] == "root"
-    assert explain_accuracy.family_matches(top, want), (name, [f["id"] for f in res["findings"]])
-    fix = " ".join(top["causes"][0]["fix"]) + " " + " ".join(top["causes"][0]["exports"])
-    assert re.search(TOP_FIX[want.split(".")[0] if want == "cascade" else want], fix), (name, fix)
+    assert top["role"] == "root" and res["verdict"] in ("root_cause", "echo_only")
     # the matched line is real text of the log, with its real line number
     lines = body.decode("utf-8", "replace").splitlines()
     for m in top["matches"]:
-        assert m["text"][:40].strip(" .") in lines[m["line"] - 1], (name, m)
+        assert m["text"][:30].strip(" .").lower() in lines[m["line"] - 1].lower(), (name, m)
+
+
+@pytest.mark.parametrize("path", HEALTHY, ids=os.path.basename)
+def test_healthy_logs_have_no_root_cause(path, kb):
+    _, body = explain_accuracy.read_fixture(path)
+    res = run(body, kb)
+    assert res["verdict"] == "no_error" and res["root"] is None and res["findings"] == [], \
+        [(f["id"], f["matches"][0]) for f in res["findings"]]
+    assert explain.exit_code(res) == 0
+
+
+def test_there_are_enough_real_texts_on_both_sides():
+    counts = {s: len(explain_accuracy.files(s)) for s in ("dev", "heldout", "healthy")}
+    assert counts["dev"] >= 100 and counts["heldout"] >= 40 and counts["healthy"] >= 20, counts
 
 
 @pytest.mark.parametrize("name", [n for n in LOG_FILES if n.startswith("cascade__")])
@@ -191,14 +199,14 @@ def test_cascade_logs_show_the_echoes_after_the_root(name, kb):
         assert "cascade" in roles, name  # the echo lines are shown, as echoes
         assert all(f["kind"] == "echo" for f in res["findings"] if f["role"] == "cascade")
     else:  # only echoes in the excerpt: said so, no invented cause
-        assert res["findings"][0]["kind"] == "echo"
+        assert res["findings"][0]["kind"] == "echo" and res["verdict"] == "echo_only"
         assert any("Only the echo" in n for n in res["findings"][0]["notes"])
 
 
 def test_accuracy_report_in_docs_is_current(kb):
     rows = explain_accuracy.evaluate(kb)
-    ok = sum(r["ok"] for r in rows)
-    assert ok >= len(rows) - len(KNOWN_MISSES)
+    dev = [r for r in rows if r["split"] == "dev"]
+    assert sum(r["ok"] for r in dev) == len(dev) - len(KNOWN_MISSES)
     with open(os.path.join(ROOT, "docs", "explain.md")) as f:
         doc = f.read()
     assert explain_accuracy.markdown(rows) in doc, "run: python bench/explain_accuracy.py --write"
@@ -259,7 +267,7 @@ def test_prefixes_ansi_crlf_and_invalid_utf8_do_not_hide_an_error(kb):
 
 
 def test_line_numbers_are_exact_across_read_blocks(kb, monkeypatch):
-    monkeypatch.setattr(explain, "BLOCK", 4096)
+    monkeypatch.setattr(explain.scan, "BLOCK", 4096)
     noise = b"step 17 loss=0.31 tokens/s=12000 all good here\n"
     data = noise * 1000 + b"Failed to initialize NVML: Driver/library version mismatch\n" + noise * 500 + \
         b"RuntimeError: Address already in use"  # no final newline
@@ -270,19 +278,24 @@ def test_line_numbers_are_exact_across_read_blocks(kb, monkeypatch):
 
 
 def test_a_giant_line_without_newlines_is_cut_not_loaded_whole(kb, monkeypatch):
-    monkeypatch.setattr(explain, "BLOCK", 1 << 16)
-    monkeypatch.setattr(explain, "MAX_LINE", 1 << 17)
+    monkeypatch.setattr(explain.scan, "BLOCK", 1 << 16)
+    monkeypatch.setattr(explain.scan, "MAX_LINE", 1 << 17)
     data = b"x" * (1 << 20) + b" ncclInternalError: Internal check failed " + b"y" * 1000 + b"\n"
     res = explain.explain_stream(io.BytesIO(data), kb)
     assert res["root"] == "nccl.internal_error"
     assert len(res["findings"][0]["matches"][0]["text"]) < 600
 
 
-def test_nothing_matched_is_said_honestly(kb):
-    res = run("Epoch 3 | loss 0.31\nall good\n", kb)
-    assert not res["matched"] and res["root"] is None and res["findings"] == []
-    assert any("NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET,ENV" in t for t in res["triage"])
-    assert any("gpudoctor check --hosts" in t for t in res["triage"])
+def test_no_error_and_unknown_error_are_told_apart(kb):
+    ok = run("Epoch 3 | loss 0.31\nall good\n", kb)
+    assert ok["verdict"] == "no_error" and ok["root"] is None and ok["findings"] == [] and ok["triage"] == []
+    assert explain.exit_code(ok) == 0
+    bad = run("Epoch 3 | loss 0.31\nRuntimeError: the frobnicator exploded\n", kb)
+    assert bad["verdict"] == "unknown_error" and not bad["matched"] and bad["findings"] == []
+    assert bad["errors"] == [{"line": 2, "text": "RuntimeError: the frobnicator exploded"}]
+    assert any("NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET,ENV" in t for t in bad["triage"])
+    assert any("gpudoctor check --hosts" in t for t in bad["triage"])
+    assert explain.exit_code(bad) == 1
 
 
 # ------------------------------------------------------------------ --check
@@ -339,25 +352,47 @@ def test_cli_json_schema(gpudoctor_cli, tmp_path):
         p.write_bytes(f.read().partition(b"# ---\n")[2])
     rc, out, _ = gpudoctor_cli("explain", "--json", "--file", str(p))
     doc = json.loads(out)
-    assert rc == 0 and doc["schema"] == "gpudoctor.explain/1" and doc["matched"] is True
+    assert rc == 0 and doc["schema"] == "gpudoctor.explain/2" and doc["matched"] is True
+    assert doc["verdict"] == "root_cause" and doc["context"] == [] and doc["errors"] == []
     assert doc["root"] == doc["findings"][0]["id"] == "nccl.remote_error"
     assert [f["role"] for f in doc["findings"]] == ["root", "cascade"]
     f = doc["findings"][0]
-    assert set(f) >= {"id", "family", "title", "kind", "role", "rank", "explain", "first_line", "match_count",
-                      "matches", "notes", "causes", "debug", "references", "knowledge_file"}
-    assert set(f["causes"][0]) >= {"text", "checks", "confirm", "fix", "exports", "evidence"}
+    assert set(f) >= {"id", "family", "title", "kind", "role", "rank", "score", "explain", "first_line",
+                      "match_count", "matches", "signals", "notes", "causes", "debug", "references",
+                      "knowledge_file"}
+    assert set(f["causes"][0]) >= {"text", "checks", "confirm", "fix", "exports", "evidence", "computed"}
     assert f["matches"][0] == {"line": 3, "text": "ncclRemoteERror: A call failed possibly due to a network error "
-                                                 "or a remote process exting prematurely"}
+                                                 "or a remote process exting prematurely", "severity": None}
 
 
 def test_cli_nothing_matched_exits_1_with_triage(gpudoctor_cli):
-    rc, out, err = gpudoctor_cli("explain", "everything is fine, loss went down")
+    rc, out, err = gpudoctor_cli("explain", "the frobnicator exploded")
     assert rc == 1 and err == ""
-    assert "No known error found" in out and "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET,ENV" in out
-    assert "gpudoctor check --hosts" in out
-    rc, out, _ = gpudoctor_cli("explain", "--json", "all fine")
+    assert "NO KNOWN ERROR" in out and "No known error found" in out
+    assert "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET,ENV" in out and "gpudoctor check --hosts" in out
+    rc, out, _ = gpudoctor_cli("explain", "--json", "the frobnicator exploded")
     doc = json.loads(out)
-    assert rc == 1 and doc["matched"] is False and doc["findings"] == [] and doc["triage"]
+    assert rc == 1 and doc["matched"] is False and doc["verdict"] == "unknown_error" and doc["triage"]
+
+
+def test_cli_healthy_log_exits_0_without_a_root_cause(gpudoctor_cli, tmp_path):
+    """A working run's NCCL_DEBUG=INFO start-up: INFO lines are notes, never a root cause."""
+    p = tmp_path / "ok.log"
+    p.write_text("gpu1:11:11 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n"
+                 "gpu1:11:11 [0] NCCL INFO NET/Plugin : No plugin found (libnccl-net.so), using internal implementation\n"
+                 "gpu1:11:11 [0] NCCL INFO NET/IB : No device found.\n"
+                 "gpu1:11:11 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\n"
+                 "NCCL version 2.21.5+cuda12.4\n"
+                 "gpu1:11:30 [0] NCCL INFO comm 0x55d0 rank 0 nranks 2 cudaDev 0 busId 1000 - Init COMPLETE\n"
+                 "step 100 loss 1.93\n"
+                 "gpu1:11:30 [0] NCCL INFO comm 0x55d0 rank 0 nranks 2 cudaDev 0 busId 1000 - Destroy COMPLETE\n")
+    rc, out, err = gpudoctor_cli("explain", "--file", str(p))
+    assert rc == 0 and err == "" and "NO ERROR FOUND" in out and "ROOT CAUSE" not in out
+    assert "nccl.ib_no_device" in out and "sockets" in out  # the note: NCCL used sockets
+    rc, out, _ = gpudoctor_cli("explain", "--json", "--file", str(p))
+    doc = json.loads(out)
+    assert rc == 0 and doc["verdict"] == "no_error" and doc["root"] is None and doc["findings"] == []
+    assert [n["id"] for n in doc["context"]] == ["nccl.ib_no_device"] and doc["context"][0]["severity"] == "info"
 
 
 def test_cli_bad_input_is_one_line_and_exit_2(gpudoctor_cli, tmp_path):

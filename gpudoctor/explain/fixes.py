@@ -261,15 +261,15 @@ def run_confirming_checks(result, gather_nodes=None, config=None):
         return result
     status = {}
     for r in report.results:
-        msgs = [fd.message for fd in r.findings if fd.severity in ("error", "warning")]
-        if msgs:
+        # the runner's outcome model: pass (with evidence) | warn | fail | na | skipped
+        texts = [text for _, (st, text) in sorted(r.outcomes.items()) if text]
+        if r.status in ("fail", "warn"):
             st = "failed"
-        elif r.status == "pass" and r.passed:
-            st = "passed"
-        else:
-            reasons = list(getattr(r, "skipped", []) or []) + list(getattr(r, "crashed", []) or [])
-            st = "skipped"
-            msgs = [str(x) for x in reasons]
+            msgs = [fd.message for fd in r.findings if fd.severity in ("error", "warning")] or texts
+        elif r.status == "pass":
+            st, msgs = "passed", texts
+        else:  # na / skipped: nothing judged, the cause stays unknown
+            st, msgs = "skipped", texts + ["%s: %s" % (exc, ", ".join(h)) for exc, h in r.crashed.items()]
         status[r.id] = {"id": r.id, "status": st, "messages": msgs,
                         "fix": [fd.fix for fd in r.findings if fd.fix]}
     for f in result["findings"]:

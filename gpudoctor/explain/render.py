@@ -19,7 +19,8 @@ def render_text(result, out, color=False):
         return
     if verdict == "unknown_error":
         w("\n%s\n" % bold("NO KNOWN ERROR"))
-        w("  This text reports an error, but nothing in gpudoctor's knowledge matches it. gpudoctor does not guess.\n")
+        w("  No known error found: %s, but nothing in gpudoctor's knowledge matches it. gpudoctor does not "
+          "guess.\n" % ("this text reports an error" if result["errors"] else "this text was given as an error"))
         for e in result["errors"][:3]:
             w("  line %d: %s\n" % (e["line"], e["text"]))
         _context(w, bold, result)

@@ -36,10 +36,12 @@ PREFIX_B = re.compile((r"\s*(?:%s)" % "|".join("(?:%s)" % p for p in _PREFIXES))
 # Severity markers, looked for at the start of the prefix-free line (or NCCL's, anywhere in
 # its first 80 characters: 'host:pid:tid [0] NCCL INFO ...').
 _INFO = re.compile(r"^(?:\[\d+\]\s*)?(?:NCCL (?:INFO|TRACE)\b|\[?(?:INFO|DEBUG|TRACE|NOTICE)\b\]?|I\d{4} \d\d:\d\d"
+                   r"|I (?=\S+\.(?:cc|cpp|h):\d+\])"
                    r"|\[I(?: |\d{4} |\w*\s))|^\S.{0,60}?\b(?:NCCL INFO)\b|^.{0,60}?(?:[-|] INFO [-|]|\bINFO:)")
-_WARN = re.compile(r"^(?:\[\d+\]\s*)?(?:NCCL WARN\b|\[?(?:WARN|WARNING)\b\]?|W\d{4} \d\d:\d\d|\[W(?: |\d{4} |\w*\s))"
+_WARN = re.compile(r"^(?:\[\d+\]\s*)?(?:NCCL WARN\b|\[?(?:WARN|WARNING)\b\]?|W\d{4} \d\d:\d\d|\[W(?: |\d{4} |\w*\s)"
+                   r"|W (?=\S+\.(?:cc|cpp|h):\d+\]))"
                    r"|^.{0,60}?\bNCCL WARN\b|^.{0,60}?(?:[-|] WARN(?:ING)? [-|]|\bWARN(?:ING)?:)"
-                   r"|^\S.{0,200}?\b\w*Warning: ")
+                   r"|^.{0,200}?\b\w*Warning: ")
 
 
 def clean(text):
