@@ -203,7 +203,7 @@ def _deepspeed(plan, a, nm, npr, path, environ):
         base = os.path.dirname(os.path.abspath(os.path.expanduser(path))) if path else None
         ds_launcher.read(sub, argv + ["<script>"], environ, hostfile_base=base)
         plan.nodes, plan.nodes_source = sub.nodes, "DeepSpeed " + (sub.nodes_source or "")
-        plan.files.extend(f for f in sub.files if f not in plan.files)
+        plan.files.extend(f for f in sub.files if f not in plan.files and not f.endswith("<script>"))
         plan.notes.extend(sub.notes)
         if sub.world_min is not None and npr is not None and sub.world_min != npr:
             plan.note("DeepSpeed will start %d processes where num_processes says %d" % (sub.world_min, npr))
