@@ -179,7 +179,8 @@ class SSHTransport(Transport):
         for h in hosts:
             todo.put(h.name)
         done_q = queue.Queue()
-        slots = {}
+        slots = {}  # in flight; record() removes a node once it has its result
+        started = set()
         stop = threading.Event()
 
         def worker():
@@ -190,6 +191,7 @@ class SSHTransport(Transport):
                     return
                 slot = _Slot(name)
                 slots[name] = slot
+                started.add(name)
                 try:
                     node = self._one(slot)
                 except ControllerError as exc:
@@ -209,9 +211,12 @@ class SSHTransport(Transport):
             if name in results:
                 return
             results[name] = node
+            flying.pop(name, None)
             if bar:
                 bar.advance(node)
 
+        flying = slots  # nodes started and not yet recorded (at most `jobs`)
+        next_sweep = 0.0
         try:
             while len(results) < len(hosts):
                 try:
@@ -224,10 +229,12 @@ class SSHTransport(Transport):
                         raise node
                     record(name, node)
                 now = time.time()
-                for s in list(slots.values()):  # the backstop: a worker stuck past its deadline
-                    if s.host not in results and now > s.started + self.timeout + GRACE:
-                        record(s.host, timeout_node(s.host, self.timeout))
-                        threading.Thread(target=self._end, args=(s,), daemon=True).start()
+                if now >= next_sweep:  # the backstop: a worker stuck past its deadline
+                    next_sweep = now + 0.2
+                    for s in list(flying.values()):
+                        if s.host not in results and now > s.started + self.timeout + GRACE:
+                            record(s.host, timeout_node(s.host, self.timeout))
+                            threading.Thread(target=self._end, args=(s,), daemon=True).start()
                 if name is None and not any(t.is_alive() for t in threads) and done_q.empty():
                     for h in hosts:  # every worker gone (a controller error already raised)
                         if h.name not in results:
@@ -237,14 +244,14 @@ class SSHTransport(Transport):
             if bar:
                 bar.stop()
                 bar = None
-            flying = [s for s in slots.values() if s.host not in results]
-            enders = [threading.Thread(target=self._end, args=(s,), daemon=True) for s in flying]
+            live = [s for s in list(flying.values()) if s.host not in results]
+            enders = [threading.Thread(target=self._end, args=(s,), daemon=True) for s in live]
             for t in enders:
                 t.start()
             t_end = time.time() + KILL_SECONDS
             for t in enders:
                 t.join(max(0.0, t_end - time.time()))
-            exc.partial_nodes = [results.get(h.name) or interrupted_node(h.name, started=h.name in slots)
+            exc.partial_nodes = [results.get(h.name) or interrupted_node(h.name, started=h.name in started)
                                  for h in hosts]
             raise
         finally:

@@ -1,0 +1,112 @@
+"""The transport interface without a cluster: choosing a transport, the one host-name
+rule, bounds on node lists, and the local transport through the interface."""
+
+import os
+import resource
+import subprocess
+import sys
+import time
+
+import pytest
+
+from gpudoctor.errors import InputError
+from gpudoctor.inventory import Host, resolve, valid_host
+from gpudoctor.transport import Payload, choose, get_transport, interpret, usable_jobs
+
+GD = [sys.executable, "-m", "gpudoctor"]
+
+
+@pytest.mark.parametrize("name", ["gpu01", "node-7.cluster.local", "root@gpu1", "a_b", "10.0.0.7", "::1",
+                                  "fe80::1%eth0", "[2001:db8::1]", "x..y", "a" * 64 + ".example"])
+def test_valid_host_names(name):
+    assert valid_host(name)
+
+
+@pytest.mark.parametrize("name", ["-oProxyCommand=touch /tmp/x", "a;touch /tmp/x", "a$(id)", "a`id`", "a b", "a\tb",
+                                  "a\nb", "a\x00b", "-Eowned", "root@-x", "@gpu1", "gpu1@", "a|b", "a&b", "a>b",
+                                  "'a'", '"a"', "1.2.3.400", "fe80::1%et h0", "", "a" * 400, "gpu[1"])
+def test_invalid_host_names(name):
+    assert not valid_host(name)
+
+
+@pytest.mark.parametrize("env", [
+    {"SLURM_JOB_NODELIST": "gpu1,-oProxyCommand=x"},
+    {"SLURM_JOB_NODELIST": "gpu[1-2],a;b"},
+])
+def test_slurm_nodelist_is_validated(env):
+    with pytest.raises(InputError, match="SLURM_JOB_NODELIST"):
+        resolve(environ=env)
+
+
+def test_node_count_is_bounded_before_expansion():
+    t0 = time.time()
+    with pytest.raises(InputError, match="names 100000 nodes, more than --max-nodes 10000"):
+        resolve(nodeset="gpu[1-100000]", environ={})
+    assert time.time() - t0 < 1
+    with pytest.raises(InputError, match="more than --max-nodes 5"):
+        resolve(nodeset="gpu[1-6]", environ={}, max_nodes=5)
+    assert len(resolve(nodeset="gpu[1-5]", environ={}, max_nodes=5)) == 5
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--nodes", ""], "--nodes is empty"),
+    (["--nodes", " "], "--nodes is empty"),
+    (["--nodes", "gpu[1-100000]"], "more than --max-nodes 10000"),
+    (["--nodes", "gpu[1-20]", "--max-nodes", "10"], "more than --max-nodes 10"),
+    (["--nodes=-oProxyCommand=touch /tmp/x"], "is not a host name"),
+    (["--via", "local", "--nodes", "gpu1"], "--via local checks this machine only"),
+    (["--via", "ssh"], "--via ssh needs nodes"),
+    (["--jobs", "0", "--nodes", "gpu1"], "--jobs"),
+])
+def test_cli_refuses_with_one_line_and_exit_2(tmp_path, args, needle):
+    t0 = time.time()
+    p = subprocess.run(GD + ["check"] + args, capture_output=True, text=True, cwd=str(tmp_path), timeout=60,
+                       env=dict(os.environ, SLURM_JOB_NODELIST="", SLURM_JOB_ID=""))
+    assert p.returncode == 2, (p.stdout, p.stderr)
+    assert needle in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
+    assert time.time() - t0 < 10
+
+
+def test_choose_is_the_one_place():
+    hosts = [Host("gpu1"), Host("gpu2")]
+    alloc = {"SLURM_JOB_ID": "7", "SLURM_JOB_NODELIST": "gpu[1-4]", "PATH": os.environ.get("PATH", "")}
+    assert choose(None, []) == "local"
+    assert choose(None, hosts, environ={}) == "ssh"
+    has_srun = bool(__import__("shutil").which("srun"))
+    assert choose(None, hosts, environ=alloc) == ("srun" if has_srun else "ssh")
+    # a node outside the allocation: srun cannot reach it
+    assert choose(None, hosts + [Host("login1")], environ=alloc) == "ssh"
+    # inside a prolog, never the allocation's fan-out
+    assert choose(None, hosts, environ=dict(alloc, SLURM_SCRIPT_CONTEXT="prolog_slurmd")) == "ssh"
+    assert choose("ssh", hosts, environ=alloc) == "ssh"
+    with pytest.raises(InputError):
+        choose("rsh", hosts)
+
+
+def test_exit_127_needs_the_not_found_mark():
+    n = interpret("gpu1", 127, "", "bash: line 1: nvidia-smi: command not found\n", "python3")
+    assert n.error_kind == "collector" and "command not found" in n.error
+    n = interpret("gpu1", 127, "", "gpudoctor: python not found: python3\n", "python3")
+    assert n.error_kind == "python-missing"
+
+
+def test_crafted_facts_are_garbage_not_a_crash():
+    deep = '{"schema": "gpudoctor.facts/1", "x": ' + "[" * 100000 + "]" * 100000 + "}"
+    assert interpret("gpu1", 0, deep, "", "python3").error_kind == "garbage"
+    assert interpret("gpu1", 0, '["gpudoctor.facts/1"]', "", "python3").error_kind == "garbage"
+    n = interpret("gpu1", 0, '{"schema": "gpudoctor.facts/1", "node": "-oProxyCommand=x"}', "", "python3")
+    assert n.facts["node"] == "gpu1"
+
+
+def test_local_transport_through_the_interface():
+    (node,) = get_transport("local", timeout=30).run([], Payload(fast=True))
+    assert node.reachable and node.facts["schema"] == "gpudoctor.facts/1"
+
+
+def test_usable_jobs_fits_the_open_file_limit():
+    code = ("import resource; resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64));"
+            "from gpudoctor.transport import usable_jobs; print(usable_jobs(1000, 1000))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert 1 <= int(out) <= 32
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    assert usable_jobs(8, 3) == 3
