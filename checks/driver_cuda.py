@@ -27,8 +27,8 @@ def requirement(cuda):
     if not mm:
         return None, None
     same_minor = sorted((c, d) for c, dt, d in rows if c[:2] == mm)  # GA first, then updates
-    if not same_minor:  # a minor we have no row for: the newest row of that major below it
-        same_minor = sorted(((c, d) for c, dt, d in rows if c[0] == mm[0] and c[:2] < mm), reverse=True)
+    # A minor with no row of its own (a release newer than the table): its full-support driver
+    # is unknown, never borrowed from an older minor; only the major's floor can be judged.
     full = same_minor[0][1] if same_minor else None
     floor = t["major_floor"].get(str(mm[0])) if mm[0] >= 11 else None
     if floor and full and vtuple(full) < vtuple(floor):
@@ -97,8 +97,12 @@ def driver_cuda(facts, config):
             yield Finding.error(
                 "driver %s is too old for %s: needs >= %s (\"CUDA driver version is insufficient for CUDA "
                 "runtime version\")" % (driver, label, floor),
-                observed="driver %s" % driver, expected=">= %s (full support: >= %s)" % (floor, full),
-                fix="upgrade the NVIDIA driver to >= %s, %s" % (full, alt))
+                observed="driver %s" % driver, expected=">= %s (full support: >= %s)" % (floor, full or "unknown"),
+                fix="upgrade the NVIDIA driver to >= %s, %s" % (full or floor, alt))
+        elif full is None:
+            yield Skip("%s: driver %s meets CUDA %s.x's minor-version compatibility floor %s; its full-support "
+                       "driver is not in gpudoctor's table (gpudoctor/data/cuda_driver.json), so full support "
+                       "is not judged" % (label, driver, cuda.split(".")[0], floor))
         elif vtuple(driver) < vtuple(full):
             bad = True
             yield Finding.warning(

@@ -88,3 +88,21 @@ def test_cuda12_torch_on_kepler():
     doc["gpu"]["gpus"][0].update(name="Tesla K80", compute_capability="3.7")
     res = run_check("driver.cuda", doc)
     assert any("CUDA 12.x dropped Kepler" in f.message and "CUDA <= 11.8" in f.fix for f in res.findings)
+
+
+def test_a_cuda_minor_newer_than_the_table_is_judged_by_its_floor_only():
+    """CUDA 13.3 has no row (NVIDIA's Table 3 for it was not readable): a driver above 13.x's
+    minor-version floor is not called fully supported by borrowing 13.2's row."""
+    from conftest import node_facts
+
+    from gpudoctor.checks.driver_cuda import requirement
+
+    assert requirement("13.3") == ("580.65.06", None)
+    doc = node_facts("h100-ubuntu2404-torch211")
+    doc["python"]["torch"]["cuda"] = "13.3"
+    doc["cuda"]["nvcc_version"] = None
+    res = run_check("driver.cuda", doc)
+    assert res.status == "skipped" and "full support is not judged" in res.summary
+    doc["gpu"]["driver_version"] = "575.57.08"  # below the floor: still an error
+    doc["cuda"]["compat"] = []  # (no cuda-compat libcuda on LD_LIBRARY_PATH to lift it)
+    assert run_check("driver.cuda", doc).status == "fail"
