@@ -9,6 +9,7 @@ need=()
 command -v sshd >/dev/null 2>&1 || [ -x /usr/sbin/sshd ] || need+=(openssh-server)
 command -v ssh >/dev/null 2>&1 || need+=(openssh-client)
 command -v pdsh >/dev/null 2>&1 || need+=(pdsh)
+command -v tc >/dev/null 2>&1 || [ -x /usr/sbin/tc ] || need+=(iproute2)  # probe tests: netns, veth, tc rate limits
 command -v slurmctld >/dev/null 2>&1 || [ -x /usr/sbin/slurmctld ] || need+=(slurmctld)
 command -v slurmd >/dev/null 2>&1 || [ -x /usr/sbin/slurmd ] || need+=(slurmd slurm-client)
 if [ ${#need[@]} -gt 0 ]; then

@@ -166,8 +166,35 @@ class LocalTransport(object):
         w._stop = stop
         return w
 
+    def cleanup(self, host, token, timeout):
+        from gpudoctor.probe import node
+
+        found, left = node.end_run(token, grace=min(2.0, max(0.2, timeout / 3)))
+        return {"found": found, "left": left}
+
     def close(self):
         pass
+
+
+# Cleanup runs as a POSIX shell script, not in the node's python: the interpreter may be the
+# very thing that hangs. `grep -z` reads /proc/PID/environ (NUL-separated) in one process.
+# `kill -s SIG -- -PGID` is the spelling both dash and bash accept for a process group
+# (dash refuses `kill -SIG -- -PGID`).
+CLEANUP_SH = r"""t='%(var)s=%(token)s'
+run() { grep -lsazxF -- "$t" /proc/[0-9]*/environ 2>/dev/null | sed -n 's#^/proc/\([0-9]*\)/environ$#\1#p'; }
+found=$(run | wc -l)
+for sig in TERM KILL; do
+  pids=$(run)
+  [ -z "$pids" ] && break
+  for p in $pids; do
+    pg=$(sed 's/.*) //' /proc/$p/stat 2>/dev/null | cut -d' ' -f3)
+    case " $(echo $pids) " in *" $pg "*) kill -s $sig -- -$pg 2>/dev/null ;; *) kill -s $sig $p 2>/dev/null ;; esac
+  done
+  i=0
+  while [ $i -lt %(ticks)d ] && [ -n "$(run)" ]; do sleep 0.1; i=$((i+1)); done
+done
+echo "{\"event\": \"result\", \"ok\": true, \"found\": $found, \"left\": $(run | wc -l)}"
+"""
 
 
 class SshTransport(object):
@@ -232,6 +259,11 @@ class SshTransport(object):
 
     def start(self, host, script, token=None):
         w = Worker(host, None)
+        self._exec(w, self.command(token), script)
+        return w
+
+    def _exec(self, w, command, script):
+        host = w.host
         state = {"conn": None, "chan": None}
 
         def run():
@@ -242,7 +274,7 @@ class SshTransport(object):
                 conn.open()
                 chan = conn.client.get_transport().open_session()
                 state["chan"] = chan
-                chan.exec_command(self.command(token))
+                chan.exec_command(command)
                 chan.sendall(script.encode())
                 chan.shutdown_write()
                 errs = []
@@ -278,7 +310,20 @@ class SshTransport(object):
                 chan.close()  # the node's worker lives on without a pty: cleanup_run ends it
 
         w._stop = stop
-        return w
+
+    def cleanup(self, host, token, timeout):
+        if not _TOKEN_RE.match(token):
+            raise ValueError("bad probe token")
+        w = Worker(host, "cleanup")
+        script = CLEANUP_SH % {"var": TOKEN_VAR, "token": token, "ticks": int(max(2, min(20, timeout * 3)))}
+        self._exec(w, "exec sh -s", script)
+        ev = w.next_event(time.time() + timeout)
+        if ev is None:
+            w.stop()
+            return {"error": "cleanup did not answer in %gs" % timeout}
+        if not ev.get("ok"):
+            return {"error": ev.get("error"), "error_kind": ev.get("error_kind")}
+        return {"found": ev.get("found", 0), "left": ev.get("left", 0)}
 
     def close(self):
         pass
@@ -293,18 +338,17 @@ def start_worker(transport, host, config, token):
 
 
 def cleanup_run(transport, hosts, token, timeout=15.0):
-    """End every process of the run on every node; {host: {"found", "left"} or {"error"}}.
-    Distinct physical nodes only need one call each; the caller dedups addresses."""
-    workers = {h: start_worker(transport, h, {"role": "cleanup", "token": token}, None) for h in hosts}
-    deadline = time.time() + timeout
-    out = {}
-    for h, w in workers.items():
-        ev = w.next_event(deadline)
-        if ev is None:
-            out[h] = {"error": "cleanup did not answer in %gs" % timeout}
-            w.stop()
-        elif ev.get("ok"):
-            out[h] = {"found": ev.get("found", 0), "left": ev.get("left", 0)}
-        else:
-            out[h] = {"error": ev.get("error"), "error_kind": ev.get("error_kind")}
-    return out
+    """End every process of the run on every node, all nodes at once:
+    {host: {"found", "left"} or {"error"}}."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(h):
+        try:
+            return transport.cleanup(h, token, timeout)
+        except Exception as exc:  # reported per node; the others still get cleaned
+            return {"error": "%s: %s" % (type(exc).__name__, exc)}
+
+    if not hosts:
+        return {}
+    with ThreadPoolExecutor(max_workers=min(64, len(hosts))) as pool:
+        return dict(zip(hosts, pool.map(one, hosts)))

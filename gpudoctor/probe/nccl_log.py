@@ -171,8 +171,12 @@ def describe(summary, rank_nodes=None):
     parts = []
     if t["inter"]:
         what = ",".join(t["inter"])
-        nics = [d["device"] for d in summary["ib_devices"]] if any(x.startswith("NET/IB") for x in t["inter"]) \
-            else [i["name"] for i in summary["socket_ifs"]]
+        if any(x.startswith("NET/IB") for x in t["inter"]):
+            nics = [d["device"] for d in summary["ib_devices"]]
+        elif any(x.startswith("NET/") for x in t["inter"]):
+            nics = [i["name"] for i in summary["socket_ifs"]]
+        else:  # SHM or P2P between "nodes": they share a machine, no NIC is involved
+            nics = []
         parts.append(what + (" over " + ",".join(nics) if nics else ""))
     if t["intra"]:
         parts.append("in-node " + ",".join(t["intra"]))

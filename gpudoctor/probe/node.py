@@ -378,7 +378,10 @@ def nccl(cfg):
             stages[e["rank"]] = e.get("stage")
     errors = [e for e in events if e.get("event") == "rank-error"]
     codes = [c.returncode for c in children]
-    out.update(ok=bool(results) and all(rc == 0 for rc in codes), codes=codes, stages=stages,
+    # only global rank 0 reports the timings; the other nodes' ranks report by exiting 0
+    has_rank0 = int(cfg["rank_base"]) == 0
+    out.update(ok=(bool(results) or not has_rank0) and not errors and all(rc == 0 for rc in codes), codes=codes,
+               stages=stages,
                elapsed_s=round(time.time() - started, 3))
     if results:
         out["collectives"] = results[0].get("collectives", [])
@@ -569,10 +572,9 @@ def find_run(token):
     return out
 
 
-def cleanup(cfg):
+def end_run(token, grace=2.0):
     """SIGTERM the run's process groups (each led by a process of the run), SIGKILL what is
-    left after a grace period, and say how many were found and how many are left."""
-    token = str(cfg["token"])
+    left after a grace period; (found, left)."""
     found = find_run(token)
     for sig in (signal.SIGTERM, signal.SIGKILL):
         for pid in find_run(token):
@@ -584,12 +586,17 @@ def cleanup(cfg):
                     os.kill(pid, sig)
             except OSError:
                 pass
-        end = time.time() + float(cfg.get("grace_s", 2.0))
+        end = time.time() + grace
         while time.time() < end and find_run(token):
             time.sleep(0.05)
         if not find_run(token):
             break
-    emit("result", ok=True, found=len(found), left=len(find_run(token)))
+    return len(found), len(find_run(token))
+
+
+def cleanup(cfg):
+    found, left = end_run(str(cfg["token"]), float(cfg.get("grace_s", 2.0)))
+    emit("result", ok=True, found=found, left=left)
     return 0
 
 

@@ -39,17 +39,41 @@ def pair_rate(pair):
     return min(vals) if vals else None
 
 
-def suspects(pairs, ratio=0.5):
-    """(median, slow pairs): pairs whose rate is below ``ratio`` x the median of all measured
-    pairs, and pairs that failed. Relative, so it holds on 10 GbE and 400 Gb/s IB alike."""
-    rates = [pair_rate(p) for p in pairs if pair_rate(p) is not None]
-    med = statistics.median(rates) if rates else None
-    slow = []
+def reference(pairs):
+    """What a healthy pair does here: the median over nodes of each node's best pair. A slow
+    node drags down every pair it is in, but not the other nodes' best, so the reference holds
+    even when many of the measured pairs include the slow node."""
+    best = {}
     for p in pairs:
         r = pair_rate(p)
-        if r is None or (med and r < ratio * med):
-            slow.append(p)
-    return med, slow
+        if r is None:
+            continue
+        for h in (p["a"], p["b"]):
+            best[h] = max(best.get(h, 0.0), r)
+    return statistics.median(best.values()) if best else None
+
+
+def suspects(pairs, ratio=0.5):
+    """(reference, slow pairs): pairs under ``ratio`` x the reference (see ``reference``).
+    Relative, so it holds on 10 GbE and 400 Gb/s IB alike."""
+    ref = reference(pairs)
+    slow = [p for p in pairs if pair_rate(p) is not None and ref and pair_rate(p) < ratio * ref]
+    return ref, slow
+
+
+def unheard(nodes, pairs):
+    """Nodes that have not listened yet in a pair that reached the measuring stage or failed
+    on their port: each gets one reversed pair in the second pass, so that a node refusing
+    the job's port is found whichever side the rounds gave it."""
+    listened = set(p["a"] for p in pairs)
+    out = []
+    for h in nodes:
+        if h in listened:
+            continue
+        mine = [p for p in pairs if p["b"] == h]
+        if mine:
+            out.append((h, mine[0]["a"]))
+    return out
 
 
 def second_pass(nodes, slow_pairs, good):
@@ -97,11 +121,15 @@ def isolate(first, second, ratio=0.5):
     slow_nodes = sorted(h for h, lst in by_node.items()
                         if all(is_slow for is_slow, _ in lst)
                         and any(not all(s for s, _ in by_node[_other(p, h)]) for _, p in lst))
-    slow_links = []
+    slow_links, seen = [], set()
     for p in slow:
-        if p["a"] in slow_nodes or p["b"] in slow_nodes:
+        key = frozenset((p["a"], p["b"]))
+        if p["a"] in slow_nodes or p["b"] in slow_nodes or key in seen:
             continue
-        slow_links.append(p)
+        # a link, not a node: both ends measured well with some other peer
+        if all(any(not is_slow for is_slow, _ in by_node.get(h, [])) for h in (p["a"], p["b"])):
+            seen.add(key)
+            slow_links.append(p)
     failed = [p for p in allp if p.get("error")]
     return {"median": med, "slow_nodes": slow_nodes, "slow_links": slow_links, "failed": failed}
 

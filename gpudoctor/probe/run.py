@@ -84,7 +84,7 @@ def _tcp_pair(transport, a, b, token, opts, deadline):
     pair["port"] = ev["port"]
     client = start_worker(transport, b, {"role": "tcp-client", "peer_addr": transport.address(a), "port": ev["port"],
                                          "seconds": seconds, "streams": opts["streams"],
-                                         "connect_s": min(5.0, max(0.5, deadline - time.time() - 2 * seconds)),
+                                         "connect_s": min(3.0, max(0.5, deadline - time.time() - 2 * seconds)),
                                          "hard_s": hard}, token)
     rc = client.next_event(deadline)
     if rc is not None and not rc.get("ok"):
@@ -108,6 +108,19 @@ def _tcp_pair(transport, a, b, token, opts, deadline):
     pair["gbps_ab"] = _r(rc.get("rx_gbps"))
     pair["gbps"] = plan.pair_rate(pair)
     return pair
+
+
+def _matchings(pairs):
+    """Split pairs into rounds where no node appears twice (greedy)."""
+    rounds = []
+    for a, b in pairs:
+        for r in rounds:
+            if not any(x in (a, b) for p in r for x in p):
+                r.append((a, b))
+                break
+        else:
+            rounds.append([(a, b)])
+    return rounds
 
 
 def _r(x, nd=3):
@@ -141,6 +154,11 @@ def tcp_phase(transport, live, token, opts, budget, log):
     bad = slow + [p for p in first if p["error"]]
     good = [h for h in live if not any(h in (p["a"], p["b"]) for p in bad)]
     second_rounds, sus = plan.second_pass(live, bad, good)
+    # a pair that failed on a port is tried the other way round (b listens), and every node
+    # that has not listened yet listens once: a node refusing the port is found either way
+    extra = [(p["b"], p["a"]) for p in first if p["error_kind"] in ("port-blocked", "port-refused", "no-peer")]
+    extra += [x for x in plan.unheard(live, first) if x not in extra]
+    second_rounds = _matchings(extra) + second_rounds
     second, skipped2 = _run_rounds(second_rounds, fn, budget.end, log)
     for p in second:
         p["pass"] = 2
@@ -210,7 +228,7 @@ def _nccl_job(transport, members, token, opts, deadline, scope, node_env):
         # name the node that caused it: the first one with a cause of its own, not "hang"
         bad.sort(key=lambda x: x[1].get("error_kind") in ("hang", "init-hang", "died"))
         h, ev = bad[0]
-        job.update(error="%s: %s" % (h, ev.get("error")), error_kind=ev.get("error_kind"), blame=h)
+        job.update(error=ev.get("error"), error_kind=ev.get("error_kind"), blame=h)
     else:
         job["ok"] = True
     job["torch"], job["nccl_version"] = first.get("torch"), first.get("nccl_version")
@@ -286,7 +304,8 @@ def probe(hosts, transport, mode="auto", budget=120.0, ports=DEFAULT_PORTS, tcp_
         doc["node_env"] = node_env
     nodes = {}
     try:
-        nodes = _hello(transport, hosts, token, min(b.end, time.time() + max(2.0, min(20.0, b.total * 0.25))))
+        # a worker that has not said hello within a tenth of the budget (3-15 s) is hung
+        nodes = _hello(transport, hosts, token, min(b.end, time.time() + max(3.0, min(15.0, b.total * 0.1))))
         live = [h for h in hosts if nodes[h]["reachable"]]
         if gpus is not None:
             for h in live:

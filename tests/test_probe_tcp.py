@@ -1,0 +1,251 @@
+"""`gpudoctor probe --mode tcp` over real sshd nodes, each in its own network namespace on a
+bridge (tests/sshcluster.py's nodes, moved off loopback so that links can differ):
+
+- ``slow``: its veth pair is rate-limited with a real `tc` token bucket (20 Mbit/s, both
+  directions); pairwise isolation must name it;
+- ``blocked``: drops TCP to the job's port range (a policy rule in its namespace, like a
+  firewall DROP rule), so peers cannot connect to its probe listener;
+- ``hang``: its python3 never answers (a hung interpreter);
+- the budget is honoured, and no probe process is left on any node afterwards.
+"""
+
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+
+import sshcluster
+
+GD = [sys.executable, "-m", "gpudoctor"]
+PORTS = "45100-45140"  # outside sshcluster's 20000-40000 sshd ports
+TOKEN_VAR = b"GPUDOCTOR_PROBE_RUN="
+
+
+def _netns_reason():
+    if os.geteuid() != 0:
+        return "needs root (network namespaces, tc)"
+    if not sshcluster.available():
+        return "needs openssh-server (tests/run.sh installs it)"
+    for tool in ("ip", "tc"):
+        if not shutil.which(tool):
+            return "needs iproute2 (%s; tests/run.sh installs it)" % tool
+    name = "gdchk%04x" % random.randrange(1 << 16)
+    p = subprocess.run(["ip", "netns", "add", name], capture_output=True, text=True)
+    if p.returncode != 0:
+        return "no network namespace support here: %s" % p.stderr.strip()
+    subprocess.run(["ip", "netns", "del", name], capture_output=True)
+    return None
+
+
+REASON = _netns_reason()
+pytestmark = pytest.mark.skipif(REASON is not None, reason=REASON or "")
+
+
+def ip(*args, ns=None):
+    cmd = ["ip"] + (["-n", ns] if ns else []) + list(args)
+    subprocess.run(cmd, check=True, capture_output=True)
+
+
+class NetnsCluster(sshcluster.Cluster):
+    """sshcluster.Cluster whose nodes live in network namespaces behind veth pairs on one bridge."""
+
+    def __init__(self):
+        super().__init__()
+        self.tag = "%04x" % random.randrange(1 << 16)  # interface names stay under IFNAMSIZ (15)
+        self.net = "10.%d.%d" % (random.randint(64, 250), random.randint(1, 250))
+        self.bridge = "gdpb" + self.tag
+        self.spaces = []
+        self.extra = {}
+        ip("link", "add", self.bridge, "type", "bridge")
+        ip("addr", "add", self.net + ".1/24", "dev", self.bridge)
+        ip("link", "set", self.bridge, "up")
+
+    def addr(self, i):
+        return "%s.%d" % (self.net, i + 10)
+
+    def add(self, name, rate=None, drop_ports=None, **kw):
+        self.extra[name] = {"rate": rate, "drop_ports": drop_ports}
+        return super().add(name, **kw)
+
+    def start(self):
+        for i, (name, n) in enumerate(self.nodes.items()):
+            ns = "gdp%s%d" % (self.tag, i)
+            host_if, node_if = "gdp%s%dh" % (self.tag, i), "gdp%s%dn" % (self.tag, i)
+            ip("netns", "add", ns)
+            self.spaces.append(ns)
+            n["ns"] = ns
+            ip("link", "add", host_if, "type", "veth", "peer", "name", node_if)
+            ip("link", "set", node_if, "netns", ns)
+            ip("link", "set", host_if, "master", self.bridge, "up")
+            ip("link", "set", node_if, "name", "eth0", ns=ns)
+            ip("addr", "add", n["addr"] + "/24", "dev", "eth0", ns=ns)
+            ip("link", "set", "eth0", "up", ns=ns)
+            ip("link", "set", "lo", "up", ns=ns)
+            ex = self.extra.get(name) or {}
+            if ex.get("rate"):  # both directions: the host side shapes what the node receives
+                for dev, where in ((host_if, None), ("eth0", ns)):
+                    cmd = ["tc"] + (["-n", where] if where else []) + [
+                        "qdisc", "add", "dev", dev, "root", "tbf", "rate", ex["rate"], "burst", "32kbit",
+                        "latency", "50ms"]
+                    subprocess.run(cmd, check=True, capture_output=True)
+            if ex.get("drop_ports"):
+                # the local table is consulted at priority 0, before any rule: move it below ours
+                ip("rule", "add", "pref", "50", "iif", "eth0", "ipproto", "tcp", "dport", ex["drop_ports"],
+                   "prohibit", ns=ns)
+                ip("rule", "add", "pref", "100", "lookup", "local", ns=ns)
+                ip("rule", "del", "pref", "0", ns=ns)
+        return super().start()
+
+    def _start_sshd(self, name, n):
+        wrapper = os.path.join(self.base, "sshd-%s" % name)
+        with open(wrapper, "w") as f:
+            f.write("#!/bin/sh\nexec ip netns exec %s %s \"$@\"\n" % (n["ns"], sshcluster.SSHD))
+        os.chmod(wrapper, 0o755)
+        saved = sshcluster.SSHD
+        sshcluster.SSHD = wrapper
+        try:
+            super()._start_sshd(name, n)
+        finally:
+            sshcluster.SSHD = saved
+
+    def cleanup(self):
+        super().cleanup()
+        for ns in self.spaces:
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+        subprocess.run(["ip", "link", "del", self.bridge], capture_output=True)
+
+
+def probe_processes():
+    """Pids of any process carrying a probe run token (the test bed's nodes share this /proc)."""
+    out = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/environ" % name, "rb") as f:
+                env = f.read()
+        except OSError:
+            continue
+        if any(e.startswith(TOKEN_VAR) for e in env.split(b"\0")):
+            out.append(int(name))
+    return out
+
+
+def wait_no_probe_processes(timeout=10):
+    deadline = time.time() + timeout
+    while True:
+        left = probe_processes()
+        if not left or time.time() > deadline:
+            return left
+        time.sleep(0.1)
+
+
+@pytest.fixture(scope="module")
+def bed():
+    c = NetnsCluster()
+    hang_bin = os.path.join(c.base, "hang-bin")
+    os.makedirs(hang_bin)
+    with open(os.path.join(hang_bin, "python3"), "w") as f:
+        # a hung interpreter that also started a child: both must be gone after the probe
+        f.write("#!/bin/sh\nsleep 600 &\nexec sleep 600\n")
+    os.chmod(os.path.join(hang_bin, "python3"), 0o755)
+    os.chmod(c.base, 0o755)
+    path = "/usr/local/bin:/usr/bin:/bin"
+    try:
+        c.add("n1", env={"PATH": path})
+        c.add("n2", env={"PATH": path})
+        c.add("n3", env={"PATH": path})
+        c.add("slow", env={"PATH": path}, rate="20mbit")
+        c.add("blocked", env={"PATH": path}, drop_ports=PORTS)
+        c.add("hang", env={"PATH": hang_bin + ":" + path})
+        c.start()
+    except Exception:
+        c.cleanup()
+        raise
+    yield c
+    c.cleanup()
+
+
+def gd(bed, *args, timeout=120):
+    t0 = time.time()
+    p = subprocess.run(GD + list(args) + ["--ssh-config", bed.ssh_config], capture_output=True, text=True,
+                       timeout=timeout, cwd=bed.base)
+    return p.returncode, p.stdout, p.stderr, time.time() - t0
+
+
+@pytest.fixture(scope="module")
+def run5(bed):
+    """One probe over the five nodes that start a worker."""
+    rc, out, err, took = gd(bed, "probe", "--hosts", bed.hostfile(["n1", "n2", "n3", "slow", "blocked"]),
+                            "--mode", "tcp", "--json", "--budget", "60", "--tcp-seconds", "0.3", "--ports", PORTS)
+    assert out, err
+    return rc, json.loads(out), err, took
+
+
+def test_every_pair_is_measured_in_rounds_of_disjoint_pairs(run5):
+    rc, doc, err, took = run5
+    assert doc["schema"] == "gpudoctor.probe/1" and doc["mode"] == "tcp"
+    first = [p for p in doc["pairs"] if p["pass"] == 1]
+    assert len(first) == 10  # 5 nodes: every pair once (5 rounds of 2)
+    assert {frozenset((p["a"], p["b"])) for p in first} == {
+        frozenset((a, b)) for a in ["n1", "n2", "n3", "slow", "blocked"]
+        for b in ["n1", "n2", "n3", "slow", "blocked"] if a < b}
+    good = [p for p in doc["pairs"] if not p["error"] and "slow" not in (p["a"], p["b"])]
+    assert good and all(p["gbps_ab"] > 0.2 and p["gbps_ba"] > 0.2 for p in good)  # loopback-speed veths
+
+
+def test_the_rate_limited_node_is_named_with_its_measurements(run5):
+    rc, doc, err, took = run5
+    print(json.dumps(doc["pairs"], indent=0), doc["isolation"])
+    assert doc["isolation"]["slow_nodes"] == ["slow"]
+    assert doc["isolation"]["slow_links"] == []
+    slow_pairs = [p for p in doc["pairs"] if "slow" in (p["a"], p["b"]) and not p["error"]]
+    # 20 Mbit/s token bucket, both directions: well under 0.1 Gbit/s whichever side sends
+    assert slow_pairs and all(p["gbps_ab"] < 0.1 and p["gbps_ba"] < 0.1 for p in slow_pairs)
+    f = [x for x in doc["findings"] if x["check"] == "probe.node.slow"]
+    assert len(f) == 1 and f[0]["hosts"] == ["slow"] and f[0]["severity"] == "error"
+    assert rc == 1
+
+
+def test_the_node_that_drops_the_probe_port_is_named(run5):
+    rc, doc, err, took = run5
+    f = [x for x in doc["findings"] if x["check"] == "probe.port.blocked"]
+    assert [x["hosts"] for x in f] == [["blocked"]]
+    assert "45" in f[0]["message"] and "firewall-cmd" in f[0]["fix"]
+    # the blocked node connects out fine: pairs where a peer listened were measured
+    assert any(p["b"] == "blocked" and p["gbps"] for p in doc["pairs"])
+    assert not [x for x in doc["findings"] if x["check"] == "probe.node.slow" and x["hosts"] == ["blocked"]]
+
+
+def test_nothing_is_left_running_and_the_budget_holds(run5):
+    rc, doc, err, took = run5
+    assert took < 60 + 5
+    assert all(c.get("left") == 0 for c in doc["cleanup"].values()), doc["cleanup"]
+    assert wait_no_probe_processes() == []
+
+
+def test_hung_worker_is_classified_within_the_budget_and_killed(bed):
+    rc, out, err, took = gd(bed, "probe", "--hosts", bed.hostfile(["n1", "hang"]), "--mode", "tcp", "--json",
+                            "--budget", "8", "--ports", PORTS)
+    doc = json.loads(out)
+    nodes = {n["host"]: n for n in doc["nodes"]}
+    assert nodes["hang"]["error_kind"] == "hang" and nodes["n1"]["error_kind"] is None
+    assert took < 8 + 3  # the budget bounds the whole run: cleanup included, interpreter start aside
+    # the hung shell and its child, found by the run token (the bed's nodes share one /proc:
+    # whichever node's cleanup runs first ends them)
+    assert sum(c.get("found", 0) for c in doc["cleanup"].values()) >= 2, doc["cleanup"]
+    assert wait_no_probe_processes() == []
+    assert rc == 1 and [f["hosts"] for f in doc["findings"] if f["check"] == "probe.node.failed"] == [["hang"]]
+
+
+def test_text_report_names_the_slow_node(bed):
+    rc, out, err, took = gd(bed, "probe", "--hosts", bed.hostfile(["n1", "n2", "slow"]), "--mode", "tcp",
+                            "--budget", "30", "--tcp-seconds", "0.3", "--ports", PORTS)
+    assert rc == 1, err
+    assert "FAIL probe.node.slow  slow is slow with every peer" in out
+    assert "slow nodes: slow" in out
