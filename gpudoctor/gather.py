@@ -47,7 +47,9 @@ def node_name_problem(name):
     """Why `name` cannot name a node in a report, or None."""
     if not isinstance(name, str):
         return "the node name is %s, not a string" % excerpt(name)
-    if not _NODE.match(name):
+    from gpudoctor.inventory import valid_host  # the one host-name rule, for every source
+
+    if not _NODE.match(name) or not valid_host(name):
         return "node name %s is not a host name (letters, digits, . _ - : @ %%; at most 253)" % excerpt(name)
     return None
 
