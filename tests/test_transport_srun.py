@@ -114,3 +114,26 @@ def test_srun_stub_frames_per_host_options():
     data = "".join(l.split(" ", 2)[2] for l in lines if l.startswith("gpudoctor-chunk gpu2 "))
     argv = json.loads(zlib.decompress(base64.b64decode(data)).decode())
     assert argv == ["--set", "a=1", "--set", 'node="gpu2"', "--set", 'role="master"']
+
+
+def test_srun_ctrl_c_lists_the_node_as_interrupted_and_ends_the_step(slurm):
+    import signal
+
+    marker = "gd-leftover-srun-int-%d" % os.getpid()
+    started = os.path.join(slurm.dir, "drip-started")
+    py = script(slurm, "py-drip-int", "#!/bin/bash\n(exec -a %s sleep 3600) &\ntouch %s\n"
+                "while true; do echo drip; sleep 0.3; done\n" % (marker, started))
+    p = subprocess.Popen(GD + ["check", "--via", "srun", "--nodes", NODE, "--json", "--select", "shm", "--timeout",
+                               "60", "--python", py], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=slurm.env, cwd=slurm.dir, stdin=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: os.path.exists(started), 20, "the task started")
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=20)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 130, err
+    n = node_of(out)
+    assert n["error_kind"] == "interrupted", n
+    wait_for(lambda: not sshcluster.leftovers(marker), 5, "the step's sleep 3600 ended")
