@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# Mutation testing of the code that judges (issue 11, item 13): mutmut over gpudoctor/runner.py,
+# gpudoctor/drift.py and checks/*.py. The figures, the exclusions and how to read them are in
+# docs/mutation.md. Re-runnable: every run starts from a fresh copy.
+#
+#   bench/mutation.sh                       # the last commit (HEAD), one worker
+#   MUTATION_SOURCE=worktree bench/mutation.sh   # the files as they are on disk (uncommitted work too)
+#   MUTATION_WITH="launch nccl_env" bench/mutation.sh   # also mutate checks/launch.py, checks/nccl_env.py
+#   MUTATION_ONLY="gpudoctor/drift.py" bench/mutation.sh  # one file (an only_mutate glob)
+#
+# Why a copy, and why checks/ moves: mutmut 3 names a mutant after its file's path
+# (checks/shm.py -> "checks.shm") and activates it only in a function whose __module__ has that
+# name, but checks/ installs as gpudoctor.checks (pyproject.toml's package-dir). In the copy,
+# checks/ is moved to gpudoctor/checks/ so path and module name agree, and mutmut's mutants/
+# folder comes first on sys.path (the editable install's finder comes after it). Nothing in the
+# working tree is touched; the copy has no .git, so mutmut's git change detection is off.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+VENV=${VENV:-$REPO/.venv}
+WORK=${MUTATION_WORKDIR:-${TMPDIR:-/tmp}/gpudoctor-mutation}
+SOURCE=${MUTATION_SOURCE:-HEAD}
+CHILDREN=${MUTATION_CHILDREN:-1}   # the dev VM has 2 cores shared with others: one worker
+WITH=${MUTATION_WITH:-}
+ONLY=${MUTATION_ONLY:-gpudoctor/runner.py gpudoctor/drift.py gpudoctor/checks/*.py}
+
+# The tests each module is judged by: the checks' own table-driven tests, the runner's report
+# tests and the mutation tests. Never the sshd / Slurm / namespace tests (slow, need servers).
+TESTS="tests/test_checks_foundation.py tests/test_cuda_libs.py tests/test_cuda_driver_compat.py
+tests/test_gpu_inventory.py tests/test_python_env_checks.py tests/test_network_rdma.py tests/test_xid.py
+tests/test_report_formats.py"
+for t in "$REPO"/tests/test_mutation_*.py; do [ -e "$t" ] && TESTS="$TESTS tests/$(basename "$t")"; done
+case " $WITH " in *" launch "*) TESTS="$TESTS tests/test_launch.py tests/test_launch_rendezvous.py";; esac
+case " $WITH " in *" nccl_env "*) TESTS="$TESTS tests/test_nccl_table.py";; esac
+
+rm -rf "$WORK"
+mkdir -p "$WORK"
+if [ "$SOURCE" = HEAD ]; then
+    git -C "$REPO" archive HEAD | tar -x -C "$WORK"
+    echo "source: commit $(git -C "$REPO" rev-parse --short HEAD)"
+else
+    (cd "$REPO" && git ls-files -z --cached --others --exclude-standard \
+        | while IFS= read -r -d '' f; do [ -f "$f" ] && printf '%s\0' "$f"; done \
+        | xargs -0 cp --parents -t "$WORK")
+    echo "source: working tree of $(git -C "$REPO" rev-parse --short HEAD) (uncommitted changes included)"
+fi
+mv "$WORK/checks" "$WORK/gpudoctor/checks"
+
+# mutmut 3 does not mutate a decorated function (mutmut/mutation/file_mutation.py: "ignore decorated
+# functions"), and every check is one: @check(...). In the copy, `@deco def f` is rewritten as
+# `def f` followed by `f = deco(f)`, what the decorator syntax means (Python reference, "Function
+# definitions"), so the check bodies and the runner's @property methods are mutated too.
+(cd "$WORK" && "$VENV/bin/python" - $ONLY <<'PY'
+import ast, glob, sys
+for pattern in sys.argv[1:]:
+    for path in sorted(glob.glob(pattern)):
+        src = open(path).read()
+        lines = src.splitlines(keepends=True)
+        funcs = [n for n in ast.walk(ast.parse(src)) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                 and n.decorator_list and not any(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod")
+                                                  for d in n.decorator_list)]
+        for fn in sorted(funcs, key=lambda n: -n.lineno):  # bottom-up: line numbers above stay valid
+            indent = lines[fn.lineno - 1][:len(lines[fn.lineno - 1]) - len(lines[fn.lineno - 1].lstrip())]
+            call = fn.name
+            for d in reversed(fn.decorator_list):  # the innermost (lowest) decorator applies first
+                call = "(%s)(%s)" % (ast.get_source_segment(src, d), call)
+            lines.insert(fn.end_lineno, "%s%s = %s\n" % (indent, fn.name, call))
+            del lines[fn.decorator_list[0].lineno - 1:fn.lineno - 1]
+        open(path, "w").write("".join(lines))
+PY
+)
+rm -f "$WORK/setup.cfg"
+
+skip="gpudoctor/checks/__init__.py"
+for name in launch nccl_env; do
+    case " $WITH " in *" $name "*) ;; *) skip="$skip gpudoctor/checks/$name.py";; esac
+done
+lines() { set -f; for x in $1; do printf '    %s\n' "$x"; done; set +f; }
+{
+    echo "[mutmut]"
+    echo "source_paths = gpudoctor"
+    echo "only_mutate ="; lines "$ONLY"
+    echo "do_not_mutate ="; lines "$skip"
+    echo "pytest_add_cli_args = -p no:cacheprovider"
+    echo "pytest_add_cli_args_test_selection ="; lines "$TESTS"
+    echo "use_git_change_detection = false"
+} > "$WORK/setup.cfg"
+# pyproject.toml has no [tool.mutmut], so mutmut reads setup.cfg (mutmut/configuration.py).
+
+cd "$WORK"
+# The tests read fixtures/, tools/, docs/ beside tests/: links, not mutmut's also_copy, because the
+# recorded sysfs trees hold dangling links (a device's driver) that shutil.copytree refuses.
+mkdir -p mutants
+for entry in *; do
+    case "$entry" in gpudoctor|tests|mutants|setup.cfg|pyproject.toml|run.log) ;; *) ln -s "../$entry" "mutants/$entry";; esac
+done
+echo "mutmut $("$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("mutmut"))'), $CHILDREN worker(s), in $WORK"
+start=$(date +%s)
+"$VENV/bin/mutmut" run --max-children "$CHILDREN" > "$WORK/run.log" 2>&1 || { tail -40 "$WORK/run.log"; exit 3; }
+echo "mutmut run took $(( $(date +%s) - start )) s"
+"$VENV/bin/mutmut" results --all true > "$WORK/results.txt"
+
+# Per-module figures; the equivalent mutants listed in docs/mutation.md (a table row that starts
+# with `| \`<mutant name>\` |`) are left out of the score, each with its reason there.
+"$VENV/bin/python" - "$WORK/results.txt" "$REPO/docs/mutation.md" <<'EOF'
+import collections, re, sys
+results, doc = sys.argv[1], sys.argv[2]
+try:
+    text = open(doc).read()
+except FileNotFoundError:
+    text = ""
+equivalent = set(re.findall(r"^\| `([\w.ǁ]+__mutmut_\d+)` \|", text, re.M))
+by = collections.defaultdict(collections.Counter)
+alive = []
+for line in open(results):
+    name, _, status = line.strip().rpartition(": ")
+    if "__mutmut_" not in name:
+        continue
+    module = re.sub(r"\.x[_ǁ].*$", "", name)
+    if name in equivalent:
+        by[module]["equivalent"] += 1
+        continue
+    by[module][status] += 1
+    if status != "killed":
+        alive.append("%s: %s" % (name, status))
+tot = collections.Counter()
+print("%-34s %6s %6s %8s %6s %5s" % ("module", "total", "killed", "survived", "other", "equiv"))
+for module in sorted(by):
+    c = by[module]
+    tot.update(c)
+    other = sum(v for k, v in c.items() if k not in ("killed", "survived", "equivalent"))
+    total = sum(v for k, v in c.items() if k != "equivalent")
+    print("%-34s %6d %6d %8d %6d %5d  %5.1f%%" % (module, total, c["killed"], c["survived"], other,
+          c["equivalent"], 100.0 * c["killed"] / max(total, 1)))
+total = sum(v for k, v in tot.items() if k != "equivalent")
+print("%-34s %6d %6d %8d %6d %5d  %5.1f%%" % ("ALL", total, tot["killed"], tot["survived"],
+      total - tot["killed"] - tot["survived"], tot["equivalent"], 100.0 * tot["killed"] / max(total, 1)))
+print("\nnot killed (see: cd %s && mutmut show NAME):" % results.rsplit("/", 1)[0])
+for a in alive:
+    print("  " + a)
+EOF
