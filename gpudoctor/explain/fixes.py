@@ -205,6 +205,13 @@ def apply(result, facts):
             if line:
                 c["fix"].insert(0, line)
                 c["computed_fix"] = line
+            elif facts and kind in ("torch_build", "socket_ifname", "btl_tcp_if", "visible_gpus"):
+                c["computed_note"] = {
+                    "torch_build": "the facts show no NVIDIA GPU with a compute capability: compute the build on "
+                                   "the GPU node (gpudoctor explain --check there, or --facts from it)",
+                    "visible_gpus": "the facts show no NVIDIA GPU: count the GPUs on the node that failed",
+                }.get(kind, "the facts show no single routable interface (no default route, or several NICs): "
+                            "pick the NIC that carries the nodes' addresses (ip -br addr)")
     return result
 
 
@@ -242,6 +249,7 @@ def run_confirming_checks(result, gather_nodes=None, config=None):
             for c in f["causes"]:
                 if c.get("computed_fix"):
                     c["fix"].remove(c.pop("computed_fix"))
+                c.pop("computed_note", None)
         apply(result, nodes[0].facts)
         result["facts"] = {"source": "this machine", "host": host}
     if not ids:

@@ -104,6 +104,8 @@ def _finding(w, bold, f, heading, full):
             w("     export %s=%s\n" % (k, v))
         for cmd in c["fix"]:
             w("     fix: %s\n" % cmd)
+        if c.get("computed_note"):
+            w("     note: %s\n" % c["computed_note"])
     if f["debug"]:
         w("\n  More detail: %s\n" % "; ".join(f["debug"]))
     if f["references"]:
