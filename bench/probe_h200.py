@@ -98,6 +98,25 @@ def probe_runs():
     doc = run.probe(["h200x2-g0", "h200x2-g1"], tr, mode="nccl", budget=60, keep_logs=True, log=say, gpus=1,
                     node_env=node_env, sizes=[1 << 20 << i for i in range(0, 11, 2)])
     json.dump(doc, open(os.path.join(OUT, "probe-shm.json"), "w"), indent=1)
+    render_all()
+
+
+def render_all():
+    """The text report of each recorded run, as `gpudoctor probe` prints it (findings from the
+    run alone: these docs carry no facts), with the all-reduce time per step for 7e9 bf16."""
+    import io
+
+    from gpudoctor.probe import findings, report
+
+    for name in ("probe-nvlink", "probe-socket", "probe-shm"):
+        path = os.path.join(OUT, name + ".json")
+        if not os.path.exists(path):
+            continue
+        doc = json.load(open(path))
+        f = findings.evaluate(doc, {})
+        buf = io.StringIO()
+        report.render_text(doc, f, buf, report.estimate(doc, 7e9, "bf16"))
+        open(os.path.join(OUT, name + ".txt"), "w").write(buf.getvalue())
 
 
 LOOP = r'''
@@ -194,13 +213,24 @@ def planted():
     header("planted-port-in-use.log", "rendezvous.address_in_use",
            "(a listener on 29533) torchrun --master_addr 127.0.0.1 --master_port 29533 --nproc_per_node 2 tiny.py",
            "pick a free --master_port (ss -ltn) or stop the process holding it", "planted fault")
+    planted_shm()
+
+
+def planted_shm():
+    """A 256 KiB /dev/shm in a private mount namespace. NCCL's SHM transport keeps its buffers in
+    cuMem host allocations unless NCCL_CUMEM_ENABLE=0, in which case they are /dev/shm files
+    (src/transport/shm.cc, src/misc/shmutils.cc): only then does a small /dev/shm break it."""
+    for f in ("tiny.py",):
+        with open("/tmp/" + f, "w") as fh:
+            fh.write(TINY)
     if shutil.which("unshare"):
         cmd = ("mount -t tmpfs -o size=256k tmpfs /dev/shm && df -h /dev/shm && exec %s -m torch.distributed.run "
                "--standalone --nproc_per_node 2 /tmp/tiny.py" % sys.executable)
         sh(["unshare", "-m", "sh", "-c", cmd], 120, path="planted-shm-tiny.log",
-           env=dict(INFO, NCCL_P2P_DISABLE="1"))
+           env=dict(INFO, NCCL_P2P_DISABLE="1", NCCL_CUMEM_ENABLE="0", NCCL_DEBUG_SUBSYS="INIT,NET,SHM"))
         header("planted-shm-tiny.log", "shm.size",
-               "unshare -m: mount -t tmpfs -o size=256k tmpfs /dev/shm; NCCL_P2P_DISABLE=1 torchrun --nproc_per_node 2 tiny.py",
+               "unshare -m; mount -t tmpfs -o size=256k tmpfs /dev/shm; NCCL_P2P_DISABLE=1 NCCL_CUMEM_ENABLE=0 "
+               "torchrun --standalone --nproc_per_node 2 tiny.py",
                "give /dev/shm room: docker run --shm-size=8g (or --ipc=host)", "planted fault (a 256 KiB /dev/shm)")
 
 
@@ -242,7 +272,7 @@ def cli():
 
 
 STEPS = [("machine", machine), ("cli", cli), ("probe", probe_runs), ("torch", torch_runs), ("planted", planted),
-         ("nccl-tests", nccl_tests)]
+         ("planted-shm", planted_shm), ("nccl-tests", nccl_tests)]
 
 if __name__ == "__main__":
     only = sys.argv[2].split(",") if len(sys.argv) > 2 else None

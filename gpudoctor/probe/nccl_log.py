@@ -20,9 +20,13 @@ Every INFO line starts with ``host:pid:tid [cudaDev] NCCL INFO`` (src/debug.cc).
 
 import re
 
-_PREFIX = re.compile(r"^(?P<host>[^\s:]+):(?P<pid>\d+):(?P<tid>\d+) \[(?P<dev>[^\]]*)\] NCCL INFO (?P<msg>.*)$")
+# `host:pid:tid [dev] NCCL INFO msg` (src/debug.cc); pasted logs may carry other prefixes
+# (timestamps, rank tags, line numbers) or lose the host part, so the INFO marker anchors it.
+_PREFIX = re.compile(r"(?:(?P<host>[^\s:\[\]]+):(?P<pid>\d+):(?P<tid>\d+)\s+)?(?:\[(?P<dev>[^\]]*)\]\s+)?"
+                     r"NCCL INFO (?P<msg>.*)$")
+# NCCL before 2.7 said `Ring 00 : ...` where later releases say `Channel 00/0 : ...`
 _CHANNEL = re.compile(
-    r"^Channel (?P<ch>\d+)(?:/(?P<idx>\d+))? : (?P<src>\d+)\[(?P<srcdev>[0-9a-fA-F]+)\] -> "
+    r"^(?:Channel|Ring) (?P<ch>\d+)(?:/(?P<idx>\d+))? : (?P<src>\d+)\[(?P<srcdev>[0-9a-fA-F]+)\] -> "
     r"(?P<dst>\d+)\[(?P<dstdev>[0-9a-fA-F]+)\](?: \[(?P<dir>send|receive)\])? via (?P<via>\S+(?: pointer\S*)?)")
 _COMM = re.compile(r"^comm 0x[0-9a-fA-F]+ rank (?P<rank>\d+) nranks (?P<nranks>\d+) cudaDev (?P<cuda>\d+)"
                    r"(?: nvmlDev (?P<nvml>\d+))?(?: busId (?P<bus>[0-9a-fA-F]+))?")
@@ -67,10 +71,9 @@ def parse(lines):
     out = {"version": None, "network": None, "ib_devices": [], "socket_ifs": [], "oob_if": None, "gdr": {},
            "ranks": {}, "connections": [], "env": {}}
     seen = set()
-    pid_host = {}
     for raw in lines:
         line = raw.rstrip("\r\n")
-        m = _PREFIX.match(line.strip())
+        m = _PREFIX.search(line.strip())
         if not m:
             v = _VERSION.search(line)
             if v and "NCCL" in line and out["version"] is None:
@@ -94,7 +97,6 @@ def parse(lines):
         if c:
             out["ranks"][int(c.group("rank"))] = {"host": host, "cuda_dev": int(c.group("cuda")),
                                                   "nranks": int(c.group("nranks")), "bus_id": c.group("bus")}
-            pid_host[m.group("pid")] = host
             continue
         c = _NETWORK.match(msg)
         if c:
