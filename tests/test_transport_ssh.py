@@ -105,8 +105,10 @@ def test_crafted_facts_never_name_the_node_nor_run_anything(misbehaving):
 
 def test_nothing_is_left_running_on_a_node_that_timed_out(cluster, misbehaving):
     assert os.path.exists(os.path.join(cluster.bindir("drip"), "started"))  # it did run there
-    wait_for(lambda: not sshcluster.leftovers(cluster.marker("drip")), 5, "the drip node's sleep 3600 ended")
-    wait_for(lambda: not sshcluster.leftovers("yes garbage"), 5, "the streaming node's `yes` ended")
+    # within 2 s of the run's end: the controller's kill, not the node-side `timeout`
+    # backstop (which fires at --timeout + 5 s, 8 s after the start)
+    wait_for(lambda: not sshcluster.leftovers(cluster.marker("drip")), 2, "the drip node's sleep 3600 ended")
+    wait_for(lambda: not sshcluster.leftovers("yes garbage"), 2, "the streaming node's `yes` ended")
 
 
 def test_names_dns_cannot_carry_are_resolve_errors(cluster):

@@ -36,8 +36,8 @@ import threading
 import time
 import zlib
 
-from gpudoctor.transport import (MAX_OUTPUT, MAX_STDERR, NOT_FOUND_MARK, ControllerError, Node, Transport, interpret,
-                                 interrupted_node, is_fd_exhaustion, timeout_node)
+from gpudoctor.transport import (MAX_OUTPUT, MAX_STDERR, NOT_FOUND_MARK, ControllerError, Node, Transport, in_allocation,
+                                 interpret, interrupted_node, is_fd_exhaustion, timeout_node)
 
 LINE = 1000  # characters of base64 per chunk line
 READ_LIMIT = 1 << 16  # bytes of one line read at a time (longer lines are read in pieces)
@@ -79,7 +79,6 @@ _real.flush()
 sys.exit(0)
 '''
 
-_LABEL = re.compile(r"^\s*(\d+): ?(.*)$", re.S)
 _TASK_EXIT = re.compile(r"^srun: error: (\S+): tasks? ([\d,\-]+): (.*)$")
 _LAUNCH_FAIL = re.compile(r"failed on node (\S+): (.*)$")
 _EXECVE = re.compile(r"slurmstepd(?:-(\S+))?: error: execve\(\): (.*)$")
@@ -118,9 +117,10 @@ class SrunTransport(Transport):
             raise InputError("--via srun: srun is not on PATH (use --via ssh)")
         nodelist = fold([h.name for h in hosts])
         n = len(hosts)
-        minutes = int(self.timeout // 60) + 2  # the step's own limit, should this process die
         cmd = [srun, "--nodes=%d" % n, "--ntasks=%d" % n, "--ntasks-per-node=1", "--nodelist=" + nodelist,
-               "--kill-on-bad-exit=0", "--label", "--job-name=gpudoctor", "--time=%d" % minutes]
+               "--kill-on-bad-exit=0", "--label", "--job-name=gpudoctor"]
+        if not in_allocation():  # a job of its own: bound it, should this process die (minutes)
+            cmd.append("--time=%d" % (int(self.timeout // 60) + 2))
         cmd += list(self.settings.get("srun_args") or [])
         return cmd + ["sh", "-c", SHELL, "gpudoctor", python]
 
@@ -155,22 +155,23 @@ class SrunTransport(Transport):
                     pass
 
         def read(stream, is_err):
-            last = None
+            # Chunks, not lines: a task streaming `yes garbage` sends ~700,000 lines per
+            # 8 MiB, and each chunk's lines are handled under one lock.
+            last, rest = None, b""
             while True:
-                line = stream.readline(READ_LIMIT)
-                if not line:
-                    return
-                text = line.decode("utf-8", "replace").rstrip("\n")
-                m = _LABEL.match(text)
+                chunk = stream.read1(1 << 16) if hasattr(stream, "read1") else stream.read(1 << 16)
+                if not chunk:
+                    break
+                lines = (rest + chunk).split(b"\n")
+                rest = lines.pop()
+                if len(rest) > READ_LIMIT:  # a line with no end: handled in pieces
+                    lines.append(rest)
+                    rest = b""
                 with lock:
-                    if m:
-                        last = tasks.setdefault(int(m.group(1)), _Task())
-                        self._take(last, m.group(2), is_err)
-                    elif text.startswith("srun: "):
-                        if len(srun_lines) < 200:
-                            srun_lines.append(text[:500])
-                    elif last is not None:  # the rest of a line longer than READ_LIMIT
-                        self._take(last, text, is_err, continued=True)
+                    last = self._lines(lines, last, is_err, tasks, srun_lines)
+            if rest:
+                with lock:
+                    self._lines([rest], last, is_err, tasks, srun_lines)
 
         threads = [threading.Thread(target=feed, daemon=True),
                    threading.Thread(target=read, args=(proc.stdout, False), daemon=True),
@@ -212,6 +213,24 @@ class SrunTransport(Transport):
                     host=h, error="srun ran no task there: %s" % _last(srun_lines, proc.returncode), error_kind="slurm")
             out.append(node)
         return out
+
+    def _lines(self, lines, last, is_err, tasks, srun_lines):
+        """Sort srun's output lines by task (its --label prefix); returns the last task."""
+        for raw in lines:
+            head, sep, body = raw.partition(b": ")
+            if sep and head.strip().isdigit():
+                last = tasks.get(int(head))
+                if last is None:
+                    last = tasks[int(head)] = _Task()
+                if not is_err and last.overflow:  # past the cap: only counted, never kept
+                    continue
+                self._take(last, body.decode("utf-8", "replace"), is_err)
+            elif raw.startswith(b"srun: "):
+                if len(srun_lines) < 200:
+                    srun_lines.append(raw[:500].decode("utf-8", "replace"))
+            elif last is not None and raw:  # the rest of a line longer than READ_LIMIT
+                self._take(last, raw.decode("utf-8", "replace"), is_err, continued=True)
+        return last
 
     @staticmethod
     def _take(task, text, is_err, continued=False):
