@@ -30,6 +30,9 @@ def add_parser(sub):
     c.add_argument("--deep", action="store_true", help="also import torch in a child process (seconds): "
                                                        "cuda.is_available(), device count, NCCL; and ldd")
     add_launch_options(c)
+    from gpudoctor.commands.probe import add_check_options
+
+    add_check_options(c)
     c.set_defaults(func=run)
     return c
 
@@ -89,4 +92,8 @@ def run(args):
 
         crashed_checks(report, "check")
         return EXIT_INTERNAL
+    if getattr(args, "probe", False) and not args.facts:  # the fabric, measured after the checks
+        from gpudoctor.commands.probe import after_check
+
+        return max(report.exit_code, after_check(args, nodes))
     return report.exit_code

@@ -60,6 +60,13 @@ def add_probe_options(p, prefix=""):
                                                                       "sizes double from 1M)")
 
 
+def add_check_options(c):
+    """`check --probe`: the probe after the checks, over the nodes the check reached."""
+    c.add_argument("--probe", action="store_true", help="after the checks, run `gpudoctor probe` over the nodes "
+                                                        "reached (docs/probe.md)")
+    add_probe_options(c, prefix="probe-")
+
+
 def _ports(text):
     try:
         lo, _, hi = text.partition("-")
@@ -218,7 +225,8 @@ def after_check(args, nodes, stream=None):
     doc, found, step = probe_nodes(args, opts, hosts=hosts, facts=facts if not local else None)
     from gpudoctor.probe import report
 
-    out = stream or sys.stdout
+    text_out = not args.json and (getattr(args, "format", None) or "text") == "text" and not args.output
+    out = stream or (sys.stdout if text_out else sys.stderr)  # never inside a JSON/JUnit document
     out.write("\n")
     report.render_text(doc, found, out, step)
     return report.exit_code(found, strict=getattr(args, "strict", False))
