@@ -254,3 +254,18 @@ def test_cli_facts_errors_are_one_line_exit_2(gpudoctor_cli, tmp_path):
         rc, out, err = gpudoctor_cli(*args)
         assert rc == 2 and out == "", (args, out)
         assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, (args, err)
+
+
+WATCHDOG = ("[rank1]:[E ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught collective operation timeout: "
+            "WorkNCCL(SeqNum=9001, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=1800000) ran for 1800342 "
+            "milliseconds before timing out.")
+
+
+def test_a_watchdog_timeout_after_long_rank0_work_asks_for_a_longer_timeout(kb):
+    res = explain.explain_text("Saving model checkpoint to out/checkpoint-500\n" + WATCHDOG, kb)
+    top = res["findings"][0]["causes"][0]
+    assert res["root"] == "nccl.timeout" and top["evidence"][0]["line"] == 1
+    assert "--ddp_timeout" in top["fix"][0] and "InitProcessGroupKwargs" in top["fix"][0]
+    # without such work in the log, the stalled or diverged rank comes first
+    top = explain.explain_text(WATCHDOG, kb)["findings"][0]["causes"][0]
+    assert "stalled" in top["text"]
