@@ -191,3 +191,16 @@ def test_match_exec_runs_for_a_valid_name(cluster, tmp_path):
                        capture_output=True, text=True, timeout=30, cwd=str(tmp_path))
     assert p.returncode in (0, 1), p.stderr
     assert log.read_text().split() == ["c1"] or "c1" in log.read_text()
+
+
+def test_options_larger_than_one_argument_travel_in_the_script(cluster):
+    """10,000 node names for the resolve section are more than the 128 KiB Linux allows
+    one argument (sshd runs the command as `sh -c CMD`): options go in the script."""
+    from gpudoctor.inventory import Host
+    from gpudoctor.transport import Payload, run
+
+    big = {"padding": ["x" * 100] * 3000}  # ~300 KB of JSON; the collector ignores the key
+    (node,) = run([Host("n1")], Payload(python="python3", options=big), via="ssh", timeout=20,
+                  ssh_config=cluster.ssh_config)
+    assert node.reachable, (node.error_kind, node.error)
+    assert node.facts["node"] == "n1"

@@ -49,7 +49,8 @@ SHELL = ('echo "gpudoctor-task ${SLURMD_NODENAME:-$(hostname)}"; py=$1; '
 
 # Put in front of the collector bundle. Python 2 syntax too, so that an old python
 # reaches the bundle's own "too old" message.
-STUB = r'''# gpudoctor srun stub
+STUB = r'''# -*- coding: utf-8 -*-
+# gpudoctor srun stub
 import base64, json, os, sys, zlib
 _node = os.environ.get("SLURMD_NODENAME") or os.uname()[1]
 _opts = json.loads(%(common)r)

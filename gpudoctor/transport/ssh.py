@@ -98,25 +98,32 @@ def classify(exc):
     return "ssh", "%s: %s" % (type(exc).__name__, text[:300])
 
 
-def remote_command(python, options, timeout=None):
+def remote_command(python, timeout=None):
     """The command sshd runs (through the user's shell): find the interpreter, say the
     process group, run the script from stdin. Only the 'not found' mark on stderr means
-    python is missing (exit 127 alone can come from anywhere)."""
-    args = " ".join("--set %s" % shlex.quote("%s=%s" % (k, _json(v))) for k, v in sorted(options.items()))
+    python is missing (exit 127 alone can come from anywhere). The collector's options
+    travel in the script (with_options), not here: sshd runs this as one argument of
+    `sh -c`, which Linux bounds at 128 KiB (MAX_ARG_STRLEN), and 10,000 node names for
+    the resolve section are more than that."""
     py = shlex.quote(python)
-    run = "%s - %s" % (py, args)
     guard = ""
     if timeout:
-        limit = "%d" % (int(timeout) + 5)
-        guard = "command -v timeout >/dev/null 2>&1 && exec timeout -k 2 %s %s; " % (limit, run)
-    return ("command -v %s >/dev/null 2>&1 || { echo %s >&2; exit 127; }; echo \"gpudoctor-pgid $$\" >&2; %sexec %s"
-            % (py, shlex.quote("%s %s" % (NOT_FOUND_MARK, python)), guard, run))
+        guard = "command -v timeout >/dev/null 2>&1 && exec timeout -k 2 %d %s -; " % (int(timeout) + 5, py)
+    return ("command -v %s >/dev/null 2>&1 || { echo %s >&2; exit 127; }; echo \"gpudoctor-pgid $$\" >&2; %sexec %s -"
+            % (py, shlex.quote("%s %s" % (NOT_FOUND_MARK, python)), guard, py))
 
 
-def _json(v):
+def with_options(script, options):
+    """The script with the collector's arguments set in it: one line after the first (the
+    bundle's coding line must stay first for Python 2 to reach its "too old" message)."""
     import json
 
-    return json.dumps(v)
+    args = []
+    for k, v in sorted(options.items()):
+        args += ["--set", "%s=%s" % (k, json.dumps(v))]
+    first, _, rest = script.partition("\n")
+    return "%s\nimport sys, json; sys.argv = sys.argv[:1] + json.loads(%r)\n%s" % (
+        first, json.dumps(args), rest)
 
 
 def make_config(ssh_config=None):
@@ -168,7 +175,7 @@ class SSHTransport(Transport):
         plog.propagate = False
 
         self.payload = payload
-        self.script = payload.get_script().encode("utf-8")
+        self.script = payload.get_script()
         self.config = make_config(self.settings.get("ssh_config"))
         self.policy = self.settings.get("host_key_policy") or os.environ.get("GPUDOCTOR_HOST_KEY_POLICY") or "accept-new"
         self.build_lock = threading.Lock()
@@ -283,12 +290,13 @@ class SSHTransport(Transport):
     def _one(self, slot):
         deadline = slot.started + self.timeout
         python = self.payload.python or "python3"
-        cmd = remote_command(python, self.payload.options_for(slot.host), self.timeout)
+        cmd = remote_command(python, self.timeout)
+        script = with_options(self.script, self.payload.options_for(slot.host)).encode("utf-8")
         conn = None
         try:
             conn = slot.conn = self._connection(slot.host, max(1.0, deadline - time.time()))
             conn.open()
-            rc, out, err, truncated = self._exchange(slot, conn, cmd, deadline)
+            rc, out, err, truncated = self._exchange(slot, conn, cmd, script, deadline)
         except Exception as exc:  # every failure becomes a classified node result
             kind, msg = classify(exc)
             if isinstance(exc, _Deadline):
@@ -305,7 +313,7 @@ class SSHTransport(Transport):
                     pass
         return interpret(slot.host, rc, out, err, python, truncated=truncated)
 
-    def _exchange(self, slot, conn, cmd, deadline):
+    def _exchange(self, slot, conn, cmd, script, deadline):
         """Run cmd, write the script, read stdout (at most MAX_OUTPUT bytes) and the tail
         of stderr, all before `deadline` (wall clock)."""
         transport = conn.client.get_transport()
@@ -329,7 +337,7 @@ class SSHTransport(Transport):
             if time.time() >= deadline:
                 raise _Deadline("no facts")
 
-        data, off = self.script, 0
+        data, off = script, 0
         while off < len(data):
             check()
             drain_err()
