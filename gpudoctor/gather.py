@@ -3,7 +3,6 @@ node of a cluster. Everything returns runner.Node objects."""
 
 import json
 import os
-import re
 import shutil
 import sys
 
@@ -36,21 +35,20 @@ def local(python=None, options=None):
 
 MAX_FACTS_BYTES = 64 << 20  # one node's facts are ~20 KB; 64 MiB bounds memory per file
 MAX_DEPTH = 32  # the collector's documents nest 6 deep; deeper is not facts (and would recurse)
-# A node name as facts carry it: what the transports and hostfiles accept (RFC 1123 labels,
-# IPv4/IPv6 literals, user@), and nothing that node-set syntax ("gpu[", ","), a shell, an
-# XML report or a terminal would read as something else (brackets, spaces, control bytes).
-_NODE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.:%@-]{0,252}$")
 META = ("schema", "node", "collected_at", "collector")
 
 
 def node_name_problem(name):
-    """Why `name` cannot name a node in a report, or None."""
+    """Why `name` cannot name a node in a report, or None. The rule is the one every host
+    name passes (inventory.valid_host: RFC 1123 labels, IP literals, user@, never a leading
+    '-'): nothing node-set syntax ("gpu[", ","), a shell, an XML report or a terminal would
+    read as something else."""
+    from gpudoctor.inventory import valid_host
+
     if not isinstance(name, str):
         return "the node name is %s, not a string" % excerpt(name)
-    from gpudoctor.inventory import valid_host  # the one host-name rule, for every source
-
-    if not _NODE.match(name) or not valid_host(name):
-        return "node name %s is not a host name (letters, digits, . _ - : @ %%; at most 253)" % excerpt(name)
+    if not valid_host(name):
+        return "node name %s is not a host name (letters, digits, '-', '.', '_' or an IP address)" % excerpt(name)
     return None
 
 
