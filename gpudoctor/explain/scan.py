@@ -93,23 +93,24 @@ class _Window:
         s = ends[i - 1] + 1 if i else self.start
         return buf[s:ends[i]] if s <= len(buf) else b""
 
-    def line(self, i):
-        """(text, prefix-free text, whether a prefix was removed) of line i of the window.
-        Patterns are tried on the text (a prefix such as 'mlx5_vdpa:' may be part of the
-        message); the prefix-free text decides severity and wrapping."""
+    def text(self, i):
+        """The decoded, cleaned line i of the window. Patterns are tried on it (a prefix such
+        as 'mlx5_vdpa:' may be part of the message)."""
         got = self._lines.get(i)
         if got is None:
-            raw = self.raw(i)
-            if raw or i == 0:
-                text = _decode(raw)
-                got = (text,) + strip_prefix(text)
-            else:
-                got = ("", "", True)
-            self._lines[i] = got
+            got = self._lines[i] = _decode(self.raw(i))
         return got
 
     def body(self, i):
-        return self.line(i)[1:]
+        """(prefix-free text, whether a prefix was removed): decides severity and wrapping."""
+        key = ("body", i)
+        got = self._lines.get(key)
+        if got is None:
+            got = self._lines[key] = strip_prefix(self.text(i)) if (i == 0 or self.raw(i)) else ("", True)
+        return got
+
+    def line(self, i):
+        return (self.text(i),) + self.body(i)
 
     def continuations(self):
         """The lines that may continue line 0 when it was wrapped: no prefix of their own
@@ -121,7 +122,7 @@ class _Window:
             for i in range(1, MAX_WRAP + 1):
                 raw = self.raw(i)
                 # cheap refusals first: blank, indented or prefixed lines start a new record
-                if not raw.strip() or raw[:1] in _NOT_CONTINUATION_B:
+                if not raw.strip() or raw[:1] in _NOT_CONTINUATION_B or _PREFIX_B.match(raw):
                     break
                 body, prefixed = self.body(i)
                 if prefixed or not body.strip():
@@ -134,9 +135,9 @@ class _Window:
 def _search(p, win, whole):
     """(match, shown text) of pattern p on the window's first line, possibly wrapped, or
     (None, None). ``whole``: the pattern's needle is on line 0 (else it spans a wrap)."""
-    text0 = win.line(0)[0]
+    text0 = win.text(0)
     if p.multiline:
-        m = p.regex.search(text0 + "\n" + win.line(1)[0])
+        m = p.regex.search(text0 + "\n" + win.text(1))
         return m, (m and _display(text0))
     if whole:
         m = p.regex.search(text0)
