@@ -110,3 +110,19 @@ def test_usable_jobs_fits_the_open_file_limit():
     assert 1 <= int(out) <= 32
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     assert usable_jobs(8, 3) == 3
+
+
+def test_running_out_of_descriptors_is_this_machines_failure(tmp_path):
+    """Not a node's: one line, exit 3 (the exit code of gpudoctor's own failures)."""
+    import errno
+
+    from gpudoctor.transport import ControllerError
+    from gpudoctor.transport.ssh import classify
+
+    with pytest.raises(ControllerError):
+        classify(OSError(errno.EMFILE, "Too many open files"))
+    p = subprocess.run(["prlimit", "--nofile=12:12"] + GD + ["check", "--nodes", "127.0.0.1", "--select", "shm"],
+                       capture_output=True, text=True, cwd=str(tmp_path), timeout=60)
+    assert p.returncode == 3, (p.stdout, p.stderr)
+    assert "not on a node" in p.stderr and len(p.stderr.strip().splitlines()) == 1
+    assert "127.0.0.1" not in p.stdout

@@ -303,7 +303,8 @@ class SSHTransport(Transport):
                 self._end(slot)
                 return timeout_node(slot.host, self.timeout, str(exc) or "no facts")
             if kind == "ssh" and "No existing session" in msg and time.time() >= deadline - 1:
-                kind, msg = "timeout", "no SSH banner within %gs (sshd hangs, or a firewall drops it)" % self.timeout
+                kind, msg = "timeout", ("the SSH handshake did not finish within %gs (sshd hangs, or a firewall "
+                                        "drops it)" % self.timeout)
             return Node(host=slot.host, error=msg, error_kind=kind)
         finally:
             if conn is not None:
