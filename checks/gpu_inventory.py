@@ -102,7 +102,7 @@ def _evidence(facts, config):
         parts.append("%d expected" % want)
     torch = torch_info(facts)
     archs = (torch or {}).get("arch_list") or ((facts.get("python") or {}).get("deep") or {}).get("arch_list")
-    if archs:
+    if archs and (torch or {}).get("cuda"):  # _arch judges only a CUDA torch: claim no coverage otherwise
         parts.append("covered by torch's %s..%s" % (archs[0], archs[-1]))
     parts.append("0 uncorrectable ECC, no pending row remap, no leftover process")
     log = facts["gpu"].get("kernel_log") or {}
