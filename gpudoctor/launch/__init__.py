@@ -118,6 +118,8 @@ def parse_launch(line, plan=None, environ=None):
         try:
             mpi.read_openmpi(plan, args, env)
         except Refused as first:
+            if "unknown option" not in str(first):
+                raise
             try:
                 mpi.read_hydra(Plan(), args, env, launcher=prog)
             except InputError:

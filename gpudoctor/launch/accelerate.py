@@ -74,6 +74,12 @@ def load_config(path, plan):
         refuse("accelerate", "The config file at %s had unknown keys (%s)" % (
             path, ", ".join(excerpt(str(k), 30) for k in extra[:5])))
     dt = doc["distributed_type"]
+    if env == "AMAZON_SAGEMAKER":
+        # accelerate 1.15's _validate_launch_command reads defaults.parallelism_config, which
+        # SageMakerConfig lacks: `accelerate launch` fails on every SageMaker config
+        refuse("accelerate", "%s is a SageMaker config: accelerate 1.15 fails on it (AttributeError: 'SageMakerConfig' "
+                             "object has no attribute 'parallelism_config'), and SageMaker jobs do not run on your "
+                             "nodes" % path)
     if env == "LOCAL_MACHINE" and dt not in DISTRIBUTED_TYPES:
         refuse("accelerate", "%s: distributed_type %s is not a valid DistributedType" % (path, excerpt(dt, 30)))
     for key in ("num_processes", "num_machines", "machine_rank", "main_process_port"):
@@ -97,6 +103,10 @@ def load_config(path, plan):
                                                                                             excerpt(v, 24)))
     if "num_processes" not in doc and dt == "NO":
         doc["num_processes"] = 1
+    # ClusterConfig's field defaults for the keys a config leaves out
+    for key, value in (("num_processes", -1), ("machine_rank", 0), ("num_machines", 1), ("rdzv_backend", "static")):
+        if doc.get(key) is None:
+            doc[key] = value
     if "mixed_precision" not in doc:
         doc["mixed_precision"] = "fp16" if doc.get("fp16") else None
     plan.sources.append("accelerate config %s" % path)

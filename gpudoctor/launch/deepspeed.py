@@ -80,19 +80,19 @@ def select(pool, include, exclude, num_nodes, num_gpus):
         multi = False
     if not multi and num_nodes > 1:
         refuse("deepspeed", "Num nodes is >1 but no extra nodes available via hostfile")
-    specs = _node_specs(include) if include else {}
-    active = collections.OrderedDict()
-    for host, slots in pool.items():
-        if host in specs:
-            active[host] = specs[host]
-        else:
-            active[host] = list(range(slots)) if slots is not None else None
-    if include or exclude:
-        if any(v is None for v in active.values()):  # localhost with an unknown device count
-            known = {h: (v if v is not None else []) for h, v in active.items()}
+    # 0.19.8 parse_inclusion_exclusion: filter against what the machines have (0.19.6
+    # seeded it from the include string, so `-i worker-0` selected nothing)
+    if any(v is None for v in pool.values()):  # this machine, its GPU count read at launch
+        specs = _node_specs(include) if include else {}
+        known = collections.OrderedDict((h, list(range(v)) if v is not None else
+                                         (specs.get(h) or None)) for h, v in pool.items())
+        if all(v is not None for v in known.values()) and (include or exclude):
             active = resource_filter(known, include, exclude)
         else:
-            active = resource_filter(active, include, exclude)
+            active = known
+    else:
+        active = resource_filter(collections.OrderedDict((h, list(range(v))) for h, v in pool.items()),
+                                 include, exclude)
     if num_nodes > 0:
         active = collections.OrderedDict(list(active.items())[:num_nodes])
     if num_gpus > 0:

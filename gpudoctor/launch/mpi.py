@@ -148,11 +148,11 @@ def map_procs(hosts, np_, per_node, launcher, oversubscribe, by_node=False):
         take = min(slots, left)
         procs[i] += take
         left -= take
-    while left > 0:  # oversubscribed: another round over the hosts
-        for i, (_h, slots) in enumerate(hosts):
-            take = min(max(slots, 1), left)
-            procs[i] += take
-            left -= take
+    while left > 0:  # oversubscribed (as --display-map shows it): one more per host, round robin
+        for i in range(len(hosts)):
+            if left:
+                procs[i] += 1
+                left -= 1
     return procs
 
 
@@ -185,15 +185,10 @@ def read_openmpi(plan, argv, environ):
     if host_specs:
         spec = ",".join(host_specs)
         hl = hostfiles.comma_hosts(spec, "-H %s" % excerpt(spec, 40))
-        explicit = all(":" in item for item in spec.split(",") if item)
-        if hosts:  # -H with a hostfile: the -H hosts, with the hostfile's slots
-            known = dict(hosts)
-            for h, _ in hl:
-                if h not in known:
-                    refuse(launcher, "-H names %s, which is not in the hostfile %s" % (h, hfs[-1]))
-            hosts = [(h, s if ":" in spec else known[h]) for h, s in hl]
-        else:
-            hosts = hl
+        explicit = True  # -H aa,aa,bb: one slot per mention, no -np needed (mpirun(1) example)
+        # -H with a hostfile: Open MPI 4.1.4 maps the -H hosts with the -H slot counts
+        # (`--hostfile myhostfile --host aa` runs one process on aa; --display-map)
+        hosts = hl
         src = "-H %s" % spec
     for spec in _all(opts, "-x"):
         _env_flag(plan, spec[0])
@@ -333,13 +328,20 @@ def read_horovod(plan, argv, environ):
     if np_ is not None and np_ > total:
         # horovod/runner/common/util/hosts.py get_host_assignments
         refuse(launcher, "Requested more processes (%d) than there are available slots (%d)" % (np_, total))
-    procs, left = [], np_ if np_ is not None else total
-    for _h, s in hosts:
-        take = min(s, left)
-        procs.append(take)
-        left -= take
+    if a.use_gloo:
+        # gloo_run: get_host_assignments(hosts, num_proc) with no maximum fills every slot;
+        # -np is only the minimum it refuses below
+        procs = [s for _h, s in hosts]
+        plan.note("--gloo: horovod starts a process on every slot (%d), -np is the minimum" % total)
+    else:
+        # mpi_run: `mpirun -np N -H host:slots,...` (Open MPI's mapping by slot)
+        procs, left = [], np_ if np_ is not None else total
+        for _h, s in hosts:
+            take = min(s, left)
+            procs.append(take)
+            left -= take
     plan.set_nodes([Node(h, s, p) for (h, s), p in zip(hosts, procs)], src)
-    if np_ is not None and np_ < total:
+    if np_ is not None and np_ < total and not a.use_gloo:
         plan.note("-np %d over %d slots: %d slot%s (GPUs) left idle" % (np_, total, total - np_,
                                                                         "" if total - np_ == 1 else "s"))
     if a.min_num_proc is not None or a.max_num_proc is not None:
