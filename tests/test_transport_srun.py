@@ -137,3 +137,42 @@ def test_srun_ctrl_c_lists_the_node_as_interrupted_and_ends_the_step(slurm):
     n = node_of(out)
     assert n["error_kind"] == "interrupted", n
     wait_for(lambda: not sshcluster.leftovers(marker), 5, "the step's sleep 3600 ended")
+
+
+def test_srun_output_of_three_nodes_is_sorted_by_task():
+    """What srun --label prints for three nodes, interleaved: one answers, one has no
+    python, one could not be started (its slurmd does not answer). The line formats are
+    srun's own: src/srun/launch.c ("%s: %s %s: Exited with exit code %d") and
+    src/api/step_launch.c ("Task launch for %ps failed on node %s: %m"), SchedMD/slurm
+    at 284c3b95."""
+    import base64
+    import zlib
+
+    from gpudoctor.transport.srun import SrunTransport
+
+    facts = json.dumps({"schema": "gpudoctor.facts/1", "node": "gpu1", "shm": {"status": "ok"}})
+    data = base64.b64encode(zlib.compress(facts.encode())).decode()
+    out = [b"0: gpudoctor-task gpu1", b"1: gpudoctor-task gpu2"]
+    out += [("0: gpudoctor-chunk gpu1 %s" % data[i:i + 1000]).encode() for i in range(0, len(data), 1000)]
+    out += [("0: gpudoctor-end gpu1 0 %d" % len(data)).encode()]
+    err = [b"1: gpudoctor: python not found: python3",
+           b"srun: error: gpu2: task 1: Exited with exit code 127",
+           b"srun: error: Task launch for StepId=41.0 failed on node gpu3: Communication connection failure"]
+    t = SrunTransport(timeout=10)
+    tasks, lines = {}, []
+    t._lines(out, None, False, tasks, lines)
+    t._lines(err, None, True, tasks, lines)
+    got = t._results(["gpu1", "gpu2", "gpu3"], tasks, lines, "python3", final=True)
+    assert got["gpu1"].reachable and got["gpu1"].facts["node"] == "gpu1"
+    assert got["gpu2"].error_kind == "python-missing"
+    assert got["gpu3"].error_kind == "slurm" and "Communication connection failure" in got["gpu3"].error
+
+
+def test_srun_task_claiming_another_node_is_garbage():
+    from gpudoctor.transport.srun import SrunTransport
+
+    t = SrunTransport(timeout=10)
+    tasks, lines = {}, []
+    t._lines([b"0: gpudoctor-task gpu1", b"1: gpudoctor-task gpu1"], None, False, tasks, lines)
+    got = t._results(["gpu1", "gpu2"], tasks, lines, "python3", final=True)
+    assert got["gpu1"].error_kind == "garbage" and "2 tasks" in got["gpu1"].error

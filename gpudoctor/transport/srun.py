@@ -5,8 +5,9 @@ inside an allocation, see gpudoctor/transport/__init__.py ``choose``).
     srun --nodes=N --ntasks=N --ntasks-per-node=1 --nodelist=NODESET --kill-on-bad-exit=0
          --label ... sh -c 'announce; find python; exec python -' gpudoctor PYTHON
 
-(https://slurm.schedmd.com/srun.html). srun sends its stdin to every task (``--input``
-defaults to all tasks), so the script travels once, on stdin, as with ssh. ``--label``
+(https://slurm.schedmd.com/srun.html). srun sends its stdin to every task (man srun, "IO
+Redirection": "stdin will be redirected from the standard input of srun to all remote
+tasks"), so the script travels once, on stdin, as with ssh. ``--label``
 prefixes every line with the task id, so lines of different tasks never mix:
 
 - the shell announces its node first (``gpudoctor-task $SLURMD_NODENAME``), before python
@@ -16,8 +17,10 @@ prefixes every line with the task id, so lines of different tasks never mix:
   ``gpudoctor-chunk NODE <base64 of zlib>`` lines of at most 1,000 characters and one
   ``gpudoctor-end NODE RC LENGTH`` frame.
 
-srun's own lines are unlabelled: ``srun: error: NODE: task N: Exited with exit code X``,
-``Task launch for StepId=... failed on node NODE: ...`` (a node not responding). A task
+srun's own lines are unlabelled: ``srun: error: NODE: task N: Exited with exit code X``
+(src/srun/launch.c: "%s: %s %s: Exited with exit code %d"), ``Task launch for StepId=...
+failed on node NODE: ...`` (src/api/step_launch.c: a node not responding; both in
+SchedMD/slurm at 284c3b95, and the first seen verbatim from Debian's Slurm 22.05). A task
 that exits without its end frame, a node that never answers by the deadline, and a task
 whose output passes MAX_OUTPUT are classified from those. When every node has an answer,
 or at the deadline, or on Ctrl-C, srun gets SIGTERM: it cancels the step and slurmstepd
