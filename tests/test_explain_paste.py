@@ -269,3 +269,14 @@ def test_a_watchdog_timeout_after_long_rank0_work_asks_for_a_longer_timeout(kb):
     # without such work in the log, the stalled or diverged rank comes first
     top = explain.explain_text(WATCHDOG, kb)["findings"][0]["causes"][0]
     assert "stalled" in top["text"]
+
+
+@pytest.mark.parametrize("line", [
+    "[ 1234.5] DMAR: [DMA Write NO_PASID] Request device [17:00.0] fault addr 0xfbc00000 [fault reason 0x05] "
+    "PTE Write access is not set",
+    "[ 1234.5] AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x0000 address=0x3c0000 flags=0x0020]",
+])
+def test_iommu_faults_point_at_the_iommu_cause_of_p2p(line, kb):
+    res = explain.explain_text(line, kb)
+    assert res["root"] == "gpu.p2p" and "IOMMU" in res["findings"][0]["causes"][0]["text"]
+    assert "iommu=pt" in res["findings"][0]["causes"][0]["fix"][0]

@@ -59,7 +59,8 @@ def _context(w, bold, result):
     w("\n%s\n" % bold("NOTES (INFO/WARN lines: context, not a cause on their own)"))
     for n in result["context"]:
         more = " (+%d more)" % (n["match_count"] - 1) if n["match_count"] > 1 else ""
-        w("  %s: %s\n" % (n["id"], _wrap(n["note"], 4)))
+        label = {"info": "INFO line", "warn": "WARN line", "warning": "known warning"}.get(n["severity"], "")
+        w("  %s (%s): %s\n" % (n["id"], label, _wrap(n["note"], 4)))
         if n.get("first_line"):
             w("    line %d: %s%s\n" % (n["first_line"], n["text"], more))
         if n.get("fix"):
