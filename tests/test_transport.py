@@ -126,3 +126,16 @@ def test_running_out_of_descriptors_is_this_machines_failure(tmp_path):
     assert p.returncode == 3, (p.stdout, p.stderr)
     assert "not on a node" in p.stderr and len(p.stderr.strip().splitlines()) == 1
     assert "127.0.0.1" not in p.stdout
+
+
+def test_mesh_probe_on_the_node_never_passes_a_name_as_an_option(tmp_path):
+    """The node checks the names it is asked to ssh to (they are input to it too), and
+    puts `--` before them; OpenSSH then refuses a name that is not a host name."""
+    from gpudoctor.collector.cluster import _ssh_probe
+
+    mark = tmp_path / "pwned"
+    results = {}
+    for name in ("-oProxyCommand=touch %s" % mark, "a;touch %s" % mark):
+        _ssh_probe(name, 1, results)
+        assert results[name] == {"ok": False, "error": "not probed: not a host name"}
+    assert not mark.exists()

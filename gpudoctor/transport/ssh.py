@@ -13,7 +13,7 @@ the shared Config; they are built lazily, by the worker that needs one, so 100,0
 nodes do not cost minutes before the first connection.
 
 Ending what a node runs: sshd starts a session's command in a new session
-(``setsid()`` in session.c's ``do_exec_no_pty``), so the login shell's pid is the process
+(``setsid()`` in ``do_exec_no_pty``, session.c of openssh-portable 0ef0f5a8), so the login shell's pid is the process
 group of everything the collector starts. The remote command prints it on stderr
 (``gpudoctor-pgid N``) before ``exec``; on timeout, garbage or Ctrl-C the controller
 opens a second channel on the same connection and runs ``kill -KILL -- -N``. As a
