@@ -12,12 +12,12 @@ Pitfalls this avoids: fabric's ``in_stream`` reads one byte per 10 ms (invoke's
 the shared Config; they are built lazily, by the worker that needs one, so 100,000 named
 nodes do not cost minutes before the first connection.
 
-Ending what a node runs: sshd starts a session's command in a new session
-(``setsid()`` in ``do_exec_no_pty``, session.c of openssh-portable 0ef0f5a8), so the login shell's pid is the process
-group of everything the collector starts. The remote command prints it on stderr
-(``gpudoctor-pgid N``) before ``exec``; on timeout, garbage or Ctrl-C the controller
-opens a second channel on the same connection and runs ``kill -KILL -- -N``. As a
-backstop for a controller that dies, the command runs under coreutils ``timeout``
+Ending what a node runs: sshd starts a session's command in a new session (``setsid()``
+in ``do_exec_no_pty``, session.c of openssh-portable 0ef0f5a8), so the login shell's pid
+is the process group of everything the collector starts. The remote command prints it on
+stderr (``gpudoctor-pgid N``) before ``exec``; on timeout, garbage or Ctrl-C the
+controller opens a second channel on the same connection and runs ``kill -KILL -- -N``.
+As a backstop for a controller that dies, the command runs under coreutils ``timeout``
 (which signals its whole process group) when the node has it.
 """
 
