@@ -214,6 +214,7 @@ def test_the_rate_limited_node_is_named_with_its_measurements(run5):
 
 def test_the_node_that_drops_the_probe_port_is_named(run5):
     rc, doc, err, took = run5
+    print(json.dumps(doc["pairs"], indent=0), json.dumps(doc["findings"], indent=0))  # shown on failure
     f = [x for x in doc["findings"] if x["check"] == "probe.port.blocked"]
     assert [x["hosts"] for x in f] == [["blocked"]]
     assert "45" in f[0]["message"] and "firewall-cmd" in f[0]["fix"]
@@ -249,3 +250,13 @@ def test_text_report_names_the_slow_node(bed):
     assert rc == 1, err
     assert "FAIL probe.node.slow  slow is slow with every peer" in out
     assert "slow nodes: slow" in out
+
+
+def test_check_probe_judges_the_pair_against_the_line_rate_from_facts(bed):
+    # two nodes cannot tell a slow node from a slow link, but the facts the check gathered give
+    # the veth's line rate (sysfs speed), and 20 Mbit/s is far below it
+    rc, out, err, took = gd(bed, "check", "--hosts", bed.hostfile(["n1", "slow"]), "--probe", "--probe-mode", "tcp",
+                            "--probe-budget", "20", "--tcp-seconds", "0.3", "--probe-ports", PORTS, "--select", "shm")
+    assert "gpudoctor probe: mode tcp, 2 of 2 nodes" in out, err
+    assert "WARN probe.bandwidth.line_rate  n1<->slow" in out or "WARN probe.bandwidth.line_rate  slow<->n1" in out
+    assert "slow nodes: none" in out

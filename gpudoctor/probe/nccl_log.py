@@ -49,7 +49,7 @@ def kind_of(via):
     parts = via.split("/")
     head = parts[0]
     if head == "NET" and len(parts) > 1:
-        return "NET/" + parts[1], "GDRDMA" in parts
+        return "NET/" + parts[1], any(p.startswith("GDRDMA") for p in parts)
     if head == "P2P" and len(parts) > 1:
         sub = parts[1].split()[0]  # "direct pointer"
         if sub == "MNNVL":

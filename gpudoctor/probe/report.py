@@ -117,7 +117,9 @@ def render_text(doc, findings, stream, step=None):
         if f.fix:
             for i, line in enumerate(f.fix.splitlines()):
                 w("     %s %s\n" % ("fix:" if i == 0 else "    ", line))
-    if not any(f.severity in ("error", "warning") for f in findings):
+    if doc.get("note"):
+        w("%s\n" % doc["note"])
+    elif not any(f.severity in ("error", "warning") for f in findings):
         w("no problem found by the probe\n")
     cl = doc.get("cleanup") or {}
     if cl:

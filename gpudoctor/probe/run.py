@@ -299,7 +299,8 @@ def probe(hosts, transport, mode="auto", budget=120.0, ports=DEFAULT_PORTS, tcp_
             "keep_logs": keep_logs, "round_slack": 8.0}
     doc = {"schema": SCHEMA, "mode": None, "budget_s": budget, "nodes": [], "collectives": [], "pairs": [],
            "jobs": [], "isolation": None, "cleanup": {}, "elapsed_s": None, "ports": list(ports),
-           "addresses": {h: transport.address(h) for h in hosts}, "transport": transport.name}
+           "addresses": {h: transport.address(h) for h in hosts}, "transport": transport.name,
+           "run_id": token}  # each worker's GPUDOCTOR_PROBE_RUN: how cleanup finds what the run started
     if node_env:
         doc["node_env"] = node_env
     nodes = {}
@@ -330,6 +331,10 @@ def probe(hosts, transport, mode="auto", budget=120.0, ports=DEFAULT_PORTS, tcp_
                 doc["collectives"].extend(j["collectives"])
                 if j["error"] and j["blame"] in nodes and nodes[j["blame"]]["error_kind"] is None:
                     nodes[j["blame"]].update(error_kind=j["error_kind"], error=j["error"])
+        measured = doc["pairs"] or any(j.get("collectives") for j in doc["jobs"])
+        if not measured and not any(n.get("error_kind") for n in nodes.values()):
+            doc["note"] = ("nothing to measure: the TCP probe needs two nodes, and NCCL needs two GPUs (one node "
+                           "with 2+ GPUs, or 2+ nodes)")
     finally:
         targets = cleanup_hosts if cleanup_hosts is not None else [
             h for h in hosts if h not in nodes or nodes[h].get("error_kind") not in UNREACHED]
