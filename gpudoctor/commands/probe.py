@@ -161,15 +161,13 @@ def probe_nodes(args, opts, hosts=None, facts=None):
 
 
 def _gather_facts(hosts, args, opts):
-    """The facts the findings read (RDMA ports, interface speeds, limits): one short fan-out."""
-    from gpudoctor.transport import ssh
+    """The facts the findings read (RDMA ports, interface speeds, limits): one short fan-out
+    through the transport interface (ssh, or srun inside an allocation)."""
+    from gpudoctor import transport
 
-    try:
-        nodes = ssh.gather(hosts, python=args.python or "python3", timeout=min(15.0, max(2.0, opts["budget"] / 5)),
-                           ssh_config=args.ssh_config, host_key_policy=args.host_key_policy, progress=False,
-                           options={"only": FACT_SECTIONS})
-    except KeyboardInterrupt:
-        raise
+    payload = transport.Payload(python=args.python or "python3", options={"only": FACT_SECTIONS})
+    nodes = transport.run(hosts, payload, timeout=min(15.0, max(2.0, opts["budget"] / 5)),
+                          ssh_config=args.ssh_config, host_key_policy=args.host_key_policy, progress=False)
     return {n.host: n.facts for n in nodes if n.reachable}
 
 

@@ -217,6 +217,7 @@ class SshTransport(object):
         self.policy = host_key_policy or os.environ.get("GPUDOCTOR_HOST_KEY_POLICY") or "accept-new"
         self.lock = threading.Lock()
         self._hostnames = {}
+        self._impl = self._shared_connector(ssh_config)
         from fabric import Connection
 
         for h in hosts:  # resolved once, in this thread (Connection writes into the shared Config)
@@ -226,7 +227,24 @@ class SshTransport(object):
         """The address peers use: the HostName ssh_config gives the alias, else the name."""
         return self._hostnames.get(host, host)
 
+    def _shared_connector(self, ssh_config):
+        """The transport interface's SSH transport builds connections (ssh_config, known_hosts
+        reading and hashing, the host-key policy) the way `check` does; the probe borrows it
+        so that both reach nodes alike. None when that transport has no such method."""
+        try:
+            from gpudoctor.transport.ssh import SSHTransport
+        except ImportError:
+            return None
+        if not hasattr(SSHTransport, "_connection"):
+            return None
+        impl = SSHTransport(ssh_config=ssh_config, host_key_policy=self.policy)
+        impl.config, impl.policy = self.config, self.policy
+        impl.build_lock, impl.known_lock = self.lock, threading.Lock()
+        return impl
+
     def _connection(self, host):
+        if self._impl is not None:
+            return self._impl._connection(host, self.timeout)
         import paramiko
         from fabric import Connection
 
