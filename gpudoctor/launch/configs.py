@@ -53,6 +53,16 @@ def load_yaml(path, what="accelerate config"):
         return node
 
     Bounded.compose_node = compose_node
+
+    def bounded_int(loader, node):
+        # int() of a 5,000-digit scalar raises ValueError (Python's digit limit), and a
+        # 4,000-digit one is accepted but useless: no count in a launch config needs 20 digits
+        if len(node.value) > 20:
+            raise InputError("%s %s line %d: a number of %d digits" % (what, path, node.start_mark.line + 1,
+                                                                     len(node.value)))
+        return yaml.SafeLoader.construct_yaml_int(loader, node)
+
+    Bounded.add_constructor("tag:yaml.org,2002:int", bounded_int)
     try:
         loader = Bounded(text)
         try:
@@ -70,6 +80,8 @@ def load_yaml(path, what="accelerate config"):
                                                            excerpt(getattr(exc, "problem", None) or str(exc), 80)))
     except RecursionError:
         raise InputError("%s %s: nested too deeply" % (what, path))
+    except ValueError as exc:  # a scalar PyYAML's constructors refuse (a float like 1e99999 is inf, fine)
+        raise InputError("%s %s: %s" % (what, path, excerpt(exc, 80)))
     if not isinstance(doc, dict):
         raise InputError("%s %s: expected a mapping of keys, got %s" % (what, path, excerpt(doc, 20)))
     return doc
@@ -87,8 +99,14 @@ def _depth_ok(value, depth=0):
 
 def load_json(path, what="DeepSpeed config"):
     data = read_input(path, what, limit=MAX_CONFIG_BYTES)
+    def bounded_int(text):
+        # json would take any length; int() of 5,000 digits raises ValueError (Python's limit)
+        if len(text) > 20:
+            raise InputError("%s %s: a number of %d digits" % (what, path, len(text)))
+        return int(text)
+
     try:
-        doc = json.loads(data.decode("utf-8", "replace"))
+        doc = json.loads(data.decode("utf-8", "replace"), parse_int=bounded_int)
     except RecursionError:
         raise InputError("%s %s: nested too deeply" % (what, path))
     except ValueError as exc:
