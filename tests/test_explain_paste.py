@@ -280,3 +280,48 @@ def test_iommu_faults_point_at_the_iommu_cause_of_p2p(line, kb):
     res = explain.explain_text(line, kb)
     assert res["root"] == "gpu.p2p" and "IOMMU" in res["findings"][0]["causes"][0]["text"]
     assert "iommu=pt" in res["findings"][0]["causes"][0]["fix"][0]
+
+
+# ------------------------------------------------------------------ prefixes and severity markers
+
+from gpudoctor.explain import text as T  # noqa: E402
+
+
+@pytest.mark.parametrize("line,body", [
+    ("[rank3]: RuntimeError: x", "RuntimeError: x"),                        # torchrun --tee
+    ("[default0]:RuntimeError: x", "RuntimeError: x"),                       # torchrun redirects
+    ("0: RuntimeError: x", "RuntimeError: x"),                               # srun -l
+    ("worker-1: RuntimeError: x", "RuntimeError: x"),                        # pdsh / DeepSpeed
+    ("10.0.0.7: [rank0]: RuntimeError: x", "RuntimeError: x"),               # both
+    ("[1,0]<stderr>:RuntimeError: x", "RuntimeError: x"),                    # Open MPI --tag-output
+    ("(RayTrainWorker pid=812, ip=10.0.0.3) RuntimeError: x", "RuntimeError: x"),
+    ("2024-03-01 12:00:01,123 - RuntimeError: x", "RuntimeError: x"),
+    ("[2024-03-01 12:00:01,123] RuntimeError: x", "RuntimeError: x"),
+    ("2024-03-01T12:00:01.123456Z RuntimeError: x", "RuntimeError: x"),
+    ("Nov 23 01:02:03 gpu7 kernel: NVRM: Xid 79", "NVRM: Xid 79"),          # syslog
+    ("[ 1843.301] NVRM: Xid 79", "NVRM: Xid 79"),                            # dmesg
+    ("gpu7:1234:5678 [3] NCCL INFO x", "NCCL INFO x"),                       # NCCL host:pid:tid [dev]
+    ("RuntimeError: x", "RuntimeError: x"),                                  # an exception name stays
+    ("mlx5_vdpa: disagrees about version", "disagrees about version"),      # (patterns see the whole line)
+])
+def test_prefixes_are_stripped_for_severity_and_wrapping(line, body):
+    assert T.strip_prefix(line)[0] == body
+
+
+@pytest.mark.parametrize("body,sev", [
+    ("[3] NCCL INFO NET/IB : No device found.", "info"),
+    ("[3] NCCL WARN Error: failed to extend /dev/shm", "warn"),
+    ("[3] init.cc:1303 NCCL INFO init.cc:1303 -> 2", None),       # NCCL's error return chain
+    ("[INFO] [launch.py:146:main] WORLD INFO DICT", "info"),
+    ("[WARNING] [runner.py:117:fetch_hostfile] Unable to find hostfile", "warn"),
+    ("I1123 12:00:00.123 1234 train.py:1] step 1", "info"),
+    ("W1123 12:00:00.123 1234 socket.cpp:1] retry", "warn"),
+    ("[W socket.cpp:601] [c10d] The client socket has failed to connect", "warn"),
+    ("W tensorflow/core/dso_loader.cc:64] Could not load dynamic library", "warn"),
+    ("/x/dataloader.py:558: UserWarning: This DataLoader will create 16 workers", "warn"),
+    ("root - INFO - Epoch 3", "info"),
+    ("RuntimeError: NCCL error: unhandled system error", None),
+    ("[E ProcessGroupNCCL.cpp:616] Watchdog caught collective operation timeout", None),
+])
+def test_severity_markers(body, sev):
+    assert T.severity(body) == sev
