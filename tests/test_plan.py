@@ -1,0 +1,74 @@
+"""`gpudoctor plan` as a user runs it: text, JSON schema gpudoctor.plan/1, refusals (exit 2),
+and `check --launch` judging the same plan."""
+
+import json
+import os
+
+from conftest import FIXTURES
+
+L = os.path.join(FIXTURES, "launch")
+KEYS = ["schema", "launcher", "wrapper", "nodes", "nnodes", "nproc_per_node", "world_size", "master", "rdzv",
+        "script", "script_args", "env", "precision", "batch", "files", "notes", "sources"]
+
+
+def test_plan_json_schema_on_the_seed004_line(gpudoctor_cli):
+    rc, out, err = gpudoctor_cli("plan", "--launch", "mpirun -np 16 -H gpu1:8,gpu2:8 python train.py --lr 1", "--json")
+    assert rc == 0 and err == ""
+    doc = json.loads(out)
+    assert list(doc) == KEYS and doc["schema"] == "gpudoctor.plan/1"
+    assert doc["nodes"] == [{"host": "gpu1", "slots": 8, "procs": 8}, {"host": "gpu2", "slots": 8, "procs": 8}]
+    assert doc["nnodes"] == {"min": 2, "max": 2} and doc["world_size"] == {"min": 16, "max": 16}
+    assert doc["master"] == {"addr": None, "port": None} and doc["rdzv"] == {"backend": None, "endpoint": None}
+    assert (doc["script"], doc["script_args"], doc["nproc_per_node"]) == ("train.py", ["--lr", "1"], 8)
+    assert set(doc["batch"]) == {"train_batch_size", "micro_batch_per_gpu", "gradient_accumulation_steps", "ok",
+                                 "error"}
+    assert doc["env"] == {"set": {}, "forwarded": []}
+
+
+def test_plan_text_on_the_seed002_accelerate_config(gpudoctor_cli, tmp_path):
+    for n in ("accelerate_seed002.yaml", "deepspeed.json", "hostfile"):
+        (tmp_path / n).write_bytes(open(os.path.join(L, n), "rb").read())
+    rc, out, err = gpudoctor_cli("plan", "--accelerate-config", "accelerate_seed002.yaml", cwd=str(tmp_path))
+    assert rc == 0, err
+    assert "huaweiyun2           slots 8      procs 8" in out and "world size     16" in out
+    assert "batch          train 128 = micro 4 x accumulation 2 x world 16: ok" in out
+
+
+def test_plan_refuses_what_the_launcher_refuses(gpudoctor_cli, tmp_path):
+    (tmp_path / "hf").write_text("worker-0 slots=4\nworker-0 slots=4\n")
+    for line, rule in (("deepspeed -H hf x.py", "lists worker-0 twice"),
+                       ("mpirun -np 20 -H a:8,b:8 ./x", "not enough slots"),
+                       ("torchrun --nnodes 2 --rdzv-endpoint gpu1 t.py", "Port is absent in endpoint"),
+                       ("accelerate launch --mixed_precison fp16 t.py", "unrecognized arguments: --mixed_precison")):
+        rc, out, err = gpudoctor_cli("plan", "--launch", line)
+        assert rc == 2 and out == "" and rule in err and len(err.strip().splitlines()) == 1, (line, err)
+    rc, out, err = gpudoctor_cli("plan")
+    assert rc == 2 and "give --launch" in err
+
+
+def test_plan_with_hosts_for_torchrun(gpudoctor_cli, tmp_path):
+    (tmp_path / "nodes").write_text("gpu1\ngpu2\n")
+    rc, out, err = gpudoctor_cli("plan", "--launch", "torchrun --nnodes 2 --nproc-per-node 8 --master-addr gpu1 t.py",
+                                 "--hosts", "nodes", "--json")
+    doc = json.loads(out)
+    assert [n["host"] for n in doc["nodes"]] == ["gpu1", "gpu2"] and doc["master"] == {"addr": "gpu1", "port": 29500}
+
+
+def test_check_launch_uses_the_same_plan(gpudoctor_cli, tmp_path):
+    # two recorded H200x2 nodes; -np 3 over 2 slots each leaves one GPU idle: a warning (Open
+    # MPI's man page runs -np 6 over 12 slots), never an error
+    base = json.load(open(os.path.join(FIXTURES, "nodes", "h200x2-ubuntu2404-torch211.json")))
+    for name in ("gpu1", "gpu2"):
+        doc = dict(base, node=name)
+        (tmp_path / (name + ".json")).write_text(json.dumps(doc))
+    rc, out, err = gpudoctor_cli("check", "--facts", str(tmp_path), "--select", "launch.counts,launch.batch",
+                                 "--json", "--launch", "mpirun -np 3 -H gpu1:2,gpu2:2 python train.py")
+    doc = json.loads(out)
+    (c,) = [c for c in doc["checks"] if c["id"] == "launch.counts"]
+    assert c["status"] == "warn", c
+    (f,) = [f for f in doc["findings"] if f["check"] == "launch.counts"]
+    assert f["severity"] == "warning" and "1 slot left without a process (gpu2: 1)" in f["message"]
+    rc, out, err = gpudoctor_cli("check", "--facts", str(tmp_path), "--select", "launch.counts", "--json",
+                                 "--launch", "mpirun -np 4 -H gpu1:2,gpu2:2 python train.py")
+    (c,) = [c for c in json.loads(out)["checks"] if c["id"] == "launch.counts"]
+    assert c["status"] == "pass" and c["evidence"] == "world size 4 = 2 nodes x 2; 2 nodes checked, 4 GPUs", c
