@@ -98,7 +98,7 @@ def render_text(doc, findings, stream, step=None):
                     "%s<->%s" % (p["a"], p["b"]), p["gbps"], p["a"], p["b"], p["gbps_ab"] or 0, p["b"], p["a"],
                     p["gbps_ba"] or 0, "  pass 2" if p.get("pass") == 2 else ""))
         iso = doc.get("isolation") or {}
-        w("  median %s; slow nodes: %s; slow links: %s\n" % (
+        w("  healthy pair (median of the nodes' best) %s; slow nodes: %s; slow links: %s\n" % (
             "%.3g" % iso["median_gbps"] if iso.get("median_gbps") is not None else "n/a",
             ",".join(iso.get("slow_nodes") or []) or "none",
             ",".join("%s<->%s" % tuple(x) for x in iso.get("slow_links") or []) or "none"))
@@ -125,4 +125,5 @@ def render_text(doc, findings, stream, step=None):
     if cl:
         found = sum(c.get("found") or 0 for c in cl.values())
         left = sum(c.get("left") or 0 for c in cl.values())
-        w("cleanup: %d node(s) checked, %d leftover probe process(es) ended, %d left\n" % (len(cl), found, left))
+        w("cleanup: %d node(s); %d probe process(es) still running at the end were ended, %d left\n" % (
+            len(cl), found, left))
