@@ -325,3 +325,22 @@ def test_prefixes_are_stripped_for_severity_and_wrapping(line, body):
 ])
 def test_severity_markers(body, sev):
     assert T.severity(body) == sev
+
+
+def test_a_facts_folder_gives_the_nic_of_every_node(gpudoctor_cli, tmp_path):
+    for host, nic in (("gpu01", "eth0"), ("gpu02", "ens5")):
+        f = facts()
+        f["node"] = host
+        for i in f["network"]["interfaces"]:
+            if i["name"] == "eth0":
+                i["name"] = nic
+        f["network"]["default_route"]["interface"] = nic
+        (tmp_path / (host + ".json")).write_text(json.dumps(f))
+    rc, out, err = gpudoctor_cli("explain", "--json", "--facts", str(tmp_path),
+                                 "gpu1:1:1 [0] NCCL WARN Bootstrap : no socket interface found")
+    doc = json.loads(out)
+    assert rc == 0 and err == "" and doc["facts"]["nodes"] == 2 and doc["facts"]["host"] == "gpu01"
+    fix = first_fix(doc)
+    assert fix.startswith("export NCCL_SOCKET_IFNAME=ens5,eth0") and "gpu" not in fix.split("(")[0], fix
+    assert "2 nodes: ens5 192.0.2.2, eth0 192.0.2.2" not in fix  # listed per node, in node order
+    assert "2 nodes: eth0 192.0.2.2, ens5 192.0.2.2" in fix

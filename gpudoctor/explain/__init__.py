@@ -41,7 +41,7 @@ GENERIC_TRIAGE = [
 def explain_stream(stream, kb=None, source="<text>", assume_error=False, facts=None):
     """The answer for one log. ``assume_error``: the text was given as an error (an
     argument), so a line without an error marker still counts as the error. ``facts``: a
-    node's facts (dict) to compute fixes from."""
+    node's facts (a dict), or several nodes' (a list), to compute fixes from."""
     from gpudoctor.explain import analyze as _a
     from gpudoctor.explain import fixes
 
@@ -123,8 +123,10 @@ def main(args):
     else:
         result = explain_text(text, kb, source="<argument>", assume_error=True, facts=node_facts)
     if node_facts is not None:
-        result["facts"] = {"source": facts_path, "host": node_facts.get("host", {}).get("hostname")
-                           if isinstance(node_facts.get("host"), dict) else None}
+        first = node_facts[0]
+        result["facts"] = {"source": facts_path, "nodes": len(node_facts),
+                           "host": first.get("node") or (first.get("host") or {}).get("hostname")
+                           if isinstance(first.get("host"), dict) else first.get("node")}
     if getattr(args, "check", False) and result["matched"]:
         run_confirming_checks(result)
     if getattr(args, "json", False):

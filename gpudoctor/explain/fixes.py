@@ -44,15 +44,15 @@ PORT_HINT = 29501
 
 
 def load_facts(path):
-    """One node's facts from a file (or the first node of a folder) as `gpudoctor facts -o`
+    """The facts of every reachable node in a file or a folder, as `gpudoctor facts -o`
     writes them; bad input is an InputError (exit 2)."""
     from gpudoctor import gather
     from gpudoctor.errors import InputError
 
-    nodes = [n for n in gather.from_facts(path) if n.facts]
+    nodes = [n.facts for n in gather.from_facts(path) if n.facts]
     if not nodes:
         raise InputError("--facts %s: no reachable node's facts in it" % path)
-    return nodes[0].facts
+    return nodes
 
 
 def _section(facts, name):
@@ -156,8 +156,24 @@ def gpu_count(facts):
     return len(gpu.get("gpus") or []) if gpu else None
 
 
+def _nics(nodes):
+    """(NCCL_SOCKET_IFNAME value, why) across the nodes: one name, or a comma list of each
+    node's NIC (NCCL and gloo take a comma-separated list), or None when a node has none."""
+    got = [socket_ifname(n) for n in nodes]
+    if not got or any(g is None for g in got):
+        return None
+    names = sorted({g[0] for g in got})
+    if len(nodes) == 1:
+        return got[0]
+    return ",".join(names), "%d nodes: %s" % (len(nodes), ", ".join("%s %s" % g for g in got[:4]) +
+                                             (" ..." if len(got) > 4 else ""))
+
+
 def apply(result, facts):
-    """Put computed fix lines first in the causes that ask for them."""
+    """Put computed fix lines first in the causes that ask for them. ``facts``: one node's
+    facts, a list of nodes' facts (the first decides GPU questions), or None."""
+    nodes = facts if isinstance(facts, list) else ([facts] if facts else [])
+    facts = nodes[0] if nodes else None
     launcher = result.get("launcher")
     for f in result["findings"]:
         done = set()
@@ -172,22 +188,22 @@ def apply(result, facts):
                 if got:
                     line = "%s   (%s)" % got
             elif kind == "socket_ifname":
-                got = socket_ifname(facts) if facts else None
+                got = _nics(nodes) if nodes else None
                 keys = [k for k in c["exports"] if k.endswith("SOCKET_IFNAME")] or ["NCCL_SOCKET_IFNAME"]
                 if got:
                     how = ENV_HOW.get(launcher, "export {k}={v}   (on every node)")
                     line = "; ".join(how.format(k=k, v=got[0]) for k in keys) + \
-                        "   (this node: %s carries %s)" % got
+                        ("   (this node: %s carries %s)" % got if len(nodes) == 1 else "   (%s)" % got[1])
                     for k in keys:
                         c["exports"][k] = got[0]
                 elif launcher == "mpirun":
                     line = "mpirun " + " ".join("-x %s=<the NIC of the nodes' routable IPs>" % k for k in keys) + \
                         " ...  (-x is how mpirun passes a variable to every rank)"
             elif kind == "btl_tcp_if" and facts:
-                got = socket_ifname(facts)
+                got = _nics(nodes)
                 if got:
-                    line = "mpirun --mca btl_tcp_if_include %s --mca oob_tcp_if_include %s ...   (this node: %s " \
-                           "carries %s)" % (got[0], got[0], got[0], got[1])
+                    line = "mpirun --mca btl_tcp_if_include %s --mca oob_tcp_if_include %s ...   (%s)" % (
+                        got[0], got[0], ("this node: %s carries %s" % got) if len(nodes) == 1 else got[1])
             elif kind == "launcher_port":
                 if launcher in PORT_FLAG:
                     line = PORT_FLAG[launcher].format(port=PORT_HINT) + \
