@@ -267,7 +267,7 @@ def run_confirming_checks(result, gather_nodes=None, config=None):
                     c["fix"].remove(c.pop("computed_fix"))
                 c.pop("computed_note", None)
         apply(result, nodes[0].facts)
-        result["facts"] = {"source": "this machine", "host": host}
+        result["facts"] = {"source": "this machine", "host": host, "nodes": 1}
     if not ids:
         result["checks"] = {"host": host, "ran": [], "note": "no confirming gpudoctor check for these causes yet; "
                                                              "use the confirm commands"}
