@@ -176,3 +176,21 @@ def test_srun_task_claiming_another_node_is_garbage():
     t._lines([b"0: gpudoctor-task gpu1", b"1: gpudoctor-task gpu1"], None, False, tasks, lines)
     got = t._results(["gpu1", "gpu2"], tasks, lines, "python3", final=True)
     assert got["gpu1"].error_kind == "garbage" and "2 tasks" in got["gpu1"].error
+
+
+def test_srun_runs_beside_a_step_that_holds_the_allocation(slurm):
+    """gpudoctor run inside a job whose training step is running: its step overlaps
+    (--overlap) instead of waiting for the busy node until the deadline."""
+    started = os.path.join(slurm.dir, "busy-step-started")
+    if os.path.exists(started):
+        os.unlink(started)
+    inner = ("srun -n1 bash -c 'touch %s; sleep 30' & busy=$!; "
+             "while [ ! -e %s ]; do sleep 0.05; done; "
+             "%s -m gpudoctor check --json --select shm --timeout 8; rc=$?; kill -TERM $busy; wait $busy; exit $rc"
+             % (started, started, sys.executable))
+    t0 = time.time()
+    p = subprocess.run(["salloc", "-N1", "-n1", "-w", NODE, "-t", "2", "bash", "-c", inner], capture_output=True,
+                       text=True, timeout=90, env=slurm.env, cwd=slurm.dir, stdin=subprocess.DEVNULL)
+    n = node_of(p.stdout)
+    assert n["reachable"] is True, (n, p.stderr)
+    assert time.time() - t0 < 20

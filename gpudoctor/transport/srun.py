@@ -123,7 +123,11 @@ class SrunTransport(Transport):
         n = len(hosts)
         cmd = [srun, "--nodes=%d" % n, "--ntasks=%d" % n, "--ntasks-per-node=1", "--nodelist=" + nodelist,
                "--kill-on-bad-exit=0", "--label", "--job-name=gpudoctor"]
-        if not in_allocation():  # a job of its own: bound it, should this process die (minutes)
+        if in_allocation():
+            # Share the allocation with steps already running (the training itself): without
+            # it the step waits ("Requested nodes are busy") until the deadline. Slurm 20.11+.
+            cmd.append("--overlap")
+        else:  # a job of its own: bound it, should this process die (minutes)
             cmd.append("--time=%d" % (int(self.timeout // 60) + 2))
         cmd += list(self.settings.get("srun_args") or [])
         return cmd + ["sh", "-c", SHELL, "gpudoctor", python]
