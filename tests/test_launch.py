@@ -17,7 +17,8 @@ SEED004 = [l for l in open(os.path.join(L, "launch_lines.txt")) if l.startswith(
 @pytest.fixture
 def launchdir(tmp_path, monkeypatch):
     for n in os.listdir(L):
-        shutil.copy(os.path.join(L, n), str(tmp_path))
+        if os.path.isfile(os.path.join(L, n)):
+            shutil.copy(os.path.join(L, n), str(tmp_path))
     monkeypatch.chdir(tmp_path)
     return tmp_path
 
