@@ -39,7 +39,8 @@ FACTS_SCHEMA = "gpudoctor.facts/1"
 TRANSPORTS = ("local", "ssh", "srun")
 DEFAULT_JOBS = 64
 DEFAULT_TIMEOUT = 30.0
-MAX_OUTPUT = 8 << 20  # bytes kept from one node's stdout; real facts are 30-150 KB
+MAX_OUTPUT = 4 << 20  # bytes kept from one node's stdout; real facts are 30-150 KB
+MAX_TOTAL = 1 << 30  # bytes kept from all nodes at once (srun: every node answers at the same time)
 MAX_STDERR = 64 << 10  # the tail of a node's stderr that is kept (for the error line)
 TOO_OLD_MARK = "gpudoctor: python too old:"
 NOT_FOUND_MARK = "gpudoctor: python not found:"  # written by the ssh remote command (ssh.py)
@@ -62,7 +63,7 @@ HINTS = {
     "python-missing": "no python3 on the node's PATH: install python3 (3.6+) or pass --python /path/to/python",
     "python-old": "the node's python is older than 3.6: pass --python with a newer interpreter",
     "collector": "the collector failed on the node (see the error)",
-    "garbage": "the node answered with something that is not facts JSON (or more than 8 MiB of it): a login "
+    "garbage": "the node answered with something that is not facts JSON (or more than 4 MiB of it): a login "
                "banner or a python3 wrapper printing to stdout?",
     "ssh": "the SSH session failed",
     "slurm": "srun could not run the collector on the node: see `scontrol show node NODE` and slurmd's log",

@@ -39,7 +39,7 @@ import threading
 import time
 import zlib
 
-from gpudoctor.transport import (MAX_OUTPUT, MAX_STDERR, NOT_FOUND_MARK, ControllerError, Node, Transport, in_allocation,
+from gpudoctor.transport import (MAX_OUTPUT, MAX_STDERR, MAX_TOTAL, NOT_FOUND_MARK, ControllerError, Node, Transport, in_allocation,
                                  interpret, interrupted_node, is_fd_exhaustion, timeout_node)
 
 LINE = 1000  # characters of base64 per chunk line
@@ -105,8 +105,13 @@ class _Task(object):
         self.overflow = False
 
 
+def head_is_chunk(text):
+    return text.startswith("gpudoctor-chunk ")
+
+
 class SrunTransport(Transport):
     name = "srun"
+    kept = 0  # characters of frames held, all tasks together
 
     def command(self, hosts, python):
         from gpudoctor.inventory import validate_host
@@ -164,7 +169,7 @@ class SrunTransport(Transport):
 
         def read(stream, is_err):
             # Chunks, not lines: a task streaming `yes garbage` sends ~700,000 lines per
-            # 8 MiB, and each chunk's lines are handled under one lock.
+            # 4 MiB, and each chunk's lines are handled under one lock.
             last, rest = None, b""
             while True:
                 chunk = stream.read1(1 << 16) if hasattr(stream, "read1") else stream.read(1 << 16)
@@ -240,28 +245,34 @@ class SrunTransport(Transport):
                 self._take(last, raw.decode("utf-8", "replace"), is_err, continued=True)
         return last
 
-    @staticmethod
-    def _take(task, text, is_err, continued=False):
-        n = len(text) + 1
+    def _take(self, task, text, is_err, continued=False):
+        """One line of a task. Memory is bounded three ways: the stderr tail (MAX_STDERR),
+        each task's stdout (MAX_OUTPUT, past it the node is garbage and its lines are only
+        counted), and all frames kept at once (MAX_TOTAL)."""
         if is_err:
-            task.err_size += n
-            task.err.append(text[:500])
+            kept = text[:500]
+            task.err_size += len(kept) + 1
+            task.err.append(kept)
             while task.err_size > MAX_STDERR and len(task.err) > 1:
                 task.err_size -= len(task.err.pop(0)) + 1
             return
+        n = len(text) + 1
         task.size += n
-        if task.size > MAX_OUTPUT:
+        if task.size > MAX_OUTPUT or (head_is_chunk(text) and self.kept + n > MAX_TOTAL):
             task.overflow = True
+            self.kept -= sum(len(c) + 1 for c in task.chunks)
             task.chunks = []
             return
         if continued:
-            task.garbage.append(text[:80])
+            if len(task.garbage) < 5:
+                task.garbage.append(text[:80])
             return
         head, _, rest = text.partition(" ")
         if head == "gpudoctor-task" and task.node is None:
             task.node = rest.strip()
         elif head == "gpudoctor-chunk" and task.node is not None and rest.startswith(task.node + " "):
             task.chunks.append(rest[len(task.node) + 1:])
+            self.kept += len(task.chunks[-1]) + 1
         elif head == "gpudoctor-end" and task.node is not None and rest.startswith(task.node + " "):
             parts = rest.split()
             if len(parts) == 3 and parts[1].lstrip("-").isdigit() and parts[2].isdigit():
