@@ -50,7 +50,8 @@ def render_text(result, out, color=False):
         if ch.get("error") or ch.get("note"):
             w("  %s\n" % (ch.get("error") or ch.get("note")))
         for r in ch.get("ran", []):
-            w("  %-6s %s%s\n" % (r["status"].upper(), r["id"], (": " + "; ".join(r["messages"])) if r["messages"] else ""))
+            msgs = (": " + "; ".join(r["messages"])) if r["messages"] else ""
+            w("  %-6s %s%s\n" % (r["status"].upper(), r["id"], msgs))
 
 
 def _context(w, bold, result):
