@@ -344,3 +344,10 @@ def test_a_facts_folder_gives_the_nic_of_every_node(gpudoctor_cli, tmp_path):
     assert fix.startswith("export NCCL_SOCKET_IFNAME=ens5,eth0") and "gpu" not in fix.split("(")[0], fix
     assert "2 nodes: ens5 192.0.2.2, eth0 192.0.2.2" not in fix  # listed per node, in node order
     assert "2 nodes: eth0 192.0.2.2, ens5 192.0.2.2" in fix
+
+
+def test_a_known_info_line_given_as_an_argument_gets_its_note(gpudoctor_cli):
+    rc, out, err = gpudoctor_cli("explain", "gpu1:11:11 [0] NCCL INFO NET/IB : No device found.")
+    assert rc == 0 and "NO ERROR FOUND" in out and "nccl.ib_no_device (INFO line)" in out
+    rc, out, err = gpudoctor_cli("explain", "the frobnicator exploded")
+    assert rc == 1 and "NO KNOWN ERROR" in out

@@ -127,7 +127,9 @@ def analyze(scan, kb, assume_error=False):
         if verdict == "echo_only":
             findings[0]["notes"].append("Only the echo of a failure was found: the error that started it is earlier "
                                         "in the full log or in another rank's log.")
-    elif has_error:
+    elif scan.error_count or (has_error and not notes):
+        # an error line nothing explains; or text given as an error (an argument) that matched
+        # nothing at all. An argument that is a known INFO/WARN line gets its note instead.
         verdict = "unknown_error"
     else:
         verdict = "no_error"
