@@ -235,7 +235,10 @@ def launch_batch(facts, config):
     """Judged as DeepSpeedConfig does (gpudoctor/launch/configs.py ds_batch): missing values
     derived, then train == micro x accumulation x world size and all > 0."""
     plan = _plan(config)
-    if plan is None or plan.ds_config is None:
+    if plan is None:
+        yield NA("no launch plan given")
+        return
+    if plan.ds_config is None:
         yield NA("no DeepSpeed config in the launch plan")
         return
     b = plan.batch
