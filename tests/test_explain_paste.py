@@ -351,3 +351,9 @@ def test_a_known_info_line_given_as_an_argument_gets_its_note(gpudoctor_cli):
     assert rc == 0 and "NO ERROR FOUND" in out and "nccl.ib_no_device (INFO line)" in out
     rc, out, err = gpudoctor_cli("explain", "the frobnicator exploded")
     assert rc == 1 and "NO KNOWN ERROR" in out
+
+
+def test_a_colour_code_inside_a_keyword_does_not_hide_it(kb):
+    text = "[rank0]: \x1b[1;31mnccl\x1b[0mSystem\x1b[33mError\x1b[0m: System call (e.g. socket, malloc) failed"
+    res = explain.explain_text(text, kb)
+    assert res["root"] == "nccl.system_error" and "\x1b" not in res["findings"][0]["matches"][0]["text"]

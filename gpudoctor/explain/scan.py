@@ -10,6 +10,8 @@ after them, for wrapped text) are decoded and tried against the real patterns
 (re.IGNORECASE). Most lines of a log are never decoded.
 """
 
+import re
+
 from gpudoctor.explain.knowledge import _WS
 from gpudoctor.explain.text import PREFIX_B as _PREFIX_B
 from gpudoctor.explain.text import clean, severity, strip_prefix
@@ -22,6 +24,7 @@ MAX_WRAP = 3  # continuation lines a wrapped message may span
 MIN_WRAPPED = 20  # a line shorter than this is not the first part of a wrapped message
 WRAP_REACH = 80  # bytes from a line's start within which a needle may be a wrapped message's rest
 _LOWER = bytes(range(256)).lower()
+_ANSI_B = re.compile(rb"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\n]*\x07|[@-Z\\-_])")
 _NOT_CONTINUATION = set(b"[( \t0123456789\x1b")
 _NOT_CONTINUATION_B = {bytes([c]) for c in _NOT_CONTINUATION}
 
@@ -160,7 +163,7 @@ def _consider(scan, kb, lineno, win, needles):
         todo.update(kb.by_hit[h])
     if not todo:
         return
-    sq0 = win.raw(0).translate(_LOWER, _WS)
+    sq0 = _blank_ansi(win.raw(0)).translate(_LOWER, _WS)
     sev = None
     sev_done = False
     for p in sorted(todo, key=kb.order.__getitem__):  # the data's order: stable results
@@ -295,10 +298,17 @@ class _Mapper:
         return o
 
 
+def _blank_ansi(buf):
+    """ANSI escapes replaced by as many blanks: the squashed copy loses them like any blank, so a
+    colour code inside a keyword does not hide it, and every offset stays where it was."""
+    return _ANSI_B.sub(lambda m: b" " * (m.end() - m.start()), buf) if b"\x1b" in buf else buf
+
+
 def _scan_buffer(scan, kb, buf, base, limit):
     """Candidate lines of one buffer (whole lines) that start before ``limit``, in order,
     each tried once; the lines after ``limit`` are only looked at as continuations."""
-    flat = buf.translate(_LOWER, _WS)
+    plain = _blank_ansi(buf)
+    flat = plain.translate(_LOWER, _WS)
     found = []
     for pre in kb.prefilters:
         for m in pre.finditer(flat):
@@ -306,7 +316,7 @@ def _scan_buffer(scan, kb, buf, base, limit):
     if not found:
         return
     found.sort()
-    start_of = _Mapper(buf)
+    start_of = _Mapper(plain)
     rfind = buf.rfind
     cands = {}  # line start -> the needles found from it
     prefix_at = _PREFIX_B.match
