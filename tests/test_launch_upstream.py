@@ -357,3 +357,31 @@ def test_horovod_host_assignments():
         plan("horovodrun -np 2 -H a,b python t.py")
     p = plan("horovodrun --num-proc 4 --hosts a:2,b:2 --network-interfaces eth0 --start-timeout 30 python train.py")
     assert p.script == "train.py" and p.world_size() == 4
+
+
+def test_no_false_counts_error_on_any_real_accelerate_config():
+    # each config that accelerate accepts, judged over the cluster it describes (its machine
+    # count, its processes per machine as GPUs): launch.counts must not fail it
+    from conftest import node_facts, patched, run_check
+    from gpudoctor.config import Config
+
+    judged = 0
+    for path in sorted(glob.glob(os.path.join(ACC, "**", "*.y*ml"), recursive=True)):
+        try:
+            p = build_plan(launch="accelerate launch --config_file %s t.py" % path, environ={"HF_HOME": "/none"})
+        except InputError:
+            continue
+        if (p.nnodes_min or 0) < 2 or not p.nproc_per_node:
+            continue  # launch.counts is a cluster check: one machine is not judged
+        names = [n.host for n in p.nodes] or ["node%d" % i for i in range(p.nnodes_min)]
+        gpus = {"status": "ok", "gpus": [{"index": i, "name": "NVIDIA H100 80GB HBM3", "compute_capability": "9.0"}
+                                         for i in range(p.nproc_per_node)]}
+        base = node_facts("devbox-debian12-nogpu")
+        cluster = {h: patched(base, gpu=gpus) for h in names}
+        cfg = Config()
+        cfg.launch = p
+        res = run_check("launch.counts", cluster, cfg)
+        assert [f for f in res.findings if f.severity == "error"] == [], (path, [f.message for f in res.findings])
+        assert res.status == "pass", (path, res.status)
+        judged += 1
+    assert judged >= 3
