@@ -190,6 +190,10 @@ def _pairs(doc, facts, ratio):
                       observed=_fmt(g, unit), expected=">= %g x the median (%s)" % (ratio, _fmt(med, unit)),
                       fix="look at the path between %s and %s: the switch ports, cables, a congested uplink "
                           "(ibnetdiscover / the switch's counters)" % (a, b), hosts=[a, b]))
+    for a, b in iso.get("unconfirmed_links") or []:
+        out.append(_f("info", "probe.link.slow", "one reading of %s<->%s was slow; the budget left no time to "
+                      "measure it again" % (a, b), fix="a larger --budget lets the second pass confirm it",
+                      hosts=[a, b]))
     if doc.get("mode") == "tcp":
         below = []
         explained = set(iso.get("slow_nodes") or [])  # their pairs are already a finding

@@ -76,62 +76,88 @@ def unheard(nodes, pairs):
     return out
 
 
-def second_pass(nodes, slow_pairs, good):
-    """Rounds that pair every node of a slow pair with nodes outside the slow pairs, when
-    there are any: [[(suspect, good_node), ...], ...]. At most two partners per suspect."""
+def second_pass(nodes, slow_pairs, good, fast_nodes=None):
+    """Rounds that measure again the slow pairs whose two ends were fast with someone
+    (``fast_nodes``: candidates for a slow link, named only when slow twice) and pair every
+    node of a slow pair with nodes outside the slow pairs (at most two partners each):
+    [[(a, b), ...], ...], and the suspects."""
     sus = []
     for p in slow_pairs:
         for h in (p["a"], p["b"]):
             if h not in sus:
                 sus.append(h)
+    fast = set(nodes if fast_nodes is None else fast_nodes)
+    wanted = [(p["a"], p["b"]) for p in slow_pairs if not p.get("error") and p["a"] in fast and p["b"] in fast]
     partners = [h for h in good if h not in sus]
-    if not partners:
-        return [], sus
-    out = []
     for k in range(min(2, len(partners))):
-        used, pairs = set(), []
+        used = set()
         for i, s in enumerate(sus):
             for j in range(len(partners)):
                 g = partners[(i + j + k) % len(partners)]
                 if g not in used:
                     used.add(g)
-                    pairs.append((s, g))
+                    wanted.append((s, g))
                     break
-        if pairs:
-            out.append(pairs)
-    return out, sus
+    return matchings(wanted), sus
+
+
+def fast_nodes(pairs, slow_pairs):
+    """Nodes with at least one measured pair that is not slow."""
+    slow = set(id(p) for p in slow_pairs)
+    return set(h for p in pairs if not p.get("error") and id(p) not in slow for h in (p["a"], p["b"]))
+
+
+def matchings(pairs):
+    """Pairs split into rounds where no node appears twice (greedy, in order)."""
+    rounds = []
+    for a, b in pairs:
+        for r in rounds:
+            if not any(x in (a, b) for p in r for x in p):
+                r.append((a, b))
+                break
+        else:
+            rounds.append([(a, b)])
+    return rounds
 
 
 def isolate(first, second, ratio=0.5):
-    """Name the culprits. Returns {"median", "slow_nodes", "slow_links", "failed"}.
+    """Name the culprits: {"median", "slow_nodes", "slow_links", "unconfirmed", "failed"}.
 
-    A node is slow when every measured pair it is in is slow (and at least one of those
-    was with a node that is fast elsewhere); a link is slow when its two ends are fast with
-    other partners. ``first`` and ``second`` are pair dicts (a, b, gbps_ab, gbps_ba, error).
+    Measurements of one link are taken together: the link is slow only when every measurement
+    of it is under ``ratio`` x the reference (one fast reading means the slow one was noise).
+    A node is slow when every link it has is slow and at least one of those peers is fast with
+    someone else. A slow link whose two ends are fast with other peers is a slow link when it
+    was measured at least twice, else ``unconfirmed`` (the budget ran out before the second pass).
     """
     allp = list(first) + list(second)
-    med, slow = suspects([p for p in allp if not p.get("error")], ratio)
-    slow_keys = set((p["a"], p["b"]) for p in slow)
+    ok = [p for p in allp if not p.get("error")]
+    ref = reference(ok)
+    links = {}
+    for p in ok:
+        links.setdefault(frozenset((p["a"], p["b"])), []).append(p)
+    slow_link = {k: bool(ref) and all(pair_rate(p) is not None and pair_rate(p) < ratio * ref for p in ps)
+                 for k, ps in links.items()}
     by_node = {}
-    for p in allp:
-        if p.get("error"):
-            continue
-        for h in (p["a"], p["b"]):
-            by_node.setdefault(h, []).append(((p["a"], p["b"]) in slow_keys, p))
+    for k, is_slow in slow_link.items():
+        for h in k:
+            by_node.setdefault(h, []).append((is_slow, k))
+
+    def fast_somewhere(h):
+        return any(not s for s, _ in by_node.get(h, []))
+
     slow_nodes = sorted(h for h, lst in by_node.items()
-                        if all(is_slow for is_slow, _ in lst)
-                        and any(not all(s for s, _ in by_node[_other(p, h)]) for _, p in lst))
-    slow_links, seen = [], set()
-    for p in slow:
-        key = frozenset((p["a"], p["b"]))
-        if p["a"] in slow_nodes or p["b"] in slow_nodes or key in seen:
+                        if all(s for s, _ in lst) and any(fast_somewhere(next(iter(k - {h}))) for _, k in lst))
+    slow_links, unconfirmed = [], []
+    for k, is_slow in slow_link.items():
+        if not is_slow or k & set(slow_nodes):
             continue
-        # a link, not a node: both ends measured well with some other peer
-        if all(any(not is_slow for is_slow, _ in by_node.get(h, [])) for h in (p["a"], p["b"])):
-            seen.add(key)
-            slow_links.append(p)
+        if all(fast_somewhere(h) for h in k):
+            ps = links[k]
+            worst = min(ps, key=pair_rate)
+            (slow_links if len(ps) >= 2 else unconfirmed).append(worst)
     failed = [p for p in allp if p.get("error")]
-    return {"median": med, "slow_nodes": slow_nodes, "slow_links": slow_links, "failed": failed}
+    return {"median": ref, "slow_nodes": slow_nodes, "slow_links": slow_links, "unconfirmed": unconfirmed,
+            "failed": failed}
 
 
 def _other(p, h):

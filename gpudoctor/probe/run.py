@@ -110,19 +110,6 @@ def _tcp_pair(transport, a, b, token, opts, deadline):
     return pair
 
 
-def _matchings(pairs):
-    """Split pairs into rounds where no node appears twice (greedy)."""
-    rounds = []
-    for a, b in pairs:
-        for r in rounds:
-            if not any(x in (a, b) for p in r for x in p):
-                r.append((a, b))
-                break
-        else:
-            rounds.append([(a, b)])
-    return rounds
-
-
 def _r(x, nd=3):
     return None if x is None else round(float(x), nd)
 
@@ -153,12 +140,12 @@ def tcp_phase(transport, live, token, opts, budget, log):
     med, slow = plan.suspects([p for p in first if not p["error"]], opts["ratio"])
     bad = slow + [p for p in first if p["error"]]
     good = [h for h in live if not any(h in (p["a"], p["b"]) for p in bad)]
-    second_rounds, sus = plan.second_pass(live, bad, good)
+    second_rounds, sus = plan.second_pass(live, bad, good, plan.fast_nodes(first, slow))
     # a pair that failed on a port is tried the other way round (b listens), and every node
     # that has not listened yet listens once: a node refusing the port is found either way
     extra = [(p["b"], p["a"]) for p in first if p["error_kind"] in ("port-blocked", "port-refused", "no-peer")]
     extra += [x for x in plan.unheard(live, first) if x not in extra]
-    second_rounds = _matchings(extra) + second_rounds
+    second_rounds = plan.matchings(extra) + second_rounds
     second, skipped2 = _run_rounds(second_rounds, fn, budget.end, log)
     for p in second:
         p["pass"] = 2
@@ -168,7 +155,8 @@ def tcp_phase(transport, live, token, opts, budget, log):
     return first + second, {"rounds_total": len(plan.rounds(live)), "rounds_skipped": skipped,
                             "second_pass_rounds": len(second_rounds) - skipped2, "suspects": sus,
                             "median_gbps": _r(verdict["median"]), "slow_nodes": verdict["slow_nodes"],
-                            "slow_links": [[p["a"], p["b"]] for p in verdict["slow_links"]]}
+                            "slow_links": [[p["a"], p["b"]] for p in verdict["slow_links"]],
+                            "unconfirmed_links": [[p["a"], p["b"]] for p in verdict["unconfirmed"]]}
 
 
 # ---------------------------------------------------------------- NCCL
@@ -206,7 +194,9 @@ def _nccl_job(transport, members, token, opts, deadline, scope, node_env):
             job["port"] = port
     results = {}
     for w in workers:
-        ev = w.next_event(deadline + 8)  # the node's own deadline ends it first; this is the backstop
+        # the node's own deadline ends it first (its ranks stop, its watchdog fires 5 s later);
+        # this backstop never reaches into the cleanup's share of the budget
+        ev = w.next_event(min(deadline + 8, opts["hard_end"]))
         if ev is None:
             w.stop()
             ev = {"ok": False, "error_kind": "hang", "error": "no result from %s" % w.host}
@@ -271,7 +261,7 @@ def nccl_phase(transport, live, gpus, token, opts, budget, log, node_env):
         med, slow = plan.suspects([p for p in first if not p["error"]], opts["ratio"])
         bad = slow + [p for p in first if p["error"]]
         good = [h for h in live if not any(h in (p["a"], p["b"]) for p in bad)]
-        rounds2, sus = plan.second_pass(live, bad, good)
+        rounds2, sus = plan.second_pass(live, bad, good, plan.fast_nodes(first, slow))
         second, _ = _run_rounds(rounds2, fn, budget.end, log)
         verdict = plan.isolate(first, second, opts["ratio"])
         pairs = first + second
@@ -296,7 +286,7 @@ def probe(hosts, transport, mode="auto", budget=120.0, ports=DEFAULT_PORTS, tcp_
             "sizes": list(sizes or DEFAULT_SIZES), "pair_sizes": [s for s in PAIR_SIZES
                                                                   if s <= max(sizes or DEFAULT_SIZES)] or
             [max(sizes or DEFAULT_SIZES)], "ops": ops, "init_timeout": 60.0, "target_s": 0.25, "max_iters": 20,
-            "keep_logs": keep_logs, "round_slack": 8.0}
+            "keep_logs": keep_logs, "round_slack": 8.0, "hard_end": b.start + b.total - min(b.reserve, 2.0)}
     doc = {"schema": SCHEMA, "mode": None, "budget_s": budget, "nodes": [], "collectives": [], "pairs": [],
            "jobs": [], "isolation": None, "cleanup": {}, "elapsed_s": None, "ports": list(ports),
            "addresses": {h: transport.address(h) for h in hosts}, "transport": transport.name,
