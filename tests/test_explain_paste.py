@@ -357,3 +357,18 @@ def test_a_colour_code_inside_a_keyword_does_not_hide_it(kb):
     text = "[rank0]: \x1b[1;31mnccl\x1b[0mSystem\x1b[33mError\x1b[0m: System call (e.g. socket, malloc) failed"
     res = explain.explain_text(text, kb)
     assert res["root"] == "nccl.system_error" and "\x1b" not in res["findings"][0]["matches"][0]["text"]
+
+
+def test_a_wrapped_error_is_found_wherever_the_read_blocks_are_cut(kb, monkeypatch):
+    import io
+
+    monkeypatch.setattr(explain.scan, "BLOCK", 512)
+    wrapped = hard_wrap(SYS_ERR, 50) + "\n"  # "... unhandled sys" / "tem error, NCCL version 2.14.3"
+    missed = []
+    for pad in range(0, 520, 3):  # move the message across every position relative to a block cut
+        data = ("x" * (pad % 50) + "\n" + "step 1 loss 2.0\n" * (pad // 50)).encode() * 3 + wrapped.encode() + \
+            b"step 2 loss 1.9\n" * 40
+        res = explain.explain_stream(io.BytesIO(data), kb)
+        if res["root"] != "nccl.system_error":
+            missed.append(pad)
+    assert missed == []

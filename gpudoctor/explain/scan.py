@@ -322,13 +322,14 @@ def _scan_buffer(scan, kb, buf, base, limit):
     prefix_at = _PREFIX_B.match
     for qs, needle in found:
         o = start_of(qs)
-        if o >= limit:
-            break
         s = rfind(b"\n", 0, o) + 1
-        c = cands.get(s)
-        if c is None:
-            c = cands[s] = set()
-        c.add(needle)
+        if s > limit:
+            break
+        if s < limit:  # the first line after the limit is scanned with the next buffer, but it
+            c = cands.get(s)  # may still be the continuation of a line before the limit (below)
+            if c is None:
+                c = cands[s] = set()
+            c.add(needle)
         # Near the start of a line without a prefix of its own, the needle (often a short
         # part of the pattern's text) may be the rest of a message wrapped from the line
         # before: try the pattern there too.
