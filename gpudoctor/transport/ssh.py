@@ -23,6 +23,7 @@ As a backstop for a controller that dies, the command runs under coreutils ``tim
 
 import os
 import queue
+import re
 import shlex
 import socket
 import threading
@@ -33,6 +34,7 @@ from gpudoctor.transport import (HINTS, MAX_OUTPUT, MAX_STDERR, NOT_FOUND_MARK, 
                                  timeout_node, usable_jobs)
 
 DEFAULT_JOBS = 64
+_PGID = re.compile(rb"(?m)^gpudoctor-pgid (\d{1,10})\n")  # a whole line: never a partial read
 GRACE = 3.0  # seconds past a node's deadline before the main thread gives up on its worker
 KILL_SECONDS = 3.0  # bound on ending a node's process group
 
@@ -153,6 +155,7 @@ class _Slot(object):
         self.started = time.time()
         self.conn = None
         self.pgid = None
+        self.exec_started = False  # the remote command runs: a pgid line is on its way
         self.lock = threading.Lock()
 
 
@@ -321,16 +324,16 @@ class SSHTransport(Transport):
         chan = transport.open_session(timeout=max(0.5, deadline - time.time()))
         chan.settimeout(0.2)
         chan.exec_command(cmd)
+        slot.exec_started = True
         out, err = bytearray(), bytearray()
 
         def drain_err():
             while chan.recv_stderr_ready():
                 err.extend(chan.recv_stderr(65536))
-                if slot.pgid is None:
-                    head = bytes(err[:200]).decode("utf-8", "replace")
-                    if head.startswith("gpudoctor-pgid ") and "\n" in head:
-                        word = head.split("\n", 1)[0].split()[-1]
-                        slot.pgid = int(word) if word.isdigit() else None
+                if slot.pgid is None:  # after whatever the login shell's rc files printed
+                    m = _PGID.search(bytes(err[:8192]))
+                    if m and int(m.group(1)) > 1:  # `kill -- -1` would mean every process of the user
+                        slot.pgid = int(m.group(1))
                 if len(err) > MAX_STDERR:
                     del err[:len(err) - MAX_STDERR // 2]
 
@@ -376,6 +379,9 @@ class SSHTransport(Transport):
 
     def _end(self, slot, close=True):
         """End the node's remote process group, then the connection. Bounded in time."""
+        t_end = time.time() + 1.5
+        while slot.pgid is None and slot.exec_started and time.time() < t_end:
+            time.sleep(0.05)  # the worker reads the pgid line within its 0.2 s read loop
         with slot.lock:
             conn = slot.conn
             try:
