@@ -64,7 +64,7 @@ def _iface_speed(facts, names):
     net = (facts or {}).get("network") or {}
     total, known = 0.0, False
     for i in net.get("interfaces") or []:
-        if i.get("name") in names and i.get("speed_mbps"):
+        if i.get("name") in names and i.get("speed_mbps") and i.get("kind") in ("physical", "bond", "vlan", "ipoib"):
             total += i["speed_mbps"] / 1000.0
             known = True
     return total if known else None
@@ -205,7 +205,8 @@ def _pairs(doc, facts, ratio):
             for h, f in ((p["a"], fa), (p["b"], fb)):
                 addr = (doc.get("addresses") or {}).get(h)
                 i = _iface_of(f, addr) if f and addr else None
-                if i and i.get("speed_mbps"):
+                # a veth, bridge or tun reports a nominal speed (veth: 10000), not a line rate
+                if i and i.get("speed_mbps") and i.get("kind") in ("physical", "bond", "vlan", "ipoib"):
                     speeds.append(i["speed_mbps"] / 1000.0)
             if len(speeds) == 2 and p["gbps"] < ratio * min(speeds):
                 below.append((p, min(speeds)))
