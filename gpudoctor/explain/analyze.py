@@ -97,8 +97,10 @@ def analyze(scan, kb, assume_error=False):
         e = kb.by_id[eid]
         eligible = [s for s in m["ranks"] if s is None or (s == "warn" and (e["kind"] == "error" or has_error
                                                                             and e["kind"] == "echo"))]
-        if e["kind"] == "warning" and not has_error:
-            eligible = []  # a known warning in a log without an error: a note, not a root cause
+        if e["kind"] == "warning":
+            # a known warning (NCCL fell back to sockets, Open MPI's openib banner) is a note,
+            # never the root cause: with an error nothing explains, the answer stays "unknown"
+            eligible = []
         if not eligible:
             context.append(eid)
             continue
@@ -107,8 +109,8 @@ def analyze(scan, kb, assume_error=False):
         m["bonus"], m["signal_hits"] = _signals(scan, e, m["lines"])
         m["score"] = m["rank"] + m["bonus"]
         causes.append(eid)
-    order = sorted(causes, key=lambda eid: (kb.by_id[eid]["kind"] == "echo", kb.by_id[eid]["kind"] == "warning",
-                                             -matched[eid]["score"], matched[eid]["first"]))
+    order = sorted(causes, key=lambda eid: (kb.by_id[eid]["kind"] == "echo", -matched[eid]["score"],
+                                             matched[eid]["first"]))
     findings = []
     for i, eid in enumerate(order):
         e = kb.by_id[eid]
