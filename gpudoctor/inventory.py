@@ -158,8 +158,14 @@ def _expand_bounded(pattern, what, limit):
         count = len(NodeSet(pattern))
     except (NodeSetParseError, ValueError, RecursionError) as exc:
         raise InputError("%s: %s is not a node set: %s" % (what, excerpt(pattern), excerpt(str(exc), 120)))
+    except Exception as exc:  # ClusterShell's own limits: AssertionError("range too large") past 10^9,
+        # GroupResolverSourceError for an @group no groups.conf defines
+        raise InputError("%s: %s is not a node set ClusterShell can expand: %s: %s"
+                         % (what, excerpt(pattern), type(exc).__name__, excerpt(str(exc), 120)))
     if count > limit:
         raise InputError("%s names %d nodes, more than --max-nodes %d" % (what, count, limit))
+    if count == 0:  # 'a&b' (an empty intersection): never "this machine" by accident
+        raise InputError("%s: %s names no node" % (what, excerpt(pattern)))
     return expand(pattern)
 
 

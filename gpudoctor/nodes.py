@@ -20,11 +20,24 @@ def _fold(hosts):
     return str(NodeSet.fromlist(hosts))
 
 
+MAX_EXPAND = 100000  # names from one node set, whatever the caller's own bound (inventory's --max-nodes)
+
+
 def expand(pattern):
     """'gpu[01-03],login2' -> ['gpu01', 'gpu02', 'gpu03', 'login2'] (order kept)."""
     from ClusterShell.NodeSet import NodeSet, NodeSetParseError
 
+    from gpudoctor.errors import excerpt
+
     try:
-        return list(NodeSet(pattern))
+        nodes = NodeSet(pattern)
+        if len(nodes) > MAX_EXPAND:  # counted before any name is made
+            raise InputError("%s names %d nodes, more than %d" % (excerpt(pattern), len(nodes), MAX_EXPAND))
+        return list(nodes)
+    except InputError:
+        raise
     except (NodeSetParseError, ValueError) as exc:
-        raise InputError("%r is not a node set: %s" % (pattern, exc))
+        raise InputError("%s is not a node set: %s" % (excerpt(pattern), excerpt(str(exc), 120)))
+    except Exception as exc:  # ClusterShell's limits: AssertionError("range too large"), unknown @group
+        raise InputError("%s is not a node set ClusterShell can expand: %s: %s"
+                         % (excerpt(pattern), type(exc).__name__, excerpt(str(exc), 120)))

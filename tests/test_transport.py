@@ -139,3 +139,34 @@ def test_mesh_probe_on_the_node_never_passes_a_name_as_an_option(tmp_path):
         _ssh_probe(name, 1, results)
         assert results[name] == {"ok": False, "error": "not probed: not a host name"}
     assert not mark.exists()
+
+
+@pytest.mark.parametrize("nodeset,needle", [
+    ("gpu[1-99999999999999999999]", "range too large"),  # ClusterShell asserts past 10^9
+    ("a[1-1000000000]", "range too large"),
+    ("@nosuchgroup:x", "not a node set"),
+    ("x&y", "names no node"),  # an empty intersection is not "this machine"
+])
+def test_node_sets_clustershell_refuses_are_input_errors(nodeset, needle):
+    with pytest.raises(InputError, match=needle):
+        resolve(nodeset=nodeset, environ={})
+
+
+def test_node_sets_and_host_names_never_escape_the_contract():
+    """Property: any text given as --nodes either yields hosts that all pass the one rule
+    (and at most --max-nodes of them), or is an InputError; nothing else escapes."""
+    from hypothesis import HealthCheck, given, settings, strategies as st
+
+    alphabet = "ab01-9[],.;&!^@:%_ \t$()`'\"|<>\\x\n-"
+
+    @settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(st.text(alphabet=alphabet, max_size=40))
+    def prop(text):
+        try:
+            hosts = resolve(nodeset=text, environ={}, max_nodes=500)
+        except InputError:
+            return
+        assert 1 <= len(hosts) <= 500
+        assert all(valid_host(h.name) for h in hosts)
+
+    prop()
