@@ -431,6 +431,72 @@ def _loose(real, mine):
     return tuple(r) == tuple(m)
 
 
+# ------------------------------------------------------------------ accelerate -> deepspeed runner
+
+SEED_DIR = os.path.join(ROOT, "fixtures", "launch")
+HANDOFF_CASES = [
+    # (name, config text, files beside it)
+    ("seed 002 config, 2-host hostfile", open(os.path.join(SEED_DIR, "accelerate_seed002.yaml")).read(),
+     {"hostfile": "huaweiyun1 slots=8\nhuaweiyun2 slots=8\n"}),
+    ("3-host hostfile, num_machines 2", "distributed_type: DEEPSPEED\nnum_machines: 2\nnum_processes: 8\n"
+     "main_process_ip: a\ndeepspeed_config:\n  deepspeed_hostfile: hf\n",
+     {"hf": "a slots=4\nb slots=4\nc slots=4\n"}),
+    ("inclusion filter", "distributed_type: DEEPSPEED\nnum_machines: 2\nnum_processes: 8\nmain_process_ip: a\n"
+     "deepspeed_config:\n  deepspeed_hostfile: hf\n  deepspeed_inclusion_filter: b:0,1@c\n",
+     {"hf": "a slots=4\nb slots=4\nc slots=4\n"}),
+    ("no hostfile", "distributed_type: DEEPSPEED\nnum_machines: 2\nnum_processes: 8\nmain_process_ip: a\n", {}),
+    ("standard launcher: torchrun", "distributed_type: DEEPSPEED\nnum_machines: 2\nnum_processes: 8\n"
+     "main_process_ip: a\ndeepspeed_config:\n  deepspeed_multinode_launcher: standard\n", {}),
+]
+
+
+def handoff_real(text, files):
+    """accelerate's own handoff command (prepare_deepspeed_cmd_env), then DeepSpeed's runner on it."""
+    from accelerate.commands.launch import _validate_launch_command, launch_command_parser
+    from accelerate.utils.launch import prepare_deepspeed_cmd_env
+
+    with tempfile.TemporaryDirectory() as d:
+        cfg = os.path.join(d, "c.yaml")
+        with open(cfg, "w") as f:
+            f.write(text)
+        cwd = os.getcwd()
+        os.chdir(d)
+        try:
+            for name, body in files.items():
+                with open(name, "w") as f:
+                    f.write(body)
+            with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
+                args = launch_command_parser().parse_args(["--config_file", cfg, "t.py"])
+                args, defaults, _ = _validate_launch_command(args)
+                # launch_command() sets this before the handoff (accelerate/commands/launch.py)
+                args.deepspeed_fields_from_accelerate_config = ",".join(defaults.deepspeed_config.keys())
+                cmd, _env = prepare_deepspeed_cmd_env(args)
+        except (ValueError, TypeError) as e:
+            return ("refused", str(e)[:80])
+        finally:
+            os.chdir(cwd)
+    if cmd is None:  # the standard launcher: torchrun with nnodes / nproc_per_node
+        return {"torchrun nnodes": int(args.nnodes), "nproc_per_node": int(args.nproc_per_node)}
+    return ds_real(cmd[1:], files, {})
+
+
+def handoff_mine(text, files):
+    plan, err = gd(None, dict(files, **{"c.yaml": text}), {}, accelerate="c.yaml")
+    if err:
+        return ("refused", err)
+    if not plan.nodes:
+        return {"torchrun nnodes": plan.nnodes_min, "nproc_per_node": plan.nproc_per_node}
+    return {n.host: (n.procs if n.procs is not None else 8) for n in plan.nodes}
+
+
+def run_handoff():
+    rows = []
+    for name, text, files in HANDOFF_CASES:
+        real, mine = handoff_real(text, files), handoff_mine(text, files)
+        rows.append((name, "", _same(real, mine), real, mine))
+    return rows
+
+
 # ------------------------------------------------------------------ Open MPI
 
 MYHOST = "aa slots=2\nbb slots=2\ncc slots=2\n"
@@ -627,6 +693,7 @@ def main():
     suites = [("deepspeed (runner.main)", run_deepspeed), ("DeepSpeed batch (DeepSpeedConfig)",
                                                              lambda: run_batch(a.write_golden)),
               ("torchrun (torch.distributed.run)", run_torch), ("accelerate launch", run_accelerate),
+              ("accelerate -> deepspeed runner", run_handoff),
               ("Open MPI mpirun 4.1.4", run_ompi), ("MPICH Hydra mpiexec 4.0", run_hydra)]
     if a.horovod:
         suites.append(("horovodrun 0.28.1", lambda: run_horovod(a.horovod)))

@@ -142,7 +142,7 @@ def test_counts_slots_above_gpus_and_accelerate_totals(launchdir):
     plan = build_plan(accelerate="accelerate_seed002.yaml", accelerate_given=True, environ={})
     res = run_check("launch.counts", cluster(huaweiyun1=gpus(8), huaweiyun2=gpus(4)), cfg_with(plan))
     msgs = [f.message for f in res.findings]
-    assert msgs == ["DeepSpeed hostfile ./hostfile --num_nodes 2 --num_gpus 8 starts 8 processes on huaweiyun2 "
+    assert msgs == ["DeepSpeed hostfile ./hostfile --num_gpus 8 starts 8 processes on huaweiyun2 "
                     "but it has 4 GPUs"]
     assert run_check("launch.counts", cluster(huaweiyun1=gpus(8), huaweiyun2=gpus(8)), cfg_with(plan)).findings == []
 

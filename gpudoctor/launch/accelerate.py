@@ -144,7 +144,8 @@ def read(plan, argv, environ, config_path=None):
                 setattr(a, key, doc[key])
         ds = doc.get("deepspeed_config") or {}
         for key in ("deepspeed_config_file", "deepspeed_hostfile", "deepspeed_multinode_launcher",
-                    "gradient_accumulation_steps", "zero_stage"):
+                    "deepspeed_inclusion_filter", "deepspeed_exclusion_filter", "gradient_accumulation_steps",
+                    "zero_stage"):
             if ds.get(key) is not None and getattr(a, key, None) is None:
                 setattr(a, key, ds[key])
         if not a.mixed_precision:
@@ -196,22 +197,28 @@ def _deepspeed(plan, a, nm, npr, path, environ):
     from gpudoctor.launch import deepspeed as ds_launcher
     from gpudoctor.launch.deepspeed_config import read_ds_config
 
-    launcher = (a.deepspeed_multinode_launcher or "pdsh").lower()
+    launcher = a.deepspeed_multinode_launcher or "pdsh"
     if nm > 1 and launcher != "standard":
-        # accelerate hands over to `deepspeed --hostfile H --num_gpus npr//nm --num_nodes nm`
-        # (launch.py deepspeed_launcher / utils/launch.py prepare_deepspeed_cmd_env)
-        argv = ["--num_nodes", str(nm), "--launcher", launcher]
-        if npr is not None:
+        # accelerate hands over to the deepspeed runner (utils/launch.py
+        # prepare_deepspeed_cmd_env): --hostfile str(deepspeed_hostfile) (the string "None" when
+        # unset), --include/--exclude filters or --num_gpus num_processes // num_machines, no
+        # --num_nodes: every host of the hostfile is used
+        argv = ["--hostfile", str(a.deepspeed_hostfile)]
+        if launcher == "nossh":
+            argv += ["--node_rank", str(a.machine_rank), "--no_ssh"]
+        else:
+            argv += ["--no_local_rank", "--launcher", str(launcher)]
+        if a.deepspeed_exclusion_filter is not None:
+            argv += ["--exclude", str(a.deepspeed_exclusion_filter)]
+        elif a.deepspeed_inclusion_filter is not None:
+            argv += ["--include", str(a.deepspeed_inclusion_filter)]
+        elif npr is not None:
             argv += ["--num_gpus", str(npr // nm)]
-        if a.deepspeed_hostfile:
-            argv += ["--hostfile", a.deepspeed_hostfile]
         if a.main_process_ip:
             argv += ["--master_addr", str(a.main_process_ip)]
-        if plan.master_port:
-            argv += ["--master_port", str(plan.master_port)]
+        argv += ["--master_port", str(plan.master_port or 29500)]
         sub = type(plan)()
-        base = os.path.dirname(os.path.abspath(os.path.expanduser(path))) if path else None
-        ds_launcher.read(sub, argv + ["<script>"], environ, hostfile_base=base)
+        ds_launcher.read(sub, argv + ["<script>"], environ)
         plan.nodes, plan.nodes_source = sub.nodes, "DeepSpeed " + (sub.nodes_source or "")
         plan.files.extend(f for f in sub.files if f not in plan.files and not f.endswith("<script>"))
         plan.notes.extend(sub.notes)

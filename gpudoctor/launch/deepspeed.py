@@ -100,15 +100,13 @@ def select(pool, include, exclude, num_nodes, num_gpus):
     return active, multi
 
 
-def read(plan, argv, environ, hostfile_base=None):
+def read(plan, argv, environ):
     plan.launcher = "deepspeed"
     a = parse("deepspeed", "deepspeed", argv, environ)
     if getattr(a, "elastic_training", False) and a.master_addr == "":
         refuse("deepspeed", "Master Addr is required when elastic training is enabled")
     path = a.hostfile
     p = os.path.expanduser(path)
-    if hostfile_base and not os.path.isabs(p) and not os.path.exists(p):
-        p = os.path.join(hostfile_base, p)
     pool = None
     if os.path.isfile(p):
         pool = collections.OrderedDict(hostfiles.deepspeed(hostfiles.read(p, "DeepSpeed hostfile"), path))
