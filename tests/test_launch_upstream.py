@@ -385,3 +385,22 @@ def test_no_false_counts_error_on_any_real_accelerate_config():
         assert res.status == "pass", (path, res.status)
         judged += 1
     assert judged >= 3
+
+
+def test_accelerate_hands_deepspeed_every_hostfile_host(tmp_path):
+    # accelerate/utils/launch.py prepare_deepspeed_cmd_env passes --hostfile and --num_gpus, no
+    # --num_nodes: DeepSpeed uses every host of the hostfile (DeepSpeed 0.19.8 runner.main)
+    (tmp_path / "hf").write_text("a slots=4\nb slots=4\nc slots=4\n")
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("distributed_type: DEEPSPEED\nnum_machines: 2\nnum_processes: 8\nmain_process_ip: a\n"
+                   "deepspeed_config:\n  deepspeed_hostfile: hf\n")
+    cwd = os.getcwd()
+    os.chdir(str(tmp_path))
+    try:
+        p = build_plan(accelerate="c.yaml", accelerate_given=True, environ={})
+        assert procs(p) == {"a": 4, "b": 4, "c": 4} and p.world_size() == 12
+        assert "DeepSpeed will start 12 processes where num_processes says 8" in p.notes
+        cfg.write_text(cfg.read_text() + "  deepspeed_inclusion_filter: b:0,1@c\n")
+        assert procs(build_plan(accelerate="c.yaml", accelerate_given=True, environ={})) == {"b": 2, "c": 4}
+    finally:
+        os.chdir(cwd)
