@@ -155,15 +155,16 @@ def test_no_kernel_image_names_the_build_for_this_gpu_driver_and_torch_line(kb):
     fix = first_fix(explain.explain_text(KERNEL_IMAGE, kb, facts=h100), "cuda.no_kernel_image")
     assert fix.startswith("pip install 'torch==2.11.*' --index-url https://download.pytorch.org/whl/cu130")
     assert "sm_90" in fix and "580.159.04" in fix
-    # a Blackwell RTX 5090 (sm_120) with driver 570 (CUDA 12.8) on torch 2.6: 2.6 has no build with
-    # sm_120 that this driver runs; the newest line that has one is named, with its cu128 build
+    # a Blackwell RTX 5090 (sm_120) with driver 570 (CUDA 12.8) on torch 2.6: no 2.6 build known to
+    # carry sm_120; the newest line with one this driver runs is named, with its cu128 build
     b = copy.deepcopy(h100)
     b["gpu"]["gpus"][0].update(compute_capability="12.0", name="NVIDIA GeForce RTX 5090")
     b["gpu"]["driver_version"] = "570.124.06"
     b["python"]["torch"]["version"] = "2.6.0+cu124"
     fix = first_fix(explain.explain_text(KERNEL_IMAGE, kb, facts=b))
     assert re.match(r"pip install 'torch==2\.\d+\.\*' --index-url https://download.pytorch.org/whl/cu128", fix), fix
-    assert "torch 2.6 has no build" in fix and "sm_120" in fix
+    # (the table has no architecture list for 2.6's cu118/cu124 builds, and says so, not "none")
+    assert "torch 2.6's builds are not in gpudoctor's table" in fix and "sm_120" in fix
     # a V100 (sm_70) on torch 2.11 with a CUDA 13 driver: CUDA 13 dropped Volta, the cu128 build keeps it
     v = copy.deepcopy(h100)
     v["gpu"]["gpus"][0].update(compute_capability="7.0", name="Tesla V100-SXM2-32GB")
@@ -372,3 +373,14 @@ def test_a_wrapped_error_is_found_wherever_the_read_blocks_are_cut(kb, monkeypat
         if res["root"] != "nccl.system_error":
             missed.append(pad)
     assert missed == []
+
+
+def test_a_line_without_a_build_for_the_gpu_is_said_so(kb):
+    """torch 2.12 publishes cu126, cu130, cu132: a Blackwell GPU with a CUDA 12.8 driver has none
+    of them (cu126 lacks sm_120, CUDA 13 needs a newer driver)."""
+    b = facts()
+    b["gpu"]["gpus"][0].update(compute_capability="12.0", name="NVIDIA RTX PRO 6000")
+    b["gpu"]["driver_version"] = "570.124.06"
+    b["python"]["torch"]["version"] = "2.12.0+cu126"
+    fix = first_fix(explain.explain_text(KERNEL_IMAGE, kb, facts=b))
+    assert "torch 2.12 has no build for it that this driver runs" in fix and "/whl/cu128" in fix

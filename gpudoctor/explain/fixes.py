@@ -109,6 +109,11 @@ def torch_build(facts):
                 ok.append(cuda)
         return max(ok, key=_vt) if ok else None
 
+    def unknown(tline):
+        """The line has builds this driver runs whose architecture lists the table lacks."""
+        return any(covers(cuda, ccs[0]) is None for cuda in tb["lines"].get(tline, [])
+                   if not (max_cuda and _vt(cuda) > _vt(max_cuda)))
+
     sms = ", ".join("sm_%s" % cc.replace(".", "") for cc in ccs)
     drv_txt = "driver %s runs CUDA <= %s" % (drv, max_cuda) if max_cuda else "driver %s" % (drv or "unknown")
     chosen_line = line if line in tb["lines"] and pick(line) else None
@@ -126,7 +131,8 @@ def torch_build(facts):
         ", ".join(sorted({g.get("name", "?") for g in gpu.get("gpus") or []})), drv_txt,
         (", torch %s" % tver) if tver else "", tag, chosen_line, sms)
     if line and chosen_line != line:
-        why += " (torch %s has no build for it that this driver runs)" % line
+        why += (" (the architecture lists of torch %s's builds are not in gpudoctor's table: its own cuXYZ build "
+                "may do too)" % line) if unknown(line) else " (torch %s has no build for it that this driver runs)" % line
     return ("pip install '%s' --index-url https://download.pytorch.org/whl/%s" % (pin, tag), why)
 
 
