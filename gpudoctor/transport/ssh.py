@@ -100,13 +100,14 @@ def classify(exc):
     return "ssh", "%s: %s" % (type(exc).__name__, text[:300])
 
 
-def remote_command(python, timeout=None):
+def remote_command(python, options=None, timeout=None):
     """The command sshd runs (through the user's shell): find the interpreter, say the
     process group, run the script from stdin. Only the 'not found' mark on stderr means
     python is missing (exit 127 alone can come from anywhere). The collector's options
     travel in the script (with_options), not here: sshd runs this as one argument of
     `sh -c`, which Linux bounds at 128 KiB (MAX_ARG_STRLEN), and 10,000 node names for
-    the resolve section are more than that."""
+    the resolve section are more than that. `options` is accepted for callers of the old
+    signature and never reaches the command line."""
     py = shlex.quote(python)
     guard = ""
     if timeout:
@@ -293,7 +294,7 @@ class SSHTransport(Transport):
     def _one(self, slot):
         deadline = slot.started + self.timeout
         python = self.payload.python or "python3"
-        cmd = remote_command(python, self.timeout)
+        cmd = remote_command(python, timeout=self.timeout)
         script = with_options(self.script, self.payload.options_for(slot.host)).encode("utf-8")
         conn = None
         try:
