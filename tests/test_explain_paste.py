@@ -384,3 +384,31 @@ def test_a_line_without_a_build_for_the_gpu_is_said_so(kb):
     b["python"]["torch"]["version"] = "2.12.0+cu126"
     fix = first_fix(explain.explain_text(KERNEL_IMAGE, kb, facts=b))
     assert "torch 2.12 has no build for it that this driver runs" in fix and "/whl/cu128" in fix
+
+
+def test_the_torch_build_table_generator_reads_pytorchs_formats():
+    import sys
+
+    sys.path.insert(0, os.path.join(os.path.dirname(FIXTURES), "bench"))
+    import explain_torch_builds as g
+
+    release = ("| PyTorch version | Python | C++ | Stable CUDA | Experimental CUDA | Stable ROCm |\n"
+               "| --- | --- | --- | --- | --- | --- |\n"
+               "| 2.8 | >=3.9 | C++17 | CUDA 12.6 (CUDNN 9.10.2.21), CUDA 12.8 (CUDNN 9.10.2.21) | CUDA 12.9 | ROCm 6.4 |\n"
+               "### PyTorch CUDA Support Matrix\n"
+               "| CUDA | architectures supported for Linux x86 and Windows builds | notes |\n"
+               "| 13.0.2 | Turing(7.5), Ampere(8.0, 8.6), Hopper(9.0), Blackwell(10.0, 12.0+PTX) | |\n"
+               "| CUDA | architectures supported for Linux aarch64 builds |\n"
+               "| 13.0.2 | Ampere(8.0), Hopper(9.0), Blackwell(10.0, 11.0, 12.0+PTX) |\n")
+    lines, archs = g.parse_release(release)
+    assert lines == {"2.8": ["12.6", "12.8", "12.9"]}
+    assert archs == {"13.0": ["7.5", "8.0", "8.6", "9.0", "10.0", "12.0+PTX"]}  # x86, not aarch64
+    script = ('TORCH_CUDA_ARCH_LIST="3.7;5.0"\ncase ${CUDA_VERSION} in\n    12.6)\n'
+              '        TORCH_CUDA_ARCH_LIST="5.0;9.0"\n        ;;\n    11.[67])\n'
+              '        TORCH_CUDA_ARCH_LIST="${TORCH_CUDA_ARCH_LIST};8.6"\n        ;;\nesac\n')
+    assert g.parse_build_cuda(script) == {"12.6": ["5.0", "9.0"], "11.6": ["3.7", "5.0", "8.6"],
+                                          "11.7": ["3.7", "5.0", "8.6"]}
+    with open(os.path.join(os.path.dirname(FIXTURES), "gpudoctor", "data", "torch_builds.json")) as f:
+        table = json.load(f)
+    assert table["sources"]["generated_by"] == "bench/explain_torch_builds.py"
+    assert table["archs"]["13.0"][-1] == "12.0+PTX" and "11.8" in table["lines"]["2.7"]
