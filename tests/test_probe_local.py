@@ -50,3 +50,26 @@ def test_nccl_worker_without_torch_is_classified(tmp_path):
     job = doc["jobs"][0]
     assert job["scope"] == "all" and not job["ok"] and job["error_kind"] == "no-torch"
     assert doc["elapsed_s"] < 20 and all(c["left"] == 0 for c in doc["cleanup"].values())
+
+
+FAKE_TORCH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fake_torch")
+
+
+def test_nccl_rounds_name_the_slow_node_with_a_stand_in_torch():
+    # Four one-GPU "nodes" on this machine; the stand-in torch (tests/fake_torch: real torch and
+    # NCCL cannot run here) makes n4's collectives 40x slower. The NCCL path's orchestration is
+    # real: rendezvous ports, all-nodes job, pair rounds, the second pass, isolation, cleanup.
+    env = {h: {"PYTHONPATH": FAKE_TORCH, "FAKE_BUSBW_GBPS": "20", "FAKE_HOST": h} for h in ("n1", "n2", "n3")}
+    env["n4"] = {"PYTHONPATH": FAKE_TORCH, "FAKE_BUSBW_GBPS": "0.5", "FAKE_HOST": "n4"}
+    doc = run.probe(["n1", "n2", "n3", "n4"], launch.LocalTransport(), mode="nccl", budget=60, gpus=1,
+                    node_env=env, sizes=[1 << 20, 4 << 20, 16 << 20])
+    (job,) = doc["jobs"]
+    assert job["scope"] == "all" and job["ok"] and job["correct"] and job["world"] == 4
+    assert job["transport"] == "NET/Socket"  # from the INFO lines, ranks mapped to nodes by the probe
+    first = [p for p in doc["pairs"] if p.get("pass") != 2]
+    assert len(doc["pairs"]) >= 6 and all(not p["error"] for p in doc["pairs"])
+    slow = [p for p in doc["pairs"] if "n4" in (p["a"], p["b"])]
+    fast = [p for p in doc["pairs"] if "n4" not in (p["a"], p["b"])]
+    assert max(p["gbps"] for p in slow) < 0.2 * min(p["gbps"] for p in fast)
+    assert doc["isolation"]["slow_nodes"] == ["n4"] and len(first) >= 6
+    assert all(c["left"] == 0 for c in doc["cleanup"].values()) and node.find_run(doc["run_id"]) == []

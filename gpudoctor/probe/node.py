@@ -270,6 +270,13 @@ def tcp_client(cfg):
 # ---------------------------------------------------------------- NCCL
 
 def _free_port(ports):
+    """A port of the range that binds now, tried in random order: jobs started at the same
+    time on one machine (concurrent pairs, one node's groups) would all find the first one
+    free before any of them binds it."""
+    import random
+
+    ports = list(ports)
+    random.shuffle(ports)
     for p in ports:
         s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         try:

@@ -267,7 +267,8 @@ def nccl_phase(transport, live, gpus, token, opts, budget, log, node_env):
         pairs = first + second
         iso = {"rounds_total": len(plan.rounds(live)), "rounds_skipped": skipped, "suspects": sus,
                "median_gbps": _r(verdict["median"]), "slow_nodes": verdict["slow_nodes"],
-               "slow_links": [[p["a"], p["b"]] for p in verdict["slow_links"]]}
+               "slow_links": [[p["a"], p["b"]] for p in verdict["slow_links"]],
+               "unconfirmed_links": [[p["a"], p["b"]] for p in verdict["unconfirmed"]]}
     else:
         iso = None
     return jobs, pairs, iso
