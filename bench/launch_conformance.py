@@ -117,6 +117,21 @@ DS_CASES = [
     ("abbreviation --num_g", "--num_g 2 x.py", {}),
     ("--num_nodes 1:4 (int)", "--num_nodes 1:4 x.py", {}),
     ("CUDA_VISIBLE_DEVICES as include", "x.py", {}, {"CUDA_VISIBLE_DEVICES": "0,1"}),
+    # multinode_runner.py backends (test_multinode_runner.py builds each of them)
+    ("--launcher openmpi", "-H hf --launcher openmpi x.py", {"hf": DS_HOSTFILE}),
+    ("--launcher openmpi with --include", "-H hf --launcher openmpi -i worker-0 x.py", {"hf": DS_HOSTFILE}),
+    ("--launcher mpich with --num_gpus", "-H hf --launcher mpich --num_gpus 2 x.py", {"hf": DS_HOSTFILE}),
+    ("--launcher mpich uneven slots", "-H hf --launcher mpich x.py", {"hf": "a slots=4\nb slots=2\n"}),
+    ("--launcher impi", "-H hf --launcher impi x.py", {"hf": DS_HOSTFILE}),
+    ("--launcher MVAPICH uneven", "-H hf --launcher MVAPICH x.py", {"hf": "a slots=4\nb slots=2\n"}),
+    ("--launcher slurm", "-H hf --launcher slurm x.py", {"hf": DS_HOSTFILE}),
+    ("--launcher slurm with device ids", "-H hf --launcher slurm -i worker-1:1,2 x.py", {"hf": DS_HOSTFILE}),
+    ("--launcher slurm uneven", "-H hf --launcher slurm x.py", {"hf": "a slots=4\nb slots=2\n"}),
+    ("--launcher bogus", "-H hf --launcher bogus x.py", {"hf": DS_HOSTFILE}),
+    ("--launcher bogus, one host", "-H hf --launcher bogus -i worker-0 x.py", {"hf": DS_HOSTFILE}),
+    ("--no_ssh --node_rank 1", "-H hf --no_ssh --node_rank 1 x.py", {"hf": DS_HOSTFILE}),
+    ("--no_ssh without --node_rank", "-H hf --no_ssh x.py", {"hf": DS_HOSTFILE}),
+    ("--force_multi one host", "-H hf --force_multi x.py", {"hf": "worker-0 slots=4\n"}),
 ]
 
 
@@ -151,9 +166,14 @@ def ds_real(argv, files, environ):
                 runner.main(argv)
             return ("no command",)
         except Captured as c:
-            info = [a for a in c.value if isinstance(a, str) and "--world_info=" in a]
+            cmd = [a for a in c.value if isinstance(a, str)]
+            if cmd and os.path.basename(cmd[0]) in ("mpirun", "srun"):
+                # the MPI and Slurm backends hand the process count to mpirun/srun (-n/-np N;
+                # Intel MPI's: one `-n 1` per rank, ':'-separated)
+                return {"total processes": sum(int(cmd[i + 1]) for i, w in enumerate(cmd) if w in ("-n", "-np"))}
+            info = [a for a in cmd if "--world_info=" in a]
             if not info:
-                info = [w for a in c.value if isinstance(a, str) for w in a.split() if "--world_info=" in w]
+                info = [w for a in cmd for w in a.split() if "--world_info=" in w]
             wi = json.loads(base64.urlsafe_b64decode(info[0].split("=", 1)[1]))
             return {h: len(v) for h, v in wi.items()}
         except SystemExit as e:
@@ -174,7 +194,11 @@ def ds_mine(argv, files, environ):
     if err:
         return ("refused", err)
     # the reference counts GPUs on this machine as 8 (stubbed): gpudoctor leaves them unknown
-    return {n.host: (n.procs if n.procs is not None else 8) for n in plan.nodes}
+    got = {n.host: (n.procs if n.procs is not None else 8) for n in plan.nodes}
+    backend = ([argv[i + 1] for i, w in enumerate(argv) if w == "--launcher"] or ["pdsh"])[-1]
+    if backend in ("openmpi", "mpich", "impi", "mvapich", "slurm") and len(got) > 1:
+        return {"total processes": sum(got.values())}
+    return got
 
 
 def run_deepspeed():

@@ -404,3 +404,27 @@ def test_accelerate_hands_deepspeed_every_hostfile_host(tmp_path):
         assert procs(build_plan(accelerate="c.yaml", accelerate_given=True, environ={})) == {"b": 2, "c": 4}
     finally:
         os.chdir(cwd)
+
+
+@pytest.mark.parametrize("line,files,rule", [
+    # deepspeed/launcher/multinode_runner.py (0.19.8) validate_args / get_cmd / validate_active_resources,
+    # the backends tests/unit/launcher/test_multinode_runner.py builds
+    ("-H hf --launcher openmpi -i worker-0@worker-1 x.py", {"hf": "worker-0 slots=4\nworker-1 slots=4\n"},
+     "openmpi backend does not support worker include/exclusion"),
+    ("-H hf --launcher mpich --num_gpus 2 x.py", {"hf": "worker-0 slots=4\nworker-1 slots=4\n"},
+     "mpich backend does not support limiting num nodes/gpus"),
+    ("-H hf --launcher mpich x.py", {"hf": "a slots=4\nb slots=2\n"}, "MPICH requires same number of devices per node"),
+    ("-H hf --launcher slurm -i worker-1:1,2 x.py", {"hf": "worker-0 slots=4\nworker-1 slots=4\n"},
+     "slurm backend cannot select specific device ids"),
+    ("-H hf --launcher bogus x.py", {"hf": "worker-0 slots=4\nworker-1 slots=4\n"}, "Unknown launcher bogus"),
+    ("-H hf --no_ssh x.py", {"hf": "worker-0 slots=4\nworker-1 slots=4\n"}, "--node_rank is not set correctly"),
+])
+def test_deepspeed_backend_refusals(tmp_path, line, files, rule):
+    with pytest.raises(Refused) as e:
+        plan("deepspeed " + line, files, tmp=tmp_path)
+    assert rule in str(e.value)
+
+
+def test_deepspeed_mpi_backend_runs_the_whole_hostfile(tmp_path):
+    p = plan("deepspeed -H hf --launcher openmpi x.py", {"hf": "a slots=4\nb slots=2\n"}, tmp=tmp_path)
+    assert procs(p) == {"a": 4, "b": 2} and "DeepSpeed starts the remote ranks through its --launcher openmpi" in p.notes

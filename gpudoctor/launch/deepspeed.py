@@ -100,6 +100,42 @@ def select(pool, include, exclude, num_nodes, num_gpus):
     return active, multi
 
 
+BACKENDS = ("pdsh", "openmpi", "mpich", "impi", "mvapich", "slurm")
+
+
+def _slurm_filter(active):
+    """multinode_runner.py SlurmRunner.validate_active_resources (0.19.8): srun places tasks
+    by count, so kept slots must be 0..N-1 and the same count on every host."""
+    counts = set()
+    for host, slots in active.items():
+        if slots is None:
+            continue
+        if list(slots) != list(range(len(slots))):
+            refuse("deepspeed", "slurm backend cannot select specific device ids, got %s on %s" % (list(slots)[:8],
+                                                                                               host))
+        counts.add(len(slots))
+    if len(counts) > 1:
+        refuse("deepspeed", "slurm backend needs the same slot count on every host")
+
+
+def _backend(backend, a, pool, active):
+    """runner.main's multi-node branch: the backend named by --launcher, its validate_args()
+    and get_cmd() refusals, and the processes it starts (multinode_runner.py, 0.19.8)."""
+    if backend not in BACKENDS:
+        refuse("deepspeed", "Unknown launcher %s" % backend[:30])
+    if backend in ("openmpi", "mpich", "impi", "mvapich"):
+        if a.include or a.exclude:
+            refuse("deepspeed", "%s backend does not support worker include/exclusion" % backend)
+        if a.num_nodes != -1 or a.num_gpus != -1:
+            refuse("deepspeed", "%s backend does not support limiting num nodes/gpus" % backend)
+        if backend != "openmpi" and len(set(pool.values())) > 1:
+            refuse("deepspeed", "%s requires same number of devices per node" % {
+                "mpich": "MPICH", "impi": "Intel MPI", "mvapich": "mvapich"}[backend])
+        # these backends start sum(resource_pool) processes over the whole hostfile
+        return collections.OrderedDict((h, list(range(n))) for h, n in pool.items())
+    return active
+
+
 def read(plan, argv, environ):
     plan.launcher = "deepspeed"
     a = parse("deepspeed", "deepspeed", argv, environ)
@@ -128,8 +164,14 @@ def read(plan, argv, environ):
     active, multi = select(pool, include, exclude, a.num_nodes, a.num_gpus)
     if not active:
         refuse("deepspeed", "no resources left after --include/--exclude (IndexError in runner.main)")
+    backend = a.launcher.lower()
+    if backend == "slurm":
+        _slurm_filter(active)  # SlurmRunner.validate_active_resources, before local vs multi-node
     if a.no_ssh and not 0 <= a.node_rank < len(active):
         refuse("deepspeed", "Launching training without ssh, but --node_rank is not set correctly.")
+    multi_exec = (a.force_multi or len(active) > 1) and not a.no_ssh
+    if multi_exec:
+        active = _backend(backend, a, pool or {}, active)
     if getattr(a, "elastic_training", False) and a.no_local_rank:
         refuse("deepspeed", "--no_local_rank argument is not supported in Elastic training")
     nodes = []
@@ -159,8 +201,8 @@ def read(plan, argv, environ):
     plan.rdzv_backend = "static"
     plan.rdzv_endpoint = "%s:%s" % (plan.master_addr, plan.master_port)
     plan.machine_rank = a.node_rank if a.no_ssh else None
-    if len(active) > 1 or a.force_multi:
-        plan.note("DeepSpeed starts the remote ranks through its --launcher %s" % a.launcher.lower())
+    if multi_exec:
+        plan.note("DeepSpeed starts the remote ranks through its --launcher %s" % backend)
     plan.script = ("-m " + a.user_script) if a.module else a.user_script
     if not a.module and not a.no_python:
         plan.add_file(a.user_script)
