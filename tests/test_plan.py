@@ -72,3 +72,9 @@ def test_check_launch_uses_the_same_plan(gpudoctor_cli, tmp_path):
                                  "--launch", "mpirun -np 4 -H gpu1:2,gpu2:2 python train.py")
     (c,) = [c for c in json.loads(out)["checks"] if c["id"] == "launch.counts"]
     assert c["status"] == "pass" and c["evidence"] == "world size 4 = 2 nodes x 2; 2 nodes checked, 4 GPUs", c
+
+
+def test_check_with_an_empty_launch_line_is_exit_2(gpudoctor_cli):
+    facts = os.path.join(FIXTURES, "nodes", "devbox-debian12-nogpu.json")
+    rc, out, err = gpudoctor_cli("check", "--facts", facts, "--launch", "")
+    assert rc == 2 and "--launch is empty" in err and len(err.strip().splitlines()) == 1

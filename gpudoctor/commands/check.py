@@ -48,7 +48,7 @@ def add_launch_options(c):
 
 def launch_plan(args):
     """The launch plan the arguments describe, or None."""
-    if args.accelerate_config is None and not args.deepspeed_config and not args.launch:
+    if args.accelerate_config is None and not args.deepspeed_config and args.launch is None:  # --launch "" is an error (build_plan), not "no plan"
         return None
     from gpudoctor.launch import build_plan
 
