@@ -48,7 +48,8 @@ def add_launch_options(c):
 
 def launch_plan(args):
     """The launch plan the arguments describe, or None."""
-    if args.accelerate_config is None and not args.deepspeed_config and args.launch is None:  # --launch "" is an error (build_plan), not "no plan"
+    # --launch "" is an error (build_plan says so), never "no plan"
+    if args.accelerate_config is None and not args.deepspeed_config and args.launch is None:
         return None
     from gpudoctor.launch import build_plan
 
