@@ -412,3 +412,14 @@ def test_the_torch_build_table_generator_reads_pytorchs_formats():
         table = json.load(f)
     assert table["sources"]["generated_by"] == "bench/explain_torch_builds.py"
     assert table["archs"]["13.0"][-1] == "12.0+PTX" and "11.8" in table["lines"]["2.7"]
+
+
+@pytest.mark.parametrize("lead", ["    ", "> ", "\t"])
+def test_an_indented_or_quoted_paste_still_joins_its_wrapped_lines(lead, kb):
+    """Issue forms and mail quote or indent the whole paste; the wrap is inside it."""
+    for wrapped in (hard_wrap(SYS_ERR, 50), word_wrap(SHM, 40)):
+        text = "\n".join(lead + line for line in ["step 1 loss 2.0"] + wrapped.split("\n") + ["step 2"])
+        assert root(text, kb) in ("nccl.system_error", "shm.size"), (lead, text)
+    # a deeper-indented line is a new record (a traceback's "  File ..." line), not a continuation
+    tb = lead + "RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1269, unhandled sys\n" + lead + "  tem error"
+    assert root(tb, kb) != "nccl.system_error"

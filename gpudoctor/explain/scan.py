@@ -27,6 +27,8 @@ _LOWER = bytes(range(256)).lower()
 _ANSI_B = re.compile(rb"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\n]*\x07|[@-Z\\-_])")
 _NOT_CONTINUATION = set(b"[( \t0123456789\x1b")
 _NOT_CONTINUATION_B = {bytes([c]) for c in _NOT_CONTINUATION}
+_LEAD = b" \t>"
+_LEAD_SET = set(_LEAD)
 
 
 class Hit:
@@ -121,11 +123,18 @@ class _Window:
         if self._cont is not None:
             return self._cont
         out = []
-        if len(self.raw(0)) >= MIN_WRAPPED:
+        raw0 = self.raw(0)
+        if len(raw0) >= MIN_WRAPPED:
+            lead0 = raw0[:len(raw0) - len(raw0.lstrip(_LEAD))]  # a pasted block's indentation or '> '
             for i in range(1, MAX_WRAP + 1):
                 raw = self.raw(i)
-                # cheap refusals first: blank, indented or prefixed lines start a new record
-                if not raw.strip() or raw[:1] in _NOT_CONTINUATION_B or _PREFIX_B.match(raw):
+                if lead0:
+                    if not raw.startswith(lead0):
+                        break
+                    raw = raw[len(lead0):]
+                # cheap refusals first: blank, indented (deeper than the block) or prefixed lines
+                # start a new record
+                if not raw.strip() or raw[:1] in _NOT_CONTINUATION_B or raw[:1] == b">" or _PREFIX_B.match(raw):
                     break
                 body, prefixed = self.body(i)
                 if prefixed or not body.strip():
@@ -333,9 +342,14 @@ def _scan_buffer(scan, kb, buf, base, limit):
         # Near the start of a line without a prefix of its own, the needle (often a short
         # part of the pattern's text) may be the rest of a message wrapped from the line
         # before: try the pattern there too.
-        if 0 < s and o - s < WRAP_REACH and buf[s] not in _NOT_CONTINUATION and not prefix_at(buf, s):
+        k = s  # past a pasted block's indentation or '> ', shared with the line before
+        while k < s + 16 and k < o and buf[k] in _LEAD_SET:
+            k += 1
+        if 0 < s and o - s < WRAP_REACH and buf[k] not in _NOT_CONTINUATION and buf[k] != 62 and \
+                not prefix_at(buf, k):
             ps = rfind(b"\n", 0, s - 1) + 1
-            if s - 1 - ps >= MIN_WRAPPED:
+            if s - 1 - ps >= MIN_WRAPPED and buf[ps:ps + k - s] == buf[s:k] and \
+                    (ps + k - s >= s - 1 or buf[ps + k - s] not in _LEAD_SET):
                 c = cands.get(ps)
                 if c is None:
                     c = cands[ps] = set()

@@ -53,8 +53,10 @@ def clean(text):
 
 
 def strip_prefix(text):
-    """(the line without its launcher/logger prefixes, whether one was removed)."""
-    out, removed = text, False
+    """(the line without its launcher/logger prefixes, whether one was removed). The indentation
+    or '> ' quoting of a pasted block is removed too, but is not a prefix: every line of the
+    paste has it."""
+    out, removed = text.lstrip(" \t>"), False
     for _ in range(6):
         m = PREFIX.match(out)
         if not m or m.end() == 0:
