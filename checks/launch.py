@@ -1,7 +1,8 @@
-"""The launch plan (accelerate / DeepSpeed / torchrun / mpirun, gpudoctor/launch.py) judged
-against the nodes' facts before the job starts: counts, the master, precision, DeepSpeed's
-batch arithmetic, the environment mpirun forwards, the files every node needs, and the
-rendezvous port (the failures users report: accelerate + DeepSpeed over pdsh, mpirun -x). Every check passes silently when no plan was given."""
+"""The launch plan (gpudoctor/launch/: read as the launcher reads it) judged against the
+nodes' facts before the job starts: counts, the master, precision, DeepSpeed's batch
+arithmetic, the environment mpirun forwards, the files every node needs, and the rendezvous
+port (the failures users report: accelerate + DeepSpeed over pdsh, mpirun -x). With no plan
+every check is n/a, never a pass; a pass names what was judged ("world size 16 = 2 nodes x 8")."""
 
 import re
 

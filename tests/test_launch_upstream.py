@@ -427,4 +427,5 @@ def test_deepspeed_backend_refusals(tmp_path, line, files, rule):
 
 def test_deepspeed_mpi_backend_runs_the_whole_hostfile(tmp_path):
     p = plan("deepspeed -H hf --launcher openmpi x.py", {"hf": "a slots=4\nb slots=2\n"}, tmp=tmp_path)
-    assert procs(p) == {"a": 4, "b": 2} and "DeepSpeed starts the remote ranks through its --launcher openmpi" in p.notes
+    assert procs(p) == {"a": 4, "b": 2}
+    assert "DeepSpeed starts the remote ranks through its --launcher openmpi" in p.notes

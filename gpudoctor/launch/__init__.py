@@ -15,6 +15,9 @@ from gpudoctor.launch.common import Refused, count, is_python, refuse  # noqa: F
 from gpudoctor.launch.plan import SCHEMA, Plan, redact, render_text  # noqa: F401
 from gpudoctor.launch.rendezvous import add_options, is_loopback, master_host, probe_rendezvous  # noqa: F401
 
+__all__ = ["Plan", "Refused", "SCHEMA", "add_options", "build_plan", "count", "is_loopback", "is_python",
+           "master_host", "parse_launch", "probe_rendezvous", "redact", "refuse", "render_text"]
+
 MAX_LINE = 64 << 10
 LAUNCHERS = "torchrun, python -m torch.distributed.run|launch, deepspeed, accelerate launch, mpirun/mpiexec " \
             "(Open MPI), mpiexec.hydra (MPICH, Intel MPI), horovodrun, and srun in front of any of them"

@@ -43,7 +43,8 @@ class Batch:
 @dataclass
 class Plan:
     sources: List[str] = field(default_factory=list)
-    launcher: Optional[str] = None  # torchrun | torch.distributed.launch | deepspeed | accelerate | mpirun | mpiexec.hydra | horovodrun
+    # torchrun | torch.distributed.launch | deepspeed | accelerate | mpirun | mpiexec.hydra | horovodrun
+    launcher: Optional[str] = None
     wrapper: Optional[str] = None  # srun, when srun starts the launcher
     nodes: List[Node] = field(default_factory=list)
     nodes_source: Optional[str] = None  # "-H gpu1:8,gpu2:8", "hostfile hf", ...
