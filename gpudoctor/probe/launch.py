@@ -94,8 +94,20 @@ class Worker(object):
                 pass
 
 
+MAX_LINE = 4 << 20  # one event line: a result with 4,000 NCCL INFO lines is ~1 MB
+MAX_EVENTS = 10000  # a worker says a few dozen things; more is a node streaming garbage
+
+
 def _pump_lines(read_line, worker):
-    for raw in iter(read_line, b""):
+    """JSON events from a worker's stdout, bounded: node output is untrusted."""
+    count = 0
+    for raw in iter(lambda: read_line(MAX_LINE), b""):
+        count += 1
+        if count > MAX_EVENTS or (len(raw) >= MAX_LINE and not raw.endswith(b"\n")):
+            worker.fail("garbage", "the worker sent more output than a probe worker does (a line over %d MiB or "
+                                   "%d lines)" % (MAX_LINE >> 20, MAX_EVENTS))
+            worker.stop()
+            return
         line = raw.decode("utf-8", "replace").strip()
         if not line:
             continue
