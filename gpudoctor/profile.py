@@ -11,6 +11,23 @@ from collections import OrderedDict
 KEYS = ("gpus", "driver", "cuda_driver", "torch", "torch_cuda", "nccl", "ofed", "kernel", "os", "rdma")
 
 
+def _text(v, limit=120):
+    """A facts value as shown text, or None: node output is untrusted, so anything but a
+    plain string or number (a list, a dict, a bool) is not shown, and length is bounded."""
+    if isinstance(v, bool) or not isinstance(v, (str, int, float)):
+        return None
+    v = str(v).replace("\n", " ")
+    return v if len(v) <= limit else v[: limit - 3] + "..."
+
+
+def _int(v):
+    return v if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 1 << 40 else None
+
+
+def _list(v):
+    return v if isinstance(v, list) else []
+
+
 def _ok(facts, name):
     sec = facts.get(name) if isinstance(facts, dict) else None
     return sec if isinstance(sec, dict) and sec.get("status") == "ok" else {}
@@ -18,10 +35,10 @@ def _ok(facts, name):
 
 def _gpus(gpu):
     counts = OrderedDict()
-    for g in gpu.get("gpus") or ():
+    for g in _list(gpu.get("gpus")):
         if not isinstance(g, dict):
             continue
-        key = (g.get("name"), g.get("memory_total_mib"))
+        key = (_text(g.get("name")), _int(g.get("memory_total_mib")))
         counts[key] = counts.get(key, 0) + 1
     return [{"name": name, "count": n, "memory_mib": mib} for (name, mib), n in counts.items()]
 
@@ -30,18 +47,18 @@ def _nccl(py):
     n = py.get("nccl") or {}
     if not isinstance(n, dict):
         return None
-    return n.get("loaded_version") or n.get("version") or n.get("wheel_version")
+    return _text(n.get("loaded_version") or n.get("version") or n.get("wheel_version"))
 
 
 def _rdma(rdma):
     out = []
-    for dev in rdma.get("devices") or ():
+    for dev in _list(rdma.get("devices")):
         if not isinstance(dev, dict):
             continue
-        for port in dev.get("ports") or ():
+        for port in _list(dev.get("ports")):
             if isinstance(port, dict):
-                out.append({"device": dev.get("name"), "port": port.get("port"), "state": port.get("state"),
-                            "rate": port.get("rate")})
+                out.append({"device": _text(dev.get("name")), "port": _text(port.get("port")),
+                            "state": _text(port.get("state")), "rate": _text(port.get("rate"))})
     return out
 
 
@@ -51,16 +68,17 @@ def profile(facts):
     torch = py.get("torch") if isinstance(py.get("torch"), dict) else {}
     nvml = gpu.get("nvml") if isinstance(gpu.get("nvml"), dict) else {}
     ofed = _ok(facts, "ofed").get("ofed_info") or {}
-    os_name = host.get("os_pretty") or " ".join(x for x in (host.get("os_id"), host.get("os_version")) if x) or None
+    os_name = _text(host.get("os_pretty")) or " ".join(
+        x for x in (_text(host.get("os_id")), _text(host.get("os_version"))) if x) or None
     return {
         "gpus": _gpus(gpu),
-        "driver": gpu.get("driver_version") or nvml.get("driver_version"),
-        "cuda_driver": nvml.get("cuda_driver_version"),
-        "torch": torch.get("version"),
-        "torch_cuda": torch.get("cuda"),
+        "driver": _text(gpu.get("driver_version") or nvml.get("driver_version")),
+        "cuda_driver": _text(nvml.get("cuda_driver_version")),
+        "torch": _text(torch.get("version")),
+        "torch_cuda": _text(torch.get("cuda")),
         "nccl": _nccl(py),
-        "ofed": (ofed.get("raw") or ofed.get("version")) if isinstance(ofed, dict) else None,
-        "kernel": host.get("kernel"),
+        "ofed": _text(ofed.get("raw") or ofed.get("version")) if isinstance(ofed, dict) else None,
+        "kernel": _text(host.get("kernel")),
         "os": os_name,
         "rdma": _rdma(_ok(facts, "rdma")),
     }

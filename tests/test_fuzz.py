@@ -69,11 +69,10 @@ def run_cli(args):
     return rc, out.getvalue(), err.getvalue()
 
 
-# Escapes already reported to the module's owner, tolerated here only until fixed (each has
-# a strict xfail test below with a minimal example, which fails loudly once it is fixed):
-# the report's node profile (gpudoctor/profile.py) formats facts values without checking
-# their types.
-KNOWN_ESCAPES = ("gpudoctor/profile.py",)
+# Escapes already reported to a module's owner, tolerated here only until fixed (each with a
+# strict xfail test and a minimal example, which fails loudly once it is fixed). None now:
+# the node profile (gpudoctor/profile.py) shows only bounded strings and numbers.
+KNOWN_ESCAPES = ()
 
 
 def _known(where):
@@ -186,7 +185,9 @@ def test_hostfile_parser_returns_hosts_or_an_input_error(text):
         assert h.name and (h.slots is None or 0 <= h.slots <= 1 << 16)
 
 
-NODESET_ALPHABET = st.sampled_from(list("gpu0123[],-@.") + ["[1-3]", "[01-12]", "[0-9999]", "!", " ", "\x00"])
+# ranges stay small so that CI's budget holds (a 10,000-name set takes ~0.1 s to validate);
+# the large cases are the explicit tests below
+NODESET_ALPHABET = st.sampled_from(list("gpu0123[],-@.") + ["[1-3]", "[01-12]", "[0-99]", "!", " ", "\x00"])
 
 
 @fuzz(200)
@@ -201,6 +202,20 @@ def test_node_sets_expand_or_are_an_input_error(text):
         assert "\n" not in str(exc)
         return
     assert len({h.name for h in hosts}) == len(hosts)
+
+
+@pytest.mark.xfail(strict=True, reason="node sets are the transport engineer's (inventory.py): ClusterShell "
+                                       "resolves every '@group' (10,000 lookups here); refuse '@' or use NodeSet's "
+                                       "no-group resolver")
+def test_group_syntax_in_a_node_set_is_refused_quickly():
+    import subprocess
+    import sys
+    import time
+
+    t0 = time.monotonic()
+    p = subprocess.run([sys.executable, "-m", "gpudoctor", "check", "--nodes", "@[0-9999]"], capture_output=True,
+                       text=True, timeout=120)
+    assert p.returncode == 2 and time.monotonic() - t0 < 5, (p.returncode, time.monotonic() - t0)
 
 
 # -- config ---------------------------------------------------------------------------------
@@ -476,8 +491,6 @@ def test_cli_on_fuzzed_facts_files_stays_in_the_contract(docs, command):
     assert_contract(rc, err)
 
 
-@pytest.mark.xfail(strict=True, reason="gpudoctor/profile.py formats facts values without checking their types "
-                                       "(reported to its owner); remove KNOWN_ESCAPES when this passes")
 @pytest.mark.parametrize("section,values", [
     ("gpu", {"gpus": [{"name": ["x"], "memory_total_mib": 81559}]}),   # profile.py: unhashable name
     ("gpu", {"gpus": [{"name": "H100", "memory_total_mib": "80GB"}]}),  # %d of a string
