@@ -317,10 +317,30 @@ TORCH_CASES = [
     ("abbreviation --nproc", "--nproc 2 t.py", {}),
     ("underscore spelling", "--nnodes 2 --nproc_per_node 4 --master_addr a --master_port 1234 --node_rank 1 t.py", {}),
     ("--max-restarts -1", "--max-restarts -1 t.py", {}),
+    ("value flags: rdzv-conf, log-dir, tee, redirects, role, local-addr",
+     "--nnodes 2 --master-addr a --rdzv-conf timeout=900 --log-dir /tmp/l --tee 3 --redirects 3 --role trainer "
+     "--local-addr 10.0.0.2 --rdzv-id job1 --start-method fork --monitor-interval 1 t.py --lr 1", {}),
+    ("--local-ranks-filter 0,1", "--nnodes 2 --master-addr a --local-ranks-filter 0,1 t.py", {}),
+    ("--local-ranks-filter x", "--nnodes 2 --master-addr a --local-ranks-filter x t.py", {}),
+    ("--start-method bogus (choices)", "--start-method bogus t.py", {}),
+    ("--run-path", "--nnodes 2 --master-addr a --run-path t.py", {}),
+    ("--master-port 70000", "--nnodes 2 --master-addr a --master-port 70000 t.py", {}),
+    ("etcd endpoint default port", "--nnodes 2 --rdzv-backend etcd --rdzv-endpoint e1 t.py", {}),
+    ("PET_MASTER_ADDR / PET_MASTER_PORT", "--nnodes 2 t.py", {"PET_MASTER_ADDR": "gpu9", "PET_MASTER_PORT": "1234"}),
+    ("PET_STANDALONE=1", "--nproc-per-node 2 t.py", {"PET_STANDALONE": "1"}),
+]
+
+LAUNCH_CASES = [
+    # python -m torch.distributed.launch (torch/distributed/launch.py): --use-env on top of run.py's flags
+    ("launch --use_env", "--nproc_per_node=8 --nnodes=2 --node_rank=0 --master_addr a --use_env train.py", {}),
+    ("launch --use-env", "--nproc-per-node 2 --nnodes 2 --master-addr a --use-env train.py --x", {}),
+    ("launch --no-python without --use-env", "--nnodes 2 --master-addr a --no-python ./run.sh", {}),
+    ("launch MASTER_ADDR env ignored", "--nnodes 2 --nproc_per_node 4 t.py", {"MASTER_ADDR": "gpu1"}),
 ]
 
 
-def torch_real(argv, environ):
+def torch_real(argv, environ, module="run"):
+    import torch.distributed.launch as launch_mod
     import torch.distributed.run as run
     from torch.distributed.elastic.rendezvous.utils import parse_rendezvous_endpoint
 
@@ -333,12 +353,13 @@ def torch_real(argv, environ):
     os.environ.update(environ)
     try:
         with contextlib.redirect_stderr(io.StringIO()):
-            run.main(argv)
+            (launch_mod.main if module == "launch" else run.main)(argv)
     except Captured as c:
         cfg = c.value
         ep = cfg.rdzv_endpoint
         try:
-            default = {"c10d": 29400, "static": -1}.get(cfg.rdzv_backend, -1)
+            # the default ports of the handlers: c10d_rendezvous_backend.py DEFAULT_PORT, etcd_rendezvous*.py 2379
+            default = {"c10d": 29400, "static": -1, "etcd": 2379, "etcd-v2": 2379}.get(cfg.rdzv_backend, -1)
             host, port = parse_rendezvous_endpoint(ep, default)
             if cfg.rdzv_backend == "static" and port == -1:
                 return ("refused", "Port is absent in endpoint")
@@ -356,10 +377,11 @@ def torch_real(argv, environ):
     return ("no config",)
 
 
-def torch_mine(argv, environ):
+def torch_mine(argv, environ, module="run"):
     import shlex
 
-    plan, err = gd("torchrun " + " ".join(shlex.quote(a) for a in argv), {}, environ)
+    prog = "python -m torch.distributed.launch " if module == "launch" else "torchrun "
+    plan, err = gd(prog + " ".join(shlex.quote(a) for a in argv), {}, environ)
     if err:
         return ("refused", err)
     host, _, port = plan.rdzv_endpoint.rpartition(":")
@@ -373,6 +395,10 @@ def run_torch():
     for name, line, env in TORCH_CASES:
         argv = line.split()
         real, mine = torch_real(argv, env), torch_mine(argv, env)
+        rows.append((name, line, _same(real, mine), real, mine))
+    for name, line, env in LAUNCH_CASES:
+        argv = line.split()
+        real, mine = torch_real(argv, env, "launch"), torch_mine(argv, env, "launch")
         rows.append((name, line, _same(real, mine), real, mine))
     return rows
 
@@ -392,6 +418,14 @@ ACC_LINES = [
     ("two launch modes", "--multi_gpu --use_deepspeed --num_processes 2 t.py"),
     ("hyphen spelling", "--multi-gpu --num-processes 4 --num-machines 2 --main-process-ip a t.py"),
     ("bad mixed precision", "--mixed_precision fp32 --num_processes 1 t.py"),
+    ("multi-machine flags", "--multi_gpu --num_machines 2 --num_processes 16 --machine_rank 1 --main_process_ip a "
+                            "--main_process_port 1234 --same_network t.py"),
+    ("DeepSpeed JSON not on this machine", "--use_deepspeed --num_processes 2 --deepspeed_config_file /nowhere.json "
+                                           "t.py"),
+    ("missing config file", "--config_file /nowhere.yaml t.py"),
+    ("--cpu", "--cpu --num_processes 4 t.py"),
+    ("module", "--num_processes 1 -m pkg.train --lr 1"),
+    ("bf16", "--mixed_precision bf16 --num_processes 1 t.py"),
 ]
 
 
@@ -613,6 +647,9 @@ HYDRA_CASES = [
      {"mf": "aa:1\nbb:1\n"}),
     ("--hosts=aa,bb", "--hosts=aa,bb -n 2 ./app", {}),
     ("machinefile comments", "-machinefile mf -n 3 ./app", {"mf": "# nodes\naa:2 # first\nbb\n"}),
+    ("-genvlist, -wdir, -l", "-genvlist NCCL_DEBUG,PATH -wdir /tmp -l -hosts aa,bb -n 4 ./app", {}),
+    ("-hostfile spelled out", "-hostfile mf -n 2 ./app", {"mf": "aa:1\nbb:1\n"}),
+    ("-np with repeated host", "-hosts aa,aa,bb -n 3 ./app", {}),
 ]
 
 

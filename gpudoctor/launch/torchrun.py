@@ -69,6 +69,14 @@ def read(plan, prog, argv, environ):
         plan.world_min, plan.world_max = lo * plan.nproc_per_node, hi * plan.nproc_per_node
     if a.max_restarts < 0:
         refuse(launcher, "max_restarts must be >= 0")
+    if a.local_ranks_filter and not re.match(r"^-?[0-9]+(,-?[0-9]+)*$", a.local_ranks_filter):
+        refuse(launcher, "--local_ranks_filter must be a comma-separated list of integers e.g. "
+                         "--local_ranks_filter=0,1,2")
+    if a.logs_specs is not None:
+        # _get_logs_specs_class: a name registered under the torchrun.logs_specs entry points,
+        # installed where the job runs; not knowable here
+        plan.note("--logs-specs %s: an entry point of the job's environment (torchrun.logs_specs)"
+                  % a.logs_specs[:40])
     backend, endpoint, master_port = a.rdzv_backend, a.rdzv_endpoint, a.master_port
     if a.standalone:
         backend, endpoint = "c10d", "localhost:0"
