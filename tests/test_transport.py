@@ -57,6 +57,7 @@ def test_node_count_is_bounded_before_expansion():
     (["--via", "local", "--nodes", "gpu1"], "--via local checks this machine only"),
     (["--via", "ssh"], "--via ssh needs nodes"),
     (["--jobs", "0", "--nodes", "gpu1"], "--jobs"),
+    (["--via", "srun", "--nodes", "root@gpu1"], "names a user"),
 ])
 def test_cli_refuses_with_one_line_and_exit_2(tmp_path, args, needle):
     t0 = time.time()

@@ -119,6 +119,11 @@ class SrunTransport(Transport):
 
         for h in hosts:
             validate_host(h.name, h.source or "host")
+            if "@" in h.name:
+                from gpudoctor.errors import InputError
+
+                raise InputError("--via srun: %s names a user; Slurm runs the task as the job's user (use --via ssh)"
+                                 % h.name)
         srun = shutil.which("srun")
         if not srun:
             from gpudoctor.errors import InputError
