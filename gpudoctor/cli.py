@@ -21,8 +21,8 @@ def one_line(text, limit=2000):
     """A message that stays one line on any terminal and in any log: a control character from
     the input (a newline, a form feed, an escape sequence, a lone surrogate from an argv that
     is not UTF-8) is shown escaped, never acted on."""
-    text = "".join(c if c.isprintable() and not 0xD800 <= ord(c) <= 0xDFFF else ascii(c)[1:-1] for c in text[:limit])
-    return text + ("..." if len(text) >= limit else "")
+    shown = "".join(c if c.isprintable() and not 0xD800 <= ord(c) <= 0xDFFF else ascii(c)[1:-1] for c in text[:limit])
+    return shown + ("..." if len(text) > limit else "")
 
 
 def build_parser():

@@ -157,8 +157,9 @@ def crashed_checks(report, stage):
                 lines.append(tb)
     path = save_crash(stage, "\n".join(lines) + "\n")
     ids = [r.id for r in crashed]
+    named = ", ".join(ids[:5]) + (", ..." if len(ids) > 5 else "")
     print("gpudoctor: internal error in %s: %d check%s crashed (%s), exit 3; %s (a gpudoctor bug: please report "
-          "it)" % (stage, len(ids), "" if len(ids) == 1 else "s", ", ".join(ids[:5]) + (", ..." if len(ids) > 5 else ""),
+          "it)" % (stage, len(ids), "" if len(ids) == 1 else "s", named,
                    "details saved to %s" % path if path else "details could not be saved"), file=sys.stderr)
     return path
 

@@ -186,8 +186,9 @@ def test_hostfile_parser_returns_hosts_or_an_input_error(text):
 
 
 # ranges stay small so that CI's budget holds (a 10,000-name set takes ~0.1 s to validate);
-# the large cases are the explicit tests below
-NODESET_ALPHABET = st.sampled_from(list("gpu0123[],-@.") + ["[1-3]", "[01-12]", "[0-99]", "!", " ", "\x00"])
+# '@' (ClusterShell's group syntax) is left out until the xfail test below passes: '@[0-99][0-99]'
+# costs 10,000 group lookups (~30 s)
+NODESET_ALPHABET = st.sampled_from(list("gpu0123[],-.") + ["[1-3]", "[01-12]", "[0-99]", "!", " ", "\x00"])
 
 
 @fuzz(200)
@@ -205,17 +206,17 @@ def test_node_sets_expand_or_are_an_input_error(text):
 
 
 @pytest.mark.xfail(strict=True, reason="node sets are the transport engineer's (inventory.py): ClusterShell "
-                                       "resolves every '@group' (10,000 lookups here); refuse '@' or use NodeSet's "
-                                       "no-group resolver")
+                                       "resolves every '@group' (1,000 lookups here, ~3 s; 10,000 take ~30 s); "
+                                       "refuse '@' or use NodeSet's no-group resolver")
 def test_group_syntax_in_a_node_set_is_refused_quickly():
     import subprocess
     import sys
     import time
 
     t0 = time.monotonic()
-    p = subprocess.run([sys.executable, "-m", "gpudoctor", "check", "--nodes", "@[0-9999]"], capture_output=True,
+    p = subprocess.run([sys.executable, "-m", "gpudoctor", "check", "--nodes", "@[0-999]"], capture_output=True,
                        text=True, timeout=120)
-    assert p.returncode == 2 and time.monotonic() - t0 < 5, (p.returncode, time.monotonic() - t0)
+    assert p.returncode == 2 and time.monotonic() - t0 < 2, (p.returncode, time.monotonic() - t0)
 
 
 # -- config ---------------------------------------------------------------------------------

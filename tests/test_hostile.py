@@ -269,7 +269,8 @@ from gpudoctor.runner import Node
 from gpudoctor.gather import save
 from gpudoctor.errors import InputError
 PREPARE
-nodes = [Node(host="gpu%d" % i, facts=dict(node_facts("h100-ubuntu2404-torch211"), node="gpu%d" % i)) for i in (1, 2, 3)]
+base = node_facts("h100-ubuntu2404-torch211")
+nodes = [Node(host="gpu%d" % i, facts=dict(base, node="gpu%d" % i)) for i in (1, 2, 3)]
 try:
     save(nodes, "m/out")
 except InputError as exc:
@@ -463,7 +464,8 @@ sys.exit(main(["check", "--facts", "anything"]))
 
 def test_uncaught_exception_is_exit_3_one_line_and_a_saved_traceback(tmp_path):
     state = tmp_path / "state"
-    p = subprocess.run([PY, "-c", CRASH], capture_output=True, text=True, env=dict(os.environ, XDG_STATE_HOME=str(state)))
+    p = subprocess.run([PY, "-c", CRASH], capture_output=True, text=True,
+                       env=dict(os.environ, XDG_STATE_HOME=str(state)))
     assert p.returncode == 3, p.stderr
     err = p.stderr.strip()
     assert len(err.splitlines()) == 1 and "Traceback" not in err and "\x1b" not in err
