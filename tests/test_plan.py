@@ -78,3 +78,11 @@ def test_check_with_an_empty_launch_line_is_exit_2(gpudoctor_cli):
     facts = os.path.join(FIXTURES, "nodes", "devbox-debian12-nogpu.json")
     rc, out, err = gpudoctor_cli("check", "--facts", facts, "--launch", "")
     assert rc == 2 and "--launch is empty" in err and len(err.strip().splitlines()) == 1
+
+
+def test_deepspeed_config_with_hosts_judges_the_batch(gpudoctor_cli):
+    rc, out, err = gpudoctor_cli("plan", "--deepspeed-config", os.path.join(L, "ds_bad_batch.json"), "--hosts",
+                                 os.path.join(L, "hostfile"), "--json")
+    doc = json.loads(out)
+    assert doc["world_size"] == {"min": 16, "max": 16} and doc["batch"]["ok"] is False
+    assert doc["batch"]["error"].endswith("64 != 4 * 2 * 16")

@@ -195,6 +195,10 @@ def _with_hosts(plan, path):
     if plan.nodes:
         return
     hosts = resolve(hosts_file=path)
+    if plan.launcher is None and hosts and all(h.slots is not None for h in hosts):
+        # configs only (--deepspeed-config): one process per slot, as every launcher defaults
+        plan.set_nodes([Node(h.name, h.slots, h.slots) for h in hosts], "--hosts %s (a process per slot)" % path)
+        return
     per = plan.nproc_per_node
     plan.nodes = [Node(h.name, h.slots, per) for h in hosts]
     plan.nodes_source = "--hosts %s" % path

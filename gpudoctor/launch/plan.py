@@ -144,7 +144,8 @@ def render_text(plan):
     """The plan as a person reads it (`gpudoctor plan`)."""
     out = []
     w = out.append
-    w("launcher       %s%s" % (plan.launcher, " (started by %s)" % plan.wrapper if plan.wrapper else ""))
+    w("launcher       %s%s" % (plan.launcher or "none (configs only)",
+                                 " (started by %s)" % plan.wrapper if plan.wrapper else ""))
     if plan.nodes:
         w("nodes          %s" % (plan.nodes_source or ""))
         for n in plan.nodes:
