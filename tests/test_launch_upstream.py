@@ -429,3 +429,31 @@ def test_deepspeed_mpi_backend_runs_the_whole_hostfile(tmp_path):
     p = plan("deepspeed -H hf --launcher openmpi x.py", {"hf": "a slots=4\nb slots=2\n"}, tmp=tmp_path)
     assert procs(p) == {"a": 4, "b": 2}
     assert "DeepSpeed starts the remote ranks through its --launcher openmpi" in p.notes
+
+
+@pytest.mark.parametrize("prog,table_name,flag,value", [
+    # the value flags the issue found swallowing the script
+    ("deepspeed", "deepspeed", "--autotuning", "tune"), ("deepspeed", "deepspeed", "--bind_core_list", "0-3"),
+    ("deepspeed", "deepspeed", "--venv_script", "v.sh"), ("deepspeed", "deepspeed", "--log_level", "debug"),
+    ("torchrun", "torchrun", "-r", "3"), ("torchrun", "torchrun", "-t", "3"),
+    ("torchrun", "torchrun", "--numa-binding", "node"),
+    ("accelerate launch --num_processes 1", "accelerate", "--monitor_interval", "3"),
+    ("accelerate launch --num_processes 1", "accelerate", "--num_cpu_threads_per_process", "4"),
+    ("accelerate launch --num_processes 1", "accelerate", "--dynamo_backend", "no"),
+    ("accelerate launch --num_processes 1", "accelerate", "--zero_stage", "2"),
+    ("accelerate launch --num_processes 1", "accelerate", "--rdzv_backend", "c10d"),
+    ("horovodrun -np 1", "horovodrun", "--network-interfaces", "eth0"),
+    ("horovodrun -np 1", "horovodrun", "--start-timeout", "30"),
+    ("mpiexec.hydra -n 1", "hydra", "-ppn", "1"), ("mpiexec.hydra -n 1", "hydra", "-launcher", "ssh"),
+    ("mpirun -np 1", "openmpi", "--map-by", "slot"), ("mpirun -np 1", "openmpi", "-x", "NCCL_DEBUG=INFO"),
+])
+def test_value_flags_never_swallow_the_script(prog, table_name, flag, value):
+    from gpudoctor.launch.common import table
+
+    t = table(table_name)
+    assert t["source"]["version"] and t["source"]["file"]
+    (row,) = [r for r in t["options"] if flag in r["flags"]]
+    assert row["nargs"] not in (0, "0")
+    p = plan("%s %s %s python3 train.py --lr 1" % (prog, flag, value)) if table_name in ("openmpi", "hydra") else \
+        plan("%s %s %s train.py --lr 1" % (prog, flag, value))
+    assert p.script == "train.py" and p.script_args == ["--lr", "1"]
