@@ -317,3 +317,25 @@ def test_bad_arguments_are_one_line_and_exit_2(args, msg):
                        timeout=60)
     assert p.returncode == 2 and msg in p.stderr and "Traceback" not in p.stderr
     assert len(p.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("name,host,kind", [
+    ("bad-ifname", "h200x2-g0", "init-failed"), ("no-gpu", "h200x2-g1", "no-gpu"),
+    ("rank-killed", "h200x2-g1", "died"),
+])
+def test_real_nccl_failures_name_the_node_and_its_kind(name, host, kind):
+    # recorded on the H200 host (bench/probe_h200_faults.py): the findings name the node the
+    # failure came from, never the peer left waiting for it
+    d = doc("h200x2-fault-%s.json" % name)
+    f = by_check(findings.evaluate(d, {}))
+    (failed,) = f["probe.node.failed"]
+    assert failed.hosts == [host] and failed.observed == kind and failed.severity == "error"
+    assert d["elapsed_s"] < 15 and all(c["left"] == 0 for c in d["cleanup"].values())
+
+
+def test_real_nccl_sweep_stops_inside_its_budget():
+    d = doc("h200x2-fault-budget.json")
+    (job,) = d["jobs"]
+    assert job["ok"] and job["truncated"] and d["elapsed_s"] <= d["budget_s"]
+    assert max(c["bytes"] for c in job["collectives"]) < 1 << 30 or len(job["collectives"]) < 22
+    assert "probe.budget" in by_check(findings.evaluate(d, {}))

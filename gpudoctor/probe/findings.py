@@ -25,6 +25,7 @@ PROBE_HINTS = {
     "worker": "the probe worker failed on the node (see the error)",
     "garbage": "the node answered with something that is not the probe's JSON (a login banner?)",
     "no-peer": "no peer reached this node's probe port",
+    "stopped": "stopped because another node of the same job failed (see that node)",
 }
 
 

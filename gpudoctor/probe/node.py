@@ -413,8 +413,16 @@ def _classify_nccl(errors, stages, codes, timed_out, failed):
             return "init-hang", "NCCL init did not complete before the deadline (ranks stuck in: %s)" % (
                 ",".join(sorted(str(s) for s in st)) or "start")
         return "hang", "a collective did not finish before the deadline (stages: %s)" % ",".join(sorted(map(str, st)))
-    if failed is not None:
-        return "died", "rank %d exited with %s" % (failed[0], failed[1])
+    bad = [(i, rc) for i, rc in enumerate(codes) if rc not in (None, 0)]
+    if failed is not None or bad:
+        i, rc = failed if failed is not None else bad[0]
+        if rc is not None and rc < 0:
+            try:
+                name = signal.Signals(-rc).name
+            except ValueError:
+                name = "signal %d" % -rc
+            return "died", "local rank %d was killed by %s mid-probe" % (i, name)
+        return "died", "local rank %d exited with status %s mid-probe" % (i, rc)
     return "died", "ranks exited with %s" % codes
 
 
@@ -457,7 +465,10 @@ def nccl_rank(cfg):
     except Exception as exc:
         text = str(exc)
         kind = "port-in-use" if "address already in use" in text.lower() else "init-failed"
-        emit("rank-error", kind=kind, error=("%s: %s" % (type(exc).__name__, text))[:400])
+        # torch's NCCL errors span lines ("...invalid usage...\nLast error:\nBootstrap : no socket
+        # interface found"): one line, the last error kept
+        one = " | ".join(x.strip() for x in ("%s: %s" % (type(exc).__name__, text)).splitlines() if x.strip())
+        emit("rank-error", kind=kind, error=one[:200] + (" ... " + one[-200:] if len(one) > 400 else one[200:400]))
         return 7
     emit("stage", stage="measure")
     collectives, truncated = [], False

@@ -193,14 +193,26 @@ def _nccl_job(transport, members, token, opts, deadline, scope, node_env):
             port = ev["port"]
             job["port"] = port
     results = {}
-    for w in workers:
-        # the node's own deadline ends it first (its ranks stop, its watchdog fires 5 s later);
-        # this backstop never reaches into the cleanup's share of the budget
-        ev = w.next_event(min(deadline + 8, opts["hard_end"]))
-        if ev is None:
-            w.stop()
-            ev = {"ok": False, "error_kind": "hang", "error": "no result from %s" % w.host}
-        results[w.host] = ev
+    pending = list(workers)
+    # the node's own deadline ends it first (its ranks stop, its watchdog fires 5 s later);
+    # this backstop never reaches into the cleanup's share of the budget
+    end = min(deadline + 8, opts["hard_end"])
+    while pending and time.time() < end:
+        for w in list(pending):
+            ev = w.next_event(min(end, time.time() + 0.1))
+            if ev is not None:
+                results[w.host] = ev
+                pending.remove(w)
+        if pending and any(not ev.get("ok") for ev in results.values()):
+            # a node failed: the others' ranks wait in NCCL for a peer that is gone; give them
+            # a moment to say what they saw, then end them instead of waiting out the deadline
+            end = min(end, time.time() + 3)
+    for w in pending:
+        w.stop()
+        failed = [h for h, ev in results.items() if not ev.get("ok")]
+        results[w.host] = {"ok": False, "error_kind": "stopped" if failed else "hang",
+                           "error": ("stopped after %s failed" % ",".join(failed)) if failed else
+                           "no result from %s" % w.host}
     lines = []
     for h, ev in results.items():
         lines.extend(ev.get("nccl_log") or [])
@@ -216,7 +228,10 @@ def _nccl_job(transport, members, token, opts, deadline, scope, node_env):
     bad = [(h, ev) for h, ev in results.items() if not ev.get("ok")]
     if bad:
         # name the node that caused it: the first one with a cause of its own, not "hang"
-        bad.sort(key=lambda x: x[1].get("error_kind") in ("hang", "init-hang", "died"))
+        # blame the node with a cause of its own: a specific error, then a rank that died, then
+        # a hang (the ranks left waiting for a dead peer hang too), never one we stopped
+        order = {"stopped": 4, "hang": 3, "init-hang": 3, "died": 2}
+        bad.sort(key=lambda x: order.get(x[1].get("error_kind"), 1))
         h, ev = bad[0]
         job.update(error=ev.get("error"), error_kind=ev.get("error_kind"), blame=h)
     else:
