@@ -84,3 +84,14 @@ def test_a_node_streaming_garbage_is_cut_off(tmp_path):
     doc = run.probe(["a"], launch.LocalTransport(python=str(py)), mode="tcp", budget=20)
     assert doc["nodes"][0]["error_kind"] == "garbage" and doc["elapsed_s"] < 10
     assert wait_for(lambda: node.find_run(doc["run_id"]) == [], 5) is True
+
+
+def test_a_rank_stuck_in_init_is_classified_within_the_budget():
+    env = {"n1": {"PYTHONPATH": FAKE_TORCH}, "n2": {"PYTHONPATH": FAKE_TORCH, "FAKE_HANG": "init"}}
+    t0 = time.time()
+    doc = run.probe(["n1", "n2"], launch.LocalTransport(), mode="nccl", budget=10, gpus=1, node_env=env)
+    assert time.time() - t0 < 10 + 1
+    (job,) = doc["jobs"]
+    assert job["error_kind"] == "init-hang" and not job["ok"]
+    assert all(c.get("left") == 0 for c in doc["cleanup"].values())
+    assert wait_for(lambda: node.find_run(doc["run_id"]) == [], 5) is True

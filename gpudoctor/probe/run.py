@@ -21,6 +21,7 @@ from gpudoctor.probe.launch import cleanup_run, start_worker
 MiB = 1 << 20
 DEFAULT_SIZES = [MiB << i for i in range(11)]  # 1 MiB .. 1 GiB, as the nccl-tests sweeps go
 PAIR_SIZES = [64 * MiB, 256 * MiB]
+NODE_GRACE = 2.5  # seconds a node's NCCL worker needs after its deadline to end its ranks and report
 # torchrun's default MASTER_PORT is 29500 (torch/distributed/run.py); the job's rendezvous
 # and NCCL bootstrap live around it unless the launch line says otherwise.
 DEFAULT_PORTS = (29500, 29599)
@@ -175,8 +176,11 @@ def _nccl_job(transport, members, token, opts, deadline, scope, node_env):
     job = {"scope": scope, "hosts": [h for h, _ in members], "world": world, "ok": False, "error": None,
            "error_kind": None, "blame": None, "collectives": [], "transport": None, "nccl": None}
     for i, (h, n) in enumerate(members):
+        # the node's own deadline comes first, with time for it to end its ranks and say what
+        # stage each was stuck in (init, measure) before the controller stops listening
         cfg = dict(base_cfg, master_addr=master_addr, port=port, nprocs=n, rank_base=rank_base,
-                   deadline_s=max(1.0, deadline - time.time()), hard_s=max(2.0, deadline - time.time() + 6),
+                   deadline_s=max(1.0, deadline - time.time() - NODE_GRACE),
+                   hard_s=max(2.0, deadline - time.time() + 6),
                    env=(node_env or {}).get(h) or {})
         for r in range(rank_base, rank_base + n):
             rank_nodes[r] = h

@@ -52,6 +52,8 @@ def _rendezvous(init_method, rank, world, bw, seconds):
 
 
 def init_process_group(backend, init_method=None, rank=0, world_size=1, timeout=None):
+    if os.environ.get("FAKE_HANG") == "init":  # a rank stuck in NCCL init (a fabric that drops it)
+        time.sleep(3600)
     _state.update(rank=rank, world=world_size)
     mine = float(os.environ.get("FAKE_BUSBW_GBPS", "10"))
     _state["bw"] = _rendezvous(init_method, rank, world_size, mine, timeout.total_seconds() if timeout else 30)
