@@ -50,7 +50,7 @@ def read_input(path, what, shown=None, limit=None):
     except (OverflowError, ValueError, TypeError) as exc:  # a path with NUL, or not a path at all
         raise InputError("cannot read %s %s: %s" % (what, excerpt(shown or path), exc))
     if limit is not None and len(data) > limit:
-        raise InputError("%s %s is larger than %d bytes: not a %s" % (what, shown or path, limit, what))
+        raise InputError("%s %s is larger than %d bytes, more than any %s holds" % (what, shown or path, limit, what))
     return data
 
 
