@@ -182,7 +182,9 @@ SwitchType=switch/none
 MpiDefault=none
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
-ReturnToService=2
+# 1, not 2: with 2 slurmctld returns an admin's DOWN node to service at its next registration,
+# which raced test_healthcheck_leaves_a_down_node_with_an_admin_reason (slurm.conf(5), ReturnToService)
+ReturnToService=1
 Prolog=%(d)s/prolog
 PrologFlags=Alloc
 SchedulerParameters=nohold_on_prolog_fail
@@ -234,7 +236,9 @@ def cluster(slurm):
     state, _ = slurm.node()
     if "DRAIN" in state or state.startswith("DOWN"):
         slurm.run("scontrol", "update", "nodename=" + NODE, "state=resume", check=True)
-    slurm.wait_state(lambda st, r: st == "IDLE")
+    # a node resumed from DOWN is IDLE only once slurmd answers slurmctld's next ping: on a
+    # loaded 2-core CI machine that has taken more than 15 s (one error in three runs)
+    slurm.wait_state(lambda st, r: st == "IDLE", timeout=90)
     return slurm
 
 
