@@ -20,7 +20,8 @@ def run(args):
 
     cfg = config_from(args)
     nodes = gather_nodes(args, cfg)
-    if args.hosts or args.nodes:
+    # several nodes (--hosts, --nodes, or a Slurm allocation's node list): one document per node
+    if args.hosts or args.nodes or len(nodes) > 1:
         if args.output:
             gather.save(nodes, args.output)
             bad = [n for n in nodes if not n.reachable]
@@ -30,5 +31,10 @@ def run(args):
         docs = {n.host: n.facts if n.reachable else {"error": n.error, "error_kind": n.error_kind} for n in nodes}
         write_json(docs, None)
         return EXIT_FINDINGS if any(not n.reachable for n in nodes) else EXIT_OK
-    write_json(nodes[0].facts, args.output)
+    node = nodes[0]
+    if not node.reachable:  # this machine past --timeout: say so, never write "null" as its facts
+        print("gpudoctor: %s could not be checked (%s): %s" % (node.host, node.error_kind or "error", node.error),
+              file=sys.stderr)
+        return EXIT_FINDINGS
+    write_json(node.facts, args.output)
     return EXIT_OK
