@@ -592,6 +592,10 @@ OMPI_CASES = [
      {"hf": "user@aa count=2\nbb max_slots=4 slots=2\n"}),
     ("hostfile slots twice", "-np 2 -hostfile hf ./x", {"hf": "aa slots=2\naa slots=2\n"}),
     ("--np=3 is not an option", "--np=3 -H aa:4 ./x", {}),
+    ("man: MPMD -H aa -n 1 hostname : -H bb,cc -n 2 uptime", "-H aa -n 1 hostname : -H bb,cc -n 2 uptime", {}),
+    ("MPMD continuing over the same hosts", "-np 2 -H aa:2,bb:2 ./a : -np 2 ./b", {}),
+    ("MPMD same -H twice", "-H aa:2,bb:2 -np 2 ./a : -H aa:2,bb:2 -np 2 ./b", {}),
+    ("MPMD over the slots", "-np 3 -H aa:2,bb:2 ./a : -np 2 ./b", {}),
     ("unknown option", "--bogus 3 -np 2 -H aa:2 ./x", {}),
 ]
 

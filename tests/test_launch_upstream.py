@@ -457,3 +457,17 @@ def test_value_flags_never_swallow_the_script(prog, table_name, flag, value):
     p = plan("%s %s %s python3 train.py --lr 1" % (prog, flag, value)) if table_name in ("openmpi", "hydra") else \
         plan("%s %s %s train.py --lr 1" % (prog, flag, value))
     assert p.script == "train.py" and p.script_args == ["--lr", "1"]
+
+
+@pytest.mark.parametrize("line,want", [
+    # mpirun(1) "-H aa -n 1 hostname : -H bb,cc -n 2 uptime" and two more MPMD lines, as Open
+    # MPI 4.1.4 --display-map maps them
+    ("-H aa -n 1 hostname : -H bb,cc -n 2 uptime", {"aa": 1, "bb": 1, "cc": 1}),
+    ("-np 2 -H aa:2,bb:2 ./a : -np 2 ./b", {"aa": 2, "bb": 2}),
+    ("-H aa:2,bb:2 -np 2 ./a : -H aa:2,bb:2 -np 2 ./b", {"aa": 2, "bb": 2}),
+])
+def test_openmpi_mpmd(line, want):
+    p = plan("mpirun " + line)
+    assert procs(p) == want and any(n.startswith("MPMD") for n in p.notes)
+    with pytest.raises(Refused, match="not enough slots"):
+        plan("mpirun -np 3 -H aa:2,bb:2 ./a : -np 2 ./b")

@@ -156,9 +156,83 @@ def map_procs(hosts, np_, per_node, launcher, oversubscribe, by_node=False):
     return procs
 
 
+def _contexts(argv):
+    """Open MPI's MPMD form `mpirun [opts] prog args : [opts] prog args`: a bare ':' starts
+    another app context."""
+    out, cur = [], []
+    for a in argv:
+        if a == ":":
+            out.append(cur)
+            cur = []
+        else:
+            cur.append(a)
+    out.append(cur)
+    return out
+
+
+def _read_openmpi_mpmd(plan, contexts, launcher):
+    """Several app contexts, as `mpirun --do-not-launch --display-map` maps them: the
+    allocation is every context's -H hosts (a host's slots not added twice) or the hostfile;
+    each context fills free slots in host order over its own -H hosts (or all), continuing
+    where the previous one stopped; -np is required per context."""
+    parsed = [split_mpi(c, "openmpi", launcher) for c in contexts]
+    allopts = [o for opts, _p, _r in parsed for o in opts]
+    oversub = bool(_all(allopts, "--oversubscribe"))
+    if _all(allopts, "--npernode", "-N", "--map-by"):
+        refuse(launcher, "-npernode/-N/--map-by in a ':'-separated (MPMD) line are not read by gpudoctor")
+    order, slots = [], {}
+    for opts, _p, _r in parsed:
+        for spec in [v[0] for v in _all(opts, "--host")]:
+            for h, n in hostfiles.comma_hosts(spec, "-H %s" % excerpt(spec, 40)):
+                if h not in slots:
+                    order.append(h)
+                slots[h] = max(slots.get(h, 0), n)
+    hfs = [v[0] for v in _all(allopts, "--hostfile", "--machinefile", "--default-hostfile")]
+    if hfs and not order:
+        rows = hostfiles.openmpi(hostfiles.read(os.path.expanduser(hfs[-1]), "Open MPI hostfile"), hfs[-1])
+        order = [h for h, _s, _e in rows]
+        slots = {h: n for h, n, _e in rows}
+        plan.add_file(os.path.expanduser(hfs[-1]))
+    if not order:
+        refuse(launcher, "a ':'-separated (MPMD) line without -H or a hostfile is not read by gpudoctor")
+    used = {h: 0 for h in order}
+    for opts, prog, rest in parsed:
+        np_ = _last(opts, "--np", "--n")
+        if not np_:
+            refuse(launcher, "every ':'-separated app context needs -np here (gpudoctor does not count cores)")
+        left = count(np_[0], "-np", launcher, minimum=1)
+        mine = []
+        for spec in [v[0] for v in _all(opts, "--host")]:
+            mine += [h for h, _n in hostfiles.comma_hosts(spec, "-H")]
+        for h in (mine or order):
+            take = min(max(slots[h] - used[h], 0), left)
+            used[h] += take
+            left -= take
+        if left and not oversub:
+            refuse(launcher, "There are not enough slots available in the system to satisfy the slots that were "
+                             "requested by the application")
+        while left:
+            for h in (mine or order):
+                if left:
+                    used[h] += 1
+                    left -= 1
+        for spec in _all(opts, "-x"):
+            _env_flag(plan, spec[0])
+    plan.set_nodes([Node(h, slots[h], used[h]) for h in order], "%d app contexts" % len(parsed))
+    if plan.forwarded is None:
+        plan.forwarded = []
+    _program(plan, parsed[0][1], parsed[0][2], launcher)
+    others = [p for _o, p, _r in parsed[1:]]
+    plan.note("MPMD: the other app contexts run %s" % ", ".join(str(p) for p in others))
+    return plan
+
+
 def read_openmpi(plan, argv, environ):
     launcher = "mpirun"
     plan.launcher = launcher
+    contexts = _contexts(argv)
+    if len(contexts) > 1:
+        return _read_openmpi_mpmd(plan, contexts, launcher)
     opts, prog, rest = split_mpi(argv, "openmpi", launcher)
     where = launcher
     np_ = _last(opts, "--np", "--n")
