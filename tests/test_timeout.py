@@ -69,3 +69,9 @@ def test_deadline_reraises_errors_of_the_work():
     with pytest.raises(KeyError):
         deadline.call(lambda: {}["x"], 5)
     assert deadline.call(lambda: time.sleep(2), 0.05) == (False, None)
+
+
+def test_facts_past_timeout_says_so_instead_of_printing_null(gpudoctor_cli, hung_python):
+    rc, out, err = gpudoctor_cli("facts", "--timeout", "1", "--python", hung_python)
+    assert rc == 1 and out.strip() == ""
+    assert "could not be checked (timeout)" in err and len(err.strip().splitlines()) == 1
