@@ -1,7 +1,8 @@
 """Hostfile dialects, each as the launcher that reads it reads it. The launcher decides:
 a DeepSpeed hostfile is read by DeepSpeed's rules, an mpirun hostfile by Open MPI's, an
 MPICH machinefile by Hydra's. (`gpudoctor check --hosts` keeps accepting every dialect for
-fan-out: gpudoctor/inventory.py.) Each returns [(host, slots or None)] in file order, one
+fan-out: gpudoctor/inventory.py, which is also what reads a plain one-host-per-line list given
+to `gpudoctor plan --hosts`.) Each returns [(host, slots or None)] in file order, one
 entry per host, and refuses what its launcher refuses."""
 
 import re
@@ -120,16 +121,6 @@ def mpich(text, path):
         out.append((_host(name, where), _slots(n, where) if colon else 1))
     if not out:
         raise InputError("%s: the machinefile names no host" % path)
-    return out
-
-
-def plain(text, path):
-    """One host per line (srun --nodelist files, torchrun users' lists)."""
-    out = []
-    for no, raw in enumerate(text.splitlines(), 1):
-        line = raw.split("#", 1)[0].strip()
-        if line:
-            out.append((_host(line.split()[0], "%s:%d" % (path, no)), None))
     return out
 
 
