@@ -202,3 +202,7 @@ def _with_hosts(plan, path):
     per = plan.nproc_per_node
     plan.nodes = [Node(h.name, h.slots, per) for h in hosts]
     plan.nodes_source = "--hosts %s" % path
+    lo, hi = plan.nnodes_min, plan.nnodes_max
+    if lo is not None and not lo <= len(hosts) <= (hi if hi is not None else lo):
+        plan.note("%s asks for %s nodes; --hosts lists %d" % (plan.launcher, lo if lo == hi else "%s to %s" % (lo, hi),
+                                                             len(hosts)))
