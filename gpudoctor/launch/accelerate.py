@@ -125,7 +125,7 @@ def read(plan, argv, environ, config_path=None):
         refuse("accelerate", "You need to use at least 2 processes to use `--multi_gpu`.")
     path = a.config_file or config_path
     if path is None:
-        dflt = environ.get("ACCELERATE_CONFIG_FILE") or default_config_file(environ)
+        dflt = default_config_file(environ)  # accelerate 1.15 reads no variable naming the file itself
         if os.path.isfile(dflt) and not a.cpu:
             path = dflt
     elif not os.path.isfile(os.path.expanduser(path)):
