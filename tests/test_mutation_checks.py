@@ -90,6 +90,12 @@ case("memlock-with-rdma", "limits.memlock",
 case("memlock-rdma-section-failed", "limits.memlock",
      ML(8 << 20, 8 << 20, **{"rdma/devices": [{"name": "mlx5_0"}], "rdma/status": "error"}), "warn")
 case("memlock-not-reported", "limits.memlock", mod(H(), {"limits/memlock": None}), "na")
+# only RDMA pins memory: with no device, no RDMA driver and no container there is nothing to judge
+case("memlock-no-rdma-on-host", "limits.memlock", ML(8 << 20, 8 << 20, **{"host/container": None}), "na")
+case("memlock-rdma-driver-on-host", "limits.memlock",
+     ML(8 << 20, 8 << 20, **{"host/container": None, "rdma/modules_loaded": ["mlx5_ib"]}), "warn")
+case("memlock-rdma-unknown-on-host", "limits.memlock",
+     ML(8 << 20, 8 << 20, **{"host/container": None, "rdma": {"status": "error", "reason": "EPERM"}}), "warn")
 
 # -- ssh.permissions ---------------------------------------------------------------------------
 def SSH(entries, uid=1000, user="alice"):
@@ -106,6 +112,10 @@ GOOD = [E("/home/alice", "0755", "home"), E("/home/alice/.ssh", "0700", "ssh_dir
 case("ssh-perms-good", "ssh.permissions", SSH(GOOD), "pass")
 case("ssh-perms-good-many", "ssh.permissions", SSH(GOOD + [E("/home/alice/.ssh/id_rsa", "0400", "private_key"),
                                                           E("/home/alice/.ssh/known", "0644", "other")]), "pass")
+case("ssh-perms-good-six", "ssh.permissions", SSH(GOOD + [E("/home/alice/.ssh/id_rsa", "0400", "private_key")]),
+     "pass")
+case("ssh-perms-other-owner-no-user", "ssh.permissions",
+     SSH([E("/home/alice/.ssh", "0700", "ssh_dir", uid=1001)], user=None), "fail")
 case("ssh-perms-no-user", "ssh.permissions", SSH(GOOD[:1], user=None), "pass")
 case("ssh-perms-root-home", "ssh.permissions", SSH([E("/home/alice", "0755", "home", uid=0)]), "pass")
 case("ssh-perms-root-user", "ssh.permissions", SSH([E("/root/.ssh", "0700", "ssh_dir", uid=0)], uid=0), "pass")
@@ -201,6 +211,13 @@ case("hostname-loopback-default-route-loopback-only", "host.name",
 case("hostname-loopback-nothing-reachable", "host.name",
      HN("gpu01", ["127.0.1.1"], net={"status": "ok", "interfaces": [IF("lo", ["127.0.0.1"])]}), "fail")
 case("hostname-mixed", "host.name", HN("gpu01", ["10.0.0.5", "127.0.1.1"]), "warn")
+case("hostname-mixed-many", "host.name", HN("gpu01", ["10.0.0.5", "127.0.1.1", "10.1.0.5", "::1"]), "warn")
+case("hostname-good-two-addresses", "host.name", HN("gpu01", ["10.0.0.5", "10.1.0.5"]), "pass")
+# the default route's interface is named first in the fix, even when listed last or virtual
+case("hostname-loopback-default-route-last", "host.name",
+     HN("gpu01", ["127.0.1.1"], net={"status": "ok", "default_route": {"interface": "bond0"},
+                                     "interfaces": [IF("eth0", ["10.0.0.5"]), IF("bond0", ["10.1.0.5"], True)]}),
+     "fail")
 
 # -- kernel.ofed -------------------------------------------------------------------------------
 OFED_INFO = {"flavor": "MLNX_OFED", "version": "5.4-3.5.8.0", "raw": "MLNX_OFED_LINUX-5.4-3.5.8.0"}
@@ -738,6 +755,13 @@ def MESH(peers):
 
 case("mesh-ok", "ssh.mesh", NODES(MESH({"gpu02": {"ok": True}}), MESH({"gpu01": {"ok": True}})), "pass")
 case("mesh-nothing-tried", "ssh.mesh", NODES(MESH({}), MESH({})), "na")
+case("mesh-no-peers-recorded", "ssh.mesh",
+     NODES(mod(D(), {"mesh": {"status": "ok"}}), MESH({"gpu01": {"ok": False, "error": "refused"}})), "fail")
+case("mesh-twenty-failures", "ssh.mesh",
+     NODES(*[MESH({"peer%02d" % p: {"ok": False} for p in range(10)})] * 2 + [MESH({"gpu01": {"ok": True}})]), "fail")
+case("mesh-twenty-one-failures", "ssh.mesh",
+     NODES(MESH({"peer%02d" % p: {"ok": False} for p in range(11)}), MESH({"peer%02d" % p: {"ok": False}
+                                                                          for p in range(10)})), "fail")
 case("mesh-one-way", "ssh.mesh",
      NODES(MESH({"gpu02": {"ok": True}, "gpu03": {"ok": True}}), MESH({"gpu01": {"ok": False, "error": "publickey"},
                                                                       "gpu03": {"ok": False}}),

@@ -11,7 +11,7 @@ import json
 import pytest
 
 from conftest import node_facts
-from gpudoctor import drift
+from gpudoctor import __version__, drift
 from gpudoctor.config import Config
 from gpudoctor.registry import NA, Check, Finding, Pass, Registry, Skip
 from gpudoctor.runner import (NO_EVIDENCE, SINGLE_NODE, CheckResult, Node, Report, merge_findings, outcome,
@@ -426,7 +426,7 @@ def test_json_report_of_a_real_node():
     nodes = [Node(host="gpu01", facts=node_facts("h100-ubuntu2404-torch211")),
              Node(host="gpu02", error="no route", error_kind="refused")]
     doc = json.loads(json.dumps(run_checks(nodes, list(reg), Config()).to_dict()))
-    assert doc["schema"] == "gpudoctor.report/2"
+    assert doc["schema"] == "gpudoctor.report/2" and doc["version"] == __version__
     assert doc["nodes"][0]["host"] == "gpu01" and doc["nodes"][0]["reachable"] is True
     assert doc["nodes"][0]["profile"]["gpus"] and doc["nodes"][1]["profile"] is None
     assert doc["nodes"][1] == {"host": "gpu02", "reachable": False, "error_kind": "refused", "error": "no route",
