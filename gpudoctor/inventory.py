@@ -148,12 +148,13 @@ def _expand_bounded(pattern, what, limit):
     from ClusterShell.NodeSet import NodeSet, NodeSetParseError
 
     from gpudoctor.errors import excerpt
-    from gpudoctor.nodes import expand
+    from gpudoctor.nodes import expand, refuse_groups
 
     if not pattern.strip():
         raise InputError("%s is empty: name at least one node (or leave it out to check this machine)" % what)
     if len(pattern) > 100000:
         raise InputError("%s is %d characters long: too long for a node set" % (what, len(pattern)))
+    refuse_groups(pattern)
     try:
         count = len(NodeSet(pattern))
     except (NodeSetParseError, ValueError, RecursionError) as exc:

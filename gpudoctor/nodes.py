@@ -20,6 +20,17 @@ def _fold(hosts):
     return str(NodeSet.fromlist(hosts))
 
 
+def refuse_groups(pattern):
+    """ClusterShell resolves @group through the site's groups.conf, whose sources are shell
+    upcalls: a node set from a hostfile or $SLURM_JOB_NODELIST must never run them (nor make
+    10,000 lookups). Groups are expanded by the user first: nodeset -e @name."""
+    if "@" in pattern:
+        from gpudoctor.errors import excerpt
+
+        raise InputError("%s: node groups (@name) are not supported; expand them first (nodeset -e @name)"
+                         % excerpt(pattern))
+
+
 MAX_EXPAND = 100000  # names from one node set, whatever the caller's own bound (inventory's --max-nodes)
 
 
@@ -29,6 +40,7 @@ def expand(pattern):
 
     from gpudoctor.errors import excerpt
 
+    refuse_groups(pattern)
     try:
         nodes = NodeSet(pattern)
         if len(nodes) > MAX_EXPAND:  # counted before any name is made

@@ -145,7 +145,7 @@ def test_mesh_probe_on_the_node_never_passes_a_name_as_an_option(tmp_path):
 @pytest.mark.parametrize("nodeset,needle", [
     ("gpu[1-99999999999999999999]", "range too large"),  # ClusterShell asserts past 10^9
     ("a[1-1000000000]", "range too large"),
-    ("@nosuchgroup:x", "not a node set"),
+    ("@nosuchgroup:x", "node groups .@name. are not supported"),
     ("x&y", "names no node"),  # an empty intersection is not "this machine"
 ])
 def test_node_sets_clustershell_refuses_are_input_errors(nodeset, needle):
