@@ -7,13 +7,13 @@ rendezvous and NCCL's bootstrap advertise 127.x: the other nodes connect to them
 and the job hangs or fails with "Connection refused".
 """
 
-from gpudoctor.registry import Finding, Pass, check
+from gpudoctor.registry import Finding, Pass, Skip, check
 
 DEFAULT_NAMES = ("localhost", "localhost.localdomain", "localhost6", "localhost6.localdomain6", "")
 
 
 def is_loopback(addr):
-    return addr.startswith("127.") or addr == "::1"
+    return isinstance(addr, str) and (addr.startswith("127.") or addr == "::1")
 
 
 def primary_ipv4(facts):
@@ -22,13 +22,16 @@ def primary_ipv4(facts):
     net = facts.get("network") or {}
     if net.get("status") != "ok":
         return None, None
-    ifaces = net.get("interfaces") or []
+    # node output is untrusted: only well-formed interface records count
+    ifaces = [i for i in net.get("interfaces") or [] if isinstance(i, dict) and isinstance(i.get("name"), str)] \
+        if isinstance(net.get("interfaces"), list) else []
     by_name = dict((i["name"], i) for i in ifaces)
-    dr = (net.get("default_route") or {}).get("interface")
+    route = net.get("default_route")
+    dr = route.get("interface") if isinstance(route, dict) else None
     order = ([by_name[dr]] if dr in by_name else []) + [i for i in ifaces if not i.get("virtual")]
     for i in order:
-        for a in i.get("ipv4") or []:
-            if not is_loopback(a["address"]):
+        for a in i.get("ipv4") if isinstance(i.get("ipv4"), list) else []:
+            if isinstance(a, dict) and isinstance(a.get("address"), str) and not is_loopback(a["address"]):
                 return i["name"], a["address"]
     return None, None
 
@@ -38,6 +41,9 @@ def host_name(facts, config):
     host = facts["host"]
     name = host.get("hostname") or ""
     addrs = host.get("hostname_addresses") or []
+    if not isinstance(name, str) or not isinstance(addrs, list) or not all(isinstance(a, str) for a in addrs):
+        yield Skip("hostname or its addresses in the facts are not text")  # untrusted node output
+        return
     iface, ip = primary_ipv4(facts)
     ip_text = ip or "<this node's IP>"
     if name in DEFAULT_NAMES:

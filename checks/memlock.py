@@ -1,7 +1,7 @@
 """RDMA registers (pins) memory: a low RLIMIT_MEMLOCK makes NCCL's ibv_reg_mr fail
 (NCCL troubleshooting: "Runtime and MPI issues"; docker needs --ulimit memlock=-1)."""
 
-from gpudoctor.registry import NA, Finding, Pass, check
+from gpudoctor.registry import NA, Finding, Pass, Skip, check
 from gpudoctor.util import human_bytes
 
 FIX = "\n".join([
@@ -11,6 +11,14 @@ FIX = "\n".join([
     "slurmd:     systemctl edit slurmd  ->  [Service] LimitMEMLOCK=infinity; systemctl restart slurmd "
     "(and PropagateResourceLimitsExcept=MEMLOCK in slurm.conf)",
 ])
+
+
+def _limit(v):
+    return v == "unlimited" or (isinstance(v, int) and not isinstance(v, bool) and v >= 0)
+
+
+def _list(v):
+    return v if isinstance(v, list) else []
 
 
 def _show(v):
@@ -23,11 +31,16 @@ def memlock(facts, config):
     if not lim:
         yield NA("this platform reports no RLIMIT_MEMLOCK")
         return
+    if not isinstance(lim, dict) or not all(_limit(lim.get(k)) for k in ("soft", "hard")):
+        # node output is untrusted: a malformed limit is not judged (and must not crash the check)
+        yield Skip("memlock limit in the facts is not a number of bytes or 'unlimited'")
+        return
     if lim["soft"] == "unlimited" and lim["hard"] == "unlimited":
         yield Pass("memlock soft unlimited, hard unlimited (limit read from %s)" % facts["limits"].get("source", "getrlimit"))
         return
     rdma = facts.get("rdma") or {}
-    devices = [d["name"] for d in rdma.get("devices") or []] if rdma.get("status") == "ok" else []
+    devices = [d["name"] for d in _list(rdma.get("devices")) if isinstance(d, dict) and isinstance(d.get("name"), str)
+               ] if rdma.get("status") == "ok" else []
     observed = "soft %s, hard %s" % (_show(lim["soft"]), _show(lim["hard"]))
     container = (facts.get("host") or {}).get("container")
     if rdma.get("status") == "ok" and not devices and not rdma.get("modules_loaded") and not container:

@@ -129,6 +129,11 @@ PER_NODE_NAMES = {"HOSTNAME", "PWD", "OLDPWD", "SHLVL", "_", "MAIL", "MOTD_SHOWN
 JOB_SHAPING = ("NCCL_", "CUDA_", "LD_LIBRARY_PATH", "LD_PRELOAD", "PYTHONPATH", "UCX_", "FI_", "TORCH_")
 
 
+def _table(section, key):
+    v = section.get(key)
+    return v if isinstance(v, dict) else {}
+
+
 @check("env.parity", title="the job's environment (NCCL_*, CUDA_*, LD_LIBRARY_PATH, PYTHONPATH, python3) "
                            "is the same on every node", needs=("env",), scope="cluster")
 def env_parity(nodes, config):
@@ -137,15 +142,17 @@ def env_parity(nodes, config):
     odd_all = set()
     names = set()
     for f in nodes.values():
-        names |= set(f["env"].get("values") or {}) | set(f["env"].get("hashed") or {})
+        names |= {n for n in list(_table(f["env"], "values")) + list(_table(f["env"], "hashed")) if isinstance(n, str)}
     for name in sorted(names):
         if name.startswith(PER_NODE) or name in PER_NODE_NAMES:
             continue
-        shown = any(name in (f["env"].get("values") or {}) for f in nodes.values())
+        shown = any(name in _table(f["env"], "values") for f in nodes.values())
         values = {}
         for h, f in nodes.items():
             env = f["env"]
-            v = (env.get("values") or {}).get(name, (env.get("hashed") or {}).get(name))
+            v = _table(env, "values").get(name, _table(env, "hashed").get(name))
+            if v is not None and not isinstance(v, str):  # untrusted node output: compare what it sent, as text
+                v = repr(v)[:200]
             values[h] = "(unset)" if v is None else (v if shown else "value#" + v.split(":")[-1][:8])
         groups = group(values)
         compared.append(name)

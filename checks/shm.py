@@ -22,6 +22,9 @@ def shm_size(facts, config):
         yield Skip("shm: %s" % (shm.get("reason") or shm.get("status") or "not collected"))
         return
     want = config.min_shm_bytes
+    if not all(isinstance(shm.get(k), int) and not isinstance(shm.get(k), bool) for k in ("total_bytes", "free_bytes")):
+        yield Skip("shm: total_bytes/free_bytes in the facts are not byte counts")  # untrusted node output
+        return
     container = facts["host"].get("container")
     fix = FIX_CONTAINER if container else FIX_HOST
     if shm["total_bytes"] < want:

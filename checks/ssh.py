@@ -3,7 +3,7 @@ owner ("Authentication refused: bad ownership or modes", "UNPROTECTED PRIVATE KE
 "Bad owner or permissions on ~/.ssh/config"): pdsh, deepspeed and mpirun then fail with
 "Permission denied (publickey)" on the first node that is wrong."""
 
-from gpudoctor.registry import NA, Finding, Pass, check
+from gpudoctor.registry import NA, Finding, Pass, Skip, check
 
 # kind -> (bits that make it an error, bits that make it a warning, the mode to set, why)
 RULES = {
@@ -15,11 +15,26 @@ RULES = {
 }
 
 
+def _entry_ok(e):
+    """An entry as collector/ssh.py writes it: path, owner uid and an octal mode string."""
+    if not isinstance(e, dict) or not isinstance(e.get("path"), str) or not isinstance(e.get("uid"), int):
+        return False
+    mode = e.get("mode")
+    return (isinstance(mode, str) and 0 < len(mode) <= 6 and all(c in "01234567" for c in mode)
+            and (e.get("kind") is None or isinstance(e.get("kind"), str)))
+
+
 @check("ssh.permissions", title="~/.ssh and the home directory have the modes sshd accepts", needs=("ssh",))
 def ssh_permissions(facts, config):
     ssh = facts["ssh"]
-    uid = ssh["uid"]
+    uid = ssh.get("uid")
     user = ssh.get("user") or "$USER"
+    if not isinstance(user, str):
+        user = "$USER"
+    entries = ssh.get("entries")
+    if not isinstance(uid, int) or not isinstance(entries, list) or not all(_entry_ok(e) for e in entries):
+        yield Skip("~/.ssh entries in the facts are malformed (untrusted node output)")
+        return
     if not ssh["entries"]:
         yield NA("no ~/.ssh and no home directory to judge for %s" % user)
         return

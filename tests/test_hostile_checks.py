@@ -1,0 +1,54 @@
+"""Checks on well-formed but unexpected facts (issue 12's fuzzed facts, minimised by
+tests/test_fuzz.py / bench/fuzz_bench.py): a node's odd values end in a verdict (skipped,
+with the reason), never in a crashed check (exit 3). Each case is the smallest change to a
+real fixture that crashed the check before its fix."""
+
+import pytest
+
+from conftest import node_facts, run_check
+
+
+def _h100(**sections):
+    doc = node_facts("h100-ubuntu2404-torch211")
+    for name, values in sections.items():
+        doc[name].update(values)
+    return doc
+
+
+@pytest.mark.parametrize("check_id,facts", [
+    ("limits.memlock", _h100(limits={"memlock": {"hard": 8388608}})),           # KeyError 'soft'
+    ("limits.memlock", _h100(limits={"memlock": "unlimited"})),                 # string indices
+    ("limits.memlock", _h100(limits={"memlock": {"soft": [], "hard": 1}})),     # float() of a list
+    ("limits.memlock", _h100(rdma={"devices": ["mlx5_0"]})),                     # d["name"] of a string
+    ("shm.size", _h100(shm={"total_bytes": None})),                             # None < int
+    ("shm.size", _h100(shm={"free_bytes": "lots"})),
+    ("host.name", _h100(network={"interfaces": [{"state": "up"}]})),            # KeyError 'name'
+    ("host.name", _h100(network={"interfaces": [{"name": {"x": 1}}]})),          # unhashable name
+    ("host.name", _h100(network={"default_route": 1.5})),
+    ("host.name", _h100(host={"hostname": {"a": 1}})),                           # .replace of a dict
+    ("ssh.permissions", _h100(ssh={"entries": [{"kind": "home", "mode": "0700", "uid": 0}]})),  # KeyError 'path'
+    ("ssh.permissions", _h100(ssh={"entries": [{"kind": ["x"], "path": "/root", "mode": "0700", "uid": 0}]})),
+    ("ssh.permissions", _h100(ssh={"entries": [{"kind": "home", "path": "/root", "mode": 700, "uid": 0}]})),
+    ("ssh.permissions", _h100(ssh={"uid": None})),
+])
+def test_node_check_on_odd_facts_is_a_verdict_not_a_crash(check_id, facts):
+    res = run_check(check_id, facts)  # run_check asserts the check did not crash
+    assert res.outcomes, res
+
+
+def test_env_parity_on_odd_values_is_a_verdict_not_a_crash():
+    a, b = node_facts("h100-ubuntu2404-torch211"), node_facts("h100-ubuntu2404-torch211")
+    b["env"]["values"]["CUDA_HOME"] = ["/usr/local/cuda"]   # .split of a list
+    b["env"]["hashed"] = ["x"]                                # .get of a list
+    res = run_check("env.parity", {"gpu1": a, "gpu2": b})
+    assert any("CUDA_HOME" in f.message for f in res.findings)
+
+
+def test_checks_still_judge_well_formed_facts():
+    """The guards skip only malformed facts: the real fixtures are judged as before."""
+    guards = ("not a number of bytes", "not byte counts", "not text", "malformed")
+    for name in ("h100-ubuntu2404-torch211", "devbox-debian12-nogpu"):
+        facts = node_facts(name)
+        for check_id in ("limits.memlock", "shm.size", "host.name", "ssh.permissions"):
+            res = run_check(check_id, facts)
+            assert not [why for _, why in res.outcomes.values() if any(g in why for g in guards)], (check_id, res)
