@@ -266,3 +266,17 @@ def test_check_probe_runs_after_the_report_with_the_checks_facts(bed):
     assert "n1<->slow" in probe or "slow<->n1" in probe
     assert "slow nodes: none" in probe  # two nodes cannot tell a slow node from a slow link
     assert "probe.bandwidth.line_rate" not in probe
+
+
+def test_ctrl_c_ends_the_run_and_leaves_nothing(bed):
+    p = subprocess.Popen(GD + ["probe", "--hosts", bed.hostfile(["n1", "n2", "n3"]), "--mode", "tcp",
+                               "--tcp-seconds", "3", "--budget", "60", "--ports", PORTS, "--ssh-config", bed.ssh_config],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=bed.base)
+    deadline = time.time() + 15
+    while not probe_processes() and time.time() < deadline:  # wait until workers run on the nodes
+        time.sleep(0.05)
+    assert probe_processes(), "no probe worker started"
+    p.send_signal(2)  # SIGINT, as Ctrl-C
+    out, err = p.communicate(timeout=30)
+    assert p.returncode == 130 and "interrupted" in err
+    assert wait_no_probe_processes() == []
