@@ -471,3 +471,13 @@ def test_openmpi_mpmd(line, want):
     assert procs(p) == want and any(n.startswith("MPMD") for n in p.notes)
     with pytest.raises(Refused, match="not enough slots"):
         plan("mpirun -np 3 -H aa:2,bb:2 ./a : -np 2 ./b")
+
+
+def test_sequence_parallel_size_divides_the_world():
+    # deepspeed/runtime/config.py DeepSpeedConfig.__init__ (0.19.8): with no mpu,
+    # world_size = dist.get_world_size() / config["sequence_parallel_size"]
+    doc = {"train_batch_size": 16, "train_micro_batch_size_per_gpu": 2, "sequence_parallel_size": 4}
+    assert ds_batch(doc, 32) == (16, 2, 1, None)  # 32 GPUs / 4 = 8 data-parallel ranks
+    # DeepSpeed's own message at 32 / 1 = 32.0 ranks (printed by DeepSpeed 0.19.8 itself)
+    got = ds_batch(dict(doc, sequence_parallel_size=1), 32)[3]
+    assert got == "Gradient accumulation steps: 0.0 has to be greater than 0"

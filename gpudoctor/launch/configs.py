@@ -150,6 +150,11 @@ def ds_batch(doc, world_size, path="ds.json"):
     if "auto" in (train, micro, gas) or world_size is None:
         return train, micro, gas, None
     ws = world_size
+    sp = doc.get("sequence_parallel_size")
+    if isinstance(sp, int) and not isinstance(sp, bool) and 0 < sp < 1 << 20:
+        # DeepSpeedConfig.__init__ without an mpu (the HF zero.init case): world_size =
+        # dist.get_world_size() / config["sequence_parallel_size"] (a true division)
+        ws = ws / sp  # a float, as in DeepSpeed: the derived values are floats too
     try:
         if train is not None and micro is not None and gas is not None:
             pass
@@ -168,14 +173,14 @@ def ds_batch(doc, world_size, path="ds.json"):
     except ZeroDivisionError:  # DeepSpeed divides by micro or gas before asserting they are > 0
         return train, micro, gas, "integer division or modulo by zero (a batch value of 0)"
     if train <= 0:
-        return train, micro, gas, "Train batch size: %d has to be greater than 0" % train
+        return train, micro, gas, "Train batch size: %s has to be greater than 0" % train
     if micro <= 0:
-        return train, micro, gas, "Micro batch size per gpu: %d has to be greater than 0" % micro
+        return train, micro, gas, "Micro batch size per gpu: %s has to be greater than 0" % micro
     if gas <= 0:
-        return train, micro, gas, "Gradient accumulation steps: %d has to be greater than 0" % gas
+        return train, micro, gas, "Gradient accumulation steps: %s has to be greater than 0" % gas
     if train != micro * gas * ws:
         return train, micro, gas, ("Check batch related parameters. train_batch_size is not equal to "
-                                   "micro_batch_per_gpu * gradient_acc_step * world_size %d != %d * %d * %d"
+                                   "micro_batch_per_gpu * gradient_acc_step * world_size %s != %s * %s * %s"
                                    % (train, micro, gas, ws))
     return train, micro, gas, None
 
