@@ -280,3 +280,14 @@ def test_ctrl_c_ends_the_run_and_leaves_nothing(bed):
     out, err = p.communicate(timeout=30)
     assert p.returncode == 130 and "interrupted" in err
     assert wait_no_probe_processes() == []
+
+
+def test_a_short_budget_skips_rounds_and_says_so(bed):
+    rc, out, err, took = gd(bed, "probe", "--hosts", bed.hostfile(["n1", "n2", "n3", "slow"]), "--mode", "tcp",
+                            "--json", "--budget", "4", "--tcp-seconds", "0.5", "--ports", PORTS)
+    doc = json.loads(out)
+    assert took < 4 + 2  # interpreter start and imports aside, the run is inside its budget
+    iso = doc["isolation"]
+    assert iso["rounds_total"] == 3 and iso["rounds_skipped"] >= 1
+    assert [f["message"] for f in doc["findings"] if f["check"] == "probe.budget"]
+    assert wait_no_probe_processes() == []
