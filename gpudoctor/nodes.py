@@ -1,6 +1,7 @@
 """Node names: fold lists into node sets (gpu[01-15]) and expand node-set syntax, with
 ClusterShell's NodeSet (the library clush and Slurm users already know)."""
 
+import re
 from functools import lru_cache
 
 from gpudoctor.errors import InputError
@@ -24,7 +25,7 @@ def refuse_groups(pattern):
     """ClusterShell resolves @group through the site's groups.conf, whose sources are shell
     upcalls: a node set from a hostfile or $SLURM_JOB_NODELIST must never run them (nor make
     10,000 lookups). Groups are expanded by the user first: nodeset -e @name."""
-    if "@" in pattern:
+    if re.search(r"(^|[,!&^\s])@", pattern):  # '@group' starts an element; 'user@host' is a name
         from gpudoctor.errors import excerpt
 
         raise InputError("%s: node groups (@name) are not supported; expand them first (nodeset -e @name)"
