@@ -15,6 +15,8 @@ class _Absent(dict):
 
 def _sec(facts, name):
     s = facts.get(name) or {}
+    if not isinstance(s, dict):  # untrusted node output: a section that is not a table is not judged
+        return None
     if s.get("status") == "unsupported":
         return _Absent()
     return s if s.get("status") == "ok" else None
@@ -25,23 +27,32 @@ def _pkg(name):
         py = _sec(f, "python")
         if py is None:
             return None
-        return (py.get("packages") or {}).get(name) or MISSING
+        packages = py.get("packages")
+        return _text((packages if isinstance(packages, dict) else {}).get(name)) or MISSING
     return get
+
+
+def _text(v):
+    """A version as text; anything else a node sent is shown, bounded, and compared as text."""
+    if v is None or isinstance(v, str):
+        return v
+    return repr(v)[:80]
 
 
 def _torch_cuda(f):
     py = _sec(f, "python")
     if py is None:
         return None
-    return ((py.get("torch") or {}).get("cuda")) or MISSING
+    torch = py.get("torch")
+    return _text(torch.get("cuda") if isinstance(torch, dict) else None) or MISSING
 
 
 def _nccl(f):
     py = _sec(f, "python")
     if py is None:
         return None
-    n = py.get("nccl") or {}
-    return n.get("loaded_version") or n.get("version") or n.get("wheel_version") or MISSING
+    n = py.get("nccl") if isinstance(py.get("nccl"), dict) else {}
+    return _text(n.get("loaded_version") or n.get("version") or n.get("wheel_version")) or MISSING
 
 
 def _get(section, *keys):
@@ -53,7 +64,7 @@ def _get(section, *keys):
             return MISSING
         for k in keys:
             s = (s or {}).get(k) if isinstance(s, dict) else None
-        return s if s not in (None, "") else MISSING
+        return _text(s) if s not in (None, "") else MISSING
     return get
 
 
@@ -61,8 +72,8 @@ def _ofed(f):
     s = _sec(f, "ofed")
     if s is None:
         return None
-    info = s.get("ofed_info") or {}
-    return info.get("raw") or info.get("version") or MISSING
+    info = s.get("ofed_info") if isinstance(s.get("ofed_info"), dict) else {}
+    return _text(info.get("raw") or info.get("version")) or MISSING
 
 
 # label, getter, significant: how many version components must match before it is an error
@@ -176,8 +187,8 @@ def env_parity(nodes, config):
         yield Finding(severity=sev if name.startswith(JOB_SHAPING) or not shown else "warning",
                       message=describe(name, groups), observed="; ".join(g.show() for g in groups[1:]),
                       expected=str(base.value), fix=fix, exports=exports, hosts=odd)
-    pys = {h: ((f.get("python") or {}).get("executable") if (f.get("python") or {}).get("status") == "ok" else None)
-           for h, f in nodes.items()}
+    pys = {h: _text(f["python"].get("executable")) if isinstance(f.get("python"), dict)
+           and f["python"].get("status") == "ok" else None for h, f in nodes.items()}
     pys = {h: v for h, v in pys.items() if v}
     groups = group(pys)
     if not differ and len(groups) <= 1:
@@ -203,7 +214,9 @@ def _gpus(f):
     if isinstance(g, _Absent):
         return "0 GPUs (%s)" % ((f.get("gpu") or {}).get("reason") or "no NVIDIA driver"), 0
     gpus = g.get("gpus") if g.get("gpus") is not None else g.get("gpus_proc") or []
-    names = sorted({x.get("name") or "?" for x in gpus})
+    if not isinstance(gpus, list) or not all(isinstance(x, dict) for x in gpus):
+        return None  # untrusted node output: not GPU records
+    names = sorted({_text(x.get("name")) or "?" for x in gpus})
     return "%d x %s" % (len(gpus), "+".join(names)) if gpus else "0 GPUs", len(gpus)
 
 
@@ -230,7 +243,7 @@ def gpu_parity(nodes, config):
             yield Finding.error("%s has %s but the hostfile gives it slots=%d" % (h, label, want), hosts=[h],
                                 observed=label, expected="%d GPUs" % want,
                                 fix="set '%s slots=%d' in the hostfile, or repair the node's missing GPUs" % (h, count))
-    if not bad:
+    if not bad and groups:
         yield Pass("%s on every node%s" % (groups[0].value, " (as many as their slots=)" if slots else ""))
     elif groups:  # the baseline nodes passed: say what they have
         yield Pass("%s, as the majority" % groups[0].value, hosts=groups[0].hosts)

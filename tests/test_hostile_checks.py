@@ -52,3 +52,25 @@ def test_checks_still_judge_well_formed_facts():
         for check_id in ("limits.memlock", "shm.size", "host.name", "ssh.permissions"):
             res = run_check(check_id, facts)
             assert not [why for _, why in res.outcomes.values() if any(g in why for g in guards)], (check_id, res)
+
+
+@pytest.mark.parametrize("check_id,section,values", [
+    ("versions.parity", "python", {"packages": ["torch"]}),          # .get of a list
+    ("versions.parity", "python", {"torch": "2.1"}),                  # .get of a str
+    ("versions.parity", "python", {"nccl": [2, 18]}),                 # unhashable version
+    ("gpu.parity", "gpu", {"gpus": "8 x H100"}),                      # .get of a str
+    ("gpu.parity", "gpu", {"gpus": [{"name": ["H100"]}]}),             # unhashable name
+    ("env.parity", "python", {"executable": {"x": 1}}),              # unhashable executable
+])
+def test_cluster_check_on_odd_facts_is_a_verdict_not_a_crash(check_id, section, values):
+    a, b = node_facts("h100-ubuntu2404-torch211"), node_facts("h100-ubuntu2404-torch211")
+    b[section].update(values)
+    res = run_check(check_id, {"gpu1": a, "gpu2": b})
+    assert set(res.outcomes) == {"gpu1", "gpu2"}
+
+
+def test_gpu_parity_when_every_node_failed_its_gpu_facts():
+    a, b = node_facts("h100-ubuntu2404-torch211"), node_facts("h100-ubuntu2404-torch211")
+    a["gpu"]["gpus"] = b["gpu"]["gpus"] = "x"  # IndexError on groups[0] before
+    res = run_check("gpu.parity", {"gpu1": a, "gpu2": b})
+    assert {st for st, _ in res.outcomes.values()} == {"skipped"}
