@@ -29,6 +29,22 @@ def test_wheel_layout(wheel):
     assert not [n for n in names if n.startswith("checks/")], "a top-level checks package leaked into the wheel"
     tops = {n.split("/")[0] for n in names if not n.startswith("gpudoctor-")}
     assert tops == {"gpudoctor"}
+    # every module and data file of the source tree ships (a package left out of pyproject's
+    # list installs a gpudoctor whose `explain` or `plan` cannot import)
+    src = set()
+    for base, prefix in ((os.path.join(ROOT, "gpudoctor"), "gpudoctor"), (os.path.join(ROOT, "checks"),
+                                                                         "gpudoctor/checks")):
+        for d, dirs, files in os.walk(base):
+            dirs[:] = [x for x in dirs if x != "__pycache__"]
+            rel = os.path.relpath(d, base)
+            package = "__init__.py" in files
+            for f in files:
+                # modules of packages, and data files (a script beside data, like the
+                # launch flag tables' generator, is a maintainer's tool, not shipped)
+                if (f.endswith(".py") and package) or f.endswith((".json", ".toml")):
+                    src.add("/".join(p for p in (prefix, rel, f) if p != "."))
+    missing = sorted(src - set(names))
+    assert not missing, missing
 
 
 def test_fresh_venv_install_runs_and_finds_plugin(wheel, tmp_path):
@@ -62,6 +78,14 @@ def test_fresh_venv_install_runs_and_finds_plugin(wheel, tmp_path):
     assert report["checks"][0]["status"] == ("warn" if cpus < 4 else "pass")
     r = subprocess.run([py, "-m", "gpudoctor", "--version"], capture_output=True, text=True, cwd=str(tmp_path), env=clean)
     assert r.stdout.startswith("gpudoctor ")
+    # the other commands import from the installed wheel too
+    exe = str(env_dir / "bin" / "gpudoctor")
+    r = subprocess.run([exe, "explain", "NCCL WARN NET/Socket : no socket interface found"], capture_output=True,
+                       text=True, cwd=str(tmp_path), env=clean)
+    assert r.returncode in (0, 1) and "Traceback" not in r.stderr and r.stdout, r.stderr
+    r = subprocess.run([exe, "plan", "--json", "--launch", "mpirun -np 16 -H gpu1:8,gpu2:8 python train.py"],
+                       capture_output=True, text=True, cwd=str(tmp_path), env=clean)
+    assert r.returncode == 0 and json.loads(r.stdout)["world_size"] == {"min": 16, "max": 16}, r.stderr
 
 
 def test_duplicate_check_ids_are_refused():
