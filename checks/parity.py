@@ -263,7 +263,7 @@ def hosts_resolution(nodes, config):
     bad_hosts = []
     unresolved = {}  # frozenset(hosts where it fails) -> [names]
     for name in names:
-        values = {h: tuple(f["resolve"]["names"].get(name) or ()) for h, f in nodes.items()}
+        values = {h: tuple((f["resolve"].get("names") or {}).get(name) or ()) for h, f in nodes.items()}
         loop = sorted(h for h, addrs in values.items() if any(_is_loopback(a) for a in addrs))
         missing = [h for h, addrs in values.items() if not addrs]
         if loop:
