@@ -437,6 +437,18 @@ case("driver-volta-on-cuda13", "driver.cuda",
      DRV(nvcc=None, **{"gpu/gpus/0/compute_capability": "7.0", "gpu/gpus/0/name": "Tesla V100"}), "fail")
 case("driver-turing-on-cuda13", "driver.cuda",
      DRV(nvcc=None, **{"gpu/gpus/0/compute_capability": "7.5", "gpu/gpus/0/name": "Tesla T4"}), "pass")
+# cuda-compat is offered only from a .../compat folder, and only when it is new enough (>= is enough)
+case("driver-too-old-compat-exactly-enough", "driver.cuda",
+     DRV(driver="535.104.05", nvcc=None, **{"cuda/compat": [{"dir": "/usr/local/cuda-13.0/compat",
+                                                             "version": "580.65.06", "on_ld_library_path": False}],
+                                            "cuda/ld_library_path": None}), "fail")
+case("driver-too-old-compat-too-old", "driver.cuda",
+     DRV(driver="535.104.05", nvcc=None, **{"cuda/compat": [{"dir": "/usr/local/cuda-12.9/compat",
+                                                             "version": "575.51.03", "on_ld_library_path": False},
+                                                            {"dir": "/opt/driver/lib64", "version": "590.1",
+                                                             "on_ld_library_path": False}]}), "fail")
+case("mismatch-no-kernel-version-two-libs", "driver.mismatch",
+     mod(H(), {"gpu/driver_version": None, "gpu/nvml_libs": {"580.95.05": [], "575.51.03": []}}), "skipped")
 
 case("mismatch-fixture", "driver.mismatch", H(), "pass")
 case("mismatch-nvml-says-so", "driver.mismatch",
@@ -550,6 +562,8 @@ case("inv-xid-restart-app", "gpu.inventory",
 case("inv-xid-79", "gpu.inventory", INV(**{"gpu/xids": [XID(79, "GPU has fallen off the bus.")]}), "fail")
 case("inv-xid-unknown-gpu", "gpu.inventory", INV(**{"gpu/xids": [XID(119, "Timeout", bus="0000:99:00")]}), "fail")
 case("inv-xid-not-in-catalog", "gpu.inventory", INV(**{"gpu/xids": [XID(9999, "?")]}), "warn")
+# the catalog gives Xid 162 no resolution bucket: the contact-support bucket, and the fix says so
+case("inv-xid-no-bucket", "gpu.inventory", INV(**{"gpu/xids": [XID(162, "?")]}), "warn")
 case("inv-xid-ignore-only", "gpu.inventory", INV(**{"gpu/xids": [XID(63, "row remap"), XID(43, "reset channel")]}),
      "pass")
 case("inv-xid-154-drain-reset", "gpu.inventory",
@@ -577,6 +591,14 @@ case("inv-arch-from-deep", "gpu.inventory",
      INV([gpu(compute_capability="8.0", name="A100")],
          **{"python/torch/arch_list": None, "python/deep": {"arch_list": ["sm_90"]}}), "fail")
 case("inv-arch-no-list", "gpu.inventory", INV(**{"python/torch/arch_list": None}), "pass")
+case("inv-arch-from-deep-covered", "gpu.inventory",
+     INV(**{"python/torch/arch_list": None, "python/deep": {"arch_list": ["sm_80", "sm_90"]}}), "pass")
+case("inv-unnamed-gpu", "gpu.inventory", INV([gpu(name=None)]), "pass")
+# the fix's three families meet at cc 7.5 (the oldest a cu13x build keeps) and cc 10.0 (Blackwell)
+case("inv-arch-not-covered-turing", "gpu.inventory",
+     INV([gpu(compute_capability="7.5", name="T4")], **{"python/torch/arch_list": ["sm_80"]}), "fail")
+case("inv-arch-not-covered-b200", "gpu.inventory",
+     INV([gpu(compute_capability="10.0", name="B200")], **{"python/torch/arch_list": ["sm_90"]}), "fail")
 case("inv-arch-cpu-torch", "gpu.inventory",
      INV([gpu(compute_capability="6.0")], **{"python/torch/cuda": None}), "pass")
 case("inv-bf16-on-volta", "gpu.inventory",
@@ -660,6 +682,10 @@ case("versions-nothing-known", "versions.parity",
 case("versions-all-missing", "versions.parity",
      NODES(*[{"python": {"status": "unsupported"}, "gpu": {"status": "unsupported"}, "cuda": {"status": "unsupported"},
               "host": {"status": "unsupported"}, "ofed": {"status": "unsupported"}}] * 2), "na")
+case("versions-one-node-known", "versions.parity",
+     NODES(H(), V(**{"python": {"status": "error", "reason": "timeout"}})), "skipped")
+case("versions-unparsable-version", "versions.parity",
+     NODES(H(), V(**{"python/packages/torch": "nightly"}), H()), "fail")
 
 
 def ENV(values=None, hashed=None, exe="/opt/env/bin/python3"):
@@ -672,6 +698,14 @@ BASE_ENV = {"NCCL_SOCKET_IFNAME": "eth0", "CUDA_HOME": "/usr/local/cuda", "LANG"
 case("env-same", "env.parity", NODES(ENV(BASE_ENV), ENV(BASE_ENV)), "pass")
 case("env-same-many-shaping", "env.parity",
      NODES(*[ENV({"NCCL_%d" % i: "1" for i in range(8)}, exe=None)] * 2), "pass")
+case("env-same-six-shaping", "env.parity", NODES(*[ENV({"NCCL_%d" % i: "1" for i in range(6)}, exe=None)] * 2), "pass")
+case("env-same-seven-shaping", "env.parity", NODES(*[ENV({"NCCL_%d" % i: "1" for i in range(7)}, exe=None)] * 2),
+     "pass")
+# a variable set on the first node only is compared too (names come from every node)
+case("env-set-on-first-only", "env.parity", NODES(ENV({"NCCL_DEBUG": "INFO"}), ENV({})), "fail")
+case("env-three-values", "env.parity",
+     NODES(ENV({"NCCL_IB_HCA": "mlx5_0"}), ENV({"NCCL_IB_HCA": "mlx5_1"}), ENV({"NCCL_IB_HCA": "mlx5_0"}),
+           ENV({"NCCL_IB_HCA": "mlx5_2"})), "fail")
 case("env-nccl-differs", "env.parity",
      NODES(ENV(BASE_ENV), ENV(BASE_ENV), ENV(dict(BASE_ENV, NCCL_SOCKET_IFNAME="ib0", HOSTNAME="y"))), "fail")
 case("env-nccl-unset-on-majority", "env.parity",
@@ -706,6 +740,9 @@ case("gpus-fewer-than-slots", "gpu.parity", NODES(G([gpu()] * 4), G([gpu()] * 4)
 case("gpus-driverless-node", "gpu.parity",
      NODES(H(), mod(H(), {"gpu": {"status": "unsupported", "reason": "no NVIDIA driver loaded"}})), "fail")
 case("gpus-driverless-no-reason", "gpu.parity", NODES(H(), mod(H(), {"gpu": {"status": "unsupported"}})), "fail")
+case("gpus-driverless-with-slots", "gpu.parity",
+     NODES(H(), H(), mod(H(), {"gpu": {"status": "unsupported", "reason": "no NVIDIA driver loaded"}})), "fail",
+     slots={"gpu01": 1, "gpu02": 1, "gpu03": 1})
 case("gpus-section-failed", "gpu.parity", NODES(H(), H(), mod(H(), {"gpu": {"status": "error"}})), "skipped")
 case("gpus-none-visible", "gpu.parity", NODES(G([], **{"gpu/gpus_proc": []}), G([], **{"gpu/gpus_proc": []})), "pass")
 case("gpus-proc-fallback", "gpu.parity",
@@ -719,6 +756,15 @@ def RES(names):
 R_OK = {"gpu01": ["10.0.0.1"], "gpu02": ["10.0.0.2"]}
 case("resolve-same", "hosts.resolution", NODES(RES(R_OK), RES(R_OK)), "pass")
 case("resolve-nothing", "hosts.resolution", NODES(RES({}), RES({})), "na")
+case("resolve-no-names-recorded", "hosts.resolution",
+     NODES(mod(D(), {"resolve": {"status": "ok"}}), RES(R_OK)), "warn")
+case("resolve-loopback-two-addresses", "hosts.resolution",
+     NODES(RES(R_OK), RES(dict(R_OK, gpu02=["127.0.1.1", "::1"]))), "fail")
+case("resolve-two-addresses-differ", "hosts.resolution",
+     NODES(RES(dict(R_OK, gpu01=["10.0.0.1", "10.9.0.1"])), RES(dict(R_OK, gpu01=["10.0.0.1", "10.9.0.1"])),
+           RES(R_OK)), "fail")
+case("resolve-two-names-unresolved-on-one-node", "hosts.resolution",
+     NODES(RES(R_OK), RES({"gpu01": [], "gpu02": []})), "warn")
 case("resolve-loopback", "hosts.resolution",
      NODES(RES(R_OK), RES(dict(R_OK, gpu02=["127.0.1.1"])), RES(R_OK)), "fail")
 case("resolve-loopback-v6", "hosts.resolution", NODES(RES(dict(R_OK, gpu01=["::1"])), RES(R_OK)), "fail")
@@ -816,3 +862,22 @@ def _load():
         return {}
     with open(EXPECT) as f:
         return json.load(f)
+
+
+def test_driver_table_is_read_from_its_data_file():
+    """requirement() over the table in gpudoctor/data/cuda_driver.json (NVIDIA's CUDA release notes,
+    Tables 2 and 3), parsed afresh: the parse is cached per run, so clear it first."""
+    from gpudoctor.checks import driver_cuda
+
+    driver_cuda._table.cache_clear()
+    try:
+        assert driver_cuda.requirement("12.4") == ("525.60.13", "550.54.14")  # 12.x floor, 12.4's own row
+        assert driver_cuda.requirement("11.8") == ("450.80.02", "520.61.05")  # minor-version compatibility from 11.x
+        assert driver_cuda.requirement("11.0") == ("450.51.05", "450.51.05")  # 11.0 GA ran below the 11.x floor
+        assert driver_cuda.requirement("10.2") == ("440.33", "440.33")  # before 11.x: no floor, the row itself
+        assert driver_cuda.requirement("13.9") == ("580.65.06", None)  # a minor newer than the table: floor only
+        assert driver_cuda.requirement("10.9") == (None, None)  # no 10.x floor is borrowed for an unknown 10.x
+        assert driver_cuda.requirement("cuda") == (None, None)
+        assert driver_cuda.newest_cuda_for("535.104.05") == "12.2" and driver_cuda.newest_cuda_for("300") is None
+    finally:
+        driver_cuda._table.cache_clear()
