@@ -6,9 +6,11 @@ import re
 def gpu_list(facts):
     """GPUs as NVML/nvidia-smi saw them; /proc/driver/nvidia/gpus when neither answered."""
     sec = facts.get("gpu") or {}
-    if sec.get("status") != "ok":
+    if not isinstance(sec, dict) or sec.get("status") != "ok":
         return []
-    return sec.get("gpus") if sec.get("gpus") is not None else (sec.get("gpus_proc") or [])
+    gpus = sec.get("gpus") if sec.get("gpus") is not None else (sec.get("gpus_proc") or [])
+    # node output is untrusted: only GPU records (dicts) count
+    return [g for g in gpus if isinstance(g, dict)] if isinstance(gpus, list) else []
 
 
 def cc_tuple(cc):
@@ -18,7 +20,8 @@ def cc_tuple(cc):
 
 def torch_info(facts):
     py = facts.get("python") or {}
-    return py.get("torch") if py.get("status") == "ok" else None
+    torch = py.get("torch") if isinstance(py, dict) and py.get("status") == "ok" else None
+    return torch if isinstance(torch, dict) else None
 
 
 def arch_covers(arch_list, cc):

@@ -48,11 +48,11 @@ def _wants(facts):
     """(label, cuda X.Y) pairs: torch's CUDA build and the local toolkit."""
     out = []
     py = facts.get("python") or {}
-    torch = py.get("torch") if py.get("status") == "ok" else None
-    if torch and torch.get("cuda"):
-        out.append(("torch %s (built for CUDA %s)" % (torch["version"], torch["cuda"]), torch["cuda"]))
+    torch = py.get("torch") if isinstance(py, dict) and py.get("status") == "ok" else None
+    if isinstance(torch, dict) and isinstance(torch.get("cuda"), str):
+        out.append(("torch %s (built for CUDA %s)" % (torch.get("version"), torch["cuda"]), torch["cuda"]))
     cuda = facts.get("cuda") or {}
-    if cuda.get("status") == "ok" and cuda.get("nvcc_version"):
+    if isinstance(cuda, dict) and cuda.get("status") == "ok" and isinstance(cuda.get("nvcc_version"), str):
         out.append(("the CUDA toolkit %s (nvcc)" % cuda["nvcc_version"], cuda["nvcc_version"]))
     return out
 
@@ -125,16 +125,22 @@ def _datacenter(facts):
 def _forward_compat(facts, kernel_driver):
     """Findings about a cuda-compat libcuda on LD_LIBRARY_PATH, and the one CUDA will load."""
     cuda = facts.get("cuda") or {}
-    if cuda.get("status") != "ok":
+    if not isinstance(cuda, dict) or cuda.get("status") != "ok":
         return [], None
-    active = sorted((c for c in cuda.get("compat") or () if c.get("on_ld_library_path")),
-                    key=lambda c: c.get("ld_library_path_index") or 0)
+    compat = cuda.get("compat") if isinstance(cuda.get("compat"), list) else []
+    # node output is untrusted: a compat entry needs its dir and version as text
+    active = sorted((c for c in compat if isinstance(c, dict) and c.get("on_ld_library_path")
+                     and isinstance(c.get("dir"), str) and isinstance(c.get("version"), str)),
+                    key=lambda c: c.get("ld_library_path_index") if isinstance(c.get("ld_library_path_index"), int)
+                    else 0)
     if not active:
         return [], None
     c = active[0]
-    ldlp = cuda.get("ld_library_path") or ""
+    ldlp = cuda.get("ld_library_path") if isinstance(cuda.get("ld_library_path"), str) else ""
     cleaned = ":".join(d for d in ldlp.split(":") if d and d.rstrip("/") != c["dir"])
     cv, kv = vtuple(c["version"]), vtuple(kernel_driver)
+    if cv is None or kv is None:
+        return [], None
     if cv < kv:
         return [Finding.error(
             "LD_LIBRARY_PATH puts %s/libcuda.so.%s (cuda-compat) before the driver's own libcuda.so.%s: an older "
@@ -203,7 +209,12 @@ def driver_mismatch(facts, config):
     gpu = facts["gpu"]
     kernel = gpu.get("driver_version")
     libs = gpu.get("nvml_libs") or {}
-    init_error = ((gpu.get("nvml") or {}).get("init_error") or "")
+    nvml = gpu.get("nvml") if isinstance(gpu.get("nvml"), dict) else {}
+    init_error = nvml.get("init_error") or ""
+    if not isinstance(kernel, (str, type(None))) or not isinstance(libs, dict) or not isinstance(init_error, str) \
+            or not all(isinstance(k, str) for k in libs):
+        yield Skip("driver and NVML library versions in the facts are not text")  # untrusted node output
+        return
     fix = ("reboot the node (the driver was upgraded without one); or, with no GPU process running: "
            "rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && modprobe nvidia nvidia_uvm")
     if "mismatch" in init_error.lower():

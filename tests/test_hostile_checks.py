@@ -74,3 +74,34 @@ def test_gpu_parity_when_every_node_failed_its_gpu_facts():
     a["gpu"]["gpus"] = b["gpu"]["gpus"] = "x"  # IndexError on groups[0] before
     res = run_check("gpu.parity", {"gpu1": a, "gpu2": b})
     assert {st for st, _ in res.outcomes.values()} == {"skipped"}
+
+
+@pytest.mark.parametrize("check_id,section,values", [
+    ("driver.cuda", "gpu", {"gpus": ["H100", {"name": "H100", "compute_capability": "9.0"}]}),  # g.get of a str
+    ("driver.cuda", "python", {"torch": 1.5}),                                                  # .get of a float
+    ("driver.cuda", "cuda", {"compat": [{"on_ld_library_path": True, "version": "550.1"}]}),    # KeyError 'dir'
+    ("driver.cuda", "cuda", {"compat": [{"on_ld_library_path": True, "dir": "/c", "version": "x"}]}),  # None < tuple
+    ("driver.mismatch", "gpu", {"nvml_libs": {"x": 1}, "driver_version": {"v": 1}}),            # dict < dict
+    ("driver.mismatch", "gpu", {"nvml": "broken"}),
+    ("gpu.inventory", "gpu", {"gpus": "8 x H100"}),
+])
+def test_gpu_checks_on_odd_facts_are_a_verdict_not_a_crash(check_id, section, values):
+    facts = node_facts("h100-ubuntu2404-torch211")
+    facts[section].update(values)
+    assert run_check(check_id, facts).outcomes
+
+
+def test_malformed_facts_from_a_transport_are_garbage_not_a_crash():
+    """Every transport's result passes commands.common._run: the rule facts files pass."""
+    from gpudoctor.commands.common import _checked
+    from gpudoctor.runner import Node
+
+    good = node_facts("h100-ubuntu2404-torch211")
+    assert _checked(Node(host="gpu1", facts=good)).reachable
+    for bad in (dict(good, python="x"), dict(good, node="-oProxyCommand=x"),
+                dict(good, network={"status": "ok", "x": "\ud800"}), dict(good, x={"status": "ok", "d": [[[[]]]] * 10})):
+        n = _checked(Node(host="gpu1", facts=bad))
+        if "x" in bad and "d" in bad["x"]:
+            assert n.reachable  # 6 levels deep: still facts (the rule allows 32)
+            continue
+        assert not n.reachable and n.error_kind == "garbage" and "malformed" in n.error, bad

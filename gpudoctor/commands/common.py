@@ -127,10 +127,27 @@ def _run(tr, hosts, payload):
     from gpudoctor.transport import ControllerError
 
     try:
-        return tr.run(hosts, payload)
+        nodes = tr.run(hosts, payload)
     except ControllerError as exc:
         print("gpudoctor: error on this machine, not on a node: %s" % exc, file=sys.stderr)
         raise SystemExit(EXIT_INTERNAL)
+    return [_checked(n) for n in nodes]
+
+
+def _checked(node):
+    """Facts a node sent pass the rule facts files pass (gather.facts_problem: every section a
+    table with a status, 32 levels deep at most, text that is Unicode, a host-name node
+    name): a node that sent something else is `garbage`, not a crash in the checks."""
+    from gpudoctor.gather import facts_problem
+
+    if not node.reachable or node.facts is None:
+        return node
+    why = facts_problem(node.facts)
+    if why is None:
+        return node
+    from gpudoctor.runner import Node
+
+    return Node(host=node.host, error="the facts it sent are malformed: %s" % why, error_kind="garbage")
 
 
 def emit(report, fmt, output, verbose=False):
