@@ -243,6 +243,8 @@ case("ofed-missing-for-running-kernel-efi-submenu", "kernel.ofed",
 case("ofed-missing-for-running-kernel-debian-grub", "kernel.ofed",
      OF(grub_entries=GRUB, grub_cfg="/boot/grub/grub.cfg"), "fail")
 case("ofed-missing-for-running-kernel-debian-submenu", "kernel.ofed", OF(grub_entries=SUBMENU), "fail")
+case("ofed-missing-for-running-kernel-debian-efi", "kernel.ofed",
+     OF(grub_entries=GRUB, grub_cfg="/boot/efi/grub/grub.cfg"), "fail")
 case("ofed-missing-for-running-kernel-bls", "kernel.ofed",
      OF(bls_entries=[{"kernel": "3.10.0-1160.31.1.el7"}], grub_entries=[{"kernel": "other", "title": "x"}]), "fail")
 case("ofed-missing-for-running-kernel-no-loader", "kernel.ofed",
@@ -328,6 +330,18 @@ case("rdma-uverbs-missing-in-container", "rdma.ports", RD([DEV("mlx5_0", [PORT()
      "fail")
 case("rdma-uverbs-missing-on-host", "rdma.ports", RD([DEV("mlx5_0", [PORT()])], dev_ib=["rdma_cm"]), "fail")
 case("rdma-no-uverbs-name", "rdma.ports", RD([DEV("mlx5_0", [PORT()], uverbs=None)], dev_ib=["rdma_cm"]), "pass")
+case("rdma-first-rate-unknown", "rdma.ports",
+     RD([DEV("mlx5_0", [PORT(rate=None)]), DEV("mlx5_1", [PORT()], "uverbs1")]), "pass")
+case("rdma-two-ports-none-active", "rdma.ports",
+     RD([DEV("mlx5_0", [PORT(state="DOWN", ll="InfiniBand", netdev=None)]),
+         DEV("mlx5_1", [PORT(state="INIT", ll="InfiniBand", netdev=None)], "uverbs1")]), "fail")
+case("rdma-one-uverbs-missing-in-container", "rdma.ports",
+     RD([DEV("mlx5_0", [PORT()]), DEV("mlx5_1", [PORT()], "uverbs1")], dev_ib=["rdma_cm", "uverbs0"],
+        container="docker"), "fail")
+case("rdma-two-missing-on-host", "rdma.ports",
+     RD([DEV("mlx5_0", [PORT()]), DEV("mlx5_1", [PORT()], "uverbs1"), DEV("mlx5_2", [PORT()], "uverbs2")],
+        dev_ib=["rdma_cm", "uverbs2"]), "fail")
+case("rdma-dev-infiniband-empty-on-host", "rdma.ports", RD([DEV("mlx5_0", [PORT()])], dev_ib=[]), "fail")
 
 # -- cuda.libs ---------------------------------------------------------------------------------
 LIBS = "python/torch/libs/libs"
@@ -490,6 +504,9 @@ case("python-rocm-build", "python.env",
 case("python-rocm-build-gpu-node", "python.env", PY(**{"python/torch/cuda": None, "python/torch/hip": "6.2"}), "pass",
      **PYN)
 case("python-import-failed", "python.env", PY(**{"python/deep": {"error": "ImportError: libcudnn.so.9"}}), "fail",
+     **PYN)
+case("python-no-torch-deep-error", "python.env",
+     PY(**{"python/torch": None, "python/deep": {"error": "ModuleNotFoundError: No module named 'torch'"}}), "fail",
      **PYN)
 case("python-cuda-unavailable", "python.env", PY(**{"python/deep": {"cuda_available": False, "device_count": 0}}),
      "fail", **PYN)
