@@ -339,3 +339,15 @@ def test_real_nccl_sweep_stops_inside_its_budget():
     assert job["ok"] and job["truncated"] and d["elapsed_s"] <= d["budget_s"]
     assert max(c["bytes"] for c in job["collectives"]) < 1 << 30 or len(job["collectives"]) < 22
     assert "probe.budget" in by_check(findings.evaluate(d, {}))
+
+
+def test_probe_over_ssh_on_the_h200_host():
+    # `gpudoctor probe --hosts` over two sshd "nodes" of the real host (bench/probe_h200_ssh.sh)
+    d = doc("h200x2-ssh-two-nodes.json")
+    assert d["transport"] == "ssh" and d["mode"] == "nccl"  # auto: torch and a GPU on every node
+    assert [(n["host"], n["gpus"], n["torch"]) for n in d["nodes"]] == [("gpu01", 1, True), ("gpu02", 1, True)]
+    assert d["addresses"] == {"gpu01": "127.0.0.2", "gpu02": "127.0.0.3"}  # HostName from ssh_config
+    (job,) = d["jobs"]
+    assert job["ok"] and job["transport"] == "NET/Socket over eth0" and job["ranks"] == {"0": "gpu01", "1": "gpu02"}
+    assert [f["check"] for f in d["findings"]] == ["probe.nccl.p2p_disabled"]
+    assert all(c == {"found": 0, "left": 0} for c in d["cleanup"].values())
