@@ -68,6 +68,7 @@ def test_nccl_rounds_name_the_slow_node_with_a_stand_in_torch():
     (job,) = doc["jobs"]
     assert job["scope"] == "all" and job["ok"] and job["correct"] and job["world"] == 4
     assert job["transport"] == "NET/Socket"  # from the INFO lines, ranks mapped to nodes by the probe
+    assert [x["bytes"] for x in job["latency"]] == [8, 1024, 65536] and all(x["time_us"] > 0 for x in job["latency"])
     first = [p for p in doc["pairs"] if p.get("pass") != 2]
     assert len(doc["pairs"]) >= 6 and all(not p["error"] for p in doc["pairs"])
     slow = [p for p in doc["pairs"] if "n4" in (p["a"], p["b"])]

@@ -351,3 +351,9 @@ def test_probe_over_ssh_on_the_h200_host():
     assert job["ok"] and job["transport"] == "NET/Socket over eth0" and job["ranks"] == {"0": "gpu01", "1": "gpu02"}
     assert [f["check"] for f in d["findings"]] == ["probe.nccl.p2p_disabled"]
     assert all(c == {"found": 0, "left": 0} for c in d["cleanup"].values())
+
+
+def test_latency_rows_recorded_on_the_h200_host():
+    (job,) = doc("h200x2-cli-latency.json")["jobs"]
+    assert [x["bytes"] for x in job["latency"]] == [8, 1024, 65536]
+    assert all(5 < x["time_us"] < 1000 for x in job["latency"])  # tens of microseconds over NVLink

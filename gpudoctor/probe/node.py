@@ -392,6 +392,7 @@ def nccl(cfg):
                elapsed_s=round(time.time() - started, 3))
     if results:
         out["collectives"] = results[0].get("collectives", [])
+        out["latency"] = results[0].get("latency", [])
         out["truncated"] = results[0].get("truncated", False)
         out["check"] = results[0].get("check")
         out["torch"] = results[0].get("torch")
@@ -475,6 +476,21 @@ def nccl_rank(cfg):
     deadline = float(cfg["deadline_at"]) - float(cfg.get("reserve_s", 2.0))
     est_next = 0.0
     maxt = dist.ReduceOp.MAX
+    # latency: small all_reduce calls, where time is the fixed cost of a collective (nccl-tests
+    # reads latency off the time column at its small sizes)
+    latency = []
+    for nbytes in cfg.get("latency_sizes") or ():
+        small = torch.zeros(max(1, int(nbytes) // 4), device=dev)
+        for _ in range(5):
+            dist.all_reduce(small)
+        sync()
+        t0 = time.perf_counter()
+        for _ in range(50):
+            dist.all_reduce(small)
+        sync()
+        el = torch.tensor([(time.perf_counter() - t0) / 50], device=dev)
+        dist.all_reduce(el, op=maxt)
+        latency.append({"op": "all_reduce", "bytes": small.numel() * 4, "time_us": round(float(el.item()) * 1e6, 2)})
     for op in cfg["ops"]:
         for nbytes in cfg["sizes"]:
             numel = int(nbytes) // 4  # float32, as nccl-tests' default
@@ -538,7 +554,7 @@ def nccl_rank(cfg):
         ver = None
     if rank == 0:
         emit("rank-result", collectives=collectives, truncated=truncated, check=correct, torch=torch.__version__,
-             nccl_version=ver)
+             nccl_version=ver, latency=latency)
     try:
         dist.destroy_process_group()
     except Exception:

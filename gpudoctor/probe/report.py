@@ -81,6 +81,9 @@ def render_text(doc, findings, stream, step=None):
             w("  FAILED %s: %s\n" % (j["error_kind"], j["error"]))
         if j["scope"] == "pair":
             continue
+        if j.get("latency"):
+            w("  latency (all_reduce, 50 calls): %s\n" % ", ".join(
+                "%s %.1f us" % (_size(x["bytes"]), x["time_us"]) for x in j["latency"]))
         if j.get("collectives"):
             w("  %-11s %9s %11s %11s %11s\n" % ("op", "size", "time us", "algbw GB/s", "busbw GB/s"))
         for c in j.get("collectives") or []:

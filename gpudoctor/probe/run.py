@@ -168,7 +168,8 @@ def _nccl_job(transport, members, token, opts, deadline, scope, node_env):
     base_cfg = {"role": "nccl", "world": world, "sizes": opts["sizes"] if scope != "pair" else opts["pair_sizes"],
                 "ops": list(opts["ops"]) if scope != "pair" else ["all_reduce"], "ports": list(opts["ports"]),
                 "init_timeout_s": max(5.0, min(opts["init_timeout"], deadline - time.time())),
-                "target_s": opts["target_s"], "max_iters": opts["max_iters"]}
+                "target_s": opts["target_s"], "max_iters": opts["max_iters"],
+                "latency_sizes": [8, 1 << 10, 64 << 10] if scope != "pair" else []}
     workers, rank_nodes, rank_base = [], {}, 0
     master = members[0][0]
     master_addr = "127.0.0.1" if len(members) == 1 else transport.address(master)
@@ -242,6 +243,7 @@ def _nccl_job(transport, members, token, opts, deadline, scope, node_env):
         job["ok"] = True
     job["torch"], job["nccl_version"] = first.get("torch"), first.get("nccl_version")
     job["correct"] = first.get("check")
+    job["latency"] = first.get("latency") or []
     job["truncated"] = bool(first.get("truncated"))
     for c in first.get("collectives") or []:
         job["collectives"].append(dict(c, scope=scope if scope == "all" else "%s:%s" % (

@@ -21,6 +21,9 @@ class Tensor(object):
         self.numel_ = int(numel)
         self.data = [fill] * self.numel_ if self.numel_ <= 4096 else None  # big buffers hold no data
 
+    def numel(self):
+        return self.numel_
+
     @property
     def nbytes(self):
         return self.numel_ * 4
