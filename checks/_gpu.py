@@ -29,8 +29,8 @@ def arch_covers(arch_list, cc):
     sm_XY cubins run on X.Y and later minors of the same major; sm_XYa only on X.Y;
     sm_XYf on the X family from Y up; compute_XY (PTX) is JIT-compiled for any cc >= X.Y
     (CUDA C++ Programming Guide, "Binary Compatibility" / "PTX Compatibility")."""
-    for a in arch_list or ():
-        m = re.match(r"^(sm|compute)_(\d+)([af]?)$", a)
+    for a in arch_list if isinstance(arch_list, (list, tuple)) else ():
+        m = re.match(r"^(sm|compute)_(\d+)([af]?)$", a) if isinstance(a, str) else None
         if not m:
             continue
         n = int(m.group(2))

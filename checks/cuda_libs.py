@@ -6,14 +6,14 @@ libtorch_cuda.so's dependencies the way ld.so does (and with --deep, by ldd)."""
 
 import os
 
-from gpudoctor.registry import NA, Finding, Pass, check
+from gpudoctor.registry import NA, Finding, Pass, Skip, check
 
 from ._gpu import torch_info
 
 
 def _same(a, b):
     """Versions agree where both say something: '13.1.0.3' vs '13.1.0.3', '2.28.9' vs '2.28.9'."""
-    if not a or not b:
+    if not a or not b or not isinstance(a, str) or not isinstance(b, str):  # untrusted: text versions only
         return None
     a, b = a.split("+")[0].split("."), b.split("+")[0].split(".")
     n = min(len(a), len(b), 3)
@@ -34,18 +34,25 @@ def cuda_libs(facts, config):
     if not torch:
         yield NA("torch is not installed in %s" % (facts["python"].get("executable") or "the job's interpreter"))
         return
-    if not torch.get("libs") or not torch["libs"].get("libs"):
+    if not isinstance(torch.get("libs"), dict) or not torch["libs"].get("libs"):
         yield NA("torch %s links no CUDA libraries to judge (CPU build, or libtorch_cuda.so not found)"
                  % torch.get("version"))
         return
     info = torch["libs"]
-    ldd = torch.get("ldd") or {}
-    ldlp = info.get("ld_library_path") or ""
+    if not isinstance(info, dict) or not isinstance(info.get("libs"), list):
+        yield Skip("torch's library list in the facts is malformed")  # untrusted node output
+        return
+    ldd = torch.get("ldd") if isinstance(torch.get("ldd"), dict) else {}
+    ldlp = info.get("ld_library_path") if isinstance(info.get("ld_library_path"), str) else ""
     ldlp_dirs = [d.rstrip("/") for d in ldlp.split(":") if d]
     bad = []  # (entry, path, dir)
     good = []
-    for e in info.get("libs") or ():
+    # only entries as the collector writes them: a name, paths as text
+    for e in (e for e in info["libs"] if isinstance(e, dict) and isinstance(e.get("name"), str)
+              and all(isinstance(e.get(k), (str, type(None))) for k in ("path", "realpath", "bundled"))):
         path = ldd.get(e["name"], e.get("path")) if ldd else e.get("path")
+        if not isinstance(path, (str, type(None))):
+            continue
         if path is None:
             yield Finding.error(
                 "%s (needed by torch %s) is not found: import torch fails with \"%s: cannot open shared object "

@@ -40,6 +40,8 @@ def newest_cuda_for(driver):
     """The newest CUDA X.Y whose own row this driver satisfies (for the fix line)."""
     _, rows = _table()
     dv = vtuple(driver)
+    if dv is None:  # a driver version that is not one (untrusted node output)
+        return None
     ok = [c for c, dt, d in rows if dt <= dv]
     return "%d.%d" % max(ok)[:2] if ok else None
 
@@ -62,6 +64,9 @@ def driver_cuda(facts, config):
     kernel_driver = facts["gpu"].get("driver_version")
     if not kernel_driver:
         yield Skip("the driver version could not be read (no /proc/driver/nvidia/version, NVML silent)")
+        return
+    if not isinstance(kernel_driver, str) or vtuple(kernel_driver) is None:  # untrusted node output
+        yield Skip("the driver version in the facts is not a version")
         return
     wants = _wants(facts)
     if not wants:

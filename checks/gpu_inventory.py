@@ -16,7 +16,9 @@ def _label(g):
 
 def _bus_key(bus):
     """'00000000:00:06.0' (NVML), '0000:00:06.0' (/proc), '0000:00:06' (Xid) -> '0000:00:06'."""
-    parts = (bus or "").lower().split(":")
+    if not isinstance(bus, str):
+        return bus if isinstance(bus, (int, type(None))) else None
+    parts = bus.lower().split(":")
     if len(parts) != 3:
         return bus
     try:
@@ -102,11 +104,14 @@ def _evidence(facts, config):
         parts.append("%d expected" % want)
     torch = torch_info(facts)
     archs = (torch or {}).get("arch_list") or ((facts.get("python") or {}).get("deep") or {}).get("arch_list")
-    if archs and (torch or {}).get("cuda"):  # _arch judges only a CUDA torch: claim no coverage otherwise
+    if isinstance(archs, list) and archs and all(isinstance(a, str) for a in archs) and (torch or {}).get("cuda"):
+        # _arch judges only a CUDA torch (and a list of arch names): claim no coverage otherwise
         parts.append("covered by torch's %s..%s" % (archs[0], archs[-1]))
     parts.append("0 uncorrectable ECC, no pending row remap, no leftover process")
     log = facts["gpu"].get("kernel_log") or {}
-    xids = sorted(set(x["xid"] for x in facts["gpu"].get("xids") or ()))
+    log = log if isinstance(log, dict) else {}
+    rows = facts["gpu"].get("xids") if isinstance(facts["gpu"].get("xids"), list) else []
+    xids = sorted(set(x["xid"] for x in rows if isinstance(x, dict) and isinstance(x.get("xid"), int)))
     if not log.get("readable"):
         parts.append("Xid not read")
     elif xids:  # only Xids NVIDIA's catalog says need no action reach a pass
@@ -138,7 +143,7 @@ def _inventory_problems(facts, config):
             yield Finding.error("%s is excluded by the driver" % _label(g), observed="GPU Excluded: Yes",
                                 fix="nvidia-smi -q -i %s; reboot; replace the GPU if it stays excluded" % g.get("bus_id"))
         ecc = g.get("ecc_uncorrected_volatile")
-        if ecc:
+        if ecc and isinstance(ecc, int):  # untrusted node output: a count, or nothing to judge
             yield Finding.error(
                 "%s has %d uncorrectable ECC errors since the last driver load" % (_label(g), ecc),
                 observed="ecc.errors.uncorrected.volatile.total = %d" % ecc, expected="0",
@@ -154,9 +159,11 @@ def _inventory_problems(facts, config):
                                 observed="remapped_rows.pending = Yes", expected="No",
                                 fix="with no job on it: nvidia-smi -r -i %s (or reboot the node)" % g.get("index", 0))
         procs = g.get("processes") or []
+        procs = [p for p in procs if isinstance(p, dict) and isinstance(p.get("pid"), int)] \
+            if isinstance(procs, list) else []  # untrusted node output: process records only
         if procs:
             pids = " ".join(str(p["pid"]) for p in procs)
-            used = sum(p.get("used_mib") or 0 for p in procs)
+            used = sum(p.get("used_mib") if isinstance(p.get("used_mib"), int) else 0 for p in procs)
             yield Finding.warning(
                 "%s already has %d process(es) holding %d MiB before the job starts (a previous job's leftovers?)"
                 % (_label(g), len(procs), used), observed="pids %s" % pids, expected="no process",
@@ -183,13 +190,17 @@ def _inventory_problems(facts, config):
 
 def _xids(sec, gpus):
     log = sec.get("kernel_log") or {}
+    if not isinstance(log, dict):
+        log = {"readable": False, "reason": "malformed in the facts"}
     if log and not log.get("readable"):
         yield Finding.info("kernel log not readable, Xid errors not checked: %s" % (log.get("reason") or "?"),
                            fix="run gpudoctor as root, or: sysctl kernel.dmesg_restrict=0")
         return
     by_bus = {}
-    for x in sec.get("xids") or ():
-        by_bus.setdefault((x["bus_id"], x["xid"]), []).append(x)
+    xids = sec.get("xids") if isinstance(sec.get("xids"), list) else []
+    for x in xids:
+        if isinstance(x, dict) and isinstance(x.get("bus_id"), str) and isinstance(x.get("xid"), int):
+            by_bus.setdefault((x["bus_id"], x["xid"]), []).append(x)
     names = dict((_bus_key(g.get("bus_id")), g) for g in gpus)
     for (bus, xid), rows in sorted(by_bus.items()):
         detail = rows[-1].get("detail") or ""  # the newest line: for Xid 154, the action in force
@@ -208,7 +219,7 @@ def _arch(facts, gpus):
         return
     deep = ((facts.get("python") or {}).get("deep") or {})
     archs = torch.get("arch_list") or deep.get("arch_list")
-    if not archs:
+    if not archs or not isinstance(archs, list) or not all(isinstance(a, str) for a in archs):
         return
     for g in gpus:
         cc = cc_tuple(g.get("compute_capability"))

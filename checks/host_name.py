@@ -28,6 +28,7 @@ def primary_ipv4(facts):
     by_name = dict((i["name"], i) for i in ifaces)
     route = net.get("default_route")
     dr = route.get("interface") if isinstance(route, dict) else None
+    dr = dr if isinstance(dr, str) else None
     order = ([by_name[dr]] if dr in by_name else []) + [i for i in ifaces if not i.get("virtual")]
     for i in order:
         for a in i.get("ipv4") if isinstance(i.get("ipv4"), list) else []:

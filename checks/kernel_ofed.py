@@ -45,12 +45,19 @@ def kernel_ofed(facts, config):
     ofed = facts["ofed"]
     running = ofed.get("running_kernel") or "?"
     info = ofed.get("ofed_info")
+    if info and not (isinstance(info, dict) and all(isinstance(info.get(k), str) for k in ("flavor", "version"))):
+        info = None  # untrusted node output: an ofed_info that is not {flavor, version} is not judged
     kernels = ofed.get("kernels") or []
+    # untrusted node output: kernel records with a release name only
+    kernels = [k for k in kernels if isinstance(k, dict) and isinstance(k.get("release"), str)] \
+        if isinstance(kernels, list) else []
     with_ofed = [k["release"] for k in kernels if k.get("ofed_dirs")]
     run_k = [k for k in kernels if k["release"] == running]
     running_has = bool(run_k and run_k[0].get("ofed_dirs"))
-    mod_version = (ofed.get("module_versions") or {}).get("mlx5_core")
-    loaded = set(ofed.get("modules_loaded") or [])
+    versions = ofed.get("module_versions") if isinstance(ofed.get("module_versions"), dict) else {}
+    mod_version = versions.get("mlx5_core") if isinstance(versions.get("mlx5_core"), str) else None
+    loaded = set(m for m in ofed.get("modules_loaded") or [] if isinstance(m, str)) \
+        if isinstance(ofed.get("modules_loaded") or [], list) else set()
     label = ("%s %s" % (info["flavor"], info["version"])) if info else "OFED"
     erdma_installed = bool(run_k and run_k[0].get("erdma_module"))
     if not info and not with_ofed and not erdma_installed:

@@ -58,9 +58,13 @@ def _usable(iface, family):
 
 def _best_iface(facts):
     net = facts.get("network") or {}
-    ifaces = net.get("interfaces") or []
-    dr = (net.get("default_route") or {}).get("interface")
-    cands = [i for i in ifaces if not i.get("virtual") and _usable(i, "AF_INET")]
+    net = net if isinstance(net, dict) else {}
+    ifaces = net.get("interfaces") if isinstance(net.get("interfaces"), list) else []
+    route = net.get("default_route")
+    dr = route.get("interface") if isinstance(route, dict) else None
+    # untrusted node output: interface records with a name only
+    cands = [i for i in ifaces if isinstance(i, dict) and isinstance(i.get("name"), str) and not i.get("virtual")
+             and _usable(i, "AF_INET")]
     cands.sort(key=lambda i: (i["name"] != dr, i["name"]))
     return cands[0]["name"] if cands else None
 
@@ -92,13 +96,19 @@ def nccl_env(facts, config):
 
 
 def _judge(facts, evidence):
-    eff = dict((k, v["value"]) for k, v in (facts["nccl"].get("effective") or {}).items())
-    src = dict((k, v["source"]) for k, v in (facts["nccl"].get("effective") or {}).items())
+    effective = facts["nccl"].get("effective") or {}
+    # untrusted node output: only {"value": text, "source": text} entries are judged
+    effective = {k: v for k, v in effective.items() if isinstance(v, dict) and isinstance(v.get("value"), str)
+                 } if isinstance(effective, dict) else {}
+    eff = dict((k, v["value"]) for k, v in effective.items())
+    src = dict((k, v.get("source")) for k, v in effective.items())
     where = lambda k: "" if src.get(k) == "environment" else " (from %s)" % src.get(k)  # noqa: E731
     net = facts.get("network") or {}
     rdma = facts.get("rdma") if (facts.get("rdma") or {}).get("status") == "ok" else None
     devices = (rdma or {}).get("devices") or []
-    active = [(d, p) for d in devices for p in d.get("ports") or [] if p.get("state") == "ACTIVE"]
+    devices = [d for d in devices if isinstance(d, dict)] if isinstance(devices, list) else []
+    active = [(d, p) for d in devices for p in (d.get("ports") if isinstance(d.get("ports"), list) else [])
+              if isinstance(p, dict) and p.get("state") == "ACTIVE"]
     best = _best_iface(facts)
 
     # NCCL_SOCKET_IFNAME: a value of length <= 1 is ignored by NCCL (strlen(env) > 1)
@@ -232,7 +242,10 @@ def _judge(facts, evidence):
                 "# load it at every boot (it is not auto-loaded)")
 
     # files NCCL reads at init
-    for var, info in sorted((facts["nccl"].get("paths") or {}).items()):
+    paths = facts["nccl"].get("paths") or {}
+    paths = {k: v for k, v in paths.items() if isinstance(v, dict) and isinstance(v.get("path"), str)} \
+        if isinstance(paths, dict) else {}
+    for var, info in sorted(paths.items()):
         if not info.get("exists"):
             yield Finding.error(
                 "%s=%s%s does not exist on this node: NCCL init fails" % (var, info["path"], where(var)),

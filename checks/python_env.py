@@ -3,7 +3,7 @@ built with CUDA on a GPU node, DeepSpeed's JIT prerequisites (what DeepSpeed's d
 ninja, libaio for async_io, nvcc's CUDA major equal to torch's), and no deprecated
 `pynvml` distribution (its FutureWarning fires on every `import pynvml`: https://pypi.org/project/pynvml/)."""
 
-from gpudoctor.registry import NA, Finding, Pass, check
+from gpudoctor.registry import NA, Finding, Pass, Skip, check
 
 from ._gpu import gpu_list, torch_info
 
@@ -28,6 +28,10 @@ def python_env(facts, config):
     pkgs = py.get("packages") or {}
     torch = torch_info(facts)
     exe = py.get("executable") or "python"
+    if not isinstance(pkgs, dict) or not isinstance(exe, str) or not isinstance(py.get("deep") or {}, dict) or (
+            torch is not None and not isinstance(torch.get("version"), str)):
+        yield Skip("the python facts are malformed (untrusted node output)")
+        return
     gpus = gpu_list(facts)
     named = getattr(config, "python_source", None) in ("--python", "config")
     if torch is None and not named:

@@ -6,7 +6,7 @@ second eRDMA NIC eth1 without an address until `dhclient eth1`) or a missing
 fail or fall back to TCP sockets ("NET/IB : No device found", "NET/Socket").
 """
 
-from gpudoctor.registry import NA, Finding, Pass, check
+from gpudoctor.registry import NA, Finding, Pass, Skip, check
 
 VENDOR_MODULES = ("mlx5_core", "mlx5_ib", "mlx4_ib", "erdma", "irdma", "bnxt_re", "efa")
 
@@ -46,7 +46,12 @@ def _port_fix(facts, dev, port):
 def rdma_ports(facts, config):
     rdma = facts["rdma"]
     devices = rdma.get("devices") or []
-    modules = [m for m in rdma.get("modules_loaded") or [] if m in VENDOR_MODULES]
+    if not isinstance(devices, list) or not all(
+            isinstance(d, dict) and isinstance(d.get("name"), str) and isinstance(d.get("ports") or [], list)
+            and all(isinstance(p, dict) for p in d.get("ports") or []) for d in devices):
+        yield Skip("RDMA devices in the facts are malformed (untrusted node output)")
+        return
+    modules = [m for m in rdma.get("modules_loaded") or [] if isinstance(m, str) and m in VENDOR_MODULES]
     if not devices:
         if modules:
             yield Finding.warning(

@@ -8,7 +8,7 @@ config file"); one owned by another user fails readconf.c's secure_permissions (
 owner or permissions"). The mode bits are ssh.permissions' job.
 """
 
-from gpudoctor.registry import NA, Finding, Pass, check
+from gpudoctor.registry import NA, Finding, Pass, Skip, check
 
 
 def trailing_comments(text):
@@ -28,7 +28,12 @@ def trailing_comments(text):
        severity="error")
 def ssh_config(facts, config):
     ssh = facts["ssh"]
-    entry = [e for e in ssh.get("entries") or [] if e.get("kind") == "config"]
+    entries = ssh.get("entries") or []
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries) or \
+            not isinstance(ssh.get("config"), (str, type(None))):
+        yield Skip("~/.ssh entries in the facts are malformed (untrusted node output)")
+        return
+    entry = [e for e in entries if e.get("kind") == "config"]
     if not entry:
         yield NA("no ~/.ssh/config on this node")
         return

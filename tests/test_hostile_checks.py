@@ -105,3 +105,26 @@ def test_malformed_facts_from_a_transport_are_garbage_not_a_crash():
             assert n.reachable  # 6 levels deep: still facts (the rule allows 32)
             continue
         assert not n.reachable and n.error_kind == "garbage" and "malformed" in n.error, bad
+
+
+@pytest.mark.parametrize("check_id,section,values", [
+    ("cuda.libs", "python", {"torch": {"version": "2.1", "cuda": "12.1", "libs": ["x"]}}),   # .get of a list
+    ("cuda.libs", "python", {"torch": {"version": "2.1", "cuda": "12.1", "libs": {"libs": [{"path": "/x"}]}}}),
+    ("gpu.inventory", "gpu", {"xids": [{"bus_id": "0000:00:06", "xid": "79"}, "x"]}),       # x["bus_id"] of a str
+    ("gpu.inventory", "gpu", {"kernel_log": ["x"]}),                                        # .get of a list
+    ("gpu.inventory", "gpu", {"gpus": [{"name": "H100", "bus_id": ["x"], "processes": 5,
+                                        "ecc_uncorrected_volatile": "2"}]}),
+    ("gpu.inventory", "python", {"torch": {"version": "2.1", "cuda": "12.1", "arch_list": [["sm_90"]]}}),
+    ("kernel.ofed", "ofed", {"status": "ok", "kernels": ["6.1"], "modules_loaded": [["mlx5_core"]],
+                             "ofed_info": "MLNX_OFED 24.10", "module_versions": ["x"]}),
+    ("nccl.env", "nccl", {"effective": {"NCCL_DEBUG": "INFO"}, "paths": {"NCCL_TOPO_FILE": None}}),
+    ("nccl.env", "network", {"interfaces": [None, {"state": "up"}], "default_route": ["eth0"]}),
+    ("python.env", "python", {"torch": {"cuda": "12.1"}}),                                   # KeyError 'version'
+    ("python.env", "python", {"packages": ["torch"]}),
+    ("rdma.ports", "rdma", {"devices": ["mlx5_0"]}),                                         # .get of a str
+    ("ssh.config", "ssh", {"entries": ["config"]}),
+])
+def test_more_checks_on_odd_facts_are_a_verdict_not_a_crash(check_id, section, values):
+    facts = node_facts("h100-ubuntu2404-torch211")
+    facts.setdefault(section, {"status": "ok"}).update(values)
+    assert run_check(check_id, facts).outcomes
