@@ -39,7 +39,7 @@ def cuda_libs(facts, config):
                  % torch.get("version"))
         return
     info = torch["libs"]
-    if not isinstance(info, dict) or not isinstance(info.get("libs"), list):
+    if not isinstance(info, dict) or not isinstance(info.get("libs"), list) or not isinstance(torch.get("version"), str):
         yield Skip("torch's library list in the facts is malformed")  # untrusted node output
         return
     ldd = torch.get("ldd") if isinstance(torch.get("ldd"), dict) else {}
