@@ -372,7 +372,7 @@ case("cudalibs-no-bundled", "cuda.libs", mod(H(), {LIBS: [LIB(bundled=None)]}), 
 case("cudalibs-same-version-elsewhere", "cuda.libs", mod(H(), {LIBS: [LIB(version="13.1.0.3+x")]}), "pass")
 case("cudalibs-same-version-two-parts", "cuda.libs", mod(H(), {LIBS: [LIB(version="13.1")]}), "pass")
 case("cudalibs-ldd-path-wins", "cuda.libs",
-     mod(H(), {LIBS: [LIB(path=B13 + "libcublas.so.13", version="12.4.5.8")],
+     mod(H(), {LIBS: [LIB(path=B13 + "libcublas.so.13", version="12.4.5.8", realpath=B13 + "libcublas.so.13")],
                "python/torch/ldd": {"libcublas.so.13": "/usr/local/cuda-12.4/lib64/libcublas.so.13"},
                "python/torch/libs/ld_library_path": "/usr/local/cuda-12.4/lib64/"}), "fail")
 case("cudalibs-ldd-without-entry", "cuda.libs",
@@ -390,11 +390,32 @@ case("cudalibs-unknown-versions-not-on-ldlp", "cuda.libs",
 case("cudalibs-ldlp-only-dir", "cuda.libs",
      mod(H(), {LIBS: [LIB(path="/usr/local/cuda-12.4/lib64/libcublas.so.13")],
                "python/torch/libs/ld_library_path": "/usr/local/cuda-12.4/lib64"}), "fail")
+# every library is judged, whatever the ones before it were (bundled, in the bundle, the system's, same version)
+case("cudalibs-every-library-judged", "cuda.libs",
+     mod(H(), {LIBS: [LIB(path=B13 + "libcublas.so.13", bundled_version=None),
+                      LIB(name="libcudart.so.13", path=B13 + "x/libcudart.so.13", in_bundle=True, version="13.0.96",
+                          bundled=B13 + "libcudart.so.13"),
+                      LIB(name="libcufft.so.12", bundled=None, path="/usr/lib64/libcufft.so.12"),
+                      LIB(name="libcusparse.so.12", version="12.5.1", bundled_version="12.5.1.3",
+                          path="/usr/lib64/libcusparse.so.12"),
+                      LIB(name="libcudnn.so.9", path=None),
+                      LIB(name="libnccl.so.2", path="/opt/nccl/lib/libnccl.so.2", version="2.21.5",
+                          bundled="/opt/torch/nccl/lib/libnccl.so.2", bundled_version="2.28.9")],
+               "python/torch/libs/ld_library_path": "/opt/nccl/lib"}), "fail")
+# one bad library from LD_LIBRARY_PATH, one from elsewhere: torch's own folders are put first
+case("cudalibs-bad-from-two-places", "cuda.libs",
+     mod(H(), {LIBS: [LIB(), LIB(name="libcudnn.so.9", path="/usr/lib64/libcudnn.so.9", version="8.9.7",
+                                 bundled="/opt/cudnn/lib/libcudnn.so.9", bundled_version="9.19.0.56"),
+                      LIB(name="libnccl.so.2", path="/opt/nccl/lib/libnccl.so.2", version="2.21.5",
+                          bundled="/opt/torch/nccl/lib/libnccl.so.2", bundled_version="2.28.9")],
+               "python/torch/libs/ld_library_path": "/opt/nccl/lib:/usr/local/cuda-12.4/lib64"}), "fail")
 
 
 @pytest.mark.parametrize("a,b,want", [("13.1.0.3", "13.1.0.3", True), ("13.1.0.3", "13.1.0.9", True),
                                       ("13.1.0", "13.2.0", False), ("2.28.9+cuda13.0", "2.28.9", True),
-                                      ("13", "12.4", False), ("13", "13.4", True), (None, "1", None), ("1", "", None)])
+                                      ("13", "12.4", False), ("13", "13.4", True), (None, "1", None), ("1", "", None),
+                                      ("13.1.0.3", "13.1.0.3+cu13", True), ("13.1.0", "13.1", True),
+                                      ("13.2.0", "13.1", False)])
 def test_cuda_libs_same_version(a, b, want):
     from gpudoctor.checks.cuda_libs import _same
 
@@ -463,6 +484,25 @@ case("driver-too-old-compat-too-old", "driver.cuda",
                                                              "on_ld_library_path": False}]}), "fail")
 case("mismatch-no-kernel-version-two-libs", "driver.mismatch",
      mod(H(), {"gpu/driver_version": None, "gpu/nvml_libs": {"580.95.05": [], "575.51.03": []}}), "skipped")
+case("driver-unknown-cuda-then-too-old-toolkit", "driver.cuda", DRV(driver="550.54.14", torch_cuda="9.0"), "fail")
+case("driver-too-old-for-unknown-minor", "driver.cuda", DRV(driver="550.54.14", torch_cuda="13.9", nvcc=None), "fail")
+case("driver-python-section-failed", "driver.cuda", DRV(**{"python/status": "error", "python/torch/cuda": "12.4"}),
+     "pass")
+# the libcuda first on LD_LIBRARY_PATH is the one CUDA loads, whatever order the collector listed them in
+case("driver-compat-lowest-index-wins", "driver.cuda",
+     DRV(driver="550.54.14", nvcc=None, **{"cuda/compat": [COMPAT("545.23.08", d="/opt/old/compat", idx=1),
+                                                          COMPAT("580.95.05", idx=0)],
+                                          "cuda/ld_library_path": "/usr/local/cuda-13.0/compat:/opt/old/compat"}),
+     "pass")
+case("driver-compat-older-no-ldlp", "driver.cuda",
+     DRV(**{"cuda/compat": [COMPAT("575.51.03")], "cuda/ld_library_path": None}), "fail")
+case("driver-compat-same-version-geforce", "driver.cuda",
+     DRV(**{"cuda/compat": [COMPAT("580.159.04")], "gpu/gpus/0/name": "NVIDIA GeForce RTX 5090"}), "pass")
+case("driver-compat-on-geforce-only-dir", "driver.cuda",
+     DRV(driver="550.54.14", torch_cuda="12.4", nvcc=None,
+         **{"cuda/compat": [COMPAT("580.95.05")], "cuda/ld_library_path": "/usr/local/cuda-13.0/compat",
+            "gpu/gpus": [gpu(name="NVIDIA GeForce RTX 4090"), gpu(index=1, name=None), gpu(index=2, name="NVIDIA A2")]}),
+     "fail")
 
 case("mismatch-fixture", "driver.mismatch", H(), "pass")
 case("mismatch-nvml-says-so", "driver.mismatch",
@@ -611,6 +651,14 @@ case("inv-arch-no-list", "gpu.inventory", INV(**{"python/torch/arch_list": None}
 case("inv-arch-from-deep-covered", "gpu.inventory",
      INV(**{"python/torch/arch_list": None, "python/deep": {"arch_list": ["sm_80", "sm_90"]}}), "pass")
 case("inv-unnamed-gpu", "gpu.inventory", INV([gpu(name=None)]), "pass")
+case("inv-gpu-without-index", "gpu.inventory",
+     INV([gpu(index=DEL, remapped_rows_pending=True)], **{"gpu/xids": [XID(119, "Timeout")]}), "fail")
+case("inv-gpu-without-index-or-minor", "gpu.inventory", INV([gpu(index=DEL, excluded=True)]), "fail")
+case("inv-section-error-no-reason", "gpu.inventory", mod(H(), {"gpu": {"status": "error"}}), "skipped")
+case("inv-none-visible-expected", "gpu.inventory", INV([], **{"gpu/gpus_proc": []}), "fail", expected_gpus=2)
+# a python section that failed holds no torch to judge the GPUs against
+case("inv-python-section-failed", "gpu.inventory",
+     INV(**{"python/status": "error", "python/torch/arch_list": ["sm_80"]}), "pass")
 # the fix's three families meet at cc 7.5 (the oldest a cu13x build keeps) and cc 10.0 (Blackwell)
 case("inv-arch-not-covered-turing", "gpu.inventory",
      INV([gpu(compute_capability="7.5", name="T4")], **{"python/torch/arch_list": ["sm_80"]}), "fail")
@@ -633,6 +681,7 @@ case("inv-two-models", "gpu.inventory",
     (["sm_90a"], (9, 0), True), (["sm_90a"], (9, 1), False), (["sm_100f"], (10, 3), True),
     (["compute_80"], (9, 0), True), (["compute_90"], (8, 9), False), (["compute_90a"], (9, 0), False),
     (["sm_120", "bogus"], (12, 0), True), ([], (9, 0), False), (None, (9, 0), False), (["sm_75"], (7, 5), True),
+    (["bogus", "sm_90"], (9, 0), True), (["compute_90"], (9, 0), True), (["compute_80a", "sm_90"], (9, 0), True),
 ])
 def test_arch_covers(archs, cc, want):
     from gpudoctor.checks._gpu import arch_covers
@@ -653,6 +702,7 @@ def test_cc_tuple(cc, want):
 @pytest.mark.parametrize("bus,key", [("00000000:00:06.0", "0000:00:06"), ("0000:00:06.0", "0000:00:06"),
                                      ("0000:00:06", "0000:00:06"), ("0009:01:00", "0009:01:00"),
                                      ("0000000A:3B:00.0", "000a:3b:00"), ("zz:00:06", "zz:00:06"), ("06.0", "06.0"),
+                                     ("00000010:3B:00.0", "0010:3b:00"),
                                      (None, None)])
 def test_bus_key(bus, key):
     from gpudoctor.checks.gpu_inventory import _bus_key
@@ -898,3 +948,27 @@ def test_driver_table_is_read_from_its_data_file():
         assert driver_cuda.newest_cuda_for("535.104.05") == "12.2" and driver_cuda.newest_cuda_for("300") is None
     finally:
         driver_cuda._table.cache_clear()
+
+
+@pytest.mark.parametrize("facts,torch,python,driver,ofed", [
+    ({"python": {"status": "ok", "packages": {"torch": "2.5.1"}, "version": "3.11.7"},
+      "gpu": {"status": "ok", "driver_version": "580.1"}, "ofed": {"status": "ok", "ofed_info": {"version": "24.10"}}},
+     "2.5.1", "3.11.7", "580.1", "24.10"),
+    ({"python": {"status": "ok", "packages": None, "version": ""}, "gpu": {"status": "ok", "driver_version": None},
+      "ofed": {"status": "ok", "ofed_info": {"raw": "MLNX_OFED_LINUX-24.10", "version": "24.10"}}},
+     "(not installed)", "(not installed)", "(not installed)", "MLNX_OFED_LINUX-24.10"),
+    ({"python": {"status": "unsupported"}, "gpu": {"status": "unsupported"}, "ofed": {"status": "unsupported"}},
+     "(not installed)", "(not installed)", "(not installed)", "(not installed)"),
+    ({"python": {"status": "error"}, "gpu": {"status": "error"}, "ofed": {"status": "error"}},
+     None, None, None, None),
+])
+def test_version_getters(facts, torch, python, driver, ofed):
+    """The values versions.parity compares, read afresh (the getters are made once, at import)."""
+    from gpudoctor.checks import parity
+
+    assert parity._pkg("torch")(facts) == torch
+    assert parity._get("python", "version")(facts) == python
+    assert parity._ofed(facts) == ofed
+    assert parity._get("gpu", "driver_version")(facts) == driver
+    assert parity._get("gpu", "driver_version", "deeper")(facts) == (
+        "(not installed)" if (facts.get("gpu") or {}).get("status") in ("ok", "unsupported") else None)

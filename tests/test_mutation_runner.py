@@ -200,6 +200,14 @@ def test_a_cluster_check_is_not_listed_for_a_single_node():
     assert [(r.id, r.status, r.evidence) for r in two] == [("t.cluster", "pass", "compared")]
 
 
+def test_on_a_single_node_the_checks_after_a_cluster_check_still_run():
+    reg = _reg()
+    first = _cluster_check(reg, lambda nodes, c: iter([Pass("compared")]), cid="a.cluster")
+    second = _node_check(reg, lambda f, c: iter([Pass("judged")]), cid="b.node")
+    results = run_checks([_node("n1", env=OK, shm=OK)], [first, second], Config()).results
+    assert [(r.id, r.status) for r in results] == [("b.node", "pass")]
+
+
 def test_a_cluster_check_with_one_reachable_node_is_na_for_it():
     reg = _reg()
     chk = _cluster_check(reg, lambda nodes, c: iter([Pass("compared")]))
@@ -336,6 +344,7 @@ def test_evidence_lists_at_most_three_values():
     r = _result([("n%d" % i, ("pass", "v%d" % i)) for i in range(1, 6)])
     r.status = "pass"
     assert r.evidence == "n1: v1; n2: v2; n3: v3; (+2 other values)"
+    assert _result([("n%d" % i, ("pass", "v%d" % i)) for i in range(1, 4)]).evidence == "n1: v1; n2: v2; n3: v3"
     assert r.summary == r.evidence
     r = _result([("n1", ("pass", "same")), ("n2", ("pass", "same"))])
     assert r.evidence == "same" and not r.mixed
@@ -378,6 +387,17 @@ def test_merge_findings_names_every_node_once_and_keeps_different_findings_apart
     merged = merge_findings([a1, a2, b, a3, c])
     assert [(f.severity, f.fix, f.hosts) for f in merged] == [
         ("error", "f", ["n1", "n2", "n3"]), ("error", "other fix", ["n2"]), ("warning", "f", ["n4"])]
+
+
+def test_merge_compares_exports_by_content_and_any_value_by_its_text():
+    import pathlib
+
+    a = Finding.error("x", exports={"A": "1", "B": "2"}, hosts=["n1"])
+    b = Finding.error("x", exports={"B": "2", "A": "1"}, hosts=["n2"])
+    assert [f.hosts for f in merge_findings([a, b])] == [["n1", "n2"]]
+    c = Finding.warning("y", observed=pathlib.PurePosixPath("/dev/shm"), hosts=["n1"])
+    d = Finding.warning("y", observed=pathlib.PurePosixPath("/dev/shm"), hosts=["n2"])
+    assert [f.hosts for f in merge_findings([c, d])] == [["n1", "n2"]]
 
 
 def test_the_same_finding_on_many_nodes_is_one_finding():
