@@ -331,6 +331,8 @@ def test_facts_o_file_is_atomic_on_a_full_disk():
     ("Host *\n  Port ssh\n", "service name"),          # OpenSSH resolves it; fabric's int() does not
     ("Host *\n  ConnectTimeout 1m\n", "whole number"),  # OpenSSH's convtime takes it; fabric's int() not
     ("Host other\n  Port=\n", "no argument"),          # any block, matching or not, as OpenSSH
+    ("\x1f\n", "not a keyword"),                        # Python's split() calls \x1f whitespace; ssh does not
+    ("Host *\n  Port 22\x1f\n", "1 to 65535"),
 ])
 def test_ssh_config_lines_fabric_cannot_use_are_input_errors(tmp_path, text, needle):
     from gpudoctor.collector.ssh import ssh_config_problems
@@ -364,7 +366,8 @@ def test_ssh_config_problems_agree_with_real_ssh(tmp_path):
     """Each line refused above (save fabric's stricter int keys) is refused by ssh -G too."""
     if not shutil.which("ssh"):
         pytest.skip("no ssh client")
-    for text in ("Host *\n  Port\n", "Host *\n  Port ssh22\n", "Host *\n  Port 0\n", "Host *\n  Port 65536\n"):
+    for text in ("Host *\n  Port\n", "Host *\n  Port ssh22\n", "Host *\n  Port 0\n", "Host *\n  Port 65536\n",
+                 "\x1f\n", "Host *\n  Port 22\x1f\n", "Host *\n  Port 22 23\n"):
         p = tmp_path / "c"
         p.write_text(text)
         assert subprocess.run(["ssh", "-G", "-F", str(p), "gpu1"], capture_output=True).returncode != 0, text

@@ -71,27 +71,27 @@ def ssh_config_problems(text, limit=20):
     OpenSSH 10.5) or fabric would refuse: a keyword with no argument ("no argument after
     keyword"), a Port that is not 1-65535 ("Bad port"), and the integer keywords fabric
     converts with int(). Checked in every Host/Match block, as OpenSSH does."""
+    import re
+
     out = []
     for n, raw in enumerate((text or "").splitlines(), 1):
-        line = raw.strip(" \t\f\r\n")
+        line = raw.strip(" \t\f\r\n")  # readconf.c's WHITESPACE (and \f at the end of a line)
         if not line or line.startswith("#"):
             continue
-        # "Keyword value", "Keyword=value", "Keyword = value" (readconf.c's strdelim)
-        head, sep, rest = line.partition("=") if "=" in line.split(None, 1)[0] else (None, None, None)
-        if head is not None:
-            keyword, value = head.strip(), rest.strip()
-        else:
-            parts = line.split(None, 1)
-            keyword, value = parts[0], (parts[1].strip() if len(parts) > 1 else "")
-            if value.startswith("="):
-                value = value[1:].strip()
+        # "Keyword value", "Keyword=value", "Keyword = value" (readconf.c's strdelim); only
+        # space and tab separate: Python's str.split() would also split on \x1c-\x1f
+        m = re.match(r"^([^ \t=]*)[ \t]*(?:=[ \t]*)?(.*)$", line)
+        keyword, value = m.group(1), m.group(2).strip(" \t")
+        if not re.match(r"^\w+$", keyword):  # paramiko: "Unparsable line"; OpenSSH: "Bad configuration option"
+            out.append((n, "%s is not a keyword" % _shown(keyword or line)))
+            continue
         if value.startswith("#"):  # OpenSSH 10 ends arguments at a comment (argv_split)
             value = ""
         if not value:
             out.append((n, "%s: no argument after the keyword" % _shown(keyword)))
         else:
             bounds = _INT_KEYWORDS.get(keyword.lower())
-            args = value.split("#", 1)[0].split()
+            args = [a for a in re.split(r"[ \t]+", value.split("#", 1)[0]) if a]
             first = args[0].strip('"') if args else ""
             if bounds and len(args) > 1:  # readconf.c: "keyword %s extra arguments at end of line"
                 out.append((n, "%s: one value expected, got %d" % (keyword, len(args))))
