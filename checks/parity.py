@@ -228,6 +228,10 @@ def gpu_parity(nodes, config):
     if failed:  # the gpu section failed there: say so, never drop the node
         yield Skip("gpu facts failed on this node", hosts=failed)
     seen = {h: v for h, v in seen.items() if v is not None}
+    if seen and not any(count for _, count in seen.values()) and all(
+            (nodes[h].get("gpu") or {}).get("status") == "unsupported" for h in seen):
+        yield NA("no node has an NVIDIA driver loaded: no GPUs to compare", hosts=list(seen))
+        return
     groups = group({h: v[0] for h, v in seen.items()})
     bad = len(groups) > 1
     if bad:
@@ -323,7 +327,7 @@ def files_parity(nodes, config):
     if same and len(same) == len(paths):
         yield Pass("identical on every node: " + "; ".join(same))
     elif odd_hosts:
-        yield Pass("%d of %d files as on the majority" % (len(same), len(paths)),
+        yield Pass("all %d file%s as on the majority of nodes" % (len(paths), "" if len(paths) == 1 else "s"),
                    hosts=[h for h in nodes if h not in odd_hosts])
 
 
