@@ -972,3 +972,61 @@ def test_version_getters(facts, torch, python, driver, ofed):
     assert parity._get("gpu", "driver_version")(facts) == driver
     assert parity._get("gpu", "driver_version", "deeper")(facts) == (
         "(not installed)" if (facts.get("gpu") or {}).get("status") in ("ok", "unsupported") else None)
+
+
+# -- node output is untrusted: a malformed record is skipped with the reason, never judged -------
+MAL = []
+
+
+def malformed(name, check_id, facts):
+    MAL.append(pytest.param(check_id, facts, id=name))
+
+
+malformed("ssh-perms-entry-not-a-dict", "ssh.permissions", SSH(GOOD + ["x"]))
+malformed("ssh-perms-path-not-text", "ssh.permissions", SSH([dict(GOOD[0], path=1)]))
+malformed("ssh-perms-uid-not-a-number", "ssh.permissions", SSH([dict(GOOD[0], uid="0")]))
+malformed("ssh-perms-mode-empty", "ssh.permissions", SSH([dict(GOOD[0], mode="")]))
+malformed("ssh-perms-mode-too-long", "ssh.permissions", SSH([dict(GOOD[0], mode="0100755")]))
+malformed("ssh-perms-mode-not-octal", "ssh.permissions", SSH([dict(GOOD[0], mode="0789")]))
+malformed("ssh-perms-mode-not-text", "ssh.permissions", SSH([dict(GOOD[0], mode=493)]))
+malformed("ssh-perms-kind-not-text", "ssh.permissions", SSH([dict(GOOD[0], kind=["home"])]))
+malformed("ssh-perms-user-uid-not-a-number", "ssh.permissions", SSH(GOOD, uid=None))
+malformed("ssh-config-entries-not-a-list", "ssh.config", mod(CFG("Host *\n"), {"ssh/entries": "x"}))
+malformed("ssh-config-entry-not-a-dict", "ssh.config", mod(CFG("Host *\n"), {"ssh/entries": [1]}))
+malformed("ssh-config-text-not-text", "ssh.config", CFG(["Host *"]))
+malformed("rdma-devices-not-a-list", "rdma.ports", mod(RD([]), {"rdma/devices": "mlx5_0"}))
+malformed("rdma-device-not-a-dict", "rdma.ports", mod(RD([]), {"rdma/devices": ["mlx5_0"]}))
+malformed("rdma-device-name-not-text", "rdma.ports", mod(RD([]), {"rdma/devices": [{"name": 5, "ports": []}]}))
+malformed("rdma-ports-not-a-list", "rdma.ports", mod(RD([]), {"rdma/devices": [{"name": "mlx5_0", "ports": "1"}]}))
+malformed("rdma-port-not-a-dict", "rdma.ports", mod(RD([]), {"rdma/devices": [{"name": "mlx5_0", "ports": [1]}]}))
+malformed("memlock-soft-missing", "limits.memlock", mod(H(), {"limits/memlock": {"hard": 8 << 20}}))
+malformed("memlock-not-a-dict", "limits.memlock", mod(H(), {"limits/memlock": "unlimited"}))
+malformed("cudalibs-list-not-a-list", "cuda.libs", mod(H(), {"python/torch/libs/libs": "libcublas.so.13"}))
+malformed("driver-version-not-a-version", "driver.cuda", mod(H(), {"gpu/driver_version": "latest"}))
+malformed("driver-version-not-text", "driver.cuda", mod(H(), {"gpu/driver_version": 580}))
+malformed("mismatch-version-not-text", "driver.mismatch", mod(H(), {"gpu/driver_version": 580}))
+malformed("mismatch-libs-not-a-dict", "driver.mismatch", mod(H(), {"gpu/nvml_libs": ["580.159.04"]}))
+malformed("mismatch-init-error-not-text", "driver.mismatch", mod(H(), {"gpu/nvml/init_error": 999}))
+malformed("hostname-not-text", "host.name", mod(H(), {"host/hostname": {"a": 1}}))
+malformed("hostname-addresses-not-text", "host.name", mod(H(), {"host/hostname_addresses": [127001]}))
+malformed("python-packages-not-a-dict", "python.env", mod(H(), {"python/packages": ["torch"]}))
+malformed("python-executable-not-text", "python.env", mod(H(), {"python/executable": ["python3"]}))
+malformed("python-deep-not-a-dict", "python.env", mod(H(), {"python/deep": "error"}))
+malformed("python-torch-version-not-text", "python.env", mod(H(), {"python/torch/version": 2.5}))
+malformed("shm-sizes-not-numbers", "shm.size", mod(H(), {"shm/total_bytes": "lots"}))
+
+
+@pytest.mark.parametrize("check_id,facts", MAL)
+def test_malformed_node_output_is_skipped_with_the_reason(request, check_id, facts):
+    from gpudoctor.config import Config
+
+    res = run_check(check_id, copy.deepcopy(facts), Config(python_source="--python"))
+    assert res.status == "skipped" and not res.findings, (res.status, res.summary)
+    want = _load().get("malformed:" + request.node.callspec.id)
+    if os.environ.get("GPUDOCTOR_REGEN_GOLDEN") == "1":
+        doc = _load()
+        doc["malformed:" + request.node.callspec.id] = want = res.summary
+        with open(EXPECT, "w") as f:
+            json.dump(doc, f, indent=1, sort_keys=True, ensure_ascii=False)
+            f.write("\n")
+    assert res.summary == want
