@@ -636,6 +636,8 @@ case("inv-kernel-log-unreadable", "gpu.inventory",
 case("inv-kernel-log-unreadable-no-reason", "gpu.inventory",
      INV(**{"gpu/kernel_log": {"readable": False}, "gpu/xids": [XID(79)]}), "pass")
 case("inv-kernel-log-not-collected", "gpu.inventory", INV(**{"gpu/kernel_log": DEL}), "pass")
+case("inv-kernel-log-malformed", "gpu.inventory", INV(**{"gpu/kernel_log": "readable"}), "pass")
+case("inv-xid-not-a-number", "gpu.inventory", INV(**{"gpu/xids": [XID("79", "fallen off the bus")]}), "pass")
 case("inv-arch-not-covered-pascal", "gpu.inventory",
      INV([gpu(compute_capability="6.0", name="Tesla P100")]), "fail")
 case("inv-arch-not-covered-volta", "gpu.inventory",
@@ -682,6 +684,7 @@ case("inv-two-models", "gpu.inventory",
     (["compute_80"], (9, 0), True), (["compute_90"], (8, 9), False), (["compute_90a"], (9, 0), False),
     (["sm_120", "bogus"], (12, 0), True), ([], (9, 0), False), (None, (9, 0), False), (["sm_75"], (7, 5), True),
     (["bogus", "sm_90"], (9, 0), True), (["compute_90"], (9, 0), True), (["compute_80a", "sm_90"], (9, 0), True),
+    ([90, "sm_90"], (9, 0), True), ("sm_90", (9, 0), False),  # untrusted: only a list of names is read
 ])
 def test_arch_covers(archs, cc, want):
     from gpudoctor.checks._gpu import arch_covers
@@ -702,7 +705,7 @@ def test_cc_tuple(cc, want):
 @pytest.mark.parametrize("bus,key", [("00000000:00:06.0", "0000:00:06"), ("0000:00:06.0", "0000:00:06"),
                                      ("0000:00:06", "0000:00:06"), ("0009:01:00", "0009:01:00"),
                                      ("0000000A:3B:00.0", "000a:3b:00"), ("zz:00:06", "zz:00:06"), ("06.0", "06.0"),
-                                     ("00000010:3B:00.0", "0010:3b:00"),
+                                     ("00000010:3B:00.0", "0010:3b:00"), (7, 7), ([1], None),
                                      (None, None)])
 def test_bus_key(bus, key):
     from gpudoctor.checks.gpu_inventory import _bus_key
