@@ -10,6 +10,7 @@ is ``skipped`` with that reason, not left out of the comparison.
 """
 
 import json
+import traceback
 from dataclasses import dataclass, field
 from typing import Dict, List, Tuple
 
@@ -36,6 +37,7 @@ class CheckResult:
     outcomes: Dict[str, Tuple[str, str]] = field(default_factory=dict)  # host -> (status, evidence or reason)
     findings: List[Finding] = field(default_factory=list)
     crashed: Dict[str, List[str]] = field(default_factory=dict)  # exception -> hosts
+    tracebacks: Dict[str, str] = field(default_factory=dict)  # exception -> its traceback (the crash file)
 
     def groups(self, status):
         """[(text, [hosts])] of the nodes that ended in ``status``, grouped by their text."""
@@ -233,6 +235,7 @@ def _run_node_check(chk, res, live, config, override):
         except Exception as exc:  # a buggy check reports itself and spares the rest
             msg = "%s: %s" % (type(exc).__name__, exc)
             res.crashed.setdefault(msg, []).append(node.host)
+            res.tracebacks.setdefault(msg, traceback.format_exc())
             res.outcomes[node.host] = ("skipped", "the check crashed (a gpudoctor bug): " + msg)
             continue
         _apply_override(found, override)
@@ -263,6 +266,7 @@ def _run_cluster_check(chk, res, live, config, override):
     except Exception as exc:
         msg = "%s: %s" % (type(exc).__name__, exc)
         res.crashed[msg] = sorted(usable)
+        res.tracebacks[msg] = traceback.format_exc()
         for host in usable:
             res.outcomes[host] = ("skipped", "the check crashed (a gpudoctor bug): " + msg)
         return

@@ -124,18 +124,27 @@ def lines(report, verbose=False):
     return out
 
 
+def _printable(text):
+    """Node output is untrusted: a control character in a value (an escape sequence that would
+    retitle or rewrite the terminal, a carriage return that hides a line) is shown escaped."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
+
+
 def render(report, stream=None, color=None, verbose=False):
     stream = stream or sys.stdout
     if color is None:
         color = stream.isatty()
+    out = [(style, _printable(text)) for style, text in lines(report, verbose)]
     if not color:
-        stream.write("\n".join(text for _, text in lines(report, verbose)) + "\n")
+        stream.write("\n".join(text for _, text in out) + "\n")
         return
     from rich.console import Console
     from rich.markup import escape
 
     console = Console(file=stream, highlight=False)
-    for style, text in lines(report, verbose):
+    for style, text in out:
         if style in STYLE:
             console.print("[%s]%s[/]" % (STYLE[style], escape(text)))
         else:
