@@ -96,3 +96,14 @@ def test_a_rank_stuck_in_init_is_classified_within_the_budget():
     assert job["error_kind"] == "init-hang" and not job["ok"]
     assert all(c.get("left") == 0 for c in doc["cleanup"].values())
     assert wait_for(lambda: node.find_run(doc["run_id"]) == [], 5) is True
+
+
+def test_a_rendezvous_port_taken_after_it_was_chosen_is_retried_on_a_new_port(tmp_path):
+    # torch's own text for EADDRINUSE (c10d TCPStore); the port was free when the node checked it
+    marker = str(tmp_path / "taken")
+    env = {h: {"PYTHONPATH": FAKE_TORCH, "FAKE_PORT_TAKEN_ONCE": marker} for h in ("n1", "n2")}
+    doc = run.probe(["n1", "n2"], launch.LocalTransport(), mode="nccl", budget=40, gpus=1, node_env=env,
+                    sizes=[1 << 20])
+    (job,) = doc["jobs"]
+    assert os.path.exists(marker)  # the first attempt did meet a taken port
+    assert job["ok"] and job["error_kind"] is None, job

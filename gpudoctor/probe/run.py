@@ -163,6 +163,16 @@ def tcp_phase(transport, live, token, opts, budget, log):
 # ---------------------------------------------------------------- NCCL
 
 def _nccl_job(transport, members, token, opts, deadline, scope, node_env):
+    """One NCCL job; once more on a new port when the rendezvous port was taken between the
+    first node's check and torch's bind (another program on the node, or pairs of one round
+    on one machine, which choose ports at the same moment): a race, not the node's fault."""
+    job = _nccl_job_once(transport, members, token, opts, deadline, scope, node_env)
+    if job["error_kind"] == "port-in-use" and deadline - time.time() > 5:
+        job = _nccl_job_once(transport, members, token, opts, deadline, scope, node_env)
+    return job
+
+
+def _nccl_job_once(transport, members, token, opts, deadline, scope, node_env):
     """One NCCL job over ``members`` [(host, nprocs)]; the first host holds the rendezvous."""
     world = sum(n for _, n in members)
     base_cfg = {"role": "nccl", "world": world, "sizes": opts["sizes"] if scope != "pair" else opts["pair_sizes"],

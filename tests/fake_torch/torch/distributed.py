@@ -54,6 +54,12 @@ def _rendezvous(init_method, rank, world, bw, seconds):
 def init_process_group(backend, init_method=None, rank=0, world_size=1, timeout=None):
     if os.environ.get("FAKE_HANG") == "init":  # a rank stuck in NCCL init (a fabric that drops it)
         time.sleep(3600)
+    once = os.environ.get("FAKE_PORT_TAKEN_ONCE")  # the rendezvous port taken after the probe chose it
+    if once and not os.path.exists(once):
+        open(once, "w").close()
+        raise RuntimeError("The server socket has failed to listen on any local network address. "
+                           "port: %s, useIpv6: 0, code: -98, name: EADDRINUSE, message: address already in use"
+                           % init_method.rsplit(":", 1)[-1])
     _state.update(rank=rank, world=world_size)
     mine = float(os.environ.get("FAKE_BUSBW_GBPS", "10"))
     _state["bw"] = _rendezvous(init_method, rank, world_size, mine, timeout.total_seconds() if timeout else 30)
