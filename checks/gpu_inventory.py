@@ -210,7 +210,10 @@ def _xids(sec, gpus):
         make = {"error": Finding.error, "warning": Finding.warning}.get(level, Finding.info)
         yield make("%s logged Xid %d (%s) %d time(s) since boot" % (where, xid, meaning, len(rows)),
                    observed="NVRM: Xid (PCI:%s): %d, %s" % (bus, xid, detail),
-                   fix=fix.replace("<index>", str(g.get("index", 0)) if g else "<index>"))
+                   # a GPU listed from /proc has a minor, not nvidia-smi's index: name it by bus id,
+                   # which nvidia-smi -i takes too, never by a guessed index 0 (the wrong GPU)
+                   fix=fix.replace("<index>", "<index>" if not g else str(g["index"]) if g.get("index") is not None
+                                   else (g.get("bus_id") or "<index>")))
 
 
 def _arch(facts, gpus):

@@ -311,9 +311,9 @@ def files_parity(nodes, config):
     for p in paths:
         values = {}
         for h, f in nodes.items():
-            e = f["files"]["files"].get(p) or {}
-            values[h] = "missing (%s)" % e["error"] if "error" in e else "sha256 %s, %d bytes" % (e["sha256"][:12],
-                                                                                               e["size"])
+            e = f["files"]["files"].get(p) or {"error": "not collected on this node"}
+            values[h] = "missing (%s)" % e["error"] if "error" in e or "sha256" not in e else \
+                "sha256 %s, %s bytes" % (str(e["sha256"])[:12], e.get("size"))
         groups = group(values)
         if len(groups) == 1:
             same.append("%s (%s)" % (p, groups[0].value))
@@ -339,11 +339,16 @@ def ssh_mesh(nodes, config):
         for peer, r in sorted(f["mesh"].get("peers", {}).items()):
             if not r.get("ok"):
                 failing.append((h, peer, r.get("error") or "failed"))
-    pairs_ok = sum(1 for f in nodes.values() for r in f["mesh"].get("peers", {}).values() if r.get("ok"))
-    if not failing and not pairs_ok:
+    tried = [h for h, f in nodes.items() if f["mesh"].get("peers")]
+    if not tried:
         yield NA("no node-to-node ssh was tried")
-    elif not failing:
-        yield Pass("%d node pairs ssh to each other non-interactively" % pairs_ok)
+        return
+    untried = [h for h in nodes if h not in tried]
+    if untried:  # nothing was tried from these: never a pass for them
+        yield Skip("no ssh to the other nodes was tried from this node", hosts=untried)
+    if not failing:
+        pairs_ok = sum(1 for h in tried for r in nodes[h]["mesh"]["peers"].values() if r.get("ok"))
+        yield Pass("%d node pairs ssh to each other non-interactively" % pairs_ok, hosts=tried)
     if failing:
         pairs = ", ".join("%s->%s (%s)" % x for x in failing[:20])
         more = " and %d more" % (len(failing) - 20) if len(failing) > 20 else ""
@@ -353,6 +358,6 @@ def ssh_mesh(nodes, config):
                             fix="on each failing source node: ssh-keygen -t ed25519 (if no key), then "
                                 "ssh-copy-id <peer> for each failing peer; check ~/.ssh modes on the peers "
                                 "(gpudoctor check --select ssh)")
-        ok_sources = [h for h in nodes if h not in sources]
+        ok_sources = [h for h in tried if h not in sources]
         if ok_sources:
             yield Pass("reaches every peer over ssh", hosts=ok_sources)

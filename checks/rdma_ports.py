@@ -106,5 +106,5 @@ def rdma_ports(facts, config):
             fix="modprobe ib_uverbs rdma_ucm")
     if active and not missing:
         yield Pass("%d of %d ports ACTIVE (%s); /dev/infiniband has %s" % (
-            len(active), len(ports), ", ".join("%s %s" % (_port_label(d, p), p.get("rate") or "")
-                                               for d, p in active[:4]).replace(" ,", ","), ", ".join(need)))
+            len(active), len(ports), ", ".join(" ".join(x for x in (_port_label(d, p), p.get("rate")) if x)
+                                               for d, p in active[:4]), ", ".join(need)))

@@ -8,6 +8,8 @@ config file"); one owned by another user fails readconf.c's secure_permissions (
 owner or permissions"). The mode bits are ssh.permissions' job.
 """
 
+import re
+
 from gpudoctor.registry import NA, Finding, Pass, Skip, check
 
 
@@ -18,7 +20,11 @@ def trailing_comments(text):
         s = line.strip()
         if not s or s.startswith("#") or "#" not in s:
             continue
-        head = s.split("#", 1)[0]
+        # a comment starts at a '#' after whitespace ('Host a#b # c': 'a#b' is the value)
+        m = re.search(r"\s#", s)
+        if not m:
+            continue
+        head = s[:m.start() + 1]
         if len(head.replace("=", " ").split()) >= 2 and head[-1:].isspace() and '"' not in head:
             out.append((n, line.rstrip()))
     return out

@@ -149,7 +149,8 @@ def check(check_id, title, needs=(), severity="error", scope="node", registry=No
     of them is unsupported or failed on a node, the runner skips the check with that reason."""
 
     def deco(func):
-        (registry or REGISTRY).add(
+        # `registry or REGISTRY` would be REGISTRY for an empty Registry (it has __len__)
+        (REGISTRY if registry is None else registry).add(
             Check(id=check_id, title=title, func=func, needs=tuple(needs), severity=severity,
                   scope=scope, module=func.__module__)
         )
