@@ -144,6 +144,18 @@ def _send(conn, seconds):
             pass
 
 
+def _receive_all(conns, seconds):
+    """Receive on every stream at once for `seconds`; (Gbit/s, bytes) over all of them."""
+    counts = [None] * len(conns)
+    started = threading.Event()
+    ts = [threading.Thread(target=_receive, args=(c, seconds, counts, i, started)) for i, c in enumerate(conns)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    return _rate(counts)
+
+
 def _rate(counts):
     """Gbit/s over all streams, between the first byte and the last read."""
     vals = [c for c in counts if c and c[1] is not None]
@@ -186,14 +198,7 @@ def tcp_server(cfg):
                 continue
             conns.append(c)
         if phase == "U":
-            counts = [None] * streams
-            started = threading.Event()
-            ts = [threading.Thread(target=_receive, args=(c, seconds, counts, i, started)) for i, c in enumerate(conns)]
-            for t in ts:
-                t.start()
-            for t in ts:
-                t.join()
-            result["rx_gbps"], result["rx_bytes"] = _rate(counts)
+            result["rx_gbps"], result["rx_bytes"] = _receive_all(conns, seconds)
         else:
             ts = [threading.Thread(target=_send, args=(c, seconds)) for c in conns]
             for t in ts:
@@ -255,14 +260,7 @@ def tcp_client(cfg):
             for t in ts:
                 t.join()
         else:
-            counts = [None] * streams
-            started = threading.Event()
-            ts = [threading.Thread(target=_receive, args=(c, seconds, counts, i, started)) for i, c in enumerate(conns)]
-            for t in ts:
-                t.start()
-            for t in ts:
-                t.join()
-            result["rx_gbps"], result["rx_bytes"] = _rate(counts)
+            result["rx_gbps"], result["rx_bytes"] = _receive_all(conns, seconds)
     emit("result", **result)
     return 0
 
