@@ -128,6 +128,17 @@ COUNTS = {
         {h: dict(patched(H200, gpu={"status": "ok", "gpus": None, "gpus_proc": [{"minor": 0}, {"minor": 1}]}), node=h)
          for h in ("a", "b")}, P(launcher="torchrun", nproc_per_node=4, nnodes_min=2, nnodes_max=2, world_min=8,
                                  world_max=8)),
+    "two sources named in the fix": (nodes("a", "b"), P(sources=["acc.yaml", "ds.json"], launcher="accelerate",
+                                                        nnodes_min=3, nnodes_max=3)),
+    "a host without GPU facts, then one with too few": (
+        nodes(("a", 4), ("b", 8)), hosts_plan("mpirun", [("c", 8, 8), ("a", 8, 8), ("b", 8, 8)], "-H c:8,a:8,b:8")),
+    "-np under the slots on fewer GPUs": (nodes(("a", 4), ("b", 8)), hosts_plan("mpirun", [("a", 8, 4), ("b", 8, 8)],
+                                                                                  "-H a:8,b:8")),
+    "a host given no process": (nodes(("a", 4), ("b", 4)), hosts_plan("mpirun", [("a", 4, 4), ("b", 4, 0)], "-H")),
+    "one node of two planned": (nodes("a", "b"), P(launcher="torchrun", nnodes_min=1, nnodes_max=2, nproc_per_node=8,
+                                                   world_min=8, world_max=8)),
+    "a node without GPU facts in a pass": (nodes(("a", 8), ("b", None)), P(launcher="torchrun", nnodes_min=2,
+                                                                          nnodes_max=2)),
     "seed002 accelerate + deepspeed": (nodes("huaweiyun1", "huaweiyun2"), "seed002"),
 }
 
@@ -215,6 +226,18 @@ MASTER = {
     "master not listed in a node's names": (
         mper_host(a=dict(resolve=res_names(("a", ["10.0.0.1"]))), b=dict(resolve=res_names(("a", ["10.0.0.1"])))),
         P(launcher="torchrun", master_addr="m0", master_port=29500)),
+    "resolve section without names": (
+        mper_host(a=dict(resolve={"status": "ok"}), b=dict(resolve=res_names(("m0", ["10.0.0.1"]), ("a", ["10.0.0.1"])))),
+        P(launcher="torchrun", master_addr="m0", master_port=29500)),
+    "master resolves to two addresses, differently": (
+        mper_host(a=dict(resolve=res_names(("m0", ["10.0.0.1", "10.0.1.1"]), ("a", ["10.0.0.1"]))),
+                  b=dict(resolve=res_names(("m0", ["10.0.0.1", "10.0.1.1"]))),
+                  c=dict(resolve=res_names(("m0", ["10.0.1.1"])))),
+        P(launcher="torchrun", master_addr="m0", master_port=29500)),
+    "master not a node, interfaces without addresses": (
+        mper_host(a=dict(network={"status": "ok", "interfaces": [{"name": "eth0", "ipv4": []}, {"name": "lo"}]}),
+                  b=dict(network={"status": "ok", "interfaces": [{"name": "eth0", "ipv4": []}]})),
+        P(launcher="accelerate", master_addr="10.9.9.9", master_port=22)),
 }
 
 # ------------------------------------------------------------ launch.precision (per node)
@@ -252,6 +275,10 @@ PRECISION = {
     "bf16 with unparsable cc": (patched(H100, gpu={"status": "ok", "gpus": [
         {"name": "A", "compute_capability": "7"}, {"name": "B", "compute_capability": "7.0.1"},
         {"name": "C", "compute_capability": " 7.5"}]}), P(launcher="torchrun", precision="bf16")),
+    "accelerate and DeepSpeed bf16 on a V100": (patched(H100, gpu=gpus(2, "Tesla V100", "7.0")), P(
+        launcher="accelerate", mixed_precision="bf16", ds_config="/j/ds.json", ds_bf16=True, ds_fp16=False)),
+    "accelerate and DeepSpeed bf16, no GPU listed": (patched(H100, gpu={"status": "ok", "gpus": []}), P(
+        launcher="accelerate", mixed_precision="bf16", ds_config="/j/ds.json", ds_bf16=True)),
     "bf16 with no GPU listed": (patched(H100, gpu={"status": "ok", "gpus": []}), P(launcher="torchrun", precision="bf16")),
     "bf16 with GPUs from /proc only": (patched(H100, gpu={"status": "ok", "gpus": None, "gpus_proc": [
         {"bus_id": "0000:00:07.0", "minor": 0}]}), P(launcher="torchrun", precision="bf16")),
@@ -323,6 +350,7 @@ ENV = {
     "names that are not job variables": (
         env_nodes(a=env({"XNCCL_DEBUG": "1", "LD_LIBRARY_PATH2": "/x", "MY_PYTHONPATH": "/y", "NCCL_": "z",
                          "UCX_TLS": "rc"}), b=env()), mpi(["UCX_TLS"])),
+    "hashed on one node only": (env_nodes(a=env(hashed={"LD_LIBRARY_PATH": "sha256:1"}), b=env()), mpi([])),
     "set on every node, not on the line": (
         env_nodes(a=env({"NCCL_SOCKET_IFNAME": "eth0"}), b=env({"NCCL_SOCKET_IFNAME": "ib0"})), mpi([])),
 }
@@ -355,6 +383,8 @@ FILES = {
     "differs": (per_host(a=dict(files=files(**{"/j/train.py": "a" * 64})),
                          b=dict(files=files(**{"/j/train.py": "a" * 64})),
                          c=dict(files=files(**{"/j/train.py": "c" * 64}))), FILES_PLAN),
+    "reported by some nodes only": (per_host(a=dict(files=files()), b=dict(files=files(**{"/j/train.py": "a" * 64})),
+                                             c=dict(files=files(**{"/j/train.py": "c" * 64}))), FILES_PLAN),
 }
 
 # ------------------------------------------------------------ launch.rendezvous (cluster)
@@ -538,6 +568,27 @@ NCCL = {
     "names: contrib only": (nccl(eff(NCCL_EP_DEBUG="1"), rdma={"status": "unsupported"}), None),
     "names: close to a contrib name only": (nccl(eff(NCCL_EP_DEBUGX="1"), rdma={"status": "unsupported"}), None),
     "names: former, one release": (nccl(eff(NCCL_GRAPH="1"), rdma={"status": "unsupported"}), None),
+    "ifname two interfaces, two addresses": (nccl(eff(NCCL_SOCKET_IFNAME="eth0,ens2"), network=dict(
+        NETWORK, interfaces=[dict(NETWORK["interfaces"][0], ipv4=[{"address": "10.0.0.5"}, {"address": "10.0.9.5"}])]
+        + NETWORK["interfaces"][1:])), None),
+    "network not a record": (dict(nccl(eff(NCCL_DEBUG="INFO"), rdma={"status": "unsupported"}), network=["eth0"]),
+                             None),
+    "paths not a record": (nccl(eff(NCCL_DEBUG="INFO"), paths=["/t.xml"], rdma={"status": "unsupported"}), None),
+    "hca exclude, no device": (nccl(eff(NCCL_IB_HCA="^mlx"), rdma=rdma(), gpu=NOGPU), None),
+    "hca exact, first without port, second bad port": (nccl(eff(NCCL_IB_HCA="=mlx5_0,mlx5_1:3"), rdma=IB, gpu=NOGPU),
+                                                       None),
+    "hca exact port on a prefix of another": (nccl(eff(NCCL_IB_HCA="=mlx5_1:2"), rdma=ROCE, gpu=NOGPU), None),
+    "hca names of different lengths": (nccl(eff(NCCL_IB_HCA="mlx5_0,a"), rdma=rdma(dev("mlx5_0", port(1)),
+                                                                                    dev("a", port(1))), gpu=NOGPU), None),
+    "hca prefix of two names": (nccl(eff(NCCL_IB_HCA="mlx5_1:1,mlx5_0"), rdma=ROCE, gpu=NOGPU), None),
+    "gid v1, two v2 with IPv4": (nccl(eff(NCCL_IB_GID_INDEX="0"), rdma=rdma(dev("r", port(1, link="Ethernet", gids=[
+        {"index": 0, "type": "IB/RoCE v1", "gid": "fe80::3"},
+        {"index": 1, "type": "RoCE v2", "gid": "::ffff:10.3.0.6", "ipv4": "10.3.0.6"},
+        {"index": 2, "type": "RoCE v2", "gid": "::ffff:10.4.0.6", "ipv4": "10.4.0.6"}]))), gpu=NOGPU), None),
+    "gdr both modules": (nccl(rdma=rdma(dev("a", port(1)), gdr=True, modules=["nv_peer_mem", "nvidia_peermem"])), None),
+    "names: every kind, in order": (nccl(eff(NCCL_AGG_CHANNEL_SIZE="1", NCCL_DEBUG="INFO", NCCL_LL_THRESHOLD="0",
+                                             NCCL_MY_PLUGIN_KNOB="1", NCCL_SOCKET_IFNAM="eth0"),
+                                         rdma={"status": "unsupported"}), None),
     "names: a typo": (nccl(eff(NCCL_SOCKET_IFNAM="eth0"), rdma={"status": "unsupported"}), None),
     "names: a typo from a file, and a torch name": (
         nccl(eff("/etc/nccl.conf", NCCL_DEBUG_SUBSYSS="INIT", TORCH_NCCL_BLOCKING_WAIT="1"),
@@ -613,6 +664,21 @@ def test_nccl_ifname_with_an_interface_record_without_a_name():
     facts = nccl(eff(NCCL_SOCKET_IFNAME="eth0"), network={"status": "ok", "interfaces": [
         {"state": "up"}, {"name": "eth0", "state": "up", "virtual": False, "ipv4": [{"address": "10.0.0.5"}]}]})
     assert run_check("nccl.env", facts).status == "pass"
+
+
+# A check that yields an error yields no Pass beside it (the runner hides such a Pass on the
+# nodes the error names, so only the check's own output shows it).
+@pytest.mark.parametrize("cid,name", [c for c in CASES if c[0] in ("launch.counts", "launch.precision")],
+                         ids=["%s: %s" % c for c in CASES if c[0] in ("launch.counts", "launch.precision")])
+def test_no_pass_beside_an_error(cid, name):
+    from gpudoctor.registry import load_checks
+
+    facts, plan = TABLES[cid][name]
+    func = load_checks().get(cid).func
+    out = list(func(facts, cfg(_plan(plan)) if plan is not None else Config()))
+    statuses = {getattr(o, "status", None) for o in out}  # a Verdict (Pass, NA, Skip) has a status
+    severities = {getattr(o, "severity", None) for o in out}  # a Finding has a severity
+    assert not ("error" in severities and "pass" in statuses), out
 
 
 EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
@@ -1153,6 +1219,119 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
                                                                  'those nodes out',
                                                                  {},
                                                                  ['a', 'b']]]},
+                   'two sources named in the fix': {'status': 'fail',
+                                                    'outcomes': {'a': ['fail',
+                                                                       'num_machines asks for 3 nodes; 2 are being '
+                                                                       'checked (a,b)'],
+                                                                 'b': ['fail',
+                                                                       'num_machines asks for 3 nodes; 2 are being '
+                                                                       'checked (a,b)']},
+                                                    'findings': [['error',
+                                                                  'num_machines asks for 3 nodes; 2 are being '
+                                                                  'checked (a,b)',
+                                                                  '2 nodes',
+                                                                  '3 nodes',
+                                                                  'set num_machines to 2 in acc.yaml; ds.json, or '
+                                                                  'check the same nodes the job runs on (--hosts)',
+                                                                  {},
+                                                                  []]]},
+                   'a host without GPU facts, then one with too few': {'status': 'fail',
+                                                                       'outcomes': {'a': ['fail',
+                                                                                          'the host list asks for 3 '
+                                                                                          'nodes; 2 are being '
+                                                                                          'checked (a,b)'],
+                                                                                    'b': ['fail',
+                                                                                          'the host list asks for 3 '
+                                                                                          'nodes; 2 are being '
+                                                                                          'checked (a,b)']},
+                                                                       'findings': [['error',
+                                                                                     'the host list asks for 3 '
+                                                                                     'nodes; 2 are being checked '
+                                                                                     '(a,b)',
+                                                                                     '2 nodes',
+                                                                                     '3 nodes',
+                                                                                     'set the host list to 2 in '
+                                                                                     'job.yaml, or check the same '
+                                                                                     'nodes the job runs on '
+                                                                                     '(--hosts)',
+                                                                                     {},
+                                                                                     []],
+                                                                                    ['error',
+                                                                                     '-H c:8,a:8,b:8 starts 8 '
+                                                                                     'processes on a but it has 4 '
+                                                                                     'GPUs',
+                                                                                     None,
+                                                                                     None,
+                                                                                     'give a 4 slots, or repair its '
+                                                                                     'missing GPUs (nvidia-smi)',
+                                                                                     {},
+                                                                                     ['a']],
+                                                                                    ['warning',
+                                                                                     '-H c:8,a:8,b:8 names c, which '
+                                                                                     'is not among the checked nodes '
+                                                                                     '(a,b)',
+                                                                                     None,
+                                                                                     None,
+                                                                                     'check the nodes the job will '
+                                                                                     'use: gpudoctor check --hosts '
+                                                                                     '<the same hostfile>',
+                                                                                     {},
+                                                                                     []]]},
+                   '-np under the slots on fewer GPUs': {'status': 'warn',
+                                                         'outcomes': {'a': ['warn',
+                                                                            '-H a:8,b:8: 4 slots left without a '
+                                                                            'process (a: 4): those GPUs sit idle'],
+                                                                      'b': ['pass',
+                                                                            'world size 12 (a: 4, b: 8); 2 nodes '
+                                                                            'checked, 12 GPUs']},
+                                                         'findings': [['warning',
+                                                                       '-H a:8,b:8: 4 slots left without a process '
+                                                                       '(a: 4): those GPUs sit idle',
+                                                                       None,
+                                                                       None,
+                                                                       'raise -np to 16 to use every slot, or give '
+                                                                       'the hosts fewer slots',
+                                                                       {},
+                                                                       ['a']]]},
+                   'a host given no process': {'status': 'fail',
+                                               'outcomes': {'a': ['fail',
+                                                                  'the host list asks for 1 nodes; 2 are being '
+                                                                  'checked (a,b)'],
+                                                            'b': ['fail',
+                                                                  'the host list asks for 1 nodes; 2 are being '
+                                                                  'checked (a,b)']},
+                                               'findings': [['error',
+                                                             'the host list asks for 1 nodes; 2 are being checked '
+                                                             '(a,b)',
+                                                             '2 nodes',
+                                                             '1 nodes',
+                                                             'set the host list to 2 in job.yaml, or check the same '
+                                                             'nodes the job runs on (--hosts)',
+                                                             {},
+                                                             []],
+                                                            ['warning',
+                                                             '-H: 4 slots left without a process (b: 4): those GPUs '
+                                                             'sit idle',
+                                                             None,
+                                                             None,
+                                                             'raise -np to 8 to use every slot, or give the hosts '
+                                                             'fewer slots',
+                                                             {},
+                                                             ['b']]]},
+                   'one node of two planned': {'status': 'pass',
+                                               'outcomes': {'a': ['pass',
+                                                                  'world size 8 = 1 node x 8; 2 nodes checked, 16 '
+                                                                  'GPUs'],
+                                                            'b': ['pass',
+                                                                  'world size 8 = 1 node x 8; 2 nodes checked, 16 '
+                                                                  'GPUs']},
+                                               'findings': []},
+                   'a node without GPU facts in a pass': {'status': 'pass',
+                                                          'outcomes': {'a': ['pass',
+                                                                             '2 nodes planned; 2 nodes checked'],
+                                                                       'b': ['pass',
+                                                                             '2 nodes planned; 2 nodes checked']},
+                                                          'findings': []},
                    'seed002 accelerate + deepspeed': {'status': 'pass',
                                                       'outcomes': {'huaweiyun1': ['pass',
                                                                                   'world size 16 = 2 nodes x 8; 2 '
@@ -1363,7 +1542,60 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
                                                                          '0 (machine_rank: 0), e.g. main_process_ip: '
                                                                          '<address of a>',
                                                                          {},
-                                                                         []]]}},
+                                                                         []]]},
+                   'resolve section without names': {'status': 'pass',
+                                                     'outcomes': {'a': ['pass',
+                                                                        'master m0:29500 is one of the nodes, '
+                                                                        'resolves the same on 1 node'],
+                                                                  'b': ['pass',
+                                                                        'master m0:29500 is one of the nodes, '
+                                                                        'resolves the same on 1 node']},
+                                                     'findings': []},
+                   'master resolves to two addresses, differently': {'status': 'fail',
+                                                                     'outcomes': {'a': ['skipped',
+                                                                                        'the check reported neither '
+                                                                                        'a problem nor its evidence '
+                                                                                        '(a bug in the check)'],
+                                                                                  'b': ['skipped',
+                                                                                        'the check reported neither '
+                                                                                        'a problem nor its evidence '
+                                                                                        '(a bug in the check)'],
+                                                                                  'c': ['fail',
+                                                                                        'the master m0 differs: c '
+                                                                                        '(1): 10.0.1.1 vs baseline '
+                                                                                        'a,b (2): '
+                                                                                        '10.0.0.1,10.0.1.1']},
+                                                                     'findings': [['error',
+                                                                                   'the master m0 differs: c (1): '
+                                                                                   '10.0.1.1 vs baseline a,b (2): '
+                                                                                   '10.0.0.1,10.0.1.1',
+                                                                                   None,
+                                                                                   None,
+                                                                                   'make /etc/hosts or DNS agree: m0 '
+                                                                                   'is 10.0.0.1,10.0.1.1 on a,b',
+                                                                                   {},
+                                                                                   ['c']]]},
+                   'master not a node, interfaces without addresses': {'status': 'fail',
+                                                                       'outcomes': {'a': ['fail',
+                                                                                          'the master 10.9.9.9 is '
+                                                                                          'not one of the checked '
+                                                                                          'nodes (a,b)'],
+                                                                                    'b': ['fail',
+                                                                                          'the master 10.9.9.9 is '
+                                                                                          'not one of the checked '
+                                                                                          'nodes (a,b)']},
+                                                                       'findings': [['error',
+                                                                                     'the master 10.9.9.9 is not one '
+                                                                                     'of the checked nodes (a,b)',
+                                                                                     None,
+                                                                                     None,
+                                                                                     'set the master to the node '
+                                                                                     'that runs rank 0 '
+                                                                                     '(machine_rank: 0), e.g. '
+                                                                                     'main_process_ip: <address of '
+                                                                                     'a>',
+                                                                                     {},
+                                                                                     []]]}},
  'launch.precision': {'no plan': {'status': 'na', 'outcomes': {'vm': ['na', 'no launch plan given']}, 'findings': []},
                       'bf16 and fp16 in DeepSpeed': {'status': 'fail',
                                                      'outcomes': {'vm': ['fail',
@@ -1515,6 +1747,35 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
                                                                       '--bf16; GPUs here have compute capability  '
                                                                       '7.5, 7, 7.0.1 >= 8.0']},
                                                   'findings': []},
+                      'accelerate and DeepSpeed bf16 on a V100': {'status': 'fail',
+                                                                  'outcomes': {'vm': ['fail',
+                                                                                      'mixed_precision: bf16 and '
+                                                                                      'DeepSpeed bf16.enabled asks '
+                                                                                      'for bf16 but 2 GPUs here are '
+                                                                                      'below compute capability 8.0: '
+                                                                                      'Tesla V100 (cc 7.0)']},
+                                                                  'findings': [['error',
+                                                                                'mixed_precision: bf16 and DeepSpeed '
+                                                                                'bf16.enabled asks for bf16 but 2 '
+                                                                                'GPUs here are below compute '
+                                                                                'capability 8.0: Tesla V100 (cc 7.0)',
+                                                                                'Tesla V100 (cc 7.0)',
+                                                                                'compute capability >= 8.0 (A100, '
+                                                                                'H100, L40, RTX 30xx)',
+                                                                                'train in fp16 on these GPUs: '
+                                                                                'mixed_precision: fp16 and "fp16": '
+                                                                                '{"enabled": true}, "bf16": '
+                                                                                '{"enabled": false}; or leave the '
+                                                                                'pre-Ampere nodes out',
+                                                                                {},
+                                                                                ['vm']]]},
+                      'accelerate and DeepSpeed bf16, no GPU listed': {'status': 'na',
+                                                                       'outcomes': {'vm': ['na',
+                                                                                           'mixed_precision: bf16 '
+                                                                                           'and DeepSpeed '
+                                                                                           'bf16.enabled, but no GPU '
+                                                                                           'here to judge']},
+                                                                       'findings': []},
                       'bf16 with no GPU listed': {'status': 'na',
                                                   'outcomes': {'vm': ['na', '--bf16, but no GPU here to judge']},
                                                   'findings': []},
@@ -1687,6 +1948,22 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
                                                                         'line is forwarded or the same everywhere '
                                                                         '(-x UCX_TLS)']},
                                                      'findings': []},
+                'hashed on one node only': {'status': 'warn',
+                                            'outcomes': {'a': ['skipped',
+                                                               'the check reported neither a problem nor its '
+                                                               'evidence (a bug in the check)'],
+                                                         'b': ['warn',
+                                                               'LD_LIBRARY_PATH is set on a but not on b, and mpirun '
+                                                               'does not forward it']},
+                                            'findings': [['warning',
+                                                          'LD_LIBRARY_PATH is set on a but not on b, and mpirun does '
+                                                          'not forward it',
+                                                          None,
+                                                          None,
+                                                          'export LD_LIBRARY_PATH where you launch and add -x '
+                                                          'LD_LIBRARY_PATH to the mpirun line',
+                                                          {},
+                                                          ['b']]]},
                 'set on every node, not on the line': {'status': 'pass',
                                                        'outcomes': {'a': ['pass',
                                                                           'every job variable set on the nodes or '
@@ -1768,7 +2045,27 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
                                             None,
                                             'copy the baseline: pdcp -w c /j/train.py /j/train.py',
                                             {},
-                                            ['c']]]}},
+                                            ['c']]]},
+                  'reported by some nodes only': {'status': 'fail',
+                                                  'outcomes': {'a': ['skipped',
+                                                                     'the check reported neither a problem nor its '
+                                                                     'evidence (a bug in the check)'],
+                                                               'b': ['skipped',
+                                                                     'the check reported neither a problem nor its '
+                                                                     'evidence (a bug in the check)'],
+                                                               'c': ['fail',
+                                                                     '/j/train.py differs: c (1): sha256 '
+                                                                     'cccccccccccc vs baseline b (1): sha256 '
+                                                                     'aaaaaaaaaaaa']},
+                                                  'findings': [['error',
+                                                                '/j/train.py differs: c (1): sha256 cccccccccccc vs '
+                                                                'baseline b (1): sha256 aaaaaaaaaaaa',
+                                                                None,
+                                                                None,
+                                                                'copy the baseline: pdcp -w c /j/train.py '
+                                                                '/j/train.py',
+                                                                {},
+                                                                ['c']]]}},
  'launch.rendezvous': {'no plan': {'status': 'na',
                                    'outcomes': {'a': ['na', 'no launch plan given'],
                                                 'b': ['na', 'no launch plan given']},
@@ -2697,6 +2994,130 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
                                                            None,
                                                            {},
                                                            ['vm']]]},
+              'ifname two interfaces, two addresses': {'status': 'pass',
+                                                       'outcomes': {'vm': ['pass',
+                                                                           'NCCL_SOCKET_IFNAME=eth0,ens2 selects '
+                                                                           'eth0 (10.0.0.5, 10.0.9.5), ens2 '
+                                                                           '(10.1.0.5); 1 NCCL_* name checked '
+                                                                           'against NCCL 2.30.7 and PyTorch '
+                                                                           '2.14.1+cu130: 1 read']},
+                                                       'findings': []},
+              'network not a record': {'status': 'pass',
+                                       'outcomes': {'vm': ['pass',
+                                                           '1 NCCL_* name checked against NCCL 2.30.7 and PyTorch '
+                                                           '2.14.1+cu130: 1 read']},
+                                       'findings': []},
+              'paths not a record': {'status': 'pass',
+                                     'outcomes': {'vm': ['pass',
+                                                         '1 NCCL_* name checked against NCCL 2.30.7 and PyTorch '
+                                                         '2.14.1+cu130: 1 read']},
+                                     'findings': []},
+              'hca exclude, no device': {'status': 'pass',
+                                         'outcomes': {'vm': ['pass',
+                                                             'NCCL_IB_HCA=^mlx selects none of no device; 1 NCCL_* '
+                                                             'name checked against NCCL 2.30.7 and PyTorch '
+                                                             '2.14.1+cu130: 1 read']},
+                                         'findings': []},
+              'hca exact, first without port, second bad port': {'status': 'fail',
+                                                                 'outcomes': {'vm': ['fail',
+                                                                                     'NCCL_IB_HCA names mlx5_1:3 but '
+                                                                                     'mlx5_1 has no port 3']},
+                                                                 'findings': [['error',
+                                                                               'NCCL_IB_HCA names mlx5_1:3 but '
+                                                                               'mlx5_1 has no port 3',
+                                                                               'ports of mlx5_1: 1',
+                                                                               'an existing port',
+                                                                               None,
+                                                                               {'NCCL_IB_HCA': '=mlx5_0:1'},
+                                                                               ['vm']]]},
+              'hca exact port on a prefix of another': {'status': 'fail',
+                                                        'outcomes': {'vm': ['fail',
+                                                                            'NCCL_IB_HCA names mlx5_1:2 but mlx5_1 '
+                                                                            'has no port 2']},
+                                                        'findings': [['error',
+                                                                      'NCCL_IB_HCA names mlx5_1:2 but mlx5_1 has no '
+                                                                      'port 2',
+                                                                      'ports of mlx5_1: 1',
+                                                                      'an existing port',
+                                                                      None,
+                                                                      {'NCCL_IB_HCA': '=mlx5_0:1,mlx5_1:1,mlx5_10:2'},
+                                                                      ['vm']]]},
+              'hca names of different lengths': {'status': 'pass',
+                                                 'outcomes': {'vm': ['pass',
+                                                                     'NCCL_IB_HCA=mlx5_0,a selects mlx5_0, a of '
+                                                                     'mlx5_0, a; 1 NCCL_* name checked against NCCL '
+                                                                     '2.30.7 and PyTorch 2.14.1+cu130: 1 read']},
+                                                 'findings': []},
+              'hca prefix of two names': {'status': 'warn',
+                                          'outcomes': {'vm': ['warn',
+                                                              'NCCL_IB_HCA=mlx5_1:1,mlx5_0 is a prefix list: it also '
+                                                              'selects mlx5_0, mlx5_1, mlx5_10']},
+                                          'findings': [['warning',
+                                                        'NCCL_IB_HCA=mlx5_1:1,mlx5_0 is a prefix list: it also '
+                                                        'selects mlx5_0, mlx5_1, mlx5_10',
+                                                        'selected: mlx5_0, mlx5_1, mlx5_10',
+                                                        'exactly the devices you named',
+                                                        None,
+                                                        {'NCCL_IB_HCA': '=mlx5_1:1,mlx5_0'},
+                                                        ['vm']]]},
+              'gid v1, two v2 with IPv4': {'status': 'warn',
+                                           'outcomes': {'vm': ['warn',
+                                                               'NCCL_IB_GID_INDEX=0 selects a IB/RoCE v1 GID on r '
+                                                               'port 1: RoCE v1 is not routable and must be the same '
+                                                               'on every node']},
+                                           'findings': [['warning',
+                                                         'NCCL_IB_GID_INDEX=0 selects a IB/RoCE v1 GID on r port 1: '
+                                                         'RoCE v1 is not routable and must be the same on every node',
+                                                         '0: IB/RoCE v1 fe80::3',
+                                                         'RoCE v2 (1, 2)',
+                                                         None,
+                                                         {'NCCL_IB_GID_INDEX': '1'},
+                                                         ['vm']]]},
+              'gdr both modules': {'status': 'pass',
+                                   'outcomes': {'vm': ['pass', 'GPUDirect RDMA: nv_peer_mem, nvidia_peermem loaded']},
+                                   'findings': []},
+              'names: every kind, in order': {'status': 'warn',
+                                              'outcomes': {'vm': ['warn',
+                                                                  'NCCL_SOCKET_IFNAM is read by neither NCCL 2.30.7 '
+                                                                  'nor PyTorch 2.14.1+cu130; did you mean '
+                                                                  'NCCL_SOCKET_IFNAME? NCCL ignores unknown names '
+                                                                  'silently']},
+                                              'findings': [['info',
+                                                            'NCCL_AGG_CHANNEL_SIZE was read by NCCL 2.10.3 to 2.19.4 '
+                                                            '(src/init.cc), not by NCCL 2.30.7: it has no effect '
+                                                            'with a newer NCCL',
+                                                            None,
+                                                            None,
+                                                            None,
+                                                            {},
+                                                            ['vm']],
+                                                           ['info',
+                                                            "NCCL_LL_THRESHOLD: NCCL's environment page lists it "
+                                                            '(since 2.1, removed in 2.5), but NCCL 2.30.7 does not '
+                                                            'read it: it has no effect with this NCCL',
+                                                            None,
+                                                            None,
+                                                            None,
+                                                            {},
+                                                            ['vm']],
+                                                           ['info',
+                                                            'NCCL_MY_PLUGIN_KNOB is read by neither NCCL 2.30.7 (nor '
+                                                            'any of the 29 NCCL releases scanned back to 1.3.4) nor '
+                                                            'PyTorch 2.14.1+cu130: a third-party plugin may read it',
+                                                            None,
+                                                            None,
+                                                            None,
+                                                            {},
+                                                            ['vm']],
+                                                           ['warning',
+                                                            'NCCL_SOCKET_IFNAM is read by neither NCCL 2.30.7 nor '
+                                                            'PyTorch 2.14.1+cu130; did you mean NCCL_SOCKET_IFNAME? '
+                                                            'NCCL ignores unknown names silently',
+                                                            'NCCL_SOCKET_IFNAM=eth0',
+                                                            'NCCL_SOCKET_IFNAME',
+                                                            'unset NCCL_SOCKET_IFNAM',
+                                                            {'NCCL_SOCKET_IFNAME': 'eth0'},
+                                                            ['vm']]]},
               'names: a typo': {'status': 'warn',
                                 'outcomes': {'vm': ['warn',
                                                     'NCCL_SOCKET_IFNAM is read by neither NCCL 2.30.7 nor PyTorch '
