@@ -120,6 +120,19 @@ def launch_counts(nodes, config):
                                                 ", %d GPUs" % total if total is not None else ""))
 
 
+def _iface_addrs(facts):
+    """The node's interface addresses: the collector records ipv4 as [{"address": ...}] (node
+    output: records of any other shape are left out)."""
+    out = set()
+    net = facts.get("network") or {}
+    for i in net.get("interfaces") or () if isinstance(net.get("interfaces"), list) else ():
+        for a in (i.get("ipv4") or ()) if isinstance(i, dict) and isinstance(i.get("ipv4"), list) else ():
+            addr = a.get("address") if isinstance(a, dict) else a
+            if isinstance(addr, str):
+                out.add(addr)
+    return out
+
+
 @check("launch.master", title="the master address is one of the nodes, not loopback, and resolves the same on "
                               "every node", scope="cluster")
 def launch_master(nodes, config):
@@ -168,8 +181,7 @@ def launch_master(nodes, config):
         for host, v in ((f.get("resolve") or {}).get("names") or {}).items():
             if host in nodes:  # what the nodes' own names resolve to
                 known.update(v or [])
-    owners = [h for h, f in nodes.items()
-              if any(set(i.get("ipv4") or []) & addrs for i in ((f.get("network") or {}).get("interfaces") or []))]
+    owners = [h for h, f in nodes.items() if _iface_addrs(f) & addrs]
     if name not in known and not (addrs & known) and not owners:
         found.append(name)
         yield Finding.error("the master %s is not one of the checked nodes (%s)" % (name, fold(sorted(nodes))),
