@@ -116,6 +116,9 @@ def _judge(facts, evidence):
     if ifname and len(ifname) > 1 and net.get("status") == "ok":
         family = eff.get("NCCL_SOCKET_FAMILY") or "AF_INET"
         ifaces = net.get("interfaces") or []
+        # untrusted node output: only interface records with a name are judged
+        ifaces = [i for i in ifaces if isinstance(i, dict) and isinstance(i.get("name"), str)] \
+            if isinstance(ifaces, list) else []
         matched = list_matches(ifname, [i["name"] for i in ifaces])
         usable = [i for i in ifaces if i["name"] in matched and _usable(i, family)]
         exports = {"NCCL_SOCKET_IFNAME": "=" + best} if best else {}
