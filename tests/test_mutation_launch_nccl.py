@@ -655,9 +655,8 @@ def test_master_on_real_interface_facts(addr, status):
     assert res.status == status, res.summary
 
 
-# nccl.env's _best_iface skips interface records without a name (untrusted node output), but the
-# NCCL_SOCKET_IFNAME rule reads i["name"] of every record: KeyError, the check crashes.
-# Reported, not fixed here; strict, so the fix shows up here.
+# nccl.env judges NCCL_SOCKET_IFNAME over named interface records only (untrusted node output):
+# a record without a name is left out, never a crash.
 def test_nccl_ifname_with_an_interface_record_without_a_name():
     facts = nccl(eff(NCCL_SOCKET_IFNAME="eth0"), network={"status": "ok", "interfaces": [
         {"state": "up"}, {"name": "eth0", "state": "up", "virtual": False, "ipv4": [{"address": "10.0.0.5"}]}]})
