@@ -8,7 +8,7 @@ import re
 
 from gpudoctor.drift import describe, group
 from gpudoctor.nodes import fold
-from gpudoctor.registry import NA, Finding, Pass, check
+from gpudoctor.registry import NA, Finding, Pass, Skip, check
 
 JOB_ENV = re.compile(r"^(NCCL_\w+|UCX_\w+|LD_LIBRARY_PATH|PYTHONPATH)$")
 
@@ -236,8 +236,13 @@ def launch_precision(facts, config):
                             fix="train in fp16 on these GPUs: mixed_precision: fp16 and \"fp16\": {\"enabled\": true}, "
                                 "\"bf16\": {\"enabled\": false}; or leave the pre-Ampere nodes out")
     elif not bad:
-        ccs = sorted({str(g.get("compute_capability")) for g in (_gpus(facts) or [])})
-        if ccs:
+        gpus = _gpus(facts) or []
+        unread = [g for g in gpus if not _cc(g.get("compute_capability"))]
+        ccs = sorted({str(g.get("compute_capability")) for g in gpus if g not in unread})
+        if unread:  # a GPU listed from /proc, or a value that is not X.Y: never passed unjudged
+            yield Skip("%s, but the compute capability of %d GPU%s here could not be read" % (
+                " and ".join(wants), len(unread), "" if len(unread) == 1 else "s"))
+        elif ccs:
             yield Pass("%s; GPUs here have compute capability %s >= 8.0" % (" and ".join(wants), ", ".join(ccs)))
         else:
             yield NA("%s, but no GPU here to judge" % " and ".join(wants))

@@ -231,9 +231,11 @@ def _judge(facts, evidence):
     has_gpu = gpu.get("status") == "ok"
     gdr_wanted = rdma is not None and active and ((gdr_level and gdr_level not in ("LOC", "0")) or has_gpu)
     if gdr_wanted and rdma.get("gdr_modules_loaded"):
-        evidence.append("GPUDirect RDMA: %s loaded" % ", ".join(
-            m for m in rdma.get("modules_loaded") or [] if m in ("nvidia_peermem", "nv_peer_mem")) or
-            "nvidia_peermem")
+        gdr = rdma.get("gdr_modules_loaded")
+        loaded = rdma.get("modules_loaded")
+        names = [m for m in (gdr if isinstance(gdr, list) else loaded if isinstance(loaded, list) else [])
+                 if m in ("nvidia_peermem", "nv_peer_mem")]
+        evidence.append("GPUDirect RDMA: %s loaded" % (", ".join(names) or "nvidia_peermem"))
     elif gdr_wanted:
         yield Finding.warning(
             "GPUDirect RDMA %s but neither nvidia_peermem nor nv_peer_mem is loaded: NCCL stages through host "
