@@ -182,8 +182,11 @@ def gd(bed, *args, timeout=120):
 @pytest.fixture(scope="module")
 def run5(bed):
     """One probe over the five nodes that start a worker."""
+    # --slow-ratio 0.2: the veths of this shared 2-core machine vary 2-3x under load (a fast pair
+    # measured 11 Gbit/s against a 27 Gbit/s median); the rate-limited node is 1000x slower
     rc, out, err, took = gd(bed, "probe", "--hosts", bed.hostfile(["n1", "n2", "n3", "slow", "blocked"]),
-                            "--mode", "tcp", "--json", "--budget", "60", "--tcp-seconds", "0.3", "--ports", PORTS)
+                            "--mode", "tcp", "--json", "--budget", "60", "--tcp-seconds", "0.3", "--ports", PORTS,
+                            "--slow-ratio", "0.2")
     assert out, err
     return rc, json.loads(out), err, took
 

@@ -56,6 +56,9 @@ def add_probe_options(p, prefix=""):
     g.add_argument("--grad-dtype", choices=DTYPES, default="bf16", help="gradient dtype for --params (default bf16)")
     g.add_argument("--tcp-seconds", type=float, default=2.0, metavar="S",
                    help="TCP probe: seconds per direction per pair (default 2)")
+    g.add_argument("--slow-ratio", type=float, default=0.5, metavar="R",
+                   help="a pair below R x the cluster's reference rate is a suspect, and slow when the second pass "
+                        "agrees (default 0.5; lower it on shared or noisy links)")
     g.add_argument("--max-size", default="1G", metavar="BYTES", help="NCCL sweep: largest size (default 1G; "
                                                                       "sizes double from 1M)")
 
@@ -98,6 +101,8 @@ def options(args):
         raise InputError("--budget must be between 0 and 86400 seconds")
     if not (0.05 <= args.tcp_seconds <= 60):
         raise InputError("--tcp-seconds must be between 0.05 and 60")
+    if not (0.01 <= args.slow_ratio <= 0.95):
+        raise InputError("--slow-ratio must be between 0.01 and 0.95")
     params = None
     if args.params is not None:
         try:
@@ -112,7 +117,8 @@ def options(args):
         sizes.append(s)
         s <<= 1
     return {"budget": args.budget, "mode": args.mode, "ports": _ports(args.ports), "params": params,
-            "grad_dtype": args.grad_dtype, "tcp_seconds": args.tcp_seconds, "sizes": sizes}
+            "grad_dtype": args.grad_dtype, "tcp_seconds": args.tcp_seconds, "sizes": sizes,
+            "ratio": args.slow_ratio}
 
 
 def _progress(msg):
@@ -152,7 +158,7 @@ def probe_nodes(args, opts, hosts=None, facts=None):
     if left < 1:
         raise InputError("--budget %gs was spent gathering facts; give the probe more time" % opts["budget"])
     doc = run.probe(names, transport, mode=opts["mode"], budget=left, ports=opts["ports"],
-                    tcp_seconds=opts["tcp_seconds"], sizes=opts["sizes"], log=_progress)
+                    tcp_seconds=opts["tcp_seconds"], sizes=opts["sizes"], ratio=opts["ratio"], log=_progress)
     doc["budget_s"] = opts["budget"]
     doc["elapsed_s"] = round(time.time() - t0, 2)
     found = F.evaluate(doc, facts or {})
