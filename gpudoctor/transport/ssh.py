@@ -350,6 +350,10 @@ class SSHTransport(Transport):
                 off += chan.send(data[off:off + 32768])
             except socket.timeout:
                 continue
+            except (EOFError, OSError):
+                # the remote command stopped reading (python missing, the shell exited): its exit
+                # status and stderr say why, not this broken pipe (a race: 1 run in 5 said 'ssh')
+                break
             if chan.closed or chan.exit_status_ready():
                 break
         try:
