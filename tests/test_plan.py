@@ -43,7 +43,7 @@ def test_plan_refuses_what_the_launcher_refuses(gpudoctor_cli, tmp_path):
         rc, out, err = gpudoctor_cli("plan", "--launch", line)
         assert rc == 2 and out == "" and rule in err and len(err.strip().splitlines()) == 1, (line, err)
     rc, out, err = gpudoctor_cli("plan")
-    assert rc == 2 and "give --launch" in err
+    assert rc == 2 and "give the launch line" in err
 
 
 def test_plan_with_hosts_for_torchrun(gpudoctor_cli, tmp_path):
@@ -86,3 +86,58 @@ def test_deepspeed_config_with_hosts_judges_the_batch(gpudoctor_cli):
     doc = json.loads(out)
     assert doc["world_size"] == {"min": 16, "max": 16} and doc["batch"]["ok"] is False
     assert doc["batch"]["error"].endswith("64 != 4 * 2 * 16")
+
+
+def test_plan_takes_the_launch_line_after_its_options_or_after_dashdash(gpudoctor_cli):
+    # as time, strace and mpirun take a command: the launcher's flags (--json, --deepspeed, a
+    # prefix of gpudoctor's --deepspeed-config) stay the launcher's and the script's
+    want = ["plan", "--json", "--launch", "torchrun --nnodes 2 --nproc_per_node 8 train.py --json --deepspeed x.json"]
+    rc, ref, err = gpudoctor_cli(*want)
+    assert rc == 0, err
+    for argv in (["plan", "--json", "torchrun", "--nnodes", "2", "--nproc_per_node", "8", "train.py", "--json",
+                  "--deepspeed", "x.json"],
+                 ["plan", "--json", "--", "torchrun", "--nnodes", "2", "--nproc_per_node", "8", "train.py", "--json",
+                  "--deepspeed", "x.json"],
+                 ["plan", "--js", "torchrun", "--nnodes=2", "--nproc_per_node", "8", "train.py", "--json",
+                  "--deepspeed", "x.json"]):
+        rc, out, err = gpudoctor_cli(*argv)
+        assert rc == 0 and out == ref, (argv, err)
+    doc = json.loads(ref)
+    assert doc["world_size"] == {"min": 16, "max": 16} and doc["script_args"] == ["--json", "--deepspeed", "x.json"]
+    rc, out, err = gpudoctor_cli("plan", "--launch", "torchrun t.py", "torchrun", "t.py")
+    assert rc == 2 and "not both" in err
+    rc, out, err = gpudoctor_cli("plan", "--")
+    assert rc == 2 and "give the launch line" in err
+
+
+def test_split_tail_knows_which_options_take_a_value():
+    from gpudoctor.cli import build_parser
+    from gpudoctor.commands.check import split_tail
+
+    sub = build_parser()._subparsers._group_actions[0].choices
+    check, plan = sub["check"], sub["plan"]
+    assert split_tail(check, ["--hosts", "hf", "-j4", "--strict", "mpirun", "-np", "2", "x"]) == (
+        ["--hosts", "hf", "-j4", "--strict"], ["mpirun", "-np", "2", "x"])
+    assert split_tail(check, ["--same", "a", "b", "--", "torchrun", "t.py"]) == (["--same", "a", "b"],
+                                                                                  ["torchrun", "t.py"])
+    assert split_tail(plan, ["--accelerate-config", "accelerate", "launch", "t.py"]) == (
+        ["--accelerate-config"], ["accelerate", "launch", "t.py"])
+    assert split_tail(plan, ["--accelerate-config", "a.yaml", "--json"]) == (
+        ["--accelerate-config", "a.yaml", "--json"], None)
+    assert split_tail(plan, ["--hosts=hf", "deepspeed", "--hostfile", "hf"]) == (["--hosts=hf"],
+                                                                               ["deepspeed", "--hostfile", "hf"])
+
+
+def _two_nodes(tmp_path):
+    base = json.load(open(os.path.join(FIXTURES, "nodes", "h200x2-ubuntu2404-torch211.json")))
+    for name in ("gpu1", "gpu2"):
+        (tmp_path / (name + ".json")).write_text(json.dumps(dict(base, node=name)))
+    return str(tmp_path)
+
+
+def test_check_takes_the_launch_line_after_its_options(gpudoctor_cli, tmp_path):
+    facts = _two_nodes(tmp_path)
+    rc, out, err = gpudoctor_cli("check", "--facts", facts, "--select", "launch.counts", "--json",
+                                 "torchrun", "--nnodes", "3", "--nproc_per_node", "2", "t.py", "--json")
+    (c,) = [c for c in json.loads(out)["checks"] if c["id"] == "launch.counts"]
+    assert rc == 1 and c["status"] == "fail" and "--nnodes asks for 3 nodes; 2 are being checked" in out, out[-900:]

@@ -37,7 +37,89 @@ def add_parser(sub):
     return c
 
 
+LAUNCH_TAIL = "launch_argv"
+
+
+class _TailParser:
+    """A command that takes a command after its own options, as time, strace and mpirun
+    itself do: `gpudoctor plan [options] [--] LAUNCHER ARGS...`. The line is split before
+    argparse sees it: gpudoctor's options end at the first word that is neither an option
+    nor an option's value, or at `--`; everything after is the launcher's, untouched (an
+    argparse REMAINDER alone would still look for abbreviations of gpudoctor's own options
+    inside the launcher's flags: `--deepspeed` is a prefix of `--deepspeed-config`)."""
+
+    def parse_known_args(self, args=None, namespace=None):
+        import sys
+
+        argv = list(sys.argv[1:] if args is None else args)
+        head, tail = split_tail(self, argv)
+        ns, extras = super().parse_known_args(head, namespace)
+        if tail is not None:
+            setattr(ns, LAUNCH_TAIL, tail)
+        return ns, extras
+
+
+def split_tail(parser, argv):
+    """(gpudoctor's options, the launch command or None)."""
+    longs = sorted(o for o in parser._option_string_actions if o.startswith("--"))
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--":
+            return argv[:i], argv[i + 1:]
+        if not a.startswith("-") or a == "-":
+            return argv[:i], argv[i:]
+        name, eq, _v = a.partition("=")
+        action = parser._option_string_actions.get(name)
+        if action is None and name.startswith("--") and parser.allow_abbrev:
+            hits = [o for o in longs if o.startswith(name)]
+            action = parser._option_string_actions[hits[0]] if len({id(parser._option_string_actions[h])
+                                                                      for h in hits}) == 1 else None
+        if action is None and not name.startswith("--") and len(a) > 2:
+            action = parser._option_string_actions.get(a[:2])
+            if action is not None and action.nargs != 0:  # -j4: the value is attached
+                i += 1
+                continue
+        i += 1
+        if action is None or eq or action.nargs == 0:
+            continue
+        if action.nargs is None:
+            i += 1
+        elif action.nargs == "?":
+            nxt = argv[i:i + 2]
+            # `--accelerate-config accelerate launch ...`: the word is the launcher, not the file
+            if nxt and not nxt[0].startswith("-") and nxt != ["accelerate", "launch"]:
+                i += 1
+        elif action.nargs in ("+", "*"):
+            while i < len(argv) and not argv[i].startswith("-"):
+                i += 1
+        elif isinstance(action.nargs, int):
+            i += action.nargs
+    return argv, None
+
+
+def add_launch_tail(c):
+    """`[--] LAUNCHER ARGS...` after the command's options (see _TailParser)."""
+    c.__class__ = type(type(c).__name__, (_TailParser, type(c)), {})
+    c.add_argument(LAUNCH_TAIL, nargs="*", default=None, metavar="LAUNCHER ARGS",
+                   help="the launch line itself, after the options or after --: torchrun --nnodes 2 ... "
+                        "(the same as --launch 'torchrun --nnodes 2 ...')")
+
+
+def launch_line(args):
+    """--launch, or the command after the options (as one shell line), or None."""
+    import shlex
+
+    tail = getattr(args, LAUNCH_TAIL, None) or None
+    if tail is not None and args.launch is not None:
+        raise InputError("give the launch line once: after the options or in --launch, not both")
+    if tail is not None:
+        return shlex.join(tail)
+    return args.launch
+
+
 def add_launch_options(c):
+    add_launch_tail(c)
     lg = c.add_argument_group("launch plan (docs/launch.md)")
     lg.add_argument("--accelerate-config", nargs="?", const="", default=None, metavar="FILE",
                     help="accelerate's config (default: ~/.cache/huggingface/accelerate/default_config.yaml)")
@@ -49,12 +131,13 @@ def add_launch_options(c):
 def launch_plan(args):
     """The launch plan the arguments describe, or None."""
     # --launch "" is an error (build_plan says so), never "no plan"
-    if args.accelerate_config is None and not args.deepspeed_config and args.launch is None:
+    launch = launch_line(args)
+    if args.accelerate_config is None and not args.deepspeed_config and launch is None:
         return None
     from gpudoctor.launch import build_plan
 
     return build_plan(accelerate=args.accelerate_config or None, accelerate_given=args.accelerate_config is not None,
-                      deepspeed=args.deepspeed_config, launch=args.launch)
+                      deepspeed=args.deepspeed_config, launch=launch)
 
 
 def run(args):

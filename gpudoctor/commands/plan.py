@@ -5,11 +5,13 @@ node is contacted; what the launcher itself would refuse is refused (exit 2)."""
 import json
 import sys
 
+from gpudoctor.commands.check import add_launch_tail, launch_line
 from gpudoctor.errors import InputError
 
 
 def add_parser(sub):
-    c = sub.add_parser("plan", help="print what a launch line and its configs will run: nodes, processes, "
+    c = sub.add_parser("plan", usage="gpudoctor plan [options] [--] LAUNCHER ARGS...\n"
+                                     "       gpudoctor plan [options] --launch 'LAUNCHER ARGS...'", help="print what a launch line and its configs will run: nodes, processes, "
                                     "master, rendezvous, batch (nothing is started)")
     c.add_argument("--launch", metavar="CMD", help="the launch line, quoted: 'torchrun ...', 'mpirun -np 16 -H ...', "
                                                    "'deepspeed --hostfile hf ...', 'accelerate launch ...'")
@@ -18,6 +20,7 @@ def add_parser(sub):
     c.add_argument("--deepspeed-config", metavar="FILE", help="DeepSpeed JSON config (ds.json)")
     c.add_argument("--hosts", metavar="FILE", help="the hosts a torchrun/accelerate line runs on (a hostfile)")
     c.add_argument("--json", action="store_true", help="print the plan as JSON (schema gpudoctor.plan/1)")
+    add_launch_tail(c)
     c.set_defaults(func=run)
     return c
 
@@ -25,10 +28,12 @@ def add_parser(sub):
 def run(args):
     from gpudoctor.launch import build_plan, render_text
 
-    if args.launch is None and args.accelerate_config is None and not args.deepspeed_config:
-        raise InputError("plan: give --launch CMD and/or --accelerate-config / --deepspeed-config")
+    launch = launch_line(args)
+    if launch is None and args.accelerate_config is None and not args.deepspeed_config:
+        raise InputError("plan: give the launch line (gpudoctor plan [options] [--] torchrun ..., or --launch CMD) "
+                         "and/or --accelerate-config / --deepspeed-config")
     plan = build_plan(accelerate=args.accelerate_config or None, accelerate_given=args.accelerate_config is not None,
-                      deepspeed=args.deepspeed_config, launch=args.launch, hosts=args.hosts)
+                      deepspeed=args.deepspeed_config, launch=launch, hosts=args.hosts)
     if args.json:
         sys.stdout.write(json.dumps(plan.to_json(), indent=2) + "\n")
     else:
