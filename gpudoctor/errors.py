@@ -1,6 +1,7 @@
 """Errors the user caused (one line on stderr, exit 2), gpudoctor's own failures (one line,
 the traceback saved to a file, exit 3) and the exit-code contract."""
 
+import ipaddress
 import os
 import re
 import stat
@@ -8,6 +9,31 @@ import stat
 
 class InputError(Exception):
     """Bad flag, unreadable or malformed file: exit code 2, never a traceback."""
+
+
+# What a host name (or a host:slots / user@host / node[01-04] / IPv6 spec) can hold.
+_HOSTISH = re.compile(r"[A-Za-z0-9._@\[\],%:\-]*")
+
+
+def host_excerpt(value, limit=40):
+    """The start of a field that should have been a host name, cut at the first character
+    that cannot be part of one: an /etc/shadow line given as a hostfile prints `root`,
+    never the hash's algorithm, salt or characters (docs/security.md)."""
+    text = value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+    text = text.strip()
+    head = _HOSTISH.match(text).group(0)
+    cut = head != text
+    # ':' separates /etc/shadow's fields, and an old DES hash is made of host-name
+    # characters: keep only what stands before the first ':' unless the whole is a
+    # `host:slots` spec or an IPv6 address
+    if ":" in head and not cut and not re.match(r"^[^:]+:[0-9]{1,6}$", head):
+        try:
+            ipaddress.ip_address(head.strip("[]").split("%", 1)[0])
+        except ValueError:
+            head, cut = head.split(":", 1)[0], True
+    elif cut:
+        head = head.split(":", 1)[0]
+    return excerpt(head, limit) + (" (cut at a character no host name has)" if cut else "")
 
 
 def excerpt(value, limit=60):

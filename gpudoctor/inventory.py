@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import List, Optional
 
-from gpudoctor.errors import InputError, excerpt, read_input
+from gpudoctor.errors import InputError, excerpt, host_excerpt, read_input
 
 _NAME = re.compile(r"^[A-Za-z0-9_.\-\[\],@]+$")
 
@@ -33,9 +33,7 @@ def _line_excerpt(raw):
     """The start of an offending line, bounded: a file in /etc/shadow format named by
     mistake must not print its password hashes into a log."""
     text = raw.strip()
-    head = text.split(None, 1)[0] if text else ""
-    head = head.split(":", 1)[0] if ":" in head and "[" not in head else head
-    return excerpt(head, 24)
+    return host_excerpt(text.split(None, 1)[0] if text else "", 24)
 
 
 def _count(value):
@@ -136,10 +134,8 @@ def valid_host(name):
 def validate_host(name, source="host"):
     """`name` if it passes the one rule; else an InputError (exit 2) naming the source."""
     if not valid_host(name):
-        from gpudoctor.errors import excerpt
-
         raise InputError("%s: %s is not a host name (letters, digits, '-', '.', '_' or an IP address, optionally "
-                         "user@; never starting with '-')" % (source, excerpt(name)))
+                         "user@; never starting with '-')" % (source, host_excerpt(name)))
     return name
 
 

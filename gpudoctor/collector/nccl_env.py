@@ -5,6 +5,7 @@ override the environment (setenv(..., 0)), and the user file wins over /etc/nccl
 """
 
 from .base import section
+from .system import env_value
 
 # variables whose value is a file NCCL reads: a missing one fails at init
 PATH_VARS = ("NCCL_TOPO_FILE", "NCCL_GRAPH_FILE", "NCCL_CONF_FILE")
@@ -26,13 +27,17 @@ def parse_nccl_conf(text):
 
 @section("nccl")
 def nccl(ctx):
-    env = dict((k, v) for k, v in ctx.env.items() if k.startswith("NCCL_"))
+    # values pass the env section's rule: NCCL_IB_PASSWORD-like names are keyed hashes here
+    # too, since a facts file is what users attach to tickets
+    key = ctx.options.get("env_key")
+    env = dict((k, env_value(k, v, key)) for k, v in ctx.env.items() if k.startswith("NCCL_"))
     user = env.get("NCCL_CONF_FILE") or (ctx.home.rstrip("/") + "/.nccl.conf")
     files = []
     effective = dict((k, {"value": v, "source": "environment"}) for k, v in env.items())
     for path in (user, "/etc/nccl.conf"):
         text = ctx.read(path)
         values = parse_nccl_conf(text) if text is not None else {}
+        values = dict((k, env_value(k, v, key)) for k, v in values.items())
         files.append({"path": path, "exists": ctx.exists(path), "readable": text is not None, "values": values})
         for k, v in values.items():
             if k not in effective:

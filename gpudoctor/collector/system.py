@@ -38,6 +38,13 @@ def env_hash(value, key=None):
     return "hmac:" + hmac.new(k, value.encode("utf-8", "replace"), hashlib.sha256).hexdigest()[:16]
 
 
+def env_value(name, value, key=None):
+    """The one rule for every section that copies an environment-like value (the env
+    section, NCCL's variables and config files, a job's /proc/PID/environ): the value
+    itself for an allow-listed, non-secret-looking name, else its keyed hash."""
+    return value if env_shown(name) else env_hash(value, key)
+
+
 def parse_os_release(text):
     out = {}
     for line in (text or "").splitlines():
@@ -175,8 +182,5 @@ def env(ctx):
     shown, hashed = {}, {}
     key = ctx.options.get("env_key")
     for name, value in sorted(ctx.env.items()):
-        if env_shown(name):
-            shown[name] = value
-        else:
-            hashed[name] = env_hash(value, key)
+        (shown if env_shown(name) else hashed)[name] = env_value(name, value, key)
     return {"values": shown, "hashed": hashed}

@@ -7,7 +7,7 @@ entry per host, and refuses what its launcher refuses."""
 
 import re
 
-from gpudoctor.errors import InputError, excerpt, read_input
+from gpudoctor.errors import InputError, excerpt, host_excerpt, read_input
 
 MAX_HOSTFILE_BYTES = 16 << 20
 MAX_SLOTS = 1 << 16
@@ -27,7 +27,7 @@ def _host(name, where):
     from gpudoctor.inventory import valid_host
 
     if not valid_host(name):
-        raise InputError("%s: %s is not a host name" % (where, excerpt(name, 40)))
+        raise InputError("%s: %s is not a host name" % (where, host_excerpt(name)))
     return name
 
 
@@ -44,7 +44,7 @@ def deepspeed(text, path):
         m = re.search(r"^(\S+)\s+slots=(\d+)", line)
         if not m:
             raise InputError("%s: DeepSpeed refuses the line %s (it needs 'HOST slots=N')"
-                             % (where, excerpt(line.split()[0], 24)))
+                             % (where, host_excerpt(line.split()[0], 24)))
         host = _host(m.group(1), where)
         if host in seen:
             raise InputError("%s: DeepSpeed refuses the hostfile: it lists %s twice (\"Hostfile contains multiple "
@@ -79,7 +79,7 @@ def openmpi(text, path):
         if "@" in name:
             name = name.rsplit("@", 1)[1]
         if not name or name.startswith("-") or any(c in name for c in "\"'`$;&|<>()\\"):
-            raise InputError("%s: %s is not a host name" % (where, excerpt(name, 40)))
+            raise InputError("%s: %s is not a host name" % (where, host_excerpt(name)))
         count = None
         for f in fields[1:]:
             key, eq, value = f.partition("=")

@@ -13,7 +13,7 @@ slots is refused unless --oversubscribe; -np below the slots leaves slots idle."
 import os
 import re
 
-from gpudoctor.errors import InputError, excerpt
+from gpudoctor.errors import InputError, excerpt, host_excerpt
 from gpudoctor.launch import hostfiles
 from gpudoctor.launch.common import count, refuse, table
 from gpudoctor.launch.plan import Node, redact
@@ -386,7 +386,7 @@ def read_horovod(plan, argv, environ):
         for raw in text.splitlines():
             line = raw.rstrip()
             if not line.split() or "=" not in line:
-                refuse(launcher, "hostfile %s: the line %s is not 'host slots=N'" % (a.hostfile, excerpt(line, 24)))
+                refuse(launcher, "hostfile %s: the line %s is not 'host slots=N'" % (a.hostfile, host_excerpt(line, 24)))
             spec.append("%s:%s" % (line.split()[0], line.split("=")[1]))
         hosts = _horovod_hosts(",".join(spec), launcher)
         src = "hostfile %s" % a.hostfile

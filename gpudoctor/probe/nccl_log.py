@@ -20,6 +20,8 @@ Every INFO line starts with ``host:pid:tid [cudaDev] NCCL INFO`` (src/debug.cc).
 
 import re
 
+from gpudoctor.collector.system import env_value
+
 # `host:pid:tid [dev] NCCL INFO msg` (src/debug.cc); pasted logs may carry other prefixes
 # (timestamps, rank tags, line numbers) or lose the host part, so the INFO marker anchors it.
 _PREFIX = re.compile(r"(?:(?P<host>[^\s:\[\]]+):(?P<pid>\d+):(?P<tid>\d+)\s+)?(?:\[(?P<dev>[^\]]*)\]\s+)?"
@@ -124,7 +126,8 @@ def parse(lines):
             continue
         c = _ENVSET.match(msg)
         if c:
-            out["env"][c.group("name")] = c.group("value")
+            # the same rule as the facts' env section: a secret-looking name keeps a hash
+            out["env"][c.group("name")] = env_value(c.group("name"), c.group("value"))
     for conn in out["connections"]:
         a, b = out["ranks"].get(conn["src"]), out["ranks"].get(conn["dst"])
         conn["src_host"] = a["host"] if a else None
