@@ -38,4 +38,8 @@ def run(args):
         sys.stdout.write(json.dumps(plan.to_json(), indent=2) + "\n")
     else:
         sys.stdout.write(render_text(plan))
+    if plan.batch.ok is False:
+        # DeepSpeed refuses this batch configuration at start-up (its config.py asserts):
+        # a refused line, as the launchers' refusals are (exit 2, its message on stderr)
+        raise InputError("DeepSpeed would refuse this: %s" % plan.batch.error)
     return 0

@@ -183,6 +183,15 @@ def build_plan(accelerate=None, accelerate_given=False, deepspeed=None, launch=N
         _with_hosts(plan, hosts)
     if plan.master_port is not None and not 0 < plan.master_port < 65536:
         raise InputError("master port %d is not a TCP port (1-65535)" % plan.master_port)
+    if plan.master_addr is not None:
+        # every launcher's and config's master address (accelerate's main_process_ip,
+        # --master_addr, MASTER_ADDR=, a hostfile's first host) passes the one host-name rule
+        # (a bare number is accepted: accelerate's own template ships `main_process_ip: 1234`,
+        # and inet_aton reads it as an address, as torch's store will)
+        from gpudoctor.inventory import validate_host
+
+        if not str(plan.master_addr).isdigit():
+            validate_host(str(plan.master_addr), "master address (%s)" % (plan.launcher or "config"))
     return finish(plan)
 
 

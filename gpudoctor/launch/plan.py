@@ -171,7 +171,11 @@ def render_text(plan):
             "ok" if b.ok else ("not judged" if b.ok is None else "DeepSpeed refuses: %s" % b.error)))
     for note in plan.notes:
         w("note           %s" % note)
-    return "\n".join(out) + "\n"
+    # every value here came from a launch line, a config or a hostfile: a control character
+    # (an escape sequence that retitles or clears the terminal) is shown escaped, never sent
+    from gpudoctor.report.text import _printable
+
+    return "\n".join(_printable(line) for line in out) + "\n"
 
 
 def _n(v):
