@@ -17,6 +17,32 @@ def _plan(config):
     return getattr(config, "launch", None)
 
 
+def _no_plan(config, why="no launch plan given"):
+    if getattr(config, "launch_refused", None):
+        return "the launcher would refuse the launch line (launch.accepted)"
+    return why
+
+
+@check("launch.accepted", title="the launcher accepts the launch line and its configs (flags, counts, hostfile)")
+def launch_accepted(facts, config):
+    """`check --launch` with a line the launcher would refuse: the launcher's own message as
+    a finding, beside every other check (gpudoctor/commands/check.py launch_plan)."""
+    refused = getattr(config, "launch_refused", None)
+    if refused:
+        yield Finding.error(refused, observed="the launcher refuses the line",
+                            expected="a line the launcher starts",
+                            fix="correct the line as the message says; gpudoctor plan -- <the line> prints how the "
+                                "launcher reads it (docs/launch.md)")
+        return
+    plan = _plan(config)
+    if plan is None:
+        yield NA(_no_plan(config, "no launch plan given (--launch, --accelerate-config)"))
+        return
+    ws = plan.world_size()
+    yield Pass("%s reads %s: world size %s" % (plan.launcher or "the launcher", " and ".join(plan.sources) or "the plan",
+                                              ws if ws is not None else "known at run time"))
+
+
 def _gpus(f):
     g = f.get("gpu") or {}
     if g.get("status") != "ok":
@@ -39,7 +65,7 @@ def _loopback(addr):
 def launch_counts(nodes, config):
     plan = _plan(config)
     if plan is None:
-        yield NA("no launch plan given (--launch, --accelerate-config)")
+        yield NA(_no_plan(config, "no launch plan given (--launch, --accelerate-config)"))
         return
     n = len(nodes)
     gpus = {h: len(g) for h, g in ((h, _gpus(f)) for h, f in nodes.items()) if g is not None}
@@ -138,7 +164,7 @@ def _iface_addrs(facts):
 def launch_master(nodes, config):
     plan = _plan(config)
     if plan is None:
-        yield NA("no launch plan given")
+        yield NA(_no_plan(config))
         return
     if not plan.master_addr:
         yield NA("the %s plan names no master address (it is chosen at run time)" % plan.launcher)
@@ -198,7 +224,7 @@ def launch_master(nodes, config):
 def launch_precision(facts, config):
     plan = _plan(config)
     if plan is None:
-        yield NA("no launch plan given")
+        yield NA(_no_plan(config))
         return
     bad = False
     if plan.ds_bf16 and plan.ds_fp16:
@@ -254,7 +280,7 @@ def launch_batch(facts, config):
     derived, then train == micro x accumulation x world size and all > 0."""
     plan = _plan(config)
     if plan is None:
-        yield NA("no launch plan given")
+        yield NA(_no_plan(config))
         return
     if plan.ds_config is None:
         yield NA("no DeepSpeed config in the launch plan")
@@ -279,7 +305,7 @@ def launch_batch(facts, config):
 def launch_env(nodes, config):
     plan = _plan(config)
     if plan is None:
-        yield NA("no launch plan given")
+        yield NA(_no_plan(config))
         return
     if plan.launcher not in ("mpirun", "mpiexec", "mpiexec.hydra", "horovodrun") or plan.forwarded is None:
         yield NA("%s carries the launching environment itself (no -x list to judge)" % plan.launcher)
@@ -320,7 +346,7 @@ def launch_env(nodes, config):
 def launch_files(nodes, config):
     plan = _plan(config)
     if plan is None:
-        yield NA("no launch plan given")
+        yield NA(_no_plan(config))
         return
     judged, found = 0, False
     for p in plan.files:
@@ -359,7 +385,7 @@ def launch_files(nodes, config):
 def launch_rendezvous(nodes, config):
     plan = _plan(config)
     if plan is None:
-        yield NA("no launch plan given")
+        yield NA(_no_plan(config))
         return
     masters = {h: f["rendezvous"] for h, f in nodes.items() if f["rendezvous"].get("role") == "master"}
     if not masters:

@@ -141,3 +141,26 @@ def test_check_takes_the_launch_line_after_its_options(gpudoctor_cli, tmp_path):
                                  "torchrun", "--nnodes", "3", "--nproc_per_node", "2", "t.py", "--json")
     (c,) = [c for c in json.loads(out)["checks"] if c["id"] == "launch.counts"]
     assert rc == 1 and c["status"] == "fail" and "--nnodes asks for 3 nodes; 2 are being checked" in out, out[-900:]
+
+
+def test_check_with_a_refused_line_reports_everything_and_the_refusal(gpudoctor_cli, tmp_path):
+    # issue 19: 20 processes over 16 slots without --oversubscribe is Open MPI's refusal; in
+    # `check` it is one more finding beside every other check (exit 1), not exit 2 and no report
+    facts = _two_nodes(tmp_path)
+    line = ["mpirun", "-np", "20", "-H", "gpu1:8,gpu2:8", "python", "train.py"]
+    rc, out, err = gpudoctor_cli("check", "--facts", facts, "--json", *line)
+    doc = json.loads(out)
+    (f,) = [f for f in doc["findings"] if f["check"] == "launch.accepted"]
+    assert rc == 1 and f["severity"] == "error" and "not enough slots available" in f["message"], (rc, err)
+    assert sorted(f["hosts"]) == ["gpu1", "gpu2"]
+    ids = {c["id"]: c["status"] for c in doc["checks"]}
+    assert ids["launch.counts"] == "na" and ids["shm.size"] != "na" and len(ids) > 15
+    assert any("launch.accepted" in r for c in doc["checks"] if c["id"] == "launch.counts"
+               for r in json.dumps(c).split("\\n")), doc["checks"]
+    rc, out, err = gpudoctor_cli("check", "--facts", facts, "--select", "launch.accepted", "--json",
+                                 *line[:2], "16", *line[3:])
+    (c,) = [c for c in json.loads(out)["checks"] if c["id"] == "launch.accepted"]
+    assert c["status"] == "pass" and "world size 16" in json.dumps(c)
+    # input gpudoctor cannot read as a launch stays a usage error
+    rc, out, err = gpudoctor_cli("check", "--facts", facts, "--launch", "foo bar")
+    assert rc == 2 and "not a launcher gpudoctor reads" in err and out == ""

@@ -128,16 +128,29 @@ def add_launch_options(c):
                                                     "'deepspeed --hostfile hf ...', 'python -m torch.distributed.launch ...'")
 
 
-def launch_plan(args):
-    """The launch plan the arguments describe, or None."""
+def launch_plan(args, cfg=None):
+    """The launch plan the arguments describe, or None (a refused one: None, and the
+    launcher's refusal in cfg.launch_refused)."""
+    from gpudoctor.launch.common import Refused
+
     # --launch "" is an error (build_plan says so), never "no plan"
     launch = launch_line(args)
     if args.accelerate_config is None and not args.deepspeed_config and launch is None:
         return None
     from gpudoctor.launch import build_plan
 
-    return build_plan(accelerate=args.accelerate_config or None, accelerate_given=args.accelerate_config is not None,
-                      deepspeed=args.deepspeed_config, launch=launch)
+    try:
+        return build_plan(accelerate=args.accelerate_config or None,
+                          accelerate_given=args.accelerate_config is not None, deepspeed=args.deepspeed_config,
+                          launch=launch)
+    except Refused as exc:
+        # what the launcher would refuse (a flag, a count, a hostfile, a config) is one more
+        # finding in `check` (launch.accepted), never the end of the report: the nodes'
+        # facts and every other check still matter (in `plan` the refusal is the answer);
+        # input gpudoctor cannot read (no launcher, malformed YAML) stays a usage error
+        if cfg is not None:
+            cfg.launch_refused = str(exc)
+        return None
 
 
 def run(args):
@@ -145,7 +158,7 @@ def run(args):
     from gpudoctor.runner import run_checks
 
     cfg = config_from(args)
-    cfg.launch = launch_plan(args)
+    cfg.launch = launch_plan(args, cfg)
     registry = load_checks()
     for err in plugin_errors():
         print("gpudoctor: warning: %s" % err, file=sys.stderr)
