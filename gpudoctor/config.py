@@ -126,6 +126,11 @@ class Config:
     source: Optional[str] = None  # where this config was read from
     slots: Dict[str, int] = field(default_factory=dict)  # from the hostfile's slots= (not a TOML key)
     launch: Optional[object] = None  # the launch plan (gpudoctor/launch.py), from check flags (not a TOML key)
+    history: Optional[bool] = None  # key history: keep each node's history (docs/history.md); None: the command's default
+    state_dir: Optional[str] = None  # key state_dir: where history lives (default: gpudoctor/history.py)
+    history_runs: Optional[int] = None  # key history_runs: runs kept per node (default 100)
+    history_states: Optional[int] = None  # key history_states: distinct facts kept per node (default 8)
+    history_bytes: Optional[int] = None  # key history_bytes: bytes kept per node (default 2 MiB)
 
 
 # key -> (Config attribute, validator). A validator returns the value to store or raises
@@ -140,6 +145,11 @@ KEYS = {
     "severity": ("severity", _severity),
     "python": ("python", _path),
     "timeout": ("timeout", _seconds),
+    "history": ("history", _boolean),
+    "state_dir": ("state_dir", _path),
+    "history_runs": ("history_runs", _integer(1, 10000)),
+    "history_states": ("history_states", _integer(1, 1000)),
+    "history_bytes": ("history_bytes", _size),
 }
 _KEYS = KEYS  # the name other modules used
 

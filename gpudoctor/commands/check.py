@@ -30,6 +30,9 @@ def add_parser(sub):
     c.add_argument("--deep", action="store_true", help="also import torch in a child process (seconds): "
                                                        "cuda.is_available(), device count, NCCL; and ldd")
     add_launch_options(c)
+    from gpudoctor.history import add_flags
+
+    add_flags(c, default_on=False)
     from gpudoctor.commands.probe import add_check_options
 
     add_check_options(c)
@@ -153,6 +156,10 @@ def launch_plan(args, cfg=None):
         return None
 
 
+def _warn(msg):
+    print("gpudoctor: warning: %s" % msg, file=sys.stderr)
+
+
 def run(args):
     from gpudoctor.registry import load_checks, plugin_errors, select
     from gpudoctor.runner import run_checks
@@ -165,6 +172,9 @@ def run(args):
     checks = select(registry, cfg.select, cfg.ignore)
     if cfg.select and not checks:
         raise InputError("--select %s matches no check (see: gpudoctor list)" % ",".join(cfg.select))
+    from gpudoctor import history
+
+    store = history.for_command(args, cfg, False, _warn, strict=True)
     interrupted = False
     try:
         nodes = gather_nodes(args, cfg)
@@ -174,6 +184,8 @@ def run(args):
             raise
         interrupted = True
     report = run_checks(nodes, checks, cfg)
+    if not interrupted:  # what changed since each node last passed, then this run joins its history
+        history.after_run(report, store, checks, _warn)
     fmt = "json" if args.json else (args.format or "text")
     emit(report, fmt, args.output, verbose=getattr(args, "verbose", False))
     if getattr(args, "exports", False):

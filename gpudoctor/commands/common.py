@@ -89,14 +89,16 @@ def gather_nodes(args, cfg, progress=True):
     settings = {"jobs": getattr(args, "jobs", None), "timeout": cfg.timeout, "progress": progress,
                 "ssh_config": getattr(args, "ssh_config", None), "host_key_policy": getattr(args, "host_key_policy", None)}
     if via == "local":
-        payload = transport.Payload(python=cfg.python, fast=getattr(args, "fast", False))
+        key = getattr(cfg, "env_key", None)  # the history's key (gpudoctor/history.py): hashes compare across runs
+        payload = transport.Payload(python=cfg.python, fast=getattr(args, "fast", False),
+                                    options={"env_key": key} if key else {})
         return _run(transport.get_transport("local", timeout=cfg.timeout), [], payload)
     cfg.slots = {h.name: h.slots for h in hosts if h.slots is not None}
     import secrets
 
     # env_key: one HMAC key per run, so env.parity compares non-allow-listed values across
     # nodes by a hash nobody can reverse once the run is over (the key is kept nowhere)
-    options = {"resolve": [h.name for h in hosts], "env_key": secrets.token_hex(32)}
+    options = {"resolve": [h.name for h in hosts], "env_key": getattr(cfg, "env_key", None) or secrets.token_hex(32)}
     if getattr(args, "same", None):
         options["same_files"] = args.same
     if getattr(args, "mesh", False):

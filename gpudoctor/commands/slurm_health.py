@@ -26,6 +26,9 @@ def add_parser(sub):
     p.add_argument("--format", choices=("text", "json", "prometheus", "junit"), default=None,
                    help="report format (default text)")
     p.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE (atomically) instead of stdout")
+    from gpudoctor.history import add_flags
+
+    add_flags(p, default_on=True)
     p.set_defaults(func=run, hosts=None, nodes=None, facts=None, json=False, local=True)
     return p
 
@@ -54,8 +57,10 @@ def _slurm_health(args):
     if cfg.select and not checks:
         raise InputError("--select %s matches no check (see: gpudoctor list)" % ",".join(cfg.select))
     name = node_name(args.node)
+    store = _history(args, cfg)
     nodes = gather_nodes(args, cfg, progress=False)
     report = run_checks(nodes, checks, cfg)
+    _keep_history(report, store, checks, record=not args.dry_run)
     if args.output or (args.format or "text") != "text":
         emit(report, args.format or "text", args.output)
     else:
@@ -96,3 +101,33 @@ def _slurm_health(args):
         done = {"drain": "drained", "resume": "resumed", "none": "left"}[action.kind]
         print("gpudoctor: slurm: %s %s (was %s)%s: %s" % (done, name, state.state, detail, action.why))
     return 0 if healthy else 1
+
+
+def _hook_warn(msg):
+    print("gpudoctor: slurm: warning: %s" % msg, file=sys.stderr)
+
+
+def _history(args, cfg):
+    """On by default in the hooks; a state directory that cannot be used is a warning, never a
+    reason to drain (or not drain) the node."""
+    from gpudoctor import history
+
+    try:
+        return history.for_command(args, cfg, True, _hook_warn, strict=False)
+    except Exception as exc:  # history is an aid: its failure must not fail the hook
+        _hook_warn("history off this run: %s: %s" % (type(exc).__name__, exc))
+        return None
+
+
+def _keep_history(report, store, checks, record=True):
+    """What changed since the node last passed, in the report; then this run is recorded
+    (not in a dry run, which changes nothing)."""
+    from gpudoctor import history
+
+    try:
+        if store is not None and not record:
+            history.annotate(report, store, registry=checks, warn=_hook_warn)
+        else:
+            history.after_run(report, store, checks, _hook_warn)
+    except Exception as exc:
+        _hook_warn("history not kept this run: %s: %s" % (type(exc).__name__, exc))

@@ -1,0 +1,375 @@
+"""Drift in time: what changed in one node's facts between two runs.
+
+Facts are flattened into ``path -> value`` (``limits.memlock.soft``, ``nccl.env.NCCL_SOCKET_IFNAME``,
+``python.torch.libs.libs[libcublas.so.13].version``), values that change on every run are left
+out (the time, /dev/shm's free bytes, GPU memory in use), and the two flat views are
+compared. The result is a list of ``Change`` records, each with a label a person reads
+(``driver 550.90.07 -> 550.107.02``). Nodes with the same change are folded into one node
+set by the drift engine's grouping (gpudoctor/drift.py), as drift between nodes is.
+
+Which check a change belongs to: the checks whose verdict differs between the two facts
+(``verdicts``) get the changes in the facts sections they read (``Check.needs``); a check
+that names no section gets every change. Pure functions of facts: no I/O here.
+"""
+
+import re
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional
+
+from gpudoctor.util import human_bytes
+
+MAX_ENTRIES = 20000  # flattened values per document: a facts document has ~500
+MAX_SHOWN = 200  # characters of one value in a message
+
+# Paths (fnmatch-like: * is one segment) whose value changes on every run or says nothing
+# about the node's state. A segment ``[...]`` is a list item, ``[*]`` any item.
+VOLATILE = (
+    "schema", "node", "collected_at", "collector.*", "collector",
+    "shm.free_bytes", "python.deep.seconds",
+    "gpu.gpus[*].memory_used_mib", "gpu.gpus[*].processes", "gpu.gpus[*].temperature_c",
+    "gpu.gpus[*].utilization_gpu", "gpu.gpus[*].utilization_memory", "gpu.gpus[*].power_draw_w",
+    "gpu.gpus[*].clocks_sm_mhz", "gpu.gpus[*].clocks_mem_mhz",
+    "gpu.kernel_log", "gpu.kernel_log.*", "gpu.xids",  # a kernel log rotates: events, not state
+    "resolve.*", "mesh.*", "rendezvous.*", "resolve", "mesh", "rendezvous",
+)
+# Environment variables that differ on every login or job by design (as checks/parity.py
+# leaves them out of env.parity): never a change.
+PER_RUN_ENV = ("SSH_", "XDG_", "SLURM_", "OMPI_", "PMIX_", "TORCHELASTIC_")
+PER_RUN_ENV_NAMES = {"HOSTNAME", "PWD", "OLDPWD", "SHLVL", "_", "MAIL", "MOTD_SHOWN", "TERM", "LOGNAME", "USER",
+                     "RANK", "LOCAL_RANK", "NODE_RANK", "GPUDOCTOR_NODE", "LS_COLORS", "SSH_TTY",
+                     "GPUDOCTOR_DEEP"}
+
+# A list of records is keyed by the first of these fields that is text and unique among its
+# items: network.interfaces[eth0], gpu.gpus[00000000:00:06.0], ofed.kernels[3.10.0-...].
+LIST_KEYS = ("name", "path", "bus_id", "uuid", "release", "device", "dir", "address", "lib", "index")
+
+_SEG = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
+
+
+def _join(path, seg):
+    if isinstance(seg, list):  # a list item
+        return "%s[%s]" % (path, seg[0])
+    seg = str(seg)
+    if _SEG.match(seg):
+        return seg if not path else "%s.%s" % (path, seg)
+    return "%s[%s]" % (path, seg)
+
+
+def _volatile_re():
+    out = []
+    for pat in VOLATILE:
+        rx = re.escape(pat).replace(r"\[\*\]", r"\[[^\]]*\]").replace(r"\*", r"[^.\[]+")
+        out.append(rx)
+    return re.compile("^(?:%s)$" % "|".join(out))
+
+
+_VOLATILE = _volatile_re()
+
+
+def _env_name(path):
+    m = re.match(r"^(?:env\.(?:values|hashed)|nccl\.env|nccl\.effective)[.\[]([^.\]]+)", path)
+    return m.group(1) if m else None
+
+
+def _skip(path):
+    if _VOLATILE.match(path):
+        return True
+    name = _env_name(path)
+    return bool(name) and (name.startswith(PER_RUN_ENV) or name in PER_RUN_ENV_NAMES)
+
+
+def _list_key(items):
+    if not items or not all(isinstance(x, dict) for x in items):
+        return None
+    for k in LIST_KEYS:
+        vals = [x.get(k) for x in items]
+        if all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in vals) and len(set(vals)) == len(vals):
+            return k
+    return None
+
+
+def _scalar_list(items):
+    return all(x is None or isinstance(x, (str, int, float, bool)) for x in items)
+
+
+def flatten(doc) -> Dict[str, Any]:
+    """facts -> {path: value}; lists of scalars are one value (a sorted tuple: a set of
+    loaded modules, not an order). Bounded by MAX_ENTRIES; iterative (no recursion)."""
+    out: Dict[str, Any] = {}
+    stack = [("", doc)]
+    while stack and len(out) < MAX_ENTRIES:
+        path, x = stack.pop()
+        if path and _skip(path):
+            continue
+        if isinstance(x, dict):
+            for k in sorted(x, key=str, reverse=True):
+                stack.append((_join(path, k), x[k]))
+        elif isinstance(x, list):
+            if _scalar_list(x):
+                out[path] = tuple(sorted(set(x), key=lambda v: (str(type(v)), str(v))))
+                continue
+            key = _list_key(x)
+            for i, item in reversed(list(enumerate(x))):
+                seg = item.get(key) if key else i
+                if key:  # a record that comes or goes is one change, not one per field
+                    out[_join(path, [seg])] = PRESENT
+                stack.append((_join(path, [seg]), item))
+        else:
+            out[path] = x
+    return out
+
+
+PRESENT = "(present)"
+
+
+@dataclass
+class Change:
+    path: str  # the flattened path of the first fact that shows it
+    label: str  # what a person calls it: "driver (NVML library)", "NCCL_SOCKET_IFNAME", "memlock soft"
+    before: Any
+    after: Any
+    section: str  # the facts section it is in (a check's `needs` name it)
+    hint: Optional[str] = None
+    also: tuple = ()  # other sections that show the same change (the kernel release: host and ofed)
+
+    @property
+    def sections(self):
+        return (self.section,) + tuple(self.also)
+
+    @property
+    def text(self):
+        if PRESENT in (self.before, self.after):
+            t = "%s %s" % (self.label, "added" if self.after == PRESENT else "removed")
+        else:
+            t = "%s %s -> %s" % (self.label, show(self.before, self.label), show(self.after, self.label))
+        return t + ("; " + self.hint if self.hint else "")
+
+    def key(self):
+        return (self.label, repr(self.before), repr(self.after))
+
+
+ABSENT = "(absent)"
+
+
+def show(value, label=""):
+    if value is ABSENT or value is None:
+        return "(none)" if value is None else ABSENT
+    if isinstance(value, tuple):
+        return "[%s]" % ", ".join(str(v) for v in value)[:MAX_SHOWN]
+    if isinstance(value, int) and not isinstance(value, bool) and ("memlock" in label or "bytes" in label
+                                                                    or label.startswith(("stack", "/dev/shm"))):
+        return human_bytes(value)
+    text = str(value)
+    return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN] + "..."
+
+
+# path pattern -> label; the first that matches names the change. Paths that show the same
+# thing (the kernel release in host and in ofed, an NCCL variable in env and in nccl) share
+# a label, and one change is listed once.
+LABELS = (
+    (r"^gpu\.driver_version$", "kernel module"),
+    (r"^gpu\.nvml\.driver_version$", "driver (NVML library)"),
+    (r"^gpu\.nvml_libs\[.*$", None),  # folded into "driver libraries" below
+    (r"^gpu\.nvml\.cuda_driver_version$", "CUDA driver API"),
+    (r"^gpu\.kernel_module$", "kernel module flavour"),
+    (r"^gpu\.proc_version$", None),  # the kernel module's banner: the version above says it
+    (r"^(host\.kernel|ofed\.running_kernel)$", "kernel release"),
+    (r"^ofed\.kernels\[[^\]]+\]\.running$", None),  # the kernel release says which one runs
+    (r"^host\.os_pretty$", "OS"),
+    (r"^limits\.(\w+)\.(soft|hard)$", r"\1 \2"),
+    (r"^shm\.total_bytes$", "/dev/shm size bytes"),
+    (r"^python\.(packages\.torch|torch\.version)$", "torch"),
+    (r"^python\.torch\.cuda$", "torch CUDA build"),
+    (r"^python\.nccl\.(loaded_version|version)$", "NCCL"),
+    (r"^python\.nccl\.wheel_version$", "NCCL wheel"),
+    (r"^python\.packages\.([^.]+)$", r"\1"),
+    (r"^python\.version$", "Python"),
+    (r"^python\.executable$", "python3"),
+    (r"^python\.torch\.libs\.libs\[([^\]]+)\]\.(version|realpath|path)$", r"\1 \2"),
+    (r"^cuda\.nvcc_version$", "CUDA toolkit (nvcc)"),
+    (r"^ofed\.ofed_info\.raw$", "OFED"),
+    (r"^ofed\.ofed_info\.(version|flavor)$", None),
+    (r"^ofed\.module_versions\.(\w+)$", r"\1 module"),
+    (r"^(env\.(values|hashed)|nccl\.env)\.(\w+)$", r"\3"),
+    (r"^nccl\.effective\.(\w+)\.value$", r"\1"),
+    (r"^nccl\.effective\.(\w+)\.source$", r"\1 set in"),
+)
+_LABELS = [(re.compile(p), lab) for p, lab in LABELS]
+
+
+def label_of(path):
+    """The label for a path, "" to leave it out (shown by another path), or the path itself."""
+    for rx, lab in _LABELS:
+        m = rx.match(path)
+        if m:
+            return m.expand(lab) if lab is not None else ""
+    return path
+
+
+def _driver_libs(flat):
+    return tuple(sorted(k[len("gpu.nvml_libs["):-1] for k in flat if k.startswith("gpu.nvml_libs[")))
+
+
+def compare(before, after, key_ids=(None, None)) -> List[Change]:
+    """The changes from facts ``before`` to facts ``after`` (one node), in path order.
+    Environment values kept only as keyed hashes are compared when both documents were
+    hashed under the same key (``key_ids``, from the history's records); otherwise a
+    difference of hash says nothing and they are left out."""
+    a, b = flatten(before), flatten(after)
+    comparable_hashes = key_ids[0] is not None and key_ids[0] == key_ids[1]
+    out, seen = [], {}
+    gone = []  # records added or removed whole: their fields are not listed one by one
+    for path in sorted(set(a) | set(b)):
+        if any(path.startswith(g) and path[len(g):len(g) + 1] in (".", "[") for g in gone):
+            continue
+        va, vb = a.get(path, ABSENT), b.get(path, ABSENT)
+        if PRESENT in (va, vb) and ABSENT in (va, vb):
+            gone.append(path)
+        if va == vb or (type(va) is not type(vb) and va is not ABSENT and vb is not ABSENT and repr(va) == repr(vb)):
+            continue
+        if path.startswith("env.hashed") and not comparable_hashes:
+            continue
+        if path.endswith(".status") or path.endswith(".reason"):
+            # a section's status speaks only when it flips (ok -> unsupported: the driver is gone)
+            if not path.count(".") == 1:
+                continue
+        lab = label_of(path)
+        if lab == "":
+            continue
+        if path.startswith("env.hashed"):
+            va = "value#" + str(va).split(":")[-1][:8] if va is not ABSENT else va
+            vb = "value#" + str(vb).split(":")[-1][:8] if vb is not ABSENT else vb
+        c = Change(path=path, label=lab, before=va, after=vb, section=path.split(".")[0].split("[")[0])
+        if c.key() in seen:
+            first = seen[c.key()]
+            if c.section not in first.sections:
+                first.also = tuple(first.also) + (c.section,)
+            continue
+        seen[c.key()] = c
+        out.append(c)
+    libs_a, libs_b = _driver_libs(a), _driver_libs(b)
+    if libs_a != libs_b:
+        out.append(Change(path="gpu.nvml_libs", label="driver libraries (libnvidia-ml.so)", before=libs_a,
+                          after=libs_b, section="gpu"))
+    _hints(out, a, b)
+    return out
+
+
+def _hints(changes, a, b):
+    """What a change means when another fact did not follow it: a driver upgraded without a
+    reboot leaves the old kernel module loaded (NVML: "Driver/library version mismatch");
+    a new kernel release without OFED modules built for it (checks/kernel_ofed.py)."""
+    module = b.get("gpu.driver_version")
+    driver_changed = [c for c in changes if c.path in ("gpu.nvml.driver_version", "gpu.nvml_libs")]
+    if driver_changed and module is not None and module == a.get("gpu.driver_version"):
+        driver_changed[0].hint = "kernel module still %s: reboot" % module
+    kernel = [c for c in changes if c.label == "kernel release"]
+    if kernel and b.get("ofed.status") == "ok":
+        running, before = b.get("ofed.running_kernel"), a.get("ofed.running_kernel")
+
+        def has(flat, release):
+            return any(k.startswith("ofed.kernels[%s].ofed_dirs[" % release) for k in flat)
+
+        if has(a, before) and not has(b, running):
+            kernel[0].hint = "no OFED modules for %s (OFED was built for %s)" % (running, a.get("ofed.running_kernel"))
+
+
+def related(changes: List[Change], needs) -> List[Change]:
+    """The changes in the sections a check reads (all of them for a check that names none)."""
+    needs = tuple(needs or ())
+    if not needs:
+        return list(changes)
+    return [c for c in changes if set(c.sections) & set(needs)]
+
+
+def summary(changes: List[Change], limit=4):
+    shown = [c.text for c in changes[:limit]]
+    if len(changes) > limit:
+        shown.append("(+%d more)" % (len(changes) - limit))
+    return "; ".join(shown)
+
+
+# -- diff of two sets of nodes (gpudoctor diff) ------------------------------------------
+
+@dataclass
+class VerdictChange:
+    check: str
+    hosts: List[str]
+    before: tuple  # (status, text) or None: not run before
+    after: tuple
+    changes: List[str]  # the texts of the related changes
+
+
+@dataclass
+class Diff:
+    before_source: str
+    after_source: str
+    times: Dict[str, tuple]  # host -> (before collected_at, after collected_at)
+    changes: List[tuple]  # (Change, [hosts]) folded: one entry per identical change
+    verdicts: List[VerdictChange]
+    added: List[str]
+    removed: List[str]
+    unreachable: List[str]
+    hashes_compared: bool
+
+    @property
+    def exit_code(self):
+        return 1 if self.verdicts else 0
+
+
+def _verdict_changed(before, after):
+    if before is None:
+        return after is not None and after[0] in ("fail", "warn")
+    if after is None:
+        return False
+    return before[0] != after[0] or (after[0] in ("fail", "warn") and before[1] != after[1])
+
+
+def diff_nodes(before_nodes, after_nodes, checks, config, before_source="before", after_source="after",
+               key_ids=None):
+    """Compare two runs of the same nodes: the facts changes of each node, folded into node
+    sets, and the checks whose verdict changed on a node, each with the changes in what it
+    reads. ``key_ids``: host -> (before key id, after key id) for environment hashes."""
+    from gpudoctor.runner import run_checks
+
+    key_ids = key_ids or {}
+    b = {n.host: n for n in before_nodes}
+    a = {n.host: n for n in after_nodes}
+    common = [h for h in a if h in b and a[h].reachable and b[h].reachable]
+    unreachable = [h for h in a if h in b and not (a[h].reachable and b[h].reachable)]
+    per_node = {h: compare(b[h].facts, a[h].facts, key_ids.get(h, (None, None))) for h in common}
+    # the drift engine's rule (gpudoctor/drift.py): nodes with an identical value are one
+    # group, folded into a node set, the largest group first, ties in the nodes' order
+    values = {}
+    for h, changes in per_node.items():
+        for c in changes:
+            values.setdefault(c.key(), (c, {}))[1][h] = True
+    folded = []
+    for key, (c, hosts) in values.items():
+        folded.append((c, [h for h in common if h in hosts]))
+    folded.sort(key=lambda x: (-len(x[1]), x[0].path))
+    rb = run_checks([b[h] for h in b], checks, config)
+    ra = run_checks([a[h] for h in a], checks, config)
+    needs = {c.id: c.needs for c in checks}
+    before_out = {r.id: r.outcomes for r in rb.results}
+    groups = {}
+    for r in ra.results:
+        for h in common:
+            now = r.outcomes.get(h)
+            then = before_out.get(r.id, {}).get(h)
+            then = tuple(then) if then else None
+            now = tuple(now) if now else None
+            if not _verdict_changed(then, now):
+                continue
+            mine = related(per_node[h], needs.get(r.id, ()))
+            key = (r.id, repr(then), repr(now), tuple(c.text for c in mine))
+            groups.setdefault(key, VerdictChange(check=r.id, hosts=[], before=then, after=now,
+                                                 changes=[c.text for c in mine])).hosts.append(h)
+    verdicts = list(groups.values())
+    return Diff(before_source=before_source, after_source=after_source,
+                times={h: ((b[h].facts or {}).get("collected_at"), (a[h].facts or {}).get("collected_at"))
+                       for h in common},
+                changes=folded, verdicts=verdicts, added=[h for h in a if h not in b],
+                removed=[h for h in b if h not in a], unreachable=unreachable,
+                hashes_compared=all(k[0] is not None and k[0] == k[1] for k in
+                                    (key_ids.get(h, (None, None)) for h in common)) and bool(common))

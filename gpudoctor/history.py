@@ -1,0 +1,587 @@
+"""History: per node, the facts of its last passing run and a short record of its runs, so a
+failing check can say what changed since the node last worked (docs/history.md).
+
+Layout under the state directory (``--state-dir``, config key ``state_dir``; default
+/var/lib/gpudoctor for root, else $XDG_STATE_HOME/gpudoctor or ~/.local/state/gpudoctor):
+
+    history/key                  HMAC key for environment values (secret-looking values stay
+                                 keyed hashes, comparable across runs of this store only)
+    history/<node>/index.json    gpudoctor.history/1: runs (time, passed, facts id, verdicts),
+                                 the last passing run, and the facts states kept
+    history/<node>/facts-<id>.json  one facts document per distinct state (<id>: a hash of
+                                 the facts without the values that change on every run)
+
+Bounded: ``max_runs`` runs and ``max_states`` facts states per node, ``max_node_bytes`` per
+node, ``max_nodes`` node folders (the least recently written go first). Private: folders
+0700 and files 0600, owned by the user that runs gpudoctor; a state directory that is a
+symlink or belongs to another user is refused. Every file is written to a temp file in the
+same folder, fsynced, renamed over the old one (a reader sees the old file or the new one),
+and the folder is fsynced. Concurrent writers (the prolog and the health check) take a
+lock per node (flock). Files are read without following symlinks and bounded in size.
+"""
+
+import errno
+import hashlib
+import hmac
+import json
+import os
+import re
+import stat
+import tempfile
+import time
+
+from gpudoctor.errors import InputError
+
+SCHEMA = "gpudoctor.history/1"
+MAX_RUNS = 100
+MAX_STATES = 8
+MAX_NODE_BYTES = 2 << 20
+MAX_NODES = 4096
+MAX_FILE_BYTES = 16 << 20  # one facts document is 8-60 KB; a larger file was not written by us
+LOCK_SECONDS = 5.0
+_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._@:%-]{0,252}$")
+_ID = re.compile(r"^[0-9a-f]{16}$")
+
+
+class HistoryError(Exception):
+    """The state directory cannot be used (not private, not ours, not writable)."""
+
+
+def default_state_dir(environ=None, euid=None):
+    env = os.environ if environ is None else environ
+    euid = os.geteuid() if euid is None else euid
+    state = env.get("XDG_STATE_HOME")
+    if euid == 0 and not state:
+        return "/var/lib/gpudoctor"  # the prolog and health check run as root (FHS: /var/lib/<package>)
+    if state and os.path.isabs(state):
+        return os.path.join(state, "gpudoctor")
+    home = os.path.expanduser("~")
+    if not home or home == "~" or not os.path.isabs(home) or home == "/":
+        raise HistoryError("no state directory: set --state-dir or $XDG_STATE_HOME")
+    return os.path.join(home, ".local", "state", "gpudoctor")
+
+
+def _private_dir(path, make=True):
+    """Make (0700) or accept a folder: a real folder (not a symlink), owned by us; a folder of
+    ours that others can read is made private."""
+    if make:
+        try:
+            os.makedirs(path, mode=0o700, exist_ok=True)
+        except FileExistsError:
+            pass
+        except OSError as exc:
+            raise HistoryError("cannot make %s: %s" % (path, exc.strerror or exc))
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        raise HistoryError("%s does not exist" % path)
+    except OSError as exc:
+        raise HistoryError("cannot use %s: %s" % (path, exc.strerror or exc))
+    if stat.S_ISLNK(st.st_mode):
+        raise HistoryError("%s is a symlink; refusing it (give the real folder)" % path)
+    if not stat.S_ISDIR(st.st_mode):
+        raise HistoryError("%s is not a folder" % path)
+    if st.st_uid != os.geteuid():
+        raise HistoryError("%s belongs to uid %d, not to this user (uid %d); refusing it" % (
+            path, st.st_uid, os.geteuid()))
+    if st.st_mode & 0o077:
+        try:
+            os.chmod(path, 0o700)
+        except OSError as exc:
+            raise HistoryError("cannot make %s private: %s" % (path, exc.strerror or exc))
+
+
+def _read(path, limit=MAX_FILE_BYTES):
+    """A file of ours, never through a symlink, bounded; None when absent."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise HistoryError("%s is a symlink; refusing it" % path)
+        raise HistoryError("cannot read %s: %s" % (path, exc.strerror or exc))
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(f.fileno())
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid():
+            raise HistoryError("%s is not a regular file of this user; refusing it" % path)
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise HistoryError("%s is larger than %d bytes" % (path, limit))
+    return data
+
+
+def _write(path, data):
+    folder = os.path.dirname(path)
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".json")  # 0600
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    _fsync_dir(folder)
+
+
+def _fsync_dir(folder):
+    try:
+        dfd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(dfd)
+    except OSError:
+        pass
+    finally:
+        os.close(dfd)
+
+
+def _json(data, path):
+    try:
+        return json.loads(data.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        raise HistoryError("%s is not valid JSON" % path)
+
+
+def facts_id(doc):
+    """The id of a facts state: a hash of its flattened facts without the values that change
+    on every run (gpudoctor/changes.py), so identical runs share one stored document."""
+    from gpudoctor.changes import flatten
+
+    flat = flatten(doc)
+    text = json.dumps(sorted((k, repr(v)) for k, v in flat.items() if not k.startswith("env.hashed")))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def utc(ts):
+    """'2026-11-20T03:12:00Z' -> '2026-11-20 03:12 UTC' (what reports print)."""
+    if not isinstance(ts, str) or not re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d", ts):
+        return str(ts)
+    return "%s %s UTC" % (ts[:10], ts[11:16])
+
+
+def parse_since(text):
+    """'last-good', or a UTC date/time: 2026-11-20, 2026-11-20T03:12, '2026-11-20 03:12:05',
+    with an optional Z. Returns 'last-good' or the canonical '%Y-%m-%dT%H:%M:%SZ'."""
+    t = (text or "").strip()
+    if t == "last-good":
+        return t
+    m = re.match(r"^(\d{4})-(\d\d)-(\d\d)(?:[T ](\d\d):(\d\d)(?::(\d\d))?)?Z?$", t)
+    if not m:
+        raise InputError("--since %s: expected last-good or a UTC date (2026-11-20, 2026-11-20T03:12)" % t[:40])
+    y, mo, d, h, mi, s = (int(x) if x else 0 for x in m.groups())
+    try:
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.strptime("%04d-%02d-%02d %02d:%02d:%02d" % (
+            y, mo, d, h, mi, s), "%Y-%m-%d %H:%M:%S"))
+    except ValueError:
+        raise InputError("--since %s: not a date" % t[:40])
+    return stamp
+
+
+class Store(object):
+    """One state directory's history. Open it with ``Store.open(path)`` (checks it)."""
+
+    def __init__(self, root, max_runs=MAX_RUNS, max_states=MAX_STATES, max_node_bytes=MAX_NODE_BYTES,
+                 max_nodes=MAX_NODES):
+        self.root = root
+        self.dir = os.path.join(root, "history")
+        self.max_runs, self.max_states = max_runs, max_states
+        self.max_node_bytes, self.max_nodes = max_node_bytes, max_nodes
+        self._key = None
+        # the key id the facts of this run were hashed under: the store's own when the
+        # command gathered them with its key; None for saved facts (their key is unknown)
+        self.current_key_id = None
+
+    @classmethod
+    def open(cls, root=None, **bounds):
+        root = os.path.abspath(root or default_state_dir())
+        parent = os.path.dirname(root)
+        if not os.path.isdir(parent):
+            os.makedirs(parent, mode=0o755, exist_ok=True)
+        _private_dir(root)
+        store = cls(root, **bounds)
+        _private_dir(store.dir)
+        return store
+
+    # -- the environment key ------------------------------------------------------------
+    @property
+    def key(self):
+        """The HMAC key (hex) the collector hashes secret-looking environment values with,
+        made once per store (0600): values stay hashes, and compare across runs."""
+        if self._key is None:
+            path = os.path.join(self.dir, "key")
+            data = _read(path, limit=256)
+            text = data.decode("ascii", "replace").strip() if data else ""
+            if not re.match(r"^[0-9a-f]{64}$", text):
+                import secrets
+
+                text = secrets.token_hex(32)
+                _write(path, (text + "\n").encode("ascii"))
+            self._key = text
+        return self._key
+
+    @property
+    def key_id(self):
+        return hmac.new(self.key.encode("ascii"), b"gpudoctor history key id", hashlib.sha256).hexdigest()[:16]
+
+    # -- per node -----------------------------------------------------------------------
+    def node_dir(self, host):
+        if not isinstance(host, str) or not _NAME.match(host) or host in (".", ".."):
+            raise HistoryError("node name %r cannot name a history folder" % (str(host)[:60],))
+        return os.path.join(self.dir, host)
+
+    def index(self, host):
+        """The node's index (a dict), or None when it has no history."""
+        d = self.node_dir(host)
+        if not os.path.lexists(d):
+            return None
+        _private_dir(d, make=False)
+        data = _read(os.path.join(d, "index.json"))
+        if data is None:
+            return None
+        doc = _json(data, os.path.join(d, "index.json"))
+        if not isinstance(doc, dict) or doc.get("schema") != SCHEMA or not isinstance(doc.get("runs"), list):
+            raise HistoryError("%s is not a gpudoctor history index" % os.path.join(d, "index.json"))
+        return doc
+
+    def facts(self, host, fid):
+        if not isinstance(fid, str) or not _ID.match(fid):
+            return None
+        path = os.path.join(self.node_dir(host), "facts-%s.json" % fid)
+        data = _read(path)
+        if data is None:
+            return None
+        doc = _json(data, path)
+        from gpudoctor.gather import facts_problem
+
+        if facts_problem(doc):
+            raise HistoryError("%s: %s" % (path, facts_problem(doc)))
+        return doc
+
+    def last_good(self, host):
+        """(record, facts) of the node's last passing run, or (None, None)."""
+        idx = self.index(host)
+        rec = (idx or {}).get("last_good")
+        if not isinstance(rec, dict):
+            return None, None
+        doc = self.facts(host, rec.get("facts"))
+        return (rec, doc) if doc is not None else (None, None)
+
+    def at(self, host, when):
+        """(record, facts) of the node as it was at ``when`` (canonical UTC): its newest run at
+        or before then whose facts are kept, else the oldest kept run after it."""
+        idx = self.index(host)
+        if not idx:
+            return None, None
+        runs = [r for r in idx["runs"] if isinstance(r, dict) and isinstance(r.get("at"), str)
+                and (idx.get("states") or {}).get(r.get("facts"))]
+        before = [r for r in runs if r["at"] <= when]
+        pick = before[-1] if before else (runs[0] if runs else None)
+        if pick is None:
+            return None, None
+        return pick, self.facts(host, pick["facts"])
+
+    def first_seen(self, host, path, value, after):
+        """When the node's kept facts first showed ``value`` at ``path``, after time ``after``."""
+        from gpudoctor.changes import ABSENT, flatten
+
+        idx = self.index(host) or {}
+        states = sorted(((s.get("first_seen") or "", fid) for fid, s in (idx.get("states") or {}).items()
+                         if isinstance(s, dict)), key=lambda x: x[0])
+        for seen, fid in states:
+            if seen <= after:
+                continue
+            doc = self.facts(host, fid)
+            if doc is not None and flatten(doc).get(path, ABSENT) == value:
+                return seen
+        return None
+
+    def record(self, host, doc, passed, verdicts, at=None, key_id=None):
+        """Add one run of ``host``: its facts (stored once per distinct state), whether it passed,
+        and each check's (status, text). A passing run becomes the last good one."""
+        d = self.node_dir(host)
+        _private_dir(d)
+        with _Lock(os.path.join(d, ".lock")):
+            idx = self.index(host) or {"schema": SCHEMA, "node": host, "runs": [], "states": {}, "last_good": None}
+            at = at or doc.get("collected_at") or time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+            fid = facts_id(doc)
+            states = idx.setdefault("states", {})
+            path = os.path.join(d, "facts-%s.json" % fid)
+            if fid not in states or not os.path.exists(path):
+                data = (json.dumps(doc, sort_keys=True, separators=(",", ":")) + "\n").encode("utf-8")
+                _write(path, data)
+                states[fid] = {"first_seen": at, "last_seen": at, "bytes": len(data), "key_id": key_id}
+            else:
+                states[fid]["last_seen"] = max(at, states[fid].get("last_seen") or at)
+            compact = {cid: [st, (text or "")[:300]] for cid, (st, text) in verdicts.items()}
+            idx["runs"].append({"at": at, "passed": bool(passed), "facts": fid,
+                                "verdicts": {cid: v[0] for cid, v in compact.items()}})
+            if passed:
+                idx["last_good"] = {"at": at, "facts": fid, "verdicts": compact, "key_id": key_id}
+            self._prune(d, idx)
+            _write(os.path.join(d, "index.json"), (json.dumps(idx, sort_keys=True) + "\n").encode("utf-8"))
+        self._prune_nodes(keep=host)
+
+    def _prune(self, d, idx):
+        """Keep the newest max_runs runs and max_states states (the last good one always),
+        within max_node_bytes."""
+        idx["runs"] = idx["runs"][-self.max_runs:]
+        states = idx["states"]
+        keep = {(idx.get("last_good") or {}).get("facts")}
+        if idx["runs"]:
+            keep.add(idx["runs"][-1]["facts"])
+        order = sorted(states, key=lambda f: states[f].get("last_seen") or "", reverse=True)
+        kept, total = [], 0
+        for fid in order:
+            size = int(states[fid].get("bytes") or 0)
+            if fid in keep or (len(kept) < self.max_states and total + size <= self.max_node_bytes):
+                kept.append(fid)
+                total += size
+        for fid in set(states) - set(kept):
+            del states[fid]
+            try:
+                os.unlink(os.path.join(d, "facts-%s.json" % fid))
+            except OSError:
+                pass
+        for name in os.listdir(d):  # temp files a killed writer left, and facts no index names
+            m = re.match(r"^facts-([0-9a-f]{16})\.json$", name)
+            if (m and m.group(1) not in states) or name.startswith(".tmp-"):
+                try:
+                    if name.startswith(".tmp-") and time.time() - os.lstat(os.path.join(d, name)).st_mtime < 60:
+                        continue  # another writer's, in flight
+                    os.unlink(os.path.join(d, name))
+                except OSError:
+                    pass
+
+    def _prune_nodes(self, keep):
+        try:
+            names = [n for n in os.listdir(self.dir) if os.path.isdir(os.path.join(self.dir, n))
+                     and not os.path.islink(os.path.join(self.dir, n))]
+        except OSError:
+            return
+        if len(names) <= self.max_nodes:
+            return
+
+        def mtime(n):
+            try:
+                return os.lstat(os.path.join(self.dir, n, "index.json")).st_mtime
+            except OSError:
+                return 0
+        import shutil
+
+        for n in sorted((n for n in names if n != keep), key=mtime)[:len(names) - self.max_nodes]:
+            shutil.rmtree(os.path.join(self.dir, n), ignore_errors=True)
+
+    def usage(self):
+        """(node folders, files, bytes) under the store: what the bound is measured on."""
+        nodes = files = size = 0
+        for top, dirs, names in os.walk(self.dir):
+            if top != self.dir:
+                nodes += 1 if os.path.dirname(top) == self.dir else 0
+            files += len(names)
+            size += sum(os.lstat(os.path.join(top, n)).st_size for n in names)
+        return nodes, files, size
+
+
+class _Lock(object):
+    """flock on a lock file, waited for at most LOCK_SECONDS (a hung writer cannot stall a
+    prolog): past it the caller raises HistoryError and the run goes on without history."""
+
+    def __init__(self, path):
+        self.path = path
+        self.fd = None
+
+    def __enter__(self):
+        import fcntl
+
+        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o600)
+        deadline = time.monotonic() + LOCK_SECONDS
+        while True:
+            try:
+                fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return self
+            except OSError as exc:
+                if exc.errno not in (errno.EAGAIN, errno.EACCES) or time.monotonic() > deadline:
+                    os.close(self.fd)
+                    raise HistoryError("the history of this node is locked by another gpudoctor (%s)" % self.path)
+                time.sleep(0.02)
+
+    def __exit__(self, *exc):
+        os.close(self.fd)
+
+
+# -- what a run's report says, per node --------------------------------------------------
+
+def node_verdicts(report, host):
+    """{check id: (status, text)} for one node of a runner.Report."""
+    out = {}
+    for r in report.results:
+        if host in r.outcomes:
+            out[r.id] = tuple(r.outcomes[host])
+    return out
+
+
+def node_passed(report, host, verdicts=None):
+    verdicts = node_verdicts(report, host) if verdicts is None else verdicts
+    bad = ("fail", "warn") if report.strict else ("fail",)
+    return not any(st in bad for st, _ in verdicts.values())
+
+
+def _changed(before, after):
+    """A check's verdict changed: another status, or the same problem with another message."""
+    if before is None:
+        return after[0] in ("fail", "warn")
+    return before[0] != after[0] or (after[0] in ("fail", "warn") and before[1] != after[1])
+
+
+def annotate(report, store, registry=None, warn=None):
+    """For every node that fails (or warns on) a check whose verdict differs from the node's
+    last passing run, add a note (an info finding of that check) saying what changed in the
+    facts that check reads since then, and when. Returns the number of notes added."""
+    from gpudoctor.changes import compare, related
+    from gpudoctor.registry import Finding
+    from gpudoctor.runner import SEVERITY_RANK, merge_findings
+
+    needs = {}
+    if registry is not None:
+        for chk in registry:
+            needs[chk.id] = chk.needs
+    added = 0
+    for node in report.nodes:
+        if not node.reachable:
+            continue
+        try:
+            rec, before = store.last_good(node.host)
+        except HistoryError as exc:
+            if warn:
+                warn("history of %s not read: %s" % (node.host, exc))
+            continue
+        if rec is None:
+            continue
+        then = rec.get("verdicts") or {}
+        changes = None
+        for r in report.results:
+            now = r.outcomes.get(node.host)
+            if now is None or now[0] not in ("fail", "warn"):
+                continue
+            prev = then.get(r.id)
+            prev = tuple(prev) if isinstance(prev, list) and len(prev) == 2 else None
+            if not _changed(prev, now):
+                continue
+            if changes is None:
+                changes = compare(before, node.facts, key_ids=(rec.get("key_id"), store.current_key_id))
+            mine = related(changes, needs.get(r.id, ()))
+            r.findings.append(Finding.info(_note(store, node.host, rec, mine, changes, prev), hosts=[node.host]))
+            r.findings[-1].check = r.id
+            added += 1
+    if added:
+        every = []
+        for r in report.results:
+            r.findings = merge_findings(r.findings)
+            every.extend(r.findings)
+        every.sort(key=lambda f: (SEVERITY_RANK[f.severity], f.check))
+        report.findings[:] = every
+    return added
+
+
+def _note(store, host, rec, mine, every, prev):
+    from gpudoctor.changes import summary
+
+    when = utc(rec.get("at"))
+    was = ("it was %s then" % prev[0]) if prev else "not run then"
+    if not mine:
+        other = (": other changes: " + summary(every, 3)) if every else ""
+        return "history: nothing this check reads changed since the last passing run (%s; %s)%s" % (when, was, other)
+    parts = []
+    for c in mine[:4]:
+        seen = store.first_seen(host, c.path, c.after, rec.get("at") or "")
+        parts.append(c.text + (" (first seen %s)" % utc(seen) if seen else ""))
+    more = " (+%d more)" % (len(mine) - 4) if len(mine) > 4 else ""
+    return "history: changed since the last passing run (%s; %s): %s%s" % (when, was, "; ".join(parts), more)
+
+
+def record_report(report, store, at=None, warn=None):
+    """Record every reachable node of a report. Returns the hosts recorded."""
+    done = []
+    for node in report.nodes:
+        if not node.reachable or not isinstance(node.facts, dict):
+            continue
+        verdicts = node_verdicts(report, node.host)
+        try:
+            store.record(node.host, node.facts, node_passed(report, node.host, verdicts), verdicts, at=at,
+                         key_id=store.current_key_id)
+        except (HistoryError, OSError) as exc:
+            if warn:
+                warn("history of %s not written: %s" % (node.host, getattr(exc, "strerror", None) or exc))
+            continue
+        done.append(node.host)
+    return done
+
+
+def open_for(state_dir, cfg=None, warn=None, strict=True):
+    """The Store for a command: ``strict`` (the user asked for it: `check --history`) turns a
+    refused state directory into an input error (exit 2); the hooks warn and go on."""
+    try:
+        bounds = {}
+        for key, attr in (("history_runs", "max_runs"), ("history_states", "max_states"),
+                          ("history_bytes", "max_node_bytes")):
+            v = getattr(cfg, key, None) if cfg is not None else None
+            if v is not None:
+                bounds[attr] = v
+        return Store.open(state_dir or getattr(cfg, "state_dir", None), **bounds)
+    except (HistoryError, OSError) as exc:
+        msg = "history: state directory refused: %s" % (getattr(exc, "strerror", None) or exc)
+        if strict:
+            raise InputError(msg)
+        if warn:
+            warn(msg)
+        return None
+
+
+def add_flags(p, default_on):
+    """--history / --no-history and --state-dir for a command (check: off; the hooks: on)."""
+    g = p.add_argument_group("history (docs/history.md)")
+    g.add_argument("--history", dest="history", action="store_true", default=None,
+                   help="keep this node's facts and verdicts, and say what changed since it last passed"
+                        + (" (default here)" if default_on else " (default off; config key history)"))
+    g.add_argument("--no-history", dest="history", action="store_false", help="keep no history this run")
+    g.add_argument("--state-dir", metavar="DIR", help="where history lives (default: /var/lib/gpudoctor for root, "
+                                                      "else $XDG_STATE_HOME/gpudoctor)")
+
+
+def for_command(args, cfg, default_on, warn, strict):
+    """The Store a command keeps history in, or None (history off, or refused in a hook).
+    Gathering live facts, the collector hashes secret-looking environment values with the
+    store's key (cfg.env_key), so the recorded hashes compare from one run to the next."""
+    on = getattr(args, "history", None)
+    if on is None:
+        on = cfg.history if getattr(cfg, "history", None) is not None else default_on
+    if not on:
+        return None
+    store = open_for(getattr(args, "state_dir", None), cfg, warn=warn, strict=strict)
+    if store is None:
+        return None
+    if not getattr(args, "facts", None):
+        try:
+            cfg.env_key = store.key
+            store.current_key_id = store.key_id
+        except (HistoryError, OSError) as exc:
+            if strict:
+                raise InputError("history: %s" % (getattr(exc, "strerror", None) or exc))
+            warn("history: %s" % (getattr(exc, "strerror", None) or exc))
+            return None
+    return store
+
+
+def after_run(report, store, checks, warn):
+    """Annotate the report from each node's last passing run, then record this run."""
+    if store is None:
+        return
+    annotate(report, store, registry=checks, warn=warn)
+    record_report(report, store, warn=warn)
