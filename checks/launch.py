@@ -380,6 +380,40 @@ def launch_files(nodes, config):
         yield Pass("%d file%s of the plan identical on %d nodes" % (judged, "" if judged == 1 else "s", len(nodes)))
 
 
+@check("launch.port", title="the master port is fixed, not sshd's, unprivileged and outside the kernel's ephemeral "
+                            "range")
+def launch_port(facts, config):
+    """gpudoctor/launch/ports.py with this node's values: the uid the collector ran as (the
+    job's user), its ip_unprivileged_port_start and ip_local_port_range."""
+    from gpudoctor.launch.ports import DEFAULT_EPHEMERAL, port_problems
+
+    plan = _plan(config)
+    if plan is None:
+        yield NA(_no_plan(config))
+        return
+    if plan.master_port is None and plan.port_asked is None:
+        yield NA("the %s plan names no master port" % (plan.launcher or "configs-only"))
+        return
+    host = facts.get("host") if isinstance(facts.get("host"), dict) else {}
+    net = facts.get("network") if isinstance(facts.get("network"), dict) else {}
+    uid = host.get("uid") if isinstance(host.get("uid"), int) and not isinstance(host.get("uid"), bool) else None
+    rng = net.get("ip_local_port_range")
+    rng = tuple(rng) if (isinstance(rng, list) and len(rng) == 2 and all(isinstance(x, int) for x in rng)
+                         and 0 < rng[0] <= rng[1] < 65536) else None
+    unpriv = net.get("ip_unprivileged_port_start")
+    unpriv = unpriv if isinstance(unpriv, int) and not isinstance(unpriv, bool) and 0 <= unpriv < 65536 else None
+    found = port_problems(plan, uid=uid, unprivileged=unpriv, ephemeral=rng, where=" here")
+    for sev, text, fix in found:
+        yield (Finding.error if sev == "error" else Finding.warning)(text, fix=fix)
+    if not found and plan.master_port is None:
+        yield Pass("master port 0: picked at run time on the one node of the plan")
+    elif not found:
+        lo, _hi = rng or DEFAULT_EPHEMERAL
+        yield Pass("master port %s: fixed, not sshd's 22, %s, below the ephemeral range starting at %d%s" % (
+            plan.master_port, "uid 0 may bind any port" if uid == 0 else "unprivileged",
+            lo, " here" if rng else " (Linux's default)"))
+
+
 @check("launch.rendezvous", title="the master port is free on the master node and reachable from every other node",
        needs=("rendezvous",), scope="cluster")
 def launch_rendezvous(nodes, config):

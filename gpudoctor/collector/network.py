@@ -28,6 +28,16 @@ def _int(text):
         return None
 
 
+def parse_port_range(text):
+    """/proc/sys/net/ipv4/ip_local_port_range: "32768\t60999" -> [32768, 60999], the ports
+    the kernel hands out for outgoing connections (Documentation/networking/ip-sysctl.rst)."""
+    parts = (text or "").split()
+    if len(parts) != 2 or not all(p.isdigit() and len(p) <= 5 for p in parts):
+        return None
+    lo, hi = int(parts[0]), int(parts[1])
+    return [lo, hi] if 0 < lo <= hi < 65536 else None
+
+
 def parse_fib_trie_local(text):
     """/proc/net/fib_trie -> the local IPv4 addresses ('/32 host LOCAL' leaves)."""
     out, last = [], None
@@ -199,6 +209,12 @@ def network(ctx):
             "master": master.rsplit("/", 1)[-1] if master else None,
             "ipv4": ipv4.get(name, []), "ipv6": ipv6.get(name, []),
         })
+    # the master port: one in the ephemeral range can be taken by any outgoing connection
+    # first; below ip_unprivileged_port_start (1024 unless lowered; Linux 4.11+) binding
+    # needs root or CAP_NET_BIND_SERVICE (checks/launch.py launch.port)
+    unpriv = _int(ctx.read("/proc/sys/net/ipv4/ip_unprivileged_port_start"))
     return {"interfaces": interfaces, "ipv4_source": source,
+            "ip_local_port_range": parse_port_range(ctx.read("/proc/sys/net/ipv4/ip_local_port_range")),
+            "ip_unprivileged_port_start": unpriv if unpriv is not None and 0 <= unpriv < 65536 else None,
             "default_route": ({"interface": default[0]["iface"], "gateway": default[0]["gateway"]}
                               if default else None)}

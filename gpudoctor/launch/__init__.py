@@ -181,8 +181,14 @@ def build_plan(accelerate=None, accelerate_given=False, deepspeed=None, launch=N
         read_ds_config(plan, deepspeed)
     if hosts:
         _with_hosts(plan, hosts)
+    if plan.master_port == 0:  # deepspeed --master_port 0, mpirun -x MASTER_PORT=0: picked at run time
+        plan.master_port, plan.port_asked = None, 0
     if plan.master_port is not None and not 0 < plan.master_port < 65536:
         raise InputError("master port %d is not a TCP port (1-65535)" % plan.master_port)
+    from gpudoctor.launch.ports import port_problems
+
+    for _sev, text, _fix in port_problems(plan):
+        plan.note(text)
     if plan.master_addr is not None:
         # every launcher's and config's master address (accelerate's main_process_ip,
         # --master_addr, MASTER_ADDR=, a hostfile's first host) passes the one host-name rule

@@ -174,8 +174,9 @@ def read(plan, argv, environ, config_path=None):
         plan.machine_rank = a.machine_rank
     port = a.main_process_port
     if port == 0:
-        port = None
-        plan.note("main_process_port 0: accelerate picks a free port on the main machine")
+        port, plan.port_asked = None, 0
+        plan.note("main_process_port 0: accelerate picks a free port on the main machine (one machine only: "
+                  "the other machines cannot know it)")
     elif port is None:
         port = 29500  # torchrun's default, which accelerate hands the port to
     plan.master_port = port

@@ -55,6 +55,7 @@ class Plan:
     world_max: Optional[int] = None
     master_addr: Optional[str] = None
     master_port: Optional[int] = None
+    port_asked: Optional[int] = None  # the port typed when it is 0 ("pick one at run time"): master_port is None
     rdzv_backend: Optional[str] = None
     rdzv_endpoint: Optional[str] = None
     machine_rank: Optional[int] = None

@@ -96,7 +96,9 @@ def read(plan, prog, argv, environ):
     # the address every node reaches first: the static master, or the c10d/etcd store
     plan.master_addr, plan.master_port = host, (port if port not in (-1, 0) else None)
     if port == 0:
-        plan.note("rendezvous port 0: torch picks a free port on this node (a one-node run)")
+        plan.port_asked = 0
+        if hi == 1:  # on more nodes launch/ports.py says why it hangs
+            plan.note("rendezvous port 0: torch picks a free port on this node (a one-node run)")
     if backend != "static" and a.master_addr != "127.0.0.1" and not a.rdzv_endpoint:
         plan.note("--master-addr is only used for the static rendezvous backend and when --rdzv-endpoint is "
                   "not given (torch's own warning): the %s store is at %s" % (backend, plan.rdzv_endpoint))
