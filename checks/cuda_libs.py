@@ -6,7 +6,7 @@ libtorch_cuda.so's dependencies the way ld.so does (and with --deep, by ldd)."""
 
 import os
 
-from gpudoctor.registry import NA, Finding, Pass, Skip, check
+from gpudoctor.registry import NA, Finding, Pass, Skip, check, cmd
 
 from ._gpu import torch_info
 
@@ -58,8 +58,9 @@ def cuda_libs(facts, config):
                 "%s (needed by torch %s) is not found: import torch fails with \"%s: cannot open shared object "
                 "file\"" % (e["name"], torch["version"], e["name"]),
                 observed="%s not found" % e["name"], expected=e.get("bundled") or "torch's bundled copy",
-                fix="pip install --force-reinstall %s==%s (in %s)" % (e.get("wheel") or "torch", e.get(
-                    "bundled_version") or torch["version"].split("+")[0], facts["python"].get("prefix")))
+                fix=cmd("pip install --force-reinstall {pin} (in {prefix})", pin="%s==%s" % (
+                    e.get("wheel") or "torch", e.get("bundled_version") or torch["version"].split("+")[0]),
+                    prefix=facts["python"].get("prefix") or "the job's environment"))
             continue
         # the collector recorded where the path really leads (checks do no I/O)
         resolved = e.get("realpath") if path == e.get("path") else path
@@ -99,6 +100,6 @@ def cuda_libs(facts, config):
         "torch %s would load CUDA libraries from outside its bundled wheels: %s; %s (\"version libcublas.so.N not "
         "defined\", \"undefined symbol\" at import torch)" % (torch["version"], listing, why),
         observed=listing, expected="torch's bundled copies under %s" % ", ".join(bundled_dirs),
-        fix="export LD_LIBRARY_PATH=%s   (in the job's environment, e.g. ~/.bashrc or the launcher; drop the CUDA "
-            "toolkit's lib64 from it: nvcc does not need it)" % (new or '""'),
+        fix=cmd("export LD_LIBRARY_PATH={v}   (in the job's environment, e.g. ~/.bashrc or the launcher; drop the "
+                "CUDA toolkit's lib64 from it: nvcc does not need it)", v=new),
         exports={"LD_LIBRARY_PATH": new})

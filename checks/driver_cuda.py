@@ -6,7 +6,7 @@ Driver/library version mismatch", after a driver upgrade without a reboot)."""
 from functools import lru_cache
 
 from gpudoctor import data
-from gpudoctor.registry import NA, Finding, Pass, Skip, check
+from gpudoctor.registry import NA, Finding, Pass, Skip, check, cmd
 from gpudoctor.versions import major_minor, vtuple
 
 from ._gpu import cc_tuple, gpu_list
@@ -91,19 +91,19 @@ def driver_cuda(facts, config):
                        "cannot judge driver %s" % (label, cuda, driver))
             continue
         newest = newest_cuda_for(driver)
-        alt = ("or use a build for CUDA <= %s, which driver %s supports (for torch: "
-               "pip install torch --index-url https://download.pytorch.org/whl/cu%s)"
-               % (newest, driver, newest.replace(".", ""))) if newest else ""
+        alt = cmd("or use a build for CUDA <= {newest}, which driver {driver} supports (for torch: "
+                  "pip install torch --index-url {url})", newest=newest, driver=driver,
+                  url="https://download.pytorch.org/whl/cu%s" % newest.replace(".", "")) if newest else ""
         if vtuple(driver) < vtuple(floor):
             fc = _compat_offer(facts, full)
             if fc:
-                alt += "; or forward compatibility (data-center GPUs): export LD_LIBRARY_PATH=%s" % fc
+                alt += cmd("; or forward compatibility (data-center GPUs): export LD_LIBRARY_PATH={v}", v=fc)
             bad = True
             yield Finding.error(
                 "driver %s is too old for %s: needs >= %s (\"CUDA driver version is insufficient for CUDA "
                 "runtime version\")" % (driver, label, floor),
                 observed="driver %s" % driver, expected=">= %s (full support: >= %s)" % (floor, full or "unknown"),
-                fix="upgrade the NVIDIA driver to >= %s, %s" % (full or floor, alt))
+                fix=cmd("upgrade the NVIDIA driver to >= {v}, ", v=full or floor) + alt)
         elif full is None:
             yield Skip("%s: driver %s meets CUDA %s.x's minor-version compatibility floor %s; its full-support "
                        "driver is not in gpudoctor's table (gpudoctor/data/cuda_driver.json), so full support "
@@ -113,7 +113,7 @@ def driver_cuda(facts, config):
             yield Finding.warning(
                 "driver %s runs %s only through minor-version compatibility (no PTX JIT, newer APIs fail)"
                 % (driver, label), observed="driver %s" % driver, expected=">= %s" % full,
-                fix="upgrade the NVIDIA driver to >= %s for full CUDA %s support" % (full, cuda))
+                fix=cmd("upgrade the NVIDIA driver to >= {v} for full CUDA {cuda} support", v=full, cuda=cuda))
         else:
             judged.append("%s needs >= %s" % (label, full))
     if judged and not bad:
@@ -153,8 +153,8 @@ def _forward_compat(facts, kernel_driver):
             "driver / cuda driver combination\"" % (c["dir"], c["version"], kernel_driver),
             observed="libcuda %s over kernel module %s" % (c["version"], kernel_driver),
             expected="libcuda %s (the driver's own) or a cuda-compat newer than it" % kernel_driver,
-            fix="export LD_LIBRARY_PATH=%s   (the driver %s is newer than this compat package: it is not needed)"
-                % (cleaned or '""', kernel_driver),
+            fix=cmd("export LD_LIBRARY_PATH={v}   (the driver {drv} is newer than this compat package: it is not "
+                    "needed)", v=cleaned, drv=kernel_driver),
             exports={"LD_LIBRARY_PATH": cleaned})], None
     if cv > kv and not _datacenter(facts):
         return [Finding.error(
@@ -163,7 +163,7 @@ def _forward_compat(facts, kernel_driver):
             observed="cuda-compat %s, GPUs: %s" % (c["version"], ", ".join(sorted(set(
                 g.get("name") or "?" for g in gpu_list(facts))))),
             expected="a data-center GPU, or no cuda-compat on LD_LIBRARY_PATH",
-            fix="export LD_LIBRARY_PATH=%s and upgrade the driver instead" % (cleaned or '""'),
+            fix=cmd("export LD_LIBRARY_PATH={v} and upgrade the driver instead", v=cleaned),
             exports={"LD_LIBRARY_PATH": cleaned})], None
     if cv > kv:
         return [Finding.info("forward compatibility active: cuda-compat libcuda %s (%s) over kernel driver %s"
@@ -205,8 +205,8 @@ def _dropped_archs(facts):
             "%s cannot run on %s: CUDA %s.x dropped %s (it needs compute capability >= %s)"
             % (label, names, major, t["dropped_architectures"].get(major, "these GPUs"), floor),
             observed=names, expected="compute capability >= %s for CUDA %s" % (floor, major),
-            fix="use CUDA <= %s on these GPUs: for torch, pip install torch --index-url "
-                "https://download.pytorch.org/whl/%s" % (last, "cu126" if major == "13" else "cu118"))
+            fix=cmd("use CUDA <= {last} on these GPUs: for torch, pip install torch --index-url "
+                    "https://download.pytorch.org/whl/{tag}", last=last, tag="cu126" if major == "13" else "cu118"))
 
 
 @check("driver.mismatch", title="the driver's kernel module matches its user-space library (NVML)", needs=("gpu",))

@@ -5,7 +5,7 @@ was built for, bf16 where the job wants it, and persistence mode on."""
 import re
 
 from gpudoctor import data
-from gpudoctor.registry import NA, Finding, Pass, Skip, check
+from gpudoctor.registry import NA, Finding, Pass, Skip, check, cmd, sh
 
 from ._gpu import arch_covers, cc_tuple, gpu_list, sm, torch_info
 
@@ -135,21 +135,21 @@ def _inventory_problems(facts, config):
         yield Finding.error(
             "%d GPUs visible, %d expected" % (len(gpus), want), observed="%d GPUs: %s" % (len(gpus), seen),
             expected="%d GPUs" % want,
-            fix="nvidia-smi -L; check CUDA_VISIBLE_DEVICES/NVIDIA_VISIBLE_DEVICES (%s) and the scheduler's GPU "
-                "request; a GPU missing from lspci -d 10de: has fallen off the bus (reboot, then RMA)"
-                % (((facts.get("env") or {}).get("values") or {}).get("CUDA_VISIBLE_DEVICES") or "unset"))
+            fix=cmd("nvidia-smi -L; check CUDA_VISIBLE_DEVICES/NVIDIA_VISIBLE_DEVICES ({v}) and the scheduler's GPU "
+                    "request; a GPU missing from lspci -d 10de: has fallen off the bus (reboot, then RMA)",
+                    v=((facts.get("env") or {}).get("values") or {}).get("CUDA_VISIBLE_DEVICES") or "unset"))
     for g in gpus:
         if g.get("excluded"):
             yield Finding.error("%s is excluded by the driver" % _label(g), observed="GPU Excluded: Yes",
-                                fix="nvidia-smi -q -i %s; reboot; replace the GPU if it stays excluded" % g.get("bus_id"))
+                                fix=cmd("nvidia-smi -q -i {bus}; reboot; replace the GPU if it stays excluded",
+                                        bus=g.get("bus_id")))
         ecc = g.get("ecc_uncorrected_volatile")
         if ecc and isinstance(ecc, int):  # untrusted node output: a count, or nothing to judge
             yield Finding.error(
                 "%s has %d uncorrectable ECC errors since the last driver load" % (_label(g), ecc),
                 observed="ecc.errors.uncorrected.volatile.total = %d" % ecc, expected="0",
-                fix="drain the node; nvidia-smi -r -i %s (reset, retires/remaps the row), then "
-                    "nvidia-smi -q -d ECC,ROW_REMAPPER -i %s; replace the GPU if it repeats"
-                    % (g.get("index", 0), g.get("index", 0)))
+                fix=cmd("drain the node; nvidia-smi -r -i {i} (reset, retires/remaps the row), then "
+                        "nvidia-smi -q -d ECC,ROW_REMAPPER -i {i}; replace the GPU if it repeats", i=g.get("index", 0)))
         if g.get("remapped_rows_failure"):
             yield Finding.error("%s: row remapping failed (no spare rows left)" % _label(g),
                                 observed="remapped_rows.failure = Yes", expected="No",
@@ -157,7 +157,8 @@ def _inventory_problems(facts, config):
         elif g.get("remapped_rows_pending"):
             yield Finding.error("%s has a row remap pending: it takes effect only after a GPU reset" % _label(g),
                                 observed="remapped_rows.pending = Yes", expected="No",
-                                fix="with no job on it: nvidia-smi -r -i %s (or reboot the node)" % g.get("index", 0))
+                                fix=cmd("with no job on it: nvidia-smi -r -i {i} (or reboot the node)",
+                                        i=g.get("index", 0)))
         procs = g.get("processes") or []
         procs = [p for p in procs if isinstance(p, dict) and isinstance(p.get("pid"), int)] \
             if isinstance(procs, list) else []  # untrusted node output: process records only
@@ -167,7 +168,8 @@ def _inventory_problems(facts, config):
             yield Finding.warning(
                 "%s already has %d process(es) holding %d MiB before the job starts (a previous job's leftovers?)"
                 % (_label(g), len(procs), used), observed="pids %s" % pids, expected="no process",
-                fix="ps -o pid,user,etime,cmd -p %s; kill %s (then kill -9 if they stay)" % (pids.replace(" ", ","), pids))
+                fix=cmd("ps -o pid,user,etime,cmd -p {csv}; kill {pids} (then kill -9 if they stay)",
+                        csv=",".join(str(p["pid"]) for p in procs), pids=[p["pid"] for p in procs]))
         if g.get("persistence_mode") is False:
             yield Finding.warning(
                 "%s has persistence mode off: every process start re-initialises the GPU (seconds) and "
@@ -212,8 +214,8 @@ def _xids(sec, gpus):
                    observed="NVRM: Xid (PCI:%s): %d, %s" % (bus, xid, detail),
                    # a GPU listed from /proc has a minor, not nvidia-smi's index: name it by bus id,
                    # which nvidia-smi -i takes too, never by a guessed index 0 (the wrong GPU)
-                   fix=fix.replace("<index>", "<index>" if not g else str(g["index"]) if g.get("index") is not None
-                                   else (g.get("bus_id") or "<index>")))
+                   fix=fix.replace("<index>", "<index>" if not g else sh(g["index"]) if g.get("index") is not None
+                                   else sh(g.get("bus_id")) if g.get("bus_id") else "<index>"))
 
 
 def _arch(facts, gpus):
@@ -237,8 +239,8 @@ def _arch(facts, gpus):
 
 def _arch_fix(cc, torch):
     if cc < (7, 5):  # CUDA 13 dropped Maxwell/Pascal/Volta; PyTorch's cu126 build keeps them (pytorch/pytorch#157517)
-        return ("pip install torch==%s --index-url https://download.pytorch.org/whl/cu126 (the cu126 build keeps "
-                "sm_50..sm_70)" % torch["version"].split("+")[0])
+        return cmd("pip install {pin} --index-url https://download.pytorch.org/whl/cu126 (the cu126 build keeps "
+                   "sm_50..sm_70)", pin="torch==%s" % torch["version"].split("+")[0])
     if cc >= (10, 0):
         return ("pip install torch --index-url https://download.pytorch.org/whl/cu128 (or newer: Blackwell needs a "
                 "CUDA >= 12.8 build)")

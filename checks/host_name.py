@@ -7,7 +7,9 @@ rendezvous and NCCL's bootstrap advertise 127.x: the other nodes connect to them
 and the job hangs or fails with "Connection refused".
 """
 
-from gpudoctor.registry import Finding, Pass, Skip, check
+import re
+
+from gpudoctor.registry import Finding, Pass, Skip, check, cmd
 
 DEFAULT_NAMES = ("localhost", "localhost.localdomain", "localhost6", "localhost6.localdomain6", "")
 
@@ -46,27 +48,30 @@ def host_name(facts, config):
         yield Skip("hostname or its addresses in the facts are not text")  # untrusted node output
         return
     iface, ip = primary_ipv4(facts)
-    ip_text = ip or "<this node's IP>"
+    ip_text = ip or "<this-node-IP>"
     if name in DEFAULT_NAMES:
         yield Finding.error(
             "hostname is %r, the default every fresh machine has: nodes cannot tell each other apart" % name,
             observed="hostname %r" % name, expected="a unique name such as gpu01",
-            fix="hostnamectl set-hostname gpu01   # a unique name per node\n"
-                "echo '%s gpu01' >> /etc/hosts   # on every node: each node's IP and name" % ip_text)
+            fix=cmd("hostnamectl set-hostname gpu01   # a unique name per node\n"
+                    "echo {line} >> /etc/hosts   # on every node: each node's IP and name", line="%s gpu01" % ip_text))
         return
     if not addrs:
         yield Finding.error(
             "hostname %s does not resolve: rendezvous (MASTER_ADDR=%s) and ssh by name fail" % (name, name),
             observed="%s resolves to nothing" % name, expected="%s -> %s" % (name, ip_text),
-            fix="echo '%s %s' >> /etc/hosts" % (ip_text, name))
+            fix=cmd("echo {line} >> /etc/hosts", line="%s %s" % (ip_text, name)))
         return
     loop = [a for a in addrs if is_loopback(a)]
     if loop and len(loop) == len(addrs):
-        fix = ("sed -i -E '/^(127\\.|::1)/s/[[:space:]]%s([[:space:]]|$)/\\1/' /etc/hosts   "
-               "# drop %s from the loopback lines\necho '%s %s' >> /etc/hosts" % (name.replace(".", "\\."), name,
-                                                                                 ip_text, name))
+        # sed's ERE (POSIX regex(7)): the name's special characters escaped, then the whole
+        # expression is one quoted word
+        expr = "/^(127\\.|::1)/s/[[:space:]]%s([[:space:]]|$)/\\1/" % re.sub(r"([\\^$.|?*+()\[\]{}/])", r"\\\1", name)
+        fix = cmd("sed -i -E {expr} /etc/hosts   # drop {name} from the loopback lines\necho {line} >> /etc/hosts",
+                  expr=expr, name=name, line="%s %s" % (ip_text, name))
         if host.get("container"):
-            fix += "\n(in a container: docker run --add-host %s:%s, or --network=host)" % (name, ip_text)
+            fix += cmd("\n(in a container: docker run --add-host {pair}, or --network=host)",
+                       pair="%s:%s" % (name, ip_text))
         yield Finding.error(
             "hostname %s resolves to %s (loopback): torch rendezvous and NCCL bootstrap would advertise an "
             "address other nodes cannot reach" % (name, ", ".join(addrs)),
@@ -77,6 +82,6 @@ def host_name(facts, config):
             "hostname %s resolves to both %s and loopback %s: which one a program picks depends on order"
             % (name, ", ".join(a for a in addrs if a not in loop), ", ".join(loop)),
             observed="%s -> %s" % (name, ", ".join(addrs)), expected="%s -> %s only" % (name, ip_text),
-            fix="remove %s from the 127.x lines of /etc/hosts" % name)
+            fix=cmd("remove {name} from the 127.x lines of /etc/hosts", name=name))
     else:
         yield Pass("hostname %s resolves to %s (not loopback)" % (name, ", ".join(addrs)))

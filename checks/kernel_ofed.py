@@ -7,7 +7,7 @@ boot the old kernel (`grub2-set-default '<menu entry>'`) or rebuild OFED for the
 loaded mlx5_core must be the version of the installed OFED user space.
 """
 
-from gpudoctor.registry import NA, Finding, Pass, check
+from gpudoctor.registry import NA, Finding, Pass, check, cmd, sh, Literal
 
 BUNDLE = "./mlnxofedinstall --add-kernel-support --kernel-only --without-fw-update   # in the unpacked MLNX_OFED bundle"
 
@@ -28,15 +28,15 @@ def _boot_fix(ofed, release):
     if entries and "grub2" in cfg or entries and "/EFI/" in cfg:
         e = entries[0]
         title = e["title"] if not e.get("submenu") else "%s>%s" % (e["submenu"], e["title"])
-        return "grub2-set-default '%s'\ngrub2-editenv list   # saved_entry must name it\nreboot" % title
+        return cmd("grub2-set-default {title}\ngrub2-editenv list   # saved_entry must name it\nreboot", title=title)
     if entries:  # Debian/Ubuntu grub: needs GRUB_DEFAULT=saved in /etc/default/grub
         e = entries[0]
         title = e["title"] if not e.get("submenu") else "%s>%s" % (e["submenu"], e["title"])
-        return ("sed -i 's/^GRUB_DEFAULT=.*/GRUB_DEFAULT=saved/' /etc/default/grub && update-grub\n"
-                "grub-set-default '%s'\nreboot" % title)
+        return cmd("sed -i 's/^GRUB_DEFAULT=.*/GRUB_DEFAULT=saved/' /etc/default/grub && update-grub\n"
+                   "grub-set-default {title}\nreboot", title=title)
     if bls:
-        return "grubby --set-default /boot/vmlinuz-%s\nreboot" % release
-    return "grubby --set-default /boot/vmlinuz-%s   # or pick it in your boot loader\nreboot" % release
+        return cmd("grubby --set-default {img}\nreboot", img="/boot/vmlinuz-%s" % release)
+    return cmd("grubby --set-default {img}   # or pick it in your boot loader\nreboot", img="/boot/vmlinuz-%s" % release)
 
 
 @check("kernel.ofed", title="OFED kernel modules exist for the running kernel and match OFED user space",
@@ -72,11 +72,11 @@ def kernel_ofed(facts, config):
             running, label, running)
         if others:
             target = sorted(others)[-1]
-            fix = ("boot a kernel that has them (%s):\n%s\nor rebuild OFED for %s:\n%s"
-                   % (", ".join(sorted(others)), _boot_fix(ofed, target), running, BUNDLE))
+            fix = (cmd("boot a kernel that has them ({others}):\n", others=Literal(", ".join(sh(o) for o in sorted(others))))
+                   + _boot_fix(ofed, target) + cmd("\nor rebuild OFED for {running}:\n", running=running) + BUNDLE)
             expected = "OFED modules for the running kernel (installed for: %s)" % ", ".join(sorted(others))
         else:
-            fix = "rebuild OFED for %s:\n%s" % (running, BUNDLE)
+            fix = cmd("rebuild OFED for {running}:\n", running=running) + BUNDLE
             expected = "OFED modules for the running kernel"
         yield Finding.error("%s; OFED was built for %s" % (observed, ", ".join(sorted(others)) or "no installed kernel"),
                             observed=observed, expected=expected, fix=fix)

@@ -8,7 +8,13 @@ import re
 
 from gpudoctor.drift import describe, group
 from gpudoctor.nodes import fold
-from gpudoctor.registry import NA, Finding, Pass, Skip, check
+from gpudoctor.registry import NA, Finding, Literal, Pass, Skip, check, cmd, sh
+
+
+def _sources(plan):
+    """The plan's files, each one quoted word (they come from the command line and configs)."""
+    return Literal("; ".join(sh(x) for x in plan.sources))
+
 
 JOB_ENV = re.compile(r"^(NCCL_\w+|UCX_\w+|LD_LIBRARY_PATH|PYTHONPATH)$")
 
@@ -70,7 +76,6 @@ def launch_counts(nodes, config):
     n = len(nodes)
     gpus = {h: len(g) for h, g in ((h, _gpus(f)) for h, f in nodes.items()) if g is not None}
     total = sum(gpus.values()) if len(gpus) == n else None
-    src = "; ".join(plan.sources)
     bad = False
     lo, hi = plan.nnodes_min, plan.nnodes_max
     if lo is not None and not lo <= n <= (hi if hi is not None else lo):
@@ -80,8 +85,8 @@ def launch_counts(nodes, config):
         bad = True
         yield Finding.error("%s asks for %s nodes; %d are being checked (%s)" % (key, want, n, fold(sorted(nodes))),
                             observed="%d nodes" % n, expected="%s nodes" % want,
-                            fix="set %s to %d in %s, or check the same nodes the job runs on (--hosts)"
-                                % (key, n, src))
+                            fix=cmd("set {key} to {n} in {src}, or check the same nodes the job runs on (--hosts)",
+                                    key=Literal(key), n=n, src=_sources(plan)))
     for node in plan.nodes:
         have = gpus.get(node.host)
         if have is None:
@@ -91,7 +96,7 @@ def launch_counts(nodes, config):
             bad = True
             yield Finding.error("%s starts %d processes on %s but it has %d GPUs" % (
                 plan.nodes_source or plan.launcher, procs, node.host, have), hosts=[node.host],
-                fix="give %s %d slots, or repair its missing GPUs (nvidia-smi)" % (node.host, have))
+                fix=cmd("give {host} {n} slots, or repair its missing GPUs (nvidia-smi)", host=node.host, n=have))
     idle = [(nd.host, nd.slots - (nd.procs or 0)) for nd in plan.nodes
             if nd.slots is not None and nd.procs is not None and nd.procs < nd.slots]
     if idle and plan.launcher in ("mpirun", "mpiexec", "mpiexec.hydra", "horovodrun"):
@@ -100,8 +105,8 @@ def launch_counts(nodes, config):
         yield Finding.warning("%s: %d slot%s left without a process (%s): those GPUs sit idle" % (
             plan.nodes_source, sum(c for _h, c in idle), "" if sum(c for _h, c in idle) == 1 else "s",
             ", ".join("%s: %d" % x for x in idle)), hosts=[h for h, _c in idle if h in nodes],
-            fix="raise -np to %d to use every slot, or give the hosts fewer slots" % sum(
-                nd.slots for nd in plan.nodes if nd.slots is not None))
+            fix=cmd("raise -np to {n} to use every slot, or give the hosts fewer slots", n=sum(
+                nd.slots for nd in plan.nodes if nd.slots is not None)))
     missing = sorted(nd.host for nd in plan.nodes if nd.procs != 0 and nd.host not in nodes
                      and nd.host not in ("localhost", "127.0.0.1"))
     if missing:
@@ -116,7 +121,8 @@ def launch_counts(nodes, config):
             yield Finding.error("%s processes per node but %s %s fewer GPUs (%s)" % (
                 plan.nproc_per_node, fold(few), "has" if len(few) == 1 else "have",
                 ", ".join("%s: %d" % (h, gpus[h]) for h in few)), hosts=few,
-                fix="lower --nproc_per_node/--num_gpus to %d, or leave those nodes out" % min(gpus[h] for h in few))
+                fix=cmd("lower --nproc_per_node/--num_gpus to {n}, or leave those nodes out",
+                        n=min(gpus[h] for h in few)))
     ws = plan.world_size()
     if plan.launcher == "accelerate" and ws is not None and not plan.nodes:
         if plan.nnodes_min and ws % plan.nnodes_min:
@@ -128,11 +134,12 @@ def launch_counts(nodes, config):
             bad = True
             yield Finding.error("num_processes=%d but the %d nodes have %d GPUs in all" % (ws, n, total),
                                 observed="%d GPUs" % total, expected="%d GPUs" % ws,
-                                fix="set num_processes: %d in %s (num_processes counts every machine's GPUs)"
-                                    % (total, src))
+                                fix=cmd("set num_processes: {n} in {src} (num_processes counts every machine's GPUs)",
+                                        n=total, src=_sources(plan)))
         elif total is not None and ws < total:
             yield Finding.warning("num_processes=%d leaves %d of the %d GPUs idle" % (ws, total - ws, total),
-                                  fix="set num_processes: %d in %s to use every GPU" % (total, src))
+                                  fix=cmd("set num_processes: {n} in {src} to use every GPU", n=total,
+                                          src=_sources(plan)))
     if not bad:
         per = plan.nproc_per_node
         if ws is not None and plan.nnodes_min and per:
@@ -174,7 +181,7 @@ def launch_master(nodes, config):
     if _loopback(name):
         yield Finding.error("the master address is %s (loopback): ranks on other nodes cannot reach it" % name,
                             fix="set main_process_ip / --master_addr / MASTER_ADDR to the master node's real address "
-                                "(ip -4 addr on it), e.g. %s" % sorted(nodes)[0])
+                                "(ip -4 addr on it), e.g. " + cmd("{h}", h=sorted(nodes)[0]))
         return
     res = {h: (f.get("resolve") or {}).get("names", {}).get(name) for h, f in nodes.items()
            if (f.get("resolve") or {}).get("status") == "ok"}
@@ -183,23 +190,23 @@ def launch_master(nodes, config):
         bad = sorted(h for h, v in res.items() if not v)
         if bad:
             yield Finding.error("the master %s does not resolve on %s" % (name, fold(bad)), hosts=bad,
-                                fix="add '<master-ip> %s' to /etc/hosts on %s, or use the master's IP address"
-                                    % (name, fold(bad)))
+                                fix=cmd("add {line} to /etc/hosts on {bad}, or use the master's IP address",
+                                        line="<master-ip> %s" % name, bad=fold(bad)))
         found.extend(bad)
         loop = sorted(h for h, v in res.items() if any(_loopback(a) for a in v))
         found.extend(loop)
         if loop:
             yield Finding.error("the master %s resolves to loopback on %s: the rendezvous binds or connects to "
                                 "127.x there" % (name, fold(loop)), hosts=loop,
-                                fix="in /etc/hosts on %s, map %s to its real address, not 127.0.0.1/127.0.1.1"
-                                    % (fold(loop), name))
+                                fix=cmd("in /etc/hosts on {loop}, map {name} to its real address, not "
+                                        "127.0.0.1/127.0.1.1", loop=fold(loop), name=name))
         groups = group({h: ",".join(v) for h, v in res.items() if v and h not in loop})
         if len(groups) > 1:
             odd = [h for g in groups[1:] for h in g.hosts]
             found.extend(odd)
             yield Finding.error(describe("the master %s" % name, groups), hosts=odd,
-                                fix="make /etc/hosts or DNS agree: %s is %s on %s" % (name, groups[0].value,
-                                                                                      fold(groups[0].hosts)))
+                                fix=cmd("make /etc/hosts or DNS agree: {name} is {addr} on {hosts}", name=name,
+                                        addr=groups[0].value, hosts=fold(groups[0].hosts)))
     # one of the nodes: by name, by the address a node name resolves to, or by an interface address
     addrs = {name} | {a for v in res.values() for a in v}
     known = set(nodes)
@@ -212,7 +219,7 @@ def launch_master(nodes, config):
         found.append(name)
         yield Finding.error("the master %s is not one of the checked nodes (%s)" % (name, fold(sorted(nodes))),
                             fix="set the master to the node that runs rank 0 (machine_rank: 0), e.g. "
-                                "main_process_ip: <address of %s>" % sorted(nodes)[0])
+                                "main_process_ip: " + cmd("<address of {h}>", h=sorted(nodes)[0]))
     if not found:
         yield Pass("master %s:%s is %s, resolves the same on %d node%s" % (
             name, plan.master_port, (owners or [h for h in sorted(nodes) if h == name] or ["one of the nodes"])[0],
@@ -329,13 +336,13 @@ def launch_env(nodes, config):
             found = True
             yield Finding.warning("%s=%s is set where you launch but mpirun does not forward it: the ranks on %s "
                                   "see %s" % (name, local, fold(odd), "it unset" if not differs else "another value"),
-                                  hosts=odd, fix="add -x %s to the mpirun line" % name)
+                                  hosts=odd, fix=cmd("add -x {name} to the mpirun line", name=name))
         elif local is None and unset and len(unset) < len(values):
             odd = unset
             found = True
             yield Finding.warning("%s is set on %s but not on %s, and mpirun does not forward it" % (
                 name, fold(sorted(set(values) - set(unset))), fold(odd)), hosts=odd,
-                fix="export %s where you launch and add -x %s to the mpirun line" % (name, name))
+                fix=cmd("export {name} where you launch and add -x {name} to the mpirun line", name=name))
     if not found:
         yield Pass("every job variable set on the nodes or the line is forwarded or the same everywhere (-x %s)"
                    % (",".join(sorted(fwd)) or "none"))
@@ -364,15 +371,16 @@ def launch_files(nodes, config):
             found = True
             have = sorted(h for h, v in values.items() if v != "missing")
             yield Finding.error("%s, named by the launch plan, is missing on %s" % (p, fold(missing)), hosts=missing,
-                                fix=("copy it there: pdcp -w %s %s %s (or rsync -a %s:%s %s); code, configs and "
-                                     "data are not synced by the launcher" % (fold(missing), p, p, have[0], p, p))
-                                if have else "create %s on every node (the launch plan names it)" % p)
+                                fix=cmd("copy it there: pdcp -w {hosts} {p} {p} (or rsync -a {src} {p}); code, "
+                                        "configs and data are not synced by the launcher", hosts=fold(missing), p=p,
+                                        src="%s:%s" % (have[0], p))
+                                if have else cmd("create {p} on every node (the launch plan names it)", p=p))
         groups = group({h: v for h, v in values.items() if v != "missing"})
         if len(groups) > 1:
             found = True
             odd = [h for g in groups[1:] for h in g.hosts]
             yield Finding.error(describe(p, groups), hosts=odd,
-                                fix="copy the baseline: pdcp -w %s %s %s" % (fold(odd), p, p))
+                                fix=cmd("copy the baseline: pdcp -w {hosts} {p} {p}", hosts=fold(odd), p=p))
     if not judged:
         yield NA("the nodes reported none of the plan's %d file%s" % (len(plan.files), "" if len(plan.files) == 1
                                                                          else "s"))
@@ -431,7 +439,7 @@ def launch_rendezvous(nodes, config):
         yield Finding.error("port %s on the master %s is not free: %s" % (port, master, m["bind"].get("error")),
                             hosts=[master],
                             fix="pick a free port (main_process_port / --master_port / MASTER_PORT), or stop what "
-                                "holds it: ss -ltnp 'sport = :%s' on %s" % (port, master))
+                                "holds it: " + cmd("ss -ltnp {f} on {master}", f="sport = :%s" % port, master=master))
         return
     bad = []
     for h, f in sorted(nodes.items()):
@@ -442,9 +450,9 @@ def launch_rendezvous(nodes, config):
         yield Finding.error("%s cannot reach the master %s:%s: %s" % (
             fold([h for h, _ in bad]), m.get("addr"), port, "; ".join("%s: %s" % x for x in bad)),
             hosts=[h for h, _ in bad],
-            fix="open TCP %s on %s (firewall-cmd --add-port=%s/tcp, or iptables -I INPUT -p tcp --dport %s -j "
-                "ACCEPT), and make sure %s is the address of an interface the other nodes route to"
-                % (port, master, port, port, m.get("addr")))
+            fix=cmd("open TCP {port} on {master} (firewall-cmd --add-port={pt}, or iptables -I INPUT -p tcp --dport "
+                    "{port} -j ACCEPT), and make sure {addr} is the address of an interface the other nodes route to",
+                    port=port, master=master, pt="%s/tcp" % port, addr=m.get("addr")))
     else:
         peers = sorted(h for h, f in nodes.items() if f["rendezvous"].get("role") == "peer")
         yield Pass("port %s free on the master %s and reached from %s" % (port, master, fold(peers) or "no peer"))

@@ -17,7 +17,7 @@ NCCL reads is never called a typo, and a typo is only ever pointed at a name NCC
 import difflib
 
 from gpudoctor import data
-from gpudoctor.registry import NA, Finding, Pass, check
+from gpudoctor.registry import NA, Finding, Pass, check, cmd
 
 FALLBACK_ORDER_SKIP = ("docker", "lo", "virbr")  # NCCL's default skips these (src/misc/socket.cc)
 
@@ -255,7 +255,7 @@ def _judge(facts, evidence):
             yield Finding.error(
                 "%s=%s%s does not exist on this node: NCCL init fails" % (var, info["path"], where(var)),
                 observed="%s missing" % info["path"], expected="the file on every node",
-                fix="copy the file to %s on every node, or: unset %s" % (info["path"], var))
+                fix=cmd("copy the file to {path} on every node, or: unset {var}", path=info["path"], var=var))
         else:
             evidence.append("%s=%s exists" % (var, info["path"]))
 
@@ -308,7 +308,7 @@ def judge_names(names, value_of, where=lambda n: ""):
                 "%s%s is read by neither NCCL %s nor PyTorch %s; did you mean %s? NCCL ignores unknown names "
                 "silently" % (name, where(name), nver, tver, close[0]),
                 observed="%s=%s" % (name, value_of(name)), expected=close[0],
-                fix="unset %s" % name, exports={close[0]: value_of(name)})
+                fix=cmd("unset {name}", name=name), exports={close[0]: value_of(name)})
         else:
             yield Finding.info(
                 "%s%s is read by neither NCCL %s (nor any of the %d NCCL releases scanned back to %s) nor "

@@ -4,7 +4,7 @@ node's facts, groups nodes by value and names the odd ones against the majority.
 
 from gpudoctor.drift import MISSING, describe, group
 from gpudoctor.nodes import fold
-from gpudoctor.registry import NA, Finding, Pass, Skip, check
+from gpudoctor.registry import NA, Finding, Pass, Skip, check, cmd, Literal
 from gpudoctor.versions import vtuple
 
 
@@ -123,8 +123,9 @@ def versions_parity(nodes, config):
         base = groups[0]
         odd = [h for g in groups[1:] for h in g.hosts]
         sev = _severity([g.value for g in groups], significant)
-        fix = "make %s match %s: install %s %s there (or upgrade the baseline nodes if %s is the one you want)" % (
-            fold(odd), fold(base.hosts), label, base.value, groups[1].value)
+        fix = cmd("make {odd} match {base}: install {label} {want} there (or upgrade the baseline nodes if {other} "
+                  "is the one you want)", odd=fold(odd), base=fold(base.hosts), label=Literal(label),
+                  want=base.value, other=groups[1].value)
         yield Finding(severity=sev, message=describe(label, groups), observed="; ".join(g.show() for g in groups[1:]),
                       expected=str(base.value), fix=fix, hosts=odd)
     if same:
@@ -177,13 +178,13 @@ def env_parity(nodes, config):
         exports = {}
         if shown and base.value != "(unset)":
             exports[name] = base.value
-            fix = "set it as on %s, on %s (or in the launcher's environment file: .deepspeed_env, mpirun -x %s)" % (
-                fold(base.hosts), fold(odd), name)
+            fix = cmd("set it as on {base}, on {odd} (or in the launcher's environment file: .deepspeed_env, "
+                      "mpirun -x {name})", base=fold(base.hosts), odd=fold(odd), name=name)
         elif shown:
-            fix = "unset %s on %s, as on %s" % (name, fold(odd), fold(base.hosts))
+            fix = cmd("unset {name} on {odd}, as on {base}", name=name, odd=fold(odd), base=fold(base.hosts))
         else:
-            fix = "%s is not shown (not on the allow-list; compared by hash): make it the same on %s" % (
-                name, fold(odd))
+            fix = cmd("{name} is not shown (not on the allow-list; compared by hash): make it the same on {odd}",
+                      name=name, odd=fold(odd))
         yield Finding(severity=sev if name.startswith(JOB_SHAPING) or not shown else "warning",
                       message=describe(name, groups), observed="; ".join(g.show() for g in groups[1:]),
                       expected=str(base.value), fix=fix, exports=exports, hosts=odd)
@@ -246,7 +247,8 @@ def gpu_parity(nodes, config):
             bad = True
             yield Finding.error("%s has %s but the hostfile gives it slots=%d" % (h, label, want), hosts=[h],
                                 observed=label, expected="%d GPUs" % want,
-                                fix="set '%s slots=%d' in the hostfile, or repair the node's missing GPUs" % (h, count))
+                                fix=cmd("set {line} in the hostfile, or repair the node's missing GPUs",
+                                        line="%s slots=%d" % (h, count)))
     if not bad and groups:
         yield Pass("%s on every node%s" % (groups[0].value, " (as many as their slots=)" if slots else ""))
     elif groups:  # the baseline nodes passed: say what they have
@@ -274,8 +276,8 @@ def hosts_resolution(nodes, config):
             bad_hosts.extend(loop)
             yield Finding.error("%s resolves to loopback (%s) on %s: rendezvous with MASTER_ADDR=%s will fail" % (
                 name, ",".join(sorted({a for h in loop for a in values[h]})), fold(loop), name), hosts=loop,
-                fix="in /etc/hosts on %s, map %s to its real address (remove it from the 127.0.0.1/127.0.1.1 "
-                    "line), e.g.: <node-ip> %s" % (fold(loop), name, name))
+                fix=cmd("in /etc/hosts on {loop}, map {name} to its real address (remove it from the "
+                        "127.0.0.1/127.0.1.1 line), e.g.: <node-ip> {name}", loop=fold(loop), name=name))
         if missing:
             unresolved.setdefault(tuple(missing), []).append(name)
         good = {h: ",".join(v) for h, v in values.items() if v and h not in loop}
@@ -284,8 +286,8 @@ def hosts_resolution(nodes, config):
             odd = [h for g in groups[1:] for h in g.hosts]
             bad_hosts.extend(odd)
             yield Finding.error(describe("the address of %s" % name, groups), hosts=odd,
-                                fix="make /etc/hosts (or DNS) agree on every node: %s is %s on %s" % (
-                                    name, groups[0].value, fold(groups[0].hosts)))
+                                fix=cmd("make /etc/hosts (or DNS) agree on every node: {name} is {addr} on {hosts}",
+                                        name=name, addr=groups[0].value, hosts=fold(groups[0].hosts)))
     flagged = set(h for hs in unresolved for h in hs) | set(bad_hosts)
     rest = [h for h in nodes if h not in flagged]
     if rest:
@@ -294,9 +296,9 @@ def hosts_resolution(nodes, config):
     for where, unnamed in unresolved.items():
         yield Finding.warning("%s do%s not resolve on %s" % (fold(unnamed), "es" if len(unnamed) == 1 else "",
                                                               fold(where)), hosts=list(where),
-                              fix="add '<ip> <name>' lines for %s to /etc/hosts on %s (every node lists "
-                                  "every node), or use IP addresses in the hostfile and MASTER_ADDR"
-                                  % (fold(unnamed), fold(where)))
+                              fix=cmd("add '<ip> <name>' lines for {names} to /etc/hosts on {where} (every node "
+                                      "lists every node), or use IP addresses in the hostfile and MASTER_ADDR",
+                                      names=fold(unnamed), where=fold(where)))
 
 
 @check("files.parity", title="the files named with --same are identical on every node", needs=("files",),
@@ -321,9 +323,10 @@ def files_parity(nodes, config):
             odd = [h for g in groups[1:] for h in g.hosts]
             odd_hosts.update(odd)
             yield Finding.error(describe(p, groups), hosts=odd,
-                                fix="copy it from a baseline node: pdcp -w %s %s %s  (or rsync -a %s:%s %s)" % (
-                                    fold(odd), p, p, groups[0].hosts[0], p, p) if "missing" not in groups[0].value
-                                else "the baseline nodes lack it: copy %s to every node" % p)
+                                fix=cmd("copy it from a baseline node: pdcp -w {odd} {p} {p}  (or rsync -a {src} {p})",
+                                        odd=fold(odd), p=p, src="%s:%s" % (groups[0].hosts[0], p))
+                                if "missing" not in groups[0].value
+                                else cmd("the baseline nodes lack it: copy {p} to every node", p=p))
     if same and len(same) == len(paths):
         yield Pass("identical on every node: " + "; ".join(same))
     elif odd_hosts:

@@ -3,7 +3,7 @@ built with CUDA on a GPU node, DeepSpeed's JIT prerequisites (what DeepSpeed's d
 ninja, libaio for async_io, nvcc's CUDA major equal to torch's), and no deprecated
 `pynvml` distribution (its FutureWarning fires on every `import pynvml`: https://pypi.org/project/pynvml/)."""
 
-from gpudoctor.registry import NA, Finding, Pass, Skip, check
+from gpudoctor.registry import NA, Finding, Pass, Skip, check, cmd
 
 from ._gpu import gpu_list, torch_info
 
@@ -56,31 +56,32 @@ def _problems(facts, py, pkgs, torch, exe, gpus):
     if torch is None:
         yield Finding.error("torch is not installed in %s" % exe, observed="no torch in %s" % (py.get("prefix") or exe),
                             expected="torch with CUDA",
-                            fix="%s -m pip install torch --index-url %s   (or pass the job's interpreter: "
-                                "gpudoctor check --python /path/to/env/bin/python)" % (exe, _index_url(facts)))
+                            fix=cmd("{exe} -m pip install torch --index-url {url}   (or pass the job's interpreter: "
+                                    "gpudoctor check --python /path/to/env/bin/python)", exe=exe, url=_index_url(facts)))
     elif not torch.get("cuda") and not torch.get("hip") and gpus:
         yield Finding.error(
             "torch %s in %s is a CPU-only build on a node with %d NVIDIA GPU(s): torch.cuda.is_available() is False"
             % (torch["version"], exe, len(gpus)), observed="torch.version.cuda = None", expected="a CUDA build",
-            fix="%s -m pip install --force-reinstall torch==%s --index-url %s"
-                % (exe, torch["version"].split("+")[0], _index_url(facts)))
+            fix=cmd("{exe} -m pip install --force-reinstall {pin} --index-url {url}",
+                    exe=exe, pin="torch==%s" % torch["version"].split("+")[0], url=_index_url(facts)))
     deep = py.get("deep") or {}
     if torch and deep:
         if deep.get("error"):
             yield Finding.error("import torch failed in %s: %s" % (exe, deep["error"]), observed=deep["error"],
-                                fix="%s -c 'import torch' shows the whole error; gpudoctor explain '<error>'" % exe)
+                                fix=cmd("{exe} -c 'import torch' shows the whole error; gpudoctor explain '<error>'",
+                                        exe=exe))
         elif gpus and torch.get("cuda") and deep.get("cuda_available") is False:
             yield Finding.error(
                 "torch.cuda.is_available() is False on a node with %d GPU(s)" % len(gpus),
                 observed="cuda_available=False, device_count=%s" % deep.get("device_count"), expected="True",
-                fix="%s -c 'import torch; torch.cuda.init()' prints the CUDA error; check CUDA_VISIBLE_DEVICES and "
-                    "the driver.cuda finding" % exe)
+                fix=cmd("{exe} -c 'import torch; torch.cuda.init()' prints the CUDA error; check CUDA_VISIBLE_DEVICES "
+                        "and the driver.cuda finding", exe=exe))
     if "pynvml" in pkgs:
         yield Finding.warning(
             "the deprecated pynvml %s distribution is installed in %s: every `import pynvml` (torch.cuda does it) "
             "warns \"The pynvml package is deprecated\"" % (pkgs["pynvml"], exe),
             observed="pynvml %s" % pkgs["pynvml"], expected="nvidia-ml-py only",
-            fix="%s -m pip uninstall -y pynvml && %s -m pip install -U nvidia-ml-py" % (exe, exe))
+            fix=cmd("{exe} -m pip uninstall -y pynvml && {exe} -m pip install -U nvidia-ml-py", exe=exe))
     if "deepspeed" in pkgs and torch:
         yield from _deepspeed(facts, py, torch, exe)
 
@@ -94,7 +95,8 @@ def _deepspeed(facts, py, torch, exe):
             "deepspeed %s JIT-compiles its ops with ninja, which is not on PATH" % ds,
             observed="ninja not on PATH" + (" (it is in %s, whose bin/ is not on PATH)" % where if where else ""),
             expected="ninja on PATH",
-            fix=("export PATH=%s:$PATH" % where.rsplit("/", 1)[0]) if where else "%s -m pip install ninja" % exe)
+            fix=cmd("export PATH={bin}:$PATH", bin=where.rsplit("/", 1)[0]) if where else
+            cmd("{exe} -m pip install ninja", exe=exe))
     if not (tools.get("libaio_so") and tools.get("libaio_h")):
         missing = " and ".join(x for x, k in (("libaio .so", "libaio_so"), ("libaio.h", "libaio_h")) if not tools.get(k))
         yield Finding.warning(
@@ -112,14 +114,14 @@ def _deepspeed(facts, py, torch, exe):
         yield Finding.warning(
             "deepspeed %s: no nvcc (CUDA_HOME unset and none on PATH), so ops that are not pre-built cannot "
             "JIT-compile" % ds, observed="no CUDA toolkit", expected="CUDA %s toolkit" % tc,
-            fix="install the CUDA %s toolkit and export CUDA_HOME=/usr/local/cuda-%s PATH=/usr/local/cuda-%s/bin:$PATH"
-                % (tc, tc, tc))
+            fix=cmd("install the CUDA {v} toolkit and export CUDA_HOME={home} PATH={home}/bin:$PATH",
+                    v=tc, home="/usr/local/cuda-%s" % tc))
     elif nvcc.split(".")[0] != tc.split(".")[0]:
         yield Finding.error(
             "deepspeed %s: nvcc is CUDA %s but torch %s was built for CUDA %s: DeepSpeed refuses to JIT-build ops "
             "(\"Installed CUDA version %s does not match the version torch was compiled with %s\")"
             % (ds, nvcc, torch["version"], tc, ".".join(nvcc.split(".")[:2]), tc),
             observed="nvcc %s, torch CUDA %s" % (nvcc, tc), expected="the same CUDA major",
-            fix="install CUDA %s and export CUDA_HOME=/usr/local/cuda-%s PATH=/usr/local/cuda-%s/bin:$PATH "
-                "(or a torch built for CUDA %s)" % (tc, tc, tc, nvcc.split(".")[0]),
+            fix=cmd("install CUDA {v} and export CUDA_HOME={home} PATH={home}/bin:$PATH (or a torch built for "
+                    "CUDA {major})", v=tc, home="/usr/local/cuda-%s" % tc, major=nvcc.split(".")[0]),
             exports={"CUDA_HOME": "/usr/local/cuda-%s" % tc})

@@ -6,7 +6,7 @@ second eRDMA NIC eth1 without an address until `dhclient eth1`) or a missing
 fail or fall back to TCP sockets ("NET/IB : No device found", "NET/Socket").
 """
 
-from gpudoctor.registry import NA, Finding, Pass, Skip, check
+from gpudoctor.registry import NA, Finding, Pass, Skip, check, cmd
 
 VENDOR_MODULES = ("mlx5_core", "mlx5_ib", "mlx4_ib", "erdma", "irdma", "bnxt_re", "efa")
 
@@ -27,19 +27,19 @@ def _port_fix(facts, dev, port):
     nd = port.get("netdev")
     if port.get("link_layer") == "InfiniBand":
         if port.get("state") == "INIT":
-            return ("INIT means no subnet manager answered: start one on the fabric "
-                    "(systemctl start opensm on one node, or enable the switch's SM)\nibstat %s" % dev["name"])
-        return "check the cable and the switch port; then: ibstat %s" % dev["name"]
+            return cmd("INIT means no subnet manager answered: start one on the fabric "
+                       "(systemctl start opensm on one node, or enable the switch's SM)\nibstat {dev}", dev=dev["name"])
+        return cmd("check the cable and the switch port; then: ibstat {dev}", dev=dev["name"])
     if nd:
         iface = _netdev(facts, nd)
         lines = []
         if iface is not None and iface.get("state") not in ("up", "unknown"):
-            lines.append("ip link set %s up" % nd)
+            lines.append(cmd("ip link set {nd} up", nd=nd))
         if iface is None or not iface.get("ipv4"):
-            lines.append("dhclient -v %s   # the port stays DOWN until %s has an address" % (nd, nd))
-        lines.append("ibv_devinfo -d %s   # state must read PORT_ACTIVE" % dev["name"])
+            lines.append(cmd("dhclient -v {nd}   # the port stays DOWN until {nd} has an address", nd=nd))
+        lines.append(cmd("ibv_devinfo -d {dev}   # state must read PORT_ACTIVE", dev=dev["name"]))
         return "\n".join(lines)
-    return "ibv_devinfo -d %s   # state must read PORT_ACTIVE" % dev["name"]
+    return cmd("ibv_devinfo -d {dev}   # state must read PORT_ACTIVE", dev=dev["name"])
 
 
 @check("rdma.ports", title="RDMA ports are ACTIVE and visible where the job runs", needs=("rdma",))
@@ -97,7 +97,7 @@ def rdma_ports(facts, config):
             expected=", ".join(need),
             fix="restart the container with:\n  " + " \\\n  ".join(
                 ["docker run --net=host --ulimit memlock=-1 --shm-size=8g"] +
-                ["--device=/dev/infiniband/%s" % n for n in need]) + " ...\n"
+                [cmd("--device={d}", d="/dev/infiniband/%s" % n) for n in need]) + " ...\n"
                 "(or --privileged; Kubernetes: an RDMA device plugin resource, e.g. rdma/hca)")
     elif missing:
         yield Finding.error(

@@ -3,7 +3,7 @@ owner ("Authentication refused: bad ownership or modes", "UNPROTECTED PRIVATE KE
 "Bad owner or permissions on ~/.ssh/config"): pdsh, deepspeed and mpirun then fail with
 "Permission denied (publickey)" on the first node that is wrong."""
 
-from gpudoctor.registry import NA, Finding, Pass, Skip, check
+from gpudoctor.registry import NA, Finding, Literal, Pass, Skip, check, cmd
 
 # kind -> (bits that make it an error, bits that make it a warning, the mode to set, why)
 RULES = {
@@ -24,13 +24,19 @@ def _entry_ok(e):
             and (e.get("kind") is None or isinstance(e.get("kind"), str)))
 
 
+def _owner(user):
+    """chown's USER: argument: the node's user name is one quoted word; the check's own
+    $USER stays for the shell to expand."""
+    return Literal(user + ":") if isinstance(user, Literal) else user + ":"
+
+
 @check("ssh.permissions", title="~/.ssh and the home directory have the modes sshd accepts", needs=("ssh",))
 def ssh_permissions(facts, config):
     ssh = facts["ssh"]
     uid = ssh.get("uid")
-    user = ssh.get("user") or "$USER"
+    user = ssh.get("user") or Literal("$USER")
     if not isinstance(user, str):
-        user = "$USER"
+        user = Literal("$USER")
     entries = ssh.get("entries")
     if not isinstance(uid, int) or not isinstance(entries, list) or not all(_entry_ok(e) for e in entries):
         yield Skip("~/.ssh entries in the facts are malformed (untrusted node output)")
@@ -46,20 +52,21 @@ def ssh_permissions(facts, config):
             problems += 1
             yield Finding.error("%s is owned by uid %d, not by the user (uid %d)" % (path, e["uid"], uid),
                                 observed="owner uid %d" % e["uid"], expected="owner uid %d" % uid,
-                                fix="chown %s: %s" % (user, path))
+                                fix=cmd("chown {owner} {path}", owner=_owner(user), path=path))
         if rule is None:
             continue
         bad, loose, want, why = rule
         mode = int(e["mode"], 8)
         if mode & bad:
             problems += 1
-            fix = ("chmod go-w %s" % path) if want is None else ("chmod %s %s" % (want, path))
+            fix = cmd("chmod go-w {path}", path=path) if want is None else cmd("chmod {mode} {path}", mode=want,
+                                                                                 path=path)
             yield Finding.error("%s has mode %s: %s" % (path, e["mode"], why), observed=e["mode"],
                                 expected=want or "not group/world writable", fix=fix)
         elif mode & loose:
             problems += 1
             yield Finding.warning("%s has mode %s; %s is the safe mode" % (path, e["mode"], want),
-                                  observed=e["mode"], expected=want, fix="chmod %s %s" % (want, path))
+                                  observed=e["mode"], expected=want, fix=cmd("chmod {mode} {path}", mode=want, path=path))
     if not problems:
         yield Pass(", ".join("%s %s" % (e["path"], e["mode"]) for e in ssh["entries"][:6])
                    + (" (+%d more)" % (len(ssh["entries"]) - 6) if len(ssh["entries"]) > 6 else "")

@@ -10,7 +10,9 @@ owner or permissions"). The mode bits are ssh.permissions' job.
 
 import re
 
-from gpudoctor.registry import NA, Finding, Pass, Skip, check
+from gpudoctor.registry import NA, Finding, Literal, Pass, Skip, check, cmd
+
+from .ssh import _owner
 
 
 def trailing_comments(text):
@@ -47,16 +49,17 @@ def ssh_config(facts, config):
     path = e["path"]
     text = ssh.get("config")
     uid = ssh.get("uid")
-    user = ssh.get("user") or "$USER"
+    user = ssh.get("user") if isinstance(ssh.get("user"), str) and ssh.get("user") else Literal("$USER")
     if text is None:
         yield Finding.error("%s exists but cannot be read: ssh stops before connecting" % path,
                             observed="unreadable (mode %s, owner uid %s)" % (e.get("mode"), e.get("uid")),
-                            expected="readable by uid %s" % uid, fix="chown %s: %s && chmod 600 %s" % (user, path, path))
+                            expected="readable by uid %s" % uid,
+                            fix=cmd("chown {owner} {path} && chmod 600 {path}", owner=_owner(user), path=path))
         return
     if e.get("uid") not in (0, uid):
         yield Finding.error("%s is owned by uid %s: ssh refuses it (\"Bad owner or permissions\")" % (path, e["uid"]),
                             observed="owner uid %s" % e["uid"], expected="owner uid %s (or root)" % uid,
-                            fix="chown %s: %s" % (user, path))
+                            fix=cmd("chown {owner} {path}", owner=_owner(user), path=path))
     bad = trailing_comments(text)
     if not bad and e.get("uid") in (0, uid):
         yield Pass("%s: readable, owner uid %s, %d lines, no comment after a value"
@@ -67,4 +70,5 @@ def ssh_config(facts, config):
             "%s has %d line%s with a comment after the value (%s)" % (path, len(bad), "" if len(bad) == 1 else "s",
                                                                       lines),
             observed=lines, expected="comments on lines of their own",
-            fix="sed -i -E 's/^([[:space:]]*[^#[:space:]][^#]*[^#[:space:]])[[:space:]]+#.*$/\\1/' %s" % path)
+            fix=cmd("sed -i -E 's/^([[:space:]]*[^#[:space:]][^#]*[^#[:space:]])[[:space:]]+#.*$/\\1/' {path}",
+                    path=path))

@@ -9,6 +9,9 @@ A check is a pure function of facts. Per node it ends in one outcome:
 - ``skipped``: it yields ``Skip(reason)``: it could not judge (the runner also skips a check
   whose ``needs`` sections are unsupported or failed, with the section's reason).
 
+A finding's ``fix`` is commands a person pastes: a check builds it with ``cmd(template, **values)``
+(gpudoctor/fixline.py), which shell-quotes every value from facts, never with ``%`` or ``+``.
+
 ``Finding.info`` is a note that rides along with any outcome. A check that yields neither a
 verdict nor a problem is reported ``skipped`` ("gave no evidence"): silence is never a pass.
 Built-in checks live in the ``gpudoctor.checks`` package (the top-level ``checks/``
@@ -21,6 +24,9 @@ import pkgutil
 import re
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
+
+# the one quoting rule for fix commands (checks import it from here with Finding)
+from gpudoctor.fixline import Literal, cmd, sh  # noqa: F401
 
 SEVERITIES = ("error", "warning", "info")
 SCOPES = ("node", "cluster")

@@ -19,6 +19,8 @@ import json
 import os
 import re
 
+from gpudoctor.fixline import cmd, sh
+
 # Each launcher's own flags (their --help): accelerate launch, torchrun, deepspeed, mpirun.
 PORT_FLAG = {
     "accelerate": "accelerate launch --main_process_port {port} ...",
@@ -34,7 +36,7 @@ NPROC_FLAG = {
 }
 ENV_HOW = {
     "mpirun": "mpirun -x {k}={v} ...",
-    "deepspeed": "echo '{k}={v}' >> ~/.deepspeed_env   (DeepSpeed exports the lines of ~/.deepspeed_env on "
+    "deepspeed": "echo {k}={v} >> ~/.deepspeed_env   (DeepSpeed exports the lines of ~/.deepspeed_env on "
                  "every node)",
     "accelerate": "export {k}={v}   (on every node, before accelerate launch)",
     "torchrun": "export {k}={v}   (on every node, before torchrun)",
@@ -114,8 +116,9 @@ def torch_build(facts):
         return any(covers(cuda, ccs[0]) is None for cuda in tb["lines"].get(tline, [])
                    if not (max_cuda and _vt(cuda) > _vt(max_cuda)))
 
-    sms = ", ".join("sm_%s" % cc.replace(".", "") for cc in ccs)
-    drv_txt = "driver %s runs CUDA <= %s" % (drv, max_cuda) if max_cuda else "driver %s" % (drv or "unknown")
+    # every value from the node is one quoted word (gpudoctor/fixline.py): the line is pasted
+    sms = ", ".join(sh("sm_%s" % cc.replace(".", "")) for cc in ccs)
+    drv_txt = cmd("driver {d} runs CUDA <= {c}", d=drv, c=max_cuda) if max_cuda else cmd("driver {d}", d=drv or "unknown")
     chosen_line = line if line in tb["lines"] and pick(line) else None
     if chosen_line is None:
         for cand in sorted(tb["lines"], key=_vt, reverse=True):
@@ -128,12 +131,12 @@ def torch_build(facts):
     tag = "cu" + cuda.replace(".", "")
     pin = "torch==%s.*" % chosen_line
     why = "this node: %s, %s%s; the %s build of torch %s carries %s" % (
-        ", ".join(sorted({g.get("name", "?") for g in gpu.get("gpus") or []})), drv_txt,
-        (", torch %s" % tver) if tver else "", tag, chosen_line, sms)
+        ", ".join(sh(n) for n in sorted({str(g.get("name", "?")) for g in gpu.get("gpus") or []})), drv_txt,
+        cmd(", torch {v}", v=tver) if tver else "", tag, chosen_line, sms)
     if line and chosen_line != line:
         why += (" (the architecture lists of torch %s's builds are not in gpudoctor's table: its own cuXYZ build "
                 "may do too)" % line) if unknown(line) else " (torch %s has no build for it that this driver runs)" % line
-    return ("pip install '%s' --index-url https://download.pytorch.org/whl/%s" % (pin, tag), why)
+    return (cmd("pip install {pin} --index-url {url}", pin=pin, url="https://download.pytorch.org/whl/%s" % tag), why)
 
 
 def socket_ifname(facts):
@@ -171,7 +174,7 @@ def _nics(nodes):
     names = sorted({g[0] for g in got})
     if len(nodes) == 1:
         return got[0]
-    return ",".join(names), "%d nodes: %s" % (len(nodes), ", ".join("%s %s" % g for g in got[:4]) +
+    return ",".join(names), "%d nodes: %s" % (len(nodes), ", ".join(cmd("{0} {1}", *g) for g in got[:4]) +
                                              (" ..." if len(got) > 4 else ""))
 
 
@@ -198,8 +201,8 @@ def apply(result, facts):
                 keys = [k for k in c["exports"] if k.endswith("SOCKET_IFNAME")] or ["NCCL_SOCKET_IFNAME"]
                 if got:
                     how = ENV_HOW.get(launcher, "export {k}={v}   (on every node)")
-                    line = "; ".join(how.format(k=k, v=got[0]) for k in keys) + \
-                        ("   (this node: %s carries %s)" % got if len(nodes) == 1 else "   (%s)" % got[1])
+                    line = "; ".join(cmd(how, k=k, v=got[0]) for k in keys) + \
+                        (cmd("   (this node: {0} carries {1})", *got) if len(nodes) == 1 else "   (%s)" % got[1])
                     for k in keys:
                         c["exports"][k] = got[0]
                 elif launcher == "mpirun":
@@ -208,8 +211,8 @@ def apply(result, facts):
             elif kind == "btl_tcp_if" and facts:
                 got = _nics(nodes)
                 if got:
-                    line = "mpirun --mca btl_tcp_if_include %s --mca oob_tcp_if_include %s ...   (%s)" % (
-                        got[0], got[0], ("this node: %s carries %s" % got) if len(nodes) == 1 else got[1])
+                    line = cmd("mpirun --mca btl_tcp_if_include {0} --mca oob_tcp_if_include {0} ...   ", got[0]) + \
+                        "(%s)" % (cmd("this node: {0} carries {1}", *got) if len(nodes) == 1 else got[1])
             elif kind == "launcher_port":
                 if launcher in PORT_FLAG:
                     line = PORT_FLAG[launcher].format(port=PORT_HINT) + \

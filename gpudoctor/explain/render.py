@@ -2,6 +2,15 @@
 
 import textwrap
 
+from gpudoctor.fixline import sh
+
+
+def _one_line(text):
+    """A check's message holds node values: a control character is shown escaped, never
+    a line break or a terminal sequence."""
+    text = str(text)
+    return text if text.isprintable() else "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
+
 
 def render_text(result, out, color=False):
     w = out.write
@@ -50,7 +59,7 @@ def render_text(result, out, color=False):
         if ch.get("error") or ch.get("note"):
             w("  %s\n" % (ch.get("error") or ch.get("note")))
         for r in ch.get("ran", []):
-            msgs = (": " + "; ".join(r["messages"])) if r["messages"] else ""
+            msgs = (": " + "; ".join(_one_line(m) for m in r["messages"])) if r["messages"] else ""
             w("  %-6s %s%s\n" % (r["status"].upper(), r["id"], msgs))
 
 
@@ -100,10 +109,11 @@ def _finding(w, bold, f, heading, full):
         for cmd in c["confirm"]:
             w("     confirm: %s\n" % cmd)
         for r in c.get("check_results", []):
-            w("     check %s: %s%s\n" % (r["id"], r["status"], (" - " + "; ".join(r["messages"])) if r["messages"]
-                                         else ""))
+            w("     check %s: %s%s\n" % (r["id"], r["status"], (" - " + "; ".join(_one_line(m) for m in r["messages"]))
+                                         if r["messages"] else ""))
         for k, v in c["exports"].items():
-            w("     export %s=%s\n" % (k, v))
+            # the value may come from a node's facts (an interface name): one quoted word
+            w("     export %s=%s\n" % (k, sh(v)))
         for cmd in c["fix"]:
             w("     fix: %s\n" % cmd)
         if c.get("computed_note"):

@@ -6,12 +6,14 @@ Plain text when stdout is not a terminal (logs, Slurm prologs: no colours, no ri
 import); rich colours on a terminal. This is the only module that imports rich.
 """
 
-import shlex
+import re
 import sys
 
+from gpudoctor.fixline import sh
 from gpudoctor.nodes import fold
 from gpudoctor.profile import folded, profile, rows
 
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 MARK = {"pass": "PASS", "fail": "FAIL", "warn": "WARN", "skipped": "SKIP", "na": "N/A "}
 FINDING_MARK = {"error": "FAIL", "warning": "WARN", "info": "NOTE"}
 STYLE = {"PASS": "green", "FAIL": "bold red", "WARN": "yellow", "SKIP": "dim", "N/A": "dim", "NOTE": "cyan",
@@ -67,15 +69,21 @@ def _fix_lines(report, r):
         if len(r.findings) > 1:
             out.append((FINDING_MARK[f.severity], "     %s %s%s" % (FINDING_MARK[f.severity], f.message,
                                                                    _hosts_note(report, f.hosts))))
+        # a fix's lines are the check's own (values in it are quoted on one line by
+        # gpudoctor/fixline.py); each line is shown with its control characters escaped
         for line in (f.fix or "").splitlines():
             out.append((None, "       " + line))
         for k, v in sorted(f.exports.items()):
-            out.append((None, "       export %s=%s" % (k, shlex.quote(str(v)))))
+            if _NAME.match(str(k)):
+                out.append((None, "       export %s=%s" % (k, sh(str(v)))))
+            else:  # a name from a node that no shell takes as a variable: never an export line
+                out.append((None, "       # not a variable name, not exported: %s" % sh(str(k))))
     return out
 
 
-def lines(report, verbose=False):
-    """The report as (style, text) pairs; style is a key of STYLE or None."""
+def lines(report, verbose=False, header=None):
+    """The report as (style, text) pairs; style is a key of STYLE or None. ``header``: lines
+    shown instead of the node profile (`gpudoctor watch` shows its samples)."""
     out = []
     n = len(report.nodes)
     out.append((None, "gpudoctor: %d node%s (%s)" % (n, "" if n == 1 else "s", fold([x.host for x in report.nodes]))))

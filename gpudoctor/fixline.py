@@ -1,0 +1,97 @@
+"""The one quoting rule for the commands gpudoctor prints as fixes.
+
+A fix is text a person pastes into a shell, and much of what it names comes from a node
+(an interpreter's path, an ssh config entry, a bus id, a variable name) or an input file:
+untrusted. Every such value goes through ``sh()``, here, and nowhere else:
+
+- a value made of characters no shell treats specially is printed as is (``/usr/bin/python3``);
+- anything else is one single-quoted word (``shlex.quote``: ``'/opt/x;touch /tmp/PWN;#/python3'``);
+- a value holding a control character (a newline, an escape sequence, a carriage return), a
+  Unicode line or paragraph separator, a format character (bidi overrides that make a
+  line read differently from what it runs) or an undecodable byte is one ANSI-C quoted word
+  (``$'a\\nb'``: bash, zsh, ksh, and POSIX sh since Issue 8), so the printed line stays one
+  line and shows what it holds; a value never adds a line to a fix.
+
+Checks build fixes with ``cmd(template, **values)``: the template is the check's own text
+(``"{exe} -m pip uninstall -y pynvml"``); every field is filled with ``sh(value)`` (a list or
+tuple becomes its quoted items joined by spaces). Text the check itself chose and means the
+shell to read (``$USER``) is passed as ``Literal("$USER")``.
+"""
+
+import shlex
+import string
+import unicodedata
+
+__all__ = ["sh", "cmd", "Literal", "Fix", "needs_ansi_c"]
+
+
+class Literal(str):
+    """Text a check wrote itself (never a value from facts) that the shell should read as is."""
+
+
+class Fix(str):
+    """A fix assembled by ``cmd``: each value in it was quoted by ``sh``."""
+
+
+# Characters that end or alter a line on a terminal or for str.splitlines(), or hide what the
+# line runs: C0/C1 controls and DEL (Cc), format characters such as U+202E (Cf), U+2028/U+2029
+# (Zl, Zp), and lone surrogates (Cs: a byte that was not UTF-8, kept by surrogateescape).
+_UNSAFE_CATEGORIES = frozenset(("Cc", "Cf", "Zl", "Zp", "Cs"))
+
+
+def _unsafe(ch):
+    return unicodedata.category(ch) in _UNSAFE_CATEGORIES
+
+
+def needs_ansi_c(text):
+    return any(_unsafe(c) for c in text)
+
+
+def _ansi_c(text):
+    """``$'...'`` with every byte that is not plain printable text written as \\xHH (bash's
+    ansi_cstrings: \\xHH takes at most two hex digits, so the next character is never eaten)."""
+    out = []
+    for ch in text:
+        if ch == "\\":
+            out.append("\\\\")
+        elif ch == "'":
+            out.append("\\'")
+        elif _unsafe(ch):
+            o = ord(ch)
+            if 0xDC80 <= o <= 0xDCFF:  # surrogateescape: the original byte
+                out.append("\\x%02x" % (o - 0xDC00))
+            elif o < 0x80:
+                out.append("\\x%02x" % o)
+            else:
+                out.extend("\\x%02x" % b for b in ch.encode("utf-8", "surrogatepass"))
+        else:
+            out.append(ch)
+    return "$'" + "".join(out) + "'"
+
+
+def sh(value):
+    """One shell word that reads back as ``value`` and prints on one line."""
+    if isinstance(value, Literal):
+        return str(value)
+    if isinstance(value, (list, tuple)):
+        return " ".join(sh(v) for v in value)
+    text = value if isinstance(value, str) else str(value)
+    if needs_ansi_c(text):
+        return _ansi_c(text)
+    return shlex.quote(text)
+
+
+class _Quoting(string.Formatter):
+    def format_field(self, value, format_spec):
+        if isinstance(value, (Literal, list, tuple)):
+            return sh(value)
+        return sh(format(value, format_spec))
+
+
+_FORMATTER = _Quoting()
+
+
+def cmd(template, *args, **values):
+    """The fix ``template`` (the check's own text, ``str.format`` fields) with every field
+    filled by ``sh``. Literal braces are written ``{{`` and ``}}``."""
+    return Fix(_FORMATTER.format(template, *args, **values))
