@@ -151,6 +151,11 @@ def _expand_bounded(pattern, what, limit):
     if len(pattern) > 100000:
         raise InputError("%s is %d characters long: too long for a node set" % (what, len(pattern)))
     refuse_groups(pattern)
+    from gpudoctor.nodes import count_bound
+
+    bound = count_bound(pattern)
+    if bound is not None and bound > limit:  # counted from the text: NodeSet would build every index first
+        raise InputError("%s names %d nodes, more than --max-nodes %d" % (what, bound, limit))
     try:
         count = len(NodeSet(pattern))
     except (NodeSetParseError, ValueError, RecursionError) as exc:

@@ -35,6 +35,50 @@ def refuse_groups(pattern):
 MAX_EXPAND = 100000  # names from one node set, whatever the caller's own bound (inventory's --max-nodes)
 
 
+def _bracket_count(inner):
+    """Names one [..] of a node set stands for ('01-16,20,30-40/2'), or None when it is not that
+    syntax (ClusterShell's RangeSet then parses it, and says what is wrong)."""
+    total = 0
+    for part in inner.split(","):
+        rng, slash, step = part.strip().partition("/")
+        lo, dash, hi = rng.partition("-")
+        if not lo.isdigit() or (dash and not hi.isdigit()) or (slash and not step.isdigit()):
+            return None
+        n = int(hi) - int(lo) if dash else 0
+        total += max(0, n // max(1, int(step or 1))) + 1 if n >= 0 else 0
+    return total
+
+
+def count_bound(pattern):
+    """An upper bound on the names a node set stands for, from its text alone: ClusterShell's
+    RangeSet builds every index of a range before it can count it ('gpu[1-99999999]' took
+    minutes and gigabytes), so a bound is checked first. Elements joined by ',' or '^' add up,
+    '!' keeps the left side's count, '&' the smaller one. None when the text is not plain
+    node-set syntax (NodeSet itself then decides)."""
+    total, op, depth, start = 0, ",", 0, 0
+    for i, c in enumerate(pattern + ","):
+        if c == "[":
+            depth += 1
+        elif c == "]":
+            depth -= 1
+        if depth or c not in ",!&^":
+            continue
+        elem = pattern[start:i].strip()
+        start = i + 1
+        n = 1
+        for m in re.finditer(r"\[([^\[\]]*)\]", elem):
+            k = _bracket_count(m.group(1))
+            if k is None:
+                return None
+            n *= k
+        if op in ",^":
+            total += n
+        elif op == "&":
+            total = min(total, n)
+        op = c
+    return total
+
+
 def expand(pattern):
     """'gpu[01-03],login2' -> ['gpu01', 'gpu02', 'gpu03', 'login2'] (order kept)."""
     from ClusterShell.NodeSet import NodeSet, NodeSetParseError
@@ -42,6 +86,9 @@ def expand(pattern):
     from gpudoctor.errors import excerpt
 
     refuse_groups(pattern)
+    bound = count_bound(pattern)
+    if bound is not None and bound > MAX_EXPAND:  # before RangeSet builds every index
+        raise InputError("%s names up to %d nodes, more than %d" % (excerpt(pattern), bound, MAX_EXPAND))
     try:
         nodes = NodeSet(pattern)
         if len(nodes) > MAX_EXPAND:  # counted before any name is made

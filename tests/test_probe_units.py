@@ -304,7 +304,7 @@ def test_node_script_is_python36_and_stdlib_only():
                        capture_output=True, text=True)
     assert p.returncode == 0, p.stdout + p.stderr
     tops = set(re.findall(r"^\s*(?:import|from) ([a-z_]+)", open(src).read(), re.M))
-    assert tops <= {"errno", "json", "os", "random", "signal", "socket", "subprocess", "sys", "threading", "time",
+    assert tops <= {"errno", "hmac", "json", "os", "random", "signal", "socket", "subprocess", "sys", "threading", "time",
                     "importlib", "datetime", "torch"}  # torch only in the per-GPU child
 
 

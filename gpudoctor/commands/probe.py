@@ -5,6 +5,9 @@ NCCL all_reduce/all_gather over the job's torch (``--mode nccl``), or a stdlib T
 probe between node pairs (``--mode tcp``); ``auto`` picks NCCL where every node has torch and
 GPUs. Findings carry ``probe.*`` ids; ``--budget`` bounds the whole run, cleanup included."""
 
+import math
+import os
+import signal
 import socket
 import sys
 import time
@@ -85,8 +88,11 @@ def _size(text):
     t = text.strip().upper().rstrip("B").rstrip("I")
     mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
     try:
-        n = int(float(t[:-1]) * mult[t[-1]]) if t and t[-1] in mult else int(t)
-    except (ValueError, KeyError):
+        f = float(t[:-1]) * mult[t[-1]] if t and t[-1] in mult else float(int(t))
+        if not math.isfinite(f):  # 'infG', 'nanM': float() takes them
+            raise ValueError(text)
+        n = int(f)
+    except (ValueError, KeyError, OverflowError):
         raise InputError("--max-size %r: expected e.g. 256M or 1G" % text[:40])
     if not (1 << 20) <= n <= (16 << 30):
         raise InputError("--max-size must be between 1M and 16G")
@@ -109,7 +115,7 @@ def options(args):
             params = metrics.parse_count(args.params)
         except ValueError:
             params = None
-        if not params or params <= 0 or params > 1e15:
+        if not params or not math.isfinite(params) or params <= 0 or params > 1e15:
             raise InputError("--params %r: expected a count like 7e9, 7B or 350M" % str(args.params)[:40])
     top = _size(args.max_size)
     sizes, s = [], 1 << 20
@@ -184,6 +190,46 @@ def _local_facts(name, args):
     return {name: doc}
 
 
+def _raise_terminated(signum, frame):
+    from gpudoctor.probe.run import Terminated
+
+    raise Terminated()
+
+
+class _SigtermAsInterrupt(object):
+    """SIGTERM raises ``Terminated`` (a KeyboardInterrupt) in the main thread while the probe runs,
+    so it ends the run as Ctrl-C does: workers ended, the partial report printed. Without this,
+    SIGTERM kills the controller at once and leaves the workers to their watchdogs."""
+
+    def __enter__(self):
+        try:
+            self.old = signal.signal(signal.SIGTERM, _raise_terminated)
+        except ValueError:  # not the main thread: the default stays
+            self.old = None
+        return self
+
+    def __exit__(self, *exc):
+        if self.old is not None:
+            signal.signal(signal.SIGTERM, self.old)
+        return False
+
+
+def _interrupted_exit(doc, code):
+    """After the partial report: exit 130 (SIGINT) or 143 (SIGTERM) at once, without waiting for
+    the threads of pairs that were still running when the signal came (their workers are ended)."""
+    print("gpudoctor: interrupted (%s): the report covers what was measured before it" % doc["interrupted"],
+          file=sys.stderr)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
+def interrupt_code(doc):
+    from gpudoctor.errors import EXIT_INTERRUPTED
+
+    return 143 if doc.get("interrupted") == "SIGTERM" else EXIT_INTERRUPTED
+
+
 def emit(doc, found, step, args):
     import io
     import json
@@ -203,12 +249,15 @@ def emit(doc, found, step, args):
     else:
         sys.stdout.write(stream.getvalue())
         sys.stdout.flush()
+    if doc.get("interrupted"):
+        _interrupted_exit(doc, interrupt_code(doc))
     return report.exit_code(found, strict=getattr(args, "strict", False))
 
 
 def run(args):
     opts = options(args)
-    doc, found, step = probe_nodes(args, opts)
+    with _SigtermAsInterrupt():
+        doc, found, step = probe_nodes(args, opts)
     return emit(doc, found, step, args)
 
 
@@ -226,11 +275,14 @@ def after_check(args, nodes, stream=None):
     facts = {n.host: n.facts for n in reached}
     if local:
         args.local = True
-    doc, found, step = probe_nodes(args, opts, hosts=hosts, facts=facts if not local else None)
+    with _SigtermAsInterrupt():
+        doc, found, step = probe_nodes(args, opts, hosts=hosts, facts=facts if not local else None)
     from gpudoctor.probe import report
 
     text_out = not args.json and (getattr(args, "format", None) or "text") == "text" and not args.output
     out = stream or (sys.stdout if text_out else sys.stderr)  # never inside a JSON/JUnit document
     out.write("\n")
     report.render_text(doc, found, out, step)
+    if doc.get("interrupted") and stream is None:
+        _interrupted_exit(doc, interrupt_code(doc))
     return report.exit_code(found, strict=getattr(args, "strict", False))

@@ -26,7 +26,13 @@ PROBE_HINTS = {
     "garbage": "the node answered with something that is not the probe's JSON (a login banner?)",
     "no-peer": "no peer reached this node's probe port",
     "stopped": "stopped because another node of the same job failed (see that node)",
+    "not-local": "the address peers use for the node (ssh_config HostName, else the name) is not one of its own: "
+                 "set HostName to the node's address on the job's network",
+    "resolve": "a name does not resolve on the node: check /etc/hosts or DNS there",
 }
+# Pair failures that blame no node: the port ones are probe.port.blocked; a stopped node was
+# only waiting for a failed peer; an interrupted run is the user's doing.
+NOT_NODE_FAULTS = ("port-blocked", "port-refused", "stopped", "interrupted")
 
 
 def _hint(kind):
@@ -136,16 +142,39 @@ def evaluate(doc, facts=None, ratio=RATIO):
 
 
 def _nodes(doc):
+    """probe.node.failed: nodes whose worker could not start or finish, at hello or in a job
+    (nodes[].error_kind), and nodes a pair's failure points at (pairs[].blame: a port taken,
+    a worker hung mid-measurement, NCCL init failed); probe.port.in_use: the first port of the
+    range held on a node."""
     by_kind = {}
+    failed = set()
     for n in doc.get("nodes") or []:
-        if n.get("error_kind"):
-            by_kind.setdefault(n["error_kind"], []).append(n)
+        if n.get("error_kind") and n["error_kind"] not in NOT_NODE_FAULTS:
+            by_kind.setdefault(n["error_kind"], []).append((n["host"], n.get("error")))
+            failed.add(n["host"])
+    for p in doc.get("pairs") or []:
+        kind, host = p.get("error_kind"), p.get("blame")
+        if not p.get("error") or not kind or kind in NOT_NODE_FAULTS or not host or host in failed:
+            continue
+        mine = by_kind.setdefault(kind, [])
+        if host not in [h for h, _ in mine]:
+            mine.append((host, "in the pair %s<->%s: %s" % (p["a"], p["b"], p.get("error") or kind)))
     out = []
     for kind, nodes in sorted(by_kind.items()):
-        hosts = [n["host"] for n in nodes]
-        msg = "; ".join("%s: %s" % (n["host"], n.get("error") or kind) for n in nodes[:5])
+        hosts = [h for h, _ in nodes]
+        msg = "; ".join("%s: %s" % (h, err or kind) for h, err in nodes[:5])
         out.append(_f("error", "probe.node.failed", "the probe could not run on %s (%s): %s" % (
             ",".join(hosts), kind, msg), observed=kind, fix=_hint(kind), hosts=hosts))
+    taken = [n["host"] for n in doc.get("nodes") or [] if n.get("first_port_taken")]
+    if taken:
+        port = (doc.get("ports") or [29500])[0]
+        out.append(_f("warning", "probe.port.in_use",
+                      "port %d, the first of the job's range (torchrun's default MASTER_PORT is 29500), is already "
+                      "in use on %s: a job whose rendezvous is there fails with 'address already in use'" % (
+                          port, ",".join(taken)),
+                      observed="port %d in use" % port, expected="port %d free for the rendezvous" % port,
+                      fix="ss -ltnp 'sport = :%d' on %s shows who holds it; end it, or give the job another "
+                          "--master_port (and the probe another --ports)" % (port, ",".join(taken)), hosts=taken))
     return out
 
 

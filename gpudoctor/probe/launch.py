@@ -6,6 +6,15 @@ node) and returns a ``Worker`` whose JSON events arrive on a queue. Two transpor
 ``LocalTransport`` (this machine, a subprocess in its own session) and ``SshTransport``
 (fabric/paramiko, host keys and ssh_config as ``gpudoctor check`` uses them).
 
+A transport is any object with:
+- ``name`` ("local", "ssh", ...) and ``address(host)``: the address peers use for the node;
+- ``start(host, script, token=None, timeout=None)`` -> ``Worker``: run ``script`` (text, on the
+  interpreter's stdin: secrets in it never reach a command line) with ``GPUDOCTOR_PROBE_RUN=
+  <token>`` in its environment; a remote worker must end by itself ``timeout`` seconds on even
+  when the controller is gone (the SSH transport wraps it in ``timeout -k``, as ``check`` does);
+  feed its stdout to ``_pump_lines`` and set ``Worker.rc`` / ``Worker.done`` at the end;
+- ``cleanup(host, token, timeout)`` -> ``{"found", "left"}`` or ``{"error"}``; ``close()``.
+
 Every worker runs with ``GPUDOCTOR_PROBE_RUN=<token>`` in its environment, so
 ``cleanup_run`` can find and end everything a run started on a node (process groups first),
 even a worker that hung before it said anything.
@@ -95,18 +104,55 @@ class Worker(object):
 
 
 MAX_LINE = 4 << 20  # one event line: a result with 4,000 NCCL INFO lines is ~1 MB
+MAX_BYTES = 16 << 20  # all of one worker's stdout: what a node can make the controller hold
 MAX_EVENTS = 10000  # a worker says a few dozen things; more is a node streaming garbage
+MAX_STDERR_LINE = 4 << 10  # one stderr line read (the last 50 are kept, 500 characters each)
+KEPT_EVENTS = ("ready", "result")  # the events the controller acts on; the rest are counted, not kept
+_KIND_RE = re.compile(r"^[a-z][a-z0-9-]{0,31}$")
+
+
+def _one_line(text, limit=500):
+    """A node's text as one printable line (node output is untrusted: no escape sequences)."""
+    text = text if isinstance(text, str) else str(text)
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text[:limit])
+
+
+def _clean(ev):
+    """The event as the controller may use it, or None when its shape is not a probe worker's:
+    an error kind is a short slug, an error one line, a port a port."""
+    if ev.get("event") == "ready":
+        port = ev.get("port")
+        if port is not None and (type(port) is not int or not 0 < port < 65536):
+            return None
+        return ev
+    if "error_kind" in ev and ev["error_kind"] is not None:
+        if not isinstance(ev["error_kind"], str) or not _KIND_RE.match(ev["error_kind"]):
+            return None
+    if ev.get("error") is not None:
+        ev["error"] = _one_line(ev["error"])
+    if not isinstance(ev.get("ok"), bool):
+        return None
+    return ev
 
 
 def _pump_lines(read_line, worker):
-    """JSON events from a worker's stdout, bounded: node output is untrusted."""
-    count = 0
+    """JSON events from a worker's stdout, bounded in bytes and in lines: node output is
+    untrusted. A node that sends more than a worker does, a line that is not whole, a JSON line
+    nested too deep for the parser or an event of the wrong shape is ``garbage``, and the worker
+    is stopped."""
+    count = total = 0
+
+    def garbage(why):
+        worker.fail("garbage", "the worker %s; node output is cut off there" % why)
+        worker.stop()
+
     for raw in iter(lambda: read_line(MAX_LINE), b""):
         count += 1
-        if count > MAX_EVENTS or (len(raw) >= MAX_LINE and not raw.endswith(b"\n")):
-            worker.fail("garbage", "the worker sent more output than a probe worker does (a line over %d MiB or "
-                                   "%d lines)" % (MAX_LINE >> 20, MAX_EVENTS))
-            worker.stop()
+        total += len(raw)
+        if count > MAX_EVENTS or total > MAX_BYTES or (len(raw) >= MAX_LINE and not raw.endswith(b"\n")):
+            garbage("sent more output than a probe worker does (%d lines, %d MiB; the bounds are a line of "
+                    "%d MiB, %d MiB in all, %d lines)" % (count, total >> 20, MAX_LINE >> 20, MAX_BYTES >> 20,
+                                                         MAX_EVENTS))
             return
         line = raw.decode("utf-8", "replace").strip()
         if not line:
@@ -115,11 +161,26 @@ def _pump_lines(read_line, worker):
             ev = json.loads(line)
         except ValueError:
             ev = None
+        except RecursionError:  # json's parser recurses per nesting level: no worker nests so deep
+            garbage("sent a JSON line nested deeper than the parser follows")
+            return
         if isinstance(ev, dict) and "event" in ev:
+            if ev.get("event") not in KEPT_EVENTS:
+                continue
+            ev = _clean(ev)
+            if ev is None:
+                garbage("sent an event that is not a probe worker's (a wrong type or an unknown error kind)")
+                return
             worker.put(ev)
         else:
-            worker.stderr.append(line[:500])
+            worker.stderr.append(_one_line(line))
             del worker.stderr[:-50]
+
+
+def _pump_stderr(read_line, worker):
+    for raw in iter(lambda: read_line(MAX_STDERR_LINE), b""):
+        worker.stderr.append(_one_line(raw.decode("utf-8", "replace").rstrip()))
+        del worker.stderr[:-50]
 
 
 class LocalTransport(object):
@@ -136,7 +197,9 @@ class LocalTransport(object):
     def address(self, host):
         return self.addresses.get(host, "127.0.0.1")
 
-    def start(self, host, script, token=None):
+    def start(self, host, script, token=None, timeout=None):
+        # the worker's own watchdog ends it at its deadline; nothing outlives this machine's
+        # controller here, so no `timeout` wrapper (its process would also carry the run token)
         w = Worker(host, None)
         env = dict(os.environ)
         if token:
@@ -157,9 +220,7 @@ class LocalTransport(object):
                 pass
 
         def err():
-            for raw in iter(p.stderr.readline, b""):
-                w.stderr.append(raw.decode("utf-8", "replace").rstrip()[:500])
-                del w.stderr[:-50]
+            _pump_stderr(p.stderr.readline, w)
 
         def out():
             _pump_lines(p.stdout.readline, w)
@@ -277,19 +338,28 @@ class SshTransport(object):
             c.client.set_missing_host_key_policy(self._ssh._AcceptNew(known, self.lock))
         return c
 
-    def command(self, token=None):
+    def command(self, token=None, timeout=None):
+        """The remote command: find the interpreter, mark the run in the environment, and run the
+        script from stdin under coreutils `timeout -k` (as `check`'s collector runs,
+        gpudoctor/transport/ssh.py): a worker whose controller was killed, or whose interpreter
+        hangs before its own watchdog is armed, still ends. TERM at ``timeout`` + 2 s, KILL 2 s
+        later; the worker's watchdog (at ``timeout``) comes first when it runs at all."""
         py = shlex.quote(self.python)
         env = ""
         if token:
             if not _TOKEN_RE.match(token):
                 raise ValueError("bad probe token")
-            env = "%s=%s " % (TOKEN_VAR, token)
+            env = "export %s=%s; " % (TOKEN_VAR, token)
+        guard = ""
+        if timeout:
+            guard = "command -v timeout >/dev/null 2>&1 && exec timeout -k 2 %d %s -; " % (
+                int(min(float(timeout), 86400)) + 3, py)
         return ("command -v %s >/dev/null 2>&1 || { echo 'gpudoctor: interpreter not found on PATH' >&2; exit 127; }; "
-                "%sexec %s -" % (py, env, py))
+                "%s%sexec %s -" % (py, env, guard, py))
 
-    def start(self, host, script, token=None):
+    def start(self, host, script, token=None, timeout=None):
         w = Worker(host, None)
-        self._exec(w, self.command(token), script)
+        self._exec(w, self.command(token, timeout), script)
         return w
 
     def _exec(self, w, command, script):
@@ -310,10 +380,7 @@ class SshTransport(object):
                 errs = []
 
                 def err():
-                    f = chan.makefile_stderr("rb")
-                    for raw in iter(f.readline, b""):
-                        w.stderr.append(raw.decode("utf-8", "replace").rstrip()[:500])
-                        del w.stderr[:-50]
+                    _pump_stderr(chan.makefile_stderr("rb").readline, w)
                     errs.append(1)
 
                 t = threading.Thread(target=err, daemon=True)
@@ -362,7 +429,7 @@ class SshTransport(object):
 def start_worker(transport, host, config, token):
     """Start node.py with ``config`` on ``host``. The single seam between the probe and a
     transport: point it at the transport interface and nothing else in the probe changes."""
-    w = transport.start(host, payload(config), token=token)
+    w = transport.start(host, payload(config), token=token, timeout=config.get("hard_s"))
     w.role = config.get("role")
     return w
 

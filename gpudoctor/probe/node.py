@@ -17,6 +17,7 @@ at its hard deadline, so a hung worker ends even if the controller is gone.
 """
 
 import errno
+import hmac
 import json
 import os
 import signal
@@ -29,6 +30,8 @@ import time
 TOKEN_VAR = "GPUDOCTOR_PROBE_RUN"
 CHUNK = 1 << 20
 _SOURCE = None  # this script's own text: the payload sets it (the NCCL worker feeds it to its children)
+_CHILDREN = []  # processes this worker started (the NCCL ranks): ended with it
+HANDSHAKE_S = 2.0  # a connection has this long to send the run's key and its tag
 
 
 def emit(event, **kw):
@@ -36,8 +39,8 @@ def emit(event, **kw):
     try:
         sys.stdout.write(json.dumps(kw, sort_keys=True) + "\n")
         sys.stdout.flush()
-    except (IOError, OSError):  # the controller went away: the watchdog still ends us
-        pass
+    except (IOError, OSError):  # the controller went away (its end of our stdout closed):
+        kill_self(_CHILDREN)     # nobody will read a result; end now, not at the watchdog
 
 
 def _own_group():
@@ -77,26 +80,51 @@ def arm_watchdog(seconds, children=()):
 # ---------------------------------------------------------------- TCP throughput
 
 def _bind(addr, ports):
-    """The first free port of ``ports`` on ``addr`` (all interfaces when the address is not
-    this node's), like torch's TCPStore server would take it."""
+    """The first free port of ``ports`` on ``addr``, the address peers use for this node, and on
+    no other: a listener on every interface would be reachable from networks the job does not
+    use. (socket, port, None) or (None, None, (error_kind, message))."""
     last = None
     for p in ports:
-        for a in ([addr, ""] if addr else [""]):
-            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            try:
-                s.bind((a, p))
-                s.listen(64)
-                return s, p, None
-            except (socket.error, OSError) as exc:
-                s.close()
-                last = exc
-                if exc.errno == errno.EADDRNOTAVAIL:
-                    continue  # the name resolves to an address this node does not have
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((addr, p))
+            s.listen(64)
+            return s, p, None
+        except socket.gaierror:
+            s.close()
+            return None, None, ("resolve", "%s does not resolve on this node" % addr)
+        except (socket.error, OSError) as exc:
+            s.close()
+            last = exc
+            if exc.errno != errno.EADDRINUSE:
                 break
-    what = "every port of %d-%d is in use" % (ports[0], ports[-1]) if last is not None and \
-        last.errno == errno.EADDRINUSE else (getattr(last, "strerror", None) or str(last))
-    return None, None, what
+    if last is not None and last.errno == errno.EADDRNOTAVAIL:
+        return None, None, ("not-local", "%s, the address peers use for this node, is not an address of this "
+                                          "node" % addr)
+    if last is not None and last.errno == errno.EADDRINUSE:
+        return None, None, ("port-in-use", "every port of %d-%d is in use on %s" % (ports[0], ports[-1], addr))
+    return None, None, ("port-in-use", getattr(last, "strerror", None) or str(last))
+
+
+def _peer_ips(name):
+    """The IPv4 addresses ``name`` has from this node: the only sources a probe listener accepts."""
+    return set(ai[4][0] for ai in socket.getaddrinfo(name, None, socket.AF_INET, socket.SOCK_STREAM))
+
+
+def first_port_taken(port):
+    """True when a listener already holds ``port`` on this node (torchrun's default MASTER_PORT
+    is the first of the default range). SO_REUSEADDR: a port in TIME_WAIT, or tested by another
+    worker at the same moment, is not in use; a listening socket still refuses the bind."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        s.bind(("", int(port)))
+        return False
+    except (socket.error, OSError) as exc:
+        return exc.errno == errno.EADDRINUSE
+    finally:
+        s.close()
 
 
 def _receive(conn, seconds, counts, i, start_evt):
@@ -167,36 +195,96 @@ def _rate(counts):
     return (total * 8 / (t1 - t0) / 1e9 if t1 > t0 else None), total
 
 
+def _handshake(c, key, tag, state):
+    """Keep ``c`` only when it sends the run's key, then ``tag`` (a phase), within HANDSHAKE_S.
+    The key came in this script on stdin (never on a command line); hmac.compare_digest: a
+    comparison whose time does not depend on where the bytes differ."""
+    want = len(key) + 1
+    got = b""
+    c.settimeout(HANDSHAKE_S)
+    try:
+        while len(got) < want:
+            chunk = c.recv(want - len(got))
+            if not chunk:
+                break
+            got += chunk
+    except (socket.error, OSError):
+        pass
+    ok = len(got) == want and hmac.compare_digest(got[:-1], key) and got[-1:] == tag
+    with state["cond"]:
+        if ok:
+            state["conns"].append(c)
+            state["cond"].notify_all()
+            return
+        state["rejected"] += 1
+    try:
+        c.close()
+    except OSError:
+        pass
+
+
+def _accept_streams(sock, streams, deadline, key, tag, allowed, state):
+    """``streams`` authenticated connections from the expected peer, or None at ``deadline``.
+    A connection from another address is closed at once; the handshakes run in threads, so a
+    third party that connects and stays silent does not hold up the peer."""
+    state["conns"] = []
+    while True:
+        with state["cond"]:
+            if len(state["conns"]) >= streams:
+                conns, extra = state["conns"][:streams], state["conns"][streams:]
+                state["conns"] = []
+                break
+        left = deadline - time.time()
+        if left <= 0:
+            return None
+        sock.settimeout(min(0.2, left))
+        try:
+            c, peer = sock.accept()
+        except socket.timeout:
+            continue
+        except (socket.error, OSError):
+            continue
+        if peer[0] not in allowed:
+            with state["cond"]:
+                state["rejected"] += 1
+            c.close()
+            continue
+        t = threading.Thread(target=_handshake, args=(c, key, tag, state))
+        t.daemon = True
+        t.start()
+    for c in extra:
+        c.close()
+    for c in conns:
+        c.settimeout(5)
+    return conns
+
+
 def tcp_server(cfg):
-    """Phase U: accept ``streams`` connections and receive; phase D: accept again and send."""
+    """Phase U: accept ``streams`` connections and receive; phase D: accept again and send.
+    Only connections from the peer's address that send the run's key count."""
     ports = list(range(int(cfg["ports"][0]), int(cfg["ports"][1]) + 1))
-    sock, port, err = _bind(cfg.get("addr"), ports)
+    key = bytes(bytearray.fromhex(cfg["key"]))
+    try:
+        allowed = _peer_ips(cfg["peer_addr"])
+    except (socket.error, OSError):
+        emit("result", ok=False, error_kind="resolve", error="the peer %s does not resolve on this node"
+             % cfg["peer_addr"])
+        return 3
+    sock, port, err = _bind(cfg["addr"], ports)
     if sock is None:
-        emit("result", ok=False, error_kind="port-in-use", error=err)
+        emit("result", ok=False, error_kind=err[0], error=err[1])
         return 3
     emit("ready", pid=os.getpid(), pgid=os.getpgid(0), port=port)
     seconds, streams = float(cfg["seconds"]), int(cfg.get("streams", 4))
     deadline = time.time() + float(cfg["accept_s"])
     result = {"ok": True, "port": port}
+    state = {"cond": threading.Condition(), "rejected": 0, "conns": []}
     for phase in ("U", "D"):
-        conns = []
-        while len(conns) < streams:
-            sock.settimeout(max(0.05, deadline - time.time()))
-            try:
-                c, _ = sock.accept()
-            except socket.timeout:
-                emit("result", ok=False, error_kind="no-peer", port=port,
-                     error="no peer connected to port %d within %.0fs (phase %s)" % (port, cfg["accept_s"], phase))
-                return 4
-            c.settimeout(5)
-            try:
-                tag = c.recv(1)
-            except (socket.error, OSError):
-                tag = b""
-            if tag != phase.encode():
-                c.close()
-                continue
-            conns.append(c)
+        conns = _accept_streams(sock, streams, deadline, key, phase.encode(), allowed, state)
+        if conns is None:
+            emit("result", ok=False, error_kind="no-peer", port=port, rejected=state["rejected"],
+                 error="no peer connected to port %d within %.0fs (phase %s)" % (port, cfg["accept_s"], phase))
+            return 4
         if phase == "U":
             result["rx_gbps"], result["rx_bytes"] = _receive_all(conns, seconds)
         else:
@@ -207,21 +295,32 @@ def tcp_server(cfg):
                 t.join()
         deadline = time.time() + float(cfg["accept_s"])
     sock.close()
+    result["rejected"] = state["rejected"]
     emit("result", **result)
     return 0
 
 
-def _connect(addr, port, seconds):
-    """A connection to the peer, retried while its listener may be starting."""
+def _connect(addr, port, seconds, src=None):
+    """A connection to the peer, retried while its listener may be starting. From ``src`` (this
+    node's address, the one the listener expects) when this node has it."""
     deadline = time.time() + seconds
     last = None
     while True:
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         try:
-            return socket.create_connection((addr, port), timeout=max(0.5, min(5.0, deadline - time.time()))), None
+            if src:
+                try:
+                    s.bind((src, 0))
+                except (socket.error, OSError):
+                    pass  # not this node's address: the kernel picks the source
+            s.settimeout(max(0.5, min(5.0, deadline - time.time())))
+            s.connect((addr, port))
+            return s, None
         except socket.timeout:
             last = ("port-blocked", "connecting to %s:%d timed out (a firewall drops it?)" % (addr, port))
         except (socket.error, OSError) as exc:
             if isinstance(exc, socket.gaierror):
+                s.close()
                 return None, ("resolve", "%s does not resolve on this node" % addr)
             if exc.errno == errno.ECONNREFUSED:
                 last = ("port-refused", "%s:%d refused the connection" % (addr, port))
@@ -232,6 +331,7 @@ def _connect(addr, port, seconds):
                 last = ("unreachable", "%s: network unreachable" % addr)
             else:
                 last = ("connect", "%s:%d: %s" % (addr, port, exc.strerror or exc))
+        s.close()
         if time.time() + 0.2 >= deadline:
             return None, last
         time.sleep(0.1)
@@ -240,18 +340,27 @@ def _connect(addr, port, seconds):
 def tcp_client(cfg):
     emit("ready", pid=os.getpid(), pgid=os.getpgid(0))
     addr, port = cfg["peer_addr"], int(cfg["port"])
+    key = bytes(bytearray.fromhex(cfg["key"]))
     seconds, streams = float(cfg["seconds"]), int(cfg.get("streams", 4))
     result = {"ok": True}
     for phase in ("U", "D"):
         conns = []
         for _ in range(streams):
-            c, err = _connect(addr, port, float(cfg["connect_s"]))
+            c, err = _connect(addr, port, float(cfg["connect_s"]), cfg.get("src_addr"))
             if c is None:
                 for x in conns:
                     x.close()
                 emit("result", ok=False, error_kind=err[0], error=err[1], phase=phase)
                 return 4
-            c.sendall(phase.encode())
+            try:
+                c.sendall(key + phase.encode())
+            except (socket.error, OSError) as exc:
+                c.close()
+                for x in conns:
+                    x.close()
+                emit("result", ok=False, error_kind="port-refused", phase=phase,
+                     error="%s:%d closed the connection: %s" % (addr, port, getattr(exc, "strerror", None) or exc))
+                return 4
             conns.append(c)
         if phase == "U":
             ts = [threading.Thread(target=_send, args=(c, seconds)) for c in conns]
@@ -336,6 +445,7 @@ def nccl(cfg):
                          deadline_at=deadline, init_timeout_s=float(cfg.get("init_timeout_s", 60)))
         p = subprocess.Popen([sys.executable, "-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                              stderr=subprocess.STDOUT, env=env)
+        _CHILDREN.append(p)
         p.stdin.write((_SOURCE + "\nmain(%r)\n" % json.dumps(child_cfg)).encode())
         p.stdin.close()
         children.append(p)
@@ -578,8 +688,9 @@ def hello(cfg):
         pass
     if visible is not None and gpus is not None:
         gpus = min(gpus, len([x for x in visible.split(",") if x.strip() and x.strip() != "-1"]))
+    taken = first_port_taken(cfg["ports"][0]) if cfg.get("ports") else None
     emit("result", ok=True, python=sys.version.split()[0], executable=sys.executable,
-         torch=importlib.util.find_spec("torch") is not None, gpus=gpus, pid=os.getpid())
+         torch=importlib.util.find_spec("torch") is not None, gpus=gpus, pid=os.getpid(), first_port_taken=taken)
     return 0
 
 

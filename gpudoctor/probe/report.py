@@ -65,6 +65,9 @@ def render_text(doc, findings, stream, step=None):
     live = [n for n in doc["nodes"] if n.get("reachable") and not n.get("error_kind")]
     w("gpudoctor probe: mode %s, %d of %d nodes, %.1f s of a %g s budget\n" % (
         doc.get("mode") or "-", len(live), len(doc["nodes"]), doc.get("elapsed_s") or 0, doc.get("budget_s") or 0))
+    if doc.get("interrupted"):
+        w("INTERRUPTED by %s: what follows is what was measured before it; the workers were ended\n"
+          % doc["interrupted"])
     for n in doc["nodes"]:
         if n.get("error_kind"):
             w("  %-16s FAILED %s: %s\n" % (n["host"], n["error_kind"], n.get("error") or ""))
@@ -95,7 +98,8 @@ def render_text(doc, findings, stream, step=None):
         w("\npairs (%s; pass 1 in rounds of disjoint pairs, pass 2 on suspects):\n" % unit)
         for p in pairs:
             if p.get("error"):
-                w("  %-24s FAILED %s: %s\n" % ("%s<->%s" % (p["a"], p["b"]), p["error_kind"], p["error"]))
+                w("  %-24s FAILED %s: %s%s\n" % ("%s<->%s" % (p["a"], p["b"]), p["error_kind"], p["error"],
+                                            " (blame: %s)" % p["blame"] if p.get("blame") else ""))
             else:
                 w("  %-24s %8.3g   (%s->%s %.3g, %s->%s %.3g)%s\n" % (
                     "%s<->%s" % (p["a"], p["b"]), p["gbps"], p["a"], p["b"], p["gbps_ab"] or 0, p["b"], p["a"],
@@ -122,6 +126,8 @@ def render_text(doc, findings, stream, step=None):
                 w("     %s %s\n" % ("fix:" if i == 0 else "    ", line))
     if doc.get("note"):
         w("%s\n" % doc["note"])
+    elif doc.get("interrupted"):
+        w("the run was interrupted: pairs and nodes not reached above were not judged\n")
     elif not any(f.severity in ("error", "warning") for f in findings):
         w("no problem found by the probe\n")
     cl = doc.get("cleanup") or {}

@@ -11,9 +11,11 @@
 Returns the ``gpudoctor.probe/1`` document (without findings: findings.py adds them).
 """
 
+import math
+import secrets
 import time
 import uuid
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 
 from gpudoctor.probe import SCHEMA, nccl_log, plan
 from gpudoctor.probe.launch import cleanup_run, start_worker
@@ -27,6 +29,19 @@ NODE_GRACE = 2.5  # seconds a node's NCCL worker needs after its deadline to end
 DEFAULT_PORTS = (29500, 29599)
 # Kinds where nothing started on the node: no cleanup to run there.
 UNREACHED = {"resolve", "refused", "timeout", "unreachable", "auth", "hostkey", "hostkey-unknown", "ssh"}
+# The shortest time a healthy TCP pair needs beyond its 2 x --tcp-seconds of traffic: two
+# workers started over SSH one after the other (connect, interpreter start) and the handshakes.
+TCP_START_S = 2.0
+NCCL_PAIR_MIN_S = 8.0  # an NCCL pair job: two workers, torch import, NCCL init, two sizes
+INTERRUPT_CLEANUP_S = 10.0  # after Ctrl-C or SIGTERM the cleanup gets at most this long
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (what `timeout`, scancel, systemd and Kubernetes send), raised in the main thread
+    as Ctrl-C raises KeyboardInterrupt, so both end the run the same way: workers stopped,
+    the partial report printed. Exit 143 (128 + 15, as a shell reports it)."""
+
+    signal_name, exit_code = "SIGTERM", 143
 
 
 class Budget(object):
@@ -44,11 +59,15 @@ class Budget(object):
         return time.time() + max(0.0, self.left()) * fraction
 
 
-def _hello(transport, hosts, token, deadline):
+def _hello(transport, hosts, token, deadline, ports=None, out=None):
+    """Start a worker on every node at once; ``out`` (host -> node record) fills as nodes answer,
+    so an interrupted run still reports the nodes that did."""
     t0 = time.time()
-    workers = {h: start_worker(transport, h, {"role": "hello", "hard_s": max(1.0, deadline - time.time())}, token)
-               for h in hosts}
-    out = {}
+    cfg = {"role": "hello", "hard_s": max(1.0, deadline - time.time())}
+    if ports:
+        cfg["ports"] = list(ports)
+    workers = {h: start_worker(transport, h, cfg, token) for h in hosts}
+    out = {} if out is None else out
     for h in hosts:
         ev = workers[h].next_event(deadline)
         if ev is None:
@@ -58,32 +77,53 @@ def _hello(transport, hosts, token, deadline):
         elif not ev.get("ok"):
             out[h] = {"host": h, "reachable": False, "error_kind": ev.get("error_kind"), "error": ev.get("error")}
         else:
-            out[h] = {"host": h, "reachable": True, "error_kind": None, "error": None, "python": ev.get("python"),
-                      "torch": ev.get("torch"), "gpus": ev.get("gpus")}
+            gpus = ev.get("gpus")
+            out[h] = {"host": h, "reachable": True, "error_kind": None, "error": None,
+                      "python": _text(ev.get("python"), 40), "torch": ev.get("torch") is True,
+                      "gpus": gpus if type(gpus) is int and 0 <= gpus <= 1024 else None,
+                      "first_port_taken": ev.get("first_port_taken") is True}
     return out
+
+
+def _text(x, limit):
+    from gpudoctor.probe.launch import _one_line
+
+    return None if x is None else _one_line(x, limit)
+
+
+def _num(x):
+    """A rate a node reported, when it is one: a finite number >= 0 (node output is untrusted)."""
+    if type(x) not in (int, float) or not math.isfinite(x) or x < 0:
+        return None
+    return float(x)
 
 
 # ---------------------------------------------------------------- TCP
 
 def _tcp_pair(transport, a, b, token, opts, deadline):
-    """Measure a<->b: a listens on a port of the range, b connects; both directions."""
+    """Measure a<->b: a listens on a port of the range, b connects; both directions. The two
+    workers share the run's key (in their scripts, on stdin): a's listener takes only
+    connections from b's address that send it."""
     seconds = opts["tcp_seconds"]
     hard = max(1.0, deadline - time.time() + 1.0)
     pair = {"a": a, "b": b, "gbps_ab": None, "gbps_ba": None, "gbps": None, "transport": "tcp",
             "error": None, "error_kind": None, "blame": None}
     server = start_worker(transport, a, {"role": "tcp-server", "addr": transport.address(a),
+                                         "peer_addr": transport.address(b), "key": opts["key"],
                                          "ports": list(opts["ports"]), "seconds": seconds,
                                          "streams": opts["streams"], "accept_s": max(1.0, deadline - time.time()),
                                          "hard_s": hard}, token)
     ev = server.next_event(deadline, want=("ready",))
-    if ev is None or ev.get("event") == "result":
+    if ev is None or ev.get("event") == "result" or ev.get("port") is None:
         server.stop()
-        kind = (ev or {}).get("error_kind") or "hang"
-        pair.update(error=(ev or {}).get("error") or "the worker on %s did not start in time" % a,
+        kind = (ev or {}).get("error_kind") or ("garbage" if ev else "hang")
+        pair.update(error=(ev or {}).get("error") or ("the worker on %s said it was ready without a port" % a if ev
+                                                      else "the worker on %s did not start in time" % a),
                     error_kind=kind, blame=a)
         return pair
     pair["port"] = ev["port"]
     client = start_worker(transport, b, {"role": "tcp-client", "peer_addr": transport.address(a), "port": ev["port"],
+                                         "src_addr": transport.address(b), "key": opts["key"],
                                          "seconds": seconds, "streams": opts["streams"],
                                          "connect_s": min(3.0, max(0.5, deadline - time.time() - 2 * seconds)),
                                          "hard_s": hard}, token)
@@ -95,6 +135,12 @@ def _tcp_pair(transport, a, b, token, opts, deadline):
         blame = a if kind in ("port-blocked", "port-refused") else b
         pair.update(error=rc.get("error"), error_kind=kind, blame=blame)
         return pair
+    if rc is not None and _num(rc.get("rx_gbps")) is None:
+        # b says it finished but measured nothing: b's fault, never the peer left waiting for it
+        client.stop()
+        server.stop()
+        pair.update(error="the worker on %s ended without a measurement" % b, error_kind="garbage", blame=b)
+        return pair
     rs = server.next_event(deadline)
     if rc is None or rs is None:
         client.stop()
@@ -102,11 +148,16 @@ def _tcp_pair(transport, a, b, token, opts, deadline):
         who = b if rc is None else a
         pair.update(error="the worker on %s did not finish in time" % who, error_kind="hang", blame=who)
         return pair
+    if type(rs.get("rejected")) is int and rs["rejected"] > 0:
+        pair["rejected"] = rs["rejected"]  # connections from another address, or without the run's key
     if not rs.get("ok"):
         pair.update(error=rs.get("error"), error_kind=rs.get("error_kind"), blame=a)
         return pair
-    pair["gbps_ba"] = _r(rs.get("rx_gbps"))  # a received what b sent
-    pair["gbps_ab"] = _r(rc.get("rx_gbps"))
+    if _num(rs.get("rx_gbps")) is None:
+        pair.update(error="the worker on %s ended without a measurement" % a, error_kind="garbage", blame=a)
+        return pair
+    pair["gbps_ba"] = _r(_num(rs.get("rx_gbps")))  # a received what b sent
+    pair["gbps_ab"] = _r(_num(rc.get("rx_gbps")))
     pair["gbps"] = plan.pair_rate(pair)
     return pair
 
@@ -115,18 +166,33 @@ def _r(x, nd=3):
     return None if x is None else round(float(x), nd)
 
 
-def _run_rounds(rounds, fn, deadline, log):
-    """Run rounds while the budget allows: a round starts only when the last one's length
-    still fits before ``deadline``."""
+def _run_rounds(rounds, fn, deadline, log, min_round, cap, sink=None, pass_no=1):
+    """Run rounds while the budget allows. Each round gets its share of the time left before
+    ``deadline`` (at least ``min_round``, what a healthy round needs; never past ``cap``), and its
+    pairs end there: a hung node costs each of its rounds that share, not the whole phase, and
+    the rounds after it still run. A round starts when a healthy round (the last one's length,
+    at most ``min_round``) still fits before ``deadline``. Finished pairs go to ``sink`` as
+    they come, for the report of an interrupted run."""
     done, skipped, last = [], 0, None
+    sink = [] if sink is None else sink
     for i, pairs in enumerate(rounds):
         now = time.time()
-        if now + (last or 0) * 1.2 > deadline or now >= deadline:
+        est = min(last, min_round) if last is not None else 0.0
+        if now >= deadline or now + est * 1.2 > deadline:
             skipped = len(rounds) - i
             break
+        rdl = min(cap, now + max(min_round, (deadline - now) / (len(rounds) - i)))
         t0 = time.time()
-        with ThreadPoolExecutor(max_workers=max(1, len(pairs))) as pool:
-            res = list(pool.map(lambda p: fn(p[0], p[1], deadline), pairs))
+        pool = ThreadPoolExecutor(max_workers=max(1, len(pairs)))
+        try:
+            futs = [pool.submit(fn, a, b, rdl) for a, b in pairs]
+            for f in futs:
+                f.add_done_callback(lambda f: f.exception() is None and sink.append(dict(f.result(), **{
+                    "pass": pass_no})))
+            wait(futs)
+            res = [dict(f.result(), **{"pass": pass_no}) for f in futs]
+        finally:
+            pool.shutdown(wait=False)  # interrupted: the pairs still running end with the cleanup
         done.extend(res)
         last = time.time() - t0
         log("round %d/%d: %d pairs in %.1fs" % (i + 1, len(rounds), len(pairs), last))
@@ -137,7 +203,9 @@ def tcp_phase(transport, live, token, opts, budget, log):
     first_deadline = budget.share(0.65)
     window = lambda: min(budget.end, time.time() + 2 * opts["tcp_seconds"] + opts["round_slack"])  # noqa: E731
     fn = lambda a, b, dl: _tcp_pair(transport, a, b, token, opts, min(dl, window()))  # noqa: E731
-    first, skipped = _run_rounds(plan.rounds(live), fn, first_deadline, log)
+    min_round = 2 * opts["tcp_seconds"] + TCP_START_S
+    sink = opts["progress"]["pairs"]
+    first, skipped = _run_rounds(plan.rounds(live), fn, first_deadline, log, min_round, budget.end, sink, 1)
     med, slow = plan.suspects([p for p in first if not p["error"]], opts["ratio"])
     bad = slow + [p for p in first if p["error"]]
     good = [h for h in live if not any(h in (p["a"], p["b"]) for p in bad)]
@@ -147,17 +215,19 @@ def tcp_phase(transport, live, token, opts, budget, log):
     extra = [(p["b"], p["a"]) for p in first if p["error_kind"] in ("port-blocked", "port-refused", "no-peer")]
     extra += [x for x in plan.unheard(live, first) if x not in extra]
     second_rounds = plan.matchings(extra) + second_rounds
-    second, skipped2 = _run_rounds(second_rounds, fn, budget.end, log)
-    for p in second:
-        p["pass"] = 2
-    for p in first:
-        p["pass"] = 1
+    second, skipped2 = _run_rounds(second_rounds, fn, budget.end, log, min_round, budget.end, sink, 2)
     verdict = plan.isolate(first, second, opts["ratio"])
-    return first + second, {"rounds_total": len(plan.rounds(live)), "rounds_skipped": skipped,
-                            "second_pass_rounds": len(second_rounds) - skipped2, "suspects": sus,
-                            "median_gbps": _r(verdict["median"]), "slow_nodes": verdict["slow_nodes"],
-                            "slow_links": [[p["a"], p["b"]] for p in verdict["slow_links"]],
-                            "unconfirmed_links": [[p["a"], p["b"]] for p in verdict["unconfirmed"]]}
+    return first + second, _isolation(verdict, len(plan.rounds(live)), skipped, sus,
+                                      second_pass_rounds=len(second_rounds) - skipped2)
+
+
+def _isolation(verdict, total, skipped, sus, **extra):
+    out = {"rounds_total": total, "rounds_skipped": skipped}
+    out.update(extra)
+    out.update({"suspects": sus, "median_gbps": _r(verdict["median"]), "slow_nodes": verdict["slow_nodes"],
+                "slow_links": [[p["a"], p["b"]] for p in verdict["slow_links"]],
+                "unconfirmed_links": [[p["a"], p["b"]] for p in verdict["unconfirmed"]]})
+    return out
 
 
 # ---------------------------------------------------------------- NCCL
@@ -267,7 +337,7 @@ def _best(job, op="all_reduce"):
 
 
 def nccl_phase(transport, live, gpus, token, opts, budget, log, node_env):
-    jobs = []
+    jobs = opts["progress"]["jobs"]  # filled as jobs end: an interrupted run reports them
     multi = [h for h in live if (gpus.get(h) or 0) >= 2]
     if multi:
         dl = budget.share(0.4 if len(live) > 1 else 1.0)
@@ -288,18 +358,17 @@ def nccl_phase(transport, live, gpus, token, opts, budget, log, node_env):
                     "gbps_ba": best["busbw_gbps"] if best else None, "gbps": best["busbw_gbps"] if best else None,
                     "transport": j["transport"], "error": j["error"], "error_kind": j["error_kind"],
                     "blame": j["blame"], "unit": "busbw_GBps"}
-        first, skipped = _run_rounds(plan.rounds(live), fn, budget.share(0.7), log)
+        sink = opts["progress"]["pairs"]
+        first, skipped = _run_rounds(plan.rounds(live), fn, budget.share(0.7), log, NCCL_PAIR_MIN_S, budget.end,
+                                     sink, 1)
         med, slow = plan.suspects([p for p in first if not p["error"]], opts["ratio"])
         bad = slow + [p for p in first if p["error"]]
         good = [h for h in live if not any(h in (p["a"], p["b"]) for p in bad)]
         rounds2, sus = plan.second_pass(live, bad, good, plan.fast_nodes(first, slow))
-        second, _ = _run_rounds(rounds2, fn, budget.end, log)
+        second, _ = _run_rounds(rounds2, fn, budget.end, log, NCCL_PAIR_MIN_S, budget.end, sink, 2)
         verdict = plan.isolate(first, second, opts["ratio"])
         pairs = first + second
-        iso = {"rounds_total": len(plan.rounds(live)), "rounds_skipped": skipped, "suspects": sus,
-               "median_gbps": _r(verdict["median"]), "slow_nodes": verdict["slow_nodes"],
-               "slow_links": [[p["a"], p["b"]] for p in verdict["slow_links"]],
-               "unconfirmed_links": [[p["a"], p["b"]] for p in verdict["unconfirmed"]]}
+        iso = _isolation(verdict, len(plan.rounds(live)), skipped, sus)
     else:
         iso = None
     return jobs, pairs, iso
@@ -310,15 +379,23 @@ def nccl_phase(transport, live, gpus, token, opts, budget, log, node_env):
 def probe(hosts, transport, mode="auto", budget=120.0, ports=DEFAULT_PORTS, tcp_seconds=2.0, streams=4,
           sizes=None, ops=("all_reduce", "all_gather"), gpus=None, node_env=None, ratio=0.5, keep_logs=False,
           log=None, cleanup_hosts=None):
-    """Run the probe over ``hosts`` through ``transport``; the gpudoctor.probe/1 document."""
+    """Run the probe over ``hosts`` through ``transport``; the gpudoctor.probe/1 document.
+
+    Ctrl-C (KeyboardInterrupt) or SIGTERM (``Terminated``, when the caller turned it into one)
+    ends the run early: the workers are ended as at the end of a run, and the document holds what
+    was measured so far, with ``interrupted`` naming the signal."""
     log = log or (lambda msg: None)
     b = Budget(budget)
-    token = uuid.uuid4().hex
+    token = uuid.uuid4().hex  # the run id (cleanup finds the run's processes by it); it is printed
+    progress = {"pairs": [], "jobs": []}
     opts = {"ports": ports, "tcp_seconds": float(tcp_seconds), "streams": int(streams), "ratio": float(ratio),
             "sizes": list(sizes or DEFAULT_SIZES), "pair_sizes": [s for s in PAIR_SIZES
                                                                   if s <= max(sizes or DEFAULT_SIZES)] or
             [max(sizes or DEFAULT_SIZES)], "ops": ops, "init_timeout": 60.0, "target_s": 0.25, "max_iters": 20,
-            "keep_logs": keep_logs, "round_slack": 8.0, "hard_end": b.start + b.total - min(b.reserve, 2.0)}
+            "keep_logs": keep_logs, "round_slack": 8.0, "hard_end": b.start + b.total - min(b.reserve, 2.0),
+            # the key a TCP listener asks of its peer: secrets' CSPRNG, per run, sent to the workers
+            # inside their scripts on stdin, never printed nor put on a command line
+            "key": secrets.token_bytes(32).hex(), "progress": progress}
     doc = {"schema": SCHEMA, "mode": None, "budget_s": budget, "nodes": [], "collectives": [], "pairs": [],
            "jobs": [], "isolation": None, "cleanup": {}, "elapsed_s": None, "ports": list(ports),
            "addresses": {h: transport.address(h) for h in hosts}, "transport": transport.name,
@@ -326,9 +403,10 @@ def probe(hosts, transport, mode="auto", budget=120.0, ports=DEFAULT_PORTS, tcp_
     if node_env:
         doc["node_env"] = node_env
     nodes = {}
+    interrupted = None
     try:
         # a worker that has not said hello within a tenth of the budget (3-15 s) is hung
-        nodes = _hello(transport, hosts, token, min(b.end, time.time() + max(3.0, min(15.0, b.total * 0.1))))
+        _hello(transport, hosts, token, min(b.end, time.time() + max(3.0, min(15.0, b.total * 0.1))), ports, nodes)
         live = [h for h in hosts if nodes[h]["reachable"]]
         if gpus is not None:
             for h in live:
@@ -349,21 +427,34 @@ def probe(hosts, transport, mode="auto", budget=120.0, ports=DEFAULT_PORTS, tcp_
             jobs, pairs, iso = nccl_phase(transport, live, {h: nodes[h]["gpus"] for h in live}, token, opts, b, log,
                                           node_env)
             doc["jobs"], doc["pairs"], doc["isolation"] = jobs, pairs, iso
-            for j in jobs:
-                doc["collectives"].extend(j["collectives"])
-                if j["error"] and j["blame"] in nodes and nodes[j["blame"]]["error_kind"] is None:
-                    nodes[j["blame"]].update(error_kind=j["error_kind"], error=j["error"])
         measured = doc["pairs"] or any(j.get("collectives") for j in doc["jobs"])
         if not measured and not any(n.get("error_kind") for n in nodes.values()):
             doc["note"] = ("nothing to measure: the TCP probe needs two nodes, and NCCL needs two GPUs (one node "
                            "with 2+ GPUs, or 2+ nodes)")
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM as Terminated: report what was measured
+        interrupted = getattr(exc, "signal_name", "SIGINT")
+        doc["interrupted"] = interrupted
+        doc["pairs"] = list(progress["pairs"])
+        doc["jobs"] = list(progress["jobs"])
+        if doc["pairs"] and doc["mode"] == "tcp":
+            done = [p for p in doc["pairs"] if p.get("pass") == 1]
+            verdict = plan.isolate(done, [p for p in doc["pairs"] if p.get("pass") != 1], ratio)
+            doc["isolation"] = _isolation(verdict, len(plan.rounds([h for h in hosts if (nodes.get(h) or {}).get(
+                "reachable")])), None, [])
     finally:
         targets = cleanup_hosts if cleanup_hosts is not None else [
             h for h in hosts if h not in nodes or nodes[h].get("error_kind") not in UNREACHED]
         if targets:
             grace = max(2.0, b.start + b.total - time.time())
+            if interrupted:
+                grace = min(grace, INTERRUPT_CLEANUP_S)
             doc["cleanup"] = cleanup_run(transport, targets, token, timeout=grace)
-    doc["nodes"] = [nodes.get(h) or {"host": h, "reachable": False, "error_kind": "interrupted", "error": None}
+    for j in doc["jobs"]:
+        doc["collectives"].extend(j["collectives"])
+        if j["error"] and j["blame"] in nodes and nodes[j["blame"]]["error_kind"] is None:
+            nodes[j["blame"]].update(error_kind=j["error_kind"], error=j["error"])
+    doc["nodes"] = [nodes.get(h) or {"host": h, "reachable": False, "error_kind": "interrupted",
+                                     "error": "the run was interrupted before the node answered"}
                     for h in hosts]
     doc["elapsed_s"] = round(time.time() - b.start, 2)
     return doc
