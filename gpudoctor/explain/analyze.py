@@ -109,8 +109,10 @@ def analyze(scan, kb, assume_error=False):
         m["bonus"], m["signal_hits"] = _signals(scan, e, m["lines"])
         m["score"] = m["rank"] + m["bonus"]
         causes.append(eid)
-    order = sorted(causes, key=lambda eid: (kb.by_id[eid]["kind"] == "echo", -matched[eid]["score"],
-                                             matched[eid]["first"]))
+    # A family entry (generic = true: a generated message site, or a phrase that several causes
+    # print, such as 'invalid usage') never outranks an entry that names a specific cause.
+    order = sorted(causes, key=lambda eid: (kb.by_id[eid]["kind"] == "echo", bool(kb.by_id[eid].get("generic")),
+                                             -matched[eid]["score"], matched[eid]["first"]))
     findings = []
     for i, eid in enumerate(order):
         e = kb.by_id[eid]

@@ -12,6 +12,8 @@ import re
 
 KINDS = ("error", "warning", "echo")
 MIN_NEEDLE = 4
+MAX_NEEDLE = 24
+GENERATED_RANK = 30  # rank of a generated message site unless its entry sets site_rank
 _ID = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+$")
 _URL = re.compile(r"^https?://\S+$")
 _WS = b" \t\r\n"
@@ -34,12 +36,13 @@ class Pattern:
     a `together` group)."""
 
     __slots__ = ("entry", "role", "cause", "rank", "source", "regex", "needles", "needles_b", "multiline",
-                 "weight", "near", "group", "index", "on_info")
+                 "weight", "near", "group", "index", "on_info", "site")
 
     def __init__(self, entry, role, source, rank, cause=None, weight=0, near=None, group=None, index=None,
-                 on_info=False):
+                 on_info=False, site=None):
         self.entry, self.role, self.source, self.rank, self.cause = entry, role, source, rank, cause
         self.on_info = on_info
+        self.site = site  # a generated message site ({"id", "where", "text", ...}) or None
         self.weight, self.near, self.group, self.index = weight, near, group, index
         if not isinstance(source, str):
             raise KnowledgeError("%s: a pattern must be a string, not %r" % (entry, source))
@@ -49,7 +52,9 @@ class Pattern:
             raise KnowledgeError("%s: pattern %r does not compile: %s" % (entry, source, exc))
         self.multiline = "\\n" in source or "\n" in source
         raw = needles_of(source)
-        self.needles_b = sorted({squash(n) for n in raw})
+        # a prefix of a required literal is required too: long needles are cut, which keeps the
+        # prefilter's containment index small (Knowledge) with thousands of generated patterns
+        self.needles_b = sorted({squash(n)[:MAX_NEEDLE] for n in raw})
         self.needles = [n.decode("utf-8", "replace") for n in self.needles_b]
         if not raw or min(len(n) for n in raw) < MIN_NEEDLE or min(len(n) for n in self.needles_b) < 3:
             raise KnowledgeError("%s: pattern %r has no literal run of %d+ non-blank characters to prefilter on"
@@ -116,8 +121,22 @@ class Knowledge:
         for p in self.patterns:
             needles.update(p.needles_b)
         self.order = {p: i for i, p in enumerate(self.patterns)}
+        # the needles each needle contains (itself included), by looking up its substrings of the
+        # lengths that occur: linear in the number of needles (each is at most MAX_NEEDLE long)
+        lengths = sorted({len(n) for n in needles})
+        inside = {}
+        for n in needles:
+            got = []
+            for k in lengths:
+                if k > len(n):
+                    break
+                for i in range(len(n) - k + 1):
+                    sub = n[i:i + k]
+                    if sub in needles:
+                        got.append(sub)
+            inside[n] = set(got)
         # a needle that contains a shorter needle is redundant in the prefilter
-        minimal = sorted(n for n in needles if not any(m != n and m in n for m in needles))
+        minimal = sorted(n for n in needles if inside[n] == {n})
         # One trie per first byte: each regex then starts with a literal, which the regex
         # engine finds with a fast scan; one trie over every needle is ~3x slower
         # (bench/explain_bench.py).
@@ -126,9 +145,13 @@ class Knowledge:
             groups.setdefault(n[:1], []).append(n)
         self.prefilters = [re.compile(_bytes_trie(g)) for _, g in sorted(groups.items())]
         # a prefilter hit (a minimal needle) -> the patterns that may match around it
-        self.by_hit = {}
-        for m in minimal:
-            self.by_hit[m] = [p for p in self.patterns if any(m in n for n in p.needles_b)]
+        self.by_hit = {m: [] for m in minimal}
+        for p in self.patterns:
+            hits = set()
+            for n in p.needles_b:
+                hits.update(m for m in inside[n] if m in self.by_hit)
+            for m in sorted(hits):
+                self.by_hit[m].append(p)
 
     def check_ids(self):
         return sorted({cid for e in self.entries for c in e["causes"] for cid in c.get("checks", ())})
@@ -175,7 +198,7 @@ def _toml():
 
 
 ENTRY_KEYS = {"id", "title", "kind", "rank", "explain", "patterns", "distinct", "causes", "references", "debug",
-              "lookup", "family", "signals", "together", "note", "computed"}
+              "lookup", "family", "signals", "together", "note", "computed", "site_rank", "generic", "tell_apart"}
 CAUSE_KEYS = {"text", "checks", "confirm", "fix", "exports", "evidence", "computed"}
 COMPUTED = {"torch_build", "socket_ifname", "launcher_port", "visible_gpus", "btl_tcp_if"}
 
@@ -272,6 +295,44 @@ def _validate(e, where, known_checks):
     return e
 
 
+def generated_files():
+    """gpudoctor/data/knowledge/generated/*.json: message sites generated from their sources
+    (tools/gen_*.py)."""
+    d = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "knowledge", "generated")
+    return sorted(os.path.join(d, n) for n in os.listdir(d) if n.endswith(".json")) if os.path.isdir(d) else []
+
+
+def _attach_sites(path, by_id):
+    """Each assigned site of a generated file becomes a pattern of the entry its family names
+    (rank: the entry's site_rank, else GENERATED_RANK). A site naming no entry is a bug in the
+    generator's rules table."""
+    import json
+
+    name = os.path.basename(path)
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+        sites, head = doc["sites"], doc["header"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise KnowledgeError("%s: not a generated knowledge file: %s" % (name, exc))
+    for key in ("source", "version", "generator", "date"):
+        if not head.get(key):
+            raise KnowledgeError("%s: header has no %s" % (name, key))
+    for site in sites:
+        fam, rx = site.get("family"), site.get("re")
+        if not fam or not rx:
+            continue
+        e = by_id.get(fam)
+        if e is None:
+            raise KnowledgeError("%s: site %s names family %r, which no knowledge entry defines"
+                                 % (name, site.get("id"), fam))
+        rank = e.get("site_rank", min(e["rank"], GENERATED_RANK))
+        info = {k: site[k] for k in ("id", "where", "text", "name", "code", "level") if k in site}
+        info["source"] = name[:-5]
+        e["_patterns"].append(Pattern(e["id"], "match", rx, rank, site=info))
+        e.setdefault("_sites", []).append(info)
+
+
 _cache = {}
 
 
@@ -302,6 +363,10 @@ def load_knowledge(files=None, known_checks="registry"):
                 raise KnowledgeError("entry id %r is defined twice (%s and %s)" % (e["id"], seen[e["id"]], rel))
             seen[e["id"]] = rel
             entries.append(e)
+    by_id = {e["id"]: e for e in entries}
+    if files is None:
+        for path in generated_files():
+            _attach_sites(path, by_id)
     from gpudoctor.explain.text import generic_error_patterns, launcher_patterns
 
     kb = Knowledge(entries, generic_error_patterns() + launcher_patterns())

@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""Generate gpudoctor/data/knowledge/generated/nvml.json: the NVML return codes (NVML_ERROR_*),
+their numbers, pynvml's exception class names and texts, each with a knowledge family
+(FAMILIES below).
+
+Usage:
+    python tools/gen_nvml.py [-o OUT]                                 (the installed nvidia-ml-py)
+    python tools/gen_nvml.py --slice tools/data/nvml_slice.tsv -o OUT   (the test)
+
+Source: nvidia-ml-py's pynvml.py (https://pypi.org/project/nvidia-ml-py/): the NVML_ERROR_*
+constants, NVMLError._errcode_to_string, and the NVMLError_<Name> classes it derives from them.
+A slice is `NAME<TAB>NUMBER<TAB>TEXT` lines.
+"""
+
+import argparse
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import knowgen  # noqa: E402
+
+GENERATOR = "tools/gen_nvml.py"
+
+FAMILIES = {
+    "NVML_ERROR_LIB_RM_VERSION_MISMATCH": "nvml.mismatch",
+    "NVML_ERROR_DRIVER_NOT_LOADED": "gpu.driver_not_loaded",
+    "NVML_ERROR_LIBRARY_NOT_FOUND": "container.nvml_driver",
+    "NVML_ERROR_GPU_IS_LOST": "cuda.gpu_hardware",
+    "NVML_ERROR_RESET_REQUIRED": "cuda.gpu_hardware",
+    "NVML_ERROR_CORRUPTED_INFOROM": "cuda.gpu_hardware",
+    "NVML_ERROR_NO_PERMISSION": "nvml.error",
+    "NVML_ERROR_UNKNOWN": "nvml.error",
+    "NVML_ERROR_UNINITIALIZED": "nvml.error",
+    "NVML_ERROR_TIMEOUT": "nvml.error",
+    "NVML_ERROR_OPERATING_SYSTEM": "nvml.error",
+    "NVML_ERROR_FUNCTION_NOT_FOUND": "nvml.mismatch",
+}
+
+
+def class_name(const):
+    # pynvml._extractNVMLErrorsAsClasses: NVML_ERROR_ALREADY_INITIALIZED -> NVMLError_AlreadyInitialized
+    return "NVMLError_" + "".join(w.capitalize() for w in const[len("NVML_ERROR_"):].split("_"))
+
+
+def build(rows, version):
+    sites = []
+    for name, num, text in rows:
+        alts = [r"\b%s\b" % name, r"\b%s\b" % class_name(name)]
+        if text:
+            alts.append(r"NVML[^\n]{0,40}?%s" % re.escape(text))
+        sites.append({"id": "nvml.%s" % name.lower(), "name": name, "code": num, "text": text,
+                      "class": class_name(name), "re": "(?:%s)" % "|".join(alts), "family": FAMILIES.get(name),
+                      "rule": "FAMILIES[%s]" % name if name in FAMILIES else None})
+    return {"header": knowgen.header("nvidia-ml-py pynvml.py (https://pypi.org/project/nvidia-ml-py/)", version,
+                                     GENERATOR), "sites": sites}
+
+
+def rows_here():
+    import importlib.metadata
+
+    import pynvml
+
+    texts = pynvml.NVMLError._errcode_to_string
+    rows = sorted(((k, getattr(pynvml, k), texts.get(getattr(pynvml, k), "")) for k in dir(pynvml)
+                   if k.startswith("NVML_ERROR_") and isinstance(getattr(pynvml, k), int)), key=lambda r: r[1])
+    return rows, "nvidia-ml-py %s" % importlib.metadata.version("nvidia-ml-py")
+
+
+def rows_slice(path):
+    out = []
+    with open(path) as f:
+        for line in f:
+            if line.strip() and not line.startswith("#"):
+                name, num, text = (line.rstrip("\n").split("\t") + [""])[:3]
+                out.append((name, int(num), text))
+    return out, "slice"
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--slice")
+    ap.add_argument("-o", "--out")
+    a = ap.parse_args(argv)
+    rows, version = rows_slice(a.slice) if a.slice else rows_here()
+    doc = build(rows, version)
+    print("%s: %d codes" % (knowgen.write("nvml", doc, a.out), len(doc["sites"])))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
