@@ -16,7 +16,7 @@ from .base import Context, collect_sections
 # Section modules, in collection order. Adding a facts section is one edit: its module
 # (with @section functions) here; bundle.py ships the same list to the nodes.
 MODULES = ("system", "ssh", "nvidia", "cuda", "python_env", "rdma", "network", "ofed", "nccl_env", "cluster",
-           "rendezvous")
+           "rendezvous", "watch")
 for _name in MODULES:
     importlib.import_module("." + _name, __name__)
 
@@ -27,6 +27,8 @@ META_KEYS = ("schema", "node", "collected_at", "collector")
 
 def collect(ctx=None, only=None):
     ctx = ctx or Context()
+    if only is None and ctx.options.get("only"):  # a follow-up round asks for a few sections (watch)
+        only = set(ctx.options["only"])
     t0 = time.time()
     sections, timings = collect_sections(ctx, only=only)
     doc = {

@@ -91,7 +91,7 @@ def lines(report, verbose=False, header=None):
         if not node.reachable:
             out.append(("FAIL", "FAIL node %s could not be checked (%s): %s" % (
                 node.host, node.error_kind or "error", node.error)))
-    prof = _profile_lines(report)
+    prof = _profile_lines(report) if header is None else [(None, line) for line in header]
     if prof:
         out.append((None, ""))
         out.extend(prof)
@@ -140,11 +140,11 @@ def _printable(text):
     return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
 
 
-def render(report, stream=None, color=None, verbose=False):
+def render(report, stream=None, color=None, verbose=False, header=None):
     stream = stream or sys.stdout
     if color is None:
         color = stream.isatty()
-    out = [(style, _printable(text)) for style, text in lines(report, verbose)]
+    out = [(style, _printable(text)) for style, text in lines(report, verbose, header)]
     if not color:
         stream.write("\n".join(text for _, text in out) + "\n")
         return

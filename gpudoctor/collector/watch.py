@@ -1,0 +1,567 @@
+"""What a running job does right now, sampled for a few seconds (`gpudoctor watch`).
+
+Only when the controller asks (option ``watch``: {"seconds": N, "interval": s}); every
+other fan-out gets ``unsupported``. Per GPU, NVML (pynvml when it imports, else
+nvidia-smi's --query-gpu): utilization, power draw and the enforced power limit, the SM
+clock, PCIe throughput and the NVLink data counters. Per RDMA port: the sysfs port
+counters. Per interface: /proc/net/dev. The CPU and disks: /proc/stat, /proc/diskstats.
+The job's processes (NVML's compute processes; without GPUs, readable processes with
+NCCL_* in their environment): their NCCL_* / UCX_* / OMPI_* environment, values through
+the env section's rule (secret-looking names as keyed hashes), and whether they hold
+/dev/infiniband devices open. Counters are read at the start and the end of the window;
+rates are the deltas over the elapsed time. Nothing here judges: checks do
+(gpudoctor/watch.py).
+"""
+
+import os
+import time
+
+from .base import Unsupported, section
+from .network import ARPHRD, interface_kind
+from .rdma import GDR_MODULES, loaded_modules
+from .system import env_hash, env_shown
+
+MAX_SECONDS = 600.0
+JOB_ENV_PREFIXES = ("NCCL_", "UCX_", "OMPI_")
+SHELLS = ("bash", "sh", "dash", "zsh", "ksh", "fish", "tcsh", "csh", "sshd", "sudo", "su", "tmux", "screen",
+          "srun", "salloc", "sbatch", "slurmstepd", "login", "sshd-session")
+MAX_PIDS_SCANNED = 4096
+MAX_JOB_PROCS = 64
+MAX_ENV_BYTES = 256 << 10
+MAX_ENV_VARS = 200
+MAX_FDS = 20000
+# Linux Documentation/admin-guide/iostats.rst: /proc/diskstats counts 512-byte sectors
+# whatever the device's own sector size.
+SECTOR_BYTES = 512
+# Linux Documentation/ABI/stable/sysfs-class-infiniband, counters/port_xmit_data and
+# port_rcv_data: "Total number of data octets, divided by 4 (lanes), transmitted/received
+# on all VLs" (the IBTA PortXmitData/PortRcvData counters count 32-bit words).
+IB_DATA_UNIT = 4
+
+
+# ---------------------------------------------------------------- parsers (pure)
+
+def parse_proc_net_dev(text):
+    """/proc/net/dev -> {iface: {rx_bytes, rx_packets, tx_bytes, tx_packets}}. Format: Linux
+    net/core/net-procfs.c dev_seq_printf_stats(): the name, a colon, then 8 receive and 8
+    transmit counters (bytes first in each group). Names never hold ':' (dev_valid_name)."""
+    out = {}
+    for line in (text or "").splitlines():
+        if ":" not in line:
+            continue
+        name, _, rest = line.partition(":")
+        name, f = name.strip(), rest.split()
+        if not name or len(f) < 16 or "|" in name:
+            continue
+        try:
+            nums = [int(x) for x in f[:16]]
+        except ValueError:
+            continue
+        out[name] = {"rx_bytes": nums[0], "rx_packets": nums[1], "tx_bytes": nums[8], "tx_packets": nums[9]}
+    return out
+
+
+CPU_FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
+
+
+def parse_proc_stat(text):
+    """The aggregate 'cpu' line of /proc/stat (Linux Documentation/filesystems/proc.rst, 1.7)
+    -> {user, nice, system, idle, iowait, irq, softirq, steal} in USER_HZ ticks, and the
+    number of 'cpuN' lines."""
+    out, ncpu = None, 0
+    for line in (text or "").splitlines():
+        f = line.split()
+        if not f:
+            continue
+        if f[0] == "cpu" and out is None:
+            try:
+                vals = [int(x) for x in f[1:1 + len(CPU_FIELDS)]]
+            except ValueError:
+                continue
+            vals += [0] * (len(CPU_FIELDS) - len(vals))
+            out = dict(zip(CPU_FIELDS, vals))
+        elif f[0].startswith("cpu") and f[0][3:].isdigit():
+            ncpu += 1
+    if out is not None:
+        out["cpus"] = ncpu
+    return out
+
+
+def parse_diskstats(text, whole=None):
+    """/proc/diskstats -> {device: {read_bytes, write_bytes}} (fields 6 and 10 are sectors
+    read and written: Documentation/admin-guide/iostats.rst). ``whole``: the names in
+    /sys/block (whole disks), so partitions are not counted twice."""
+    out = {}
+    for line in (text or "").splitlines():
+        f = line.split()
+        if len(f) < 14:
+            continue
+        name = f[2]
+        if whole is not None and name not in whole:
+            continue
+        if name.startswith(("loop", "ram", "zram")):
+            continue
+        try:
+            out[name] = {"read_bytes": int(f[5]) * SECTOR_BYTES, "write_bytes": int(f[9]) * SECTOR_BYTES}
+        except ValueError:
+            continue
+    return out
+
+
+def parse_pid_stat(text):
+    """utime + stime ticks from /proc/PID/stat (proc(5): fields 14 and 15, counted after the
+    ')' that ends comm, since comm may hold spaces and parentheses)."""
+    if not text or ")" not in text:
+        return None
+    f = text.rsplit(")", 1)[1].split()
+    try:
+        return int(f[11]) + int(f[12])
+    except (IndexError, ValueError):
+        return None
+
+
+def parse_environ(data, key=None):
+    """/proc/PID/environ bytes -> {name: shown value or keyed hash}, only the job's
+    communication variables (NCCL_*, UCX_*, OMPI_*), by the env section's one rule."""
+    out = {}
+    for item in (data or b"").split(b"\0"):
+        if b"=" not in item:
+            continue
+        k, _, v = item.partition(b"=")
+        name = k.decode("utf-8", "replace")
+        if not name.startswith(JOB_ENV_PREFIXES):
+            continue
+        value = v.decode("utf-8", "replace")[:512]
+        out[name[:128]] = value if env_shown(name) else env_hash(value, key)
+        if len(out) >= MAX_ENV_VARS:
+            break
+    return out
+
+
+def _rate(delta, seconds):
+    return round(delta / seconds, 1) if seconds > 0 and delta is not None else None
+
+
+def _delta(a, b):
+    """b - a for counters; None when either is missing or the counter went back (a reset)."""
+    if a is None or b is None or b < a:
+        return None
+    return b - a
+
+
+# ---------------------------------------------------------------- readers (through ctx)
+
+def read_net(ctx):
+    return parse_proc_net_dev(ctx.read("/proc/net/dev"))
+
+
+def net_kinds(ctx, names):
+    out = {}
+    for name in names:
+        d = "/sys/class/net/" + name
+        try:
+            arphrd = int((ctx.read(d + "/type") or "").strip())
+        except ValueError:
+            arphrd = None
+        kind = interface_kind(name, arphrd, ctx.isdir(d + "/bridge"), ctx.exists(d + "/device"),
+                              ctx.isdir(d + "/bonding"))
+        out[name] = {"kind": kind, "link_type": ARPHRD.get(arphrd, arphrd)}
+    return out
+
+
+def read_rdma(ctx):
+    """[{device, port, state, link_layer, netdev, rate, xmit_words, rcv_words}] from
+    /sys/class/infiniband/*/ports/*/counters (Linux drivers/infiniband/core/sysfs.c)."""
+    base = "/sys/class/infiniband"
+    out = []
+    for dev in ctx.listdir(base):
+        if dev.startswith("."):
+            continue
+        netdevs = [n for n in ctx.listdir(base + "/" + dev + "/device/net") if not n.startswith(".")]
+        for port in ctx.listdir(base + "/" + dev + "/ports"):
+            p = "%s/%s/ports/%s" % (base, dev, port)
+
+            def num(name):
+                try:
+                    return int((ctx.read(p + "/counters/" + name) or "").strip())
+                except ValueError:
+                    return None
+
+            state = (ctx.read(p + "/state") or "").strip()
+            ndevs = sorted(set((ctx.read(p + "/gid_attrs/ndevs/" + i) or "").strip()
+                               for i in ctx.listdir(p + "/gid_attrs/ndevs")[:4]) - {""})
+            out.append({"device": dev, "port": int(port) if port.isdigit() else port,
+                        "state": state.partition(":")[2].strip() or state or None,
+                        "link_layer": (ctx.read(p + "/link_layer") or "").strip() or None,
+                        "rate": (ctx.read(p + "/rate") or "").strip() or None,
+                        "netdev": ndevs[0] if ndevs else (netdevs[0] if len(netdevs) == 1 else None),
+                        "xmit_words": num("port_xmit_data"), "rcv_words": num("port_rcv_data")})
+    return out
+
+
+def read_disks(ctx):
+    whole = set(n for n in ctx.listdir("/sys/block") if not n.startswith("."))
+    return parse_diskstats(ctx.read("/proc/diskstats"), whole or None)
+
+
+def _ancestors(ctx):
+    """This process and its parents: never the job (the collector may inherit NCCL_*)."""
+    mine, pid = set(), os.getpid() if ctx.live else None
+    while pid and pid not in mine and len(mine) < 64:
+        mine.add(pid)
+        status = ctx.read("/proc/%d/status" % pid) or ""
+        ppid = [l.split()[1] for l in status.splitlines() if l.startswith("PPid:") and len(l.split()) > 1]
+        pid = int(ppid[0]) if ppid and ppid[0].isdigit() else None
+    return mine
+
+
+def _read_bytes(ctx, p, limit):
+    try:
+        with open(ctx.path(p), "rb") as f:
+            return f.read(limit), None
+    except (OSError, IOError) as exc:
+        return None, exc.strerror or str(exc)
+
+
+def describe_process(ctx, pid, key):
+    """One job process: its command name, communication env and /dev/infiniband fds, each
+    with why it could not be read (another user's process without root: EACCES)."""
+    comm = (ctx.read("/proc/%d/comm" % pid) or "").strip()[:64] or None
+    proc = {"pid": pid, "comm": comm}
+    data, why = _read_bytes(ctx, "/proc/%d/environ" % pid, MAX_ENV_BYTES)
+    proc["environ_readable"] = data is not None
+    proc["env"] = parse_environ(data, key) if data is not None else None
+    if data is None:
+        proc["environ_error"] = why
+    try:
+        fds = os.listdir(ctx.path("/proc/%d/fd" % pid))[:MAX_FDS]
+        proc["fds_readable"] = True
+    except (OSError, IOError) as exc:
+        fds, proc["fds_readable"], proc["fds_error"] = [], False, exc.strerror or str(exc)
+    ib = set()
+    for fd in fds:
+        target = ctx.readlink("/proc/%d/fd/%s" % (pid, fd))
+        if target and target.startswith("/dev/infiniband/"):
+            ib.add(target)
+    proc["infiniband_fds"] = sorted(ib)[:16] if proc["fds_readable"] else None
+    proc["net_ns"] = ctx.readlink("/proc/%d/ns/net" % pid)
+    return proc
+
+
+def scan_env_jobs(ctx, exclude):
+    """Readable processes with NCCL_* in their environment that are not shells, launchers or
+    gpudoctor itself: the job on a node whose GPUs NVML cannot list (or that has none)."""
+    pids = sorted(int(n) for n in ctx.listdir("/proc") if n.isdigit())[:MAX_PIDS_SCANNED]
+    found = []
+    for pid in pids:
+        if pid in exclude:
+            continue
+        data, _ = _read_bytes(ctx, "/proc/%d/environ" % pid, MAX_ENV_BYTES)
+        if not data or b"NCCL_" not in data:
+            continue
+        if not any(item.startswith(b"NCCL_") for item in data.split(b"\0")):
+            continue
+        comm = (ctx.read("/proc/%d/comm" % pid) or "").strip()
+        if comm in SHELLS:
+            continue
+        found.append(pid)
+        if len(found) >= MAX_JOB_PROCS:
+            break
+    return found
+
+
+# ---------------------------------------------------------------- GPUs
+
+class NvmlSampler(object):
+    """NVML through pynvml (nvidia-ml-py): nvmlDeviceGetUtilizationRates, GetPowerUsage (mW),
+    GetEnforcedPowerLimit (mW), GetClockInfo(NVML_CLOCK_SM), GetPcieThroughput (KB/s over
+    20 ms) and the field values NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX/RX (KiB counters,
+    scopeId UINT_MAX: all links) (https://docs.nvidia.com/deploy/nvml-api/)."""
+
+    source = "nvml"
+
+    def __init__(self):
+        import pynvml
+
+        self.n = pynvml
+        pynvml.nvmlInit()
+        self.handles = [pynvml.nvmlDeviceGetHandleByIndex(i) for i in range(pynvml.nvmlDeviceGetCount())]
+
+    @staticmethod
+    def _s(x):
+        return x.decode() if isinstance(x, bytes) else x
+
+    def _opt(self, fn, *a):
+        try:
+            return fn(*a)
+        except Exception:  # NVMLError_NotSupported and friends: the value is absent
+            return None
+
+    def info(self):
+        n = self.n
+        out = {"driver_version": self._s(self._opt(n.nvmlSystemGetDriverVersion)), "gpus": []}
+        for i, h in enumerate(self.handles):
+            pci = self._opt(n.nvmlDeviceGetPciInfo, h)
+            limit = self._opt(n.nvmlDeviceGetEnforcedPowerLimit, h)
+            out["gpus"].append({"index": i, "name": self._s(self._opt(n.nvmlDeviceGetName, h)),
+                                "uuid": self._s(self._opt(n.nvmlDeviceGetUUID, h)),
+                                "bus_id": self._s(pci.busId).lower() if pci else None,
+                                "power_limit_w": round(limit / 1000.0, 1) if limit else None})
+        return out
+
+    def nvlink(self):
+        """[(tx_kib, rx_kib)] per GPU, or None where the counters are not supported."""
+        n, out = self.n, []
+        fields = [(getattr(n, "NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX", 138), 0xFFFFFFFF),
+                  (getattr(n, "NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX", 139), 0xFFFFFFFF)]
+        for h in self.handles:
+            vals = self._opt(n.nvmlDeviceGetFieldValues, h, fields)
+            if not vals or any(v.nvmlReturn != 0 for v in vals):
+                out.append(None)
+            else:
+                out.append((vals[0].value.ullVal, vals[1].value.ullVal))
+        return out
+
+    def sample(self):
+        n, out = self.n, []
+        for h in self.handles:
+            util = self._opt(n.nvmlDeviceGetUtilizationRates, h)
+            power = self._opt(n.nvmlDeviceGetPowerUsage, h)
+            tx = self._opt(n.nvmlDeviceGetPcieThroughput, h, n.NVML_PCIE_UTIL_TX_BYTES)
+            rx = self._opt(n.nvmlDeviceGetPcieThroughput, h, n.NVML_PCIE_UTIL_RX_BYTES)
+            out.append({"util_pct": util.gpu if util else None, "mem_util_pct": util.memory if util else None,
+                        "power_w": round(power / 1000.0, 1) if power is not None else None,
+                        "sm_clock_mhz": self._opt(n.nvmlDeviceGetClockInfo, h, n.NVML_CLOCK_SM),
+                        "pcie_tx_kb_s": tx, "pcie_rx_kb_s": rx})
+        return out
+
+    def pids(self):
+        out = {}
+        for i, h in enumerate(self.handles):
+            for p in self._opt(self.n.nvmlDeviceGetComputeRunningProcesses, h) or []:
+                out.setdefault(int(p.pid), []).append(i)
+        return out
+
+    def close(self):
+        self._opt(self.n.nvmlShutdown)
+
+
+SMI_FIELDS = ("index", "name", "uuid", "pci.bus_id", "utilization.gpu", "utilization.memory", "power.draw",
+              "enforced.power.limit", "clocks.sm")
+
+
+def _smi_num(x):
+    try:
+        return float(x)
+    except ValueError:  # "[N/A]", "[Not Supported]"
+        return None
+
+
+def parse_smi_sample(text):
+    """nvidia-smi --query-gpu=<SMI_FIELDS> --format=csv,noheader,nounits -> (info, sample)."""
+    gpus, sample = [], []
+    for line in (text or "").splitlines():
+        f = [x.strip() for x in line.split(",")]
+        if len(f) != len(SMI_FIELDS) or not f[0].isdigit():
+            continue
+        util, mem, power, limit, clock = [_smi_num(x) for x in f[4:9]]
+        gpus.append({"index": int(f[0]), "name": f[1], "uuid": f[2], "bus_id": f[3].lower(),
+                     "power_limit_w": limit})
+        sample.append({"util_pct": util, "mem_util_pct": mem, "power_w": power,
+                       "sm_clock_mhz": int(clock) if clock is not None else None,
+                       "pcie_tx_kb_s": None, "pcie_rx_kb_s": None})
+    return gpus, sample
+
+
+class SmiSampler(object):
+    """nvidia-smi when pynvml does not import: the same NVML values, one process per sample
+    (no PCIe or NVLink throughput in --query-gpu)."""
+
+    source = "nvidia-smi"
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+        rc, out = ctx.run(["nvidia-smi", "--query-gpu=" + ",".join(SMI_FIELDS), "--format=csv,noheader,nounits"])
+        if rc != 0:
+            raise RuntimeError("nvidia-smi failed (rc=%s): %s" % (rc, out.strip()[:200]))
+        self.gpus, self.first = parse_smi_sample(out)
+        rc, out = ctx.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"])
+        self.driver = out.strip().splitlines()[0] if rc == 0 and out.strip() else None
+
+    def info(self):
+        return {"driver_version": self.driver, "gpus": self.gpus}
+
+    def nvlink(self):
+        return [None] * len(self.gpus)
+
+    def sample(self):
+        if self.first is not None:
+            s, self.first = self.first, None
+            return s
+        rc, out = self.ctx.run(["nvidia-smi", "--query-gpu=" + ",".join(SMI_FIELDS), "--format=csv,noheader,nounits"])
+        return parse_smi_sample(out)[1] if rc == 0 else [{} for _ in self.gpus]
+
+    def pids(self):
+        rc, out = self.ctx.run(["nvidia-smi", "--query-compute-apps=gpu_bus_id,pid", "--format=csv,noheader"])
+        index = dict((g["bus_id"], g["index"]) for g in self.gpus)
+        found = {}
+        for line in (out or "").splitlines() if rc == 0 else []:
+            f = [x.strip() for x in line.split(",")]
+            if len(f) == 2 and f[1].isdigit():
+                found.setdefault(int(f[1]), []).append(index.get(f[0].lower()))
+        return found
+
+    def close(self):
+        pass
+
+
+def gpu_sampler(ctx):
+    """(sampler, None) or (None, why there is no GPU to sample)."""
+    if ctx.read("/proc/driver/nvidia/version") is None:
+        return None, "no NVIDIA driver loaded (/proc/driver/nvidia/version is missing): no GPU to watch"
+    why = "pynvml is not importable"
+    if ctx.live:
+        try:
+            s = NvmlSampler()
+            if s.handles:
+                return s, None
+            s.close()
+            return None, "NVML lists no GPU"
+        except ImportError:
+            pass
+        except Exception as exc:  # NVMLError: driver/library mismatch, no permission
+            why = "NVML failed: %s" % str(exc)[:200]
+    try:
+        s = SmiSampler(ctx)
+    except RuntimeError as exc:
+        return None, "%s; %s" % (why, exc)
+    if not s.gpus:
+        return None, "nvidia-smi lists no GPU"
+    return s, None
+
+
+# ---------------------------------------------------------------- the window
+
+def _counters(ctx):
+    stat = parse_proc_stat(ctx.read("/proc/stat"))
+    return {"net": read_net(ctx), "rdma": read_rdma(ctx), "cpu": stat, "disks": read_disks(ctx)}
+
+
+def _pid_ticks(ctx, pids):
+    return dict((p, parse_pid_stat(ctx.read("/proc/%d/stat" % p))) for p in pids)
+
+
+def summarize(start, end, elapsed):
+    """Counters at the start and the end of the window -> deltas and rates."""
+    net = []
+    for name, b in sorted(end["net"].items()):
+        a = start["net"].get(name)
+        if a is None:
+            continue
+        rx, tx = _delta(a["rx_bytes"], b["rx_bytes"]), _delta(a["tx_bytes"], b["tx_bytes"])
+        net.append({"name": name, "rx_bytes": rx, "tx_bytes": tx, "rx_bytes_s": _rate(rx, elapsed),
+                    "tx_bytes_s": _rate(tx, elapsed)})
+    ports = []
+    before = dict(((p["device"], p["port"]), p) for p in start["rdma"])
+    for p in end["rdma"]:
+        a = before.get((p["device"], p["port"]), {})
+        row = dict((k, p[k]) for k in ("device", "port", "state", "link_layer", "rate", "netdev"))
+        words_tx, words_rx = _delta(a.get("xmit_words"), p["xmit_words"]), _delta(a.get("rcv_words"), p["rcv_words"])
+        row["counters"] = p["xmit_words"] is not None and p["rcv_words"] is not None
+        row["xmit_bytes"] = words_tx * IB_DATA_UNIT if words_tx is not None else None
+        row["rcv_bytes"] = words_rx * IB_DATA_UNIT if words_rx is not None else None
+        row["xmit_bytes_s"], row["rcv_bytes_s"] = _rate(row["xmit_bytes"], elapsed), _rate(row["rcv_bytes"], elapsed)
+        ports.append(row)
+    cpu = None
+    if start["cpu"] and end["cpu"]:
+        d = dict((k, end["cpu"][k] - start["cpu"][k]) for k in CPU_FIELDS)
+        total = sum(d.values())
+        if total > 0:
+            cpu = {"busy_pct": round(100.0 * (total - d["idle"] - d["iowait"]) / total, 1),
+                   "iowait_pct": round(100.0 * d["iowait"] / total, 1), "cpus": end["cpu"].get("cpus")}
+    read = sum(_delta(start["disks"].get(n, {}).get("read_bytes"), v["read_bytes"]) or 0
+               for n, v in end["disks"].items())
+    written = sum(_delta(start["disks"].get(n, {}).get("write_bytes"), v["write_bytes"]) or 0
+                  for n, v in end["disks"].items())
+    disks = {"devices": sorted(end["disks"]), "read_bytes_s": _rate(read, elapsed),
+             "write_bytes_s": _rate(written, elapsed)}
+    return net, ports, cpu, disks
+
+
+@section("watch")
+def watch(ctx):
+    opt = ctx.options.get("watch")
+    if not isinstance(opt, dict):
+        raise Unsupported("no sampling asked for (gpudoctor watch samples a running job)")
+    if not ctx.live:
+        raise Unsupported("sampling needs the live node (a recorded tree has no time)")
+    seconds = min(max(float(opt.get("seconds", 5)), 0.5), MAX_SECONDS)
+    interval = min(max(float(opt.get("interval", 0.5)), 0.1), seconds)
+    key = ctx.options.get("env_key")
+    sampler, gpu_why = gpu_sampler(ctx)
+    gpus, gpu_info = [], None
+    pids = {}
+    if sampler is not None:
+        gpu_info = sampler.info()
+        gpus = [dict(g, samples=[]) for g in gpu_info["gpus"]]
+        pids = sampler.pids()
+    procs_source = "gpu" if sampler is not None else None
+    exclude = _ancestors(ctx)
+    pids = dict((p, g) for p, g in pids.items() if p not in exclude)
+    if not pids:
+        pids = dict((p, []) for p in scan_env_jobs(ctx, exclude))
+        procs_source = "environ" if pids else procs_source
+    nvl0 = sampler.nvlink() if sampler else []
+    ticks0 = _pid_ticks(ctx, pids)
+    t0 = time.monotonic()
+    start = _counters(ctx)
+    try:
+        while True:
+            now = time.monotonic() - t0
+            if sampler is not None:
+                for g, s in zip(gpus, sampler.sample()):
+                    s["t"] = round(now, 3)
+                    g["samples"].append(s)
+            left = seconds - (time.monotonic() - t0)
+            if left <= 0:
+                break
+            time.sleep(min(interval, left))
+        end = _counters(ctx)
+        elapsed = time.monotonic() - t0
+        nvl1 = sampler.nvlink() if sampler else []
+        ticks1 = _pid_ticks(ctx, pids)
+        if sampler is not None:  # processes that started during the window
+            for p, g in sampler.pids().items():
+                if p not in exclude:
+                    pids.setdefault(p, g)
+    finally:
+        if sampler is not None:
+            sampler.close()
+    for g, a, b in zip(gpus, nvl0, nvl1):
+        ok = a is not None and b is not None
+        g["nvlink_tx_bytes_s"] = _rate(_delta(a[0], b[0]) * 1024, elapsed) if ok and _delta(a[0], b[0]) is not None else None
+        g["nvlink_rx_bytes_s"] = _rate(_delta(a[1], b[1]) * 1024, elapsed) if ok and _delta(a[1], b[1]) is not None else None
+    net, ports, cpu, disks = summarize(start, end, elapsed)
+    kinds = net_kinds(ctx, [n["name"] for n in net])
+    for n in net:
+        n.update(kinds.get(n["name"], {}))
+    hz = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    procs = []
+    for pid in sorted(pids)[:MAX_JOB_PROCS]:
+        p = describe_process(ctx, pid, key)
+        p["gpus"] = sorted(i for i in pids[pid] if i is not None)
+        d = _delta(ticks0.get(pid), ticks1.get(pid))
+        p["cpu_pct"] = round(100.0 * d / hz / elapsed, 1) if d is not None and elapsed > 0 else None
+        procs.append(p)
+    modules, _src = loaded_modules(ctx)
+    return {
+        "seconds": seconds, "interval_s": interval, "elapsed_s": round(elapsed, 3),
+        "gpu": {"source": sampler.source if sampler else None, "reason": gpu_why,
+                "driver_version": gpu_info["driver_version"] if gpu_info else None, "gpus": gpus},
+        "net": net, "rdma": {"ports": ports, "class_infiniband": ctx.isdir("/sys/class/infiniband"),
+                             "dev_infiniband": [n for n in ctx.listdir("/dev/infiniband") if not n.startswith(".")],
+                             "peer_memory_modules": [m for m in modules if m in GDR_MODULES]},
+        "cpu": cpu, "disks": disks,
+        "processes": {"source": procs_source, "list": procs},
+        "own_net_ns": ctx.readlink("/proc/self/ns/net"),
+    }

@@ -1,0 +1,527 @@
+"""Why a running job is slow: diagnoses as pure functions of the samples the ``watch``
+collector section took on each node (gpudoctor/collector/watch.py). No I/O here.
+
+The signatures (measured on an H100, fixtures/watch/):
+- a GPU "utilization" of 100% only says a kernel was resident during the sample period
+  (NVML's nvmlDeviceGetUtilizationRates); power against the enforced limit says whether it
+  computed. A kernel that spins (NCCL's kernels while they wait for data) reads 100% at
+  about 16% of the limit; bf16 matrix products read 99% at about 99%.
+- NCCL's IB/RoCE transport moves data through the HCAs, which the sysfs port counters
+  count (port_xmit_data/port_rcv_data); its socket transport moves it through the kernel's
+  TCP stack, which /proc/net/dev counts on the interface.
+
+The checks live in their own registry (``WATCH``), so `gpudoctor check` never runs them.
+Thresholds are fractions of each GPU's own enforced power limit, never per-SKU watts.
+"""
+
+import statistics
+
+from gpudoctor.nodes import fold
+from gpudoctor.registry import NA, Finding, Pass, Registry, Skip, check
+
+WATCH = Registry()
+
+IDLE_UTIL = 10.0  # % utilization under which a GPU runs nothing
+BUSY_UTIL = 80.0  # % utilization over which a kernel is resident almost all the time
+WAIT_POWER = 0.40  # fraction of the power limit under which a busy GPU is waiting, not computing
+COMPUTE_POWER = 0.55  # fraction of the power limit over which a GPU computes
+UNEVEN = 30.0  # utilization points between samples (or GPUs) that make it "uneven"
+SOCKET_MIN = 1e6  # bytes/s on an interface that count as the job's traffic
+RDMA_MIN = 1e6  # bytes/s through the HCAs that count as traffic
+SLOW_LINK = 0.5  # a node whose link carries under half of the others' median is a straggler
+
+# https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html
+NCCL_ENV_DOC = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html"
+
+
+def _num(x):
+    return x if isinstance(x, (int, float)) and not isinstance(x, bool) else None
+
+
+def _mean(xs):
+    xs = [x for x in xs if _num(x) is not None]
+    return sum(xs) / len(xs) if xs else None
+
+
+def _list(x):
+    return x if isinstance(x, list) else []
+
+
+def _dict(x):
+    return x if isinstance(x, dict) else {}
+
+
+def span(lo, hi, show):
+    """'18%' or '18-25%': a range shown once when both ends read the same."""
+    a, b = show(lo), show(hi)
+    return a if a == b else "%s-%s" % (a, b)
+
+
+def human_rate(bps):
+    if bps is None:
+        return "n/a"
+    for unit, div in (("GB/s", 1e9), ("MB/s", 1e6), ("KB/s", 1e3)):
+        if bps >= div:
+            return "%.1f %s" % (bps / div, unit)
+    return "%d B/s" % bps
+
+
+# ---------------------------------------------------------------- reading the samples
+
+def gpu_stats(w):
+    """[{index, name, util, util_min, util_max, power_w, limit_w, frac, clock, state}] per GPU."""
+    out = []
+    for g in _list(_dict(w.get("gpu")).get("gpus")):
+        if not isinstance(g, dict):
+            continue
+        samples = [s for s in _list(g.get("samples")) if isinstance(s, dict)]
+        utils = [s.get("util_pct") for s in samples if _num(s.get("util_pct")) is not None]
+        power = _mean([s.get("power_w") for s in samples])
+        limit = _num(g.get("power_limit_w"))
+        util = _mean(utils)
+        frac = power / limit if power is not None and limit else None
+        out.append({"index": g.get("index"), "name": g.get("name"), "util": util,
+                    "util_min": min(utils) if utils else None, "util_max": max(utils) if utils else None,
+                    "power_w": power, "limit_w": limit, "frac": frac,
+                    "clock": _mean([s.get("sm_clock_mhz") for s in samples]),
+                    "pcie_kb_s": _mean([(s.get("pcie_tx_kb_s") or 0) + (s.get("pcie_rx_kb_s") or 0) for s in samples
+                                        if _num(s.get("pcie_tx_kb_s")) is not None]),
+                    "nvlink_bytes_s": (_num(g.get("nvlink_tx_bytes_s")) or 0) + (_num(g.get("nvlink_rx_bytes_s")) or 0)
+                    if _num(g.get("nvlink_tx_bytes_s")) is not None else None,
+                    "samples": len(samples), "state": state(util, frac)})
+    return out
+
+
+def state(util, frac):
+    """idle | waiting (busy at low power) | computing | partial | unknown."""
+    if util is None:
+        return "unknown"
+    if util < IDLE_UTIL:
+        return "idle"
+    if frac is None:
+        return "unknown"
+    if frac >= COMPUTE_POWER:
+        return "computing"
+    if util >= BUSY_UTIL and frac < WAIT_POWER:
+        return "waiting"
+    return "partial"
+
+
+def traffic(w):
+    """{rdma_bytes_s, ports: [...], iface: busiest non-loopback interface or None, iface_bytes_s}."""
+    ports = [p for p in _list(_dict(w.get("rdma")).get("ports")) if isinstance(p, dict)]
+    rdma = sum((_num(p.get("xmit_bytes_s")) or 0) + (_num(p.get("rcv_bytes_s")) or 0) for p in ports)
+    counted = [p for p in ports if p.get("counters")]
+    ifaces = []
+    for n in _list(w.get("net")):
+        if not isinstance(n, dict) or n.get("kind") == "loopback" or n.get("name") == "lo":
+            continue
+        ifaces.append((( _num(n.get("rx_bytes_s")) or 0) + (_num(n.get("tx_bytes_s")) or 0), n))
+    ifaces.sort(key=lambda x: -x[0])
+    top = ifaces[0] if ifaces else (0, None)
+    return {"rdma_bytes_s": rdma if counted else None, "ports": ports, "counted_ports": counted,
+            "iface": top[1], "iface_bytes_s": top[0]}
+
+
+def processes(w):
+    return [p for p in _list(_dict(w.get("processes")).get("list")) if isinstance(p, dict)]
+
+
+def job_env(w):
+    """{name: sorted set of values} over the job's readable processes."""
+    out = {}
+    for p in processes(w):
+        for k, v in _dict(p.get("env")).items():
+            if isinstance(k, str) and isinstance(v, str):
+                out.setdefault(k, set()).add(v)
+    return dict((k, sorted(v)) for k, v in out.items())
+
+
+def on_sockets(t):
+    """The job's bytes go through an interface and the HCAs are idle."""
+    rdma = t["rdma_bytes_s"] or 0
+    return t["iface_bytes_s"] >= SOCKET_MIN and rdma < max(RDMA_MIN, 0.1 * t["iface_bytes_s"])
+
+
+def on_hcas(t):
+    rdma = t["rdma_bytes_s"] or 0
+    return rdma >= RDMA_MIN and rdma >= 0.1 * t["iface_bytes_s"]
+
+
+def _iface_text(t):
+    n = t["iface"]
+    if not n:
+        return "no interface"
+    kind = n.get("kind") or n.get("link_type") or "?"
+    return "%s (%s) %s" % (n.get("name"), kind, human_rate(t["iface_bytes_s"]))
+
+
+def _ports_text(t):
+    if not t["ports"]:
+        return "no RDMA port on this node"
+    if not t["counted_ports"]:
+        return "RDMA ports without data counters (%s)" % ", ".join(
+            "%s/%s" % (p.get("device"), p.get("port")) for p in t["ports"][:4])
+    return "HCAs %s (%s)" % (human_rate(t["rdma_bytes_s"]), ", ".join(
+        "%s/%s %s" % (p.get("device"), p.get("port"), p.get("state") or "?") for p in t["counted_ports"][:4]))
+
+
+# ---------------------------------------------------------------- why NCCL is on sockets
+
+def _hca_matches(spec, devices):
+    """NCCL_IB_HCA: '^' excludes, '=' matches names exactly, else a name is a prefix;
+    entries 'dev[:port]' separated by commas (NCCL's parseStringList/matchIfList, src/misc/utils.cc)."""
+    spec = spec.strip()
+    exclude = spec.startswith("^")
+    spec = spec.lstrip("^")
+    exact = spec.startswith("=")
+    names = [e.split(":")[0].strip() for e in spec.lstrip("=").split(",") if e.strip()]
+
+    def hit(dev):
+        return any(dev == n if exact else dev.startswith(n) for n in names)
+
+    return [d for d in devices if (not hit(d)) == exclude]
+
+
+def socket_causes(w):
+    """(causes, exports, notes): what in the job's environment or on the node keeps NCCL off
+    the HCAs, the exports that move it to IB, and what else is worth knowing."""
+    env = job_env(w)
+    rd = _dict(w.get("rdma"))
+    ports = [p for p in _list(rd.get("ports")) if isinstance(p, dict)]
+    active = sorted(set(str(p.get("device")) for p in ports if p.get("state") == "ACTIVE"))
+    devices = sorted(set(str(p.get("device")) for p in ports))
+    causes, exports, notes = [], {}, []
+    for v in env.get("NCCL_NET", []):
+        if v.strip().lower() == "socket":
+            causes.append("NCCL_NET=%s forces NCCL's socket transport" % v)
+            exports["NCCL_NET"] = "IB"
+    for v in env.get("NCCL_IB_DISABLE", []):
+        if v.strip() not in ("", "0"):
+            causes.append("NCCL_IB_DISABLE=%s turns NCCL's IB/RoCE transport off" % v)
+            exports["NCCL_IB_DISABLE"] = "0"
+    for v in env.get("NCCL_IB_HCA", []):
+        if devices and not _hca_matches(v, active or devices):
+            causes.append("NCCL_IB_HCA=%s selects no HCA of this node (it has %s)" % (v, ", ".join(active or devices)))
+            exports["NCCL_IB_HCA"] = ",".join("=%s:1" % d if i == 0 else "%s:1" % d
+                                              for i, d in enumerate(active or devices))
+    if not ports:
+        causes.append("no RDMA device on this node (/sys/class/infiniband lists none): sockets are NCCL's only "
+                      "transport here")
+    elif ports and not active:
+        causes.append("no RDMA port is ACTIVE (%s)" % ", ".join(
+            "%s/%s %s" % (p.get("device"), p.get("port"), p.get("state") or "?") for p in ports[:4]))
+    elif ports and not _list(rd.get("dev_infiniband")):
+        causes.append("/dev/infiniband is missing here (a container without the device): NCCL cannot open the HCAs; "
+                      "docker run --device=/dev/infiniband (or the RDMA device plugin on Kubernetes)")
+    procs = processes(w)
+    readable = [p for p in procs if p.get("fds_readable")]
+    if readable and not any(_list(p.get("infiniband_fds")) for p in readable):
+        notes.append("the job holds no /dev/infiniband device open (pid %s)" % ", ".join(
+            str(p.get("pid")) for p in readable[:4]))
+    for v in env.get("NCCL_SOCKET_IFNAME", []):
+        notes.append("NCCL_SOCKET_IFNAME=%s picks the interface for bootstrap and the socket transport; it does not "
+                     "move data to IB" % v)
+    if ports and not _list(rd.get("peer_memory_modules")):
+        notes.append("no peer-memory module (nvidia_peermem) is loaded: on IB, GPUDirect RDMA stays off "
+                     "(modprobe nvidia_peermem)")
+    if procs and not any(p.get("environ_readable") for p in procs):
+        notes.append("the job's environment could not be read (%s): run gpudoctor watch as the job's user or root"
+                     % (procs[0].get("environ_error") or "permission denied"))
+    if active and not exports.get("NCCL_NET"):
+        exports["NCCL_NET"] = "IB"  # NCCL then fails at init if IB is unusable, instead of falling back
+    return causes, exports, notes
+
+
+def _socket_fix(causes, exports, notes, has_hca=True):
+    lines = []
+    if any(c.startswith("NCCL_NET=") for c in causes):
+        lines.append("unset NCCL_NET%s" % ("   # or export NCCL_NET=IB below" if has_hca else ""))
+    if not has_hca:
+        lines.append("# no HCA here: NCCL can only use sockets; train across nodes with IB/RoCE HCAs (and "
+                     "/dev/infiniband in the container)")
+        lines.append("# meanwhile, more TCP streams help: export NCCL_SOCKET_NTHREADS=4 NCCL_NSOCKS_PERTHREAD=4")
+    elif not exports:
+        lines.append("# rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET: the 'NET/' lines say which transport "
+                     "NCCL chose and why")
+    else:
+        lines.append("# with NCCL_NET=IB, NCCL fails at init if IB is unusable instead of falling back to sockets")
+    lines.append("# %s" % NCCL_ENV_DOC)
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- the checks
+
+def _gpus_text(gs):
+    idx = ",".join(str(g["index"]) for g in gs)
+    util = _mean([g["util"] for g in gs])
+    frac = _mean([g["frac"] for g in gs])
+    limit = _mean([g["limit_w"] for g in gs])
+    clock = _mean([g["clock"] for g in gs])
+    return "GPU %s at %.0f%% utilization draw%s %.0f%% of %s %.0f W power limit%s" % (
+        idx, util or 0, "s" if len(gs) == 1 else "", 100 * (frac or 0), "its" if len(gs) == 1 else "their", limit or 0,
+        " (SM clock %.0f MHz)" % clock if clock else "")
+
+
+@check("watch.target", title="a running job is there to watch", needs=("watch",), severity="info", registry=WATCH)
+def watch_target(facts, config):
+    """What was sampled: the GPUs and the job's processes; n/a, with the reason, when there is
+    nothing to watch (no GPU, no job)."""
+    w = facts["watch"]
+    g = _dict(w.get("gpu"))
+    gs = gpu_stats(w)
+    procs = processes(w)
+    src = _dict(w.get("processes")).get("source")
+    took = "%d samples over %.1f s" % (max([x["samples"] for x in gs] or [0]), _num(w.get("elapsed_s")) or 0)
+    if not gs and not procs:
+        yield NA("nothing to watch: %s; and no job process (no readable process with NCCL_* in its environment)"
+                 % (g.get("reason") or "no GPU"))
+        return
+    if gs and not procs and all(x["state"] == "idle" for x in gs):
+        yield NA("nothing to watch: %d GPU%s idle (%s) and no compute process on them"
+                 % (len(gs), "" if len(gs) == 1 else "s", took))
+        return
+    what = []
+    if gs:
+        what.append("%d GPU%s via %s (%s)" % (len(gs), "" if len(gs) == 1 else "s", g.get("source"), took))
+    else:
+        what.append("no GPU (%s)" % (g.get("reason") or "none"))
+    if procs:
+        what.append("job process%s %s (found by %s)" % ("" if len(procs) == 1 else "es", ", ".join(
+            "%s %s" % (p.get("pid"), p.get("comm") or "?") for p in procs[:4]), src or "?"))
+    else:
+        what.append("no job process found")
+    yield Pass("; ".join(what))
+
+
+@check("watch.bound", title="the GPUs compute (power near the limit), not wait", needs=("watch",), registry=WATCH)
+def watch_bound(facts, config):
+    """communication-bound (busy at low power), input-bound (low, uneven utilization) or
+    computing, from each GPU's utilization and power against its enforced limit."""
+    w = facts["watch"]
+    gs = gpu_stats(w)
+    if not gs:
+        yield NA("no GPU to judge: %s" % (_dict(w.get("gpu")).get("reason") or "none listed"))
+        return
+    busy = [g for g in gs if g["state"] != "idle"]
+    if not busy:
+        yield NA("every GPU idle (%s): no job computes here" % ", ".join(
+            "GPU %s %.0f%%" % (g["index"], g["util"] or 0) for g in gs[:8]))
+        return
+    if any(g["state"] == "unknown" for g in busy):
+        yield Skip("no power reading (or power limit) for GPU %s: cannot tell computing from waiting" % ",".join(
+            str(g["index"]) for g in busy if g["state"] == "unknown"))
+        return
+    waiting = [g for g in busy if g["state"] == "waiting"]
+    computing = [g for g in busy if g["state"] == "computing"]
+    if waiting and len(waiting) >= len(busy) / 2.0:
+        t = traffic(w)
+        msg = "communication-bound: %s: %s kernels are resident but not computing (NCCL kernels waiting " \
+              "for data)" % (_gpus_text(waiting), "its" if len(waiting) == 1 else "their")
+        if on_sockets(t):
+            causes, exports, notes = socket_causes(w)
+            msg += "; the job's bytes go over %s and the HCAs are idle (%s): NCCL is on sockets" % (
+                _iface_text(t), _ports_text(t))
+            if causes:
+                msg += " (%s)" % "; ".join(causes)
+            yield Finding.error(msg, fix=_socket_fix(causes, exports, notes), exports=exports)
+            for n in notes:
+                yield Finding.info(n)
+        elif on_hcas(t):
+            yield Finding.error(msg + "; the traffic is on the HCAs (%s): the fabric is the bottleneck or a peer "
+                                      "is late" % _ports_text(t),
+                                fix="gpudoctor probe --hosts HOSTFILE   # each pair's bus bandwidth against the "
+                                    "others'\ngpudoctor watch --hosts HOSTFILE   # every node: a straggler shows")
+        else:
+            yield Finding.error(msg + "; no network traffic here (%s, %s): they wait for a peer on another node "
+                                      "or for the host" % (_iface_text(t), _ports_text(t)),
+                                fix="gpudoctor watch --hosts HOSTFILE   # every node of the job: the straggler "
+                                    "computes while the others wait")
+        return
+    util = _mean([g["util"] for g in busy])
+    frac = _mean([g["frac"] for g in busy])
+    spread_t = max((g["util_max"] or 0) - (g["util_min"] or 0) for g in busy)
+    spread_g = max(g["util"] or 0 for g in gs) - min(g["util"] or 0 for g in gs)
+    if util is not None and util < BUSY_UTIL - 10 and frac < COMPUTE_POWER and max(spread_t, spread_g) >= UNEVEN:
+        cpu, disks = _dict(w.get("cpu")), _dict(w.get("disks"))
+        procs = processes(w)
+        pcpu = [p.get("cpu_pct") for p in procs if _num(p.get("cpu_pct")) is not None]
+        evidence = "CPU %s busy, iowait %s, disks read %s" % (
+            "%.0f%%" % cpu["busy_pct"] if _num(cpu.get("busy_pct")) is not None else "n/a",
+            "%.0f%%" % cpu["iowait_pct"] if _num(cpu.get("iowait_pct")) is not None else "n/a",
+            human_rate(_num(disks.get("read_bytes_s"))))
+        if pcpu:
+            evidence += ", job processes at %s CPU" % ", ".join("%.0f%%" % x for x in pcpu[:8])
+        yield Finding.error(
+            "input-bound: GPU utilization low and uneven (mean %.0f%%, %.0f-%.0f%% over the samples, %.0f points "
+            "between GPUs) at %.0f%% of the power limit; %s: the GPUs wait for data" % (
+                util, min(g["util_min"] or 0 for g in busy), max(g["util_max"] or 0 for g in busy), spread_g,
+                100 * frac, evidence),
+            fix="more loader processes: DataLoader(num_workers=8, pin_memory=True, persistent_workers=True, "
+                "prefetch_factor=4)\n# high iowait: stage the data on local NVMe; CPU at 100%: decode/augment on the "
+                "GPU (DALI) or pre-process offline")
+        return
+    if computing and len(computing) >= len(busy) / 2.0:
+        yield Pass("computing: %s" % _gpus_text(computing))
+        return
+    yield Skip("no clear signature: mean utilization %.0f%% at %.0f%% of the power limit (computing is >= %.0f%%, "
+               "waiting is >= %.0f%% utilization under %.0f%%)" % (util or 0, 100 * (frac or 0), 100 * COMPUTE_POWER,
+                                                                     BUSY_UTIL, 100 * WAIT_POWER))
+
+
+@check("watch.transport", title="the job's traffic between nodes goes through the HCAs", needs=("watch",),
+       registry=WATCH)
+def watch_transport(facts, config):
+    """Bytes on an Ethernet/IPoIB interface with the HCAs' port counters still is NCCL on
+    sockets; the job's NCCL_* variables (and what the node lacks) say why."""
+    w = facts["watch"]
+    procs = processes(w)
+    if not procs:
+        yield NA("no job process found (no GPU compute process, and no readable process with NCCL_* in its "
+                 "environment)")
+        return
+    t = traffic(w)
+    if on_hcas(t):
+        holds = [p for p in procs if _list(p.get("infiniband_fds"))]
+        yield Pass("the job's bytes are on the HCAs: %s; busiest interface %s%s" % (
+            _ports_text(t), _iface_text(t), "; pid %s holds %s open" % (
+                holds[0].get("pid"), ", ".join(_list(holds[0].get("infiniband_fds"))[:3])) if holds else ""))
+        return
+    if not on_sockets(t):
+        yield NA("no traffic between nodes in the window (busiest interface %s; %s)" % (_iface_text(t), _ports_text(t)))
+        return
+    causes, exports, notes = socket_causes(w)
+    msg = "NCCL on sockets: the job's bytes go over %s and %s" % (
+        _iface_text(t), "the HCAs are idle (%s)" % _ports_text(t) if t["ports"] else "this node has no RDMA port")
+    if causes:
+        msg += ": %s" % "; ".join(causes)
+    has_hca = any(p.get("state") == "ACTIVE" for p in t["ports"])
+    make = Finding.error if has_hca else Finding.warning
+    yield make(msg, fix=_socket_fix(causes, exports, notes, has_hca), exports=exports if has_hca else {})
+    for n in notes:
+        yield Finding.info(n)
+
+
+def _node_summary(facts):
+    w = _dict(facts.get("watch"))
+    gs = gpu_stats(w)
+    t = traffic(w)
+    link = t["rdma_bytes_s"] if on_hcas(t) else (t["iface_bytes_s"] if on_sockets(t) else None)
+    return {"gpus": gs, "frac": _mean([g["frac"] for g in gs]), "util": _mean([g["util"] for g in gs]),
+            "clock": _mean([g["clock"] for g in gs]), "link": link, "traffic": t}
+
+
+@check("watch.straggler", title="every node keeps pace (no node computes while the others wait)", needs=("watch",),
+       scope="cluster", registry=WATCH)
+def watch_straggler(nodes, config):
+    """One node whose GPUs compute at full power while the others' wait at low power, or whose
+    link carries far less than the others', holds the whole job back."""
+    s = dict((h, _node_summary(f)) for h, f in nodes.items())
+    with_gpu = dict((h, x) for h, x in s.items() if x["frac"] is not None and x["util"] is not None)
+    found, flagged = False, set()
+    if len(with_gpu) >= 2:
+        computing = sorted(h for h, x in with_gpu.items() if x["frac"] >= COMPUTE_POWER)
+        waiting = sorted(h for h, x in with_gpu.items() if x["util"] >= BUSY_UTIL and x["frac"] < WAIT_POWER)
+        if computing and waiting and len(computing) < len(waiting):
+            c = with_gpu[computing[0]]
+            wf = [with_gpu[h]["frac"] for h in waiting]
+            yield Finding.error(
+                "straggler: %s's GPUs compute at %.0f%% of their power limit (%.0f%% utilization, SM clock %.0f MHz) "
+                "while %s wait at %s (%.0f%% utilization): the others wait for %s" % (
+                    fold(computing), 100 * c["frac"], c["util"], c["clock"] or 0, fold(waiting),
+                    span(min(wf), max(wf), lambda x: "%.0f%%" % (100 * x)),
+                    _mean([with_gpu[h]["util"] for h in waiting]), fold(computing)),
+                hosts=computing,
+                fix="find what makes %s slower: gpudoctor check --hosts HOSTFILE (clocks, Xid, driver drift); "
+                    "nvidia-smi -q -d PERFORMANCE on it (throttle reasons); its data shard or batch size" % fold(computing))
+            found = True
+            flagged.update(computing)
+    links = dict((h, x["link"]) for h, x in s.items() if x["link"] is not None)
+    if len(links) >= 2:
+        for h, rate in sorted(links.items()):
+            others = [r for o, r in links.items() if o != h]
+            med = statistics.median(others)
+            if med >= SOCKET_MIN and rate < SLOW_LINK * med:
+                ports = s[h]["traffic"]["counted_ports"]
+                rates = ", ".join("%s/%s %s" % (p.get("device"), p.get("port"), p.get("rate") or "?") for p in ports[:4])
+                yield Finding.error(
+                    "straggler link: %s moves %s, the other nodes %s (median %s)%s" % (
+                        h, human_rate(rate), span(min(others), max(others), human_rate),
+                        human_rate(med), "; its ports: %s" % rates if rates else ""),
+                    hosts=[h],
+                    fix="gpudoctor probe --hosts HOSTFILE   # the pairs with %s against the others'\n"
+                        "# on %s: ibstat (rate and width), cat /sys/class/infiniband/*/ports/*/counters/"
+                        "symbol_error (a bad cable)" % (h, h))
+                found = True
+                flagged.add(h)
+    if found:
+        if flagged:
+            others = sorted(h for h in s if h not in flagged)
+            if others:
+                yield Pass("keeps pace (not the straggler: %s)" % fold(sorted(flagged)), hosts=others)
+        return
+    judged = sorted(set(with_gpu) | set(links))
+    if len(judged) < 2:
+        yield NA("fewer than two nodes with busy GPUs or traffic to compare")
+        return
+    parts = []
+    if len(with_gpu) >= 2:
+        fr = [x["frac"] for x in with_gpu.values()]
+        parts.append("power %s of the limit on %d nodes" % (
+            span(min(fr), max(fr), lambda x: "%.0f%%" % (100 * x)), len(with_gpu)))
+    if len(links) >= 2:
+        parts.append("links %s" % span(min(links.values()), max(links.values()), human_rate))
+    yield Pass("; ".join(parts), hosts=judged)
+
+
+# ---------------------------------------------------------------- the sample table
+
+def node_rows(facts):
+    """{gpus: [...], iface, iface_bytes_s, rdma_bytes_s, processes: [...], cpu, disks} for the
+    report: what the diagnoses read, in numbers."""
+    w = _dict(facts.get("watch"))
+    if w.get("status") != "ok":
+        return {"status": w.get("status"), "reason": w.get("reason")}
+    t = traffic(w)
+    gs = gpu_stats(w)
+    return {
+        "status": "ok", "elapsed_s": w.get("elapsed_s"), "gpu_source": _dict(w.get("gpu")).get("source"),
+        "gpu_reason": _dict(w.get("gpu")).get("reason"),
+        "driver_version": _dict(w.get("gpu")).get("driver_version"),
+        "gpus": [dict((k, round(v, 3) if isinstance(v, float) else v) for k, v in g.items()) for g in gs],
+        "busiest_interface": t["iface"].get("name") if t["iface"] else None,
+        "busiest_interface_bytes_s": t["iface_bytes_s"], "rdma_bytes_s": t["rdma_bytes_s"],
+        "processes": [{"pid": p.get("pid"), "comm": p.get("comm"), "gpus": p.get("gpus"), "env": p.get("env"),
+                       "infiniband_fds": p.get("infiniband_fds"), "cpu_pct": p.get("cpu_pct")} for p in processes(w)],
+        "cpu": w.get("cpu"), "disks": w.get("disks"),
+    }
+
+
+def table_lines(nodes):
+    """Text lines: per node, per GPU utilization/power/clock, the busiest interface and the HCAs."""
+    out = ["Samples"]
+    for n in nodes:
+        if not n.reachable:
+            continue
+        r = node_rows(n.facts or {})
+        if r.get("status") != "ok":
+            out.append("  %s: not sampled (%s)" % (n.host, r.get("reason") or r.get("status")))
+            continue
+        head = "  %s (%.1f s)" % (n.host, r.get("elapsed_s") or 0)
+        out.append(head)
+        if not r["gpus"]:
+            out.append("    GPUs  none: %s" % (r.get("gpu_reason") or "-"))
+        for g in r["gpus"]:
+            out.append("    GPU %-3s util %3.0f%% (%3.0f-%3.0f)  power %5.0f/%-4.0f W (%3.0f%%)  SM %4.0f MHz  %s" % (
+                g["index"], g["util"] or 0, g["util_min"] or 0, g["util_max"] or 0, g["power_w"] or 0,
+                g["limit_w"] or 0, 100 * (g["frac"] or 0), g["clock"] or 0, g["state"]))
+        out.append("    net   %s %s; RDMA %s" % (
+            r["busiest_interface"] or "-", human_rate(r["busiest_interface_bytes_s"]),
+            human_rate(r["rdma_bytes_s"]) if r["rdma_bytes_s"] is not None else "no port counters"))
+        cpu = _dict(r.get("cpu"))
+        if cpu:
+            out.append("    cpu   %.0f%% busy, iowait %.0f%%" % (cpu.get("busy_pct") or 0, cpu.get("iowait_pct") or 0))
+        for p in r["processes"][:8]:
+            env = " ".join("%s=%s" % kv for kv in sorted(_dict(p.get("env")).items())[:6])
+            out.append("    pid   %s %s%s" % (p.get("pid"), p.get("comm") or "?", ("  " + env) if env else ""))
+    return out

@@ -1,0 +1,257 @@
+"""`gpudoctor watch`: the node-side sampler's parsers, the diagnoses over recorded H100
+samples and composed multi-node fixtures (fixtures/watch/), and a real run here against a
+process with NCCL_* variables sending over a veth between network namespaces."""
+
+import io
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import FIXTURES, ROOT
+
+WATCH_FIX = os.path.join(FIXTURES, "watch")
+
+
+def recorded_section(title):
+    """The lines under '## <title>' in the device machine's record (fixtures/watch/h100-machine.txt)."""
+    lines, on = [], False
+    with open(os.path.join(WATCH_FIX, "h100-machine.txt")) as f:
+        for line in f:
+            if line.startswith("## "):
+                on = line.strip() == "## " + title
+                continue
+            if on:
+                lines.append(line)
+    assert lines, title
+    return "".join(lines)
+
+
+def diagnose(path):
+    """(report, nodes) for saved samples: a file or a folder of them."""
+    from gpudoctor.config import Config
+    from gpudoctor.gather import from_facts
+    from gpudoctor.runner import run_checks
+    from gpudoctor.watch import WATCH
+
+    nodes = from_facts(path)
+    return run_checks(nodes, list(WATCH), Config()), nodes
+
+
+def result(report, check_id):
+    (r,) = [r for r in report.results if r.id == check_id]
+    return r
+
+
+# ---------------------------------------------------------------- parsers, on recorded text
+
+def test_proc_net_dev_recorded_on_the_h100_machine():
+    from gpudoctor.collector.watch import parse_proc_net_dev
+
+    got = parse_proc_net_dev(recorded_section("/proc/net/dev"))
+    assert sorted(got) == ["eth0", "ifb0", "ifb1", "lo"]
+    assert got["eth0"] == {"rx_bytes": 625, "rx_packets": 10, "tx_bytes": 1473, "tx_packets": 18}
+    # a counter wide enough to touch the colon (net-procfs.c prints "%6s:%8llu")
+    assert parse_proc_net_dev("enp1s0f0:1234567890123 5 0 0 0 0 0 0 77 1 0 0 0 0 0 0\n")["enp1s0f0"]["rx_bytes"] \
+        == 1234567890123
+
+
+def test_nvidia_smi_fallback_parses_the_recorded_answers():
+    from gpudoctor.collector.watch import parse_smi_sample
+
+    gpus, sample = parse_smi_sample(recorded_section("nvidia-smi --query-gpu during spin"))
+    assert gpus == [{"index": 0, "name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-abfd7d84-6fd0-1aca-5988-d64b7983af59",
+                     "bus_id": "00000000:00:06.0", "power_limit_w": 700.0}]
+    assert sample[0]["util_pct"] == 100 and sample[0]["power_w"] == 87.84 and sample[0]["sm_clock_mhz"] == 1980
+    _, na = parse_smi_sample("0, X, GPU-1, 00000000:01:00.0, [N/A], 0, [N/A], 700.00, 1980\n")
+    assert na[0]["util_pct"] is None and na[0]["power_w"] is None
+
+
+def test_proc_stat_environ_and_pid_stat():
+    from gpudoctor.collector.watch import parse_environ, parse_pid_stat, parse_proc_stat
+
+    st = parse_proc_stat("cpu  10 0 5 80 5 0 0 0 0 0\ncpu0 5 0 2 40 3 0 0 0 0 0\ncpu1 5 0 3 40 2 0 0 0 0 0\n")
+    assert st["iowait"] == 5 and st["idle"] == 80 and st["cpus"] == 2
+    env = parse_environ(b"NCCL_NET=Socket\0UCX_NET_DEVICES=mlx5_0:1\0NCCL_IB_TOKEN=hunter2\0PATH=/bin\0HOME=/root",
+                        key="k")
+    assert env["NCCL_NET"] == "Socket" and env["UCX_NET_DEVICES"] == "mlx5_0:1"
+    assert env["NCCL_IB_TOKEN"].startswith("hmac:") and "hunter2" not in json.dumps(env)
+    assert "PATH" not in env and "HOME" not in env  # only the job's communication variables
+    # comm with spaces and a ')' (proc(5): fields are counted after the last ')')
+    assert parse_pid_stat("42 (a) b) S 1 1 1 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 1 0") == 300
+
+
+@pytest.mark.parametrize("spec,devices,left", [
+    ("mlx5", ["mlx5_0", "mlx5_1"], ["mlx5_0", "mlx5_1"]),  # a prefix
+    ("=mlx5_0:1", ["mlx5_0", "mlx5_10"], ["mlx5_0"]),  # exact names
+    ("^mlx5_0", ["mlx5_0", "mlx5_1"], ["mlx5_1"]),  # exclusion
+    ("=mlx4_0:1,mlx4_1:1", ["mlx5_0"], []),  # names from another cluster's script
+])
+def test_nccl_ib_hca_matching(spec, devices, left):
+    from gpudoctor.watch import _hca_matches
+
+    assert _hca_matches(spec, devices) == left
+
+
+def test_the_section_is_unsupported_unless_asked():
+    from gpudoctor.collector import Context, collect
+
+    doc = collect(Context(root=os.path.join(FIXTURES, "roots", "ib_mlx5_hdr"), live=False), only={"watch"})
+    assert doc["watch"]["status"] == "unsupported" and "gpudoctor watch" in doc["watch"]["reason"]
+
+
+def test_rdma_counters_are_read_in_4_byte_words(tmp_path):
+    from gpudoctor.collector.watch import read_rdma, summarize
+
+    port = tmp_path / "sys/class/infiniband/mlx5_0/ports/1"
+    (port / "counters").mkdir(parents=True)
+    (port / "state").write_text("4: ACTIVE\n")
+    (port / "link_layer").write_text("InfiniBand\n")
+    (port / "rate").write_text("400 Gb/sec (4X NDR)\n")
+    from gpudoctor.collector import Context
+
+    ctx = Context(root=str(tmp_path), live=False)
+    (port / "counters/port_xmit_data").write_text("1000\n")
+    (port / "counters/port_rcv_data").write_text("10\n")
+    a = {"net": {}, "rdma": read_rdma(ctx), "cpu": None, "disks": {}}
+    (port / "counters/port_xmit_data").write_text("251000\n")
+    (port / "counters/port_rcv_data").write_text("10\n")
+    b = {"net": {}, "rdma": read_rdma(ctx), "cpu": None, "disks": {}}
+    _, ports, _, _ = summarize(a, b, 2.0)
+    assert ports[0]["state"] == "ACTIVE" and ports[0]["xmit_bytes"] == 1000000 and ports[0]["xmit_bytes_s"] == 500000
+    assert ports[0]["rcv_bytes"] == 0
+
+
+# ---------------------------------------------------------------- one H100, recorded live
+
+def test_h100_spin_is_communication_bound():
+    report, _ = diagnose(os.path.join(WATCH_FIX, "h100-spin.json"))
+    r = result(report, "watch.bound")
+    assert r.status == "fail" and r.summary.startswith("communication-bound: GPU 0 at 100% utilization draws 1")
+    assert "of its 700 W power limit" in r.summary and report.exit_code == 1
+
+
+def test_h100_matmul_is_computing():
+    report, _ = diagnose(os.path.join(WATCH_FIX, "h100-matmul.json"))
+    r = result(report, "watch.bound")
+    assert r.status == "pass" and r.summary.startswith("computing: GPU 0 at 99% utilization draws 9")
+    assert report.exit_code == 0
+
+
+def test_h100_idle_has_nothing_to_watch():
+    report, _ = diagnose(os.path.join(WATCH_FIX, "h100-idle.json"))
+    assert result(report, "watch.target").status == "na"
+    assert "idle" in result(report, "watch.target").summary
+    assert report.exit_code == 0
+
+
+# ---------------------------------------------------------------- composed multi-node
+
+def test_composed_fixtures_are_what_compose_py_writes():
+    sys.path.insert(0, WATCH_FIX)
+    try:
+        import compose
+    finally:
+        sys.path.remove(WATCH_FIX)
+    for rel, text in compose.render().items():
+        with open(os.path.join(WATCH_FIX, rel)) as f:
+            assert f.read() == text, rel
+
+
+@pytest.mark.parametrize("scenario,check_id,hosts,words,exports", [
+    ("sockets-ib-disabled", "watch.transport", ["gpu01", "gpu02", "gpu03", "gpu04"],
+     ["NCCL on sockets", "eth0", "NCCL_IB_DISABLE=1"], {"NCCL_IB_DISABLE": "0", "NCCL_NET": "IB"}),
+    ("sockets-ib-disabled", "watch.bound", ["gpu01", "gpu02", "gpu03", "gpu04"],
+     ["communication-bound", "NCCL is on sockets", "NCCL_IB_DISABLE=1"], {"NCCL_IB_DISABLE": "0", "NCCL_NET": "IB"}),
+    ("sockets-wrong-hca", "watch.transport", ["gpu01", "gpu02", "gpu03", "gpu04"],
+     ["NCCL_IB_HCA==mlx4_0:1,mlx4_1:1 selects no HCA", "mlx5_0"],
+     {"NCCL_IB_HCA": "=mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1", "NCCL_NET": "IB"}),
+    ("straggler-gpu03", "watch.straggler", ["gpu03"], ["straggler: gpu03's GPUs compute at 96%", "gpu[01-02,04] wait"],
+     {}),
+    ("straggler-link-gpu02", "watch.straggler", ["gpu02"], ["straggler link: gpu02 moves 4.8 GB/s", "4X EDR"], {}),
+])
+def test_composed_cluster_diagnoses(scenario, check_id, hosts, words, exports):
+    report, _ = diagnose(os.path.join(WATCH_FIX, scenario))
+    r = result(report, check_id)
+    assert r.status == "fail"
+    (f,) = [f for f in r.findings if f.severity == "error"][:1]
+    assert sorted(f.hosts) == hosts
+    for w in words:
+        assert w in f.message, (w, f.message)
+    assert f.exports == exports
+    assert report.exit_code == 1
+
+
+def test_composed_healthy_cluster_passes_everything():
+    report, _ = diagnose(os.path.join(WATCH_FIX, "healthy"))
+    assert [(r.id, r.status) for r in report.results] == [
+        ("watch.bound", "pass"), ("watch.straggler", "pass"), ("watch.target", "pass"), ("watch.transport", "pass")]
+    assert "on the HCAs" in result(report, "watch.transport").summary and report.exit_code == 0
+
+
+def test_json_and_prometheus_reports(capsys):
+    from gpudoctor.cli import main
+
+    assert main(["watch", "--facts", os.path.join(WATCH_FIX, "straggler-gpu03"), "--json"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["schema"] == "gpudoctor.report/2"
+    assert doc["samples"]["gpu03"]["gpus"][0]["state"] == "computing"
+    assert doc["samples"]["gpu01"]["gpus"][0]["state"] == "waiting"
+    assert doc["samples"]["gpu01"]["rdma_bytes_s"] == 2e10
+    assert main(["watch", "--facts", os.path.join(WATCH_FIX, "straggler-gpu03"), "--format", "prometheus"]) == 1
+    prom = capsys.readouterr().out
+    assert 'gpudoctor_check_status{check="watch.straggler",host="gpu03",severity="error"} 2' in prom
+
+
+# ---------------------------------------------------------------- live, on this machine
+
+def test_watch_local_without_gpus_says_why(capsys):
+    if os.path.exists("/proc/driver/nvidia/version"):
+        pytest.skip("this machine has an NVIDIA driver")
+    from gpudoctor.cli import main
+
+    assert main(["watch", "--local", "--seconds", "0.5"]) == 0
+    out = capsys.readouterr().out
+    assert "no NVIDIA driver loaded" in out and "no GPU to watch" in out
+    assert "N/A " not in out  # n/a diagnoses are counted, not listed, without --verbose
+
+
+def test_bad_seconds_is_a_usage_error(capsys):
+    from gpudoctor.cli import main
+
+    assert main(["watch", "--local", "--seconds", "nan"]) == 2
+    assert "--seconds" in capsys.readouterr().err
+
+
+def test_a_socket_job_in_a_network_namespace(tmp_path):
+    """The "job": a process with NCCL_* variables, in its own network namespace, sending over a
+    veth to this one. No GPU here: the GPU diagnosis is n/a with the reason, the traffic and the
+    variables are read, and a secret-looking value is shown only as its keyed hash."""
+    import watchnet
+
+    why = watchnet.usable()
+    if why:
+        pytest.skip(why)
+    env = {"NCCL_NET": "Socket", "NCCL_IB_DISABLE": "1", "NCCL_SOCKET_IFNAME": "eth0",
+           "UCX_SECRET_TOKEN": "hunter2-watch"}
+    with watchnet.NetnsJob(env) as job:
+        job.wait_flowing()
+        p = subprocess.run([sys.executable, "-m", "gpudoctor", "watch", "--local", "--seconds", "1", "--json",
+                            "--save", str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=60)
+        pid, host_if = job.pid, job.host_if
+    assert p.returncode == 0, p.stderr  # a warning: no HCA here, sockets are all there is
+    assert "hunter2-watch" not in p.stdout and "hunter2-watch" not in open(next(tmp_path.glob("*.json"))).read()
+    doc = json.loads(p.stdout)
+    checks = dict((c["id"], c) for c in doc["checks"])
+    assert checks["watch.bound"]["status"] == "na" and "no NVIDIA driver" in checks["watch.bound"]["summary"]
+    t = checks["watch.transport"]
+    assert t["status"] == "warn"
+    assert "NCCL_NET=Socket forces" in t["summary"] and "NCCL_IB_DISABLE=1" in t["summary"]
+    (node,) = doc["samples"].values()
+    (proc,) = [x for x in node["processes"] if x["pid"] == pid]
+    assert proc["env"]["NCCL_NET"] == "Socket" and proc["env"]["UCX_SECRET_TOKEN"].startswith("hmac:")
+    assert proc["infiniband_fds"] == []
+    if node["busiest_interface"] == host_if:  # another test's traffic may be busier on a shared machine
+        assert host_if in t["summary"] and node["busiest_interface_bytes_s"] > 1e6
