@@ -135,9 +135,18 @@ def versions_parity(nodes, config):
 
 
 # Variables whose values differ per node by design; never compared.
-PER_NODE = ("SSH_", "XDG_", "SLURM_", "OMPI_", "PMIX_", "TORCHELASTIC_")
+PER_NODE = ("SSH_", "XDG_", "SLURM_", "SLURMD_", "SBATCH_", "SALLOC_", "OMPI_", "PMIX_", "PMI_", "TORCHELASTIC_")
+# What Slurm sets in a task's environment that is not SLURM_*: "OUTPUT ENVIRONMENT
+# VARIABLES" of srun(1) and sbatch(1) (https://slurm.schedmd.com/srun.html#SECTION_OUTPUT-ENVIRONMENT-VARIABLES,
+# https://slurm.schedmd.com/sbatch.html#SECTION_OUTPUT-ENVIRONMENT-VARIABLES; Debian's 22.05
+# man pages list the same). SLURMD_NODENAME is per node by design (a false drift warning on
+# every allocation of more than one node); SLURM_NODEID, SLURM_PROCID, SLURM_LOCALID,
+# SLURM_TOPOLOGY_ADDR, SLURM_STEP_*, SLURM_TASK_PID, SLURM_GTIDS, SLURM_LAUNCH_NODE_IPADDR
+# and the rest of SLURM_* are covered by the prefix.
+SLURM_OUTPUT_NAMES = {"SLURMD_NODENAME", "SRUN_DEBUG", "SBATCH_MEM_BIND", "SBATCH_MEM_BIND_LIST",
+                      "SBATCH_MEM_BIND_PREFER", "SBATCH_MEM_BIND_TYPE", "SBATCH_MEM_BIND_VERBOSE"}
 PER_NODE_NAMES = {"HOSTNAME", "PWD", "OLDPWD", "SHLVL", "_", "MAIL", "MOTD_SHOWN", "TERM", "LOGNAME", "USER", "HOME",
-                  "RANK", "LOCAL_RANK", "NODE_RANK", "GPUDOCTOR_NODE", "LS_COLORS", "SSH_TTY"}
+                  "RANK", "LOCAL_RANK", "NODE_RANK", "GPUDOCTOR_NODE", "LS_COLORS", "SSH_TTY"} | SLURM_OUTPUT_NAMES
 JOB_SHAPING = ("NCCL_", "CUDA_", "LD_LIBRARY_PATH", "LD_PRELOAD", "PYTHONPATH", "UCX_", "FI_", "TORCH_")
 
 

@@ -194,3 +194,61 @@ def test_srun_runs_beside_a_step_that_holds_the_allocation(slurm):
     n = node_of(p.stdout)
     assert n["reachable"] is True, (n, p.stderr)
     assert time.time() - t0 < 20
+
+
+def test_node_states_decide_who_is_left_out_of_the_step():
+    """scontrol(1) node states: base state, then +FLAGS; a drain stops new jobs only, so a
+    drained node of the job's own allocation still runs its steps."""
+    from gpudoctor.transport.srun import node_unavailable, parse_node_states
+
+    text = ("NodeName=a Arch=x86_64 NodeAddr=10.0.0.1 State=IDLE Weight=1\n"
+            "NodeName=b NodeAddr=10.0.0.2 State=IDLE+DRAIN Weight=1 Reason=admin: DIMM B2 [root@2026-11-25T17:00:00]\n"
+            "NodeName=c NodeAddr=10.0.0.3 State=DOWN+NOT_RESPONDING Reason=Not responding [slurm@2026]\n"
+            "garbage line State=IDLE\n")
+    st = parse_node_states(text)
+    assert st == {"a": ("IDLE", None), "b": ("IDLE+DRAIN", "admin: DIMM B2"), "c": ("DOWN+NOT_RESPONDING",
+                                                                                     "Not responding")}
+    cases = {"IDLE": None, "MIXED": None, "IDLE+COMPLETING": None, "IDLE+DRAIN": "node-drained",
+             "MIXED+DRAIN": "node-drained", "DOWN": "node-down", "IDLE+NOT_RESPONDING": "node-down",
+             "IDLE*": "node-down", "DOWN+DRAIN": "node-down", "FUTURE": "node-down", "IDLE+POWERED_DOWN": "node-down"}
+    assert dict((s, node_unavailable(s)) for s in cases) == cases
+    assert node_unavailable("IDLE+DRAIN", allocated=True) is None
+    assert node_unavailable("DOWN", allocated=True) == "node-down"
+
+
+def test_refused_names_only_the_port_that_refuses():
+    import socket
+
+    from gpudoctor.transport.srun import refused
+
+    listening = socket.socket()
+    listening.bind(("127.0.0.1", 0))
+    listening.listen(1)
+    port = listening.getsockname()[1]
+    closed = socket.socket()
+    closed.bind(("127.0.0.2", port))  # bound, never listening: the kernel refuses connections
+    try:
+        assert refused({"up": "127.0.0.1", "dead": "127.0.0.2"}, port, timeout=2) == ["dead"]
+    finally:
+        listening.close()
+        closed.close()
+
+
+def test_slurm_task_variables_are_no_env_drift():
+    """srun(1)/sbatch(1) "OUTPUT ENVIRONMENT VARIABLES": set per node or per task by design."""
+    from conftest import run_check
+
+    per_node = {"SLURMD_NODENAME": "sn%d", "SLURM_NODEID": "%d", "SLURM_PROCID": "%d", "SLURM_LOCALID": "0",
+                "SLURM_TOPOLOGY_ADDR": "sn%d", "SLURM_STEP_ID": "%d", "SLURM_TASK_PID": "4%d", "PMI_RANK": "%d",
+                "NCCL_DEBUG": "INFO"}
+
+    def facts(i):
+        vals = dict((k, v % i if "%d" in v else v) for k, v in per_node.items())
+        return {"node": "sn%d" % i, "env": {"status": "ok", "values": vals, "hashed": {}}}
+
+    res = run_check("env.parity", dict(("sn%d" % i, facts(i)) for i in range(1, 5)))
+    assert res.status == "pass", [f.message for f in res.findings]
+    drift = facts(2)
+    drift["env"]["values"]["NCCL_DEBUG"] = "WARN"
+    res = run_check("env.parity", {"sn1": facts(1), "sn2": drift, "sn3": facts(3)})
+    assert res.status == "fail" and any("NCCL_DEBUG" in f.message for f in res.findings)

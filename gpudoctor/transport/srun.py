@@ -143,6 +143,77 @@ class SrunTransport(Transport):
         return cmd + ["sh", "-c", SHELL, "gpudoctor", python]
 
     def run(self, hosts, payload):
+        """Nodes Slurm itself says cannot run a task (down, drained, not responding, unknown)
+        are classified from one ``scontrol show node`` and left out of the step: srun would
+        otherwise wait for them until the deadline and no node would be reported. The rest
+        run as one step."""
+        self.command(hosts, payload.python or "python3")  # refuse bad input before asking Slurm
+        known = self._preflight([h.name for h in hosts])
+        live = [h for h in hosts if h.name not in known]
+        done = dict((n.host, n) for n in self._run(live, payload)) if live else {}
+        done.update(known)
+        return [done[h.name] for h in hosts]
+
+    def _preflight(self, names):
+        """{node: Node} for the nodes that cannot take a task now, from one scontrol call
+        (bounded: 10 s at most). Inside an allocation a drained node of the job still runs
+        the job's steps (a drain stops new jobs only: scontrol(1), State=DRAIN), so only a
+        node that is down or not responding is left out there. If scontrol fails, nothing is
+        left out: srun's own errors classify the nodes."""
+        from gpudoctor.nodes import expand, fold
+
+        scontrol = shutil.which("scontrol")
+        if not scontrol or not names:
+            return {}
+        try:
+            p = subprocess.run([scontrol, "show", "node", "-o", fold(names)], stdin=subprocess.DEVNULL,
+                               capture_output=True, timeout=max(1.0, min(10.0, self.timeout / 3)))
+        except (OSError, subprocess.TimeoutExpired):
+            return {}
+        allocated = set()
+        if in_allocation():
+            try:
+                allocated = set(expand(os.environ["SLURM_JOB_NODELIST"]))
+            except Exception:  # a malformed variable: judge every node as outside the job
+                allocated = set()
+        text = p.stdout[:MAX_OUTPUT].decode("utf-8", "replace")
+        states = parse_node_states(text)
+        missing = set(re.findall(r"Node (\S+) not found", p.stderr[:MAX_STDERR].decode("utf-8", "replace")))
+        out = {}
+        for h in names:
+            if h in missing:
+                out[h] = Node(host=h, error="Slurm knows no node %s (scontrol show node)" % h, error_kind="slurm")
+                continue
+            if h not in states:
+                continue
+            kind = node_unavailable(states[h][0], h in allocated)
+            if kind:
+                state, reason = states[h]
+                out[h] = Node(host=h, error="Slurm lists the node as %s%s: no task can start there" % (
+                    state, " (Reason=%s)" % reason if reason else ""), error_kind=kind)
+        # A slurmd that died is still IDLE for slurmctld until SlurmdTimeout (300 s by default)
+        # passes, and a step that includes it waits for it (with PrologFlags=Alloc the whole
+        # allocation does): every node would time out. A refused TCP connection to its
+        # slurmd port says it is gone now; anything else (a timeout, a firewall) proves
+        # nothing and the node stays in the step.
+        addrs = dict((n, a) for n, a in re.findall(r"^NodeName=(\S+) .*?\bNodeAddr=(\S+)", text, re.M)
+                     if n in states and n not in out)
+        if addrs:
+            for h in refused(addrs, self._slurmd_port(scontrol)):
+                out[h] = Node(host=h, error="slurmd does not answer on %s (connection refused), though Slurm still "
+                              "lists the node as %s" % (addrs[h], states[h][0]), error_kind="slurmd")
+        return out
+
+    def _slurmd_port(self, scontrol):
+        try:
+            p = subprocess.run([scontrol, "show", "config"], stdin=subprocess.DEVNULL, capture_output=True,
+                               timeout=5)
+            m = re.search(rb"^SlurmdPort\s*=\s*(\d+)\s*$", p.stdout[:MAX_OUTPUT], re.M)
+            return int(m.group(1)) if m else 6818
+        except (OSError, subprocess.TimeoutExpired, ValueError):
+            return 6818  # slurm.conf(5): SlurmdPort's default
+
+    def _run(self, hosts, payload):
         python = payload.python or "python3"
         names = [h.name for h in hosts]
         cmd = self.command(hosts, python)
@@ -378,6 +449,76 @@ class SrunTransport(Transport):
                 pass
         except OSError:
             pass
+
+
+# Node states (scontrol(1), "State" of `show node`; sinfo(1), "NODE STATE CODES"): a base
+# state, then +FLAGS. NOT_RESPONDING is slurmctld's own word for a slurmd that stopped
+# answering its pings (the node goes DOWN after SlurmdTimeout).
+_DOWN_BASES = ("DOWN", "FUTURE", "UNKNOWN")
+_DOWN_FLAGS = ("NOT_RESPONDING", "FAIL", "POWERED_DOWN", "POWERING_DOWN", "POWER_DOWN", "POWERING_UP",
+               "REBOOT_ISSUED")
+
+
+def refused(addrs, port, timeout=1.0):
+    """Nodes whose address:port refuses a TCP connection: {node: address} -> [node]. All at
+    once, non-blocking, within ``timeout`` (s) together."""
+    import errno
+    import select
+    import socket
+
+    socks, out = {}, []
+    try:
+        for node, addr in addrs.items():
+            try:
+                info = socket.getaddrinfo(addr, port, 0, socket.SOCK_STREAM)[0]
+                s = socket.socket(info[0], socket.SOCK_STREAM)
+            except (OSError, UnicodeError):
+                continue
+            s.setblocking(False)
+            rc = s.connect_ex(info[4])
+            if rc == errno.ECONNREFUSED:
+                out.append(node)
+                s.close()
+            elif rc in (0, errno.EINPROGRESS):
+                socks[s] = node
+            else:
+                s.close()
+        end = time.time() + timeout
+        pending = dict(socks)
+        while pending and time.time() < end:
+            _, ready, _ = select.select([], list(pending), [], max(0.0, end - time.time()))
+            for s in ready:
+                if s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) == errno.ECONNREFUSED:
+                    out.append(pending[s])
+                del pending[s]
+    finally:
+        for s in socks:
+            s.close()
+    return out
+
+
+def parse_node_states(text):
+    """`scontrol show node -o` -> {node: (State, Reason or None)}; lines bounded, untrusted."""
+    out = {}
+    for line in text.splitlines()[:100000]:
+        m = re.match(r"NodeName=(\S+)", line)
+        st = re.search(r"\bState=(\S+)", line)
+        if not (m and st):
+            continue
+        rs = re.search(r"\bReason=(.*?)(?: \[[^\]]*\])?\s*$", line)
+        out[m.group(1)] = (st.group(1)[:100], rs.group(1)[:200] if rs else None)
+    return out
+
+
+def node_unavailable(state, allocated=False):
+    """The error kind of a node in this state that cannot start a task, else None."""
+    parts = state.upper().split("+")
+    base, flags = parts[0].rstrip("*~#!%$@^-"), set(parts[1:])
+    if base in _DOWN_BASES or flags & set(_DOWN_FLAGS) or state.endswith("*"):
+        return "node-down"
+    if not allocated and ("DRAIN" in flags or base in ("DRAINED", "DRAINING", "DRAIN")):
+        return "node-drained"
+    return None
 
 
 def _exit_code(text):

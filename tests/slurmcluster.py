@@ -1,0 +1,305 @@
+"""A real multi-node Slurm on one machine: one slurmctld, and one slurmd per "node", each
+in its own network namespace (a veth pair on a private bridge, its own address) and its
+own UTS namespace (its own hostname). Debian's stock slurmctld/slurmd 22.05, auth/none.
+
+How (the recipe tried on these machines, kept beside the code):
+- the controller runs in the host's namespaces and listens on the bridge's address;
+- each slurmd: ``nsenter --net=/var/run/netns/NS unshare --uts [--mount] sh -c
+  'hostname N; [mount -t tmpfs -o size=64m tmpfs /dev/shm;] exec slurmd -D ...'``.
+  nsenter, not ``ip netns exec``: the latter remounts /sys and slurmd then dies with
+  "No filesystem mounted on /sys/fs/cgroup";
+- a node's faults come from the namespaces it starts in: ``shm`` is a private mount
+  namespace with a 64 MiB tmpfs on /dev/shm (what docker gives a container by default),
+  ``memlock`` a slurmd started under a 64 KiB RLIMIT_MEMLOCK, which every job and prolog
+  inherits from slurmd.
+
+Prolog= and HealthCheckProgram= are wrappers that do nothing until a test writes the
+file they name (``prolog.enabled``, ``hc.enabled``): the periodic health check cannot
+race tests that do not want it.
+
+Every wait is on a state with a deadline (no fixed sleeps).
+"""
+
+import os
+import random
+import re
+import resource
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CONTRIB = os.path.join(ROOT, "contrib", "slurm")
+SHM_SMALL = "64m"
+MEMLOCK_LOW = 64 * 1024
+
+
+def _exe(name):
+    return shutil.which(name) or ("/usr/sbin/" + name if os.access("/usr/sbin/" + name, os.X_OK) else None)
+
+
+def unavailable():
+    """Why this machine cannot run the cluster, or None."""
+    if os.geteuid() != 0:
+        return "needs root (network namespaces, slurmd as root)"
+    for exe in ("slurmctld", "slurmd", "srun", "sinfo", "scontrol", "salloc"):
+        if not _exe(exe):
+            return "%s is not installed (tests/run.sh installs Debian's slurmctld/slurmd/slurm-client)" % exe
+    for exe in ("ip", "nsenter", "unshare"):
+        if not _exe(exe):
+            return "%s is not installed (iproute2, util-linux)" % exe
+    return None
+
+
+def _ip(*args):
+    subprocess.run(["ip"] + list(args), check=True, capture_output=True, timeout=10)
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class MultiSlurm(object):
+    """faults: {node index (1-based): "shm" | "memlock"}."""
+
+    def __init__(self, base, n=4, faults=None):
+        self.dir = base
+        self.n = n
+        self.faults = dict(faults or {})
+        self.tag = "%04x" % random.randrange(1 << 16)  # interface names stay under IFNAMSIZ (15)
+        self.net = "10.%d.%d" % (random.randint(64, 250), random.randint(1, 250))
+        self.bridge = "gds%sb" % self.tag
+        self.names = ["sn%d" % i for i in range(1, n + 1)]
+        self.host = socket.gethostname().split(".")[0]
+        self.conf = os.path.join(base, "slurm.conf")
+        self.env = dict(os.environ, SLURM_CONF=self.conf)
+        for k in list(self.env):  # this process may itself run inside a job: never leak it into ours
+            if k.startswith(("SLURM_", "SLURMD_")) and k != "SLURM_CONF":
+                del self.env[k]
+        self.gd_config = os.path.join(base, "gpudoctor.toml")
+        self.defaults = os.path.join(base, "gpudoctor.defaults")
+        self.ctld = None
+        self.slurmd = {}
+        self.spaces = []
+
+    # -- names
+    def ns(self, i):
+        return "gds%s%d" % (self.tag, i)
+
+    def addr(self, i):
+        return "%s.%d" % (self.net, 10 + i)
+
+    def node(self, kind):
+        """The node name of the fault kind ("shm", "memlock")."""
+        return "sn%d" % next(i for i, k in self.faults.items() if k == kind)
+
+    def healthy(self):
+        return ["sn%d" % i for i in range(1, self.n + 1) if i not in self.faults]
+
+    # -- commands
+    def run(self, *argv, timeout=30, check=False, env=None, **kw):
+        e = dict(self.env)
+        e.update(env or {})
+        p = subprocess.run(list(argv), env=e, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                           timeout=timeout, **dict({"cwd": self.dir}, **kw))
+        if check:
+            assert p.returncode == 0, (argv, p.stdout, p.stderr)
+        return p
+
+    def states(self):
+        """{node: (state, reason)} from one scontrol call."""
+        out = {}
+        r = self.run("scontrol", "show", "node", "-o", timeout=10)
+        for line in r.stdout.splitlines():
+            m = re.match(r"NodeName=(\S+)", line)
+            if not m:
+                continue
+            st = re.search(r"\bState=(\S+)", line)
+            rs = re.search(r"\bReason=(.*?)(?: \[[^\]]*\])?\s*$", line)
+            out[m.group(1)] = (st.group(1) if st else "?", rs.group(1) if rs else None)
+        return out
+
+    def wait(self, pred, timeout=30, what="cluster state"):
+        t0 = time.time()
+        while True:
+            st = self.states()
+            if pred(st):
+                return st
+            for name, p in self.slurmd.items():
+                if p is not None and p.poll() is not None and self._expected_up.get(name, True):
+                    raise AssertionError("slurmd of %s exited (rc %s); see %s" % (
+                        name, p.returncode, os.path.join(self.dir, "slurmd-%s.log" % name)))
+            if time.time() - t0 > timeout:
+                raise AssertionError("%s not reached within %ss: %s" % (what, timeout, st))
+            time.sleep(0.05)
+
+    def wait_idle(self, names=None, timeout=30):
+        names = names or self.names
+        return self.wait(lambda st: all(st.get(n, ("",))[0] == "IDLE" for n in names), timeout,
+                         "%s idle" % ",".join(names))
+
+    def set_config(self, text):
+        with open(self.gd_config, "w") as f:
+            f.write('select = ["shm.size", "limits.memlock"]\n' + text)
+
+    def enable(self, what, on=True):
+        """what: "prolog" or "hc" (the wrappers run gpudoctor only while enabled)."""
+        path = os.path.join(self.dir, what + ".enabled")
+        if on:
+            open(path, "w").close()
+        elif os.path.exists(path):
+            os.unlink(path)
+
+    def reset(self):
+        """Every node IDLE and undrained, wrappers off, a healthy config."""
+        self.enable("prolog", False)
+        self.enable("hc", False)
+        self.set_config("")
+        for i in range(1, self.n + 1):
+            if self.slurmd.get("sn%d" % i) is None or self.slurmd["sn%d" % i].poll() is not None:
+                self.start_slurmd(i)
+        resumed = False
+        for name, (state, _) in self.states().items():
+            if "DRAIN" in state or state.startswith("DOWN") or "FAIL" in state:
+                self.run("scontrol", "update", "nodename=" + name, "state=resume")
+                resumed = True
+        if resumed:
+            # A resumed node is IDLE+NOT_RESPONDING until slurmd answers slurmctld; 22.05 here
+            # did not ping it within a minute. A reconfigure makes every slurmd register now.
+            self.run("scontrol", "reconfigure")
+        self.wait_idle(timeout=30)
+
+    # -- life cycle
+    def start(self):
+        os.chmod(self.dir, 0o755)
+        for sub in ("state",):
+            os.makedirs(os.path.join(self.dir, sub), exist_ok=True)
+        _ip("link", "add", self.bridge, "type", "bridge")
+        _ip("addr", "add", self.net + ".1/24", "dev", self.bridge)
+        _ip("link", "set", self.bridge, "up")
+        for i in range(1, self.n + 1):
+            ns, host_if = self.ns(i), "gds%s%dh" % (self.tag, i)
+            _ip("netns", "add", ns)
+            self.spaces.append(ns)
+            _ip("link", "add", host_if, "type", "veth", "peer", "name", "eth0", "netns", ns)
+            _ip("link", "set", host_if, "master", self.bridge, "up")
+            _ip("-n", ns, "addr", "add", self.addr(i) + "/24", "dev", "eth0")
+            _ip("-n", ns, "link", "set", "eth0", "up")
+            _ip("-n", ns, "link", "set", "lo", "up")
+        self._write()
+        self._expected_up = {}
+        self.ctld = subprocess.Popen([_exe("slurmctld"), "-D", "-f", self.conf], env=self.env,
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
+                                     cwd=self.dir)
+        for i in range(1, self.n + 1):
+            self.start_slurmd(i)
+        self.wait_idle(timeout=60)
+        return self
+
+    def start_slurmd(self, i):
+        name = "sn%d" % i
+        kind = self.faults.get(i)
+        # its own hostname, and an /etc/hosts that names every node (as a cluster's DNS would)
+        inner = "hostname %s && mount --bind %s /etc/hosts && " % (name, os.path.join(self.dir, "hosts"))
+        if kind == "shm":
+            inner += "mount -t tmpfs -o size=%s tmpfs /dev/shm && " % SHM_SMALL
+        inner += 'exec "$0" -D -f "$1" -N %s' % name
+        cmd = [_exe("nsenter"), "--net=/var/run/netns/" + self.ns(i), _exe("unshare"), "--uts", "--mount",
+               "--propagation", "private", "sh", "-c", inner, _exe("slurmd"), self.conf]
+
+        def limits():
+            if kind == "memlock":
+                resource.setrlimit(resource.RLIMIT_MEMLOCK, (MEMLOCK_LOW, MEMLOCK_LOW))
+
+        self.slurmd[name] = subprocess.Popen(cmd, env=self.env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                             stderr=subprocess.STDOUT, cwd=self.dir, preexec_fn=limits,
+                                             start_new_session=True)
+        self._expected_up[name] = True
+
+    def kill_slurmd(self, name):
+        """A slurmd gone (crashed, OOM-killed): slurmctld still lists the node as it was."""
+        p = self.slurmd[name]
+        self._expected_up[name] = False
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait(timeout=10)
+        self.slurmd[name] = None
+
+    def stop(self):
+        for name, p in list(self.slurmd.items()):
+            if p is not None and p.poll() is None:
+                p.terminate()
+        if self.ctld is not None and self.ctld.poll() is None:
+            self.ctld.terminate()
+        for p in list(self.slurmd.values()) + [self.ctld]:
+            if p is None:
+                continue
+            try:
+                p.wait(timeout=2)  # nothing of their state is needed afterwards
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+        for ns in self.spaces:
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+        subprocess.run(["ip", "link", "del", self.bridge], capture_output=True)
+
+    def _write(self):
+        d = self.dir
+        exe = os.path.join(os.path.dirname(sys.executable), "gpudoctor")
+        if not os.access(exe, os.X_OK):
+            exe = os.path.join(d, "gpudoctor")
+            with open(exe, "w") as f:
+                f.write('#!/bin/sh\nPYTHONPATH=%s exec %s -m gpudoctor "$@"\n' % (ROOT, sys.executable))
+            os.chmod(exe, 0o755)
+        self.gpudoctor = exe
+        with open(os.path.join(d, "hosts"), "w") as f:
+            f.write("127.0.0.1 localhost\n%s.1 %s\n" % (self.net, self.host)
+                    + "".join("%s %s\n" % (self.addr(i), "sn%d" % i) for i in range(1, self.n + 1)))
+        with open(self.defaults, "w") as f:
+            f.write("GPUDOCTOR=%s\nGPUDOCTOR_CONFIG=%s\nSLURM_CONF=%s\nGPUDOCTOR_TIMEOUT=20\n" % (
+                exe, self.gd_config, self.conf))
+        self.set_config("")
+        for name, script in (("prolog", "prolog.sh"), ("hc", "healthcheck.sh")):
+            with open(os.path.join(d, name), "w") as f:
+                f.write("#!/bin/sh\n[ -e %s/%s.enabled ] || exit 0\nGPUDOCTOR_DEFAULTS=%s exec %s/%s\n" % (
+                    d, name, self.defaults, CONTRIB, script))
+            os.chmod(os.path.join(d, name), 0o755)
+        with open(self.conf, "w") as f:
+            f.write("""ClusterName=gdm%(tag)s
+SlurmctldHost=%(host)s(%(net)s.1)
+SlurmUser=root
+SlurmdUser=root
+SlurmctldPort=%(port)d
+SlurmdPort=%(dport)d
+AuthType=auth/none
+CredType=cred/none
+StateSaveLocation=%(d)s/state
+SlurmdSpoolDir=%(d)s/spool-%%n
+SlurmctldPidFile=%(d)s/slurmctld.pid
+SlurmdPidFile=%(d)s/slurmd-%%n.pid
+SlurmctldLogFile=%(d)s/slurmctld.log
+SlurmdLogFile=%(d)s/slurmd-%%n.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+SwitchType=switch/none
+MpiDefault=none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+ReturnToService=1
+SlurmdTimeout=10
+MessageTimeout=5
+Prolog=%(d)s/prolog
+PrologFlags=Alloc
+SchedulerParameters=nohold_on_prolog_fail
+HealthCheckProgram=%(d)s/hc
+HealthCheckInterval=1
+NodeName=sn[1-%(n)d] NodeAddr=%(net)s.[11-%(last)d] CPUs=2 RealMemory=500 State=UNKNOWN
+PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
+""" % {"tag": self.tag, "host": self.host, "net": self.net, "port": _free_port(), "dport": _free_port(), "d": d,
+       "n": self.n, "last": 10 + self.n})

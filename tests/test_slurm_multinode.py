@@ -1,0 +1,164 @@
+"""gpudoctor on a real 4-node Slurm (the session's `multislurm` fixture, tests/slurmcluster.py):
+one slurmctld, one slurmd per network namespace, each node with its own hostname, address
+and /etc/hosts. sn3 has a 64 MiB /dev/shm (its own mount namespace), sn4 a 64 KiB memlock
+limit inherited from its slurmd; sn1 and sn2 are healthy.
+
+What runs is what a user runs: `salloc -N4 gpudoctor check` (srun is the default inside an
+allocation), `gpudoctor check --via srun --nodes sn[1-4]` from outside one, and the
+contrib/slurm prolog and health check as slurmd runs them on every node.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+GD = [sys.executable, "-m", "gpudoctor"]
+ALL = "sn[1-4]"
+
+
+@pytest.fixture
+def ms(multislurm, tmp_path):
+    """The cluster, every node IDLE and undrained, wrappers off; commands run from a folder
+    without a gpudoctor.toml."""
+    multislurm.reset()
+    multislurm.cwd = str(tmp_path)
+    return multislurm
+
+
+def gd(ms, *args, prefix=(), timeout=60):
+    t0 = time.time()
+    p = ms.run(*(list(prefix) + GD + list(args)), timeout=timeout, cwd=ms.cwd)
+    return p.returncode, p.stdout, p.stderr, time.time() - t0
+
+
+def nodes_of(out):
+    return dict((n["host"], n) for n in json.loads(out)["nodes"])
+
+
+def srun_check(ms, *extra, timeout_s=8):
+    rc, out, err, took = gd(ms, "check", "--via", "srun", "--nodes", ALL, "--json", "--select", "shm",
+                            "--timeout", str(timeout_s), *extra)
+    return rc, nodes_of(out), err, took
+
+
+def container_evidence():
+    """What this machine itself shows of a container (the nodes share its root filesystem)."""
+    if os.path.exists("/.dockerenv"):
+        return "docker"
+    if os.path.exists("/run/.containerenv"):
+        return "podman"
+    return None
+
+
+def test_salloc_check_reaches_every_node_and_fails_shm_on_the_small_node_only(ms):
+    rc, out, err, took = gd(ms, "check", "--json", "--timeout", "20", prefix=["salloc", "-N4", "-t", "2"])
+    rep = json.loads(out)
+    nodes = dict((n["host"], n) for n in rep["nodes"])
+    assert sorted(nodes) == ["sn1", "sn2", "sn3", "sn4"], err
+    assert all(n["reachable"] for n in nodes.values()), (nodes, err)
+    status = dict((c["id"], c["status"]) for c in rep["checks"])
+    shm = [f for f in rep["findings"] if f["check"] == "shm.size"]
+    assert [f["hosts"] for f in shm] == [["sn3"]] and shm[0]["severity"] == "error", shm
+    assert "64.0 MiB" in shm[0]["message"]
+    # the label names a container only from evidence of one, never from the small /dev/shm
+    label = container_evidence()
+    assert ("(container: %s)" % label in shm[0]["message"]) if label else ("container" not in shm[0]["message"])
+    # Slurm's per-node and per-task variables (SLURMD_NODENAME, SLURM_NODEID, SLURM_PROCID, ...) are no drift
+    assert status["env.parity"] == "pass", [f for f in rep["findings"] if f["check"] == "env.parity"]
+    assert "SLURMD_NODENAME" not in out.replace('"SLURMD_NODENAME"', "")
+    memlock = dict((tuple(f["hosts"]), f["message"]) for f in rep["findings"] if f["check"] == "limits.memlock")
+    assert "64.0 KiB" in memlock[("sn4",)], memlock
+    # every node has its own name, and the names resolve on every node (its /etc/hosts)
+    assert status["host.name"] == "pass" and status["hosts.resolution"] == "pass", status
+    assert rc == 1
+
+
+def test_down_and_drained_nodes_are_classified_and_the_others_reported(ms):
+    ms.run("scontrol", "update", "nodename=sn1", "state=down", "reason=admin: PSU swap", check=True)
+    ms.run("scontrol", "update", "nodename=sn2", "state=drain", "reason=admin: DIMM B2", check=True)
+    rc, nodes, err, took = srun_check(ms)
+    assert (nodes["sn1"]["error_kind"], nodes["sn2"]["error_kind"]) == ("node-down", "node-drained"), nodes
+    assert "admin: PSU swap" in nodes["sn1"]["error"] and "admin: DIMM B2" in nodes["sn2"]["error"]
+    assert nodes["sn3"]["reachable"] and nodes["sn4"]["reachable"], (nodes, err)
+    assert rc == 1 and took < 6, took  # srun was not left waiting for the two nodes until the deadline
+
+
+def test_a_dead_slurmd_is_classified_before_slurmctld_notices(ms):
+    ms.kill_slurmd("sn2")
+    assert ms.states()["sn2"][0] == "IDLE"  # slurmctld still offers it
+    rc, nodes, err, took = srun_check(ms)
+    assert nodes["sn2"]["error_kind"] == "slurmd" and "connection refused" in nodes["sn2"]["error"], nodes
+    assert all(nodes[h]["reachable"] for h in ("sn1", "sn3", "sn4")), (nodes, err)
+    assert rc == 1 and took < 6, took
+
+
+def test_hung_garbage_and_missing_python_nodes_beside_a_healthy_one(ms):
+    """One interpreter wrapper, different on each node: sn2 prints a banner, sn4 hangs, and on
+    sn3 it does not exist (it lives in /dev/shm, which is sn3's own tmpfs)."""
+    path = "/dev/shm/gd-multinode-py-%d" % os.getpid()
+    with open(path, "w") as f:
+        f.write('#!/bin/sh\ncase "$SLURMD_NODENAME" in\n  sn2) echo "Welcome to sn2"; exit 0;;\n'
+                '  sn4) exec sleep 60;;\nesac\nexec python3 "$@"\n')
+    os.chmod(path, 0o755)
+    try:
+        rc, nodes, err, took = srun_check(ms, "--python", path, timeout_s=4)
+    finally:
+        os.unlink(path)
+    kinds = dict((h, n["error_kind"]) for h, n in nodes.items())
+    assert kinds == {"sn1": None, "sn2": "garbage", "sn3": "python-missing", "sn4": "timeout"}, (nodes, err)
+    assert nodes["sn1"]["reachable"] and "Welcome to sn2" in nodes["sn2"]["error"]
+    assert rc == 1 and took < 4 + 5, took
+
+
+def test_prolog_drains_only_the_bad_node_by_name_and_the_health_check_resumes_it(ms):
+    ms.set_config('shm_min = "1GiB"\n')
+    ms.enable("prolog")
+    r = ms.run("srun", "-N4", "-t", "1", "true", timeout=60)
+    assert r.returncode != 0 and "prolog" in r.stderr.lower(), r.stderr
+    st = ms.wait(lambda st: "DRAIN" in st["sn3"][0], 20, "sn3 drained")
+    assert (st["sn3"][1] or "").startswith("gpudoctor: shm.size: /dev/shm is 64.0 MiB"), st
+    assert [n for n in ("sn1", "sn2", "sn4") if "DRAIN" in st[n][0] or st[n][1]] == [], st
+    # a job on the healthy nodes runs through the same prolog
+    ok = ms.run("srun", "-N3", "-x", "sn3", "-t", "1", "true", timeout=60)
+    assert ok.returncode == 0, ok.stderr
+    # sn3 is fixed (the operator lowers the minimum here); slurmd's periodic health check resumes it
+    ms.set_config('shm_min = "32MiB"\n')
+    ms.enable("hc")
+    ms.wait(lambda st: "DRAIN" not in st["sn3"][0] and st["sn3"][1] is None, 20, "sn3 resumed by the health check")
+    ms.enable("hc", False)
+    # resumed: IDLE+NOT_RESPONDING until slurmd answers slurmctld (which 22.05 here did not
+    # ask within a minute); a reconfigure makes every slurmd register at once
+    ms.run("scontrol", "reconfigure", check=True)
+    ms.wait_idle(timeout=20)
+    assert ms.run("srun", "-N4", "-t", "1", "true", timeout=60).returncode == 0
+
+
+def test_a_broken_gpudoctor_config_drains_no_node(ms):
+    """A typo in gpudoctor.toml (exit 2) is gpudoctor's failure, not the nodes': the prolog
+    lets every job run and nothing is drained."""
+    with open(ms.gd_config, "w") as f:
+        f.write("shm_min = [unclosed\n")
+    ms.enable("prolog")
+    r = ms.run("srun", "-N4", "-t", "1", "true", timeout=60)
+    assert r.returncode == 0, r.stderr
+    st = ms.states()
+    assert not [n for n, (s, why) in st.items() if "DRAIN" in s or why], st
+
+
+def test_srun_steps_run_beside_a_busy_step_in_the_allocation(ms):
+    """Inside a 4-node allocation whose nodes are all held by a running step, gpudoctor's
+    step overlaps (--overlap) and reaches all four."""
+    marker = os.path.join(ms.cwd, "busy")
+    inner = ("srun -N4 --ntasks-per-node=1 sh -c 'touch %s.$SLURMD_NODENAME; sleep 30' & busy=$!; "
+             "while [ $(ls %s.* 2>/dev/null | wc -l) -lt 4 ]; do sleep 0.05; done; "
+             "%s -m gpudoctor check --json --select shm --timeout 8; rc=$?; kill -TERM $busy; wait $busy; exit $rc"
+             % (marker, marker, sys.executable))
+    t0 = time.time()
+    p = ms.run("salloc", "-N4", "-t", "2", "sh", "-c", inner, timeout=60, cwd=ms.cwd)
+    nodes = nodes_of(p.stdout)
+    assert all(n["reachable"] for n in nodes.values()) and len(nodes) == 4, (nodes, p.stderr)
+    assert time.time() - t0 < 20
