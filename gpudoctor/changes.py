@@ -252,6 +252,8 @@ def compare(before, after, key_ids=(None, None)) -> List[Change]:
         out.append(Change(path="gpu.nvml_libs", label="driver libraries (libnvidia-ml.so)", before=libs_a,
                           after=libs_b, section="gpu"))
     _hints(out, a, b)
+    # what explains most first: a change with its meaning, then named facts, then raw paths
+    out.sort(key=lambda c: (c.hint is None, c.label == c.path))
     return out
 
 
@@ -260,7 +262,9 @@ def _hints(changes, a, b):
     reboot leaves the old kernel module loaded (NVML: "Driver/library version mismatch");
     a new kernel release without OFED modules built for it (checks/kernel_ofed.py)."""
     module = b.get("gpu.driver_version")
-    driver_changed = [c for c in changes if c.path in ("gpu.nvml.driver_version", "gpu.nvml_libs")]
+    # the libraries' versions are what a driver package installs; NVML's own answer next
+    driver_changed = sorted((c for c in changes if c.path in ("gpu.nvml.driver_version", "gpu.nvml_libs")),
+                            key=lambda c: c.path != "gpu.nvml_libs")
     if driver_changed and module is not None and module == a.get("gpu.driver_version"):
         driver_changed[0].hint = "kernel module still %s: reboot" % module
     kernel = [c for c in changes if c.label == "kernel release"]

@@ -585,3 +585,67 @@ def after_run(report, store, checks, warn):
         return
     annotate(report, store, registry=checks, warn=warn)
     record_report(report, store, warn=warn)
+
+
+# -- explain: the change that matches the error --------------------------------------------
+
+def explain_changes(result, node_facts, since, state_dir, cfg=None):
+    """For `gpudoctor explain --facts F --since WHEN`: each node's changes since its record,
+    and, per explained finding, those in the facts its confirming checks read (an NVML
+    "Driver/library version mismatch" and driver.mismatch: the driver's libraries changed
+    while the kernel module stayed). A dict for the JSON answer (key ``history``)."""
+    from gpudoctor.changes import compare, related
+    from gpudoctor.registry import load_checks
+
+    store = open_for(state_dir, cfg, strict=True)
+    needs = {c.id: c.needs for c in load_checks()}
+    when = parse_since(since or "last-good")
+    out = {"since": when, "state_dir": store.dir, "nodes": []}
+    for doc in node_facts:
+        host = doc.get("node") if isinstance(doc, dict) else None
+        if not isinstance(host, str):
+            continue
+        try:
+            rec, before = store.last_good(host) if when == "last-good" else store.at(host, when)
+        except HistoryError as exc:
+            raise InputError("history of %s: %s" % (host, exc))
+        if before is None:
+            out["nodes"].append({"host": host, "record_at": None, "changes": [], "matches": []})
+            continue
+        changes = compare(before, doc, (rec.get("key_id"), None))
+        matches = []
+        for f in result.get("findings") or []:
+            checks = sorted({c for cause in f.get("causes") or [] for c in cause.get("checks") or []})
+            if not checks:
+                continue
+            sections = tuple(s for c in checks for s in needs.get(c, ()))
+            mine = related(changes, sections) if sections else []
+            if mine:
+                matches.append({"finding": f.get("id"), "checks": checks, "changes": [c.text for c in mine]})
+        out["nodes"].append({"host": host, "record_at": rec.get("at"), "changes": [c.text for c in changes],
+                             "matches": matches})
+    return out
+
+
+def explain_lines(hist):
+    """The text lines for explain's answer."""
+    lines = []
+    for n in hist["nodes"]:
+        if n["record_at"] is None:
+            lines.append("history: %s has no record %s in %s" % (
+                n["host"], "of a passing run" if hist["since"] == "last-good" else "at " + utc(hist["since"]),
+                hist["state_dir"]))
+            continue
+        then = "%s (%s)" % (utc(n["record_at"]), "its last passing run" if hist["since"] == "last-good"
+                            else "its record at " + utc(hist["since"]))
+        head = "history: %s since %s" % (n["host"], then)
+        if n["matches"]:
+            for m in n["matches"]:
+                lines.append("history: %s: %s (%s) matches what changed since %s: %s" % (
+                    n["host"], m["finding"], ", ".join(m["checks"]), then, "; ".join(m["changes"][:3])))
+        elif n["changes"]:
+            lines.append("%s: nothing the explained errors' checks read changed; other changes: %s" % (
+                head, "; ".join(n["changes"][:4])))
+        else:
+            lines.append("%s: no change in its facts" % head)
+    return lines

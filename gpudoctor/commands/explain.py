@@ -13,6 +13,10 @@ def add_parser(sub):
     ex.add_argument("--facts", metavar="PATH",
                     help="compute fixes from saved facts (what `gpudoctor facts -o` writes: a node's file, or a "
                          "folder of nodes) instead of this machine")
+    ex.add_argument("--since", metavar="WHEN", help="with --facts: name the change since the node's last passing "
+                                                   "run (last-good, the default) or a UTC date that matches the "
+                                                   "error (history: docs/history.md)")
+    ex.add_argument("--state-dir", metavar="DIR", help="with --facts: the history to read (as check --history)")
     ex.set_defaults(func=run)
     return ex
 
@@ -20,4 +24,42 @@ def add_parser(sub):
 def run(args):
     from gpudoctor import explain
 
-    return explain.main(args)
+    if not (getattr(args, "since", None) or getattr(args, "state_dir", None)):
+        return explain.main(args)
+    return _with_history(args, explain.main)
+
+
+def _with_history(args, main):
+    """The answer, then the changes since the node's record that match it (gpudoctor/history.py
+    explain_changes): added beside the engine's output, which stays as it is."""
+    import io
+    import json
+    import sys
+
+    from gpudoctor import history
+    from gpudoctor.errors import InputError
+
+    if not getattr(args, "facts", None):
+        raise InputError("--since/--state-dir need --facts (the node's saved facts to compare with its history)")
+    from gpudoctor.explain.fixes import load_facts
+
+    nodes = load_facts(args.facts)
+    history.parse_since(args.since or "last-good")  # a bad --since is exit 2 before any output
+    want_json = args.json
+    real, sys.stdout = sys.stdout, io.StringIO()
+    try:  # one run of the engine, as JSON: its findings name the checks that confirm them
+        args.json = True
+        code = main(args)
+        result = json.loads(sys.stdout.getvalue())
+    finally:
+        sys.stdout, args.json = real, want_json
+    hist = history.explain_changes(result, nodes, args.since, args.state_dir)
+    if want_json:
+        result["history"] = hist
+        sys.stdout.write(json.dumps(result, indent=1) + "\n")
+    else:
+        from gpudoctor.explain import render_text
+
+        render_text(result, sys.stdout, color=False)
+        sys.stdout.write("\n".join(history.explain_lines(hist)) + "\n")
+    return code
