@@ -371,3 +371,22 @@ def test_flatten_leaves_out_what_changes_every_run_and_folds_records():
     flat = flatten(a)
     assert flat["python.torch.libs.libs[libcublas.so.13].version"] == "13.1.0.3"
     assert "collected_at" not in flat and "shm.free_bytes" not in flat
+
+
+def test_slurm_health_keeps_history_by_default_and_never_fails_for_it(tmp_path, monkeypatch, capsys):
+    # no slurmctld in this test: scontrol fails, so a healthy node ends "state unknown" (exit 3)
+    # after the checks; the real prolog and health check run under slurmd in test_slurm.py
+    monkeypatch.setenv("GPUDOCTOR_SCONTROL", "/bin/false")
+    state = tmp_path / "s"
+    base = ["slurm-health", "--fast", "--node", "gpu07", "--select", "shm"]
+    rc, out, err = cli(capsys, *base, "--state-dir", str(state))
+    assert rc == 3 and "cannot read node gpu07" in err
+    idx = history.Store.open(str(state)).index(_only_node(str(state)))
+    assert idx["last_good"]["verdicts"]["shm.size"][0] == "pass" and len(idx["runs"]) == 1
+    rc, _, _ = cli(capsys, *base, "--state-dir", str(tmp_path / "off"), "--no-history")
+    assert rc == 3 and not os.path.exists(str(tmp_path / "off"))
+    rc, _, _ = cli(capsys, *base, "--state-dir", str(state), "--dry-run")  # reads, records nothing
+    assert len(history.Store.open(str(state)).index(_only_node(str(state)))["runs"]) == 1
+    os.symlink(str(state), str(tmp_path / "link"))
+    rc, out, err = cli(capsys, *base, "--state-dir", str(tmp_path / "link"))
+    assert rc == 3 and "warning: history: state directory refused" in err and "symlink" in err
