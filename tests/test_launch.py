@@ -101,7 +101,8 @@ def test_deepspeed_hostfile_and_trainer_config(launchdir):
     (dict(accelerate="accelerate_bad_count.yaml", accelerate_given=True),
      "num_machines is 'two', not a whole number"),
     (dict(deepspeed="nope.json"), "cannot read DeepSpeed config nope.json"),
-    (dict(launch="srun python train.py"), "not a launcher gpudoctor reads"),
+    (dict(launch="srun --nodes 2"), "names no launcher"),  # `srun python train.py` is srun's plan now
+    (dict(launch="nohup-python train.py"), "not a launcher gpudoctor reads"),
     (dict(launch="mpirun -np sixteen python train.py"), "-np='sixteen' is not a whole number"),
     (dict(launch="torchrun --nnodes 2 'train.py"), "No closing quotation"),
     (dict(launch="   "), "--launch is empty"),

@@ -11,8 +11,10 @@ from gpudoctor.errors import InputError
 
 def add_parser(sub):
     c = sub.add_parser("plan", usage="gpudoctor plan [options] [--] LAUNCHER ARGS...\n"
-                                     "       gpudoctor plan [options] --launch 'LAUNCHER ARGS...'", help="print what a launch line and its configs will run: nodes, processes, "
-                                    "master, rendezvous, batch (nothing is started)")
+                                     "       gpudoctor plan [options] [bash] SCRIPT [ARGS...]\n"
+                                     "       gpudoctor plan [options] --launch 'LAUNCHER ARGS...'",
+                       help="print what a launch line, a launch script or configs will run: nodes, processes, "
+                            "master, rendezvous, batch (nothing is started)")
     c.add_argument("--launch", metavar="CMD", help="the launch line, quoted: 'torchrun ...', 'mpirun -np 16 -H ...', "
                                                    "'deepspeed --hostfile hf ...', 'accelerate launch ...'")
     c.add_argument("--accelerate-config", nargs="?", const="", default=None, metavar="FILE",
@@ -28,6 +30,21 @@ def add_parser(sub):
 def run(args):
     from gpudoctor.launch import build_plan, render_text
 
+    from gpudoctor.commands.check import LAUNCH_TAIL
+    from gpudoctor.launch.script import read_script, render_script, script_command
+
+    tail = getattr(args, LAUNCH_TAIL, None)
+    script = script_command(tail) if tail and args.launch is None else None
+    if script is not None:  # gpudoctor plan train.sh 2 0: read, never run
+        res = read_script(script[0], script[1])
+        if args.json:
+            sys.stdout.write(json.dumps(res.to_json(), indent=2) + "\n")
+        else:
+            sys.stdout.write(render_script(res))
+        refused = [la for la in res.launches if la.refused]
+        if refused:
+            raise InputError("line %d: %s" % (refused[0].line, refused[0].refused))
+        return 0
     launch = launch_line(args)
     if launch is None and args.accelerate_config is None and not args.deepspeed_config:
         raise InputError("plan: give the launch line (gpudoctor plan [options] [--] torchrun ..., or --launch CMD) "

@@ -63,6 +63,26 @@ def _strip_srun(argv, plan):
     return argv[i:]
 
 
+def _is_launcher(argv):
+    """Whether argv starts with a launcher gpudoctor reads (else srun itself is the launcher)."""
+    prog = os.path.basename(argv[0])
+    if prog in ("torchrun", "deepspeed", "accelerate-launch", "orterun", "mpirun", "mpiexec", "mpirun.openmpi",
+                "mpiexec.openmpi", "mpiexec.hydra", "mpirun.mpich", "mpiexec.mpich", "mpiexec.intel", "horovodrun"):
+        return True
+    if prog == "accelerate":
+        return argv[1:2] == ["launch"]
+    if prog == "env" or re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", argv[0]):
+        return True  # read as before: env NAME=V launcher ...
+    if is_python(prog):
+        i = 1
+        while i < len(argv) and argv[i].startswith("-") and argv[i] != "-m":
+            i += 1
+        return argv[i:i + 1] == ["-m"] and argv[i + 1:i + 2] in (
+            ["torch.distributed.run"], ["torch.distributed.launch"], ["deepspeed.launcher.runner"],
+            ["accelerate.commands.launch"])
+    return False
+
+
 def parse_launch(line, plan=None, environ=None):
     """One launch command line in shell syntax, as the user would type it."""
     from gpudoctor.launch import accelerate, deepspeed, mpi, torchrun
@@ -80,8 +100,18 @@ def parse_launch(line, plan=None, environ=None):
             k, _, v = argv.pop(0).partition("=")
             env[k] = v
             plan.env_set[k] = redact(k, v)
+    srun_opts = None
     if argv and os.path.basename(argv[0]) == "srun":
-        argv = _strip_srun(argv[1:], plan)
+        rest = _strip_srun(argv[1:], plan)
+        srun_opts, argv = argv[1:len(argv) - len(rest)], rest
+        if argv and not _is_launcher(argv):
+            from gpudoctor.launch import srun
+
+            srun.read(plan, srun_opts, argv, env)
+            plan.notes = [n for n in plan.notes if not n.startswith("srun starts the launcher once per Slurm task")]
+            plan.sources.append("launch line")
+            _trainer_args(plan)
+            return plan
     if not argv:
         raise InputError("--launch names no launcher (%s)" % LAUNCHERS)
     prog = os.path.basename(argv[0])

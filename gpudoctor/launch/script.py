@@ -1,0 +1,1128 @@
+"""`gpudoctor plan SCRIPT [ARGS...]`: the launch lines of a shell script (train.sh, run.sh,
+an sbatch file), read the way bash would expand them, WITHOUT running anything.
+
+What is read (bash(1) "EXPANSION", in bash's order, on a subset of the language): backslash
+continuations; `NAME=value`, `export`/`declare`/`local`/`readonly` assignments, `+=`, arrays
+`A=(x y)` and `"${A[@]}"`; `$NAME`, `${NAME}`, `${NAME:-w}`, `${NAME-w}`, `${NAME:=w}`,
+`${NAME:+w}`, `${#NAME}`; the positional `$1`..`$9`, `$@`, `$#` from ARGS, `set --` and
+`shift`; `$(( ))` arithmetic on known whole numbers; quoting (single quotes literal, double
+quotes keep one word, unquoted expansions split on blanks: a DISTRIBUTED_ARGS string used
+unquoted becomes several arguments); heredoc bodies skipped; `#SBATCH` headers before the first
+command (sbatch(1): "before any executable commands") give the allocation. Every command
+is looked at; the ones whose program is a launcher (gpudoctor/launch/__init__.py) are planned.
+
+What stays unknown is said, with where it comes from at run time: `$(hostname -I)` (this
+node's address), `$(scontrol show hostnames $SLURM_JOB_NODELIST | head -n 1)` (the first
+node of the allocation), SLURM_* (the allocation, known when the #SBATCH headers give it),
+a value set in a branch of an `if`/`case`, anything else from the environment (with the
+value it has in this shell when it has one). A launch line with unknown values is planned
+twice with two different stand-ins for them: what differs between the two plans depends on
+the unknown and is shown as unknown, never guessed.
+"""
+
+import ast
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional
+
+from gpudoctor.errors import InputError, excerpt, read_input
+
+MAX_SCRIPT = 1 << 20
+MAX_COMMANDS = 20000
+MARK = "\x00"
+NAME = r"[A-Za-z_][A-Za-z0-9_]*"
+# a task's own rank: srun sets them per task (srun(1) OUTPUT ENVIRONMENT VARIABLES); Open MPI
+# and PMI set the others per process
+PER_TASK = ("SLURM_PROCID", "SLURM_NODEID", "SLURM_LOCALID", "SLURM_TASK_PID", "OMPI_COMM_WORLD_RANK",
+            "OMPI_COMM_WORLD_LOCAL_RANK", "PMI_RANK", "PMIX_RANK", "PMI_LOCAL_RANK")
+LAUNCH_PROGS = ("torchrun", "deepspeed", "accelerate", "mpirun", "mpiexec", "mpiexec.hydra", "orterun",
+                "mpirun.openmpi", "mpiexec.openmpi", "mpirun.mpich", "mpiexec.mpich", "horovodrun", "srun")
+HOSTISH = re.compile(r"ADDR|HOST|_IP$|^IP|MASTER$|NODELIST|NODE_LIST|HEAD|HOSTNAME|ENDPOINT")
+KEYWORDS = {"then", "do", "else", "{", "!", "time", "nohup", "exec", "command", "builtin"}
+OPENERS = {"if", "while", "until", "case", "for", "select"}
+CLOSERS = {"fi", "done", "esac"}
+
+
+@dataclass
+class Unknown:
+    text: str  # what the script says: $(hostname -I), $SLURM_PROCID, $1
+    why: str  # where it comes from at run time
+    here: Optional[str] = None  # what it would be from this shell
+    fixed: Optional[str] = None  # the value it takes although it looks per-node (batch shell)
+    host: bool = False  # stands for a host name (stand-ins must pass the host-name rule)
+    once: bool = False  # a task's own rank, expanded once by the batch shell
+    given: bool = False  # known: an argument of the script, or the allocation's (#SBATCH)
+
+
+@dataclass
+class Launch:
+    line: int
+    argv: List[str]
+    shown: str  # the expanded line, unknowns as the script wrote them
+    unknown: List[Unknown] = field(default_factory=list)
+    plan: object = None
+    refused: Optional[str] = None
+    findings: List[str] = field(default_factory=list)
+    varies: List[str] = field(default_factory=list)  # plan fields that depend on an unknown
+    via_shell: bool = False  # in `srun bash -c '...'`: each task's own shell expanded it
+
+
+@dataclass
+class Script:
+    path: str
+    args: List[str]
+    allocation: Dict[str, object] = field(default_factory=dict)
+    from_allocation: Dict[str, str] = field(default_factory=dict)
+    launches: List[Launch] = field(default_factory=list)
+    notes: List[str] = field(default_factory=list)
+    variables: Dict[str, str] = field(default_factory=dict)  # the last known value of every name
+
+    def to_json(self):
+        return {
+            "schema": "gpudoctor.script/1",
+            "script": self.path,
+            "args": list(self.args),
+            "allocation": dict(self.allocation),
+            "from_allocation": dict(self.from_allocation),
+            "launches": [{
+                "line": l.line, "argv": list(l.argv), "command": l.shown,
+                "unknown": [{"text": u.text, "from": u.why, "here": u.here} for u in l.unknown],
+                "depends_on_unknown": list(l.varies),
+                "plan": l.plan.to_json() if l.plan is not None else None,
+                "refused": l.refused, "findings": list(l.findings)} for l in self.launches],
+            "notes": list(self.notes),
+        }
+
+
+# ------------------------------------------------------------------ lexing
+
+def _logical_lines(text):
+    """(first line number, text) for each line after joining backslash-newline, with heredoc
+    bodies removed."""
+    lines = text.split("\n")
+    out, i = [], 0
+    while i < len(lines):
+        start, cur = i + 1, lines[i]
+        i += 1
+        while cur.endswith("\\") and not cur.endswith("\\\\") and i < len(lines):
+            cur = cur[:-1] + lines[i]
+            i += 1
+        # an open quote, or an array `NAME=(` not closed yet, continues on the next line
+        while (_open_quote(cur) or _open_array(cur)) and i < len(lines):
+            cur += "\n" + lines[i]
+            i += 1
+        for m in re.finditer(r"<<-?\s*(['\"]?)(" + NAME + r")\1", _strip_quoted(cur)):
+            end, strip = m.group(2), "<<-" in m.group(0)
+            while i < len(lines) and (lines[i].lstrip("\t") if strip else lines[i]) != end:
+                i += 1
+            i += 1
+        out.append((start, cur))
+    return out
+
+
+def _open_array(s):
+    m = re.match(r"^\s*(?:export\s+|declare\s+-a\s+|local\s+)?" + NAME + r"\+?=\(", s)
+    if not m:
+        return False
+    body = "\n".join(re.sub(r"(^|\s)#.*$", "", x) for x in s[m.end() - 1:].split("\n"))
+    return _skip_balanced(body, 0, "(", ")") >= len(body) and not body.rstrip().endswith(")")
+
+
+def _strip_quoted(s):
+    return re.sub(r"'[^']*'", "''", s)
+
+
+def _open_quote(s):
+    q, i = None, 0
+    while i < len(s):
+        c = s[i]
+        if q is None:
+            if c == "\\":
+                i += 2
+                continue
+            if c == "#" and (i == 0 or s[i - 1] in " \t;&|("):
+                return False
+            if c in "'\"":
+                q = c
+        elif q == "'" and c == "'":
+            q = None
+        elif q == '"':
+            if c == "\\":
+                i += 2
+                continue
+            if c == '"':
+                q = None
+        i += 1
+    return q is not None
+
+
+def _skip_balanced(s, i, open_, close):
+    """Index after the `close` that balances s[i] == open_ (quotes respected)."""
+    depth, n = 0, len(s)
+    while i < n:
+        c = s[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "'":
+            j = s.find("'", i + 1)
+            i = n if j < 0 else j + 1
+            continue
+        if c == '"':
+            i = _skip_dq(s, i + 1)
+            continue
+        if c == open_:
+            depth += 1
+        elif c == close:
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return n
+
+
+def _skip_dq(s, i):
+    n = len(s)
+    while i < n:
+        c = s[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == '"':
+            return i + 1
+        if c == "$" and s[i + 1:i + 2] == "(":
+            i = _skip_balanced(s, i + 1, "(", ")")
+            continue
+        if c == "`":
+            j = s.find("`", i + 1)
+            i = n if j < 0 else j + 1
+            continue
+        i += 1
+    return n
+
+
+def lex(s):
+    """Words (raw, quotes kept) and operators of one logical line."""
+    toks, i, n = [], 0, len(s)
+    word = None
+    while i < n:
+        c = s[i]
+        if c in " \t\n":
+            if word is not None:
+                toks.append(("w", word))
+                word = None
+            if c == "\n":
+                toks.append(("op", ";"))
+            i += 1
+            continue
+        if c == "#" and word is None:
+            j = s.find("\n", i)
+            i = n if j < 0 else j
+            continue
+        if c in ";&|()<>" and not (c in "<>" and word is not None and False):
+            if c in "<>" or (c == "&" and s[i + 1:i + 2] == ">"):
+                # a redirection: its target word is not an argument
+                if word is not None and word.isdigit():
+                    word = None
+                if word is not None:
+                    toks.append(("w", word))
+                    word = None
+                j = i
+                while j < n and s[j] in "<>&":
+                    j += 1
+                if s[i:j] in ("<<", "<<-"):
+                    toks.append(("op", "heredoc"))
+                toks.append(("op", "redir"))
+                i = j
+                continue
+            if word is not None:
+                toks.append(("w", word))
+                word = None
+            two = s[i:i + 2]
+            if two in ("&&", "||", ";;"):
+                toks.append(("op", two))
+                i += 2
+            else:
+                toks.append(("op", c))
+                i += 1
+            continue
+        word = word or ""
+        if c == "\\":
+            word += s[i:i + 2]
+            i += 2
+        elif c == "'":
+            j = s.find("'", i + 1)
+            j = n if j < 0 else j + 1
+            word += s[i:j]
+            i = j
+        elif c == '"':
+            j = _skip_dq(s, i + 1)
+            word += s[i:j]
+            i = j
+        elif c == "$" and s[i + 1:i + 2] == "(":
+            j = _skip_balanced(s, i + 1, "(", ")")
+            word += s[i:j]
+            i = j
+        elif c == "$" and s[i + 1:i + 2] == "{":
+            j = _skip_balanced(s, i + 1, "{", "}")
+            word += s[i:j]
+            i = j
+        elif c == "`":
+            j = s.find("`", i + 1)
+            j = n if j < 0 else j + 1
+            word += s[i:j]
+            i = j
+        elif c == "=" and s[i + 1:i + 2] == "(" and re.match("^" + NAME + r"\+?$", word):
+            j = _skip_balanced(s, i + 1, "(", ")")  # NAME=(array items)
+            word += s[i:j]
+            i = j
+        else:
+            word += c
+            i += 1
+    if word is not None:
+        toks.append(("w", word))
+    return toks
+
+
+# ------------------------------------------------------------------ the reader
+
+class Reader:
+    def __init__(self, path, args, environ=None, batch=False):
+        self.path = path
+        self.env_here = dict(os.environ if environ is None else environ)
+        self.vars = {}  # name -> str (may hold unknown marks) or list (array)
+        self.exported = set()
+        self.unknowns = []
+        self.positional = list(args)
+        self.result = Script(path=path, args=list(args))
+        self.batch = batch  # an sbatch file: the batch shell runs it once, on the first node
+        self.cond = 0  # depth of if/while/case/for: a value set there may not be the one used
+        self.cond_set = set()
+        self.case_pattern = False
+        self.line = 0
+        self.commands = 0
+
+    # -------------------------------------------------------------- unknowns
+    def unknown(self, text, why, here=None, fixed=None, host=False, once=False, given=False):
+        for i, u in enumerate(self.unknowns):
+            if (u.text, u.why, u.fixed) == (text, why, fixed):
+                return "%s%d%s" % (MARK, i, MARK)
+        self.unknowns.append(Unknown(text, why, here, fixed, host or bool(HOSTISH.search(text.upper())), once,
+                                     given))
+        return "%s%d%s" % (MARK, len(self.unknowns) - 1, MARK)
+
+    def marks(self, s):
+        return [self.unknowns[int(m)] for m in re.findall(MARK + r"(\d+)" + MARK, s)]
+
+    def resolve(self, s):
+        """Known stand-ins (arguments, the allocation's values) replaced by their values."""
+        def one(m):
+            u = self.unknowns[int(m.group(1))]
+            return u.fixed if u.given else m.group(0)
+
+        return re.sub(MARK + r"(\d+)" + MARK, one, s)
+
+    def shown(self, s):
+        """The text with unknowns as the script wrote them, known arguments by their value."""
+        def one(m):
+            u = self.unknowns[int(m.group(1))]
+            return u.fixed if u.given else u.text
+
+        return re.sub(MARK + r"(\d+)" + MARK, one, s)
+
+    # -------------------------------------------------------------- variables
+    def get(self, name):
+        if name in self.vars:
+            v = self.vars[name]
+            return " ".join(v) if isinstance(v, list) else v
+        if name in PER_TASK and self.batch:
+            # the batch shell is task 0 of node 0 of the allocation: srun(1) sets these per
+            # task, the batch script sees its own
+            return self.unknown("$" + name, "a task's own rank, but expanded here by the batch shell, once: 0 on "
+                                            "every node", fixed="0", once=True)
+        alloc = self.result.from_allocation.get(name)
+        if alloc is not None:
+            return self.unknown("$" + name, alloc, fixed=str(self.result.allocation["env"][name]), given=True)
+        if name in PER_TASK:
+            return self.unknown("$" + name, "each task's own rank (set by its launcher)")
+        if name.startswith("SLURM_"):
+            return self.unknown("$" + name, "the Slurm allocation at run time", here=self.env_here.get(name))
+        if name in ("RANDOM", "SRANDOM"):
+            return self.unknown("$" + name, "a random number at run time")
+        if name in ("HOSTNAME",):
+            return self.unknown("$HOSTNAME", "this node's name at run time", here=self.env_here.get(name), host=True)
+        if name in ("PWD",):
+            return self.unknown("$PWD", "the directory the script runs in", here=os.getcwd())
+        return self.unknown("$" + name, "the environment at run time", here=self.env_here.get(name))
+
+    def assign(self, name, value, append=False):
+        if append and name in self.vars:
+            old = self.vars[name]
+            if isinstance(old, list) or isinstance(value, list):
+                value = (old if isinstance(old, list) else [old]) + (value if isinstance(value, list) else [value])
+            else:
+                value = old + value
+        if self.cond and name in self.vars and self.vars[name] != value:
+            # set in a branch (or a loop) to something else than before: which one runs is
+            # decided at run time
+            before = self.vars[name]
+            value = self.unknown("$" + name, "set differently in a branch or loop (line %d): %s or %s" % (
+                self.line, excerpt(self.shown(" ".join(before) if isinstance(before, list) else before), 30),
+                excerpt(self.shown(" ".join(value) if isinstance(value, list) else value), 30)))
+        elif self.cond and name not in self.vars and name not in self.cond_set:
+            self.cond_set.add(name)
+        self.vars[name] = value
+
+    # -------------------------------------------------------------- expansion
+    def expand(self, raw, split=True):
+        """Fields of one word: parameter, command and arithmetic expansion, then splitting
+        of the unquoted parts, then quote removal (bash(1) EXPANSION)."""
+        fields, cur, has = [], "", False
+        i, n = 0, len(raw)
+
+        def emit(text, quoted):
+            nonlocal cur, has
+            if quoted or not split:
+                cur += text
+                has = True
+                return
+            parts = re.split(r"[ \t\n]+", text)
+            for k, p in enumerate(parts):
+                if k > 0:
+                    if has or cur:
+                        fields.append(cur)
+                    cur, has = "", False
+                if p:
+                    cur += p
+                    has = True
+
+        while i < n:
+            c = raw[i]
+            if c == "\\":
+                cur += raw[i + 1:i + 2]
+                has = True
+                i += 2
+            elif c == "'":
+                j = raw.find("'", i + 1)
+                j = n if j < 0 else j
+                cur += raw[i + 1:j]
+                has = True
+                i = j + 1
+            elif c == '"':
+                j = _skip_dq(raw, i + 1)
+                inner = raw[i + 1:j - 1]
+                m = re.match(r"^\$\{(" + NAME + r")\[@\]\}$|^\$@$|^\$\{@\}$", inner)
+                items = None
+                if m and m.group(1) and isinstance(self.vars.get(m.group(1)), list):
+                    items = list(self.vars[m.group(1)])
+                elif m and not m.group(1):
+                    items = list(self.positional)
+                if items is not None:  # "${A[@]}", "$@": one word per item
+                    for k, item in enumerate(items):
+                        if k:
+                            fields.append(cur)
+                            cur = ""
+                        cur += item
+                    has = has or bool(items)
+                else:
+                    cur += self._dq(inner)
+                    has = True
+                i = j
+            elif c == "$" or c == "`":
+                text, i, is_array = self._dollar(raw, i, quoted=False)
+                if is_array is not None:
+                    for k, item in enumerate(is_array):
+                        if k:
+                            fields.append(cur)
+                            cur = ""
+                        emit(item, False)
+                else:
+                    emit(text, False)
+            elif c == "~" and i == 0 and (n == 1 or raw[1] == "/"):
+                cur += os.path.expanduser("~")
+                has = True
+                i += 1
+            else:
+                cur += c
+                has = True
+                i += 1
+        if has or cur:
+            fields.append(cur)
+        return fields
+
+    def _dq(self, s):
+        out, i, n = "", 0, len(s)
+        while i < n:
+            c = s[i]
+            if c == "\\" and s[i + 1:i + 2] in ("$", "`", '"', "\\", "\n"):
+                out += s[i + 1]
+                i += 2
+            elif c in "$`":
+                text, i, arr = self._dollar(s, i, quoted=True)
+                out += " ".join(arr) if arr is not None else text
+            else:
+                out += c
+                i += 1
+        return out
+
+    def _dollar(self, s, i, quoted):
+        """(text, next index, array items or None) for the expansion at s[i]."""
+        n = len(s)
+        if s[i] == "`":
+            j = s.find("`", i + 1)
+            j = n if j < 0 else j
+            return self.command_subst(s[i + 1:j]), j + 1, None
+        nxt = s[i + 1:i + 2]
+        if s[i + 1:i + 3] == "((":
+            j = _skip_balanced(s, i + 1, "(", ")")
+            return self.arith(s[i + 3:j - 2]), j, None
+        if nxt == "(":
+            j = _skip_balanced(s, i + 1, "(", ")")
+            return self.command_subst(s[i + 2:j - 1]), j, None
+        if nxt == "{":
+            j = _skip_balanced(s, i + 1, "{", "}")
+            text, arr = self.param(s[i + 2:j - 1])
+            return text, j, arr
+        m = re.match(NAME, s[i + 1:])
+        if m:
+            return self.get(m.group(0)), i + 1 + m.end(), None
+        if nxt.isdigit():
+            k = int(nxt)
+            return self.positional_arg(k), i + 2, None
+        if nxt in ("@", "*"):
+            return " ".join(self.positional), i + 2, (list(self.positional) if quoted and nxt == "@" else None)
+        if nxt == "#":
+            return str(len(self.positional)), i + 2, None
+        if nxt in ("$", "!", "?", "-"):
+            return self.unknown("$" + nxt, "the shell at run time"), i + 2, None
+        return "$", i + 1, None
+
+    def positional_arg(self, k):
+        if k == 0:
+            return self.path
+        if k <= len(self.positional):
+            v = self.positional[k - 1]
+            if MARK in v:
+                return v
+            return self.unknown("$%d" % k, "argument %d of the script" % k, fixed=v, given=True)
+        # bash expands an unset one to nothing; the plan says it is needed instead
+        return self.unknown("$%d" % k, "argument %d of the script, not given here" % k)
+
+    def param(self, body):
+        m = re.match(r"^(#?)(" + NAME + r"|[0-9]+|@|\*)(\[(@|\*|[0-9]+)\])?(.*)$", body, re.S)
+        if not m:
+            return self.unknown("${%s}" % body, "an expansion gpudoctor does not read"), None
+        length, name, idx, rest = m.group(1), m.group(2), m.group(4), m.group(5)
+        if name.isdigit():
+            value, is_set = self.positional_arg(int(name)), int(name) <= len(self.positional)
+        elif name in ("@", "*"):
+            value, is_set = " ".join(self.positional), bool(self.positional)
+        else:
+            is_set = name in self.vars or name in self.result.from_allocation or (
+                name in PER_TASK or name.startswith("SLURM_"))
+            v = self.vars.get(name)
+            if isinstance(v, list):
+                if idx in ("@", "*"):
+                    if length:
+                        return str(len(v)), None
+                    return " ".join(v), list(v)
+                value = v[int(idx)] if idx and idx.isdigit() and int(idx) < len(v) else (v[0] if v and not idx else "")
+            elif name in self.vars or is_set:
+                value = self.get(name)
+            else:
+                value = None  # unset, or from the environment
+        if length:
+            if value is None or self.marks(value):
+                return self.unknown("${#%s}" % name, "the length of a value known at run time"), None
+            return str(len(value)), None
+        op = re.match(r"^(:?[-=+?])(.*)$", rest, re.S)
+        if rest and not op:
+            return self.unknown("${%s}" % body, "an expansion gpudoctor does not read (pattern or substring)"), None
+        if value is None and not (name.isdigit() or name in ("@", "*")):
+            here = self.env_here.get(name)
+            if op and op.group(1) in (":-", "-", ":=", "="):
+                word = self._dq(op.group(2))
+                if op.group(1) in (":=", "="):
+                    self.assign(name, word)
+                # the default is used unless the environment sets NAME at run time
+                if name not in self.env_here or self.batch:
+                    return word, None
+                return self.unknown("${%s}" % body, "the environment at run time, else %s" % excerpt(word, 30),
+                                    here=here), None
+            if op and op.group(1) in (":+", "+"):
+                return self.unknown("${%s}" % body, "set only if %s is in the environment" % name), None
+            return self.get(name), None
+        if op:
+            kind, word = op.group(1), op.group(2)
+            empty = value == ""
+            unset = not is_set
+            if kind in (":-", ":="):
+                use = empty or unset
+            elif kind in ("-", "="):
+                use = unset
+            elif kind == ":+":
+                return ("" if empty or unset else self._dq(word)), None
+            elif kind == "+":
+                return ("" if unset else self._dq(word)), None
+            else:
+                use = False
+            if use:
+                w = self._dq(word)
+                if kind in (":=", "=") and not name.isdigit():
+                    self.assign(name, w)
+                return w, None
+        return value, None
+
+    def command_subst(self, cmd):
+        c = " ".join(cmd.split())
+        if re.search(r"scontrol\s+show\s+hostnames?\b", c):
+            if re.search(r"\|\s*head\s+(-n\s*1|-1|--lines=1)\b", c):
+                return self.unknown("$(%s)" % excerpt(c, 80)[1:-1], "the first node of the allocation", host=True)
+            if re.search(r"\|\s*wc\s+-l", c):
+                nn = self.result.allocation.get("nodes")
+                if nn is not None:
+                    return str(nn)
+                return self.unknown("$(%s)" % excerpt(c, 80)[1:-1], "the number of nodes in the allocation")
+            return self.unknown("$(%s)" % excerpt(c, 80)[1:-1], "the allocation's node names", host=True)
+        if re.match(r"^hostname(\s+-[sfA])?$", c):
+            import socket
+
+            return self.unknown("$(%s)" % c, "this node's name at run time", here=socket.gethostname(), host=True)
+        if re.search(r"\bhostname\s+(-[iI]\b|--ip-address|--all-ip-addresses)", c) or \
+                re.search(r"\bip\s+(-\S+\s+)*addr", c):
+            return self.unknown("$(%s)" % excerpt(c, 80)[1:-1], "this node's address at run time", host=True)
+        if re.search(r"nvidia-smi\s+(-L|--list-gpus)\s*\|\s*wc\s+-l", c) or "device_count()" in c:
+            g = self.result.allocation.get("gpus_per_node")
+            if g is not None:
+                return str(g)
+            return self.unknown("$(%s)" % excerpt(c, 80)[1:-1], "the GPU count of the node it runs on")
+        m = re.match(r"^echo\s+(.*)$", c)
+        if m and "|" not in c and ";" not in c:
+            return " ".join(f for w in lex(m.group(1)) if w[0] == "w" for f in self.expand(w[1]))
+        if re.match(r"^(shuf|od|python\S*\s+-c\s+.*random|.*\$RANDOM)", c):
+            return self.unknown("$(%s)" % excerpt(c, 60)[1:-1], "a random number at run time")
+        if c == "pwd":
+            return os.getcwd()
+        return self.unknown("$(%s)" % excerpt(c, 80)[1:-1], "the output of a command at run time")
+
+    def arith(self, expr):
+        """$(( )) on whole numbers: names and $-expansions replaced, then + - * / % ** ( )
+        and comparisons evaluated without eval (an AST walk)."""
+        def name_value(m):
+            v = self.vars.get(m.group(0))
+            if v is None:
+                v = self.get(m.group(0))
+            return "(%s)" % (v if not isinstance(v, list) else v[0] if v else "0")
+
+        text = "".join(self._dq(expr))
+        text = re.sub(NAME, name_value, text)
+        text = self.resolve(text)
+        if self.marks(text):
+            return self.unknown("$((%s))" % self.shown(expr).strip(), "arithmetic on a value known at run time")
+        try:
+            tree = ast.parse(text.replace("/", "//").replace("////", "//").strip() or "0", mode="eval")
+            value = _eval(tree.body)
+        except (SyntaxError, ValueError, ZeroDivisionError, RecursionError, MemoryError):
+            return self.unknown("$((%s))" % expr.strip(), "arithmetic gpudoctor does not read")
+        return str(value)
+
+    # -------------------------------------------------------------- commands
+    def run_text(self, text, inner=False):
+        for lineno, logical in _logical_lines(text):
+            self.line = lineno if not inner else self.line
+            toks = lex(logical)
+            cmd = []
+            for kind, t in toks + [("op", ";")]:
+                if kind == "w":
+                    cmd.append(t)
+                    continue
+                if t == "heredoc":
+                    cmd.append(None)  # the next word is the heredoc's delimiter
+                    continue
+                if t == "redir":
+                    cmd.append(None)
+                    continue
+                if t == ")" and self.cond and cmd:
+                    cmd = []  # a case pattern `--nnodes)`
+                    continue
+                if t == "(" and len(cmd) == 1 and re.match("^" + NAME + "$", cmd[0] or ""):
+                    continue  # name() { ... }: a function definition
+                if t in ("(", ")"):
+                    continue
+                self.command([w for k, w in enumerate(cmd) if w is not None and (k == 0 or cmd[k - 1] is not None)])
+                cmd = []
+
+    def command(self, words):
+        self.commands += 1
+        if self.commands > MAX_COMMANDS:
+            raise InputError("%s: more than %d commands" % (self.path, MAX_COMMANDS))
+        while words and words[0] in KEYWORDS | OPENERS | CLOSERS | {"elif", "in", "function", "}"}:
+            w = words.pop(0)
+            if w in OPENERS:
+                self.cond += 1
+                if w in ("for", "select") and words:
+                    self.assign(words[0], self.unknown("$" + words[0], "a loop variable"))
+                    words = []
+                elif w == "case":
+                    words = []
+            elif w in CLOSERS:
+                self.cond = max(0, self.cond - 1)
+            elif w == "function":
+                words = []
+        if not words:
+            return
+        if words[0] in ("[", "[[", "test", "true", "false", ":", "echo", "printf", "cd", "mkdir", "source", ".",
+                        "set", "shift", "unset", "wait", "sleep", "trap", "exit", "return", "break", "continue",
+                        "module", "conda", "ulimit", "umask", "cat", "rm", "cp", "ln", "tee", "date"):
+            return self.builtin(words)
+        assigns = []
+        while words and re.match("^" + NAME + r"\+?=", words[0]):
+            assigns.append(words.pop(0))
+        if not words:
+            for a in assigns:
+                self.do_assign(a)
+            return
+        if words[0] in ("export", "declare", "local", "readonly", "typeset"):
+            for w in words[1:]:
+                if w.startswith("-"):
+                    continue
+                if re.match("^" + NAME + r"\+?=", w):
+                    self.do_assign(w)
+                if words[0] == "export":
+                    self.exported.add(w.split("=", 1)[0].rstrip("+"))
+            return
+        if words[0] == "eval":
+            self.result.notes.append("line %d: eval is not read" % self.line)
+            return
+        argv = []
+        for w in words:
+            argv.extend(self.expand(w))
+        env_prefix = []
+        for a in assigns:
+            name, _, raw = a.partition("=")
+            env_prefix.append("%s=%s" % (name.rstrip("+"), "".join(self.expand(raw, split=False))))
+        self.maybe_launch(env_prefix + argv)
+
+    def do_assign(self, word):
+        name, _, raw = word.partition("=")
+        append = name.endswith("+")
+        name = name.rstrip("+")
+        if raw.startswith("(") and raw.endswith(")"):
+            items = []
+            for k, w in lex(raw[1:-1]):
+                if k == "w":
+                    items.extend(self.expand(w))
+            self.assign(name, items, append)
+        else:
+            self.assign(name, "".join(self.expand(raw, split=False)), append)
+
+    def builtin(self, words):
+        w0 = words[0]
+        if w0 == "set" and len(words) > 1 and words[1] == "--":
+            self.positional = [f for w in words[2:] for f in self.expand(w)]
+        elif w0 == "shift":
+            k = words[1] if len(words) > 1 and words[1].isdigit() else "1"
+            if self.cond:
+                self.positional = []  # an argument loop: which ones stay is decided at run time
+            else:
+                self.positional = self.positional[int(k):]
+        elif w0 == "unset":
+            for w in words[1:]:
+                self.vars.pop(w, None)
+        elif w0 in ("source", "."):
+            self.result.notes.append("line %d: %s %s is not read (its variables stay unknown)" % (
+                self.line, w0, self.shown(" ".join(self.expand(words[1]))) if len(words) > 1 else ""))
+
+    # -------------------------------------------------------------- launch lines
+    def maybe_launch(self, argv):
+        from gpudoctor.launch import is_python
+
+        k = 0
+        while k < len(argv) and re.match("^" + NAME + "=", argv[k]):
+            k += 1
+        rest = argv[k:]
+        while rest and os.path.basename(rest[0]) in ("env", "exec", "nohup", "time", "stdbuf", "numactl"):
+            rest = rest[1:]
+            while rest and (rest[0].startswith("-") or re.match("^" + NAME + "=", rest[0])):
+                rest = rest[1:]
+        if not rest:
+            return
+        prog = os.path.basename(rest[0])
+        is_launch = prog in LAUNCH_PROGS or prog == "accelerate-launch"
+        if is_python(prog):
+            j = 1
+            while j < len(rest) and rest[j].startswith("-") and rest[j] != "-m":
+                j += 1
+            is_launch = rest[j:j + 2] in (["-m", "torch.distributed.run"], ["-m", "torch.distributed.launch"],
+                                          ["-m", "deepspeed.launcher.runner"], ["-m", "accelerate.commands.launch"])
+        if prog == "accelerate" and rest[1:2] != ["launch"]:
+            is_launch = False
+        if prog == "srun":
+            inner = self.srun_inner(rest)
+            if inner is not None:
+                return
+        if is_launch:
+            self.result.launches.append(Launch(line=self.line, argv=argv[:k] + rest, shown=""))
+
+    def srun_inner(self, argv):
+        """`srun [opts] bash -c 'STRING'`: the string runs in each task's own shell."""
+        from gpudoctor.launch import SRUN_VALUE
+
+        i = 1
+        while i < len(argv) and argv[i].startswith("-"):
+            i += 2 if ("=" not in argv[i] and argv[i] in SRUN_VALUE) else 1
+        rest = argv[i:]
+        if len(rest) >= 3 and os.path.basename(rest[0]) in ("bash", "sh", "zsh") and rest[1] in ("-c", "-lc", "-l"):
+            j = rest.index("-c") if "-c" in rest else (2 if rest[1] == "-lc" else None)
+            if j is None or j + 1 >= len(rest):
+                return None
+            body = rest[j + 1]
+            before = len(self.result.launches)
+            saved = (self.batch, dict(self.vars))
+            # the task's own shell: what the batch shell left unexpanded ($SLURM_PROCID in single
+            # quotes) is each task's own value now, and it sees only the exported variables (a
+            # child process gets the environment, not the shell's own variables)
+            self.batch = False
+            hidden = sorted(k for k in self.vars if k not in self.exported and re.search(
+                r"\$\{?" + k + r"\b", body))
+            for k in hidden:
+                self.vars[k] = ""
+                self.result.notes.append("line %d: %s is set in the script but not exported: the task's shell "
+                                         "(%s -c) sees it empty (export %s)" % (self.line, k, rest[0], k))
+            self.run_text(body, inner=True)
+            self.batch, self.vars = saved[0], saved[1]
+            for la in self.result.launches[before:]:
+                la.argv = argv[:i] + la.argv
+                la.via_shell = True
+            return True
+        return None
+
+
+def _eval(node):
+    if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        v = _eval(node.operand)
+        return -v if isinstance(node.op, ast.USub) else v
+    if isinstance(node, ast.BinOp):
+        a, b = _eval(node.left), _eval(node.right)
+        if isinstance(node.op, ast.Add):
+            r = a + b
+        elif isinstance(node.op, ast.Sub):
+            r = a - b
+        elif isinstance(node.op, ast.Mult):
+            r = a * b
+        elif isinstance(node.op, ast.FloorDiv):
+            if b == 0:
+                raise ZeroDivisionError
+            r = abs(a) // abs(b) * (1 if (a >= 0) == (b >= 0) else -1)  # C division truncates
+        elif isinstance(node.op, ast.Mod):
+            if b == 0:
+                raise ZeroDivisionError
+            r = a - b * (abs(a) // abs(b) * (1 if (a >= 0) == (b >= 0) else -1))
+        elif isinstance(node.op, ast.Pow) and 0 <= b < 64:
+            r = a ** b
+        else:
+            raise ValueError("operator")
+        if abs(r) >= 1 << 63:
+            raise ValueError("overflow")
+        return r
+    raise ValueError("not arithmetic")
+
+
+# ------------------------------------------------------------------ sbatch headers
+
+def sbatch_headers(text):
+    """#SBATCH options before the first command (sbatch(1): it stops at the first line that
+    is neither a comment nor blank)."""
+    opts = []
+    for line in text.split("\n"):
+        s = line.strip()
+        if not s or (s.startswith("#") and not s.startswith("#SBATCH")):
+            continue
+        if not s.startswith("#SBATCH"):
+            break
+        body = s[len("#SBATCH"):].split(" #", 1)[0]
+        try:
+            import shlex
+
+            opts.extend(shlex.split(body))
+        except ValueError:
+            continue
+    return opts
+
+
+def allocation(opts):
+    """The allocation the #SBATCH options ask for, and the SLURM_* variables it sets."""
+    a = {}
+    i = 0
+    while i < len(opts):
+        o = opts[i]
+        name, eq, val = o.partition("=")
+        if not eq and name in ("-N", "--nodes", "-n", "--ntasks", "--ntasks-per-node", "--gres", "--gpus-per-node",
+                               "-G", "--gpus", "-c", "--cpus-per-task", "--gpus-per-task"):
+            val = opts[i + 1] if i + 1 < len(opts) else ""
+            i += 1
+        elif not eq and re.match(r"^-[Nnc]\d+$", name):
+            name, val = name[:2], name[2:]
+        i += 1
+        if name in ("-N", "--nodes"):
+            m = re.match(r"^(\d+)(-(\d+))?$", val)
+            if m:
+                a["nodes"] = int(m.group(1)) if not m.group(3) or m.group(1) == m.group(3) else None
+        elif name in ("-n", "--ntasks") and val.isdigit():
+            a["ntasks"] = int(val)
+        elif name == "--ntasks-per-node" and val.isdigit():
+            a["ntasks_per_node"] = int(val)
+        elif name == "--gpus-per-node":
+            m = re.match(r"^(?:[\w.-]+:)?(\d+)$", val)
+            if m:
+                a["gpus_per_node"] = int(m.group(1))
+        elif name == "--gres":
+            for g in val.split(","):
+                m = re.match(r"^gpu(?::[\w.-]+)?:(\d+)(\(.*\))?$", g)
+                if m:
+                    a["gpus_per_node"] = int(m.group(1))
+        elif name in ("-c", "--cpus-per-task") and val.isdigit():
+            a["cpus_per_task"] = int(val)
+    env = {}
+    if a.get("nodes"):
+        env["SLURM_NNODES"] = env["SLURM_JOB_NUM_NODES"] = a["nodes"]
+    if a.get("ntasks_per_node"):
+        env["SLURM_NTASKS_PER_NODE"] = a["ntasks_per_node"]
+    nt = a.get("ntasks")
+    if nt is None and a.get("nodes") and a.get("ntasks_per_node"):
+        nt = a["nodes"] * a["ntasks_per_node"]
+    if nt is None and a.get("nodes") and "ntasks_per_node" not in a:
+        nt = a["nodes"]  # sbatch(1) -N alone: one task per node
+    if nt is not None:
+        a["tasks"] = nt
+        env["SLURM_NTASKS"] = env["SLURM_NPROCS"] = nt
+    if a.get("gpus_per_node"):
+        env["SLURM_GPUS_ON_NODE"] = env["SLURM_GPUS_PER_NODE"] = a["gpus_per_node"]
+    if a.get("cpus_per_task"):
+        env["SLURM_CPUS_PER_TASK"] = a["cpus_per_task"]
+    a["env"] = env
+    return a
+
+
+# ------------------------------------------------------------------ planning
+
+def read_script(path, args=(), environ=None):
+    """The launch lines of the script at `path`, each planned (never executed)."""
+    data = read_input(path, "script", limit=MAX_SCRIPT)
+    if b"\x00" in data:
+        raise InputError("%s is not a shell script (it holds NUL bytes)" % path)
+    text = data.decode("utf-8", "replace")
+    headers = sbatch_headers(text)
+    batch = bool(headers) or path.endswith((".sbatch", ".slurm"))
+    r = Reader(path, list(args), environ=environ, batch=batch)
+    if headers:
+        alloc = allocation(headers)
+        r.result.allocation = {k: v for k, v in alloc.items() if k != "env"}
+        r.result.allocation["env"] = alloc["env"]
+        r.result.allocation["sbatch"] = headers
+        for k in alloc["env"]:
+            r.result.from_allocation[k] = "from the allocation (#SBATCH %s)" % " ".join(headers)
+    r.run_text(text)
+    for la in r.result.launches:
+        _plan_launch(r, la)
+    r.result.variables = {k: r.shown(v if isinstance(v, str) else " ".join(v)) for k, v in r.vars.items()}
+    return r.result
+
+
+def _stand_ins(u, k, variant):
+    if u.fixed is not None:
+        return u.fixed
+    if u.host:
+        return "unknown-host-%d%s" % (k, "ab"[variant])
+    return str(29611 + 2 * k + variant) if "PORT" in u.text.upper() else str(1 + variant + 2 * k)
+
+
+def _plan_launch(r, la):
+    import shlex
+
+    env = dict(r.env_here)
+    for k, v in r.result.allocation.get("env", {}).items():
+        env[k] = str(v)
+    for name in r.exported:
+        v = r.vars.get(name)
+        if isinstance(v, str) and not r.marks(v):
+            env[name] = v
+    marks = sorted({int(m) for a in la.argv for m in re.findall(MARK + r"(\d+)" + MARK, a)})
+    la.unknown = [r.unknowns[m] for m in marks]
+    la.shown = " ".join(shlex.quote(r.shown(a)) for a in la.argv)
+    plans, errors = [], []
+    for variant in (0, 1):
+        sub = {m: _stand_ins(r.unknowns[m], i, variant) for i, m in enumerate(marks)}
+        line = " ".join(shlex.quote(re.sub(MARK + r"(\d+)" + MARK, lambda x: sub[int(x.group(1))], a))
+                        for a in la.argv)
+        try:
+            plans.append(_plan_line(line, env))
+        except InputError as exc:
+            errors.append(str(exc))
+    if len(plans) < 2:
+        if not plans:
+            la.refused = errors[0] if marks == [] or len(set(errors)) == 1 else (
+                "%s (depends on %s)" % (errors[0], ", ".join(u.text for u in la.unknown)))
+            return
+        la.refused = None
+        r.result.notes.append("line %d: with other values of %s the launcher would refuse it: %s" % (
+            la.line, ", ".join(u.text for u in la.unknown), errors[0]))
+    a, b = plans[0], plans[-1]
+    ja, jb = a.to_json(), b.to_json()
+    la.varies = [k for k in ja if ja[k] != jb[k] and k not in ("notes",)]
+    a.notes = [n for n in a.notes if n in b.notes]
+    _mark_unknown(r, a, b, la)
+    la.plan = a
+    _findings(r, la)
+
+
+def _plan_line(line, env):
+    from gpudoctor.launch import build_plan
+
+    return build_plan(launch=line, environ=env)
+
+
+def _mark_unknown(r, a, b, la):
+    """Fields that differ between the two stand-ins depend on an unknown: None, or the
+    unknown's description for addresses."""
+    def desc(value):
+        for i, u in enumerate(r.unknowns):
+            if isinstance(value, str) and re.search(r"unknown-host-\d+[ab]", value):
+                k = int(re.search(r"unknown-host-(\d+)", value).group(1))
+                marks = sorted({int(m) for x in la.argv for m in re.findall(MARK + r"(\d+)" + MARK, x)})
+                return "%s (%s)" % (r.unknowns[marks[k]].text, r.unknowns[marks[k]].why) if k < len(marks) else None
+        return None
+
+    for f in ("nnodes_min", "nnodes_max", "nproc_per_node", "world_min", "world_max", "master_port", "machine_rank",
+              "port_asked"):
+        if getattr(a, f) != getattr(b, f):
+            setattr(a, f, None)
+    if a.master_addr != b.master_addr:
+        a.master_addr = desc(a.master_addr)
+    if a.rdzv_endpoint != b.rdzv_endpoint:
+        a.rdzv_endpoint = desc(a.rdzv_endpoint.rsplit(":", 1)[0]) if a.rdzv_endpoint else None
+    if [(n.host, n.slots, n.procs) for n in a.nodes] != [(n.host, n.slots, n.procs) for n in b.nodes]:
+        if len(a.nodes) == len(b.nodes):
+            for x, y in zip(a.nodes, b.nodes):
+                if x.host != y.host:
+                    x.host = desc(x.host) or "?"
+                if x.slots != y.slots:
+                    x.slots = None
+                if x.procs != y.procs:
+                    x.procs = None
+        else:
+            a.nodes = []
+    if a.batch.ok != b.batch.ok:
+        a.batch.ok = None
+    if a.script_args != b.script_args and a.script_args and len(la.argv) >= len(a.script_args):
+        a.script_args = [r.shown(x) for x in la.argv[len(la.argv) - len(a.script_args):]]
+    a.sources = ["%s line %d" % (r.path, la.line)]
+
+
+def _findings(r, la):
+    """What a reader of the script can see is wrong before it runs."""
+    from gpudoctor.launch import is_loopback
+
+    plan = la.plan
+    nodes = plan.nnodes_max if plan.nnodes_max is not None else r.result.allocation.get("nodes")
+    multi = (nodes or 0) > 1
+    once = [u for u in la.unknown if u.once]
+    if once and multi:
+        la.findings.append(
+            "%s is expanded once by the batch shell, before srun starts the tasks: every node gets the same value "
+            "(0), so every node claims rank 0 (--node_rank/--machine_rank). Let each task expand it: srun bash -c "
+            "'... %s ...' (single quotes), or use a launcher that reads it per task" % (
+                ", ".join(sorted({u.text for u in once})), once[0].text))
+    if multi and plan.machine_rank is not None and not once and "machine_rank" not in la.varies:
+        rank_flags = ("--node_rank", "--node-rank", "--machine_rank", "--machine-rank")
+        toks = [la.argv[j + 1] for j, a in enumerate(la.argv[:-1]) if a in rank_flags] + [
+            a.split("=", 1)[1] for a in la.argv if a.split("=", 1)[0] in rank_flags and "=" in a]
+        if toks and not any(MARK in t for t in toks):
+            la.findings.append(
+                "the node rank is %d on every node (written in the script, not read from the node) on a %d-node "
+                "plan: every node claims rank %d; take it from the node (e.g. $SLURM_NODEID under srun, or an "
+                "argument: bash train.sh NNODES NODE_RANK)" % (plan.machine_rank, nodes, plan.machine_rank))
+    if multi and plan.master_addr and is_loopback(plan.master_addr.split(" ")[0]):
+        la.findings.append("the master address is %s on a %d-node plan: the other nodes cannot reach it; use the "
+                           "master node's address (e.g. $(scontrol show hostnames $SLURM_JOB_NODELIST | head -n 1))"
+                           % (plan.master_addr, nodes))
+    ws = plan.world_size()
+    for name in ("WORLD_SIZE", "NUM_PROCESSES", "NPROCS", "N_GPUS", "TOTAL_GPUS", "NUM_GPUS", "WORLD"):
+        v = r.vars.get(name)
+        if isinstance(v, str) and v.isdigit() and ws is not None and int(v) != ws and (
+                name == "WORLD_SIZE" or any(v == a or a.endswith("=" + v) for a in la.argv)
+                or any(a.endswith("world_size") or a.endswith("world-size") for a in la.argv)):
+            la.findings.append("the script computes %s=%s but the launcher starts %d processes" % (name, v, ws))
+            break
+    for j, a in enumerate(la.argv[:-1]):
+        if a in ("--world_size", "--world-size", "--num_processes_total") and la.argv[j + 1].isdigit() and \
+                ws is not None and int(la.argv[j + 1]) != ws and a not in plan.script_args[:0]:
+            if a in plan.script_args:
+                la.findings.append("the script tells the training script %s %s but the launcher starts %d processes"
+                                   % (a, la.argv[j + 1], ws))
+
+
+def script_command(argv):
+    """(path, args) when argv runs a shell script (`train.sh 2 0`, `bash train.sh 2 0`,
+    `sbatch job.sbatch`), else None (a launch line)."""
+    from gpudoctor.launch import _is_launcher
+
+    if not argv:
+        return None
+    prog = os.path.basename(argv[0])
+    if prog in ("bash", "sh", "dash", "zsh", "sbatch"):
+        i = 1
+        while i < len(argv) and argv[i].startswith("-"):
+            if prog == "sbatch" and "=" not in argv[i] and re.match(r"^-[A-Za-z]$|^--(nodes|ntasks|gres|time|"
+                                                                       r"partition|account|job-name|output)$", argv[i]):
+                i += 1
+            i += 1
+        if i < len(argv) and os.path.isfile(argv[i]):
+            return argv[i], list(argv[i + 1:])
+        return None
+    if _is_launcher(argv) or prog == "srun":
+        return None
+    if os.path.isfile(argv[0]) and not is_python_name(prog):
+        return argv[0], list(argv[1:])
+    return None
+
+
+def is_python_name(prog):
+    from gpudoctor.launch import is_python
+
+    return is_python(prog)
+
+
+def render_script(res):
+    from gpudoctor.launch.plan import render_text
+
+    out = ["script         %s%s" % (res.path, (" " + " ".join(res.args)) if res.args else "")]
+    a = res.allocation
+    if a:
+        out.append("allocation     #SBATCH %s: nodes %s, tasks %s, GPUs per node %s" % (
+            " ".join(a.get("sbatch", [])), a.get("nodes", "?"), a.get("tasks", "?"), a.get("gpus_per_node", "?")))
+    if not res.launches:
+        out.append("launch lines   none found (torchrun, python -m torch.distributed.*, deepspeed, accelerate launch, "
+                   "mpirun/mpiexec, horovodrun, srun)")
+    for la in res.launches:
+        out.append("")
+        out.append("line %-9d %s" % (la.line, la.shown))
+        for u in la.unknown:
+            if u.given:
+                if not u.text[1:].isdigit():
+                    out.append("  known        %s = %s: %s" % (u.text, u.fixed, u.why))
+                continue
+            out.append("  unknown      %s: %s%s" % (u.text, u.why, "; from this shell: %s" % u.here
+                                                   if u.here not in (None, "") else ""))
+        if la.refused:
+            out.append("  refused      %s" % la.refused)
+            continue
+        for f in la.findings:
+            out.append("  finding      %s" % f)
+        out.extend("  " + x for x in render_text(la.plan).rstrip("\n").split("\n"))
+    for n in res.notes:
+        out.append("note           %s" % n)
+    return "\n".join(out) + "\n"

@@ -1,0 +1,103 @@
+"""srun as the launcher: `srun python train.py` inside an allocation starts one copy of the
+program per Slurm task, and the program reads its rank from SLURM_PROCID (Lightning's
+SLURMEnvironment, torch's env:// with MASTER_ADDR set by the script, Megatron, NeMo).
+
+The world is srun's task count, from its own options (srun(1): -n/--ntasks, -N/--nodes,
+--ntasks-per-node; -N alone starts one task per node) or, when it names none, from the
+allocation it runs in (srun(1) INPUT ENVIRONMENT VARIABLES: SLURM_NTASKS / SLURM_NPROCS
+are -n, SLURM_NTASKS_PER_NODE is --ntasks-per-node; the step spans the allocation's
+SLURM_JOB_NUM_NODES / SLURM_NNODES nodes)."""
+
+import os
+import re
+
+from gpudoctor.launch.common import count, is_python, refuse
+
+
+def _opts(opts):
+    """{-N, -n, --ntasks-per-node} from srun's own options, both spellings."""
+    out = {}
+    alias = {"-N": "nodes", "--nodes": "nodes", "-n": "ntasks", "--ntasks": "ntasks",
+             "--ntasks-per-node": "ntasks_per_node", "-w": "nodelist", "--nodelist": "nodelist"}
+    i = 0
+    while i < len(opts):
+        o = opts[i]
+        name, eq, val = o.partition("=")
+        if not eq and re.match(r"^-[Nnw].", o):
+            name, val, eq = o[:2], o[2:], "="
+        if name in alias:
+            if not eq:
+                i += 1
+                val = opts[i] if i < len(opts) else ""
+            out[alias[name]] = val
+        i += 1
+    return out
+
+
+def read(plan, opts, argv, env):
+    o = _opts(opts)
+    plan.launcher = "srun"
+    plan.wrapper = None
+    where = "srun"
+    nodes = None
+    if "nodes" in o:
+        m = re.match(r"^(\d+)(?:-(\d+))?$", o["nodes"])
+        if not m:
+            refuse("srun", "invalid node count %r" % o["nodes"][:20])
+        lo, hi = int(m.group(1)), int(m.group(2) or m.group(1))
+        if not 0 < lo <= hi:
+            refuse("srun", "invalid node count %r" % o["nodes"][:20])
+        plan.nnodes_min, plan.nnodes_max = lo, hi
+        nodes = lo if lo == hi else None
+    else:
+        for k in ("SLURM_JOB_NUM_NODES", "SLURM_NNODES"):
+            if (env.get(k) or "").isdigit():
+                nodes = count(env[k], k, where, 1)
+                plan.nnodes_min = plan.nnodes_max = nodes
+                plan.note("nodes: the allocation's %d (%s)" % (nodes, k))
+                break
+    ntasks = None
+    if "ntasks" in o:
+        ntasks = count(o["ntasks"], "--ntasks", where, 1)
+    elif "ntasks_per_node" in o and nodes:
+        ntasks = nodes * count(o["ntasks_per_node"], "--ntasks-per-node", where, 1)
+    elif "nodes" in o and nodes:
+        ntasks = nodes  # -N alone: one task per node
+    else:
+        if (env.get("SLURM_NTASKS") or env.get("SLURM_NPROCS") or "").isdigit():
+            key = "SLURM_NTASKS" if env.get("SLURM_NTASKS") else "SLURM_NPROCS"
+            ntasks = count(env[key], key, where, 1)
+            plan.note("tasks: the allocation's %d (%s)" % (ntasks, key))
+        elif (env.get("SLURM_NTASKS_PER_NODE") or "").isdigit() and nodes:
+            ntasks = nodes * count(env["SLURM_NTASKS_PER_NODE"], "SLURM_NTASKS_PER_NODE", where, 1)
+        elif nodes:
+            ntasks = nodes
+    if ntasks is not None:
+        if nodes and ntasks < nodes:  # srun warns and uses fewer nodes
+            plan.note("srun: can't run %d processes on %d nodes, setting nnodes to %d" % (ntasks, nodes, ntasks))
+            nodes = plan.nnodes_min = plan.nnodes_max = ntasks
+        plan.world_min = plan.world_max = ntasks
+        if nodes and ntasks % nodes == 0:
+            plan.nproc_per_node = ntasks // nodes
+    else:
+        plan.note("srun names no task count and none comes from an allocation here (SLURM_NTASKS): the world "
+                  "is the allocation's task count at run time")
+    for k, attr in (("MASTER_ADDR", "master_addr"), ("MASTER_PORT", "master_port")):
+        v = env.get(k) if k in plan.env_set else None
+        if v:
+            setattr(plan, attr, int(v) if attr == "master_port" and v.isdigit() and len(v) < 6 else
+                    (v if attr == "master_addr" else None))
+    prog = os.path.basename(argv[0])
+    rest = argv[1:]
+    if is_python(prog):
+        i = 0
+        while i < len(rest) and rest[i].startswith("-") and rest[i] not in ("-m", "-c"):
+            i += 1
+        if rest[i:i + 1] == ["-m"] and len(rest) > i + 1:
+            plan.script, plan.script_args = "-m " + rest[i + 1], list(rest[i + 2:])
+        elif i < len(rest) and rest[i] != "-c":
+            plan.script, plan.script_args = rest[i], list(rest[i + 1:])
+            plan.add_file(rest[i])
+    else:
+        plan.script, plan.script_args = argv[0], list(rest)
+    return plan

@@ -1,0 +1,176 @@
+"""`gpudoctor plan SCRIPT [ARGS]` (gpudoctor/launch/script.py): launch scripts read without
+running them, compared with how bash really expands them (the launchers replaced by stubs
+that record their argv, in a private temp dir: nothing is trained or started)."""
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+
+import pytest
+
+from conftest import FIXTURES
+from gpudoctor.launch.script import MARK, read_script
+
+S = os.path.join(FIXTURES, "launch", "scripts")
+STUBS = ("torchrun", "deepspeed", "accelerate", "mpirun", "python", "ipython", "module")
+# srun runs what follows its options once per task (SLURM_PROCID 0 and 1), as a task's own
+# process: a `bash -c` string is expanded there again, and only there
+SRUN = r'''#!/bin/bash
+printf '%s\037' srun "$@" >> "$REC"; printf '\036' >> "$REC"
+n=2
+while [ $# -gt 0 ]; do case "$1" in -n|--ntasks) n=$2; shift 2;; --ntasks=*) n=${1#*=}; shift;;
+  -w|-N|--nodes) shift 2;; -*) shift;; *) break;; esac; done
+[ $# -eq 0 ] && exit 0
+for t in $(seq 0 $((n - 1))); do SLURM_PROCID=$t SLURM_NODEID=$t "$@"; done
+'''
+STUB = "#!/bin/sh\nprintf '%s\\037' \"$(basename \"$0\")\" \"$@\" >> \"$REC\"; printf '\\036' >> \"$REC\"\n"
+SCONTROL = "#!/bin/sh\nprintf 'node1\\nnode2\\n'\n"
+ALLOC = {"SLURM_JOB_NODELIST": "node[1-2]", "SLURM_PROCID": "0", "SLURM_NODEID": "0"}
+
+
+def real_bash(tmp_path, script, args, env_extra):
+    """The argv of every stub call when bash runs the script (no launcher is real)."""
+    bash = shutil.which("bash")
+    if bash is None:
+        pytest.skip("no bash here")
+    stubs = tmp_path / "bin"
+    stubs.mkdir(exist_ok=True)
+    for name, text in [(n, STUB) for n in STUBS] + [("srun", SRUN), ("scontrol", SCONTROL)]:
+        (stubs / name).write_text(text)
+        (stubs / name).chmod(stat.S_IRWXU)
+    rec = tmp_path / "rec"
+    rec.write_bytes(b"")
+    env = {"PATH": "%s:/usr/bin:/bin" % stubs, "REC": str(rec), "HOME": str(tmp_path)}
+    env.update(env_extra)
+    subprocess.run([bash, os.path.join(S, script)] + list(args), cwd=str(tmp_path), env=env, timeout=30,
+                   capture_output=True)
+    return [r.split("\x1f")[:-1] for r in rec.read_bytes().decode().split("\x1e") if r]
+
+
+def agrees(plan_argv, real):
+    """Every word gpudoctor knows is the word bash passed; an unknown one is anything."""
+    if len(plan_argv) != len(real):
+        return False
+    return all(MARK in p or os.path.basename(p) == os.path.basename(r) if k == 0 else (MARK in p or p == r)
+               for k, (p, r) in enumerate(zip(plan_argv, real)))
+
+
+# script, args, the allocation bash runs it in, and what the plan must say
+CASES = [
+    ("users_notes_train.sh", ["2", "1"], {}, {"world": 16, "nnodes": 2, "master": "10.98.115.10:6000",
+                                             "findings": []}),
+    ("megatron_bert_distributed.sh", ["/ckpt", "/data/x"], {}, {"world": 8, "nnodes": 1,
+                                                               "master": "localhost:6000", "findings": []}),
+    ("pytorch_examples_sbatch_run.sh", [], dict(ALLOC, SLURM_NNODES="4", SLURM_NTASKS="4"),
+     {"world": 4, "nnodes": 4, "findings": []}),
+    ("lightning_submit.sh", [], dict(ALLOC, SLURM_NNODES="32", SLURM_NTASKS="64"),
+     {"world": 64, "nnodes": 32, "findings": []}),
+    ("issue19_procid_once.sbatch", [], dict(ALLOC, SLURM_NNODES="2"), {"world": 16, "nnodes": 2,
+                                                                      "findings": ["expanded once by the batch shell"]}),
+    ("issue19_procid_per_task.sbatch", [], dict(ALLOC, SLURM_NNODES="2"), {"world": 16, "nnodes": 2,
+                                                                          "findings": []}),
+    ("hardcoded_rank.sh", [], {}, {"world": 16, "nnodes": 2, "master": "localhost:29500",
+                                   "findings": ["node rank is 0 on every node", "localhost on a 2-node plan"]}),
+]
+
+
+@pytest.mark.parametrize("script,args,alloc,want", CASES, ids=[c[0] for c in CASES])
+def test_script_plan_agrees_with_real_bash(tmp_path, script, args, alloc, want):
+    res = read_script(os.path.join(S, script), args, environ={})
+    (la,) = res.launches
+    assert la.refused is None and la.plan is not None
+    real = real_bash(tmp_path, script, args, alloc)
+    launched = [r for r in real if r[0] != "srun" or not any(a in ("bash", "hostname") for a in r)]
+    # the launch line bash ran (srun's own record, or the launcher's when srun ran it)
+    planned = [os.path.basename(a) if k == 0 else a for k, a in enumerate(la.argv)]
+    inner = [a for a in planned if a != "srun"] if planned[0] == "srun" else planned
+    assert any(agrees(planned, r) or agrees(inner, r) or agrees(planned[-len(r):], r) for r in launched), (
+        planned, real)
+    p = la.plan
+    assert (p.world_size(), p.nnodes_max) == (want["world"], want["nnodes"])
+    if "master" in want:
+        assert "%s:%s" % (p.master_addr, p.master_port) == want["master"]
+    assert len(la.findings) == len(want["findings"]) and all(
+        any(w in f for f in la.findings) for w in want["findings"]), la.findings
+
+
+def test_procid_in_double_quotes_is_the_same_on_every_task_in_real_bash(tmp_path):
+    # the recorded truth behind the finding: double quotes give every task --machine_rank 0,
+    # single quotes give each task its own
+    def ranks(script):
+        real = real_bash(tmp_path, script, [], dict(ALLOC, SLURM_NNODES="2"))
+        return [r[r.index("--machine_rank") + 1] for r in real if r[0] == "accelerate"]
+
+    assert ranks("issue19_procid_once.sbatch") == ["0", "0"]
+    assert ranks("issue19_procid_per_task.sbatch") == ["0", "1"]
+
+
+def test_unknowns_are_named_with_where_they_come_from(gpudoctor_cli):
+    rc, out, err = gpudoctor_cli("plan", os.path.join(S, "issue19_procid_once.sbatch"))
+    assert rc == 0, err
+    assert "unknown      $(scontrol show hostnames $SLURM_JOB_NODELIST | head -n 1): the first node of the " \
+           "allocation" in out
+    assert "known        $SLURM_NNODES = 2: from the allocation (#SBATCH -N 2" in out
+    assert "world size     16" in out and "finding      $SLURM_PROCID is expanded once" in out
+    rc, out, err = gpudoctor_cli("plan", "--json", "bash", os.path.join(S, "users_notes_train.sh"))
+    doc = json.loads(out)
+    (la,) = doc["launches"]
+    assert doc["schema"] == "gpudoctor.script/1" and la["plan"]["world_size"] == {"min": 1 * 8, "max": 8}
+    assert la["plan"]["master"] == {"addr": "10.98.115.10", "port": 6000}
+
+
+def test_an_argument_not_given_is_unknown_not_empty(tmp_path):
+    res = read_script(os.path.join(S, "megatron_bert_distributed.sh"), [], environ={})
+    (la,) = res.launches
+    assert sorted(u.text for u in la.unknown if not u.given) == ["$1", "$2"]
+    assert la.plan.script_args[-4:] == ["--data-path", "$2", "--save", "$1"] and la.plan.world_size() == 8
+
+
+def test_shell_expansions(tmp_path):
+    f = tmp_path / "t.sh"
+    f.write_text('A=3\nB=$(( (A + 1) * 2 - 7 / 2 ))\nC="${UNSET_X:-4}"\nD=${C:+yes}\nexport E=$((B%5))\n'
+                 'ARR=(x "y z")\nARR+=(w)\nset -- 9 8\nshift\nF=$1\nG=${#ARR[@]}\nH="$(echo $A)"\n'
+                 'cat <<EOF\ntorchrun --nnodes 99 t.py\nEOF\n'
+                 "if [ -n \"$X\" ]; then A=5; fi\n"
+                 "torchrun --nnodes=$B --nproc_per_node=$C t.py $D $E \"${ARR[@]}\" $F $G $H $A\n")
+    res = read_script(str(f), [], environ={})
+    (la,) = res.launches  # the heredoc's line is text, not a command
+    assert la.plan.nnodes_max == 5 and la.plan.nproc_per_node == 4
+    assert la.plan.script_args == ["yes", "0", "x", "y z", "w", "8", "3", "3", "$A"]
+    assert [u.why for u in la.unknown if u.text == "$A"][0].startswith("set differently in a branch")
+
+
+def test_never_executes(tmp_path):
+    f = tmp_path / "evil.sh"
+    flag = tmp_path / "ran"
+    f.write_text("touch %s\nX=$(touch %s)\n`touch %s`\ntorchrun --nnodes 1 t.py $X\n" % (flag, flag, flag))
+    res = read_script(str(f), [], environ={})
+    assert not flag.exists() and res.launches[0].plan.script_args == ["$(touch %s)" % flag]
+
+
+def test_a_variable_not_exported_is_empty_in_the_tasks_shell(tmp_path):
+    real = real_bash(tmp_path, "issue19_not_exported.sbatch", [], dict(ALLOC, SLURM_NNODES="2"))
+    acc = [r for r in real if r[0] == "accelerate"][0]
+    assert acc[acc.index("--num_processes") + 1] == "--machine_rank"  # bash: NPROC is empty there
+    res = read_script(os.path.join(S, "issue19_not_exported.sbatch"), [], environ={})
+    (la,) = res.launches
+    assert "expected one argument" in la.refused
+    assert any("NPROC is set in the script but not exported" in n for n in res.notes)
+
+
+def test_srun_is_a_launcher_with_its_world_from_the_allocation():
+    # srun(1): -N alone starts one task per node; --ntasks-per-node times the nodes; with no
+    # count of its own, the allocation's SLURM_NTASKS / SLURM_JOB_NUM_NODES
+    from gpudoctor.launch import build_plan
+
+    p = build_plan(launch="srun -N 2 --ntasks-per-node=8 python -u train.py --x 1", environ={})
+    assert (p.launcher, p.world_size(), p.nnodes_max, p.nproc_per_node) == ("srun", 16, 2, 8)
+    assert (p.script, p.script_args) == ("train.py", ["--x", "1"])
+    assert build_plan(launch="srun -N3 python t.py", environ={}).world_size() == 3
+    p = build_plan(launch="srun python t.py", environ={"SLURM_NTASKS": "16", "SLURM_JOB_NUM_NODES": "2"})
+    assert (p.world_size(), p.nproc_per_node) == (16, 8)
+    p = build_plan(launch="srun python t.py", environ={})
+    assert p.world_size() is None and any("allocation's task count at run time" in n for n in p.notes)
+    assert build_plan(launch="srun -N2 torchrun --nnodes 2 --nproc_per_node 8 t.py", environ={}).launcher == "torchrun"
