@@ -159,6 +159,8 @@ class MultiSlurm(object):
         """Every node IDLE and undrained, wrappers off, a healthy config."""
         self.enable("prolog", False)
         self.enable("hc", False)
+        for name in self.names:
+            self.slow(name, None)
         self.set_config("")
         for i in range(1, self.n + 1):
             if self.slurmd.get("sn%d" % i) is None or self.slurmd["sn%d" % i].poll() is not None:
@@ -221,6 +223,18 @@ class MultiSlurm(object):
                                              start_new_session=True)
         self._expected_up[name] = True
 
+    def slow(self, name, rate=None):
+        """Rate-limit a node's link both ways with a real tc token bucket (rate None: remove it):
+        the host side of its veth shapes what the node receives, its eth0 what it sends."""
+        i = int(name[2:])
+        for where, dev in ((None, "gds%s%dh" % (self.tag, i)), (self.ns(i), "eth0")):
+            tc = ["tc"] + (["-n", where] if where else [])
+            if rate:
+                subprocess.run(tc + ["qdisc", "replace", "dev", dev, "root", "tbf", "rate", rate, "burst", "32kbit",
+                                     "latency", "50ms"], check=True, capture_output=True, timeout=10)
+            else:
+                subprocess.run(tc + ["qdisc", "del", "dev", dev, "root"], capture_output=True, timeout=10)
+
     def kill_slurmd(self, name):
         """A slurmd gone (crashed, OOM-killed): slurmctld still lists the node as it was."""
         p = self.slurmd[name]
@@ -234,7 +248,7 @@ class MultiSlurm(object):
             if p is not None and p.poll() is None:
                 p.terminate()
         if self.ctld is not None and self.ctld.poll() is None:
-            self.ctld.terminate()
+            self.ctld.kill()  # its saved state is never read again (SIGTERM took 2-3 s to save it)
         for p in list(self.slurmd.values()) + [self.ctld]:
             if p is None:
                 continue

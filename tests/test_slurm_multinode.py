@@ -162,3 +162,19 @@ def test_srun_steps_run_beside_a_busy_step_in_the_allocation(ms):
     nodes = nodes_of(p.stdout)
     assert all(n["reachable"] for n in nodes.values()) and len(nodes) == 4, (nodes, p.stderr)
     assert time.time() - t0 < 20
+
+
+def test_probe_inside_an_allocation_starts_its_workers_with_srun_and_names_the_slow_node(ms):
+    """No SSH anywhere (none runs on these nodes, and their names do not resolve here): the
+    TCP workers are srun steps, and sn2's link, slowed by tc to 20 Mbit/s, is named.
+    --slow-ratio 0.2 as in test_probe_tcp: veths on a shared 2-core machine vary 2-3x."""
+    ms.slow("sn2", "20mbit")
+    rc, out, err, took = gd(ms, "probe", "--mode", "tcp", "--json", "--budget", "40", "--tcp-seconds", "0.3",
+                            "--ports", "45300-45340", "--slow-ratio", "0.2", prefix=["salloc", "-N4", "-t", "2"])
+    doc = json.loads(out)
+    assert doc["transport"] == "srun", doc.get("transport")
+    assert all(n["reachable"] for n in doc["nodes"]), (doc["nodes"], err)
+    assert doc["addresses"]["sn2"] == ms.addr(2)  # peers reach each node at its Slurm NodeAddr
+    assert doc["isolation"]["slow_nodes"] == ["sn2"], (doc["isolation"], doc["pairs"])
+    assert all(c.get("left") == 0 for c in doc["cleanup"].values()), doc["cleanup"]
+    assert rc == 1

@@ -145,10 +145,17 @@ def probe_nodes(args, opts, hosts=None, facts=None):
         hosts = None if getattr(args, "local", False) else inventory.resolve(hosts_file=args.hosts,
                                                                             nodeset=args.nodes)
     if hosts:
+        from gpudoctor.transport import choose
+
         names = [h.name for h in hosts]
-        transport = launch.SshTransport(names, python=args.python or "python3", ssh_config=args.ssh_config,
-                                        host_key_policy=args.host_key_policy,
-                                        connect_timeout=min(10.0, max(2.0, opts["budget"] / 4)))
+        if choose(None, hosts) == "srun":  # inside an allocation holding every node: workers as job steps
+            from gpudoctor.transport.srun_workers import SrunWorkers
+
+            transport = SrunWorkers(names, python=args.python or "python3")
+        else:
+            transport = launch.SshTransport(names, python=args.python or "python3", ssh_config=args.ssh_config,
+                                            host_key_policy=args.host_key_policy,
+                                            connect_timeout=min(10.0, max(2.0, opts["budget"] / 4)))
         if facts is None:
             facts = _gather_facts(hosts, args, opts)
     else:

@@ -135,7 +135,13 @@ class SrunTransport(Transport):
                "--kill-on-bad-exit=0", "--label", "--job-name=gpudoctor"]
         if in_allocation():
             # Share the allocation with steps already running (the training itself): without
-            # it the step waits ("Requested nodes are busy") until the deadline. Slurm 20.11+.
+            # it the step waits ("Requested nodes are busy") until the deadline. srun(1),
+            # --overlap: "allows steps to share all resources (CPUs, memory, and GRES) with all
+            # other steps" (Slurm 20.11+), so no --mem=0 or --exact is needed beside it, and
+            # the step keeps the job's GPUs ("By default, a job step is allocated all of the
+            # generic resources that have been requested by the job", --gres): with
+            # ConstrainDevices the collector sees the GPUs the job sees.
+            # https://slurm.schedmd.com/srun.html#OPT_overlap
             cmd.append("--overlap")
         else:  # a job of its own: bound it, should this process die (minutes)
             cmd.append("--time=%d" % (int(self.timeout // 60) + 2))

@@ -1,0 +1,172 @@
+"""Probe workers as Slurm job steps: ``gpudoctor probe`` inside an allocation starts each
+worker with srun (one task on one node), so no SSH between nodes is needed. The interface is
+the probe's (gpudoctor/probe/launch.py: ``name``, ``address``, ``start``, ``cleanup``,
+``close``); the probe itself does not change.
+
+Each worker is its own step::
+
+    srun --overlap --nodes=1 --ntasks=1 --nodelist=NODE --kill-on-bad-exit=0 --quiet
+         sh -c 'find python; exec timeout -k 2 HARD python -' gpudoctor PYTHON
+
+- ``--overlap``: the steps of one probe run at once (a TCP server and its client, the
+  hello of every node) and beside the job's own running step (srun(1), --overlap);
+- the script travels on stdin (srun(1), "IO Redirection": stdin goes to every task, here
+  one), the run token in the environment (srun exports the caller's environment by default:
+  ``--export=ALL``); so ``cleanup`` finds the worker's processes by their token as over SSH;
+- ``timeout -k`` ends a worker whose srun died without cancelling the step;
+- stop: SIGTERM to srun cancels the step, and slurmstepd ends its processes.
+
+The address peers use is the node's ``NodeAddr`` (one ``scontrol show node`` call), the
+address Slurm itself reaches the node at.
+"""
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import threading
+import time
+
+from gpudoctor.transport import in_allocation
+
+
+class SrunWorkers(object):
+    name = "srun"
+
+    def __init__(self, hosts, python="python3", environ=None):
+        from gpudoctor.errors import InputError
+        from gpudoctor.inventory import validate_host
+
+        for h in hosts:
+            validate_host(h, "host")
+        self.srun = shutil.which("srun")
+        if not self.srun:
+            raise InputError("probe through srun: srun is not on PATH")
+        self.python = python or "python3"
+        self.env = dict(os.environ if environ is None else environ)
+        self.inside = in_allocation(self.env)
+        self.addresses = self._node_addresses(hosts)
+        self._procs = []
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def _node_addresses(hosts):
+        from gpudoctor.nodes import fold
+        from gpudoctor.transport.srun import MAX_OUTPUT
+
+        scontrol = shutil.which("scontrol")
+        if not scontrol or not hosts:
+            return {}
+        try:
+            p = subprocess.run([scontrol, "show", "node", "-o", fold(hosts)], stdin=subprocess.DEVNULL,
+                               capture_output=True, timeout=10)
+        except (OSError, subprocess.TimeoutExpired):
+            return {}
+        text = p.stdout[:MAX_OUTPUT].decode("utf-8", "replace")
+        out = {}
+        for name, addr in re.findall(r"^NodeName=(\S+) .*?\bNodeAddr=(\S+)", text, re.M):
+            if name in hosts and re.match(r"^[A-Za-z0-9.:_-]{1,253}$", addr):
+                out[name] = addr
+        return out
+
+    def address(self, host):
+        return self.addresses.get(host, host)
+
+    def _command(self, host, inner, args=()):
+        cmd = [self.srun, "--nodes=1", "--ntasks=1", "--nodelist=" + host, "--kill-on-bad-exit=0", "--quiet",
+               "--job-name=gpudoctor-probe"]
+        if self.inside:
+            cmd.append("--overlap")
+        return cmd + ["sh", "-c", inner, "gpudoctor"] + list(args)
+
+    def _spawn(self, w, cmd, script, env):
+        from gpudoctor.probe.launch import _pump_lines, _pump_stderr
+
+        try:
+            p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                                 start_new_session=True)
+        except OSError as exc:
+            w.fail("slurm", "cannot run srun: %s" % exc)
+            w.done.set()
+            return
+        with self._lock:
+            self._procs.append(p)
+
+        def feed():
+            try:
+                p.stdin.write(script.encode())
+                p.stdin.close()
+            except OSError:
+                pass
+
+        def err():
+            _pump_stderr(p.stderr.readline, w)
+
+        def out():
+            _pump_lines(p.stdout.readline, w)
+            w.rc = p.wait()
+            w.done.set()
+
+        for fn in (feed, err, out):
+            threading.Thread(target=fn, daemon=True).start()
+        w._stop = lambda: _end(p)
+
+    def start(self, host, script, token=None, timeout=None):
+        from gpudoctor.probe.launch import _TOKEN_RE, TOKEN_VAR, Worker
+
+        w = Worker(host, None)
+        env = dict(self.env)
+        if token:
+            if not _TOKEN_RE.match(token):
+                raise ValueError("bad probe token")
+            env[TOKEN_VAR] = token
+        guard = ""
+        if timeout:
+            guard = 'command -v timeout >/dev/null 2>&1 && exec timeout -k 2 %d "$1" -; ' % (
+                int(min(float(timeout), 86400)) + 3)
+        inner = ('command -v "$1" >/dev/null 2>&1 || { echo "gpudoctor: interpreter not found on PATH" >&2; '
+                 'exit 127; }; %sexec "$1" -' % guard)
+        self._spawn(w, self._command(host, inner, [self.python]), script, env)
+        return w
+
+    def cleanup(self, host, token, timeout):
+        from gpudoctor.probe.launch import _TOKEN_RE, CLEANUP_SH, TOKEN_VAR, Worker
+
+        if not _TOKEN_RE.match(token):
+            raise ValueError("bad probe token")
+        w = Worker(host, "cleanup")
+        script = CLEANUP_SH % {"var": TOKEN_VAR, "token": token, "ticks": int(max(2, min(20, timeout * 3)))}
+        env = dict((k, v) for k, v in self.env.items() if k != TOKEN_VAR)  # never match itself
+        self._spawn(w, self._command(host, "exec sh -s"), script, env)
+        ev = w.next_event(time.time() + timeout)
+        if ev is None:
+            w.stop()
+            return {"error": "cleanup did not answer in %gs" % timeout}
+        if not ev.get("ok"):
+            return {"error": ev.get("error"), "error_kind": ev.get("error_kind")}
+        return {"found": ev.get("found", 0), "left": ev.get("left", 0)}
+
+    def close(self):
+        with self._lock:
+            procs, self._procs = self._procs, []
+        for p in procs:
+            _end(p)
+
+
+def _end(p):
+    """SIGTERM to srun cancels its step (slurmstepd signals every process of it); SIGKILL to
+    srun's process group if it lingers."""
+    if p.poll() is not None:
+        return
+    try:
+        p.send_signal(signal.SIGTERM)
+        p.wait(timeout=3)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except OSError:
+            pass
+    except OSError:
+        pass
+
