@@ -194,6 +194,7 @@ class Store(object):
         self.max_runs, self.max_states = max_runs, max_states
         self.max_node_bytes, self.max_nodes = max_node_bytes, max_nodes
         self._key = None
+        self._flat = {}
         # the key id the facts of this run were hashed under: the store's own when the
         # command gathered them with its key; None for saved facts (their key is unknown)
         self.current_key_id = None
@@ -297,8 +298,10 @@ class Store(object):
         for seen, fid in states:
             if seen <= after:
                 continue
-            doc = self.facts(host, fid)
-            if doc is not None and flatten(doc).get(path, ABSENT) == value:
+            if (host, fid) not in self._flat:  # each kept state is read and flattened once per run
+                doc = self.facts(host, fid)
+                self._flat[(host, fid)] = flatten(doc) if doc is not None else {}
+            if self._flat[(host, fid)].get(path, ABSENT) == value:
                 return seen
         return None
 
@@ -308,7 +311,11 @@ class Store(object):
         d = self.node_dir(host)
         _private_dir(d)
         with _Lock(os.path.join(d, ".lock")):
-            idx = self.index(host) or {"schema": SCHEMA, "node": host, "runs": [], "states": {}, "last_good": None}
+            try:
+                idx = self.index(host)
+            except HistoryError:  # a damaged index (not ours, not JSON): start again; the write replaces it
+                idx = None
+            idx = idx or {"schema": SCHEMA, "node": host, "runs": [], "states": {}, "last_good": None}
             at = at or doc.get("collected_at") or time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
             fid = facts_id(doc)
             states = idx.setdefault("states", {})

@@ -390,3 +390,22 @@ def test_slurm_health_keeps_history_by_default_and_never_fails_for_it(tmp_path, 
     os.symlink(str(state), str(tmp_path / "link"))
     rc, out, err = cli(capsys, *base, "--state-dir", str(tmp_path / "link"))
     assert rc == 3 and "warning: history: state directory refused" in err and "symlink" in err
+
+
+def test_a_damaged_index_is_replaced_and_first_seen_names_the_earlier_failing_run(tmp_path):
+    store = history.Store.open(str(tmp_path / "s"))
+    doc = node_facts("devbox-debian12-nogpu")
+    d = os.path.join(store.dir, "gpu01")
+    os.makedirs(d, mode=0o700)
+    with open(os.path.join(d, "index.json"), "w") as f:
+        f.write("{not json")
+    with pytest.raises(history.HistoryError, match="not valid JSON"):
+        store.last_good("gpu01")
+    doc["collected_at"] = "2026-11-20T03:12:00Z"
+    store.record("gpu01", doc, passed=True, verdicts={"shm.size": ("pass", "1 GiB >= 1 GiB")})
+    bad = json.loads(json.dumps(doc))
+    bad["shm"]["total_bytes"] = 64 << 20
+    bad["collected_at"] = "2026-11-21T05:00:00Z"
+    store.record("gpu01", bad, passed=False, verdicts={"shm.size": ("fail", "64 MiB")})
+    assert store.index("gpu01")["last_good"]["at"] == "2026-11-20T03:12:00Z"
+    assert store.first_seen("gpu01", "shm.total_bytes", 64 << 20, "2026-11-20T03:12:00Z") == "2026-11-21T05:00:00Z"
