@@ -41,7 +41,9 @@ PER_RUN_ENV_NAMES = {"HOSTNAME", "PWD", "OLDPWD", "SHLVL", "_", "MAIL", "MOTD_SH
 
 # A list of records is keyed by the first of these fields that is text and unique among its
 # items: network.interfaces[eth0], gpu.gpus[00000000:00:06.0], ofed.kernels[3.10.0-...].
-LIST_KEYS = ("name", "path", "bus_id", "uuid", "release", "device", "dir", "address", "lib", "index")
+# A GPU is its bus id (one H100 alone has a unique name, two do not: the key must not change
+# with the count).
+LIST_KEYS = ("bus_id", "uuid", "name", "path", "release", "device", "dir", "address", "lib", "index")
 
 _SEG = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
 
@@ -229,6 +231,8 @@ def compare(before, after, key_ids=(None, None)) -> List[Change]:
             continue
         if path.startswith("env.hashed") and not comparable_hashes:
             continue
+        if path.startswith("nccl.effective.") and path.endswith(".source") and ABSENT in (va, vb):
+            continue  # a variable set or unset: its value's change says it
         if path.endswith(".status") or path.endswith(".reason"):
             # a section's status speaks only when it flips (ok -> unsupported: the driver is gone)
             if not path.count(".") == 1:
