@@ -370,6 +370,10 @@ def test_flatten_leaves_out_what_changes_every_run_and_folds_records():
     assert c.text == "network.interfaces[eth0] removed" and (c.before, c.after) == (PRESENT, ABSENT)
     flat = flatten(a)
     assert flat["python.torch.libs.libs[libcublas.so.13].version"] == "13.1.0.3"
+    # GPUs are their bus ids: a second GPU is one GPU added, the first one stays itself
+    texts = [c.text for c in compare(a, node_facts("h200x2-ubuntu2404-torch211"))]
+    assert "gpu.gpus[00000000:00:07.0] added" in texts and not [t for t in texts if t.endswith(" removed")]
+    assert "gpu.gpus[00000000:00:06.0].name NVIDIA H100 80GB HBM3 -> NVIDIA H200" in texts
     assert "collected_at" not in flat and "shm.free_bytes" not in flat
 
 
