@@ -280,13 +280,13 @@ def test_watch_over_ssh_samples_every_node_and_reads_the_users_job(tmp_path):
         c.add("w1").add("w2").start()
         job = subprocess.Popen(["runuser", "-u", sshcluster.USER, "--", "env", "NCCL_NET=Socket",
                                 "NCCL_IB_DISABLE=1", "NCCL_DEBUG_SUBSYS=%s" % mark, "sleep", "120"],
-                               stdin=subprocess.DEVNULL)
+                               stdin=subprocess.DEVNULL, start_new_session=True)
         p = subprocess.run([sys.executable, "-m", "gpudoctor", "watch", "--hosts", c.hostfile(), "--seconds", "1",
                             "--ssh-config", c.ssh_config, "--json"], cwd=ROOT, capture_output=True, text=True,
                            timeout=90)
     finally:
-        if job is not None:
-            job.kill()
+        if job is not None:  # runuser forks: end its whole process group, sleep included
+            os.killpg(job.pid, 9)
             job.wait()
         c.cleanup()
     assert p.returncode == 0, p.stderr  # no GPU: nothing wrong to report
