@@ -38,6 +38,18 @@ def _num(x):
     return x if isinstance(x, (int, float)) and not isinstance(x, bool) else None
 
 
+def _pct(x):
+    """A percentage from a node, or None: NVML's utilization is 0-100."""
+    x = _num(x)
+    return x if x is not None and 0 <= x <= 100 else None
+
+
+def _pos(x):
+    """A reading that cannot be negative (watts, MHz, bytes/s), or None."""
+    x = _num(x)
+    return x if x is not None and x >= 0 else None
+
+
 def _mean(xs):
     xs = [x for x in xs if _num(x) is not None]
     return sum(xs) / len(xs) if xs else None
@@ -75,18 +87,18 @@ def gpu_stats(w):
         if not isinstance(g, dict):
             continue
         samples = [s for s in _list(g.get("samples")) if isinstance(s, dict)]
-        utils = [s.get("util_pct") for s in samples if _num(s.get("util_pct")) is not None]
-        power = _mean([s.get("power_w") for s in samples])
-        limit = _num(g.get("power_limit_w"))
+        utils = [_pct(s.get("util_pct")) for s in samples if _pct(s.get("util_pct")) is not None]
+        power = _mean([_pos(s.get("power_w")) for s in samples])
+        limit = _pos(g.get("power_limit_w"))
         util = _mean(utils)
         frac = power / limit if power is not None and limit else None
         out.append({"index": g.get("index"), "name": g.get("name"), "util": util,
                     "util_min": min(utils) if utils else None, "util_max": max(utils) if utils else None,
                     "power_w": power, "limit_w": limit, "frac": frac,
-                    "clock": _mean([s.get("sm_clock_mhz") for s in samples]),
-                    "pcie_kb_s": _mean([(s.get("pcie_tx_kb_s") or 0) + (s.get("pcie_rx_kb_s") or 0) for s in samples
-                                        if _num(s.get("pcie_tx_kb_s")) is not None]),
-                    "nvlink_bytes_s": (_num(g.get("nvlink_tx_bytes_s")) or 0) + (_num(g.get("nvlink_rx_bytes_s")) or 0)
+                    "clock": _mean([_pos(s.get("sm_clock_mhz")) for s in samples]),
+                    "pcie_kb_s": _mean([_num(s.get("pcie_tx_kb_s")) + (_num(s.get("pcie_rx_kb_s")) or 0)
+                                        for s in samples if _num(s.get("pcie_tx_kb_s")) is not None]),
+                    "nvlink_bytes_s": _num(g.get("nvlink_tx_bytes_s")) + (_num(g.get("nvlink_rx_bytes_s")) or 0)
                     if _num(g.get("nvlink_tx_bytes_s")) is not None else None,
                     "samples": len(samples), "state": state(util, frac)})
     return out
@@ -110,13 +122,13 @@ def state(util, frac):
 def traffic(w):
     """{rdma_bytes_s, ports: [...], iface: busiest non-loopback interface or None, iface_bytes_s}."""
     ports = [p for p in _list(_dict(w.get("rdma")).get("ports")) if isinstance(p, dict)]
-    rdma = sum((_num(p.get("xmit_bytes_s")) or 0) + (_num(p.get("rcv_bytes_s")) or 0) for p in ports)
+    rdma = sum((_pos(p.get("xmit_bytes_s")) or 0) + (_pos(p.get("rcv_bytes_s")) or 0) for p in ports)
     counted = [p for p in ports if p.get("counters")]
     ifaces = []
     for n in _list(w.get("net")):
         if not isinstance(n, dict) or n.get("kind") == "loopback" or n.get("name") == "lo":
             continue
-        ifaces.append((( _num(n.get("rx_bytes_s")) or 0) + (_num(n.get("tx_bytes_s")) or 0), n))
+        ifaces.append(((_pos(n.get("rx_bytes_s")) or 0) + (_pos(n.get("tx_bytes_s")) or 0), n))
     ifaces.sort(key=lambda x: -x[0])
     top = ifaces[0] if ifaces else (0, None)
     return {"rdma_bytes_s": rdma if counted else None, "ports": ports, "counted_ports": counted,
@@ -510,7 +522,7 @@ def table_lines(nodes):
         if r.get("status") != "ok":
             out.append("  %s: not sampled (%s)" % (n.host, r.get("reason") or r.get("status")))
             continue
-        head = "  %s (%.1f s)" % (n.host, r.get("elapsed_s") or 0)
+        head = "  %s (%.1f s)" % (n.host, _num(r.get("elapsed_s")) or 0)
         out.append(head)
         if not r["gpus"]:
             out.append("    GPUs  none: %s" % (r.get("gpu_reason") or "-"))
@@ -523,7 +535,8 @@ def table_lines(nodes):
             human_rate(r["rdma_bytes_s"]) if r["rdma_bytes_s"] is not None else "no port counters"))
         cpu = _dict(r.get("cpu"))
         if cpu:
-            out.append("    cpu   %.0f%% busy, iowait %.0f%%" % (cpu.get("busy_pct") or 0, cpu.get("iowait_pct") or 0))
+            out.append("    cpu   %.0f%% busy, iowait %.0f%%" % (_num(cpu.get("busy_pct")) or 0,
+                                                            _num(cpu.get("iowait_pct")) or 0))
         for p in r["processes"][:8]:
             env = " ".join("%s=%s" % kv for kv in sorted(_dict(p.get("env")).items())[:6])
             out.append("    pid   %s %s%s" % (p.get("pid"), p.get("comm") or "?", ("  " + env) if env else ""))

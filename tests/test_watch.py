@@ -320,3 +320,46 @@ def test_another_users_process_is_not_read(tmp_path):
     got = json.loads(p.stdout)
     assert got["environ_readable"] is False and got["env"] is None and "ermission" in got["environ_error"]
     assert got["fds_readable"] is False and got["infiniband_fds"] is None
+
+
+def _leaves(x, path=()):
+    if isinstance(x, dict):
+        for k, v in x.items():
+            yield from _leaves(v, path + (k,))
+    elif isinstance(x, list):
+        for i, v in enumerate(x):
+            yield from _leaves(v, path + (i,))
+    else:
+        yield path
+
+
+def test_untrusted_sample_values_never_crash_a_diagnosis():
+    """Samples come from nodes: every value of a real document replaced by a string, a list,
+    an object, null or a negative number ends in outcomes and a report, never a crash."""
+    import copy
+
+    from gpudoctor.config import Config
+    from gpudoctor.runner import Node, run_checks
+    from gpudoctor.watch import WATCH, table_lines
+    from gpudoctor.commands.watch import report_dict
+
+    with open(os.path.join(WATCH_FIX, "sockets-ib-disabled", "gpu01.json")) as f:
+        base = json.load(f)
+    paths = [p for p in _leaves(base["watch"]) if p[-1] != "status"]
+    # one GPU sample stands for all of them (the others share its paths' shape)
+    paths = [p for p in paths if not (len(p) > 4 and p[:3] == ("gpu", "gpus", 0) and p[3] == "samples" and p[4] > 0)]
+    assert len(paths) > 40
+    for bad in ("x", [1], {"a": 1}, None, -5):
+        for p in paths:
+            doc = copy.deepcopy(base)
+            tgt = doc["watch"]
+            for k in p[:-1]:
+                tgt = tgt[k]
+            tgt[p[-1]] = bad
+            other = copy.deepcopy(base)
+            other["node"] = "gpu02"
+            nodes = [Node(host="gpu01", facts=doc), Node(host="gpu02", facts=other)]
+            report = run_checks(nodes, list(WATCH), Config())
+            assert not report.crashed, (p, bad, [r.crashed for r in report.results])
+            table_lines(nodes)
+            json.dumps(report_dict(report, nodes), default=list)

@@ -516,6 +516,7 @@ def watch(ctx):
     t0 = time.monotonic()
     start = _counters(ctx)
     try:
+        tick = 0
         while True:
             now = time.monotonic() - t0
             if sampler is not None:
@@ -525,7 +526,12 @@ def watch(ctx):
             left = seconds - (time.monotonic() - t0)
             if left <= 0:
                 break
-            time.sleep(min(interval, left))
+            # on a fixed grid: a sample's own cost (nvmlDeviceGetPcieThroughput waits 20 ms per
+            # call, nvidia-smi is a process per sample) does not stretch the interval
+            tick += 1
+            while tick * interval <= time.monotonic() - t0:
+                tick += 1
+            time.sleep(max(0.0, min(tick * interval - (time.monotonic() - t0), left)))
         end = _counters(ctx)
         elapsed = time.monotonic() - t0
         nvl1 = sampler.nvlink() if sampler else []
