@@ -13,6 +13,28 @@ FIX = "\n".join([
 ])
 
 
+# In a container the limit is the runtime's: only its own flag raises it (the login and
+# slurmd variants are the host's, not this container's). docker run --ulimit:
+# https://docs.docker.com/reference/cli/docker/container/run/#ulimit; podman run --ulimit:
+# https://docs.podman.io/en/latest/markdown/podman-run.1.html#ulimit-option
+FIX_RUNTIME = {
+    "docker": "container:  docker run --ulimit memlock=-1:-1 ...   (or \"default-ulimits\" in /etc/docker/daemon.json)",
+    "podman": "container:  podman run --ulimit memlock=-1:-1 ...   (or default_ulimits in containers.conf)",
+    "kubernetes": "Kubernetes: set memlock in the container runtime's default ulimits (containerd: "
+                  "LimitMEMLOCK=infinity in its systemd unit), then restart the pod",
+}
+FIX_RUNTIME["kubepods"] = FIX_RUNTIME["containerd"] = FIX_RUNTIME["kubernetes"]
+
+
+FIX_HOST = "\n".join(FIX.splitlines()[1:])  # login/ssh and slurmd: a host's own limits
+
+
+def fix_for(container):
+    if not container:
+        return FIX_HOST
+    return FIX_RUNTIME.get(container, FIX.splitlines()[0])
+
+
 def _limit(v):
     return v == "unlimited" or (isinstance(v, int) and not isinstance(v, bool) and v >= 0)
 
@@ -52,7 +74,8 @@ def memlock(facts, config):
         return
     if devices:
         yield Finding.error("memlock is %s while RDMA devices exist (%s): ibv_reg_mr will fail"
-                            % (observed, ", ".join(devices)), observed=observed, expected="unlimited", fix=FIX)
+                            % (observed, ", ".join(devices)), observed=observed, expected="unlimited",
+                            fix=fix_for(container))
     else:
         yield Finding.warning("memlock is %s; NCCL over RDMA needs it unlimited" % observed,
-                              observed=observed, expected="unlimited", fix=FIX)
+                              observed=observed, expected="unlimited", fix=fix_for(container))

@@ -7,6 +7,20 @@ from gpudoctor.util import human_bytes
 FIX_CONTAINER = ("in a container: restart it with --shm-size=16g (or --ipc=host); "
                  "Kubernetes: mount an emptyDir {medium: Memory, sizeLimit: 16Gi} at /dev/shm")
 FIX_HOST = "on a host: mount -o remount,size=16G /dev/shm (persist it in /etc/fstab)"
+# The runtime's own flag, where the facts name the runtime (host.container comes from evidence
+# of one: /.dockerenv, /run/.containerenv, the cgroup of PID 1; never from /dev/shm's size).
+# docker run --shm-size: https://docs.docker.com/reference/cli/docker/container/run/#shm-size;
+# podman run --shm-size: https://docs.podman.io/en/latest/markdown/podman-run.1.html#shm-size-number-unit
+FIX_RUNTIME = {
+    "docker": "in a docker container: restart it with docker run --shm-size=16g ... (or --ipc=host)",
+    "podman": "in a podman container: restart it with podman run --shm-size=16g ... (or --ipc=host)",
+    "kubernetes": "Kubernetes: mount an emptyDir {medium: Memory, sizeLimit: 16Gi} at /dev/shm",
+    "kubepods": "Kubernetes: mount an emptyDir {medium: Memory, sizeLimit: 16Gi} at /dev/shm",
+}
+
+
+def container_fix(container):
+    return FIX_RUNTIME.get(container, FIX_CONTAINER) if container else FIX_HOST
 
 
 @check("shm.size", title="/dev/shm is large enough for NCCL and DataLoader workers", needs=("host",))
@@ -15,8 +29,8 @@ def shm_size(facts, config):
     if shm.get("status") == "unsupported":  # no /dev/shm at all: NCCL's SHM transport cannot start
         yield Finding.error("/dev/shm does not exist: NCCL (SHM transport) and DataLoader workers need it",
                             observed=shm.get("reason") or "no /dev/shm", expected="a tmpfs at /dev/shm",
-                            fix=FIX_CONTAINER if facts["host"].get("container") else
-                            "mount -t tmpfs -o size=16G tmpfs /dev/shm (persist it in /etc/fstab)")
+                            fix=container_fix(facts["host"].get("container")) if facts["host"].get("container")
+                            else "mount -t tmpfs -o size=16G tmpfs /dev/shm (persist it in /etc/fstab)")
         return
     if shm.get("status") != "ok":
         yield Skip("shm: %s" % (shm.get("reason") or shm.get("status") or "not collected"))
@@ -26,7 +40,7 @@ def shm_size(facts, config):
         yield Skip("shm: total_bytes/free_bytes in the facts are not byte counts")  # untrusted node output
         return
     container = facts["host"].get("container")
-    fix = FIX_CONTAINER if container else FIX_HOST
+    fix = container_fix(container)
     if shm["total_bytes"] < want:
         yield Finding.error(
             "/dev/shm is %s%s, below the %s minimum" % (

@@ -12,6 +12,9 @@ command -v pdsh >/dev/null 2>&1 || need+=(pdsh)
 command -v tc >/dev/null 2>&1 || [ -x /usr/sbin/tc ] || need+=(iproute2)  # probe tests: netns, veth, tc rate limits
 command -v slurmctld >/dev/null 2>&1 || [ -x /usr/sbin/slurmctld ] || need+=(slurmctld)
 command -v slurmd >/dev/null 2>&1 || [ -x /usr/sbin/slurmd ] || need+=(slurmd slurm-client)
+# a real container runtime (tests/test_podman.py): about 12 s of apt on the development machine
+command -v podman >/dev/null 2>&1 || need+=(podman)
+command -v runc >/dev/null 2>&1 || [ -x /usr/sbin/runc ] || need+=(runc)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     export DEBIAN_FRONTEND=noninteractive

@@ -257,9 +257,30 @@ class MultiSlurm(object):
             except subprocess.TimeoutExpired:
                 p.kill()
                 p.wait()
+        self._sweep()
         for ns in self.spaces:
             subprocess.run(["ip", "netns", "del", ns], capture_output=True)
         subprocess.run(["ip", "link", "del", self.bridge], capture_output=True)
+
+    def _sweep(self):
+        """End what outlived the daemons: a slurmstepd (daemonised, its parent is init) or a task
+        of a step still running when its slurmd stopped. Found by this cluster's SLURM_CONF in
+        their environment, which they inherit from slurmd."""
+        mark = ("SLURM_CONF=" + self.conf).encode()
+        me = os.getpid()
+        for pid in os.listdir("/proc"):
+            if not pid.isdigit() or int(pid) == me:
+                continue
+            try:
+                with open("/proc/%s/environ" % pid, "rb") as f:
+                    if mark not in f.read().split(b"\0"):
+                        continue
+                with open("/proc/%s/cmdline" % pid, "rb") as f:
+                    if b"pytest" in f.read():  # the test run itself
+                        continue
+                os.kill(int(pid), signal.SIGKILL)
+            except OSError:
+                pass
 
     def _write(self):
         d = self.dir

@@ -31,6 +31,18 @@ def test_shm_size(dev, name, total, free, container, want):
     if want == ["error"]:
         fix = res.findings[0].fix
         assert ("--shm-size" in fix) == bool(container) and ("remount" in fix) != bool(container)
+        assert ("docker run --shm-size" in fix) == (container == "docker")
+
+
+@pytest.mark.parametrize("runtime,flag", [("docker", "docker run --shm-size=16g"),
+                                          ("podman", "podman run --shm-size=16g"),
+                                          ("kubernetes", "emptyDir"), ("lxc", "--shm-size=16g")])
+def test_shm_fix_names_the_runtimes_own_flag(dev, runtime, flag):
+    res = run_check("shm.size", patched(dev, shm={"total_bytes": 64 << 20, "free_bytes": 64 << 20},
+                                        host={"container": runtime}))
+    fix = res.findings[0].fix
+    assert flag in fix and "remount" not in fix
+    assert ("docker" in fix) == (runtime == "docker") and ("podman" in fix) == (runtime == "podman")
 
 
 def test_shm_threshold_comes_from_config(dev):
@@ -68,7 +80,15 @@ def test_memlock_is_an_error_with_rdma_devices(dev):
     facts = patched(dev, rdma={"devices": [{"name": "mlx5_0", "ports": []}]})
     res = run_check("limits.memlock", facts)
     assert statuses(res) == ["error"] and "mlx5_0" in res.findings[0].message
-    assert "memlock=-1" in res.findings[0].fix and "LimitMEMLOCK=infinity" in res.findings[0].fix
+    # the captured machine is a docker container: its runtime's flag, and none of the host's variants
+    assert "docker run --ulimit memlock=-1:-1" in res.findings[0].fix and "LimitMEMLOCK" not in res.findings[0].fix
+    for runtime, flag in (("podman", "podman run --ulimit memlock=-1:-1"), ("kubepods", "Kubernetes")):
+        res = run_check("limits.memlock", patched(facts, host={"container": runtime}))
+        assert flag in res.findings[0].fix and "docker" not in res.findings[0].fix, runtime
+        assert "limits.conf" not in res.findings[0].fix and "LimitMEMLOCK=infinity;" not in res.findings[0].fix
+    res = run_check("limits.memlock", patched(facts, host={"container": None}))  # a host: its own limits
+    assert "LimitMEMLOCK=infinity" in res.findings[0].fix and "limits.conf" in res.findings[0].fix
+    assert "docker" not in res.findings[0].fix
 
 
 def test_memlock_unlimited_passes(dev):
