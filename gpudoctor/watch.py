@@ -512,15 +512,35 @@ def node_rows(facts):
     }
 
 
+DETAILED_NODES = 4  # more nodes than this: one line per node
+
+
+def _node_line(host, r):
+    gs = r["gpus"]
+    states = {}
+    for g in gs:
+        states[g["state"]] = states.get(g["state"], 0) + 1
+    gpus = "no GPU" if not gs else "%d GPU%s util %.0f%% power %.0f%% of limit (%s)" % (
+        len(gs), "" if len(gs) == 1 else "s", _mean([g["util"] for g in gs]) or 0,
+        100 * (_mean([g["frac"] for g in gs]) or 0), ", ".join("%s %d" % kv for kv in sorted(states.items())))
+    return "  %-12s %s; %s %s; RDMA %s; %d job process%s" % (
+        host, gpus, r["busiest_interface"] or "-", human_rate(r["busiest_interface_bytes_s"]),
+        human_rate(r["rdma_bytes_s"]) if r["rdma_bytes_s"] is not None else "-", len(r["processes"]),
+        "" if len(r["processes"]) == 1 else "es")
+
+
 def table_lines(nodes):
-    """Text lines: per node, per GPU utilization/power/clock, the busiest interface and the HCAs."""
+    """Text lines: per node, per GPU utilization/power/clock, the busiest interface and the
+    HCAs; one line per node when there are more than DETAILED_NODES."""
     out = ["Samples"]
-    for n in nodes:
-        if not n.reachable:
-            continue
+    live = [n for n in nodes if n.reachable]
+    for n in live:
         r = node_rows(n.facts or {})
         if r.get("status") != "ok":
             out.append("  %s: not sampled (%s)" % (n.host, r.get("reason") or r.get("status")))
+            continue
+        if len(live) > DETAILED_NODES:
+            out.append(_node_line(n.host, r))
             continue
         head = "  %s (%.1f s)" % (n.host, _num(r.get("elapsed_s")) or 0)
         out.append(head)

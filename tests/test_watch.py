@@ -363,3 +363,19 @@ def test_untrusted_sample_values_never_crash_a_diagnosis():
             assert not report.crashed, (p, bad, [r.crashed for r in report.results])
             table_lines(nodes)
             json.dumps(report_dict(report, nodes), default=list)
+
+
+def test_the_text_report_shows_the_samples(monkeypatch, capsys):
+    from gpudoctor.cli import main
+    import gpudoctor.watch as watch
+
+    assert main(["watch", "--facts", os.path.join(WATCH_FIX, "straggler-gpu03")]) == 1
+    out = capsys.readouterr().out
+    assert "    GPU 0   util  99% ( 99-100)  power   670/700  W ( 96%)  SM 1376 MHz  computing" in out
+    assert "FAIL watch.straggler  straggler: gpu03's GPUs" in out
+    monkeypatch.setattr(watch, "DETAILED_NODES", 2)  # a bigger cluster: one line per node
+    assert main(["watch", "--facts", os.path.join(WATCH_FIX, "straggler-gpu03")]) == 1
+    out = capsys.readouterr().out
+    assert ("  gpu03        1 GPU util 99% power 96% of limit (computing 1); eth0 20.0 KB/s; RDMA 20.0 GB/s; "
+            "1 job process") in out
+    assert "    GPU 0" not in out
