@@ -62,7 +62,7 @@ def test_every_entry_is_valid_and_its_checks_exist(kb):
     assert len(ids) == len(set(ids))
     assert len(ids) >= 60
     for e in kb.entries:
-        assert e.get("patterns") or e.get("distinct") or e.get("together"), e["id"]
+        assert e.get("patterns") or e.get("distinct") or e.get("together") or e.get("structural"), e["id"]
         for p in e["_patterns"]:
             assert p.regex.pattern and p.needles
         for c in e["causes"]:
@@ -296,7 +296,7 @@ def test_no_error_and_unknown_error_are_told_apart(kb):
     assert explain.exit_code(ok) == 0
     bad = run("Epoch 3 | loss 0.31\nRuntimeError: the frobnicator exploded\n", kb)
     assert bad["verdict"] == "unknown_error" and not bad["matched"] and bad["findings"] == []
-    assert bad["errors"] == [{"line": 2, "text": "RuntimeError: the frobnicator exploded"}]
+    assert bad["errors"] == [{"line": 2, "text": "RuntimeError: the frobnicator exploded", "file": "<text>"}]
     assert any("NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET,ENV" in t for t in bad["triage"])
     assert any("gpudoctor check --hosts" in t for t in bad["triage"])
     assert explain.exit_code(bad) == 1
@@ -356,7 +356,7 @@ def test_cli_json_schema(gpudoctor_cli, tmp_path):
         p.write_bytes(f.read().partition(b"# ---\n")[2])
     rc, out, _ = gpudoctor_cli("explain", "--json", "--file", str(p))
     doc = json.loads(out)
-    assert rc == 0 and doc["schema"] == "gpudoctor.explain/2" and doc["matched"] is True
+    assert rc == 0 and doc["schema"] == "gpudoctor.explain/3" and doc["matched"] is True
     assert doc["verdict"] == "root_cause" and doc["context"] == [] and doc["errors"] == []
     assert doc["root"] == doc["findings"][0]["id"] == "nccl.remote_error"
     assert [f["role"] for f in doc["findings"]] == ["root", "cascade"]

@@ -25,6 +25,7 @@ GENERATORS = [
     ("gen_errno.py", "errno_slice.tsv", "errno"),
     ("gen_nvml.py", "nvml_slice.tsv", "nvml"),
     ("gen_slurm_errors.py", "slurm_errno_slice.c", "slurm_errors"),
+    ("gen_nccl_releases.py", "nccl_releases_slice.txt", "nccl_releases"),
 ]
 
 
@@ -48,6 +49,11 @@ def test_generator_regenerates_the_committed_sites_from_its_slice(tool, data, na
     full = _committed(name)
     assert got["header"]["generator"] == full["header"]["generator"] == "tools/" + tool
     assert full["header"]["source"] and full["header"]["version"] and full["header"]["date"]
+    if name == "nccl_releases":
+        rel = {r["version"]: r for r in full["releases"]}
+        assert got["releases"] and all(r == rel[r["version"]] for r in got["releases"])
+        assert got["bug_fixes"] == [b for b in full["bug_fixes"] if b["commit"] in {g["commit"] for g in got["bug_fixes"]}]
+        return
     by_id = {s["id"]: s for s in full["sites"]}
     assert got["sites"], "the slice gave no site"
     for s in got["sites"]:
@@ -102,3 +108,115 @@ def test_every_site_family_is_an_entry_and_sources_are_recorded(kb):
         for s in doc["sites"]:
             if s.get("family") and s.get("re"):
                 assert s["family"] in kb.by_id, (path, s["id"])
+
+
+def test_known_bug_entries_agree_with_the_release_history(kb):
+    """'fixed in X' of a known-bug entry comes from NCCL's history (generated/nccl_releases.json):
+    the first releases containing its fix commit, or the release whose notes list its fix line."""
+    doc = _committed("nccl_releases")
+    fixed = {b["commit"]: b["fixed_in"] for b in doc["bug_fixes"]}
+    notes = {r["version"]: r["fixes"] for r in doc["releases"]}
+    bugs = [e for e in kb.entries if e.get("known_bug")]
+    assert len(bugs) >= 2
+    for e in bugs:
+        kb_ = e["known_bug"]
+        if "commit" in kb_:
+            assert kb_["fixed_in"] == fixed[kb_["commit"]][:len(kb_["fixed_in"])], e["id"]
+        else:
+            assert kb_["release_fix"] in notes[kb_["fixed_in"][0]], e["id"]
+        for v in kb_["fixed_in"]:
+            assert v in e["title"], (e["id"], v)
+
+
+# Real error texts from public threads (verbatim excerpts; the URL of each is its source). None
+# of these sources is in fixtures/logs/ (dev or held-out).
+REAL = {
+    # https://github.com/layumi/Person_reID_baseline_pytorch/issues/372
+    "device_assert": (
+        "train Loss: 2.7186 Acc: 0.4082\n"
+        "/pytorch/aten/src/THCUNN/ClassNLLCriterion.cu:108: cunn_ClassNLLCriterion_updateOutput_kernel: block: [0,0,0], "
+        "thread: [0,0,0] Assertion `t >= 0 && t < n_classes` failed.\n"
+        "Traceback (most recent call last):\n"
+        '  File "train.py", line 379, in train_model\n'
+        "    running_loss += loss.item() * now_batch_size\n"
+        "RuntimeError: CUDA error: device-side assert triggered\n"),
+    # https://github.com/msr-fiddle/pipedream/issues/39
+    "gloo_timeout": (
+        '  File "/opt/conda/lib/python3.6/site-packages/torch/distributed/distributed_c10d.py", line 755, in broadcast\n'
+        "    work.wait()\n"
+        "RuntimeError: [../third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:72] Timed out waiting 1800000ms for "
+        "recv operation to complete\n"),
+    # https://github.com/NVIDIA/nccl/issues/1394
+    "gloo_size_mismatch": (
+        "terminate called after throwing an instance of 'gloo::EnforceNotMet'\n"
+        "  what():  [enforce fail at /opt/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:446] "
+        "op.preamble.length <= op.nbytes. 256000 vs 128000\n"),
+    # https://github.com/logicalclocks/hopsworks/issues/1557
+    "enospc_shm": (
+        "RuntimeError: DataLoader worker (pid 729) is killed by signal: Bus error. It is possible that dataloader's "
+        "workers are out of shared memory. Please try to raise your shared memory limit.\n"
+        "Traceback (most recent call last):\n"
+        '  File "/srv/hops/anaconda/envs/hopsworks_environment/lib/python3.10/site-packages/torch/multiprocessing/'
+        'reductions.py", line 618, in reduce_storage\n'
+        "    fd, size = storage._share_fd_cpu_()\n"
+        "RuntimeError: unable to write to file </torch_739_144252761_4>: No space left on device (28)\n"),
+    # https://github.com/facebookresearch/maskrcnn-benchmark/issues/158
+    "emfile": (
+        '  File "/usr/lib/python3.6/multiprocessing/reduction.py", line 176, in send_handle\n'
+        "    with socket.fromfd(conn.fileno(), socket.AF_UNIX, socket.SOCK_STREAM) as s:\n"
+        '  File "/usr/lib/python3.6/socket.py", line 460, in fromfd\n'
+        "    nfd = dup(fd)\n"
+        "OSError: [Errno 24] Too many open files\n"),
+    # https://github.com/NVIDIA/nccl/issues/1410 (NCCL 2.20.5: not a version with the 2.18 bug)
+    "cuda_invalid_argument_2205": (
+        "[rank7]: torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:275, "
+        "unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version 2.20.5\n"
+        "[rank7]: ncclUnhandledCudaError: Call to CUDA function failed.\n"
+        "[rank7]: Last error:\n"
+        "[rank7]: Cuda failure 1 'invalid argument'\n"),
+}
+
+
+def _answer(kb, name):
+    res = explain.explain_text(REAL[name], kb)
+    assert res["verdict"] == "root_cause", (name, res["verdict"])
+    root = res["findings"][0]
+    fixes = "\n".join(f for c in root["causes"] for f in c["fix"] + ["%s=%s" % kv for kv in c["exports"].items()])
+    return root, fixes
+
+
+def test_device_side_assert_is_a_bug_in_code_or_labels(kb):
+    root, fixes = _answer(kb, "device_assert")
+    assert root["id"] == "cuda.device_assert" and root["confidence"] == "cause"
+    assert "num_classes" in fixes and "CUDA_LAUNCH_BLOCKING=1" in " ".join(root["debug"])
+    # the label-range cause is first: its assertion text is in the log
+    assert root["causes"][0]["evidence"] and "label" in root["causes"][0]["text"]
+
+
+def test_gloo_timeout_names_the_late_rank_family(kb):
+    root, fixes = _answer(kb, "gloo_timeout")
+    assert root["id"] == "gloo.timeout" and "first rank that failed" in fixes and "timeout=" in fixes
+
+
+def test_gloo_preamble_enforce_is_a_size_mismatch_not_an_interface(kb):
+    root, fixes = _answer(kb, "gloo_size_mismatch")
+    assert root["id"] == "gloo.size_mismatch" and "same shape" in fixes and "GLOO_SOCKET_IFNAME" not in fixes
+
+
+def test_errno_28_from_dev_shm_names_the_shm_size(kb):
+    root, fixes = _answer(kb, "enospc_shm")
+    assert root["family"] == "shm.size" and "--shm-size" in fixes
+
+
+def test_errno_24_from_dataloader_workers_names_the_sharing_strategy(kb):
+    root, fixes = _answer(kb, "emfile")
+    assert root["id"] == "errno.emfile" and "set_sharing_strategy('file_system')" in fixes and "ulimit -n" in fixes
+
+
+def test_a_known_bug_needs_its_version_and_its_symptom(kb):
+    # the symptom with a version that has the fix: not the known bug
+    res = explain.explain_text(REAL["cuda_invalid_argument_2205"], kb)
+    assert not any(f["family"] == "nccl.known_bug" for f in res["findings"])
+    # an affected version alone (a healthy start-up line): no finding at all
+    res = explain.explain_text("gpu1:11:11 [0] NCCL INFO NCCL version 2.18.1+cuda12.1\n", kb)
+    assert res["verdict"] == "no_error"

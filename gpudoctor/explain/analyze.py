@@ -59,6 +59,8 @@ def analyze(scan, kb, assume_error=False):
     'unknown_error'."""
     matched = {}
     for eid, hits in scan.matches.items():
+        if eid.startswith("_"):  # structural lines (knowledge.STRUCTURAL): read by structural() only
+            continue
         matched[eid] = {"hits": list(hits), "count": scan.counts[eid], "ranks": dict(scan.rank[eid]),
                         "firsts": dict(scan.first[eid]), "lines": list(scan.match_lines.get(eid, []))}
     for e in kb.entries:
@@ -131,13 +133,139 @@ def analyze(scan, kb, assume_error=False):
         if verdict == "echo_only":
             findings[0]["notes"].append("Only the echo of a failure was found: the error that started it is earlier "
                                         "in the full log or in another rank's log.")
-    elif scan.error_count or (has_error and not notes):
+    elif scan.error_count or (has_error and not notes) or _failure_warn(scan):
         # an error line nothing explains; or text given as an error (an argument) that matched
         # nothing at all. An argument that is a known INFO/WARN line gets its note instead.
+        # The log's shape may still name the family (structural()): never "no known error" for
+        # an NCCL WARN failure line, a Slurm daemon's fatal line or a Python exception.
         verdict = "unknown_error"
+        got = structural(scan, kb)
+        if got:
+            findings.append(got)
+            verdict = "root_cause"
     else:
         verdict = "no_error"
+    for f in findings:
+        f.setdefault("confidence", _confidence(kb.by_id[f["id"]]))
+        how = HOW_SURE.get(f["confidence"]) if f["confidence"] == "family" else None
+        if how and f["role"] == "root":
+            f["notes"].insert(0, how)
     return verdict, findings, notes
+
+
+# How sure an answer is (each finding's "confidence"):
+#   cause       an entry whose patterns are the specific text of one cause (or few, told apart
+#               by the log's evidence)
+#   family      a generic entry: the message names what failed, not why; its causes are the
+#               ways to tell the possibilities apart
+#   structural  nothing matched: the family comes from the log's shape (the NCCL WARN line,
+#               the exception type, the file that raised it)
+HOW_SURE = {
+    "family": "How sure: the family is certain from the message; the cause is not: the causes below are the "
+              "possibilities and how to tell them apart.",
+    "structural": "How sure: low. No known message matched; the family is read from the log's shape (%s). "
+                  "Confirm it with the commands below before acting.",
+}
+
+
+def _confidence(e):
+    return "family" if e.get("generic") else "cause"
+
+
+_FAILURE_WORDS = ("fail", "error", "could not", "cannot", "unable", "invalid", "mismatch", "timeout", "timed out",
+                  "abort", "refused", "denied", "not found")
+
+
+def _failure_warns(scan):
+    """NCCL WARN lines that say something failed (NCCL prints its errors as WARN lines) and that
+    no entry knows (a known warning such as 'Failed to open libibverbs' stays a note)."""
+    known = set()
+    for eid, lines in scan.match_lines.items():
+        if not eid.startswith("_"):
+            known.update(lines)
+    return [h for h in scan.matches.get("_struct_nccl_warn", []) if h.line not in known
+            and any(w in (h.groups.get("msg") or "").lower() for w in _FAILURE_WORDS)]
+
+
+def _failure_warn(scan):
+    return bool(_failure_warns(scan))
+
+
+# An NCCL WARN line nothing matched -> the family its words name (the same split as the rules
+# table of tools/gen_nccl_messages.py, for messages of NCCL versions it did not read).
+_NCCL_WORDS = [
+    (("shared memory", "/dev/shm", "shm"), "shm.size"),
+    (("plugin", "dlopen", "dlsym"), "nccl.net_plugin"),
+    (("net/ib", "ibv_", "verbs", "mlx5", "roce", "gid"), "nccl.net_ib"),
+    (("cuda", "cumem"), "nccl.unhandled_cuda_error"),
+    (("topo", "xml", "net with id", "pci"), "nccl.topology"),
+    (("socket", "bootstrap", "connect", "recv", "send", "proxy"), "nccl.net_socket"),
+    (("alloc", "memory"), "nccl.memory"),
+    (("nccl_",), "nccl.config"),
+]
+# an exception type nothing matched -> a family (the innermost library decides the rest)
+_EXC_FAMILY = [
+    (("EnforceNotMet", "gloo"), "gloo.enforce"),
+    (("ConnectionRefusedError", "ConnectionError", "ConnectionResetError"), "rendezvous.connect"),
+    (("TimeoutError", "DistStoreError"), "errno.timeout"),
+    (("PermissionError",), "errno.permission"),
+    (("MemoryError",), "errno.enomem"),
+    (("ModuleNotFoundError", "ImportError"), "code.python_env"),
+    (("OutOfMemoryError",), "cuda.oom"),
+]
+_LIBRARIES = ("torch", "deepspeed", "accelerate", "transformers", "megatron", "apex", "lightning", "pytorch_lightning",
+              "vllm", "flash_attn", "bitsandbytes", "peft", "trl", "datasets", "horovod", "ray", "numpy")
+
+
+def structural(scan, kb):
+    """A finding for a log with an error that no entry explains, from its shape (how sure: low):
+    the first NCCL WARN failure line, a Slurm daemon's fatal/error line, the exception type and
+    the library whose file raised it. None when the shape names nothing."""
+    by = kb.by_id
+    warn = _failure_warns(scan)
+    if warn:
+        msg = (warn[0].groups.get("msg") or "").lower()
+        eid = next((e for words, e in _NCCL_WORDS if any(w in msg for w in words)), "nccl.internal_error")
+        return _structural_finding(by[eid], warn[0], "the NCCL WARN line before the error", scan)
+    slurm = scan.matches.get("_struct_slurm", [])
+    if slurm:
+        return _structural_finding(by["slurm.error"], slurm[0], "a Slurm %s line" % slurm[0].groups.get("level"), scan)
+    excs = scan.matches.get("_struct_terminate", []) + scan.matches.get("_struct_exc", [])
+    if not excs:
+        return None
+    hit = excs[0]
+    exc = hit.groups.get("exc") or ""
+    for words, eid in _EXC_FAMILY:
+        if any(w.lower() in exc.lower() for w in words) and eid in by:
+            return _structural_finding(by[eid], hit, "the exception type %s" % exc, scan)
+    files = [h.groups.get("file") or "" for h in scan.matches.get("_struct_file", [])]
+    lib = None
+    for f in reversed(files):  # the innermost frame recorded
+        parts = f.replace("\\", "/").split("/")
+        for i, part in enumerate(parts[:-1]):
+            if part in ("site-packages", "dist-packages") and parts[i + 1].split(".")[0] in _LIBRARIES:
+                lib = parts[i + 1].split(".")[0]
+                break
+        if lib:
+            break
+    if lib:
+        return _structural_finding(by["code.library_error"], hit, "%s raised in %s's code" % (exc or "an error", lib),
+                                   scan, lib=lib)
+    if files:
+        return _structural_finding(by["code.exception"], hit, "%s raised in the job's own code (%s)"
+                                   % (exc or "an error", files[-1]), scan)
+    return None
+
+
+def _structural_finding(e, hit, why, scan, lib=None):
+    m = {"hits": [hit], "count": 1, "rank": 0, "score": 0, "first": hit.line, "signal_hits": []}
+    f = _finding(e, m, "root", scan)
+    f["confidence"] = "structural"
+    f["notes"].insert(0, HOW_SURE["structural"] % why)
+    if lib:
+        f["notes"].append("The error was raised inside %s: search its issue tracker for the exception text, and "
+                          "check that its version matches torch's." % lib)
+    return f
 
 
 def _finding(e, m, role, scan):

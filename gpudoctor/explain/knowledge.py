@@ -198,7 +198,7 @@ def _toml():
 
 
 ENTRY_KEYS = {"id", "title", "kind", "rank", "explain", "patterns", "distinct", "causes", "references", "debug",
-              "lookup", "family", "signals", "together", "note", "computed", "site_rank", "generic", "tell_apart"}
+              "lookup", "family", "signals", "together", "note", "computed", "site_rank", "generic", "known_bug", "structural"}
 CAUSE_KEYS = {"text", "checks", "confirm", "fix", "exports", "evidence", "computed"}
 COMPUTED = {"torch_build", "socket_ifname", "launcher_port", "visible_gpus", "btl_tcp_if"}
 
@@ -251,8 +251,9 @@ def _validate(e, where, known_checks):
                                  % (where, eid))
         for i, src in enumerate(t["all"]):
             pats.append(Pattern(eid, "part", src, t.get("rank", e["rank"]), group=gi, index=i))
-    if not any(p.role in ("match", "distinct", "part") for p in pats):
-        raise KnowledgeError("%s: %s has no patterns" % (where, eid))
+    if not any(p.role in ("match", "distinct", "part") for p in pats) and not e.get("structural"):
+        raise KnowledgeError("%s: %s has no patterns (only an entry with structural = true, which explain picks "
+                             "from a traceback's shape, may have none)" % (where, eid))
     e["_patterns"] = pats
     causes = e.get("causes")
     if not isinstance(causes, list) or not causes:
@@ -293,6 +294,23 @@ def _validate(e, where, known_checks):
         raise KnowledgeError("%s: %s: note must be a string" % (where, eid))
     e["source_file"] = where
     return e
+
+
+# Lines that give a log its shape when no entry explains it (analyze.structural): the first NCCL
+# WARN line, exception names, the files of a traceback, Slurm daemons' fatal/error lines. They are
+# recorded under pseudo-entries whose ids start with '_' and never become findings themselves.
+STRUCTURAL = {
+    "_struct_nccl_warn": [r"NCCL WARN (?P<msg>[^\n]{3,300})"],
+    "_struct_exc": [r"(?<![\w.])(?P<exc>(?:[A-Za-z_][\w]*(?:\.|::))*[A-Z]\w*(?:Error|Exception|NotMet|Failure))\b(?:: ?|$)"],
+    "_struct_file": [r'File "(?P<file>[^"\n]{1,300})", line \d+'],
+    "_struct_slurm": [r"\b(?P<prog>slurmd|slurmstepd|slurmctld|srun|sbatch|salloc)(?:\[\d{1,10}\])?: "
+                      r"(?P<level>fatal|error): (?P<msg>[^\n]{3,300})"],
+    "_struct_terminate": [r"terminate called after throwing an instance of '(?P<exc>[^'\n]{1,120})'"],
+}
+
+
+def structural_patterns():
+    return [Pattern(eid, "match", src, 0) for eid, srcs in sorted(STRUCTURAL.items()) for src in srcs]
 
 
 def generated_files():
@@ -369,6 +387,6 @@ def load_knowledge(files=None, known_checks="registry"):
             _attach_sites(path, by_id)
     from gpudoctor.explain.text import generic_error_patterns, launcher_patterns
 
-    kb = Knowledge(entries, generic_error_patterns() + launcher_patterns())
+    kb = Knowledge(entries, generic_error_patterns() + launcher_patterns() + structural_patterns())
     _cache[key] = kb
     return kb
