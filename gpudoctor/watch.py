@@ -303,6 +303,11 @@ def watch_target(facts, config):
             "%s %s" % (p.get("pid"), p.get("comm") or "?") for p in procs[:4]), src or "?"))
     else:
         what.append("no job process found")
+    elsewhere = _num(_dict(w.get("processes")).get("gpu_pids_elsewhere"))
+    if elsewhere:
+        what.append("%d GPU process%s NVML lists %s not in this pid namespace (a container without the host's "
+                    "pids: run watch on the host, or with --pid=host)" % (
+                        elsewhere, "" if elsewhere == 1 else "es", "is" if elsewhere == 1 else "are"))
     yield Pass("; ".join(what))
 
 

@@ -379,3 +379,17 @@ def test_the_text_report_shows_the_samples(monkeypatch, capsys):
     assert ("  gpu03        1 GPU util 99% power 96% of limit (computing 1); eth0 20.0 KB/s; RDMA 20.0 GB/s; "
             "1 job process") in out
     assert "    GPU 0" not in out
+
+
+def test_gpu_pids_of_another_pid_namespace_are_not_described(tmp_path):
+    """NVML names the host's pids: inside a container the number may be absent, or another
+    process's here (one without /dev/nvidia* open)."""
+    from gpudoctor.collector import Context
+    from gpudoctor.collector.watch import in_this_pid_namespace
+
+    for pid, target in ((101, "/dev/nvidia0"), (102, "/dev/null")):
+        fd = tmp_path / ("proc/%d/fd" % pid)
+        fd.mkdir(parents=True)
+        os.symlink(target, str(fd / "3"))
+    kept, dropped = in_this_pid_namespace(Context(root=str(tmp_path), live=False), {101: [0], 102: [1], 103: [2]})
+    assert kept == {101: [0]} and dropped == 2

@@ -248,6 +248,27 @@ def describe_process(ctx, pid, key):
     return proc
 
 
+def in_this_pid_namespace(ctx, pids):
+    """(kept, dropped): NVML reports the host's pids; inside a container without the host's
+    pid namespace such a number is absent from /proc, or names another process here (one that
+    holds no /dev/nvidia* device open). Those are dropped, never described as the job."""
+    kept, dropped = {}, 0
+    for pid, gpus in pids.items():
+        if not ctx.isdir("/proc/%d" % pid):
+            dropped += 1
+            continue
+        try:
+            fds = os.listdir(ctx.path("/proc/%d/fd" % pid))[:MAX_FDS]
+        except (OSError, IOError):
+            kept[pid] = gpus  # not ours to read: keep NVML's word for it
+            continue
+        if any((ctx.readlink("/proc/%d/fd/%s" % (pid, fd)) or "").startswith("/dev/nvidia") for fd in fds):
+            kept[pid] = gpus
+        else:
+            dropped += 1
+    return kept, dropped
+
+
 def scan_env_jobs(ctx, exclude):
     """Readable processes with NCCL_* in their environment that are not shells, launchers or
     gpudoctor itself: the job on a node whose GPUs NVML cannot list (or that has none)."""
@@ -507,7 +528,7 @@ def watch(ctx):
         pids = sampler.pids()
     procs_source = "gpu" if sampler is not None else None
     exclude = _ancestors(ctx)
-    pids = dict((p, g) for p, g in pids.items() if p not in exclude)
+    pids, elsewhere = in_this_pid_namespace(ctx, dict((p, g) for p, g in pids.items() if p not in exclude))
     if not pids:
         pids = dict((p, []) for p in scan_env_jobs(ctx, exclude))
         procs_source = "environ" if pids else procs_source
@@ -536,10 +557,10 @@ def watch(ctx):
         elapsed = time.monotonic() - t0
         nvl1 = sampler.nvlink() if sampler else []
         ticks1 = _pid_ticks(ctx, pids)
-        if sampler is not None:  # processes that started during the window
-            for p, g in sampler.pids().items():
-                if p not in exclude:
-                    pids.setdefault(p, g)
+        if sampler is not None and procs_source == "gpu":  # processes that started during the window
+            late, _ = in_this_pid_namespace(ctx, dict((p, g) for p, g in sampler.pids().items()
+                                                      if p not in exclude and p not in pids))
+            pids.update(late)
     finally:
         if sampler is not None:
             sampler.close()
@@ -568,6 +589,6 @@ def watch(ctx):
                              "dev_infiniband": [n for n in ctx.listdir("/dev/infiniband") if not n.startswith(".")],
                              "peer_memory_modules": [m for m in modules if m in GDR_MODULES]},
         "cpu": cpu, "disks": disks,
-        "processes": {"source": procs_source, "list": procs},
+        "processes": {"source": procs_source, "list": procs, "gpu_pids_elsewhere": elsewhere},
         "own_net_ns": ctx.readlink("/proc/self/ns/net"),
     }
