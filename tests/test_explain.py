@@ -296,7 +296,7 @@ def test_no_error_and_unknown_error_are_told_apart(kb):
     assert explain.exit_code(ok) == 0
     bad = run("Epoch 3 | loss 0.31\nRuntimeError: the frobnicator exploded\n", kb)
     assert bad["verdict"] == "unknown_error" and not bad["matched"] and bad["findings"] == []
-    assert bad["errors"] == [{"line": 2, "text": "RuntimeError: the frobnicator exploded"}]
+    assert bad["errors"] == [{"line": 2, "text": "RuntimeError: the frobnicator exploded", "file": "<text>"}]
     assert any("NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET,ENV" in t for t in bad["triage"])
     assert any("gpudoctor check --hosts" in t for t in bad["triage"])
     assert explain.exit_code(bad) == 1
@@ -356,7 +356,7 @@ def test_cli_json_schema(gpudoctor_cli, tmp_path):
         p.write_bytes(f.read().partition(b"# ---\n")[2])
     rc, out, _ = gpudoctor_cli("explain", "--json", "--file", str(p))
     doc = json.loads(out)
-    assert rc == 0 and doc["schema"] == "gpudoctor.explain/2" and doc["matched"] is True
+    assert rc == 0 and doc["schema"] == "gpudoctor.explain/3" and doc["matched"] is True
     assert doc["verdict"] == "root_cause" and doc["context"] == [] and doc["errors"] == []
     assert doc["root"] == doc["findings"][0]["id"] == "nccl.remote_error"
     assert [f["role"] for f in doc["findings"]] == ["root", "cascade"]
@@ -366,7 +366,11 @@ def test_cli_json_schema(gpudoctor_cli, tmp_path):
                       "knowledge_file"}
     assert set(f["causes"][0]) >= {"text", "checks", "confirm", "fix", "exports", "evidence", "computed"}
     assert f["matches"][0] == {"line": 3, "text": "ncclRemoteERror: A call failed possibly due to a network error "
-                                                 "or a remote process exting prematurely", "severity": None}
+                                                 "or a remote process exting prematurely", "severity": None,
+                                "file": str(p)}
+    assert set(doc) >= {"sources", "stopped_early", "flight_recorder"} and doc["stopped_early"] is None
+    assert doc["sources"] == [{"path": str(p), "lines": doc["lines"], "bytes": doc["bytes"]}]
+    assert set(f["origin"]) == {"file", "line", "rank", "host", "time"} and f["origin"]["line"] == 3
 
 
 def test_cli_nothing_matched_exits_1_with_triage(gpudoctor_cli):

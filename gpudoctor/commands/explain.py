@@ -5,9 +5,14 @@ def add_parser(sub):
     ex = sub.add_parser("explain", help="from an error message or a whole log to its cause and fix",
                         epilog="exit codes: 0 a known error explained, or no error in the text; 1 an error that "
                                "nothing in gpudoctor's knowledge explains; 2 bad input. See docs/explain.md.")
-    ex.add_argument("text", nargs="?", help="the error text; '-' reads standard input")
-    ex.add_argument("--file", metavar="LOG", help="a log file to read")
-    ex.add_argument("--json", action="store_true", help="the answer as JSON (schema gpudoctor.explain/2)")
+    ex.add_argument("text", nargs="*", metavar="TEXT|LOG|DIR",
+                    help="the error text; '-' reads standard input; or log files / folders of one job (per-node "
+                         "logs, slurm-*.out, PyTorch Flight Recorder dumps), answered once for the job")
+    ex.add_argument("--file", metavar="LOG", action="append", help="a log file or folder to read (repeatable)")
+    ex.add_argument("--timeout", type=float, metavar="SECONDS",
+                    help="stop reading after this long and answer with what was found, saying so "
+                         "(default 120; 0: no limit)")
+    ex.add_argument("--json", action="store_true", help="the answer as JSON (schema gpudoctor.explain/3)")
     ex.add_argument("--check", action="store_true",
                     help="run the confirming checks on this machine now, and compute fixes from its facts")
     ex.add_argument("--facts", metavar="PATH",

@@ -25,8 +25,9 @@ from gpudoctor.explain.knowledge import (  # noqa: F401  (the public API)
     Knowledge, KnowledgeError, Pattern, knowledge_files, load_knowledge, needles_of)
 from gpudoctor.explain.scan import BLOCK, MAX_LINE, MAX_SHOWN, Scan, scan_stream  # noqa: F401
 
-SCHEMA = "gpudoctor.explain/2"
+SCHEMA = "gpudoctor.explain/3"
 VERDICTS = ("root_cause", "echo_only", "no_error", "unknown_error")
+DEFAULT_TIMEOUT = 120.0  # seconds: `explain --timeout`; a 100 MB log takes a few
 
 GENERIC_TRIAGE = [
     "Rerun with NCCL's own diagnostics: export NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET,ENV "
@@ -38,22 +39,49 @@ GENERIC_TRIAGE = [
 ]
 
 
-def explain_stream(stream, kb=None, source="<text>", assume_error=False, facts=None):
+def explain_stream(stream, kb=None, source="<text>", assume_error=False, facts=None, deadline=None):
     """The answer for one log. ``assume_error``: the text was given as an error (an
     argument), so a line without an error marker still counts as the error. ``facts``: a
-    node's facts (a dict), or several nodes' (a list), to compute fixes from."""
+    node's facts (a dict), or several nodes' (a list), to compute fixes from. ``deadline``:
+    a time.monotonic() value past which the scan stops and the answer says so."""
+    return explain_inputs([(source, lambda: stream)], kb, assume_error=assume_error, facts=facts, deadline=deadline)
+
+
+def explain_inputs(inputs, kb=None, assume_error=False, facts=None, deadline=None, flight=None):
+    """One answer for several logs of one job (per-node or per-rank files): ``inputs`` is
+    [(name, opener)], each opener returning a binary stream (opened one at a time, closed
+    after). ``flight``: what inputs.read_flight_recorder found in Flight Recorder dumps."""
     from gpudoctor.explain import analyze as _a
     from gpudoctor.explain import fixes
+    from gpudoctor.explain import inputs as _in
 
     kb = kb or load_knowledge()
-    scan = scan_stream(stream, kb)
+    scan = Scan()
+    scan.deadline = deadline
+    for name, opener in inputs:
+        stream = opener()
+        try:
+            scan_stream(stream, kb, scan, name)
+        finally:
+            if stream is not None and len(inputs) > 1 and hasattr(stream, "close"):
+                stream.close()
+        if scan.stopped:
+            break
     verdict, findings, context = _a.analyze(scan, kb, assume_error)
-    result = {"schema": SCHEMA, "version": _version(), "source": source, "lines": scan.lines, "bytes": scan.bytes,
+    sources = [s["path"] for s in scan.sources]
+    result = {"schema": SCHEMA, "version": _version(),
+              "source": sources[0] if len(sources) == 1 else "%d files" % len(sources),
+              "sources": [], "lines": sum(s["lines"] for s in scan.sources), "bytes": scan.bytes,
               "verdict": verdict, "matched": verdict in ("root_cause", "echo_only"),
               "root": findings[0]["id"] if findings else None, "findings": findings, "context": context,
               "errors": [{"line": h.line, "text": h.text} for h in scan.errors] if verdict == "unknown_error" else [],
               "launcher": min(scan.launchers, key=scan.launchers.get) if scan.launchers else None,
-              "triage": list(GENERIC_TRIAGE) if verdict == "unknown_error" else [], "facts": None, "checks": None}
+              "triage": list(GENERIC_TRIAGE) if verdict == "unknown_error" else [], "facts": None, "checks": None,
+              "stopped_early": None, "flight_recorder": None}
+    _in.locate(result, scan)
+    if flight is not None:
+        _in.apply_flight_recorder(result, flight)
+    _in.advise_recorder(result)
     fixes.apply(result, facts)
     return result
 
@@ -65,9 +93,9 @@ def explain_text(text, kb=None, source="<text>", assume_error=False, facts=None)
     return explain_stream(io.BytesIO(data), kb, source, assume_error=assume_error, facts=facts)
 
 
-def explain_file(path, kb=None, facts=None):
+def explain_file(path, kb=None, facts=None, deadline=None):
     with open(path, "rb") as f:
-        return explain_stream(f, kb, source=path, facts=facts)
+        return explain_stream(f, kb, source=path, facts=facts, deadline=deadline)
 
 
 def run_confirming_checks(result, gather_nodes=None, config=None):
@@ -89,39 +117,47 @@ def _version():
 
 
 def exit_code(result):
-    """0: explained, or no error in the text; 1: an error that nothing in the knowledge explains."""
-    return 1 if result["verdict"] == "unknown_error" else 0
+    """0: explained, or no error in the text; 1: an error that nothing in the knowledge
+    explains, or a scan stopped by its deadline before it found any error (the rest of the
+    input was not judged)."""
+    if result["verdict"] == "unknown_error":
+        return 1
+    if result.get("stopped_early") and result["verdict"] == "no_error":
+        return 1
+    return 0
 
 
 def main(args):
     """`gpudoctor explain` (parser: gpudoctor/commands/explain.py). Exit codes: 0 explained
     or no error found, 1 an error nothing explains, 2 bad input (one line on stderr)."""
+    import time
+
     from gpudoctor.errors import InputError
     from gpudoctor.explain import fixes
+    from gpudoctor.explain import inputs as _in
 
-    text, path = getattr(args, "text", None), getattr(args, "file", None)
-    if text is not None and path is not None:
-        raise InputError("give the error text or --file LOG, not both")
-    if text is None and path is None:
-        raise InputError("give an error text, '-' to read standard input, or --file LOG")
+    text, paths = _in.split_arguments(args)
     facts_path = getattr(args, "facts", None)
     if facts_path and getattr(args, "check", False):
         raise InputError("give --check (this machine) or --facts FILE (a saved node), not both")
+    timeout = getattr(args, "timeout", None)
+    timeout = DEFAULT_TIMEOUT if timeout is None else timeout
+    if not (timeout >= 0) or timeout > 1e7:  # nan, negative, or past any real run
+        raise InputError("--timeout must be a number of seconds >= 0 (0: no limit), not %r" % timeout)
+    started = time.monotonic()
+    deadline = started + timeout if timeout else None
     node_facts = fixes.load_facts(facts_path) if facts_path else None
     kb = load_knowledge()
-    if path is not None:
-        if os.path.isdir(path):
-            raise InputError("--file %s is a directory, not a log file" % path)
-        try:
-            f = open(path, "rb")
-        except OSError as exc:
-            raise InputError("cannot read %s: %s" % (path, exc.strerror or exc))
-        with f:
-            result = explain_stream(f, kb, source=path, facts=node_facts)
+    if paths:
+        logs, flight = _in.collect(paths)
+        result = explain_inputs(logs, kb, facts=node_facts, deadline=deadline, flight=flight)
     elif text == "-":
-        result = explain_stream(sys.stdin.buffer, kb, source="<stdin>", facts=node_facts)
+        result = explain_stream(sys.stdin.buffer, kb, source="<stdin>", facts=node_facts, deadline=deadline)
     else:
         result = explain_text(text, kb, source="<argument>", assume_error=True, facts=node_facts)
+    if result.get("stopped_early"):
+        result["stopped_early"]["timeout_s"] = timeout
+        result["stopped_early"]["after_s"] = round(time.monotonic() - started, 2)
     if node_facts is not None:
         first = node_facts[0]
         result["facts"] = {"source": facts_path, "nodes": len(node_facts),

@@ -16,6 +16,19 @@ def render_text(result, out, color=False):
     w = out.write
     bold = (lambda s: "\x1b[1m%s\x1b[0m" % s) if color else (lambda s: s)
     w("gpudoctor explain: %s (%d line%s)\n" % (result["source"], result["lines"], "" if result["lines"] == 1 else "s"))
+    multi = len(result.get("sources") or []) > 1
+    st = result.get("stopped_early")
+    if st:
+        w("%s: the deadline (--timeout %s s) passed after %s s, at line %s%s; this answer covers only what was "
+          "read before (%s bytes). Rerun with a larger --timeout (0: no limit) for the rest.\n"
+          % (bold("STOPPED EARLY"), st.get("timeout_s"), st.get("after_s"), st.get("line"),
+             " of %s" % st["file"] if st.get("file") else "", st.get("bytes_read")))
+    fr = result.get("flight_recorder")
+    if fr:
+        w("Flight Recorder: %d dump%s (ranks %s), format %s: %s\n" % (
+            fr["dumps"], "" if fr["dumps"] == 1 else "s", _short(fr["ranks"]), fr.get("version"), fr["summary"]))
+        for u in fr.get("unreadable", [])[:3]:
+            w("  not read: %s: %s\n" % (u["file"], u["why"]))
     verdict = result["verdict"]
     if result.get("facts"):
         fx = result["facts"]
@@ -31,7 +44,7 @@ def render_text(result, out, color=False):
         w("  No known error found: %s, but nothing in gpudoctor's knowledge matches it. gpudoctor does not "
           "guess.\n" % ("this text reports an error" if result["errors"] else "this text was given as an error"))
         for e in result["errors"][:3]:
-            w("  line %d: %s\n" % (e["line"], e["text"]))
+            w("  %s: %s\n" % (_loc(e, multi), e["text"]))
         _context(w, bold, result)
         w("\nGeneric triage:\n")
         for i, t in enumerate(result["triage"], 1):
@@ -39,19 +52,19 @@ def render_text(result, out, color=False):
         return
     findings = result["findings"]
     root = findings[0]
-    _finding(w, bold, root, "ROOT CAUSE" if verdict == "root_cause" else "ONLY ECHOES FOUND", full=True)
+    _finding(w, bold, root, "ROOT CAUSE" if verdict == "root_cause" else "ONLY ECHOES FOUND", full=True, multi=multi)
     related = [f for f in findings[1:] if f["role"] == "related"]
     cascade = [f for f in findings[1:] if f["role"] == "cascade"]
     if related:
         w("\n%s\n" % bold("ALSO SEEN (after the root error these are usually consequences; fix the root first)"))
         for f in related:
-            _finding(w, bold, f, None, full=False)
+            _finding(w, bold, f, None, full=False, multi=multi)
     if cascade:
         w("\n%s\n" % bold("CASCADE (echoes of the failure on this or other ranks: not causes)"))
         for f in cascade:
             h = f["matches"][0]
             more = " (+%d more)" % (f["match_count"] - 1) if f["match_count"] > 1 else ""
-            w("  %-24s line %d: %s%s\n" % (f["id"], h["line"], h["text"], more))
+            w("  %-24s %s: %s%s\n" % (f["id"], _loc(h, multi), h["text"], more))
     _context(w, bold, result)
     if result.get("checks"):
         ch = result["checks"]
@@ -77,15 +90,58 @@ def _context(w, bold, result):
             w("    if it matters: %s\n" % n["fix"])
 
 
-def _finding(w, bold, f, heading, full):
+def _short(items, limit=8):
+    items = [str(x) for x in items]
+    return ", ".join(items[:limit]) + (" and %d more" % (len(items) - limit) if len(items) > limit else "")
+
+
+def _loc(h, multi, key="line"):
+    """'line 3', 'rank3.log line 3' (several files), or the file alone (no line: a dump)."""
+    line, path = h.get(key), h.get("file")
+    if line is None:
+        return path or "-"
+    return ("%s line %d" % (path, line)) if multi and path else "line %d" % line
+
+
+def _origin(f):
+    """'first: rank 3 on gpu-node-02 at 12:00:01 (rank3.log line 40); the same error on 15 other
+    ranks and 3 other hosts: echoes', or None when the lines name no rank or host."""
+    o, sp = f.get("origin"), f.get("spread") or {}
+    if not o or not (o.get("rank") or o.get("host") or o.get("time") or sp.get("files", 1) > 1):
+        return None
+    who = []
+    if o.get("rank"):
+        who.append("rank %s" % o["rank"])
+    if o.get("host"):
+        who.append("on %s" % o["host"])
+    if o.get("time"):
+        who.append("at %s" % o["time"])
+    where = o.get("file") if o.get("line") is None else "%s line %s" % (o.get("file"), o.get("line"))
+    text = "first: %s (%s)" % (" ".join(who) or "in %s" % o.get("file"), where)
+    others = []
+    if sp.get("ranks", 0) > 1:
+        others.append("%d other rank%s" % (sp["ranks"] - 1, "" if sp["ranks"] == 2 else "s"))
+    if sp.get("hosts", 0) > 1:
+        others.append("%d other host%s" % (sp["hosts"] - 1, "" if sp["hosts"] == 2 else "s"))
+    if sp.get("files", 1) > 1 and not others:
+        others.append("%d other file%s" % (sp["files"] - 1, "" if sp["files"] == 2 else "s"))
+    if others:
+        text += "; the same error on %s: echoes of the first" % " and ".join(others)
+    return text
+
+
+def _finding(w, bold, f, heading, full, multi=False):
     if heading:
         w("\n%s  %s\n" % (bold(heading), bold(f["id"])))
         w("  %s\n" % f["title"])
+        origin = _origin(f)
+        if origin:
+            w("  %s\n" % origin)
     else:
         w("  %s  %s\n" % (bold(f["id"]), f["title"]))
     shown = f["matches"][:3 if full else 1]
     for h in shown:
-        w("  line %d: %s\n" % (h["line"], h["text"]))
+        w("  %s: %s\n" % (_loc(h, multi), h["text"]))
     more = f["match_count"] - len(shown)
     if more > 0:
         w("  (+%d more matching line%s)\n" % (more, "" if more == 1 else "s"))
@@ -93,7 +149,7 @@ def _finding(w, bold, f, heading, full):
         w("    likely: %s\n" % f["causes"][0]["text"])
         return
     for s in f.get("signals", [])[:3]:
-        w("  confirmed by line %d: %s\n" % (s["line"], s["text"]))
+        w("  confirmed by %s: %s\n" % (_loc(s, multi), s["text"]))
     for n in f["notes"]:
         w("  note: %s\n" % n)
     w("\n  %s\n" % _wrap(f["explain"], 2))
@@ -103,7 +159,7 @@ def _finding(w, bold, f, heading, full):
             else ""
         w("  %d. %s%s\n" % (i, _wrap(c["text"], 5), verdict))
         for ev in c["evidence"][:1]:
-            w("     seen in the log, line %d: %s\n" % (ev["line"], ev["text"]))
+            w("     seen in the log, %s: %s\n" % (_loc(ev, multi), ev["text"]))
         if c["checks"]:
             w("     confirm: gpudoctor check --select %s\n" % ",".join(c["checks"]))
         for cmd in c["confirm"]:

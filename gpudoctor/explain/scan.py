@@ -8,9 +8,23 @@ terminal or an issue form wrapped the message in the middle of it, or the user p
 another case. Each hit is mapped back to its line; only those lines (and the one or two
 after them, for wrapped text) are decoded and tried against the real patterns
 (re.IGNORECASE). Most lines of a log are never decoded.
+
+Time (issue 23): the work is linear in the input whatever it holds.
+- A pattern is never given more than WINDOW bytes of text at once: a line longer than that is
+  tried in windows of WINDOW bytes that start every STEP bytes (only those around the pattern's
+  own needles), so a match up to STEP bytes long is still found whole, and a pattern that
+  backtracks costs at most its price on WINDOW bytes per window (tests/test_explain_time.py
+  holds every pattern to a budget there).
+- A line seen before (the same text once the digits of its rank/host/time prefix are set
+  aside, and the same lines after it) is not tried again: its answer is replayed, counted and
+  attributed to its own line, rank and host.
+- A deadline (``deadline``, a time.monotonic() value) is looked at between blocks and candidate
+  lines; past it the scan stops with what it found and says so (Scan.stopped).
 """
 
 import re
+import time
+from bisect import bisect_right
 
 from gpudoctor.explain.knowledge import _WS
 from gpudoctor.explain.text import PREFIX_B as _PREFIX_B
@@ -18,6 +32,13 @@ from gpudoctor.explain.text import clean, severity, strip_prefix
 
 BLOCK = 1 << 22  # bytes read at a time
 MAX_LINE = 1 << 20  # a "line" longer than this (no newline in 1 MiB) is cut there
+WINDOW = 4096  # the most bytes of one line a pattern is tried on at once
+STEP = WINDOW // 2  # long lines: a window starts every STEP bytes
+MAX_CACHE = 2048  # answers kept for lines seen before (each key at most MAX_KEY bytes)
+MAX_KEY = 16384
+MAX_WINDOWS_CACHED = 256  # answers kept for windows of long lines seen before
+MAX_SPREAD = 10000  # distinct ranks / hosts kept per entry
+SUB = 1 << 19  # squashed bytes whose prefilter hits are listed at once
 MAX_SHOWN = 5  # matched lines kept per entry (the count covers all of them)
 MAX_LINES_KEPT = 200  # line numbers kept per entry/signal for proximity scoring
 MAX_WRAP = 3  # continuation lines a wrapped message may span
@@ -29,13 +50,20 @@ _NOT_CONTINUATION = set(b"[( \t0123456789\x1b")
 _NOT_CONTINUATION_B = {bytes([c]) for c in _NOT_CONTINUATION}
 _LEAD = b" \t>"
 _LEAD_SET = set(_LEAD)
+_DIGITS_B = re.compile(rb"\d+")
+_GLOG_B = re.compile(rb"\s*\[?[IWEF]\d{4} \d\d:\d\d:\d\d(?:\.\d+)?(?: +\d+)? [\w.-]{1,80}:\d+\]")
 
 
 class Hit:
-    __slots__ = ("line", "text", "pattern", "groups", "severity")
+    """One line a pattern matched. ``line`` counts over every input of the scan (several files
+    are one sequence of lines, kept apart by Scan.sources); ``origin`` is the line's
+    (rank, host, time) from its prefixes (text.origin)."""
 
-    def __init__(self, line, text, pattern, groups, sev):
+    __slots__ = ("line", "text", "pattern", "groups", "severity", "origin")
+
+    def __init__(self, line, text, pattern, groups, sev, origin=None):
         self.line, self.text, self.pattern, self.groups, self.severity = line, text, pattern, groups, sev
+        self.origin = origin
 
 
 class Scan:
@@ -56,6 +84,17 @@ class Scan:
         self.errors = []  # generic error lines (first MAX_SHOWN), not INFO/WARN
         self.error_count = 0
         self.launchers = {}  # launcher name -> first line it was seen on
+        self.spread = {}  # entry id -> {"ranks": set, "hosts": set, "earliest": Hit, "lines": n}
+        self.sources = []  # [{"path", "first_line", "lines", "bytes"}]: the inputs, in order
+        self.stopped = None  # why the scan stopped before the end: {"reason", ...}
+        self.deadline = None  # time.monotonic() past which the scan stops
+        self._cache = {}  # line key -> answers (lines seen before)
+        self._wcache = {}  # window bytes -> {pattern: (groups, shown) or None}
+        self.tried = 0  # candidate lines whose patterns ran (not replayed)
+        self.replayed = 0  # candidate lines answered from a line seen before
+
+    def past_deadline(self):
+        return self.deadline is not None and time.monotonic() > self.deadline
 
 
 def _decode(raw):
@@ -100,11 +139,27 @@ class _Window:
 
     def text(self, i):
         """The decoded, cleaned line i of the window. Patterns are tried on it (a prefix such
-        as 'mlx5_vdpa:' may be part of the message)."""
+        as 'mlx5_vdpa:' may be part of the message). Lines after the first are cut at WINDOW
+        bytes (they are only read as the continuation of a wrapped message)."""
         got = self._lines.get(i)
         if got is None:
-            got = self._lines[i] = _decode(self.raw(i))
+            raw = self.raw(i)
+            got = self._lines[i] = _decode(raw if i == 0 else raw[:WINDOW])
         return got
+
+    def key(self, needles):
+        """What the answer for this line depends on: its bytes (the digits of its prefixes set
+        aside: '[rank3]:' and '[rank7]:' say the same), the lines after it that a wrapped
+        message or a two-line pattern may read, and the needles found. None: too long to keep."""
+        parts = [_norm_prefix(self.raw(0))]
+        size = len(parts[0])
+        for i in range(1, MAX_WRAP + 1):
+            raw = self.raw(i)[:WINDOW]
+            parts.append(_norm_prefix(raw))
+            size += len(raw)
+        if size > MAX_KEY:
+            return None
+        return b"\n".join(parts), frozenset(needles)
 
     def body(self, i):
         """(prefix-free text, whether a prefix was removed): decides severity and wrapping."""
@@ -144,46 +199,163 @@ class _Window:
         return out
 
 
-def _search(p, win, whole):
-    """(match, shown text) of pattern p on the window's first line, possibly wrapped, or
-    (None, None). ``whole``: the pattern's needle is on line 0 (else it spans a wrap)."""
-    text0 = win.text(0)
+def _norm_prefix(raw):
+    """The line with the digit runs of its launcher/logger prefixes replaced by '0'."""
+    m = _PREFIX_B.match(raw)
+    end = m.end() if m else 0
+    for _ in range(5):  # '0: [rank0]:[W1123 12:00:00.1 ...] host:1:2 [0] ...'
+        m = _PREFIX_B.match(raw, end)
+        if not m or m.end() == end:
+            break
+        end = m.end()
+    g = _GLOG_B.match(raw, end)  # torch's '[E1123 12:00:00.123456 1234 ProcessGroupNCCL.cpp:616]'
+    if g:
+        end = g.end()
+    return _DIGITS_B.sub(b"0", raw[:end]) + raw[end:] if end else raw
+
+
+def _search_text(p, text0, conts, text1, whole):
+    """(match, shown text, whole line shown) of pattern p on text0, possibly wrapped into the
+    continuation lines ``conts`` (a callable, read only when needed), or (None, None, False).
+    ``whole``: the pattern's needle is in text0 (else it spans a wrap)."""
     if p.multiline:
-        m = p.regex.search(text0 + "\n" + win.text(1))
-        return m, (m and _display(text0))
+        # a two-line pattern starts on line 0 (a pattern with [^\n] in it is "multiline" too,
+        # and must not match on the next line alone: that line is tried as its own)
+        m = p.regex.search(text0 + "\n" + text1())
+        if m and m.start() > len(text0):
+            m = None
+        return m, (m and _display(text0)), len(text0) <= 400
     if whole:
         m = p.regex.search(text0)
         if m:
-            return m, _display(text0, m)
-    conts = win.continuations()
+            return m, _display(text0, m), len(text0) <= 400
+    conts = conts()
     for k in range(1, len(conts) + 1):
         for sep in ("", " "):
             joined = text0 + sep + sep.join(conts[:k])
             m = p.regex.search(joined)
             # it must start on line 0 and cross into the continuation (else it is not wrapped)
             if m and m.start() < len(text0) < m.end():
-                return m, _display(joined, m)
-    return None, None
+                return m, _display(joined, m), False
+    return None, None, False
 
 
-def _consider(scan, kb, lineno, win, needles):
+def _patterns_of(kb, needles):
     todo = set()
     for h in needles:
         todo.update(kb.by_hit[h])
-    if not todo:
-        return
-    sq0 = _blank_ansi(win.raw(0)).translate(_LOWER, _WS)
-    sev = None
-    sev_done = False
-    for p in sorted(todo, key=kb.order.__getitem__):  # the data's order: stable results
+    return sorted(todo, key=kb.order.__getitem__)  # the data's order: stable results
+
+
+def _evaluate(kb, win, needles):
+    """[(pattern, groups, shown, whole line shown)] for a line of at most WINDOW bytes."""
+    out = []
+    raw0 = win.raw(0)
+    sq0 = _blank_ansi(raw0).translate(_LOWER, _WS)
+    text0 = win.text(0)
+    for p in _patterns_of(kb, needles):
         whole = any(n in sq0 for n in p.needles_b)
-        m, shown = _search(p, win, whole)
-        if not m:
-            continue
-        if not sev_done:
-            sev, sev_done = severity(win.body(0)[0]), True
+        m, shown, plain = _search_text(p, text0, win.continuations, lambda: win.text(1), whole)
+        if m:
+            out.append((p, m.groupdict(), shown, plain))
+    return out
+
+
+def _evaluate_long(scan, kb, win, needles, wins):
+    """The same for a line longer than WINDOW: each pattern is tried on the windows
+    [k*STEP, k*STEP + WINDOW) around its own needles (a match up to STEP bytes long lies
+    whole in one of them), the first match wins; a window seen before is not tried again.
+    A wrapped message is looked for from the line's last STEP bytes."""
+    raw0 = win.raw(0)
+    last = max(0, (len(raw0) - 1) // STEP)
+    spots = {}  # pattern -> window starts (in STEP units)
+    for h in needles:
+        ks = set()
+        for k in wins.get(h, ()):
+            k = min(k, last)
+            ks.add(k)
+            if k:
+                ks.add(k - 1)
+        for p in kb.by_hit[h]:
+            spots.setdefault(p, set()).update(ks)
+    texts = {}
+    out = []
+    wcache = scan._wcache
+    for p in _patterns_of(kb, needles):
+        found = None
+        for k in sorted(spots.get(p, ())):
+            piece = raw0[k * STEP:k * STEP + WINDOW]
+            known = wcache.get(piece)
+            if known is None:
+                if len(wcache) >= MAX_WINDOWS_CACHED:
+                    wcache.clear()
+                known = wcache[piece] = {}
+            if p in known:
+                got = known[p]
+            else:
+                text = texts.get(k)
+                if text is None:
+                    text = texts[k] = _decode(piece)
+                m = p.regex.search(text) if not p.multiline else None
+                got = known[p] = (m.groupdict(), _display(text, m)) if m else None
+            if got:
+                found = (p, got[0], got[1], False)
+                break
+        if found is None and (win.continuations() or p.multiline):
+            tail = _decode(raw0[-STEP:])
+            m, shown, _ = _search_text(p, tail, win.continuations, lambda: win.text(1), False)
+            if m:
+                found = (p, m.groupdict(), shown, False)
+        if found:
+            out.append(found)
+    return out
+
+
+def _origin_of(win):
+    from gpudoctor.explain.text import origin
+
+    return origin(win.raw(0)[:512].decode("utf-8", "replace"))
+
+
+def _consider(scan, kb, lineno, win, needles, wins=None):
+    if not needles:
+        return
+    raw0 = win.raw(0)
+    key = None
+    if len(raw0) <= WINDOW:
+        key = win.key(needles)
+        got = scan._cache.get(key) if key is not None else None
+        if got is not None:
+            scan.replayed += 1
+            _replay(scan, lineno, win, got)
+            return
+        results = _evaluate(kb, win, needles)
+    else:
+        results = _evaluate_long(scan, kb, win, needles, wins or {})
+    scan.tried += 1
+    sev = severity(win.body(0)[0][:WINDOW]) if results else None
+    got = (results, sev)
+    if key is not None:
+        if len(scan._cache) >= MAX_CACHE:
+            scan._cache.clear()
+        scan._cache[key] = got
+    _replay(scan, lineno, win, got)
+
+
+def _replay(scan, lineno, win, got):
+    """Record what the patterns found on a line (found now, or on a line seen before)."""
+    results, sev = got
+    if not results:
+        return
+    origin = _origin_of(win)
+    whole = None
+    for p, groups, shown, plain in results:
+        if plain:  # the line's own text (its own rank prefix), not the first such line's
+            if whole is None:
+                whole = win.text(0).strip()
+            shown = whole
         # on_info: NCCL prints some failures (a plugin's dlerror, "-> N" return chains) as INFO
-        hit = Hit(lineno, shown, p, m.groupdict(), None if p.on_info else sev)
+        hit = Hit(lineno, shown, p, groups, None if p.on_info else sev, origin)
         role = p.role
         if role == "evidence":
             lst = scan.evidence.setdefault((p.entry, p.cause), [])
@@ -191,7 +363,7 @@ def _consider(scan, kb, lineno, win, needles):
                 lst.append(hit)
         elif role == "distinct":
             keys = scan.distinct.setdefault(p.entry, {})
-            for name, value in m.groupdict().items():
+            for name, value in groups.items():
                 if value is None:
                     continue
                 key, _, const = name.partition("__")
@@ -209,7 +381,7 @@ def _consider(scan, kb, lineno, win, needles):
         elif role == "launcher":
             scan.launchers.setdefault(p.entry, lineno)
         elif role == "generic":
-            if sev is None and (not scan.errors or scan.errors[-1].line != lineno):
+            if hit.severity is None and (not scan.errors or scan.errors[-1].line != lineno):
                 scan.error_count += 1
                 if len(scan.errors) < MAX_SHOWN:
                     scan.errors.append(hit)
@@ -231,6 +403,29 @@ def _record(scan, eid, hit, rank):
     ml = scan.match_lines.setdefault(eid, [])
     if len(ml) < MAX_LINES_KEPT:
         ml.append(hit.line)
+    _spread(scan, eid, hit)
+
+
+def _spread(scan, eid, hit):
+    """Which ranks and hosts printed an entry's lines, and its earliest line in time (or, with
+    no comparable time, in input order): the headline names that one and folds the rest."""
+    sp = scan.spread.get(eid)
+    if sp is None:
+        sp = scan.spread[eid] = {"ranks": set(), "hosts": set(), "earliest": hit, "files": set()}
+    o = hit.origin
+    if o is None:
+        return
+    rank, host, when = o
+    if rank is not None and len(sp["ranks"]) < MAX_SPREAD:
+        sp["ranks"].add(rank)
+    if host is not None and len(sp["hosts"]) < MAX_SPREAD:
+        sp["hosts"].add(host)
+    if scan.sources and len(sp["files"]) < MAX_SPREAD:
+        sp["files"].add(len(scan.sources) - 1)
+    e = sp["earliest"]
+    if when is not None and e.origin is not None and e.origin[2] is not None and when[0] == e.origin[2][0] \
+            and when[1] < e.origin[2][1]:
+        sp["earliest"] = hit
 
 
 def _norm_version(value):
@@ -244,15 +439,25 @@ def _norm_version(value):
     return ".".join(str(int(x)) for x in parts)
 
 
-def scan_stream(stream, kb):
+def scan_stream(stream, kb, scan=None, source="<text>"):
     """One pass over a binary stream; memory stays at a few blocks. Each buffer is scanned up
     to its last few lines, which are kept for the next buffer: a candidate line near the end
-    still sees the lines after it (a wrapped message), and no line is tried twice."""
-    scan = Scan()
+    still sees the lines after it (a wrapped message), and no line is tried twice.
+
+    ``scan``: a Scan to add this input to (several files of one job): its lines follow the
+    previous input's after a gap of 1000 (no `together` group or `near` signal spans two
+    files), Scan.sources says which lines are whose."""
+    scan = Scan() if scan is None else scan
     tail = b""
-    base = 0  # lines before the current buffer
+    first = base = scan.lines + (1000 if scan.sources else 0)  # lines before the current buffer
+    start_bytes = scan.bytes
+    scan.sources.append({"path": source, "first_line": first, "lines": 0, "bytes": 0})
     eof = False
     while not eof:
+        if scan.past_deadline():
+            scan.stopped = {"reason": "timeout", "line": base + 1}
+        if scan.stopped:
+            break
         block = stream.read(BLOCK)
         if not block:
             eof = True
@@ -281,7 +486,15 @@ def scan_stream(stream, kb):
         if eof and not buf.endswith(b"\n"):
             base += 1  # the last line has no newline
     scan.lines = base
+    src = scan.sources[-1]
+    src["lines"], src["bytes"] = base - first, scan.bytes - start_bytes
+    if scan.stopped and "source" not in scan.stopped:
+        scan.stopped.update(source=source, bytes_read=src["bytes"])
     return scan
+
+
+def _blanks(count, a, b):
+    return count(b" ", a, b) + count(b"\n", a, b) + count(b"\t", a, b) + count(b"\r", a, b)
 
 
 class _Mapper:
@@ -313,49 +526,115 @@ def _blank_ansi(buf):
     return _ANSI_B.sub(lambda m: b" " * (m.end() - m.start()), buf) if b"\x1b" in buf else buf
 
 
+def _hits(kb, flat):
+    """(squashed offset, needle) of every prefilter hit, in order, SUB bytes of the squashed
+    block at a time (memory stays bounded when a block is one needle repeated)."""
+    size, reach = len(flat), kb_reach(kb)
+    for a in range(0, size, SUB):
+        b = min(size, a + SUB)
+        end = min(size, b + reach)
+        found = []
+        for pre in kb.prefilters:
+            for m in pre.finditer(flat, a, end):
+                if m.start() >= b:
+                    break
+                found.append((m.start(), m.group()))
+        found.sort()
+        yield found
+
+
+def kb_reach(kb):
+    got = getattr(kb, "_reach", None)
+    if got is None:
+        got = max((len(n) for n in kb.by_hit), default=1)
+        try:
+            kb._reach = got
+        except AttributeError:
+            pass
+    return got
+
+
 def _scan_buffer(scan, kb, buf, base, limit):
     """Candidate lines of one buffer (whole lines) that start before ``limit``, in order,
     each tried once; the lines after ``limit`` are only looked at as continuations."""
     plain = _blank_ansi(buf)
     flat = plain.translate(_LOWER, _WS)
-    found = []
-    for pre in kb.prefilters:
-        for m in pre.finditer(flat):
-            found.append((m.start(), m.group()))
-    if not found:
-        return
-    found.sort()
     start_of = _Mapper(plain)
     rfind = buf.rfind
     cands = {}  # line start -> the needles found from it
+    wins = {}  # line start -> {needle: window indices (offset // STEP) where it is}, for long lines
     prefix_at = _PREFIX_B.match
-    for qs, needle in found:
-        o = start_of(qs)
-        s = rfind(b"\n", 0, o) + 1
-        if s > limit:
-            break
-        if s < limit:  # the first line after the limit is scanned with the next buffer, but it
-            c = cands.get(s)  # may still be the continuation of a line before the limit (below)
-            if c is None:
-                c = cands[s] = set()
-            c.add(needle)
-        # Near the start of a line without a prefix of its own, the needle (often a short
-        # part of the pattern's text) may be the rest of a message wrapped from the line
-        # before: try the pattern there too.
-        k = s  # past a pasted block's indentation or '> ', shared with the line before
-        while k < s + 16 and k < o and buf[k] in _LEAD_SET:
-            k += 1
-        if 0 < s and o - s < WRAP_REACH and buf[k] not in _NOT_CONTINUATION and buf[k] != 62 and \
-                not prefix_at(buf, k):
-            ps = rfind(b"\n", 0, s - 1) + 1
-            if s - 1 - ps >= MIN_WRAPPED and buf[ps:ps + k - s] == buf[s:k] and \
-                    (ps + k - s >= s - 1 or buf[ps + k - s] not in _LEAD_SET):
-                c = cands.get(ps)
+    find = buf.find
+    count = plain.count
+    s, line_end = 0, -1  # the line of the last hit: [s, line_end), line_end -1 before the first
+    long_end, bounds, cur_c, cur_w, last = -1, None, None, None, None
+    for found in _hits(kb, flat):
+        for qs, needle in found:
+            if qs < long_end:  # within a long line: its window from the squashed offset alone
+                k = bisect_right(bounds, qs) - 1
+                if (needle, k) != last:
+                    last = (needle, k)
+                    cur_c.add(needle)
+                    w = cur_w.get(needle)
+                    if w is None:
+                        w = cur_w[needle] = {0}
+                    w.add(k)
+                continue
+            o = start_of(qs)
+            if line_end < o:  # a new line (hits come in order: each byte is searched once for newlines)
+                s = rfind(b"\n", max(0, line_end), o) + 1
+                line_end = find(b"\n", o)
+                if line_end < 0:
+                    line_end = len(buf)
+                if line_end - s > WINDOW and s < limit:
+                    # the squashed offsets where its windows start: hits after this one need no mapping
+                    q = qs - (o - s - _blanks(count, s, o))
+                    bounds, pos = [q], s
+                    while pos + STEP < line_end:
+                        q += STEP - _blanks(count, pos, pos + STEP)
+                        pos += STEP
+                        bounds.append(q)
+                    long_end = q + (line_end - pos) - _blanks(count, pos, line_end)
+                    cur_c = cands.setdefault(s, set())
+                    cur_w = wins.setdefault(s, {})
+                    last = None
+            if s > limit:
+                break
+            if s < limit:  # the first line after the limit is scanned with the next buffer, but it
+                c = cands.get(s)  # may still be the continuation of a line before the limit (below)
                 if c is None:
-                    c = cands[ps] = set()
+                    c = cands[s] = set()
                 c.add(needle)
+                k = (o - s) // STEP
+                w = wins.setdefault(s, {}).get(needle)
+                if w is None:
+                    w = wins[s][needle] = {0}
+                w.add(k)
+            # Near the start of a line without a prefix of its own, the needle (often a short
+            # part of the pattern's text) may be the rest of a message wrapped from the line
+            # before: try the pattern there too.
+            k = s  # past a pasted block's indentation or '> ', shared with the line before
+            while k < s + 16 and k < o and buf[k] in _LEAD_SET:
+                k += 1
+            if 0 < s and o - s < WRAP_REACH and buf[k] not in _NOT_CONTINUATION and buf[k] != 62 and \
+                    not prefix_at(buf, k):
+                ps = rfind(b"\n", 0, s - 1) + 1
+                if s - 1 - ps >= MIN_WRAPPED and buf[ps:ps + k - s] == buf[s:k] and \
+                        (ps + k - s >= s - 1 or buf[ps + k - s] not in _LEAD_SET):
+                    c = cands.get(ps)
+                    if c is None:
+                        c = cands[ps] = set()
+                    c.add(needle)
+        else:
+            continue
+        break
+    if not cands:
+        return
     counted, line = 0, base
-    for s in sorted(cands):
+    for n, s in enumerate(sorted(cands)):
+        if not n & 63 and scan.past_deadline():
+            scan.stopped = {"reason": "timeout", "line": line + 1 + buf.count(b"\n", counted, s)}
+            return
         line += buf.count(b"\n", counted, s)
         counted = s
-        _consider(scan, kb, line + 1, _Window(buf, s), cands[s])
+        _consider(scan, kb, line + 1, _Window(buf, s), cands[s], wins.get(s))

@@ -65,6 +65,68 @@ def strip_prefix(text):
     return out, removed
 
 
+# Who printed a line and when, from the same prefixes: (regex, what its groups are). The rank
+# is a string: '3' for a global rank, 'local 3' for torchrun's '[default3]:' (a local rank).
+_ORIGINS = [
+    (re.compile(r"\[rank(\d{1,7})\]\s*:?"), "rank"),                  # torch: [rank3]:
+    (re.compile(r"\[(?:default|local_rank)(\d{1,5})\]\s*:?"), "local"),  # torchrun --tee: [default3]:
+    (re.compile(r"(?:rank)?(\d{1,7}):(?=\s)"), "rank"),                 # srun -l '3: ', 'rank3: '
+    (re.compile(r"\[\d+,(\d{1,7})\]<std(?:out|err)>:"), "rank"),        # Open MPI --tag-output
+    (re.compile(r"\(\w+ pid=\d+(?:, ip=([\d.]+))?\)"), "host"),          # Ray
+    (re.compile(r"\[?(\d{4}-\d\d-\d\d)[T ](\d\d:\d\d:\d\d(?:[.,]\d+)?)(?:Z|[+-]\d\d:?\d\d)?\]?"
+                r"(?:\s*[-|,:]\s)?"), "iso"),
+    (re.compile(r"\[?(\d\d:\d\d:\d\d(?:[.,]\d+)?)\]?(?:\s*[-|]\s)?"), "hms"),
+    (re.compile(r"([A-Z][a-z]{2})\s+(\d{1,2}) (\d\d:\d\d:\d\d) ([\w.-]+) [\w./-]+(?:\[\d+\])?:"), "syslog"),
+    (re.compile(r"\[\s*(\d+\.\d+)\]"), "uptime"),                        # dmesg
+    (re.compile(r"([\w.-]+):\d+:\d+(?=\s+\[\d+\])"), "host"),             # NCCL host:pid:tid [dev]
+    (re.compile(r"\[\d{1,3}\]"), None),                                  # NCCL's [dev] after it
+    (re.compile(r"((?:[\w-]+\.)*[\w-]*\d[\w.-]*):(?=\s)"), "host"),         # pdsh 'worker-0: '
+]
+_GLOG = re.compile(r"\[?[IWEF](\d{4}) (\d\d:\d\d:\d\d(?:\.\d+)?)")  # torch/glog '[W1123 12:00:00.123 ...'
+_MONTHS = {m: i for i, m in enumerate("Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split(), 1)}
+
+
+def origin(text):
+    """(rank, host, time) of a line from its prefixes, each None when not printed. time is
+    (kind, sort key, shown): times of one kind compare (ISO dates, glog's MMDD, syslog's,
+    a bare clock, dmesg's seconds since boot); kinds never compare with each other."""
+    rank = host = when = None
+    rest = text.lstrip(" \t>")
+    for _ in range(8):
+        for rx, kind in _ORIGINS:
+            m = rx.match(rest)
+            if m and m.end():
+                break
+        else:
+            break
+        if kind == "rank" and rank is None:
+            rank = str(int(m.group(1)))
+        elif kind == "local" and rank is None:
+            rank = "local %d" % int(m.group(1))
+        elif kind == "host" and host is None and m.group(1):
+            host = m.group(1)
+        elif kind == "iso" and when is None:
+            clock = m.group(2).replace(",", ".")
+            when = ("iso", m.group(1) + "T" + clock, "%s %s" % (m.group(1), clock))
+        elif kind == "hms" and when is None:
+            clock = m.group(1).replace(",", ".")
+            when = ("hms", clock, clock)
+        elif kind == "syslog":
+            host = host or m.group(4)
+            if when is None:
+                key = "%02d-%02d %s" % (_MONTHS.get(m.group(1), 0), int(m.group(2)), m.group(3))
+                when = ("mmdd", key, "%s %s %s" % (m.group(1), m.group(2), m.group(3)))
+        elif kind == "uptime" and when is None:
+            when = ("uptime", "%020.6f" % float(m.group(1)), "[%s]" % m.group(1))
+        rest = rest[m.end():].lstrip()
+    if when is None:
+        m = _GLOG.match(rest)
+        if m:
+            key = "%s-%s %s" % (m.group(1)[:2], m.group(1)[2:], m.group(2))
+            when = ("mmdd", key, key)
+    return rank, host, when
+
+
 _NCCL_RETURN = re.compile(r"\.(?:cc|cu|c|h):\d+ -> [1-9]\d*\b")
 
 

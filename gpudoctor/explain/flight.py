@@ -1,0 +1,237 @@
+"""PyTorch Flight Recorder dumps: which rank never arrived at a collective, or called a
+different one.
+
+With TORCH_NCCL_TRACE_BUFFER_SIZE (or TORCH_FR_BUFFER_SIZE) set, torch records each process
+group's last collectives; with TORCH_NCCL_DUMP_ON_TIMEOUT=1 the watchdog writes one dump per
+rank when a collective times out, to TORCH_NCCL_DEBUG_INFO_TEMP_FILE followed by the rank
+(default /tmp/nccl_trace_rank_<rank>). A dump is a pickle of a dict: "version", "pg_config",
+"pg_status" (per process group: last_enqueued / last_started / last_completed collective) and
+"entries" (record_id, pg_id, process_group (name, desc), collective_seq_id, p2p_seq_id,
+profiling_name 'nccl:all_reduce', input/output sizes and dtypes, state, frames, ...). The
+rank is the trailing number of the file name, as torch's own analyzer reads it. Sources:
+torch/distributed/flight_recorder/components/loader.py (read_dump: pickle, rank from the name),
+components/builder.py and utils.py (matching collectives across ranks by sequence id),
+torch/csrc/distributed/c10d/FlightRecorder.hpp; pytorch's tests
+test/distributed/flight_recorder/test_fr_analysis.py (the entry fields).
+
+Unpickling is code execution: a pickle names any importable callable (GLOBAL / STACK_GLOBAL)
+and runs it with arguments it chooses (REDUCE), so `pickle.load` on a file from another
+machine runs whatever that file says (https://docs.python.org/3/library/pickle.html, the red
+warning; "Restricting Globals" shows the fix used here). _SafeUnpickler.find_class refuses
+every global except torch's own list builders, which it maps to `list`; a real dump holds only
+dicts, lists, tuples, strings, numbers, booleans and None. Dumps are also bounded in size.
+"""
+
+import io
+import os
+import pickle
+import re
+
+MAX_DUMP = 256 << 20  # bytes of one dump (2,000 entries with stacks are a few MB)
+MAX_DUMPS = 10000
+MAX_REPORTED = 20
+_RANK = re.compile(r"(\d+)(?:\.\w+)?$")
+
+# c10's pickler may write typed lists as calls to these (torch/jit/_pickle.py): each returns
+# its argument
+_SAFE_GLOBALS = {("torch.jit._pickle", n) for n in ("build_intlist", "build_tensorlist", "build_doublelist",
+                                                     "build_boollist", "build_stringlist", "restore_type_tag")}
+
+
+class DumpError(Exception):
+    pass
+
+
+class _SafeUnpickler(pickle.Unpickler):
+    def find_class(self, module, name):
+        if (module, name) in _SAFE_GLOBALS:
+            return _identity
+        raise DumpError("refused to load %s.%s (a Flight Recorder dump holds only plain data)"
+                        % (module[:60], name[:60]))
+
+
+def _identity(x, *_):
+    return x
+
+
+def is_dump(head):
+    """A pickle's first bytes: PROTO 2..5 (torch writes protocol 2)."""
+    return len(head) >= 2 and head[0] == 0x80 and 2 <= head[1] <= 5
+
+
+def load_dump(data):
+    """The dump's dict, read with the restricted unpickler; DumpError when it is not one."""
+    try:
+        doc = _SafeUnpickler(io.BytesIO(data)).load()
+    except DumpError:
+        raise
+    except Exception as exc:  # any malformed pickle: truncated, wrong opcodes, recursion
+        raise DumpError("not a readable pickle: %s" % type(exc).__name__)
+    if not isinstance(doc, dict) or not isinstance(doc.get("entries"), list):
+        raise DumpError("a pickle, but not a Flight Recorder dump (no 'entries' list)")
+    return doc
+
+
+def _s(v, limit=120):
+    text = v if isinstance(v, str) else repr(v)
+    text = "".join(c if c.isprintable() else "?" for c in text[:limit])
+    return text
+
+
+def _int(v):
+    try:
+        return int(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def _collective(e):
+    name = e.get("profiling_name")
+    name = name if isinstance(name, str) else "?"
+    return _s(name.split(":", 1)[-1], 80), _s(name.split(":", 1)[0], 20) if ":" in name else ""
+
+
+def _where(e):
+    """The user's call site: the first frame outside torch."""
+    frames = e.get("frames") if isinstance(e.get("frames"), list) else []
+    for fr in frames:
+        if isinstance(fr, dict):
+            fn = str(fr.get("filename", ""))
+            if "/torch/" not in fn and not fn.startswith("<"):
+                return "%s:%s in %s" % (_s(fn, 200), _s(fr.get("line"), 12), _s(fr.get("name"), 60))
+    return None
+
+
+def _pg(e):
+    pg = e.get("process_group")
+    if isinstance(pg, (list, tuple)) and len(pg) >= 2:
+        return _s(pg[0], 40), _s(pg[1], 60)
+    return _s(e.get("pg_id", "?"), 40), ""
+
+
+def read_dumps(paths):
+    """{"dumps", "ranks", "version", "unreadable", "findings", "summary"}: what the dumps of one
+    job say, compared rank by rank per process group."""
+    from gpudoctor.explain.inputs import _open_regular
+
+    by_rank, unreadable, version = {}, [], None
+    for path in paths[:MAX_DUMPS]:
+        m = _RANK.search(os.path.basename(path))
+        f = _open_regular(path)
+        try:
+            data = f.read(MAX_DUMP + 1)
+        finally:
+            f.close()
+        if len(data) > MAX_DUMP:
+            unreadable.append({"file": path, "why": "larger than %d MiB" % (MAX_DUMP >> 20)})
+            continue
+        try:
+            doc = load_dump(data)
+        except DumpError as exc:
+            unreadable.append({"file": path, "why": str(exc)})
+            continue
+        if m is None:
+            unreadable.append({"file": path, "why": "no rank number at the end of its name"})
+            continue
+        by_rank[int(m.group(1))] = (path, doc)
+        version = version or _s(doc.get("version"), 20)
+    out = {"dumps": len(by_rank), "ranks": sorted(by_rank), "version": version, "unreadable": unreadable,
+           "findings": analyze_dumps({r: d for r, (p, d) in by_rank.items()},
+                                     {r: p for r, (p, d) in by_rank.items()})}
+    out["summary"] = out["findings"][0]["text"] if out["findings"] else (
+        "the %d dumps agree: every rank reached the same collectives" % len(by_rank) if by_rank else
+        "no readable dump")
+    return out
+
+
+def analyze_dumps(docs, files=None):
+    """Findings, most telling first: a rank that never called a collective that others wait
+    in ('not_arrived'), ranks that called different collectives (or sizes, or dtypes) at the
+    same place in the sequence ('mismatch'), members of a group with no dump ('no_dump')."""
+    files = files or {}
+    groups = {}  # pg name -> {rank: {seq: entry}}
+    descs, members = {}, {}
+    for rank, doc in docs.items():
+        for e in doc.get("entries", []):
+            if not isinstance(e, dict) or e.get("is_p2p"):
+                continue
+            seq = _int(e.get("collective_seq_id"))
+            if seq is None or seq <= 0:
+                continue
+            pg, desc = _pg(e)
+            descs.setdefault(pg, desc)
+            groups.setdefault(pg, {}).setdefault(rank, {})[seq] = e
+        cfg = doc.get("pg_config") if isinstance(doc.get("pg_config"), dict) else {}
+        for key, c in cfg.items():
+            if isinstance(c, dict) and isinstance(c.get("ranks"), str):
+                ranks = [int(x) for x in re.findall(r"\d+", c["ranks"][:100000])]
+                name = _s(c.get("name") or key, 40)
+                members.setdefault(name, set()).update(ranks)
+        status = doc.get("pg_status") if isinstance(doc.get("pg_status"), dict) else {}
+        for pg, st in status.items():
+            if isinstance(st, dict):
+                last = _int(st.get("last_enqueued_collective"))
+                if last is not None and last > 0:
+                    groups.setdefault(_s(pg, 40), {}).setdefault(rank, {})
+                    groups[_s(pg, 40)][rank].setdefault(("last",), last)
+    findings = []
+    for pg in sorted(groups):
+        per = groups[pg]
+        label = "%s%s" % (pg, " (%s)" % descs[pg] if descs.get(pg) else "")
+        last = {r: max([s for s in d if isinstance(s, int)] + [d.get(("last",), 0)]) for r, d in per.items()}
+        # the same place in the sequence, a different call
+        common = set.intersection(*[set(s for s in d if isinstance(s, int)) for d in per.values()]) if per else set()
+        mismatch = None
+        for seq in sorted(common):
+            calls = {}
+            for r, d in per.items():
+                e = d[seq]
+                calls.setdefault((_collective(e)[0], _s(e.get("input_sizes"), 200), _s(e.get("input_dtypes"), 80)),
+                                 []).append(r)
+            if len(calls) > 1:
+                mismatch = (seq, calls)
+                break
+        if mismatch:
+            seq, calls = mismatch
+            parts = sorted(calls.items(), key=lambda kv: (len(kv[1]), kv[1]))
+            odd = parts[0][1]
+            detail = "; ".join("rank%s %s called %s (sizes %s, %s)" % ("s" if len(rs) > 1 else "", _ranks(rs), c, sz, dt)
+                               for (c, sz, dt), rs in parts)
+            e = per[odd[0]][seq]
+            findings.append({"kind": "mismatch", "pg": label, "seq": seq, "collective": parts[0][0][0],
+                             "ranks": odd[:MAX_REPORTED], "waiting": [],
+                             "where": _where(e), "file": files.get(odd[0]),
+                             "text": "collective #%d of process group %s differs between ranks: %s" % (seq, label, detail)})
+            continue
+        top = max(last.values()) if last else 0
+        behind = sorted(r for r, s in last.items() if s < top)
+        if behind and top:
+            ahead = sorted(r for r, s in last.items() if s == top)
+            first_missing = min(last[r] for r in behind) + 1
+            e = next((per[r][first_missing] for r in ahead if first_missing in per[r]), None)
+            coll = _collective(e)[0] if e else "?"
+            findings.append({"kind": "not_arrived", "pg": label, "seq": first_missing, "collective": coll,
+                             "ranks": behind[:MAX_REPORTED], "waiting": ahead[:MAX_REPORTED],
+                             "where": _where(e) if e else None, "file": files.get(behind[0]),
+                             "text": "rank%s %s never called collective #%d (%s) of process group %s, which rank%s %s "
+                                     "called and waits in" % ("s" if len(behind) > 1 else "", _ranks(behind),
+                                                              first_missing, coll, label,
+                                                              "s" if len(ahead) > 1 else "", _ranks(ahead))})
+    seen = set(docs)
+    for name, ranks in sorted(members.items()):
+        missing = sorted(r for r in ranks if r not in seen)
+        if missing and seen and len(ranks) <= 100000:
+            findings.append({"kind": "no_dump", "pg": name, "seq": None, "collective": None,
+                             "ranks": missing[:MAX_REPORTED], "waiting": [], "where": None, "file": None,
+                             "text": "no dump from rank%s %s of process group %s: it may have died before the "
+                                     "others timed out (read its log)" % ("s" if len(missing) > 1 else "",
+                                                                           _ranks(missing), name)})
+            break
+    order = {"not_arrived": 0, "mismatch": 1, "no_dump": 2}
+    findings.sort(key=lambda f: order[f["kind"]])
+    return findings
+
+
+def _ranks(rs):
+    shown = ", ".join(str(r) for r in rs[:MAX_REPORTED])
+    return shown + (" and %d more" % (len(rs) - MAX_REPORTED) if len(rs) > MAX_REPORTED else "")

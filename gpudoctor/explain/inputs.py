@@ -1,0 +1,325 @@
+"""What `gpudoctor explain` reads: an error text, one log, several logs of one job (per-node or
+per-rank files, `slurm-*.out`), a folder of them, and PyTorch Flight Recorder dumps among them;
+and where each answer line is (file and line) once several inputs were scanned as one.
+
+Inputs are untrusted: only regular files are read (a FIFO or a device would block or never
+end), opened with O_NONBLOCK so that opening a FIFO cannot hang, and a folder is walked to a
+bounded depth and number of files, never following links to folders.
+"""
+
+import os
+import stat
+
+from gpudoctor.errors import InputError, excerpt
+
+MAX_FILES = 10000  # files one explain reads (a job of 10,000 ranks' logs)
+MAX_DEPTH = 6  # torchrun --log-dir: <dir>/<run id>/attempt_0/<local rank>/stderr.log
+SKIP_SUFFIXES = (".gz", ".xz", ".bz2", ".zst", ".zip", ".tar", ".png", ".jpg", ".so", ".pt", ".pth", ".safetensors",
+                 ".bin", ".npy", ".whl")
+_LOGISH = (".log", ".out", ".err", ".txt")
+
+
+def split_arguments(args):
+    """(error text or None, [paths]) from `explain TEXT`, `explain FILE [FILE ...]`,
+    `explain DIR`, `--file LOG` (repeatable) and '-'. One positional argument that names an
+    existing file or folder is read as one; one that does not is the error text, unless it can
+    only be a path (a log's name, no blank): then it is a missing file (exit 2)."""
+    pos = list(getattr(args, "text", None) or [])
+    if isinstance(getattr(args, "text", None), str):
+        pos = [args.text]
+    files = list(getattr(args, "file", None) or [])
+    if isinstance(getattr(args, "file", None), str):
+        files = [args.file]
+    if not pos and not files:
+        raise InputError("give an error text, '-' to read standard input, or log files / a folder of logs")
+    if pos and files:
+        if len(pos) == 1 and not os.path.lexists(pos[0]):
+            raise InputError("give the error text or --file LOG, not both")
+    if len(pos) == 1 and not files:
+        one = pos[0]
+        if one == "-":
+            return "-", []
+        if _is_path(one):
+            return None, [one]
+        if _looks_like_a_path(one):
+            raise InputError("cannot read %s: no such file or directory" % excerpt(one))
+        return one, []
+    paths = files + pos
+    for p in paths:
+        if p == "-":
+            raise InputError("'-' (standard input) cannot be given with files")
+        if not _is_path(p):
+            raise InputError("cannot read %s: no such file or directory (several arguments are files to read; "
+                             "quote an error text as one argument)" % excerpt(p))
+    return None, paths
+
+
+def _is_path(text):
+    try:
+        return "\n" not in text and os.path.lexists(text)
+    except (ValueError, OSError):  # NUL in the text, a name too long
+        return False
+
+
+def _looks_like_a_path(text):
+    return len(text) < 4096 and not any(c.isspace() for c in text) and (
+        "/" in text or text.lower().endswith(_LOGISH) or text.startswith("slurm-"))
+
+
+def _open_regular(path):
+    """A binary stream of a regular file, refused (InputError) if it is anything else."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except OSError as exc:
+        raise InputError("cannot read %s: %s" % (excerpt(path, 200), exc.strerror or exc))
+    except ValueError as exc:
+        raise InputError("cannot read %s: %s" % (excerpt(path, 200), exc))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise InputError("%s is not a regular file (a FIFO, device or socket is not read)" % excerpt(path, 200))
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _walk(root):
+    """The regular files under a folder, sorted, bounded in depth and number; links to folders
+    are not followed; hidden names and obvious binaries are left out."""
+    out = []
+    stack = [(root, 0)]
+    while stack:
+        d, depth = stack.pop()
+        try:
+            names = sorted(os.listdir(d))
+        except OSError as exc:
+            raise InputError("cannot read folder %s: %s" % (excerpt(d, 200), exc.strerror or exc))
+        subs = []
+        for n in names:
+            if n.startswith("."):
+                continue
+            p = os.path.join(d, n)
+            try:
+                st = os.lstat(p)
+            except OSError:
+                continue
+            if stat.S_ISDIR(st.st_mode):
+                if depth + 1 < MAX_DEPTH:
+                    subs.append((p, depth + 1))
+            elif stat.S_ISREG(st.st_mode) and not n.lower().endswith(SKIP_SUFFIXES):
+                out.append(p)
+                if len(out) > MAX_FILES:
+                    raise InputError("%s holds more than %d files: name the logs to read" % (excerpt(root, 200),
+                                                                                               MAX_FILES))
+        stack.extend(reversed(subs))
+    return out
+
+
+def collect(paths):
+    """([(name, opener)] of the logs, Flight Recorder findings or None) for the paths given:
+    files are read in the order given, a folder's files in name order. A file that is a
+    Flight Recorder dump (a pickle) is read as one, never as a log."""
+    from gpudoctor.explain import flight
+
+    files = []
+    for p in paths:
+        try:
+            st = os.stat(p)
+        except OSError as exc:
+            raise InputError("cannot read %s: %s" % (excerpt(p, 200), exc.strerror or exc))
+        except ValueError as exc:
+            raise InputError("cannot read %s: %s" % (excerpt(p, 200), exc))
+        if stat.S_ISDIR(st.st_mode):
+            found = _walk(p)
+            if not found:
+                raise InputError("%s holds no file to read" % excerpt(p, 200))
+            files.extend(found)
+        else:
+            files.append(p)
+    if len(files) > MAX_FILES:
+        raise InputError("more than %d files to read: name fewer" % MAX_FILES)
+    logs, dumps = [], []
+    for p in files:
+        f = _open_regular(p)  # refused here, before anything is read, if not a regular file
+        try:
+            head = f.read(2)
+        finally:
+            f.close()
+        if flight.is_dump(head):
+            dumps.append(p)
+        else:
+            logs.append((p, _opener(p)))
+    fr = flight.read_dumps(dumps) if dumps else None
+    if not logs:
+        logs = [("%d Flight Recorder dump%s" % (len(dumps), "" if len(dumps) == 1 else "s"), _empty)]
+    return logs, fr
+
+
+def _opener(path):
+    return lambda: _open_regular(path)
+
+
+def _empty():
+    import io
+
+    return io.BytesIO(b"")
+
+
+def _where(scan, line):
+    """(file, line in that file) of a line number counted over every input of a scan."""
+    best = None
+    for src in scan.sources:
+        if src["first_line"] < line:
+            best = src
+    if best is None:
+        return None, line
+    return best["path"], line - best["first_line"]
+
+
+def locate(result, scan):
+    """Line numbers in the answer counted over all inputs -> (file, line) of each; the
+    headline's origin (first rank, host, time) and the echoes' spread for each finding."""
+
+    def fix(d, key="line"):
+        if isinstance(d, dict) and isinstance(d.get(key), int):
+            d["file"], d[key] = _where(scan, d[key])
+
+    for f in result["findings"]:
+        if isinstance(f.get("first_line"), int):
+            f["first_file"], f["first_line"] = _where(scan, f["first_line"])
+        for key in ("matches", "signals"):
+            for h in f.get(key, []):
+                fix(h)
+        for c in f.get("causes", []):
+            for h in c.get("evidence", []):
+                fix(h)
+        sp = scan.spread.get(f["id"])
+        f["origin"], f["spread"] = _origin(scan, sp) if sp else (None, None)
+    for n in result["context"]:
+        if isinstance(n.get("first_line"), int):
+            n["first_file"], n["first_line"] = _where(scan, n["first_line"])
+    for e in result["errors"]:
+        fix(e)
+    result["sources"] = [{"path": s["path"], "lines": s["lines"], "bytes": s["bytes"]} for s in scan.sources]
+    if scan.stopped:
+        st = dict(scan.stopped)
+        if isinstance(st.get("line"), int):
+            st["file"], st["line"] = _where(scan, st["line"])
+        st.pop("source", None)
+        result["stopped_early"] = st
+
+
+def _rank_key(r):
+    return (r.startswith("local"), int(r.split()[-1]) if r.split()[-1].isdigit() else 0, r)
+
+
+def _origin(scan, sp):
+    h = sp["earliest"]
+    rank, host, when = h.origin or (None, None, None)
+    path, line = _where(scan, h.line)
+    origin = {"file": path, "line": line, "rank": rank, "host": host, "time": when[2] if when else None}
+    ranks = sorted(sp["ranks"], key=_rank_key)
+    hosts = sorted(sp["hosts"])
+    files = sorted({scan.sources[i]["path"] for i in sp["files"]})
+    spread = {"ranks": len(ranks), "hosts": len(hosts), "files": max(1, len(files)),
+              "rank_list": ranks[:64], "host_list": hosts[:64]}
+    return origin, spread
+
+
+RECORDER_ADVICE = (
+    "Turn on PyTorch's Flight Recorder for the next run, so that the rank that never reached the collective "
+    "is named: export TORCH_NCCL_TRACE_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1 (each rank then writes "
+    "TORCH_NCCL_DEBUG_INFO_TEMP_FILE<rank>, default /tmp/nccl_trace_rank_<rank>, when the watchdog fires); "
+    "collect the dumps of every node into one folder and run: gpudoctor explain FOLDER")
+_TIMEOUTISH = ("timeout", "watchdog", "store_barrier")
+
+
+def _is_timeout(f):
+    return any(t in f["id"] for t in _TIMEOUTISH)
+
+
+def advise_recorder(result):
+    """A collective timeout without Flight Recorder dumps: say how to get them."""
+    if result.get("flight_recorder"):
+        return
+    for f in result["findings"]:
+        if _is_timeout(f):
+            f["notes"].append(RECORDER_ADVICE)
+            result["recorder_advice"] = RECORDER_ADVICE
+            return
+
+
+_FR_TITLES = {
+    "not_arrived": "a rank never called a collective that the other ranks wait in (Flight Recorder)",
+    "mismatch": "ranks called different collectives at the same point (Flight Recorder)",
+    "no_dump": "a rank of the job left no Flight Recorder dump (Flight Recorder)",
+}
+_FR_CAUSES = {
+    "not_arrived": [
+        ("The code on that rank took another path: a collective inside a condition on the rank (evaluation, "
+         "logging or checkpointing on rank 0 only), an early `return`/`break`, or a data loader that gave that "
+         "rank fewer batches (an uneven last batch, a sampler without drop_last).",
+         ["make every rank call the same collectives in the same order: move the collective out of the "
+          "rank-0-only block, or let the other ranks call it too; give every rank the same number of batches "
+          "(DistributedSampler(drop_last=True), or join with torch.distributed.algorithms.Join)"]),
+        ("That rank is stuck before the collective (data loading, file I/O, a previous GPU kernel) or died "
+         "without a dump.",
+         ["py-spy dump --pid <pid of that rank> on its node shows where it waits; read that rank's log for an "
+          "earlier error"]),
+    ],
+    "mismatch": [
+        ("The ranks run different code: a collective called in another order, with another size or dtype on "
+         "one rank (a model built differently per rank, a condition on the rank around a collective).",
+         ["make every rank call the same collectives in the same order with the same shapes; "
+          "TORCH_DISTRIBUTED_DEBUG=DETAIL checks each collective's type and shape across ranks and names the "
+          "first that differs"]),
+    ],
+    "no_dump": [
+        ("The rank died (OOM killer, a crash, its node lost) before the others timed out, so it wrote no dump.",
+         ["read that rank's log and its node's kernel log (dmesg -T) for the first error"]),
+    ],
+}
+
+
+def apply_flight_recorder(result, fr):
+    """Flight Recorder findings join the answer: a rank that never reached a collective the
+    others wait in is the root of a hang that the logs only show as a timeout (or not at all);
+    a specific error in the logs (a crash on that rank) stays the root, the recorder's finding
+    then comes after it."""
+    result["flight_recorder"] = fr
+    if not fr.get("findings"):
+        return
+    top = fr["findings"][0]
+    rank = str(top["ranks"][0]) if top["ranks"] else None
+    where = "; the call site: %s" % top["where"] if top.get("where") else ""
+    causes = [{"text": t, "checks": [], "confirm": [], "fix": list(fx), "exports": {}, "evidence": [],
+               "static_rank": i + 1, "computed": None} for i, (t, fx) in enumerate(_FR_CAUSES[top["kind"]])]
+    f = {"id": "flight_recorder.%s" % top["kind"], "family": "collective.desync", "title": _FR_TITLES[top["kind"]],
+         "kind": "error", "role": "root", "rank": 80, "score": 80,
+         "explain": top["text"] + where + ".",
+         "first_line": None, "first_file": top.get("file"), "match_count": len(fr["findings"]),
+         "matches": [{"line": None, "file": x.get("file"), "text": x["text"], "severity": None}
+                     for x in fr["findings"][:5]],
+         "signals": [], "notes": [], "causes": causes,
+         "debug": ["python -m torch.distributed.flight_recorder.fr_trace FOLDER (torch's own analyzer; "
+                   "--prefix nccl_trace_rank_)"],
+         "references": [{"title": "PyTorch: Flight Recorder for debugging stuck jobs",
+                         "url": "https://docs.pytorch.org/tutorials/unstable/flight_recorder_tutorial.html"}],
+         "knowledge_file": None,
+         "origin": {"file": top.get("file"), "line": None, "rank": rank, "host": None, "time": None},
+         "spread": {"ranks": len(top["ranks"]), "hosts": 0, "files": 1, "rank_list": [str(r) for r in top["ranks"]],
+                    "host_list": []}}
+    findings = result["findings"]
+    if not findings or _is_timeout(findings[0]) or findings[0]["kind"] == "echo":
+        for old in findings:
+            if old["role"] == "root":
+                old["role"] = "cascade" if old["kind"] == "echo" or _is_timeout(old) else "related"
+        findings.insert(0, f)
+        result["verdict"], result["matched"], result["root"] = "root_cause", True, f["id"]
+        result["errors"], result["triage"] = [], []
+    else:
+        f["role"] = "related"
+        findings.insert(1, f)
