@@ -427,8 +427,9 @@ def _node_summary(facts):
     gs = gpu_stats(w)
     t = traffic(w)
     link = t["rdma_bytes_s"] if on_hcas(t) else (t["iface_bytes_s"] if on_sockets(t) else None)
-    return {"gpus": gs, "frac": _mean([g["frac"] for g in gs]), "util": _mean([g["util"] for g in gs]),
-            "clock": _mean([g["clock"] for g in gs]), "link": link, "traffic": t}
+    busy = [g for g in gs if g["state"] not in ("idle", "unknown")]  # GPUs the job does not use are no pace
+    return {"gpus": gs, "frac": _mean([g["frac"] for g in busy]), "util": _mean([g["util"] for g in busy]),
+            "clock": _mean([g["clock"] for g in busy]), "link": link, "traffic": t}
 
 
 @check("watch.straggler", title="every node keeps pace (no node computes while the others wait)", needs=("watch",),

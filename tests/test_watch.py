@@ -393,3 +393,21 @@ def test_gpu_pids_of_another_pid_namespace_are_not_described(tmp_path):
         os.symlink(target, str(fd / "3"))
     kept, dropped = in_this_pid_namespace(Context(root=str(tmp_path), live=False), {101: [0], 102: [1], 103: [2]})
     assert kept == {101: [0]} and dropped == 2
+
+
+def test_idle_gpus_do_not_hide_the_straggler():
+    """gpu03 computes on one GPU and leaves another idle: its pace is the busy GPU's."""
+    import copy
+
+    from gpudoctor.config import Config
+    from gpudoctor.gather import from_facts
+    from gpudoctor.runner import run_checks
+    from gpudoctor.watch import WATCH
+
+    nodes = from_facts(os.path.join(WATCH_FIX, "straggler-gpu03"))
+    with open(os.path.join(WATCH_FIX, "h100-idle.json")) as f:
+        idle = json.load(f)["watch"]["gpu"]["gpus"][0]
+    (n3,) = [n for n in nodes if n.host == "gpu03"]
+    n3.facts["watch"]["gpu"]["gpus"].append(dict(copy.deepcopy(idle), index=1))
+    r = result(run_checks(nodes, list(WATCH), Config()), "watch.straggler")
+    assert r.status == "fail" and r.findings[0].hosts == ["gpu03"]
