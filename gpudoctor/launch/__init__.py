@@ -63,6 +63,28 @@ def _strip_srun(argv, plan):
     return argv[i:]
 
 
+def _mpich_machinefile(args):
+    """True when the line's -machinefile/-hostfile/-f names a file here whose host lines are
+    all MPICH's `host:N` form."""
+    from gpudoctor.launch import hostfiles
+
+    for i, a in enumerate(args[:-1]):
+        if a in ("-machinefile", "--machinefile", "-hostfile", "--hostfile", "-f"):
+            path = os.path.expanduser(args[i + 1])
+            if not os.path.isfile(path):
+                return False
+            try:
+                text = hostfiles.read(path, "machinefile")
+            except InputError:
+                return False
+            lines = [l.split("#", 1)[0].strip() for l in text.splitlines()]
+            lines = [l for l in lines if l]
+            return bool(lines) and all(re.match(r"^[^\s:]+:[0-9]{1,6}(\s+ifhn=\S+)?$", l) for l in lines)
+        if a == ":":
+            break
+    return False
+
+
 def _is_launcher(argv):
     """Whether argv starts with a launcher gpudoctor reads (else srun itself is the launcher)."""
     prog = os.path.basename(argv[0])
@@ -148,6 +170,18 @@ def parse_launch(line, plan=None, environ=None):
     elif prog in ("mpirun", "mpiexec"):
         # the same name for Open MPI and MPICH/Intel MPI: Open MPI's reading, unless Open MPI
         # does not know a flag that Hydra knows (-f, -hosts, -ppn, -genv, -launcher)
+        if _mpich_machinefile(args):
+            # `host:N` lines are MPICH's machinefile dialect (Open MPI would take `aa:2` as a
+            # host named "aa:2", with one slot): the line is meant for Hydra's mpiexec
+            try:
+                mpi.read_hydra(Plan(), args, env, launcher=prog)
+            except InputError:
+                pass
+            else:
+                mpi.read_hydra(plan, args, env, launcher=prog)
+                plan.note("read as MPICH/Intel MPI Hydra's %s: its machinefile has MPICH's host:N lines" % prog)
+                _trainer_args(plan)
+                return plan
         try:
             mpi.read_openmpi(plan, args, env)
         except Refused as first:

@@ -57,7 +57,7 @@ def _typed(doc, key, kinds, path):
     return v
 
 
-def load_config(path, plan):
+def load_config(path, plan, flagged=False):
     """The config as accelerate's load_config_from_file + process_config see it."""
     if path.endswith(".json"):
         doc = configs.load_json(path, "accelerate config")
@@ -74,9 +74,32 @@ def load_config(path, plan):
         refuse("accelerate", "The config file at %s had unknown keys (%s)" % (
             path, ", ".join(excerpt(str(k), 30) for k in extra[:5])))
     dt = doc["distributed_type"]
+    if env == "AMAZON_SAGEMAKER" and flagged:
+        # a launcher flag given: _validate_launch_command skips the block that reads
+        # parallelism_config, copies no SageMaker value (only a LOCAL_MACHINE config's), and
+        # launch_command runs the flag's launcher here
+        # SageMakerConfig (commands/config/config_args.py): ec2_instance_type and
+        # iam_role_name have no default; distributed_type is a SageMakerDistributedType
+        missing = [k for k in ("ec2_instance_type", "iam_role_name") if k not in doc]
+        if missing:
+            refuse("accelerate", "%s: SageMakerConfig.__init__() missing required argument%s: %s" % (
+                path, "" if len(missing) == 1 else "s", ", ".join(repr(k) for k in missing)))
+        if doc["distributed_type"] not in ("NO", "DATA_PARALLEL", "MODEL_PARALLEL"):
+            refuse("accelerate", "%s: %s is not a valid SageMakerDistributedType" % (
+                path, excerpt(doc["distributed_type"], 30)))
+        nm = doc.get("num_machines", 1)
+        if isinstance(nm, bool) or not isinstance(nm, int):
+            raise InputError("accelerate config %s: num_machines is %s, not a whole number" % (path, excerpt(nm, 24)))
+        plan.note("%s is a SageMaker config: with the launcher flag given, accelerate runs here and uses only "
+                  "its mixed_precision and num_machines" % path)
+        plan.sources.append("accelerate config %s" % path)
+        return {"compute_environment": env, "distributed_type": doc["distributed_type"],
+                "mixed_precision": doc.get("mixed_precision"), "num_machines": count(nm, "num_machines", path, 1),
+                "sagemaker": True}
     if env == "AMAZON_SAGEMAKER":
         # accelerate 1.15's _validate_launch_command reads defaults.parallelism_config, which
-        # SageMakerConfig lacks: `accelerate launch` fails on every SageMaker config
+        # SageMakerConfig lacks: `accelerate launch` fails on every SageMaker config given
+        # without a launcher flag (--multi_gpu, --use_deepspeed, --use_fsdp, --tpu, ...)
         refuse("accelerate", "%s is a SageMaker config: accelerate 1.15 fails on it (AttributeError: 'SageMakerConfig' "
                              "object has no attribute 'parallelism_config'), and SageMaker jobs do not run on your "
                              "nodes" % path)
@@ -130,9 +153,16 @@ def read(plan, argv, environ, config_path=None):
             path = dflt
     elif not os.path.isfile(os.path.expanduser(path)):
         refuse("accelerate", "The passed configuration file `%s` does not exist." % path)
-    doc = load_config(os.path.expanduser(path), plan) if path else None
+    flagged = bool(a.multi_gpu or a.tpu or a.use_deepspeed or a.use_fsdp or a.use_megatron_lm
+                   or getattr(a, "tpu_use_cluster", False))
+    doc = load_config(os.path.expanduser(path), plan, flagged) if path else None
     dtype = "NO"
-    if doc is not None:
+    if doc is not None and doc.get("sagemaker"):
+        if not a.mixed_precision:
+            a.mixed_precision = doc.get("mixed_precision") or "no"
+        if a.num_machines is None:
+            a.num_machines = doc["num_machines"] if a.multi_gpu else 1
+    elif doc is not None:
         dtype = doc["distributed_type"]
         if not (a.multi_gpu or a.tpu or a.use_deepspeed or a.use_fsdp or a.use_megatron_lm):
             a.use_deepspeed = dtype == "DEEPSPEED"
@@ -157,7 +187,7 @@ def read(plan, argv, environ, config_path=None):
             a.num_machines = 1
         if a.mixed_precision is None:
             a.mixed_precision = "no"
-        if a.num_processes is None:
+        if a.num_processes is None and not a.cpu:
             plan.note("no config and no --num_processes: accelerate uses this machine's GPU count")
     mp = str(a.mixed_precision).lower()
     if mp not in ("no", "fp16", "bf16", "fp8"):
@@ -165,6 +195,13 @@ def read(plan, argv, environ, config_path=None):
     plan.mixed_precision = plan.precision = mp
     nm = a.num_machines if a.num_machines is not None else 1
     npr = a.num_processes
+    if a.cpu and getattr(a, "mpirun_hostfile", None) is None:
+        # launch_command: --cpu goes to simple_launcher, which runs the script once
+        # (utils/launch.py prepare_simple_launcher_cmd_env; only --mpirun_hostfile makes it mpirun)
+        if npr not in (None, 1):
+            plan.note("--cpu: accelerate runs the script once (simple_launcher); --num_processes %s is used only "
+                      "with --mpirun_hostfile" % npr)
+        npr, nm = 1, 1
     plan.nnodes_min = plan.nnodes_max = nm
     if npr is not None:
         plan.world_min = plan.world_max = npr
@@ -180,7 +217,15 @@ def read(plan, argv, environ, config_path=None):
     elif port is None:
         port = 29500  # torchrun's default, which accelerate hands the port to
     plan.master_port = port
-    plan.master_addr = a.main_process_ip or (None if nm > 1 else "127.0.0.1")
+    if nm > 1:
+        plan.master_addr = a.main_process_ip or None
+    else:
+        # utils/launch.py prepare_multi_gpu_env: main_process_ip is used only when
+        # num_machines > 1; one machine runs torchrun's default master 127.0.0.1
+        plan.master_addr = "127.0.0.1"
+        if a.main_process_ip and a.main_process_ip not in ("127.0.0.1", "localhost"):
+            plan.note("main_process_ip %s is not used on one machine (num_machines 1): the master is 127.0.0.1"
+                      % a.main_process_ip)
     plan.rdzv_backend = a.rdzv_backend or "static"
     if plan.master_addr and plan.master_port:
         plan.rdzv_endpoint = "%s:%s" % (plan.master_addr, plan.master_port)

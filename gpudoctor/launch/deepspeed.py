@@ -149,7 +149,10 @@ def read(plan, argv, environ):
         plan.add_file(p)
         src = "hostfile %s" % path
     else:
-        if path != DLTS_HOSTFILE:
+        if path == DLTS_HOSTFILE:
+            plan.note("no --hostfile: DeepSpeed reads %s when it exists on the machine the job is launched from "
+                      "(not here), else it runs on that machine's own GPUs only" % DLTS_HOSTFILE)
+        else:
             plan.note("DeepSpeed: \"Unable to find hostfile, will proceed with training with local resources "
                       "only\" (%s)" % path)
         src = "this machine (no hostfile)"
@@ -195,11 +198,17 @@ def read(plan, argv, environ):
         plan.master_addr = a.master_addr
     else:
         first = next(iter(active))
-        plan.master_addr = first  # DeepSpeed takes the first address of `hostname -I` on it
-        plan.note("master address: the first address `hostname -I` prints on %s (DeepSpeed's default)" % first)
+        if "[" in first:
+            # runner.py runs `ssh <first host> hostname -I` on the name as written: ssh does
+            # not expand pdsh's brackets, so the address is not found there
+            plan.note("master address: DeepSpeed runs `ssh %s hostname -I`, and ssh does not expand the "
+                      "brackets (pdsh does): give --master_addr" % first)
+        else:
+            plan.master_addr = first  # DeepSpeed takes the first address of `hostname -I` on it
+            plan.note("master address: the first address `hostname -I` prints on %s (DeepSpeed's default)" % first)
     plan.master_port = a.master_port
     plan.rdzv_backend = "static"
-    plan.rdzv_endpoint = "%s:%s" % (plan.master_addr, plan.master_port)
+    plan.rdzv_endpoint = "%s:%s" % (plan.master_addr, plan.master_port) if plan.master_addr else None
     plan.machine_rank = a.node_rank if a.no_ssh else None
     if multi_exec:
         plan.note("DeepSpeed starts the remote ranks through its --launcher %s" % backend)

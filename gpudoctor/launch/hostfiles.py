@@ -8,6 +8,7 @@ entry per host, and refuses what its launcher refuses."""
 import re
 
 from gpudoctor.errors import InputError, excerpt, host_excerpt, read_input
+from gpudoctor.launch.common import Refused
 
 MAX_HOSTFILE_BYTES = 16 << 20
 MAX_SLOTS = 1 << 16
@@ -43,22 +44,31 @@ def deepspeed(text, path):
         where = "%s:%d" % (path, no)
         m = re.search(r"^(\S+)\s+slots=(\d+)", line)
         if not m:
-            raise InputError("%s: DeepSpeed refuses the line %s (it needs 'HOST slots=N')"
+            raise Refused("%s: DeepSpeed refuses the line %s (it needs 'HOST slots=N')"
                              % (where, host_excerpt(line.split()[0], 24)))
-        host = _host(m.group(1), where)
+        host = m.group(1)
+        # DeepSpeed keeps the name as written; pdsh expands `worker-[1-2]` when it connects
+        # (DeepSpeed's own runner accepts it: the bracket range is pdsh's, hostlist(3))
+        _host(re.sub(r"\[[0-9][0-9,\-]*\]", "0", host) if "[" in host else host, where)
         if host in seen:
-            raise InputError("%s: DeepSpeed refuses the hostfile: it lists %s twice (\"Hostfile contains multiple "
+            raise Refused("%s: DeepSpeed refuses the hostfile: it lists %s twice (\"Hostfile contains multiple "
                              "entries for %s\")" % (where, host, host))
         seen.add(host)
         out.append((host, _slots(m.group(2), where)))
     if not out:
-        raise InputError("%s: DeepSpeed refuses it: \"Hostfile is empty or not formatted correctly\"" % path)
+        raise Refused("%s: DeepSpeed refuses it: \"Hostfile is empty or not formatted correctly\"" % path)
     return out
 
 
-_OMPI_KEYS = {"slots": "slots", "slot": "slots", "count": "slots", "cpu": "slots", "max_slots": "max_slots",
-              "max-slots": "max_slots", "slots_max": "max_slots", "slots-max": "max_slots", "username": "user",
-              "user": "user", "port": "port", "boards": None, "sockets": None, "cores": None, "rank": None}
+# orte/util/hostfile/hostfile_lex.l (https://github.com/open-mpi/ompi/blob/v4.1.4/orte/util/hostfile/
+# hostfile_lex.l): "slots", "count", "cpu" set the slot count, twelve spellings set the
+# maximum; `slot` is a token of its own that a host line does not take (refused)
+_OMPI_KEYS = {"slots": "slots", "count": "slots", "cpu": "slots",
+              "username": "user", "user-name": "user", "user_name": "user",
+              "boards": None, "sockets": None, "sockets_per_board": None, "sockets-per-board": None,
+              "cores": None, "cores_per_socket": None, "cores-per-socket": None, "rank": None}
+_OMPI_KEYS.update((k, "max_slots") for k in ("slots-max", "slots_max", "max-slots", "max_slots", "cpu-max", "cpu_max",
+                                             "max-cpu", "max_cpu", "count-max", "count_max", "max-count", "max_count"))
 
 
 def openmpi(text, path):
@@ -70,38 +80,46 @@ def openmpi(text, path):
     count was written (no count and no -np is Open MPI's refusal)."""
     order, slots, explicit, maxs = [], {}, {}, {}
     for no, raw in enumerate(text.splitlines(), 1):
-        line = raw.split("#", 1)[0].strip()
+        # hostfile_lex.l: `#` and `//` start a comment; blanks around `=` are skipped
+        line = re.split(r"#|//", raw, 1)[0].strip()
         if not line:
             continue
+        line = re.sub(r"\s*=\s*", "=", line)
         where = "%s:%d" % (path, no)
         fields = line.split()
         name = fields[0]
         if "@" in name:
             name = name.rsplit("@", 1)[1]
-        if not name or name.startswith("-") or any(c in name for c in "\"'`$;&|<>()\\"):
-            raise InputError("%s: %s is not a host name" % (where, host_excerpt(name)))
+        if not name or name.startswith("-") or any(c in name for c in "\"'`$;&|<>()\\[]"):
+            # brackets included: Open MPI's hostfile has no node-set ranges (node[1-2])
+            raise Refused("%s: Open MPI refuses the hostfile: %s is not a host name" % (where, host_excerpt(name)))
         count = None
+        got_max = False
         for f in fields[1:]:
             key, eq, value = f.partition("=")
             kind = _OMPI_KEYS.get(key.lower()) if eq else "bad"
             if kind == "bad" or key.lower() not in _OMPI_KEYS:
-                raise InputError("%s: Open MPI's hostfile parser does not know %s" % (where, excerpt(f, 24)))
+                raise Refused("%s: Open MPI's hostfile parser does not know %s" % (where, excerpt(f, 24)))
             if kind == "slots":
                 count = _slots(value, where)
             elif kind == "max_slots":
                 maxs[name] = _slots(value, where)
+                got_max = True
+        if count is None and got_max:
+            # hostfile.c: max_slots without slots sets the slots to max_slots
+            count = maxs[name]
         if name not in slots:
             order.append(name)
             slots[name], explicit[name] = 0, False
         if count is not None:
             if explicit[name] or slots[name]:
-                raise InputError("%s: Open MPI refuses the hostfile: node %s has its slot count defined more than "
-                                 "once (list it once per slot, or once with slots=N)" % (where, name))
+                raise Refused("%s: Open MPI refuses the hostfile: node %s has its slot count defined more than "
+                              "once (list it once per slot, or once with slots=N)" % (where, name))
             slots[name], explicit[name] = count, True
         else:
             if explicit[name]:
-                raise InputError("%s: Open MPI refuses the hostfile: node %s has its slot count defined more than "
-                                 "once" % (where, name))
+                raise Refused("%s: Open MPI refuses the hostfile: node %s has its slot count defined more than "
+                              "once" % (where, name))
             slots[name] += 1
     return [(h, slots[h], explicit[h]) for h in order]
 
@@ -116,7 +134,14 @@ def mpich(text, path):
         if not line:
             continue
         where = "%s:%d" % (path, no)
-        first = line.split()[0]
+        words = line.split()
+        first = words[0]
+        for w in words[1:]:
+            # Hydra's HYDU_process_mfile_token: after the host, only `ifhn=` is known
+            # ("unrecognized mfile token"); Open MPI's `host slots=N` is refused
+            if w.split("=", 1)[0] != "ifhn" or "=" not in w:
+                raise Refused("%s: Hydra refuses the machinefile: unrecognized mfile token %s (it reads "
+                              "'host:N', not 'host slots=N')" % (where, excerpt(w.split("=", 1)[0], 20)))
         name, colon, n = first.partition(":")
         out.append((_host(name, where), _slots(n, where) if colon else 1))
     if not out:

@@ -249,6 +249,23 @@ def read_openmpi(plan, argv, environ):
     host_specs = [v[0] for v in _all(opts, "--host")]
     hfs = [v[0] for v in _all(opts, "--hostfile", "--machinefile", "--default-hostfile")]
     hosts, explicit, src = [], True, None
+    if hfs and not host_specs and not os.path.isfile(os.path.expanduser(hfs[-1])):
+        # the hostfile lives where the job is launched (/job/hostfile, a scheduler's), not
+        # here: the flags alone still give the counts (-np 128 -npernode 4: 32 nodes x 4)
+        for spec in _all(opts, "-x"):
+            _env_flag(plan, spec[0])
+        if plan.forwarded is None:
+            plan.forwarded = []
+        plan.note("hostfile %s is not on this machine: its hosts are read where the job is launched"
+                  % excerpt(hfs[-1], 60))
+        if np_ is not None:
+            plan.world_min = plan.world_max = np_
+        if np_ is not None and per_node is not None:
+            nn = -(-np_ // per_node)
+            plan.nnodes_min = plan.nnodes_max = nn
+            plan.nproc_per_node = per_node if np_ % per_node == 0 else None
+        _program(plan, prog, rest, launcher)
+        return plan
     if hfs:
         path = hfs[-1]
         rows = hostfiles.openmpi(hostfiles.read(os.path.expanduser(path), "Open MPI hostfile"), path)
@@ -290,6 +307,46 @@ def read_openmpi(plan, argv, environ):
 
 
 def read_hydra(plan, argv, environ, launcher="mpiexec.hydra"):
+    contexts = _contexts(argv)
+    if len(contexts) > 1:
+        return _read_hydra_mpmd(plan, contexts, environ, launcher)
+    return _read_hydra(plan, argv, environ, launcher)
+
+
+def _read_hydra_mpmd(plan, contexts, environ, launcher):
+    """Hydra's MPMD form `mpiexec [global opts] -n 4 ./a : -n 4 ./b`: the executables run
+    together in one world of the summed -n (MPICH's mpiexec(1): "mpiexec -n 1 ./master : -n
+    19 ./slave" starts 20 processes), placed in turn over the one host list (the global
+    -f/-hosts, which Hydra reads in the first section)."""
+    from gpudoctor.launch.plan import Plan
+
+    counts, first = [], None
+    for k, ctx in enumerate(contexts):
+        sub = Plan()
+        _read_hydra(sub, ctx, environ, launcher)
+        n = sub.world_size()
+        if n is None:
+            refuse(launcher, "section %d of the MPMD line gives no -n" % (k + 1))
+        counts.append(n)
+        first = first or sub
+    total = sum(counts)
+    opts = [a for a in contexts[0]]
+    # the first section's options with its -n replaced by the total: the same placement
+    i = 0
+    rebuilt = []
+    while i < len(opts):
+        if opts[i] in ("-n", "-np") and i + 1 < len(opts):
+            rebuilt += [opts[i], str(total)]
+            i += 2
+            continue
+        rebuilt.append(opts[i])
+        i += 1
+    _read_hydra(plan, rebuilt, environ, launcher)
+    plan.note("MPMD: %d sections, -n %s, one world of %d" % (len(counts), " + ".join(map(str, counts)), total))
+    return plan
+
+
+def _read_hydra(plan, argv, environ, launcher="mpiexec.hydra"):
     plan.launcher = launcher
     opts, prog, rest = split_mpi(argv, "hydra", launcher, long_single_dash=False)
     where = launcher
