@@ -120,7 +120,10 @@ def state(util, frac):
 
 
 def traffic(w):
-    """{rdma_bytes_s, ports: [...], iface: busiest non-loopback interface or None, iface_bytes_s}."""
+    """{rdma_bytes_s, ports, counted_ports, iface, iface_bytes_s}. ``iface`` is the job's
+    interface: among non-loopback interfaces, those of the job's own network namespace when it
+    has one, then those its NCCL_SOCKET_IFNAME selects (NCCL's syntax, as for NCCL_IB_HCA),
+    then the busiest; the node's busiest interface when nothing narrows it."""
     ports = [p for p in _list(_dict(w.get("rdma")).get("ports")) if isinstance(p, dict)]
     rdma = sum((_pos(p.get("xmit_bytes_s")) or 0) + (_pos(p.get("rcv_bytes_s")) or 0) for p in ports)
     counted = [p for p in ports if p.get("counters")]
@@ -130,7 +133,11 @@ def traffic(w):
             continue
         ifaces.append(((_pos(n.get("rx_bytes_s")) or 0) + (_pos(n.get("tx_bytes_s")) or 0), n))
     ifaces.sort(key=lambda x: -x[0])
-    top = ifaces[0] if ifaces else (0, None)
+    pick = [x for x in ifaces if x[1].get("netns")] or ifaces
+    for spec in job_env(w).get("NCCL_SOCKET_IFNAME", [])[:1]:
+        names = _hca_matches(spec, [str(x[1].get("name")) for x in pick])
+        pick = [x for x in pick if str(x[1].get("name")) in names] or pick
+    top = pick[0] if pick else (0, None)
     return {"rdma_bytes_s": rdma if counted else None, "ports": ports, "counted_ports": counted,
             "iface": top[1], "iface_bytes_s": top[0]}
 
@@ -164,6 +171,9 @@ def _iface_text(t):
     n = t["iface"]
     if not n:
         return "no interface"
+    if n.get("netns"):
+        return "%s (in the job's network namespace, pid %s) %s" % (n.get("name"), n.get("pid"),
+                                                                   human_rate(t["iface_bytes_s"]))
     kind = n.get("kind") or n.get("link_type") or "?"
     return "%s (%s) %s" % (n.get("name"), kind, human_rate(t["iface_bytes_s"]))
 
@@ -403,12 +413,12 @@ def watch_transport(facts, config):
     t = traffic(w)
     if on_hcas(t):
         holds = [p for p in procs if _list(p.get("infiniband_fds"))]
-        yield Pass("the job's bytes are on the HCAs: %s; busiest interface %s%s" % (
+        yield Pass("the job's bytes are on the HCAs: %s; the job's interface %s%s" % (
             _ports_text(t), _iface_text(t), "; pid %s holds %s open" % (
                 holds[0].get("pid"), ", ".join(_list(holds[0].get("infiniband_fds"))[:3])) if holds else ""))
         return
     if not on_sockets(t):
-        yield NA("no traffic between nodes in the window (busiest interface %s; %s)" % (_iface_text(t), _ports_text(t)))
+        yield NA("no traffic between nodes in the window (the job's interface %s; %s)" % (_iface_text(t), _ports_text(t)))
         return
     causes, exports, notes = socket_causes(w)
     msg = "NCCL on sockets: the job's bytes go over %s and %s" % (
@@ -510,8 +520,8 @@ def node_rows(facts):
         "gpu_reason": _dict(w.get("gpu")).get("reason"),
         "driver_version": _dict(w.get("gpu")).get("driver_version"),
         "gpus": [dict((k, round(v, 3) if isinstance(v, float) else v) for k, v in g.items()) for g in gs],
-        "busiest_interface": t["iface"].get("name") if t["iface"] else None,
-        "busiest_interface_bytes_s": t["iface_bytes_s"], "rdma_bytes_s": t["rdma_bytes_s"],
+        "job_interface": t["iface"].get("name") if t["iface"] else None,
+        "job_interface_bytes_s": t["iface_bytes_s"], "rdma_bytes_s": t["rdma_bytes_s"],
         "processes": [{"pid": p.get("pid"), "comm": p.get("comm"), "gpus": p.get("gpus"), "env": p.get("env"),
                        "infiniband_fds": p.get("infiniband_fds"), "cpu_pct": p.get("cpu_pct")} for p in processes(w)],
         "cpu": w.get("cpu"), "disks": w.get("disks"),
@@ -530,13 +540,13 @@ def _node_line(host, r):
         len(gs), "" if len(gs) == 1 else "s", _mean([g["util"] for g in gs]) or 0,
         100 * (_mean([g["frac"] for g in gs]) or 0), ", ".join("%s %d" % kv for kv in sorted(states.items())))
     return "  %-12s %s; %s %s; RDMA %s; %d job process%s" % (
-        host, gpus, r["busiest_interface"] or "-", human_rate(r["busiest_interface_bytes_s"]),
+        host, gpus, r["job_interface"] or "-", human_rate(r["job_interface_bytes_s"]),
         human_rate(r["rdma_bytes_s"]) if r["rdma_bytes_s"] is not None else "-", len(r["processes"]),
         "" if len(r["processes"]) == 1 else "es")
 
 
 def table_lines(nodes):
-    """Text lines: per node, per GPU utilization/power/clock, the busiest interface and the
+    """Text lines: per node, per GPU utilization/power/clock, the job's interface and the
     HCAs; one line per node when there are more than DETAILED_NODES."""
     out = ["Samples"]
     live = [n for n in nodes if n.reachable]
@@ -557,7 +567,7 @@ def table_lines(nodes):
                 g["index"], g["util"] or 0, g["util_min"] or 0, g["util_max"] or 0, g["power_w"] or 0,
                 g["limit_w"] or 0, 100 * (g["frac"] or 0), g["clock"] or 0, g["state"]))
         out.append("    net   %s %s; RDMA %s" % (
-            r["busiest_interface"] or "-", human_rate(r["busiest_interface_bytes_s"]),
+            r["job_interface"] or "-", human_rate(r["job_interface_bytes_s"]),
             human_rate(r["rdma_bytes_s"]) if r["rdma_bytes_s"] is not None else "no port counters"))
         cpu = _dict(r.get("cpu"))
         if cpu:

@@ -463,9 +463,13 @@ def gpu_sampler(ctx):
 
 # ---------------------------------------------------------------- the window
 
-def _counters(ctx):
+def _counters(ctx, ns_pids=None):
+    """Every counter the window compares; ``ns_pids``: {net namespace: a job pid in it} for
+    jobs in another network namespace (a container's own), whose interfaces only
+    /proc/PID/net/dev shows (proc(5): /proc/[pid]/net is that process's namespace view)."""
     stat = parse_proc_stat(ctx.read("/proc/stat"))
-    return {"net": read_net(ctx), "rdma": read_rdma(ctx), "cpu": stat, "disks": read_disks(ctx)}
+    job_net = dict((ns, parse_proc_net_dev(ctx.read("/proc/%d/net/dev" % pid))) for ns, pid in (ns_pids or {}).items())
+    return {"net": read_net(ctx), "rdma": read_rdma(ctx), "cpu": stat, "disks": read_disks(ctx), "job_net": job_net}
 
 
 def _pid_ticks(ctx, pids):
@@ -475,13 +479,19 @@ def _pid_ticks(ctx, pids):
 def summarize(start, end, elapsed):
     """Counters at the start and the end of the window -> deltas and rates."""
     net = []
-    for name, b in sorted(end["net"].items()):
-        a = start["net"].get(name)
-        if a is None:
-            continue
-        rx, tx = _delta(a["rx_bytes"], b["rx_bytes"]), _delta(a["tx_bytes"], b["tx_bytes"])
-        net.append({"name": name, "rx_bytes": rx, "tx_bytes": tx, "rx_bytes_s": _rate(rx, elapsed),
-                    "tx_bytes_s": _rate(tx, elapsed)})
+    views = [(None, start["net"], end["net"])] + [
+        (ns, start.get("job_net", {}).get(ns, {}), b) for ns, b in sorted(end.get("job_net", {}).items())]
+    for ns, before_net, after_net in views:
+        for name, b in sorted(after_net.items()):
+            a = before_net.get(name)
+            if a is None:
+                continue
+            rx, tx = _delta(a["rx_bytes"], b["rx_bytes"]), _delta(a["tx_bytes"], b["tx_bytes"])
+            row = {"name": name, "rx_bytes": rx, "tx_bytes": tx, "rx_bytes_s": _rate(rx, elapsed),
+                   "tx_bytes_s": _rate(tx, elapsed)}
+            if ns is not None:  # the job's own namespace: its interface names are what NCCL_SOCKET_IFNAME names
+                row.update(netns=ns, kind="loopback" if name == "lo" else "job-netns")
+            net.append(row)
     ports = []
     before = dict(((p["device"], p["port"]), p) for p in start["rdma"])
     for p in end["rdma"]:
@@ -534,8 +544,13 @@ def watch(ctx):
         procs_source = "environ" if pids else procs_source
     nvl0 = sampler.nvlink() if sampler else []
     ticks0 = _pid_ticks(ctx, pids)
+    own_ns, ns_pids = ctx.readlink("/proc/self/ns/net"), {}
+    for pid in sorted(pids):
+        ns = ctx.readlink("/proc/%d/ns/net" % pid)
+        if ns and own_ns and ns != own_ns and len(ns_pids) < 16:
+            ns_pids.setdefault(ns, pid)
     t0 = time.monotonic()
-    start = _counters(ctx)
+    start = _counters(ctx, ns_pids)
     try:
         tick = 0
         while True:
@@ -553,7 +568,7 @@ def watch(ctx):
             while tick * interval <= time.monotonic() - t0:
                 tick += 1
             time.sleep(max(0.0, min(tick * interval - (time.monotonic() - t0), left)))
-        end = _counters(ctx)
+        end = _counters(ctx, ns_pids)
         elapsed = time.monotonic() - t0
         nvl1 = sampler.nvlink() if sampler else []
         ticks1 = _pid_ticks(ctx, pids)
@@ -569,9 +584,12 @@ def watch(ctx):
         g["nvlink_tx_bytes_s"] = _rate(_delta(a[0], b[0]) * 1024, elapsed) if ok and _delta(a[0], b[0]) is not None else None
         g["nvlink_rx_bytes_s"] = _rate(_delta(a[1], b[1]) * 1024, elapsed) if ok and _delta(a[1], b[1]) is not None else None
     net, ports, cpu, disks = summarize(start, end, elapsed)
-    kinds = net_kinds(ctx, [n["name"] for n in net])
+    kinds = net_kinds(ctx, [n["name"] for n in net if "netns" not in n])
     for n in net:
-        n.update(kinds.get(n["name"], {}))
+        if "netns" in n:
+            n["pid"] = ns_pids.get(n["netns"])
+        else:
+            n.update(kinds.get(n["name"], {}))
     hz = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
     procs = []
     for pid in sorted(pids)[:MAX_JOB_PROCS]:
