@@ -50,12 +50,12 @@ def _bracket_count(inner):
 
 
 def count_bound(pattern):
-    """An upper bound on the names a node set stands for, from its text alone: ClusterShell's
-    RangeSet builds every index of a range before it can count it ('gpu[1-99999999]' took
-    minutes and gigabytes), so a bound is checked first. Elements joined by ',' or '^' add up,
-    '!' keeps the left side's count, '&' the smaller one. None when the text is not plain
-    node-set syntax (NodeSet itself then decides)."""
-    total, op, depth, start = 0, ",", 0, 0
+    """How many names ClusterShell builds for a node set, from its text alone: its RangeSet makes
+    every index of a range before anything can count them ('gpu[1-99999999]' took minutes and
+    gigabytes), so this bound is checked first. Every operand counts, whatever joins it (',',
+    '!', '&', '^'): 'n[1-99999999]&n[1-3]' names 3 nodes but builds 10^8 indexes. None when
+    the text is not plain node-set syntax (NodeSet itself then decides)."""
+    total, depth, start = 0, 0, 0
     for i, c in enumerate(pattern + ","):
         if c == "[":
             depth += 1
@@ -63,7 +63,7 @@ def count_bound(pattern):
             depth -= 1
         if depth or c not in ",!&^":
             continue
-        elem = pattern[start:i].strip()
+        elem = pattern[start:i]
         start = i + 1
         n = 1
         for m in re.finditer(r"\[([^\[\]]*)\]", elem):
@@ -71,11 +71,7 @@ def count_bound(pattern):
             if k is None:
                 return None
             n *= k
-        if op in ",^":
-            total += n
-        elif op == "&":
-            total = min(total, n)
-        op = c
+        total += n
     return total
 
 

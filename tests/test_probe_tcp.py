@@ -6,7 +6,11 @@ bridge (tests/sshcluster.py's nodes, moved off loopback so that links can differ
 - ``blocked``: drops TCP to the job's port range (a policy rule in its namespace, like a
   firewall DROP rule), so peers cannot connect to its probe listener;
 - ``hang``: its python3 never answers (a hung interpreter);
-- the budget is honoured, and no probe process is left on any node afterwards.
+- ``mhang``: says hello, then every measurement worker hangs (a node wedged mid-probe);
+- ``pfull``: another program holds every port of the probe's range on its address;
+- a third party on a peer's own address, knocking with the right tag but not the run's key;
+- the budget is honoured, SIGINT and SIGTERM print the partial report, a controller killed
+  with SIGKILL leaves nothing behind, and no probe process is left on any node afterwards.
 """
 
 import io
@@ -14,6 +18,7 @@ import json
 import os
 import random
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -157,6 +162,14 @@ def bed():
     os.chmod(os.path.join(hang_bin, "python3"), 0o755)
     os.chmod(c.base, 0o755)
     path = "/usr/local/bin:/usr/bin:/bin"
+    mhang_bin = os.path.join(c.base, "mhang-bin")
+    os.makedirs(mhang_bin)
+    with open(os.path.join(mhang_bin, "python3"), "w") as f:
+        # the collector and the hello worker run; a measurement worker hangs after a normal start
+        f.write("#!/bin/sh\nf=$(mktemp)\ncat > \"$f\"\n"
+                "if ! tail -n 1 \"$f\" | grep -q '\"role\": \"tcp-'; then %s - < \"$f\"; rc=$?; rm -f \"$f\"; "
+                "exit $rc; fi\nrm -f \"$f\"\nexec sleep 600\n" % shutil.which("python3", path=path))
+    os.chmod(os.path.join(mhang_bin, "python3"), 0o755)
     try:
         c.add("n1", env={"PATH": path})
         c.add("n2", env={"PATH": path})
@@ -164,6 +177,8 @@ def bed():
         c.add("slow", env={"PATH": path}, rate="20mbit")
         c.add("blocked", env={"PATH": path}, drop_ports=PORTS)
         c.add("hang", env={"PATH": hang_bin + ":" + path})
+        c.add("mhang", env={"PATH": mhang_bin + ":" + path})
+        c.add("pfull", env={"PATH": path})
         c.start()
     except Exception:
         c.cleanup()
@@ -271,7 +286,9 @@ def test_check_probe_runs_after_the_report_with_the_checks_facts(bed):
     assert "probe.bandwidth.line_rate" not in probe
 
 
-def test_ctrl_c_ends_the_run_and_leaves_nothing(bed):
+@pytest.mark.parametrize("sig,code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_sigint_and_sigterm_end_the_run_print_the_partial_report_and_leave_nothing(bed, sig, code):
+    # SIGTERM is what timeout, scancel, systemd and Kubernetes send: it ends the run as Ctrl-C does
     p = subprocess.Popen(GD + ["probe", "--hosts", bed.hostfile(["n1", "n2", "n3"]), "--mode", "tcp",
                                "--tcp-seconds", "3", "--budget", "60", "--ports", PORTS, "--ssh-config", bed.ssh_config],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=bed.base)
@@ -279,10 +296,82 @@ def test_ctrl_c_ends_the_run_and_leaves_nothing(bed):
     while not probe_processes() and time.time() < deadline:  # wait until workers run on the nodes
         time.sleep(0.05)
     assert probe_processes(), "no probe worker started"
-    p.send_signal(2)  # SIGINT, as Ctrl-C
+    p.send_signal(sig)
     out, err = p.communicate(timeout=30)
-    assert p.returncode == 130 and "interrupted" in err
+    assert p.returncode == code and "interrupted (%s)" % sig.name in err, err
+    assert out.startswith("gpudoctor probe: mode") and "INTERRUPTED by %s" % sig.name in out
+    assert "cleanup: 3 node(s)" in out
     assert wait_no_probe_processes() == []
+
+
+def test_workers_end_by_themselves_when_the_controller_is_killed(bed):
+    # SIGKILL leaves no chance to clean up: the hung interpreter on "hang" ends under the
+    # `timeout -k` its remote command runs in (hello's deadline, 2 s here, + 2 s), as check's do
+    p = subprocess.Popen(GD + ["probe", "--hosts", bed.hostfile(["n1", "hang"]), "--mode", "tcp", "--budget", "5",
+                               "--ports", PORTS, "--ssh-config", bed.ssh_config],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=bed.base)
+    deadline = time.time() + 15
+    while len(probe_processes()) < 2 and time.time() < deadline:
+        time.sleep(0.05)
+    assert probe_processes(), "no probe worker started"
+    p.kill()
+    p.wait()
+    assert wait_no_probe_processes(timeout=10) == []
+
+
+def test_a_node_hung_in_measurement_and_a_node_with_every_port_taken_are_findings(bed):
+    # pfull: another program holds the whole range on pfull's address (the first port included);
+    # mhang: hello works, every measurement worker hangs. Each is a finding on that node (exit 1),
+    # and the hung pairs cost their round's share only: all 3 rounds run, the healthy pair included
+    lo, hi = (int(x) for x in PORTS.split("-"))
+    holder = subprocess.Popen(["ip", "netns", "exec", bed.nodes["pfull"]["ns"], sys.executable, "-c",
+                               "import socket, sys, time\nss = []\nfor p in range(%d, %d):\n"
+                               "    s = socket.socket(); s.bind((%r, p)); s.listen(1); ss.append(s)\n"
+                               "print('held', flush=True)\ntime.sleep(120)\n" % (lo, hi + 1,
+                                                                                   bed.nodes["pfull"]["addr"])],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        rc, out, err, took = gd(bed, "probe", "--hosts", bed.hostfile(["n1", "n2", "mhang", "pfull"]), "--mode",
+                                "tcp", "--json", "--budget", "16", "--tcp-seconds", "0.1", "--ports", PORTS)
+    finally:
+        holder.kill()
+        holder.wait()
+    doc = json.loads(out)
+    print(json.dumps(doc["pairs"], indent=0), json.dumps(doc["findings"], indent=0))  # shown on failure
+    assert doc["isolation"]["rounds_skipped"] == 0
+    assert any({p["a"], p["b"]} == {"n1", "n2"} and p["gbps"] and p["pass"] == 1 for p in doc["pairs"])
+    failed = {tuple(f["hosts"]): f["observed"] for f in doc["findings"] if f["check"] == "probe.node.failed"}
+    assert failed == {("mhang",): "hang", ("pfull",): "port-in-use"}
+    # the healthy peers are never blamed for the hung node's pairs
+    assert {p["blame"] for p in doc["pairs"] if p["error"]} == {"mhang", "pfull"}
+    (taken,) = [f for f in doc["findings"] if f["check"] == "probe.port.in_use"]
+    assert taken["hosts"] == ["pfull"] and str(lo) in taken["message"]
+    assert rc == 1 and took < 16 + 3
+    assert wait_no_probe_processes() == []
+
+
+def test_a_third_party_on_the_peers_address_without_the_key_is_refused(bed):
+    # from n2's own namespace (n2's address: the one n1's listener expects), knock on every port
+    # of the range with the right tag but not the run's key, all through the probe
+    lo, hi = (int(x) for x in PORTS.split("-"))
+    knock = subprocess.Popen(["ip", "netns", "exec", bed.nodes["n2"]["ns"], sys.executable, "-c",
+                              "import socket, time\nwhile True:\n    for p in range(%d, %d):\n"
+                              "        s = socket.socket(); s.settimeout(0.2)\n"
+                              "        try:\n            s.connect((%r, p)); s.sendall(b'U'); s.shutdown(socket.SHUT_WR)\n"
+                              "        except OSError:\n            pass\n        s.close()\n    time.sleep(0.01)\n"
+                              % (lo, hi + 1, bed.nodes["n1"]["addr"])])
+    try:
+        rc, out, err, took = gd(bed, "probe", "--hosts", bed.hostfile(["n1", "n2"]), "--mode", "tcp", "--json",
+                                "--budget", "15", "--tcp-seconds", "0.5", "--ports", PORTS)
+    finally:
+        knock.kill()
+        knock.wait()
+    doc = json.loads(out)
+    (p,) = [x for x in doc["pairs"] if x["a"] == "n1"]
+    assert p["error"] is None and p["gbps"] > 0.2, p  # measured as if nobody had knocked
+    assert p.get("rejected", 0) >= 1  # the knocks reached the listener and were turned away
+    assert rc == 0 and not [f for f in doc["findings"] if f["severity"] in ("error", "warning")]
 
 
 def test_a_short_budget_skips_rounds_and_says_so(bed):

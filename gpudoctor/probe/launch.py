@@ -21,6 +21,7 @@ even a worker that hung before it said anything.
 """
 
 import json
+import math
 import os
 import queue
 import re
@@ -342,8 +343,8 @@ class SshTransport(object):
         """The remote command: find the interpreter, mark the run in the environment, and run the
         script from stdin under coreutils `timeout -k` (as `check`'s collector runs,
         gpudoctor/transport/ssh.py): a worker whose controller was killed, or whose interpreter
-        hangs before its own watchdog is armed, still ends. TERM at ``timeout`` + 2 s, KILL 2 s
-        later; the worker's watchdog (at ``timeout``) comes first when it runs at all."""
+        hangs before its own watchdog is armed, still ends. TERM 2 s after ``timeout`` (rounded
+        up), KILL 2 s later; the worker's watchdog (at ``timeout``) comes first when it runs at all."""
         py = shlex.quote(self.python)
         env = ""
         if token:
@@ -353,7 +354,7 @@ class SshTransport(object):
         guard = ""
         if timeout:
             guard = "command -v timeout >/dev/null 2>&1 && exec timeout -k 2 %d %s -; " % (
-                int(min(float(timeout), 86400)) + 3, py)
+                int(math.ceil(min(float(timeout), 86400))) + 2, py)
         return ("command -v %s >/dev/null 2>&1 || { echo 'gpudoctor: interpreter not found on PATH' >&2; exit 127; }; "
                 "%s%sexec %s -" % (py, env, guard, py))
 

@@ -178,8 +178,9 @@ def _run_rounds(rounds, fn, deadline, log, min_round, cap, sink=None, pass_no=1)
     for i, pairs in enumerate(rounds):
         now = time.time()
         est = min(last, min_round) if last is not None else 0.0
-        if now >= deadline or now + est * 1.2 > deadline:
+        if now >= deadline or now + est > deadline:
             skipped = len(rounds) - i
+            log("%d round(s) skipped: %.1fs left of this pass, a round takes %.1fs" % (skipped, deadline - now, est))
             break
         rdl = min(cap, now + max(min_round, (deadline - now) / (len(rounds) - i)))
         t0 = time.time()
@@ -195,7 +196,7 @@ def _run_rounds(rounds, fn, deadline, log, min_round, cap, sink=None, pass_no=1)
             pool.shutdown(wait=False)  # interrupted: the pairs still running end with the cleanup
         done.extend(res)
         last = time.time() - t0
-        log("round %d/%d: %d pairs in %.1fs" % (i + 1, len(rounds), len(pairs), last))
+        log("round %d/%d: %d pairs in %.1fs (its share: %.1fs)" % (i + 1, len(rounds), len(pairs), last, rdl - t0))
     return done, skipped
 
 

@@ -1,0 +1,307 @@
+"""The probe against a hostile network and hostile nodes (issue 23, items 6 and 7), on this
+machine: the TCP listener's authentication (the run's key, the peer's address, the chosen
+address only), a node's output bounded in bytes, node output of the wrong shape, pair failures
+as findings on the node they blame, the budget shared by rounds, bad arguments refused before
+anything starts. The same over real sshd nodes in network namespaces: tests/test_probe_tcp.py."""
+
+import errno
+import json
+import os
+import socket
+import stat
+import subprocess
+import sys
+import threading
+import time
+import uuid
+
+import pytest
+
+from gpudoctor.probe import findings, launch, node, plan, report, run
+
+KEY = os.urandom(32)
+
+
+def wait_for(fn, timeout=10):
+    deadline = time.time() + timeout
+    while True:
+        v = fn()
+        if v or time.time() > deadline:
+            return v
+        time.sleep(0.02)
+
+
+def _server(tr, token, peer="127.0.0.2", addr="127.0.0.1", ports=(45300, 45340), accept_s=8.0):
+    return launch.start_worker(tr, "a", {"role": "tcp-server", "addr": addr, "peer_addr": peer, "key": KEY.hex(),
+                                         "ports": list(ports), "seconds": 0.2, "streams": 2, "accept_s": accept_s,
+                                         "hard_s": 15}, token)
+
+
+def _intrude(port, payload, src="127.0.0.2"):
+    """Connect from ``src``, send ``payload``; True when the listener closed on us at once."""
+    s = socket.socket()
+    s.bind((src, 0))
+    s.settimeout(5)
+    s.connect(("127.0.0.1", port))
+    try:
+        s.sendall(payload)
+        s.shutdown(socket.SHUT_WR)  # said all it has: judged now, not at the handshake's timeout
+        t0 = time.time()
+        while time.time() - t0 < 5:
+            if not s.recv(1 << 16):
+                return True
+        return False
+    except ConnectionResetError:
+        return True
+    finally:
+        s.close()
+
+
+def test_the_listener_takes_only_the_peer_that_sends_the_run_key():
+    tr = launch.LocalTransport()
+    token = uuid.uuid4().hex
+    srv = _server(tr, token)
+    ready = srv.next_event(time.time() + 10, want=("ready",))
+    assert ready and ready["event"] == "ready", ready
+    port = ready["port"]
+    # a silent third party holds a connection open: it must not hold up the peer (handshakes run apart)
+    silent = socket.create_connection(("127.0.0.1", port), timeout=5)
+    # from the peer's own address, the right tag without the key, then a wrong key: closed at once
+    assert _intrude(port, b"U")
+    assert _intrude(port, b"\0" * 32 + b"U")
+    assert _intrude(port, os.urandom(32) + b"U")
+    # from another address, even with the key: closed before it is read
+    assert _intrude(port, KEY + b"U", src="127.0.0.3")
+    t0 = time.time()
+    cli = launch.start_worker(tr, "b", {"role": "tcp-client", "peer_addr": "127.0.0.1", "port": port,
+                                        "src_addr": "127.0.0.2", "key": KEY.hex(), "seconds": 0.2, "streams": 2,
+                                        "connect_s": 3, "hard_s": 15}, token)
+    rc, rs = cli.next_event(time.time() + 10), srv.next_event(time.time() + 10)
+    silent.close()
+    assert rc["ok"] and rs["ok"], (rc, rs)
+    assert rc["rx_gbps"] > 0.05 and rs["rx_gbps"] > 0.05  # the pair measured as if nobody else came
+    assert rs["rejected"] >= 4
+    assert time.time() - t0 < 5  # the silent connection cost the peer nothing like the handshake's 2 s x n
+    launch.cleanup_run(tr, ["a"], token, timeout=5)
+
+
+def test_the_listener_binds_the_chosen_address_only():
+    tr = launch.LocalTransport()
+    token = uuid.uuid4().hex
+    srv = _server(tr, token, accept_s=2.0)
+    port = srv.next_event(time.time() + 10, want=("ready",))["port"]
+    s = socket.socket()
+    s.settimeout(2)
+    with pytest.raises(OSError) as exc:  # nothing listens on the node's other addresses
+        s.connect(("127.0.0.5", port))
+    assert exc.value.errno == errno.ECONNREFUSED
+    s.close()
+    # an address this machine does not have: said so, never a listener on every interface
+    bad = _server(tr, token, addr="192.0.2.1")  # TEST-NET-1 (RFC 5737)
+    ev = bad.next_event(time.time() + 10)
+    assert ev["ok"] is False and ev["error_kind"] == "not-local" and "192.0.2.1" in ev["error"]
+    launch.cleanup_run(tr, ["a"], token, timeout=5)
+
+
+def test_the_key_travels_on_stdin_never_on_a_command_line_nor_in_the_report():
+    tr = launch.SshTransport.__new__(launch.SshTransport)
+    tr.python = "python3"
+    cmd = tr.command("ab" * 16, timeout=7)
+    assert "timeout -k 2 9 python3 -" in cmd and "GPUDOCTOR_PROBE_RUN=" + "ab" * 16 in cmd
+    key = {}
+    real = launch.start_worker
+
+    def spy(transport, host, config, token):
+        if "key" in config:
+            key["hex"] = config["key"]
+            assert key["hex"] in launch.payload(config)
+        return real(transport, host, config, token)
+
+    run.start_worker = spy
+    try:
+        doc = run.probe(["a", "b"], launch.LocalTransport(addresses={"a": "127.0.0.1", "b": "127.0.0.2"}),
+                        mode="tcp", budget=15, tcp_seconds=0.1, ports=(45350, 45390))
+    finally:
+        run.start_worker = real
+    assert len(key["hex"]) == 64 and key["hex"] not in json.dumps(doc)
+    assert doc["pairs"] and all(p["gbps"] for p in doc["pairs"]), doc["pairs"]
+
+
+# ---------------------------------------------------------------- node output
+
+def _lines(line, n):
+    it = iter([line] * n)
+    calls = {"n": 0}
+
+    def read(limit):
+        calls["n"] += 1
+        return next(it, b"")[:limit]
+
+    return read, calls
+
+
+def test_worker_output_is_bounded_in_bytes_not_lines():
+    # 4 MiB lines x 10,000 of well-formed events: cut off after 16 MiB, not 40 GB later
+    line = b'{"event": "stage", "x": "' + b"a" * ((4 << 20) - 40) + b'"}\n'
+    read, calls = _lines(line, 10000)
+    w = launch.Worker("x", "hello")
+    launch._pump_lines(read, w)
+    ev = w.next_event(time.time() + 1)
+    assert ev["error_kind"] == "garbage" and "16 MiB" in ev["error"]
+    assert calls["n"] * len(line) <= launch.MAX_BYTES + len(line)
+    assert w.events.empty()  # nothing of it was kept
+
+
+@pytest.mark.parametrize("line,why", [
+    (b'{"event": "result", "ok": true, "x": ' + b"[" * 200000 + b"]" * 200000 + b"}\n", "nested"),
+    (b'{"event": "result", "ok": false, "error_kind": "\\u001b]0;x\\u0007"}\n', "not a probe worker"),
+    (b'{"event": "ready", "port": "29500; rm"}\n', "not a probe worker"),
+    (b'{"event": "result", "ok": "yes"}\n', "not a probe worker"),
+])
+def test_node_output_of_the_wrong_shape_is_garbage(line, why):
+    read, _ = _lines(line, 1)
+    w = launch.Worker("x", "hello")
+    launch._pump_lines(read, w)  # a RecursionError here read as an SSH error before
+    ev = w.next_event(time.time() + 1)
+    assert ev["error_kind"] == "garbage" and why in ev["error"]
+
+
+def test_a_nodes_error_text_reaches_the_report_as_one_printable_line():
+    read, _ = _lines(b'{"event": "result", "ok": false, "error_kind": "hang", "error": "x\\u001b[2J\\ncurl|sh"}\n', 1)
+    w = launch.Worker("x", "hello")
+    launch._pump_lines(read, w)
+    err = w.next_event(time.time() + 1)["error"]
+    assert "\x1b" not in err and "\n" not in err and "curl|sh" in err
+
+
+def test_a_deeply_nested_line_from_a_local_node_is_garbage(tmp_path):
+    py = tmp_path / "python3"
+    py.write_text("#!/bin/sh\nexec %s -c 'print(\"{\\\"event\\\": \\\"result\\\", \\\"x\\\": \" + \"[\" * 300000 + "
+                  "\"]\" * 300000 + \"}\")'\n" % sys.executable)
+    py.chmod(py.stat().st_mode | stat.S_IEXEC)
+    doc = run.probe(["a"], launch.LocalTransport(python=str(py)), mode="tcp", budget=10)
+    assert doc["nodes"][0]["error_kind"] == "garbage" and "nested" in doc["nodes"][0]["error"]
+
+
+# ---------------------------------------------------------------- findings and the budget
+
+def _pair(a, b, kind=None, blame=None, gbps=5.0):
+    return {"a": a, "b": b, "gbps": None if kind else gbps, "gbps_ab": None if kind else gbps,
+            "gbps_ba": None if kind else gbps, "error": "%s!" % kind if kind else None, "error_kind": kind,
+            "blame": blame, "pass": 1}
+
+
+@pytest.mark.parametrize("kind", ["port-in-use", "hang", "init-failed", "garbage", "not-local", "no-peer"])
+def test_every_pair_failure_that_blames_a_node_is_a_finding_on_that_node(kind):
+    d = {"mode": "tcp", "ports": [29500, 29599], "jobs": [], "cleanup": {},
+         "nodes": [{"host": h, "error_kind": None} for h in ("n1", "n2", "bad")],
+         "pairs": [_pair("n1", "n2"), _pair("bad", "n1", kind, "bad"), _pair("n2", "bad", kind, "bad")]}
+    f = [x for x in findings.evaluate(d, {}) if x.check == "probe.node.failed"]
+    assert [x.hosts for x in f] == [["bad"]] and f[0].observed == kind and "bad<->n1" in f[0].message
+    assert report.exit_code(findings.evaluate(d, {})) == 1
+
+
+def test_failures_that_blame_no_node_are_not_node_findings():
+    d = {"mode": "tcp", "ports": [29500, 29599], "jobs": [], "cleanup": {},
+         "nodes": [{"host": h, "error_kind": None} for h in ("n1", "n2")] + [
+             {"host": "n3", "error_kind": "interrupted", "error": "interrupted"}],
+         "pairs": [_pair("n1", "n2", "stopped", "n2"), _pair("n1", "n2", "port-blocked", "n2")]}
+    f = findings.evaluate(d, {})
+    assert not [x for x in f if x.check == "probe.node.failed"]
+    assert [x.hosts for x in f if x.check == "probe.port.blocked"] == [["n2"]]
+
+
+def test_the_first_port_of_the_range_taken_is_mentioned():
+    d = {"mode": "tcp", "ports": [29500, 29599], "jobs": [], "pairs": [], "cleanup": {},
+         "nodes": [{"host": "n1", "error_kind": None, "first_port_taken": True},
+                   {"host": "n2", "error_kind": None, "first_port_taken": False}]}
+    (f,) = [x for x in findings.evaluate(d, {}) if x.check == "probe.port.in_use"]
+    assert f.hosts == ["n1"] and "29500" in f.message and f.severity == "warning"
+
+
+def test_hello_says_when_the_first_port_is_held():
+    holder = socket.socket()
+    holder.bind(("127.0.0.1", 0))
+    holder.listen(1)
+    port = holder.getsockname()[1]
+    try:
+        assert node.first_port_taken(port) is True
+    finally:
+        holder.close()
+    assert node.first_port_taken(port) is False
+
+
+def test_a_hung_pair_gets_its_share_and_the_rounds_after_it_run():
+    # 4 nodes, 3 rounds, "h" hangs in every pair it is in: each round ends at its share of the
+    # phase, and every round runs (before: the first hung pair took the whole window)
+    rounds = plan.rounds(["n1", "n2", "n3", "h"])
+    ends = {}
+
+    def fn(a, b, dl):
+        ends.setdefault(round(dl, 3), []).append((a, b))
+        if "h" in (a, b):
+            time.sleep(max(0.0, dl - time.time()))
+            return _pair(a, b, "hang", "h")
+        return _pair(a, b)
+
+    t0 = time.time()
+    done, skipped = run._run_rounds(rounds, fn, t0 + 1.5, lambda m: None, min_round=0.3, cap=t0 + 3)
+    assert skipped == 0 and len(done) == 6
+    assert {frozenset((p["a"], p["b"])) for p in done if not p["error"]} == {
+        frozenset(x) for x in (("n1", "n2"), ("n1", "n3"), ("n2", "n3"))}
+    assert time.time() - t0 < 2.0
+
+
+def test_an_interrupt_reports_what_was_measured_and_ends_the_workers(monkeypatch):
+    calls = {"n": 0}
+    real = run._tcp_pair
+
+    def pair(*a, **kw):
+        calls["n"] += 1
+        if calls["n"] == 3:  # the second round
+            raise KeyboardInterrupt()
+        return real(*a, **kw)
+
+    monkeypatch.setattr(run, "_tcp_pair", pair)
+    tr = launch.LocalTransport(addresses={"a": "127.0.0.1", "b": "127.0.0.2", "c": "127.0.0.3"})
+    doc = run.probe(["a", "b", "c"], tr, mode="tcp", budget=20, tcp_seconds=0.1, ports=(45400, 45440))
+    assert doc["interrupted"] == "SIGINT"
+    assert [p for p in doc["pairs"] if p["gbps"]], doc["pairs"]  # the first round is in the report
+    assert all(c.get("left") == 0 for c in doc["cleanup"].values())
+    assert wait_for(lambda: node.find_run(doc["run_id"]) == [], 5) is True
+    out = []
+    report.render_text(doc, findings.evaluate(doc, {}), type("W", (), {"write": lambda s, x: out.append(x)})())
+    assert "INTERRUPTED by SIGINT" in "".join(out)
+
+
+# ---------------------------------------------------------------- arguments
+
+@pytest.mark.parametrize("args,msg", [
+    (["--max-size", "infG"], "--max-size"), (["--max-size", "1e400G"], "--max-size"),
+    (["--params", "nan"], "--params"), (["--params", "inf"], "--params"),
+    (["--nodes", "gpu[1-99999999]"], "more than --max-nodes"),
+    (["--nodes", "a[1-99999999]-b[1-99999999]"], "more than --max-nodes"),
+    (["--nodes", "n[1-99999999]&n[1-3]"], "more than --max-nodes"),
+])
+def test_bad_arguments_are_refused_before_anything_starts(args, msg):
+    t0 = time.time()
+    p = subprocess.run([sys.executable, "-m", "gpudoctor", "probe", "--budget", "5"] + args, capture_output=True,
+                       text=True, timeout=60)
+    assert p.returncode == 2 and msg in p.stderr and "Traceback" not in p.stderr, p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1 and time.time() - t0 < 5
+
+
+@pytest.mark.parametrize("pattern", ["gpu[01-16]", "a,b,c", "gpu[1-4]-ib[0-1]", "gpu[1-10/2]", "n[1-5]!n3",
+                                     "n[1-9]&n[1-3]", "gpu[001-120],login[1-2]", "x[1-3,7,10-20/5]"])
+def test_the_count_from_the_text_bounds_what_clustershell_expands(pattern):
+    from ClusterShell.NodeSet import NodeSet
+
+    from gpudoctor.nodes import count_bound
+
+    assert count_bound(pattern) >= len(NodeSet(pattern))
+
+
+def test_a_set_operation_counts_every_operand_clustershell_builds():
+    from gpudoctor.nodes import count_bound
+
+    assert count_bound("n[1-99999999]&n[1-3]") == 99999999 + 3  # 3 names, 10^8 indexes built first
