@@ -577,3 +577,40 @@ def table_lines(nodes):
             env = " ".join("%s=%s" % kv for kv in sorted(_dict(p.get("env")).items())[:6])
             out.append("    pid   %s %s%s" % (p.get("pid"), p.get("comm") or "?", ("  " + env) if env else ""))
     return out
+
+
+def prometheus_lines(nodes):
+    """The samples as gauges, after the report's own series (`--format prometheus`): per GPU
+    its mean utilization and power over its limit, per node the job's interface and the HCAs."""
+    from gpudoctor.report.prometheus import _series
+
+    gauges = (("gpudoctor_watch_gpu_utilization_percent", "mean GPU utilization over the window (NVML)"),
+              ("gpudoctor_watch_gpu_power_fraction", "mean power draw over the enforced power limit"),
+              ("gpudoctor_watch_interface_bytes_per_second", "bytes/s on the job's interface (rx+tx)"),
+              ("gpudoctor_watch_rdma_bytes_per_second", "bytes/s through the node's RDMA ports (xmit+rcv)"))
+    rows = dict((name, []) for name, _ in gauges)
+    for n in nodes:
+        if not n.reachable:
+            continue
+        r = node_rows(n.facts or {})
+        if r.get("status") != "ok":
+            continue
+        for g in r["gpus"]:
+            labels = [("host", n.host), ("gpu", g["index"])]
+            if g["util"] is not None:
+                rows["gpudoctor_watch_gpu_utilization_percent"].append(_series(
+                    "gpudoctor_watch_gpu_utilization_percent", labels, "%.1f" % g["util"]))
+            if g["frac"] is not None:
+                rows["gpudoctor_watch_gpu_power_fraction"].append(_series(
+                    "gpudoctor_watch_gpu_power_fraction", labels, "%.3f" % g["frac"]))
+        if r["job_interface"]:
+            rows["gpudoctor_watch_interface_bytes_per_second"].append(_series(
+                "gpudoctor_watch_interface_bytes_per_second", [("host", n.host), ("interface", r["job_interface"])],
+                "%.1f" % r["job_interface_bytes_s"]))
+        if r["rdma_bytes_s"] is not None:
+            rows["gpudoctor_watch_rdma_bytes_per_second"].append(_series(
+                "gpudoctor_watch_rdma_bytes_per_second", [("host", n.host)], "%.1f" % r["rdma_bytes_s"]))
+    out = []
+    for name, help_text in gauges:
+        out += ["# HELP %s %s" % (name, help_text), "# TYPE %s gauge" % name] + rows[name]
+    return out

@@ -210,6 +210,9 @@ def test_json_and_prometheus_reports(capsys):
     assert main(["watch", "--facts", os.path.join(WATCH_FIX, "straggler-gpu03"), "--format", "prometheus"]) == 1
     prom = capsys.readouterr().out
     assert 'gpudoctor_check_status{check="watch.straggler",host="gpu03",severity="error"} 2' in prom
+    assert 'gpudoctor_watch_gpu_power_fraction{host="gpu03",gpu="0"} 0.958' in prom
+    assert 'gpudoctor_watch_rdma_bytes_per_second{host="gpu01"} 20000000000.0' in prom
+    assert 'gpudoctor_watch_interface_bytes_per_second{host="gpu01",interface="eth0"} 2' in prom
 
 
 # ---------------------------------------------------------------- live, on this machine

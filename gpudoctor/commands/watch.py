@@ -115,10 +115,16 @@ def run(args):
     if fmt == "json":
         json.dump(report_dict(report, nodes), stream, indent=2, default=list)
         stream.write("\n")
-    elif fmt in ("prometheus", "junit"):
-        import importlib
+    elif fmt == "prometheus":
+        from gpudoctor.report import prometheus
+        from gpudoctor.watch import prometheus_lines
 
-        importlib.import_module("gpudoctor.report." + fmt).render(report, stream)
+        prometheus.render(report, stream)
+        stream.write("\n".join(prometheus_lines(nodes)) + "\n")
+    elif fmt == "junit":
+        from gpudoctor.report import junit
+
+        junit.render(report, stream)
     else:
         from gpudoctor.report import text
 
