@@ -28,6 +28,7 @@ from gpudoctor import explain  # noqa: E402
 LOGS = os.path.join(ROOT, "fixtures", "logs")
 SPLITS = ("dev", "heldout", "healthy")
 BEGIN, END = "<!-- accuracy:begin (bench/explain_accuracy.py --write) -->", "<!-- accuracy:end -->"
+COV_BEGIN, COV_END = "<!-- coverage:begin (bench/explain_accuracy.py --write) -->", "<!-- coverage:end -->"
 
 # What the fix must name, per family (a regex over the root finding's fix lines and exports).
 FIX_NAMED = {
@@ -235,17 +236,56 @@ def markdown(rows):
     return "\n".join(out) + "\n"
 
 
+def coverage(kb=None):
+    """Markdown: per generated source (gpudoctor/data/knowledge/generated/*.json), how many message
+    sites it holds, how many have a matcher, how many a rule assigns to a family that names a cause
+    or to a generic family (its causes tell the possibilities apart), and which remain unassigned."""
+    import json
+
+    from gpudoctor.explain.knowledge import generated_files
+
+    kb = kb or explain.load_knowledge()
+    out = ["| source | version | message sites | with a matcher | assigned: cause | assigned: family only | "
+           "unassigned |", "| --- | --- | --- | --- | --- | --- | --- |"]
+    lists = []
+    for path in generated_files():
+        with open(path) as f:
+            doc = json.load(f)
+        sites = doc["sites"]
+        if not sites:
+            continue
+        name = os.path.basename(path)[:-5]
+        with_re = [x for x in sites if x.get("re")]
+        fam = [x for x in with_re if x.get("family")]
+        generic = [x for x in fam if kb.by_id[x["family"]].get("generic")]
+        left = [x for x in sites if not x.get("family") or not x.get("re")]
+        out.append("| %s | %s | %d | %d | %d | %d | %d |" % (name, doc["header"]["version"].split(" (")[0], len(sites),
+                                                             len(with_re), len(fam) - len(generic), len(generic),
+                                                             len(left)))
+        if left:
+            shown = sorted({(x.get("name") or x.get("text") or x["id"]).strip() for x in left})
+            lists.append("* %s (%d): %s" % (name, len(left), "; ".join("`%s`" % t.replace("`", "'")[:70]
+                                                                         for t in shown)))
+    return "\n".join(out + ["", "Unassigned sites (no rule names their family, or no literal of 8+ characters to "
+                                  "match on), per source:", ""] + lists) + "\n"
+
+
 def main(argv):
     rows = evaluate()
     md = markdown(rows)
+    cov = coverage()
     if "--write" in argv:
         path = os.path.join(ROOT, "docs", "explain.md")
         with open(path) as f:
             doc = f.read()
         a, b = doc.index(BEGIN) + len(BEGIN), doc.index(END)
+        doc = doc[:a] + "\n" + md + doc[b:]
+        if COV_BEGIN in doc:
+            a, b = doc.index(COV_BEGIN) + len(COV_BEGIN), doc.index(COV_END)
+            doc = doc[:a] + "\n" + cov + doc[b:]
         with open(path, "w") as f:
-            f.write(doc[:a] + "\n" + md + doc[b:])
-    sys.stdout.write(md)
+            f.write(doc)
+    sys.stdout.write(md + "\n" + cov)
     return 0
 
 

@@ -220,3 +220,12 @@ def test_a_known_bug_needs_its_version_and_its_symptom(kb):
     # an affected version alone (a healthy start-up line): no finding at all
     res = explain.explain_text("gpu1:11:11 [0] NCCL INFO NCCL version 2.18.1+cuda12.1\n", kb)
     assert res["verdict"] == "no_error"
+
+
+def test_coverage_per_source_in_docs_is_current(kb):
+    sys.path.insert(0, os.path.join(REPO, "bench"))
+    import explain_accuracy
+
+    with open(os.path.join(REPO, "docs", "explain.md")) as f:
+        doc = f.read()
+    assert explain_accuracy.coverage(kb) in doc, "run: python bench/explain_accuracy.py --write"

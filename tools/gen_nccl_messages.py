@@ -38,6 +38,7 @@ RULES = [
                                                       r"no device found (matching|after excluding)|NCCL_SOCKET_IFNAME"}),
     ("plugin", "nccl.net_plugin", {"text": r"plugin|dlopen|dlsym|dlvsym"}),
     ("nvls", "nccl.nvls", {"text": r"NVLS|multicast|cuMulticast"}),
+    ("p2p", "gpu.p2p", {"text": r"\bP2P\b|peer access|PeerAccess"}),
     ("gdr-peermem", "rdma.peermem", {"text": r"GDR|nv_peer_mem|peermem|dmabuf|DMA-BUF"}),
     ("ib-memlock", "rdma.memlock", {"text": r"ibv_reg_mr|reg_mr|memlock|RLIMIT_MEMLOCK"}),
     ("ib-gid", "rdma.gid_index", {"text": r"GID|gid index|ibv_query_gid"}),
