@@ -5,6 +5,13 @@ the collector's own time (from the facts' collector.duration_s), and peak RSS; w
 is installed, the same for `python -m torch.utils.collect_env` side by side.
 
     python bench/check_bench.py [-n 15] [--fast]
+    python bench/check_bench.py --nvml-floor [-n 11]
+
+``--nvml-floor``: the prolog tier (`gpudoctor check --fast`) against its floor, run interleaved
+(floor, check, floor, check, ...: both see the same machine state): a fresh process that
+starts Python, initialises NVML and reads each GPU's name, memory, compute capability and
+UUID, and nothing else. Prints both medians, their ratio, and where the rest goes (the
+slowest top-level imports of `check --fast`, from `-X importtime`).
 """
 
 import argparse
@@ -31,11 +38,53 @@ def measure(argv, n):
             "cpu_s_median": statistics.median(cpu), "peak_rss_mib": max(rss)}, out
 
 
+NVML_FLOOR = """import pynvml as n
+n.nvmlInit()
+for i in range(n.nvmlDeviceGetCount()):
+    h = n.nvmlDeviceGetHandleByIndex(i)
+    n.nvmlDeviceGetName(h), n.nvmlDeviceGetMemoryInfo(h), n.nvmlDeviceGetCudaComputeCapability(h), n.nvmlDeviceGetUUID(h)
+n.nvmlShutdown()
+"""
+
+
+def nvml_floor(n):
+    check = [sys.executable, "-m", "gpudoctor", "check", "--fast", "--json"]
+    floor = [sys.executable, "-c", NVML_FLOOR]
+    a, b = [], []
+    measure(check, 1)  # warm: bytecode written, page cache
+    for i in range(n):
+        pair = [(floor, a), (check, b)] if i % 2 == 0 else [(check, b), (floor, a)]
+        for argv, into in pair:
+            res, out = measure(argv, 1)
+            into.append(res)
+    fa, cb = statistics.median(r["median_s"] for r in a), statistics.median(r["median_s"] for r in b)
+    rep = json.loads(out if out.startswith(b"{") else measure(check, 1)[1])
+    gpus = [g.get("gpus") for g in [(x.get("profile") or {}) for x in rep.get("nodes", [])]]
+    print("machine: %s, %d cores, Python %s; GPUs: %s" % (platform.platform(), os.cpu_count(),
+                                                         platform.python_version(), gpus))
+    print("NVML floor: median %.3f s (CPU %.3f s); gpudoctor check --fast: median %.3f s (CPU %.3f s); "
+          "ratio %.2fx over %d interleaved pairs; exit %s" % (
+              fa, statistics.median(r["cpu_s_median"] for r in a), cb, statistics.median(r["cpu_s_median"] for r in b),
+              cb / fa, n, rep.get("summary", {}).get("exit_code")))
+    p = subprocess.run(check[:1] + ["-X", "importtime"] + check[1:], capture_output=True, text=True)
+    top = []
+    for line in p.stderr.splitlines():
+        parts = line.split("|")
+        if len(parts) == 3 and parts[1].strip().isdigit() and not parts[2].startswith("  "):
+            top.append((int(parts[1]), parts[2].strip()))
+    print("slowest top-level imports of check --fast (cumulative ms): " + ", ".join(
+        "%s %.1f" % (name, us / 1000.0) for us, name in sorted(top, reverse=True)[:8]))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("-n", type=int, default=15)
     ap.add_argument("--fast", action="store_true", help="the prolog tier (check --fast)")
+    ap.add_argument("--nvml-floor", action="store_true", help="check --fast against the NVML floor, interleaved")
     args = ap.parse_args()
+    if args.nvml_floor:
+        nvml_floor(args.n)
+        return
     base = [sys.executable, "-m", "gpudoctor"]
     check = base + ["check", "--json"] + (["--fast"] if args.fast else [])
     res, _ = measure(check, args.n)

@@ -72,7 +72,11 @@ class MultiSlurm(object):
         self.n = n
         self.faults = dict(faults or {})
         self.tag = "%04x" % random.randrange(1 << 16)  # interface names stay under IFNAMSIZ (15)
-        self.net = "10.%d.%d" % (random.randint(64, 250), random.randint(1, 250))
+        # a /24 for the suite's few nodes; a /16 (172.16-31, unlike the probe tests' 10.x) for benchmarks
+        self.wide = n > 200
+        self.net = ("172.%d" % random.randint(16, 31) if self.wide else
+                    "10.%d.%d" % (random.randint(64, 250), random.randint(1, 250)))
+        self.gateway = self.net + (".0.1" if self.wide else ".1")
         self.bridge = "gds%sb" % self.tag
         self.names = ["sn%d" % i for i in range(1, n + 1)]
         self.host = socket.gethostname().split(".")[0]
@@ -92,6 +96,8 @@ class MultiSlurm(object):
         return "gds%s%d" % (self.tag, i)
 
     def addr(self, i):
+        if self.wide:
+            return "%s.%d.%d" % (self.net, i // 200, 10 + i % 200)
         return "%s.%d" % (self.net, 10 + i)
 
     def node(self, kind):
@@ -182,7 +188,7 @@ class MultiSlurm(object):
         for sub in ("state",):
             os.makedirs(os.path.join(self.dir, sub), exist_ok=True)
         _ip("link", "add", self.bridge, "type", "bridge")
-        _ip("addr", "add", self.net + ".1/24", "dev", self.bridge)
+        _ip("addr", "add", self.gateway + ("/16" if self.wide else "/24"), "dev", self.bridge)
         _ip("link", "set", self.bridge, "up")
         for i in range(1, self.n + 1):
             ns, host_if = self.ns(i), "gds%s%dh" % (self.tag, i)
@@ -190,7 +196,7 @@ class MultiSlurm(object):
             self.spaces.append(ns)
             _ip("link", "add", host_if, "type", "veth", "peer", "name", "eth0", "netns", ns)
             _ip("link", "set", host_if, "master", self.bridge, "up")
-            _ip("-n", ns, "addr", "add", self.addr(i) + "/24", "dev", "eth0")
+            _ip("-n", ns, "addr", "add", self.addr(i) + ("/16" if self.wide else "/24"), "dev", "eth0")
             _ip("-n", ns, "link", "set", "eth0", "up")
             _ip("-n", ns, "link", "set", "lo", "up")
         self._write()
@@ -292,7 +298,7 @@ class MultiSlurm(object):
             os.chmod(exe, 0o755)
         self.gpudoctor = exe
         with open(os.path.join(d, "hosts"), "w") as f:
-            f.write("127.0.0.1 localhost\n%s.1 %s\n" % (self.net, self.host)
+            f.write("127.0.0.1 localhost\n%s %s\n" % (self.gateway, self.host)
                     + "".join("%s %s\n" % (self.addr(i), "sn%d" % i) for i in range(1, self.n + 1)))
         with open(self.defaults, "w") as f:
             f.write("GPUDOCTOR=%s\nGPUDOCTOR_CONFIG=%s\nSLURM_CONF=%s\nGPUDOCTOR_TIMEOUT=20\n" % (
@@ -305,7 +311,7 @@ class MultiSlurm(object):
             os.chmod(os.path.join(d, name), 0o755)
         with open(self.conf, "w") as f:
             f.write("""ClusterName=gdm%(tag)s
-SlurmctldHost=%(host)s(%(net)s.1)
+SlurmctldHost=%(host)s(%(gw)s)
 SlurmUser=root
 SlurmdUser=root
 SlurmctldPort=%(port)d
@@ -334,7 +340,7 @@ PrologFlags=Alloc
 SchedulerParameters=nohold_on_prolog_fail
 HealthCheckProgram=%(d)s/hc
 HealthCheckInterval=1
-NodeName=sn[1-%(n)d] NodeAddr=%(net)s.[11-%(last)d] CPUs=2 RealMemory=500 State=UNKNOWN
-PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
-""" % {"tag": self.tag, "host": self.host, "net": self.net, "port": _free_port(), "dport": _free_port(), "d": d,
-       "n": self.n, "last": 10 + self.n})
+%(nodes)sPartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
+""" % {"tag": self.tag, "host": self.host, "gw": self.gateway, "port": _free_port(), "dport": _free_port(), "d": d,
+       "nodes": "".join("NodeName=sn%d NodeAddr=%s CPUs=2 RealMemory=500 State=UNKNOWN\n" % (i, self.addr(i))
+                        for i in range(1, self.n + 1))})

@@ -1,0 +1,159 @@
+"""Benchmark: gpudoctor's fan-out through srun, ssh and pdsh at N nodes, each beside its floor.
+
+    python bench/srun_scale_bench.py [--sizes 8,64,256] [--repeat 3] [--only srun,ssh]
+
+- srun: a real Slurm of N slurmd daemons, one per network namespace (tests/slurmcluster.py),
+  no job of its own held: `gpudoctor facts --via srun --nodes sn[1-N]` (one job, one step, one
+  task per node, the collector on stdin) beside `srun -N N python3 -c pass` and `srun -N N true`;
+- ssh: N loopback sshd nodes (tests/sshcluster.py): `gpudoctor facts --hosts` beside pdsh running
+  `python3 -c pass` and pdsh running the same collector (`python3 -c 'exec(zlib...)'`), both
+  with curve25519 (bench/fanout_bench.py says why).
+
+Median of --repeat runs, wall clock of the whole command; controller CPU (user+sys of the
+command and the children it waits for: gpudoctor + srun, or pdsh + its ssh clients; the nodes'
+slurmstepd/sshd and python are not counted) and peak RSS, from /usr/bin/time. Needs root,
+Debian's slurmctld/slurmd, openssh-server and pdsh (tests/run.sh installs them). Every node
+runs on this machine: the nodes' interpreter starts share its cores with the controller.
+"""
+
+import argparse
+import base64
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "tests"))
+import slurmcluster  # noqa: E402
+import sshcluster  # noqa: E402
+
+from gpudoctor.collector.bundle import build_script  # noqa: E402
+
+GD = [sys.executable, "-m", "gpudoctor"]
+# `python3` on the nodes is this interpreter itself, as /usr/bin/python3 is on a cluster: not
+# a version manager's shim (pyenv's bash shim costs 100-250 ms per start here, on both sides)
+PATH = os.pathsep.join([os.path.join(sys.base_prefix, "bin"), os.environ.get("PATH", "")])
+os.environ["PATH"] = PATH
+
+
+def timed(cmd, env=None, check=None, timeout=900):
+    """(wall s, controller cpu s, peak rss MiB, stdout)"""
+    t0 = time.perf_counter()
+    p = subprocess.run(["/usr/bin/time", "-f", "GDTIME %U %S %M"] + cmd, capture_output=True, env=env,
+                       timeout=timeout, stdin=subprocess.DEVNULL)
+    wall = time.perf_counter() - t0
+    line = [l for l in p.stderr.decode(errors="replace").splitlines() if l.startswith("GDTIME ")][-1].split()
+    if check is not None:
+        check(p)
+    return wall, float(line[1]) + float(line[2]), int(line[3]) / 1024.0, p.stdout
+
+
+def median_of(fn, repeat):
+    runs = [fn() for _ in range(repeat)]
+    return tuple(statistics.median(r[i] for r in runs) for i in range(3))
+
+
+def row(n, what, floor_name, got, floor):
+    print("| %d | %s | %.2f | %.2f | %.2f | %s %.2f | %.2fx |" % (
+        n, what, got[0], got[1], got[2], floor_name, floor[0], got[0] / floor[0]), flush=True)
+
+
+def bench_srun(n, repeat):
+    base = tempfile.mkdtemp(prefix="gd-srun-bench-")
+    c = slurmcluster.MultiSlurm(base, n)
+    t0 = time.perf_counter()
+    c.start()
+    up = time.perf_counter() - t0
+    try:
+        env = dict(c.env)
+        nodes = "sn[1-%d]" % n
+
+        def facts_ok(p):
+            got = p.stdout.count(b'"schema": "gpudoctor.facts/1"')
+            assert got == n, (got, p.stderr[-800:])
+
+        def tasks_ok(p):
+            assert p.returncode == 0, p.stderr[-800:]
+
+        srun = ["srun", "-N", str(n), "--ntasks-per-node=1", "-t", "5"]
+        timed(srun + ["true"], env, tasks_ok)  # warm: page cache, slurmd's first step
+        true = median_of(lambda: timed(srun + ["true"], env, tasks_ok), repeat)
+        py = median_of(lambda: timed(srun + ["python3", "-c", "pass"], env, tasks_ok), repeat)
+        gd = median_of(lambda: timed(GD + ["facts", "--via", "srun", "--nodes", nodes, "--timeout", "600"], env,
+                                     facts_ok), repeat)
+        print("| %d | (Slurm of %d slurmd up and idle in %.1f s; `srun true` %.2f s) | | | | | |" % (n, n, up, true[0]))
+        row(n, "srun: `gpudoctor facts --via srun`", "`srun python3 -c pass`", gd, py)
+    finally:
+        c.stop()
+
+
+class WideCluster(sshcluster.Cluster):
+    """sshcluster nodes past 245: 127.S.B.A."""
+
+    def addr(self, i):
+        return "127.%d.%d.%d" % (self.subnet, i // 200, 10 + i % 200)
+
+
+def bench_ssh(n, repeat):
+    script = build_script()
+    blob = base64.b64encode(zlib.compress(script.encode(), 9)).decode()
+    remote = ("python3 -c 'import base64,zlib,sys;sys.argv=[\"x\"];exec(zlib.decompress(base64.b64decode(\"%s\")))'"
+              % blob)
+    c = WideCluster()
+    for i in range(n):
+        c.add("b%d" % (i + 1), env={"PATH": "/usr/local/bin:/usr/bin:/bin"})
+    c.start()
+    try:
+        hf = c.hostfile(by_address=True)
+        names = ",".join(x["addr"] for x in c.nodes.values())
+        gd_cmd = GD + ["facts", "--hosts", hf, "--ssh-config", c.ssh_config, "-j", str(min(n, 256)), "--timeout",
+                       "600"]
+        subprocess.run(gd_cmd, capture_output=True)  # warm: known_hosts recorded
+        env = dict(os.environ, PDSH_SSH_ARGS_APPEND="-F %s -o KexAlgorithms=curve25519-sha256 "
+                                                      "-o StrictHostKeyChecking=no" % c.ssh_config)
+
+        def facts_ok(p):
+            got = p.stdout.count(b"gpudoctor.facts/1")
+            assert got == n, (got, p.stderr[-800:])
+
+        def ok(p):
+            assert p.returncode == 0, p.stderr[-800:]
+
+        pdsh = ["pdsh", "-R", "ssh", "-f", str(n), "-w", names]
+        floor = median_of(lambda: timed(pdsh + ["python3 -c pass"], env, ok), repeat)
+        gd = median_of(lambda: timed(gd_cmd, None, facts_ok), repeat)
+        pd = median_of(lambda: timed(pdsh + [remote], env, facts_ok), repeat)
+        row(n, "ssh: `gpudoctor facts --hosts`", "pdsh `python3 -c pass`", gd, floor)
+        row(n, "pdsh running the collector", "pdsh `python3 -c pass`", pd, floor)
+    finally:
+        c.cleanup()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", default="8,64,256")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--only", default="srun,ssh")
+    args = ap.parse_args()
+    load = os.getloadavg()
+    print("machine: %s, %d cores, %.1f GiB RAM, Python %s, %s; load before %.2f" % (
+        platform.platform(), os.cpu_count(), os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2 ** 30,
+        platform.python_version(), subprocess.run(["srun", "--version"], capture_output=True, text=True,
+                                                 stdin=subprocess.DEVNULL).stdout.strip() or "srun ?",
+        load[0]))
+    print("| nodes | what | wall (s) | controller CPU (s) | controller peak RSS (MiB) | floor (s) | ratio |")
+    print("|---|---|---|---|---|---|---|")
+    for n in [int(x) for x in args.sizes.split(",")]:
+        if "srun" in args.only:
+            bench_srun(n, args.repeat)
+        if "ssh" in args.only:
+            bench_ssh(n, args.repeat)
+
+
+if __name__ == "__main__":
+    main()
