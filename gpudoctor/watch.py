@@ -192,7 +192,8 @@ def _ports_text(t):
 
 def _hca_matches(spec, devices):
     """NCCL_IB_HCA: '^' excludes, '=' matches names exactly, else a name is a prefix;
-    entries 'dev[:port]' separated by commas (NCCL's parseStringList/matchIfList, src/misc/utils.cc)."""
+    entries 'dev[:port]' separated by commas (NCCL's parseStringList/matchIfList, src/misc/utils.cc).
+    Ports are not compared: a device named at all counts as selected."""
     spec = spec.strip()
     exclude = spec.startswith("^")
     spec = spec.lstrip("^")
@@ -225,17 +226,19 @@ def socket_causes(w):
     for v in env.get("NCCL_IB_HCA", []):
         if devices and not _hca_matches(v, active or devices):
             causes.append("NCCL_IB_HCA=%s selects no HCA of this node (it has %s)" % (v, ", ".join(active or devices)))
-            exports["NCCL_IB_HCA"] = ",".join("=%s:1" % d if i == 0 else "%s:1" % d
-                                              for i, d in enumerate(active or devices))
+            up = sorted(set("%s:%s" % (p.get("device"), p.get("port")) for p in ports
+                            if p.get("state") == "ACTIVE")) or ["%s:1" % d for d in devices]
+            exports["NCCL_IB_HCA"] = "=" + ",".join(up)
     if not ports:
         causes.append("no RDMA device on this node (/sys/class/infiniband lists none): sockets are NCCL's only "
                       "transport here")
     elif ports and not active:
         causes.append("no RDMA port is ACTIVE (%s)" % ", ".join(
             "%s/%s %s" % (p.get("device"), p.get("port"), p.get("state") or "?") for p in ports[:4]))
-    elif ports and not _list(rd.get("dev_infiniband")):
-        causes.append("/dev/infiniband is missing here (a container without the device): NCCL cannot open the HCAs; "
-                      "docker run --device=/dev/infiniband (or the RDMA device plugin on Kubernetes)")
+    elif ports and not any(str(n).startswith("uverbs") for n in _list(rd.get("dev_infiniband"))):
+        # verbs opens /dev/infiniband/uverbsN (rdma-core libibverbs); rdma_cm alone is not enough
+        causes.append("/dev/infiniband has no uverbs device here (a container without the devices): NCCL cannot "
+                      "open the HCAs; docker run --device=/dev/infiniband (or the RDMA device plugin on Kubernetes)")
     procs = processes(w)
     readable = [p for p in procs if p.get("fds_readable")]
     if readable and not any(_list(p.get("infiniband_fds")) for p in readable):

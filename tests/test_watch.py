@@ -415,3 +415,20 @@ def test_idle_gpus_do_not_hide_the_straggler():
     n3.facts["watch"]["gpu"]["gpus"].append(dict(copy.deepcopy(idle), index=1))
     r = result(run_checks(nodes, list(WATCH), Config()), "watch.straggler")
     assert r.status == "fail" and r.findings[0].hosts == ["gpu03"]
+
+
+def test_a_container_without_uverbs_is_named():
+    """HCAs in sysfs, only rdma_cm in /dev/infiniband (the device machine's own container)."""
+    import copy
+
+    report, nodes = diagnose(os.path.join(WATCH_FIX, "sockets-ib-disabled", "gpu01.json"))
+    doc = copy.deepcopy(nodes[0].facts)
+    for p in doc["watch"]["processes"]["list"]:
+        p["env"] = {}
+    doc["watch"]["rdma"]["dev_infiniband"] = ["rdma_cm"]
+    from gpudoctor.config import Config
+    from gpudoctor.runner import Node, run_checks
+    from gpudoctor.watch import WATCH
+
+    r = result(run_checks([Node(host="gpu01", facts=doc)], list(WATCH), Config()), "watch.transport")
+    assert r.status == "fail" and "/dev/infiniband has no uverbs device here" in r.summary
