@@ -174,3 +174,23 @@ def test_srun_is_a_launcher_with_its_world_from_the_allocation():
     p = build_plan(launch="srun python t.py", environ={})
     assert p.world_size() is None and any("allocation's task count at run time" in n for n in p.notes)
     assert build_plan(launch="srun -N2 torchrun --nnodes 2 --nproc_per_node 8 t.py", environ={}).launcher == "torchrun"
+
+
+def test_commands_built_in_strings_and_launchers_chosen_at_run_time(tmp_path):
+    # patterns from public launch scripts: `cmd="torchrun ${ARGS[@]} x.py"; $cmd`, `$bin torchrun`
+    # with bin set in an if/else, `${@:4}` as the training command, `sh -xeuc '...'` under srun
+    f = tmp_path / "p.sh"
+    f.write_text('mode=$1\nnnodes=$2\ncmd=${@:3}\nif [[ "$mode" == "slurm" ]]; then\n  bin="srun"\nelse\n'
+                 '  bin=""\nfi\nA=(--nproc_per_node 8 --nnodes $nnodes)\nc="torchrun ${A[@]} --master_addr gpu1 $cmd"\n'
+                 '$c\n$bin torchrun --nnodes=$nnodes --nproc_per_node=4 $cmd\n'
+                 "srun -N 2 sh -xeuc 'torchrun --nnodes $SLURM_NNODES --node-rank $SLURM_NODEID --nproc-per-node 8 m.py'\n")
+    res = read_script(str(f), ["slurm", "2", "pre.py", "--x"], environ={})
+    one, two, three = res.launches
+    assert (one.plan.world_size(), one.plan.script, one.plan.script_args) == (16, "pre.py", ["--x"])
+    assert two.plan.world_size() == 8 and any("$bin in front of the launcher" in n for n in res.notes)
+    assert three.via_shell and three.plan.nproc_per_node == 8 and three.plan.machine_rank is None
+    real = real_bash(tmp_path, str(f), ["slurm", "2", "pre.py", "--x"], dict(ALLOC, SLURM_NNODES="2"))
+    torchruns = [r for r in real if r[0] == "torchrun"]
+    assert torchruns[0] == ["torchrun", "--nproc_per_node", "8", "--nnodes", "2", "--master_addr", "gpu1", "pre.py",
+                            "--x"]
+    assert agrees([a for a in one.argv], torchruns[0])

@@ -536,6 +536,17 @@ class Reader:
             if value is None or self.marks(value):
                 return self.unknown("${#%s}" % name, "the length of a value known at run time"), None
             return str(len(value)), None
+        sl = re.match(r"^:\s*([0-9]{1,4})(?::([0-9]{1,4}))?$", rest)
+        if sl:  # ${@:4}, ${@:2:3}, ${VAR:0:8}: bash's offset[:length]
+            off, ln = int(sl.group(1)), sl.group(2)
+            if name in ("@", "*"):
+                items = [self.path] + list(self.positional) if off == 0 else list(self.positional)[off - 1:]
+                items = items[:int(ln)] if ln is not None else items
+                return " ".join(items), (items if quoted_at(name) else None)
+            if value is None or self.marks(value):
+                return self.unknown("${%s}" % body, "a part of a value known at run time"), None
+            part = value[off:]
+            return (part[:int(ln)] if ln is not None else part), None
         op = re.match(r"^(:?[-=+?])(.*)$", rest, re.S)
         if rest and not op:
             return self.unknown("${%s}" % body, "an expansion gpudoctor does not read (pattern or substring)"), None
@@ -701,7 +712,7 @@ class Reader:
         env_prefix = []
         for a in assigns:
             name, _, raw = a.partition("=")
-            env_prefix.append("%s=%s" % (name.rstrip("+"), "".join(self.expand(raw, split=False))))
+            env_prefix.append("%s=%s" % (name.rstrip("+"), " ".join(self.expand(raw, split=False))))
         self.maybe_launch(env_prefix + argv)
 
     def do_assign(self, word):
@@ -715,7 +726,7 @@ class Reader:
                     items.extend(self.expand(w))
             self.assign(name, items, append)
         else:
-            self.assign(name, "".join(self.expand(raw, split=False)), append)
+            self.assign(name, " ".join(self.expand(raw, split=False)), append)
 
     def builtin(self, words):
         w0 = words[0]
@@ -742,6 +753,15 @@ class Reader:
         while k < len(argv) and re.match("^" + NAME + "=", argv[k]):
             k += 1
         rest = argv[k:]
+        lead = []
+        while len(rest) > 1 and re.match("^" + MARK + r"\d+" + MARK + "$", rest[0]) and (
+                os.path.basename(rest[1]) in LAUNCH_PROGS or rest[1:3] == ["accelerate", "launch"]
+                or re.match(r"^python", os.path.basename(rest[1]))):
+            lead.append(rest.pop(0))  # `$bin torchrun ...` with $bin "srun" or "": decided at run time
+        if lead:
+            self.result.notes.append("line %d: %s in front of the launcher is known only at run time (%s): planned "
+                                     "without it" % (self.line, " ".join(self.shown(x) for x in lead),
+                                                     "; ".join(self.marks(x)[0].why for x in lead)))
         while rest and os.path.basename(rest[0]) in ("env", "exec", "nohup", "time", "stdbuf", "numactl"):
             rest = rest[1:]
             while rest and (rest[0].startswith("-") or re.match("^" + NAME + "=", rest[0])):
@@ -773,9 +793,13 @@ class Reader:
         while i < len(argv) and argv[i].startswith("-"):
             i += 2 if ("=" not in argv[i] and argv[i] in SRUN_VALUE) else 1
         rest = argv[i:]
-        if len(rest) >= 3 and os.path.basename(rest[0]) in ("bash", "sh", "zsh") and rest[1] in ("-c", "-lc", "-l"):
-            j = rest.index("-c") if "-c" in rest else (2 if rest[1] == "-lc" else None)
-            if j is None or j + 1 >= len(rest):
+        if len(rest) >= 3 and os.path.basename(rest[0]) in ("bash", "sh", "zsh", "dash"):
+            # bash -c STRING, bash -lc STRING, sh -xeuc STRING: the word after the flags that
+            # hold `c` is the command string
+            j = 1
+            while j < len(rest) and re.match(r"^-[A-Za-z]+$", rest[j]) and "c" not in rest[j]:
+                j += 1
+            if not (j < len(rest) and re.match(r"^-[A-Za-z]*c[A-Za-z]*$", rest[j])) or j + 1 >= len(rest):
                 return None
             body = rest[j + 1]
             before = len(self.result.launches)
@@ -797,6 +821,10 @@ class Reader:
                 la.via_shell = True
             return True
         return None
+
+
+def quoted_at(name):
+    return name == "@"
 
 
 def _eval(node):
@@ -933,10 +961,15 @@ def read_script(path, args=(), environ=None):
 
 
 def _stand_ins(u, k, variant):
+    """Two different values for an unknown, each valid where it stands: a host name (an
+    endpoint: host:port), a port, else a small whole number."""
     if u.fixed is not None:
         return u.fixed
     if u.host:
-        return "unknown-host-%d%s" % (k, "ab"[variant])
+        host = "unknown-host-%d%s" % (k, "ab"[variant])
+        if re.search(r"ENDPOINT|RDZV", u.text.upper()):
+            return "%s:%d" % (host, 29611 + 2 * k + variant)
+        return host
     return str(29611 + 2 * k + variant) if "PORT" in u.text.upper() else str(1 + variant + 2 * k)
 
 
@@ -954,8 +987,10 @@ def _plan_launch(r, la):
     la.unknown = [r.unknowns[m] for m in marks]
     la.shown = " ".join(shlex.quote(r.shown(a)) for a in la.argv)
     plans, errors = [], []
+    first_sub = {}
     for variant in (0, 1):
         sub = {m: _stand_ins(r.unknowns[m], i, variant) for i, m in enumerate(marks)}
+        first_sub = first_sub or sub
         line = " ".join(shlex.quote(re.sub(MARK + r"(\d+)" + MARK, lambda x: sub[int(x.group(1))], a))
                         for a in la.argv)
         try:
@@ -974,7 +1009,7 @@ def _plan_launch(r, la):
     ja, jb = a.to_json(), b.to_json()
     la.varies = [k for k in ja if ja[k] != jb[k] and k not in ("notes",)]
     a.notes = [n for n in a.notes if n in b.notes]
-    _mark_unknown(r, a, b, la)
+    _mark_unknown(r, a, b, la, first_sub)
     la.plan = a
     _findings(r, la)
 
@@ -985,16 +1020,23 @@ def _plan_line(line, env):
     return build_plan(launch=line, environ=env)
 
 
-def _mark_unknown(r, a, b, la):
-    """Fields that differ between the two stand-ins depend on an unknown: None, or the
-    unknown's description for addresses."""
-    def desc(value):
-        for i, u in enumerate(r.unknowns):
-            if isinstance(value, str) and re.search(r"unknown-host-\d+[ab]", value):
-                k = int(re.search(r"unknown-host-(\d+)", value).group(1))
-                marks = sorted({int(m) for x in la.argv for m in re.findall(MARK + r"(\d+)" + MARK, x)})
-                return "%s (%s)" % (r.unknowns[marks[k]].text, r.unknowns[marks[k]].why) if k < len(marks) else None
-        return None
+def _mark_unknown(r, a, b, la, sub):
+    """Fields that differ between the two stand-ins depend on an unknown: numbers None,
+    text with the stand-in written back as the script wrote it (and where it comes from)."""
+    back_map = {v: r.unknowns[m] for m, v in sub.items() if r.unknowns[m].fixed is None}
+    back_map.update({v.rsplit(":", 1)[0]: u for v, u in list(back_map.items()) if u.host and ":" in v})
+
+    def desc(value, why=True):
+        if not isinstance(value, str):
+            return value
+        if value in back_map:
+            u = back_map[value]
+            return "%s (%s)" % (u.text, u.why) if why else u.text
+        out = value
+        for v, u in sorted(back_map.items(), key=lambda x: -len(x[0])):
+            if u.host and v in out:
+                out = out.replace(v, "%s (%s)" % (u.text, u.why) if why else u.text)
+        return out
 
     for f in ("nnodes_min", "nnodes_max", "nproc_per_node", "world_min", "world_max", "master_port", "machine_rank",
               "port_asked"):
@@ -1003,7 +1045,9 @@ def _mark_unknown(r, a, b, la):
     if a.master_addr != b.master_addr:
         a.master_addr = desc(a.master_addr)
     if a.rdzv_endpoint != b.rdzv_endpoint:
-        a.rdzv_endpoint = desc(a.rdzv_endpoint.rsplit(":", 1)[0]) if a.rdzv_endpoint else None
+        a.rdzv_endpoint = desc(a.rdzv_endpoint) if a.rdzv_endpoint else None
+    if a.script != b.script:
+        a.script = desc(a.script, why=False)
     if [(n.host, n.slots, n.procs) for n in a.nodes] != [(n.host, n.slots, n.procs) for n in b.nodes]:
         if len(a.nodes) == len(b.nodes):
             for x, y in zip(a.nodes, b.nodes):
@@ -1017,8 +1061,11 @@ def _mark_unknown(r, a, b, la):
             a.nodes = []
     if a.batch.ok != b.batch.ok:
         a.batch.ok = None
-    if a.script_args != b.script_args and a.script_args and len(la.argv) >= len(a.script_args):
-        a.script_args = [r.shown(x) for x in la.argv[len(la.argv) - len(a.script_args):]]
+    if a.script_args != b.script_args:
+        if len(a.script_args) == len(b.script_args):  # only the words that differ hold a stand-in
+            a.script_args = [desc(x, why=False) if x != y else x for x, y in zip(a.script_args, b.script_args)]
+        else:
+            a.script_args = [desc(x, why=False) for x in a.script_args]
     a.sources = ["%s line %d" % (r.path, la.line)]
 
 
