@@ -19,7 +19,7 @@ import time
 from .base import Unsupported, section
 from .network import ARPHRD, interface_kind
 from .rdma import GDR_MODULES, loaded_modules
-from .system import env_hash, env_shown
+from .system import env_value
 
 MAX_SECONDS = 600.0
 JOB_ENV_PREFIXES = ("NCCL_", "UCX_", "OMPI_")
@@ -132,7 +132,7 @@ def parse_environ(data, key=None):
         if not name.startswith(JOB_ENV_PREFIXES):
             continue
         value = v.decode("utf-8", "replace")[:512]
-        out[name[:128]] = value if env_shown(name) else env_hash(value, key)
+        out[name[:128]] = env_value(name, value, key)
         if len(out) >= MAX_ENV_VARS:
             break
     return out
