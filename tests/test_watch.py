@@ -233,6 +233,9 @@ def test_bad_seconds_is_a_usage_error(capsys):
 
     assert main(["watch", "--local", "--seconds", "nan"]) == 2
     assert "--seconds" in capsys.readouterr().err
+    # check facts are not samples: one line, exit 2, not a report of "not collected"
+    assert main(["watch", "--facts", os.path.join(FIXTURES, "nodes", "devbox-debian12-nogpu.json")]) == 2
+    assert "holds no watch samples" in capsys.readouterr().err
 
 
 def test_a_socket_job_in_a_network_namespace(tmp_path):

@@ -102,7 +102,17 @@ def run(args):
     if args.facts and (args.hosts or args.nodes or args.local):
         raise InputError("--facts reads saved samples: drop --hosts/--nodes/--local")
     cfg = config_from(args)
-    nodes = gather(args, cfg)
+    interrupted = False
+    try:
+        nodes = gather(args, cfg)
+    except KeyboardInterrupt as exc:  # the fan-out hands back what it finished, as for check
+        nodes = getattr(exc, "partial_nodes", None)
+        if nodes is None:
+            raise
+        interrupted = True
+    if args.facts and not any(n.reachable and "watch" in (n.facts or {}) for n in nodes):
+        raise InputError("%s holds no watch samples (gpudoctor watch --save DIR writes them; these are check "
+                         "facts)" % args.facts)
     if args.save and not args.facts:
         from gpudoctor.gather import save
 
@@ -138,6 +148,14 @@ def run(args):
         from gpudoctor.report.atomic import write_atomic
 
         write_atomic(args.output, stream.getvalue())
+    if interrupted:
+        import os
+
+        from gpudoctor.errors import EXIT_INTERRUPTED
+
+        print("gpudoctor: interrupted: report covers the %d nodes gathered so far" % len(nodes), file=sys.stderr)
+        sys.stdout.flush()
+        os._exit(EXIT_INTERRUPTED)  # do not wait for SSH sessions still in flight
     if report.crashed:
         from gpudoctor.errors import EXIT_INTERNAL, crashed_checks
 
