@@ -206,6 +206,18 @@ def _hca_matches(spec, devices):
     return [d for d in devices if (not hit(d)) == exclude]
 
 
+def _nccl_int(text):
+    """An integer variable as NCCL reads it (src/misc/param.cc: strtoll(value, &end, 0); a value
+    that is not a number leaves the default, 0 here)."""
+    t = text.strip()
+    for base in (0, 10):
+        try:
+            return int(t, base)
+        except ValueError:
+            continue
+    return 0
+
+
 def socket_causes(w):
     """(causes, exports, notes): what in the job's environment or on the node keeps NCCL off
     the HCAs, the exports that move it to IB, and what else is worth knowing."""
@@ -220,7 +232,7 @@ def socket_causes(w):
             causes.append("NCCL_NET=%s forces NCCL's socket transport" % v)
             exports["NCCL_NET"] = "IB"
     for v in env.get("NCCL_IB_DISABLE", []):
-        if v.strip() not in ("", "0"):
+        if _nccl_int(v):
             causes.append("NCCL_IB_DISABLE=%s turns NCCL's IB/RoCE transport off" % v)
             exports["NCCL_IB_DISABLE"] = "0"
     for v in env.get("NCCL_IB_HCA", []):
