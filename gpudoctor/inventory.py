@@ -155,7 +155,7 @@ def _expand_bounded(pattern, what, limit):
 
     bound = count_bound(pattern)
     if bound is not None and bound > limit:  # counted from the text: NodeSet would build every index first
-        raise InputError("%s stands for %d node names, more than --max-nodes %d" % (what, bound, limit))
+        raise InputError("%s names %d nodes, more than --max-nodes %d" % (what, bound, limit))
     try:
         count = len(NodeSet(pattern))
     except (NodeSetParseError, ValueError, RecursionError) as exc:
