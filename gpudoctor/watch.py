@@ -14,6 +14,7 @@ The checks live in their own registry (``WATCH``), so `gpudoctor check` never ru
 Thresholds are fractions of each GPU's own enforced power limit, never per-SKU watts.
 """
 
+import re
 import statistics
 
 from gpudoctor.nodes import fold
@@ -206,16 +207,23 @@ def _hca_matches(spec, devices):
     return [d for d in devices if (not hit(d)) == exclude]
 
 
+_STRTOLL = re.compile(r"\s*([+-]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)")
+
+
 def _nccl_int(text):
-    """An integer variable as NCCL reads it (src/misc/param.cc: strtoll(value, &end, 0); a value
-    that is not a number leaves the default, 0 here)."""
-    t = text.strip()
-    for base in (0, 10):
-        try:
-            return int(t, base)
-        except ValueError:
-            continue
-    return 0
+    """An integer variable as NCCL reads it: ncclLoadParam (src/misc/param.cc) calls
+    strtoll(value, nullptr, 0), so '0x1' is 1, '010' is 8, '1abc' is 1 and 'true' is 0."""
+    m = _STRTOLL.match(text)
+    if not m:
+        return 0
+    digits = m.group(2)
+    if digits[:2].lower() == "0x":
+        n = int(digits, 16)
+    elif digits.startswith("0"):
+        n = int(digits, 8)
+    else:
+        n = int(digits)
+    return -n if m.group(1) == "-" else n
 
 
 def socket_causes(w):

@@ -98,9 +98,7 @@ def test_nccl_ib_hca_matching(spec, devices, left):
 def test_nccl_integers_read_as_nccl_reads_them():
     from gpudoctor.watch import _nccl_int
 
-    # only whether it is 0 matters ("010" is 8 to strtoll, 10 here: set either way)
-    assert [bool(_nccl_int(v)) for v in ("1", " 0 ", "0x1", "010", "true", "")] == [True, False, True, True, False,
-                                                                                  False]
+    assert [_nccl_int(v) for v in ("1", " 0 ", "0x1", "010", "1abc", "true", "", "-2")] == [1, 0, 1, 8, 1, 0, 0, -2]
 
 
 def test_the_section_is_unsupported_unless_asked():
