@@ -235,6 +235,9 @@ def socket_causes(w):
     active = sorted(set(str(p.get("device")) for p in ports if p.get("state") == "ACTIVE"))
     devices = sorted(set(str(p.get("device")) for p in ports))
     causes, exports, notes = [], {}, []
+    # NCCL_NET picks a net plugin by name, case-insensitively (strcasecmp in ncclNetInit,
+    # NVIDIA/nccl src/plugin/net.cc): the internal ones are "IB" and "Socket". With NCCL_NET=IB
+    # and IB unusable, init fails ("Failed to initialize any NET plugin") instead of falling back.
     for v in env.get("NCCL_NET", []):
         if v.strip().lower() == "socket":
             causes.append("NCCL_NET=%s forces NCCL's socket transport" % v)
