@@ -167,6 +167,16 @@ REAL = {
         '  File "/usr/lib/python3.6/socket.py", line 460, in fromfd\n'
         "    nfd = dup(fd)\n"
         "OSError: [Errno 24] Too many open files\n"),
+    # https://github.com/facebookresearch/xformers/issues/1144 (solved: the script lacked torch.cuda.set_device)
+    "cublas_set_device": (
+        '  File "/usr/local/lib/python3.10/dist-packages/xformers/ops/sequence_parallel_fused_ops.py", line 891, in '
+        "my_matmul\n"
+        "[rank1]:     torch.matmul(gathered_input[dst_rank], w.t(), out=o)\n"
+        "[rank1]: RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling `cublasCreate(handle)`\n"),
+    # https://github.com/deepspeedai/Megatron-DeepSpeed/issues/126 (the title: the pasted error)
+    "pdsh_paths": (
+        "172.16.220.18: bash: line 0: cd: /data/asc23/src_zero3: No such file or directory 172.16.220.18: bash: "
+        "/home/lxw/anaconda3/envs/sys_py37/bin/python: No such file or directory pdsh@wo\n"),
     # https://github.com/NVIDIA/nccl/issues/1410 (NCCL 2.20.5: not a version with the 2.18 bug)
     "cuda_invalid_argument_2205": (
         "[rank7]: torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:275, "
@@ -229,3 +239,45 @@ def test_coverage_per_source_in_docs_is_current(kb):
     with open(os.path.join(REPO, "docs", "explain.md")) as f:
         doc = f.read()
     assert explain_accuracy.coverage(kb) in doc, "run: python bench/explain_accuracy.py --write"
+
+
+def test_cublas_not_initialized_on_a_rank_names_set_device_first(kb):
+    root, _ = _answer(kb, "cublas_set_device")
+    assert root["id"] == "cuda.cublas_not_initialized" and "set_device" in root["causes"][0]["fix"][0]
+
+
+def test_deepspeed_pdsh_remote_node_without_the_paths(kb):
+    root, fixes = _answer(kb, "pdsh_paths")
+    assert root["family"] == "deepspeed.launcher" and "same path" in fixes and ".deepspeed_env" in fixes
+
+
+def test_invalid_usage_alone_is_the_family_with_its_causes_told_apart(kb):
+    # the phrase NCCL prints for several causes (the issue's NCCL_NET=IB without RDMA among them):
+    # never one specific cause, the duplicate-GPU cause is one of the possibilities
+    text = ("NCCL error in: /opt/pytorch/pytorch/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1287, invalid "
+            "usage, NCCL version 2.17.1 ncclInvalidUsage: This usually reflects invalid usage of NCCL library.\n")
+    res = explain.explain_text(text, kb)  # fixtures/logs/dev/nccl.duplicate_gpu__nccl-1241-...
+    root = res["findings"][0]
+    assert root["id"] == "nccl.invalid_usage" and root["confidence"] == "family"
+    assert root["notes"][0].startswith("How sure: the family is certain")
+    texts = " ".join(c["text"] for c in root["causes"])
+    assert "same GPU" in texts and "NCCL_NET=IB" in texts and "different collectives" in texts
+
+
+def test_structural_answers_say_how_sure_they_are(kb):
+    # an NCCL WARN failure line of a message no entry knows is an error with a family, not "no error"
+    res = explain.explain_text("gpu1:11:12 [0] misc/foo.cc:12 NCCL WARN verbs frobnication failed on mlx5_0\n", kb)
+    assert res["verdict"] == "root_cause" and res["findings"][0]["id"] == "nccl.net_ib"
+    assert res["findings"][0]["confidence"] == "structural" and "How sure: low" in res["findings"][0]["notes"][0]
+    # a known harmless WARN line stays a note
+    res = explain.explain_text("gpu1:11:11 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]\n", kb)
+    assert res["verdict"] == "no_error"
+    # a Slurm daemon's fatal line
+    res = explain.explain_text("slurmd: fatal: Unable to determine this slurmd's NodeName\n", kb)
+    assert res["findings"][0]["id"] == "slurm.error" and res["findings"][0]["confidence"] == "structural"
+    # a traceback ending in a library's file, and one ending in the job's own file
+    lib = ('Traceback (most recent call last):\n  File "/x/site-packages/deepspeed/runtime/engine.py", line 3, in f\n'
+           "ValueError: bad value\n")
+    assert explain.explain_text(lib, kb)["findings"][0]["id"] == "code.library_error"
+    own = 'Traceback (most recent call last):\n  File "train.py", line 3, in <module>\nKeyError: \'labels\'\n'
+    assert explain.explain_text(own, kb)["findings"][0]["id"] == "code.exception"
