@@ -43,6 +43,13 @@ def add_parser(sub):
     c = sub.add_parser("watch", help="sample a running job's GPUs, links and processes for a few seconds: "
                                      "why is it slow?")
     add_inventory(c)
+    import argparse
+
+    for action in c._actions:  # check's file parity and ssh mesh: not watch's (refused if given)
+        if action.dest in ("same", "mesh"):
+            action.help = argparse.SUPPRESS
+        elif action.dest == "timeout":
+            action.help = "seconds per node beyond --seconds (default 30)"
     c.add_argument("--seconds", type=_seconds, default=5.0, metavar="N", help="how long to sample (default 5)")
     c.add_argument("--interval", type=_interval, default=0.5, metavar="S", help="seconds between GPU samples "
                                                                                 "(default 0.5)")
