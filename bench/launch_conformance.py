@@ -16,6 +16,9 @@ Nothing is launched. The references, and how each runs without starting training
 - MPICH 4.0 Hydra (Debian mpich): `mpiexec.hydra -verbose -launcher manual`, the proxies'
   --hostname / --exec-proc-count read, then killed (nothing runs: the manual launcher waits
   for a person to start the proxies).
+- launch scripts (fixtures/launch/scripts/, `gpudoctor plan SCRIPT`): bash runs each one in a
+  temp dir with the launchers, srun and scontrol replaced by stubs that record their argv;
+  every word gpudoctor knows must be the word bash passed.
 
 Run (the references live in their own venv, never gpudoctor's):
     /work/refvenv/bin/python bench/launch_conformance.py --horovod /tmp/horovod [--write-golden] [--markdown]
@@ -133,6 +136,9 @@ DS_CASES = [
     ("--no_ssh --node_rank 1", "-H hf --no_ssh --node_rank 1 x.py", {"hf": DS_HOSTFILE}),
     ("--no_ssh without --node_rank", "-H hf --no_ssh x.py", {"hf": DS_HOSTFILE}),
     ("--force_multi one host", "-H hf --force_multi x.py", {"hf": "worker-0 slots=4\n"}),
+    # issue 19: runner.py _parse_hostfile's `^(\S+)\s+slots=(\d+)` keeps pdsh's brackets
+    ("issue 19: pdsh brackets in the hostfile", "-H hf x.py", {"hf": "worker-[1-2] slots=2\n"}),
+    ("issue 19: --force_multi over two hosts", "-H hf --force_multi x.py", {"hf": DS_HOSTFILE}),
 ]
 
 
@@ -426,6 +432,14 @@ ACC_LINES = [
     ("--cpu", "--cpu --num_processes 4 t.py"),
     ("module", "--num_processes 1 -m pkg.train --lr 1"),
     ("bf16", "--mixed_precision bf16 --num_processes 1 t.py"),
+    ("issue 19: --cpu alone", "--cpu t.py"),
+    ("issue 19: --use_deepspeed --use_fsdp", "--use_deepspeed --use_fsdp --num_processes 2 t.py"),
+]
+# (name, argv, config under fixtures/launch/upstream/accelerate)
+ACC_CONFIG_LINES = [
+    ("issue 19: SageMaker config with --multi_gpu", "--multi_gpu --num_processes 4 t.py",
+     "tests/test_configs/0_30_0_sagemaker.yaml"),
+    ("issue 19: SageMaker config alone", "t.py", "tests/test_configs/0_30_0_sagemaker.yaml"),
 ]
 
 
@@ -443,8 +457,13 @@ def acc_real(argv, config):
     except (ValueError, TypeError, KeyError, FileNotFoundError, AttributeError) as e:
         return ("refused", "%s: %s" % (type(e).__name__, str(e)[:80]))
     port = args.main_process_port
-    ip = args.main_process_ip or ("127.0.0.1" if (args.num_machines or 1) <= 1 else None)  # torchrun's default
-    return (args.num_processes, args.num_machines, ip,
+    # utils/launch.py prepare_multi_gpu_env: main_process_ip is used only when num_machines > 1;
+    # one machine runs torchrun's default master 127.0.0.1
+    ip = args.main_process_ip if (args.num_machines or 1) > 1 else "127.0.0.1"
+    nproc = args.num_processes
+    if (args.cpu or getattr(args, "use_cpu", False)) and getattr(args, "mpirun_hostfile", None) is None:
+        nproc = 1  # launch_command -> simple_launcher: the script runs once (prepare_simple_launcher_cmd_env)
+    return (nproc, args.num_machines, ip,
             None if port == 0 else (29500 if port is None else port), str(args.mixed_precision).lower())
 
 
@@ -471,6 +490,10 @@ def run_accelerate():
         rows.append((os.path.relpath(path, UP), "--config_file", _same(real, mine) or _loose(real, mine), real, mine))
     for name, line in ACC_LINES:
         real, mine = acc_real(line.split(), None), acc_mine(line.split(), None)
+        rows.append((name, line, _same(real, mine) or _loose(real, mine), real, mine))
+    for name, line, rel in ACC_CONFIG_LINES:
+        path = os.path.join(UP, "accelerate", rel)
+        real, mine = acc_real(line.split(), path), acc_mine(line.split(), path)
         rows.append((name, line, _same(real, mine) or _loose(real, mine), real, mine))
     return rows
 
@@ -597,6 +620,12 @@ OMPI_CASES = [
     ("MPMD same -H twice", "-H aa:2,bb:2 -np 2 ./a : -H aa:2,bb:2 -np 2 ./b", {}),
     ("MPMD over the slots", "-np 3 -H aa:2,bb:2 ./a : -np 2 ./b", {}),
     ("unknown option", "--bogus 3 -np 2 -H aa:2 ./x", {}),
+    # issue 19: orte/util/hostfile/hostfile_lex.l and hostfile.c
+    ("issue 19: max_slots without slots", "-np 6 -hostfile hf ./x", {"hf": "aa slots=2\nbb max_slots=4\n"}),
+    ("issue 19: slots = 4 with blanks", "-hostfile hf ./x", {"hf": "aa slots = 4\n"}),
+    ("issue 19: // comments", "-hostfile hf ./x", {"hf": "// nodes\naa slots=4 // first\n"}),
+    ("issue 19: slot=4 (singular)", "-hostfile hf ./x", {"hf": "aa slot=4\n"}),
+    ("issue 19: node-set brackets", "-hostfile hf ./x", {"hf": "node[1-2] slots=4\n"}),
 ]
 
 
@@ -654,6 +683,10 @@ HYDRA_CASES = [
     ("-genvlist, -wdir, -l", "-genvlist NCCL_DEBUG,PATH -wdir /tmp -l -hosts aa,bb -n 4 ./app", {}),
     ("-hostfile spelled out", "-hostfile mf -n 2 ./app", {"mf": "aa:1\nbb:1\n"}),
     ("-np with repeated host", "-hosts aa,aa,bb -n 3 ./app", {}),
+    # issue 19: HYDU_process_mfile_token, round-robin wrap, MPMD sections
+    ("issue 19: Open MPI's 'host slots=N'", "-f mf -n 2 ./app", {"mf": "aa slots=4\n"}),
+    ("issue 19: -machinefile -n 7 over host:2", "-machinefile mf -n 7 ./app", {"mf": "aa:2\nbb:2\n"}),
+    ("issue 19: MPMD -n 4 : -n 4", "-f mf -n 4 ./a : -n 4 ./b", {"mf": "aa:4\nbb:4\n"}),
 ]
 
 
@@ -743,6 +776,89 @@ def run_horovod(src):
     return rows
 
 
+# ------------------------------------------------------------------ launch scripts
+
+SCRIPT_DIR = os.path.join(ROOT, "fixtures", "launch", "scripts")
+SCRIPT_ALLOC = {"SLURM_JOB_NODELIST": "node[1-2]", "SLURM_PROCID": "0", "SLURM_NODEID": "0"}
+# (script, its arguments, the allocation bash runs it in)
+SCRIPT_CASES = [
+    ("users_notes_train.sh", ["2", "1"], {}),
+    ("users_notes_train.sh", [], {}),
+    ("megatron_bert_distributed.sh", ["/ckpt", "/data/x"], {}),
+    ("pytorch_examples_sbatch_run.sh", [], dict(SCRIPT_ALLOC, SLURM_NNODES="4", SLURM_NTASKS="4")),
+    ("lightning_submit.sh", [], dict(SCRIPT_ALLOC, SLURM_NNODES="32", SLURM_NTASKS="64")),
+    ("issue19_procid_once.sbatch", [], dict(SCRIPT_ALLOC, SLURM_NNODES="2")),
+    ("issue19_procid_per_task.sbatch", [], dict(SCRIPT_ALLOC, SLURM_NNODES="2")),
+    ("hardcoded_rank.sh", [], {}),
+]
+_STUB = "#!/bin/sh\nprintf '%s\\037' \"$(basename \"$0\")\" \"$@\" >> \"$REC\"; printf '\\036' >> \"$REC\"\n"
+_SRUN = """#!/bin/bash
+printf '%s\\037' srun "$@" >> "$REC"; printf '\\036' >> "$REC"
+n=2
+while [ $# -gt 0 ]; do case "$1" in -n|--ntasks) n=$2; shift 2;; --ntasks=*) n=${1#*=}; shift;;
+  -w|-N|--nodes) shift 2;; -*) shift;; *) break;; esac; done
+[ $# -eq 0 ] && exit 0
+for t in $(seq 0 $((n - 1))); do SLURM_PROCID=$t SLURM_NODEID=$t "$@"; done
+"""
+
+
+def script_real(script, args, alloc):
+    """Every launcher call bash makes running the script, the launchers, srun and scontrol
+    replaced by stubs that record their argv (nothing is started)."""
+    with tempfile.TemporaryDirectory() as d:
+        os.mkdir(os.path.join(d, "bin"))
+        for name, text in [(n, _STUB) for n in ("torchrun", "deepspeed", "accelerate", "mpirun", "python",
+                                                "ipython", "module")] + \
+                [("srun", _SRUN), ("scontrol", "#!/bin/sh\nprintf 'node1\\nnode2\\n'\n")]:
+            with open(os.path.join(d, "bin", name), "w") as f:
+                f.write(text)
+            os.chmod(os.path.join(d, "bin", name), 0o700)
+        rec = os.path.join(d, "rec")
+        open(rec, "w").close()
+        env = dict(alloc, PATH="%s/bin:/usr/bin:/bin" % d, REC=rec, HOME=d)
+        subprocess.run(["bash", os.path.join(SCRIPT_DIR, script)] + args, cwd=d, env=env, timeout=30,
+                       capture_output=True)
+        with open(rec, "rb") as f:
+            return [r.split("\x1f")[:-1] for r in f.read().decode().split("\x1e") if r]
+
+
+def script_mine(script, args):
+    from gpudoctor.launch.script import read_script
+
+    return read_script(os.path.join(SCRIPT_DIR, script), args, environ={})
+
+
+def _script_agrees(argv, real):
+    from gpudoctor.launch.script import MARK
+
+    words = [os.path.basename(a) if k == 0 else a for k, a in enumerate(argv)]
+    inner = [a for a in words if a != "srun"] if words and words[0] == "srun" else words
+    for r in real:
+        for w in (words, inner):
+            if len(w) == len(r) and all(MARK in p or p == q for p, q in zip(w, r)):
+                return True
+    return False
+
+
+def run_scripts():
+    """Each launch line gpudoctor finds, word by word against what bash passed the stub:
+    every word gpudoctor knows is the word bash passed (unknowns match anything), never
+    refused, and the world size known or named as the allocation's."""
+    rows = []
+    for script, args, alloc in SCRIPT_CASES:
+        real = script_real(script, args, alloc)
+        res = script_mine(script, args)
+        for la in res.launches:
+            ok = _script_agrees(la.argv, real) and la.refused is None
+            mine = {"refused": la.refused} if la.refused else {
+                "world": la.plan.world_size(), "nnodes": la.plan.nnodes_max, "findings": len(la.findings)}
+            rows.append(("%s %s line %d" % (script, " ".join(args), la.line), la.shown[:80], ok,
+                         [r for r in real if r and r[0] != "srun"][:1], mine))
+        if not res.launches:
+            rows.append((script, "", False, real[:1], "no launch line found"))
+    return rows
+
+
 # ------------------------------------------------------------------ report
 
 def main():
@@ -761,7 +877,8 @@ def main():
                                                              lambda: run_batch(a.write_golden)),
               ("torchrun (torch.distributed.run)", run_torch), ("accelerate launch", run_accelerate),
               ("accelerate -> deepspeed runner", run_handoff),
-              ("Open MPI mpirun 4.1.4", run_ompi), ("MPICH Hydra mpiexec 4.0", run_hydra)]
+              ("Open MPI mpirun 4.1.4", run_ompi), ("MPICH Hydra mpiexec 4.0", run_hydra),
+              ("launch scripts (bash with argv-recording stubs)", run_scripts)]
     if a.horovod:
         suites.append(("horovodrun 0.28.1", lambda: run_horovod(a.horovod)))
     table = []

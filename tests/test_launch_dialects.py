@@ -107,3 +107,22 @@ def test_accelerate_cpu_single_machine_and_sagemaker(tmp_path):
 def test_deepspeed_without_hostfile_says_where_it_runs(tmp_path):
     p = plan(tmp_path, "deepspeed t.py")
     assert any("/job/hostfile when it exists on the machine the job is launched from" in n for n in p.notes)
+
+
+def test_srun_flags_come_from_srun_help(tmp_path):
+    # flags/srun.json is `srun --help` of slurm-wlm 22.05: `-K, --kill-on-bad-exit` takes no
+    # word (the old hand list made `srun -K torchrun ...` skip torchrun), `--gres=list` does
+    from gpudoctor.launch import SRUN_VALUE
+    from gpudoctor.launch.flags.generate import parse_srun_help
+
+    assert "-K" not in SRUN_VALUE and "--gres" in SRUN_VALUE and "--ntasks-per-node" in SRUN_VALUE
+    help_text = ("  -A, --account=name          charge job to specified account\n"
+                 "      --exclusive[=user]      for job allocation\n"
+                 "  -K, --kill-on-bad-exit      kill the job\n"
+                 "  -h, --help                  show this help message\n")
+    assert parse_srun_help(help_text) == [{"flags": ["-A", "--account"], "nargs": 1},
+                                          {"flags": ["--exclusive"], "nargs": "?"},
+                                          {"flags": ["-K", "--kill-on-bad-exit"], "nargs": 0},
+                                          {"flags": ["-h", "--help"], "nargs": 0}]
+    p = plan(tmp_path, "srun -K -l -N 2 --gres=gpu:8 torchrun --nnodes 2 --nproc_per_node 8 t.py")
+    assert (p.launcher, p.world_size()) == ("torchrun", 16)

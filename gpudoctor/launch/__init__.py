@@ -22,16 +22,21 @@ MAX_LINE = 64 << 10
 LAUNCHERS = "torchrun, python -m torch.distributed.run|launch, deepspeed, accelerate launch, mpirun/mpiexec " \
             "(Open MPI), mpiexec.hydra (MPICH, Intel MPI), horovodrun, and srun in front of any of them"
 
-# srun options that take a value (slurm 23.x src/srun/libsrun/opt.c long options with an
-# argument); only needed to find where the launched program starts
-SRUN_VALUE = {"-A", "--account", "-c", "--cpus-per-task", "-D", "--chdir", "-e", "--error", "-i", "--input",
-              "-J", "--job-name", "-m", "--distribution", "-n", "--ntasks", "-N", "--nodes", "-o", "--output",
-              "-p", "--partition", "-q", "--qos", "-t", "--time", "-w", "--nodelist", "-x", "--exclude",
-              "-G", "--gpus", "--gres", "--gpus-per-node", "--gpus-per-task", "--ntasks-per-node", "--mem",
-              "--mem-per-cpu", "--mem-per-gpu", "--cpu-bind", "--mpi", "--export", "--container-image",
-              "--container-mounts", "--container-name", "--container-workdir", "--jobid", "--reservation",
-              "--constraint", "-C", "--het-group", "--kill-on-bad-exit", "-K", "--signal", "--network",
-              "--cpus-per-gpu", "--threads-per-core", "--hint", "--label-format", "--comment", "--wckey"}
+# srun options that take a value: every `--opt=value` line of `srun --help` (slurm-wlm 22.05,
+# flags/srun.json, made by flags/generate.py gen_srun), plus the ones srun(1) documents that
+# this build's --help leaves out or prints without `=value` (--cpu-bind, --mem-bind, --hint,
+# --network, --container, --label-format) and pyxis's container options
+# (https://github.com/NVIDIA/pyxis: --container-image/-mounts/-name/-workdir). Only needed
+# to find where the launched program starts.
+def _srun_value_flags():
+    from gpudoctor.launch.common import table
+
+    flags = {f for o in table("srun")["options"] if o["nargs"] == 1 for f in o["flags"]}
+    return frozenset(flags | {"--cpu-bind", "--mem-bind", "--hint", "--network", "--container", "--label-format",
+                              "--container-image", "--container-mounts", "--container-name", "--container-workdir"})
+
+
+SRUN_VALUE = _srun_value_flags()
 
 
 def _split(line):

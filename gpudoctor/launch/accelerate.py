@@ -84,7 +84,9 @@ def load_config(path, plan, flagged=False):
         if missing:
             refuse("accelerate", "%s: SageMakerConfig.__init__() missing required argument%s: %s" % (
                 path, "" if len(missing) == 1 else "s", ", ".join(repr(k) for k in missing)))
-        if doc["distributed_type"] not in ("NO", "DATA_PARALLEL", "MODEL_PARALLEL"):
+        # __post_init__ converts only a string (YAML reads `NO` as false, which stays as it is)
+        if isinstance(doc["distributed_type"], str) and doc["distributed_type"] not in (
+                "NO", "DATA_PARALLEL", "MODEL_PARALLEL"):
             refuse("accelerate", "%s: %s is not a valid SageMakerDistributedType" % (
                 path, excerpt(doc["distributed_type"], 30)))
         nm = doc.get("num_machines", 1)

@@ -155,6 +155,28 @@ def gen_hydra(options_c, version):
                                        "HYD_mpiexec_match_table", "version": version})
 
 
+def parse_srun_help(out):
+    """`srun --help` lines `  -A, --account=name  text` / `      --exclusive[=user]  text`:
+    an option with `=value` takes one (srun also reads `-A name`, `--account name`); one with
+    `[=value]` takes a value only when attached (`--exclusive=user`); one without takes none."""
+    opts = []
+    for m in re.finditer(r"^\s{2,6}(-[A-Za-z0-9](?:,\s*|\s+))?(--[A-Za-z0-9][\w-]*)(\[?=)?", out, re.M):
+        flags = ([m.group(1).strip(" ,")] if m.group(1) else []) + [m.group(2)]
+        nargs = 1 if m.group(3) == "=" else ("?" if m.group(3) == "[=" else 0)
+        opts.append({"flags": flags, "nargs": nargs})
+    for m in re.finditer(r"^\s{2,6}(-[A-Za-z0-9])\s{2,}\S", out, re.M):  # short only (-h, -V, -v)
+        opts.append({"flags": [m.group(1)], "nargs": 0})
+    return opts
+
+
+def gen_srun(srun="srun"):
+    # srun --help needs a config source: SLURM_CONF pointing at any valid slurm.conf works
+    p = subprocess.run([srun, "--help"], capture_output=True, text=True)
+    v = subprocess.run([srun, "--version"], capture_output=True, text=True).stdout.strip()
+    write("srun", {"options": parse_srun_help(p.stdout)}, {"project": "SchedMD/slurm", "file": "srun --help",
+                                                           "version": v})
+
+
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--horovod", help="a horovod source checkout")
@@ -167,5 +189,6 @@ if __name__ == "__main__":
     if a.horovod:
         gen_horovod(a.horovod)
     gen_openmpi()
+    gen_srun()
     if a.hydra_options:
         gen_hydra(a.hydra_options, a.hydra_version)
