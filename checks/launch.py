@@ -44,9 +44,16 @@ def launch_accepted(facts, config):
     if plan is None:
         yield NA(_no_plan(config, "no launch plan given (--launch, --accelerate-config)"))
         return
+    for text in getattr(plan, "script_findings", None) or ():
+        # what the launch script does wrong although the launcher accepts the line
+        # (gpudoctor/launch/script.py: a rank expanded once by the batch shell, ...)
+        yield Finding.error(text, fix="see docs/launch.md (Launch scripts); gpudoctor plan <the script> shows "
+                                      "how each value is expanded")
     ws = plan.world_size()
-    yield Pass("%s reads %s: world size %s" % (plan.launcher or "the launcher", " and ".join(plan.sources) or "the plan",
-                                              ws if ws is not None else "known at run time"))
+    if not getattr(plan, "script_findings", None):
+        yield Pass("%s reads %s: world size %s" % (plan.launcher or "the launcher",
+                                                  " and ".join(plan.sources) or "the plan",
+                                                  ws if ws is not None else "known at run time"))
 
 
 def _gpus(f):

@@ -194,3 +194,18 @@ def test_commands_built_in_strings_and_launchers_chosen_at_run_time(tmp_path):
     assert torchruns[0] == ["torchrun", "--nproc_per_node", "8", "--nnodes", "2", "--master_addr", "gpu1", "pre.py",
                             "--x"]
     assert agrees([a for a in one.argv], torchruns[0])
+
+
+def test_check_reads_a_launch_script_too(gpudoctor_cli, tmp_path):
+    import json as _json
+
+    facts = os.path.join(FIXTURES, "nodes", "devbox-debian12-nogpu.json")
+    rc, out, err = gpudoctor_cli("check", "--facts", facts, "--select", "launch.accepted", "--json", "bash",
+                                 os.path.join(S, "hardcoded_rank.sh"))
+    doc = _json.loads(out)
+    msgs = sorted(f["message"] for f in doc["findings"] if f["check"] == "launch.accepted")
+    assert rc == 1 and len(msgs) == 2 and "localhost on a 2-node plan" in msgs[0] and "node rank is 0" in msgs[1]
+    rc, out, err = gpudoctor_cli("check", "--facts", facts, "--select", "launch.accepted", "--json",
+                                 os.path.join(S, "issue19_not_exported.sbatch"))
+    (f,) = [f for f in _json.loads(out)["findings"] if f["check"] == "launch.accepted"]
+    assert rc == 1 and "expected one argument" in f["message"] and "line 9" in f["message"]

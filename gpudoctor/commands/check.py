@@ -136,6 +136,25 @@ def launch_plan(args, cfg=None):
     launcher's refusal in cfg.launch_refused)."""
     from gpudoctor.launch.common import Refused
 
+    tail = getattr(args, LAUNCH_TAIL, None)
+    if tail and args.launch is None:
+        from gpudoctor.launch.script import read_script, script_command
+
+        script = script_command(tail)
+        if script is not None:  # gpudoctor check --hosts hf bash train.sh 2 0: read, never run
+            res = read_script(script[0], script[1])
+            if not res.launches:
+                raise InputError("%s: no launch line found (gpudoctor plan %s says what was read)"
+                                 % (script[0], script[0]))
+            la = res.launches[0]
+            if la.refused:
+                if cfg is not None:
+                    cfg.launch_refused = "%s line %d: %s" % (script[0], la.line, la.refused)
+                return None
+            if len(res.launches) > 1:
+                la.plan.note("%s has %d launch lines: judged the first (line %d)" % (script[0], len(res.launches),
+                                                                                   la.line))
+            return la.plan
     # --launch "" is an error (build_plan says so), never "no plan"
     launch = launch_line(args)
     if args.accelerate_config is None and not args.deepspeed_config and launch is None:

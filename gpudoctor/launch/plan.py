@@ -71,6 +71,7 @@ class Plan:
     batch: Batch = field(default_factory=Batch)
     files: List[str] = field(default_factory=list)  # absolute paths every node must hold
     notes: List[str] = field(default_factory=list)  # what the launcher would warn about
+    script_findings: List[str] = field(default_factory=list)  # read from a launch script (launch/script.py)
 
     # ------------------------------------------------------------ derived
     def world_size(self):

@@ -1012,6 +1012,7 @@ def _plan_launch(r, la):
     _mark_unknown(r, a, b, la, first_sub)
     la.plan = a
     _findings(r, la)
+    a.script_findings = list(la.findings)
 
 
 def _plan_line(line, env):
