@@ -10,6 +10,7 @@ runs as root in prologs, so a value outside its range is refused (exit 2), never
 import math
 import os
 import re
+import stat
 from dataclasses import dataclass, field, fields
 from typing import Dict, List, Optional
 
@@ -22,6 +23,7 @@ MAX_SIZE = 1 << 60  # 1 EiB: no /dev/shm is larger; bounds a 400-digit shm_min b
 MAX_GPUS = 1024  # GPUs per node; the largest nodes sold have 8-16 (NVL72 racks expose 4 per node)
 MAX_TIMEOUT = 86400.0  # seconds; a day. inf/nan would turn the per-node deadline off
 MAX_CONFIG_BYTES = 1 << 20  # a config is a few hundred bytes; 1 MiB bounds the TOML parser's work
+ETC_CONFIG = "/etc/gpudoctor/gpudoctor.toml"
 MAX_LIST = 1000  # select/ignore/severity entries
 MAX_ID = 200  # characters of one check id or prefix
 
@@ -205,20 +207,54 @@ def _load_toml(path):
         raise InputError("config %s: a value is too large: %s" % (path, excerpt(exc, 120)))
 
 
-def find_config(explicit=None) -> Optional[str]:
+def _ours(path):
+    """A config found in the current folder (not named by --config or $GPUDOCTOR_CONFIG):
+    whoever can write that folder (a job's folder, a shared checkout) chooses it, so it must
+    be a file of our own. The lstat result, or None when there is none."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    if stat.S_ISLNK(st.st_mode):
+        raise InputError("./%s is a symlink: a config found in the current folder must be a file of your own "
+                         "(name it with --config to use it)" % path)
+    if st.st_uid != os.geteuid():
+        raise InputError("./%s is owned by uid %d, not by you (uid %d): a config found in the current folder must "
+                         "be your own (name it with --config to use it)" % (path, st.st_uid, os.geteuid()))
+    return st
+
+
+def find_config(explicit=None, hook=False) -> Optional[str]:
+    """--config, else $GPUDOCTOR_CONFIG, else ./gpudoctor.toml, /etc/gpudoctor/gpudoctor.toml,
+    a ./pyproject.toml that mentions gpudoctor. ``hook``: a root hook (slurm-health, a prolog)
+    runs in whatever folder slurmd or a user left it in, so it reads only --config,
+    $GPUDOCTOR_CONFIG and /etc. A ./gpudoctor.toml or ./pyproject.toml that is a symlink or
+    another user's file is refused (InputError), never read."""
     if explicit:
         return explicit
     env = os.environ.get("GPUDOCTOR_CONFIG")
     if env:
         return env
-    for path in ("gpudoctor.toml", "/etc/gpudoctor/gpudoctor.toml"):
-        if os.path.isfile(path):
-            return path
-    if os.path.isfile("pyproject.toml"):
+    if not hook and _ours("gpudoctor.toml") is not None:
+        return "gpudoctor.toml"
+    if os.path.lexists(ETC_CONFIG):
+        return ETC_CONFIG
+    if hook:
+        return None
+    try:
+        present = os.path.lexists("pyproject.toml")
+    except OSError:
+        present = False
+    if present:
+        # a pyproject.toml is somebody's project file, not necessarily a gpudoctor config:
+        # one that is not our own is not opened at all (and not refused)
         try:
-            with open("pyproject.toml", "rb") as f:
-                head = f.read(MAX_CONFIG_BYTES)
-        except OSError:
+            _ours("pyproject.toml")
+        except InputError:
+            return None
+        try:
+            head = read_input("pyproject.toml", "config", limit=MAX_CONFIG_BYTES)
+        except InputError:
             return None
         # any mention, not only a "[tool.gpudoctor]" header: `[tool] gpudoctor = "x"` and
         # `tool.gpudoctor.strict = true` are the same table to TOML (and a bad one must be
@@ -245,8 +281,8 @@ def _table(doc, path):
     return table
 
 
-def load_config(path=None) -> Config:
-    path = find_config(path)
+def load_config(path=None, hook=False) -> Config:
+    path = find_config(path, hook=hook)
     cfg = Config()
     if not path:
         return cfg

@@ -11,6 +11,11 @@ class InputError(Exception):
     """Bad flag, unreadable or malformed file: exit code 2, never a traceback."""
 
 
+class NotRegularFile(InputError):
+    """A file given to read is a FIFO, a device, a directory or a socket, or a symlink
+    another user planted: refused before it is read (``open_input``)."""
+
+
 # What a host name (or a host:slots / user@host / node[01-04] / IPv6 spec) can hold.
 _HOSTISH = re.compile(r"[A-Za-z0-9._@\[\],%:\-]*")
 
@@ -65,18 +70,72 @@ def excerpt(value, limit=60):
     return "a %s" % type(value).__name__
 
 
-def read_input(path, what, shown=None, limit=None):
-    """The bytes of a file the user named; an unreadable one (or, with `limit`, one larger
-    than `limit` bytes) is an InputError naming it."""
+_KIND = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+         (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def _kind(mode):
+    return next((name for test, name in _KIND if test(mode)), "not a regular file")
+
+
+def _path_shown(name):
+    name = str(name)
+    return name if name.isprintable() and len(name) <= 200 else excerpt(name, 200)
+
+
+def open_input(path, what, shown=None):
+    """A binary stream of a file the user named, refused (InputError: one line, exit 2)
+    before a byte is read when it is not a regular file: a FIFO would block the read
+    forever (past any --timeout), /dev/zero never ends, a directory or a socket is not
+    input. The open itself cannot block (O_NONBLOCK: opening a FIFO with no writer waits
+    for one otherwise; O_NOCTTY: a terminal device never becomes ours). A symlink that
+    another user owns is followed only to that user's own file (the kernel's
+    protected_symlinks rule, in every folder): whoever can plant a link in a shared folder
+    does not choose which of our files, or root's, gpudoctor reads and quotes."""
+    name = _path_shown(shown or path)
     try:
-        with open(path, "rb") as f:
-            data = f.read() if limit is None else f.read(limit + 1)
+        try:
+            link = os.lstat(path)
+        except OSError:
+            link = None
+        if link is not None and stat.S_ISLNK(link.st_mode) and link.st_uid not in (os.geteuid(), 0):
+            try:
+                target_uid = os.stat(path).st_uid
+            except OSError:
+                target_uid = None
+            if target_uid != link.st_uid:
+                raise NotRegularFile("%s %s is a symlink that uid %d owns to a file it does not own: not followed"
+                                 % (what, name, link.st_uid))
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+                     | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
-        raise InputError("cannot read %s %s: %s" % (what, shown or path, exc.strerror or exc))
+        raise InputError("cannot read %s %s: %s" % (what, name, exc.strerror or exc))
     except (OverflowError, ValueError, TypeError) as exc:  # a path with NUL, or not a path at all
         raise InputError("cannot read %s %s: %s" % (what, excerpt(shown or path), exc))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise NotRegularFile("%s %s is %s, not a regular file: not read" % (what, name, _kind(st.st_mode)))
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_input(path, what, shown=None, limit=None):
+    """The bytes of a file the user named (``open_input``: a regular file, or an InputError);
+    an unreadable one, or with `limit` one larger than `limit` bytes, is an InputError
+    naming it. Every file gpudoctor is given to read comes through here."""
+    f = open_input(path, what, shown)
+    try:
+        with f:
+            data = f.read() if limit is None else f.read(limit + 1)
+    except OSError as exc:
+        raise InputError("cannot read %s %s: %s" % (what, _path_shown(shown or path), exc.strerror or exc))
     if limit is not None and len(data) > limit:
-        raise InputError("%s %s is larger than %d bytes, more than any %s holds" % (what, shown or path, limit, what))
+        raise InputError("%s %s is larger than %d bytes, more than any %s holds" % (
+            what, _path_shown(shown or path), limit, what))
     return data
 
 

@@ -176,20 +176,21 @@ def test_cli_output_to_missing_folder_is_one_line_exit_2(gpudoctor_cli, tmp_path
     assert rc == 2 and stderr.startswith("gpudoctor: error: cannot write") and "Traceback" not in stderr
 
 
-def test_output_to_a_device_or_fifo_is_written_in_place(tmp_path):
-    """-o /dev/null must never replace the device with a regular file."""
+def test_output_to_a_fifo_is_refused_and_dev_null_is_left_alone(tmp_path):
+    """-o never writes into a FIFO (with no reader it blocked forever) nor replaces a device
+    with a regular file; /dev/null takes nothing (issue 23: tests/test_files_hardening.py has the rest)."""
     import stat
-    import threading
 
+    import pytest
+
+    from gpudoctor.errors import InputError
     from gpudoctor.report.atomic import write_atomic
 
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
-    got = []
-    reader = threading.Thread(target=lambda: got.append(open(fifo).read()))
-    reader.start()
-    write_atomic(str(fifo), "gpudoctor_exit_code 0\n")
-    reader.join(5)
-    assert got == ["gpudoctor_exit_code 0\n"]
+    with pytest.raises(InputError, match="a FIFO, not a regular file"):
+        write_atomic(str(fifo), "gpudoctor_exit_code 0\n")
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)
     assert os.listdir(tmp_path) == ["pipe"]  # no temp file left beside it
+    write_atomic("/dev/null", "gpudoctor_exit_code 0\n")
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)

@@ -49,10 +49,12 @@ def add_inventory(p):
                    help="refuse node lists longer than N (default 10000)")
 
 
-def config_from(args):
+def config_from(args, hook=False):
+    """``hook``: a root hook (slurm-health, prologs) reads config only from --config,
+    $GPUDOCTOR_CONFIG and /etc, never from the folder it runs in."""
     from gpudoctor.config import load_config
 
-    cfg = load_config(getattr(args, "config", None))
+    cfg = load_config(getattr(args, "config", None), hook=hook)
     for name in ("select", "ignore"):
         if getattr(args, name, None):
             setattr(cfg, name, getattr(args, name))

@@ -19,7 +19,8 @@ def add_parser(sub):
     p.add_argument("--fast", action="store_true", help="the prolog tier: in-process reads only (no probe of another "
                                                        "interpreter, no nvidia-smi fallback)")
     p.add_argument("--python", metavar="PATH", help="the job's interpreter to probe")
-    p.add_argument("--config", metavar="FILE", help="gpudoctor.toml (default as for `check`)")
+    p.add_argument("--config", metavar="FILE", help="gpudoctor.toml (default: $GPUDOCTOR_CONFIG, else "
+                                                    "/etc/gpudoctor/gpudoctor.toml; never one in the current folder)")
     p.add_argument("--select", type=csv, default=[], metavar="IDS", help="only these check ids or id prefixes")
     p.add_argument("--ignore", type=csv, default=[], metavar="IDS", help="skip these check ids or id prefixes")
     p.add_argument("--strict", action="store_true", help="warnings fail (and drain) too")
@@ -52,7 +53,7 @@ def _slurm_health(args):
     from gpudoctor.registry import load_checks, select
     from gpudoctor.runner import run_checks
 
-    cfg = config_from(args)
+    cfg = config_from(args, hook=True)  # root: never a config from the folder slurmd or a user left it in
     checks = select(load_checks(), cfg.select, cfg.ignore)
     if cfg.select and not checks:
         raise InputError("--select %s matches no check (see: gpudoctor list)" % ",".join(cfg.select))

@@ -421,12 +421,15 @@ MAX_SSH_FILE = 16 << 20  # bytes of an ssh config or known_hosts file read; a la
 
 def _check_ssh_config(path):
     from gpudoctor.collector.ssh import ssh_config_problems
-    from gpudoctor.errors import InputError
+    from gpudoctor.errors import InputError, NotRegularFile, open_input
 
     try:
-        with open(path, "rb") as f:
+        # a regular file only (gpudoctor/errors.py): a FIFO here blocked fabric's own read forever
+        with open_input(path, "ssh config") as f:
             data = f.read(MAX_SSH_FILE)
-    except OSError:
+    except NotRegularFile:
+        raise
+    except (OSError, InputError):
         return  # absent or unreadable: fabric skips it too
     try:
         text = data.decode("utf-8")
@@ -456,11 +459,15 @@ def load_known_hosts(client, path):
 
     from gpudoctor.collector.ssh import parse_known_hosts
 
+    from gpudoctor.errors import InputError, open_input
+
     try:
-        with open(path, "rb") as f:
+        with open_input(path, "known_hosts") as f:  # a regular file only: a FIFO would block
             data = f.read(MAX_SSH_FILE)
     except OSError as exc:
         return [(0, exc.strerror or str(exc))]
+    except InputError as exc:
+        return [(0, str(exc))]
     entries, bad = parse_known_hosts(data)
     keys = client.get_host_keys()
     for n, marker, hosts, ktype, b64 in entries:
