@@ -252,3 +252,21 @@ def test_slurm_task_variables_are_no_env_drift():
     drift["env"]["values"]["NCCL_DEBUG"] = "WARN"
     res = run_check("env.parity", {"sn1": facts(1), "sn2": drift, "sn3": facts(3)})
     assert res.status == "fail" and any("NCCL_DEBUG" in f.message for f in res.findings)
+
+
+@pytest.mark.parametrize("same_magic", [True, False])
+def test_bundle_runs_precompiled_or_from_its_sources(same_magic):
+    """The collector ships its modules compiled by this interpreter (used by an interpreter
+    with the same bytecode magic: no compile on the node) and as sources (any other)."""
+    import re
+
+    from gpudoctor.collector.bundle import build_script
+
+    script = build_script()
+    assert re.search(r"^_MAGIC = '[0-9a-f]{8}'$", script, re.M)
+    if not same_magic:
+        script = re.sub(r"^_MAGIC = .*$", "_MAGIC = '00000000'", script, count=1, flags=re.M)
+    p = subprocess.run([sys.executable, "-", "--only", "host,shm"], input=script, capture_output=True, text=True,
+                       timeout=60)
+    doc = json.loads(p.stdout)
+    assert p.returncode == 0 and doc["shm"]["status"] == "ok" and doc["host"]["status"] == "ok", p.stderr

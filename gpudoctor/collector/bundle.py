@@ -15,7 +15,12 @@ if sys.version_info < (3, 6):  # parses on Python 2 too, so an old node says why
     sys.stderr.write("gpudoctor: python too old: %%s (needs 3.6+)\n" %% sys.version.split()[0])
     sys.exit(3)
 import importlib.util  # before the finder is installed: find_spec must not import
-_SOURCES = %r
+_SOURCES = %r  # base64(zlib(source)): a third of the text for the interpreter to parse first
+# The same modules compiled by the controller's interpreter (marshal, zlib, base64), used only
+# by an interpreter with the same bytecode magic: compiling the sources took 58 of the 109 ms
+# the collector spent on a node (Python 3.11). Any other interpreter compiles the sources.
+_MAGIC = %r
+_CODE = %r
 
 
 class _BundleFinder(object):
@@ -33,8 +38,19 @@ class _BundleFinder(object):
 
     @staticmethod
     def exec_module(module):
-        src = _SOURCES.get(module.__name__, "")
-        exec(compile(src, "<gpudoctor:%%s>" %% module.__name__, "exec"), module.__dict__)
+        code = None
+        if _CODE.get(module.__name__) and importlib.util.MAGIC_NUMBER.hex() == _MAGIC:
+            try:
+                import base64, marshal, zlib
+                code = marshal.loads(zlib.decompress(base64.b64decode(_CODE[module.__name__])))
+            except Exception:
+                code = None
+        if code is None:
+            import base64, zlib
+            packed = _SOURCES.get(module.__name__)
+            src = zlib.decompress(base64.b64decode(packed)).decode("utf-8") if packed else ""
+            code = compile(src, "<gpudoctor:%%s>" %% module.__name__, "exec")
+        exec(code, module.__dict__)
 
 
 sys.meta_path.insert(0, _BundleFinder)
@@ -58,10 +74,32 @@ def sources():
     return out
 
 
+def _magic():
+    import importlib.util
+
+    return importlib.util.MAGIC_NUMBER.hex()
+
+
+def compiled(src):
+    """{module: base64(zlib(marshal(code)))}, compiled here with the node's file names."""
+    import base64
+    import marshal
+    import zlib
+
+    return dict((name, base64.b64encode(zlib.compress(marshal.dumps(compile(text, "<gpudoctor:%s>" % name, "exec")),
+                                                      6)).decode("ascii"))
+                for name, text in src.items())
+
+
 def build_script(preset=None):
     """The collector as one script; cached, since every node gets the same bytes. ``preset``
     options are written into the script (stdin), never onto the node's command line."""
+    import base64
+    import zlib
+
     global _cache
     if _cache is None:
-        _cache = _LOADER % (sources(),)
+        src = sources()
+        packed = dict((k, base64.b64encode(zlib.compress(v.encode("utf-8"), 9)).decode("ascii")) for k, v in src.items())
+        _cache = _LOADER % (packed, _magic(), compiled(src))
     return _cache.replace("preset=_PRESET)", "preset=%r)" % (dict(preset or {}),), 1)
