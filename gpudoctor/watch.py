@@ -180,13 +180,17 @@ def _iface_text(t):
 
 
 def _ports_text(t):
+    """'HCAs mlx5_0/1, mlx5_1/1 (ACTIVE) move 0 B/s': the ports, their state once, their rate."""
     if not t["ports"]:
-        return "no RDMA port on this node"
+        return "this node has no RDMA port"
+    shown = t["counted_ports"] or t["ports"]
+    names = ["%s/%s" % (p.get("device"), p.get("port")) for p in shown[:4]]
+    if len(shown) > 4:
+        names.append("+%d more" % (len(shown) - 4))
+    states = sorted(set(str(p.get("state") or "?") for p in shown))
     if not t["counted_ports"]:
-        return "RDMA ports without data counters (%s)" % ", ".join(
-            "%s/%s" % (p.get("device"), p.get("port")) for p in t["ports"][:4])
-    return "HCAs %s (%s)" % (human_rate(t["rdma_bytes_s"]), ", ".join(
-        "%s/%s %s" % (p.get("device"), p.get("port"), p.get("state") or "?") for p in t["counted_ports"][:4]))
+        return "RDMA ports %s (%s) without data counters" % (", ".join(names), "/".join(states))
+    return "HCAs %s (%s) move %s" % (", ".join(names), "/".join(states), human_rate(t["rdma_bytes_s"]))
 
 
 # ---------------------------------------------------------------- why NCCL is on sockets
@@ -372,14 +376,11 @@ def watch_bound(facts, config):
         msg = "communication-bound: %s: %s kernels are resident but not computing (NCCL kernels waiting " \
               "for data)" % (_gpus_text(waiting), "its" if len(waiting) == 1 else "their")
         if on_sockets(t):
-            causes, exports, notes = socket_causes(w)
-            msg += "; the job's bytes go over %s and the HCAs are idle (%s): NCCL is on sockets" % (
-                _iface_text(t), _ports_text(t))
+            causes, _exports, _notes = socket_causes(w)
+            msg += "; the job's bytes go over %s while %s: NCCL is on sockets" % (_iface_text(t), _ports_text(t))
             if causes:
                 msg += " (%s)" % "; ".join(causes)
-            yield Finding.error(msg, fix=_socket_fix(causes, exports, notes), exports=exports)
-            for n in notes:
-                yield Finding.info(n)
+            yield Finding.error(msg, fix="# why, and the exports that move it to IB: watch.transport")
         elif on_hcas(t):
             yield Finding.error(msg + "; the traffic is on the HCAs (%s): the fabric is the bottleneck or a peer "
                                       "is late" % _ports_text(t),
@@ -447,8 +448,7 @@ def watch_transport(facts, config):
         yield NA("no traffic between nodes in the window (the job's interface %s; %s)" % (_iface_text(t), _ports_text(t)))
         return
     causes, exports, notes = socket_causes(w)
-    msg = "NCCL on sockets: the job's bytes go over %s and %s" % (
-        _iface_text(t), "the HCAs are idle (%s)" % _ports_text(t) if t["ports"] else "this node has no RDMA port")
+    msg = "NCCL on sockets: the job's bytes go over %s while %s" % (_iface_text(t), _ports_text(t))
     if causes:
         msg += ": %s" % "; ".join(causes)
     has_hca = any(p.get("state") == "ACTIVE" for p in t["ports"])

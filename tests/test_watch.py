@@ -177,7 +177,8 @@ def test_composed_fixtures_are_what_compose_py_writes():
     ("sockets-ib-disabled", "watch.transport", ["gpu01", "gpu02", "gpu03", "gpu04"],
      ["NCCL on sockets", "eth0", "NCCL_IB_DISABLE=1"], {"NCCL_IB_DISABLE": "0", "NCCL_NET": "IB"}),
     ("sockets-ib-disabled", "watch.bound", ["gpu01", "gpu02", "gpu03", "gpu04"],
-     ["communication-bound", "NCCL is on sockets", "NCCL_IB_DISABLE=1"], {"NCCL_IB_DISABLE": "0", "NCCL_NET": "IB"}),
+     ["communication-bound", "NCCL is on sockets", "NCCL_IB_DISABLE=1", "mlx5_0/1, mlx5_1/1, mlx5_2/1, mlx5_3/1 "
+      "(ACTIVE) move 0 B/s"], {}),
     ("sockets-wrong-hca", "watch.transport", ["gpu01", "gpu02", "gpu03", "gpu04"],
      ["NCCL_IB_HCA==mlx4_0:1,mlx4_1:1 selects no HCA", "mlx5_0"],
      {"NCCL_IB_HCA": "=mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1", "NCCL_NET": "IB"}),
@@ -302,8 +303,8 @@ def test_watch_over_ssh_samples_every_node_and_reads_the_users_job(tmp_path):
             os.killpg(job.pid, 9)
             job.wait()
         c.cleanup()
-    assert p.returncode == 0, p.stderr  # no GPU: nothing wrong to report
     doc = json.loads(p.stdout)
+    assert p.returncode == 0, (p.stderr, doc["nodes"])  # no GPU: nothing wrong to report
     assert sorted(doc["samples"]) == ["w1", "w2"]
     for host, s in doc["samples"].items():
         assert s["status"] == "ok" and 1.0 <= s["elapsed_s"] < 3, (host, s)
