@@ -184,8 +184,9 @@ def save(nodes, out_dir):
     """One file per node: its facts, or a gpudoctor.node/1 record of why it failed. Each
     file is written atomically (a reader never sees half of one); a folder that cannot be
     made or written (a file, read-only, not permitted, a full disk) is an input error."""
-    from gpudoctor.report.atomic import write_atomic
+    from gpudoctor.report.atomic import check_folder, write_atomic
 
+    check_folder(out_dir)
     try:
         os.makedirs(out_dir, exist_ok=True)
     except FileExistsError:

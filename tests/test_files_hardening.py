@@ -47,6 +47,8 @@ ENTRY_POINTS = {
     "plan --deepspeed-config": ["plan", "--deepspeed-config", "X", "--launch", "deepspeed train.py"],
     "plan --launch horovodrun --hostfile": ["plan", "--launch", "horovodrun -np 2 --hostfile X python train.py"],
     "plan --launch mpiexec.hydra -f": ["plan", "--launch", "mpiexec.hydra -f X -n 2 python train.py"],
+    "plan --accelerate-config": ["plan", "--accelerate-config", "X"],
+    "plan --launch accelerate --config_file": ["plan", "--launch", "accelerate launch --config_file X train.py"],
     "explain --facts": ["explain", "--facts", "X", "NCCL error: unhandled system error"],
     "explain --file": ["explain", "--file", "X"],
     "slurm-health --config": ["slurm-health", "--config", "X", "--dry-run", "--node", "n1"],
@@ -105,6 +107,9 @@ def test_every_input_refuses_a_special_file(special, entry, kind):
     one_line_2(rc, err)
     if kind == "directory" and entry in FOLDERS_OK:
         return  # a folder of facts files or logs: an empty one is its own one-line error
+    if "accelerate" in entry:  # accelerate's own rule (os.path.isfile): "does not exist", as it says
+        assert "accelerate would refuse this" in err and "does not exist" in err, err
+        return
     # explain --file names it in its own words (gpudoctor/explain/inputs.py)
     assert "not a regular file" in err, err
     if entry != "explain --file":
@@ -123,7 +128,7 @@ def test_a_fifo_inside_a_facts_folder_is_refused(special, tmp_path, entry):
 
 
 @ROOT_ONLY
-@pytest.mark.parametrize("entry", sorted(e for e in ENTRY_POINTS if e != "explain --file"))
+@pytest.mark.parametrize("entry", sorted(e for e in ENTRY_POINTS if e != "explain --file" and "accelerate" not in e))
 def test_a_symlink_another_user_planted_is_not_followed(tmp_path, monkeypatch, entry):
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("GPUDOCTOR_CONFIG", raising=False)
@@ -201,6 +206,21 @@ def test_dev_null_takes_nothing_and_system_folders_are_refused():
     assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
     with pytest.raises(InputError, match="system folder"):
         write_atomic("/sys/kernel/gpudoctor-test.prom", "x\n")
+
+
+@ROOT_ONLY
+def test_facts_o_into_a_folder_link_another_user_planted_is_refused(tmp_path):
+    from gpudoctor.gather import save
+    from gpudoctor.runner import Node
+
+    ours = tmp_path / "etc"
+    ours.mkdir()
+    link = tmp_path / "textfile"
+    os.symlink(str(ours), str(link))
+    os.lchown(str(link), OTHER, OTHER)
+    with pytest.raises(InputError, match="symlink that uid %d owns" % OTHER):
+        save([Node(host="gpu01", error="x", error_kind="ssh")], str(link))
+    assert os.listdir(str(ours)) == []
 
 
 def test_the_new_file_mode_is_set_on_the_descriptor(tmp_path):

@@ -48,6 +48,24 @@ def _umask():
     return umask
 
 
+def check_folder(path):
+    """An output folder (`facts -o DIR`) that is a symlink another user owns is followed only
+    to a folder of theirs (the protected_symlinks rule of gpudoctor/errors.py open_input): a
+    link planted in a shared folder cannot send root's files into /etc."""
+    try:
+        st = os.lstat(path)
+    except (OSError, ValueError, TypeError):
+        return
+    if stat.S_ISLNK(st.st_mode) and st.st_uid not in (os.geteuid(), 0):
+        try:
+            target_uid = os.stat(path).st_uid
+        except OSError:
+            target_uid = None
+        if target_uid != st.st_uid:
+            raise InputError("cannot write to %s: a symlink that uid %d owns to a folder it does not own: not "
+                             "followed" % (_path_shown(path), st.st_uid))
+
+
 def write_atomic(path, text, timeout=WRITE_TIMEOUT):
     """Write ``text`` to ``path`` by the rule above; every failure is an InputError naming
     the file (exit 2)."""
