@@ -345,8 +345,8 @@ def watch_target(facts, config):
         what.append("no job process found")
     elsewhere = _num(_dict(w.get("processes")).get("gpu_pids_elsewhere"))
     if elsewhere:
-        what.append("%d GPU process%s NVML lists %s not in this pid namespace (a container without the host's "
-                    "pids: run watch on the host, or with --pid=host)" % (
+        what.append("%d GPU process%s NVML lists %s not visible here (another pid namespace: a container without "
+                    "the host's pids, or /proc mounted hidepid; run watch on the host or as root)" % (
                         elsewhere, "" if elsewhere == 1 else "es", "is" if elsewhere == 1 else "are"))
     yield Pass("; ".join(what))
 

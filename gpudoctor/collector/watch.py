@@ -251,7 +251,8 @@ def describe_process(ctx, pid, key):
 def in_this_pid_namespace(ctx, pids):
     """(kept, dropped): NVML reports the host's pids; inside a container without the host's
     pid namespace such a number is absent from /proc, or names another process here (one that
-    holds no /dev/nvidia* device open). Those are dropped, never described as the job."""
+    holds no /dev/nvidia* device open); /proc mounted hidepid=2 hides other users' processes.
+    Those are dropped, never described as the job."""
     kept, dropped = {}, 0
     for pid, gpus in pids.items():
         if not ctx.isdir("/proc/%d" % pid):
