@@ -442,3 +442,30 @@ def test_a_container_without_uverbs_is_named():
 
     r = result(run_checks([Node(host="gpu01", facts=doc)], list(WATCH), Config()), "watch.transport")
     assert r.status == "fail" and "/dev/infiniband has no uverbs device here" in r.summary
+
+
+@pytest.mark.parametrize("util,frac,want", [
+    (None, 0.5, "unknown"), (9.9, 0.9, "idle"), (10, None, "unknown"), (50, 0.55, "computing"),
+    (100, 0.549, "partial"), (80, 0.399, "waiting"), (79.9, 0.1, "partial"), (100, 0.40, "partial"),
+    (100, 0.18, "waiting"), (99, 0.96, "computing"),
+])
+def test_gpu_state_thresholds(util, frac, want):
+    from gpudoctor.watch import state
+
+    assert state(util, frac) == want
+
+
+@pytest.mark.parametrize("iface,rdma,sockets,hcas", [
+    (25e6, 0, True, False),  # the socket signature
+    (25e6, None, True, False),  # no port counters at all
+    (0.9e6, 0, False, False),  # too little to be the job's traffic
+    (25e6, 2.4e6, True, False),  # HCAs under a tenth of the interface: sockets
+    (25e6, 2.6e6, False, True),  # over a tenth: the HCAs carry the job
+    (2e4, 2e10, False, True),
+    (0, 0.9e6, False, False),
+])
+def test_socket_and_hca_thresholds(iface, rdma, sockets, hcas):
+    from gpudoctor.watch import on_hcas, on_sockets
+
+    t = {"iface_bytes_s": iface, "rdma_bytes_s": rdma}
+    assert (on_sockets(t), on_hcas(t)) == (sockets, hcas)
