@@ -46,9 +46,9 @@ def main(argv=None):
     except InputError as exc:
         print("gpudoctor: error: %s" % one_line(str(exc)), file=sys.stderr)
         return EXIT_USAGE
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:  # Ctrl-C; `probe` turns SIGTERM into one too (exit 143)
         print("gpudoctor: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return getattr(exc, "exit_code", EXIT_INTERRUPTED)
     except BrokenPipeError:  # `gpudoctor facts | head`
         try:
             sys.stdout = None

@@ -64,8 +64,10 @@ def test_the_listener_takes_only_the_peer_that_sends_the_run_key():
     ready = srv.next_event(time.time() + 10, want=("ready",))
     assert ready and ready["event"] == "ready", ready
     port = ready["port"]
-    # a silent third party holds a connection open: it must not hold up the peer (handshakes run apart)
-    silent = socket.create_connection(("127.0.0.1", port), timeout=5)
+    # silent third parties hold connections open: they must not hold up the peer (the handshakes
+    # run beside the accept loop; one after the other, six would cost it 6 x 2 s)
+    silent = [socket.create_connection(("127.0.0.1", port), timeout=5, source_address=("127.0.0.2", 0))
+              for _ in range(6)]
     # from the peer's own address, the right tag without the key, then a wrong key: closed at once
     assert _intrude(port, b"U")
     assert _intrude(port, b"\0" * 32 + b"U")
@@ -76,12 +78,14 @@ def test_the_listener_takes_only_the_peer_that_sends_the_run_key():
     cli = launch.start_worker(tr, "b", {"role": "tcp-client", "peer_addr": "127.0.0.1", "port": port,
                                         "src_addr": "127.0.0.2", "key": KEY.hex(), "seconds": 0.2, "streams": 2,
                                         "connect_s": 3, "hard_s": 15}, token)
-    rc, rs = cli.next_event(time.time() + 10), srv.next_event(time.time() + 10)
-    silent.close()
+    rc, rs = cli.next_event(time.time() + 20), srv.next_event(time.time() + 20)
+    took = time.time() - t0
+    for s in silent:
+        s.close()
     assert rc["ok"] and rs["ok"], (rc, rs)
     assert rc["rx_gbps"] > 0.05 and rs["rx_gbps"] > 0.05  # the pair measured as if nobody else came
     assert rs["rejected"] >= 4
-    assert time.time() - t0 < 5  # the silent connection cost the peer nothing like the handshake's 2 s x n
+    assert took < 8, took
     launch.cleanup_run(tr, ["a"], token, timeout=5)
 
 
@@ -272,6 +276,8 @@ def test_an_interrupt_reports_what_was_measured_and_ends_the_workers(monkeypatch
     out = []
     report.render_text(doc, findings.evaluate(doc, {}), type("W", (), {"write": lambda s, x: out.append(x)})())
     assert "INTERRUPTED by SIGINT" in "".join(out)
+    assert report.to_json(doc, findings.evaluate(doc, {}))["exit_code"] == 130
+    assert report.to_json(dict(doc, interrupted="SIGTERM"), [])["exit_code"] == 143
 
 
 # ---------------------------------------------------------------- arguments

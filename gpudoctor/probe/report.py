@@ -45,6 +45,8 @@ def to_json(doc, findings, step=None):
     if step is not None:
         out["step"] = step
     out["exit_code"] = exit_code(findings)
+    if doc.get("interrupted"):  # what the process exits with: 128 + the signal
+        out["exit_code"] = 143 if doc["interrupted"] == "SIGTERM" else 130
     return out
 
 
