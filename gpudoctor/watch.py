@@ -388,7 +388,8 @@ def watch_bound(facts, config):
                                     "others'\ngpudoctor watch --hosts HOSTFILE   # every node: a straggler shows")
         else:
             yield Finding.error(msg + "; no network traffic here (%s, %s): they wait for a peer on another node "
-                                      "or for the host" % (_iface_text(t), _ports_text(t)),
+                                      "or for the host, or the kernels are too small to load the GPU" % (
+                                          _iface_text(t), _ports_text(t)),
                                 fix="gpudoctor watch --hosts HOSTFILE   # every node of the job: the straggler "
                                     "computes while the others wait")
         return
