@@ -8,6 +8,13 @@ fixtures/logs/dev/ in it (a root error, its watchdog echo, a ChildFailedError af
 one `explain_file` pass in this process and reports the peak RSS (ru_maxrss).
 
     python bench/explain_bench.py [--mb 100] [--keep PATH]
+
+Adversarial shapes (issue 23: explain's time is linear in its input), each timed in this
+process with its peak RSS:
+
+    python bench/explain_bench.py --shape repeated   # 1,000,000 lines of one NCCL error (35 MB)
+    python bench/explain_bench.py --shape longline   # one 10 MB line of 'error ' (no newline in it)
+    python bench/explain_bench.py --shape noise      # 500 MB of log noise, streamed (never on disk)
 """
 
 import argparse
@@ -77,11 +84,82 @@ def generate(path, mb, seed=1):
     return os.path.getsize(path)
 
 
+class _Stream:
+    """A binary stream of ``size`` bytes made by ``chunk(i)`` as it is read: a large input that
+    never sits on disk or in memory whole."""
+
+    def __init__(self, size, chunk):
+        self.size, self.chunk, self.done, self.i, self.buf = size, chunk, 0, 0, b""
+
+    def read(self, n=-1):
+        while len(self.buf) < n and self.done + len(self.buf) < self.size:
+            self.buf += self.chunk(self.i)
+            self.i += 1
+        take = min(n, self.size - self.done)
+        out, self.buf = self.buf[:take], self.buf[take:]
+        self.done += len(out)
+        return out
+
+
+def _noise_chunk(i):
+    rnd = random.Random(i)
+    out = []
+    for k in range(2000):
+        step = i * 2000 + k
+        t = rnd.choice(NOISE)
+        out.append(t.format(r=step % 8, r2=(step + 1) % 8, d="0301", m=step // 3600 % 60, s=step % 60,
+                            us=step % 999999, pid=4000 + step % 7, tid=5000 + step % 13, ln=step % 900, step=step,
+                            loss=1.0 / (1 + step % 97), g=0.5 + step % 7 / 10.0, tps=12000 + step % 999, n=step % 16,
+                            c=step % 32, p=step % 100))
+    return ("\n".join(out) + "\n").encode()
+
+
+def _repeated_chunk(i):
+    # what 1,000 ranks on 125 nodes print, again and again: one NCCL error, each line with its own
+    # rank, host, pid and time
+    return b"".join(b"[rank%d]:[E0301 12:%02d:%02d.%06d %d ProcessGroupNCCL.cpp:1] gpu-node-%03d:%d:%d [%d] "
+                    b"NCCL error: unhandled system error\n" % (r, r // 60 % 60, r % 60, r, 4000 + r, r // 8,
+                                                                4000 + r, 5000 + r, r % 8)
+                    for r in range(1000))
+
+
+SHAPES = {
+    "repeated": lambda: _Stream(1000 * len(_repeated_chunk(0)), _repeated_chunk),  # 1,000,000 lines
+    "longline": lambda: _Stream(10 * 1000 * 1000, lambda i: b"error " * 100000),
+    "noise": lambda: _Stream(500 * 1000 * 1000, _noise_chunk),
+}
+
+
+def run_shape(name):
+    from gpudoctor import explain
+
+    kb = explain.load_knowledge()
+    stream = SHAPES[name]()
+    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    t0, c0 = time.perf_counter(), time.process_time()
+    res = explain.explain_stream(stream, kb, source=name)
+    took, cpu = time.perf_counter() - t0, time.process_time() - c0
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print("shape %s: %.1f MB, %d lines" % (name, res["bytes"] / 1e6, res["lines"]))
+    print("explain: %.2fs wall, %.2fs CPU (%.1f MB/s of CPU)" % (took, cpu, res["bytes"] / 1e6 / max(cpu, 1e-9)))
+    print("peak RSS: %.1f MiB (%.1f MiB before the scan)" % (rss / 1024.0, rss_before / 1024.0))
+    print("verdict %s, root %s, stopped early: %s" % (res["verdict"], res["root"], res["stopped_early"]))
+    f = res["findings"][0] if res["findings"] else None
+    if f:
+        print("match count %d; first: %s; spread: %s ranks, %s hosts" % (
+            f["match_count"], f.get("origin"), (f.get("spread") or {}).get("ranks"),
+            (f.get("spread") or {}).get("hosts")))
+    return 0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--mb", type=int, default=100)
     ap.add_argument("--keep", metavar="PATH", help="write the log here and keep it")
+    ap.add_argument("--shape", choices=sorted(SHAPES), help="an adversarial shape instead of the realistic log")
     args = ap.parse_args(argv)
+    if args.shape:
+        return run_shape(args.shape)
     path = args.keep or os.path.join(tempfile.mkdtemp(prefix="gpudoctor-bench-"), "train.log")
     t0 = time.perf_counter()
     size = generate(path, args.mb)

@@ -13,6 +13,8 @@ from gpudoctor import explain
 from gpudoctor.explain import scan as scan_mod
 
 WINDOW = scan_mod.WINDOW
+# Budgets are in this process's CPU time (time.process_time): other processes loading the
+# machine do not make a test fail.
 BUDGET_S = 0.25  # one pattern on one WINDOW of one shape: a linear pattern takes well under 10 ms,
 # a backtracking one seconds (cuMulticast\w+.{0,80}(?:failed|error) took 2.2 s on 4 KiB)
 
@@ -36,9 +38,9 @@ def _shapes(p):
 def _time(rx, text, runs=1):
     best = None
     for _ in range(runs):
-        t = time.perf_counter()
+        t = time.process_time()
         rx.search(text)
-        dt = time.perf_counter() - t
+        dt = time.process_time() - t
         best = dt if best is None else min(best, dt)
     return best
 
@@ -74,9 +76,9 @@ def test_a_line_of_every_literal_stays_in_time(kb):
     line = "".join(lit + "a" * 40 for lit in lits)
     line = (line * (100000 // len(line) + 1))[:100000]
     for data in (line + "\n", line[:30000].replace("a" * 40, "\n")):
-        t = time.perf_counter()
+        t = time.process_time()
         explain.explain_text(data, kb)
-        dt = time.perf_counter() - t
+        dt = time.process_time() - t
         assert dt < 15, "%.1fs for %d bytes" % (dt, len(data))
 
 
@@ -90,9 +92,9 @@ def test_a_line_of_every_literal_stays_in_time(kb):
     ("a 1 MB line of 'error ' (10 MB: 42 s before)", b"error " * 170000 + b"\n", 4),
 ])
 def test_the_issues_reproducers_take_seconds_not_minutes(kb, name, data, budget):
-    t = time.perf_counter()
+    t = time.process_time()
     res = explain.explain_stream(io.BytesIO(data), kb)
-    dt = time.perf_counter() - t
+    dt = time.process_time() - t
     assert dt < budget, "%s: %.1fs" % (name, dt)
     assert res["stopped_early"] is None
 
@@ -138,7 +140,7 @@ def test_the_deadline_returns_what_was_found_and_says_so(kb, monkeypatch):
 
 def test_cli_timeout_still_prints_valid_json(gpudoctor_cli, tmp_path):
     p = tmp_path / "big.log"
-    p.write_bytes(b"step 1 loss 0.3\n" * 300000)
+    p.write_bytes(b"step 1 loss 0.3\n" * 50000)
     rc, out, err = gpudoctor_cli("explain", "--json", "--timeout", "0.000001", str(p))
     doc = json.loads(out)
     assert rc == 1 and doc["stopped_early"]["reason"] == "timeout" and doc["schema"] == "gpudoctor.explain/3"

@@ -188,6 +188,12 @@ def locate(result, scan):
             d["file"], d[key] = _where(scan, d[key])
 
     for f in result["findings"]:
+        sp = scan.spread.get(f["id"])
+        if sp is None and isinstance(f.get("first_line"), int):
+            # a structural answer is named after its family, not the scanner's entry: the entry
+            # whose lines hold the finding's first line
+            sp = next((scan.spread.get(eid) for eid, hits in scan.matches.items()
+                       if any(h.line == f["first_line"] for h in hits)), None)
         if isinstance(f.get("first_line"), int):
             f["first_file"], f["first_line"] = _where(scan, f["first_line"])
         for key in ("matches", "signals"):
@@ -196,7 +202,6 @@ def locate(result, scan):
         for c in f.get("causes", []):
             for h in c.get("evidence", []):
                 fix(h)
-        sp = scan.spread.get(f["id"])
         f["origin"], f["spread"] = _origin(scan, sp) if sp else (None, None)
     for n in result["context"]:
         if isinstance(n.get("first_line"), int):
@@ -233,7 +238,9 @@ RECORDER_ADVICE = (
     "Turn on PyTorch's Flight Recorder for the next run, so that the rank that never reached the collective "
     "is named: export TORCH_NCCL_TRACE_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1 (each rank then writes "
     "TORCH_NCCL_DEBUG_INFO_TEMP_FILE<rank>, default /tmp/nccl_trace_rank_<rank>, when the watchdog fires); "
-    "collect the dumps of every node into one folder and run: gpudoctor explain FOLDER")
+    "collect the dumps of every node into one folder and run: gpudoctor explain FOLDER. With gloo, write "
+    "the dump yourself where the timeout is caught: open(f'/tmp/nccl_trace_rank_{rank}', 'wb').write("
+    "torch._C._distributed_c10d._dump_fr_trace())")
 _TIMEOUTISH = ("timeout", "watchdog", "store_barrier")
 
 

@@ -34,8 +34,7 @@ BLOCK = 1 << 22  # bytes read at a time
 MAX_LINE = 1 << 20  # a "line" longer than this (no newline in 1 MiB) is cut there
 WINDOW = 4096  # the most bytes of one line a pattern is tried on at once
 STEP = WINDOW // 2  # long lines: a window starts every STEP bytes
-MAX_CACHE = 2048  # answers kept for lines seen before (each key at most MAX_KEY bytes)
-MAX_KEY = 16384
+MAX_CACHE = 4096  # answers kept for lines seen before (each line at most WINDOW bytes)
 MAX_WINDOWS_CACHED = 256  # answers kept for windows of long lines seen before
 MAX_SPREAD = 10000  # distinct ranks / hosts kept per entry
 SUB = 1 << 19  # squashed bytes whose prefilter hits are listed at once
@@ -51,7 +50,9 @@ _NOT_CONTINUATION_B = {bytes([c]) for c in _NOT_CONTINUATION}
 _LEAD = b" \t>"
 _LEAD_SET = set(_LEAD)
 _DIGITS_B = re.compile(rb"\d+")
-_GLOG_B = re.compile(rb"\s*\[?[IWEF]\d{4} \d\d:\d\d:\d\d(?:\.\d+)?(?: +\d+)? [\w.-]{1,80}:\d+\]")
+_GLOG_B = rb"\[?[IWEF]\d{4} \d\d:\d\d:\d\d(?:\.\d+)?(?: +\d+)? [\w.-]{1,80}:\d+\]"
+# a line's run of prefixes, torch's glog-style header among them, in one match
+_PREFIX_RUN_B = re.compile(rb"(?:\s*(?:%s|%s)){0,8}" % (_PREFIX_B.pattern[len(rb"\s*"):], _GLOG_B))
 
 
 class Hit:
@@ -147,20 +148,6 @@ class _Window:
             got = self._lines[i] = _decode(raw if i == 0 else raw[:WINDOW])
         return got
 
-    def key(self, needles):
-        """What the answer for this line depends on: its bytes (the digits of its prefixes set
-        aside: '[rank3]:' and '[rank7]:' say the same), the lines after it that a wrapped
-        message or a two-line pattern may read, and the needles found. None: too long to keep."""
-        parts = [_norm_prefix(self.raw(0))]
-        size = len(parts[0])
-        for i in range(1, MAX_WRAP + 1):
-            raw = self.raw(i)[:WINDOW]
-            parts.append(_norm_prefix(raw))
-            size += len(raw)
-        if size > MAX_KEY:
-            return None
-        return b"\n".join(parts), frozenset(needles)
-
     def body(self, i):
         """(prefix-free text, whether a prefix was removed): decides severity and wrapping."""
         key = ("body", i)
@@ -200,25 +187,29 @@ class _Window:
 
 
 def _norm_prefix(raw):
-    """The line with the digit runs of its launcher/logger prefixes replaced by '0'."""
-    m = _PREFIX_B.match(raw)
-    end = m.end() if m else 0
-    for _ in range(5):  # '0: [rank0]:[W1123 12:00:00.1 ...] host:1:2 [0] ...'
-        m = _PREFIX_B.match(raw, end)
-        if not m or m.end() == end:
-            break
-        end = m.end()
-    g = _GLOG_B.match(raw, end)  # torch's '[E1123 12:00:00.123456 1234 ProcessGroupNCCL.cpp:616]'
-    if g:
-        end = g.end()
+    """The line with the digit runs of its launcher/logger prefixes replaced by '0' (torch's
+    '[E1123 12:00:00.123456 1234 ProcessGroupNCCL.cpp:616]' header counts as one)."""
+    end = _PREFIX_RUN_B.match(raw).end()
     return _DIGITS_B.sub(b"0", raw[:end]) + raw[end:] if end else raw
+
+
+def _two_line(p):
+    """Whether pattern p reads the next line: a newline outside a negated class ('[^\\n]' only
+    keeps a match on one line)."""
+    got = _TWO_LINE.get(p.source)
+    if got is None:
+        got = _TWO_LINE[p.source] = p.multiline and "\\n" in re.sub(r"\[\^[^\]]*\]", "", p.source)
+    return got
+
+
+_TWO_LINE = {}
 
 
 def _search_text(p, text0, conts, text1, whole):
     """(match, shown text, whole line shown) of pattern p on text0, possibly wrapped into the
     continuation lines ``conts`` (a callable, read only when needed), or (None, None, False).
     ``whole``: the pattern's needle is in text0 (else it spans a wrap)."""
-    if p.multiline:
+    if _two_line(p):
         # a two-line pattern starts on line 0 (a pattern with [^\n] in it is "multiline" too,
         # and must not match on the next line alone: that line is tried as its own)
         m = p.regex.search(text0 + "\n" + text1())
@@ -248,17 +239,19 @@ def _patterns_of(kb, needles):
 
 
 def _evaluate(kb, win, needles):
-    """[(pattern, groups, shown, whole line shown)] for a line of at most WINDOW bytes."""
-    out = []
+    """([(pattern, groups, shown, whole line shown)], whether a two-line pattern was tried) for a
+    line of at most WINDOW bytes."""
+    out, multi = [], False
     raw0 = win.raw(0)
     sq0 = _blank_ansi(raw0).translate(_LOWER, _WS)
     text0 = win.text(0)
     for p in _patterns_of(kb, needles):
+        multi = multi or _two_line(p)
         whole = any(n in sq0 for n in p.needles_b)
         m, shown, plain = _search_text(p, text0, win.continuations, lambda: win.text(1), whole)
         if m:
             out.append((p, m.groupdict(), shown, plain))
-    return out
+    return out, multi
 
 
 def _evaluate_long(scan, kb, win, needles, wins):
@@ -296,12 +289,12 @@ def _evaluate_long(scan, kb, win, needles, wins):
                 text = texts.get(k)
                 if text is None:
                     text = texts[k] = _decode(piece)
-                m = p.regex.search(text) if not p.multiline else None
+                m = p.regex.search(text) if not _two_line(p) else None
                 got = known[p] = (m.groupdict(), _display(text, m)) if m else None
             if got:
                 found = (p, got[0], got[1], False)
                 break
-        if found is None and (win.continuations() or p.multiline):
+        if found is None and (win.continuations() or _two_line(p)):
             tail = _decode(raw0[-STEP:])
             m, shown, _ = _search_text(p, tail, win.continuations, lambda: win.text(1), False)
             if m:
@@ -317,28 +310,42 @@ def _origin_of(win):
     return origin(win.raw(0)[:512].decode("utf-8", "replace"))
 
 
+def _deps(win, flags):
+    """What else than line 0 the answer read: its continuation lines (a wrapped message), the
+    next line (a two-line pattern)."""
+    conts, nxt = flags
+    return (tuple(win.continuations()) if conts else None, _norm_prefix(win.raw(1)[:WINDOW]) if nxt else None)
+
+
 def _consider(scan, kb, lineno, win, needles, wins=None):
     if not needles:
         return
     raw0 = win.raw(0)
-    key = None
-    if len(raw0) <= WINDOW:
-        key = win.key(needles)
-        got = scan._cache.get(key) if key is not None else None
+    if len(raw0) > WINDOW:
+        results = _evaluate_long(scan, kb, win, needles, wins or {})
+        scan.tried += 1
+        _replay(scan, lineno, win, (results, severity(win.body(0)[0][:WINDOW]) if results else None))
+        return
+    # A line seen before (the same bytes once the digits of its prefixes are set aside, the
+    # same needles) gets the same answer, if what else it read (the lines after it) is the same.
+    k0 = (_norm_prefix(raw0), frozenset(needles))
+    entry = scan._cache.get(k0)
+    if entry is not None:
+        got = entry[1].get(_deps(win, entry[0]))
         if got is not None:
             scan.replayed += 1
             _replay(scan, lineno, win, got)
             return
-        results = _evaluate(kb, win, needles)
-    else:
-        results = _evaluate_long(scan, kb, win, needles, wins or {})
+    results, multi = _evaluate(kb, win, needles)
     scan.tried += 1
-    sev = severity(win.body(0)[0][:WINDOW]) if results else None
-    got = (results, sev)
-    if key is not None:
+    got = (results, severity(win.body(0)[0]) if results else None)
+    flags = (win._cont is not None, multi)
+    if entry is None or entry[0] != flags:
         if len(scan._cache) >= MAX_CACHE:
             scan._cache.clear()
-        scan._cache[key] = got
+        entry = scan._cache[k0] = (flags, {})
+    if len(entry[1]) < 16:
+        entry[1][_deps(win, flags)] = got
     _replay(scan, lineno, win, got)
 
 
@@ -567,57 +574,59 @@ def _scan_buffer(scan, kb, buf, base, limit):
     find = buf.find
     count = plain.count
     s, line_end = 0, -1  # the line of the last hit: [s, line_end), line_end -1 before the first
-    long_end, bounds, cur_c, cur_w, last = -1, None, None, None, None
+    q_s = q_end = -1  # that line's start and end in the squashed block
+    islong, bounds, cur_c, cur_w, last = False, None, None, None, None
+    stop = False
     for found in _hits(kb, flat):
         for qs, needle in found:
-            if qs < long_end:  # within a long line: its window from the squashed offset alone
-                k = bisect_right(bounds, qs) - 1
-                if (needle, k) != last:
-                    last = (needle, k)
-                    cur_c.add(needle)
-                    w = cur_w.get(needle)
-                    if w is None:
-                        w = cur_w[needle] = {0}
-                    w.add(k)
-                continue
-            o = start_of(qs)
-            if line_end < o:  # a new line (hits come in order: each byte is searched once for newlines)
+            if qs >= q_end:  # the first hit on a new line: map it back once (hits come in order)
+                o = start_of(qs)
                 s = rfind(b"\n", max(0, line_end), o) + 1
                 line_end = find(b"\n", o)
                 if line_end < 0:
                     line_end = len(buf)
-                if line_end - s > WINDOW and s < limit:
-                    # the squashed offsets where its windows start: hits after this one need no mapping
-                    q = qs - (o - s - _blanks(count, s, o))
-                    bounds, pos = [q], s
+                q_s = qs - (o - s - _blanks(count, s, o))
+                q_end = qs + (line_end - o) - _blanks(count, o, line_end)
+                if s > limit:
+                    stop = True
+                    break
+                last = None
+                islong = line_end - s > WINDOW
+                if islong:  # the squashed offsets where its windows start: a hit's window needs no mapping
+                    q, pos, bounds = q_s, s, [q_s]
                     while pos + STEP < line_end:
                         q += STEP - _blanks(count, pos, pos + STEP)
                         pos += STEP
                         bounds.append(q)
-                    long_end = q + (line_end - pos) - _blanks(count, pos, line_end)
-                    cur_c = cands.setdefault(s, set())
+                if s < limit:  # the first line after the limit is scanned with the next buffer, but it
+                    cur_c = cands.get(s)  # may still be the continuation of a line before it (below)
+                    if cur_c is None:
+                        cur_c = cands[s] = set()
                     cur_w = wins.setdefault(s, {})
-                    last = None
-            if s > limit:
-                break
-            if s < limit:  # the first line after the limit is scanned with the next buffer, but it
-                c = cands.get(s)  # may still be the continuation of a line before the limit (below)
-                if c is None:
-                    c = cands[s] = set()
-                c.add(needle)
-                k = (o - s) // STEP
-                w = wins.setdefault(s, {}).get(needle)
-                if w is None:
-                    w = wins[s][needle] = {0}
-                w.add(k)
+                else:
+                    cur_c = None
+            else:
+                o = None
+            if cur_c is not None:
+                cur_c.add(needle)
+                k = bisect_right(bounds, qs) - 1 if islong else 0
+                if (needle, k) != last:
+                    last = (needle, k)
+                    w = cur_w.get(needle)
+                    if w is None:
+                        w = cur_w[needle] = {0}
+                    w.add(k)
+            if not s or qs - q_s >= WRAP_REACH:
+                continue
+            if o is None:
+                o = start_of(qs)
             # Near the start of a line without a prefix of its own, the needle (often a short
             # part of the pattern's text) may be the rest of a message wrapped from the line
             # before: try the pattern there too.
             k = s  # past a pasted block's indentation or '> ', shared with the line before
             while k < s + 16 and k < o and buf[k] in _LEAD_SET:
                 k += 1
-            if 0 < s and o - s < WRAP_REACH and buf[k] not in _NOT_CONTINUATION and buf[k] != 62 and \
-                    not prefix_at(buf, k):
+            if o - s < WRAP_REACH and buf[k] not in _NOT_CONTINUATION and buf[k] != 62 and not prefix_at(buf, k):
                 ps = rfind(b"\n", 0, s - 1) + 1
                 if s - 1 - ps >= MIN_WRAPPED and buf[ps:ps + k - s] == buf[s:k] and \
                         (ps + k - s >= s - 1 or buf[ps + k - s] not in _LEAD_SET):
@@ -625,9 +634,8 @@ def _scan_buffer(scan, kb, buf, base, limit):
                     if c is None:
                         c = cands[ps] = set()
                     c.add(needle)
-        else:
-            continue
-        break
+        if stop:
+            break
     if not cands:
         return
     counted, line = 0, base

@@ -81,9 +81,29 @@ _ORIGINS = [
     (re.compile(r"([\w.-]+):\d+:\d+(?=\s+\[\d+\])"), "host"),             # NCCL host:pid:tid [dev]
     (re.compile(r"\[\d{1,3}\]"), None),                                  # NCCL's [dev] after it
     (re.compile(r"((?:[\w-]+\.)*[\w-]*\d[\w.-]*):(?=\s)"), "host"),         # pdsh 'worker-0: '
+    # torch / glog: '[W1123 12:00:00.123456 1234 ProcessGroupNCCL.cpp:616]'
+    (re.compile(r"\[?[IWEF](\d{4}) (\d\d:\d\d:\d\d(?:\.\d+)?)(?: +\d+)? [\w.-]{1,80}:\d+\]"), "glog"),
 ]
-_GLOG = re.compile(r"\[?[IWEF](\d{4}) (\d\d:\d\d:\d\d(?:\.\d+)?)")  # torch/glog '[W1123 12:00:00.123 ...'
+# one match finds which prefix comes next (then its own regex reads its groups)
+_ORIGIN_ANY = re.compile("|".join("(?P<o%d>%s)" % (i, rx.pattern) for i, (rx, _) in enumerate(_ORIGINS)))
+_ORIGIN_AT = [(_ORIGIN_ANY.groupindex["o%d" % i], kind) for i, (_, kind) in enumerate(_ORIGINS)]
+_GLOG = re.compile(r"\[?[IWEF](\d{4}) (\d\d:\d\d:\d\d(?:\.\d+)?)")  # the same, not closed
 _MONTHS = {m: i for i, m in enumerate("Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split(), 1)}
+
+
+class _Groups:
+    """The groups of one alternative of _ORIGIN_ANY, numbered as in its own regex."""
+
+    __slots__ = ("m", "at")
+
+    def __init__(self, m, at):
+        self.m, self.at = m, at
+
+    def group(self, i):
+        return self.m.group(self.at + i)
+
+    def end(self):
+        return self.m.end()
 
 
 def origin(text):
@@ -93,18 +113,20 @@ def origin(text):
     rank = host = when = None
     rest = text.lstrip(" \t>")
     for _ in range(8):
-        for rx, kind in _ORIGINS:
-            m = rx.match(rest)
-            if m and m.end():
-                break
-        else:
+        found = _ORIGIN_ANY.match(rest)
+        if not found or not found.end():
             break
+        at, kind = _ORIGIN_AT[int(found.lastgroup[1:])]
+        m = _Groups(found, at)
         if kind == "rank" and rank is None:
             rank = str(int(m.group(1)))
         elif kind == "local" and rank is None:
             rank = "local %d" % int(m.group(1))
-        elif kind == "host" and host is None and m.group(1):
+        elif kind == "host" and host is None and m.group(1) and "_" not in m.group(1):  # mlx5_core: is no host
             host = m.group(1)
+        elif kind == "glog" and when is None:
+            key = "%s-%s %s" % (m.group(1)[:2], m.group(1)[2:], m.group(2))
+            when = ("mmdd", key, key)
         elif kind == "iso" and when is None:
             clock = m.group(2).replace(",", ".")
             when = ("iso", m.group(1) + "T" + clock, "%s %s" % (m.group(1), clock))
