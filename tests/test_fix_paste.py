@@ -262,3 +262,12 @@ def test_explains_computed_fixes_quote_the_nodes_values(tmp_path):
             assert len(got) == 5  # one line per computed fix, none split by a value
             lines += got
     assert paste(sorted(set(lines)), tmp_path) == []
+
+
+def test_the_probes_rdma_fix_quotes_the_nodes_device_names():
+    from gpudoctor.probe.findings import rdma_fix
+
+    facts = {"rdma": {"status": "ok", "dev_infiniband": ["uverbs0"], "devices": [
+        {"name": "mlx5_0;touch MARKER", "ports": [{"port": 1, "state": "ACTIVE", "link_layer": "InfiniBand"}]}]}}
+    exports, fix = rdma_fix([facts])
+    assert "export NCCL_IB_HCA='mlx5_0;touch MARKER'" in fix.splitlines()

@@ -6,7 +6,7 @@ sysfs reports it), never per-SKU constants, so the same rule holds on 25 GbE and
 
 import statistics
 
-from gpudoctor.registry import Finding
+from gpudoctor.registry import Finding, cmd
 
 RATIO = 0.5  # "far below": under half the median / the line rate
 
@@ -118,7 +118,8 @@ def rdma_fix(facts_list):
         exports["NCCL_IB_HCA"] = ",".join(sorted(common))
     if roce_gid is not None:
         exports["NCCL_IB_GID_INDEX"] = str(roce_gid)
-    lines = ["export %s=%s" % kv for kv in sorted(exports.items())]
+    # device names and the GID index come from the nodes' facts: each one quoted word (gpudoctor/fixline.py)
+    lines = [cmd("export {k}={v}", k=k, v=v) for k, v in sorted(exports.items())]
     lines.append("unset NCCL_IB_DISABLE   # if it is set to 1 anywhere in the job's environment")
     if container or no_uverbs:
         lines.append("docker run ... --device=/dev/infiniband --ulimit memlock=-1 ...   "
