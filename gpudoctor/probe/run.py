@@ -280,9 +280,11 @@ def _nccl_job_once(transport, members, token, opts, deadline, scope, node_env):
             job["port"] = port
     results = {}
     pending = list(workers)
-    # the node's own deadline ends it first (its ranks stop, its watchdog fires 5 s later);
-    # this backstop never reaches into the cleanup's share of the budget
-    end = min(deadline + 8, opts["hard_end"])
+    # the node's own deadline ends it first: NODE_GRACE before ours, its ranks are killed and it
+    # reports within a second or so. A node silent 3 s past our deadline is hung (its watchdog
+    # and `timeout -k` end it): waiting longer would take the time of the rounds after this one.
+    # This backstop never reaches into the cleanup's share of the budget.
+    end = min(deadline + 3, opts["hard_end"])
     while pending and time.time() < end:
         for w in list(pending):
             ev = w.next_event(min(end, time.time() + 0.1))
