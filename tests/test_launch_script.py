@@ -209,3 +209,18 @@ def test_check_reads_a_launch_script_too(gpudoctor_cli, tmp_path):
                                  os.path.join(S, "issue19_not_exported.sbatch"))
     (f,) = [f for f in _json.loads(out)["findings"] if f["check"] == "launch.accepted"]
     assert rc == 1 and "expected one argument" in f["message"] and "line 9" in f["message"]
+
+
+def test_eval_source_and_a_hostfile_that_is_not_here(tmp_path):
+    (tmp_path / "launch").mkdir()
+    (tmp_path / "launch" / "config.env").write_text('NUM_NODES=2\nGPUS_PER_NODE=8\nRUN_ARGS="--lr 1"\n')
+    f = tmp_path / "run.sh"
+    f.write_text('source ./launch/config.env\nexport WORLD_SIZE=$((NUM_NODES * GPUS_PER_NODE + 1))\n'
+                 'OPTS="NCCL_DEBUG=INFO"\nrun_cmd="${OPTS} deepspeed --hostfile /nowhere/hostfile --num_nodes '
+                 '${NUM_NODES} --num_gpus ${GPUS_PER_NODE} t.py ${RUN_ARGS}"\neval ${run_cmd}\n')
+    res = read_script(str(f), [], environ={})
+    (la,) = res.launches
+    p = la.plan
+    assert (p.world_size(), p.nnodes_max, p.script_args, p.env_set) == (16, 2, ["--lr", "1"], {"NCCL_DEBUG": "INFO"})
+    assert any("not on this machine" in n for n in p.notes) and any("read ./launch/config.env" in n for n in res.notes)
+    assert la.findings == ["the script computes WORLD_SIZE=17 but the launcher starts 16 processes"]

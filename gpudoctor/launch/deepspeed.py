@@ -9,6 +9,7 @@ every host to GPUs [0, N)."""
 import collections
 import os
 
+from gpudoctor.errors import excerpt
 from gpudoctor.launch import hostfiles
 from gpudoctor.launch.common import parse, refuse
 from gpudoctor.launch.plan import Node
@@ -148,6 +149,26 @@ def read(plan, argv, environ):
         pool = collections.OrderedDict(hostfiles.deepspeed(hostfiles.read(p, "DeepSpeed hostfile"), path))
         plan.add_file(p)
         src = "hostfile %s" % path
+    elif path != DLTS_HOSTFILE and a.num_nodes > 1 and not (a.include or a.exclude):
+        # `--hostfile hf --num_nodes 2 --num_gpus 8` planned away from the machine that holds
+        # hf: DeepSpeed there takes the first 2 hosts, 8 GPUs each; only the names are unknown
+        # (here DeepSpeed would say "Num nodes is >1 but no extra nodes available via hostfile")
+        plan.note("hostfile %s is not on this machine: DeepSpeed reads it where the job is launched; the flags "
+                  "give --num_nodes %d%s" % (excerpt(path, 60), a.num_nodes,
+                                             " x --num_gpus %d" % a.num_gpus if a.num_gpus > 0 else ""))
+        plan.nnodes_min = plan.nnodes_max = a.num_nodes
+        if a.num_gpus > 0:
+            plan.nproc_per_node = a.num_gpus
+            plan.world_min = plan.world_max = a.num_nodes * a.num_gpus
+        plan.master_addr = a.master_addr or None
+        plan.master_port = a.master_port
+        plan.rdzv_backend = "static"
+        plan.rdzv_endpoint = "%s:%s" % (plan.master_addr, plan.master_port) if plan.master_addr else None
+        plan.script = ("-m " + a.user_script) if a.module else a.user_script
+        if not a.module and not a.no_python:
+            plan.add_file(a.user_script)
+        plan.script_args = list(a.user_args or [])
+        return plan
     else:
         if path == DLTS_HOSTFILE:
             plan.note("no --hostfile: DeepSpeed reads %s when it exists on the machine the job is launched from "

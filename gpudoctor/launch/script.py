@@ -302,6 +302,7 @@ class Reader:
         self.case_pattern = False
         self.line = 0
         self.commands = 0
+        self.depth = 0  # eval / source nesting
 
     # -------------------------------------------------------------- unknowns
     def unknown(self, text, why, here=None, fixed=None, host=False, once=False, given=False):
@@ -704,7 +705,15 @@ class Reader:
                     self.exported.add(w.split("=", 1)[0].rstrip("+"))
             return
         if words[0] == "eval":
-            self.result.notes.append("line %d: eval is not read" % self.line)
+            # eval's words, expanded and joined, are read again as a command line (bash(1)
+            # eval): `eval ${run_cmd}` with run_cmd="NCCL_DEBUG=info deepspeed ..."
+            text = " ".join(f for w in words[1:] for f in self.expand(w))
+            if self.depth < 4:
+                self.depth += 1
+                try:
+                    self.run_text(text, inner=True)
+                finally:
+                    self.depth -= 1
             return
         argv = []
         for w in words:
@@ -741,9 +750,29 @@ class Reader:
         elif w0 == "unset":
             for w in words[1:]:
                 self.vars.pop(w, None)
-        elif w0 in ("source", "."):
-            self.result.notes.append("line %d: %s %s is not read (its variables stay unknown)" % (
-                self.line, w0, self.shown(" ".join(self.expand(words[1]))) if len(words) > 1 else ""))
+        elif w0 in ("source", ".") and len(words) > 1:
+            target = " ".join(self.expand(words[1]))
+            path = None
+            if MARK not in target:
+                for base in (os.getcwd(), os.path.dirname(os.path.abspath(self.path))):
+                    cand = os.path.join(base, os.path.expanduser(target))
+                    if os.path.isfile(cand):
+                        path = cand
+                        break
+            if path is None or self.depth >= 4:
+                self.result.notes.append("line %d: %s %s is not read (not on this machine: its variables stay "
+                                         "unknown)" % (self.line, w0, self.shown(target)))
+                return
+            # read (never run) like the script itself: a config.env of NAME=value lines
+            data = read_input(path, "sourced file", limit=MAX_SCRIPT)
+            self.result.notes.append("line %d: read %s (%s)" % (self.line, self.shown(target), w0))
+            line = self.line
+            self.depth += 1
+            try:
+                self.run_text(data.decode("utf-8", "replace"), inner=True)
+            finally:
+                self.depth -= 1
+                self.line = line
 
     # -------------------------------------------------------------- launch lines
     def maybe_launch(self, argv):
@@ -1046,7 +1075,11 @@ def _mark_unknown(r, a, b, la, sub):
     if a.master_addr != b.master_addr:
         a.master_addr = desc(a.master_addr)
     if a.rdzv_endpoint != b.rdzv_endpoint:
-        a.rdzv_endpoint = desc(a.rdzv_endpoint) if a.rdzv_endpoint else None
+        if a.rdzv_endpoint and b.rdzv_endpoint and ":" in a.rdzv_endpoint and ":" in b.rdzv_endpoint:
+            (ha, pa), (hb, pb) = a.rdzv_endpoint.rsplit(":", 1), b.rdzv_endpoint.rsplit(":", 1)
+            a.rdzv_endpoint = "%s:%s" % (ha if ha == hb else desc(ha), pa if pa == pb else "?")
+        else:
+            a.rdzv_endpoint = desc(a.rdzv_endpoint) if a.rdzv_endpoint else None
     if a.script != b.script:
         a.script = desc(a.script, why=False)
     if [(n.host, n.slots, n.procs) for n in a.nodes] != [(n.host, n.slots, n.procs) for n in b.nodes]:
