@@ -25,7 +25,7 @@ MAX_SECONDS = 600.0
 JOB_ENV_PREFIXES = ("NCCL_", "UCX_", "OMPI_")
 SHELLS = ("bash", "sh", "dash", "zsh", "ksh", "fish", "tcsh", "csh", "sshd", "sudo", "su", "tmux", "screen",
           "srun", "salloc", "sbatch", "slurmstepd", "login", "sshd-session")
-MAX_PIDS_SCANNED = 4096
+MAX_PIDS_SCANNED = 32768  # /proc entries read when looking for the job by its environment
 MAX_JOB_PROCS = 64
 MAX_ENV_BYTES = 256 << 10
 MAX_ENV_VARS = 200
@@ -278,7 +278,7 @@ def scan_env_jobs(ctx, exclude):
     for pid in pids:
         if pid in exclude:
             continue
-        data, _ = _read_bytes(ctx, "/proc/%d/environ" % pid, 64 << 10)  # 4096 of them: bounded reads
+        data, _ = _read_bytes(ctx, "/proc/%d/environ" % pid, 64 << 10)  # many of them: bounded reads
         if not data or b"NCCL_" not in data:
             continue
         if not any(item.startswith(b"NCCL_") for item in data.split(b"\0")):
