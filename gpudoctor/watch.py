@@ -387,6 +387,9 @@ def watch_bound(facts, config):
                                 fix="gpudoctor probe --hosts HOSTFILE   # each pair's bus bandwidth against the "
                                     "others'\ngpudoctor watch --hosts HOSTFILE   # every node: a straggler shows")
         else:
+            nvlink = sum(g["nvlink_bytes_s"] or 0 for g in gs)
+            if nvlink >= RDMA_MIN:  # NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_*: the GPUs of this node talk
+                msg += "; NVLink carries %s between this node's GPUs" % human_rate(nvlink)
             yield Finding.error(msg + "; no network traffic here (%s, %s): they wait for a peer on another node "
                                       "or for the host, or the kernels are too small to load the GPU" % (
                                           _iface_text(t), _ports_text(t)),

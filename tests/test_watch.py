@@ -469,3 +469,18 @@ def test_socket_and_hca_thresholds(iface, rdma, sockets, hcas):
 
     t = {"iface_bytes_s": iface, "rdma_bytes_s": rdma}
     assert (on_sockets(t), on_hcas(t)) == (sockets, hcas)
+
+
+def test_nvlink_traffic_is_named_when_no_network_moves():
+    import copy
+
+    from gpudoctor.config import Config
+    from gpudoctor.runner import Node, run_checks
+    from gpudoctor.watch import WATCH
+
+    with open(os.path.join(WATCH_FIX, "h100-spin.json")) as f:
+        doc = json.load(f)
+    g = doc["watch"]["gpu"]["gpus"][0]
+    g["nvlink_tx_bytes_s"], g["nvlink_rx_bytes_s"] = 1.5e11, 1.5e11
+    r = result(run_checks([Node(host="vm", facts=copy.deepcopy(doc))], list(WATCH), Config()), "watch.bound")
+    assert r.status == "fail" and "NVLink carries 300.0 GB/s between this node's GPUs" in r.summary
