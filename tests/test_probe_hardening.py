@@ -311,3 +311,24 @@ def test_a_set_operation_counts_every_operand_clustershell_builds():
     from gpudoctor.nodes import count_bound
 
     assert count_bound("n[1-99999999]&n[1-3]") == 99999999 + 3  # 3 names, 10^8 indexes built first
+
+
+def test_an_nccl_result_of_the_wrong_shape_loses_its_bad_rows_not_the_report():
+    ev = {"event": "result", "ok": True, "check": "yes", "torch": "2.4\x1b[2J", "truncated": 1,
+          "collectives": [{"op": "all_reduce", "bytes": 1 << 20, "time_us": 10.0, "iters": 5, "algbw_gbps": 1.0,
+                           "busbw_gbps": 1.0, "nranks": 2},
+                          {"op": "all_reduce", "bytes": "1M", "time_us": "x", "algbw_gbps": None, "nranks": 2},
+                          {"op": "rm -rf", "bytes": 1, "time_us": 1, "algbw_gbps": 1, "busbw_gbps": 1, "nranks": 2},
+                          {"op": "all_gather", "bytes": 4, "time_us": float("nan"), "algbw_gbps": 1,
+                           "busbw_gbps": 1, "nranks": 2}, "row"],
+          "latency": [{"bytes": 8, "time_us": "fast"}, 3], "nccl_log": ["NCCL INFO x", 7, {"a": 1}]}
+    out = run._clean_nccl(ev)
+    assert [c["bytes"] for c in out["collectives"]] == [1 << 20] and out["latency"] == []
+    assert out["nccl_log"] == ["NCCL INFO x"] and out["check"] is None and out["truncated"] is False
+    assert "\x1b" not in out["torch"]
+    job = {"scope": "all", "hosts": ["a", "b"], "world": 2, "collectives": out["collectives"], "latency": [],
+           "error": None, "transport": None}
+    buf = []
+    report.render_text({"nodes": [], "jobs": [job], "mode": "nccl"}, [],
+                       type("W", (), {"write": lambda s, x: buf.append(x)})())
+    assert "all_reduce" in "".join(buf)

@@ -289,7 +289,7 @@ def _nccl_job_once(transport, members, token, opts, deadline, scope, node_env):
         for w in list(pending):
             ev = w.next_event(min(end, time.time() + 0.1))
             if ev is not None:
-                results[w.host] = ev
+                results[w.host] = _clean_nccl(ev)
                 pending.remove(w)
         if pending and any(not ev.get("ok") for ev in results.values()):
             # a node failed: the others' ranks wait in NCCL for a peer that is gone; give them
@@ -332,6 +332,35 @@ def _nccl_job_once(transport, members, token, opts, deadline, scope, node_env):
         job["collectives"].append(dict(c, scope=scope if scope == "all" else "%s:%s" % (
             scope, ",".join(job["hosts"])), transport=job["transport"]))
     return job
+
+
+_ROW_NUMS = ("time_us", "algbw_gbps", "busbw_gbps")
+
+
+def _clean_nccl(ev):
+    """An NCCL worker's result as the findings and the report may use it: rows whose figures are
+    finite numbers, NCCL lines that are strings (bounded), flags that are flags. Node output is
+    untrusted: a row of another shape is left out, never a crash of the report."""
+    ev = dict(ev)
+    rows = []
+    for c in ev.get("collectives") if isinstance(ev.get("collectives"), list) else []:
+        if isinstance(c, dict) and c.get("op") in ("all_reduce", "all_gather") and \
+                type(c.get("bytes")) is int and c["bytes"] > 0 and type(c.get("nranks")) is int and \
+                all(_num(c.get(k)) is not None for k in _ROW_NUMS):
+            rows.append({"op": c["op"], "bytes": c["bytes"], "nranks": c["nranks"],
+                         "iters": c.get("iters") if type(c.get("iters")) is int else None,
+                         **{k: _num(c[k]) for k in _ROW_NUMS}})
+    ev["collectives"] = rows
+    ev["latency"] = [x for x in ev.get("latency") if isinstance(x, dict) and type(x.get("bytes")) is int
+                     and _num(x.get("time_us")) is not None] if isinstance(ev.get("latency"), list) else []
+    logs = ev.get("nccl_log") if isinstance(ev.get("nccl_log"), list) else []
+    ev["nccl_log"] = [x[:2000] for x in logs[:8000] if isinstance(x, str)]
+    for k in ("check", "truncated"):
+        if not isinstance(ev.get(k), bool):
+            ev[k] = None if k == "check" else False
+    for k in ("torch", "nccl_version"):
+        ev[k] = _text(ev.get(k), 40) if isinstance(ev.get(k), str) else None
+    return ev
 
 
 def _best(job, op="all_reduce"):
