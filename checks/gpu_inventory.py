@@ -5,7 +5,7 @@ was built for, bf16 where the job wants it, and persistence mode on."""
 import re
 
 from gpudoctor import data
-from gpudoctor.registry import NA, Finding, Pass, Skip, check, cmd, sh
+from gpudoctor.registry import NA, Finding, Pass, Skip, check, cmd, sh, Literal
 
 from ._gpu import arch_covers, cc_tuple, gpu_list, sm, torch_info
 
@@ -62,10 +62,12 @@ def xid_verdict(xid, detail=""):
     level = bucket["level"]
     if imm == "WORKFLOW_NVLINK5_ERR" and re.search(r"(?<![Nn]on)(?<![Nn]on-)\bFatal\b", detail or ""):
         level = "error"  # the message says Fatal: the catalog's decode gives RESET_GPU for fatal link errors
-    fix = "%s (NVIDIA: %s)" % (bucket["action"], imm or "no bucket")
+    # the catalog's own text (gpudoctor/data/xid.json, generated): trusted, the check's words
+    fix = cmd("{action} (NVIDIA: {imm})", action=Literal(bucket["action"]), imm=Literal(imm or "no bucket"))
     inv = row.get("investigatory")
     if inv and inv in table["investigatory"]:
-        fix += "; if it repeats: %s (NVIDIA: %s)" % (table["investigatory"][inv], inv)
+        fix += cmd("; if it repeats: {action} (NVIDIA: {inv})", action=Literal(table["investigatory"][inv]),
+                   inv=Literal(inv))
     return level, row["meaning"], fix
 
 

@@ -90,7 +90,7 @@ def kernel_ofed(facts, config):
             observed="mlx5_core %s, ofed_info %s" % (mod_version, info["raw"]),
             expected="mlx5_core %s" % info["version"],
             fix="/etc/init.d/openibd restart   # reloads the installed OFED modules (stop RDMA jobs first)\n"
-                "or reboot; if it persists, reinstall: %s" % BUNDLE)
+                "or reboot; if it persists, reinstall: " + BUNDLE)
     elif info and "mlx5_core" in loaded and not mod_version and running_has:
         problems = True
         yield Finding.warning(

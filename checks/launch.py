@@ -307,8 +307,9 @@ def launch_batch(facts, config):
     ws = plan.world_size()
     if not b.ok:
         yield Finding.error("%s at world size %d: %s (DeepSpeed refuses to start)" % (plan.ds_config, ws, b.error),
-                            fix="make train_batch_size = train_micro_batch_size_per_gpu x gradient_accumulation_steps "
-                                "x %d in %s, or leave one of them out and DeepSpeed derives it" % (ws, plan.ds_config))
+                            fix=cmd("make train_batch_size = train_micro_batch_size_per_gpu x "
+                                    "gradient_accumulation_steps x {ws} in {path}, or leave one of them out and "
+                                    "DeepSpeed derives it", ws=ws, path=plan.ds_config))
         return
     yield Pass("train_batch_size %s = micro %s x accumulation %s x world size %d" % (
         b.train_batch_size, b.micro_batch_per_gpu, b.gradient_accumulation_steps, ws))

@@ -271,3 +271,37 @@ def test_the_probes_rdma_fix_quotes_the_nodes_device_names():
         {"name": "mlx5_0;touch MARKER", "ports": [{"port": 1, "state": "ACTIVE", "link_layer": "InfiniBand"}]}]}}
     exports, fix = rdma_fix([facts])
     assert "export NCCL_IB_HCA='mlx5_0;touch MARKER'" in fix.splitlines()
+
+
+def test_no_check_builds_a_fix_by_formatting_text():
+    """The rule is enforced where checks are written: a fix is a constant, cmd(...), or made
+    of those; never `"..." % x`, `"...".format(x)` or an f-string (they would not quote)."""
+    import ast
+    import glob
+
+    def formatted(node):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("cmd", "sh"):
+            return False  # what is formatted inside cmd()'s values is quoted as a whole
+        if isinstance(node, ast.JoinedStr):
+            return True
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and isinstance(node.left, (ast.Constant,
+                                                                                                    ast.JoinedStr)):
+            return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format" \
+                and isinstance(node.func.value, ast.Constant):
+            return True
+        return any(formatted(c) for c in ast.iter_child_nodes(node))
+
+    bad = []
+    for path in sorted(glob.glob(os.path.join(os.path.dirname(FIXTURES), "checks", "*.py"))):
+        tree = ast.parse(open(path).read())
+        for node in ast.walk(tree):
+            values = []
+            if isinstance(node, ast.keyword) and node.arg == "fix":
+                values.append(node.value)
+            if isinstance(node, (ast.Assign, ast.AugAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                if any(isinstance(t, ast.Name) and t.id == "fix" for t in targets):
+                    values.append(node.value)
+            bad += ["%s:%d" % (os.path.basename(path), v.lineno) for v in values if formatted(v)]
+    assert bad == []
