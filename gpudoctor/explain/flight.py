@@ -117,7 +117,7 @@ def read_dumps(paths):
     by_rank, unreadable, version = {}, [], None
     for path in paths[:MAX_DUMPS]:
         m = _RANK.search(os.path.basename(path))
-        f = _open_regular(path)
+        f = _open_regular(path, "Flight Recorder dump")
         try:
             data = f.read(MAX_DUMP + 1)
         finally:

@@ -2,9 +2,9 @@
 per-rank files, `slurm-*.out`), a folder of them, and PyTorch Flight Recorder dumps among them;
 and where each answer line is (file and line) once several inputs were scanned as one.
 
-Inputs are untrusted: only regular files are read (a FIFO or a device would block or never
-end), opened with O_NONBLOCK so that opening a FIFO cannot hang, and a folder is walked to a
-bounded depth and number of files, never following links to folders.
+Inputs are untrusted: only regular files are read (errors.open_input: a FIFO or a device
+would block or never end), and a folder is walked to a bounded depth and number of files,
+never following links to folders.
 """
 
 import os
@@ -66,24 +66,12 @@ def _looks_like_a_path(text):
         "/" in text or text.lower().endswith(_LOGISH) or text.startswith("slurm-"))
 
 
-def _open_regular(path):
-    """A binary stream of a regular file, refused (InputError) if it is anything else."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
-    except OSError as exc:
-        raise InputError("cannot read %s: %s" % (excerpt(path, 200), exc.strerror or exc))
-    except ValueError as exc:
-        raise InputError("cannot read %s: %s" % (excerpt(path, 200), exc))
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise InputError("%s is not a regular file (a FIFO, device or socket is not read)" % excerpt(path, 200))
-        if hasattr(os, "set_blocking"):
-            os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
+def _open_regular(path, what="log"):
+    """A binary stream of a regular file, refused (InputError, exit 2) before a byte is read if
+    it is anything else: the project's one rule for input files (gpudoctor/errors.py)."""
+    from gpudoctor.errors import open_input
+
+    return open_input(path, what)
 
 
 def _walk(root):
