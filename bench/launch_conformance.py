@@ -790,6 +790,9 @@ SCRIPT_CASES = [
     ("issue19_procid_once.sbatch", [], dict(SCRIPT_ALLOC, SLURM_NNODES="2")),
     ("issue19_procid_per_task.sbatch", [], dict(SCRIPT_ALLOC, SLURM_NNODES="2")),
     ("hardcoded_rank.sh", [], {}),
+    ("koglm_eval_run_cmd.sh", [], {}),
+    ("deepseek_slurm_sh_c.sh", ["-N", "2"], dict(SCRIPT_ALLOC, SLURM_NNODES="2")),
+    ("llama_factory_run_ds.sh", ["--lr", "1"], {}),
 ]
 _STUB = "#!/bin/sh\nprintf '%s\\037' \"$(basename \"$0\")\" \"$@\" >> \"$REC\"; printf '\\036' >> \"$REC\"\n"
 _SRUN = """#!/bin/bash
@@ -808,7 +811,7 @@ def script_real(script, args, alloc):
     with tempfile.TemporaryDirectory() as d:
         os.mkdir(os.path.join(d, "bin"))
         for name, text in [(n, _STUB) for n in ("torchrun", "deepspeed", "accelerate", "mpirun", "python",
-                                                "ipython", "module")] + \
+                                                "ipython", "module", "horovodrun")] + \
                 [("srun", _SRUN), ("scontrol", "#!/bin/sh\nprintf 'node1\\nnode2\\n'\n")]:
             with open(os.path.join(d, "bin", name), "w") as f:
                 f.write(text)
@@ -831,11 +834,22 @@ def script_mine(script, args):
 def _script_agrees(argv, real):
     from gpudoctor.launch.script import MARK
 
+    while argv and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", argv[0]):  # the launcher's environment
+        argv = argv[1:]
     words = [os.path.basename(a) if k == 0 else a for k, a in enumerate(argv)]
     inner = [a for a in words if a != "srun"] if words and words[0] == "srun" else words
+    whole = re.compile("^" + MARK + r"\d+" + MARK + "$")
+
+    def match(p, r):  # an unquoted unknown alone in its word may be no word or several
+        if not p:
+            return not r
+        if whole.match(p[0]):
+            return any(match(p[1:], r[k:]) for k in range(len(r) + 1))
+        return bool(r) and (MARK in p[0] or p[0] == r[0]) and match(p[1:], r[1:])
+
     for r in real:
-        for w in (words, inner):
-            if len(w) == len(r) and all(MARK in p or p == q for p, q in zip(w, r)):
+        for w in (words, inner, words[-len(r):] if r else words):  # the tail: srun [opts] LAUNCHER ...
+            if w and r and w[0] == r[0] and match(w[1:], r[1:]):
                 return True
     return False
 

@@ -14,7 +14,7 @@ from conftest import FIXTURES
 from gpudoctor.launch.script import MARK, read_script
 
 S = os.path.join(FIXTURES, "launch", "scripts")
-STUBS = ("torchrun", "deepspeed", "accelerate", "mpirun", "python", "ipython", "module")
+STUBS = ("torchrun", "deepspeed", "accelerate", "mpirun", "python", "ipython", "module", "horovodrun")
 # srun runs what follows its options once per task (SLURM_PROCID 0 and 1), as a task's own
 # process: a `bash -c` string is expanded there again, and only there
 SRUN = r'''#!/bin/bash
@@ -50,11 +50,24 @@ def real_bash(tmp_path, script, args, env_extra):
 
 
 def agrees(plan_argv, real):
-    """Every word gpudoctor knows is the word bash passed; an unknown one is anything."""
-    if len(plan_argv) != len(real):
+    """Every word gpudoctor knows is the word bash passed; an unknown one is anything (the
+    NAME=value words in front are the launcher's environment, not its argv)."""
+    import re as _re
+
+    while plan_argv and _re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", plan_argv[0]):
+        plan_argv = plan_argv[1:]
+    if not plan_argv or not real or os.path.basename(plan_argv[0]) != os.path.basename(real[0]):
         return False
-    return all(MARK in p or os.path.basename(p) == os.path.basename(r) if k == 0 else (MARK in p or p == r)
-               for k, (p, r) in enumerate(zip(plan_argv, real)))
+    whole = _re.compile("^" + MARK + r"\d+" + MARK + "$")
+
+    def match(p, r):  # an unquoted unknown alone in its word may be no word or several
+        if not p:
+            return not r
+        if whole.match(p[0]):
+            return any(match(p[1:], r[k:]) for k in range(len(r) + 1))
+        return bool(r) and (MARK in p[0] or p[0] == r[0]) and match(p[1:], r[1:])
+
+    return match(plan_argv[1:], real[1:])
 
 
 # script, args, the allocation bash runs it in, and what the plan must say
@@ -73,6 +86,11 @@ CASES = [
                                                                           "findings": []}),
     ("hardcoded_rank.sh", [], {}, {"world": 16, "nnodes": 2, "master": "localhost:29500",
                                    "findings": ["node rank is 0 on every node", "localhost on a 2-node plan"]}),
+    ("koglm_eval_run_cmd.sh", [], {}, {"world": 2, "nnodes": 1, "findings": []}),
+    ("deepseek_slurm_sh_c.sh", ["-N", "2"], dict(ALLOC, SLURM_NNODES="2"), {"world": None, "nnodes": None,
+                                                                          "findings": []}),
+    ("llama_factory_run_ds.sh", ["--lr", "1"], {}, {"world": 16, "nnodes": 2, "master": "10.252.32.12:29500",
+                                                   "findings": []}),
 ]
 
 
