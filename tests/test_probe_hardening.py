@@ -297,6 +297,17 @@ def test_bad_arguments_are_refused_before_anything_starts(args, msg):
     assert len(p.stderr.strip().splitlines()) == 1 and time.time() - t0 < 5
 
 
+def test_more_nodes_than_this_machine_can_hold_connections_to_are_refused_before_anything_starts():
+    import resource
+
+    def low():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
+
+    p = subprocess.run([sys.executable, "-m", "gpudoctor", "probe", "--nodes", "gpu[1-40]", "--budget", "5"],
+                       capture_output=True, text=True, timeout=60, preexec_fn=low)
+    assert p.returncode == 2 and "open files" in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
+
+
 @pytest.mark.parametrize("pattern", ["gpu[01-16]", "a,b,c", "gpu[1-4]-ib[0-1]", "gpu[1-10/2]", "n[1-5]!n3",
                                      "n[1-9]&n[1-3]", "gpu[001-120],login[1-2]", "x[1-3,7,10-20/5]"])
 def test_the_count_from_the_text_bounds_what_clustershell_expands(pattern):

@@ -148,6 +148,7 @@ def probe_nodes(args, opts, hosts=None, facts=None):
         from gpudoctor.transport import choose
 
         names = [h.name for h in hosts]
+        _fits_open_files(len(names))
         if choose(None, hosts) == "srun":  # inside an allocation holding every node: workers as job steps
             from gpudoctor.transport.srun_workers import SrunWorkers
 
@@ -177,6 +178,24 @@ def probe_nodes(args, opts, hosts=None, facts=None):
     found = F.evaluate(doc, facts or {})
     step = report.estimate(doc, opts["params"], opts["grad_dtype"]) if opts["params"] else None
     return doc, found, step
+
+
+FDS_PER_PROBE_NODE = 4  # hello on every node at once (an SSH socket each), a round's two workers per pair, slack
+
+
+def _fits_open_files(n):
+    """Refuse, before anything starts, a node count this machine cannot hold connections to at
+    once (hello reaches every node together): the soft open-file limit is raised to the hard one
+    first, as `check`'s fan-out does (transport.usable_jobs)."""
+    from gpudoctor.transport import FDS_PER_NODE, ControllerError, usable_jobs
+
+    try:
+        room = usable_jobs(1 << 30, 1 << 30) * FDS_PER_NODE
+    except ControllerError:
+        room = 0
+    if n * FDS_PER_PROBE_NODE > room:
+        raise InputError("probing %d nodes needs about %d open files at once; this process may open %d more: "
+                         "raise the limit (ulimit -n 65536) or probe fewer nodes" % (n, n * FDS_PER_PROBE_NODE, room))
 
 
 def _gather_facts(hosts, args, opts):
