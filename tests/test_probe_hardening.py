@@ -343,3 +343,39 @@ def test_an_nccl_result_of_the_wrong_shape_loses_its_bad_rows_not_the_report():
     report.render_text({"nodes": [], "jobs": [job], "mode": "nccl"}, [],
                        type("W", (), {"write": lambda s, x: buf.append(x)})())
     assert "all_reduce" in "".join(buf)
+
+
+class _Canned(object):
+    """A transport whose workers say what the test wrote for their role."""
+
+    name = "canned"
+
+    def __init__(self, says):
+        self.says = says
+
+    def address(self, host):
+        return "127.0.0.1"
+
+    def start(self, host, script, token=None, timeout=None):
+        w = launch.Worker(host, None)
+        role = "tcp-server" if '"role": "tcp-server"' in script.splitlines()[-1] else "tcp-client"
+        for ev in self.says[role]:
+            w.put(ev)
+        w.done.set()
+        return w
+
+
+@pytest.mark.parametrize("server,client,blame", [
+    # b says it finished with nothing measured; a, left waiting, says no peer came: b is blamed
+    ([{"event": "ready", "port": 45000}, {"event": "result", "ok": False, "error_kind": "no-peer", "error": "x"}],
+     [{"event": "result", "ok": True}], "b"),
+    # a says ok without a figure: a is blamed, not b
+    ([{"event": "ready", "port": 45000}, {"event": "result", "ok": True}],
+     [{"event": "result", "ok": True, "rx_gbps": 9.0}], "a"),
+    ([{"event": "ready", "port": 45000}, {"event": "result", "ok": True, "rx_gbps": float("inf")}],
+     [{"event": "result", "ok": True, "rx_gbps": 9.0}], "a"),
+])
+def test_a_result_without_a_measurement_blames_its_own_node_never_the_peer(server, client, blame):
+    opts = {"tcp_seconds": 0.1, "ports": (1, 2), "streams": 1, "key": KEY.hex()}
+    p = run._tcp_pair(_Canned({"tcp-server": server, "tcp-client": client}), "a", "b", "t", opts, time.time() + 2)
+    assert p["error_kind"] == "garbage" and p["blame"] == blame and p["gbps"] is None, p
