@@ -363,7 +363,7 @@ def test_a_third_party_on_the_peers_address_without_the_key_is_refused(bed):
                               % (lo, hi + 1, bed.nodes["n1"]["addr"])])
     try:
         rc, out, err, took = gd(bed, "probe", "--hosts", bed.hostfile(["n1", "n2"]), "--mode", "tcp", "--json",
-                                "--budget", "15", "--tcp-seconds", "0.5", "--ports", PORTS)
+                                "--budget", "15", "--tcp-seconds", "0.3", "--ports", PORTS)
     finally:
         knock.kill()
         knock.wait()
