@@ -242,3 +242,10 @@ def test_eval_source_and_a_hostfile_that_is_not_here(tmp_path):
     assert (p.world_size(), p.nnodes_max, p.script_args, p.env_set) == (16, 2, ["--lr", "1"], {"NCCL_DEBUG": "INFO"})
     assert any("not on this machine" in n for n in p.notes) and any("read ./launch/config.env" in n for n in res.notes)
     assert la.findings == ["the script computes WORLD_SIZE=17 but the launcher starts 16 processes"]
+
+
+def test_script_text_escapes_control_characters(gpudoctor_cli, tmp_path):
+    f = tmp_path / "esc.sh"
+    f.write_text('#!/bin/bash\ntorchrun --nnodes 1 t.py "\x1b[31mred" "\x1b]0;title\x07"\n')
+    rc, out, err = gpudoctor_cli("plan", str(f))
+    assert rc == 0 and "\x1b" not in out and "\x07" not in out and "\\x1b[31mred" in out

@@ -151,10 +151,17 @@ def launch_plan(args, cfg=None):
                 if cfg is not None:
                     cfg.launch_refused = "%s line %d: %s" % (script[0], la.line, la.refused)
                 return None
+            plan = la.plan
             if len(res.launches) > 1:
-                la.plan.note("%s has %d launch lines: judged the first (line %d)" % (script[0], len(res.launches),
-                                                                                   la.line))
-            return la.plan
+                plan.note("%s has %d launch lines: judged the first (line %d)" % (script[0], len(res.launches),
+                                                                                 la.line))
+            if "master" in la.varies:
+                # known only at run time ("the first node of the allocation"): nothing to
+                # resolve or probe here, never a name to judge
+                plan.master_addr, plan.rdzv_endpoint = None, None
+            if "nodes" in la.varies:
+                plan.nodes = []
+            return plan
     # --launch "" is an error (build_plan says so), never "no plan"
     launch = launch_line(args)
     if args.accelerate_config is None and not args.deepspeed_config and launch is None:

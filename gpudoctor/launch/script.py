@@ -1206,4 +1206,8 @@ def render_script(res):
         out.extend("  " + x for x in render_text(la.plan).rstrip("\n").split("\n"))
     for n in res.notes:
         out.append("note           %s" % n)
-    return "\n".join(out) + "\n"
+    # every word here came from the script: a control character (an escape sequence) is
+    # shown escaped, never sent to the terminal
+    from gpudoctor.report.text import _printable
+
+    return "\n".join(_printable(line) for line in out) + "\n"
