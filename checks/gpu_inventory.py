@@ -162,7 +162,9 @@ def _inventory_problems(facts, config):
                                 fix=cmd("with no job on it: nvidia-smi -r -i {i} (or reboot the node)",
                                         i=g.get("index", 0)))
         procs = g.get("processes") or []
-        procs = [p for p in procs if isinstance(p, dict) and isinstance(p.get("pid"), int)] \
+        # untrusted node output: process records with a real pid only (`kill -1` would signal everything)
+        procs = [p for p in procs if isinstance(p, dict) and isinstance(p.get("pid"), int)
+                 and not isinstance(p.get("pid"), bool) and p["pid"] > 0] \
             if isinstance(procs, list) else []  # untrusted node output: process records only
         if procs:
             pids = " ".join(str(p["pid"]) for p in procs)

@@ -72,7 +72,8 @@ def kernel_ofed(facts, config):
             running, label, running)
         if others:
             target = sorted(others)[-1]
-            fix = (cmd("boot a kernel that has them ({others}):\n", others=Literal(", ".join(sh(o) for o in sorted(others))))
+            fix = (cmd("boot a kernel that has them ({others}):\n",
+                       others=Literal(", ".join(sh(o) for o in sorted(others))))
                    + _boot_fix(ofed, target) + cmd("\nor rebuild OFED for {running}:\n", running=running) + BUNDLE)
             expected = "OFED modules for the running kernel (installed for: %s)" % ", ".join(sorted(others))
         else:

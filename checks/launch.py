@@ -379,7 +379,7 @@ def launch_files(nodes, config):
             found = True
             have = sorted(h for h, v in values.items() if v != "missing")
             yield Finding.error("%s, named by the launch plan, is missing on %s" % (p, fold(missing)), hosts=missing,
-                                fix=cmd("copy it there: pdcp -w {hosts} {p} {p} (or rsync -a {src} {p}); code, "
+                                fix=cmd("copy it there: pdcp -w {hosts} -- {p} {p} (or rsync -a -- {src} {p}); code, "
                                         "configs and data are not synced by the launcher", hosts=fold(missing), p=p,
                                         src="%s:%s" % (have[0], p))
                                 if have else cmd("create {p} on every node (the launch plan names it)", p=p))
@@ -388,7 +388,7 @@ def launch_files(nodes, config):
             found = True
             odd = [h for g in groups[1:] for h in g.hosts]
             yield Finding.error(describe(p, groups), hosts=odd,
-                                fix=cmd("copy the baseline: pdcp -w {hosts} {p} {p}", hosts=fold(odd), p=p))
+                                fix=cmd("copy the baseline: pdcp -w {hosts} -- {p} {p}", hosts=fold(odd), p=p))
     if not judged:
         yield NA("the nodes reported none of the plan's %d file%s" % (len(plan.files), "" if len(plan.files) == 1
                                                                          else "s"))

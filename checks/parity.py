@@ -332,8 +332,9 @@ def files_parity(nodes, config):
             odd = [h for g in groups[1:] for h in g.hosts]
             odd_hosts.update(odd)
             yield Finding.error(describe(p, groups), hosts=odd,
-                                fix=cmd("copy it from a baseline node: pdcp -w {odd} {p} {p}  (or rsync -a {src} {p})",
-                                        odd=fold(odd), p=p, src="%s:%s" % (groups[0].hosts[0], p))
+                                fix=cmd("copy it from a baseline node: pdcp -w {odd} -- {p} {p}  "
+                                        "(or rsync -a -- {src} {p})", odd=fold(odd), p=p,
+                                        src="%s:%s" % (groups[0].hosts[0], p))
                                 if "missing" not in groups[0].value
                                 else cmd("the baseline nodes lack it: copy {p} to every node", p=p))
     if same and len(same) == len(paths):

@@ -34,7 +34,7 @@ def _port_fix(facts, dev, port):
         iface = _netdev(facts, nd)
         lines = []
         if iface is not None and iface.get("state") not in ("up", "unknown"):
-            lines.append(cmd("ip link set {nd} up", nd=nd))
+            lines.append(cmd("ip link set dev {nd} up", nd=nd))
         if iface is None or not iface.get("ipv4"):
             lines.append(cmd("dhclient -v {nd}   # the port stays DOWN until {nd} has an address", nd=nd))
         lines.append(cmd("ibv_devinfo -d {dev}   # state must read PORT_ACTIVE", dev=dev["name"]))

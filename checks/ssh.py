@@ -52,21 +52,22 @@ def ssh_permissions(facts, config):
             problems += 1
             yield Finding.error("%s is owned by uid %d, not by the user (uid %d)" % (path, e["uid"], uid),
                                 observed="owner uid %d" % e["uid"], expected="owner uid %d" % uid,
-                                fix=cmd("chown {owner} {path}", owner=_owner(user), path=path))
+                                fix=cmd("chown -- {owner} {path}", owner=_owner(user), path=path))
         if rule is None:
             continue
         bad, loose, want, why = rule
         mode = int(e["mode"], 8)
         if mode & bad:
             problems += 1
-            fix = cmd("chmod go-w {path}", path=path) if want is None else cmd("chmod {mode} {path}", mode=want,
+            fix = cmd("chmod go-w -- {path}", path=path) if want is None else cmd("chmod {mode} -- {path}", mode=want,
                                                                                  path=path)
             yield Finding.error("%s has mode %s: %s" % (path, e["mode"], why), observed=e["mode"],
                                 expected=want or "not group/world writable", fix=fix)
         elif mode & loose:
             problems += 1
             yield Finding.warning("%s has mode %s; %s is the safe mode" % (path, e["mode"], want),
-                                  observed=e["mode"], expected=want, fix=cmd("chmod {mode} {path}", mode=want, path=path))
+                                  observed=e["mode"], expected=want,
+                                  fix=cmd("chmod {mode} -- {path}", mode=want, path=path))
     if not problems:
         yield Pass(", ".join("%s %s" % (e["path"], e["mode"]) for e in ssh["entries"][:6])
                    + (" (+%d more)" % (len(ssh["entries"]) - 6) if len(ssh["entries"]) > 6 else "")

@@ -54,12 +54,12 @@ def ssh_config(facts, config):
         yield Finding.error("%s exists but cannot be read: ssh stops before connecting" % path,
                             observed="unreadable (mode %s, owner uid %s)" % (e.get("mode"), e.get("uid")),
                             expected="readable by uid %s" % uid,
-                            fix=cmd("chown {owner} {path} && chmod 600 {path}", owner=_owner(user), path=path))
+                            fix=cmd("chown -- {owner} {path} && chmod 600 -- {path}", owner=_owner(user), path=path))
         return
     if e.get("uid") not in (0, uid):
         yield Finding.error("%s is owned by uid %s: ssh refuses it (\"Bad owner or permissions\")" % (path, e["uid"]),
                             observed="owner uid %s" % e["uid"], expected="owner uid %s (or root)" % uid,
-                            fix=cmd("chown {owner} {path}", owner=_owner(user), path=path))
+                            fix=cmd("chown -- {owner} {path}", owner=_owner(user), path=path))
     bad = trailing_comments(text)
     if not bad and e.get("uid") in (0, uid):
         yield Pass("%s: readable, owner uid %s, %d lines, no comment after a value"
@@ -70,5 +70,5 @@ def ssh_config(facts, config):
             "%s has %d line%s with a comment after the value (%s)" % (path, len(bad), "" if len(bad) == 1 else "s",
                                                                       lines),
             observed=lines, expected="comments on lines of their own",
-            fix=cmd("sed -i -E 's/^([[:space:]]*[^#[:space:]][^#]*[^#[:space:]])[[:space:]]+#.*$/\\1/' {path}",
+            fix=cmd("sed -i -E 's/^([[:space:]]*[^#[:space:]][^#]*[^#[:space:]])[[:space:]]+#.*$/\\1/' -- {path}",
                     path=path))

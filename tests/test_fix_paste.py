@@ -166,7 +166,7 @@ def _aimed(p):
                                                                  "link_layer": "Ethernet", "netdev": "eth" + p}]}],
                       "dev_infiniband": ["rdma_cm"]})
     g = d["gpu"]["gpus"][0]
-    g["processes"] = [{"pid": 4242, "used_mib": 100}]
+    g["processes"] = [{"pid": -1, "used_mib": 1}, {"pid": True}, {"pid": 4242, "used_mib": 100}]
     g["remapped_rows_pending"] = True
     d["gpu"]["gpus_proc"][0]["excluded"] = True
     d["host"]["hostname"] = "gpu" + p
@@ -188,8 +188,10 @@ def test_the_fixes_the_issue_names_quote_their_values(tmp_path):
         assert sh("u%s:" % p) in fixes["ssh.config"]  # chown's USER:
         assert sh("/etc/%s/topo.xml" % p) in fixes["nccl.env"]
         assert "echo %s >> /etc/hosts" % sh("%s gpu%s" % (primary_ipv4(doc)[1], p)) in fixes["host.name"]
-        assert "kill 4242" in fixes["gpu.inventory"]
-        assert "chmod 700 %s" % sh("/home/u/%s/.ssh" % p) in fixes["ssh.permissions"]
+        assert "kill 4242 (" in fixes["gpu.inventory"]  # never `kill -1`: every process
+        # a value is an operand after `--`, never an option, even when it starts with "-"
+        assert "chmod 700 -- %s" % sh("/home/u/%s/.ssh" % p) in fixes["ssh.permissions"]
+        assert "chown -- %s %s" % (sh("u%s:" % p), sh("/home/u/%s/config" % p)) in fixes["ssh.config"]
         assert "export LD_LIBRARY_PATH=%s" % sh("/usr/lib") in fixes["cuda.libs"]
         assert "ibv_devinfo -d %s" % sh("mlx5_" + p) in fixes["rdma.ports"]
         assert "dhclient -v %s" % sh("eth" + p) in fixes["rdma.ports"]
@@ -213,7 +215,7 @@ def test_the_cluster_fixes_quote_paths_names_and_variables(tmp_path):
         report = run_checks([Node(host="gpu01", facts=a), Node(host="gpu02", facts=b), Node(host="gpu03", facts=b)],
                             list(load_checks()), Config())
         fixes = {r.id: "\n".join(f.fix for f in r.findings if f.fix) for r in report.results}
-        assert "pdcp -w gpu01 %s %s" % (sh(path), sh(path)) in fixes["files.parity"]
+        assert "pdcp -w gpu01 -- %s %s" % (sh(path), sh(path)) in fixes["files.parity"]
         assert "map %s to its real address" % sh(name) in fixes["hosts.resolution"]
         assert "mpirun -x %s" % sh(var) in fixes["env.parity"]
         out = io.StringIO()
@@ -234,7 +236,8 @@ def test_sh_is_one_line_and_reads_back_as_the_value(value):
 
 
 def test_cmd_quotes_every_field_and_keeps_the_templates_own_text():
-    assert cmd("{exe} -m pip uninstall -y pynvml", exe="/usr/bin/python3") == "/usr/bin/python3 -m pip uninstall -y pynvml"
+    assert cmd("{exe} -m pip uninstall -y pynvml", exe="/usr/bin/python3") == \
+        "/usr/bin/python3 -m pip uninstall -y pynvml"
     assert cmd("kill {pids}", pids=[1, 2]) == "kill 1 2"
     assert cmd("chown {u} {p}", u=Literal("$USER:"), p="/a b") == "chown $USER: '/a b'"
     assert cmd("export PATH={d}:$PATH", d="/opt/$(x)/bin") == "export PATH='/opt/$(x)/bin':$PATH"

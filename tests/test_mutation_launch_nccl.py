@@ -2007,8 +2007,8 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
                                                    '/j/train.py, named by the launch plan, is missing on b,c',
                                                    None,
                                                    None,
-                                                   'copy it there: pdcp -w b,c /j/train.py /j/train.py (or rsync -a '
-                                                   'a:/j/train.py /j/train.py); code, configs and data are not '
+                                                   'copy it there: pdcp -w b,c -- /j/train.py /j/train.py (or rsync -a '
+                                                   '-- a:/j/train.py /j/train.py); code, configs and data are not '
                                                    'synced by the launcher',
                                                    {},
                                                    ['b', 'c']]]},
@@ -2041,7 +2041,7 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
                                             'sha256 aaaaaaaaaaaa',
                                             None,
                                             None,
-                                            'copy the baseline: pdcp -w c /j/train.py /j/train.py',
+                                            'copy the baseline: pdcp -w c -- /j/train.py /j/train.py',
                                             {},
                                             ['c']]]},
                   'reported by some nodes only': {'status': 'fail',
@@ -2060,7 +2060,7 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
                                                                 'baseline b (1): sha256 aaaaaaaaaaaa',
                                                                 None,
                                                                 None,
-                                                                'copy the baseline: pdcp -w c /j/train.py '
+                                                                'copy the baseline: pdcp -w c -- /j/train.py '
                                                                 '/j/train.py',
                                                                 {},
                                                                 ['c']]]}},

@@ -118,7 +118,8 @@ def torch_build(facts):
 
     # every value from the node is one quoted word (gpudoctor/fixline.py): the line is pasted
     sms = ", ".join(sh("sm_%s" % cc.replace(".", "")) for cc in ccs)
-    drv_txt = cmd("driver {d} runs CUDA <= {c}", d=drv, c=max_cuda) if max_cuda else cmd("driver {d}", d=drv or "unknown")
+    drv_txt = cmd("driver {d} runs CUDA <= {c}", d=drv, c=max_cuda) if max_cuda else \
+        cmd("driver {d}", d=drv or "unknown")
     chosen_line = line if line in tb["lines"] and pick(line) else None
     if chosen_line is None:
         for cand in sorted(tb["lines"], key=_vt, reverse=True):
