@@ -170,15 +170,16 @@ def _run_rounds(rounds, fn, deadline, log, min_round, cap, sink=None, pass_no=1)
     """Run rounds while the budget allows. Each round gets its share of the time left before
     ``deadline`` (at least ``min_round``, what a healthy round needs; never past ``cap``), and its
     pairs end there: a hung node costs each of its rounds that share, not the whole phase, and
-    the rounds after it still run. A round starts when a healthy round (the last one's length,
-    at most ``min_round``) still fits before ``deadline``. Finished pairs go to ``sink`` as
-    they come, for the report of an interrupted run."""
+    the rounds after it still run. A round starts while half a healthy round (the last one's
+    length, at most ``min_round``) still fits before ``deadline``: a pass's deadline splits the
+    budget between the passes, ``cap`` bounds the run. Finished pairs go to ``sink`` as they
+    come, for the report of an interrupted run."""
     done, skipped, last = [], 0, None
     sink = [] if sink is None else sink
     for i, pairs in enumerate(rounds):
         now = time.time()
         est = min(last, min_round) if last is not None else 0.0
-        if now >= deadline or now + est > deadline:
+        if now >= deadline or now + est / 2 > deadline:
             skipped = len(rounds) - i
             log("%d round(s) skipped: %.1fs left of this pass, a round takes %.1fs" % (skipped, deadline - now, est))
             break
