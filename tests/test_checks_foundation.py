@@ -116,13 +116,13 @@ def test_ssh_permissions_good():
 
 
 @pytest.mark.parametrize("path,mode,kind,severity,fix", [
-    ("/home/u", "0775", "home", "error", "chmod go-w /home/u"),
-    ("/home/u/.ssh", "0777", "ssh_dir", "error", "chmod 700 /home/u/.ssh"),
-    ("/home/u/.ssh", "0755", "ssh_dir", "warning", "chmod 700 /home/u/.ssh"),
-    ("/home/u/.ssh/authorized_keys", "0664", "authorized_keys", "error", "chmod 600 /home/u/.ssh/authorized_keys"),
-    ("/home/u/.ssh/authorized_keys", "0644", "authorized_keys", "warning", "chmod 600 /home/u/.ssh/authorized_keys"),
-    ("/home/u/.ssh/id_rsa", "0644", "private_key", "error", "chmod 600 /home/u/.ssh/id_rsa"),
-    ("/home/u/.ssh/config", "0666", "config", "error", "chmod 600 /home/u/.ssh/config"),
+    ("/home/u", "0775", "home", "error", "chmod go-w -- /home/u"),
+    ("/home/u/.ssh", "0777", "ssh_dir", "error", "chmod 700 -- /home/u/.ssh"),
+    ("/home/u/.ssh", "0755", "ssh_dir", "warning", "chmod 700 -- /home/u/.ssh"),
+    ("/home/u/.ssh/authorized_keys", "0664", "authorized_keys", "error", "chmod 600 -- /home/u/.ssh/authorized_keys"),
+    ("/home/u/.ssh/authorized_keys", "0644", "authorized_keys", "warning", "chmod 600 -- /home/u/.ssh/authorized_keys"),
+    ("/home/u/.ssh/id_rsa", "0644", "private_key", "error", "chmod 600 -- /home/u/.ssh/id_rsa"),
+    ("/home/u/.ssh/config", "0666", "config", "error", "chmod 600 -- /home/u/.ssh/config"),
 ])
 def test_ssh_permissions_bad_modes(path, mode, kind, severity, fix):
     entries = [e if e["path"] != path else _e(path, mode, kind) for e in GOOD]
@@ -133,7 +133,7 @@ def test_ssh_permissions_bad_modes(path, mode, kind, severity, fix):
 def test_ssh_permissions_wrong_owner():
     entries = [e if e["kind"] != "authorized_keys" else _e(e["path"], "0600", "authorized_keys", uid=0) for e in GOOD]
     res = run_check("ssh.permissions", _ssh(entries))
-    assert [f.fix for f in res.findings] == ["chown u: /home/u/.ssh/authorized_keys"]
+    assert [f.fix for f in res.findings] == ["chown -- u: /home/u/.ssh/authorized_keys"]
 
 
 def test_ssh_permissions_collected_from_a_real_home(tmp_path):
@@ -149,7 +149,7 @@ def test_ssh_permissions_collected_from_a_real_home(tmp_path):
     home.chmod(0o755)
     facts = collect(Context(env={"HOME": str(home), "USER": "u", "PATH": "/usr/bin"}), only={"ssh"})
     res = run_check("ssh.permissions", facts)
-    assert [f.fix for f in res.findings] == ["chmod 600 %s" % key]
+    assert [f.fix for f in res.findings] == ["chmod 600 -- %s" % key]
     key.chmod(0o600)
     facts = collect(Context(env={"HOME": str(home), "USER": "u", "PATH": "/usr/bin"}), only={"ssh"})
     assert run_check("ssh.permissions", facts).status == "pass"
