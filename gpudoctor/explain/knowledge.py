@@ -135,26 +135,69 @@ class Knowledge:
                     if sub in needles:
                         got.append(sub)
             inside[n] = set(got)
-        # a needle that contains a shorter needle is redundant in the prefilter
-        minimal = sorted(n for n in needles if inside[n] == {n})
-        # One trie per first byte: each regex then starts with a literal, which the regex
-        # engine finds with a fast scan; one trie over every needle is ~3x slower
-        # (bench/explain_bench.py).
+        # One regex per first byte: the byte as a literal (which the regex engine finds with a fast
+        # scan; one trie over every needle is ~3x slower, bench/explain_bench.py), then a trie of
+        # the rest in a lookahead, so that needles overlapping each other are all found: a hit
+        # is the longest needle that starts at that byte.
         groups = {}
-        for n in minimal:
-            groups.setdefault(n[:1], []).append(n)
-        self.prefilters = [re.compile(_bytes_trie(g)) for _, g in sorted(groups.items())]
-        # a prefilter hit (a minimal needle) -> the patterns that may match around it
-        self.by_hit = {m: [] for m in minimal}
+        for n in needles:
+            groups.setdefault(n[:1], []).append(n[1:])
+        self.prefilters = [_Prefilter(first, rests) for first, rests in sorted(groups.items())]
+        # a hit (the longest needle starting at that byte) -> the patterns to try on its line:
+        # - hand-written patterns: every one whose needle contains a shortest hand-written needle
+        #   inside the hit (a short needle on the next line finds a message wrapped across a
+        #   quoted or indented paste, scan.py);
+        # - generated message sites: those whose own needle is inside the hit, so that a hit of
+        #   'failed' never tries the hundreds of generated messages that contain 'failed'.
+        hand = {n for p in self.patterns if p.site is None for n in p.needles_b}
+        minimal_hand = {n for n in hand if inside[n] & hand == {n}}
+        with_minimal, site_having = {}, {}
         for p in self.patterns:
-            hits = set()
             for n in p.needles_b:
-                hits.update(m for m in inside[n] if m in self.by_hit)
-            for m in sorted(hits):
-                self.by_hit[m].append(p)
+                if p.site is None:
+                    for m in inside[n] & minimal_hand:
+                        with_minimal.setdefault(m, {})[p] = True
+                else:
+                    site_having.setdefault(n, {})[p] = True
+        self.by_hit = {}
+        for n in needles:
+            got = {}
+            for m in inside[n]:
+                got.update(with_minimal.get(m, {}))
+                got.update(site_having.get(m, {}))
+            self.by_hit[n] = sorted(got, key=self.order.__getitem__)
 
     def check_ids(self):
         return sorted({cid for e in self.entries for c in e["causes"] for cid in c.get("checks", ())})
+
+
+class _PrefilterHit:
+    __slots__ = ("_start", "_needle")
+
+    def __init__(self, start, needle):
+        self._start, self._needle = start, needle
+
+    def start(self):
+        return self._start
+
+    def group(self):
+        return self._needle
+
+
+class _Prefilter:
+    """The needles that start with one byte, found wherever they start (overlapping ones too):
+    finditer(data, pos, endpos) yields hits with start() and group() (the needle), like re's."""
+
+    __slots__ = ("first", "rx")
+
+    def __init__(self, first, rests):
+        self.first = first
+        self.rx = re.compile(re.escape(first) + b"(?=(" + _bytes_trie(rests) + b"))")
+
+    def finditer(self, data, pos=0, endpos=None):
+        first = self.first
+        for m in self.rx.finditer(data, pos, len(data) if endpos is None else endpos):
+            yield _PrefilterHit(m.start(), first + m.group(1))
 
 
 def _bytes_trie(needles):
