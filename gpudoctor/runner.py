@@ -166,11 +166,17 @@ class Report:
 
 
 def check_dict(r: CheckResult):
-    return {"id": r.id, "title": r.title, "severity": r.severity, "scope": r.scope, "status": r.status,
-            "summary": r.summary, "evidence": r.evidence or None, "by_status": r.by_status,
-            "outcomes": [{"status": st, "hosts": fold(hosts), "text": text}
-                         for st in STATUS_ORDER for text, hosts in r.groups(st)],
-            "crashed": r.crashed}
+    d = {"id": r.id, "title": r.title, "severity": r.severity, "scope": r.scope, "status": r.status,
+         "summary": r.summary, "evidence": r.evidence or None, "by_status": r.by_status,
+         "outcomes": [{"status": st, "hosts": fold(hosts), "text": text}
+                      for st in STATUS_ORDER for text, hosts in r.groups(st)],
+         "crashed": r.crashed}
+    # a check's notes (its info findings: a history note, docs/history.md) ride with the
+    # result they belong to; the key is there only when the check has one
+    notes = [{"hosts": fold(f.hosts), "text": f.message} for f in r.findings if f.severity == "info"]
+    if notes:
+        d["notes"] = notes
+    return d
 
 
 def finding_dict(f: Finding):

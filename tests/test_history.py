@@ -413,3 +413,39 @@ def test_a_damaged_index_is_replaced_and_first_seen_names_the_earlier_failing_ru
     store.record("gpu01", bad, passed=False, verdicts={"shm.size": ("fail", "64 MiB")})
     assert store.index("gpu01")["last_good"]["at"] == "2026-11-20T03:12:00Z"
     assert store.first_seen("gpu01", "shm.total_bytes", 64 << 20, "2026-11-20T03:12:00Z") == "2026-11-21T05:00:00Z"
+
+
+# -- the note in the report: one line under the check's one FAIL line ----------------------
+
+def _shm_runs(tmp_path, failing_host_name=False):
+    """Run A: the recorded H100 node as it is; run B: the same node with a 64 MiB /dev/shm
+    (Docker's default), a day later. The fixture fails host.name (hostname -> 127.0.0.1)."""
+    a = node_facts("h100-ubuntu2404-torch211")
+    b = json.loads(json.dumps(a))
+    b["shm"]["total_bytes"] = b["shm"]["free_bytes"] = 64 << 20
+    b["collected_at"] = "2026-11-21T23:17:09Z"
+    fa, fb = str(tmp_path / "A.json"), str(tmp_path / "B.json")
+    for path, doc in ((fa, a), (fb, b)):
+        with open(path, "w") as f:
+            json.dump(doc, f)
+    return fa, fb
+
+
+def test_a_history_note_is_one_line_under_the_one_fail_line(tmp_path, capsys):
+    fa, fb = _shm_runs(tmp_path)
+    hist = ["--select", "shm", "--history", "--state-dir", str(tmp_path / "s")]
+    assert cli(capsys, "check", "--facts", fa, *hist)[0] == 0
+    rc, out, _ = cli(capsys, "check", "--facts", fb, *hist)
+    lines = out.splitlines()
+    assert rc == 1
+    fails = [i for i, line in enumerate(lines) if "/dev/shm is 64.0 MiB" in line]
+    assert len(fails) == 1 and lines[fails[0]].startswith("FAIL shm.size"), out  # not a second FAIL line
+    i = fails[0]
+    assert lines[i + 1].startswith("       in a docker container: restart it with docker run --shm-size")
+    assert lines[i + 2].startswith("     note: history: ") and not lines[i + 3].strip()
+    rc, out, _ = cli(capsys, "check", "--facts", fb, *hist, "--json")
+    doc = json.loads(out)
+    (shm,) = doc["checks"]
+    (note,) = shm["notes"]  # the note rides with the result it belongs to
+    assert note["hosts"] == "vm" and note["text"].startswith("history: ")
+    assert [f["severity"] for f in doc["findings"]] == ["error", "info"] and doc["summary"]["exit_code"] == 1

@@ -62,11 +62,15 @@ def _result_line(report, r, width):
 
 def _fix_lines(report, r):
     out = []
+    # the check's own line already says its one problem; a finding gets a line of its own only
+    # beside another problem of the check (notes, info findings, never count: a history note
+    # under a failing check is one indented line, not a second FAIL line)
+    problems = [f for f in r.findings if f.severity != "info"]
     for f in sorted(r.findings, key=lambda f: ("error", "warning", "info").index(f.severity)):
         if f.severity == "info":
             out.append(("NOTE", "     note: %s%s" % (f.message, _hosts_note(report, f.hosts))))
             continue
-        if len(r.findings) > 1:
+        if len(problems) > 1:
             out.append((FINDING_MARK[f.severity], "     %s %s%s" % (FINDING_MARK[f.severity], f.message,
                                                                    _hosts_note(report, f.hosts))))
         # a fix's lines are the check's own (values in it are quoted on one line by
