@@ -58,8 +58,8 @@ def _job(tmp_path):
 
 def test_a_folder_of_node_logs_names_the_first_failing_rank_node_and_time(kb, tmp_path):
     d = _job(tmp_path)
-    logs, fr = inputs.collect([str(d)])
-    assert fr is None and [os.path.basename(p) for p, _ in logs] == ["slurm-77-gpu-a.out", "slurm-77-gpu-b.out"]
+    logs, fr, reports = inputs.collect([str(d)])
+    assert fr is None and reports == [] and [os.path.basename(p) for p, _ in logs] == ["slurm-77-gpu-a.out", "slurm-77-gpu-b.out"]
     res = explain.explain_inputs(logs, kb)
     f = res["findings"][0]
     assert f["origin"]["rank"] == "5" and f["origin"]["host"] == "gpu-b"
@@ -105,7 +105,7 @@ def test_a_fifo_or_device_is_refused_before_it_is_read(gpudoctor_cli, tmp_path):
     (d / "rank0.log").write_text("RuntimeError: Address already in use\n")
     os.mkfifo(str(d / "rank1.log"))
     os.symlink("/etc", str(d / "etc"))  # a link to a folder is not walked
-    logs, _ = inputs.collect([str(d)])
+    logs, _, _ = inputs.collect([str(d)])
     assert [os.path.basename(p) for p, _ in logs] == ["rank0.log"]
 
 
@@ -175,7 +175,7 @@ def test_a_pickle_that_runs_code_is_refused_not_run(tmp_path, kb):
     d.mkdir()
     (d / "nccl_trace_rank_0").write_bytes(pickle.dumps({"entries": [Evil()]}, protocol=2))
     (d / "nccl_trace_rank_1").write_bytes(b"\x80\x02garbage")
-    logs, fr = inputs.collect([str(d)])
+    logs, fr, _ = inputs.collect([str(d)])
     assert not marker.exists()
     assert fr["dumps"] == 0 and len(fr["unreadable"]) == 2
     assert "refused to load" in fr["unreadable"][0]["why"]
@@ -191,3 +191,62 @@ def test_a_watchdog_timeout_alone_gets_the_advice_to_turn_the_recorder_on(kb):
     notes = [n for f in res["findings"] for n in f["notes"]]
     assert any("TORCH_NCCL_TRACE_BUFFER_SIZE" in n and "TORCH_NCCL_DUMP_ON_TIMEOUT=1" in n for n in notes)
     assert res["recorder_advice"]
+
+
+# ------------------------------------------------------------------ NCCL RAS
+
+# The client's text as NCCL prints it (src/ras/client_support.cc: the "Errors" section's DEAD
+# and "#G-C (hash) INCOMPLETE" blocks, their "Process ... on node ... managing GPU" and "Rank ... --
+# GPU ... managed by process ... on node ..." lines)
+RAS_REPORT = """NCCL version 2.24.3+cuda12.4 compiled with CUDA 12.4
+CUDA runtime version 12040, driver version 12040
+
+Job summary
+===========
+
+  Nodes  Processes         GPUs  Processes     GPUs
+(total)   per node     per node    (total)  (total)
+      4          8            8         32       32
+
+Gathering data about the RAS network (timeout 5s)... done
+
+Communicators... (0.01s)
+=============
+
+Group     Comms     Nodes     Ranks     Ranks     Ranks    Status  Errors
+    #  in group  per comm  per node  per comm  in group
+    0         1         4         8        32        32   RUNNING  INCOMPLETE
+
+Errors
+======
+
+DEAD
+  1 job process is considered dead (unreachable via the RAS network)
+  Process 3872 on node gpu-c managing GPU 5
+
+#0-0 (27a079b828ff1a75) INCOMPLETE
+  Missing communicator data from 1 rank
+  Rank 21 -- GPU 5 managed by process 3872 on node gpu-c
+
+Warnings
+========
+
+"""
+
+
+def test_an_nccl_ras_report_names_the_dead_process_its_rank_and_node(gpudoctor_cli, tmp_path):
+    p = tmp_path / "ras.txt"
+    p.write_text(RAS_REPORT)
+    watchdog = tmp_path / "rank0.log"
+    watchdog.write_text("[rank0]:[E1123 12:00:00.1 1 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog caught collective "
+                        "operation timeout: WorkNCCL(SeqNum=9, OpType=ALLREDUCE) ran for 600003 milliseconds before "
+                        "timing out.\n")
+    rc, out, _ = gpudoctor_cli("explain", "--json", str(tmp_path))
+    doc = json.loads(out)
+    f = doc["findings"][0]
+    assert doc["root"] == "nccl.ras.dead" and f["origin"]["host"] == "gpu-c" and f["origin"]["rank"] == "21"
+    assert "process 3872 on node gpu-c" in f["explain"]
+    assert [i["kind"] for i in doc["ras"][0]["items"]] == ["dead", "incomplete"]
+    assert any(x["role"] == "cascade" for x in doc["findings"][1:])  # the watchdog timeout: its echo
+    rc, out, _ = gpudoctor_cli("explain", RAS_REPORT)
+    assert "ROOT CAUSE  nccl.ras.dead" in out and "first: rank 21 on gpu-c" in out

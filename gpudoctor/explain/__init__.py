@@ -47,10 +47,11 @@ def explain_stream(stream, kb=None, source="<text>", assume_error=False, facts=N
     return explain_inputs([(source, lambda: stream)], kb, assume_error=assume_error, facts=facts, deadline=deadline)
 
 
-def explain_inputs(inputs, kb=None, assume_error=False, facts=None, deadline=None, flight=None):
+def explain_inputs(inputs, kb=None, assume_error=False, facts=None, deadline=None, flight=None, ras=None):
     """One answer for several logs of one job (per-node or per-rank files): ``inputs`` is
     [(name, opener)], each opener returning a binary stream (opened one at a time, closed
-    after). ``flight``: what inputs.read_flight_recorder found in Flight Recorder dumps."""
+    after). ``flight``: what flight.read_dumps found in Flight Recorder dumps; ``ras``:
+    [(source, items)] of NCCL RAS reports (ras.parse)."""
     from gpudoctor.explain import analyze as _a
     from gpudoctor.explain import fixes
     from gpudoctor.explain import inputs as _in
@@ -77,10 +78,11 @@ def explain_inputs(inputs, kb=None, assume_error=False, facts=None, deadline=Non
               "errors": [{"line": h.line, "text": h.text} for h in scan.errors] if verdict == "unknown_error" else [],
               "launcher": min(scan.launchers, key=scan.launchers.get) if scan.launchers else None,
               "triage": list(GENERIC_TRIAGE) if verdict == "unknown_error" else [], "facts": None, "checks": None,
-              "stopped_early": None, "flight_recorder": None}
+              "stopped_early": None, "flight_recorder": None, "ras": None}
     _in.locate(result, scan)
     if flight is not None:
         _in.apply_flight_recorder(result, flight)
+    _in.apply_ras(result, ras)
     _in.advise_recorder(result)
     fixes.apply(result, facts)
     return result
@@ -149,12 +151,19 @@ def main(args):
     node_facts = fixes.load_facts(facts_path) if facts_path else None
     kb = load_knowledge()
     if paths:
-        logs, flight = _in.collect(paths)
-        result = explain_inputs(logs, kb, facts=node_facts, deadline=deadline, flight=flight)
+        logs, flight, reports = _in.collect(paths)
+        result = explain_inputs(logs, kb, facts=node_facts, deadline=deadline, flight=flight, ras=reports)
     elif text == "-":
         result = explain_stream(sys.stdin.buffer, kb, source="<stdin>", facts=node_facts, deadline=deadline)
     else:
-        result = explain_text(text, kb, source="<argument>", assume_error=True, facts=node_facts)
+        from gpudoctor.explain import ras
+
+        data = text.encode("utf-8", "surrogateescape")
+        reports = [("<argument>", ras.parse(text))] if ras.looks_like_report(data) else None
+        import io
+
+        result = explain_inputs([("<argument>", lambda: io.BytesIO(data))], kb, assume_error=True, facts=node_facts,
+                                ras=reports)
     if result.get("stopped_early"):
         result["stopped_early"]["timeout_s"] = timeout
         result["stopped_early"]["after_s"] = round(time.monotonic() - started, 2)

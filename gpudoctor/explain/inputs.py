@@ -107,10 +107,11 @@ def _walk(root):
 
 
 def collect(paths):
-    """([(name, opener)] of the logs, Flight Recorder findings or None) for the paths given:
-    files are read in the order given, a folder's files in name order. A file that is a
-    Flight Recorder dump (a pickle) is read as one, never as a log."""
-    from gpudoctor.explain import flight
+    """([(name, opener)] of the logs, Flight Recorder findings or None, NCCL RAS report items)
+    for the paths given: files are read in the order given, a folder's files in name order. A
+    file that is a Flight Recorder dump (a pickle) is read as one, never as a log; a log that
+    holds an NCCL RAS report (ncclras output) is also read as one."""
+    from gpudoctor.explain import flight, ras
 
     files = []
     for p in paths:
@@ -129,11 +130,16 @@ def collect(paths):
             files.append(p)
     if len(files) > MAX_FILES:
         raise InputError("more than %d files to read: name fewer" % MAX_FILES)
-    logs, dumps = [], []
+    logs, dumps, reports = [], [], []
     for p in files:
         f = _open_regular(p)  # refused here, before anything is read, if not a regular file
         try:
-            head = f.read(2)
+            head = f.read(1 << 16)
+            if not flight.is_dump(head) and ras.looks_like_report(head):
+                data = head + f.read(ras.MAX_REPORT - len(head))
+                items = ras.parse(data.decode("utf-8", "replace"))
+                if items:
+                    reports.append((p, items))
         finally:
             f.close()
         if flight.is_dump(head):
@@ -143,7 +149,7 @@ def collect(paths):
     fr = flight.read_dumps(dumps) if dumps else None
     if not logs:
         logs = [("%d Flight Recorder dump%s" % (len(dumps), "" if len(dumps) == 1 else "s"), _empty)]
-    return logs, fr
+    return logs, fr, reports
 
 
 def _opener(path):
@@ -238,7 +244,7 @@ def _is_timeout(f):
 
 def advise_recorder(result):
     """A collective timeout without Flight Recorder dumps: say how to get them."""
-    if result.get("flight_recorder"):
+    if result.get("flight_recorder") or result["findings"] and result["findings"][0]["id"].startswith("nccl.ras."):
         return
     for f in result["findings"]:
         if _is_timeout(f):
@@ -279,6 +285,38 @@ _FR_CAUSES = {
 }
 
 
+def apply_ras(result, reports):
+    """NCCL RAS reports join the answer as the recorder's dumps do: dead or silent processes
+    are the root of a hang that the logs show only as timeouts."""
+    from gpudoctor.explain import ras
+
+    if not reports:
+        return
+    result["ras"] = [{"file": src, "items": items} for src, items in reports]
+    for src, items in reports:
+        f = ras.finding(items, src)
+        if f is not None:
+            _join(result, f)
+            return
+
+
+def _join(result, f):
+    """A job-level finding (dumps, RAS) becomes the root when the logs show only a timeout or
+    echoes; after a specific error in the logs it is related."""
+    findings = result["findings"]
+    if not findings or _is_timeout(findings[0]) or findings[0]["kind"] == "echo":
+        for old in findings:
+            if old["role"] == "root":
+                old["role"] = "cascade" if old["kind"] == "echo" or _is_timeout(old) else "related"
+        f["role"] = "root"
+        findings.insert(0, f)
+        result["verdict"], result["matched"], result["root"] = "root_cause", True, f["id"]
+        result["errors"], result["triage"] = [], []
+    else:
+        f["role"] = "related"
+        findings.insert(1, f)
+
+
 def apply_flight_recorder(result, fr):
     """Flight Recorder findings join the answer: a rank that never reached a collective the
     others wait in is the root of a hang that the logs only show as a timeout (or not at all);
@@ -302,19 +340,9 @@ def apply_flight_recorder(result, fr):
          "debug": ["python -m torch.distributed.flight_recorder.fr_trace FOLDER (torch's own analyzer; "
                    "--prefix nccl_trace_rank_)"],
          "references": [{"title": "PyTorch: Flight Recorder for debugging stuck jobs",
-                         "url": "https://docs.pytorch.org/tutorials/unstable/flight_recorder_tutorial.html"}],
+                         "url": "https://docs.pytorch.org/tutorials/prototype/flight_recorder_tutorial.html"}],
          "knowledge_file": None,
          "origin": {"file": top.get("file"), "line": None, "rank": rank, "host": None, "time": None},
          "spread": {"ranks": len(top["ranks"]), "hosts": 0, "files": 1, "rank_list": [str(r) for r in top["ranks"]],
                     "host_list": []}}
-    findings = result["findings"]
-    if not findings or _is_timeout(findings[0]) or findings[0]["kind"] == "echo":
-        for old in findings:
-            if old["role"] == "root":
-                old["role"] = "cascade" if old["kind"] == "echo" or _is_timeout(old) else "related"
-        findings.insert(0, f)
-        result["verdict"], result["matched"], result["root"] = "root_cause", True, f["id"]
-        result["errors"], result["triage"] = [], []
-    else:
-        f["role"] = "related"
-        findings.insert(1, f)
+    _join(result, f)
