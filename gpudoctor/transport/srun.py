@@ -39,8 +39,8 @@ import threading
 import time
 import zlib
 
-from gpudoctor.transport import (MAX_OUTPUT, MAX_STDERR, MAX_TOTAL, NOT_FOUND_MARK, ControllerError, Node, Transport, in_allocation,
-                                 interpret, interrupted_node, is_fd_exhaustion, timeout_node)
+from gpudoctor.transport import (MAX_OUTPUT, MAX_STDERR, MAX_TOTAL, NOT_FOUND_MARK, READ_STDIN, ControllerError, Node,
+                                 Transport, in_allocation, interpret, interrupted_node, is_fd_exhaustion, timeout_node)
 
 LINE = 1000  # characters of base64 per chunk line
 READ_LIMIT = 1 << 16  # bytes of one line read at a time (longer lines are read in pieces)
@@ -48,7 +48,8 @@ READ_LIMIT = 1 << 16  # bytes of one line read at a time (longer lines are read 
 # Runs on the node, as `sh -c SHELL gpudoctor PYTHON`: the node announces itself before
 # anything can fail, then the same 'not found' mark as the ssh transport.
 SHELL = ('echo "gpudoctor-task ${SLURMD_NODENAME:-$(hostname)}"; py=$1; '
-         'command -v "$py" >/dev/null 2>&1 || { echo "%s $py" >&2; exit 127; }; exec "$py" -' % NOT_FOUND_MARK)
+         'command -v "$py" >/dev/null 2>&1 || { echo "%s $py" >&2; exit 127; }; exec "$py" -c \'%s\''
+         % (NOT_FOUND_MARK, READ_STDIN))
 
 # Put in front of the collector bundle. Python 2 syntax too, so that an old python
 # reaches the bundle's own "too old" message.

@@ -29,7 +29,7 @@ import socket
 import threading
 import time
 
-from gpudoctor.transport import (HINTS, MAX_OUTPUT, MAX_STDERR, NOT_FOUND_MARK, ControllerError, Node,  # noqa: F401
+from gpudoctor.transport import (HINTS, MAX_OUTPUT, MAX_STDERR, NOT_FOUND_MARK, READ_STDIN, ControllerError, Node,  # noqa: F401
                                  Payload, Transport, interpret, interrupted_node, is_fd_exhaustion, progress_bar,
                                  timeout_node, usable_jobs)
 
@@ -109,11 +109,12 @@ def remote_command(python, options=None, timeout=None):
     the resolve section are more than that. `options` is accepted for callers of the old
     signature and never reaches the command line."""
     py = shlex.quote(python)
+    run = "%s -c %s" % (py, shlex.quote(READ_STDIN))  # the script from stdin (READ_STDIN says why not `-`)
     guard = ""
     if timeout:
-        guard = "command -v timeout >/dev/null 2>&1 && exec timeout -k 2 %d %s -; " % (int(timeout) + 5, py)
-    return ("command -v %s >/dev/null 2>&1 || { echo %s >&2; exit 127; }; echo \"gpudoctor-pgid $$\" >&2; %sexec %s -"
-            % (py, shlex.quote("%s %s" % (NOT_FOUND_MARK, python)), guard, py))
+        guard = "command -v timeout >/dev/null 2>&1 && exec timeout -k 2 %d %s; " % (int(timeout) + 5, run)
+    return ("command -v %s >/dev/null 2>&1 || { echo %s >&2; exit 127; }; echo \"gpudoctor-pgid $$\" >&2; %sexec %s"
+            % (py, shlex.quote("%s %s" % (NOT_FOUND_MARK, python)), guard, run))
 
 
 def with_options(script, options):
