@@ -108,7 +108,7 @@ MAX_LINE = 4 << 20  # one event line: a result with 4,000 NCCL INFO lines is ~1 
 MAX_BYTES = 16 << 20  # all of one worker's stdout: what a node can make the controller hold
 MAX_EVENTS = 10000  # a worker says a few dozen things; more is a node streaming garbage
 MAX_STDERR_LINE = 4 << 10  # one stderr line read (the last 50 are kept, 500 characters each)
-KEPT_EVENTS = ("ready", "result")  # the events the controller acts on; the rest are counted, not kept
+KEPT_EVENTS = ("ready", "result")  # the events the controller acts on, the first of each; the rest are read, not kept
 _KIND_RE = re.compile(r"^[a-z][a-z0-9-]{0,31}$")
 
 
@@ -140,8 +140,10 @@ def _pump_lines(read_line, worker):
     """JSON events from a worker's stdout, bounded in bytes and in lines: node output is
     untrusted. A node that sends more than a worker does, a line that is not whole, a JSON line
     nested too deep for the parser or an event of the wrong shape is ``garbage``, and the worker
-    is stopped."""
+    is stopped. What is kept is the first ``ready`` and the first ``result`` (a line each, 4 MiB
+    at most); the rest is read (16 MiB at most), counted and dropped."""
     count = total = 0
+    kept = set()
 
     def garbage(why):
         worker.fail("garbage", "the worker %s; node output is cut off there" % why)
@@ -166,8 +168,9 @@ def _pump_lines(read_line, worker):
             garbage("sent a JSON line nested deeper than the parser follows")
             return
         if isinstance(ev, dict) and "event" in ev:
-            if ev.get("event") not in KEPT_EVENTS:
+            if ev.get("event") not in KEPT_EVENTS or ev.get("event") in kept:
                 continue
+            kept.add(ev.get("event"))
             ev = _clean(ev)
             if ev is None:
                 garbage("sent an event that is not a probe worker's (a wrong type or an unknown error kind)")
