@@ -47,7 +47,8 @@ def _show(v):
     return "unlimited" if v == "unlimited" else human_bytes(v)
 
 
-@check("limits.memlock", title="locked-memory limit is unlimited (RDMA pins memory)", needs=("limits",))
+@check("limits.memlock", title="locked-memory limit is unlimited (RDMA pins memory)", needs=("limits",),
+       also_reads=("host", "rdma"))
 def memlock(facts, config):
     lim = facts["limits"].get("memlock")
     if not lim:

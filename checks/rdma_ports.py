@@ -42,7 +42,8 @@ def _port_fix(facts, dev, port):
     return cmd("ibv_devinfo -d {dev}   # state must read PORT_ACTIVE", dev=dev["name"])
 
 
-@check("rdma.ports", title="RDMA ports are ACTIVE and visible where the job runs", needs=("rdma",))
+@check("rdma.ports", title="RDMA ports are ACTIVE and visible where the job runs", needs=("rdma",),
+       also_reads=("host",))
 def rdma_ports(facts, config):
     rdma = facts["rdma"]
     devices = rdma.get("devices") or []

@@ -23,7 +23,8 @@ def container_fix(container):
     return FIX_RUNTIME.get(container, FIX_CONTAINER) if container else FIX_HOST
 
 
-@check("shm.size", title="/dev/shm is large enough for NCCL and DataLoader workers", needs=("host",))
+@check("shm.size", title="/dev/shm is large enough for NCCL and DataLoader workers", needs=("host",),
+       also_reads=("shm",))
 def shm_size(facts, config):
     shm = facts.get("shm") or {}
     if shm.get("status") == "unsupported":  # no /dev/shm at all: NCCL's SHM transport cannot start

@@ -8,8 +8,8 @@ compared. The result is a list of ``Change`` records, each with a label a person
 set by the drift engine's grouping (gpudoctor/drift.py), as drift between nodes is.
 
 Which check a change belongs to: the checks whose verdict differs between the two facts
-(``verdicts``) get the changes in the facts sections they read (``Check.needs``); a check
-that names no section gets every change. Pure functions of facts: no I/O here.
+(``verdicts``) get the changes in the facts sections they read (``Check.reads``: its needs and
+``also_reads``); a check that names no section gets every change. Pure functions of facts: no I/O here.
 """
 
 import re
@@ -319,6 +319,7 @@ class Diff:
     removed: List[str]
     unreachable: List[str]
     hashes_compared: bool
+    records: Optional[Dict[str, dict]] = None  # --since: host -> the history record compared with
 
     @property
     def exit_code(self):
@@ -358,7 +359,7 @@ def diff_nodes(before_nodes, after_nodes, checks, config, before_source="before"
     folded.sort(key=lambda x: (-len(x[1]), x[0].path))
     rb = run_checks([b[h] for h in b], checks, config)
     ra = run_checks([a[h] for h in a], checks, config)
-    needs = {c.id: c.needs for c in checks}
+    needs = {c.id: getattr(c, "reads", c.needs) for c in checks}
     before_out = {r.id: r.outcomes for r in rb.results}
     groups = {}
     for r in ra.results:

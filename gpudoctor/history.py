@@ -274,6 +274,54 @@ class Store(object):
         doc = self.facts(host, rec.get("facts"))
         return (rec, doc) if doc is not None else (None, None)
 
+    def _kept_runs(self, idx):
+        """The index's runs whose facts are still kept, oldest first, each well formed."""
+        states = idx.get("states") if isinstance(idx.get("states"), dict) else {}
+        return [r for r in idx.get("runs") or [] if isinstance(r, dict) and isinstance(r.get("at"), str)
+                and isinstance(r.get("verdicts"), dict) and r.get("facts") in states]
+
+    @staticmethod
+    def run_record(idx, run):
+        """A run of the index as a record like ``last_good``: its time, facts id, key id, and
+        the checks that failed (or warned) in it."""
+        states = idx.get("states") if isinstance(idx.get("states"), dict) else {}
+        verdicts = run.get("verdicts") or {}
+        return {"at": run["at"], "facts": run["facts"], "passed": bool(run.get("passed")),
+                "key_id": (states.get(run["facts"]) or {}).get("key_id"), "verdicts": dict(verdicts),
+                "failed": sorted(c for c, st in verdicts.items() if st == "fail"),
+                "warned": sorted(c for c, st in verdicts.items() if st == "warn")}
+
+    def check_passed(self, host, check_id, idx=None):
+        """(record, facts) of the newest kept run in which ``check_id`` passed on the node,
+        whatever the other checks did (a node that never passes whole still has one per
+        check), or (None, None). Only runs whose facts state is kept count: the bounds hold."""
+        idx = self.index(host) if idx is None else idx
+        if not idx:
+            return None, None
+        for run in reversed(self._kept_runs(idx)):
+            if run["verdicts"].get(check_id) == "pass":
+                doc = self.facts(host, run["facts"])
+                if doc is not None:
+                    return self.run_record(idx, run), doc
+        return None, None
+
+    def best_run(self, host, idx=None):
+        """(record, facts) of the kept run with the fewest failing checks (then the fewest
+        warnings; the newest of equals), for a node with no passing run kept; else (None, None)."""
+        idx = self.index(host) if idx is None else idx
+        if not idx:
+            return None, None
+        best = None
+        for run in self._kept_runs(idx):  # oldest first: a later equal one replaces it
+            rec = self.run_record(idx, run)
+            score = (len(rec["failed"]), len(rec["warned"]))
+            if best is None or score <= best[0]:
+                best = (score, rec)
+        if best is None:
+            return None, None
+        doc = self.facts(host, best[1]["facts"])
+        return (best[1], doc) if doc is not None else (None, None)
+
     def at(self, host, when):
         """(record, facts) of the node as it was at ``when`` (canonical UTC): its newest run at
         or before then whose facts are kept, else the oldest kept run after it."""
@@ -448,43 +496,80 @@ def _changed(before, after):
 
 
 def annotate(report, store, registry=None, warn=None):
-    """For every node that fails (or warns on) a check whose verdict differs from the node's
-    last passing run, add a note (an info finding of that check) saying what changed in the
-    facts that check reads since then, and when. Returns the number of notes added."""
+    """For every node that fails (or warns on) a check, add a note (an info finding of that
+    check) saying what changed in the facts that check reads, and since when. The record
+    compared with, per check: the node's last passing run when the check passed in it (or
+    when its verdict then differs and the check never passed since); else the newest kept
+    run in which THIS check passed, whatever the others did (a node that fails host.name
+    forever never passes whole). Returns the number of notes added."""
     from gpudoctor.changes import compare, related
     from gpudoctor.registry import Finding
     from gpudoctor.runner import SEVERITY_RANK, merge_findings
 
-    needs = {}
+    reads = {}
     if registry is not None:
         for chk in registry:
-            needs[chk.id] = chk.needs
+            reads[chk.id] = getattr(chk, "reads", chk.needs)
     added = 0
     for node in report.nodes:
         if not node.reachable:
             continue
         try:
-            rec, before = store.last_good(node.host)
+            idx = store.index(node.host)
         except HistoryError as exc:
             if warn:
                 warn("history of %s not read: %s" % (node.host, exc))
             continue
-        if rec is None:
+        if not idx:
             continue
-        then = rec.get("verdicts") or {}
-        changes = None
+        docs, compared = {}, {}  # per facts id: each record read and compared once per node
+
+        def facts_of(rec, doc=None):
+            fid = rec.get("facts")
+            if fid not in docs:
+                docs[fid] = doc if doc is not None else store.facts(node.host, fid)
+            return docs[fid]
+
+        try:
+            good, good_doc = store.last_good(node.host)
+        except HistoryError as exc:
+            if warn:
+                warn("history of %s not read: %s" % (node.host, exc))
+            continue
+        if good is not None:
+            facts_of(good, good_doc)
+        then = (good or {}).get("verdicts") or {}
         for r in report.results:
             now = r.outcomes.get(node.host)
             if now is None or now[0] not in ("fail", "warn"):
                 continue
             prev = then.get(r.id)
             prev = tuple(prev) if isinstance(prev, list) and len(prev) == 2 else None
-            if not _changed(prev, now):
+            rec, kind = (good, "last-good") if good is not None and prev and prev[0] == "pass" else (None, None)
+            if rec is None:
+                try:
+                    rec, doc = store.check_passed(node.host, r.id, idx)
+                except HistoryError as exc:
+                    if warn:
+                        warn("history of %s not read: %s" % (node.host, exc))
+                    rec = None
+                if rec is not None:
+                    facts_of(rec, doc)
+                    kind, prev = "check", ("pass", None)
+                elif good is not None and _changed(prev, now):
+                    rec, kind = good, "last-good"  # it never passed: a change of its warning or failure
+            if rec is None or (kind == "last-good" and not _changed(prev, now)):
                 continue
-            if changes is None:
-                changes = compare(before, node.facts, key_ids=(rec.get("key_id"), store.current_key_id))
-            mine = related(changes, needs.get(r.id, ()))
-            r.findings.append(Finding.info(_note(store, node.host, rec, mine, changes, prev), hosts=[node.host]))
+            before = docs.get(rec.get("facts"))
+            if before is None:
+                continue
+            fid = rec.get("facts")
+            if fid not in compared:
+                compared[fid] = compare(before, node.facts, key_ids=(rec.get("key_id"), store.current_key_id))
+            changes = compared[fid]
+            mine = related(changes, reads.get(r.id, ()))
+            r.findings.append(Finding.info(_note(store, node.host, rec, mine, changes, prev, kind, r.id),
+                                           hosts=[node.host]))
             r.findings[-1].check = r.id
             added += 1
     if added:
@@ -497,20 +582,30 @@ def annotate(report, store, registry=None, warn=None):
     return added
 
 
-def _note(store, host, rec, mine, every, prev):
+def _note(store, host, rec, mine, every, prev, kind="last-good", check_id=None):
+    """The note's text; ``kind``: the record is the node's last passing run ("last-good") or
+    the newest kept run in which this check passed ("check")."""
     from gpudoctor.changes import summary
 
     when = utc(rec.get("at"))
-    was = ("it was %s then" % prev[0]) if prev else "not run then"
+    if kind == "last-good":
+        what = "the last passing run"
+        when = "%s; %s" % (when, ("it was %s then" % prev[0]) if prev else "not run then")
+    else:
+        what = "this check last passed"
+        others = [c for c in rec.get("failed") or [] if c != check_id]
+        more = " (+%d)" % (len(others) - 4) if len(others) > 4 else ""
+        when = "%s; %s" % (when, ("the node failed %s%s then" % (", ".join(others[:4]), more)) if others
+                           else "the node did not pass then")
     if not mine:
         other = (": other changes: " + summary(every, 3)) if every else ""
-        return "history: nothing this check reads changed since the last passing run (%s; %s)%s" % (when, was, other)
+        return "history: nothing this check reads changed since %s (%s)%s" % (what, when, other)
     parts = []
     for c in mine[:4]:
         seen = store.first_seen(host, c.path, c.after, rec.get("at") or "")
         parts.append(c.text + (" (first seen %s)" % utc(seen) if seen else ""))
     more = " (+%d more)" % (len(mine) - 4) if len(mine) > 4 else ""
-    return "history: changed since the last passing run (%s; %s): %s%s" % (when, was, "; ".join(parts), more)
+    return "history: changed since %s (%s): %s%s" % (what, when, "; ".join(parts), more)
 
 
 def record_report(report, store, at=None, warn=None):
@@ -605,7 +700,7 @@ def explain_changes(result, node_facts, since, state_dir, cfg=None):
     from gpudoctor.registry import load_checks
 
     store = open_for(state_dir, cfg, strict=True)
-    needs = {c.id: c.needs for c in load_checks()}
+    needs = {c.id: c.reads for c in load_checks()}
     when = parse_since(since or "last-good")
     out = {"since": when, "state_dir": store.dir, "nodes": []}
     for doc in node_facts:

@@ -107,6 +107,14 @@ class Check:
     severity: str = "error"  # the worst severity this check reports; `gpudoctor list` shows it
     scope: str = "node"
     module: str = ""
+    # facts sections the check reads beyond ``needs`` (a section it judges itself when absent:
+    # shm.size fails where /dev/shm does not exist, so ``shm`` cannot be a need). History says
+    # what changed in ``reads`` when the check's verdict changes (gpudoctor/history.py).
+    also_reads: Tuple[str, ...] = ()
+
+    @property
+    def reads(self):
+        return tuple(self.needs) + tuple(s for s in self.also_reads if s not in self.needs)
 
     @property
     def doc(self):
@@ -150,15 +158,16 @@ class Registry:
 REGISTRY = Registry()
 
 
-def check(check_id, title, needs=(), severity="error", scope="node", registry=None):
+def check(check_id, title, needs=(), severity="error", scope="node", registry=None, also_reads=()):
     """Register a check function. ``needs`` names the facts sections it reads: when one
-    of them is unsupported or failed on a node, the runner skips the check with that reason."""
+    of them is unsupported or failed on a node, the runner skips the check with that reason.
+    ``also_reads``: the other sections it reads (it judges their absence itself)."""
 
     def deco(func):
         # `registry or REGISTRY` would be REGISTRY for an empty Registry (it has __len__)
         (REGISTRY if registry is None else registry).add(
             Check(id=check_id, title=title, func=func, needs=tuple(needs), severity=severity,
-                  scope=scope, module=func.__module__)
+                  scope=scope, module=func.__module__, also_reads=tuple(also_reads))
         )
         return func
 

@@ -449,3 +449,55 @@ def test_a_history_note_is_one_line_under_the_one_fail_line(tmp_path, capsys):
     (note,) = shm["notes"]  # the note rides with the result it belongs to
     assert note["hosts"] == "vm" and note["text"].startswith("history: ")
     assert [f["severity"] for f in doc["findings"]] == ["error", "info"] and doc["summary"]["exit_code"] == 1
+
+
+def test_a_node_that_never_passes_whole_gets_a_note_per_check(tmp_path, capsys):
+    """The recorded H100 node fails host.name in every run (its hostname maps to 127.0.0.1),
+    so it has no last passing run: shm.size is compared with the newest run where IT passed."""
+    fa, fb = _shm_runs(tmp_path)
+    state = str(tmp_path / "s")
+    hist = ["--select", "host.name,shm", "--history", "--state-dir", state]
+    rc, out, _ = cli(capsys, "check", "--facts", fa, *hist)
+    assert rc == 1 and "FAIL host.name" in out and "PASS shm.size" in out and "note:" not in out
+    assert history.Store.open(state).index("vm")["last_good"] is None
+    rc, out, _ = cli(capsys, "check", "--facts", fb, *hist, "--json")
+    checks = {c["id"]: c for c in json.loads(out)["checks"]}
+    assert checks["shm.size"]["status"] == "fail" and "notes" not in checks["host.name"]  # never passed: no note
+    assert checks["shm.size"]["notes"] == [{"hosts": "vm", "text": (
+        "history: changed since this check last passed (2026-11-20 23:17 UTC; the node failed host.name then): "
+        "/dev/shm size bytes 128.0 GiB -> 64.0 MiB")}]
+    # the diff against "last good" says which record stood in for the passing run it lacks
+    rc, out, _ = cli(capsys, "diff", "--since", "last-good", "--state-dir", state, fb, "--select", "host.name,shm")
+    assert rc == 1
+    assert ("vm: no passing run kept; compared with its run of 2026-11-20 23:17 UTC, the fewest failures "
+            "(failed: host.name)") in out
+    assert "FAIL shm.size  pass -> fail [vm]" in out and "changed: /dev/shm size bytes 128.0 GiB -> 64.0 MiB" in out
+    rc, out, _ = cli(capsys, "diff", "--since", "last-good", "--state-dir", state, fb, "--select", "shm", "--json")
+    rec = json.loads(out)["before"]["records"]["vm"]
+    assert (rec["kind"], rec["at"], rec["failed"]) == ("fewest-failures", "2026-11-20T23:17:09Z", ["host.name"])
+
+
+def test_per_check_record_is_the_newest_kept_run_where_the_check_passed(tmp_path):
+    store = history.Store.open(str(tmp_path / "s"), max_states=2)
+    doc = node_facts("devbox-debian12-nogpu")
+    runs = [  # (day, shm GiB, whole pass, verdicts)
+        (0, 1, True, {"shm.size": ("warn", "1 free"), "host.name": ("pass", "ok")}),
+        (1, 2, False, {"shm.size": ("pass", "2 GiB"), "host.name": ("fail", "loopback")}),
+        (2, 3, False, {"shm.size": ("fail", "64 MiB"), "host.name": ("fail", "loopback")}),
+    ]
+    for day, gib, passed, verdicts in runs:
+        doc["shm"]["total_bytes"] = gib << 30
+        doc["collected_at"] = "2026-11-2%dT00:00:00Z" % day
+        store.record("gpu01", doc, passed, verdicts)
+    # the last passing run (day 0) had shm.size warning: the newest run where it passed is day 1
+    rec, facts = store.check_passed("gpu01", "shm.size")
+    assert (rec["at"], rec["failed"], facts["shm"]["total_bytes"]) == ("2026-11-21T00:00:00Z", ["host.name"], 2 << 30)
+    assert store.check_passed("gpu01", "host.name")[0]["at"] == "2026-11-20T00:00:00Z"  # the last good, kept
+    assert store.best_run("gpu01")[0]["at"] == "2026-11-20T00:00:00Z"
+    # bounds hold: a state pruned away is no record (the two newest states and the last good one)
+    doc["shm"]["total_bytes"] = 4 << 30
+    doc["collected_at"] = "2026-11-23T00:00:00Z"
+    store.record("gpu01", doc, False, {"shm.size": ("fail", "x")})
+    assert sorted(s["first_seen"][:10] for s in store.index("gpu01")["states"].values()) == [
+        "2026-11-20", "2026-11-22", "2026-11-23"]
+    assert store.check_passed("gpu01", "shm.size") == (None, None)

@@ -1,7 +1,8 @@
 """`gpudoctor diff`: what changed between two runs of the same nodes (drift in time).
 
     gpudoctor diff BEFORE AFTER                 two facts files, or two folders of them (per node)
-    gpudoctor diff --since last-good [AFTER]    each node against its own last passing run
+    gpudoctor diff --since last-good [AFTER]    each node against its own last passing run (a node
+                                                that never passed: its run with the fewest failures)
     gpudoctor diff --since 2026-11-20 [AFTER]   ... against the node as it was then
 
 AFTER defaults to this machine, gathered now. Exit codes: 0 no check changed its verdict,
@@ -42,6 +43,18 @@ def _load(path):
     return gather.from_facts(path)
 
 
+def _statuses(rec):
+    """The checks that failed and warned in a history record (a run's verdicts are statuses,
+    the last good run's are [status, text])."""
+    out = {"failed": [], "warned": []}
+    verdicts = rec.get("verdicts") if isinstance(rec.get("verdicts"), dict) else {}
+    for cid, v in sorted(verdicts.items()):
+        st = v[0] if isinstance(v, list) and v else v
+        if st in ("fail", "warn"):
+            out["failed" if st == "fail" else "warned"].append(cid)
+    return out
+
+
 def run(args):
     from gpudoctor import history
     from gpudoctor.changes import diff_nodes
@@ -53,6 +66,7 @@ def run(args):
     if cfg.select and not checks:
         raise InputError("--select %s matches no check (see: gpudoctor list)" % ",".join(cfg.select))
     key_ids = {}
+    records = {}  # host -> the history record compared with (--since)
     since = None
     if args.since is None:
         if len(args.paths) != 2:
@@ -82,16 +96,26 @@ def run(args):
             after, asrc = gather_nodes(args, cfg, progress=False), "this machine now"
         before = []
         for n in after:
+            kind = "last-good" if since == "last-good" else "at"
             try:
                 rec, doc = store.last_good(n.host) if since == "last-good" else store.at(n.host, since)
+                if doc is None and since == "last-good":
+                    # a node that never passed whole (host.name fails forever): its kept run
+                    # with the fewest failing checks, named as such in the report
+                    rec, doc = store.best_run(n.host)
+                    kind = "fewest-failures"
             except history.HistoryError as exc:
                 raise InputError("history of %s: %s" % (n.host, exc))
             if doc is not None:
                 before.append(Node(host=n.host, facts=doc))
                 key_ids[n.host] = (rec.get("key_id") or (store.index(n.host) or {}).get("states", {}).get(
                     rec.get("facts"), {}).get("key_id"), store.current_key_id)
-        bsrc = "%s in %s" % ("the last passing run" if since == "last-good" else "the record at " + history.utc(since),
-                             store.dir)
+                records[n.host] = dict({"at": rec.get("at"), "kind": kind, "passed": kind == "last-good" or bool(
+                    rec.get("passed"))}, **_statuses(rec))
+        fallback = since == "last-good" and any(r["kind"] != "last-good" for r in records.values())
+        bsrc = "%s in %s" % ("the last passing run" + (" (or, for a node with none, its run with the fewest "
+                                                        "failures)" if fallback else "")
+                             if since == "last-good" else "the record at " + history.utc(since), store.dir)
         if not before:
             raise InputError("no history for %s in %s (run gpudoctor check --history, or the Slurm hooks, first)"
                              % (", ".join(n.host for n in after)[:200], store.dir))
@@ -102,6 +126,7 @@ def run(args):
         if not after:
             raise InputError("--node %s: no such node in %s" % (",".join(args.node)[:100], asrc))
     d = diff_nodes(before, after, checks, cfg, before_source=bsrc, after_source=asrc, key_ids=key_ids)
+    d.records = {h: r for h, r in records.items() if h in d.times} if since else None
     from gpudoctor.report import diff as render
 
     stream = io.StringIO() if args.output else sys.stdout

@@ -32,7 +32,8 @@ def to_dict(diff, since=None):
         "schema": SCHEMA,
         "version": __version__,
         "before": {"source": diff.before_source, "since": since,
-                   "collected_at": {h: t[0] for h, t in diff.times.items()}},
+                   "collected_at": {h: t[0] for h, t in diff.times.items()},
+                   "records": diff.records},
         "after": {"source": diff.after_source, "collected_at": {h: t[1] for h, t in diff.times.items()}},
         "nodes": {"compared": fold([h for h in diff.times]), "added": diff.added, "removed": diff.removed,
                   "unreachable": diff.unreachable},
@@ -64,11 +65,20 @@ def _when(diff):
 
 
 def lines(diff, since=None):
+    from gpudoctor.history import utc
+
     out = []
     nodes = list(diff.times)
     out.append("gpudoctor diff: %s -> %s%s" % (diff.before_source, diff.after_source, _when(diff)))
     out.append("%d node%s compared%s" % (len(nodes), "" if len(nodes) == 1 else "s",
                                          (": " + fold(nodes)) if nodes else ""))
+    odd = [(h, r) for h, r in sorted((diff.records or {}).items()) if r.get("kind") == "fewest-failures"]
+    for h, r in odd[:8]:  # which record stood in for a node that has no passing run
+        out.append("%s: no passing run kept; compared with its run of %s, the fewest failures (%s)" % (
+            h, utc(r.get("at")), "; ".join("%s: %s" % (k, ", ".join(r[k][:6])) for k in ("failed", "warned")
+                                           if r.get(k)) or "nothing failed"))
+    if len(odd) > 8:
+        out.append("(+%d more nodes with no passing run kept)" % (len(odd) - 8))
     for label, hosts in (("only after (new)", diff.added), ("only before (gone)", diff.removed),
                          ("not compared (unreachable in a run)", diff.unreachable)):
         if hosts:
