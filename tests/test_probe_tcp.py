@@ -356,12 +356,14 @@ def test_a_third_party_on_the_peers_address_without_the_key_is_refused(bed):
     # of the range with the right tag but not the run's key, all through the probe
     lo, hi = (int(x) for x in PORTS.split("-"))
     knock = subprocess.Popen(["ip", "netns", "exec", bed.nodes["n2"]["ns"], sys.executable, "-c",
-                              "import socket, time\nwhile True:\n    for p in range(%d, %d):\n"
+                              "import socket, time\nsaid = False\nwhile True:\n    for p in range(%d, %d):\n"
                               "        s = socket.socket(); s.settimeout(0.2)\n"
                               "        try:\n            s.connect((%r, p)); s.sendall(b'U'); s.shutdown(socket.SHUT_WR)\n"
-                              "        except OSError:\n            pass\n        s.close()\n    time.sleep(0.01)\n"
-                              % (lo, hi + 1, bed.nodes["n1"]["addr"])])
+                              "        except OSError:\n            pass\n        s.close()\n"
+                              "    said = said or print('knocking', flush=True) or True\n    time.sleep(0.01)\n"
+                              % (lo, hi + 1, bed.nodes["n1"]["addr"])], stdout=subprocess.PIPE, text=True)
     try:
+        assert knock.stdout.readline().strip() == "knocking"  # it runs before the probe starts
         rc, out, err, took = gd(bed, "probe", "--hosts", bed.hostfile(["n1", "n2"]), "--mode", "tcp", "--json",
                                 "--budget", "15", "--tcp-seconds", "0.3", "--ports", PORTS)
     finally:
