@@ -354,7 +354,7 @@ def _replay(scan, lineno, win, got):
     results, sev = got
     if not results:
         return
-    origin = _origin_of(win)
+    origin = None  # who printed it and when: read only for lines that may make a finding (not INFO)
     whole = None
     for p, groups, shown, plain in results:
         if plain:  # the line's own text (its own rank prefix), not the first such line's
@@ -362,7 +362,10 @@ def _replay(scan, lineno, win, got):
                 whole = win.text(0).strip()
             shown = whole
         # on_info: NCCL prints some failures (a plugin's dlerror, "-> N" return chains) as INFO
-        hit = Hit(lineno, shown, p, groups, None if p.on_info else sev, origin)
+        hsev = None if p.on_info else sev
+        if origin is None and hsev != "info" and p.role in ("match", "part", "distinct", "generic"):
+            origin = _origin_of(win)
+        hit = Hit(lineno, shown, p, groups, hsev, origin)
         role = p.role
         if role == "evidence":
             lst = scan.evidence.setdefault((p.entry, p.cause), [])
@@ -416,6 +419,8 @@ def _record(scan, eid, hit, rank):
 def _spread(scan, eid, hit):
     """Which ranks and hosts printed an entry's lines, and its earliest line in time (or, with
     no comparable time, in input order): the headline names that one and folds the rest."""
+    if hit.severity == "info":  # context, never a finding's origin
+        return
     sp = scan.spread.get(eid)
     if sp is None:
         sp = scan.spread[eid] = {"ranks": set(), "hosts": set(), "earliest": hit, "files": set()}
