@@ -213,8 +213,6 @@ _EXC_FAMILY = [
     (("ModuleNotFoundError", "ImportError"), "code.python_env"),
     (("OutOfMemoryError",), "cuda.oom"),
 ]
-_LIBRARIES = ("torch", "deepspeed", "accelerate", "transformers", "megatron", "apex", "lightning", "pytorch_lightning",
-              "vllm", "flash_attn", "bitsandbytes", "peft", "trl", "datasets", "horovod", "ray", "numpy")
 
 
 def structural(scan, kb):
@@ -238,22 +236,14 @@ def structural(scan, kb):
     for words, eid in _EXC_FAMILY:
         if any(w.lower() in exc.lower() for w in words) and eid in by:
             return _structural_finding(by[eid], hit, "the exception type %s" % exc, scan)
-    files = [h.groups.get("file") or "" for h in scan.matches.get("_struct_file", [])]
-    lib = None
-    for f in reversed(files):  # the innermost frame recorded
-        parts = f.replace("\\", "/").split("/")
-        for i, part in enumerate(parts[:-1]):
-            if part in ("site-packages", "dist-packages") and parts[i + 1].split(".")[0] in _LIBRARIES:
-                lib = parts[i + 1].split(".")[0]
-                break
-        if lib:
-            break
-    if lib:
+    libs = [h.pattern.source.split("/")[1] for h in scan.matches.get("_struct_lib", [])]
+    if libs:
+        lib = libs[-1]  # the innermost frame recorded
         return _structural_finding(by["code.library_error"], hit, "%s raised in %s's code" % (exc or "an error", lib),
                                    scan, lib=lib)
-    if files:
-        return _structural_finding(by["code.exception"], hit, "%s raised in the job's own code (%s)"
-                                   % (exc or "an error", files[-1]), scan)
+    if scan.matches.get("_struct_traceback"):
+        return _structural_finding(by["code.exception"], hit, "%s at the end of a traceback with no frame of a "
+                                   "known library" % (exc or "an error"), scan)
     return None
 
 

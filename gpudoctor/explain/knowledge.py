@@ -340,14 +340,21 @@ def _validate(e, where, known_checks):
 
 
 # Lines that give a log its shape when no entry explains it (analyze.structural): the first NCCL
-# WARN line, exception names, the files of a traceback, Slurm daemons' fatal/error lines. They are
+# WARN line, exception names, traceback frames inside known libraries, Slurm daemons' fatal/error lines. They are
 # recorded under pseudo-entries whose ids start with '_' and never become findings themselves.
 STRUCTURAL = {
     "_struct_nccl_warn": [r"NCCL WARN (?P<msg>[^\n]{3,300})"],
     "_struct_exc": [r"(?<![\w.])(?P<exc>(?:[A-Za-z_][\w]*(?:\.|::))*[A-Z]\w*(?:Error|Exception|NotMet|Failure))\b(?:: ?|$)"],
-    "_struct_file": [r'File "(?P<file>[^"\n]{1,300})", line \d+'],
+    # a traceback frame inside one of these libraries (torch is left out: its frames are in
+    # every traceback, and every frame line as a candidate would double the scan's time)
+    # (one plain literal each, so that each is its own prefilter needle; analyze reads the library
+    # from the pattern)
+    "_struct_lib": [r"%s-packages/%s/" % (where, lib) for where in ("site", "dist") for lib in (
+        "deepspeed", "accelerate", "transformers", "megatron", "apex", "lightning", "pytorch_lightning", "vllm",
+        "flash_attn", "bitsandbytes", "peft", "trl", "datasets", "horovod", "ray")],
     "_struct_slurm": [r"\b(?P<prog>slurmd|slurmstepd|slurmctld|srun|sbatch|salloc)(?:\[\d{1,10}\])?: "
                       r"(?P<level>fatal|error): (?P<msg>[^\n]{3,300})"],
+    "_struct_traceback": [r"Traceback \(most recent call last\)"],
     "_struct_terminate": [r"terminate called after throwing an instance of '(?P<exc>[^'\n]{1,120})'"],
 }
 
