@@ -249,3 +249,25 @@ def test_script_text_escapes_control_characters(gpudoctor_cli, tmp_path):
     f.write_text('#!/bin/bash\ntorchrun --nnodes 1 t.py "\x1b[31mred" "\x1b]0;title\x07"\n')
     rc, out, err = gpudoctor_cli("plan", str(f))
     assert rc == 0 and "\x1b" not in out and "\x07" not in out and "\\x1b[31mred" in out
+
+
+def test_hostile_scripts_are_bounded(tmp_path):
+    import time
+
+    from gpudoctor.errors import InputError
+
+    cases = ["'\n" + "x\n" * 50000, "A=(\n" + "x\n" * 50000, "$(echo " * 300 + ")" * 300 + "\ntorchrun t.py",
+             "A=$A$A\n" * 40 + "torchrun --nnodes 1 t.py $A", "X=$((" + "(" * 2000 + "1" + ")" * 2000 + "))\n",
+             "A=1\n" * 30000]
+    for text in cases:
+        f = tmp_path / "h.sh"
+        f.write_text(text)
+        t = time.monotonic()
+        try:
+            read_script(str(f), [], environ={})
+        except InputError:
+            pass  # a bound named (more than 20000 commands), never a crash
+        assert time.monotonic() - t < 20, text[:40]
+    f.write_text("A=$A$A\n" * 40 + "torchrun --nnodes 1 t.py $A\n")
+    (la,) = read_script(str(f), [], environ={}).launches
+    assert any("longer than" in u.why for u in la.unknown)

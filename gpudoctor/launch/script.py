@@ -30,6 +30,10 @@ from gpudoctor.errors import InputError, excerpt, read_input
 
 MAX_SCRIPT = 1 << 20
 MAX_COMMANDS = 20000
+MAX_VALUE = 1 << 16  # characters in one variable (A=$A$A doubles: bounded, never a MemoryError)
+MAX_NESTING = 40  # $( $( ... ) ) and ${...} inside one another
+_PLAIN = re.compile(r"[^\\'\"$`~]+")
+_PLAIN_DQ = re.compile(r"[^\\$`]+")
 MARK = "\x00"
 NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 # a task's own rank: srun sets them per task (srun(1) OUTPUT ENVIRONMENT VARIABLES); Open MPI
@@ -98,20 +102,29 @@ class Script:
 # ------------------------------------------------------------------ lexing
 
 def _logical_lines(text):
-    """(first line number, text) for each line after joining backslash-newline, with heredoc
-    bodies removed."""
+    """(first line number, text) for each line after joining backslash-newline (outside single
+    quotes), lines inside an open quote or an array `NAME=(` not closed yet, with heredoc
+    bodies removed. Each physical line is scanned once (a quote left open at the top of a
+    1 MiB file costs one pass, not one pass per line)."""
     lines = text.split("\n")
     out, i = [], 0
     while i < len(lines):
-        start, cur = i + 1, lines[i]
-        i += 1
-        while cur.endswith("\\") and not cur.endswith("\\\\") and i < len(lines):
-            cur = cur[:-1] + lines[i]
+        start, parts = i + 1, []
+        q, depth = None, 0
+        counting = bool(re.match(r"^\s*(?:export\s+|declare\s+-a\s+|local\s+)?" + NAME + r"\+?=\(", lines[i]))
+        while i < len(lines):
+            line = lines[i]
             i += 1
-        # an open quote, or an array `NAME=(` not closed yet, continues on the next line
-        while (_open_quote(cur) or _open_array(cur)) and i < len(lines):
-            cur += "\n" + lines[i]
-            i += 1
+            q, depth = _scan(line, q, depth, counting)
+            trailing = len(line) - len(line.rstrip("\\"))
+            if trailing % 2 == 1 and q != "'":
+                parts.append(line[:-1])  # backslash-newline: the next line continues this word
+                continue
+            parts.append(line)
+            if q is None and not (counting and depth > 0):
+                break
+            parts.append("\n")
+        cur = "".join(parts)
         for m in re.finditer(r"<<-?\s*(['\"]?)(" + NAME + r")\1", _strip_quoted(cur)):
             end, strip = m.group(2), "<<-" in m.group(0)
             while i < len(lines) and (lines[i].lstrip("\t") if strip else lines[i]) != end:
@@ -119,6 +132,36 @@ def _logical_lines(text):
             i += 1
         out.append((start, cur))
     return out
+
+
+def _scan(line, q, depth, count_parens):
+    """The quote still open and the parenthesis depth after one physical line."""
+    k, n = 0, len(line)
+    while k < n:
+        c = line[k]
+        if q is None:
+            if c == "\\":
+                k += 2
+                continue
+            if c == "#" and (k == 0 or line[k - 1] in " \t;&|("):
+                break  # a comment, to the end of the line
+            if c in "'\"":
+                q = c
+            elif count_parens and c == "(":
+                depth += 1
+            elif count_parens and c == ")":
+                depth -= 1
+        elif q == "'":
+            if c == "'":
+                q = None
+        else:
+            if c == "\\":
+                k += 2
+                continue
+            if c == '"':
+                q = None
+        k += 1
+    return q, depth
 
 
 def _open_array(s):
@@ -303,6 +346,7 @@ class Reader:
         self.line = 0
         self.commands = 0
         self.depth = 0  # eval / source nesting
+        self.nesting = 0  # command substitutions inside one another
 
     # -------------------------------------------------------------- unknowns
     def unknown(self, text, why, here=None, fixed=None, host=False, once=False, given=False):
@@ -373,6 +417,9 @@ class Reader:
                 excerpt(self.shown(" ".join(value) if isinstance(value, list) else value), 30)))
         elif self.cond and name not in self.vars and name not in self.cond_set:
             self.cond_set.add(name)
+        size = sum(len(v) for v in value) if isinstance(value, list) else len(value)
+        if size > MAX_VALUE or (isinstance(value, list) and len(value) > MAX_VALUE // 8):
+            value = self.unknown("$" + name, "a value longer than %d characters (not followed)" % MAX_VALUE)
         self.vars[name] = value
 
     # -------------------------------------------------------------- expansion
@@ -445,9 +492,11 @@ class Reader:
                 has = True
                 i += 1
             else:
-                cur += c
+                # a run of ordinary characters at once: `cur` is a closure cell, so += copies
+                run = _PLAIN.match(raw, i)
+                cur += run.group(0) if run else c
                 has = True
-                i += 1
+                i = run.end() if run else i + 1
         if has or cur:
             fields.append(cur)
         return fields
@@ -463,8 +512,9 @@ class Reader:
                 text, i, arr = self._dollar(s, i, quoted=True)
                 out += " ".join(arr) if arr is not None else text
             else:
-                out += c
-                i += 1
+                run = _PLAIN_DQ.match(s, i)
+                out += run.group(0) if run else c
+                i = run.end() if run else i + 1
         return out
 
     def _dollar(self, s, i, quoted):
@@ -587,6 +637,15 @@ class Reader:
         return value, None
 
     def command_subst(self, cmd):
+        if self.nesting >= MAX_NESTING:
+            return self.unknown("$(...)", "command substitutions nested more than %d deep" % MAX_NESTING)
+        self.nesting += 1
+        try:
+            return self._command_subst(cmd)
+        finally:
+            self.nesting -= 1
+
+    def _command_subst(self, cmd):
         c = " ".join(cmd.split())
         if re.search(r"scontrol\s+show\s+hostnames?\b", c):
             if re.search(r"\|\s*head\s+(-n\s*1|-1|--lines=1)\b", c):
