@@ -1,8 +1,9 @@
 """History: per node, the facts of its last passing run and a short record of its runs, so a
 failing check can say what changed since the node last worked (docs/history.md).
 
-Layout under the state directory (``--state-dir``, config key ``state_dir``; default
-/var/lib/gpudoctor for root, else $XDG_STATE_HOME/gpudoctor or ~/.local/state/gpudoctor):
+Layout under the state directory (``--state-dir``, $GPUDOCTOR_STATE_DIR, config key
+``state_dir``; default /var/lib/gpudoctor for root, else $XDG_STATE_HOME/gpudoctor or
+~/.local/state/gpudoctor):
 
     history/key                  HMAC key for environment values (secret-looking values stay
                                  keyed hashes, comparable across runs of this store only)
@@ -45,6 +46,23 @@ _ID = re.compile(r"^[0-9a-f]{16}$")
 
 class HistoryError(Exception):
     """The state directory cannot be used (not private, not ours, not writable)."""
+
+
+STATE_DIR_ENV = "GPUDOCTOR_STATE_DIR"
+
+
+def state_dir_for(flag=None, cfg=None, environ=None):
+    """Where history lives: --state-dir, else $GPUDOCTOR_STATE_DIR (an absolute path: the
+    hooks run from any folder), else the config key state_dir, else the default. None means
+    the default (default_state_dir)."""
+    if flag:
+        return flag
+    env = (os.environ if environ is None else environ).get(STATE_DIR_ENV)
+    if env:
+        if not os.path.isabs(env):
+            raise HistoryError("$%s=%s is not an absolute path" % (STATE_DIR_ENV, env[:200]))
+        return env
+    return getattr(cfg, "state_dir", None) if cfg is not None else None
 
 
 def default_state_dir(environ=None, euid=None):
@@ -636,7 +654,7 @@ def open_for(state_dir, cfg=None, warn=None, strict=True):
             v = getattr(cfg, key, None) if cfg is not None else None
             if v is not None:
                 bounds[attr] = v
-        return Store.open(state_dir or getattr(cfg, "state_dir", None), **bounds)
+        return Store.open(state_dir_for(state_dir, cfg), **bounds)
     except (HistoryError, OSError) as exc:
         msg = "history: state directory refused: %s" % (getattr(exc, "strerror", None) or exc)
         if strict:
@@ -653,8 +671,9 @@ def add_flags(p, default_on):
                    help="keep this node's facts and verdicts, and say what changed since it last passed"
                         + (" (default here)" if default_on else " (default off; config key history)"))
     g.add_argument("--no-history", dest="history", action="store_false", help="keep no history this run")
-    g.add_argument("--state-dir", metavar="DIR", help="where history lives (default: /var/lib/gpudoctor for root, "
-                                                      "else $XDG_STATE_HOME/gpudoctor)")
+    g.add_argument("--state-dir", metavar="DIR", help="where history lives (default: $GPUDOCTOR_STATE_DIR, the "
+                                                      "config key state_dir, /var/lib/gpudoctor for root, else "
+                                                      "$XDG_STATE_HOME/gpudoctor)")
 
 
 def for_command(args, cfg, default_on, warn, strict):

@@ -1,8 +1,10 @@
 """Shared test helpers: fixture facts, and running one check over facts."""
 
 import copy
+import itertools
 import json
 import os
+import shutil
 import sys
 
 import pytest
@@ -47,6 +49,30 @@ def run_check(check_id, facts, config=None, **cfg):
     res = report.results[0]
     assert not res.crashed, res.crashed
     return res
+
+
+_STATE_DIRS = itertools.count()
+
+
+@pytest.fixture(scope="session")
+def _history_base(tmp_path_factory):
+    return str(tmp_path_factory.mktemp("gdstate"))
+
+
+@pytest.fixture(autouse=True)
+def _hermetic_history(request, monkeypatch, _history_base):
+    """Every test keeps history (check --history, slurm-health, the prolog) in a state folder
+    of its own, never in /var/lib/gpudoctor (slurm-health's default for root) or ~/.local/state:
+    no test reads what an earlier run left, and CI on a clean machine behaves as here
+    (docs/history.md, $GPUDOCTOR_STATE_DIR). The folder is made only if the test records
+    history. The real Slurm hooks read it from their settings file (state_dir of the Slurm
+    fixtures), emptied here before each test that uses one."""
+    monkeypatch.setenv("GPUDOCTOR_STATE_DIR", os.path.join(_history_base, "t%d" % next(_STATE_DIRS)))
+    for name in ("slurm", "multislurm"):
+        if name in request.fixturenames:
+            state = getattr(request.getfixturevalue(name), "state_dir", None)
+            if state:
+                shutil.rmtree(state, ignore_errors=True)
 
 
 @pytest.fixture

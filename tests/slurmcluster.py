@@ -300,9 +300,10 @@ class MultiSlurm(object):
         with open(os.path.join(d, "hosts"), "w") as f:
             f.write("127.0.0.1 localhost\n%s %s\n" % (self.gateway, self.host)
                     + "".join("%s %s\n" % (self.addr(i), "sn%d" % i) for i in range(1, self.n + 1)))
+        self.state_dir = os.path.join(d, "gdstate")  # the hooks' history; emptied before each test (conftest)
         with open(self.defaults, "w") as f:
-            f.write("GPUDOCTOR=%s\nGPUDOCTOR_CONFIG=%s\nSLURM_CONF=%s\nGPUDOCTOR_TIMEOUT=20\n" % (
-                exe, self.gd_config, self.conf))
+            f.write("GPUDOCTOR=%s\nGPUDOCTOR_CONFIG=%s\nSLURM_CONF=%s\nGPUDOCTOR_TIMEOUT=20\n"
+                    "GPUDOCTOR_STATE_DIR=%s\n" % (exe, self.gd_config, self.conf, self.state_dir))
         self.set_config("")
         for name, script in (("prolog", "prolog.sh"), ("hc", "healthcheck.sh")):
             with open(os.path.join(d, name), "w") as f:

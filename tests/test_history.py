@@ -501,3 +501,26 @@ def test_per_check_record_is_the_newest_kept_run_where_the_check_passed(tmp_path
     assert sorted(s["first_seen"][:10] for s in store.index("gpu01")["states"].values()) == [
         "2026-11-20", "2026-11-22", "2026-11-23"]
     assert store.check_passed("gpu01", "shm.size") == (None, None)
+
+
+def test_state_dir_from_the_environment_keeps_tests_hermetic(tmp_path, monkeypatch, capsys):
+    """$GPUDOCTOR_STATE_DIR (conftest sets a new one for every test): check --history and
+    slurm-health (root's default would be /var/lib/gpudoctor) write there; --state-dir wins."""
+    env_dir = os.environ["GPUDOCTOR_STATE_DIR"]
+    assert os.path.isabs(env_dir) and not os.path.exists(env_dir)  # this test's own, nothing left in it
+    doc = node_facts("devbox-debian12-nogpu")
+    doc["node"] = "gdtest-devbox"
+    fa = str(tmp_path / "devbox.json")
+    with open(fa, "w") as f:
+        json.dump(doc, f)
+    assert cli(capsys, "check", "--facts", fa, "--select", "shm", "--history")[0] == 0
+    assert history.Store.open(env_dir).index("gdtest-devbox")["runs"][0]["passed"] is True
+    monkeypatch.setenv("GPUDOCTOR_SCONTROL", "/bin/false")
+    cli(capsys, "slurm-health", "--fast", "--node", "gpu07", "--select", "shm")  # this machine, as root would
+    assert len(os.listdir(os.path.join(env_dir, "history"))) == 3  # key, gdtest-devbox, this machine
+    flag = str(tmp_path / "flag")
+    assert cli(capsys, "check", "--facts", fa, "--select", "shm", "--history", "--state-dir", flag)[0] == 0
+    assert os.listdir(os.path.join(flag, "history")) == ["gdtest-devbox"]
+    monkeypatch.setenv("GPUDOCTOR_STATE_DIR", "relative/state")
+    rc, out, err = cli(capsys, "check", "--facts", fa, "--select", "shm", "--history")
+    assert rc == 2 and "GPUDOCTOR_STATE_DIR=relative/state is not an absolute path" in err and out == ""

@@ -70,6 +70,7 @@ class Slurm:
         self.defaults = os.path.join(d, "gpudoctor.defaults")
         self.prolog_report = os.path.join(d, "prolog-report.json")
         self.hc_enabled = os.path.join(d, "healthcheck.enabled")
+        self.state_dir = os.path.join(d, "gdstate")  # the hooks' history; emptied before each test (conftest)
 
     def run(self, *argv, timeout=30, check=False):
         p = subprocess.run(list(argv), env=self.env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
@@ -144,9 +145,9 @@ def slurm(tmp_path_factory):
     host = socket.gethostname().split(".")[0]
     # The settings file contrib/slurm/*.sh read (docs/slurm.md: /etc/default/gpudoctor).
     with open(s.defaults, "w") as f:
-        f.write("GPUDOCTOR=%s\nGPUDOCTOR_CONFIG=%s\nSLURM_CONF=%s\nGPUDOCTOR_TIMEOUT=20\n"
+        f.write("GPUDOCTOR=%s\nGPUDOCTOR_CONFIG=%s\nSLURM_CONF=%s\nGPUDOCTOR_TIMEOUT=20\nGPUDOCTOR_STATE_DIR=%s\n"
                 'GPUDOCTOR_PROLOG_ARGS="--ignore ssh --format json -o %s"\n'
-                % (_gpudoctor_exe(d), s.gd_config, s.conf, s.prolog_report))
+                % (_gpudoctor_exe(d), s.gd_config, s.conf, s.state_dir, s.prolog_report))
     s.set_config("")
     # slurm.conf takes a path and no arguments: the site's wrapper names the settings file.
     with open(os.path.join(d, "prolog"), "w") as f:
@@ -257,6 +258,9 @@ def test_job_runs_when_checks_pass(cluster):
     assert sorted(c["id"] for c in rep["checks"]) == ["limits.memlock", "shm.size"]
     memlock = next(f for f in rep["findings"] if f["check"] == "limits.memlock")
     assert "64.0 KiB" in memlock["message"], memlock
+    # its history went to this test's state folder (the settings file), not /var/lib/gpudoctor
+    # (a node's history is named by its facts, the hostname, not by the Slurm node name)
+    assert len([n for n in os.listdir(os.path.join(cluster.state_dir, "history")) if n != "key"]) == 1
 
 
 def test_failing_check_fails_prolog_and_drains_with_gpudoctor_reason(cluster):
