@@ -271,3 +271,20 @@ def test_hostile_scripts_are_bounded(tmp_path):
     f.write_text("A=$A$A\n" * 40 + "torchrun --nnodes 1 t.py $A\n")
     (la,) = read_script(str(f), [], environ={}).launches
     assert any("longer than" in u.why for u in la.unknown)
+
+
+def test_srun_running_a_script_reads_it_as_each_task(tmp_path):
+    (tmp_path / "train.sh").write_text("GPUS=$1\ntorchrun --nnodes $SLURM_NNODES --nproc_per_node $GPUS "
+                                       "--node_rank $SLURM_NODEID --master_addr $MASTER_ADDR t.py\n")
+    job = tmp_path / "job.sbatch"
+    job.write_text("#!/bin/bash\n#SBATCH -N 2\n#SBATCH --ntasks-per-node=1\n"
+                   "export MASTER_ADDR=$(scontrol show hostnames $SLURM_JOB_NODELIST | head -n 1)\n"
+                   "NOT_EXPORTED=1\nsrun bash %s 4\n" % (tmp_path / "train.sh"))
+    res = read_script(str(job), [], environ={})
+    (la,) = res.launches
+    p = la.plan
+    assert (p.launcher, p.wrapper, p.world_size(), p.nproc_per_node) == ("torchrun", "srun", 8, 4)
+    assert la.findings == [] and p.machine_rank is None  # $SLURM_NODEID: each task's own
+    real = real_bash(tmp_path, str(job), [], dict(ALLOC, SLURM_NNODES="2"))
+    ranks = [r[r.index("--node_rank") + 1] for r in real if r[0] == "torchrun"]
+    assert ranks == ["0", "1"] and any(agrees(la.argv[1:], r) for r in real if r[0] == "torchrun")

@@ -873,6 +873,46 @@ class Reader:
         if is_launch:
             self.result.launches.append(Launch(line=self.line, argv=argv[:k] + rest, shown=""))
 
+    def _task_script(self, rest):
+        """(path, args) for `srun [opts] [bash] train.sh ARGS` when train.sh is here."""
+        if not rest or MARK in rest[0]:
+            return None
+        k = 0
+        if os.path.basename(rest[0]) in ("bash", "sh", "zsh", "dash"):
+            k = 1
+            if len(rest) < 2 or rest[1].startswith("-"):
+                return None
+        target = rest[k]
+        if MARK in target or not re.search(r"\.(sh|bash|slurm|sbatch)$", target):
+            return None
+        path = _find_here(target, self.path)
+        return (path, rest[k + 1:]) if path else None
+
+    def _run_task_script(self, srun_words, path, args):
+        """srun runs the script once per task: read it as the task's shell would (its own
+        arguments, only the exported variables, per-task $SLURM_PROCID)."""
+        if self.depth >= 4:
+            return None
+        data = read_input(path, "script", limit=MAX_SCRIPT)
+        before = len(self.result.launches)
+        saved = (self.batch, dict(self.vars), list(self.positional), self.path, self.line)
+        self.batch = False
+        self.vars = {k: v for k, v in self.vars.items() if k in self.exported}
+        self.positional = list(args)
+        self.result.notes.append("line %d: srun runs %s in every task: read it as each task would" % (
+            self.line, path))
+        self.depth += 1
+        try:
+            self.run_text(data.decode("utf-8", "replace"))
+        finally:
+            self.depth -= 1
+            self.batch, self.vars, self.positional, self.path, self.line = saved
+        for la in self.result.launches[before:]:
+            la.argv = srun_words + la.argv
+            la.via_shell = True
+            la.line = self.line
+        return True
+
     def srun_inner(self, argv):
         """`srun [opts] bash -c 'STRING'`: the string runs in each task's own shell."""
         from gpudoctor.launch import SRUN_VALUE
@@ -881,6 +921,9 @@ class Reader:
         while i < len(argv) and argv[i].startswith("-"):
             i += 2 if ("=" not in argv[i] and argv[i] in SRUN_VALUE) else 1
         rest = argv[i:]
+        sub = self._task_script(rest)
+        if sub is not None:
+            return self._run_task_script(argv[:i], sub[0], sub[1])
         if len(rest) >= 3 and os.path.basename(rest[0]) in ("bash", "sh", "zsh", "dash"):
             # bash -c STRING, bash -lc STRING, sh -xeuc STRING: the word after the flags that
             # hold `c` is the command string
@@ -913,6 +956,14 @@ class Reader:
 
 def quoted_at(name):
     return name == "@"
+
+
+def _find_here(target, script_path):
+    for base in (os.getcwd(), os.path.dirname(os.path.abspath(script_path))):
+        cand = os.path.join(base, os.path.expanduser(target))
+        if os.path.isfile(cand):
+            return cand
+    return None
 
 
 def _eval(node):
@@ -1222,11 +1273,16 @@ def script_command(argv):
             i += 1
         if i < len(argv) and os.path.isfile(argv[i]):
             return argv[i], list(argv[i + 1:])
+        if i < len(argv):
+            raise InputError("cannot read script %s: no such file" % excerpt(argv[i], 80))
         return None
     if _is_launcher(argv) or prog == "srun":
         return None
     if os.path.isfile(argv[0]) and not is_python_name(prog):
         return argv[0], list(argv[1:])
+    if re.search(r"\.(sh|bash|sbatch|slurm|job)$", argv[0]) or "/" in argv[0]:
+        raise InputError("cannot read script %s: no such file (or give a launcher: torchrun, deepspeed, ...)"
+                         % excerpt(argv[0], 80))
     return None
 
 
