@@ -130,9 +130,9 @@ def test_the_deadline_returns_what_was_found_and_says_so(kb, monkeypatch):
 
     def past_after_first_block(self):  # asked before each block and in it: the second block stops
         calls.append(1)
-        return len(calls) > 2
+        return "timeout" if len(calls) > 2 else None
 
-    monkeypatch.setattr(scan_mod.Scan, "past_deadline", past_after_first_block)
+    monkeypatch.setattr(scan_mod.Scan, "stop_reason", past_after_first_block)
     res = explain.explain_stream(io.BytesIO(data), kb, deadline=1)
     assert res["root"] == "rendezvous.address_in_use" and res["stopped_early"]["line"] < 2000
     assert res["lines"] < 20001
@@ -150,3 +150,38 @@ def test_cli_timeout_still_prints_valid_json(gpudoctor_cli, tmp_path):
     for bad in ("nan", "-1", "inf"):
         rc, out, err = gpudoctor_cli("explain", "--timeout", bad, str(p))
         assert rc == 2 and out == "" and len(err.strip().splitlines()) == 1, (bad, err)
+
+
+def _catches_sigterm(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("SigCgt:"):
+                return bool(int(line.split()[1], 16) & (1 << 14))  # bit 15 - 1: SIGTERM
+    return False
+
+
+def test_sigterm_while_reading_prints_the_partial_answer_as_json(tmp_path):
+    """What `timeout`, scancel and Kubernetes send: the answer for what was read is printed
+    (valid JSON), the exit is 143. The process blocks reading a pipe that is still open, as a
+    `tail -f | gpudoctor explain -` would."""
+    import signal
+    import subprocess
+    import sys
+
+    p = subprocess.Popen([sys.executable, "-m", "gpudoctor", "explain", "--json", "-"], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=str(tmp_path))
+    try:
+        p.stdin.write(b"RuntimeError: Address already in use\n" * 10)
+        p.stdin.flush()
+        deadline = time.monotonic() + 60
+        while not _catches_sigterm(p.pid):  # its handler is in place: it is reading
+            assert p.poll() is None and time.monotonic() < deadline
+            time.sleep(0.01)
+        p.send_signal(signal.SIGTERM)
+        out, err = p.communicate(input=b"", timeout=60)  # then the pipe ends: the read returns
+    finally:
+        if p.poll() is None:
+            p.kill()
+    doc = json.loads(out)
+    assert p.returncode == 143, err
+    assert doc["stopped_early"]["reason"] == "SIGTERM" and doc["schema"] == "gpudoctor.explain/3"

@@ -39,19 +39,23 @@ GENERIC_TRIAGE = [
 ]
 
 
-def explain_stream(stream, kb=None, source="<text>", assume_error=False, facts=None, deadline=None):
+def explain_stream(stream, kb=None, source="<text>", assume_error=False, facts=None, deadline=None,
+                   interrupted=None):
     """The answer for one log. ``assume_error``: the text was given as an error (an
     argument), so a line without an error marker still counts as the error. ``facts``: a
     node's facts (a dict), or several nodes' (a list), to compute fixes from. ``deadline``:
     a time.monotonic() value past which the scan stops and the answer says so."""
-    return explain_inputs([(source, lambda: stream)], kb, assume_error=assume_error, facts=facts, deadline=deadline)
+    return explain_inputs([(source, lambda: stream)], kb, assume_error=assume_error, facts=facts, deadline=deadline,
+                          interrupted=interrupted)
 
 
-def explain_inputs(inputs, kb=None, assume_error=False, facts=None, deadline=None, flight=None, ras=None):
+def explain_inputs(inputs, kb=None, assume_error=False, facts=None, deadline=None, flight=None, ras=None,
+                   interrupted=None):
     """One answer for several logs of one job (per-node or per-rank files): ``inputs`` is
     [(name, opener)], each opener returning a binary stream (opened one at a time, closed
     after). ``flight``: what flight.read_dumps found in Flight Recorder dumps; ``ras``:
-    [(source, items)] of NCCL RAS reports (ras.parse)."""
+    [(source, items)] of NCCL RAS reports (ras.parse). ``interrupted``: a list a signal
+    handler appends the signal's name to: the scan stops there and says so."""
     from gpudoctor.explain import analyze as _a
     from gpudoctor.explain import fixes
     from gpudoctor.explain import inputs as _in
@@ -59,6 +63,8 @@ def explain_inputs(inputs, kb=None, assume_error=False, facts=None, deadline=Non
     kb = kb or load_knowledge()
     scan = Scan()
     scan.deadline = deadline
+    if interrupted is not None:
+        scan.interrupted = interrupted
     for name, opener in inputs:
         stream = opener()
         try:
@@ -150,12 +156,21 @@ def main(args):
     deadline = started + timeout if timeout else None
     node_facts = fixes.load_facts(facts_path) if facts_path else None
     kb = load_knowledge()
-    if paths:
-        logs, flight, reports = _in.collect(paths)
-        result = explain_inputs(logs, kb, facts=node_facts, deadline=deadline, flight=flight, ras=reports)
-    elif text == "-":
-        result = explain_stream(sys.stdin.buffer, kb, source="<stdin>", facts=node_facts, deadline=deadline)
-    else:
+    interrupted = []
+    restore = _catch_signals(interrupted)
+    try:
+        if paths:
+            logs, flight, reports = _in.collect(paths)
+            result = explain_inputs(logs, kb, facts=node_facts, deadline=deadline, flight=flight, ras=reports,
+                                    interrupted=interrupted)
+        elif text == "-":
+            result = explain_stream(sys.stdin.buffer, kb, source="<stdin>", facts=node_facts, deadline=deadline,
+                                    interrupted=interrupted)
+        else:
+            result = None
+    finally:
+        restore()
+    if result is None:  # the text given as the argument
         from gpudoctor.explain import ras
 
         data = text.encode("utf-8", "surrogateescape")
@@ -180,4 +195,44 @@ def main(args):
         sys.stdout.write(json.dumps(result, indent=1) + "\n")
     else:
         render_text(result, sys.stdout, color=sys.stdout.isatty() and not os.environ.get("NO_COLOR"))
+    sys.stdout.flush()
+    st = result.get("stopped_early") or {}
+    if st.get("reason") in _SIGNAL_EXIT:  # the partial answer is printed; the exit says it was cut short
+        return _SIGNAL_EXIT[st["reason"]]
     return exit_code(result)
+
+
+_SIGNAL_EXIT = {"SIGINT": 130, "SIGTERM": 143}
+
+
+def _catch_signals(interrupted):
+    """While the logs are read, SIGINT and SIGTERM (what `timeout`, scancel and Kubernetes send)
+    stop the scan at the next block or line instead of killing it: the answer for what was read
+    is printed (valid JSON with --json). A second signal ends the process as the first would
+    have. -> a function that restores the previous handlers."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+
+    def handler(signum, frame):
+        name = signal.Signals(signum).name
+        if interrupted:
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
+        interrupted.append(name)
+
+    old = {}
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            old[sig] = signal.signal(sig, handler)
+        except (OSError, ValueError):
+            pass
+
+    def restore():
+        for sig, h in old.items():
+            signal.signal(sig, h)
+
+    return restore

@@ -89,13 +89,23 @@ class Scan:
         self.sources = []  # [{"path", "first_line", "lines", "bytes"}]: the inputs, in order
         self.stopped = None  # why the scan stopped before the end: {"reason", ...}
         self.deadline = None  # time.monotonic() past which the scan stops
+        self.interrupted = []  # a signal handler appends the signal's name: the scan stops there
         self._cache = {}  # line key -> answers (lines seen before)
         self._wcache = {}  # window bytes -> {pattern: (groups, shown) or None}
         self.tried = 0  # candidate lines whose patterns ran (not replayed)
         self.replayed = 0  # candidate lines answered from a line seen before
 
     def past_deadline(self):
-        return self.deadline is not None and time.monotonic() > self.deadline
+        return self.stop_reason() is not None
+
+    def stop_reason(self):
+        """'timeout' past the deadline, the signal's name after SIGINT / SIGTERM (`explain`
+        answers with what it read, as valid JSON), else None."""
+        if self.interrupted:
+            return self.interrupted[0]
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            return "timeout"
+        return None
 
 
 def _decode(raw):
@@ -466,8 +476,9 @@ def scan_stream(stream, kb, scan=None, source="<text>"):
     scan.sources.append({"path": source, "first_line": first, "lines": 0, "bytes": 0})
     eof = False
     while not eof:
-        if scan.past_deadline():
-            scan.stopped = {"reason": "timeout", "line": base + 1}
+        why = scan.stop_reason()
+        if why:
+            scan.stopped = {"reason": why, "line": base + 1}
         if scan.stopped:
             break
         block = stream.read(BLOCK)
@@ -646,7 +657,7 @@ def _scan_buffer(scan, kb, buf, base, limit):
     counted, line = 0, base
     for n, s in enumerate(sorted(cands)):
         if not n & 63 and scan.past_deadline():
-            scan.stopped = {"reason": "timeout", "line": line + 1 + buf.count(b"\n", counted, s)}
+            scan.stopped = {"reason": scan.stop_reason(), "line": line + 1 + buf.count(b"\n", counted, s)}
             return
         line += buf.count(b"\n", counted, s)
         counted = s
