@@ -67,7 +67,8 @@ def _free_port():
 class MultiSlurm(object):
     """faults: {node index (1-based): "shm" | "memlock"}."""
 
-    def __init__(self, base, n=4, faults=None):
+    def __init__(self, base, n=4, faults=None, hooks=True):
+        self.hooks = hooks  # Prolog= and HealthCheckProgram= (benchmarks leave them out)
         self.dir = base
         self.n = n
         self.faults = dict(faults or {})
@@ -334,14 +335,14 @@ MpiDefault=none
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 ReturnToService=1
-SlurmdTimeout=10
-MessageTimeout=5
-Prolog=%(d)s/prolog
-PrologFlags=Alloc
-SchedulerParameters=nohold_on_prolog_fail
-HealthCheckProgram=%(d)s/hc
-HealthCheckInterval=1
-%(nodes)sPartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
+SlurmdTimeout=%(slurmd_timeout)d
+MessageTimeout=%(message_timeout)d
+%(hooks)s%(nodes)sPartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 """ % {"tag": self.tag, "host": self.host, "gw": self.gateway, "port": _free_port(), "dport": _free_port(), "d": d,
+       "hooks": ("Prolog=%(d)s/prolog\nPrologFlags=Alloc\nSchedulerParameters=nohold_on_prolog_fail\n"
+                 "HealthCheckProgram=%(d)s/hc\nHealthCheckInterval=1\n" % {"d": d}) if self.hooks else "",
+       # the suite's four nodes answer at once; hundreds of slurmd on two shared cores need
+       # Slurm's defaults (slurm.conf(5): SlurmdTimeout 300, MessageTimeout 10)
+       "slurmd_timeout": 10 if self.n <= 16 else 300, "message_timeout": 5 if self.n <= 16 else 10,
        "nodes": "".join("NodeName=sn%d NodeAddr=%s CPUs=2 RealMemory=500 State=UNKNOWN\n" % (i, self.addr(i))
                         for i in range(1, self.n + 1))})
