@@ -26,6 +26,7 @@ GENERATORS = [
     ("gen_nvml.py", "nvml_slice.tsv", "nvml"),
     ("gen_slurm_errors.py", "slurm_errno_slice.c", "slurm_errors"),
     ("gen_nccl_releases.py", "nccl_releases_slice.txt", "nccl_releases"),
+    ("gen_gloo_messages.py", "gloo_messages_slice.txt", "gloo_messages"),
 ]
 
 

@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""Generate gpudoctor/data/knowledge/generated/gloo_messages.json: the failures Gloo (torch's CPU
+collective backend, torch/third_party/gloo) can raise: every GLOO_ENFORCE* check, which throws
+gloo::EnforceNotMet printed as `[enforce fail at <file>:<line>] <condition>. <message>`
+(gloo/common/logging.h), and every GLOO_THROW_IO_EXCEPTION / GLOO_THROW message (transport errors:
+timeouts, peers that closed the connection, addresses that do not resolve), each with a bounded
+matcher and the knowledge family from the RULES table below.
+
+Usage:
+    python tools/gen_gloo_messages.py --repo /path/to/gloo.git [--rev HEAD] [-o OUT]
+    python tools/gen_gloo_messages.py --slice tools/data/gloo_messages_slice.txt -o OUT   (the test)
+
+Source: pytorch/gloo (https://github.com/pytorch/gloo), read with `git show REV:path`. A slice
+holds parts of source files, each after `=== path @FIRSTLINE`.
+"""
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import knowgen  # noqa: E402
+
+GENERATOR = "tools/gen_gloo_messages.py"
+
+# (rule, knowledge entry, {field: regex}); fields: where, text (condition and message), kind
+RULES = [
+    ("size-mismatch", "gloo.size_mismatch", {"text": r"preamble\.length <= op\.nbytes|op\.preamble\.roffset|"
+                                                      r"collective mismatch|doesn't match expected size"}),
+    ("timeout", "gloo.timeout", {"text": r"Timed out|timeout|Application timeout"}),
+    ("peer-gone", "errno.peer_gone", {"text": r"closed by peer|Connection reset|Broken pipe|closed the connection"}),
+    ("address", "gloo.socket_ifname", {"text": r"address|interface|getaddrinfo|hostname|Unable to find|bind|connect"}),
+    ("enforce", "gloo.enforce", {"kind": r"enforce"}),
+    ("io", "gloo.enforce", {"kind": r"io"}),
+]
+_MACRO = re.compile(r"\b(GLOO_ENFORCE(?:_EQ|_NE|_LE|_LT|_GE|_GT|_THAT)?|GLOO_THROW(?:_IO_EXCEPTION|_INVALID_OPERATION_EXCEPTION)?"
+                    r"|GLOO_ERROR_MSG)\s*\(")
+_OPS = {"_EQ": "==", "_NE": "!=", "_LE": "<=", "_LT": "<", "_GE": ">=", "_GT": ">"}
+
+
+def _args(src, i):
+    """The top-level arguments of a macro call whose '(' ends at src[i-1]."""
+    out, depth, cur, n = [], 0, [], len(src)
+    while i < n:
+        c = src[i]
+        if c == '"':
+            j = i + 1
+            while j < n and src[j] != '"':
+                j += 2 if src[j] == "\\" else 1
+            cur.append(src[i:j + 1])
+            i = j + 1
+            continue
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            if depth == 0:
+                out.append("".join(cur).strip())
+                return [a for a in out if a]
+            depth -= 1
+        elif c == "," and depth == 0:
+            out.append("".join(cur).strip())
+            cur = []
+            i += 1
+            continue
+        cur.append(c)
+        i += 1
+    return None
+
+
+def _stringify(expr):
+    """What the preprocessor's # makes of an argument: whitespace runs become one blank."""
+    return " ".join(expr.split())
+
+
+def _message(args):
+    """MakeString(args...) as a printf format: string literals verbatim, anything else %s."""
+    parts = []
+    for a in args:
+        lits = re.findall(r'"((?:[^"\\]|\\.)*)"', a)
+        if lits and re.fullmatch(r'(?:\s*"(?:[^"\\]|\\.)*"\s*)+', a):
+            parts.append("".join(lits).replace("%", "%%").replace('\\"', '"').replace("\\n", " "))
+        else:
+            parts.append("%s")
+    return "".join(parts)
+
+
+def sites_of(path, src):
+    for m in _MACRO.finditer(src):
+        args = _args(src, m.end())
+        if not args or "__VA_ARGS__" in args or src[max(0, m.start() - 8):m.start()].endswith("define "):
+            continue
+        name = m.group(1)
+        line = src.count("\n", 0, m.start()) + 1
+        base = path.rsplit("/", 1)[-1]
+        if name.startswith("GLOO_ENFORCE"):
+            if name == "GLOO_ENFORCE" or name == "GLOO_ENFORCE_THAT":
+                cond, rest = _stringify(args[0]), args[1:]
+            else:
+                if len(args) < 2:
+                    continue
+                cond, rest = "%s %s %s" % (_stringify(args[0]), _OPS[name[len("GLOO_ENFORCE"):]],
+                                           _stringify(args[1])), args[2:]
+            # EnforceNotMet (gloo/common/logging.cc): "[enforce fail at " FILE ":" LINE "] " cond ". " msg,
+            # FILE as the compiler saw it (a full path); the binary checks' msg starts "x vs y"
+            msg = _message(rest)
+            if name not in ("GLOO_ENFORCE", "GLOO_ENFORCE_THAT"):
+                msg = "%d vs %d" + (". " + msg if msg else "")  # sizes and states: numbers
+            text = "[enforce fail at %%s%s:%%d] %s%s" % (base, cond.replace("%", "%%"), (". " + msg) if msg else "")
+            yield "enforce", "%s:%d" % (path, line), text
+        else:
+            yield "io", "%s:%d" % (path, line), _message(args)
+
+
+def build(files, version):
+    sites, seen = [], set()
+    for path, src in files:
+        for kind, where, fmt in sites_of(path, src):
+            if (kind, fmt) in seen:
+                continue
+            seen.add((kind, fmt))
+            rx, literal = knowgen.printf_to_regex(fmt)
+            site = {"id": "gloo.%s.%s" % (kind, re.sub(r"[^a-z0-9]+", "_", where.lower()).strip("_")),
+                    "where": where, "kind": kind, "text": fmt}
+            if rx is None or len("".join(literal.split())) < knowgen.MIN_LITERAL:
+                site.update({"re": None, "family": None, "rule": "no literal anchor of %d+ characters"
+                             % knowgen.MIN_LITERAL})
+            else:
+                rule, family = knowgen.assign(RULES, site, {"where": where, "text": fmt, "kind": kind})
+                site.update({"re": rx, "family": family, "rule": rule})
+            sites.append(site)
+    return {"header": knowgen.header("pytorch/gloo (https://github.com/pytorch/gloo)", version, GENERATOR,
+                                     "GLOO_ENFORCE* checks and GLOO_THROW* messages of gloo/; families from the "
+                                     "RULES table of the generator"), "sites": sites}
+
+
+def from_repo(repo, rev):
+    def git(*args):
+        return subprocess.run(["git", "-C", repo] + list(args), check=True, capture_output=True, text=True,
+                              errors="replace").stdout
+
+    commit = git("rev-parse", rev).strip()
+    names = [p for p in git("ls-tree", "-r", "--name-only", rev, "--", "gloo").splitlines()
+             if re.search(r"\.(cc|h|cpp)$", p) and "/test" not in p and "benchmark" not in p]
+    return [(p, git("show", "%s:%s" % (rev, p))) for p in sorted(names)], "commit %s" % commit
+
+
+def from_slice(path):
+    files, cur, buf, version = [], None, [], "slice"
+    with open(path) as f:
+        for line in f:
+            if line.startswith("#! version "):
+                version = line[len("#! version "):].strip()
+            elif line.startswith("=== "):
+                if cur:
+                    files.append((cur, "".join(buf)))
+                cur, _, first = line[4:].strip().partition(" @")
+                buf = ["\n" * (int(first) - 1)] if first else []
+            elif cur is not None:
+                buf.append(line)
+    if cur:
+        files.append((cur, "".join(buf)))
+    return files, version
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repo")
+    ap.add_argument("--rev", default="HEAD")
+    ap.add_argument("--slice")
+    ap.add_argument("-o", "--out")
+    a = ap.parse_args(argv)
+    if bool(a.repo) == bool(a.slice):
+        ap.error("give --repo or --slice")
+    files, version = from_repo(a.repo, a.rev) if a.repo else from_slice(a.slice)
+    doc = build(files, version)
+    n = len(doc["sites"])
+    print("%s: %d sites, %d assigned" % (knowgen.write("gloo_messages", doc, a.out), n,
+                                         sum(1 for s in doc["sites"] if s["family"])))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
