@@ -288,3 +288,21 @@ def test_srun_running_a_script_reads_it_as_each_task(tmp_path):
     real = real_bash(tmp_path, str(job), [], dict(ALLOC, SLURM_NNODES="2"))
     ranks = [r[r.index("--node_rank") + 1] for r in real if r[0] == "torchrun"]
     assert ranks == ["0", "1"] and any(agrees(la.argv[1:], r) for r in real if r[0] == "torchrun")
+
+
+def test_sbatch_command_line_overrides_the_headers(tmp_path):
+    from gpudoctor.launch.script import script_command
+
+    job = tmp_path / "job.sbatch"
+    job.write_text("#!/bin/bash\n#SBATCH -N 2\n#SBATCH --gpus-per-node=4\n#SBATCH --ntasks-per-node=1\n"
+                   "srun torchrun --nnodes $SLURM_NNODES --nproc_per_node 8 t.py\n")
+    path, args, opts = script_command(["sbatch", "-N", "4", "--gpus-per-node=8", str(job), "x"])
+    assert (path, args, opts) == (str(job), ["x"], ["-N", "4", "--gpus-per-node=8"])
+    (la,) = read_script(path, args, environ={}, sbatch_options=opts).launches
+    # torchrun's default master 127.0.0.1 on several nodes is a finding too
+    assert la.plan.world_size() == 32 and [f[:50] for f in la.findings] == [
+        "the master address is 127.0.0.1 on a 4-node plan: "]
+    (la,) = read_script(str(job), [], environ={}).launches  # the headers alone: 4 GPUs per node
+    assert la.plan.world_size() == 16 and la.findings[-1] == (
+        "8 processes per node but the allocation gives 4 GPUs per node (#SBATCH -N 2 --gpus-per-node=4 "
+        "--ntasks-per-node=1)")

@@ -142,7 +142,7 @@ def launch_plan(args, cfg=None):
 
         script = script_command(tail)
         if script is not None:  # gpudoctor check --hosts hf bash train.sh 2 0: read, never run
-            res = read_script(script[0], script[1])
+            res = read_script(script[0], script[1], sbatch_options=script[2])
             if not res.launches:
                 raise InputError("%s: no launch line found (gpudoctor plan %s says what was read)"
                                  % (script[0], script[0]))

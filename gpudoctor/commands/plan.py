@@ -36,7 +36,7 @@ def run(args):
     tail = getattr(args, LAUNCH_TAIL, None)
     script = script_command(tail) if tail and args.launch is None else None
     if script is not None:  # gpudoctor plan train.sh 2 0: read, never run
-        res = read_script(script[0], script[1])
+        res = read_script(script[0], script[1], sbatch_options=script[2])
         if args.json:
             sys.stdout.write(json.dumps(res.to_json(), indent=2) + "\n")
         else:

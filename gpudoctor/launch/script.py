@@ -1053,6 +1053,10 @@ def allocation(opts):
                     a["gpus_per_node"] = int(m.group(1))
         elif name in ("-c", "--cpus-per-task") and val.isdigit():
             a["cpus_per_task"] = int(val)
+        elif name in ("-G", "--gpus"):
+            m = re.match(r"^(?:[\w.-]+:)?(\d+)$", val)
+            if m:
+                a["gpus_total"] = int(m.group(1))
     env = {}
     if a.get("nodes"):
         env["SLURM_NNODES"] = env["SLURM_JOB_NUM_NODES"] = a["nodes"]
@@ -1066,6 +1070,8 @@ def allocation(opts):
     if nt is not None:
         a["tasks"] = nt
         env["SLURM_NTASKS"] = env["SLURM_NPROCS"] = nt
+    if not a.get("gpus_per_node") and a.get("gpus_total") and a.get("nodes") and a["gpus_total"] % a["nodes"] == 0:
+        a["gpus_per_node"] = a["gpus_total"] // a["nodes"]  # -G spread evenly (sbatch places them itself)
     if a.get("gpus_per_node"):
         env["SLURM_GPUS_ON_NODE"] = env["SLURM_GPUS_PER_NODE"] = a["gpus_per_node"]
     if a.get("cpus_per_task"):
@@ -1076,22 +1082,29 @@ def allocation(opts):
 
 # ------------------------------------------------------------------ planning
 
-def read_script(path, args=(), environ=None):
+_SBATCH_VALUE = {"--nodes", "--ntasks", "--ntasks-per-node", "--gres", "--gpus", "--gpus-per-node", "--gpus-per-task",
+                 "--cpus-per-task", "--time", "--partition", "--account", "--job-name", "--output", "--error",
+                 "--qos", "--constraint", "--mem", "--nodelist", "--exclude", "--chdir", "--export", "--array",
+                 "--dependency", "--reservation", "--mail-type", "--mail-user", "--signal", "--begin"}
+
+
+def read_script(path, args=(), environ=None, sbatch_options=()):
     """The launch lines of the script at `path`, each planned (never executed)."""
     data = read_input(path, "script", limit=MAX_SCRIPT)
     if b"\x00" in data:
         raise InputError("%s is not a shell script (it holds NUL bytes)" % path)
     text = data.decode("utf-8", "replace")
-    headers = sbatch_headers(text)
+    headers = sbatch_headers(text) + list(sbatch_options)
     batch = bool(headers) or path.endswith((".sbatch", ".slurm"))
     r = Reader(path, list(args), environ=environ, batch=batch)
     if headers:
         alloc = allocation(headers)
         r.result.allocation = {k: v for k, v in alloc.items() if k != "env"}
         r.result.allocation["env"] = alloc["env"]
-        r.result.allocation["sbatch"] = headers
+        r.result.allocation["sbatch"] = headers[:len(headers) - len(sbatch_options)]
+        r.result.allocation["sbatch_command_line"] = list(sbatch_options)
         for k in alloc["env"]:
-            r.result.from_allocation[k] = "from the allocation (#SBATCH %s)" % " ".join(headers)
+            r.result.from_allocation[k] = "from the allocation (%s)" % _alloc_source(r.result.allocation)
     r.run_text(text)
     for la in r.result.launches:
         _plan_launch(r, la)
@@ -1240,6 +1253,10 @@ def _findings(r, la):
         la.findings.append("the master address is %s on a %d-node plan: the other nodes cannot reach it; use the "
                            "master node's address (e.g. $(scontrol show hostnames $SLURM_JOB_NODELIST | head -n 1))"
                            % (plan.master_addr, nodes))
+    gpn = r.result.allocation.get("gpus_per_node")
+    if gpn and plan.nproc_per_node and plan.nproc_per_node > gpn and "nproc_per_node" not in la.varies:
+        la.findings.append("%d processes per node but the allocation gives %d GPU%s per node (%s)" % (
+            plan.nproc_per_node, gpn, "" if gpn == 1 else "s", _alloc_source(r.result.allocation)))
     ws = plan.world_size()
     for name in ("WORLD_SIZE", "NUM_PROCESSES", "NPROCS", "N_GPUS", "TOTAL_GPUS", "NUM_GPUS", "WORLD"):
         v = r.vars.get(name)
@@ -1256,6 +1273,15 @@ def _findings(r, la):
                                    % (a, la.argv[j + 1], ws))
 
 
+def _alloc_source(a):
+    parts = []
+    if a.get("sbatch"):
+        parts.append("#SBATCH " + " ".join(a["sbatch"]))
+    if a.get("sbatch_command_line"):
+        parts.append("sbatch " + " ".join(a["sbatch_command_line"]))
+    return "; ".join(parts)
+
+
 def script_command(argv):
     """(path, args) when argv runs a shell script (`train.sh 2 0`, `bash train.sh 2 0`,
     `sbatch job.sbatch`), else None (a launch line)."""
@@ -1267,19 +1293,20 @@ def script_command(argv):
     if prog in ("bash", "sh", "dash", "zsh", "sbatch"):
         i = 1
         while i < len(argv) and argv[i].startswith("-"):
-            if prog == "sbatch" and "=" not in argv[i] and re.match(r"^-[A-Za-z]$|^--(nodes|ntasks|gres|time|"
-                                                                       r"partition|account|job-name|output)$", argv[i]):
+            if prog == "sbatch" and "=" not in argv[i] and (argv[i] in _SBATCH_VALUE or re.match(r"^-[A-Za-z]$",
+                                                                                                  argv[i])):
                 i += 1
             i += 1
         if i < len(argv) and os.path.isfile(argv[i]):
-            return argv[i], list(argv[i + 1:])
+            # sbatch's own options override the file's #SBATCH lines (sbatch(1))
+            return argv[i], list(argv[i + 1:]), (list(argv[1:i]) if prog == "sbatch" else [])
         if i < len(argv):
             raise InputError("cannot read script %s: no such file" % excerpt(argv[i], 80))
         return None
     if _is_launcher(argv) or prog == "srun":
         return None
     if os.path.isfile(argv[0]) and not is_python_name(prog):
-        return argv[0], list(argv[1:])
+        return argv[0], list(argv[1:]), []
     if re.search(r"\.(sh|bash|sbatch|slurm|job)$", argv[0]) or "/" in argv[0]:
         raise InputError("cannot read script %s: no such file (or give a launcher: torchrun, deepspeed, ...)"
                          % excerpt(argv[0], 80))
@@ -1298,8 +1325,8 @@ def render_script(res):
     out = ["script         %s%s" % (res.path, (" " + " ".join(res.args)) if res.args else "")]
     a = res.allocation
     if a:
-        out.append("allocation     #SBATCH %s: nodes %s, tasks %s, GPUs per node %s" % (
-            " ".join(a.get("sbatch", [])), a.get("nodes", "?"), a.get("tasks", "?"), a.get("gpus_per_node", "?")))
+        out.append("allocation     %s: nodes %s, tasks %s, GPUs per node %s" % (
+            _alloc_source(a), a.get("nodes", "?"), a.get("tasks", "?"), a.get("gpus_per_node", "?")))
     if not res.launches:
         out.append("launch lines   none found (torchrun, python -m torch.distributed.*, deepspeed, accelerate launch, "
                    "mpirun/mpiexec, horovodrun, srun)")
