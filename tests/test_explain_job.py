@@ -250,3 +250,17 @@ def test_an_nccl_ras_report_names_the_dead_process_its_rank_and_node(gpudoctor_c
     assert any(x["role"] == "cascade" for x in doc["findings"][1:])  # the watchdog timeout: its echo
     rc, out, _ = gpudoctor_cli("explain", RAS_REPORT)
     assert "ROOT CAUSE  nccl.ras.dead" in out and "first: rank 21 on gpu-c" in out
+
+
+def test_per_rank_files_without_prefixes_take_the_rank_from_their_names(kb, tmp_path):
+    d = tmp_path / "ranklogs" / "run1" / "attempt_0"
+    for r, text in ((0, "step 10 loss 0.31\n"), (1, "step 10 loss 0.30\nRuntimeError: Address already in use\n")):
+        (d / str(r)).mkdir(parents=True)
+        (d / str(r) / "stderr.log").write_text(text)
+    (tmp_path / "ranklogs" / "rank7.log").write_text("RuntimeError: Address already in use\n")
+    logs, _, _ = inputs.collect([str(tmp_path / "ranklogs")])
+    res = explain.explain_inputs(logs, kb)
+    f = res["findings"][0]
+    assert f["id"] == "rendezvous.address_in_use"
+    assert f["origin"]["rank"] == "7" and f["origin"]["file"].endswith("rank7.log")  # name order: rank7.log first
+    assert sorted(f["spread"]["rank_list"]) == ["7", "local 1"]

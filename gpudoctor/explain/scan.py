@@ -90,6 +90,7 @@ class Scan:
         self.stopped = None  # why the scan stopped before the end: {"reason", ...}
         self.deadline = None  # time.monotonic() past which the scan stops
         self.interrupted = []  # a signal handler appends the signal's name: the scan stops there
+        self.file_rank = None  # the rank the current input's name says (rank3.log), for lines without one
         self._cache = {}  # line key -> answers (lines seen before)
         self._wcache = {}  # window bytes -> {pattern: (groups, shown) or None}
         self.tried = 0  # candidate lines whose patterns ran (not replayed)
@@ -375,6 +376,8 @@ def _replay(scan, lineno, win, got):
         hsev = None if p.on_info else sev
         if origin is None and hsev != "info" and p.role in ("match", "part", "distinct", "generic"):
             origin = _origin_of(win)
+            if origin[0] is None and scan.file_rank is not None:  # a per-rank file: its name says whose
+                origin = (scan.file_rank,) + origin[1:]
         hit = Hit(lineno, shown, p, groups, hsev, origin)
         role = p.role
         if role == "evidence":
@@ -474,6 +477,7 @@ def scan_stream(stream, kb, scan=None, source="<text>"):
     first = base = scan.lines + (1000 if scan.sources else 0)  # lines before the current buffer
     start_bytes = scan.bytes
     scan.sources.append({"path": source, "first_line": first, "lines": 0, "bytes": 0})
+    scan.file_rank = rank_of_path(source)
     eof = False
     while not eof:
         why = scan.stop_reason()
@@ -514,6 +518,24 @@ def scan_stream(stream, kb, scan=None, source="<text>"):
     if scan.stopped and "source" not in scan.stopped:
         scan.stopped.update(source=source, bytes_read=src["bytes"])
     return scan
+
+
+# Names of per-rank files: 'rank3.log', 'rank_3.out', 'log_rank3.txt', torchrun --log-dir's
+# '<run>/attempt_0/<local rank>/stderr.log' (torch/distributed/elastic/multiprocessing/api.py)
+_RANK_FILE = re.compile(r"(?:^|[^a-z])rank[_-]?(\d{1,7})(?:\.\w{1,5})?$", re.I)
+_TORCHRUN_FILE = re.compile(r"attempt_\d+/(\d{1,5})/std(?:out|err)\.log$")
+
+
+def rank_of_path(path):
+    """'3' for rank3.log, 'local 3' for torchrun's attempt_0/3/stderr.log, else None."""
+    if not isinstance(path, str):
+        return None
+    norm = path.replace("\\", "/")
+    m = _TORCHRUN_FILE.search(norm)
+    if m:
+        return "local %d" % int(m.group(1))
+    m = _RANK_FILE.search(norm.rsplit("/", 1)[-1])
+    return str(int(m.group(1))) if m else None
 
 
 def _blanks(count, a, b):
