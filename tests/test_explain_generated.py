@@ -178,6 +178,16 @@ REAL = {
     "pdsh_paths": (
         "172.16.220.18: bash: line 0: cd: /data/asc23/src_zero3: No such file or directory 172.16.220.18: bash: "
         "/home/lxw/anaconda3/envs/sys_py37/bin/python: No such file or directory pdsh@wo\n"),
+    # https://github.com/NVIDIA/nccl/issues/976 (NCCL 2.18.5, an affected version, but the failure is at
+    # transport/nvls.cc: the fabric manager had been restarted under running processes; reboot)
+    "nvls_2185": (
+        "NCCL version 2.18.5+cuda12.2\n"
+        "...\n"
+        "transport/nvls.cc:165 NCCL WARN Cuda failure 'invalid argument'\n"
+        "NCCL INFO transport/nvls.cc:324 -> 1\n"
+        "NCCL INFO init.cc:1093 -> 1\n"
+        "NCCL INFO init.cc:1358 -> 1\n"
+        "NCCL INFO init.cc:1598 -> 1\n"),
     # https://github.com/NVIDIA/nccl/issues/1410 (NCCL 2.20.5: not a version with the 2.18 bug)
     "cuda_invalid_argument_2205": (
         "[rank7]: torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:275, "
@@ -227,6 +237,10 @@ def test_errno_24_from_dataloader_workers_names_the_sharing_strategy(kb):
 def test_a_known_bug_needs_its_version_and_its_symptom(kb):
     # the symptom with a version that has the fix: not the known bug
     res = explain.explain_text(REAL["cuda_invalid_argument_2205"], kb)
+    assert not any(f["family"] == "nccl.known_bug" for f in res["findings"])
+    # an affected version with the same words at another site (NVLS): not the known bug, the NVLS entry
+    res = explain.explain_text(REAL["nvls_2185"], kb)
+    assert res["findings"][0]["id"] == "nccl.nvls"
     assert not any(f["family"] == "nccl.known_bug" for f in res["findings"])
     # an affected version alone (a healthy start-up line): no finding at all
     res = explain.explain_text("gpu1:11:11 [0] NCCL INFO NCCL version 2.18.1+cuda12.1\n", kb)
