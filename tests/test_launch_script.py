@@ -306,3 +306,11 @@ def test_sbatch_command_line_overrides_the_headers(tmp_path):
     assert la.plan.world_size() == 16 and la.findings[-1] == (
         "8 processes per node but the allocation gives 4 GPUs per node (#SBATCH -N 2 --gpus-per-node=4 "
         "--ntasks-per-node=1)")
+
+
+def test_launch_option_takes_a_script_too(gpudoctor_cli):
+    rc, out, err = gpudoctor_cli("plan", "--json", "--launch", "bash %s 2 1" % os.path.join(S, "users_notes_train.sh"))
+    (la,) = json.loads(out)["launches"]
+    assert rc == 0 and la["plan"]["world_size"] == {"min": 16, "max": 16}
+    rc, out, err = gpudoctor_cli("plan", "--launch", "./not-here.sh")
+    assert rc == 2 and "cannot read script './not-here.sh'" in err

@@ -109,6 +109,24 @@ def add_launch_tail(c):
                         "(the same as --launch 'torchrun --nnodes 2 ...')")
 
 
+def script_argv(args):
+    """The command after the options, or --launch split as the shell would, when it runs a
+    launch script (`bash train.sh 2 0`, `job.sbatch`): (path, args, sbatch options) or None."""
+    import shlex
+
+    from gpudoctor.launch.script import script_command
+
+    tail = getattr(args, LAUNCH_TAIL, None)
+    if not tail and args.launch and args.launch.strip() and len(args.launch) < 65536:
+        try:
+            tail = shlex.split(args.launch)
+        except ValueError:
+            return None  # build_plan names the quoting error
+    elif tail and args.launch is not None:
+        return None  # given twice: launch_line says so
+    return script_command(tail) if tail else None
+
+
 def launch_line(args):
     """--launch, or the command after the options (as one shell line), or None."""
     import shlex
@@ -136,32 +154,31 @@ def launch_plan(args, cfg=None):
     launcher's refusal in cfg.launch_refused)."""
     from gpudoctor.launch.common import Refused
 
-    tail = getattr(args, LAUNCH_TAIL, None)
-    if tail and args.launch is None:
-        from gpudoctor.launch.script import read_script, script_command
+    script = script_argv(args)
+    if script is not None:
+        from gpudoctor.launch.script import read_script
 
-        script = script_command(tail)
-        if script is not None:  # gpudoctor check --hosts hf bash train.sh 2 0: read, never run
-            res = read_script(script[0], script[1], sbatch_options=script[2])
-            if not res.launches:
-                raise InputError("%s: no launch line found (gpudoctor plan %s says what was read)"
-                                 % (script[0], script[0]))
-            la = res.launches[0]
-            if la.refused:
-                if cfg is not None:
-                    cfg.launch_refused = "%s line %d: %s" % (script[0], la.line, la.refused)
-                return None
-            plan = la.plan
-            if len(res.launches) > 1:
-                plan.note("%s has %d launch lines: judged the first (line %d)" % (script[0], len(res.launches),
-                                                                                 la.line))
-            if "master" in la.varies:
-                # known only at run time ("the first node of the allocation"): nothing to
-                # resolve or probe here, never a name to judge
-                plan.master_addr, plan.rdzv_endpoint = None, None
-            if "nodes" in la.varies:
-                plan.nodes = []
-            return plan
+        # gpudoctor check --hosts hf bash train.sh 2 0: read, never run
+        res = read_script(script[0], script[1], sbatch_options=script[2])
+        if not res.launches:
+            raise InputError("%s: no launch line found (gpudoctor plan %s says what was read)"
+                             % (script[0], script[0]))
+        la = res.launches[0]
+        if la.refused:
+            if cfg is not None:
+                cfg.launch_refused = "%s line %d: %s" % (script[0], la.line, la.refused)
+            return None
+        plan = la.plan
+        if len(res.launches) > 1:
+            plan.note("%s has %d launch lines: judged the first (line %d)" % (script[0], len(res.launches),
+                                                                             la.line))
+        if "master" in la.varies:
+            # known only at run time ("the first node of the allocation"): nothing to
+            # resolve or probe here, never a name to judge
+            plan.master_addr, plan.rdzv_endpoint = None, None
+        if "nodes" in la.varies:
+            plan.nodes = []
+        return plan
     # --launch "" is an error (build_plan says so), never "no plan"
     launch = launch_line(args)
     if args.accelerate_config is None and not args.deepspeed_config and launch is None:

@@ -30,11 +30,10 @@ def add_parser(sub):
 def run(args):
     from gpudoctor.launch import build_plan, render_text
 
-    from gpudoctor.commands.check import LAUNCH_TAIL
-    from gpudoctor.launch.script import read_script, render_script, script_command
+    from gpudoctor.commands.check import script_argv
+    from gpudoctor.launch.script import read_script, render_script
 
-    tail = getattr(args, LAUNCH_TAIL, None)
-    script = script_command(tail) if tail and args.launch is None else None
+    script = script_argv(args)
     if script is not None:  # gpudoctor plan train.sh 2 0: read, never run
         res = read_script(script[0], script[1], sbatch_options=script[2])
         if args.json:
