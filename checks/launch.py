@@ -50,10 +50,35 @@ def launch_accepted(facts, config):
         yield Finding.error(text, fix="see docs/launch.md (Launch scripts); gpudoctor plan <the script> shows "
                                       "how each value is expanded")
     ws = plan.world_size()
+    counted = _counted_here(plan)
+    if ws is None and counted:
+        gpus = _gpus(facts)
+        if gpus is not None:
+            # the launcher counts this node's devices when it starts (DeepSpeed without a
+            # hostfile: runner.py's local resources; torchrun --nproc-per-node gpu; accelerate
+            # without --num_processes: torch.cuda.device_count())
+            yield Finding.info("%s: %d GPU%s here, so %d process%s per node" % (
+                counted, len(gpus), "" if len(gpus) == 1 else "s", len(gpus), "" if len(gpus) == 1 else "es"))
+            if plan.nnodes_max == 1 or (plan.nnodes_max is None and len(plan.nodes) == 1):
+                ws = "%d (this node's GPUs)" % len(gpus)
     if not getattr(plan, "script_findings", None):
         yield Pass("%s reads %s: world size %s" % (plan.launcher or "the launcher",
                                                   " and ".join(plan.sources) or "the plan",
                                                   ws if ws is not None else "known at run time"))
+
+
+def _counted_here(plan):
+    """Why the processes per node are the node's own device count, or None."""
+    if plan.launcher == "deepspeed" and plan.nodes and all(n.host == "localhost" and n.procs is None
+                                                           for n in plan.nodes):
+        return "DeepSpeed without a hostfile runs on the local GPUs (unless /job/hostfile exists where it is " \
+               "launched)"
+    if plan.launcher in ("torchrun", "torch.distributed.launch") and plan.nproc_per_node is None and any(
+            "counts the devices on each node" in n for n in plan.notes):
+        return "torchrun --nproc-per-node counts the devices on each node"
+    if plan.launcher == "accelerate" and any("accelerate uses this machine's GPU count" in n for n in plan.notes):
+        return "accelerate without --num_processes starts one process per GPU of the machine"
+    return None
 
 
 def _gpus(f):

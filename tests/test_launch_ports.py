@@ -93,3 +93,18 @@ def test_the_plan_notes_them_too():
     assert plan.master_port == 22
     plan = build_plan(launch="deepspeed --hostfile /nonexistent --master_port 0 t.py", environ={})
     assert plan.master_port is None and plan.port_asked == 0
+
+
+def test_processes_counted_on_the_node_are_read_from_its_facts():
+    # DeepSpeed without a hostfile, torchrun --nproc-per-node gpu, accelerate without
+    # --num_processes: the launcher counts this node's GPUs when it starts
+    base = node_facts("h200x2-ubuntu2404-torch211")
+    for line, why in (("deepspeed t.py", "DeepSpeed without a hostfile runs on the local GPUs"),
+                      ("torchrun --nproc-per-node gpu t.py", "torchrun --nproc-per-node counts the devices"),
+                      ("accelerate launch t.py", "accelerate without --num_processes")):
+        c = Config()
+        c.launch = build_plan(launch=line, environ={"HF_HOME": "/nonexistent"})
+        res = run_check("launch.accepted", base, c)
+        (f,) = res.findings
+        assert f.severity == "info" and f.message.startswith(why) and "2 GPUs here" in f.message, line
+        assert res.status == "pass" and "world size 2 (this node's GPUs)" in res.outcomes[base["node"]][1], line
