@@ -27,6 +27,7 @@ GENERATORS = [
     ("gen_slurm_errors.py", "slurm_errno_slice.c", "slurm_errors"),
     ("gen_nccl_releases.py", "nccl_releases_slice.txt", "nccl_releases"),
     ("gen_gloo_messages.py", "gloo_messages_slice.txt", "gloo_messages"),
+    ("gen_ompi_help.py", "ompi_help_slice.txt", "ompi_help"),
 ]
 
 

@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""Generate gpudoctor/data/knowledge/generated/ompi_help.json: every help topic Open MPI can show a
+user (the `[file:topic]` sections of its help-*.txt files, printed verbatim between dashed lines by
+opal_show_help), matched on the topic's first line, each assigned to a knowledge family by the
+RULES table below.
+
+Usage:
+    apt-get download openmpi-common && dpkg -x openmpi-common_*.deb /tmp/ompi
+    python tools/gen_ompi_help.py --dir /tmp/ompi/usr/share/openmpi --version 4.1.4-3 [-o OUT]
+    python tools/gen_ompi_help.py --slice tools/data/ompi_help_slice.txt -o OUT   (the test)
+
+Source: Debian's openmpi-common package (https://packages.debian.org/bookworm/openmpi-common),
+/usr/share/openmpi/help-*.txt (Open MPI 4.1). A slice holds help files, each after `=== name`.
+"""
+
+import argparse
+import glob
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import knowgen  # noqa: E402
+
+GENERATOR = "tools/gen_ompi_help.py"
+
+# (rule, knowledge entry, {field: regex}); fields: file, topic, text (the whole topic)
+RULES = [
+    ("openib-warning", "mpi.openib_ucx", {"file": r"openib|opal-common-verbs", "text": r"^\s*WARNING|\bUCX\b"}),
+    ("root", "mpi.run_as_root", {"text": r"as root|allow-run-as-root"}),
+    ("slots", "mpi.slots", {"text": r"not enough slots|oversubscribe"}),
+    ("memlock", "rdma.memlock", {"text": r"memlock|locked memory|registered memory"}),
+    ("tcp-if", "mpi.btl_tcp_if", {"file": r"btl-tcp|oob-tcp", "text": r"if_include|if_exclude|interface|network"}),
+    ("exe", "mpi.exec_not_found", {"topic": r"exe-not-found|exec-not-found|executable|exe-not-accessible"}),
+    ("orted", "mpi.orted", {"text": r"\borted\b|ORTE daemon|daemon"}),
+    ("hostname", "mpi.hostname", {"text": r"resolve|hostname|host name"}),
+    ("shm", "shm.size", {"file": r"shmem|vader|common-sm|btl-sm", "text": r"space|size|/dev/shm"}),
+    ("other", "mpi.error", {"file": r"."}),
+]
+_TOPIC = re.compile(r"^\[([^\]\n]+)\]\s*$", re.M)
+
+
+def topics(name, text):
+    """(topic, first printed line, whole text) of each [topic] of a help file."""
+    body = "\n".join(ln for ln in text.split("\n") if not ln.startswith("#"))
+    parts = _TOPIC.split(body)
+    for i in range(1, len(parts) - 1, 2):
+        topic, txt = parts[i].strip(), parts[i + 1].strip("\n")
+        lines = [ln.strip() for ln in txt.split("\n") if ln.strip()]
+        if lines:
+            yield topic, lines[0], txt
+
+
+def build(files, version):
+    sites = []
+    for name, text in files:
+        for topic, first, whole in topics(name, text):
+            rx, literal = knowgen.printf_to_regex(first)
+            site = {"id": "ompi.%s.%s" % (name[len("help-"):-4] if name.startswith("help-") else name,
+                                          re.sub(r"[^a-z0-9]+", "_", topic.lower()).strip("_")),
+                    "where": "%s [%s]" % (name, topic), "text": first}
+            if rx is None or len("".join(literal.split())) < knowgen.MIN_LITERAL:
+                site.update({"re": None, "family": None, "rule": "no literal anchor of %d+ characters"
+                             % knowgen.MIN_LITERAL})
+            else:
+                rule, family = knowgen.assign(RULES, site, {"file": name, "topic": topic, "text": whole})
+                if first.upper().startswith("WARNING") and family != "mpi.openib_ucx":
+                    # a warning topic is not an error; no rule names a warning entry for it
+                    rule, family = "a warning topic", None
+                site.update({"re": rx, "family": family, "rule": rule})
+            sites.append(site)
+    return {"header": knowgen.header("Debian openmpi-common (https://packages.debian.org/bookworm/openmpi-common) "
+                                     "/usr/share/openmpi/help-*.txt", version, GENERATOR,
+                                     "the first printed line of every help topic; families from the RULES table"),
+            "sites": sites}
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--dir")
+    ap.add_argument("--version", default="")
+    ap.add_argument("--slice")
+    ap.add_argument("-o", "--out")
+    a = ap.parse_args(argv)
+    if bool(a.dir) == bool(a.slice):
+        ap.error("give --dir or --slice")
+    if a.dir:
+        files = []
+        for p in sorted(glob.glob(os.path.join(a.dir, "help-*.txt"))):
+            with open(p, errors="replace") as f:
+                files.append((os.path.basename(p), f.read()))
+        version = "openmpi-common %s" % a.version
+    else:
+        files, cur, buf, version = [], None, [], "slice"
+        with open(a.slice) as f:
+            for line in f:
+                if line.startswith("#! version "):
+                    version = line[len("#! version "):].strip()
+                elif line.startswith("=== "):
+                    if cur:
+                        files.append((cur, "".join(buf)))
+                    cur, buf = line[4:].strip(), []
+                elif cur is not None:
+                    buf.append(line)
+        if cur:
+            files.append((cur, "".join(buf)))
+    doc = build(files, version)
+    n = len(doc["sites"])
+    print("%s: %d topics, %d assigned" % (knowgen.write("ompi_help", doc, a.out), n,
+                                          sum(1 for s in doc["sites"] if s["family"])))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
