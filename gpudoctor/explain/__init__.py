@@ -63,6 +63,7 @@ def explain_inputs(inputs, kb=None, assume_error=False, facts=None, deadline=Non
     kb = kb or load_knowledge()
     scan = Scan()
     scan.deadline = deadline
+    scan.several = len(inputs) > 1
     if interrupted is not None:
         scan.interrupted = interrupted
     for name, opener in inputs:

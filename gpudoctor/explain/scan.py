@@ -91,6 +91,7 @@ class Scan:
         self.deadline = None  # time.monotonic() past which the scan stops
         self.interrupted = []  # a signal handler appends the signal's name: the scan stops there
         self.file_rank = None  # the rank the current input's name says (rank3.log), for lines without one
+        self.several = False  # several inputs of one job: a per-rank file's name says the rank
         self._cache = {}  # line key -> answers (lines seen before)
         self._wcache = {}  # window bytes -> {pattern: (groups, shown) or None}
         self.tried = 0  # candidate lines whose patterns ran (not replayed)
@@ -477,7 +478,7 @@ def scan_stream(stream, kb, scan=None, source="<text>"):
     first = base = scan.lines + (1000 if scan.sources else 0)  # lines before the current buffer
     start_bytes = scan.bytes
     scan.sources.append({"path": source, "first_line": first, "lines": 0, "bytes": 0})
-    scan.file_rank = rank_of_path(source)
+    scan.file_rank = rank_of_path(source) if scan.several else None
     eof = False
     while not eof:
         why = scan.stop_reason()
@@ -536,6 +537,23 @@ def rank_of_path(path):
         return "local %d" % int(m.group(1))
     m = _RANK_FILE.search(norm.rsplit("/", 1)[-1])
     return str(int(m.group(1))) if m else None
+
+
+def _wrap_target(buf, s, line_end, rfind, prefix_at):
+    """(start of the line before, end of this line's lead) when the line at s may be the
+    continuation of a wrapped message from the line before, else (-1, 0): it has no log prefix
+    of its own and does not start deeper than the block, and the line before is long enough
+    to have been wrapped and has the same lead (a pasted block's indentation or '> ')."""
+    k = s
+    while k < s + 16 and k < line_end and buf[k] in _LEAD_SET:
+        k += 1
+    if k >= line_end or buf[k] in _NOT_CONTINUATION or buf[k] == 62 or prefix_at(buf, k):
+        return -1, 0
+    ps = rfind(b"\n", 0, s - 1) + 1
+    if s - 1 - ps >= MIN_WRAPPED and buf[ps:ps + k - s] == buf[s:k] and \
+            (ps + k - s >= s - 1 or buf[ps + k - s] not in _LEAD_SET):
+        return ps, k
+    return -1, 0
 
 
 def _blanks(count, a, b):
@@ -613,7 +631,7 @@ def _scan_buffer(scan, kb, buf, base, limit):
     count = plain.count
     s, line_end = 0, -1  # the line of the last hit: [s, line_end), line_end -1 before the first
     q_s = q_end = -1  # that line's start and end in the squashed block
-    islong, bounds, cur_c, cur_w, last = False, None, None, None, None
+    islong, bounds, cur_c, cur_w, last, wrap = False, None, None, None, None, None
     stop = False
     for found in _hits(kb, flat):
         for qs, needle in found:
@@ -628,7 +646,7 @@ def _scan_buffer(scan, kb, buf, base, limit):
                 if s > limit:
                     stop = True
                     break
-                last = None
+                last = wrap = None
                 islong = line_end - s > WINDOW
                 if islong:  # the squashed offsets where its windows start: a hit's window needs no mapping
                     q, pos, bounds = q_s, s, [q_s]
@@ -656,22 +674,21 @@ def _scan_buffer(scan, kb, buf, base, limit):
                     w.add(k)
             if not s or qs - q_s >= WRAP_REACH:
                 continue
-            if o is None:
-                o = start_of(qs)
             # Near the start of a line without a prefix of its own, the needle (often a short
             # part of the pattern's text) may be the rest of a message wrapped from the line
-            # before: try the pattern there too.
-            k = s  # past a pasted block's indentation or '> ', shared with the line before
-            while k < s + 16 and k < o and buf[k] in _LEAD_SET:
-                k += 1
-            if o - s < WRAP_REACH and buf[k] not in _NOT_CONTINUATION and buf[k] != 62 and not prefix_at(buf, k):
-                ps = rfind(b"\n", 0, s - 1) + 1
-                if s - 1 - ps >= MIN_WRAPPED and buf[ps:ps + k - s] == buf[s:k] and \
-                        (ps + k - s >= s - 1 or buf[ps + k - s] not in _LEAD_SET):
-                    c = cands.get(ps)
-                    if c is None:
-                        c = cands[ps] = set()
-                    c.add(needle)
+            # before: try the pattern there too. Whether the line can continue the one before
+            # is decided once per line.
+            if wrap is None:
+                wrap = _wrap_target(buf, s, line_end, rfind, prefix_at)
+            if wrap[0] < 0:
+                continue
+            if o is None:
+                o = start_of(qs)
+            if o - s < WRAP_REACH and o >= wrap[1]:
+                c = cands.get(wrap[0])
+                if c is None:
+                    c = cands[wrap[0]] = set()
+                c.add(needle)
         if stop:
             break
     if not cands:

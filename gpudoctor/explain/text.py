@@ -117,13 +117,14 @@ def origin(text):
         if not found or not found.end():
             break
         at, kind = _ORIGIN_AT[int(found.lastgroup[1:])]
-        m = _Groups(found, at)
+        m = _Groups(found, at) if kind in ("syslog", "iso", "glog") else None
+        g1 = found.group(at + 1) if kind is not None else None
         if kind == "rank" and rank is None:
-            rank = str(int(m.group(1)))
+            rank = str(int(g1))
         elif kind == "local" and rank is None:
-            rank = "local %d" % int(m.group(1))
-        elif kind == "host" and host is None and m.group(1) and "_" not in m.group(1):  # mlx5_core: is no host
-            host = m.group(1)
+            rank = "local %d" % int(g1)
+        elif kind == "host" and host is None and g1 and "_" not in g1:  # mlx5_core: is no host
+            host = g1
         elif kind == "glog" and when is None:
             key = "%s-%s %s" % (m.group(1)[:2], m.group(1)[2:], m.group(2))
             when = ("mmdd", key, key)
@@ -131,7 +132,7 @@ def origin(text):
             clock = m.group(2).replace(",", ".")
             when = ("iso", m.group(1) + "T" + clock, "%s %s" % (m.group(1), clock))
         elif kind == "hms" and when is None:
-            clock = m.group(1).replace(",", ".")
+            clock = g1.replace(",", ".")
             when = ("hms", clock, clock)
         elif kind == "syslog":
             host = host or m.group(4)
@@ -139,8 +140,8 @@ def origin(text):
                 key = "%02d-%02d %s" % (_MONTHS.get(m.group(1), 0), int(m.group(2)), m.group(3))
                 when = ("mmdd", key, "%s %s %s" % (m.group(1), m.group(2), m.group(3)))
         elif kind == "uptime" and when is None:
-            when = ("uptime", "%020.6f" % float(m.group(1)), "[%s]" % m.group(1))
-        rest = rest[m.end():].lstrip()
+            when = ("uptime", "%020.6f" % float(g1), "[%s]" % g1)
+        rest = rest[found.end():].lstrip()
     if when is None:
         m = _GLOG.match(rest)
         if m:
