@@ -205,7 +205,16 @@ def test_commands_built_in_strings_and_launchers_chosen_at_run_time(tmp_path):
     res = read_script(str(f), ["slurm", "2", "pre.py", "--x"], environ={})
     one, two, three = res.launches
     assert (one.plan.world_size(), one.plan.script, one.plan.script_args) == (16, "pre.py", ["--x"])
-    assert two.plan.world_size() == 8 and any("$bin in front of the launcher" in n for n in res.notes)
+    # the if/else is decided by the known argument: $bin is srun here, empty for "local"
+    assert (two.plan.world_size(), two.plan.wrapper) == (8, "srun")
+    local = read_script(str(f), ["local", "2", "pre.py"], environ={}).launches[1]
+    assert (local.plan.world_size(), local.plan.wrapper, local.argv[0]) == (8, None, "torchrun")
+    none = read_script(str(f), [], environ={}).launches[1]  # no argument: bash's test is false
+    assert none.argv[0] == "torchrun"
+    g = tmp_path / "q.sh"
+    g.write_text('if [ "$FROM_ENV" = a ]; then bin=srun; else bin=""; fi\n$bin torchrun --nnodes 1 t.py\n')
+    unknown = read_script(str(g), [], environ={})
+    assert any("$bin in front of the launcher" in n for n in unknown.notes)  # decided at run time
     assert three.via_shell and three.plan.nproc_per_node == 8 and three.plan.machine_rank is None
     real = real_bash(tmp_path, str(f), ["slurm", "2", "pre.py", "--x"], dict(ALLOC, SLURM_NNODES="2"))
     torchruns = [r for r in real if r[0] == "torchrun"]
@@ -314,3 +323,21 @@ def test_launch_option_takes_a_script_too(gpudoctor_cli):
     assert rc == 0 and la["plan"]["world_size"] == {"min": 16, "max": 16}
     rc, out, err = gpudoctor_cli("plan", "--launch", "./not-here.sh")
     assert rc == 2 and "cannot read script './not-here.sh'" in err
+
+
+def test_if_elif_else_decided_by_known_values(tmp_path):
+    f = tmp_path / "b.sh"
+    f.write_text('MODE=$1\nif [ "$MODE" == "big" ]; then\n  N=4\nelif [[ $MODE == sm* ]]; then\n  N=2\n'
+                 'else\n  N=1\nfi\nif [ -z "$2" ]; then P=8; else P=$2; fi\n'
+                 'if [ "$UNSET_IN_TEST" = x ]; then Q=1; fi\n'
+                 'torchrun --nnodes $N --nproc_per_node $P t.py\n')
+    for args, want in ((["big"], (4, 32)), (["small", "4"], (2, 8)), (["other"], (1, 8)), ([], (1, 8))):
+        (la,) = read_script(str(f), args, environ={}).launches
+        assert (la.plan.nnodes_max, la.plan.world_size()) == want, args
+        real = real_bash(tmp_path, str(f), args, {})
+        assert agrees(la.argv, real[0]), (args, la.argv, real)
+    # a test on a value known only at run time leaves both branches possible
+    g = tmp_path / "u.sh"
+    g.write_text('N=1\nif [ "$SLURM_NNODES" -gt 1 ]; then N=$SLURM_NNODES; fi\ntorchrun --nnodes $N t.py\n')
+    (la,) = read_script(str(g), [], environ={}).launches
+    assert la.plan.nnodes_max is None and any("set differently in a branch" in u.why for u in la.unknown)

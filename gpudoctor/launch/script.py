@@ -340,13 +340,74 @@ class Reader:
         self.positional = list(args)
         self.result = Script(path=path, args=list(args))
         self.batch = batch  # an sbatch file: the batch shell runs it once, on the first node
-        self.cond = 0  # depth of if/while/case/for: a value set there may not be the one used
+        # if/elif/else/fi, loops and case, each {kind, cur, any, unk}: cur True (this branch
+        # runs), False (it does not: the test is decided by known values), None (decided at
+        # run time: a value set there may not be the one used)
+        self.frames = []
         self.cond_set = set()
         self.case_pattern = False
         self.line = 0
         self.commands = 0
         self.depth = 0  # eval / source nesting
         self.nesting = 0  # command substitutions inside one another
+
+    @property
+    def cond(self):
+        return any(f["cur"] is None for f in self.frames)
+
+    @property
+    def skipping(self):
+        return any(f["cur"] is False for f in self.frames)
+
+    @property
+    def in_case(self):
+        return any(f["kind"] == "case" for f in self.frames)
+
+    def test(self, words):
+        """True, False or None (not decidable here) for `[ ... ]`, `[[ ... ]]`, `test ...`
+        with known operands: = == != -eq -ne -lt -le -gt -ge, -z, -n, a lone word."""
+        import fnmatch
+
+        neg = False
+        w = list(words)
+        if w[:1] == ["!"]:
+            neg, w = True, w[1:]
+        if not w or w[0] not in ("[", "[[", "test"):
+            return None
+        close = {"[": "]", "[[": "]]"}.get(w[0])
+        body = w[1:]
+        if close:
+            if not body or body[-1] != close:
+                return None
+            body = body[:-1]
+        if body[:1] == ["!"]:
+            neg, body = not neg, body[1:]
+        quoted = [b[:1] in ("'", '"') for b in body]
+        vals = [self.resolve(" ".join(self.expand(b, split=False))) for b in body]
+        # an argument not given is empty to bash's test (`[ -z "$2" ]` picks the default)
+        vals = [re.sub(MARK + r"(\d+)" + MARK, lambda m: "" if self.unknowns[int(m.group(1))].why.endswith(
+            "not given here") else m.group(0), v) for v in vals]
+        if any(MARK in v for v in vals):
+            return None
+        r = None
+        if len(vals) == 1:
+            r = vals[0] != ""
+        elif len(vals) == 2 and vals[0] in ("-z", "-n"):
+            r = (vals[1] == "") if vals[0] == "-z" else (vals[1] != "")
+        elif len(vals) == 3:
+            a, op, b = vals
+            if op in ("=", "=="):
+                r = fnmatch.fnmatchcase(a, b) if close == "]]" and not quoted[2] else a == b
+            elif op == "!=":
+                r = not (fnmatch.fnmatchcase(a, b) if close == "]]" and not quoted[2] else a == b)
+            elif op in ("-eq", "-ne", "-lt", "-le", "-gt", "-ge"):
+                if not (re.match(r"^-?[0-9]{1,18}$", a) and re.match(r"^-?[0-9]{1,18}$", b)):
+                    return None
+                x, y = int(a), int(b)
+                r = {"-eq": x == y, "-ne": x != y, "-lt": x < y, "-le": x <= y, "-gt": x > y, "-ge": x >= y}[op]
+        if r is None:
+            return None
+        return not r if neg else r
 
     # -------------------------------------------------------------- unknowns
     def unknown(self, text, why, here=None, fixed=None, host=False, once=False, given=False):
@@ -579,6 +640,12 @@ class Reader:
                         return str(len(v)), None
                     return " ".join(v), list(v)
                 value = v[int(idx)] if idx and idx.isdigit() and int(idx) < len(v) else (v[0] if v and not idx else "")
+                if (not idx or idx == "0") and v and self.marks(v[0]) and re.match(
+                        "^" + MARK + r"\d+" + MARK + "$", v[0]) and \
+                        self.marks(v[0])[0].why == "the allocation's node names":
+                    # nodes=( $(scontrol show hostnames ...) ); ${nodes[0]}: its first word
+                    value = self.unknown(self.marks(v[0])[0].text + "[0]", "the first node of the allocation",
+                                         host=True)
             elif name in self.vars or is_set:
                 value = self.get(name)
             else:
@@ -660,6 +727,12 @@ class Reader:
             import socket
 
             return self.unknown("$(%s)" % c, "this node's name at run time", here=socket.gethostname(), host=True)
+        m = re.search(r"\bsrun\b.*\s(?:-w|--nodelist)[ =](\S+).*\bhostname\b", c)
+        if m:  # srun -w "$head_node" hostname --ip-address: that node's name or address
+            val = " ".join(self.expand(m.group(1), split=False))
+            one = re.match("^" + MARK + r"(\d+)" + MARK + "$", val)
+            node = self.unknowns[int(one.group(1))].why if one else excerpt(self.shown(val), 60)[1:-1]
+            return self.unknown("$(%s)" % excerpt(c, 80)[1:-1], "the address of %s at run time" % node, host=True)
         if re.search(r"\bhostname\s+(-[iI]\b|--ip-address|--all-ip-addresses)", c) or \
                 re.search(r"\bip\s+(-\S+\s+)*addr", c):
             return self.unknown("$(%s)" % excerpt(c, 80)[1:-1], "this node's address at run time", host=True)
@@ -714,7 +787,7 @@ class Reader:
                 if t == "redir":
                     cmd.append(None)
                     continue
-                if t == ")" and self.cond and cmd:
+                if t == ")" and self.in_case and cmd:
                     cmd = []  # a case pattern `--nnodes)`
                     continue
                 if t == "(" and len(cmd) == 1 and re.match("^" + NAME + "$", cmd[0] or ""):
@@ -730,18 +803,39 @@ class Reader:
             raise InputError("%s: more than %d commands" % (self.path, MAX_COMMANDS))
         while words and words[0] in KEYWORDS | OPENERS | CLOSERS | {"elif", "in", "function", "}"}:
             w = words.pop(0)
-            if w in OPENERS:
-                self.cond += 1
-                if w in ("for", "select") and words:
+            parent_skips = self.skipping
+            if w == "if":
+                r = False if parent_skips else self.test(words)
+                self.frames.append({"kind": "if", "cur": r, "any": r is True, "unk": r is None})
+                words = []  # the condition is consumed
+            elif w == "elif" and self.frames and self.frames[-1]["kind"] == "if":
+                f = self.frames[-1]
+                f["cur"] = False
+                if not any(g["cur"] is False for g in self.frames[:-1]) and not f["any"]:
+                    r = self.test(words)
+                    f["cur"] = None if (f["unk"] and r is not False) else r
+                    f["any"] = f["any"] or f["cur"] is True
+                    f["unk"] = f["unk"] or r is None
+                words = []
+            elif w == "else" and self.frames and self.frames[-1]["kind"] == "if":
+                f = self.frames[-1]
+                skip_above = any(g["cur"] is False for g in self.frames[:-1])
+                f["cur"] = False if (skip_above or f["any"]) else (None if f["unk"] else True)
+            elif w in OPENERS:  # while, until, for, select, case: run zero or more times
+                self.frames.append({"kind": "case" if w == "case" else "loop",
+                                    "cur": False if parent_skips else None, "any": False, "unk": True})
+                if w in ("for", "select") and words and not parent_skips:
                     self.assign(words[0], self.unknown("$" + words[0], "a loop variable"))
-                    words = []
-                elif w == "case":
-                    words = []
+                words = []
             elif w in CLOSERS:
-                self.cond = max(0, self.cond - 1)
+                want = {"fi": "if", "done": "loop", "esac": "case"}[w]
+                for k in range(len(self.frames) - 1, -1, -1):
+                    if self.frames[k]["kind"] == want:
+                        del self.frames[k:]
+                        break
             elif w == "function":
                 words = []
-        if not words:
+        if not words or self.skipping:
             return
         if words[0] in ("[", "[[", "test", "true", "false", ":", "echo", "printf", "cd", "mkdir", "source", ".",
                         "set", "shift", "unset", "wait", "sleep", "trap", "exit", "return", "break", "continue",
@@ -827,10 +921,12 @@ class Reader:
             self.result.notes.append("line %d: read %s (%s)" % (self.line, self.shown(target), w0))
             line = self.line
             self.depth += 1
+            frames = len(self.frames)
             try:
                 self.run_text(data.decode("utf-8", "replace"), inner=True)
             finally:
                 self.depth -= 1
+                del self.frames[frames:]
                 self.line = line
 
     # -------------------------------------------------------------- launch lines
@@ -902,10 +998,12 @@ class Reader:
         self.result.notes.append("line %d: srun runs %s in every task: read it as each task would" % (
             self.line, path))
         self.depth += 1
+        frames = len(self.frames)
         try:
             self.run_text(data.decode("utf-8", "replace"))
         finally:
             self.depth -= 1
+            del self.frames[frames:]
             self.batch, self.vars, self.positional, self.path, self.line = saved
         for la in self.result.launches[before:]:
             la.argv = srun_words + la.argv
@@ -945,7 +1043,9 @@ class Reader:
                 self.vars[k] = ""
                 self.result.notes.append("line %d: %s is set in the script but not exported: the task's shell "
                                          "(%s -c) sees it empty (export %s)" % (self.line, k, rest[0], k))
+            depth = len(self.frames)
             self.run_text(body, inner=True)
+            del self.frames[depth:]  # an `if` left open inside the string ends with it
             self.batch, self.vars = saved[0], saved[1]
             for la in self.result.launches[before:]:
                 la.argv = argv[:i] + la.argv
