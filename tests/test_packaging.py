@@ -83,6 +83,11 @@ def test_fresh_venv_install_runs_and_finds_plugin(wheel, tmp_path):
     r = subprocess.run([exe, "explain", "NCCL WARN NET/Socket : no socket interface found"], capture_output=True,
                        text=True, cwd=str(tmp_path), env=clean)
     assert r.returncode in (0, 1) and "Traceback" not in r.stderr and r.stdout, r.stderr
+    # the generated knowledge (gpudoctor/data/knowledge/generated/*.json) ships in the wheel: a
+    # CUDA code only the generated table knows
+    r = subprocess.run([exe, "explain", "--json", "RuntimeError: CUDA error: misaligned address"], capture_output=True,
+                       text=True, cwd=str(tmp_path), env=clean)
+    assert json.loads(r.stdout)["root"] == "cuda.illegal_access", r.stderr
     r = subprocess.run([exe, "plan", "--json", "--launch", "mpirun -np 16 -H gpu1:8,gpu2:8 python train.py"],
                        capture_output=True, text=True, cwd=str(tmp_path), env=clean)
     assert r.returncode == 0 and json.loads(r.stdout)["world_size"] == {"min": 16, "max": 16}, r.stderr
