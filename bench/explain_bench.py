@@ -170,13 +170,13 @@ def main(argv=None):
     kb = explain.load_knowledge()
     load = time.perf_counter() - t0
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     res = explain.explain_file(path, kb)
-    took = time.perf_counter() - t0
+    took, cpu = time.perf_counter() - t0, time.process_time() - c0
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
     print("log: %.1f MB, %d lines (generated in %.1fs)" % (size / 1e6, res["lines"], gen))
     print("knowledge: %d entries loaded in %.3fs" % (len(kb.entries), load))
-    print("explain: %.2fs (%.0f MB/s)" % (took, size / 1e6 / took))
+    print("explain: %.2fs wall (%.0f MB/s), %.2fs CPU" % (took, size / 1e6 / took, cpu))
     print("peak RSS: %.1f MiB (%.1f MiB before the scan)" % (rss / 1024.0, rss_before / 1024.0))
     print("root: %s; also: %s" % (res["root"], ", ".join("%s (%s)" % (f["id"], f["role"]) for f in res["findings"][1:])))
     if not args.keep:

@@ -24,6 +24,20 @@ def kb():
     return explain.load_knowledge()
 
 
+@pytest.fixture
+def cli(capsys):
+    """The CLI in this process (gpudoctor.cli.main, as `python -m gpudoctor` runs it): no
+    interpreter start per call."""
+    from gpudoctor.cli import main
+
+    def run(*args):
+        rc = main([str(a) for a in args])
+        out, err = capsys.readouterr()
+        return rc, out, err
+
+    return run
+
+
 @pytest.mark.parametrize("line,want", [
     ("[rank3]:[E1123 12:00:01.123456 77 ProcessGroupNCCL.cpp:616] x", ("3", None, "11-23 12:00:01.123456")),
     ("5: gpu-b:2222:2300 [1] NCCL WARN x", ("5", "gpu-b", None)),
@@ -70,35 +84,37 @@ def test_a_folder_of_node_logs_names_the_first_failing_rank_node_and_time(kb, tm
     assert all(m["file"] in (logs[0][0], logs[1][0]) for m in f["matches"])
 
 
-def test_cli_files_or_folder_answer_once_for_the_job(gpudoctor_cli, tmp_path):
+def test_cli_files_or_folder_answer_once_for_the_job(cli, tmp_path):
     d = _job(tmp_path)
     a, b = sorted(str(d / n) for n in os.listdir(d))
-    rc1, out1, _ = gpudoctor_cli("explain", a, b)
-    rc2, out2, _ = gpudoctor_cli("explain", str(d))
+    rc1, out1, _ = cli("explain", a, b)
+    rc2, out2, _ = cli("explain", str(d))
     assert rc1 == rc2 and out1 == out2 and out1.startswith("gpudoctor explain: 2 files (16 lines)")
     assert out1.count("ROOT CAUSE") == 1
     assert "first: rank 5 on gpu-b at 2024-03-01 12:00:01.000 (%s line 6)" % b in out1
     assert "the same error on 7 other ranks and 1 other host: echoes of the first" in out1
-    rc, out, _ = gpudoctor_cli("explain", "--json", "--file", a, "--file", b)
+    rc, out, _ = cli("explain", "--json", "--file", a, "--file", b)
     doc = json.loads(out)
     assert [s["path"] for s in doc["sources"]] == [a, b] and doc["findings"][0]["origin"]["rank"] == "5"
 
 
-def test_an_error_text_argument_is_still_text_and_a_missing_log_is_exit_2(gpudoctor_cli, tmp_path):
-    rc, out, _ = gpudoctor_cli("explain", "ncclSystemError: System call (e.g. socket, malloc) or external library "
+def test_an_error_text_argument_is_still_text_and_a_missing_log_is_exit_2(cli, tmp_path):
+    rc, out, _ = cli("explain", "ncclSystemError: System call (e.g. socket, malloc) or external library "
                                           "call failed")
     assert "<argument>" in out and "ROOT CAUSE" in out
     for args in (("explain", "slurm-123.out"), ("explain", str(tmp_path / "nope.log")),
                  ("explain", "a.log", "b.log")):
-        rc, out, err = gpudoctor_cli(*args)
+        rc, out, err = cli(*args)
         assert rc == 2 and out == "" and len(err.strip().splitlines()) == 1 and "no such file" in err, args
 
 
-def test_a_fifo_or_device_is_refused_before_it_is_read(gpudoctor_cli, tmp_path):
+def test_a_fifo_or_device_is_refused_before_it_is_read(gpudoctor_cli, cli, tmp_path):
     fifo = tmp_path / "pipe.log"
     os.mkfifo(str(fifo))
-    for args in (("explain", str(fifo)), ("explain", "--file", str(fifo)), ("explain", "/dev/zero")):
-        rc, out, err = gpudoctor_cli(*args)  # no writer: a blocking open would hang here
+    rc, out, err = gpudoctor_cli("explain", str(fifo))  # a subprocess: a blocking open (no writer) would hang
+    assert rc == 2 and out == "" and "not a regular file" in err and len(err.strip().splitlines()) == 1
+    for args in (("explain", "--file", str(fifo)), ("explain", "/dev/zero")):
+        rc, out, err = cli(*args)
         assert rc == 2 and out == "" and "not a regular file" in err and len(err.strip().splitlines()) == 1, args
     d = tmp_path / "logs"
     d.mkdir()
@@ -112,9 +128,9 @@ def test_a_fifo_or_device_is_refused_before_it_is_read(gpudoctor_cli, tmp_path):
 # ------------------------------------------------------------------ Flight Recorder
 
 
-def test_real_gloo_dumps_name_the_rank_that_never_arrived_and_the_collective(gpudoctor_cli):
+def test_real_gloo_dumps_name_the_rank_that_never_arrived_and_the_collective(cli):
     d = os.path.join(FR, "gloo-skip")
-    rc, out, _ = gpudoctor_cli("explain", "--json", d)
+    rc, out, _ = cli("explain", "--json", d)
     doc = json.loads(out)
     fr = doc["flight_recorder"]
     assert fr["dumps"] == 2 and fr["ranks"] == [0, 1] and fr["unreadable"] == []
@@ -124,7 +140,7 @@ def test_real_gloo_dumps_name_the_rank_that_never_arrived_and_the_collective(gpu
     assert doc["root"] == "flight_recorder.not_arrived" and doc["findings"][0]["origin"]["rank"] == "1"
     # the gloo timeout rank 0 printed is the echo, not the cause
     assert all(f["role"] != "root" for f in doc["findings"][1:])
-    rc, out, _ = gpudoctor_cli("explain", d)
+    rc, out, _ = cli("explain", d)
     assert rc == 0 and "rank 1 never called collective #3 (all_reduce)" in out
 
 
@@ -234,21 +250,21 @@ Warnings
 """
 
 
-def test_an_nccl_ras_report_names_the_dead_process_its_rank_and_node(gpudoctor_cli, tmp_path):
+def test_an_nccl_ras_report_names_the_dead_process_its_rank_and_node(cli, tmp_path):
     p = tmp_path / "ras.txt"
     p.write_text(RAS_REPORT)
     watchdog = tmp_path / "rank0.log"
     watchdog.write_text("[rank0]:[E1123 12:00:00.1 1 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog caught collective "
                         "operation timeout: WorkNCCL(SeqNum=9, OpType=ALLREDUCE) ran for 600003 milliseconds before "
                         "timing out.\n")
-    rc, out, _ = gpudoctor_cli("explain", "--json", str(tmp_path))
+    rc, out, _ = cli("explain", "--json", str(tmp_path))
     doc = json.loads(out)
     f = doc["findings"][0]
     assert doc["root"] == "nccl.ras.dead" and f["origin"]["host"] == "gpu-c" and f["origin"]["rank"] == "21"
     assert "process 3872 on node gpu-c" in f["explain"]
     assert [i["kind"] for i in doc["ras"][0]["items"]] == ["dead", "incomplete"]
     assert any(x["role"] == "cascade" for x in doc["findings"][1:])  # the watchdog timeout: its echo
-    rc, out, _ = gpudoctor_cli("explain", RAS_REPORT)
+    rc, out, _ = cli("explain", RAS_REPORT)
     assert "ROOT CAUSE  nccl.ras.dead" in out and "first: rank 21 on gpu-c" in out
 
 
