@@ -117,6 +117,21 @@ class Knowledge:
             for cause in e["causes"]:
                 self.patterns.extend(cause["_evidence"])
         self.patterns.extend(extra_patterns)
+        # Each first byte costs the prefilter one pass over the log: a generated site's needle that
+        # starts with a byte no hand-written needle starts with ('***', '(', a quote) is cut to
+        # its rest from the first byte that has a pass anyway (a part of a required literal is
+        # required too).
+        firsts = {n[:1] for p in self.patterns if p.site is None for n in p.needles_b}
+        for p in self.patterns:
+            if p.site is not None and any(n[:1] not in firsts for n in p.needles_b):
+                cut = []
+                for n in p.needles_b:
+                    i = 0
+                    while i < len(n) and n[i:i + 1] not in firsts:
+                        i += 1
+                    cut.append(n[i:] if len(n) - i >= 6 else n)
+                p.needles_b = sorted(set(cut))
+                p.needles = [n.decode("utf-8", "replace") for n in p.needles_b]
         needles = set()
         for p in self.patterns:
             needles.update(p.needles_b)
