@@ -341,3 +341,14 @@ def test_if_elif_else_decided_by_known_values(tmp_path):
     g.write_text('N=1\nif [ "$SLURM_NNODES" -gt 1 ]; then N=$SLURM_NNODES; fi\ntorchrun --nnodes $N t.py\n')
     (la,) = read_script(str(g), [], environ={}).launches
     assert la.plan.nnodes_max is None and any("set differently in a branch" in u.why for u in la.unknown)
+
+
+def test_and_or_guards(tmp_path):
+    f = tmp_path / "g.sh"
+    f.write_text('NN=1\n[ -n "$1" ] && NN=$1\n[ -n "$2" ] || GP=8\n[ "$1" = 4 ] && [ -z "$2" ] && GP=16\n'
+                 'mkdir -p logs && torchrun --nnodes $NN --nproc_per_node $GP t.py\n')
+    for args, want in (([], (1, 8)), (["4"], (4, 64)), (["2", "3"], (2, None))):
+        (la,) = read_script(str(f), args, environ={}).launches
+        assert (la.plan.nnodes_max, la.plan.world_size()) == want, args
+        if want[1] is not None:
+            assert agrees(la.argv, real_bash(tmp_path, str(f), args, {})[0])

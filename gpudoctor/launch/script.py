@@ -350,6 +350,7 @@ class Reader:
         self.commands = 0
         self.depth = 0  # eval / source nesting
         self.nesting = 0  # command substitutions inside one another
+        self.guard = None  # the next command runs only if (True/False/None) after && or ||
 
     @property
     def cond(self):
@@ -794,7 +795,25 @@ class Reader:
                     continue  # name() { ... }: a function definition
                 if t in ("(", ")"):
                     continue
-                self.command([w for k, w in enumerate(cmd) if w is not None and (k == 0 or cmd[k - 1] is not None)])
+                words = [w for k, w in enumerate(cmd) if w is not None and (k == 0 or cmd[k - 1] is not None)]
+                guard, self.guard = self.guard, None
+                if guard is not None:
+                    # `A && B`, `A || B`: B runs when A succeeded (failed); a test decided by
+                    # known values decides it, any other command is taken to succeed
+                    self.frames.append({"kind": "guard", "cur": guard, "any": False, "unk": guard is None})
+                try:
+                    self.command(words)
+                finally:
+                    if guard is not None:
+                        for k in range(len(self.frames) - 1, -1, -1):
+                            if self.frames[k]["kind"] == "guard":
+                                del self.frames[k]
+                                break
+                if t in ("&&", "||") and words:
+                    r = self.test(words) if words[0] in ("[", "[[", "test", "!") else True
+                    if guard is False:
+                        r = False if t == "&&" else None  # A && B && C: B never ran
+                    self.guard = r if t == "&&" else (None if r is None else not r)
                 cmd = []
 
     def command(self, words):
