@@ -46,12 +46,20 @@ def srun_check(ms, *extra, timeout_s=8):
 
 
 def container_evidence():
-    """What this machine itself shows of a container (the nodes share its root filesystem)."""
+    """What this machine itself shows of a container, in the collector's order (the nodes
+    share its root filesystem, its PID 1 and the environment srun passes on)."""
     if os.path.exists("/.dockerenv"):
         return "docker"
     if os.path.exists("/run/.containerenv"):
         return "podman"
-    return None
+    if os.environ.get("KUBERNETES_SERVICE_HOST"):
+        return "kubernetes"
+    try:
+        with open("/proc/1/cgroup") as f:
+            cg = f.read()
+    except OSError:
+        cg = ""
+    return next((w for w in ("docker", "kubepods", "containerd", "lxc") if w in cg), None)
 
 
 def test_salloc_check_reaches_every_node_and_fails_shm_on_the_small_node_only(ms):
