@@ -352,3 +352,17 @@ def test_and_or_guards(tmp_path):
         assert (la.plan.nnodes_max, la.plan.world_size()) == want, args
         if want[1] is not None:
             assert agrees(la.argv, real_bash(tmp_path, str(f), args, {})[0])
+
+
+def test_case_decided_by_known_values_and_loops_left_to_run_time(tmp_path):
+    f = tmp_path / "c.sh"
+    f.write_text('MODE=${1:-small}\ncase "$MODE" in\n  big|large)\n    NN=4\n    ;;\n  small) NN=2 ;;\n'
+                 '  *) NN=1 ;;\nesac\nwhile [[ $# -gt 0 ]]; do\n  case $1 in\n    --gpus) GP=$2; shift 2;;\n'
+                 '    *) shift;;\n  esac\ndone\nGP=${GP:-8}\ntorchrun --nnodes $NN --nproc_per_node $GP t.py\n')
+    for args, want in (([], (2, 16)), (["large"], (4, None)), (["x"], (1, None))):
+        (la,) = read_script(str(f), args, environ={}).launches
+        assert (la.plan.nnodes_max, la.plan.world_size()) == want, args
+        real = real_bash(tmp_path, str(f), args, {})
+        assert agrees(la.argv, real[0]), (args, real)
+    (la,) = read_script(str(f), ["x"], environ={}).launches
+    assert [u.why for u in la.unknown] == ["set in a loop (line 11)"]

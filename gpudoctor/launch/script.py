@@ -470,7 +470,11 @@ class Reader:
                 value = (old if isinstance(old, list) else [old]) + (value if isinstance(value, list) else [value])
             else:
                 value = old + value
-        if self.cond and name in self.vars and self.vars[name] != value:
+        if any(f["kind"] == "loop" and f["cur"] is None for f in self.frames):
+            # an argument-parsing loop (while [[ $# -gt 0 ]]; do case $1 in ...): which
+            # iteration sets it, and to what, is decided at run time
+            value = self.unknown("$" + name, "set in a loop (line %d)" % self.line)
+        elif self.cond and name in self.vars and self.vars[name] != value:
             # set in a branch (or a loop) to something else than before: which one runs is
             # decided at run time
             before = self.vars[name]
@@ -779,6 +783,16 @@ class Reader:
             toks = lex(logical)
             cmd = []
             for kind, t in toks + [("op", ";")]:
+                top = self.frames[-1] if self.frames else None
+                expecting = top is not None and top["kind"] == "case" and top.get("expect")
+                if expecting and kind == "w" and t != "esac" and not cmd:
+                    top["pats"] = (top.get("pats") or []) + [t]  # a case pattern: `big|large)`
+                    continue
+                if expecting and kind == "op" and t in ("|", "(") and top.get("pats") is not None:
+                    continue
+                if expecting and kind == "op" and t == ")" and top.get("pats"):
+                    self._case_branch(top)
+                    continue
                 if kind == "w":
                     cmd.append(t)
                     continue
@@ -787,9 +801,6 @@ class Reader:
                     continue
                 if t == "redir":
                     cmd.append(None)
-                    continue
-                if t == ")" and self.in_case and cmd:
-                    cmd = []  # a case pattern `--nnodes)`
                     continue
                 if t == "(" and len(cmd) == 1 and re.match("^" + NAME + "$", cmd[0] or ""):
                     continue  # name() { ... }: a function definition
@@ -809,12 +820,35 @@ class Reader:
                             if self.frames[k]["kind"] == "guard":
                                 del self.frames[k]
                                 break
+                if t == ";;" and self.frames and self.frames[-1]["kind"] == "case":
+                    self.frames[-1].update(expect=True, cur=False, pats=None)  # the next pattern decides
                 if t in ("&&", "||") and words:
                     r = self.test(words) if words[0] in ("[", "[[", "test", "!") else True
                     if guard is False:
                         r = False if t == "&&" else None  # A && B && C: B never ran
                     self.guard = r if t == "&&" else (None if r is None else not r)
                 cmd = []
+
+    def _case_branch(self, f):
+        """A `pat|pat)` line of a case: this branch runs when the word matches (fnmatch, as
+        bash's case does), no earlier branch did, and both are known."""
+        import fnmatch
+
+        pats = [self.resolve(" ".join(self.expand(p, split=False))) for p in f["pats"]]
+        f.update(expect=False, pats=None)
+        if any(g["cur"] is False for g in self.frames[:-1]) or f["any"]:
+            f["cur"] = False
+            return
+        v = f.get("value")
+        if v is None or MARK in v or any(MARK in p for p in pats):
+            f["cur"], f["unk"] = None, True
+            return
+        hit = any(fnmatch.fnmatchcase(v, p) for p in pats)
+        if f["unk"]:
+            f["cur"] = None if hit else False
+        else:
+            f["cur"] = hit
+            f["any"] = hit
 
     def command(self, words):
         self.commands += 1
@@ -840,9 +874,24 @@ class Reader:
                 f = self.frames[-1]
                 skip_above = any(g["cur"] is False for g in self.frames[:-1])
                 f["cur"] = False if (skip_above or f["any"]) else (None if f["unk"] else True)
-            elif w in OPENERS:  # while, until, for, select, case: run zero or more times
-                self.frames.append({"kind": "case" if w == "case" else "loop",
-                                    "cur": False if parent_skips else None, "any": False, "unk": True})
+            elif w == "case":
+                value = None
+                if words and not parent_skips:
+                    value = self.resolve(" ".join(self.expand(words[0], split=False)))
+                    value = re.sub(MARK + r"(\d+)" + MARK, lambda m: "" if self.unknowns[int(m.group(1))].why.endswith(
+                        "not given here") else m.group(0), value)
+                if any(f["kind"] == "loop" for f in self.frames):
+                    value = None  # `case $1` in a loop sees every argument in turn
+                self.frames.append({"kind": "case", "cur": False, "any": False, "unk": value is None or MARK in value,
+                                    "value": value, "expect": True, "pats": None})
+                words = []
+            elif w in OPENERS:  # while, until, for, select: run zero or more times
+                cur = False if parent_skips else None
+                if w in ("while", "until") and cur is None:
+                    r = self.test(words)  # `while [[ $# -gt 0 ]]` with no argument: never runs
+                    if r is (False if w == "while" else True):
+                        cur = False
+                self.frames.append({"kind": "loop", "cur": cur, "any": False, "unk": True})
                 if w in ("for", "select") and words and not parent_skips:
                     self.assign(words[0], self.unknown("$" + words[0], "a loop variable"))
                 words = []
