@@ -35,22 +35,28 @@ class Pattern:
     the log), evidence (moves a cause up), signal (raises the entry's score), part (one line of
     a `together` group)."""
 
-    __slots__ = ("entry", "role", "cause", "rank", "source", "regex", "needles", "needles_b", "multiline",
+    __slots__ = ("entry", "role", "cause", "rank", "source", "_regex", "needles", "needles_b", "multiline",
                  "weight", "near", "group", "index", "on_info", "site")
 
     def __init__(self, entry, role, source, rank, cause=None, weight=0, near=None, group=None, index=None,
-                 on_info=False, site=None):
+                 on_info=False, site=None, needles=None):
         self.entry, self.role, self.source, self.rank, self.cause = entry, role, source, rank, cause
         self.on_info = on_info
         self.site = site  # a generated message site ({"id", "where", "text", ...}) or None
         self.weight, self.near, self.group, self.index = weight, near, group, index
         if not isinstance(source, str):
             raise KnowledgeError("%s: a pattern must be a string, not %r" % (entry, source))
-        try:
-            self.regex = re.compile(source, FLAGS)
-        except re.error as exc:
-            raise KnowledgeError("%s: pattern %r does not compile: %s" % (entry, source, exc))
         self.multiline = "\\n" in source or "\n" in source
+        self._regex = None
+        if needles is not None:
+            # a generated site: its needles were derived when it was generated (tools/knowgen.py),
+            # its regex is compiled when a line first needs it (thousands of sites: load time)
+            self.needles_b = sorted({n.encode("utf-8")[:MAX_NEEDLE] for n in needles})
+            self.needles = [n.decode("utf-8", "replace") for n in self.needles_b]
+            if not self.needles_b or min(len(n) for n in self.needles_b) < 3:
+                raise KnowledgeError("%s: site %s has no needle" % (entry, site and site.get("id")))
+            return
+        self._regex = self._compile()
         raw = needles_of(source)
         # a prefix of a required literal is required too: long needles are cut, which keeps the
         # prefilter's containment index small (Knowledge) with thousands of generated patterns
@@ -59,6 +65,19 @@ class Pattern:
         if not raw or min(len(n) for n in raw) < MIN_NEEDLE or min(len(n) for n in self.needles_b) < 3:
             raise KnowledgeError("%s: pattern %r has no literal run of %d+ non-blank characters to prefilter on"
                                  % (entry, source, MIN_NEEDLE))
+
+    def _compile(self):
+        try:
+            return re.compile(self.source, FLAGS)
+        except re.error as exc:
+            raise KnowledgeError("%s: pattern %r does not compile: %s" % (self.entry, self.source, exc))
+
+    @property
+    def regex(self):
+        got = self._regex
+        if got is None:
+            got = self._regex = self._compile()
+        return got
 
 
 def _sre():
@@ -136,20 +155,21 @@ class Knowledge:
         for p in self.patterns:
             needles.update(p.needles_b)
         self.order = {p: i for i, p in enumerate(self.patterns)}
-        # the needles each needle contains (itself included), by looking up its substrings of the
-        # lengths that occur: linear in the number of needles (each is at most MAX_NEEDLE long)
         lengths = sorted({len(n) for n in needles})
-        inside = {}
-        for n in needles:
-            got = []
+
+        def inside(n):
+            """The needles n contains (itself included): its substrings of the lengths that occur
+            (each needle is at most MAX_NEEDLE long)."""
+            got = set()
             for k in lengths:
                 if k > len(n):
                     break
                 for i in range(len(n) - k + 1):
                     sub = n[i:i + k]
                     if sub in needles:
-                        got.append(sub)
-            inside[n] = set(got)
+                        got.add(sub)
+            return got
+
         # One regex per first byte: the byte as a literal (which the regex engine finds with a fast
         # scan; one trie over every needle is ~3x slower, bench/explain_bench.py), then a trie of
         # the rest in a lookahead, so that needles overlapping each other are all found: a hit
@@ -165,25 +185,62 @@ class Knowledge:
         # - generated message sites: those whose own needle is inside the hit, so that a hit of
         #   'failed' never tries the hundreds of generated messages that contain 'failed'.
         hand = {n for p in self.patterns if p.site is None for n in p.needles_b}
-        minimal_hand = {n for n in hand if inside[n] & hand == {n}}
+        hand_inside = {n: inside(n) for n in hand}
+        minimal_hand = {n for n in hand if hand_inside[n] & hand == {n}}
         with_minimal, site_having = {}, {}
         for p in self.patterns:
             for n in p.needles_b:
                 if p.site is None:
-                    for m in inside[n] & minimal_hand:
+                    for m in hand_inside[n] & minimal_hand:
                         with_minimal.setdefault(m, {})[p] = True
                 else:
                     site_having.setdefault(n, {})[p] = True
-        self.by_hit = {}
-        for n in needles:
+        order = self.order
+
+        def patterns_of(n):
             got = {}
-            for m in inside[n]:
+            for m in inside(n):
                 got.update(with_minimal.get(m, {}))
                 got.update(site_having.get(m, {}))
-            self.by_hit[n] = sorted(got, key=self.order.__getitem__)
+            return sorted(got, key=order.__getitem__)
+
+        # computed for a needle when a log first hits it (most of thousands never are)
+        self.by_hit = _ByHit(needles, patterns_of)
 
     def check_ids(self):
         return sorted({cid for e in self.entries for c in e["causes"] for cid in c.get("checks", ())})
+
+
+class _ByHit(dict):
+    """needle -> the patterns to try, computed on first use; iterating gives every needle."""
+
+    def __init__(self, needles, compute):
+        super().__init__()
+        self._needles, self._compute = frozenset(needles), compute
+
+    def __missing__(self, needle):
+        if needle not in self._needles:
+            raise KeyError(needle)
+        got = self[needle] = self._compute(needle)
+        return got
+
+    def __iter__(self):
+        return iter(self._needles)
+
+    def __len__(self):
+        return len(self._needles)
+
+    def __contains__(self, needle):
+        return needle in self._needles
+
+    def keys(self):
+        return self._needles
+
+    def items(self):
+        return ((n, self[n]) for n in self._needles)
+
+    def values(self):
+        return (self[n] for n in self._needles)
 
 
 class _PrefilterHit:
@@ -412,7 +469,7 @@ def _attach_sites(path, by_id):
         rank = e.get("site_rank", min(e["rank"], GENERATED_RANK))
         info = {k: site[k] for k in ("id", "where", "text", "name", "code", "level") if k in site}
         info["source"] = name[:-5]
-        e["_patterns"].append(Pattern(e["id"], "match", rx, rank, site=info))
+        e["_patterns"].append(Pattern(e["id"], "match", rx, rank, site=info, needles=site.get("needles")))
         e.setdefault("_sites", []).append(info)
 
 
