@@ -168,6 +168,11 @@ HOW_SURE = {
 }
 
 
+SOURCES = {"nccl_messages": "NCCL", "cuda_errors": "CUDA", "nvml": "NVML", "errno": "the C library (errno)",
+           "slurm_errors": "Slurm", "gloo_messages": "Gloo", "ompi_help": "Open MPI",
+           "launcher_messages": "the launcher"}
+
+
 def _confidence(e):
     return "family" if e.get("generic") else "cause"
 
@@ -277,6 +282,17 @@ def _finding(e, m, role, scan):
                 seen.append(v)
                 notes.append("%s %s: %s" % (group.capitalize(), v, table.get(v, "not in gpudoctor's table: see the "
                                                                                  "references")))
+    # a generated message site that matched: name the program's own message (and where it is printed)
+    sites = []
+    for h in m["hits"]:
+        site = getattr(h.pattern, "site", None) if h.pattern is not None else None
+        if site and site["id"] not in sites and len(sites) < 2:
+            sites.append(site["id"])
+            what = site.get("name") or site.get("where") or site["id"]
+            if site.get("code") is not None and site.get("name"):
+                what = "%s (%s)" % (site["name"], site["code"])
+            notes.append("Known message of %s: %s%s" % (SOURCES.get(site.get("source"), site.get("source")), what,
+                                                         (": %s" % site["text"][:160]) if site.get("text") else ""))
     f = {"id": e["id"], "family": e["family"], "title": e["title"], "kind": e["kind"], "role": role,
          "rank": m["rank"], "score": m["score"], "explain": e["explain"].strip(), "first_line": m["first"],
          "match_count": m["count"],
