@@ -304,3 +304,25 @@ def test_structural_answers_say_how_sure_they_are(kb):
     assert explain.explain_text(lib, kb)["findings"][0]["id"] == "code.library_error"
     own = 'Traceback (most recent call last):\n  File "train.py", line 3, in <module>\nKeyError: \'labels\'\n'
     assert explain.explain_text(own, kb)["findings"][0]["id"] == "code.exception"
+
+
+# Slurm refusals (real texts; the URL of each is its source)
+SLURM = [
+    # https://github.com/ArjunaCluster/ArjunaUsers/issues/75 (more cores than a node has: fixed with fewer)
+    ("sbatch: error: Batch job submission failed: Requested node configuration is not available\n",
+     "slurm.node_config", "--cpus-per-task"),
+    # https://github.com/NVIDIA/NeMo-Framework-Launcher/issues/72
+    ("OSError: sbatch: error: Batch job submission failed: Invalid generic resource (gres) specification\n",
+     "slurm.gres", "--gres=gpu"),
+    # https://github.com/mehta-lab/recOrder/issues/482
+    ("srun: error: Unable to create step for job 16413634: Invalid generic resource (gres) specification\n",
+     "slurm.gres", "--gres=gpu"),
+]
+
+
+@pytest.mark.parametrize("text,family,fix", SLURM)
+def test_slurm_refusals_name_the_request_to_change(kb, text, family, fix):
+    res = explain.explain_text(text, kb)
+    root = res["findings"][0]
+    assert res["verdict"] == "root_cause" and root["family"] == family
+    assert fix in "\n".join(f for c in root["causes"] for f in c["fix"])
