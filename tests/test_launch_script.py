@@ -359,10 +359,28 @@ def test_case_decided_by_known_values_and_loops_left_to_run_time(tmp_path):
     f.write_text('MODE=${1:-small}\ncase "$MODE" in\n  big|large)\n    NN=4\n    ;;\n  small) NN=2 ;;\n'
                  '  *) NN=1 ;;\nesac\nwhile [[ $# -gt 0 ]]; do\n  case $1 in\n    --gpus) GP=$2; shift 2;;\n'
                  '    *) shift;;\n  esac\ndone\nGP=${GP:-8}\ntorchrun --nnodes $NN --nproc_per_node $GP t.py\n')
-    for args, want in (([], (2, 16)), (["large"], (4, None)), (["x"], (1, None))):
+    # the argument-parsing loop runs as bash runs it: its test has known values each pass
+    for args, want in (([], (2, 16)), (["large"], (4, 32)), (["x"], (1, 8)), (["small", "--gpus", "4"], (2, 8)),
+                       (["x", "--gpus", "2", "--other", "5"], (1, 2))):
         (la,) = read_script(str(f), args, environ={}).launches
         assert (la.plan.nnodes_max, la.plan.world_size()) == want, args
         real = real_bash(tmp_path, str(f), args, {})
+        assert la.unknown == [] or all(u.given for u in la.unknown)
         assert agrees(la.argv, real[0]), (args, real)
-    (la,) = read_script(str(f), ["x"], environ={}).launches
-    assert [u.why for u in la.unknown] == ["set in a loop (line 11)"]
+    # a loop whose test is known only at run time: what it sets is unknown
+    g = tmp_path / "w.sh"
+    g.write_text('while [ -n "$FROM_ENV" ]; do N=4; shift; done\ntorchrun --nnodes ${N:-1} t.py\n')
+    (la,) = read_script(str(g), [], environ={}).launches
+    assert [u.why for u in la.unknown] == ["set in a loop (line 1)"]
+
+
+def test_loop_break_and_a_test_that_stays_true(tmp_path):
+    f = tmp_path / "b.sh"
+    f.write_text("set -- a b c\nwhile [ $# -gt 0 ]; do case $1 in b) break;; esac; N=$1; shift; done\n"
+                 "torchrun --nnodes ${#N} --nproc_per_node $# t.py\n")
+    (la,) = read_script(str(f), [], environ={}).launches
+    assert agrees(la.argv, real_bash(tmp_path, str(f), [], {})[0]) and la.plan.world_size() == 2
+    g = tmp_path / "inf.sh"
+    g.write_text("while [ 1 -eq 1 ]; do X=1; done\ntorchrun --nnodes $X t.py\n")
+    res = read_script(str(g), [], environ={})
+    assert res.launches[0].plan.nnodes_max == 1 and any("loop stopped after 64 passes" in n for n in res.notes)

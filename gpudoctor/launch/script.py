@@ -32,6 +32,7 @@ MAX_SCRIPT = 1 << 20
 MAX_COMMANDS = 20000
 MAX_VALUE = 1 << 16  # characters in one variable (A=$A$A doubles: bounded, never a MemoryError)
 MAX_NESTING = 40  # $( $( ... ) ) and ${...} inside one another
+MAX_ITERATIONS = 64  # passes of a simulated while loop
 _PLAIN = re.compile(r"[^\\'\"$`~]+")
 _PLAIN_DQ = re.compile(r"[^\\$`]+")
 MARK = "\x00"
@@ -656,6 +657,7 @@ class Reader:
             else:
                 value = None  # unset, or from the environment
         if length:
+            value = self.resolve(value) if value is not None else None
             if value is None or self.marks(value):
                 return self.unknown("${#%s}" % name, "the length of a value known at run time"), None
             return str(len(value)), None
@@ -780,54 +782,84 @@ class Reader:
     def run_text(self, text, inner=False):
         for lineno, logical in _logical_lines(text):
             self.line = lineno if not inner else self.line
-            toks = lex(logical)
-            cmd = []
-            for kind, t in toks + [("op", ";")]:
-                top = self.frames[-1] if self.frames else None
-                expecting = top is not None and top["kind"] == "case" and top.get("expect")
-                if expecting and kind == "w" and t != "esac" and not cmd:
-                    top["pats"] = (top.get("pats") or []) + [t]  # a case pattern: `big|large)`
-                    continue
-                if expecting and kind == "op" and t in ("|", "(") and top.get("pats") is not None:
-                    continue
-                if expecting and kind == "op" and t == ")" and top.get("pats"):
-                    self._case_branch(top)
-                    continue
-                if kind == "w":
-                    cmd.append(t)
-                    continue
-                if t == "heredoc":
-                    cmd.append(None)  # the next word is the heredoc's delimiter
-                    continue
-                if t == "redir":
-                    cmd.append(None)
-                    continue
-                if t == "(" and len(cmd) == 1 and re.match("^" + NAME + "$", cmd[0] or ""):
-                    continue  # name() { ... }: a function definition
-                if t in ("(", ")"):
-                    continue
-                words = [w for k, w in enumerate(cmd) if w is not None and (k == 0 or cmd[k - 1] is not None)]
-                guard, self.guard = self.guard, None
+            self.feed(lex(logical) + [("op", ";")])
+
+    def feed(self, tokens):
+        """Run a stream of tokens; while a simulated loop is being read the first time, its
+        frame also keeps the tokens to replay them (loop())."""
+        cmd = []
+        for kind, t in tokens:
+            for f in self.frames:
+                if f.get("record") is not None:
+                    f["record"].append((kind, t))
+            top = self.frames[-1] if self.frames else None
+            expecting = top is not None and top["kind"] == "case" and top.get("expect")
+            if expecting and kind == "w" and t != "esac" and not cmd:
+                top["pats"] = (top.get("pats") or []) + [t]  # a case pattern: `big|large)`
+                continue
+            if expecting and kind == "op" and t in ("|", "(") and top.get("pats") is not None:
+                continue
+            if expecting and kind == "op" and t == ")" and top.get("pats"):
+                self._case_branch(top)
+                continue
+            if kind == "w":
+                cmd.append(t)
+                continue
+            if t == "heredoc":
+                cmd.append(None)  # the next word is the heredoc's delimiter
+                continue
+            if t == "redir":
+                cmd.append(None)
+                continue
+            if t == "(" and len(cmd) == 1 and re.match("^" + NAME + "$", cmd[0] or ""):
+                continue  # name() { ... }: a function definition
+            if t in ("(", ")"):
+                continue
+            words = [w for k, w in enumerate(cmd) if w is not None and (k == 0 or cmd[k - 1] is not None)]
+            guard, self.guard = self.guard, None
+            if guard is not None:
+                # `A && B`, `A || B`: B runs when A succeeded (failed); a test decided by
+                # known values decides it, any other command is taken to succeed
+                self.frames.append({"kind": "guard", "cur": guard, "any": False, "unk": guard is None})
+            try:
+                self.command(words)
+            finally:
                 if guard is not None:
-                    # `A && B`, `A || B`: B runs when A succeeded (failed); a test decided by
-                    # known values decides it, any other command is taken to succeed
-                    self.frames.append({"kind": "guard", "cur": guard, "any": False, "unk": guard is None})
-                try:
-                    self.command(words)
-                finally:
-                    if guard is not None:
-                        for k in range(len(self.frames) - 1, -1, -1):
-                            if self.frames[k]["kind"] == "guard":
-                                del self.frames[k]
-                                break
-                if t == ";;" and self.frames and self.frames[-1]["kind"] == "case":
-                    self.frames[-1].update(expect=True, cur=False, pats=None)  # the next pattern decides
-                if t in ("&&", "||") and words:
-                    r = self.test(words) if words[0] in ("[", "[[", "test", "!") else True
-                    if guard is False:
-                        r = False if t == "&&" else None  # A && B && C: B never ran
-                    self.guard = r if t == "&&" else (None if r is None else not r)
-                cmd = []
+                    for k in range(len(self.frames) - 1, -1, -1):
+                        if self.frames[k]["kind"] == "guard":
+                            del self.frames[k]
+                            break
+            if t == ";;" and self.frames and self.frames[-1]["kind"] == "case":
+                self.frames[-1].update(expect=True, cur=False, pats=None)  # the next pattern decides
+            if t in ("&&", "||") and words:
+                r = self.test(words) if words[0] in ("[", "[[", "test", "!") else True
+                if guard is False:
+                    r = False if t == "&&" else None  # A && B && C: B never ran
+                self.guard = r if t == "&&" else (None if r is None else not r)
+            cmd = []
+
+    def loop_done(self, f):
+        """The `done` of a simulated while/until loop (one whose test has known values, as
+        an argument-parsing `while [[ $# -gt 0 ]]; do case $1 in ... shift ...`): test again
+        and run the body again, as bash would, at most MAX_ITERATIONS times."""
+        body = f["tokens"] if f.get("tokens") is not None else f.get("record") or []
+        if f.get("broken"):
+            return
+        r = self.test(f["cond"])
+        again = r if f["word"] == "while" else (None if r is None else not r)
+        if again is None:
+            self.result.notes.append("line %d: the loop's test turned unknown after %d passes: values it sets "
+                                     "later are not followed" % (self.line, f["iter"]))
+            return
+        if not again:
+            return
+        if f["iter"] >= MAX_ITERATIONS:
+            self.result.notes.append("line %d: loop stopped after %d passes" % (self.line, MAX_ITERATIONS))
+            return
+        self.frames.append({"kind": "loop", "cur": True, "any": False, "unk": False, "sim": True,
+                            "cond": f["cond"], "word": f["word"], "iter": f["iter"] + 1, "tokens": body,
+                            "record": None})
+        self.feed(list(body))
 
     def _case_branch(self, f):
         """A `pat|pat)` line of a case: this branch runs when the word matches (fnmatch, as
@@ -880,8 +912,8 @@ class Reader:
                     value = self.resolve(" ".join(self.expand(words[0], split=False)))
                     value = re.sub(MARK + r"(\d+)" + MARK, lambda m: "" if self.unknowns[int(m.group(1))].why.endswith(
                         "not given here") else m.group(0), value)
-                if any(f["kind"] == "loop" for f in self.frames):
-                    value = None  # `case $1` in a loop sees every argument in turn
+                if any(f["kind"] == "loop" and not f.get("sim") for f in self.frames):
+                    value = None  # `case $1` in a loop that is not followed sees every argument in turn
                 self.frames.append({"kind": "case", "cur": False, "any": False, "unk": value is None or MARK in value,
                                     "value": value, "expect": True, "pats": None})
                 words = []
@@ -891,6 +923,13 @@ class Reader:
                     r = self.test(words)  # `while [[ $# -gt 0 ]]` with no argument: never runs
                     if r is (False if w == "while" else True):
                         cur = False
+                    elif r is not None and not self.cond and not any(f.get("sim") for f in self.frames):
+                        # decided true: run the body as bash would, test again at `done`
+                        self.frames.append({"kind": "loop", "cur": True, "any": False, "unk": False, "sim": True,
+                                            "cond": list(words), "word": w, "iter": 1, "tokens": None,
+                                            "record": []})
+                        words = []
+                        continue
                 self.frames.append({"kind": "loop", "cur": cur, "any": False, "unk": True})
                 if w in ("for", "select") and words and not parent_skips:
                     self.assign(words[0], self.unknown("$" + words[0], "a loop variable"))
@@ -899,7 +938,10 @@ class Reader:
                 want = {"fi": "if", "done": "loop", "esac": "case"}[w]
                 for k in range(len(self.frames) - 1, -1, -1):
                     if self.frames[k]["kind"] == want:
+                        f = self.frames[k]
                         del self.frames[k:]
+                        if f.get("sim"):
+                            self.loop_done(f)
                         break
             elif w == "function":
                 words = []
@@ -968,6 +1010,13 @@ class Reader:
                 self.positional = []  # an argument loop: which ones stay is decided at run time
             else:
                 self.positional = self.positional[int(k):]
+        elif w0 in ("break", "continue"):
+            for f in reversed(self.frames):
+                if f["kind"] == "loop":
+                    if f.get("sim"):
+                        f["cur"] = False  # the rest of this pass does not run
+                        f["broken"] = w0 == "break"
+                    break
         elif w0 == "unset":
             for w in words[1:]:
                 self.vars.pop(w, None)
