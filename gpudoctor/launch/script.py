@@ -804,6 +804,11 @@ class Reader:
                 continue
             if kind == "w":
                 cmd.append(t)
+                if len(cmd) >= 3 and cmd[-1] == "in" and cmd[-3] == "case" and all(
+                        w in KEYWORDS for w in cmd[:-3]):
+                    # `case $1 in b) ...` on one line: the patterns follow at once
+                    self.command(cmd)
+                    cmd = []
                 continue
             if t == "heredoc":
                 cmd.append(None)  # the next word is the heredoc's delimiter
