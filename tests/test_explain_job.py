@@ -178,6 +178,11 @@ def test_nccl_shaped_dumps_from_pytorchs_tests_name_the_late_rank(tmp_path):
     kinds = [(f["kind"], f["ranks"]) for f in fr["findings"]]
     assert kinds == [("not_arrived", [2]), ("no_dump", [3])]
     assert fr["findings"][0]["seq"] == 6 and fr["findings"][0]["waiting"] == [0, 1]
+    other = tmp_path / "attempt_1"
+    other.mkdir()
+    (other / "nccl_trace_rank_0").write_bytes(_pytorch_dump([_pytorch_entry(0, "all_reduce", 1)]))
+    fr = flight.read_dumps(sorted(str(p) for p in tmp_path.rglob("nccl_trace_rank_*")))
+    assert fr["dumps"] == 3 and "a second dump of rank 0" in fr["unreadable"][0]["why"]
 
 
 def test_a_pickle_that_runs_code_is_refused_not_run(tmp_path, kb):

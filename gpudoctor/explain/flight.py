@@ -23,6 +23,7 @@ dicts, lists, tuples, strings, numbers, booleans and None. Dumps are also bounde
 """
 
 import io
+import itertools
 import os
 import pickle
 import re
@@ -72,17 +73,59 @@ def load_dump(data):
     return doc
 
 
+class _Tok(str):
+    """Punctuation on _brief's stack, told apart from the dump's own strings."""
+
+
+def _brief(v, limit):
+    """repr(v) up to limit characters, built only that far: a pickle can hold one list many
+    times over (memo references: 2**40 items in a few hundred bytes) or nest it 100,000 deep,
+    so repr() of the whole value never ends or raises RecursionError. Iterative; every step
+    adds at least one character, so it ends after limit steps."""
+    out, size, stack = [], 0, [v]
+    while stack and size <= limit:
+        x = stack.pop()
+        if type(x) is _Tok:
+            piece = x
+        elif isinstance(x, (list, tuple, dict)):
+            opener, closer = ("[", "]") if isinstance(x, list) else ("(", ")") if isinstance(x, tuple) else ("{", "}")
+            piece = opener
+            stack.append(_Tok(closer))
+            items = list(itertools.islice(x.items() if isinstance(x, dict) else x, limit))
+            for k in range(len(items) - 1, -1, -1):
+                if isinstance(x, dict):
+                    stack.extend((items[k][1], _Tok(": "), items[k][0]))
+                else:
+                    stack.append(items[k])
+                if k:
+                    stack.append(_Tok(", "))
+        elif isinstance(x, bool) or x is None or isinstance(x, float):
+            piece = repr(x)
+        elif isinstance(x, int):  # a 10**5000 has no str() (int_max_str_digits)
+            piece = str(x) if x.bit_length() <= 256 else "<int of %d bits>" % x.bit_length()
+        elif isinstance(x, (str, bytes)):
+            piece = repr(x[:limit])
+        else:
+            piece = "<%s>" % type(x).__name__
+        out.append(piece)
+        size += len(piece)
+    return "".join(out)
+
+
 def _s(v, limit=120):
-    text = v if isinstance(v, str) else repr(v)
+    text = v if isinstance(v, str) else _brief(v, limit)
     text = "".join(c if c.isprintable() else "?" for c in text[:limit])
     return text
 
 
 def _int(v):
+    """An int64 as c10 records ids and sequence numbers (FlightRecorder.hpp), else None:
+    inf, NaN, 10**5000 from a crafted pickle are not numbers a rank counted."""
     try:
-        return int(v)
-    except (TypeError, ValueError):
+        n = int(v)
+    except (TypeError, ValueError, OverflowError):
         return None
+    return n if -(1 << 63) <= n < (1 << 63) else None
 
 
 def _collective(e):
@@ -95,8 +138,8 @@ def _where(e):
     """The user's call site: the first frame outside torch."""
     frames = e.get("frames") if isinstance(e.get("frames"), list) else []
     for fr in frames:
-        if isinstance(fr, dict):
-            fn = str(fr.get("filename", ""))
+        if isinstance(fr, dict) and isinstance(fr.get("filename", ""), str):
+            fn = fr.get("filename", "")
             if "/torch/" not in fn and not fn.startswith("<"):
                 return "%s:%s in %s" % (_s(fn, 200), _s(fr.get("line"), 12), _s(fr.get("name"), 60))
     return None
@@ -133,7 +176,12 @@ def read_dumps(paths):
         if m is None:
             unreadable.append({"file": path, "why": "no rank number at the end of its name"})
             continue
-        by_rank[int(m.group(1))] = (path, doc)
+        rank = int(m.group(1))
+        if rank in by_rank:  # two dumps of one rank: two jobs, or two attempts, in one folder
+            unreadable.append({"file": path, "why": "a second dump of rank %d (the first: %s); give one job's "
+                                                    "dumps" % (rank, by_rank[rank][0])})
+            continue
+        by_rank[rank] = (path, doc)
         version = version or _s(doc.get("version"), 20)
     out = {"dumps": len(by_rank), "ranks": sorted(by_rank), "version": version, "unreadable": unreadable,
            "findings": analyze_dumps({r: d for r, (p, d) in by_rank.items()},
