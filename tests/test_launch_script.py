@@ -250,7 +250,15 @@ def test_eval_source_and_a_hostfile_that_is_not_here(tmp_path):
     p = la.plan
     assert (p.world_size(), p.nnodes_max, p.script_args, p.env_set) == (16, 2, ["--lr", "1"], {"NCCL_DEBUG": "INFO"})
     assert any("not on this machine" in n for n in p.notes) and any("read ./launch/config.env" in n for n in res.notes)
-    assert la.findings == ["the script computes WORLD_SIZE=17 but the launcher starts 16 processes"]
+    assert la.findings == ["the script computes WORLD_SIZE=17 but the launcher starts 16 processes (deepspeed sets "
+                           "WORLD_SIZE for its workers itself: the script's own count is wrong somewhere)"]
+    g = tmp_path / "ws.sh"  # NUM_GPUS is per node (deepspeed --num_gpus): never compared with the world
+    g.write_text("NUM_GPUS=8\nexport WORLD_SIZE=16\nsrun -N 2 --ntasks-per-node 4 python t.py --world-size 16\n"
+                 "deepspeed --hostfile /nowhere/hf --num_nodes 2 --num_gpus $NUM_GPUS t.py\n")
+    one, two = read_script(str(g), [], environ={}).launches
+    assert one.findings == ["the script computes WORLD_SIZE=16 but the launcher starts 8 processes",
+                            "the script tells the training script --world-size 16 but the launcher starts 8 processes"]
+    assert two.findings == []
 
 
 def test_script_text_escapes_control_characters(gpudoctor_cli, tmp_path):

@@ -1480,19 +1480,22 @@ def _findings(r, la):
         la.findings.append("%d processes per node but the allocation gives %d GPU%s per node (%s)" % (
             plan.nproc_per_node, gpn, "" if gpn == 1 else "s", _alloc_source(r.result.allocation)))
     ws = plan.world_size()
-    for name in ("WORLD_SIZE", "NUM_PROCESSES", "NPROCS", "N_GPUS", "TOTAL_GPUS", "NUM_GPUS", "WORLD"):
-        v = r.vars.get(name)
-        if isinstance(v, str) and v.isdigit() and ws is not None and int(v) != ws and (
-                name == "WORLD_SIZE" or any(v == a or a.endswith("=" + v) for a in la.argv)
-                or any(a.endswith("world_size") or a.endswith("world-size") for a in la.argv)):
-            la.findings.append("the script computes %s=%s but the launcher starts %d processes" % (name, v, ws))
-            break
-    for j, a in enumerate(la.argv[:-1]):
-        if a in ("--world_size", "--world-size", "--num_processes_total") and la.argv[j + 1].isdigit() and \
-                ws is not None and int(la.argv[j + 1]) != ws and a not in plan.script_args[:0]:
-            if a in plan.script_args:
-                la.findings.append("the script tells the training script %s %s but the launcher starts %d processes"
-                                   % (a, la.argv[j + 1], ws))
+    # WORLD_SIZE as the script computes it (exported: torch's env:// and the HF Trainer read
+    # it), and --world-size N handed to the training script, against what the launcher starts
+    v = r.vars.get("WORLD_SIZE")
+    v = r.resolve(v) if isinstance(v, str) else None
+    if ws is not None and v and v.isdigit() and int(v) != ws and (
+            "WORLD_SIZE" in r.exported or any("$WORLD_SIZE" in u.text for u in la.unknown)):
+        la.findings.append("the script computes WORLD_SIZE=%s but the launcher starts %d processes%s" % (
+            v, ws, "" if plan.launcher in ("srun", "mpirun", "mpiexec", "mpiexec.hydra") else
+            " (%s sets WORLD_SIZE for its workers itself: the script's own count is wrong somewhere)"
+            % plan.launcher))
+    args = [r.resolve(a) for a in plan.script_args]
+    for j, a in enumerate(args[:-1]):
+        if a in ("--world_size", "--world-size") and args[j + 1].isdigit() and ws is not None and \
+                int(args[j + 1]) != ws:
+            la.findings.append("the script tells the training script %s %s but the launcher starts %d processes"
+                               % (a, args[j + 1], ws))
 
 
 def _alloc_source(a):
