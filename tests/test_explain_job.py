@@ -185,6 +185,18 @@ def test_nccl_shaped_dumps_from_pytorchs_tests_name_the_late_rank(tmp_path):
     assert fr["dumps"] == 3 and "a second dump of rank 0" in fr["unreadable"][0]["why"]
 
 
+def test_a_collective_that_never_started_on_one_rank_is_named(tmp_path, kb):
+    for r in range(3):
+        entries = [_pytorch_entry(0, "all_reduce", 1), _pytorch_entry(1, "all_gather", 2,
+                                                                      "scheduled" if r == 1 else "started")]
+        (tmp_path / ("nccl_trace_rank_%d" % r)).write_bytes(_pytorch_dump(entries))
+    logs, fr, _ = inputs.collect([str(tmp_path)])
+    top = fr["findings"][0]
+    assert (top["kind"], top["ranks"], top["waiting"], top["collective"]) == ("not_started", [1], [0, 2], "all_gather")
+    res = explain.explain_inputs(logs, kb, flight=fr)
+    assert res["root"] == "flight_recorder.not_started" and res["findings"][0]["origin"]["rank"] == "1"
+
+
 def test_a_pickle_that_runs_code_is_refused_not_run(tmp_path, kb):
     marker = tmp_path / "PWNED"
 

@@ -195,7 +195,9 @@ def read_dumps(paths):
 def analyze_dumps(docs, files=None):
     """Findings, most telling first: a rank that never called a collective that others wait
     in ('not_arrived'), ranks that called different collectives (or sizes, or dtypes) at the
-    same place in the sequence ('mismatch'), members of a group with no dump ('no_dump')."""
+    same place in the sequence ('mismatch'), a rank on which the last collective never started
+    while it did on the others ('not_started', NCCL's states), members of a group with no dump
+    ('no_dump')."""
     files = files or {}
     groups = {}  # pg name -> {rank: {seq: entry}}
     descs, members = {}, {}
@@ -253,6 +255,24 @@ def analyze_dumps(docs, files=None):
             continue
         top = max(last.values()) if last else 0
         behind = sorted(r for r, s in last.items() if s < top)
+        if not behind and top and all(top in d for d in per.values()):
+            # every rank called the last collective; with NCCL a rank whose GPU never started it
+            # (stuck in a kernel before it) stays 'scheduled' while the others are 'started'
+            states = {r: d[top].get("state") for r, d in per.items()}
+            late = sorted(r for r, st in states.items() if st == "scheduled")
+            going = sorted(r for r, st in states.items() if st in ("started", "completed"))
+            if late and going:
+                e = per[late[0]][top]
+                coll = _collective(e)[0]
+                findings.append({"kind": "not_started", "pg": label, "seq": top, "collective": coll,
+                                 "ranks": late[:MAX_REPORTED], "waiting": going[:MAX_REPORTED],
+                                 "where": _where(e), "file": files.get(late[0]),
+                                 "text": "collective #%d (%s) of process group %s never started on rank%s %s while "
+                                         "rank%s %s started it: the GPU of %s is stuck in earlier work" % (
+                                             top, coll, label, "s" if len(late) > 1 else "", _ranks(late),
+                                             "s" if len(going) > 1 else "", _ranks(going),
+                                             "those ranks" if len(late) > 1 else "that rank")})
+                continue
         if behind and top:
             ahead = sorted(r for r, s in last.items() if s == top)
             first_missing = min(last[r] for r in behind) + 1
@@ -275,7 +295,7 @@ def analyze_dumps(docs, files=None):
                                      "others timed out (read its log)" % ("s" if len(missing) > 1 else "",
                                                                            _ranks(missing), name)})
             break
-    order = {"not_arrived": 0, "mismatch": 1, "no_dump": 2}
+    order = {"not_arrived": 0, "mismatch": 1, "not_started": 2, "no_dump": 3}
     findings.sort(key=lambda f: order[f["kind"]])
     return findings
 

@@ -257,6 +257,7 @@ _FR_TITLES = {
     "not_arrived": "a rank never called a collective that the other ranks wait in (Flight Recorder)",
     "mismatch": "ranks called different collectives at the same point (Flight Recorder)",
     "no_dump": "a rank of the job left no Flight Recorder dump (Flight Recorder)",
+    "not_started": "a collective never started on one rank's GPU while the others started it (Flight Recorder)",
 }
 _FR_CAUSES = {
     "not_arrived": [
@@ -277,6 +278,13 @@ _FR_CAUSES = {
          ["make every rank call the same collectives in the same order with the same shapes; "
           "TORCH_DISTRIBUTED_DEBUG=DETAIL checks each collective's type and shape across ranks and names the "
           "first that differs"]),
+    ],
+    "not_started": [
+        ("That rank's GPU is still busy with earlier work: a kernel that hangs or runs far longer there (a "
+         "bad GPU or link, an Xid, a data-dependent kernel), or an earlier NCCL operation on another stream or "
+         "communicator that never finished.",
+         ["on that node: nvidia-smi (utilization stuck at 100%?), sudo dmesg -T | grep -i xid, "
+          "py-spy dump --native --pid <pid>; gpudoctor check --hosts <that node>"]),
     ],
     "no_dump": [
         ("The rank died (OOM killer, a crash, its node lost) before the others timed out, so it wrote no dump.",
