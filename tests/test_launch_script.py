@@ -392,3 +392,14 @@ def test_loop_break_and_a_test_that_stays_true(tmp_path):
     g.write_text("while [ 1 -eq 1 ]; do X=1; done\ntorchrun --nnodes $X t.py\n")
     res = read_script(str(g), [], environ={})
     assert res.launches[0].plan.nnodes_max == 1 and any("loop stopped after 64 passes" in n for n in res.notes)
+
+
+def test_a_rank_with_a_default_is_the_nodes_own_not_hard_coded(tmp_path):
+    f = tmp_path / "r.sh"
+    f.write_text("NODE_RANK=${NODE_RANK:-0}\ntorchrun --nnodes 2 --nproc_per_node 8 --node_rank $NODE_RANK "
+                 "--master_addr gpu1 t.py\n")
+    (la,) = read_script(str(f), [], environ={}).launches
+    assert la.findings == [] and la.plan.machine_rank == 0  # planned with the default
+    f.write_text("NODE_RANK=0\ntorchrun --nnodes 2 --nproc_per_node 8 --node_rank $NODE_RANK --master_addr gpu1 t.py\n")
+    (la,) = read_script(str(f), [], environ={}).launches
+    assert len(la.findings) == 1 and "node rank is 0 on every node" in la.findings[0]

@@ -683,6 +683,11 @@ class Reader:
                     self.assign(name, word)
                 # the default is used unless the environment sets NAME at run time
                 if name not in self.env_here or self.batch:
+                    if MARK not in word and re.search(r"RANK|NODE_ID|PROCID", name):
+                        # ${NODE_RANK:-0}: planned with the default, but the value is the
+                        # node's own when its environment sets it (never "hard-coded")
+                        return self.unknown("${%s}" % body, "the environment at run time, else %s" % word,
+                                            fixed=word, given=True), None
                     return word, None
                 return self.unknown("${%s}" % body, "the environment at run time, else %s" % excerpt(word, 30),
                                     here=here), None
