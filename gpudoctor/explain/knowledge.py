@@ -271,6 +271,19 @@ class _Prefilter:
         for m in self.rx.finditer(data, pos, len(data) if endpos is None else endpos):
             yield _PrefilterHit(m.start(), first + m.group(1))
 
+    def hits(self, data, pos, endpos, before):
+        """[(start, needle)] of the hits in data[pos:endpos] that start before ``before``, as
+        one list (the scanner's hot loop: no object per hit; scan.py _hits)."""
+        first = self.first
+        out = []
+        add = out.append
+        for m in self.rx.finditer(data, pos, endpos):
+            st = m.start()
+            if st >= before:
+                break
+            add((st, first + m.group(1)))
+        return out
+
 
 def _bytes_trie(needles):
     """The prefilter over bytes: a trie of the needles."""

@@ -598,6 +598,10 @@ def _hits(kb, flat):
         end = min(size, b + reach)
         found = []
         for pre in kb.prefilters:
+            batch = getattr(pre, "hits", None)
+            if batch is not None:
+                found.extend(batch(flat, a, end, b))
+                continue
             for m in pre.finditer(flat, a, end):
                 if m.start() >= b:
                     break
