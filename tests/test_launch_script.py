@@ -403,3 +403,18 @@ def test_a_rank_with_a_default_is_the_nodes_own_not_hard_coded(tmp_path):
     f.write_text("NODE_RANK=0\ntorchrun --nnodes 2 --nproc_per_node 8 --node_rank $NODE_RANK --master_addr gpu1 t.py\n")
     (la,) = read_script(str(f), [], environ={}).launches
     assert len(la.findings) == 1 and "node rank is 0 on every node" in la.findings[0]
+
+
+def test_functions_run_when_called_with_their_arguments(tmp_path):
+    f = tmp_path / "fn.sh"
+    f.write_text('#!/bin/bash\nlaunch() {\n  local nn=$1\n  torchrun --nnodes $nn --nproc_per_node $2 '
+                 '--master_addr gpu1 train.py\n}\nfunction unused {\n  echo never\n}\nlaunch 2 8\nlaunch 1 4\n')
+    res = read_script(str(f), [], environ={})
+    assert [la.plan.world_size() for la in res.launches] == [16, 4] and res.notes == []
+    real = [r for r in real_bash(tmp_path, str(f), [], {}) if r[0] == "torchrun"]
+    assert all(agrees(la.argv, r) for la, r in zip(res.launches, real)) and len(real) == 2
+    g = tmp_path / "dispatch.sh"  # "$@" names the function; not called: read once on its own
+    g.write_text('run() { torchrun --nnodes 2 --nproc_per_node 8 --master_addr gpu1 t.py; }\n"$@"\n')
+    assert [la.plan.world_size() for la in read_script(str(g), ["run"], environ={}).launches] == [16]
+    res = read_script(str(g), [], environ={})
+    assert [la.plan.world_size() for la in res.launches] == [16] and "function run is not called" in res.notes[0]
