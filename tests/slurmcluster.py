@@ -256,13 +256,17 @@ class MultiSlurm(object):
                 p.terminate()
         if self.ctld is not None and self.ctld.poll() is None:
             self.ctld.kill()  # its saved state is never read again (SIGTERM took 2-3 s to save it)
+        end = time.time() + 2  # all of them together; nothing of their state is needed afterwards
         for p in list(self.slurmd.values()) + [self.ctld]:
             if p is None:
                 continue
             try:
-                p.wait(timeout=2)  # nothing of their state is needed afterwards
+                p.wait(timeout=max(0.01, end - time.time()))
             except subprocess.TimeoutExpired:
-                p.kill()
+                try:
+                    os.killpg(p.pid, signal.SIGKILL) if p is not self.ctld else p.kill()
+                except OSError:
+                    pass
                 p.wait()
         self._sweep()
         for ns in self.spaces:

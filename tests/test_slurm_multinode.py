@@ -10,6 +10,7 @@ contrib/slurm prolog and health check as slurmd runs them on every node.
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -186,3 +187,34 @@ def test_probe_inside_an_allocation_starts_its_workers_with_srun_and_names_the_s
     assert doc["isolation"]["slow_nodes"] == ["sn2"], (doc["isolation"], doc["pairs"])
     assert all(c.get("left") == 0 for c in doc["cleanup"].values()), doc["cleanup"]
     assert rc == 1
+
+
+
+def test_a_hung_slurmd_in_an_allocation_times_out_alone(ms):
+    """slurmd stopped (SIGSTOP: alive, its port still accepts, it answers nothing) on a node
+    of a running allocation: the launch there fails or times out, the others are reported."""
+    started, go, report = (os.path.join(ms.cwd, n) for n in ("started", "go", "report.json"))
+    inner = ("touch %s; while [ ! -e %s ]; do sleep 0.05; done; %s -m gpudoctor check --json --select shm "
+             "--timeout 8 -o %s.tmp; mv %s.tmp %s" % (started, go, sys.executable, report, report, report))
+    p = subprocess.Popen(["salloc", "-N4", "-t", "2", "sh", "-c", inner], env=ms.env, cwd=ms.cwd,
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    stopped = ms.slurmd["sn2"]
+    try:
+        t0 = time.time()
+        while not os.path.exists(started):
+            assert p.poll() is None and time.time() - t0 < 30, p.communicate()
+            time.sleep(0.05)
+        os.killpg(stopped.pid, signal.SIGSTOP)
+        open(go, "w").close()
+        t0 = time.time()
+        while not os.path.exists(report) and p.poll() is None and time.time() - t0 < 40:
+            time.sleep(0.05)
+        took = time.time() - t0
+    finally:
+        os.killpg(stopped.pid, signal.SIGCONT)  # salloc ends the job only once sn2 answers again
+    out, err = p.communicate(timeout=60)
+    with open(report) as f:
+        nodes = nodes_of(f.read())
+    assert took < 8 + 2, took  # 3 s without a word, each node alone (1 s), the step again
+    assert nodes["sn2"]["error_kind"] == "slurmd" and "did not start a task" in nodes["sn2"]["error"], nodes
+    assert all(nodes[h]["reachable"] for h in ("sn1", "sn3", "sn4")), (nodes, err)

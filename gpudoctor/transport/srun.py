@@ -157,9 +157,55 @@ class SrunTransport(Transport):
         self.command(hosts, payload.python or "python3")  # refuse bad input before asking Slurm
         known = self._preflight([h.name for h in hosts])
         live = [h for h in hosts if h.name not in known]
-        done = dict((n.host, n) for n in self._run(live, payload)) if live else {}
+        t0 = time.time()
+        # A slurmd that is alive but answers nothing (stopped, stuck in the kernel) holds the
+        # whole step: the other nodes' tasks start, but srun forwards them no stdin until
+        # every node has answered the launch (seen on 22.05: "Task launch ... failed on node
+        # sn2: Socket timed out" only after minutes). When no task got past its announcement
+        # by then and a node never announced, each node is tried alone (`srun -w NODE
+        # true`), and the step runs again without the ones that could not start even that.
+        stall = min(max(3.0, self.timeout / 4), 20.0) if len(live) > 1 else None
+        got = self._run(live, payload, stall_after=stall) if live else []
+        if got is None:
+            ok, hung = self._isolate(live, min(5.0, max(1.0, (self.timeout - (time.time() - t0)) / 3)))
+            # the rest of the deadline, and never less than 5 s for the nodes that answered
+            left = max(self.timeout - (time.time() - t0), min(5.0, self.timeout))
+            got = []
+            if ok:
+                saved, self.timeout = self.timeout, left
+                try:
+                    got = self._run(ok, payload) or []
+                finally:
+                    self.timeout = saved
+            got += [Node(host=h.name, error="slurmd did not start a task there within %.0fs (alive but not answering: "
+                         "stopped, or stuck in the kernel); it held the step of every node, so the others were "
+                         "gathered without it" % (time.time() - t0), error_kind="slurmd") for h in hung]
+        done = dict((n.host, n) for n in got)
         done.update(known)
         return [done[h.name] for h in hosts]
+
+    def _isolate(self, hosts, timeout):
+        """(hosts where `srun -w NODE true` ran within ``timeout``, hosts where it did not)."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        def one(h):
+            cmd = [shutil.which("srun") or "srun", "--nodes=1", "--ntasks=1", "--nodelist=" + h.name, "--quiet",
+                   "--job-name=gpudoctor"]
+            cmd += ["--overlap"] if in_allocation() else ["--time=1"]
+            try:
+                p = subprocess.Popen(cmd + ["true"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL, start_new_session=True)
+            except OSError:
+                return False
+            try:
+                return p.wait(timeout=timeout) == 0
+            except subprocess.TimeoutExpired:
+                self._stop(p, grace=0.5)  # srun would wait for the node that does not answer
+                return False
+
+        with ThreadPoolExecutor(max_workers=min(32, len(hosts))) as pool:
+            answered = list(pool.map(one, hosts))
+        return [h for h, a in zip(hosts, answered) if a], [h for h, a in zip(hosts, answered) if not a]
 
     def _preflight(self, names):
         """{node: Node} for the nodes that cannot take a task now, from one scontrol call
@@ -220,7 +266,9 @@ class SrunTransport(Transport):
         except (OSError, subprocess.TimeoutExpired, ValueError):
             return 6818  # slurm.conf(5): SlurmdPort's default
 
-    def _run(self, hosts, payload):
+    def _run(self, hosts, payload, stall_after=None):
+        """One step over ``hosts``: their Nodes; None when ``stall_after`` seconds passed with
+        no word from any task (the step was stopped)."""
         python = payload.python or "python3"
         names = [h.name for h in hosts]
         cmd = self.command(hosts, python)
@@ -279,8 +327,19 @@ class SrunTransport(Transport):
             while True:
                 with lock:
                     settled = self._settled(names, tasks, srun_lines)
+                    # stuck at launch: no task got past its announcement (srun forwards stdin
+                    # only once every node has answered the launch), and a node never announced
+                    silent = not any(t.chunks or t.end or t.garbage or t.err or t.overflow for t in tasks.values()) \
+                        and bool(set(names) - set(t.node for t in tasks.values()))
                 if settled or proc.poll() is not None or time.time() >= deadline:
                     break
+                if stall_after and silent and time.time() - started >= stall_after:
+                    # srun would wait for the silent node to cancel the step (KillWait); the
+                    # started tasks end by themselves once srun is gone (their stdin closes)
+                    self._stop(proc, grace=1.0)
+                    for t in threads[1:]:
+                        t.join(2.0)
+                    return None
                 threads[1].join(0.1)
             if proc.poll() is None:
                 stopped = not settled  # the deadline ended it: unfinished nodes timed out
@@ -439,12 +498,12 @@ class SrunTransport(Transport):
         return out
 
     @staticmethod
-    def _stop(proc):
+    def _stop(proc, grace=5.0):
         """SIGTERM to srun cancels the step: slurmstepd signals every process of it on every
-        node. SIGKILL to srun's process group if it does not exit in time."""
+        node. SIGKILL to srun's process group if it does not exit in ``grace`` seconds."""
         try:
             proc.send_signal(signal.SIGTERM)
-            proc.wait(timeout=5)
+            proc.wait(timeout=grace)
         except subprocess.TimeoutExpired:
             try:
                 os.killpg(proc.pid, signal.SIGKILL)
