@@ -218,3 +218,35 @@ def test_a_hung_slurmd_in_an_allocation_times_out_alone(ms):
     assert took < 8 + 2, took  # 3 s without a word, each node alone (1 s), the step again
     assert nodes["sn2"]["error_kind"] == "slurmd" and "did not start a task" in nodes["sn2"]["error"], nodes
     assert all(nodes[h]["reachable"] for h in ("sn1", "sn3", "sn4")), (nodes, err)
+
+
+def test_a_batch_job_whose_prolog_fails_on_one_node_runs_on_healthy_ones(ms):
+    """slurm.conf(5) Prolog + SchedulerParameters=nohold_on_prolog_fail across nodes: the job
+    lands first on sn[1-3], sn3's prolog fails (its /dev/shm), gpudoctor drains sn3 by name,
+    the job is requeued unheld and then runs on sn1, sn2 and sn4."""
+    ms.set_config('shm_min = "1GiB"\n')
+    ms.enable("prolog")
+    r = ms.run("sbatch", "-N3", "-t", "1", "--chdir", ms.cwd, "-o", "job-%j.out", "--wrap", "true", "--parsable",
+               check=True)
+    job = r.stdout.strip().split(";")[0]
+
+    def fields():
+        line = ms.run("scontrol", "show", "job", "-o", job, check=True).stdout
+        return dict(kv.split("=", 1) for kv in line.split() if "=" in kv)
+
+    st = ms.wait(lambda st: "DRAIN" in st["sn3"][0], 30, "sn3 drained by the prolog")
+    assert (st["sn3"][1] or "").startswith("gpudoctor: shm.size:"), st
+    t0 = time.time()
+    while not (fields().get("Restarts") == "1" and fields().get("JobState") == "PENDING"):
+        assert time.time() - t0 < 30, fields()
+        time.sleep(0.1)
+    assert fields().get("Reason") != "launch_failed_requeued_held"
+    # Slurm makes a requeued job eligible ~2 minutes later; its owner may move that to now
+    ms.run("scontrol", "update", "jobid=" + job, "StartTime=now", check=True)
+    t0 = time.time()
+    while fields().get("JobState") not in ("COMPLETED", "FAILED", "CANCELLED"):
+        assert time.time() - t0 < 60, fields()
+        time.sleep(0.1)
+    f = fields()
+    ms.run("scancel", job)
+    assert f["JobState"] == "COMPLETED" and f["NodeList"] == "sn[1-2,4]", f
