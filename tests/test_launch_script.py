@@ -418,3 +418,14 @@ def test_functions_run_when_called_with_their_arguments(tmp_path):
     assert [la.plan.world_size() for la in read_script(str(g), ["run"], environ={}).launches] == [16]
     res = read_script(str(g), [], environ={})
     assert [la.plan.world_size() for la in res.launches] == [16] and "function run is not called" in res.notes[0]
+
+
+def test_for_loops_over_known_words(tmp_path):
+    f = tmp_path / "for.sh"
+    f.write_text("N=0\nfor h in a b c; do N=$((N+1)); done\nfor g in 4 8 16; do G=$g; [ $g = 8 ] && break; done\n"
+                 "torchrun --nnodes $N --nproc_per_node $G --master_addr x t.py\n"
+                 "for i in $(seq 3); do M=$i; done\ntorchrun --nnodes $M t.py\n")
+    one, two = read_script(str(f), [], environ={}).launches
+    real = [r for r in real_bash(tmp_path, str(f), [], {}) if r[0] == "torchrun"]
+    assert one.plan.world_size() == 24 and agrees(one.argv, real[0])
+    assert [u.why for u in two.unknown] == ["set in a loop (line 5)"]  # $(seq 3): not followed

@@ -878,6 +878,13 @@ class Reader:
         body = f["tokens"] if f.get("tokens") is not None else f.get("record") or []
         if f.get("broken"):
             return
+        if f["word"] == "for":
+            if f["iter"] >= len(f["items"]):
+                return
+            self.vars[f["var"]] = f["items"][f["iter"]]
+            self.frames.append(dict(f, cur=True, iter=f["iter"] + 1, tokens=body, record=None, broken=False))
+            self.feed(list(body))
+            return
         r = self.test(f["cond"])
         again = r if f["word"] == "while" else (None if r is None else not r)
         if again is None:
@@ -961,6 +968,20 @@ class Reader:
                         self.frames.append({"kind": "loop", "cur": True, "any": False, "unk": False, "sim": True,
                                             "cond": list(words), "word": w, "iter": 1, "tokens": None,
                                             "record": []})
+                        words = []
+                        continue
+                if w == "for" and cur is None and len(words) >= 2 and words[1] == "in" and re.match(
+                        "^" + NAME + "$", words[0]) and not self.cond and not any(f.get("sim") for f in self.frames):
+                    items = [self.resolve(x) for v in words[2:] for x in self.expand(v)]
+                    if not any(MARK in x for x in items) and len(items) <= MAX_ITERATIONS:
+                        # for x in a b c: the body once per known item, as bash runs it
+                        if not items:
+                            self.frames.append({"kind": "loop", "cur": False, "any": False, "unk": False})
+                        else:
+                            self.vars[words[0]] = items[0]
+                            self.frames.append({"kind": "loop", "cur": True, "any": False, "unk": False,
+                                                "sim": True, "word": "for", "var": words[0], "items": items,
+                                                "iter": 1, "tokens": None, "record": [], "cond": None})
                         words = []
                         continue
                 self.frames.append({"kind": "loop", "cur": cur, "any": False, "unk": True})
