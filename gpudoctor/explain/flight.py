@@ -28,7 +28,7 @@ import os
 import pickle
 import re
 
-MAX_DUMP = 256 << 20  # bytes of one dump (2,000 entries with stacks are a few MB)
+MAX_DUMP = 64 << 20  # bytes of one dump (2,000 entries with stacks are a few MB)
 MAX_DUMPS = 10000
 MAX_REPORTED = 20
 _RANK = re.compile(r"(\d+)(?:\.\w+)?$")
@@ -136,6 +136,8 @@ def _collective(e):
 
 def _where(e):
     """The user's call site: the first frame outside torch."""
+    if "where" in e:  # a slimmed entry: found when the dump was read
+        return e["where"]
     frames = e.get("frames") if isinstance(e.get("frames"), list) else []
     for fr in frames:
         if isinstance(fr, dict) and isinstance(fr.get("filename", ""), str):
@@ -150,6 +152,27 @@ def _pg(e):
     if isinstance(pg, (list, tuple)) and len(pg) >= 2:
         return _s(pg[0], 40), _s(pg[1], 60)
     return _s(e.get("pg_id", "?"), 40), ""
+
+
+def _slim(doc):
+    """What the comparison reads of a dump, kept small (a job of thousands of ranks holds every
+    rank's dump at once): per entry its sequence ids, group, collective, sizes and dtypes as
+    short text, state, and the user's call site; the dump itself is dropped."""
+    entries = []
+    for e in doc.get("entries", []):
+        if not isinstance(e, dict):
+            continue
+        where = _where(e)
+        entries.append({"is_p2p": bool(e.get("is_p2p")), "collective_seq_id": e.get("collective_seq_id"),
+                        "process_group": e.get("process_group"), "pg_id": e.get("pg_id"),
+                        "profiling_name": _s(e.get("profiling_name"), 120) if e.get("profiling_name") is not None
+                        else None,
+                        "input_sizes": _s(e.get("input_sizes"), 200), "input_dtypes": _s(e.get("input_dtypes"), 80),
+                        "state": e.get("state") if isinstance(e.get("state"), str) else None,
+                        "where": where})
+    return {"version": doc.get("version"), "entries": entries,
+            "pg_config": doc.get("pg_config") if isinstance(doc.get("pg_config"), dict) else {},
+            "pg_status": doc.get("pg_status") if isinstance(doc.get("pg_status"), dict) else {}}
 
 
 def read_dumps(paths):
@@ -169,7 +192,7 @@ def read_dumps(paths):
             unreadable.append({"file": path, "why": "larger than %d MiB" % (MAX_DUMP >> 20)})
             continue
         try:
-            doc = load_dump(data)
+            doc = _slim(load_dump(data))
         except DumpError as exc:
             unreadable.append({"file": path, "why": str(exc)})
             continue
