@@ -127,3 +127,17 @@ def test_shm_size_8g_passes_and_a_lowered_memlock_is_reported(podman):
     mem = found["limits.memlock"]
     assert mem["observed"] == "soft 64.0 KiB, hard 64.0 KiB", mem
     assert "podman run --ulimit memlock=-1:-1" in mem["fix"]
+
+
+def test_kubernetes_init_container_recipe_passes_shm_with_the_emptydir(podman):
+    """docs/kubernetes.md's init container: the emptyDir {medium: Memory} at /dev/shm is a
+    tmpfs of its sizeLimit (https://kubernetes.io/docs/concepts/storage/volumes/#emptydir),
+    a read-only root filesystem, the documented command. podman's --tmpfs stands in for
+    the kubelet's mount; what gpudoctor reads is the same: a tmpfs at /dev/shm."""
+    rc, out, err = podman.gpudoctor("--read-only", "--tmpfs", "/dev/shm:rw,size=2g",
+                                    args=("check", "--timeout", "60", "--ignore", "ssh", "--json"))
+    checks, found = _findings(out)
+    assert checks["shm.size"]["status"] == "pass" and "/dev/shm 2.0 GiB" in checks["shm.size"]["evidence"], (
+        checks["shm.size"], err)
+    assert rc in (0, 1) and not [c for c in checks.values() if c.get("crashed")], err
+    assert not any(c.startswith("ssh.") for c in checks)
