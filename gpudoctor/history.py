@@ -110,9 +110,11 @@ def _private_dir(path, make=True):
 
 
 def _read(path, limit=MAX_FILE_BYTES):
-    """A file of ours, never through a symlink, bounded; None when absent."""
+    """A file of ours, never through a symlink, bounded; None when absent. O_NONBLOCK: a FIFO
+    planted in the state directory is refused below, never waited on (open(2) of a FIFO for
+    reading blocks until a writer comes)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
         return None
     except OSError as exc:

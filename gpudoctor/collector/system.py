@@ -17,7 +17,9 @@ ENV_SHOWN_NAMES = ("LD_LIBRARY_PATH", "LD_PRELOAD", "PATH", "PYTHONPATH", "PYTHO
                    "WORLD_SIZE", "RANK", "LOCAL_RANK", "NODE_RANK", "OMP_NUM_THREADS", "PYTORCH_CUDA_ALLOC_CONF",
                    "HF_HOME", "TRANSFORMERS_CACHE", "ACCELERATE_CONFIG_FILE", "DS_ACCELERATOR",
                    "GLOO_SOCKET_IFNAME", "TP_SOCKET_IFNAME", "HOSTNAME")
-ENV_SECRET_WORDS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY", "CREDENTIAL", "AUTH")
+# JWT: Slurm's own token variable SLURM_JWT (https://slurm.schedmd.com/jwt.html) has a shown
+# prefix; PASS and CRED also catch PASSPHRASE, CREDS
+ENV_SECRET_WORDS = ("TOKEN", "SECRET", "PASS", "KEY", "CRED", "AUTH", "JWT")
 
 
 def env_shown(name):

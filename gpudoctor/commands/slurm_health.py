@@ -69,6 +69,9 @@ def _slurm_health(args):
 
         text.render(report, sys.stdout, color=False)
     healthy = report.exit_code == 0
+    # the decision line joins a text report; a JSON, Prometheus or JUnit report on stdout stays
+    # only that document (the hooks' scripts log both streams: contrib/slurm/*.sh 2>&1)
+    say = sys.stdout if args.output or (args.format or "text") == "text" else sys.stderr
     if getattr(report, "crashed", None):  # a crashed check says nothing about the node: never drain for it
         from gpudoctor.errors import crashed_checks
 
@@ -86,13 +89,14 @@ def _slurm_health(args):
     except ScontrolError as exc:
         print("gpudoctor: slurm: cannot read node %s: %s" % (name, exc), file=sys.stderr)
         print("gpudoctor: slurm: %s %s; node state unknown, nothing changed" % (
-            name, "healthy" if healthy else "UNHEALTHY (%s)" % reason))
+            name, "healthy" if healthy else "UNHEALTHY (%s)" % reason), file=say)
         return EXIT_SCONTROL if healthy else 1
     action = decide(state, healthy, reason)
     verb = {"drain": "drain", "resume": "resume", "none": "leave"}[action.kind]
     detail = " reason=%r" % reason if action.kind == "drain" else ""
     if args.dry_run:
-        print("gpudoctor: slurm: dry run: would %s %s (state %s)%s: %s" % (verb, name, state.state, detail, action.why))
+        print("gpudoctor: slurm: dry run: would %s %s (state %s)%s: %s" % (verb, name, state.state, detail, action.why),
+              file=say)
     else:
         try:
             apply(action, name, reason)
@@ -100,7 +104,7 @@ def _slurm_health(args):
             print("gpudoctor: slurm: could not %s %s: %s" % (verb, name, exc), file=sys.stderr)
             return EXIT_SCONTROL if healthy else 1
         done = {"drain": "drained", "resume": "resumed", "none": "left"}[action.kind]
-        print("gpudoctor: slurm: %s %s (was %s)%s: %s" % (done, name, state.state, detail, action.why))
+        print("gpudoctor: slurm: %s %s (was %s)%s: %s" % (done, name, state.state, detail, action.why), file=say)
     return 0 if healthy else 1
 
 

@@ -20,7 +20,12 @@ def read(path, what):
 
 def _slots(value, where):
     if not re.match(r"^[0-9]{1,6}$", value or "") or int(value) > MAX_SLOTS:
-        raise InputError("%s: slot count %s is not a number from 0 to %d" % (where, excerpt(value, 12), MAX_SLOTS))
+        # echoed only up to its first non-digit: an /etc/shadow line read as `host:count`
+        # (Hydra's dialect) has its hash there (docs/security.md, as errors.host_excerpt)
+        head = re.match(r"[0-9]*", value or "").group(0)
+        raise InputError("%s: slot count %s%s is not a number from 0 to %d" % (
+            where, excerpt(head, 12), " (cut at a character no number has)" if head != (value or "") else "",
+            MAX_SLOTS))
     return int(value)
 
 
