@@ -85,8 +85,8 @@ _ORIGINS = [
     (re.compile(r"\[?[IWEF](\d{4}) (\d\d:\d\d:\d\d(?:\.\d+)?)(?: +\d+)? [\w.-]{1,80}:\d+\]"), "glog"),
 ]
 # one match finds which prefix comes next (then its own regex reads its groups)
-_ORIGIN_ANY = re.compile("|".join("(?P<o%d>%s)" % (i, rx.pattern) for i, (rx, _) in enumerate(_ORIGINS)))
-_ORIGIN_AT = [(_ORIGIN_ANY.groupindex["o%d" % i], kind) for i, (_, kind) in enumerate(_ORIGINS)]
+_ORIGIN_ANY = re.compile("(?:%s)\\s*" % "|".join("(?P<o%d>%s)" % (i, rx.pattern) for i, (rx, _) in enumerate(_ORIGINS)))
+_ORIGIN_AT = {"o%d" % i: (_ORIGIN_ANY.groupindex["o%d" % i], kind) for i, (_, kind) in enumerate(_ORIGINS)}
 _GLOG = re.compile(r"\[?[IWEF](\d{4}) (\d\d:\d\d:\d\d(?:\.\d+)?)")  # the same, not closed
 _MONTHS = {m: i for i, m in enumerate("Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split(), 1)}
 
@@ -111,12 +111,13 @@ def origin(text):
     (kind, sort key, shown): times of one kind compare (ISO dates, glog's MMDD, syslog's,
     a bare clock, dmesg's seconds since boot); kinds never compare with each other."""
     rank = host = when = None
-    rest = text.lstrip(" \t>")
+    pos = len(text) - len(text.lstrip(" \t>"))
+    match = _ORIGIN_ANY.match
     for _ in range(8):
-        found = _ORIGIN_ANY.match(rest)
-        if not found or not found.end():
+        found = match(text, pos)
+        if not found or found.end() == pos:
             break
-        at, kind = _ORIGIN_AT[int(found.lastgroup[1:])]
+        at, kind = _ORIGIN_AT[found.lastgroup]
         m = _Groups(found, at) if kind in ("syslog", "iso", "glog") else None
         g1 = found.group(at + 1) if kind is not None else None
         if kind == "rank" and rank is None:
@@ -141,9 +142,9 @@ def origin(text):
                 when = ("mmdd", key, "%s %s %s" % (m.group(1), m.group(2), m.group(3)))
         elif kind == "uptime" and when is None:
             when = ("uptime", "%020.6f" % float(g1), "[%s]" % g1)
-        rest = rest[found.end():].lstrip()
+        pos = found.end()
     if when is None:
-        m = _GLOG.match(rest)
+        m = _GLOG.match(text, pos)
         if m:
             key = "%s-%s %s" % (m.group(1)[:2], m.group(1)[2:], m.group(2))
             when = ("mmdd", key, key)
