@@ -113,6 +113,7 @@ def head_is_chunk(text):
 class SrunTransport(Transport):
     name = "srun"
     kept = 0  # characters of frames held, all tasks together
+    _silent = ()  # nodes that never announced a task in a step stopped as stuck
 
     def command(self, hosts, python):
         from gpudoctor.inventory import validate_host
@@ -162,12 +163,14 @@ class SrunTransport(Transport):
         # whole step: the other nodes' tasks start, but srun forwards them no stdin until
         # every node has answered the launch (seen on 22.05: "Task launch ... failed on node
         # sn2: Socket timed out" only after minutes). When no task got past its announcement
-        # by then and a node never announced, each node is tried alone (`srun -w NODE
+        # by then and a node never announced, each silent node is tried alone (`srun -w NODE
         # true`), and the step runs again without the ones that could not start even that.
         stall = min(max(3.0, self.timeout / 4), 20.0) if len(live) > 1 else None
         got = self._run(live, payload, stall_after=stall) if live else []
-        if got is None:
-            ok, hung = self._isolate(live, min(5.0, max(1.0, (self.timeout - (time.time() - t0)) / 3)))
+        if got is None:  # only the nodes that never announced a task are suspects
+            silent = [h for h in live if h.name in self._silent]
+            ok, hung = self._isolate(silent, min(5.0, max(1.0, (self.timeout - (time.time() - t0)) / 3)))
+            ok = [h for h in live if h.name not in self._silent] + ok
             # the rest of the deadline, and never less than 5 s for the nodes that answered
             left = max(self.timeout - (time.time() - t0), min(5.0, self.timeout))
             got = []
@@ -187,6 +190,9 @@ class SrunTransport(Transport):
     def _isolate(self, hosts, timeout):
         """(hosts where `srun -w NODE true` ran within ``timeout``, hosts where it did not)."""
         from concurrent.futures import ThreadPoolExecutor
+
+        if not hosts:
+            return [], []
 
         def one(h):
             cmd = [shutil.which("srun") or "srun", "--nodes=1", "--ntasks=1", "--nodelist=" + h.name, "--quiet",
@@ -334,6 +340,8 @@ class SrunTransport(Transport):
                 if settled or proc.poll() is not None or time.time() >= deadline:
                     break
                 if stall_after and silent and time.time() - started >= stall_after:
+                    with lock:
+                        self._silent = set(names) - set(t.node for t in tasks.values())
                     # srun would wait for the silent node to cancel the step (KillWait); the
                     # started tasks end by themselves once srun is gone (their stdin closes)
                     self._stop(proc, grace=1.0)
