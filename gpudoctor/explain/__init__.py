@@ -27,7 +27,7 @@ from gpudoctor.explain.scan import BLOCK, MAX_LINE, MAX_SHOWN, Scan, scan_stream
 
 SCHEMA = "gpudoctor.explain/3"
 VERDICTS = ("root_cause", "echo_only", "no_error", "unknown_error")
-DEFAULT_TIMEOUT = 120.0  # seconds: `explain --timeout`; a 100 MB log takes a few
+DEFAULT_TIMEOUT = 300.0  # seconds: `explain --timeout`; a 100 MB log takes a few, 500 MB under a minute
 
 GENERIC_TRIAGE = [
     "Rerun with NCCL's own diagnostics: export NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET,ENV "
