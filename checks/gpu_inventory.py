@@ -43,8 +43,8 @@ def xid154_action(detail):
 def xid_verdict(xid, detail=""):
     """(level, meaning, fix) for an Xid, from NVIDIA's Xid catalog (gpudoctor/data/xid.json, made by
     tools/gen_xid.py). NVIDIA gives no severity: the level follows the catalog's immediate action
-    (the table's "buckets"); Xid 154 names its own action in the message, and the NVLink Xids
-    144-150 say Fatal or Nonfatal in theirs."""
+    (the table's "buckets", tools/gen_xid.py's BUCKETS); Xid 154 names its own action in the
+    message."""
     table = data.load("xid")
     row = table["xids"].get(str(xid))
     if row is None:
@@ -60,8 +60,6 @@ def xid_verdict(xid, detail=""):
                 "%s (the driver's stated recovery action 0x%x, %s)" % (act["action"], int(stated[0]), act["name"]))
     bucket = table["buckets"].get(imm) or table["buckets"]["CONTACT_SUPPORT"]
     level = bucket["level"]
-    if imm == "WORKFLOW_NVLINK5_ERR" and re.search(r"(?<![Nn]on)(?<![Nn]on-)\bFatal\b", detail or ""):
-        level = "error"  # the message says Fatal: the catalog's decode gives RESET_GPU for fatal link errors
     # the catalog's own text (gpudoctor/data/xid.json, generated): trusted, the check's words
     fix = cmd("{action} (NVIDIA: {imm})", action=Literal(bucket["action"]), imm=Literal(imm or "no bucket"))
     inv = row.get("investigatory")

@@ -148,9 +148,28 @@ def test_xid149_fatal_link_is_an_error():
     assert "NVLINK: NETIR Error" in res.findings[0].message and "XID 144-150 Decode" in res.findings[0].fix
 
 
-def test_xid149_nonfatal_stays_a_warning():
-    line = LINES["149_fatal"].replace("Fatal", "Nonfatal")
-    assert run_check("gpu.inventory", on_gpu0(line)).status == "warn"
+@pytest.mark.parametrize("severity", ["Fatal", "Nonfatal"])
+def test_xid149_is_an_error_the_node_takes_no_job(severity):
+    # issue 19: the catalog's WORKFLOW_NVLINK5_ERR resolves to a GPU reset (or the reboot an Xid 154
+    # states); the kernel line alone does not say which decode row applies, so Fatal or not it is an error
+    res = run_check("gpu.inventory", on_gpu0(LINES["149_fatal"].replace("Fatal", severity)))
+    assert res.status == "fail"
+    f = res.findings[0]
+    assert f.severity == "error" and "NVLINK: NETIR Error" in f.message
+    assert f.fix.startswith("drain the node and reset the GPU") and "nvidia-smi -r -i 0" in f.fix
+    assert "(NVIDIA: WORKFLOW_NVLINK5_ERR)" in f.fix
+
+
+def test_nvlink5_bucket_level_lives_in_the_generator_rules():
+    # the level is gpudoctor's hand-written rule (tools/gen_xid.py BUCKETS), copied into the generated table
+    sys.path.insert(0, os.path.join(REPO, "tools"))
+    try:
+        import gen_xid
+    finally:
+        sys.path.pop(0)
+    assert gen_xid.BUCKETS["WORKFLOW_NVLINK5_ERR"][0] == "error"
+    assert TABLE["buckets"]["WORKFLOW_NVLINK5_ERR"]["level"] == "error"
+    assert all(xid_verdict(x)[0] == "error" for x in range(144, 151))
 
 
 @pytest.mark.parametrize("key", ["79", "79_pid"])

@@ -38,9 +38,14 @@ BUCKETS = {
                                      "nvidia-smi nvlink -e shows the link's error counters"),
     "CHECK_MECHANICALS": ("error", "check the GPU's seating and its power connections"),
     "UPDATE_SWFW": ("error", "update the driver and the firmware"),
-    "WORKFLOW_NVLINK5_ERR": ("warning", "decode the message's IntrInfo/ErrorStatus with the catalog's \"XID 144-150 "
-                                        "Decode\" sheet; a Fatal link error needs a GPU reset "
-                                        "(nvidia-smi -r -i <index>), and an Xid 154 logged with it states the action"),
+    # NVLink5 (Xids 144-150): the catalog's "XID 144-150 Decode" sheet resolves the Fatal
+    # IntrInfo/ErrorStatus values, and some Nonfatal ones, to RESET_GPU, and an Xid 154 then states a
+    # reset or a reboot; the kernel line alone does not say which decode row applies, so the node
+    # takes no job until the link is decoded and cleared (an error, Fatal or not).
+    "WORKFLOW_NVLINK5_ERR": ("error", "drain the node and reset the GPU (nothing may hold it): nvidia-smi -r -i "
+                                      "<index>, or reboot the node; an Xid 154 logged with it states the action; "
+                                      "decode the message's IntrInfo/ErrorStatus with the catalog's \"XID 144-150 "
+                                      "Decode\" sheet"),
     "RESTART_APP": ("warning", "restart the application (NVIDIA: no GPU reset or reboot needed)"),
     "XID_154_EVAL": ("warning", "if an Xid 154 is logged with it, follow that action; otherwise restart the application"),
     "CHECK_UVM": ("warning", "if UVM/vGPU is in use, reset the GPU (nvidia-smi -r -i <index>); otherwise no action"),
