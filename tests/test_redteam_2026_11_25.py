@@ -20,6 +20,7 @@ import io
 import json
 import os
 import pickle
+import re
 import subprocess
 import sys
 import threading
@@ -221,3 +222,17 @@ def test_slurm_health_machine_formats_on_stdout_stay_one_document(fmt, tmp_path)
     else:
         assert all(not ln or ln.startswith("#") or ln.startswith("gpudoctor_") for ln in p.stdout.splitlines())
     assert "gpudoctor: slurm:" in p.stderr  # the decision is still said, for the hooks' log
+
+
+@pytest.mark.parametrize("word", [
+    "${x:-" * 2000 + "2" + "}" * 2000,  # 400 deep was a RecursionError (exit 3)
+    "$((" * 2000 + "1" + "))" * 2000,
+    '"' + "${x:-$((1+${y:-" * 300 + "1" + "}))}" * 300 + '"',
+])
+def test_plan_script_with_deeply_nested_expansions_is_a_bounded_unknown(tmp_path, capsys, word):
+    script = tmp_path / "train.sh"
+    script.write_text("torchrun --nnodes %s --nproc_per_node 8 t.py\n" % word)
+    rc = main(["plan", str(script)])
+    out, err = capsys.readouterr()
+    assert rc in (0, 2) and "internal error" not in err, err
+    assert re.search(r"^  nnodes +unknown$", out, re.M), out[-2000:]

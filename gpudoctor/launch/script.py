@@ -597,13 +597,13 @@ class Reader:
         nxt = s[i + 1:i + 2]
         if s[i + 1:i + 3] == "((":
             j = _skip_balanced(s, i + 1, "(", ")")
-            return self.arith(s[i + 3:j - 2]), j, None
+            return self._nested("$((...))", lambda: (self.arith(s[i + 3:j - 2]), None))[0], j, None
         if nxt == "(":
             j = _skip_balanced(s, i + 1, "(", ")")
             return self.command_subst(s[i + 2:j - 1]), j, None
         if nxt == "{":
             j = _skip_balanced(s, i + 1, "{", "}")
-            text, arr = self.param(s[i + 2:j - 1])
+            text, arr = self._nested("${...}", lambda: self.param(s[i + 2:j - 1]))
             return text, j, arr
         m = re.match(NAME, s[i + 1:])
         if m:
@@ -717,6 +717,17 @@ class Reader:
                     self.assign(name, w)
                 return w, None
         return value, None
+
+    def _nested(self, what, fn):
+        """fn() one level deeper: ${x:-${x:-...}} or $(( $(( ... )) )) 10,000 deep is a bounded
+        unknown, never a RecursionError (each level is a few Python frames)."""
+        if self.nesting >= MAX_NESTING:
+            return self.unknown(what, "expansions nested more than %d deep" % MAX_NESTING), None
+        self.nesting += 1
+        try:
+            return fn()
+        finally:
+            self.nesting -= 1
 
     def command_subst(self, cmd):
         if self.nesting >= MAX_NESTING:
