@@ -28,12 +28,35 @@ def requirement(cuda):
         return None, None
     same_minor = sorted((c, d) for c, dt, d in rows if c[:2] == mm)  # GA first, then updates
     # A minor with no row of its own (a release newer than the table): its full-support driver
-    # is unknown, never borrowed from an older minor; only the major's floor can be judged.
+    # is unknown, never borrowed from an older minor; only the major's floor can be judged here
+    # (the check adds older_minor_bound, a lower bound that can only ever say "below").
     full = same_minor[0][1] if same_minor else None
     floor = t["major_floor"].get(str(mm[0])) if mm[0] >= 11 else None
     if floor and full and vtuple(full) < vtuple(floor):
         floor = full  # e.g. 11.0 GA ran on 450.51 before 11.x compatibility came with 450.80.02
     return floor or full, full
+
+
+def older_minor_bound(cuda):
+    """For a CUDA X.Y with no row of its own: (toolkit, driver) of the newest row of an older minor
+    of the same major (13.2.2, 595.71.05 for 13.3). Table 3's minimums never go down from one
+    toolkit to the next (tests/test_cuda_driver_compat.py checks it over the table), so a driver
+    below this row is below X.Y's own minimum too; it is a lower bound only, never X.Y's number."""
+    _, rows = _table()
+    mm = major_minor(cuda)
+    if not mm:
+        return None
+    older = [(c, d) for c, dt, d in rows if c[0] == mm[0] and c[:2] < mm[:2]]
+    if not older:
+        return None
+    c, d = max(older)
+    return "%d.%d.%d" % c, d
+
+
+def toolkit_name(version):
+    """'13.2.2' -> 'CUDA 13.2 Update 2' (Table 3's words; N.M.0 is GA)."""
+    parts = version.split(".")
+    return "CUDA %s.%s %s" % (parts[0], parts[1], "GA" if parts[2] == "0" else "Update " + parts[2])
 
 
 def newest_cuda_for(driver):
@@ -105,9 +128,26 @@ def driver_cuda(facts, config):
                 observed="driver %s" % driver, expected=">= %s (full support: >= %s)" % (floor, full or "unknown"),
                 fix=cmd("upgrade the NVIDIA driver to >= {v}, ", v=full or floor) + alt)
         elif full is None:
-            yield Skip("%s: driver %s meets CUDA %s.x's minor-version compatibility floor %s; its full-support "
+            bound = older_minor_bound(cuda)
+            xy = "%d.%d" % major_minor(cuda)
+            if bound and vtuple(driver) < vtuple(bound[1]):
+                # below an older toolkit's row, so below this one's too (the rows never go down): the
+                # same verdict as a driver below its own row, without inventing that row's number
+                bad = True
+                yield Finding.warning(
+                    "driver %s runs %s only through minor-version compatibility (no PTX JIT, newer APIs fail): "
+                    "it is older than the driver %s already needs (>= %s), so older than CUDA %s's own minimum "
+                    "(NVIDIA release notes, Table 3; not in gpudoctor's table)"
+                    % (driver, label, toolkit_name(bound[0]), bound[1], xy),
+                    observed="driver %s" % driver,
+                    expected="CUDA %s's Table 3 driver (at least %s)" % (xy, bound[1]),
+                    fix=cmd("upgrade the NVIDIA driver to the one CUDA {cuda}'s release notes list in Table 3 "
+                            "(at least {v}) for full CUDA {cuda} support", cuda=xy, v=bound[1]))
+                continue
+            yield Skip("%s: driver %s meets CUDA %s.x's minor-version compatibility floor %s%s; its full-support "
                        "driver is not in gpudoctor's table (gpudoctor/data/cuda_driver.json), so full support "
-                       "is not judged" % (label, driver, cuda.split(".")[0], floor))
+                       "is not judged" % (label, driver, cuda.split(".")[0], floor,
+                                          " and %s's %s" % (toolkit_name(bound[0]), bound[1]) if bound else ""))
         elif vtuple(driver) < vtuple(full):
             bad = True
             yield Finding.warning(

@@ -2,6 +2,7 @@
 each CUDA major dropped, over the real H100 facts (which carry a real stale cuda-compat
 580.95.05 in /usr/local/cuda-13.0/compat beside driver 580.159.04) and variants."""
 
+import pytest
 from conftest import node_facts, run_check
 
 H100 = "h100-ubuntu2404-torch211"
@@ -92,17 +93,66 @@ def test_cuda12_torch_on_kepler():
 
 def test_a_cuda_minor_newer_than_the_table_is_judged_by_its_floor_only():
     """CUDA 13.3 has no row (NVIDIA's Table 3 for it was not readable): a driver above 13.x's
-    minor-version floor is not called fully supported by borrowing 13.2's row."""
-    from conftest import node_facts
-
+    minor-version floor and above the newest older row is not called fully supported by
+    borrowing 13.2's row."""
     from gpudoctor.checks.driver_cuda import requirement
 
     assert requirement("13.3") == ("580.65.06", None)
-    doc = node_facts("h100-ubuntu2404-torch211")
-    doc["python"]["torch"]["cuda"] = "13.3"
-    doc["cuda"]["nvcc_version"] = None
+    doc = on_driver(cuda13_3(node_facts(H100)), "600.10")
     res = run_check("driver.cuda", doc)
     assert res.status == "skipped" and "full support is not judged" in res.summary
-    doc["gpu"]["driver_version"] = "575.57.08"  # below the floor: still an error
-    doc["cuda"]["compat"] = []  # (no cuda-compat libcuda on LD_LIBRARY_PATH to lift it)
+    assert "CUDA 13.2 Update 2's 595.71.05" in res.summary
+    doc = on_driver(doc, "575.57.08")  # below the floor: still an error
     assert run_check("driver.cuda", doc).status == "fail"
+
+
+def cuda13_3(doc, nvcc=False):
+    """The H100 facts with torch built for CUDA 13.3 (cu133), or nvcc 13.3 alone."""
+    if nvcc:
+        doc["python"]["torch"]["cuda"] = None
+        doc["cuda"]["nvcc_version"] = "13.3.73"
+    else:
+        doc["python"]["torch"].update(version="2.13.0+cu133", cuda="13.3")
+        doc["cuda"]["nvcc_version"] = None
+    return doc
+
+
+def on_driver(doc, version):
+    """The facts with this kernel driver and its own libcuda (no cuda-compat on LD_LIBRARY_PATH)."""
+    doc["gpu"]["driver_version"] = version
+    doc["cuda"]["compat"] = [dict(c, version=version) for c in doc["cuda"]["compat"]
+                             if c["dir"].startswith("/usr/local/nvidia/")]
+    return doc
+
+
+def test_table3_minimums_never_go_down():
+    # the ground of older_minor_bound: a newer toolkit's row is never below an older one's
+    from gpudoctor import data
+    from gpudoctor.versions import vtuple
+
+    rows = sorted((vtuple(c), vtuple(d)) for c, d in data.load("cuda_driver")["toolkit_min_driver"])
+    assert len(rows) > 50
+    assert all(a[1] <= b[1] for a, b in zip(rows, rows[1:]))
+
+
+@pytest.mark.parametrize("nvcc", [False, True])
+def test_cuda13_3_below_an_older_rows_driver_warns_minor_version_compat_only(nvcc):
+    # issue 19: CUDA 13.3 with a driver below its minimum got no finding. Its own Table 3 row is not in
+    # the table, but the real H100's 580.159.04 is below 13.2 Update 2's 595.71.05, so below 13.3's too:
+    # the warning every other row gives between the 13.x floor and the toolkit's own driver
+    res = run_check("driver.cuda", cuda13_3(node_facts(H100), nvcc=nvcc))
+    assert res.status == "warn", res.summary
+    (f,) = res.findings
+    assert f.severity == "warning" and "only through minor-version compatibility (no PTX JIT" in f.message
+    assert ("the CUDA toolkit 13.3.73 (nvcc)" if nvcc else "torch 2.13.0+cu133 (built for CUDA 13.3)") in f.message
+    assert "CUDA 13.2 Update 2 already needs (>= 595.71.05)" in f.message
+    assert f.fix == "upgrade the NVIDIA driver to the one CUDA 13.3's release notes list in Table 3 " \
+                    "(at least 595.71.05) for full CUDA 13.3 support"
+
+
+def test_cuda13_2_rows_still_give_their_own_number():
+    doc = on_driver(node_facts(H100), "590.48.01")
+    doc["python"]["torch"].update(version="2.12.0+cu132", cuda="13.2")
+    doc["cuda"]["nvcc_version"] = None
+    (f,) = run_check("driver.cuda", doc).findings
+    assert f.severity == "warning" and f.expected == ">= 595.45.04"

@@ -450,7 +450,9 @@ case("driver-ancient-no-newest", "driver.cuda", DRV(driver="300.1", torch_cuda="
 case("driver-minor-compat-only", "driver.cuda", DRV(driver="525.60.13", torch_cuda="12.4", nvcc=None), "warn")
 case("driver-at-full-support", "driver.cuda", DRV(driver="550.54.14", torch_cuda="12.4", nvcc=None), "pass")
 case("driver-cuda-not-in-table", "driver.cuda", DRV(torch_cuda="9.0", nvcc=None), "skipped")
-case("driver-newer-minor-than-table", "driver.cuda", DRV(torch_cuda="13.9", nvcc=None), "skipped")
+case("driver-newer-minor-than-table", "driver.cuda", DRV(driver="600.10", torch_cuda="13.9", nvcc=None), "skipped")
+# below the newest older row (13.2 Update 2, 595.71.05), so below 13.9's own minimum too (issue 19)
+case("driver-newer-minor-below-older-row", "driver.cuda", DRV(torch_cuda="13.9", nvcc=None), "warn")
 case("driver-torch-ok-nvcc-too-new", "driver.cuda", DRV(driver="550.54.14", torch_cuda="12.4", nvcc="13.0.88"),
      "fail")
 case("driver-compat-older-than-driver", "driver.cuda",
@@ -629,8 +631,9 @@ case("inv-xid-154-none", "gpu.inventory",
      INV(**{"gpu/xids": [XID(154, "GPU recovery action changed from 0x4 (Drain and Reset) to 0x0 (None)")]}), "pass")
 case("inv-xid-154-unreadable", "gpu.inventory", INV(**{"gpu/xids": [XID(154, "garbled")]}), "warn")
 case("inv-xid-nvlink-fatal", "gpu.inventory", INV(**{"gpu/xids": [XID(144, "NVLink: Fatal error on link 3")]}), "fail")
+# WORKFLOW_NVLINK5_ERR: an error whether the line says Fatal or not (issue 19)
 case("inv-xid-nvlink-nonfatal", "gpu.inventory", INV(**{"gpu/xids": [XID(144, "NVLink: Nonfatal error link 3")]}),
-     "warn")
+     "fail")
 case("inv-kernel-log-unreadable", "gpu.inventory",
      INV(**{"gpu/kernel_log": {"readable": False, "reason": "dmesg_restrict=1"}}), "pass")
 case("inv-kernel-log-unreadable-no-reason", "gpu.inventory",
