@@ -269,8 +269,10 @@ class MultiSlurm(object):
                     pass
                 p.wait()
         self._sweep()
-        for ns in self.spaces:
+        for i, ns in enumerate(self.spaces, 1):
             subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+            # a namespace still held (a process left in it) keeps its veth: drop the host side
+            subprocess.run(["ip", "link", "del", "gds%s%dh" % (self.tag, i)], capture_output=True)
         subprocess.run(["ip", "link", "del", self.bridge], capture_output=True)
 
     def _sweep(self):
