@@ -6,7 +6,7 @@ the probe's (gpudoctor/probe/launch.py: ``name``, ``address``, ``start``, ``clea
 Each worker is its own step::
 
     srun --overlap --nodes=1 --ntasks=1 --nodelist=NODE --kill-on-bad-exit=0 --quiet
-         sh -c 'find python; exec timeout -k 2 HARD python -' gpudoctor PYTHON
+         sh -c 'find python; exec timeout -k 2 HARD python -c READ_STDIN' gpudoctor PYTHON
 
 - ``--overlap``: the steps of one probe run at once (a TCP server and its client, the
   hello of every node) and beside the job's own running step (srun(1), --overlap);
@@ -28,7 +28,7 @@ import subprocess
 import threading
 import time
 
-from gpudoctor.transport import in_allocation
+from gpudoctor.transport import READ_STDIN, in_allocation
 
 
 class SrunWorkers(object):
@@ -121,12 +121,13 @@ class SrunWorkers(object):
             if not _TOKEN_RE.match(token):
                 raise ValueError("bad probe token")
             env[TOKEN_VAR] = token
+        run = '"$1" -c \'%s\'' % READ_STDIN  # the script from stdin (transport READ_STDIN says why not `-`)
         guard = ""
         if timeout:
-            guard = 'command -v timeout >/dev/null 2>&1 && exec timeout -k 2 %d "$1" -; ' % (
-                int(min(float(timeout), 86400)) + 3)
+            guard = 'command -v timeout >/dev/null 2>&1 && exec timeout -k 2 %d %s; ' % (
+                int(min(float(timeout), 86400)) + 3, run)
         inner = ('command -v "$1" >/dev/null 2>&1 || { echo "gpudoctor: interpreter not found on PATH" >&2; '
-                 'exit 127; }; %sexec "$1" -' % guard)
+                 'exit 127; }; %sexec %s' % (guard, run))
         self._spawn(w, self._command(host, inner, [self.python]), script, env)
         return w
 
