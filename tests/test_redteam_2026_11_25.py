@@ -236,3 +236,19 @@ def test_plan_script_with_deeply_nested_expansions_is_a_bounded_unknown(tmp_path
     out, err = capsys.readouterr()
     assert rc in (0, 2) and "internal error" not in err, err
     assert re.search(r"^  nnodes +unknown$", out, re.M), out[-2000:]
+
+
+def test_explain_text_shows_a_logs_control_characters_and_file_names_escaped(tmp_path, capsys):
+    """clean() removes ANSI sequences it knows; what it does not know (ESC ( 0 switches the
+    terminal to line drawing), backspaces that overwrite what was printed, BEL, the C1 CSI
+    U+009B, a bidi override, and a file name holding ESC or a newline reached the terminal raw."""
+    bad = "\x1b(0 lqqk \x08\x08\x08\x07 \u009b2J \u202e \u2028x"
+    folder = tmp_path / "job"
+    folder.mkdir()
+    (folder / "r\x1b[2Jank1\n.log").write_text("rank1: NCCL error: unhandled system error %s\n" % bad)
+    (folder / "rank0.log").write_text("rank0: NCCL error: unhandled system error %s\n" % bad)
+    rc = main(["explain", str(folder)])
+    out, err = capsys.readouterr()
+    assert rc == 0 and "nccl.system_error" in out, out + err
+    assert not [c for c in out if c != "\n" and not c.isprintable()], out
+    assert "\\x1b(0" in out and "\\u202e" in out and "\\n.log" in out

@@ -6,8 +6,9 @@ from gpudoctor.fixline import sh
 
 
 def _one_line(text):
-    """A check's message holds node values: a control character is shown escaped, never
-    a line break or a terminal sequence."""
+    """A check's message holds node values, a log line or a file name anything: a control
+    character (C0, C1, a stray ESC that is no ANSI sequence, a backspace), a bidi override
+    or a line separator is shown escaped, never a line break or a terminal sequence."""
     text = str(text)
     return text if text.isprintable() else "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
 
@@ -15,7 +16,7 @@ def _one_line(text):
 def render_text(result, out, color=False):
     w = out.write
     bold = (lambda s: "\x1b[1m%s\x1b[0m" % s) if color else (lambda s: s)
-    w("gpudoctor explain: %s (%d line%s)\n" % (result["source"], result["lines"], "" if result["lines"] == 1 else "s"))
+    w("gpudoctor explain: %s (%d line%s)\n" % (_one_line(result["source"]), result["lines"], "" if result["lines"] == 1 else "s"))
     multi = len(result.get("sources") or []) > 1
     st = result.get("stopped_early")
     if st:
@@ -28,7 +29,7 @@ def render_text(result, out, color=False):
         w("Flight Recorder: %d dump%s (ranks %s), format %s: %s\n" % (
             fr["dumps"], "" if fr["dumps"] == 1 else "s", _short(fr["ranks"]), fr.get("version"), fr["summary"]))
         for u in fr.get("unreadable", [])[:3]:
-            w("  not read: %s: %s\n" % (u["file"], u["why"]))
+            w("  not read: %s: %s\n" % (_one_line(u["file"]), _one_line(u["why"])))
     verdict = result["verdict"]
     if result.get("facts"):
         fx = result["facts"]
@@ -85,7 +86,7 @@ def _context(w, bold, result):
         label = {"info": "INFO line", "warn": "WARN line", "warning": "known warning"}.get(n["severity"], "")
         w("  %s (%s): %s\n" % (n["id"], label, _wrap(n["note"], 4)))
         if n.get("first_line"):
-            w("    line %d: %s%s\n" % (n["first_line"], n["text"], more))
+            w("    line %d: %s%s\n" % (n["first_line"], _one_line(n["text"]), more))
         if n.get("fix"):
             w("    if it matters: %s\n" % n["fix"])
 
@@ -98,6 +99,7 @@ def _short(items, limit=8):
 def _loc(h, multi, key="line"):
     """'line 3', 'rank3.log line 3' (several files), or the file alone (no line: a dump)."""
     line, path = h.get(key), h.get("file")
+    path = _one_line(path) if path else path  # a file's name in a folder may hold any byte
     if line is None:
         return path or "-"
     return ("%s line %d" % (path, line)) if multi and path else "line %d" % line
@@ -136,12 +138,12 @@ def _finding(w, bold, f, heading, full, multi=False):
         w("  %s\n" % f["title"])
         origin = _origin(f)
         if origin:
-            w("  %s\n" % origin)
+            w("  %s\n" % _one_line(origin))
     else:
         w("  %s  %s\n" % (bold(f["id"]), f["title"]))
     shown = f["matches"][:3 if full else 1]
     for h in shown:
-        w("  %s: %s\n" % (_loc(h, multi), h["text"]))
+        w("  %s: %s\n" % (_loc(h, multi), _one_line(h["text"])))
     more = f["match_count"] - len(shown)
     if more > 0:
         w("  (+%d more matching line%s)\n" % (more, "" if more == 1 else "s"))
@@ -149,7 +151,7 @@ def _finding(w, bold, f, heading, full, multi=False):
         w("    likely: %s\n" % f["causes"][0]["text"])
         return
     for s in f.get("signals", [])[:3]:
-        w("  confirmed by %s: %s\n" % (_loc(s, multi), s["text"]))
+        w("  confirmed by %s: %s\n" % (_loc(s, multi), _one_line(s["text"])))
     for n in f["notes"]:
         w("  note: %s\n" % n)
     w("\n  %s\n" % _wrap(f["explain"], 2))
@@ -159,7 +161,7 @@ def _finding(w, bold, f, heading, full, multi=False):
             else ""
         w("  %d. %s%s\n" % (i, _wrap(c["text"], 5), verdict))
         for ev in c["evidence"][:1]:
-            w("     seen in the log, %s: %s\n" % (_loc(ev, multi), ev["text"]))
+            w("     seen in the log, %s: %s\n" % (_loc(ev, multi), _one_line(ev["text"])))
         if c["checks"]:
             w("     confirm: gpudoctor check --select %s\n" % ",".join(c["checks"]))
         for cmd in c["confirm"]:
