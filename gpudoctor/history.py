@@ -40,8 +40,8 @@ MAX_NODE_BYTES = 2 << 20
 MAX_NODES = 4096
 MAX_FILE_BYTES = 16 << 20  # one facts document is 8-60 KB; a larger file was not written by us
 LOCK_SECONDS = 5.0
-_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._@:%-]{0,252}$")
-_ID = re.compile(r"^[0-9a-f]{16}$")
+_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._@:%-]{0,252}\Z")
+_ID = re.compile(r"^[0-9a-f]{16}\Z")
 
 
 class HistoryError(Exception):

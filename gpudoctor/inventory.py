@@ -15,7 +15,7 @@ from typing import List, Optional
 
 from gpudoctor.errors import InputError, excerpt, host_excerpt, read_input
 
-_NAME = re.compile(r"^[A-Za-z0-9_.\-\[\],@]+$")
+_NAME = re.compile(r"^[A-Za-z0-9_.\-\[\],@]+\Z")
 
 
 @dataclass
@@ -104,9 +104,9 @@ def read_hostfile(path) -> List[Host]:
 # never a space, quote, shell metacharacter or control character. Empty or over-long DNS
 # labels ('x..y', 64 characters) are not refused here: they cannot be looked up, and the
 # transport reports that node as `resolve` while the others are checked.
-_HOST_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]{0,252}$")
-_USER_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]{0,31}$")
-_ZONE_RE = re.compile(r"^[A-Za-z0-9_.\-]{1,32}$")
+_HOST_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]{0,252}\Z")
+_USER_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]{0,31}\Z")
+_ZONE_RE = re.compile(r"^[A-Za-z0-9_.\-]{1,32}\Z")
 MAX_NODES = 10000  # --max-nodes: 100,000 node names took ~50 minutes before this bound
 
 

@@ -252,3 +252,24 @@ def test_explain_text_shows_a_logs_control_characters_and_file_names_escaped(tmp
     assert rc == 0 and "nccl.system_error" in out, out + err
     assert not [c for c in out if c != "\n" and not c.isprintable()], out
     assert "\\x1b(0" in out and "\\u202e" in out and "\\n.log" in out
+
+
+@pytest.mark.parametrize("name", ["gpu1\n", "root\n@gpu1", "fe80::1%eth0\n", "gpu[1-2]\n"])
+def test_the_host_name_rule_refuses_a_trailing_newline(tmp_path, capsys, name):
+    """`$` in Python's re matches before a final newline: 'gpu1\\n' passed the one host-name
+    rule, so a facts file could name its node so (a history folder named with a newline, a
+    node name that splits a shell line where ssh's `Match exec` substitutes %h)."""
+    from gpudoctor import history
+    from gpudoctor.inventory import valid_host
+    from gpudoctor.report import exports
+
+    assert not valid_host(name)
+    assert not history._NAME.match(name) and not exports._NAME.match("NCCL_X\n")
+    doc = json.load(open(os.path.join(os.path.dirname(__file__), "..", "fixtures", "nodes",
+                                      "devbox-debian12-nogpu.json")))
+    doc["node"] = name
+    facts = tmp_path / "n.json"
+    facts.write_text(json.dumps(doc))
+    rc = main(["check", "--facts", str(facts)])
+    out, err = capsys.readouterr()
+    assert rc == 2 and "is not a host name" in err, err

@@ -94,7 +94,7 @@ def files(ctx):
 # The controller validates every name (gpudoctor/inventory.py valid_host); the node checks
 # again, since the options it received are input too. A name must never become an ssh
 # option ("-oProxyCommand=..." ran a command on every node): `--` ends ssh's options.
-_SAFE_NAME = re.compile(r"^[A-Za-z0-9_\[][A-Za-z0-9_.:%@\[\]\-]{0,299}$")
+_SAFE_NAME = re.compile(r"^[A-Za-z0-9_\[][A-Za-z0-9_.:%@\[\]\-]{0,299}\Z")
 
 
 def _ssh_probe(name, timeout, results):

@@ -138,7 +138,7 @@ def _prefix(name):
     return name.rstrip("0123456789") or name
 
 
-_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")  # a POSIX shell variable name
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}\Z")  # a POSIX shell variable name
 
 
 def _comment(text):
