@@ -273,3 +273,27 @@ def test_the_host_name_rule_refuses_a_trailing_newline(tmp_path, capsys, name):
     rc = main(["check", "--facts", str(facts)])
     out, err = capsys.readouterr()
     assert rc == 2 and "is not a host name" in err, err
+
+
+@pytest.mark.parametrize("first", [b"", b"NCCL error: unhandled system error\n"])
+def test_explain_stdin_that_stays_open_and_silent_stops_at_the_deadline(first):
+    """`tail -f job.log | gpudoctor explain --timeout 1 -`: BufferedReader.read(BLOCK) waited
+    for a full block or EOF, past --timeout, for as long as the writer lived."""
+    r, w = os.pipe()
+    try:
+        os.write(w, first)
+        p = subprocess.Popen([PY, "-m", "gpudoctor", "explain", "--json", "--timeout", "0.5", "-"], stdin=r,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            out, err = p.communicate(timeout=30)  # the writer is still open: only the deadline ends it
+        finally:
+            if p.poll() is None:
+                p.kill()
+    finally:
+        os.close(r)
+        os.close(w)
+    doc = json.loads(out)
+    assert doc["stopped_early"]["reason"] == "timeout" and doc["stopped_early"]["file"] == "<stdin>", doc
+    # what came before the deadline but was still held as a possibly unfinished line is not
+    # judged (the scan stops at its deadline): the answer says so, and exit 1 when nothing matched
+    assert p.returncode == (0 if doc["matched"] else 1) and doc["stopped_early"]["bytes_read"] == len(first), err

@@ -165,8 +165,12 @@ def main(args):
             result = explain_inputs(logs, kb, facts=node_facts, deadline=deadline, flight=flight, ras=reports,
                                     interrupted=interrupted)
         elif text == "-":
-            result = explain_stream(sys.stdin.buffer, kb, source="<stdin>", facts=node_facts, deadline=deadline,
+            stdin = _StdinUntil(sys.stdin.buffer, deadline, interrupted)
+            result = explain_stream(stdin, kb, source="<stdin>", facts=node_facts, deadline=deadline,
                                     interrupted=interrupted)
+            if stdin.cut and not result.get("stopped_early"):
+                result["stopped_early"] = {"reason": stdin.cut, "line": result["lines"] + 1, "file": "<stdin>",
+                                           "bytes_read": result["bytes"]}
         else:
             result = None
     finally:
@@ -204,6 +208,39 @@ def main(args):
 
 
 _SIGNAL_EXIT = {"SIGINT": 130, "SIGTERM": 143}
+
+
+class _StdinUntil(object):
+    """Standard input read no longer than the deadline: a pipe that stays silent (`tail -f`,
+    a hung job's output) or drips a line a second kept BufferedReader.read(BLOCK) waiting past
+    --timeout (it returns only when BLOCK bytes or EOF came). select(2) in short slices (a
+    signal is seen within one), then os.read of what is there. ``cut``: why it stopped early
+    ('timeout', or the signal's name), else None."""
+
+    def __init__(self, stream, deadline, interrupted):
+        self.stream, self.deadline, self.interrupted, self.cut = stream, deadline, interrupted, None
+        try:
+            self.fd = stream.fileno()
+        except (AttributeError, OSError, ValueError):  # not a real file (tests give a BytesIO)
+            self.fd = None
+
+    def read(self, n):
+        import select
+        import time
+
+        if self.fd is None:
+            return self.stream.read(n)
+        while True:
+            if self.interrupted:
+                self.cut = self.interrupted[0]
+                return b""
+            left = None if self.deadline is None else self.deadline - time.monotonic()
+            if left is not None and left <= 0:
+                self.cut = "timeout"
+                return b""
+            ready, _, _ = select.select([self.fd], [], [], 0.25 if left is None else min(0.25, left))
+            if ready:
+                return os.read(self.fd, n)
 
 
 def _catch_signals(interrupted):
