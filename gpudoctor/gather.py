@@ -153,6 +153,10 @@ def from_facts(path):
             files = sorted(os.path.join(path, n) for n in os.listdir(path) if n.endswith(".json"))
             if not files:
                 raise InputError("%s holds no *.json facts files" % path)
+            from gpudoctor.inventory import MAX_NODES
+
+            if len(files) > MAX_NODES:  # each may be 64 MiB: refused before any is read
+                raise InputError("%s holds %d facts files, more than %d nodes" % (excerpt(path), len(files), MAX_NODES))
         elif os.path.exists(path):
             files = [path]
         else:

@@ -297,3 +297,21 @@ def test_explain_stdin_that_stays_open_and_silent_stops_at_the_deadline(first):
     # what came before the deadline but was still held as a possibly unfinished line is not
     # judged (the scan stops at its deadline): the answer says so, and exit 1 when nothing matched
     assert p.returncode == (0 if doc["matched"] else 1) and doc["stopped_early"]["bytes_read"] == len(first), err
+
+
+def test_a_facts_folder_of_more_files_than_nodes_is_refused_before_reading(tmp_path, capsys, monkeypatch):
+    """check/diff/exports/watch --facts DIR read every *.json of the folder (each up to 64 MiB)
+    and kept them all: 20,000 copies took 470 MB before a duplicate name stopped it. (The
+    bound is lowered here so the test makes 51 empty files, not 10,001.)"""
+    from gpudoctor import inventory
+
+    monkeypatch.setattr(inventory, "MAX_NODES", 50)
+    MAX_NODES = 50
+    folder = tmp_path / "facts"
+    folder.mkdir()
+    for i in range(MAX_NODES + 1):
+        os.close(os.open(str(folder / ("n%05d.json" % i)), os.O_CREAT | os.O_WRONLY, 0o600))
+    for argv in (["check", "--facts", str(folder)], ["diff", str(folder), str(folder)]):
+        rc = main(argv)
+        out, err = capsys.readouterr()
+        assert rc == 2 and "more than %d nodes" % MAX_NODES in err and len(err.strip().splitlines()) == 1, err
