@@ -315,3 +315,15 @@ def test_a_facts_folder_of_more_files_than_nodes_is_refused_before_reading(tmp_p
         rc = main(argv)
         out, err = capsys.readouterr()
         assert rc == 2 and "more than %d nodes" % MAX_NODES in err and len(err.strip().splitlines()) == 1, err
+
+
+@pytest.mark.parametrize("argv", [["FIFO"], ["bash", "FIFO"], ["/dev/zero"], ["bash", "/dev/zero"], ["sh", "DIR"]])
+def test_plan_of_a_script_that_is_no_regular_file_says_what_it_is(tmp_path, capsys, argv):
+    """A FIFO, a device or a folder given as the script was reported 'no such file'."""
+    fifo, folder = str(tmp_path / "train.sh"), str(tmp_path / "jobs")
+    os.mkfifo(fifo)
+    os.mkdir(folder)
+    argv = [fifo if a == "FIFO" else folder if a == "DIR" else a for a in argv]
+    rc = _in_thread(lambda: main(["plan"] + argv), [fifo])
+    out, err = capsys.readouterr()
+    assert rc == 2 and "not a regular file" in err and "no such file" not in err, err

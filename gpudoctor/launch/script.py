@@ -1617,6 +1617,8 @@ def script_command(argv):
             # sbatch's own options override the file's #SBATCH lines (sbatch(1))
             return argv[i], list(argv[i + 1:]), (list(argv[1:i]) if prog == "sbatch" else [])
         if i < len(argv):
+            if os.path.lexists(argv[i]):  # a FIFO, a device, a folder: the input rule says which
+                read_input(argv[i], "script", limit=MAX_SCRIPT)
             raise InputError("cannot read script %s: no such file" % excerpt(argv[i], 80))
         return None
     if _is_launcher(argv) or prog == "srun":
@@ -1624,6 +1626,8 @@ def script_command(argv):
     if os.path.isfile(argv[0]) and not is_python_name(prog):
         return argv[0], list(argv[1:]), []
     if re.search(r"\.(sh|bash|sbatch|slurm|job)$", argv[0]) or "/" in argv[0]:
+        if os.path.lexists(argv[0]):  # not a regular file: refused by the one input rule, with its reason
+            read_input(argv[0], "script", limit=MAX_SCRIPT)
         raise InputError("cannot read script %s: no such file (or give a launcher: torchrun, deepspeed, ...)"
                          % excerpt(argv[0], 80))
     return None
