@@ -327,3 +327,11 @@ def test_plan_of_a_script_that_is_no_regular_file_says_what_it_is(tmp_path, caps
     rc = _in_thread(lambda: main(["plan"] + argv), [fifo])
     out, err = capsys.readouterr()
     assert rc == 2 and "not a regular file" in err and "no such file" not in err, err
+
+
+def test_an_ssh_config_that_is_a_fifo_says_so(tmp_path, capsys):
+    fifo = str(tmp_path / "ssh_config")
+    os.mkfifo(fifo)
+    rc = _in_thread(lambda: main(["check", "--nodes", "n1", "--ssh-config", fifo]), [fifo])
+    out, err = capsys.readouterr()
+    assert rc == 2 and "is a FIFO" in err and "no such file" not in err, err

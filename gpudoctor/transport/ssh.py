@@ -139,7 +139,7 @@ def make_config(ssh_config=None):
 
     from gpudoctor.errors import InputError, excerpt
 
-    if ssh_config and not os.path.isfile(ssh_config):
+    if ssh_config and not os.path.lexists(ssh_config):  # a FIFO or a device: refused below, saying what it is
         raise InputError("--ssh-config %s: no such file" % ssh_config)
     for path in [ssh_config] if ssh_config else ["/etc/ssh/ssh_config", os.path.expanduser("~/.ssh/config")]:
         _check_ssh_config(path)
