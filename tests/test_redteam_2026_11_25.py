@@ -335,3 +335,22 @@ def test_an_ssh_config_that_is_a_fifo_says_so(tmp_path, capsys):
     rc = _in_thread(lambda: main(["check", "--nodes", "n1", "--ssh-config", fifo]), [fifo])
     out, err = capsys.readouterr()
     assert rc == 2 and "is a FIFO" in err and "no such file" not in err, err
+
+
+def test_explain_looks_at_its_deadline_inside_one_long_line(monkeypatch):
+    """A 10 MB line of 'error ' (4 MiB read) holds 700,000 prefilter hits, gathered with no look
+    at the deadline: --timeout 1 answered after 3 s. The deadline is now consulted between
+    batches of hits: counted here with a stop_reason that never stops (deterministic)."""
+    from gpudoctor import explain
+    from gpudoctor.explain import scan as scan_mod
+
+    calls = []
+
+    def never(self):
+        calls.append(1)
+        return None
+
+    monkeypatch.setattr(scan_mod.Scan, "stop_reason", never)
+    monkeypatch.setattr(scan_mod, "SUB", 1 << 14)  # hits are listed 16 KiB at a time: about 36 batches here
+    res = explain.explain_stream(io.BytesIO(b"error " * 100000 + b"\n"), explain.load_knowledge(), deadline=1e12)
+    assert res["lines"] == 1 and len(calls) >= 8, len(calls)
