@@ -250,3 +250,12 @@ def test_a_batch_job_whose_prolog_fails_on_one_node_runs_on_healthy_ones(ms):
     f = fields()
     ms.run("scancel", job)
     assert f["JobState"] == "COMPLETED" and f["NodeList"] == "sn[1-2,4]", f
+
+
+def test_probe_via_ssh_inside_an_allocation_is_the_users_choice(ms):
+    """--via ssh overrides the allocation's srun default (the nodes here run no sshd and their
+    names do not resolve on this machine: every node fails over ssh, and says so)."""
+    rc, out, err, took = gd(ms, "probe", "--via", "ssh", "--mode", "tcp", "--json", "--budget", "10",
+                            prefix=["salloc", "-N2", "-t", "1"])
+    doc = json.loads(out)
+    assert doc["transport"] == "ssh" and not any(n["reachable"] for n in doc["nodes"]), doc["nodes"]

@@ -42,6 +42,9 @@ def add_node_options(p):
     g.add_argument("--ssh-config", metavar="FILE", help="ssh config to honour (default ~/.ssh/config)")
     g.add_argument("--host-key-policy", choices=("accept-new", "strict", "ignore"), default=None,
                    help="unknown host keys: accept-new (default, like OpenSSH), strict, ignore")
+    g.add_argument("--via", choices=("ssh", "srun"), default=None,
+                   help="how workers start: srun steps (the default inside a Slurm allocation holding every "
+                        "node) or ssh")
 
 
 def add_probe_options(p, prefix=""):
@@ -149,7 +152,8 @@ def probe_nodes(args, opts, hosts=None, facts=None):
 
         names = [h.name for h in hosts]
         _fits_open_files(len(names))
-        if choose(None, hosts) == "srun":  # inside an allocation holding every node: workers as job steps
+        via = getattr(args, "via", None)  # check --probe shares check's --via (local means nothing here)
+        if choose(via if via in ("ssh", "srun") else None, hosts) == "srun":  # workers as job steps
             from gpudoctor.transport.srun_workers import SrunWorkers
 
             transport = SrunWorkers(names, python=args.python or "python3")
@@ -204,7 +208,9 @@ def _gather_facts(hosts, args, opts):
     from gpudoctor import transport
 
     payload = transport.Payload(python=args.python or "python3", options={"only": FACT_SECTIONS})
-    nodes = transport.run(hosts, payload, timeout=min(15.0, max(2.0, opts["budget"] / 5)),
+    via = getattr(args, "via", None)
+    nodes = transport.run(hosts, payload, via=via if via in ("ssh", "srun") else None,
+                          timeout=min(15.0, max(2.0, opts["budget"] / 5)),
                           ssh_config=args.ssh_config, host_key_policy=args.host_key_policy, progress=False)
     return {n.host: n.facts for n in nodes if n.reachable}
 
