@@ -541,10 +541,17 @@ def refused(addrs, port, timeout=1.0):
     import socket
 
     socks, out = {}, []
+    start = time.time()
     try:
         for node, addr in addrs.items():
             try:
-                info = socket.getaddrinfo(addr, port, 0, socket.SOCK_STREAM)[0]
+                try:  # an address needs no lookup; a NodeAddr that is a name is looked up only
+                    # while the time allows (a slow resolver must not stall the run)
+                    info = socket.getaddrinfo(addr, port, 0, socket.SOCK_STREAM, 0, socket.AI_NUMERICHOST)[0]
+                except socket.gaierror:
+                    if time.time() - start > timeout:
+                        continue
+                    info = socket.getaddrinfo(addr, port, 0, socket.SOCK_STREAM)[0]
                 s = socket.socket(info[0], socket.SOCK_STREAM)
             except (OSError, UnicodeError):
                 continue
