@@ -114,7 +114,11 @@ def open_input(path, what, shown=None):
         raise InputError("cannot read %s %s: %s" % (what, excerpt(shown or path), exc))
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
+        # /dev/null (character device 1:3 on Linux, devices.txt) is the conventional empty
+        # input (`GPUDOCTOR_CONFIG=/dev/null`, as `GIT_CONFIG=/dev/null`): it never blocks
+        # and never yields a byte, so it is read as an empty file
+        null = stat.S_ISCHR(st.st_mode) and st.st_rdev == os.makedev(1, 3)
+        if not stat.S_ISREG(st.st_mode) and not null:
             raise NotRegularFile("%s %s is %s, not a regular file: not read" % (what, name, _kind(st.st_mode)))
         os.set_blocking(fd, True)
         return os.fdopen(fd, "rb")

@@ -163,8 +163,12 @@ def test_dev_null_and_a_regular_file_are_still_inputs(tmp_path):
 
     (tmp_path / "h").write_text("gpu01\n")
     assert read_input(str(tmp_path / "h"), "hostfile", limit=100) == b"gpu01\n"
-    with pytest.raises(InputError, match="a character device"):
-        read_input("/dev/null", "hostfile")
+    # /dev/null is the conventional empty input (GPUDOCTOR_CONFIG=/dev/null); every other
+    # device is refused before a byte is read
+    assert read_input("/dev/null", "config") == b""
+    for dev in ("/dev/zero", "/dev/urandom", "/dev/full"):
+        with pytest.raises(InputError, match="a character device"):
+            read_input(dev, "hostfile")
 
 
 # -- output files ---------------------------------------------------------------------------
