@@ -426,12 +426,13 @@ def launch_files(nodes, config):
 def launch_port(facts, config):
     """gpudoctor/launch/ports.py with this node's values: the uid the collector ran as (the
     job's user), its ip_unprivileged_port_start and ip_local_port_range."""
-    from gpudoctor.launch.ports import DEFAULT_EPHEMERAL, port_problems
-
     plan = _plan(config)
     if plan is None:
         yield NA(_no_plan(config))
         return
+    # after the plan: without one (the prolog tier), the launch package's imports are not paid
+    from gpudoctor.launch.ports import DEFAULT_EPHEMERAL, port_problems
+
     if plan.master_port is None and plan.port_asked is None:
         yield NA("the %s plan names no master port" % (plan.launcher or "configs-only"))
         return

@@ -25,19 +25,36 @@ def one_line(text, limit=2000):
     return shown + ("..." if len(text) > limit else "")
 
 
-def build_parser():
+def build_parser(argv=None):
+    """The parser. ``argv``: when its first word names a command, only that command's module
+    is imported and its parser built (the others' imports cost the prolog tier 10-40 ms and
+    cannot change how that command's line parses: argparse hands everything after the
+    command's name to its subparser); otherwise (--help, --version, no command, a typo) every
+    command, so the help lists them all and a wrong name is told the choices."""
     p = _Parser(prog="gpudoctor", description="Preflight doctor for multi-node GPU training clusters.")
     p.add_argument("--version", action="version", version="gpudoctor %s" % __version__)
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for name in NAMES:
+    first = argv[0] if argv else None
+    only = [m for m in NAMES if first in _command_names(m)]
+    for name in only or NAMES:
         importlib.import_module("gpudoctor.commands." + name).add_parser(sub)
     return p
+
+
+def _command_names(module):
+    """The words a command module registers (listing registers `list`, slurm_health
+    `slurm-health`): the module's name with _ as -, or _ALIASES where it differs."""
+    return _ALIASES.get(module, (module.replace("_", "-"),))
+
+
+_ALIASES = {"listing": ("list",)}
 
 
 def main(argv=None):
     args = None
     try:
-        parser = build_parser()
+        argv = sys.argv[1:] if argv is None else list(argv)
+        parser = build_parser(argv)
         args = parser.parse_args(argv)
         if not getattr(args, "command", None):
             parser.print_help()

@@ -23,12 +23,10 @@ lock per node (flock). Files are read without following symlinks and bounded in 
 
 import errno
 import hashlib
-import hmac
 import json
 import os
 import re
 import stat
-import tempfile
 import time
 
 from gpudoctor.errors import InputError
@@ -133,6 +131,8 @@ def _read(path, limit=MAX_FILE_BYTES):
 
 def _write(path, data):
     folder = os.path.dirname(path)
+    import tempfile  # here, not at the top: history's flags are built for every `check` (the prolog tier)
+
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".json")  # 0600
     try:
         with os.fdopen(fd, "wb") as f:
@@ -249,6 +249,8 @@ class Store(object):
 
     @property
     def key_id(self):
+        import hmac
+
         return hmac.new(self.key.encode("ascii"), b"gpudoctor history key id", hashlib.sha256).hexdigest()[:16]
 
     # -- per node -----------------------------------------------------------------------

@@ -20,6 +20,7 @@ group ``gpudoctor.checks``, whose value is a module to import.
 """
 
 import importlib
+import os
 import pkgutil
 import re
 from dataclasses import dataclass, field
@@ -216,7 +217,52 @@ def plugin_errors():
     return list(_plugin_errors)
 
 
+def _may_have_plugins(paths=None, meta_path=None):
+    """False only when no installed distribution can declare a ``gpudoctor.checks`` entry
+    point, found the way importlib.metadata's own finder finds them (MetadataPathFinder /
+    FastPath, Lib/importlib/metadata/__init__.py: each sys.path folder's ``*.dist-info`` and
+    ``*.egg-info`` folders, names compared lowercased, their ``entry_points.txt``) without
+    importing it: importlib.metadata and the email package beneath it are 9-15 ms of the
+    prolog tier, paid on every node for the usual answer, no plugin. Whatever this scan cannot
+    vouch for (a zip or an .egg on sys.path, a meta-path finder with its own
+    find_distributions, an unreadable file) answers True, and importlib.metadata decides."""
+    import sys
+    from importlib.machinery import PathFinder
+
+    for finder in sys.meta_path if meta_path is None else meta_path:
+        if finder is not PathFinder and hasattr(finder, "find_distributions"):
+            return True
+    for entry in sys.path if paths is None else paths:
+        if not isinstance(entry, str):
+            return True
+        folder = entry or "."
+        try:
+            names = os.listdir(folder)
+        except NotADirectoryError:  # a zip on sys.path
+            return True
+        except OSError:  # missing (python3XX.zip usually is) or unreadable: nothing found there
+            if os.path.exists(folder):
+                return True
+            continue
+        if folder.lower().endswith(".egg"):
+            return True
+        for name in names:
+            if name.lower().endswith((".dist-info", ".egg-info")):
+                ep = os.path.join(folder, name, "entry_points.txt")
+                try:
+                    with open(ep, "rb") as f:
+                        if ENTRY_POINT_GROUP.encode() in f.read():
+                            return True
+                except (FileNotFoundError, NotADirectoryError):  # no entry points; a PKG-INFO-style egg-info file
+                    continue
+                except OSError:
+                    return True
+    return False
+
+
 def _entry_points():
+    if not _may_have_plugins():
+        return []
     from importlib.metadata import entry_points
 
     eps = entry_points()

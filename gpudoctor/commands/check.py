@@ -156,8 +156,6 @@ def add_launch_options(c):
 def launch_plan(args, cfg=None):
     """The launch plan the arguments describe, or None (a refused one: None, and the
     launcher's refusal in cfg.launch_refused)."""
-    from gpudoctor.launch.common import Refused
-
     script = script_argv(args)
     if script is not None:
         from gpudoctor.launch.script import read_script
@@ -187,7 +185,10 @@ def launch_plan(args, cfg=None):
     launch = launch_line(args)
     if args.accelerate_config is None and not args.deepspeed_config and launch is None:
         return None
+    # imported only when there is a launch to read: the launch package is 9-20 ms of the
+    # prolog tier's start, which has none
     from gpudoctor.launch import build_plan
+    from gpudoctor.launch.common import Refused
 
     try:
         return build_plan(accelerate=args.accelerate_config or None,
