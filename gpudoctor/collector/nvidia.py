@@ -42,8 +42,8 @@ def find_nvml_libs(ctx):
     found = {}
     dirs = list(LIB_DIRS) + [d for d in ctx.env.get("LD_LIBRARY_PATH", "").split(":") if d]
     for d in dirs:
-        for name in ctx.listdir(d):
-            m = re.match(r"libnvidia-ml\.so\.(\d+\.\d+(?:\.\d+)?)$", name)
+        for name in ctx.listdir(d):  # thousands of names in a distribution's lib folder: the prefix first
+            m = name.startswith("libnvidia-ml.so.") and re.match(r"libnvidia-ml\.so\.(\d+\.\d+(?:\.\d+)?)$", name)
             if m:
                 found.setdefault(m.group(1), []).append(d + "/" + name)
     return found
