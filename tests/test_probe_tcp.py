@@ -105,6 +105,13 @@ class NetnsCluster(sshcluster.Cluster):
                    "prohibit", ns=ns)
                 ip("rule", "add", "pref", "100", "lookup", "local", ns=ns)
                 ip("rule", "del", "pref", "0", ns=ns)
+                # the rule is stateless, unlike a real firewall (which lets ESTABLISHED replies
+                # in): keep this node's own source ports out of the dropped range, or a reply to
+                # its outgoing connection from an ephemeral port in that range is dropped too and
+                # its listening peer was blamed (1 CI run in ~5). ip_local_port_range is per netns.
+                subprocess.run(["ip", "netns", "exec", ns, "sh", "-c",
+                                "echo '50000 60999' > /proc/sys/net/ipv4/ip_local_port_range"],
+                               check=True, capture_output=True)
         return super().start()
 
     def _start_sshd(self, name, n):

@@ -186,9 +186,21 @@ def _pairs(doc, facts, ratio):
         return out
     unit = "GB/s busbw" if doc.get("mode") == "nccl" else "Gbit/s"
     blocked = {}
-    for p in pairs:
-        if p.get("error_kind") in ("port-blocked", "port-refused"):
-            blocked.setdefault(p["blame"], []).append(p)
+    failed = [p for p in pairs if p.get("error_kind") in ("port-blocked", "port-refused")]
+    # a listener that a peer reached on the job's port in another pair does not drop that
+    # port: the failure is its peer's side (a connect that timed out once, or the peer's own
+    # stateless firewall dropping the replies), so it moves to the peer when the peer failed
+    # as a listener too, and is left out otherwise, never pinned on a node that was reached
+    reached = {p["a"] for p in pairs if not p.get("error") and p.get("gbps") is not None}
+    refusing = {p["a"] for p in failed if p["a"] not in reached}
+    for p in failed:
+        host = p["blame"]
+        if host in reached:
+            other = p["b"] if host == p["a"] else p["a"]
+            if other not in refusing:
+                continue
+            host = other
+        blocked.setdefault(host, []).append(p)
     for host, ps in sorted(blocked.items()):
         peers = sorted(set(p["b"] if p["a"] == host else p["a"] for p in ps))
         port = ps[0].get("port")
