@@ -181,6 +181,30 @@ def _pump_lines(read_line, worker):
             del worker.stderr[:-50]
 
 
+def attach(p, w, script):
+    """Feed ``script`` to a started worker process ``p`` on its stdin and read its events and
+    stderr into ``w``, each in a daemon thread; ``w.done`` is set once it has exited. One
+    way for every transport that starts workers as local processes (python, ssh, srun)."""
+
+    def feed():
+        try:
+            p.stdin.write(script.encode())
+            p.stdin.close()
+        except OSError:
+            pass
+
+    def err():
+        _pump_stderr(p.stderr.readline, w)
+
+    def out():
+        _pump_lines(p.stdout.readline, w)
+        w.rc = p.wait()
+        w.done.set()
+
+    for fn in (feed, err, out):
+        threading.Thread(target=fn, daemon=True).start()
+
+
 def _pump_stderr(read_line, worker):
     for raw in iter(lambda: read_line(MAX_STDERR_LINE), b""):
         worker.stderr.append(_one_line(raw.decode("utf-8", "replace").rstrip()))
@@ -216,23 +240,7 @@ class LocalTransport(object):
             w.done.set()
             return w
 
-        def feed():
-            try:
-                p.stdin.write(script.encode())
-                p.stdin.close()
-            except OSError:
-                pass
-
-        def err():
-            _pump_stderr(p.stderr.readline, w)
-
-        def out():
-            _pump_lines(p.stdout.readline, w)
-            w.rc = p.wait()
-            w.done.set()
-
-        for fn in (feed, err, out):
-            threading.Thread(target=fn, daemon=True).start()
+        attach(p, w, script)
 
         def stop():
             try:

@@ -81,7 +81,7 @@ class SrunWorkers(object):
         return cmd + ["sh", "-c", inner, "gpudoctor"] + list(args)
 
     def _spawn(self, w, cmd, script, env):
-        from gpudoctor.probe.launch import _pump_lines, _pump_stderr
+        from gpudoctor.probe.launch import attach
 
         try:
             p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
@@ -93,23 +93,7 @@ class SrunWorkers(object):
         with self._lock:
             self._procs.append(p)
 
-        def feed():
-            try:
-                p.stdin.write(script.encode())
-                p.stdin.close()
-            except OSError:
-                pass
-
-        def err():
-            _pump_stderr(p.stderr.readline, w)
-
-        def out():
-            _pump_lines(p.stdout.readline, w)
-            w.rc = p.wait()
-            w.done.set()
-
-        for fn in (feed, err, out):
-            threading.Thread(target=fn, daemon=True).start()
+        attach(p, w, script)
         w._stop = lambda: _end(p)
 
     def start(self, host, script, token=None, timeout=None):
