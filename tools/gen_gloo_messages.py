@@ -17,7 +17,6 @@ holds parts of source files, each after `=== path @FIRSTLINE`.
 import argparse
 import os
 import re
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -136,32 +135,11 @@ def build(files, version):
 
 
 def from_repo(repo, rev):
-    def git(*args):
-        return subprocess.run(["git", "-C", repo] + list(args), check=True, capture_output=True, text=True,
-                              errors="replace").stdout
-
+    git = knowgen.git_reader(repo)
     commit = git("rev-parse", rev).strip()
     names = [p for p in git("ls-tree", "-r", "--name-only", rev, "--", "gloo").splitlines()
              if re.search(r"\.(cc|h|cpp)$", p) and "/test" not in p and "benchmark" not in p]
     return [(p, git("show", "%s:%s" % (rev, p))) for p in sorted(names)], "commit %s" % commit
-
-
-def from_slice(path):
-    files, cur, buf, version = [], None, [], "slice"
-    with open(path) as f:
-        for line in f:
-            if line.startswith("#! version "):
-                version = line[len("#! version "):].strip()
-            elif line.startswith("=== "):
-                if cur:
-                    files.append((cur, "".join(buf)))
-                cur, _, first = line[4:].strip().partition(" @")
-                buf = ["\n" * (int(first) - 1)] if first else []
-            elif cur is not None:
-                buf.append(line)
-    if cur:
-        files.append((cur, "".join(buf)))
-    return files, version
 
 
 def main(argv):
@@ -173,12 +151,9 @@ def main(argv):
     a = ap.parse_args(argv)
     if bool(a.repo) == bool(a.slice):
         ap.error("give --repo or --slice")
-    files, version = from_repo(a.repo, a.rev) if a.repo else from_slice(a.slice)
+    files, version = from_repo(a.repo, a.rev) if a.repo else knowgen.read_slice(a.slice)
     doc = build(files, version)
-    n = len(doc["sites"])
-    print("%s: %d sites, %d assigned" % (knowgen.write("gloo_messages", doc, a.out), n,
-                                         sum(1 for s in doc["sites"] if s["family"])))
-    return 0
+    return knowgen.report(knowgen.write("gloo_messages", doc, a.out), doc)
 
 
 if __name__ == "__main__":

@@ -116,19 +116,7 @@ def main(argv):
     a = ap.parse_args(argv)
     files = []
     if a.slice:
-        cur, buf, version = None, [], "slice"
-        with open(a.slice) as f:
-            for line in f:
-                if line.startswith("#! version "):
-                    version = line[len("#! version "):].strip()
-                elif line.startswith("=== "):
-                    if cur:
-                        files.append((cur, "".join(buf)))
-                    cur, buf = line[4:].strip(), []
-                elif cur is not None:
-                    buf.append(line)
-        if cur:
-            files.append((cur, "".join(buf)))
+        files, version = knowgen.read_slice(a.slice)
     elif a.deepspeed and a.accelerate:
         for root, names in ((a.deepspeed, FILES["deepspeed"]), (a.accelerate, FILES["accelerate"])):
             for n in names:
@@ -138,10 +126,7 @@ def main(argv):
     else:
         ap.error("give --deepspeed and --accelerate, or --slice")
     doc = build(files, version)
-    n = len(doc["sites"])
-    print("%s: %d sites, %d assigned" % (knowgen.write("launcher_messages", doc, a.out), n,
-                                         sum(1 for s in doc["sites"] if s["family"])))
-    return 0
+    return knowgen.report(knowgen.write("launcher_messages", doc, a.out), doc)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,6 @@ a test regenerates from it without the repository (tools/data/nccl_messages_slic
 import argparse
 import os
 import re
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -155,10 +154,7 @@ def _results(text):
 
 
 def from_repo(repo, rev):
-    def git(*args):
-        return subprocess.run(["git", "-C", repo] + list(args), check=True, capture_output=True,
-                              text=True, errors="replace").stdout
-
+    git = knowgen.git_reader(repo)
     commit = git("rev-parse", rev).strip()
     ver = git("show", "%s:makefiles/version.mk" % rev)
     v = ".".join(re.search(r"NCCL_%s\s*:=\s*(\d+)" % k, ver).group(1) for k in ("MAJOR", "MINOR", "PATCH"))
@@ -170,21 +166,7 @@ def from_repo(repo, rev):
 
 
 def from_slice(path):
-    files, cur, buf, version = [], None, [], "slice"
-    with open(path) as f:
-        for line in f:
-            if line.startswith("#! version "):
-                version = line[len("#! version "):].strip()
-                continue
-            if line.startswith("=== "):  # '=== path @N': the lines that follow start at line N
-                if cur:
-                    files.append((cur, "".join(buf)))
-                cur, _, first = line[4:].strip().partition(" @")
-                buf = ["\n" * (int(first) - 1)] if first else []
-            else:
-                buf.append(line)
-    if cur:
-        files.append((cur, "".join(buf)))
+    files, version = knowgen.read_slice(path)
     for p, text in files:
         if p.endswith("nccl.h.in"):
             RESULTS_FALLBACK.update(_results(text))
@@ -202,10 +184,7 @@ def main(argv):
         ap.error("give --repo or --slice")
     files, version = from_repo(a.repo, a.rev) if a.repo else from_slice(a.slice)
     doc = build(files, version)
-    path = knowgen.write("nccl_messages", doc, a.out)
-    n = len(doc["sites"])
-    print("%s: %d sites, %d assigned" % (path, n, sum(1 for s in doc["sites"] if s["family"])))
-    return 0
+    return knowgen.report(knowgen.write("nccl_messages", doc, a.out), doc)
 
 
 if __name__ == "__main__":

@@ -91,24 +91,9 @@ def main(argv):
                 files.append((os.path.basename(p), f.read()))
         version = "openmpi-common %s" % a.version
     else:
-        files, cur, buf, version = [], None, [], "slice"
-        with open(a.slice) as f:
-            for line in f:
-                if line.startswith("#! version "):
-                    version = line[len("#! version "):].strip()
-                elif line.startswith("=== "):
-                    if cur:
-                        files.append((cur, "".join(buf)))
-                    cur, buf = line[4:].strip(), []
-                elif cur is not None:
-                    buf.append(line)
-        if cur:
-            files.append((cur, "".join(buf)))
+        files, version = knowgen.read_slice(a.slice)
     doc = build(files, version)
-    n = len(doc["sites"])
-    print("%s: %d topics, %d assigned" % (knowgen.write("ompi_help", doc, a.out), n,
-                                          sum(1 for s in doc["sites"] if s["family"])))
-    return 0
+    return knowgen.report(knowgen.write("ompi_help", doc, a.out), doc, "topics")
 
 
 if __name__ == "__main__":

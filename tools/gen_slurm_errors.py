@@ -16,7 +16,6 @@ Source: SchedMD/slurm (https://github.com/SchedMD/slurm), src/common/slurm_errno
 import argparse
 import os
 import re
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -70,10 +69,7 @@ def build(rows, version):
 
 
 def from_repo(repo, rev):
-    def git(*args):
-        return subprocess.run(["git", "-C", repo] + list(args), check=True, capture_output=True, text=True,
-                              errors="replace").stdout
-
+    git = knowgen.git_reader(repo)
     commit = git("rev-parse", rev).strip()
     meta = git("show", "%s:META" % rev)
     v = re.search(r"Version:\s*(\S+)", meta)
@@ -96,10 +92,7 @@ def main(argv):
         with open(a.slice) as f:
             rows, version = parse(f.read()), "slice"
     doc = build(rows, version)
-    n = len(doc["sites"])
-    print("%s: %d codes, %d assigned" % (knowgen.write("slurm_errors", doc, a.out), n,
-                                         sum(1 for s in doc["sites"] if s["family"])))
-    return 0
+    return knowgen.report(knowgen.write("slurm_errors", doc, a.out), doc, "codes")
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ import datetime
 import json
 import os
 import re
+import subprocess
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT_DIR = os.path.join(ROOT, "gpudoctor", "data", "knowledge", "generated")
@@ -106,6 +107,43 @@ def needles(rx):
     from gpudoctor.explain.knowledge import MAX_NEEDLE, needles_of, squash
 
     return sorted({squash(n)[:MAX_NEEDLE].decode("utf-8", "ignore") for n in needles_of(rx)})
+
+
+def read_slice(path):
+    """A recorded slice of a source tree: `#! version V` once, then each file as a line
+    `=== path` (or `=== path @N`: the lines that follow start at line N of that file, so the
+    sites keep their real line numbers) and its text. Returns ([(path, text)], version)."""
+    files, cur, buf, version = [], None, [], "slice"
+    with open(path) as f:
+        for line in f:
+            if line.startswith("#! version "):
+                version = line[len("#! version "):].strip()
+            elif line.startswith("=== "):
+                if cur:
+                    files.append((cur, "".join(buf)))
+                cur, _, first = line[4:].strip().partition(" @")
+                buf = ["\n" * (int(first) - 1)] if first else []
+            elif cur is not None:
+                buf.append(line)
+    if cur:
+        files.append((cur, "".join(buf)))
+    return files, version
+
+
+def git_reader(repo):
+    """`git -C repo ARGS...` -> its stdout: a pinned source is read at a commit, never from
+    whatever the work tree holds (fetched mirrors have no work tree at all)."""
+    def git(*args):
+        return subprocess.run(["git", "-C", repo] + list(args), check=True, capture_output=True, text=True,
+                              errors="replace").stdout
+    return git
+
+
+def report(path, doc, what="sites"):
+    """The one summary line every generator prints."""
+    n = len(doc["sites"])
+    print("%s: %d %s, %d assigned" % (path, n, what, sum(1 for s in doc["sites"] if s.get("family"))))
+    return 0
 
 
 def write(name, doc, out=None):
