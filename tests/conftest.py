@@ -75,6 +75,28 @@ def _hermetic_history(request, monkeypatch, _history_base):
                 shutil.rmtree(state, ignore_errors=True)
 
 
+@pytest.fixture(scope="module")
+def kb():
+    """explain's knowledge, loaded once per test module."""
+    from gpudoctor import explain
+
+    return explain.load_knowledge()
+
+
+@pytest.fixture
+def cli(capsys):
+    """The CLI in this process (gpudoctor.cli.main, as `python -m gpudoctor` runs it): no
+    interpreter start per call. Returns (rc, stdout, stderr)."""
+    from gpudoctor.cli import main
+
+    def run(*args):
+        rc = main([str(a) for a in args])
+        out, err = capsys.readouterr()
+        return rc, out, err
+
+    return run
+
+
 @pytest.fixture
 def gpudoctor_cli(tmp_path):
     """Run the real CLI as a user would (a subprocess), returning (rc, stdout, stderr)."""

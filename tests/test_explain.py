@@ -48,11 +48,6 @@ KNOWN_MISSES = {
 HEALTHY = sorted(glob.glob(os.path.join(LOGS, "healthy", "*.log")))
 
 
-@pytest.fixture(scope="module")
-def kb():
-    return explain.load_knowledge()
-
-
 def run(text, kb, **kw):
     return explain.explain_text(text, kb, **kw)
 

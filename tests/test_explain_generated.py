@@ -32,11 +32,6 @@ GENERATORS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def kb():
-    return explain.load_knowledge()
-
-
 def _committed(name):
     with open(os.path.join(GEN, name + ".json")) as f:
         return json.load(f)

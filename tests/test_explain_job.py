@@ -19,25 +19,6 @@ from gpudoctor.explain.text import origin
 FR = os.path.join(FIXTURES, "flight_recorder")
 
 
-@pytest.fixture(scope="module")
-def kb():
-    return explain.load_knowledge()
-
-
-@pytest.fixture
-def cli(capsys):
-    """The CLI in this process (gpudoctor.cli.main, as `python -m gpudoctor` runs it): no
-    interpreter start per call."""
-    from gpudoctor.cli import main
-
-    def run(*args):
-        rc = main([str(a) for a in args])
-        out, err = capsys.readouterr()
-        return rc, out, err
-
-    return run
-
-
 @pytest.mark.parametrize("line,want", [
     ("[rank3]:[E1123 12:00:01.123456 77 ProcessGroupNCCL.cpp:616] x", ("3", None, "11-23 12:00:01.123456")),
     ("5: gpu-b:2222:2300 [1] NCCL WARN x", ("5", "gpu-b", None)),

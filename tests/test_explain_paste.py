@@ -26,11 +26,6 @@ CASES = [(SYS_ERR, "nccl.system_error"), (NO_NCCL, "torch.no_nccl"), (DEVICE_DRI
          (SHM, "shm.size")]
 
 
-@pytest.fixture(scope="module")
-def kb():
-    return explain.load_knowledge()
-
-
 def root(text, kb, **kw):
     res = explain.explain_text(text, kb, **kw)
     return res["root"] if res["verdict"] in ("root_cause", "echo_only") else None

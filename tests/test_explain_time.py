@@ -19,25 +19,6 @@ BUDGET_S = 0.25  # one pattern on one WINDOW of one shape: a linear pattern take
 # a backtracking one seconds (cuMulticast\w+.{0,80}(?:failed|error) took 2.2 s on 4 KiB)
 
 
-@pytest.fixture(scope="module")
-def kb():
-    return explain.load_knowledge()
-
-
-@pytest.fixture
-def cli(capsys):
-    """The CLI in this process (gpudoctor.cli.main, as `python -m gpudoctor` runs it): no
-    interpreter start per call."""
-    from gpudoctor.cli import main
-
-    def run(*args):
-        rc = main([str(a) for a in args])
-        out, err = capsys.readouterr()
-        return rc, out, err
-
-    return run
-
-
 def _shapes(p):
     lit = max(p.needles, key=len) if p.needles else "error"
     yield "own literal repeated", lit * (WINDOW // len(lit) + 1)
