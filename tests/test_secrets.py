@@ -27,6 +27,19 @@ def test_keyed_hash_is_stable_per_key_and_not_a_plain_digest():
     assert env_hash("hunter2") == env_hash("hunter2") != env_hash("hunter2", a)
 
 
+def test_the_builtin_hmac_is_the_standard_one():
+    """env_hash's HMAC-SHA256 on the built-in _sha256 (no OpenSSL load on every node) is
+    hmac.new(..., hashlib.sha256): keys shorter, equal to and longer than the 64-byte block."""
+    import hmac
+    import os
+
+    from gpudoctor.collector.system import hmac_sha256_hex
+
+    for n in (0, 1, 32, 63, 64, 65, 200):
+        key, msg = os.urandom(n), os.urandom(n * 3 + 1)
+        assert hmac_sha256_hex(key, msg) == hmac.new(key, msg, hashlib.sha256).hexdigest()
+
+
 def _collect_facts(tmp_path, env):
     """A real `gpudoctor facts` run in a child with this environment and HOME."""
     import json

@@ -2,7 +2,6 @@
 name resolution of the other nodes, checksums of files that must be the same everywhere,
 and SSH reachability of the other nodes (the mesh pdsh, deepspeed and mpirun need)."""
 
-import hashlib
 import os
 import re
 import socket
@@ -51,6 +50,8 @@ def resolve(ctx):
 
 
 def sha256_file(path, limit=None):
+    import hashlib  # only with --same: OpenSSL's load is 2 ms of every node's collector
+
     h = hashlib.sha256()
     size = 0
     with open(path, "rb") as f:
@@ -73,6 +74,8 @@ def files(ctx):
         full = ctx.path(os.path.expanduser(p) if p.startswith("~") else p)
         try:
             if os.path.isdir(full):
+                import hashlib
+
                 h = hashlib.sha256()
                 size = 0
                 for root, dirs, names in os.walk(full):
