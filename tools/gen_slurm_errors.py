@@ -28,18 +28,172 @@ RULES = [
     ("prolog", "slurm.prolog", {"name": r"PROLOG|EPILOG"}),
     ("user", "slurm.user_unknown", {"name": r"USER_ID|GROUP_ID|INVALID_UID|USER_UNKNOWN|UID_NOT|_UID\b|BAD_USER"}),
     ("user-text", "slurm.user_unknown", {"text": r"\buser\b.*\b(unknown|not known|missing|invalid)|Invalid user"}),
-    ("gres", "slurm.gres", {"name": r"GRES|TRES"}),
+    ("time", "slurm.time_limit", {"name": r"TIMEOUT_KILLED"}),
+    ("node-down", "slurm.node_down", {"name": r"NODE_FAIL|NODE_NOT_AVAIL|NODE_FAILURE"}),
+    ("workdir", "slurm.job_env", {"name": r"EXECVE|WORK_DIR|BATCH_DIR|SETUP_ENVIRONMENT|ENVIRONMENT_MISSING"}),
+    ("gres", "slurm.gres", {"name": r"(?:^|_)(?:GRES|TRES)(?:_|$)|CORES_PER_GPU"}),
     ("partition", "slurm.partition", {"name": r"PARTITION|_PART_"}),
     ("account", "slurm.account", {"name": r"ACCOUNT(?!ING)|ASSOC|WCKEY"}),
     ("qos", "slurm.qos_limit", {"name": r"QOS|ACCOUNTING_POLICY|LIMIT|TIME_LIMIT|_HELD|JOB_HELD|MAX_|BURST_BUFFER_PERM"}),
+    ("auth", "slurm.auth", {"name": r"AUTH|MUNGE|CRED|SIGNATURE|ACCESS_DENIED|USER_GROUP"}),
+    ("comm", "slurm.communication", {"name": r"COMMUNICATIONS|PROTOCOL|SOCKET_IMPL|SOCKET_ZERO|TIMEOUT|_CONNECTION|"
+                                             r"CONTROLLER|DB_CONNECTION|IN_STANDBY|SLURMCTLD|SLURMDBD"}),
     ("node", "slurm.node_config", {"name": r"NODE|CONFIG_UNAVAIL|NODES_BUSY|CPU_COUNT|_TASK|INVALID_NODE|"
                                            r"FEATURE|CONSTRAINT|REQUESTED_|TOO_MANY_REQUESTED|BAD_DIST|"
                                            r"CORE_CNT|SOCKET|THREAD|MEM|NOT_SUPPORTED"}),
-    ("auth", "slurm.auth", {"name": r"AUTH|MUNGE|CRED|SIGNATURE|ACCESS_DENIED|USER_GROUP"}),
-    ("comm", "slurm.communication", {"name": r"COMMUNICATIONS|PROTOCOL|SOCKET|TIMEOUT|_CONNECTION|"
-                                             r"CONTROLLER|DB_CONNECTION|IN_STANDBY|SLURMCTLD|SLURMDBD"}),
     ("job", "slurm.error", {"name": r"^(ESLURM|ESLURMD|ESCRIPT|ESPANK|SLURM_)"}),
 ]
+
+# What one code means and what to do, where the family's general fix is not enough (the held-out
+# misses were answers like "adjust the options the message names"): code name -> (means, [fix]).
+# The meanings follow the code's use in Slurm's source (slurmctld's job_mgr.c / node_scheduler.c
+# return them) and the sbatch / sacctmgr / slurm.conf man pages cited in the entries.
+CODE_FIX = {
+    "ESLURM_INVALID_PARTITION_NAME": (
+        "The partition named with -p/--partition (or SBATCH_PARTITION, or the script's #SBATCH -p) does not exist "
+        "on this cluster (or is hidden from this user).",
+        ["sinfo -s   (lists the partitions; the default one has a '*')", "sbatch -p <NAME from sinfo -s> ...  "
+         "(fix #SBATCH -p / --partition, and unset SBATCH_PARTITION / SLURM_PARTITION if they name an old one)"]),
+    "ESLURM_DEFAULT_PARTITION_NOT_SET": (
+        "No partition was given and the cluster has no default partition (Default=YES in slurm.conf).",
+        ["sinfo -s   (the partitions)", "sbatch -p <NAME> ... (or #SBATCH -p <NAME>)"]),
+    "ESLURM_JOB_MISSING_REQUIRED_PARTITION_GROUP": (
+        "The partition exists but only the groups in its AllowGroups may use it.",
+        ["scontrol show partition <NAME> | grep -i allow   (AllowGroups/AllowAccounts)",
+         "pick a partition your groups may use (id -Gn), with -p <NAME>; or ask the admins for access"]),
+    "ESLURM_REQUESTED_NODES_NOT_IN_PARTITION": (
+        "The nodes named with -w/--nodelist are not in the job's partition.",
+        ["sinfo -p <PARTITION> -N   (its nodes)", "drop -w/--nodelist, or pick the partition those nodes are in (-p)"]),
+    "ESLURM_REQUESTED_PART_CONFIG_UNAVAILABLE": (
+        "The request does not fit the partition's limits (MaxNodes, MaxTime, MaxCPUsPerNode, MaxMemPerNode) or its "
+        "nodes now.",
+        ["scontrol show partition <NAME>   (MaxNodes, MaxTime, MaxMemPerNode)",
+         "ask for less (--nodes, --time, --mem) or another partition (-p)"]),
+    "ESLURM_PARTITION_NOT_AVAIL": (
+        "The partition is inactive or drained: it accepts no new jobs now.",
+        ["sinfo -s   (State of each partition)", "submit to an UP partition (-p <NAME>), or wait for the admins"]),
+    "ESLURM_PARTITION_DOWN": (
+        "The partition is DOWN: jobs queue but none starts.",
+        ["sinfo -s   (State)", "use another partition (-p <NAME>) or wait until the admins set it UP"]),
+    "ESLURM_INVALID_ACCOUNT": (
+        "There is no association for this user with the account named by -A/--account (or the user's default "
+        "account) on this partition: the account name is wrong, or the user/partition is not in it.",
+        ["sacctmgr show assoc user=$USER format=cluster,account,partition,qos   (the accounts and partitions you "
+         "may use)", "sbatch -A <ACCOUNT from that list> -p <a partition of that account> ...; or ask the admins to "
+         "add the association"]),
+    "ESLURM_INVALID_ASSOC": (
+        "The user/account/partition combination has no association in the accounting database.",
+        ["sacctmgr show assoc user=$USER format=account,partition,qos", "sbatch -A <ACCOUNT> -p <PARTITION> from "
+         "that list, or ask the admins to add the association"]),
+    "ESLURM_INVALID_QOS": (
+        "The QOS named by --qos does not exist or is not allowed for this user's association.",
+        ["sacctmgr show assoc user=$USER format=account,partition,qos   (the QOS you may use)",
+         "sacctmgr show qos format=name,maxwall,maxtrespu,maxjobspu", "sbatch --qos=<a QOS from your association> ..."]),
+    "ESLURM_ACCOUNTING_POLICY": (
+        "The job exceeds a limit of its QOS or association (MaxWall, MaxTRESPerJob/PerUser such as GPUs or nodes, "
+        "MaxSubmitJobs) and the cluster rejects such jobs at submission (AccountingStorageEnforce=limits/safe).",
+        ["sacctmgr show assoc user=$USER format=account,qos,maxjobs,maxsubmit,maxtres,maxwall",
+         "sacctmgr show qos format=name,maxwall,maxtrespu,maxtrespj,maxjobspu,maxsubmitpu",
+         "ask for less (--time, --gres/--gpus, --nodes) or a QOS/account whose limits allow it (--qos, -A)"]),
+    "ESLURM_INVALID_TIME_LIMIT": (
+        "--time exceeds the partition's MaxTime (or the QOS MaxWall), or is missing where one is required.",
+        ["sinfo -o '%P %l'   (each partition's time limit)", "sbatch --time=<at most that> ... (or a partition "
+         "or --qos with a longer limit)"]),
+    "ESLURM_MISSING_TIME_LIMIT": (
+        "This cluster requires every job to give --time.",
+        ["sinfo -o '%P %l'   (the limits)", "sbatch --time=HH:MM:SS ..."]),
+    "ESLURM_QOS_THRES": (
+        "The account used up its QOS usage threshold (UsageThreshold): its jobs wait or are refused.",
+        ["sshare -U   (your usage)", "use another account or QOS (-A, --qos), or ask the admins"]),
+    "ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE": (
+        "No node of the partition can ever give what one node is asked for: --gres/--gpus per node, --mem, "
+        "--cpus-per-task x --ntasks-per-node, or a -C/--constraint feature no node has.",
+        ["sinfo -N -p <PARTITION> -o '%N %G %m %c %f'   (per node: GRES, memory MB, CPUs, features)",
+         "compare with the job's --gres/--gpus-per-node, --mem, --cpus-per-task x --ntasks-per-node and -C: ask for "
+         "what a node has (or another partition, -p)"]),
+    "ESLURM_INVALID_TASK_MEMORY": (
+        "--mem / --mem-per-cpu asks for more memory than a node of the partition has (or MaxMemPerNode allows).",
+        ["sinfo -N -p <PARTITION> -o '%N %m'   (memory per node, MB)", "lower --mem/--mem-per-cpu/--mem-per-gpu"]),
+    "ESLURM_TOO_MANY_REQUESTED_CPUS": (
+        "The job asks for more CPUs than the partition or a node permits.",
+        ["sinfo -N -p <PARTITION> -o '%N %c'   (CPUs per node)", "lower --cpus-per-task / --ntasks-per-node / -n"]),
+    "ESLURM_INVALID_FEATURE": (
+        "-C/--constraint names a feature no node of the partition has (or the expression is malformed).",
+        ["sinfo -o '%N %f'   (the features each node has)", "fix -C/--constraint to one of those"]),
+    "ESLURM_NODES_BUSY": (
+        "The nodes asked for are in use and the request cannot wait (--immediate, or a step that cannot get them "
+        "within its allocation).",
+        ["squeue -w <nodes>   (who has them)", "drop --immediate / -w, or wait; inside an allocation ask for no more "
+         "than it holds (srun --overlap for a step beside a running one)"]),
+    "ESLURM_INVALID_NODE_NAME": (
+        "A node name Slurm does not know: a typo in -w/--nodelist/--exclude, or (in 'Task launch ... failed on node "
+        "X') a node whose slurm.conf differs from the controller's or whose own name does not resolve.",
+        ["sinfo -N   (the node names)", "fix -w/--exclude; admins: the same slurm.conf on every node, "
+         "NodeName/NodeHostname as `hostname -s` prints, then restart slurmd"]),
+    "ESLURM_NODE_NOT_AVAIL": (
+        "A node the job requires is down, drained or reserved.",
+        ["sinfo -R   (down/drained nodes and why)", "drop that node from -w/--nodelist (or --exclude it); admins: "
+         "scontrol update nodename=<node> state=resume once it is healthy"]),
+    "ESLURM_INVALID_GRES": (
+        "The --gres / --gpus specification names a GRES or type the cluster does not define (gpu:a100 where nodes "
+        "say gpu:nvidia_a100), or is malformed.",
+        ["sinfo -o '%P %N %G'   (the GRES names and types each node has)",
+         "--gres=gpu:N or --gres=gpu:<TYPE>:N with a TYPE from that list (or --gpus-per-node=N); admins: "
+         "GresTypes=gpu in slurm.conf and Gres= on the node lines"]),
+    "ESLURM_INVALID_GRES_TYPE": (
+        "The GRES is asked for both with and without a type in one job (gpu:2 and gpu:a100:1).",
+        ["sinfo -o '%G'", "use one form: --gres=gpu:<TYPE>:N everywhere, or gpu:N everywhere"]),
+    "ESLURM_DUPLICATE_GRES": (
+        "The same GRES is named twice in --gres / --gpus* options.",
+        ["give the GPUs once: --gres=gpu:N or --gpus-per-node=N, not both"]),
+    "ESLURM_INSUFFICIENT_GRES": (
+        "A step asks for more GRES (GPUs) than the job's allocation holds.",
+        ["scontrol show job $SLURM_JOB_ID | grep -i tres   (what the job has)",
+         "srun --gres/--gpus at most the allocation's, or allocate more with sbatch --gres=gpu:N"]),
+    "ESLURM_UNSUPPORTED_GRES": (
+        "A --gpus* / --mem-per-gpu option needs SelectType=select/cons_tres, which this cluster does not use.",
+        ["use --gres=gpu:N instead of --gpus*/--mem-per-gpu; admins: SelectType=select/cons_tres"]),
+    "ESLURM_INVALID_TRES": (
+        "A TRES in --tres-per-task / --gres / a limit is not one the cluster tracks (AccountingStorageTRES).",
+        ["sacctmgr show tres   (the tracked TRES)", "name them as listed (gres/gpu, gres/gpu:<type>)"]),
+    "ESLURM_JOB_NODE_FAIL_KILLED": (
+        "A node of the job failed (stopped answering the controller), so Slurm killed the job.",
+        ["sacct -j <JOBID> -o JobID,State,NodeList   (which node)", "resubmit with --exclude=<node> (or --requeue); "
+         "admins: sinfo -R, the node's slurmd log and dmesg"]),
+    "ESLURM_JOB_TIMEOUT_KILLED": (
+        "The job reached its wall-clock limit (--time) and Slurm killed it.",
+        ["sinfo -o '%P %l'   (the partition's limit)", "sbatch --time=<longer, within the limit>; checkpoint and "
+         "resubmit (--signal=B:USR1@300 to save before the kill)"]),
+    "ESLURM_USER_ID_UNKNOWN": (
+        "The controller or a node cannot turn the job's uid into a user name: the user is missing from the "
+        "passwd/LDAP/SSSD view of that host.",
+        ["getent passwd <user> on the controller and on the job's nodes", "admins: make the user resolvable "
+         "everywhere (sssd/nslcd running, same directory), then resubmit"]),
+    "ESLURMD_EXECVE_FAILED": (
+        "slurmd could not start the job's program on the node: the path does not exist there, is not executable, "
+        "or its interpreter (#!) is missing on the node.",
+        ["srun -N1 -w <node> ls -l <program>   (is it there and executable?)", "use a path on a shared filesystem "
+         "(or load the module/env in the script); chmod +x; fix the #! line"]),
+    "ESLURMD_CREATE_BATCH_DIR_ERROR": (
+        "slurmd could not write the batch script into its SlurmdSpoolDir on the node (full, read-only, wrong owner).",
+        ["admins: df -h and ls -ld SlurmdSpoolDir (scontrol show config | grep SlurmdSpoolDir) on the node; drain it "
+         "until fixed"]),
+    "ESLURM_MISSING_WORK_DIR": (
+        "The job has no working directory (the submitting shell's cwd was deleted or is not readable).",
+        ["cd to an existing directory, or sbatch -D/--chdir=<dir on a shared filesystem>"]),
+    "SLURM_PROTOCOL_SOCKET_ZERO_BYTES_SENT": (
+        "The other end closed the connection without an answer: usually slurmd/slurmctld rejected the message "
+        "(munge key or Slurm version differs) or died.",
+        ["scontrol ping; scontrol show node <node>", "admins: munge -n | ssh <node> unmunge; the same Slurm version "
+         "on client and daemons (sinfo -V; slurmd -V); the daemon's log"]),
+    "SLURM_PROTOCOL_SOCKET_IMPL_TIMEOUT": (
+        "A Slurm command or daemon waited for an answer longer than MessageTimeout: the controller is overloaded "
+        "or a node is unreachable.",
+        ["scontrol ping; sdiag   (controller load)", "retry; admins: MessageTimeout, slurmctld load, the network"]),
+    "ESLURM_DEPENDENCY": (
+        "The --dependency names a job that does not exist or cannot satisfy it.",
+        ["squeue -j <dep jobid>; sacct -j <dep jobid>", "fix --dependency=afterok:<JOBID> (a job that exists)"]),
+}
 _MIN_BARE = 30
 _CONTEXT = (r"(?:sbatch|srun|salloc|sinfo|squeue|scontrol|sacct|sacctmgr|scancel|slurmd|slurmstepd|slurmctld)"
             r"(?:\[\d{1,10}\])?: (?:error|fatal): [^\n]{0,120}?")
@@ -62,8 +216,11 @@ def build(rows, version):
         if len(text) >= _MIN_BARE:
             alts.append(re.escape(text))
         rule, family = knowgen.assign(RULES, None, {"name": name, "text": text})
-        sites.append({"id": "slurm.%s" % name.lower(), "name": name, "text": text, "re": "(?:%s)" % "|".join(alts),
-                      "family": family, "rule": rule})
+        site = {"id": "slurm.%s" % name.lower(), "name": name, "text": text, "re": "(?:%s)" % "|".join(alts),
+                "family": family, "rule": rule}
+        if name in CODE_FIX:
+            site["means"], site["fix"] = CODE_FIX[name][0], list(CODE_FIX[name][1])
+        sites.append(site)
     return {"header": knowgen.header("SchedMD/slurm (https://github.com/SchedMD/slurm) src/common/slurm_errno.c",
                                      version, GENERATOR), "sites": sites}
 
@@ -88,6 +245,9 @@ def main(argv):
         ap.error("give --repo or --slice")
     if a.repo:
         rows, version = from_repo(a.repo, a.rev)
+        stale = sorted(set(CODE_FIX) - {name for name, _ in rows})
+        if stale:  # a code renamed or removed upstream: its fix must be moved by hand
+            ap.error("CODE_FIX names codes this revision does not have: %s" % ", ".join(stale))
     else:
         with open(a.slice) as f:
             rows, version = parse(f.read()), "slice"

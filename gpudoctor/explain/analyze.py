@@ -264,13 +264,23 @@ def _structural_finding(e, hit, why, scan, lib=None):
 
 
 def _finding(e, m, role, scan):
-    causes = []
+    causes, site_fix = [], False
     for ci, c in enumerate(e["causes"]):
         ev = scan.evidence.get((e["id"], ci), [])
         causes.append({"text": c["text"], "checks": list(c["checks"]), "confirm": list(c["confirm"]),
                        "fix": list(c["fix"]), "exports": dict(c["exports"]),
                        "evidence": [{"line": h.line, "text": h.text} for h in ev], "static_rank": ci + 1,
                        "computed": c.get("computed")})
+    # a matched generated site with its own fix (a per-code table of its generator: what this
+    # exact code or reason means and what to do) is the first cause, with its line as evidence
+    for h in m["hits"]:
+        site = getattr(h.pattern, "site", None) if h.pattern is not None else None
+        if site and site.get("fix"):
+            causes.append({"text": site["means"], "checks": [], "confirm": [], "fix": list(site["fix"]),
+                           "exports": {}, "evidence": [{"line": h.line, "text": h.text}], "static_rank": 0,
+                           "computed": None})
+            site_fix = True
+            break
     # causes the log itself points at go first (stable: the data's order among equals)
     causes.sort(key=lambda c: (not c["evidence"], c["static_rank"]))
     notes = []
@@ -300,6 +310,8 @@ def _finding(e, m, role, scan):
          "signals": [{"line": h.line, "text": h.text} for h in m["signal_hits"]],
          "notes": notes, "causes": causes, "debug": list(e["debug"]),
          "references": [dict(r) for r in e["references"]], "knowledge_file": e["source_file"]}
+    if site_fix:  # the code itself names the cause: not only the family
+        f["confidence"] = "cause"
     if m.get("distinct"):
         f["distinct"] = m["distinct"]
         f["notes"].append("%s differs within this log: %s" % (m["distinct"]["key"].replace("_", " "),

@@ -480,7 +480,15 @@ def _attach_sites(path, by_id):
             raise KnowledgeError("%s: site %s names family %r, which no knowledge entry defines"
                                  % (name, site.get("id"), fam))
         rank = e.get("site_rank", min(e["rank"], GENERATED_RANK))
-        info = {k: site[k] for k in ("id", "where", "text", "name", "code", "level") if k in site}
+        info = {k: site[k] for k in ("id", "where", "text", "name", "code", "level", "means") if k in site}
+        fix = site.get("fix")
+        if fix is not None:
+            # a site's own fix (its generator's per-code table): the code's nuance, shown first
+            if not (isinstance(fix, list) and fix and all(isinstance(x, str) for x in fix)
+                    and isinstance(site.get("means"), str)):
+                raise KnowledgeError("%s: site %s: fix must be a list of strings, with means (a string)"
+                                     % (name, site.get("id")))
+            info["fix"] = list(fix)
         info["source"] = name[:-5]
         e["_patterns"].append(Pattern(e["id"], "match", rx, rank, site=info, needles=site.get("needles")))
         e.setdefault("_sites", []).append(info)

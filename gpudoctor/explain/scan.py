@@ -420,6 +420,9 @@ def _record(scan, eid, hit, rank):
     scan.first.setdefault(eid, {}).setdefault(sev, hit.line)
     lst = scan.matches.setdefault(eid, [])
     if lst and lst[-1].line == hit.line:  # two patterns of one entry on one line: one match
+        # the one whose generated site carries its own fix (what this exact code means) is kept
+        if (hit.pattern.site or {}).get("fix") and not (lst[-1].pattern.site or {}).get("fix"):
+            lst[-1] = hit
         return
     if len(lst) < MAX_SHOWN:
         lst.append(hit)

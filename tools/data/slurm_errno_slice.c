@@ -18,3 +18,23 @@
 		ERRTAB_ENTRY(ESLURMD_PROLOG_FAILED),
 		"Job prolog failed",
 	},
+--
+	{
+		ERRTAB_ENTRY(ESLURM_INVALID_ACCOUNT),
+		"Invalid account or account/partition combination specified",
+	},
+--
+	{
+		ERRTAB_ENTRY(ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE),
+		"Requested node configuration is not available",
+	},
+--
+	{
+		ERRTAB_ENTRY(SLURM_PROTOCOL_SOCKET_ZERO_BYTES_SENT),
+		"Zero Bytes were transmitted or received",
+	},
+--
+	{
+		ERRTAB_ENTRY(ESLURM_INVALID_QOS),
+		"Invalid qos specification",
+	},

@@ -1,0 +1,247 @@
+#!/usr/bin/env python3
+"""Generate gpudoctor/data/knowledge/generated/slurm_reasons.json: Slurm's job state reasons, the
+words squeue prints in NODELIST(REASON) and scontrol / sacct print as `Reason=...` (the
+`enum job_state_reason` of slurm/slurm.h with its comments, and the job_state_reason_string
+table `jsra[]` of src/common/job_state_reason.c), each with the knowledge family that says what to
+do, assigned by the RULES table below from the enum name. Normal pending reasons (Priority,
+Resources, Dependency, ...) go to slurm.pending, a warning entry: explain notes them and never
+calls them an error by themselves.
+
+Usage:
+    python tools/gen_slurm_reasons.py --repo /path/to/slurm.git [--rev HEAD] [-o OUT]
+    python tools/gen_slurm_reasons.py --slice tools/data/slurm_reasons_slice.txt -o OUT   (the test)
+
+Source: SchedMD/slurm (https://github.com/SchedMD/slurm), slurm/slurm.h and
+src/common/job_state_reason.c, read with `git show REV:path`; the meanings are documented at
+https://slurm.schedmd.com/job_reason_codes.html.
+"""
+
+import argparse
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import knowgen  # noqa: E402
+
+GENERATOR = "tools/gen_slurm_reasons.py"
+SOURCE = "SchedMD/slurm (https://github.com/SchedMD/slurm) slurm/slurm.h, src/common/job_state_reason.c"
+FILES = ("slurm/slurm.h", "src/common/job_state_reason.c")
+
+# (rule, entry id, {"name": regex over the enum name, "reason": regex over the string}); the first
+# rule that matches wins. Pending reasons that are part of normal scheduling -> slurm.pending.
+RULES = [
+    ("normal", "slurm.pending", {"name": r"^WAIT_(PRIORITY|RESOURCES|DEPENDENCY|TIME|PROLOG|CLEANING|RESERVATION|"
+                                         r"LICENSES|BURST_BUFFER_STAGING|BURST_BUFFER_RESOURCE|FED_JOB_LOCK|"
+                                         r"NVIDIA_IMEX_CHANNELS|MAX_POWERED_NODES|MPI_PORTS_BUSY|HELD_USER)$|"
+                                         r"^FAIL_DEFER$"}),
+    ("held", "slurm.held", {"name": r"^WAIT_HELD$|^WAIT_MAX_REQUEUE$|^FAIL_LAUNCH$"}),
+    ("time", "slurm.time_limit", {"name": r"^FAIL_TIMEOUT$|^FAIL_DEADLINE$"}),
+    ("oom", "slurm.oom", {"name": r"^FAIL_OOM$"}),
+    ("node-down", "slurm.node_down", {"name": r"^WAIT_NODE_NOT_AVAIL$|^FAIL_DOWN_NODE$"}),
+    ("constraints", "slurm.node_config", {"name": r"^FAIL_BAD_CONSTRAINTS$|^FAIL_CONSTRAINTS$"}),
+    ("partition", "slurm.partition", {"name": r"^WAIT_PART_|^FAIL_DOWN_PARTITION$"}),
+    ("account", "slurm.account", {"name": r"^FAIL_ACCOUNT$|^WAIT_ACCOUNT$"}),
+    ("qos", "slurm.qos_limit", {"name": r"QOS|ASSOC|ACCOUNT_POLICY|PN_MEM_LIMIT|ARRAY_TASK_LIMIT"}),
+    ("dependency", "slurm.error", {"name": r"^WAIT_DEP_INVALID$|^WAIT_RESV_(DELETED|INVALID)$|^FAIL_SYSTEM$|"
+                                           r"^FAIL_INACTIVE_LIMIT$|^FAIL_BURST_BUFFER_OP$"}),
+]
+# left unassigned on purpose: NonZeroExitCode and RaisedSignal say the program itself failed (its
+# own output says why), and None is no reason.
+
+# What a reason means and what to do, where its family's fix is not enough: enum name -> (means, [fix])
+REASON_FIX = {
+    "WAIT_NODE_NOT_AVAIL": (
+        "Pending: a node the job needs (asked with -w, or every node that could run it) is down, drained or "
+        "reserved; squeue adds UnavailableNodes:<list>. Often a maintenance reservation overlaps the job's --time.",
+        ["sinfo -R   (down/drained nodes and why); scontrol show reservation", "drop -w/--nodelist or --exclude the "
+         "node; a --time that ends before the reservation starts; or wait for the admins"]),
+    "FAIL_DOWN_NODE": (
+        "A node of the job went down (NodeDown): the job failed or was requeued.",
+        ["sacct -j <JOBID> -o JobID,State,NodeList", "resubmit with --exclude=<node>; admins: sinfo -R and the "
+         "node's slurmd log"]),
+    "WAIT_PART_TIME_LIMIT": (
+        "Pending forever: --time is longer than the partition's MaxTime.",
+        ["sinfo -o '%P %l'   (each partition's limit)", "scontrol update jobid=<JOBID> timelimit=<at most that> "
+         "(or resubmit with a shorter --time or to another partition)"]),
+    "WAIT_PART_NODE_LIMIT": (
+        "Pending forever: --nodes is outside the partition's MinNodes..MaxNodes.",
+        ["scontrol show partition <NAME> | grep -i nodes", "scontrol update jobid=<JOBID> numnodes=<within the "
+         "limit> (or resubmit to a partition that allows it)"]),
+    "WAIT_PART_DOWN": (
+        "Pending: the partition is DOWN (it queues jobs but starts none).",
+        ["sinfo -s", "scontrol update jobid=<JOBID> partition=<an UP partition>, or wait for the admins"]),
+    "FAIL_DOWN_PARTITION": (
+        "The partition is DOWN.",
+        ["sinfo -s", "scontrol update jobid=<JOBID> partition=<an UP partition>, or wait for the admins"]),
+    "WAIT_PART_INACTIVE": (
+        "Pending: the partition is INACTIVE (it neither accepts nor starts jobs).",
+        ["sinfo -s", "scontrol update jobid=<JOBID> partition=<an UP partition>"]),
+    "WAIT_PART_CONFIG": (
+        "Pending: the request does not fit the partition's configuration (its limits or nodes).",
+        ["scontrol show partition <NAME>", "ask for what the partition allows, or another partition"]),
+    "WAIT_HELD": (
+        "Held by an administrator or by Slurm itself after a failed launch (scontrol show job: StateDesc / "
+        "'launch failed requeued held').",
+        ["scontrol show job <JOBID> | grep -E 'Reason|StateDesc'", "if the launch failed: the node's reason (sinfo "
+         "-R) and the job's output; then scontrol release <JOBID> (an admin hold: ask the admins)"]),
+    "WAIT_MAX_REQUEUE": (
+        "Held after being requeued too many times (MaxBatchRequeue): its launch keeps failing.",
+        ["sacct -j <JOBID> --duplicates -o JobID,State,NodeList,Reason", "fix the launch failure, then scontrol "
+         "release <JOBID>"]),
+    "FAIL_LAUNCH": (
+        "The job could not be launched on its node (prolog, slurmd, the batch script's setup).",
+        ["scontrol show job <JOBID> | grep StateDesc; sinfo -R", "admins: the node's slurmd log"]),
+    "FAIL_BAD_CONSTRAINTS": (
+        "The job's constraints (-C features, --gres, memory or CPUs per node) can never be met by the nodes of its "
+        "partition.",
+        ["sinfo -N -p <PARTITION> -o '%N %G %m %c %f'", "fix -C/--constraint, --gres, --mem, --cpus-per-task to what a "
+         "node has"]),
+    "FAIL_TIMEOUT": (
+        "The job ran out of its time limit (--time).",
+        ["sacct -j <JOBID> -o Elapsed,Timelimit", "sbatch --time=<longer, within sinfo -o '%P %l'>; checkpoint and "
+         "resume"]),
+    "FAIL_OOM": (
+        "A task exceeded the job's memory and was OOM-killed (host memory, not GPU memory).",
+        ["sacct -j <JOBID> -o ReqMem,MaxRSS", "sbatch --mem=<more> (or --mem-per-gpu / --mem-per-cpu)"]),
+    "FAIL_ACCOUNT": (
+        "The job's account is invalid for this user (no association).",
+        ["sacctmgr show assoc user=$USER format=account,partition,qos", "scontrol update jobid=<JOBID> "
+         "account=<ACCOUNT from that list>, or resubmit with -A"]),
+    "WAIT_ACCOUNT": (
+        "Pending: the account may not use this partition or QOS (AllowAccounts).",
+        ["sacctmgr show assoc user=$USER format=account,partition,qos; scontrol show partition <NAME>",
+         "-A <an account allowed there>, or another partition"]),
+    "FAIL_QOS": (
+        "The job's QOS is invalid for this user's association.",
+        ["sacctmgr show assoc user=$USER format=account,qos", "scontrol update jobid=<JOBID> qos=<a QOS from that "
+         "list>, or resubmit with --qos"]),
+    "WAIT_QOS": (
+        "Pending: the QOS is not allowed for this account or partition (QOSNotAllowed).",
+        ["sacctmgr show assoc user=$USER format=account,qos; scontrol show partition <NAME> | grep -i qos",
+         "--qos=<one your association and the partition allow>"]),
+    "WAIT_QOS_MAX_GRES_PER_USER": (
+        "Pending: the user's running jobs already hold the QOS's MaxTRESPerUser of GPUs (gres); this job starts when "
+        "they end.",
+        ["sacctmgr show qos <QOS> format=name,maxtrespu", "squeue -u $USER -t R   (what holds them)",
+         "wait, ask for fewer GPUs (--gres/--gpus), or use a QOS with a larger limit (--qos)"]),
+    "WAIT_QOS_MAX_GRES_PER_JOB": (
+        "Pending forever: the job asks for more GPUs (gres) than the QOS's MaxTRESPerJob allows.",
+        ["sacctmgr show qos <QOS> format=name,maxtrespj", "scontrol update jobid=<JOBID> ... fewer GPUs, or resubmit "
+         "with --gres/--gpus within the limit or another --qos"]),
+    "WAIT_QOS_MAX_WALL_PER_JOB": (
+        "Pending forever: --time is longer than the QOS's MaxWall.",
+        ["sacctmgr show qos <QOS> format=name,maxwall", "scontrol update jobid=<JOBID> timelimit=<within MaxWall>, "
+         "or another --qos"]),
+    "WAIT_QOS_MAX_JOB_PER_USER": (
+        "Pending: the user already runs the QOS's MaxJobsPerUser jobs; this one starts when one ends.",
+        ["sacctmgr show qos <QOS> format=name,maxjobspu", "wait, or pack the work into fewer jobs"]),
+    "WAIT_QOS_GRP_GRES": (
+        "Pending: all users of the QOS together hold its GrpTRES of GPUs; this job starts when some are freed.",
+        ["sacctmgr show qos <QOS> format=name,grptres", "wait, or use another --qos"]),
+    "WAIT_ASSOC_GRP_GRES": (
+        "Pending: the account (association) together holds its GrpTRES of GPUs; this job starts when some are freed.",
+        ["sacctmgr show assoc user=$USER format=account,grptres", "squeue -A <ACCOUNT>   (who holds them)",
+         "wait, or use another account (-A) with GPUs left"]),
+    "WAIT_ASSOC_GRP_CPU": (
+        "Pending: the account (association) together holds its GrpTRES of CPUs.",
+        ["sacctmgr show assoc user=$USER format=account,grptres", "wait, or use another account (-A)"]),
+    "WAIT_ASSOC_MAX_JOBS": (
+        "Pending: the user's association already runs its MaxJobs.",
+        ["sacctmgr show assoc user=$USER format=account,maxjobs", "wait for one to end"]),
+    "WAIT_ACCOUNT_POLICY": (
+        "Pending: a limit of the QOS or association holds the job (AccountingPolicy).",
+        ["sacctmgr show assoc user=$USER format=account,qos,grptres,maxtres,maxjobs; sacctmgr show qos",
+         "ask for less (--time, --gres, --nodes) or another --qos / -A"]),
+}
+
+
+LIMITS_SHOW = ("sacctmgr show assoc user=$USER format=account,qos,grptres,maxtres,maxjobs,maxwall; sacctmgr show qos "
+               "format=name,grptres,maxtrespu,maxtrespj,maxwall,maxjobspu   (the limit named by the reason)")
+
+
+def parse_enum(text):
+    """[(name, comment)] of enum job_state_reason (slurm/slurm.h), in order."""
+    m = re.search(r"enum job_state_reason \{(.*?)\n\};", text, re.S)
+    body = m.group(1) if m else ""
+    out = []
+    for name, rest in re.findall(r"^\s*([A-Z][A-Z0-9_]+)\s*(?:=\s*\d+\s*)?,([^\n]*(?:\n\s*\*[^\n]*)*)", body, re.M):
+        c = re.search(r"/\*(.*?)(?:\*/|$)", rest, re.S)
+        comment = " ".join(re.sub(r"^\s*\*", " ", c.group(1), flags=re.M).split()) if c else ""
+        out.append((name, comment))
+    return out
+
+
+def parse_table(text):
+    """{enum name: reason string} of jsra[] (src/common/job_state_reason.c)."""
+    return {n: re.search(r'\.str\s*=\s*"([^"]*)"', b).group(1)
+            for n, b in re.findall(r"\[(\w+)\]\s*=\s*\{([^}]*)\}", text) if '.str' in b}
+
+
+def build(enum, table, version):
+    comments = dict(enum)
+    sites, seen = [], set()
+    for name, _ in enum:
+        reason = table.get(name)
+        if not reason or reason == "None" or name.startswith("DEFUNCT"):
+            continue
+        key = (reason, name)
+        seen.add(key)
+        # squeue: '(Priority)', '(ReqNodeNotAvail, UnavailableNodes:...)'; scontrol/sacct: 'Reason=Priority'
+        rx = r"(?:Reason=|\()%s(?![A-Za-z])" % re.escape(reason)
+        rule, family = knowgen.assign(RULES, None, {"name": name, "reason": reason})
+        site = {"id": "slurm.reason.%s" % name.lower(), "name": name, "text": reason,
+                "comment": comments.get(name, ""), "re": rx, "family": family, "rule": rule}
+        if name in REASON_FIX:
+            site["means"], site["fix"] = REASON_FIX[name][0], list(REASON_FIX[name][1])
+        elif family == "slurm.qos_limit" and comments.get(name):
+            # the enum's own comment says which limit; its kind says whether waiting helps
+            forever = re.search(r"PER_JOB|PER_NODE|MIN_|MINS_PER_JOB|^WAIT_QOS$", name[5:])
+            site["means"] = "Pending: %s (%s)%s." % (comments[name].rstrip("."), reason,
+                                                    ": the job never starts as it is" if forever else
+                                                    ": the job starts when usage under that limit drops")
+            site["fix"] = [LIMITS_SHOW, "ask for less (--time, --gres/--gpus, --nodes, --mem) or use a QOS/account "
+                           "with a larger limit (--qos, -A); scontrol update jobid=<JOBID> ... changes a pending job"
+                           if forever else "wait for your (or your account's) running jobs to end, or use a "
+                           "QOS/account with room (--qos, -A)"]
+        sites.append(site)
+    return {"header": knowgen.header(SOURCE, version, GENERATOR,
+                                     "job state reasons (enum job_state_reason and jsra[]); families from the RULES "
+                                     "table of the generator"), "sites": sites}
+
+
+def from_repo(repo, rev):
+    git = knowgen.git_reader(repo)
+    commit = git("rev-parse", rev).strip()
+    v = re.search(r"Version:\s*(\S+)", git("show", "%s:META" % rev))
+    texts = {p: git("show", "%s:%s" % (rev, p)) for p in FILES}
+    return texts, "%s (commit %s)" % (v.group(1) if v else "?", commit)
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repo")
+    ap.add_argument("--rev", default="HEAD")
+    ap.add_argument("--slice")
+    ap.add_argument("-o", "--out")
+    a = ap.parse_args(argv)
+    if bool(a.repo) == bool(a.slice):
+        ap.error("give --repo or --slice")
+    if a.repo:
+        texts, version = from_repo(a.repo, a.rev)
+    else:
+        files, version = knowgen.read_slice(a.slice)
+        texts = {}
+        for path, text in files:  # a file may come in several parts (each at its own line)
+            texts[path] = texts.get(path, "") + text
+    enum, table = parse_enum(texts.get(FILES[0], "")), parse_table(texts.get(FILES[1], ""))
+    if a.repo:
+        stale = sorted(set(REASON_FIX) - set(table))
+        if stale:  # a reason renamed or removed upstream: its fix must be moved by hand
+            ap.error("REASON_FIX names reasons this revision does not have: %s" % ", ".join(stale))
+    doc = build(enum, table, version)
+    return knowgen.report(knowgen.write("slurm_reasons", doc, a.out), doc, "reasons")
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
