@@ -236,6 +236,9 @@ def markdown(rows):
     return "\n".join(out) + "\n"
 
 
+SHOWN = 120  # unassigned sites listed per source in docs/explain.md
+
+
 def coverage(kb=None):
     """Markdown: per generated source (gpudoctor/data/knowledge/generated/*.json), how many message
     sites it holds, how many have a matcher, how many a rule assigns to a family that names a cause
@@ -264,8 +267,9 @@ def coverage(kb=None):
                                                              len(left)))
         if left:
             shown = sorted({(x.get("name") or x.get("text") or x["id"]).strip() for x in left})
-            lists.append("* %s (%d): %s" % (name, len(left), "; ".join("`%s`" % t.replace("`", "'")[:70]
-                                                                         for t in shown)))
+            more = "; and %d more (the file's `unassigned` list)" % (len(shown) - SHOWN) if len(shown) > SHOWN else ""
+            lists.append("* %s (%d): %s%s" % (name, len(left), "; ".join("`%s`" % t.replace("`", "'")[:70]
+                                                                           for t in shown[:SHOWN]), more))
     return "\n".join(out + ["", "Unassigned sites (no rule names their family, or no literal of 8+ characters to "
                                   "match on), per source:", ""] + lists) + "\n"
 

@@ -1,0 +1,371 @@
+#!/usr/bin/env python3
+"""Generate gpudoctor/data/knowledge/generated/torch_messages.json: the errors torch.distributed
+can print - c10d's TCPStore, sockets, process groups, DDP's reducer, the NCCL watchdog, the
+rendezvous handlers, torchrun's elastic agent - each with a bounded matcher and the knowledge
+family from the RULES table below. Sites no rule assigns are listed (docs/explain.md), never guessed.
+
+Three kinds of source, all from the torch that users run:
+- python: `raise X("...")` and `logger.error/warning/exception(...)` in torch/distributed/**.py and
+  torch/nn/parallel/distributed.py of a torch wheel, read with Python's ast (never executed);
+  recorded as one slice block per statement (`=== path @LINE`).
+- strings: the C++ messages of c10d as the wheel's libtorch_cpu.so holds them (the format strings
+  of C10_THROW_ERROR / TORCH_CHECK / C10D_ERROR, c10::str fragments). The linker keeps each
+  translation unit's strings together after the unit's own __FILE__ string
+  (".../torch/csrc/distributed/c10d/<file>"), so each string is attributed to the c10d file whose
+  path string precedes it (an attribution, not a line number). A CPU wheel has no
+  ProcessGroupNCCL; its messages come from the source below.
+- cpp: statements copied from pinned ProcessGroupNCCL.cpp and TCPStore.cpp (the NCCL watchdog, its
+  timeout and abort messages; the store's "Socket Timeout"), recorded in tools/data/torch_cpp_source.txt
+  with the commits they were read at.
+
+Usage:
+    pip download --no-deps --index-url https://download.pytorch.org/whl/cpu torch   (unzip the wheel)
+    python tools/gen_torch_messages.py --wheel /path/to/site-packages/torch [-o OUT]
+        (writes tools/data/torch_messages_slice.txt too)
+    python tools/gen_torch_messages.py --slice tools/data/torch_messages_slice.txt -o OUT   (the test)
+
+Sources: torch (https://pypi.org/project/torch/, BSD-3-Clause): torch/distributed/,
+torch/lib/libtorch_cpu.so; pytorch/pytorch torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp
+(https://github.com/pytorch/pytorch/blob/main/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp).
+"""
+
+import argparse
+import ast
+import os
+import re
+import sys
+import textwrap
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import knowgen  # noqa: E402
+from gen_launcher_messages import _fmt  # noqa: E402  (the same message-expression reader)
+
+GENERATOR = "tools/gen_torch_messages.py"
+SLICE = os.path.join(knowgen.DATA, "torch_messages_slice.txt")
+CPP = os.path.join(knowgen.DATA, "torch_cpp_source.txt")
+PY_DIRS = ["distributed"]  # under the torch package
+PY_FILES = ["nn/parallel/distributed.py"]
+PY_SKIP = re.compile(r"/(?:_?tests?|testing|benchmarks|examples|_tools|flight_recorder/components)/|/_composable/|"
+                     r"/tensor/|/_tensor/|/pipelining/|/checkpoint/|/fsdp/|/_shard/|/rpc/|/autograd/|/optim/|"
+                     r"/algorithms/|/_symmetric_memory/|/nn/api/|/_local_tensor/")
+_C10D = "/torch/csrc/distributed/c10d/"
+_SO_MARK = re.compile(r"^/\S+\.(?:cpp|cc|c|hpp|h|cu|cuh)$")
+
+# (rule, knowledge entry, {field: regex}); fields: where, text, level (raise | error | warning | string | cpp)
+RULES = [
+    # sockets and the TCPStore (socket.cpp, TCPStore*.cpp, elastic/utils/distributed.py)
+    ("listen", "rendezvous.address_in_use", {"text": r"failed to listen on(?! provided)|failed to bind\b|"
+                                                      r"failed to bind to|already in use|"
+                                                      r"could not be initialized on any address"}),
+    ("store-wait", "rendezvous.store_timeout", {"text": r"wait timeout after|^Socket Timeout$|barrier timeout after|"
+                                                        r"waiting for clients|retrieving ncclUniqueId|missing.ranks|"
+                                                        r"waiting for all .* members to join|"
+                                                        r"Error waiting on exit barrier|"
+                                                        r"possible application crash on rank 0"}),
+    ("client-timeout", "rendezvous.connect", {"text": r"client socket has timed out|failed to connect to any network|"
+                                                      r"client socket has failed to connect|TCP client failed to connect|"
+                                                      r"connection to the C10d store has failed|Ping failed"}),
+    ("gai", "rendezvous.hostname", {"text": r"network addresses of .* cannot be retrieved|gai error"}),
+    ("store-gone", "errno.peer_gone", {"text": r"Connection was likely closed|Remote peer closed the connection|"
+                                               r"Connection closed by peer|Connection reset by peer"}),
+    ("libuv", "torch.windows_libuv", {"text": r"use_libuv was requested"}),
+    # collectives: the watchdog, mismatches, DDP
+    ("watchdog-timeout", "nccl.timeout", {"text": r"Watchdog caught collective operation timeout|"
+                                                  r"timed out in blocking wait|NCCL monitor thread timeout|"
+                                                  r"detects no heartbeat|watchdog heartbeat detected|failed to pass monitoredBarrier|"
+                                                  r"timed out in monitoredBarrier"}),
+    ("watchdog-abort", "cascade.watchdog_abort", {"text": r"Some NCCL operations have failed or timed out|"
+                                                          r"taking the entire process down|"
+                                                          r"watchdog thread terminated with exception|"
+                                                          r"NCCL communicator (?:was aborted|encountered error)"}),
+    ("mismatch", "torch.collective_mismatch", {"text": r"Detected mismatch between collectives|"
+                                                       r"Collectives differ in the following aspects"}),
+    ("unused-params", "torch.ddp_unused_parameters", {"text": r"Expected to have finished reduction in the prior|"
+                                                              r"did not receive grad for rank|"
+                                                              r"did not get gradient in backwards pass"}),
+    ("ready-twice", "torch.ddp_ready_twice", {"text": r"marked as ready twice|mark a variable ready only once"}),
+    ("ddp-params", "torch.ddp_model_mismatch", {"text": r"DDP expects same model across all ranks|"
+                                                        r"appears not to match (?:sizes|strides) of the same param"}),
+    ("no-pg", "torch.pg_not_initialized", {"text": r"process group has not been initialized"}),
+    ("no-nccl", "torch.no_nccl", {"text": r"doesn't have NCCL built in"}),
+    ("no-gpu", "cuda.not_available", {"text": r"only supported with GPUs, no GPUs found|^Cuda is not available"}),
+    ("ordinal", "cuda.invalid_device_ordinal", {"text": r"exceeds available GPUs in CUDA_VISIBLE_DEVICES"}),
+    ("gloo-mesh", "gloo.socket_ifname", {"text": r"Gloo connectFullMesh failed|"
+                                                 r"Unable to resolve hostname to a \(local\) address"}),
+    # the launcher side: env:// and torchrun's rendezvous and agent
+    ("env", "rendezvous.env_missing", {"text": r"environment variable .* expected, but not set"}),
+    ("store-barrier", "rendezvous.store_barrier", {"text": r"Timed out initializing process group in store based"}),
+    ("signal", "cascade.signal", {"where": r"elastic/multiprocessing/api", "text": r"got signal"}),
+    ("child-failed", "cascade.child_failed", {"where": r"elastic/multiprocessing/api", "text": r"failed \(exitcode"}),
+    # the rest: the message itself names what to change (generic families, their causes tell apart)
+    ("torchrun-usage", "torch.distributed_usage", {"where": r"^torch/distributed/(?:run|launch|elastic|launcher)",
+                                                   "level": r"raise"}),
+    ("api-usage", "torch.distributed_usage", {"where": r"^torch/(?:distributed|nn/parallel)/", "level": r"raise"}),
+    ("c10d-check", "torch.c10d_error", {"level": r"raise|string",
+                                        "text": r"\b(?:must|cannot|can't|not supported|does not support|doesn't support|"
+                                                r"requires?|[Ii]nvalid|[Uu]nsupported|[Ee]xpected|mismatch|not implemented|"
+                                                r"[Ff]ailed|[Ee]rror|[Uu]nknown)\b"}),
+]
+
+
+# ---------------------------------------------------------------- python
+
+
+def _py_sites(path, src):
+    """(level, line, format) of each raise / logger call with a message in a python source."""
+    try:
+        tree = ast.parse(src)
+    except SyntaxError:
+        return
+    for node in ast.walk(tree):
+        level, arg = None, None
+        if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and node.exc.args:
+            level, arg = "raise", node.exc.args[0]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                node.func.attr in ("error", "warning", "critical", "exception") and node.args and \
+                isinstance(node.func.value, ast.Name) and node.func.value.id in ("logger", "log", "logging", "_logger"):
+            level, arg = ("warning" if node.func.attr == "warning" else "error"), node.args[0]
+        if level is None:
+            continue
+        if level != "raise" and len(node.args) > 1 and isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+            fmt = arg.value  # logger.error("... %s", x): already a %-format
+        else:
+            fmt = _fmt(arg)
+        if fmt:
+            yield level, node.lineno, node.end_lineno, " ".join(fmt.split())
+
+
+def _py_blocks(rel, src):
+    """The slice blocks of a python file: each site's statement lines, dedented, at its line."""
+    lines = src.splitlines(True)
+    seen = set()
+    for _level, first, last, _fmt_ in _py_sites(rel, src):
+        if (first, last) in seen:
+            continue
+        seen.add((first, last))
+        body = textwrap.dedent("".join(lines[first - 1:last]))
+        try:
+            ast.parse(body)
+        except SyntaxError:  # a statement that starts inside a larger one: keep only the call
+            continue
+        yield "=== %s @%d\n%s" % (rel, first, body if body.endswith("\n") else body + "\n")
+
+
+# ---------------------------------------------------------------- libtorch_cpu.so strings
+
+_NOT_MESSAGE = re.compile(r"INTERNAL ASSERT FAILED|Could this error message be improved|^/|pytorch\.wait_counter|"
+                          r"\b(?:std|c10|at|torch)::|<[^<>]*(?:<|::)|->\s*Tensor|\(Tensor|^\s*$|"
+                          r"^(?:HTTP/|Content-|Sec-WebSocket|Upgrade:|Connection: Upgrade)")
+
+
+def so_strings(path, minimum=8):
+    """The printable runs of a shared object, as `strings -n 8` prints them."""
+    with open(path, "rb") as f:
+        data = f.read()
+    return [m.group().decode("ascii") for m in re.finditer(rb"[\x20-\x7e\t]{%d,}" % minimum, data)]
+
+
+def c10d_strings(strings):
+    """{c10d source file: [message strings]} from the string table: the run of strings from the
+    first c10d __FILE__ string to the next non-c10d translation unit's, each attributed to the c10d
+    file whose path string precedes it."""
+    marks = [i for i, s in enumerate(strings) if _SO_MARK.match(s)]
+    c10d = [i for i in marks if _C10D in strings[i]]
+    if not c10d:
+        return {}
+    end = next((i for i in marks if i > c10d[-1] and _C10D not in strings[i] and strings[i].endswith((".cpp", ".cc"))),
+               c10d[-1] + 1)
+    out, cur = {}, None
+    for i in range(c10d[0], end):
+        s = strings[i]
+        if _SO_MARK.match(s):
+            if _C10D in s:  # the strings after a unit's path string are that unit's (or its neighbour's)
+                cur = "libtorch_cpu.so near torch/csrc/distributed/c10d/" + s.split(_C10D, 1)[1]
+            continue
+        if cur and " " in s.strip() and not _NOT_MESSAGE.search(s) and re.search(r"[A-Za-z]{3}", s):
+            out.setdefault(cur, []).append(s)
+    return out
+
+
+def _fmt_braces(s):
+    """A libfmt format ('{}', '{:x}') as a printf one; a literal '%' doubled."""
+    return re.sub(r"\{[^{}]{0,20}\}", "%s", s.replace("%", "%%"))
+
+
+# ---------------------------------------------------------------- C++ source statements
+
+_CPP_CALL = re.compile(r"\b(C10_THROW_ERROR|C10_BUILD_ERROR|TORCH_CHECK_WITH|TORCH_CHECK|c10::str|LOG\((?:ERROR|WARNING)\)"
+                       r"|TORCH_WARN)\s*(\(|<<)")
+
+
+def _cpp_args(src, i):
+    out, depth, cur, n = [], 0, [], len(src)
+    while i < n:
+        c = src[i]
+        if c == '"':
+            j = i + 1
+            while j < n and src[j] != '"':
+                j += 2 if src[j] == "\\" else 1
+            cur.append(src[i:j + 1])
+            i = j + 1
+            continue
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            if depth == 0:
+                out.append("".join(cur).strip())
+                return out
+            depth -= 1
+        elif c == "," and depth == 0:
+            out.append("".join(cur).strip())
+            cur = []
+            i += 1
+            continue
+        cur.append(c)
+        i += 1
+    return out
+
+
+def _cpp_message(parts):
+    """String literals verbatim (adjacent ones joined), anything else %s."""
+    fmt = []
+    for a in parts:
+        a = a.strip()
+        lits = re.findall(r'"((?:[^"\\]|\\.)*)"', a)
+        if lits and re.fullmatch(r'(?:\s*"(?:[^"\\]|\\.)*"\s*)+', a):
+            fmt.append("".join(lits).replace("%", "%%").replace('\\"', '"').replace("\\n", " "))
+        elif a:
+            fmt.append("%s")
+    return "".join(fmt)
+
+
+def cpp_sites(src):
+    """(line, level, format) of each message of a C++ statement block (C10_THROW_ERROR(Type, msg),
+    TORCH_CHECK(cond, parts...), c10::str(parts...), LOG(ERROR) << parts)."""
+    for m in _CPP_CALL.finditer(src):
+        name, line = m.group(1), src.count("\n", 0, m.start()) + 1
+        if m.group(2) == "<<":
+            end = src.find(";", m.end())
+            parts = re.split(r"<<", src[m.end():end])
+            fmt, level = _cpp_message(parts), "error" if "ERROR" in name else "warning"
+        else:
+            args = _cpp_args(src, m.end())
+            if name in ("C10_THROW_ERROR", "C10_BUILD_ERROR"):
+                if len(args) < 2 or args[1].startswith("c10::str"):  # the c10::str(...) is its own site
+                    continue
+                fmt, level = _cpp_message(re.split(r"\s\+\s", args[1])), "raise"
+            elif name == "TORCH_CHECK_WITH":
+                fmt, level = _cpp_message(args[2:]), "raise"
+            elif name == "TORCH_CHECK":
+                fmt, level = _cpp_message(args[1:]), "raise"
+            elif name == "TORCH_WARN":
+                fmt, level = _cpp_message(args), "warning"
+            else:
+                fmt, level = _cpp_message(args), "raise"
+        fmt = " ".join(fmt.split())
+        if fmt and fmt != "%s":
+            yield line, level, fmt
+
+
+# ---------------------------------------------------------------- build
+
+
+def _site_id(where, fmt):
+    slug = re.sub(r"[^a-z0-9]+", "_", re.sub(r"%[a-z]", "", fmt.lower()))[:40].strip("_")
+    base = re.sub(r"[^a-z0-9]+", "_", where.lower().replace("libtorch_cpu.so near ", "").replace("torch/csrc/distributed/c10d/", "c10d/")
+                  .replace("torch/distributed/", "")).strip("_")
+    return "torch.%s.%s" % (base, slug)
+
+
+def build(files, version):
+    sites, seen, ids = [], set(), set()
+
+    def add(where, level, fmt, src):
+        if fmt in seen:
+            return
+        seen.add(fmt)
+        rx, literal = knowgen.printf_to_regex(fmt)
+        site = {"id": _site_id(where, fmt), "where": where, "source": src, "level": level, "text": fmt}
+        n, base = 2, site["id"]
+        while site["id"] in ids:
+            site["id"], n = "%s_%d" % (base, n), n + 1
+        ids.add(site["id"])
+        if rx is None or len("".join(literal.split())) < 12:
+            site.update({"re": None, "family": None, "rule": "no literal anchor of 12+ characters"})
+        else:
+            rule, family = knowgen.assign(RULES, site, {"where": where, "text": fmt, "level": level})
+            if family is None and level == "warning":
+                rule = "a warning, not an error"
+            site.update({"re": rx, "family": family, "rule": rule})
+        sites.append(site)
+
+    for path, text in files:
+        if path.startswith("strings:"):
+            for s in text.splitlines():
+                if s.strip():
+                    add(path[len("strings:"):], "string", " ".join(_fmt_braces(s).split()), "libtorch_cpu.so")
+        elif path.endswith(".py"):
+            for level, line, _last, fmt in _py_sites(path, text):
+                add("%s:%d" % (path, line), level, fmt, "python")
+        else:
+            for _line, level, fmt in cpp_sites(text):  # copied statements: the file, not a line
+                add(path, level, fmt, "source")
+    return {"header": knowgen.header("torch (https://pypi.org/project/torch/): torch/distributed python modules and "
+                                     "the c10d strings of torch/lib/libtorch_cpu.so; pytorch/pytorch "
+                                     "ProcessGroupNCCL.cpp, TCPStore.cpp (tools/data/torch_cpp_source.txt)", version, GENERATOR,
+                                     "families from the RULES table of the generator; a libtorch_cpu.so string is "
+                                     "attributed to the c10d file whose path string precedes it"),
+            "sites": sites}
+
+
+def slice_from_wheel(torch_dir):
+    """The slice text of a torch package folder (python statements, c10d strings) plus the
+    recorded ProcessGroupNCCL statements."""
+    vfile = os.path.join(torch_dir, "version.py")
+    ver = {}
+    with open(vfile) as f:
+        exec(compile(f.read(), vfile, "exec"), ver)  # torch/version.py: two assignments, no imports of torch
+    out = ["#! version torch %s (git %s); C++ statements: tools/data/torch_cpp_source.txt\n"
+           % (ver["__version__"], ver["git_version"]),
+           "# generated by tools/gen_torch_messages.py --wheel from the torch wheel (BSD-3-Clause): each raise/logger "
+           "statement of torch/distributed at its line, and the c10d message strings of torch/lib/libtorch_cpu.so\n"]
+    paths = []
+    for d in PY_DIRS:
+        for root, dirs, names in os.walk(os.path.join(torch_dir, d)):
+            dirs.sort()
+            for n in sorted(names):
+                if n.endswith(".py"):
+                    paths.append(os.path.relpath(os.path.join(root, n), os.path.dirname(torch_dir)))
+    paths += ["torch/" + p for p in PY_FILES]
+    for rel in paths:
+        if PY_SKIP.search("/" + rel):
+            continue
+        with open(os.path.join(os.path.dirname(torch_dir), rel)) as f:
+            out.extend(_py_blocks(rel, f.read()))
+    for path, strings in sorted(c10d_strings(so_strings(os.path.join(torch_dir, "lib", "libtorch_cpu.so"))).items()):
+        out.append("=== strings:%s\n%s\n" % (path, "\n".join(strings)))
+    with open(CPP) as f:
+        out.append("".join(line for line in f if not line.startswith("#")))
+    return "".join(out)
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--wheel", help="the torch package folder of an unpacked wheel (holds version.py, lib/)")
+    ap.add_argument("--slice")
+    ap.add_argument("-o", "--out")
+    a = ap.parse_args(argv)
+    if bool(a.wheel) == bool(a.slice):
+        ap.error("give --wheel or --slice")
+    path = a.slice
+    if a.wheel:
+        with open(SLICE, "w") as f:
+            f.write(slice_from_wheel(a.wheel))
+        path = SLICE
+    files, version = knowgen.read_slice(path)
+    doc = build(files, version)
+    return knowgen.report(knowgen.write("torch_messages", doc, a.out), doc)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
