@@ -13,6 +13,19 @@ goes first in its fix list, and the generic lines stay after it.
                  torchrun/deepspeed --master_port, mpirun -x MASTER_PORT=...)
 - visible_gpus   "invalid device ordinal": the GPU count of the node and the launcher's flag
 - btl_tcp_if     Open MPI's TCP transport: --mca btl_tcp_if_include with the node's routable NIC
+- min_driver     "driver too old" / PTX from a newer toolkit: the minimum driver of the CUDA that
+                 torch (or the program) was built for (gpudoctor/data/cuda_driver.json, NVIDIA's
+                 Table 3), and a torch build the driver in the log already runs
+
+torch_build and min_driver also read the log itself (the finding's lines and its signals:
+numbers and a GPU name only, never a path or a command): torch's own warnings name the GPU's
+compute capability (torch/cuda/__init__.py, _check_capability: "Found GPU0 <name> which is of
+cuda capability 12.1", _check_cubins: "<name> with CUDA capability sm_120 is not compatible with
+the current PyTorch installation"), _check_driver prints the driver's CUDA ("The NVIDIA driver on
+your system is too old (found version 11040)": cudaDriverGetVersion, 1000*major + 10*minor),
+the torch version carries its build ("2.4.0+cu121"), torch.utils.collect_env prints "CUDA used to
+build PyTorch: 12.1" and "Nvidia driver version: 470.82.01", and nvidia-smi's header "Driver
+Version: 470.86   CUDA Version: 11.4". Facts (--check, --facts) win over the log when they have it.
 """
 
 import json
@@ -72,6 +85,126 @@ def _table():
         return json.load(f)
 
 
+# --------------------------------------------------------------------------- from the log
+
+# Each reads one number (or a GPU name, quoted when printed) from one line: what torch, NCCL,
+# collect_env and nvidia-smi print (the module docstring names where each comes from).
+_LOG_CUDA = [  # the CUDA torch / the program was built for
+    re.compile(r"\d\.\d{1,3}\.\d{1,3}(?:\.?(?:dev|post|a|b|rc)\d{1,12})?\+cu(1[0-3])(\d)\b"),
+    re.compile(r"CUDA used to build PyTorch: (\d{1,2})\.(\d{1,2})\b"),
+    re.compile(r"NCCL version \d{1,2}\.\d{1,3}\.\d{1,3}\+cuda(\d{1,2})\.(\d{1,2})\b"),
+    re.compile(r"Cuda compilation tools, release (\d{1,2})\.(\d{1,2})\b"),  # nvcc --version
+]
+_LOG_TORCH = [  # the torch line (X.Y)
+    re.compile(r"(?:\btorch(?:==|-| {1,20}|: ?)|PyTorch version: )(\d\.\d{1,3})\.\d{1,3}"),
+    re.compile(r"\b(\d\.\d{1,3})\.\d{1,3}(?:\.?(?:dev|post|a|b|rc)\d{1,12})?\+cu1[0-3]\d\b"),
+]
+_LOG_DRIVER = re.compile(r"(?:Driver Version|Nvidia driver version): ?(\d{3}\.\d{1,3}(?:\.\d{1,3})?)\b")
+_LOG_DRIVER_CUDA = [  # the newest CUDA the driver runs
+    (re.compile(r"too old \(found version (\d{4,6})\)"), lambda m: "%d.%d" % (int(m[1]) // 1000, int(m[1]) % 1000 // 10)),
+    (re.compile(r"CUDA Version: (\d{1,2})\.(\d{1,2})\b"), lambda m: "%s.%s" % (m[1], m[2])),
+]
+_LOG_CC = [  # (name, major, minor)
+    re.compile(r"(?:^|\]:? ?|: )([^\n:]{1,80}?) with CUDA capability sm_(\d{1,2})(\d)\b"),
+    re.compile(r"Found GPU\d{1,3} ([^\n]{1,80}?) which is of cuda capability (\d{1,2})\.(\d{1,2})\b"),
+    re.compile(r"()\bcompute capability(?: of)? (\d{1,2})\.(\d)\b"),
+]
+
+
+def _texts(finding):
+    """The log's lines a finding carries: its matches, its signals, its causes' evidence."""
+    out = [h.get("text") or "" for h in finding.get("matches") or []]
+    out += [h.get("text") or "" for h in finding.get("signals") or []]
+    for c in finding.get("causes") or []:
+        out += [h.get("text") or "" for h in c.get("evidence") or []]
+    return [t[:4096] for t in out if t]
+
+
+def from_log(finding):
+    """What the log says about versions and the GPU: {cuda, torch_line, driver, driver_cuda,
+    ccs: [(name, 'X.Y')]}, each None/empty when the log does not say it."""
+    got = {"cuda": None, "torch_line": None, "driver": None, "driver_cuda": None, "ccs": []}
+    for t in _texts(finding):
+        for rx in _LOG_CUDA:
+            m = rx.search(t)
+            if m and not got["cuda"]:
+                got["cuda"] = "%d.%d" % (int(m[1]), int(m[2]))
+        for rx in _LOG_TORCH:
+            m = rx.search(t)
+            if m and not got["torch_line"]:
+                got["torch_line"] = m[1]
+        m = _LOG_DRIVER.search(t)
+        if m and not got["driver"]:
+            got["driver"] = m[1]
+        for rx, conv in _LOG_DRIVER_CUDA:
+            m = rx.search(t)
+            if m and not got["driver_cuda"]:
+                got["driver_cuda"] = conv(m)
+        for rx in _LOG_CC:
+            for m in rx.finditer(t):
+                cc = "%d.%d" % (int(m[2]), int(m[3]))
+                if cc not in [c for _, c in got["ccs"]] and len(got["ccs"]) < 8:
+                    got["ccs"].append((m[1].strip() or None, cc))
+    return got
+
+
+# --------------------------------------------------------------------------- torch builds
+
+
+def _covers(tb, cuda, cc):
+    """Whether the torch build for ``cuda`` runs on compute capability ``cc``; None when the table
+    has no architecture list for it. Machine code (sm_XY) runs on the same major at an equal or
+    higher minor (CUDA C Programming Guide, "Binary Compatibility"; torch's
+    _code_compatible_with_device); PTX (+PTX) is compiled by the driver for any newer GPU."""
+    archs = tb["archs"].get(cuda)
+    if archs is None:
+        return None
+    want = _vt(cc)
+    for a in archs:
+        base = _vt(a)
+        if base == want or (base[0] == want[0] and base <= want) or (a.endswith("+PTX") and base <= want):
+            return True
+    return False
+
+
+def _build_for(ccs, tver, max_cuda, prefer_oldest=False):
+    """(torch line, CUDA of the build, the given line had no known build) for the GPUs' compute
+    capabilities: the given torch line if one of its builds carries them all, else the newest line
+    that has one; within a line the newest CUDA the driver runs (max_cuda), or, with no driver
+    known (prefer_oldest), the oldest CUDA that carries them (the lowest driver it needs)."""
+    tb = _table()
+    line = ".".join(tver.split("+")[0].split(".")[:2]) if tver else None
+
+    def pick(tline):
+        ok = [c for c in tb["lines"].get(tline, []) if not (max_cuda and _vt(c) > _vt(max_cuda))
+              and all(_covers(tb, c, cc) for cc in ccs)]
+        if not ok:
+            return None
+        return (min if prefer_oldest else max)(ok, key=_vt)
+
+    def unknown(tline):
+        """The line has builds this driver runs whose architecture lists the table lacks."""
+        return any(_covers(tb, c, ccs[0]) is None for c in tb["lines"].get(tline, [])
+                   if not (max_cuda and _vt(c) > _vt(max_cuda)))
+
+    chosen = line if line in tb["lines"] and pick(line) else None
+    if chosen is None:
+        chosen = next((c for c in sorted(tb["lines"], key=_vt, reverse=True) if pick(c)), None)
+    if chosen is None:
+        return None
+    note = ""
+    if line and chosen != line:
+        note = (" (the architecture lists of torch %s's builds are not in gpudoctor's table: its own cuXYZ build "
+                "may do too)" % line) if unknown(line) else " (torch %s has no build for it that this driver runs)" % line
+    return chosen, pick(chosen), note
+
+
+def _pip(tline, cuda):
+    tag = "cu" + cuda.replace(".", "")
+    return cmd("pip install {pin} --index-url {url}", pin="torch==%s.*" % tline,
+               url="https://download.pytorch.org/whl/%s" % tag), tag
+
+
 def torch_build(facts):
     """(fix line, why) for "no kernel image" from the node's GPU, driver and torch, or None."""
     gpu = _section(facts, "gpu")
@@ -84,60 +217,146 @@ def torch_build(facts):
     py = _section(facts, "python") or {}
     torch = py.get("torch") if isinstance(py.get("torch"), dict) else {}
     tver = str(torch.get("version") or "")
-    line = ".".join(tver.split("+")[0].split(".")[:2]) if tver else None
     from gpudoctor.checks.driver_cuda import newest_cuda_for
 
     drv = gpu.get("driver_version")
     max_cuda = newest_cuda_for(drv) if drv else None
-    tb = _table()
-
-    def covers(cuda, cc):
-        archs = tb["archs"].get(cuda)
-        if archs is None:
-            return None
-        want = _vt(cc)
-        for a in archs:
-            base = _vt(a)
-            if base == want or (a.endswith("+PTX") and base[0] == want[0] and base <= want):
-                return True
-        return False
-
-    def pick(tline):
-        ok = []
-        for cuda in tb["lines"].get(tline, []):
-            if max_cuda and _vt(cuda) > _vt(max_cuda):
-                continue
-            if all(covers(cuda, cc) for cc in ccs):
-                ok.append(cuda)
-        return max(ok, key=_vt) if ok else None
-
-    def unknown(tline):
-        """The line has builds this driver runs whose architecture lists the table lacks."""
-        return any(covers(cuda, ccs[0]) is None for cuda in tb["lines"].get(tline, [])
-                   if not (max_cuda and _vt(cuda) > _vt(max_cuda)))
-
+    got = _build_for(ccs, tver, max_cuda)
+    if got is None:
+        return None
+    tline, cuda, note = got
     # every value from the node is one quoted word (gpudoctor/fixline.py): the line is pasted
     sms = ", ".join(sh("sm_%s" % cc.replace(".", "")) for cc in ccs)
     drv_txt = cmd("driver {d} runs CUDA <= {c}", d=drv, c=max_cuda) if max_cuda else \
         cmd("driver {d}", d=drv or "unknown")
-    chosen_line = line if line in tb["lines"] and pick(line) else None
-    if chosen_line is None:
-        for cand in sorted(tb["lines"], key=_vt, reverse=True):
-            if pick(cand):
-                chosen_line = cand
-                break
-    if chosen_line is None:
-        return None
-    cuda = pick(chosen_line)
-    tag = "cu" + cuda.replace(".", "")
-    pin = "torch==%s.*" % chosen_line
+    line, tag = _pip(tline, cuda)
     why = "this node: %s, %s%s; the %s build of torch %s carries %s" % (
         ", ".join(sh(n) for n in sorted({str(g.get("name", "?")) for g in gpu.get("gpus") or []})), drv_txt,
-        cmd(", torch {v}", v=tver) if tver else "", tag, chosen_line, sms)
-    if line and chosen_line != line:
-        why += (" (the architecture lists of torch %s's builds are not in gpudoctor's table: its own cuXYZ build "
-                "may do too)" % line) if unknown(line) else " (torch %s has no build for it that this driver runs)" % line
-    return (cmd("pip install {pin} --index-url {url}", pin=pin, url="https://download.pytorch.org/whl/%s" % tag), why)
+        cmd(", torch {v}", v=tver) if tver else "", tag, tline, sms) + note
+    return line, why
+
+
+def torch_build_from_log(log):
+    """(fix line, why) for "no kernel image" from the compute capability torch printed, or None."""
+    if not log["ccs"]:
+        return None
+    from gpudoctor.checks.driver_cuda import newest_cuda_for, requirement
+
+    ccs = sorted({cc for _, cc in log["ccs"]}, key=_vt)
+    max_cuda = (newest_cuda_for(log["driver"]) if log["driver"] else None) or log["driver_cuda"]
+    got = _build_for(ccs, log["torch_line"] or "", max_cuda, prefer_oldest=not max_cuda)
+    if got is None:
+        return None
+    tline, cuda, note = got
+    line, tag = _pip(tline, cuda)
+    gpus = ", ".join("%s %s" % (sh(n), sh("sm_" + cc.replace(".", ""))) for n, cc in log["ccs"] if n) or \
+        ", ".join(sh("sm_" + cc.replace(".", "")) for cc in ccs)
+    why = "the log: %s%s%s; the %s build of torch %s carries %s" % (
+        gpus, cmd(", driver {d}", d=log["driver"]) if log["driver"] else "",
+        cmd(", torch {v}", v=log["torch_line"]) if log["torch_line"] else "", tag, tline,
+        ", ".join(sh("sm_" + cc.replace(".", "")) for cc in ccs))
+    if max_cuda:
+        why += cmd(" and runs on a driver for CUDA {c}", c=max_cuda)
+    else:
+        _, full = requirement(cuda)
+        if full:
+            why += "; it needs driver >= %s" % full
+        # the driver is not in the log: name the build of a recent line (the last 4) that carries
+        # the GPU with the lowest driver too, when it is not the one chosen (sm_120: cu128, driver 570)
+        tb = _table()
+        recent = sorted(tb["lines"], key=_vt, reverse=True)[:4]
+        alts = [(requirement(c)[1], ln, c) for ln in recent for c in tb["lines"][ln]
+                if requirement(c)[1] and all(_covers(tb, c, cc) for cc in ccs)]
+        if alts and full:
+            low = min(alts, key=lambda a: (_vt(a[0]), [-x for x in _vt(a[1])]))
+            if _vt(low[0]) < _vt(full):
+                why += "; with an older driver: %s (driver >= %s)" % (_pip(low[1], low[2])[0], low[0])
+    return line, why + note
+
+
+# --------------------------------------------------------------------------- driver minimum
+
+
+def min_driver(log, facts=None):
+    """(fix line, why) for a driver older than the CUDA of the program: the minimum driver of that
+    CUDA (Table 3's row, and the major's minor-version-compatibility floor) and, when the driver is
+    known, a torch build it already runs. None when neither the log nor the facts say a CUDA or
+    a driver."""
+    from gpudoctor.checks.driver_cuda import newest_cuda_for, older_minor_bound, requirement, toolkit_name
+
+    want, drv, drv_cuda = log["cuda"], log["driver"], log["driver_cuda"]
+    gpu = _section(facts, "gpu") or {}
+    py = _section(facts, "python") or {}
+    torch = py.get("torch") if isinstance(py.get("torch"), dict) else {}
+    if not want and isinstance(torch.get("cuda"), str) and _vt(torch["cuda"]):
+        want = "%d.%d" % _vt(torch["cuda"])[:2]
+    if not drv and gpu.get("driver_version") and _vt(gpu["driver_version"]):
+        drv = str(gpu["driver_version"])
+    if drv and not drv_cuda:
+        drv_cuda = newest_cuda_for(drv)
+    said = []
+    if want:
+        said.append(cmd("built for CUDA {c}", c=want))
+    if drv:
+        said.append(cmd("driver {d}", d=drv))
+    if drv_cuda:
+        said.append(cmd("the driver runs CUDA <= {c}", c=drv_cuda))
+    if not said:
+        return None
+    tb = _t_cuda()
+    if want:
+        floor, full = requirement(want)
+        if full:
+            up = cmd("upgrade the NVIDIA driver to >= {f}", f=full) + " (CUDA %s's own minimum, NVIDIA's Table 3" % want
+            if floor and floor != full:
+                up += "; >= %s runs it through minor-version compatibility, without PTX JIT" % floor
+            up += ")"
+        else:
+            bound = older_minor_bound(want)
+            if bound:
+                up = cmd("upgrade the NVIDIA driver to at least {d}", d=bound[1]) + \
+                    " (the minimum of %s; CUDA %s's own row is not in gpudoctor's table)" % (toolkit_name(bound[0]), want)
+            elif floor:
+                up = cmd("upgrade the NVIDIA driver to >= {d}", d=floor) + " (CUDA %d.x minor-version compatibility)" \
+                    % _vt(want)[0]
+            else:
+                return None
+    else:
+        # the CUDA torch wants is not in the log: the floors of the CUDA majors newer than the driver's
+        have = _vt(drv_cuda) if drv_cuda else None
+        floors = sorted((int(k), v) for k, v in tb["major_floor"].items() if have and int(k) > have[0])
+        if not floors:
+            return None
+        up = "upgrade the NVIDIA driver: " + ", ".join("CUDA %d.x builds (torch cu%d*) need >= %s" % (k, k, v)
+                                                      for k, v in floors[:2])
+    alt = ""
+    if drv_cuda or drv:
+        # a torch build this driver already runs: its CUDA <= the driver's, or the same major with the
+        # driver at the major's floor (minor-version compatibility)
+        builds = _table()["lines"]
+        dv = _vt(drv) if drv else None
+        if not dv and drv_cuda:
+            # a driver that runs CUDA X.Y is at least toolkit X.Y's own minimum (Table 3)
+            dv = _vt(requirement(drv_cuda)[1] or "")
+
+        def runs(c):
+            if drv_cuda and _vt(c)[:2] <= _vt(drv_cuda)[:2]:
+                return True
+            fl = tb["major_floor"].get(str(_vt(c)[0]))
+            return bool(dv and fl and dv >= _vt(fl))
+
+        ok = [(ln, c) for ln, cs in builds.items() for c in cs if runs(c)]
+        if ok:
+            ln, c = max(ok, key=lambda x: (_vt(x[0]), _vt(x[1])))
+            if not want or _vt(c)[:2] < _vt(want)[:2]:
+                alt = "; or keep the driver and install a torch build it runs: " + _pip(ln, c)[0]
+    return up + alt, "the log%s: %s" % (" and the facts" if facts else "", ", ".join(said))
+
+
+def _t_cuda():
+    from gpudoctor import data
+
+    return data.load("cuda_driver")
 
 
 def socket_ifname(facts):
@@ -187,14 +406,23 @@ def apply(result, facts):
     launcher = result.get("launcher")
     for f in result["findings"]:
         done = set()
+        log = None
         for c in f["causes"]:
             kind = c.get("computed")
             if not kind or kind in done:  # one computed line per finding and kind
                 continue
             done.add(kind)
             line = None
-            if kind == "torch_build" and facts:
-                got = torch_build(facts)
+            if kind in ("torch_build", "min_driver") and log is None:
+                log = from_log(f)
+            if kind == "torch_build":
+                # this node's GPU when the facts have one (--check, --facts), else what torch printed
+                got = torch_build(facts) if facts else None
+                got = got or torch_build_from_log(log)
+                if got:
+                    line = "%s   (%s)" % got
+            elif kind == "min_driver":
+                got = min_driver(log, facts)
                 if got:
                     line = "%s   (%s)" % got
             elif kind == "socket_ifname":
@@ -231,7 +459,8 @@ def apply(result, facts):
             if line:
                 c["fix"].insert(0, line)
                 c["computed_fix"] = line
-            elif facts and kind in ("torch_build", "socket_ifname", "btl_tcp_if", "visible_gpus"):
+            elif facts and kind in ("torch_build", "socket_ifname", "btl_tcp_if", "visible_gpus") and \
+                    not (kind == "torch_build" and log and log["ccs"]):
                 c["computed_note"] = {
                     "torch_build": "the facts show no NVIDIA GPU with a compute capability: compute the build on "
                                    "the GPU node (gpudoctor explain --check there, or --facts from it)",

@@ -328,7 +328,7 @@ def _toml():
 ENTRY_KEYS = {"id", "title", "kind", "rank", "explain", "patterns", "distinct", "causes", "references", "debug",
               "lookup", "family", "signals", "together", "note", "computed", "site_rank", "generic", "known_bug", "structural"}
 CAUSE_KEYS = {"text", "checks", "confirm", "fix", "exports", "evidence", "computed"}
-COMPUTED = {"torch_build", "socket_ifname", "launcher_port", "visible_gpus", "btl_tcp_if"}
+COMPUTED = {"torch_build", "socket_ifname", "launcher_port", "visible_gpus", "btl_tcp_if", "min_driver"}
 
 
 def _int(v):
