@@ -1,0 +1,115 @@
+"""torch.distributed's own messages (tools/gen_torch_messages.py -> generated/torch_messages.json):
+the generator regenerates the committed sites from its recorded slice, and real error texts from
+public threads, run through the CLI (`gpudoctor explain --json FILE`), get the entry and its
+specific fix. None of these texts is in fixtures/logs/ or bench/data/.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GEN = os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated", "torch_messages.json")
+
+
+def test_the_generator_regenerates_the_committed_sites_from_its_slice(tmp_path):
+    out = tmp_path / "torch_messages.json"
+    subprocess.run([sys.executable, os.path.join(REPO, "tools", "gen_torch_messages.py"), "--slice",
+                    os.path.join(REPO, "tools", "data", "torch_messages_slice.txt"), "-o", str(out)],
+                   check=True, capture_output=True)
+    with open(GEN) as f:
+        committed = json.load(f)
+    with open(out) as f:
+        got = json.load(f)
+    assert got["sites"] == committed["sites"] and got["unassigned"] == committed["unassigned"]
+    head = committed["header"]
+    assert head["generator"] == "tools/gen_torch_messages.py" and head["version"].startswith("torch 2.13.0")
+    # all three kinds of source are there, and the messages the brief names have their family
+    assert {s["source"] for s in committed["sites"]} == {"python", "libtorch_cpu.so", "source"}
+    fam = {}
+    for s in committed["sites"]:
+        fam.setdefault(s["text"], s["family"])
+    assert fam["wait timeout after %sms, keys: %s"] == "rendezvous.store_timeout"
+    assert fam["The server socket has failed to listen on any local network address."] == "rendezvous.address_in_use"
+    assert fam["Socket Timeout"] == "rendezvous.store_timeout"
+    assert any(f == "nccl.timeout" and "Watchdog caught collective operation timeout" in t for t, f in fam.items())
+
+
+# Real texts (verbatim excerpts), each with its source thread.
+REAL = {
+    # https://github.com/modelscope/ms-swift/issues/4906 (torch >= 2.4 store wait)
+    "store_wait": (
+        "[rank0]:     recv_obj = pickle.loads(self.store.get(key))\n"
+        "[rank0]: torch.distributed.DistStoreError: wait timeout after 300000ms, keys: /broadcast_from/0/75465\n"),
+    # https://github.com/showlab/Tune-A-Video/issues/90
+    "port_in_use": (
+        "RuntimeError: The server socket has failed to listen on any local network address. The server socket has "
+        "failed to bind to [::]:29500 (errno: 98 - Address already in use). The server socket has failed to bind to "
+        "0.0.0.0:29500 (errno: 98 - Address already in use).\n"),
+    # https://github.com/HansenHuang0823/PlacidDreamer/issues/2 (accelerate's own check before launching)
+    "accelerate_port": (
+        '  File "/home/sunzhenyu/anaconda3/envs/PlacidDreamer/lib/python3.10/site-packages/accelerate/utils/launch.py",'
+        " line 190, in prepare_multi_gpu_env\n"
+        "    raise ConnectionError(\n"
+        "ConnectionError: Tried to launch distributed communication on port `29500`, but another process is utilizing "
+        "it. Please specify a different port (such as using the `--main_process_port` flag or specifying a different "
+        "`main_process_port` in your config file) and rerun your script. To automatically use the next open port (on a "
+        "single node), you can set this to `0`.\n"),
+    # https://github.com/aurekaresearch/OpenDDE/issues/23
+    "mismatch": (
+        "RuntimeError: Detected mismatch between collectives on ranks. Rank 1 is running collective: "
+        "CollectiveFingerPrint(SequenceNumber=0, OpType=_ALLGATHER_BASE, TensorShape=[359, 1, 1435, 16], "
+        "TensorDtypes=BFloat16), but Rank 2 is running collective: CollectiveFingerPrint(SequenceNumber=0, "
+        "OpType=_ALLGATHER_BASE, TensorShape=[359, 1, 1436, 16], TensorDtypes=BFloat16).\n"),
+    # https://github.com/buxiangzhiren/DDCap/issues/35
+    "unused_parameters": (
+        "RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one. This "
+        "error indicates that your module has parameters that were not used in producing loss. You can enable unused "
+        "parameter detection by passing the keyword argument `find_unused_parameters=True` to "
+        "`torch.nn.parallel.DistributedDataParallel`, and by \n"
+        "making sure all `forward` function outputs participate in calculating loss. \n"
+        "Parameter indices which did not receive grad for rank 0: 1\n"),
+}
+
+
+def _explain(cli, tmp_path, text):
+    path = tmp_path / "log.txt"
+    path.write_text(text)
+    rc, out, err = cli("explain", "--json", path)
+    assert rc == 0, err  # exit 0: a known error explained (gpudoctor explain --help)
+    res = json.loads(out)
+    root = res["findings"][0]
+    fixes = "\n".join(f for c in root["causes"] for f in c["fix"] + ["%s=%s" % kv for kv in c["exports"].items()])
+    return root, fixes
+
+
+@pytest.mark.parametrize("name,entry,fix", [
+    ("store_wait", "rendezvous.store_timeout", "first failing rank"),
+    ("port_in_use", "rendezvous.address_in_use", "ss -ltnp"),
+    ("accelerate_port", "rendezvous.address_in_use", "--main_process_port"),
+    ("mismatch", "torch.collective_mismatch", "TORCH_DISTRIBUTED_DEBUG=DETAIL"),
+    ("unused_parameters", "torch.ddp_unused_parameters", "find_unused_parameters=True"),
+])
+def test_real_torch_distributed_errors_get_the_specific_fix(cli, tmp_path, name, entry, fix):
+    root, fixes = _explain(cli, tmp_path, REAL[name])
+    assert root["id"] == entry and root["confidence"] == "cause", (name, root["id"])
+    assert fix in fixes + "\n".join(root.get("debug", [])), (name, fixes)
+
+
+def test_the_store_timeout_is_not_read_as_a_plain_errno_timeout(cli, tmp_path):
+    # the miss before this source: DistStoreError answered as errno.timeout ("a peer did not answer")
+    root, fixes = _explain(cli, tmp_path, REAL["store_wait"])
+    assert root["family"] != "errno.timeout" and "MASTER_ADDR" in fixes
+
+
+def test_c10d_progress_lines_of_a_healthy_start_are_no_error(cli, tmp_path):
+    # info lines of socket.cpp / TCPStore.cpp (strings of the same libtorch_cpu.so) match no error site
+    path = tmp_path / "ok.txt"
+    path.write_text("[I socket.cpp:835] The server socket has started to listen on [::]:29500.\n"
+                    "[I socket.cpp:923] The client socket has connected to [localhost]:29500 on [localhost]:51350.\n"
+                    "[I TCPStore.cpp:290] TCP client connected to host 127.0.0.1:29500\n")
+    rc, out, _ = cli("explain", "--json", path)
+    assert rc == 0 and json.loads(out)["verdict"] == "no_error"
