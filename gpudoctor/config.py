@@ -113,6 +113,12 @@ def _size(value):
 _size.__name__ = "size"
 
 
+def _fallback(value):
+    if value not in ("ssh", "none"):
+        raise ValueError('must be "ssh" or "none"')
+    return value
+
+
 @dataclass
 class Config:
     min_shm_bytes: int = 1 << 30  # key shm_min; NCCL + DataLoader workers; Docker gives 64 MB
@@ -133,6 +139,7 @@ class Config:
     history_runs: Optional[int] = None  # key history_runs: runs kept per node (default 100)
     history_states: Optional[int] = None  # key history_states: distinct facts kept per node (default 8)
     history_bytes: Optional[int] = None  # key history_bytes: bytes kept per node (default 2 MiB)
+    fallback: Optional[str] = None  # key fallback: "ssh" retries over ssh the nodes srun could not reach
 
 
 # key -> (Config attribute, validator). A validator returns the value to store or raises
@@ -152,6 +159,7 @@ KEYS = {
     "history_runs": ("history_runs", _integer(1, 10000)),
     "history_states": ("history_states", _integer(1, 1000)),
     "history_bytes": ("history_bytes", _size),
+    "fallback": ("fallback", _fallback),
 }
 _KEYS = KEYS  # the name other modules used
 

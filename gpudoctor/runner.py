@@ -157,12 +157,21 @@ class Report:
         return {
             "schema": "gpudoctor.report/2",
             "version": __version__,
-            "nodes": [{"host": n.host, "reachable": n.reachable, "error_kind": n.error_kind, "error": n.error,
-                       "profile": profile(n.facts) if n.reachable else None} for n in self.nodes],
+            "nodes": [dict({"host": n.host, "reachable": n.reachable, "error_kind": n.error_kind, "error": n.error,
+                            "profile": profile(n.facts) if n.reachable else None},
+                           # how a node of a cluster run was reached (srun, ssh; docs/report-schema.md)
+                           **_via(n)) for n in self.nodes],
             "checks": [check_dict(r) for r in self.results],
             "findings": [finding_dict(f) for f in self.findings],
             "summary": self.summary,
         }
+
+
+def _via(n):
+    out = {"via": n.via} if getattr(n, "via", None) else {}
+    if getattr(n, "fallback_from", None):
+        out["fallback_from"] = n.fallback_from
+    return out
 
 
 def check_dict(r: CheckResult):

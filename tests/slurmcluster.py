@@ -90,6 +90,8 @@ class MultiSlurm(object):
         self.defaults = os.path.join(base, "gpudoctor.defaults")
         self.ctld = None
         self.slurmd = {}
+        self.sshd = {}  # start_sshd
+        self.ssh_dir = None
         self.spaces = []
 
     # -- names
@@ -242,6 +244,57 @@ class MultiSlurm(object):
             else:
                 subprocess.run(tc + ["qdisc", "del", "dev", dev, "root"], capture_output=True, timeout=10)
 
+    def start_sshd(self, name):
+        """An sshd on the node's own address (port 22 of its network namespace) with the node's
+        hostname and /etc/hosts, as a cluster's nodes run one beside slurmd. Logins as the
+        test user of tests/sshcluster.py with a key of this cluster; ``ssh_config`` names the
+        node for this machine (whose /etc/hosts does not). Returns that ssh config's path."""
+        import sshcluster
+        import tempfile
+
+        if name in self.sshd and self.sshd[name].poll() is None:
+            return os.path.join(self.ssh_dir, "ssh_config")
+        sshcluster.ensure_user()
+        i = int(name[2:])
+        if self.ssh_dir is None:
+            # sshd reads authorized_keys as the node user: a folder it can traverse (not pytest's 0700)
+            self.ssh_dir = tempfile.mkdtemp(prefix="gd-mslurm-ssh-", dir="/tmp")
+            os.chmod(self.ssh_dir, 0o755)
+            for key in ("id_ed25519", "host_ed25519"):
+                subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", os.path.join(self.ssh_dir, key)],
+                               check=True, timeout=30)
+            shutil.copy(os.path.join(self.ssh_dir, "id_ed25519.pub"), os.path.join(self.ssh_dir, "authorized_keys"))
+            os.chmod(os.path.join(self.ssh_dir, "authorized_keys"), 0o644)
+            os.makedirs("/run/sshd", mode=0o755, exist_ok=True)
+        d = self.ssh_dir
+        conf = os.path.join(d, "sshd-%s.conf" % name)
+        with open(conf, "w") as f:
+            f.write("ListenAddress %s:22\nHostKey %s/host_ed25519\nPidFile %s/sshd-%s.pid\nAuthorizedKeysFile "
+                    "%s/authorized_keys\nPasswordAuthentication no\nKbdInteractiveAuthentication no\nUsePAM no\n"
+                    "StrictModes no\nLogLevel ERROR\n" % (self.addr(i), d, d, name, d))
+        inner = 'hostname %s && mount --bind %s /etc/hosts && exec "$0" -D -e -f "$1"' % (
+            name, os.path.join(self.dir, "hosts"))
+        cmd = [_exe("nsenter"), "--net=/var/run/netns/" + self.ns(i), _exe("unshare"), "--uts", "--mount",
+               "--propagation", "private", "sh", "-c", inner, sshcluster.SSHD, conf]
+        log = open(os.path.join(d, "sshd-%s.log" % name), "w")
+        self.sshd[name] = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                                           start_new_session=True)
+        log.close()
+        with open(os.path.join(d, "ssh_config"), "a") as f:
+            f.write("Host %s\n  HostName %s\n  User %s\n  IdentityFile %s/id_ed25519\n  UserKnownHostsFile "
+                    "%s/known_hosts\n\n" % (name, self.addr(i), sshcluster.USER, d, d))
+        t0 = time.time()
+        while True:  # listening
+            try:
+                socket.create_connection((self.addr(i), 22), timeout=0.5).close()
+                break
+            except OSError:
+                if self.sshd[name].poll() is not None or time.time() - t0 > 10:
+                    raise AssertionError("sshd of %s did not start: %s" % (
+                        name, open(os.path.join(d, "sshd-%s.log" % name)).read()))
+                time.sleep(0.05)
+        return os.path.join(d, "ssh_config")
+
     def kill_slurmd(self, name):
         """A slurmd gone (crashed, OOM-killed): slurmctld still lists the node as it was."""
         p = self.slurmd[name]
@@ -251,6 +304,17 @@ class MultiSlurm(object):
         self.slurmd[name] = None
 
     def stop(self):
+        for p in self.sshd.values():
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGTERM)
+        for p in self.sshd.values():
+            try:
+                p.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+        if self.ssh_dir:
+            shutil.rmtree(self.ssh_dir, ignore_errors=True)
         for name, p in list(self.slurmd.items()):
             if p is not None and p.poll() is None:
                 p.terminate()

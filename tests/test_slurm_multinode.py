@@ -105,6 +105,26 @@ def test_a_dead_slurmd_is_classified_before_slurmctld_notices(ms):
     assert rc == 1 and took < 6, took
 
 
+def test_fallback_ssh_reaches_the_nodes_srun_cannot_and_the_report_says_how(ms):
+    """--fallback ssh (or the config key): a node whose slurmd is dead, or that is not in the
+    allocation, is retried over ssh (an sshd in sn2's own namespaces); every node says which
+    transport reached it. Without it the same nodes are classified errors (the tests above)."""
+    ssh_config = ms.start_sshd("sn2")
+    ms.kill_slurmd("sn2")
+    rc, nodes, err, took = srun_check(ms, "--fallback", "ssh", "--ssh-config", ssh_config)
+    assert nodes["sn2"]["reachable"] and nodes["sn2"]["via"] == "ssh", (nodes["sn2"], err)
+    assert "slurmd" in nodes["sn2"]["fallback_from"] and "connection refused" in nodes["sn2"]["fallback_from"]
+    assert [nodes[h]["via"] for h in ("sn1", "sn3", "sn4")] == ["srun"] * 3, nodes
+    assert rc == 1 and took < 8, took  # sn3's small /dev/shm; no node waited for
+    # a node outside the job: srun cannot start a step there; the config key allows ssh
+    with open(os.path.join(ms.cwd, "gpudoctor.toml"), "w") as f:
+        f.write('fallback = "ssh"\n')
+    rc, out, err, took = gd(ms, "check", "--via", "srun", "--nodes", ALL, "--select", "shm", "--timeout", "8",
+                            "--ssh-config", ssh_config, prefix=["salloc", "-N3", "-w", "sn[1,3-4]", "-t", "1"])
+    assert "NOTE node sn2 reached over ssh, not srun (srun: not-allocated: not a node of job" in out, (out, err)
+    assert "FAIL node" not in out and rc == 1, (out, err)
+
+
 def test_hung_garbage_and_missing_python_nodes_beside_a_healthy_one(ms):
     """One interpreter wrapper, different on each node: sn2 prints a banner, sn4 hangs, and on
     sn3 it does not exist (it lives in /dev/shm, which is sn3's own tmpfs)."""

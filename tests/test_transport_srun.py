@@ -270,3 +270,34 @@ def test_bundle_runs_precompiled_or_from_its_sources(same_magic):
                        timeout=60)
     doc = json.loads(p.stdout)
     assert p.returncode == 0 and doc["shm"]["status"] == "ok" and doc["host"]["status"] == "ok", p.stderr
+
+
+def test_fallback_retries_only_slurms_failures_and_only_when_allowed(monkeypatch):
+    """The merge of --fallback ssh (the real thing runs in test_slurm_multinode.py): only the
+    kinds that say Slurm could not start a task are retried; a node ssh cannot reach either
+    keeps its srun kind with what ssh said; nothing is retried without the setting."""
+    from gpudoctor.inventory import Host
+    from gpudoctor.transport import Node, Payload
+    from gpudoctor.transport import ssh as ssh_mod
+    from gpudoctor.transport.srun import SrunTransport
+
+    srun_says = {"a": Node(host="a", facts={"node": "a"}), "b": Node(host="b", error="dead", error_kind="slurmd"),
+                 "c": Node(host="c", error="late", error_kind="timeout"),
+                 "d": Node(host="d", error="not in job 7", error_kind="not-allocated")}
+    asked = []
+
+    def ssh_run(self, hosts, payload):
+        asked.append([h.name for h in hosts])
+        return [Node(host="b", facts={"node": "b"}), Node(host="d", error="connection refused", error_kind="refused")]
+
+    monkeypatch.setattr(SrunTransport, "_run_all", lambda self, hosts, payload: [srun_says[h.name] for h in hosts])
+    monkeypatch.setattr(ssh_mod.SSHTransport, "run", ssh_run)
+    hosts = [Host(name=n) for n in "abcd"]
+    off = SrunTransport(timeout=5).run(hosts, Payload())
+    assert asked == [] and [n.via for n in off] == ["srun"] * 4
+    got = dict((n.host, n) for n in SrunTransport(timeout=5, fallback="ssh").run(hosts, Payload()))
+    assert asked == [["b", "d"]]
+    assert (got["a"].via, got["b"].via, got["b"].fallback_from) == ("srun", "ssh", "srun: slurmd: dead")
+    assert got["c"].error_kind == "timeout" and got["c"].via == "srun"
+    assert got["d"].error_kind == "not-allocated" and got["d"].error.endswith("over ssh (--fallback ssh): refused: "
+                                                                              "connection refused")

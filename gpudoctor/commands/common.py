@@ -45,6 +45,10 @@ def add_inventory(p):
     g.add_argument("--via", choices=("local", "ssh", "srun"), default=None,
                    help="how the collector reaches the nodes (default: srun inside a Slurm allocation that holds them, "
                         "else ssh; local for this machine alone)")
+    g.add_argument("--fallback", choices=("ssh", "none"), default=None,
+                   help="srun only: retry over ssh the nodes srun could not reach (node down, drained or not in "
+                        "the allocation, slurmd dead or hung); the report says which transport reached each node "
+                        "(default: none; config key fallback)")
     g.add_argument("--max-nodes", type=_positive_int, default=None, metavar="N",
                    help="refuse node lists longer than N (default 10000)")
 
@@ -89,7 +93,8 @@ def gather_nodes(args, cfg, progress=True):
         max_nodes=getattr(args, "max_nodes", None))
     via = transport.choose(getattr(args, "via", None), hosts)
     settings = {"jobs": getattr(args, "jobs", None), "timeout": cfg.timeout, "progress": progress,
-                "ssh_config": getattr(args, "ssh_config", None), "host_key_policy": getattr(args, "host_key_policy", None)}
+                "ssh_config": getattr(args, "ssh_config", None), "host_key_policy": getattr(args, "host_key_policy", None),
+                "fallback": getattr(args, "fallback", None) or getattr(cfg, "fallback", None)}
     if via == "local":
         key = getattr(cfg, "env_key", None)  # the history's key (gpudoctor/history.py): hashes compare across runs
         payload = transport.Payload(python=cfg.python, fast=getattr(args, "fast", False),
@@ -135,6 +140,9 @@ def _run(tr, hosts, payload):
     except ControllerError as exc:
         print("gpudoctor: error on this machine, not on a node: %s" % exc, file=sys.stderr)
         raise SystemExit(EXIT_INTERNAL)
+    if tr.name != "local":
+        for n in nodes:
+            n.via = getattr(n, "via", None) or tr.name
     return [_checked(n) for n in nodes]
 
 
@@ -151,7 +159,8 @@ def _checked(node):
         return node
     from gpudoctor.runner import Node
 
-    return Node(host=node.host, error="the facts it sent are malformed: %s" % why, error_kind="garbage")
+    return Node(host=node.host, error="the facts it sent are malformed: %s" % why, error_kind="garbage",
+                via=getattr(node, "via", None))
 
 
 def emit(report, fmt, output, verbose=False):

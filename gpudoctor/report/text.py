@@ -95,6 +95,9 @@ def lines(report, verbose=False, header=None):
         if not node.reachable:
             out.append(("FAIL", "FAIL node %s could not be checked (%s): %s" % (
                 node.host, node.error_kind or "error", node.error)))
+        elif getattr(node, "fallback_from", None):  # --fallback ssh (gpudoctor/transport/srun.py)
+            out.append(("NOTE", "NOTE node %s reached over %s, not srun (%s)" % (
+                node.host, node.via, node.fallback_from)))
     prof = _profile_lines(report) if header is None else [(None, line) for line in header]
     if prof:
         out.append((None, ""))

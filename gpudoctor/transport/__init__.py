@@ -80,6 +80,8 @@ HINTS = {
               "noticed yet: systemctl status slurmd there, and its log",
     "node-drained": "Slurm drained the node, so no new job starts there: `sinfo -R` gives the reason; "
                     "`scontrol update nodename=NODE state=resume` once it is fixed",
+    "not-allocated": "the node is not one of this Slurm job's nodes, and a job step runs only on those: check it "
+                     "from outside the job (--via ssh), in a job that holds it, or allow --fallback ssh",
     "interrupted": "gathering was interrupted before this node answered",
 }
 

@@ -43,6 +43,10 @@ from gpudoctor.transport import (MAX_OUTPUT, MAX_STDERR, MAX_TOTAL, NOT_FOUND_MA
                                  Transport, in_allocation, interpret, interrupted_node, is_fd_exhaustion, timeout_node)
 
 LINE = 1000  # characters of base64 per chunk line
+# srun failures that say nothing about the node itself: Slurm could not start a task there
+# (the node is down, drained, not in the job, its slurmd dead or hung, the launch failed).
+# Only these are retried over ssh, and only when the user allowed it (--fallback ssh).
+FALLBACK_KINDS = ("node-down", "node-drained", "slurmd", "slurm", "not-allocated")
 READ_LIMIT = 1 << 16  # bytes of one line read at a time (longer lines are read in pieces)
 
 # Runs on the node, as `sh -c SHELL gpudoctor PYTHON`: the node announces itself before
@@ -151,10 +155,48 @@ class SrunTransport(Transport):
         return cmd + ["sh", "-c", SHELL, "gpudoctor", python]
 
     def run(self, hosts, payload):
-        """Nodes Slurm itself says cannot run a task (down, drained, not responding, unknown)
-        are classified from one ``scontrol show node`` and left out of the step: srun would
-        otherwise wait for them until the deadline and no node would be reported. The rest
-        run as one step."""
+        """One Node per host (see _run_all), each marked with the transport that reached it
+        (``via``). With ``fallback="ssh"`` (--fallback ssh, or the config key; off by default)
+        the nodes srun could not reach for Slurm's reasons (FALLBACK_KINDS) are tried again
+        over ssh, and the ones reached there say so."""
+        nodes = self._run_all(hosts, payload)
+        for n in nodes:
+            n.via = "srun"
+        if self.settings.get("fallback") == "ssh":
+            nodes = self._fallback_ssh(hosts, nodes, payload)
+        return nodes
+
+    def _fallback_ssh(self, hosts, nodes, payload):
+        """Retry over ssh the nodes whose srun failure says nothing about the node itself
+        (Slurm could not start a task there); a node whose collector hung, printed garbage or
+        has no python fails the same way over ssh and is not retried."""
+        retry = [h for h, n in zip(hosts, nodes) if not n.reachable and n.error_kind in FALLBACK_KINDS]
+        if not retry:
+            return nodes
+        from gpudoctor.transport.ssh import SSHTransport
+
+        ssh = SSHTransport(jobs=self.jobs, timeout=self.timeout, progress=False,
+                           **dict((k, v) for k, v in self.settings.items() if k in ("ssh_config", "host_key_policy")))
+        got = dict((h.name, n) for h, n in zip(retry, ssh.run(retry, payload)))
+        out = []
+        for h, n in zip(hosts, nodes):
+            again = got.get(h.name)
+            if again is None:
+                out.append(n)
+            elif again.reachable:
+                again.via = "ssh"
+                again.fallback_from = "srun: %s: %s" % (n.error_kind, n.error)
+                out.append(again)
+            else:  # the srun cause first (the one the fix starts from), then what ssh said
+                n.error = "%s; over ssh (--fallback ssh): %s: %s" % (n.error, again.error_kind, again.error)
+                out.append(n)
+        return out
+
+    def _run_all(self, hosts, payload):
+        """Nodes Slurm itself says cannot run a task (down, drained, not responding, unknown,
+        not in this job's allocation) are classified from one ``scontrol show node`` and left
+        out of the step: srun would otherwise wait for them until the deadline and no node
+        would be reported. The rest run as one step."""
         self.command(hosts, payload.python or "python3")  # refuse bad input before asking Slurm
         known = self._preflight([h.name for h in hosts])
         live = [h for h in hosts if h.name not in known]
@@ -221,24 +263,34 @@ class SrunTransport(Transport):
         left out: srun's own errors classify the nodes."""
         from gpudoctor.nodes import expand, fold
 
-        scontrol = shutil.which("scontrol")
-        if not scontrol or not names:
-            return {}
-        try:
-            p = subprocess.run([scontrol, "show", "node", "-o", fold(names)], stdin=subprocess.DEVNULL,
-                               capture_output=True, timeout=max(1.0, min(10.0, self.timeout / 3)))
-        except (OSError, subprocess.TimeoutExpired):
-            return {}
+        out = {}
         allocated = set()
         if in_allocation():
             try:
                 allocated = set(expand(os.environ["SLURM_JOB_NODELIST"]))
             except Exception:  # a malformed variable: judge every node as outside the job
                 allocated = set()
+            # A step runs only on its job's nodes: srun --nodelist with another node fails the
+            # whole step ("Requested node configuration is not available"), every node with it.
+            if allocated:
+                for h in names:
+                    if h not in allocated:
+                        out[h] = Node(host=h, error="not a node of job %s (SLURM_JOB_NODELIST=%s): a job step runs "
+                                      "only on the job's own nodes" % (os.environ.get("SLURM_JOB_ID", "?")[:20],
+                                                                        os.environ["SLURM_JOB_NODELIST"][:200]),
+                                      error_kind="not-allocated")
+                names = [h for h in names if h not in out]
+        scontrol = shutil.which("scontrol")
+        if not scontrol or not names:
+            return out
+        try:
+            p = subprocess.run([scontrol, "show", "node", "-o", fold(names)], stdin=subprocess.DEVNULL,
+                               capture_output=True, timeout=max(1.0, min(10.0, self.timeout / 3)))
+        except (OSError, subprocess.TimeoutExpired):
+            return out
         text = p.stdout[:MAX_OUTPUT].decode("utf-8", "replace")
         states = parse_node_states(text)
         missing = set(re.findall(r"Node (\S+) not found", p.stderr[:MAX_STDERR].decode("utf-8", "replace")))
-        out = {}
         for h in names:
             if h in missing:
                 out[h] = Node(host=h, error="Slurm knows no node %s (scontrol show node)" % h, error_kind="slurm")
