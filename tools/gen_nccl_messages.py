@@ -29,14 +29,23 @@ GENERATOR = "tools/gen_nccl_messages.py"
 # A rule names a cause only where the message itself names it; otherwise it names the family
 # (an entry whose causes are the ways to tell the possibilities apart).
 RULES = [
-    ("version", "nccl.version_mismatch", {"text": r"not backwards compatible|compiled with (?:too old version of )?NCCL"}),
+    ("version", "nccl.version_mismatch", {"text": r"not backwards compatible|compiled with (?:too old version of )?NCCL|"
+                                                  r"Mismatched NCCL version|NCCL version mismatch"}),
+    # two ranks on one GPU: the message says so whatever variable it names
+    ("duplicate-gpu", "nccl.duplicate_gpu", {"text": r"Duplicate GPU|same GPU"}),
+    # the ranks called different collectives or sizes (the user's code), not a setting
+    ("collective-mismatch", "nccl.collective_mismatch", {"text": r"collective mismatch|Mismatched collective|"
+                                                                 r"differs from rank|another rank has"}),
+    # the nodes differ (NIC counts): the machines, not a setting, even where the text names the override
+    ("nodes-differ", "nccl.topology", {"text": r"mixed local \w+ device counts across ranks"}),
+    ("dmabuf", "nccl.dmabuf", {"text": r"ibv_reg_dmabuf_mr|register memory with DMA-BUF|DMA-BUF handle"}),
     ("after-error", "nccl.previous_error", {"text": r"Attempt to use communicator before|communicator was revoked|"
                                                     r"SetAsyncError|commReclaim|commDestroySync|destroys proxy"}),
     ("shm", "shm.size", {"text": r"shared memory|/dev/shm|shm_open|ncclShm|posix_fallocate|shm segment"}),
     ("socket-ifname", "nccl.socket_ifname", {"text": r"no socket interface|No usable listening interface|"
                                                       r"no device found (matching|after excluding)|NCCL_SOCKET_IFNAME"}),
     ("plugin", "nccl.net_plugin", {"text": r"plugin|dlopen|dlsym|dlvsym"}),
-    ("nvls", "nccl.nvls", {"text": r"NVLS|multicast|cuMulticast"}),
+    ("nvls", "nccl.nvls", {"text": r"NVLS|multicast|cuMulticast|MNNVL|IMEX"}),
     ("p2p", "gpu.p2p", {"text": r"\bP2P\b|peer access|PeerAccess"}),
     ("gdr-peermem", "rdma.peermem", {"text": r"GDR|nv_peer_mem|peermem|dmabuf|DMA-BUF"}),
     ("ib-memlock", "rdma.memlock", {"text": r"ibv_reg_mr|reg_mr|memlock|RLIMIT_MEMLOCK"}),
@@ -50,14 +59,26 @@ RULES = [
     ("socket", "nccl.net_socket", {"where": r"socket|bootstrap|net_socket|proxy|transport/net\.cc|ras/"}),
     ("socket-text", "nccl.net_socket", {"text": r"socket|connect|recv|send|poll|NET/Socket|Bootstrap|bootstrap"}),
     ("memory", "nccl.memory", {"text": r"alloc|malloc|calloc|out of memory|mmap|Cannot allocate"}),
-    ("env", "nccl.config", {"text": r"NCCL_[A-Z_]+|environment|invalid value|config"}),
+    # a setting: only where the text says a value or a setting is wrong or ignored (a message that
+    # merely names the variable that would override it is about something else)
+    ("env", "nccl.config", {"text": r"Invalid (?:value|config)|Invalig config|is being ignored|cannot be used with|"
+                                    r"not initialized via NCCL_\w+INITIALIZER|environment variable|"
+                                    r"NCCL_\w+ (?:is|are) (?:set|not set|invalid|ignored|deprecated)|"
+                                    r"(?:both|and) NCCL_\w+ (?:and NCCL_\w+ )?are set"}),
     ("usage", "nccl.invalid_usage", {"text": r"invalid|mismatch|must be|not supported|unsupported|"
                                              r"too old|should not|Duplicate|already|NULL|null|not allowed|"
                                              r"improper usage|exceeds|not in a group|does not match|not a member|"
                                              r"not within|not within valid|requested|needs to be valid|garbage|"
                                              r"unknown to|builtin|FP8|No algorithm"}),
+    ("usage-valid", "nccl.invalid_usage", {"text": r"is not a valid|not in a valid|not in the valid|must (?:pass|either)|"
+                                                  r"should be a divis|is less than current|fails to share|"
+                                                  r"is different from|does not support|requires [^,]{1,40}, got"}),
     ("internal", "nccl.internal_error", {"text": r"failed|error|Unknown|bugs|not found|Could not find|Cannot|"
-                                                r"Not in suspended|disabled"}),
+                                                r"Not in suspended|disabled|not initialized|does not exist|ran out of|"
+                                                r"not valid|sizes: want"}),
+    ("gin", "nccl.net_ib", {"text": r"No GIN-capable devices"}),
+    ("topology-parent", "nccl.topology", {"text": r"bus ID"}),
+    ("transport", "nccl.topology", {"text": r"No transport found"}),
 ]
 
 FAILURE_WORDS = re.compile(r"fail|error|unable|cannot|can't|could not|invalid|not found|mismatch|timeout|"

@@ -37,6 +37,7 @@ RULES = [
     ("shm", "shm.size", {"file": r"shmem|vader|common-sm|btl-sm", "text": r"space|size|/dev/shm"}),
     ("other", "mpi.error", {"file": r"."}),
 ]
+_FAILED = re.compile(r"\b(?:fail(?:ed|ure)?|error|could not|cannot|unable|refused)\b", re.I)
 _TOPIC = re.compile(r"^\[([^\]\n]+)\]\s*$", re.M)
 
 
@@ -65,8 +66,13 @@ def build(files, version):
             else:
                 rule, family = knowgen.assign(RULES, site, {"file": name, "topic": topic, "text": whole})
                 if first.upper().startswith("WARNING") and family != "mpi.openib_ucx":
-                    # a warning topic is not an error; no rule names a warning entry for it
-                    rule, family = "a warning topic", None
+                    # a warning topic is not an error: a note (mpi.warning), or, when its first
+                    # line says that something failed, the answer for a text with nothing else
+                    # wrong (mpi.warning_failed); a TCP transport's failure keeps its family
+                    if not _FAILED.search(first):
+                        rule, family = "a warning topic", "mpi.warning"
+                    elif family != "mpi.btl_tcp_if":
+                        rule, family = "a warning that something failed", "mpi.warning_failed"
                 site.update({"re": rx, "family": family, "rule": rule})
             sites.append(site)
     return {"header": knowgen.header("Debian openmpi-common (https://packages.debian.org/bookworm/openmpi-common) "

@@ -91,9 +91,10 @@ def analyze(scan, kb, assume_error=False):
     # NCCL prints its errors as "NCCL WARN" lines: a WARN line that an entry of kind "error"
     # names is an error; other WARN lines ("Failed to open libibverbs", DeepSpeed's missing
     # hostfile) and every INFO line are context.
-    has_error = assume_error or scan.error_count > 0 or any(
+    real_error = scan.error_count > 0 or any(
         (None in m["ranks"] and kb.by_id[eid]["kind"] != "warning") or
         ("warn" in m["ranks"] and kb.by_id[eid]["kind"] == "error") for eid, m in matched.items())
+    has_error = assume_error or real_error
     causes, context = [], []
     for eid, m in matched.items():
         e = kb.by_id[eid]
@@ -115,7 +116,29 @@ def analyze(scan, kb, assume_error=False):
     # print, such as 'invalid usage') never outranks an entry that names a specific cause.
     order = sorted(causes, key=lambda eid: (kb.by_id[eid]["kind"] == "echo", bool(kb.by_id[eid].get("generic")),
                                              -matched[eid]["score"], matched[eid]["first"]))
+    alone = None
+    if not causes and not real_error:
+        # a warning the user asks about because it says something failed ('There was an error
+        # initializing an OpenFabrics device'), with nothing else wrong in the text: the answer,
+        # marked as a warning (root_when_alone); only on a line that says so, never an INFO line
+        alone = max((eid for eid in context if kb.by_id[eid].get("root_when_alone")
+                     and any(h.severity != "info" and any(w in h.text.lower() for w in _FAILURE_WORDS)
+                             for h in matched[eid]["hits"])),
+                    key=lambda eid: (kb.by_id[eid]["rank"], -min(matched[eid]["firsts"].values())), default=None)
+        if alone:
+            m = matched[alone]
+            sevs = [s for s in m["ranks"] if s != "info"]
+            m["rank"] = max(m["ranks"][s] for s in sevs)
+            m["first"] = min(m["firsts"][s] for s in sevs)
+            m["bonus"], m["signal_hits"] = _signals(scan, kb.by_id[alone], m["lines"])
+            m["score"] = m["rank"] + m["bonus"]
+            context.remove(alone)
     findings = []
+    if alone:
+        f = _finding(kb.by_id[alone], matched[alone], "root", scan)
+        f["notes"].insert(0, "A warning, not an error: nothing else in this text failed, so this is what to act on; "
+                             "the job may have run on (if it failed, its error is in another log).")
+        findings.append(f)
     for i, eid in enumerate(order):
         e = kb.by_id[eid]
         role = "root" if i == 0 else ("cascade" if e["kind"] == "echo" else "related")
@@ -133,7 +156,7 @@ def analyze(scan, kb, assume_error=False):
         if verdict == "echo_only":
             findings[0]["notes"].append("Only the echo of a failure was found: the error that started it is earlier "
                                         "in the full log or in another rank's log.")
-    elif scan.error_count or (has_error and not notes) or _failure_warn(scan):
+    elif scan.error_count or (has_error and not notes) or _failure_warn(scan) or scan.matches.get("_struct_watchdog"):
         # an error line nothing explains; or text given as an error (an argument) that matched
         # nothing at all. An argument that is a known INFO/WARN line gets its note instead.
         # The log's shape may still name the family (structural()): never "no known error" for
@@ -142,14 +165,21 @@ def analyze(scan, kb, assume_error=False):
         got = structural(scan, kb)
         if got:
             findings.append(got)
-            verdict = "root_cause"
+            verdict = "echo_only" if got["kind"] == "echo" else "root_cause"
     else:
         verdict = "no_error"
     for f in findings:
-        f.setdefault("confidence", _confidence(kb.by_id[f["id"]]))
+        e = kb.by_id[f["id"]]
+        f.setdefault("confidence", _confidence(e, f))
         how = HOW_SURE.get(f["confidence"]) if f["confidence"] == "family" else None
         if how and f["role"] == "root":
             f["notes"].insert(0, how)
+            if e.get("by_evidence"):
+                f["notes"].insert(1, _tell_apart(e))
+        elif e.get("by_evidence") and f["role"] == "root" and f["causes"][0]["evidence"]:
+            ev = f["causes"][0]["evidence"][0]
+            f["notes"].insert(0, "How sure: the message names the family; line %s (%s) names the cause below."
+                              % (ev["line"], ev["text"][:160]))
     return verdict, findings, notes
 
 
@@ -173,8 +203,22 @@ SOURCES = {"nccl_messages": "NCCL", "cuda_errors": "CUDA", "nvml": "NVML", "errn
            "launcher_messages": "the launcher"}
 
 
-def _confidence(e):
-    return "family" if e.get("generic") else "cause"
+def _confidence(e, f=None):
+    """family: a generic entry, or one whose message names only the family (by_evidence: an
+    NCCL result code, 'invalid usage', 'remote process exited or there was a network error')
+    and no cause's own evidence is in the log; cause: otherwise."""
+    if e.get("generic"):
+        return "family"
+    if e.get("by_evidence") and not (f and any(c["evidence"] for c in f["causes"])):
+        return "family"
+    return "cause"
+
+
+def _tell_apart(e):
+    """The note of a family answer: the lines that tell its causes apart, and how to get them."""
+    rerun = "; ".join(e["debug"][:1]) or "rerun with NCCL_DEBUG=INFO"
+    return ("The message alone does not say which cause: the line printed just before it does. Each cause below "
+            "says what to look for (confirm:); if the log has no such line, rerun with %s." % rerun)
 
 
 _FAILURE_WORDS = ("fail", "error", "could not", "cannot", "unable", "invalid", "mismatch", "timeout", "timed out",
@@ -220,6 +264,15 @@ _EXC_FAMILY = [
 ]
 
 
+# the torch.distributed module whose frame is innermost -> a family (torch/distributed/...)
+_TORCHDIST = {
+    "elastic/rendezvous": "rendezvous.connect", "rendezvous": "rendezvous.connect",
+    # the elastic agent / launcher report a worker that failed: the echo of the rank's own error
+    "elastic/agent": "cascade.child_failed", "elastic/multiprocessing": "cascade.child_failed",
+    "run": "cascade.child_failed", "launch": "cascade.child_failed",
+}
+
+
 def structural(scan, kb):
     """A finding for a log with an error that no entry explains, from its shape (how sure: low):
     the first NCCL WARN failure line, a Slurm daemon's fatal/error line, the exception type and
@@ -233,17 +286,37 @@ def structural(scan, kb):
     slurm = scan.matches.get("_struct_slurm", [])
     if slurm:
         return _structural_finding(by["slurm.error"], slurm[0], "a Slurm %s line" % slurm[0].groups.get("level"), scan)
+    dog = scan.matches.get("_struct_watchdog", [])
+    if dog and "nccl.timeout" in by:
+        # the watchdog thread's frames: it raised (a collective timed out, or an NCCL error it
+        # polled); the message is missing, checkTimeout says which
+        timed = [h for h in dog if "checktimeout" in (h.groups.get("fn") or "").lower()]
+        f = _structural_finding(by["nccl.timeout"], (timed or dog)[0], "the frames of ProcessGroupNCCL's watchdog "
+                                "thread (%s) with no error message" % (timed or dog)[0].groups.get("fn"), scan)
+        f["notes"].append("A watchdog stack without its message: %s. Find the first rank that stopped (the earliest "
+                          "error or the rank the others wait for) and rerun with Flight Recorder on." % (
+                              "checkTimeout raised, so a collective ran past the process group's timeout" if timed else
+                              "the watchdog raised either a collective timeout or an NCCL error it polled; the "
+                              "'what():' line above the frames says which"))
+        return f
     excs = scan.matches.get("_struct_terminate", []) + scan.matches.get("_struct_exc", [])
-    if not excs:
+    # the innermost frame of a known library (a traceback lists the innermost last)
+    frames = [(h.line, h.pattern.source.split("/")[1], None, h) for h in scan.matches.get("_struct_lib", [])]
+    frames += [(h.line, "torch.distributed", h.groups.get("sub"), h)
+               for h in scan.matches.get("_struct_torchdist", [])]
+    if not excs and not (frames and scan.matches.get("_struct_traceback")):
         return None
-    hit = excs[0]
+    hit = excs[0] if excs else max(frames, key=lambda x: x[0])[3]
     exc = hit.groups.get("exc") or ""
     for words, eid in _EXC_FAMILY:
         if any(w.lower() in exc.lower() for w in words) and eid in by:
             return _structural_finding(by[eid], hit, "the exception type %s" % exc, scan)
-    libs = [h.pattern.source.split("/")[1] for h in scan.matches.get("_struct_lib", [])]
-    if libs:
-        lib = libs[-1]  # the innermost frame recorded
+    if frames:
+        _, lib, sub, _h = max(frames, key=lambda x: x[0])
+        eid = _TORCHDIST.get(sub) if sub else None
+        if eid in by:
+            return _structural_finding(by[eid], hit, "%s raised in torch/distributed/%s" % (exc or "an error", sub),
+                                       scan)
         return _structural_finding(by["code.library_error"], hit, "%s raised in %s's code" % (exc or "an error", lib),
                                    scan, lib=lib)
     if scan.matches.get("_struct_traceback"):

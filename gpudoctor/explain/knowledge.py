@@ -326,7 +326,8 @@ def _toml():
 
 
 ENTRY_KEYS = {"id", "title", "kind", "rank", "explain", "patterns", "distinct", "causes", "references", "debug",
-              "lookup", "family", "signals", "together", "note", "computed", "site_rank", "generic", "known_bug", "structural"}
+              "lookup", "family", "signals", "together", "note", "computed", "site_rank", "generic", "known_bug", "structural",
+              "by_evidence", "root_when_alone"}
 CAUSE_KEYS = {"text", "checks", "confirm", "fix", "exports", "evidence", "computed"}
 COMPUTED = {"torch_build", "socket_ifname", "launcher_port", "visible_gpus", "btl_tcp_if", "min_driver"}
 
@@ -418,6 +419,11 @@ def _validate(e, where, known_checks):
             raise KnowledgeError("%s: %s: a reference is {title = '...', url = 'https://...'}" % (where, eid))
     e.setdefault("debug", [])
     e.setdefault("lookup", {})
+    for key in ("by_evidence", "root_when_alone"):
+        if not isinstance(e.get(key, False), bool):
+            raise KnowledgeError("%s: %s: %s must be true or false" % (where, eid, key))
+    if e.get("root_when_alone") and e["kind"] != "warning":
+        raise KnowledgeError("%s: %s: root_when_alone is for entries of kind warning" % (where, eid))
     if e.get("note") is not None and not isinstance(e["note"], str):
         raise KnowledgeError("%s: %s: note must be a string" % (where, eid))
     e["source_file"] = where
@@ -440,6 +446,14 @@ STRUCTURAL = {
     "_struct_slurm": [r"\b(?P<prog>slurmd|slurmstepd|slurmctld|srun|sbatch|salloc)(?:\[\d{1,10}\])?: "
                       r"(?P<level>fatal|error): (?P<msg>[^\n]{3,300})"],
     "_struct_traceback": [r"Traceback \(most recent call last\)"],
+    # a c10d watchdog stack (a C++ frame list, a py-spy/gdb dump) without its message: the frames of
+    # ProcessGroupNCCL's watchdog thread (torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:
+    # ncclCommWatchdog -> watchdogHandler -> WorkNCCL::checkTimeout)
+    "_struct_watchdog": [r"ProcessGroupNCCL::(?P<fn>(?:WorkNCCL::)?checkTimeout|watchdogHandler|ncclCommWatchdog|"
+                         r"Watchdog::run|HeartbeatMonitor::runLoop|heartbeatMonitor)\b"],
+    # a traceback frame in torch.distributed: the package path names the family when nothing else does
+    "_struct_torchdist": [r"(?:site|dist)-packages/torch/distributed/(?P<sub>elastic/rendezvous|elastic/agent|"
+                          r"elastic/multiprocessing|rendezvous|distributed_c10d|run|launch)\b"],
     "_struct_terminate": [r"terminate called after throwing an instance of '(?P<exc>[^'\n]{1,120})'"],
 }
 

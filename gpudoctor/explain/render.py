@@ -155,7 +155,10 @@ def _finding(w, bold, f, heading, full, multi=False):
     for n in f["notes"]:
         w("  note: %s\n" % n)
     w("\n  %s\n" % _wrap(f["explain"], 2))
-    w("\n  Likely causes, most likely first:\n")
+    if f.get("confidence") in ("family", "structural") and not f["causes"][0]["evidence"]:
+        w("\n  Possible causes (the text does not say which: the confirm lines tell them apart):\n")
+    else:
+        w("\n  Likely causes, most likely first:\n")
     for i, c in enumerate(f["causes"], 1):
         verdict = "  [%s by this machine's facts]" % c["verdict"] if c.get("verdict") in ("supported", "ruled out") \
             else ""
