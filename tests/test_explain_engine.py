@@ -219,3 +219,34 @@ def test_knowledge_validates_the_new_keys():
         _validate(entry(root_when_alone=True), "t.toml", None)  # only for kind = "warning"
     assert _validate(entry(kind="warning", root_when_alone=True), "t.toml", None)["root_when_alone"]
     assert load_knowledge().by_id["mpi.openib_ucx"]["root_when_alone"]
+
+
+def test_a_folder_of_srun_l_slurm_logs_names_the_first_failing_rank_node_and_time(cli, tmp_path):
+    """slurm-%j-%N.out files as `srun -l` writes them ('N: ' before each line), NCCL's host:pid:tid
+    prefix, torch's glog header: gpu-b's rank 6 lost its IB link at 12:00:03 (the NCCL WARN line has
+    no time of its own: the next line of rank 6 has); gpu-a's ranks time out ten minutes later."""
+    d = tmp_path / "job"
+    d.mkdir()
+    a = ["%d: gpu-a:%d:%d [%d] NCCL INFO NCCL version 2.21.5+cuda12.4" % (r, 1000 + r, 1100 + r, r) for r in range(4)]
+    a += ["%d: [rank%d]:[E1123 12:10:0%d.000000 %d ProcessGroupNCCL.cpp:616] [Rank %d] Watchdog caught collective "
+          "operation timeout: WorkNCCL(SeqNum=51, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran "
+          "for 600042 milliseconds before timing out." % (r, r, r, 1000 + r, r) for r in range(4)]
+    (d / "slurm-4242-gpu-a.out").write_text("\n".join(a) + "\n")
+    b = ["%d: gpu-b:%d:%d [%d] NCCL INFO NCCL version 2.21.5+cuda12.4" % (r, 2000 + r, 2100 + r, r - 4)
+         for r in range(4, 8)]
+    b += ["6: gpu-b:2006:2150 [2] transport/net_ib.cc:1696 NCCL WARN NET/IB : Got completion from peer "
+          "10.0.0.1<51234> with status=12 opcode=0 len=0 vendor err 129 (Send) hca mlx5_2",
+          "6: [rank6]:[E1123 12:00:03.500000 2006 ProcessGroupNCCL.cpp:1834] [PG 0 Rank 6] Process group watchdog "
+          "thread terminated with exception: NCCL error: remote process exited or there was a network error, "
+          "NCCL version 2.21.5"]
+    (d / "slurm-4242-gpu-b.out").write_text("\n".join(b) + "\n")
+    rc, out, _ = cli("explain", "--json", str(d))
+    doc = json.loads(out)
+    root = doc["findings"][0]
+    assert doc["root"] == "nccl.remote_error" and root["confidence"] == "cause"
+    assert root["origin"]["rank"] == "6" and root["origin"]["host"] == "gpu-b"
+    assert root["origin"]["time"] == "11-23 12:00:03.500000" and root["origin"]["line"] == 5
+    assert root["origin"]["file"].endswith("slurm-4242-gpu-b.out")
+    assert "nccl.timeout" in [f["id"] for f in doc["findings"][1:]]
+    rc, out, _ = cli("explain", str(d))
+    assert out.count("ROOT CAUSE") == 1 and "first: rank 6 on gpu-b at 11-23 12:00:03.500000" in out

@@ -178,8 +178,8 @@ def analyze(scan, kb, assume_error=False):
                 f["notes"].insert(1, _tell_apart(e))
         elif e.get("by_evidence") and f["role"] == "root" and f["causes"][0]["evidence"]:
             ev = f["causes"][0]["evidence"][0]
-            f["notes"].insert(0, "How sure: the message names the family; line %s (%s) names the cause below."
-                              % (ev["line"], ev["text"][:160]))
+            f["notes"].insert(0, "How sure: the message names the family; the line '%s' names the cause below."
+                              % ev["text"][:160])
     return verdict, findings, notes
 
 

@@ -218,6 +218,7 @@ def _rank_key(r):
 def _origin(scan, sp):
     h = sp["earliest"]
     rank, host, when = h.origin or (None, None, None)
+    when = when or sp.get("etime")  # a line without a time: that of the next line of its rank and file
     path, line = _where(scan, h.line)
     origin = {"file": path, "line": line, "rank": rank, "host": host, "time": when[2] if when else None}
     ranks = sorted(sp["ranks"], key=_rank_key)

@@ -439,8 +439,10 @@ def _spread(scan, eid, hit):
     if hit.severity == "info":  # context, never a finding's origin
         return
     sp = scan.spread.get(eid)
+    fi = len(scan.sources) - 1
     if sp is None:
-        sp = scan.spread[eid] = {"ranks": set(), "hosts": set(), "earliest": hit, "files": set()}
+        sp = scan.spread[eid] = {"ranks": set(), "hosts": set(), "earliest": hit, "files": set(), "efile": fi,
+                                 "etime": hit.origin[2] if hit.origin else None}
     o = hit.origin
     if o is None:
         return
@@ -452,9 +454,16 @@ def _spread(scan, eid, hit):
     if scan.sources and len(sp["files"]) < MAX_SPREAD:
         sp["files"].add(len(scan.sources) - 1)
     e = sp["earliest"]
-    if when is not None and e.origin is not None and e.origin[2] is not None and when[0] == e.origin[2][0] \
-            and when[1] < e.origin[2][1]:
-        sp["earliest"] = hit
+    if when is None or e.origin is None:
+        return
+    etime = sp["etime"]
+    if etime is None:
+        # the earliest line has no time of its own (NCCL's WARN lines, a bare traceback): it takes
+        # the time of the next line of the same rank in the same file that has one
+        if fi == sp["efile"] and e.origin[0] == rank and hit.line > e.line:
+            sp["etime"] = when
+    elif when[0] == etime[0] and when[1] < etime[1]:
+        sp["earliest"], sp["efile"], sp["etime"] = hit, fi, when
 
 
 def _norm_version(value):
