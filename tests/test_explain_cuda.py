@@ -177,3 +177,34 @@ def test_bf16_on_a_v100_names_float16(cli):
     assert f["id"] == "cuda.bf16_unsupported"
     assert "--dtype half" in f["causes"][0]["fix"][0] and "fp16=True" in f["causes"][0]["fix"][0]
     assert f["causes"][0]["evidence"]  # the capability in the line points at the old-GPU cause
+
+
+# ------------------------------------------------------------------ CUDA codes: the code's own meaning first
+
+def test_error_803_is_a_driver_version_combination_not_the_fabric(cli):
+    # https://github.com/easydiffusion/easydiffusion/issues/134 (GTX 1080 Ti: fixed by installing the driver)
+    text = ("Error: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling "
+            "NumCudaDevices() that might have already set an error? Error 803: system has unsupported display "
+            "driver / cuda driver combination\n")
+    f = root_of(answer(cli, text))
+    assert f["family"] == "cuda.driver_insufficient" and "fabric" not in f["causes"][0]["text"]
+    assert "libcuda.so" in f["causes"][0]["text"] and "reinstall one driver version" in f["causes"][0]["fix"][0]
+
+
+def test_a_stub_libcuda_names_the_stubs_directory(cli):
+    # https://github.com/xmake-io/xmake/issues/4686 (LD_LIBRARY_PATH held /usr/local/cuda/lib64/stubs)
+    f = root_of(answer(cli, "CUDA API Error at line 28: CUDA driver is a stub library\n"))
+    assert f["id"] == "cuda.libs" and "lib64/stubs" in f["causes"][0]["fix"][0]
+
+
+# ------------------------------------------------------------------ errno: where it comes from in a job
+
+def test_no_route_to_host_names_the_route_and_the_firewall(cli):
+    # https://github.com/huggingface/accelerate/issues/2468 (a worker could not reach the master's store)
+    text = ("trainer-2: torch.distributed.DistNetworkError: The client socket has failed to connect to any network "
+            "address of (192.168.121.122, 1040). The client socket has failed to connect to 192.168.121.122:1040 "
+            "(errno: 113 - No route to host).\n")
+    f = root_of(answer(cli, text))
+    assert f["family"] == "rendezvous.connect"
+    first = f["causes"][0]
+    assert "no route" in first["text"] and "ip route get" in first["fix"][0] and "firewall-cmd" in first["fix"][0]

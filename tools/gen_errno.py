@@ -40,6 +40,50 @@ FAMILIES = {
     "ENODEV": "errno.no_device", "ENXIO": "errno.no_device",
     "EIO": "errno.io",
 }
+# errno name -> (what it means in a training job, [fixes]) where the code alone says more than its
+# family's first cause (hand-written; where the code comes from: errno(3), connect(2), bind(2),
+# open(2), and the callers that print it: torch's TCPStore/c10d sockets, NCCL's bootstrap, Gloo)
+MEANS = {
+    "ECONNREFUSED": (
+        "nothing listened at that address and port when this process connected. In a rendezvous (TCPStore, "
+        "c10d, NCCL's bootstrap) the master (rank 0) had not started yet or had already exited, MASTER_PORT "
+        "differs between the nodes, or MASTER_ADDR names another machine; from a DataLoader worker "
+        "(multiprocessing resource_sharer) the process that shared a tensor had already exited",
+        ["rendezvous: the same MASTER_ADDR:MASTER_PORT on every node, reachable from a worker (nc -vz $MASTER_ADDR "
+         "$MASTER_PORT); read rank 0's log for an earlier failure; start every node's launcher together (or raise "
+         "torchrun's --rdzv-conf join_timeout). DataLoader (resource_sharer in the traceback): "
+         "torch.multiprocessing.set_sharing_strategy('file_system')"]),
+    "EHOSTUNREACH": (
+        "this node has no route to the peer's address, or a firewall on the way rejects it (ICMP host "
+        "prohibited): the address is on a network this node does not reach (the wrong interface picked by "
+        "NCCL/Gloo, a MASTER_ADDR from another network) or firewalld/iptables on the peer",
+        ["ip route get <peer address> and ping it from this node; on the peer: sudo firewall-cmd --list-all / "
+         "sudo iptables -L -n; pin the cluster network: NCCL_SOCKET_IFNAME / GLOO_SOCKET_IFNAME=<its interface>"]),
+    "ENETUNREACH": (
+        "no local network leads to that address at all: an IPv6 address on nodes without IPv6 routing, or a "
+        "MASTER_ADDR that resolves to an address outside every local network",
+        ["ip route get <the address>; use node 0's IPv4 address on the cluster network for MASTER_ADDR; for NCCL "
+         "export NCCL_SOCKET_FAMILY=AF_INET"]),
+    "EADDRNOTAVAIL": (
+        "bind() to an address this node does not own (a server started on a node whose MASTER_ADDR or interface "
+        "address belongs to another node), or connect() found no free local port",
+        ["start the rendezvous/store server on the host MASTER_ADDR names (node_rank 0 there), or leave the bind "
+         "address unset; ip -br addr shows this node's addresses; many short connections: sysctl "
+         "net.ipv4.ip_local_port_range"]),
+    "EDQUOT": (
+        "a disk quota (home, project or scratch) is used up: checkpoints, caches or logs of the job",
+        ["quota -s (Lustre: lfs quota -h -u $USER <mount>); write checkpoints and caches to a filesystem with "
+         "room (HF_HOME, TMPDIR, TRITON_CACHE_DIR, --output_dir)"]),
+    "ENFILE": (
+        "the whole system ran out of file handles (fs.file-max), not this process's ulimit -n",
+        ["sysctl fs.file-nr fs.file-max; raise it (sysctl -w fs.file-max=...) or find the process holding "
+         "most (lsof | awk '{print $2}' | sort | uniq -c | sort -n | tail)"]),
+    "EROFS": (
+        "the path is on a read-only filesystem: a container's read-only mount or image (Singularity/Apptainer, "
+        "a read-only bind), or a filesystem remounted read-only after an error",
+        ["write outputs and caches to a writable bind mount (HF_HOME, TMPDIR, --output_dir); "
+         "dmesg | grep -i 'remount.*read-only' for a filesystem that failed"]),
+}
 # texts too common to be matched without the errno around them
 _MIN_BARE = 22
 
@@ -51,9 +95,12 @@ def build(rows, version):
                 r"%s \(%d\)" % (re.escape(text), num), r"\berrno[ =:]{1,3}%d\b[^\n]{0,40}?%s" % (num, re.escape(text))]
         if len(text) >= _MIN_BARE:
             alts.append(re.escape(text))
-        sites.append({"id": "errno.%s" % name.lower(), "name": name, "code": num, "text": text,
-                      "re": "(?:%s)" % "|".join(alts), "family": FAMILIES.get(name),
-                      "rule": "FAMILIES[%s]" % name if name in FAMILIES else None})
+        site = {"id": "errno.%s" % name.lower(), "name": name, "code": num, "text": text,
+                "re": "(?:%s)" % "|".join(alts), "family": FAMILIES.get(name),
+                "rule": "FAMILIES[%s]" % name if name in FAMILIES else None}
+        if name in MEANS and name in FAMILIES:
+            site["means"], site["fix"] = MEANS[name][0], list(MEANS[name][1])
+        sites.append(site)
     return {"header": knowgen.header("Python errno.errorcode and os.strerror (glibc strerror) "
                                      "(https://docs.python.org/3/library/errno.html)", version, GENERATOR),
             "sites": sites}

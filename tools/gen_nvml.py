@@ -34,7 +34,32 @@ FAMILIES = {
     "NVML_ERROR_UNINITIALIZED": "nvml.error",
     "NVML_ERROR_TIMEOUT": "nvml.error",
     "NVML_ERROR_OPERATING_SYSTEM": "nvml.error",
-    "NVML_ERROR_FUNCTION_NOT_FOUND": "nvml.mismatch",
+    "NVML_ERROR_FUNCTION_NOT_FOUND": "nvml.error",  # a tool newer than the driver: not a reload (MEANS)
+}
+
+# code -> (what it means, [fixes]) where the code says more than its family's first cause
+# (hand-written; the codes' descriptions: NVML API reference, nvmlReturn_t)
+MEANS = {
+    "NVML_ERROR_FUNCTION_NOT_FOUND": (
+        "the driver's libnvidia-ml has no such function: the tool (nvidia-ml-py, DCGM, a monitoring agent) is "
+        "newer than the installed driver, or a container's own libnvidia-ml is older than the tool",
+        ["upgrade the NVIDIA driver, or use a tool / nvidia-ml-py release from the driver's branch; in containers "
+         "let the runtime mount the host's libnvidia-ml (docker run --gpus all) instead of one baked into the "
+         "image"]),
+    "NVML_ERROR_NO_PERMISSION": (
+        "the NVML call needs root (clocks, power limits, persistence mode, reset) or the process may not open the "
+        "GPU's device file (a container's device cgroup, a group the user is not in)",
+        ["run the setting as root (sudo nvidia-smi ...) or from the host; in containers pass the GPU with --gpus"]),
+    "NVML_ERROR_LIBRARY_NOT_FOUND": (
+        "libnvidia-ml.so.1 is not on the loader's path: no NVIDIA driver on this machine, or a container started "
+        "without the NVIDIA runtime (--gpus) that mounts it",
+        ["docker run --gpus all ... (nvidia-container-toolkit); on a host install the NVIDIA driver; "
+         "ldconfig -p | grep libnvidia-ml"]),
+    "NVML_ERROR_UNKNOWN": (
+        "NVML gave no reason: in a container that worked before, its access to /dev/nvidia* was dropped (the "
+        "systemd cgroup driver reapplied the device rules); on a host, the driver or the GPU is in a bad state",
+        ["container: restart it, and inject GPUs through CDI (nvidia-ctk cdi generate) so a daemon-reload keeps "
+         "them; host: sudo dmesg -T | grep -iE 'xid|nvrm', reboot after a driver upgrade"]),
 }
 
 
@@ -49,9 +74,12 @@ def build(rows, version):
         alts = [r"\b%s\b" % name, r"\b%s\b" % class_name(name)]
         if text:
             alts.append(r"NVML[^\n]{0,40}?%s" % re.escape(text))
-        sites.append({"id": "nvml.%s" % name.lower(), "name": name, "code": num, "text": text,
-                      "class": class_name(name), "re": "(?:%s)" % "|".join(alts), "family": FAMILIES.get(name),
-                      "rule": "FAMILIES[%s]" % name if name in FAMILIES else None})
+        site = {"id": "nvml.%s" % name.lower(), "name": name, "code": num, "text": text,
+                "class": class_name(name), "re": "(?:%s)" % "|".join(alts), "family": FAMILIES.get(name),
+                "rule": "FAMILIES[%s]" % name if name in FAMILIES else None}
+        if name in MEANS and name in FAMILIES:
+            site["means"], site["fix"] = MEANS[name][0], list(MEANS[name][1])
+        sites.append(site)
     return {"header": knowgen.header("nvidia-ml-py pynvml.py (https://pypi.org/project/nvidia-ml-py/)", version,
                                      GENERATOR), "sites": sites}
 
