@@ -190,6 +190,17 @@ CODE_FIX = {
         "A Slurm command or daemon waited for an answer longer than MessageTimeout: the controller is overloaded "
         "or a node is unreachable.",
         ["scontrol ping; sdiag   (controller load)", "retry; admins: MessageTimeout, slurmctld load, the network"]),
+    "ESLURMD_CPU_LAYOUT_ERROR": (
+        "slurmd could not lay the step's tasks out on the CPUs the job holds on that node: the task count x "
+        "--cpus-per-task (with --threads-per-core / --hint / --cpu-bind) does not fit the cores and threads "
+        "allocated there.",
+        ["scontrol show job $SLURM_JOB_ID | grep -E 'NumCPUs|TRES|CoreSpec'   (what the job holds per node)",
+         "ask the step for what the allocation holds (srun -n/-c within sbatch's), whole cores per task "
+         "(--hint=nomultithread or even -c), or srun --cpu-bind=none"]),
+    "ESLURMD_CPU_BIND_ERROR": (
+        "The step's --cpu-bind request cannot be satisfied with the CPUs the job holds on that node.",
+        ["srun --cpu-bind=verbose,... to see the masks", "srun --cpu-bind=none (or cores), or ask for whole "
+         "cores (--hint=nomultithread)"]),
     "ESLURM_DEPENDENCY": (
         "The --dependency names a job that does not exist or cannot satisfy it.",
         ["squeue -j <dep jobid>; sacct -j <dep jobid>", "fix --dependency=afterok:<JOBID> (a job that exists)"]),

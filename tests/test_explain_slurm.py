@@ -1,0 +1,162 @@
+"""Slurm knowledge generated from Slurm's source (tools/gen_slurm_{errors,reasons,messages}.py):
+the generators regenerate the committed sites from their recorded slices, the tables say what a
+code or a pending reason means and what to do, normal pending reasons are not errors, and real
+texts from public threads and Slurm's own documentation get the specific entry and fix through
+the CLI (`gpudoctor explain`).
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GEN = os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated")
+
+GENERATORS = [
+    ("gen_slurm_reasons.py", "slurm_reasons_slice.txt", "slurm_reasons"),
+    ("gen_slurm_messages.py", "slurm_messages_slice.txt", "slurm_messages"),
+]
+
+
+def _committed(name):
+    with open(os.path.join(GEN, name + ".json")) as f:
+        return json.load(f)
+
+
+@pytest.mark.parametrize("tool,data,name", GENERATORS)
+def test_generator_regenerates_the_committed_sites_from_its_slice(tool, data, name, tmp_path):
+    out = tmp_path / (name + ".json")
+    subprocess.run([sys.executable, os.path.join(REPO, "tools", tool), "--slice", os.path.join(REPO, "tools", "data", data),
+                    "-o", str(out)], check=True, capture_output=True)
+    with open(out) as f:
+        got = json.load(f)
+    full = _committed(name)
+    assert got["header"]["generator"] == full["header"]["generator"] == "tools/" + tool
+    # the source revision is recorded (a slice says which commit it was cut from)
+    assert re.search(r"\(commit [0-9a-f]{40}\)", full["header"]["version"])
+    assert got["header"]["version"] == full["header"]["version"]
+    by_id = {s["id"]: s for s in full["sites"]}
+    by_text = {s["text"]: s for s in full["sites"]}
+    assert len(got["sites"]) >= 20
+    for s in got["sites"]:
+        same = by_id.get(s["id"])
+        if same is None:  # one message printed at several places: the full source keeps its first site
+            same = by_text.get(s["text"])
+            s, same = ({k: v for k, v in d.items() if k not in ("id", "where")} for d in (s, same or {}))
+        assert s == same, s.get("id")
+    assert full["unassigned"] == sorted(s["id"] for s in full["sites"] if not s.get("family"))
+
+
+def test_tables_carry_meaning_and_fix_and_pending_reasons_are_not_errors(kb):
+    reasons = {s["text"]: s for s in _committed("slurm_reasons")["sites"]}
+    # the normal pending reasons go to a warning entry: a note, never a root cause by itself
+    for r in ("Priority", "Resources", "Dependency", "BeginTime", "Prolog"):
+        assert reasons[r]["family"] == "slurm.pending", r
+    assert kb.by_id["slurm.pending"]["kind"] == "warning"
+    # limits say whether the job waits or never starts as it is
+    assert "never starts" in reasons["QOSMaxCpuPerJobLimit"]["means"]
+    assert "starts when" in reasons["QOSGrpJobsLimit"]["means"]
+    for doc in (_committed("slurm_errors"), _committed("slurm_reasons"), _committed("slurm_messages")):
+        for s in doc["sites"]:
+            if s.get("fix"):
+                assert s["family"] and s["means"].strip() and all(f.strip() for f in s["fix"]), s["id"]
+    codes = {s["name"]: s for s in _committed("slurm_errors")["sites"]}
+    assert "sinfo -s" in codes["ESLURM_INVALID_PARTITION_NAME"]["fix"][0]
+    assert codes["ESLURM_REBOOT_IN_PROGRESS"]["family"] != "slurm.gres"  # 'PROGRESS' holds 'GRES'
+
+
+# Real texts, each from a public thread or Slurm's documentation (cited), with the entry explain
+# must name and what its first fix must say.
+REAL = [
+    # https://github.com/ComputationalRadiationPhysics/picongpu/issues/2931 (settled: the right --account)
+    ("account", "sbatch: error: Batch job submission failed: Invalid account or account/partition combination "
+     "specified", "slurm.account", r"sacctmgr show assoc user=\$USER.*|.*-A <ACCOUNT"),
+    # https://github.com/AaltoSciComp/scicomp-docs/pull/792 (settled: the name sinfo -s prints)
+    ("partition", "sbatch: error: invalid partition specified: gpu-v100-32GB\n"
+     "sbatch: error: Batch job submission failed: Invalid partition name specified", "slurm.partition", r"sinfo -s"),
+    # https://github.com/BLAST-WarpX/warpx/pull/3601 (settled: drop --ntasks-per-node=8)
+    ("node-config", "sbatch: error: Batch job submission failed: Requested node configuration is not available",
+     "slurm.node_config", r"sinfo -N .*%G %m %c %f.*--ntasks-per-node|--ntasks-per-node"),
+    # https://github.com/NVIDIA/NeMo-Framework-Launcher/issues/72
+    ("gres", "OSError: sbatch: error: Batch job submission failed: Invalid generic resource (gres) specification",
+     "slurm.gres", r"sinfo -o '%P %N %G'|--gres=gpu:"),
+    # https://github.com/desihub/desitarget/issues/628 (settled: a partition whose limit allows it)
+    ("time-invalid", "srun: error: Unable to allocate resources: Requested time limit is invalid (missing or exceeds "
+     "some limit)", "slurm.qos_limit", r"sinfo -o '%P %l'"),
+    # https://github.com/ZettaAI/zetta_utils/issues/671
+    ("time-limit", "srun: Job step aborted: Waiting up to 47 seconds for job step to finish.\n"
+     "slurmstepd: error: *** JOB 494583 ON ... CANCELLED AT 2024-04-20T09:09:37 DUE TO TIME LIMIT ***\n"
+     "slurmstepd: error: *** STEP 494583.0 ON ... CANCELLED AT 2024-04-20T09:09:37 DUE TO TIME LIMIT ***",
+     "slurm.time_limit", r"--time="),
+    # https://github.com/chrisknewman/tusas/issues/149
+    ("oom", "slurmstepd: error: Detected 1 oom_kill event in StepId=440575.0. Some of the step tasks have been OOM "
+     "Killed.\nsrun: error: nid001277: tasks 1-3: Out Of Memory\nsrun: Terminating StepId=440575.0\n"
+     "slurmstepd: error: *** STEP 440575.0 ON nid001277 CANCELLED AT 2023-12-05T07:16:01 ***",
+     "slurm.oom", r"--mem"),
+    # https://github.com/hafs-community/HAFS/issues/101 (Slurm before 23.02 worded it differently)
+    ("oom-old", "slurmstepd: error: Detected 1 oom-kill event(s) in step 3495064.0 cgroup. Some of your processes "
+     "may have been killed by the cgroup out-of-memory handler.\nsrun: error: Orion-01-01: task 4: Out Of Memory\n"
+     "srun: Terminating job step 3495064.0\n"
+     "slurmstepd: error: *** STEP 3495064.0 ON orion-01-01 CANCELLED AT 2021-10-27T19:35:36 ***",
+     "slurm.oom", r"--mem"),
+    # https://github.com/firelab/windninja/issues/624
+    ("execve", "slurmstepd: error: execve(): mkdir: No such file or directory\n"
+     "slurmstepd: error: execve(): mkdir: No such file or directory\n"
+     "srun: error: bear-pg0104u25b: tasks 15-19: Exited with exit code 2", "slurm.job_env", r"which <program>"),
+    # https://github.com/snakemake/snakemake-executor-plugin-slurm/issues/225
+    ("cpu-layout", "srun: error: JobId=125452 failed to distribute tasks (bind_type:threads,mask_cpu,one_thread) - "
+     "this should never happen\nsrun: error: Task launch for StepId=125452.0 failed on node [NODENAME]: Unable to "
+     "layout tasks on given cpus\nsrun: error: Application launch failed: Unable to layout tasks on given cpus\n"
+     "srun: Job step aborted", "slurm.error", r"NumCPUs|--cpus-per-task|-c "),
+    # https://github.com/mehta-lab/recOrder/issues/482 (an srun inside a job)
+    ("mem-per", "srun: fatal: SLURM_MEM_PER_CPU, SLURM_MEM_PER_GPU, and SLURM_MEM_PER_NODE are mutually exclusive.",
+     "slurm.error", r"SLURM_MEM_PER"),
+    # https://github.com/SlinkyProject/slurm-bridge/issues/10 (squeue of a job held by a QOS limit)
+    ("qos-pending", "             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)\n"
+     "               282 slurm-bri      qos 0104test PD       0:00      1 (QOSGrpCpuLimit)",
+     "slurm.qos_limit", r"sacctmgr show"),
+]
+
+
+@pytest.mark.parametrize("name,text,entry,fix", REAL, ids=[r[0] for r in REAL])
+def test_real_slurm_texts_get_the_specific_entry_and_fix(cli, tmp_path, name, text, entry, fix):
+    log = tmp_path / ("%s.log" % name)
+    log.write_text(text + "\n")
+    rc, out, err = cli("explain", "--json", log)
+    assert rc == 0, err
+    doc = json.loads(out)
+    assert doc["verdict"] == "root_cause"
+    root = doc["findings"][0]
+    assert root["id"] == entry, (root["id"], [f["id"] for f in doc["findings"]])
+    first = root["causes"][0]
+    assert re.search(fix, " ".join(first["fix"])), first
+    if entry == "slurm.error":  # the generic family, but the code's own fix: a cause, not a guess
+        assert root["confidence"] == "cause"
+
+
+def test_normal_pending_reasons_are_not_an_error(cli, tmp_path):
+    # the EXAMPLES of squeue(1), doc/man/man1/squeue.1 (https://slurm.schedmd.com/squeue.html)
+    log = tmp_path / "squeue.txt"
+    log.write_text("$ squeue --jobs 12345,12346,12348\n"
+                   " JOBID PARTITION NAME USER ST  TIME  NODES NODELIST(REASON)\n"
+                   " 12345     debug job1 dave  R   0:21     4 dev[9-12]\n"
+                   " 12346     debug job2 dave PD   0:00     8 (Resources)\n"
+                   " 12348     debug job3 ed   PD   0:00     4 (Priority)\n")
+    rc, out, err = cli("explain", "--json", log)
+    doc = json.loads(out)
+    assert rc == 0 and doc["verdict"] == "no_error" and not doc["findings"], doc["verdict"]
+
+
+def test_the_installed_command_names_the_partition_fix(tmp_path):
+    """The real console command, once (the other cases run the same CLI in this process)."""
+    # https://github.com/nf-core/fetchngs/issues/343
+    text = ("sbatch: error: invalid partition specified: pibu_el8\n"
+            "sbatch: error: Batch job submission failed: Invalid partition name specified\n")
+    p = subprocess.run([sys.executable, "-m", "gpudoctor", "explain", text], capture_output=True, text=True,
+                       timeout=60, cwd=REPO)
+    assert p.returncode == 0, p.stderr
+    assert "ROOT CAUSE  slurm.partition" in p.stdout and "sinfo -s" in p.stdout

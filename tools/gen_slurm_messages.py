@@ -1,0 +1,258 @@
+#!/usr/bin/env python3
+"""Generate gpudoctor/data/knowledge/generated/slurm_messages.json: the messages Slurm's own
+programs print about a job (sbatch / srun / salloc / the step-launch API, slurmd, slurmstepd,
+the MPI, task/cgroup and prolog plugins, and the parts of src/common that check what a user
+asked for): every error() / fatal() / info() / warning() format string there, and the state
+descriptions slurmctld gives a job (squeue's reason text, e.g. 'launch failed requeued held'),
+each turned into a bounded matcher and assigned to a knowledge family by the RULES table below.
+Sites no rule assigns are listed (the file's "unassigned"; docs/explain.md).
+
+Usage:
+    python tools/gen_slurm_messages.py --repo /path/to/slurm.git [--rev HEAD] [-o OUT]
+    python tools/gen_slurm_messages.py --slice tools/data/slurm_messages_slice.txt -o OUT   (the test)
+
+Source: SchedMD/slurm (https://github.com/SchedMD/slurm), read with `git show REV:path`.
+Slurm's log functions take printf formats with its own conversions (src/common/xstring.c,
+src/common/log.c): %m is strerror(errno), %pJ / %ps / %pS / %pA print a job, a step or an
+address; they are read as strings here.
+"""
+
+import argparse
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import knowgen  # noqa: E402
+
+GENERATOR = "tools/gen_slurm_messages.py"
+SOURCE = "SchedMD/slurm (https://github.com/SchedMD/slurm)"
+
+# The files whose messages reach a user or the admin of a GPU job (directories or files).
+PATHS = (
+    "src/sbatch", "src/srun", "src/salloc", "src/api", "src/slurmd/slurmd", "src/slurmd/slurmstepd",
+    "src/slurmd/common", "src/interfaces/mpi.c", "src/interfaces/gres.c", "src/interfaces/jobacct_gather.c",
+    "src/plugins/mpi", "src/plugins/task/cgroup", "src/plugins/prep", "src/common/env.c",
+    "src/common/read_config.c", "src/common/slurm_opt.c", "src/common/proc_args.c",
+    "src/common/slurm_protocol_api.c", "src/common/slurm_protocol_socket.c", "src/common/uid.c",
+)
+CTLD_PATHS = ("src/slurmctld/job_mgr.c", "src/slurmctld/node_scheduler.c", "src/slurmctld/acct_policy.c")
+
+# Which knowledge entry explains a message site: (rule name, entry id, {field: regex}); the first
+# rule whose regexes all match wins. Fields: where (path:line), text (the format), level.
+RULES = [
+    ("oom", "slurm.oom", {"text": r"oom[_-]kill|Out Of Memory|OOM Killed|exceeded memory limit|"
+                                  r"[Mm]emory limit exceeded"}),
+    ("time-limit", "slurm.time_limit", {"text": r"DUE TO TIME LIMIT|time limit exceeded|TimeLimit exceeded"}),
+    ("node-failure", "slurm.node_down", {"text": r"DUE TO NODE|[Nn]ode failure|NODE FAIL"}),
+    ("node-not-ready", "slurm.node_down", {"text": r"[Nn]odes? %s (?:are|is) still not ready|boot of the nodes|"
+                                                   r"Allocation was revoked|SRUN_NODE_FAIL"}),
+    ("held", "slurm.held", {"text": r"requeued held|requeued in held state|held state"}),
+    ("prolog", "slurm.prolog", {"text": r"[Pp]rolog|[Ee]pilog"}),
+    ("workdir", "slurm.job_env", {"text": r"chdir|TMPDIR|execve|[Ww]orking directory|\bcwd\b|"
+                                          r"[Cc]ould not open (?:stdout|stderr|stdin|output|input)|"
+                                          r"[Cc]annot open (?:stdout|stderr|stdin)|[Uu]nable to open (?:output|input)|"
+                                          r"Unable to (?:find|exec) command"}),
+    ("mpi-where", "slurm.mpi", {"where": r"plugins/mpi/|interfaces/mpi\.c"}),
+    ("mpi-text", "slurm.mpi", {"text": r"\bPMIx?\b|PMI2|pmix|MPI type|--mpi\b"}),
+    ("user", "slurm.user_unknown", {"text": r"getpw(?:nam|uid)|getgr(?:nam|gid)|[Rr]esolve (?:user|uid|gid|group)|"
+                                            r"Invalid user|[Uu]nknown user|initgroups|setgroups|"
+                                            r"user name|uid_from_string|[Uu]ser .{0,20}not found|"
+                                            r"no user information for user"}),
+    ("auth", "slurm.auth", {"text": r"[Mm]unge|MUNGE|credential|[Aa]uthenticat"}),
+    ("gres", "slurm.gres", {"where": r"interfaces/gres\.c"}),
+    ("gres-text", "slurm.gres", {"text": r"\bgres\b|\bGRES\b|--gpus|--gres|gpu_bind|gpus-per"}),
+    ("qos", "slurm.qos_limit", {"text": r"\bQOS\b|association \(acc=|AssocGrp|MaxTRES|exceeds .{0,30}limit"}),
+    ("comm", "slurm.communication", {"text": r"[Uu]nable to contact|Socket timed out|Zero Bytes|"
+                                             r"[Cc]ommunication|slurm_(?:send|receive)_|[Cc]onnection refused|"
+                                             r"[Uu]nable to establish|io_init|IO connection|[Cc]ontroller|"
+                                             r"[Cc]annot communicate with node|io error (?:with slurmstepd|and missing)|"
+                                             r"step missing and io error|[Cc]an not test connection to node"}),
+    ("refused", "slurm.error", {"text": r"Unable to allocate resources|Batch job submission failed|"
+                                       r"Job submit/allocate failed|[Uu]nable to create step|[Ss]tep creation|"
+                                       r"Task launch for|has been revoked|Unable to confirm allocation|"
+                                       r"Job allocation .{0,10} has been|Job step aborted|CANCELLED AT|"
+                                       r"launch failed|timeout waiting for task launch|"
+                                       r"Timed out waiting for job step"}),
+    ("options", "slurm.error", {"where": r"src/common/(?:slurm_opt|proc_args)\.c|src/(?:sbatch|salloc|srun)/opt\.c",
+                                "text": r"[Ii]nvalid|must be|not supported|[Uu]nrecognized|cannot be|[Cc]onflict|"
+                                        r"mutually exclusive|requires|not permitted|[Cc]annot specify|"
+                                        r"can not be bigger|Too few"}),
+]
+
+# What one message means and what to do, where its family's fix is not enough (the first regex
+# over the format that matches): [(regex, means, [fix])]
+MSG_FIX = [
+    (r"DUE TO PREEMPTION",
+     "The job was preempted: a job of a higher-priority QOS or partition took its nodes.",
+     ["sacct -j <JOBID> -o JobID,State,QOS,Partition", "sbatch --requeue (resumes from a checkpoint) or a "
+      "partition/QOS that is not preemptible (scontrol show partition: PreemptMode)"]),
+    (r"DUE TO JOB REQUEUE",
+     "The job was requeued (by scontrol requeue, a node failure or preemption) and restarts from the beginning.",
+     ["sacct -j <JOBID> --duplicates -o JobID,State,NodeList,Reason", "make the job resume from a checkpoint"]),
+    (r"DUE to SIGNAL",
+     "The job was cancelled with a signal (scancel, or the admins).",
+     ["sacct -j <JOBID> -o JobID,State,ExitCode", "nothing in the job failed: find who cancelled it"]),
+    (r"DUE TO TASK FAILURE",
+     "One task of the step failed and srun --kill-on-bad-exit (or the job's settings) cancelled the others: the "
+     "first failing task's own error is the cause.",
+     ["find the first task's error above this line (srun -l labels lines with the task number)"]),
+    (r"^Detected %\S+ oom_kill event",
+     "A task of the step used more host memory than the job's allocation, and the kernel's OOM killer inside "
+     "Slurm's memory cgroup killed it (host RAM, not GPU memory).",
+     ["sacct -j <JOBID> -o JobID,State,ReqMem,MaxRSS", "sbatch --mem=<more> (or --mem-per-gpu/--mem-per-cpu; "
+      "--mem=0 for a whole node where allowed); fewer DataLoader workers lower it"]),
+    (r"Unable to create TMPDIR",
+     "slurmstepd could not create the TMPDIR the job's environment names on the compute node (the directory's "
+     "parent is missing there, or not writable).",
+     ["srun -N1 -w <node> ls -ld $TMPDIR", "export TMPDIR=/tmp (or a node-local path that exists) before "
+      "srun/sbatch; admins: the job_container/tmpfs BasePath"]),
+    (r"couldn't chdir to",
+     "The job's working directory (the submit directory or -D/--chdir) does not exist on the compute node; the "
+     "task runs in /tmp instead, so relative paths break.",
+     ["srun -N1 -w <node> ls -ld <dir>", "submit from a directory on a shared filesystem, or sbatch "
+      "-D/--chdir=<shared dir>"]),
+    (r"^execve\(\): bad interpreter",
+     "The script's #! interpreter does not exist on the compute node.",
+     ["head -1 <script>; srun -N1 -w <node> ls -l <interpreter>", "fix the #! line (e.g. #!/bin/bash), or install "
+      "the interpreter on the nodes"]),
+    (r"^execve\(\): %s: %m",
+     "slurmstepd could not start the task's program on the node: not found there (not on PATH of the node, a "
+     "path on the login node only), or not executable.",
+     ["srun -N1 -w <node> which <program>", "give a path on a shared filesystem, load the module / activate the "
+      "env inside the script, chmod +x"]),
+    (r"Invalid user for SlurmUser",
+     "The SlurmUser of slurm.conf does not exist on this host (admin configuration).",
+     ["admins: getent passwd <SlurmUser> on every host; create the user (same uid everywhere) or fix SlurmUser"]),
+    (r"^Invalid MPI type",
+     "srun was given an --mpi type (or SLURM_MPI_TYPE) that this Slurm does not have.",
+     ["srun --mpi=list", "srun --mpi=pmix (or pmi2 / none: one from the list that the MPI library supports)"]),
+    (r"SLURM_MEM_PER_CPU, SLURM_MEM_PER_GPU, and SLURM_MEM_PER_NODE are mutually exclusive",
+     "An srun inside a job inherits the SLURM_MEM_PER_* variable sbatch/salloc exported and got another memory "
+     "option (or a second such variable): only one of --mem, --mem-per-cpu, --mem-per-gpu may be given.",
+     ["env | grep SLURM_MEM_PER   (inside the job)", "give one memory option: unset the other SLURM_MEM_PER_* "
+      "before srun, or use the same kind of option in sbatch and srun"]),
+    (r"launch failed requeued held",
+     "The batch job could not be launched on its node (a failed prolog, a node problem); Slurm requeued it in the "
+     "held state.",
+     ["scontrol show job <JOBID> | grep -E 'Reason|StateDesc|BatchHost'; sinfo -R (the node's reason)",
+      "after the node is fixed: scontrol release <JOBID>; or resubmit with --exclude=<node>"]),
+]
+
+_LEVELS = ("error", "fatal", "fatal_abort", "error_in_daemon", "info", "warning", "slurm_perror")
+_CALL = re.compile(r"(?<![A-Za-z0-9_>.])(%s)\s*\(" % "|".join(_LEVELS))
+_CTLD = re.compile(r"(?:state_desc\s*=\s*xstrdup(?:_printf)?|xstrfmtcat\s*\(\s*job_ptr->state_desc\s*,)\s*\(?")
+_STRLIT = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+_MACRO = re.compile(r"PRI[udxi](?:64|32)\b|[A-Z][A-Z0-9_]{2,}\b")
+_PRI = {"PRIu64": "lu", "PRId64": "ld", "PRIx64": "lx", "PRIi64": "ld", "PRIu32": "u", "PRIx32": "x", "PRId32": "d"}
+FAILURE_WORDS = re.compile(r"fail|error|unable|cannot|can't|could not|couldn't|invalid|not found|denied|refused|"
+                           r"timed out|killed|exceeded|CANCELLED|requeued|held", re.IGNORECASE)
+
+
+def _unescape(s):
+    return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m.group(1), m.group(1)), s)
+
+
+def parse_format(src, i):
+    """The format at src[i]: adjacent string literals and PRIxNN macros (another macro is a
+    string: %s), up to the first ',' or ')' outside a literal. None if it starts with no literal."""
+    out, n, saw = [], len(src), False
+    while i < n:
+        c = src[i]
+        if c in " \t\r\n\\":
+            i += 1
+            continue
+        if c == '"':
+            m = _STRLIT.match(src, i)
+            if not m:
+                return None
+            out.append(_unescape(m.group(1)))
+            saw, i = True, m.end()
+            continue
+        m = _MACRO.match(src, i)
+        if m and saw:  # "%" PRIu64 is "%" "lu"; another macro (a string constant) is read as %s
+            out.append(_PRI[m.group()] if m.group() in _PRI else "%s")
+            i = m.end()
+            continue
+        break
+    return "".join(out) if saw else None
+
+
+def slurm_to_printf(fmt):
+    """Slurm's own conversions as plain ones: %m (strerror) and %pJ/%ps/%pS/%pA... are strings."""
+    return re.sub(r"%(?:p[A-Za-z]|m)", "%s", fmt.replace("%%", "\0")).replace("\0", "%%")
+
+
+def sites_of(path, src):
+    calls = [(m, m.group(1)) for m in _CALL.finditer(src)]
+    if path.startswith("src/slurmctld/"):
+        calls = [(m, "state_desc") for m in _CTLD.finditer(src)]
+    for m, level in calls:
+        fmt = parse_format(src, m.end())
+        if not fmt or not fmt.strip():
+            continue
+        if level in ("info", "warning") and not FAILURE_WORDS.search(fmt):
+            continue
+        yield level, "%s:%d" % (path, src.count("\n", 0, m.start()) + 1), fmt
+
+
+def build(files, version):
+    sites, seen = [], set()
+    for path, src in files:
+        for level, where, fmt in sites_of(path, src):
+            key = (level, fmt)
+            if key in seen:  # one format printed at several places: one matcher (its first site)
+                continue
+            seen.add(key)
+            rx, literal = knowgen.printf_to_regex(slurm_to_printf(fmt))
+            site = {"id": "slurm.msg.%s" % re.sub(r"[^a-z0-9]+", "_", where.lower()).strip("_"),
+                    "where": where, "level": level, "text": fmt}
+            if rx is None or len("".join(literal.split())) < knowgen.MIN_LITERAL:
+                site.update({"re": None, "family": None, "rule": "no literal anchor of %d+ characters"
+                             % knowgen.MIN_LITERAL})
+            else:
+                rule, family = knowgen.assign(RULES, site, {"where": where, "text": fmt, "level": level})
+                site.update({"re": rx, "family": family, "rule": rule})
+                fix = next(((means, fx) for r, means, fx in MSG_FIX if re.search(r, fmt)), None)
+                if family and fix:
+                    site["means"], site["fix"] = fix[0], list(fix[1])
+            sites.append(site)
+    return {"header": knowgen.header(SOURCE, version, GENERATOR,
+                                     "error/fatal/info/warning format strings of Slurm's commands, slurmd, "
+                                     "slurmstepd and plugins, and slurmctld's job state descriptions; families "
+                                     "from the RULES table of the generator"), "sites": sites}
+
+
+def _wanted(path):
+    return path.endswith(".c") and any(path == p or path.startswith(p + "/") for p in PATHS + CTLD_PATHS)
+
+
+def from_repo(repo, rev):
+    git = knowgen.git_reader(repo)
+    commit = git("rev-parse", rev).strip()
+    v = re.search(r"Version:\s*(\S+)", git("show", "%s:META" % rev))
+    names = [p for p in git("ls-tree", "-r", "--name-only", rev, "--", "src").splitlines() if _wanted(p)]
+    files = [(p, git("show", "%s:%s" % (rev, p))) for p in sorted(names)]
+    return files, "%s (commit %s)" % (v.group(1) if v else "?", commit)
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repo")
+    ap.add_argument("--rev", default="HEAD")
+    ap.add_argument("--slice")
+    ap.add_argument("-o", "--out")
+    a = ap.parse_args(argv)
+    if bool(a.repo) == bool(a.slice):
+        ap.error("give --repo or --slice")
+    files, version = from_repo(a.repo, a.rev) if a.repo else knowgen.read_slice(a.slice)
+    doc = build(files, version)
+    if a.repo:
+        unused = [r for r, _, _ in MSG_FIX if not any(s.get("fix") and re.search(r, s["text"]) for s in doc["sites"])]
+        if unused:  # a message reworded upstream: its fix must be moved by hand
+            ap.error("MSG_FIX entries match no assigned site of this revision: %s" % "; ".join(unused))
+    return knowgen.report(knowgen.write("slurm_messages", doc, a.out), doc)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
