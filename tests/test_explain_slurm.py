@@ -115,6 +115,12 @@ REAL = [
     # https://github.com/mehta-lab/recOrder/issues/482 (an srun inside a job)
     ("mem-per", "srun: fatal: SLURM_MEM_PER_CPU, SLURM_MEM_PER_GPU, and SLURM_MEM_PER_NODE are mutually exclusive.",
      "slurm.error", r"SLURM_MEM_PER"),
+    # https://github.com/pyiron/executorlib/pull/761 (srun --mpi=pmix where Slurm's plugin cannot load libpmix)
+    ("pmix", "specific pmix plugin versions available: pmix_v5\n"
+     "srun: error:  mpi/pmix_v5: init: (null) [0]: mpi_pmix.c:193: pmi/pmix: can not load PMIx library\n"
+     "srun: error: Couldn't load specified plugin name for mpi/pmix: Plugin init() callback failed\n"
+     "srun: error: MPI: Cannot create context for mpi/pmix\nsrun: error: MPI: Unable to load any plugin\n"
+     "srun: error: Invalid MPI type 'pmix', --mpi=list for acceptable types", "slurm.mpi", r"mpi_pmix\*\.so|--mpi="),
     # https://github.com/SlinkyProject/slurm-bridge/issues/10 (squeue of a job held by a QOS limit)
     ("qos-pending", "             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)\n"
      "               282 slurm-bri      qos 0104test PD       0:00      1 (QOSGrpCpuLimit)",

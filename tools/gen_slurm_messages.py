@@ -60,6 +60,8 @@ RULES = [
                                             r"user name|uid_from_string|[Uu]ser .{0,20}not found|"
                                             r"no user information for user"}),
     ("auth", "slurm.auth", {"text": r"[Mm]unge|MUNGE|credential|[Aa]uthenticat"}),
+    # the plugin loader's own message names the plugin in its %s (mpi/pmix, gres/gpu): no family by the file
+    ("plugin-load", None, {"text": r"specified plugin name for %s"}),
     ("gres", "slurm.gres", {"where": r"interfaces/gres\.c"}),
     ("gres-text", "slurm.gres", {"text": r"\bgres\b|\bGRES\b|--gpus|--gres|gpu_bind|gpus-per"}),
     ("qos", "slurm.qos_limit", {"text": r"\bQOS\b|association \(acc=|AssocGrp|MaxTRES|exceeds .{0,30}limit"}),
@@ -132,6 +134,12 @@ MSG_FIX = [
      "option (or a second such variable): only one of --mem, --mem-per-cpu, --mem-per-gpu may be given.",
      ["env | grep SLURM_MEM_PER   (inside the job)", "give one memory option: unset the other SLURM_MEM_PER_* "
       "before srun, or use the same kind of option in sbatch and srun"]),
+    (r"can not load PMIx library",
+     "Slurm's mpi/pmix plugin cannot load the PMIx library it was built against on this host (libpmix missing or "
+     "not on the loader path), so --mpi=pmix is not available.",
+     ["ldd <PluginDir>/mpi_pmix*.so | grep -i pmix   (PluginDir: scontrol show config | grep PluginDir; the "
+      "library the plugin wants)", "admins: install that PMIx (or rebuild Slurm --with-pmix=<prefix>) on every "
+      "node; meanwhile srun --mpi=pmi2 where the MPI supports it"]),
     (r"launch failed requeued held",
      "The batch job could not be launched on its node (a failed prolog, a node problem); Slurm requeued it in the "
      "held state.",
@@ -139,7 +147,10 @@ MSG_FIX = [
       "after the node is fixed: scontrol release <JOBID>; or resubmit with --exclude=<node>"]),
 ]
 
-_LEVELS = ("error", "fatal", "fatal_abort", "error_in_daemon", "info", "warning", "slurm_perror")
+# the log calls, and the mpi/pmix plugin's own error macros (src/plugins/mpi/pmix/pmixp_debug.h: they call
+# error() with the plugin's prefix; PMIXP_ERROR_NO takes an errno first)
+_LEVELS = ("error", "fatal", "fatal_abort", "error_in_daemon", "info", "warning", "slurm_perror",
+           "PMIXP_ERROR_STD", "PMIXP_ERROR_NO", "PMIXP_ERROR", "PMIXP_ABORT")
 _CALL = re.compile(r"(?<![A-Za-z0-9_>.])(%s)\s*\(" % "|".join(_LEVELS))
 _CTLD = re.compile(r"(?:state_desc\s*=\s*xstrdup(?:_printf)?|xstrfmtcat\s*\(\s*job_ptr->state_desc\s*,)\s*\(?")
 _STRLIT = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
@@ -188,7 +199,12 @@ def sites_of(path, src):
     if path.startswith("src/slurmctld/"):
         calls = [(m, "state_desc") for m in _CTLD.finditer(src)]
     for m, level in calls:
-        fmt = parse_format(src, m.end())
+        start = m.end()
+        if level == "PMIXP_ERROR_NO":  # (err, format, ...)
+            start = src.find(",", start, start + 200) + 1
+            if start <= 0:
+                continue
+        fmt = parse_format(src, start)
         if not fmt or not fmt.strip():
             continue
         if level in ("info", "warning") and not FAILURE_WORDS.search(fmt):
