@@ -208,3 +208,44 @@ def test_no_route_to_host_names_the_route_and_the_firewall(cli):
     assert f["family"] == "rendezvous.connect"
     first = f["causes"][0]
     assert "no route" in first["text"] and "ip route get" in first["fix"][0] and "firewall-cmd" in first["fix"][0]
+
+
+# ------------------------------------------------------------------ cuBLAS, memlock, DeepSpeed builds
+
+def test_cublas_execution_failed_is_the_family_with_its_causes_told_apart(cli):
+    # https://github.com/pytorch/pytorch/issues/24018 (fp16 GEMM; a cuBLAS bug, fixed by a newer CUDA/cuBLAS)
+    text = ("RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasGemmEx( handle, opa, opb, "
+            "m, n, k, &falpha, a, CUDA_R_16F, lda, b, CUDA_R_16F, ldb, &fbeta, c, CUDA_R_16F, ldc, CUDA_R_32F, "
+            "CUBLAS_GEMM_DFALT_TENSOR_OP)`\n")
+    f = root_of(answer(cli, text))
+    assert f["id"] == "cuda.cublas_failed" and f["confidence"] == "family"
+    texts = " ".join(c["text"] for c in f["causes"])
+    assert "earlier kernel failed" in texts and "cuBLAS library bug" in texts and "older than this GPU" in texts
+    assert "CUDA_LAUNCH_BLOCKING=1" in fixes(f)
+
+
+@pytest.mark.parametrize("text", [
+    # https://github.com/open-mpi/ompi/issues/4499 (Open MPI's verbs help text; open-mpi/ompi#6468: settled in
+    # a container with docker run --ulimit memlock=-1)
+    "--------------------------------------------------------------------------\n"
+    "Failed to create a completion queue (CQ):\n\nHostname: afispb07\nRequested CQE: 16384\n"
+    "Error:    Cannot allocate memory\n\nCheck the CQE attribute.\n"
+    "--------------------------------------------------------------------------\n",
+    # https://github.com/openucx/ucx/issues/8684 (UCX names the 64 KiB limit)
+    "[1668693503.473099] [ampere:1188443:0]          ib_log.c:246  UCX  ERROR mlx5_0: ibv_create_cq() failed: "
+    "Cannot allocate memory. Please set max locked memory (ulimit -l) to 'unlimited' (current: 64 kbytes)\n",
+])
+def test_verbs_queues_under_a_small_memlock_name_the_container_flag(cli, text):
+    f = root_of(answer(cli, text))
+    assert f["id"] == "rdma.memlock"
+    assert f["causes"][0]["fix"][0].startswith("docker run --ulimit memlock=-1")
+    assert "--cap-add=IPC_LOCK" in fixes(f)
+
+
+def test_deepspeed_op_build_with_another_cuda_names_the_toolkit(cli):
+    # https://github.com/JIA-Lab-research/MGM/issues/91 (settled by aligning the toolkit with torch's CUDA)
+    text = ("deepspeed.ops.op_builder.builder.CUDAMismatchException: >- DeepSpeed Op Builder: Installed CUDA "
+            "version 12.2 does not match the version torch was compiled with 11.7, unable to compile cuda/cpp "
+            "extensions without a matching cuda version.\n")
+    f = root_of(answer(cli, text))
+    assert f["family"] == "deepspeed.ops" and "CUDA_HOME" in f["causes"][0]["fix"][0]
