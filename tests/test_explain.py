@@ -145,9 +145,13 @@ def test_needles_are_what_a_matching_line_must_contain():
     # the more selective of a branch's alternatives and a literal run is taken
     assert sorted(explain.needles_of(r"(?:Bootstrap|NET/Socket) ?: Using")) == ["Bootstrap", "NET/Socket"]
     assert explain.needles_of(r"(?:ab|NET/Socket) ?: Using") == [": Using"]
-    # (the regex parser factors the common "no " out of the branch first)
+    # (the regex parser factors the common "no " out of the branch first; the run before a choice
+    # of literals is joined with each choice)
     assert sorted(explain.needles_of(r"(?:no socket interface|no NCCL_SOCKET_IFNAME interface) found")) == [
-        "NCCL_SOCKET_IFNAME interface", "socket interface"]
+        "no NCCL_SOCKET_IFNAME interface", "no socket interface"]
+    # a common run ('site-packages/') before a choice is not what a line is tried on: each joined choice is
+    assert sorted(explain.needles_of(r"site-packages/(?:vllm|flash_attn)/")) == ["site-packages/flash_attn",
+                                                                                 "site-packages/vllm"]
     # the prefilter looks for them lower-cased and without blanks (a wrap may split or drop one)
     p = explain.Pattern("a.b", "match", r"NCCL WARN Call to ibv_reg_mr\w* failed", 1)
     assert p.needles_b == [b"ncclwarncalltoibv_reg_mr"]

@@ -250,3 +250,24 @@ def test_a_folder_of_srun_l_slurm_logs_names_the_first_failing_rank_node_and_tim
     assert "nccl.timeout" in [f["id"] for f in doc["findings"][1:]]
     rc, out, _ = cli("explain", str(d))
     assert out.count("ROOT CAUSE") == 1 and "first: rank 6 on gpu-b at 11-23 12:00:03.500000" in out
+
+
+def test_the_218_bug_needs_its_own_symptom_not_a_peers_socket_echo(kb):
+    """NCCL 2.18.1-2.18.5's bug (NVIDIA/nccl#957) fails at src/transport.cc with Cuda failure
+    'invalid argument'; 'Socket recv failed while polling for opId' is what any peer prints when
+    the other side went away (NVIDIA/nccl-tests#166: after 'Connection closed by remote peer'), so
+    alone it names no bug. (Shapes of those threads' lines; no public log with 2.18.1 and the
+    transport.cc symptom was found.)"""
+    bug = ("NCCL version 2.18.1+cuda12.1\n"
+           "gpu-a:1:2 [0] transport.cc:154 NCCL WARN Cuda failure 'invalid argument'\n"
+           "gpu-a:1:2 [0] NCCL INFO transport.cc:168 -> 1\n")
+    root = explain_text(bug, kb)["findings"][0]
+    assert root["id"] == "nccl.bug_218_async_memcpy" and "2.18.6" in root["title"]
+    echo = ("NCCL version 2.18.3+cuda12.1\n"
+            "ubuntu:39964:40044 [0] misc/socket.cc:49 NCCL WARN socketProgress: Connection closed by remote peer "
+            "node1<57557>\n"
+            "ubuntu:39964:40044 [0] proxy.cc:1143 NCCL WARN Socket recv failed while polling for opId=0x7f6f18cb7f40\n"
+            "ubuntu:39964:40044 [0] NCCL INFO transport/net.cc:288 -> 3\n")
+    res = explain_text(echo, kb)
+    assert "nccl.bug_218_async_memcpy" not in [f["id"] for f in res["findings"]]
+    assert res["findings"][0]["confidence"] == "family"

@@ -89,6 +89,24 @@ def _sre():
     return parser, const
 
 
+def _literal_choices(op, av, c):
+    """The alternatives of a branch (bare, or in a group) when each is a plain literal, else None."""
+    if op is c.SUBPATTERN:
+        body = list(av[-1])
+        if len(body) != 1:
+            return None
+        op, av = body[0]
+    if op is not c.BRANCH:
+        return None
+    out = []
+    for alt in av[1]:
+        alt = list(alt)
+        if not alt or any(o is not c.LITERAL for o, _ in alt):
+            return None
+        out.append("".join(chr(v) for _, v in alt))
+    return out
+
+
 def needles_of(regex):
     """Literal strings, one of which every text the regex matches must contain (the longest
     required literal run; for an alternation, one run per branch)."""
@@ -110,6 +128,12 @@ def needles_of(regex):
                 run.append(chr(av))
                 continue
             consider(["".join(run)] if run else None)
+            if run:
+                # a literal run then a choice of literals ('site-packages/(?:vllm|flash_attn)/'): the
+                # run joined with each choice is required too, and far rarer than the run alone
+                alts = _literal_choices(op, av, c)
+                if alts:
+                    consider(["".join(run) + a for a in alts])
             run = []
             if op is c.SUBPATTERN:
                 consider(seq(av[-1]))
@@ -184,13 +208,19 @@ class Knowledge:
         #   quoted or indented paste, scan.py);
         # - generated message sites: those whose own needle is inside the hit, so that a hit of
         #   'failed' never tries the hundreds of generated messages that contain 'failed'.
-        hand = {n for p in self.patterns if p.site is None for n in p.needles_b}
+        # - the structural lines (knowledge.STRUCTURAL: traceback frames of 16 libraries, ...) like
+        #   generated sites: a line of 'site-packages/torch/...' must not try every library's frame
+        #   pattern because some hand-written needle is 'site-packages/' (a frame is never wrapped)
+        def own_needle_only(p):
+            return p.site is not None or p.entry.startswith("_struct")
+
+        hand = {n for p in self.patterns if not own_needle_only(p) for n in p.needles_b}
         hand_inside = {n: inside(n) for n in hand}
         minimal_hand = {n for n in hand if hand_inside[n] & hand == {n}}
         with_minimal, site_having = {}, {}
         for p in self.patterns:
             for n in p.needles_b:
-                if p.site is None:
+                if not own_needle_only(p):
                     for m in hand_inside[n] & minimal_hand:
                         with_minimal.setdefault(m, {})[p] = True
                 else:
