@@ -47,6 +47,7 @@ FAMILIES = {
     221: "cuda.ptx_toolchain",  # the PTX JIT library (libnvidia-ptxjitcompiler) is missing: not the GPU
     34: "cuda.libs",  # the toolkit's stub libcuda.so was loaded instead of the driver's
     209: "cuda.no_kernel_image", 98: "cuda.no_kernel_image", 200: "cuda.no_kernel_image",
+    500: "cuda.no_kernel_image",  # "named symbol not found": the kernel is not in the binary loaded
     100: "cuda.not_available",
     101: "cuda.invalid_device_ordinal",
     46: "cuda.busy_unavailable", 216: "cuda.busy_unavailable",
@@ -85,6 +86,10 @@ MEANS = {
           "the compute driver capability, or an incomplete driver install",
           ["docker run --gpus all -e NVIDIA_DRIVER_CAPABILITIES=compute,utility ...; on a host reinstall the "
            "driver's user-space libraries"]),
+    500: ("a kernel the code launches is not in the binary that was loaded: a compiled extension (or torch) "
+          "built without this GPU's architecture, or built against another CUDA or torch than the one running",
+          ["rebuild the extension on this GPU's node (TORCH_CUDA_ARCH_LIST=\"<its capability, e.g. 9.0>\" pip install "
+           "--no-build-isolation --force-reinstall <package>), or install the wheel built for this torch and CUDA"]),
     702: ("a kernel ran longer than the display watchdog allows: the GPU also drives a display (X, a desktop) or "
           "Windows/WSL reset it (TDR)",
           ["run on a GPU with no display attached (or stop X on it); on Windows/WSL raise TdrDelay or use a GPU in "
