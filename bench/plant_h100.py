@@ -271,6 +271,93 @@ torch.cuda.synchronize()
 print("rank", dist.get_rank(), "all_reduce ok", x[0].item(), flush=True)
 dist.destroy_process_group()
 ''',
+    # activation checkpointing (reentrant) inside DDP with find_unused_parameters=True
+    "ddp_ckpt.py": r'''
+import torch, torch.nn as nn, torch.distributed as dist
+from torch.utils.checkpoint import checkpoint
+from torch.nn.parallel import DistributedDataParallel as DDP
+dist.init_process_group("gloo")
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.block = nn.Linear(16, 16)
+        self.head = nn.Linear(16, 2)
+    def forward(self, x):
+        x = checkpoint(self.block, x, use_reentrant=True)
+        x = checkpoint(self.block, x, use_reentrant=True)  # the same layer twice
+        return self.head(x)
+
+model = DDP(Net(), find_unused_parameters=True)
+for step in range(2):
+    model(torch.randn(4, 16, requires_grad=True)).sum().backward()
+    print("rank", dist.get_rank(), "step", step, flush=True)
+dist.destroy_process_group()
+''',
+    # the ranks build different models (a rank-dependent config)
+    "ddp_models.py": r'''
+import torch, torch.nn as nn, torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel as DDP
+dist.init_process_group("gloo")
+hidden = 32 if dist.get_rank() == 0 else 64
+model = DDP(nn.Sequential(nn.Linear(16, hidden), nn.ReLU(), nn.Linear(hidden, 2)))
+print("rank", dist.get_rank(), "wrapped", flush=True)
+dist.destroy_process_group()
+''',
+    # a CPU tensor passed to an NCCL all_reduce
+    "nccl_cpu.py": r'''
+import os, torch, torch.distributed as dist
+torch.cuda.set_device(0)
+dist.init_process_group("nccl")
+t = torch.ones(8)  # forgot .cuda()
+dist.all_reduce(t)
+print(t)
+''',
+    # set_device(local_rank) with more processes than GPUs
+    "ordinal.py": r'''
+import os, torch, torch.distributed as dist
+local_rank = int(os.environ["LOCAL_RANK"])
+torch.cuda.set_device(local_rank)
+dist.init_process_group("nccl")
+print("rank", dist.get_rank(), "on", torch.cuda.current_device(), flush=True)
+''',
+    # the model on the GPU, the batch left on the CPU
+    "devices.py": r'''
+import torch, torch.nn as nn
+model = nn.Linear(16, 2).cuda()
+x = torch.randn(4, 16)  # not moved to the GPU
+print(model(x))
+''',
+    # a bad sample in the dataset raises inside a worker
+    "loader_bad_sample.py": r'''
+import json, torch
+from torch.utils.data import DataLoader, Dataset
+
+class Lines(Dataset):
+    rows = ['{"x": 1.0, "y": 0}'] * 50 + ['{"x": 1.0, "y": '] + ['{"x": 2.0, "y": 1}'] * 13
+    def __len__(self):
+        return len(self.rows)
+    def __getitem__(self, i):
+        r = json.loads(self.rows[i])
+        return torch.tensor([r["x"]]), r["y"]
+
+for i, (x, y) in enumerate(DataLoader(Lines(), batch_size=8, num_workers=2)):
+    print("batch", i, x.shape, flush=True)
+''',
+    # big batches through a 64 MiB /dev/shm (a container's default)
+    "loader_shm64.py": r'''
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+class Video(Dataset):
+    def __len__(self):
+        return 64
+    def __getitem__(self, i):
+        return torch.randn(16, 3, 224, 224)
+
+for i, batch in enumerate(DataLoader(Video(), batch_size=4, num_workers=4, prefetch_factor=4)):
+    print("batch", i, tuple(batch.shape), flush=True)
+''',
 }
 
 PY = sys.executable
@@ -316,6 +403,13 @@ def scenarios(d):
         "no_process_group": ([PY, p("no_init.py")], {}, 60, "cpu"),
         "healthy_ddp_gloo": (torchrun(2, 29619, p("healthy_ddp.py")), {}, 60, "gpu"),
         "healthy_nccl_one_rank": (torchrun(1, 29620, p("healthy_nccl.py")), {"NCCL_DEBUG": "INFO"}, 60, "gpu"),
+        "ddp_checkpoint_twice": (torchrun(2, 29622, p("ddp_ckpt.py")), {}, 60, "cpu"),
+        "ddp_model_differs": (torchrun(2, 29623, p("ddp_models.py")), {}, 60, "cpu"),
+        "nccl_cpu_tensor": (torchrun(1, 29624, p("nccl_cpu.py")), {}, 60, "gpu"),
+        "invalid_device_ordinal": (torchrun(2, 29625, p("ordinal.py")), {}, 60, "gpu"),
+        "tensors_on_two_devices": ([PY, p("devices.py")], {}, 60, "gpu"),
+        "loader_bad_sample": ([PY, p("loader_bad_sample.py")], {}, 60, "cpu"),
+        "loader_shm_64m": (shm.replace("size=1m", "size=64m").replace("loader_shm.py", "loader_shm64.py") % "", {}, 90, "cpu"),
         "cublas_full_gpu": ([PY, p("cublas_full.py")], {}, 90, "last"),
     }
 

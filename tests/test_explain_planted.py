@@ -42,6 +42,13 @@ EXPECTED = {
     "mismatch_op_detail": ("torch.collective_mismatch", r"same collectives in the same order"),
     "ddp_unused_params": ("torch.ddp_unused_parameters", r"find_unused_parameters=True"),
     "no_process_group": ("torch.pg_not_initialized", r"init_process_group"),
+    "ddp_checkpoint_twice": ("torch.ddp_ready_twice", r"use_reentrant=False"),
+    "ddp_model_differs": ("torch.ddp_model_mismatch", r"build the model identically on every rank"),
+    "nccl_cpu_tensor": ("usercode.cpu_tensor_to_nccl", r"cpu:gloo,cuda:nccl"),
+    "invalid_device_ordinal": ("cuda.invalid_device_ordinal", r"--nproc_per_node"),
+    "tensors_on_two_devices": ("usercode.tensors_on_two_devices", r"batch\.to\(device\)"),
+    "loader_bad_sample": ("usercode.dataloader_worker_exception", r"num_workers=0"),
+    "loader_shm_64m": ("usercode.dataloader_shm", r"--shm-size"),
 }
 # runs that worked there: a 2-rank DDP run on gloo, a 1-rank NCCL all_reduce with NCCL_DEBUG=INFO,
 # and the ulimit -n 64 DataLoader with the file_system strategy (the fix of loader_emfile_64)
@@ -85,6 +92,15 @@ def test_the_users_own_kernel_is_told_from_an_extension(cli):
     first = root["causes"][0]
     assert "job's own code" in first["text"] and any("cupy_backends" in e["text"] for e in first["evidence"])
     assert any("Xid" in c["text"] for c in root["causes"][1:])
+
+
+def test_a_worker_exception_is_the_family_its_original_traceback_the_cause(cli):
+    """'Caught JSONDecodeError in DataLoader worker process 0' says where, not why: a family
+    answer whose first cause is the bad sample, with the worker's own exception as evidence."""
+    _, doc = _explain(cli, "loader_bad_sample")
+    root = doc["findings"][0]
+    assert root["confidence"] == "family"
+    assert any("JSONDecodeError" in e["text"] for e in root["causes"][0]["evidence"])
 
 
 def test_sanitizer_report_names_the_kernel_line(cli):

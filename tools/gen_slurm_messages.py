@@ -226,6 +226,10 @@ def build(files, version):
             if rx is None or len("".join(literal.split())) < knowgen.MIN_LITERAL:
                 site.update({"re": None, "family": None, "rule": "no literal anchor of %d+ characters"
                              % knowgen.MIN_LITERAL})
+            elif re.fullmatch(r"\w+=", "".join(literal.split())):
+                # a bare 'name=%d' dump (pmixp_utils.c's 'blocking=%d') is no message: as a matcher
+                # it took torch's 'consider passing CUDA_LAUNCH_BLOCKING=1' for a Slurm MPI error
+                site.update({"re": None, "family": None, "rule": "a bare name=value dump, no message"})
             else:
                 rule, family = knowgen.assign(RULES, site, {"where": where, "text": fmt, "level": level})
                 site.update({"re": rx, "family": family, "rule": rule})
