@@ -39,6 +39,9 @@ FAMILIES = {
     "EBUSY": "errno.busy",
     "ENODEV": "errno.no_device", "ENXIO": "errno.no_device",
     "EIO": "errno.io",
+    "ESTALE": "errno.io",  # NFS: the file changed on the server under the open handle
+    "ECONNABORTED": "errno.peer_gone",
+    "ENETDOWN": "rendezvous.connect", "EHOSTDOWN": "rendezvous.connect",
 }
 # errno name -> (what it means in a training job, [fixes]) where the code alone says more than its
 # family's first cause (hand-written; where the code comes from: errno(3), connect(2), bind(2),
@@ -78,6 +81,20 @@ MEANS = {
         "the whole system ran out of file handles (fs.file-max), not this process's ulimit -n",
         ["sysctl fs.file-nr fs.file-max; raise it (sysctl -w fs.file-max=...) or find the process holding "
          "most (lsof | awk '{print $2}' | sort | uniq -c | sort -n | tail)"]),
+    "ESTALE": (
+        "an NFS file handle went stale: the file or directory was replaced or deleted on the server (by another "
+        "node, a checkpoint rotation, a cache clean-up) while this process had it open",
+        ["write checkpoints to a temporary name and rename them; do not let nodes delete or rewrite files others "
+         "read; reopen or remount the path (ls the directory, umount/mount when it stays stale)"]),
+    "ENETDOWN": (
+        "the local network interface used for the connection is down",
+        ["ip -br link on this node; bring the interface up or pin NCCL/Gloo to one that is up "
+         "(NCCL_SOCKET_IFNAME / GLOO_SOCKET_IFNAME)"]),
+    "EHOSTDOWN": (
+        "the peer host did not answer at the link layer (no ARP/neighbour reply): it is down, unplugged, or on "
+        "another network segment than its address says",
+        ["ping the peer and ip neigh show <peer address> from this node; check the node is up (sinfo / scontrol "
+         "show node) and on the cluster network"]),
     "EROFS": (
         "the path is on a read-only filesystem: a container's read-only mount or image (Singularity/Apptainer, "
         "a read-only bind), or a filesystem remounted read-only after an error",
