@@ -144,6 +144,23 @@ def test_real_slurm_texts_get_the_specific_entry_and_fix(cli, tmp_path, name, te
         assert root["confidence"] == "cause"
 
 
+def test_short_slurm_literals_need_a_slurm_line(cli, tmp_path):
+    """A Slurm format whose literal is short (': unpack error', 'invalid key:', 'blocking=%d')
+    matches only after a Slurm program's prefix or slurmd's log stamp, never in another program's
+    line (torch's 'CUDA_LAUNCH_BLOCKING=1' was once read as a Slurm MPI error)."""
+    log = tmp_path / "other.log"
+    log.write_text("RuntimeError: CUDA error: device-side assert triggered\n"
+                   "CUDA kernel errors might be asynchronously reported; consider passing CUDA_LAUNCH_BLOCKING=1\n"
+                   "config.py: invalid key: 'lr_sheduler'\nroot host: 10.0.0.1\nmsgpack: unpack error\n")
+    rc, out, err = cli("explain", "--json", log)
+    doc = json.loads(out)
+    assert doc["findings"] and not [f["id"] for f in doc["findings"] if f["id"].startswith("slurm.")]
+    log.write_text("slurmstepd: error:  mpi/pmix_v4: pmixp_coll_ring_log: gpu01 [0]: pmixp_coll_ring.c:742: "
+                   "done contrib: gpu02\n")
+    rc, out, err = cli("explain", "--json", log)
+    assert json.loads(out)["findings"][0]["id"] == "slurm.mpi"
+
+
 def test_normal_pending_reasons_are_not_an_error(cli, tmp_path):
     # the EXAMPLES of squeue(1), doc/man/man1/squeue.1 (https://slurm.schedmd.com/squeue.html)
     log = tmp_path / "squeue.txt"

@@ -149,6 +149,12 @@ MSG_FIX = [
 
 # the log calls, and the mpi/pmix plugin's own error macros (src/plugins/mpi/pmix/pmixp_debug.h: they call
 # error() with the plugin's prefix; PMIXP_ERROR_NO takes an errno first)
+# How Slurm's lines start (src/common/log.c): a command's or daemon's name ('srun: error: ', under
+# syslog/journald 'slurmd[123]: '), or in a daemon's log file an ISO time stamp and the job or step
+CONTEXT_BELOW = 20
+_CONTEXT = (r"(?:(?:srun|sbatch|salloc|slurmd|slurmstepd|slurmctld)(?:\[\d{1,10}\])?: |"
+            r"\[\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,6})?\] (?:\[[^\]\n]{1,40}\] )?)[^\n]{0,160}?")
+
 _LEVELS = ("error", "fatal", "fatal_abort", "error_in_daemon", "info", "warning", "slurm_perror",
            "PMIXP_ERROR_STD", "PMIXP_ERROR_NO", "PMIXP_ERROR", "PMIXP_ABORT")
 _CALL = re.compile(r"(?<![A-Za-z0-9_>.])(%s)\s*\(" % "|".join(_LEVELS))
@@ -226,11 +232,15 @@ def build(files, version):
             if rx is None or len("".join(literal.split())) < knowgen.MIN_LITERAL:
                 site.update({"re": None, "family": None, "rule": "no literal anchor of %d+ characters"
                              % knowgen.MIN_LITERAL})
-            elif re.fullmatch(r"\w+=", "".join(literal.split())):
+            elif re.fullmatch(r"\s*\w+\s*=\s*%[-+ #0-9.]*[a-zA-Z]+\s*", fmt):
                 # a bare 'name=%d' dump (pmixp_utils.c's 'blocking=%d') is no message: as a matcher
                 # it took torch's 'consider passing CUDA_LAUNCH_BLOCKING=1' for a Slurm MPI error
                 site.update({"re": None, "family": None, "rule": "a bare name=value dump, no message"})
             else:
+                if len("".join(literal.split())) < CONTEXT_BELOW:
+                    # a short literal (': unpack error', 'invalid key:', 'root host:') is no Slurm message by
+                    # itself: it must follow a Slurm program's prefix or slurmd's log stamp on its line
+                    rx = _CONTEXT + rx
                 rule, family = knowgen.assign(RULES, site, {"where": where, "text": fmt, "level": level})
                 site.update({"re": rx, "family": family, "rule": rule})
                 fix = next(((means, fx) for r, means, fx in MSG_FIX if re.search(r, fmt)), None)
