@@ -81,6 +81,12 @@ REAL = [
     # https://github.com/BLAST-WarpX/warpx/pull/3601 (settled: drop --ntasks-per-node=8)
     ("node-config", "sbatch: error: Batch job submission failed: Requested node configuration is not available",
      "slurm.node_config", r"sinfo -N .*%G %m %c %f.*--ntasks-per-node|--ntasks-per-node"),
+    # https://github.com/firemodels/fds/issues/8639 (settled: a partition that allows that many nodes)
+    ("node-count", "sbatch: error: Batch job submission failed: Node count specification invalid",
+     "slurm.node_config", r"scontrol show partition .*nodes|-N"),
+    # https://github.com/BLAST-WarpX/warpx/pull/3601 (a step asking for more CPUs than allowed; settled: drop -c 8)
+    ("step-cpus", "srun: error: Unable to create step for job 238051: More processors requested than permitted",
+     "slurm.node_config", r"--cpus-per-task"),
     # https://github.com/NVIDIA/NeMo-Framework-Launcher/issues/72
     ("gres", "OSError: sbatch: error: Batch job submission failed: Invalid generic resource (gres) specification",
      "slurm.gres", r"sinfo -o '%P %N %G'|--gres=gpu:"),

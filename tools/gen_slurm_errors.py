@@ -115,8 +115,10 @@ CODE_FIX = {
         "--mem / --mem-per-cpu asks for more memory than a node of the partition has (or MaxMemPerNode allows).",
         ["sinfo -N -p <PARTITION> -o '%N %m'   (memory per node, MB)", "lower --mem/--mem-per-cpu/--mem-per-gpu"]),
     "ESLURM_TOO_MANY_REQUESTED_CPUS": (
-        "The job asks for more CPUs than the partition or a node permits.",
-        ["sinfo -N -p <PARTITION> -o '%N %c'   (CPUs per node)", "lower --cpus-per-task / --ntasks-per-node / -n"]),
+        "The job asks for more CPUs than the partition or a node permits; for a step ('Unable to create step'), "
+        "more than the job's allocation holds (srun inherits -c/--ntasks-per-node from sbatch).",
+        ["sinfo -N -p <PARTITION> -o '%N %c'   (CPUs per node); inside a job: scontrol show job $SLURM_JOB_ID | "
+         "grep NumCPUs", "lower --cpus-per-task / --ntasks-per-node / -n (for a step: within the allocation)"]),
     "ESLURM_INVALID_FEATURE": (
         "-C/--constraint names a feature no node of the partition has (or the expression is malformed).",
         ["sinfo -o '%N %f'   (the features each node has)", "fix -C/--constraint to one of those"]),
@@ -190,6 +192,29 @@ CODE_FIX = {
         "A Slurm command or daemon waited for an answer longer than MessageTimeout: the controller is overloaded "
         "or a node is unreachable.",
         ["scontrol ping; sdiag   (controller load)", "retry; admins: MessageTimeout, slurmctld load, the network"]),
+    "ESLURM_INVALID_NODE_COUNT": (
+        "-N/--nodes asks for more nodes than the partition allows (MaxNodes) or has, or a range min > max.",
+        ["sinfo -p <PARTITION> -o '%P %D %l'   (its node count); scontrol show partition <PARTITION> | grep -i "
+         "nodes", "ask for at most that (-N), or a partition with more nodes (-p)"]),
+    "ESLURM_BAD_TASK_COUNT": (
+        "-n/--ntasks does not fit the nodes asked for (more tasks than CPUs, or fewer tasks than nodes).",
+        ["sinfo -N -p <PARTITION> -o '%N %c'   (CPUs per node)", "make -n fit -N x --ntasks-per-node x "
+         "--cpus-per-task, or drop one of them"]),
+    "ESLURM_INVALID_CPU_COUNT": (
+        "The CPU count asked for (-n x -c, --mincpus) is not one the nodes can give.",
+        ["sinfo -N -p <PARTITION> -o '%N %c'", "lower -c/--cpus-per-task or --mincpus"]),
+    "ESLURM_CAN_NOT_START_IMMEDIATELY": (
+        "--immediate (-I) was given and the resources are not free now.",
+        ["squeue -p <PARTITION>   (what holds them)", "drop --immediate and let the job wait"]),
+    "ESLURM_NOT_TOP_PRIORITY": (
+        "--immediate (-I) was given and jobs of higher priority are waiting first.",
+        ["sprio -u $USER", "drop --immediate and let the job wait"]),
+    "ESLURM_MAX_JOB_COUNT": (
+        "The controller holds its MaxJobCount of jobs (the whole queue is full), or a user submit limit was hit.",
+        ["squeue -u $USER | wc -l", "wait and resubmit, pack work into job arrays / fewer jobs; admins: MaxJobCount"]),
+    "ESLURM_SUBMISSIONS_DISABLED": (
+        "The admins have disabled job submission (a maintenance, or a partition set to State=DRAIN/INACTIVE).",
+        ["sinfo -s; scontrol show config | grep -i SchedulerParameters", "wait for the admins"]),
     "ESLURMD_CPU_LAYOUT_ERROR": (
         "slurmd could not lay the step's tasks out on the CPUs the job holds on that node: the task count x "
         "--cpus-per-task (with --threads-per-core / --hint / --cpu-bind) does not fit the cores and threads "
