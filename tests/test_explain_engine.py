@@ -130,7 +130,8 @@ def test_generated_nccl_sites_name_a_setting_only_when_the_text_says_a_setting_i
         "nccl.version_mismatch"
     for s in sites:
         if s["family"] == "nccl.config":
-            assert any(w in s["text"].lower() for w in ("invalid", "invalig", "ignored", "cannot be used", "initializer",
+            assert any(w in s["text"].lower() for w in ("invalid", "invalig", "ignored", "cannot be used", "initializer", "too big",
+                                                        "too small", "larger than", "cap it", "disabling", "cc on",
                                                         "environment", " set")), s["text"]
     # every site with a matcher has a family
     assert [s["text"] for s in sites if s["re"] and not s["family"]] == []
@@ -271,3 +272,25 @@ def test_the_218_bug_needs_its_own_symptom_not_a_peers_socket_echo(kb):
     res = explain_text(echo, kb)
     assert "nccl.bug_218_async_memcpy" not in [f["id"] for f in res["findings"]]
     assert res["findings"][0]["confidence"] == "family"
+
+
+def test_a_traceback_from_a_launchers_package_names_the_launcher(kb):
+    tb = ('Traceback (most recent call last):\n'
+          '  File "/usr/local/lib/python3.10/dist-packages/deepspeed/launcher/runner.py", line 603, in main\n'
+          '    raise SomethingNew("the hosts disagree")\n'
+          'deepspeed.launcher.SomethingNewError: the hosts disagree\n')
+    res = explain_text(tb, kb)
+    assert res["findings"][0]["family"] == "deepspeed.launcher" and res["findings"][0]["confidence"] == "structural"
+    res = explain_text("gpu-a:1:2 [0] some/file.cc:1 NCCL WARN dmabuf export failed for the new allocator\n", kb)
+    assert res["root"] == "nccl.dmabuf" and res["findings"][0]["confidence"] == "structural"
+
+
+def test_messages_only_older_nccl_releases_print_are_sites_too():
+    """gen_nccl_messages.py --older: formats reworded or removed since (NET/IB's collective size
+    check of <= 2.19, the WARN 'Failed to open libibverbs.so[.1]' of older releases) keep a family."""
+    old = [s for s in _sites("nccl_messages") if s.get("until")]
+    assert len(old) > 100 and all(s["id"].startswith("nccl.%s.v" % s["level"].lower()) for s in old)
+    fam = {s["text"]: s["family"] for s in old}
+    assert fam["NET/IB : req %d/%d tag %x peer %s collective mismatch error, local size %d remote size %d"] == \
+        "nccl.collective_mismatch"
+    assert fam["Failed to open libibverbs.so[.1]"] == "rdma.libibverbs_missing"

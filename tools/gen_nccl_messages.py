@@ -5,10 +5,13 @@ a bounded matcher and assigned to a knowledge family by the RULES table below; a
 ncclResult_t codes (src/nccl.h.in) that the `file.cc:123 -> N` return chains print.
 
 Usage:
-    python tools/gen_nccl_messages.py --repo /path/to/nccl.git [--rev HEAD] [-o OUT]
+    python tools/gen_nccl_messages.py --repo /path/to/nccl.git [--rev HEAD] [--older] [-o OUT]
     python tools/gen_nccl_messages.py --slice tools/data/nccl_messages_slice.txt -o OUT   (the test)
 
 The source is NVIDIA/nccl (https://github.com/NVIDIA/nccl), read with `git show REV:path`.
+--older adds the formats that only older releases print (a message reworded or removed since,
+e.g. NET/IB's "collective mismatch error" of <= 2.19), each with `until`: the last release line
+(its newest tag, v2.M.P-1, from 2.12 on) that prints it.
 A slice file holds parts of a few source files, each after a line `=== path @FIRSTLINE`, so that
 a test regenerates from it without the repository (tools/data/nccl_messages_slice.txt).
 """
@@ -16,6 +19,7 @@ a test regenerates from it without the repository (tools/data/nccl_messages_slic
 import argparse
 import os
 import re
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -29,6 +33,11 @@ GENERATOR = "tools/gen_nccl_messages.py"
 # A rule names a cause only where the message itself names it; otherwise it names the family
 # (an entry whose causes are the ways to tell the possibilities apart).
 RULES = [
+    # a format whose text, once its conversions are dropped, every optional library's absence prints
+    # ("Failed to open %s": libgdrapi.so without GDRCopy, harmless): no family, never matched
+    ("too-generic", None, {"text": r"^Failed to open %s$"}),
+    # no verbs library in the image: NCCL uses sockets (a note; a WARN line in releases before 2.20)
+    ("no-libibverbs", "rdma.libibverbs_missing", {"text": r"^(?:Failed to open|Count not open) libibverbs"}),
     ("version", "nccl.version_mismatch", {"text": r"not backwards compatible|compiled with (?:too old version of )?NCCL|"
                                                   r"Mismatched NCCL version|NCCL version mismatch"}),
     # two ranks on one GPU: the message says so whatever variable it names
@@ -65,6 +74,13 @@ RULES = [
                                     r"not initialized via NCCL_\w+INITIALIZER|environment variable|"
                                     r"NCCL_\w+ (?:is|are) (?:set|not set|invalid|ignored|deprecated)|"
                                     r"(?:both|and) NCCL_\w+ (?:and NCCL_\w+ )?are set"}),
+    # a setting or a config field out of range that NCCL corrected (older releases' wording)
+    ("limits", "nccl.config", {"text": r"is too (?:big|small)|Limiting value|cap it to|is larger than (?:#channels|maxCTAs)|"
+                                       r"disabling CollNet|^CC On"}),
+    ("graph", "nccl.invalid_usage", {"text": r"graph mode|captured by the expected graph|graph id=|does not satisfy|"
+                                             r"not power of 2"}),
+    ("gdaki", "nccl.net_ib", {"text": r"GDAKI"}),
+    ("register", "nccl.memory", {"text": r"register fails|register user buffers|Could not map"}),
     ("usage", "nccl.invalid_usage", {"text": r"invalid|mismatch|must be|not supported|unsupported|"
                                              r"too old|should not|Duplicate|already|NULL|null|not allowed|"
                                              r"improper usage|exceeds|not in a group|does not match|not a member|"
@@ -75,7 +91,7 @@ RULES = [
                                                   r"is different from|does not support|requires [^,]{1,40}, got"}),
     ("internal", "nccl.internal_error", {"text": r"failed|error|Unknown|bugs|not found|Could not find|Cannot|"
                                                 r"Not in suspended|disabled|not initialized|does not exist|ran out of|"
-                                                r"not valid|sizes: want"}),
+                                                r"not valid|sizes: want|Too many|max is|Failure in|should only"}),
     ("gin", "nccl.net_ib", {"text": r"No GIN-capable devices"}),
     ("topology-parent", "nccl.topology", {"text": r"bus ID"}),
     ("transport", "nccl.topology", {"text": r"No transport found"}),
@@ -137,28 +153,39 @@ def sites_of(path, src):
         yield level, "%s:%d" % (path, line), fmt
 
 
-def build(files, version):
+def build(files, version, older=()):
+    """``older``: [(version, files)] of earlier releases, newest first: a format that only they
+    print (a message removed or reworded since, still in the logs of jobs that run them) becomes
+    a site too, with ``until``: the last of them that prints it."""
     sites, seen = [], set()
-    for path, src in files:
-        for level, where, fmt in sites_of(path, src):
-            key = (level, fmt)
-            if key in seen:  # one format printed at several places: one matcher
-                continue
-            seen.add(key)
-            rx, literal = knowgen.printf_to_regex(fmt)
-            site = {"id": "nccl.%s.%s" % (level.lower(), re.sub(r"[^a-z0-9]+", "_", where.lower()).strip("_")),
-                    "where": where, "level": level, "text": fmt}
-            if rx is None or len("".join(literal.split())) < knowgen.MIN_LITERAL:
-                site.update({"re": None, "family": None, "rule": "no literal anchor of %d+ characters"
-                             % knowgen.MIN_LITERAL})
-            else:
-                rule, family = knowgen.assign(RULES, site, {"where": where, "text": fmt, "level": level})
-                site.update({"re": rx, "family": family, "rule": rule})
-            sites.append(site)
-    return {"header": knowgen.header(SOURCE, version, GENERATOR,
-                                     "WARN(...) and failure INFO(...) format strings of NCCL's src/; families "
-                                     "from the RULES table of the generator"),
-            "results": RESULTS_FALLBACK, "sites": sites}
+    for rel, rel_files in [(None, files)] + list(older):
+        for path, src in rel_files:
+            for level, where, fmt in sites_of(path, src):
+                key = (level, fmt)
+                if key in seen:  # one format printed at several places (or releases): one matcher
+                    continue
+                seen.add(key)
+                sites.append(_site(level, where, fmt, rel))
+    note = "WARN(...) and failure INFO(...) format strings of NCCL's src/; families from the RULES table of the " \
+           "generator"
+    if older:
+        version = "%s; formats only older releases print, from %s" % (version, ", ".join(v for v, _ in older))
+    return {"header": knowgen.header(SOURCE, version, GENERATOR, note), "results": RESULTS_FALLBACK, "sites": sites}
+
+
+def _site(level, where, fmt, until=None):
+    rx, literal = knowgen.printf_to_regex(fmt)
+    tag = "" if until is None else "v%s." % until.replace(".", "_")
+    site = {"id": "nccl.%s.%s%s" % (level.lower(), tag, re.sub(r"[^a-z0-9]+", "_", where.lower()).strip("_")),
+            "where": where, "level": level, "text": fmt}
+    if until is not None:
+        site["until"] = until
+    if rx is None or len("".join(literal.split())) < knowgen.MIN_LITERAL:
+        site.update({"re": None, "family": None, "rule": "no literal anchor of %d+ characters" % knowgen.MIN_LITERAL})
+    else:
+        rule, family = knowgen.assign(RULES, site, {"where": where, "text": fmt, "level": level})
+        site.update({"re": None if rule == "too-generic" else rx, "family": family, "rule": rule})
+    return site
 
 
 # ncclResult_t (src/nccl.h.in); read from the source when it is there
@@ -186,6 +213,40 @@ def from_repo(repo, rev):
     return files, "%s (commit %s)" % (v, commit)
 
 
+def older_releases(repo, rev, first_minor=12):
+    """[(version, files)] of the last release of each minor line from 2.<first_minor> up to the one
+    before ``rev``'s, newest first (tags v2.M.P-1; read with `git archive`, one call per release)."""
+    import io
+    import tarfile
+
+    git = knowgen.git_reader(repo)
+    newest = _version_of(git, rev)
+    last = {}
+    for tag in git("tag", "--list", "v2.*").split():
+        m = re.match(r"^v2\.(\d+)\.(\d+)-1$", tag)
+        if m and int(m.group(1)) >= first_minor:
+            v = (2, int(m.group(1)), int(m.group(2)))
+            if v[:2] < newest[:2] and v > last.get(v[:2], (0,)):
+                last[v[:2]] = v
+    out = []
+    for v in sorted(last.values(), reverse=True):
+        tag = "v%d.%d.%d-1" % v
+        data = subprocess.run(["git", "-C", repo, "archive", "--format=tar", tag, "src"], check=True,
+                              capture_output=True).stdout
+        files = []
+        with tarfile.open(fileobj=io.BytesIO(data)) as tf:
+            for m in tf.getmembers():
+                if m.isfile() and re.search(r"\.(cc|cu|h|cpp)$", m.name):
+                    files.append((m.name, tf.extractfile(m).read().decode("utf-8", "replace")))
+        out.append(("%d.%d.%d" % v, sorted(files)))
+    return out
+
+
+def _version_of(git, rev):
+    ver = git("show", "%s:makefiles/version.mk" % rev)
+    return tuple(int(re.search(r"NCCL_%s\s*:=\s*(\d+)" % k, ver).group(1)) for k in ("MAJOR", "MINOR", "PATCH"))
+
+
 def from_slice(path):
     files, version = knowgen.read_slice(path)
     for p, text in files:
@@ -199,12 +260,15 @@ def main(argv):
     ap.add_argument("--repo")
     ap.add_argument("--rev", default="HEAD")
     ap.add_argument("--slice")
+    ap.add_argument("--older", action="store_true",
+                    help="also the formats only older releases print (the last release of each line from 2.12)")
     ap.add_argument("-o", "--out")
     a = ap.parse_args(argv)
     if bool(a.repo) == bool(a.slice):
         ap.error("give --repo or --slice")
     files, version = from_repo(a.repo, a.rev) if a.repo else from_slice(a.slice)
-    doc = build(files, version)
+    older = older_releases(a.repo, a.rev) if a.repo and a.older else ()
+    doc = build(files, version, older)
     return knowgen.report(knowgen.write("nccl_messages", doc, a.out), doc)
 
 

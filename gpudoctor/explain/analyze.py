@@ -243,6 +243,7 @@ def _failure_warn(scan):
 # An NCCL WARN line nothing matched -> the family its words name (the same split as the rules
 # table of tools/gen_nccl_messages.py, for messages of NCCL versions it did not read).
 _NCCL_WORDS = [
+    (("dmabuf", "dma-buf"), "nccl.dmabuf"),
     (("shared memory", "/dev/shm", "shm"), "shm.size"),
     (("plugin", "dlopen", "dlsym"), "nccl.net_plugin"),
     (("net/ib", "ibv_", "verbs", "mlx5", "roce", "gid"), "nccl.net_ib"),
@@ -270,6 +271,9 @@ _TORCHDIST = {
     # the elastic agent / launcher report a worker that failed: the echo of the rank's own error
     "elastic/agent": "cascade.child_failed", "elastic/multiprocessing": "cascade.child_failed",
     "run": "cascade.child_failed", "launch": "cascade.child_failed",
+    # a launcher's own package: its launch failed (deepspeed/launcher/runner.py, accelerate launch)
+    "deepspeed/launcher": "launcher.deepspeed_error", "deepspeed/ops": "deepspeed.ops",
+    "accelerate/commands": "launcher.accelerate_error",
 }
 
 
@@ -302,21 +306,23 @@ def structural(scan, kb):
     excs = scan.matches.get("_struct_terminate", []) + scan.matches.get("_struct_exc", [])
     # the innermost frame of a known library (a traceback lists the innermost last)
     frames = [(h.line, h.pattern.source.split("/")[1], None, h) for h in scan.matches.get("_struct_lib", [])]
-    frames += [(h.line, "torch.distributed", h.groups.get("sub"), h)
-               for h in scan.matches.get("_struct_torchdist", [])]
+    for h in scan.matches.get("_struct_torchdist", []):
+        sub = h.groups.get("sub") or ""
+        frames.append((h.line, sub.split("/")[0] if sub.startswith(("deepspeed/", "accelerate/")) else
+                       "torch.distributed", sub, h))
     if not excs and not (frames and scan.matches.get("_struct_traceback")):
         return None
-    hit = excs[0] if excs else max(frames, key=lambda x: x[0])[3]
+    hit = excs[0] if excs else max(frames, key=lambda x: (x[0], x[2] is not None))[3]
     exc = hit.groups.get("exc") or ""
     for words, eid in _EXC_FAMILY:
         if any(w.lower() in exc.lower() for w in words) and eid in by:
             return _structural_finding(by[eid], hit, "the exception type %s" % exc, scan)
     if frames:
-        _, lib, sub, _h = max(frames, key=lambda x: x[0])
+        _, lib, sub, _h = max(frames, key=lambda x: (x[0], x[2] is not None))
         eid = _TORCHDIST.get(sub) if sub else None
         if eid in by:
-            return _structural_finding(by[eid], hit, "%s raised in torch/distributed/%s" % (exc or "an error", sub),
-                                       scan)
+            where = sub if lib != "torch.distributed" else "torch/distributed/%s" % sub
+            return _structural_finding(by[eid], hit, "%s raised in %s" % (exc or "an error", where), scan)
         return _structural_finding(by["code.library_error"], hit, "%s raised in %s's code" % (exc or "an error", lib),
                                    scan, lib=lib)
     if scan.matches.get("_struct_traceback"):

@@ -481,9 +481,11 @@ STRUCTURAL = {
     # ncclCommWatchdog -> watchdogHandler -> WorkNCCL::checkTimeout)
     "_struct_watchdog": [r"ProcessGroupNCCL::(?P<fn>(?:WorkNCCL::)?checkTimeout|watchdogHandler|ncclCommWatchdog|"
                          r"Watchdog::run|HeartbeatMonitor::runLoop|heartbeatMonitor)\b"],
-    # a traceback frame in torch.distributed: the package path names the family when nothing else does
+    # a traceback frame in torch.distributed, or in a launcher's own package: the package path names
+    # the family when nothing else does (analyze._TORCHDIST)
     "_struct_torchdist": [r"(?:site|dist)-packages/torch/distributed/(?P<sub>elastic/rendezvous|elastic/agent|"
-                          r"elastic/multiprocessing|rendezvous|distributed_c10d|run|launch)\b"],
+                          r"elastic/multiprocessing|rendezvous|distributed_c10d|run|launch)\b",
+                          r"(?:site|dist)-packages/(?P<sub>deepspeed/launcher|deepspeed/ops|accelerate/commands)/"],
     "_struct_terminate": [r"terminate called after throwing an instance of '(?P<exc>[^'\n]{1,120})'"],
 }
 
