@@ -248,4 +248,15 @@ def test_deepspeed_op_build_with_another_cuda_names_the_toolkit(cli):
             "version 12.2 does not match the version torch was compiled with 11.7, unable to compile cuda/cpp "
             "extensions without a matching cuda version.\n")
     f = root_of(answer(cli, text))
-    assert f["family"] == "deepspeed.ops" and "CUDA_HOME" in f["causes"][0]["fix"][0]
+    assert f["family"] == "deepspeed.ops"
+    assert computed(f).startswith("export CUDA_HOME=/usr/local/cuda-11.7   (install it: apt-get install cuda-toolkit-11-7")
+
+
+def test_cpp_extension_cuda_mismatch_names_both_ways_out(cli):
+    # https://github.com/icip-cas/AutoAlign/issues/25 (torch's message, wrapped as pip prints it)
+    text = ("RuntimeError:\n"
+            "      The detected CUDA version (11.8) mismatches the version that was used to compile\n"
+            "      PyTorch (12.4). Please make sure to use the same CUDA versions.\n")
+    fix = computed(root_of(answer(cli, text)))
+    assert fix.startswith("export CUDA_HOME=/usr/local/cuda-12.4") and "cuda-toolkit-12-4" in fix
+    assert "--index-url https://download.pytorch.org/whl/cu118" in fix  # or torch for the toolkit found

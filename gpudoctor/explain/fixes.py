@@ -17,6 +17,11 @@ goes first in its fix list, and the generic lines stay after it.
                  torch (or the program) was built for (gpudoctor/data/cuda_driver.json, NVIDIA's
                  Table 3), and a torch build the driver in the log already runs
 
+- cuda_toolkit   building an extension with another CUDA than torch's: the toolkit for torch's CUDA
+                 (CUDA_HOME, the apt/conda package) and the torch build for the toolkit found, from
+                 the versions the message prints (torch/utils/cpp_extension.py CUDA_MISMATCH_MESSAGE,
+                 DeepSpeed op_builder/builder.py assert_no_cuda_mismatch)
+
 torch_build and min_driver also read the log itself (the finding's lines and its signals:
 numbers and a GPU name only, never a path or a command): torch's own warnings name the GPU's
 compute capability (torch/cuda/__init__.py, _check_capability: "Found GPU0 <name> which is of
@@ -353,6 +358,47 @@ def min_driver(log, facts=None):
     return up + alt, "the log%s: %s" % (" and the facts" if facts else "", ", ".join(said))
 
 
+# (toolkit found, torch's CUDA): torch's cpp_extension ("The detected CUDA version (11.8) mismatches the
+# version that was used to compile\nPyTorch (12.4)", wrapped: the second half is its own line) and
+# DeepSpeed's op builder ("Installed CUDA version 12.2 does not match the version torch was compiled
+# with 11.7")
+_MISMATCH_FOUND = re.compile(r"detected CUDA version \((\d{1,2}\.\d{1,2})\)")
+_MISMATCH_TORCH = re.compile(r"PyTorch \((\d{1,2}\.\d{1,2})\)")
+_MISMATCH_DS = re.compile(r"Installed CUDA version (\d{1,2}\.\d{1,2}) does not match the version torch was "
+                          r"compiled with (\d{1,2}\.\d{1,2})")
+
+
+def cuda_toolkit(finding):
+    """(fix line, why) for an extension build with another CUDA than torch's, or None."""
+    found = torch_cuda = None
+    deepspeed = False
+    for t in _texts(finding):
+        m = _MISMATCH_DS.search(t)
+        if m:
+            found, torch_cuda, deepspeed = m[1], m[2], True
+            break
+        m = _MISMATCH_FOUND.search(t)
+        found = found or (m[1] if m else None)
+        m = _MISMATCH_TORCH.search(t)
+        torch_cuda = torch_cuda or (m[1] if m else None)
+    if not torch_cuda:
+        return None
+    major, minor = torch_cuda.split(".")
+    line = cmd("export CUDA_HOME=/usr/local/cuda-{v}   (install it: apt-get install cuda-toolkit-{a}-{b}, or conda "
+               "install -c nvidia cuda-toolkit={v})", v=torch_cuda, a=major, b=minor)
+    why = cmd("torch was built with CUDA {t}", t=torch_cuda)
+    if found:
+        why += cmd(", the build found CUDA {f}", f=found)
+        tb = _table()
+        lines = [ln for ln, cs in tb["lines"].items() if found in cs]
+        if lines:
+            ln = max(lines, key=_vt)
+            line += "; or install the torch build for CUDA %s: %s" % (found, _pip(ln, found)[0])
+        if deepspeed and found.split(".")[0] == major:
+            line += "; same major: DS_SKIP_CUDA_CHECK=1 lets DeepSpeed build anyway"
+    return line, "the log: " + why
+
+
 def _t_cuda():
     from gpudoctor import data
 
@@ -423,6 +469,10 @@ def apply(result, facts):
                     line = "%s   (%s)" % got
             elif kind == "min_driver":
                 got = min_driver(log, facts)
+                if got:
+                    line = "%s   (%s)" % got
+            elif kind == "cuda_toolkit":
+                got = cuda_toolkit(f)
                 if got:
                     line = "%s   (%s)" % got
             elif kind == "socket_ifname":

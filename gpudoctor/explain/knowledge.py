@@ -359,7 +359,7 @@ ENTRY_KEYS = {"id", "title", "kind", "rank", "explain", "patterns", "distinct", 
               "lookup", "family", "signals", "together", "note", "computed", "site_rank", "generic", "known_bug", "structural",
               "by_evidence", "root_when_alone"}
 CAUSE_KEYS = {"text", "checks", "confirm", "fix", "exports", "evidence", "computed"}
-COMPUTED = {"torch_build", "socket_ifname", "launcher_port", "visible_gpus", "btl_tcp_if", "min_driver"}
+COMPUTED = {"torch_build", "socket_ifname", "launcher_port", "visible_gpus", "btl_tcp_if", "min_driver", "cuda_toolkit"}
 
 
 def _int(v):
