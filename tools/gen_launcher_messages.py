@@ -1,21 +1,43 @@
 #!/usr/bin/env python3
-"""Generate gpudoctor/data/knowledge/generated/launcher_messages.json: the errors the DeepSpeed and
-accelerate launchers raise or log (`raise SomeError("...")`, `logger.error(...)`, `logger.warning(...)`
-with a message, f-strings and %-formats included) in their launcher modules, each with a bounded
-matcher and the knowledge family from the RULES table below.
+"""Generate gpudoctor/data/knowledge/generated/launcher_messages.json: the errors and warnings the
+DeepSpeed and accelerate launchers (and DeepSpeed's op builders, which ds_report and JIT builds
+run) raise or print, each with a bounded matcher and the knowledge family from the RULES table
+below; MSG_FIX gives a message its own meaning and fix where its family's is too general.
 
 Usage:
     pip download --no-deps deepspeed accelerate -d /tmp/pyl   (unpack the sdist / wheel)
-    python tools/gen_launcher_messages.py --deepspeed /tmp/pyl/ds/deepspeed-X --accelerate /tmp/pyl/acc [-o OUT]
+    python tools/gen_launcher_messages.py --deepspeed /tmp/pyl/ds/deepspeed-X --accelerate /tmp/pyl/acc \
+        --version "deepspeed X, accelerate Y" [-o OUT]
     python tools/gen_launcher_messages.py --slice tools/data/launcher_messages_slice.txt -o OUT   (the test)
 
-Sources: deepspeed (https://pypi.org/project/deepspeed/) deepspeed/launcher/*.py and accelerate
-(https://pypi.org/project/accelerate/) accelerate/commands/launch.py, accelerate/utils/launch.py.
-Messages are read with Python's ast (never executed). A slice holds files, each after `=== path`.
+Sources: deepspeed (https://pypi.org/project/deepspeed/, sdist) deepspeed/launcher/*.py and
+op_builder/*.py; accelerate (https://pypi.org/project/accelerate/, wheel) accelerate/commands/launch.py,
+accelerate/utils/launch.py, accelerate/state.py, accelerate/commands/config/config_args.py.
+Sites: `raise X("...")`, `assert cond, "..."`, `logger.error/warning/critical(...)`,
+`warnings.warn(...)` and, in op_builder/, `self.warning(...)` (printed as ` [WARNING]  ...` by
+ds_report and by JIT builds: op_builder/builder.py OpBuilder.warning). f-strings, `+`, `%` and
+`.format` messages included. Read with Python's ast (never executed). A slice holds files, each
+after `=== path`.
+
+What the launchers carry to the ranks they start (read from the same sources, deepspeed 0.19.8):
+deepspeed/launcher/runner.py exports only the variables whose names start with EXPORT_ENVS
+('MLFLOW', 'PYTHON', 'MV2', 'UCX') plus the accelerator's export_envs() ('NCCL' for CUDA,
+accelerator/cuda_accelerator.py), and every KEY=VALUE line of ~/.deepspeed_env then ./.deepspeed_env
+(DS_ENV_FILE renames the file; `key, val = var.split('=', maxsplit=1)`: a line without '=' stops the
+launcher); the pdsh runner runs `export K=V; ...; cd <cwd>; <launching python> -u -m
+deepspeed.launcher.launch ...` on each host (multinode_runner.py PDSHRunner.get_cmd), so PATH,
+LD_LIBRARY_PATH, CUDA_HOME, HF_* and a conda/venv activation are not carried (--venv_script sources an
+activation script first); openmpi passes the same set with -x, mvapich with -env, mpich/impi with
+-genv, while the slurm runner passes `srun --export=ALL,...` (the whole environment). With no
+--master_addr the master is the first address `ssh <first host> hostname -I` prints. accelerate
+(utils/launch.py prepare_multi_gpu_env / prepare_deepspeed_cmd_env): main_process_port None is
+29500; 0 is `get_free_port()` (accelerate >= 1.7.0, huggingface/accelerate#3501) picked on each
+machine separately; before 1.7.0, 0 went to torchrun as --master_port 0.
 """
 
 import argparse
 import ast
+import glob
 import os
 import re
 import sys
@@ -24,21 +46,92 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import knowgen  # noqa: E402
 
 GENERATOR = "tools/gen_launcher_messages.py"
-FILES = {
+FILES = {  # globs under each root, read in this order
     "deepspeed": ["deepspeed/launcher/runner.py", "deepspeed/launcher/launch.py", "deepspeed/launcher/multinode_runner.py",
-                  "deepspeed/launcher/launcher_helper.py"],
-    "accelerate": ["accelerate/commands/launch.py", "accelerate/utils/launch.py"],
+                  "deepspeed/launcher/launcher_helper.py", "op_builder/*.py"],
+    "accelerate": ["accelerate/commands/launch.py", "accelerate/utils/launch.py", "accelerate/state.py",
+                   "accelerate/commands/config/config_args.py"],
 }
-# (rule, knowledge entry, {field: regex}); fields: where, text, level (raise | error | warning)
+# (rule, knowledge entry, {field: regex}); fields: where, text, level (raise | error | warning).
+# A warning is assigned only by a rule that names the level "warning": the rest are context.
 RULES = [
+    ("ds-opbuild-note", "deepspeed.ds_report_optional_ops", {"where": r"^op_builder/", "level": r"^warning$"}),
+    ("ds-opbuild", "deepspeed.ops", {"where": r"^op_builder/", "level": r"raise|error"}),
+    ("ds-master-addr", "deepspeed.master_addr", {"where": r"deepspeed", "text": r"master address|hostname -I"}),
+    ("ds-no-ssh", "deepspeed.launcher", {"where": r"deepspeed", "text": r"without ssh"}),
     ("ds-env", "deepspeed.remote_env", {"where": r"deepspeed", "text": r"deepspeed_env|environment"}),
     ("ds-ssh", "ssh.pdsh", {"where": r"deepspeed", "text": r"pdsh|ssh|passwordless"}),
     ("ds-hostfile", "deepspeed.launcher", {"where": r"deepspeed", "text": r"hostfile|slot|include|exclude|num_gpus|"
-                                                                          r"num_nodes|resource|GPU"}),
+                                                                          r"num_nodes|resource|GPU|devices per node"}),
     ("ds-rank-exit", "cascade.child_failed", {"where": r"deepspeed", "text": r"exits with return code"}),
     ("ds-other", "launcher.deepspeed_error", {"where": r"deepspeed", "level": r"raise|error"}),
-    ("acc-port", "rendezvous.address_in_use", {"where": r"accelerate", "text": r"port .*(?:in use|already|utilizing)"}),
+    ("acc-port", "rendezvous.address_in_use", {"where": r"accelerate", "text": r"port .*(?:in use|already|utilizing)",
+                                               "level": r"raise|error"}),
+    ("acc-master-env", "rendezvous.env_missing", {"where": r"accelerate", "text": r"`MASTER_ADDR` env was not set"}),
     ("acc", "launcher.accelerate_error", {"where": r"accelerate", "level": r"raise|error"}),
+]
+
+# What one message means and what to do where its family's fix is too general (the first regex
+# over the message that matches; sources: the code around each site, cited in `means`).
+MSG_FIX = [
+    (r"^Unable to detect suitable master address via",
+     "deepspeed/launcher/runner.py: with no --master_addr the launcher runs `ssh <first host of the hostfile> "
+     "hostname -I` and takes the first address; that command failed or printed nothing there.",
+     ["deepspeed --hostfile hostfile --master_addr <IP of the first host on the network every node shares> ...",
+      "ssh <first host> hostname -I   (what the launcher ran; some images have no `hostname -I`)"]),
+    (r"was not reachable via ssh",
+     "deepspeed/launcher/runner.py checks `ssh -o PasswordAuthentication=no <first host> hostname` before it "
+     "starts pdsh: the launching node cannot log in to that host without a password.",
+     ["ssh -o PasswordAuthentication=no <host> hostname   (from the launching node, to every host of the hostfile)",
+      "ssh-copy-id <host> (or a key in ~/.ssh/authorized_keys of every node); one node only: remove the hostfile",
+      "or start the ranks without ssh: deepspeed --launcher slurm (inside the allocation) / --no_ssh --node_rank N"]),
+    (r"^launcher '%s' not installed",
+     "deepspeed/launcher/multinode_runner.py backend_exists(): the chosen --launcher's tool is not on the launching "
+     "node's PATH (pdsh: pdsh; openmpi: ompi_info; slurm: sinfo; mpich/impi: mpirun; mvapich: mpiname).",
+     ["apt-get install pdsh (the default launcher), or pick one that exists: deepspeed --launcher slurm|openmpi ..."]),
+    (r"^Unknown launcher",
+     "deepspeed/launcher/runner.py: --launcher is one of pdsh, openmpi, mvapich, slurm, mpich, impi.",
+     ["deepspeed --launcher pdsh|openmpi|mvapich|slurm|mpich|impi ..."]),
+    (r"^Unable to proceed, no GPU resources available",
+     "deepspeed/launcher/runner.py: no hostfile was found (default /job/hostfile) and this machine has no GPU: the "
+     "launcher ran on a login or CPU node, or in a container started without GPUs.",
+     ["run deepspeed on a GPU node (inside the allocation: srun --pty / sbatch), or give the nodes with "
+      "--hostfile hostfile ('<host> slots=<GPUs>' lines)", "nvidia-smi -L on the node that runs the launcher"]),
+    (r"^Num nodes is >1 but no extra nodes",
+     "deepspeed/launcher/runner.py: --num_nodes > 1 needs a hostfile that lists the nodes (none was found).",
+     ["deepspeed --hostfile hostfile --num_nodes N ... with one '<host> slots=<GPUs>' line per node"]),
+    (r"requires same number of devices per node",
+     "deepspeed/launcher/multinode_runner.py: the mpich/impi/mvapich runners start the same number of ranks per "
+     "host (-ppn), so every hostfile line needs the same slots.",
+     ["give every host the same slots= in the hostfile, or use --launcher pdsh|slurm"]),
+    (r"backend does not support (?:worker include|limiting num)",
+     "deepspeed/launcher/multinode_runner.py: the MPI runners take the whole hostfile; --include/--exclude/"
+     "--num_nodes/--num_gpus work with pdsh (and slurm) only.",
+     ["write the hosts and slots you want into the hostfile, or use --launcher pdsh"]),
+    (r"^When using multiple machines, you need to specify the main process IP",
+     "accelerate/utils/launch.py: num_machines > 1 needs main_process_ip (the address of machine_rank 0).",
+     ["accelerate launch --num_machines N --machine_rank R --main_process_ip <IP of machine 0> --main_process_port "
+      "<free port, the same on every machine> ... (or main_process_ip in each machine's config)"]),
+    (r"^When using multiple machines, you need to specify the main process port",
+     "accelerate/utils/launch.py: num_machines > 1 needs main_process_port, the same fixed port on every machine.",
+     ["accelerate launch ... --main_process_port 29500 (a free port, not 0: with 0 each machine picks its own)"]),
+    (r"^Launching training without ssh, but --node_rank",
+     "deepspeed/launcher/runner.py: with --no_ssh the launcher is started on every node by you (or your scheduler) "
+     "and each needs its own --node_rank, 0 <= node_rank < the number of hosts in the hostfile.",
+     ["on node i: deepspeed --hostfile hostfile --no_ssh --node_rank i --master_addr <node 0's IP> ... "
+      "(under Slurm: --node_rank $SLURM_NODEID)"]),
+    (r"`MASTER_ADDR` env was not set",
+     "accelerate/state.py: the processes were started without accelerate launch / torchrun on several nodes "
+     "(e.g. srun or mpirun directly) and MASTER_ADDR is not in their environment.",
+     ["export MASTER_ADDR=<rank 0's host reachable from every node> (Slurm: $(scontrol show hostnames "
+      "$SLURM_JOB_NODELIST | head -n1)) and MASTER_PORT before the step, or start with accelerate launch"]),
+    (r"^Using RTX 4000 series doesn't support",
+     "accelerate/state.py: this GPU and driver (RTX 40xx on an older driver: utils/environment.py "
+     "check_cuda_p2p_ib_support) cannot use P2P or InfiniBand, and NCCL would hang or fail.",
+     ["export NCCL_P2P_DISABLE=1 NCCL_IB_DISABLE=1 (accelerate launch sets both itself)"]),
+    (r"^You need to use at least 2 processes to use `--multi_gpu`",
+     "accelerate/commands/launch.py: --multi_gpu (distributed_type MULTI_GPU) with num_processes 1.",
+     ["accelerate launch --multi_gpu --num_processes <GPUs> ..., or drop --multi_gpu for one process"]),
 ]
 
 
@@ -63,6 +156,21 @@ def _fmt(node):
     return None
 
 
+def _call_site(node, path):
+    """(level, message node) of a logging/warning call, else (None, None)."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args):
+        return None, None
+    owner, attr = node.func.value, node.func.attr
+    name = owner.id if isinstance(owner, ast.Name) else None
+    if attr in ("error", "warning", "critical") and name in ("logger", "logging"):
+        return ("warning" if attr == "warning" else "error"), node.args[0]
+    if attr == "warn" and name == "warnings":
+        return "warning", node.args[0]
+    if attr == "warning" and name == "self" and path.startswith("op_builder/"):
+        return "warning", node.args[0]  # OpBuilder.warning: print(f"{WARNING} {msg}")
+    return None, None
+
+
 def sites_of(path, src):
     try:
         tree = ast.parse(src)
@@ -72,10 +180,10 @@ def sites_of(path, src):
         level, arg = None, None
         if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and node.exc.args:
             level, arg = "raise", node.exc.args[0]
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
-                node.func.attr in ("error", "warning", "critical") and node.args and \
-                isinstance(node.func.value, ast.Name) and node.func.value.id in ("logger", "logging"):
-            level, arg = ("warning" if node.func.attr == "warning" else "error"), node.args[0]
+        elif isinstance(node, ast.Assert) and node.msg is not None:
+            level, arg = "raise", node.msg  # AssertionError: <msg>
+        else:
+            level, arg = _call_site(node, path)
         if level is None:
             continue
         fmt = _fmt(arg)
@@ -95,37 +203,56 @@ def build(files, version):
                     "level": level, "text": fmt}
             if rx is None or len("".join(literal.split())) < 12:
                 site.update({"re": None, "family": None, "rule": "no literal anchor of 12+ characters"})
-            elif level == "warning":
-                site.update({"re": rx, "family": None, "rule": "a warning, not an error"})
-            else:
-                rule, family = knowgen.assign(RULES, site, {"where": where, "text": fmt, "level": level})
-                site.update({"re": rx, "family": family, "rule": rule})
+                sites.append(site)
+                continue
+            fields = {"where": where, "text": fmt, "level": level}
+            rules = RULES if level != "warning" else [r for r in RULES if "warning" in r[2].get("level", "")]
+            rule, family = knowgen.assign(rules, site, fields)
+            if family is None and level == "warning":
+                rule = "a warning, not an error"
+            site.update({"re": rx, "family": family, "rule": rule})
+            fix = next(((means, fx) for r, means, fx in MSG_FIX if re.search(r, fmt)), None)
+            if family and fix:
+                site["means"], site["fix"] = fix[0], list(fix[1])
             sites.append(site)
-    return {"header": knowgen.header("deepspeed (https://pypi.org/project/deepspeed/) and accelerate "
-                                     "(https://pypi.org/project/accelerate/) launcher modules", version, GENERATOR),
+    return {"header": knowgen.header("deepspeed (https://pypi.org/project/deepspeed/) launcher and op builder "
+                                     "modules and accelerate (https://pypi.org/project/accelerate/) launcher modules",
+                                     version, GENERATOR),
             "sites": sites}
+
+
+def read_roots(deepspeed, accelerate):
+    files = []
+    for root, globs in ((deepspeed, FILES["deepspeed"]), (accelerate, FILES["accelerate"])):
+        for g in globs:
+            names = sorted(glob.glob(os.path.join(root, g)))
+            if not names:
+                raise SystemExit("%s: no file %s (the layout changed?)" % (root, g))
+            for n in names:
+                with open(n) as f:
+                    files.append((os.path.relpath(n, root), f.read()))
+    return files
 
 
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--deepspeed", help="the unpacked deepspeed sdist (the folder that holds deepspeed/)")
+    ap.add_argument("--deepspeed", help="the unpacked deepspeed sdist (the folder that holds deepspeed/ and op_builder/)")
     ap.add_argument("--accelerate", help="the unpacked accelerate wheel (the folder that holds accelerate/)")
-    ap.add_argument("--version", default="")
+    ap.add_argument("--version", default="", help='e.g. "deepspeed 0.19.8, accelerate 1.15.0"')
     ap.add_argument("--slice")
     ap.add_argument("-o", "--out")
     a = ap.parse_args(argv)
-    files = []
     if a.slice:
         files, version = knowgen.read_slice(a.slice)
     elif a.deepspeed and a.accelerate:
-        for root, names in ((a.deepspeed, FILES["deepspeed"]), (a.accelerate, FILES["accelerate"])):
-            for n in names:
-                with open(os.path.join(root, n)) as f:
-                    files.append((n, f.read()))
-        version = a.version
+        files, version = read_roots(a.deepspeed, a.accelerate), a.version
     else:
         ap.error("give --deepspeed and --accelerate, or --slice")
     doc = build(files, version)
+    if not a.slice:
+        unused = [r for r, _, _ in MSG_FIX if not any(s.get("fix") and re.search(r, s["text"]) for s in doc["sites"])]
+        if unused:  # a message reworded upstream: its fix must be moved by hand
+            ap.error("MSG_FIX entries match no assigned site of this release: %s" % "; ".join(unused))
     return knowgen.report(knowgen.write("launcher_messages", doc, a.out), doc)
 
 

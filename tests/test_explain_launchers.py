@@ -1,0 +1,198 @@
+"""Launchers that start ranks (issue 18): DeepSpeed's runner and accelerate launch.
+
+The knowledge is read from the launchers' source (tools/gen_launcher_messages.py over the deepspeed
+0.19.8 sdist and the accelerate 1.15.0 wheel; its slice tools/data/launcher_messages_slice.txt keeps
+the parts used here with their line numbers): the generator regenerates the committed sites, the
+remote-environment entry names exactly the prefixes runner.py exports, and real texts from public
+threads (cited per text) get their entry and its specific fix through the CLI. A healthy ds_report
+(its async_io / CUTLASS warnings) gives no root cause.
+"""
+
+import ast
+import json
+import os
+import re
+import sys
+
+from gpudoctor import explain
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SLICE = os.path.join(REPO, "tools", "data", "launcher_messages_slice.txt")
+COMMITTED = os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated", "launcher_messages.json")
+sys.path.insert(0, os.path.join(REPO, "tools"))
+
+import gen_launcher_messages as gen  # noqa: E402
+import knowgen  # noqa: E402
+
+REAL = {
+    # https://github.com/huggingface/accelerate/issues/3091 (accelerate 0.29.3; the config and the error)
+    "port_zero_3091": (
+        "compute_environment: LOCAL_MACHINE\ndeepspeed_config:\n  deepspeed_config_file: configs/deepspeed_rl.json\n"
+        "  zero3_init_flag: false\ndistributed_type: DEEPSPEED\ndowncast_bf16: no\nmachine_rank: 0\n"
+        "main_training_function: main\nmain_process_port: 0\nnum_machines: 1\nnum_processes: 2\nrdzv_backend: static\n"
+        "same_network: true\ntpu_env: []\ntpu_use_cluster: false\ntpu_use_sudo: false\nuse_cpu: false\n\n"
+        ' File "/lustre/home/ucabwol/projects/rlhf/lib/python3.11/site-packages/torch/distributed/rendezvous.py", '
+        "line 170, in _create_c10d_store\n    tcp_store = TCPStore(hostname, port, world_size, False, timeout)\n"
+        "                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n"
+        "torch.distributed.DistNetworkError: The client socket has timed out after 1800s\n"),
+    # https://github.com/deepspeedai/DeepSpeed/issues/2612 (hostname -I printed nothing: an empty --master_addr)
+    "empty_master_2612": (
+        "[2022-12-15 21:00:19,543] [INFO] [runner.py:417:main] Using IP address of  for node "
+        "ddp-0.ddp.ml-dev.svc.cluster.local\n"
+        "[2022-12-15 21:00:19,544] [INFO] [multinode_runner.py:65:get_cmd] Running on the following workers: "
+        "ddp-0.ddp.ml-dev.svc.cluster.local,ddp-1.ddp.ml-dev.svc.cluster.local\n"
+        "[2022-12-15 21:00:19,545] [INFO] [runner.py:508:main] cmd = pdsh -S -f 1024 -w "
+        "ddp-0.ddp.ml-dev.svc.cluster.local,ddp-1.ddp.ml-dev.svc.cluster.local export PYTHON_VERSION=3.9.13; "
+        "export PYTHONPATH=/;  cd /; /usr/local/bin/python -u -m deepspeed.launcher.launch "
+        "--world_info=eyJkZHAtMC5kZHAubWwtZGV2LnN2Yy5jbHVzdGVyLmxvY2FsIjogWzAsIDFdfQ== --node_rank=%n "
+        "--master_addr= --master_port=29500 scripts/basic_deepspeed.py\n"),
+    # https://github.com/OptimalScale/LMFlow/issues/304 (deepspeed started on a machine without a GPU)
+    "no_gpu_lmflow_304": (
+        "[2023-04-24 16:32:24,796] [WARNING] [runner.py:186:fetch_hostfile] Unable to find hostfile, will proceed "
+        "with training with local resources only.\nTraceback (most recent call last):\n"
+        '  File "/usr/local/bin/deepspeed", line 6, in <module>\n    main()\n'
+        '  File "/usr/local/lib/python3.10/site-packages/deepspeed/launcher/runner.py", line 411, in main\n'
+        '    raise RuntimeError("Unable to proceed, no GPU resources available")\n'
+        "RuntimeError: Unable to proceed, no GPU resources available\n"),
+    # https://github.com/deepspeedai/DeepSpeed/issues/7235 (the ds_report op table a user pasted)
+    "ds_report_7235": (
+        "DeepSpeed C++/CUDA extension op report\n--------------------------------------------------\n"
+        "NOTE: Ops not installed will be just-in-time (JIT) compiled at\n      runtime if needed. Op compatibility "
+        "means that your system\n      meet the required dependencies to JIT install the op.\n"
+        "--------------------------------------------------\nJIT compiled ops requires ninja\n"
+        "ninja .................. [OKAY]\n--------------------------------------------------\n"
+        "op name ................ installed .. compatible\n--------------------------------------------------\n"
+        " [WARNING]  async_io requires the dev libaio .so object and headers but these were not found.\n"
+        " [WARNING]  async_io: please install the libaio-dev package with apt\n"
+        " [WARNING]  If libaio is already installed (perhaps from source), try setting the CFLAGS and LDFLAGS "
+        "environment variables to where it can be found.\nasync_io ............... [NO] ....... [NO]\n"
+        "fused_adam ............. [NO] ....... [OKAY]\ncpu_adam ............... [NO] ....... [OKAY]\n"
+        "cpu_adagrad ............ [NO] ....... [OKAY]\ncpu_lion ............... [NO] ....... [OKAY]\n"
+        " [WARNING]  Please specify the CUTLASS repo directory as environment variable $CUTLASS_PATH\n"
+        "evoformer_attn ......... [NO] ....... [NO]\n"
+        " [WARNING]  FP Quantizer is using an untested triton version (3.2.0), only 2.3.(0, 1) and 3.0.0 are known "
+        "to be compatible with these kernels\n"),
+    # https://github.com/deepspeedai/DeepSpeed/issues/1401 (an op build that did fail: DS_BUILD_OPS=1 pip install)
+    "precompile_1401": (
+        '      File "/tmp/pip-req-build-_xkfovpj/setup.py", line 135, in <module>\n'
+        '        abort(f"Unable to pre-compile {op_name}")\n'
+        '      File "/tmp/pip-req-build-_xkfovpj/setup.py", line 43, in abort\n        assert False, msg\n'
+        "    AssertionError: Unable to pre-compile async_io\n"
+        "    No CUDA runtime is found, using CUDA_HOME='/usr/local/cuda'\n"),
+    # https://github.com/open-mmlab/mmcv/issues/1840 (the same ValueError from another program's k=v parser)
+    "mmcv_1840": "    key, val = kv.split('=', maxsplit=1)\nValueError: not enough values to unpack (expected 2, got 1)\n",
+}
+
+
+def _answer(cli, text, tmp_path, name="log.txt"):
+    path = tmp_path / name
+    path.write_text(text)
+    rc, out, err = cli("explain", "--json", "--file", str(path))
+    assert not err.strip() or rc in (0, 1), err
+    return rc, json.loads(out)
+
+
+def _fixes(finding):
+    return " ".join(f for c in finding["causes"] for f in c["fix"])
+
+
+def test_generator_regenerates_the_committed_sites_from_the_slice(tmp_path):
+    out = tmp_path / "launcher_messages.json"
+    files, version = knowgen.read_slice(SLICE)
+    knowgen.write("launcher_messages", gen.build(files, version), str(out))
+    got = json.loads(out.read_text())
+    with open(COMMITTED) as f:
+        full = json.load(f)
+    assert full["header"]["version"] == got["header"]["version"] == "deepspeed 0.19.8, accelerate 1.15.0"
+    by_id, by_text = {s["id"]: s for s in full["sites"]}, {s["text"]: s for s in full["sites"]}
+    for s in got["sites"]:
+        ref = by_id.get(s["id"]) or by_text[s["text"]]  # a message printed twice: the full source keeps one
+        assert {k: v for k, v in s.items() if k not in ("id", "where")} == \
+            {k: v for k, v in ref.items() if k not in ("id", "where")}, s["id"]
+    sites = {s["text"]: s for s in got["sites"]}
+    # a message with its own fix from MSG_FIX, the op builders' warnings as ds_report notes, and a
+    # warning no rule names stays unassigned
+    master = sites["Unable to detect suitable master address via `hostname -I`, please manually specify one via "
+                   "--master_addr"]
+    assert master["family"] == "deepspeed.master_addr" and "--master_addr" in master["fix"][0]
+    aio = sites["%s requires the dev libaio .so object and headers but these were not found."]
+    assert aio["level"] == "warning" and aio["family"] == "deepspeed.ds_report_optional_ops"
+    ip = sites["When using multiple machines, you need to specify the main process IP."]
+    assert ip["level"] == "raise" and "--main_process_ip" in ip["fix"][0]  # an assert statement's message
+    port_warn = next(s for t, s in sites.items() if t.startswith("Port `%s` is already in use."))
+    assert port_warn["family"] is None and port_warn["id"] in full["unassigned"]
+
+
+def test_every_message_fix_names_a_site_of_the_release():
+    with open(COMMITTED) as f:
+        sites = json.load(f)["sites"]
+    for rx, means, fix in gen.MSG_FIX:
+        assert any(s.get("fix") == fix and re.search(rx, s["text"]) for s in sites), rx
+
+
+def test_remote_env_entry_names_what_runner_py_exports(kb):
+    # EXPORT_ENVS and the environment file's name, read from runner.py in the slice
+    files, _ = knowgen.read_slice(SLICE)
+    tree = ast.parse(next(src for path, src in files if path == "deepspeed/launcher/runner.py"
+                          and "EXPORT_ENVS =" in src))
+    values = {n.targets[0].id: n.value for n in tree.body if isinstance(n, ast.Assign)}
+    prefixes = ast.literal_eval(values["EXPORT_ENVS"]) + ["NCCL"]  # + CUDA_Accelerator.export_envs()
+    entry = kb.by_id["deepspeed.remote_env"]
+    for p in prefixes:
+        assert p in entry["explain"], p
+    assert ast.literal_eval(values["DEEPSPEED_ENVIRONMENT_NAME"].args[0]) == "DS_ENV_FILE" in entry["explain"]
+    fixes = _fixes(entry)
+    assert "~/.deepspeed_env" in fixes and "--launcher slurm" in fixes and "--venv_script" in fixes
+
+
+def test_accelerate_main_process_port_zero_names_a_fixed_port(cli, kb, tmp_path):
+    rc, res = _answer(cli, REAL["port_zero_3091"], tmp_path)
+    root = res["findings"][0]
+    assert rc == 0 and root["id"] == "accelerate.port_zero" and root["confidence"] == "cause"
+    assert "older than 1.7.0" in root["causes"][0]["text"] and "29500" in root["causes"][0]["fix"][0]
+    # several machines with port 0: each machine picks its own port (accelerate >= 1.7.0)
+    cfg = REAL["port_zero_3091"].replace("num_machines: 1", "num_machines: 2")
+    root = explain.explain_text(cfg, kb)["findings"][0]
+    assert root["id"] == "accelerate.port_zero" and "Several machines" in root["causes"][0]["text"]
+    assert "the same on every machine" in root["causes"][0]["fix"][0]
+
+
+def test_deepspeed_empty_master_address_says_master_addr(cli, tmp_path):
+    rc, res = _answer(cli, REAL["empty_master_2612"], tmp_path)
+    root = res["findings"][0]
+    assert rc == 0 and root["id"] == "deepspeed.master_addr"
+    assert "hostname -I" in root["causes"][0]["text"] and "--master_addr" in root["causes"][0]["fix"][0]
+
+
+def test_deepspeed_without_gpu_gets_the_messages_own_fix(cli, tmp_path):
+    rc, res = _answer(cli, REAL["no_gpu_lmflow_304"], tmp_path)
+    root = res["findings"][0]
+    assert rc == 0 and root["family"] == "deepspeed.launcher"
+    assert "login or CPU node" in root["causes"][0]["text"] and "GPU node" in root["causes"][0]["fix"][0]
+
+
+def test_a_healthy_ds_report_is_no_error_with_a_note(cli, tmp_path):
+    rc, res = _answer(cli, REAL["ds_report_7235"], tmp_path)
+    assert rc == 0 and res["verdict"] == "no_error" and not res["findings"]
+    assert [c["id"] for c in res["context"]] == ["deepspeed.ds_report_optional_ops"]
+    # an op build that failed is an error of the ops family
+    rc, res = _answer(cli, REAL["precompile_1401"], tmp_path, "b.txt")
+    assert res["verdict"] == "root_cause" and res["findings"][0]["family"] == "deepspeed.ops"
+
+
+def test_deepspeed_env_file_line_without_equals(kb):
+    # Built from the source, no public thread found: deepspeed 0.19.8 runner.py main() reads each
+    # line with `key, val = var.split('=', maxsplit=1)` (line 610), and Python's traceback quotes it.
+    text = ("[2024-05-02 10:11:12,345] [INFO] [runner.py:607:main] deepspeed_env file = /home/u/.deepspeed_env\n"
+            "Traceback (most recent call last):\n  File \"/opt/conda/bin/deepspeed\", line 6, in <module>\n    main()\n"
+            '  File "/opt/conda/lib/python3.10/site-packages/deepspeed/launcher/runner.py", line 610, in main\n'
+            "    key, val = var.split('=', maxsplit=1)\n"
+            "ValueError: not enough values to unpack (expected 2, got 1)\n")
+    files, _ = knowgen.read_slice(SLICE)
+    runner = next(src for path, src in files if path == "deepspeed/launcher/runner.py" and "var.split" in src)
+    assert runner.splitlines()[609].strip() == "key, val = var.split('=', maxsplit=1)"
+    root = explain.explain_text(text, kb)["findings"][0]
+    assert root["id"] == "deepspeed.env_file_syntax" and "KEY=VALUE" in root["causes"][0]["fix"][0]
+    # the same ValueError from another program's parser is not DeepSpeed's environment file
+    res = explain.explain_text(REAL["mmcv_1840"], kb)
+    assert not any(f["id"] == "deepspeed.env_file_syntax" for f in res["findings"])
