@@ -294,3 +294,17 @@ def test_messages_only_older_nccl_releases_print_are_sites_too():
     assert fam["NET/IB : req %d/%d tag %x peer %s collective mismatch error, local size %d remote size %d"] == \
         "nccl.collective_mismatch"
     assert fam["Failed to open libibverbs.so[.1]"] == "rdma.libibverbs_missing"
+
+
+@pytest.mark.parametrize("line,family", [
+    # advice naming a variable is not a setting problem
+    ("NCCL WARN Something new failed, set NCCL_DEBUG_SUBSYS=ALL for details", "nccl.internal_error"),
+    ("NCCL WARN NCCL_FROB_LEVEL has an unrecognized setting 7, failed to apply it", "nccl.config"),
+    # ranks that disagree are the job's code, not a setting
+    ("NCCL WARN Mismatched collective size between ranks, set NCCL_CHECK_MODE=1 to continue",
+     "nccl.collective_mismatch"),
+    ("NCCL WARN peer rank 3 reports a different version: mismatch 22703 vs 22105", "nccl.version_mismatch"),
+])
+def test_an_unknown_nccl_warn_line_gets_the_family_its_words_name(kb, line, family):
+    res = explain_text("gpu-a:1:2 [0] new/file.cc:9 %s\n" % line, kb)
+    assert res["root"] == family and res["findings"][0]["confidence"] == "structural"

@@ -251,8 +251,28 @@ _NCCL_WORDS = [
     (("topo", "xml", "net with id", "pci"), "nccl.topology"),
     (("socket", "bootstrap", "connect", "recv", "send", "proxy"), "nccl.net_socket"),
     (("alloc", "memory"), "nccl.memory"),
-    (("nccl_",), "nccl.config"),
 ]
+# a message that names an NCCL_* variable is about that setting only when it says the value is wrong;
+# "set NCCL_DEBUG=INFO for details" or "set NCCL_X=1 to continue" is advice, not the cause
+_SETTING_WRONG = ("invalid", "unknown", "ignored", "ignoring", "not supported", "out of range", "unrecognized",
+                  "cannot be used", "deprecated")
+_MISMATCH = ("mismatch", "differ", "do not match", "does not match")
+_BETWEEN_RANKS = ("collective", "size", "count", "opcount", "seq", "rank")
+
+
+def _nccl_family(msg):
+    """The family an NCCL WARN line nothing matched names by its words (the same split as the
+    rules table of tools/gen_nccl_messages.py); nccl.internal_error when none."""
+    if any(w in msg for w in _MISMATCH) and any(w in msg for w in _BETWEEN_RANKS) and "version" not in msg:
+        return "nccl.collective_mismatch"
+    if "version" in msg and any(w in msg for w in _MISMATCH):
+        return "nccl.version_mismatch"
+    got = next((e for words, e in _NCCL_WORDS if any(w in msg for w in words)), None)
+    if got:
+        return got
+    if "nccl_" in msg and any(w in msg for w in _SETTING_WRONG):
+        return "nccl.config"
+    return "nccl.internal_error"
 # an exception type nothing matched -> a family (the innermost library decides the rest)
 _EXC_FAMILY = [
     (("EnforceNotMet", "gloo"), "gloo.enforce"),
@@ -285,7 +305,7 @@ def structural(scan, kb):
     warn = _failure_warns(scan)
     if warn:
         msg = (warn[0].groups.get("msg") or "").lower()
-        eid = next((e for words, e in _NCCL_WORDS if any(w in msg for w in words)), "nccl.internal_error")
+        eid = _nccl_family(msg)
         return _structural_finding(by[eid], warn[0], "the NCCL WARN line before the error", scan)
     slurm = scan.matches.get("_struct_slurm", [])
     if slurm:
