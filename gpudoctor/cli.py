@@ -54,6 +54,9 @@ def main(argv=None):
     args = None
     try:
         argv = sys.argv[1:] if argv is None else list(argv)
+        from gpudoctor import early
+
+        early.start(argv)  # the prolog tier's NVML read, in a child, while the imports below run
         parser = build_parser(argv)
         args = parser.parse_args(argv)
         if not getattr(args, "command", None):

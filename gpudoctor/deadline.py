@@ -13,7 +13,6 @@ a daemon thread is simply abandoned, which is what NHC's watchdog could not do
 (mej/nhc #134: a hung check outlived its watchdog).
 """
 
-import socket
 import threading
 
 try:
@@ -76,6 +75,8 @@ def kill_children():
 
 
 def timed_out_node(timeout):
+    import socket  # only for a timed-out run (the prolog tier's parent imports no socket otherwise)
+
     return Node(host=socket.gethostname(), error_kind="timeout",
                 error="the local run did not finish within %gs (--timeout); a hung NVML/nvidia-smi or a slow "
                       "--python probe are the usual causes: `gpudoctor facts` shows each section's seconds"

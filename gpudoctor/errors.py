@@ -1,7 +1,6 @@
 """Errors the user caused (one line on stderr, exit 2), gpudoctor's own failures (one line,
 the traceback saved to a file, exit 3) and the exit-code contract."""
 
-import ipaddress
 import os
 import re
 import stat
@@ -32,6 +31,8 @@ def host_excerpt(value, limit=40):
     # characters: keep only what stands before the first ':' unless the whole is a
     # `host:slots` spec or an IPv6 address
     if ":" in head and not cut and not re.match(r"^[^:]+:[0-9]{1,6}$", head):
+        import ipaddress  # here: 1 ms of every command's start (the prolog tier's too) otherwise
+
         try:
             ipaddress.ip_address(head.strip("[]").split("%", 1)[0])
         except ValueError:

@@ -22,7 +22,6 @@ lock per node (flock). Files are read without following symlinks and bounded in 
 """
 
 import errno
-import hashlib
 import json
 import os
 import re
@@ -176,6 +175,8 @@ def facts_id(doc):
 
     flat = flatten(doc)
     text = json.dumps(sorted((k, repr(v)) for k, v in flat.items() if not k.startswith("env.hashed")))
+    import hashlib  # here, as tempfile: OpenSSL's _hashlib is 2.4 ms of every prolog without --history
+
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
@@ -249,6 +250,7 @@ class Store(object):
 
     @property
     def key_id(self):
+        import hashlib
         import hmac
 
         return hmac.new(self.key.encode("ascii"), b"gpudoctor history key id", hashlib.sha256).hexdigest()[:16]

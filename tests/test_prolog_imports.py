@@ -14,7 +14,7 @@ from gpudoctor.commands import NAMES
 # never imported by `gpudoctor check --fast` without --launch, --history or a plugin
 DENY = ("importlib.metadata", "email", "zipfile", "tempfile", "gpudoctor.launch", "gpudoctor.launch.script",
         "gpudoctor.explain", "gpudoctor.slurm", "rich", "ClusterShell", "fabric", "paramiko", "invoke", "yaml",
-        "packaging") + tuple("gpudoctor.commands." + n for n in NAMES if n not in ("check", "probe"))
+        "packaging", "hashlib", "difflib", "traceback") + tuple("gpudoctor.commands." + n for n in NAMES if n not in ("check", "probe"))
 
 _PROG = """import atexit, sys
 atexit.register(lambda: sys.stderr.write("MODULES " + " ".join(sorted(sys.modules)) + "\\n"))
@@ -33,6 +33,35 @@ def test_check_fast_imports_none_of_the_heavy_modules(tmp_path):
     mods = set(p.stderr.rsplit("MODULES ", 1)[1].split())
     assert "gpudoctor.checks.launch" in mods and "gpudoctor.collector.nvidia" in mods  # every check still ran
     assert sorted(m for m in mods if m in DENY or m.split(".")[0] in DENY) == []
+
+
+_PROG_CHILD = """import atexit, sys
+atexit.register(lambda: sys.stderr.write("MODULES " + " ".join(sorted(sys.modules)) + "\\n"))
+from gpudoctor import early
+start = early.start
+early.start = lambda argv: start(argv, proc=sys.argv[1])  # a stand-in for the driver's /proc file
+from gpudoctor.cli import main
+sys.exit(main(["check", "--fast", "--json"]))
+"""
+
+
+def test_with_the_child_collecting_the_parent_imports_no_collector(tmp_path):
+    """On a GPU node the prolog tier's facts come from the child forked first thing
+    (gpudoctor/early.py); the parent then imports neither the collector nor what only the
+    collector uses."""
+    env = dict(os.environ, GPUDOCTOR_STATE_DIR=str(tmp_path / "state"))
+    for var in ("GPUDOCTOR_CONFIG", "VIRTUAL_ENV", "CONDA_PREFIX", "SLURM_JOB_NODELIST"):
+        env.pop(var, None)
+    version = tmp_path / "version"
+    version.write_text("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04\n")
+    p = subprocess.run([sys.executable, "-c", _PROG_CHILD, str(version)], cwd=str(tmp_path), env=env,
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode in (0, 1), p.stderr
+    assert '"checks"' in p.stdout and '"host.name"' in p.stdout  # a real report came out
+    mods = set(p.stderr.rsplit("MODULES ", 1)[1].split())
+    assert "gpudoctor.checks.launch" in mods and "gpudoctor.early" in mods
+    lean = ("gpudoctor.collector", "socket", "subprocess", "hashlib", "pynvml") + DENY
+    assert sorted(m for m in mods if m in lean or m.split(".")[0] in lean) == []
 
 
 def test_parser_builds_only_the_named_command_and_every_name_maps():

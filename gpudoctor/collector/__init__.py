@@ -25,12 +25,12 @@ COLLECTOR_VERSION = "1"
 META_KEYS = ("schema", "node", "collected_at", "collector")
 
 
-def collect(ctx=None, only=None):
+def collect(ctx=None, only=None, last=()):
     ctx = ctx or Context()
     if only is None and ctx.options.get("only"):  # a follow-up round asks for a few sections (watch)
         only = set(ctx.options["only"])
     t0 = time.time()
-    sections, timings = collect_sections(ctx, only=only)
+    sections, timings = collect_sections(ctx, only=only, last=last)
     doc = {
         "schema": SCHEMA,
         # the node's name as the controller knows it (hostfile alias); the hostname otherwise

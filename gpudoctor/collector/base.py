@@ -34,7 +34,7 @@ class Context(object):
     and when it is given no real command ever runs."""
 
     def __init__(self, root="/", env=None, commands=None, home=None, uid=None, live=None,
-                 python=None, options=None):
+                 python=None, options=None, prefetched=None):
         self.root = root
         self.env = dict(os.environ if env is None else env)
         self.commands = commands
@@ -44,6 +44,10 @@ class Context(object):
         self.live = (root == "/" and commands is None) if live is None else live
         self.python = python  # interpreter to probe; None = the one we run in
         self.options = options or {}
+        # reads made for this live node elsewhere (the prolog tier's child and its NVML thread,
+        # gpudoctor/early.py): prefetched(what, ctx) gives "section:NAME"'s (data, seconds) or
+        # "nvml"'s (gpus, info), or None (read it here); never shipped to a node
+        self.prefetched = prefetched
 
     def path(self, p):
         if self.root in ("/", ""):
@@ -118,12 +122,19 @@ def run_command(argv, env=None, timeout=10.0):
     return p.returncode, out.decode("utf-8", "replace")
 
 
-def collect_sections(ctx, only=None):
-    """Run every registered section; each gets a status of ok, unsupported or error."""
+def collect_sections(ctx, only=None, last=()):
+    """Run every registered section; each gets a status of ok, unsupported or error.
+    ``last``: sections run after the others (the result keeps the registered order): the
+    prolog tier's child runs gpu last while a thread reads NVML (gpudoctor/early.py).
+    A section another process already read for this node (ctx.prefetched) is taken as read."""
     out = {}
     timings = {}
-    for name, func in SECTIONS:
-        if only and name not in only:
+    early = getattr(ctx, "prefetched", None)
+    todo = [(n, f) for n, f in SECTIONS if not only or n in only]
+    for name, func in [s for s in todo if s[0] not in last] + [s for s in todo if s[0] in last]:
+        got = early("section:" + name, ctx) if early is not None else None
+        if got is not None:
+            out[name], timings[name] = got
             continue
         t0 = time.time()
         try:
@@ -136,4 +147,7 @@ def collect_sections(ctx, only=None):
             data = {"status": "error", "reason": "%s: %s" % (type(exc).__name__, exc)}
         timings[name] = round(time.time() - t0, 4)
         out[name] = data
+    if last:
+        order = [n for n, _ in todo]
+        out, timings = dict((n, out[n]) for n in order), dict((n, timings[n]) for n in order)
     return out, timings

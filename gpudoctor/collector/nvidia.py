@@ -210,7 +210,9 @@ def gpu(ctx):
     gpus = None
     if ctx.live:
         try:
-            gpus, out["nvml"] = _nvml(ctx)
+            early = getattr(ctx, "prefetched", None)  # the same read, made in a thread (gpudoctor/early.py)
+            read = early("nvml", ctx) if early is not None else None
+            gpus, out["nvml"] = read if read is not None else _nvml(ctx)
         except ImportError:
             out["nvml"] = {"source": "none", "init_error": "pynvml is not importable"}
     if gpus is None and ctx.options.get("nvidia_smi", True):

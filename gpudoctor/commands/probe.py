@@ -7,8 +7,6 @@ GPUs. Findings carry ``probe.*`` ids; ``--budget`` bounds the whole run, cleanup
 
 import math
 import os
-import signal
-import socket
 import sys
 import time
 
@@ -168,6 +166,8 @@ def probe_nodes(args, opts, hosts=None, facts=None):
 
         if args.python and not shutil.which(args.python):
             raise InputError("--python %s: no such interpreter" % args.python)
+        import socket  # here: check's flags come from this module, and the prolog tier has no socket otherwise
+
         names = [socket.gethostname() or "localhost"]
         transport = launch.LocalTransport(python=args.python or None)
         if facts is None:
@@ -234,6 +234,8 @@ class _SigtermAsInterrupt(object):
     SIGTERM kills the controller at once and leaves the workers to their watchdogs."""
 
     def __enter__(self):
+        import signal  # imported for check's flags too: only a probe that runs needs it
+
         try:
             self.old = signal.signal(signal.SIGTERM, _raise_terminated)
         except ValueError:  # not the main thread: the default stays
@@ -242,6 +244,8 @@ class _SigtermAsInterrupt(object):
 
     def __exit__(self, *exc):
         if self.old is not None:
+            import signal
+
             signal.signal(signal.SIGTERM, self.old)
         return False
 

@@ -19,11 +19,17 @@ class LocalTransport(Transport):
             options.setdefault("nvidia_smi", False)
 
             def work():
-                from gpudoctor.collector import Context, collect
-
                 if python:
                     return gather.local(python=python, options=options)
-                doc = collect(Context(python=None, options=options))
+                from gpudoctor import early
+
+                # the facts the child forked first thing collected meanwhile (early.py), when
+                # it read what this process would; else collected here, taking its sections
+                doc = early.take_facts(options)
+                if doc is None:
+                    from gpudoctor.collector import Context, collect
+
+                    doc = collect(Context(python=None, options=options, prefetched=early.take))
                 return [Node(host=doc["node"] or "localhost", facts=doc)]
         else:
             def work():

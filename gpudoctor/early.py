@@ -1,0 +1,273 @@
+"""The prolog tier's facts, collected in a child process while gpudoctor imports.
+
+`check --fast` and `slurm-health --fast` (the prolog tier) read this machine in process. On
+an H100 node that is about 45 ms of imports before the first fact (the cli, config,
+registry, runner, 17 check modules, the collector's 12 section modules: CPU, under one GIL)
+and then about 60 ms of collecting (importing pynvml 8 ms; ``nvmlInit`` 12 ms, the first
+device handle 7 ms and the ECC reads 5 ms of driver time; the python section's
+site-packages scan 7-10 ms; dmesg, the host's names, CUDA's libraries): docs/benchmarks.md,
+"The prolog tier against the NVML floor". A thread could overlap the driver time, not the
+imports. So ``start`` forks once, first thing, while the process is still one thread (a fork
+copies only the calling thread; a lock another thread held would never be released in the
+child), and the child collects while the parent imports:
+
+- the child imports pynvml, then reads NVML (``_nvml``, the gpu section's own function) in a
+  thread, which waits in the driver with the GIL released, while its main thread imports
+  the collector and runs the other sections; the gpu section runs last and takes the
+  thread's result (``last``, ``prefetched`` in collector/base.py);
+- it collects with the options the local fast path gives (``OPTIONS``), in the environment
+  and with the rlimits, user and interpreter the parent has at the fork, and sends the facts
+  back as JSON through a pipe;
+- the parent takes them (``take_facts``) when it would collect with the same options in the
+  same environment; where only the per-run key for hashing environment values differs
+  (slurm-health keeps one in its history), it runs the collector and takes every section
+  but the few that read that key (``KEYED``) from the child (``take``); otherwise it
+  collects for itself, as before.
+
+The facts are the same values: a section goes back only when JSON carries it unchanged (it
+compares equal after the round trip); a section that does not is collected by the parent.
+The child's NVML thread runs the same ``_nvml``: no pynvml there raises the same ImportError
+in the gpu section; any other failure leaves the read to the section itself.
+
+Waiting for the child happens inside the local deadline's thread (transport/local.py), and a
+child still running when gpudoctor exits is killed, so a wedged NVML never outlives the run.
+Nothing here imports more than ``os`` and ``sys`` before the fork.
+"""
+
+import os
+import sys
+
+# options that send the run elsewhere (saved facts, other nodes, another interpreter), or end
+# it before any facts: with one of these (or an argparse abbreviation of one) there is no child
+_ELSEWHERE = ("--facts", "--hosts", "--nodes", "--python", "--help", "--version")
+_COMMANDS = ("check", "slurm-health")
+OPTIONS = {"nvidia_smi": False}  # the collector's options on the local fast path (transport/local.py)
+KEYED = ("env", "nccl", "watch")  # the sections that read options["env_key"]: never taken across keys
+MAX_REPLY = 64 << 20  # bytes read from the child (facts are 20-150 KiB; gather.MAX_FACTS_BYTES is 64 MiB)
+
+_state = {"pid": None, "fd": None, "env": None, "reply": None}
+
+
+def fast_local_run(argv, environ=None):
+    """Whether this command line is the prolog tier collecting this machine in this process
+    (the local transport's fast path). False is always safe (no child); True where it is
+    wrong costs a child whose facts nobody takes."""
+    env = os.environ if environ is None else environ
+    if not argv or argv[0] not in _COMMANDS:
+        return False
+    local, fast = argv[0] == "slurm-health", False  # the hooks check this node alone
+    for i, word in enumerate(argv[1:], 1):
+        if word == "--":
+            break
+        name = word.split("=", 1)[0]
+        if name in ("-h", "--deep"):  # --deep: the python section imports torch, in its own child
+            return False
+        if name.startswith("--") and len(name) > 3 and any(o.startswith(name) for o in _ELSEWHERE):
+            return False
+        if len(name) >= 5 and "--fast".startswith(name):
+            fast = True
+        if name == "--local":
+            local = True
+        if name == "--via":
+            via = word.split("=", 1)[1] if "=" in word else (argv[i + 1] if i + 1 < len(argv) else "")
+            if via != "local":
+                return False
+            local = True
+    if not fast or env.get("VIRTUAL_ENV") or env.get("CONDA_PREFIX"):
+        return False  # an active environment's python is probed in another process (interpreter.choose)
+    if not local and env.get("SLURM_JOB_NODELIST") and not env.get("SLURM_SCRIPT_CONTEXT"):
+        return False  # inside an allocation `check` reaches the job's nodes (inventory.resolve)
+    return True
+
+
+def _one_thread():
+    threading = sys.modules.get("threading")
+    return threading is None or threading.active_count() == 1
+
+
+def start(argv, environ=None, proc="/proc/driver/nvidia/version"):
+    """Fork the collecting child when ``argv`` is the prolog tier on a GPU node (the NVIDIA
+    driver is loaded: there the reads are slow enough to be worth a process) and this
+    process is one thread. Returns the child's pid, or None."""
+    if _state["pid"] is not None or _state["reply"] is not None or not hasattr(os, "fork") \
+            or not fast_local_run(argv, environ) or not os.path.exists(proc) or not _one_thread():
+        return None
+    r, w = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(r)
+        os.close(w)
+        return None
+    import gc
+
+    if gc.isenabled():  # a short run that makes few cycles: no collection passes while both import
+        gc.disable()
+        _state["gc"] = True
+    if pid == 0:
+        try:
+            os.close(r)
+            _child(w)
+        finally:
+            os._exit(0)  # no atexit handlers, no flush of the parent's buffers
+    os.close(w)
+    _state.update(pid=pid, fd=r, env=dict(os.environ))
+    import atexit
+
+    atexit.register(_end_child)
+    return pid
+
+
+def _child(w):
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):  # never the parent's stdout: whoever reads it to EOF must not wait for this child
+        os.dup2(null, fd)
+    import json
+    import threading
+
+    nvml = {}
+
+    def read_nvml():
+        try:
+            import pynvml
+
+            try:  # the driver's part first, while the main thread imports the collector; _nvml's
+                # own nvmlInit then finds NVML initialised (it counts: nvmlInit_v2, nvmlShutdown in
+                # https://docs.nvidia.com/deploy/nvml-api/group__nvmlInitializationAndCleanup.html)
+                # and meets the same error where this one failed
+                pynvml.nvmlInit()
+                for i in range(pynvml.nvmlDeviceGetCount()):
+                    pynvml.nvmlDeviceGetHandleByIndex(i)
+            except Exception:
+                pass
+            from gpudoctor.collector.nvidia import _nvml
+
+            nvml["read"] = _nvml(None)
+        except ImportError as exc:  # no pynvml: the gpu section says so, as it would reading itself
+            nvml["import_error"] = str(exc)
+        except Exception:  # the gpu section reads again and reports what it meets
+            pass
+
+    def prefetched(what, ctx):
+        if what != "nvml":
+            return None
+        thread.join()
+        if "import_error" in nvml:
+            raise ImportError(nvml["import_error"])
+        return nvml.get("read")
+
+    reply = {}
+    try:
+        try:
+            import pynvml  # noqa: F401 (here, so that the thread goes straight to the driver)
+        except ImportError:
+            pass
+        sys.setswitchinterval(0.0005)  # the thread gets the GIL back soon after each driver call
+        thread = threading.Thread(target=read_nvml, name="gpudoctor-nvml", daemon=True)
+        thread.start()
+        from gpudoctor.collector import Context, collect
+
+        doc = collect(Context(python=None, options=dict(OPTIONS), prefetched=prefetched), last=("gpu",))
+        try:
+            text = json.dumps(doc)
+            same = json.loads(text) == doc
+        except (TypeError, ValueError):
+            same = False
+        if not same:  # a tuple, a number as a key, a NaN, bytes: that section is the parent's to read
+            for name in list(doc):
+                try:
+                    if json.loads(json.dumps(doc[name])) != doc[name]:
+                        del doc[name]
+                except (TypeError, ValueError):
+                    del doc[name]
+            text = json.dumps(doc)
+        data = '{"options": %s, "complete": %s, "doc": %s}' % (json.dumps(OPTIONS), json.dumps(same), text)
+    except BaseException:  # the parent collects for itself
+        data = "{}"
+    data = data.encode("utf-8")
+    while data:
+        data = data[os.write(w, data):]
+
+
+def _reply():
+    """The child's reply, read once (waiting for the child); {} when it sent none."""
+    if _state["reply"] is None:
+        fd, _state["fd"], _state["reply"] = _state["fd"], None, {}
+        if fd is None:
+            return _state["reply"]
+        chunks, size = [], 0
+        try:
+            while size <= MAX_REPLY:
+                b = os.read(fd, 1 << 16)
+                if not b:
+                    break
+                chunks.append(b)
+                size += len(b)
+        finally:
+            os.close(fd)
+        import json
+
+        try:
+            msg = json.loads(b"".join(chunks).decode("utf-8")) if size <= MAX_REPLY else None
+        except ValueError:  # the child died mid-reply
+            msg = None
+        ok = isinstance(msg, dict) and msg.get("options") == OPTIONS and isinstance(msg.get("doc"), dict)
+        _state["reply"] = msg if ok else {}
+        if _state.pop("gc", False):  # the imports are done: cycles are collected again
+            import gc
+
+            gc.enable()
+    return _state["reply"]
+
+
+def _no_child():
+    return _state["fd"] is None and _state["reply"] is None
+
+
+def take_facts(options, env=None):
+    """The child's facts document, when the parent would collect with ``options`` in ``env``
+    (default: this process's environment now) and every section came back; else None."""
+    if _no_child() or dict(os.environ if env is None else env) != _state["env"] or options != OPTIONS:
+        return None
+    reply = _reply()
+    if not reply.get("complete"):
+        return None
+    doc, reply["doc"], reply["complete"] = reply["doc"], {}, False  # once
+    return doc
+
+
+def take(what, ctx):
+    """``prefetched`` for the parent's collector (collector/base.py): "section:NAME" gives the
+    child's (data, seconds) for that section when the parent's context reads what the child
+    read (this live machine, this environment, these options but the env_key, which only the
+    KEYED sections read), else None: the parent runs that section itself."""
+    if _no_child() or not what.startswith("section:"):
+        return None
+    name = what.split(":", 1)[1]
+    if not ctx.live or ctx.root not in ("/", "") or ctx.commands is not None or ctx.python \
+            or ctx.uid != os.getuid() or ctx.env != _state["env"]:
+        return None
+    mine = dict(ctx.options)
+    if mine.pop("env_key", None) is not None and name in KEYED:
+        return None
+    if mine != OPTIONS:
+        return None
+    doc = _reply().get("doc") or {}
+    if name not in doc:
+        return None
+    return doc.pop(name), (doc.get("collector") or {}).get("section_seconds", {}).get(name, 0.0)
+
+
+def _end_child():
+    """At exit: the child has finished (reap it) or is stuck in the driver (kill it)."""
+    pid, _state["pid"] = _state["pid"], None
+    if pid is None:
+        return
+    try:
+        if os.waitpid(pid, os.WNOHANG) == (0, 0):
+            import signal
+
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+    except OSError:
+        pass

@@ -1,0 +1,236 @@
+"""The prolog tier's facts collected by a child forked first thing (gpudoctor/early.py):
+which command lines get one, and that the facts and the report are the same whether the
+child collected them or this process did (CI has no GPU: the NVML thread's hand-over to the
+gpu section is tested with a stand-in pynvml on a recorded /proc tree)."""
+
+import json
+import os
+import sys
+import types
+
+import pytest
+
+from gpudoctor import early
+from gpudoctor.collector import Context, collect, nvidia
+from gpudoctor.collector.base import SECTIONS
+
+
+class _Mem:
+    total, used = 81559 << 20, 480 << 20
+
+
+class _Pci:
+    busId = b"00000000:00:06.0"
+
+
+class _Proc:
+    pid, usedGpuMemory = 4242, 2 << 30
+
+
+def _fake_pynvml():
+    m = types.ModuleType("pynvml")
+
+    class NVMLError(Exception):
+        pass
+
+    def unsupported(*a):
+        raise NVMLError("Not Supported")
+
+    m.NVMLError = NVMLError
+    m.NVML_MEMORY_ERROR_TYPE_UNCORRECTED, m.NVML_VOLATILE_ECC = 1, 0
+    m.nvmlInit = m.nvmlShutdown = lambda: None
+    m.nvmlSystemGetDriverVersion = lambda: "580.159.04"
+    m.nvmlSystemGetNVMLVersion = lambda: b"13.580.159.04"
+    m.nvmlSystemGetCudaDriverVersion_v2 = lambda: 13000
+    m.nvmlDeviceGetCount = lambda: 2
+    m.nvmlDeviceGetHandleByIndex = lambda i: i
+    m.nvmlDeviceGetMemoryInfo = lambda h: _Mem()
+    m.nvmlDeviceGetCudaComputeCapability = lambda h: (9, 0)
+    m.nvmlDeviceGetPciInfo = lambda h: _Pci()
+    m.nvmlDeviceGetTotalEccErrors = lambda h, t, c: 0 if h == 0 else 3
+    m.nvmlDeviceGetEccMode = lambda h: (1, 1)
+    m.nvmlDeviceGetRemappedRows = lambda h: (0, 0, False, False) if h == 0 else unsupported()
+    m.nvmlDeviceGetComputeRunningProcesses = lambda h: [_Proc()] if h == 1 else []
+    m.nvmlDeviceGetPersistenceMode = lambda h: 1
+    m.nvmlDeviceGetUUID = lambda h: "GPU-%d" % h
+    m.nvmlDeviceGetName = lambda h: b"NVIDIA H100 80GB HBM3" if h == 0 else "NVIDIA H100 \udcff"
+    return m
+
+
+@pytest.fixture
+def fresh(monkeypatch, tmp_path):
+    """A clean early state, a driver 'loaded' (a stand-in /proc file), and fork allowed (a
+    test run may hold threads other tests left; the child takes no lock they could hold: its
+    modules are imported here first)."""
+    import threading  # noqa: F401
+
+    import gpudoctor.collector.nvidia  # noqa: F401
+
+    monkeypatch.setattr(early, "_state", {"pid": None, "fd": None, "env": None, "reply": None})
+    monkeypatch.setattr(early, "_one_thread", lambda: True)
+    for var in ("VIRTUAL_ENV", "CONDA_PREFIX", "SLURM_JOB_NODELIST", "GPUDOCTOR_DEEP"):
+        monkeypatch.delenv(var, raising=False)
+    proc = tmp_path / "version"
+    proc.write_text("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04\n")
+    yield str(proc)
+    early._end_child()
+    if early._state.pop("gc", False):  # a child whose reply no test read: collection back on
+        import gc
+
+        gc.enable()
+
+
+def _sections(doc):
+    return dict((k, v) for k, v in doc.items() if k not in ("collector", "collected_at"))
+
+
+def test_only_the_prolog_tier_on_this_machine_forks():
+    yes = [["check", "--fast"], ["check", "--fast", "--json", "-o", "r.json"], ["check", "--fas", "--local"],
+           ["slurm-health", "--fast", "--dry-run"], ["check", "--fast", "--via=local"],
+           ["check", "--fast", "--via", "local"], ["check", "--fast", "--", "--hosts", "x"]]
+    no = [["check"], ["slurm-health"], ["check", "--fast", "--facts", "f.json"], ["check", "--fast", "--fac=f"],
+          ["check", "--fast", "--hosts", "hf"], ["check", "--fast", "--nodes=n[1-2]"], ["check", "--fast", "--via", "ssh"],
+          ["check", "--fast", "--python", "/opt/env/bin/python"], ["check", "--fast", "--deep"], ["check", "--fast", "-h"],
+          ["plan", "--fast"], [], ["--version"]]
+    for argv in yes:
+        assert early.fast_local_run(argv, {}), argv
+    for argv in no:
+        assert not early.fast_local_run(argv, {}), argv
+    alloc = {"SLURM_JOB_ID": "7", "SLURM_JOB_NODELIST": "n[1-4]"}
+    assert not early.fast_local_run(["check", "--fast"], alloc)  # check reaches the job's nodes there
+    assert early.fast_local_run(["check", "--fast", "--local"], alloc)
+    assert early.fast_local_run(["slurm-health", "--fast"], alloc)
+    assert early.fast_local_run(["check", "--fast"], dict(alloc, SLURM_SCRIPT_CONTEXT="prolog_slurmd"))
+    assert not early.fast_local_run(["check", "--fast"], {"VIRTUAL_ENV": "/opt/venv"})  # that python is probed
+
+
+def test_no_child_without_the_driver_or_with_threads(fresh, monkeypatch, tmp_path):
+    assert early.start(["check", "--fast"], environ={}, proc=str(tmp_path / "missing")) is None
+    monkeypatch.setattr(early, "_one_thread", lambda: False)
+    assert early.start(["check", "--fast"], environ={}, proc=fresh) is None
+    assert early.take_facts(early.OPTIONS) is None  # no child: the local run collects itself
+    assert early.take("section:host", Context()) is None
+
+
+def test_the_childs_facts_are_this_processs_facts(fresh):
+    here = collect(Context(python=None, options=dict(early.OPTIONS)))
+    assert early.start(["check", "--fast"], environ={}, proc=fresh) is not None
+    assert early.take_facts({"nvidia_smi": True}) is None  # other options: not the child's facts
+    child = early.take_facts(dict(early.OPTIONS))
+    assert child is not None and child["collector"]["section_seconds"]
+    assert _sections(child) == _sections(here)
+    assert early.take_facts(dict(early.OPTIONS)) is None  # taken once
+
+
+def test_with_another_env_key_only_the_keyed_sections_are_collected_again(fresh):
+    key = "ab" * 32
+    here = collect(Context(python=None, options=dict(early.OPTIONS, env_key=key)))
+    early.start(["slurm-health", "--fast"], environ={}, proc=fresh)
+    assert early.take_facts(dict(early.OPTIONS, env_key=key)) is None
+    taken, ran = [], []
+
+    def prefetched(what, ctx):
+        got = early.take(what, ctx)
+        (taken if got is not None else ran).append(what.split(":", 1)[1])
+        return got
+
+    doc = collect(Context(python=None, options=dict(early.OPTIONS, env_key=key), prefetched=prefetched))
+    assert sorted(ran) == sorted(n for n, _ in SECTIONS if n in early.KEYED) and "host" in taken
+    assert _sections(doc) == _sections(here)
+    assert doc["env"] == here["env"]  # hashed with the run's key, not the child's
+
+
+def test_a_changed_environment_is_collected_again(fresh, monkeypatch):
+    early.start(["check", "--fast"], environ={}, proc=fresh)
+    monkeypatch.setenv("GPUDOCTOR_TEST_CHANGED", "1")
+    assert early.take_facts(dict(early.OPTIONS)) is None
+    assert early.take("section:host", Context(python=None, options=dict(early.OPTIONS))) is None
+
+
+def test_only_the_keyed_sections_read_the_env_key():
+    """KEYED must name every section whose facts depend on options["env_key"]."""
+    class Seen(dict):
+        def __init__(self, *a):
+            super().__init__(*a)
+            self.read = set()
+
+        def get(self, k, *d):
+            self.read.add(k)
+            return super().get(k, *d)
+
+        def __getitem__(self, k):
+            self.read.add(k)
+            return super().__getitem__(k)
+
+        def __contains__(self, k):
+            self.read.add(k)
+            return super().__contains__(k)
+
+    readers = []
+    for name, func in SECTIONS:
+        opts = Seen(dict(early.OPTIONS, env_key="cd" * 32))
+        try:
+            func(Context(python=None, options=opts))
+        except Exception:
+            pass
+        if "env_key" in opts.read:
+            readers.append(name)
+    assert readers and set(readers) <= set(early.KEYED), readers
+
+
+def test_the_gpu_section_takes_the_nvml_threads_read(monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "pynvml", _fake_pynvml())
+    root = tmp_path / "root"
+    (root / "proc/driver/nvidia").mkdir(parents=True)
+    (root / "proc/driver/nvidia/version").write_text("NVRM version: NVIDIA UNIX Open Kernel Module  580.159.04\n")
+    plain = nvidia.gpu(Context(root=str(root), live=True, commands={}))
+    read = nvidia._nvml(None)
+    assert json.loads(json.dumps(read)) == list(read)  # what the child's JSON carries back unchanged
+    via = nvidia.gpu(Context(root=str(root), live=True, commands={},
+                             prefetched=lambda what, ctx: read if what == "nvml" else None))
+    assert plain["gpus_source"] == "nvml" and len(plain["gpus"]) == 2 and plain["gpus"][1]["processes"]
+    assert via == plain
+
+    def no_pynvml(what, ctx):
+        raise ImportError("No module named 'pynvml'")
+
+    none = nvidia.gpu(Context(root=str(root), live=True, commands={}, prefetched=no_pynvml))
+    assert none["nvml"] == {"source": "none", "init_error": "pynvml is not importable"}
+
+
+def test_check_fast_reports_the_same_with_the_child(fresh, monkeypatch, tmp_path, capsys):
+    """End to end on this machine: the report of `check --fast --json`, collected here and by
+    the child."""
+    from gpudoctor import cli
+
+    monkeypatch.setenv("GPUDOCTOR_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.delenv("GPUDOCTOR_CONFIG", raising=False)
+    monkeypatch.chdir(tmp_path)
+    argv = ["check", "--fast", "--json"]
+
+    def report():
+        rc = cli.main(argv)
+        doc = json.loads(capsys.readouterr().out)
+        return rc, [(c["id"], c["status"], c["summary"]) for c in doc["checks"]], doc["nodes"]
+
+    alone = report()
+    start = early.start
+    monkeypatch.setattr(early, "start", lambda argv: start(argv, proc=fresh))
+    with_child = report()
+    assert early._state["reply"] and early._state["reply"]["doc"] == {}  # the child's facts were taken
+    assert with_child == alone
+
+
+def test_a_stuck_child_is_killed_at_exit(fresh):
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(w)
+        os.read(r, 1)  # waits for ever, as a wedged driver call would
+        os._exit(0)
+    os.close(r)
+    early._state["pid"] = pid
+    early._end_child()
+    os.close(w)
+    with pytest.raises(ChildProcessError):  # killed and reaped: no such child any more
+        os.waitpid(pid, os.WNOHANG)
