@@ -308,3 +308,16 @@ def test_messages_only_older_nccl_releases_print_are_sites_too():
 def test_an_unknown_nccl_warn_line_gets_the_family_its_words_name(kb, line, family):
     res = explain_text("gpu-a:1:2 [0] new/file.cc:9 %s\n" % line, kb)
     assert res["root"] == family and res["findings"][0]["confidence"] == "structural"
+
+
+def test_nccl_2181_with_another_cuda_failure_is_not_the_known_bug(kb):
+    """Real text, vllm-project/vllm#1359 (torch 2.1's NCCL 2.18.1 on a driver older than its CUDA):
+    the version alone is no known bug; the CUDA string names the cause."""
+    text = ("torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:121, "
+            "unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version 2.18.1\n"
+            "ncclUnhandledCudaError: Call to CUDA function failed.\n"
+            "Last error:\n"
+            "Cuda failure 'CUDA driver version is insufficient for CUDA runtime version'\n")
+    res = explain_text(text, kb)
+    assert res["root"] == "cuda.driver_insufficient"
+    assert not any(f["family"] == "nccl.known_bug" for f in res["findings"])
