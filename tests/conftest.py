@@ -116,7 +116,8 @@ def gpudoctor_cli(tmp_path):
 def multislurm(tmp_path_factory):
     """A real 4-node Slurm (tests/slurmcluster.py): one slurmctld, one slurmd per network
     namespace. sn3 has a 64 MiB /dev/shm (its own mount namespace), sn4 a 64 KiB memlock
-    limit; sn1 and sn2 are healthy. Started once per session (about 1.5 s); each test that
+    limit; sn2 gets an HCA without /dev/infiniband where a test asks (ms.uverbs); sn1 is
+    healthy. Started once per session (about 1.5 s); each test that
     changes node states calls ``reset()`` first."""
     import slurmcluster
 
@@ -125,7 +126,7 @@ def multislurm(tmp_path_factory):
         if os.environ.get("CI"):
             pytest.fail(reason)
         pytest.skip(reason)
-    c = slurmcluster.MultiSlurm(str(tmp_path_factory.mktemp("multislurm")), 4, {3: "shm", 4: "memlock"})
+    c = slurmcluster.MultiSlurm(str(tmp_path_factory.mktemp("multislurm")), 4, {2: "uverbs", 3: "shm", 4: "memlock"})
     try:
         c.start()
         yield c

@@ -11,7 +11,10 @@ How (the recipe tried on these machines, kept beside the code):
 - a node's faults come from the namespaces it starts in: ``shm`` is a private mount
   namespace with a 64 MiB tmpfs on /dev/shm (what docker gives a container by default),
   ``memlock`` a slurmd started under a 64 KiB RLIMIT_MEMLOCK, which every job and prolog
-  inherits from slurmd.
+  inherits from slurmd; ``uverbs`` a node whose /sys/class and /dev are overlays with upper
+  layers of its own, so that a test gives it an HCA in /sys (mlx5_0, port 1 ACTIVE) without
+  /dev/infiniband (ib_uverbs/rdma_ucm not loaded, a container started without --device), or
+  with it, on that node alone (``uverbs``).
 
 Prolog= and HealthCheckProgram= are wrappers that do nothing until a test writes the
 file they name (``prolog.enabled``, ``hc.enabled``): the periodic health check cannot
@@ -65,7 +68,7 @@ def _free_port():
 
 
 class MultiSlurm(object):
-    """faults: {node index (1-based): "shm" | "memlock"}."""
+    """faults: {node index (1-based): "shm" | "memlock" | "uverbs"}."""
 
     def __init__(self, base, n=4, faults=None, hooks=True):
         self.hooks = hooks  # Prolog= and HealthCheckProgram= (benchmarks leave them out)
@@ -152,9 +155,9 @@ class MultiSlurm(object):
         return self.wait(lambda st: all(st.get(n, ("",))[0] == "IDLE" for n in names), timeout,
                          "%s idle" % ",".join(names))
 
-    def set_config(self, text):
+    def set_config(self, text, checks=("shm.size", "limits.memlock")):
         with open(self.gd_config, "w") as f:
-            f.write('select = ["shm.size", "limits.memlock"]\n' + text)
+            f.write("select = [%s]\n" % ", ".join('"%s"' % c for c in checks) + text)
 
     def enable(self, what, on=True):
         """what: "prolog" or "hc" (the wrappers run gpudoctor only while enabled)."""
@@ -174,6 +177,8 @@ class MultiSlurm(object):
         for i in range(1, self.n + 1):
             if self.slurmd.get("sn%d" % i) is None or self.slurmd["sn%d" % i].poll() is not None:
                 self.start_slurmd(i)
+            elif self.faults.get(i) == "uverbs":
+                self.uverbs("sn%d" % i)  # no HCA, no devices: healthy unless a test says otherwise
         resumed = False
         for name, (state, _) in self.states().items():
             if "DRAIN" in state or state.startswith("DOWN") or "FAIL" in state:
@@ -219,6 +224,8 @@ class MultiSlurm(object):
         inner = "hostname %s && mount --bind %s /etc/hosts && " % (name, os.path.join(self.dir, "hosts"))
         if kind == "shm":
             inner += "mount -t tmpfs -o size=%s tmpfs /dev/shm && " % SHM_SMALL
+        elif kind == "uverbs":
+            inner += self._uverbs_mounts(name)
         inner += 'exec "$0" -D -f "$1" -N %s' % name
         cmd = [_exe("nsenter"), "--net=/var/run/netns/" + self.ns(i), _exe("unshare"), "--uts", "--mount",
                "--propagation", "private", "sh", "-c", inner, _exe("slurmd"), self.conf]
@@ -231,6 +238,40 @@ class MultiSlurm(object):
                                              stderr=subprocess.STDOUT, cwd=self.dir, preexec_fn=limits,
                                              start_new_session=True)
         self._expected_up[name] = True
+
+    def _uverbs_mounts(self, name):
+        """Shell for the ``uverbs`` node: /sys/class and /dev as overlays whose upper layers are
+        this node's (``uverbs`` writes there, through the node's own mount namespace), with
+        /dev/shm and /dev/pts moved back on top of the /dev overlay."""
+        d = os.path.join(self.dir, "uverbs-" + name)
+        for sub in ("sysup", "syswork", "devup", "devwork", "keep-shm", "keep-pts"):
+            shutil.rmtree(os.path.join(d, sub), ignore_errors=True)  # a slurmd started again starts clean
+            os.makedirs(os.path.join(d, sub))
+        return ("mount -t overlay overlay -o lowerdir=/sys/class,upperdir={d}/sysup,workdir={d}/syswork /sys/class && "
+                "mount --bind /dev/shm {d}/keep-shm && mount --bind /dev/pts {d}/keep-pts && "
+                "mount -t overlay overlay -o lowerdir=/dev,upperdir={d}/devup,workdir={d}/devwork /dev && "
+                "mount --move {d}/keep-shm /dev/shm && mount --move {d}/keep-pts /dev/pts && ").format(d=d)
+
+    # the files the rdma collector reads of an HCA (Linux drivers/infiniband/core/sysfs.c)
+    HCA = {"infiniband/mlx5_0/node_type": "1: CA", "infiniband/mlx5_0/fw_ver": "28.39.1002",
+           "infiniband/mlx5_0/ports/1/state": "4: ACTIVE", "infiniband/mlx5_0/ports/1/phys_state": "5: LinkUp",
+           "infiniband/mlx5_0/ports/1/rate": "400 Gb/sec (4X NDR)", "infiniband/mlx5_0/ports/1/link_layer": "InfiniBand",
+           "infiniband/mlx5_0/ports/1/lid": "0x12", "infiniband_verbs/uverbs0/ibdev": "mlx5_0"}
+
+    def uverbs(self, name, hca=False, devices=False):
+        """The ``uverbs`` node's RDMA as its own processes see it: an HCA in /sys/class (mlx5_0,
+        port 1 ACTIVE, uverbs0) or none, and /dev/infiniband/{uverbs0,rdma_cm} or no
+        /dev/infiniband (ib_uverbs/rdma_ucm not loaded, a container started without --device)."""
+        script = ["rm -rf /sys/class/infiniband /sys/class/infiniband_verbs /dev/infiniband"]
+        if hca:
+            for rel, text in sorted(self.HCA.items()):
+                path = "/sys/class/" + rel
+                script.append("mkdir -p %s && echo '%s' > %s" % (os.path.dirname(path), text, path))
+        if devices:
+            script.append("mkdir -p /dev/infiniband && touch /dev/infiniband/uverbs0 /dev/infiniband/rdma_cm")
+        r = subprocess.run([_exe("nsenter"), "-t", str(self.slurmd[name].pid), "-m", "sh", "-ec", " && ".join(script)],
+                           capture_output=True, text=True, timeout=10)
+        assert r.returncode == 0, r.stderr
 
     def slow(self, name, rate=None):
         """Rate-limit a node's link both ways with a real tc token bucket (rate None: remove it):
@@ -316,8 +357,11 @@ class MultiSlurm(object):
         if self.ssh_dir:
             shutil.rmtree(self.ssh_dir, ignore_errors=True)
         for name, p in list(self.slurmd.items()):
-            if p is not None and p.poll() is None:
-                p.terminate()
+            if p is not None and p.poll() is None:  # nothing of a slurmd is kept: SIGTERM took up to 2 s
+                try:
+                    os.killpg(p.pid, signal.SIGKILL)
+                except OSError:
+                    pass
         if self.ctld is not None and self.ctld.poll() is None:
             self.ctld.kill()  # its saved state is never read again (SIGTERM took 2-3 s to save it)
         end = time.time() + 2  # all of them together; nothing of their state is needed afterwards

@@ -1,7 +1,8 @@
 """gpudoctor on a real 4-node Slurm (the session's `multislurm` fixture, tests/slurmcluster.py):
 one slurmctld, one slurmd per network namespace, each node with its own hostname, address
 and /etc/hosts. sn3 has a 64 MiB /dev/shm (its own mount namespace), sn4 a 64 KiB memlock
-limit inherited from its slurmd; sn1 and sn2 are healthy.
+limit inherited from its slurmd; sn2 gets an HCA without /dev/infiniband where a test gives
+it one; sn1 is healthy.
 
 What runs is what a user runs: `salloc -N4 gpudoctor check` (srun is the default inside an
 allocation), `gpudoctor check --via srun --nodes sn[1-4]` from outside one, and the
@@ -143,21 +144,35 @@ def test_hung_garbage_and_missing_python_nodes_beside_a_healthy_one(ms):
     assert rc == 1 and took < 4 + 5, took
 
 
-def test_prolog_drains_only_the_bad_node_by_name_and_the_health_check_resumes_it(ms):
-    ms.set_config('shm_min = "1GiB"\n')
+# no limits.memlock: beside an HCA, the 8 MiB memlock this machine allows fails too (ibv_reg_mr)
+WITH_RDMA = ("shm.size", "rdma.ports")
+
+
+def test_prolog_drains_only_the_bad_nodes_by_name_and_the_health_check_resumes_them(ms):
+    """sn3's /dev/shm is too small; sn2 has its HCA (mlx5_0, port ACTIVE) but no
+    /dev/infiniband (a required device file missing): both are drained, each by name with
+    its own reason; sn1 and sn4 are not."""
+    ms.uverbs("sn2", hca=True)
+    ms.set_config('shm_min = "1GiB"\n', checks=WITH_RDMA)
     ms.enable("prolog")
     r = ms.run("srun", "-N4", "-t", "1", "true", timeout=60)
     assert r.returncode != 0 and "prolog" in r.stderr.lower(), r.stderr
-    st = ms.wait(lambda st: "DRAIN" in st["sn3"][0], 20, "sn3 drained")
+    st = ms.wait(lambda st: "DRAIN" in st["sn3"][0] and "DRAIN" in st["sn2"][0], 20, "sn2 and sn3 drained")
     assert (st["sn3"][1] or "").startswith("gpudoctor: shm.size: /dev/shm is 64.0 MiB"), st
-    assert [n for n in ("sn1", "sn2", "sn4") if "DRAIN" in st[n][0] or st[n][1]] == [], st
+    # ("inside a docker container the RDMA devices are visible in /sys but ..." where this machine is one)
+    assert (st["sn2"][1] or "").startswith("gpudoctor: rdma.ports: ") and \
+        "/dev/infiniband lacks rdma_cm, uverbs0" in st["sn2"][1], st
+    assert [n for n in ("sn1", "sn4") if "DRAIN" in st[n][0] or st[n][1]] == [], st
     # a job on the healthy nodes runs through the same prolog
-    ok = ms.run("srun", "-N3", "-x", "sn3", "-t", "1", "true", timeout=60)
+    ok = ms.run("srun", "-N2", "-x", "sn[2-3]", "-t", "1", "true", timeout=60)
     assert ok.returncode == 0, ok.stderr
-    # sn3 is fixed (the operator lowers the minimum here); slurmd's periodic health check resumes it
-    ms.set_config('shm_min = "32MiB"\n')
+    # both are fixed (sn2's devices appear; the operator lowers the shm minimum here); slurmd's
+    # periodic health check resumes them
+    ms.uverbs("sn2", hca=True, devices=True)
+    ms.set_config('shm_min = "32MiB"\n', checks=WITH_RDMA)
     ms.enable("hc")
-    ms.wait(lambda st: "DRAIN" not in st["sn3"][0] and st["sn3"][1] is None, 20, "sn3 resumed by the health check")
+    ms.wait(lambda st: all("DRAIN" not in st[n][0] and st[n][1] is None for n in ("sn2", "sn3")), 20,
+            "sn2 and sn3 resumed by the health check")
     ms.enable("hc", False)
     # resumed: IDLE+NOT_RESPONDING until slurmd answers slurmctld (which 22.05 here did not
     # ask within a minute); a reconfigure makes every slurmd register at once
@@ -166,14 +181,41 @@ def test_prolog_drains_only_the_bad_node_by_name_and_the_health_check_resumes_it
     assert ms.run("srun", "-N4", "-t", "1", "true", timeout=60).returncode == 0
 
 
-def test_a_broken_gpudoctor_config_drains_no_node(ms):
-    """A typo in gpudoctor.toml (exit 2) is gpudoctor's failure, not the nodes': the prolog
-    lets every job run and nothing is drained."""
+def test_a_broken_gpudoctor_config_or_a_crashed_check_drains_no_node(ms):
+    """A typo in gpudoctor.toml (exit 2) or a check that crashes (a gpudoctor bug: here a
+    plugin check that raises, installed on every node's PYTHONPATH) is gpudoctor's failure,
+    not the nodes': the prolog lets every job run and nothing is drained."""
     with open(ms.gd_config, "w") as f:
         f.write("shm_min = [unclosed\n")
     ms.enable("prolog")
     r = ms.run("srun", "-N4", "-t", "1", "true", timeout=60)
     assert r.returncode == 0, r.stderr
+    st = ms.states()
+    assert not [n for n, (s, why) in st.items() if "DRAIN" in s or why], st
+    plug = os.path.join(ms.dir, "crashplug")
+    os.makedirs(os.path.join(plug, "gdcrash-0.dist-info"), exist_ok=True)
+    with open(os.path.join(plug, "gdcrash-0.dist-info", "METADATA"), "w") as f:
+        f.write("Metadata-Version: 2.1\nName: gdcrash\nVersion: 0\n")
+    with open(os.path.join(plug, "gdcrash-0.dist-info", "entry_points.txt"), "w") as f:
+        f.write("[gpudoctor.checks]\ncrash = gdcrash_checks\n")
+    with open(os.path.join(plug, "gdcrash_checks.py"), "w") as f:
+        f.write("from gpudoctor.registry import check\n\n\n@check('site.crash', title='crashes', needs=('host',))\n"
+                "def crash(facts, config):\n    raise RuntimeError('a bug')\n")
+    ms.set_config("", checks=("site.crash",))
+    with open(ms.defaults) as f:
+        defaults = f.read()
+    try:
+        with open(ms.defaults, "a") as f:
+            f.write("PYTHONPATH=%s\n" % plug)
+        r = ms.run("srun", "-N4", "-t", "1", "true", timeout=60)
+    finally:
+        with open(ms.defaults, "w") as f:
+            f.write(defaults)
+    assert r.returncode == 0, r.stderr
+    # what the prolog saw: the plugin loaded and its check crashed (not "no such check", exit 2)
+    seen = ms.run(ms.gpudoctor, "slurm-health", "--fast", "--dry-run", "--node", "sn1", "--no-history",
+                  env={"PYTHONPATH": plug, "GPUDOCTOR_CONFIG": ms.gd_config}, cwd=ms.cwd)
+    assert seen.returncode not in (0, 1, 2) and "a check crashed" in seen.stdout + seen.stderr, seen
     st = ms.states()
     assert not [n for n, (s, why) in st.items() if "DRAIN" in s or why], st
 
@@ -265,7 +307,7 @@ def test_a_batch_job_whose_prolog_fails_on_one_node_runs_on_healthy_ones(ms):
     ms.run("scontrol", "update", "jobid=" + job, "StartTime=now", check=True)
     t0 = time.time()
     while fields().get("JobState") not in ("COMPLETED", "FAILED", "CANCELLED"):
-        assert time.time() - t0 < 60, fields()
+        assert time.time() - t0 < 60, (fields(), ms.states())
         time.sleep(0.1)
     f = fields()
     ms.run("scancel", job)
