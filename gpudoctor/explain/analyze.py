@@ -218,7 +218,8 @@ def _tell_apart(e):
     """The note of a family answer: the lines that tell its causes apart, and how to get them."""
     rerun = "; ".join(e["debug"][:1]) or "rerun with NCCL_DEBUG=INFO"
     return ("The message alone does not say which cause: the line printed just before it does. Each cause below "
-            "says what to look for (confirm:); if the log has no such line, rerun with %s." % rerun)
+            "says what to look for (confirm:); if the log has no such line, rerun with %s%s"
+            % (rerun, "" if rerun.endswith((".", "?", ")")) else "."))
 
 
 _FAILURE_WORDS = ("fail", "error", "could not", "cannot", "unable", "invalid", "mismatch", "timeout", "timed out",
