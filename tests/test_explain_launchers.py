@@ -196,3 +196,31 @@ def test_deepspeed_env_file_line_without_equals(kb):
     # the same ValueError from another program's parser is not DeepSpeed's environment file
     res = explain.explain_text(REAL["mmcv_1840"], kb)
     assert not any(f["id"] == "deepspeed.env_file_syntax" for f in res["findings"])
+
+
+def test_remote_rank_errors_after_pdsh_name_what_was_not_carried(kb):
+    # Built from the source, not from a thread: PDSHRunner.get_cmd's command (logged as 'cmd = pdsh ...'),
+    # pdsh's 'host: ' prefix on remote output and its 'pdsh@host: host: ssh exited with exit code N'.
+    cmd = ("[2024-01-01 10:00:00,000] [INFO] [runner.py:623:main] cmd = pdsh -S -f 1024 -w node1,node2 export "
+           "PYTHONPATH=/home/u/proj; cd /home/u/proj; /home/u/venv/bin/python -u -m deepspeed.launcher.launch "
+           "--world_info=e30= --node_rank=%n --master_addr=10.0.0.1 --master_port=29500 train.py\n")
+    module = cmd + ("node2: Traceback (most recent call last):\nnode2:   File \"/home/u/proj/train.py\", line 3, in "
+                    "<module>\nnode2:     import transformers\nnode2: ModuleNotFoundError: No module named "
+                    "'transformers'\npdsh@node1: node2: ssh exited with exit code 1\n")
+    root = explain.explain_text(module, kb)["findings"][0]
+    assert root["id"] == "deepspeed.remote_env" and "same path" in root["causes"][0]["fix"][0]
+    lib = cmd + ("node2: /home/u/venv/bin/python: error while loading shared libraries: libpython3.10.so.1.0: cannot "
+                 "open shared object file: No such file or directory\npdsh@node1: node2: ssh exited with exit code 127\n")
+    root = explain.explain_text(lib, kb)["findings"][0]
+    assert root["id"] == "deepspeed.remote_env" and "~/.deepspeed_env" in root["causes"][0]["fix"][0]
+
+
+def test_ds_report_small_dev_shm_is_a_note_naming_shm_size(kb):
+    # the environment section as deepspeed/env_report.py debug_report() and get_shm_size() print it
+    text = ("DeepSpeed general environment info:\ntorch version .................... 2.1.0\n"
+            "shared memory (/dev/shm) size .... 64.00 MB\n"
+            "  [WARNING] /dev/shm size might be too small, if running in docker increase to at least "
+            "--shm-size='1gb' \n")
+    res = explain.explain_text(text, kb)
+    assert res["verdict"] == "no_error" and [c["id"] for c in res["context"]] == ["deepspeed.ds_report_shm"]
+    assert "--shm-size" in res["context"][0]["fix"]
