@@ -224,3 +224,16 @@ def test_ds_report_small_dev_shm_is_a_note_naming_shm_size(kb):
     res = explain.explain_text(text, kb)
     assert res["verdict"] == "no_error" and [c["id"] for c in res["context"]] == ["deepspeed.ds_report_shm"]
     assert "--shm-size" in res["context"][0]["fix"]
+
+
+def test_a_login_node_as_the_store_address_is_named(kb):
+    # torch's own connect messages (torch/csrc/distributed/c10d/socket.cpp formats) naming a login node
+    text = ("[W socket.cpp:601] [c10d] The client socket has failed to connect to [login01]:29500 (errno: 110 - "
+            "Connection timed out).\ntorch.distributed.DistNetworkError: The client socket has timed out after 1800s "
+            "while trying to connect to (login01, 29500).\n")
+    root = explain.explain_text(text, kb)["findings"][0]
+    assert root["id"] == "rendezvous.connect" and "login node" in root["causes"][0]["text"]
+    assert "scontrol show hostnames" in root["causes"][0]["fix"][0]
+    # a compute node's name is not read as a login node
+    root = explain.explain_text(text.replace("login01", "gpu-a01"), kb)["findings"][0]
+    assert "login node" not in root["causes"][0]["text"]
