@@ -344,8 +344,9 @@ def structural(scan, kb):
         if eid in by:
             where = sub if lib != "torch.distributed" else "torch/distributed/%s" % sub
             return _structural_finding(by[eid], hit, "%s raised in %s" % (exc or "an error", where), scan)
+        # (torch's own frames: no "check that its version matches torch's")
         return _structural_finding(by["code.library_error"], hit, "%s raised in %s's code" % (exc or "an error", lib),
-                                   scan, lib=lib)
+                                   scan, lib=None if lib == "torch.distributed" else lib)
     if scan.matches.get("_struct_traceback"):
         return _structural_finding(by["code.exception"], hit, "%s at the end of a traceback with no frame of a "
                                    "known library" % (exc or "an error"), scan)
