@@ -1,37 +1,37 @@
-"""The prolog tier's facts, collected in a child process while gpudoctor imports.
+"""The prolog tier's facts, collected by two child processes while gpudoctor imports.
 
 `check --fast` and `slurm-health --fast` (the prolog tier) read this machine in process. On
 an H100 node that is about 45 ms of imports before the first fact (the cli, config,
 registry, runner, 17 check modules, the collector's 12 section modules: CPU, under one GIL)
 and then about 60 ms of collecting (importing pynvml 8 ms; ``nvmlInit`` 12 ms, the first
 device handle 7 ms and the ECC reads 5 ms of driver time; the python section's
-site-packages scan 7-10 ms; dmesg, the host's names, CUDA's libraries): docs/benchmarks.md,
+site-packages scan 7-14 ms; dmesg, the host's names, CUDA's libraries): docs/benchmarks.md,
 "The prolog tier against the NVML floor". A thread could overlap the driver time, not the
-imports. So ``start`` forks once, first thing, while the process is still one thread (a fork
-copies only the calling thread; a lock another thread held would never be released in the
-child), and the child collects while the parent imports:
+imports. So ``start`` forks twice, first thing, while the process is still one thread (a
+fork copies only the calling thread; a lock another thread held would never be released in
+the child), and the children collect while the parent imports:
 
-- the child imports pynvml, then reads NVML (``_nvml``, the gpu section's own function) in a
-  thread, which waits in the driver with the GIL released, while its main thread imports
-  the collector and runs the other sections; the gpu section runs last and takes the
-  thread's result (``last``, ``prefetched`` in collector/base.py);
-- it collects with the options the local fast path gives (``OPTIONS``), in the environment
-  and with the rlimits, user and interpreter the parent has at the fork, and sends the facts
-  back as JSON through a pipe;
+- the reading child imports pynvml and reads NVML (``_nvml``, the gpu section's own read) in a
+  thread, which waits in the driver with the GIL released, while its main thread runs the
+  python section; it sends both to the collecting child as JSON;
+- the collecting child runs every other section, then python and gpu, taking the reading
+  child's results (``last`` and ``prefetched`` in collector/base.py), with the options the
+  local fast path gives (``OPTIONS``), in the environment and with the rlimits, user and
+  interpreter the parent has at the fork, and sends the facts to the parent as JSON;
 - the parent takes them (``take_facts``) when it would collect with the same options in the
   same environment; where only the per-run key for hashing environment values differs
   (slurm-health keeps one in its history), it runs the collector and takes every section
   but the few that read that key (``KEYED``) from the child (``take``); otherwise it
   collects for itself, as before.
 
-The facts are the same values: a section goes back only when JSON carries it unchanged (it
-compares equal after the round trip); a section that does not is collected by the parent.
-The child's NVML thread runs the same ``_nvml``: no pynvml there raises the same ImportError
-in the gpu section; any other failure leaves the read to the section itself.
+The facts are the same values: a result goes on only when JSON carries it unchanged (it
+compares equal after the round trip), else whoever needs it reads it itself; no pynvml in the
+reading child raises the same ImportError in the gpu section; a read that failed or a child
+that died leaves the read to the next in line, in process, as before.
 
-Waiting for the child happens inside the local deadline's thread (transport/local.py), and a
-child still running when gpudoctor exits is killed, so a wedged NVML never outlives the run.
-Nothing here imports more than ``os`` and ``sys`` before the fork.
+Waiting for the children happens inside the local deadline's thread (transport/local.py), and
+a child still running when gpudoctor exits is killed, so a wedged NVML never outlives the run.
+Nothing here imports more than ``os`` and ``sys`` before the forks.
 """
 
 import os
@@ -45,7 +45,7 @@ OPTIONS = {"nvidia_smi": False}  # the collector's options on the local fast pat
 KEYED = ("env", "nccl", "watch")  # the sections that read options["env_key"]: never taken across keys
 MAX_REPLY = 64 << 20  # bytes read from the child (facts are 20-150 KiB; gather.MAX_FACTS_BYTES is 64 MiB)
 
-_state = {"pid": None, "fd": None, "env": None, "reply": None}
+_state = {"pids": [], "fd": None, "env": None, "reply": None}
 
 
 def fast_local_run(argv, environ=None):
@@ -86,46 +86,99 @@ def _one_thread():
 
 
 def start(argv, environ=None, proc="/proc/driver/nvidia/version"):
-    """Fork the collecting child when ``argv`` is the prolog tier on a GPU node (the NVIDIA
-    driver is loaded: there the reads are slow enough to be worth a process) and this
-    process is one thread. Returns the child's pid, or None."""
-    if _state["pid"] is not None or _state["reply"] is not None or not hasattr(os, "fork") \
+    """Fork the two children when ``argv`` is the prolog tier on a GPU node (the NVIDIA
+    driver is loaded: there the reads are slow enough to be worth a process) and this process
+    is one thread. Returns the collecting child's pid, or None."""
+    if _state["pids"] or _state["reply"] is not None or not hasattr(os, "fork") \
             or not fast_local_run(argv, environ) or not os.path.exists(proc) or not _one_thread():
-        return None
-    r, w = os.pipe()
-    try:
-        pid = os.fork()
-    except OSError:
-        os.close(r)
-        os.close(w)
         return None
     import gc
 
-    if gc.isenabled():  # a short run that makes few cycles: no collection passes while both import
-        gc.disable()
-        _state["gc"] = True
-    if pid == 0:
-        try:
-            os.close(r)
-            _child(w)
-        finally:
-            os._exit(0)  # no atexit handlers, no flush of the parent's buffers
+    was = gc.isenabled()
+    gc.disable()  # a short run that makes few cycles: no collection passes while all three import
+    rn, wn = os.pipe()
+    reader = _fork(_reader_child, (wn,), (rn,))
+    os.close(wn)
+    r, w = os.pipe()
+    collector = _fork(_child, (w, rn), (r,)) if reader is not None else None
     os.close(w)
-    _state.update(pid=pid, fd=r, env=dict(os.environ))
+    os.close(rn)
+    if collector is None:  # the parent collects for itself
+        os.close(r)
+        _state["pids"] = [p for p in (reader,) if p is not None]
+        _end_child()
+        if was:
+            gc.enable()
+        return None
+    _state.update(pids=[reader, collector], fd=r, env=dict(os.environ), gc=was)
     import atexit
 
     atexit.register(_end_child)
+    return collector
+
+
+def _fork(body, args, close):
+    """body(*args) in a child, which closes the descriptors ``close`` first and never returns."""
+    try:
+        pid = os.fork()
+    except OSError:
+        return None
+    if pid == 0:
+        try:
+            for fd in close:
+                os.close(fd)
+            null = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):  # never the parent's stdout: whoever reads it to EOF must not wait for a child
+                os.dup2(null, fd)
+            body(*args)
+        finally:
+            os._exit(0)  # no atexit handlers, no flush of the parent's buffers
     return pid
 
 
-def _child(w):
-    null = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):  # never the parent's stdout: whoever reads it to EOF must not wait for this child
-        os.dup2(null, fd)
+def _json_safe(value, json):
+    """Whether JSON carries ``value`` unchanged (no tuple, number as a key, NaN, bytes)."""
+    try:
+        return json.loads(json.dumps(value)) == value
+    except (TypeError, ValueError):
+        return False
+
+
+def _write(fd, text):
+    data = text.encode("utf-8")
+    while data:
+        data = data[os.write(fd, data):]
+
+
+def _read(fd, limit=MAX_REPLY):
+    """A JSON object from ``fd`` (read to its end, then closed); {} for anything else."""
+    chunks, size = [], 0
+    try:
+        while size <= limit:
+            b = os.read(fd, 1 << 16)
+            if not b:
+                break
+            chunks.append(b)
+            size += len(b)
+    finally:
+        os.close(fd)
+    import json
+
+    try:
+        msg = json.loads(b"".join(chunks).decode("utf-8")) if size <= limit else None
+    except ValueError:  # a child that died mid-reply
+        msg = None
+    return msg if isinstance(msg, dict) else {}
+
+
+def _reader_child(w):
+    """The reading child: NVML (``_nvml``, the gpu section's own read) in a thread, which waits
+    in the driver with the GIL released, while its main thread runs the python section (the
+    site-packages scan); both go to the collecting child as JSON."""
     import json
     import threading
 
-    nvml = {}
+    nvml, msg = {}, {}
 
     def read_nvml():
         try:
@@ -142,32 +195,71 @@ def _child(w):
                 pass
             from gpudoctor.collector.nvidia import _nvml
 
-            nvml["read"] = _nvml(None)
+            nvml["read"] = list(_nvml(None))
         except ImportError as exc:  # no pynvml: the gpu section says so, as it would reading itself
             nvml["import_error"] = str(exc)
         except Exception:  # the gpu section reads again and reports what it meets
             pass
 
-    def prefetched(what, ctx):
-        if what != "nvml":
-            return None
-        thread.join()
-        if "import_error" in nvml:
-            raise ImportError(nvml["import_error"])
-        return nvml.get("read")
-
-    reply = {}
+    thread = None
     try:
         try:
             import pynvml  # noqa: F401 (here, so that the thread goes straight to the driver)
-        except ImportError:
-            pass
-        sys.setswitchinterval(0.0005)  # the thread gets the GIL back soon after each driver call
-        thread = threading.Thread(target=read_nvml, name="gpudoctor-nvml", daemon=True)
-        thread.start()
+        except ImportError as exc:
+            nvml["import_error"] = str(exc)
+        else:
+            sys.setswitchinterval(0.0005)  # the thread gets the GIL back soon after each driver call
+            thread = threading.Thread(target=read_nvml, name="gpudoctor-nvml", daemon=True)
+            thread.start()
+        from gpudoctor.collector import Context
+        from gpudoctor.collector.base import collect_sections
+
+        out, seconds = collect_sections(Context(python=None, options=dict(OPTIONS)), only={"python"})
+        msg["python"] = [out["python"], seconds["python"]]
+    except BaseException:  # the collecting child reads for itself
+        pass
+    if thread is not None:
+        thread.join()
+    if "import_error" in nvml:
+        msg["nvml_import_error"] = nvml["import_error"]
+    elif "read" in nvml:
+        msg["nvml"] = nvml["read"]
+    for key in ("python", "nvml"):  # only what JSON carries unchanged
+        if key in msg and not _json_safe(msg[key], json):
+            del msg[key]
+    _write(w, json.dumps(msg))
+
+
+def _child(w, rn):
+    """The collecting child: every section, gpu and python last, taking NVML's read and the
+    python section from the reading child (``rn``) when they came."""
+    import json
+
+    got = {}
+
+    def reading():
+        if "msg" not in got:
+            got["msg"] = _read(rn)
+        return got["msg"]
+
+    def prefetched(what, ctx):
+        if what == "nvml":
+            msg = reading()
+            if "nvml_import_error" in msg:
+                raise ImportError(msg["nvml_import_error"])
+            v = msg.get("nvml")
+            ok = isinstance(v, list) and len(v) == 2 and isinstance(v[1], dict) and (v[0] is None or isinstance(v[0], list))
+            return (v[0], v[1]) if ok else None
+        if what == "section:python":
+            v = reading().get("python")
+            ok = isinstance(v, list) and len(v) == 2 and isinstance(v[0], dict) and isinstance(v[1], (int, float))
+            return (v[0], v[1]) if ok else None
+        return None
+
+    try:
         from gpudoctor.collector import Context, collect
 
-        doc = collect(Context(python=None, options=dict(OPTIONS), prefetched=prefetched), last=("gpu",))
+        doc = collect(Context(python=None, options=dict(OPTIONS), prefetched=prefetched), last=("gpu", "python"))
         try:
             text = json.dumps(doc)
             same = json.loads(text) == doc
@@ -175,43 +267,23 @@ def _child(w):
             same = False
         if not same:  # a tuple, a number as a key, a NaN, bytes: that section is the parent's to read
             for name in list(doc):
-                try:
-                    if json.loads(json.dumps(doc[name])) != doc[name]:
-                        del doc[name]
-                except (TypeError, ValueError):
+                if not _json_safe(doc[name], json):
                     del doc[name]
             text = json.dumps(doc)
         data = '{"options": %s, "complete": %s, "doc": %s}' % (json.dumps(OPTIONS), json.dumps(same), text)
     except BaseException:  # the parent collects for itself
         data = "{}"
-    data = data.encode("utf-8")
-    while data:
-        data = data[os.write(w, data):]
+    _write(w, data)
 
 
 def _reply():
-    """The child's reply, read once (waiting for the child); {} when it sent none."""
+    """The collecting child's reply, read once (waiting for it); {} when it sent none."""
     if _state["reply"] is None:
         fd, _state["fd"], _state["reply"] = _state["fd"], None, {}
         if fd is None:
             return _state["reply"]
-        chunks, size = [], 0
-        try:
-            while size <= MAX_REPLY:
-                b = os.read(fd, 1 << 16)
-                if not b:
-                    break
-                chunks.append(b)
-                size += len(b)
-        finally:
-            os.close(fd)
-        import json
-
-        try:
-            msg = json.loads(b"".join(chunks).decode("utf-8")) if size <= MAX_REPLY else None
-        except ValueError:  # the child died mid-reply
-            msg = None
-        ok = isinstance(msg, dict) and msg.get("options") == OPTIONS and isinstance(msg.get("doc"), dict)
+        msg = _read(fd)
+        ok = msg.get("options") == OPTIONS and isinstance(msg.get("doc"), dict)
         _state["reply"] = msg if ok else {}
         if _state.pop("gc", False):  # the imports are done: cycles are collected again
             import gc
@@ -259,15 +331,14 @@ def take(what, ctx):
 
 
 def _end_child():
-    """At exit: the child has finished (reap it) or is stuck in the driver (kill it)."""
-    pid, _state["pid"] = _state["pid"], None
-    if pid is None:
-        return
-    try:
-        if os.waitpid(pid, os.WNOHANG) == (0, 0):
-            import signal
+    """At exit: a child has finished (reap it) or is stuck in the driver (kill it)."""
+    pids, _state["pids"] = _state["pids"], []
+    for pid in pids:
+        try:
+            if os.waitpid(pid, os.WNOHANG) == (0, 0):
+                import signal
 
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-    except OSError:
-        pass
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+        except OSError:
+            pass

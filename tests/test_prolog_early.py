@@ -66,7 +66,7 @@ def fresh(monkeypatch, tmp_path):
 
     import gpudoctor.collector.nvidia  # noqa: F401
 
-    monkeypatch.setattr(early, "_state", {"pid": None, "fd": None, "env": None, "reply": None})
+    monkeypatch.setattr(early, "_state", {"pids": [], "fd": None, "env": None, "reply": None})
     monkeypatch.setattr(early, "_one_thread", lambda: True)
     for var in ("VIRTUAL_ENV", "CONDA_PREFIX", "SLURM_JOB_NODELIST", "GPUDOCTOR_DEEP"):
         monkeypatch.delenv(var, raising=False)
@@ -229,8 +229,47 @@ def test_a_stuck_child_is_killed_at_exit(fresh):
         os.read(r, 1)  # waits for ever, as a wedged driver call would
         os._exit(0)
     os.close(r)
-    early._state["pid"] = pid
+    early._state["pids"] = [pid]
     early._end_child()
     os.close(w)
     with pytest.raises(ChildProcessError):  # killed and reaped: no such child any more
         os.waitpid(pid, os.WNOHANG)
+
+
+def _reader_reply(monkeypatch, pynvml_module):
+    """What the reading child sends (it runs in a fork here, as in the prolog tier)."""
+    monkeypatch.setitem(sys.modules, "pynvml", pynvml_module)
+    r, w = os.pipe()
+    pid = early._fork(early._reader_child, (w,), (r,))
+    os.close(w)
+    msg = early._read(r)
+    os.waitpid(pid, 0)
+    return msg
+
+
+def test_the_reading_child_reads_nvml_and_the_python_section_as_this_process(monkeypatch):
+    from gpudoctor.collector.base import collect_sections
+
+    msg = _reader_reply(monkeypatch, _fake_pynvml())
+    assert msg["nvml"] == json.loads(json.dumps(nvidia._nvml(None)))
+    here = collect_sections(Context(python=None, options=dict(early.OPTIONS)), only={"python"})[0]["python"]
+    assert msg["python"][0] == here and here["status"] == "ok"
+    msg = _reader_reply(monkeypatch, None)  # import pynvml raises ImportError
+    assert "nvml" not in msg and "pynvml" in msg["nvml_import_error"] and msg["python"][0] == here
+
+
+def test_without_the_reading_child_the_collecting_child_reads_everything(fresh, monkeypatch):
+    here = collect(Context(python=None, options=dict(early.OPTIONS)))
+    monkeypatch.setattr(early, "_reader_child", lambda w: early._write(w, "not json"))
+    early.start(["check", "--fast"], environ={}, proc=fresh)
+    child = early.take_facts(dict(early.OPTIONS))
+    assert child is not None and _sections(child) == _sections(here)
+
+
+def test_the_collecting_child_takes_the_reading_childs_python_section(fresh, monkeypatch):
+    marked = {"status": "ok", "executable": "/marked/by/the/reading/child"}
+    monkeypatch.setattr(early, "_reader_child", lambda w: early._write(w, json.dumps({"python": [marked, 0.25]})))
+    early.start(["check", "--fast"], environ={}, proc=fresh)
+    child = early.take_facts(dict(early.OPTIONS))
+    assert child["python"] == marked and child["collector"]["section_seconds"]["python"] == 0.25
+    assert list(child) == list(collect(Context(python=None, options=dict(early.OPTIONS))))  # sections in order
