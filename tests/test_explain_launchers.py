@@ -237,3 +237,15 @@ def test_a_login_node_as_the_store_address_is_named(kb):
     # a compute node's name is not read as a login node
     root = explain.explain_text(text.replace("login01", "gpu-a01"), kb)["findings"][0]
     assert "login node" not in root["causes"][0]["text"]
+
+
+def test_deepspeed_openmpi_runner_eth0_default(kb):
+    # Built from the sources: the command OpenMPIRunner.get_cmd builds (logged by runner.py as 'cmd = ...')
+    # and Open MPI 4.1's help-mpi-btl-tcp.txt [invalid if_inexclude] topic
+    cmd = ("[2024-06-01 09:00:00,000] [INFO] [runner.py:623:main] cmd = mpirun -n 16 -hostfile hostfile --mca btl "
+           "^openib --mca btl_tcp_if_include eth0 -x UCX_TLS=tcp /home/u/venv/bin/python -u train.py --deepspeed\n")
+    warn = ("WARNING: An invalid value was given for btl_tcp_if_include.  This\nvalue will be ignored.\n\n"
+            "  Local host: gpu-a01\n  Value:      eth0\n  Message:    Unknown interface name\n")
+    root = explain.explain_text(cmd + warn, kb)["findings"][0]
+    assert root["id"] == "deepspeed.openmpi_eth0" and "--launcher_args" in root["causes"][0]["fix"][0]
+    assert explain.explain_text(cmd, kb)["verdict"] == "no_error"  # the launch line alone is no error
