@@ -25,13 +25,16 @@ sys.exit(main(["check", "--fast", "--json"]))
 
 def test_check_fast_imports_none_of_the_heavy_modules(tmp_path):
     env = dict(os.environ, GPUDOCTOR_STATE_DIR=str(tmp_path / "state"))
-    env.pop("GPUDOCTOR_CONFIG", None)
+    for var in ("GPUDOCTOR_CONFIG", "VIRTUAL_ENV", "CONDA_PREFIX", "SLURM_JOB_NODELIST"):
+        env.pop(var, None)
     p = subprocess.run([sys.executable, "-c", _PROG], cwd=str(tmp_path), env=env, capture_output=True, text=True,
                        timeout=60)
     assert p.returncode in (0, 1), p.stderr
     assert '"checks"' in p.stdout  # a real report came out
     mods = set(p.stderr.rsplit("MODULES ", 1)[1].split())
-    assert "gpudoctor.checks.launch" in mods and "gpudoctor.collector.nvidia" in mods  # every check still ran
+    assert "gpudoctor.checks.launch" in mods  # every check still ran
+    # the collector ran here, or (on a GPU node) in the children gpudoctor/early.py forks
+    assert ("gpudoctor.collector.nvidia" in mods) != os.path.exists("/proc/driver/nvidia/version")
     assert sorted(m for m in mods if m in DENY or m.split(".")[0] in DENY) == []
 
 
