@@ -80,7 +80,8 @@ REAL = {
         "    AssertionError: Unable to pre-compile async_io\n"
         "    No CUDA runtime is found, using CUDA_HOME='/usr/local/cuda'\n"),
     # https://github.com/open-mmlab/mmcv/issues/1840 (the same ValueError from another program's k=v parser)
-    "mmcv_1840": "    key, val = kv.split('=', maxsplit=1)\nValueError: not enough values to unpack (expected 2, got 1)\n",
+    "mmcv_1840": ("    key, val = kv.split('=', maxsplit=1)\n"
+                  "ValueError: not enough values to unpack (expected 2, got 1)\n"),
 }
 
 
@@ -210,7 +211,8 @@ def test_remote_rank_errors_after_pdsh_name_what_was_not_carried(kb):
     root = explain.explain_text(module, kb)["findings"][0]
     assert root["id"] == "deepspeed.remote_env" and "same path" in root["causes"][0]["fix"][0]
     lib = cmd + ("node2: /home/u/venv/bin/python: error while loading shared libraries: libpython3.10.so.1.0: cannot "
-                 "open shared object file: No such file or directory\npdsh@node1: node2: ssh exited with exit code 127\n")
+                 "open shared object file: No such file or directory\n"
+                 "pdsh@node1: node2: ssh exited with exit code 127\n")
     root = explain.explain_text(lib, kb)["findings"][0]
     assert root["id"] == "deepspeed.remote_env" and "~/.deepspeed_env" in root["causes"][0]["fix"][0]
 

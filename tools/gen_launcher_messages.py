@@ -6,8 +6,8 @@ below; MSG_FIX gives a message its own meaning and fix where its family's is too
 
 Usage:
     pip download --no-deps deepspeed accelerate -d /tmp/pyl   (unpack the sdist / wheel)
-    python tools/gen_launcher_messages.py --deepspeed /tmp/pyl/ds/deepspeed-X --accelerate /tmp/pyl/acc \
-        --version "deepspeed X, accelerate Y" [-o OUT]
+    python tools/gen_launcher_messages.py --deepspeed /tmp/pyl/ds/deepspeed-X --accelerate /tmp/pyl/acc [-o OUT]
+        (the release is read from the sdist's PKG-INFO and the wheel's METADATA; --version overrides it)
     python tools/gen_launcher_messages.py --slice tools/data/launcher_messages_slice.txt -o OUT   (the test)
 
 Sources: deepspeed (https://pypi.org/project/deepspeed/, sdist) deepspeed/launcher/*.py and
@@ -47,8 +47,8 @@ import knowgen  # noqa: E402
 
 GENERATOR = "tools/gen_launcher_messages.py"
 FILES = {  # globs under each root, read in this order
-    "deepspeed": ["deepspeed/launcher/runner.py", "deepspeed/launcher/launch.py", "deepspeed/launcher/multinode_runner.py",
-                  "deepspeed/launcher/launcher_helper.py", "op_builder/*.py"],
+    "deepspeed": ["deepspeed/launcher/runner.py", "deepspeed/launcher/launch.py",
+                  "deepspeed/launcher/multinode_runner.py", "deepspeed/launcher/launcher_helper.py", "op_builder/*.py"],
     "accelerate": ["accelerate/commands/launch.py", "accelerate/utils/launch.py", "accelerate/state.py",
                    "accelerate/commands/config/config_args.py"],
 }
@@ -234,18 +234,36 @@ def read_roots(deepspeed, accelerate):
     return files
 
 
+def release_of(deepspeed, accelerate):
+    """"deepspeed X, accelerate Y" from the sdist's PKG-INFO and the wheel's dist-info METADATA."""
+    def version(paths):
+        for path in paths:
+            try:
+                with open(path) as f:
+                    m = re.search(r"^Version:\s*(\S+)", f.read(), re.M)
+            except OSError:
+                continue
+            if m:
+                return m.group(1)
+        return "?"
+    ds = version([os.path.join(deepspeed, "PKG-INFO")])
+    acc = version(sorted(glob.glob(os.path.join(accelerate, "accelerate-*.dist-info", "METADATA"))))
+    return "deepspeed %s, accelerate %s" % (ds, acc)
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--deepspeed", help="the unpacked deepspeed sdist (the folder that holds deepspeed/ and op_builder/)")
+    ap.add_argument("--deepspeed", help="the unpacked deepspeed sdist (the folder with deepspeed/ and op_builder/)")
     ap.add_argument("--accelerate", help="the unpacked accelerate wheel (the folder that holds accelerate/)")
-    ap.add_argument("--version", default="", help='e.g. "deepspeed 0.19.8, accelerate 1.15.0"')
+    ap.add_argument("--version", default="", help='default: read from PKG-INFO and the dist-info METADATA, '
+                                                  'e.g. "deepspeed 0.19.8, accelerate 1.15.0"')
     ap.add_argument("--slice")
     ap.add_argument("-o", "--out")
     a = ap.parse_args(argv)
     if a.slice:
         files, version = knowgen.read_slice(a.slice)
     elif a.deepspeed and a.accelerate:
-        files, version = read_roots(a.deepspeed, a.accelerate), a.version
+        files, version = read_roots(a.deepspeed, a.accelerate), a.version or release_of(a.deepspeed, a.accelerate)
     else:
         ap.error("give --deepspeed and --accelerate, or --slice")
     doc = build(files, version)
