@@ -12,6 +12,11 @@ is installed, the same for `python -m torch.utils.collect_env` side by side.
 starts Python, initialises NVML and reads each GPU's name, memory, compute capability and
 UUID, and nothing else. Prints both medians, their ratio, and where the rest goes (the
 slowest top-level imports of `check --fast`, from `-X importtime`).
+
+CPU is wait4's: the process and the children it waited for, so `check --fast` on a GPU node
+counts the two children that collect its facts (gpudoctor/early.py). Install pynvml with its
+bytecode compiled (a wheel and `python -m compileall`, as any real install has it), or both
+sides pay for compiling pynvml.py on every run.
 """
 
 import argparse
