@@ -104,7 +104,8 @@ def test_generator_regenerates_the_committed_sites_from_the_slice(tmp_path):
     got = json.loads(out.read_text())
     with open(COMMITTED) as f:
         full = json.load(f)
-    assert full["header"]["version"] == got["header"]["version"] == "deepspeed 0.19.8, accelerate 1.15.0"
+    assert full["header"]["version"] == got["header"]["version"] == (
+        "deepspeed 0.19.8, accelerate 1.15.0, pdsh 2.35-14-g21f5996 (commit 21f59962d44abbdc66a5072384257cf2a01218f3)")
     by_id, by_text = {s["id"]: s for s in full["sites"]}, {s["text"]: s for s in full["sites"]}
     for s in got["sites"]:
         ref = by_id.get(s["id"]) or by_text[s["text"]]  # a message printed twice: the full source keeps one
@@ -251,3 +252,29 @@ def test_deepspeed_openmpi_runner_eth0_default(kb):
     root = explain.explain_text(cmd + warn, kb)["findings"][0]
     assert root["id"] == "deepspeed.openmpi_eth0" and "--launcher_args" in root["causes"][0]["fix"][0]
     assert explain.explain_text(cmd, kb)["verdict"] == "no_error"  # the launch line alone is no error
+
+
+def test_pdsh_messages_are_read_from_its_err_calls(kb):
+    # the C reader on lines written for this test: pdsh's conversions (src/common/err.c: %p is
+    # "pdsh@<host>", %S a host name, %m strerror) and concatenated literals
+    src = ('void f(char *h)\n{\n    err ("%p: %S: the remote end said \\"no\\": %m\\n", h);\n'
+           '    errx("%p: " "joined " "literals\\n");\n}\n')
+    assert list(gen.c_sites_of("src/x.c", src)) == [
+        ("error", "src/x.c:3", 'pdsh@%s: %s: the remote end said "no": %s'),
+        ("error", "src/x.c:4", "pdsh@%s: joined literals")]
+    with open(COMMITTED) as f:
+        pdsh = [s for s in json.load(f)["sites"] if s["where"].startswith("src/")]
+    assert len(pdsh) > 80 and all(s["text"].startswith("pdsh@") for s in pdsh if s.get("family"))
+    # lines as pdsh prints them: its own failures name the fix, a remote command's exit is an echo
+    # of that command's error (255: ssh's own failure), progress lines are no error
+    lines = {
+        'pdsh@gpu1: module path "/opt/conda/lib/pdsh" insecure.': ("pdsh.error", "chmod go-w"),
+        "pdsh@gpu1: unable to initialize an rcmd module": ("pdsh.error", "ssh module"),
+        "pdsh@gpu1: gpu2: ssh exited with exit code 255": ("ssh.pdsh", "ssh-copy-id"),
+    }
+    for line, (eid, fix) in lines.items():
+        res = explain.explain_text(line + "\n", kb)
+        assert res["findings"][0]["id"] == eid and fix in " ".join(res["findings"][0]["causes"][0]["fix"]), line
+    assert explain.explain_text("pdsh@gpu1: gpu2: ssh exited with exit code 1\n", kb)["verdict"] == "echo_only"
+    assert explain.explain_text("pdsh@gpu1: interrupt (one more within 1 sec to abort)\n", kb)["verdict"] == \
+        "no_error"

@@ -6,13 +6,15 @@ below; MSG_FIX gives a message its own meaning and fix where its family's is too
 
 Usage:
     pip download --no-deps deepspeed accelerate -d /tmp/pyl   (unpack the sdist / wheel)
-    python tools/gen_launcher_messages.py --deepspeed /tmp/pyl/ds/deepspeed-X --accelerate /tmp/pyl/acc [-o OUT]
-        (the release is read from the sdist's PKG-INFO and the wheel's METADATA; --version overrides it)
+    python tools/gen_launcher_messages.py --deepspeed /tmp/pyl/ds/deepspeed-X --accelerate /tmp/pyl/acc \\
+        --pdsh <a git directory of chaos/pdsh> [--pdsh-rev REV] [-o OUT]
+        (the releases are read from the sdist's PKG-INFO, the wheel's METADATA and `git describe`)
     python tools/gen_launcher_messages.py --slice tools/data/launcher_messages_slice.txt -o OUT   (the test)
 
 Sources: deepspeed (https://pypi.org/project/deepspeed/, sdist) deepspeed/launcher/*.py and
 op_builder/*.py; accelerate (https://pypi.org/project/accelerate/, wheel) accelerate/commands/launch.py,
-accelerate/utils/launch.py, accelerate/state.py, accelerate/commands/config/config_args.py.
+accelerate/utils/launch.py, accelerate/state.py, accelerate/commands/config/config_args.py; pdsh
+(https://github.com/chaos/pdsh, at a commit) PDSH_FILES below: its err()/errx() format strings.
 Sites: `raise X("...")`, `assert cond, "..."`, `logger.error/warning/critical(...)`,
 `warnings.warn(...)` and, in op_builder/, `self.warning(...)` (printed as ` [WARNING]  ...` by
 ds_report and by JIT builds: op_builder/builder.py OpBuilder.warning). f-strings, `+`, `%` and
@@ -52,9 +54,23 @@ FILES = {  # globs under each root, read in this order
     "accelerate": ["accelerate/commands/launch.py", "accelerate/utils/launch.py", "accelerate/state.py",
                    "accelerate/commands/config/config_args.py"],
 }
+# pdsh (https://github.com/chaos/pdsh, GPL-2.0), DeepSpeed's default multi-node backend: its err()/errx()
+# messages (src/common/err.c: %p = "pdsh@<this host>", %S = a host name, %m = strerror(errno))
+PDSH_FILES = ["src/pdsh/main.c", "src/pdsh/mod.c", "src/pdsh/dsh.c", "src/pdsh/rcmd.c", "src/pdsh/wcoll.c",
+              "src/common/pipecmd.c", "src/modules/sshcmd.c"]
 # (rule, knowledge entry, {field: regex}); fields: where, text, level (raise | error | warning).
 # A warning is assigned only by a rule that names the level "warning": the rest are context.
 RULES = [
+    # pdsh: progress and summary lines (-d, ^C) are no error; a remote command's exit is an echo of
+    # that command's own error (exit code 255 is ssh's own failure: ssh.pdsh's hand-written pattern)
+    ("pdsh-status", None, {"where": r"^src/", "text": r"\[(?:new|failed|done|canceled)\]|connecting|in progress|"
+                                                     r"timeout in|interrupt|\^Z within|Connect time:|Command time:|Failures:|"
+                                                     r"Canceled|sending signal|Didn't expect|history|"
+                                                     r"warning: (?:Ignoring|target|file)|already loaded"}),
+    ("pdsh-exit", "cascade.child_failed", {"where": r"^src/", "text": r"exited with|killed by signal|nonzero status|"
+                                                                      r"terminating all processes"}),
+    ("pdsh-unprefixed", None, {"where": r"^src/", "text": r"^(?!pdsh@)"}),
+    ("pdsh", "pdsh.error", {"where": r"^src/"}),
     ("ds-opbuild-note", "deepspeed.ds_report_optional_ops", {"where": r"^op_builder/", "level": r"^warning$"}),
     ("ds-opbuild", "deepspeed.ops", {"where": r"^op_builder/", "level": r"raise|error"}),
     ("ds-master-addr", "deepspeed.master_addr", {"where": r"deepspeed", "text": r"master address|hostname -I"}),
@@ -74,6 +90,28 @@ RULES = [
 # What one message means and what to do where its family's fix is too general (the first regex
 # over the message that matches; sources: the code around each site, cited in `means`).
 MSG_FIX = [
+    (r'module path "%s" insecure|skipping insecure module',
+     "pdsh/mod.c: pdsh loads its modules (rcmd/ssh, ...) only from a directory that, like every parent, is owned "
+     "by root or pdsh's owner and not writable by group or others; the next line names the directory and why.",
+     ["chmod go-w <the directory the next line names> (and its parents), or use the distribution's pdsh "
+      "(apt-get install pdsh / dnf install pdsh pdsh-rcmd-ssh) instead of one installed under a shared prefix"]),
+    (r"Couldn't load any pdsh modules|no modules found",
+     "pdsh/main.c, mod.c: pdsh found no modules in its module directory (a pdsh copied without its lib/pdsh, or "
+     "PDSH_MODULE_DIR pointing elsewhere).",
+     ["reinstall pdsh from the distribution (apt-get install pdsh), or export PDSH_MODULE_DIR=<the folder with "
+      "rcmd_ssh.so> on the node that runs deepspeed"]),
+    (r"unable to initialize an rcmd module|Failed to initialize requested module|No rcmd module for",
+     "pdsh/dsh.c, mod.c: pdsh has no working remote-command module for the type asked (DeepSpeed's runner sets "
+     "PDSH_RCMD_TYPE=ssh: the ssh module is missing or failed to load).",
+     ["install pdsh's ssh module (Debian/Ubuntu: the pdsh package; RHEL: pdsh-rcmd-ssh), then pdsh -R ssh -w <host> "
+      "hostname must work from the node that runs deepspeed"]),
+    (r'gethostbyname\("%s"\) failed',
+     "pdsh/dsh.c: a host name of the hostfile (pdsh -w) does not resolve on the node that runs the launcher.",
+     ["getent hosts <host> on the launching node; fix the hostfile's names or /etc/hosts (DNS)"]),
+    (r"execvp %s failed|exec cmd %s failed",
+     "pdsh's pipecmd.c could not start the remote-shell program (ssh) on the launching node.",
+     ["install the ssh client on the node that runs deepspeed (apt-get install openssh-client), and check "
+      "PDSH_SSH_ARGS / PATH"]),
     (r"^Unable to detect suitable master address via",
      "deepspeed/launcher/runner.py: with no --master_addr the launcher runs `ssh <first host of the hostfile> "
      "hostname -I` and takes the first address; that command failed or printed nothing there.",
@@ -171,7 +209,27 @@ def _call_site(node, path):
     return None, None
 
 
+_C_CALL = re.compile(r'\b(errx?)\s*\(\s*((?:"(?:[^"\\\n]|\\.)*"\s*)+)')
+_C_STR = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+_C_ESC = {"n": "\n", "t": "\t", '"': '"', "\\": "\\", "'": "'"}
+
+
+def c_sites_of(path, src):
+    """pdsh's err()/errx() calls whose first argument is a string literal (concatenated literals
+    joined, C escapes decoded); pdsh's own conversions (src/common/err.c) become printf ones."""
+    for m in _C_CALL.finditer(src):
+        text = "".join(re.sub(r"\\(.)", lambda e: _C_ESC.get(e.group(1), e.group(1)), lit)
+                       for lit in _C_STR.findall(m.group(2)))
+        fmt = text.replace("%%", "\0").replace("%p", "pdsh@%s").replace("%S", "%s").replace("%m", "%s")
+        fmt = " ".join(fmt.replace("\0", "%%").split())
+        if fmt:
+            yield "error", "%s:%d" % (path, src.count("\n", 0, m.start()) + 1), fmt
+
+
 def sites_of(path, src):
+    if path.endswith(".c"):
+        yield from c_sites_of(path, src)
+        return
     try:
         tree = ast.parse(src)
     except SyntaxError:
@@ -201,8 +259,9 @@ def build(files, version):
             rx, literal = knowgen.printf_to_regex(fmt)
             site = {"id": "launcher.%s" % re.sub(r"[^a-z0-9]+", "_", where.lower()).strip("_"), "where": where,
                     "level": level, "text": fmt}
-            if rx is None or len("".join(literal.split())) < 12:
-                site.update({"re": None, "family": None, "rule": "no literal anchor of 12+ characters"})
+            least = knowgen.MIN_LITERAL if where.startswith("src/") else 12  # pdsh's lines carry "pdsh@"
+            if rx is None or len("".join(literal.split())) < least:
+                site.update({"re": None, "family": None, "rule": "no literal anchor of %d+ characters" % least})
                 sites.append(site)
                 continue
             fields = {"where": where, "text": fmt, "level": level}
@@ -216,7 +275,8 @@ def build(files, version):
                 site["means"], site["fix"] = fix[0], list(fix[1])
             sites.append(site)
     return {"header": knowgen.header("deepspeed (https://pypi.org/project/deepspeed/) launcher and op builder "
-                                     "modules and accelerate (https://pypi.org/project/accelerate/) launcher modules",
+                                     "modules, accelerate (https://pypi.org/project/accelerate/) launcher modules "
+                                     "and pdsh (https://github.com/chaos/pdsh) messages",
                                      version, GENERATOR),
             "sites": sites}
 
@@ -251,10 +311,21 @@ def release_of(deepspeed, accelerate):
     return "deepspeed %s, accelerate %s" % (ds, acc)
 
 
+def read_pdsh(repo, rev):
+    """PDSH_FILES at a commit of a pdsh git directory, and "pdsh <git describe> (commit <sha>)"."""
+    git = knowgen.git_reader(repo)
+    commit = git("rev-parse", rev).strip()
+    described = git("describe", "--tags", "--always", rev).strip()
+    return [(p, git("show", "%s:%s" % (commit, p))) for p in PDSH_FILES], \
+        "pdsh %s (commit %s)" % (described.replace("pdsh-", "", 1), commit)
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--deepspeed", help="the unpacked deepspeed sdist (the folder with deepspeed/ and op_builder/)")
     ap.add_argument("--accelerate", help="the unpacked accelerate wheel (the folder that holds accelerate/)")
+    ap.add_argument("--pdsh", help="a git directory of https://github.com/chaos/pdsh (e.g. fetched)")
+    ap.add_argument("--pdsh-rev", default="HEAD")
     ap.add_argument("--version", default="", help='default: read from PKG-INFO and the dist-info METADATA, '
                                                   'e.g. "deepspeed 0.19.8, accelerate 1.15.0"')
     ap.add_argument("--slice")
@@ -262,10 +333,12 @@ def main(argv):
     a = ap.parse_args(argv)
     if a.slice:
         files, version = knowgen.read_slice(a.slice)
-    elif a.deepspeed and a.accelerate:
-        files, version = read_roots(a.deepspeed, a.accelerate), a.version or release_of(a.deepspeed, a.accelerate)
+    elif a.deepspeed and a.accelerate and a.pdsh:
+        pdsh_files, pdsh_version = read_pdsh(a.pdsh, a.pdsh_rev)
+        files = read_roots(a.deepspeed, a.accelerate) + pdsh_files
+        version = a.version or "%s, %s" % (release_of(a.deepspeed, a.accelerate), pdsh_version)
     else:
-        ap.error("give --deepspeed and --accelerate, or --slice")
+        ap.error("give --deepspeed, --accelerate and --pdsh, or --slice")
     doc = build(files, version)
     if not a.slice:
         unused = [r for r, _, _ in MSG_FIX if not any(s.get("fix") and re.search(r, s["text"]) for s in doc["sites"])]
