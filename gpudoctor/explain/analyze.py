@@ -367,6 +367,8 @@ def _structural_finding(e, hit, why, scan, lib=None):
 def _finding(e, m, role, scan):
     causes, site_fix = [], False
     for ci, c in enumerate(e["causes"]):
+        if not all(scan.evidence.get((e["id"], ("when", ci, k))) for k in range(len(c.get("when", ())))):
+            continue  # a cause that is a possibility only where the log shows its `when` lines
         ev = scan.evidence.get((e["id"], ci), [])
         causes.append({"text": c["text"], "checks": list(c["checks"]), "confirm": list(c["confirm"]),
                        "fix": list(c["fix"]), "exports": dict(c["exports"]),

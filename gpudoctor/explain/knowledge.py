@@ -358,7 +358,7 @@ def _toml():
 ENTRY_KEYS = {"id", "title", "kind", "rank", "explain", "patterns", "distinct", "causes", "references", "debug",
               "lookup", "family", "signals", "together", "note", "computed", "site_rank", "generic", "known_bug", "structural",
               "by_evidence", "root_when_alone"}
-CAUSE_KEYS = {"text", "checks", "confirm", "fix", "exports", "evidence", "computed"}
+CAUSE_KEYS = {"text", "checks", "confirm", "fix", "exports", "evidence", "computed", "when"}
 COMPUTED = {"torch_build", "socket_ifname", "launcher_port", "visible_gpus", "btl_tcp_if", "min_driver", "cuda_toolkit"}
 
 
@@ -433,6 +433,13 @@ def _validate(e, where, known_checks):
         c.setdefault("exports", {})
         c.setdefault("evidence", [])
         c["_evidence"] = [Pattern(eid, "evidence", src, 0, cause=i) for src in c["evidence"]]
+        # when: the cause is listed only if every one of these is somewhere in the log (a known bug
+        # of some NCCL versions is a possibility only where the log prints one of them); it names
+        # no cause by itself (evidence does)
+        c.setdefault("when", [])
+        if not isinstance(c["when"], list) or not all(isinstance(w, str) for w in c["when"]):
+            raise KnowledgeError("%s: %s: cause %d: when is ['re1', 're2', ...]" % (where, eid, i + 1))
+        c["_evidence"] += [Pattern(eid, "evidence", src, 0, cause=("when", i, k)) for k, src in enumerate(c["when"])]
         if isinstance(c["confirm"], str):
             c["confirm"] = [c["confirm"]]
         if not isinstance(c["exports"], dict) or not all(isinstance(v, str) for v in c["exports"].values()):
