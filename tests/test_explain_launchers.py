@@ -278,3 +278,22 @@ def test_pdsh_messages_are_read_from_its_err_calls(kb):
     assert explain.explain_text("pdsh@gpu1: gpu2: ssh exited with exit code 1\n", kb)["verdict"] == "echo_only"
     assert explain.explain_text("pdsh@gpu1: interrupt (one more within 1 sec to abort)\n", kb)["verdict"] == \
         "no_error"
+
+
+def test_deepspeed_started_without_a_launcher_names_the_launcher(kb):
+    # https://github.com/InternLM/xtuner/issues/592 (the traceback as pasted, its first line cut there)
+    text = (" detect MPI environment...\nTraceback (most recent call last):\n"
+            '  File "/root/.conda/envs/llama3/lib/python3.10/site-packages/deepspeed/__init__.py", line 143, in '
+            "initialize\n    dist.init_distributed(dist_backend=dist_backend,\n"
+            '  File "/root/.conda/envs/llama3/lib/python3.10/site-packages/deepspeed/comm/comm.py", line 658, in '
+            "init_distributed\n    mpi_discovery(distributed_port=distributed_port, verbose=verbose)\n"
+            '  File "/root/.conda/envs/llama3/lib/python3.10/site-packages/deepspeed/comm/comm.py", line 677, in '
+            "mpi_discovery\n    from mpi4py import MPI\nModuleNotFoundError: No module named 'mpi4py'\n")
+    root = explain.explain_text(text, kb)["findings"][0]
+    assert root["id"] == "deepspeed.no_launcher" and root["confidence"] == "cause"
+    assert "--use_deepspeed" in root["causes"][0]["fix"][0] and "torchrun" in root["causes"][0]["fix"][0]
+    # mpi4py missing in a program that is not DeepSpeed's MPI discovery is not this entry
+    # (https://github.com/xbpeng/DeepMimic/issues/87, its last frames)
+    other = ("Traceback (most recent call last):\n  File \"DeepMimic.py\", line 9, in <module>\n"
+             "    from mpi4py import MPI\nModuleNotFoundError: No module named 'mpi4py'\n")
+    assert explain.explain_text(other, kb)["findings"][0]["id"] != "deepspeed.no_launcher"
