@@ -161,3 +161,16 @@ def test_a_peers_socket_echo_is_no_known_bug(cli, tmp_path):
     # and the version line of NVIDIA/nccl#957, whose title names this pair) still no known bug
     doc = _explain(cli, tmp_path, ECHO_166 + "**Failing (NCCL version 2.18.3+cuda12.1)**\n", "composite.log")
     assert not _known(doc) and doc["findings"][0]["confidence"] == "family"
+
+
+def test_a_causes_when_is_a_list_of_patterns():
+    from gpudoctor.explain.knowledge import KnowledgeError, _validate
+
+    def entry(cause):
+        return {"id": "x.y", "title": "t", "explain": "e", "rank": 1, "patterns": ["abcdef"],
+                "causes": [dict({"text": "c", "fix": ["f"]}, **cause)], "references": [{"title": "r", "url": "https://x"}]}
+
+    with pytest.raises(KnowledgeError):
+        _validate(entry({"when": "NCCL version 2.18.1"}), "t.toml", None)
+    got = _validate(entry({"when": ['NCCL version 2\\.18\\.1']}), "t.toml", None)
+    assert [p.cause for p in got["causes"][0]["_evidence"]] == [("when", 0, 0)]
