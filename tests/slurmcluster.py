@@ -191,8 +191,32 @@ class MultiSlurm(object):
         self.wait_idle(timeout=30)
 
     # -- life cycle
+    NEIGH = "/proc/sys/net/ipv4/neigh/default/gc_thresh%d"
+
+    def _neigh_room(self):
+        """Room in the kernel's ARP table for hundreds of namespaces. Its entries are counted
+        across every network namespace, against the limits of the first one (gc_thresh3, 1024
+        by default: Documentation/networking/ip-sysctl.rst). At 256 nodes the step's tree
+        (each slurmd to its children, every slurmstepd back to srun) passed it: "neighbour:
+        arp_cache: neighbor table overflow!" in dmesg, and slurmd's "forward_thread to sn82
+        ...: Connection timed out" made the launch fail on those nodes. Raised only for a
+        wide cluster, and put back by stop()."""
+        self._neigh_saved = {}
+        for i, want in ((1, 4096), (2, 8192), (3, 16384)):
+            try:
+                with open(self.NEIGH % i) as f:
+                    old = int(f.read())
+                if old < want:
+                    with open(self.NEIGH % i, "w") as f:
+                        f.write(str(want))
+                    self._neigh_saved[i] = old
+            except (OSError, ValueError):
+                pass
+
     def start(self):
         os.chmod(self.dir, 0o755)
+        if self.wide:
+            self._neigh_room()
         for sub in ("state",):
             os.makedirs(os.path.join(self.dir, sub), exist_ok=True)
         _ip("link", "add", self.bridge, "type", "bridge")
@@ -382,6 +406,12 @@ class MultiSlurm(object):
             # a namespace still held (a process left in it) keeps its veth: drop the host side
             subprocess.run(["ip", "link", "del", "gds%s%dh" % (self.tag, i)], capture_output=True)
         subprocess.run(["ip", "link", "del", self.bridge], capture_output=True)
+        for i, old in sorted(getattr(self, "_neigh_saved", {}).items(), reverse=True):
+            try:
+                with open(self.NEIGH % i, "w") as f:
+                    f.write(str(old))
+            except OSError:
+                pass
 
     def _sweep(self):
         """End what outlived the daemons: a slurmstepd (daemonised, its parent is init) or a task
@@ -451,12 +481,17 @@ SelectTypeParameters=CR_Core
 ReturnToService=1
 SlurmdTimeout=%(slurmd_timeout)d
 MessageTimeout=%(message_timeout)d
+TCPTimeout=%(tcp_timeout)d
 %(hooks)s%(nodes)sPartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 """ % {"tag": self.tag, "host": self.host, "gw": self.gateway, "port": _free_port(), "dport": _free_port(), "d": d,
        "hooks": ("Prolog=%(d)s/prolog\nPrologFlags=Alloc\nSchedulerParameters=nohold_on_prolog_fail\n"
                  "HealthCheckProgram=%(d)s/hc\nHealthCheckInterval=1\n" % {"d": d}) if self.hooks else "",
        # the suite's four nodes answer at once; hundreds of slurmd on two shared cores need
        # Slurm's defaults (slurm.conf(5): SlurmdTimeout 300, MessageTimeout 10)
-       "slurmd_timeout": 10 if self.n <= 16 else 300, "message_timeout": 5 if self.n <= 16 else 10,
+       "slurmd_timeout": 10 if self.n <= 16 else 300, "message_timeout": 5 if self.n <= 16 else 10 if self.n <= 200 else 60,
+       # 256 nodes at a load average of 85: "Task launch ... failed on node sn96: Communication
+       # connection failure" within TCPTimeout's default 2 s (slurm.conf(5)); the controller and
+       # the slurmd tree wait longer for each other there
+       "tcp_timeout": 2 if self.n <= 200 else 30,
        "nodes": "".join("NodeName=sn%d NodeAddr=%s CPUs=2 RealMemory=500 State=UNKNOWN\n" % (i, self.addr(i))
                         for i in range(1, self.n + 1))})

@@ -207,3 +207,27 @@ def test_slurm_nodelist_is_the_default_inside_an_allocation_not_in_a_prolog():
 
     assert [h.name for h in resolve(environ={"SLURM_JOB_NODELIST": "gpu[01-03]"})] == ["gpu01", "gpu02", "gpu03"]
     assert resolve(environ={"SLURM_JOB_NODELIST": "gpu[01-03]", "SLURM_SCRIPT_CONTEXT": "prolog_slurmd"}) == []
+
+
+def test_resolve_spreads_slow_names_over_threads_within_one_deadline(monkeypatch):
+    """A few workers answer the fast names (a thread per name cost 2-4x the lookups' CPU on
+    every node); names still queued after SPREAD_AFTER get a thread each, so 16 slow names
+    (4 at a time would take 1.2 s) finish within one deadline and no fast name is reported late."""
+    import socket as _socket
+    import time as _time
+
+    from gpudoctor.collector import cluster
+    from gpudoctor.collector.base import Context
+
+    def lookup(name, *args):
+        name = name.decode() if isinstance(name, bytes) else name  # the collector passes ASCII names as bytes
+        if name.startswith("slow"):
+            _time.sleep(0.3)
+        return [(_socket.AF_INET, _socket.SOCK_STREAM, 6, "", ("10.0.0.%d" % len(name), 0))]
+
+    monkeypatch.setattr(cluster.socket, "getaddrinfo", lookup)
+    names = ["slow%d" % i for i in range(16)] + ["fast%d" % i for i in range(20)]
+    t0 = _time.time()
+    got = cluster.resolve(Context(options={"resolve": names, "resolve_timeout": 1.0}))
+    assert got["timed_out"] == [] and all(got["names"][n] for n in names), got
+    assert _time.time() - t0 < 0.8

@@ -10,6 +10,7 @@ import threading
 import time
 
 from .base import Unsupported, section
+from .system import host_arg
 
 
 def _is_ip(name):
@@ -18,6 +19,10 @@ def _is_ip(name):
         return name.count(".") == 3
     except (socket.error, OSError):
         return False
+
+
+RESOLVE_WORKERS = 4
+SPREAD_AFTER = 0.05  # seconds
 
 
 @section("resolve")
@@ -34,15 +39,39 @@ def resolve(ctx):
             out[name] = [name]
             return
         try:
-            out[name] = sorted(set(a[4][0] for a in socket.getaddrinfo(name, None, socket.AF_INET)))
+            out[name] = sorted(set(a[4][0] for a in socket.getaddrinfo(host_arg(name), None, socket.AF_INET)))
         except (socket.error, OSError, UnicodeError):
             out[name] = []
 
-    threads = [threading.Thread(target=one, args=(n,)) for n in names]
-    for t in threads:
+    # A few workers first: names in /etc/hosts (or a warm cache) answer in microseconds, and
+    # a thread per name cost 2-4x the lookups' own CPU (256 names: 26-43 ms against 10 ms
+    # sequential, per node, O(N) on every node). Past SPREAD_AFTER with names still queued,
+    # each of those gets a thread of its own, so a slow resolver still costs one deadline.
+    queue = list(reversed(names))
+    lock = threading.Lock()
+
+    def take():
+        with lock:
+            return queue.pop() if queue else None
+
+    def work():
+        name = take()
+        while name is not None:
+            one(name)
+            name = take()
+
+    def start(target, *args):
+        t = threading.Thread(target=target, args=args)
         t.daemon = True
         t.start()
+        return t
+
     deadline = time.time() + float(ctx.options.get("resolve_timeout", 3))
+    threads = [start(work) for _ in range(min(RESOLVE_WORKERS, len(names)))]
+    threads[0].join(SPREAD_AFTER)
+    with lock:
+        rest, queue[:] = list(reversed(queue)), []
+    threads += [start(one, n) for n in rest]
     for t in threads:
         t.join(max(0.0, deadline - time.time()))
     slow = sorted(n for n in names if n not in out)

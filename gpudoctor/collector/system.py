@@ -127,6 +127,34 @@ def in_container(ctx):
     return None
 
 
+def host_arg(name):
+    """A host name as the resolver functions take it without the idna codec: CPython encodes
+    a str argument with "idna" (Modules/socketmodule.c), whose first use imports
+    encodings.idna, stringprep and unicodedata (1-1.5 ms of every node's collector); an
+    ASCII name as bytes is passed as it is. Any other name keeps the codec."""
+    try:
+        return name.encode("ascii")
+    except (UnicodeError, AttributeError):
+        return name
+
+
+def fqdn(name):
+    """socket.getfqdn (CPython Lib/socket.py, unchanged since 3.0 but for '::') with the name
+    passed through host_arg: the first alias with a dot, else the primary name."""
+    name = name.strip()
+    if not name or name in ("0.0.0.0", "::"):
+        name = socket.gethostname()
+    try:
+        hostname, aliases, _ = socket.gethostbyaddr(host_arg(name))
+    except (socket.error, OSError, UnicodeError):
+        return name
+    aliases.insert(0, hostname)
+    for alias in aliases:
+        if "." in alias:
+            return alias
+    return hostname
+
+
 @section("host")
 def host(ctx):
     hostname = (ctx.read("/proc/sys/kernel/hostname") or "").strip()
@@ -138,7 +166,7 @@ def host(ctx):
     resolved = None
     if ctx.live:
         try:
-            resolved = sorted(set(a[4][0] for a in socket.getaddrinfo(hostname, None, socket.AF_INET)))
+            resolved = sorted(set(a[4][0] for a in socket.getaddrinfo(host_arg(hostname), None, socket.AF_INET)))
         except (socket.error, OSError, UnicodeError):
             resolved = []
     else:
@@ -146,7 +174,7 @@ def host(ctx):
     cpus = len([l for l in ctx.readlines("/proc/cpuinfo") if l.startswith("processor")])
     return {
         "hostname": hostname,
-        "fqdn": socket.getfqdn(hostname) if ctx.live else hostname,
+        "fqdn": fqdn(hostname) if ctx.live else hostname,
         "hostname_addresses": resolved,
         "etc_hosts": [[a, n] for a, n in hosts_entries],
         "kernel": (ctx.read("/proc/sys/kernel/osrelease") or "").strip(),
