@@ -297,3 +297,17 @@ def test_deepspeed_started_without_a_launcher_names_the_launcher(kb):
     other = ("Traceback (most recent call last):\n  File \"DeepMimic.py\", line 9, in <module>\n"
              "    from mpi4py import MPI\nModuleNotFoundError: No module named 'mpi4py'\n")
     assert explain.explain_text(other, kb)["findings"][0]["id"] != "deepspeed.no_launcher"
+
+
+def test_the_local_rank_argument_a_launcher_adds_is_named(kb):
+    # https://github.com/01-ai/Yi/pull/69 (deepspeed launching a script without --local_rank)
+    ds = ("usage: text_generation_tp.py [-h] [--model MODEL] [--tokenizer TOKENIZER] [--max-tokens MAX_TOKENS]\n"
+          "text_generation_tp.py: error: unrecognized arguments: --local_rank=3\n")
+    root = explain.explain_text(ds, kb)["findings"][0]
+    assert root["id"] == "launcher.local_rank_arg" and "--no_local_rank" in root["causes"][0]["fix"][0]
+    # https://github.com/skycrapers/TecoGAN-PyTorch/issues/31 (torch 2.x's torch.distributed.launch)
+    tl = ("main.py: error: unrecognized arguments: --local-rank=0\nmain.py: error: unrecognized arguments: "
+          "--local-rank=1\nERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 2) local_rank: 0 "
+          "(pid: 622423) of binary: /home/rong/anaconda3/envs/tecogan/bin/python\n")
+    root = explain.explain_text(tl, kb)["findings"][0]
+    assert root["id"] == "launcher.local_rank_arg" and "torchrun" in root["causes"][0]["fix"][0]
