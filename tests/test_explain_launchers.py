@@ -311,3 +311,23 @@ def test_the_local_rank_argument_a_launcher_adds_is_named(kb):
           "(pid: 622423) of binary: /home/rong/anaconda3/envs/tecogan/bin/python\n")
     root = explain.explain_text(tl, kb)["findings"][0]
     assert root["id"] == "launcher.local_rank_arg" and "torchrun" in root["causes"][0]["fix"][0]
+
+
+def test_a_healthy_accelerate_and_deepspeed_start_is_no_error(kb):
+    # the lines a working single-node start prints, in the formats of accelerate/commands/launch.py
+    # (_validate_launch_command's defaults warning) and deepspeed/launcher/runner.py, launch.py, comm.py
+    text = ("The following values were not passed to `accelerate launch` and had defaults used instead:\n"
+            "\t`--num_processes` was set to a value of `2`\n\t`--mixed_precision` was set to a value of `'no'`\n"
+            "To avoid this warning pass in values for each of the problematic parameters or run `accelerate config`.\n"
+            "[2024-05-01 10:00:00,000] [WARNING] [runner.py:212:fetch_hostfile] Unable to find hostfile, will proceed "
+            "with training with local resources only.\nDetected VISIBLE_DEVICES=0,1: setting --include=localhost:0,1\n"
+            "[2024-05-01 10:00:00,100] [INFO] [runner.py:568:main] cmd = /usr/bin/python3 -u -m "
+            "deepspeed.launcher.launch --world_info=eyJsb2NhbGhvc3QiOiBbMCwgMV19 --master_addr=127.0.0.1 "
+            "--master_port=29500 --enable_each_rank_log=None train.py\n"
+            "[2024-05-01 10:00:02,000] [INFO] [launch.py:146:main] WORLD INFO DICT: {'localhost': [0, 1]}\n"
+            "[2024-05-01 10:00:02,001] [INFO] [launch.py:256:main] process 1234 spawned with command: "
+            "['/usr/bin/python3', '-u', 'train.py', '--local_rank=0']\n"
+            "[2024-05-01 10:00:04,000] [INFO] [comm.py:683:init_distributed] Initializing TorchBackend in DeepSpeed "
+            "with backend nccl\n[2024-05-01 10:05:00,000] [INFO] [launch.py:351:main] Process 1234 exits successfully.\n")
+    res = explain.explain_text(text, kb)
+    assert res["verdict"] == "no_error" and not res["findings"]
