@@ -25,6 +25,7 @@ Helpers (the torchrun command line, the runner, the machine's facts) come from
 bench/plant_h100.py. Everything is packed into <out>/planted_x2.tar.gz.
 """
 
+import glob
 import json
 import os
 import sys
@@ -32,7 +33,7 @@ import tarfile
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from plant_h100 import PY, facts, run_one, torchrun  # noqa: E402
+from plant_h100 import facts, run_one, torchrun  # noqa: E402
 
 PG_TIMEOUT_S = 15  # the process group's collective timeout
 WAIT_DUMP_MS = 3000  # the watchdog then waits 4 x this for the dumps before it ends the process
@@ -59,6 +60,9 @@ def dump_if_none(wait_s):
     """The dump the watchdog writes on a timeout (TORCH_NCCL_DUMP_ON_TIMEOUT), else after wait_s
     the same trace written here, so that a run without a timeout (gloo, or NCCL completing a
     mismatched pair) still leaves one; the log says which."""
+    if not os.environ.get("TORCH_FR_DUMP_TEMP_FILE"):  # the run with torch's defaults: no fallback
+        time.sleep(wait_s)
+        return
     path = os.environ["TORCH_FR_DUMP_TEMP_FILE"] + str(rank)
     end = time.monotonic() + wait_s
     while time.monotonic() < end:
@@ -152,11 +156,18 @@ def scenarios(d, dumps):
                 "TORCH_FR_DUMP_TEMP_FILE": prefix, "TORCH_NCCL_DEBUG_INFO_TEMP_FILE": prefix,
                 "TORCH_NCCL_WAIT_TIMEOUT_DUMP_MILSEC": str(WAIT_DUMP_MS)}
 
+    # the same bug with none of the recorder's variables: where (if anywhere) this torch writes
+    # dumps by default (recent releases: TORCH_NCCL_DUMP_ON_TIMEOUT defaults to true, the buffer
+    # to 2000 entries, the prefix to $XDG_CACHE_HOME or ~/.cache, then torch/comm_lib_trace_rank_)
+    home = os.path.join(dumps, "nccl_skip_eval_defaults")
+    os.makedirs(home, exist_ok=True)
+    defaults = {"HOME": os.path.join(home, "home"), "XDG_CACHE_HOME": os.path.join(home, "cache")}
     return {
         "nccl_skip_eval": (tr(29711, "skip_eval.py"), rec("nccl_skip_eval"), 85, "gpu"),
         "nccl_mismatch_op": (tr(29712, "mismatch.py", "op"), rec("nccl_mismatch_op"), 85, "gpu"),
         "nccl_mismatch_size": (tr(29713, "mismatch.py", "size"), rec("nccl_mismatch_size"), 85, "gpu"),
         "healthy_nccl_2gpu": (tr(29714, "healthy.py", limit=60), {"NCCL_DEBUG": "INFO"}, 70, "gpu"),
+        "nccl_skip_eval_defaults": (tr(29715, "skip_eval.py"), defaults, 85, "gpu"),
     }
 
 
@@ -174,16 +185,9 @@ def main():
             f.write(src.lstrip())
     all_sc = scenarios(d, logs)
     want = sys.argv[1:] or list(all_sc)
-    results = []
-    for name in want:  # one at a time: each uses both GPUs
-        results.append(run_one(name, all_sc[name], logs))
-        results[-1]["dumps"] = sorted(os.listdir(os.path.join(logs, name))) if os.path.isdir(
-            os.path.join(logs, name)) else None
-        print(results[-1], flush=True)
     info = facts()
     info["backend"] = os.environ.get("BACKEND", "nccl")
     try:  # which recorder variables the installed torch knows (its shared libraries' strings)
-        import glob
         import re
 
         import torch
@@ -194,10 +198,19 @@ def main():
         info["recorder_variables_in_torch"] = sorted(n.decode() for n in names)
     except Exception as exc:  # noqa: BLE001 - recorded as a fact
         info["recorder_variables_in_torch"] = "unavailable: %s" % exc
-    with open(os.path.join(logs, "manifest.json"), "w") as f:
-        json.dump({"facts": info, "scenarios": results, "programs": PROGS}, f, indent=1)
-    with tarfile.open(os.path.join(out, "planted_x2.tar.gz"), "w:gz") as tar:
-        tar.add(logs, arcname="planted_x2")
+    results = []
+    for name in want:  # one at a time: each uses both GPUs
+        results.append(run_one(name, all_sc[name], logs))
+        where = os.path.join(logs, name)
+        results[-1]["dumps"] = sorted(os.path.relpath(os.path.join(r, f), where) for r, _, fs in os.walk(where)
+                                      for f in fs) if os.path.isdir(where) else None
+        results[-1]["tmp_nccl_trace"] = sorted(glob.glob("/tmp/nccl_trace_rank_*"))  # an older default prefix
+        print(results[-1], flush=True)
+        # after each run, so that a command stopped at its limit still brings back what ran
+        with open(os.path.join(logs, "manifest.json"), "w") as f:
+            json.dump({"facts": info, "scenarios": results, "programs": PROGS}, f, indent=1)
+        with tarfile.open(os.path.join(out, "planted_x2.tar.gz"), "w:gz") as tar:
+            tar.add(logs, arcname="planted_x2")
     print("wrote", os.path.join(out, "planted_x2.tar.gz"))
 
 
