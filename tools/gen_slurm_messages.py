@@ -152,12 +152,21 @@ MSG_FIX = [
 # How Slurm's lines start (src/common/log.c): a command's or daemon's name ('srun: error: ', under
 # syslog/journald 'slurmd[123]: '), or in a daemon's log file an ISO time stamp and the job or step
 CONTEXT_BELOW = 20
-_CONTEXT = (r"(?:(?:srun|sbatch|salloc|slurmd|slurmstepd|slurmctld)(?:\[\d{1,10}\])?: |"
-            r"\[\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,6})?\] (?:\[[^\]\n]{1,40}\] )?)[^\n]{0,160}?")
+_PREFIX = (r"(?:(?:srun|sbatch|salloc|slurmd|slurmstepd|slurmctld)(?:\[\d{1,10}\])?: |"
+           r"\[\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,6})?\] (?:\[[^\]\n]{1,40}\] )?)")
+_CONTEXT = _PREFIX + r"[^\n]{0,160}?"
 
 _LEVELS = ("error", "fatal", "fatal_abort", "error_in_daemon", "info", "warning", "slurm_perror",
            "PMIXP_ERROR_STD", "PMIXP_ERROR_NO", "PMIXP_ERROR", "PMIXP_ABORT")
 _CALL = re.compile(r"(?<![A-Za-z0-9_>.])(%s)\s*\(" % "|".join(_LEVELS))
+# The levels whose line carries Slurm's marker (src/common/log.c log_msg: pfx "error: " / "fatal: "
+# after the program's name or the daemon's time stamp and step; the PMIXP_* macros call error();
+# error_in_daemon() is error() in a daemon and verbose(), with no marker, in a command). Levels
+# that print no marker or a quiet one: info/verbose (none), debug..debug5 ('debug2: ').
+_MARKED = ("error", "fatal", "fatal_abort", "error_in_daemon", "PMIXP_ERROR_STD", "PMIXP_ERROR_NO", "PMIXP_ERROR",
+           "PMIXP_ABORT")
+_QUIET_CALL = re.compile(r"(?<![A-Za-z0-9_>.])(info|verbose|debug[2-5]?)\s*\(")
+_MARKER = r"(?:error|fatal): [^\n]{0,160}?"
 _CTLD = re.compile(r"(?:state_desc\s*=\s*xstrdup(?:_printf)?|xstrfmtcat\s*\(\s*job_ptr->state_desc\s*,)\s*\(?")
 _STRLIT = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
 _MACRO = re.compile(r"PRI[udxi](?:64|32)\b|[A-Z][A-Z0-9_]{2,}\b")
@@ -218,8 +227,26 @@ def sites_of(path, src):
         yield level, "%s:%d" % (path, src.count("\n", 0, m.start()) + 1), fmt
 
 
+def _norm(fmt):
+    return fmt.strip().rstrip(".").strip()
+
+
+def quiet_formats(files):
+    """The formats Slurm also prints at info, verbose or debug level somewhere (no marker, or a
+    debug one): salloc's info('Job allocation %u has been revoked.') when it gives the allocation
+    back is the text of an error() elsewhere."""
+    out = set()
+    for _path, src in files:
+        for m in _QUIET_CALL.finditer(src):
+            fmt = parse_format(src, m.end())
+            if fmt and fmt.strip():
+                out.add(_norm(fmt))
+    return out
+
+
 def build(files, version):
     sites, seen = [], set()
+    quiet = quiet_formats(files)
     for path, src in files:
         for level, where, fmt in sites_of(path, src):
             key = (level, fmt)
@@ -237,10 +264,17 @@ def build(files, version):
                 # it took torch's 'consider passing CUDA_LAUNCH_BLOCKING=1' for a Slurm MPI error
                 site.update({"re": None, "family": None, "rule": "a bare name=value dump, no message"})
             else:
-                if len("".join(literal.split())) < CONTEXT_BELOW:
-                    # a short literal (': unpack error', 'invalid key:', 'root host:') is no Slurm message by
-                    # itself: it must follow a Slurm program's prefix or slurmd's log stamp on its line
+                short = len("".join(literal.split())) < CONTEXT_BELOW
+                if level in _MARKED and short:
+                    # a short literal (': unpack error', 'invalid key:', 'net_stream_listen') is no Slurm message
+                    # by itself: it follows a Slurm program's prefix or slurmd's log stamp, and the level's
+                    # marker ('srun: debug:  port from net_stream_listen is %u' is a debug line)
+                    rx = _PREFIX + _MARKER + rx
+                elif short:
                     rx = _CONTEXT + rx
+                elif level in _MARKED and _norm(fmt) in quiet:
+                    # printed at info/verbose/debug level too: only the line with the marker is the error
+                    rx = r"\b" + _MARKER + rx
                 rule, family = knowgen.assign(RULES, site, {"where": where, "text": fmt, "level": level})
                 site.update({"re": rx, "family": family, "rule": rule})
                 fix = next(((means, fx) for r, means, fx in MSG_FIX if re.search(r, fmt)), None)

@@ -187,8 +187,10 @@ def build(enum, table, version):
             continue
         key = (reason, name)
         seen.add(key)
-        # squeue: '(Priority)', '(ReqNodeNotAvail, UnavailableNodes:...)'; scontrol/sacct: 'Reason=Priority'
-        rx = r"(?:Reason=|\()%s(?![A-Za-z])" % re.escape(reason)
+        # squeue: '(Priority)', '(ReqNodeNotAvail, UnavailableNodes:...)'; scontrol/sacct: 'Reason=Priority'.
+        # After '(' the reason ends at ')' or ',': Open MPI's 'component disqualified: self (priority -1 < 0)'
+        # is no pending job
+        rx = r"(?:Reason=%s(?![A-Za-z])|\(%s(?=[),]))" % (re.escape(reason), re.escape(reason))
         rule, family = knowgen.assign(RULES, None, {"name": name, "reason": reason})
         site = {"id": "slurm.reason.%s" % name.lower(), "name": name, "text": reason,
                 "comment": comments.get(name, ""), "re": rx, "family": family, "rule": rule}

@@ -37,7 +37,12 @@ PREFIX_B = re.compile((r"\s*(?:%s)" % "|".join("(?:%s)" % p for p in _PREFIXES))
 # its first 80 characters: 'host:pid:tid [0] NCCL INFO ...').
 _INFO = re.compile(r"^(?:\[\d+\]\s*)?(?:NCCL (?:INFO|TRACE)\b|\[?(?:INFO|DEBUG|TRACE|NOTICE)\b\]?|I\d{4} \d\d:\d\d"
                    r"|I (?=\S+\.(?:cc|cpp|h):\d+\])"
-                   r"|\[I(?: |\d{4} |\w*\s))|^\S.{0,60}?\b(?:NCCL INFO)\b|^.{0,60}?(?:[-|] INFO [-|]|\bINFO:)")
+                   r"|\[I(?: |\d{4} |\w*\s))|^\S.{0,60}?\b(?:NCCL INFO)\b|^.{0,60}?(?:[-|] INFO [-|]|\bINFO:)"
+                   # Slurm's debug levels (src/common/log.c log_msg: 'debug:  ', 'debug2: ' .. 'debug5: ' after
+                   # the program's name, or after the time stamp and a step's '[12.0] ' in a daemon's log
+                   # file)
+                   r"|^(?:(?:srun|sbatch|salloc|sattach|sbcast|scontrol|slurmd|slurmstepd|slurmctld|slurmdbd)"
+                   r"(?:\[\d{1,10}\])?: )?(?:\[[^\]\n]{1,40}\] )?debug\d?: ")
 _WARN = re.compile(r"^(?:\[\d+\]\s*)?(?:NCCL WARN\b|\[?(?:WARN|WARNING)\b\]?|W\d{4} \d\d:\d\d|\[W(?: |\d{4} |\w*\s)"
                    r"|W (?=\S+\.(?:cc|cpp|h):\d+\]))"
                    r"|^.{0,60}?\bNCCL WARN\b|^.{0,60}?(?:[-|] WARN(?:ING)? [-|]|\bWARN(?:ING)?:)"
@@ -61,8 +66,13 @@ def strip_prefix(text):
         m = PREFIX.match(out)
         if not m or m.end() == 0:
             break
+        if removed and _LEVEL.match(out):
+            break  # after a daemon log's time stamp, 'debug2: ' is Slurm's level (severity), not a host
         out, removed = out[m.end():], True
     return out, removed
+
+
+_LEVEL = re.compile(r"\s*debug\d:")
 
 
 # Who printed a line and when, from the same prefixes: (regex, what its groups are). The rank

@@ -1,0 +1,86 @@
+"""Healthy logs get no root cause (issue 18: "gives no root cause for a healthy log", "never
+confidently wrong"). The matchers generated from Slurm's, torch's, NCCL's and Open MPI's format
+strings must not turn INFO/verbose/debug output, launcher chatter or a tool's normal report into a
+cause, and a line of one program must not trigger another program's specific message.
+
+fixtures/explain/healthy/ (its README cites each file: public threads, or made here with Slurm
+22.05, torch 2.13 CPU and Open MPI 4.1) goes through the CLI as a user runs it.
+"""
+
+import glob
+import json
+import os
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HEALTHY = sorted(glob.glob(os.path.join(ROOT, "fixtures", "explain", "healthy", "*.log")))
+
+
+def _explain(cli, path):
+    rc, out, err = cli("explain", "--json", path)
+    return rc, json.loads(out)
+
+
+def test_the_corpus_covers_the_programs_that_print_healthy_chatter():
+    names = " ".join(os.path.basename(p) for p in HEALTHY)
+    assert len(HEALTHY) >= 25
+    for kind in ("slurmd-debug3", "srun-vvv", "salloc-v", "sbatch-v", "torchrun", "mpirun", "nvidia-smi", "ibstat",
+                 "ibv-devinfo", "ds-report", "deepspeed", "accelerate", "hf-trainer", "c10d"):
+        assert kind in names, kind
+    with open(os.path.join(ROOT, "fixtures", "explain", "healthy", "README.md")) as f:
+        readme = f.read()
+    for p in HEALTHY:  # every file is cited (a URL, or how it was made here)
+        assert os.path.basename(p) in readme, p
+
+
+@pytest.mark.parametrize("path", HEALTHY, ids=os.path.basename)
+def test_a_healthy_log_is_no_error(cli, path):
+    rc, res = _explain(cli, path)
+    assert (rc, res["verdict"], res["root"]) == (0, "no_error", None), \
+        [(f["id"], f["role"], f["matches"][0]["text"]) for f in res["findings"]]
+    assert res["findings"] == []
+
+
+def _ids(res):
+    return [f["id"] for f in res["findings"]], [n["id"] for n in res.get("notes") or []]
+
+
+@pytest.mark.parametrize("text", [
+    # srun -vvv's debug lines (src/common/log.c: 'debug:  ' / 'debug2: ' after the program's name or a
+    # daemon's time stamp): the PMIx plugin's 'net_stream_listen' and a memlock limit named, no error
+    "srun: debug:  port from net_stream_listen is 44677\nsrun: debug:  propagating RLIMIT_MEMLOCK=8388608\n",
+    "[2026-11-25T20:14:45.641] [1.0] debug2: _set_limit: conf setrlimit RLIMIT_MEMLOCK no change in value: 8388608\n",
+    # salloc's info() when it gives its allocation back (src/salloc/salloc.c: the same words as an error())
+    "salloc: Granted job allocation 3\nsalloc: Relinquishing job allocation 3\nsalloc: Job allocation 3 has been revoked.\n",
+    # Open MPI's coll verbose output names a priority: no Slurm pending reason '(Priority)'
+    "[vm:22544] coll:base:comm_select: component disqualified: self (priority -1 < 0)\n",
+])
+def test_debug_and_info_lines_of_one_program_are_no_finding(cli, tmp_path, text):
+    p = tmp_path / "x.log"
+    p.write_text(text)
+    rc, res = _explain(cli, p)
+    assert (rc, res["verdict"]) == (0, "no_error"), _ids(res)
+    assert not any(n.startswith("slurm.") for n in _ids(res)[1])
+
+
+@pytest.mark.parametrize("text,entry", [
+    # the same messages at error level still answer (the marker is there)
+    ("srun: error: mpi/pmix_v4: pmixp_dconn_tcp_prepare: n1 [0]: pmixp_dconn_tcp.c:70: net_stream_listen: "
+     "Address already in use (98)\n", "slurm.mpi"),
+    ("salloc: error: Job allocation 3 has been revoked\n", "slurm.error"),
+    ("[2026-11-25T20:14:45.641] [7.0] error: mpi/pmi2: spawn failed\n", "slurm.mpi"),
+])
+def test_the_error_level_of_the_same_messages_still_answers(cli, tmp_path, text, entry):
+    p = tmp_path / "x.log"
+    p.write_text(text)
+    rc, res = _explain(cli, p)
+    assert (rc, res["verdict"], res["root"]) == (0, "root_cause", entry), _ids(res)
+
+
+def test_squeue_pending_reasons_are_still_read(cli, tmp_path):
+    p = tmp_path / "q.log"
+    p.write_text("  JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)\n"
+                 "   1234       gpu    train    alice PD       0:00      2 (QOSMaxGRESPerUser)\n")
+    rc, res = _explain(cli, p)
+    assert res["root"] == "slurm.qos_limit", _ids(res)
