@@ -331,3 +331,21 @@ def test_a_healthy_accelerate_and_deepspeed_start_is_no_error(kb):
             "with backend nccl\n[2024-05-01 10:05:00,000] [INFO] [launch.py:351:main] Process 1234 exits successfully.\n")
     res = explain.explain_text(text, kb)
     assert res["verdict"] == "no_error" and not res["findings"]
+
+
+def test_plan_says_what_reaches_deepspeeds_remote_ranks(tmp_path, monkeypatch):
+    # gpudoctor plan reuses the same reading of runner.py / multinode_runner.py
+    from gpudoctor.launch import build_plan
+
+    (tmp_path / "hf").write_text("worker-0 slots=4\nworker-1 slots=4\n")
+    monkeypatch.chdir(tmp_path)
+
+    def env_note(line):
+        notes = build_plan(launch=line, environ={}).notes
+        return next(n for n in notes if n.startswith("environment of the remote ranks"))
+    pdsh = env_note("deepspeed -H hf x.py")
+    assert "NCCL*" in pdsh and "~/.deepspeed_env" in pdsh and "--venv_script" in pdsh
+    assert "--export=ALL" in env_note("deepspeed -H hf --launcher slurm x.py")
+    assert "btl_tcp_if_include eth0" in env_note("deepspeed -H hf --launcher openmpi x.py")
+    given = env_note("deepspeed -H hf --launcher openmpi --launcher_args '--mca btl_tcp_if_include ens5' x.py")
+    assert "eth0" not in given

@@ -137,6 +137,24 @@ def _backend(backend, a, pool, active):
     return active
 
 
+def _carried(backend, a):
+    """What of the launching environment reaches the remote ranks (deepspeed/launcher/runner.py:
+    EXPORT_ENVS plus the CUDA accelerator's export_envs(), and the KEY=VALUE lines of
+    ~/.deepspeed_env and ./.deepspeed_env; multinode_runner.py: pdsh `export`, openmpi -x, mvapich
+    -env, mpich/impi -genv, slurm `srun --export=ALL,...`)."""
+    if backend == "slurm":
+        return "environment of the remote ranks: srun --export=ALL carries the whole launching environment"
+    text = ("environment of the remote ranks: only NCCL*, PYTHON*, MLFLOW*, MV2* and UCX* variables and the KEY=VALUE lines of ~/.deepspeed_env "
+            "and ./.deepspeed_env (DS_ENV_FILE) reach them; PATH, LD_LIBRARY_PATH, CUDA_HOME and a venv "
+            "activation do not")
+    if backend == "pdsh":
+        text += " (--venv_script sources one first)"
+    if backend == "openmpi" and "btl_tcp_if_include" not in (getattr(a, "launcher_args", "") or ""):
+        text += "; it adds --mca btl_tcp_if_include eth0 (give --launcher_args \"--mca btl_tcp_if_include <iface>\" " \
+                "when the nodes' interface is not eth0)"
+    return text
+
+
 def read(plan, argv, environ):
     plan.launcher = "deepspeed"
     a = parse("deepspeed", "deepspeed", argv, environ)
@@ -233,6 +251,7 @@ def read(plan, argv, environ):
     plan.machine_rank = a.node_rank if a.no_ssh else None
     if multi_exec:
         plan.note("DeepSpeed starts the remote ranks through its --launcher %s" % backend)
+        plan.note(_carried(backend, a))
     plan.script = ("-m " + a.user_script) if a.module else a.user_script
     if not a.module and not a.no_python:
         plan.add_file(a.user_script)
