@@ -157,6 +157,12 @@ def test_accelerate_main_process_port_zero_names_a_fixed_port(cli, kb, tmp_path)
     root = explain.explain_text(cfg, kb)["findings"][0]
     assert root["id"] == "accelerate.port_zero" and "Several machines" in root["causes"][0]["text"]
     assert "the same on every machine" in root["causes"][0]["fix"][0]
+    # port 0 on one machine beside a failure that is not the rendezvous (an NCCL watchdog timeout)
+    # is not this entry
+    other = ("main_process_port: 0\nnum_machines: 1\n[rank0]:[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank 0] Watchdog "
+             "caught collective operation timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE) ran for 600000 milliseconds "
+             "before timing out.\n")
+    assert not any(f["id"] == "accelerate.port_zero" for f in explain.explain_text(other, kb)["findings"])
 
 
 def test_deepspeed_empty_master_address_says_master_addr(cli, tmp_path):
