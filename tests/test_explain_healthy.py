@@ -84,3 +84,18 @@ def test_squeue_pending_reasons_are_still_read(cli, tmp_path):
                  "   1234       gpu    train    alice PD       0:00      2 (QOSMaxGRESPerUser)\n")
     rc, res = _explain(cli, p)
     assert res["root"] == "slurm.qos_limit", _ids(res)
+
+
+@pytest.mark.parametrize("text,nccl", [
+    # NCCL's generic wrapper format '%s() failed: %s' (src/misc/nvmlwrap.cc) is NCCL's only on NCCL's line
+    ("OpenBLAS blas_thread_init: pthread_create() failed: Resource temporarily unavailable\n", False),
+    ("node1:123:456 [0] NCCL WARN pthread_create() failed: Resource temporarily unavailable\n", True),
+    # a verbs error printed by UCX (the line of NVIDIA/cudf-spark#7632, fixtures/logs/dev) is not an NCCL
+    # internal error
+    ("ERROR mlx5_0: ibv_create_cq() failed: Cannot allocate memory.\n", False),
+])
+def test_a_generic_nccl_format_needs_nccls_own_prefix(cli, tmp_path, text, nccl):
+    p = tmp_path / "x.log"
+    p.write_text(text)
+    rc, res = _explain(cli, p)
+    assert ("nccl.internal_error" in _ids(res)[0]) is nccl, _ids(res)

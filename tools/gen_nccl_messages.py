@@ -173,6 +173,19 @@ def build(files, version, older=()):
     return {"header": knowgen.header(SOURCE, version, GENERATOR, note), "results": RESULTS_FALLBACK, "sites": sites}
 
 
+# NCCL's own prefix on the lines it prints (src/debug.cc: 'host:pid:tid [dev] NCCL WARN ', and in old
+# releases '... [0] misc/ibvwrap.cu:61 WARN ' with the file and line). A format whose only literal
+# words are short and common to any program ('%s() failed: %s', 'close failed: %s', 'Failed to
+# send: %d', 'Invalid %s %d (maximum %d).') matches only after it: UCX's 'ERROR mlx5_0:
+# ibv_create_cq() failed: Cannot allocate memory.' is no NCCL internal error. A format that names
+# NCCL's own things (_OWN_WORDS) keeps matching alone: torch shows NCCL's last WARN text after
+# 'Last error:' with no prefix.
+CONTEXT_BELOW = 14
+_CONTEXT = r"(?:\bNCCL (?:WARN|INFO)|\.(?:cc|cu|h):\d{1,6} (?:WARN|INFO))\b[^\n]{0,160}?"
+_OWN_WORDS = re.compile(r"nccl|nvml|Cuda failure|NVLS|XML|DOCA|\bIB\b|dlsym|ndev|nRanks|cudaDev|busId|Net :|onnect to %s failed : |"
+                        r"Attribute %s of node|network %s not found", re.IGNORECASE)
+
+
 def _site(level, where, fmt, until=None):
     rx, literal = knowgen.printf_to_regex(fmt)
     tag = "" if until is None else "v%s." % until.replace(".", "_")
@@ -184,6 +197,8 @@ def _site(level, where, fmt, until=None):
         site.update({"re": None, "family": None, "rule": "no literal anchor of %d+ characters" % knowgen.MIN_LITERAL})
     else:
         rule, family = knowgen.assign(RULES, site, {"where": where, "text": fmt, "level": level})
+        if len("".join(literal.split())) < CONTEXT_BELOW and not _OWN_WORDS.search(fmt):
+            rx = _CONTEXT + rx
         site.update({"re": None if rule == "too-generic" else rx, "family": family, "rule": rule})
     return site
 
