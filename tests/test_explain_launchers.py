@@ -222,6 +222,13 @@ def test_remote_rank_errors_after_pdsh_name_what_was_not_carried(kb):
                  "pdsh@node1: node2: ssh exited with exit code 127\n")
     root = explain.explain_text(lib, kb)["findings"][0]
     assert root["id"] == "deepspeed.remote_env" and "~/.deepspeed_env" in root["causes"][0]["fix"][0]
+    # a single-node run (runner.py's local command, no pdsh) has no remote ranks: not this entry
+    single = ("[2024-05-01 10:00:00,100] [INFO] [runner.py:568:main] cmd = /usr/bin/python3 -u -m "
+              "deepspeed.launcher.launch --world_info=e30= --master_addr=127.0.0.1 --master_port=29500 train.py\n"
+              "[2024-05-01 10:00:02,000] [INFO] [launch.py:146:main] WORLD INFO DICT: {'localhost': [0, 1]}\n"
+              "Traceback (most recent call last):\n  File \"/home/u/train.py\", line 3, in <module>\n"
+              "    import transformers\nModuleNotFoundError: No module named 'transformers'\n")
+    assert not any(f["id"] == "deepspeed.remote_env" for f in explain.explain_text(single, kb)["findings"])
 
 
 def test_ds_report_small_dev_shm_is_a_note_naming_shm_size(kb):
