@@ -99,3 +99,26 @@ def test_a_generic_nccl_format_needs_nccls_own_prefix(cli, tmp_path, text, nccl)
     p.write_text(text)
     rc, res = _explain(cli, p)
     assert ("nccl.internal_error" in _ids(res)[0]) is nccl, _ids(res)
+
+
+@pytest.mark.parametrize("text", [
+    # first lines of Open MPI help topics (help-*.txt) that any program prints: alone they are no
+    # Open MPI message ('You can try the following:' was shm.size, a usage line mpi.orted)
+    "You can try the following:\n",
+    "Usage: train.py [OPTION]...\n",
+    "Comments\n",
+    "Allocation request: 4 GPUs\n",
+])
+def test_a_short_open_mpi_topic_line_alone_is_no_finding(cli, tmp_path, text):
+    p = tmp_path / "x.log"
+    p.write_text(text)
+    rc, res = _explain(cli, p)
+    assert res["verdict"] == "no_error" and res["findings"] == [], _ids(res)
+
+
+def test_a_short_open_mpi_topic_is_still_read_on_its_two_lines(cli, tmp_path):
+    # help-orted.txt [orted:usage] as orted prints it (Debian openmpi-common 4.1.4)
+    p = tmp_path / "x.log"
+    p.write_text("Usage: orted [OPTION]...\nStart an Open RTE Daemon\n")
+    rc, res = _explain(cli, p)
+    assert "mpi.orted" in _ids(res)[0], _ids(res)

@@ -37,6 +37,11 @@ RULES = [
     ("shm", "shm.size", {"file": r"shmem|vader|common-sm|btl-sm", "text": r"space|size|/dev/shm"}),
     ("other", "mpi.error", {"file": r"."}),
 ]
+# A topic whose first line has few words ('Comments', 'You can try the following:', 'Usage: %s
+# [OPTION]...', 'Allocation request: %s') is any program's line: such a topic matches on its first
+# two printed lines (opal_show_help prints the topic's text verbatim, line after line); one whose
+# next line is blank, absent or of few words too is not matched. 'You can try the following:' alone was shm.size.
+TWO_LINES_BELOW = 24
 _FAILED = re.compile(r"\b(?:fail(?:ed|ure)?|error|could not|cannot|unable|refused)\b", re.I)
 _TOPIC = re.compile(r"^\[([^\]\n]+)\]\s*$", re.M)
 
@@ -52,6 +57,20 @@ def topics(name, text):
             yield topic, lines[0], txt
 
 
+def _words(line):
+    """How many non-blank characters a line prints besides its conversions."""
+    return len("".join(knowgen._CONV.sub("", line).split()))
+
+
+def _second_line(whole, first):
+    """The line printed right after the topic's first line ('' when it is blank or absent)."""
+    raw = whole.split("\n")
+    for i, ln in enumerate(raw):
+        if ln.strip() == first:
+            return raw[i + 1].strip() if i + 1 < len(raw) else ""
+    return ""
+
+
 def build(files, version):
     sites = []
     for name, text in files:
@@ -63,7 +82,11 @@ def build(files, version):
             if rx is None or len("".join(literal.split())) < knowgen.MIN_LITERAL:
                 site.update({"re": None, "family": None, "rule": "no literal anchor of %d+ characters"
                              % knowgen.MIN_LITERAL})
+            elif _words(first) < TWO_LINES_BELOW and _words(_second_line(whole, first)) < knowgen.MIN_LITERAL:
+                site.update({"re": None, "family": None, "rule": "a first line of few words and no second line"})
             else:
+                if _words(first) < TWO_LINES_BELOW:
+                    rx = rx + r"[^\n]{0,200}\n[^\n]{0,200}?" + knowgen.printf_to_regex(_second_line(whole, first))[0]
                 rule, family = knowgen.assign(RULES, site, {"file": name, "topic": topic, "text": whole})
                 if first.upper().startswith("WARNING") and family != "mpi.openib_ucx":
                     # a warning topic is not an error: a note (mpi.warning), or, when its first
