@@ -122,3 +122,19 @@ def test_a_short_open_mpi_topic_is_still_read_on_its_two_lines(cli, tmp_path):
     p.write_text("Usage: orted [OPTION]...\nStart an Open RTE Daemon\n")
     rc, res = _explain(cli, p)
     assert "mpi.orted" in _ids(res)[0], _ids(res)
+
+
+@pytest.mark.parametrize("text,gloo", [
+    # Gloo's short transport messages ('Read timeout %s', 'Socket closed %s', 'MPI_Allreduce: %s') are
+    # Gloo's only after GLOO_ERROR_MSG's '[<file>:<line>] ' (gloo/common/error.h)
+    ("requests.exceptions.ReadTimeout: HTTPSConnectionPool(host='huggingface.co', port=443): Read timeout\n", False),
+    ("websocket: Socket closed by remote\n", False),
+    ("MPI_Allreduce: MPI_ERR_TRUNCATE: message truncated\n", False),
+    ("[rank1]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:523] Read timeout "
+     "[127.0.0.1]:40000\n", True),
+])
+def test_a_short_gloo_message_needs_gloos_file_and_line(cli, tmp_path, text, gloo):
+    p = tmp_path / "x.log"
+    p.write_text(text)
+    rc, res = _explain(cli, p)
+    assert any(i.startswith("gloo.") for i in _ids(res)[0]) is gloo, _ids(res)

@@ -112,6 +112,13 @@ def sites_of(path, src):
             yield "io", "%s:%d" % (path, line), _message(args)
 
 
+# A GLOO_THROW* message is printed after "[<__FILE__>:<__LINE__>] " (gloo/common/error.h,
+# GLOO_ERROR_MSG): a short one ('Read timeout %s', 'Socket closed %s', 'MPI_Allreduce: %s') is
+# any program's words alone, so its matcher needs that prefix (any of gloo's files: one format printed
+# at several places is one site, 'Read timeout %s' of ibverbs/buffer.cc and of tcp/pair.cc).
+CONTEXT_BELOW = 16
+
+
 def build(files, version):
     sites, seen = [], set()
     for path, src in files:
@@ -127,6 +134,8 @@ def build(files, version):
                              % knowgen.MIN_LITERAL})
             else:
                 rule, family = knowgen.assign(RULES, site, {"where": where, "text": fmt, "kind": kind})
+                if kind == "io" and len("".join(literal.split())) < CONTEXT_BELOW:
+                    rx = r"\[[^\]\n]{0,200}\.(?:cc|h):\d{1,6}\] [^\n]{0,200}?" + rx
                 site.update({"re": rx, "family": family, "rule": rule})
             sites.append(site)
     return {"header": knowgen.header("pytorch/gloo (https://github.com/pytorch/gloo)", version, GENERATOR,
