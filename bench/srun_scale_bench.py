@@ -20,6 +20,7 @@ runs on this machine: the nodes' interpreter starts share its cores with the con
 import argparse
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
@@ -58,8 +59,8 @@ def median_of(fn, repeat):
 
 
 def row(n, what, floor_name, got, floor):
-    print("| %d | %s | %.2f | %.2f | %.2f | %s %.2f | %.2fx |" % (
-        n, what, got[0], got[1], got[2], floor_name, floor[0], got[0] / floor[0]), flush=True)
+    print("| %d | %s | %.2f | %.2f | %.0f | %s | %.2f | %.2f | %.0f | %.2fx |" % (
+        n, what, got[0], got[1], got[2], floor_name, floor[0], floor[1], floor[2], got[0] / floor[0]), flush=True)
 
 
 def bench_srun(n, repeat):
@@ -91,12 +92,14 @@ def bench_srun(n, repeat):
         true = median_of(lambda: timed(srun + ["true"], env, tasks_ok), repeat)
         py = median_of(lambda: timed(srun + ["python3", "-c", "pass"], env, tasks_ok), repeat)
         gd = median_of(lambda: timed(GD + ["facts", "--timeout", "600"], env, facts_ok), repeat)
-        print("| %d | (Slurm of %d slurmd up and idle in %.1f s; `srun true` %.2f s) | | | | | |" % (n, n, up, true[0]))
+        print("| %d | (Slurm of %d slurmd up and idle in %.1f s; `srun true` %.2f s) | | | | | | | | |" % (
+            n, n, up, true[0]))
         row(n, "srun: `gpudoctor facts` in the allocation", "`srun python3 -c pass`", gd, py)
     finally:
         if job:
             subprocess.run(["scancel", job], env=c.env, capture_output=True)
         c.stop()
+        shutil.rmtree(base, ignore_errors=True)
 
 
 class WideCluster(sshcluster.Cluster):
@@ -145,7 +148,7 @@ def bench_ssh(n, repeat):
         row(n, "ssh: `gpudoctor facts --hosts`", "pdsh `python3 -c pass`", gd, floor)
         row(n, "pdsh running the collector", "pdsh `python3 -c pass`", pd, floor)
         if short:
-            print("| %d | (runs with nodes missing: %s) | | | | | |" % (n, ", ".join(map(str, short))))
+            print("| %d | (runs with nodes missing: %s) | | | | | | | | |" % (n, ", ".join(map(str, short))))
     finally:
         c.cleanup()
 
@@ -162,8 +165,9 @@ def main():
         platform.python_version(), subprocess.run(["srun", "--version"], capture_output=True, text=True,
                                                  stdin=subprocess.DEVNULL).stdout.strip() or "srun ?",
         load[0]))
-    print("| nodes | what | wall (s) | controller CPU (s) | controller peak RSS (MiB) | floor (s) | ratio |")
-    print("|---|---|---|---|---|---|---|")
+    print("| nodes | what | wall (s) | controller CPU (s) | controller peak RSS (MiB) | floor | floor wall (s) | "
+          "floor CPU (s) | floor RSS (MiB) | ratio |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for n in [int(x) for x in args.sizes.split(",")]:
         if "srun" in args.only:
             bench_srun(n, args.repeat)
