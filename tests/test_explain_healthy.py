@@ -138,3 +138,18 @@ def test_a_short_gloo_message_needs_gloos_file_and_line(cli, tmp_path, text, glo
     p.write_text(text)
     rc, res = _explain(cli, p)
     assert any(i.startswith("gloo.") for i in _ids(res)[0]) is gloo, _ids(res)
+
+
+@pytest.mark.parametrize("text,entry", [
+    # a torch.distributed message of few words (tools/gen_torch_messages.py) is torch's only after what
+    # torch prints before it: an exception's type, c10d's tag, glog's prefix
+    ("Warning: flash-attn is not available.\n", None),
+    ("Unknown option --foo\n", None),
+    ("Socket Timeout\n", None),
+    ("torch.distributed.DistStoreError: Socket Timeout\n", "rendezvous.store_timeout"),
+])
+def test_a_short_torch_message_needs_torchs_context(cli, tmp_path, text, entry):
+    p = tmp_path / "x.log"
+    p.write_text(text)
+    rc, res = _explain(cli, p)
+    assert res["root"] == entry, _ids(res)

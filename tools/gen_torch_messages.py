@@ -277,6 +277,16 @@ def _site_id(where, fmt):
     return "torch.%s.%s" % (base, slug)
 
 
+# A message of few words ('Socket Timeout', 'Invalid state!', 'Unknown option', '%s is not available.')
+# is any program's line alone ('flash-attn is not available.' was torch.distributed_usage): its
+# matcher needs what torch prints before it - the exception's type ('DistStoreError: ', Python's
+# traceback line, TORCH_CHECK's 'RuntimeError: '), c10d's '[c10d] ' log tag, glog's '[E1125 ...
+# file.cpp:N] ' or the Python logger's 'ERROR:torch.distributed...:'.
+CONTEXT_BELOW = 16
+_CONTEXT = (r"(?:\b\w{0,60}(?:Error|Exception|Timeout)\b: |\[c10d[^\]\n]{0,20}\] |"
+            r"\b[EWF]\d{4} \d\d:\d\d:\d\d[^\]\n]{0,120}\] |\bERROR:[\w.]{1,80}:)[^\n]{0,200}?")
+
+
 def build(files, version):
     sites, seen, ids = [], set(), set()
 
@@ -296,6 +306,8 @@ def build(files, version):
             rule, family = knowgen.assign(RULES, site, {"where": where, "text": fmt, "level": level})
             if family is None and level == "warning":
                 rule = "a warning, not an error"
+            if len("".join(literal.split())) < CONTEXT_BELOW:
+                rx = _CONTEXT + rx
             site.update({"re": rx, "family": family, "rule": rule})
         sites.append(site)
 
