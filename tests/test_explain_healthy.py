@@ -26,7 +26,7 @@ def test_the_corpus_covers_the_programs_that_print_healthy_chatter():
     names = " ".join(os.path.basename(p) for p in HEALTHY)
     assert len(HEALTHY) >= 25
     for kind in ("slurmd-debug3", "srun-vvv", "salloc-v", "sbatch-v", "torchrun", "mpirun", "nvidia-smi", "ibstat",
-                 "ibv-devinfo", "ds-report", "deepspeed", "accelerate", "hf-trainer", "c10d"):
+                 "ibv-devinfo", "ds-report", "deepspeed", "accelerate", "hf-trainer", "c10d", "nccl-", "nccl-tests"):
         assert kind in names, kind
     with open(os.path.join(ROOT, "fixtures", "explain", "healthy", "README.md")) as f:
         readme = f.read()
@@ -40,6 +40,13 @@ def test_a_healthy_log_is_no_error(cli, path):
     assert (rc, res["verdict"], res["root"]) == (0, "no_error", None), \
         [(f["id"], f["role"], f["matches"][0]["text"]) for f in res["findings"]]
     assert res["findings"] == []
+
+
+def test_the_folder_as_one_job_is_no_error(cli):
+    # explain takes a folder of per-node logs as one job: all of them together are healthy too
+    rc, res = _explain(cli, os.path.join(ROOT, "fixtures", "explain", "healthy"))
+    assert (rc, res["verdict"], res["findings"]) == (0, "no_error", [])
+    assert len(res["sources"]) >= len(HEALTHY)
 
 
 def _ids(res):
