@@ -160,3 +160,11 @@ def test_a_short_torch_message_needs_torchs_context(cli, tmp_path, text, entry):
     p.write_text(text)
     rc, res = _explain(cli, p)
     assert res["root"] == entry, _ids(res)
+
+
+def test_salloc_time_limit_revocation_is_the_time_limit(cli, tmp_path):
+    # src/salloc/salloc.c: info("Job %u has exceeded its time limit and its allocation has been revoked.")
+    p = tmp_path / "x.log"
+    p.write_text("salloc: Job 41 has exceeded its time limit and its allocation has been revoked.\n")
+    rc, res = _explain(cli, p)
+    assert res["root"] == "slurm.time_limit", _ids(res)

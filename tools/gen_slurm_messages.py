@@ -43,7 +43,8 @@ CTLD_PATHS = ("src/slurmctld/job_mgr.c", "src/slurmctld/node_scheduler.c", "src/
 RULES = [
     ("oom", "slurm.oom", {"text": r"oom[_-]kill|Out Of Memory|OOM Killed|exceeded memory limit|"
                                   r"[Mm]emory limit exceeded"}),
-    ("time-limit", "slurm.time_limit", {"text": r"DUE TO TIME LIMIT|time limit exceeded|TimeLimit exceeded"}),
+    ("time-limit", "slurm.time_limit", {"text": r"DUE TO TIME LIMIT|time limit exceeded|TimeLimit exceeded|"
+                                                r"exceeded its time limit"}),
     ("node-failure", "slurm.node_down", {"text": r"DUE TO NODE|[Nn]ode failure|NODE FAIL"}),
     ("node-not-ready", "slurm.node_down", {"text": r"[Nn]odes? %s (?:are|is) still not ready|boot of the nodes|"
                                                    r"Allocation was revoked|SRUN_NODE_FAIL"}),
