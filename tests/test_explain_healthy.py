@@ -26,7 +26,7 @@ def test_the_corpus_covers_the_programs_that_print_healthy_chatter():
     names = " ".join(os.path.basename(p) for p in HEALTHY)
     assert len(HEALTHY) >= 25
     for kind in ("slurmd-debug3", "srun-vvv", "salloc-v", "sbatch-v", "torchrun", "mpirun", "nvidia-smi", "ibstat",
-                 "ibv-devinfo", "ds-report", "deepspeed", "accelerate", "hf-trainer", "c10d", "nccl-", "nccl-tests"):
+                 "ibv-devinfo", "ds-report", "deepspeed", "accelerate", "hf-trainer", "c10d", "nccl-", "nccl-tests", "tqdm"):
         assert kind in names, kind
     with open(os.path.join(ROOT, "fixtures", "explain", "healthy", "README.md")) as f:
         readme = f.read()
