@@ -87,7 +87,8 @@ def gather(args, cfg):
         payload = transport.Payload(python=None, options=options)
         return _run(transport.get_transport("local", timeout=timeout), [], payload)
     settings = {"jobs": args.jobs, "timeout": timeout, "progress": True, "ssh_config": args.ssh_config,
-                "host_key_policy": args.host_key_policy}
+                "host_key_policy": args.host_key_policy,
+                "fallback": getattr(args, "fallback", None) or getattr(cfg, "fallback", None)}  # srun only
     payload = transport.Payload(python=cfg.python or "python3", options=options)
     return _run(transport.get_transport(via, **settings), hosts, payload)
 
