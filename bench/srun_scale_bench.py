@@ -153,6 +153,19 @@ def bench_ssh(n, repeat):
         c.cleanup()
 
 
+def slurm_version():
+    """srun --version needs a configuration (SLURM_CONF or DNS SRV) before it prints anything;
+    the package's version does not."""
+    for cmd in (["dpkg-query", "-W", "-f", "${Version}", "slurm-client"], ["rpm", "-q", "--qf", "%{VERSION}", "slurm"]):
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=10)
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if p.returncode == 0 and p.stdout.strip():
+            return "Slurm " + p.stdout.strip()
+    return "Slurm ?"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="8,64,256")
@@ -162,8 +175,7 @@ def main():
     load = os.getloadavg()
     print("machine: %s, %d cores, %.1f GiB RAM, Python %s, %s; load before %.2f" % (
         platform.platform(), os.cpu_count(), os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2 ** 30,
-        platform.python_version(), subprocess.run(["srun", "--version"], capture_output=True, text=True,
-                                                 stdin=subprocess.DEVNULL).stdout.strip() or "srun ?",
+        platform.python_version(), slurm_version(),
         load[0]))
     print("| nodes | what | wall (s) | controller CPU (s) | controller peak RSS (MiB) | floor | floor wall (s) | "
           "floor CPU (s) | floor RSS (MiB) | ratio |")
