@@ -362,3 +362,36 @@ def test_plan_says_what_reaches_deepspeeds_remote_ranks(tmp_path, monkeypatch):
     assert "btl_tcp_if_include eth0" in env_note("deepspeed -H hf --launcher openmpi x.py")
     given = env_note("deepspeed -H hf --launcher openmpi --launcher_args '--mca btl_tcp_if_include ens5' x.py")
     assert "eth0" not in given
+
+
+def test_an_error_beside_a_launchers_echo_is_still_read_from_its_shape(kb):
+    # Built from the launchers' own formats, no public paste found with both lines: DeepSpeed 0.19.8
+    # launch.py's sigkill_handler ('%s exits with return code = %s', logger format '[time] [LEVEL]
+    # [file:line:func] ') after the rank's own traceback, on one node. The echo matched, so the engine
+    # used to stop at echo_only; the rank's ModuleNotFoundError names the family as it does alone.
+    ds = ("[2026-11-25 10:00:01,203] [INFO] [runner.py:568:main] cmd = /usr/bin/python3 -u -m "
+          "deepspeed.launcher.launch --world_info=eyJsb2NhbGhvc3QiOiBbMF19 --master_addr=127.0.0.1 "
+          "--master_port=29500 --enable_each_rank_log=None train.py\n"
+          "Traceback (most recent call last):\n  File \"/home/u/proj/train.py\", line 3, in <module>\n"
+          "    import flash_attn\nModuleNotFoundError: No module named 'flash_attn'\n"
+          "[2026-11-25 10:00:03,404] [INFO] [launch.py:253:sigkill_handler] Killing subprocess 4242\n"
+          "[2026-11-25 10:00:03,405] [ERROR] [launch.py:259:sigkill_handler] ['/usr/bin/python3', '-u', "
+          "'train.py', '--local_rank=0'] exits with return code = 1\n")
+    res = explain.explain_text(ds, kb)
+    assert res["verdict"] == "root_cause"
+    assert [(f["id"], f["role"]) for f in res["findings"]] == [("code.python_env", "root"),
+                                                               ("cascade.child_failed", "cascade")]
+    # torchrun's own summary (torch/distributed/elastic/multiprocessing/errors/__init__.py
+    # ChildFailedError.format_msg) with no rank error in the text: its exception is the echo itself
+    tr = ("Traceback (most recent call last):\n  File \"/usr/local/bin/torchrun\", line 8, in <module>\n"
+          "    sys.exit(main())\n  File \"/usr/local/lib/python3.10/dist-packages/torch/distributed/launcher/api.py\","
+          " line 263, in launch_agent\n    raise ChildFailedError(\n"
+          "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n"
+          "============================================================\ntrain.py FAILED\n"
+          "------------------------------------------------------------\nFailures:\n  <NO_OTHER_FAILURES>\n"
+          "------------------------------------------------------------\nRoot Cause (first observed failure):\n[0]:\n"
+          "  time      : 2026-11-25_10:00:03\n  host      : node1\n  rank      : 0 (local_rank: 0)\n"
+          "  exitcode  : 1 (pid: 4242)\n  error_file: <N/A>\n"
+          "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html\n"
+          "============================================================\n")
+    assert explain.explain_text(tr, kb)["verdict"] == "echo_only"

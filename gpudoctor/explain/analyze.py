@@ -151,6 +151,14 @@ def analyze(scan, kb, assume_error=False):
         notes.append({"id": eid, "severity": sev, "note": (e.get("note") or e["title"]).strip(),
                       "fix": e["causes"][0]["fix"][0], "first_line": h.line if h else None,
                       "text": h.text if h else None, "match_count": m["count"]})
+    if findings and findings[0]["kind"] == "echo":
+        # only a launcher's echo matched (DeepSpeed's '... exits with return code = 1',
+        # torchrun's ChildFailedError): the rank's own exception earlier in the text may still
+        # name the family by its shape, as it would without the echo; the echo follows it
+        got = _beside_echo(scan, kb)
+        if got:
+            findings[0]["role"] = "cascade"
+            findings.insert(0, got)
     if findings:
         verdict = "echo_only" if findings[0]["kind"] == "echo" else "root_cause"
         if verdict == "echo_only":
@@ -350,6 +358,26 @@ def structural(scan, kb):
     if scan.matches.get("_struct_traceback"):
         return _structural_finding(by["code.exception"], hit, "%s at the end of a traceback with no frame of a "
                                    "known library" % (exc or "an error"), scan)
+    return None
+
+
+# the exceptions a launcher raises to report a failed worker: the echo itself, never the rank's
+# own error (torch/distributed/elastic/multiprocessing/errors/__init__.py ChildFailedError,
+# torch/distributed/elastic/multiprocessing/api.py SignalException; accelerate launch and
+# DeepSpeed's runner re-raise subprocess.CalledProcessError)
+_ECHO_EXC = ("ChildFailedError", "CalledProcessError", "SignalException")
+
+
+def _beside_echo(scan, kb):
+    """structural()'s answer for a text whose only match is a launcher's echo, when it comes
+    from an exception line of the rank's own (not the launcher's echo exception); else None."""
+    own = {h.line for h in scan.matches.get("_struct_terminate", []) + scan.matches.get("_struct_exc", [])
+           if not any(w in (h.groups.get("exc") or "") for w in _ECHO_EXC)}
+    if not own:
+        return None
+    got = structural(scan, kb)
+    if got and got["kind"] != "echo" and got["first_line"] in own:
+        return got
     return None
 
 
