@@ -301,3 +301,14 @@ def test_fallback_retries_only_slurms_failures_and_only_when_allowed(monkeypatch
     assert got["c"].error_kind == "timeout" and got["c"].via == "srun"
     assert got["d"].error_kind == "not-allocated" and got["d"].error.endswith("over ssh (--fallback ssh): refused: "
                                                                               "connection refused")
+
+    def interrupted(self, hosts, payload):
+        exc = KeyboardInterrupt()
+        exc.partial_nodes = [Node(host="b", error="interrupted", error_kind="interrupted")]
+        raise exc
+
+    monkeypatch.setattr(ssh_mod.SSHTransport, "run", interrupted)
+    with pytest.raises(KeyboardInterrupt) as info:  # Ctrl-C in the fallback: every host is in the partial list
+        SrunTransport(timeout=5, fallback="ssh").run(hosts, Payload())
+    assert [(n.host, n.error_kind) for n in info.value.partial_nodes] == [
+        ("a", None), ("b", "interrupted"), ("c", "timeout"), ("d", "not-allocated")]

@@ -177,7 +177,13 @@ class SrunTransport(Transport):
 
         ssh = SSHTransport(jobs=self.jobs, timeout=self.timeout, progress=False,
                            **dict((k, v) for k, v in self.settings.items() if k in ("ssh_config", "host_key_policy")))
-        got = dict((h.name, n) for h, n in zip(retry, ssh.run(retry, payload)))
+        try:
+            again = ssh.run(retry, payload)
+        except KeyboardInterrupt as exc:  # every host in the partial list, not only the retried ones
+            partial = dict((n.host, n) for n in getattr(exc, "partial_nodes", None) or [])
+            exc.partial_nodes = [partial.get(h.name, n) if h in retry else n for h, n in zip(hosts, nodes)]
+            raise
+        got = dict((h.name, n) for h, n in zip(retry, again))
         out = []
         for h, n in zip(hosts, nodes):
             again = got.get(h.name)
