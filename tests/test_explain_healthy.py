@@ -168,3 +168,17 @@ def test_salloc_time_limit_revocation_is_the_time_limit(cli, tmp_path):
     p.write_text("salloc: Job 41 has exceeded its time limit and its allocation has been revoked.\n")
     rc, res = _explain(cli, p)
     assert res["root"] == "slurm.time_limit", _ids(res)
+
+
+@pytest.mark.parametrize("text,entry", [
+    # the limit's name alone (srun -v 'propagating', a limits dump) is no memlock failure; slurmstepd's
+    # refusal (src/slurmd/slurmstepd/ulimits.c: "Can't propagate %s of %s from submit host: %m") is
+    ("srun: propagating RLIMIT_MEMLOCK=8388608\n", None),
+    ("slurmstepd: error: Can't propagate RLIMIT_MEMLOCK of 'unlimited' from submit host: Operation not permitted\n",
+     "rdma.memlock"),
+])
+def test_rlimit_memlock_needs_a_refusal(cli, tmp_path, text, entry):
+    p = tmp_path / "x.log"
+    p.write_text(text)
+    rc, res = _explain(cli, p)
+    assert res["root"] == entry, _ids(res)
