@@ -340,12 +340,16 @@ def launch_batch(facts, config):
         b.train_batch_size, b.micro_batch_per_gpu, b.gradient_accumulation_steps, ws))
 
 
-@check("launch.env", title="the job's NCCL_*, LD_LIBRARY_PATH and PYTHONPATH reach every rank (mpirun -x)",
+@check("launch.env", title="the job's NCCL_*, LD_LIBRARY_PATH, PATH and PYTHONPATH reach every rank (mpirun -x, "
+                            "DeepSpeed's pdsh exports)",
        needs=("env",), scope="cluster")
 def launch_env(nodes, config):
     plan = _plan(config)
     if plan is None:
         yield NA(_no_plan(config))
+        return
+    if plan.launcher == "deepspeed":
+        yield from _deepspeed_env(nodes, plan)
         return
     if plan.launcher not in ("mpirun", "mpiexec", "mpiexec.hydra", "horovodrun") or plan.forwarded is None:
         yield NA("%s carries the launching environment itself (no -x list to judge)" % plan.launcher)
@@ -379,6 +383,56 @@ def launch_env(nodes, config):
     if not found:
         yield Pass("every job variable set on the nodes or the line is forwarded or the same everywhere (-x %s)"
                    % (",".join(sorted(fwd)) or "none"))
+
+
+def _deepspeed_env(nodes, plan):
+    """DeepSpeed's pdsh runner starts every rank over ssh with only what it exports
+    (gpudoctor/launch/deepspeed.py _remote_env, from runner.py main() and PDSHRunner.get_cmd):
+    a variable the ranks read that is set where you launch, not exported, and unset or
+    different in a node's own non-interactive shell (its facts) is one the ranks there miss."""
+    if plan.carried is None:
+        backend = next((n.rsplit(" ", 1)[-1] for n in plan.notes
+                        if n.startswith("DeepSpeed starts the remote ranks through its --launcher ")), None)
+        if backend is None:
+            yield NA("DeepSpeed runs on this machine only: its ranks inherit the launching environment")
+        else:
+            yield NA("DeepSpeed's --launcher %s: only the pdsh runner's exports are judged" % backend)
+        return
+    found, same = False, []
+    for name in sorted(n for n in plan.env_launching if n not in plan.carried):
+        local = plan.env_launching[name]
+        values = {h: (f["env"].get("values") or {}).get(name) for h, f in nodes.items()}
+        unset = sorted(h for h, v in values.items() if v is None)
+        differs = sorted(h for h, v in values.items() if v is not None and v != local)
+        if not unset and not differs:
+            same.append(name)
+            continue
+        found = True
+        odd = unset + differs
+        seen = sorted({values[h] for h in differs})
+        where = "; ".join(x for x in (
+            "on %s see it unset" % fold(unset) if unset else "",
+            "on %s see %s" % (fold(differs), "%s=%s" % (name, sh(seen[0])) if len(seen) == 1 else "other values")
+            if differs else "") if x)
+        target = plan.env_files[-1] if plan.env_files else "~/.deepspeed_env"
+        if "\n" in local or "\r" in local:
+            fix = "a .deepspeed_env line cannot hold this value (a line break): set it in a script and give " \
+                  "deepspeed --venv_script <script> (sourced on every node first)"
+        else:
+            # runner.py reads `NAME=value` and PDSHRunner writes `export NAME="value";`: the remote
+            # shell expands $, ` and \ inside the double quotes
+            fix = cmd("printf '%s\\n' {line} >> {file}", line="%s=%s" % (name, local),
+                      file=Literal("~/" + sh(target[2:])) if target.startswith("~/") else target)
+            if any(c in local for c in '"$`\\'):
+                fix += "   (the remote shell reads the value inside double quotes: escape $ ` \" \\ in the line)"
+        yield Finding.warning("%s=%s is set where you launch, but DeepSpeed's pdsh runner does not export it "
+                              "(only NCCL*, PYTHON*, UCX*, MLFLOW*, MV2* and the lines of .deepspeed_env): the ranks "
+                              "%s" % (name, sh(local), where), hosts=[h for h in odd if h in nodes], fix=fix)
+    if not found:
+        how = ", ".join("%s (%s)" % (n, plan.carried[n]) for n in sorted(plan.env_launching) if n in plan.carried)
+        yield Pass("DeepSpeed's pdsh runner exports %s%s" % (
+            how or "PYTHONPATH (runner.py sets it to the launching directory)",
+            "; not exported but the same on every node: %s" % ", ".join(same) if same else ""))
 
 
 @check("launch.files", title="the plan's configs and training script exist on every node, identical",

@@ -226,3 +226,70 @@ def test_no_plan_is_na_never_a_pass():
         one = facts if cid != "launch.precision" else facts["a"]
         res = run_check(cid, one)
         assert res.findings == [] and res.status == "na", (cid, res.status)
+
+
+# DeepSpeed's pdsh runner: deepspeed/launcher/runner.py main() exports NCCL*/PYTHON*/UCX*/MLFLOW*/MV2*
+# and the KEY=VALUE lines of ~/.deepspeed_env and ./.deepspeed_env (DS_ENV_FILE renames them)
+# (https://github.com/deepspeedai/DeepSpeed/blob/master/deepspeed/launcher/runner.py); the line runs
+# DeepSpeedExamples' own imagenet config (fixtures/launch/upstream, DeepSpeedExamples 83757d9c)
+DS_LINE = ("deepspeed --hostfile hostfile main.py --deepspeed --deepspeed_config " + os.path.join(
+    L, "upstream", "deepspeed", "DeepSpeedExamples", "training", "imagenet", "config", "ds_config.json"))
+
+
+def _ds_nodes(**values):
+    facts = cluster(huaweiyun1=gpus(8), huaweiyun2=gpus(8))
+    for h in facts:
+        facts[h]["env"]["values"] = dict(values)
+    return facts
+
+
+def test_deepspeed_pdsh_env_not_exported_is_named_with_the_env_file_line(launchdir):
+    home = launchdir / "home"
+    home.mkdir()
+    (home / ".deepspeed_env").write_text("LD_LIBRARY_PATH=/opt/cuda/lib64\nHF_TOKEN=hf_secretvalue\n")
+    env = {"HOME": str(home), "PATH": "/opt/venv/bin:/usr/bin", "LD_LIBRARY_PATH": "/opt/cuda/lib64",
+           "NCCL_SOCKET_IFNAME": "bond0", "CUDA_HOME": "/usr/local/cuda-12.4", "MASTER_ADDR": "10.0.0.1",
+           "CUDA_VISIBLE_DEVICES": "0,1", "HF_TOKEN": "hf_secretvalue", "WANDB_API_KEY": "k3y"}
+    plan = build_plan(launch=DS_LINE, environ=env)
+    assert plan.world_size() == 16 and plan.carried["LD_LIBRARY_PATH"] == "~/.deepspeed_env line 1"
+    # only names a rank reads and gpudoctor shows: no secret, nothing launch.py sets per rank
+    assert sorted(plan.env_launching) == ["CUDA_HOME", "LD_LIBRARY_PATH", "NCCL_SOCKET_IFNAME", "PATH"]
+    assert "secretvalue" not in str(plan.to_json()) and "k3y" not in str(plan.to_json())
+    assert any(n.startswith("set here but not exported to the ranks by DeepSpeed's pdsh runner: CUDA_HOME, PATH")
+               for n in plan.notes)
+    facts = _ds_nodes(PATH="/usr/bin:/bin", CUDA_HOME="/usr/local/cuda-12.4")
+    res = run_check("launch.env", facts, cfg_with(plan))
+    assert res.status == "warn"
+    (f,) = res.findings  # CUDA_HOME is the same in the nodes' own shells: not a finding
+    assert f.message == ("PATH=/opt/venv/bin:/usr/bin is set where you launch, but DeepSpeed's pdsh runner does not "
+                         "export it (only NCCL*, PYTHON*, UCX*, MLFLOW*, MV2* and the lines of .deepspeed_env): the "
+                         "ranks on huaweiyun[1-2] see PATH=/usr/bin:/bin")
+    assert f.fix == "printf '%s\\n' PATH=/opt/venv/bin:/usr/bin >> ~/.deepspeed_env"
+    # the nodes' shells already get the same PATH: a pass that says what reaches the ranks and how
+    ok = run_check("launch.env", _ds_nodes(PATH="/opt/venv/bin:/usr/bin", CUDA_HOME="/usr/local/cuda-12.4"),
+                   cfg_with(plan))
+    assert ok.findings == [] and ok.status == "pass"
+    assert ok.outcomes["huaweiyun1"][1] == (
+        "DeepSpeed's pdsh runner exports LD_LIBRARY_PATH (~/.deepspeed_env line 1), NCCL_SOCKET_IFNAME (its name "
+        "starts with NCCL (runner.py EXPORT_ENVS)); not exported but the same on every node: CUDA_HOME, PATH")
+
+
+def test_deepspeed_env_values_are_quoted_and_the_env_file_is_read_as_runner_py_does(launchdir):
+    env = {"PATH": "/opt/my venv/bin;touch /tmp/x", "DS_ENV_FILE": "job.env"}
+    (launchdir / "job.env").write_text("UCX_TLS=tcp\n")
+    plan = build_plan(launch=DS_LINE, environ=env)  # no HOME: only ./job.env
+    assert plan.env_files == ["./job.env"] and plan.carried["UCX_TLS"] == "./job.env line 1"
+    (f,) = run_check("launch.env", _ds_nodes(), cfg_with(plan)).findings
+    assert "the ranks on huaweiyun[1-2] see it unset" in f.message
+    assert f.fix == "printf '%s\\n' 'PATH=/opt/my venv/bin;touch /tmp/x' >> ./job.env"
+    # a blank line: runner.py's `key, val = var.split('=', maxsplit=1)` raises ValueError
+    (launchdir / "job.env").write_text("UCX_TLS=tcp\n\n")
+    with pytest.raises(InputError) as e:
+        build_plan(launch=DS_LINE, environ=env)
+    assert "./job.env line 2 has no '='" in str(e.value)
+    # one node (no hostfile): the ranks inherit this environment; another runner: not judged here
+    one = build_plan(launch="deepspeed --num_gpus 2 main.py", environ=env)
+    assert run_check("launch.env", _ds_nodes(), cfg_with(one)).status == "na"
+    mpi = build_plan(launch="deepspeed --hostfile hostfile --launcher openmpi main.py", environ=env)
+    res = run_check("launch.env", _ds_nodes(), cfg_with(mpi))
+    assert res.status == "na" and "--launcher openmpi" in res.outcomes["huaweiyun1"][1]

@@ -8,11 +8,12 @@ every host to GPUs [0, N)."""
 
 import collections
 import os
+import re
 
-from gpudoctor.errors import excerpt
+from gpudoctor.errors import excerpt, read_input
 from gpudoctor.launch import hostfiles
 from gpudoctor.launch.common import parse, refuse
-from gpudoctor.launch.plan import Node
+from gpudoctor.launch.plan import Node, redact
 
 DLTS_HOSTFILE = "/job/hostfile"
 
@@ -155,6 +156,95 @@ def _carried(backend, a):
     return text
 
 
+# What deepspeed/launcher/runner.py (0.19.8, https://github.com/deepspeedai/DeepSpeed/blob/master/
+# deepspeed/launcher/runner.py) main() exports to the remote ranks of a multi-node run: every
+# variable of the launching environment whose name starts with EXPORT_ENVS or the CUDA
+# accelerator's export_envs() (accelerator/cuda_accelerator.py: ['NCCL']), less EXCLUDE_ENVS'
+# names when its key is set, then every `KEY=VALUE` line of DEEPSPEED_ENVIRONMENT_NAME
+# (DS_ENV_FILE, default .deepspeed_env) in DEEPSPEED_ENVIRONMENT_PATHS (~ then '.'). PYTHONPATH is
+# always among them: main() sets it to the launching directory (before the old value) first.
+EXPORT_PREFIXES = ("MLFLOW", "PYTHON", "MV2", "UCX", "NCCL")
+EXCLUDE_ENVS = {"AISC_JOB_NAME": ("NCCL_IB_HCA", "UCX_NET_DEVICES")}
+ENV_FILE_MAX = 256 << 10
+# The launching environment's variables that a rank reads, among those gpudoctor shows
+# (collector/system.py env_shown: never a secret-looking name). Not judged: what
+# deepspeed.launcher.launch sets for each rank itself (MASTER_ADDR, MASTER_PORT, WORLD_SIZE, RANK,
+# LOCAL_RANK, CUDA_VISIBLE_DEVICES: launch.py main()), the node's own (HOME, USER, SHELL,
+# HOSTNAME, SLURM_*, the container runtime's NVIDIA_* and CUDA_VERSION), other launchers'
+# (TORCHELASTIC_*, OMPI_MCA_*, PMIX_*, HOROVOD_*) and gpudoctor's own.
+RANK_PREFIXES = ("NCCL_", "UCX_", "CUDA_", "TORCH_", "FI_")
+RANK_NAMES = ("PATH", "LD_LIBRARY_PATH", "LD_PRELOAD", "PYTHONPATH", "PYTHONHOME", "OMP_NUM_THREADS",
+              "PYTORCH_CUDA_ALLOC_CONF", "HF_HOME", "TRANSFORMERS_CACHE", "DS_ACCELERATOR", "GLOO_SOCKET_IFNAME",
+              "TP_SOCKET_IFNAME")
+NOT_RANK = ("CUDA_VISIBLE_DEVICES", "CUDA_VERSION")
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
+
+
+def matters(name):
+    from gpudoctor.collector.system import env_shown
+
+    return (name in RANK_NAMES or name.startswith(RANK_PREFIXES)) and name not in NOT_RANK and env_shown(name)
+
+
+def env_files(environ):
+    """[(path, shown)] that runner.py reads, in its order; the home one only when HOME is known
+    (os.path.expanduser("~") reads HOME first)."""
+    name = environ.get("DS_ENV_FILE", ".deepspeed_env")
+    out = []
+    home = environ.get("HOME")
+    if home:
+        out.append((os.path.join(home, name), os.path.join("~", name) if not os.path.isabs(name) else name))
+    out.append((os.path.join(".", name), os.path.join(".", name) if not os.path.isabs(name) else name))
+    return out
+
+
+def read_env_file(path, shown):
+    """The names a .deepspeed_env file exports, [(line number, name)], read as runner.py reads it:
+    `for var in fd.readlines(): key, val = var.split('=', maxsplit=1)` (a line without '=', a
+    blank one included, raises ValueError there), add_export() strips the key. The values are
+    never kept (a token may be among them)."""
+    text = read_input(path, "DeepSpeed environment file", shown=shown, limit=ENV_FILE_MAX).decode("utf-8", "replace")
+    out = []
+    for n, line in enumerate(text.splitlines(True), 1):
+        if "=" not in line:
+            refuse("deepspeed", "%s line %d has no '=': runner.py's `key, val = var.split('=', maxsplit=1)` raises "
+                                "ValueError (one KEY=VALUE a line, no blank or comment lines)" % (shown, n))
+        out.append((n, line.split("=", 1)[0].strip()))
+    return out
+
+
+def _remote_env(plan, environ):
+    """What of the launching environment reaches the ranks that DeepSpeed's pdsh runner starts
+    (PDSHRunner.get_cmd: `export K="V"; ...` before launch.py, over ssh), into plan.carried
+    (name -> how) and plan.env_launching (the names a rank reads -> their values)."""
+    excluded = set()
+    for key, names in EXCLUDE_ENVS.items():
+        if key in environ:
+            excluded.update(names)
+    carried = collections.OrderedDict()
+    for name in sorted(set(environ) | {"PYTHONPATH"}):
+        if name.startswith(EXPORT_PREFIXES) and name not in excluded:
+            carried[name] = ("runner.py sets it to the launching directory%s" % (
+                " before the old value" if environ.get("PYTHONPATH") else "")) if name == "PYTHONPATH" else \
+                "its name starts with %s (runner.py EXPORT_ENVS)" % next(p for p in EXPORT_PREFIXES
+                                                                          if name.startswith(p))
+    files = []
+    for path, shown in env_files(environ):
+        if os.path.isfile(path):
+            files.append(shown)
+            for n, name in read_env_file(path, shown):
+                if _NAME.match(name):
+                    carried[name] = "%s line %d" % (shown, n)
+    plan.carried = dict(carried)
+    plan.env_files = files
+    plan.env_launching = {k: redact(k, v) for k, v in environ.items() if matters(k)}
+    missing = sorted(k for k in plan.env_launching if k not in carried)
+    if missing:
+        plan.note("set here but not exported to the ranks by DeepSpeed's pdsh runner: %s (add NAME=value lines to "
+                  "%s; gpudoctor check judges them against the nodes)" % (", ".join(missing),
+                                                                         files[-1] if files else env_files(environ)[0][1]))
+
+
 def read(plan, argv, environ):
     plan.launcher = "deepspeed"
     a = parse("deepspeed", "deepspeed", argv, environ)
@@ -252,6 +342,8 @@ def read(plan, argv, environ):
     if multi_exec:
         plan.note("DeepSpeed starts the remote ranks through its --launcher %s" % backend)
         plan.note(_carried(backend, a))
+        if backend == "pdsh":
+            _remote_env(plan, environ or {})
     plan.script = ("-m " + a.user_script) if a.module else a.user_script
     if not a.module and not a.no_python:
         plan.add_file(a.user_script)

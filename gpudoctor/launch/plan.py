@@ -63,6 +63,11 @@ class Plan:
     script_args: List[str] = field(default_factory=list)
     env_set: Dict[str, str] = field(default_factory=dict)  # name -> value (redacted) the launch line sets
     forwarded: Optional[List[str]] = None  # names the launcher carries to remote ranks by flag (mpirun -x)
+    # a launcher that carries by rule (DeepSpeed's pdsh runner): name -> how it reaches the ranks,
+    # the names a rank reads in the launching environment -> value (redact()), the env files read
+    carried: Optional[Dict[str, str]] = None
+    env_launching: Dict[str, str] = field(default_factory=dict)
+    env_files: List[str] = field(default_factory=list)
     precision: Optional[str] = None  # no | fp16 | bf16 | fp8
     mixed_precision: Optional[str] = None  # accelerate's own setting, for the agreement check
     ds_config: Optional[str] = None
@@ -124,7 +129,10 @@ class Plan:
             "rdzv": {"backend": self.rdzv_backend, "endpoint": self.rdzv_endpoint},
             "script": self.script,
             "script_args": list(self.script_args),
-            "env": {"set": dict(self.env_set), "forwarded": list(self.forwarded or [])},
+            "env": dict({"set": dict(self.env_set), "forwarded": list(self.forwarded or [])},
+                        # only for a launcher that carries by rule (DeepSpeed's pdsh runner)
+                        **({"carried": dict(self.carried), "launching": dict(self.env_launching)}
+                           if self.carried is not None else {})),
             "precision": self.precision,
             "batch": {"train_batch_size": self.batch.train_batch_size,
                       "micro_batch_per_gpu": self.batch.micro_batch_per_gpu,
