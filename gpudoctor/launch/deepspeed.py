@@ -223,11 +223,11 @@ def _remote_env(plan, environ):
             excluded.update(names)
     carried = collections.OrderedDict()
     for name in sorted(set(environ) | {"PYTHONPATH"}):
-        if name.startswith(EXPORT_PREFIXES) and name not in excluded:
-            carried[name] = ("runner.py sets it to the launching directory%s" % (
-                " before the old value" if environ.get("PYTHONPATH") else "")) if name == "PYTHONPATH" else \
-                "its name starts with %s (runner.py EXPORT_ENVS)" % next(p for p in EXPORT_PREFIXES
-                                                                          if name.startswith(p))
+        prefix = next((p for p in EXPORT_PREFIXES if name.startswith(p)), None)
+        if prefix and name not in excluded:
+            carried[name] = "its name starts with %s (runner.py EXPORT_ENVS)" % prefix
+    carried["PYTHONPATH"] = "runner.py sets it to the launching directory%s" % (
+        " before the old value" if environ.get("PYTHONPATH") else "")
     files = []
     for path, shown in env_files(environ):
         if os.path.isfile(path):
