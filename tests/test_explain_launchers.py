@@ -395,3 +395,27 @@ def test_an_error_beside_a_launchers_echo_is_still_read_from_its_shape(kb):
           "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html\n"
           "============================================================\n")
     assert explain.explain_text(tr, kb)["verdict"] == "echo_only"
+
+
+def test_a_real_missing_module_under_torch_distributed_launch_is_not_echo_only(kb):
+    # https://github.com/tinyvision/DAMO-YOLO/issues/11 (the issue's own paste, up to the launcher's
+    # traceback; torch.distributed.launch on one GPU): was echo_only (the elastic agent's 'failed
+    # (exitcode: 1)' line), the answer is the missing module
+    paste = ("python -m torch.distributed.launch --nproc_per_node=1 tools/train.py -f "
+             "configs/damoyolo_tinynasL20_T_fire_smoke_xy_calling_body.py \n"
+             "/media/extend/anaconda3/envs/yolov5_2.0/lib/python3.8/site-packages/torch/distributed/launch.py:178: "
+             "FutureWarning: The module torch.distributed.launch is deprecated\n"
+             "and will be removed in future. Use torchrun.\nNote that --use_env is set by default in torchrun.\n"
+             "If your script expects `--local_rank` argument to be set, please\n"
+             "change it to read from `os.environ['LOCAL_RANK']` instead. See \n"
+             "https://pytorch.org/docs/stable/distributed.html#launch-utility for \nfurther instructions\n\n"
+             "  warnings.warn(\nTraceback (most recent call last):\n  File \"tools/train.py\", line 13, in <module>\n"
+             "    from damo.apis import Trainer\nModuleNotFoundError: No module named 'damo'\n"
+             "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 46733) of "
+             "binary: /media/extend/anaconda3/envs/yolov5_2.0/bin/python\nTraceback (most recent call last):\n"
+             "  File \"/media/extend/anaconda3/envs/yolov5_2.0/lib/python3.8/runpy.py\", line 194, in "
+             "_run_module_as_main\n    return _run_code(code, main_globals, None,\n")
+    res = explain.explain_text(paste, kb)
+    assert res["verdict"] == "root_cause" and res["findings"][0]["id"] == "code.python_env"
+    assert res["findings"][0]["matches"][0]["text"] == "ModuleNotFoundError: No module named 'damo'"
+    assert "cascade.child_failed" in [f["id"] for f in res["findings"][1:]]
