@@ -216,14 +216,32 @@ PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
             time.sleep(0.1)
         yield s
     finally:
-        for p in reversed(procs):
-            p.terminate()
-        for p in reversed(procs):
+        _stop(reversed(procs))
+
+
+def _stop(procs, timeout=15):
+    """SIGTERM each daemon in turn (slurmd first, while slurmctld still answers the RPCs its
+    threads may be in) and wait for it to exit, repeating the signal while it runs. slurmd
+    22.05 loses a SIGTERM that lands during a reconfigure (the last test's `scontrol
+    reconfigure`): its handler only sets _shutdown, and _msg_engine goes from _reconfigure()
+    back to a blocking accept() without looking at it: it waited for a connection that never
+    came, and this teardown waited out its 10 s timeout (1 run in 4 here). A second SIGTERM
+    interrupts the accept() (EINTR) and the loop ends. src/slurmd/slurmd/slurmd.c, _msg_engine
+    and slurmd_shutdown. slurmctld's signal thread returns after the first one: more stay
+    pending. SIGKILL only past the deadline."""
+    end = time.time() + timeout
+    for p in procs:
+        p.terminate()
+        while True:
             try:
-                p.wait(timeout=10)
+                p.wait(timeout=min(0.25, max(0.01, end - time.time())))
+                break
             except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
+                if time.time() >= end:
+                    p.kill()
+                    p.wait()
+                    break
+                p.terminate()
 
 
 @pytest.fixture
