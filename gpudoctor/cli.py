@@ -57,6 +57,9 @@ def main(argv=None):
         from gpudoctor import early
 
         early.start(argv)  # the prolog tier's NVML read, in a child, while the imports below run
+        from gpudoctor import early_srun
+
+        early_srun.start(argv)  # in an allocation: the nodes' srun step, launched while the imports run
         parser = build_parser(argv)
         args = parser.parse_args(argv)
         if not getattr(args, "command", None):
@@ -76,3 +79,7 @@ def main(argv=None):
             return EXIT_OK
     except Exception as exc:  # gpudoctor's own failure: exit 3, never 1 ("findings") or a traceback
         return internal_error("gpudoctor %s" % (getattr(args, "command", None) or "startup"), exc)
+    finally:
+        from gpudoctor import early_srun
+
+        early_srun.discard()  # a step started early that the run did not take (early_srun.py)

@@ -1,0 +1,223 @@
+"""Inside an allocation, the srun step of `gpudoctor facts` / `gpudoctor check` starts first.
+
+`gpudoctor check` in `salloc -N N` reaches the job's nodes through one srun step (transport/srun.py).
+Before that step starts, the controller spends 0.1-0.15 s (2-core VM, docs/benchmarks.md "Scale:
+srun vs ssh vs pdsh") importing, reading its config, listing the nodes and asking scontrol which
+can take a task; the step then needs about as long again before the first node's python runs
+(srun's launch through slurmd's tree). So ``start`` launches the step first thing, with the
+command line the srun transport would build for the job's nodes (``--nodes=N ... sh -c SHELL
+gpudoctor PYTHON``), and the tasks wait for the script on their stdin while gpudoctor imports.
+
+The transport then builds its command as always and ``take`` hands it this process only when
+that command is the same (the node list compared as a set of names), in the same environment
+and folder; otherwise the early step is stopped (SIGTERM: srun cancels the step, man srun) and
+the transport starts its own, as before. What the nodes run (the script on stdin, with this
+run's options and key) is always the transport's own, written after ``take``: the facts and the
+verdicts cannot differ. A command line with anything but the few options that change nothing
+of the step (below) starts nothing here, nor does a run in an active environment or with a config file
+that mentions python (the job's interpreter is part of the command line), and every run that does not take the step
+(an input error, --help, Ctrl-C, a node the preflight leaves out) stops it before gpudoctor
+exits (cli.main calls ``discard``).
+"""
+
+import os
+import re
+
+_COMMANDS = ("facts", "check")
+# options that change nothing of the srun command line inside an allocation (the timeout is
+# part of it only outside one, --time): with any other word there is no early step
+_FLAGS = ("--json", "-v", "--verbose")
+_VALUED = ("--timeout", "--format", "--fallback")
+_CONFIGS = ("gpudoctor.toml", "pyproject.toml", "/etc/gpudoctor/gpudoctor.toml")  # config.py find_config
+_PYTHON_KEY = re.compile(rb"""(?:^|[\s.{,"'])python["']?\s*=""", re.M)
+_ITEM = re.compile(r"^([A-Za-z0-9._-]*)(?:\[([0-9,\-]+)\])?([A-Za-z0-9._-]*)$")
+MAX_NODES = 100000
+
+_state = {"proc": None, "cmd": None, "env": None, "cwd": None}
+
+
+def count_nodes(nodelist):
+    """The number of names in a Slurm node list of the plain forms (``sn[1-8]``,
+    ``a,b``, ``gpu[01-04,07],login2``: at most one bracket per name), or None for anything else
+    (the transport then starts the step itself)."""
+    items, depth, cur = [], 0, ""
+    for ch in nodelist:
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            items.append(cur)
+            cur = ""
+        else:
+            cur += ch
+        if depth not in (0, 1):
+            return None
+    items.append(cur)
+    total = 0
+    for item in items:
+        m = _ITEM.match(item)
+        if not m or not (m.group(1) or m.group(2) or m.group(3)):
+            return None
+        if m.group(2) is None:
+            total += 1
+            continue
+        for part in m.group(2).split(","):
+            lo, _, hi = part.partition("-")
+            if not lo.isdigit() or (hi and not hi.isdigit()):
+                return None
+            n = int(hi) - int(lo) + 1 if hi else 1
+            if n < 1:
+                return None
+            total += n
+        if total > MAX_NODES:
+            return None
+    return total
+
+
+def _may_name_python(path):
+    """Whether a config file config.py may read could choose the job's interpreter (the one
+    key of a config that changes the srun command line): a key ``python`` assigned anywhere in
+    its first MiB (``python = ``, ``tool.gpudoctor.python =``, ``{python = ``; not
+    ``requires-python``), or a file that cannot be read here (config.py then decides, and the early step is not
+    started)."""
+    if not os.path.lexists(path):
+        return False
+    try:
+        with open(path, "rb") as f:
+            return _PYTHON_KEY.search(f.read(1 << 20)) is not None
+    except OSError:
+        return True
+
+
+def plan(argv, environ):
+    """The srun command line the srun transport would build for this run, or None."""
+    if not argv or argv[0] not in _COMMANDS:
+        return None
+    words = list(argv[1:])
+    while words:
+        word = words.pop(0)
+        name = word.split("=", 1)[0]
+        if word in _FLAGS:
+            continue
+        if name in _VALUED:
+            if "=" not in word:
+                if not words:
+                    return None
+                words.pop(0)
+            continue
+        if name == "--via" and (word == "--via=srun" or (word == "--via" and words[:1] == ["srun"])):
+            if word == "--via":
+                words.pop(0)
+            continue
+        return None
+    if not (environ.get("SLURM_JOB_ID") and environ.get("SLURM_JOB_NODELIST")) or environ.get("SLURM_SCRIPT_CONTEXT"):
+        return None
+    if environ.get("VIRTUAL_ENV") or environ.get("CONDA_PREFIX"):
+        return None
+    if any(_may_name_python(p) for p in (environ.get("GPUDOCTOR_CONFIG"),) + _CONFIGS if p):
+        return None
+    nodelist = environ["SLURM_JOB_NODELIST"]
+    n = count_nodes(nodelist)
+    if not n or n < 2:
+        return None
+    import shutil
+
+    srun = shutil.which("srun")
+    if not srun:
+        return None
+    from gpudoctor.transport.srun import SHELL
+
+    # the same words, in the same order, as SrunTransport.command inside an allocation
+    return [srun, "--nodes=%d" % n, "--ntasks=%d" % n, "--ntasks-per-node=1", "--nodelist=" + nodelist,
+            "--kill-on-bad-exit=0", "--label", "--job-name=gpudoctor", "--overlap",
+            "sh", "-c", SHELL, "gpudoctor", "python3"]
+
+
+def start(argv, environ=None):
+    """Start the step when this run will surely gather the allocation's nodes through srun;
+    never raises (the transport starts its own)."""
+    env = os.environ if environ is None else environ
+    try:
+        cmd = plan(argv, env)
+        if cmd is None:
+            return
+        import subprocess
+
+        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                start_new_session=True)
+    except Exception:
+        return
+    _state.update(proc=proc, cmd=cmd, env=dict(env), cwd=os.getcwd())
+
+
+def _same(early, cmd):
+    if len(early) != len(cmd):
+        return False
+    for a, b in zip(early, cmd):
+        if a == b:
+            continue
+        if not (a.startswith("--nodelist=") and b.startswith("--nodelist=")):
+            return False
+        from gpudoctor.nodes import expand
+
+        try:
+            if sorted(expand(a.split("=", 1)[1])) != sorted(expand(b.split("=", 1)[1])):
+                return False
+        except Exception:
+            return False
+    return True
+
+
+def take(cmd):
+    """The early step's process when ``cmd`` is what it runs (in the same environment and
+    folder), else None (and the early step, if any, is stopped). Taken at most once."""
+    proc = _state["proc"]
+    if proc is None:
+        return None
+    early = _state["cmd"]
+    same = _same(early, cmd) and _state["env"] == dict(os.environ) and _state["cwd"] == os.getcwd()
+    if not same:
+        discard()
+        return None
+    _state.update(proc=None, cmd=None, env=None, cwd=None)
+    return proc
+
+
+def discard():
+    """Stop an early step nobody took (SIGTERM, then SIGKILL to its process group after 1 s)."""
+    proc = _state["proc"]
+    _state.update(proc=None, cmd=None, env=None, cwd=None)
+    if proc is None:
+        return
+    import signal
+    import subprocess
+
+    try:
+        proc.stdin.close()  # the tasks read an empty script and exit
+    except OSError:
+        pass
+    try:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=1.0)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        try:
+            proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            pass
+    except OSError:
+        pass
+    for f in (proc.stdout, proc.stderr):
+        try:
+            f.close()
+        except OSError:
+            pass
+
+
+def started():
+    """Whether an early step is waiting to be taken (for tests)."""
+    return _state["proc"] is not None
