@@ -3,8 +3,11 @@ different one.
 
 With TORCH_NCCL_TRACE_BUFFER_SIZE (or TORCH_FR_BUFFER_SIZE) set, torch records each process
 group's last collectives; with TORCH_NCCL_DUMP_ON_TIMEOUT=1 the watchdog writes one dump per
-rank when a collective times out, to TORCH_NCCL_DEBUG_INFO_TEMP_FILE followed by the rank
-(default /tmp/nccl_trace_rank_<rank>). A dump is a pickle of a dict: "version", "pg_config",
+rank when a collective times out, to TORCH_FR_DUMP_TEMP_FILE (formerly
+TORCH_NCCL_DEBUG_INFO_TEMP_FILE) followed by the rank: default /tmp/nccl_trace_rank_<rank> in
+older releases, ~/.cache/torch/comm_lib_trace_rank_<rank> in torch 2.11, which records and dumps
+on a timeout with none of these variables set (seen with NCCL on 2 H100s:
+fixtures/explain/planted-h100x2-2026-11-25/). A dump is a pickle of a dict: "version", "pg_config",
 "pg_status" (per process group: last_enqueued / last_started / last_completed collective) and
 "entries" (record_id, pg_id, process_group (name, desc), collective_seq_id, p2p_seq_id,
 profiling_name 'nccl:all_reduce', input/output sizes and dtypes, state, frames, ...). The

@@ -229,11 +229,19 @@ def _origin(scan, sp):
     return origin, spread
 
 
+# torch 2.11 wrote both ranks' dumps on a watchdog timeout with none of these variables set, to
+# $XDG_CACHE_HOME (else ~/.cache) + /torch/comm_lib_trace_rank_<rank> (seen on 2 H100s:
+# fixtures/explain/planted-h100x2-2026-11-25/nccl_skip_eval_defaults; the prefix is read in
+# torch/csrc/distributed/c10d/FlightRecorder.cpp, DebugInfoWriter::getWriter, and older releases
+# defaulted to /tmp/nccl_trace_rank_)
 RECORDER_ADVICE = (
-    "Turn on PyTorch's Flight Recorder for the next run, so that the rank that never reached the collective "
-    "is named: export TORCH_NCCL_TRACE_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1 (each rank then writes "
-    "TORCH_NCCL_DEBUG_INFO_TEMP_FILE<rank>, default /tmp/nccl_trace_rank_<rank>, when the watchdog fires); "
-    "collect the dumps of every node into one folder and run: gpudoctor explain FOLDER. With gloo, write "
+    "Find or turn on PyTorch's Flight Recorder dumps, so that the rank that never reached the collective "
+    "is named: recent torch (2.11) writes one per rank when the watchdog fires, unasked, to "
+    "~/.cache/torch/comm_lib_trace_rank_<rank> on each node ($XDG_CACHE_HOME/torch/ if set; "
+    "TORCH_FR_DUMP_TEMP_FILE, formerly TORCH_NCCL_DEBUG_INFO_TEMP_FILE, sets the prefix); where they are off, "
+    "export TORCH_NCCL_TRACE_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1 (older releases write "
+    "/tmp/nccl_trace_rank_<rank>). "
+    "Collect the dumps of every node into one folder and run: gpudoctor explain FOLDER. With gloo, write "
     "the dump yourself where the timeout is caught: open(f'/tmp/nccl_trace_rank_{rank}', 'wb').write("
     "torch._C._distributed_c10d._dump_fr_trace())")
 _TIMEOUTISH = ("timeout", "watchdog", "store_barrier")
@@ -326,6 +334,13 @@ def _join(result, f):
         findings.insert(1, f)
 
 
+def _dump_prefix(path):
+    """The dumps' file prefix (their name without the rank): nccl_trace_rank_ as configured in
+    torch's tutorial, comm_lib_trace_rank_ by torch 2.11's default."""
+    name = os.path.basename(path or "").rstrip("0123456789")
+    return name if name and name.isprintable() and len(name) <= 80 else "nccl_trace_rank_"
+
+
 def apply_flight_recorder(result, fr):
     """Flight Recorder findings join the answer: a rank that never reached a collective the
     others wait in is the root of a hang that the logs only show as a timeout (or not at all);
@@ -347,7 +362,7 @@ def apply_flight_recorder(result, fr):
                      for x in fr["findings"][:5]],
          "signals": [], "notes": [], "causes": causes,
          "debug": ["python -m torch.distributed.flight_recorder.fr_trace FOLDER (torch's own analyzer; "
-                   "--prefix nccl_trace_rank_)"],
+                   "--prefix %s)" % _dump_prefix(top.get("file"))],
          "references": [{"title": "PyTorch: Flight Recorder for debugging stuck jobs",
                          "url": "https://docs.pytorch.org/tutorials/prototype/flight_recorder_tutorial.html"}],
          "knowledge_file": None,

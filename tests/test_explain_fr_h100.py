@@ -1,0 +1,83 @@
+"""explain on real NCCL hangs and their Flight Recorder dumps from two H100s (issue 18 item 4).
+
+Every file in fixtures/explain/planted-h100x2-2026-11-25/ was made there by bench/plant_h100x2.py
+(torch 2.11.0+cu130, NCCL 2.28.9, one rank per GPU, torchrun --nproc_per_node 2; the folder's
+README lists the commands): the verbatim stdout+stderr of each run, and the dumps torch's
+watchdog wrote when a collective timed out (TORCH_NCCL_DUMP_ON_TIMEOUT=1, or torch's defaults).
+"""
+
+import json
+import os
+
+import pytest
+
+from conftest import FIXTURES
+
+X2 = os.path.join(FIXTURES, "explain", "planted-h100x2-2026-11-25")
+
+
+def _json(cli, *args):
+    rc, out, err = cli("explain", "--json", *args)
+    assert err == "", err
+    return rc, json.loads(out)
+
+
+@pytest.mark.parametrize("folder,prefix", [("nccl_skip_eval", "nccl_trace_rank_"),
+                                           ("nccl_skip_eval_defaults", "comm_lib_trace_rank_")])
+def test_nccl_dumps_of_a_skipped_all_reduce_name_the_rank_and_the_collective(cli, folder, prefix):
+    """Rank 0 all_reduces an eval metric that rank 1 never all_reduces: its watchdog times out
+    (15 s) and both ranks dump; with the variables set, and with torch's defaults (no variable:
+    torch 2.11 wrote ~/.cache/torch/comm_lib_trace_rank_<rank> by itself)."""
+    d = os.path.join(X2, folder)
+    rc, doc = _json(cli, d)
+    fr = doc["flight_recorder"]
+    assert fr["dumps"] == 2 and fr["ranks"] == [0, 1] and fr["unreadable"] == [] and fr["version"] == "2.10"
+    top = fr["findings"][0]
+    assert (top["kind"], top["ranks"], top["waiting"], top["collective"], top["seq"], top["pg"]) == \
+        ("not_arrived", [1], [0], "all_reduce", 6, "0 (default_pg)")
+    assert top["where"].endswith("skip_eval.py:42 in <module>")  # rank 0's `dist.all_reduce(metric)`
+    root = doc["findings"][0]
+    assert doc["root"] == root["id"] == "flight_recorder.not_arrived" and root["origin"]["rank"] == "1"
+    assert root["debug"][0].endswith("--prefix %s)" % prefix)
+    rc, out, _ = cli("explain", d)
+    assert "rank 1 never called collective #6 (all_reduce) of process group 0 (default_pg), which rank 0 " \
+           "called and waits in" in out
+
+
+def test_the_dumps_with_the_watchdog_log_keep_the_recorder_as_root_and_the_timeout_as_echo(cli):
+    rc, doc = _json(cli, os.path.join(X2, "nccl_skip_eval"), os.path.join(X2, "nccl_skip_eval.log"))
+    ids = [(f["id"], f["role"]) for f in doc["findings"]]
+    assert ids[0] == ("flight_recorder.not_arrived", "root") and ("nccl.timeout", "cascade") in ids
+    assert not doc.get("recorder_advice")  # the dumps are there
+
+
+@pytest.mark.parametrize("case,detail", [
+    ("nccl_mismatch_op", "rank 0 called all_reduce (sizes [[65536]], ['Float']); "
+                         "rank 1 called broadcast (sizes [[65536]], ['Float'])"),
+    ("nccl_mismatch_size", "rank 0 called all_reduce (sizes [[65536]], ['Float']); "
+                           "rank 1 called all_reduce (sizes [[1048576]], ['Float'])"),
+])
+def test_nccl_dumps_of_ranks_calling_different_collectives_name_the_mismatch(cli, case, detail):
+    rc, doc = _json(cli, os.path.join(X2, case))
+    top = doc["flight_recorder"]["findings"][0]
+    assert (top["kind"], top["seq"]) == ("mismatch", 3) and detail in top["text"]
+    assert doc["root"] == "flight_recorder.mismatch"
+
+
+@pytest.mark.parametrize("name", ["nccl_skip_eval", "nccl_skip_eval_defaults", "nccl_mismatch_op",
+                                  "nccl_mismatch_size"])
+def test_the_real_watchdog_log_alone_is_a_timeout_with_the_advice_to_find_the_dumps(cli, name):
+    """The log without the dumps: torch 2.11's 'Watchdog caught collective operation timeout:
+    WorkNCCL(SeqNum=6, OpType=ALLREDUCE, ...)' and the abort after it."""
+    rc, doc = _json(cli, "--file", os.path.join(X2, name + ".log"))
+    assert doc["root"] == "nccl.timeout" and doc["findings"][0]["role"] == "root"
+    advice = doc["recorder_advice"]
+    assert "comm_lib_trace_rank_<rank>" in advice and "TORCH_NCCL_DUMP_ON_TIMEOUT=1" in advice
+    assert "gpudoctor explain FOLDER" in advice
+
+
+def test_the_healthy_two_gpu_nccl_run_has_no_root_cause(cli):
+    rc, doc = _json(cli, "--file", os.path.join(X2, "healthy_nccl_2gpu.log"))
+    assert doc["verdict"] == "no_error" and doc.get("root") is None and doc["findings"] == []
+    with open(os.path.join(X2, "healthy_nccl_2gpu.log")) as f:
+        assert "NCCL INFO NCCL version 2.28.9+cuda13.0" in f.read()  # NCCL_DEBUG=INFO was on
