@@ -81,3 +81,25 @@ def test_the_healthy_two_gpu_nccl_run_has_no_root_cause(cli):
     assert doc["verdict"] == "no_error" and doc.get("root") is None and doc["findings"] == []
     with open(os.path.join(X2, "healthy_nccl_2gpu.log")) as f:
         assert "NCCL INFO NCCL version 2.28.9+cuda13.0" in f.read()  # NCCL_DEBUG=INFO was on
+
+
+@pytest.mark.parametrize("name,detail", [
+    ("nccl_mismatch_op", "SeqNum=3; rank 0: ALLREDUCE of 65536 elements; rank 1: BROADCAST of 65536 elements"),
+    ("nccl_mismatch_size", "SeqNum=3; rank 0: ALLREDUCE of 65536 elements; rank 1: ALLREDUCE of 1048576 elements"),
+    ("nccl_skip_eval", None),  # only rank 0 timed out: the log alone cannot compare
+])
+def test_watchdog_lines_of_two_ranks_in_different_collectives_hint_at_a_mismatch(cli, name, detail):
+    rc, doc = _json(cli, "--file", os.path.join(X2, name + ".log"))
+    hints = [n for n in doc["findings"][0]["notes"] if n.startswith("The watchdog lines show")]
+    assert hints == ([] if detail is None else [hints[0]]) and (detail is None or detail in hints[0])
+
+
+def test_the_same_collective_timing_out_on_every_rank_is_no_mismatch():
+    from gpudoctor.explain import flight
+
+    line = ("[rank%d]:[E1125 20:52:58.1 1 ProcessGroupNCCL.cpp:689] [Rank %d] Watchdog caught collective operation "
+            "timeout: WorkNCCL(SeqNum=3, OpType=ALLREDUCE, NumelIn=65536, NumelOut=65536, Timeout(ms)=15000) ran "
+            "for 15014 milliseconds before timing out.")
+    assert flight.watchdog_disagreement(line % (r, r) for r in range(8)) is None
+    assert "rank 3: BROADCAST" in flight.watchdog_disagreement(
+        [line % (r, r) for r in range(3)] + [(line % (3, 3)).replace("ALLREDUCE", "BROADCAST")])

@@ -326,6 +326,35 @@ def analyze_dumps(docs, files=None):
     return findings
 
 
+# the watchdog's line (torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp, WorkNCCL::checkTimeout),
+# as torch 2.11 printed it on 2 H100s: "[Rank 1] Watchdog caught collective operation timeout:
+# WorkNCCL(SeqNum=3, OpType=BROADCAST, NumelIn=65536, NumelOut=65536, Timeout(ms)=15000) ran for ..."
+_WATCHDOG = re.compile(r"\[Rank (\d{1,9})\] Watchdog caught collective operation timeout: "
+                       r"WorkNCCL\(SeqNum=(\d{1,18}), OpType=(\w{1,40})(?:, NumelIn=(\d{1,18}))?")
+
+
+def watchdog_disagreement(texts):
+    """A note when the watchdog's timeout lines of several ranks name the same collective
+    number with different collectives or sizes (all_reduce on one rank, broadcast on another),
+    else None. Hedged: the line does not name the process group, and only the dumps compare
+    every rank."""
+    by_seq = {}
+    for t in itertools.islice(texts, 10000):
+        m = _WATCHDOG.search(t[:2000] if isinstance(t, str) else "")
+        if m:
+            by_seq.setdefault(int(m.group(2)), {}).setdefault(int(m.group(1)), (m.group(3), m.group(4)))
+    for seq in sorted(by_seq):
+        calls = by_seq[seq]
+        if len(set(calls.values())) > 1:
+            detail = "; ".join("rank %d: %s of %s elements" % (r, op, n or "?")
+                               for r, (op, n) in sorted(calls.items())[:MAX_REPORTED])
+            return ("The watchdog lines show ranks timing out in different collectives or sizes at the same "
+                    "collective number (SeqNum=%d; %s): if they are in the same process group, the ranks called "
+                    "different collectives there (a collective mismatch, in the code on one of them); the Flight "
+                    "Recorder dumps say for sure." % (seq, detail))
+    return None
+
+
 def _ranks(rs):
     shown = ", ".join(str(r) for r in rs[:MAX_REPORTED])
     return shown + (" and %d more" % (len(rs) - MAX_REPORTED) if len(rs) > MAX_REPORTED else "")

@@ -255,8 +255,13 @@ def advise_recorder(result):
     """A collective timeout without Flight Recorder dumps: say how to get them."""
     if result.get("flight_recorder") or result["findings"] and result["findings"][0]["id"].startswith("nccl.ras."):
         return
+    from gpudoctor.explain import flight
+
     for f in result["findings"]:
         if _is_timeout(f):
+            hint = flight.watchdog_disagreement(m.get("text") for m in f.get("matches", []))
+            if hint:
+                f["notes"].append(hint)
             f["notes"].append(RECORDER_ADVICE)
             result["recorder_advice"] = RECORDER_ADVICE
             return
