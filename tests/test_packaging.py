@@ -50,8 +50,10 @@ def test_wheel_layout(wheel):
 def test_fresh_venv_install_runs_and_finds_plugin(wheel, tmp_path):
     env_dir = tmp_path / "venv"
     # system site-packages give the runtime dependencies without a download; the wheel
-    # itself and the plugin are installed into the venv, over nothing of ours.
-    venv.EnvBuilder(with_pip=True, system_site_packages=True).create(env_dir)
+    # itself and the plugin are installed into the venv, over nothing of ours. The venv gets no
+    # pip of its own (ensurepip was 3 s of this test's 6): this interpreter's pip installs into
+    # it with --python (pip >= 22.3; tests/run.sh upgrades pip), as the venv's own pip would.
+    venv.EnvBuilder(with_pip=False, system_site_packages=True).create(env_dir)
     py = str(env_dir / "bin" / "python")
     plugin_src = os.path.join(ROOT, "tests", "plugin_pkg")
     work = tmp_path / "plugin"
@@ -59,7 +61,8 @@ def test_fresh_venv_install_runs_and_finds_plugin(wheel, tmp_path):
     subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w",
                     str(tmp_path), str(work)], check=True)
     (plugin_whl,) = tmp_path.glob("gpudoctor_example_plugin-*.whl")
-    subprocess.run([py, "-m", "pip", "install", "-q", "--no-deps", str(wheel), str(plugin_whl)], check=True)
+    subprocess.run([sys.executable, "-m", "pip", "--python", py, "install", "-q", "--no-deps", str(wheel),
+                    str(plugin_whl)], check=True)
     clean = dict(os.environ, PYTHONPATH="")
     where = subprocess.run([py, "-c", "import gpudoctor, gpudoctor.checks; print(gpudoctor.checks.__file__)"],
                            capture_output=True, text=True, cwd=str(tmp_path), env=clean, check=True).stdout
