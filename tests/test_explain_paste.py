@@ -227,27 +227,29 @@ def test_invalid_device_ordinal_names_the_gpu_count_and_the_launchers_flag(kb):
 
 
 # ------------------------------------------------------------------ the CLI
+# in this process (conftest's cli: gpudoctor.cli.main, as `python -m gpudoctor` runs it); the
+# installed console script runs explain in tests/test_packaging.py
 
 
-def test_cli_facts_file_computes_the_fix(gpudoctor_cli):
+def test_cli_facts_file_computes_the_fix(cli):
     path = os.path.join(NODES, "h100-ubuntu2404-torch211.json")
-    rc, out, err = gpudoctor_cli("explain", "--facts", path, KERNEL_IMAGE)
+    rc, out, err = cli("explain", "--facts", path, KERNEL_IMAGE)
     assert rc == 0 and err == "", err
     assert "ROOT CAUSE  cuda.no_kernel_image" in out and "fixes computed from the facts of" in out
     assert "fix: pip install 'torch==2.11.*' --index-url https://download.pytorch.org/whl/cu130" in out
-    rc, out, _ = gpudoctor_cli("explain", "--json", "--facts", path, KERNEL_IMAGE)
+    rc, out, _ = cli("explain", "--json", "--facts", path, KERNEL_IMAGE)
     doc = json.loads(out)
     assert doc["facts"]["source"] == path
     assert doc["findings"][0]["causes"][0]["computed"] == "torch_build"
 
 
-def test_cli_facts_errors_are_one_line_exit_2(gpudoctor_cli, tmp_path):
+def test_cli_facts_errors_are_one_line_exit_2(cli, tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
     for args in (("explain", "--facts", str(tmp_path / "missing.json"), "x"),
                  ("explain", "--facts", str(bad), "x"),
                  ("explain", "--facts", os.path.join(NODES, "h100-ubuntu2404-torch211.json"), "--check", "x")):
-        rc, out, err = gpudoctor_cli(*args)
+        rc, out, err = cli(*args)
         assert rc == 2 and out == "", (args, out)
         assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, (args, err)
 
@@ -323,7 +325,7 @@ def test_severity_markers(body, sev):
     assert T.severity(body) == sev
 
 
-def test_a_facts_folder_gives_the_nic_of_every_node(gpudoctor_cli, tmp_path):
+def test_a_facts_folder_gives_the_nic_of_every_node(cli, tmp_path):
     for host, nic in (("gpu01", "eth0"), ("gpu02", "ens5")):
         f = facts()
         f["node"] = host
@@ -332,7 +334,7 @@ def test_a_facts_folder_gives_the_nic_of_every_node(gpudoctor_cli, tmp_path):
                 i["name"] = nic
         f["network"]["default_route"]["interface"] = nic
         (tmp_path / (host + ".json")).write_text(json.dumps(f))
-    rc, out, err = gpudoctor_cli("explain", "--json", "--facts", str(tmp_path),
+    rc, out, err = cli("explain", "--json", "--facts", str(tmp_path),
                                  "gpu1:1:1 [0] NCCL WARN Bootstrap : no socket interface found")
     doc = json.loads(out)
     assert rc == 0 and err == "" and doc["facts"]["nodes"] == 2 and doc["facts"]["host"] == "gpu01"
@@ -342,10 +344,10 @@ def test_a_facts_folder_gives_the_nic_of_every_node(gpudoctor_cli, tmp_path):
     assert "2 nodes: eth0 192.0.2.2, ens5 192.0.2.2" in fix
 
 
-def test_a_known_info_line_given_as_an_argument_gets_its_note(gpudoctor_cli):
-    rc, out, err = gpudoctor_cli("explain", "gpu1:11:11 [0] NCCL INFO NET/IB : No device found.")
+def test_a_known_info_line_given_as_an_argument_gets_its_note(cli):
+    rc, out, err = cli("explain", "gpu1:11:11 [0] NCCL INFO NET/IB : No device found.")
     assert rc == 0 and "NO ERROR FOUND" in out and "nccl.ib_no_device (INFO line)" in out
-    rc, out, err = gpudoctor_cli("explain", "the frobnicator exploded")
+    rc, out, err = cli("explain", "the frobnicator exploded")
     assert rc == 1 and "NO KNOWN ERROR" in out
 
 
