@@ -328,36 +328,38 @@ def test_check_marks_causes_supported_or_ruled_out_by_facts(kb):
 
 
 # ------------------------------------------------------------------ the CLI
+# in this process (conftest's cli: gpudoctor.cli.main, as `python -m gpudoctor` runs it), except
+# where the process itself is the point: stdin, and usage errors (one line on stderr, exit 2)
 
 
 SYS_ERR = "RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1191, unhandled system error, NCCL version 2.10.3"
 
 
-def test_cli_string(gpudoctor_cli):
-    rc, out, err = gpudoctor_cli("explain", SYS_ERR)
+def test_cli_string(cli):
+    rc, out, err = cli("explain", SYS_ERR)
     assert rc == 0 and err == ""
     assert "ROOT CAUSE  nccl.system_error" in out and "line 1: " + SYS_ERR in out
     assert "export NCCL_SOCKET_IFNAME=" in out and "https://docs.nvidia.com/deeplearning/nccl" in out
 
 
-def test_cli_stdin_and_file_agree(gpudoctor_cli, tmp_path):
+def test_cli_stdin_and_file_agree(gpudoctor_cli, cli, tmp_path):
     with open(LOG_PATHS["rdma.memlock__nccl-tests-206-ibv-reg-mr-iova2-enomem.log"], "rb") as f:
         body = f.read()
     p = tmp_path / "rank3.log"
     p.write_bytes(body)
-    rc1, out1, _ = gpudoctor_cli("explain", "-", input=body.decode())
-    rc2, out2, _ = gpudoctor_cli("explain", "--file", str(p))
+    rc1, out1, _ = gpudoctor_cli("explain", "-", input=body.decode())  # a real process's stdin
+    rc2, out2, _ = cli("explain", "--file", str(p))
     assert rc1 == rc2 == 0
     assert "ROOT CAUSE  rdma.memlock" in out1 and "ROOT CAUSE  rdma.memlock" in out2
     assert "confirm: gpudoctor check --select limits.memlock" in out2
     assert out1.split("\n", 1)[1] == out2.split("\n", 1)[1]  # only the source name differs
 
 
-def test_cli_json_schema(gpudoctor_cli, tmp_path):
+def test_cli_json_schema(cli, tmp_path):
     p = tmp_path / "train.log"
     with open(LOG_PATHS["cascade__pytorch-122571-remote-error-then-watchdog.log"], "rb") as f:
         p.write_bytes(f.read().partition(b"# ---\n")[2])
-    rc, out, _ = gpudoctor_cli("explain", "--json", "--file", str(p))
+    rc, out, _ = cli("explain", "--json", "--file", str(p))
     doc = json.loads(out)
     assert rc == 0 and doc["schema"] == "gpudoctor.explain/3" and doc["matched"] is True
     assert doc["verdict"] == "root_cause" and doc["context"] == [] and doc["errors"] == []
@@ -376,17 +378,17 @@ def test_cli_json_schema(gpudoctor_cli, tmp_path):
     assert set(f["origin"]) == {"file", "line", "rank", "host", "time"} and f["origin"]["line"] == 3
 
 
-def test_cli_nothing_matched_exits_1_with_triage(gpudoctor_cli):
-    rc, out, err = gpudoctor_cli("explain", "the frobnicator exploded")
+def test_cli_nothing_matched_exits_1_with_triage(cli):
+    rc, out, err = cli("explain", "the frobnicator exploded")
     assert rc == 1 and err == ""
     assert "NO KNOWN ERROR" in out and "No known error found" in out
     assert "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET,ENV" in out and "gpudoctor check --hosts" in out
-    rc, out, _ = gpudoctor_cli("explain", "--json", "the frobnicator exploded")
+    rc, out, _ = cli("explain", "--json", "the frobnicator exploded")
     doc = json.loads(out)
     assert rc == 1 and doc["matched"] is False and doc["verdict"] == "unknown_error" and doc["triage"]
 
 
-def test_cli_healthy_log_exits_0_without_a_root_cause(gpudoctor_cli, tmp_path):
+def test_cli_healthy_log_exits_0_without_a_root_cause(cli, tmp_path):
     """A working run's NCCL_DEBUG=INFO start-up: INFO lines are notes, never a root cause."""
     p = tmp_path / "ok.log"
     p.write_text("gpu1:11:11 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n"
@@ -397,10 +399,10 @@ def test_cli_healthy_log_exits_0_without_a_root_cause(gpudoctor_cli, tmp_path):
                  "gpu1:11:30 [0] NCCL INFO comm 0x55d0 rank 0 nranks 2 cudaDev 0 busId 1000 - Init COMPLETE\n"
                  "step 100 loss 1.93\n"
                  "gpu1:11:30 [0] NCCL INFO comm 0x55d0 rank 0 nranks 2 cudaDev 0 busId 1000 - Destroy COMPLETE\n")
-    rc, out, err = gpudoctor_cli("explain", "--file", str(p))
+    rc, out, err = cli("explain", "--file", str(p))
     assert rc == 0 and err == "" and "NO ERROR FOUND" in out and "ROOT CAUSE" not in out
     assert "nccl.ib_no_device" in out and "sockets" in out  # the note: NCCL used sockets
-    rc, out, _ = gpudoctor_cli("explain", "--json", "--file", str(p))
+    rc, out, _ = cli("explain", "--json", "--file", str(p))
     doc = json.loads(out)
     assert rc == 0 and doc["verdict"] == "no_error" and doc["root"] is None and doc["findings"] == []
     assert [n["id"] for n in doc["context"]] == ["nccl.ib_no_device"] and doc["context"][0]["severity"] == "info"
@@ -415,11 +417,11 @@ def test_cli_bad_input_is_one_line_and_exit_2(gpudoctor_cli, tmp_path):
         assert "Traceback" not in err
 
 
-def test_cli_binary_garbage(gpudoctor_cli, tmp_path):
+def test_cli_binary_garbage(cli, tmp_path):
     p = tmp_path / "core.bin"
     p.write_bytes(bytes(range(256)) * 4000 + b"\nCUDA error: no kernel image is available for execution on the "
                                              b"device\n" + os.urandom(50000).replace(b"\n", b"."))
-    rc, out, err = gpudoctor_cli("explain", "--file", str(p))
+    rc, out, err = cli("explain", "--file", str(p))
     assert rc == 0 and "ROOT CAUSE  cuda.no_kernel_image" in out and "Traceback" not in err
 
 
