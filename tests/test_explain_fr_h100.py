@@ -103,3 +103,60 @@ def test_the_same_collective_timing_out_on_every_rank_is_no_mismatch():
     assert flight.watchdog_disagreement(line % (r, r) for r in range(8)) is None
     assert "rank 3: BROADCAST" in flight.watchdog_disagreement(
         [line % (r, r) for r in range(3)] + [(line % (3, 3)).replace("ALLREDUCE", "BROADCAST")])
+
+
+def test_the_skip_log_alone_names_the_rank_that_never_enqueued_the_collective(cli, tmp_path):
+    """Rank 1's 'Received a dump signal ... Last enqueued NCCL work: 5' against rank 0's 'failure
+    detected by watchdog at work sequence id: 6' (torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp):
+    rank 1 is behind; in one log and split into one file per rank."""
+    log = os.path.join(X2, "nccl_skip_eval.log")
+    rc, doc = _json(cli, "--file", log)
+    late = doc["findings"][0]["late_rank"]
+    assert doc["root"] == "nccl.timeout" and doc["findings"][0]["role"] == "root"
+    assert (late["rank"], late["seq"], late["op"], late["pg"], late["waiting"], late["confidence"]) == \
+        (1, 6, "ALLREDUCE", "0 (default_pg)", [0], "log")
+    assert doc["findings"][0]["notes"][0].startswith("Likely late rank")
+    rc, out, _ = cli("explain", "--file", log)
+    assert "likely late: rank 1 never enqueued collective #6 (ALLREDUCE) that rank 0 waits in" in out
+    with open(log) as f:
+        lines = f.readlines()
+    for r in (0, 1):
+        (tmp_path / ("rank%d.log" % r)).write_text("".join(ln for ln in lines if ln.startswith("[rank%d]" % r)))
+    rc, doc = _json(cli, str(tmp_path))
+    assert doc["findings"][0]["late_rank"]["rank"] == 1 and doc["findings"][0]["late_rank"]["seq"] == 6
+
+
+@pytest.mark.parametrize("name", ["nccl_mismatch_op", "nccl_mismatch_size", "healthy_nccl_2gpu"])
+def test_logs_where_every_rank_enqueued_the_collective_name_no_late_rank(cli, name):
+    """Both ranks enqueued #3 and #4 and timed out in #3 (a mismatch): no rank is behind."""
+    rc, doc = _json(cli, "--file", os.path.join(X2, name + ".log"))
+    assert all("late_rank" not in f for f in doc["findings"])
+    assert not any("Likely late rank" in n for f in doc["findings"] for n in f["notes"])
+    assert doc["verdict"] == ("no_error" if name.startswith("healthy") else "root_cause")
+
+
+def test_with_the_dumps_the_recorder_stays_root_and_the_late_rank_is_a_note_of_the_timeout(cli):
+    rc, doc = _json(cli, os.path.join(X2, "nccl_skip_eval"), os.path.join(X2, "nccl_skip_eval.log"))
+    assert doc["root"] == "flight_recorder.not_arrived"
+    timeout = next(f for f in doc["findings"] if f["id"] == "nccl.timeout")
+    assert timeout["role"] == "cascade" and timeout["late_rank"]["rank"] == 1
+
+
+def test_older_torch_status_lines_name_the_late_rank_too():
+    """A synthetic text in the format of older torch releases ('[Rank N] Exception (either an error or
+    timeout) detected by watchdog at work: S, last enqueued NCCL work: E', ProcessGroupNCCL.cpp): rank 3,
+    told to dump, had enqueued only up to 40."""
+    from gpudoctor import explain
+
+    text = "\n".join(
+        ["[rank%d]:[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank %d] Watchdog caught collective operation timeout: "
+         "WorkNCCL(SeqNum=41, OpType=BROADCAST, NumelIn=8, NumelOut=8, Timeout(ms)=600000) ran for 600010 "
+         "milliseconds before timing out.\n[rank%d]:[E ProcessGroupNCCL.cpp:1537] [Rank %d] Exception (either "
+         "an error or timeout) detected by watchdog at work: 41, last enqueued NCCL work: 41, last completed "
+         "NCCL work: 40." % (r, r, r, r) for r in (0, 1, 2)] +
+        ["[rank3]:[E ProcessGroupNCCL.cpp:1400] [PG 0 Rank 3] Received a dump signal due to a collective timeout "
+         "from  rank 0 and we will try our best to dump the debug info. Last enqueued NCCL work: 40, last "
+         "completed NCCL work: 40."])
+    r = explain.explain_text(text)
+    late = next(f["late_rank"] for f in r["findings"] if f.get("late_rank"))
+    assert (late["rank"], late["seq"], late["op"], late["waiting"]) == (3, 41, "BROADCAST", [0, 1, 2])

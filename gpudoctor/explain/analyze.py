@@ -9,6 +9,8 @@ on INFO lines is context; one matched only on WARN lines is a cause only when it
 back to sockets) on an INFO or WARN line is context.
 """
 
+import re
+
 from gpudoctor.explain.scan import MAX_SHOWN
 
 MAX_SIGNAL_BONUS = 30
@@ -188,7 +190,54 @@ def analyze(scan, kb, assume_error=False):
             ev = f["causes"][0]["evidence"][0]
             f["notes"].insert(0, "How sure: the message names the family; the line '%s' names the cause below."
                               % ev["text"][:160])
+    late = late_rank(scan) if findings else None
+    f = next((f for f in findings if any(t in f["id"] for t in ("timeout", "watchdog"))), None)
+    if late and f:
+        f["late_rank"] = late
+        f["notes"].insert(0, late["text"])
     return verdict, findings, notes
+
+
+_PG_OF = re.compile(r"\[PG ID (\d{1,9}) PG GUID ([^\s\]]{1,120}) Rank \d")
+_WATCHDOG_OP = re.compile(r"WorkNCCL\(SeqNum=(-?\d{1,18}), OpType=(\w{1,40})")
+
+
+def late_rank(scan):
+    """From the process-group status lines of several ranks (knowledge.STRUCTURAL's
+    _struct_pg_status): the rank whose last enqueued collective is below the one another rank of
+    the same process group timed out in, as a dict (rank, seq, op, pg, waiting, confidence, text);
+    None when the lines show no such rank (every rank enqueued it: a mismatch or a slow
+    collective, not a rank that never called it). Less sure than Flight Recorder dumps: the
+    numbers are counted per process group, and a rank's line is printed when it is told to dump."""
+    timed, enq = {}, {}  # pg -> {rank: timed-out seq}, pg -> {rank: highest last-enqueued seq}
+    for h in scan.matches.get("_struct_pg_status", []):
+        m = _PG_OF.search(h.text)
+        pg = m.group(2).replace("(", " (", 1) if m else "?"  # the GUID, as Flight Recorder names it: 0 (default_pg)
+        rank, e = int(h.groups["rank"]), int(h.groups["enq"])
+        enq.setdefault(pg, {})[rank] = max(enq.get(pg, {}).get(rank, e), e)
+        if h.groups.get("seq") is not None:
+            timed.setdefault(pg, {})[rank] = int(h.groups["seq"])
+    for pg in sorted(timed):
+        seq = min(timed[pg].values())  # the first collective a rank of this group timed out in
+        behind = sorted(r for r, e in enq[pg].items() if e < seq)
+        if not behind:
+            continue
+        waiting = sorted(r for r, s in timed[pg].items() if s == seq and r not in behind)
+        ops = {m.group(2) for h in scan.matches.get("nccl.timeout", []) for m in [_WATCHDOG_OP.search(h.text)]
+               if m and int(m.group(1)) == seq}
+        op = ops.pop() if len(ops) == 1 else "?"
+        who = ", ".join("rank %d" % r for r in behind[:8]) + (" and %d more" % (len(behind) - 8)
+                                                               if len(behind) > 8 else "")
+        text = ("Likely late rank (read from the ranks' process-group status lines; less sure than Flight Recorder "
+                "dumps): %s never enqueued collective #%d (%s) of process group %s that %s waits in (last enqueued: "
+                "%s): look at what %s did instead - eval/save/logging on one rank only, an early return, a "
+                "data-dependent branch." % (who, seq, op, pg, ", ".join("rank %d" % r for r in waiting[:8]) or
+                                            "another rank", ", ".join("rank %d: %d" % (r, enq[pg][r])
+                                                                      for r in behind[:8]),
+                                            "that rank" if len(behind) == 1 else "those ranks"))
+        return {"rank": behind[0], "ranks": behind[:64], "seq": seq, "op": op, "pg": pg, "waiting": waiting[:64],
+                "confidence": "log", "text": text}
+    return None
 
 
 # How sure an answer is (each finding's "confidence"):

@@ -494,6 +494,19 @@ STRUCTURAL = {
                           r"elastic/multiprocessing|rendezvous|distributed_c10d|run|launch)\b",
                           r"(?:site|dist)-packages/(?P<sub>deepspeed/launcher|deepspeed/ops|accelerate/commands)/"],
     "_struct_terminate": [r"terminate called after throwing an instance of '(?P<exc>[^'\n]{1,120})'"],
+    # a process group's status per rank (torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp: the
+    # watchdog's " failure detected by watchdog at work sequence id: ... PG status: last enqueued
+    # work: ..." and HeartbeatMonitor::getNCCLWatchdogTimeoutErrorMsg's "Received a dump signal due
+    # to a collective timeout from ... Last enqueued NCCL work: ..."; older releases: "Exception
+    # (either an error or timeout) detected by watchdog at work: N, last enqueued NCCL work: M"):
+    # analyze.late_rank names the rank that never enqueued the collective another rank timed out in
+    "_struct_pg_status": [
+        r"Rank (?P<rank>\d{1,9})\]  ?failure detected by watchdog at work sequence id: (?P<seq>-?\d{1,18}) PG "
+        r"status: last enqueued work: (?P<enq>-?\d{1,18})",
+        r"Rank (?P<rank>\d{1,9})\] Received a dump signal due to a collective timeout from [^\n]{0,200}?Last "
+        r"enqueued NCCL work: (?P<enq>-?\d{1,18})",
+        r"Rank (?P<rank>\d{1,9})\] (?:Exception (?:\(either an error or timeout\) )?)?detected by watchdog at work: "
+        r"(?P<seq>-?\d{1,18}), last enqueued NCCL work: (?P<enq>-?\d{1,18})"],
 }
 
 

@@ -139,6 +139,11 @@ def _finding(w, bold, f, heading, full, multi=False):
         origin = _origin(f)
         if origin:
             w("  %s\n" % _one_line(origin))
+        late = f.get("late_rank")
+        if late:  # analyze.late_rank: the rank behind, read from the process-group status lines
+            w("  likely late: rank %s never enqueued collective #%s (%s) that %s waits in\n"
+              % (late["rank"], late["seq"], _one_line(str(late["op"])),
+                 ", ".join("rank %s" % r for r in late["waiting"][:4]) or "another rank"))
     else:
         w("  %s  %s\n" % (bold(f["id"]), f["title"]))
     shown = f["matches"][:3 if full else 1]

@@ -40,6 +40,7 @@ MAX_SPREAD = 10000  # distinct ranks / hosts kept per entry
 SUB = 1 << 19  # squashed bytes whose prefilter hits are listed at once
 MAX_SHOWN = 5  # matched lines kept per entry (the count covers all of them)
 MAX_LINES_KEPT = 200  # line numbers kept per entry/signal for proximity scoring
+MAX_PG_STATUS = 256  # process-group status lines kept (one or two per rank: analyze.late_rank compares them)
 MAX_WRAP = 3  # continuation lines a wrapped message may span
 MIN_WRAPPED = 20  # a line shorter than this is not the first part of a wrapped message
 WRAP_REACH = 80  # bytes from a line's start within which a needle may be a wrapped message's rest
@@ -424,7 +425,7 @@ def _record(scan, eid, hit, rank):
         if (hit.pattern.site or {}).get("fix") and not (lst[-1].pattern.site or {}).get("fix"):
             lst[-1] = hit
         return
-    if len(lst) < MAX_SHOWN:
+    if len(lst) < (MAX_PG_STATUS if eid == "_struct_pg_status" else MAX_SHOWN):
         lst.append(hit)
     scan.counts[eid] = scan.counts.get(eid, 0) + 1
     ml = scan.match_lines.setdefault(eid, [])
