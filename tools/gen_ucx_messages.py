@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""Generate gpudoctor/data/knowledge/generated/ucx_messages.json: the messages UCX (openucx/ucx, the
+transport under Open MPI's pml ucx, Intel MPI and NCCL's UCX plugin) logs as errors: every
+ucs_error / ucs_fatal / ucs_warn / ucs_diag format of src/uct, src/ucp and src/ucs, the ucs_status_t
+descriptions of src/ucs/type/status.c (ucs_status_string) and the completion-error texts of
+src/uct/ib/mlx5/ib_mlx5_log.c, each with a bounded matcher and the knowledge family from RULES.
+
+Usage:
+    python tools/gen_ucx_messages.py --repo /path/to/ucx.git [--rev HEAD] [-o OUT]
+    python tools/gen_ucx_messages.py --slice tools/data/ucx_messages_slice.txt -o OUT   (the test)
+
+Source: openucx/ucx (https://github.com/openucx/ucx), read with `git show REV:path`.
+"""
+
+import argparse
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import knowgen  # noqa: E402
+
+GENERATOR = "tools/gen_ucx_messages.py"
+
+# (rule, knowledge entry, {field: regex}); fields: where, text, kind (log, status, cqe)
+RULES = [
+    # ibv_reg_mr/ibv_create_cq ENOMEM: the locked-memory limit (UCX >= 1.14 warns about RLIMIT_MEMLOCK itself,
+    # https://github.com/openucx/ucx/issues/8229)
+    ("memlock", "rdma.memlock", {"text": r"memlock|locked memory|RLIMIT_MEMLOCK|(?<![a-z_])ibv_reg_mr\("}),
+    ("reg-mr", "rdma.memlock", {"where": r"ib_md\.c", "text": r"\(address=%p, length=%zu, access=0x%lx\) failed"}),
+    ("shm", "container.ucx_shm", {"where": r"/sm/|mm_posix|mm_sysv|mm_xpmem|cma_|knem"}),
+    ("shm-status", "container.ucx_shm", {"text": r"^Shared memory error$"}),
+    # a warning (ucs_warn, ucs_diag) is context, not the failure: no family
+    ("warning", None, {"kind": r"^log$", "level": r"^(warn|diag)$"}),
+    ("ep-timeout", "rdma.gid_index", {"text": r"unhandled timeout|^Transport retry count exceeded$|^Endpoint timeout$"}),
+    ("log", "mpi.error", {"kind": r"^log$"}),
+    ("status", "mpi.error", {"kind": r"^status$", "text": r"unreachable|No such device|Connection reset|"
+                                                          r"not connected|Operation timed out"}),
+]
+
+LEVELS = {"ucs_error": "ERROR", "ucs_fatal": "FATAL", "ucs_warn": "WARN", "ucs_diag": "DIAG"}
+# ucs_log(level, fmt, ...) with a level chosen at run time (mm_posix.c's open() error) counts as an error;
+# ib_md.c builds its memory-registration error in a string buffer ('%s(address=%p, ...) failed: %s'), and
+# ib_log.c's uct_ib_memlock_limit_msg appends ' : Please set max locked memory (ulimit -l) ...' to it
+_CALL = re.compile(r"\b(ucs_error|ucs_fatal|ucs_warn|ucs_diag|ucs_log\s*\(\s*\w+\s*,"
+                   r"|ucs_string_buffer_appendf\s*\(\s*(?:&msg|message)\s*,)\s*\(?")
+_LIT = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+_PRI = {"d": "d", "i": "i", "u": "u", "x": "x", "X": "X", "o": "o"}
+
+# The line every UCX log message is printed in (src/ucs/debug/log.c UCS_LOG_FMT: '[time] [host:pid:tid]
+# file.c:line  UCX  ERROR message'; ucs_fatal, src/ucs/debug/assert.h: 'file.c:line  Fatal: message'):
+# a site needs it, so a short format never matches another program's words.
+LOG_PREFIX = (r"\.(?:c|h|inl):\d{1,6}\s{1,40}(?:UCX\s{1,10}(?:FATAL|ERROR|WARN|DIAG)|Fatal:)"
+              r"\s{1,100}[^\n]{0,200}?")
+# a ucs_status_string() text (ucp_ep_create() failed: Shared memory error) needs UCX words on its line
+STATUS_PREFIX = r"(?:UCX|ucx|uc[pst]_\w{0,60})[^\n]{0,200}?"
+
+
+def _first_arg(src, i):
+    """The format argument of a call whose '(' ends at src[i-1], as a printf format: literals
+    concatenated, an inttypes macro (PRIx64) its conversion, any other macro (UCT_UD_EP_PEER_NAME_FMT) %s.
+    None when it is no literal (a variable format)."""
+    out, n, depth, seen_lit = [], len(src), 0, False
+    while i < n:
+        c = src[i]
+        if c == '"':
+            m = _LIT.match(src, i)
+            if not m:
+                return None
+            out.append(m.group(1))
+            seen_lit = True
+            i = m.end()
+            continue
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            if depth == 0:
+                break
+            depth -= 1
+        elif c == "," and depth == 0:
+            break
+        elif c.isalpha() or c == "_":
+            m = re.compile(r"\w+").match(src, i)
+            w = m.group(0)
+            pri = re.fullmatch(r"PRI([diouxX])(?:8|16|32|64|PTR|MAX)", w)
+            out.append(("l" + _PRI[pri.group(1)]) if pri and out and out[-1].endswith("%") else
+                       "%s" if not pri else "%s")
+            i = m.end()
+            continue
+        i += 1
+    if not seen_lit:
+        return None
+    fmt = "".join(out).replace('\\"', '"').replace("\\n", " ").replace("\\t", " ")
+    return re.sub(r"%m", "%s", fmt)  # glibc's %m: strerror(errno)
+
+
+def sites_of(path, src):
+    if path.endswith("type/status.c"):
+        for m in re.finditer(r"case (UCS_ERR_\w+):\s*return \"([^\"]+)\";", src):
+            yield "status", "%s:%d" % (path, src.count("\n", 0, m.start()) + 1), m.group(2), m.group(1)
+        return
+    if path.endswith("ib_mlx5_log.c"):
+        for m in re.finditer(r'snprintf\(err_info, sizeof\(err_info\),\s*"([^"]+)"', src):
+            yield "cqe", "%s:%d" % (path, src.count("\n", 0, m.start()) + 1), m.group(1), None
+    for m in _CALL.finditer(src):
+        fmt = _first_arg(src, m.end())
+        if fmt is None or src[max(0, m.start() - 8):m.start()].endswith("define "):
+            continue
+        yield "log", "%s:%d" % (path, src.count("\n", 0, m.start()) + 1), fmt, LEVELS.get(m.group(1), "ERROR")
+
+
+def build(files, version):
+    sites, seen = [], set()
+    for path, src in files:
+        for kind, where, fmt, extra in sites_of(path, src):
+            if (kind, fmt) in seen:
+                continue
+            seen.add((kind, fmt))
+            rx, literal = knowgen.printf_to_regex(fmt)
+            site = {"id": "ucx.%s.%s" % (kind, re.sub(r"[^a-z0-9]+", "_", where.lower()).strip("_")),
+                    "where": where, "kind": kind, "text": fmt}
+            if kind == "status":
+                site["code"] = extra
+            elif kind == "log":
+                site["level"] = extra.lower()
+            if rx is None or len("".join(literal.split())) < knowgen.MIN_LITERAL:
+                site.update({"re": None, "family": None, "rule": "no literal anchor of %d+ characters"
+                             % knowgen.MIN_LITERAL})
+            else:
+                rule, family = knowgen.assign(RULES, site, {"where": where, "text": fmt, "kind": kind,
+                                                             "level": site.get("level", "")})
+                if rule == "reg-mr":  # ENOMEM only: EFAULT ('Bad address', openucx/ucx#8999) is another story
+                    rx += r"\ Cannot\ allocate\ memory"
+                site.update({"re": (STATUS_PREFIX if kind != "log" else LOG_PREFIX) + rx,
+                             "family": family, "rule": rule})
+            sites.append(site)
+    return {"header": knowgen.header("openucx/ucx (https://github.com/openucx/ucx)", version, GENERATOR,
+                                     "ucs_error/ucs_fatal/ucs_warn/ucs_diag formats of src/uct, src/ucp, src/ucs, "
+                                     "ucs_status_t descriptions and mlx5 completion errors; families from the "
+                                     "RULES table of the generator"), "sites": sites}
+
+
+def from_repo(repo, rev):
+    git = knowgen.git_reader(repo)
+    commit = git("rev-parse", rev).strip()
+    desc = git("describe", "--tags", rev).strip()
+    names = [p for p in git("ls-tree", "-r", "--name-only", rev, "--", "src/uct", "src/ucp", "src/ucs").splitlines()
+             if re.search(r"\.(c|h|inl)$", p) and "/test" not in p]
+    return [(p, git("show", "%s:%s" % (rev, p))) for p in sorted(names)], "%s (commit %s)" % (desc, commit)
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repo")
+    ap.add_argument("--rev", default="HEAD")
+    ap.add_argument("--slice")
+    ap.add_argument("-o", "--out")
+    a = ap.parse_args(argv)
+    if bool(a.repo) == bool(a.slice):
+        ap.error("give --repo or --slice")
+    files, version = from_repo(a.repo, a.rev) if a.repo else knowgen.read_slice(a.slice)
+    doc = build(files, version)
+    return knowgen.report(knowgen.write("ucx_messages", doc, a.out), doc)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
