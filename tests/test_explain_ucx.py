@@ -20,7 +20,7 @@ import gen_ucx_messages as gen  # noqa: E402
 import knowgen  # noqa: E402
 
 REAL = {
-    # https://github.com/openucx/ucx/pull/4511#issuecomment (2023-07-07: OMPI 4.1.5 + UCX 1.10.1 under apptainer)
+    # https://github.com/openucx/ucx/pull/4511 (a comment of 2023-07-07: OMPI 4.1.5 + UCX 1.10.1 under apptainer)
     "posix_proc_link_4511": (
         "/home/ciq/ysenda/opt/ompi/bin/mpirun -np 2 -mca pml ucx --mca btl ^vader,tcp,openib,uct "
         "-x UCX_NET_DEVICES=hfi1_0:1 -x UCX_TLS=posix,cma,ib apptainer run hello.sif\n"
