@@ -299,7 +299,12 @@ def test_a_batch_job_whose_prolog_fails_on_one_node_runs_on_healthy_ones(ms):
         return dict(kv.split("=", 1) for kv in line.split() if "=" in kv)
 
     st = ms.wait(lambda st: "DRAIN" in st["sn3"][0], 30, "sn3 drained by the prolog")
-    assert (st["sn3"][1] or "").startswith("gpudoctor: shm.size:"), st
+    # gpudoctor's own reason, or slurmctld's "Prolog error": validate_node_specs() drains a node
+    # that registers with ESLURMD_PROLOG_FAILED while it is not drained yet
+    # (src/slurmctld/node_mgr.c, SchedMD/slurm); in some whole-suite runs Slurm's reason came
+    # first. Drain by name with gpudoctor's reason is asserted in the prolog test above.
+    assert (st["sn3"][1] or "").startswith(("gpudoctor: shm.size:", "Prolog error")), st
+    assert all("DRAIN" not in st[h][0] for h in ("sn1", "sn2", "sn4")), st
     t0 = time.time()
     while not (fields().get("Restarts") == "1" and fields().get("JobState") == "PENDING"):
         assert time.time() - t0 < 30, fields()
