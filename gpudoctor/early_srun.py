@@ -190,27 +190,13 @@ def discard():
     _state.update(proc=None, cmd=None, env=None, cwd=None)
     if proc is None:
         return
-    import signal
-    import subprocess
+    from gpudoctor.transport.srun import SrunTransport  # imported by now on most paths that get here
 
     try:
         proc.stdin.close()  # the tasks read an empty script and exit
     except OSError:
         pass
-    try:
-        proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=1.0)
-    except subprocess.TimeoutExpired:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except OSError:
-            pass
-        try:
-            proc.wait(timeout=2)
-        except subprocess.TimeoutExpired:
-            pass
-    except OSError:
-        pass
+    SrunTransport._stop(proc, grace=1.0)  # SIGTERM cancels the step; SIGKILL if srun lingers
     for f in (proc.stdout, proc.stderr):
         try:
             f.close()
