@@ -40,32 +40,9 @@ _OPS = {"_EQ": "==", "_NE": "!=", "_LE": "<=", "_LT": "<", "_GE": ">=", "_GT": "
 
 
 def _args(src, i):
-    """The top-level arguments of a macro call whose '(' ends at src[i-1]."""
-    out, depth, cur, n = [], 0, [], len(src)
-    while i < n:
-        c = src[i]
-        if c == '"':
-            j = i + 1
-            while j < n and src[j] != '"':
-                j += 2 if src[j] == "\\" else 1
-            cur.append(src[i:j + 1])
-            i = j + 1
-            continue
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            if depth == 0:
-                out.append("".join(cur).strip())
-                return [a for a in out if a]
-            depth -= 1
-        elif c == "," and depth == 0:
-            out.append("".join(cur).strip())
-            cur = []
-            i += 1
-            continue
-        cur.append(c)
-        i += 1
-    return None
+    """The top-level arguments of a macro call whose '(' ends at src[i-1], empty ones dropped."""
+    args = knowgen.call_args(src, i)
+    return None if args is None else [a for a in args if a]
 
 
 def _stringify(expr):

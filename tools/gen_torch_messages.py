@@ -198,34 +198,6 @@ _CPP_CALL = re.compile(r"\b(C10_THROW_ERROR|C10_BUILD_ERROR|TORCH_CHECK_WITH|TOR
                        r"|TORCH_WARN)\s*(\(|<<)")
 
 
-def _cpp_args(src, i):
-    out, depth, cur, n = [], 0, [], len(src)
-    while i < n:
-        c = src[i]
-        if c == '"':
-            j = i + 1
-            while j < n and src[j] != '"':
-                j += 2 if src[j] == "\\" else 1
-            cur.append(src[i:j + 1])
-            i = j + 1
-            continue
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            if depth == 0:
-                out.append("".join(cur).strip())
-                return out
-            depth -= 1
-        elif c == "," and depth == 0:
-            out.append("".join(cur).strip())
-            cur = []
-            i += 1
-            continue
-        cur.append(c)
-        i += 1
-    return out
-
-
 def _cpp_message(parts):
     """String literals verbatim (adjacent ones joined), anything else %s."""
     fmt = []
@@ -249,7 +221,7 @@ def cpp_sites(src):
             parts = re.split(r"<<", src[m.end():end])
             fmt, level = _cpp_message(parts), "error" if "ERROR" in name else "warning"
         else:
-            args = _cpp_args(src, m.end())
+            args = knowgen.call_args(src, m.end()) or []
             if name in ("C10_THROW_ERROR", "C10_BUILD_ERROR"):
                 if len(args) < 2 or args[1].startswith("c10::str"):  # the c10::str(...) is its own site
                     continue

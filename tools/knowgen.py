@@ -29,6 +29,37 @@ _HEX = r"(?:0x)?[0-9a-f]{1,16}"
 _STR = r"[^\n]{0,200}"
 
 
+def call_args(src, i):
+    """The top-level arguments of a C/C++ call or macro whose '(' ends at src[i-1], each as
+    written (string literals kept whole, nested brackets not split); None when the call does
+    not end in src."""
+    out, depth, cur, n = [], 0, [], len(src)
+    while i < n:
+        c = src[i]
+        if c == '"':
+            j = i + 1
+            while j < n and src[j] != '"':
+                j += 2 if src[j] == "\\" else 1
+            cur.append(src[i:j + 1])
+            i = j + 1
+            continue
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            if depth == 0:
+                out.append("".join(cur).strip())
+                return out
+            depth -= 1
+        elif c == "," and depth == 0:
+            out.append("".join(cur).strip())
+            cur = []
+            i += 1
+            continue
+        cur.append(c)
+        i += 1
+    return None
+
+
 def printf_to_regex(fmt):
     """(regex, longest literal) for a printf format: literal text escaped, each conversion a
     bounded group; leading and trailing conversions dropped (patterns are searched, not
