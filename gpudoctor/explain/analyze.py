@@ -257,7 +257,7 @@ HOW_SURE = {
 
 SOURCES = {"nccl_messages": "NCCL", "cuda_errors": "CUDA", "nvml": "NVML", "errno": "the C library (errno)",
            "slurm_errors": "Slurm", "gloo_messages": "Gloo", "ompi_help": "Open MPI",
-           "launcher_messages": "the launcher"}
+           "launcher_messages": "the launcher", "mpich_messages": "MPICH", "horovod_messages": "horovod"}
 
 
 def _confidence(e, f=None):
