@@ -17,6 +17,12 @@ Three kinds of source, all from the torch that users run:
 - cpp: statements copied from pinned ProcessGroupNCCL.cpp and TCPStore.cpp (the NCCL watchdog, its
   timeout and abort messages; the store's "Socket Timeout"), recorded in tools/data/torch_cpp_source.txt
   with the commits they were read at.
+- usercode: what a bug in the training code or its data makes torch print (USER_RULES below): the
+  strings of the wheel's libtorch_cpu.so / libtorch_python.so that USER_SELECT picks (ATen's device
+  and dtype checks, autograd's, the DataLoader's worker and shared-memory errors), the raise and
+  `error_msgs.append` statements of USER_PY (load_state_dict, clip_grad_norm_, the DataLoader), and
+  the CUDA-only statements a CPU wheel does not hold (the caching allocator's out-of-memory message,
+  the loss and indexing kernels' asserts), copied in tools/data/torch_usercode_source.txt.
 
 Usage:
     pip download --no-deps --index-url https://download.pytorch.org/whl/cpu torch   (unzip the wheel)
@@ -43,6 +49,7 @@ from gen_launcher_messages import _fmt  # noqa: E402  (the same message-expressi
 GENERATOR = "tools/gen_torch_messages.py"
 SLICE = os.path.join(knowgen.DATA, "torch_messages_slice.txt")
 CPP = os.path.join(knowgen.DATA, "torch_cpp_source.txt")
+USER_CPP = os.path.join(knowgen.DATA, "torch_usercode_source.txt")
 PY_DIRS = ["distributed"]  # under the torch package
 PY_FILES = ["nn/parallel/distributed.py"]
 PY_SKIP = re.compile(r"/(?:_?tests?|testing|benchmarks|examples|_tools|flight_recorder/components)/|/_composable/|"
@@ -107,12 +114,49 @@ RULES = [
                                                 r"[Ff]ailed|[Ee]rror|[Uu]nknown)\b"}),
 ]
 
+# What a bug in the job's code or data makes torch print (the usercode sources): (rule, knowledge
+# entry, {field: regex}), the first match assigns; each entry says what a training user does. A
+# site no rule names is listed (docs/explain.md), never guessed.
+USER_RULES = [
+    ("oom", "cuda.oom", {"text": r"^CUDA out of memory"}),
+    ("two-devices", "usercode.tensors_on_two_devices", {"text": r"Expected all tensors to be on the same device"}),
+    ("dl-shm", "usercode.dataloader_shm", {"text": r"bus error encountered in worker|workers are out of shared memory|"
+                                                   r"unable to allocate shared memory"}),
+    ("dl-died", "usercode.dataloader_killed", {"text": r"^DataLoader worker \(pid|segmentation fault encountered in worker|"
+                                                       r"^DataLoader timed out after"}),
+    ("dl-emfile", "errno.emfile", {"text": r"^Too many open files\. Communication with the workers"}),
+    ("shm-open", "usercode.shm_open", {"text": r"^unable to open shared memory object"}),
+    ("state-dict", "usercode.state_dict_mismatch", {"text": r"Error\(s\) in loading state_dict|^size mismatch for|"
+                                                            r"(?:Missing|Unexpected) key\(s\) in state_dict"}),
+    ("no-grad", "usercode.no_grad", {"text": r"of tensors does not require grad and does not have a grad_fn"}),
+    ("backward-twice", "usercode.backward_twice", {"text": r"backward through the graph a second time \(or"}),
+    ("inplace", "usercode.inplace_modified", {"text": r"modified by an inplace operation"}),
+    ("nan", "usercode.nan_inf", {"text": r"returned nan values in its|gradients from `parameters` is non-finite"}),
+    ("labels", "cuda.device_assert", {"where": r"\.cu$", "text": r"^Assertion `"}),
+    ("index", "usercode.index_out_of_range", {"text": r"^index out of range in self"}),
+    ("dtype", "usercode.dtype_mismatch", {"text": r"^expected scalar type\b|^expected m1 and m2 to have the same dtype"}),
+]
+# the strings of the wheel's libraries and the python messages that are usercode sites (case-sensitive)
+USER_SELECT = re.compile(
+    r"^Expected all tensors to be on the same device|bus error encountered in worker|workers are out of shared memory|"
+    r"^unable to allocate shared memory|^DataLoader worker \(pid|^unable to open shared memory object|"
+    r"of tensors does not require grad and does not have a grad_fn|^Trying to backward through the graph a second time|"
+    r"^one of the variables needed for gradient computation has been modified by an inplace operation|"
+    r"' returned nan values in its|^index out of range in self$|^expected scalar type ?$|"
+    r"^expected m1 and m2 to have the same dtype")
+# and of the python statements (USER_PY): load_state_dict's errors, clip_grad_norm_'s, the DataLoader's
+USER_SELECT_PY = re.compile(USER_SELECT.pattern + r"|^Too many open files\. Communication|state_dict|"
+                            r"^size mismatch for|is non-finite, so it cannot be clipped|^DataLoader ")
+USER_LIBS = ["lib/libtorch_cpu.so", "lib/libtorch_python.so"]
+USER_PY = ["nn/modules/module.py", "nn/utils/clip_grad.py", "utils/data/dataloader.py"]
+
 
 # ---------------------------------------------------------------- python
 
 
-def _py_sites(path, src):
-    """(level, line, format) of each raise / logger call with a message in a python source."""
+def _py_sites(path, src, user=False):
+    """(level, line, format) of each raise / logger call with a message in a python source (with
+    user: also load_state_dict's `error_msgs.append/insert(...)`, joined into its RuntimeError)."""
     try:
         tree = ast.parse(src)
     except SyntaxError:
@@ -121,6 +165,10 @@ def _py_sites(path, src):
         level, arg = None, None
         if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and node.exc.args:
             level, arg = "raise", node.exc.args[0]
+        elif user and isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                node.func.attr in ("append", "insert") and isinstance(node.func.value, ast.Name) and \
+                node.func.value.id == "error_msgs" and node.args:
+            level, arg = "raise", node.args[-1]
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
                 node.func.attr in ("error", "warning", "critical", "exception") and node.args and \
                 isinstance(node.func.value, ast.Name) and node.func.value.id in ("logger", "log", "logging", "_logger"):
@@ -135,12 +183,13 @@ def _py_sites(path, src):
             yield level, node.lineno, node.end_lineno, " ".join(fmt.split())
 
 
-def _py_blocks(rel, src):
-    """The slice blocks of a python file: each site's statement lines, dedented, at its line."""
+def _py_blocks(rel, src, user=False):
+    """The slice blocks of a python file: each site's statement lines, dedented, at its line (with
+    user: only the messages USER_SELECT picks, in `usercode:` blocks)."""
     lines = src.splitlines(True)
     seen = set()
-    for _level, first, last, _fmt_ in _py_sites(rel, src):
-        if (first, last) in seen:
+    for _level, first, last, _fmt_ in _py_sites(rel, src, user):
+        if (first, last) in seen or (user and not USER_SELECT_PY.search(_fmt_)):
             continue
         seen.add((first, last))
         body = textwrap.dedent("".join(lines[first - 1:last]))
@@ -148,7 +197,7 @@ def _py_blocks(rel, src):
             ast.parse(body)
         except SyntaxError:  # a statement that starts inside a larger one: keep only the call
             continue
-        yield "=== %s @%d\n%s" % (rel, first, body if body.endswith("\n") else body + "\n")
+        yield "=== %s%s @%d\n%s" % ("usercode:" if user else "", rel, first, body if body.endswith("\n") else body + "\n")
 
 
 # ---------------------------------------------------------------- libtorch_cpu.so strings
@@ -211,6 +260,32 @@ def _cpp_message(parts):
     return "".join(fmt)
 
 
+# the usercode statements' other forms: `oss << parts;` (DataLoader.cpp), `const char* NAME = "..." "...";`
+# (saved_variable.cpp's ERR_BACKWARD_TWICE), SIGNAL_HANDLER(SIG, name, "message") (DataLoader.cpp) and
+# CUDA_KERNEL_ASSERT(cond), which prints "Assertion `cond` failed." (c10/macros/Macros.h)
+_USER_STREAM = re.compile(r"\b(?:oss|ss|message)\s*<<")
+_USER_CONST = re.compile(r'\bconst char\s*\*\s*\w+\s*=((?:\s*"(?:[^"\\]|\\.)*")+)\s*;')
+_USER_MACRO = re.compile(r"\b(SIGNAL_HANDLER|CUDA_KERNEL_ASSERT)\s*\(")
+
+
+def user_cpp_sites(src):
+    """(level, format) of each message of a usercode C++ block: cpp_sites' forms and the four above."""
+    for _line, level, fmt in cpp_sites(src):
+        yield level, fmt
+    for m in _USER_STREAM.finditer(src):
+        fmt = " ".join(_cpp_message(re.split(r"<<", src[m.end():src.find(";", m.end())])).split())
+        if fmt and fmt != "%s":
+            yield "raise", fmt
+    for m in _USER_CONST.finditer(src):
+        yield "raise", " ".join(_cpp_message([m.group(1)]).split())
+    for m in _USER_MACRO.finditer(src):
+        args = knowgen.call_args(src, m.end()) or []
+        if m.group(1) == "SIGNAL_HANDLER" and len(args) == 3:
+            yield "error", " ".join(_cpp_message(args[2:]).split())
+        elif m.group(1) == "CUDA_KERNEL_ASSERT" and len(args) == 1:
+            yield "raise", "Assertion `%s` failed." % " ".join(args[0].split()).replace("%", "%%")
+
+
 def cpp_sites(src):
     """(line, level, format) of each message of a C++ statement block (C10_THROW_ERROR(Type, msg),
     TORCH_CHECK(cond, parts...), c10::str(parts...), LOG(ERROR) << parts)."""
@@ -262,7 +337,7 @@ _CONTEXT = (r"(?:\b\w{0,60}(?:Error|Exception|Timeout)\b: |\[c10d[^\]\n]{0,20}\]
 def build(files, version):
     sites, seen, ids = [], set(), set()
 
-    def add(where, level, fmt, src):
+    def add(where, level, fmt, src, user=False):
         if fmt in seen:
             return
         seen.add(fmt)
@@ -275,7 +350,8 @@ def build(files, version):
         if rx is None or len("".join(literal.split())) < 12:
             site.update({"re": None, "family": None, "rule": "no literal anchor of 12+ characters"})
         else:
-            rule, family = knowgen.assign(RULES, site, {"where": where, "text": fmt, "level": level})
+            rule, family = knowgen.assign(USER_RULES if user else RULES, site, {"where": where, "text": fmt,
+                                                                                "level": level})
             if family is None and level == "warning":
                 rule = "a warning, not an error"
             if len("".join(literal.split())) < CONTEXT_BELOW:
@@ -284,7 +360,19 @@ def build(files, version):
         sites.append(site)
 
     for path, text in files:
-        if path.startswith("strings:"):
+        if path.startswith("userstrings:"):
+            for s in text.splitlines():
+                if s.strip():
+                    add(path[len("userstrings:"):], "string", " ".join(_fmt_braces(s).split()),
+                        path.rsplit("/", 1)[-1], user=True)
+        elif path.startswith("usercode:") and path.endswith(".py"):
+            for level, line, _last, fmt in _py_sites(path, text, user=True):
+                if USER_SELECT_PY.search(fmt):
+                    add("%s:%d" % (path[len("usercode:"):], line), level, fmt, "python", user=True)
+        elif path.startswith("usercode:"):
+            for level, fmt in user_cpp_sites(text):
+                add(path[len("usercode:"):], level, fmt, "source", user=True)
+        elif path.startswith("strings:"):
             for s in text.splitlines():
                 if s.strip():
                     add(path[len("strings:"):], "string", " ".join(_fmt_braces(s).split()), "libtorch_cpu.so")
@@ -329,6 +417,15 @@ def slice_from_wheel(torch_dir):
     for path, strings in sorted(c10d_strings(so_strings(os.path.join(torch_dir, "lib", "libtorch_cpu.so"))).items()):
         out.append("=== strings:%s\n%s\n" % (path, "\n".join(strings)))
     with open(CPP) as f:
+        out.append("".join(line for line in f if not line.startswith("#")))
+    # usercode: the selected python statements, library strings and the recorded CUDA-only statements
+    for rel in USER_PY:
+        with open(os.path.join(torch_dir, rel)) as f:
+            out.extend(_py_blocks("torch/" + rel, f.read(), user=True))
+    for lib in USER_LIBS:
+        picked = sorted({s.strip() for s in so_strings(os.path.join(torch_dir, lib)) if USER_SELECT.search(s.strip())})
+        out.append("=== userstrings:torch/%s\n%s\n" % (lib, "\n".join(picked)))
+    with open(USER_CPP) as f:
         out.append("".join(line for line in f if not line.startswith("#")))
     return "".join(out)
 

@@ -257,7 +257,8 @@ HOW_SURE = {
 
 SOURCES = {"nccl_messages": "NCCL", "cuda_errors": "CUDA", "nvml": "NVML", "errno": "the C library (errno)",
            "slurm_errors": "Slurm", "gloo_messages": "Gloo", "ompi_help": "Open MPI",
-           "launcher_messages": "the launcher", "mpich_messages": "MPICH", "horovod_messages": "horovod"}
+           "launcher_messages": "the launcher", "cuda_libs": "the CUDA libraries", "mpich_messages": "MPICH",
+           "horovod_messages": "horovod"}
 
 
 def _confidence(e, f=None):
