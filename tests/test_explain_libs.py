@@ -92,7 +92,8 @@ REAL = {
                         "RuntimeError: Error(s) in loading state_dict for YOLOX:\n"
                         "        size mismatch for head.cls_preds.0.weight: copying a param with shape torch.Size([80, 96, "
                         "1, 1]) from checkpoint, the shape in current model is torch.Size([6, 96, 1, 1]).\n"),
-    # https://github.com/facebookresearch/maskrcnn-benchmark/issues/158 (pytorch/pytorch#14768: "too many open files")
+    # https://github.com/facebookresearch/maskrcnn-benchmark/issues/158 (lines of its traceback, some elided; the
+    # settled answer in pytorch/pytorch#14768: too many open files, ulimit -n or the sharing strategy)
     "shm_emfile": ("  File \"/usr/local/lib/python3.6/dist-packages/torch/multiprocessing/reductions.py\", line 243, in "
                    "reduce_storage\n"
                    "RuntimeError: unable to open shared memory object </torch_30997_2076642173> in read-write mode\n"
@@ -100,6 +101,19 @@ REAL = {
                    "  File \"/usr/lib/python3.6/multiprocessing/resource_sharer.py\", line 149, in _serve\n"
                    "    nfd = dup(fd)\n"
                    "OSError: [Errno 24] Too many open files\n"),
+    # https://github.com/lyongo/NWPU-MOC/issues/4 (settled: `+=` changed to `=` in FPN_Head.py)
+    "inplace": ("RuntimeError: one of the variables needed for gradient computation has been modified by an inplace "
+                "operation: [torch.cuda.FloatTensor [4, 128, 64, 64]], which is output 0 of ReluBackward0, is at version 1; "
+                "expected version 0 instead. Hint: the backtrace further above shows the operation that failed to compute "
+                "its gradient. The variable in question was changed in there or anywhere later. Good luck!\n"),
+    # https://github.com/FudanNLP/CPT/issues/85 (mickeysjm/R-BERT#5: resize_token_embeddings(len(tokenizer)))
+    "embedding": ("\u2502 \u2771 2267 \u2502   return torch.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)\n"
+                  "IndexError: index out of range in self\n"),
+    # https://github.com/huggingface/peft/issues/137 (settled: model.enable_input_require_grads())
+    "no_grad": ("Variable._execution_engine.run_backward(  # Calls into the C++ engine to run the backward pass\n"
+                "RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn\n"),
+    # https://github.com/pengxiao-song/LaWGPT/issues/60
+    "dtype": "RuntimeError: expected scalar type Half but found Float\n",
 }
 
 
@@ -117,6 +131,10 @@ def _root(text):
     ("state_dict_dp", "usercode.state_dict_mismatch", "cause", "strict=False"),
     ("state_dict_head", "usercode.state_dict_mismatch", "cause", "num_classes"),
     ("shm_emfile", "usercode.shm_open", "cause", "set_sharing_strategy('file_system')"),
+    ("inplace", "usercode.inplace_modified", "cause", "out-of-place form (x = x + y"),
+    ("embedding", "usercode.index_out_of_range", "cause", "resize_token_embeddings(len(tokenizer))"),
+    ("no_grad", "usercode.no_grad", "cause", "enable_input_require_grads()"),
+    ("dtype", "usercode.dtype_mismatch", "cause", "torch.autocast"),
 ])
 def test_real_user_code_failures_get_their_family_and_fix(name, entry, confidence, fix):
     root, fixes = _root(REAL[name])
