@@ -188,3 +188,12 @@ def test_a_healthy_log_that_names_the_libraries_is_no_error():
             "nvidia-cublas-cu12==12.4.5.8 nvidia-cudnn-cu12==9.1.0.70 nvidia-cufft-cu12==11.2.1.3\n"
             "epoch 1 step 100 loss 2.3141 grad_norm 0.91\n")
     assert explain.explain_text(text)["verdict"] == "no_error"
+
+
+def test_a_worker_death_names_a_cause_only_from_its_signal():
+    # torch/utils/data/dataloader.py says only that a worker exited: the family, with the ways to tell
+    r = explain.explain_text("RuntimeError: DataLoader worker (pid(s) 1234) exited unexpectedly\n")
+    assert r["findings"][0]["id"] == "usercode.dataloader_killed" and r["findings"][0]["confidence"] == "family"
+    r = explain.explain_text("RuntimeError: DataLoader worker (pid 1234) is killed by signal: Killed.\n")
+    root = r["findings"][0]
+    assert root["confidence"] == "cause" and root["causes"][0]["text"].startswith("Killed (SIGKILL)")
