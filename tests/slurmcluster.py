@@ -19,7 +19,8 @@ How (the recipe tried on these machines, kept beside the code):
 
 Prolog= and HealthCheckProgram= are wrappers that do nothing until a test writes the
 file they name (``prolog.enabled``, ``hc.enabled``): the periodic health check cannot
-race tests that do not want it.
+race tests that do not want it. PrologFlags=Alloc is set only while the prolog is enabled
+(every salloc waits 3 s for a prolog at allocation: ``_prolog_at_allocation``).
 
 Every wait is on a state with a deadline (no fixed sleeps).
 """
@@ -162,12 +163,38 @@ class MultiSlurm(object):
             f.write("select = [%s]\n" % ", ".join('"%s"' % c for c in checks) + text)
 
     def enable(self, what, on=True):
-        """what: "prolog" or "hc" (the wrappers run gpudoctor only while enabled)."""
+        """what: "prolog" or "hc" (the wrappers run gpudoctor only while enabled). Enabling
+        the prolog also sets PrologFlags=Alloc, as docs/slurm.md recommends; reset() clears it."""
         path = os.path.join(self.dir, what + ".enabled")
         if on:
             open(path, "w").close()
+            if what == "prolog" and self._prolog_at_allocation(True):
+                self.run("scontrol", "reconfigure", check=True)
         elif os.path.exists(path):
             os.unlink(path)
+
+    ALLOC = "PrologFlags=Alloc\n"
+
+    def _prolog_at_allocation(self, on):
+        """PrologFlags=Alloc in slurm.conf or not; True when that changed (a reconfigure applies
+        it: 22.05 here). With it, salloc waits until the prolog has ended on every node, and
+        salloc polls for that every 3 s after its first two looks, 0.5 ms apart (POLL_SLEEP in
+        src/salloc/salloc.c _wait_nodes_ready, SchedMD/slurm 22.05.8). Every salloc then took
+        3.0 s, even with the prolog wrapper disabled. Without the flag, the prolog runs when a
+        node starts the job's first step, and salloc returns at once. Only the tests of the
+        prolog itself need the flag."""
+        if not self.hooks:
+            return False
+        with open(self.conf) as f:
+            text = f.read()
+        if (self.ALLOC in text) == on:
+            return False
+        prolog = "Prolog=%s/prolog\n" % self.dir
+        text = text.replace(prolog, prolog + self.ALLOC) if on else text.replace(self.ALLOC, "")
+        with open(self.conf + ".tmp", "w") as f:
+            f.write(text)
+        os.replace(self.conf + ".tmp", self.conf)
+        return True
 
     def reset(self):
         """Every node IDLE and undrained, wrappers off, a healthy config."""
@@ -187,7 +214,7 @@ class MultiSlurm(object):
             if "DRAIN" in state or state.startswith("DOWN") or "FAIL" in state:
                 self.run("scontrol", "update", "nodename=" + name, "state=resume")
                 resumed = True
-        if resumed:
+        if self._prolog_at_allocation(False) or resumed:
             # A resumed node is IDLE+NOT_RESPONDING until slurmd answers slurmctld; 22.05 here
             # did not ping it within a minute. A reconfigure makes every slurmd register now.
             self.run("scontrol", "reconfigure")
@@ -564,7 +591,8 @@ MessageTimeout=%(message_timeout)d
 TCPTimeout=%(tcp_timeout)d
 %(hooks)s%(nodes)sPartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 """ % {"tag": self.tag, "host": self.host, "gw": self.gateway, "port": _free_port(), "dport": _free_port(), "d": d,
-       "hooks": ("Prolog=%(d)s/prolog\nPrologFlags=Alloc\nSchedulerParameters=nohold_on_prolog_fail\n"
+       # PrologFlags=Alloc only while a test enables the prolog (_prolog_at_allocation)
+       "hooks": ("Prolog=%(d)s/prolog\nSchedulerParameters=nohold_on_prolog_fail\n"
                  "HealthCheckProgram=%(d)s/hc\nHealthCheckInterval=1\n" % {"d": d}) if self.hooks else "",
        # the suite's four nodes answer at once; hundreds of slurmd on two shared cores need
        # Slurm's defaults (slurm.conf(5): SlurmdTimeout 300, MessageTimeout 10)
