@@ -128,3 +128,72 @@ def test_real_mpich_texts_get_their_entry(cli, tmp_path):
 def test_healthy_mpiexec_run_gives_no_error(cli, tmp_path):
     doc = _answer(cli, HEALTHY, tmp_path)
     assert doc["verdict"] == "no_error" and not doc["findings"], doc["findings"]
+
+
+# ---------------------------------------------------------------- horovod (tools/gen_horovod_messages.py)
+
+HVD_SLICE = os.path.join(REPO, "tools", "data", "horovod_messages_slice.txt")
+HVD_COMMITTED = os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated", "horovod_messages.json")
+import gen_horovod_messages as hgen  # noqa: E402
+
+HVD_REAL = {
+    # https://github.com/horovod/horovod/issues/2803 (horovodrun into a docker container's sshd on port 12345)
+    "ssh_check_2803": (
+        "Filtering local host names.\nRemote host found: xxxx\nChecking ssh on all remote hosts.\n"
+        "ssh not successful for host xxxx:\nssh: connect to host xxxx port 12345: Connection timed out\n\n\n"
+        "Traceback (most recent call last):\n  File \"/usr/local/bin/horovodrun\", line 8, in <module>\n"
+        "    sys.exit(run_commandline())\n  File \"/usr/local/lib/python3.7/dist-packages/horovod/runner/launch.py\", "
+        "line 586, in _run_static\n    raise RuntimeError('could not connect to some hosts via ssh')\n"
+        "RuntimeError: could not connect to some hosts via ssh\n", "horovod.ssh"),
+    # https://github.com/horovod/horovod/issues/2564 (TF 2.4, horovod 0.21.0: rank 1 missing)
+    "stall_2564": (
+        "[2020-12-30 16:35:15.181832: W /tmp/pip-req-build-12flcl_u/horovod/common/stall_inspector.cc:105] One or "
+        "more tensors were submitted to be reduced, gathered or broadcasted by subset of ranks and are waiting for "
+        "remainder of ranks for more than 60 seconds. This may indicate that different ranks are trying to submit "
+        "different tensors or that only subset of ranks is submitting tensors, which will cause deadlock.\n"
+        "Missing ranks:\n1: [DistributedGradientTape_Allreduce/cond_163/then/_1304/DistributedGradientTape_Allreduce/"
+        "cond_163/HorovodAllreduce_AddN_103_0]\n", "horovod.stall"),
+    # https://github.com/NVIDIA/DeepLearningExamples/issues/972 (NCF with horovod: every rank's echo)
+    "shutdown_dle972": (
+        "2021-07-22 05:04:29.589233: W tensorflow/core/framework/op_kernel.cc:1651] OP_REQUIRES failed at "
+        "mpi_ops.cc:316 : Unknown: Horovod has been shut down. This was caused by an exception on one of the ranks or "
+        "an attempt to allreduce, allgather or broadcast a tensor after one of the ranks finished execution. If the "
+        "shutdown was caused by an exception, you should see the exception in the log before the first shutdown "
+        "message.\n", "horovod.shutdown"),
+}
+
+
+def test_horovod_generator_regenerates_the_committed_sites_from_the_slice(tmp_path):
+    out = tmp_path / "horovod_messages.json"
+    files, version = knowgen.read_slice(HVD_SLICE)
+    knowgen.write("horovod_messages", hgen.build(files, version), str(out))
+    got = json.loads(out.read_text())
+    with open(HVD_COMMITTED) as f:
+        full = json.load(f)
+    assert full["header"]["version"] == got["header"]["version"] and "commit " in got["header"]["version"]
+    by_text = {s["text"]: s for s in full["sites"]}
+    for s in got["sites"]:
+        # a text printed at several places is kept once, where the whole tree shows it first (its level there)
+        assert {k: v for k, v in s.items() if k not in ("id", "where", "level")} == \
+            {k: v for k, v in by_text[s["text"]].items() if k not in ("id", "where", "level")}, s["id"]
+    def fam(start):
+        return next(s["family"] for s in got["sites"] if s["text"].startswith(start))
+
+    assert fam("One or more tensors were submitted to be reduced") == "horovod.stall"
+    assert fam("Horovod has been shut down. This was caused") == "horovod.shutdown"
+    assert fam("Mismatched data types: One rank had type") == "horovod.mismatch"
+    assert fam("Unable to find a set of common task-to-task") == "horovod.network_interface"
+    assert fam("ssh not successful for host %s: %s") == "horovod.ssh"
+    # a warning is context, and a fragment of the stall report ('Missing ranks:' entries) is no message
+    assert fam("HOROVOD_STALL_SHUTDOWN_TIME_SECONDS is less") is None
+    assert all(s["re"] is None for s in got["sites"] if len(s["text"]) < 16)
+
+
+def test_real_horovod_texts_get_their_entry(cli, tmp_path):
+    for name, (text, want) in HVD_REAL.items():
+        doc = _answer(cli, text, tmp_path, name + ".txt")
+        assert doc["findings"] and doc["findings"][0]["id"] == want, (name, [f["id"] for f in doc["findings"]])
+    doc = _answer(cli, HVD_REAL["shutdown_dle972"][0], tmp_path)
+    assert doc["verdict"] == "echo_only"
+    doc = _answer(cli, HVD_REAL["stall_2564"][0], tmp_path)
+    assert any("same number of steps" in x for c in doc["findings"][0]["causes"] for x in c["fix"])

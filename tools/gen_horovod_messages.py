@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""Generate gpudoctor/data/knowledge/generated/horovod_messages.json: the errors horovod (horovod/horovod) can
+print: horovodrun's (horovod/runner: `raise X("...")`, `assert ..., "..."`, logging/warnings calls and the
+`print(...)` lines that report a failure, read with Python's ast) and the core's (horovod/common/*.cc, *.h:
+`LOG(ERROR|WARNING|FATAL) << ...`, the stall inspector's `message << ...`, `Status::...Error("...")`, `throw
+std::...("...")`, each `<<` chain read as literals with %s between), and the framework bindings' raises
+(horovod/torch, horovod/tensorflow, horovod/keras, horovod/common/*.py), each with a bounded matcher and the
+knowledge family from RULES.
+
+Usage:
+    python tools/gen_horovod_messages.py --repo /path/to/horovod.git [--rev HEAD] [-o OUT]
+    python tools/gen_horovod_messages.py --slice tools/data/horovod_messages_slice.txt -o OUT   (the test)
+
+Source: horovod/horovod (https://github.com/horovod/horovod), read with `git show REV:path`.
+"""
+
+import argparse
+import ast
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import knowgen  # noqa: E402
+from gen_launcher_messages import _call_site, _fmt  # noqa: E402  (the same reading of Python messages)
+
+GENERATOR = "tools/gen_horovod_messages.py"
+DIRS = ("horovod/runner", "horovod/common", "horovod/torch", "horovod/tensorflow", "horovod/keras",
+        "horovod/_keras")
+
+# (rule, knowledge entry, {field: regex}); fields: where, text, level (raise, error, warning, print)
+RULES = [
+    # a warning (warnings.warn, logger.warning, LOG(WARNING)) is context: deprecations, fallbacks
+    ("warning", None, {"level": r"^warning$"}),
+    # the stall inspector (common/stall_inspector.cc): some ranks submitted a tensor the others did not
+    ("stall", "horovod.stall", {"text": r"submitted to be reduced|is stalled for longer than"}),
+    ("stall-config", None, {"text": r"HOROVOD_STALL_SHUTDOWN_TIME_SECONDS is less than"}),
+    # common.h SHUT_DOWN_ERROR: every rank's echo of an exception on one rank
+    ("shutdown", "horovod.shutdown", {"text": r"Horovod has been shut down"}),
+    ("exited", "mpi.rank_died", {"text": r"one or more processes exited with non-zero"}),
+    ("mismatch", "horovod.mismatch", {"text": r"^Mismatched|Mismatched (?:data types|operations|.{0,40}tensor shapes)|"
+                                              r"different (?:rank|shape|type)"}),
+    ("ssh", "horovod.ssh", {"text": r"\bssh\b|\bSSH\b"}),
+    ("nic", "horovod.network_interface", {"text": r"interface|--network-interface|\bNICs?\b|routable"}),
+    ("build", "horovod.build", {"text": r"not been built|not built with|was built with|has not been compiled|"
+                                        r"Neither MPI nor Gloo|Extension horovod|check-build|HOROVOD_WITH|"
+                                        r"reinstall(?:ing)? Horovod"}),
+    ("hostfile", "horovod.hosts", {"where": r"^horovod/runner/", "text": r"host ?file|--hosts?\b|-H\b|slots|"
+                                                                        r"hostnames|host-discovery|Host "
+                                                                        r"discovery|num_proc|-np\b"}),
+    ("init", "horovod.init", {"text": r"has not been initialized|hvd\.init\(\)"}),
+    ("gloo-http", "horovod.error", {"where": r"gloo", "level": r"^(raise|error)$"}),
+    ("other", "horovod.error", {"level": r"^(raise|error)$"}),
+]
+
+# the runner's print() lines that report a failure (the rest is progress: 'Checking ssh on all remote hosts.')
+_PRINT_FAIL = re.compile(r"fail|error|not successful|unable|could not|cannot|invalid|must\b", re.I)
+_CPP_START = re.compile(r"\b(LOG\s*\(\s*(ERROR|WARNING|FATAL)\b[^)]*\)|error_message_stream\s*<<|message\s*<<|"
+                        r"Status::(?:Unknown|Precondition|InvalidArgument|Aborted|InProgress)\w*\s*\(|"
+                        r"throw\s+std::\w+\s*\()")
+_CPP_LIT = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+
+
+def _cpp_statement(src, i):
+    """The text from i to the end of the statement (';' outside literals and brackets)."""
+    depth, n, j = 0, len(src), i
+    while j < n:
+        c = src[j]
+        if c == '"':
+            m = _CPP_LIT.match(src, j)
+            j = m.end() if m else j + 1
+            continue
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == ";" and depth <= 0:
+            return src[i:j]
+        j += 1
+    return src[i:]
+
+
+def _cpp_format(stmt):
+    """A `<<` chain or a call's string argument as a printf format: literals kept (adjacent ones joined),
+    any expression between them a %s; std::endl a line break (a blank here). None without a literal."""
+    out, pos, seen = [], 0, False
+    # a choice between two literals (cond ? "CPU" : "GPU") prints one of them: an expression
+    stmt = re.sub(r'\?\s*"(?:[^"\\\n]|\\.)*"\s*:\s*"(?:[^"\\\n]|\\.)*"', "? x : x", stmt)
+    for m in _CPP_LIT.finditer(stmt):
+        gap = stmt[pos:m.start()]
+        gap = re.sub(r"std::endl", " ", gap)
+        if re.search(r"[A-Za-z0-9_]", re.sub(r"\b(?:LOG|ERROR|WARNING|FATAL|error_message_stream|message|Status|"
+                                              r"Unknown\w*|Precondition\w*|InvalidArgument|Aborted|throw|std|"
+                                              r"\w+_error|runtime_error|logic_error|invalid_argument)\b", "", gap)):
+            out.append("%s")
+        out.append(m.group(1).replace('\\"', '"').replace("\\n", " ").replace("\\t", " "))
+        pos, seen = m.end(), True
+    if not seen:
+        return None
+    tail = stmt[pos:]
+    if re.search(r"<<\s*[A-Za-z0-9_*(]", tail):
+        out.append("%s")
+    fmt = " ".join("".join(out).split())
+    return re.sub(r"(?:%s\s*){2,}", "%s ", fmt).strip()
+
+
+def cpp_sites(path, src):
+    for m in _CPP_START.finditer(src):
+        stmt = _cpp_statement(src, m.end())
+        fmt = _cpp_format(stmt)
+        if not fmt:
+            continue
+        level = (m.group(2) or "error").lower() if m.group(1).startswith("LOG") else "error"
+        if "message <<" in m.group(1) and "stall_inspector" in path:
+            level = "error"  # the stall report: LOG(WARNING) at first, LOG(ERROR) when it shuts down
+        yield level, "%s:%d" % (path, src.count("\n", 0, m.start()) + 1), fmt
+
+
+def py_sites(path, src):
+    try:
+        tree = ast.parse(src)
+    except SyntaxError:
+        return
+    for node in ast.walk(tree):
+        level, arg = None, None
+        if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and node.exc.args:
+            level, arg = "raise", node.exc.args[0]
+        elif isinstance(node, ast.Assert) and node.msg is not None:
+            level, arg = "raise", node.msg
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print"
+              and node.args and path.startswith("horovod/runner/")):
+            level, arg = "print", node.args[0]
+        else:
+            level, arg = _call_site(node, path)
+        if level is None:
+            continue
+        fmt = _fmt(arg)
+        if fmt and (level != "print" or _PRINT_FAIL.search(fmt)):
+            yield ("error" if level == "print" else level), "%s:%d" % (path, node.lineno), " ".join(fmt.split())
+
+
+def build(files, version):
+    sites, seen = [], set()
+    for path, src in files:
+        found = cpp_sites(path, src) if path.endswith((".cc", ".h")) else py_sites(path, src)
+        for level, where, fmt in sorted(found, key=lambda s: int(s[1].rsplit(":", 1)[1])):
+            if fmt in seen:
+                continue
+            seen.add(fmt)
+            rx, literal = knowgen.printf_to_regex(fmt)
+            site = {"id": "horovod.%s" % re.sub(r"[^a-z0-9]+", "_", where.lower()).strip("_"), "where": where,
+                    "text": fmt, "level": level}
+            if rx is None or len("".join(literal.split())) < 16:
+                # horovod's short texts ('setaffinity failed') are any program's words: 16+ characters
+                site.update({"re": None, "family": None, "rule": "no literal anchor of 16+ characters"})
+            else:
+                rule, family = knowgen.assign(RULES, site, {"where": where, "text": fmt, "level": level})
+                site.update({"re": rx, "family": family, "rule": rule})
+            sites.append(site)
+    return {"header": knowgen.header("horovod/horovod (https://github.com/horovod/horovod)", version, GENERATOR,
+                                     "horovodrun's and the bindings' raise/assert/logging/print messages (Python ast) "
+                                     "and the core's LOG/Status/throw texts (C++); families from the RULES table"),
+            "sites": sites}
+
+
+def from_repo(repo, rev):
+    git = knowgen.git_reader(repo)
+    commit = git("rev-parse", rev).strip()
+    desc = git("describe", "--tags", rev).strip()
+    names = [p for p in git("ls-tree", "-r", "--name-only", rev, "--", *DIRS).splitlines()
+             if re.search(r"\.(py|cc|h)$", p) and "test" not in p]
+    return [(p, git("show", "%s:%s" % (rev, p))) for p in sorted(names)], "%s (commit %s)" % (desc, commit)
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repo")
+    ap.add_argument("--rev", default="HEAD")
+    ap.add_argument("--slice")
+    ap.add_argument("-o", "--out")
+    a = ap.parse_args(argv)
+    if bool(a.repo) == bool(a.slice):
+        ap.error("give --repo or --slice")
+    files, version = from_repo(a.repo, a.rev) if a.repo else knowgen.read_slice(a.slice)
+    doc = build(files, version)
+    return knowgen.report(knowgen.write("horovod_messages", doc, a.out), doc)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
