@@ -114,6 +114,12 @@ REAL = {
                 "RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn\n"),
     # https://github.com/pengxiao-song/LaWGPT/issues/60
     "dtype": "RuntimeError: expected scalar type Half but found Float\n",
+    # https://github.com/PawitKoch/LO-Net-pytorch/issues/1
+    "linear": ("--> 114         return F.linear(input, self.weight, self.bias)\n"
+               "RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x356352 and 344064x512)\n"),
+    # https://github.com/gauthierdmn/question_generation/issues/4
+    "loss_shapes": ("    loss = criterion(pred.view(-1, pred.size(2)), question.view(-1))\n"
+                    "ValueError: Expected input batch_size (1216) to match target batch_size (1280)\n"),
 }
 
 
@@ -135,6 +141,8 @@ def _root(text):
     ("embedding", "usercode.index_out_of_range", "cause", "resize_token_embeddings(len(tokenizer))"),
     ("no_grad", "usercode.no_grad", "cause", "enable_input_require_grads()"),
     ("dtype", "usercode.dtype_mismatch", "cause", "torch.autocast"),
+    ("linear", "usercode.shape_mismatch", "cause", "in_features"),
+    ("loss_shapes", "usercode.shape_mismatch", "cause", "logits.view(-1, logits.size(-1))"),
 ])
 def test_real_user_code_failures_get_their_family_and_fix(name, entry, confidence, fix):
     root, fixes = _root(REAL[name])

@@ -135,6 +135,8 @@ USER_RULES = [
     ("labels", "cuda.device_assert", {"where": r"\.cu$", "text": r"^Assertion `"}),
     ("index", "usercode.index_out_of_range", {"text": r"^index out of range in self"}),
     ("dtype", "usercode.dtype_mismatch", {"text": r"^expected scalar type\b|^expected m1 and m2 to have the same dtype"}),
+    ("shapes", "usercode.shape_mismatch", {"text": r"^mat1 and mat2 shapes cannot be multiplied|^Expected input batch_size|"
+                                                   r"must match the size of tensor b"}),
 ]
 # the strings of the wheel's libraries and the python messages that are usercode sites (case-sensitive)
 USER_SELECT = re.compile(
@@ -143,7 +145,8 @@ USER_SELECT = re.compile(
     r"of tensors does not require grad and does not have a grad_fn|^Trying to backward through the graph a second time|"
     r"^one of the variables needed for gradient computation has been modified by an inplace operation|"
     r"' returned nan values in its|^index out of range in self$|^expected scalar type ?$|"
-    r"^expected m1 and m2 to have the same dtype")
+    r"^expected m1 and m2 to have the same dtype|^mat1 and mat2 shapes cannot be multiplied \($|"
+    r"^Expected input batch_size \($|^\) must match the size of tensor b \($")
 # and of the python statements (USER_PY): load_state_dict's errors, clip_grad_norm_'s, the DataLoader's
 USER_SELECT_PY = re.compile(USER_SELECT.pattern + r"|^Too many open files\. Communication|state_dict|"
                             r"^size mismatch for|is non-finite, so it cannot be clipped|^DataLoader ")
