@@ -85,7 +85,10 @@ def explain_inputs(inputs, kb=None, assume_error=False, facts=None, deadline=Non
               "errors": [{"line": h.line, "text": h.text} for h in scan.errors] if verdict == "unknown_error" else [],
               "launcher": min(scan.launchers, key=scan.launchers.get) if scan.launchers else None,
               "triage": list(GENERIC_TRIAGE) if verdict == "unknown_error" else [], "facts": None, "checks": None,
-              "stopped_early": None, "flight_recorder": None, "ras": None}
+              "stopped_early": None, "flight_recorder": None, "ras": None, "nccl_info": None}
+    from gpudoctor.explain import ncclinfo
+
+    ncclinfo.judge(result, scan, kb)  # INFO-only NCCL logs: the transport NCCL chose, and when it is the answer
     _in.locate(result, scan)
     if flight is not None:
         _in.apply_flight_recorder(result, flight)

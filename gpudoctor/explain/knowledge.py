@@ -596,6 +596,10 @@ def load_knowledge(files=None, known_checks="registry"):
             _attach_sites(path, by_id)
     from gpudoctor.explain.text import generic_error_patterns, launcher_patterns
 
-    kb = Knowledge(entries, generic_error_patterns() + launcher_patterns() + structural_patterns())
+    from gpudoctor.explain.ncclinfo import patterns as nccl_info_patterns
+
+    # NCCL's INFO lines that say which transport it chose (generated/nccl_info.json): facts, never a match
+    kb = Knowledge(entries, generic_error_patterns() + launcher_patterns() + structural_patterns() +
+                   nccl_info_patterns())
     _cache[key] = kb
     return kb

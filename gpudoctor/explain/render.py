@@ -78,9 +78,12 @@ def render_text(result, out, color=False):
 
 
 def _context(w, bold, result):
-    if not result.get("context"):
+    chose = (result.get("nccl_info") or {}).get("summary")  # what NCCL's INFO lines say it chose (ncclinfo.py)
+    if not result.get("context") and not chose:
         return
     w("\n%s\n" % bold("NOTES (INFO/WARN lines: context, not a cause on their own)"))
+    if chose:
+        w("  NCCL's INFO lines: %s\n" % _wrap(chose, 4))
     for n in result["context"]:
         more = " (+%d more)" % (n["match_count"] - 1) if n["match_count"] > 1 else ""
         label = {"info": "INFO line", "warn": "WARN line", "warning": "known warning"}.get(n["severity"], "")

@@ -87,6 +87,7 @@ class Scan:
         self.error_count = 0
         self.launchers = {}  # launcher name -> first line it was seen on
         self.spread = {}  # entry id -> {"ranks": set, "hosts": set, "earliest": Hit, "lines": n}
+        self.nccl_info = None  # what NCCL's INFO lines say it chose (ncclinfo.record)
         self.sources = []  # [{"path", "first_line", "lines", "bytes"}]: the inputs, in order
         self.stopped = None  # why the scan stopped before the end: {"reason", ...}
         self.deadline = None  # time.monotonic() past which the scan stops
@@ -405,6 +406,10 @@ def _replay(scan, lineno, win, got):
                 lst.append(hit)
         elif role == "launcher":
             scan.launchers.setdefault(p.entry, lineno)
+        elif role == "fact":  # an NCCL INFO line that says what NCCL chose (ncclinfo.py)
+            from gpudoctor.explain.ncclinfo import record
+
+            record(scan, hit)
         elif role == "generic":
             if hit.severity is None and (not scan.errors or scan.errors[-1].line != lineno):
                 scan.error_count += 1

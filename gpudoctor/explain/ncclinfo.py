@@ -1,0 +1,436 @@
+"""What NCCL's INFO lines say it chose, and when that choice is the answer.
+
+A slow or hung job often leaves no WARN and no error: the paste is NCCL_DEBUG=INFO output. The
+cause is in which transport, network and interface NCCL chose. tools/gen_nccl_info.py reads those
+INFO format strings from NCCL's source (generated/nccl_info.json: each site with its class); the
+scan records the lines they match (role "fact", at most MAX_KEPT values per fact), record() reads
+the values from each line, and judge() turns them into facts (result["nccl_info"]) and, when the
+facts are clearly wrong across nodes or the text says the job was slow or hung, into an answer
+that says how sure it is:
+
+- inter-node traffic over TCP sockets while an HCA was expected (NET/IB lists an HCA on a node that
+  uses sockets, or no HCA on some nodes while others have them): nccl.ib_no_device, a cause;
+- a loopback / docker / virtual interface chosen for a job of several nodes: nccl.socket_ifname;
+- GPU Direct RDMA enabled for the HCAs of some nodes and disabled on others: rdma.peermem;
+- a complaint (hang, stuck, very slow) with sockets, GDR off, P2P off or NVLS in the lines: that
+  family, hedged; with none of them: nccl.info_only (what to capture next).
+
+A healthy INFO log (IB used; one node over P2P/SHM; sockets on nodes that have no HCA and no
+complaint) gets the facts as a note and no root cause.
+"""
+
+import json
+import os
+import re
+
+from gpudoctor.explain.knowledge import Pattern
+
+MAX_KEPT = 64  # distinct values kept per fact (hosts, interfaces, HCAs, settings)
+_ENTRY = "_nccl_info"
+# NCCL's own prefix (src/debug.cc: "%s:%d:%d [%d] NCCL INFO " hostname, pid, tid, cudaDev)
+_PREFIX = re.compile(r"(?:^|[\s\]>:])(?P<host>[A-Za-z0-9][\w.-]{0,62}):(?P<pid>\d{1,9}):\d{1,9} \[\d{1,3}\] NCCL INFO ")
+_BAD_IFACE = re.compile(r"^(?:lo|docker\d{0,3}|virbr\d{0,3}|veth[0-9a-f]{0,16}|br-[0-9a-f]{0,16}|cni\d{0,3}|"
+                        r"flannel\.\d{1,3}|tailscale\d{0,3}|podman\d{0,3})$")
+
+# The text of a user who says the job is slow or hangs (never NCCL's own lines: record() drops
+# complaint words on a line NCCL printed). "may/could hang" in a library's warning is no complaint.
+COMPLAINTS = [
+    r"(?<!may )(?<!could )(?<!might )(?<!can )(?<!will )\bhangs?\b",
+    r"\bhung\b",
+    r"\bhanging\b",
+    r"\b(?:is|are|gets?|got|seems?|was|remains?) stuck\b",
+    r"\bstuck (?:at|in|on|after|forever)\b",
+    r"\bfreez(?:es|ing)\b",
+    r"\bdeadlock(?:ed|s)?\b",
+    r"\b(?:very|too|extremely|really|much|super) slow\b",
+    r"\bslow(?:er)? than (?:expected|before|usual|on)\b",
+    r"\blow (?:bus ?)?bandwidth\b",
+    r"\bno progress\b",
+]
+
+
+def patterns():
+    """Scan patterns (role "fact") for every classified INFO site of the generated table, and the
+    complaint phrases."""
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "knowledge",
+                        "generated", "nccl_info.json")
+    out = []
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except (OSError, ValueError):
+        return out
+    for s in doc.get("info_sites", []):
+        if s.get("re") and s.get("needles"):
+            site = {"id": s["id"], "where": s["where"], "text": s["text"], "class": s["class"],
+                    "source": "nccl_info"}
+            out.append(Pattern(_ENTRY, "fact", s["re"], 0, site=site, needles=s["needles"]))
+    for rx in COMPLAINTS:
+        out.append(Pattern(_ENTRY, "fact", rx, 0, site=None))
+    return out
+
+
+def _state(scan):
+    st = getattr(scan, "nccl_info", None)
+    if st is None:
+        st = scan.nccl_info = {"count": {}, "first": {}, "last_line": 0, "last_class": None, "hosts": {},
+                               "versions": {}, "drivers": {}, "ib_none": {}, "ib_devices": {}, "socket_ifaces": {},
+                               "bootstrap_ifaces": {}, "nets": {}, "net_failed": {}, "env": {}, "gdr": {},
+                               "transports": {}, "gdrdma_channels": 0, "max_channel": -1, "nvls": {}, "nodes": 0,
+                               "nranks": {}, "coll_channels": {}, "complaint": None, "p2p_off": None, "seen": None}
+    return st
+
+
+def _add(d, key, value):
+    """d[key] = a set of values (as a sorted list later), bounded."""
+    if key not in d and len(d) >= MAX_KEPT:
+        return
+    got = d.setdefault(key, [])
+    if value not in got and len(got) < MAX_KEPT:
+        got.append(value)
+
+
+_VERSION = re.compile(r"NCCL version (\d{1,3}\.\d{1,3}\.\d{1,3})")
+_IB_DEV = re.compile(r"\[\d{1,3}\]([\w.-]{1,40}):(\d{1,3})/(IB|RoCE)")
+_IFACE = re.compile(r"\[\d{1,3}\]([\w.@-]{1,40}):")
+_BOOT = re.compile(r"Using ?(?:\[\d{1,3}\])?([\w.@-]{1,40}):")
+_NET = re.compile(r"Using network (\S{1,60})")
+_PLUGIN = re.compile(r"NET plugin (\S{1,60})")
+_ENV = re.compile(r"(NCCL_[A-Z0-9_]{1,60}) set (?:by environment )?to (\S{1,120}?)\.?\s*$")
+_GDR = re.compile(r"NET/(\S{1,40}) ?: GPU Direct RDMA (Enabled|Disabled) for HCA \d{1,4} '([^'\n]{1,60})'")
+_VIA = re.compile(r"(?:Channel|Ring|CollNet|Coll) (\d{1,3})\b[^\n]{0,120}? via (NET/[\w-]{1,40}|P2P/[\w-]{1,40}|SHM|"
+                  r"COLLNET|direct shared memory)(?:/\d{1,4}(?:\(\d{1,4}\))?(/GDRDMA)?)?")
+_SHAPE = re.compile(r"nRanks (\d{1,9}) nNodes (\d{1,9})")
+_COLL = re.compile(r"^(\d{1,4}) coll channels")
+_NVLS = re.compile(r"NVLS multicast support is (not )?available")
+
+
+def record(scan, hit):
+    """One line a fact pattern matched: read its values into the scan's state."""
+    st = _state(scan)
+    text = hit.text
+    site = hit.pattern.site
+    m = _PREFIX.search(text)
+    if site is None:  # a complaint phrase, on a line of the user's (never NCCL's own)
+        if m is None and "NCCL INFO" not in text and "NCCL WARN" not in text and st["complaint"] is None:
+            st["complaint"] = (hit.line, text[:300])
+        return
+    cls = site["class"]
+    if st["seen"] == (hit.line, cls):  # one line that the formats of several releases match: once
+        return
+    st["seen"] = (hit.line, cls)
+    host = m.group("host") if m else None
+    body = text[m.end():] if m else text
+    st["count"][cls] = st["count"].get(cls, 0) + 1
+    st["first"].setdefault(cls, (hit.line, text[:300]))
+    if hit.line >= st["last_line"]:
+        st["last_line"], st["last_class"] = hit.line, cls
+    hkey = host or "?"
+    if m:
+        _add(st["hosts"], hkey, m.group("pid"))
+    if cls == "version":
+        v = _VERSION.search(body)
+        if v:
+            _add(st["versions"], v.group(1), hkey)
+    elif cls == "cuda_driver":
+        v = re.search(r"cudaDriverVersion (\d{1,9})", body)
+        if v:
+            _add(st["drivers"], v.group(1), hkey)
+    elif cls == "ib_none":
+        _add(st["ib_none"], hkey, hit.line)
+    elif cls == "ib_active":
+        part = body.split(";", 1)[0]
+        for dev, port, kind in _IB_DEV.findall(part)[:8]:
+            _add(st["ib_devices"], hkey, "%s:%s/%s" % (dev, port, kind))
+    elif cls == "socket_iface":
+        for name in _IFACE.findall(body)[:8]:
+            _add(st["socket_ifaces"], hkey, name)
+    elif cls == "bootstrap_iface":
+        b = _BOOT.search(body)
+        if b:
+            _add(st["bootstrap_ifaces"], hkey, b.group(1))
+    elif cls == "net_chosen":
+        n = _NET.search(body)
+        if n:
+            _add(st["nets"], n.group(1), hkey)
+    elif cls == "net_init_failed":
+        n = _PLUGIN.search(body)
+        if n:
+            _add(st["net_failed"], n.group(1), hkey)
+    elif cls == "env":
+        e = _ENV.search(body)
+        if e:
+            _add(st["env"], e.group(1), e.group(2))
+            st["first"].setdefault("env:" + e.group(1), (hit.line, text[:300]))
+    elif cls == "gdr":
+        g = _GDR.search(body)
+        if g:
+            _add(st["gdr"], "%s %s" % (g.group(1), g.group(3)), "%s@%s" % (g.group(2), hkey))
+    elif cls.startswith("channel_"):
+        v = _VIA.search(body)
+        if v:
+            kind = {"direct shared memory": "SHM"}.get(v.group(2), v.group(2))
+            if hkey in st["transports"] or len(st["transports"]) < MAX_KEPT:
+                per = st["transports"].setdefault(hkey, {})
+                per[kind] = per.get(kind, 0) + 1
+            st["max_channel"] = max(st["max_channel"], int(v.group(1)))
+            if v.group(3):
+                st["gdrdma_channels"] += 1
+    elif cls == "comm_shape":
+        s = _SHAPE.search(body)
+        if s:
+            st["nodes"] = max(st["nodes"], int(s.group(2)))
+            _add(st["nranks"], s.group(1), hkey)
+    elif cls == "channels":
+        c = _COLL.search(body)
+        if c:
+            _add(st["coll_channels"], c.group(1), hkey)
+    elif cls == "nvls":
+        n = _NVLS.search(body)
+        if n:
+            _add(st["nvls"], "not available" if n.group(1) else "available", hkey)
+    elif cls == "p2p_off" and st["p2p_off"] is None:
+        st["p2p_off"] = (hit.line, text[:300])
+
+
+def facts(st):
+    """The JSON-able summary of what NCCL said it chose."""
+    env = {k: v[0] if len(v) == 1 else v for k, v in sorted(st["env"].items())}
+    hosts = sorted(h for h in st["hosts"] if h != "?")
+    return {
+        "lines": sum(st["count"].values()), "hosts": hosts[:MAX_KEPT], "nodes": st["nodes"] or None,
+        "processes": sum(len(v) for v in st["hosts"].values()),
+        "versions": {v: sorted(h) for v, h in sorted(st["versions"].items())},
+        "cuda_driver": {v: sorted(h) for v, h in sorted(st["drivers"].items())},
+        "network": {n: sorted(h) for n, h in sorted(st["nets"].items())},
+        "net_init_failed": sorted(st["net_failed"]),
+        "ib_no_device": sorted(st["ib_none"]),
+        "ib_devices": {h: v for h, v in sorted(st["ib_devices"].items())},
+        "socket_interfaces": {h: v for h, v in sorted(st["socket_ifaces"].items())},
+        "bootstrap_interfaces": {h: v for h, v in sorted(st["bootstrap_ifaces"].items())},
+        "gdr": {k: sorted(v) for k, v in sorted(st["gdr"].items())},
+        "transports": _total(st["transports"]), "gdrdma_channels": st["gdrdma_channels"],
+        "transports_by_host": {h: dict(sorted(t.items())) for h, t in sorted(st["transports"].items())},
+        "channels": st["max_channel"] + 1 if st["max_channel"] >= 0 else None,
+        "coll_channels": sorted(st["coll_channels"]), "nvls": {k: sorted(v) for k, v in sorted(st["nvls"].items())},
+        "init_started": st["count"].get("init_start", 0), "init_completed": st["count"].get("init_complete", 0),
+        "env": env,
+        "complaint": {"line": st["complaint"][0], "text": st["complaint"][1]} if st["complaint"] else None,
+    }
+
+
+def _total(by_host):
+    out = {}
+    for per in by_host.values():
+        for k, n in per.items():
+            out[k] = out.get(k, 0) + n
+    return dict(sorted(out.items()))
+
+
+def _socket_hosts(fx):
+    """The hosts whose communicators use NCCL's socket transport."""
+    got = set(fx["network"].get("Socket", []))
+    return got | {h for h, t in fx["transports_by_host"].items() if "NET/Socket" in t}
+
+
+def _summary(fx):
+    parts = []
+    if fx["network"]:
+        parts.append("network %s" % ", ".join("%s (%s)" % (n, ", ".join(h[:4])) for n, h in fx["network"].items()))
+    ifs = sorted({i for v in fx["socket_interfaces"].values() for i in v})
+    if ifs:
+        parts.append("socket interface %s" % ", ".join(ifs[:6]))
+    devs = sorted({d for v in fx["ib_devices"].values() for d in v})
+    if devs:
+        parts.append("HCAs %s" % ", ".join(devs[:6]))
+    if fx["ib_no_device"]:
+        parts.append("NET/IB found no device on %s" % ", ".join(fx["ib_no_device"][:4]))
+    if fx["transports"]:
+        parts.append("channel connections via %s" % ", ".join("%s x%d" % kv for kv in fx["transports"].items()))
+    if fx["nodes"]:
+        parts.append("%d node(s)" % fx["nodes"])
+    if fx["versions"]:
+        parts.append("NCCL %s" % ", ".join(fx["versions"]))
+    set_ = [k for k in fx["env"] if k not in ("NCCL_DEBUG", "NCCL_DEBUG_SUBSYS", "NCCL_HOSTID")]
+    if set_:
+        parts.append("set: %s" % ", ".join("%s=%s" % (k, fx["env"][k]) for k in set_[:6]))
+    return "; ".join(parts)
+
+
+def _multi(fx, st):
+    return (fx["nodes"] or 0) > 1 or len(fx["hosts"]) > 1
+
+
+def _sockets(fx):
+    return "Socket" in fx["network"] or any(k == "NET/Socket" for k in fx["transports"])
+
+
+CONFIRM = ("NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET,ENV,GRAPH on every node: the 'NET/IB : Using', 'NET/Socket : "
+           "Using', 'Using network' and 'Channel ... via' lines of each node")
+
+
+def judge(result, scan, kb):
+    """Add result["nccl_info"] (the facts) and, where they say so, a root finding. Returns the
+    finding added, or None."""
+    st = getattr(scan, "nccl_info", None)
+    if not st or not st["count"]:
+        return None
+    fx = facts(st)
+    result["nccl_info"] = fx
+    _forgive_ib_decline(result, scan, st, fx)
+    verdict = result["verdict"]
+    got = None
+    if verdict in ("no_error", "unknown_error") or not result["findings"]:
+        got = _answer(fx, st, scan, kb)
+    if got is not None:
+        result["findings"].insert(0, got)
+        for f in result["findings"][1:]:
+            if f["role"] == "root":
+                f["role"] = "related"
+        result["verdict"], result["matched"], result["root"] = "root_cause", True, got["id"]
+        result["errors"], result["triage"] = [], []
+        result["context"] = [n for n in result["context"] if n["id"] != got["id"]]
+    fx["summary"] = _summary(fx) or None  # render.py prints it under the notes
+    return got
+
+
+def _forgive_ib_decline(result, scan, st, fx):
+    """NCCL >= 2.2x tries the IB plugin first and, when it declines (NCCL_IB_DISABLE=1, no HCA),
+    prints its return chain at INFO ('transport/net_ib.cc:852 -> 3', then 'Failed to initialize
+    NET plugin IB') and goes on with sockets: a root made only of those chain lines is not an
+    error when NCCL then chose a network."""
+    if not (result["findings"] and "IB" in fx["net_init_failed"] and fx["network"]):
+        return
+    f = result["findings"][0]
+    chain = re.compile(r"NCCL INFO [\w/.-]{0,80}net_ib[\w/.-]{0,40}\.cc:\d{1,6} -> \d{1,2}\s*$")
+    if f["role"] != "root" or not f["matches"] or not all(chain.search(h["text"]) for h in f["matches"]):
+        return
+    if scan.matches.get("_struct_nccl_warn") or not fx["init_completed"] and not fx["transports"]:
+        return  # an NCCL WARN line, or NCCL never got past its init: not only the decline
+    result["findings"].pop(0)
+    if result["findings"]:
+        result["findings"][0]["role"] = "root"
+        result["root"] = result["findings"][0]["id"]
+        return
+    result["verdict"], result["matched"], result["root"] = "no_error", False, None
+    result["errors"], result["triage"] = [], []
+    result["context"].append({"id": "nccl.ib_declined", "severity": "info",
+                              "note": "NCCL's IB transport declined to start (%s) and NCCL went on with %s: the "
+                                      "'net_ib.cc:N -> 3' INFO lines are that, not an error."
+                              % ("NCCL_IB_DISABLE=%s" % fx["env"]["NCCL_IB_DISABLE"] if "NCCL_IB_DISABLE" in fx["env"]
+                                 else "no usable HCA", ", ".join(fx["network"])),
+                              "fix": "nothing to fix unless InfiniBand/RoCE was expected: then see nccl.ib_no_device",
+                              "first_line": f["first_line"], "text": f["matches"][0]["text"],
+                              "match_count": f["match_count"]})
+
+
+def _hca_expected(fx, st):
+    """[(why, line)] of what says this job was meant to use an HCA."""
+    # (NCCL_IB_DISABLE=1 alone is no such evidence: on nodes without an HCA, cloud VMs, users set it on purpose)
+    why = []
+    both = sorted(set(fx["ib_devices"]) & _socket_hosts(fx))
+    if both:
+        why.append(("NET/IB lists HCAs (%s) on %s yet NCCL uses sockets there" % (
+            ", ".join(sorted({d for h in both for d in fx["ib_devices"][h]})[:4]), ", ".join(both[:4])),
+            st["first"].get("ib_active", (None,))[0]))
+    if set(fx["ib_no_device"]) & _socket_hosts(fx) and fx["ib_devices"]:
+        why.append(("NET/IB found no device on %s but HCAs on %s: the nodes differ" % (
+            ", ".join(fx["ib_no_device"][:4]), ", ".join(sorted(fx["ib_devices"])[:4])),
+            st["first"].get("ib_none", (None,))[0]))
+    return why
+
+
+def _answer(fx, st, scan, kb):
+    by = kb.by_id
+    multi = _multi(fx, st)
+    complaint = st["complaint"]
+    bad = sorted({i for d in (fx["socket_interfaces"], fx["bootstrap_interfaces"]) for v in d.values() for i in v
+                  if _BAD_IFACE.match(i)})
+    if multi and bad and "nccl.socket_ifname" in by:
+        line = (st["first"].get("socket_iface") or st["first"].get("bootstrap_iface") or (None,))[0]
+        return _finding(by["nccl.socket_ifname"], scan, st, line, "cause", [
+            "NCCL uses %s for a job of %s: another node cannot reach a loopback, docker bridge or virtual interface."
+            % (", ".join(bad), "%d nodes" % fx["nodes"] if fx["nodes"] else "several hosts"),
+            "Set the cluster network on every node: export NCCL_SOCKET_IFNAME=<the NIC, e.g. =eth0 or ib0> (or "
+            "^lo,docker,veth,virbr to exclude them); confirm with " + CONFIRM + "."])
+    why = _hca_expected(fx, st)
+    if multi and _sockets(fx) and why and "nccl.ib_no_device" in by:
+        return _finding(by["nccl.ib_no_device"], scan, st, why[0][1], "cause", [
+            "Traffic between the nodes goes over TCP sockets (%s) while an HCA was expected: %s." % (
+                ", ".join(sorted({i for v in fx["socket_interfaces"].values() for i in v})[:4]) or "NET/Socket",
+                "; ".join(w for w, _ in why)),
+            "Confirm: ibv_devinfo on every node (inside the job's container); " + CONFIRM + "; pin the HCAs with "
+            "NCCL_IB_HCA=mlx5_0,mlx5_1 (=name for an exact match) once NET/IB lists them."])
+    gdr_mixed = [k for k, v in fx["gdr"].items() if not k.startswith("Socket ")
+                 and {s.split("@")[0] for s in v} == {"Enabled", "Disabled"}]
+    if gdr_mixed and "rdma.peermem" in by:
+        hosts = sorted({s.split("@", 1)[1] for k in gdr_mixed for s in fx["gdr"][k] if s.startswith("Disabled")})
+        return _finding(by["rdma.peermem"], scan, st, st["first"].get("gdr", (None,))[0], "cause", [
+            "GPU Direct RDMA is disabled for %s on %s but enabled elsewhere: those nodes stage every transfer through "
+            "host memory and slow the whole job." % (", ".join(gdr_mixed[:3]), ", ".join(hosts[:4])),
+            "On those nodes: lsmod | grep nvidia_peermem || sudo modprobe nvidia-peermem; then look for 'GPU Direct "
+            "RDMA Enabled' with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET."])
+    if complaint is None:
+        return None
+    said = "the text says the job is slow or hangs (line %d: %s)" % (complaint[0], complaint[1][:120])
+    if multi and _sockets(fx) and "nccl.ib_no_device" in by:
+        return _finding(by["nccl.ib_no_device"], scan, st, complaint[0], "family", [
+            "How sure: medium. %s, and NCCL sends traffic between the nodes over TCP sockets%s: several times slower "
+            "than InfiniBand/RoCE, and the usual reason for a slow multi-node job when the nodes have HCAs. If they "
+            "have none (cloud VMs without EFA/RDMA), sockets are expected and the cause is elsewhere (see nccl.info_only: "
+            "a rank that is behind)." % (said, " (NCCL_IB_DISABLE=%s turned InfiniBand off)" % fx["env"]["NCCL_IB_DISABLE"]
+                                          if str(fx["env"].get("NCCL_IB_DISABLE", "0")) != "0" else ""),
+            "Confirm: ibv_devinfo on every node; " + CONFIRM + "."])
+    ib_off = [k for k, v in fx["gdr"].items() if not k.startswith("Socket ") and any(s.startswith("Disabled") for s in v)]
+    if ib_off and "rdma.peermem" in by:
+        return _finding(by["rdma.peermem"], scan, st, st["first"].get("gdr", (None,))[0], "family", [
+            "How sure: medium. %s, and GPU Direct RDMA is disabled for %s." % (said, ", ".join(ib_off[:3])),
+            "Confirm: lsmod | grep nvidia_peermem on every node; sudo modprobe nvidia-peermem, then 'GPU Direct RDMA "
+            "Enabled' in NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET."])
+    p2p_env = str(fx["env"].get("NCCL_P2P_DISABLE", "0")) != "0" or fx["env"].get("NCCL_P2P_LEVEL") in ("LOC", "0")
+    if (p2p_env or st["p2p_off"]) and "gpu.p2p" in by:
+        line = st["first"].get("env:NCCL_P2P_DISABLE", st["p2p_off"] or (None,))[0]
+        return _finding(by["gpu.p2p"], scan, st, line, "family", [
+            "How sure: medium. %s, and peer-to-peer between the GPUs is off (%s): traffic inside the node goes "
+            "through host memory (SHM) instead." % (said, "NCCL_P2P_DISABLE set" if p2p_env else "NCCL could not "
+                                                    "enable P2P"),
+            "Confirm: nvidia-smi topo -m; run without NCCL_P2P_DISABLE and compare nccl-tests all_reduce_perf; a hang "
+            "with P2P on is usually PCIe ACS/IOMMU (see the causes)."])
+    if "available" in fx["nvls"] and st["last_class"] in ("nvls", "init_start") and "nccl.nvls" in by:
+        return _finding(by["nccl.nvls"], scan, st, st["first"].get("nvls", (None,))[0], "family", [
+            "How sure: low. %s, and NCCL's last lines are its NVLink SHARP (NVLS) setup." % said,
+            "Try once with NCCL_NVLS_ENABLE=0; check the fabric manager: nvidia-smi -q | grep -i -A3 fabric."])
+    if "nccl.info_only" in by:
+        inside = fx["init_started"] > fx["init_completed"]
+        return _finding(by["nccl.info_only"], scan, st, complaint[0], "structural", [
+            "How sure: low. %s; NCCL's INFO lines show no failure and nothing clearly wrong (%s)." % (
+                said, _summary(fx) or "few facts"),
+            "NCCL %s: %s" % ("started a communicator that never completed its init (Init START without Init COMPLETE)"
+                             if inside else "completed its init", "the hang is in the bootstrap or connection "
+                             "setup: check that every rank reached init and that the nodes reach each other on the "
+                             "bootstrap interface" if inside else "the job stops in a collective: find the rank that is "
+                             "behind (TORCH_NCCL_TRACE_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1, py-spy dump)")])
+    return None
+
+
+def _finding(e, scan, st, line, confidence, notes):
+    from gpudoctor.explain.analyze import _finding as finding
+
+    line = line if isinstance(line, int) else st["first"].get("version", (1,))[0]
+    shown = next((t for ln, t in st["first"].values() if ln == line), None)
+    hit = _Shown(line, shown or "")
+    m = {"hits": [hit], "count": 1, "rank": e["rank"], "score": e["rank"], "first": line, "signal_hits": []}
+    f = finding(e, m, "root", scan)
+    f["confidence"] = confidence
+    f["notes"] = list(notes) + f["notes"]
+    f["from_info_lines"] = True
+    return f
+
+
+class _Shown(object):
+    """The line a finding shows (analyze._finding reads line, text, severity, groups, pattern)."""
+
+    __slots__ = ("line", "text", "severity", "groups", "pattern", "origin")
+
+    def __init__(self, line, text):
+        self.line, self.text, self.severity, self.groups, self.pattern, self.origin = line, text, "info", {}, None, None
