@@ -197,3 +197,67 @@ def test_real_horovod_texts_get_their_entry(cli, tmp_path):
     assert doc["verdict"] == "echo_only"
     doc = _answer(cli, HVD_REAL["stall_2564"][0], tmp_path)
     assert any("same number of steps" in x for c in doc["findings"][0]["causes"] for x in c["fix"])
+
+
+# ---------------------------------------------------------------- Open MPI's reports, and MPI text no site matches
+
+OMPI_REAL = {
+    # https://github.com/open-mpi/ompi/issues/2661 (NAS BT class E on 64 GB nodes; the maintainer: check dmesg for the
+    # OOM killer, and each rank needed 98 GB)
+    "ompi_signal9_2661": (
+        "[puneet@host02 bin]$ mpirun -np 4 -npernode 1 -machinefile hosts.txt ./bt.E.4.mpi_io_full\n"
+        "mpirun noticed that process rank 0 with PID 21183 on node host01 exited on signal 9 (Killed).\n",
+        "mpi.rank_died"),
+    # https://github.com/cBio/cbio-cluster/issues/256 (MPICH: exit code 9 after two days, the proxy's socket closes)
+    "hydra_exit9_cbio256": (
+        "===================================================================================\n\n"
+        "=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES\n\n=   EXIT CODE: 9\n\n"
+        "=   CLEANING UP REMAINING PROCESSES\n\n=   YOU CAN IGNORE THE BELOW CLEANUP MESSAGES\n\n"
+        "===================================================================================\n\n"
+        "[proxy:0:0@cpu-6-2.local] HYD_pmcd_pmip_control_cmd_cb (./pm/pmiserv/pmip_cb.c:883): assert (!closed) failed\n"
+        "\n[proxy:0:0@cpu-6-2.local] HYDT_dmxu_poll_wait_for_event (./tools/demux/demux_poll.c:77): callback returned "
+        "error status\n", "mpi.rank_died"),
+    # https://github.com/open-mpi/ompi/issues/1620 (Open MPI 1.7 alltoallv over TCP: peers reset their connections)
+    "btl_tcp_reset_ompi1620": (
+        "[node12][[17490,1],60][btl_tcp_endpoint.c:457:mca_btl_tcp_endpoint_recv_blocking] recv(31) failed: "
+        "Connection reset by peer (104)\n"
+        "[node12][[17490,1],36][btl_tcp_endpoint.c:457:mca_btl_tcp_endpoint_recv_blocking] recv(92) failed: "
+        "Connection reset by peer (104)\n", "mpi.transport"),
+    # https://github.com/open-mpi/ompi/pull/7735 (a comment's log: PMIx's server cannot reach a peer; no site for it)
+    "pmix_unreachable_ompi7735": (
+        "[ip-172-31-1-68:27726] PMIX ERROR: UNREACHABLE in file server/pmix_server.c at line 2257\n"
+        "[ip-172-31-1-68:27726] PMIX ERROR: UNREACHABLE in file server/pmix_server.c at line 2257\n", "mpi.launch"),
+}
+
+
+def test_real_open_mpi_reports_get_their_entry(cli, tmp_path):
+    for name, (text, want) in OMPI_REAL.items():
+        doc = _answer(cli, text, tmp_path, name + ".txt")
+        assert doc["findings"] and doc["findings"][0]["id"] == want, (name, [f["id"] for f in doc["findings"]])
+    doc = _answer(cli, OMPI_REAL["ompi_signal9_2661"][0], tmp_path)
+    assert doc["verdict"] == "echo_only" and "OOM" in doc["findings"][0]["causes"][0]["text"]
+    assert doc["findings"][0]["causes"][0]["evidence"]  # 'exited on signal 9'
+    # the reset alone names the family, never one cause (the peer died, an interface, the fabric)
+    doc = _answer(cli, OMPI_REAL["btl_tcp_reset_ompi1620"][0], tmp_path)
+    assert doc["findings"][0]["confidence"] == "family"
+
+
+def test_mpi_text_no_site_matches_gets_implementation_and_family(cli, tmp_path):
+    """Made-up lines in each implementation's own shape (their formats: MPICH's hydra.h HYDU_error_printf,
+    Open MPI's ORTE_ERROR_LOG, UCX's log.c): the implementation and the family are named, how sure: low."""
+    cases = {
+        "[mpiexec@node1] HYD_new_step (lib/tools/bootstrap/src/bsci_launch.c:12): frobnicating the widget failed\n":
+            ("mpi.mpich_launch", "MPICH"),
+        "[n1:4242] [[12345,0],0] ORTE_ERROR_LOG: Not found in file plm_rsh_module.c at line 999\n":
+            ("mpi.launch", "Open MPI"),
+        "[n1:42] PMIX ERROR: UNREACHABLE in file server/pmix_server.c at line 2257\n": ("mpi.launch", "PRRTE"),
+    }
+    for text, (want, impl) in cases.items():
+        doc = _answer(cli, text, tmp_path)
+        f = doc["findings"][0]
+        assert f["id"] == want and f["confidence"] == "structural", (text, f["id"], f["confidence"])
+        assert any(impl in n for n in f["notes"]) and any("dmesg" in n for n in f["notes"]), f["notes"]
+    # an MPI line that only reports (a verbose launch) is no error
+    doc = _answer(cli, "[mpiexec@node1] Launch arguments: /usr/bin/hydra_pmi_proxy --control-port node1:41337 "
+                       "--rmk user --launcher ssh\n[node1:12345] select: initializing btl component tcp\n", tmp_path)
+    assert doc["verdict"] == "no_error", doc["findings"]

@@ -37,6 +37,12 @@ RULES = [
     # hydra's control socket to a proxy closed (pmiserv_cb.c / pmip_cb.c HYDU_ASSERT(!closed)): a node's
     # proxy or a rank went away first
     ("closed", "mpi.rank_died", {"kind": r"^assert$", "text": r"\(!closed\)"}),
+    # what hydra prints after a proxy's connection closed or a rank ended (the event loop's and the waits' errors,
+    # 'one of the processes terminated badly'): echoes of that rank, never the launch's own failure
+    ("hydra-echo", "mpi.rank_died", {"kind": r"^(hydra|assert)$",
+                                     "text": r"callback returned error status|demux engine error|error waiting for "
+                                             r"(?:event|completion)|terminated badly|error cleaning up|unable to "
+                                             r"cleanup|error in waiting for event"}),
     ("exec", "mpi.exec_not_found", {"text": r"execvp|unable to find (?:the )?executable|executable not found"}),
     ("args", "mpi.implementation_mismatch", {"text": r"unrecognized argument|argument matching returned error"}),
     ("memlock", "rdma.memlock", {"text": r"memlock|locked memory|ibv_reg_mr|register memory"}),

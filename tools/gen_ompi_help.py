@@ -27,6 +27,11 @@ GENERATOR = "tools/gen_ompi_help.py"
 # (rule, knowledge entry, {field: regex}); fields: file, topic, text (the whole topic)
 RULES = [
     ("openib-warning", "mpi.openib_ucx", {"file": r"openib|opal-common-verbs", "text": r"^\s*WARNING|\bUCX\b"}),
+    # mpirun's report that a rank ended badly (orterun: 'noticed that process rank N ... exited on signal 9 (Killed)',
+    # 'detected that one or more processes exited with non-zero status'): the echo of that rank, whose family names
+    # the signal's usual senders (9: the host's OOM killer) -- the rank's own error, when printed, is the root
+    ("rank-died", "mpi.rank_died", {"topic": r"^orterun:(?:proc-aborted|proc-exit-no-sync|non-zero-exit|"
+                                             r"proc-ordered-abort)|^normal-termination-but$"}),
     ("root", "mpi.run_as_root", {"text": r"as root|allow-run-as-root"}),
     ("slots", "mpi.slots", {"text": r"not enough slots|oversubscribe"}),
     ("memlock", "rdma.memlock", {"text": r"memlock|locked memory|registered memory"}),

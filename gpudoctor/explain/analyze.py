@@ -166,7 +166,8 @@ def analyze(scan, kb, assume_error=False):
         if verdict == "echo_only":
             findings[0]["notes"].append("Only the echo of a failure was found: the error that started it is earlier "
                                         "in the full log or in another rank's log.")
-    elif scan.error_count or (has_error and not notes) or _failure_warn(scan) or scan.matches.get("_struct_watchdog"):
+    elif scan.error_count or (has_error and not notes) or _failure_warn(scan) or scan.matches.get("_struct_watchdog") \
+            or _mpi_failures(scan):
         # an error line nothing explains; or text given as an error (an argument) that matched
         # nothing at all. An argument that is a known INFO/WARN line gets its note instead.
         # The log's shape may still name the family (structural()): never "no known error" for
@@ -382,6 +383,9 @@ def structural(scan, kb):
                               "the watchdog raised either a collective timeout or an NCCL error it polled; the "
                               "'what():' line above the frames says which"))
         return f
+    got = _mpi_structural(scan, kb)
+    if got:
+        return got
     excs = scan.matches.get("_struct_terminate", []) + scan.matches.get("_struct_exc", [])
     # the innermost frame of a known library (a traceback lists the innermost last)
     frames = [(h.line, h.pattern.source.split("/")[1], None, h) for h in scan.matches.get("_struct_lib", [])]
@@ -409,6 +413,60 @@ def structural(scan, kb):
         return _structural_finding(by["code.exception"], hit, "%s at the end of a traceback with no frame of a "
                                    "known library" % (exc or "an error"), scan)
     return None
+
+
+# An MPI / UCX error line no entry explains -> the implementation (from the line's shape) and the family (from
+# its words): the launch (daemons, proxies, PMI), the transport between ranks, or a rank killed by a signal.
+# Never one cause: each family's entry lists the causes and the line that tells each apart.
+_MPI_FAILURE = ("fail", "error", "unable", "cannot", "could not", "refused", "reset", "timed out", "timeout",
+                "abort", "killed", "signal", "lost", "unreachable", "no route", "closed")
+_MPI_LAUNCH = ("daemon", "orted", "prted", "proxy", "launch", "ssh", "rsh", "bootstrap", "hostfile", "host file",
+               "spawn", "pmi", "plm", "odls", "ess", "unable to connect to server", "control")
+_MPI_TRANSPORT = ("connect", "socket", "send", "recv", "read", "write", "peer", "network", "btl", "pml", "mtl",
+                  "ucx", "ucp", "uct", "ofi", "fabric", "verbs", "ibv", "endpoint", "completion", "qp", "rdma", "tcp")
+
+
+def _mpi_failures(scan):
+    return [h for h in scan.matches.get("_struct_mpi", [])
+            if any(w in (h.groups.get("msg") or "").lower() for w in _MPI_FAILURE)
+            or h.groups.get("fn") or h.groups.get("orte")]
+
+
+def _mpi_structural(scan, kb):
+    """structural()'s answer for an MPI or UCX error line that no entry explains (how sure: low)."""
+    hits = _mpi_failures(scan)
+    by = kb.by_id
+    if not hits or "mpi.transport" not in by:
+        return None
+    h = hits[0]
+    g = h.groups
+    msg = (g.get("msg") or "").lower()
+    if g.get("ucx"):
+        impl = "UCX (under Open MPI's pml ucx, MPICH's ch4:ucx, Intel MPI or NCCL's UCX plugin)"
+    elif g.get("hydra") or (g.get("fn") or "").startswith(("PMPI_", "MPI_", "internal_")) and "Fatal error" in h.text:
+        impl = "MPICH / Hydra (or a derivative: Intel MPI, MVAPICH, Cray MPICH)"
+    elif g.get("orte") in ("PRTE", "PMIX"):
+        impl = "Open MPI 5 (PRRTE / PMIx)"
+    else:
+        impl = "Open MPI"
+    if any(w in msg for w in ("signal 9", "killed", "sigkill")):
+        eid = "mpi.rank_died"
+    elif g.get("hydra"):
+        eid = "mpi.mpich_launch"  # every message of Hydra (mpiexec and its proxies) is about the launch
+    elif any(w in msg for w in _MPI_LAUNCH) or g.get("mca") in ("plm", "odls", "ess") or g.get("orte"):
+        eid = "mpi.launch"
+    elif any(w in msg for w in _MPI_TRANSPORT) or g.get("mca") or g.get("ucx"):
+        eid = "mpi.transport"
+    else:
+        eid = "mpi.mpich_error" if impl.startswith("MPICH") else "mpi.error"
+    if eid not in by:
+        return None
+    f = _structural_finding(by[eid], h, "an error line of %s" % impl.split(" (")[0], scan)
+    f["notes"].append("Printed by %s. The family is read from the line's words; to tell the causes apart, find the "
+                      "first rank or node that failed (the launcher names it: BAD TERMINATION / 'noticed that process "
+                      "rank'); a rank killed by signal 9 is usually the host's OOM killer (sudo dmesg -T on that node)."
+                      % impl)
+    return f
 
 
 # the exceptions a launcher raises to report a failed worker: the echo itself, never the rank's

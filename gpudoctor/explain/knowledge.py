@@ -494,6 +494,23 @@ STRUCTURAL = {
                           r"elastic/multiprocessing|rendezvous|distributed_c10d|run|launch)\b",
                           r"(?:site|dist)-packages/(?P<sub>deepspeed/launcher|deepspeed/ops|accelerate/commands)/"],
     "_struct_terminate": [r"terminate called after throwing an instance of '(?P<exc>[^'\n]{1,120})'"],
+    # an MPI or UCX error line no entry explains (analyze._mpi_structural names the implementation and the family):
+    # MPICH's error stack head (src/mpi/errhan/errutil.c) and Hydra's '[mpiexec@host] func (file.c:N): text'
+    # (src/pm/hydra/lib/hydra.h HYDU_error_printf); Open MPI / PRRTE's ORTE_ERROR_LOG-style lines
+    # (orte/mca/errmgr/errmgr.h: '[[jobid,vpid],rank] ORTE_ERROR_LOG: <text> in file <f> at line <n>'), its MCA
+    # components' messages ('btl_tcp_endpoint.c:626:...] ... failed'), MPI_ERRORS_ARE_FATAL's '*** An error occurred
+    # in MPI_X' (ompi/errhandler/errhandler_predefined.c); UCX's 'file.c:N  UCX  ERROR text' (src/ucs/debug/log.c)
+    "_struct_mpi": [r"Fatal error in (?P<fn>P?MPI_\w{1,60}|internal_\w{1,60}): (?P<msg>[^\n]{1,200})",
+                    r"\[(?P<hydra>mpiexec|proxy:[\d:]{1,20})@[^\]\n]{1,100}\] (?P<fn>\w{1,100}) \([^)\n]{1,200}:\d{1,7}\): "
+                    r"(?P<msg>[^\n]{1,200})",
+                    r"(?P<orte>ORTE|PRTE|OPAL|PMIX|OMPI)_ERROR_LOG: (?P<msg>[^\n]{1,200}?) in file",
+                    r"(?P<orte>PMIX|PRTE) ERROR: (?P<msg>[^\n]{1,200}?) in file",
+                    r"\*\*\* (?P<msg>An error occurred in (?P<fn>MPI_\w{1,60}))",
+                    r"(?P<ucx>[\w-]{1,60}\.(?:c|h|inl)):\d{1,6}\s{1,40}(?:UCX\s{1,10}(?:ERROR|FATAL)|Fatal:)\s{1,100}"
+                    r"(?P<msg>[^\n]{1,200})"] + [
+                    r"\b(?P<mca>%s)_(?P<comp>[a-z0-9]{1,20})[\w.]{0,60}:\d{1,6}[:\]\s][^\n]{0,200}?(?P<msg>(?:[Ee]rror|"
+                    r"failed|[Uu]nable|refused|reset|timed out)[^\n]{0,200})" % fw
+                    for fw in ("btl", "pml", "mtl", "oob", "plm", "osc", "coll", "odls", "ess")],
     # a process group's status per rank (torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp: the
     # watchdog's " failure detected by watchdog at work sequence id: ... PG status: last enqueued
     # work: ..." and HeartbeatMonitor::getNCCLWatchdogTimeoutErrorMsg's "Received a dump signal due
