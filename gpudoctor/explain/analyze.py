@@ -90,6 +90,10 @@ def analyze(scan, kb, assume_error=False):
                 m["count"] += len(hits)
                 m["lines"] += [h.line for h in hits]
                 m["distinct"] = {"key": key, "values": sorted(values)}
+    # torchrun's failure report: the entry of the signal that ended its first failing rank (elastic.py)
+    from gpudoctor.explain import elastic as _elastic
+
+    _elastic.add_signal_entry(scan, kb, matched)
     # NCCL prints its errors as "NCCL WARN" lines: a WARN line that an entry of kind "error"
     # names is an error; other WARN lines ("Failed to open libibverbs", DeepSpeed's missing
     # hostfile) and every INFO line are context.

@@ -202,6 +202,9 @@ def locate(result, scan):
             n["first_file"], n["first_line"] = _where(scan, n["first_line"])
     for e in result["errors"]:
         fix(e)
+    from gpudoctor.explain import elastic
+
+    elastic.apply_origin(result, scan, _where)  # torchrun's report names the first failing rank, host, time
     result["sources"] = [{"path": s["path"], "lines": s["lines"], "bytes": s["bytes"]} for s in scan.sources]
     if scan.stopped:
         st = dict(scan.stopped)

@@ -480,6 +480,17 @@ def _validate(e, where, known_checks):
 STRUCTURAL = {
     "_struct_nccl_warn": [r"NCCL WARN (?P<msg>[^\n]{3,300})"],
     "_struct_exc": [r"(?<![\w.])(?P<exc>(?:[A-Za-z_][\w]*(?:\.|::))*[A-Z]\w*(?:Error|Exception|NotMet|Failure))\b(?:: ?|$)"],
+    # torchrun's failure report (torch/distributed/elastic/multiprocessing/errors/__init__.py
+    # _FAILURE_FORMAT_TEMPLATE): its Root Cause header, then two lines at a time ('[idx]:' + time,
+    # host + rank, rank + exitcode, error_file + traceback), each with a needle of its own (the
+    # template's spaces written out: 'host      :' squashes to the needle 'host:', not 'host');
+    # elastic.reports() puts the block back together from the line numbers
+    "_struct_elastic": [r"(?P<root>Root Cause) \(first observed failure\):",
+                        r"\[(?P<idx>\d{1,6})\]:\n  time      : (?P<time>[^\s]{1,40})",
+                        r"\bhost      : (?P<host>[^\s]{1,255})\n {0,12}rank {6}: -?\d",
+                        r"\brank {6}: (?P<rank>-?\d{1,9}) \(local_rank: (?P<lrank>-?\d{1,9})\)\n {0,12}exitcode {2}: "
+                        r"(?P<code>-?\d{1,5}) \(pid: (?P<pid>\d{1,10})\)(?: {1,3}\((?P<sig>SIG[A-Z0-9]{2,10})\))?",
+                        r"\berror_file: (?P<ef>[^\n]{1,300})\n {0,12}traceback : (?P<tb>[^\n]{0,300})"],
     # a traceback frame inside one of these libraries (torch is left out: its frames are in
     # every traceback, and every frame line as a candidate would double the scan's time)
     # (one plain literal each, so that each is its own prefilter needle; analyze reads the library

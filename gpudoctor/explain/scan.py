@@ -430,7 +430,7 @@ def _record(scan, eid, hit, rank):
         if (hit.pattern.site or {}).get("fix") and not (lst[-1].pattern.site or {}).get("fix"):
             lst[-1] = hit
         return
-    if len(lst) < (MAX_PG_STATUS if eid == "_struct_pg_status" else MAX_SHOWN):
+    if len(lst) < (MAX_PG_STATUS if eid in ("_struct_pg_status", "_struct_elastic") else MAX_SHOWN):
         lst.append(hit)
     scan.counts[eid] = scan.counts.get(eid, 0) + 1
     ml = scan.match_lines.setdefault(eid, [])

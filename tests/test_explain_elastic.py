@@ -1,0 +1,108 @@
+"""torchrun's failure report (gpudoctor/explain/elastic.py, knowledge elastic.toml): the signal that
+ended the first failing rank names the cause, and the headline names that rank, host and time.
+Real runs: fixtures/explain/torchrun-cpu-2026-11-25/ (torch 2.13.0+cpu, gloo, 2 processes, its
+README says what ran); real texts from public threads, cited. None of these is in bench/data/.
+"""
+
+import os
+
+import pytest
+
+from gpudoctor import explain
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RUNS = os.path.join(REPO, "fixtures", "explain", "torchrun-cpu-2026-11-25")
+
+
+def _explain(kb, *names):
+    paths = [os.path.join(RUNS, n) for n in names]
+    return explain.explain_inputs([(p, (lambda p=p: open(p, "rb"))) for p in paths], kb)
+
+
+def _fixes(f):
+    return "\n".join(x for c in f["causes"] for x in c["fix"] + c["confirm"]) + "\n".join(f["debug"])
+
+
+@pytest.mark.parametrize("log,entry,time,fix", [
+    ("sigkill.log", "elastic.sigkill", "2026-11-25_23:10:28", "DataLoader workers"),
+    ("sigbus.log", "elastic.sigbus", "2026-11-25_23:10:31", "--shm-size"),
+    ("sigsegv.log", "elastic.sigsegv", "2026-11-25_23:10:34", "PYTHONFAULTHANDLER=1"),
+    ("sigabrt.log", "elastic.sigabrt", "2026-11-25_23:10:37", "PYTHONFAULTHANDLER=1"),
+    ("sigterm.log", "elastic.sigterm", "2026-11-25_23:10:45", "sacct -j"),
+])
+def test_the_signal_of_the_first_failure_is_the_root_and_names_rank_host_time(kb, log, entry, time, fix):
+    res = _explain(kb, log)
+    root = res["findings"][0]
+    assert res["verdict"] == "root_cause" and root["id"] == entry, [f["id"] for f in res["findings"]]
+    # the report's Root Cause: rank 1 on localhost; not rank 0's gloo error (its echo)
+    assert root["origin"]["rank"] == "1" and root["origin"]["host"] == "localhost" and root["origin"]["time"] == time
+    assert root["notes"][0].startswith("torchrun's failure report: the first observed failure was rank 1 (local_rank 1)")
+    assert fix in _fixes(root)
+
+
+def test_sigkill_names_the_oom_killer_and_how_to_see_it(kb):
+    root = _explain(kb, "sigkill.log")["findings"][0]
+    assert "dmesg" in _fixes(root) and root["causes"][0]["text"].startswith("The host ran out of RAM")
+
+
+def test_several_nodes_reports_the_earliest_first_failure_is_the_headline(kb):
+    # two agents' reports (per-node files): rank 1's SIGKILL at 23:10:28 came before the SIGTERM at 23:10:45
+    res = _explain(kb, "sigterm.log", "sigkill.log")
+    root = res["findings"][0]
+    assert root["id"] == "elastic.sigkill" and root["origin"]["time"] == "2026-11-25_23:10:28"
+    assert root["origin"]["file"].endswith("sigkill.log")
+
+
+def test_the_scheduler_cancelling_torchrun_is_sigterm_from_outside(kb):
+    res = _explain(kb, "cancelled.log")
+    root = res["findings"][0]
+    assert root["id"] == "elastic.sigterm" and "sacct -j" in _fixes(root)
+
+
+def test_exit_1_without_record_says_the_traceback_above_is_the_cause(kb):
+    res = _explain(kb, "raise_norecord.log")
+    note = next(n for f in res["findings"] for n in f["notes"] if n.startswith("torchrun's failure report"))
+    assert "error_file: <N/A>" in note and "@torch.distributed.elastic.multiprocessing.errors.record" in note
+    # with @record the report carries the traceback: no such advice
+    res = _explain(kb, "raise.log")
+    note = next(n for f in res["findings"] for n in f["notes"] if n.startswith("torchrun's failure report"))
+    assert "exit code 1." in note and "@torch" not in note
+
+
+def test_a_healthy_torchrun_run_is_no_error(kb):
+    assert _explain(kb, "ok.log")["verdict"] == "no_error"
+
+
+# Real texts (verbatim excerpts), each with its source thread.
+# https://github.com/lzhxmu/CPPO/issues/6 (accelerate -> torchrun, torch without the signal name in 'exitcode')
+CPPO_6 = """\
+torch.distributed.elastic.multiprocessing.errors.ChildFailedError: 
+============================================================
+src/open_r1/grpo_gsm.py FAILED
+------------------------------------------------------------
+Failures:
+  <NO_OTHER_FAILURES>
+------------------------------------------------------------
+Root Cause (first observed failure):
+[0]:
+  time      : 2025-05-21_15:43:03
+  host      : mlxlab115rp2n7682d40d9-20250521025625-6dyyd3-8nir8b-worker
+  rank      : 0 (local_rank: 0)
+  exitcode  : -9 (pid: 14750)
+  error_file: <N/A>
+  traceback : Signal 9 (SIGKILL) received by PID 14750
+============================================================
+"""
+# https://github.com/meta-llama/llama/issues/706 (the agent's line, torch 2.0's logger format)
+LLAMA_706 = ("ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 0 (pid: 333202) "
+             "of binary: /home/akemid/llama/venv/bin/python3\n")
+
+
+def test_real_sigkill_reports_get_the_oom_answer(kb):
+    res = explain.explain_text(CPPO_6, kb)
+    root = res["findings"][0]
+    assert root["id"] == "elastic.sigkill" and "dmesg" in _fixes(root)
+    assert root["origin"]["rank"] == "0" and root["origin"]["time"] == "2025-05-21_15:43:03"
+    assert root["origin"]["host"] == "mlxlab115rp2n7682d40d9-20250521025625-6dyyd3-8nir8b-worker"
+    res = explain.explain_text(LLAMA_706, kb)
+    assert res["findings"][0]["id"] == "elastic.sigkill"
