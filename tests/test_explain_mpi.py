@@ -261,3 +261,40 @@ def test_mpi_text_no_site_matches_gets_implementation_and_family(cli, tmp_path):
     doc = _answer(cli, "[mpiexec@node1] Launch arguments: /usr/bin/hydra_pmi_proxy --control-port node1:41337 "
                        "--rmk user --launcher ssh\n[node1:12345] select: initializing btl component tcp\n", tmp_path)
     assert doc["verdict"] == "no_error", doc["findings"]
+
+
+# ---------------------------------------------------------------- PRRTE (Open MPI 5's runtime), tools/gen_prrte_help.py
+
+PRRTE_SLICE = os.path.join(REPO, "tools", "data", "prrte_help_slice.txt")
+PRRTE_COMMITTED = os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated", "prrte_help.json")
+
+
+def test_prrte_generator_regenerates_the_committed_topics_and_skips_the_manuals(tmp_path):
+    import gen_prrte_help
+
+    files, version = knowgen.read_slice(PRRTE_SLICE)
+    out = tmp_path / "prrte_help.json"
+    knowgen.write("prrte_help", gen_prrte_help.build(files, version), str(out))
+    got = json.loads(out.read_text())
+    with open(PRRTE_COMMITTED) as f:
+        full = json.load(f)
+    assert full["header"]["version"] == got["header"]["version"] and "commit " in got["header"]["version"]
+    by_id = {s["id"]: s for s in full["sites"]}
+    assert got["sites"] and all(s == by_id[s["id"]] for s in got["sites"])
+    fam = {s["id"]: s["family"] for s in got["sites"]}
+    assert fam == {"prrte.errmgr-base.node_died": "mpi.launch", "prrte.prun.prun_proc_aborted_strsignal": "mpi.rank_died"}
+    # the slice's [np] topic is prun's --help text for -np, no error
+    assert not any(s["text"].startswith("Specify number of application processes") for s in full["sites"])
+
+
+def test_real_prterun_signal9_is_the_rank_died_echo(cli, tmp_path):
+    # https://github.com/open-mpi/ompi/issues/12599 (Open MPI 5 / PRRTE: the topic's text wraps 'exited on' / 'signal 9')
+    text = ("--------------------------------------------------------------------------\n"
+            "prterun noticed that process rank 0 with PID 3927 on node c1de8f727368 exited on\n"
+            "signal 9 (Killed).\n"
+            "--------------------------------------------------------------------------\n")
+    doc = _answer(cli, text, tmp_path)
+    assert doc["findings"] and doc["findings"][0]["id"] == "mpi.rank_died", [f["id"] for f in doc["findings"]]
+    doc = _answer(cli, "PRTE has lost communication with a remote daemon.\n\n  HNP daemon   : [prterun-n1-42@0,0] on "
+                       "node n1\n  Remote daemon: [prterun-n1-42@0,1] on node n2\n", tmp_path)
+    assert doc["findings"][0]["id"] == "mpi.launch" and doc["findings"][0]["confidence"] == "family"

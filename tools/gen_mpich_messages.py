@@ -80,9 +80,11 @@ RULES = [
 # - an error-stack line (errutil.c MPIR_Err_print_stack_string: 'func(line)......: text') or the head of
 #   the stack ('Fatal error in PMPI_Init: Other MPI error, error stack:'; MPICH 4: 'Abort(N) on node 0 (rank 0
 #   in comm 0): Fatal error in ...')
-STACK_PREFIX = r"(?:\w{1,100}\(\d{1,7}\)\.{0,200}:|Fatal error in [^\n:]{1,200}:)[ \t]{0,8}"
+# (the function name before '(line)' is not part of the matcher: a pattern that starts with a repetition is tried at
+# every position of a line; one that starts with '(' or 'F' is skipped quickly where neither is)
+STACK_PREFIX = r"(?:\(\d{1,7}\)\.{0,200}:|Fatal error in [^\n:]{1,200}:)[ \t]{0,8}"
 # - hydra's HYDU_error_printf ('[mpiexec@host] func (file.c:line): text'; older releases' paths differ)
-HYDRA_PREFIX = r"\w{1,100} \([\w./-]{1,200}\.[ch]:\d{1,7}\):[ \t]{0,8}"
+HYDRA_PREFIX = r" \([\w./-]{1,200}\.[ch]:\d{1,7}\):[ \t]{0,8}"
 
 _LIT = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
 _HYDRA_CALL = re.compile(r"\b(HYDU_ERR_POP|HYDU_ERR_SETANDJUMP|HYDU_ERR_CHKANDJUMP|HYDU_error_printf|"

@@ -30,8 +30,11 @@ RULES = [
     # mpirun's report that a rank ended badly (orterun: 'noticed that process rank N ... exited on signal 9 (Killed)',
     # 'detected that one or more processes exited with non-zero status'): the echo of that rank, whose family names
     # the signal's usual senders (9: the host's OOM killer) -- the rank's own error, when printed, is the root
-    ("rank-died", "mpi.rank_died", {"topic": r"^orterun:(?:proc-aborted|proc-exit-no-sync|non-zero-exit|"
-                                             r"proc-ordered-abort)|^normal-termination-but$"}),
+    ("rank-died", "mpi.rank_died", {"topic": r"^(?:orterun|prterun|prun):(?:proc-aborted|proc-exit-no-sync|"
+                                             r"non-zero-exit|proc-ordered-abort)|^normal-termination-but$"}),
+    # a daemon that started and then went away (errmgr: node-died, failed-daemon; no route or connection to it):
+    # its node died, was OOM-killed, or the TCP connection broke -- the launch family, never a PATH cause
+    ("daemon-lost", "mpi.launch", {"topic": r"^(?:node-died|failed-daemon|no-path|no-connect)$"}),
     ("root", "mpi.run_as_root", {"text": r"as root|allow-run-as-root"}),
     ("slots", "mpi.slots", {"text": r"not enough slots|oversubscribe"}),
     ("memlock", "rdma.memlock", {"text": r"memlock|locked memory|registered memory"}),

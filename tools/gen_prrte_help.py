@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Generate gpudoctor/data/knowledge/generated/prrte_help.json: the help topics of PRRTE (openpmix/prrte), the
+runtime under Open MPI 5's mpirun/prterun (its daemons are prted): 'PRTE has lost communication with a remote
+daemon', 'prterun noticed that process rank N ... exited on signal 9 (Killed)', PRTE's ssh/slurm launch, hostfile,
+mapping and oob-tcp topics. Each topic is matched on its first printed line (two for short ones) and assigned a
+family by gen_ompi_help.py's RULES (the same opal_show_help/pmix_show_help format and the same families as Open MPI
+4.1's help files).
+
+The command-line manuals (help-prterun.txt, help-prun.txt, help-prte.txt, help-prted.txt, help-pterm.txt,
+help-psched.txt: one topic per option, printed by --help) are no errors: of those files only the topics named
+'<tool>:<topic>' (the runtime's messages: 'prun:proc-aborted-strsignal') are read.
+
+Usage:
+    python tools/gen_prrte_help.py --repo /path/to/prrte.git [--rev v3.0.14] [-o OUT]
+    python tools/gen_prrte_help.py --slice tools/data/prrte_help_slice.txt -o OUT   (the test)
+
+Source: openpmix/prrte (https://github.com/openpmix/prrte), read with `git show REV:path`; v3.0.x is the PRRTE
+that Open MPI 5.0.x bundles.
+"""
+
+import argparse
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen_ompi_help  # noqa: E402
+import knowgen  # noqa: E402
+
+GENERATOR = "tools/gen_prrte_help.py"
+MANUALS = {"help-prterun.txt", "help-prun.txt", "help-prte.txt", "help-prted.txt", "help-pterm.txt",
+           "help-psched.txt"}
+_TOPIC = re.compile(r"^\[([^\]\n]+)\]\s*$", re.M)
+
+
+def runtime_topics(name, text):
+    """A manual's text without its option topics (those named without '<tool>:')."""
+    if name not in MANUALS:
+        return text
+    parts = _TOPIC.split(text)
+    keep = [parts[0]]
+    for i in range(1, len(parts) - 1, 2):
+        if ":" in parts[i]:
+            keep.append("[%s]\n%s" % (parts[i], parts[i + 1]))
+    return "".join(keep)
+
+
+def build(files, version):
+    doc = gen_ompi_help.build([(n, runtime_topics(n, t)) for n, t in files], version)
+    for s in doc["sites"]:
+        s["id"] = "prrte." + s["id"][len("ompi."):]
+    doc["header"] = knowgen.header("openpmix/prrte (https://github.com/openpmix/prrte) help-*.txt", version, GENERATOR,
+                                   "the first printed line of every runtime help topic (the command-line manuals' "
+                                   "option topics left out); families from tools/gen_ompi_help.py's RULES table")
+    return doc
+
+
+def from_repo(repo, rev):
+    git = knowgen.git_reader(repo)
+    commit = git("rev-parse", rev).strip()
+    paths = sorted((p for p in git("ls-tree", "-r", "--name-only", rev).splitlines()
+                    if re.search(r"(?:^|/)help-[^/]+\.txt$", p) and "/test" not in p),
+                   key=lambda p: (not p.startswith("src/docs/show-help-files/"), p))
+    files, seen = [], set()
+    for p in paths:  # src/docs/show-help-files holds the installed copies; a component's own copy only if new
+        name = os.path.basename(p)
+        if name not in seen:
+            seen.add(name)
+            files.append((name, git("show", "%s:%s" % (rev, p))))
+    return sorted(files), "%s (commit %s)" % (rev, commit)
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repo")
+    ap.add_argument("--rev", default="v3.0.14")
+    ap.add_argument("--slice")
+    ap.add_argument("-o", "--out")
+    a = ap.parse_args(argv)
+    if bool(a.repo) == bool(a.slice):
+        ap.error("give --repo or --slice")
+    files, version = from_repo(a.repo, a.rev) if a.repo else knowgen.read_slice(a.slice)
+    doc = build(files, version)
+    return knowgen.report(knowgen.write("prrte_help", doc, a.out), doc, "topics")
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
