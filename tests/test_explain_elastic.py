@@ -106,3 +106,15 @@ def test_real_sigkill_reports_get_the_oom_answer(kb):
     assert root["origin"]["host"] == "mlxlab115rp2n7682d40d9-20250521025625-6dyyd3-8nir8b-worker"
     res = explain.explain_text(LLAMA_706, kb)
     assert res["findings"][0]["id"] == "elastic.sigkill"
+
+
+@pytest.mark.parametrize("log", ["raise.log", "raise_norecord.log"])
+def test_a_ranks_own_exception_beside_the_report_is_the_root_not_the_echo(kb, log):
+    # rank 1's ValueError (with @record its traceback has the wrapper's frame in
+    # elastic/multiprocessing/errors/__init__.py; torchrun's own traceback follows it): the error is in
+    # the job's code, and rank 0's gloo 'Connection closed by peer' and ChildFailedError are echoes
+    res = _explain(kb, log)
+    root = res["findings"][0]
+    assert res["verdict"] == "root_cause" and root["id"] == "code.exception", [f["id"] for f in res["findings"]]
+    assert root["origin"]["rank"] == "1" and "ValueError: labels out of range" in root["matches"][0]["text"]
+    assert {"cascade.child_failed", "errno.peer_gone"} <= {f["id"] for f in res["findings"] if f["role"] == "cascade"}

@@ -400,6 +400,13 @@ def structural(scan, kb):
     if not excs and not (frames and scan.matches.get("_struct_traceback")):
         return None
     hit = excs[0] if excs else max(frames, key=lambda x: (x[0], x[2] is not None))[3]
+    if excs and hit.pattern.entry == "_struct_exc":
+        # a Python exception's own frames are the ones of its traceback (between its 'Traceback (most
+        # recent call last)' line and it), not the launcher's traceback printed after it (torchrun's
+        # ChildFailedError under elastic/ and run.py frames)
+        start = max((h.line for h in scan.matches.get("_struct_traceback", []) if h.line < hit.line), default=None)
+        if start is not None:
+            frames = [x for x in frames if start < x[0] < hit.line]
     exc = hit.groups.get("exc") or ""
     for words, eid in _EXC_FAMILY:
         if any(w.lower() in exc.lower() for w in words) and eid in by:

@@ -156,4 +156,7 @@ def apply_origin(result, scan, where):
         o.update({k: mine[k] for k in ("rank", "host") if mine[k] is not None})
         if not o.get("time") and mine["time"]:
             o["time"] = mine["time"]
-    f["notes"].insert(0, describe(rep))
+    if f["id"] in _REPORT_ENTRIES:
+        f["notes"].insert(0, describe(rep))
+    else:  # the root's own notes (how sure, a likely late rank) stay first
+        f["notes"].append(describe(rep))

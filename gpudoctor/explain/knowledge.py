@@ -507,9 +507,10 @@ STRUCTURAL = {
     "_struct_watchdog": [r"ProcessGroupNCCL::(?P<fn>(?:WorkNCCL::)?checkTimeout|watchdogHandler|ncclCommWatchdog|"
                          r"Watchdog::run|HeartbeatMonitor::runLoop|heartbeatMonitor)\b"],
     # a traceback frame in torch.distributed, or in a launcher's own package: the package path names
-    # the family when nothing else does (analyze._TORCHDIST)
+    # the family when nothing else does (analyze._TORCHDIST); elastic/multiprocessing/errors/__init__.py is left
+    # out: its frame in a rank's traceback is @record's wrapper around the rank's own code, never the raiser
     "_struct_torchdist": [r"(?:site|dist)-packages/torch/distributed/(?P<sub>elastic/rendezvous|elastic/agent|"
-                          r"elastic/multiprocessing|rendezvous|distributed_c10d|run|launch)\b",
+                          r"elastic/multiprocessing(?!/errors/__init__)|rendezvous|distributed_c10d|run|launch)\b",
                           r"(?:site|dist)-packages/(?P<sub>deepspeed/launcher|deepspeed/ops|accelerate/commands)/"],
     "_struct_terminate": [r"terminate called after throwing an instance of '(?P<exc>[^'\n]{1,120})'"],
     # an MPI or UCX error line no entry explains (analyze._mpi_structural names the implementation and the family):
