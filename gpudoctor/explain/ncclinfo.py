@@ -49,9 +49,17 @@ COMPLAINTS = [
 ]
 
 
+# The classes the scan looks for: those judge() reads. The table has more (P2P and SHM channel
+# lines, Init START/COMPLETE, ring and channel counts); they are left out of the scan because a
+# log of many communicators prints them by the tens of thousands, and every such line a candidate
+# costs the 100 MB benchmark (bench/explain_bench.py) about half its time again.
+SCANNED = ("version", "cuda_driver", "ib_none", "ib_active", "socket_iface", "bootstrap_iface", "net_chosen",
+           "net_init_failed", "env", "gdr", "channel_net", "channel_collnet", "p2p_off", "nvls", "comm_shape")
+
+
 def patterns():
-    """Scan patterns (role "fact") for every classified INFO site of the generated table, and the
-    complaint phrases."""
+    """Scan patterns (role "fact") for the classified INFO sites of the generated table whose
+    class is SCANNED, and the complaint phrases."""
     path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "knowledge",
                         "generated", "nccl_info.json")
     out = []
@@ -61,7 +69,7 @@ def patterns():
     except (OSError, ValueError):
         return out
     for s in doc.get("info_sites", []):
-        if s.get("re") and s.get("needles"):
+        if s.get("re") and s.get("needles") and s["class"] in SCANNED:
             site = {"id": s["id"], "where": s["where"], "text": s["text"], "class": s["class"],
                     "source": "nccl_info"}
             out.append(Pattern(_ENTRY, "fact", s["re"], 0, site=site, needles=s["needles"]))
@@ -213,7 +221,6 @@ def facts(st):
         "transports_by_host": {h: dict(sorted(t.items())) for h, t in sorted(st["transports"].items())},
         "channels": st["max_channel"] + 1 if st["max_channel"] >= 0 else None,
         "coll_channels": sorted(st["coll_channels"]), "nvls": {k: sorted(v) for k, v in sorted(st["nvls"].items())},
-        "init_started": st["count"].get("init_start", 0), "init_completed": st["count"].get("init_complete", 0),
         "env": env,
         "complaint": {"line": st["complaint"][0], "text": st["complaint"][1]} if st["complaint"] else None,
     }
@@ -305,8 +312,8 @@ def _forgive_ib_decline(result, scan, st, fx):
     chain = re.compile(r"NCCL INFO [\w/.-]{0,80}net_ib[\w/.-]{0,40}\.cc:\d{1,6} -> \d{1,2}\s*$")
     if f["role"] != "root" or not f["matches"] or not all(chain.search(h["text"]) for h in f["matches"]):
         return
-    if scan.matches.get("_struct_nccl_warn") or not fx["init_completed"] and not fx["transports"]:
-        return  # an NCCL WARN line, or NCCL never got past its init: not only the decline
+    if scan.matches.get("_struct_nccl_warn"):
+        return  # an NCCL WARN line: not only the decline
     result["findings"].pop(0)
     if result["findings"]:
         result["findings"][0]["role"] = "root"
@@ -396,20 +403,19 @@ def _answer(fx, st, scan, kb):
                                                     "enable P2P"),
             "Confirm: nvidia-smi topo -m; run without NCCL_P2P_DISABLE and compare nccl-tests all_reduce_perf; a hang "
             "with P2P on is usually PCIe ACS/IOMMU (see the causes)."])
-    if "available" in fx["nvls"] and st["last_class"] in ("nvls", "init_start") and "nccl.nvls" in by:
+    if "available" in fx["nvls"] and st["last_class"] in ("nvls", "comm_shape") and "nccl.nvls" in by:
         return _finding(by["nccl.nvls"], scan, st, st["first"].get("nvls", (None,))[0], "family", [
             "How sure: low. %s, and NCCL's last lines are its NVLink SHARP (NVLS) setup." % said,
             "Try once with NCCL_NVLS_ENABLE=0; check the fabric manager: nvidia-smi -q | grep -i -A3 fabric."])
     if "nccl.info_only" in by:
-        inside = fx["init_started"] > fx["init_completed"]
         return _finding(by["nccl.info_only"], scan, st, complaint[0], "structural", [
             "How sure: low. %s; NCCL's INFO lines show no failure and nothing clearly wrong (%s)." % (
                 said, _summary(fx) or "few facts"),
-            "NCCL %s: %s" % ("started a communicator that never completed its init (Init START without Init COMPLETE)"
-                             if inside else "completed its init", "the hang is in the bootstrap or connection "
-                             "setup: check that every rank reached init and that the nodes reach each other on the "
-                             "bootstrap interface" if inside else "the job stops in a collective: find the rank that is "
-                             "behind (TORCH_NCCL_TRACE_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1, py-spy dump)")])
+            "%s: find the rank that is behind (TORCH_NCCL_TRACE_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1, "
+            "py-spy dump on every rank); if it hangs before the first step, check that every rank reached NCCL's "
+            "init (an 'Init COMPLETE' line per rank with NCCL_DEBUG_SUBSYS=INIT) and that the nodes reach each other "
+            "on the bootstrap interface" % ("NCCL set up %s channel(s) over the network" % fx["transports"].get(
+                "NET/Socket", sum(fx["transports"].values())) if fx["transports"] else "No failure in NCCL's setup")])
     return None
 
 
