@@ -117,11 +117,17 @@ def _line(src, pos):
     return src.count("\n", 0, pos) + 1
 
 
+# the outermost line of a stack names the MPI call and its arguments ('MPI_Send(buf=0x.., count=1, ...) failed'; older
+# releases list one such text per function, later ones generate them at build time): the call, not what failed
+_BINDING = re.compile(r"^P?MPI[XT]?_\w+(?:\(.*\))? failed$")
+
+
 def errname_sites(path, src):
-    """(key, text) of each `**key[ fmt...]:text` line of an errnames.txt (# comments skipped)."""
+    """(key, text) of each `**key[ fmt...]:text` line of an errnames.txt (# comments and the MPI calls'
+    own 'MPI_X(...) failed' lines skipped)."""
     for i, ln in enumerate(src.split("\n"), 1):
         m = re.match(r"^(\*\*[\w-]+)((?: %\w)*):(.*)$", ln)
-        if m and m.group(3).strip():
+        if m and m.group(3).strip() and not _BINDING.match(m.group(3).strip()):
             yield "%s:%d" % (path, i), m.group(1), _MPICH_CONV.sub("%s", m.group(3).strip().replace('\\"', '"'))
 
 
