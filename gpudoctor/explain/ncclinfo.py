@@ -423,7 +423,7 @@ def _finding(e, scan, st, line, confidence, notes):
     from gpudoctor.explain.analyze import _finding as finding
 
     line = line if isinstance(line, int) else st["first"].get("version", (1,))[0]
-    shown = next((t for ln, t in st["first"].values() if ln == line), None)
+    shown = next((t for ln, t in list(st["first"].values()) + [st["complaint"] or (None, None)] if ln == line), None)
     hit = _Shown(line, shown or "")
     m = {"hits": [hit], "count": 1, "rank": e["rank"], "score": e["rank"], "first": line, "signal_hits": []}
     f = finding(e, m, "root", scan)
