@@ -53,3 +53,17 @@ def test_a_non_finite_loss_is_still_evidence_of_divergence(kb, line):
     assert res["root"] == "usercode.nan_inf"
     assert root["causes"][0]["text"].startswith("The training diverged")
     assert [e["text"] for e in root["causes"][0]["evidence"]] == [line]
+
+
+@pytest.mark.parametrize("line,entry", [
+    # Slurm's auth/munge plugin prints munge's own text after its own (auth_munge.c 'Munge decode
+    # failed: %s', munge_strerror's texts of dun/munge src/libmunge/strerror.c); lines written here
+    ("slurmd[1234]: error: Munge decode failed: Expired credential", "munge.clock_skew"),
+    ("srun: error: Munge decode failed: Invalid credential", "munge.key_mismatch"),
+])
+def test_a_munge_answer_keeps_slurms_authentication_family(kb, line, entry):
+    # munge's generated entries name the cause; before them slurm.auth answered these lines, and a
+    # more specific answer must not move the family (the family right / confidently wrong scores)
+    res = explain.explain_text((line + "\n").encode(), kb)
+    root = res["findings"][0]
+    assert (res["verdict"], root["id"], root["family"]) == ("root_cause", entry, "slurm.auth")
