@@ -19,6 +19,7 @@ GEN = os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated")
 
 GENERATORS = [
     ("gen_munge_messages.py", "munge_messages_slice.txt", "munge_messages"),
+    ("gen_container_messages.py", "container_messages_slice.txt", "container_messages"),
 ]
 
 
@@ -64,6 +65,20 @@ def test_every_munge_code_has_a_family_and_the_key_texts_their_own():
     assert rx.search("unmunge: Error: Invalid credential") and not rx.search("unmunge: Error: Invalid credential format")
 
 
+def test_container_sites_keep_enroot_line_shape_and_older_pyxis_texts():
+    sites = _committed("container_messages")["sites"]
+    by_text = {s["text"]: s for s in sites}
+    # enroot's bash messages match only on its own '[ERROR] ' line: 'Invalid argument' is everywhere else
+    rx = re.compile(by_text["Invalid argument"]["re"])
+    assert rx.search("pyxis:     [ERROR] Invalid argument") and not rx.search("OSError: [Errno 22] Invalid argument")
+    # pyxis 0.24 reworded 'couldn't start container'; the 0.23 text is kept with until
+    old = by_text["pyxis: couldn't start container"]
+    assert old["family"] == "pyxis.container_start" and old["until"] == "v0.24.0"
+    assert by_text["Command not found: %s"]["family"] == "enroot.missing_command"
+    # warnings are context, never a family
+    assert all(not s["family"] for s in sites if s["level"] in ("common::log_WARN", "warn", "warnx"))
+
+
 # Real texts, each from a public thread (cited), with the entry explain must name and what its first
 # fix (or the cause it names) must say.
 REAL = [
@@ -85,6 +100,45 @@ REAL = [
      "permissions for all required on \"/run/munge\"\n"
      "Dec 09 16:15:40 workstation systemd[1]: munge.service: main process exited, code=exited, status=1/FAILURE",
      "munge.daemon_start", r"chmod 0755 /run/munge"),
+    # https://github.com/NVIDIA/pyxis/issues/168 (an Azure registry written with '/': enroot asked Docker Hub)
+    ("pyxis-registry-slash", "pyxis: importing docker image: evuedsoacr.azurecr.io/dc-ecosys-appl-eng/mlperf-nvidia:"
+     "stable_diffusion-pyt\nslurmstepd: error: pyxis: child 1022281 failed with error code: 1\n"
+     "slurmstepd: error: pyxis: failed to import docker image\nslurmstepd: error: pyxis: printing enroot log file:\n"
+     "slurmstepd: error: pyxis:     [INFO] Querying registry for permission grant\n"
+     "slurmstepd: error: pyxis:     [INFO] Authenticating with user: <anonymous>\n"
+     "slurmstepd: error: pyxis:     [INFO] Authentication succeeded\n"
+     "slurmstepd: error: pyxis:     [INFO] Fetching image manifest list\n"
+     "slurmstepd: error: pyxis:     [INFO] Fetching image manifest\n"
+     "slurmstepd: error: pyxis:     [ERROR] URL https://registry-1.docker.io/v2/evuedsoacr.azurecr.io/dc-ecosys-appl-eng/"
+     "mlperf-nvidia/manifests/stable_diffusion-pyt returned error code: 401 Unauthorized\n"
+     "slurmstepd: error: pyxis: couldn't start container", "enroot.registry", r"<registry>#<image>"),
+    # https://github.com/NVIDIA/enroot/issues/161 (settled: the NGC key in ~/.config/enroot/.credentials)
+    ("enroot-401", "enroot# enroot import 'docker://$oauthtoken@nvcr.io#nvidia/cuda:10.0-base'\n"
+     "[INFO] Querying registry for permission grant\n[INFO] Authenticating with user: $oauthtoken\n"
+     "[INFO] Using credentials from file: /root/.config/enroot/.credentials\n"
+     "[ERROR] URL https://nvcr.io/proxy_auth returned error code: 401 Unauthorized", "enroot.registry",
+     r"\.config/enroot/\.credentials"),
+    # https://github.com/NVIDIA/enroot/issues/146 (settled: the image was pushed in the OCI format)
+    ("enroot-404", "[user@n1 ~]$ enroot import docker://hpcreid/openmpi:2212228\n"
+     "[INFO] Querying registry for permission grant\n[INFO] Authenticating with user: <anonymous>\n"
+     "[INFO] Authentication succeeded\n[INFO] Fetching image manifest list\n[INFO] Fetching image manifest\n"
+     "[ERROR] URL https://registry-1.docker.io/v2/hpcreid/openmpi/manifests/2212228 returned error code: 404 Not Found",
+     "enroot.registry", r"oci-mediatypes=false"),
+    # https://github.com/NVIDIA/enroot/issues/41 (CentOS 7: user namespaces are off by default)
+    ("enroot-userns", "    pyxis: creating container filesystem ...\n    pyxis: starting container ...\n"
+     "    slurmstepd: error: pyxis: container start failed with error code: 1\n"
+     "    slurmstepd: error: pyxis: printing contents of log file ...\n"
+     "    slurmstepd: error: pyxis:     enroot-nsenter: failed to create user namespace: Invalid argument\n"
+     "    slurmstepd: error: pyxis: couldn't start container\n"
+     "    slurmstepd: error: pyxis: if the image has an unusual entrypoint, try using --no-container-entrypoint\n"
+     "    slurmstepd: error: spank: required plugin spank_pyxis.so: task_init() failed with rc=-1",
+     "enroot.userns", r"user_namespace\.enable=1"),
+    # https://github.com/NVIDIA/pyxis/issues/70 (settled: pyxis cannot pass dockerd://; import a .sqsh)
+    ("enroot-image-ref", "error: pyxis:     [ERROR] Invalid image reference: docker://dockerd://mlperf-nvidia:minigo",
+     "enroot.image_ref", r"\.sqsh"),
+    # https://github.com/NVIDIA/pyxis/issues/12 (settled: ENROOT_RUNTIME_PATH in enroot.conf)
+    ("enroot-run-dir", "slurmstepd: error: pyxis: mkdir: cannot create directory '/run/enroot': Permission denied",
+     "enroot.runtime_path", r"ENROOT_RUNTIME_PATH"),
 ]
 
 

@@ -211,7 +211,7 @@ def from_repos(munge, slurm, rev="HEAD"):
     files = [("munge:" + p, mg("show", "%s:%s" % (rev, p))) for p in sorted(names)]
     files += [("slurm:" + p, sg("show", "%s:%s" % (rev, p))) for p in SLURM_FILES]
     v = re.search(r"Version:\s*(\S+)", sg("show", "%s:META" % rev))
-    version = "munge %s (commit %s); slurm %s (commit %s)" % (
+    version = "%s (commit %s); slurm %s (commit %s)" % (
         _describe(mg, rev), mg("rev-parse", rev).strip(), v.group(1) if v else "?", sg("rev-parse", rev).strip())
     return files, version
 
