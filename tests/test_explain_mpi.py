@@ -298,3 +298,34 @@ def test_real_prterun_signal9_is_the_rank_died_echo(cli, tmp_path):
     doc = _answer(cli, "PRTE has lost communication with a remote daemon.\n\n  HNP daemon   : [prterun-n1-42@0,0] on "
                        "node n1\n  Remote daemon: [prterun-n1-42@0,1] on node n2\n", tmp_path)
     assert doc["findings"][0]["id"] == "mpi.launch" and doc["findings"][0]["confidence"] == "family"
+
+
+# ---------------------------------------------------------------- Open MPI's own formats, tools/gen_ompi_messages.py
+
+OMPI_SLICE = os.path.join(REPO, "tools", "data", "ompi_messages_slice.txt")
+OMPI_COMMITTED = os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated", "ompi_messages.json")
+
+
+def test_ompi_messages_generator_regenerates_the_committed_sites(tmp_path):
+    import gen_ompi_messages
+
+    files, version = knowgen.read_slice(OMPI_SLICE)
+    out = tmp_path / "ompi_messages.json"
+    knowgen.write("ompi_messages", gen_ompi_messages.build(files, version), str(out))
+    got = json.loads(out.read_text())
+    with open(OMPI_COMMITTED) as f:
+        full = json.load(f)
+    assert full["header"]["version"] == got["header"]["version"] and "commit " in got["header"]["version"]
+    by_text = {s["text"]: s for s in full["sites"]}
+    for s in got["sites"]:
+        assert {k: v for k, v in s.items() if k not in ("id", "where")} == \
+            {k: v for k, v in by_text[s["text"]].items() if k not in ("id", "where")}, s["id"]
+    fam = {s["text"]: s["family"] for s in got["sites"]}
+    assert fam["mca_btl_tcp_frag_recv: readv failed: %s (%d)"] == "mpi.transport"
+    assert fam["failed to register memory. errno = %d"] == "rdma.memlock"
+    assert fam["ucp_ep_create(proc=%d) failed: %s"] == "mpi.transport"
+    # BTL_ERROR's own prefix is part of the matcher: the words alone are not the site
+    rx = re.compile(next(s["re"] for s in got["sites"] if s["text"].startswith("mca_btl_tcp_frag_recv")))
+    assert rx.search("[n1][[20066,1],24][btl_tcp_frag.c:215:mca_btl_tcp_frag_recv] mca_btl_tcp_frag_recv: readv "
+                     "failed: Connection reset by peer (104)")
+    assert not rx.search("mca_btl_tcp_frag_recv: readv failed: Connection reset by peer (104)")

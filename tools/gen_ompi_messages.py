@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""Generate gpudoctor/data/knowledge/generated/ompi_messages.json: the Open MPI errors that are not help topics
+(those are gen_ompi_help.py's): the transports' BTL_ERROR / BTL_PEER_ERROR formats (opal/mca/btl: tcp, openib,
+vader, smcuda, uct, ...: printed '[host][[jobid,vpid],rank][file.c:line:func] text'), the UCX glue's
+MCA_COMMON_UCX_ERROR / PML_UCX_ERROR ('pml_ucx.c:424  Error: text'), and the opal_output(0, ...) lines of the
+transports, the PML/MTL layers and ORTE's out-of-band TCP and launch (orte/mca/oob, orte/mca/plm), each with a
+bounded matcher and the knowledge family from RULES.
+
+Usage:
+    python tools/gen_ompi_messages.py --repo /path/to/ompi.git [--rev v4.1.8] [-o OUT]
+    python tools/gen_ompi_messages.py --slice tools/data/ompi_messages_slice.txt -o OUT   (the test)
+
+Source: open-mpi/ompi (https://github.com/open-mpi/ompi), read with `git show REV:path`.
+"""
+
+import argparse
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import knowgen  # noqa: E402
+
+GENERATOR = "tools/gen_ompi_messages.py"
+DIRS = ("opal/mca/btl", "opal/mca/common/ucx", "opal/mca/common/verbs", "ompi/mca/pml", "ompi/mca/mtl",
+        "ompi/mca/osc/ucx", "orte/mca/oob", "orte/mca/plm")
+
+# (rule, knowledge entry, {field: regex}); fields: where, text, kind (btl, ucx, output), level (error, warn)
+RULES = [
+    ("warning", None, {"level": r"^warn$"}),
+    ("memlock", "rdma.memlock", {"text": r"memlock|locked memory|ibv_reg_mr|register(?:ed)? memory"}),
+    # the TCP BTL's connect() to a peer's address (an address of docker0/virbr0 or another unreachable NIC)
+    ("tcp-connect", "mpi.btl_tcp_if", {"where": r"btl/tcp|oob/tcp", "text": r"connect\(\) to %s failed|"
+                                                                          r"unable to connect|No route"}),
+    ("tcp-if", "mpi.btl_tcp_if", {"where": r"btl/tcp|oob/tcp", "text": r"if_include|if_exclude|interface"}),
+    ("launch", "mpi.launch", {"where": r"^orte/mca/(?:plm|oob)/"}),
+    # a transport's call failed (a peer gone, the fabric, a resource): the family, told apart by its causes
+    ("transport", "mpi.transport", {"kind": r"^(btl|ucx|output)$", "level": r"^error$"}),
+]
+
+# The line shapes: BTL_ERROR's '[file.c:line:func] ' (opal/mca/btl/base/btl_base_error.h: __FILE__ may carry a
+# relative path), MCA_COMMON_UCX_ERROR's 'file.c:line  Error: ' (opal/mca/common/ucx/common_ucx.h); opal_output(0)
+# lines have no prefix of their own: those need 16 literal characters.
+BTL_PREFIX = r"\[[\w./-]{1,200}:\d{1,7}:\w{1,100}\][ \t]{0,4}(?:from [^\n]{0,200}?[ \t])?(?:to: [^\n]{0,200}?[ \t])?"
+UCX_PREFIX = r"\.c:\d{1,7}[ \t]{1,10}(?:Error|Warning):[ \t]{0,8}"
+_LIT = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+_CALL = re.compile(r"\b(BTL_ERROR|BTL_PEER_ERROR|MCA_COMMON_UCX_ERROR|MCA_COMMON_UCX_WARN|PML_UCX_ERROR|PML_UCX_WARN|"
+                   r"opal_output)\s*\(")
+_FAILED = re.compile(r"fail|error|unable|cannot|could not|invalid|bad |refused|reset|rejected|unexpected", re.I)
+_PRI = re.compile(r"\bPRI([diouxX])(?:8|16|32|64|PTR|MAX)\b")
+
+
+def _format(arg):
+    """A call argument as a printf format: literals joined, an inttypes macro (PRIu64) its conversion, any other
+    macro (ORTE_NAME_PRINT) a string; None when the argument holds no literal."""
+    if not _LIT.search(arg):
+        return None
+    out = []
+    for tok in re.findall(r'"(?:[^"\\\n]|\\.)*"|\w+', arg):
+        if tok.startswith('"'):
+            out.append(tok[1:-1])
+        else:
+            m = _PRI.fullmatch("PRI" + tok[3:]) if tok.startswith("PRI") else None
+            if m and out and out[-1].endswith("%"):
+                out[-1] = out[-1] + "l" + m.group(1)
+    fmt = "".join(out).replace('\\"', '"').replace("\\n", " ").replace("\\t", " ")
+    return " ".join(fmt.split())
+
+
+def sites_of(path, src):
+    for m in _CALL.finditer(src):
+        if src[max(0, m.start() - 8):m.start()].endswith("define "):
+            continue
+        args = knowgen.call_args(src, m.end())
+        if not args:
+            continue
+        name = m.group(1)
+        if name == "opal_output":
+            if len(args) < 2 or args[0].strip() != "0":
+                continue
+            kind, fmt_arg, level = "output", args[1], "error"
+        elif name.startswith("BTL_"):
+            inner = args[-1].strip()
+            if not (inner.startswith("(") and inner.endswith(")")):
+                continue
+            sub = knowgen.call_args(inner, 1)
+            if not sub:
+                continue
+            kind, fmt_arg, level = "btl", sub[0], "error"
+        else:
+            kind, fmt_arg, level = "ucx", args[0], "warn" if name.endswith("WARN") else "error"
+        fmt = _format(fmt_arg)
+        if kind == "output" and fmt:
+            # opal_output(0, ...) also prints the launchers' debug lines ('plm:rsh: final top-level argv:') under their
+            # verbose flags: only a line that says something failed is a site; a WARNING line is a warning
+            if not _FAILED.search(fmt):
+                continue
+            level = "warn" if re.match(r"(?:%s )?WARNING", fmt) or "Warning:" in fmt else "error"
+        if fmt:
+            yield kind, level, "%s:%d" % (path, src.count("\n", 0, m.start()) + 1), fmt
+
+
+def build(files, version):
+    sites, seen = [], set()
+    for path, src in files:
+        for kind, level, where, fmt in sites_of(path, src):
+            if fmt in seen:
+                continue
+            seen.add(fmt)
+            rx, literal = knowgen.printf_to_regex(fmt)
+            site = {"id": "ompi.%s.%s" % (kind, re.sub(r"[^a-z0-9]+", "_", where.lower()).strip("_")), "where": where,
+                    "kind": kind, "level": level, "text": fmt}
+            need = 16 if kind == "output" else knowgen.MIN_LITERAL
+            if rx is None or len("".join(literal.split())) < need:
+                site.update({"re": None, "family": None, "rule": "no literal anchor of %d+ characters" % need})
+            else:
+                rule, family = knowgen.assign(RULES, site, {"where": where, "text": fmt, "kind": kind, "level": level})
+                prefix = {"btl": BTL_PREFIX, "ucx": UCX_PREFIX}.get(kind, "")
+                site.update({"re": prefix + rx, "family": family, "rule": rule})
+            sites.append(site)
+    return {"header": knowgen.header("open-mpi/ompi (https://github.com/open-mpi/ompi)", version, GENERATOR,
+                                     "BTL_ERROR/BTL_PEER_ERROR, MCA_COMMON_UCX_ERROR/PML_UCX_ERROR and opal_output(0) "
+                                     "formats of the transports, PML/MTL and ORTE's oob/plm; families from RULES"),
+            "sites": sites}
+
+
+def from_repo(repo, rev):
+    git = knowgen.git_reader(repo)
+    commit = git("rev-parse", rev).strip()
+    names = [p for p in git("ls-tree", "-r", "--name-only", rev, "--", *DIRS).splitlines()
+             if re.search(r"\.[ch]$", p) and "/test" not in p]
+    return [(p, git("show", "%s:%s" % (rev, p))) for p in sorted(names)], "%s (commit %s)" % (rev, commit)
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repo")
+    ap.add_argument("--rev", default="v4.1.8")
+    ap.add_argument("--slice")
+    ap.add_argument("-o", "--out")
+    a = ap.parse_args(argv)
+    if bool(a.repo) == bool(a.slice):
+        ap.error("give --repo or --slice")
+    files, version = from_repo(a.repo, a.rev) if a.repo else knowgen.read_slice(a.slice)
+    doc = build(files, version)
+    return knowgen.report(knowgen.write("ompi_messages", doc, a.out), doc)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
