@@ -162,3 +162,23 @@ def test_gdr_disabled_on_one_node_only_is_peermem(kb):
     f = _run(kb, text)["findings"][0]
     assert (f["id"], f["confidence"]) == ("rdma.peermem", "cause") and "on nodeB" in f["notes"][0]
     assert "modprobe nvidia-peermem" in f["notes"][1]
+
+
+# areal-project/AReaL#639 (https://github.com/areal-project/AReaL/issues/639): cross-node collectives 4-5x slower,
+# NCCL on sockets over bond0 where RoCE (mlx5_bond) was expected; fixed by opting into IB (NCCL_IB_HCA, PR #640)
+AREAL_639 = """Cross-node collective operations (AllReduce, Broadcast) are 4-5x slower than expected due to NCCL falling back to Socket transport instead of InfiniBand.
+
+NCCL logs show:
+```
+NCCL INFO NET/Socket : Using [0]bond0:200.8.184.2<0>
+```
+"""
+
+
+def test_public_cross_node_slower_than_expected_over_sockets_names_the_fallback_and_ib_hca(kb):
+    res = _run(kb, AREAL_639)
+    f = res["findings"][0]
+    assert (f["id"], f["confidence"]) == ("nccl.ib_no_device", "family")
+    assert "slower than expected" in f["notes"][0] and "NCCL_IB_HCA" in f["notes"][1]
+    # the socket line alone, with no complaint and no word of nodes: what NCCL chose, no cause
+    assert _run(kb, "NCCL INFO NET/Socket : Using [0]bond0:200.8.184.2<0>\n")["verdict"] == "no_error"

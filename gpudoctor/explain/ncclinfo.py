@@ -47,6 +47,8 @@ COMPLAINTS = [
     r"\blow (?:bus ?)?bandwidth\b",
     r"\bno progress\b",
 ]
+# The user's words that the job spans nodes (a paste without hostnames: "cross-node all_reduce is slow")
+MULTI_NODE = [r"\b(?:cross|inter|multi)[- ]?nodes?\b", r"\b(?:multiple|several|two|three|four|[2-9]) (?:nodes|machines|hosts)\b"]
 
 
 # The classes the scan looks for: those judge() reads. The table has more (P2P and SHM channel
@@ -75,6 +77,8 @@ def patterns():
             out.append(Pattern(_ENTRY, "fact", s["re"], 0, site=site, needles=s["needles"]))
     for rx in COMPLAINTS:
         out.append(Pattern(_ENTRY, "fact", rx, 0, site=None))
+    for rx in MULTI_NODE:
+        out.append(Pattern(_ENTRY, "fact", rx, 0, site={"class": "multi_text", "id": "user-text"}))
     return out
 
 
@@ -85,7 +89,8 @@ def _state(scan):
                                "versions": {}, "drivers": {}, "ib_none": {}, "ib_devices": {}, "socket_ifaces": {},
                                "bootstrap_ifaces": {}, "nets": {}, "net_failed": {}, "env": {}, "gdr": {},
                                "transports": {}, "gdrdma_channels": 0, "max_channel": -1, "nvls": {}, "nodes": 0,
-                               "nranks": {}, "coll_channels": {}, "complaint": None, "p2p_off": None, "seen": None}
+                               "nranks": {}, "coll_channels": {}, "complaint": None, "p2p_off": None, "seen": None,
+                               "multi_text": None}
     return st
 
 
@@ -119,11 +124,16 @@ def record(scan, hit):
     text = hit.text
     site = hit.pattern.site
     m = _PREFIX.search(text)
+    users = m is None and "NCCL INFO" not in text and "NCCL WARN" not in text
     if site is None:  # a complaint phrase, on a line of the user's (never NCCL's own)
-        if m is None and "NCCL INFO" not in text and "NCCL WARN" not in text and st["complaint"] is None:
+        if users and st["complaint"] is None:
             st["complaint"] = (hit.line, text[:300])
         return
     cls = site["class"]
+    if cls == "multi_text":  # the user says the job spans nodes
+        if users and st["multi_text"] is None:
+            st["multi_text"] = (hit.line, text[:300])
+        return
     if st["seen"] == (hit.line, cls):  # one line that the formats of several releases match: once
         return
     st["seen"] = (hit.line, cls)
@@ -237,6 +247,9 @@ def _total(by_host):
 def _socket_hosts(fx):
     """The hosts whose communicators use NCCL's socket transport."""
     got = set(fx["network"].get("Socket", []))
+    # 'NET/Socket : Using' on a host whose NET/IB found no HCA: NCCL initialises its networks in turn and
+    # stops at the first that works (src/plugin/net.cc), so sockets are that host's network
+    got |= {h for h in fx["socket_interfaces"] if h not in fx["ib_devices"]}
     return got | {h for h, t in fx["transports_by_host"].items() if "NET/Socket" in t}
 
 
@@ -265,11 +278,11 @@ def _summary(fx):
 
 
 def _multi(fx, st):
-    return (fx["nodes"] or 0) > 1 or len(fx["hosts"]) > 1
+    return (fx["nodes"] or 0) > 1 or len(fx["hosts"]) > 1 or st["multi_text"] is not None
 
 
 def _sockets(fx):
-    return "Socket" in fx["network"] or any(k == "NET/Socket" for k in fx["transports"])
+    return bool(_socket_hosts(fx))
 
 
 CONFIRM = ("NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET,ENV,GRAPH on every node: the 'NET/IB : Using', 'NET/Socket : "
@@ -387,7 +400,8 @@ def _answer(fx, st, scan, kb):
             "have none (cloud VMs without EFA/RDMA), sockets are expected and the cause is elsewhere (see nccl.info_only: "
             "a rank that is behind)." % (said, " (NCCL_IB_DISABLE=%s turned InfiniBand off)" % fx["env"]["NCCL_IB_DISABLE"]
                                           if str(fx["env"].get("NCCL_IB_DISABLE", "0")) != "0" else ""),
-            "Confirm: ibv_devinfo on every node; " + CONFIRM + "."])
+            "Confirm: ibv_devinfo on every node (inside the job's container); " + CONFIRM + "; once NET/IB lists "
+            "the HCAs, pin them with NCCL_IB_HCA=<mlx5_N,...> (RoCE: NCCL_IB_GID_INDEX)."])
     ib_off = [k for k, v in fx["gdr"].items() if not k.startswith("Socket ") and any(s.startswith("Disabled") for s in v)]
     if ib_off and "rdma.peermem" in by:
         return _finding(by["rdma.peermem"], scan, st, st["first"].get("gdr", (None,))[0], "family", [
