@@ -118,3 +118,40 @@ def test_a_ranks_own_exception_beside_the_report_is_the_root_not_the_echo(kb, lo
     assert res["verdict"] == "root_cause" and root["id"] == "code.exception", [f["id"] for f in res["findings"]]
     assert root["origin"]["rank"] == "1" and "ValueError: labels out of range" in root["matches"][0]["text"]
     assert {"cascade.child_failed", "errno.peer_gone"} <= {f["id"] for f in res["findings"] if f["role"] == "cascade"}
+
+
+def _root(kb, log):
+    res = _explain(kb, log)
+    return res["findings"][0], _fixes(res["findings"][0])
+
+
+def test_rendezvous_runs_get_the_fix_of_their_own_message(kb):
+    # c10d rendezvous, the second node never came: not "MASTER_ADDR unreachable" but fewer nodes than --nnodes
+    root, fixes = _root(kb, "rdzv_timeout.log")
+    assert root["id"] == "elastic.rdzv_incomplete" and "--rdzv-id" in fixes and "join_timeout" in fixes
+    assert not any("Flight Recorder" in n for n in root["notes"])  # a rendezvous, not a collective
+    # static rendezvous, node 1: nobody listens at the master's port
+    root, fixes = _root(kb, "static_connect.log")
+    assert root["id"] == "rendezvous.connect" and "nc -zv $MASTER_ADDR $MASTER_PORT" in fixes
+    # node 0 waited for node 1: "1/2 clients joined" names --node-rank, not the network first
+    # (tools/gen_torch_messages.py SITE_FIX)
+    root, fixes = _root(kb, "static_wait.log")
+    assert root["id"] == "rendezvous.store_timeout" and root["causes"][0]["fix"][0].startswith(
+        "start torchrun on every node with the same --nnodes and a distinct --node-rank")
+    # MASTER_PORT already taken by another process
+    root, fixes = _root(kb, "port_in_use.log")
+    assert root["id"] == "rendezvous.address_in_use" and "--master_port" in fixes
+
+
+def test_every_site_fix_of_the_torch_generator_names_a_committed_site():
+    import json
+    import re
+    import sys
+
+    sys.path.insert(0, os.path.join(REPO, "tools"))
+    import gen_torch_messages as gen
+
+    with open(os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated", "torch_messages.json")) as f:
+        sites = json.load(f)["sites"]
+    for rx, means, fix in gen.SITE_FIX:
+        assert any(s.get("fix") == fix and s.get("means") == means and re.search(rx, s["text"]) for s in sites), rx
