@@ -182,3 +182,13 @@ def test_public_cross_node_slower_than_expected_over_sockets_names_the_fallback_
     assert "slower than expected" in f["notes"][0] and "NCCL_IB_HCA" in f["notes"][1]
     # the socket line alone, with no complaint and no word of nodes: what NCCL chose, no cause
     assert _run(kb, "NCCL INFO NET/Socket : Using [0]bond0:200.8.184.2<0>\n")["verdict"] == "no_error"
+
+
+def test_versions_that_differ_name_the_host_of_each(kb):
+    # the H100 capture's two ranks, one of them put on another host with another NCCL (constructed from the real lines)
+    lines = [ln.replace("vm:560:", "node2:560:").replace("2.28.9+cuda13.0", "2.27.7+cuda12.9") if "vm:560:" in ln else ln
+             for ln in _log("fakehosts-2ranks-default.log").splitlines()]
+    res = _run(kb, "\n".join(lines) + "\n")
+    f = next(f for f in res["findings"] if f["id"] == "nccl.version_mismatch")
+    assert res["root"] == "nccl.version_mismatch"
+    assert f["notes"][0] == "NCCL version per host (from the INFO lines): 2.27.7 on node2; 2.28.9 on vm."

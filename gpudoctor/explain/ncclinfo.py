@@ -311,6 +311,12 @@ def judge(result, scan, kb):
         result["errors"], result["triage"] = [], []
         result["context"] = [n for n in result["context"] if n["id"] != got["id"]]
     fx["summary"] = _summary(fx) or None  # render.py prints it under the notes
+    vm = next((f for f in result["findings"] if f["id"] == "nccl.version_mismatch"), None)
+    if vm is not None and len(fx["versions"]) > 1 and any(h != ["?"] for h in fx["versions"].values()):
+        # which host prints which version: the node to fix is the one in the minority
+        vm["notes"].insert(0, "NCCL version per host (from the INFO lines): %s." % "; ".join(
+            "%s on %s" % (v, ", ".join(h[:6]) + (" and %d more" % (len(h) - 6) if len(h) > 6 else ""))
+            for v, h in sorted(fx["versions"].items(), key=lambda kv: len(kv[1]))))
     return got
 
 
