@@ -329,3 +329,12 @@ def test_ompi_messages_generator_regenerates_the_committed_sites(tmp_path):
     assert rx.search("[n1][[20066,1],24][btl_tcp_frag.c:215:mca_btl_tcp_frag_recv] mca_btl_tcp_frag_recv: readv "
                      "failed: Connection reset by peer (104)")
     assert not rx.search("mca_btl_tcp_frag_recv: readv failed: Connection reset by peer (104)")
+
+
+def test_stall_beside_a_killed_rank_names_the_dead_rank_first(cli, tmp_path):
+    # the stall warning of horovod/horovod#2564 and the mpirun line of open-mpi/ompi#2661 in one text (composed here)
+    text = HVD_REAL["stall_2564"][0] + OMPI_REAL["ompi_signal9_2661"][0]
+    doc = _answer(cli, text, tmp_path)
+    root = doc["findings"][0]
+    assert root["id"] == "horovod.stall" and "died" in root["causes"][0]["text"], root["causes"][0]["text"]
+    assert any(f["id"] == "mpi.rank_died" for f in doc["findings"][1:])
