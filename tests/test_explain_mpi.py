@@ -338,3 +338,14 @@ def test_stall_beside_a_killed_rank_names_the_dead_rank_first(cli, tmp_path):
     root = doc["findings"][0]
     assert root["id"] == "horovod.stall" and "died" in root["causes"][0]["text"], root["causes"][0]["text"]
     assert any(f["id"] == "mpi.rank_died" for f in doc["findings"][1:])
+
+
+def test_an_mpich_stack_no_site_matches_is_read_from_its_innermost_line(cli, tmp_path):
+    # made-up texts in the format of MPICH's error stack (src/mpi/errhan/errutil.c): the outer lines name calls,
+    # the innermost line what failed; its words name the family (here the network module: transport)
+    text = ("MPIR_Init_thread(586)..............:\nMPID_Init(224).....................: frobnication of the device "
+            "failed\nMPIDI_XYZ_new_init(105)............: frobnicating the fabric widget failed (widget.c:12:No data "
+            "available)\n")
+    f = _answer(cli, text, tmp_path)["findings"][0]
+    assert f["id"] == "mpi.transport" and f["confidence"] == "structural", (f["id"], f["confidence"])
+    assert f["first_line"] == 3 and "frobnicating the fabric" in f["matches"][0]["text"]

@@ -450,11 +450,16 @@ def _mpi_structural(scan, kb):
     if not hits or "mpi.transport" not in by:
         return None
     h = hits[0]
+    if h.groups.get("stack") or "Fatal error in" in h.text:
+        # MPICH's error stack lists the outer call first: its innermost line with a text says what failed
+        inner = [x for x in hits if x.groups.get("stack") and h.line <= x.line <= h.line + 50]
+        h = inner[-1] if inner else h
     g = h.groups
     msg = (g.get("msg") or "").lower()
     if g.get("ucx"):
         impl = "UCX (under Open MPI's pml ucx, MPICH's ch4:ucx, Intel MPI or NCCL's UCX plugin)"
-    elif g.get("hydra") or (g.get("fn") or "").startswith(("PMPI_", "MPI_", "internal_")) and "Fatal error" in h.text:
+    elif g.get("hydra") or g.get("stack") or (g.get("fn") or "").startswith(("PMPI_", "MPI_", "internal_")) \
+            and "Fatal error" in h.text:
         impl = "MPICH / Hydra (or a derivative: Intel MPI, MVAPICH, Cray MPICH)"
     elif g.get("orte") in ("PRTE", "PMIX"):
         impl = "Open MPI 5 (PRRTE / PMIx)"

@@ -520,6 +520,8 @@ STRUCTURAL = {
     # components' messages ('btl_tcp_endpoint.c:626:...] ... failed'), MPI_ERRORS_ARE_FATAL's '*** An error occurred
     # in MPI_X' (ompi/errhandler/errhandler_predefined.c); UCX's 'file.c:N  UCX  ERROR text' (src/ucs/debug/log.c)
     "_struct_mpi": [r"Fatal error in (?P<fn>P?MPI_\w{1,60}|internal_\w{1,60}): (?P<msg>[^\n]{1,200})",
+                    # an inner line of MPICH's error stack ('find_provider(170).........: text', padded with dots)
+                    r"(?P<stack>\w{1,100})\(\d{1,7}\)\.\.\.\.{0,200}:[ \t]{0,4}(?P<msg>\S[^\n]{0,200})",
                     r"\[(?P<hydra>mpiexec|proxy:[\d:]{1,20})@[^\]\n]{1,100}\] (?P<fn>\w{1,100}) \([^)\n]{1,200}:\d{1,7}\): "
                     r"(?P<msg>[^\n]{1,200})",
                     r"(?P<orte>ORTE|PRTE|OPAL|PMIX|OMPI)_ERROR_LOG: (?P<msg>[^\n]{1,200}?) in file",
