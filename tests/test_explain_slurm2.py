@@ -23,6 +23,23 @@ GENERATORS = [
 ]
 
 
+def test_reservation_codes_and_reasons_are_not_node_failures():
+    """ReqNodeNotAvail is not always 'node down': slurmctld's description after the comma says which
+    (src/slurmctld/node_scheduler.c), and ESLURM_RESERVATION_* are reservations, not generic errors."""
+    msgs = {s["text"]: s for s in _committed("slurm_messages")["sites"]}
+    assert msgs["ReqNodeNotAvail, Reserved for maintenance"]["family"] == "slurm.reservation"
+    assert msgs["ReqNodeNotAvail, May be reserved for other job"]["family"] == "slurm.reservation"
+    assert msgs["ReqNodeNotAvail, UnavailableNodes:%s"]["family"] == "slurm.node_down"
+    codes = {s["name"]: s for s in _committed("slurm_errors")["sites"]}
+    for name in ("ESLURM_RESERVATION_ACCESS", "ESLURM_RESERVATION_INVALID", "ESLURM_RESERVATION_MAINT",
+                 "ESLURM_RESERVATION_USER_GROUP"):  # USER_GROUP once went to slurm.auth by its name
+        assert codes[name]["family"] == "slurm.reservation", name
+    assert "--gpus=N counts for the whole job" in " ".join(codes["ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE"]["fix"])
+    reasons = {s["name"]: s for s in _committed("slurm_reasons")["sites"]}
+    assert reasons["WAIT_RESV_INVALID"]["family"] == "slurm.reservation"
+    assert "mintres" in reasons["WAIT_QOS_MIN_CPU"]["fix"][0] and "at least" in reasons["WAIT_QOS_MIN_CPU"]["fix"][1]
+
+
 def _committed(name):
     with open(os.path.join(GEN, name + ".json")) as f:
         return json.load(f)
@@ -139,6 +156,15 @@ REAL = [
     # https://github.com/NVIDIA/pyxis/issues/12 (settled: ENROOT_RUNTIME_PATH in enroot.conf)
     ("enroot-run-dir", "slurmstepd: error: pyxis: mkdir: cannot create directory '/run/enroot': Permission denied",
      "enroot.runtime_path", r"ENROOT_RUNTIME_PATH"),
+    # https://github.com/RobertsLab/resources/issues/1531 (settled: a --time that ends before the maintenance)
+    ("resv-maintenance", "JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)\n"
+     "           3937176     srlab denovo_s   lapita PD       0:00      1 (ReqNodeNotAvail, Reserved for maintenance)",
+     "slurm.reservation", r"timelimit=<ends before"),
+    # https://github.com/ArjunaCluster/ArjunaUsers/issues/67 (settled: the listed nodes were draining)
+    ("unavailable-nodes", "Observed Behavior: (ReqNodeNotAvail, UnavailableNodes:d[001-032],f[001-024])",
+     "slurm.node_down", r"sinfo -R -n"),
+    # https://github.com/reframe-hpc/reframe/issues/303 (an empty list: no node is down, the job just waits)
+    ("unavailable-empty", "ReqNodeNotAvail,  UnavailableNodes:", "slurm.reservation", r"--reservation=<NAME>"),
 ]
 
 

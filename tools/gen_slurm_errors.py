@@ -26,6 +26,8 @@ GENERATOR = "tools/gen_slurm_errors.py"
 # (rule, entry id, {"name": regex over the code's name, "text": regex over its description})
 RULES = [
     ("prolog", "slurm.prolog", {"name": r"PROLOG|EPILOG"}),
+    # before 'auth' (RESERVATION_USER_GROUP) and 'node' (INVALID_CORE_CNT: a reservation's node list)
+    ("reservation", "slurm.reservation", {"name": r"RESERVATION|_RSV_|^ESLURM_INVALID_CORE_CNT$"}),
     ("user", "slurm.user_unknown", {"name": r"USER_ID|GROUP_ID|INVALID_UID|USER_UNKNOWN|UID_NOT|_UID\b|BAD_USER"}),
     ("user-text", "slurm.user_unknown", {"text": r"\buser\b.*\b(unknown|not known|missing|invalid)|Invalid user"}),
     ("time", "slurm.time_limit", {"name": r"TIMEOUT_KILLED"}),
@@ -108,9 +110,10 @@ CODE_FIX = {
     "ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE": (
         "No node of the partition can ever give what one node is asked for: --gres/--gpus per node, --mem, "
         "--cpus-per-task x --ntasks-per-node, or a -C/--constraint feature no node has.",
-        ["sinfo -N -p <PARTITION> -o '%N %G %m %c %f'   (per node: GRES, memory MB, CPUs, features)",
+        ["sinfo -N -p <PARTITION> -o '%N %c %m %G %f'   (per node: CPUs, memory MB, GRES, features)",
          "compare with the job's --gres/--gpus-per-node, --mem, --cpus-per-task x --ntasks-per-node and -C: ask for "
-         "what a node has (or another partition, -p)"]),
+         "what a node has (or another partition, -p). GPUs: --gres=gpu:N and --gpus-per-node=N count per node (8 on "
+         "nodes with 4 GPUs never fits), --gpus=N counts for the whole job (Slurm spreads it over -N nodes)"]),
     "ESLURM_INVALID_TASK_MEMORY": (
         "--mem / --mem-per-cpu asks for more memory than a node of the partition has (or MaxMemPerNode allows).",
         ["sinfo -N -p <PARTITION> -o '%N %m'   (memory per node, MB)", "lower --mem/--mem-per-cpu/--mem-per-gpu"]),
@@ -226,6 +229,23 @@ CODE_FIX = {
         "The step's --cpu-bind request cannot be satisfied with the CPUs the job holds on that node.",
         ["srun --cpu-bind=verbose,... to see the masks", "srun --cpu-bind=none (or cores), or ask for whole "
          "cores (--hint=nomultithread)"]),
+    "ESLURM_RESERVATION_ACCESS": (
+        "The job names a reservation (--reservation) whose Users/Accounts do not include this user or the job's "
+        "account.",
+        ["scontrol show reservation <NAME>   (Users=, Accounts=)", "sbatch --reservation=<a reservation that lists "
+         "you> (or -A <an account it lists>), or drop --reservation"]),
+    "ESLURM_RESERVATION_INVALID": (
+        "The reservation named by --reservation does not exist (a typo, or it was deleted or has ended).",
+        ["scontrol show reservation   (the reservations that exist now)", "fix --reservation=<NAME>, or drop it"]),
+    "ESLURM_RESERVATION_NOT_USABLE": (
+        "The reservation exists but cannot be used now: it has not started yet or has ended, or its nodes are not "
+        "available.",
+        ["scontrol show reservation <NAME>   (StartTime, EndTime, State)", "submit so the job starts inside the "
+         "reservation (sbatch --begin=<StartTime>), or drop --reservation"]),
+    "ESLURM_RESERVATION_MAINT": (
+        "A maintenance reservation (Flags=MAINT) covers the nodes during the job's --time, so it cannot start now.",
+        ["scontrol show reservation   (StartTime of the MAINT reservation)", "a --time that ends before it starts "
+         "(scontrol update jobid=<JOBID> timelimit=...), or wait until it ends"]),
     "ESLURM_DEPENDENCY": (
         "The --dependency names a job that does not exist or cannot satisfy it.",
         ["squeue -j <dep jobid>; sacct -j <dep jobid>", "fix --dependency=afterok:<JOBID> (a job that exists)"]),

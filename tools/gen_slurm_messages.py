@@ -41,6 +41,10 @@ CTLD_PATHS = ("src/slurmctld/job_mgr.c", "src/slurmctld/node_scheduler.c", "src/
 # Which knowledge entry explains a message site: (rule name, entry id, {field: regex}); the first
 # rule whose regexes all match wins. Fields: where (path:line), text (the format), level.
 RULES = [
+    # slurmctld's ReqNodeNotAvail descriptions (node_scheduler.c): the text after the comma says which
+    ("reservation", "slurm.reservation", {"text": r"Reserved for maintenance|May be reserved for other job|"
+                                                  r"which this job was running under, has ended"}),
+    ("unavailable-nodes", "slurm.node_down", {"text": r"^ReqNodeNotAvail, UnavailableNodes:"}),
     ("oom", "slurm.oom", {"text": r"oom[_-]kill|Out Of Memory|OOM Killed|exceeded memory limit|"
                                   r"[Mm]emory limit exceeded"}),
     ("time-limit", "slurm.time_limit", {"text": r"DUE TO TIME LIMIT|time limit exceeded|TimeLimit exceeded|"
@@ -86,6 +90,19 @@ RULES = [
 # What one message means and what to do, where its family's fix is not enough (the first regex
 # over the format that matches): [(regex, means, [fix])]
 MSG_FIX = [
+    (r"^ReqNodeNotAvail, UnavailableNodes:%s$",
+     "Pending: the listed nodes are down, drained or not responding, and the job needs them (it names them with "
+     "-w/--nodelist, or it needs more nodes of its partition than the others can give).",
+     ["sinfo -R -n <the listed nodes>   (why each is down or drained)", "drop those nodes from -w/--nodelist or "
+      "sbatch --exclude=<list>, ask for fewer nodes (-N), or wait until the admins resume them"]),
+    (r"^ReqNodeNotAvail, Reserved for maintenance$",
+     "Pending: a maintenance reservation starts before the job's --time would end; no node is down.",
+     ["scontrol show reservation   (the MAINT reservation's StartTime)", "scontrol update jobid=<JOBID> "
+      "timelimit=<ends before that StartTime>, or wait: the job starts after the maintenance"]),
+    (r"^ReqNodeNotAvail, May be reserved for other job$",
+     "Pending: no node the job may use is down, but the usable ones are reserved for other users or jobs.",
+     ["scontrol show reservation   (which reservation holds the nodes, until when)", "sbatch --reservation=<NAME> if "
+      "you are in it; otherwise wait for its EndTime or ask for fewer nodes / another partition"]),
     (r"DUE TO PREEMPTION",
      "The job was preempted: a job of a higher-priority QOS or partition took its nodes.",
      ["sacct -j <JOBID> -o JobID,State,QOS,Partition", "sbatch --requeue (resumes from a checkpoint) or a "

@@ -43,7 +43,8 @@ RULES = [
     ("partition", "slurm.partition", {"name": r"^WAIT_PART_|^FAIL_DOWN_PARTITION$"}),
     ("account", "slurm.account", {"name": r"^FAIL_ACCOUNT$|^WAIT_ACCOUNT$"}),
     ("qos", "slurm.qos_limit", {"name": r"QOS|ASSOC|ACCOUNT_POLICY|PN_MEM_LIMIT|ARRAY_TASK_LIMIT"}),
-    ("dependency", "slurm.error", {"name": r"^WAIT_DEP_INVALID$|^WAIT_RESV_(DELETED|INVALID)$|^FAIL_SYSTEM$|"
+    ("reservation", "slurm.reservation", {"name": r"^WAIT_RESV_(DELETED|INVALID)$"}),
+    ("dependency", "slurm.error", {"name": r"^WAIT_DEP_INVALID$|^FAIL_SYSTEM$|"
                                            r"^FAIL_INACTIVE_LIMIT$|^FAIL_BURST_BUFFER_OP$"}),
 ]
 # left unassigned on purpose: NonZeroExitCode and RaisedSignal say the program itself failed (its
@@ -52,10 +53,13 @@ RULES = [
 # What a reason means and what to do, where its family's fix is not enough: enum name -> (means, [fix])
 REASON_FIX = {
     "WAIT_NODE_NOT_AVAIL": (
-        "Pending: a node the job needs (asked with -w, or every node that could run it) is down, drained or "
-        "reserved; squeue adds UnavailableNodes:<list>. Often a maintenance reservation overlaps the job's --time.",
-        ["sinfo -R   (down/drained nodes and why); scontrol show reservation", "drop -w/--nodelist or --exclude the "
-         "node; a --time that ends before the reservation starts; or wait for the admins"]),
+        "Pending: a node the job needs (asked with -w, or every node that could run it) is not available. The text "
+        "after the comma says why (squeue -o '%R'; slurmctld's node_scheduler.c): 'UnavailableNodes:<list>' names "
+        "nodes that are down, drained or not responding; 'Reserved for maintenance' a maintenance reservation that "
+        "overlaps the job's --time; 'May be reserved for other job' nodes reserved for others.",
+        ["squeue -j <JOBID> -o '%R'   (the full reason); sinfo -R   (down/drained nodes and why); "
+         "scontrol show reservation", "down nodes: drop -w/--nodelist or --exclude them; a reservation: a --time "
+         "that ends before it starts, or wait"]),
     "FAIL_DOWN_NODE": (
         "A node of the job went down (NodeDown): the job failed or was requeued.",
         ["sacct -j <JOBID> -o JobID,State,NodeList", "resubmit with --exclude=<node>; admins: sinfo -R and the "
@@ -202,7 +206,11 @@ def build(enum, table, version):
             site["means"] = "Pending: %s (%s)%s." % (comments[name].rstrip("."), reason,
                                                     ": the job never starts as it is" if forever else
                                                     ": the job starts when usage under that limit drops")
-            site["fix"] = [LIMITS_SHOW, "ask for less (--time, --gres/--gpus, --nodes, --mem) or use a QOS/account "
+            minimum = "_MIN_" in name
+            site["fix"] = ["sacctmgr show qos format=name,mintres   (MinTRESPerJob: the least a job of that QOS must ask "
+                           "for)" if minimum else LIMITS_SHOW, "ask for at least the QOS's minimum (MinTRESPerJob: more CPUs/GPUs/nodes) or use "
+                           "a QOS without it (--qos); scontrol update jobid=<JOBID> ... changes a pending job" if minimum
+                           else "ask for less (--time, --gres/--gpus, --nodes, --mem) or use a QOS/account "
                            "with a larger limit (--qos, -A); scontrol update jobid=<JOBID> ... changes a pending job"
                            if forever else "wait for your (or your account's) running jobs to end, or use a "
                            "QOS/account with room (--qos, -A)"]
