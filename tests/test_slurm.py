@@ -128,7 +128,12 @@ class Slurm:
 
 
 @pytest.fixture(scope="module")
-def slurm(tmp_path_factory):
+def slurm(tmp_path_factory, request):
+    """One slurmctld and one slurmd for the module. A module that sets SLURM_HOOKS = False
+    (tests/test_transport_srun.py) gets no Prolog= and no HealthCheckProgram=: with
+    PrologFlags=Alloc every job waited for gpudoctor's prolog, and every salloc waited at
+    least 3 s for it (salloc polls every 3 s after two quick looks: POLL_SLEEP,
+    src/salloc/salloc.c _wait_nodes_ready, Slurm 22.05.8)."""
     slurmctld, slurmd = _need("slurmctld"), _need("slurmd")
     for exe in ("scontrol", "srun", "sinfo"):
         _need(exe)
@@ -186,14 +191,12 @@ SelectTypeParameters=CR_Core
 # 1, not 2: with 2 slurmctld returns an admin's DOWN node to service at its next registration,
 # which raced test_healthcheck_leaves_a_down_node_with_an_admin_reason (slurm.conf(5), ReturnToService)
 ReturnToService=1
-Prolog=%(d)s/prolog
-PrologFlags=Alloc
-SchedulerParameters=nohold_on_prolog_fail
-HealthCheckProgram=%(d)s/hc-periodic
-HealthCheckInterval=1
-NodeName=%(node)s NodeHostname=%(host)s NodeAddr=127.0.0.1 CPUs=2 RealMemory=500 State=UNKNOWN
+%(hooks)sNodeName=%(node)s NodeHostname=%(host)s NodeAddr=127.0.0.1 CPUs=2 RealMemory=500 State=UNKNOWN
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
-""" % {"host": host, "port": _free_port(), "dport": _free_port(), "d": d, "node": NODE})
+""" % {"host": host, "port": _free_port(), "dport": _free_port(), "d": d, "node": NODE,
+       "hooks": ("Prolog=%(d)s/prolog\nPrologFlags=Alloc\nSchedulerParameters=nohold_on_prolog_fail\n"
+                 "HealthCheckProgram=%(d)s/hc-periodic\nHealthCheckInterval=1\n" % {"d": d})
+       if getattr(request.module, "SLURM_HOOKS", True) else ""})
 
     def small_memlock():
         resource.setrlimit(resource.RLIMIT_MEMLOCK, (SLURMD_MEMLOCK, SLURMD_MEMLOCK))

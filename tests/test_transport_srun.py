@@ -15,6 +15,7 @@ from test_slurm import NODE, slurm  # noqa: F401 (the fixture, reused)
 import sshcluster
 
 GD = [sys.executable, "-m", "gpudoctor"]
+SLURM_HOOKS = False  # no prolog or health check here: the srun transport is what is tested (test_slurm.slurm)
 
 
 def gd(slurm, *args, timeout=60, prefix=()):
