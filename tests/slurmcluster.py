@@ -153,6 +153,14 @@ class MultiSlurm(object):
                 raise AssertionError("%s not reached within %ss: %s" % (what, timeout, st))
             time.sleep(0.05)
 
+    def log_lines(self, job):
+        """slurmctld's log lines about one job (for an assertion's message)."""
+        try:
+            with open(os.path.join(self.dir, "slurmctld.log"), errors="replace") as f:
+                return [l.rstrip() for l in f if re.search(r"JobId=%s\b|job %s\b" % (job, job), l)][-40:]
+        except OSError:
+            return []
+
     def wait_idle(self, names=None, timeout=30):
         names = names or self.names
         return self.wait(lambda st: all(st.get(n, ("",))[0] == "IDLE" for n in names), timeout,

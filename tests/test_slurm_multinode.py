@@ -325,7 +325,7 @@ def test_a_batch_job_whose_prolog_fails_on_one_node_runs_on_healthy_ones(ms):
         time.sleep(0.1)
     f = fields()
     ms.run("scancel", job)
-    assert f["JobState"] == "COMPLETED" and f["NodeList"] == "sn[1-2,4]", f
+    assert f["JobState"] == "COMPLETED" and f["NodeList"] == "sn[1-2,4]", (f, ms.states(), ms.log_lines(job))
 
 
 def test_probe_via_ssh_inside_an_allocation_is_the_users_choice(ms):
