@@ -73,6 +73,9 @@ RULES = [
     ("pdsh", "pdsh.error", {"where": r"^src/"}),
     ("ds-opbuild-note", "deepspeed.ds_report_optional_ops", {"where": r"^op_builder/", "level": r"^warning$"}),
     ("ds-opbuild", "deepspeed.ops", {"where": r"^op_builder/", "level": r"raise|error"}),
+    # runner.py fetch_hostfile(): no hostfile (default /job/hostfile) -> this node's GPUs only, a warning
+    ("ds-no-hostfile", "deepspeed.no_hostfile", {"where": r"deepspeed", "text": r"^Unable to find hostfile",
+                                                 "level": r"^warning$"}),
     ("ds-master-addr", "deepspeed.master_addr", {"where": r"deepspeed", "text": r"master address|hostname -I"}),
     ("ds-no-ssh", "deepspeed.launcher", {"where": r"deepspeed", "text": r"without ssh"}),
     ("ds-env", "deepspeed.remote_env", {"where": r"deepspeed", "text": r"deepspeed_env|environment"}),
@@ -146,6 +149,40 @@ MSG_FIX = [
      "deepspeed/launcher/multinode_runner.py: the MPI runners take the whole hostfile; --include/--exclude/"
      "--num_nodes/--num_gpus work with pdsh (and slurm) only.",
      ["write the hosts and slots you want into the hostfile, or use --launcher pdsh"]),
+    (r"^Hostfile contains a bad entry|^Hostfile is empty or not formatted correctly",
+     "deepspeed/launcher/runner.py _parse_hostfile(): every line that is not empty or a '#' comment must match "
+     "'^(\\S+)\\s+slots=(\\d+)' - a host name, blanks, slots=<GPUs> (Open MPI's 'max_slots=' or ':8' forms, "
+     "'slots = 8' with blanks, or a bare host name are refused); the 'Bad hostfile text' line prints what was read.",
+     ["write one line per node: '<hostname> slots=<GPUs on it>' (e.g. 'node01 slots=8'), '#' for comments; then "
+      "deepspeed --hostfile <that file> ...", "under Slurm, from the allocation: scontrol show hostnames "
+      "$SLURM_JOB_NODELIST | sed 's/$/ slots=8/' > hostfile"]),
+    (r"^Hostfile contains multiple entries for",
+     "deepspeed/launcher/runner.py _parse_hostfile(): each host may appear once; its slots= is the number of GPUs "
+     "used on it.",
+     ["keep one line per host (sort -u hostfile), with slots= set to that host's GPU count"]),
+    (r"^include_str and exclude_str are mutually exclusive|^Cannot specify num_nodes/gpus with include/exclude",
+     "deepspeed/launcher/runner.py: --include and --exclude cannot be combined, nor either with --num_nodes / "
+     "--num_gpus (they select from the hostfile in different ways).",
+     ["keep one selection: --include 'node01:0,1@node02' (host[:GPU,GPU][@host...]) or --exclude 'node03', or "
+      "--num_nodes/--num_gpus alone"]),
+    (r"^Hostname '%s' not found in hostfile|^No slot '%s' specified on host '%s'",
+     "deepspeed/launcher/runner.py parse_resource_filter(): the --include/--exclude NODE_SPEC (host[:slot,slot]"
+     "[@host...]) names a host that is not in the hostfile, or a GPU index not below that host's slots=.",
+     ["use the hostfile's own host names (as written there) and GPU indices 0..slots-1 in --include/--exclude"]),
+    (r"^You can only use one of `--cpu`, `--multi_gpu`, `--tpu`, `--use_deepspeed`, `--use_fsdp` at a time",
+     "accelerate/commands/launch.py _validate_launch_command(): those flags each pick the distributed type; more "
+     "than one was given (on the command line, next to what the config file sets).",
+     ["pass one of them (DeepSpeed and FSDP already run on several GPUs: --use_deepspeed --num_processes N, not "
+      "--multi_gpu too), or set distributed_type in the config (accelerate config) and pass none"]),
+    (r"^Less than two GPU ids were configured and tried to run on multiple GPUs",
+     "accelerate/commands/launch.py: --multi_gpu (or a MULTI_GPU config) on one machine with gpu_ids naming fewer "
+     "than two GPUs.",
+     ["accelerate launch --multi_gpu --gpu_ids all (or --gpu_ids 0,1,...) --num_processes <that many> ..., or drop "
+      "--multi_gpu for one GPU; check gpu_ids in the config file (accelerate env shows it)"]),
+    (r"^You need to manually pass in `--num_processes` using this config yaml",
+     "accelerate/commands/launch.py: the config file says num_processes: -1 (no count), so the launch needs one.",
+     ["accelerate launch --num_processes <total processes over all machines, usually GPUs per node x nodes> ..., or "
+      "set num_processes in the config"]),
     (r"^When using multiple machines, you need to specify the main process IP",
      "accelerate/utils/launch.py: num_machines > 1 needs main_process_ip (the address of machine_rank 0).",
      ["accelerate launch --num_machines N --machine_rank R --main_process_ip <IP of machine 0> --main_process_port "
