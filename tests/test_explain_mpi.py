@@ -349,3 +349,20 @@ def test_an_mpich_stack_no_site_matches_is_read_from_its_innermost_line(cli, tmp
     f = _answer(cli, text, tmp_path)["findings"][0]
     assert f["id"] == "mpi.transport" and f["confidence"] == "structural", (f["id"], f["confidence"])
     assert f["first_line"] == 3 and "frobnicating the fabric" in f["matches"][0]["text"]
+
+
+def test_intel_mpi_bootstrap_failure_is_the_launch_not_a_dead_rank(cli, tmp_path):
+    # https://github.com/Azure/az-hop/issues/906 (Intel MPI 2021.4's Hydra cannot start hydra_bstrap_proxy): its
+    # 'error waiting for event' is also MPICH Hydra's echo of a closed proxy; the unknown launch line beside it wins
+    text = (
+        "Loading impi version 2021.4.0\n"
+        "[mpiexec@hb120v3-3] check_exit_codes (../../../../../src/pm/i_hydra/libhydra/demux/hydra_demux_poll.c:117): "
+        "unable to run bstrap_proxy on hb120v3-3.internal.cloudapp.net (pid 12608, exit code 256)\n"
+        "[mpiexec@hb120v3-3] poll_for_event (../../../../../src/pm/i_hydra/libhydra/demux/hydra_demux_poll.c:159): "
+        "check exit codes error\n"
+        "[mpiexec@hb120v3-3] HYD_bstrap_setup (../../../../../src/pm/i_hydra/libhydra/bstrap/src/intel/"
+        "i_hydra_bstrap.c:1062): error waiting for event\n")
+    doc = _answer(cli, text, tmp_path)
+    f = doc["findings"][0]
+    assert doc["verdict"] == "root_cause" and f["id"] == "mpi.mpich_launch" and f["first_line"] == 2, f["id"]
+    assert any("Intel MPI" in n for n in f["notes"])

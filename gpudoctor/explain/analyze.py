@@ -443,9 +443,9 @@ def _mpi_failures(scan):
             or h.groups.get("fn") or h.groups.get("orte")]
 
 
-def _mpi_structural(scan, kb):
+def _mpi_structural(scan, kb, hits=None):
     """structural()'s answer for an MPI or UCX error line that no entry explains (how sure: low)."""
-    hits = _mpi_failures(scan)
+    hits = _mpi_failures(scan) if hits is None else hits
     by = kb.by_id
     if not hits or "mpi.transport" not in by:
         return None
@@ -497,12 +497,19 @@ def _beside_echo(scan, kb):
     from an exception line of the rank's own (not the launcher's echo exception); else None."""
     own = {h.line for h in scan.matches.get("_struct_terminate", []) + scan.matches.get("_struct_exc", [])
            if not any(w in (h.groups.get("exc") or "") for w in _ECHO_EXC)}
-    if not own:
-        return None
-    got = structural(scan, kb)
-    if got and got["kind"] != "echo" and got["first_line"] in own:
-        return got
-    return None
+    if own:
+        got = structural(scan, kb)
+        if got and got["kind"] != "echo" and got["first_line"] in own:
+            return got
+    # an MPI launcher's own failure line that no entry knows, beside the echo (Intel MPI's Hydra: 'check_exit_codes
+    # (...): unable to run bstrap_proxy on <host>' before the event loop's 'error waiting for event')
+    known = set()
+    for eid, lines in scan.match_lines.items():
+        if not eid.startswith("_"):
+            known.update(lines)
+    unknown = [h for h in _mpi_failures(scan) if h.line not in known]
+    got = _mpi_structural(scan, kb, unknown) if unknown else None
+    return got if got and got["kind"] != "echo" else None
 
 
 def _structural_finding(e, hit, why, scan, lib=None):
