@@ -80,6 +80,10 @@ def test_every_munge_code_has_a_family_and_the_key_texts_their_own():
     # 'Invalid credential' never matches the longer 'Invalid credential format' (another code)
     rx = re.compile(sites["EMUNGE_CRED_INVALID"]["re"])
     assert rx.search("unmunge: Error: Invalid credential") and not rx.search("unmunge: Error: Invalid credential format")
+    # a code text any program prints is munge's only on a line that names munge
+    rx = re.compile(sites["EMUNGE_BAD_ARG"]["re"])
+    assert rx.search("unmunge: Error: Invalid argument")
+    assert not rx.search("srun: error: Unable to create step for job 12: Invalid argument")
 
 
 def test_container_sites_keep_enroot_line_shape_and_older_pyxis_texts():
@@ -156,6 +160,20 @@ REAL = [
     # https://github.com/NVIDIA/pyxis/issues/12 (settled: ENROOT_RUNTIME_PATH in enroot.conf)
     ("enroot-run-dir", "slurmstepd: error: pyxis: mkdir: cannot create directory '/run/enroot': Permission denied",
      "enroot.runtime_path", r"ENROOT_RUNTIME_PATH"),
+    # https://github.com/clustervision/trinity/issues/759 (slurmctld's log; the cause of 'Invalid credential', a key
+    # that differs between the daemons, as settled in https://github.com/dun/munge/issues/62)
+    ("munge-invalid", "May 24 07:06:45 login slurmctld[15918]: error: slurm_receive_msg: MESSAGE_NODE_REGISTRATION_STATUS "
+     "has authentication error: Invalid credential\n"
+     "May 24 07:06:45 login slurmctld[15918]: error: slurm_receive_msg: Protocol authentication error\n"
+     "May 24 07:06:46 login slurmctld[15918]: error: Munge decode failed: Invalid credential\n"
+     "May 24 07:06:46 login slurmctld[15918]: error: slurm_receive_msg: Protocol authentication error",
+     "munge.key_mismatch", r"/etc/munge/munge\.key.*restart munge"),
+    # https://github.com/dun/munge/issues/130 (settled: the credential was restricted to another UID)
+    ("munge-unauthorized", "munged: Info: Unauthorized credential for client UID=0 GID=0", "munge.unauthorized",
+     r"SlurmUser"),
+    # https://github.com/ArjunaCluster/ArjunaUsers/issues/112 (settled: 2 of the 56 cores are reserved: -n 54)
+    ("node-config-cpus", "Observed Behavior: \"sbatch: error: Batch job submission failed: Requested node configuration "
+     "is not available\"", "slurm.node_config", r"sinfo -N .*%c"),
     # https://github.com/RobertsLab/resources/issues/1531 (settled: a --time that ends before the maintenance)
     ("resv-maintenance", "JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)\n"
      "           3937176     srlab denovo_s   lapita PD       0:00      1 (ReqNodeNotAvail, Reserved for maintenance)",
@@ -190,6 +208,24 @@ def test_munge_debug_lines_of_a_healthy_slurmd_are_no_error(cli, tmp_path):
                    "[2026-11-25T10:00:00.002] debug:  Munge authentication plugin loaded\n"
                    "[2026-11-25T10:00:00.003] debug2: Processing RPC: REQUEST_PING\n"
                    "[2026-11-25T10:00:00.004] slurmd version 22.05.8 started\n")
+    rc, out, err = cli("explain", "--json", log)
+    doc = json.loads(out)
+    assert rc == 0 and doc["verdict"] == "no_error", doc["findings"]
+
+
+def test_a_healthy_pyxis_and_enroot_start_is_no_error(cli, tmp_path):
+    """The lines a successful `srun --container-image` prints: pyxis's slurm_spank_log/slurm_info
+    (pyxis_slurmstepd.c, v0.24.0) and enroot's [INFO] lines (src/docker.sh, v4.1.2)."""
+    log = tmp_path / "pyxis.log"
+    log.write_text("pyxis: importing docker image: nvcr.io#nvidia/pytorch:24.01-py3\n"
+                   "[INFO] Querying registry for permission grant\n[INFO] Authenticating with user: $oauthtoken\n"
+                   "[INFO] Fetching image manifest list\n[INFO] Downloading 12 missing layers...\n"
+                   "[INFO] Extracting image layers...\n[INFO] Converting whiteouts...\n"
+                   "[INFO] Creating squashfs filesystem...\n"
+                   "pyxis: imported docker image: nvcr.io#nvidia/pytorch:24.01-py3\n"
+                   "[2026-11-25T10:00:01.000] [81.0] pyxis: creating container filesystem: pyxis_81.0\n"
+                   "[2026-11-25T10:00:02.000] [81.0] pyxis: starting container: pyxis_81.0\n"
+                   "[2026-11-25T10:00:02.100] [81.0] pyxis: completed container setup in 1200 ms\n")
     rc, out, err = cli("explain", "--json", log)
     doc = json.loads(out)
     assert rc == 0 and doc["verdict"] == "no_error", doc["findings"]

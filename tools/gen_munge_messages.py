@@ -147,12 +147,18 @@ def sites_of(path, src):
         yield call, "%s:%d" % (path, src.count("\n", 0, m.start()) + 1), fmt
 
 
+# munge words only: a code text that any program prints ('Invalid argument', 'Out of memory', 'Socket
+# timeout') is munge's only on a line that names munge, never after a bare 'srun: error:'
+_MUNGE_CONTEXT = r"\b(?:munged?|unmunge|remunge|MUNGE|[Mm]unge)\b[^\n]{0,160}?"
+_SPECIFIC = re.compile(r"credential|realm|cipher|MAC type|compression")
+
+
 def code_regex(text, others):
     """A code's text after a munge line shape; never the start of a longer code text ('Invalid
     credential' is also the start of 'Invalid credential format')."""
     longer = sorted({o[len(text):] for o in others if o != text and o.startswith(text)})
     guard = "(?!%s)" % "|".join(re.escape(t) for t in longer) if longer else ""
-    return _CONTEXT + re.escape(text) + guard
+    return (_CONTEXT if _SPECIFIC.search(text) else _MUNGE_CONTEXT) + re.escape(text) + guard
 
 
 def build(files, version):
