@@ -92,6 +92,8 @@ def test_container_sites_keep_enroot_line_shape_and_older_pyxis_texts():
     # enroot's bash messages match only on its own '[ERROR] ' line: 'Invalid argument' is everywhere else
     rx = re.compile(by_text["Invalid argument"]["re"])
     assert rx.search("pyxis:     [ERROR] Invalid argument") and not rx.search("OSError: [Errno 22] Invalid argument")
+    # in colour on a terminal: common::fmt wraps the tag in tput's setaf and sgr0 (ESC ( B ESC [ m)
+    assert rx.search("\x1b[31m[ERROR]\x1b(B\x1b[m Invalid argument")
     # pyxis 0.24 reworded 'couldn't start container'; the 0.23 text is kept with until
     old = by_text["pyxis: couldn't start container"]
     assert old["family"] == "pyxis.container_start" and old["until"] == "v0.24.0"

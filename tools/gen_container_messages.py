@@ -90,8 +90,9 @@ _SH_CALL = re.compile(r"common::(err|log WARN)\s+\"")
 FAILURE_WORDS = re.compile(r"fail|error|unable|cannot|can't|couldn't|could not|invalid|not found|denied|"
                            r"does not exist|too soon|unexpectedly", re.IGNORECASE)
 # enroot's own log lines: '[ERROR] text' / '[WARN] text' (src/common.sh common::log), possibly in
-# colour, possibly after pyxis's 'pyxis:     ' prefix
-_ENROOT_LINE = r"\[(?:ERROR|WARN)\](?:\x1b\[[0-9;]{0,10}m)? "
+# colour ('tput sgr0' ends it with ESC ( B ESC [ m on xterm-like terminals), possibly after pyxis's
+# 'pyxis:     ' prefix
+_ENROOT_LINE = r"\[(?:ERROR|WARN)\](?:\x1b\(B)?(?:\x1b\[[0-9;]{0,10}m)? "
 CONTEXT_BELOW = 20
 
 
