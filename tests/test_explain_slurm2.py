@@ -156,6 +156,9 @@ REAL = [
      "    slurmstepd: error: pyxis: if the image has an unusual entrypoint, try using --no-container-entrypoint\n"
      "    slurmstepd: error: spank: required plugin spank_pyxis.so: task_init() failed with rc=-1",
      "enroot.userns", r"user_namespace\.enable=1"),
+    # https://github.com/NVIDIA/enroot/issues/41 again, Slurm's last line alone: the echo of pyxis's error
+    ("spank-pyxis-alone", "    slurmstepd: error: spank: required plugin spank_pyxis.so: task_init() failed with rc=-1",
+     "pyxis.error", r"first 'pyxis:' error"),
     # https://github.com/NVIDIA/pyxis/issues/70 (settled: pyxis cannot pass dockerd://; import a .sqsh)
     ("enroot-image-ref", "error: pyxis:     [ERROR] Invalid image reference: docker://dockerd://mlperf-nvidia:minigo",
      "enroot.image_ref", r"\.sqsh"),
