@@ -179,6 +179,9 @@ REAL = [
     # https://github.com/ArjunaCluster/ArjunaUsers/issues/112 (settled: 2 of the 56 cores are reserved: -n 54)
     ("node-config-cpus", "Observed Behavior: \"sbatch: error: Batch job submission failed: Requested node configuration "
      "is not available\"", "slurm.node_config", r"sinfo -N .*%c"),
+    # https://github.com/mlcommons/training/issues/824 (settled: the launcher asked 8 GPUs per node of GB200 nodes with 4)
+    ("node-config-gpus", "sbatch: error: Batch job submission failed: Requested node configuration is not available",
+     "slurm.node_config", r"--gpus-per-node=N count per node \(8 on nodes with 4 GPUs never fits\)"),
     # https://github.com/RobertsLab/resources/issues/1531 (settled: a --time that ends before the maintenance)
     ("resv-maintenance", "JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)\n"
      "           3937176     srlab denovo_s   lapita PD       0:00      1 (ReqNodeNotAvail, Reserved for maintenance)",
