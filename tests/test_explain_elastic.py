@@ -155,3 +155,19 @@ def test_every_site_fix_of_the_torch_generator_names_a_committed_site():
         sites = json.load(f)["sites"]
     for rx, means, fix in gen.SITE_FIX:
         assert any(s.get("fix") == fix and s.get("means") == means and re.search(rx, s["text"]) for s in sites), rx
+
+
+def test_c10d_ipv6_attempt_with_errno_97_is_a_note_not_an_error(kb):
+    # lines in socket.cpp's recordError formats (C10D_WARNING, then the next address): on a host without IPv6
+    # '[::]' fails with errno 97 and IPv4 works; another errno on a lone attempt is still rendezvous.*
+    ok = ("[W socket.cpp:426] [c10d] The server socket has failed to bind to [::]:29500 (errno: 97 - Address family "
+          "not supported by protocol).\n[I socket.cpp:923] The client socket has connected to [localhost]:29500 on "
+          "[localhost]:51350.\nepoch 1 step 100 loss 2.3\n")
+    res = explain.explain_text(ok, kb)
+    assert res["verdict"] == "no_error" and [n["id"] for n in res["context"]] == ["elastic.ipv6_attempt"]
+    refused = "[W socket.cpp:697] [c10d] The client socket has failed to connect to [node01]:29500 (errno: 111 - " \
+              "Connection refused).\n"
+    assert explain.explain_text(refused, kb)["root"] == "rendezvous.connect"
+    taken = "[W socket.cpp:426] [c10d] The server socket has failed to bind to [::]:29500 (errno: 98 - Address " \
+            "already in use).\n"
+    assert explain.explain_text(taken, kb)["root"] == "rendezvous.address_in_use"

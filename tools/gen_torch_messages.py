@@ -61,6 +61,13 @@ _SO_MARK = re.compile(r"^/\S+\.(?:cpp|cc|c|hpp|h|cu|cuh)$")
 # (rule, knowledge entry, {field: regex}); fields: where, text, level (raise | error | warning | string | cpp)
 RULES = [
     # sockets and the TCPStore (socket.cpp, TCPStore*.cpp, elastic/utils/distributed.py)
+    # socket.cpp's per-address attempts (SocketListenOp / SocketConnectOp::recordError: C10D_WARNING, then the
+    # next address): on a host without IPv6, '[::]' / '[::1]' fail with errno 97 or 99 and IPv4 works. The
+    # errors are the final 'failed to listen on any local network address' / 'failed to connect to any network
+    # address of' / the timeout, which carry these texts; rendezvous.toml's own patterns keep a lone attempt
+    # that names another errno (98: the port is taken; 111, 113: see rendezvous.connect)
+    ("address-attempt", None, {"text": r"^The server socket has failed to bind to %s %s\.$|"
+                                       r"^The client socket has failed to connect to %s %s\.$"}),
     ("listen", "rendezvous.address_in_use", {"text": r"failed to listen on(?! provided)|failed to bind\b|"
                                                       r"failed to bind to|already in use|"
                                                       r"could not be initialized on any address"}),
