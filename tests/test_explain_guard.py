@@ -67,3 +67,29 @@ def test_a_munge_answer_keeps_slurms_authentication_family(kb, line, entry):
     res = explain.explain_text((line + "\n").encode(), kb)
     root = res["findings"][0]
     assert (res["verdict"], root["id"], root["family"]) == ("root_cause", entry, "slurm.auth")
+
+
+@pytest.mark.parametrize("ch", "*=-#~_")
+def test_a_separator_row_is_no_error(kb, ch):
+    # rows of one character frame banners everywhere (torchrun's OMP_NUM_THREADS notice in
+    # torch/distributed/run.py, DeepSpeed's and pytest's headers); opal_info's [developer warning:
+    # field too long] help topic starts with 74 '*' and matched any such row as mpi.error
+    for n in (20, 41, 74, 80, 120):
+        text = "epoch 1 done\n" + ch * n + "\nSetting OMP_NUM_THREADS environment variable for each process to be 1 in default\n" \
+            + ch * n + "\n"
+        res = explain.explain_text(text.encode(), kb)
+        assert (res["verdict"], res["findings"]) == ("no_error", []), (n, [f["id"] for f in res["findings"]])
+
+
+def test_an_open_mpi_component_line_is_found_by_its_component_prefix(kb):
+    # the structural MCA patterns (knowledge.STRUCTURAL _struct_mpi) had the error words as needles:
+    # every line with 'enabled', 'error' or 'failed' was a candidate for nine of them
+    mca = [p for p in kb.patterns if p.entry == "_struct_mpi" and "(?P<mca>" in p.source]
+    assert len(mca) == 9
+    for p in mca:
+        fw = p.source.split("(?P<mca>")[1].split(")")[0]
+        assert p.needles_b == [(fw + "_").encode()], p.source
+    line = ("[node1:01234] btl_tcp_endpoint.c:626:mca_btl_tcp_endpoint_recv_connect_ack] received unexpected "
+            "process identifier [[1234,1],1]: connect() to 10.0.0.2 failed: Connection refused (111)\n")
+    res = explain.explain_text(line.encode(), kb)
+    assert res["verdict"] == "root_cause" and res["findings"][0]["family"].startswith("mpi."), res["root"]

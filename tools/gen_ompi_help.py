@@ -66,8 +66,11 @@ def topics(name, text):
 
 
 def _words(line):
-    """How many non-blank characters a line prints besides its conversions."""
-    return len("".join(knowgen._CONV.sub("", line).split()))
+    """How many non-blank characters a line prints besides its conversions; none when it has no
+    letter or digit: a row of '*' is a separator any program prints (opal_info's and orte-info's
+    [developer warning: field too long] starts with one: it matched every banner of 74+ '*')."""
+    rest = "".join(knowgen._CONV.sub("", line).split())
+    return len(rest) if re.search(r"[A-Za-z0-9]", rest) else 0
 
 
 def _second_line(whole, first):

@@ -529,8 +529,11 @@ STRUCTURAL = {
                     r"\*\*\* (?P<msg>An error occurred in (?P<fn>MPI_\w{1,60}))",
                     r"(?P<ucx>[\w-]{1,60}\.(?:c|h|inl)):\d{1,6}\s{1,40}(?:UCX\s{1,10}(?:ERROR|FATAL)|Fatal:)\s{1,100}"
                     r"(?P<msg>[^\n]{1,200})"] + [
-                    r"\b(?P<mca>%s)_(?P<comp>[a-z0-9]{1,20})[\w.]{0,60}:\d{1,6}[:\]\s][^\n]{0,200}?(?P<msg>(?:[Ee]rror|"
-                    r"failed|[Uu]nable|refused|reset|timed out)[^\n]{0,200})" % fw
+                    # the component's prefix is the literal 'btl_' (the mca group in a lookahead): as
+                    # '(?P<mca>btl)_' the prefilter needles were the error words ('rror', 'nable',
+                    # 'failed', ...), and every line with 'enabled' or 'error' was a candidate
+                    r"\b(?=(?P<mca>%s)_)%s_(?P<comp>[a-z0-9]{1,20})[\w.]{0,60}:\d{1,6}[:\]\s][^\n]{0,200}?(?P<msg>"
+                    r"(?:[Ee]rror|failed|[Uu]nable|refused|reset|timed out)[^\n]{0,200})" % (fw, fw)
                     for fw in ("btl", "pml", "mtl", "oob", "plm", "osc", "coll", "odls", "ess")],
     # a process group's status per rank (torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp: the
     # watchdog's " failure detected by watchdog at work sequence id: ... PG status: last enqueued
