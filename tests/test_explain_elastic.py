@@ -171,3 +171,12 @@ def test_c10d_ipv6_attempt_with_errno_97_is_a_note_not_an_error(kb):
     taken = "[W socket.cpp:426] [c10d] The server socket has failed to bind to [::]:29500 (errno: 98 - Address " \
             "already in use).\n"
     assert explain.explain_text(taken, kb)["root"] == "rendezvous.address_in_use"
+
+
+def test_two_nodes_that_disagree_on_nnodes_name_the_rendezvous_and_the_nnodes_cause(kb):
+    # nnodes_a.log (--nnodes 2) timed out; nnodes_b.log (--nnodes 3) lost the store when A's agent exited
+    res = _explain(kb, "nnodes_a.log", "nnodes_b.log")
+    root = res["findings"][0]
+    assert root["id"] == "elastic.rdzv_incomplete" and root["origin"]["file"].endswith("nnodes_a.log")
+    assert any("--nnodes" in c["text"] and "MIN" in c["text"] for c in root["causes"])
+    assert "errno.peer_gone" in [f["id"] for f in res["findings"] if f["role"] == "cascade"]
