@@ -180,3 +180,19 @@ def test_two_nodes_that_disagree_on_nnodes_name_the_rendezvous_and_the_nnodes_ca
     assert root["id"] == "elastic.rdzv_incomplete" and root["origin"]["file"].endswith("nnodes_a.log")
     assert any("--nnodes" in c["text"] and "MIN" in c["text"] for c in root["causes"])
     assert "errno.peer_gone" in [f["id"] for f in res["findings"] if f["role"] == "cascade"]
+
+
+# https://github.com/deepspeedai/DeepSpeed/issues/3232 (DeepSpeed's launch.py, the rank's argument list shortened)
+DS_3232 = ("[2023-04-14 13:11:27,879] [INFO] [launch.py:428:sigkill_handler] Killing subprocess 13266\n"
+           "[2023-04-14 13:11:27,885] [ERROR] [launch.py:434:sigkill_handler] ['/usr/bin/python3', '-u', 'main.py', "
+           "'--local_rank=0', '--zero_stage', '2', '--deepspeed'] exits with return code = -9\n")
+
+
+def test_the_signal_through_deepspeed_and_accelerate_launchers(kb):
+    root = explain.explain_text(DS_3232, kb)["findings"][0]
+    assert root["id"] == "elastic.sigkill" and "dmesg" in _fixes(root)
+    # accelerate's simple launcher re-raises subprocess.CalledProcessError (Python's own text for a signal)
+    import subprocess
+
+    text = "subprocess.CalledProcessError: %s\n" % subprocess.CalledProcessError(-11, ["/usr/bin/python", "train.py"])
+    assert explain.explain_text(text, kb)["findings"][0]["id"] == "elastic.sigsegv"
