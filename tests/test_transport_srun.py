@@ -100,21 +100,81 @@ def test_srun_refuses_a_hostile_nodelist(slurm):
 
 def test_srun_stub_frames_per_host_options():
     """The stub in front of the collector gives each node its own options (the rendezvous
-    probe's role) and frames what the collector printed: run it here, as a task would."""
+    probe's role) and the blob after the mark, and frames what the collector printed: run it
+    here, as a task would (`python -c READ_BLOB`)."""
     import base64
     import zlib
 
-    from gpudoctor.transport.srun import build_stub
+    from gpudoctor.transport.srun import READ_BLOB, build_stub
 
-    bundle = "import sys, json\nprint(json.dumps(sys.argv[1:]))\n"
-    stub = build_stub(bundle, {"a": 1}, {"gpu2": {"role": "master"}, "gpu3": {"role": "peer"}})
-    p = subprocess.run([sys.executable, "-"], input=stub, capture_output=True, text=True,
+    loader = "import sys, json\nprint(json.dumps([sorted(_gd_opts.items()), _gd_blob.hex()]))\n"
+    stub = build_stub({"a": 1}, {"gpu2": {"role": "master"}, "gpu3": {"role": "peer"}},
+                      parts=(loader, b"\x00\n#gpudoctor-blob\n\xff"))
+    p = subprocess.run([sys.executable, "-c", READ_BLOB], input=stub, capture_output=True,
                        env=dict(os.environ, SLURMD_NODENAME="gpu2"))
-    lines = p.stdout.splitlines()
+    lines = p.stdout.decode().splitlines()
     assert lines[-1].startswith("gpudoctor-end gpu2 0 ")
     data = "".join(l.split(" ", 2)[2] for l in lines if l.startswith("gpudoctor-chunk gpu2 "))
-    argv = json.loads(zlib.decompress(base64.b64decode(data)).decode())
-    assert argv == ["--set", "a=1", "--set", 'node="gpu2"', "--set", 'role="master"']
+    opts, blob = json.loads(zlib.decompress(base64.b64decode(data)).decode())
+    assert opts == [["a", 1], ["node", "gpu2"], ["role", "master"]]
+    assert bytes.fromhex(blob) == b"\x00\n#gpudoctor-blob\n\xff"  # the blob as sent, a mark in it too
+
+
+def test_srun_collector_blob_gives_the_same_facts_and_sends_less(tmp_path):
+    """The collector through the stub, as bytes (bundle.build_parts), gives the same facts as
+    the text bundle (ssh's), by bytecode on this interpreter and by source on one whose magic
+    differs; a run that asks for no sampling and no rendezvous leaves their modules out and
+    their sections still answer the same; Python 2 gets the "too old" exit."""
+    import base64
+    import zlib
+
+    from gpudoctor.collector import bundle
+    from gpudoctor.transport import READ_STDIN
+    from gpudoctor.transport.srun import READ_BLOB, build_stub
+
+    opts = {"resolve": ["localhost"], "env_key": "k" * 64}
+    env = dict(os.environ, SLURMD_NODENAME="gpu1")
+
+    def facts(stub, read, python=sys.executable):
+        p = subprocess.run([python, "-c", read], input=stub, capture_output=True, env=env, timeout=60)
+        lines = p.stdout.decode().splitlines()
+        data = "".join(l.split(" ", 2)[2] for l in lines if l.startswith("gpudoctor-chunk gpu1 "))
+        rc = int(lines[-1].split()[2])
+        doc = json.loads(zlib.decompress(base64.b64decode(data)).decode() or "null")
+        for k in ("collected_at", "collector"):
+            (doc or {}).pop(k, None)
+        for s in (doc or {}).values():  # what changes from one run to the next
+            if isinstance(s, dict) and "status" in s:
+                s.pop("free_bytes", None)
+        return rc, doc, p.stderr.decode()
+
+    # the text bundle, given the options on its command line as the stub before this one did
+    old = build_stub(opts, {}, parts=("import json, sys\nsys.argv[1:] = sum([['--set', '%s=%s' % (k, json.dumps(v))] "
+                                      "for k, v in sorted(_gd_opts.items())], [])\n"
+                                      "exec(compile(_gd_blob, '<b>', 'exec'), {'__name__': '__main__'})",
+                                      bundle.build_script({"env_key": "k" * 64}).encode()))
+    new = build_stub(opts, {})
+    assert bundle.left_out(opts, {}) == ("watch", "rendezvous")
+    assert len(new) < len(old) / 2
+    _, want, _ = facts(old, READ_BLOB)
+    rc, got, err = facts(new, READ_BLOB)
+    assert rc == 0 and got == want, err
+    assert got["watch"] == {"status": "unsupported", "reason": "no sampling asked for (gpudoctor watch samples a "
+                                                               "running job)"}
+    assert READ_STDIN != READ_BLOB
+    loader, blob = bundle.build_parts(("watch", "rendezvous"))
+    head, _, rest = blob.partition(b"\n")
+    wrong = head.split(b" ")
+    wrong[0] = b"00000000"  # another interpreter's magic: every module compiled from its source
+    rc, by_source, err = facts(build_stub(opts, {}, parts=(loader, b" ".join(wrong) + b"\n" + rest)), READ_BLOB)
+    assert rc == 0 and by_source == want, err
+    import glob
+
+    for py2 in glob.glob(os.path.expanduser("~/.pyenv/versions/2.7*/bin/python")) + ["/usr/bin/python2"]:
+        if os.access(py2, os.X_OK):  # pyenv's 2.7 on the test machine, where there is one
+            rc, doc, err = facts(new, READ_BLOB, python=py2)
+            assert rc == 3 and doc is None and "python too old" in err
+            break
 
 
 def test_srun_ctrl_c_lists_the_node_as_interrupted_and_ends_the_step(slurm):

@@ -520,11 +520,15 @@ def summarize(start, end, elapsed):
     return net, ports, cpu, disks
 
 
+# the section's answer when the run asks for no sampling (bundle.py's placeholder says the same)
+NOT_ASKED = "no sampling asked for (gpudoctor watch samples a running job)"
+
+
 @section("watch")
 def watch(ctx):
     opt = ctx.options.get("watch")
     if not isinstance(opt, dict):
-        raise Unsupported("no sampling asked for (gpudoctor watch samples a running job)")
+        raise Unsupported(NOT_ASKED)
     if not ctx.live:
         raise Unsupported("sampling needs the live node (a recorded tree has no time)")
     seconds = min(max(float(opt.get("seconds", 5)), 0.5), MAX_SECONDS)

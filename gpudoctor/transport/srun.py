@@ -49,22 +49,30 @@ LINE = 1000  # characters of base64 per chunk line
 FALLBACK_KINDS = ("node-down", "node-drained", "slurmd", "slurm", "not-allocated")
 READ_LIMIT = 1 << 16  # bytes of one line read at a time (longer lines are read in pieces)
 
+BLOB_MARK = b"\n#gpudoctor-blob\n"  # between the stub (source) and the collector's blob (bytes)
+# How the node's python reads stdin: the stub (Python source, small), then BLOB_MARK and the
+# collector's bytes (bundle.build_parts), which the stub gets as ``_gd_blob``. Read in one go and
+# compiled, as READ_STDIN (transport/__init__.py says why not `python3 -`). Python 2 syntax too.
+READ_BLOB = ('import sys;d=getattr(sys.stdin,"buffer",sys.stdin).read().split(b"%s",1);'
+             'exec(compile(d[0],"<stdin>","exec"),{"__name__":"__main__","_gd_blob":d[-1]})'
+             % BLOB_MARK.decode("ascii").replace("\n", "\\n"))
+
 # Runs on the node, as `sh -c SHELL gpudoctor PYTHON`: the node announces itself before
 # anything can fail, then the same 'not found' mark as the ssh transport.
 SHELL = ('echo "gpudoctor-task ${SLURMD_NODENAME:-$(hostname)}"; py=$1; '
          'command -v "$py" >/dev/null 2>&1 || { echo "%s $py" >&2; exit 127; }; exec "$py" -c \'%s\''
-         % (NOT_FOUND_MARK, READ_STDIN))
+         % (NOT_FOUND_MARK, READ_BLOB))
 
-# Put in front of the collector bundle. Python 2 syntax too, so that an old python
-# reaches the bundle's own "too old" message.
-STUB = r'''# -*- coding: utf-8 -*-
+# Put in front of the collector's loader and blob. Python 2 syntax too, so that an old python
+# reaches the loader's own "too old" message. No base64 (it imports re) and no --set options
+# on sys.argv: the options go to the collector as they are.
+STUB = r"""# -*- coding: utf-8 -*-
 # gpudoctor srun stub
-import base64, json, os, sys, zlib
+import binascii, json, os, sys, zlib
 _node = os.environ.get("SLURMD_NODENAME") or os.uname()[1]
 _opts = json.loads(%(common)r)
 _opts.update(json.loads(%(per)r).get(_node, {}))
 _opts["node"] = _node
-sys.argv = [sys.argv[0]] + sum([["--set", "%%s=%%s" %% (k, json.dumps(v))] for k, v in sorted(_opts.items())], [])
 try:
     from io import StringIO
 except ImportError:
@@ -73,29 +81,38 @@ _real, _buf = sys.stdout, StringIO()
 sys.stdout = _buf
 _rc = 0
 try:
-    exec(compile(%(bundle)r, "<gpudoctor>", "exec"), {"__name__": "__main__"})
+    exec(compile(%(loader)r, "<gpudoctor>", "exec"), {"__name__": "__main__", "_gd_blob": _gd_blob, "_gd_opts": _opts})
 except SystemExit as _e:
     _rc = _e.code if isinstance(_e.code, int) else (0 if _e.code is None else 1)
 except BaseException as _e:
     sys.stderr.write("gpudoctor: collector crashed: %%s: %%s\n" %% (type(_e).__name__, _e))
     _rc = 3
 sys.stdout = _real
-_data = base64.b64encode(zlib.compress(_buf.getvalue().encode("utf-8"))).decode("ascii")
+_data = binascii.b2a_base64(zlib.compress(_buf.getvalue().encode("utf-8"))).decode("ascii").strip()
 for _i in range(0, len(_data), %(line)d):
     _real.write("gpudoctor-chunk %%s %%s\n" %% (_node, _data[_i:_i + %(line)d]))
 _real.write("gpudoctor-end %%s %%d %%d\n" %% (_node, _rc, len(_data)))
 _real.flush()
 sys.exit(0)
-'''
+"""
 
 _TASK_EXIT = re.compile(r"^srun: error: (\S+): tasks? ([\d,\-]+): (.*)$")
 _LAUNCH_FAIL = re.compile(r"failed on node (\S+): (.*)$")
 _EXECVE = re.compile(r"slurmstepd(?:-(\S+))?: error: execve\(\): (.*)$")
 
 
-def build_stub(script, options, per_host):
-    return STUB % {"common": json.dumps(options, sort_keys=True), "per": json.dumps(per_host, sort_keys=True),
-                   "bundle": script, "line": LINE}
+def build_stub(options, per_host, parts=None):
+    """What srun sends to every node's stdin (bytes): the stub with this run's options, the
+    collector's loader, BLOB_MARK and its blob. ``parts``: (loader, blob), by default the
+    collector without the modules no node of this run needs (bundle.left_out)."""
+    if parts is None:
+        from gpudoctor.collector.bundle import build_parts, left_out
+
+        parts = build_parts(left_out(options, per_host))
+    loader, blob = parts
+    stub = STUB % {"common": json.dumps(options, sort_keys=True), "per": json.dumps(per_host, sort_keys=True),
+                   "loader": loader, "line": LINE}
+    return stub.encode("utf-8") + BLOB_MARK + blob
 
 
 class _Task(object):
@@ -207,7 +224,10 @@ class SrunTransport(Transport):
         # The collector's script is built (50-60 ms of CPU, once per run) while scontrol answers:
         # the tasks wait for it on their stdin, so it is on the way to every node's first fact.
         # A build that fails is simply built again (and fails) in _run, in this thread.
-        builder = threading.Thread(target=payload.get_script, daemon=True)
+        from gpudoctor.collector.bundle import build_parts, left_out
+
+        builder = threading.Thread(target=build_parts, args=(left_out(payload.options, payload.per_host_options),),
+                                   daemon=True)
         builder.start()
         known = self._preflight([h.name for h in hosts])
         builder.join()
@@ -361,7 +381,7 @@ class SrunTransport(Transport):
         # tasks print nothing but their announcement until their stdin ends, far below a
         # pipe's buffer.
         try:
-            stub = build_stub(payload.get_script(), dict(payload.options or {}), per).encode("utf-8")
+            stub = build_stub(dict(payload.options or {}), per)
         except BaseException:
             self._stop(proc, grace=1.0)
             raise
