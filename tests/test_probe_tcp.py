@@ -258,7 +258,25 @@ def test_nothing_is_left_running_and_the_budget_holds(run5):
     assert wait_no_probe_processes() == []
 
 
-def test_hung_worker_is_classified_within_the_budget_and_killed(bed):
+def test_hung_worker_is_classified_within_the_budget_and_killed_and_a_killed_controllers_workers_end(bed):
+    """Two runs in one test, so that their waits overlap: a controller SIGKILLed while its
+    workers start (no cleanup can run: the hung interpreter on "hang" must end under the
+    `timeout -k 2 5` its remote command runs in: hello's 3 s deadline + 2 s, as check's
+    collectors do), and meanwhile a run whose worker hangs, classified within its budget and
+    cleaned up.
+    Each run's cleanup ends only the processes with its own run token, so the killed run's
+    workers still end by themselves."""
+    # SIGKILL leaves no chance to clean up
+    p = subprocess.Popen(GD + ["probe", "--hosts", bed.hostfile(["n1", "hang"]), "--mode", "tcp", "--budget", "5",
+                               "--ports", PORTS, "--ssh-config", bed.ssh_config],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=bed.base)
+    deadline = time.time() + 15
+    while len(probe_processes()) < 2 and time.time() < deadline:
+        time.sleep(0.05)
+    killed = set(probe_processes())
+    assert killed, "no probe worker started"
+    p.kill()
+    p.wait()
     rc, out, err, took = gd(bed, "probe", "--hosts", bed.hostfile(["n1", "hang"]), "--mode", "tcp", "--json",
                             "--budget", "6", "--ports", PORTS)
     doc = json.loads(out)
@@ -268,8 +286,9 @@ def test_hung_worker_is_classified_within_the_budget_and_killed(bed):
     # the hung shell and its child, found by the run token (the bed's nodes share one /proc:
     # whichever node's cleanup runs first ends them)
     assert sum(c.get("found", 0) for c in doc["cleanup"].values()) >= 2, doc["cleanup"]
-    assert wait_no_probe_processes() == []
     assert rc == 1 and [f["hosts"] for f in doc["findings"] if f["check"] == "probe.node.failed"] == [["hang"]]
+    # nothing of either run is left: the killed run's by `timeout -k` alone
+    assert wait_no_probe_processes(timeout=10) == []
 
 
 def test_text_report_names_the_slow_node(run5):
@@ -311,21 +330,6 @@ def test_sigint_and_sigterm_end_the_run_print_the_partial_report_and_leave_nothi
     assert out.startswith("gpudoctor probe: mode") and "INTERRUPTED by %s" % sig.name in out
     assert "cleanup: 3 node(s)" in out
     assert wait_no_probe_processes() == []
-
-
-def test_workers_end_by_themselves_when_the_controller_is_killed(bed):
-    # SIGKILL leaves no chance to clean up: the hung interpreter on "hang" ends under the
-    # `timeout -k` its remote command runs in (hello's deadline, 2 s here, + 2 s), as check's do
-    p = subprocess.Popen(GD + ["probe", "--hosts", bed.hostfile(["n1", "hang"]), "--mode", "tcp", "--budget", "5",
-                               "--ports", PORTS, "--ssh-config", bed.ssh_config],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=bed.base)
-    deadline = time.time() + 15
-    while len(probe_processes()) < 2 and time.time() < deadline:
-        time.sleep(0.05)
-    assert probe_processes(), "no probe worker started"
-    p.kill()
-    p.wait()
-    assert wait_no_probe_processes(timeout=10) == []
 
 
 def test_a_node_hung_in_measurement_and_a_node_with_every_port_taken_are_findings(bed):
