@@ -14,7 +14,6 @@ Source: pytorch/gloo (https://github.com/pytorch/gloo), read with `git show REV:
 holds parts of source files, each after `=== path @FIRSTLINE`.
 """
 
-import argparse
 import os
 import re
 import sys
@@ -122,24 +121,14 @@ def build(files, version):
 
 def from_repo(repo, rev):
     git = knowgen.git_reader(repo)
-    commit = git("rev-parse", rev).strip()
-    names = [p for p in git("ls-tree", "-r", "--name-only", rev, "--", "gloo").splitlines()
-             if re.search(r"\.(cc|h|cpp)$", p) and "/test" not in p and "benchmark" not in p]
-    return [(p, git("show", "%s:%s" % (rev, p))) for p in sorted(names)], "commit %s" % commit
+    return (knowgen.tree_files(git, rev, ("gloo",), lambda p: re.search(r"\.(cc|h|cpp)$", p) and "/test" not in p
+                               and "benchmark" not in p),
+            "commit %s" % git("rev-parse", rev).strip())
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repo")
-    ap.add_argument("--rev", default="HEAD")
-    ap.add_argument("--slice")
-    ap.add_argument("-o", "--out")
-    a = ap.parse_args(argv)
-    if bool(a.repo) == bool(a.slice):
-        ap.error("give --repo or --slice")
-    files, version = from_repo(a.repo, a.rev) if a.repo else knowgen.read_slice(a.slice)
-    doc = build(files, version)
-    return knowgen.report(knowgen.write("gloo_messages", doc, a.out), doc)
+    a = knowgen.arguments(__doc__, argv, rev="HEAD")
+    return knowgen.emit("gloo_messages", build(*knowgen.source_files(a, from_repo)), a.out)
 
 
 if __name__ == "__main__":

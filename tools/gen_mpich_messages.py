@@ -17,7 +17,6 @@ Usage:
 Source: pmodels/mpich (https://github.com/pmodels/mpich), read with `git show REV:path`.
 """
 
-import argparse
 import os
 import re
 import sys
@@ -235,32 +234,23 @@ def build(files, version, older=()):
 
 def from_repo(repo, rev):
     git = knowgen.git_reader(repo)
-    commit = git("rev-parse", rev).strip()
-    desc = git("describe", "--tags", rev).strip() if rev not in git("tag").split() else rev
-    names = [p for p in git("ls-tree", "-r", "--name-only", rev, "--", "src").splitlines()
-             if (p.endswith("errnames.txt") or (re.search(r"\.[ch]$", p) and (
-                 p.startswith("src/pm/hydra/") or p.startswith("src/mpid/ch4/netmod/ofi/"))))
-             and "/examples/" not in p and "/test" not in p]
-    return [(p, git("show", "%s:%s" % (rev, p))) for p in sorted(names)], "%s (commit %s)" % (desc, commit)
+    return knowgen.tree_files(git, rev, ("src",), _read), knowgen.revision(git, rev)
+
+
+def _read(p):
+    """The files from_repo reads: every errnames.txt, hydra's and ch4/ofi's C sources (not examples or tests)."""
+    return ((p.endswith("errnames.txt") or (re.search(r"\.[ch]$", p) and (
+        p.startswith("src/pm/hydra/") or p.startswith("src/mpid/ch4/netmod/ofi/"))))
+        and "/examples/" not in p and "/test" not in p)
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repo")
-    ap.add_argument("--rev", default="HEAD")
-    ap.add_argument("--older", default="", help="comma-separated older tags, newest first (e.g. v4.2.3,v4.1.3,"
-                                                "v4.0.3,v3.4.3): their texts that the pinned revision no longer has")
-    ap.add_argument("--slice")
-    ap.add_argument("-o", "--out")
-    a = ap.parse_args(argv)
-    if bool(a.repo) == bool(a.slice):
-        ap.error("give --repo or --slice")
-    files, version = from_repo(a.repo, a.rev) if a.repo else knowgen.read_slice(a.slice)
-    older = []
-    for tag in [t for t in a.older.split(",") if t] if a.repo else []:
-        older.append((tag, from_repo(a.repo, tag)[0]))
-    doc = build(files, version, older)
-    return knowgen.report(knowgen.write("mpich_messages", doc, a.out), doc)
+    a = knowgen.arguments(__doc__, argv, rev="HEAD", extra=[(
+        "--older", {"default": "", "help": "comma-separated older tags, newest first (e.g. v4.2.3,v4.1.3,v4.0.3,"
+                                           "v3.4.3): their texts that the pinned revision no longer has"})])
+    files, version = knowgen.source_files(a, from_repo)
+    older = [(tag, from_repo(a.repo, tag)[0]) for tag in a.older.split(",") if tag and a.repo]
+    return knowgen.emit("mpich_messages", build(files, version, older), a.out)
 
 
 if __name__ == "__main__":

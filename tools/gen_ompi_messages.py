@@ -13,7 +13,6 @@ Usage:
 Source: open-mpi/ompi (https://github.com/open-mpi/ompi), read with `git show REV:path`.
 """
 
-import argparse
 import os
 import re
 import sys
@@ -126,24 +125,13 @@ def build(files, version):
 
 def from_repo(repo, rev):
     git = knowgen.git_reader(repo)
-    commit = git("rev-parse", rev).strip()
-    names = [p for p in git("ls-tree", "-r", "--name-only", rev, "--", *DIRS).splitlines()
-             if re.search(r"\.[ch]$", p) and "/test" not in p]
-    return [(p, git("show", "%s:%s" % (rev, p))) for p in sorted(names)], "%s (commit %s)" % (rev, commit)
+    return (knowgen.tree_files(git, rev, DIRS, lambda p: re.search(r"\.[ch]$", p) and "/test" not in p),
+            knowgen.revision(git, rev, describe=False))
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repo")
-    ap.add_argument("--rev", default="v4.1.8")
-    ap.add_argument("--slice")
-    ap.add_argument("-o", "--out")
-    a = ap.parse_args(argv)
-    if bool(a.repo) == bool(a.slice):
-        ap.error("give --repo or --slice")
-    files, version = from_repo(a.repo, a.rev) if a.repo else knowgen.read_slice(a.slice)
-    doc = build(files, version)
-    return knowgen.report(knowgen.write("ompi_messages", doc, a.out), doc)
+    a = knowgen.arguments(__doc__, argv, rev="v4.1.8")
+    return knowgen.emit("ompi_messages", build(*knowgen.source_files(a, from_repo)), a.out)
 
 
 if __name__ == "__main__":

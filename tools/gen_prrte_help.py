@@ -18,7 +18,6 @@ Source: openpmix/prrte (https://github.com/openpmix/prrte), read with `git show 
 that Open MPI 5.0.x bundles.
 """
 
-import argparse
 import os
 import re
 import sys
@@ -71,17 +70,8 @@ def from_repo(repo, rev):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repo")
-    ap.add_argument("--rev", default="v3.0.14")
-    ap.add_argument("--slice")
-    ap.add_argument("-o", "--out")
-    a = ap.parse_args(argv)
-    if bool(a.repo) == bool(a.slice):
-        ap.error("give --repo or --slice")
-    files, version = from_repo(a.repo, a.rev) if a.repo else knowgen.read_slice(a.slice)
-    doc = build(files, version)
-    return knowgen.report(knowgen.write("prrte_help", doc, a.out), doc, "topics")
+    a = knowgen.arguments(__doc__, argv, rev="v3.0.14")
+    return knowgen.emit("prrte_help", build(*knowgen.source_files(a, from_repo)), a.out, "topics")
 
 
 if __name__ == "__main__":

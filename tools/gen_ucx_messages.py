@@ -12,7 +12,6 @@ Usage:
 Source: openucx/ucx (https://github.com/openucx/ucx), read with `git show REV:path`.
 """
 
-import argparse
 import os
 import re
 import sys
@@ -142,25 +141,14 @@ def build(files, version):
 
 def from_repo(repo, rev):
     git = knowgen.git_reader(repo)
-    commit = git("rev-parse", rev).strip()
-    desc = git("describe", "--tags", rev).strip()
-    names = [p for p in git("ls-tree", "-r", "--name-only", rev, "--", "src/uct", "src/ucp", "src/ucs").splitlines()
-             if re.search(r"\.(c|h|inl)$", p) and "/test" not in p]
-    return [(p, git("show", "%s:%s" % (rev, p))) for p in sorted(names)], "%s (commit %s)" % (desc, commit)
+    return (knowgen.tree_files(git, rev, ("src/uct", "src/ucp", "src/ucs"),
+                               lambda p: re.search(r"\.(c|h|inl)$", p) and "/test" not in p),
+            knowgen.revision(git, rev))
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repo")
-    ap.add_argument("--rev", default="HEAD")
-    ap.add_argument("--slice")
-    ap.add_argument("-o", "--out")
-    a = ap.parse_args(argv)
-    if bool(a.repo) == bool(a.slice):
-        ap.error("give --repo or --slice")
-    files, version = from_repo(a.repo, a.rev) if a.repo else knowgen.read_slice(a.slice)
-    doc = build(files, version)
-    return knowgen.report(knowgen.write("ucx_messages", doc, a.out), doc)
+    a = knowgen.arguments(__doc__, argv, rev="HEAD")
+    return knowgen.emit("ucx_messages", build(*knowgen.source_files(a, from_repo)), a.out)
 
 
 if __name__ == "__main__":

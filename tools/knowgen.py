@@ -11,7 +11,10 @@ entry (a TOML file) that explains it, assigned by the generator's hand-written r
 null: a site no rule assigns is listed in docs/explain.md, never guessed.
 """
 
+import argparse
+import contextlib
 import datetime
+import io
 import json
 import os
 import re
@@ -168,6 +171,69 @@ def git_reader(repo):
         return subprocess.run(["git", "-C", repo] + list(args), check=True, capture_output=True, text=True,
                               errors="replace").stdout
     return git
+
+
+def arguments(doc, argv, source="repo", rev=None, source_opts=None, extra=()):
+    """The command line every generator shares, parsed: --<source> (the pinned source: a git
+    directory, with --rev REV when ``rev`` is given, its default; or a folder, wheels ...; its
+    argparse options ``source_opts``) or --slice FILE (the recorded slice in tools/data/ that the
+    tests regenerate from), exactly one of them; -o/--out OUT (default: the committed file,
+    gpudoctor/data/knowledge/generated/<name>.json); then each (flag, argparse options) of ``extra``.
+    With ``source`` None the slice is optional (the source is what this machine has installed).
+    The description is the first line of the generator's docstring ``doc``."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    if source:
+        ap.add_argument("--" + source, **(source_opts or {}))
+    if rev is not None:
+        ap.add_argument("--rev", default=rev)
+    ap.add_argument("--slice")
+    ap.add_argument("-o", "--out")
+    for flag, opts in extra:
+        ap.add_argument(flag, **opts)
+    a = ap.parse_args(argv)
+    if source and bool(getattr(a, source)) == bool(a.slice):
+        ap.error("give --%s or --slice" % source)
+    return a
+
+
+def source_files(a, from_repo, from_slice=None):
+    """([(path, text)], version) of the parsed command line ``a``: ``from_repo(a.repo, a.rev)`` when
+    a repository is given, else its slice (``from_slice``, default read_slice)."""
+    if a.repo:
+        return from_repo(a.repo, a.rev)
+    return (from_slice or read_slice)(a.slice)
+
+
+def tree_files(git, rev, dirs, keep):
+    """[(path, text)] of the files at ``rev`` under ``dirs`` (the whole tree when empty) whose path
+    ``keep(path)`` accepts, sorted by path; each read with `git show REV:path` (git_reader's ``git``),
+    so the work tree is never used."""
+    names = [p for p in git("ls-tree", "-r", "--name-only", rev, "--", *dirs).splitlines() if keep(p)]
+    return [(p, git("show", "%s:%s" % (rev, p))) for p in sorted(names)]
+
+
+def revision(git, rev, describe=True):
+    """The version a generator records for a git revision: '<name> (commit <sha>)', the name being
+    `git describe --tags` of ``rev`` (or ``rev`` itself when it is a tag, or when ``describe`` is
+    false: a pinned release tag such as v4.1.8)."""
+    commit = git("rev-parse", rev).strip()
+    name = git("describe", "--tags", rev).strip() if describe and rev not in git("tag").split() else rev
+    return "%s (commit %s)" % (name, commit)
+
+
+def emit(name, doc, out=None, what="sites"):
+    """Write ``doc`` as generated/<name>.json (or ``out``: write) and print the summary line (report);
+    the exit status of a generator's main (0)."""
+    return report(write(name, doc, out), doc, what)
+
+
+def regenerated(main, slice_path, out):
+    """What a generator's ``main`` writes from its recorded slice (``--slice SLICE -o OUT``), read
+    back: what a test compares with the committed file (its summary line is not printed)."""
+    with contextlib.redirect_stdout(io.StringIO()):
+        main(["--slice", str(slice_path), "-o", str(out)])
+    with open(out) as f:
+        return json.load(f)
 
 
 def report(path, doc, what="sites"):
