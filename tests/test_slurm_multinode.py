@@ -297,7 +297,13 @@ def test_a_batch_job_whose_prolog_fails_on_one_node_runs_on_healthy_ones(ms):
     the job is requeued unheld and then runs on sn1, sn2 and sn4."""
     ms.set_config('shm_min = "1GiB"\n')
     ms.enable("prolog")
-    r = ms.run("sbatch", "-N3", "-t", "1", "--chdir", ms.cwd, "-o", "job-%j.out", "--wrap", "true", "--parsable",
+    # slurmctld sends the batch script to sn1 at allocation, and sn1 runs it once its own prolog
+    # has passed, whatever sn3's prolog says later (slurmctld.log here: "_job_complete: JobId=1
+    # WEXITSTATUS 0", then "Requeuing JobId=1" 18 ms after). Slurm requeued even that completed
+    # job, but a race between the two was left open. The first run waits to be ended by the
+    # requeue; the rerun exits at once. SLURM_RESTART_COUNT: sbatch(1), OUTPUT ENVIRONMENT VARIABLES.
+    script = '[ "${SLURM_RESTART_COUNT:-0}" -ge 1 ] || exec sleep 60'
+    r = ms.run("sbatch", "-N3", "-t", "1", "--chdir", ms.cwd, "-o", "job-%j.out", "--wrap", script, "--parsable",
                check=True)
     job = r.stdout.strip().split(";")[0]
 
@@ -325,7 +331,8 @@ def test_a_batch_job_whose_prolog_fails_on_one_node_runs_on_healthy_ones(ms):
         time.sleep(0.1)
     f = fields()
     ms.run("scancel", job)
-    assert f["JobState"] == "COMPLETED" and f["NodeList"] == "sn[1-2,4]", (f, ms.states(), ms.log_lines(job))
+    assert f["JobState"] == "COMPLETED" and f["NodeList"] == "sn[1-2,4]" and f["Restarts"] == "1", (
+        f, ms.states(), ms.log_lines(job))
 
 
 def test_probe_via_ssh_inside_an_allocation_is_the_users_choice(ms):
