@@ -16,7 +16,6 @@ never committed. A slice file holds a part of each header after `=== driver_type
 `=== cuda.h` and the recorded strings as `#! string CODE TEXT` lines.
 """
 
-import argparse
 import ctypes
 import glob
 import os
@@ -202,23 +201,14 @@ def from_slice(path):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--root", help="the wheel's nvidia/cuda_runtime folder")
-    ap.add_argument("--version", default="", help="the wheel's version")
-    ap.add_argument("--slice")
-    ap.add_argument("-o", "--out")
-    a = ap.parse_args(argv)
-    if bool(a.root) == bool(a.slice):
-        ap.error("give --root or --slice")
+    a = knowgen.arguments(__doc__, argv, "root", source_opts={"help": "the wheel's nvidia/cuda_runtime folder"},
+                          extra=[("--version", {"default": "", "help": "the wheel's version"})])
     if a.root:
         runtime, driver, strings = from_root(a.root)
         version = "nvidia-cuda-runtime-cu12 %s" % a.version
     else:
         runtime, driver, strings, version = from_slice(a.slice)
-    doc = build(runtime, driver, strings, version)
-    path = knowgen.write("cuda_errors", doc, a.out)
-    print("%s: %d codes" % (path, len(doc["sites"])))
-    return 0
+    return knowgen.emit("cuda_errors", build(runtime, driver, strings, version), a.out, "codes")
 
 
 if __name__ == "__main__":

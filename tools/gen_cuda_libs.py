@@ -25,7 +25,6 @@ cuSOLVER: "cusolver error: CUSOLVER_STATUS_..., when calling `...`"; cuFFT: "cuF
 NCCL: "ncclUnhandledCudaError: Call to CUDA function failed." (torch/csrc/distributed/c10d/NCCLUtils.cpp).
 """
 
-import argparse
 import os
 import re
 import sys
@@ -242,21 +241,14 @@ def read_slice(path):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--wheel", nargs="+", help="the downloaded wheels (.whl)")
-    ap.add_argument("--slice")
-    ap.add_argument("-o", "--out")
-    a = ap.parse_args(argv)
-    if bool(a.wheel) == bool(a.slice):
-        ap.error("give --wheel or --slice")
+    a = knowgen.arguments(__doc__, argv, "wheel", source_opts={"nargs": "+", "help": "the downloaded wheels (.whl)"})
     path = a.slice
     if a.wheel:
         with open(SLICE, "w") as f:
             f.write(slice_from_wheels(a.wheel))
         path = SLICE
     libs, version = read_slice(path)
-    doc = build(libs, version)
-    return knowgen.report(knowgen.write("cuda_libs", doc, a.out), doc, "codes")
+    return knowgen.emit("cuda_libs", build(libs, version), a.out, "codes")
 
 
 if __name__ == "__main__":

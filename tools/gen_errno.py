@@ -12,7 +12,6 @@ Source: Python's errno.errorcode and os.strerror (glibc's strerror on Linux,
 https://docs.python.org/3/library/errno.html). A slice is `NAME<TAB>NUMBER<TAB>TEXT` lines.
 """
 
-import argparse
 import errno
 import os
 import platform
@@ -141,14 +140,9 @@ def rows_slice(path):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--slice")
-    ap.add_argument("-o", "--out")
-    a = ap.parse_args(argv)
+    a = knowgen.arguments(__doc__, argv, source=None)
     rows, version = rows_slice(a.slice) if a.slice else rows_here()
-    doc = build(rows, version)
-    print("%s: %d codes" % (knowgen.write("errno", doc, a.out), len(doc["sites"])))
-    return 0
+    return knowgen.emit("errno", build(rows, version), a.out, "codes")
 
 
 if __name__ == "__main__":

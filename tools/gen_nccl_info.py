@@ -23,7 +23,6 @@ a message to explain on their own, so explain's matcher loader (knowledge._attac
 coverage table of bench/explain_accuracy.py leave them alone.
 """
 
-import argparse
 import os
 import re
 import sys
@@ -148,20 +147,10 @@ def write(doc, out=None):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repo")
-    ap.add_argument("--rev", default="HEAD")
-    ap.add_argument("--slice")
-    ap.add_argument("--older", action="store_true",
-                    help="also the formats only older releases print (the last release of each line from 2.4)")
-    ap.add_argument("-o", "--out")
-    a = ap.parse_args(argv)
-    if bool(a.repo) == bool(a.slice):
-        ap.error("give --repo or --slice")
-    if a.repo:
-        files, version = gm.from_repo(a.repo, a.rev)
-    else:
-        files, version = knowgen.read_slice(a.slice)
+    a = knowgen.arguments(__doc__, argv, rev="HEAD", extra=[("--older", {
+        "action": "store_true",
+        "help": "also the formats only older releases print (the last release of each line from 2.4)"})])
+    files, version = knowgen.source_files(a, gm.from_repo)
     older = gm.older_releases(a.repo, a.rev, first_minor=4) if a.repo and a.older else ()
     return write(build(files, version, older), a.out)
 

@@ -16,7 +16,6 @@ A slice file holds parts of a few source files, each after a line `=== path @FIR
 a test regenerates from it without the repository (tools/data/nccl_messages_slice.txt).
 """
 
-import argparse
 import os
 import re
 import subprocess
@@ -221,9 +220,7 @@ def from_repo(repo, rev):
     commit = git("rev-parse", rev).strip()
     ver = git("show", "%s:makefiles/version.mk" % rev)
     v = ".".join(re.search(r"NCCL_%s\s*:=\s*(\d+)" % k, ver).group(1) for k in ("MAJOR", "MINOR", "PATCH"))
-    names = [p for p in git("ls-tree", "-r", "--name-only", rev, "--", "src").splitlines()
-             if re.search(r"\.(cc|cu|h|cpp)$", p)]
-    files = [(p, git("show", "%s:%s" % (rev, p))) for p in sorted(names)]
+    files = knowgen.tree_files(git, rev, ("src",), lambda p: re.search(r"\.(cc|cu|h|cpp)$", p))
     RESULTS_FALLBACK.update(_results(git("show", "%s:src/nccl.h.in" % rev)))
     return files, "%s (commit %s)" % (v, commit)
 
@@ -271,20 +268,12 @@ def from_slice(path):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repo")
-    ap.add_argument("--rev", default="HEAD")
-    ap.add_argument("--slice")
-    ap.add_argument("--older", action="store_true",
-                    help="also the formats only older releases print (the last release of each line from 2.12)")
-    ap.add_argument("-o", "--out")
-    a = ap.parse_args(argv)
-    if bool(a.repo) == bool(a.slice):
-        ap.error("give --repo or --slice")
-    files, version = from_repo(a.repo, a.rev) if a.repo else from_slice(a.slice)
+    a = knowgen.arguments(__doc__, argv, rev="HEAD", extra=[("--older", {
+        "action": "store_true",
+        "help": "also the formats only older releases print (the last release of each line from 2.12)"})])
+    files, version = knowgen.source_files(a, from_repo, from_slice)
     older = older_releases(a.repo, a.rev) if a.repo and a.older else ()
-    doc = build(files, version, older)
-    return knowgen.report(knowgen.write("nccl_messages", doc, a.out), doc)
+    return knowgen.emit("nccl_messages", build(files, version, older), a.out)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,6 @@ holds `#! release VERSION DATE COMMIT` lines each followed by its message, and
 `#! fixed COMMIT VERSION,...` lines.
 """
 
-import argparse
 import os
 import re
 import subprocess
@@ -100,13 +99,7 @@ def from_slice(path):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repo")
-    ap.add_argument("--slice")
-    ap.add_argument("-o", "--out")
-    a = ap.parse_args(argv)
-    if bool(a.repo) == bool(a.slice):
-        ap.error("give --repo or --slice")
+    a = knowgen.arguments(__doc__, argv)
     releases, fixed, version = from_repo(a.repo) if a.repo else from_slice(a.slice)
     doc = build(releases, fixed, version)
     print("%s: %d releases" % (knowgen.write("nccl_releases", doc, a.out), len(doc["releases"])))

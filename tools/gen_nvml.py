@@ -12,7 +12,6 @@ constants, NVMLError._errcode_to_string, and the NVMLError_<Name> classes it der
 A slice is `NAME<TAB>NUMBER<TAB>TEXT` lines.
 """
 
-import argparse
 import os
 import re
 import sys
@@ -106,14 +105,9 @@ def rows_slice(path):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--slice")
-    ap.add_argument("-o", "--out")
-    a = ap.parse_args(argv)
+    a = knowgen.arguments(__doc__, argv, source=None)
     rows, version = rows_slice(a.slice) if a.slice else rows_here()
-    doc = build(rows, version)
-    print("%s: %d codes" % (knowgen.write("nvml", doc, a.out), len(doc["sites"])))
-    return 0
+    return knowgen.emit("nvml", build(rows, version), a.out, "codes")
 
 
 if __name__ == "__main__":

@@ -13,7 +13,6 @@ Source: Debian's openmpi-common package (https://packages.debian.org/bookworm/op
 /usr/share/openmpi/help-*.txt (Open MPI 4.1). A slice holds help files, each after `=== name`.
 """
 
-import argparse
 import glob
 import os
 import re
@@ -116,14 +115,7 @@ def build(files, version):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--dir")
-    ap.add_argument("--version", default="")
-    ap.add_argument("--slice")
-    ap.add_argument("-o", "--out")
-    a = ap.parse_args(argv)
-    if bool(a.dir) == bool(a.slice):
-        ap.error("give --dir or --slice")
+    a = knowgen.arguments(__doc__, argv, "dir", extra=[("--version", {"default": ""})])
     if a.dir:
         files = []
         for p in sorted(glob.glob(os.path.join(a.dir, "help-*.txt"))):
@@ -132,8 +124,7 @@ def main(argv):
         version = "openmpi-common %s" % a.version
     else:
         files, version = knowgen.read_slice(a.slice)
-    doc = build(files, version)
-    return knowgen.report(knowgen.write("ompi_help", doc, a.out), doc, "topics")
+    return knowgen.emit("ompi_help", build(files, version), a.out, "topics")
 
 
 if __name__ == "__main__":
