@@ -6,7 +6,6 @@ cited beside each; none comes from bench/data/explain_heldout_*.jsonl.
 
 import json
 import os
-import subprocess
 import sys
 
 import pytest
@@ -15,6 +14,10 @@ from gpudoctor import explain
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GEN = os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated")
+sys.path.insert(0, os.path.join(REPO, "tools"))
+
+import gen_cuda_libs  # noqa: E402
+import knowgen  # noqa: E402
 
 
 def _committed(name):
@@ -23,12 +26,8 @@ def _committed(name):
 
 
 def test_cuda_libs_regenerates_from_its_slice_and_records_each_wheel(tmp_path):
-    out = tmp_path / "cuda_libs.json"
-    subprocess.run([sys.executable, os.path.join(REPO, "tools", "gen_cuda_libs.py"), "--slice",
-                    os.path.join(REPO, "tools", "data", "cuda_libs_slice.txt"), "-o", str(out)], check=True,
-                   capture_output=True)
-    with open(out) as f:
-        got = json.load(f)
+    got = knowgen.regenerated(gen_cuda_libs.main, os.path.join(REPO, "tools", "data", "cuda_libs_slice.txt"),
+                              tmp_path / "cuda_libs.json")
     full = _committed("cuda_libs")
     assert got["sites"] == full["sites"] and got["unassigned"] == full["unassigned"]
     for wheel in ("nvidia-cublas-cu12", "nvidia-cudnn-cu12", "nvidia-cusolver-cu12", "nvidia-cusparse-cu12",

@@ -70,10 +70,7 @@ def _answer(cli, text, tmp_path, name="log.txt"):
 
 
 def test_generator_regenerates_the_committed_sites_from_the_slice(tmp_path):
-    out = tmp_path / "mpich_messages.json"
-    files, version = knowgen.read_slice(SLICE)
-    knowgen.write("mpich_messages", gen.build(files, version), str(out))
-    got = json.loads(out.read_text())
+    got = knowgen.regenerated(gen.main, SLICE, tmp_path / "mpich_messages.json")
     with open(COMMITTED) as f:
         full = json.load(f)
     assert full["header"]["version"].startswith(got["header"]["version"])
@@ -164,10 +161,7 @@ HVD_REAL = {
 
 
 def test_horovod_generator_regenerates_the_committed_sites_from_the_slice(tmp_path):
-    out = tmp_path / "horovod_messages.json"
-    files, version = knowgen.read_slice(HVD_SLICE)
-    knowgen.write("horovod_messages", hgen.build(files, version), str(out))
-    got = json.loads(out.read_text())
+    got = knowgen.regenerated(hgen.main, HVD_SLICE, tmp_path / "horovod_messages.json")
     with open(HVD_COMMITTED) as f:
         full = json.load(f)
     assert full["header"]["version"] == got["header"]["version"] and "commit " in got["header"]["version"]
@@ -272,10 +266,7 @@ PRRTE_COMMITTED = os.path.join(REPO, "gpudoctor", "data", "knowledge", "generate
 def test_prrte_generator_regenerates_the_committed_topics_and_skips_the_manuals(tmp_path):
     import gen_prrte_help
 
-    files, version = knowgen.read_slice(PRRTE_SLICE)
-    out = tmp_path / "prrte_help.json"
-    knowgen.write("prrte_help", gen_prrte_help.build(files, version), str(out))
-    got = json.loads(out.read_text())
+    got = knowgen.regenerated(gen_prrte_help.main, PRRTE_SLICE, tmp_path / "prrte_help.json")
     with open(PRRTE_COMMITTED) as f:
         full = json.load(f)
     assert full["header"]["version"] == got["header"]["version"] and "commit " in got["header"]["version"]
@@ -309,10 +300,7 @@ OMPI_COMMITTED = os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated
 def test_ompi_messages_generator_regenerates_the_committed_sites(tmp_path):
     import gen_ompi_messages
 
-    files, version = knowgen.read_slice(OMPI_SLICE)
-    out = tmp_path / "ompi_messages.json"
-    knowgen.write("ompi_messages", gen_ompi_messages.build(files, version), str(out))
-    got = json.loads(out.read_text())
+    got = knowgen.regenerated(gen_ompi_messages.main, OMPI_SLICE, tmp_path / "ompi_messages.json")
     with open(OMPI_COMMITTED) as f:
         full = json.load(f)
     assert full["header"]["version"] == got["header"]["version"] and "commit " in got["header"]["version"]

@@ -10,7 +10,6 @@ public threads cited at each test (nothing from bench/data/).
 
 import json
 import os
-import subprocess
 import sys
 
 import pytest
@@ -20,6 +19,10 @@ from gpudoctor import explain
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CAPS = os.path.join(REPO, "fixtures", "explain", "nccl-info-h100-2026-11-25")
 GEN = os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated", "nccl_info.json")
+sys.path.insert(0, os.path.join(REPO, "tools"))
+
+import gen_nccl_info  # noqa: E402
+import knowgen  # noqa: E402
 
 
 def _log(name):
@@ -32,11 +35,8 @@ def _run(kb, text):
 
 
 def test_generator_regenerates_the_committed_sites_from_its_slice(tmp_path):
-    out = tmp_path / "nccl_info.json"
-    subprocess.run([sys.executable, os.path.join(REPO, "tools", "gen_nccl_info.py"), "--slice",
-                    os.path.join(REPO, "tools", "data", "nccl_info_slice.txt"), "-o", str(out)], check=True,
-                   capture_output=True)
-    got = json.loads(out.read_text())
+    got = knowgen.regenerated(gen_nccl_info.main, os.path.join(REPO, "tools", "data", "nccl_info_slice.txt"),
+                              tmp_path / "nccl_info.json")
     with open(GEN) as f:
         full = json.load(f)
     assert full["header"]["generator"] == got["header"]["generator"] == "tools/gen_nccl_info.py"
