@@ -129,19 +129,9 @@ def rows_here():
     return out, "Python %s, %s %s" % (platform.python_version(), *platform.libc_ver())
 
 
-def rows_slice(path):
-    out = []
-    with open(path) as f:
-        for line in f:
-            if line.strip() and not line.startswith("#"):
-                name, num, text = line.rstrip("\n").split("\t")
-                out.append((name, int(num), text))
-    return out, "slice"
-
-
 def main(argv):
     a = knowgen.arguments(__doc__, argv, source=None)
-    rows, version = rows_slice(a.slice) if a.slice else rows_here()
+    rows, version = knowgen.read_rows(a.slice) if a.slice else rows_here()
     return knowgen.emit("errno", build(rows, version), a.out, "codes")
 
 

@@ -103,12 +103,8 @@ def build(files, version):
                 continue
             seen.add((kind, fmt))
             rx, literal = knowgen.printf_to_regex(fmt)
-            site = {"id": "gloo.%s.%s" % (kind, re.sub(r"[^a-z0-9]+", "_", where.lower()).strip("_")),
-                    "where": where, "kind": kind, "text": fmt}
-            if rx is None or len("".join(literal.split())) < knowgen.MIN_LITERAL:
-                site.update({"re": None, "family": None, "rule": "no literal anchor of %d+ characters"
-                             % knowgen.MIN_LITERAL})
-            else:
+            site = {"id": "gloo.%s.%s" % (kind, knowgen.slug(where)), "where": where, "kind": kind, "text": fmt}
+            if not knowgen.unanchored(site, rx, literal):
                 rule, family = knowgen.assign(RULES, site, {"where": where, "text": fmt, "kind": kind})
                 if kind == "io" and len("".join(literal.split())) < CONTEXT_BELOW:
                     rx = r"\[[^\]\n]{0,200}\.(?:cc|h):\d{1,6}\] [^\n]{0,200}?" + rx

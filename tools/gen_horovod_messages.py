@@ -147,12 +147,9 @@ def build(files, version):
                 continue
             seen.add(fmt)
             rx, literal = knowgen.printf_to_regex(fmt)
-            site = {"id": "horovod.%s" % re.sub(r"[^a-z0-9]+", "_", where.lower()).strip("_"), "where": where,
-                    "text": fmt, "level": level}
-            if rx is None or len("".join(literal.split())) < 16:
-                # horovod's short texts ('setaffinity failed') are any program's words: 16+ characters
-                site.update({"re": None, "family": None, "rule": "no literal anchor of 16+ characters"})
-            else:
+            site = {"id": "horovod.%s" % knowgen.slug(where), "where": where, "text": fmt, "level": level}
+            # horovod's short texts ('setaffinity failed') are any program's words: 16+ characters
+            if not knowgen.unanchored(site, rx, literal, 16):
                 rule, family = knowgen.assign(RULES, site, {"where": where, "text": fmt, "level": level})
                 site.update({"re": rx, "family": family, "rule": rule})
             sites.append(site)

@@ -165,14 +165,12 @@ def source_sites(path, src):
 
 def _site(kind, where, text, key=None, level="error"):
     rx, literal = knowgen.printf_to_regex(text)
-    sid = "mpich.%s.%s" % (kind, re.sub(r"[^a-z0-9]+", "_", (key or where).lower()).strip("_"))
-    site = {"id": sid, "where": where, "kind": kind, "text": text}
+    site = {"id": "mpich.%s.%s" % (kind, knowgen.slug(key or where)), "where": where, "kind": kind, "text": text}
     if key:
         site["key"] = key
     if kind == "hydra":
         site["level"] = level
-    if rx is None or len("".join(literal.split())) < knowgen.MIN_LITERAL:
-        site.update({"re": None, "family": None, "rule": "no literal anchor of %d+ characters" % knowgen.MIN_LITERAL})
+    if knowgen.unanchored(site, rx, literal):
         return site
     rule, family = knowgen.assign(RULES, site, {"kind": kind, "key": key or "", "where": where, "text": text,
                                                 "level": level})

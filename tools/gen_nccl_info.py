@@ -115,7 +115,7 @@ def build(files, version, older=()):
                     continue
                 seen.add((cls, fmt))
                 tag = "" if rel is None else "v%s." % rel.replace(".", "_")
-                site = {"id": "nccl.info.%s%s" % (tag, re.sub(r"[^a-z0-9]+", "_", where.lower()).strip("_")),
+                site = {"id": "nccl.info.%s%s" % (tag, knowgen.slug(where)),
                         "where": where, "level": "INFO", "text": fmt, "class": cls, "re": rx}
                 if rel is not None:
                     site["until"] = rel

@@ -188,13 +188,11 @@ _OWN_WORDS = re.compile(r"nccl|nvml|Cuda failure|NVLS|XML|DOCA|\bIB\b|dlsym|ndev
 def _site(level, where, fmt, until=None):
     rx, literal = knowgen.printf_to_regex(fmt)
     tag = "" if until is None else "v%s." % until.replace(".", "_")
-    site = {"id": "nccl.%s.%s%s" % (level.lower(), tag, re.sub(r"[^a-z0-9]+", "_", where.lower()).strip("_")),
-            "where": where, "level": level, "text": fmt}
+    site = {"id": "nccl.%s.%s%s" % (level.lower(), tag, knowgen.slug(where)), "where": where, "level": level,
+            "text": fmt}
     if until is not None:
         site["until"] = until
-    if rx is None or len("".join(literal.split())) < knowgen.MIN_LITERAL:
-        site.update({"re": None, "family": None, "rule": "no literal anchor of %d+ characters" % knowgen.MIN_LITERAL})
-    else:
+    if not knowgen.unanchored(site, rx, literal):
         rule, family = knowgen.assign(RULES, site, {"where": where, "text": fmt, "level": level})
         if len("".join(literal.split())) < CONTEXT_BELOW and not _OWN_WORDS.search(fmt):
             rx = _CONTEXT + rx

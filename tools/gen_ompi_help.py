@@ -87,7 +87,7 @@ def build(files, version):
         for topic, first, whole in topics(name, text):
             rx, literal = knowgen.printf_to_regex(first)
             site = {"id": "ompi.%s.%s" % (name[len("help-"):-4] if name.startswith("help-") else name,
-                                          re.sub(r"[^a-z0-9]+", "_", topic.lower()).strip("_")),
+                                          knowgen.slug(topic)),
                     "where": "%s [%s]" % (name, topic), "text": first}
             if rx is None or len("".join(literal.split())) < knowgen.MIN_LITERAL:
                 site.update({"re": None, "family": None, "rule": "no literal anchor of %d+ characters"

@@ -107,12 +107,9 @@ def build(files, version):
                 continue
             seen.add(fmt)
             rx, literal = knowgen.printf_to_regex(fmt)
-            site = {"id": "ompi.%s.%s" % (kind, re.sub(r"[^a-z0-9]+", "_", where.lower()).strip("_")), "where": where,
-                    "kind": kind, "level": level, "text": fmt}
-            need = 16 if kind == "output" else knowgen.MIN_LITERAL
-            if rx is None or len("".join(literal.split())) < need:
-                site.update({"re": None, "family": None, "rule": "no literal anchor of %d+ characters" % need})
-            else:
+            site = {"id": "ompi.%s.%s" % (kind, knowgen.slug(where)), "where": where, "kind": kind, "level": level,
+                    "text": fmt}
+            if not knowgen.unanchored(site, rx, literal, 16 if kind == "output" else knowgen.MIN_LITERAL):
                 rule, family = knowgen.assign(RULES, site, {"where": where, "text": fmt, "kind": kind, "level": level})
                 prefix = {"btl": BTL_PREFIX, "ucx": UCX_PREFIX}.get(kind, "")
                 site.update({"re": prefix + rx, "family": family, "rule": rule})

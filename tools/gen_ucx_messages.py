@@ -116,16 +116,12 @@ def build(files, version):
                 continue
             seen.add((kind, fmt))
             rx, literal = knowgen.printf_to_regex(fmt)
-            site = {"id": "ucx.%s.%s" % (kind, re.sub(r"[^a-z0-9]+", "_", where.lower()).strip("_")),
-                    "where": where, "kind": kind, "text": fmt}
+            site = {"id": "ucx.%s.%s" % (kind, knowgen.slug(where)), "where": where, "kind": kind, "text": fmt}
             if kind == "status":
                 site["code"] = extra
             elif kind == "log":
                 site["level"] = extra.lower()
-            if rx is None or len("".join(literal.split())) < knowgen.MIN_LITERAL:
-                site.update({"re": None, "family": None, "rule": "no literal anchor of %d+ characters"
-                             % knowgen.MIN_LITERAL})
-            else:
+            if not knowgen.unanchored(site, rx, literal):
                 rule, family = knowgen.assign(RULES, site, {"where": where, "text": fmt, "kind": kind,
                                                              "level": site.get("level", "")})
                 if rule == "reg-mr":  # ENOMEM only: EFAULT ('Bad address', openucx/ucx#8999) is another story

@@ -124,6 +124,22 @@ def printf_to_regex(fmt):
     return "".join(v for _, v in out), longest
 
 
+def slug(text):
+    """A place or a name as part of a site id: lower case, each run of other characters than a-z and
+    0-9 one '_', none at the ends ('src/ucs/sys/sys.c:42' -> 'src_ucs_sys_sys_c_42')."""
+    return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
+
+
+def unanchored(site, rx, literal, need=MIN_LITERAL):
+    """Whether a format is too vague to match: it has no matcher (printf_to_regex gave rx None) or
+    its longest literal run has fewer than ``need`` non-blank characters. Then the site gets re and
+    family None and the rule that says so (listed as unassigned, never guessed)."""
+    if rx is not None and len("".join(literal.split())) >= need:
+        return False
+    site.update({"re": None, "family": None, "rule": "no literal anchor of %d+ characters" % need})
+    return True
+
+
 def header(source, version, generator, note=""):
     return {"source": source, "version": version, "generator": generator,
             "date": datetime.date.today().isoformat(),
@@ -162,6 +178,18 @@ def read_slice(path):
     if cur:
         files.append((cur, "".join(buf)))
     return files, version
+
+
+def read_rows(path):
+    """A recorded table of codes (tools/data/*_slice.tsv): `NAME<TAB>NUMBER<TAB>TEXT` a line (a
+    missing TEXT is ''), blank lines and '#' comments skipped. Returns ([(name, number, text)], "slice")."""
+    out = []
+    with open(path) as f:
+        for line in f:
+            if line.strip() and not line.startswith("#"):
+                name, num, text = (line.rstrip("\n").split("\t") + [""])[:3]
+                out.append((name, int(num), text))
+    return out, "slice"
 
 
 def git_reader(repo):
