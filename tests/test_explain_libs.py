@@ -4,7 +4,6 @@ and data bugs (tools/gen_torch_messages.py's usercode sites). Real texts are fro
 cited beside each; none comes from bench/data/explain_heldout_*.jsonl.
 """
 
-import json
 import os
 import sys
 
@@ -13,22 +12,16 @@ import pytest
 from gpudoctor import explain
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-GEN = os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated")
 sys.path.insert(0, os.path.join(REPO, "tools"))
 
 import gen_cuda_libs  # noqa: E402
 import knowgen  # noqa: E402
 
 
-def _committed(name):
-    with open(os.path.join(GEN, name + ".json")) as f:
-        return json.load(f)
-
-
 def test_cuda_libs_regenerates_from_its_slice_and_records_each_wheel(tmp_path):
     got = knowgen.regenerated(gen_cuda_libs.main, os.path.join(REPO, "tools", "data", "cuda_libs_slice.txt"),
                               tmp_path / "cuda_libs.json")
-    full = _committed("cuda_libs")
+    full = knowgen.committed("cuda_libs")
     assert got["sites"] == full["sites"] and got["unassigned"] == full["unassigned"]
     for wheel in ("nvidia-cublas-cu12", "nvidia-cudnn-cu12", "nvidia-cusolver-cu12", "nvidia-cusparse-cu12",
                   "nvidia-curand-cu12", "nvidia-cufft-cu12", "nvidia-nccl-cu12"):
@@ -54,7 +47,7 @@ def test_cuda_libs_regenerates_from_its_slice_and_records_each_wheel(tmp_path):
 
 def test_torch_usercode_sites_have_their_family():
     fam = {}
-    for s in _committed("torch_messages")["sites"]:
+    for s in knowgen.committed("torch_messages")["sites"]:
         fam.setdefault(s["text"], s["family"])
     want = {
         "Expected all tensors to be on the same device, but got": "usercode.tensors_on_two_devices",

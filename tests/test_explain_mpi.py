@@ -12,7 +12,6 @@ import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SLICE = os.path.join(REPO, "tools", "data", "mpich_messages_slice.txt")
-COMMITTED = os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated", "mpich_messages.json")
 sys.path.insert(0, os.path.join(REPO, "tools"))
 
 import gen_mpich_messages as gen  # noqa: E402
@@ -71,8 +70,7 @@ def _answer(cli, text, tmp_path, name="log.txt"):
 
 def test_generator_regenerates_the_committed_sites_from_the_slice(tmp_path):
     got = knowgen.regenerated(gen.main, SLICE, tmp_path / "mpich_messages.json")
-    with open(COMMITTED) as f:
-        full = json.load(f)
+    full = knowgen.committed("mpich_messages")
     assert full["header"]["version"].startswith(got["header"]["version"])
     assert "commit " in got["header"]["version"] and "older texts from v4" in full["header"]["version"]
     by_text = {(s["kind"], s["text"]): s for s in full["sites"] if not s.get("until")}
@@ -95,8 +93,7 @@ def test_generator_regenerates_the_committed_sites_from_the_slice(tmp_path):
 
 
 def test_short_texts_need_mpich_line_shape():
-    with open(COMMITTED) as f:
-        sites = {(s["kind"], s["text"]): s for s in json.load(f)["sites"] if not s.get("until")}
+    sites = {(s["kind"], s["text"]): s for s in knowgen.committed("mpich_messages")["sites"] if not s.get("until")}
     oom = re.compile(sites[("errname", "Out of memory")]["re"])
     assert oom.search("MPIR_Bsend_attach(123)......: Out of memory")
     assert not oom.search("python: Out of memory")
@@ -130,7 +127,6 @@ def test_healthy_mpiexec_run_gives_no_error(cli, tmp_path):
 # ---------------------------------------------------------------- horovod (tools/gen_horovod_messages.py)
 
 HVD_SLICE = os.path.join(REPO, "tools", "data", "horovod_messages_slice.txt")
-HVD_COMMITTED = os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated", "horovod_messages.json")
 import gen_horovod_messages as hgen  # noqa: E402
 
 HVD_REAL = {
@@ -162,8 +158,7 @@ HVD_REAL = {
 
 def test_horovod_generator_regenerates_the_committed_sites_from_the_slice(tmp_path):
     got = knowgen.regenerated(hgen.main, HVD_SLICE, tmp_path / "horovod_messages.json")
-    with open(HVD_COMMITTED) as f:
-        full = json.load(f)
+    full = knowgen.committed("horovod_messages")
     assert full["header"]["version"] == got["header"]["version"] and "commit " in got["header"]["version"]
     by_text = {s["text"]: s for s in full["sites"]}
     for s in got["sites"]:
@@ -260,15 +255,13 @@ def test_mpi_text_no_site_matches_gets_implementation_and_family(cli, tmp_path):
 # ---------------------------------------------------------------- PRRTE (Open MPI 5's runtime), tools/gen_prrte_help.py
 
 PRRTE_SLICE = os.path.join(REPO, "tools", "data", "prrte_help_slice.txt")
-PRRTE_COMMITTED = os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated", "prrte_help.json")
 
 
 def test_prrte_generator_regenerates_the_committed_topics_and_skips_the_manuals(tmp_path):
     import gen_prrte_help
 
     got = knowgen.regenerated(gen_prrte_help.main, PRRTE_SLICE, tmp_path / "prrte_help.json")
-    with open(PRRTE_COMMITTED) as f:
-        full = json.load(f)
+    full = knowgen.committed("prrte_help")
     assert full["header"]["version"] == got["header"]["version"] and "commit " in got["header"]["version"]
     by_id = {s["id"]: s for s in full["sites"]}
     assert got["sites"] and all(s == by_id[s["id"]] for s in got["sites"])
@@ -294,15 +287,13 @@ def test_real_prterun_signal9_is_the_rank_died_echo(cli, tmp_path):
 # ---------------------------------------------------------------- Open MPI's own formats, tools/gen_ompi_messages.py
 
 OMPI_SLICE = os.path.join(REPO, "tools", "data", "ompi_messages_slice.txt")
-OMPI_COMMITTED = os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated", "ompi_messages.json")
 
 
 def test_ompi_messages_generator_regenerates_the_committed_sites(tmp_path):
     import gen_ompi_messages
 
     got = knowgen.regenerated(gen_ompi_messages.main, OMPI_SLICE, tmp_path / "ompi_messages.json")
-    with open(OMPI_COMMITTED) as f:
-        full = json.load(f)
+    full = knowgen.committed("ompi_messages")
     assert full["header"]["version"] == got["header"]["version"] and "commit " in got["header"]["version"]
     by_text = {s["text"]: s for s in full["sites"]}
     for s in got["sites"]:

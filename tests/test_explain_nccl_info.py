@@ -8,7 +8,6 @@ NCCL 2.28.9, two ranks taken for two nodes through NCCL_HOSTID; its README), and
 public threads cited at each test (nothing from bench/data/).
 """
 
-import json
 import os
 import sys
 
@@ -18,7 +17,6 @@ from gpudoctor import explain
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CAPS = os.path.join(REPO, "fixtures", "explain", "nccl-info-h100-2026-11-25")
-GEN = os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated", "nccl_info.json")
 sys.path.insert(0, os.path.join(REPO, "tools"))
 
 import gen_nccl_info  # noqa: E402
@@ -37,8 +35,7 @@ def _run(kb, text):
 def test_generator_regenerates_the_committed_sites_from_its_slice(tmp_path):
     got = knowgen.regenerated(gen_nccl_info.main, os.path.join(REPO, "tools", "data", "nccl_info_slice.txt"),
                               tmp_path / "nccl_info.json")
-    with open(GEN) as f:
-        full = json.load(f)
+    full = knowgen.committed("nccl_info")
     assert full["header"]["generator"] == got["header"]["generator"] == "tools/gen_nccl_info.py"
     assert "5067397c2676d5aed50042fc39e5c8ee96eb0027" in full["header"]["version"]  # gen_nccl_messages' commit
     assert full["sites"] == [] and len(full["info_sites"]) > 100

@@ -13,7 +13,6 @@ import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SLICE = os.path.join(REPO, "tools", "data", "ucx_messages_slice.txt")
-COMMITTED = os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated", "ucx_messages.json")
 sys.path.insert(0, os.path.join(REPO, "tools"))
 
 import gen_ucx_messages as gen  # noqa: E402
@@ -75,8 +74,7 @@ def _root(doc):
 
 def test_generator_regenerates_the_committed_sites_from_the_slice(tmp_path):
     got = knowgen.regenerated(gen.main, SLICE, tmp_path / "ucx_messages.json")
-    with open(COMMITTED) as f:
-        full = json.load(f)
+    full = knowgen.committed("ucx_messages")
     assert full["header"]["version"] == got["header"]["version"]
     assert "commit " in got["header"]["version"]
     by_id, by_text = {s["id"]: s for s in full["sites"]}, {(s["kind"], s["text"]): s for s in full["sites"]}
@@ -94,8 +92,7 @@ def test_generator_regenerates_the_committed_sites_from_the_slice(tmp_path):
 
 
 def test_short_texts_need_ucx_line_shape():
-    with open(COMMITTED) as f:
-        sites = {s["text"]: s for s in json.load(f)["sites"]}
+    sites = {s["text"]: s for s in knowgen.committed("ucx_messages")["sites"]}
     import re
 
     shm = re.compile(sites["Shared memory error"]["re"])

@@ -255,6 +255,13 @@ def emit(name, doc, out=None, what="sites"):
     return report(write(name, doc, out), doc, what)
 
 
+def committed(name):
+    """The committed gpudoctor/data/knowledge/generated/<name>.json, read: what a test compares a
+    regenerated slice with."""
+    with open(os.path.join(OUT_DIR, name + ".json")) as f:
+        return json.load(f)
+
+
 def regenerated(main, slice_path, out):
     """What a generator's ``main`` writes from its recorded slice (``--slice SLICE -o OUT``), read
     back: what a test compares with the committed file (its summary line is not printed)."""
