@@ -177,6 +177,35 @@ def test_srun_collector_blob_gives_the_same_facts_and_sends_less(tmp_path):
             break
 
 
+def test_bundle_code_keeps_its_line_numbers_without_columns(tmp_path):
+    """The blob's bytecode has line numbers only (bundle._lines_only): every instruction keeps
+    its line, a traceback still names the right line, and the columns are gone (3.11+)."""
+    import traceback
+
+    from gpudoctor.collector import bundle
+    from gpudoctor.collector.base import Context
+
+    src = "def f(x):\n    y = [i for i in range(x)]\n    return (y,\n            1 / x)\n\nclass C:\n    z = 1\n"
+    code = compile(src, "<t>", "exec")
+    lean = bundle._lines_only(code)
+    assert bundle._by_offset(lean) == bundle._by_offset(code)
+    g = {}
+    exec(lean, g)
+    try:
+        g["f"](0)
+    except ZeroDivisionError as exc:
+        assert traceback.extract_tb(exc.__traceback__)[-1].lineno == 4
+    if sys.version_info >= (3, 11):
+        assert all(p[2] is None for p in g["f"].__code__.co_positions())
+        assert len(lean.co_consts[0].co_linetable) < len(code.co_consts[0].co_linetable)
+    # the collector's reads: the whole file up to the limit, in two reads past 64 KiB
+    big = tmp_path / "big"
+    big.write_bytes(b"x" * 70000)
+    ctx = Context(root=str(tmp_path))
+    assert len(ctx.read("/big")) == 70000 and len(ctx.read("/big", limit=65536 + 10)) == 65546
+    assert len(ctx.read("/big", limit=100)) == 100 and ctx.read("/none", "gone") == "gone"
+
+
 def test_srun_ctrl_c_lists_the_node_as_interrupted_and_ends_the_step(slurm):
     import signal
 

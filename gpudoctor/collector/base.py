@@ -57,7 +57,14 @@ class Context(object):
     def read(self, p, default=None, limit=1 << 20):
         try:
             with open(self.path(p), "rb") as f:
-                return f.read(limit).decode("utf-8", "replace")
+                # 64 KiB first: BufferedReader.read(n) allocates n bytes up front, and a block of
+                # 1 MiB is an mmap and munmap of its own each time (glibc's M_MMAP_THRESHOLD, 128
+                # KiB until a larger block is freed, mallopt(3)): the ~450 small sysfs/proc files
+                # of a node cost 4-6 ms more that way (strace: 444 mmap calls against 40)
+                data = f.read(min(limit, 1 << 16))
+                if len(data) == 1 << 16 and limit > len(data):
+                    data += f.read(limit - len(data))
+                return data.decode("utf-8", "replace")
         except (OSError, IOError):
             return default
 

@@ -133,9 +133,11 @@ def build_script(preset=None):
 # A small loader (Python source) and a binary blob after it: the modules' bytecode (marshal,
 # the controller's interpreter) and their sources, each zlib'd as one stream, not as a base64
 # text in the script. The 243 KB text script was 110 KB of bytes this way (zlib of all modules
-# together, no base64), and a node no longer compiles a 243 KB source of string literals twice
-# (the stub's, then the bundle's: 4-7 ms of CPU a node). srun writes stdin to every node's
-# slurmstepd, so every byte saved is saved N times.
+# together, no base64; 71 KB with the bytecode's line tables without columns and no
+# docstrings, and watch/rendezvous left out), and a node no longer compiles a 243 KB source of
+# string literals twice (the stub's, then the bundle's: 4-7 ms of CPU a node). srun writes
+# stdin to every node's slurmstepd: each KB cost about 0.09 ms of CPU per node (64 nodes,
+# docs/benchmarks.md), so every byte saved is saved N times.
 #
 # Modules whose one section answers "unsupported" unless the run asks for it are left out of
 # a run that does not ask for it, and a placeholder registers the same section with the same
@@ -213,6 +215,49 @@ sys.exit(gpudoctor.collector.main([], preset=_gd_opts))
 _parts = {}
 
 
+def _varint(n, out):
+    while n >= 64:
+        out.append(64 | (n & 63))
+        n >>= 6
+    out.append(n)
+
+
+def _by_offset(code):
+    return [line for start, end, line in code.co_lines() for _ in range(start, end, 2)]
+
+
+def _lines_only(code):
+    """``code`` (and the code in its constants) with a location table of line numbers only.
+    CPython 3.11+ keeps each instruction's columns too (PEP 657, for the carets of a traceback),
+    a third of the marshalled collector; the nodes never show a traceback. The table is
+    written in the format of CPython's Objects/locations.md (one entry per run of at most 8 code
+    units: code 13, "no column info", a signed varint of the line's delta; code 15, no
+    location) and used only where it gives back exactly the same lines (co_lines and each
+    instruction's line, offset by offset), else the code keeps its own."""
+    consts = tuple(_lines_only(c) if isinstance(c, type(code)) else c for c in code.co_consts)
+    try:
+        lines = [p[0] for p in code.co_positions()]
+        table, last, i = bytearray(), code.co_firstlineno, 0
+        while i < len(lines):
+            n = 1
+            while n < 8 and i + n < len(lines) and lines[i + n] == lines[i]:
+                n += 1
+            if lines[i] is None:
+                table.append(0x80 | (15 << 3) | (n - 1))
+            else:
+                delta = lines[i] - last
+                table.append(0x80 | (13 << 3) | (n - 1))
+                _varint((-delta << 1) | 1 if delta < 0 else delta << 1, table)
+                last = lines[i]
+            i += n
+        new = code.replace(co_consts=consts, co_linetable=bytes(table))
+        if _by_offset(new) == _by_offset(code) and [p[0] for p in new.co_positions()] == lines:
+            return new
+    except (AttributeError, TypeError, ValueError):  # before 3.11: no co_positions
+        pass
+    return code.replace(co_consts=consts)
+
+
 def left_out(options=None, per_host=None):
     """The optional modules no node of this run needs (sorted)."""
     asked = set(k for k, v in (options or {}).items() if v)
@@ -238,7 +283,9 @@ def build_parts(leave_out=()):
         names = sorted(src)
         assert not any("\0" in t for t in src.values())
         # level 6: 1% more bytes than 9, and 10 ms of CPU here instead of 68
-        code = zlib.compress(marshal.dumps(dict((n, compile(src[n], "<gpudoctor:%s>" % n, "exec")) for n in names)), 6)
+        # optimize=2: no docstrings (the collector has no assert and reads no __doc__)
+        code = zlib.compress(marshal.dumps(dict((n, _lines_only(compile(src[n], "<gpudoctor:%s>" % n, "exec", optimize=2)))
+                                                for n in names)), 6)
         text = zlib.compress("\0".join(n + "\n" + src[n] for n in names).encode("utf-8"), 6)
         head = "%s %d %d %s\n" % (_magic(), len(code), len(text), ",".join(names))
         _parts[key] = (LOADER, head.encode("ascii") + code + text)
