@@ -9,6 +9,17 @@ Each generator reads one pinned source and writes gpudoctor/data/knowledge/gener
 A site's "re" is a bounded, linear-time matcher (printf_to_regex); its "family" is the knowledge
 entry (a TOML file) that explains it, assigned by the generator's hand-written rules table, or
 null: a site no rule assigns is listed in docs/explain.md, never guessed.
+
+What every generator repeats lives here, so that its own file holds only what is its source's:
+
+    def main(argv):
+        a = knowgen.arguments(__doc__, argv, rev="HEAD")        # --repo/--rev or --slice, -o
+        files, version = knowgen.source_files(a, from_repo)    # from_repo: tree_files + revision
+        return knowgen.emit("<source>", build(files, version), a.out)   # write + summary line
+
+and build() gives each site its id (slug), drops a vague format (unanchored), matches it
+(printf_to_regex) and names its family (assign). Tests regenerate a slice with regenerated() and
+compare it with committed().
 """
 
 import argparse
