@@ -1,6 +1,6 @@
 """Benchmark: gpudoctor's fan-out through srun, ssh and pdsh at N nodes, each beside its floor.
 
-    python bench/srun_scale_bench.py [--sizes 8,64,256] [--repeat 3] [--only srun,ssh]
+    python bench/srun_scale_bench.py [--sizes 8,64,256] [--repeat 3] [--only srun,ssh] [--baseline TREE]
 
 - srun: a real Slurm of N slurmd daemons, one per network namespace (tests/slurmcluster.py),
   inside one allocation of all N (`salloc --no-shell`): `gpudoctor facts` (srun by default
@@ -44,8 +44,10 @@ os.environ["PATH"] = PATH
 def timed(cmd, env=None, check=None, timeout=900):
     """(wall s, controller cpu s, peak rss MiB, stdout)"""
     t0 = time.perf_counter()
+    # from a folder of its own: `python -m gpudoctor` would take ./gpudoctor first (before
+    # PYTHONPATH, so --baseline would run this tree) and a ./gpudoctor.toml
     p = subprocess.run(["/usr/bin/time", "-f", "GDTIME %U %S %M"] + cmd, capture_output=True, env=env,
-                       timeout=timeout, stdin=subprocess.DEVNULL)
+                       timeout=timeout, stdin=subprocess.DEVNULL, cwd=tempfile.gettempdir())
     wall = time.perf_counter() - t0
     line = [l for l in p.stderr.decode(errors="replace").splitlines() if l.startswith("GDTIME ")][-1].split()
     if check is not None:
@@ -63,7 +65,7 @@ def row(n, what, floor_name, got, floor):
         n, what, got[0], got[1], got[2], floor_name, floor[0], floor[1], floor[2], got[0] / floor[0]), flush=True)
 
 
-def bench_srun(n, repeat):
+def bench_srun(n, repeat, baseline=None):
     base = tempfile.mkdtemp(prefix="gd-srun-bench-")
     c = slurmcluster.MultiSlurm(base, n, hooks=False)
     t0 = time.perf_counter()
@@ -90,11 +92,20 @@ def bench_srun(n, repeat):
         srun = ["srun", "-N", str(n), "--ntasks-per-node=1", "--overlap"]
         timed(srun + ["true"], env, tasks_ok)  # warm: page cache, slurmd's first step
         true = median_of(lambda: timed(srun + ["true"], env, tasks_ok), repeat)
-        py = median_of(lambda: timed(srun + ["python3", "-c", "pass"], env, tasks_ok), repeat)
-        gd = median_of(lambda: timed(GD + ["facts", "--timeout", "600"], env, facts_ok), repeat)
-        print("| %d | (Slurm of %d slurmd up and idle in %.1f s; `srun true` %.2f s) | | | | | | | | |" % (
-            n, n, up, true[0]))
-        row(n, "srun: `gpudoctor facts` in the allocation", "`srun python3 -c pass`", gd, py)
+        # interleaved: each round runs the floor, gpudoctor and (--baseline) another tree's
+        # gpudoctor back to back, so a change in the machine's load falls on all of them
+        runs = {"py": [], "gd": [], "base": []}
+        for _ in range(repeat):
+            runs["py"].append(timed(srun + ["python3", "-c", "pass"], env, tasks_ok))
+            runs["gd"].append(timed(GD + ["facts", "--timeout", "600"], env, facts_ok))
+            if baseline:
+                runs["base"].append(timed(GD + ["facts", "--timeout", "600"], dict(env, PYTHONPATH=baseline), facts_ok))
+        med = dict((k, tuple(statistics.median(r[i] for r in v) for i in range(3))) for k, v in runs.items() if v)
+        print("| %d | (Slurm of %d slurmd up and idle in %.1f s; `srun true` %.2f s; load %.1f) | | | | | | | | |" % (
+            n, n, up, true[0], os.getloadavg()[0]))
+        row(n, "srun: `gpudoctor facts` in the allocation", "`srun python3 -c pass`", med["gd"], med["py"])
+        if baseline:
+            row(n, "srun: the same, code of %s" % baseline, "`srun python3 -c pass`", med["base"], med["py"])
     finally:
         if job:
             subprocess.run(["scancel", job], env=c.env, capture_output=True)
@@ -171,6 +182,8 @@ def main():
     ap.add_argument("--sizes", default="8,64,256")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--only", default="srun,ssh")
+    ap.add_argument("--baseline", help="srun: also run the gpudoctor of this tree (a `git archive` copy of another "
+                                       "commit), interleaved, PYTHONPATH=BASELINE")
     args = ap.parse_args()
     load = os.getloadavg()
     print("machine: %s, %d cores, %.1f GiB RAM, Python %s, %s; load before %.2f" % (
@@ -182,7 +195,7 @@ def main():
     print("|---|---|---|---|---|---|---|---|---|---|")
     for n in [int(x) for x in args.sizes.split(",")]:
         if "srun" in args.only:
-            bench_srun(n, args.repeat)
+            bench_srun(n, args.repeat, args.baseline and os.path.abspath(args.baseline))
         if "ssh" in args.only:
             bench_ssh(n, args.repeat)
 

@@ -206,6 +206,43 @@ def test_bundle_code_keeps_its_line_numbers_without_columns(tmp_path):
     assert len(ctx.read("/big", limit=100)) == 100 and ctx.read("/none", "gone") == "gone"
 
 
+def test_bundle_blob_cache_is_used_only_when_owned_private_and_keyed(tmp_path, monkeypatch):
+    """The built blob is kept in $XDG_CACHE_HOME/gpudoctor (0700, file 0600) under the hash of
+    its sources and read back only from a private file of this user with the same key: a file
+    others may read or write, a symlink, another key or a folder others can write is ignored."""
+    from gpudoctor.collector import bundle
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(bundle, "_parts", {})
+    loader, blob = bundle.build_parts(("watch",))
+    d = tmp_path / "gpudoctor"
+    key = bundle.cache_key(("watch",))
+    path = d / ("collector-%s.blob" % key[:40])
+    assert (os.stat(d).st_mode & 0o777, os.stat(path).st_mode & 0o777) == (0o700, 0o600)
+    assert path.read_bytes() == bundle.CACHE_FORMAT + b" " + key.encode() + b"\n" + blob
+
+    def fresh():
+        monkeypatch.setattr(bundle, "_parts", {})
+        return bundle.build_parts(("watch",))[1]
+
+    path.write_bytes(bundle.CACHE_FORMAT + b" " + key.encode() + b"\nfrom the cache")
+    assert fresh() == b"from the cache"  # read back, not built
+    for bad in ("folder", "mode", "key", "symlink"):
+        path.unlink()
+        path.write_bytes(bundle.CACHE_FORMAT + b" " + (b"0" * 64 if bad == "key" else key.encode()) + b"\nplanted")
+        path.chmod(0o644 if bad == "mode" else 0o600)
+        if bad == "symlink":
+            os.rename(path, d / "elsewhere")
+            os.symlink(d / "elsewhere", path)
+        d.chmod(0o770 if bad == "folder" else 0o700)
+        assert fresh() == blob, bad  # built again
+    assert path.read_bytes().endswith(b"\n" + blob) and not path.is_symlink()  # and written over
+    assert (d / "elsewhere").read_bytes().endswith(b"planted")  # a symlink's target is left alone
+    assert bundle.cache_key(("watch",)) != bundle.cache_key(()) and bundle.build_parts((), cache=False)[1] != blob
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "absent"))
+    assert fresh() == blob and not (tmp_path / "absent").exists()  # no cache folder: none made
+
+
 def test_srun_ctrl_c_lists_the_node_as_interrupted_and_ends_the_step(slurm):
     import signal
 
