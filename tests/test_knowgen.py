@@ -3,6 +3,7 @@
 mirror), the command line (arguments) and the id and anchor rules of a site (slug, unanchored)."""
 
 import os
+import re
 import subprocess
 import sys
 
@@ -54,3 +55,27 @@ def test_arguments_take_one_source_and_the_site_rules(capsys):
                                                              "rule": "no literal anchor of 8+ characters"}
     rx, literal = knowgen.printf_to_regex("bind failed: %s")  # 11 characters
     assert not knowgen.unanchored({}, rx, literal) and knowgen.unanchored({}, rx, literal, 16)
+
+
+def test_c_format_expands_inttypes_macros_so_nccls_ras_lines_match():
+    # <inttypes.h>'s macros are literals the compiler joins: "%" PRIu64 is "%lu" (glibc, LP64), not "%%lu"
+    assert [knowgen.inttypes(m) for m in ("PRIu64", "PRId64", "PRIx32", "PRIuPTR", "PRIdMAX", "PRIu8", "PRIu")] == \
+        ["lu", "ld", "x", "lu", "ld", "u", None]
+    # NVIDIA/nccl src/ras/rasnet.cc:486 (2.30.7), as in tools/data/nccl_messages_slice.txt
+    src = 'INFO(NCCL_RAS, "RAS idle timeout (%" PRId64 "s) on socket connection with %s",\n  (int64_t)(now), x);'
+    assert knowgen.c_format(src, src.index('"RAS')) == "RAS idle timeout (%lds) on socket connection with %s"
+    assert knowgen.c_format('"a\\tb" NAME "%" PRIu32, x', 0, macro=r"[A-Z]+\b") == "a\tb%s%u"
+    assert knowgen.c_format('NAME "a"', 0, macro=r"[A-Z]+\b") is None  # a macro counts after a literal ...
+    assert knowgen.c_format('#cmd " failed"', 0, macro=r"#\w+", lead=True) == "%s failed"  # ... unless lead
+    # the committed sites match the lines NCCL prints: src/debug.cc's prefix '%s:%d:%d [%d] NCCL INFO ' (host, pid,
+    # tid, cudaDev), then the format with ncclSocketToString's 'address<port>' for %s
+    sites = {s["where"]: s for s in knowgen.committed("nccl_messages")["sites"]}
+    lines = {"src/ras/rasnet.cc:486": "gpu1:4021:4090 [0] NCCL INFO RAS idle timeout (301s) on socket connection "
+                                      "with 10.0.0.2<45678>",
+             "src/ras/collectives.cc:436": "gpu1:4021:4090 [0] NCCL INFO RAS collective 10.0.0.1<40123>:7 timeout "
+                                           "warning (5s) -- 2 responses missing"}
+    for where, line in lines.items():
+        site = sites[where]
+        assert re.search(site["re"], line, re.IGNORECASE), where
+        assert any(n in "".join(line.lower().split()) for n in site["needles"]), where  # explain's prefilter
+    assert not [s["id"] for s in sites.values() if "%%l" in s["text"]]

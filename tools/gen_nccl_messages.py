@@ -99,39 +99,13 @@ RULES = [
 FAILURE_WORDS = re.compile(r"fail|error|unable|cannot|can't|could not|invalid|not found|mismatch|timeout|"
                            r"timed out|abort|refused|denied", re.IGNORECASE)
 _CALL = re.compile(r"(?<![A-Za-z0-9_])(WARN|INFO)\s*\(")
-_STRLIT = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
-_PRI = {"PRIu64": "lu", "PRId64": "ld", "PRIx64": "lx", "PRIi64": "ld", "PRIu32": "u", "PRIx32": "x", "PRId32": "d"}
-
-
-def _unescape(s):
-    return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m.group(1), m.group(1)), s)
 
 
 def parse_format(src, i):
     """The format string of a WARN/INFO call whose argument list starts at src[i] (after its
-    level argument for INFO): adjacent literals, PRIxNN macros and #stringified arguments,
-    up to the first ',' or ')' outside a literal. None when it does not start with a literal."""
-    out, n, saw = [], len(src), False
-    while i < n:
-        c = src[i]
-        if c in " \t\r\n\\":
-            i += 1
-            continue
-        if c == '"':
-            m = _STRLIT.match(src, i)
-            if not m:
-                return None
-            out.append(_unescape(m.group(1)))
-            saw, i = True, m.end()
-            continue
-        m = re.compile(r"PRI[udxi](?:64|32)\b|#\s*[A-Za-z_]\w*").match(src, i)
-        if m:
-            tok = m.group()
-            out.append("%" + _PRI.get(tok, "s") if tok.startswith("PRI") else "%s")
-            i = m.end()
-            continue
-        break
-    return "".join(out) if saw else None
+    level argument for INFO): adjacent literals, PRIxNN macros and #stringified arguments (%s),
+    up to the first ',' or ')' outside a literal (knowgen.c_format). None when it holds no literal."""
+    return knowgen.c_format(src, i, macro=r"#\s*[A-Za-z_]\w*", lead=True)
 
 
 def sites_of(path, src):

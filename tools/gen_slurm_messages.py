@@ -186,40 +186,15 @@ _MARKED = ("error", "fatal", "fatal_abort", "error_in_daemon", "PMIXP_ERROR_STD"
 _QUIET_CALL = re.compile(r"(?<![A-Za-z0-9_>.])(info|verbose|debug[2-5]?)\s*\(")
 _MARKER = r"(?:error|fatal): [^\n]{0,160}?"
 _CTLD = re.compile(r"(?:state_desc\s*=\s*xstrdup(?:_printf)?|xstrfmtcat\s*\(\s*job_ptr->state_desc\s*,)\s*\(?")
-_STRLIT = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
-_MACRO = re.compile(r"PRI[udxi](?:64|32)\b|[A-Z][A-Z0-9_]{2,}\b")
-_PRI = {"PRIu64": "lu", "PRId64": "ld", "PRIx64": "lx", "PRIi64": "ld", "PRIu32": "u", "PRIx32": "x", "PRId32": "d"}
 FAILURE_WORDS = re.compile(r"fail|error|unable|cannot|can't|could not|couldn't|invalid|not found|denied|refused|"
                            r"timed out|killed|exceeded|CANCELLED|requeued|held", re.IGNORECASE)
 
 
-def _unescape(s):
-    return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m.group(1), m.group(1)), s)
-
-
 def parse_format(src, i):
-    """The format at src[i]: adjacent string literals and PRIxNN macros (another macro is a
-    string: %s), up to the first ',' or ')' outside a literal. None if it starts with no literal."""
-    out, n, saw = [], len(src), False
-    while i < n:
-        c = src[i]
-        if c in " \t\r\n\\":
-            i += 1
-            continue
-        if c == '"':
-            m = _STRLIT.match(src, i)
-            if not m:
-                return None
-            out.append(_unescape(m.group(1)))
-            saw, i = True, m.end()
-            continue
-        m = _MACRO.match(src, i)
-        if m and saw:  # "%" PRIu64 is "%" "lu"; another macro (a string constant) is read as %s
-            out.append(_PRI[m.group()] if m.group() in _PRI else "%s")
-            i = m.end()
-            continue
-        break
-    return "".join(out) if saw else None
+    """The format at src[i]: adjacent string literals and PRIxNN macros (another macro, a string
+    constant, is %s), up to the first ',' or ')' outside a literal (knowgen.c_format). None if it
+    starts with no literal."""
+    return knowgen.c_format(src, i, macro=r"[A-Z][A-Z0-9_]{2,}\b")
 
 
 def slurm_to_printf(fmt):

@@ -135,6 +135,66 @@ def printf_to_regex(fmt):
     return "".join(v for _, v in out), longest
 
 
+# A C string literal (one; adjacent ones are joined by c_format), its body in group 1.
+C_STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+# <inttypes.h>'s format macros are string literals (glibc stdlib/inttypes.h, LP64 as on x86_64 and aarch64:
+# __PRI64_PREFIX and __PRIPTR_PREFIX are "l"; PRIu64 is __PRI64_PREFIX "u", PRIu32 is "u"), and the compiler
+# joins adjacent literals (C11 6.4.5p5, translation phase 6): "%" PRIu64 "s" is "%" "l" "u" "s", i.e. "%lus".
+# The macro is the conversion's length and letter only: the "%" is the literal before it.
+_PRI_MACRO = re.compile(r"PRI([diouxX])(8|16|32|64|LEAST(?:8|16|32|64)|FAST(?:8|16|32|64)|MAX|PTR)\b")
+_PRI_LONG = {"64", "LEAST64", "FAST16", "FAST32", "FAST64", "MAX", "PTR"}
+
+
+def c_unescape(body):
+    """A C string literal's body as the string it stands for: \\n and \\t as themselves, any other
+    escaped character as that character (\\" -> ", \\\\ -> \\)."""
+    return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m.group(1), m.group(1)), body)
+
+
+def inttypes(name):
+    """What an <inttypes.h> format macro expands to ('PRIu64' -> 'lu', 'PRIx32' -> 'x'), or None
+    when ``name`` is not one."""
+    m = _PRI_MACRO.fullmatch(name)
+    return m and ("l" if m.group(2) in _PRI_LONG else "") + m.group(1)
+
+
+def c_format(src, i, macro=None, lead=False):
+    """The printf format a C call argument starting at src[i] spells: its adjacent string literals
+    joined (c_unescape), each <inttypes.h> macro among them expanded ('"%" PRIu64' is '%lu', see
+    inttypes), each other token that the regex ``macro`` matches read as %s (a string constant, a
+    #stringified argument); blanks and line continuations skipped, up to the first other token (the
+    ',' or ')' that ends the argument). None when it holds no literal. Macros count only after the
+    first literal unless ``lead``."""
+    out, n, saw = [], len(src), False
+    other = re.compile(macro) if macro else None
+    while i < n:
+        c = src[i]
+        if c in " \t\r\n\\":
+            i += 1
+            continue
+        if c == '"':
+            m = C_STRING.match(src, i)
+            if not m:
+                return None
+            out.append(c_unescape(m.group(1)))
+            saw, i = True, m.end()
+            continue
+        if not (saw or lead):
+            break
+        m = _PRI_MACRO.match(src, i)
+        if m:
+            out.append(inttypes(m.group()))
+            i = m.end()
+            continue
+        m = other.match(src, i) if other else None
+        if m:
+            out.append("%s")
+            i = m.end()
+            continue
+        break
+    return "".join(out) if saw else None
+
+
 def slug(text):
     """A place or a name as part of a site id: lower case, each run of other characters than a-z and
     0-9 one '_', none at the ends ('src/ucs/sys/sys.c:42' -> 'src_ucs_sys_sys_c_42')."""
