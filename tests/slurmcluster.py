@@ -96,6 +96,7 @@ class MultiSlurm(object):
         self.ctld = None
         self.slurmd = {}
         self._log_mark = {}  # {node: bytes of its slurmd log already looked at} (end_prolog_retries)
+        self._started_at = {}  # {node: when its slurmd was last started} (wait_registered)
         self.sshd = {}  # start_sshd
         self.ssh_dir = None
         self.spaces = []
@@ -212,9 +213,11 @@ class MultiSlurm(object):
             self.slow(name, None)
         self.set_config("")
         self.end_prolog_retries()  # a slurmd still retrying an earlier job's failed prolog would drain its node
+        started = []
         for i in range(1, self.n + 1):
             if self.slurmd.get("sn%d" % i) is None or self.slurmd["sn%d" % i].poll() is not None:
                 self.start_slurmd(i)
+                started.append("sn%d" % i)
             elif self.faults.get(i) == "uverbs":
                 self.uverbs("sn%d" % i)  # no HCA, no devices: healthy unless a test says otherwise
         resumed = False
@@ -226,7 +229,36 @@ class MultiSlurm(object):
             # A resumed node is IDLE+NOT_RESPONDING until slurmd answers slurmctld; 22.05 here
             # did not ping it within a minute. A reconfigure makes every slurmd register now.
             self.run("scontrol", "reconfigure")
+        if started:
+            self.wait_registered(started)
         self.wait_idle(timeout=30)
+
+    def wait_registered(self, names, timeout=30):
+        """Until slurmctld has heard from the new slurmd of each node: its SlurmdStartTime
+        (scontrol show node) is no earlier than the second it was started, and the node is
+        not NOT_RESPONDING. IDLE alone is not enough: slurmctld still showed IDLE a node whose
+        slurmd had died a moment before (test_a_dead_slurmd_...); the next test then began
+        before the new slurmd had registered, and slurmctld's failed ping of the dead one made
+        the node NOT_RESPONDING in the middle of that test (3 runs in a row at load 30-50)."""
+        t0 = time.time()
+        while True:
+            seen = {}
+            for line in self.run("scontrol", "show", "node", "-o", timeout=10).stdout.splitlines():
+                m = re.match(r"NodeName=(\S+)", line)
+                st = re.search(r"\bSlurmdStartTime=(\d\S*)", line)
+                state = re.search(r"\bState=(\S+)", line)
+                if m:
+                    seen[m.group(1)] = (st.group(1) if st else "", state.group(1) if state else "")
+            left = [n for n in names if not (seen.get(n, ("", ""))[0] >= time.strftime(
+                "%Y-%m-%dT%H:%M:%S", time.localtime(int(self._started_at[n])))
+                and "NOT_RESPONDING" not in seen[n][1])]
+            if not left:
+                return
+            for n in left:
+                p = self.slurmd.get(n)
+                assert p is not None and p.poll() is None, "slurmd of %s exited (rc %s)" % (n, p and p.returncode)
+            assert time.time() - t0 < timeout, "slurmd of %s not registered within %ss: %s" % (left, timeout, seen)
+            time.sleep(0.05)
 
     # -- life cycle
     NEIGH = "/proc/sys/net/ipv4/neigh/default/gc_thresh%d"
@@ -305,6 +337,7 @@ class MultiSlurm(object):
                 resource.setrlimit(resource.RLIMIT_MEMLOCK, (MEMLOCK_LOW, MEMLOCK_LOW))
 
         self._mark_log(name)  # a new slurmd: what the log says from here on is its own
+        self._started_at[name] = time.time()
         self.slurmd[name] = subprocess.Popen(cmd, env=self.env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                              stderr=subprocess.STDOUT, cwd=self.dir, preexec_fn=limits,
                                              start_new_session=True)
@@ -474,6 +507,7 @@ class MultiSlurm(object):
             assert p.poll() is None and time.time() - t0 < timeout, "%s: slurmd did not start again (rc %s): %s" % (
                 name, p.poll(), self._log_since_mark(name)[-2000:])
             time.sleep(0.05)
+        self.wait_registered([name])
 
     def kill_slurmd(self, name):
         """A slurmd gone (crashed, OOM-killed): slurmctld still lists the node as it was."""
