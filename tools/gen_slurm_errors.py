@@ -13,7 +13,6 @@ Source: SchedMD/slurm (https://github.com/SchedMD/slurm), src/common/slurm_errno
 `git show REV:path`.
 """
 
-import argparse
 import os
 import re
 import sys
@@ -283,32 +282,21 @@ def build(rows, version):
 
 def from_repo(repo, rev):
     git = knowgen.git_reader(repo)
-    commit = git("rev-parse", rev).strip()
-    meta = git("show", "%s:META" % rev)
-    v = re.search(r"Version:\s*(\S+)", meta)
-    return parse(git("show", "%s:src/common/slurm_errno.c" % rev)), "%s (commit %s)" % (v.group(1) if v else "?",
-                                                                                     commit)
+    return parse(git("show", "%s:src/common/slurm_errno.c" % rev)), knowgen.slurm_release(git, rev)
+
+
+def _slice(path):
+    with open(path) as f:
+        return parse(f.read()), "slice"
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repo")
-    ap.add_argument("--rev", default="HEAD")
-    ap.add_argument("--slice")
-    ap.add_argument("-o", "--out")
-    a = ap.parse_args(argv)
-    if bool(a.repo) == bool(a.slice):
-        ap.error("give --repo or --slice")
-    if a.repo:
-        rows, version = from_repo(a.repo, a.rev)
-        stale = sorted(set(CODE_FIX) - {name for name, _ in rows})
-        if stale:  # a code renamed or removed upstream: its fix must be moved by hand
-            ap.error("CODE_FIX names codes this revision does not have: %s" % ", ".join(stale))
-    else:
-        with open(a.slice) as f:
-            rows, version = parse(f.read()), "slice"
-    doc = build(rows, version)
-    return knowgen.report(knowgen.write("slurm_errors", doc, a.out), doc, "codes")
+    a = knowgen.arguments(__doc__, argv, rev="HEAD")
+    rows, version = knowgen.source_files(a, from_repo, _slice)
+    stale = sorted(set(CODE_FIX) - {name for name, _ in rows})
+    if a.repo and stale:  # a code renamed or removed upstream: its fix must be moved by hand
+        a.error("CODE_FIX names codes this revision does not have: %s" % ", ".join(stale))
+    return knowgen.emit("slurm_errors", build(rows, version), a.out, "codes")
 
 
 if __name__ == "__main__":

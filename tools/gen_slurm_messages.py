@@ -17,7 +17,6 @@ src/common/log.c): %m is strerror(errno), %pJ / %ps / %pS / %pA print a job, a s
 address; they are read as strings here.
 """
 
-import argparse
 import os
 import re
 import sys
@@ -286,29 +285,15 @@ def _wanted(path):
 
 def from_repo(repo, rev):
     git = knowgen.git_reader(repo)
-    commit = git("rev-parse", rev).strip()
-    v = re.search(r"Version:\s*(\S+)", git("show", "%s:META" % rev))
-    names = [p for p in git("ls-tree", "-r", "--name-only", rev, "--", "src").splitlines() if _wanted(p)]
-    files = [(p, git("show", "%s:%s" % (rev, p))) for p in sorted(names)]
-    return files, "%s (commit %s)" % (v.group(1) if v else "?", commit)
+    return knowgen.tree_files(git, rev, ("src",), _wanted), knowgen.slurm_release(git, rev)
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repo")
-    ap.add_argument("--rev", default="HEAD")
-    ap.add_argument("--slice")
-    ap.add_argument("-o", "--out")
-    a = ap.parse_args(argv)
-    if bool(a.repo) == bool(a.slice):
-        ap.error("give --repo or --slice")
-    files, version = from_repo(a.repo, a.rev) if a.repo else knowgen.read_slice(a.slice)
-    doc = build(files, version)
+    a = knowgen.arguments(__doc__, argv, rev="HEAD")
+    doc = build(*knowgen.source_files(a, from_repo))
     if a.repo:
-        unused = [r for r, _, _ in MSG_FIX if not any(s.get("fix") and re.search(r, s["text"]) for s in doc["sites"])]
-        if unused:  # a message reworded upstream: its fix must be moved by hand
-            ap.error("MSG_FIX entries match no assigned site of this revision: %s" % "; ".join(unused))
-    return knowgen.report(knowgen.write("slurm_messages", doc, a.out), doc)
+        knowgen.stale_fixes(a, "MSG_FIX", MSG_FIX, doc["sites"])
+    return knowgen.emit("slurm_messages", doc, a.out)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,6 @@ src/common/job_state_reason.c, read with `git show REV:path`; the meanings are d
 https://slurm.schedmd.com/job_reason_codes.html.
 """
 
-import argparse
 import os
 import re
 import sys
@@ -222,35 +221,20 @@ def build(enum, table, version):
 
 def from_repo(repo, rev):
     git = knowgen.git_reader(repo)
-    commit = git("rev-parse", rev).strip()
-    v = re.search(r"Version:\s*(\S+)", git("show", "%s:META" % rev))
-    texts = {p: git("show", "%s:%s" % (rev, p)) for p in FILES}
-    return texts, "%s (commit %s)" % (v.group(1) if v else "?", commit)
+    return knowgen.tree_files(git, rev, FILES, lambda p: True), knowgen.slurm_release(git, rev)
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repo")
-    ap.add_argument("--rev", default="HEAD")
-    ap.add_argument("--slice")
-    ap.add_argument("-o", "--out")
-    a = ap.parse_args(argv)
-    if bool(a.repo) == bool(a.slice):
-        ap.error("give --repo or --slice")
-    if a.repo:
-        texts, version = from_repo(a.repo, a.rev)
-    else:
-        files, version = knowgen.read_slice(a.slice)
-        texts = {}
-        for path, text in files:  # a file may come in several parts (each at its own line)
-            texts[path] = texts.get(path, "") + text
+    a = knowgen.arguments(__doc__, argv, rev="HEAD")
+    files, version = knowgen.source_files(a, from_repo)
+    texts = {}
+    for path, text in files:  # a slice may hold a file in several parts (each at its own line)
+        texts[path] = texts.get(path, "") + text
     enum, table = parse_enum(texts.get(FILES[0], "")), parse_table(texts.get(FILES[1], ""))
-    if a.repo:
-        stale = sorted(set(REASON_FIX) - set(table))
-        if stale:  # a reason renamed or removed upstream: its fix must be moved by hand
-            ap.error("REASON_FIX names reasons this revision does not have: %s" % ", ".join(stale))
-    doc = build(enum, table, version)
-    return knowgen.report(knowgen.write("slurm_reasons", doc, a.out), doc, "reasons")
+    stale = sorted(set(REASON_FIX) - set(table))
+    if a.repo and stale:  # a reason renamed or removed upstream: its fix must be moved by hand
+        a.error("REASON_FIX names reasons this revision does not have: %s" % ", ".join(stale))
+    return knowgen.emit("slurm_reasons", build(enum, table, version), a.out, "reasons")
 
 
 if __name__ == "__main__":

@@ -278,11 +278,14 @@ def arguments(doc, argv, source="repo", rev=None, source_opts=None, extra=()):
     argparse options ``source_opts``) or --slice FILE (the recorded slice in tools/data/ that the
     tests regenerate from), exactly one of them; -o/--out OUT (default: the committed file,
     gpudoctor/data/knowledge/generated/<name>.json); then each (flag, argparse options) of ``extra``.
-    With ``source`` None the slice is optional (the source is what this machine has installed).
-    The description is the first line of the generator's docstring ``doc``."""
+    ``source`` may be a tuple of names: a source read from several places, all given together (then
+    ``source_opts`` maps each name to its options). With ``source`` None the slice is optional (the
+    source is what this machine has installed). The description is the first line of the
+    generator's docstring ``doc``; ``a.error(message)`` stops as argparse does (exit 2)."""
     ap = argparse.ArgumentParser(description=doc.splitlines()[0])
-    if source:
-        ap.add_argument("--" + source, **(source_opts or {}))
+    sources = (source,) if isinstance(source, str) else tuple(source or ())
+    for name in sources:
+        ap.add_argument("--" + name, **((source_opts or {}).get(name, {}) if len(sources) > 1 else source_opts or {}))
     if rev is not None:
         ap.add_argument("--rev", default=rev)
     ap.add_argument("--slice")
@@ -290,9 +293,21 @@ def arguments(doc, argv, source="repo", rev=None, source_opts=None, extra=()):
     for flag, opts in extra:
         ap.add_argument(flag, **opts)
     a = ap.parse_args(argv)
-    if source and bool(getattr(a, source)) == bool(a.slice):
-        ap.error("give --%s or --slice" % source)
+    given = [bool(getattr(a, n.replace("-", "_"))) for n in sources]
+    if sources and (all(given) == bool(a.slice) or (any(given) and not all(given))):
+        ap.error("give %s, or --slice" % " and ".join("--" + n for n in sources) if len(sources) > 1
+                 else "give --%s or --slice" % sources[0])
+    a.error = ap.error
     return a
+
+
+def stale_fixes(a, table, fixes, sites, of="revision"):
+    """Stop (``a.error``, exit 2) when an entry of the fix table ``fixes`` ((regex, fix, commands) a
+    row, named ``table``) matches the text of no site that carries a fix: the message was reworded
+    or removed upstream, and its fix must be moved by hand rather than silently lost."""
+    unused = [r for r, _, _ in fixes if not any(s.get("fix") and re.search(r, s["text"]) for s in sites)]
+    if unused:
+        a.error("%s entries match no assigned site of this %s: %s" % (table, of, "; ".join(unused)))
 
 
 def source_files(a, from_repo, from_slice=None):
@@ -311,13 +326,29 @@ def tree_files(git, rev, dirs, keep):
     return [(p, git("show", "%s:%s" % (rev, p))) for p in sorted(names)]
 
 
-def revision(git, rev, describe=True):
+def revision(git, rev, describe=True, untagged=None):
     """The version a generator records for a git revision: '<name> (commit <sha>)', the name being
     `git describe --tags` of ``rev`` (or ``rev`` itself when it is a tag, or when ``describe`` is
-    false: a pinned release tag such as v4.1.8)."""
+    false: a pinned release tag such as v4.1.8). ``untagged``: the name when describe finds no tag
+    (a mirror fetched without tags); without it, that is an error."""
     commit = git("rev-parse", rev).strip()
-    name = git("describe", "--tags", rev).strip() if describe and rev not in git("tag").split() else rev
+    name = rev
+    if describe and rev not in git("tag").split():
+        try:
+            name = git("describe", "--tags", rev).strip()
+        except subprocess.CalledProcessError:
+            if untagged is None:
+                raise
+            name = untagged
     return "%s (commit %s)" % (name, commit)
+
+
+def slurm_release(git, rev):
+    """SchedMD/slurm's version of a revision as its generators record it: '<META's Version:> (commit
+    <sha>)' ('26.11.0 (commit 284c3b9...)'; '?' when META names none). Slurm's tags
+    (slurm-26-11-0-1) are not the version its programs print."""
+    v = re.search(r"Version:\s*(\S+)", git("show", "%s:META" % rev))
+    return "%s (commit %s)" % (v.group(1) if v else "?", git("rev-parse", rev).strip())
 
 
 def emit(name, doc, out=None, what="sites"):
