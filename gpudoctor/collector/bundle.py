@@ -234,6 +234,8 @@ def _lines_only(code):
     units: code 13, "no column info", a signed varint of the line's delta; code 15, no
     location) and used only where it gives back exactly the same lines (co_lines and each
     instruction's line, offset by offset), else the code keeps its own."""
+    if not hasattr(code, "replace"):  # before 3.8 (the controller needs 3.9+)
+        return code
     consts = tuple(_lines_only(c) if isinstance(c, type(code)) else c for c in code.co_consts)
     try:
         lines = [p[0] for p in code.co_positions()]
