@@ -25,7 +25,6 @@ pyxis release (--pyxis-older): its texts that the newer one reworded are kept, e
 (pyxis 0.24 reworded 'couldn't start container', which clusters running 0.23 still print).
 """
 
-import argparse
 import os
 import re
 import sys
@@ -83,7 +82,6 @@ MSG_FIX = [
       "start --rw <image.sqsh> true   (the hook errors appear directly)"]),
 ]
 
-_STRLIT = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
 _C_CALLS = {"slurm_error": 0, "slurm_info": 0, "err": 1, "errx": 1, "warn": 0, "warnx": 0}
 _C_CALL = re.compile(r"(?<![A-Za-z0-9_>.:])(%s)\s*\(" % "|".join(_C_CALLS))
 _SH_CALL = re.compile(r"common::(err|log WARN)\s+\"")
@@ -96,22 +94,18 @@ _ENROOT_LINE = r"\[(?:ERROR|WARN)\](?:\x1b\(B)?(?:\x1b\[[0-9;]{0,10}m)? "
 CONTEXT_BELOW = 20
 
 
-def _unescape(s):
-    return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m.group(1), m.group(1)), s)
-
-
 def c_literal(arg):
     """A C argument of adjacent literals (and pyxis's "..." PYXIS_VERSION style macros read as %s)."""
     if '"' not in arg:
         return None
-    rest = _STRLIT.sub("", arg)
+    rest = knowgen.C_STRING.sub("", arg)
     if rest.strip() and not re.fullmatch(r"[\sA-Z_0-9]*", rest):
         return None
     out, pos = [], 0
-    for m in _STRLIT.finditer(arg):
+    for m in knowgen.C_STRING.finditer(arg):
         if arg[pos:m.start()].strip():
             out.append("%s")
-        out.append(_unescape(m.group(1)))
+        out.append(knowgen.c_unescape(m.group(1)))
         pos = m.end()
     return "".join(out)
 
@@ -232,42 +226,28 @@ def _wanted(repo, path):
 def from_repos(pyxis, enroot, rev="HEAD", older=()):
     files, versions = [], []
     for repo, d in (("pyxis", pyxis), ("enroot", enroot)):
-        git = knowgen.git_reader(d)
-        names = [p for p in git("ls-tree", "-r", "--name-only", rev).splitlines() if _wanted(repo, p)]
-        files += [("%s:%s" % (repo, p), git("show", "%s:%s" % (rev, p))) for p in sorted(names)]
-        try:
-            tag = git("describe", "--tags", rev).strip()
-        except Exception:  # noqa: BLE001 - a mirror without tags: the commit alone
-            tag = "?"
-        versions.append("%s %s (commit %s)" % (repo, tag, git("rev-parse", rev).strip()))
+        git, wanted = knowgen.git_reader(d), lambda p, repo=repo: _wanted(repo, p)
+        files += [("%s:%s" % (repo, p), text) for p, text in knowgen.tree_files(git, rev, (), wanted)]
+        # a mirror fetched without tags: the commit alone
+        versions.append("%s %s" % (repo, knowgen.revision(git, rev, untagged="?")))
         if repo == "pyxis":
             for t in older:
-                names = [p for p in git("ls-tree", "-r", "--name-only", t).splitlines() if _wanted(repo, p)]
-                files += [("pyxis@%s:%s" % (t, p), git("show", "%s:%s" % (t, p))) for p in sorted(names)]
+                files += [("pyxis@%s:%s" % (t, p), text) for p, text in knowgen.tree_files(git, t, (), wanted)]
                 versions[-1] += " and %s" % t
     return files, "; ".join(versions)
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--pyxis-repo")
-    ap.add_argument("--enroot-repo")
-    ap.add_argument("--pyxis-older", default="", help="comma-separated older pyxis tags whose texts are kept")
-    ap.add_argument("--slice")
-    ap.add_argument("-o", "--out")
-    a = ap.parse_args(argv)
-    if bool(a.pyxis_repo and a.enroot_repo) == bool(a.slice):
-        ap.error("give --pyxis-repo and --enroot-repo, or --slice")
+    a = knowgen.arguments(__doc__, argv, ("pyxis-repo", "enroot-repo"), extra=[(
+        "--pyxis-older", {"default": "", "help": "comma-separated older pyxis tags whose texts are kept"})])
     older = [t for t in a.pyxis_older.split(",") if t]
     files, version = from_repos(a.pyxis_repo, a.enroot_repo, older=older) if a.slice is None \
         else knowgen.read_slice(a.slice)
     newest = re.search(r"pyxis (v[\d.]+)", version)
     doc = build(files, version, newest.group(1) if newest else "?")
     if a.slice is None:
-        unused = [r for r, _, _ in MSG_FIX if not any(s.get("fix") and re.search(r, s["text"]) for s in doc["sites"])]
-        if unused:  # a message reworded upstream: its fix must be moved by hand
-            ap.error("MSG_FIX entries match no assigned site of this revision: %s" % "; ".join(unused))
-    return knowgen.report(knowgen.write("container_messages", doc, a.out), doc)
+        knowgen.stale_fixes(a, "MSG_FIX", MSG_FIX, doc["sites"])
+    return knowgen.emit("container_messages", doc, a.out)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,6 @@ Sources: dun/munge (https://github.com/dun/munge) and SchedMD/slurm
 prefixed with its repository: `munge:src/...` or `slurm:src/...`.
 """
 
-import argparse
 import os
 import re
 import sys
@@ -95,7 +94,6 @@ MSG_FIX = [
       "0700 /var/log/munge && sudo chmod 0640 /var/log/munge/munged.log; sudo systemctl restart munge"]),
 ]
 
-_STRLIT = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
 # call -> index of the format among its arguments
 _CALLS = {"log_err": 2, "log_errno": 2, "log_err_or_warn": 1, "strdupf": 0, "error": 0, "fatal": 0}
 _CALL = re.compile(r"(?<![A-Za-z0-9_>.])(%s)\s*\(" % "|".join(_CALLS))
@@ -108,16 +106,12 @@ _CONTEXT = (r"(?:\b(?:munged?|unmunge|remunge|MUNGE|[Mm]unge)\b|"
 CONTEXT_BELOW = 30  # a literal shorter than this needs one of those line shapes
 
 
-def _unescape(s):
-    return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m.group(1), m.group(1)), s)
-
-
 def literal(arg):
     """The string of an argument made of adjacent literals only ("a" "b"), else None."""
-    rest = _STRLIT.sub("", arg)
+    rest = knowgen.C_STRING.sub("", arg)
     if rest.strip() or '"' not in arg:
         return None
-    return "".join(_unescape(m) for m in _STRLIT.findall(arg))
+    return "".join(knowgen.c_unescape(m) for m in knowgen.C_STRING.findall(arg))
 
 
 def parse_codes(header, strerror):
@@ -182,7 +176,7 @@ def build(files, version):
                 continue
             seen.add(fmt)
             rx, lit = knowgen.printf_to_regex(fmt.replace("%m", "%s"))
-            site = {"id": "munge.msg.%s" % re.sub(r"[^a-z0-9]+", "_", where.lower()).strip("_"),
+            site = {"id": "munge.msg.%s" % knowgen.slug(where),
                     "where": where, "level": call, "text": fmt}
             if rx is None or len("".join(lit.split())) < knowgen.MIN_LITERAL:
                 site.update({"re": None, "family": None, "rule": "no literal anchor of %d+ characters"
@@ -203,41 +197,22 @@ def build(files, version):
                                      "the RULES tables of the generator"), "sites": sites}
 
 
-def _describe(git, rev):
-    try:
-        return git("describe", "--tags", rev).strip()
-    except Exception:  # noqa: BLE001 - a mirror without tags: the commit alone
-        return "?"
-
-
 def from_repos(munge, slurm, rev="HEAD"):
     mg, sg = knowgen.git_reader(munge), knowgen.git_reader(slurm)
-    names = [p for p in mg("ls-tree", "-r", "--name-only", rev, "--", *MUNGE_DIRS).splitlines()
-             if p.endswith((".c", "munge.h"))]
-    files = [("munge:" + p, mg("show", "%s:%s" % (rev, p))) for p in sorted(names)]
+    files = [("munge:" + p, text) for p, text in knowgen.tree_files(mg, rev, MUNGE_DIRS,
+                                                                   lambda p: p.endswith((".c", "munge.h")))]
     files += [("slurm:" + p, sg("show", "%s:%s" % (rev, p))) for p in SLURM_FILES]
-    v = re.search(r"Version:\s*(\S+)", sg("show", "%s:META" % rev))
-    version = "%s (commit %s); slurm %s (commit %s)" % (
-        _describe(mg, rev), mg("rev-parse", rev).strip(), v.group(1) if v else "?", sg("rev-parse", rev).strip())
-    return files, version
+    # a mirror fetched without tags: the commit alone
+    return files, "%s; slurm %s" % (knowgen.revision(mg, rev, untagged="?"), knowgen.slurm_release(sg, rev))
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--munge-repo")
-    ap.add_argument("--slurm-repo")
-    ap.add_argument("--slice")
-    ap.add_argument("-o", "--out")
-    a = ap.parse_args(argv)
-    if bool(a.munge_repo and a.slurm_repo) == bool(a.slice):
-        ap.error("give --munge-repo and --slurm-repo, or --slice")
+    a = knowgen.arguments(__doc__, argv, ("munge-repo", "slurm-repo"))
     files, version = from_repos(a.munge_repo, a.slurm_repo) if a.slice is None else knowgen.read_slice(a.slice)
     doc = build(files, version)
     if a.slice is None:
-        unused = [r for r, _, _ in MSG_FIX if not any(s.get("fix") and re.search(r, s["text"]) for s in doc["sites"])]
-        if unused:  # a message reworded upstream: its fix must be moved by hand
-            ap.error("MSG_FIX entries match no assigned site of this revision: %s" % "; ".join(unused))
-    return knowgen.report(knowgen.write("munge_messages", doc, a.out), doc)
+        knowgen.stale_fixes(a, "MSG_FIX", MSG_FIX, doc["sites"])
+    return knowgen.emit("munge_messages", doc, a.out)
 
 
 if __name__ == "__main__":
