@@ -79,3 +79,24 @@ def test_c_format_expands_inttypes_macros_so_nccls_ras_lines_match():
         assert re.search(site["re"], line, re.IGNORECASE), where
         assert any(n in "".join(line.lower().split()) for n in site["needles"]), where  # explain's prefilter
     assert not [s["id"] for s in sites.values() if "%%l" in s["text"]]
+
+
+def test_several_sources_stale_fixes_and_the_python_reader(capsys):
+    a = knowgen.arguments("Generate x.\n", ["--a-repo", "A", "--b-repo", "B"], ("a-repo", "b-repo"))
+    assert (a.a_repo, a.b_repo, a.slice) == ("A", "B", None)
+    for argv in (["--a-repo", "A"], ["--a-repo", "A", "--slice", "s"], []):
+        with pytest.raises(SystemExit) as e:
+            knowgen.arguments("Generate x.\n", argv, ("a-repo", "b-repo"))
+        assert e.value.code == 2 and "give --a-repo and --b-repo, or --slice" in capsys.readouterr().err
+    sites = [{"text": "Invalid credential", "fix": ["x"]}, {"text": "Socket timed out"}]
+    knowgen.stale_fixes(a, "MSG_FIX", [(r"^Invalid cred", "m", [])], sites)  # matched: goes on
+    with pytest.raises(SystemExit):
+        knowgen.stale_fixes(a, "MSG_FIX", [(r"timed out", "m", [])], sites)  # matches a site without a fix
+    assert "MSG_FIX entries match no assigned site of this revision: timed out" in capsys.readouterr().err
+    src = ("import logging, warnings\nraise ValueError(f'bad  {n}%')\nassert x, 'need ' + y\n"
+           "logging.warning('slow: 50%')\nwarnings.warn('old {}'.format(v))\nprint('failed')\nlogger.info('ok')\n")
+    assert list(knowgen.py_messages(src)) == [("raise", 2, "bad %s%%"), ("raise", 3, "need %s"),
+                                              ("warning", 4, "slow: 50%%"), ("warning", 5, "old %s")]
+    more = list(knowgen.py_messages(src, lambda n: ("print", n.args[0]) if getattr(getattr(n, "func", None), "id", "")
+                                    == "print" else (None, None)))
+    assert ("print", 6, "failed") in more and list(knowgen.py_messages("def (:\n")) == []

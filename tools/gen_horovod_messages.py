@@ -21,7 +21,6 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import knowgen  # noqa: E402
-from gen_launcher_messages import _call_site, _fmt  # noqa: E402  (the same reading of Python messages)
 
 GENERATOR = "tools/gen_horovod_messages.py"
 DIRS = ("horovod/runner", "horovod/common", "horovod/torch", "horovod/tensorflow", "horovod/keras",
@@ -116,26 +115,15 @@ def cpp_sites(path, src):
 
 
 def py_sites(path, src):
-    try:
-        tree = ast.parse(src)
-    except SyntaxError:
-        return
-    for node in ast.walk(tree):
-        level, arg = None, None
-        if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and node.exc.args:
-            level, arg = "raise", node.exc.args[0]
-        elif isinstance(node, ast.Assert) and node.msg is not None:
-            level, arg = "raise", node.msg
-        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print"
-              and node.args and path.startswith("horovod/runner/")):
-            level, arg = "print", node.args[0]
-        else:
-            level, arg = _call_site(node, path)
-        if level is None:
-            continue
-        fmt = _fmt(arg)
-        if fmt and (level != "print" or _PRINT_FAIL.search(fmt)):
-            yield ("error" if level == "print" else level), "%s:%d" % (path, node.lineno), " ".join(fmt.split())
+    def printed(node):  # the runner's print(...) of a failure
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print"
+                and node.args and path.startswith("horovod/runner/")):
+            return "print", node.args[0]
+        return None, None
+
+    for level, line, fmt in knowgen.py_messages(src, printed):
+        if level != "print" or _PRINT_FAIL.search(fmt):
+            yield ("error" if level == "print" else level), "%s:%d" % (path, line), fmt
 
 
 def build(files, version):

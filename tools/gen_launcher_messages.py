@@ -37,7 +37,6 @@ activation script first); openmpi passes the same set with -x, mvapich with -env
 machine separately; before 1.7.0, 0 went to torchrun as --master_port 0.
 """
 
-import argparse
 import ast
 import glob
 import os
@@ -210,39 +209,12 @@ MSG_FIX = [
 ]
 
 
-def _fmt(node):
-    """A message expression as a printf format (None when it holds no literal text)."""
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value.replace("%", "%%")
-    if isinstance(node, ast.JoinedStr):
-        out = []
-        for v in node.values:
-            out.append(v.value.replace("%", "%%") if isinstance(v, ast.Constant) else "%s")
-        return "".join(out)
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        a, b = _fmt(node.left), _fmt(node.right)
-        return (a if a is not None else "%s") + (b if b is not None else "%s") if (a or b) else None
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and isinstance(node.left, ast.Constant) \
-            and isinstance(node.left.value, str):
-        return node.left.value  # already a %-format
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format" \
-            and isinstance(node.func.value, ast.Constant) and isinstance(node.func.value.value, str):
-        return re.sub(r"\{[^{}]*\}", "%s", node.func.value.value.replace("%", "%%"))
-    return None
-
-
-def _call_site(node, path):
-    """(level, message node) of a logging/warning call, else (None, None)."""
-    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args):
-        return None, None
-    owner, attr = node.func.value, node.func.attr
-    name = owner.id if isinstance(owner, ast.Name) else None
-    if attr in ("error", "warning", "critical") and name in ("logger", "logging"):
-        return ("warning" if attr == "warning" else "error"), node.args[0]
-    if attr == "warn" and name == "warnings":
+def _op_builder_warning(node, path):
+    """deepspeed's OpBuilder.warning (op_builder/builder.py: print(f"{WARNING} {msg}")): (level, message node)."""
+    if path.startswith("op_builder/") and isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+            node.func.attr == "warning" and isinstance(node.func.value, ast.Name) and node.func.value.id == "self" \
+            and node.args:
         return "warning", node.args[0]
-    if attr == "warning" and name == "self" and path.startswith("op_builder/"):
-        return "warning", node.args[0]  # OpBuilder.warning: print(f"{WARNING} {msg}")
     return None, None
 
 
@@ -267,23 +239,8 @@ def sites_of(path, src):
     if path.endswith(".c"):
         yield from c_sites_of(path, src)
         return
-    try:
-        tree = ast.parse(src)
-    except SyntaxError:
-        return
-    for node in ast.walk(tree):
-        level, arg = None, None
-        if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and node.exc.args:
-            level, arg = "raise", node.exc.args[0]
-        elif isinstance(node, ast.Assert) and node.msg is not None:
-            level, arg = "raise", node.msg  # AssertionError: <msg>
-        else:
-            level, arg = _call_site(node, path)
-        if level is None:
-            continue
-        fmt = _fmt(arg)
-        if fmt:
-            yield level, "%s:%d" % (path, node.lineno), " ".join(fmt.split())
+    for level, line, fmt in knowgen.py_messages(src, lambda node: _op_builder_warning(node, path)):
+        yield level, "%s:%d" % (path, line), fmt
 
 
 def build(files, version):
@@ -294,11 +251,10 @@ def build(files, version):
                 continue
             seen.add(fmt)
             rx, literal = knowgen.printf_to_regex(fmt)
-            site = {"id": "launcher.%s" % re.sub(r"[^a-z0-9]+", "_", where.lower()).strip("_"), "where": where,
+            site = {"id": "launcher.%s" % knowgen.slug(where), "where": where,
                     "level": level, "text": fmt}
             least = knowgen.MIN_LITERAL if where.startswith("src/") else 12  # pdsh's lines carry "pdsh@"
-            if rx is None or len("".join(literal.split())) < least:
-                site.update({"re": None, "family": None, "rule": "no literal anchor of %d+ characters" % least})
+            if knowgen.unanchored(site, rx, literal, least):
                 sites.append(site)
                 continue
             fields = {"where": where, "text": fmt, "level": level}
@@ -358,30 +314,23 @@ def read_pdsh(repo, rev):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--deepspeed", help="the unpacked deepspeed sdist (the folder with deepspeed/ and op_builder/)")
-    ap.add_argument("--accelerate", help="the unpacked accelerate wheel (the folder that holds accelerate/)")
-    ap.add_argument("--pdsh", help="a git directory of https://github.com/chaos/pdsh (e.g. fetched)")
-    ap.add_argument("--pdsh-rev", default="HEAD")
-    ap.add_argument("--version", default="", help='default: read from PKG-INFO and the dist-info METADATA, '
-                                                  'e.g. "deepspeed 0.19.8, accelerate 1.15.0"')
-    ap.add_argument("--slice")
-    ap.add_argument("-o", "--out")
-    a = ap.parse_args(argv)
+    a = knowgen.arguments(__doc__, argv, ("deepspeed", "accelerate", "pdsh"), source_opts={
+        "deepspeed": {"help": "the unpacked deepspeed sdist (the folder with deepspeed/ and op_builder/)"},
+        "accelerate": {"help": "the unpacked accelerate wheel (the folder that holds accelerate/)"},
+        "pdsh": {"help": "a git directory of https://github.com/chaos/pdsh (e.g. fetched)"}}, extra=[
+        ("--pdsh-rev", {"default": "HEAD"}),
+        ("--version", {"default": "", "help": 'default: read from PKG-INFO and the dist-info METADATA, '
+                                              'e.g. "deepspeed 0.19.8, accelerate 1.15.0"'})])
     if a.slice:
         files, version = knowgen.read_slice(a.slice)
-    elif a.deepspeed and a.accelerate and a.pdsh:
+    else:
         pdsh_files, pdsh_version = read_pdsh(a.pdsh, a.pdsh_rev)
         files = read_roots(a.deepspeed, a.accelerate) + pdsh_files
         version = a.version or "%s, %s" % (release_of(a.deepspeed, a.accelerate), pdsh_version)
-    else:
-        ap.error("give --deepspeed, --accelerate and --pdsh, or --slice")
     doc = build(files, version)
     if not a.slice:
-        unused = [r for r, _, _ in MSG_FIX if not any(s.get("fix") and re.search(r, s["text"]) for s in doc["sites"])]
-        if unused:  # a message reworded upstream: its fix must be moved by hand
-            ap.error("MSG_FIX entries match no assigned site of this release: %s" % "; ".join(unused))
-    return knowgen.report(knowgen.write("launcher_messages", doc, a.out), doc)
+        knowgen.stale_fixes(a, "MSG_FIX", MSG_FIX, doc["sites"], "release")
+    return knowgen.emit("launcher_messages", doc, a.out)
 
 
 if __name__ == "__main__":

@@ -35,7 +35,6 @@ torch/lib/libtorch_cpu.so; pytorch/pytorch torch/csrc/distributed/c10d/ProcessGr
 (https://github.com/pytorch/pytorch/blob/main/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp).
 """
 
-import argparse
 import ast
 import os
 import re
@@ -44,7 +43,6 @@ import textwrap
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import knowgen  # noqa: E402
-from gen_launcher_messages import _fmt  # noqa: E402  (the same message-expression reader)
 
 GENERATOR = "tools/gen_torch_messages.py"
 SLICE = os.path.join(knowgen.DATA, "torch_messages_slice.txt")
@@ -205,7 +203,7 @@ def _py_sites(path, src, user=False):
         if level != "raise" and len(node.args) > 1 and isinstance(arg, ast.Constant) and isinstance(arg.value, str):
             fmt = arg.value  # logger.error("... %s", x): already a %-format
         else:
-            fmt = _fmt(arg)
+            fmt = knowgen.py_format(arg)
         if fmt:
             yield level, node.lineno, node.end_lineno, " ".join(fmt.split())
 
@@ -461,13 +459,8 @@ def slice_from_wheel(torch_dir):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--wheel", help="the torch package folder of an unpacked wheel (holds version.py, lib/)")
-    ap.add_argument("--slice")
-    ap.add_argument("-o", "--out")
-    a = ap.parse_args(argv)
-    if bool(a.wheel) == bool(a.slice):
-        ap.error("give --wheel or --slice")
+    a = knowgen.arguments(__doc__, argv, "wheel", source_opts={
+        "help": "the torch package folder of an unpacked wheel (holds version.py, lib/)"})
     path = a.slice
     if a.wheel:
         with open(SLICE, "w") as f:
@@ -475,10 +468,8 @@ def main(argv):
         path = SLICE
     files, version = knowgen.read_slice(path)
     doc = build(files, version)
-    unused = [r for r, _, _ in SITE_FIX if not any(x.get("fix") and re.search(r, x["text"]) for x in doc["sites"])]
-    if unused:  # a message reworded upstream: its fix must be moved by hand
-        ap.error("SITE_FIX entries match no assigned site of this release: %s" % "; ".join(unused))
-    return knowgen.report(knowgen.write("torch_messages", doc, a.out), doc)
+    knowgen.stale_fixes(a, "SITE_FIX", SITE_FIX, doc["sites"], "release")
+    return knowgen.emit("torch_messages", doc, a.out)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ compare it with committed().
 """
 
 import argparse
+import ast
 import contextlib
 import datetime
 import io
@@ -195,6 +196,67 @@ def c_format(src, i, macro=None, lead=False):
     return "".join(out) if saw else None
 
 
+def py_format(node):
+    """A Python message expression (ast) as a printf format: a str constant (its % doubled), an f-string (each
+    replacement field %s), a '+' of such (any other operand %s), a '...' % args (already a %-format),
+    '...'.format(...) (each {field} %s); None when it holds no literal text."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value.replace("%", "%%")
+    if isinstance(node, ast.JoinedStr):
+        out = []
+        for v in node.values:
+            out.append(v.value.replace("%", "%%") if isinstance(v, ast.Constant) else "%s")
+        return "".join(out)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        a, b = py_format(node.left), py_format(node.right)
+        return (a if a is not None else "%s") + (b if b is not None else "%s") if (a or b) else None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and isinstance(node.left, ast.Constant) \
+            and isinstance(node.left.value, str):
+        return node.left.value  # already a %-format
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format" \
+            and isinstance(node.func.value, ast.Constant) and isinstance(node.func.value.value, str):
+        return re.sub(r"\{[^{}]*\}", "%s", node.func.value.value.replace("%", "%%"))
+    return None
+
+
+def py_message(node):
+    """(level, message node) of a Python statement that reports a failure: `raise X(msg, ...)` and
+    `assert cond, msg` ('raise': the exception's text), logger./logging.error and .critical ('error'),
+    .warning and warnings.warn ('warning'); else (None, None)."""
+    if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and node.exc.args:
+        return "raise", node.exc.args[0]
+    if isinstance(node, ast.Assert) and node.msg is not None:
+        return "raise", node.msg  # AssertionError: <msg>
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args):
+        return None, None
+    owner, attr = node.func.value, node.func.attr
+    name = owner.id if isinstance(owner, ast.Name) else None
+    if attr in ("error", "warning", "critical") and name in ("logger", "logging"):
+        return ("warning" if attr == "warning" else "error"), node.args[0]
+    if attr == "warn" and name == "warnings":
+        return "warning", node.args[0]
+    return None, None
+
+
+def py_messages(src, more=None):
+    """(level, line, format) of each message a Python source reports (py_message; ``more(node)`` ->
+    (level, message node) adds a source's own kinds, asked when py_message finds none), the format
+    (py_format) with its blanks squashed; nothing when the source does not parse."""
+    try:
+        tree = ast.parse(src)
+    except SyntaxError:
+        return
+    for node in ast.walk(tree):
+        level, arg = py_message(node)
+        if level is None and more is not None:
+            level, arg = more(node)
+        if level is None:
+            continue
+        fmt = py_format(arg)
+        if fmt:
+            yield level, node.lineno, " ".join(fmt.split())
+
+
 def slug(text):
     """A place or a name as part of a site id: lower case, each run of other characters than a-z and
     0-9 one '_', none at the ends ('src/ucs/sys/sys.c:42' -> 'src_ucs_sys_sys_c_42')."""
@@ -295,8 +357,9 @@ def arguments(doc, argv, source="repo", rev=None, source_opts=None, extra=()):
     a = ap.parse_args(argv)
     given = [bool(getattr(a, n.replace("-", "_"))) for n in sources]
     if sources and (all(given) == bool(a.slice) or (any(given) and not all(given))):
-        ap.error("give %s, or --slice" % " and ".join("--" + n for n in sources) if len(sources) > 1
-                 else "give --%s or --slice" % sources[0])
+        flags = ["--" + n for n in sources]
+        ap.error("give %s and %s, or --slice" % (", ".join(flags[:-1]), flags[-1]) if len(flags) > 1
+                 else "give %s or --slice" % flags[0])
     a.error = ap.error
     return a
 
