@@ -100,3 +100,17 @@ def test_several_sources_stale_fixes_and_the_python_reader(capsys):
     more = list(knowgen.py_messages(src, lambda n: ("print", n.args[0]) if getattr(getattr(n, "func", None), "id", "")
                                     == "print" else (None, None)))
     assert ("print", 6, "failed") in more and list(knowgen.py_messages("def (:\n")) == []
+
+
+def test_a_logging_call_with_arguments_is_already_a_percent_format():
+    # logging formats msg % args only when there are args (CPython Lib/logging/__init__.py LogRecord.getMessage)
+    src = "logging.warning('slow: %s', t)\nlogger.error('at 100%')\nwarnings.warn('50% %s', UserWarning)\n"
+    assert list(knowgen.py_messages(src)) == [("warning", 1, "slow: %s"), ("error", 2, "at 100%%"),
+                                              ("warning", 3, "50%% %%s")]
+    # horovod/runner/elastic/registration.py:83 (horovod 2626dc87): logging.warning('host registers state %s but is
+    # already blacklisted, ignoring: %s', state, host), under logging's default format
+    site = next(s for s in knowgen.committed("horovod_messages")["sites"]
+                if s["where"] == "horovod/runner/elastic/registration.py:83")
+    line = "WARNING:root:host registers state SUCCESS but is already blacklisted, ignoring: node2"
+    assert re.search(site["re"], line, re.IGNORECASE)
+    assert any(n in "".join(line.lower().split()) for n in site["needles"])

@@ -219,6 +219,9 @@ def py_format(node):
     return None
 
 
+_LOGGERS = ("logger", "logging")
+
+
 def py_message(node):
     """(level, message node) of a Python statement that reports a failure: `raise X(msg, ...)` and
     `assert cond, msg` ('raise': the exception's text), logger./logging.error and .critical ('error'),
@@ -231,7 +234,7 @@ def py_message(node):
         return None, None
     owner, attr = node.func.value, node.func.attr
     name = owner.id if isinstance(owner, ast.Name) else None
-    if attr in ("error", "warning", "critical") and name in ("logger", "logging"):
+    if attr in ("error", "warning", "critical") and name in _LOGGERS:
         return ("warning" if attr == "warning" else "error"), node.args[0]
     if attr == "warn" and name == "warnings":
         return "warning", node.args[0]
@@ -253,6 +256,12 @@ def py_messages(src, more=None):
         if level is None:
             continue
         fmt = py_format(arg)
+        if isinstance(node, ast.Call) and len(node.args) > 1 and isinstance(arg, ast.Constant) and \
+                isinstance(arg.value, str) and isinstance(node.func, ast.Attribute) and \
+                isinstance(node.func.value, ast.Name) and node.func.value.id in _LOGGERS:
+            # logger.warning("... %s", x): logging formats msg % args when there are args (CPython
+            # Lib/logging/__init__.py, LogRecord.getMessage), so the text is already a %-format
+            fmt = arg.value
         if fmt:
             yield level, node.lineno, " ".join(fmt.split())
 
