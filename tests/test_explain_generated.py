@@ -7,6 +7,7 @@ a knowledge entry; and real error texts from public threads get the family and t
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -29,7 +30,13 @@ GENERATORS = [
     ("gen_gloo_messages.py", "gloo_messages_slice.txt", "gloo_messages"),
     ("gen_ompi_help.py", "ompi_help_slice.txt", "ompi_help"),
     ("gen_launcher_messages.py", "launcher_messages_slice.txt", "launcher_messages"),
+    ("gen_slurm_reasons.py", "slurm_reasons_slice.txt", "slurm_reasons"),
+    ("gen_slurm_messages.py", "slurm_messages_slice.txt", "slurm_messages"),
+    ("gen_munge_messages.py", "munge_messages_slice.txt", "munge_messages"),
+    ("gen_container_messages.py", "container_messages_slice.txt", "container_messages"),
 ]
+# slices cut from the very revisions of the committed file, which they name: '... (commit <sha>)'
+SAME_VERSION = {"slurm_reasons", "slurm_messages", "munge_messages", "container_messages"}
 
 
 def _committed(name):
@@ -55,6 +62,10 @@ def test_generator_regenerates_the_committed_sites_from_its_slice(tool, data, na
     by_id = {s["id"]: s for s in full["sites"]}
     by_text = {s.get("text"): s for s in full["sites"]}
     assert got["sites"], "the slice gave no site"
+    if name in SAME_VERSION:  # every source's revision is recorded, and the slice says which it was cut from
+        assert re.search(r"\(commit [0-9a-f]{40}\)", full["header"]["version"])
+        assert got["header"]["version"] == full["header"]["version"]
+        assert len(got["sites"]) >= 20
     for s in got["sites"]:
         if s["id"] in by_id:
             assert s == by_id[s["id"]], s["id"]
