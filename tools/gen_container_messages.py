@@ -206,9 +206,7 @@ def build(files, version, newest="v0.24.0"):
             if level in ("common::log_WARN", "warn", "warnx"):
                 rule, family = "a warning: context, not a failure", None
             site.update({"re": rx, "family": family, "rule": rule})
-            fix = next(((means, fx) for r, means, fx in MSG_FIX if re.search(r, fmt)), None)
-            if family and fix:
-                site["means"], site["fix"] = fix[0], list(fix[1])
+            knowgen.give_fix(site, MSG_FIX, fmt)
             sites.append(site)
     return {"header": knowgen.header(SOURCE, version, GENERATOR,
                                      "pyxis's slurm_error/slurm_info formats, enroot's common::err / common::log WARN "

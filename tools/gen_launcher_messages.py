@@ -263,9 +263,7 @@ def build(files, version):
             if family is None and level == "warning":
                 rule = "a warning, not an error"
             site.update({"re": rx, "family": family, "rule": rule})
-            fix = next(((means, fx) for r, means, fx in MSG_FIX if re.search(r, fmt)), None)
-            if family and fix:
-                site["means"], site["fix"] = fix[0], list(fix[1])
+            knowgen.give_fix(site, MSG_FIX, fmt)
             sites.append(site)
     return {"header": knowgen.header("deepspeed (https://pypi.org/project/deepspeed/) launcher and op builder "
                                      "modules, accelerate (https://pypi.org/project/accelerate/) launcher modules "

@@ -187,9 +187,7 @@ def build(files, version):
                 rx = _CONTEXT + rx
             rule, family = knowgen.assign(RULES, site, {"where": where, "text": fmt})
             site.update({"re": rx, "family": family, "rule": rule})
-            fix = next(((means, fx) for r, means, fx in MSG_FIX if re.search(r, fmt)), None)
-            if family and fix:
-                site["means"], site["fix"] = fix[0], list(fix[1])
+            knowgen.give_fix(site, MSG_FIX, fmt)
             sites.append(site)
     return {"header": knowgen.header(SOURCE, version, GENERATOR,
                                      "munge_err_t codes with munge_strerror's texts, the error texts of libmunge, "

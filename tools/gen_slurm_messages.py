@@ -269,9 +269,7 @@ def build(files, version):
                     rx = r"\b" + _MARKER + rx
                 rule, family = knowgen.assign(RULES, site, {"where": where, "text": fmt, "level": level})
                 site.update({"re": rx, "family": family, "rule": rule})
-                fix = next(((means, fx) for r, means, fx in MSG_FIX if re.search(r, fmt)), None)
-                if family and fix:
-                    site["means"], site["fix"] = fix[0], list(fix[1])
+                knowgen.give_fix(site, MSG_FIX, fmt)
             sites.append(site)
     return {"header": knowgen.header(SOURCE, version, GENERATOR,
                                      "error/fatal/info/warning format strings of Slurm's commands, slurmd, "

@@ -382,9 +382,8 @@ def build(files, version):
             if len("".join(literal.split())) < CONTEXT_BELOW:
                 rx = _CONTEXT + rx
             site.update({"re": rx, "family": family, "rule": rule})
-            fix = next(((means, fx) for r, means, fx in SITE_FIX if re.search(r, fmt)), None) if not user else None
-            if family and fix:
-                site["means"], site["fix"] = fix[0], list(fix[1])
+            if not user:
+                knowgen.give_fix(site, SITE_FIX, fmt)
         sites.append(site)
 
     for path, text in files:

@@ -282,6 +282,15 @@ def unanchored(site, rx, literal, need=MIN_LITERAL):
     return True
 
 
+def give_fix(site, fixes, text):
+    """Give an assigned site (its family set) the meaning and fix of the first row (regex, means,
+    [commands]) of a generator's fix table (MSG_FIX, SITE_FIX) whose regex matches the site's format
+    ``text``: site["means"], site["fix"]. stale_fixes checks that every row still finds its site."""
+    fix = next(((means, fx) for r, means, fx in fixes if re.search(r, text)), None)
+    if site.get("family") and fix:
+        site["means"], site["fix"] = fix[0], list(fix[1])
+
+
 def header(source, version, generator, note=""):
     return {"source": source, "version": version, "generator": generator,
             "date": datetime.date.today().isoformat(),
