@@ -186,14 +186,12 @@ def build(files, version, newest="v0.24.0"):
                 continue
             seen.add(fmt)
             rx, lit = knowgen.printf_to_regex(fmt)
-            site = {"id": "container.msg.%s%s" % (re.sub(r"[^a-z0-9]+", "_", where.lower()).strip("_"),
+            site = {"id": "container.msg.%s%s" % (knowgen.slug(where),
                                                    "_" + re.sub(r"\W", "_", older.group(1)) if older else ""),
                     "where": where, "level": level, "text": fmt}
             if older:  # printed by that release, reworded or removed by the newest one read
                 site.update({"where": "%s (pyxis %s)" % (where, older.group(1)), "until": newest})
-            if rx is None or len("".join(lit.split())) < knowgen.MIN_LITERAL:
-                site.update({"re": None, "family": None, "rule": "no literal anchor of %d+ characters"
-                             % knowgen.MIN_LITERAL})
+            if knowgen.unanchored(site, rx, lit):
                 sites.append(site)
                 continue
             if level.startswith("common::"):

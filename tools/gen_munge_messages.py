@@ -178,9 +178,7 @@ def build(files, version):
             rx, lit = knowgen.printf_to_regex(fmt.replace("%m", "%s"))
             site = {"id": "munge.msg.%s" % knowgen.slug(where),
                     "where": where, "level": call, "text": fmt}
-            if rx is None or len("".join(lit.split())) < knowgen.MIN_LITERAL:
-                site.update({"re": None, "family": None, "rule": "no literal anchor of %d+ characters"
-                             % knowgen.MIN_LITERAL})
+            if knowgen.unanchored(site, rx, lit):
                 sites.append(site)
                 continue
             if len("".join(lit.split())) < CONTEXT_BELOW:

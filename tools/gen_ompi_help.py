@@ -89,9 +89,8 @@ def build(files, version):
             site = {"id": "ompi.%s.%s" % (name[len("help-"):-4] if name.startswith("help-") else name,
                                           knowgen.slug(topic)),
                     "where": "%s [%s]" % (name, topic), "text": first}
-            if rx is None or len("".join(literal.split())) < knowgen.MIN_LITERAL:
-                site.update({"re": None, "family": None, "rule": "no literal anchor of %d+ characters"
-                             % knowgen.MIN_LITERAL})
+            if knowgen.unanchored(site, rx, literal):
+                pass  # no matcher: listed as unassigned
             elif _words(first) < TWO_LINES_BELOW and _words(_second_line(whole, first)) < knowgen.MIN_LITERAL:
                 site.update({"re": None, "family": None, "rule": "a first line of few words and no second line"})
             else:

@@ -246,11 +246,10 @@ def build(files, version):
                 continue
             seen.add(key)
             rx, literal = knowgen.printf_to_regex(slurm_to_printf(fmt))
-            site = {"id": "slurm.msg.%s" % re.sub(r"[^a-z0-9]+", "_", where.lower()).strip("_"),
+            site = {"id": "slurm.msg.%s" % knowgen.slug(where),
                     "where": where, "level": level, "text": fmt}
-            if rx is None or len("".join(literal.split())) < knowgen.MIN_LITERAL:
-                site.update({"re": None, "family": None, "rule": "no literal anchor of %d+ characters"
-                             % knowgen.MIN_LITERAL})
+            if knowgen.unanchored(site, rx, literal):
+                pass  # no matcher: listed as unassigned
             elif re.fullmatch(r"\s*\w+\s*=\s*%[-+ #0-9.]*[a-zA-Z]+\s*", fmt):
                 # a bare 'name=%d' dump (pmixp_utils.c's 'blocking=%d') is no message: as a matcher
                 # it took torch's 'consider passing CUDA_LAUNCH_BLOCKING=1' for a Slurm MPI error

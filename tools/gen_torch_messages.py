@@ -372,9 +372,7 @@ def build(files, version):
         while site["id"] in ids:
             site["id"], n = "%s_%d" % (base, n), n + 1
         ids.add(site["id"])
-        if rx is None or len("".join(literal.split())) < 12:
-            site.update({"re": None, "family": None, "rule": "no literal anchor of 12+ characters"})
-        else:
+        if not knowgen.unanchored(site, rx, literal, 12):
             rule, family = knowgen.assign(USER_RULES if user else RULES, site, {"where": where, "text": fmt,
                                                                                 "level": level})
             if family is None and level == "warning":
