@@ -46,7 +46,6 @@ _LIT = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
 _CALL = re.compile(r"\b(BTL_ERROR|BTL_PEER_ERROR|MCA_COMMON_UCX_ERROR|MCA_COMMON_UCX_WARN|PML_UCX_ERROR|PML_UCX_WARN|"
                    r"opal_output)\s*\(")
 _FAILED = re.compile(r"fail|error|unable|cannot|could not|invalid|bad |refused|reset|rejected|unexpected", re.I)
-_PRI = re.compile(r"\bPRI([diouxX])(?:8|16|32|64|PTR|MAX)\b")
 
 
 def _format(arg):
@@ -59,9 +58,9 @@ def _format(arg):
         if tok.startswith('"'):
             out.append(tok[1:-1])
         else:
-            m = _PRI.fullmatch("PRI" + tok[3:]) if tok.startswith("PRI") else None
-            if m and out and out[-1].endswith("%"):
-                out[-1] = out[-1] + "l" + m.group(1)
+            conv = knowgen.inttypes(tok)
+            if conv and out and out[-1].endswith("%"):
+                out[-1] = out[-1] + conv
     fmt = "".join(out).replace('\\"', '"').replace("\\n", " ").replace("\\t", " ")
     return " ".join(fmt.split())
 

@@ -44,7 +44,6 @@ LEVELS = {"ucs_error": "ERROR", "ucs_fatal": "FATAL", "ucs_warn": "WARN", "ucs_d
 _CALL = re.compile(r"\b(ucs_error|ucs_fatal|ucs_warn|ucs_diag|ucs_log\s*\(\s*\w+\s*,"
                    r"|ucs_string_buffer_appendf\s*\(\s*(?:&msg|message)\s*,)\s*\(?")
 _LIT = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
-_PRI = {"d": "d", "i": "i", "u": "u", "x": "x", "X": "X", "o": "o"}
 
 # The line every UCX log message is printed in (src/ucs/debug/log.c UCS_LOG_FMT: '[time] [host:pid:tid]
 # file.c:line  UCX  ERROR message'; ucs_fatal, src/ucs/debug/assert.h: 'file.c:line  Fatal: message'):
@@ -81,9 +80,8 @@ def _first_arg(src, i):
         elif c.isalpha() or c == "_":
             m = re.compile(r"\w+").match(src, i)
             w = m.group(0)
-            pri = re.fullmatch(r"PRI([diouxX])(?:8|16|32|64|PTR|MAX)", w)
-            out.append(("l" + _PRI[pri.group(1)]) if pri and out and out[-1].endswith("%") else
-                       "%s" if not pri else "%s")
+            conv = knowgen.inttypes(w)
+            out.append(conv if conv and out and out[-1].endswith("%") else "%s")
             i = m.end()
             continue
         i += 1
