@@ -1,6 +1,8 @@
 """The helpers the knowledge generators share (tools/knowgen.py): reading a pinned git revision
 (tree_files, revision: the path every `--repo` run takes, which CI otherwise never runs, having no
-mirror), the command line (arguments) and the id and anchor rules of a site (slug, unanchored)."""
+mirror), the command line (arguments, one source or several, stale_fixes), the id and anchor rules
+of a site (slug, unanchored), and the readers of a message's format in C (c_format, inttypes: real
+NCCL RAS lines match) and in Python (py_messages: a real Horovod logging line matches)."""
 
 import os
 import re
@@ -114,3 +116,18 @@ def test_a_logging_call_with_arguments_is_already_a_percent_format():
     line = "WARNING:root:host registers state SUCCESS but is already blacklisted, ignoring: node2"
     assert re.search(site["re"], line, re.IGNORECASE)
     assert any(n in "".join(line.lower().split()) for n in site["needles"])
+
+
+def test_an_untagged_mirror_and_slurms_meta(tmp_path):
+    repo = tmp_path / "slurm.git"
+    repo.mkdir()
+    (repo / "META").write_text("  Meta:\t\t1\n  Name:\t\tslurm\n  Version:\t26.11.0\n")
+    _git(repo, "init", "-q")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "one")
+    git = knowgen.git_reader(str(repo))
+    sha = git("rev-parse", "HEAD").strip()
+    assert knowgen.revision(git, "HEAD", untagged="?") == "? (commit %s)" % sha  # fetched without tags
+    with pytest.raises(subprocess.CalledProcessError):
+        knowgen.revision(git, "HEAD")
+    assert knowgen.slurm_release(git, "HEAD") == "26.11.0 (commit %s)" % sha

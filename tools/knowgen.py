@@ -17,9 +17,11 @@ What every generator repeats lives here, so that its own file holds only what is
         files, version = knowgen.source_files(a, from_repo)    # from_repo: tree_files + revision
         return knowgen.emit("<source>", build(files, version), a.out)   # write + summary line
 
-and build() gives each site its id (slug), drops a vague format (unanchored), matches it
-(printf_to_regex) and names its family (assign). Tests regenerate a slice with regenerated() and
-compare it with committed().
+and build() reads each format (c_format for a C argument, py_messages for Python's raise/assert/
+logging calls), gives each site its id (slug), drops a vague format (unanchored), matches it
+(printf_to_regex), names its family (assign) and its fix (give_fix; stale_fixes in main() stops
+when a fix row lost its message). Tests regenerate a slice with regenerated() and compare it with
+committed().
 """
 
 import argparse
