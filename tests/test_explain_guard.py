@@ -93,3 +93,17 @@ def test_an_open_mpi_component_line_is_found_by_its_component_prefix(kb):
             "process identifier [[1234,1],1]: connect() to 10.0.0.2 failed: Connection refused (111)\n")
     res = explain.explain_text(line.encode(), kb)
     assert res["verdict"] == "root_cause" and res["findings"][0]["family"].startswith("mpi."), res["root"]
+
+
+@pytest.mark.parametrize("line, root", [
+    # any logger's bare '[ERROR] <errno text>' (Maven, Python logging) is not enroot's
+    ("[ERROR] No such file or directory", None),
+    ("2024-03-01 12:05:07 [ERROR] Failed to mount the volume", None),
+    # enroot's own common::err texts name what they could not find (src/common.sh:150 'No such file or
+    # directory: %s', src/runtime.sh:215 'Failed to mount: %s', https://github.com/NVIDIA/enroot)
+    ("[ERROR] No such file or directory: /shared/images/pytorch.sqsh", "enroot.error"),
+    ("pyxis:     [ERROR] Failed to mount: /run/enroot/pyxis_42", "enroot.error"),
+])
+def test_enroots_generic_error_needs_enroots_own_text(kb, line, root):
+    res = explain.explain_text((line + "\n").encode(), kb)
+    assert res.get("root") == root, (res["verdict"], res.get("root"))
