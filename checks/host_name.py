@@ -10,6 +10,7 @@ and the job hangs or fails with "Connection refused".
 import re
 
 from gpudoctor.registry import Finding, Pass, Skip, check, cmd
+from gpudoctor.util import container_of
 
 DEFAULT_NAMES = ("localhost", "localhost.localdomain", "localhost6", "localhost6.localdomain6", "")
 
@@ -69,7 +70,7 @@ def host_name(facts, config):
         expr = "/^(127\\.|::1)/s/[[:space:]]%s([[:space:]]|$)/\\1/" % re.sub(r"([\\^$.|?*+()\[\]{}/])", r"\\\1", name)
         fix = cmd("sed -i -E {expr} /etc/hosts   # drop {name} from the loopback lines\necho {line} >> /etc/hosts",
                   expr=expr, name=name, line="%s %s" % (ip_text, name))
-        if host.get("container"):
+        if container_of(facts):
             fix += cmd("\n(in a container: docker run --add-host {pair}, or --network=host)",
                        pair="%s:%s" % (name, ip_text))
         yield Finding.error(

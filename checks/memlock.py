@@ -2,7 +2,7 @@
 (NCCL troubleshooting: "Runtime and MPI issues"; docker needs --ulimit memlock=-1)."""
 
 from gpudoctor.registry import NA, Finding, Pass, Skip, check
-from gpudoctor.util import human_bytes
+from gpudoctor.util import container_of, human_bytes
 
 FIX = "\n".join([
     "container:  docker run --ulimit memlock=-1:-1 ...   (Kubernetes: set it in the container runtime's default ulimits)",
@@ -65,7 +65,7 @@ def memlock(facts, config):
     devices = [d["name"] for d in _list(rdma.get("devices")) if isinstance(d, dict) and isinstance(d.get("name"), str)
                ] if rdma.get("status") == "ok" else []
     observed = "soft %s, hard %s" % (_show(lim["soft"]), _show(lim["hard"]))
-    container = (facts.get("host") or {}).get("container")
+    container = container_of(facts)
     if rdma.get("status") == "ok" and not devices and not rdma.get("modules_loaded") and not container:
         # only RDMA pins memory under RLIMIT_MEMLOCK; NCCL over sockets and CUDA's pinned host
         # memory (cudaHostAlloc) do not count against it: a warning here would be noise. In a

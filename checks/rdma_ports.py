@@ -7,6 +7,7 @@ fail or fall back to TCP sockets ("NET/IB : No device found", "NET/Socket").
 """
 
 from gpudoctor.registry import NA, Finding, Pass, Skip, check, cmd
+from gpudoctor.util import container_of
 
 VENDOR_MODULES = ("mlx5_core", "mlx5_ib", "mlx4_ib", "erdma", "irdma", "bnxt_re", "efa")
 
@@ -89,7 +90,7 @@ def rdma_ports(facts, config):
     present = set(rdma.get("dev_infiniband") or [])
     need = ["rdma_cm"] + [d["uverbs"] for d in devices if d.get("uverbs")]
     missing = [n for n in need if n not in present]
-    container = (facts.get("host") or {}).get("container")
+    container = container_of(facts)
     if missing and container:
         yield Finding.error(
             "inside a %s container the RDMA devices are visible in /sys but /dev/infiniband lacks %s"

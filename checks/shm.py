@@ -2,7 +2,7 @@
 NCCL fails with "failed to extend /dev/shm", DataLoader workers with "Bus error")."""
 
 from gpudoctor.registry import Finding, Pass, Skip, check
-from gpudoctor.util import human_bytes
+from gpudoctor.util import container_of, human_bytes
 
 FIX_CONTAINER = ("in a container: restart it with --shm-size=16g (or --ipc=host); "
                  "Kubernetes: mount an emptyDir {medium: Memory, sizeLimit: 16Gi} at /dev/shm")
@@ -30,7 +30,7 @@ def shm_size(facts, config):
     if shm.get("status") == "unsupported":  # no /dev/shm at all: NCCL's SHM transport cannot start
         yield Finding.error("/dev/shm does not exist: NCCL (SHM transport) and DataLoader workers need it",
                             observed=shm.get("reason") or "no /dev/shm", expected="a tmpfs at /dev/shm",
-                            fix=container_fix(facts["host"].get("container")) if facts["host"].get("container")
+                            fix=container_fix(container_of(facts)) if container_of(facts)
                             else "mount -t tmpfs -o size=16G tmpfs /dev/shm (persist it in /etc/fstab)")
         return
     if shm.get("status") != "ok":
@@ -40,7 +40,7 @@ def shm_size(facts, config):
     if not all(isinstance(shm.get(k), int) and not isinstance(shm.get(k), bool) for k in ("total_bytes", "free_bytes")):
         yield Skip("shm: total_bytes/free_bytes in the facts are not byte counts")  # untrusted node output
         return
-    container = facts["host"].get("container")
+    container = container_of(facts)
     fix = container_fix(container)
     if shm["total_bytes"] < want:
         yield Finding.error(

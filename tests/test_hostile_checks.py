@@ -30,6 +30,10 @@ def _h100(**sections):
     ("ssh.permissions", _h100(ssh={"entries": [{"kind": ["x"], "path": "/root", "mode": "0700", "uid": 0}]})),
     ("ssh.permissions", _h100(ssh={"entries": [{"kind": "home", "path": "/root", "mode": 700, "uid": 0}]})),
     ("ssh.permissions", _h100(ssh={"uid": None})),
+    # host.container a list (test_fuzz on a clean-clone CI run, 2026-11-26): FIX_RUNTIME.get(list)
+    ("shm.size", _h100(host={"container": [None]}, shm={"total_bytes": 1 << 20})),
+    ("limits.memlock", _h100(host={"container": {"a": 1}})),
+    ("rdma.ports", _h100(host={"container": ["docker"]})),
 ])
 def test_node_check_on_odd_facts_is_a_verdict_not_a_crash(check_id, facts):
     res = run_check(check_id, facts)  # run_check asserts the check did not crash
@@ -128,3 +132,15 @@ def test_more_checks_on_odd_facts_are_a_verdict_not_a_crash(check_id, section, v
     facts = node_facts("h100-ubuntu2404-torch211")
     facts.setdefault(section, {"status": "ok"}).update(values)
     assert run_check(check_id, facts).outcomes
+
+
+def test_a_container_name_that_is_not_a_word_counts_as_none():
+    from gpudoctor.util import container_of
+    assert [container_of({"host": {"container": v}}) for v in ("podman", "kubepods", [None], {"a": 1}, "Docker",
+                                                               "docker; rm -rf /", "", 7)] == \
+        ["podman", "kubepods", None, None, None, None, None, None]
+    assert container_of({"host": None}) is None and container_of([]) is None
+    # the shm fix on such a node is the host's (mount -o remount), not a runtime's flag
+    res = run_check("shm.size", _h100(host={"container": [None]}, shm={"total_bytes": 1 << 20, "free_bytes": 1 << 20}))
+    assert [f.severity for f in res.findings] == ["error"], res.findings
+    assert "remount" in res.findings[0].fix and "--shm-size" not in res.findings[0].fix, res.findings[0].fix

@@ -7,6 +7,7 @@ sysfs reports it), never per-SKU constants, so the same rule holds on 25 GbE and
 import statistics
 
 from gpudoctor.registry import Finding, cmd
+from gpudoctor.util import container_of
 
 RATIO = 0.5  # "far below": under half the median / the line rate
 
@@ -108,7 +109,7 @@ def rdma_fix(facts_list):
         uverbs = set(x for x in rdma.get("dev_infiniband") or [] if x.startswith("uverbs"))
         if act and not uverbs:
             no_uverbs = True
-        if ((facts.get("host") or {}).get("container")):
+        if container_of(facts):
             container = True
         ml = ((facts.get("limits") or {}).get("memlock") or {}).get("soft")
         if ml not in (None, "unlimited") and isinstance(ml, int) and ml < (1 << 30):
