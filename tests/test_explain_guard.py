@@ -107,3 +107,14 @@ def test_an_open_mpi_component_line_is_found_by_its_component_prefix(kb):
 def test_enroots_generic_error_needs_enroots_own_text(kb, line, root):
     res = explain.explain_text((line + "\n").encode(), kb)
     assert res.get("root") == root, (res["verdict"], res.get("root"))
+
+
+def test_a_bare_connection_reset_is_not_an_nccl_answer(kb):
+    # issue 18 item 3: a generic phrase alone names no specific cause. Python's ConnectionResetError
+    # (any socket: Gloo, TCPStore, a DataLoader's HTTP fetch) was answered as ncclRemoteError
+    res = explain.explain_text(b"ConnectionResetError: [Errno 104] Connection reset by peer\n", kb)
+    assert "nccl.remote_error" not in [f["id"] for f in res["findings"]], res["findings"]
+    # NCCL's own line keeps it (misc/socket.cc socketProgressOpt, https://github.com/NVIDIA/nccl)
+    line = (b"node1:123:456 [0] misc/socket.cc:50 NCCL WARN socketProgressOpt: Call to recv from 10.0.0.2<4567> "
+            b"failed : Connection reset by peer\n")
+    assert explain.explain_text(line, kb)["root"] == "nccl.remote_error"
