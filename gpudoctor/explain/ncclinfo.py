@@ -116,6 +116,10 @@ _VIA = re.compile(r"(?:Channel|Ring|CollNet|Coll) (\d{1,3})\b[^\n]{0,120}? via (
 _SHAPE = re.compile(r"nRanks (\d{1,9}) nNodes (\d{1,9})")
 _COLL = re.compile(r"^(\d{1,4}) coll channels")
 _NVLS = re.compile(r"NVLS multicast support is (not )?available")
+_DRIVER = re.compile(r"cudaDriverVersion (\d{1,9})")
+# classes whose line gives one value: state key -> {value: [hosts]}
+_VALUE_HOSTS = {"version": (_VERSION, "versions"), "cuda_driver": (_DRIVER, "drivers"), "net_chosen": (_NET, "nets"),
+                "net_init_failed": (_PLUGIN, "net_failed"), "channels": (_COLL, "coll_channels")}
 
 
 def record(scan, hit):
@@ -146,14 +150,11 @@ def record(scan, hit):
     hkey = host or "?"
     if m:
         _add(st["hosts"], hkey, m.group("pid"))
-    if cls == "version":
-        v = _VERSION.search(body)
-        if v:
-            _add(st["versions"], v.group(1), hkey)
-    elif cls == "cuda_driver":
-        v = re.search(r"cudaDriverVersion (\d{1,9})", body)
-        if v:
-            _add(st["drivers"], v.group(1), hkey)
+    if cls in _VALUE_HOSTS:  # a value and the hosts that printed it
+        rx, key = _VALUE_HOSTS[cls]
+        found = rx.search(body)
+        if found:
+            _add(st[key], found.group(1), hkey)
     elif cls == "ib_none":
         _add(st["ib_none"], hkey, hit.line)
     elif cls == "ib_active":
@@ -167,14 +168,6 @@ def record(scan, hit):
         b = _BOOT.search(body)
         if b:
             _add(st["bootstrap_ifaces"], hkey, b.group(1))
-    elif cls == "net_chosen":
-        n = _NET.search(body)
-        if n:
-            _add(st["nets"], n.group(1), hkey)
-    elif cls == "net_init_failed":
-        n = _PLUGIN.search(body)
-        if n:
-            _add(st["net_failed"], n.group(1), hkey)
     elif cls == "env":
         e = _ENV.search(body)
         if e:
@@ -199,10 +192,6 @@ def record(scan, hit):
         if s:
             st["nodes"] = max(st["nodes"], int(s.group(2)))
             _add(st["nranks"], s.group(1), hkey)
-    elif cls == "channels":
-        c = _COLL.search(body)
-        if c:
-            _add(st["coll_channels"], c.group(1), hkey)
     elif cls == "nvls":
         n = _NVLS.search(body)
         if n:
