@@ -23,12 +23,11 @@ import json
 import os
 import re
 
+from gpudoctor import nccl_infolog as infolog
 from gpudoctor.explain.knowledge import Pattern
 
 MAX_KEPT = 64  # distinct values kept per fact (hosts, interfaces, HCAs, settings)
 _ENTRY = "_nccl_info"
-# NCCL's own prefix (src/debug.cc: "%s:%d:%d [%d] NCCL INFO " hostname, pid, tid, cudaDev)
-_PREFIX = re.compile(r"(?:^|[\s\]>:])(?P<host>[A-Za-z0-9][\w.-]{0,62}):(?P<pid>\d{1,9}):\d{1,9} \[\d{1,3}\] NCCL INFO ")
 _BAD_IFACE = re.compile(r"^(?:lo|docker\d{0,3}|virbr\d{0,3}|veth[0-9a-f]{0,16}|br-[0-9a-f]{0,16}|cni\d{0,3}|"
                         r"flannel\.\d{1,3}|tailscale\d{0,3}|podman\d{0,3})$")
 
@@ -103,32 +102,13 @@ def _add(d, key, value):
         got.append(value)
 
 
-_VERSION = re.compile(r"NCCL version (\d{1,3}\.\d{1,3}\.\d{1,3})")
-_IB_DEV = re.compile(r"\[\d{1,3}\]([\w.-]{1,40}):(\d{1,3})/(IB|RoCE)")
-_IFACE = re.compile(r"\[\d{1,3}\]([\w.@-]{1,40}):")
-_BOOT = re.compile(r"Using ?(?:\[\d{1,3}\])?([\w.@-]{1,40}):")
-_NET = re.compile(r"Using network (\S{1,60})")
-_PLUGIN = re.compile(r"NET plugin (\S{1,60})")
-_ENV = re.compile(r"(NCCL_[A-Z0-9_]{1,60}) set (?:by environment )?to (\S{1,120}?)\.?\s*$")
-_GDR = re.compile(r"NET/(\S{1,40}) ?: GPU Direct RDMA (Enabled|Disabled) for HCA \d{1,4} '([^'\n]{1,60})'")
-_VIA = re.compile(r"(?:Channel|Ring|CollNet|Coll) (\d{1,3})\b[^\n]{0,120}? via (NET/[\w-]{1,40}|P2P/[\w-]{1,40}|SHM|"
-                  r"COLLNET|direct shared memory)(?:/\d{1,4}(?:\(\d{1,4}\))?(/GDRDMA)?)?")
-_SHAPE = re.compile(r"nRanks (\d{1,9}) nNodes (\d{1,9})")
-_COLL = re.compile(r"^(\d{1,4}) coll channels")
-_NVLS = re.compile(r"NVLS multicast support is (not )?available")
-_DRIVER = re.compile(r"cudaDriverVersion (\d{1,9})")
-# classes whose line gives one value: state key -> {value: [hosts]}
-_VALUE_HOSTS = {"version": (_VERSION, "versions"), "cuda_driver": (_DRIVER, "drivers"), "net_chosen": (_NET, "nets"),
-                "net_init_failed": (_PLUGIN, "net_failed"), "channels": (_COLL, "coll_channels")}
-
-
 def record(scan, hit):
-    """One line a fact pattern matched: read its values into the scan's state."""
+    """One line a fact pattern matched: read its values (gpudoctor/nccl_infolog.py) into the scan's state."""
     st = _state(scan)
     text = hit.text
     site = hit.pattern.site
-    m = _PREFIX.search(text)
-    users = m is None and "NCCL INFO" not in text and "NCCL WARN" not in text
+    got = infolog.split(text)
+    users = got is None and "NCCL INFO" not in text and "NCCL WARN" not in text
     if site is None:  # a complaint phrase, on a line of the user's (never NCCL's own)
         if users and st["complaint"] is None:
             st["complaint"] = (hit.line, text[:300])
@@ -141,63 +121,73 @@ def record(scan, hit):
     if st["seen"] == (hit.line, cls):  # one line that the formats of several releases match: once
         return
     st["seen"] = (hit.line, cls)
-    host = m.group("host") if m else None
-    body = text[m.end():] if m else text
+    host, pid, body = got if got else (None, None, text)
     st["count"][cls] = st["count"].get(cls, 0) + 1
     st["first"].setdefault(cls, (hit.line, text[:300]))
     if hit.line >= st["last_line"]:
         st["last_line"], st["last_class"] = hit.line, cls
     hkey = host or "?"
-    if m:
-        _add(st["hosts"], hkey, m.group("pid"))
+    if host:
+        _add(st["hosts"], hkey, pid)
     if cls in _VALUE_HOSTS:  # a value and the hosts that printed it
-        rx, key = _VALUE_HOSTS[cls]
-        found = rx.search(body)
-        if found:
-            _add(st[key], found.group(1), hkey)
+        read, key = _VALUE_HOSTS[cls]
+        value = read(body)
+        if value:
+            _add(st[key], value, hkey)
     elif cls == "ib_none":
         _add(st["ib_none"], hkey, hit.line)
     elif cls == "ib_active":
-        part = body.split(";", 1)[0]
-        for dev, port, kind in _IB_DEV.findall(part)[:8]:
-            _add(st["ib_devices"], hkey, "%s:%s/%s" % (dev, port, kind))
+        for d in infolog.ib_using(body)["devices"][:8]:
+            if d["link"] in ("IB", "RoCE"):
+                _add(st["ib_devices"], hkey, "%s:%s/%s" % (d["device"], d["port"], d["link"]))
     elif cls == "socket_iface":
-        for name in _IFACE.findall(body)[:8]:
-            _add(st["socket_ifaces"], hkey, name)
+        for i in infolog.socket_ifs(body)[:8]:
+            _add(st["socket_ifaces"], hkey, i["name"])
     elif cls == "bootstrap_iface":
-        b = _BOOT.search(body)
+        b = infolog.bootstrap_iface(body)
         if b:
-            _add(st["bootstrap_ifaces"], hkey, b.group(1))
+            _add(st["bootstrap_ifaces"], hkey, b)
     elif cls == "env":
-        e = _ENV.search(body)
-        if e:
-            _add(st["env"], e.group(1), e.group(2))
-            st["first"].setdefault("env:" + e.group(1), (hit.line, text[:300]))
+        e = infolog.env(body)
+        if e and e[1]:
+            _add(st["env"], e[0], e[1])
+            st["first"].setdefault("env:" + e[0], (hit.line, text[:300]))
     elif cls == "gdr":
-        g = _GDR.search(body)
+        g = infolog.gdr(body)
         if g:
-            _add(st["gdr"], "%s %s" % (g.group(1), g.group(3)), "%s@%s" % (g.group(2), hkey))
+            _add(st["gdr"], "%s %s" % (g["net"], g["device"]), "%s@%s" % ("Enabled" if g["enabled"] else "Disabled",
+                                                                          hkey))
     elif cls.startswith("channel_"):
-        v = _VIA.search(body)
-        if v:
-            kind = {"direct shared memory": "SHM"}.get(v.group(2), v.group(2))
+        c = infolog.channel(body)
+        if c:
             if hkey in st["transports"] or len(st["transports"]) < MAX_KEPT:
                 per = st["transports"].setdefault(hkey, {})
-                per[kind] = per.get(kind, 0) + 1
-            st["max_channel"] = max(st["max_channel"], int(v.group(1)))
-            if v.group(3):
+                per[c["kind"]] = per.get(c["kind"], 0) + 1
+            st["max_channel"] = max(st["max_channel"], c["channel"])
+            if c["gdr"]:
                 st["gdrdma_channels"] += 1
     elif cls == "comm_shape":
-        s = _SHAPE.search(body)
+        s = infolog.comm_shape(body)
         if s:
-            st["nodes"] = max(st["nodes"], int(s.group(2)))
-            _add(st["nranks"], s.group(1), hkey)
+            st["nodes"] = max(st["nodes"], s[1])
+            _add(st["nranks"], str(s[0]), hkey)
     elif cls == "nvls":
-        n = _NVLS.search(body)
+        n = infolog.nvls(body)
         if n:
-            _add(st["nvls"], "not available" if n.group(1) else "available", hkey)
+            _add(st["nvls"], n, hkey)
     elif cls == "p2p_off" and st["p2p_off"] is None:
         st["p2p_off"] = (hit.line, text[:300])
+
+
+def _version_number(body):
+    v = infolog.version(body)
+    return v[1] if v else None
+
+
+# classes whose line gives one value: class -> (reader, state key of {value: [hosts]})
+_VALUE_HOSTS = {"version": (_version_number, "versions"), "cuda_driver": (infolog.cuda_driver, "drivers"),
+                "net_chosen": (infolog.network, "nets"), "net_init_failed": (infolog.plugin_failed, "net_failed"),
+                "channels": (infolog.coll_channels, "coll_channels")}
 
 
 def facts(st):

@@ -1,65 +1,16 @@
 """Which transport NCCL chose, read from its own ``NCCL_DEBUG=INFO`` lines
 (``NCCL_DEBUG_SUBSYS=INIT,NET``). Pure functions of text.
 
-The formats follow NCCL's source (github.com/NVIDIA/nccl, v2.30 tree, and the same lines in
-2.18-2.29):
-- src/transport/p2p.cc: ``Channel %02d/%01d : %d[%d] -> %d[%d] via P2P/%s%s%s`` (CUMEM or
-  MNNVL, ``/read``, ``/CE``), ``via P2P/IPC%s%s``, ``via P2P/direct pointer%s``,
-  ``via P2P/indirect/%d[%d]%s``;
-- src/transport/shm.cc: ``Channel %02d : %d[%d] -> %d[%d] via SHM/direct`` (older releases
-  print ``SHM/direct/direct``);
-- src/transport/net.cc: ``Channel %02d/%d : %d[%d] -> %d[%d] [send] via NET/%s/%d%s%s%s``
-  (net name, device index, ``/GDRDMA``, ``(PCI)``, ``/Shared``; ``NET/%s/%d(%d)`` with a
-  proxy rank under PXN);
-- src/transport/net_ib/init.cc: ``NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/RoCE [RO]; OOB ib0:10.0.0.1<0>``;
-- src/transport/net_socket.cc: ``NET/Socket : Using [0]eth0:10.0.0.1<0>``;
-- src/graph/topo.cc: ``NET/IB : GPU Direct RDMA Enabled|Disabled for HCA %d '%s'``;
-- src/init.cc: ``Using network %s``, ``comm %p rank %d nranks %d cudaDev %d nvmlDev %d busId %lx ...``.
-Every INFO line starts with ``host:pid:tid [cudaDev] NCCL INFO`` (src/debug.cc).
+Each line is read by gpudoctor/nccl_infolog.py (the reader explain uses too; its docstring cites
+the NCCL source of every format); this module folds a worker's lines into the probe's summary:
+the network, the HCAs or socket interfaces, GPU Direct RDMA per HCA, and one connection per
+(src rank, dst rank, via) with the hosts of both ranks.
 """
 
-import re
-
+from gpudoctor import nccl_infolog as infolog
 from gpudoctor.collector.system import env_value
 
-# `host:pid:tid [dev] NCCL INFO msg` (src/debug.cc); pasted logs may carry other prefixes
-# (timestamps, rank tags, line numbers) or lose the host part, so the INFO marker anchors it.
-_PREFIX = re.compile(r"(?:(?P<host>[^\s:\[\]]+):(?P<pid>\d+):(?P<tid>\d+)\s+)?(?:\[(?P<dev>[^\]]*)\]\s+)?"
-                     r"NCCL INFO (?P<msg>.*)$")
-# NCCL before 2.7 said `Ring 00 : ...` where later releases say `Channel 00/0 : ...`
-_CHANNEL = re.compile(
-    r"^(?:Channel|Ring) (?P<ch>\d+)(?:/(?P<idx>\d+))? : (?P<src>\d+)\[(?P<srcdev>[0-9a-fA-F]+)\] -> "
-    r"(?P<dst>\d+)\[(?P<dstdev>[0-9a-fA-F]+)\](?: \[(?P<dir>send|receive)\])? via (?P<via>\S+(?: pointer\S*)?)")
-_COMM = re.compile(r"^comm 0x[0-9a-fA-F]+ rank (?P<rank>\d+) nranks (?P<nranks>\d+) cudaDev (?P<cuda>\d+)"
-                   r"(?: nvmlDev (?P<nvml>\d+))?(?: busId (?P<bus>[0-9a-fA-F]+))?")
-_IB_USING = re.compile(r"^NET/IB ?: Using(?P<devs>(?: \[\d+\][^\s;]+)*)(?P<ro> \[RO\])?\s*;?\s*(?:OOB (?P<oob>[^:\s]+):(?P<oobaddr>\S+))?")
-_IB_DEV = re.compile(r"\[(?P<i>\d+)\](?P<dev>[^:\s]+):(?P<port>\d+)(?::[^/\s]*)?/(?P<link>\w+)")
-_SOCK_USING = re.compile(r"^NET/Socket ?: Using(?P<ifs>(?: \[\d+\][^\s]+)*)")
-_SOCK_IF = re.compile(r"\[(?P<i>\d+)\](?P<name>[^:\s]+):(?P<addr>\S+)")
-_GDR = re.compile(r"^NET/(?P<net>\w+) ?: GPU Direct RDMA (?P<state>Enabled|Disabled) for HCA (?P<i>\d+) '(?P<dev>[^']+)'")
-_NETWORK = re.compile(r"^Using network (?P<net>\S+)")
-_VERSION = re.compile(r"NCCL version (?P<v>[0-9][0-9.]*[^\s]*)")
-_ENVSET = re.compile(r"^(?P<name>NCCL_[A-Z0-9_]+) set by environment to (?P<value>[^\s]*?)\.?$")
-
-
-def kind_of(via):
-    """The transport family of one ``via ...`` string, and whether GPUDirect RDMA is used.
-
-    ``P2P/CUMEM/read`` -> ("P2P/CUMEM", False); ``NET/IB/0/GDRDMA`` -> ("NET/IB", True);
-    ``NET/Socket/1`` -> ("NET/Socket", False); ``SHM/direct/direct`` -> ("SHM", False).
-    """
-    parts = via.split("/")
-    head = parts[0]
-    if head == "NET" and len(parts) > 1:
-        return "NET/" + parts[1], any(p.startswith("GDRDMA") for p in parts)
-    if head == "P2P" and len(parts) > 1:
-        sub = parts[1].split()[0]  # "direct pointer"
-        if sub == "MNNVL":
-            return "P2P/MNNVL", False
-        return "P2P/" + sub.upper() if sub in ("CUMEM", "IPC") else "P2P/" + sub, False
-    if head == "SHM":
-        return "SHM", False
-    return head, False
+kind_of = infolog.kind_of  # the transport family of one ``via ...`` string
 
 
 def parse(lines):
@@ -75,59 +26,57 @@ def parse(lines):
     seen = set()
     for raw in lines:
         line = raw.rstrip("\r\n")
-        m = _PREFIX.search(line.strip())
-        if not m:
-            v = _VERSION.search(line)
-            if v and "NCCL" in line and out["version"] is None:
-                out["version"] = v.group("v")
+        got = infolog.split(line)
+        if got is None:  # torch prints the NCCL it bundles without NCCL's prefix
+            v = infolog.version(line) if "NCCL" in line else None
+            if v and out["version"] is None:
+                out["version"] = v[0]
             continue
-        host, msg = m.group("host"), m.group("msg").strip()
-        v = _VERSION.search(msg)
-        if v and msg.startswith("NCCL version"):
-            out["version"] = out["version"] or v.group("v")
-            continue
-        c = _CHANNEL.match(msg)
-        if c:
-            key = (int(c.group("src")), int(c.group("dst")), c.group("via"))
+        host, _, msg = got
+        msg = msg.strip()
+        if msg.startswith("NCCL version"):
+            v = infolog.version(msg)
+            if v:
+                out["version"] = out["version"] or v[0]
+                continue
+        c = infolog.channel(msg)
+        if c and c["dst"] is not None:  # a CollNet line names one rank: no rank-to-rank connection
+            key = (c["src"], c["dst"], c["via"])
             if key not in seen:
                 seen.add(key)
-                kind, gdr = kind_of(c.group("via"))
-                out["connections"].append({"src": key[0], "dst": key[1], "via": key[2], "kind": kind, "gdr": gdr,
-                                           "logged_on": host})
+                out["connections"].append({"src": key[0], "dst": key[1], "via": key[2], "kind": c["kind"],
+                                           "gdr": c["gdr"], "logged_on": host})
             continue
-        c = _COMM.match(msg)
-        if c:
-            out["ranks"][int(c.group("rank"))] = {"host": host, "cuda_dev": int(c.group("cuda")),
-                                                  "nranks": int(c.group("nranks")), "bus_id": c.group("bus")}
+        r = infolog.comm_rank(msg)
+        if r:
+            out["ranks"][r["rank"]] = {"host": host, "cuda_dev": r["cuda_dev"], "nranks": r["nranks"],
+                                       "bus_id": r["bus_id"]}
             continue
-        c = _NETWORK.match(msg)
-        if c:
-            out["network"] = c.group("net")
+        net = infolog.network(msg)
+        if net:
+            out["network"] = net
             continue
-        c = _IB_USING.match(msg)
-        if c and msg.startswith("NET/IB"):
-            devs = [{"index": int(d.group("i")), "device": d.group("dev"), "port": int(d.group("port")),
-                     "link": d.group("link")} for d in _IB_DEV.finditer(c.group("devs") or "")]
-            if devs:
-                out["ib_devices"] = devs
-            if c.group("oob"):
-                out["oob_if"] = c.group("oob")
+        using = infolog.net_using(msg)
+        if using == "IB":
+            ib = infolog.ib_using(msg)
+            if ib["devices"]:
+                out["ib_devices"] = ib["devices"]
+            if ib["oob"]:
+                out["oob_if"] = ib["oob"]
             continue
-        c = _SOCK_USING.match(msg)
-        if c:
-            ifs = [{"index": int(d.group("i")), "name": d.group("name"), "addr": d.group("addr")}
-                   for d in _SOCK_IF.finditer(c.group("ifs") or "")]
+        if using == "Socket":
+            ifs = infolog.socket_ifs(msg)
             if ifs:
                 out["socket_ifs"] = ifs
             continue
-        c = _GDR.match(msg)
-        if c:
-            out["gdr"][c.group("dev")] = c.group("state") == "Enabled"
+        g = infolog.gdr(msg)
+        if g:
+            out["gdr"][g["device"]] = g["enabled"]
             continue
-        c = _ENVSET.match(msg)
-        if c:
+        e = infolog.env(msg)
+        if e:
             # the same rule as the facts' env section: a secret-looking name keeps a hash
-            out["env"][c.group("name")] = env_value(c.group("name"), c.group("value"))
+            out["env"][e[0]] = env_value(e[0], e[1])
     for conn in out["connections"]:
         a, b = out["ranks"].get(conn["src"]), out["ranks"].get(conn["dst"])
         conn["src_host"] = a["host"] if a else None
