@@ -31,6 +31,43 @@ BUG_FIXES = {
 }
 _TITLE = re.compile(r"^(?:NCCL )?(\d+\.\d+\.\d+)-\d+$")
 
+# The rules table: a release's "Fix ..." line whose bug a user sees in a log -> what the log shows
+# (the symptom: `patterns`, or `together` when it is two lines) and the first release it affects
+# (FROM; the last is the release before the one whose notes list the fix). explain makes each a
+# known-bug entry (family nccl.known_bug, gpudoctor/explain/versions.py): a finding only when the
+# log ran an affected NCCL (printed, or the NCCL its torch release pins) AND shows the symptom.
+# A fix line no rule names is listed in the output's "unassigned_fixes" (docs/explain.md): most
+# are performance, leaks, build or tuning, with nothing a log shows; a hand-written entry of
+# nccl_bugs.toml may cover one (HAND_WRITTEN). FROM is "2.0.0" where the notes do not say when
+# the bug appeared; where they name the feature, its first release.
+_SEGV = r"Segmentation fault|SIGSEGV|signal 11\b|exitcode\s{0,4}:\s{0,4}-11\b"
+KNOWN_BUGS = [
+    # (id, regex of the fix line, FROM, {"patterns": [...]} or {"together": [...]}, rank, what the user sees)
+    ("nccl.bug_298_bootstrap_crash", r"^Fix crash in bootstrap error case", "2.0.0",
+     {"together": [r"bootstrap\.cc:\d{1,5} NCCL WARN", _SEGV]}, 70,
+     "a bootstrap error (bootstrap.cc WARN), then a segmentation fault instead of the error"),
+    ("nccl.bug_299_p2p_nchannels_crash", r"^Fix crash when setting NCCL_MAX_P2P_NCHANNELS below nchannels", "2.0.0",
+     {"together": [r"NCCL_MAX_P2P_NCHANNELS", _SEGV]}, 76,
+     "NCCL_MAX_P2P_NCHANNELS set, then a segmentation fault"),
+    ("nccl.bug_21212_thread_name_crash", r"^Fix crash when setting NCCL_SET_THREAD_NAME", "2.0.0",
+     {"together": [r"NCCL_SET_THREAD_NAME", _SEGV]}, 76,
+     "NCCL_SET_THREAD_NAME set, then a segmentation fault"),
+    ("nccl.bug_2171_collnet_rail_crash", r"^Fix crash when one CollNet \(SHARP\) rail fails to initialize", "2.0.0",
+     {"together": [r"(?:CollNet|SHARP)[^\n]{0,120}(?:fail|error|Error)", _SEGV]}, 72,
+     "a CollNet (SHARP) rail that failed to initialize, then a segmentation fault"),
+    ("nccl.bug_2243_uds_fd_leak", r"^Fix FD leak in UDS", "2.19.0",
+     {"patterns": [r"NCCL WARN UDS:[^\n]{0,200}(?:Too many open files|\(24\))"]}, 78,
+     "NCCL's UDS socket (the cuMem IPC handle exchange, 2.19 and later) failing with 'Too many open files'"),
+    ("nccl.bug_2262_init_double_free", r"^Fix double-free on failed ncclCommInitRank and ncclCommFinalize", "2.0.0",
+     {"together": [r"double free or corruption|free\(\): double free detected", r"NCCL WARN"]}, 60,
+     "an NCCL failure (WARN), then glibc's 'double free' abort: the crash hides the first error"),
+    ("nccl.bug_2263_gdr_c2c_init", r"^Fix an initialization error when running with NCCL_NET_GDR_C2C=1", "2.26.2",
+     {"together": [r"NCCL_NET_GDR_C2C", r"NCCL WARN"]}, 72,
+     "NCCL_NET_GDR_C2C=1 (new in 2.26.2) and an NCCL failure at initialization"),
+]
+# fix lines that a hand-written entry of gpudoctor/data/knowledge/nccl_bugs.toml already covers
+HAND_WRITTEN = {"Fix crash when shared memory creation fails.": "nccl.bug_2181_shm_crash"}
+
 
 def _key(v):
     return tuple(int(x) for x in v.split("."))
@@ -45,8 +82,29 @@ def build(releases, fixed, version):
         rel.append({"version": v, "date": date, "commit": commit, "fixes": fixes})
     bugs = [{"commit": c, "thread": BUG_FIXES.get(c, ""), "fixed_in": sorted(vs, key=_key)}
             for c, vs in sorted(fixed.items())]
+    known, unassigned = known_bugs(rel)
     return {"header": knowgen.header("NVIDIA/nccl (https://github.com/NVIDIA/nccl) release commits", version, GENERATOR),
-            "releases": rel, "bug_fixes": bugs, "sites": []}
+            "releases": rel, "bug_fixes": bugs, "known_bugs": known,
+            "fix_lines": sum(len(r["fixes"]) for r in rel), "unassigned_fixes": unassigned, "sites": []}
+
+
+def known_bugs(rel):
+    """(the known bugs KNOWN_BUGS finds among the releases' fix lines, [[version, fix line]] of the
+    lines no rule or hand-written entry names). A rule whose line is in no release is skipped (a
+    slice holds only some releases); main() stops when one is missing from a whole history."""
+    out, named = [], set()
+    for bid, rx, since, symptom, rank, shows in KNOWN_BUGS:
+        hit = next(((r, f) for r in rel for f in r["fixes"] if re.search(rx, f)), None)
+        if hit is None:
+            continue
+        r, line = hit
+        named.add(line)
+        b = {"id": bid, "release_fix": line, "fixed_in": r["version"], "commit": r["commit"],
+             "affects": [since, r["version"]], "rank": rank, "shows": shows}
+        b.update(symptom)
+        out.append(b)
+    unassigned = [[r["version"], f] for r in rel for f in r["fixes"] if f not in named and f not in HAND_WRITTEN]
+    return out, unassigned
 
 
 def from_repo(repo):
@@ -102,7 +160,12 @@ def main(argv):
     a = knowgen.arguments(__doc__, argv)
     releases, fixed, version = from_repo(a.repo) if a.repo else from_slice(a.slice)
     doc = build(releases, fixed, version)
-    print("%s: %d releases" % (knowgen.write("nccl_releases", doc, a.out), len(doc["releases"])))
+    if a.repo:
+        missing = [b[0] for b in KNOWN_BUGS if b[0] not in {k["id"] for k in doc["known_bugs"]}]
+        if missing:
+            a.error("KNOWN_BUGS rows whose fix line is in no release: %s" % ", ".join(missing))
+    print("%s: %d releases, %d fix lines, %d known bugs with a symptom" % (
+        knowgen.write("nccl_releases", doc, a.out), len(doc["releases"]), doc["fix_lines"], len(doc["known_bugs"])))
     return 0
 
 

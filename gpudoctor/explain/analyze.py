@@ -90,6 +90,10 @@ def analyze(scan, kb, assume_error=False):
                 m["count"] += len(hits)
                 m["lines"] += [h.line for h in hits]
                 m["distinct"] = {"key": key, "values": sorted(values)}
+    # a known bug of some NCCL releases (`affects`): only where the log ran one (versions.py)
+    from gpudoctor.explain import versions as _versions
+
+    version_notes = _versions.gate(scan, kb, matched)
     # torchrun's failure report: the entry of the signal that ended its first failing rank (elastic.py)
     from gpudoctor.explain import elastic as _elastic
 
@@ -184,6 +188,8 @@ def analyze(scan, kb, assume_error=False):
     else:
         verdict = "no_error"
     for f in findings:
+        if f["id"] in version_notes:
+            f["notes"].insert(0, version_notes[f["id"]])
         e = kb.by_id[f["id"]]
         f.setdefault("confidence", _confidence(e, f))
         how = HOW_SURE.get(f["confidence"]) if f["confidence"] == "family" else None

@@ -364,7 +364,7 @@ def _toml():
 
 ENTRY_KEYS = {"id", "title", "kind", "rank", "explain", "patterns", "distinct", "causes", "references", "debug",
               "lookup", "family", "signals", "together", "note", "computed", "site_rank", "generic", "known_bug", "structural",
-              "by_evidence", "root_when_alone"}
+              "by_evidence", "root_when_alone", "affects"}
 CAUSE_KEYS = {"text", "checks", "confirm", "fix", "exports", "evidence", "computed", "when"}
 COMPUTED = {"torch_build", "socket_ifname", "launcher_port", "visible_gpus", "btl_tcp_if", "min_driver", "cuda_toolkit"}
 
@@ -468,6 +468,13 @@ def _validate(e, where, known_checks):
             raise KnowledgeError("%s: %s: %s must be true or false" % (where, eid, key))
     if e.get("root_when_alone") and e["kind"] != "warning":
         raise KnowledgeError("%s: %s: root_when_alone is for entries of kind warning" % (where, eid))
+    if e.get("affects") is not None:
+        # a known bug of some NCCL releases: a finding only where the log ran one (explain/versions.py)
+        from gpudoctor.explain.versions import validate as _affects_error
+
+        err = _affects_error(e["affects"], "%s: %s" % (where, eid))
+        if err:
+            raise KnowledgeError(err)
     if e.get("note") is not None and not isinstance(e["note"], str):
         raise KnowledgeError("%s: %s: note must be a string" % (where, eid))
     e["source_file"] = where
@@ -501,6 +508,17 @@ STRUCTURAL = {
     "_struct_slurm": [r"\b(?P<prog>slurmd|slurmstepd|slurmctld|srun|sbatch|salloc)(?:\[\d{1,10}\])?: "
                       r"(?P<level>fatal|error): (?P<msg>[^\n]{3,300})"],
     "_struct_traceback": [r"Traceback \(most recent call last\)"],
+    # the NCCL a log ran and the torch release that pins it (explain/versions.py reads them for the
+    # known bugs of some NCCL releases, an entry's `affects`): NCCL's own line (src/init.cc
+    # showVersion 'NCCL version %d.%d.%d%s', and torch's 'NCCL error in: ..., NCCL version X'), pip's
+    # 'nvidia-nccl-cu12==X' / 'nvidia-nccl-cu12   X', torch.cuda.nccl.version()'s '(2, 18, 1)';
+    # torch's pip name, torch.utils.collect_env's 'PyTorch version: X' and torch.__version__ 'X+cuNNN'
+    "_struct_nccl_version": [r"NCCL version (?P<nccl>\d{1,2}\.\d{1,3}\.\d{1,3})",
+                             r"\bnvidia-nccl-cu1\d(?:==| {1,40})(?P<nccl>\d{1,2}\.\d{1,3}\.\d{1,3})\b",
+                             r"nccl\.version\(\)\)?\W{0,20}\((?P<nccl>\d{1,2}, \d{1,3}, \d{1,3})\)"],
+    "_struct_torch_version": [r"(?:\btorch(?:==| {1,40}|: ?v?)|PyTorch version: ?|__version__\W{0,6})"
+                              r"(?P<torch>\d{1,2}\.\d{1,3}\.\d{1,3})(?P<local>[a-z+.][\w.+]{0,40})?",
+                              r"(?<![\w.])(?P<torch>2\.\d{1,3}\.\d{1,3})(?P<local>\+cu1\d{1,2})(?![\w.])"],
     # a c10d watchdog stack (a C++ frame list, a py-spy/gdb dump) without its message: the frames of
     # ProcessGroupNCCL's watchdog thread (torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:
     # ncclCommWatchdog -> watchdogHandler -> WorkNCCL::checkTimeout)
@@ -630,6 +648,17 @@ def load_knowledge(files=None, known_checks="registry"):
             if e["id"] in seen:
                 raise KnowledgeError("entry id %r is defined twice (%s and %s)" % (e["id"], seen[e["id"]], rel))
             seen[e["id"]] = rel
+            entries.append(e)
+    if files is None:
+        # the known NCCL bugs of the release notes' fix lines (generated/nccl_releases.json)
+        from gpudoctor.explain.versions import known_bug_entries
+
+        where = "gpudoctor/data/knowledge/generated/nccl_releases.json"
+        for e in known_bug_entries():
+            _validate(e, where, known_checks)
+            if e["id"] in seen:
+                raise KnowledgeError("entry id %r is defined twice (%s and %s)" % (e["id"], seen[e["id"]], where))
+            seen[e["id"]] = where
             entries.append(e)
     by_id = {e["id"]: e for e in entries}
     if files is None:

@@ -1,0 +1,166 @@
+"""Which NCCL a log ran, for the known bugs of some NCCL releases (an entry's `affects`).
+
+An entry with ``affects = { nccl = [["2.18.1", "2.18.6"], ...] }`` (each pair: from the first
+version, inclusive, to the second, exclusive) is a finding only when the log ran an NCCL in one of
+the ranges: the entry's symptom alone, or a version alone, is not evidence. The NCCL a log ran:
+
+1. the version NCCL itself prints, or pip lists: `NCCL version 2.18.1+cuda12.1` (NCCL's
+   init.cc, and torch's `NCCL error in: ..., NCCL version 2.18.5`), `nvidia-nccl-cu12==2.18.1`
+   (`pip freeze`, torch.utils.collect_env's `[pip3] nvidia-nccl-cu12==2.18.1`), `nvidia-nccl-cu12
+   2.18.1` (`pip list`), `torch.cuda.nccl.version()` -> `(2, 18, 1)`; when the log prints any of
+   these, only these count (a newer NCCL installed beside an older torch is what ran);
+2. else the torch release: `torch 2.1.0` (pip list), `torch==2.1.0`, `PyTorch version: 2.1.0+cu121`
+   (collect_env), `torch.__version__` -> `2.1.0+cu121`, read through generated/torch_nccl.json
+   (tools/gen_torch_nccl.py: the nvidia-nccl wheel each torch wheel on PyPI pins). A source build
+   or container (`2.1.0a0+...`), `+cpu`, `+rocm`, or a `+cuNNN` build of another CUDA major than
+   the PyPI wheel's is not read: its NCCL is not the pinned one.
+
+The finding then shows the version line and says where the NCCL version came from.
+"""
+
+import json
+import os
+import re
+
+_VT = re.compile(r"\d+")
+_CU = re.compile(r"^\+cu(\d{2})\d{0,2}$")
+
+
+def _vt(v):
+    return tuple(int(x) for x in _VT.findall(v or ""))[:3]
+
+
+def _generated(name):
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "knowledge",
+                        "generated", name + ".json")
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {}
+
+
+_TORCH = []
+
+
+def torch_table():
+    """{torch version: row} of generated/torch_nccl.json (read once)."""
+    if not _TORCH:
+        _TORCH.append({r["torch"]: r for r in _generated("torch_nccl").get("releases", [])
+                       if isinstance(r, dict) and r.get("torch") and r.get("nccl")})
+    return _TORCH[0]
+
+
+def validate(affects, where):
+    """The error text of a malformed `affects`, or None."""
+    if not isinstance(affects, dict) or set(affects) != {"nccl"} or not isinstance(affects["nccl"], list) \
+            or not affects["nccl"]:
+        return "%s: affects is {nccl = [['FROM', 'BEFORE'], ...]}" % where
+    for r in affects["nccl"]:
+        if not (isinstance(r, list) and len(r) == 2 and all(isinstance(x, str) and len(_vt(x)) == 3 for x in r)
+                and _vt(r[0]) < _vt(r[1])):
+            return "%s: affects: %r is not ['FROM', 'BEFORE'] (X.Y.Z each, FROM < BEFORE)" % (where, r)
+    return None
+
+
+def _in(ranges, v):
+    t = _vt(v)
+    return len(t) == 3 and any(_vt(lo) <= t < _vt(hi) for lo, hi in ranges)
+
+
+def ran(scan):
+    """[(hit, NCCL version, how)] of the NCCL versions the log says it ran (the module docstring):
+    the printed ones, else those of the torch releases it names. Cached on the scan."""
+    got = getattr(scan, "nccl_ran", None)
+    if got is not None:
+        return got
+    got = []
+    for h in scan.matches.get("_struct_nccl_version", []):
+        v = ".".join(str(x) for x in _vt(h.groups.get("nccl")))
+        if len(_vt(v)) == 3 and v not in [g[1] for g in got]:
+            got.append((h, v, None))
+    if not got:
+        table = torch_table()
+        for h in scan.matches.get("_struct_torch_version", []):
+            row = table.get(h.groups.get("torch") or "")
+            local = h.groups.get("local") or ""
+            if row is None or (local and not _CU.match(local)):
+                continue
+            m = _CU.match(local)
+            if m and not (row.get("nccl_package") or "").endswith("-cu" + m.group(1)):
+                continue
+            how = "torch %s's PyPI wheel pins %s==%s, and the log prints no NCCL version of its own" % (
+                row["torch"], row["nccl_package"], row["nccl"])
+            if row["nccl"] not in [g[1] for g in got]:
+                got.append((h, row["nccl"], how))
+    scan.nccl_ran = got
+    return got
+
+
+def gate(scan, kb, matched):
+    """Drop each matched entry with `affects` whose NCCL ranges hold for no version the log ran;
+    keep the others with the version line among their hits. Returns {entry id: note}."""
+    from gpudoctor.explain.scan import MAX_SHOWN
+
+    notes = {}
+    for eid in list(matched):
+        e = kb.by_id.get(eid)
+        aff = e.get("affects") if e else None
+        if not aff:
+            continue
+        hit = next(((h, v, how) for h, v, how in ran(scan) if _in(aff["nccl"], v)), None)
+        if hit is None:
+            del matched[eid]
+            continue
+        h, v, how = hit
+        m = matched[eid]
+        if h.line not in {x.line for x in m["hits"]}:
+            m["hits"] = sorted(m["hits"][:MAX_SHOWN - 1] + [h], key=lambda x: x.line)
+        notes[eid] = "NCCL %s ran here%s; affected: %s." % (
+            v, ": " + how if how else "", ", ".join("%s <= NCCL < %s" % (lo, hi) for lo, hi in aff["nccl"]))
+    return notes
+
+
+def _notes_url(v):
+    """NCCL's release notes page of a release (docs.nvidia.com keeps one per release:
+    archives/nccl_2183/release-notes/rel_2-18-3.html)."""
+    return "https://docs.nvidia.com/deeplearning/nccl/archives/nccl_%s/release-notes/rel_%s.html" % (
+        v.replace(".", ""), v.replace(".", "-"))
+
+
+def first_torch_with(v):
+    """The first torch release (of generated/torch_nccl.json) whose PyPI wheel pins an NCCL >= v, or None."""
+    rows = sorted(torch_table().values(), key=lambda r: _vt(r["torch"]))
+    return next((r for r in rows if _vt(r["nccl"]) >= _vt(v)), None)
+
+
+def known_bug_entries():
+    """The known-bug entries of generated/nccl_releases.json (its known_bugs: tools/gen_nccl_releases.py
+    KNOWN_BUGS, a release's "Fix ..." line with the symptom a log shows), as knowledge entries
+    (dicts as a TOML file gives them; load_knowledge validates them)."""
+    out = []
+    for b in _generated("nccl_releases").get("known_bugs", []):
+        v, line = b["fixed_in"], b["release_fix"]
+        t = first_torch_with(v)
+        torch = (" (torch %s and later pin it: pip install -U torch)" % t["torch"]) if t else ""
+        e = {"id": b["id"], "family": "nccl.known_bug", "rank": b["rank"],
+             "title": "Known NCCL bug, fixed in %s: %s" % (v, line.split(" * ")[0].rstrip(".")),
+             "explain": "NCCL's release notes of %s list \"%s\". What a log shows of it: %s. NCCL %s to the "
+                        "release before %s have it (from the release order; generated/nccl_releases.json)."
+                        % (v, line, b["shows"], b["affects"][0], v),
+             "affects": {"nccl": [list(b["affects"])]},
+             "known_bug": {"release_fix": line, "fixed_in": [v]},
+             "causes": [{"text": "This NCCL release has the bug that %s fixed: upgrade NCCL to %s or later." % (v, v),
+                         "confirm": ["python -c 'import torch; print(torch.cuda.nccl.version())'   (the NCCL "
+                                     "torch loads)"],
+                         "fix": ["pip install -U 'nvidia-nccl-cu12>=%s'%s; or LD_PRELOAD a libnccl.so.2 of %s or "
+                                 "later" % (v, torch, v)]}],
+             "references": [{"title": "NCCL %s release notes (fixed issues)" % v, "url": _notes_url(v)},
+                            {"title": "NVIDIA/nccl release commit %s (NCCL %s)" % (b["commit"], v),
+                             "url": "https://github.com/NVIDIA/nccl/commit/%s" % b["commit"]}]}
+        if b.get("patterns"):
+            e["patterns"] = list(b["patterns"])
+        if b.get("together"):
+            e["together"] = [{"all": list(b["together"]), "within": 1000000, "rank": b["rank"]}]
+        out.append(e)
+    return out
