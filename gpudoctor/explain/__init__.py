@@ -89,6 +89,9 @@ def explain_inputs(inputs, kb=None, assume_error=False, facts=None, deadline=Non
     from gpudoctor.explain import ncclinfo
 
     ncclinfo.judge(result, scan, kb)  # INFO-only NCCL logs: the transport NCCL chose, and when it is the answer
+    from gpudoctor.explain import launchpaste
+
+    launchpaste.judge(result, scan, kb, facts)  # launch lines and launcher configs in the text (plan's readers)
     _in.locate(result, scan)
     if flight is not None:
         _in.apply_flight_recorder(result, flight)

@@ -86,6 +86,7 @@ class Scan:
         self.errors = []  # generic error lines (first MAX_SHOWN), not INFO/WARN
         self.error_count = 0
         self.launchers = {}  # launcher name -> first line it was seen on
+        self.paste = None  # launch lines and launcher configs in the text (launchpaste.record)
         self.spread = {}  # entry id -> {"ranks": set, "hosts": set, "earliest": Hit, "lines": n}
         self.nccl_info = None  # what NCCL's INFO lines say it chose (ncclinfo.record)
         self.sources = []  # [{"path", "first_line", "lines", "bytes"}]: the inputs, in order
@@ -406,6 +407,10 @@ def _replay(scan, lineno, win, got):
                 lst.append(hit)
         elif role == "launcher":
             scan.launchers.setdefault(p.entry, lineno)
+        elif role == "paste":  # a launch line or launcher config pasted beside the error (launchpaste.py)
+            from gpudoctor.explain.launchpaste import record as paste_record
+
+            paste_record(scan, hit, win)
         elif role == "fact":  # an NCCL INFO line that says what NCCL chose (ncclinfo.py)
             from gpudoctor.explain.ncclinfo import record
 
