@@ -11,10 +11,9 @@ import math
 import os
 import re
 import stat
-from dataclasses import dataclass, field, fields
-from typing import Dict, List, Optional
 
 from gpudoctor.errors import InputError, excerpt, read_input
+from gpudoctor.record import NEW, Record
 
 _UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mb": 1 << 20,
           "mib": 1 << 20, "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30, "t": 1 << 40, "tb": 1 << 40, "tib": 1 << 40}
@@ -28,7 +27,7 @@ MAX_LIST = 1000  # select/ignore/severity entries
 MAX_ID = 200  # characters of one check id or prefix
 
 
-def parse_size(value) -> int:
+def parse_size(value):
     """'1GiB', '512m', 1073741824 -> bytes (binary units: what df -h and docker use).
     At most MAX_SIZE, never negative."""
     if isinstance(value, bool):
@@ -119,27 +118,34 @@ def _fallback(value):
     return value
 
 
-@dataclass
-class Config:
-    min_shm_bytes: int = 1 << 30  # key shm_min; NCCL + DataLoader workers; Docker gives 64 MB
-    expected_gpus: Optional[int] = None  # key expected_gpus; later also the hostfile's slots=
-    bf16: bool = False  # key bf16: the job trains in bf16 (needs compute capability >= 8.0)
-    select: List[str] = field(default_factory=list)
-    ignore: List[str] = field(default_factory=list)
-    strict: bool = False
-    severity: Dict[str, str] = field(default_factory=dict)  # per-check severity overrides
-    python: Optional[str] = None  # interpreter of the job (conda env / venv) to probe
-    python_source: Optional[str] = None  # how it was chosen (gpudoctor/interpreter.py); not a TOML key
-    timeout: float = 30.0  # per node, seconds
-    source: Optional[str] = None  # where this config was read from
-    slots: Dict[str, int] = field(default_factory=dict)  # from the hostfile's slots= (not a TOML key)
-    launch: Optional[object] = None  # the launch plan (gpudoctor/launch.py), from check flags (not a TOML key)
-    history: Optional[bool] = None  # key history: keep each node's history (docs/history.md); None: the command's default
-    state_dir: Optional[str] = None  # key state_dir: where history lives (default: gpudoctor/history.py)
-    history_runs: Optional[int] = None  # key history_runs: runs kept per node (default 100)
-    history_states: Optional[int] = None  # key history_states: distinct facts kept per node (default 8)
-    history_bytes: Optional[int] = None  # key history_bytes: bytes kept per node (default 2 MiB)
-    fallback: Optional[str] = None  # key fallback: "ssh" retries over ssh the nodes srun could not reach
+class Config(Record):
+    _fields = ("min_shm_bytes", "expected_gpus", "bf16", "select", "ignore", "strict", "severity", "python",
+               "python_source", "timeout", "source", "slots", "launch", "history", "state_dir", "history_runs",
+               "history_states", "history_bytes", "fallback")
+
+    def __init__(self, min_shm_bytes=1 << 30, expected_gpus=None, bf16=False, select=NEW, ignore=NEW, strict=False,
+                 severity=NEW, python=None, python_source=None, timeout=30.0, source=None, slots=NEW, launch=None,
+                 history=None, state_dir=None, history_runs=None, history_states=None, history_bytes=None,
+                 fallback=None):
+        self.min_shm_bytes = min_shm_bytes  # key shm_min; NCCL + DataLoader workers; Docker gives 64 MB
+        self.expected_gpus = expected_gpus  # key expected_gpus; later also the hostfile's slots=
+        self.bf16 = bf16  # key bf16: the job trains in bf16 (needs compute capability >= 8.0)
+        self.select = [] if select is NEW else select
+        self.ignore = [] if ignore is NEW else ignore
+        self.strict = strict
+        self.severity = {} if severity is NEW else severity  # per-check severity overrides
+        self.python = python  # interpreter of the job (conda env / venv) to probe
+        self.python_source = python_source  # how it was chosen (gpudoctor/interpreter.py); not a TOML key
+        self.timeout = timeout  # per node, seconds
+        self.source = source  # where this config was read from
+        self.slots = {} if slots is NEW else slots  # from the hostfile's slots= (not a TOML key)
+        self.launch = launch  # the launch plan (gpudoctor/launch.py), from check flags (not a TOML key)
+        self.history = history  # key history: keep each node's history (docs/history.md); None: the command's default
+        self.state_dir = state_dir  # key state_dir: where history lives (default: gpudoctor/history.py)
+        self.history_runs = history_runs  # key history_runs: runs kept per node (default 100)
+        self.history_states = history_states  # key history_states: distinct facts kept per node (default 8)
+        self.history_bytes = history_bytes  # key history_bytes: bytes kept per node (default 2 MiB)
+        self.fallback = fallback  # key fallback: "ssh" retries over ssh the nodes srun could not reach
 
 
 # key -> (Config attribute, validator). A validator returns the value to store or raises
@@ -232,7 +238,7 @@ def _ours(path):
     return st
 
 
-def find_config(explicit=None, hook=False) -> Optional[str]:
+def find_config(explicit=None, hook=False):
     """--config, else $GPUDOCTOR_CONFIG, else ./gpudoctor.toml, /etc/gpudoctor/gpudoctor.toml,
     a ./pyproject.toml that mentions gpudoctor. ``hook``: a root hook (slurm-health, a prolog)
     runs in whatever folder slurmd or a user left it in, so it reads only --config,
@@ -289,7 +295,7 @@ def _table(doc, path):
     return table
 
 
-def load_config(path=None, hook=False) -> Config:
+def load_config(path=None, hook=False):
     path = find_config(path, hook=hook)
     cfg = Config()
     if not path:
@@ -300,7 +306,7 @@ def load_config(path=None, hook=False) -> Config:
     return cfg
 
 
-def apply(cfg: Config, table: Dict, where="config"):
+def apply(cfg, table, where="config"):
     if not isinstance(table, dict):
         raise InputError("%s: the gpudoctor settings must be a table" % where)
     for key, value in table.items():
@@ -310,4 +316,4 @@ def apply(cfg: Config, table: Dict, where="config"):
     return cfg
 
 
-CONFIG_FIELDS = [f.name for f in fields(Config)]
+CONFIG_FIELDS = list(Config._fields)

@@ -6,24 +6,24 @@ identical outputs). Ties are broken by
 hostfile order, so the first node (usually rank 0) sets the baseline.
 """
 
-from dataclasses import dataclass
-from typing import Any, Dict, List
-
 from gpudoctor.nodes import fold
+from gpudoctor.record import Record
 
 MISSING = "(not installed)"
 
 
-@dataclass
-class Group:
-    value: Any
-    hosts: List[str]
+class Group(Record):
+    _fields = ("value", "hosts")
+
+    def __init__(self, value, hosts):
+        self.value = value
+        self.hosts = hosts  # [host]
 
     def show(self, total=None):
         return "%s (%d): %s" % (fold(self.hosts), len(self.hosts), self.value)
 
 
-def group(values: Dict[str, Any]) -> List[Group]:
+def group(values):
     """host -> value  =>  groups, the baseline (largest, then earliest) first."""
     order = {h: i for i, h in enumerate(values)}
     by = {}
@@ -33,6 +33,6 @@ def group(values: Dict[str, Any]) -> List[Group]:
     return sorted(by.values(), key=lambda g: (-len(g.hosts), min(order[h] for h in g.hosts)))
 
 
-def describe(label, groups: List[Group]):
+def describe(label, groups):
     base, odd = groups[0], groups[1:]
     return "%s differs: %s vs baseline %s" % (label, "; ".join(g.show() for g in odd), base.show())

@@ -11,11 +11,12 @@ imports. So ``start`` forks twice, first thing, while the process is still one t
 fork copies only the calling thread; a lock another thread held would never be released in
 the child), and the children collect while the parent imports:
 
-- the reading child imports pynvml and reads NVML (``_nvml``, the gpu section's own read) in a
-  thread, which waits in the driver with the GIL released, while its main thread runs the
-  python section; it sends both to the collecting child as JSON;
-- the collecting child runs every other section, then python and gpu, taking the reading
-  child's results (``last`` and ``prefetched`` in collector/base.py), with the options the
+- the reading child imports pynvml and reads NVML (``_nvml``, the gpu section's own read), and
+  nothing else: a thread starts the driver while the main thread imports ``_nvml``; it sends
+  the read to the collecting child as JSON;
+- the collecting child runs every other section, then gpu (whose kernel log it reads before
+  it waits), taking the reading child's read (``last`` and ``prefetched`` in
+  collector/base.py), with the options the
   local fast path gives (``OPTIONS``), in the environment and with the rlimits, user and
   interpreter the parent has at the fork, and sends the facts to the parent as JSON;
 - the parent takes them (``take_facts``) when it would collect with the same options in the
@@ -46,6 +47,13 @@ KEYED = ("env", "nccl", "watch")  # the sections that read options["env_key"]: n
 MAX_REPLY = 64 << 20  # bytes read from the child (facts are 20-150 KiB; gather.MAX_FACTS_BYTES is 64 MiB)
 
 _state = {"pids": [], "fd": None, "env": None, "reply": None}
+_marks = []  # (what, time.monotonic()) in this process; the children send theirs (bench/prolog_timeline.py)
+
+
+def _mark(what):
+    import time  # built in: no file read
+
+    _marks.append((what, time.monotonic()))
 
 
 def fast_local_run(argv, environ=None):
@@ -96,6 +104,7 @@ def start(argv, environ=None, proc="/proc/driver/nvidia/version"):
 
     was = gc.isenabled()
     gc.disable()  # a short run that makes few cycles: no collection passes while all three import
+    _mark("parent: forks")
     rn, wn = os.pipe()
     reader = _fork(_reader_child, (wn,), (rn,))
     os.close(wn)
@@ -111,6 +120,7 @@ def start(argv, environ=None, proc="/proc/driver/nvidia/version"):
             gc.enable()
         return None
     _state.update(pids=[reader, collector], fd=r, env=dict(os.environ), gc=was)
+    _mark("parent: forked")
     import atexit
 
     atexit.register(_end_child)
@@ -172,74 +182,76 @@ def _read(fd, limit=MAX_REPLY):
 
 
 def _reader_child(w):
-    """The reading child: NVML (``_nvml``, the gpu section's own read) in a thread, which waits
-    in the driver with the GIL released, while its main thread runs the python section (the
-    site-packages scan); both go to the collecting child as JSON."""
-    import json
-    import threading
+    """The reading child: NVML alone (``_nvml``, the gpu section's own read). A thread goes
+    straight to the driver (``nvmlInit`` and the handles: driver time, the GIL released) while
+    the main thread imports the collector's ``_nvml``; then ``_nvml`` reads with no other
+    Python work beside it, and the result goes to the collecting child as JSON.
 
-    nvml, msg = {}, {}
-
-    def read_nvml():
-        try:
-            import pynvml
-
-            try:  # the driver's part first, while the main thread imports the collector; _nvml's
-                # own nvmlInit then finds NVML initialised (it counts: nvmlInit_v2, nvmlShutdown in
-                # https://docs.nvidia.com/deploy/nvml-api/group__nvmlInitializationAndCleanup.html)
-                # and meets the same error where this one failed
-                pynvml.nvmlInit()
-                for i in range(pynvml.nvmlDeviceGetCount()):
-                    pynvml.nvmlDeviceGetHandleByIndex(i)
-            except Exception:
-                pass
-            from gpudoctor.collector.nvidia import _nvml
-
-            nvml["read"] = list(_nvml(None))
-        except ImportError as exc:  # no pynvml: the gpu section says so, as it would reading itself
-            nvml["import_error"] = str(exc)
-        except Exception:  # the gpu section reads again and reports what it meets
-            pass
-
-    thread = None
+    Nothing else runs here: while this child also ran the python section (site-packages,
+    14 ms of CPU on the H100 node), each return from the driver waited for the GIL (a switch
+    interval, 0.5 ms, per NVML call) and the child ended 50-60 ms after the forks although
+    its parts added to about 35 (docs/benchmarks.md); the collecting child runs that section
+    itself while this one reads."""
+    _mark("reader: forked")
+    msg, pynvml = {}, None
     try:
-        try:
-            import pynvml  # noqa: F401 (here, so that the thread goes straight to the driver)
-        except ImportError as exc:
-            nvml["import_error"] = str(exc)
-        else:
-            sys.setswitchinterval(0.0005)  # the thread gets the GIL back soon after each driver call
-            thread = threading.Thread(target=read_nvml, name="gpudoctor-nvml", daemon=True)
-            thread.start()
-        from gpudoctor.collector import Context
-        from gpudoctor.collector.base import collect_sections
-
-        out, seconds = collect_sections(Context(python=None, options=dict(OPTIONS)), only={"python"})
-        msg["python"] = [out["python"], seconds["python"]]
+        import pynvml
+    except ImportError as exc:  # no pynvml: the gpu section says so, as it would reading itself
+        msg["nvml_import_error"] = str(exc)
     except BaseException:  # the collecting child reads for itself
         pass
-    if thread is not None:
-        thread.join()
-    if "import_error" in nvml:
-        msg["nvml_import_error"] = nvml["import_error"]
-    elif "read" in nvml:
-        msg["nvml"] = nvml["read"]
-    for key in ("python", "nvml"):  # only what JSON carries unchanged
-        if key in msg and not _json_safe(msg[key], json):
-            del msg[key]
+    else:
+        _mark("reader: import pynvml")
+    if pynvml is not None:
+        import threading
+
+        sys.setswitchinterval(0.0005)  # the thread gets the GIL back soon after each driver call
+        def driver():
+            try:  # _nvml's own nvmlInit then finds NVML initialised (it counts: nvmlInit_v2,
+                # nvmlShutdown in https://docs.nvidia.com/deploy/nvml-api/group__nvmlInitializationAndCleanup.html)
+                # and meets the same error where this one failed
+                pynvml.nvmlInit()
+                _mark("reader/nvml: nvmlInit")
+                for i in range(pynvml.nvmlDeviceGetCount()):
+                    pynvml.nvmlDeviceGetHandleByIndex(i)
+                _mark("reader/nvml: handles")
+            except Exception:
+                pass
+
+        try:
+            thread = threading.Thread(target=driver, name="gpudoctor-nvml", daemon=True)
+            thread.start()
+            from gpudoctor.collector.nvidia import _nvml
+
+            _mark("reader: import _nvml")
+            thread.join()
+            msg["nvml"] = list(_nvml(None))
+            _mark("reader: _nvml read")
+        except BaseException:  # the gpu section reads again and reports what it meets
+            msg.pop("nvml", None)
+    import json
+
+    if "nvml" in msg and not _json_safe(msg["nvml"], json):  # only what JSON carries unchanged
+        del msg["nvml"]
+    _mark("reader: sent")
+    msg["marks"] = _marks
     _write(w, json.dumps(msg))
 
 
 def _child(w, rn):
-    """The collecting child: every section, gpu and python last, taking NVML's read and the
-    python section from the reading child (``rn``) when they came."""
+    """The collecting child: every section, gpu last, taking NVML's read from the reading
+    child (``rn``) when it came."""
+    _mark("collector: forked")
     import json
 
     got = {}
 
     def reading():
         if "msg" not in got:
+            _mark("collector: waits for reader")
             got["msg"] = _read(rn)
+            _marks.extend(tuple(m) for m in got["msg"].pop("marks", []) if isinstance(m, list) and len(m) == 2)
+            _mark("collector: reader's reply")
         return got["msg"]
 
     def prefetched(what, ctx):
@@ -250,16 +262,14 @@ def _child(w, rn):
             v = msg.get("nvml")
             ok = isinstance(v, list) and len(v) == 2 and isinstance(v[1], dict) and (v[0] is None or isinstance(v[0], list))
             return (v[0], v[1]) if ok else None
-        if what == "section:python":
-            v = reading().get("python")
-            ok = isinstance(v, list) and len(v) == 2 and isinstance(v[0], dict) and isinstance(v[1], (int, float))
-            return (v[0], v[1]) if ok else None
         return None
 
     try:
         from gpudoctor.collector import Context, collect
 
-        doc = collect(Context(python=None, options=dict(OPTIONS), prefetched=prefetched), last=("gpu", "python"))
+        _mark("collector: import collector")
+        doc = collect(Context(python=None, options=dict(OPTIONS), prefetched=prefetched), last=("gpu",))
+        _mark("collector: collected")
         try:
             text = json.dumps(doc)
             same = json.loads(text) == doc
@@ -270,7 +280,9 @@ def _child(w, rn):
                 if not _json_safe(doc[name], json):
                     del doc[name]
             text = json.dumps(doc)
-        data = '{"options": %s, "complete": %s, "doc": %s}' % (json.dumps(OPTIONS), json.dumps(same), text)
+        _mark("collector: sent")
+        data = '{"options": %s, "complete": %s, "marks": %s, "doc": %s}' % (json.dumps(OPTIONS), json.dumps(same),
+                                                                          json.dumps(_marks), text)
     except BaseException:  # the parent collects for itself
         data = "{}"
     _write(w, data)
@@ -282,7 +294,10 @@ def _reply():
         fd, _state["fd"], _state["reply"] = _state["fd"], None, {}
         if fd is None:
             return _state["reply"]
+        _mark("parent: waits for facts")
         msg = _read(fd)
+        _mark("parent: facts")
+        _marks.extend(tuple(m) for m in msg.pop("marks", []) if isinstance(m, list) and len(m) == 2)
         ok = msg.get("options") == OPTIONS and isinstance(msg.get("doc"), dict)
         _state["reply"] = msg if ok else {}
         if _state.pop("gc", False):  # the imports are done: cycles are collected again

@@ -10,19 +10,20 @@ Accepted hostfile lines (comments with #, blank lines ignored):
 
 import os
 import re
-from dataclasses import dataclass
-from typing import List, Optional
 
 from gpudoctor.errors import InputError, excerpt, host_excerpt, read_input
+from gpudoctor.record import Record
 
 _NAME = re.compile(r"^[A-Za-z0-9_.\-\[\],@]+\Z")
 
 
-@dataclass
-class Host:
-    name: str
-    slots: Optional[int] = None
-    source: str = ""  # "hostfile:LINE", "nodeset", "slurm"
+class Host(Record):
+    _fields = ("name", "slots", "source")
+
+    def __init__(self, name, slots=None, source=""):
+        self.name = name
+        self.slots = slots  # int or None
+        self.source = source  # "hostfile:LINE", "nodeset", "slurm"
 
 
 MAX_SLOTS = 1 << 16  # slots per host; Open MPI and DeepSpeed take any int, no node has 65,536 GPUs
@@ -46,7 +47,7 @@ def _count(value):
     return n if n <= MAX_SLOTS else None
 
 
-def parse_hostfile(text, path="hostfile") -> List[Host]:
+def parse_hostfile(text, path="hostfile"):
     hosts = []
     for lineno, raw in enumerate(text.splitlines(), 1):
         line = raw.split("#", 1)[0].strip()
@@ -83,7 +84,7 @@ def parse_hostfile(text, path="hostfile") -> List[Host]:
     return hosts
 
 
-def read_hostfile(path) -> List[Host]:
+def read_hostfile(path):
     data = read_input(path, "hostfile", limit=MAX_HOSTFILE_BYTES)
     try:
         text = data.decode("utf-8")
@@ -171,7 +172,7 @@ def _expand_bounded(pattern, what, limit):
     return expand(pattern)
 
 
-def resolve(hosts_file=None, nodeset=None, environ=None, max_nodes=None) -> List[Host]:
+def resolve(hosts_file=None, nodeset=None, environ=None, max_nodes=None):
     """Hosts from --hosts and --nodes; with neither, $SLURM_JOB_NODELIST inside an allocation;
     an empty list means 'this machine'. Every name passes validate_host; more than
     `max_nodes` (default MAX_NODES) is an input error."""

@@ -21,13 +21,11 @@ group ``gpudoctor.checks``, whose value is a module to import.
 
 import importlib
 import os
-import pkgutil
 import re
-from dataclasses import dataclass, field
-from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
 # the one quoting rule for fix commands (checks import it from here with Finding)
 from gpudoctor.fixline import Literal, cmd, sh  # noqa: F401
+from gpudoctor.record import NEW, FrozenRecord, Record
 
 SEVERITIES = ("error", "warning", "info")
 SCOPES = ("node", "cluster")
@@ -40,18 +38,21 @@ class RegistryError(Exception):
     """A check's metadata is wrong (a bug in a check module, reported at load time)."""
 
 
-@dataclass
-class Finding:
+class Finding(Record):
     """One thing a check found wrong (or worth knowing) on one node or across nodes."""
 
-    severity: str
-    message: str
-    observed: Optional[str] = None
-    expected: Optional[str] = None
-    fix: Optional[str] = None
-    exports: Dict[str, str] = field(default_factory=dict)
-    hosts: List[str] = field(default_factory=list)  # cluster checks name the odd nodes
-    check: str = ""  # filled in by the runner
+    _fields = ("severity", "message", "observed", "expected", "fix", "exports", "hosts", "check")
+
+    def __init__(self, severity, message, observed=None, expected=None, fix=None, exports=NEW, hosts=NEW,
+                 check=""):
+        self.severity = severity  # str
+        self.message = message  # str
+        self.observed = observed  # str or None
+        self.expected = expected  # str or None
+        self.fix = fix  # str or None
+        self.exports = {} if exports is NEW else exports  # {name: value}
+        self.hosts = [] if hosts is NEW else hosts  # cluster checks name the odd nodes
+        self.check = check  # filled in by the runner
 
     @classmethod
     def error(cls, message=None, **kw):
@@ -76,13 +77,18 @@ class Finding:
 OUTCOMES = ("pass", "warn", "fail", "na", "skipped")
 
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(FrozenRecord):
     """A check's end on a node when nothing is wrong: pass (with evidence), na or skipped."""
 
-    status: str  # pass | na | skipped
-    text: str  # the evidence (pass) or the reason (na, skipped)
-    hosts: Tuple[str, ...] = ()  # cluster checks: the nodes it applies to (default: all in scope)
+    _fields = ("status", "text", "hosts")
+
+    def __init__(self, status, text, hosts=()):
+        # status: pass | na | skipped; text: the evidence (pass) or the reason (na, skipped);
+        # hosts: cluster checks: the nodes it applies to (default: all in scope)
+        put = object.__setattr__  # frozen: as @dataclass(frozen=True) sets its fields (one per outcome)
+        put(self, "status", status)
+        put(self, "text", text)
+        put(self, "hosts", hosts)
 
 
 def Pass(evidence, hosts=()):  # noqa: N802 (reads as a verdict in a check: yield Pass("..."))
@@ -99,19 +105,17 @@ def Skip(reason, hosts=()):  # noqa: N802
     return Verdict("skipped", str(reason), tuple(hosts))
 
 
-@dataclass(frozen=True)
-class Check:
-    id: str
-    title: str
-    func: Callable
-    needs: Tuple[str, ...] = ()
-    severity: str = "error"  # the worst severity this check reports; `gpudoctor list` shows it
-    scope: str = "node"
-    module: str = ""
-    # facts sections the check reads beyond ``needs`` (a section it judges itself when absent:
-    # shm.size fails where /dev/shm does not exist, so ``shm`` cannot be a need). History says
-    # what changed in ``reads`` when the check's verdict changes (gpudoctor/history.py).
-    also_reads: Tuple[str, ...] = ()
+class Check(FrozenRecord):
+    _fields = ("id", "title", "func", "needs", "severity", "scope", "module", "also_reads")
+
+    def __init__(self, id, title, func, needs=(), severity="error", scope="node", module="", also_reads=()):  # noqa: A002
+        # severity: the worst severity this check reports; `gpudoctor list` shows it.
+        # also_reads: facts sections the check reads beyond ``needs`` (a section it judges
+        # itself when absent: shm.size fails where /dev/shm does not exist, so ``shm`` cannot
+        # be a need). History says what changed in ``reads`` when the check's verdict changes
+        # (gpudoctor/history.py).
+        self._set(id=id, title=title, func=func, needs=needs, severity=severity, scope=scope, module=module,
+                  also_reads=also_reads)
 
     @property
     def reads(self):
@@ -124,9 +128,9 @@ class Check:
 
 class Registry:
     def __init__(self):
-        self._checks: Dict[str, Check] = {}
+        self._checks = {}  # id -> Check
 
-    def add(self, chk: Check) -> Check:
+    def add(self, chk):
         if not _ID.match(chk.id):
             raise RegistryError("check id %r must be a dotted lowercase slug like 'shm.size'" % chk.id)
         if chk.id in self._checks:
@@ -149,7 +153,7 @@ class Registry:
     def __len__(self):
         return len(self._checks)
 
-    def get(self, check_id) -> Optional[Check]:
+    def get(self, check_id):
         return self._checks.get(check_id)
 
     def ids(self):
@@ -175,12 +179,12 @@ def check(check_id, title, needs=(), severity="error", scope="node", registry=No
     return deco
 
 
-def match(check_id: str, patterns: Iterable[str]) -> bool:
+def match(check_id, patterns):
     """True when a pattern is the id itself or a dotted prefix of it (`ssh` matches `ssh.config`)."""
     return any(check_id == p or check_id.startswith(p.rstrip(".") + ".") for p in patterns)
 
 
-def select(checks: Iterable[Check], selected=(), ignored=()) -> List[Check]:
+def select(checks, selected=(), ignored=()):
     out = [c for c in checks if (not selected or match(c.id, selected)) and not match(c.id, ignored)]
     return out
 
@@ -188,7 +192,7 @@ def select(checks: Iterable[Check], selected=(), ignored=()) -> List[Check]:
 _loaded = False
 
 
-def load_checks() -> Registry:
+def load_checks():
     """Import the built-in check modules and every plugin module, once."""
     global _loaded
     if _loaded:
@@ -196,9 +200,9 @@ def load_checks() -> Registry:
     _loaded = True
     import gpudoctor.checks as builtin
 
-    for mod in sorted(pkgutil.iter_modules(builtin.__path__), key=lambda m: m.name):
-        if not mod.name.startswith("_"):
-            importlib.import_module("gpudoctor.checks." + mod.name)
+    for name in _module_names(builtin.__path__):
+        if not name.startswith("_"):
+            importlib.import_module("gpudoctor.checks." + name)
     for ep in _entry_points():
         before = set(REGISTRY._checks)
         try:
@@ -210,7 +214,46 @@ def load_checks() -> Registry:
     return REGISTRY
 
 
-_plugin_errors: List[str] = []
+_plugin_errors = []
+
+
+def _module_names(paths):
+    """The names pkgutil.iter_modules(paths) gives for a package's folders, sorted: modules
+    (a file with an import suffix: .py, .pyc, an extension) and packages (a folder with an
+    __init__ module), each name once (Lib/pkgutil.py, _iter_file_finder_modules, and
+    inspect.getmodulename). Without pkgutil, which imports ``inspect`` there and ``typing``
+    beneath functools.singledispatch: 3-6 ms of the prolog tier's start."""
+    from importlib.machinery import all_suffixes
+
+    suffixes = sorted(all_suffixes(), key=len, reverse=True)  # the longest first, as getmodulename
+
+    def modname(fn):
+        for suffix in suffixes:
+            if fn.endswith(suffix):
+                return fn[:-len(suffix)]
+        return None
+
+    found = set()
+    for path in paths:
+        try:
+            names = os.listdir(path)
+        except OSError:
+            continue
+        for fn in names:
+            name = modname(fn)
+            if name == "__init__":
+                continue
+            if not name and "." not in fn and os.path.isdir(os.path.join(path, fn)):
+                try:
+                    inside = os.listdir(os.path.join(path, fn))
+                except OSError:
+                    continue
+                if not any(modname(f) == "__init__" for f in inside):
+                    continue  # not a package
+                name = fn
+            if name and "." not in name:
+                found.add(name)
+    return sorted(found)
 
 
 def plugin_errors():

@@ -10,13 +10,12 @@ is ``skipped`` with that reason, not left out of the comparison.
 """
 
 import json
-from dataclasses import dataclass, field
-from typing import Dict, List, Tuple
 
 from gpudoctor import __version__
 from gpudoctor.node import Node  # noqa: F401 (re-exported: Node used to live here)
 from gpudoctor.nodes import fold
-from gpudoctor.registry import Check, Finding, Verdict
+from gpudoctor.record import NEW, Record
+from gpudoctor.registry import Finding, Verdict
 
 SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
 # Cluster-level precedence: one failing node fails the check; a node that could not be
@@ -26,21 +25,24 @@ SINGLE_NODE = "a single node: nothing to compare"
 NO_EVIDENCE = "the check reported neither a problem nor its evidence (a bug in the check)"
 
 
-@dataclass
-class CheckResult:
-    id: str
-    title: str
-    severity: str  # the check's default (worst) severity
-    scope: str
-    status: str = "na"  # cluster level: pass | warn | fail | na | skipped
-    outcomes: Dict[str, Tuple[str, str]] = field(default_factory=dict)  # host -> (status, evidence or reason)
-    findings: List[Finding] = field(default_factory=list)
-    crashed: Dict[str, List[str]] = field(default_factory=dict)  # exception -> hosts
-    tracebacks: Dict[str, str] = field(default_factory=dict)  # exception -> its traceback (the crash file)
+class CheckResult(Record):
+    _fields = ("id", "title", "severity", "scope", "status", "outcomes", "findings", "crashed", "tracebacks")
+
+    def __init__(self, id, title, severity, scope, status="na", outcomes=NEW, findings=NEW, crashed=NEW,  # noqa: A002
+                 tracebacks=NEW):
+        self.id = id
+        self.title = title
+        self.severity = severity  # the check's default (worst) severity
+        self.scope = scope
+        self.status = status  # cluster level: pass | warn | fail | na | skipped
+        self.outcomes = {} if outcomes is NEW else outcomes  # host -> (status, evidence or reason)
+        self.findings = [] if findings is NEW else findings  # [Finding]
+        self.crashed = {} if crashed is NEW else crashed  # exception -> hosts
+        self.tracebacks = {} if tracebacks is NEW else tracebacks  # exception -> its traceback (the crash file)
 
     def groups(self, status):
         """[(text, [hosts])] of the nodes that ended in ``status``, grouped by their text."""
-        by: Dict[str, List[str]] = {}
+        by = {}  # text -> hosts
         for host, (st, text) in self.outcomes.items():
             if st == status:
                 by.setdefault(text, []).append(host)
@@ -108,12 +110,14 @@ def _join_groups(groups, limit=3):
     return "; ".join(shown)
 
 
-@dataclass
-class Report:
-    nodes: List[Node]
-    results: List[CheckResult]
-    findings: List[Finding]
-    strict: bool = False
+class Report(Record):
+    _fields = ("nodes", "results", "findings", "strict")
+
+    def __init__(self, nodes, results, findings, strict=False):
+        self.nodes = nodes  # [Node]
+        self.results = results  # [CheckResult]
+        self.findings = findings  # [Finding]
+        self.strict = strict
 
     @property
     def crashed(self):
@@ -206,7 +210,7 @@ def _unmet(facts, needs):
     return None
 
 
-def _call(chk: Check, arg, config):
+def _call(chk, arg, config):
     findings, verdicts = [], []
     for item in chk.func(arg, config) or ():
         if isinstance(item, Finding):
@@ -291,8 +295,8 @@ def _run_cluster_check(chk, res, live, config, override):
     _apply_override(found, override)
     res.findings.extend(found)
     every = set(usable)
-    mine_f: Dict[str, list] = {h: [] for h in usable}
-    mine_v: Dict[str, list] = {h: [] for h in usable}
+    mine_f = {h: [] for h in usable}
+    mine_v = {h: [] for h in usable}
     for f in found:
         for h in (set(f.hosts) & every if f.hosts else every):
             mine_f[h].append(f)
@@ -311,7 +315,7 @@ def _cluster_status(res):
     return "na"
 
 
-def run_checks(nodes: List[Node], checks: List[Check], config) -> Report:
+def run_checks(nodes, checks, config):
     results, raw = [], []
     live = [n for n in nodes if n.reachable]
     overrides = getattr(config, "severity", {}) or {}
@@ -336,9 +340,9 @@ def run_checks(nodes: List[Node], checks: List[Check], config) -> Report:
     return Report(nodes=nodes, results=results, findings=raw, strict=getattr(config, "strict", False))
 
 
-def merge_findings(findings: List[Finding]) -> List[Finding]:
+def merge_findings(findings):
     """The same finding on many nodes becomes one finding naming all of them."""
-    merged: Dict[str, Finding] = {}
+    merged = {}  # key -> Finding
     for f in findings:
         key = json.dumps([f.check, f.severity, f.message, f.observed, f.expected, f.fix, f.exports],
                          sort_keys=True, default=str)

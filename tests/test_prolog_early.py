@@ -247,15 +247,12 @@ def _reader_reply(monkeypatch, pynvml_module):
     return msg
 
 
-def test_the_reading_child_reads_nvml_and_the_python_section_as_this_process(monkeypatch):
-    from gpudoctor.collector.base import collect_sections
-
+def test_the_reading_child_reads_nvml_alone_as_this_process(monkeypatch):
     msg = _reader_reply(monkeypatch, _fake_pynvml())
     assert msg["nvml"] == json.loads(json.dumps(nvidia._nvml(None)))
-    here = collect_sections(Context(python=None, options=dict(early.OPTIONS)), only={"python"})[0]["python"]
-    assert msg["python"][0] == here and here["status"] == "ok"
+    assert set(msg) == {"nvml", "marks"}  # NVML alone: the python section is the collecting child's
     msg = _reader_reply(monkeypatch, None)  # import pynvml raises ImportError
-    assert "nvml" not in msg and "pynvml" in msg["nvml_import_error"] and msg["python"][0] == here
+    assert "nvml" not in msg and "pynvml" in msg["nvml_import_error"] and "python" not in msg
 
 
 def test_without_the_reading_child_the_collecting_child_reads_everything(fresh, monkeypatch):
@@ -266,10 +263,35 @@ def test_without_the_reading_child_the_collecting_child_reads_everything(fresh, 
     assert child is not None and _sections(child) == _sections(here)
 
 
-def test_the_collecting_child_takes_the_reading_childs_python_section(fresh, monkeypatch):
+def test_the_collecting_child_reads_the_python_section_itself(fresh, monkeypatch):
     marked = {"status": "ok", "executable": "/marked/by/the/reading/child"}
     monkeypatch.setattr(early, "_reader_child", lambda w: early._write(w, json.dumps({"python": [marked, 0.25]})))
     early.start(["check", "--fast"], environ={}, proc=fresh)
     child = early.take_facts(dict(early.OPTIONS))
-    assert child["python"] == marked and child["collector"]["section_seconds"]["python"] == 0.25
-    assert list(child) == list(collect(Context(python=None, options=dict(early.OPTIONS))))  # sections in order
+    here = collect(Context(python=None, options=dict(early.OPTIONS)))
+    assert child["python"] != marked and child["python"] == here["python"] and child["python"]["status"] == "ok"
+    assert list(child) == list(here)  # sections in order
+
+
+def test_the_gpu_section_reads_the_kernel_log_before_it_waits_for_nvml(monkeypatch, tmp_path):
+    """In the prolog tier the NVML read is still under way in the reading child when the
+    collecting child reaches the gpu section: dmesg runs first, not after it."""
+    monkeypatch.setitem(sys.modules, "pynvml", _fake_pynvml())
+    root = tmp_path / "root"
+    (root / "proc/driver/nvidia").mkdir(parents=True)
+    (root / "proc/driver/nvidia/version").write_text("NVRM version: NVIDIA UNIX Open Kernel Module  580.159.04\n")
+    order = []
+
+    def prefetched(what, ctx):
+        order.append(what)
+        return nvidia._nvml(None) if what == "nvml" else None
+
+    class Recorded(Context):
+        def run(self, argv, timeout=10.0, env=None):
+            order.append(argv[0])
+            return super().run(argv, timeout=timeout, env=env)
+
+    out = nvidia.gpu(Recorded(root=str(root), live=True, commands={"dmesg": (0, "NVRM: Xid (PCI:0000:00:06): 79, pid=1")},
+                              prefetched=prefetched))
+    assert order == ["dmesg", "nvml"]
+    assert out["xids"] == [{"bus_id": "0000:00:06", "xid": 79, "detail": "pid=1"}] and len(out["gpus"]) == 2

@@ -207,6 +207,10 @@ def gpu(ctx):
         "gpus": None,
         "nvml": None,
     }
+    # the kernel log first: the prolog tier's collecting child reads it while NVML's read is
+    # still under way in its sibling (gpudoctor/early.py), not after it (a dmesg process:
+    # 3-8 ms); the facts are the same either way
+    source, log = read_kernel_log(ctx)
     gpus = None
     if ctx.live:
         try:
@@ -235,7 +239,6 @@ def gpu(ctx):
             out["nvidia_smi_error"] = text.strip()[:500]
     out["gpus"] = gpus
     out.setdefault("gpus_source", "nvml" if gpus is not None else "proc")
-    source, log = read_kernel_log(ctx)
     out["kernel_log"] = {"source": source, "readable": source is not None,
                          "reason": None if source else log}
     out["xids"] = parse_xids(log) if source else None

@@ -27,8 +27,8 @@ import json
 import os
 import resource
 import shutil
-from dataclasses import dataclass, field
-from typing import Dict, Optional
+
+from gpudoctor.record import NEW, Record
 
 try:  # the lead moves Node to its own module; either place works
     from gpudoctor.node import Node
@@ -91,17 +91,19 @@ class ControllerError(Exception):
     reports it once and exits 3, and no node is blamed."""
 
 
-@dataclass
-class Payload:
+class Payload(Record):
     """What runs on each node: the collector script, the interpreter that runs it (the
     job's python), options for every node and per node, and the prolog tier flag
     (``fast``: read in this process only; the local transport's concern)."""
 
-    python: Optional[str] = None
-    options: Dict = field(default_factory=dict)
-    per_host_options: Dict[str, Dict] = field(default_factory=dict)
-    script: Optional[str] = None
-    fast: bool = False
+    _fields = ("python", "options", "per_host_options", "script", "fast")
+
+    def __init__(self, python=None, options=NEW, per_host_options=NEW, script=None, fast=False):
+        self.python = python
+        self.options = {} if options is NEW else options
+        self.per_host_options = {} if per_host_options is NEW else per_host_options  # host -> options
+        self.script = script
+        self.fast = fast
 
     # Options that ride inside the script on stdin, never on the node's command line (which
     # every user of the node can read in ps): the per-run HMAC key for environment values.
