@@ -301,8 +301,8 @@ def test_structural_answers_say_how_sure_they_are(kb):
     # a known harmless WARN line stays a note
     res = explain.explain_text("gpu1:11:11 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]\n", kb)
     assert res["verdict"] == "no_error"
-    # a Slurm daemon's fatal line
-    res = explain.explain_text("slurmd: fatal: Unable to determine this slurmd's NodeName\n", kb)
+    # a Slurm daemon's fatal line that no message site knows (slurmd's NodeName one is slurm.node_name now)
+    res = explain.explain_text("slurmd: fatal: Unable to frobnicate the widget table\n", kb)
     assert res["findings"][0]["id"] == "slurm.error" and res["findings"][0]["confidence"] == "structural"
     # a traceback ending in a library's file, and one ending in the job's own file
     lib = ('Traceback (most recent call last):\n  File "/x/site-packages/deepspeed/runtime/engine.py", line 3, in f\n'

@@ -24,6 +24,8 @@ GENERATOR = "tools/gen_slurm_errors.py"
 
 # (rule, entry id, {"name": regex over the code's name, "text": regex over its description})
 RULES = [
+    # the node reason 'Kill task failed': processes that outlived UnkillableStepTimeout, not a request
+    ("unkillable", "slurm.unkillable", {"name": r"^ESLURMD_KILL_TASK_FAILED$"}),
     ("prolog", "slurm.prolog", {"name": r"PROLOG|EPILOG"}),
     # before 'auth' (RESERVATION_USER_GROUP) and 'node' (INVALID_CORE_CNT: a reservation's node list)
     ("reservation", "slurm.reservation", {"name": r"RESERVATION|_RSV_|^ESLURM_INVALID_CORE_CNT$"}),

@@ -7,6 +7,14 @@ descriptions slurmctld gives a job (squeue's reason text, e.g. 'launch failed re
 each turned into a bounded matcher and assigned to a knowledge family by the RULES table below.
 Sites no rule assigns are listed (the file's "unassigned"; docs/explain.md).
 
+The daemons' side as admins paste it: slurmctld's node registration and node state (node_mgr.c,
+proc_req.c, ping_nodes.c, read_config.c, agent.c: their log lines, e.g. 'Node %s appears to have a
+different slurm.conf than the slurmctld'), the node_conf.c lookups, the gres and cgroup plugins,
+and the reason slurmctld gives a node it drains or sets down (level "reason": the text
+`scontrol show node` prints as Reason=, `sinfo -R` in its REASON column and slurmctld.log after
+'with reason:'; xstrcat/xstrfmtcat(reason_down, ...), drain_nodes(), set_node_down[_ptr](), e.g.
+'gres/gpu count reported lower than configured (0 < 8)', 'Low RealMemory (...)', 'Not responding').
+
 Usage:
     python tools/gen_slurm_messages.py --repo /path/to/slurm.git [--rev HEAD] [-o OUT]
     python tools/gen_slurm_messages.py --slice tools/data/slurm_messages_slice.txt -o OUT   (the test)
@@ -34,8 +42,15 @@ PATHS = (
     "src/plugins/mpi", "src/plugins/task/cgroup", "src/plugins/prep", "src/common/env.c",
     "src/common/read_config.c", "src/common/slurm_opt.c", "src/common/proc_args.c",
     "src/common/slurm_protocol_api.c", "src/common/slurm_protocol_socket.c", "src/common/uid.c",
+    # a node's own configuration as slurmd and slurmctld check it: NodeName lookups, GPUs, cgroups
+    "src/common/node_conf.c", "src/plugins/gres", "src/interfaces/cgroup.c", "src/plugins/cgroup",
+    "src/plugins/proctrack/cgroup",
 )
+# slurmctld: the job state descriptions (state_desc) of these files, and the node reasons they set
 CTLD_PATHS = ("src/slurmctld/job_mgr.c", "src/slurmctld/node_scheduler.c", "src/slurmctld/acct_policy.c")
+# slurmctld: the log lines and node reasons of node registration, pings and node state
+CTLD_LOG_PATHS = ("src/slurmctld/node_mgr.c", "src/slurmctld/proc_req.c", "src/slurmctld/ping_nodes.c",
+                  "src/slurmctld/read_config.c", "src/slurmctld/agent.c")
 
 # Which knowledge entry explains a message site: (rule name, entry id, {field: regex}); the first
 # rule whose regexes all match wins. Fields: where (path:line), text (the format), level.
@@ -53,6 +68,28 @@ RULES = [
                                                    r"Allocation was revoked|SRUN_NODE_FAIL"}),
     ("held", "slurm.held", {"text": r"requeued held|requeued in held state|held state"}),
     ("prolog", "slurm.prolog", {"text": r"[Pp]rolog|[Ee]pilog"}),
+    # processes that outlived UnkillableStepTimeout (step_terminate_monitor.c; the node reason 'Kill task failed')
+    ("unkillable", "slurm.unkillable", {"text": r"NOT ENDING WITH SIGNALS|KillTaskFailed|still running after %d seconds"}),
+    # the daemons' side: a node's own configuration as slurmd and slurmctld see it (slurm_nodes.toml)
+    ("node-name", "slurm.node_name", {"text": r"determine this slurmd's NodeName|lookup failure for node|"
+                                              r"Unable to find node record|Unable to get my hostname"}),
+    ("conf-differs", "slurm.conf_mismatch", {"text": r"different slurm\.conf|NO_CONF_HASH|"
+                                                     r"appears to have a different version"}),
+    # gres.c validates what a slurmd reports against slurm.conf (gres_node_config_validate); the gres
+    # plugins run in slurmd (gres.conf, AutoDetect=nvml)
+    ("node-gres", "slurm.node_gres", {"where": r"interfaces/gres\.c",
+                                      "text": r"reported lower than configured|count too low|[Cc]ount changed|"
+                                              r"configured on node|GRES data|GRES record|gres\.conf|[Aa]uto[Dd]etect|"
+                                              r"\bnvml\b|NVML|File="}),
+    ("node-gres-plugin", "slurm.node_gres", {"where": r"plugins/gres/"}),
+    ("node-gres-reason", "slurm.node_gres", {"level": r"^reason$", "where": r"interfaces/gres\.c"}),
+    ("node-gres-unpack", "slurm.node_gres", {"level": r"^reason$", "text": r"\bgres\b"}),
+    ("node-resources", "slurm.node_resources", {"text": r"^Low |has low |CoreSpec differ|state to INVAL|"
+                                                        r"more boards than sockets"}),
+    ("not-responding", "slurm.node_down", {"text": r"[Nn]ot responding|unexpectedly rebooted|NO NETWORK ADDRESS|"
+                                                   r"ResumeTimeout reached|reboot timed out"}),
+    ("cgroup", "slurm.cgroup", {"where": r"plugins/cgroup/|plugins/proctrack/cgroup"}),
+    ("cgroup-text", "slurm.cgroup", {"text": r"cgroup"}),
     ("workdir", "slurm.job_env", {"text": r"chdir|TMPDIR|execve|[Ww]orking directory|\bcwd\b|"
                                           r"[Cc]ould not open (?:stdout|stderr|stdin|output|input)|"
                                           r"[Cc]annot open (?:stdout|stderr|stdin)|[Uu]nable to open (?:output|input)|"
@@ -157,6 +194,27 @@ MSG_FIX = [
      ["ldd <PluginDir>/mpi_pmix*.so | grep -i pmix   (PluginDir: scontrol show config | grep PluginDir; the "
       "library the plugin wants)", "admins: install that PMIx (or rebuild Slurm --with-pmix=<prefix>) on every "
       "node; meanwhile srun --mpi=pmi2 where the MPI supports it"]),
+    (r"^Not responding$",
+     "slurmctld set the node DOWN: its slurmd did not answer slurmctld's pings for SlurmdTimeout (slurmd stopped or "
+     "hung, the node is down or unreachable, or the controller cannot reach the node's SlurmdPort).",
+     ["on the node: systemctl status slurmd; the end of slurmd.log; from the controller: scontrol ping; "
+      "nc -zv <NodeAddr> 6818 (SlurmdPort; a firewall), getent hosts <node> (the address slurmctld uses)",
+      "start slurmd (systemctl restart slurmd) or bring the node back; then scontrol update nodename=<node> "
+      "state=resume; users: resubmit with --exclude=<node>"]),
+    (r"^Nodes %s not responding",
+     "slurmctld got no answer from these nodes' slurmd: after SlurmdTimeout it sets them DOWN ('Not responding').",
+     ["on each node: systemctl status slurmd; from the controller: nc -zv <NodeAddr> 6818 (SlurmdPort), "
+      "getent hosts <node>", "restart slurmd or fix the network/firewall; then scontrol update nodename=<nodes> "
+      "state=resume"]),
+    (r"^Node unexpectedly rebooted$",
+     "The node came back after a reboot slurmctld did not ask for (a crash, a power cycle, a watchdog); with "
+     "ReturnToService=1 it stays DOWN until an admin resumes it.",
+     ["on the node: last -x reboot | head; journalctl -b -1 -p err (the previous boot's errors); dmesg for Xids "
+      "or MCEs", "after the cause is known: scontrol update nodename=<node> state=resume"]),
+    (r"^NO NETWORK ADDRESS FOUND$",
+     "slurmctld could not resolve the node's NodeAddr/NodeHostname (DNS or /etc/hosts on the controller).",
+     ["getent hosts <node> on the controller", "add the node to DNS or /etc/hosts (or NodeAddr=<ip> in "
+      "slurm.conf), scontrol reconfigure, then scontrol update nodename=<node> state=resume"]),
     (r"launch failed requeued held",
      "The batch job could not be launched on its node (a failed prolog, a node problem); Slurm requeued it in the "
      "held state.",
@@ -185,6 +243,19 @@ _MARKED = ("error", "fatal", "fatal_abort", "error_in_daemon", "PMIXP_ERROR_STD"
 _QUIET_CALL = re.compile(r"(?<![A-Za-z0-9_>.])(info|verbose|debug[2-5]?)\s*\(")
 _MARKER = r"(?:error|fatal): [^\n]{0,160}?"
 _CTLD = re.compile(r"(?:state_desc\s*=\s*xstrdup(?:_printf)?|xstrfmtcat\s*\(\s*job_ptr->state_desc\s*,)\s*\(?")
+# Where slurmctld names the reason of a node it drains or sets down (node_mgr.c validate_node_specs,
+# gres.c _node_config_validate, ping_nodes.c, agent.c, job_mgr.c): the format is the call's next
+# literal argument (set_node_down(name, "Not responding"), drain_nodes(nodes, "Epilog error", uid)),
+# or what is appended to reason_down, or a literal assigned to a reason
+_REASON = re.compile(r"(?:xstrcat|xstrfmtcat)\s*\(\s*\*?(?:\w+->)?reason_down\s*,|"
+                     r"(?<![A-Za-z0-9_])(?:set_node_down(?:_ptr)?|drain_nodes)\s*\(\s*[^,()\n]{1,60},|"
+                     r"(?<![A-Za-z0-9_>.])reason\s*=\s*(?=\")|->reason\s*=\s*xstrdup(?:_printf)?\s*\(")
+# How a node's reason is printed (src/scontrol/info_node.c 'Reason=%s [%s@%s]'; src/sinfo/opts.c
+# `sinfo -R`'s default format '%20E %9u %19H %N': the reason cut to 20 characters, then the user and
+# the time; slurmctld's 'Setting node %s state to INVAL with reason:%s' (node_mgr.c) and update_node's
+# 'node %s reason set to: %s'): a short reason matches only there
+_REASON_CTX = r"(?:Reason=|with reason: ?|reason set to: ?)"
+SINFO_REASON_WIDTH = 20
 FAILURE_WORDS = re.compile(r"fail|error|unable|cannot|can't|could not|couldn't|invalid|not found|denied|refused|"
                            r"timed out|killed|exceeded|CANCELLED|requeued|held", re.IGNORECASE)
 
@@ -203,8 +274,11 @@ def slurm_to_printf(fmt):
 
 def sites_of(path, src):
     calls = [(m, m.group(1)) for m in _CALL.finditer(src)]
-    if path.startswith("src/slurmctld/"):
+    if path in CTLD_PATHS:
         calls = [(m, "state_desc") for m in _CTLD.finditer(src)]
+    if path.startswith("src/slurmctld/") or path == "src/interfaces/gres.c":
+        calls += [(m, "reason") for m in _REASON.finditer(src)]
+        calls.sort(key=lambda c: c[0].start())
     for m, level in calls:
         start = m.end()
         if level == "PMIXP_ERROR_NO":  # (err, format, ...)
@@ -214,9 +288,26 @@ def sites_of(path, src):
         fmt = parse_format(src, start)
         if not fmt or not fmt.strip():
             continue
+        if level == "reason" and not re.search(r"[A-Za-z]{3}", fmt):
+            continue  # xstrcat(reason_down, ", "): the separator between two reasons
         if level in ("info", "warning") and not FAILURE_WORDS.search(fmt):
             continue
         yield level, "%s:%d" % (path, src.count("\n", 0, m.start()) + 1), fmt
+
+
+def reason_regex(fmt, rx, literal):
+    """The matcher of a node reason: the reason itself when its literal is long enough to be Slurm's
+    alone, else after Reason= (or slurmctld's 'with reason:'); and `sinfo -R`'s row (the reason cut
+    to SINFO_REASON_WIDTH, padded, then the user and the ISO time) when that cut is all literal."""
+    if len("".join(literal.split())) >= CONTEXT_BELOW:
+        alts = [rx]
+    else:
+        lead = r"[^\n]{0,60}?" if re.match(r"\s*%", fmt) else ""
+        alts = [_REASON_CTX + lead + rx]
+    cut = fmt[:SINFO_REASON_WIDTH]
+    if "%" not in cut and cut.strip() == cut:
+        alts.append(r"^" + re.escape(cut) + r"[ ]{1,40}[A-Za-z_][\w.-]{0,31}[ ]{1,20}\d{4}-\d\d-\d\dT\d\d:\d\d")
+    return "|".join(alts) if len(alts) == 1 else "(?:%s)" % ")|(?:".join(alts)
 
 
 def _norm(fmt):
@@ -246,10 +337,14 @@ def build(files, version):
                 continue
             seen.add(key)
             rx, literal = knowgen.printf_to_regex(slurm_to_printf(fmt))
-            site = {"id": "slurm.msg.%s" % knowgen.slug(where),
+            site = {"id": "slurm.%s.%s" % ("node_reason" if level == "reason" else "msg", knowgen.slug(where)),
                     "where": where, "level": level, "text": fmt}
-            if knowgen.unanchored(site, rx, literal):
+            if knowgen.unanchored(site, rx, literal, need=6 if level == "reason" else knowgen.MIN_LITERAL):
                 pass  # no matcher: listed as unassigned
+            elif level == "reason":
+                rule, family = knowgen.assign(RULES, site, {"where": where, "text": fmt, "level": level})
+                site.update({"re": reason_regex(fmt, rx, literal), "family": family, "rule": rule})
+                knowgen.give_fix(site, MSG_FIX, fmt)
             elif re.fullmatch(r"\s*\w+\s*=\s*%[-+ #0-9.]*[a-zA-Z]+\s*", fmt):
                 # a bare 'name=%d' dump (pmixp_utils.c's 'blocking=%d') is no message: as a matcher
                 # it took torch's 'consider passing CUDA_LAUNCH_BLOCKING=1' for a Slurm MPI error
@@ -277,7 +372,8 @@ def build(files, version):
 
 
 def _wanted(path):
-    return path.endswith(".c") and any(path == p or path.startswith(p + "/") for p in PATHS + CTLD_PATHS)
+    return path.endswith(".c") and any(path == p or path.startswith(p + "/") for p in PATHS + CTLD_PATHS +
+                                       CTLD_LOG_PATHS)
 
 
 def from_repo(repo, rev):

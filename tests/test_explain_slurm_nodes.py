@@ -1,0 +1,139 @@
+"""The Slurm daemons' side of a GPU cluster, as admins paste it from slurmd.log, slurmctld.log,
+`scontrol show node` and `sinfo -R` (gpudoctor/data/knowledge/slurm_nodes.toml; the sites come from
+tools/gen_slurm_messages.py: slurmd.c, node_conf.c, slurmctld's node_mgr.c / proc_req.c /
+ping_nodes.c, interfaces/gres.c, the cgroup plugins, and the node reasons slurmctld sets, and from
+tools/gen_slurm_errors.py: ESLURMD_KILL_TASK_FAILED). Every text is a real one from the public
+thread cited above it (none from the held-out sets); each gets its family and the fix an admin
+applies. The generators' regeneration from their slices is tests/test_explain_generated.py.
+"""
+
+import json
+import os
+
+import pytest
+
+from gpudoctor import explain
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GEN = os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated")
+
+CASES = [
+    # https://github.com/GoogleCloudPlatform/cluster-toolkit/issues/1600 (slurmd on the controller host)
+    ("nodename",
+     "Aug 09 22:11:24 hpccameco-controller systemd[1]: Started Slurm node daemon.\n"
+     "Aug 09 22:11:24 hpccameco-controller slurmd[3136]: slurmd: fatal: Unable to determine this slurmd's NodeName\n"
+     "Aug 09 22:11:24 hpccameco-controller systemd[1]: slurmd.service: main process exited, code=exited, "
+     "status=1/FAILURE\n",
+     "slurm.node_name", "slurmd -N"),
+    # https://github.com/aws-samples/aws-eda-slurm-cluster/issues/267
+    ("conf-hash",
+     "[2024-10-22T12:31:09.580] error: Node sp-r7a-m-dy-sp-8-gb-1-cores-1 appears to have a different slurm.conf "
+     "than the slurmctld.  This could cause issues with communication and functionality.  Please review both files "
+     "and make sure they are the same.  If this is expected ignore, and set DebugFlags=NO_CONF_HASH in your "
+     "slurm.conf.\n[2024-10-22T12:31:09.580] Node sp-r7a-m-dy-sp-8-gb-1-cores-1 now responding\n",
+     "slurm.conf_mismatch", "scontrol reconfigure"),
+    # https://github.com/awslabs/awsome-distributed-ai/issues/195 (scontrol show node)
+    ("gres-reason",
+     "   CfgTRES=cpu=8,mem=1M,billing=8,gres/gpu=1\n   AllocTRES=\n"
+     "   Reason=gres/gpu count reported lower than configured (0 < 1) [slurm@2024-12-19T11:03:34]\n",
+     "slurm.node_gres", "state=resume"),
+    # https://github.com/ComputeCanada/puppet-magic_castle/issues/361 (a MIG layout changed from 4 to 3)
+    ("gres-log",
+     "May 23 12:49:52 mgmt1 slurmctld[80708]: slurmctld: _node_config_validate: gres/gpu: Count changed on node "
+     "nodegpu1 (4 != 3)\n"
+     "May 23 12:49:52 mgmt1 slurmctld[80708]: slurmctld: error: Setting node nodegpu1 state to INVAL with "
+     "reason:gres/gpu count reported lower than configured (3 < 4)\n"
+     "May 23 12:49:52 mgmt1 slurmctld[80708]: slurmctld: drain_nodes: node nodegpu1 state set to DRAIN\n"
+     "May 23 12:49:52 mgmt1 slurmctld[80708]: slurmctld: error: _slurm_rpc_node_registration node=nodegpu1: "
+     "Invalid argument\n",
+     "slurm.node_gres", "Gres=gpu:N"),
+    # https://github.com/aws-samples/aws-plugin-for-slurm/issues/10 (sinfo -R cuts the reason to 20 characters)
+    ("low-socket-sinfo",
+     "REASON               USER      TIMESTAMP           NODELIST\n"
+     "Low socket*core*thre root      2019-05-07T18:16:10 ip-10-0-1-[6-7]\n",
+     "slurm.node_resources", "slurmd -C"),
+    # https://github.com/clustervision/trinity/issues/332 (containers of 1 CPU configured with 20)
+    ("low-socket-log",
+     "[2015-07-01T12:05:29.971] error: Node c001 appears to have a different slurm.conf than the slurmctld.  This "
+     "could cause issues with communication and functionality.  Please review both files and make sure they are "
+     "the same.  If this is expected ignore, and set DebugFlags=NO_CONF_HASH in your slurm.conf.\n"
+     "[2015-07-01T12:05:29.971] error: Node c001 has low socket*core*thread count (1 < 20)\n"
+     "[2015-07-01T12:05:29.971] error: Node c001 has low cpu count (1 < 20)\n"
+     "[2015-07-01T12:05:29.971] error: _slurm_rpc_node_registration node=c001: Invalid argument\n",
+     "slurm.node_resources", "CoresPerSocket"),
+    # https://github.com/clusterinthecloud/terraform/issues/11 (sinfo --list-reasons; Slurm before 21.08)
+    ("low-memory",
+     "REASON                                  NODELIST            \n"
+     "Low RealMemory                          compute[001-003]    \n",
+     "slurm.node_resources", "RealMemory"),
+    # https://github.com/nateGeorge/slurm_gpu_ubuntu/issues/7 (Slurm 23.02 without cgroup_v2.so)
+    ("cgroup-v2-missing",
+     "[2023-10-16T10:42:01.138] error: Couldn't find the specified plugin name for cgroup/v2 looking at all files\n"
+     "[2023-10-16T10:42:01.139] error: cannot find cgroup plugin for cgroup/v2\n"
+     "[2023-10-16T10:42:01.139] error: cannot create cgroup context for cgroup/v2\n"
+     "[2023-10-16T10:42:01.139] error: Unable to initialize cgroup plugin\n"
+     "[2023-10-16T10:42:01.139] error: slurmd initialization failed\n",
+     "slurm.cgroup", "libdbus-1-dev"),
+    # https://github.com/omnivector-solutions/snap-slurm/issues/82 (cgroup v1 controllers not mounted)
+    ("cgroup-v1-host-v2",
+     "[2020-07-09T09:55:38.584] error: cgroup namespace 'freezer' not mounted. aborting\n"
+     "[2020-07-09T09:55:38.584] error: unable to create freezer cgroup namespace\n"
+     "[2020-07-09T09:55:38.584] error: Couldn't load specified plugin name for proctrack/cgroup: Plugin init() "
+     "callback failed\n"
+     "[2020-07-09T09:55:38.584] error: cannot create proctrack context for proctrack/cgroup\n",
+     "slurm.cgroup", "CgroupPlugin=cgroup/v2"),
+    # https://github.com/stackhpc/slurm-k8s-cluster/issues/39 (slurmd in a Kubernetes pod)
+    ("cgroup-dbus",
+     "slurmd: error: cgroup_dbus_attach_to_scope: cannot connect to dbus system daemon: Failed to connect to socket "
+     "/run/dbus/system_bus_socket: No such file or directory\n"
+     "slurmd: error: _init_new_scope_dbus: scope and/or cgroup directory for slurmstepd could not be set.\n"
+     "slurmd: error: Couldn't load specified plugin name for cgroup/v2: Plugin init() callback failed\n"
+     "slurmd: error: cannot create cgroup context for cgroup/v2\n"
+     "slurmd: error: Unable to initialize cgroup plugin\n",
+     "slurm.cgroup", "IgnoreSystemd=yes"),
+    # https://github.com/awslabs/awsome-distributed-ai/issues/185 (sinfo -R as pasted there)
+    ("kill-task-sinfo",
+     "sinfo -R REASON USER TIMESTAMP NODELIST\nKill task failed root 2024-01-25T15:12:23 ip-10-0-1-23\n",
+     "slurm.unkillable", "state=resume"),
+    # https://github.com/ai4d-iasc/trixie/issues/45 (slurmd.log of the drained node)
+    ("kill-task-stepd",
+     "[2020-12-14T09:43:55.500] [63532.0] error: *** STEP 63532.0 ON cn106 CANCELLED AT 2020-12-14T09:43:55 ***\n"
+     "[2020-12-14T09:44:56.002] [63532.0] error: *** STEP 63532.0 STEPD TERMINATED ON cn106 AT 2020-12-14T09:44:56 "
+     "DUE TO JOB NOT ENDING WITH SIGNALS ***\n",
+     "slurm.unkillable", "D-state"),
+]
+
+
+@pytest.mark.parametrize("name,text,family,fix", CASES, ids=[c[0] for c in CASES])
+def test_daemon_texts_get_the_admins_fix(kb, name, text, family, fix):
+    res = explain.explain_text(text, kb)
+    root = res["findings"][0]
+    assert res["verdict"] == "root_cause" and root["id"] == family, (name, [f["id"] for f in res["findings"]])
+    fixes = " ".join(x for c in root["causes"][:1] for x in c["fix"])
+    assert fix in fixes, (name, fixes)
+
+
+def test_node_reasons_are_matched_only_where_slurm_prints_them(kb):
+    """A short node reason is Slurm's only after Reason=, slurmctld's 'with reason:' or as a `sinfo -R`
+    row (src/scontrol/info_node.c, src/sinfo/opts.c): the phrase in other text is nobody's reason."""
+    assert explain.explain_text("   Reason=Not responding [slurm@2024-03-01T10:00:00]\n", kb)["findings"][0]["id"] \
+        == "slurm.node_down"
+    row = explain.explain_text("Not responding       slurm     2024-03-01T10:00:00 gpu[01-02]\n", kb)
+    assert row["findings"][0]["id"] == "slurm.node_down"
+    assert "SlurmdPort" in " ".join(row["findings"][0]["causes"][0]["fix"])
+    for text in ("the server is not responding, retrying\n", "worker: Low CPUs on this box\n",
+                 "Duplicate jobid in the submission list\n", "Kill task failed to start\n"):
+        assert not [f for f in explain.explain_text(text, kb)["findings"] if f["id"].startswith("slurm.")], text
+
+
+def test_generated_node_sites_name_their_source():
+    with open(os.path.join(GEN, "slurm_messages.json")) as f:
+        sites = {s["text"]: s for s in json.load(f)["sites"]}
+    gres = sites["%s count reported lower than configured (%lu < %lu)"]
+    assert gres["level"] == "reason" and gres["where"].startswith("src/interfaces/gres.c:")
+    assert gres["family"] == "slurm.node_gres"
+    assert sites["Low socket*core*thread count"]["where"].startswith("src/slurmctld/node_mgr.c:")
+    assert sites["Unable to determine this slurmd's NodeName"]["family"] == "slurm.node_name"
+    with open(os.path.join(GEN, "slurm_errors.json")) as f:
+        codes = {s["name"]: s for s in json.load(f)["sites"]}
+    assert codes["ESLURMD_KILL_TASK_FAILED"]["family"] == "slurm.unkillable"
