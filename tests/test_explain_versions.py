@@ -154,3 +154,43 @@ def test_versions_table_and_ranges():
     assert versions._in([["2.18.1", "2.18.6"]], "2.18.5") and not versions._in([["2.18.1", "2.18.6"]], "2.18.6")
     assert versions.validate({"nccl": [["2.18.6", "2.18.1"]]}, "x") and versions.validate({"nccl": []}, "x")
     assert versions.validate({"nccl": [["2.18.1", "2.18.6"]]}, "x") is None
+
+
+# --------------------------------------------------------------------------- driver too old: the CUDA in the log
+
+# https://github.com/pytorch/pytorch/issues/112553 (description: torch 2.1.0 on driver 470.182.03,
+# "torch v2.0.1 works fine"; collect_env's output, verbatim, first lines)
+TORCH_112553 = (
+    "/opt/asdf/data/installs/python/3.11.6/lib/python3.11/site-packages/torch/cuda/__init__.py:138: UserWarning: CUDA "
+    "initialization: The NVIDIA driver on your system is too old (found version 11040). Please update your GPU driver "
+    "by downloading and installing a new version from the URL: http://www.nvidia.com/Download/index.aspx "
+    "Alternatively, go to: https://pytorch.org/ to install a PyTorch version that has been compiled with your version "
+    "of the CUDA driver. (Triggered internally at ../c10/cuda/CUDAFunctions.cpp:108.)\n"
+    "  return torch._C._cuda_getDeviceCount() > 0\n"
+    "PyTorch version: 2.1.0+cu121\n"
+    "Is debug build: False\n"
+    "CUDA used to build PyTorch: 12.1\n"
+    "ROCM used to build PyTorch: N/A\n")
+
+
+def test_driver_too_old_names_the_minimum_driver_of_the_cuda_in_the_log(kb):
+    res, root = _root(kb, TORCH_112553)
+    assert res["root"] == "cuda.driver_insufficient"
+    fix = root["causes"][0]["fix"][0]
+    # CUDA 12.1's own row of NVIDIA's Table 3 (gpudoctor/data/cuda_driver.json), and a build driver 470 runs
+    assert ">= 530.30.02" in fix and "CUDA 12.1" in fix and "whl/cu118" in fix and "CUDA <= 11.4" in fix
+
+
+def test_a_pypi_torch_release_says_its_cuda():
+    # pip list's 'torch  2.4.0' (no +cuNNN): the PyPI wheel, built with the CUDA runtime it pins (12.1)
+    from gpudoctor.explain import fixes
+
+    got = fixes.from_log({"matches": [{"text": "RuntimeError: The NVIDIA driver on your system is too old (found "
+                                               "version 11040)."}],
+                          "signals": [{"text": "torch                     2.4.0"}]})
+    assert (got["cuda"], got["cuda_from"], got["driver_cuda"]) == ("12.1", "torch 2.4.0 from PyPI", "11.4")
+    line, why = fixes.min_driver(got)
+    assert ">= 530.30.02" in line and "torch 2.4.0 from PyPI" in why
+    # a +cuNNN build says its own CUDA; a source build's version is not read as PyPI's
+    assert fixes.from_log({"signals": [{"text": "torch==2.4.0+cu118"}]})["cuda"] == "11.8"
+    assert fixes.from_log({"signals": [{"text": "PyTorch version: 2.4.0a0+3bcc3cd"}]})["cuda"] is None

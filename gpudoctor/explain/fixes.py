@@ -104,6 +104,10 @@ _LOG_TORCH = [  # the torch line (X.Y)
     re.compile(r"(?:\btorch(?:==|-| {1,20}|: ?)|PyTorch version: )(\d\.\d{1,3})\.\d{1,3}"),
     re.compile(r"\b(\d\.\d{1,3})\.\d{1,3}(?:\.?(?:dev|post|a|b|rc)\d{1,12})?\+cu1[0-3]\d\b"),
 ]
+# a torch release without a local suffix (pip's 'torch==2.4.0' or 'torch  2.4.0', collect_env's
+# 'PyTorch version: 2.4.0'): the PyPI wheel, whose CUDA is the runtime wheel it pins
+# (generated/torch_nccl.json, tools/gen_torch_nccl.py)
+_LOG_TORCH_PYPI = re.compile(r"(?:\btorch(?:==| {1,40}|: ?)|PyTorch version: )(\d\.\d{1,3}\.\d{1,3})(?![\w.+])")
 _LOG_DRIVER = re.compile(r"(?:Driver Version|Nvidia driver version): ?(\d{3}\.\d{1,3}(?:\.\d{1,3})?)\b")
 _LOG_DRIVER_CUDA = [  # the newest CUDA the driver runs
     (re.compile(r"too old \(found version (\d{4,6})\)"), lambda m: "%d.%d" % (int(m[1]) // 1000, int(m[1]) % 1000 // 10)),
@@ -150,6 +154,15 @@ def from_log(finding):
                 cc = "%d.%d" % (int(m[2]), int(m[3]))
                 if cc not in [c for _, c in got["ccs"]] and len(got["ccs"]) < 8:
                     got["ccs"].append((m[1].strip() or None, cc))
+    if not got["cuda"]:
+        from gpudoctor.explain.versions import torch_table
+
+        for t in _texts(finding):
+            m = _LOG_TORCH_PYPI.search(t)
+            row = torch_table().get(m[1]) if m else None
+            if row and row.get("cuda"):
+                got["cuda"], got["cuda_from"] = row["cuda"], "torch %s from PyPI" % row["torch"]
+                break
     return got
 
 
@@ -301,7 +314,7 @@ def min_driver(log, facts=None):
         drv_cuda = newest_cuda_for(drv)
     said = []
     if want:
-        said.append(cmd("built for CUDA {c}", c=want))
+        said.append(cmd("built for CUDA {c}", c=want) + (" (%s)" % log["cuda_from"] if log.get("cuda_from") else ""))
     if drv:
         said.append(cmd("driver {d}", d=drv))
     if drv_cuda:
