@@ -4,21 +4,18 @@ Runs in-process for the local node and is shipped as one script (bundle.py) to r
 nodes and to other interpreters. Stdlib only, Python 3.6+.
 """
 
-import importlib
-import json
-import os
 import sys
 import time
 
 from . import base
-from .base import Context, collect_sections
+from .base import Context, collect_sections, dumps
 
 # Section modules, in collection order. Adding a facts section is one edit: its module
 # (with @section functions) here; bundle.py ships the same list to the nodes.
 MODULES = ("system", "ssh", "nvidia", "cuda", "python_env", "rdma", "network", "ofed", "nccl_env", "cluster",
            "rendezvous", "watch")
 for _name in MODULES:
-    importlib.import_module("." + _name, __name__)
+    __import__(__name__ + "." + _name)  # importlib.import_module would import importlib (and warnings) on a node
 
 SCHEMA = "gpudoctor.facts/1"
 COLLECTOR_VERSION = "1"
@@ -63,12 +60,12 @@ def main(argv=None, preset=None):
             python = argv.pop(0)
         elif a == "--set":
             k, _, v = argv.pop(0).partition("=")
-            options[k] = json.loads(v)
+            options[k] = base.loads(v)
     if only is None and options.get("only"):  # a follow-up fan-out asks for a few sections
         only = set(options["only"])
     ctx = Context(python=python, options=options)
     doc = collect(ctx, only=only)
-    out = json.dumps(doc, sort_keys=True)
+    out = dumps(doc)  # json.dumps(doc, sort_keys=True), without importing json
     sys.stdout.write(out + "\n")
     sys.stdout.flush()
     return 0

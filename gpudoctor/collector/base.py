@@ -8,8 +8,123 @@ vermin). Every file read goes through ``ctx.path()`` and every command through
 """
 
 import os
-import subprocess
 import time
+
+# What every node runs through srun is kept to the modules its sections use (docs/benchmarks.md,
+# "Where the time goes"): on Python 3.11 `json` imports re, enum, functools and collections;
+# `subprocess` imports signal, selectors, threading, contextlib and locale; `socket` enum and
+# selectors; together 12-14 ms of a node's collector against a 10 ms bare interpreter.
+# subprocess is imported by run_command, on the first command a section runs; re by the first
+# pattern used (re and Pattern below); JSON written and read through the C accelerator module
+# `_json` that json itself uses (dumps, loads).
+
+
+class _LazyModule(object):
+    """A module imported on first attribute access: ``re = _LazyModule("re")`` and then
+    ``re.match(...)`` as with the module itself."""
+
+    def __init__(self, name):
+        self.__name = name
+
+    def __getattr__(self, attr):
+        module = __import__(self.__name)
+        return getattr(module, attr)
+
+
+re = _LazyModule("re")
+
+
+class Pattern(object):
+    """``re.compile(pattern, flags)``, compiled on first use (a section that never matches
+    anything never imports re): every attribute of the compiled pattern (match, search,
+    finditer, sub...)."""
+
+    def __init__(self, pattern, flags=0):
+        self._args = (pattern, flags)
+        self._compiled = None
+
+    def __getattr__(self, attr):
+        if attr.startswith("__") or attr in ("_args", "_compiled"):
+            raise AttributeError(attr)
+        if self._compiled is None:
+            import re as _re
+
+            self._compiled = _re.compile(*self._args)
+        return getattr(self._compiled, attr)
+
+
+def _encoder():
+    """json.dumps(obj, sort_keys=True)'s own encoder, without importing json: JSONEncoder.iterencode
+    calls _json.make_encoder with these nine arguments when indent is None (CPython
+    Lib/json/encoder.py, the same call in 3.6 through 3.13), and the C encoder does the rest (key
+    order, float repr, ensure_ascii escapes). None where _json is missing or takes other
+    arguments: json.dumps then."""
+    try:
+        from _json import encode_basestring_ascii, make_encoder
+
+        def default(o):  # JSONEncoder.default
+            raise TypeError("Object of type %s is not JSON serializable" % type(o).__name__)
+
+        enc = make_encoder({}, default, encode_basestring_ascii, None, ": ", ", ", True, False, True)
+        enc({}, 0)
+        return enc
+    except Exception:
+        return None
+
+
+def dumps(obj):
+    """json.dumps(obj, sort_keys=True), the same text (tests/test_collector_lean.py compares them)."""
+    enc = _encoder()
+    if enc is None:
+        import json
+
+        return json.dumps(obj, sort_keys=True)
+    return "".join(enc(obj, 0))
+
+
+_JSON_WS = " \t\n\r"  # json.decoder.WHITESPACE: [ \t\n\r]*
+
+
+class _ScanContext(object):
+    # what _json.make_scanner reads from a JSONDecoder (Modules/_json.c scanner_new; 3.6-3.13)
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    parse_constant = {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float("nan")}.__getitem__
+    memo = {}
+
+
+def loads(text):
+    """json.loads(text) of a str, without importing json: JSONDecoder.decode around the C
+    scanner that json uses (CPython Lib/json/decoder.py: skip whitespace, scan one value, only
+    whitespace after it). A document json would refuse raises ValueError here too (its
+    JSONDecodeError, a ValueError, where the C scanner raises it)."""
+    if not isinstance(text, str):
+        if not isinstance(text, (bytes, bytearray)):  # json.loads(None) raises the same TypeError
+            raise TypeError("the JSON object must be str, bytes or bytearray, not %s" % type(text).__name__)
+        import json
+
+        return json.loads(text)
+    try:
+        from _json import make_scanner
+    except ImportError:
+        import json
+
+        return json.loads(text)
+    if text.startswith("\ufeff"):
+        raise ValueError("Unexpected UTF-8 BOM (decode using utf-8-sig)")
+    start = len(text) - len(text.lstrip(_JSON_WS))
+    try:
+        obj, end = make_scanner(_ScanContext)(text, start)
+    except StopIteration:
+        raise ValueError("Expecting value: char %d" % start)
+    finally:
+        _ScanContext.memo.clear()
+    if len(text[end:].lstrip(_JSON_WS)):
+        raise ValueError("Extra data: char %d" % end)
+    return obj
 
 
 class Unsupported(Exception):
@@ -115,6 +230,8 @@ class Context(object):
 
 def run_command(argv, env=None, timeout=10.0):
     """(rc, stdout+stderr); rc None when the command cannot start, -9 on timeout."""
+    import subprocess
+
     try:
         p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                              stdin=subprocess.DEVNULL, env=env)

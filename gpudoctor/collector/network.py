@@ -7,11 +7,13 @@ recorded reply is given, and from /proc/net/fib_trie + /proc/net/route otherwise
 (recorded trees). IPv6 comes from /proc/net/if_inet6, which names the interface.
 """
 
-import json
-import socket
-import struct
+from .base import loads, section
+from .system import socket  # _socket where there is one (system.py says why)
 
-from .base import section
+try:
+    import _struct as struct  # what struct.py re-exports (pack, unpack, error), without its lookup on sys.path
+except ImportError:
+    import struct
 
 SIOCGIFADDR = 0x8915
 SIOCGIFNETMASK = 0x891B
@@ -97,7 +99,7 @@ def parse_ip_json(text):
     """`ip -j addr` -> {iface: {"ipv4": [...], "ipv6": [...]}}."""
     out = {}
     try:
-        doc = json.loads(text or "[]")
+        doc = loads(text or "[]")  # json.loads
     except ValueError:
         return out
     for link in doc if isinstance(doc, list) else []:

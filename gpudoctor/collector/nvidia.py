@@ -1,13 +1,11 @@
 """The NVIDIA driver and its GPUs: /proc/driver/nvidia first (cheap, works when NVML is
 wedged), NVML through pynvml when it imports, nvidia-smi when it does not."""
 
-import re
-
-from .base import Unsupported, section
+from .base import Pattern, Unsupported, re, section  # re and patterns imported on first use (base.py)
 
 # Line 1 of /proc/driver/nvidia/version; matches both "Kernel Module  535.129.03" and the
 # open module's "Open Kernel Module for x86_64  580.159.04" (NVIDIA/open-gpu-kernel-modules kernel-open/nvidia/nv-procfs.c, nv_procfs_read_version).
-_DRIVER_RE = re.compile(r"\b(\d{3,4}\.\d{1,3}(?:\.\d{1,3})?)\b")
+_DRIVER_RE = Pattern(r"\b(\d{3,4}\.\d{1,3}(?:\.\d{1,3})?)\b")
 
 # Where distributions put libnvidia-ml.so.<driver version> (the user-space half of the driver).
 LIB_DIRS = ("/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/lib/aarch64-linux-gnu",
@@ -130,7 +128,7 @@ def parse_nvidia_smi_csv(text):
 
 
 # "NVRM: Xid (PCI:0000:10:1c): 63, pid=1896, ..."; old drivers print "(0000:03:00)" (NVIDIA's Xid catalog, Step 1: https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html)
-_XID_RE = re.compile(r"NVRM: Xid \((?:PCI:)?([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.\d)?)\): (\d+)(.*)")
+_XID_RE = Pattern(r"NVRM: Xid \((?:PCI:)?([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.\d)?)\): (\d+)(.*)")
 
 
 def parse_xids(text, limit=100):

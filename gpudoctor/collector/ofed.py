@@ -12,9 +12,8 @@
 """
 
 import os
-import re
 
-from .base import section
+from .base import Pattern, re, section  # re and patterns imported on first use (base.py)
 from .rdma import loaded_modules
 
 OFED_INFO_PATHS = ("/usr/bin/ofed_info", "/usr/local/bin/ofed_info")
@@ -23,9 +22,9 @@ OFED_MODULE_DIRS = ("extra/mlnx-ofa_kernel", "weak-updates/mlnx-ofa_kernel", "up
 OFED_MARKERS = ("mlx_compat.ko", "mlx5_core.ko", "mlx5_ib.ko")
 ERDMA_PATHS = ("extra/erdma", "updates/dkms", "updates", "kernel/drivers/infiniband/hw/erdma")
 
-_OFED_RE = re.compile(r"\b(MLNX_OFED_LINUX|OFED-internal)-(\d+\.\d+-\d+(?:\.\d+)*)")
-_MENU_RE = re.compile(r"^\s*menuentry\s+(['\"])(.*?)\1")
-_LINUX_RE = re.compile(r"^\s*linux(?:16|efi)?\s+\S*vmlinuz-(\S+)")
+_OFED_RE = Pattern(r"\b(MLNX_OFED_LINUX|OFED-internal)-(\d+\.\d+-\d+(?:\.\d+)*)")
+_MENU_RE = Pattern(r"^\s*menuentry\s+(['\"])(.*?)\1")
+_LINUX_RE = Pattern(r"^\s*linux(?:16|efi)?\s+\S*vmlinuz-(\S+)")
 
 
 def parse_ofed_info(text):

@@ -1,14 +1,15 @@
 """The job's Python environment: torch and friends, read from installed metadata and
 files; torch is never imported here (it costs seconds and may touch the GPU)."""
 
-import json
 import os
-import re
-import struct
-import subprocess
 import sys
 
-from .base import Unsupported, run_command, section
+from .base import Pattern, Unsupported, re, run_command, section
+
+try:
+    import _struct as struct  # what struct.py re-exports (unpack_from, error), without its lookup on sys.path
+except ImportError:
+    import struct
 
 # ---- ELF reading ----------------------------------------------------------------------
 # Just enough ELF reading to answer "which libcublas will torch really load" and "which
@@ -186,14 +187,44 @@ PACKAGES = ("torch", "deepspeed", "accelerate", "transformers", "horovod", "trit
             "mpi4py", "flash-attn", "xformers", "vllm", "megatron-core", "apex")
 
 
+_DIST_RE = Pattern(r"^(.+?)-(\d[^-]*?)(?:-py\d.*)?\.(dist-info|egg-info)$")
+_SEPARATORS = {ord("_"): "-", ord("."): "-"}
+
+
 def _norm(name):
-    return re.sub(r"[-_.]+", "-", name).lower()
+    """re.sub(r"[-_.]+", "-", name).lower() (PEP 503's normalisation), with string methods."""
+    name = name.translate(_SEPARATORS)
+    while "--" in name:
+        name = name.replace("--", "-")
+    return name.lower()
 
 
 def parse_dist_dirname(name):
-    """'torch-2.11.0+cu130.dist-info' -> ('torch', '2.11.0+cu130')."""
-    m = re.match(r"^(.+?)-(\d[^-]*?)(?:-py\d.*)?\.(dist-info|egg-info)$", name)
-    return (_norm(m.group(1)), m.group(2)) if m else (None, None)
+    """'torch-2.11.0+cu130.dist-info' -> ('torch', '2.11.0+cu130'): what _DIST_RE matches, read
+    with string methods for every name of every sys.path folder of every node (no re there):
+    the first '-' followed by a digit where the rest is a version without '-', or one followed by
+    '-py<digit>' (an egg's '-py3.8'). A name with a line break in it goes to the pattern itself
+    ('.' and '$' treat those apart)."""
+    if "\n" in name:
+        m = _DIST_RE.match(name)
+        return (_norm(m.group(1)), m.group(2)) if m else (None, None)
+    if name.endswith(".dist-info"):
+        stem = name[:-10]
+    elif name.endswith(".egg-info"):
+        stem = name[:-9]
+    else:
+        return None, None
+    i = stem.find("-", 1)
+    while i >= 0:
+        if i + 1 < len(stem) and stem[i + 1].isdecimal():
+            rest = stem[i + 1:]
+            j = rest.find("-")
+            if j < 0:
+                return _norm(stem[:i]), rest
+            if rest.startswith("-py", j) and j + 3 < len(rest) and rest[j + 3].isdecimal():
+                return _norm(stem[:i]), rest[:j]
+        i = stem.find("-", i + 1)
+    return None, None
 
 
 def parse_torch_version_py(text):
@@ -234,9 +265,9 @@ CUDA_LIBS = (("libcublas", ("nvidia-cublas", "nvidia-cublas-cu12", "nvidia-cubla
 
 # "NCCL version 2.28.9+cuda13.0": NVIDIA/nccl src/init.cc VERSION_STRING, kept so that
 # `strings` reveals the version (pytorch/pytorch#116977: the libnccl that loads can differ from torch's)
-_NCCL_RE = re.compile(br"NCCL version (\d+\.\d+\.\d+)([^+\x00]*)\+cuda(\d+\.\d+)")
+_NCCL_RE = Pattern(br"NCCL version (\d+\.\d+\.\d+)([^+\x00]*)\+cuda(\d+\.\d+)")
 # torch._C._cuda_getArchFlags(): "sm_75 sm_80 sm_86 sm_90 sm_100 sm_120" in libtorch_python.so's .rodata
-_ARCH_RE = re.compile(br"sm_\d+[af]?(?: (?:sm|compute)_\d+[af]?)*\x00")
+_ARCH_RE = Pattern(br"sm_\d+[af]?(?: (?:sm|compute)_\d+[af]?)*\x00")
 
 
 def scan_arch_list(libtorch_python, ctx=None):
@@ -403,6 +434,7 @@ sys.stdout.write(json.dumps(out))
 
 def probe_deep(env, timeout):
     """--deep: import torch in a child (seconds; touches the GPU) and ask it directly."""
+    import json
     import time
 
     t0 = time.time()
@@ -481,6 +513,9 @@ def probe_here(ctx):
 
 def probe_interpreter(ctx, python):
     """Run the collector's python section inside another interpreter (a conda env, a venv)."""
+    import json
+    import subprocess
+
     from .bundle import build_script  # controller side only
 
     script = build_script()

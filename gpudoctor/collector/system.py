@@ -1,10 +1,17 @@
 """Host identity, /dev/shm, resource limits and the job's environment."""
 
 import os
-import re
-import socket
 
 from .base import Unsupported, section
+
+try:
+    # the C module that socket.py wraps: gethostname, gethostbyaddr, getaddrinfo, inet_* and
+    # error are its own functions (CPython Lib/socket.py re-exports them; getaddrinfo only turns
+    # family and type into enums, which no section reads). socket.py imports enum and selectors
+    # (2-3 ms of a node's collector, Python 3.11). socket where _socket is missing.
+    import _socket as socket
+except ImportError:
+    import socket
 
 # Environment values shown in facts; every other variable is kept only as a hash, so
 # facts files and reports never carry secrets (tokens, passwords, keys).
@@ -105,11 +112,22 @@ def parse_hosts_file(text):
 
 
 def parse_meminfo(text):
+    r"""/proc/meminfo -> {name: bytes} of its "Name:  123 kB" lines: what re.match(r"(\w+):\s+(\d+)\s*kB",
+    line) took, with string methods (no re on a node): \w is str.isalnum() or "_", \s what
+    str.strip() strips, \d str.isdecimal() (the same Unicode classes in CPython's _sre)."""
     out = {}
     for line in (text or "").splitlines():
-        m = re.match(r"(\w+):\s+(\d+)\s*kB", line)
-        if m:
-            out[m.group(1)] = int(m.group(2)) * 1024
+        key, colon, rest = line.partition(":")
+        if not colon or not key or not all(c.isalnum() or c == "_" for c in key):
+            continue
+        num = rest.lstrip()
+        if len(num) == len(rest):
+            continue
+        n = 0
+        while n < len(num) and num[n].isdecimal():
+            n += 1
+        if n and num[n:].lstrip().startswith("kB"):
+            out[key] = int(num[:n]) * 1024
     return out
 
 

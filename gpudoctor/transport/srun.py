@@ -65,13 +65,14 @@ SHELL = ('echo "gpudoctor-task ${SLURMD_NODENAME:-$(hostname)}"; py=$1; '
 
 # Put in front of the collector's loader and blob. Python 2 syntax too, so that an old python
 # reaches the loader's own "too old" message. No base64 (it imports re) and no --set options
-# on sys.argv: the options go to the collector as they are.
+# on sys.argv: the options go to the collector as they are, written as Python literals
+# (py_literal: the values json.loads gave the stub before, without importing json on the node).
 STUB = r"""# -*- coding: utf-8 -*-
 # gpudoctor srun stub
-import binascii, json, os, sys, zlib
+import binascii, os, sys, zlib
 _node = os.environ.get("SLURMD_NODENAME") or os.uname()[1]
-_opts = json.loads(%(common)r)
-_opts.update(json.loads(%(per)r).get(_node, {}))
+_opts = %(common)s
+_opts.update(%(per)s.get(_node, {}))
 _opts["node"] = _node
 try:
     from io import StringIO
@@ -101,6 +102,27 @@ _LAUNCH_FAIL = re.compile(r"failed on node (\S+): (.*)$")
 _EXECVE = re.compile(r"slurmstepd(?:-(\S+))?: error: execve\(\): (.*)$")
 
 
+def py_literal(value):
+    """``value`` as a Python literal that evaluates to json.loads(json.dumps(value)), what the
+    stub's json.loads gave the collector before: through JSON first (keys as strings, tuples
+    as lists, a value JSON cannot write raises as json.dumps does), then written as Python:
+    strings with ascii() (Python 2 parses them too), a float that is not finite as
+    float('inf') (json.loads reads Infinity as inf). Never evaluated here: the node compiles it."""
+    return _literal(json.loads(json.dumps(value)))
+
+
+def _literal(v):
+    if isinstance(v, dict):
+        return "{%s}" % ", ".join("%s: %s" % (ascii(k), _literal(x)) for k, x in v.items())
+    if isinstance(v, list):
+        return "[%s]" % ", ".join(_literal(x) for x in v)
+    if isinstance(v, str):
+        return ascii(v)
+    if isinstance(v, float) and (v != v or v in (float("inf"), float("-inf"))):
+        return "float(%r)" % repr(v)
+    return repr(v)  # None, True, False, int, float
+
+
 def build_stub(options, per_host, parts=None):
     """What srun sends to every node's stdin (bytes): the stub with this run's options, the
     collector's loader, BLOB_MARK and its blob. ``parts``: (loader, blob), by default the
@@ -110,8 +132,7 @@ def build_stub(options, per_host, parts=None):
 
         parts = build_parts(left_out(options, per_host))
     loader, blob = parts
-    stub = STUB % {"common": json.dumps(options, sort_keys=True), "per": json.dumps(per_host, sort_keys=True),
-                   "loader": loader, "line": LINE}
+    stub = STUB % {"common": py_literal(options), "per": py_literal(per_host), "loader": loader, "line": LINE}
     return stub.encode("utf-8") + BLOB_MARK + blob
 
 
