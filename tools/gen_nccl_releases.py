@@ -78,7 +78,16 @@ def build(releases, fixed, version):
     for v, date, commit, msg in sorted(releases, key=lambda r: _key(r[0])):
         items = re.split(r"(?<=[.)])\s+(?=[A-Z])|\n\s*\n|\n[-*] ", " ".join(msg.split("\n")) if "\n\n" not in msg
                          else msg)
-        fixes = [" ".join(x.split()) for x in items if x.strip().lower().startswith("fix")]
+        fixes = []
+        for x in items:
+            if x.strip().lower().startswith("fix"):
+                fixes.append(" ".join(x.split()))
+                continue
+            # a "Fix ..." bullet under another heading (2.22 and later: "Other notable improvements:
+            # * Fixes a crash when network plugin assignment fails."), each bullet up to the next one
+            for sub in re.split(r"\n\s*[*-] ", x)[1:]:
+                if sub.strip().lower().startswith("fix"):
+                    fixes.append(" ".join(sub.split()))
         rel.append({"version": v, "date": date, "commit": commit, "fixes": fixes})
     bugs = [{"commit": c, "thread": BUG_FIXES.get(c, ""), "fixed_in": sorted(vs, key=_key)}
             for c, vs in sorted(fixed.items())]
