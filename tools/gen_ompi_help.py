@@ -25,6 +25,10 @@ GENERATOR = "tools/gen_ompi_help.py"
 
 # (rule, knowledge entry, {field: regex}); fields: file, topic, text (the whole topic)
 RULES = [
+    # ranks started by srun that cannot reach a process manager they speak (help-ess-base.txt: OMPI built without
+    # Slurm's PMI support and no PMIx server from srun; help-pmix-base.txt: PMI2_Init under srun --mpi=pmi2)
+    ("srun-pmi", "slurm.mpi", {"file": r"^help-(?:ess-base|pmix-base)\.txt$",
+                               "topic": r"^(?:slurm-error2?|pmix2-init-failed|pmix2-init-returned-bad-values)$"}),
     ("openib-warning", "mpi.openib_ucx", {"file": r"openib|opal-common-verbs", "text": r"^\s*WARNING|\bUCX\b"}),
     # mpirun's report that a rank ended badly (orterun: 'noticed that process rank N ... exited on signal 9 (Killed)',
     # 'detected that one or more processes exited with non-zero status'): the echo of that rank, whose family names
@@ -44,6 +48,27 @@ RULES = [
     ("shm", "shm.size", {"file": r"shmem|vader|common-sm|btl-sm", "text": r"space|size|/dev/shm"}),
     ("other", "mpi.error", {"file": r"."}),
 ]
+# What a topic means and what to do, where its family's fix is not enough: topic -> (means, [commands])
+TOPIC_FIX = {
+    "slurm-error": (
+        "srun started the ranks directly, but this Open MPI cannot use the process manager srun offers: it was built "
+        "without Slurm's PMI-1/PMI-2 library, and srun started no PMIx server for it (no --mpi=pmix; MpiDefault=none "
+        "or pmi2 in slurm.conf).",
+        ["srun --mpi=list   (Slurm's MPI plugins); ompi_info | grep -i pmix   (the PMIx this Open MPI was built with)",
+         "srun --mpi=pmix ./app (or the pmix_vN that matches ompi_info; MpiDefault=pmix in slurm.conf makes it the "
+         "default); or start the ranks with mpirun inside the allocation; or rebuild Open MPI --with-pmi=<Slurm's "
+         "prefix> (PMI-2) or Slurm --with-pmix"]),
+    "slurm-error2": (
+        "srun started the ranks directly, but this Open MPI was built without Slurm support (configure found no Slurm "
+        "installation), so it cannot run under srun.",
+        ["ompi_info | grep -i slurm   (no ras/plm slurm components)", "start the ranks with mpirun inside the "
+         "allocation, or rebuild Open MPI --with-slurm (and --with-pmix, then srun --mpi=pmix)"]),
+    "pmix2-init-failed": (
+        "The ranks were started with srun --mpi=pmi2 (or MpiDefault=pmi2) and PMI2_Init failed: the PMI-2 library "
+        "Open MPI loaded does not talk to this srun (another Slurm's libpmi2, or srun started no PMI-2 server).",
+        ["srun --mpi=list; ompi_info | grep -iE 'pmix|pmi'", "srun --mpi=pmix ./app when Open MPI has PMIx (4.x "
+         "always has), or point Open MPI at this Slurm's libpmi2 (--with-pmi=<Slurm's prefix>)"]),
+}
 # A topic whose first line has few words ('Comments', 'You can try the following:', 'Usage: %s
 # [OPTION]...', 'Allocation request: %s') is any program's line: such a topic matches on its first
 # two printed lines (opal_show_help prints the topic's text verbatim, line after line); one whose
@@ -106,6 +131,8 @@ def build(files, version):
                     elif family != "mpi.btl_tcp_if":
                         rule, family = "a warning that something failed", "mpi.warning_failed"
                 site.update({"re": rx, "family": family, "rule": rule})
+                if family and topic in TOPIC_FIX:
+                    site["means"], site["fix"] = TOPIC_FIX[topic][0], list(TOPIC_FIX[topic][1])
             sites.append(site)
     return {"header": knowgen.header("Debian openmpi-common (https://packages.debian.org/bookworm/openmpi-common) "
                                      "/usr/share/openmpi/help-*.txt", version, GENERATOR,

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Generate gpudoctor/data/knowledge/generated/ucx_messages.json: the messages UCX (openucx/ucx, the
 transport under Open MPI's pml ucx, Intel MPI and NCCL's UCX plugin) logs as errors: every
-ucs_error / ucs_fatal / ucs_warn / ucs_diag format of src/uct, src/ucp and src/ucs, the ucs_status_t
+ucs_error / ucs_fatal / ucs_warn / ucs_diag format of src/uct, src/ucp and src/ucs (and ucp_context.c's
+API version check), the ucs_status_t
 descriptions of src/ucs/type/status.c (ucs_status_string) and the completion-error texts of
 src/uct/ib/mlx5/ib_mlx5_log.c, each with a bounded matcher and the knowledge family from RULES.
 
@@ -29,6 +30,8 @@ RULES = [
     ("reg-mr", "rdma.memlock", {"where": r"ib_md\.c", "text": r"\(address=%p, length=%zu, access=0x%lx\) failed"}),
     ("shm", "container.ucx_shm", {"where": r"/sm/|mm_posix|mm_sysv|mm_xpmem|cma_|knem"}),
     ("shm-status", "container.ucx_shm", {"text": r"^Shared memory error$"}),
+    # the program was built against a newer UCX than the libucp it loaded (ucp_context.c, logged at WARN)
+    ("version", "ucx.version_mismatch", {"text": r"version is incompatible"}),
     # a warning (ucs_warn, ucs_diag) is context, not the failure: no family
     ("warning", None, {"kind": r"^log$", "level": r"^(warn|diag)$"}),
     ("ep-timeout", "rdma.gid_index", {"text": r"unhandled timeout|^Transport retry count exceeded$|^Endpoint timeout$"}),
@@ -43,6 +46,10 @@ LEVELS = {"ucs_error": "ERROR", "ucs_fatal": "FATAL", "ucs_warn": "WARN", "ucs_d
 # ib_log.c's uct_ib_memlock_limit_msg appends ' : Please set max locked memory (ulimit -l) ...' to it
 _CALL = re.compile(r"\b(ucs_error|ucs_fatal|ucs_warn|ucs_diag|ucs_log\s*\(\s*\w+\s*,"
                    r"|ucs_string_buffer_appendf\s*\(\s*(?:&msg|message)\s*,)\s*\(?")
+# ucp_init_version's check (src/ucp/core/ucp_context.c) builds its text in a string buffer and logs it at
+# WARN (UCX_VERSION_CHECK... version_error_mode): 'UCP API version is incompatible: required >= %d.%d, actual
+# %s' then ' (loaded from %s)'
+_VERSION = re.compile(r'ucs_string_buffer_appendf\s*\(\s*&strb\s*,\s*(?="[^"\n]{0,40}version is incompatible)')
 _LIT = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
 
 # The line every UCX log message is printed in (src/ucs/debug/log.c UCS_LOG_FMT: '[time] [host:pid:tid]
@@ -104,6 +111,10 @@ def sites_of(path, src):
         if fmt is None or src[max(0, m.start() - 8):m.start()].endswith("define "):
             continue
         yield "log", "%s:%d" % (path, src.count("\n", 0, m.start()) + 1), fmt, LEVELS.get(m.group(1), "ERROR")
+    for m in _VERSION.finditer(src):
+        fmt = _first_arg(src, m.end())
+        if fmt:
+            yield "log", "%s:%d" % (path, src.count("\n", 0, m.start()) + 1), fmt, "WARN"
 
 
 def build(files, version):

@@ -1,0 +1,73 @@
+"""MPI launched by srun, and the UCX under it: Open MPI's help topics for ranks srun started that cannot
+reach a process manager they speak (tools/gen_ompi_help.py over Debian's openmpi-common 4.1.4-3
+help-ess-base.txt [slurm-error], [slurm-error2] and help-pmix-base.txt [pmix2-init-failed]; PRRTE's copies
+through tools/gen_prrte_help.py), answered as slurm.mpi with srun --mpi=pmix / mpirun / the rebuild; and
+UCX's API version check (tools/gen_ucx_messages.py: src/ucp/core/ucp_context.c), answered as
+ucx.version_mismatch. Every text is a real one from the public thread cited above it (none from the
+held-out sets). The generators' regeneration from their slices: tests/test_explain_generated.py (ompi_help)
+and tests/test_explain_ucx.py.
+"""
+
+import pytest
+
+from gpudoctor import explain
+
+OMPI_SLURM_ERROR = (
+    "--------------------------------------------------------------------------\n"
+    "The application appears to have been direct launched using \"srun\",\n"
+    "but OMPI was not built with SLURM's PMI support and therefore cannot\n"
+    "execute. There are several options for building PMI support under\n"
+    "SLURM, depending upon the SLURM version you are using:\n\n"
+    "  version 16.05 or later: you can use SLURM's PMIx support. This\n"
+    "  requires that you configure and build SLURM --with-pmix.\n\n"
+    "  Versions earlier than 16.05: you must use either SLURM's PMI-1 or\n"
+    "  PMI-2 support. SLURM builds PMI-1 by default, or you can manually\n"
+    "  install PMI-2. You must then build Open MPI using --with-pmi pointing\n"
+    "  to the SLURM PMI library location.\n\n"
+    "Please configure as appropriate and try again.\n"
+    "--------------------------------------------------------------------------\n")
+
+CASES = [
+    # https://github.com/spack/spack/pull/22086 (openmpi@4.1.0+pmi under srun)
+    ("ompi-no-pmi",
+     "[skl-a-00.rc.rit.edu:13428] PMI_Get_clique_size [pmix_s1.c:281:s1_init]: Operation failed\n" + OMPI_SLURM_ERROR,
+     "slurm.mpi", "srun --mpi=pmix"),
+    # https://github.com/open-mpi/ompi/pull/3778 (what a direct launch without PMI support prints)
+    ("ompi-no-pmi-mpi-init",
+     "$ srun -n 1 ./mpi_spin\n" + OMPI_SLURM_ERROR + "*** An error occurred in MPI_Init\n*** on a NULL communicator\n"
+     "*** MPI_ERRORS_ARE_FATAL (processes in this communicator will now abort,\n",
+     "slurm.mpi", "mpirun inside the allocation"),
+    # https://github.com/ArjunaCluster/ArjunaUsers/issues/172 (srun --mpi=pmi2 with an Open MPI built for PMIx)
+    ("pmi2-init",
+     "srun: error: spank: x11.so: Plugin file not found\n"
+     "--------------------------------------------------------------------------\n"
+     "PMI2_Init failed to intialize.  Return code: 1\n"
+     "--------------------------------------------------------------------------\n",
+     "slurm.mpi", "srun --mpi=pmix"),
+    # https://github.com/ai-dynamo/nixl/issues/386 (NIXL built with UCX 1.20, running on 1.18)
+    ("ucx-api-version",
+     "[1748179345.114806] [beaker:3019122:0]     ucp_context.c:2257 UCX  WARN  UCP API version is incompatible: "
+     "required >= 1.20, actual 1.18.0 (loaded from /home/rshaw/local/ucx/lib/libucp.so.0)\n"
+     "Backend UCX was instantiated\n",
+     "ucx.version_mismatch", "ucx_info -v"),
+    # https://github.com/openucx/ucx/issues/6694 (UCX 1.10's wording of the same check)
+    ("ucx-version-old",
+     " ucp_context.c:1585 UCX  WARN  UCP version is incompatible, required: 1.11, actual: 1.10 (release 0 "
+     "/usr/lib/libucp.so.0.0.0)\n",
+     "ucx.version_mismatch", "LD_LIBRARY_PATH"),
+]
+
+
+@pytest.mark.parametrize("name,text,family,fix", CASES, ids=[c[0] for c in CASES])
+def test_srun_mpi_texts_get_the_fix(kb, name, text, family, fix):
+    res = explain.explain_text(text, kb)
+    root = res["findings"][0]
+    assert res["verdict"] == "root_cause" and root["id"] == family, (name, [f["id"] for f in res["findings"]])
+    fixes = " ".join(x for c in root["causes"][:1] for x in c["fix"])
+    assert fix in fixes, (name, fixes)
+
+
+def test_ucx_version_line_of_another_program_is_not_ucx(kb):
+    # the check's words without UCX's log line shape ('file.c:line  UCX  WARN') are not UCX's
+    res = explain.explain_text("plugin: API version is incompatible: required >= 2.1, actual 2.0\n", kb)
+    assert not [f for f in res["findings"] if f["id"] == "ucx.version_mismatch"]
