@@ -7,6 +7,7 @@ README says what ran); real texts from public threads, cited. None of these is i
 import os
 
 import pytest
+from explainhelp import assert_root, fixes
 
 from gpudoctor import explain
 
@@ -20,7 +21,7 @@ def _explain(kb, *names):
 
 
 def _fixes(f):
-    return "\n".join(x for c in f["causes"] for x in c["fix"] + c["confirm"]) + "\n".join(f["debug"])
+    return fixes(f, confirm=True) + "\n".join(f["debug"])
 
 
 @pytest.mark.parametrize("log,entry,time,fix", [
@@ -32,8 +33,7 @@ def _fixes(f):
 ])
 def test_the_signal_of_the_first_failure_is_the_root_and_names_rank_host_time(kb, log, entry, time, fix):
     res = _explain(kb, log)
-    root = res["findings"][0]
-    assert res["verdict"] == "root_cause" and root["id"] == entry, [f["id"] for f in res["findings"]]
+    root = assert_root(res, entry, verdict="root_cause")
     # the report's Root Cause: rank 1 on localhost; not rank 0's gloo error (its echo)
     assert root["origin"]["rank"] == "1" and root["origin"]["host"] == "localhost" and root["origin"]["time"] == time
     assert root["notes"][0].startswith("torchrun's failure report: the first observed failure was rank 1 (local_rank 1)")
@@ -48,15 +48,14 @@ def test_sigkill_names_the_oom_killer_and_how_to_see_it(kb):
 def test_several_nodes_reports_the_earliest_first_failure_is_the_headline(kb):
     # two agents' reports (per-node files): rank 1's SIGKILL at 23:10:28 came before the SIGTERM at 23:10:45
     res = _explain(kb, "sigterm.log", "sigkill.log")
-    root = res["findings"][0]
-    assert root["id"] == "elastic.sigkill" and root["origin"]["time"] == "2026-11-25_23:10:28"
+    root = assert_root(res, "elastic.sigkill")
+    assert root["origin"]["time"] == "2026-11-25_23:10:28"
     assert root["origin"]["file"].endswith("sigkill.log")
 
 
 def test_the_scheduler_cancelling_torchrun_is_sigterm_from_outside(kb):
-    res = _explain(kb, "cancelled.log")
-    root = res["findings"][0]
-    assert root["id"] == "elastic.sigterm" and "sacct -j" in _fixes(root)
+    root = assert_root(_explain(kb, "cancelled.log"), "elastic.sigterm")
+    assert "sacct -j" in _fixes(root)
 
 
 def test_exit_1_without_record_says_the_traceback_above_is_the_cause(kb):
@@ -99,13 +98,11 @@ LLAMA_706 = ("ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitco
 
 
 def test_real_sigkill_reports_get_the_oom_answer(kb):
-    res = explain.explain_text(CPPO_6, kb)
-    root = res["findings"][0]
-    assert root["id"] == "elastic.sigkill" and "dmesg" in _fixes(root)
+    root = assert_root(explain.explain_text(CPPO_6, kb), "elastic.sigkill")
+    assert "dmesg" in _fixes(root)
     assert root["origin"]["rank"] == "0" and root["origin"]["time"] == "2025-05-21_15:43:03"
     assert root["origin"]["host"] == "mlxlab115rp2n7682d40d9-20250521025625-6dyyd3-8nir8b-worker"
-    res = explain.explain_text(LLAMA_706, kb)
-    assert res["findings"][0]["id"] == "elastic.sigkill"
+    assert_root(explain.explain_text(LLAMA_706, kb), "elastic.sigkill")
 
 
 @pytest.mark.parametrize("log", ["raise.log", "raise_norecord.log"])
@@ -114,8 +111,7 @@ def test_a_ranks_own_exception_beside_the_report_is_the_root_not_the_echo(kb, lo
     # elastic/multiprocessing/errors/__init__.py; torchrun's own traceback follows it): the error is in
     # the job's code, and rank 0's gloo 'Connection closed by peer' and ChildFailedError are echoes
     res = _explain(kb, log)
-    root = res["findings"][0]
-    assert res["verdict"] == "root_cause" and root["id"] == "code.exception", [f["id"] for f in res["findings"]]
+    root = assert_root(res, "code.exception", verdict="root_cause")
     assert root["origin"]["rank"] == "1" and "ValueError: labels out of range" in root["matches"][0]["text"]
     assert {"cascade.child_failed", "errno.peer_gone"} <= {f["id"] for f in res["findings"] if f["role"] == "cascade"}
 

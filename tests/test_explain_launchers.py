@@ -23,6 +23,7 @@ sys.path.insert(0, os.path.join(REPO, "tools"))
 
 import gen_launcher_messages as gen  # noqa: E402
 import knowgen  # noqa: E402
+from explainhelp import assert_root, fixes  # noqa: E402
 
 REAL = {
     # https://github.com/huggingface/accelerate/issues/3091 (accelerate 0.29.3; the config and the error)
@@ -93,10 +94,6 @@ def _answer(cli, text, tmp_path, name="log.txt"):
     return rc, json.loads(out)
 
 
-def _fixes(finding):
-    return " ".join(f for c in finding["causes"] for f in c["fix"])
-
-
 def test_generator_regenerates_the_committed_sites_from_the_slice(tmp_path):
     out = tmp_path / "launcher_messages.json"
     files, version = knowgen.read_slice(SLICE)
@@ -143,20 +140,19 @@ def test_remote_env_entry_names_what_runner_py_exports(kb):
     for p in prefixes:
         assert p in entry["explain"], p
     assert ast.literal_eval(values["DEEPSPEED_ENVIRONMENT_NAME"].args[0]) == "DS_ENV_FILE" in entry["explain"]
-    fixes = _fixes(entry)
-    assert "~/.deepspeed_env" in fixes and "--launcher slurm" in fixes and "--venv_script" in fixes
+    got = fixes(entry, " ")
+    assert "~/.deepspeed_env" in got and "--launcher slurm" in got and "--venv_script" in got
 
 
 def test_accelerate_main_process_port_zero_names_a_fixed_port(cli, kb, tmp_path):
     rc, res = _answer(cli, REAL["port_zero_3091"], tmp_path)
-    root = res["findings"][0]
-    assert rc == 0 and root["id"] == "accelerate.port_zero" and root["confidence"] == "cause"
-    assert "older than 1.7.0" in root["causes"][0]["text"] and "29500" in root["causes"][0]["fix"][0]
+    assert rc == 0
+    root = assert_root(res, "accelerate.port_zero", confidence="cause", fix="29500")
+    assert "older than 1.7.0" in root["causes"][0]["text"]
     # several machines with port 0: each machine picks its own port (accelerate >= 1.7.0)
     cfg = REAL["port_zero_3091"].replace("num_machines: 1", "num_machines: 2")
-    root = explain.explain_text(cfg, kb)["findings"][0]
-    assert root["id"] == "accelerate.port_zero" and "Several machines" in root["causes"][0]["text"]
-    assert "the same on every machine" in root["causes"][0]["fix"][0]
+    root = assert_root(explain.explain_text(cfg, kb), "accelerate.port_zero", fix="the same on every machine")
+    assert "Several machines" in root["causes"][0]["text"]
     # port 0 on one machine beside a failure that is not the rendezvous (an NCCL watchdog timeout)
     # is not this entry
     other = ("main_process_port: 0\nnum_machines: 1\n[rank0]:[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank 0] Watchdog "
@@ -167,16 +163,15 @@ def test_accelerate_main_process_port_zero_names_a_fixed_port(cli, kb, tmp_path)
 
 def test_deepspeed_empty_master_address_says_master_addr(cli, tmp_path):
     rc, res = _answer(cli, REAL["empty_master_2612"], tmp_path)
-    root = res["findings"][0]
-    assert rc == 0 and root["id"] == "deepspeed.master_addr"
-    assert "hostname -I" in root["causes"][0]["text"] and "--master_addr" in root["causes"][0]["fix"][0]
+    assert rc == 0
+    root = assert_root(res, "deepspeed.master_addr", fix="--master_addr")
+    assert "hostname -I" in root["causes"][0]["text"]
 
 
 def test_deepspeed_without_gpu_gets_the_messages_own_fix(cli, tmp_path):
     rc, res = _answer(cli, REAL["no_gpu_lmflow_304"], tmp_path)
-    root = res["findings"][0]
-    assert rc == 0 and root["family"] == "deepspeed.launcher"
-    assert "login or CPU node" in root["causes"][0]["text"] and "GPU node" in root["causes"][0]["fix"][0]
+    root = assert_root(res, fix="GPU node")
+    assert rc == 0 and root["family"] == "deepspeed.launcher" and "login or CPU node" in root["causes"][0]["text"]
 
 
 def test_a_healthy_ds_report_is_no_error_with_a_note(cli, tmp_path):
@@ -199,8 +194,7 @@ def test_deepspeed_env_file_line_without_equals(kb):
     files, _ = knowgen.read_slice(SLICE)
     runner = next(src for path, src in files if path == "deepspeed/launcher/runner.py" and "var.split" in src)
     assert runner.splitlines()[609].strip() == "key, val = var.split('=', maxsplit=1)"
-    root = explain.explain_text(text, kb)["findings"][0]
-    assert root["id"] == "deepspeed.env_file_syntax" and "KEY=VALUE" in root["causes"][0]["fix"][0]
+    assert_root(explain.explain_text(text, kb), "deepspeed.env_file_syntax", fix="KEY=VALUE")
     # the same ValueError from another program's parser is not DeepSpeed's environment file
     res = explain.explain_text(REAL["mmcv_1840"], kb)
     assert not any(f["id"] == "deepspeed.env_file_syntax" for f in res["findings"])
@@ -215,13 +209,11 @@ def test_remote_rank_errors_after_pdsh_name_what_was_not_carried(kb):
     module = cmd + ("node2: Traceback (most recent call last):\nnode2:   File \"/home/u/proj/train.py\", line 3, in "
                     "<module>\nnode2:     import transformers\nnode2: ModuleNotFoundError: No module named "
                     "'transformers'\npdsh@node1: node2: ssh exited with exit code 1\n")
-    root = explain.explain_text(module, kb)["findings"][0]
-    assert root["id"] == "deepspeed.remote_env" and "same path" in root["causes"][0]["fix"][0]
+    assert_root(explain.explain_text(module, kb), "deepspeed.remote_env", fix="same path")
     lib = cmd + ("node2: /home/u/venv/bin/python: error while loading shared libraries: libpython3.10.so.1.0: cannot "
                  "open shared object file: No such file or directory\n"
                  "pdsh@node1: node2: ssh exited with exit code 127\n")
-    root = explain.explain_text(lib, kb)["findings"][0]
-    assert root["id"] == "deepspeed.remote_env" and "~/.deepspeed_env" in root["causes"][0]["fix"][0]
+    assert_root(explain.explain_text(lib, kb), "deepspeed.remote_env", fix="~/.deepspeed_env")
     # a single-node run (runner.py's local command, no pdsh) has no remote ranks: not this entry
     single = ("[2024-05-01 10:00:00,100] [INFO] [runner.py:568:main] cmd = /usr/bin/python3 -u -m "
               "deepspeed.launcher.launch --world_info=e30= --master_addr=127.0.0.1 --master_port=29500 train.py\n"
@@ -247,9 +239,8 @@ def test_a_login_node_as_the_store_address_is_named(kb):
     text = ("[W socket.cpp:601] [c10d] The client socket has failed to connect to [login01]:29500 (errno: 110 - "
             "Connection timed out).\ntorch.distributed.DistNetworkError: The client socket has timed out after 1800s "
             "while trying to connect to (login01, 29500).\n")
-    root = explain.explain_text(text, kb)["findings"][0]
-    assert root["id"] == "rendezvous.connect" and "login node" in root["causes"][0]["text"]
-    assert "scontrol show hostnames" in root["causes"][0]["fix"][0]
+    root = assert_root(explain.explain_text(text, kb), "rendezvous.connect", fix="scontrol show hostnames")
+    assert "login node" in root["causes"][0]["text"]
     # a compute node's name is not read as a login node
     root = explain.explain_text(text.replace("login01", "gpu-a01"), kb)["findings"][0]
     assert "login node" not in root["causes"][0]["text"]
@@ -262,8 +253,7 @@ def test_deepspeed_openmpi_runner_eth0_default(kb):
            "^openib --mca btl_tcp_if_include eth0 -x UCX_TLS=tcp /home/u/venv/bin/python -u train.py --deepspeed\n")
     warn = ("WARNING: An invalid value was given for btl_tcp_if_include.  This\nvalue will be ignored.\n\n"
             "  Local host: gpu-a01\n  Value:      eth0\n  Message:    Unknown interface name\n")
-    root = explain.explain_text(cmd + warn, kb)["findings"][0]
-    assert root["id"] == "deepspeed.openmpi_eth0" and "--launcher_args" in root["causes"][0]["fix"][0]
+    assert_root(explain.explain_text(cmd + warn, kb), "deepspeed.openmpi_eth0", fix="--launcher_args")
     assert explain.explain_text(cmd, kb)["verdict"] == "no_error"  # the launch line alone is no error
 
 
@@ -286,8 +276,7 @@ def test_pdsh_messages_are_read_from_its_err_calls(kb):
         "pdsh@gpu1: gpu2: ssh exited with exit code 255": ("ssh.pdsh", "ssh-copy-id"),
     }
     for line, (eid, fix) in lines.items():
-        res = explain.explain_text(line + "\n", kb)
-        assert res["findings"][0]["id"] == eid and fix in " ".join(res["findings"][0]["causes"][0]["fix"]), line
+        assert_root(explain.explain_text(line + "\n", kb), eid, fix_re=re.escape(fix))
     assert explain.explain_text("pdsh@gpu1: gpu2: ssh exited with exit code 1\n", kb)["verdict"] == "echo_only"
     assert explain.explain_text("pdsh@gpu1: interrupt (one more within 1 sec to abort)\n", kb)["verdict"] == \
         "no_error"
@@ -302,9 +291,8 @@ def test_deepspeed_started_without_a_launcher_names_the_launcher(kb):
             "init_distributed\n    mpi_discovery(distributed_port=distributed_port, verbose=verbose)\n"
             '  File "/root/.conda/envs/llama3/lib/python3.10/site-packages/deepspeed/comm/comm.py", line 677, in '
             "mpi_discovery\n    from mpi4py import MPI\nModuleNotFoundError: No module named 'mpi4py'\n")
-    root = explain.explain_text(text, kb)["findings"][0]
-    assert root["id"] == "deepspeed.no_launcher" and root["confidence"] == "cause"
-    assert "--use_deepspeed" in root["causes"][0]["fix"][0] and "torchrun" in root["causes"][0]["fix"][0]
+    assert_root(explain.explain_text(text, kb), "deepspeed.no_launcher", confidence="cause",
+                fix=("--use_deepspeed", "torchrun"))
     # mpi4py missing in a program that is not DeepSpeed's MPI discovery is not this entry
     # (https://github.com/xbpeng/DeepMimic/issues/87, its last frames)
     other = ("Traceback (most recent call last):\n  File \"DeepMimic.py\", line 9, in <module>\n"
@@ -316,14 +304,12 @@ def test_the_local_rank_argument_a_launcher_adds_is_named(kb):
     # https://github.com/01-ai/Yi/pull/69 (deepspeed launching a script without --local_rank)
     ds = ("usage: text_generation_tp.py [-h] [--model MODEL] [--tokenizer TOKENIZER] [--max-tokens MAX_TOKENS]\n"
           "text_generation_tp.py: error: unrecognized arguments: --local_rank=3\n")
-    root = explain.explain_text(ds, kb)["findings"][0]
-    assert root["id"] == "launcher.local_rank_arg" and "--no_local_rank" in root["causes"][0]["fix"][0]
+    assert_root(explain.explain_text(ds, kb), "launcher.local_rank_arg", fix="--no_local_rank")
     # https://github.com/skycrapers/TecoGAN-PyTorch/issues/31 (torch 2.x's torch.distributed.launch)
     tl = ("main.py: error: unrecognized arguments: --local-rank=0\nmain.py: error: unrecognized arguments: "
           "--local-rank=1\nERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 2) local_rank: 0 "
           "(pid: 622423) of binary: /home/rong/anaconda3/envs/tecogan/bin/python\n")
-    root = explain.explain_text(tl, kb)["findings"][0]
-    assert root["id"] == "launcher.local_rank_arg" and "torchrun" in root["causes"][0]["fix"][0]
+    assert_root(explain.explain_text(tl, kb), "launcher.local_rank_arg", fix="torchrun")
 
 
 def test_a_healthy_accelerate_and_deepspeed_start_is_no_error(kb):

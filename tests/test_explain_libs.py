@@ -16,6 +16,7 @@ sys.path.insert(0, os.path.join(REPO, "tools"))
 
 import gen_cuda_libs  # noqa: E402
 import knowgen  # noqa: E402
+from explainhelp import assert_root, fixes  # noqa: E402
 
 
 def test_cuda_libs_regenerates_from_its_slice_and_records_each_wheel(tmp_path):
@@ -115,12 +116,9 @@ REAL = {
 }
 
 
-def _root(text):
-    r = explain.explain_text(text)
-    assert r["verdict"] == "root_cause", r["verdict"]
-    root = r["findings"][0]
-    fixes = "\n".join(f for c in root["causes"] for f in c["fix"])
-    return root, fixes
+def _root(text, entry=None, **kw):
+    root = assert_root(explain.explain_text(text), entry, verdict="root_cause", **kw)
+    return root, fixes(root)
 
 
 @pytest.mark.parametrize("name,entry,confidence,fix", [
@@ -137,10 +135,8 @@ def _root(text):
     ("loss_shapes", "usercode.shape_mismatch", "cause", "logits.view(-1, logits.size(-1))"),
 ])
 def test_real_user_code_failures_get_their_family_and_fix(name, entry, confidence, fix):
-    root, fixes = _root(REAL[name])
-    assert root["id"] == entry, (name, root["id"])
-    assert root["confidence"] == confidence, (name, root["confidence"])
-    assert fix in fixes, (name, fixes)
+    root, got = _root(REAL[name], entry, confidence=confidence)
+    assert fix in got, (name, got)
 
 
 def test_the_first_cause_is_the_one_the_log_shows():
@@ -159,11 +155,11 @@ def test_oom_names_fragmentation_only_when_much_is_reserved_but_unallocated():
            "Of the allocated memory 21.29 GiB is allocated by PyTorch, and %s is reserved by PyTorch but unallocated. If "
            "reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to "
            "avoid fragmentation.\n")
-    root, _ = _root(msg % "1.86 GiB")
-    assert root["id"] == "cuda.oom" and "Fragmentation" in root["causes"][0]["text"]
-    root, fixes = _root(msg % "45.71 MiB")
-    assert root["id"] == "cuda.oom" and not root["causes"][0]["text"].startswith("Fragmentation")
-    assert "gradient (activation) checkpointing" in fixes and "expandable_segments:True" in fixes
+    root, _ = _root(msg % "1.86 GiB", "cuda.oom")
+    assert "Fragmentation" in root["causes"][0]["text"]
+    root, got = _root(msg % "45.71 MiB", "cuda.oom")
+    assert not root["causes"][0]["text"].startswith("Fragmentation")
+    assert "gradient (activation) checkpointing" in got and "expandable_segments:True" in got
 
 
 @pytest.mark.parametrize("text,entry", [
@@ -178,8 +174,7 @@ def test_oom_names_fragmentation_only_when_much_is_reserved_but_unallocated():
     ("RuntimeError: Function 'LogSoftmaxBackward0' returned nan values in its 0th output.", "usercode.nan_inf"),
 ])
 def test_messages_quoted_from_their_source_get_their_entry(text, entry):
-    root, _ = _root(text + "\n")
-    assert root["id"] == entry, (text, root["id"])
+    _root(text + "\n", entry)
 
 
 def test_a_healthy_log_that_names_the_libraries_is_no_error():

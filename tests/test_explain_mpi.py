@@ -5,7 +5,6 @@ public threads (cited per text) get their entry through the CLI; texts that only
 echo and, for signal 9, the OOM killer as a cause with its evidence; a healthy mpiexec run gives no root cause.
 """
 
-import json
 import os
 import re
 import sys
@@ -16,6 +15,7 @@ sys.path.insert(0, os.path.join(REPO, "tools"))
 
 import gen_mpich_messages as gen  # noqa: E402
 import knowgen  # noqa: E402
+from explainhelp import explain_paste, ids, root_id  # noqa: E402
 
 REAL = {
     # https://github.com/mcdc-project/mcdc/issues/148 (MPICH under srun on LLNL Quartz)
@@ -61,11 +61,7 @@ HEALTHY = ("$ mpiexec -f hostfile -n 4 ./examples/cpi\nProcess 0 of 4 is on node
 
 
 def _answer(cli, text, tmp_path, name="log.txt"):
-    path = tmp_path / name
-    path.write_text(text)
-    rc, out, err = cli("explain", "--json", "--file", str(path))
-    assert rc in (0, 1), err
-    return json.loads(out)
+    return explain_paste(cli, tmp_path, text, "--file", name=name, rcs=(0, 1))[1]
 
 
 def test_generator_regenerates_the_committed_sites_from_the_slice(tmp_path):
@@ -109,7 +105,7 @@ def test_short_texts_need_mpich_line_shape():
 def test_real_mpich_texts_get_their_entry(cli, tmp_path):
     for name, (text, want) in REAL.items():
         doc = _answer(cli, text, tmp_path, name + ".txt")
-        assert doc["findings"] and doc["findings"][0]["id"] == want, (name, [f["id"] for f in doc["findings"]])
+        assert root_id(doc) == want, (name, ids(doc))
     doc = _answer(cli, REAL["bad_termination_sigkill_jukebox155"][0], tmp_path)
     first = doc["findings"][0]["causes"][0]
     assert "OOM" in first["text"] and first["evidence"], first
@@ -181,7 +177,7 @@ def test_horovod_generator_regenerates_the_committed_sites_from_the_slice(tmp_pa
 def test_real_horovod_texts_get_their_entry(cli, tmp_path):
     for name, (text, want) in HVD_REAL.items():
         doc = _answer(cli, text, tmp_path, name + ".txt")
-        assert doc["findings"] and doc["findings"][0]["id"] == want, (name, [f["id"] for f in doc["findings"]])
+        assert root_id(doc) == want, (name, ids(doc))
     doc = _answer(cli, HVD_REAL["shutdown_dle972"][0], tmp_path)
     assert doc["verdict"] == "echo_only"
     doc = _answer(cli, HVD_REAL["stall_2564"][0], tmp_path)
@@ -222,7 +218,7 @@ OMPI_REAL = {
 def test_real_open_mpi_reports_get_their_entry(cli, tmp_path):
     for name, (text, want) in OMPI_REAL.items():
         doc = _answer(cli, text, tmp_path, name + ".txt")
-        assert doc["findings"] and doc["findings"][0]["id"] == want, (name, [f["id"] for f in doc["findings"]])
+        assert root_id(doc) == want, (name, ids(doc))
     doc = _answer(cli, OMPI_REAL["ompi_signal9_2661"][0], tmp_path)
     assert doc["verdict"] == "echo_only" and "OOM" in doc["findings"][0]["causes"][0]["text"]
     assert doc["findings"][0]["causes"][0]["evidence"]  # 'exited on signal 9'
@@ -278,7 +274,7 @@ def test_real_prterun_signal9_is_the_rank_died_echo(cli, tmp_path):
             "signal 9 (Killed).\n"
             "--------------------------------------------------------------------------\n")
     doc = _answer(cli, text, tmp_path)
-    assert doc["findings"] and doc["findings"][0]["id"] == "mpi.rank_died", [f["id"] for f in doc["findings"]]
+    assert root_id(doc) == "mpi.rank_died", ids(doc)
     doc = _answer(cli, "PRTE has lost communication with a remote daemon.\n\n  HNP daemon   : [prterun-n1-42@0,0] on "
                        "node n1\n  Remote daemon: [prterun-n1-42@0,1] on node n2\n", tmp_path)
     assert doc["findings"][0]["id"] == "mpi.launch" and doc["findings"][0]["confidence"] == "family"

@@ -6,9 +6,9 @@ them is in bench/data/ or fixtures/logs/.
 A known bug needs an affected version AND its own symptom; the same words with a fixed version, at
 another site, or a peer's echo alone name no known bug."""
 
-import json
 
 import pytest
+from explainhelp import assert_root, explain_paste
 
 # https://github.com/NVIDIA/nccl/issues/957 (description): NCCL 2.18.3 from a CUDA 12.1 container,
 # Megatron-LM on two nodes; the fix is commit 4365458 (NCCL 2.18.6 / 2.19.3). The WARN lines and
@@ -99,11 +99,7 @@ ECHO_166 = (
 
 
 def _explain(cli, tmp_path, text, name="paste.log"):
-    p = tmp_path / name
-    p.write_text(text)
-    rc, out, err = cli("explain", "--json", str(p))
-    assert err == "" and rc in (0, 1), (rc, err)
-    return json.loads(out)
+    return explain_paste(cli, tmp_path, text, name=name, rcs=(0, 1), quiet=True)[1]
 
 
 def _known(doc):
@@ -112,10 +108,8 @@ def _known(doc):
 
 def test_nccl_957_the_transport_cc_failure_with_2_18_3_is_the_known_bug(cli, tmp_path):
     doc = _explain(cli, tmp_path, NCCL_957)
-    root = doc["findings"][0]
-    assert doc["root"] == "nccl.bug_218_async_memcpy" and root["confidence"] == "cause"
-    assert "fixed in 2.18.6 / 2.19.3" in root["title"]
-    assert "2.19.3" in root["causes"][0]["fix"][0]
+    root = assert_root(doc, confidence="cause", fix="2.19.3")
+    assert doc["root"] == "nccl.bug_218_async_memcpy" and "fixed in 2.18.6 / 2.19.3" in root["title"]
     shown = [m["text"] for m in root["matches"]]  # the WARN line and the version line
     assert any("transport.cc:154 NCCL WARN" in t for t in shown) and any("2.18.3+cuda12.1" in t for t in shown)
     rc, out, _ = cli("explain", str(tmp_path / "paste.log"))
@@ -126,20 +120,17 @@ def test_torchs_form_of_the_2_18_bug_names_it_as_a_cause_to_confirm(cli, tmp_pat
     """Without the WARN line the site is unknown (transport/nvls.cc says the same words, NVIDIA/nccl#976):
     the family, with the known bug as the first possible cause and how to tell it apart."""
     doc = _explain(cli, tmp_path, LLAMAFACTORY_1169)
-    root = doc["findings"][0]
-    assert doc["root"] == "nccl.unhandled_cuda_error" and root["confidence"] == "family"
-    first = root["causes"][0]
+    first = assert_root(doc, confidence="family", fix="nvidia-nccl-cu12>=2.19.3")["causes"][0]
+    assert doc["root"] == "nccl.unhandled_cuda_error"
     assert "NVIDIA/nccl#957" in first["text"] and "fixed in 2.18.6 / 2.19.3" in first["text"]
     assert any("transport.cc" in c and "nvls.cc" in c for c in first["confirm"])
-    assert "nvidia-nccl-cu12>=2.19.3" in first["fix"][0]
 
 
 def test_torch_2_2_with_an_older_nccl_names_ncclcommregister(cli, tmp_path):
     doc = _explain(cli, tmp_path, TORCH_119932)
-    root = doc["findings"][0]
+    root = assert_root(doc, fix=("nvidia-nccl-cu12", "torch 2.1.2"))
     assert doc["root"] == "nccl.torch_needs_nccl_219" and root["family"] == "nccl.version_mismatch"
-    assert "NCCL >= 2.19" in root["title"] and "nvidia-nccl-cu12" in root["causes"][0]["fix"][0]
-    assert "torch 2.1.2" in root["causes"][0]["fix"][0]
+    assert "NCCL >= 2.19" in root["title"]
 
 
 @pytest.mark.parametrize("name,text,root", [

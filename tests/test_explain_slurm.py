@@ -7,11 +7,11 @@ tests/test_explain_generated.py (GENERATORS).
 
 import json
 import os
-import re
 import subprocess
 import sys
 
 import pytest
+from explainhelp import assert_root, explain_cli, explain_paste
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GEN = os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated")
@@ -107,16 +107,8 @@ REAL = [
 
 @pytest.mark.parametrize("name,text,entry,fix", REAL, ids=[r[0] for r in REAL])
 def test_real_slurm_texts_get_the_specific_entry_and_fix(cli, tmp_path, name, text, entry, fix):
-    log = tmp_path / ("%s.log" % name)
-    log.write_text(text + "\n")
-    rc, out, err = cli("explain", "--json", log)
-    assert rc == 0, err
-    doc = json.loads(out)
-    assert doc["verdict"] == "root_cause"
-    root = doc["findings"][0]
-    assert root["id"] == entry, (root["id"], [f["id"] for f in doc["findings"]])
-    first = root["causes"][0]
-    assert re.search(fix, " ".join(first["fix"])), first
+    _, doc = explain_paste(cli, tmp_path, text + "\n", name="%s.log" % name, rcs=(0,))
+    root = assert_root(doc, entry, verdict="root_cause", fix_re=fix)
     if entry == "slurm.error":  # the generic family, but the code's own fix: a cause, not a guess
         assert root["confidence"] == "cause"
 
@@ -129,13 +121,11 @@ def test_short_slurm_literals_need_a_slurm_line(cli, tmp_path):
     log.write_text("RuntimeError: CUDA error: device-side assert triggered\n"
                    "CUDA kernel errors might be asynchronously reported; consider passing CUDA_LAUNCH_BLOCKING=1\n"
                    "config.py: invalid key: 'lr_sheduler'\nroot host: 10.0.0.1\nmsgpack: unpack error\n")
-    rc, out, err = cli("explain", "--json", log)
-    doc = json.loads(out)
+    _, doc = explain_cli(cli, log)
     assert doc["findings"] and not [f["id"] for f in doc["findings"] if f["id"].startswith("slurm.")]
     log.write_text("slurmstepd: error:  mpi/pmix_v4: pmixp_coll_ring_log: gpu01 [0]: pmixp_coll_ring.c:742: "
                    "done contrib: gpu02\n")
-    rc, out, err = cli("explain", "--json", log)
-    assert json.loads(out)["findings"][0]["id"] == "slurm.mpi"
+    assert_root(explain_cli(cli, log)[1], "slurm.mpi")
 
 
 def test_normal_pending_reasons_are_not_an_error(cli, tmp_path):
@@ -146,8 +136,7 @@ def test_normal_pending_reasons_are_not_an_error(cli, tmp_path):
                    " 12345     debug job1 dave  R   0:21     4 dev[9-12]\n"
                    " 12346     debug job2 dave PD   0:00     8 (Resources)\n"
                    " 12348     debug job3 ed   PD   0:00     4 (Priority)\n")
-    rc, out, err = cli("explain", "--json", log)
-    doc = json.loads(out)
+    rc, doc = explain_cli(cli, log)
     assert rc == 0 and doc["verdict"] == "no_error" and not doc["findings"], doc["verdict"]
 
 

@@ -12,6 +12,7 @@ import os
 import re
 
 import pytest
+from explainhelp import assert_root, explain_cli, explain_paste
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GEN = os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated")
@@ -166,16 +167,8 @@ REAL = [
 
 @pytest.mark.parametrize("name,text,entry,fix", REAL, ids=[r[0] for r in REAL])
 def test_real_texts_get_the_specific_entry_and_fix(cli, tmp_path, name, text, entry, fix):
-    log = tmp_path / ("%s.log" % name)
-    log.write_text(text + "\n")
-    rc, out, err = cli("explain", "--json", log)
-    assert rc == 0, err
-    doc = json.loads(out)
-    assert doc["verdict"] == "root_cause"
-    root = doc["findings"][0]
-    assert root["id"] == entry, (root["id"], [f["id"] for f in doc["findings"]])
-    first = root["causes"][0]
-    assert re.search(fix, " ".join(first["fix"])), first
+    _, doc = explain_paste(cli, tmp_path, text + "\n", name="%s.log" % name, rcs=(0,))
+    assert_root(doc, entry, verdict="root_cause", fix_re=fix)
 
 
 def test_munge_debug_lines_of_a_healthy_slurmd_are_no_error(cli, tmp_path):
@@ -186,8 +179,7 @@ def test_munge_debug_lines_of_a_healthy_slurmd_are_no_error(cli, tmp_path):
                    "[2026-11-25T10:00:00.002] debug:  Munge authentication plugin loaded\n"
                    "[2026-11-25T10:00:00.003] debug2: Processing RPC: REQUEST_PING\n"
                    "[2026-11-25T10:00:00.004] slurmd version 22.05.8 started\n")
-    rc, out, err = cli("explain", "--json", log)
-    doc = json.loads(out)
+    rc, doc = explain_cli(cli, log)
     assert rc == 0 and doc["verdict"] == "no_error", doc["findings"]
 
 
@@ -204,6 +196,5 @@ def test_a_healthy_pyxis_and_enroot_start_is_no_error(cli, tmp_path):
                    "[2026-11-25T10:00:01.000] [81.0] pyxis: creating container filesystem: pyxis_81.0\n"
                    "[2026-11-25T10:00:02.000] [81.0] pyxis: starting container: pyxis_81.0\n"
                    "[2026-11-25T10:00:02.100] [81.0] pyxis: completed container setup in 1200 ms\n")
-    rc, out, err = cli("explain", "--json", log)
-    doc = json.loads(out)
+    rc, doc = explain_cli(cli, log)
     assert rc == 0 and doc["verdict"] == "no_error", doc["findings"]

@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 import pytest
+from explainhelp import assert_root, explain_cli, explain_paste, fixes
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GEN = os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated", "torch_messages.json")
@@ -75,15 +76,10 @@ REAL = {
 }
 
 
-def _explain(cli, tmp_path, text):
-    path = tmp_path / "log.txt"
-    path.write_text(text)
-    rc, out, err = cli("explain", "--json", path)
-    assert rc == 0, err  # exit 0: a known error explained (gpudoctor explain --help)
-    res = json.loads(out)
-    root = res["findings"][0]
-    fixes = "\n".join(f for c in root["causes"] for f in c["fix"] + ["%s=%s" % kv for kv in c["exports"].items()])
-    return root, fixes
+def _explain(cli, tmp_path, text, entry=None, **kw):
+    # exit 0: a known error explained (gpudoctor explain --help)
+    root = assert_root(explain_paste(cli, tmp_path, text, rcs=(0,))[1], entry, **kw)
+    return root, fixes(root, exports=True)
 
 
 @pytest.mark.parametrize("name,entry,fix", [
@@ -94,15 +90,14 @@ def _explain(cli, tmp_path, text):
     ("unused_parameters", "torch.ddp_unused_parameters", "find_unused_parameters=True"),
 ])
 def test_real_torch_distributed_errors_get_the_specific_fix(cli, tmp_path, name, entry, fix):
-    root, fixes = _explain(cli, tmp_path, REAL[name])
-    assert root["id"] == entry and root["confidence"] == "cause", (name, root["id"])
-    assert fix in fixes + "\n".join(root.get("debug", [])), (name, fixes)
+    root, got = _explain(cli, tmp_path, REAL[name], entry, confidence="cause")
+    assert fix in got + "\n".join(root.get("debug", [])), (name, got)
 
 
 def test_the_store_timeout_is_not_read_as_a_plain_errno_timeout(cli, tmp_path):
     # the miss before this source: DistStoreError answered as errno.timeout ("a peer did not answer")
-    root, fixes = _explain(cli, tmp_path, REAL["store_wait"])
-    assert root["family"] != "errno.timeout" and "MASTER_ADDR" in fixes
+    root, got = _explain(cli, tmp_path, REAL["store_wait"])
+    assert root["family"] != "errno.timeout" and "MASTER_ADDR" in got
 
 
 def test_c10d_progress_lines_of_a_healthy_start_are_no_error(cli, tmp_path):
@@ -111,5 +106,5 @@ def test_c10d_progress_lines_of_a_healthy_start_are_no_error(cli, tmp_path):
     path.write_text("[I socket.cpp:835] The server socket has started to listen on [::]:29500.\n"
                     "[I socket.cpp:923] The client socket has connected to [localhost]:29500 on [localhost]:51350.\n"
                     "[I TCPStore.cpp:290] TCP client connected to host 127.0.0.1:29500\n")
-    rc, out, _ = cli("explain", "--json", path)
-    assert rc == 0 and json.loads(out)["verdict"] == "no_error"
+    rc, doc = explain_cli(cli, path)
+    assert rc == 0 and doc["verdict"] == "no_error"

@@ -7,7 +7,6 @@ regenerates the committed sites, and real texts from public openucx/ucx threads 
 get their entry through the CLI; a healthy `ucx_info -d` and UCX INFO lines give no root cause.
 """
 
-import json
 import os
 import sys
 
@@ -17,6 +16,7 @@ sys.path.insert(0, os.path.join(REPO, "tools"))
 
 import gen_ucx_messages as gen  # noqa: E402
 import knowgen  # noqa: E402
+from explainhelp import explain_paste, fixes, ids, root_id  # noqa: E402
 
 REAL = {
     # https://github.com/openucx/ucx/pull/4511 (a comment of 2023-07-07: OMPI 4.1.5 + UCX 1.10.1 under apptainer)
@@ -60,18 +60,6 @@ HEALTHY = (
     "[1461192566.462450] [pod9:16629:0]    ucp_context.c:208  UCX  INFO  posix and xpmem are currently unavailable\n")
 
 
-def _answer(cli, text, tmp_path, name="log.txt"):
-    path = tmp_path / name
-    path.write_text(text)
-    rc, out, err = cli("explain", "--json", "--file", str(path))
-    assert rc == 0, err
-    return rc, json.loads(out)
-
-
-def _root(doc):
-    return doc["findings"][0]["id"] if doc["findings"] else None
-
-
 def test_generator_regenerates_the_committed_sites_from_the_slice(tmp_path):
     got = knowgen.regenerated(gen.main, SLICE, tmp_path / "ucx_messages.json")
     full = knowgen.committed("ucx_messages")
@@ -111,14 +99,13 @@ def test_real_ucx_texts_get_their_entry(cli, tmp_path):
     want = {"posix_proc_link_4511": "container.ucx_shm", "posix_enoent_8511": "container.ucx_shm",
             "ud_timeout_7885": "rdma.gid_index", "ud_timeout_6522": "rdma.gid_index"}
     for name, text in REAL.items():
-        rc, doc = _answer(cli, text, tmp_path, name + ".txt")
-        assert _root(doc) == want[name], (name, [f["id"] for f in doc["findings"]])
-    rc, doc = _answer(cli, REAL["posix_proc_link_4511"], tmp_path)
-    fixes = " ".join(x for f in doc["findings"] if f["id"] == "container.ucx_shm" for c in f["causes"]
-                     for x in c["fix"])
-    assert "--ipc=host" in fixes and "UCX_TLS" in fixes
+        rc, doc = explain_paste(cli, tmp_path, text, "--file", name=name + ".txt", rcs=(0,))
+        assert root_id(doc) == want[name], (name, ids(doc))
+    rc, doc = explain_paste(cli, tmp_path, REAL["posix_proc_link_4511"], "--file", rcs=(0,))
+    got = " ".join(fixes(f, " ") for f in doc["findings"] if f["id"] == "container.ucx_shm")
+    assert "--ipc=host" in got and "UCX_TLS" in got
 
 
 def test_healthy_ucx_info_gives_no_error(cli, tmp_path):
-    rc, doc = _answer(cli, HEALTHY, tmp_path)
+    rc, doc = explain_paste(cli, tmp_path, HEALTHY, "--file", rcs=(0,))
     assert doc["verdict"] == "no_error" and not doc["findings"], doc["findings"]

@@ -1,0 +1,76 @@
+"""How explain's tests ask explain about a text and read its answer, in one place.
+
+Most tests/test_explain*.py tests do the same four steps: run explain on a text (the CLI in this
+process, `gpudoctor explain --json`, or the library), take the root finding (the first), check its
+id, and check that the first cause's fix names the command a user should run. These helpers do the
+steps; each assertion a helper makes is one its caller asks for (a test asserts what it asserted
+before it used them, no more).
+"""
+
+import json
+import re
+
+
+def explain_cli(cli, *args, rcs=None, quiet=False):
+    """`gpudoctor explain --json ARGS` through the `cli` fixture: (rc, the JSON document).
+    rcs: the exit codes allowed (None: any); quiet: stderr must be empty."""
+    rc, out, err = cli("explain", "--json", *args)
+    if quiet:
+        assert err == "", (rc, err)
+    if rcs is not None:
+        assert rc in rcs, (rc, err)
+    return rc, json.loads(out)
+
+
+def explain_paste(cli, tmp_path, text, *args, name="log.txt", rcs=None, quiet=False):
+    """Write `text` to tmp_path/name and explain that file (ARGS before the path, e.g. "--file")."""
+    path = tmp_path / name
+    path.write_text(text)
+    return explain_cli(cli, *args, path, rcs=rcs, quiet=quiet)
+
+
+def root_of(doc):
+    """The root finding (the first), or None when there is none."""
+    return doc["findings"][0] if doc["findings"] else None
+
+
+def root_id(doc):
+    """The root finding's id, or None when there is no finding."""
+    return doc["findings"][0]["id"] if doc["findings"] else None
+
+
+def ids(doc):
+    """The ids of every finding, in order (the message of a failed id assertion)."""
+    return [f["id"] for f in doc["findings"]]
+
+
+def fixes(finding, sep="\n", confirm=False, exports=False):
+    """Every fix of every cause (and the confirm commands / exported variables when asked), joined."""
+    out = []
+    for c in finding["causes"]:
+        out.extend(c["fix"])
+        if confirm:
+            out.extend(c["confirm"])
+        if exports:
+            out.extend("%s=%s" % kv for kv in c["exports"].items())
+    return sep.join(out)
+
+
+def assert_root(doc, entry=None, verdict=None, fix=(), fix_re=None, confidence=None):
+    """Check the answer's root finding and return it. Each check runs only when asked:
+    verdict: doc's verdict; entry: the root's id; fix: a string (or several) that the first
+    cause's first fix contains; fix_re: a regex searched in the first cause's fixes (joined by a
+    blank); confidence: the root's confidence."""
+    if verdict is not None:
+        assert doc["verdict"] == verdict, (doc["verdict"], ids(doc))
+    root = doc["findings"][0]
+    if entry is not None:
+        assert root["id"] == entry, (root["id"], ids(doc))
+    if confidence is not None:
+        assert root["confidence"] == confidence, (root["confidence"], root["id"])
+    first = root["causes"][0] if (fix or fix_re is not None) else None
+    for want in ([fix] if isinstance(fix, str) else fix):
+        assert want in first["fix"][0], (want, first["fix"])
+    if fix_re is not None:
+        assert re.search(fix_re, " ".join(first["fix"])), (fix_re, first)
+    return root
