@@ -1,29 +1,34 @@
-"""The prolog tier's facts, collected by two child processes while gpudoctor imports.
+"""The prolog tier's facts, collected by three child processes while gpudoctor imports.
 
 `check --fast` and `slurm-health --fast` (the prolog tier) read this machine in process. On
 an H100 node that is about 45 ms of imports before the first fact (the cli, config,
 registry, runner, 17 check modules, the collector's 12 section modules: CPU, under one GIL)
-and then about 60 ms of collecting (importing pynvml 8 ms; ``nvmlInit`` 12 ms, the first
+and then about 60 ms of collecting (importing pynvml 8-20 ms; ``nvmlInit`` 11 ms, the first
 device handle 7 ms and the ECC reads 5 ms of driver time; the python section's
-site-packages scan 7-14 ms; dmesg, the host's names, CUDA's libraries): docs/benchmarks.md,
+site-packages scan 8-14 ms; dmesg, the host's names, CUDA's libraries): docs/benchmarks.md,
 "The prolog tier against the NVML floor". A thread could overlap the driver time, not the
-imports. So ``start`` forks twice, first thing, while the process is still one thread (a
-fork copies only the calling thread; a lock another thread held would never be released in
-the child), and the children collect while the parent imports:
+imports. So ``start`` forks three times, first thing, while the process is still one thread
+(a fork copies only the calling thread; a lock another thread held would never be released
+in the child), and the children collect while the parent imports:
 
-- the reading child imports pynvml and reads NVML (``_nvml``, the gpu section's own read), and
-  nothing else: a thread starts the driver while the main thread imports ``_nvml``; it sends
-  the read to the collecting child as JSON;
+- the reading child reads NVML (``_nvml``, the gpu section's own read) and nothing else: a
+  thread starts the driver through ctypes (``nvmlInit_v2``, the handles) while the main
+  thread imports pynvml and ``_nvml``; it sends the read to the collecting child as JSON;
+- the python child runs the python section (the site-packages scan) and sends it to the
+  collecting child as JSON;
 - the collecting child runs every other section, then gpu (whose kernel log it reads before
-  it waits), taking the reading child's read (``last`` and ``prefetched`` in
-  collector/base.py), with the options the
-  local fast path gives (``OPTIONS``), in the environment and with the rlimits, user and
-  interpreter the parent has at the fork, and sends the facts to the parent as JSON;
+  it waits) and python, taking the other children's reads (``last`` and ``prefetched`` in
+  collector/base.py), with the options the local fast path gives (``OPTIONS``), in the
+  environment and with the rlimits, user and interpreter the parent has at the fork, and
+  sends the facts to the parent as JSON;
 - the parent takes them (``take_facts``) when it would collect with the same options in the
   same environment; where only the per-run key for hashing environment values differs
   (slurm-health keeps one in its history), it runs the collector and takes every section
   but the few that read that key (``KEYED``) from the child (``take``); otherwise it
   collects for itself, as before.
+
+Each child closes its end of the pipe as soon as its reply is written (``_write``): the
+reader's EOF then never waits for the child's exit.
 
 The facts are the same values: a result goes on only when JSON carries it unchanged (it
 compares equal after the round trip), else whoever needs it reads it itself; no pynvml in the
@@ -94,7 +99,7 @@ def _one_thread():
 
 
 def start(argv, environ=None, proc="/proc/driver/nvidia/version"):
-    """Fork the two children when ``argv`` is the prolog tier on a GPU node (the NVIDIA
+    """Fork the three children when ``argv`` is the prolog tier on a GPU node (the NVIDIA
     driver is loaded: there the reads are slow enough to be worth a process) and this process
     is one thread. Returns the collecting child's pid, or None."""
     if _state["pids"] or _state["reply"] is not None or not hasattr(os, "fork") \
@@ -103,23 +108,29 @@ def start(argv, environ=None, proc="/proc/driver/nvidia/version"):
     import gc
 
     was = gc.isenabled()
-    gc.disable()  # a short run that makes few cycles: no collection passes while all three import
+    gc.disable()  # a short run that makes few cycles: no collection passes while all four import
     _mark("parent: forks")
     rn, wn = os.pipe()
     reader = _fork(_reader_child, (wn,), (rn,))
     os.close(wn)
+    rp, wp = os.pipe()
+    python = _fork(_python_child, (wp,), (rn, rp)) if reader is not None else None
+    os.close(wp)
     r, w = os.pipe()
-    collector = _fork(_child, (w, rn), (r,)) if reader is not None else None
+    collector = _fork(_child, (w, rn, rp if python is not None else None),
+                      (r,) if python is not None else (r, rp)) if reader is not None else None
     os.close(w)
     os.close(rn)
+    os.close(rp)
+    children = [p for p in (reader, python, collector) if p is not None]
     if collector is None:  # the parent collects for itself
         os.close(r)
-        _state["pids"] = [p for p in (reader,) if p is not None]
+        _state["pids"] = children
         _end_child()
         if was:
             gc.enable()
         return None
-    _state.update(pids=[reader, collector], fd=r, env=dict(os.environ), gc=was)
+    _state.update(pids=children, fd=r, env=dict(os.environ), gc=was)
     _mark("parent: forked")
     import atexit
 
@@ -155,9 +166,15 @@ def _json_safe(value, json):
 
 
 def _write(fd, text):
+    """``text`` to ``fd``, then closed: the reader's EOF comes now, not when this process has
+    finished exiting (unmapping its memory, closing the NVIDIA devices: 1-3 ms on the H100
+    node, docs/benchmarks.md)."""
     data = text.encode("utf-8")
-    while data:
-        data = data[os.write(fd, data):]
+    try:
+        while data:
+            data = data[os.write(fd, data):]
+    finally:
+        os.close(fd)
 
 
 def _read(fd, limit=MAX_REPLY):
@@ -182,49 +199,43 @@ def _read(fd, limit=MAX_REPLY):
 
 
 def _reader_child(w):
-    """The reading child: NVML alone (``_nvml``, the gpu section's own read). A thread goes
-    straight to the driver (``nvmlInit`` and the handles: driver time, the GIL released) while
-    the main thread imports the collector's ``_nvml``; then ``_nvml`` reads with no other
-    Python work beside it, and the result goes to the collecting child as JSON.
+    """The reading child: NVML alone (``_nvml``, the gpu section's own read), sent to the
+    collecting child as JSON.
 
-    Nothing else runs here: while this child also ran the python section (site-packages,
-    14 ms of CPU on the H100 node), each return from the driver waited for the GIL (a switch
-    interval, 0.5 ms, per NVML call) and the child ended 50-60 ms after the forks although
-    its parts added to about 35 (docs/benchmarks.md); the collecting child runs that section
-    itself while this one reads."""
+    The driver's part starts first, in a thread, through ctypes: NVML's init and the device
+    handles (about 18 ms of driver time on the H100 node, the GIL released) while the
+    main thread imports pynvml (17-20 ms of CPU there) and the gpu section's module; ``_nvml``
+    then finds NVML initialised (its inits count: https://docs.nvidia.com/deploy/nvml-api/group__nvmlInitializationAndCleanup.html)
+    in the same library (pynvml loads libnvidia-ml.so.1 by that name: dlopen gives the one
+    already loaded) and its handles made, and meets the same error where the early call
+    failed. Nothing else runs here: beside the python section (a site-packages scan), every
+    return from the driver waited for the GIL (docs/benchmarks.md)."""
     _mark("reader: forked")
-    msg, pynvml = {}, None
+    msg, thread, pynvml = {}, None, None
+    # the driver thread gets the GIL back soon after each driver call while the main thread
+    # imports (the default switch interval is 5 ms: https://docs.python.org/3/library/sys.html#sys.setswitchinterval)
+    sys.setswitchinterval(0.0005)
     try:
-        import pynvml
+        import threading
+
+        thread = threading.Thread(target=_driver_first, name="gpudoctor-nvml", daemon=True)
+        thread.start()
+    except BaseException:
+        thread = None
+    try:
+        import pynvml  # noqa: F401 (the module _nvml imports)
+
+        _mark("reader: import pynvml")
     except ImportError as exc:  # no pynvml: the gpu section says so, as it would reading itself
         msg["nvml_import_error"] = str(exc)
     except BaseException:  # the collecting child reads for itself
         pass
-    else:
-        _mark("reader: import pynvml")
     if pynvml is not None:
-        import threading
-
-        sys.setswitchinterval(0.0005)  # the thread gets the GIL back soon after each driver call
-        def driver():
-            try:  # _nvml's own nvmlInit then finds NVML initialised (it counts: nvmlInit_v2,
-                # nvmlShutdown in https://docs.nvidia.com/deploy/nvml-api/group__nvmlInitializationAndCleanup.html)
-                # and meets the same error where this one failed
-                pynvml.nvmlInit()
-                _mark("reader/nvml: nvmlInit")
-                for i in range(pynvml.nvmlDeviceGetCount()):
-                    pynvml.nvmlDeviceGetHandleByIndex(i)
-                _mark("reader/nvml: handles")
-            except Exception:
-                pass
-
         try:
-            thread = threading.Thread(target=driver, name="gpudoctor-nvml", daemon=True)
-            thread.start()
-            from gpudoctor.collector.nvidia import _nvml
-
+            _nvml = _nvml_alone()
             _mark("reader: import _nvml")
-            thread.join()
+            if thread is not None:
+                thread.join()
             msg["nvml"] = list(_nvml(None))
             _mark("reader: _nvml read")
         except BaseException:  # the gpu section reads again and reports what it meets
@@ -238,9 +249,77 @@ def _reader_child(w):
     _write(w, json.dumps(msg))
 
 
-def _child(w, rn):
-    """The collecting child: every section, gpu last, taking NVML's read from the reading
-    child (``rn``) when it came."""
+def _driver_first(lib="libnvidia-ml.so.1"):
+    """The calls pynvml's nvmlInit, nvmlDeviceGetCount and nvmlDeviceGetHandleByIndex make
+    (nvidia-ml-py 13: nvmlInitWithFlags(0), nvmlDeviceGetCount_v2, nvmlDeviceGetHandleByIndex_v2,
+    in the library it loads as ``CDLL("libnvidia-ml.so.1")``), straight through ctypes
+    (signatures: https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html); the
+    results are not used: pynvml's calls that follow find them made. A call that fails ends it
+    quietly (pynvml meets the same failure and reports it)."""
+    try:
+        import ctypes
+
+        nvml = ctypes.CDLL(lib)
+        if nvml.nvmlInitWithFlags(ctypes.c_uint(0)) != 0:
+            return
+        _mark("reader/nvml: nvmlInit")
+        count = ctypes.c_uint(0)
+        if nvml.nvmlDeviceGetCount_v2(ctypes.byref(count)) != 0:
+            return
+        handle = ctypes.c_void_p()
+        for i in range(min(count.value, 1024)):
+            nvml.nvmlDeviceGetHandleByIndex_v2(ctypes.c_uint(i), ctypes.byref(handle))
+        _mark("reader/nvml: handles")
+    except Exception:
+        pass
+
+
+def _nvml_alone():
+    """The gpu section's ``_nvml``, importing collector/base.py and collector/nvidia.py alone:
+    the collector package's __init__ imports every section module (7-9 ms of CPU on the H100
+    node), which this child never runs. Only here, in a child that exits after its read: a
+    package module of the collector's own folder stands in for the package when nothing
+    imported it yet (in the parent it never is; tests import it first)."""
+    if "gpudoctor.collector" not in sys.modules:
+        import types
+
+        import gpudoctor
+
+        pkg = types.ModuleType("gpudoctor.collector")
+        pkg.__path__ = [os.path.join(p, "collector") for p in gpudoctor.__path__]
+        pkg.__package__ = "gpudoctor.collector"
+        sys.modules["gpudoctor.collector"] = pkg
+    from gpudoctor.collector.nvidia import _nvml
+
+    return _nvml
+
+
+def _python_child(w):
+    """The python child: the python section (site-packages: 8-14 ms of CPU on the H100 node),
+    sent to the collecting child as JSON, so that the collecting child is never the last."""
+    _mark("python: forked")
+    msg = {}
+    try:
+        from gpudoctor.collector import Context
+        from gpudoctor.collector.base import collect_sections
+
+        out, seconds = collect_sections(Context(python=None, options=dict(OPTIONS)), only={"python"})
+        msg["python"] = [out["python"], seconds["python"]]
+        _mark("python: section")
+    except BaseException:  # the collecting child reads it itself
+        pass
+    import json
+
+    if "python" in msg and not _json_safe(msg["python"], json):
+        del msg["python"]
+    msg["marks"] = _marks
+    _write(w, json.dumps(msg))
+
+
+def _child(w, rn, rp=None):
+    """The collecting child: every section, gpu and python last, taking NVML's read from the
+    reading child (``rn``) and the python section from the python child (``rp``) when they
+    came."""
     _mark("collector: forked")
     import json
 
@@ -255,6 +334,13 @@ def _child(w, rn):
         return got["msg"]
 
     def prefetched(what, ctx):
+        if what == "section:python" and rp is not None:
+            if "python" not in got:
+                got["python"] = _read(rp)
+                _marks.extend(tuple(m) for m in got["python"].pop("marks", []) if isinstance(m, list) and len(m) == 2)
+            v = got["python"].get("python")
+            ok = isinstance(v, list) and len(v) == 2 and isinstance(v[0], dict) and isinstance(v[1], (int, float))
+            return (v[0], v[1]) if ok else None
         if what == "nvml":
             msg = reading()
             if "nvml_import_error" in msg:
@@ -268,7 +354,7 @@ def _child(w, rn):
         from gpudoctor.collector import Context, collect
 
         _mark("collector: import collector")
-        doc = collect(Context(python=None, options=dict(OPTIONS), prefetched=prefetched), last=("gpu",))
+        doc = collect(Context(python=None, options=dict(OPTIONS), prefetched=prefetched), last=("gpu", "python"))
         _mark("collector: collected")
         try:
             text = json.dumps(doc)
@@ -346,7 +432,10 @@ def take(what, ctx):
 
 
 def _end_child():
-    """At exit: a child has finished (reap it) or is stuck in the driver (kill it)."""
+    """At exit: a child has finished (reap it) or is still running (kill it, without waiting:
+    one that has sent its reply may still be exiting, closing the NVIDIA devices, and one in
+    a driver call that sleeps uninterruptibly dies only when the call returns; gpudoctor's
+    exit waits for neither, and whoever inherits the child reaps it)."""
     pids, _state["pids"] = _state["pids"], []
     for pid in pids:
         try:
@@ -354,6 +443,5 @@ def _end_child():
                 import signal
 
                 os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
         except OSError:
             pass

@@ -73,7 +73,13 @@ def fresh(monkeypatch, tmp_path):
     proc = tmp_path / "version"
     proc.write_text("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04\n")
     yield str(proc)
+    pids = list(early._state["pids"])
     early._end_child()
+    for pid in pids:  # _end_child leaves a killed child to whoever inherits it: here, this test
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass
     if early._state.pop("gc", False):  # a child whose reply no test read: collection back on
         import gc
 
@@ -230,10 +236,12 @@ def test_a_stuck_child_is_killed_at_exit(fresh):
         os._exit(0)
     os.close(r)
     early._state["pids"] = [pid]
-    early._end_child()
-    os.close(w)
-    with pytest.raises(ChildProcessError):  # killed and reaped: no such child any more
-        os.waitpid(pid, os.WNOHANG)
+    early._end_child()  # kills it, without waiting for it
+    try:
+        _, status = os.waitpid(pid, 0)
+    finally:
+        os.close(w)
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == 9  # killed, not ended by the closed pipe
 
 
 def _reader_reply(monkeypatch, pynvml_module):
@@ -263,14 +271,75 @@ def test_without_the_reading_child_the_collecting_child_reads_everything(fresh, 
     assert child is not None and _sections(child) == _sections(here)
 
 
-def test_the_collecting_child_reads_the_python_section_itself(fresh, monkeypatch):
-    marked = {"status": "ok", "executable": "/marked/by/the/reading/child"}
-    monkeypatch.setattr(early, "_reader_child", lambda w: early._write(w, json.dumps({"python": [marked, 0.25]})))
+def test_the_collecting_child_takes_the_python_childs_section_and_not_the_readers(fresh, monkeypatch):
+    marked = {"status": "ok", "executable": "/marked/by/the/python/child"}
+    other = {"status": "ok", "executable": "/marked/by/the/reading/child"}
+    monkeypatch.setattr(early, "_reader_child", lambda w: early._write(w, json.dumps({"python": [other, 0.5]})))
+    monkeypatch.setattr(early, "_python_child", lambda w: early._write(w, json.dumps({"python": [marked, 0.25]})))
+    early.start(["check", "--fast"], environ={}, proc=fresh)
+    child = early.take_facts(dict(early.OPTIONS))
+    assert child["python"] == marked and child["collector"]["section_seconds"]["python"] == 0.25
+    assert list(child) == list(collect(Context(python=None, options=dict(early.OPTIONS))))  # sections in order
+
+
+def test_without_the_python_childs_section_the_collecting_child_reads_it(fresh, monkeypatch):
+    monkeypatch.setattr(early, "_python_child", lambda w: early._write(w, "not json"))
     early.start(["check", "--fast"], environ={}, proc=fresh)
     child = early.take_facts(dict(early.OPTIONS))
     here = collect(Context(python=None, options=dict(early.OPTIONS)))
-    assert child["python"] != marked and child["python"] == here["python"] and child["python"]["status"] == "ok"
-    assert list(child) == list(here)  # sections in order
+    assert child["python"] == here["python"] and child["python"]["status"] == "ok"
+
+
+def test_the_python_child_sends_this_processs_python_section():
+    from gpudoctor.collector.base import collect_sections
+
+    r, w = os.pipe()
+    pid = early._fork(early._python_child, (w,), (r,))
+    os.close(w)
+    msg = early._read(r)
+    os.waitpid(pid, 0)
+    here = collect_sections(Context(python=None, options=dict(early.OPTIONS)), only={"python"})[0]["python"]
+    assert msg["python"][0] == here and here["status"] == "ok"
+
+
+def test_a_reply_ends_before_its_child_does():
+    """_write closes the pipe: the reader sees EOF while the child is still alive (a child's
+    exit, with NVIDIA devices open, took 1-3 ms on the H100 node)."""
+    import select
+
+    r, w = os.pipe()
+    hold_r, hold_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        os.close(hold_w)
+        early._write(w, '{"a": 1}')
+        os.read(hold_r, 1)  # alive until the test lets it go
+        os._exit(0)
+    os.close(w)
+    os.close(hold_r)
+    try:
+        assert select.select([r], [], [], 10)[0]
+        assert os.read(r, 100) == b'{"a": 1}'
+        assert select.select([r], [], [], 10)[0] and os.read(r, 100) == b""  # EOF, the child still running
+        assert os.waitpid(pid, os.WNOHANG) == (0, 0)
+    finally:
+        os.close(hold_w)
+        os.close(r)
+        os.waitpid(pid, 0)
+
+
+def test_the_reading_child_imports_only_the_gpu_sections_module():
+    """_nvml_alone: collector/base.py and nvidia.py, not every section module (the reading child
+    never runs them); the early driver call without an NVIDIA library ends quietly."""
+    code = ("import sys; from gpudoctor import early; f = early._nvml_alone(); early._driver_first('libnvidia-ml-none.so.1'); "
+            "print(f.__module__, sorted(m for m in sys.modules if m.startswith('gpudoctor.collector')))")
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["gpudoctor.collector.nvidia", "['gpudoctor.collector',", "'gpudoctor.collector.base',",
+                                  "'gpudoctor.collector.nvidia']"]
 
 
 def test_the_gpu_section_reads_the_kernel_log_before_it_waits_for_nvml(monkeypatch, tmp_path):
