@@ -156,7 +156,7 @@ def ofed(ctx):
             if e:
                 bls.append(e)
     env = parse_grubenv(ctx.read("/boot/grub2/grubenv") or ctx.read("/boot/grub/grubenv"))
-    modules, modules_source = loaded_modules(ctx)
+    modules, modules_source = loaded_modules(ctx, once=True)
     versions = {}
     for mod in ("mlx5_core", "mlx5_ib", "ib_core", "erdma", "nvidia_peermem", "nv_peer_mem"):
         v = ctx.read("/sys/module/%s/version" % mod)

@@ -67,14 +67,22 @@ def parse_proc_modules(text):
     return out
 
 
-def loaded_modules(ctx):
+def loaded_modules(ctx, once=False):
     """Names of loaded kernel modules: /proc/modules, else the /sys/module entries that have an
-    initstate (only loadable modules do; built-ins with parameters appear there without one)."""
+    initstate (only loadable modules do; built-ins with parameters appear there without one).
+    ``once``: the answer read for this Context before, if any (rdma and ofed both ask; a kernel
+    without /proc/modules, as on this project's test VM, has 78 /sys/module entries to look
+    at); watch reads it again at the end of its window."""
+    cached = getattr(ctx, "_loaded_modules", None) if once else None
+    if cached is not None:
+        return list(cached[0]), cached[1]
     text = ctx.read("/proc/modules")
     if text is not None:
-        return sorted(parse_proc_modules(text)), "/proc/modules"
-    names = [m for m in ctx.listdir("/sys/module") if ctx.exists("/sys/module/%s/initstate" % m)]
-    return sorted(names), "/sys/module"
+        got = sorted(parse_proc_modules(text)), "/proc/modules"
+    else:
+        got = sorted(m for m in ctx.listdir("/sys/module") if ctx.exists("/sys/module/%s/initstate" % m)), "/sys/module"
+    ctx._loaded_modules = got
+    return list(got[0]), got[1]
 
 
 def read_gids(ctx, port_dir):
@@ -135,7 +143,7 @@ def rdma(ctx):
                         "node_guid": (ctx.read(d + "/node_guid") or "").strip() or None,
                         "fw_ver": (ctx.read(d + "/fw_ver") or "").strip() or None,
                         "netdevs": netdevs, "uverbs": uverbs.get(dev), "ports": ports})
-    modules, modules_source = loaded_modules(ctx)
+    modules, modules_source = loaded_modules(ctx, once=True)
     return {
         "devices": devices,
         "class_infiniband_exists": ctx.isdir(base),
