@@ -3,7 +3,8 @@ reach a process manager they speak (tools/gen_ompi_help.py over Debian's openmpi
 help-ess-base.txt [slurm-error], [slurm-error2] and help-pmix-base.txt [pmix2-init-failed]; PRRTE's copies
 through tools/gen_prrte_help.py), answered as slurm.mpi with srun --mpi=pmix / mpirun / the rebuild; and
 UCX's API version check (tools/gen_ucx_messages.py: src/ucp/core/ucp_context.c), answered as
-ucx.version_mismatch. Every text is a real one from the public thread cited above it (none from the
+ucx.version_mismatch; Slurm's own side of it (tools/gen_slurm_messages.py: the mpi/pmix plugin and
+plugin_context_create()'s lookups in src/common/plugin.c, one site per plugin type). Every text is a real one from the public thread cited above it (none from the
 held-out sets). The generators' regeneration from their slices: tests/test_explain_generated.py (ompi_help)
 and tests/test_explain_ucx.py.
 """
@@ -44,6 +45,23 @@ CASES = [
      "PMI2_Init failed to intialize.  Return code: 1\n"
      "--------------------------------------------------------------------------\n",
      "slurm.mpi", "srun --mpi=pmix"),
+    # https://github.com/geoschem/geos-chem/issues/822 (a Slurm built without PMIx; before 25.11 plugin.c's lookups
+    # printed at error level)
+    ("slurm-no-pmix-plugin",
+     "+ srun -m plane=30 --mpi=pmix ./gchp\n"
+     "srun: error: Couldn't find the specified plugin name for mpi/pmix looking at all files\n"
+     "srun: error: cannot find mpi plugin for mpi/pmix\n"
+     "srun: error: cannot create mpi context for mpi/pmix\n"
+     "srun: error: \"--mpi=pmix\" -- long invalid MPI type, --mpi=list for acceptable types.\n",
+     "slurm.mpi", "--with-pmix"),
+    # https://github.com/SergioMEV/slurm-for-dummies/issues/15 (mpi_pmix_v4.so cannot load libpmix)
+    ("slurm-pmix-library",
+     "Aug 18 20:57:02 computen1 slurmd[8713]: slurmd: error:  mpi/pmix_v4: init: (null) [0]: mpi_pmix.c:193: "
+     "pmi/pmix: can not load PMIx library\n"
+     "Aug 18 20:57:02 computen1 slurmd[8713]: slurmd: error: Couldn't load specified plugin name for mpi/pmix: "
+     "Plugin init() callback failed\n"
+     "Aug 18 20:57:02 computen1 slurmd[8713]: slurmd: error: MPI: Cannot create context for mpi/pmix\n",
+     "slurm.mpi", "ldd <PluginDir>/mpi_pmix"),
     # https://github.com/ai-dynamo/nixl/issues/386 (NIXL built with UCX 1.20, running on 1.18)
     ("ucx-api-version",
      "[1748179345.114806] [beaker:3019122:0]     ucp_context.c:2257 UCX  WARN  UCP API version is incompatible: "

@@ -44,8 +44,21 @@ PATHS = (
     "src/common/slurm_protocol_api.c", "src/common/slurm_protocol_socket.c", "src/common/uid.c",
     # a node's own configuration as slurmd and slurmctld check it: NodeName lookups, GPUs, cgroups
     "src/common/node_conf.c", "src/plugins/gres", "src/interfaces/cgroup.c", "src/plugins/cgroup",
-    "src/plugins/proctrack/cgroup",
+    "src/plugins/proctrack/cgroup", "src/common/plugin.c",
 )
+# plugin_context_create() (src/common/plugin.c) and the interfaces that call it name the plugin in a %s
+# ('Couldn't find the specified plugin name for mpi/pmix looking at all files', 'cannot find cgroup plugin
+# for cgroup/v2', 'cannot create cgroup context for cgroup/v2'): besides the format's own site, one site per
+# plugin type whose failure a GPU job's admin meets, with that type's family: (file, kind, name, family).
+PLUGIN_TYPES = (("src/common/plugin.c", "mpi", "mpi/%s", "slurm.mpi"),
+                ("src/common/plugin.c", "cgroup", "cgroup/%s", "slurm.cgroup"),
+                ("src/common/plugin.c", "proctrack", "proctrack/cgroup", "slurm.cgroup"),
+                ("src/common/plugin.c", "gres", "gres/%s", "slurm.node_gres"),
+                ("src/interfaces/cgroup.c", "cgroup", "cgroup/%s", "slurm.cgroup"))
+# plugin.c's two lookups have printed at debug level since Slurm 25.11 (SchedMD/slurm commit f2311464f4,
+# 'Demote plugin_context_create() errors to debug messages'), at error level before: read as errors
+_DEMOTED = re.compile(r"(?<![A-Za-z0-9_>.])debug\s*\(\s*(?=\"(?:Couldn't find the specified plugin name|"
+                      r"cannot find %s plugin for))")
 # slurmctld: the job state descriptions (state_desc) of these files, and the node reasons they set
 CTLD_PATHS = ("src/slurmctld/job_mgr.c", "src/slurmctld/node_scheduler.c", "src/slurmctld/acct_policy.c")
 # slurmctld: the log lines and node reasons of node registration, pings and node state
@@ -215,6 +228,18 @@ MSG_FIX = [
      "slurmctld could not resolve the node's NodeAddr/NodeHostname (DNS or /etc/hosts on the controller).",
      ["getent hosts <node> on the controller", "add the node to DNS or /etc/hosts (or NodeAddr=<ip> in "
       "slurm.conf), scontrol reconfigure, then scontrol update nodename=<node> state=resume"]),
+    (r"for mpi/%s looking at all files|cannot find mpi plugin for mpi/",
+     "This Slurm has no such MPI plugin: mpi/pmix (mpi_pmix*.so) is built only when Slurm was configured with "
+     "PMIx (--with-pmix), so srun --mpi=pmix (or MpiDefault=pmix) cannot start the ranks.",
+     ["srun --mpi=list   (the MPI plugins this Slurm has)", "use one it lists that the MPI library supports "
+      "(srun --mpi=pmi2), or start the ranks with mpirun inside the allocation; admins: build Slurm "
+      "--with-pmix=<PMIx prefix> so mpi_pmix.so is installed in PluginDir"]),
+    (r"for cgroup/%s looking at all files|cannot find cgroup plugin for cgroup/",
+     "This Slurm has no such cgroup plugin: cgroup_v2.so is built only when the dbus development headers were "
+     "present (cgroup/v2 is what a cgroup v2 host, or CgroupPlugin=autodetect on one, needs).",
+     ["ls <PluginDir>/cgroup_v*.so   (PluginDir: scontrol show config | grep PluginDir); stat -fc %T /sys/fs/cgroup",
+      "rebuild/reinstall Slurm with libdbus-1-dev (Debian/Ubuntu) or dbus-devel (RHEL) present, or your "
+      "distribution's plugins package of the same version; then systemctl restart slurmd"]),
     (r"launch failed requeued held",
      "The batch job could not be launched on its node (a failed prolog, a node problem); Slurm requeued it in the "
      "held state.",
@@ -276,9 +301,11 @@ def sites_of(path, src):
     calls = [(m, m.group(1)) for m in _CALL.finditer(src)]
     if path in CTLD_PATHS:
         calls = [(m, "state_desc") for m in _CTLD.finditer(src)]
+    if path == "src/common/plugin.c":
+        calls += [(m, "error") for m in _DEMOTED.finditer(src)]
     if path.startswith("src/slurmctld/") or path == "src/interfaces/gres.c":
         calls += [(m, "reason") for m in _REASON.finditer(src)]
-        calls.sort(key=lambda c: c[0].start())
+    calls.sort(key=lambda c: c[0].start())
     for m, level in calls:
         start = m.end()
         if level == "PMIXP_ERROR_NO":  # (err, format, ...)
@@ -308,6 +335,19 @@ def reason_regex(fmt, rx, literal):
     if "%" not in cut and cut.strip() == cut:
         alts.append(r"^" + re.escape(cut) + r"[ ]{1,40}[A-Za-z_][\w.-]{0,31}[ ]{1,20}\d{4}-\d\d-\d\dT\d\d:\d\d")
     return "|".join(alts) if len(alts) == 1 else "(?:%s)" % ")|(?:".join(alts)
+
+
+def plugin_formats(path, fmt):
+    """[(kind, family, format)]: the format of a plugin lookup with its plugin named, for each
+    PLUGIN_TYPES row of its file ('cannot find %s plugin for %s' -> 'cannot find mpi plugin for mpi/%s')."""
+    if not re.search(r"\bfor %s\b", fmt):
+        return []
+    out = []
+    for where, kind, name, family in PLUGIN_TYPES:
+        if where == path:
+            text = re.sub(r"%s (plugin|context)\b", kind + r" \1", fmt, count=1)
+            out.append((kind, family, text.replace("for %s", "for " + name.replace("%", "%%").replace("%%s", "%s"), 1)))
+    return out
 
 
 def _norm(fmt):
@@ -365,6 +405,17 @@ def build(files, version):
                 site.update({"re": rx, "family": family, "rule": rule})
                 knowgen.give_fix(site, MSG_FIX, fmt)
             sites.append(site)
+            for kind, family, text in plugin_formats(path, fmt):
+                if (level, text) in seen:
+                    continue
+                seen.add((level, text))
+                rx, literal = knowgen.printf_to_regex(slurm_to_printf(text))
+                if len("".join(literal.split())) < CONTEXT_BELOW:
+                    rx = _PREFIX + _MARKER + rx
+                one = {"id": "slurm.msg.%s.%s" % (knowgen.slug(where), kind), "where": where, "level": level,
+                       "text": text, "re": rx, "family": family, "rule": "plugin-%s" % kind}
+                knowgen.give_fix(one, MSG_FIX, text)
+                sites.append(one)
     return {"header": knowgen.header(SOURCE, version, GENERATOR,
                                      "error/fatal/info/warning format strings of Slurm's commands, slurmd, "
                                      "slurmstepd and plugins, and slurmctld's job state descriptions; families "
