@@ -1,7 +1,7 @@
 """Where the prolog tier's time goes: one `check --fast --json` in this process, as cli.main
-runs it, with the milestones of the parent and of the two children that collect its facts
-on a GPU node (gpudoctor/early.py), on one clock (CLOCK_MONOTONIC is the same in every
-process), in ms after the forks.
+runs it, with the milestones of the parent and of the children that collect its facts on
+a GPU node (gpudoctor/early.py: reader, python, collector), on one clock (CLOCK_MONOTONIC is
+the same in every process), in ms after the forks.
 
     python bench/prolog_timeline.py [-n 5]
 
