@@ -8,7 +8,6 @@ which must give no finding. None comes from bench/data/explain_heldout_*."""
 
 import json
 import os
-import time
 
 import pytest
 
@@ -328,13 +327,18 @@ def test_files_the_paste_names_are_never_opened_here(kb, tmp_path):
     assert launchpaste.MAX_LAUNCHES <= 16
 
 
-def test_many_launch_lines_are_bounded_and_fast(kb):
+def test_many_launch_lines_are_bounded(kb):
+    import io
+
+    from gpudoctor.explain.scan import scan_stream
+
     text = "".join("torchrun --nnodes 2 --nproc_per_node 8 --master_addr localhost --master_port %d t.py\n"
-                   % (20000 + i) for i in range(3000))
-    t = time.monotonic()
+                   % (20000 + i) for i in range(300))
+    scan = scan_stream(io.BytesIO(text.encode()), kb)
+    assert len(scan.paste.launches) == launchpaste.MAX_LAUNCHES  # the rest are not kept, nor planned
+    assert scan.paste.tries == 300
     res = explain_text(text, kb)
-    assert time.monotonic() - t < 20
-    assert res["root"] == "launcher.loopback_master"  # read from the first MAX_LAUNCHES lines only
+    assert res["root"] == "launcher.loopback_master"
 
 
 def test_command_of_takes_the_command_not_a_log_line_that_names_a_launcher():

@@ -43,6 +43,7 @@ MAX_KEYS = 400
 MAX_HOSTS = 256
 MAX_ENV_LINES = 64
 MAX_GROUPS = 8  # accelerate config blocks read
+MAX_TRIES = 4000  # candidate lines looked at per input set: a log that names a launcher on every line costs no more
 GROUP_GAP = 25  # lines between two keys of one config block
 
 # The role "paste" patterns: kind -> regexes (case-insensitive, tried on one line).
@@ -67,6 +68,7 @@ PATTERNS = {
 _ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}=")
 # what may stand before the command on its line: a shell prompt, `set -x`'s '+ ', a notebook's '!'
 _PROMPT = re.compile(r"^(?:[ \t>]{0,16}|[^\n]{0,200}?[$#%>][ \t]{1,4}|[ \t]{0,8}\+{1,3}[ \t]{1,4}|[ \t]{0,8}!)$")
+_PROMPT_END = re.compile(r"(?:[$#%>]|^[ \t]{0,8}\+{1,3}|^[ \t]{0,8}!)[ \t]{0,4}")
 _LEAD_OK = re.compile(r"^(?:[A-Za-z_][A-Za-z0-9_]{0,127}=\S{0,4096}[ \t]+)*(?:(?:nohup|exec|time|env|stdbuf|"
                       r"sudo -E|sudo)[ \t]+)*(?:srun[ \t][^;|&\n]{0,2000})?$")
 _LAUNCH_AT = re.compile(r"(?<![\w./-])(?:torchrun|deepspeed|mpirun|mpiexec(?:\.hydra)?|horovodrun|orterun|"
@@ -95,6 +97,7 @@ class Paste(object):
     def __init__(self):
         self.launches, self.sbatch, self.keys, self.hosts, self.envs, self.gpus = [], [], [], [], [], []
         self.seen = set()
+        self.tries = 0
 
 
 def record(scan, hit, win):
@@ -102,6 +105,9 @@ def record(scan, hit, win):
     paste = getattr(scan, "paste", None)
     if paste is None:
         paste = scan.paste = Paste()
+    paste.tries += 1
+    if paste.tries > MAX_TRIES:
+        return
     kind = hit.pattern.entry[len("_paste_"):]
     fi = len(scan.sources) - 1
     key = (fi, hit.line, kind)
@@ -163,10 +169,10 @@ def command_of(text):
     if not m:
         return None
     at = m.start()
-    starts = [0] + [k.end() for k in re.finditer(r"[ \t]+", text[:at])]
-    for s0 in starts:
-        if s0 > at:
-            break
+    # the command starts at the line's start or right after its prompt (the last prompt mark before
+    # the launcher): two places to try, each one linear in the line
+    marks = [k.end() for k in _PROMPT_END.finditer(text, 0, at)]
+    for s0 in ([0] + marks[-1:]):
         if _PROMPT.match(text[:s0]) and _LEAD_OK.match(text[s0:at]):
             cmd = text[s0:].strip()
             break
