@@ -61,6 +61,11 @@ CASES = [
      "[2015-07-01T12:05:29.971] error: Node c001 has low cpu count (1 < 20)\n"
      "[2015-07-01T12:05:29.971] error: _slurm_rpc_node_registration node=c001: Invalid argument\n",
      "slurm.node_resources", "CoresPerSocket"),
+    # https://github.com/Azure/cyclecloud-slurm/issues/412 (slurmd.c's check of slurm.conf against the hardware)
+    ("differs-from-hardware",
+     "error: Node configuration differs from hardware: CPUs=4:8(hw) Boards=1:1(hw) SocketsPerBoard=2:1(hw) "
+     "CoresPerSocket=1:4(hw) ThreadsPerCore=2:2(hw)\n",
+     "slurm.node_resources", "slurmd -C"),
     # https://github.com/clusterinthecloud/terraform/issues/11 (sinfo --list-reasons; Slurm before 21.08)
     ("low-memory",
      "REASON                                  NODELIST            \n"

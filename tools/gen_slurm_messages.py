@@ -98,7 +98,7 @@ RULES = [
     ("node-gres-reason", "slurm.node_gres", {"level": r"^reason$", "where": r"interfaces/gres\.c"}),
     ("node-gres-unpack", "slurm.node_gres", {"level": r"^reason$", "text": r"\bgres\b"}),
     ("node-resources", "slurm.node_resources", {"text": r"^Low |has low |CoreSpec differ|state to INVAL|"
-                                                        r"more boards than sockets"}),
+                                                        r"more boards than sockets|configuration differs from hardware"}),
     ("not-responding", "slurm.node_down", {"text": r"[Nn]ot responding|unexpectedly rebooted|NO NETWORK ADDRESS|"
                                                    r"ResumeTimeout reached|reboot timed out"}),
     ("cgroup", "slurm.cgroup", {"where": r"plugins/cgroup/|plugins/proctrack/cgroup"}),
@@ -257,7 +257,7 @@ _PREFIX = (r"(?:(?:srun|sbatch|salloc|slurmd|slurmstepd|slurmctld)(?:\[\d{1,10}\
 _CONTEXT = _PREFIX + r"[^\n]{0,160}?"
 
 _LEVELS = ("error", "fatal", "fatal_abort", "error_in_daemon", "info", "warning", "slurm_perror",
-           "PMIXP_ERROR_STD", "PMIXP_ERROR_NO", "PMIXP_ERROR", "PMIXP_ABORT")
+           "PMIXP_ERROR_STD", "PMIXP_ERROR_NO", "PMIXP_ERROR", "PMIXP_ABORT", "log_var")
 _CALL = re.compile(r"(?<![A-Za-z0-9_>.])(%s)\s*\(" % "|".join(_LEVELS))
 # The levels whose line carries Slurm's marker (src/common/log.c log_msg: pfx "error: " / "fatal: "
 # after the program's name or the daemon's time stamp and step; the PMIXP_* macros call error();
@@ -312,6 +312,13 @@ def sites_of(path, src):
             start = src.find(",", start, start + 200) + 1
             if start <= 0:
                 continue
+        if level == "log_var":
+            # log_var(level, format, ...) (src/common/log.c): an error where its level can be LOG_LEVEL_ERROR
+            # (slurmd.c: 'Node configuration differs from hardware' at ERROR unless config_overrides)
+            args = knowgen.call_args(src, start)
+            if not args or len(args) < 2 or "LOG_LEVEL_ERROR" not in args[0]:
+                continue
+            level, start = "error", src.find(",", src.index(args[0], start) + len(args[0])) + 1
         fmt = parse_format(src, start)
         if not fmt or not fmt.strip():
             continue
