@@ -5,6 +5,7 @@ README says what ran); real texts from public threads, cited. None of these is i
 """
 
 import os
+import re
 
 import pytest
 from explainhelp import assert_root, fixes
@@ -192,3 +193,67 @@ def test_the_signal_through_deepspeed_and_accelerate_launchers(kb):
 
     text = "subprocess.CalledProcessError: %s\n" % subprocess.CalledProcessError(-11, ["/usr/bin/python", "train.py"])
     assert explain.explain_text(text, kb)["findings"][0]["id"] == "elastic.sigsegv"
+
+
+# ---------------------------------------------------------------- the formats of torch's own tests
+# pytorch/pytorch test/distributed/elastic/multiprocessing/errors/api_test.py (read at
+# 25ccaa8f8c4a96717e0b14ad3719ce873c850ab1) builds ProcessFailure / ChildFailedError objects and prints
+# format_msg(); fixtures/explain/torch-childfailed-2026-11-26/ holds what torch 2.13.0 printed for each
+# case (its README, make_reports.py). What elastic.py reads from each: the first failure's rank, host,
+# time, exit code or signal, and the rank's own error where the report carries its error file.
+CHILD = os.path.join(REPO, "fixtures", "explain", "torch-childfailed-2026-11-26")
+HOST = "trainer-0.cluster.example"
+
+
+def _report(kb, name, older=False):
+    with open(os.path.join(CHILD, name + ".log")) as f:
+        text = f.read()
+    if older:
+        # the template before torch printed the signal's name after the pid (_FAILURE_FORMAT_TEMPLATE
+        # 'exitcode  : ${exitcode} (pid: ${pid})' at pytorch/pytorch 0140b62d8bab203e4699faeba802b5204fa51d26)
+        text = re.sub(r"(\(pid: \d+\)) (?: \(SIG\w+\))?", r"\1", text)
+        assert "(pid: " in text and not re.search(r"\(pid: \d+\) ", text)
+    res = explain.explain_text(text, kb)
+    note = next(n for f in res["findings"] for n in f["notes"] if n.startswith("torchrun's failure report"))
+    return res, res["findings"][0], note
+
+
+@pytest.mark.parametrize("older", [False, True], ids=["torch-2.13", "before-signal-name"])
+@pytest.mark.parametrize("name,verdict,entry,rank,time,how", [
+    # one failure, no error file: the exit code and the @record advice (api_test test_process_failure_no_error_file)
+    ("exit138_no_error_file", "echo_only", "cascade.child_failed", "0", "2025-11-26_01:00:00", "exit code 138. "),
+    # a signal (test_process_failure_signal, test_child_failed_error_signal_name_in_message)
+    ("sigsegv", "root_cause", "elastic.sigsegv", "0", "2025-11-26_01:00:00", "exit code -11 (signal 11, SIGSEGV)."),
+    # several failures: the first is the smallest timestamp, not the first listed (get_first_failure)
+    ("several_failures", "root_cause", "code.exception", "0", "2025-11-26_01:00:00", "exit code 1."),
+    ("root_listed_second", "root_cause", "elastic.sigkill", "1", "2025-11-26_01:00:12",
+     "exit code -9 (signal 9, SIGKILL)."),
+    # an error file in the newer format: {"message": str, "timestamp": 10} (test_process_failure_new_format)
+    ("new_format_error_file", "echo_only", "cascade.child_failed", "0", "1970-01-01_00:00:10", "exit code 1."),
+    # a number that names no signal: signal_name() is <N/A> and the report prints no name
+    ("signal_without_name", "echo_only", "cascade.child_failed", "0", "2025-11-26_01:00:03",
+     "exit code -99 (signal 99)."),
+])
+def test_torchs_own_reports_are_read_rank_host_time_and_how(kb, name, verdict, entry, rank, time, how, older):
+    res, root, note = _report(kb, name, older)
+    assert_root(res, entry, verdict=verdict)
+    assert (root["origin"]["rank"], root["origin"]["host"], root["origin"]["time"]) == (rank, HOST, time)
+    assert ("first observed failure was rank %s " % rank) in note and ("at %s, %s" % (time, how)) in note, note
+
+
+def test_the_error_file_in_the_report_is_the_answer_not_the_other_ranks(kb):
+    """api_test test_child_failed_error: ranks 0 and 1 wrote error files (their tracebacks are in the report),
+    rank 2 did not. Rank 1's traceback is printed first (under Failures); the answer is rank 0's, the first
+    failure, and never 'only an echo' (the error is in the paste)."""
+    res, root, note = _report(kb, "several_failures")
+    assert root["matches"][0]["text"] == "SentinelError: rank 0" and root["first_line"] == 35
+    assert root["origin"]["line"] == 35 and "Its error, from the rank's error file: SentinelError: rank 0" in note
+    assert [f["id"] for f in res["findings"] if f["role"] == "cascade"] == ["cascade.child_failed"]
+    # the error file's message (a dict without py_callstack) names its entry; the report gives rank and host
+    res, root, note = _report(kb, "message_without_callstack")
+    assert_root(res, "cuda.illegal_access", verdict="root_cause")
+    assert (root["origin"]["rank"], root["origin"]["host"]) == ("0", HOST) and "rank 0 (local_rank 3)" in note
+    assert note.endswith("from the rank's error file: RuntimeError: CUDA error: an illegal memory access was "
+                         "encountered")
+    # a message that is no exception is quoted as it is
+    assert _report(kb, "new_format_error_file")[2].endswith("from the rank's error file: test error message")

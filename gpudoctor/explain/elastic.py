@@ -15,7 +15,11 @@ The scanner records the lines of these blocks (knowledge.STRUCTURAL '_struct_ela
 header, '[idx]:' + time, host + rank, rank + exitcode, error_file + traceback: two lines each,
 each with its own needle); root() puts the Root Cause block back together from their line
 numbers. analyze adds the entry of the signal that ended the first failing rank
-(elastic.toml), and inputs.locate names its rank, host and time in the headline.
+(elastic.toml), and inputs.locate names its rank, host and time in the headline. A rank that
+wrote an error file (@record) has its traceback in the block itself, after 'traceback : ' and
+indented: when the text holds nothing else but the echo, the exception it ends in is the answer
+(report_exception; the formats of torch's test/distributed/elastic/multiprocessing/errors/api_test.py,
+tests/test_explain_elastic.py).
 """
 
 import signal as _signal
@@ -26,6 +30,7 @@ SIGNAL_ENTRY = {9: "elastic.sigkill", 7: "elastic.sigbus", 11: "elastic.sigsegv"
 # the lines of a failure block after the Root Cause header, as _FAILURE_FORMAT_TEMPLATE prints them
 _OFFSET = {"time": 1, "host": 3, "exit": 4, "file": 6}
 MAX_REPORTS = 64
+MAX_TRACEBACK = 400  # lines of a traceback inside the report
 
 
 def _kind(h):
@@ -79,6 +84,34 @@ def reports(scan):
     return out
 
 
+def _blocks(scan):
+    """[(first, end)] line spans of the tracebacks inside the reports' failure blocks: from each
+    'traceback : ' line to the next line of a report, the next 'Traceback (most recent call last)'
+    (a traceback of the rank's own output, or the next exception of a chain) or MAX_TRACEBACK
+    lines. _format_failure prints there the rank's error file: its py_callstack or its message."""
+    marks = sorted(h.line for h in scan.matches.get("_struct_elastic", []))
+    tbs = sorted(h.line for h in scan.matches.get("_struct_traceback", []))
+    out = []
+    for h in scan.matches.get("_struct_elastic", []):
+        if _kind(h) != "file":
+            continue
+        tb = h.line + 1  # the 'traceback : ' line (the 'file' pattern spans error_file and it)
+        end = min([x for x in marks if x > tb][:1] + [x for x in tbs if x > tb][:1] + [tb + MAX_TRACEBACK])
+        out.append((tb, end))
+    return out
+
+
+def report_exception(scan, rep):
+    """The Hit of the exception that the report's Root Cause traceback holds (the rank's error file,
+    written by @record: ErrorHandler.record_exception's py_callstack, or its message): the first
+    exception line of the block. None when the block holds none (no error file: 'error_file: <N/A>')."""
+    if not rep.get("error_file") or rep["error_file"] == "<N/A>":
+        return None
+    tb = rep["line"] + _OFFSET["file"] + 1
+    end = next((e for t, e in _blocks(scan) if t == tb), tb + 1)
+    return next((h for h in scan.matches.get("_struct_exc", []) if tb <= h.line < end), None)
+
+
 def first_failure(scan):
     """The Root Cause block that failed first: of several reports (one per node's agent), the
     earliest time (torchrun prints it as YYYY-MM-DDTHH:MM:SS with '_' for 'T': text order is
@@ -98,10 +131,12 @@ def add_signal_entry(scan, kb, matched):
     rep = first_failure(scan)
     scan.elastic = rep
     eid = SIGNAL_ENTRY.get(rep["signal"]) if rep else None
+    h = rep["hit"] if rep else None
+    if rep and rep["signal"] is None:
+        h, eid = _exception_entry(scan, kb, matched, rep)
     e = kb.by_id.get(eid) if eid else None
     if e is None:
         return
-    h = rep["hit"]
     from gpudoctor.explain.scan import Hit
 
     hit = Hit(h.line, h.text, h.pattern, h.groups, None, h.origin)
@@ -112,6 +147,29 @@ def add_signal_entry(scan, kb, matched):
         m["hits"] = sorted(m["hits"] + [hit], key=lambda x: x.line)[:5]
         m["count"] += 1
         m["lines"].append(hit.line)
+
+
+def _exception_entry(scan, kb, matched, rep):
+    """(Hit, entry id) of the exception in the report's Root Cause block when it is the only error
+    of the text: nothing but an echo matched (ChildFailedError) and no exception line of the rank's
+    own output is there (analyze.structural reads that one). torch's api_test builds such reports:
+    a failure with an error file prints the rank's traceback in the report itself. (None, None)
+    otherwise. The entry is the family of the exception's type (analyze._EXC_FAMILY), else
+    code.exception."""
+    from gpudoctor.explain.analyze import _ECHO_EXC, _EXC_FAMILY
+
+    exc = report_exception(scan, rep)
+    if exc is None or any(kb.by_id[eid]["kind"] != "echo" for eid in matched):
+        return None, None
+    rep["exception"], rep["exception_hit"] = exc.text.strip()[:300], exc
+    blocks = _blocks(scan)
+    if any(not any(t <= h.line < e for t, e in blocks) and not any(w in (h.groups.get("exc") or "") for w in _ECHO_EXC)
+           for h in scan.matches.get("_struct_exc", [])):
+        return None, None
+    name = (exc.groups.get("exc") or "").lower()
+    eid = next((eid for words, eid in _EXC_FAMILY if any(w.lower() in name for w in words)), "code.exception")
+    rep["exception_entry"] = eid
+    return exc, eid
 
 
 # the entries whose headline is the report's first failure itself
@@ -128,9 +186,14 @@ def describe(rep):
     if rep.get("time"):
         who += " at %s" % rep["time"]
     how = "exit code %s" % rep["exitcode"]
-    if rep.get("signal"):
-        how += " (signal %d, %s)" % (rep["signal"], rep.get("signal_name") or "?")
+    if rep.get("signal"):  # a number with no name: ProcessFailure.signal_name() prints <N/A>
+        how += " (signal %d%s)" % (rep["signal"], ", " + rep["signal_name"] if rep.get("signal_name") else "")
     text = "torchrun's failure report: the first observed failure was %s, %s." % (who, how)
+    tb = rep.get("traceback") or ""
+    if rep.get("exception") or (rep.get("error_file") not in (None, "<N/A>") and tb and not tb.startswith("Traceback")):
+        # the rank's error file: the exception its traceback ends in, or its message (the error
+        # file's "message" string when it holds no py_callstack)
+        text += " Its error, from the rank's error file: %s" % (rep.get("exception") or tb[:300])
     if rep.get("error_file") == "<N/A>" and not rep.get("signal"):
         text += (" The report holds no traceback (error_file: <N/A>): the rank's own error is in its output above "
                  "(or its --log-dir file); decorate the entry function with "
@@ -150,7 +213,10 @@ def apply_origin(result, scan, where):
     path, line = where(scan, rep["hit"].line)
     mine = {"file": path, "line": line, "rank": rep.get("rank"), "host": rep.get("host"), "time": rep.get("time")}
     o = f.get("origin") or {}
-    if f["id"] in _REPORT_ENTRIES or not o:
+    if f["id"] == rep.get("exception_entry"):  # the exception of the report's own traceback: its line
+        path, line = where(scan, rep["exception_hit"].line)
+        f["origin"] = dict(mine, file=path, line=line)
+    elif f["id"] in _REPORT_ENTRIES or not o:
         f["origin"] = mine
     elif not o.get("rank") and not o.get("host"):
         o.update({k: mine[k] for k in ("rank", "host") if mine[k] is not None})
