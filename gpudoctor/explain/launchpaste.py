@@ -156,7 +156,7 @@ def record(scan, hit, win):
             m = _SMI_ROW.match(raw.strip())
             if m:
                 rows.add(int(m.group(1)))
-            elif rows and raw.startswith(("+", " ")) and "Processes" in raw:
+            elif "Processes:" in raw:  # the table of processes follows the GPUs' table
                 break
         if rows:
             paste.gpus.append((fi, hit.line, max(rows) + 1))
@@ -449,7 +449,7 @@ def _accelerate_checks(groups, gpn, gpn_from, out):
                              "--machine_rank $SLURM_NODEID under srun)", EXPLAINS["launcher.same_rank"]))
 
 
-def _launch_checks(r, paste_lines, gpn, gpn_from, files, out, notes):
+def _launch_checks(r, paste_lines, gpn, gpn_from, files, out, notes, envs=()):
     """Each launch line through plan's script reader (launch/script.py): its findings, and what
     the plan says against the GPUs and the allocation the paste shows."""
     from gpudoctor.launch.ports import port_problems
@@ -509,10 +509,17 @@ def _launch_checks(r, paste_lines, gpn, gpn_from, files, out, notes):
             eid = "accelerate.port_zero" if plan.launcher == "accelerate" and plan.port_asked == 0 else "launcher.port"
             out.append(Found(eid, files.unmask(text), [line], fix, EXPLAINS[eid]))
         if plan.launcher == "deepspeed" and plan.carried is not None:
-            out.append(Found("deepspeed.remote_env", "deepspeed starts the other nodes' ranks through pdsh (%s): %s" % (
+            env_note, lines = "", [line]
+            if envs:
+                ln, names = envs[0][1], [n for _l, n in envs[0][2]]
+                missing = [n for n in ("PATH", "LD_LIBRARY_PATH") if n not in names]
+                env_note = "; the .deepspeed_env in this text (line %d) sets %s%s" % (
+                    ln, ", ".join(names[:8]), ", not %s" % " or ".join(missing) if missing else "")
+                lines.append(ln)
+            out.append(Found("deepspeed.remote_env", "deepspeed starts the other nodes' ranks through pdsh (%s): %s%s" % (
                 plan.nodes_source and files.unmask(plan.nodes_source) or "several hosts",
                 "only NCCL*/PYTHON*/MLFLOW*/MV2*/UCX* variables and the lines of .deepspeed_env reach them; "
-                "PATH, LD_LIBRARY_PATH, CUDA_HOME and a venv activation do not"), [line],
+                "PATH, LD_LIBRARY_PATH, CUDA_HOME and a venv activation do not", env_note), lines,
                 "printf 'PATH=%s\\nLD_LIBRARY_PATH=%s\\n' \"$PATH\" \"$LD_LIBRARY_PATH\" > ~/.deepspeed_env on the "
                 "node that runs deepspeed (or deepspeed --launcher slurm inside an allocation)", ()))
 
@@ -582,14 +589,24 @@ def read(paste, facts=None):
             r.result.allocation["sbatch_command_line"] = []
             for k in alloc["env"]:
                 r.result.from_allocation[k] = "from the allocation (#SBATCH in the paste)"
+        # the reader is gpudoctor plan's: a line it cannot read is a note here, never a failed explain
+        # (explain's answer for the error beside it comes first)
+        contained = (InputError, RecursionError, ValueError, TypeError, AttributeError, KeyError, IndexError)
         try:
             r.run_text("\n".join(lines) + "\n")
-            for la in r.result.launches:
-                S._plan_launch(r, la)
-        except (InputError, RecursionError, ValueError) as exc:
+        except contained as exc:
             notes.append((min(paste_lines.values()), "the launch lines were not read: %s" % files.unmask(str(exc))))
             return out, notes
-        _launch_checks(r, paste_lines, gpn, gpn_from, files, out, notes)
+        for la in list(r.result.launches):
+            try:
+                S._plan_launch(r, la)
+            except contained as exc:
+                la.plan, la.refused = None, None
+                ln = paste_lines.get(la.line)
+                if ln is not None:
+                    notes.append((ln, "not read by gpudoctor plan's reader (%s: %s)" % (
+                        type(exc).__name__, files.unmask(str(exc))[:160])))
+        _launch_checks(r, paste_lines, gpn, gpn_from, files, out, notes, paste.envs)
     finally:
         files.close()
     return out, notes
@@ -698,4 +715,8 @@ def _text_at(paste, ln):
     for _f, l, _k, _v, text in paste.keys:
         if l == ln:
             return text[:400]
+    for _f, l, names in paste.envs:
+        for l2, name in names:
+            if l2 == ln or l == ln:
+                return ".deepspeed_env: %s" % " ".join(n for _x, n in names[:12])
     return ""
