@@ -84,6 +84,7 @@ FIX_NAMED = {
     "nccl.topo_file": r"unset NCCL_GRAPH_FILE|NCCL_TOPO_FILE",
     "nccl.unhandled_cuda_error": r"NCCL|driver|torch",
     "nccl.version_mismatch": r"same|one NCCL|LD_LIBRARY_PATH|LD_PRELOAD",
+    "nccltests.no_mpi": r"MPI=1",
     "nvml.mismatch": r"reboot|reload",
     "ofed.kernel": r"add-kernel-support|dkms|reinstall",
     "rdma.create_qp": r"memlock|IPC_LOCK",

@@ -30,8 +30,6 @@ KNOWN_MISSES = {
     # only the watchdog's echo is in the excerpt; the thread's fix (NCCL_IB_DISABLE=1 between
     # nodes without InfiniBand) is not in the text: explain says "only echoes" and names no fix
     "cascade__nanogpt-55-multinode-echo-ib-disable.log",
-    # a description of a hang plus `nvidia-smi topo -m`: no error line, so "no error found"
-    "gpu.p2p__nccl-667-pxb-pix-hang-vt-d.log",
     # NCCL's INFO interface list (docker bridges among them): INFO lines are context, not a cause
     "nccl.socket_ifname__nccl-697-socket-using-docker-bridges.log",
     # "Bus error" from UCX with no shared-memory path nearby: not enough to say /dev/shm

@@ -668,10 +668,12 @@ def load_knowledge(files=None, known_checks="registry"):
 
     from gpudoctor.explain.ncclinfo import patterns as nccl_info_patterns
     from gpudoctor.explain.launchpaste import patterns as paste_patterns
+    # the user's words that a job hangs or is slow, nccl-tests' headers, nvidia-smi topo -m rows (hang.py)
+    from gpudoctor.explain.hang import patterns as hang_patterns
 
     # NCCL's INFO lines that say which transport it chose (generated/nccl_info.json): facts, never a match
     # launch lines and launcher configs pasted beside the error: read by launchpaste.judge, never a match
     kb = Knowledge(entries, generic_error_patterns() + launcher_patterns() + structural_patterns() +
-                   nccl_info_patterns() + paste_patterns())
+                   nccl_info_patterns() + paste_patterns() + hang_patterns())
     _cache[key] = kb
     return kb

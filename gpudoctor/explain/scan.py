@@ -41,6 +41,7 @@ SUB = 1 << 19  # squashed bytes whose prefilter hits are listed at once
 MAX_SHOWN = 5  # matched lines kept per entry (the count covers all of them)
 MAX_LINES_KEPT = 200  # line numbers kept per entry/signal for proximity scoring
 MAX_PG_STATUS = 256  # process-group status lines kept (one or two per rank: analyze.late_rank compares them)
+TAIL = 1 << 15  # bytes kept from the end of each input: the lines a hung job printed last (hang.py)
 MAX_WRAP = 3  # continuation lines a wrapped message may span
 MIN_WRAPPED = 20  # a line shorter than this is not the first part of a wrapped message
 WRAP_REACH = 80  # bytes from a line's start within which a needle may be a wrapped message's rest
@@ -89,6 +90,8 @@ class Scan:
         self.paste = None  # launch lines and launcher configs in the text (launchpaste.record)
         self.spread = {}  # entry id -> {"ranks": set, "hosts": set, "earliest": Hit, "lines": n}
         self.nccl_info = None  # what NCCL's INFO lines say it chose (ncclinfo.record)
+        self.hang = None  # what the text says about a hang or a slow run (hang.record)
+        self.tails = []  # [(path, last line number, bytes)]: each input's last TAIL bytes (hang.py reads where it stopped)
         self.sources = []  # [{"path", "first_line", "lines", "bytes"}]: the inputs, in order
         self.stopped = None  # why the scan stopped before the end: {"reason", ...}
         self.deadline = None  # time.monotonic() past which the scan stops
@@ -411,10 +414,15 @@ def _replay(scan, lineno, win, got):
             from gpudoctor.explain.launchpaste import record as paste_record
 
             paste_record(scan, hit, win)
-        elif role == "fact":  # an NCCL INFO line that says what NCCL chose (ncclinfo.py)
-            from gpudoctor.explain.ncclinfo import record
+        elif role == "fact":  # an NCCL INFO line that says what NCCL chose (ncclinfo.py), or hang.py's
+            if p.entry == "_hang":
+                from gpudoctor.explain.hang import record as hang_record
 
-            record(scan, hit)
+                hang_record(scan, hit)
+            else:
+                from gpudoctor.explain.ncclinfo import record
+
+                record(scan, hit)
         elif role == "generic":
             if hit.severity is None and (not scan.errors or scan.errors[-1].line != lineno):
                 scan.error_count += 1
@@ -503,6 +511,7 @@ def scan_stream(stream, kb, scan=None, source="<text>"):
     scan.sources.append({"path": source, "first_line": first, "lines": 0, "bytes": 0})
     scan.file_rank = rank_of_path(source) if scan.several else None
     eof = False
+    kept = b""  # the input's last TAIL bytes of whole lines, up to line ``base``
     while not eof:
         why = scan.stop_reason()
         if why:
@@ -532,11 +541,13 @@ def scan_stream(stream, kb, scan=None, source="<text>"):
             else:
                 limit += 1
         _scan_buffer(scan, kb, buf, base, limit)
+        kept = (kept + buf[max(0, limit - TAIL):limit])[-TAIL:]
         tail = buf[limit:]
         base += buf.count(b"\n", 0, limit)
         if eof and not buf.endswith(b"\n"):
             base += 1  # the last line has no newline
     scan.lines = base
+    scan.tails.append((source, base, kept))
     src = scan.sources[-1]
     src["lines"], src["bytes"] = base - first, scan.bytes - start_bytes
     if scan.stopped and "source" not in scan.stopped:

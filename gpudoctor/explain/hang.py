@@ -1,0 +1,553 @@
+"""A job that hangs or is slow and prints no error: rank the causes that the vendors' own
+troubleshooting documents list, from what the text shows, with the one command that tells each
+apart (issue 18).
+
+Sources (cited in gpudoctor/data/knowledge/hang.toml, whose entry nccl.hang holds the causes'
+text, confirm commands and fixes in the order of CAUSES):
+- NCCL's troubleshooting guide (https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html):
+  GPU Direct (PCI ACS and the IOMMU redirect P2P: hangs or low bandwidth; NCCL_P2P_DISABLE=1 to
+  test; `lspci -vvv | grep ACSCtl`), GPU Direct RDMA (nvidia-peermem), Docker (/dev/shm, IPC),
+  networking (an interface that is up but cannot reach the other nodes makes init fail or hang;
+  NCCL's TCP ports and firewalls; InfiniBand/RoCE: NCCL_IB_HCA, NCCL_IB_GID_INDEX);
+- nccl-tests (https://github.com/NVIDIA/nccl-tests, src/common.cu): without MPI=1 each process is a
+  job of its own, prints its own '# nThread N nGpus N minBytes' header and numbers its GPUs from
+  '#  Rank  0' (rank = proc*nThreads*nGpus+i, proc 0 without MPI);
+- PyTorch's distributed debugging docs (https://pytorch.org/docs/stable/distributed.html
+  #debugging-torch-distributed-applications, torch_nccl_environment_variables.html): a rank that
+  never calls the collective; TORCH_DISTRIBUTED_DEBUG=DETAIL, TORCH_NCCL_ASYNC_ERROR_HANDLING,
+  the Flight Recorder (TORCH_NCCL_TRACE_BUFFER_SIZE, TORCH_NCCL_DUMP_ON_TIMEOUT).
+
+Where the evidence comes from:
+- the user's words (ncclinfo.COMPLAINTS and COMPLAINTS below, in English and Chinese: the
+  complaint is recorded once by ncclinfo.record), and words on the user's lines that name the
+  stage ("at init_process_group", "after 300 steps"), the machine (ACS, AMD EPYC, PCIe, a container)
+  or several nodes;
+- NCCL's INFO lines, read by ncclinfo (sockets while HCAs exist, GDR, P2P off, hosts and nodes);
+- the last lines of each input (scan.tails, TAIL bytes): the last NCCL INFO line before the text
+  ends says where the job stopped (bootstrap / connecting its transports / after 'Init COMPLETE'
+  or 'Connected all rings': NCCL's src/init.cc and src/transport/*.cc formats), and the channel
+  lines there say which transport the last communicator used ('via P2P/IPC', 'via NET/IB/0');
+- lines read by the scan for this module (role "fact", entry _hang): nccl-tests' headers, device
+  lines and 'Avg bus bandwidth' summaries, and the rows of `nvidia-smi topo -m` (PIX/PXB/PHB/NODE/
+  SYS only: GPUs linked over PCIe; NV#: NVLink).
+
+judge() runs after ncclinfo.judge: it names nccltests.no_mpi when nccl-tests' own lines show
+separate one-process jobs; else, when the text says the job hangs or is slow and nothing else
+answered with certainty, it ranks the causes (result root: the entry of the top cause when its
+evidence is specific, else nccl.hang; an answer ncclinfo already gave stays, with the ranking
+added) and says how sure it is: medium only with a line that points at the top cause, else low.
+"""
+
+import re
+
+from gpudoctor.explain.knowledge import Pattern
+
+_ENTRY = "_hang"
+MAX_KEPT = 64
+CAUSES = ("rank_behind", "p2p", "net_path", "gdr", "interface", "container")
+SHORT = {
+    "rank_behind": "a rank that never called the collective the others wait in",
+    "p2p": "peer-to-peer between the GPUs of a node (PCIe ACS / IOMMU)",
+    "net_path": "the network path between the nodes (sockets instead of InfiniBand/RoCE, the HCAs, the RoCE GID)",
+    "gdr": "GPU Direct RDMA off (nvidia-peermem not loaded)",
+    "interface": "the nodes do not reach each other (the interface NCCL uses, a firewall on its ports)",
+    "container": "the container's /dev/shm or IPC namespace",
+}
+# the entry that answers a cause on its own when its evidence is specific
+ENTRY_OF = {"p2p": "gpu.p2p", "net_path": "nccl.ib_no_device", "gdr": "rdma.peermem",
+            "interface": "nccl.socket_ifname"}
+
+# The user's words, beside ncclinfo.COMPLAINTS (English): more English phrasings, and Chinese ones
+# (the users' notes in ../shared/seeds are Chinese: 卡住 'stuck', 很慢 'very slow', 带宽低 'low bandwidth').
+# (regex, needles): Chinese has no 4-character literal run for the prefilter, so the needles are given.
+COMPLAINTS = [
+    (r"(?:卡住|卡死|卡在|夯住|挂起|死锁|无响应|没有反应|没反应|不动了|停住了|一直等待)",
+     ["卡住", "卡死", "卡在", "夯住", "挂起", "死锁", "无响应", "没有反应", "没反应", "不动了", "停住了", "一直等待"]),
+    (r"(?:很慢|非常慢|特别慢|太慢|比较慢|较慢|慢了很多|慢很多|远慢于|速度慢|变慢|带宽很低|带宽太低|带宽低|带宽只有)",
+     ["很慢", "非常慢", "特别慢", "太慢", "比较慢", "较慢", "慢了很多", "慢很多", "远慢于", "速度慢", "变慢", "带宽很低",
+      "带宽太低", "带宽低", "带宽只有"]),
+    (r"\bnever (?:returns|finishes|completes|progresses|proceeds)\b", None),
+    (r"\b(?:does not|doesn't|did not|didn't) (?:progress|proceed|move on)\b",
+     [a + b for a in ("doesnot", "doesn't", "didnot", "didn't") for b in ("progress", "proceed", "moveon")]),
+    (r"\b(?:waits?|waiting) forever\b", ["waitforever", "waitsforever", "waitingforever"]),
+    (r"\bno (?:more )?output (?:after|since|for)\b", None),
+    (r"\b(?:bandwidth|busbw|algbw|throughput) (?:is|was|of) (?:only |just |about |around |~)?\d{1,4}(?:\.\d{1,3})? ?"
+     r"(?:GB/s|Gb/s|MB/s|GB/sec|Gbps)", None),
+]
+_SLOW = re.compile(r"slow|bandwidth|busbw|algbw|throughput|GB/s|Gbps|慢|带宽", re.I)
+
+# lines this module reads (role "fact", entry _hang): class -> regex
+FACTS = {
+    # nccl-tests src/common.cu: PRINT("# nThread %d nGpus %d minBytes %ld maxBytes %ld step: ...")
+    "nt_header": r"#\s{0,4}nThread (\d{1,4}) nGpus (\d{1,4}) minBytes",
+    # src/common.cu: "#  Rank %2d Group %2d Pid %6d on %10s device %2d [...] %s" (before 2.11: no Group)
+    "nt_rank": r"#\s{1,6}Rank\s{1,4}(\d{1,6})\s{1,4}(?:Group\s{1,4}\d{1,6}\s{1,4})?Pid\s{1,8}(\d{1,9})\s{1,4}on\s{1,16}"
+               r"([\w.-]{1,64})\s{1,4}device",
+    # src/common.cu: PRINT("# Avg bus bandwidth    : %g %s\n", ...)
+    "nt_avg": r"#\s{0,4}Avg bus bandwidth\s{0,8}:",
+    # nvidia-smi topo -m: one row per GPU, its link to each other GPU (X itself)
+    "topo_row": r"^\s{0,8}GPU\d{1,2}\s{1,8}(?:X|PIX|PXB|PHB|NODE|SYS|NV\d{1,2})\s{1,8}(?:X|PIX|PXB|PHB|NODE|SYS|NV\d{1,2})\b",
+}
+# a row's "X" (the GPU itself) sits next to a link word: 'GPU0 X PIX' squashes to 'gpu0xpix', 'GPU1 PIX X' to
+# 'gpu1pixx' (the prefilter's needles; "GPU" alone is in every 'gpu-node-01' host name)
+_TOPO_NEEDLES = sorted({n for t in ("pix", "pxb", "phb", "sys", "node") for n in ("x" + t, t + "x")} | {"xnv%d" % i for i in range(1, 10)} |
+                       {"nv%dx" % i for i in range(1, 19)})
+# ('device' alone is in many lines; nccl-tests' '#  Rank' squashes to '#rank')
+_NEEDLES = {"topo_row": _TOPO_NEEDLES, "nt_rank": ["#rank"]}
+_TOPO_LINKS = re.compile(r"\b(X|PIX|PXB|PHB|NODE|SYS|NV\d{1,2})\b")
+
+# the user's words on a line of theirs (never NCCL's own): stage, machine, nodes, container
+_WORDS = {
+    "init": re.compile(r"init_process_group|initiali[sz]|rendezvous|ncclCommInit|at (?:the )?start|before (?:the )?"
+                       r"first|barrier|初始化", re.I),
+    "first": re.compile(r"first (?:all_?reduce|allgather|all_gather|collective|step|iteration|batch|forward|backward|"
+                        r"broadcast)|第一(?:次|个|步)", re.I),
+    "later": re.compile(r"after (?:\d{1,7}|a few|some|several|many) (?:steps|iterations|iters|epochs|batches|hours|"
+                        r"minutes)|(?:during|at|in) (?:the )?(?:eval|evaluation|validation|saving|checkpoint)|randomly|"
+                        r"occasionally|intermittent|sometimes|随机|偶尔|有时|评估|验证|保存", re.I),
+    "after_init": re.compile(r"(?:after|at|on)\b[^\n]{0,40}(?:Connected all (?:rings|trees)|Init COMPLETE|init "
+                             r"complete)", re.I),
+    "pcie": re.compile(r"\bACS\b|IOMMU|VT-d|AMD-Vi|\bEPYC\b|Threadripper|\bPCIe\b|\bPIX\b|\bPXB\b|RTX ?\d{4}|GeForce|"
+                       r"p2pBandwidthLatencyTest", re.I),
+    "multi": re.compile(r"\b(?:cross|inter|multi)[- ]?nodes?\b|\b(?:multiple|several|two|three|four|[2-9]) (?:nodes?|"
+                        r"machines?|hosts?|servers?)\b|多机|跨节点|跨机|两台|两个节点|多节点|"
+                        # a launch line or config for several nodes (torchrun, accelerate, sbatch)
+                        r"--nnodes[= ](?:[2-9]|\d{2})|num_machines:\s{0,4}(?:[2-9]|\d{2})|"
+                        r"#SBATCH\s{1,8}(?:-N|--nodes)[= ]?(?:[2-9]|\d{2})", re.I),
+    "container": re.compile(r"\bdocker\b|\bcontainers?\b|\bpodman\b|kubernetes|\bk8s\b|\bpods?\b|enroot|pyxis|"
+                            r"singularity|apptainer|--shm-size|/dev/shm|容器", re.I),
+    "ib": re.compile(r"infiniband|\bIB\b|\bRoCE\b|mlx5|\bHCA\b|\bRDMA\b", re.I),
+    "context": re.compile(r"nccl|all_?reduce|all_?gather|reduce_scatter|broadcast|barrier|init_process_group|torchrun|"
+                          r"torch\.distributed|deepspeed|accelerate|horovod|megatron|\bddp\b|distributed|collective|"
+                          r"multi[- ]?(?:node|gpu)|nodes|gpus|_perf\b|mpirun|srun|多机|多卡|分布式|通信", re.I),
+}
+
+# the last NCCL INFO line of an input -> where the job stopped (NCCL's own formats: src/init.cc
+# 'Init START' / 'Init COMPLETE' / 'Connected all rings' / 'Connected all trees', src/bootstrap.cc,
+# src/transport/{p2p,shm,net}.cc 'Channel %02d/%d : ... via ...', src/graph/*.cc 'Trees', 'Channel %02d/%02d :')
+_NCCL_LINE = re.compile(r"NCCL INFO (.{0,300})")
+_STAGES = [
+    # src/init.cc commDestroy/commFree 'comm %p rank %d nranks %d cudaDev %d busId %lx - Destroy COMPLETE',
+    # ncclCommAbort's 'Abort COMPLETE'; src/plugin/env.cc 'ENV/Plugin: Closing env plugin %s' at the end
+    ("ended", re.compile(r"Destroy COMPLETE|Abort COMPLETE|Closing env plugin", re.I)),
+    ("after_init", re.compile(r"Connected all (?:rings|trees)|Init COMPLETE|Connected NVLS|Connected CollNet|"
+                              r"Init timings|\d{1,4} coll channels|threadThresholds|CC (?:Off|On)|P2P Chunksize|ncclCommInitRank[^\n]"
+                              r"{0,200}COMPLETE|Comm config|AllReduce: opCount|Broadcast: opCount|Allgather: opCount",
+                              re.I)),
+    ("connect", re.compile(r"\bvia (?:P2P|SHM|NET|COLLNET|direct shared memory)|Trees \[|^Channel \d{1,3}/\d{1,3} :|"
+                           r"^Ring \d{1,3} :|Setting affinity|NVLS multicast|Pattern \d|nRanks \d{1,9} nNodes|"
+                           r"Connecting|ncclTopo|Graph|Tree \d", re.I)),
+    ("init", re.compile(r"Bootstrap|NET/IB|NET/Socket|NET/Plugin|Using network|NCCL version|cudaDriverVersion|"
+                        r"Init START|comm 0x[0-9a-f]{1,16} rank \d|NCCL_[A-Z_]{1,40} set|Failed to initialize NET", re.I)),
+]
+_VIA_P2P = re.compile(r"via (P2P/(?:IPC|CUMEM|direct pointer|read|indirect)\S{0,40})")
+_VIA_SHM = re.compile(r"via (?:SHM|direct shared memory)")
+_VIA_NET = re.compile(r"via NET/(IB|Socket|[\w-]{1,30})(?:/\d{1,4})?(/GDRDMA)?")
+_NCCLTEST_BW = re.compile(r"^#\s{0,4}Avg bus bandwidth")
+
+
+def patterns():
+    from gpudoctor.explain import ncclinfo
+
+    out = []
+    # the user's words: ncclinfo's English phrases and COMPLAINTS; ncclinfo records its own as well (for its
+    # hedged answers), this module keeps the first on a line of the user's, which may quote NCCL after the
+    # complaint ('stuck after NCCL INFO Connected all rings')
+    for rx, needles in [(rx, None) for rx in getattr(ncclinfo, "COMPLAINTS", [])] + COMPLAINTS:
+        out.append(Pattern(_ENTRY, "fact", rx, 0, site={"class": "complaint", "id": "hang-complaint"},
+                           needles=needles))
+    for cls, rx in FACTS.items():
+        out.append(Pattern(_ENTRY, "fact", rx, 0, site={"class": cls, "id": "hang-" + cls},
+                           needles=_NEEDLES.get(cls)))
+    return out
+
+
+def _state(scan):
+    st = scan.hang
+    if st is None:
+        st = scan.hang = {"headers": [], "ranks": [], "avg": [], "topo": [], "complaint": None}
+    return st
+
+
+def record(scan, hit):
+    """One line a pattern of FACTS matched."""
+    st = _state(scan)
+    cls = hit.pattern.site["class"]
+    text = hit.text
+    if cls == "complaint":
+        if st["complaint"] is None and _users(text, hit.pattern):
+            st["complaint"] = (hit.line, text[:300])
+    elif cls == "nt_header":
+        if len(st["headers"]) < MAX_KEPT:
+            st["headers"].append((hit.line, text[:200]))
+    elif cls == "nt_rank":
+        m = re.search(FACTS["nt_rank"], text.strip(), re.I)
+        if m and len(st["ranks"]) < MAX_KEPT * 8:
+            st["ranks"].append((hit.line, int(m.group(1)), m.group(2), m.group(3), text[:200]))
+    elif cls == "nt_avg":
+        if len(st["avg"]) < MAX_KEPT:
+            st["avg"].append((hit.line, text[:200]))
+    elif cls == "topo_row":
+        if len(st["topo"]) < MAX_KEPT:
+            st["topo"].append((hit.line, text[:200]))
+
+
+# NCCL's own prefix (src/debug.cc: "%s:%d:%d [%d] NCCL INFO " hostname, pid, tid, cudaDev)
+_NCCL_PREFIX = re.compile(r"[\w.-]{1,63}:\d{1,9}:\d{1,9} \[\d{1,3}\] NCCL (?:INFO|WARN)")
+_MARKER = re.compile(r"NCCL (?:INFO|WARN)\b")
+
+
+def _users(text, pattern):
+    """A line of the user's: not NCCL's own (its prefix), and the complaint comes before any NCCL
+    marker the user quotes ('stuck after NCCL INFO Connected all rings')."""
+    if _NCCL_PREFIX.search(text):
+        return False
+    m = _MARKER.search(text)
+    return m is None or pattern.regex.search(text[:m.start()]) is not None
+
+
+# ------------------------------------------------------------------ nccl-tests without MPI
+
+def separate_jobs(st):
+    """(what, [(line, text)]) of nccl-tests' own lines that show separate one-process jobs, else
+    (None, []): two processes that each number their GPUs from Rank 0 (distinct Pid or host),
+    started together (on different hosts, or with no 'Avg bus bandwidth' summary between them:
+    runs one after another each end with one); two '# nThread' headers printed together (within
+    4 lines: with MPI only process 0 prints it, once); or two summaries printed together."""
+    if not st:
+        return None, []
+    zero = [r for r in st["ranks"] if r[1] == 0]
+    procs = {}
+    for r in zero:
+        procs.setdefault((r[3], r[2]), r)
+    if len(procs) >= 2:
+        a, b = sorted(procs.values())[:2]
+        apart = a[3] != b[3]
+        between = any(a[0] < ln < b[0] for ln, _ in st["avg"])
+        if apart or not between:
+            return "each start their own GPU list at 'Rank 0'", [(a[0], a[4]), (b[0], b[4])]
+    heads = st["headers"]
+    for x, y in zip(heads, heads[1:]):  # each process printed its header at start, together (no results between)
+        if y[0] - x[0] <= 4:
+            return "are two '# nThread' headers printed together", [x, y]
+    avg = st["avg"]
+    for x, y in zip(avg, avg[1:]):
+        if y[0] - x[0] <= 4:
+            return "are two 'Avg bus bandwidth' summaries printed together", [x, y]
+    return None, []
+
+
+# ------------------------------------------------------------------ the evidence
+
+def _tails(scan):
+    """Per input: (last NCCL INFO line number and text, stage, [(line, text) of P2P channel lines], SHM seen,
+    [(net, gdr, line, text)], [user lines (line, text)])."""
+    out = []
+    for _path, end, data in getattr(scan, "tails", []) or []:
+        lines = data.decode("utf-8", "replace").split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        first = end - len(lines) + 1
+        lines = lines[-400:]
+        first = end - len(lines) + 1
+        last, p2p, shm, net, user = None, [], False, [], []
+        for i, raw in enumerate(lines):
+            ln = first + i
+            text = raw.strip()
+            m = _NCCL_LINE.search(text) if _NCCL_PREFIX.search(text) or text.startswith("NCCL INFO") else None
+            if m is None:
+                if text and "NCCL WARN" not in text:
+                    user.append((ln, text[:300]))
+                continue
+            body = m.group(1).strip()
+            last = (ln, text[:300], body)
+            v = _VIA_P2P.search(body)
+            if v and len(p2p) < 4:
+                p2p.append((ln, text[:300]))
+            if _VIA_SHM.search(body):
+                shm = True
+            n = _VIA_NET.search(body)
+            if n and len(net) < 8:
+                net.append((n.group(1), bool(n.group(2)), ln, text[:300]))
+        stage = None
+        if last is not None:
+            for name, rx in _STAGES:
+                if rx.search(last[2]):
+                    stage = name
+                    break
+        out.append({"last": last, "stage": stage, "p2p": p2p, "shm": shm, "net": net, "user": user})
+    return out
+
+
+def _topo(st):
+    """('pcie' | 'nvlink' | None, (line, text)): GPUs linked over PCIe only, or by NVLink."""
+    if not st or not st["topo"]:
+        return None, None
+    links = set()
+    for _ln, text in st["topo"]:
+        links |= set(_TOPO_LINKS.findall(text))
+    links.discard("X")
+    if not links:
+        return None, None
+    if any(k.startswith("NV") for k in links):
+        return "nvlink", st["topo"][0]
+    return "pcie", st["topo"][0]
+
+
+def _complaint(scan):
+    mine = scan.hang.get("complaint") if getattr(scan, "hang", None) else None
+    st = getattr(scan, "nccl_info", None)
+    return mine or (st.get("complaint") if st else None)
+
+
+def evidence(result, scan):
+    """What the text shows about a hang or a slow run (a dict; JSON-able but for the tuples)."""
+    from gpudoctor.explain import ncclinfo
+
+    complaint = _complaint(scan)
+    st = scan.hang
+    tails = _tails(scan)
+    fx = result.get("nccl_info") or {}
+    nst = getattr(scan, "nccl_info", None) or {}
+    user = [u for t in tails for u in t["user"]]
+    if complaint and all(complaint[0] != ln for ln, _ in user):
+        user.append((complaint[0], complaint[1]))
+    words = {k: next(((ln, t) for ln, t in user if rx.search(t)), None) for k, rx in _WORDS.items()}
+    ranks = {r[2:4] for r in st["ranks"]} if st else set()
+    multi = bool(fx.get("nodes") and fx["nodes"] > 1 or len(fx.get("hosts") or []) > 1 or nst.get("multi_text")
+                 or words["multi"] or len({h for _p, h in ranks}) > 1)
+    stages = [t["stage"] for t in tails if t["stage"]]
+    order = {"init": 0, "connect": 1, "after_init": 2, "ended": 3}
+    stage = min(stages, key=order.get) if stages else None
+    last = next((t["last"] for t in tails if t["stage"] == stage and t["last"]), None) if stage else None
+    if stage is None:  # no NCCL line at the end: the user's words may say where it stopped
+        said = next(((k, words[k]) for k in ("after_init", "init") if words[k]), None)
+        if said:
+            stage, last = said[0], (said[1][0], said[1][1], None)
+    sockets = sorted(ncclinfo._socket_hosts(fx)) if fx else []
+    topo, topo_line = _topo(st)
+    return {
+        "complaint": complaint, "slow": bool(complaint and _SLOW.search(complaint[1])), "words": words, "multi": multi,
+        "stage": stage, "last": last, "p2p": [p for t in tails for p in t["p2p"]][:4],
+        "shm": any(t["shm"] for t in tails), "net": [n for t in tails for n in t["net"]], "sockets": sockets,
+        "ib_devices": fx.get("ib_devices") or {}, "gdr": fx.get("gdr") or {}, "env": fx.get("env") or {},
+        "topo": topo, "topo_line": topo_line, "info": bool(fx), "nodes": fx.get("nodes"),
+        "nccl_tests": bool(st and (st["headers"] or st["ranks"])), "info_first": nst.get("first") or {},
+    }
+
+
+def rank(ev):
+    """[(cause, score, [(line, text) evidence], specific)] most likely first (causes scored 10 or
+    more), from NCCL's troubleshooting guide and PyTorch's debugging docs: where the job stopped,
+    which transports it used, the machine and the user's words. ``specific``: a line of NCCL's,
+    nccl-tests' or nvidia-smi's (never the user's words alone) points at that cause."""
+    score = {"rank_behind": 20, "p2p": 15, "net_path": 10, "gdr": 5, "interface": 10, "container": 5}
+    why = {k: [] for k in CAUSES}
+    specific = set()
+    w = ev["words"]
+    multi, stage, slow, last = ev["multi"], ev["stage"], ev["slow"], ev["last"]
+    line = (last[0], last[1]) if last else None
+    p2p_seen = bool(ev["p2p"]) or ev["topo"] == "pcie"
+    p2p_off = str(ev["env"].get("NCCL_P2P_DISABLE", "0")) not in ("0", "") or ev["env"].get("NCCL_P2P_LEVEL") in (
+        "LOC", "0")
+
+    def add(cause, points, evidence=None, sure=False):
+        score[cause] += points
+        if evidence and evidence[0] is not None and evidence not in why[cause]:
+            why[cause].append(evidence)
+        if sure:
+            specific.add(cause)
+
+    if multi:
+        add("net_path", 20)
+        add("interface", 15)
+        add("gdr", 5)
+    elif w["ib"]:  # one node as far as the text says, but the user speaks of the fabric
+        add("net_path", 10)
+        add("gdr", 10)
+    else:
+        score["net_path"] = score["gdr"] = score["interface"] = 0
+        add("p2p", 10)
+    # where it stopped (NCCL's last line, else the user's words)
+    if stage == "init":
+        if multi:  # NCCL troubleshooting: an interface that cannot reach the other nodes fails init or hangs
+            add("interface", 30, line)
+            add("net_path", 5)
+        else:
+            add("rank_behind", 10, line)  # one node: a rank that never reached the init
+    elif stage == "connect":
+        if multi:
+            add("net_path", 15, line)
+            add("interface", 10)
+        if ev["p2p"]:
+            add("p2p", 15, line)
+    elif stage == "ended":
+        add("rank_behind", 15, line)
+        add("p2p", -10)
+    elif stage == "after_init":
+        add("rank_behind", 20, line)
+        add("p2p", 25 if p2p_seen or w["pcie"] else 5, line if p2p_seen else None, sure=p2p_seen)
+    if w["first"]:
+        add("p2p", 15, w["first"])
+        add("rank_behind", 5)
+    if w["later"]:  # PyTorch's docs: a hang after some steps is a rank that took another path
+        add("rank_behind", 40)
+        why["rank_behind"].insert(0, w["later"])
+        add("p2p", -10)
+    # the machine
+    if ev["p2p"]:
+        add("p2p", 15, ev["p2p"][0], sure=not multi)
+    if ev["topo"] == "pcie":  # nvidia-smi topo -m: GPUs linked over PCIe only (ACS/IOMMU apply)
+        add("p2p", 20, ev["topo_line"], sure=True)
+    elif ev["topo"] == "nvlink":
+        add("p2p", -10)
+    if w["pcie"]:
+        add("p2p", 15, w["pcie"])
+    if p2p_off:  # P2P is already off: not the path that hangs
+        score["p2p"] = 0
+    # the network between the nodes
+    first = ev["info_first"]
+    if multi and ev["sockets"]:
+        add("net_path", (20 if ev["ib_devices"] or w["ib"] else 10) + (15 if slow else 0),
+            (first.get("ib_active") if ev["ib_devices"] else None) or first.get("socket_iface")
+            or first.get("net_chosen") or w["ib"],
+            sure=bool(ev["ib_devices"]))
+    sock = next((x for x in ev["net"] if x[0] == "Socket"), None)
+    if multi and sock:
+        add("net_path", 10, (sock[2], sock[3]))
+    ib_nogdr = [x for x in ev["net"] if x[0] == "IB" and not x[1]]
+    gdr_off = [k for k, v in ev["gdr"].items() if not k.startswith("Socket ") and any(s.startswith("Disabled")
+                                                                                    for s in v)]
+    if (multi or w["ib"]) and (ib_nogdr or gdr_off):
+        add("gdr", 25 + (15 if slow else 0), (ib_nogdr[0][2], ib_nogdr[0][3]) if ib_nogdr else first.get("gdr"),
+            sure=bool(gdr_off))
+    if slow:  # slow, not stuck: the ranks do meet, and the nodes reach each other
+        add("rank_behind", -10)
+        score["interface"] = min(score["interface"], 10)
+        if multi or w["ib"]:
+            add("gdr", 10)
+    if w["container"]:
+        add("container", 30 if not ev["shm"] else 40, w["container"])
+    if stage == "ended" and not slow:  # NCCL destroyed its communicators: no transport of its is stuck
+        for k in ("p2p", "net_path", "gdr", "interface"):
+            score[k] = 0
+    out = []
+    for k in CAUSES:
+        if score[k] >= 10:
+            out.append((k, score[k], why[k][:3], k in specific))
+    out.sort(key=lambda x: (-x[1], CAUSES.index(x[0])))
+    return out
+
+
+# ------------------------------------------------------------------ the answer
+
+_STAGE_SAY = {
+    "init": "before NCCL's init completed (its last line is bootstrap or network setup): the ranks did not all reach "
+            "each other",
+    "connect": "while NCCL connected its transports (its last line is channel or topology setup)",
+    "ended": "after NCCL finished: its communicators were destroyed (or aborted), so what hangs is outside NCCL's "
+             "collectives (the process's exit, another library's barrier, the data pipeline)",
+    "after_init": "after NCCL's init completed ('Connected all rings' / 'Init COMPLETE'): in the first collective or "
+                  "later",
+}
+
+
+def judge(result, scan, kb):
+    """Add the nccl-tests answer or the hang/slow triage to ``result`` where they apply; returns
+    the root finding it added or annotated, else None."""
+    by = kb.by_id
+    st = scan.hang
+    root = result["findings"][0] if result["findings"] else None
+    open_ = result["verdict"] == "no_error" or (not result["findings"] and not result["errors"]) or (
+        root is not None and root.get("from_info_lines") and root.get("confidence") != "cause")
+    if not open_:
+        return None
+    what, sep = separate_jobs(st)
+    if sep and "nccltests.no_mpi" in by:
+        return _set_root(result, _made(by["nccltests.no_mpi"], scan, sep, "cause", [
+            "How sure: high for what ran: nccl-tests' own lines show separate one-process jobs (lines %d and %d %s; "
+            "one MPI job prints one header listing every rank, src/common.cu). Whatever the bandwidth or the hang, "
+            "these processes never talked to each other." % (sep[0][0], sep[1][0], what)]))
+    if _complaint(scan) is None:
+        return None
+    ev = evidence(result, scan)
+    if not (ev["info"] or ev["nccl_tests"] or scan.launchers or ev["words"]["context"] or ev["topo"]):
+        return None  # "it hangs" with nothing that says a distributed job: not ours to answer
+    ranked = rank(ev)
+    if not ranked:
+        return None
+    top = ranked[0]
+    sure = "medium" if top[3] and top[2] else "low"
+    triage = [{"cause": k, "text": SHORT[k], "score": s, "entry": ENTRY_OF.get(k, "nccl.hang"),
+               "evidence": [{"line": ln, "text": t} for ln, t in lines],
+               "tell_apart": _confirm(by, k)} for k, s, lines, _sp in ranked[:4]]
+    said = "the text says the job %s (line %d: %s)" % ("is slow" if ev["slow"] else "hangs", ev["complaint"][0],
+                                                       ev["complaint"][1][:120])
+    where = ""
+    if ev["last"]:
+        where = " It stopped %s; %s line %d: %s." % (
+            _STAGE_SAY[ev["stage"]], "the last NCCL line is" if ev["last"][2] is not None else "the text says so on",
+            ev["last"][0], ev["last"][1][:160])
+    head = "How sure: %s. %s.%s Likely causes from NCCL's troubleshooting guide and PyTorch's debugging docs, most " \
+           "likely first, each with the command that tells it apart:" % (sure, said[0].upper() + said[1:], where)
+    lines = [head] + ["%d. %s%s; tell apart: %s" % (
+        i, t["text"], " (line %d: %s)" % (t["evidence"][0]["line"], t["evidence"][0]["text"][:120])
+        if t["evidence"] else "", t["tell_apart"]) for i, t in enumerate(triage, 1)]
+    if root is not None:  # ncclinfo's hedged answer from the INFO lines: keep it, unless the ranking names another cause
+        want = ENTRY_OF.get(top[0])
+        if not (sure == "medium" and want and want != root["id"] and want in by):
+            root["notes"] = root["notes"] + lines
+            root["triage"] = triage
+            return root
+    eid = ENTRY_OF.get(top[0]) if sure == "medium" else None
+    e = by.get(eid) or by["nccl.hang"]
+    shown = (top[2] or [ev["complaint"][:2]])
+    f = _made(e, scan, shown, "family" if sure == "medium" else "structural", lines)
+    if e["id"] == "nccl.hang":
+        _order_causes(f, ranked)
+    f["triage"] = triage
+    return _set_root(result, f)
+
+
+def _confirm(by, cause):
+    e = by.get("nccl.hang")
+    if not e:
+        return ""
+    c = e["causes"][CAUSES.index(cause)]
+    return c["confirm"][0] if c.get("confirm") else c["fix"][0]
+
+
+def _order_causes(f, ranked):
+    """nccl.hang's causes in the ranking's order, each with its evidence lines."""
+    pos = {k: i for i, (k, _s, _l, _sp) in enumerate(ranked)}
+    keyed = list(zip(CAUSES, f["causes"]))
+    for k, c in keyed:
+        lines = next((x[2] for x in ranked if x[0] == k), [])
+        c["evidence"] = [{"line": ln, "text": t} for ln, t in lines]
+    keyed.sort(key=lambda kc: pos.get(kc[0], len(CAUSES) + CAUSES.index(kc[0])))
+    f["causes"] = [c for _k, c in keyed]
+
+
+def _made(e, scan, shown, confidence, notes):
+    from gpudoctor.explain.analyze import _finding as finding
+    from gpudoctor.explain.ncclinfo import _Shown
+
+    hits = [_Shown(ln, t) for ln, t in shown if ln is not None][:3] or [_Shown(1, "")]
+    m = {"hits": hits, "count": len(hits), "rank": e["rank"], "score": e["rank"], "first": hits[0].line,
+         "signal_hits": []}
+    f = finding(e, m, "root", scan)
+    f["confidence"] = confidence
+    f["notes"] = list(notes) + f["notes"]
+    f["from_info_lines"] = True
+    return f
+
+
+def _set_root(result, f):
+    for g in result["findings"]:
+        if g["role"] == "root":
+            g["role"] = "related"
+    result["findings"].insert(0, f)
+    result["verdict"], result["matched"], result["root"] = "root_cause", True, f["id"]
+    result["errors"], result["triage"] = [], []
+    result["context"] = [n for n in result["context"] if n["id"] != f["id"]]
+    return f
