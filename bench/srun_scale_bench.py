@@ -1,6 +1,6 @@
 """Benchmark: gpudoctor's fan-out through srun, ssh and pdsh at N nodes, each beside its floor.
 
-    python bench/srun_scale_bench.py [--sizes 8,64,256] [--repeat 3] [--only srun,ssh] [--baseline TREE]
+    python bench/srun_scale_bench.py [--sizes 8,64,256] [--repeat 3] [--only srun,ssh] [--baseline TREE] [--split]
 
 - srun: a real Slurm of N slurmd daemons, one per network namespace (tests/slurmcluster.py),
   inside one allocation of all N (`salloc --no-shell`): `gpudoctor facts` (srun by default
@@ -12,7 +12,11 @@
 
 Median of --repeat runs, wall clock of the whole command; controller CPU (user+sys of the
 command and the children it waits for: gpudoctor + srun, or pdsh + its ssh clients; the nodes'
-slurmstepd/sshd and python are not counted) and peak RSS, from /usr/bin/time. Needs root,
+slurmstepd/sshd and python are not counted) and peak RSS, from /usr/bin/time; "all CPU": every
+process of the benchmark, the nodes' included, from a cpuacct cgroup it runs in (join_cgroup;
+the whole machine's /proc/stat where there is none), and its ratio to the floor's, which the
+load of other work on the machine does not move as it moves the wall clock. `--split` prints
+where that CPU goes at N nodes, one step at a time. Needs root,
 Debian's slurmctld/slurmd, openssh-server and pdsh (tests/run.sh installs them). Every node
 runs on this machine: the nodes' interpreter starts share its cores with the controller.
 """
@@ -41,8 +45,53 @@ PATH = os.pathsep.join([os.path.join(sys.base_prefix, "bin"), os.environ.get("PA
 os.environ["PATH"] = PATH
 
 
+CGROUP = None  # a cpuacct cgroup (v1) this process and everything it starts runs in, where there is one
+
+
+def join_cgroup():
+    """Run this benchmark and everything it starts (the Slurm daemons, slurmstepd, the nodes'
+    python, gpudoctor, srun, sshd) in a cpuacct cgroup of its own: its cpuacct.usage is the CPU
+    of those processes alone, whatever else runs on the machine (the load of other sessions
+    moved whole-machine figures by 20-40% here). Root and cgroup v1's cpuacct only."""
+    global CGROUP
+    top = "/sys/fs/cgroup/cpuacct"
+    if os.geteuid() != 0 or not os.path.exists(os.path.join(top, "cpuacct.usage")):
+        return
+    path = os.path.join(top, "gd-bench-%d" % os.getpid())
+    try:
+        os.mkdir(path)
+        with open(os.path.join(path, "cgroup.procs"), "w") as f:
+            f.write(str(os.getpid()))
+    except OSError:
+        return
+    CGROUP = path
+
+
+def leave_cgroup():
+    if not CGROUP:
+        return
+    with open("/sys/fs/cgroup/cpuacct/cgroup.procs", "w") as f:
+        f.write(str(os.getpid()))
+    for _ in range(50):  # processes that are still exiting
+        try:
+            os.rmdir(CGROUP)
+            return
+        except OSError:
+            time.sleep(0.1)
+
+
+def our_cpu():
+    """Seconds of CPU of this benchmark's processes (the cgroup), else of the whole machine."""
+    if CGROUP:
+        with open(os.path.join(CGROUP, "cpuacct.usage")) as f:
+            return int(f.read()) / 1e9
+    return machine_cpu()
+
+
 def timed(cmd, env=None, check=None, timeout=900):
-    """(wall s, controller cpu s, peak rss MiB, stdout)"""
+    """(wall s, controller cpu s, peak rss MiB, stdout, all cpu s: every process of the
+    benchmark, the nodes' included)"""
+    c0 = our_cpu()
     t0 = time.perf_counter()
     # from a folder of its own: `python -m gpudoctor` would take ./gpudoctor first (before
     # PYTHONPATH, so --baseline would run this tree) and a ./gpudoctor.toml
@@ -52,17 +101,18 @@ def timed(cmd, env=None, check=None, timeout=900):
     line = [l for l in p.stderr.decode(errors="replace").splitlines() if l.startswith("GDTIME ")][-1].split()
     if check is not None:
         check(p)
-    return wall, float(line[1]) + float(line[2]), int(line[3]) / 1024.0, p.stdout
+    return wall, float(line[1]) + float(line[2]), int(line[3]) / 1024.0, p.stdout, our_cpu() - c0
 
 
 def median_of(fn, repeat):
     runs = [fn() for _ in range(repeat)]
-    return tuple(statistics.median(r[i] for r in runs) for i in range(3))
+    return tuple(statistics.median(r[i] for r in runs) if i != 3 else None for i in range(5))
 
 
 def row(n, what, floor_name, got, floor):
-    print("| %d | %s | %.2f | %.2f | %.0f | %s | %.2f | %.2f | %.0f | %.2fx |" % (
-        n, what, got[0], got[1], got[2], floor_name, floor[0], floor[1], floor[2], got[0] / floor[0]), flush=True)
+    print("| %d | %s | %.2f | %.2f | %.0f | %s | %.2f | %.2f | %.0f | %.2fx | %.2f / %.2f | %.2fx |" % (
+        n, what, got[0], got[1], got[2], floor_name, floor[0], floor[1], floor[2], got[0] / floor[0],
+        got[4], floor[4], got[4] / floor[4]), flush=True)
 
 
 def bench_srun(n, repeat, baseline=None):
@@ -100,12 +150,94 @@ def bench_srun(n, repeat, baseline=None):
             runs["gd"].append(timed(GD + ["facts", "--timeout", "600"], env, facts_ok))
             if baseline:
                 runs["base"].append(timed(GD + ["facts", "--timeout", "600"], dict(env, PYTHONPATH=baseline), facts_ok))
-        med = dict((k, tuple(statistics.median(r[i] for r in v) for i in range(3))) for k, v in runs.items() if v)
+        med = dict((k, tuple(statistics.median(r[i] for r in v) if i != 3 else None for i in range(5)))
+                   for k, v in runs.items() if v)
         print("| %d | (Slurm of %d slurmd up and idle in %.1f s; `srun true` %.2f s; load %.1f) | | | | | | | | |" % (
             n, n, up, true[0], os.getloadavg()[0]))
         row(n, "srun: `gpudoctor facts` in the allocation", "`srun python3 -c pass`", med["gd"], med["py"])
         if baseline:
             row(n, "srun: the same, code of %s" % baseline, "`srun python3 -c pass`", med["base"], med["py"])
+    finally:
+        if job:
+            subprocess.run(["scancel", job], env=c.env, capture_output=True)
+        c.stop()
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def machine_cpu():
+    """Seconds of CPU the whole machine has spent (all but idle and iowait, /proc/stat: proc(5))."""
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:]]
+    return (sum(fields[:8]) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
+
+
+PAYLOAD = r"""
+import sys
+sys.path.insert(0, sys.argv[1])
+from gpudoctor.transport.srun import build_stub
+from gpudoctor.collector import bundle
+opts = {"resolve": ["sn%d" % i for i in range(1, int(sys.argv[3]) + 1)], "env_key": "ab" * 32}
+with open(sys.argv[2], "wb") as f:
+    f.write(build_stub(opts, {}, parts=bundle.build_parts(bundle.left_out(opts, {}), cache=False)))
+"""
+
+
+def split_srun(n, repeat, baseline=None):
+    """Where the time goes at N nodes: each step adds one thing to the floor, interleaved in one
+    allocation, median of --repeat; the CPU of every process of the benchmark (the nodes'
+    slurmstepd and python included: our_cpu)."""
+    from gpudoctor.transport.srun import SHELL
+
+    base = tempfile.mkdtemp(prefix="gd-srun-split-")
+    c = slurmcluster.MultiSlurm(base, n, hooks=False)
+    c.start()
+    job = None
+    try:
+        r = subprocess.run(["salloc", "--no-shell", "-N", str(n), "-t", "60"], env=c.env, capture_output=True,
+                           text=True, timeout=300, stdin=subprocess.DEVNULL)
+        job = r.stderr.split("Granted job allocation ")[1].split()[0]
+        env = dict(c.env, SLURM_JOB_ID=job, SLURM_JOBID=job, SLURM_JOB_NODELIST="sn[1-%d]" % n)
+        trees = [("now", os.path.join(HERE, ".."))] + ([("before", baseline)] if baseline else [])
+        payloads = {}
+        for name, tree in trees:
+            path = os.path.join(base, "payload-" + name)
+            subprocess.run([sys.executable, "-c", PAYLOAD, os.path.abspath(tree), path, str(n)], check=True,
+                           env=dict(os.environ, PYTHONPATH=""), cwd=base)
+            payloads[name] = path
+        srun = ["srun", "-N", str(n), "--ntasks-per-node=1", "--overlap"]
+        task = srun + ["--label", "sh", "-c", SHELL, "gpudoctor", "python3"]
+        steps = [("`srun python3 -c pass` (the floor)", srun + ["python3", "-c", "pass"], None, None)]
+        steps.append(("+ the transport's shell (announce, find python, exec)", srun + [
+            "--label", "sh", "-c", SHELL.replace("exec \"$py\" -c", "exec \"$py\" -c pass #"), "gpudoctor", "python3"],
+            None, None))
+        for name, _ in trees:
+            steps.append(("+ the %s payload on stdin, read and dropped (%d KB)" % (name, os.path.getsize(payloads[name]) // 1000),
+                          srun + ["python3", "-c", "import sys; sys.stdin.buffer.read()"], payloads[name], None))
+            steps.append(("+ the %s collector run from it (no gpudoctor on this side)" % name, task, payloads[name],
+                          lambda p: p.stdout.count(b"gpudoctor-end ") == n))
+        steps.append(("`gpudoctor facts` (+ the controller)", GD + ["facts", "--timeout", "600"], None,
+                      lambda p: p.stdout.count(b'"schema": "gpudoctor.facts/1"') == n))
+        if baseline:
+            steps.append(("`gpudoctor facts`, the code before", GD + ["facts", "--timeout", "600"], "base",
+                          lambda p: p.stdout.count(b'"schema": "gpudoctor.facts/1"') == n))
+        got = dict((s[0], []) for s in steps)
+        subprocess.run(srun + ["true"], env=env, capture_output=True, timeout=300)
+        for _ in range(repeat):
+            for what, cmd, stdin, ok in steps:
+                e = dict(env, PYTHONPATH=baseline) if stdin == "base" else env
+                data = open(stdin, "rb").read() if stdin and stdin != "base" else b""
+                c0, t0 = our_cpu(), time.perf_counter()
+                p = subprocess.run(cmd, input=data, env=e, capture_output=True, timeout=900, cwd=base)
+                wall, cpu = time.perf_counter() - t0, our_cpu() - c0
+                assert p.returncode == 0 and (ok is None or ok(p)), (what, p.stderr[-800:])
+                got[what].append((wall, cpu))
+        print("| what runs (%d nodes, load %.0f) | wall (s) | CPU (s, %s) | CPU per node over the floor (ms) |" % (
+            n, os.getloadavg()[0], "the benchmark's cgroup" if CGROUP else "whole machine"))
+        print("|---|---|---|---|")
+        floor = statistics.median(c for _, c in got[steps[0][0]])
+        for what, _, _, _ in steps:
+            w, cpu = statistics.median(x[0] for x in got[what]), statistics.median(x[1] for x in got[what])
+            print("| %s | %.2f | %.2f | %+.1f |" % (what, w, cpu, (cpu - floor) * 1000 / n), flush=True)
     finally:
         if job:
             subprocess.run(["scancel", job], env=c.env, capture_output=True)
@@ -184,15 +316,30 @@ def main():
     ap.add_argument("--only", default="srun,ssh")
     ap.add_argument("--baseline", help="srun: also run the gpudoctor of this tree (a `git archive` copy of another "
                                        "commit), interleaved, PYTHONPATH=BASELINE")
+    ap.add_argument("--split", action="store_true", help="srun: where the time goes, step by step (machine CPU "
+                                                             "per node over the floor), instead of the table")
     args = ap.parse_args()
+    join_cgroup()
+    try:
+        run(args)
+    finally:
+        leave_cgroup()
+
+
+def run(args):
+    if args.split:
+        for n in [int(x) for x in args.sizes.split(",")]:
+            split_srun(n, args.repeat, args.baseline and os.path.abspath(args.baseline))
+        return
     load = os.getloadavg()
     print("machine: %s, %d cores, %.1f GiB RAM, Python %s, %s; load before %.2f" % (
         platform.platform(), os.cpu_count(), os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2 ** 30,
         platform.python_version(), slurm_version(),
         load[0]))
     print("| nodes | what | wall (s) | controller CPU (s) | controller peak RSS (MiB) | floor | floor wall (s) | "
-          "floor CPU (s) | floor RSS (MiB) | ratio |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "floor CPU (s) | floor RSS (MiB) | ratio | all CPU (s): it / floor (%s) | CPU ratio |" % (
+              "the benchmark's cgroup" if CGROUP else "whole machine"))
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for n in [int(x) for x in args.sizes.split(",")]:
         if "srun" in args.only:
             bench_srun(n, args.repeat, args.baseline and os.path.abspath(args.baseline))
