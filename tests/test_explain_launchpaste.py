@@ -346,6 +346,8 @@ def test_command_of_takes_the_command_not_a_log_line_that_names_a_launcher():
     assert launchpaste.command_of("user@gpu1:~/x$ NCCL_DEBUG=INFO torchrun --nnodes 2 t.py") == \
         "NCCL_DEBUG=INFO torchrun --nnodes 2 t.py"
     assert launchpaste.command_of("+ srun -N 2 torchrun --nnodes 2 t.py") == "srun -N 2 torchrun --nnodes 2 t.py"
+    # huggingface/accelerate#412: "then `accelerate launch ./main.py`"
+    assert launchpaste.command_of("then `accelerate launch ./main.py`") == "accelerate launch ./main.py"
     assert launchpaste.command_of("[INFO] Using deepspeed launcher for the job") is None
     assert launchpaste.command_of("deepspeed: command not found") is None
 
@@ -384,3 +386,19 @@ def test_a_pasted_deepspeed_env_without_path(kb):
     f = next(f for f in res["findings"] if f["id"] == "deepspeed.remote_env")
     assert f.get("from_launch") and "sets NCCL_IB_DISABLE, NCCL_SOCKET_IFNAME, not PATH or LD_LIBRARY_PATH" in \
         f["causes"][0]["text"]
+
+
+def test_one_config_per_node_log_read_together(kb, tmp_path):
+    # accelerate#2362's config (machine_rank 0) in each node's log, the first with the store's timeout
+    from gpudoctor.explain import explain_inputs
+
+    cfg = "\n".join(l[4:] for l in (ACC_2362 % (0, 0)).split("\n")[1:15]) + "\n"
+    a, b = tmp_path / "node0.log", tmp_path / "node1.log"
+    a.write_text(cfg + "torch.distributed.DistStoreError: Timed out after 901 seconds waiting for clients. "
+                       "1/2 clients joined.\n")
+    b.write_text(cfg)
+    res = explain_inputs([(str(p), lambda p=p: open(str(p), "rb")) for p in (a, b)], kb)
+    assert res["root"] == "launcher.same_rank" and res["findings"][0]["explains_root"]
+    ev = res["findings"][0]["causes"][0]["evidence"]
+    assert [(os.path.basename(e["file"]), e["line"]) for e in ev] == [("node0.log", 6), ("node1.log", 6)]
+    assert "waits for rank 1, which no machine takes" in res["findings"][0]["causes"][0]["text"]

@@ -169,6 +169,11 @@ def command_of(text):
     if not m:
         return None
     at = m.start()
+    tick = text.rfind("`", 0, at)
+    if tick >= 0 and text.count("`", 0, at) % 2 == 1 and _LEAD_OK.match(text[tick + 1:at]):
+        # inline code in prose ("then `accelerate launch ./main.py`"): the command is what the backticks hold
+        end = text.find("`", at)
+        return text[tick + 1:end if end > 0 else len(text)].strip() or None
     # the command starts at the line's start or right after its prompt (the last prompt mark before
     # the launcher): two places to try, each one linear in the line
     marks = [k.end() for k in _PROMPT_END.finditer(text, 0, at)]
@@ -441,9 +446,11 @@ def _accelerate_checks(groups, gpn, gpn_from, out):
         by_rank.setdefault(g["machine_rank"][0], []).append(g)
     for rank, gs in sorted(by_rank.items()):
         if len(gs) > 1:
+            nm = gs[0]["num_machines"][0]
             out.append(Found("launcher.same_rank", "%d configs of a %d-machine job all say machine_rank %d: every "
-                             "machine claims rank %d, so none is the other machines' rank" % (
-                                 len(gs), gs[0]["num_machines"][0], rank, rank),
+                             "machine claims rank %d, and the job waits for rank%s %s, which no machine takes" % (
+                                 len(gs), nm, rank, rank, "s" if nm > 2 else "",
+                                 ", ".join(str(k) for k in range(nm) if k != rank)[:80]),
                              [g["machine_rank"][1] for g in gs],
                              "machine_rank: 0 on the main machine, 1, 2, ... on the others (or accelerate launch "
                              "--machine_rank $SLURM_NODEID under srun)", EXPLAINS["launcher.same_rank"]))
@@ -565,6 +572,8 @@ def read(paste, facts=None):
             os.makedirs(d, 0o700)
             with open(os.path.join(d, "default_config.yaml"), "w", encoding="utf-8") as f:
                 f.write(config)  # JSON is YAML: accelerate's default config, read by the YAML loader
+            first = min(x[1] for x in groups[0].values())
+            files.shown[os.path.join(d, "default_config.yaml")] = "in this text (line %d)" % first
         lines, paste_lines = [], {}
         if opts:
             lines.append("#SBATCH " + " ".join(shlex.quote(o) for o in opts[:40]))
