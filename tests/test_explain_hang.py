@@ -202,3 +202,17 @@ def test_the_tail_is_bounded_and_numbered(kb):
     explain.scan_stream(__import__("io").BytesIO(body.encode()), kb, res_scan)
     (_src, end, data), = res_scan.tails
     assert end == 20000 and len(data) <= TAIL and data.endswith(b"step 19999 loss 0.1\n")
+
+
+def test_one_rank_communicators_in_two_nccl_tests_processes(kb):
+    # the H100 capture of one process (torch 2.11 / NCCL 2.28.9: 'rank 0 nranks 1 ... Init COMPLETE'), and the same
+    # lines from a second process (its pid changed: a derived text, as NCCL_DEBUG_FILE=%h.%p gives one per process)
+    one = _cap("default-1rank.log")
+    two = one + one.replace("vm:507:", "vm:508:")
+    cmd = "mpirun -np 2 ./build/all_reduce_perf -b 8 -e 128M -f 2 -g 1\n"
+    res = _run(kb, cmd + two)
+    assert _root(res) == ("nccltests.no_mpi", "cause")
+    assert "'rank 0 nranks 1" in res["findings"][0]["notes"][0]
+    # one process alone, or two without nccl-tests in view (a torch job's own single-rank groups): no answer
+    assert _run(kb, cmd + one)["verdict"] == "no_error"
+    assert _run(kb, two)["verdict"] == "no_error"

@@ -85,6 +85,9 @@ FACTS = {
                r"([\w.-]{1,64})\s{1,4}device",
     # src/common.cu: PRINT("# Avg bus bandwidth    : %g %s\n", ...)
     "nt_avg": r"#\s{0,4}Avg bus bandwidth\s{0,8}:",
+    # NCCL src/init.cc: '%s comm %p rank %d nranks %d cudaDev %d nvmlDev %d busId %lx commId 0x%llx - Init COMPLETE'
+    # (older: 'comm %p rank %d nranks %d cudaDev %d busId %lx - Init COMPLETE'): a communicator of one rank
+    "nranks1": r"comm 0x[0-9a-f]{1,16} rank 0 nranks 1 cudaDev \d{1,3}\b[^\n]{0,200}Init COMPLETE",
     # nvidia-smi topo -m: one row per GPU, its link to each other GPU (X itself)
     "topo_row": r"^\s{0,8}GPU\d{1,2}\s{1,8}(?:X|PIX|PXB|PHB|NODE|SYS|NV\d{1,2})\s{1,8}(?:X|PIX|PXB|PHB|NODE|SYS|NV\d{1,2})\b",
 }
@@ -165,7 +168,7 @@ def patterns():
 def _state(scan):
     st = scan.hang
     if st is None:
-        st = scan.hang = {"headers": [], "ranks": [], "avg": [], "topo": [], "complaint": None}
+        st = scan.hang = {"headers": [], "ranks": [], "avg": [], "topo": [], "complaint": None, "nranks1": {}}
     return st
 
 
@@ -187,6 +190,10 @@ def record(scan, hit):
     elif cls == "nt_avg":
         if len(st["avg"]) < MAX_KEPT:
             st["avg"].append((hit.line, text[:200]))
+    elif cls == "nranks1":
+        m = _NCCL_PREFIX_ID.search(text)
+        if m and len(st["nranks1"]) < MAX_KEPT:
+            st["nranks1"].setdefault(m.group(1), (hit.line, text[:200]))
     elif cls == "topo_row":
         if len(st["topo"]) < MAX_KEPT:
             st["topo"].append((hit.line, text[:200]))
@@ -194,6 +201,7 @@ def record(scan, hit):
 
 # NCCL's own prefix (src/debug.cc: "%s:%d:%d [%d] NCCL INFO " hostname, pid, tid, cudaDev)
 _NCCL_PREFIX = re.compile(r"[\w.-]{1,63}:\d{1,9}:\d{1,9} \[\d{1,3}\] NCCL (?:INFO|WARN)")
+_NCCL_PREFIX_ID = re.compile(r"([\w.-]{1,63}:\d{1,9}):\d{1,9} \[\d{1,3}\] NCCL INFO")
 _MARKER = re.compile(r"NCCL (?:INFO|WARN)\b")
 
 
@@ -208,7 +216,7 @@ def _users(text, pattern):
 
 # ------------------------------------------------------------------ nccl-tests without MPI
 
-def separate_jobs(st):
+def separate_jobs(st, nccl_tests=False):
     """(what, [(line, text)]) of nccl-tests' own lines that show separate one-process jobs, else
     (None, []): two processes that each number their GPUs from Rank 0 (distinct Pid or host),
     started together (on different hosts, or with no 'Avg bus bandwidth' summary between them:
@@ -234,6 +242,10 @@ def separate_jobs(st):
     for x, y in zip(avg, avg[1:]):
         if y[0] - x[0] <= 4:
             return "are two 'Avg bus bandwidth' summaries printed together", [x, y]
+    # NCCL's own lines (NCCL_DEBUG=INFO, one file per process): 'rank 0 nranks 1' from two processes of an nccl-tests run
+    ones = sorted(st["nranks1"].values())
+    if nccl_tests and len(ones) >= 2:
+        return "are communicators of one rank ('rank 0 nranks 1 ... Init COMPLETE') in two processes", ones[:2]
     return None, []
 
 
@@ -462,7 +474,7 @@ def judge(result, scan, kb):
         root is not None and root.get("from_info_lines") and root.get("confidence") != "cause")
     if not open_:
         return None
-    what, sep = separate_jobs(st)
+    what, sep = separate_jobs(st, nccl_tests=_nccl_tests_named(scan))
     if sep and "nccltests.no_mpi" in by:
         return _set_root(result, _made(by["nccltests.no_mpi"], scan, sep, "cause", [
             "How sure: high for what ran: nccl-tests' own lines show separate one-process jobs (lines %d and %d %s; "
@@ -502,11 +514,28 @@ def judge(result, scan, kb):
     eid = ENTRY_OF.get(top[0]) if sure == "medium" else None
     e = by.get(eid) or by["nccl.hang"]
     shown = (top[2] or [ev["complaint"][:2]])
+    if e["id"] == "nccl.hang":  # its causes below are the ranking, each with its evidence and confirm command
+        lines = [head.replace(", each with the command that tells it apart:", " (each cause's confirm line tells it "
+                                                                              "apart from the others).")]
     f = _made(e, scan, shown, "family" if sure == "medium" else "structural", lines)
     if e["id"] == "nccl.hang":
         _order_causes(f, ranked)
     f["triage"] = triage
+    if root is not None and root["id"] == "nccl.info_only":  # "nothing clearly wrong": this answer replaces it
+        result["findings"].remove(root)
     return _set_root(result, f)
+
+
+_NCCL_TESTS = re.compile(r"\b(?:all_reduce|all_gather|alltoall|broadcast|reduce_scatter|reduce|sendrecv|scatter|gather|"
+                         r"hypercube)_perf\b|nccl-tests", re.I)
+
+
+def _nccl_tests_named(scan):
+    """The text runs nccl-tests: its header, or a binary's name on a line of the user's."""
+    st = scan.hang
+    if st and (st["headers"] or st["ranks"] or st["avg"]):
+        return True
+    return any(_NCCL_TESTS.search(t) for tl in _tails(scan) for _ln, t in tl["user"])
 
 
 def _confirm(by, cause):
