@@ -4,7 +4,9 @@ help-ess-base.txt [slurm-error], [slurm-error2] and help-pmix-base.txt [pmix2-in
 through tools/gen_prrte_help.py), answered as slurm.mpi with srun --mpi=pmix / mpirun / the rebuild; and
 UCX's API version check (tools/gen_ucx_messages.py: src/ucp/core/ucp_context.c), answered as
 ucx.version_mismatch; Slurm's own side of it (tools/gen_slurm_messages.py: the mpi/pmix plugin and
-plugin_context_create()'s lookups in src/common/plugin.c, one site per plugin type). Every text is a real one from the public thread cited above it (none from the
+plugin_context_create()'s lookups in src/common/plugin.c, one site per plugin type); a PMIx client without
+the munge security component that Slurm's PMIx server asks for (mpi.toml mpi.pmix_psec_munge, from openpmix's
+help-pmix-mca-base.txt [find-available:not-valid]). Every text is a real one from the public thread cited above it (none from the
 held-out sets). The generators' regeneration from their slices: tests/test_explain_generated.py (ompi_help)
 and tests/test_explain_ucx.py.
 """
@@ -62,6 +64,21 @@ CASES = [
      "Plugin init() callback failed\n"
      "Aug 18 20:57:02 computen1 slurmd[8713]: slurmd: error: MPI: Cannot create context for mpi/pmix\n",
      "slurm.mpi", "ldd <PluginDir>/mpi_pmix"),
+    # https://github.com/NVIDIA/pyxis/issues/139 (an image whose PMIx lacks munge, under Slurm's PMIx: pmix_init fails)
+    ("pmix-psec-munge",
+     "$ srun --container-name=image_segmentation_105400 bash -c \"all_reduce_perf_mpi -b 62M -e 62M -d half\"\n"
+     "--------------------------------------------------------------------------\n"
+     "A requested component was not found, or was unable to be opened.  This\n"
+     "means that this component is either not installed or is unable to be\n"
+     "used on your system (e.g., sometimes this means that shared libraries\n"
+     "that the component requires are unable to be found/loaded).  Note that\n"
+     "PMIX stopped checking at the first component that it did not find.\n\n"
+     "Host:      gpu1\nFramework: psec\nComponent: munge\n"
+     "--------------------------------------------------------------------------\n\n"
+     "--------------------------------------------------------------------------\n"
+     "It looks like pmix_init failed for some reason; your parallel process is\n"
+     "likely to abort.  There are many reasons that a parallel process can\n",
+     "mpi.pmix_psec_munge", "PMIX_MCA_psec=^munge"),
     # https://github.com/ai-dynamo/nixl/issues/386 (NIXL built with UCX 1.20, running on 1.18)
     ("ucx-api-version",
      "[1748179345.114806] [beaker:3019122:0]     ucp_context.c:2257 UCX  WARN  UCP API version is incompatible: "
