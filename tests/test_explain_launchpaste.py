@@ -321,6 +321,9 @@ def test_files_the_paste_names_are_never_opened_here(kb, tmp_path):
     secret = tmp_path / "hostfile"
     secret.write_text("this-host-is-secret slots=8\nother-secret-host slots=8\n")
     for line in ("deepspeed --hostfile %s --num_gpus 8 train.py\n" % secret,
+                 "distributed_type: DEEPSPEED\nnum_machines: 2\nnum_processes: 16\nmachine_rank: 0\n"
+                 "main_process_ip: 10.0.0.1\ndeepspeed_hostfile: %s\n"
+                 "deepspeed_multinode_launcher: pdsh\n$ accelerate launch train.py\n" % secret,
                  "accelerate launch --config_file %s train.py\n" % secret,
                  "mpirun -np 16 --hostfile %s python train.py\n" % secret):
         res = explain_text(line, kb)

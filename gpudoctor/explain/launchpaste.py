@@ -278,6 +278,18 @@ def _remap(argv, files, hostfile, config):
     return out
 
 
+def _no_default_hostfile(argv, files):
+    """deepspeed without --hostfile reads /job/hostfile (runner.py DLTS_HOSTFILE) where it runs: here
+    that would be this machine's, so the reader is given a path that does not exist instead."""
+    from gpudoctor.launch.deepspeed import DLTS_HOSTFILE
+
+    if not os.path.exists(DLTS_HOSTFILE) or not argv or os.path.basename(argv[0]) != "deepspeed":
+        return argv
+    if any(a in ("--hostfile", "-H") or a.startswith("--hostfile=") for a in argv):
+        return argv
+    return [argv[0], "--hostfile", files.absent(DLTS_HOSTFILE)] + argv[1:]
+
+
 def _is_deepspeed(argv):
     return any(os.path.basename(a) == "deepspeed" or a == "deepspeed.launcher.runner" for a in argv[:6])
 
@@ -354,12 +366,16 @@ def _accelerate_groups(paste):
     return [g for g in groups if ("distributed_type" in g or "num_machines" in g) and len(g) >= 2][:MAX_GROUPS]
 
 
-def _config_json(g):
+def _config_json(g, files=None, hostfile=None):
+    """The config block as accelerate's loader reads it; its deepspeed_hostfile is the pasted
+    hostfile, or a path that does not exist (never a file of this machine)."""
     import json
 
     doc = {}
     ds = {}
     for k, (v, _l, _t) in g.items():
+        if k == "deepspeed_hostfile" and files is not None and v is not None:
+            v = files.put(str(v), hostfile, str(v)) if hostfile else files.absent(str(v))
         if k == "main_process_ip" and v is not None:
             v = str(v)  # an address is text (a bare number in YAML is an int: accelerate's own template has one)
         if k.startswith("deepspeed_"):
@@ -562,7 +578,8 @@ def read(paste, facts=None):
         if hosts:
             fi0 = hosts[0][0]
             hostfile = "".join("%s slots=%d\n" % (h, n) for f, _l, h, n in hosts if f == fi0)
-        config = _config_json(groups[0]) if len(groups) == 1 and "distributed_type" in groups[0] else None
+        config = _config_json(groups[0], files, hostfile) if len(groups) == 1 and "distributed_type" in groups[0] \
+            else None
         env = {"HF_HOME": os.path.join(files.dir, "hf"), "DS_ENV_FILE": os.path.join(files.dir, "deepspeed_env")}
         if paste.envs:
             with open(env["DS_ENV_FILE"], "w", encoding="utf-8") as f:
@@ -586,7 +603,7 @@ def read(paste, facts=None):
             argv = _cut(argv)
             if not argv or any(a.endswith((".sh", ".bash", ".slurm", ".sbatch")) for a in argv[:3]) or "source" in argv:
                 continue
-            argv = _remap(argv, files, hostfile, config)
+            argv = _no_default_hostfile(_remap(argv, files, hostfile, config), files)
             lines.append(" ".join(shlex.quote(a) if not a.startswith("$") else a for a in argv))
             paste_lines[len(lines)] = ln
         if not paste_lines:
