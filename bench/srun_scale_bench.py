@@ -149,7 +149,7 @@ def bench_srun(n, repeat, baseline=None):
             runs["py"].append(timed(srun + ["python3", "-c", "pass"], env, tasks_ok))
             runs["gd"].append(timed(GD + ["facts", "--timeout", "600"], env, facts_ok))
             if baseline:
-                runs["base"].append(timed(GD + ["facts", "--timeout", "600"], dict(env, PYTHONPATH=baseline), facts_ok))
+                runs["base"].append(timed(GD + ["facts", "--timeout", "600"], baseline_env(env, baseline), facts_ok))
         med = dict((k, tuple(statistics.median(r[i] for r in v) if i != 3 else None for i in range(5)))
                    for k, v in runs.items() if v)
         print("| %d | (Slurm of %d slurmd up and idle in %.1f s; `srun true` %.2f s; load %.1f) | | | | | | | | |" % (
@@ -224,7 +224,7 @@ def split_srun(n, repeat, baseline=None):
         subprocess.run(srun + ["true"], env=env, capture_output=True, timeout=300)
         for _ in range(repeat):
             for what, cmd, stdin, ok in steps:
-                e = dict(env, PYTHONPATH=baseline) if stdin == "base" else env
+                e = baseline_env(env, baseline) if stdin == "base" else env
                 data = open(stdin, "rb").read() if stdin and stdin != "base" else b""
                 c0, t0 = our_cpu(), time.perf_counter()
                 p = subprocess.run(cmd, input=data, env=e, capture_output=True, timeout=900, cwd=base)
@@ -324,9 +324,31 @@ def main():
         run(args)
     finally:
         leave_cgroup()
+        if os.environ.get("GD_BENCH_BASELINE_CACHE"):
+            shutil.rmtree(os.environ["GD_BENCH_BASELINE_CACHE"], ignore_errors=True)
+
+
+def prepare(baseline):
+    """Both gpudoctor trees as an installed copy has them: bytecode compiled (where
+    PYTHONDONTWRITEBYTECODE is set, as here, an uncompiled tree compiled every module it imported
+    on every run: the `git archive` baseline all of them, this tree the ones edited since its
+    __pycache__ was written), and the baseline's collector blob cached in a folder of its own
+    (bundle.py keeps one version per cache folder: runs of two versions in turn built the blob
+    every time, 45-55 ms of CPU each)."""
+    import compileall
+
+    for tree in [os.path.join(HERE, "..")] + ([baseline] if baseline else []):
+        compileall.compile_dir(os.path.join(tree, "gpudoctor"), quiet=1)
+    if baseline:
+        os.environ["GD_BENCH_BASELINE_CACHE"] = tempfile.mkdtemp(prefix="gd-bench-cache-")
+
+
+def baseline_env(env, baseline):
+    return dict(env, PYTHONPATH=baseline, XDG_CACHE_HOME=os.environ["GD_BENCH_BASELINE_CACHE"])
 
 
 def run(args):
+    prepare(args.baseline and os.path.abspath(args.baseline))
     if args.split:
         for n in [int(x) for x in args.sizes.split(",")]:
             split_srun(n, args.repeat, args.baseline and os.path.abspath(args.baseline))
