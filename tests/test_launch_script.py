@@ -429,3 +429,16 @@ def test_for_loops_over_known_words(tmp_path):
     real = [r for r in real_bash(tmp_path, str(f), [], {}) if r[0] == "torchrun"]
     assert one.plan.world_size() == 24 and agrees(one.argv, real[0])
     assert [u.why for u in two.unknown] == ["set in a loop (line 5)"]  # $(seq 3): not followed
+
+
+def test_an_unquoted_numeric_main_process_ip_is_an_address(tmp_path):
+    # accelerate's examples/config_yaml_templates/multi_node.yaml has main_process_ip: '1234'; unquoted,
+    # YAML reads a number: `gpudoctor plan` ended in AttributeError (exit 3) on the script reader's
+    # loopback test
+    cfg = tmp_path / "multi_node.yaml"
+    cfg.write_text("distributed_type: MULTI_GPU\nmachine_rank: 0\nmain_process_ip: 1234\nmain_process_port: 9999\n"
+                   "num_machines: 2\nnum_processes: 8\n")
+    sh = tmp_path / "train.sh"
+    sh.write_text("#!/bin/bash\naccelerate launch --config_file %s train.py\n" % cfg)
+    res = read_script(str(sh))
+    assert res.launches[0].plan.master_addr == "1234" and not res.launches[0].findings

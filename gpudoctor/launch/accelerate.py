@@ -220,7 +220,9 @@ def read(plan, argv, environ, config_path=None):
         port = 29500  # torchrun's default, which accelerate hands the port to
     plan.master_port = port
     if nm > 1:
-        plan.master_addr = a.main_process_ip or None
+        # an address is text: YAML reads an unquoted `main_process_ip: 1234` (accelerate's multi_node
+        # template quotes it) as a number, which the script reader's loopback test split as a string
+        plan.master_addr = str(a.main_process_ip) if a.main_process_ip not in (None, "") else None
     else:
         # utils/launch.py prepare_multi_gpu_env: main_process_ip is used only when
         # num_machines > 1; one machine runs torchrun's default master 127.0.0.1
