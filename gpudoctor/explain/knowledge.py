@@ -516,8 +516,12 @@ STRUCTURAL = {
     "_struct_nccl_version": [r"NCCL version (?P<nccl>\d{1,2}\.\d{1,3}\.\d{1,3})",
                              r"\bnvidia-nccl-cu1\d(?:==| {1,40})(?P<nccl>\d{1,2}\.\d{1,3}\.\d{1,3})\b",
                              r"nccl\.version\(\)\)?\W{0,20}\((?P<nccl>\d{1,2}, \d{1,3}, \d{1,3})\)"],
-    "_struct_torch_version": [r"(?:\btorch(?:==| {1,40}|: ?v?)|PyTorch version: ?|__version__\W{0,6})"
-                              r"(?P<torch>\d{1,2}\.\d{1,3}\.\d{1,3})(?P<local>[a-z+.][\w.+]{0,40})?",
+    # (a torch pattern's needles are given: each form squashed, 'torch  2.1.0' -> 'torch2.', so that
+    # the 'site-packages/torch/' of every traceback line is not a candidate)
+    "_struct_torch_version": [(r"\btorch(?:==| {1,40}|: ?)(?P<torch>2\.\d{1,3}\.\d{1,3})(?P<local>[a-z+.][\w.+]{0,40})?",
+                               ["torch==2.", "torch2.", "torch:2."]),
+                              r"PyTorch version: ?(?P<torch>\d{1,2}\.\d{1,3}\.\d{1,3})(?P<local>[a-z+.][\w.+]{0,40})?",
+                              r"__version__\W{0,6}(?P<torch>2\.\d{1,3}\.\d{1,3})(?P<local>[a-z+.][\w.+]{0,40})?",
                               r"(?<![\w.])(?P<torch>2\.\d{1,3}\.\d{1,3})(?P<local>\+cu1\d{1,2})(?![\w.])"],
     # a c10d watchdog stack (a C++ frame list, a py-spy/gdb dump) without its message: the frames of
     # ProcessGroupNCCL's watchdog thread (torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:
@@ -570,7 +574,9 @@ STRUCTURAL = {
 
 
 def structural_patterns():
-    return [Pattern(eid, "match", src, 0) for eid, srcs in sorted(STRUCTURAL.items()) for src in srcs]
+    """A source is a regex, or (regex, needles) where the needles derived from it would be too common."""
+    return [Pattern(eid, "match", src, 0) if isinstance(src, str) else Pattern(eid, "match", src[0], 0, needles=src[1])
+            for eid, srcs in sorted(STRUCTURAL.items()) for src in srcs]
 
 
 def generated_files():
