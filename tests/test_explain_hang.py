@@ -182,7 +182,8 @@ def test_ncclinfo_answers_stay_and_gain_the_ranking(kb):
     res = _run(kb, "after this the training hangs, nothing else is printed\n" + _cap("fakehosts-2ranks-default.log"))
     f = res["findings"][0]
     assert _root(res) == ("nccl.ib_no_device", "family") and f["notes"][0].startswith("How sure: medium")
-    assert any(n.startswith("How sure: low. The text says the job hangs") for n in f["notes"]) and f["triage"]
+    assert any(n.startswith("Causes ranked from the whole text: The text says the job hangs") for n in f["notes"])
+    assert f["triage"] and sum(n.startswith("How sure") for n in f["notes"]) == 1
     # a specific answer from the INFO lines (loopback for 2 nodes) is left alone
     res = _run(kb, "two nodes, the job hangs after this\n" + _cap("fakehosts-2ranks-ibdisable-lo.log"))
     assert _root(res) == ("nccl.socket_ifname", "cause") and "triage" not in res["findings"][0]
@@ -216,3 +217,21 @@ def test_one_rank_communicators_in_two_nccl_tests_processes(kb):
     # one process alone, or two without nccl-tests in view (a torch job's own single-rank groups): no answer
     assert _run(kb, cmd + one)["verdict"] == "no_error"
     assert _run(kb, two)["verdict"] == "no_error"
+
+
+def test_per_node_files_the_node_that_stopped_earliest_sets_the_stage(kb):
+    import io
+
+    # the H100 two-node capture as two per-node files (derived: one process's lines each): node A's paste ends
+    # after 'Connected all rings', node B's during its init (its last line 'Init START': it never got further)
+    lines = _cap("fakehosts-2ranks-default.log", 155).splitlines(True)
+    a = "".join(l for l in lines if "vm:559:" in l)
+    b = "".join(l for l in lines[:36] if "vm:560:" in l)
+    inputs = [("node-a.log", lambda: io.BytesIO(("two nodes, the job hangs\n" + a).encode())),
+              ("node-b.log", lambda: io.BytesIO(b.encode()))]
+    res = explain.explain_inputs(inputs, kb)
+    f = res["findings"][0]
+    assert "before NCCL's init completed" in " ".join(f["notes"]) and "node-b.log" not in " ".join(f["notes"])
+    assert f["triage"][0]["cause"] == "interface"  # NCCL networking troubleshooting: init hangs, interfaces, ports
+    last_b = [l for l in b.splitlines() if "NCCL INFO" in l][-1]
+    assert any(last_b[:60] in e["text"] for t in f["triage"] for e in t["evidence"]), f["triage"]

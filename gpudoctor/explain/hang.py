@@ -134,14 +134,15 @@ _STAGES = [
     # ncclCommAbort's 'Abort COMPLETE'; src/plugin/env.cc 'ENV/Plugin: Closing env plugin %s' at the end
     ("ended", re.compile(r"Destroy COMPLETE|Abort COMPLETE|Closing env plugin", re.I)),
     ("after_init", re.compile(r"Connected all (?:rings|trees)|Init COMPLETE|Connected NVLS|Connected CollNet|"
-                              r"Init timings|\d{1,4} coll channels|threadThresholds|CC (?:Off|On)|P2P Chunksize|ncclCommInitRank[^\n]"
-                              r"{0,200}COMPLETE|Comm config|AllReduce: opCount|Broadcast: opCount|Allgather: opCount",
-                              re.I)),
+                              r"Init timings|ncclCommInitRank[^\n]{0,200}COMPLETE|(?:AllReduce|Broadcast|AllGather|"
+                              r"ReduceScatter|Reduce|Send|Recv): opCount", re.I)),
     ("connect", re.compile(r"\bvia (?:P2P|SHM|NET|COLLNET|direct shared memory)|Trees \[|^Channel \d{1,3}/\d{1,3} :|"
                            r"^Ring \d{1,3} :|Setting affinity|NVLS multicast|Pattern \d|nRanks \d{1,9} nNodes|"
-                           r"Connecting|ncclTopo|Graph|Tree \d", re.I)),
+                           r"Connecting|ncclTopo|Graph|Tree \d|\d{1,4} coll channels|threadThresholds|P2P Chunksize|CC (?:Off|On)|"
+                           r"TOPO/|PCI\[|GPU/|CPU/|NET/\d", re.I)),
     ("init", re.compile(r"Bootstrap|NET/IB|NET/Socket|NET/Plugin|Using network|NCCL version|cudaDriverVersion|"
-                        r"Init START|comm 0x[0-9a-f]{1,16} rank \d|NCCL_[A-Z_]{1,40} set|Failed to initialize NET", re.I)),
+                        r"Init START|comm 0x[0-9a-f]{1,16} rank \d|NCCL_[A-Z_]{1,40} set|Failed to initialize NET|"
+                        r"Comm config|ENV/Plugin|Initialized NET plugin|Assigned NET plugin|dlvsym|NET/", re.I)),
 ]
 _VIA_P2P = re.compile(r"via (P2P/(?:IPC|CUMEM|direct pointer|read|indirect)\S{0,40})")
 _VIA_SHM = re.compile(r"via (?:SHM|direct shared memory)")
@@ -419,13 +420,15 @@ def rank(ev):
         score["p2p"] = 0
     # the network between the nodes
     first = ev["info_first"]
+    # sockets make a job slow; a hang before init completed is the nodes not reaching each other (above)
+    at_init = stage == "init" and not slow
     if multi and ev["sockets"]:
-        add("net_path", (20 if ev["ib_devices"] or w["ib"] else 10) + (15 if slow else 0),
+        add("net_path", (20 if ev["ib_devices"] or w["ib"] else (0 if at_init else 10)) + (15 if slow else 0),
             (first.get("ib_active") if ev["ib_devices"] else None) or first.get("socket_iface")
             or first.get("net_chosen") or w["ib"],
             sure=bool(ev["ib_devices"]))
     sock = next((x for x in ev["net"] if x[0] == "Socket"), None)
-    if multi and sock:
+    if multi and sock and not at_init:
         add("net_path", 10, (sock[2], sock[3]))
     ib_nogdr = [x for x in ev["net"] if x[0] == "IB" and not x[1]]
     gdr_off = [k for k, v in ev["gdr"].items() if not k.startswith("Socket ") and any(s.startswith("Disabled")
@@ -508,6 +511,8 @@ def judge(result, scan, kb):
     if root is not None:  # ncclinfo's hedged answer from the INFO lines: keep it, unless the ranking names another cause
         want = ENTRY_OF.get(top[0])
         if not (sure == "medium" and want and want != root["id"] and want in by):
+            # its own how-sure line stays the one: the ranking follows as what else to tell apart
+            lines[0] = "Causes ranked from the whole text: " + lines[0].split(". ", 1)[1]
             root["notes"] = root["notes"] + lines
             root["triage"] = triage
             return root
