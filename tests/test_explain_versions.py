@@ -194,3 +194,16 @@ def test_a_pypi_torch_release_says_its_cuda():
     # a +cuNNN build says its own CUDA; a source build's version is not read as PyPI's
     assert fixes.from_log({"signals": [{"text": "torch==2.4.0+cu118"}]})["cuda"] == "11.8"
     assert fixes.from_log({"signals": [{"text": "PyTorch version: 2.4.0a0+3bcc3cd"}]})["cuda"] is None
+
+
+def test_a_double_free_needs_the_failed_init_not_any_warning(kb):
+    # glibc's abort text (malloc/malloc.c) after NCCL's init.cc return chain (NCCL_DEBUG=INFO), NCCL 2.21.5
+    failed = ("node1:7:7 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n"
+              "node1:7:9 [0] NCCL INFO init.cc:1390 -> 2\n"
+              "double free or corruption (!prev)\n")
+    res, root = _root(kb, failed)
+    assert any(f["id"] == "nccl.bug_2262_init_double_free" for f in res["findings"])
+    # a harmless WARN and a double free at exit: no known bug
+    res, _ = _root(kb, failed.replace("node1:7:9 [0] NCCL INFO init.cc:1390 -> 2",
+                                      "node1:7:9 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]"))
+    assert not any(f["family"] == "nccl.known_bug" for f in res["findings"])
