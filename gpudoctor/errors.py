@@ -84,6 +84,40 @@ def _path_shown(name):
     return name if name.isprintable() and len(name) <= 200 else excerpt(name, 200)
 
 
+# Folders every input must lie under while they are set (innermost last): `gpudoctor explain`
+# reads a pasted launch line with plan's readers (explain/launchpaste.py), and what the paste
+# names, directly or through ${VAR:-/etc/shadow}, HF_HOME=..., DS_ENV_FILE=..., is not the
+# user's choice of file: only the private folder the paste's own blocks were written to is read.
+_CONFINED = []
+
+
+class Confined(object):
+    """``with Confined(folder):`` open_input refuses every file outside ``folder`` (symlinks
+    resolved), as an InputError, before it is opened."""
+
+    def __init__(self, folder):
+        self.folder = os.path.realpath(folder)
+
+    def __enter__(self):
+        _CONFINED.append(self.folder)
+        return self
+
+    def __exit__(self, *exc):
+        if self.folder in _CONFINED:
+            _CONFINED.remove(self.folder)
+        return False
+
+
+def _outside(path):
+    if not _CONFINED:
+        return False
+    try:
+        real = os.path.realpath(path)
+    except (OSError, TypeError, ValueError):
+        return True
+    return os.path.commonpath([real, _CONFINED[-1]]) != _CONFINED[-1]
+
+
 def open_input(path, what, shown=None):
     """A binary stream of a file the user named, refused (InputError: one line, exit 2)
     before a byte is read when it is not a regular file: a FIFO would block the read
@@ -94,6 +128,9 @@ def open_input(path, what, shown=None):
     protected_symlinks rule, in every folder): whoever can plant a link in a shared folder
     does not choose which of our files, or root's, gpudoctor reads and quotes."""
     name = _path_shown(shown or path)
+    if _outside(path):
+        raise InputError("%s %s not read: a file a pasted line names is never opened here (gpudoctor plan reads "
+                         "it on the machine that has it)" % (what, name))
     try:
         try:
             link = os.lstat(path)

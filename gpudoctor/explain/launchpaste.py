@@ -214,9 +214,14 @@ class _Files(object):
     def __init__(self):
         import tempfile
 
+        from gpudoctor.errors import Confined
+
         self.dir = tempfile.mkdtemp(prefix="gpudoctor-paste-")
         self.shown = {}  # path here -> what the paste wrote
         self.n = 0
+        # until close(): the readers open nothing outside this folder, whatever the line makes of a
+        # path (${H:-/etc/shadow}, HF_HOME=/root accelerate launch, DS_ENV_FILE=..., a default hostfile)
+        self.confined = Confined(self.dir).__enter__()
 
     def put(self, name, text, shown):
         self.n += 1
@@ -245,6 +250,7 @@ class _Files(object):
     def close(self):
         import shutil
 
+        self.confined.__exit__(None, None, None)
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
@@ -604,7 +610,7 @@ def read(paste, facts=None):
             if not argv or any(a.endswith((".sh", ".bash", ".slurm", ".sbatch")) for a in argv[:3]) or "source" in argv:
                 continue
             argv = _no_default_hostfile(_remap(argv, files, hostfile, config), files)
-            lines.append(" ".join(shlex.quote(a) if not a.startswith("$") else a for a in argv))
+            lines.append(" ".join(_word(a) for a in argv))
             paste_lines[len(lines)] = ln
         if not paste_lines:
             return out, notes
@@ -636,6 +642,26 @@ def read(paste, facts=None):
     finally:
         files.close()
     return out, notes
+
+
+_VAR = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]{0,127}\}|\$[A-Za-z_][A-Za-z0-9_]{0,127}")
+
+
+def _word(a):
+    """One word of a pasted line for the script reader: its text quoted, its variables not
+    (--node_rank=$SLURM_NODEID is an unknown there, as in `gpudoctor plan`, not the literal
+    text '$SLURM_NODEID' that torchrun's int() would refuse); a word that starts with $ as it is."""
+    if a.startswith("$"):
+        return a
+    out, at = [], 0
+    for m in _VAR.finditer(a):
+        if m.start() > at:
+            out.append(shlex.quote(a[at:m.start()]))
+        out.append(m.group(0))
+        at = m.end()
+    if at < len(a) or not out:
+        out.append(shlex.quote(a[at:]))
+    return "".join(out)
 
 
 def _cut(argv):

@@ -1,0 +1,78 @@
+"""Red-team findings of 2026-11-26 (issues 18 and 20: the new readers of untrusted input), each
+held by a test that tries more than the reproducer.
+
+- explain's launch lines (explain/launchpaste.py): a pasted line made plan's readers open a file
+  of the machine explain runs on and quote it: `--config_file ${X:-/path}` (accelerate: the first
+  40 characters of any file that is not YAML), `--hostfile ${X:-/etc/shadow}` (DeepSpeed,
+  Open MPI, Horovod: the first host-like field), `HF_HOME=/dir accelerate launch` (that folder's
+  accelerate config). Now every file a pasted line names is refused unread (errors.Confined).
+- `--node_rank=$SLURM_NODEID` (the fix explain itself gives) was handed to the reader as the
+  literal text '$SLURM_NODEID': "the launcher would refuse this line: invalid int value".
+"""
+
+import os
+
+import pytest
+
+from explainhelp import explain_paste
+
+
+@pytest.fixture
+def secret(tmp_path):
+    """A file outside the paste that explain must never read: a host-like first field (what a
+    hostfile reader quotes) and text (what a YAML reader quotes)."""
+    path = tmp_path / "private" / "notes"
+    path.parent.mkdir()
+    path.write_text("topsecret1 slots=zz\nroot:$6$SALTSALT$HASH:19000::::::\n")
+    hf = tmp_path / "hf" / "accelerate"
+    hf.mkdir(parents=True)
+    (hf / "default_config.yaml").write_text("topsecret2: [\n")
+    return path
+
+
+def test_a_pasted_launch_line_never_makes_explain_read_a_file_it_names(cli, tmp_path, secret):
+    s, hf = str(secret), str(tmp_path / "hf")
+    lines = [
+        "$ accelerate launch --config_file ${C:-%s} train.py" % s,
+        "$ deepspeed --hostfile ${H:-%s} train.py" % s,
+        "$ mpirun -np 2 --hostfile ${H:-%s} python x.py" % s,
+        "$ horovodrun -np 2 --hostfile ${H:-%s} python x.py" % s,
+        "$ HF_HOME=%s accelerate launch --num_machines 2 train.py" % hf,
+        "$ H=%s mpirun -np 2 --hostfile $H python x.py" % s,
+        "$ accelerate launch --deepspeed_config_file ${D:-%s} train.py" % s,
+        "$ torchrun --nnodes 1 ${S:-%s}" % s,
+    ]
+    rc, doc = explain_paste(cli, tmp_path, "\n".join(lines) + "\n", rcs=(0, 1))
+    text = repr(doc)
+    assert "topsecret" not in text and "SALTSALT" not in text and "line 'root'" not in text
+    notes = [c["note"] for c in doc["context"] if c["id"] == "launcher.plan"]
+    assert sum("never opened here" in n for n in notes) >= 3, notes  # refused, and said so
+    # the confinement ends with the paste: a file the user names is read as before
+    from gpudoctor.errors import read_input
+
+    assert read_input(s, "test file").startswith(b"topsecret1")
+
+
+def test_confined_reads_only_under_its_folder(tmp_path):
+    from gpudoctor.errors import Confined, InputError, read_input
+
+    inside = tmp_path / "in"
+    inside.mkdir()
+    (inside / "a").write_text("x")
+    (tmp_path / "out").write_text("y")
+    os.symlink(str(tmp_path / "out"), str(inside / "link"))  # a link out of the folder is outside
+    with Confined(str(inside)):
+        assert read_input(str(inside / "a"), "f") == b"x"
+        for bad in (tmp_path / "out", inside / "link", inside / ".." / "out", "a\0b"):
+            with pytest.raises(InputError, match="never opened"):
+                read_input(str(bad), "f")
+    assert read_input(str(tmp_path / "out"), "f") == b"y"
+
+
+@pytest.mark.parametrize("flag", ["--node_rank=$SLURM_NODEID", "--node_rank=${SLURM_NODEID}",
+                                  "--node_rank $SLURM_NODEID"])
+def test_a_variable_inside_a_pasted_word_is_an_unknown_not_a_refusal(cli, tmp_path, flag):
+    line = "$ srun torchrun --nnodes=2 --nproc_per_node=8 %s --master_addr=node01 --master_port=29500 train.py\n" % flag
+    rc, doc = explain_paste(cli, tmp_path, line, rcs=(0,))
+    assert doc["verdict"] == "no_error" and not doc["findings"], doc["findings"]
+    assert not [c for c in doc["context"] if c["id"] == "launcher.plan"], doc["context"]
