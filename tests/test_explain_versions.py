@@ -207,3 +207,31 @@ def test_a_double_free_needs_the_failed_init_not_any_warning(kb):
     res, _ = _root(kb, failed.replace("node1:7:9 [0] NCCL INFO init.cc:1390 -> 2",
                                       "node1:7:9 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]"))
     assert not any(f["family"] == "nccl.known_bug" for f in res["findings"])
+
+
+# https://github.com/pytorch/pytorch/issues/147575 (description, verbatim lines): a nightly torch
+# (2.7.0.dev...+cu128, not a PyPI release: its NCCL is not the pinned one) that prints NCCL 2.25.1
+NIGHTLY_147575 = (
+    "torch 2.7.0.dev20250218+cu128\n"
+    "torchaudio 2.6.0.dev20250219+cu128\n"
+    "torchvision 0.22.0.dev20250219+cu128\n"
+    "[rank0]: torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/"
+    "ProcessGroupNCCL.cpp:3384, unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version 2.25.1\n"
+    "[rank0]: ncclUnhandledCudaError: Call to CUDA function failed.\n"
+    "[rank0]: Last error:\n"
+    "[rank0]: Cuda failure 1 'invalid argument'\n")
+
+
+def test_a_nightly_torch_is_not_read_as_a_pypi_release(kb):
+    from gpudoctor.explain import scan as _scan
+
+    res, root = _root(kb, NIGHTLY_147575)
+    assert res["root"] == "nccl.unhandled_cuda_error" and not any(
+        f["family"] == "nccl.known_bug" for f in res["findings"])
+    sc = _scan.Scan()
+    import io
+    _scan.scan_stream(io.BytesIO(NIGHTLY_147575.encode()), kb, sc, "<text>")
+    assert [v for _, v, _ in versions.ran(sc)] == ["2.25.1"]  # NCCL's own version, not a torch pin
+    sc = _scan.Scan()
+    _scan.scan_stream(io.BytesIO(NIGHTLY_147575.split("[rank0]")[0].encode()), kb, sc, "<text>")
+    assert versions.ran(sc) == []  # the nightly's version alone says no NCCL
