@@ -19,7 +19,7 @@ them (`pip download --no-deps --only-binary :all: --platform manylinux_2_28_x86_
 manylinux2014_x86_64 --platform manylinux1_x86_64 --python-version 3.11 torch==X`): each wheel's
 `*.dist-info/METADATA`, read with zipfile (not unpacked). `--record` writes what was read (each
 wheel's name and sha256, its Name, Version and the Requires-Dist lines of the NVIDIA wheels) as
-the slice the test regenerates from; the committed slice is that record, whole (28 releases).
+the slice the test regenerates from; the committed slice is that record, whole (27 releases, 2.0.0 to 2.14.1).
 
 Which builds a row covers: the PyPI wheel (version `X.Y.Z`, and the same release from PyTorch's own
 index with a `+cuNNN` suffix of the same CUDA major, whose build matrix pins the same NCCL wheel
