@@ -71,6 +71,25 @@ CASES = [
      "REASON                                  NODELIST            \n"
      "Low RealMemory                          compute[001-003]    \n",
      "slurm.node_resources", "RealMemory"),
+    # https://github.com/SlinkyProject/containers/issues/14 (sinfo -R of nodes whose slurmd found 0 GPUs: a Slurm
+    # built without NVML under AutoDetect=nvml)
+    ("gres-sinfo-cut",
+     "REASON               USER      TIMESTAMP           NODELIST\n"
+     "gres/gpu count repor slurm     2026-04-14T06:39:53 slinky-0\n"
+     "gres/gpu count repor slurm     2026-04-14T06:39:54 slinky-1\n",
+     "slurm.node_gres", "state=resume"),
+    # https://github.com/NVIDIA/deepops/issues/1214 (AutoDetect=nvml, Slurm built without NVML; fatal then)
+    ("autodetect-nvml",
+     "slurmd: fatal: We were configured to autodetect nvml functionality, but we weren't able to find that lib when "
+     "Slurm was configured.\n",
+     "slurm.node_gres", "--with-nvml"),
+    # https://github.com/ArjunaCluster/ArjunaUsers/issues/51 (a command on a host with no slurm.conf, configless)
+    ("no-config-source",
+     "squeue: error: resolve_ctls_from_dns_srv: res_nsearch error: Unknown host\n"
+     "squeue: error: fetch_config: DNS SRV lookup failed\n"
+     "squeue: error: _establish_config_source: failed to fetch config\n"
+     "squeue: fatal: Could not establish a configuration source\n",
+     "slurm.conf_mismatch", "--conf-server"),
     # https://github.com/nateGeorge/slurm_gpu_ubuntu/issues/7 (Slurm 23.02 without cgroup_v2.so)
     ("cgroup-v2-missing",
      "[2023-10-16T10:42:01.138] error: Couldn't find the specified plugin name for cgroup/v2 looking at all files\n"

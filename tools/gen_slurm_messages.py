@@ -44,7 +44,9 @@ PATHS = (
     "src/common/slurm_protocol_api.c", "src/common/slurm_protocol_socket.c", "src/common/uid.c",
     # a node's own configuration as slurmd and slurmctld check it: NodeName lookups, GPUs, cgroups
     "src/common/node_conf.c", "src/plugins/gres", "src/interfaces/cgroup.c", "src/plugins/cgroup",
-    "src/plugins/proctrack/cgroup", "src/common/plugin.c",
+    "src/plugins/proctrack/cgroup", "src/common/plugin.c", "src/interfaces/gpu.c",
+    # where a daemon or command gets slurm.conf: the file, or configless (DNS SRV record, --conf-server)
+    "src/common/fetch_config.c", "src/common/slurm_resolv.c",
 )
 # plugin_context_create() (src/common/plugin.c) and the interfaces that call it name the plugin in a %s
 # ('Couldn't find the specified plugin name for mpi/pmix looking at all files', 'cannot find cgroup plugin
@@ -72,6 +74,8 @@ RULES = [
     ("reservation", "slurm.reservation", {"text": r"Reserved for maintenance|May be reserved for other job|"
                                                   r"which this job was running under, has ended"}),
     ("unavailable-nodes", "slurm.node_down", {"text": r"^ReqNodeNotAvail, UnavailableNodes:"}),
+    # fetch_config.c's memfd write ('could not write conf file, likely out of memory') is no job's OOM
+    ("conf-write", None, {"where": r"fetch_config\.c", "text": r"could not write"}),
     ("oom", "slurm.oom", {"text": r"oom[_-]kill|Out Of Memory|OOM Killed|exceeded memory limit|"
                                   r"[Mm]emory limit exceeded"}),
     ("time-limit", "slurm.time_limit", {"text": r"DUE TO TIME LIMIT|time limit exceeded|TimeLimit exceeded|"
@@ -88,6 +92,10 @@ RULES = [
                                               r"Unable to find node record|Unable to get my hostname"}),
     ("conf-differs", "slurm.conf_mismatch", {"text": r"different slurm\.conf|NO_CONF_HASH|"
                                                      r"appears to have a different version"}),
+    ("no-config", "slurm.conf_mismatch", {"text": r"establish a configuration source|failed to fetch config|"
+                                                  r"DNS SRV lookup failed|res_nsearch error"}),
+    # GPU detection (src/interfaces/gpu.c: AutoDetect=nvml and the NVML library)
+    ("gpu-detect", "slurm.node_gres", {"where": r"interfaces/gpu\.c"}),
     # gres.c validates what a slurmd reports against slurm.conf (gres_node_config_validate); the gres
     # plugins run in slurmd (gres.conf, AutoDetect=nvml)
     ("node-gres", "slurm.node_gres", {"where": r"interfaces/gres\.c",
@@ -240,6 +248,24 @@ MSG_FIX = [
      ["ls <PluginDir>/cgroup_v*.so   (PluginDir: scontrol show config | grep PluginDir); stat -fc %T /sys/fs/cgroup",
       "rebuild/reinstall Slurm with libdbus-1-dev (Debian/Ubuntu) or dbus-devel (RHEL) present, or your "
       "distribution's plugins package of the same version; then systemctl restart slurmd"]),
+    (r"^Could not establish a configuration source$",
+     "The daemon or command found no slurm.conf: none at the path it reads (/etc/slurm/slurm.conf, SLURM_CONF), and "
+     "the configless lookup failed too (no DNS SRV record _slurmctld._tcp, no --conf-server; src/common/read_config.c).",
+     ["ls -l /etc/slurm/slurm.conf; echo $SLURM_CONF; host -t SRV _slurmctld._tcp   (on the host that printed it)",
+      "give it the file (the same slurm.conf as the controller's), or run configless: SlurmctldParameters="
+      "enable_configless on the controller and slurmd --conf-server <controller>[:6817] (or the DNS SRV record)"]),
+    (r"configured with nvml functionality, but that lib wasn't found",
+     "slurmd was built with NVML for AutoDetect=nvml, but this node has no libnvidia-ml.so.1 (the NVIDIA driver's "
+     "NVML library is not installed or not on the loader path), so it detects no GPU.",
+     ["ldconfig -p | grep libnvidia-ml; nvidia-smi   (on the node)", "install the NVIDIA driver (its NVML "
+      "library) on the node, or list the GPUs in gres.conf (Name=gpu File=/dev/nvidia[0-N]) without AutoDetect; "
+      "systemctl restart slurmd"]),
+    (r"configured to autodetect nvml functionality, but we weren't able to find that lib",
+     "gres.conf says AutoDetect=nvml, but this Slurm was built without NVML (nvml.h was not found when Slurm was "
+     "configured), so slurmd detects no GPU.",
+     ["ls <PluginDir>/gpu_nvml.so   (PluginDir: scontrol show config | grep PluginDir)", "rebuild Slurm with NVML "
+      "(the CUDA toolkit's nvml.h present at configure: --with-nvml=<cuda prefix>), or drop AutoDetect=nvml and list "
+      "the GPUs in gres.conf (Name=gpu File=/dev/nvidia[0-N]); systemctl restart slurmd"]),
     (r"launch failed requeued held",
      "The batch job could not be launched on its node (a failed prolog, a node problem); Slurm requeued it in the "
      "held state.",
@@ -282,6 +308,7 @@ _REASON = re.compile(r"(?:xstrcat|xstrfmtcat)\s*\(\s*\*?(?:\w+->)?reason_down\s*
 _REASON_CTX = r"(?:Reason=|with reason: ?|reason set to: ?)"
 SINFO_REASON_WIDTH = 20
 FAILURE_WORDS = re.compile(r"fail|error|unable|cannot|can't|could not|couldn't|invalid|not found|denied|refused|"
+                           r"weren't able|wasn't found|"
                            r"timed out|killed|exceeded|CANCELLED|requeued|held", re.IGNORECASE)
 
 
