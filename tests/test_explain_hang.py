@@ -235,3 +235,33 @@ def test_per_node_files_the_node_that_stopped_earliest_sets_the_stage(kb):
     assert f["triage"][0]["cause"] == "interface"  # NCCL networking troubleshooting: init hangs, interfaces, ports
     last_b = [l for l in b.splitlines() if "NCCL INFO" in l][-1]
     assert any(last_b[:60] in e["text"] for t in f["triage"] for e in t["evidence"]), f["triage"]
+
+
+# autoscriptlabs/nccl-mesh-plugin#56 (https://github.com/autoscriptlabs/nccl-mesh-plugin/issues/56), "get very low
+# bandwidth": channels over NET/IB without '/GDRDMA', NCCL's own 'use ring PXN 0 GDR 0' (the host name is empty)
+MESH_56 = """get very low bandwidth
+:22901:22901 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/4
+:22901:22901 [0] NCCL INFO Channel 01/0 : 0[0] -> 1[0] [send] via NET/IB/5
+:22901:22901 [0] NCCL INFO Channel 02/0 : 0[0] -> 1[0] [send] via NET/IB/4
+:22901:22916 [0] NCCL INFO NCCL_IB_GID_INDEX set by environment to 3.
+:22901:22901 [0] NCCL INFO Connected all rings, use ring PXN 0 GDR 0
+"""
+
+
+def test_public_low_bandwidth_over_ib_without_gdrdma_is_gpu_direct_rdma_first(kb):
+    res = _run(kb, MESH_56)
+    f = res["findings"][0]
+    assert _root(res) == ("rdma.peermem", "family") and "is slow" in f["notes"][0]
+    assert f["triage"][0]["cause"] == "gdr" and "nvidia_peermem" in f["triage"][0]["tell_apart"]
+    assert any("GDR 0" in e["text"] for e in f["triage"][0]["evidence"])
+    # the same lines with '/GDRDMA' on every channel and 'GDR 1': GPU Direct RDMA is on, not the answer
+    on = MESH_56.replace("/4\n", "/4/GDRDMA\n").replace("/5\n", "/5/GDRDMA\n").replace("GDR 0", "GDR 1")
+    assert "gdr" not in [t["cause"] for t in _run(kb, on)["findings"][0]["triage"]]
+
+
+def test_chinese_words_find_the_fabric_and_the_container(kb):
+    # "two machines, training over the IB NICs is slow, run in a docker container" (re.A: 'IB' inside Chinese text)
+    res = _run(kb, "两台机器用IB网卡训练很慢，docker容器里跑的", assume_error=True)
+    f = res["findings"][0]
+    assert [t["cause"] for t in f["triage"]][0] == "net_path" and "container" in [t["cause"] for t in f["triage"]]
+    assert "/dev/infiniband" in f["causes"][0]["text"] or "/dev/infiniband" in " ".join(f["causes"][0]["fix"])

@@ -99,30 +99,31 @@ _TOPO_NEEDLES = sorted({n for t in ("pix", "pxb", "phb", "sys", "node") for n in
 _NEEDLES = {"topo_row": _TOPO_NEEDLES, "nt_rank": ["#rank"]}
 _TOPO_LINKS = re.compile(r"\b(X|PIX|PXB|PHB|NODE|SYS|NV\d{1,2})\b")
 
-# the user's words on a line of theirs (never NCCL's own): stage, machine, nodes, container
+# the user's words on a line of theirs (never NCCL's own): stage, machine, nodes, container (re.A: \b is an ASCII
+# boundary, so 'IB' and 'docker' are found inside Chinese text: 'IB网卡', '用docker容器')
 _WORDS = {
     "init": re.compile(r"init_process_group|initiali[sz]|rendezvous|ncclCommInit|at (?:the )?start|before (?:the )?"
-                       r"first|barrier|初始化", re.I),
+                       r"first|barrier|初始化", re.I | re.A),
     "first": re.compile(r"first (?:all_?reduce|allgather|all_gather|collective|step|iteration|batch|forward|backward|"
-                        r"broadcast)|第一(?:次|个|步)", re.I),
+                        r"broadcast)|第一(?:次|个|步)", re.I | re.A),
     "later": re.compile(r"after (?:\d{1,7}|a few|some|several|many) (?:steps|iterations|iters|epochs|batches|hours|"
                         r"minutes)|(?:during|at|in) (?:the )?(?:eval|evaluation|validation|saving|checkpoint)|randomly|"
-                        r"occasionally|intermittent|sometimes|随机|偶尔|有时|评估|验证|保存", re.I),
+                        r"occasionally|intermittent|sometimes|随机|偶尔|有时|评估|验证|保存", re.I | re.A),
     "after_init": re.compile(r"(?:after|at|on)\b[^\n]{0,40}(?:Connected all (?:rings|trees)|Init COMPLETE|init "
-                             r"complete)", re.I),
+                             r"complete)", re.I | re.A),
     "pcie": re.compile(r"\bACS\b|IOMMU|VT-d|AMD-Vi|\bEPYC\b|Threadripper|\bPCIe\b|\bPIX\b|\bPXB\b|RTX ?\d{4}|GeForce|"
-                       r"p2pBandwidthLatencyTest", re.I),
+                       r"p2pBandwidthLatencyTest", re.I | re.A),
     "multi": re.compile(r"\b(?:cross|inter|multi)[- ]?nodes?\b|\b(?:multiple|several|two|three|four|[2-9]) (?:nodes?|"
-                        r"machines?|hosts?|servers?)\b|多机|跨节点|跨机|两台|两个节点|多节点|"
+                        r"machines?|hosts?|servers?)\b|多机|跨节点|跨机|两台|多台|双机|两个节点|多节点|"
                         # a launch line or config for several nodes (torchrun, accelerate, sbatch)
                         r"--nnodes[= ](?:[2-9]|\d{2})|num_machines:\s{0,4}(?:[2-9]|\d{2})|"
-                        r"#SBATCH\s{1,8}(?:-N|--nodes)[= ]?(?:[2-9]|\d{2})", re.I),
+                        r"#SBATCH\s{1,8}(?:-N|--nodes)[= ]?(?:[2-9]|\d{2})", re.I | re.A),
     "container": re.compile(r"\bdocker\b|\bcontainers?\b|\bpodman\b|kubernetes|\bk8s\b|\bpods?\b|enroot|pyxis|"
-                            r"singularity|apptainer|--shm-size|/dev/shm|容器", re.I),
-    "ib": re.compile(r"infiniband|\bIB\b|\bRoCE\b|mlx5|\bHCA\b|\bRDMA\b", re.I),
+                            r"singularity|apptainer|--shm-size|/dev/shm|容器", re.I | re.A),
+    "ib": re.compile(r"infiniband|\bIB\b|\bRoCE\b|mlx5|\bHCA\b|\bRDMA\b", re.I | re.A),
     "context": re.compile(r"nccl|all_?reduce|all_?gather|reduce_scatter|broadcast|barrier|init_process_group|torchrun|"
                           r"torch\.distributed|deepspeed|accelerate|horovod|megatron|\bddp\b|distributed|collective|"
-                          r"multi[- ]?(?:node|gpu)|nodes|gpus|_perf\b|mpirun|srun|多机|多卡|分布式|通信", re.I),
+                          r"multi[- ]?(?:node|gpu)|nodes|gpus|_perf\b|mpirun|srun|多机|多卡|分布式|通信", re.I | re.A),
 }
 
 # the last NCCL INFO line of an input -> where the job stopped (NCCL's own formats: src/init.cc
@@ -147,7 +148,8 @@ _STAGES = [
 _VIA_P2P = re.compile(r"via (P2P/(?:IPC|CUMEM|direct pointer|read|indirect)\S{0,40})")
 _VIA_SHM = re.compile(r"via (?:SHM|direct shared memory)")
 _VIA_NET = re.compile(r"via NET/(IB|Socket|[\w-]{1,30})(?:/\d{1,4})?(/GDRDMA)?")
-_NCCLTEST_BW = re.compile(r"^#\s{0,4}Avg bus bandwidth")
+# src/transport.cc (2.19+): 'Connected all rings, use ring PXN %d GDR %d': GDR 0 = no GPU Direct RDMA for the rings
+_RING_GDR0 = re.compile(r"Connected all rings, use ring PXN \d GDR 0\b")
 
 
 def patterns():
@@ -201,8 +203,9 @@ def record(scan, hit):
 
 
 # NCCL's own prefix (src/debug.cc: "%s:%d:%d [%d] NCCL INFO " hostname, pid, tid, cudaDev)
-_NCCL_PREFIX = re.compile(r"[\w.-]{1,63}:\d{1,9}:\d{1,9} \[\d{1,3}\] NCCL (?:INFO|WARN)")
-_NCCL_PREFIX_ID = re.compile(r"([\w.-]{1,63}:\d{1,9}):\d{1,9} \[\d{1,3}\] NCCL INFO")
+# (the host may be empty: ':22901:22901 [0] NCCL INFO' where gethostname gave nothing)
+_NCCL_PREFIX = re.compile(r"[\w.-]{0,63}:\d{1,9}:\d{1,9} \[\d{1,3}\] NCCL (?:INFO|WARN)")
+_NCCL_PREFIX_ID = re.compile(r"([\w.-]{0,63}:\d{1,9}):\d{1,9} \[\d{1,3}\] NCCL INFO")
 _MARKER = re.compile(r"NCCL (?:INFO|WARN)\b")
 
 
@@ -263,7 +266,7 @@ def _tails(scan):
         first = end - len(lines) + 1
         lines = lines[-400:]
         first = end - len(lines) + 1
-        last, p2p, shm, net, user = None, [], False, [], []
+        last, p2p, shm, net, user, gdr0 = None, [], False, [], [], None
         for i, raw in enumerate(lines):
             ln = first + i
             text = raw.strip()
@@ -279,6 +282,8 @@ def _tails(scan):
                 p2p.append((ln, text[:300]))
             if _VIA_SHM.search(body):
                 shm = True
+            if gdr0 is None and _RING_GDR0.search(body):
+                gdr0 = (ln, text[:300])
             n = _VIA_NET.search(body)
             if n and len(net) < 8:
                 net.append((n.group(1), bool(n.group(2)), ln, text[:300]))
@@ -288,7 +293,7 @@ def _tails(scan):
                 if rx.search(last[2]):
                     stage = name
                     break
-        out.append({"last": last, "stage": stage, "p2p": p2p, "shm": shm, "net": net, "user": user})
+        out.append({"last": last, "stage": stage, "p2p": p2p, "shm": shm, "net": net, "user": user, "ring_gdr0": gdr0})
     return out
 
 
@@ -327,7 +332,9 @@ def evidence(result, scan):
         user.append((complaint[0], complaint[1]))
     words = {k: next(((ln, t) for ln, t in user if rx.search(t)), None) for k, rx in _WORDS.items()}
     ranks = {r[2:4] for r in st["ranks"]} if st else set()
-    multi = bool(fx.get("nodes") and fx["nodes"] > 1 or len(fx.get("hosts") or []) > 1 or nst.get("multi_text")
+    net = [n for t in tails for n in t["net"]]
+    # a channel 'via NET/...' joins ranks of different nodes (NCCL uses P2P or SHM inside one)
+    multi = bool(net or fx.get("nodes") and fx["nodes"] > 1 or len(fx.get("hosts") or []) > 1 or nst.get("multi_text")
                  or words["multi"] or len({h for _p, h in ranks}) > 1)
     stages = [t["stage"] for t in tails if t["stage"]]
     order = {"init": 0, "connect": 1, "after_init": 2, "ended": 3}
@@ -342,7 +349,8 @@ def evidence(result, scan):
     return {
         "complaint": complaint, "slow": bool(complaint and _SLOW.search(complaint[1])), "words": words, "multi": multi,
         "stage": stage, "last": last, "p2p": [p for t in tails for p in t["p2p"]][:4],
-        "shm": any(t["shm"] for t in tails), "net": [n for t in tails for n in t["net"]], "sockets": sockets,
+        "shm": any(t["shm"] for t in tails), "net": net, "sockets": sockets,
+        "ring_gdr0": next((t["ring_gdr0"] for t in tails if t["ring_gdr0"]), None),
         "ib_devices": fx.get("ib_devices") or {}, "gdr": fx.get("gdr") or {}, "env": fx.get("env") or {},
         "topo": topo, "topo_line": topo_line, "info": bool(fx), "nodes": fx.get("nodes"),
         "nccl_tests": bool(st and (st["headers"] or st["ranks"])), "info_first": nst.get("first") or {},
@@ -436,13 +444,22 @@ def rank(ev):
     if (multi or w["ib"]) and (ib_nogdr or gdr_off):
         add("gdr", 25 + (15 if slow else 0), (ib_nogdr[0][2], ib_nogdr[0][3]) if ib_nogdr else first.get("gdr"),
             sure=bool(gdr_off))
+        if ib_nogdr and ev["ring_gdr0"]:  # NCCL says so itself for its rings over IB
+            add("gdr", 10, ev["ring_gdr0"], sure=True)
+    ib = [x for x in ev["net"] if x[0] == "IB"]
+    if ib and all(x[1] for x in ib) and not gdr_off:  # every IB channel at the end reads '/GDRDMA': it is on
+        score["gdr"] = -100
     if slow:  # slow, not stuck: the ranks do meet, and the nodes reach each other
         add("rank_behind", -10)
         score["interface"] = min(score["interface"], 10)
         if multi or w["ib"]:
             add("gdr", 10)
     if w["container"]:
-        add("container", 30 if not ev["shm"] else 40, w["container"])
+        # one node: its /dev/shm and IPC namespace; several: a container without /dev/infiniband or the verbs
+        # library makes NCCL fall back to sockets between the nodes (the net_path cause names it)
+        add("container", (15 if multi else 30) + (10 if ev["shm"] else 0), w["container"])
+        if multi:
+            add("net_path", 15, w["container"])
     if stage == "ended" and not slow:  # NCCL destroyed its communicators: no transport of its is stuck
         for k in ("p2p", "net_path", "gdr", "interface"):
             score[k] = 0
@@ -486,7 +503,8 @@ def judge(result, scan, kb):
     if _complaint(scan) is None:
         return None
     ev = evidence(result, scan)
-    if not (ev["info"] or ev["nccl_tests"] or scan.launchers or ev["words"]["context"] or ev["topo"]):
+    w = ev["words"]
+    if not (ev["info"] or ev["nccl_tests"] or scan.launchers or ev["topo"] or w["context"] or w["multi"] or w["ib"]):
         return None  # "it hangs" with nothing that says a distributed job: not ours to answer
     ranked = rank(ev)
     if not ranked:
