@@ -211,3 +211,39 @@ def test_the_payload_stays_lean_on_every_node_python(tmp_path):
             assert doc[name]["status"] == "ok", (py, name, doc[name])
         assert doc["resolve"] == want["resolve"] and doc["host"]["kernel"] == want["host"]["kernel"], py
         assert doc["env"]["hashed"] == want["env"]["hashed"], py  # the same keyed hashes on every interpreter
+
+
+def test_a_node_reads_the_sources_only_after_asking(tmp_path):
+    """build_stub's first part is all a node of the controller's python reads; with another
+    bytecode magic the node prints `gpudoctor-source NODE` and reads the sources that follow
+    (what srun's stdin carries then, transport/srun.py _run)."""
+    import base64
+    import zlib
+
+    from gpudoctor.collector import bundle
+    from gpudoctor.transport.srun import READ_BLOB, SOURCE_ASK, build_stub, first_part
+
+    opts = {"only": ["host", "limits"]}
+    loader, blob = bundle.build_parts(bundle.left_out(opts, {}), cache=False)
+    head, _, rest = blob.partition(b"\n")
+    assert first_part(build_stub(opts, {}, parts=(loader, blob))) == len(build_stub(opts, {}, parts=(loader, blob))) \
+        - int(head.split(b" ")[2])
+    env = dict(os.environ, SLURMD_NODENAME="sn1")
+    for magic, asks in ((head.split(b" ")[0], False), (b"00000000", True)):
+        stub = build_stub(opts, {}, parts=(loader, b" ".join([magic] + head.split(b" ")[1:]) + b"\n" + rest))
+        n = first_part(stub)
+        p = subprocess.Popen([sys.executable, "-c", READ_BLOB], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, env=env)
+        p.stdin.write(stub[:n])
+        p.stdin.flush()
+        line = p.stdout.readline().decode()
+        if asks:
+            assert line == "%s sn1\n" % SOURCE_ASK
+            p.stdin.write(stub[n:])
+            line = ""
+        p.stdin.close()  # with the bytecode, the node ran without the sources and without EOF
+        out = (line + p.stdout.read().decode()).splitlines()
+        assert p.wait(timeout=30) == 0 and out[-1].startswith("gpudoctor-end sn1 0 "), p.stderr.read()
+        assert all(not l.startswith(SOURCE_ASK) for l in out)
+        doc = json.loads(zlib.decompress(base64.b64decode("".join(l.split(" ", 2)[2] for l in out[:-1]))))
+        assert doc["host"]["status"] == "ok" and doc["limits"]["status"] == "ok"

@@ -305,6 +305,34 @@ def test_srun_task_claiming_another_node_is_garbage():
     assert got["gpu1"].error_kind == "garbage" and "2 tasks" in got["gpu1"].error
 
 
+def _other_python():
+    """An interpreter whose bytecode magic is not this one's (pyenv's, on the test machine)."""
+    import glob
+
+    mine = "%d.%d" % sys.version_info[:2]
+    for py in sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.*/bin/python3"))):
+        if "/%s." % mine not in py and os.access(py, os.X_OK):
+            return py
+    return None
+
+
+def test_srun_sends_the_sources_only_to_a_node_that_asks(slurm):
+    """Every node reads the collector's bytecode part; a node whose python has another
+    bytecode magic asks for the sources (`gpudoctor-source NODE`) and srun's stdin carries
+    them then: the same check passes with this python and with another version's."""
+    other = _other_python()
+    if other is None:
+        pytest.skip("no python of another version here (pyenv's 3.6-3.13 on the test machine)")
+    got = []
+    for py in (sys.executable, other):
+        rc, out, err = gd(slurm, "check", "--via", "srun", "--nodes", NODE, "--json", "--select", "shm,limits",
+                          "--timeout", "30", "--python", py)
+        n = node_of(out)
+        assert n["reachable"] is True, (py, n, err)
+        got.append((rc, sorted((c["id"], c["status"]) for c in json.loads(out)["checks"])))
+    assert got[0] == got[1] and ("shm.size", "pass") in got[0][1], got
+
+
 def test_srun_runs_beside_a_step_that_holds_the_allocation(slurm):
     """gpudoctor run inside a job whose training step is running: its step overlaps
     (--overlap) instead of waiting for the busy node until the deadline."""

@@ -151,7 +151,8 @@ def _left_out(ctx):
     raise Unsupported(%r)
 '''
 
-# Runs as `exec(loader, {"__name__": "__main__", "_gd_blob": BLOB, "_gd_opts": OPTIONS})`.
+# Runs as `exec(loader, {"__name__": "__main__", "_gd_blob": BLOB, "_gd_opts": OPTIONS,
+# "_gd_more": READ})`: READ(n) gives the n bytes of the sources where BLOB stops before them.
 # Python 2 syntax too: an old interpreter says why it cannot run the collector.
 LOADER = r'''# -*- coding: utf-8 -*-
 import sys
@@ -180,7 +181,10 @@ def _source(name):
     global _SRC
     if _SRC is None:
         _SRC = {}
-        for part in zlib.decompress(_rest[_ncode:_ncode + _nsrc]).decode("utf-8").split("\0"):
+        packed = _rest[_ncode:_ncode + _nsrc]
+        if len(packed) < _nsrc:  # srun sends the sources to the nodes that ask (transport/srun.py)
+            packed = _gd_more(_nsrc)
+        for part in zlib.decompress(packed).decode("utf-8").split("\0"):
             n, _, text = part.partition("\n")
             _SRC[n] = text
     return _SRC.get(name, "")
