@@ -6,7 +6,8 @@ UCX's API version check (tools/gen_ucx_messages.py: src/ucp/core/ucp_context.c),
 ucx.version_mismatch; Slurm's own side of it (tools/gen_slurm_messages.py: the mpi/pmix plugin and
 plugin_context_create()'s lookups in src/common/plugin.c, one site per plugin type); a PMIx client without
 the munge security component that Slurm's PMIx server asks for (mpi.toml mpi.pmix_psec_munge, from openpmix's
-help-pmix-mca-base.txt [find-available:not-valid]). Every text is a real one from the public thread cited above it (none from the
+help-pmix-mca-base.txt [find-available:not-valid]); MPICH's PMI client (tools/gen_mpich_messages.py: src/pmi's
+PMIU_printf/perror failures, 'This singleton init program attempted to access some feature'), answered as mpi.pmi. Every text is a real one from the public thread cited above it (none from the
 held-out sets). The generators' regeneration from their slices: tests/test_explain_generated.py (ompi_help)
 and tests/test_explain_ucx.py.
 """
@@ -79,6 +80,16 @@ CASES = [
      "It looks like pmix_init failed for some reason; your parallel process is\n"
      "likely to abort.  There are many reasons that a parallel process can\n",
      "mpi.pmix_psec_munge", "PMIX_MCA_psec=^munge"),
+    # https://github.com/pmodels/mpich/issues/6924 (MPICH under srun without a PMI server: each rank a singleton)
+    ("mpich-singleton",
+     "> srun -n 2 hello_world\n"
+     "PMII_singinit: execv failed: No such file or directory\n"
+     "[unset]:   This singleton init program attempted to access some feature\n"
+     "[unset]:   for which process manager support was required, e.g. spawn or universe_size.\n"
+     "[unset]:   But the necessary mpiexec is not in your path.\n"
+     "[unset]: write_line error; fd=-1 buf=:cmd=get kvsname=singinit_kvs_943014_0 key=PMI_mpi_memory_alloc_kinds\n"
+     ":\nsystem msg for write_line failure : Bad file descriptor\nexp-9-17: 0 / 1 OK\nexp-9-17: 0 / 1 OK\n",
+     "mpi.pmi", "srun --mpi=pmi2"),
     # https://github.com/ai-dynamo/nixl/issues/386 (NIXL built with UCX 1.20, running on 1.18)
     ("ucx-api-version",
      "[1748179345.114806] [beaker:3019122:0]     ucp_context.c:2257 UCX  WARN  UCP API version is incompatible: "

@@ -58,6 +58,8 @@ RULES = [
     ("ofi", "mpi.transport", {"kind": r"^(errname|ofi_call)$", "key": r"^\*\*ofi"}),
     ("ucx", "mpi.transport", {"key": r"^\*\*ucx"}),
     ("pmi", "mpi.pmi", {"key": r"^\*\*pmi|^\*\*pmix"}),
+    # the PMI client in the rank (src/pmi, src/pmi/simple and pmi2/simple before 4.1): its own failures
+    ("pmi-client", "mpi.pmi", {"kind": r"^pmi(?:_perror)?$"}),
     ("shm", "shm.size", {"key": r"shar_mem|^\*\*shm|^\*\*alloc_shar"}),
     ("nomem", "errno.enomem", {"key": r"^\*\*nomem"}),
     # ch3's sock / nemesis tcp: the connection between two ranks
@@ -90,6 +92,13 @@ _HYDRA_CALL = re.compile(r"\b(HYDU_ERR_POP|HYDU_ERR_SETANDJUMP|HYDU_ERR_CHKANDJU
                          r"HYDU_warn_printf|HYDU_ASSERT)\s*\(")
 _BANNER = re.compile(r'(?:HYDU_dump_noprefix\s*\(\s*stdout\s*,\s*|printf\s*\(\s*)"((?:=   )?(?:BAD TERMINATION|'
                      r'EXIT CODE|YOUR APPLICATION TERMINATED|This typically refers)[^"]*)"')
+# The PMI client's messages (src/pmi/src/pmi_util.c PMIU_printf: '[<id>]: ' then the format, the id 'unset'
+# before the rank is known; perror() for a failed exec of the singleton's mpiexec): the always-printed ones
+# (print flag 1) that say something failed
+_PMI_CALL = re.compile(r"\b(PMIU_printf\s*\(\s*1\s*,|perror\s*\()\s*")
+_PMI_FAILED = re.compile(r"fail|error|unable|not compatible|unexpected|expecting|too big|attempted to access|"
+                         r"not in your path|refused|timeout|called before init", re.I)
+PMI_PREFIX = r"\[[^\]\n]{1,40}\]:[ \t]{0,8}"
 _OFI_CALL = re.compile(r"^\s*MPIDI_OFI_(?:CALL|CALL_RETRY|CALL_RETRY_AM|VCI_CALL)\b\s*\(", re.M)
 # MPICH's own conversions (errutil.c MPIR_Err_create_code: %C communicator, %D datatype, %L long long,
 # %W window, %R request, %O op, %G group, %I info, %K keyval, %E errhandler, %F file; %i a rank and %t a tag,
@@ -153,6 +162,13 @@ def source_sites(path, src):
             text = _fmt([m.group(1)])
             yield ("banner", "%s:%d" % (path, _line(src, m.start())), text.lstrip("= ").strip(),
                    "boxed" if text.startswith("=") else "error")
+    if "/pmi/" in path:
+        for m in _PMI_CALL.finditer(src):
+            args = knowgen.call_args(src, m.end())
+            fmt = _format_arg(args, 0) if args else None
+            if fmt and _PMI_FAILED.search(fmt):
+                yield ("pmi" if m.group(1).startswith("PMIU") else "pmi_perror",
+                       "%s:%d" % (path, _line(src, m.start())), fmt, "error")
     if "/ofi/" in path:
         for m in _OFI_CALL.finditer(src):
             args = knowgen.call_args(src, m.end())
@@ -181,6 +197,7 @@ def _site(kind, where, text, key=None, level="error"):
         else:  # the text without the error's string: any registration failure
             rule, family = "mr-reg-no-errno", "mpi.transport"
     prefix = {"errname": STACK_PREFIX, "ofi_call": STACK_PREFIX, "hydra": HYDRA_PREFIX, "assert": HYDRA_PREFIX,
+              "pmi": PMI_PREFIX,
               # the banner's lines start with '=   ' (pmiserv_cb.c), except the exit-string lines (mpiexec.c)
               "banner": r"=[ \t]{1,8}" if level == "boxed" else ""}
     site.update({"re": prefix.get(kind, "") + rx, "family": family, "rule": rule})
@@ -226,7 +243,8 @@ def build(files, version, older=()):
     return {"header": knowgen.header("pmodels/mpich (https://github.com/pmodels/mpich)", version, GENERATOR,
                                      "errnames.txt texts (MPIR_Err_create_code's error stack), ch4/ofi's OFI call "
                                      "texts, Hydra's HYDU_ERR_*/HYDU_error_printf/HYDU_ASSERT formats and its "
-                                     "bad-termination banner; families from the RULES table of the generator"),
+                                     "bad-termination banner, the PMI client's PMIU_printf/perror failures; families from the RULES table of "
+                                     "the generator"),
             "sites": sites}
 
 
@@ -236,9 +254,10 @@ def from_repo(repo, rev):
 
 
 def _read(p):
-    """The files from_repo reads: every errnames.txt, hydra's and ch4/ofi's C sources (not examples or tests)."""
+    """The files from_repo reads: every errnames.txt, hydra's, ch4/ofi's and the PMI client's C sources (not
+    examples or tests)."""
     return ((p.endswith("errnames.txt") or (re.search(r"\.[ch]$", p) and (
-        p.startswith("src/pm/hydra/") or p.startswith("src/mpid/ch4/netmod/ofi/"))))
+        p.startswith("src/pm/hydra/") or p.startswith("src/mpid/ch4/netmod/ofi/") or p.startswith("src/pmi/"))))
         and "/examples/" not in p and "/test" not in p)
 
 

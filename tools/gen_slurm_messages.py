@@ -105,7 +105,10 @@ RULES = [
     ("node-gres-plugin", "slurm.node_gres", {"where": r"plugins/gres/"}),
     ("node-gres-reason", "slurm.node_gres", {"level": r"^reason$", "where": r"interfaces/gres\.c"}),
     ("node-gres-unpack", "slurm.node_gres", {"level": r"^reason$", "text": r"\bgres\b"}),
-    ("node-resources", "slurm.node_resources", {"text": r"^Low |has low |CoreSpec differ|state to INVAL|"
+    # 'Setting node %s state to INVAL with reason:%s' (node_mgr.c) carries the reason, which its own site matches
+    # (CPUs, memory, GPUs): the line alone names no family
+    ("inval-echo", None, {"text": r"state to INVAL with reason:%s$"}),
+    ("node-resources", "slurm.node_resources", {"text": r"^Low |has low |CoreSpec differ|"
                                                         r"more boards than sockets|configuration differs from hardware"}),
     ("not-responding", "slurm.node_down", {"text": r"[Nn]ot responding|unexpectedly rebooted|NO NETWORK ADDRESS|"
                                                    r"ResumeTimeout reached|reboot timed out"}),
