@@ -185,6 +185,9 @@ except ImportError:  # a tree from before: every node got everything
     pass
 with open(sys.argv[2], "wb") as f:
     f.write(stub)
+from gpudoctor.transport.srun import SHELL  # how a task of that tree reads it
+with open(sys.argv[2] + ".shell", "w") as f:
+    f.write(SHELL)
 """
 
 
@@ -211,7 +214,11 @@ def split_srun(n, repeat, baseline=None):
                            env=dict(os.environ, PYTHONPATH=""), cwd=base)
             payloads[name] = path
         srun = ["srun", "-N", str(n), "--ntasks-per-node=1", "--overlap"]
-        task = srun + ["--label", "sh", "-c", SHELL, "gpudoctor", "python3"]
+
+        def task(name):
+            with open(payloads[name] + ".shell") as f:
+                return srun + ["--label", "sh", "-c", f.read(), "gpudoctor", "python3"]
+
         steps = [("`srun python3 -c pass` (the floor)", srun + ["python3", "-c", "pass"], None, None)]
         steps.append(("+ the transport's shell (announce, find python, exec)", srun + [
             "--label", "sh", "-c", SHELL.replace("exec \"$py\" -c", "exec \"$py\" -c pass #"), "gpudoctor", "python3"],
@@ -219,7 +226,7 @@ def split_srun(n, repeat, baseline=None):
         for name, _ in trees:
             steps.append(("+ the %s payload on stdin, read and dropped (%d KB)" % (name, os.path.getsize(payloads[name]) // 1000),
                           srun + ["python3", "-c", "import sys; sys.stdin.buffer.read()"], payloads[name], None))
-            steps.append(("+ the %s collector run from it (no gpudoctor on this side)" % name, task, payloads[name],
+            steps.append(("+ the %s collector run from it (no gpudoctor on this side)" % name, task(name), payloads[name],
                           lambda p: p.stdout.count(b"gpudoctor-end ") == n))
         steps.append(("`gpudoctor facts` (+ the controller)", GD + ["facts", "--timeout", "600"], None,
                       lambda p: p.stdout.count(b'"schema": "gpudoctor.facts/1"') == n))
