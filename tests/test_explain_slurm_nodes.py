@@ -161,3 +161,15 @@ def test_generated_node_sites_name_their_source():
     with open(os.path.join(GEN, "slurm_errors.json")) as f:
         codes = {s["name"]: s for s in json.load(f)["sites"]}
     assert codes["ESLURMD_KILL_TASK_FAILED"]["family"] == "slurm.unkillable"
+
+
+def test_slurmctld_names_the_kill_task_failure_before_draining(kb):
+    # composed from src/slurmctld/proc_req.c's format 'slurmd error running %pI on Node(s)=%s: %s' with
+    # slurm_strerror(ESLURMD_KILL_TASK_FAILED) (the real pastes above show the reason it then sets)
+    text = "[2022-11-07T10:01:02.123] error: slurmd error running JobId=1234 on Node(s)=hoth: Kill task failed\n"
+    root = explain.explain_text(text, kb)["findings"][0]
+    assert root["id"] == "slurm.unkillable" and "UnkillableStepTimeout" in " ".join(root["causes"][1]["fix"])
+    # another code after the same words is not this entry
+    other = explain.explain_text("[2022-11-07T10:01:02.123] error: slurmd error running JobId=1234 on Node(s)=hoth: "
+                                 "Job credential revoked\n", kb)["findings"]
+    assert not [f for f in other if f["id"] == "slurm.unkillable"]
