@@ -76,3 +76,13 @@ def test_a_variable_inside_a_pasted_word_is_an_unknown_not_a_refusal(cli, tmp_pa
     rc, doc = explain_paste(cli, tmp_path, line, rcs=(0,))
     assert doc["verdict"] == "no_error" and not doc["findings"], doc["findings"]
     assert not [c for c in doc["context"] if c["id"] == "launcher.plan"], doc["context"]
+
+
+@pytest.mark.parametrize("name", ["..", ".", "a/..", "h" * 300 + ".json", "a\0b"])
+def test_a_pasted_file_name_that_is_no_file_name_is_no_internal_error(cli, tmp_path, name):
+    """`--hostfile ..` beside pasted hostfile lines: the pasted block was written to the private
+    folder under that name (open() on a folder, a name too long, a NUL: exit 3)."""
+    text = ("worker-1 slots=8\nworker-2 slots=8\n$ deepspeed --hostfile %s --num_gpus 8 train.py\n"
+            "$ accelerate launch --config_file %s train.py\ndistributed_type: MULTI_GPU\nnum_machines: 2\n" % (name, name))
+    rc, doc = explain_paste(cli, tmp_path, text, rcs=(0, 1), quiet=True)
+    assert doc["verdict"] in ("no_error", "root_cause"), doc["verdict"]

@@ -227,7 +227,7 @@ class _Files(object):
         self.n += 1
         d = os.path.join(self.dir, str(self.n))
         os.mkdir(d, 0o700)
-        path = os.path.join(d, os.path.basename(name) or "file")
+        path = os.path.join(d, _file_name(name))
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)
         self.shown[path] = shown
@@ -235,7 +235,7 @@ class _Files(object):
 
     def absent(self, shown):
         self.n += 1
-        path = os.path.join(self.dir, str(self.n), "absent", os.path.basename(shown.rstrip("/")) or "file")
+        path = os.path.join(self.dir, str(self.n), "absent", _file_name(shown))
         self.shown[path] = shown
         return path
 
@@ -252,6 +252,17 @@ class _Files(object):
 
         self.confined.__exit__(None, None, None)
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def _file_name(name):
+    """The name a file the paste names gets in the private folder: its last part, where that is a
+    file's name ('..', '.', a NUL byte or a name longer than a folder takes are not: open() failed
+    on them, exit 3), else 'file' with its extension (accelerate reads a .json config as JSON)."""
+    base = os.path.basename(name.rstrip("/"))
+    if base not in ("", ".", "..") and "\0" not in base and len(base.encode("utf-8", "replace")) <= 200:
+        return base
+    ext = os.path.splitext(base)[1]
+    return "file" + (ext if re.match(r"^\.[A-Za-z0-9]{1,15}$", ext) else "")
 
 
 def _pathish(tok):
@@ -499,10 +510,7 @@ def _launch_checks(r, paste_lines, gpn, gpn_from, files, out, notes, envs=()):
             if "claims rank" in f:
                 if plan.wrapper != "srun" and "expanded once by the batch shell" not in f:
                     continue  # one pasted line is typed on one node: the other node's line may say another rank
-                if (plan.rdzv_backend or "static") != "static":
-                    # torch/distributed/run.py: --node-rank is read by the static rendezvous only; c10d /
-                    # etcd give each node its rank when it joins
-                    continue
+                # (plan claims a rank only where the launcher reads it: not under c10d/etcd, script._findings)
                 out.append(Found("launcher.same_rank", f, [line], "give each node its own rank: --node_rank "
                                  "$SLURM_NODEID inside srun bash -c '...' (single quotes), or --rdzv_backend c10d "
                                  "--rdzv_endpoint <master>:29500 without a node rank", EXPLAINS["launcher.same_rank"]))
