@@ -793,6 +793,7 @@ SCRIPT_CASES = [
     ("koglm_eval_run_cmd.sh", [], {}),
     ("deepseek_slurm_sh_c.sh", ["-N", "2"], dict(SCRIPT_ALLOC, SLURM_NNODES="2")),
     ("llama_factory_run_ds.sh", ["--lr", "1"], {}),
+    ("hpcfund47_c10d_procid.sbatch", [], dict(SCRIPT_ALLOC, SLURM_NNODES="2", SLURM_JOB_ID="7")),
 ]
 _STUB = "#!/bin/sh\nprintf '%s\\037' \"$(basename \"$0\")\" \"$@\" >> \"$REC\"; printf '\\036' >> \"$REC\"\n"
 _SRUN = """#!/bin/bash

@@ -45,7 +45,9 @@ def test_seed002_accelerate_yaml_with_its_deepspeed_json_and_hostfile(launchdir)
     # --num_nodes 2 --num_gpus 8` (pdsh): the hostfile's hosts, 8 processes each
     plan = build_plan(accelerate="accelerate_seed002.yaml", accelerate_given=True, environ={})
     assert plan.launcher == "accelerate" and (plan.nnodes_min, plan.world_size()) == (2, 16)
-    assert (plan.master_addr, plan.master_port, plan.machine_rank) == ("10.98.115.10", 22, 0)
+    # machine_rank 0 is not read: DeepSpeed's pdsh runner ranks the hosts itself (accelerate's
+    # prepare_deepspeed_cmd_env passes --node_rank only with the nossh launcher)
+    assert (plan.master_addr, plan.master_port, plan.machine_rank) == ("10.98.115.10", 22, None)
     assert [(n.host, n.slots, n.procs) for n in plan.nodes] == [("huaweiyun1", 8, 8), ("huaweiyun2", 8, 8)]
     assert plan.ds_bf16 is True and plan.ds_fp16 is False and plan.batch.train_batch_size == 128
     assert plan.batch.ok is True and plan.precision == "bf16"  # the DeepSpeed JSON enables bf16

@@ -91,6 +91,10 @@ CASES = [
                                                                           "findings": []}),
     ("llama_factory_run_ds.sh", ["--lr", "1"], {}, {"world": 16, "nnodes": 2, "master": "10.252.32.12:29500",
                                                    "findings": []}),
+    # $SLURM_PROCID expanded once into --node_rank, which c10d does not use (tests/test_plan_rdzv.py)
+    ("hpcfund47_c10d_procid.sbatch", [], dict(ALLOC, SLURM_NNODES="2", SLURM_JOB_ID="7"),
+     {"world": 8, "nnodes": 2, "master": "$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1) (the "
+                                         "first node of the allocation):29500", "findings": []}),
 ]
 
 

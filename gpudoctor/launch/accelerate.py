@@ -209,8 +209,6 @@ def read(plan, argv, environ, config_path=None):
         plan.world_min = plan.world_max = npr
         if nm:
             plan.nproc_per_node = npr // nm
-    if a.machine_rank is not None:
-        plan.machine_rank = a.machine_rank
     port = a.main_process_port
     if port == 0:
         port, plan.port_asked = None, 0
@@ -231,6 +229,8 @@ def read(plan, argv, environ, config_path=None):
             plan.note("main_process_ip %s is not used on one machine (num_machines 1): the master is 127.0.0.1"
                       % a.main_process_ip)
     plan.rdzv_backend = a.rdzv_backend or "static"
+    if a.machine_rank is not None and _rank_read(a, nm, plan.rdzv_backend, dtype):
+        plan.machine_rank = a.machine_rank
     if plan.master_addr and plan.master_port:
         plan.rdzv_endpoint = "%s:%s" % (plan.master_addr, plan.master_port)
     if a.use_deepspeed:
@@ -241,6 +241,24 @@ def read(plan, argv, environ, config_path=None):
             plan.add_file(a.training_script)
         plan.script_args = list(a.training_script_args or [])
     return plan
+
+
+def _rank_read(a, nm, backend, dtype):
+    """Whether the launcher accelerate hands over to reads machine_rank (accelerate 1.15,
+    commands/launch.py launch_command and utils/launch.py): on several machines, the
+    torchrun path (multi-GPU, FSDP, Megatron-LM, DeepSpeed's "standard" launcher) passes it
+    as --node_rank, which torch reads with the static rendezvous only (torch/distributed/run.py
+    config_from_args: rdzv_configs["rank"] = args.node_rank for "static"; c10d and etcd rank
+    the nodes as they join); DeepSpeed's runner reads it only with the "nossh" launcher
+    (prepare_deepspeed_cmd_env: --node_rank ... --no_ssh; pdsh/openmpi/mvapich/slurm give
+    each node its rank). One machine, --cpu, TPU and the simple launcher read none."""
+    if nm <= 1 or a.cpu or a.tpu:
+        return False
+    if a.use_deepspeed and (a.deepspeed_multinode_launcher or "pdsh") != "standard":
+        return a.deepspeed_multinode_launcher == "nossh"
+    if not (a.use_deepspeed or a.use_fsdp or a.use_megatron_lm or a.multi_gpu or dtype == "MEGATRON_LM"):
+        return False  # simple_launcher: one process, no rank
+    return backend == "static"
 
 
 def _deepspeed(plan, a, nm, npr, path, environ):

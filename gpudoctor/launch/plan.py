@@ -58,6 +58,8 @@ class Plan:
     port_asked: Optional[int] = None  # the port typed when it is 0 ("pick one at run time"): master_port is None
     rdzv_backend: Optional[str] = None
     rdzv_endpoint: Optional[str] = None
+    # the node rank the launcher reads: None where it ranks the nodes itself (torch's c10d/etcd
+    # rendezvous, DeepSpeed's pdsh/openmpi/slurm runners, mpirun) or the line gives none
     machine_rank: Optional[int] = None
     script: Optional[str] = None
     script_args: List[str] = field(default_factory=list)

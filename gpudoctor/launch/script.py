@@ -71,6 +71,9 @@ class Launch:
     findings: List[str] = field(default_factory=list)
     varies: List[str] = field(default_factory=list)  # plan fields that depend on an unknown
     via_shell: bool = False  # in `srun bash -c '...'`: each task's own shell expanded it
+    # each task rank the batch shell expanded once (Unknown.once, by its text) -> the plan fields
+    # that change when it takes another value: where the launcher reads it ([]: nowhere)
+    once_uses: Dict[str, List[str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -1473,11 +1476,38 @@ def _plan_launch(r, la):
     a, b = plans[0], plans[-1]
     ja, jb = a.to_json(), b.to_json()
     la.varies = [k for k in ja if ja[k] != jb[k] and k not in ("notes",)]
+    for m in marks:
+        if r.unknowns[m].once:
+            la.once_uses[r.unknowns[m].text] = _once_uses(la, a, ja, m, first_sub, env)
     a.notes = [n for n in a.notes if n in b.notes]
     _mark_unknown(r, a, b, la, first_sub)
     la.plan = a
     _findings(r, la)
     a.script_findings = list(la.findings)
+
+
+def _once_uses(la, a, ja, once, sub, env):
+    """The plan fields a task rank expanded once by the batch shell reaches: the line planned
+    again with that rank 1 instead of 0, the fields that differ. torchrun reads --node-rank
+    for the static rendezvous only (torch/distributed/run.py config_from_args:
+    rdzv_configs["rank"] = args.node_rank when rdzv_backend == "static"; the c10d and etcd
+    rendezvous rank the agents as they join, dynamic_rendezvous.py), so under c10d a node rank
+    of 0 everywhere changes nothing; a launcher that refuses the other value reads it."""
+    import shlex
+
+    other = dict(sub)
+    other[once] = "1"
+    line = " ".join(shlex.quote(re.sub(MARK + r"(\d+)" + MARK, lambda x: other[int(x.group(1))], w))
+                    for w in la.argv)
+    try:
+        p = _plan_line(line, env)
+    except InputError:
+        return ["refused"]
+    jo = p.to_json()
+    uses = [k for k in ja if ja[k] != jo[k] and k not in ("notes", "sources")]
+    if p.machine_rank != a.machine_rank:
+        uses.insert(0, "machine_rank")
+    return uses
 
 
 def _plan_line(line, env):
@@ -1539,6 +1569,12 @@ def _mark_unknown(r, a, b, la, sub):
     a.sources = ["%s line %d" % (r.path, la.line)]
 
 
+# what a plan field is, in a finding
+ONCE_FIELDS = {"master": "the master address or port", "rdzv": "the rendezvous endpoint",
+               "script_args": "the training script's arguments", "env": "the launch line's environment",
+               "nodes": "the node list", "script": "the training script", "refused": "a value the launcher checks"}
+
+
 def _findings(r, la):
     """What a reader of the script can see is wrong before it runs."""
     from gpudoctor.launch import is_loopback
@@ -1546,14 +1582,30 @@ def _findings(r, la):
     plan = la.plan
     nodes = plan.nnodes_max if plan.nnodes_max is not None else r.result.allocation.get("nodes")
     multi = (nodes or 0) > 1
-    once = [u for u in la.unknown if u.once]
-    if once and multi:
+    uses = la.once_uses
+    rank = sorted(t for t, k in uses.items() if "machine_rank" in k)
+    other = sorted(t for t, k in uses.items() if k and t not in rank)
+    unused = sorted(t for t, k in uses.items() if not k)
+    if rank and multi:
         la.findings.append(
             "%s is expanded once by the batch shell, before srun starts the tasks: every node gets the same value "
             "(0), so every node claims rank 0 (--node_rank/--machine_rank). Let each task expand it: srun bash -c "
-            "'... %s ...' (single quotes), or use a launcher that reads it per task" % (
-                ", ".join(sorted({u.text for u in once})), once[0].text))
-    if multi and plan.machine_rank is not None and not once and "machine_rank" not in la.varies:
+            "'... %s ...' (single quotes), or use a launcher that reads it per task" % (", ".join(rank), rank[0]))
+    if other and multi:
+        fields = []
+        for t in other:
+            fields.extend(ONCE_FIELDS.get(k, k) for k in uses[t] if ONCE_FIELDS.get(k, k) not in fields)
+        la.findings.append(
+            "%s is expanded once by the batch shell, before srun starts the tasks: every node gets the same value "
+            "(0) in %s. Let each task expand it: srun bash -c '... %s ...' (single quotes)" % (
+                ", ".join(other), " and ".join(fields[:3]), other[0]))
+    if unused and multi:
+        # torch/distributed/run.py: --node-rank reaches the static rendezvous only; accelerate and
+        # DeepSpeed hand it on the same way (launch/accelerate.py _rank_read, deepspeed.py)
+        plan.note("%s is expanded once by the batch shell (0 on every node), but %s does not use it: %s" % (
+            ", ".join(unused), plan.launcher, "the %s rendezvous ranks the nodes as they join" % plan.rdzv_backend
+            if plan.rdzv_backend and plan.rdzv_backend != "static" else "it ranks the nodes itself"))
+    if multi and plan.machine_rank is not None and not rank and "machine_rank" not in la.varies:
         rank_flags = ("--node_rank", "--node-rank", "--machine_rank", "--machine-rank")
         toks = [la.argv[j + 1] for j, a in enumerate(la.argv[:-1]) if a in rank_flags] + [
             a.split("=", 1)[1] for a in la.argv if a.split("=", 1)[0] in rank_flags and "=" in a]

@@ -103,6 +103,9 @@ def read(plan, prog, argv, environ):
         plan.note("--master-addr is only used for the static rendezvous backend and when --rdzv-endpoint is "
                   "not given (torch's own warning): the %s store is at %s" % (backend, plan.rdzv_endpoint))
     if backend == "static":
+        # config_from_args: rdzv_configs["rank"] = args.node_rank for "static" only (the rank-0
+        # agent hosts the TCPStore, static_tcp_rendezvous.py); c10d/etcd rank the agents as they
+        # join (dynamic_rendezvous.py), whatever --node-rank says (pytorch/pytorch 010929fd)
         plan.machine_rank = a.node_rank
     if getattr(a, "no_python", False) and prog == "torch.distributed.launch" and not a.use_env:
         refuse(launcher, "When using the '--no-python' flag, you must also set the '--use-env' flag.")

@@ -1,0 +1,104 @@
+"""`gpudoctor plan`: a node rank that is the same on every node is a finding only where the
+launcher reads it (gpudoctor/launch/script.py _findings, Plan.machine_rank).
+
+torch/distributed/run.py (pytorch/pytorch 010929fd) config_from_args passes --node-rank to the
+rendezvous only for the static backend (rdzv_configs["rank"] = args.node_rank); c10d and etcd
+rank the agents as they join (elastic/rendezvous/dynamic_rendezvous.py). accelerate hands
+--machine_rank to torchrun as --node_rank (utils/launch.py prepare_multi_gpu_env), or to
+DeepSpeed's runner only with the nossh launcher (prepare_deepspeed_cmd_env). The same rule in
+torchx: "node_rank is only used when rdzv_backend is 'static'" (meta-pytorch/torchx#761)."""
+
+import os
+
+import pytest
+
+from conftest import FIXTURES
+from gpudoctor.launch import build_plan
+from gpudoctor.launch.script import read_script
+
+HEAD = "#!/bin/bash\n#SBATCH -N 2\n#SBATCH --ntasks-per-node=1\nM=$(scontrol show hostnames $SLURM_JOB_NODELIST | head -n 1)\n"
+CLAIMS = "every node claims rank 0"
+JOIN = "rendezvous ranks the nodes as they join"
+
+# the launch line under a 2-node allocation, the finding it must give (None: none), a note it must give
+CASES = [
+    # $SLURM_NODEID expanded once by the batch shell: 0 on every node
+    ("srun torchrun --nnodes 2 --nproc_per_node 8 --node_rank $SLURM_NODEID --master_addr $M train.py", CLAIMS, None),
+    ("srun torchrun --nnodes 2 --nproc_per_node 8 --node_rank $SLURM_NODEID --rdzv_backend static "
+     "--rdzv_endpoint $M:29500 train.py", CLAIMS, None),
+    ("srun torchrun --nnodes 2 --nproc_per_node 8 --node_rank $SLURM_NODEID --rdzv_backend c10d "
+     "--rdzv_endpoint $M:29400 train.py", None, "the c10d " + JOIN),
+    ("srun torchrun --nnodes 2 --nproc-per-node 8 --node-rank=$SLURM_NODEID --rdzv-backend=etcd "
+     "--rdzv-endpoint=$M:2379 train.py", None, "the etcd " + JOIN),
+    ("srun python -m torch.distributed.launch --nnodes 2 --nproc_per_node 8 --node_rank $SLURM_PROCID "
+     "--rdzv_backend etcd-v2 --rdzv_endpoint $M train.py", None, "the etcd-v2 " + JOIN),
+    ("PET_NODE_RANK=$SLURM_PROCID srun torchrun --nnodes 2 --nproc_per_node 8 --master_addr $M train.py", CLAIMS,
+     None),
+    ("srun accelerate launch --multi_gpu --num_machines 2 --num_processes 16 --machine_rank $SLURM_PROCID "
+     "--main_process_ip $M --main_process_port 29500 train.py", CLAIMS, None),
+    ("srun accelerate launch --multi_gpu --num_machines 2 --num_processes 16 --machine_rank $SLURM_PROCID "
+     "--rdzv_backend c10d --main_process_ip $M --main_process_port 29500 train.py", None, "the c10d " + JOIN),
+    ("srun deepspeed --hostfile hf --no_ssh --node_rank $SLURM_NODEID train.py", CLAIMS, None),
+    # used elsewhere than the node rank: the finding stays, saying where
+    ("srun torchrun --nnodes 2 --nproc_per_node 8 --node_rank $SLURM_NODEID --rdzv_backend c10d "
+     "--rdzv_endpoint $M:29400 train.py --rank $SLURM_PROCID", "(0) in the training script's arguments",
+     "$SLURM_NODEID is expanded once by the batch shell (0 on every node), but torchrun does not use it"),
+    ("srun torchrun --nnodes 2 --nproc_per_node 8 --rdzv_backend c10d --rdzv_endpoint node$SLURM_PROCID:29400 "
+     "train.py", "(0) in the master address or port and the rendezvous endpoint", None),
+    # a rank written in the script
+    ("srun torchrun --nnodes 2 --nproc_per_node 8 --node_rank 0 --master_addr $M train.py",
+     "the node rank is 0 on every node", None),
+    ("srun torchrun --nnodes 2 --nproc_per_node 8 --node_rank 0 --rdzv_backend c10d --rdzv_endpoint $M train.py",
+     None, None),
+    ("srun accelerate launch --multi_gpu --num_machines 2 --num_processes 16 --machine_rank 1 --main_process_ip $M "
+     "train.py", "the node rank is 1 on every node", None),
+    ("srun accelerate launch --multi_gpu --num_machines 2 --num_processes 16 --machine_rank 1 --rdzv_backend c10d "
+     "--main_process_ip $M train.py", None, None),
+    ("srun deepspeed --hostfile hf --no_ssh --node_rank 0 train.py", "the node rank is 0 on every node", None),
+    ("deepspeed --hostfile hf --node_rank 0 train.py", None, None),  # pdsh: the runner ranks the hosts
+]
+
+
+@pytest.mark.parametrize("line,finding,note", CASES, ids=[str(i) for i in range(len(CASES))])
+def test_a_node_rank_is_judged_where_the_launcher_reads_it(tmp_path, monkeypatch, line, finding, note):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "hf").write_text("node1 slots=8\nnode2 slots=8\n")
+    (tmp_path / "job.sbatch").write_text(HEAD + line + "\n")
+    (la,) = read_script(str(tmp_path / "job.sbatch"), [], environ={}).launches
+    assert la.refused is None and la.plan.nnodes_max == 2
+    if finding is None:
+        assert la.findings == []
+    else:
+        assert len(la.findings) == 1 and finding in la.findings[0], la.findings
+    if note is not None:
+        assert any(note in n for n in la.plan.notes), la.plan.notes
+    else:
+        assert not any("expanded once" in n for n in la.plan.notes), la.plan.notes
+
+
+def test_hpcfund47_is_healthy_and_its_static_twin_is_not(gpudoctor_cli, tmp_path):
+    # AMDResearch/hpcfund#47: --node_rank $SLURM_PROCID (0 on every node) under c10d is correct
+    path = os.path.join(FIXTURES, "launch", "scripts", "hpcfund47_c10d_procid.sbatch")
+    rc, out, err = gpudoctor_cli("plan", path)
+    assert rc == 0 and "finding" not in out, out
+    assert "note           $SLURM_PROCID is expanded once by the batch shell (0 on every node), but torchrun " \
+           "does not use it: the c10d rendezvous ranks the nodes as they join" in out
+    # without --rdzv_backend c10d torchrun runs the static rendezvous, which reads the rank
+    twin = tmp_path / "job.sbatch"
+    twin.write_text(open(path).read().replace("    --rdzv_backend c10d \\\n", ""))
+    (la,) = read_script(str(twin), [], environ={}).launches
+    assert la.plan.rdzv_backend == "static" and len(la.findings) == 1 and CLAIMS in la.findings[0]
+
+
+def test_torch_run_test_cases():
+    # test/distributed/launcher/run_test.py test_launch_elastic_multiple_agents: every agent runs
+    # the same argv (etcd, --nnodes 1:2, no node rank) and the job completes: no rank to judge
+    line = ("torchrun --nnodes=1:2 --nproc_per_node=4 --rdzv_backend=etcd --rdzv_endpoint=localhost:2379 "
+            "--rdzv_id=1 --monitor_interval=1 --start_method=spawn bin/test_script.py --touch_file_dir=/tmp/x")
+    plan = build_plan(launch=line, environ={})
+    assert (plan.rdzv_backend, plan.machine_rank, plan.nnodes_max) == ("etcd", None, 2)
+    # test_launch_user_script_python_caffe2_bc: the static rendezvous with --node_rank=0 reads it
+    line = ("torchrun --nnodes=1 --nproc_per_node=4 --monitor_interval=1 --start_method=spawn --master_addr=localhost "
+            "--master_port=29511 --node_rank=0 bin/test_script.py --touch_file_dir=/tmp/x")
+    plan = build_plan(launch=line, environ={})
+    assert (plan.rdzv_backend, plan.machine_rank, plan.rdzv_endpoint) == ("static", 0, "localhost:29511")
