@@ -154,8 +154,10 @@ def test_words_only_hangs_get_the_ranked_causes_hedged(kb):
     # the user quotes NCCL's last line: the stage is read from it, and the complaint is the user's
     res = _run(kb, "two nodes: stuck after NCCL INFO Connected all rings", assume_error=True)
     assert "after NCCL's init completed" in res["findings"][0]["notes"][0]
-    # "hangs" with nothing that says a distributed job stays as it was
+    # "hangs" with nothing that says a distributed job stays as it was; a library's warning is not the user's complaint
     assert _run(kb, "my code hangs", assume_error=True)["root"] is None
+    warned = "UserWarning: all_reduce on 2 nodes without NCCL_IB_HCA may be very slow\n" + _cap("default-1rank.log")
+    assert _run(kb, warned)["verdict"] == "no_error"
 
 
 def test_chinese_complaints_from_the_users_notes(kb):

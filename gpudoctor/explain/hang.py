@@ -181,6 +181,7 @@ def record(scan, hit):
     cls = hit.pattern.site["class"]
     text = hit.text
     if cls == "complaint":
+        # a logger's INFO/WARN line ('UserWarning: ... very slow', '[W socket.cpp] ...') is a program's, not the user's
         if st["complaint"] is None and _users(text, hit.pattern):
             st["complaint"] = (hit.line, text[:300])
     elif cls == "nt_header":
@@ -210,12 +211,16 @@ _MARKER = re.compile(r"NCCL (?:INFO|WARN)\b")
 
 
 def _users(text, pattern):
-    """A line of the user's: not NCCL's own (its prefix), and the complaint comes before any NCCL
-    marker the user quotes ('stuck after NCCL INFO Connected all rings')."""
+    """A line of the user's: not NCCL's own (its prefix), not a logger's INFO/WARN line (a library's
+    'UserWarning: ... very slow'), and the complaint comes before any NCCL marker the user quotes
+    ('stuck after NCCL INFO Connected all rings')."""
+    from gpudoctor.explain.text import severity
+
     if _NCCL_PREFIX.search(text):
         return False
     m = _MARKER.search(text)
-    return m is None or pattern.regex.search(text[:m.start()]) is not None
+    head = text if m is None else text[:m.start()]
+    return severity(head) is None and (m is None or pattern.regex.search(head) is not None)
 
 
 # ------------------------------------------------------------------ nccl-tests without MPI

@@ -108,7 +108,8 @@ def record(scan, hit):
     text = hit.text
     site = hit.pattern.site
     got = infolog.split(text)
-    users = got is None and "NCCL INFO" not in text and "NCCL WARN" not in text
+    # (a logger's INFO/WARN line, 'UserWarning: ... may be very slow', is a program's words, not the user's)
+    users = got is None and "NCCL INFO" not in text and "NCCL WARN" not in text and hit.severity is None
     if site is None:  # a complaint phrase, on a line of the user's (never NCCL's own)
         if users and st["complaint"] is None:
             st["complaint"] = (hit.line, text[:300])
