@@ -102,3 +102,16 @@ def test_torch_run_test_cases():
             "--master_port=29511 --node_rank=0 bin/test_script.py --touch_file_dir=/tmp/x")
     plan = build_plan(launch=line, environ={})
     assert (plan.rdzv_backend, plan.machine_rank, plan.rdzv_endpoint) == ("static", 0, "localhost:29511")
+
+
+def test_a_node_rank_under_c10d_is_a_note_on_the_launch_line():
+    # pytorch/pytorch#182223: with --nnodes 1:2 under c10d, the --node_rank 0 node's worker got RANK 1
+    # ("expected behavior since that is only used for static rendezvous"; #182374 adds torch's warning)
+    plan = build_plan(launch="torchrun --nnodes 1:2 --nproc_per_node 1 --node_rank 1 --rdzv_backend c10d "
+                             "--rdzv_endpoint node1:29400 train.py", environ={})
+    assert plan.machine_rank is None
+    assert "--node-rank 1 is not used by the c10d rendezvous (only static reads it): the nodes get their ranks as " \
+           "they join, so this node's workers need not be ranks 1.." in plan.notes
+    static = build_plan(launch="torchrun --nnodes 2 --nproc_per_node 1 --node_rank 1 --master_addr node1 train.py",
+                        environ={})
+    assert static.machine_rank == 1 and not any("--node-rank" in n for n in static.notes)

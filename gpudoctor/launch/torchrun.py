@@ -107,6 +107,13 @@ def read(plan, prog, argv, environ):
         # agent hosts the TCPStore, static_tcp_rendezvous.py); c10d/etcd rank the agents as they
         # join (dynamic_rendezvous.py), whatever --node-rank says (pytorch/pytorch 010929fd)
         plan.machine_rank = a.node_rank
+    elif a.node_rank != 0 and not a.standalone:
+        # torch warns the same since pytorch/pytorch#182374 (issue #182223: "only used for static
+        # rendezvous"); a launch script relying on it for the node that runs RANK 0 is wrong
+        plan.note("--node-rank %d is not used by the %s rendezvous (only static reads it): the nodes get their "
+                  "ranks as they join, so this node's workers need not be ranks %s" % (
+                      a.node_rank, backend, "%d.." % (a.node_rank * plan.nproc_per_node)
+                      if plan.nproc_per_node else "node_rank x nproc_per_node.."))
     if getattr(a, "no_python", False) and prog == "torch.distributed.launch" and not a.use_env:
         refuse(launcher, "When using the '--no-python' flag, you must also set the '--use-env' flag.")
     script = a.training_script
