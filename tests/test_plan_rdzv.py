@@ -45,6 +45,9 @@ CASES = [
      "$SLURM_NODEID is expanded once by the batch shell (0 on every node), but torchrun does not use it"),
     ("srun torchrun --nnodes 2 --nproc_per_node 8 --rdzv_backend c10d --rdzv_endpoint node$SLURM_PROCID:29400 "
      "train.py", "(0) in the master address or port and the rendezvous endpoint", None),
+    # a variable for the ranks: its value is redacted in the plan, and still the same everywhere
+    ("MY_RANK=$SLURM_NODEID srun torchrun --nnodes 2 --nproc_per_node 8 --rdzv_backend c10d --rdzv_endpoint $M:29400 "
+     "train.py", "(0) in the launch line's environment", None),
     # a rank written in the script
     ("srun torchrun --nnodes 2 --nproc_per_node 8 --node_rank 0 --master_addr $M train.py",
      "the node rank is 0 on every node", None),

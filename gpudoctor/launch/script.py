@@ -1507,6 +1507,9 @@ def _once_uses(la, a, ja, once, sub, env):
     uses = [k for k in ja if ja[k] != jo[k] and k not in ("notes", "sources")]
     if p.machine_rank != a.machine_rank:
         uses.insert(0, "machine_rank")
+    mark = "%s%d%s" % (MARK, once, MARK)
+    if "env" not in uses and any(re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", w) and mark in w for w in la.argv):
+        uses.append("env")  # NAME=$SLURM_PROCID for the ranks: a value the plan redacts is still the same everywhere
     return uses
 
 
