@@ -233,10 +233,10 @@ def test_per_node_files_the_node_that_stopped_earliest_sets_the_stage(kb):
               ("node-b.log", lambda: io.BytesIO(b.encode()))]
     res = explain.explain_inputs(inputs, kb)
     f = res["findings"][0]
-    assert "before NCCL's init completed" in " ".join(f["notes"]) and "node-b.log" not in " ".join(f["notes"])
+    assert "before NCCL's init completed" in " ".join(f["notes"]) and "is node-b.log line" in " ".join(f["notes"])
     assert f["triage"][0]["cause"] == "interface"  # NCCL networking troubleshooting: init hangs, interfaces, ports
     last_b = [l for l in b.splitlines() if "NCCL INFO" in l][-1]
-    assert any(last_b[:60] in e["text"] for t in f["triage"] for e in t["evidence"]), f["triage"]
+    assert any(last_b[:60] in e["text"] and e["file"] == "node-b.log" for t in f["triage"] for e in t["evidence"])
 
 
 # autoscriptlabs/nccl-mesh-plugin#56 (https://github.com/autoscriptlabs/nccl-mesh-plugin/issues/56), "get very low

@@ -517,15 +517,16 @@ def judge(result, scan, kb):
     top = ranked[0]
     sure = "medium" if top[3] and top[2] else "low"
     triage = [{"cause": k, "text": SHORT[k], "score": s, "entry": ENTRY_OF.get(k, "nccl.hang"),
-               "evidence": [{"line": ln, "text": t} for ln, t in lines],
+               "evidence": [dict({"line": ln, "text": t}, **({"file": _file_of(scan, ln).strip()}
+                                                               if len(scan.sources) > 1 else {})) for ln, t in lines],
                "tell_apart": _confirm(by, k)} for k, s, lines, _sp in ranked[:4]]
     said = "the text says the job %s (line %d: %s)" % ("is slow" if ev["slow"] else "hangs", ev["complaint"][0],
                                                        ev["complaint"][1][:120])
     where = ""
     if ev["last"]:
-        where = " It stopped %s; %s line %d: %s." % (
+        where = " It stopped %s; %s %sline %d: %s." % (
             _STAGE_SAY[ev["stage"]], "the last NCCL line is" if ev["last"][2] is not None else "the text says so on",
-            ev["last"][0], ev["last"][1][:160])
+            _file_of(scan, ev["last"][0]), ev["last"][0], ev["last"][1][:160])
     head = "How sure: %s. %s.%s Likely causes from NCCL's troubleshooting guide and PyTorch's debugging docs, most " \
            "likely first, each with the command that tells it apart:" % (sure, said[0].upper() + said[1:], where)
     lines = [head] + ["%d. %s%s; tell apart: %s" % (
@@ -564,6 +565,14 @@ def _nccl_tests_named(scan):
     if st and (st["headers"] or st["ranks"] or st["avg"]):
         return True
     return any(_NCCL_TESTS.search(t) for tl in _tails(scan) for _ln, t in tl["user"])
+
+
+def _file_of(scan, line):
+    """'<file> ' of a line when several inputs were read (their lines are numbered as one sequence), else ''."""
+    if len(scan.sources) < 2:
+        return ""
+    src = max((s for s in scan.sources if s["first_line"] < line), key=lambda s: s["first_line"], default=None)
+    return "%s " % src["path"] if src else ""
 
 
 def _confirm(by, cause):
