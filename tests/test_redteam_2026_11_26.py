@@ -10,6 +10,7 @@ held by a test that tries more than the reproducer.
   literal text '$SLURM_NODEID': "the launcher would refuse this line: invalid int value".
 """
 
+import json
 import os
 
 import pytest
@@ -86,3 +87,19 @@ def test_a_pasted_file_name_that_is_no_file_name_is_no_internal_error(cli, tmp_p
             "$ accelerate launch --config_file %s train.py\ndistributed_type: MULTI_GPU\nnum_machines: 2\n" % (name, name))
     rc, doc = explain_paste(cli, tmp_path, text, rcs=(0, 1), quiet=True)
     assert doc["verdict"] in ("no_error", "root_cause"), doc["verdict"]
+
+
+def test_mpich_machinefile_not_here_is_a_note_not_an_unknown_option(cli, tmp_path):
+    """`mpiexec -f hosts -n 16` (MPICH/Intel MPI Hydra) pasted into explain: the machinefile is never
+    on this machine there, Hydra's reading failed on it, and Open MPI's "unknown option -f" was
+    reported as the launcher's refusal."""
+    rc, doc = explain_paste(cli, tmp_path, "$ mpiexec -f hosts -n 16 -ppn 8 python train.py\n", rcs=(0,))
+    assert doc["verdict"] == "no_error" and not doc["context"], doc["context"]
+    rc, out, err = cli("plan", "--json", "mpiexec", "-f", str(tmp_path / "missing"), "-n", "16", "python", "x.py")
+    plan = json.loads(out)
+    assert rc == 0 and plan["world_size"] == {"min": 16, "max": 16}, plan["world_size"]
+    assert any("is not on this machine" in n for n in plan["notes"]), plan["notes"]
+    bad = tmp_path / "mf"
+    bad.write_text("node1:zz\n")  # read by Hydra's rules: its own error, not Open MPI's '-f'
+    rc, out, err = cli("plan", "mpiexec", "-f", str(bad), "-n", "2", "python", "x.py")
+    assert rc == 2 and "slot count" in err and "unknown option" not in err, err

@@ -346,6 +346,8 @@ class Found(object):
         self.eid, self.what, self.lines, self.fix, self.explains = eid, what, lines, fix, set(explains)
 
 
+CONFINED_MARK = "is never opened here"  # errors.open_input's words for a file outside the paste's folder
+
 # the families a stuck or refused rendezvous ends in (the ranks wait, then time out)
 HANG = {"rendezvous.connect", "rendezvous.store_timeout", "rendezvous.store_barrier", "rendezvous.hostname",
         "elastic.rdzv_incomplete", "elastic.rdzv_closed", "nccl.timeout", "errno.timeout", "gloo.timeout",
@@ -500,7 +502,9 @@ def _launch_checks(r, paste_lines, gpn, gpn_from, files, out, notes, envs=()):
         if line is None:
             continue
         if la.refused:
-            notes.append((line, "the launcher would refuse this line: %s" % files.unmask(la.refused)))
+            why = files.unmask(la.refused)
+            # a file the line names, refused unread here (errors.Confined): no word on what the launcher does
+            notes.append((line, why if CONFINED_MARK in why else "the launcher would refuse this line: %s" % why))
             continue
         plan = la.plan
         if plan is None:

@@ -194,8 +194,12 @@ def parse_launch(line, plan=None, environ=None):
                 raise
             try:
                 mpi.read_hydra(Plan(), args, env, launcher=prog)
-            except InputError:
+            except Refused:
                 raise first
+            except InputError as second:
+                # Hydra reads the flags Open MPI does not know, then fails on a file they name (a
+                # machinefile that cannot be read): that is the line's problem, not the flags
+                raise second from first
             plan.__init__(sources=plan.sources, env_set=plan.env_set, wrapper=plan.wrapper, notes=plan.notes)
             mpi.read_hydra(plan, args, env, launcher=prog)
             plan.note("read as MPICH/Intel MPI Hydra's %s: Open MPI's would refuse it (%s)" % (prog, first))

@@ -356,11 +356,22 @@ def _read_hydra(plan, argv, environ, launcher="mpiexec.hydra"):
     ppn = count(ppn[0], "-ppn", where, minimum=1) if ppn else None
     hosts, src = [], None
     f = _last(opts, "-machinefile", "-hostfile", "-f")
+    h = _last(opts, "-hostlist", "-hosts", "-host", "-machinelist", "-machines", "-machine")
+    if f and not h and not os.path.isfile(os.path.expanduser(f[0])):
+        # as read_openmpi: the machinefile lives where the job is launched, not here (`mpiexec -f
+        # hosts -n 16` pasted into explain, planned on a laptop); the flags alone give the counts
+        for name, val in _all_pairs(opts, "-genv", "-env"):
+            plan.env_set[name] = redact(name, val)
+        plan.note("machinefile %s is not on this machine: its hosts are read where the job is launched"
+                  % excerpt(f[0], 60))
+        if np_ is not None:
+            plan.world_min = plan.world_max = np_
+        _program(plan, prog, rest, launcher)
+        return plan
     if f:
         hosts = hostfiles.mpich(hostfiles.read(os.path.expanduser(f[0]), "machinefile"), f[0])
         src = "machinefile %s" % f[0]
         plan.add_file(os.path.expanduser(f[0]))
-    h = _last(opts, "-hostlist", "-hosts", "-host", "-machinelist", "-machines", "-machine")
     if h:
         hosts = hostfiles.comma_hosts(h[0], "-hosts %s" % excerpt(h[0], 40))
         src = "-hosts %s" % h[0]
