@@ -58,6 +58,11 @@ CASES = [
     ("srun accelerate launch --multi_gpu --num_machines 2 --num_processes 16 --machine_rank 1 --rdzv_backend c10d "
      "--main_process_ip $M train.py", None, None),
     ("srun deepspeed --hostfile hf --no_ssh --node_rank 0 train.py", "the node rank is 0 on every node", None),
+    # no config and no --multi_gpu: accelerate turns multi-GPU on by itself on a node with several GPUs
+    ("srun accelerate launch --num_machines 2 --num_processes 16 --machine_rank 0 --main_process_ip $M train.py",
+     "the node rank is 0 on every node", None),
+    ("srun accelerate launch --num_machines 2 --num_processes 16 --machine_rank 0 --rdzv_backend c10d "
+     "--main_process_ip $M train.py", None, None),
     ("deepspeed --hostfile hf --node_rank 0 train.py", None, None),  # pdsh: the runner ranks the hosts
 ]
 

@@ -229,7 +229,7 @@ def read(plan, argv, environ, config_path=None):
             plan.note("main_process_ip %s is not used on one machine (num_machines 1): the master is 127.0.0.1"
                       % a.main_process_ip)
     plan.rdzv_backend = a.rdzv_backend or "static"
-    if a.machine_rank is not None and _rank_read(a, nm, plan.rdzv_backend, dtype):
+    if a.machine_rank is not None and _rank_read(a, nm, plan.rdzv_backend, dtype, doc is not None):
         plan.machine_rank = a.machine_rank
     if plan.master_addr and plan.master_port:
         plan.rdzv_endpoint = "%s:%s" % (plan.master_addr, plan.master_port)
@@ -243,7 +243,7 @@ def read(plan, argv, environ, config_path=None):
     return plan
 
 
-def _rank_read(a, nm, backend, dtype):
+def _rank_read(a, nm, backend, dtype, configured):
     """Whether the launcher accelerate hands over to reads machine_rank (accelerate 1.15,
     commands/launch.py launch_command and utils/launch.py): on several machines, the
     torchrun path (multi-GPU, FSDP, Megatron-LM, DeepSpeed's "standard" launcher) passes it
@@ -251,12 +251,15 @@ def _rank_read(a, nm, backend, dtype):
     config_from_args: rdzv_configs["rank"] = args.node_rank for "static"; c10d and etcd rank
     the nodes as they join); DeepSpeed's runner reads it only with the "nossh" launcher
     (prepare_deepspeed_cmd_env: --node_rank ... --no_ssh; pdsh/openmpi/mvapich/slurm give
-    each node its rank). One machine, --cpu, TPU and the simple launcher read none."""
+    each node its rank). One machine, --cpu, TPU and the simple launcher read none; without a
+    config, _validate_launch_command turns multi-GPU on by itself when num_processes > 1 and the
+    node has several GPUs (the GPU nodes this plan is for)."""
     if nm <= 1 or a.cpu or a.tpu:
         return False
     if a.use_deepspeed and (a.deepspeed_multinode_launcher or "pdsh") != "standard":
         return a.deepspeed_multinode_launcher == "nossh"
-    if not (a.use_deepspeed or a.use_fsdp or a.use_megatron_lm or a.multi_gpu or dtype == "MEGATRON_LM"):
+    if configured and not (a.use_deepspeed or a.use_fsdp or a.use_megatron_lm or a.multi_gpu
+                           or dtype == "MEGATRON_LM"):
         return False  # simple_launcher: one process, no rank
     return backend == "static"
 
