@@ -123,3 +123,20 @@ def test_a_node_rank_under_c10d_is_a_note_on_the_launch_line():
     static = build_plan(launch="torchrun --nnodes 2 --nproc_per_node 1 --node_rank 1 --master_addr node1 train.py",
                         environ={})
     assert static.machine_rank == 1 and not any("--node-rank" in n for n in static.notes)
+
+
+def test_an_accelerate_config_rdzv_backend_is_named_as_unused(tmp_path, monkeypatch):
+    # accelerate 16cb6eb8 commands/launch.py: the flag's default "static" is not None, so
+    # _validate_launch_command never copies the config's rdzv_backend: the config's c10d is static
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "c.yaml").write_text("compute_environment: LOCAL_MACHINE\ndistributed_type: MULTI_GPU\nmachine_rank: 0\n"
+                                     "main_process_ip: 10.0.0.1\nmain_process_port: 29500\nmixed_precision: 'no'\n"
+                                     "num_machines: 2\nnum_processes: 16\nrdzv_backend: c10d\nsame_network: true\n")
+    plan = build_plan(launch="accelerate launch --config_file c.yaml train.py", environ={})
+    assert (plan.rdzv_backend, plan.machine_rank) == ("static", 0)
+    assert "rdzv_backend c10d in the config is not used: accelerate launch's --rdzv_backend (default static) wins " \
+           "over it, so the rendezvous is static and the node rank counts; give --rdzv_backend c10d on the launch " \
+           "line" in plan.notes
+    flagged = build_plan(launch="accelerate launch --config_file c.yaml --rdzv_backend c10d train.py", environ={})
+    assert (flagged.rdzv_backend, flagged.machine_rank) == ("c10d", None)
+    assert not any("in the config is not used" in n for n in flagged.notes)

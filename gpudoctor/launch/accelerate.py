@@ -229,6 +229,14 @@ def read(plan, argv, environ, config_path=None):
             plan.note("main_process_ip %s is not used on one machine (num_machines 1): the master is 127.0.0.1"
                       % a.main_process_ip)
     plan.rdzv_backend = a.rdzv_backend or "static"
+    cfg = (doc or {}).get("rdzv_backend") if not (doc or {}).get("sagemaker") else None
+    if nm > 1 and cfg not in (None, plan.rdzv_backend):
+        # accelerate 16cb6eb8 commands/launch.py: --rdzv_backend defaults to "static" (not None),
+        # and _validate_launch_command copies a config value only into a flag still None, so
+        # the config's rdzv_backend never reaches torchrun (the reading above does the same)
+        plan.note("rdzv_backend %s in the config is not used: accelerate launch's --rdzv_backend (default static) "
+                  "wins over it, so the rendezvous is %s and the node rank counts; give --rdzv_backend %s on the "
+                  "launch line" % (str(cfg)[:20], plan.rdzv_backend, str(cfg)[:20]))
     if a.machine_rank is not None and _rank_read(a, nm, plan.rdzv_backend, dtype, doc is not None):
         plan.machine_rank = a.machine_rank
     if plan.master_addr and plan.master_port:
