@@ -103,3 +103,22 @@ def test_mpich_machinefile_not_here_is_a_note_not_an_unknown_option(cli, tmp_pat
     bad.write_text("node1:zz\n")  # read by Hydra's rules: its own error, not Open MPI's '-f'
     rc, out, err = cli("plan", "mpiexec", "-f", str(bad), "-n", "2", "python", "x.py")
     assert rc == 2 and "slot count" in err and "unknown option" not in err, err
+
+
+_BARRIER_WARNING = ("[rank0]:[W1126 01:02:03.000000 123 torch/distributed/c10d/ProcessGroupNCCL.cpp:4561] [PG ID 0 PG GUID 0 "
+                    "Rank 0]  using GPU 0 to perform barrier as devices used by this process are currently unknown. This "
+                    "can potentially cause a hang if this rank to GPU mapping is incorrect. Specify device_ids in barrier() "
+                    "to force use of a particular device, or call init_process_group() with a device_id.")
+
+
+@pytest.mark.parametrize("prefix", ["", "0: "])
+def test_torchs_barrier_warning_in_a_healthy_log_is_not_a_hang(cli, tmp_path, prefix):
+    """torch's warning for every barrier() without device_ids (ProcessGroupNCCL.cpp, torch >= 2.3), with
+    its '[rank0]:' prefix, was taken as the user saying the job hangs: a healthy log got nccl.hang."""
+    text = (prefix + _BARRIER_WARNING + "\nEpoch 1/3: 100%|##########| 500/500 [02:13<00:00,  3.74it/s, loss=0.231]\n"
+            "Training complete.\n")
+    rc, doc = explain_paste(cli, tmp_path, text, rcs=(0,))
+    assert doc["verdict"] == "no_error" and not doc["findings"], [f["id"] for f in doc["findings"]]
+    # the user's own words with the same prefix still say it hangs
+    rc, doc = explain_paste(cli, tmp_path, prefix + "[rank0]: training hangs at the first all_reduce\n", name="u.txt")
+    assert doc["findings"] and doc["findings"][0]["id"] == "nccl.hang", [f["id"] for f in doc["findings"]]

@@ -214,13 +214,15 @@ def _users(text, pattern):
     """A line of the user's: not NCCL's own (its prefix), not a logger's INFO/WARN line (a library's
     'UserWarning: ... very slow'), and the complaint comes before any NCCL marker the user quotes
     ('stuck after NCCL INFO Connected all rings')."""
-    from gpudoctor.explain.text import severity
+    from gpudoctor.explain.text import severity, strip_prefix
 
     if _NCCL_PREFIX.search(text):
         return False
     m = _MARKER.search(text)
     head = text if m is None else text[:m.start()]
-    return severity(head) is None and (m is None or pattern.regex.search(head) is not None)
+    # the level after the rank/host prefix: torch's '[rank0]:[W1126 ... ProcessGroupNCCL.cpp:4561] ... This can
+    # potentially cause a hang' (every barrier() without device_ids) is a warning, not the user saying it hangs
+    return severity(strip_prefix(head)[0]) is None and (m is None or pattern.regex.search(head) is not None)
 
 
 # ------------------------------------------------------------------ nccl-tests without MPI
