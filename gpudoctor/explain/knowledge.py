@@ -13,6 +13,8 @@ import re
 KINDS = ("error", "warning", "echo")
 MIN_NEEDLE = 4
 MAX_NEEDLE = 24
+HEAD = 3  # every needle is at least this long (Pattern): the short-text search looks its first bytes up
+SMALL_TEXT = 1 << 18  # squashed bytes a process searches without compiling the prefilter regexes
 GENERATED_RANK = 30  # rank of a generated message site unless its entry sets site_rank
 _ID = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+$")
 _URL = re.compile(r"^https?://\S+$")
@@ -56,8 +58,13 @@ class Pattern:
             if not self.needles_b or min(len(n) for n in self.needles_b) < 3:
                 raise KnowledgeError("%s: site %s has no needle" % (entry, site and site.get("id")))
             return
-        self._regex = self._compile()
-        raw = needles_of(source)
+        # compiled when a line first needs it (Pattern.regex): most patterns never run on a short
+        # text. needles_of parses it (a bad regex is refused here); load_knowledge(files) compiles
+        # a given file's patterns at load, tests/test_explain.py every built-in one
+        try:
+            raw = needles_of(source)
+        except (re.error, RecursionError, OverflowError) as exc:
+            raise KnowledgeError("%s: pattern %r does not compile: %s" % (self.entry, self.source, exc))
         # a prefix of a required literal is required too: long needles are cut, which keeps the
         # prefilter's containment index small (Knowledge) with thousands of generated patterns
         self.needles_b = sorted({squash(n)[:MAX_NEEDLE] for n in raw})
@@ -198,10 +205,11 @@ class Knowledge:
         # scan; one trie over every needle is ~3x slower, bench/explain_bench.py), then a trie of
         # the rest in a lookahead, so that needles overlapping each other are all found: a hit
         # is the longest needle that starts at that byte.
-        groups = {}
-        for n in needles:
-            groups.setdefault(n[:1], []).append(n[1:])
-        self.prefilters = [_Prefilter(first, rests) for first, rests in sorted(groups.items())]
+        # (built when a text first needs them: compiling them is half of loading the knowledge, and a
+        # short text is searched without them, Knowledge.hits)
+        self._needles = frozenset(needles)
+        self._prefilters = self._heads = None
+        self._small_left = SMALL_TEXT
         # a hit (the longest needle starting at that byte) -> the patterns to try on its line:
         # - hand-written patterns: every one whose needle contains a shortest hand-written needle
         #   inside the hit (a short needle on the next line finds a message wrapped across a
@@ -239,6 +247,54 @@ class Knowledge:
 
     def check_ids(self):
         return sorted({cid for e in self.entries for c in e["causes"] for cid in c.get("checks", ())})
+
+    @property
+    def prefilters(self):
+        """The prefilter regexes, one per first byte (compiled on first use)."""
+        got = self._prefilters
+        if got is None:
+            groups = {}
+            for n in self._needles:
+                groups.setdefault(n[:1], []).append(n[1:])
+            got = self._prefilters = [_Prefilter(first, rests) for first, rests in sorted(groups.items())]
+        return got
+
+    def hits(self, flat, pos, endpos, before):
+        """[(start, needle)] in order: at each offset of flat[pos:before] where a needle starts, the
+        longest one that ends by ``endpos`` (what the prefilter regexes find). The first SMALL_TEXT
+        bytes a process scans (a pasted line, a short log) are looked up in the needle set instead:
+        compiling the regexes costs more than that (docs/benchmarks.md, explain)."""
+        if self._prefilters is None and before - pos <= self._small_left:
+            self._small_left -= max(0, before - pos)
+            return self._small_hits(flat, pos, endpos, before)
+        found = []
+        for pre in self.prefilters:
+            found.extend(pre.hits(flat, pos, endpos, before))
+        found.sort()
+        return found
+
+    def _small_hits(self, flat, pos, endpos, before):
+        heads = self._heads
+        if heads is None:
+            # the first HEAD bytes of every needle -> the needles' lengths, longest first
+            got = {}
+            for n in self._needles:
+                if len(n) < HEAD:  # (Pattern refuses such needles)
+                    self._small_left = 0
+                    return self.hits(flat, pos, endpos, before)
+                got.setdefault(n[:HEAD], set()).add(len(n))
+            heads = self._heads = {h: sorted(ls, reverse=True) for h, ls in got.items()}
+        needles, get, out = self._needles, heads.get, []
+        for i in range(pos, min(before, endpos)):
+            lengths = get(flat[i:i + HEAD])
+            if lengths:
+                for k in lengths:
+                    if i + k <= endpos:
+                        n = flat[i:i + k]
+                        if n in needles:
+                            out.append((i, n))
+                            break
+        return out
 
 
 class _ByHit(dict):
@@ -681,5 +737,9 @@ def load_knowledge(files=None, known_checks="registry"):
     # launch lines and launcher configs pasted beside the error: read by launchpaste.judge, never a match
     kb = Knowledge(entries, generic_error_patterns() + launcher_patterns() + structural_patterns() +
                    nccl_info_patterns() + paste_patterns() + hang_patterns())
+    if files:  # files given (not the built-in knowledge): every pattern compiles, or the load fails
+        for e in entries:
+            for p in e["_patterns"] + [ev for c in e["causes"] for ev in c["_evidence"]]:
+                p.regex
     _cache[key] = kb
     return kb

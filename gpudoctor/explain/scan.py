@@ -630,6 +630,10 @@ def _hits(kb, flat):
     for a in range(0, size, SUB):
         b = min(size, a + SUB)
         end = min(size, b + reach)
+        lookup = getattr(kb, "hits", None)
+        if lookup is not None:  # Knowledge.hits: the prefilter regexes, or a short text's lookup
+            yield lookup(flat, a, end, b)
+            continue
         found = []
         for pre in kb.prefilters:
             batch = getattr(pre, "hits", None)
