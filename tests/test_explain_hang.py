@@ -198,13 +198,19 @@ def test_healthy_captures_stay_healthy(kb):
 
 
 def test_the_tail_is_bounded_and_numbered(kb):
-    from gpudoctor.explain.scan import TAIL
+    import io
 
-    body = "".join("step %d loss 0.1\n" % i for i in range(20000))
-    res_scan = explain.Scan()
-    explain.scan_stream(__import__("io").BytesIO(body.encode()), kb, res_scan)
-    (_src, end, data), = res_scan.tails
-    assert end == 20000 and len(data) <= TAIL and data.endswith(b"step 19999 loss 0.1\n")
+    body = "".join("step %d loss 0.1\n" % i for i in range(20000)) + _cap("default-1rank.log")
+    scan = explain.Scan()
+    explain.scan_stream(io.BytesIO(body.encode()), kb, scan, "a.log")
+    (t,) = scan.tails
+    assert t["path"] == "a.log" and t["stage"] == "ended" and t["last"][0] == 20000 + 96
+    assert "Closing env plugin" in t["last"][1] and len(t["user"]) <= 64 and t["user"][-1][0] < t["last"][0]
+    # a folder of many per-rank logs keeps the user's lines of the first MAX_USER_TAILS inputs only
+    scan = explain.Scan()
+    for i in range(hang.MAX_USER_TAILS + 2):
+        explain.scan_stream(io.BytesIO(b"the job hangs\n"), kb, scan, "rank%d.log" % i)
+    assert scan.tails[0]["user"] and not scan.tails[-1]["user"]
 
 
 def test_one_rank_communicators_in_two_nccl_tests_processes(kb):

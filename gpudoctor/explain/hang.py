@@ -262,46 +262,55 @@ def separate_jobs(st, nccl_tests=False):
 
 # ------------------------------------------------------------------ the evidence
 
-def _tails(scan):
-    """Per input: (last NCCL INFO line number and text, stage, [(line, text) of P2P channel lines], SHM seen,
-    [(net, gdr, line, text)], [user lines (line, text)])."""
-    out = []
-    for _path, end, data in getattr(scan, "tails", []) or []:
-        lines = data.decode("utf-8", "replace").split("\n")
-        if lines and lines[-1] == "":
-            lines.pop()
-        first = end - len(lines) + 1
-        lines = lines[-400:]
-        first = end - len(lines) + 1
-        last, p2p, shm, net, user, gdr0 = None, [], False, [], [], None
-        for i, raw in enumerate(lines):
-            ln = first + i
-            text = raw.strip()
-            m = _NCCL_LINE.search(text) if _NCCL_PREFIX.search(text) or text.startswith("NCCL INFO") else None
-            if m is None:
-                if text and "NCCL WARN" not in text:
-                    user.append((ln, text[:300]))
-                continue
-            body = m.group(1).strip()
-            last = (ln, text[:300], body)
-            v = _VIA_P2P.search(body)
-            if v and len(p2p) < 4:
-                p2p.append((ln, text[:300]))
-            if _VIA_SHM.search(body):
-                shm = True
-            if gdr0 is None and _RING_GDR0.search(body):
-                gdr0 = (ln, text[:300])
-            n = _VIA_NET.search(body)
-            if n and len(net) < 8:
+MAX_USER_TAILS = 64  # inputs whose last lines of the user's are kept (the words: stage, nodes, container)
+
+
+def summarize_tail(path, end, data, keep_user=True):
+    """What one input's last bytes (scan.TAIL, ending at line ``end``) say, kept instead of the bytes
+    (a folder of 10,000 per-rank logs: a few hundred bytes each): the last NCCL INFO line (line,
+    text, body) and the stage it names, P2P channel lines, SHM seen, NET channels (net, GDRDMA,
+    line, text), NCCL's 'use ring PXN N GDR 0', and the user's own lines (``keep_user``)."""
+    lines = data.decode("utf-8", "replace").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    lines = lines[-400:] if keep_user else lines[-64:]  # (past the first inputs: their ends only, 10,000 files)
+    first = end - len(lines) + 1
+    last, p2p, shm, net, user, gdr0 = None, [], False, [], [], None
+    for i, raw in enumerate(lines):
+        ln = first + i
+        text = raw.strip()
+        m = _NCCL_LINE.search(text) if _NCCL_PREFIX.search(text) or text.startswith("NCCL INFO") else None
+        if m is None:
+            if keep_user and text and "NCCL WARN" not in text:
+                user.append((ln, text[:300]))
+            continue
+        body = m.group(1).strip()
+        last = (ln, text[:300], body[:300])
+        if len(p2p) < 2 and _VIA_P2P.search(body):
+            p2p.append((ln, text[:300]))
+        if _VIA_SHM.search(body):
+            shm = True
+        if gdr0 is None and _RING_GDR0.search(body):
+            gdr0 = (ln, text[:300])
+        n = _VIA_NET.search(body)
+        if n:
+            if len(net) < 4:
                 net.append((n.group(1), bool(n.group(2)), ln, text[:300]))
-        stage = None
-        if last is not None:
-            for name, rx in _STAGES:
-                if rx.search(last[2]):
-                    stage = name
-                    break
-        out.append({"last": last, "stage": stage, "p2p": p2p, "shm": shm, "net": net, "user": user, "ring_gdr0": gdr0})
-    return out
+            elif n.group(1) == "IB" and not n.group(2) and all(x[1] for x in net if x[0] == "IB"):
+                net.append((n.group(1), False, ln, text[:300]))  # one IB channel without GDRDMA counts
+    stage = None
+    if last is not None:
+        for name, rx in _STAGES:
+            if rx.search(last[2]):
+                stage = name
+                break
+    return {"path": path, "last": last, "stage": stage, "p2p": p2p, "shm": shm, "net": net, "user": user[-64:],
+            "ring_gdr0": gdr0}
+
+
+def _tails(scan):
+    """summarize_tail() of each input (scan.tails holds them; raw (path, end, bytes) is summarized here)."""
+    return [t if isinstance(t, dict) else summarize_tail(*t) for t in getattr(scan, "tails", []) or []]
 
 
 def _topo(st):

@@ -91,7 +91,7 @@ class Scan:
         self.spread = {}  # entry id -> {"ranks": set, "hosts": set, "earliest": Hit, "lines": n}
         self.nccl_info = None  # what NCCL's INFO lines say it chose (ncclinfo.record)
         self.hang = None  # what the text says about a hang or a slow run (hang.record)
-        self.tails = []  # [(path, last line number, bytes)]: each input's last TAIL bytes (hang.py reads where it stopped)
+        self.tails = []  # hang.summarize_tail() of each input's last TAIL bytes: where NCCL stopped
         self.sources = []  # [{"path", "first_line", "lines", "bytes"}]: the inputs, in order
         self.stopped = None  # why the scan stopped before the end: {"reason", ...}
         self.deadline = None  # time.monotonic() past which the scan stops
@@ -547,7 +547,9 @@ def scan_stream(stream, kb, scan=None, source="<text>"):
         if eof and not buf.endswith(b"\n"):
             base += 1  # the last line has no newline
     scan.lines = base
-    scan.tails.append((source, base, kept))
+    from gpudoctor.explain.hang import MAX_USER_TAILS, summarize_tail
+
+    scan.tails.append(summarize_tail(source, base, kept, keep_user=len(scan.tails) < MAX_USER_TAILS))
     src = scan.sources[-1]
     src["lines"], src["bytes"] = base - first, scan.bytes - start_bytes
     if scan.stopped and "source" not in scan.stopped:
