@@ -122,3 +122,18 @@ def test_torchs_barrier_warning_in_a_healthy_log_is_not_a_hang(cli, tmp_path, pr
     # the user's own words with the same prefix still say it hangs
     rc, doc = explain_paste(cli, tmp_path, prefix + "[rank0]: training hangs at the first all_reduce\n", name="u.txt")
     assert doc["findings"] and doc["findings"][0]["id"] == "nccl.hang", [f["id"] for f in doc["findings"]]
+
+
+def test_the_tokenizers_fork_warning_is_not_a_complaint(cli, tmp_path):
+    """huggingface/tokenizers prints 'Disabling parallelism to avoid deadlocks...' (no level, in most
+    HF training logs that use DataLoader workers): beside NCCL's INFO lines of a healthy job it was
+    'the text says the job is slow or hangs' and a root cause (nccl.info_only)."""
+    info = ("node1:1:1 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n"
+            "node1:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 16 cudaDev 0 busId 18000 - Init COMPLETE\n")
+    fork = ("huggingface/tokenizers: The current process just got forked, after parallelism has already been used. "
+            "Disabling parallelism to avoid deadlocks...\nTo disable this warning, you can either:\n")
+    rc, doc = explain_paste(cli, tmp_path, info + fork + "step 100 loss 1.2\n", rcs=(0,))
+    assert doc["verdict"] == "no_error", [f["id"] for f in doc["findings"]]
+    # the user's own 'deadlocks' still is a complaint (answered from NCCL's INFO lines)
+    rc, doc = explain_paste(cli, tmp_path, info + "the job deadlocks at the first all_reduce\n", name="u.txt")
+    assert doc["findings"] and doc["findings"][0]["id"] in ("nccl.info_only", "nccl.hang"), doc["findings"]
