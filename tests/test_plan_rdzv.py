@@ -140,3 +140,31 @@ def test_an_accelerate_config_rdzv_backend_is_named_as_unused(tmp_path, monkeypa
     flagged = build_plan(launch="accelerate launch --config_file c.yaml --rdzv_backend c10d train.py", environ={})
     assert (flagged.rdzv_backend, flagged.machine_rank) == ("c10d", None)
     assert not any("in the config is not used" in n for n in flagged.notes)
+
+
+APART = "the batch shell runs this line once, on the first node of the 2-node allocation (no srun in front)"
+
+
+@pytest.mark.parametrize("body,finding", [
+    # sbatch(1) runs the script on the first node only: a launcher that starts its own node's processes
+    # must be started on every node by srun; $SLURM_NODEID there is the batch shell's own 0, no rank claim
+    ("torchrun --nnodes 2 --nproc_per_node 8 --node_rank $SLURM_NODEID --master_addr $M train.py", APART),
+    ("torchrun --nnodes 2 --nproc_per_node 8 --rdzv_backend c10d --rdzv_endpoint $M:29400 train.py", APART),
+    ("torchrun --nnodes 2 --nproc_per_node 8 --node_rank 0 --master_addr $M train.py", APART),
+    ("accelerate launch --multi_gpu --num_machines 2 --num_processes 16 --machine_rank 0 --main_process_ip $M "
+     "train.py", APART),
+    ("torchrun --nnodes 1:2 --nproc_per_node 8 --rdzv_backend c10d --rdzv_endpoint $M:29400 train.py", None),
+    ("deepspeed --hostfile hf train.py", None),  # DeepSpeed's pdsh runner starts the other node itself
+    ("mpirun -np 16 python train.py", None),
+    # the other node started by its own srun line, the first node's line run by the batch shell
+    ("srun -N1 -w node2 torchrun --nnodes 2 --nproc_per_node 8 --node_rank 1 --master_addr $M train.py &\n"
+     "torchrun --nnodes 2 --nproc_per_node 8 --node_rank $SLURM_NODEID --master_addr $M train.py", None),
+], ids=["static-once", "c10d", "written", "accelerate", "elastic-min-1", "deepspeed-pdsh", "mpirun", "srun-N1"])
+def test_a_launcher_the_batch_shell_runs_alone(tmp_path, monkeypatch, body, finding):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "hf").write_text("node1 slots=8\nnode2 slots=8\n")
+    (tmp_path / "job.sbatch").write_text(HEAD + body + "\n")
+    launches = read_script(str(tmp_path / "job.sbatch"), [], environ={}).launches
+    found = [f for la in launches for f in la.findings]
+    assert all(la.refused is None for la in launches)
+    assert found == ([] if finding is None else [found[0]]) and (finding is None or finding in found[0]), found

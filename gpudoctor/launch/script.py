@@ -71,6 +71,7 @@ class Launch:
     findings: List[str] = field(default_factory=list)
     varies: List[str] = field(default_factory=list)  # plan fields that depend on an unknown
     via_shell: bool = False  # in `srun bash -c '...'`: each task's own shell expanded it
+    in_batch: bool = False  # run by the batch shell itself (an sbatch file, no srun in front): on the first node only
     # each task rank the batch shell expanded once (Unknown.once, by its text) -> the plan fields
     # that change when it takes another value: where the launcher reads it ([]: nowhere)
     once_uses: Dict[str, List[str]] = field(default_factory=dict)
@@ -1172,7 +1173,8 @@ class Reader:
             if inner is not None:
                 return
         if is_launch:
-            self.result.launches.append(Launch(line=self.line, argv=argv[:k] + rest, shown=""))
+            self.result.launches.append(Launch(line=self.line, argv=argv[:k] + rest, shown="",
+                                               in_batch=bool(self.batch and prog != "srun" and not lead)))
 
     def _task_script(self, rest):
         """(path, args) for `srun [opts] [bash] train.sh ARGS` when train.sh is here."""
@@ -1586,6 +1588,21 @@ def _findings(r, la):
     nodes = plan.nnodes_max if plan.nnodes_max is not None else r.result.allocation.get("nodes")
     multi = (nodes or 0) > 1
     uses = la.once_uses
+    alone = la.in_batch and _one_node_agent(plan)
+    if alone:
+        uses = {}  # one agent, on the batch shell's node: task 0's values are its own (the finding below)
+    alloc_nodes = r.result.allocation.get("nodes") or 0
+    apart = alone and alloc_nodes > 1 and (plan.nnodes_min or 0) > 1 and not any(
+        o.via_shell or (o.argv and os.path.basename(o.argv[0]) == "srun") for o in r.result.launches)
+    if apart:
+        # sbatch(1): the batch script runs on the first node of the allocation; only srun (or
+        # a launcher that starts the other nodes itself: DeepSpeed's pdsh, mpirun) reaches the others
+        more = plan.nnodes_min - 1
+        la.findings.append(
+            "the batch shell runs this line once, on the first node of the %d-node allocation (no srun in front): "
+            "%s starts there only and waits for %d more node%s that nothing starts; start it on every node: srun "
+            "--ntasks-per-node=1 %s ... (a node rank from $SLURM_NODEID inside srun bash -c '...')" % (
+                alloc_nodes, plan.launcher, more, "" if more == 1 else "s", plan.launcher))
     rank = sorted(t for t, k in uses.items() if "machine_rank" in k)
     other = sorted(t for t, k in uses.items() if k and t not in rank)
     unused = sorted(t for t, k in uses.items() if not k)
@@ -1608,7 +1625,8 @@ def _findings(r, la):
         plan.note("%s is expanded once by the batch shell (0 on every node), but %s does not use it: %s" % (
             ", ".join(unused), plan.launcher, "the %s rendezvous ranks the nodes as they join" % plan.rdzv_backend
             if plan.rdzv_backend and plan.rdzv_backend != "static" else "it ranks the nodes itself"))
-    if multi and plan.machine_rank is not None and not rank and "machine_rank" not in la.varies:
+    if multi and plan.machine_rank is not None and not rank and not apart and "machine_rank" not in la.varies \
+            and not _srun_one_node(la.argv):
         rank_flags = ("--node_rank", "--node-rank", "--machine_rank", "--machine-rank")
         toks = [la.argv[j + 1] for j, a in enumerate(la.argv[:-1]) if a in rank_flags] + [
             a.split("=", 1)[1] for a in la.argv if a.split("=", 1)[0] in rank_flags and "=" in a]
@@ -1642,6 +1660,38 @@ def _findings(r, la):
                 int(args[j + 1]) != ws:
             la.findings.append("the script tells the training script %s %s but the launcher starts %d processes"
                                % (a, args[j + 1], ws))
+
+
+def _srun_one_node(argv):
+    """`srun -N1 ...` / `--nodes=1` / `-n1` / `--ntasks=1` in front of the launcher: the line runs on
+    one node (srun(1)), so a rank written into it is that node's own (`srun -N1 -w node2 torchrun
+    --node_rank 1 ... &` beside the first node's own line)."""
+    from gpudoctor.launch import SRUN_VALUE
+
+    if not argv or os.path.basename(argv[0]) != "srun":
+        return False
+    i = 1
+    while i < len(argv) and argv[i].startswith("-"):
+        a = argv[i]
+        name, val = (a.split("=", 1) + [None])[:2] if a.startswith("--") else (a[:2], a[2:] or None)
+        if val is None and name in SRUN_VALUE and i + 1 < len(argv):
+            val = argv[i + 1]
+            i += 1
+        if name in ("-N", "--nodes", "-n", "--ntasks") and val in ("1", "1-1"):
+            return True
+        i += 1
+    return False
+
+
+def _one_node_agent(plan):
+    """A launcher that starts the processes of its own node only, so every node must run it:
+    torchrun (each node's elastic agent), accelerate (torchrun underneath, unless it hands a
+    multi-machine DeepSpeed job to DeepSpeed's runner) and deepspeed --no_ssh."""
+    if plan.launcher in ("torchrun", "torch.distributed.launch"):
+        return True
+    if plan.launcher == "accelerate":
+        return not (plan.nodes_source or "").startswith("DeepSpeed")
+    return plan.launcher == "deepspeed" and plan.machine_rank is not None
 
 
 def _alloc_source(a):
