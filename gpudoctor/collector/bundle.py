@@ -310,11 +310,12 @@ def cache_dir():
 
 
 def cache_key(leave_out=()):
-    import hashlib
     import sys
 
+    from .system import _sha256  # the built-in SHA-256: hashlib would load OpenSSL (5 ms of a run)
+
     here = os.path.dirname(os.path.abspath(__file__))
-    h = hashlib.sha256(CACHE_FORMAT + b"\0" + sys.version.encode() + b"\0" + _magic().encode() + b"\0"
+    h = _sha256()(CACHE_FORMAT + b"\0" + sys.version.encode() + b"\0" + _magic().encode() + b"\0"
                        + ",".join(sorted(leave_out)).encode())
     for name in sorted(f for f in os.listdir(here) if f.endswith(".py")):
         with open(os.path.join(here, name), "rb") as f:

@@ -101,11 +101,11 @@ def gather_nodes(args, cfg, progress=True):
                                     options={"env_key": key} if key else {})
         return _run(transport.get_transport("local", timeout=cfg.timeout), [], payload)
     cfg.slots = {h.name: h.slots for h in hosts if h.slots is not None}
-    import secrets
-
     # env_key: one HMAC key per run, so env.parity compares non-allow-listed values across
-    # nodes by a hash nobody can reverse once the run is over (the key is kept nowhere)
-    options = {"resolve": [h.name for h in hosts], "env_key": getattr(cfg, "env_key", None) or secrets.token_hex(32)}
+    # nodes by a hash nobody can reverse once the run is over (the key is kept nowhere).
+    # os.urandom(32).hex() is secrets.token_hex(32) (CPython Lib/secrets.py: token_bytes is
+    # os.urandom), without `secrets`, whose import of hmac loads OpenSSL (5 ms of every run)
+    options = {"resolve": [h.name for h in hosts], "env_key": getattr(cfg, "env_key", None) or os.urandom(32).hex()}
     if getattr(args, "same", None):
         options["same_files"] = args.same
     if getattr(args, "mesh", False):
