@@ -16,7 +16,8 @@ from conftest import FIXTURES
 from gpudoctor.launch import build_plan
 from gpudoctor.launch.script import read_script
 
-HEAD = "#!/bin/bash\n#SBATCH -N 2\n#SBATCH --ntasks-per-node=1\nM=$(scontrol show hostnames $SLURM_JOB_NODELIST | head -n 1)\n"
+HEAD = ("#!/bin/bash\n#SBATCH -N 2\n#SBATCH --ntasks-per-node=1\n"
+        "M=$(scontrol show hostnames $SLURM_JOB_NODELIST | head -n 1)\n")
 CLAIMS = "every node claims rank 0"
 JOIN = "rendezvous ranks the nodes as they join"
 
@@ -129,8 +130,8 @@ def test_an_accelerate_config_rdzv_backend_is_named_as_unused(tmp_path, monkeypa
     # accelerate 16cb6eb8 commands/launch.py: the flag's default "static" is not None, so
     # _validate_launch_command never copies the config's rdzv_backend: the config's c10d is static
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "c.yaml").write_text("compute_environment: LOCAL_MACHINE\ndistributed_type: MULTI_GPU\nmachine_rank: 0\n"
-                                     "main_process_ip: 10.0.0.1\nmain_process_port: 29500\nmixed_precision: 'no'\n"
+    (tmp_path / "c.yaml").write_text("compute_environment: LOCAL_MACHINE\ndistributed_type: MULTI_GPU\n"
+                                     "machine_rank: 0\nmain_process_ip: 10.0.0.1\nmain_process_port: 29500\nmixed_precision: 'no'\n"
                                      "num_machines: 2\nnum_processes: 16\nrdzv_backend: c10d\nsame_network: true\n")
     plan = build_plan(launch="accelerate launch --config_file c.yaml train.py", environ={})
     assert (plan.rdzv_backend, plan.machine_rank) == ("static", 0)
