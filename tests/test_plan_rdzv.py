@@ -131,8 +131,9 @@ def test_an_accelerate_config_rdzv_backend_is_named_as_unused(tmp_path, monkeypa
     # _validate_launch_command never copies the config's rdzv_backend: the config's c10d is static
     monkeypatch.chdir(tmp_path)
     (tmp_path / "c.yaml").write_text("compute_environment: LOCAL_MACHINE\ndistributed_type: MULTI_GPU\n"
-                                     "machine_rank: 0\nmain_process_ip: 10.0.0.1\nmain_process_port: 29500\nmixed_precision: 'no'\n"
-                                     "num_machines: 2\nnum_processes: 16\nrdzv_backend: c10d\nsame_network: true\n")
+                                     "machine_rank: 0\nmain_process_ip: 10.0.0.1\nmain_process_port: 29500\n"
+                                     "mixed_precision: 'no'\nnum_machines: 2\nnum_processes: 16\n"
+                                     "rdzv_backend: c10d\nsame_network: true\n")
     plan = build_plan(launch="accelerate launch --config_file c.yaml train.py", environ={})
     assert (plan.rdzv_backend, plan.machine_rank) == ("static", 0)
     assert "rdzv_backend c10d in the config is not used: accelerate launch's --rdzv_backend (default static) wins " \
