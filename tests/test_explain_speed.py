@@ -39,15 +39,24 @@ def test_a_short_texts_lookup_finds_what_the_prefilter_regexes_find(kb):
     for _ in range(200):
         parts = [rnd.choice(needles) for _ in range(rnd.randint(1, 10))]
         texts.append(b"".join(p[:rnd.randint(1, len(p))] if rnd.random() < 0.3 else p for p in parts))
-    reach, hits = kb_reach(kb), 0
+    reach, hits, tiny = kb_reach(kb), 0, 0
+    kb._small_hits(b"x" * 5000, 0, 5000, 5000)  # the table of first bytes is built
     for text in texts:
         flat = squash(text)
         for a, b in ((0, len(flat)), (len(flat) // 3, len(flat) // 2)):
             end = min(len(flat), b + reach)
+            want = _regex_hits(kb, flat, a, end, b)
             got = kb._small_hits(flat, a, end, b)
-            assert got == _regex_hits(kb, flat, a, end, b), text[:200]
+            assert got == want, text[:200]
             hits += len(got)
-    assert hits > 1000
+            if b - a <= knowledge.TINY_TEXT:  # a line or two: every length at every offset, no table
+                heads, kb._heads = kb._heads, None
+                try:
+                    assert kb._small_hits(flat, a, end, b) == want, text[:200]
+                finally:
+                    kb._heads = heads
+                tiny += 1
+    assert hits > 1000 and tiny > 100
 
 
 def test_one_line_compiles_no_prefilter_and_few_patterns(monkeypatch):
@@ -80,3 +89,82 @@ def test_a_given_files_bad_regex_is_refused_at_load(tmp_path):
         p.write_text(ok % bad)
         with pytest.raises(explain.KnowledgeError):
             explain.load_knowledge([str(p)], known_checks=set())
+
+
+# ------------------------------------------------------------------ the knowledge cache (kcache.py)
+
+
+def _fingerprint(kb):
+    import json
+
+    pats = [(p.entry, p.role, p.source, p.rank, p.needles_b, p.cause, p.weight, p.near, p.group, p.index, p.on_info)
+            for p in kb.patterns]
+    def plain(v):  # the data as read, without the Pattern objects load adds (keys '_...')
+        if isinstance(v, dict):
+            return {k: plain(x) for k, x in v.items() if not k.startswith("_")}
+        return [plain(x) for x in v] if isinstance(v, list) else v
+
+    entries = json.dumps(plain(kb.entries), sort_keys=True)
+    return pats, entries, sorted(kb.by_hit)
+
+
+def _fresh_load(monkeypatch):
+    monkeypatch.setattr(knowledge, "_cache", {})
+    monkeypatch.setattr(knowledge, "_NEEDLES", {})
+    return explain.load_knowledge()
+
+
+def test_the_cache_gives_what_the_toml_gives(tmp_path, monkeypatch):
+    from gpudoctor.explain import kcache
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    first = _fingerprint(_fresh_load(monkeypatch))  # derived, then written
+    (f,) = os.listdir(str(tmp_path / "gpudoctor"))
+    assert f.startswith(kcache.PREFIX) and os.stat(str(tmp_path / "gpudoctor" / f)).st_mode & 0o777 == 0o600
+    assert os.stat(str(tmp_path / "gpudoctor")).st_mode & 0o777 == 0o700
+
+    def no_toml(path, rel):
+        raise AssertionError("read from the cache, not " + rel)
+
+    monkeypatch.setattr(knowledge, "_read_toml", no_toml)
+    monkeypatch.setattr(knowledge, "needles_of", no_toml)
+    assert _fingerprint(_fresh_load(monkeypatch)) == first
+
+
+def test_the_cache_is_read_only_from_this_users_own_files(tmp_path, monkeypatch):
+    from gpudoctor.explain import kcache
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    key = "ab" * 32
+    docs, needles = ['{"entry": [{"id": "a.b"}]}'], {"abcd(e|f)": ["abcd"]}
+    kcache.write(key, docs, needles)
+    path = kcache._path(key)
+    assert kcache.read(key, 1) == ([{"entry": [{"id": "a.b"}]}], needles)
+    assert kcache.read("cd" * 32, 1) is None  # another key: another name
+    assert kcache.read(key, 2) is None  # not one table per knowledge file
+    os.chmod(path, 0o640)
+    assert kcache.read(key, 1) is None  # readable by the group
+    os.chmod(path, 0o600)
+    link = str(tmp_path / "elsewhere.json")
+    os.rename(path, link)
+    os.symlink(link, path)
+    assert kcache.read(key, 1) is None  # a symlink
+    os.unlink(path)
+    os.rename(link, path)
+    os.chmod(os.path.dirname(path), 0o770)
+    assert kcache.read(key, 1) is None  # a folder others can write
+    os.chmod(os.path.dirname(path), 0o700)
+    with open(path, "rb") as f:
+        head = f.readline()
+    for body in (b'{"docs": [{"entry": ["x"]}], "needles": {}}', b'{"docs": [{}], "needles": {"a": [1]}}',
+                 b'{"docs": [{}], "needles": {"a": []}}', b"[1]", b"{", b"\xff"):
+        with open(path, "wb") as f:
+            f.write(head + body)
+        assert kcache.read(key, 1) is None, body  # not the shape a derivation gives
+    # a cache folder that is not this user's own (or that others can write) gets nothing
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    os.chmod(str(shared), 0o777)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(shared))
+    kcache.write(key, docs, needles)
+    assert not os.path.exists(str(shared / "gpudoctor"))

@@ -15,6 +15,7 @@ MIN_NEEDLE = 4
 MAX_NEEDLE = 24
 HEAD = 3  # every needle is at least this long (Pattern): the short-text search looks its first bytes up
 SMALL_TEXT = 1 << 18  # squashed bytes a process searches without compiling the prefilter regexes
+TINY_TEXT = 1 << 12  # squashed bytes searched without even the table of the needles' first bytes
 GENERATED_RANK = 30  # rank of a generated message site unless its entry sets site_rank
 _ID = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+$")
 _URL = re.compile(r"^https?://\S+$")
@@ -37,7 +38,7 @@ class Pattern:
     the log), evidence (moves a cause up), signal (raises the entry's score), part (one line of
     a `together` group)."""
 
-    __slots__ = ("entry", "role", "cause", "rank", "source", "_regex", "needles", "needles_b", "multiline",
+    __slots__ = ("entry", "role", "cause", "rank", "source", "_regex", "needles_b", "multiline",
                  "weight", "near", "group", "index", "on_info", "site")
 
     def __init__(self, entry, role, source, rank, cause=None, weight=0, near=None, group=None, index=None,
@@ -54,7 +55,6 @@ class Pattern:
             # a generated site: its needles were derived when it was generated (tools/knowgen.py),
             # its regex is compiled when a line first needs it (thousands of sites: load time)
             self.needles_b = sorted({n.encode("utf-8")[:MAX_NEEDLE] for n in needles})
-            self.needles = [n.decode("utf-8", "replace") for n in self.needles_b]
             if not self.needles_b or min(len(n) for n in self.needles_b) < 3:
                 raise KnowledgeError("%s: site %s has no needle" % (entry, site and site.get("id")))
             return
@@ -62,13 +62,12 @@ class Pattern:
         # text. needles_of parses it (a bad regex is refused here); load_knowledge(files) compiles
         # a given file's patterns at load, tests/test_explain.py every built-in one
         try:
-            raw = needles_of(source)
+            raw = _needles_memo(source)
         except (re.error, RecursionError, OverflowError) as exc:
             raise KnowledgeError("%s: pattern %r does not compile: %s" % (self.entry, self.source, exc))
         # a prefix of a required literal is required too: long needles are cut, which keeps the
         # prefilter's containment index small (Knowledge) with thousands of generated patterns
         self.needles_b = sorted({squash(n)[:MAX_NEEDLE] for n in raw})
-        self.needles = [n.decode("utf-8", "replace") for n in self.needles_b]
         if not raw or min(len(n) for n in raw) < MIN_NEEDLE or min(len(n) for n in self.needles_b) < 3:
             raise KnowledgeError("%s: pattern %r has no literal run of %d+ non-blank characters to prefilter on"
                                  % (entry, source, MIN_NEEDLE))
@@ -78,6 +77,11 @@ class Pattern:
             return re.compile(self.source, FLAGS)
         except re.error as exc:
             raise KnowledgeError("%s: pattern %r does not compile: %s" % (self.entry, self.source, exc))
+
+    @property
+    def needles(self):
+        """The needles as text (needles_b decoded)."""
+        return [n.decode("utf-8", "replace") for n in self.needles_b]
 
     @property
     def regex(self):
@@ -112,6 +116,19 @@ def _literal_choices(op, av, c):
             return None
         out.append("".join(chr(v) for _, v in alt))
     return out
+
+
+_NEEDLES = {}  # regex source -> needles_of(source): derived once per process, or read from kcache
+_DERIVED = [0]  # how many needles_of calls _needles_memo made
+
+
+def _needles_memo(source):
+    got = _NEEDLES.get(source)
+    if got is None:
+        got = needles_of(source)
+        _NEEDLES[source] = got
+        _DERIVED[0] += 1
+    return got
 
 
 def needles_of(regex):
@@ -181,12 +198,12 @@ class Knowledge:
                         i += 1
                     cut.append(n[i:] if len(n) - i >= 6 else n)
                 p.needles_b = sorted(set(cut))
-                p.needles = [n.decode("utf-8", "replace") for n in p.needles_b]
         needles = set()
         for p in self.patterns:
             needles.update(p.needles_b)
         self.order = {p: i for i, p in enumerate(self.patterns)}
         lengths = sorted({len(n) for n in needles})
+        self._longest_first = lengths[::-1]
 
         def inside(n):
             """The needles n contains (itself included): its substrings of the lengths that occur
@@ -222,23 +239,35 @@ class Knowledge:
         def own_needle_only(p):
             return p.site is not None or p.entry.startswith("_struct")
 
-        hand = {n for p in self.patterns if not own_needle_only(p) for n in p.needles_b}
-        hand_inside = {n: inside(n) for n in hand}
-        minimal_hand = {n for n in hand if hand_inside[n] & hand == {n}}
-        with_minimal, site_having = {}, {}
+        having, site_having = {}, {}  # needle -> the hand-written / own-needle-only patterns with it
         for p in self.patterns:
+            mine = site_having if own_needle_only(p) else having
             for n in p.needles_b:
-                if not own_needle_only(p):
-                    for m in hand_inside[n] & minimal_hand:
-                        with_minimal.setdefault(m, {})[p] = True
-                else:
-                    site_having.setdefault(n, {})[p] = True
+                mine.setdefault(n, {})[p] = True
+        hand = sorted(having)
+        minimal_memo = {}
+
+        def with_minimal(m):
+            """The hand-written patterns with a needle that contains m, when m is a shortest
+            hand-written needle (no other one inside it), else none. Worked out when a hit
+            first needs it (a few per short text; at most once per hand-written needle)."""
+            got = minimal_memo.get(m)
+            if got is None:
+                got = {}
+                if not any(h in m and h != m for h in hand):
+                    for n in hand:
+                        if m in n:
+                            got.update(having[n])
+                minimal_memo[m] = got
+            return got
+
         order = self.order
 
         def patterns_of(n):
             got = {}
             for m in inside(n):
-                got.update(with_minimal.get(m, {}))
+                if m in having:
+                    got.update(with_minimal(m))
                 got.update(site_having.get(m, {}))
             return sorted(got, key=order.__getitem__)
 
@@ -275,6 +304,17 @@ class Knowledge:
 
     def _small_hits(self, flat, pos, endpos, before):
         heads = self._heads
+        if heads is None and before - pos <= TINY_TEXT:
+            # a line or two: every needle length at every offset costs less than the table below
+            needles, out = self._needles, []
+            for i in range(pos, min(before, endpos)):
+                for k in self._longest_first:
+                    if i + k <= endpos:
+                        n = flat[i:i + k]
+                        if n in needles:
+                            out.append((i, n))
+                            break
+            return out
         if heads is None:
             # the first HEAD bytes of every needle -> the needles' lengths, longest first
             got = {}
@@ -684,27 +724,60 @@ def _attach_sites(path, by_id):
 _cache = {}
 
 
+def _read_toml(path, rel):
+    try:
+        with open(path, "rb") as f:
+            return _toml().load(f)
+    except (OSError, ValueError) as exc:
+        raise KnowledgeError("%s: %s" % (rel, exc))
+
+
+def _json_or_none(doc):
+    import json
+
+    try:
+        return json.dumps(doc, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return None
+
+
 def load_knowledge(files=None, known_checks="registry"):
     """Load and validate every entry. ``known_checks``: 'registry' (the registered check
     ids), None (skip that validation) or a set of ids."""
-    key = (tuple(files) if files else None, known_checks if isinstance(known_checks, str) or known_checks is None
-           else tuple(sorted(known_checks)))
-    if key in _cache:
-        return _cache[key]
+    cache_key = (tuple(files) if files else None, known_checks if isinstance(known_checks, str) or known_checks is None
+                 else tuple(sorted(known_checks)))
+    if cache_key in _cache:
+        return _cache[cache_key]
     if known_checks == "registry":
         from gpudoctor.registry import load_checks
 
         known_checks = set(load_checks().ids())
-    tomllib = _toml()
     entries, seen = [], {}
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    for path in files or knowledge_files():
+    paths = list(files or knowledge_files())
+    # the built-in knowledge's TOML tables and hand-written needles, as the last run derived them
+    # (kcache.py: keyed by the files' bytes, read back under the collector blob cache's rules)
+    cache = key = None
+    derived = _DERIVED[0]
+    if files is None:
+        from gpudoctor.explain import kcache
+
+        key = kcache.key_of(paths, root)
+        cache = kcache.read(key, len(paths))
+        if cache is not None:
+            for src, got in cache[1].items():
+                _NEEDLES.setdefault(src, got)
+    fresh = []  # each file's table as JSON text (for kcache), before _validate adds to it
+    for i, path in enumerate(paths):
         rel = os.path.relpath(path, root) if path.startswith(root) else path
-        try:
-            with open(path, "rb") as f:
-                doc = tomllib.load(f)
-        except (OSError, ValueError) as exc:
-            raise KnowledgeError("%s: %s" % (rel, exc))
+        if cache is not None:
+            doc = cache[0][i]
+        else:
+            doc = _read_toml(path, rel)
+            if key is not None and fresh is not None:
+                fresh.append(_json_or_none(doc))
+                if fresh[-1] is None:  # (a TOML date: not JSON)
+                    fresh = None
         for e in doc.get("entry", []):
             _validate(e, rel, known_checks)
             if e["id"] in seen:
@@ -741,5 +814,11 @@ def load_knowledge(files=None, known_checks="registry"):
         for e in entries:
             for p in e["_patterns"] + [ev for c in e["causes"] for ev in c["_evidence"]]:
                 p.regex
-    _cache[key] = kb
+    elif key is not None and (cache is None or _DERIVED[0] != derived):
+        if cache is not None:  # a pattern of the code changed: the tables as the files give them
+            fresh = [_json_or_none(_read_toml(path, path)) for path in paths]
+        if fresh is not None and None not in fresh:
+            needles = {p.source: _NEEDLES[p.source] for p in kb.patterns if p.source in _NEEDLES}
+            kcache.write(key, fresh, needles)
+    _cache[cache_key] = kb
     return kb
