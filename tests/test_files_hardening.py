@@ -47,6 +47,7 @@ ENTRY_POINTS = {
     "plan --deepspeed-config": ["plan", "--deepspeed-config", "X", "--launch", "deepspeed train.py"],
     "plan --launch horovodrun --hostfile": ["plan", "--launch", "horovodrun -np 2 --hostfile X python train.py"],
     "plan --launch mpiexec.hydra -f": ["plan", "--launch", "mpiexec.hydra -f X -n 2 python train.py"],
+    "plan --launch mpirun --hostfile": ["plan", "--launch", "mpirun -np 2 --hostfile X python train.py"],
     "plan --accelerate-config": ["plan", "--accelerate-config", "X"],
     "plan --launch accelerate --config_file": ["plan", "--launch", "accelerate launch --config_file X train.py"],
     "explain --facts": ["explain", "--facts", "X", "NCCL error: unhandled system error"],

@@ -249,7 +249,7 @@ def read_openmpi(plan, argv, environ):
     host_specs = [v[0] for v in _all(opts, "--host")]
     hfs = [v[0] for v in _all(opts, "--hostfile", "--machinefile", "--default-hostfile")]
     hosts, explicit, src = [], True, None
-    if hfs and not host_specs and not os.path.isfile(os.path.expanduser(hfs[-1])):
+    if hfs and not host_specs and not os.path.lexists(os.path.expanduser(hfs[-1])):
         # the hostfile lives where the job is launched (/job/hostfile, a scheduler's), not
         # here: the flags alone still give the counts (-np 128 -npernode 4: 32 nodes x 4)
         for spec in _all(opts, "-x"):
@@ -357,7 +357,7 @@ def _read_hydra(plan, argv, environ, launcher="mpiexec.hydra"):
     hosts, src = [], None
     f = _last(opts, "-machinefile", "-hostfile", "-f")
     h = _last(opts, "-hostlist", "-hosts", "-host", "-machinelist", "-machines", "-machine")
-    if f and not h and not os.path.isfile(os.path.expanduser(f[0])):
+    if f and not h and not os.path.lexists(os.path.expanduser(f[0])):
         # as read_openmpi: the machinefile lives where the job is launched, not here (`mpiexec -f
         # hosts -n 16` pasted into explain, planned on a laptop); the flags alone give the counts
         for name, val in _all_pairs(opts, "-genv", "-env"):
