@@ -137,3 +137,27 @@ def test_the_tokenizers_fork_warning_is_not_a_complaint(cli, tmp_path):
     # the user's own 'deadlocks' still is a complaint (answered from NCCL's INFO lines)
     rc, doc = explain_paste(cli, tmp_path, info + "the job deadlocks at the first all_reduce\n", name="u.txt")
     assert doc["findings"] and doc["findings"][0]["id"] in ("nccl.info_only", "nccl.hang"), doc["findings"]
+
+
+def _nccl_tests_run(host, pid):
+    return ("# nThread 1 nGpus 8 minBytes 8 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1\n"
+            "#\n# Using devices\n"
+            "#  Rank  0 Group  0 Pid %d on %s device  0 [0x18] NVIDIA H100 80GB HBM3\n"
+            "#  Rank  1 Group  0 Pid %d on %s device  1 [0x2a] NVIDIA H100 80GB HBM3\n#\n"
+            "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+            "  8589934592    2147483648     float     sum      -    40123  214.09  374.65      0    40101  214.21  374.87      0\n"
+            "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 374.7\n#\n" % (pid, host, pid, host))
+
+
+def test_two_single_node_nccl_tests_runs_pasted_one_after_another_are_not_a_job_without_mpi(cli, tmp_path):
+    """node1's single-node all_reduce_perf, then node2's (each with its summary), pasted to compare the
+    nodes: answered 'built without MPI, separate one-process jobs' (confidence cause) because the two
+    Rank 0 lines were on different hosts. Per-node files of one run still are two jobs."""
+    text = ("$ ./build/all_reduce_perf -b 8 -e 8G -f 2 -g 8   # on node1\n" + _nccl_tests_run("node1", 1111)
+            + "$ ./build/all_reduce_perf -b 8 -e 8G -f 2 -g 8   # on node2\n" + _nccl_tests_run("node2", 2222))
+    rc, doc = explain_paste(cli, tmp_path, text, rcs=(0,))
+    assert doc["verdict"] == "no_error", [f["id"] for f in doc["findings"]]
+    (tmp_path / "n1.log").write_text(_nccl_tests_run("node1", 1111))
+    (tmp_path / "n2.log").write_text(_nccl_tests_run("node2", 2222))
+    rc, out, err = cli("explain", "--json", tmp_path / "n1.log", tmp_path / "n2.log")
+    assert json.loads(out)["findings"][0]["id"] == "nccltests.no_mpi"

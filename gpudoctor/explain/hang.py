@@ -227,7 +227,7 @@ def _users(text, pattern):
 
 # ------------------------------------------------------------------ nccl-tests without MPI
 
-def separate_jobs(st, nccl_tests=False):
+def separate_jobs(st, nccl_tests=False, starts=()):
     """(what, [(line, text)]) of nccl-tests' own lines that show separate one-process jobs, else
     (None, []): two processes that each number their GPUs from Rank 0 (distinct Pid or host),
     started together (on different hosts, or with no 'Avg bus bandwidth' summary between them:
@@ -243,7 +243,11 @@ def separate_jobs(st, nccl_tests=False):
         a, b = sorted(procs.values())[:2]
         apart = a[3] != b[3]
         between = any(a[0] < ln < b[0] for ln, _ in st["avg"])
-        if apart or not between:
+        # within one input a summary between them ends the first run before the second starts, on one host
+        # or on two (node1's single-node run, then node2's, pasted to compare); per-node inputs (numbered as
+        # one sequence from ``starts``, each input's first line less one) each end with their own summary
+        one_input = not any(a[0] <= f < b[0] for f in starts)
+        if not between or (apart and not one_input):
             return "each start their own GPU list at 'Rank 0'", [(a[0], a[4]), (b[0], b[4])]
     heads = st["headers"]
     for x, y in zip(heads, heads[1:]):  # each process printed its header at start, together (no results between)
@@ -510,7 +514,8 @@ def judge(result, scan, kb):
         root is not None and root.get("from_info_lines") and root.get("confidence") != "cause")
     if not open_:
         return None
-    what, sep = separate_jobs(st, nccl_tests=_nccl_tests_named(scan))
+    what, sep = separate_jobs(st, nccl_tests=_nccl_tests_named(scan),
+                              starts=[s["first_line"] for s in scan.sources[1:]])
     if sep and "nccltests.no_mpi" in by:
         return _set_root(result, _made(by["nccltests.no_mpi"], scan, sep, "cause", [
             "How sure: high for what ran: nccl-tests' own lines show separate one-process jobs (lines %d and %d %s; "
