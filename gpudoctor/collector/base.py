@@ -122,8 +122,9 @@ def loads(text):
         raise ValueError("Expecting value: char %d" % start)
     finally:
         _ScanContext.memo.clear()
-    if len(text[end:].lstrip(_JSON_WS)):
-        raise ValueError("Extra data: char %d" % end)
+    rest = text[end:].lstrip(_JSON_WS)
+    if rest:  # where the extra data starts, after the blanks (json.decoder.JSONDecoder.decode)
+        raise ValueError("Extra data: char %d" % (len(text) - len(rest)))
     return obj
 
 
