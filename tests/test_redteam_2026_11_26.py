@@ -161,3 +161,20 @@ def test_two_single_node_nccl_tests_runs_pasted_one_after_another_are_not_a_job_
     (tmp_path / "n2.log").write_text(_nccl_tests_run("node2", 2222))
     rc, out, err = cli("explain", "--json", tmp_path / "n1.log", tmp_path / "n2.log")
     assert json.loads(out)["findings"][0]["id"] == "nccltests.no_mpi"
+
+
+@pytest.mark.parametrize("line, complaint", [
+    ("Freezing the vision tower and the first 12 layers of the language model", False),
+    ("freezing embeddings: True", False),
+    ("Note: the first iteration may be slower than usual (CUDA graph capture)", False),
+    ("training freezes at step 100", True),
+    ("the job is freezing after epoch 1", True),
+    ("allreduce is slower than expected on 2 nodes", True),
+])
+def test_a_fine_tuning_logs_freezing_is_not_a_complaint(cli, tmp_path, line, complaint):
+    """'Freezing <parameters>' (fine-tuning scripts) and a hedged 'may be slower than usual' beside a
+    healthy job's NCCL INFO lines were the user saying the job hangs or is slow: a root cause."""
+    info = ("node1:1:1 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n"
+            "node1:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 16 cudaDev 0 busId 18000 - Init COMPLETE\n")
+    rc, doc = explain_paste(cli, tmp_path, info + line + "\nstep 100 loss 1.2\n")
+    assert (doc["verdict"] != "no_error") == complaint, [f["id"] for f in doc["findings"]]

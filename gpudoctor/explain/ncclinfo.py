@@ -39,12 +39,16 @@ COMPLAINTS = [
     r"\bhanging\b",
     r"\b(?:is|are|gets?|got|seems?|was|remains?) stuck\b",
     r"\bstuck (?:at|in|on|after|forever)\b",
-    r"\bfreez(?:es|ing)\b",
+    # the job freezes / is freezing / freezing at step N; not a fine-tuning log's "Freezing the vision tower",
+    # "freezing embeddings: True" (freezing parameters)
+    r"\bfreezes\b",
+    r"\b(?:is|are|was|were|keeps?|kept|gets?|got|starts?|started) freezing\b",
+    r"\bfreezing (?:at|on|after|up|forever|when|during|randomly)\b",
     # "Disabling parallelism to avoid deadlocks..." (huggingface/tokenizers' fork warning, printed without a
     # level by child_after_fork, huggingface/tokenizers bindings/python/src/lib.rs) and "could deadlock" are no complaint
     r"(?<!avoid )(?<!prevent )(?<!may )(?<!could )(?<!might )(?<!can )(?<!will )\bdeadlock(?:ed|s)?\b",
     r"\b(?:very|too|extremely|really|much|super) slow\b",
-    r"\bslow(?:er)? than (?:expected|before|usual|on)\b",
+    r"(?<!may be )(?<!might be )(?<!can be )(?<!could be )(?<!will be )\bslow(?:er)? than (?:expected|before|usual|on)\b",
     r"\blow (?:bus ?)?bandwidth\b",
     r"\bno progress\b",
 ]
