@@ -178,3 +178,41 @@ def test_a_fine_tuning_logs_freezing_is_not_a_complaint(cli, tmp_path, line, com
             "node1:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 16 cudaDev 0 busId 18000 - Init COMPLETE\n")
     rc, doc = explain_paste(cli, tmp_path, info + line + "\nstep 100 loss 1.2\n")
     assert (doc["verdict"] != "no_error") == complaint, [f["id"] for f in doc["findings"]]
+
+
+# the block torch/utils/collect_env.py prints (PyTorch's issue template asks for it), composed in its format
+COLLECT_ENV = """Collecting environment information...
+PyTorch version: 2.1.0+cu121
+Is debug build: False
+CUDA used to build PyTorch: 12.1
+ROCM used to build PyTorch: N/A
+
+OS: Ubuntu 22.04.3 LTS (x86_64)
+GCC version: (Ubuntu 11.4.0-1ubuntu1~22.04) 11.4.0
+Clang version: Could not collect
+CMake version: version 3.27.7
+Libc version: glibc-2.35
+
+Python version: 3.10.12 (main, Nov 20 2023, 15:14:05) [GCC 11.4.0] (64-bit runtime)
+Is CUDA available: True
+CUDA runtime version: 12.1.105
+GPU models and configuration:
+GPU 0: NVIDIA H100 80GB HBM3
+
+Nvidia driver version: 535.129.03
+cuDNN version: Could not collect
+
+Versions of relevant libraries:
+[pip3] nvidia-nccl-cu12==2.18.1
+[pip3] torch==2.1.0
+[conda] Could not collect
+"""
+
+
+def test_collect_envs_could_not_collect_is_no_error(cli, tmp_path):
+    """collect_env's 'Could not collect' placeholders made the environment block alone an
+    'unknown error' (exit 1) through the generic 'could not' line."""
+    rc, doc = explain_paste(cli, tmp_path, COLLECT_ENV, rcs=(0,))
+    assert doc["verdict"] == "no_error" and not doc["errors"], doc["errors"]
+    rc, doc = explain_paste(cli, tmp_path, COLLECT_ENV + "error: could not connect to 10.0.0.2\n", name="e.txt")
+    assert doc["verdict"] != "no_error" and doc["errors"], doc["verdict"]

@@ -192,7 +192,9 @@ GENERIC_ERRORS = [
     r"\b(?:undefined|unknown) symbol\b",
     r"\bcannot (?:open|find|allocate|connect|access|load)\b",
     r"\bunable to\b",
-    r"\bcould not\b",
+    # torch's collect_env (the issue template's environment block) prints "Could not collect" for each
+    # value it could not read (torch/utils/collect_env.py pretty_str: replace_nones(..., "Could not collect"))
+    r"\bcould not\b(?! collect\b)",
     r"\bpermission denied\b",
     r"\bno such file or directory\b",
     r"\bconnection refused\b",
