@@ -52,10 +52,48 @@ def node_name_problem(name):
     return None
 
 
+def _shape_fine(doc):
+    """True when _shape_problem(doc) finds nothing, told quickly (a fifth of its time on the
+    facts of a node): a document of plain JSON types (dict with str keys, list, str, int,
+    float, bool, None) walked a level at a time, no element deeper than MAX_DEPTH, all its
+    text (keys too) encoded once, joined (a lone surrogate stays one in the join: Python
+    strings never pair surrogates). False or None (a problem, or a type it leaves out):
+    _shape_problem's own walk says what it is, in its own order."""
+    level, texts = [doc], []
+    for _ in range(MAX_DEPTH + 1):
+        below = []
+        for x in level:
+            t = type(x)
+            if t is dict:
+                try:
+                    texts.append("".join(x))
+                except TypeError:  # a key that is not text
+                    return None
+                below.extend(x.values())
+            elif t is list:
+                below.extend(x)
+            elif t is str:
+                texts.append(x)
+            elif not (x is None or t is int or t is float or t is bool):
+                return None
+        level = below
+        if not level:
+            break
+    if level:  # elements at MAX_DEPTH + 1
+        return False
+    try:
+        "".join(texts).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _shape_problem(doc):
     """Why the document's shape is unusable, walking it iteratively (no recursion to
     exhaust): nesting deeper than MAX_DEPTH, or a string that is not Unicode text (JSON's
     "\\ud800" decodes to a lone surrogate, which no UTF-8 report or terminal can write)."""
+    if _shape_fine(doc):
+        return None
     stack = [(doc, 0)]
     while stack:
         x, depth = stack.pop()
@@ -188,6 +226,7 @@ def save(nodes, out_dir):
     """One file per node: its facts, or a gpudoctor.node/1 record of why it failed. Each
     file is written atomically (a reader never sees half of one); a folder that cannot be
     made or written (a file, read-only, not permitted, a full disk) is an input error."""
+    from gpudoctor.jsonout import dumps_facts
     from gpudoctor.report.atomic import check_folder, write_atomic
 
     check_folder(out_dir)
@@ -203,4 +242,4 @@ def save(nodes, out_dir):
         doc = n.facts if n.reachable else {"schema": "gpudoctor.node/1", "host": n.host, "error": n.error,
                                            "error_kind": n.error_kind}
         name = n.host.replace("/", "_").lstrip(".") or "_"
-        write_atomic(os.path.join(out_dir, "%s.json" % name), json.dumps(doc, indent=1, sort_keys=True) + "\n")
+        write_atomic(os.path.join(out_dir, "%s.json" % name), dumps_facts(doc) + "\n")
