@@ -231,3 +231,64 @@ def test_resolve_spreads_slow_names_over_threads_within_one_deadline(monkeypatch
     got = cluster.resolve(Context(options={"resolve": names, "resolve_timeout": 1.0}))
     assert got["timed_out"] == [] and all(got["names"][n] for n in names), got
     assert _time.time() - t0 < 0.8
+
+
+def _resolve_counting_threads(monkeypatch, lookup, names, timeout):
+    """cluster.resolve with getaddrinfo replaced: (its answer, threads it started, seconds)."""
+    import _thread
+    import time as _time
+
+    from gpudoctor.collector import cluster
+    from gpudoctor.collector.base import Context
+
+    started = []
+    real = _thread.start_new_thread
+
+    def counting(*args):
+        started.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(cluster.socket, "getaddrinfo", lookup)
+    monkeypatch.setattr(_thread, "start_new_thread", counting)
+    t0 = _time.time()
+    got = cluster.resolve(Context(options={"resolve": names, "resolve_timeout": timeout}))
+    return got, len(started), _time.time() - t0
+
+
+def _lookup(delays):
+    import socket as _socket
+    import time as _time
+
+    def lookup(name, *args):
+        name = name.decode() if isinstance(name, bytes) else name
+        _time.sleep(delays(name))
+        return [(_socket.AF_INET, _socket.SOCK_STREAM, 6, "", ("10.0.0.%d" % len(name), 0))]
+
+    return lookup
+
+
+def test_resolve_keeps_one_worker_while_it_keeps_pace(monkeypatch):
+    """A worker that answers every few ms (a busy machine: every node of a test Slurm on two
+    cores) is left alone past SPREAD_AFTER: a thread per name cost 6-7 ms of CPU per node."""
+    from gpudoctor.collector import cluster
+
+    monkeypatch.setattr(cluster, "SPREAD_AFTER", 0.15)  # a loaded CI machine may hold a thread back 50 ms
+    names = ["n%d" % i for i in range(60)]
+    got, threads, took = _resolve_counting_threads(monkeypatch, _lookup(lambda n: 0.008), names, 3.0)
+    assert got["timed_out"] == [] and all(got["names"][n] for n in names), got
+    assert took > 0.3 and threads == 1, (took, threads)  # looked at its progress twice or more
+
+
+def test_resolve_spreads_when_the_worker_stalls_or_cannot_finish_in_time(monkeypatch):
+    """Fast names, then slow ones (the worker stops answering): the rest get a thread each; and
+    names that answer at a pace that would pass half the deadline are spread too. Either way
+    every name is answered within one deadline."""
+    names = ["fast%d" % i for i in range(20)] + ["slow%d" % i for i in range(12)]
+    got, threads, took = _resolve_counting_threads(
+        monkeypatch, _lookup(lambda n: 0.3 if n.startswith("slow") else 0.0), names, 1.0)
+    assert got["timed_out"] == [] and all(got["names"][n] for n in names), got
+    assert threads > 10 and took < 0.9, (threads, took)
+    names = ["n%d" % i for i in range(80)]  # 80 x 25 ms: 2 s alone, past a 1 s deadline
+    got, threads, took = _resolve_counting_threads(monkeypatch, _lookup(lambda n: 0.025), names, 1.0)
+    assert got["timed_out"] == [] and all(got["names"][n] for n in names), got
+    assert threads > 10 and took < 0.9, (threads, took)
