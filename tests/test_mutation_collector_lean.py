@@ -42,6 +42,7 @@ def test_meminfo_reads_every_line_of_a_whole_file():
 def test_version_readers_on_the_inputs_random_words_miss():
     assert cuda.dotted("12.4") == 4 and cuda.dotted("12.4.1x") == 6 and cuda.dotted("x1.2") is None
     assert cuda.version_txt("CUDA Version 10.2.89\nCUDA Version 9.0.176\n") == "10.2.89"  # the first, as re.search
+    assert cuda.version_txt("CUDA Version x CUDA Version 1.0 CUDA Version 2.0") == "1.0"
     assert cuda.nvcc_wheel_version("nvidia_cuda_nvcc_cux1-1.2.3.dist-info") is None  # _cu then no digit
     assert cuda.nvcc_wheel_version("nvidia_cuda_nvcc_cu1-1.2.3.dist-info") == "1.2.3"
 
@@ -140,11 +141,14 @@ def test_what_json_refuses_is_refused_with_jsons_words():
     loop.append(loop)
     with pytest.raises(ValueError, match="Circular reference detected"):
         base.dumps(loop)
-    with pytest.raises(TypeError) as want:
-        json.loads(None)
-    with pytest.raises(TypeError) as got:
-        base.loads(None)
-    assert str(got.value) == str(want.value)
+    for value in (None, 5):
+        with pytest.raises(TypeError) as want:
+            json.loads(value)
+        with pytest.raises(TypeError) as got:
+            base.loads(value)
+        assert str(got.value) == str(want.value)
+    with pytest.raises(ValueError, match="Extra data"):
+        base.loads('{"a": 1}\x0c')  # JSON's blanks are space, tab, LF and CR only (RFC 8259, section 2)
     # json's message up to the colon, and the same character position (json.decoder: JSONDecodeError)
     for bad in ("", "  x", '{"a": 1} x', '{"a": 1}  \n x', "\ufeff{}"):
         with pytest.raises(ValueError) as want:
