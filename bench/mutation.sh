@@ -5,8 +5,14 @@
 #
 #   bench/mutation.sh                       # the last commit (HEAD), one worker
 #   MUTATION_SOURCE=worktree bench/mutation.sh   # the files as they are on disk (uncommitted work too)
+#   MUTATION_SOURCE=975b900 bench/mutation.sh    # that commit (the tests too: a before/after figure)
+#   MUTATION_REPORT_ONLY=1 MUTATION_WORKDIR=/tmp/x bench/mutation.sh  # the table of the run done there
 #   MUTATION_WITH="launch nccl_env" bench/mutation.sh   # also mutate checks/launch.py, checks/nccl_env.py
 #   MUTATION_ONLY="gpudoctor/drift.py" bench/mutation.sh  # one file (an only_mutate glob)
+#   MUTATION_NAMES="gpudoctor.node.xǁNodeǁ__init__*" bench/mutation.sh  # only these mutants (fnmatch
+#       globs over mutmut's names, which `mutmut run NAMES` takes), of the files MUTATION_ONLY names
+#   MUTATION_TESTS="tests/test_nccl_infolog.py" bench/mutation.sh  # judge by these tests (files or
+#       pytest node ids) instead of the checks' and the runner's (tests/test_mutation_*.py always)
 #
 # Why a copy, and why checks/ moves: mutmut 3 names a mutant after its file's path
 # (checks/shm.py -> "checks.shm") and activates it only in a function whose __module__ has that
@@ -23,22 +29,26 @@ SOURCE=${MUTATION_SOURCE:-HEAD}
 CHILDREN=${MUTATION_CHILDREN:-1}   # the dev VM has 2 cores shared with others: one worker
 WITH=${MUTATION_WITH:-}
 ONLY=${MUTATION_ONLY:-gpudoctor/runner.py gpudoctor/drift.py gpudoctor/checks/*.py}
+NAMES=${MUTATION_NAMES:-}
 
 # The tests each module is judged by: the checks' own table-driven tests, the runner's report
 # tests and the mutation tests. Never the sshd / Slurm / namespace tests (slow, need servers).
 TESTS="tests/test_checks_foundation.py tests/test_cuda_libs.py tests/test_cuda_driver_compat.py
 tests/test_gpu_inventory.py tests/test_python_env_checks.py tests/test_network_rdma.py tests/test_xid.py
 tests/test_report_formats.py tests/test_hostile_checks.py"
-for t in "$REPO"/tests/test_mutation_*.py; do [ -e "$t" ] && TESTS="$TESTS tests/$(basename "$t")"; done
 # (not tests/test_launch_rendezvous.py: it runs over the sshd test bed)
 case " $WITH " in *" launch "*) TESTS="$TESTS tests/test_launch.py tests/test_launch_hardening.py tests/test_launch_upstream.py";; esac
 case " $WITH " in *" nccl_env "*) TESTS="$TESTS tests/test_nccl_table.py";; esac
+[ -n "${MUTATION_TESTS:-}" ] && TESTS=$MUTATION_TESTS
 
+if [ -n "${MUTATION_REPORT_ONLY:-}" ]; then   # the table again, from the last run in $WORK
+    cd "$WORK"
+else
 rm -rf "$WORK"
 mkdir -p "$WORK"
-if [ "$SOURCE" = HEAD ]; then
-    git -C "$REPO" archive HEAD | tar -x -C "$WORK"
-    echo "source: commit $(git -C "$REPO" rev-parse --short HEAD)"
+if [ "$SOURCE" != worktree ]; then   # HEAD or another commit (a before/after comparison)
+    git -C "$REPO" archive "$SOURCE" | tar -x -C "$WORK"
+    echo "source: commit $(git -C "$REPO" rev-parse --short "$SOURCE")"
 else
     (cd "$REPO" && git ls-files -z --cached --others --exclude-standard \
         | while IFS= read -r -d '' f; do [ -f "$f" ] && printf '%s\0' "$f"; done \
@@ -46,6 +56,7 @@ else
     echo "source: working tree of $(git -C "$REPO" rev-parse --short HEAD) (uncommitted changes included)"
 fi
 mv "$WORK/checks" "$WORK/gpudoctor/checks"
+for t in "$WORK"/tests/test_mutation_*.py; do [ -e "$t" ] && TESTS="$TESTS tests/$(basename "$t")"; done
 
 # mutmut 3 does not mutate a decorated function (mutmut/mutation/file_mutation.py: "ignore decorated
 # functions"), and every check is one: @check(...). In the copy, `@deco def f` is rewritten as
@@ -97,15 +108,19 @@ for entry in *; do
 done
 echo "mutmut $("$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("mutmut"))'), $CHILDREN worker(s), in $WORK"
 start=$(date +%s)
-"$VENV/bin/mutmut" run --max-children "$CHILDREN" > "$WORK/run.log" 2>&1 || { tail -40 "$WORK/run.log"; exit 3; }
+set -f
+"$VENV/bin/mutmut" run --max-children "$CHILDREN" $NAMES > "$WORK/run.log" 2>&1 || { tail -40 "$WORK/run.log"; exit 3; }
+set +f
 echo "mutmut run took $(( $(date +%s) - start )) s"
+fi
 "$VENV/bin/mutmut" results --all true > "$WORK/results.txt"
+set -f
 
 # Per-module figures; the equivalent mutants listed in docs/mutation.md (a table row that starts
 # with `| \`<mutant name>\` |`) are left out of the score, each with its reason there.
-"$VENV/bin/python" - "$WORK/results.txt" "$REPO/docs/mutation.md" <<'EOF'
-import collections, re, sys
-results, doc = sys.argv[1], sys.argv[2]
+"$VENV/bin/python" - "$WORK/results.txt" "$REPO/docs/mutation.md" $NAMES <<'EOF'
+import collections, fnmatch, re, sys
+results, doc, names = sys.argv[1], sys.argv[2], sys.argv[3:]
 try:
     text = open(doc).read()
 except FileNotFoundError:
@@ -115,7 +130,7 @@ by = collections.defaultdict(collections.Counter)
 alive = []
 for line in open(results):
     name, _, status = line.strip().rpartition(": ")
-    if "__mutmut_" not in name:
+    if "__mutmut_" not in name or (names and not any(fnmatch.fnmatch(name, n) for n in names)):
         continue
     module = re.sub(r"\.x[_ǁ].*$", "", name)
     if name in equivalent:
