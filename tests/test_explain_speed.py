@@ -168,3 +168,46 @@ def test_the_cache_is_read_only_from_this_users_own_files(tmp_path, monkeypatch)
     monkeypatch.setenv("XDG_CACHE_HOME", str(shared))
     kcache.write(key, docs, needles)
     assert not os.path.exists(str(shared / "gpudoctor"))
+
+
+# ------------------------------------------------------------------ needles given to a signal
+
+
+FRAMES = [  # what every traceback and torch warning of a training log holds (bench/explain_bench.py's noise)
+    b'  File "/opt/conda/lib/python3.10/site-packages/torch/nn/modules/module.py", line 1501, in _call_impl',
+    b"/opt/conda/lib/python3.10/site-packages/torch/utils/data/dataloader.py:558: UserWarning: This DataLoader "
+    b"will create 16 worker processes in total.",
+]
+
+
+@pytest.mark.parametrize("line", FRAMES)
+def test_a_torch_path_is_no_candidate(kb, line):
+    # driver_cuda.knowledge.toml's pip-list signal '\btorch {2,40}\d\.' had the needle 'torch': a quarter of
+    # the benchmark log's lines were candidates, each trying 34 patterns (the 100 MB log ~10x slower)
+    from gpudoctor.explain import scan
+
+    assert [n for found in scan._hits(kb, squash(line)) for _, n in found] == []
+
+
+def test_the_pip_list_line_still_feeds_the_driver_fix(kb):
+    text = (b"RuntimeError: The NVIDIA driver on your system is too old (found version 11040).\n"
+            b"torch                    2.4.0\n" + FRAMES[0] + b"\n")
+    root = explain.explain_text(text, kb)["findings"][0]
+    assert root["id"] == "cuda.driver_insufficient"
+    assert [s["text"] for s in root["signals"]] == ["torch                    2.4.0"]
+    assert "torch 2.4.0 from PyPI" in root["causes"][0]["computed_fix"]
+
+
+def test_a_signals_needles_are_checked_at_load(tmp_path):
+    ok = "[[entry]]\nid='a.b'\ntitle='t'\nexplain='e'\nrank=1\npatterns=['abcd']\nsignals=[{re='efgh \\\\d', " \
+         "weight=0%s}]\n[[entry.causes]]\ntext='c'\nfix=['f']\n[[entry.references]]\ntitle='r'\n" \
+         "url='https://example.org/r'\n"
+    p = tmp_path / "k.toml"
+    p.write_text(ok % ", needles=['efgh1', 'efgh2']")
+    sig = [x for x in explain.load_knowledge([str(p)], known_checks=set()).patterns if x.role == "signal"]
+    assert sig[0].needles_b == [b"efgh1", b"efgh2"]
+    for i, bad in enumerate((", needles=[]", ", needles='efgh1'", ", needles=['ef g']", ", needles=[1]")):
+        p = tmp_path / ("bad%d.toml" % i)  # (load_knowledge keeps what it loaded per file name)
+        p.write_text(ok % bad)
+        with pytest.raises(explain.KnowledgeError):
+            explain.load_knowledge([str(p)], known_checks=set())

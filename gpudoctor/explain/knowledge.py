@@ -501,11 +501,16 @@ def _validate(e, where, known_checks):
             raise KnowledgeError("%s: %s: distinct pattern %r needs a named group" % (where, eid, p))
         pats.append(pat)
     for s in e.get("signals", []):
+        # needles (optional): what every match holds once squashed, where the one derived from the
+        # regex is too common ('\btorch {2,40}\d\.' -> 'torch', in every traceback frame's path)
         if not (isinstance(s, dict) and isinstance(s.get("re"), str) and _int(s.get("weight"))
-                and set(s) <= {"re", "weight", "near"} and (s.get("near") is None or _int(s["near"]))):
-            raise KnowledgeError("%s: %s: a signal is {re = '...', weight = N, near = LINES (optional)}"
-                                 % (where, eid))
-        pats.append(Pattern(eid, "signal", s["re"], 0, weight=s["weight"], near=s.get("near")))
+                and set(s) <= {"re", "weight", "near", "needles"} and (s.get("near") is None or _int(s["near"]))
+                and (s.get("needles") is None or isinstance(s["needles"], list) and s["needles"] and all(
+                    isinstance(n, str) and len(squash(n)) >= MIN_NEEDLE for n in s["needles"]))):
+            raise KnowledgeError("%s: %s: a signal is {re = '...', weight = N, near = LINES (optional), "
+                                 "needles = ['...'] (optional)}" % (where, eid))
+        given = s.get("needles") and [squash(n).decode("utf-8", "replace") for n in s["needles"]]
+        pats.append(Pattern(eid, "signal", s["re"], 0, weight=s["weight"], near=s.get("near"), needles=given or None))
     for gi, t in enumerate(e.get("together", [])):
         if not (isinstance(t, dict) and isinstance(t.get("all"), list) and len(t["all"]) >= 2
                 and _int(t.get("within")) and _int(t.get("rank", e["rank"])) and set(t) <= {"all", "within", "rank"}):
