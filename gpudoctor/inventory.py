@@ -142,10 +142,8 @@ def validate_host(name, source="host"):
 
 def _expand_bounded(pattern, what, limit):
     """A node set's names, refused before expansion when it names more than `limit`."""
-    from ClusterShell.NodeSet import NodeSet, NodeSetParseError
-
     from gpudoctor.errors import excerpt
-    from gpudoctor.nodes import expand, refuse_groups
+    from gpudoctor.nodes import _plain_indexes, expand, refuse_groups
 
     if not pattern.strip():
         raise InputError("%s is empty: name at least one node (or leave it out to check this machine)" % what)
@@ -157,6 +155,13 @@ def _expand_bounded(pattern, what, limit):
     bound = count_bound(pattern)
     if bound is not None and bound > limit:  # counted from the text: NodeSet would build every index first
         raise InputError("%s names %d nodes, more than --max-nodes %d" % (what, bound, limit))
+    plain = _plain_indexes(pattern)  # 'sn[1-64]' without importing ClusterShell (nodes.py says why)
+    if plain is not None:
+        if len(plain[1]) > limit:
+            raise InputError("%s names %d nodes, more than --max-nodes %d" % (what, len(plain[1]), limit))
+        return expand(pattern)
+    from ClusterShell.NodeSet import NodeSet, NodeSetParseError
+
     try:
         count = len(NodeSet(pattern))
     except (NodeSetParseError, ValueError, RecursionError) as exc:

@@ -7,6 +7,58 @@ from functools import lru_cache
 from gpudoctor.errors import InputError
 
 
+# The plainest node sets, 'sn[1-64]' and a list of sn1..snN, are read and written without
+# ClusterShell: importing it (logging, configparser, their regexes) is 9 ms of the CPU of
+# every `gpudoctor facts` through srun, whose node list is $SLURM_JOB_NODELIST. Only a
+# prefix of letters and '-' with indexes of no leading zero and no step; anything else
+# (padding, steps, several brackets, digits before the bracket, comma lists of names)
+# goes to NodeSet as before. What NodeSet makes of these: ClusterShell's RangeSet keeps
+# the indexes as a sorted set of ints and folds consecutive ones into 'a-b'
+# (https://github.com/cea-hpc/clustershell lib/ClusterShell/RangeSet.py); tests/test_nodes_plain.py
+# compares the two on every shape and on random input.
+_INDEX = r"(?:0|[1-9][0-9]{0,8})"
+_PLAIN_NAME = re.compile(r"([A-Za-z][A-Za-z-]*)(%s)\Z" % _INDEX)
+_PLAIN_SET = re.compile(r"([A-Za-z][A-Za-z-]*)\[(%s(?:-%s)?(?:,%s(?:-%s)?)*)\]\Z" % ((_INDEX,) * 4))
+
+
+def _plain_indexes(pattern):
+    """(prefix, sorted indexes) for 'name[1-4,7]', or None for any other node set."""
+    m = _PLAIN_SET.match(pattern)
+    if not m:
+        return None
+    indexes = set()
+    for part in m.group(2).split(","):
+        lo, _, hi = part.partition("-")
+        lo, hi = int(lo), int(hi or lo)
+        if hi < lo or hi - lo >= MAX_EXPAND:  # NodeSet says what is wrong (count_bound bounds the rest)
+            return None
+        indexes.update(range(lo, hi + 1))
+    return m.group(1), sorted(indexes)
+
+
+def _plain_fold(hosts):
+    """What str(NodeSet.fromlist(hosts)) gives for names that are all one prefix and an index
+    ('sn1', 'sn2', 'sn4' -> 'sn[1-2,4]'), or None."""
+    prefix, indexes = None, set()
+    for h in hosts:
+        m = _PLAIN_NAME.match(h)
+        if not m or (prefix is not None and m.group(1) != prefix):
+            return None
+        prefix = m.group(1)
+        indexes.add(int(m.group(2)))
+    if len(indexes) == 1:
+        return "%s%d" % (prefix, indexes.pop())
+    runs, order = [], sorted(indexes)
+    start = prev = order[0]
+    for i in order[1:] + [None]:
+        if i is not None and i == prev + 1:
+            prev = i
+            continue
+        runs.append("%d" % start if start == prev else "%d-%d" % (start, prev))
+        start = prev = i
+    return "%s[%s]" % (prefix, ",".join(runs))
+
+
 def fold(hosts):
     hosts = tuple(hosts)
     if len(hosts) <= 1:
@@ -16,6 +68,9 @@ def fold(hosts):
 
 @lru_cache(maxsize=1024)  # a report folds the same node lists (all nodes, the passing ones) many times
 def _fold(hosts):
+    plain = _plain_fold(hosts)
+    if plain is not None:
+        return plain
     from ClusterShell.NodeSet import NodeSet
 
     return str(NodeSet.fromlist(hosts))
@@ -77,14 +132,17 @@ def count_bound(pattern):
 
 def expand(pattern):
     """'gpu[01-03],login2' -> ['gpu01', 'gpu02', 'gpu03', 'login2'] (order kept)."""
-    from ClusterShell.NodeSet import NodeSet, NodeSetParseError
-
     from gpudoctor.errors import excerpt
 
     refuse_groups(pattern)
     bound = count_bound(pattern)
     if bound is not None and bound > MAX_EXPAND:  # before RangeSet builds every index
         raise InputError("%s names up to %d nodes, more than %d" % (excerpt(pattern), bound, MAX_EXPAND))
+    plain = _plain_indexes(pattern)
+    if plain is not None:
+        return ["%s%d" % (plain[0], i) for i in plain[1]]
+    from ClusterShell.NodeSet import NodeSet, NodeSetParseError
+
     try:
         nodes = NodeSet(pattern)
         if len(nodes) > MAX_EXPAND:  # counted before any name is made
