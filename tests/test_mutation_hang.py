@@ -1,0 +1,114 @@
+"""gpudoctor/explain/hang.py's ranking of a hang's causes (rank) and its reading of `nvidia-smi
+topo -m` (_topo), scenario by scenario, written against the survivors of a mutation run
+(docs/mutation.md, "This round's new code"): test_explain_hang.py judges them through whole texts,
+where most branches of the ranking are not reached. Each scenario is the evidence dict evidence()
+builds; the expected answer is the whole ranking (cause, score, evidence lines, whether a line of
+NCCL's or nvidia-smi's names it), which explain --json shows under `triage` (score included),
+reviewed against the rules of the module's docstring and NCCL's troubleshooting guide
+(https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html): P2P over PCIe
+is the first suspect on one node after init, not when NCCL_P2P_DISABLE / NCCL_P2P_LEVEL=LOC turned
+it off; the interface before init completes across nodes; sockets or IB without GPUDirect RDMA
+between nodes; nothing of NCCL's transports once its communicators are destroyed."""
+
+import pytest
+
+from gpudoctor.explain import hang
+
+L = (40, "gpu1:1:1 [0] NCCL INFO Connected all rings", None)  # NCCL's last line (line, text, host)
+LAST = L[:2]
+T = (7, "GPU0\t X \tPIX")  # a topo -m row
+
+
+def ev(**kw):
+    words = {k: None for k in hang._WORDS}
+    words.update(kw.pop("words", {}))
+    base = {"words": words, "multi": False, "stage": None, "slow": False, "last": None, "p2p": [], "topo": None,
+            "topo_line": None, "env": {}, "net": [], "sockets": [], "ib_devices": {}, "gdr": {}, "info_first": {},
+            "ring_gdr0": None, "shm": False}
+    base.update(kw)
+    return base
+
+
+CASES = {
+    "pcie_after_init": (ev(stage="after_init", last=L, topo="pcie", topo_line=T),
+                        [("p2p", 70, [LAST, T], True), ("rank_behind", 40, [LAST], False)]),
+    "pcie_p2p_disabled": (ev(stage="after_init", last=L, topo="pcie", topo_line=T, env={"NCCL_P2P_DISABLE": "1"}),
+                          [("rank_behind", 40, [LAST], False)]),
+    "pcie_p2p_level_loc": (ev(stage="after_init", last=L, topo="pcie", topo_line=T, env={"NCCL_P2P_LEVEL": "LOC"}),
+                           [("rank_behind", 40, [LAST], False)]),
+    "pcie_p2p_not_disabled": (ev(stage="after_init", last=L, topo="pcie", topo_line=T,
+                                 env={"NCCL_P2P_DISABLE": "0", "NCCL_P2P_LEVEL": "NVL"}),
+                              [("p2p", 70, [LAST, T], True), ("rank_behind", 40, [LAST], False)]),
+    "nvlink_after_init": (ev(stage="after_init", last=L, topo="nvlink", topo_line=T),
+                          [("rank_behind", 40, [LAST], False), ("p2p", 20, [], False)]),
+    "one_node_init": (ev(stage="init", last=L), [("rank_behind", 30, [LAST], False), ("p2p", 25, [], False)]),
+    "multi_init": (ev(multi=True, stage="init", last=L),
+                   [("interface", 55, [LAST], False), ("net_path", 35, [], False), ("rank_behind", 20, [], False),
+                    ("p2p", 15, [], False), ("gdr", 10, [], False)]),
+    "multi_connect_p2p": (ev(multi=True, stage="connect", last=L, p2p=[(9, "via P2P/IPC")]),
+                          [("p2p", 45, [LAST, (9, "via P2P/IPC")], False), ("net_path", 45, [LAST], False),
+                           ("interface", 35, [], False), ("rank_behind", 20, [], False), ("gdr", 10, [], False)]),
+    "multi_sockets_with_ib": (ev(multi=True, stage="after_init", last=L, sockets=["gpu1"],
+                                 ib_devices={"mlx5_0": ["gpu1"]},
+                                 info_first={"ib_active": (3, "NET/IB : Using [0]mlx5_0:1/IB")}),
+                              [("net_path", 50, [(3, "NET/IB : Using [0]mlx5_0:1/IB")], True),
+                               ("rank_behind", 40, [LAST], False), ("interface", 25, [], False),
+                               ("p2p", 20, [], False), ("gdr", 10, [], False)]),
+    "multi_sockets_slow": (ev(multi=True, slow=True, stage="after_init", last=L, sockets=["gpu1"],
+                              info_first={"socket_iface": (4, "NET/Socket : Using [0]eth0")}),
+                           [("net_path", 55, [(4, "NET/Socket : Using [0]eth0")], False),
+                            ("rank_behind", 30, [LAST], False), ("p2p", 20, [], False), ("gdr", 20, [], False),
+                            ("interface", 10, [], False)]),
+    "multi_ib_without_gdr": (ev(multi=True, stage="after_init", last=L, net=[("IB", False, 11, "via NET/IB/0")],
+                                gdr={"IB mlx5_0": ["Disabled@gpu1"]}, ring_gdr0=(12, "Ring 00 GDR 0")),
+                             [("gdr", 45, [(11, "via NET/IB/0"), (12, "Ring 00 GDR 0")], True),
+                              ("rank_behind", 40, [LAST], False), ("net_path", 30, [], False),
+                              ("interface", 25, [], False), ("p2p", 20, [], False)]),
+    "multi_ib_gdr_on": (ev(multi=True, stage="after_init", last=L, net=[("IB", True, 11, "via NET/IB/0/GDRDMA")]),
+                        [("rank_behind", 40, [LAST], False), ("net_path", 30, [], False), ("interface", 25, [], False),
+                         ("p2p", 20, [], False)]),
+    "multi_socket_channel": (ev(multi=True, stage="after_init", last=L, net=[("Socket", False, 13, "via NET/Socket/0")]),
+                             [("rank_behind", 40, [LAST], False), ("net_path", 40, [(13, "via NET/Socket/0")], False),
+                              ("interface", 25, [], False), ("p2p", 20, [], False), ("gdr", 10, [], False)]),
+    "ended": (ev(stage="ended", last=L, topo="pcie", topo_line=T, multi=True), [("rank_behind", 35, [LAST], False)]),
+    "ended_slow": (ev(stage="ended", last=L, slow=True, multi=True),
+                   [("net_path", 30, [], False), ("rank_behind", 25, [LAST], False), ("gdr", 20, [], False),
+                    ("interface", 10, [], False)]),
+    "after_some_steps": (ev(stage="after_init", last=L, words={"later": (2, "hangs after 500 steps")}),
+                         [("rank_behind", 80, [(2, "hangs after 500 steps"), LAST], False), ("p2p", 20, [], False)]),
+    "first_collective": (ev(words={"first": (2, "hangs at the first allreduce")}),
+                         [("p2p", 40, [(2, "hangs at the first allreduce")], False), ("rank_behind", 25, [], False)]),
+    "container_one_node": (ev(words={"container": (3, "in a docker container")}, shm=True),
+                           [("container", 45, [(3, "in a docker container")], False), ("p2p", 25, [], False),
+                            ("rank_behind", 20, [], False)]),
+    "container_nodes": (ev(multi=True, words={"container": (3, "in a docker container")}),
+                        [("net_path", 45, [(3, "in a docker container")], False), ("interface", 25, [], False),
+                         ("rank_behind", 20, [], False), ("container", 20, [(3, "in a docker container")], False),
+                         ("p2p", 15, [], False), ("gdr", 10, [], False)]),
+    "ib_words_one_node": (ev(words={"ib": (5, "over InfiniBand")}, net=[("IB", False, 11, "via NET/IB/0")],
+                             gdr={"Socket eth0": ["Disabled@x"]}),
+                          [("gdr", 40, [(11, "via NET/IB/0")], False), ("rank_behind", 20, [], False),
+                           ("net_path", 20, [], False), ("p2p", 15, [], False), ("interface", 10, [], False)]),
+    "pcie_in_words": (ev(stage="after_init", last=L, words={"pcie": (6, "an EPYC box with ACS on")}),
+                      [("p2p", 65, [(6, "an EPYC box with ACS on")], False), ("rank_behind", 40, [LAST], False)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_rank(name):
+    evidence, want = CASES[name]
+    assert [(c, s, w, sp) for c, s, w, sp in hang.rank(evidence)] == want
+
+
+@pytest.mark.parametrize("rows,want", [
+    (None, (None, None)),
+    ([], (None, None)),
+    ([(7, "GPU0\t X ")], (None, None)),  # one GPU: nothing but itself
+    ([(7, "GPU0\t X \tNV18\tNV18")], ("nvlink", (7, "GPU0\t X \tNV18\tNV18"))),
+    ([(7, "GPU0\t X \tPHB"), (8, "GPU1\tPHB\t X ")], ("pcie", (7, "GPU0\t X \tPHB"))),
+    # an NVLink on a later row is an NVLink machine (rows read together), shown by the first row
+    ([(7, "GPU0\t X \tPIX\tSYS"), (8, "GPU1\tPIX\t X \tNV4")], ("nvlink", (7, "GPU0\t X \tPIX\tSYS"))),
+    ([(7, "GPU0\t X \tNV4"), (8, "GPU1\tNV4\t X \tSYS")], ("nvlink", (7, "GPU0\t X \tNV4"))),
+])
+def test_topo_rows(rows, want):
+    assert hang._topo(None if rows is None else {"topo": rows}) == want
