@@ -17,6 +17,9 @@ from gpudoctor.explain import hang
 L = (40, "gpu1:1:1 [0] NCCL INFO Connected all rings", None)  # NCCL's last line (line, text, host)
 LAST = L[:2]
 T = (7, "GPU0\t X \tPIX")  # a topo -m row
+P = [(9, "via P2P/IPC")]
+SOCK = (4, "NET/Socket : Using [0]eth0")
+GDR = (14, "NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'")
 
 
 def ev(**kw):
@@ -67,7 +70,8 @@ CASES = {
     "multi_ib_gdr_on": (ev(multi=True, stage="after_init", last=L, net=[("IB", True, 11, "via NET/IB/0/GDRDMA")]),
                         [("rank_behind", 40, [LAST], False), ("net_path", 30, [], False), ("interface", 25, [], False),
                          ("p2p", 20, [], False)]),
-    "multi_socket_channel": (ev(multi=True, stage="after_init", last=L, net=[("Socket", False, 13, "via NET/Socket/0")]),
+    "multi_socket_channel": (ev(multi=True, stage="after_init", last=L,
+                                net=[("Socket", False, 13, "via NET/Socket/0")]),
                              [("rank_behind", 40, [LAST], False), ("net_path", 40, [(13, "via NET/Socket/0")], False),
                               ("interface", 25, [], False), ("p2p", 20, [], False), ("gdr", 10, [], False)]),
     "ended": (ev(stage="ended", last=L, topo="pcie", topo_line=T, multi=True), [("rank_behind", 35, [LAST], False)]),
@@ -91,6 +95,52 @@ CASES = {
                            ("net_path", 20, [], False), ("p2p", 15, [], False), ("interface", 10, [], False)]),
     "pcie_in_words": (ev(stage="after_init", last=L, words={"pcie": (6, "an EPYC box with ACS on")}),
                       [("p2p", 65, [(6, "an EPYC box with ACS on")], False), ("rank_behind", 40, [LAST], False)]),
+    # second round, against the survivors of the run with the cases above
+    "pcie_topo_only": (ev(topo="pcie", topo_line=T), [("p2p", 45, [T], True), ("rank_behind", 20, [], False)]),
+    "multi_after_init_p2p_lines": (ev(multi=True, stage="after_init", last=L, p2p=P),
+                                   [("p2p", 55, [LAST, P[0]], True), ("rank_behind", 40, [LAST], False),
+                                    ("net_path", 30, [], False), ("interface", 25, [], False), ("gdr", 10, [], False)]),
+    "p2p_disable_empty": (ev(stage="after_init", last=L, topo="pcie", topo_line=T, env={"NCCL_P2P_DISABLE": ""}),
+                          [("p2p", 70, [LAST, T], True), ("rank_behind", 40, [LAST], False)]),
+    "p2p_level_0": (ev(stage="after_init", last=L, topo="pcie", topo_line=T, env={"NCCL_P2P_LEVEL": "0"}),
+                    [("rank_behind", 40, [LAST], False)]),
+    "socket_channel_without_line": (ev(multi=True, stage="after_init", last=L,
+                                       net=[("Socket", False, None, "via NET/Socket/0")]),
+                                    [("rank_behind", 40, [LAST], False), ("net_path", 40, [], False),
+                                     ("interface", 25, [], False), ("p2p", 20, [], False), ("gdr", 10, [], False)]),
+    "ended_slow_one_node": (ev(stage="ended", last=L, slow=True),
+                            [("rank_behind", 25, [LAST], False), ("p2p", 15, [], False)]),
+    "multi_init_sockets": (ev(multi=True, stage="init", last=L, sockets=["gpu1"], info_first={"socket_iface": SOCK}),
+                           [("interface", 55, [LAST], False), ("net_path", 35, [SOCK], False),
+                            ("rank_behind", 20, [], False), ("p2p", 15, [], False), ("gdr", 10, [], False)]),
+    "multi_sockets_net_chosen": (ev(multi=True, stage="after_init", last=L, sockets=["gpu1"],
+                                    info_first={"net_chosen": (5, "Using network Socket")}),
+                                 [("rank_behind", 40, [LAST], False),
+                                  ("net_path", 40, [(5, "Using network Socket")], False), ("interface", 25, [], False),
+                                  ("p2p", 20, [], False), ("gdr", 10, [], False)]),
+    "multi_sockets_ib_words": (ev(multi=True, stage="after_init", last=L, sockets=["gpu1"],
+                                  words={"ib": (6, "our IB fabric")}),
+                               [("net_path", 50, [(6, "our IB fabric")], False), ("rank_behind", 40, [LAST], False),
+                                ("interface", 25, [], False), ("p2p", 20, [], False), ("gdr", 10, [], False)]),
+    "multi_sockets_ib_active_without_hcas": (ev(multi=True, stage="after_init", last=L, sockets=["gpu1"],
+                                                info_first={"ib_active": (3, "NET/IB : Using [0]mlx5_0:1/IB"),
+                                                            "socket_iface": SOCK}),
+                                             [("rank_behind", 40, [LAST], False), ("net_path", 40, [SOCK], False),
+                                              ("interface", 25, [], False), ("p2p", 20, [], False),
+                                              ("gdr", 10, [], False)]),
+    "multi_gdr_disabled_info": (ev(multi=True, stage="after_init", last=L, gdr={"IB mlx5_0": ["Disabled@gpu1"]},
+                                   info_first={"gdr": GDR}),
+                                [("rank_behind", 40, [LAST], False), ("gdr", 35, [GDR], True),
+                                 ("net_path", 30, [], False), ("interface", 25, [], False), ("p2p", 20, [], False)]),
+    "multi_slow_ib_without_gdr": (ev(multi=True, slow=True, stage="after_init", last=L,
+                                     net=[("IB", False, 11, "via NET/IB/0")]),
+                                  [("gdr", 60, [(11, "via NET/IB/0")], False), ("rank_behind", 30, [LAST], False),
+                                   ("net_path", 30, [], False), ("p2p", 20, [], False), ("interface", 10, [], False)]),
+    # five lines name P2P: three are shown, NCCL's own first
+    "p2p_everything": (ev(stage="after_init", last=L, p2p=P, topo="pcie", topo_line=T,
+                          words={"first": (2, "hangs at the first allreduce"), "pcie": (6, "an EPYC box with ACS on")}),
+                       [("p2p", 115, [LAST, (2, "hangs at the first allreduce"), P[0]], True),
+                        ("rank_behind", 45, [LAST], False)]),
 }
 
 
@@ -109,6 +159,8 @@ def test_rank(name):
     # an NVLink on a later row is an NVLink machine (rows read together), shown by the first row
     ([(7, "GPU0\t X \tPIX\tSYS"), (8, "GPU1\tPIX\t X \tNV4")], ("nvlink", (7, "GPU0\t X \tPIX\tSYS"))),
     ([(7, "GPU0\t X \tNV4"), (8, "GPU1\tNV4\t X \tSYS")], ("nvlink", (7, "GPU0\t X \tNV4"))),
+    ([(7, "GPU0\t X \tNV4\tSYS"), (8, "GPU1\tNV4\t X \tSYS"), (9, "GPU2\tSYS\tSYS\t X ")],
+     ("nvlink", (7, "GPU0\t X \tNV4\tSYS"))),
 ])
 def test_topo_rows(rows, want):
     assert hang._topo(None if rows is None else {"topo": rows}) == want
