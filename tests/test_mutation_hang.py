@@ -164,3 +164,57 @@ def test_rank(name):
 ])
 def test_topo_rows(rows, want):
     assert hang._topo(None if rows is None else {"topo": rows}) == want
+
+
+def _st(ranks=(), avg=(), headers=(), nranks1=None):
+    return {"ranks": list(ranks), "avg": list(avg), "headers": list(headers), "nranks1": dict(nranks1 or {})}
+
+
+def _r(ln, rank, pid, host):  # nccl-tests' '#  Rank  0 Pid 100 on n1 device 0' (src/common.cu), as hang reads it
+    return (ln, rank, pid, host, "#  Rank %2d Pid %6d on %10s device  0" % (rank, pid, host))
+
+
+def _avg(ln):
+    return (ln, "# Avg bus bandwidth    : 1.2")
+
+
+def _head(ln):
+    return (ln, "# nThread 1 nGpus 1 minBytes 8 maxBytes 128M")
+
+
+RANK0 = "each start their own GPU list at 'Rank 0'"
+TWO_RUNS = [_r(10, 0, 100, "n1"), _r(30, 0, 100, "n2")]  # two hosts, each its own Rank 0
+
+
+@pytest.mark.parametrize("args,want", [
+    ((None,), (None, [])),
+    ((_st([_r(10, 0, 100, "n1"), _r(11, 0, 200, "n1")]),), (RANK0, [(10, _r(10, 0, 100, "n1")[4]),
+                                                                  (11, _r(11, 0, 200, "n1")[4])])),
+    # a summary between them: one run, then the other (one input)
+    ((_st([_r(10, 0, 100, "n1"), _r(30, 0, 200, "n1")], avg=[_avg(20)]),), (None, [])),
+    ((_st([_r(10, 0, 100, "n1"), _r(30, 0, 200, "n1")], avg=[_avg(10)]),), (RANK0, [(10, _r(10, 0, 100, "n1")[4]),
+                                                                                  (30, _r(30, 0, 200, "n1")[4])])),
+    ((_st([_r(10, 0, 100, "n1"), _r(30, 0, 200, "n1")], avg=[_avg(30)]),), (RANK0, [(10, _r(10, 0, 100, "n1")[4]),
+                                                                                  (30, _r(30, 0, 200, "n1")[4])])),
+    ((_st(TWO_RUNS, avg=[_avg(20)]),), (None, [])),
+    # per-node inputs (each ends with its own summary): separate jobs; an input that starts at the
+    # first Rank 0 line splits them, one that starts at the second does not
+    ((_st(TWO_RUNS, avg=[_avg(20)]), False, (0, 25)), (RANK0, [(10, TWO_RUNS[0][4]), (30, TWO_RUNS[1][4])])),
+    ((_st(TWO_RUNS, avg=[_avg(20)]), False, (10,)), (RANK0, [(10, TWO_RUNS[0][4]), (30, TWO_RUNS[1][4])])),
+    ((_st(TWO_RUNS, avg=[_avg(20)]), False, (30,)), (None, [])),
+    ((_st([_r(10, 0, 100, "n1"), _r(11, 0, 100, "n1")]),), (None, [])),  # one process
+    ((_st([_r(10, 0, 100, "n1"), _r(11, 1, 200, "n1")]),), (None, [])),  # rank 1 is not a Rank 0
+    ((_st([_r(12, 0, 300, "n1"), _r(10, 0, 100, "n1"), _r(11, 0, 200, "n1")]),),
+     (RANK0, [(10, _r(10, 0, 100, "n1")[4]), (11, _r(11, 0, 200, "n1")[4])])),  # the first two
+    ((_st(headers=[_head(10), _head(14)]),), ("are two '# nThread' headers printed together", [_head(10), _head(14)])),
+    ((_st(headers=[_head(10), _head(15)]),), (None, [])),
+    ((_st(avg=[_avg(10), _avg(14)]),),
+     ("are two 'Avg bus bandwidth' summaries printed together", [_avg(10), _avg(14)])),
+    ((_st(avg=[_avg(10), _avg(15)]),), (None, [])),
+    ((_st(nranks1={"p1": (5, "a"), "p2": (3, "b"), "p3": (9, "c")}), True),
+     ("are communicators of one rank ('rank 0 nranks 1 ... Init COMPLETE') in two processes", [(3, "b"), (5, "a")])),
+    ((_st(nranks1={"p1": (5, "a"), "p2": (3, "b")}), False), (None, [])),  # not an nccl-tests text
+    ((_st(nranks1={"p1": (5, "a")}), True), (None, [])),
+])
+def test_separate_jobs(args, want):
+    assert hang.separate_jobs(*args) == want
