@@ -215,6 +215,10 @@ TWO_RUNS = [_r(10, 0, 100, "n1"), _r(30, 0, 100, "n2")]  # two hosts, each its o
      ("are communicators of one rank ('rank 0 nranks 1 ... Init COMPLETE') in two processes", [(3, "b"), (5, "a")])),
     ((_st(nranks1={"p1": (5, "a"), "p2": (3, "b")}), False), (None, [])),  # not an nccl-tests text
     ((_st(nranks1={"p1": (5, "a")}), True), (None, [])),
+    ((_st(nranks1={"p1": (5, "a"), "p2": (3, "b")}),), (None, [])),  # nccl_tests is off unless the caller says so
+    # one host, a summary between, per-node inputs: one process's runs, one after another
+    ((_st([_r(10, 0, 100, "n1"), _r(30, 0, 200, "n1")], avg=[_avg(20)]), False, (0, 25)), (None, [])),
+    ((_st(TWO_RUNS, avg=[_avg(20)]), False, (5,)), (None, [])),  # an input that starts before both: one input
 ])
 def test_separate_jobs(args, want):
     assert hang.separate_jobs(*args) == want
