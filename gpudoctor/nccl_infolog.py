@@ -151,14 +151,15 @@ def kind_of(via):
 
     ``P2P/CUMEM/read`` -> ("P2P/CUMEM", False); ``NET/IB/0/GDRDMA`` -> ("NET/IB", True);
     ``NET/Socket/1`` -> ("NET/Socket", False); ``SHM/direct/direct`` -> ("SHM", False);
-    ``direct shared memory`` (before 2.5) -> ("SHM", False).
+    ``direct shared memory`` (before 2.5) -> ("SHM", False); ``COLLNET/IB/0/GDRDMA`` ->
+    ("COLLNET/IB", True) (src/transport/coll_net.cc prints ``via COLLNET/%s/%d%s``).
     """
     if via == "direct shared memory":
         return "SHM", False
     parts = via.split("/")
     head = parts[0]
-    if head == "NET" and len(parts) > 1:
-        return "NET/" + parts[1], any(p.startswith("GDRDMA") for p in parts)
+    if head in ("NET", "COLLNET") and len(parts) > 1:  # COLLNET/%s/%d%s: the same "/GDRDMA" suffix
+        return head + "/" + parts[1], any(p.startswith("GDRDMA") for p in parts)
     if head == "P2P" and len(parts) > 1:
         return "P2P/" + parts[1].split()[0], False  # "direct pointer" -> P2P/direct
     if head == "SHM":

@@ -53,7 +53,8 @@ def test_transport_family_of_every_via_form():
         "NET/IB/1(5)/GDRDMA(PCI)/Shared": ("NET/IB", True),
         "NET/IB": ("NET/IB", False),
         "NET/Socket/1": ("NET/Socket", False),
-        "COLLNET/IB/0": ("COLLNET", False),
+        "COLLNET/IB/0": ("COLLNET/IB", False),
+        "COLLNET/IB/0/GDRDMA": ("COLLNET/IB", True),  # src/transport/coll_net.cc: "via COLLNET/%s/%d%s"
         # a bare word (a cut line): its own name, never an IndexError
         "NET": ("NET", False),
         "P2P": ("P2P", False),

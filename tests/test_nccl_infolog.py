@@ -46,7 +46,9 @@ def test_readers_on_the_lines_nccl_prints():
     old = infolog.channel("Ring 00 : 7 -> 8 [send] via NET/Socket/0")  # 2.4-2.6: no device after the rank
     assert (old["src"], old["dst"], old["kind"]) == (7, 8, "NET/Socket")
     coll = infolog.channel("CollNet 00/0 : 3 [send] via COLLNET/IB/0/GDRDMA")
-    assert (coll["src"], coll["dst"], coll["kind"]) == (3, None, "COLLNET")
+    assert (coll["src"], coll["dst"], coll["kind"], coll["gdr"]) == (3, None, "COLLNET/IB", True)  # coll_net.cc's "/GDRDMA"
+    coll = infolog.channel("CollNet 01/1 : 3 [receive] via COLLNET/SHARP/1")
+    assert (coll["kind"], coll["gdr"]) == ("COLLNET/SHARP", False)
     assert infolog.channel("Channel 00/0 : 0[0] -> 1[1] [send] via NET//0") is None  # no transport named
     assert infolog.comm_rank("ncclCommInitRankConfig comm 0x30088530 rank 1 nranks 2 cudaDev 1 nvmlDev 1 busId 70 "
                              "commId 0xd3 - Init START") == {"rank": 1, "nranks": 2, "cuda_dev": 1, "bus_id": "70"}
