@@ -51,6 +51,11 @@ OPTIONS = {"nvidia_smi": False}  # the collector's options on the local fast pat
 KEYED = ("env", "nccl", "watch")  # the sections that read options["env_key"]: never taken across keys
 MAX_REPLY = 64 << 20  # bytes read from the child (facts are 20-150 KiB; gather.MAX_FACTS_BYTES is 64 MiB)
 
+# No child outlives this many seconds (SIGALRM's default action ends it): gpudoctor's exit kills
+# its children, but a SIGTERM to gpudoctor alone skips that while a child waits on a wedged NVML.
+# The run's --timeout (default 30 s, the config's at most a day) ends the parent long before;
+# a child ended early only leaves its read to the next in line, in process (see above).
+CHILD_LIMIT_S = 360
 _state = {"pids": [], "fd": None, "env": None, "reply": None}
 _marks = []  # (what, time.monotonic()) in this process; the children send theirs (bench/prolog_timeline.py)
 
@@ -146,6 +151,9 @@ def _fork(body, args, close):
         return None
     if pid == 0:
         try:
+            import _signal  # built in: no file read, no enum (the signal module's)
+
+            _signal.alarm(CHILD_LIMIT_S)
             for fd in close:
                 os.close(fd)
             null = os.open(os.devnull, os.O_RDWR)

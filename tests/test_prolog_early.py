@@ -244,6 +244,29 @@ def test_a_stuck_child_is_killed_at_exit(fresh):
     assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == 9  # killed, not ended by the closed pipe
 
 
+def test_a_child_whose_parent_never_ends_it_ends_at_its_own_limit(monkeypatch):
+    """A SIGTERM to gpudoctor alone skips the exit's kill; a child waiting on a wedged read
+    then ends by its own alarm (the red team's orphan: NVML hung, the parent TERMed)."""
+    monkeypatch.setattr(early, "CHILD_LIMIT_S", 1)
+    r, w = os.pipe()
+    pid = early._fork(lambda fd: os.read(fd, 1), (r,), (w,))  # waits for ever, as a wedged driver call would
+    os.close(r)
+    import select
+
+    status, pidfd = None, os.pidfd_open(pid)
+    try:
+        if select.select([pidfd], [], [], 10)[0]:  # readable once the child has ended (deadline 10 s)
+            status = os.waitpid(pid, 0)[1]
+    finally:
+        os.close(pidfd)
+        if status is None:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+        os.close(w)
+    assert status is not None, "the child outlived its limit"
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == 14  # SIGALRM, not the closed pipe
+
+
 def _reader_reply(monkeypatch, pynvml_module):
     """What the reading child sends (it runs in a fork here, as in the prolog tier)."""
     monkeypatch.setitem(sys.modules, "pynvml", pynvml_module)
