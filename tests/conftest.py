@@ -12,6 +12,16 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(ROOT, "fixtures")
 
+# The Ctrl-C tests send SIGINT to a gpudoctor they start and expect exit 130 with a partial report.
+# A suite started as a background job without job control (`cmd &` in a script, `nohup ... &`)
+# inherits SIGINT ignored (bash(1), "COMMAND EXECUTION ENVIRONMENT"), every child would inherit that
+# too, and a user's Ctrl-C never reaches them. A handler here (not SIG_IGN) is reset to the
+# default in every program this process execs, as an interactive shell's children have it.
+import signal  # noqa: E402
+
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
 
 def node_facts(name):
     """A real captured facts document from fixtures/nodes/<name>.json (a fresh copy)."""
