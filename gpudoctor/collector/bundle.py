@@ -303,10 +303,9 @@ CACHE_MAX = 4 << 20
 
 
 def cache_dir():
-    base = os.environ.get("XDG_CACHE_HOME") or ""
-    if not os.path.isabs(base):  # the XDG Base Directory spec: a relative path is ignored
-        base = os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "gpudoctor")
+    from gpudoctor import privcache  # the controller's only (never on a node)
+
+    return privcache.cache_dir()
 
 
 def cache_key(leave_out=()):
@@ -324,63 +323,17 @@ def cache_key(leave_out=()):
     return h.hexdigest()
 
 
-def _owned(st, mode_mask):
-    import stat
-
-    return st.st_uid == os.geteuid() and not st.st_mode & mode_mask and not stat.S_ISLNK(st.st_mode)
-
-
 def _cache_read(path, key):
-    import stat
+    from gpudoctor import privcache
 
-    d = os.path.dirname(path)
-    try:
-        if not _owned(os.lstat(d), 0o022):
-            return None
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
-        return None
-    try:
-        st = os.fstat(fd)
-        if not (stat.S_ISREG(st.st_mode) and _owned(st, 0o077)) or st.st_size > CACHE_MAX:
-            return None
-        with os.fdopen(fd, "rb") as f:
-            fd = None
-            data = f.read(CACHE_MAX + 1)
-    except OSError:
-        return None
-    finally:
-        if fd is not None:
-            os.close(fd)
-    head, _, blob = data.partition(b"\n")
-    return blob if head == CACHE_FORMAT + b" " + key.encode() and blob else None
+    blob = privcache.read(path, CACHE_FORMAT + b" " + key.encode(), CACHE_MAX)
+    return blob or None
 
 
 def _cache_write(path, key, blob):
-    import tempfile
+    from gpudoctor import privcache
 
-    d = os.path.dirname(path)
-    try:
-        # only under a cache folder of this user's (root run by sudo with another user's HOME
-        # writes nothing there)
-        if not _owned(os.lstat(os.path.dirname(d)), 0o022):
-            return
-        os.makedirs(d, 0o700, exist_ok=True)
-        if not _owned(os.lstat(d), 0o022):
-            return
-        fd, tmp = tempfile.mkstemp(dir=d, prefix=".blob-")  # 0600
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(CACHE_FORMAT + b" " + key.encode() + b"\n" + blob)
-            os.replace(tmp, path)
-        except BaseException:
-            os.unlink(tmp)
-            raise
-        for old in os.listdir(d):  # the blobs of other versions
-            if old.startswith("collector-") and old.endswith(".blob") and os.path.join(d, old) != path:
-                os.unlink(os.path.join(d, old))
-    except OSError:
-        pass
+    privcache.write(path, CACHE_FORMAT + b" " + key.encode(), blob, "collector-", ".blob")
 
 
 def build_parts(leave_out=(), cache=True):

@@ -22,16 +22,11 @@ nothing that runs):
 
 import os
 
+from gpudoctor.privcache import cache_dir  # the collector blob's folder and rules
+
 FORMAT = "gpudoctor-knowledge-cache 1"
 MAX = 8 << 20
 PREFIX = "knowledge-"
-
-
-def cache_dir():
-    base = os.environ.get("XDG_CACHE_HOME") or ""
-    if not os.path.isabs(base):  # the XDG Base Directory spec: a relative path is ignored
-        base = os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "gpudoctor")
 
 
 def key_of(files, root):
@@ -52,12 +47,6 @@ def key_of(files, root):
     return h.hexdigest()
 
 
-def _owned(st, mode_mask):
-    import stat
-
-    return st.st_uid == os.geteuid() and not st.st_mode & mode_mask and not stat.S_ISLNK(st.st_mode)
-
-
 def _path(key):
     return os.path.join(cache_dir(), PREFIX + key[:40] + ".json")
 
@@ -66,31 +55,13 @@ def read(key, nfiles):
     """(docs, needles) kept under ``key``, or None: docs is one TOML table (a dict) per file,
     needles maps a regex source to the literal runs needles_of gave for it."""
     import json
-    import stat
+
+    from gpudoctor import privcache
 
     if not key:
         return None
-    path = _path(key)
-    try:
-        if not _owned(os.lstat(os.path.dirname(path)), 0o022):
-            return None
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
-        return None
-    try:
-        st = os.fstat(fd)
-        if not (stat.S_ISREG(st.st_mode) and _owned(st, 0o077)) or st.st_size > MAX:
-            return None
-        with os.fdopen(fd, "rb") as f:
-            fd = None
-            data = f.read(MAX + 1)
-    except OSError:
-        return None
-    finally:
-        if fd is not None:
-            os.close(fd)
-    head, _, body = data.partition(b"\n")
-    if head != ("%s %s" % (FORMAT, key)).encode() or len(data) > MAX:
+    body = privcache.read(_path(key), ("%s %s" % (FORMAT, key)).encode(), MAX)
+    if body is None:
         return None
     try:
         doc = json.loads(body)
@@ -114,37 +85,17 @@ def write(key, docs_json, needles):
     ``key``. Nothing is written where the cache folder is not this user's own; a failure to
     write is no error (the next run derives them again)."""
     import json
-    import tempfile
+
+    from gpudoctor import privcache
 
     if not key:
         return
-    path = _path(key)
-    d = os.path.dirname(path)
     try:
         body = '{"docs": [%s], "needles": %s}' % (", ".join(docs_json), json.dumps(needles, sort_keys=True))
-        blob = ("%s %s\n" % (FORMAT, key)).encode() + body.encode("utf-8")
-        if len(blob) > MAX:
+        head = ("%s %s" % (FORMAT, key)).encode()
+        data = body.encode("utf-8")
+        if len(head) + 1 + len(data) > MAX:
             return
-        # only under a cache folder of this user's (root run by sudo with another user's HOME
-        # writes nothing there)
-        if not _owned(os.lstat(os.path.dirname(d)), 0o022):
-            return
-        os.makedirs(d, 0o700, exist_ok=True)
-        if not _owned(os.lstat(d), 0o022):
-            return
-        fd, tmp = tempfile.mkstemp(dir=d, prefix=".knowledge-")  # 0600
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(blob)
-            os.replace(tmp, path)
-        except BaseException:
-            os.unlink(tmp)
-            raise
-        for old in os.listdir(d):  # other versions' (another tree, another Python)
-            if old.startswith(PREFIX) and old.endswith(".json") and os.path.join(d, old) != path:
-                try:
-                    os.unlink(os.path.join(d, old))
-                except OSError:
-                    pass
+        privcache.write(_path(key), head, data, PREFIX, ".json")
     except (OSError, TypeError, ValueError, UnicodeError):
         pass
