@@ -26,7 +26,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 BUILD = r"""
 import sys
 sys.path.insert(0, sys.argv[1])
-from gpudoctor.transport.srun import build_stub, READ_BLOB
+from gpudoctor.transport.srun import build_stub
 from gpudoctor.collector import bundle
 opts = {"resolve": ["sn%d" % i for i in range(1, int(sys.argv[3]) + 1)], "env_key": "ab" * 32}
 stub = build_stub(opts, {}, parts=bundle.build_parts(bundle.left_out(opts, {}), cache=False))
@@ -37,9 +37,12 @@ except ImportError:  # a tree from before: every node got everything
     pass
 with open(sys.argv[2], "wb") as f:
     f.write(stub)
-with open(sys.argv[2] + ".read", "w") as f:
-    f.write(READ_BLOB)
-"""
+import gpudoctor.transport.srun as srun  # how a node of that tree reads it (READ_BLOB), and its task's shell
+for name, suffix in (("READ_BLOB", ".read"), ("SHELL", ".shell")):
+    if hasattr(srun, name):
+        with open(sys.argv[2] + suffix, "w") as f:
+            f.write(getattr(srun, name))
+"""  # also bench/srun_scale_bench.py's payload builder
 
 
 def run_once(argv, data):

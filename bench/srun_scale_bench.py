@@ -37,6 +37,7 @@ import slurmcluster  # noqa: E402
 import sshcluster  # noqa: E402
 
 from gpudoctor.collector.bundle import build_script  # noqa: E402
+from node_payload_bench import BUILD as PAYLOAD  # noqa: E402  (a tree's stub, READ_BLOB and SHELL)
 
 GD = [sys.executable, "-m", "gpudoctor"]
 # `python3` on the nodes is this interpreter itself, as /usr/bin/python3 is on a cluster: not
@@ -169,26 +170,6 @@ def machine_cpu():
     with open("/proc/stat") as f:
         fields = [int(x) for x in f.readline().split()[1:]]
     return (sum(fields[:8]) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
-
-
-PAYLOAD = r"""
-import sys
-sys.path.insert(0, sys.argv[1])
-from gpudoctor.transport.srun import build_stub
-from gpudoctor.collector import bundle
-opts = {"resolve": ["sn%d" % i for i in range(1, int(sys.argv[3]) + 1)], "env_key": "ab" * 32}
-stub = build_stub(opts, {}, parts=bundle.build_parts(bundle.left_out(opts, {}), cache=False))
-try:  # what a node that takes the bytecode reads; the sources follow only when one asks
-    from gpudoctor.transport.srun import first_part
-    stub = stub[:first_part(stub)]
-except ImportError:  # a tree from before: every node got everything
-    pass
-with open(sys.argv[2], "wb") as f:
-    f.write(stub)
-from gpudoctor.transport.srun import SHELL  # how a task of that tree reads it
-with open(sys.argv[2] + ".shell", "w") as f:
-    f.write(SHELL)
-"""
 
 
 def split_srun(n, repeat, baseline=None):
