@@ -10,8 +10,10 @@ applies. The generators' regeneration from their slices is tests/test_explain_ge
 
 import json
 import os
+import re
 
 import pytest
+from explainhelp import assert_root
 
 from gpudoctor import explain
 
@@ -122,11 +124,7 @@ CASES = [
 
 @pytest.mark.parametrize("name,text,family,fix", CASES, ids=[c[0] for c in CASES])
 def test_daemon_texts_get_the_admins_fix(kb, name, text, family, fix):
-    res = explain.explain_text(text, kb)
-    root = res["findings"][0]
-    assert res["verdict"] == "root_cause" and root["id"] == family, (name, [f["id"] for f in res["findings"]])
-    fixes = " ".join(x for c in root["causes"][:1] for x in c["fix"])
-    assert fix in fixes, (name, fixes)
+    assert_root(explain.explain_text(text, kb), verdict="root_cause", entry=family, fix_re=re.escape(fix))
 
 
 def test_node_reasons_are_matched_only_where_slurm_prints_them(kb):

@@ -14,7 +14,10 @@ The generators' regeneration from their slices: tests/test_explain_generated.py 
 tests/test_explain_ucx.py and tests/test_explain_mpi.py (mpich_messages).
 """
 
+import re
+
 import pytest
+from explainhelp import assert_root
 
 from gpudoctor import explain
 
@@ -107,11 +110,7 @@ CASES = [
 
 @pytest.mark.parametrize("name,text,family,fix", CASES, ids=[c[0] for c in CASES])
 def test_srun_mpi_texts_get_the_fix(kb, name, text, family, fix):
-    res = explain.explain_text(text, kb)
-    root = res["findings"][0]
-    assert res["verdict"] == "root_cause" and root["id"] == family, (name, [f["id"] for f in res["findings"]])
-    fixes = " ".join(x for c in root["causes"][:1] for x in c["fix"])
-    assert fix in fixes, (name, fixes)
+    assert_root(explain.explain_text(text, kb), verdict="root_cause", entry=family, fix_re=re.escape(fix))
 
 
 def test_ucx_version_line_of_another_program_is_not_ucx(kb):
