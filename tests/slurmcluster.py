@@ -162,6 +162,14 @@ class MultiSlurm(object):
         except OSError:
             return []
 
+    def log_tail(self, n=25):
+        """slurmctld's last lines (for an assertion's message)."""
+        try:
+            with open(os.path.join(self.dir, "slurmctld.log"), errors="replace") as f:
+                return [l.rstrip() for l in f][-n:]
+        except OSError:
+            return []
+
     def wait_idle(self, names=None, timeout=30):
         names = names or self.names
         return self.wait(lambda st: all(st.get(n, ("",))[0] == "IDLE" for n in names), timeout,

@@ -371,15 +371,33 @@ def test_check_probe_runs_after_the_report_with_the_checks_facts(bed):
 @pytest.mark.parametrize("sig,code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_sigint_and_sigterm_end_the_run_print_the_partial_report_and_leave_nothing(bed, sig, code):
     # SIGTERM is what timeout, scancel, systemd and Kubernetes send: it ends the run as Ctrl-C does
-    p = subprocess.Popen(GD + ["probe", "--hosts", bed.hostfile(["n1", "n2", "n3"]), "--mode", "tcp",
-                               "--tcp-seconds", "3", "--budget", "60", "--ports", PORTS, "--ssh-config", bed.ssh_config],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=bed.base)
-    deadline = time.time() + 15
-    while not probe_processes() and time.time() < deadline:  # wait until workers run on the nodes
-        time.sleep(0.05)
-    assert probe_processes(), "no probe worker started"
-    p.send_signal(sig)
-    out, err = p.communicate(timeout=30)
+    # With --budget 60 the run waits 6 s for its workers' hello; on a loaded machine they may
+    # not start within that (the run then ends them itself, without any measurement to
+    # interrupt): the budget goes to 150 (a 15 s hello window), as kill_a_run_once_its_workers_run
+    for budget in (60, 150):
+        p = subprocess.Popen(GD + ["probe", "--hosts", bed.hostfile(["n1", "n2", "n3"]), "--mode", "tcp",
+                                   "--tcp-seconds", "3", "--budget", str(budget), "--ports", PORTS,
+                                   "--ssh-config", bed.ssh_config],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=bed.base)
+        try:
+            # wait until workers run on the nodes, or the run has ended without any
+            deadline = time.time() + 60
+            while not probe_processes() and p.poll() is None and time.time() < deadline:
+                time.sleep(0.05)
+            if probe_processes():
+                p.send_signal(sig)
+                out, err = p.communicate(timeout=30)
+                break
+            p.terminate()  # gpudoctor's own cleanup ends whatever it started on the nodes
+            out, err = p.communicate(timeout=30)
+            assert wait_no_probe_processes(timeout=30) == []
+        finally:
+            # never leave this run's workers behind for the next test (they hold its ports)
+            if p.poll() is None:
+                p.terminate()
+                p.communicate(timeout=30)
+    else:
+        pytest.fail("no probe worker started with hello windows of 6 and 15 s: %s %s" % (out[-2000:], err[-2000:]))
     assert p.returncode == code and "interrupted (%s)" % sig.name in err, err
     assert out.startswith("gpudoctor probe: mode") and "INTERRUPTED by %s" % sig.name in out
     assert "cleanup: 3 node(s)" in out
@@ -391,6 +409,7 @@ def test_a_node_hung_in_measurement_and_a_node_with_every_port_taken_are_finding
     # mhang: hello works, every measurement worker hangs. Each is a finding on that node (exit 1),
     # and the hung pairs cost their round's share only: all 3 rounds run, the healthy pair included
     lo, hi = (int(x) for x in PORTS.split("-"))
+    assert wait_no_probe_processes() == []  # no earlier run's workers hold this test's ports
     holder = subprocess.Popen(["ip", "netns", "exec", bed.nodes["pfull"]["ns"], sys.executable, "-c",
                                "import socket, sys, time\nss = []\nfor p in range(%d, %d):\n"
                                "    s = socket.socket(); s.bind((%r, p)); s.listen(1); ss.append(s)\n"

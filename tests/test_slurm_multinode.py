@@ -41,9 +41,47 @@ def nodes_of(out):
     return dict((n["host"], n) for n in json.loads(out)["nodes"])
 
 
-def srun_check(ms, *extra, timeout_s=8):
-    rc, out, err, took = gd(ms, "check", "--via", "srun", "--nodes", ALL, "--json", "--select", "shm",
-                            "--timeout", str(timeout_s), *extra)
+# slurmctld's own words when it ends a job for a node it gave up on (Slurm's
+# src/slurmctld/job_mgr.c, "Killing %pJ on failed node %s"; src/slurmctld/ping_nodes.c,
+# set_node_down_ptr(..., "Not responding")): an event of the test bed, not of gpudoctor
+_NODE_FAILED = ("on failed node", "Not responding")
+
+
+def slurmctld_log_size(ms):
+    try:
+        return os.path.getsize(os.path.join(ms.dir, "slurmctld.log"))
+    except OSError:
+        return 0
+
+
+def node_failures_since(ms, offset):
+    """slurmctld's lines since ``offset`` that say it killed a job or set a node down because
+    a slurmd did not answer."""
+    try:
+        with open(os.path.join(ms.dir, "slurmctld.log"), errors="replace") as f:
+            f.seek(offset)
+            return [l.rstrip() for l in f if any(w in l for w in _NODE_FAILED)]
+    except OSError:
+        return []
+
+
+def srun_check(ms, *extra, timeout_s=8, every_slurmd_alive=False):
+    """One `check --via srun` over the four nodes. A slurmd killed by an earlier test (dead
+    slurmd, --fallback ssh) and started again by reset() can still be declared "Not
+    responding" by a ping slurmctld sent while it was dead; slurmctld then kills the job on
+    every node ("the task was killed" where no task failed: seen once in CI). In a test
+    whose slurmds are all meant to be alive (``every_slurmd_alive``), when slurmctld's log
+    says so, the cluster is reset and the check runs once more; gpudoctor's own verdicts are
+    never retried."""
+    for attempt in (1, 2):
+        offset = slurmctld_log_size(ms)
+        rc, out, err, took = gd(ms, "check", "--via", "srun", "--nodes", ALL, "--json", "--select", "shm",
+                                "--timeout", str(timeout_s), *extra)
+        failed = node_failures_since(ms, offset)
+        if not failed or not every_slurmd_alive or attempt == 2:
+            break
+        print("slurmctld ended the job for a node, not gpudoctor; once more:", failed)
+        ms.reset()
     return rc, nodes_of(out), err, took
 
 
@@ -137,11 +175,12 @@ def test_hung_garbage_and_missing_python_nodes_beside_a_healthy_one(ms):
     try:
         # 6 s: the step's launch on 4 nodes takes 2-3 s on a loaded 2-core machine; with 4 s it
         # was once killed before any task had answered (every node "the task was killed")
-        rc, nodes, err, took = srun_check(ms, "--python", path, timeout_s=6)
+        rc, nodes, err, took = srun_check(ms, "--python", path, timeout_s=6, every_slurmd_alive=True)
     finally:
         os.unlink(path)
     kinds = dict((h, n["error_kind"]) for h, n in nodes.items())
-    assert kinds == {"sn1": None, "sn2": "garbage", "sn3": "python-missing", "sn4": "timeout"}, (nodes, err)
+    assert kinds == {"sn1": None, "sn2": "garbage", "sn3": "python-missing", "sn4": "timeout"}, (
+        nodes, err, ms.log_tail())
     assert nodes["sn1"]["reachable"] and "Welcome to sn2" in nodes["sn2"]["error"]
     assert rc == 1 and took < 6 + 5, took
 
@@ -284,6 +323,7 @@ def test_a_hung_slurmd_in_an_allocation_times_out_alone(ms):
     finally:
         os.killpg(stopped.pid, signal.SIGCONT)  # salloc ends the job only once sn2 answers again
     out, err = p.communicate(timeout=60)
+    assert os.path.exists(report), (took, p.returncode, out[-3000:], err[-3000:], ms.log_tail())
     with open(report) as f:
         nodes = nodes_of(f.read())
     assert took < 8 + 2, took  # 3 s without a word, each node alone (1 s), the step again
