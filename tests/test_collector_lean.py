@@ -214,9 +214,11 @@ def test_the_payload_stays_lean_on_every_node_python(tmp_path):
 
 
 def test_a_node_reads_the_sources_only_after_asking(tmp_path):
-    """build_stub's first part is all a node of the controller's python reads; with another
-    bytecode magic the node prints `gpudoctor-source NODE` and reads the sources that follow
-    (what srun's stdin carries then, transport/srun.py _run)."""
+    """build_stub's first part is all a node of the controller's python reads (the stub and
+    loader compiled, the collector's bytecode); a node whose bytecode magic is another prints
+    `gpudoctor-source NODE` once and reads what follows: the stub's source and the collector's
+    sources (what srun's stdin carries then, transport/srun.py _run). Both ways, and a blob of
+    another magic behind the controller's stub, give the facts."""
     import base64
     import zlib
 
@@ -226,11 +228,13 @@ def test_a_node_reads_the_sources_only_after_asking(tmp_path):
     opts = {"only": ["host", "limits"]}
     loader, blob = bundle.build_parts(bundle.left_out(opts, {}), cache=False)
     head, _, rest = blob.partition(b"\n")
-    assert first_part(build_stub(opts, {}, parts=(loader, blob))) == len(build_stub(opts, {}, parts=(loader, blob))) \
-        - int(head.split(b" ")[2])
+    whole = build_stub(opts, {}, parts=(loader, blob))
+    top = whole.partition(b"\n")[0].split(b" ")  # LENGTH MAGIC NCODE NSOURCE
+    assert first_part(whole) == len(whole) - int(head.split(b" ")[2]) - int(top[3]) and int(top[2]) > 0
     env = dict(os.environ, SLURMD_NODENAME="sn1")
-    for magic, asks in ((head.split(b" ")[0], False), (b"00000000", True)):
-        stub = build_stub(opts, {}, parts=(loader, b" ".join([magic] + head.split(b" ")[1:]) + b"\n" + rest))
+    wrong = b" ".join([b"00000000"] + head.split(b" ")[1:]) + b"\n" + rest  # the collector's of another magic
+    for stub, asks in ((whole, False), (build_stub(opts, {}, parts=(loader, wrong)), True),
+                       (whole.replace(top[1], b"00000000", 1), True), (whole.replace(top[1], b"-", 1), True)):
         n = first_part(stub)
         p = subprocess.Popen([sys.executable, "-c", READ_BLOB], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, env=env)
@@ -244,6 +248,6 @@ def test_a_node_reads_the_sources_only_after_asking(tmp_path):
         p.stdin.close()  # with the bytecode, the node ran without the sources and without EOF
         out = (line + p.stdout.read().decode()).splitlines()
         assert p.wait(timeout=30) == 0 and out[-1].startswith("gpudoctor-end sn1 0 "), p.stderr.read()
-        assert all(not l.startswith(SOURCE_ASK) for l in out)
+        assert all(not l.startswith(SOURCE_ASK) for l in out)  # asked once at most
         doc = json.loads(zlib.decompress(base64.b64decode("".join(l.split(" ", 2)[2] for l in out[:-1]))))
         assert doc["host"]["status"] == "ok" and doc["limits"]["status"] == "ok"
