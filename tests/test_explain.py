@@ -97,7 +97,7 @@ def test_the_issue_families_are_all_covered(kb):
                 "nccl.ib_no_device", "nccl.socket_ifname", "nccl.timeout", "rendezvous.connect",
                 "rendezvous.address_in_use", "cuda.libs", "cuda.driver_insufficient", "nvml.mismatch",
                 "cuda.no_kernel_image", "shm.size", "shm.removeipc", "rdma.memlock", "rdma.create_qp",
-                "rdma.gid_index", "rdma.peermem", "gpu.xid", "ssh.publickey", "ssh.permissions", "ssh.pdsh",
+                "rdma.gid_index", "rdma.peermem", "cuda.gpu_hardware", "ssh.publickey", "ssh.permissions", "ssh.pdsh",
                 "deepspeed.ops", "ofed.kernel", "nccl.version_mismatch", "nccl.topo_file", "gpu.p2p",
                 # issue 14: 802/fabric manager, MPI launch, gloo 127.0.1.1, device ordinals, torch without
                 # NCCL, DeepSpeed launcher and builds, net plugins, peermem after kernel upgrades, NVLS,
@@ -107,6 +107,7 @@ def test_the_issue_families_are_all_covered(kb):
                 "deepspeed.launcher", "build.cuda_home", "nccl.net_plugin", "nccl.nvls", "container.gpu_driver",
                 "container.nvml_driver", "rendezvous.hostname", "rendezvous.store_barrier", "nccl.buffsize_enomem"}
     assert families <= {e["family"] for e in kb.entries}
+    assert "gpu.xid" in kb.by_id  # an entry of the cuda.gpu_hardware family (gpu_hardware.toml)
 
 
 def test_bad_knowledge_is_refused_at_load(tmp_path):
@@ -239,9 +240,11 @@ def test_xid_numbers_are_explained(kb):
     res = run("[ 1843.3] NVRM: Xid (PCI:0000:b3:00): 79, pid=1896, GPU has fallen off the bus.\n"
               "[ 1844.1] NVRM: Xid (PCI:0000:18:00): 48, pid=1896, An uncorrectable double bit error\n", kb)
     f = res["findings"][0]
-    assert f["id"] == "gpu.xid"
-    assert any(n.startswith("Xid 79: GPU has fallen off the bus") for n in f["notes"])
-    assert any(n.startswith("Xid 48: Double-bit ECC") for n in f["notes"])
+    # the first fault's kind (gpu_hardware.toml) is the root; each Xid number is explained in the answer
+    assert f["id"] == "gpu.xid.fallen_off_bus" and f["family"] == "cuda.gpu_hardware"
+    notes = [n for g in res["findings"] for n in g["notes"]]
+    assert any(n.startswith("Xid 79: GPU has fallen off the bus") for n in notes)
+    assert any(n.startswith("Xid 48: Double-bit ECC") for n in notes)
     assert "fallen off the bus" in f["causes"][0]["text"].lower() or "PCIe" in f["causes"][0]["text"]
 
 

@@ -25,7 +25,8 @@ FAMILIES = {
     "NVML_ERROR_LIB_RM_VERSION_MISMATCH": "nvml.mismatch",
     "NVML_ERROR_DRIVER_NOT_LOADED": "gpu.driver_not_loaded",
     "NVML_ERROR_LIBRARY_NOT_FOUND": "container.nvml_driver",
-    "NVML_ERROR_GPU_IS_LOST": "cuda.gpu_hardware",
+    # the GPU stopped answering on PCIe (gpu_hardware.toml; NVIDIA's Xid catalog, Xid 79)
+    "NVML_ERROR_GPU_IS_LOST": "gpu.xid.fallen_off_bus",
     "NVML_ERROR_RESET_REQUIRED": "cuda.gpu_hardware",
     "NVML_ERROR_CORRUPTED_INFOROM": "cuda.gpu_hardware",
     "NVML_ERROR_NO_PERMISSION": "nvml.error",
