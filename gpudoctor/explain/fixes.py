@@ -17,6 +17,10 @@ goes first in its fix list, and the generic lines stay after it.
                  torch (or the program) was built for (gpudoctor/data/cuda_driver.json, NVIDIA's
                  Table 3), and a torch build the driver in the log already runs
 
+- torch_api      a torch.distributed name, module or keyword argument the installed torch lacks: the
+                 release it arrived in (or left), compared with the torch the log prints
+                 (gpudoctor/explain/torchapi.py; generated/torch_api.json from the torch wheels' sources)
+
 - cuda_toolkit   building an extension with another CUDA than torch's: the toolkit for torch's CUDA
                  (CUDA_HOME, the apt/conda package) and the torch build for the toolkit found, from
                  the versions the message prints (torch/utils/cpp_extension.py CUDA_MISMATCH_MESSAGE,
@@ -486,6 +490,12 @@ def apply(result, facts):
                     line = "%s   (%s)" % got
             elif kind == "cuda_toolkit":
                 got = cuda_toolkit(f)
+                if got:
+                    line = "%s   (%s)" % got
+            elif kind == "torch_api":
+                from gpudoctor.explain import torchapi
+
+                got = torchapi.compute(_texts(f))
                 if got:
                     line = "%s   (%s)" % got
             elif kind == "socket_ifname":

@@ -462,7 +462,8 @@ ENTRY_KEYS = {"id", "title", "kind", "rank", "explain", "patterns", "distinct", 
               "lookup", "family", "signals", "together", "note", "computed", "site_rank", "generic", "known_bug", "structural",
               "by_evidence", "root_when_alone", "affects"}
 CAUSE_KEYS = {"text", "checks", "confirm", "fix", "exports", "evidence", "computed", "when"}
-COMPUTED = {"torch_build", "socket_ifname", "launcher_port", "visible_gpus", "btl_tcp_if", "min_driver", "cuda_toolkit"}
+COMPUTED = {"torch_build", "socket_ifname", "launcher_port", "visible_gpus", "btl_tcp_if", "min_driver", "cuda_toolkit",
+            "torch_api"}
 
 
 def _int(v):

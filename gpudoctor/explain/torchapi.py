@@ -1,0 +1,184 @@
+"""Which torch release has a torch.distributed name, module or keyword argument (computed fix `torch_api`).
+
+A script written for one torch fails on another with one of these (the wordings are CPython's:
+Objects/moduleobject.c module_getattro "module '%U' has no attribute '%U'", Python/ceval.c
+import_from "cannot import name %R from %R", Lib/importlib/_bootstrap.py "No module named {!r}",
+Python/getargs.c / ceval.c "%U() got an unexpected keyword argument '%S'"):
+
+    AttributeError: module 'torch.distributed' has no attribute 'init_device_mesh'
+    ImportError: cannot import name 'fully_shard' from 'torch.distributed.fsdp' (...)
+    ModuleNotFoundError: No module named 'torch.distributed.device_mesh'
+    TypeError: init_process_group() got an unexpected keyword argument 'device_id'
+
+generated/torch_api.json (tools/gen_torch_api.py, from the torch wheels' own sources) says in which
+release each arrived or was removed; the log's torch version (pip's `torch==2.1.0`, collect_env's
+`PyTorch version: 2.1.0`, `2.1.0+cu121`) is compared with it when the log prints one.
+"""
+
+import json
+import os
+import re
+
+_ATTR = re.compile(r"module '(torch\.distributed(?:\.[A-Za-z_][\w.]{0,120})?|torch\.nn\.parallel)' has no attribute "
+                   r"'([A-Za-z_]\w{0,80})'")
+_IMPORT = re.compile(r"cannot import name '([A-Za-z_]\w{0,80})' from '(torch\.(?:distributed|nn\.parallel)"
+                     r"(?:\.[A-Za-z_][\w.]{0,120})?)'")
+_NOMOD = re.compile(r"No module named '(torch\.(?:distributed|nn\.parallel)\.[A-Za-z_][\w.]{0,120})'")
+_KWARG = re.compile(r"\b([A-Za-z_]\w{0,80}(?:\.__init__)?)\(\) got an unexpected keyword argument '([A-Za-z_]\w{0,80})'")
+# the torch release the log prints: pip (`torch==2.1.0`, `torch  2.1.0`), torch.utils.collect_env
+# (`PyTorch version: 2.1.0`), transformers-cli / accelerate env (`PyTorch version (GPU?): 2.1.0 (True)`),
+# torch.__version__ with its local build (`2.1.0+cu121`)
+_TORCH_V = [re.compile(r"(?:\btorch(?:==| {1,40}|: ?|-)|PyTorch version(?: \(GPU\?\))?: |torch\.__version__[^\n]{0,20}?)"
+                       r"(\d\.\d{1,3}\.\d{1,3})(?![\w.])"),
+            re.compile(r"\b(\d\.\d{1,3}\.\d{1,3})(?:a0)?\+(?:cu1[0-3]\d|cpu|rocm[\d.]{1,8})\b")]
+# private predecessors the table does not list (names with a leading '_' are left out): torch 1.13's
+# release notes name all_gather_into_tensor / reduce_scatter_tensor as the public _all_gather_base /
+# _reduce_scatter_base (https://github.com/pytorch/pytorch/releases/tag/v1.13.0)
+INSTEAD = {
+    "all_gather_into_tensor": "dist._all_gather_base(output, input) on torch < 1.13",
+    "reduce_scatter_tensor": "dist._reduce_scatter_base(output, input) on torch < 1.13",
+}
+_TABLE = []
+
+
+def table():
+    """generated/torch_api.json, read once ({} when missing)."""
+    if not _TABLE:
+        path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "knowledge",
+                            "generated", "torch_api.json")
+        try:
+            with open(path) as f:
+                _TABLE.append(json.load(f))
+        except (OSError, ValueError):
+            _TABLE.append({})
+    return _TABLE[0]
+
+
+def _vt(v):
+    return tuple(int(x) for x in re.findall(r"\d+", v or ""))[:3]
+
+
+def torch_in_log(texts):
+    """The torch release a log prints (X.Y.Z), or None."""
+    for t in texts:
+        for rx in _TORCH_V:
+            m = rx.search(t)
+            if m:
+                return m.group(1)
+    return None
+
+
+def asked(texts):
+    """(kind, where, name) of the first line that asks torch for something it lacks: kind 'attr' (where: the
+    module), 'import' (the module), 'module' (where: the module, name None), 'kwarg' (where: the callable)."""
+    for t in texts:
+        m = _ATTR.search(t)
+        if m:
+            return "attr", m.group(1), m.group(2)
+        m = _IMPORT.search(t)
+        if m:
+            return "import", m.group(2), m.group(1)
+        m = _NOMOD.search(t)
+        if m:
+            return "module", m.group(1).rstrip("."), None
+        m = _KWARG.search(t)
+        if m:
+            return "kwarg", m.group(1), m.group(2)
+    return None
+
+
+def span(kind, where, name, tb=None):
+    """(what, {"since", "removed"} or None, releases) for the thing asked: None when no release read has it."""
+    tb = table() if tb is None else tb
+    mods, names, params = tb.get("modules", {}), tb.get("names", {}), tb.get("params", {})
+    if kind == "module":
+        return where, mods.get(where)
+    if kind in ("attr", "import"):
+        what = "%s.%s" % (where, name)
+        if where not in names and what not in mods:
+            return None, None  # a module whose names the table does not hold: no answer rather than a guess
+        return what, names.get(where, {}).get(name) or mods.get(what)
+    fn = where[:-len(".__init__")] if where.endswith(".__init__") else where
+    p = params.get(fn)
+    if p is None:
+        return None, None
+    return "%s(%s=...)" % (fn, name), p["args"].get(name)
+
+
+def elsewhere(kind, where, name, sp, tb):
+    """The same name in another module of the table that older releases have (DTensor in
+    torch.distributed._tensor before torch.distributed.tensor, fully_shard in _composable.fsdp before
+    torch.distributed.fsdp): 'M.X (torch A to B)', or None."""
+    if kind not in ("attr", "import") or not sp or not sp.get("since"):
+        return None
+    first, last = tb["releases"][0], tb["releases"][-1]
+    best = None
+    for mod, names in sorted(tb.get("names", {}).items()):
+        got = names.get(name)
+        if mod == where or not got or _vt(got.get("since") or first) >= _vt(sp["since"]):
+            continue
+        # one still there first (fully_shard: _composable.fsdp's, not _composable's FSDP1-based one that
+        # 2.6 removed), then the oldest
+        key = (bool(got.get("removed")), _vt(got.get("since") or first))
+        if best is None or key < best[2]:
+            best = (mod, got, key)
+    if best is None:
+        return None
+    mod, got, _ = best
+    return "%s.%s (torch %s to %s)" % (mod, name, got.get("since") or ("<= " + first),
+                                       _release_before(tb, got["removed"]) if got.get("removed") else last)
+
+
+def _release_before(tb, release):
+    rel = tb["releases"]
+    return rel[rel.index(release) - 1] if release in rel and rel.index(release) > 0 else release
+
+
+def compute(texts, tb=None):
+    """(fix line, why) for the torch.distributed API a log asks for, or None when the log asks for none."""
+    tb = table() if tb is None else tb
+    got = asked(texts)
+    if not got or not tb.get("releases"):
+        return None
+    kind, where, name = got
+    what, sp = span(kind, where, name, tb)
+    if what is None:
+        return None
+    first, last = tb["releases"][0], tb["releases"][-1]
+    have = torch_in_log(texts)
+    yours = (" (your torch is %s)" % have) if have else ""
+    instead = INSTEAD.get(name) or elsewhere(kind, where, name, sp, tb)
+    alt = ("; or use %s" % instead) if instead else ""
+    if sp is None:
+        line = ("no torch release from %s to %s has %s: check the spelling against the docs of your torch "
+                "(python -c 'import torch; print(torch.__version__)'), or it belongs to another library"
+                % (first, last, what))
+        return line, "generated/torch_api.json: %s not found in any release read" % what
+    since, removed = sp.get("since"), sp.get("removed")
+    if removed:
+        older = have and _vt(have) < _vt(removed)
+        line = "%s was removed in torch %s%s: pin pip install 'torch<%s' for this code, or port it%s" % (
+            what, removed, yours, removed, alt)
+        if older:
+            line = "%s was removed in torch %s, but your torch %s is older: the torch that ran is not the one the " \
+                   "log reports (python -c 'import torch; print(torch.__version__, torch.__file__)' on the node)" % (
+                       what, removed, have)
+        return line, "generated/torch_api.json: %s exists in torch %s up to the release before %s" % (
+            what, since or ("<= " + first), removed)
+    if since:
+        if have and _vt(have) >= _vt(since):
+            line = ("%s arrived in torch %s and the log reports torch %s: the process that failed imports another "
+                    "torch (python -c 'import torch; print(torch.__version__, torch.__file__)' in the job's "
+                    "environment, on every node)" % (what, since, have))
+        else:
+            line = "%s arrived in torch %s%s: upgrade, pip install 'torch>=%s' (the build for your CUDA: " \
+                   "https://pytorch.org/get-started/locally/)%s%s" % (
+                       what, since, yours if not have else " (your torch %s is older)" % have, since, alt,
+                       "" if kind != "kwarg" else ", or drop the argument %s" % name)
+        return line, "generated/torch_api.json: first in torch %s of the releases read (%s to %s)" % (
+            since, first, last)
+    line = ("%s is in every torch release from %s to %s: this torch was built without torch.distributed "
+            "(python -c 'import torch.distributed as d; print(d.is_available())' prints False: the macOS / Windows "
+            "wheels of some releases, USE_DISTRIBUTED=0 builds), or a file of yours named torch.py or "
+            "distributed.py shadows it" % (what, first, last))
+    return line, "generated/torch_api.json"

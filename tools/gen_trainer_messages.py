@@ -1,0 +1,267 @@
+#!/usr/bin/env python3
+"""Generate gpudoctor/data/knowledge/generated/trainer_messages.json: the refusals of DeepSpeed's runtime config, accelerate's Accelerator and transformers' Trainer / TrainingArguments that the user's call or configuration causes.
+
+Each raise / assert / logger.error of the files below becomes a site with a bounded matcher and the
+knowledge family from the RULES table (gpudoctor/data/knowledge/trainer.toml); MSG_FIX gives a
+message its own meaning and fix, written from the condition in the source that raises it. Sites no
+rule assigns are listed in docs/explain.md, never guessed; warnings are kept as context only.
+
+Usage:
+    pip download --no-deps deepspeed accelerate transformers -d /tmp/pyl   (unpack the sdist and the wheels)
+    python tools/gen_trainer_messages.py --deepspeed /tmp/pyl/ds/deepspeed-X --accelerate /tmp/pyl/acc \\
+        --transformers /tmp/pyl/tf [--record tools/data/trainer_messages_slice.txt] [-o OUT]
+    python tools/gen_trainer_messages.py --slice tools/data/trainer_messages_slice.txt -o OUT   (the test)
+
+Sources (read with Python's ast, never imported): deepspeed (https://pypi.org/project/deepspeed/,
+Apache-2.0, sdist) deepspeed/runtime/config.py, zero/config.py, precision_config.py, config_utils.py;
+accelerate (https://pypi.org/project/accelerate/, Apache-2.0, wheel) accelerate/accelerator.py,
+accelerate/utils/dataclasses.py, accelerate/utils/bnb.py; transformers
+(https://pypi.org/project/transformers/, Apache-2.0, wheel) transformers/trainer.py,
+transformers/training_args.py, transformers/integrations/deepspeed.py. The releases are read from
+the sdist's PKG-INFO and the wheels' dist-info METADATA. --record writes the statements that hold a
+message (each `=== path @LINE` block: one statement as the source has it) as the slice.
+"""
+
+import ast
+import glob
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import knowgen  # noqa: E402
+
+GENERATOR = "tools/gen_trainer_messages.py"
+FILES = {
+    "deepspeed": ["deepspeed/runtime/config.py", "deepspeed/runtime/zero/config.py",
+                  "deepspeed/runtime/precision_config.py", "deepspeed/runtime/config_utils.py"],
+    "accelerate": ["accelerate/accelerator.py", "accelerate/utils/dataclasses.py", "accelerate/utils/bnb.py"],
+    "transformers": ["transformers/trainer.py", "transformers/training_args.py",
+                     "transformers/integrations/deepspeed.py"],
+}
+# A package too old or missing: the message names the package and the release it needs
+_VERSION = (r"requires? (?:PyTorch|torch|accelerate|transformers|deepspeed|`?torch_xla`?)\s*[>=]|"
+            r"(?:PyTorch|DeepSpeed|MLU|MUSA|accelerate|deepspeed)[\w ]{0,20}(?:version )?(?:must be|requires) >=|"
+            r"requires deepspeed\s*>=|is not installed|was not found on your system|is not available\. Please install|"
+            r"Please upgrade your PyTorch|only available in PyTorch %s and later|not compatible with 8bit quantization|"
+            r"Requires accelerate|requires `?accelerate>|deepspeed >= %s|deepspeed>=%s")
+# (rule, knowledge entry, {field: regex}); fields: where, text, level (raise | error | warning)
+RULES = [
+    ("version", "code.package_too_old", {"text": _VERSION}),
+    ("ds-batch", "deepspeed.batch_size", {"where": r"^deepspeed/runtime/config\.py", "text": r"[Bb]atch|"
+                                                                                           r"[Gg]radient accumulation"}),
+    ("hf-ds-mismatch", "deepspeed.hf_config_mismatch", {"text": r"DeepSpeed config values that mismatch|"
+                                                                r"without `auto` \(set to correct value\)|"
+                                                                r"cannot be set to `%s` when `%s` is set in the DeepSpeed|"
+                                                                r"the following accelerate config variables will be "
+                                                                r"ignored|neither `hidden_size` nor `hidden_sizes`"}),
+    ("ds-config", "deepspeed.config", {"where": r"^deepspeed/runtime/"}),
+    ("acc-quantized", "accelerate.quantized_distributed", {"where": r"^accelerate/accelerator\.py",
+                                                           "text": r"8-bit or 4-bit|device_map='auto'|`DTensor` parameters"}),
+    ("acc-ds-batch", "deepspeed.batch_size", {"where": r"^accelerate/", "text": r"train_micro_batch_size_per_gpu"}),
+    ("acc", "accelerate.config", {"where": r"^accelerate/", "level": r"raise|error"}),
+    ("tf-ds", "deepspeed.config", {"where": r"^transformers/integrations/deepspeed\.py"}),
+    ("tf", "transformers.trainer", {"where": r"^transformers/", "level": r"raise|error"}),
+]
+
+# What one message means and what to do, from the condition in the source that raises it.
+MSG_FIX = [
+    (r"^Check batch related parameters\. train_batch_size is not equal to",
+     "deepspeed/runtime/config.py _batch_assertion(): DeepSpeed requires train_batch_size == "
+     "train_micro_batch_size_per_gpu * gradient_accumulation_steps * world_size; the message prints the four "
+     "numbers (train_batch_size != micro * accumulation * world size). The world size is the number of ranks "
+     "this run has: a config written for another GPU count fails here.",
+     ["give only two of the three in the DeepSpeed config and DeepSpeed derives the third "
+      "(_set_batch_related_parameters), or make train_batch_size = micro * gradient_accumulation_steps * number of "
+      "GPUs of this run; with the HF Trainer or accelerate set all three to \"auto\""]),
+    (r"^Either train_batch_size or train_micro_batch_size_per_gpu needs to be provided",
+     "deepspeed/runtime/config.py _set_batch_related_parameters(): neither batch size is in the DeepSpeed config "
+     "(accelerate fills train_micro_batch_size_per_gpu from the dataloader only when it is 'auto').",
+     ["add \"train_micro_batch_size_per_gpu\": <per-GPU batch> (or \"auto\" under the HF Trainer / accelerate) "
+      "to the DeepSpeed config"]),
+    (r"has to be greater than 0$",
+     "deepspeed/runtime/config.py _batch_assertion(): a batch size or gradient_accumulation_steps is 0 or negative "
+     "after DeepSpeed derived it: train_batch_size smaller than micro * world size makes the accumulation 0.",
+     ["set train_batch_size >= train_micro_batch_size_per_gpu * number of GPUs (a multiple of it), or give "
+      "micro batch and gradient_accumulation_steps only"]),
+    (r"^You can't train a model that has been loaded with `device_map='auto'` in any distributed mode",
+     "accelerate/accelerator.py prepare_model(): a model spread over several GPUs by device_map='auto' (big-model "
+     "inference placement) cannot be wrapped in DDP, which needs one whole copy per process.",
+     ["load the model on this process's GPU: device_map={'': PartialState().process_index} (or "
+      "{'': torch.cuda.current_device()}), or run one process (python train.py / --num_processes=1) to keep "
+      "device_map='auto' (naive model parallelism)"]),
+    (r"^You can't train a model that has been loaded in 8-bit or 4-bit precision on multiple devices",
+     "accelerate/accelerator.py prepare_model(): a bitsandbytes 8-bit / 4-bit model placed on several GPUs "
+     "(device_map='auto') cannot be trained with DDP/FSDP; the quantized weights cannot be moved either.",
+     ["under accelerate launch / torchrun load it with device_map={'': PartialState().process_index} so each "
+      "process holds the whole quantized model on its own GPU; or one process with device_map='auto'"]),
+    (r"^You can't train a model that has been loaded in 8-bit or 4-bit precision on a different device",
+     "accelerate/accelerator.py prepare_model(): the quantized model sits on another GPU than this process's "
+     "device (every rank loaded it onto cuda:0), and 8-bit / 4-bit weights cannot be moved.",
+     ["load with device_map={'': torch.cuda.current_device()} (or {'': PartialState().process_index}) after the "
+      "process group is set up, so rank N loads onto GPU N"]),
+    (r"^You can't train a model that has been loaded in 8-bit or 4-bit precision with CPU or disk offload",
+     "accelerate/accelerator.py prepare_model(): part of the quantized model was offloaded to the CPU or disk "
+     "(device_map put layers there because the GPU was full).",
+     ["load the whole model on the GPU (device_map={'': <this GPU>}), a smaller model, or 4-bit instead of 8-bit"]),
+    (r"^Your model contains `DTensor` parameters, which is incompatible with DDP",
+     "accelerate/accelerator.py prepare_model(): transformers loaded the model with a tensor-parallel plan "
+     "(device_map='auto' under torchrun gives DTensor parameters), which DDP cannot wrap.",
+     ["load with device_map='cuda' (or {'': PartialState().process_index}) instead of 'auto' under distributed "
+      "training"]),
+    (r"^Please correct the following DeepSpeed config values that mismatch (?:kwargs|TrainingArguments) values",
+     "accelerate/utils/dataclasses.py / transformers/integrations/deepspeed.py: a value in the DeepSpeed config "
+     "file (batch sizes, gradient accumulation, learning rate, fp16/bf16, gradient clipping) differs from the one "
+     "given to the Trainer / accelerate; the message lists each key with both values.",
+     ["set those keys to \"auto\" in the DeepSpeed config file (the Trainer / accelerate fill them in), or make "
+      "them equal to the TrainingArguments / accelerate values the message shows"]),
+    (r"^`--mixed_precision` arg cannot be set to `%s` when `%s` is set in the DeepSpeed config file",
+     "accelerate/utils/dataclasses.py DeepSpeedPlugin: accelerate's mixed_precision and the DeepSpeed config's "
+     "fp16 / bf16 section disagree.",
+     ["use one place: set \"fp16\"/\"bf16\" {\"enabled\": \"auto\"} in the DeepSpeed config, or make "
+      "--mixed_precision match it"]),
+    (r"^Unknown mixed_precision mode",
+     "accelerate/accelerator.py: mixed_precision must be one of no, fp16, bf16, fp8.",
+     ["accelerate launch --mixed_precision bf16|fp16|no ... (or mixed_precision: in the accelerate config)"]),
+    (r"^bfloat16 and fp16 modes cannot be simultaneously enabled",
+     "deepspeed/runtime/config.py: the DeepSpeed config enables both \"fp16\" and \"bf16\".",
+     ["keep one: \"bf16\": {\"enabled\": true} on Ampere and newer, else \"fp16\""]),
+    (r"^DeepSpeedConfig: Maximum supported ZeRO stage is",
+     "deepspeed/runtime/config.py: zero_optimization.stage is above 3.",
+     ["set \"zero_optimization\": {\"stage\": 0|1|2|3}"]),
+    (r"^Using --fsdp xxx together with --deepspeed is not possible",
+     "transformers/trainer.py: the Trainer got both an FSDP setting and a DeepSpeed config.",
+     ["drop one of --fsdp / --deepspeed (and the accelerate config's distributed_type to match)"]),
+    (r"^Using fsdp only works in distributed training",
+     "transformers/trainer.py: --fsdp was given but the script runs as one process (python train.py).",
+     ["start it with torchrun --nproc_per_node <GPUs> train.py ... or accelerate launch, or drop --fsdp"]),
+    (r"^At most one of fp16 and bf16 can be True",
+     "transformers/training_args.py: both --fp16 and --bf16 are set.",
+     ["keep one: --bf16 on Ampere and newer, else --fp16"]),
+    (r"^--tf32 requires Ampere or a newer GPU arch",
+     "transformers/training_args.py: --tf32 on a GPU below compute capability 8.0 (or a CPU-only torch).",
+     ["drop --tf32 on this GPU (V100, T4: TF32 does not exist there)"]),
+    (r"^`auto_find_batch_size` isn't supported yet with DeepSpeed Zero-3",
+     "transformers/trainer.py: auto_find_batch_size with ZeRO stage 3.",
+     ["set per_device_train_batch_size by hand, or use ZeRO 1/2 or FSDP"]),
+    (r"^--load_best_model_at_end requires the save and eval strategy to match",
+     "transformers/training_args.py: load_best_model_at_end needs save_strategy == eval_strategy.",
+     ["set --save_strategy and --eval_strategy to the same value (steps with save_steps a multiple of eval_steps)"]),
+]
+
+
+def sites_of(path, src):
+    for level, line, fmt in knowgen.py_messages(src):
+        yield level, "%s:%d" % (path, line), fmt
+
+
+def build(files, version):
+    sites, seen = [], set()
+    for path, src in files:
+        for level, where, fmt in sorted(sites_of(path, src), key=lambda s: int(s[1].rsplit(":", 1)[1])):
+            if fmt in seen:
+                continue
+            seen.add(fmt)
+            rx, literal = knowgen.printf_to_regex(fmt)
+            site = {"id": "trainer.%s" % knowgen.slug(where), "where": where, "level": level, "text": fmt}
+            if knowgen.unanchored(site, rx, literal, 16):
+                sites.append(site)
+                continue
+            if level == "warning":
+                site.update({"re": rx, "family": None, "rule": "a warning, not an error"})
+                sites.append(site)
+                continue
+            rule, family = knowgen.assign(RULES, site, {"where": where, "text": fmt, "level": level})
+            site.update({"re": rx, "family": family, "rule": rule})
+            knowgen.give_fix(site, MSG_FIX, fmt)
+            sites.append(site)
+    return {"header": knowgen.header("deepspeed (https://pypi.org/project/deepspeed/) runtime config, accelerate "
+                                     "(https://pypi.org/project/accelerate/) Accelerator and plugins, transformers "
+                                     "(https://pypi.org/project/transformers/) Trainer and TrainingArguments",
+                                     version, GENERATOR),
+            "sites": sites}
+
+
+def read_roots(roots):
+    files = []
+    for name in ("deepspeed", "accelerate", "transformers"):
+        for g in FILES[name]:
+            names = sorted(glob.glob(os.path.join(roots[name], g)))
+            if not names:
+                raise SystemExit("%s: no file %s (the layout changed?)" % (roots[name], g))
+            for n in names:
+                with open(n) as f:
+                    files.append((os.path.relpath(n, roots[name]), f.read()))
+    return files
+
+
+def release_of(roots):
+    def version(paths):
+        for path in paths:
+            try:
+                with open(path) as f:
+                    m = re.search(r"^Version:\s*(\S+)", f.read(), re.M)
+            except OSError:
+                continue
+            if m:
+                return m.group(1)
+        return "?"
+    return "deepspeed %s, accelerate %s, transformers %s" % (
+        version([os.path.join(roots["deepspeed"], "PKG-INFO")]),
+        version(sorted(glob.glob(os.path.join(roots["accelerate"], "accelerate-*.dist-info", "METADATA")))),
+        version(sorted(glob.glob(os.path.join(roots["transformers"], "transformers-*.dist-info", "METADATA")))))
+
+
+def write_record(path, version, files):
+    """The slice: each statement that holds a message, as `=== path @LINE` and its source lines."""
+    with open(path, "w") as f:
+        f.write("# Recorded by tools/gen_trainer_messages.py --record: each raise / assert / logger call that holds a\n"
+                "# message, as the source has it (=== path @first line).\n")
+        f.write("#! version %s\n" % version)
+        for p, src in files:
+            try:
+                tree = ast.parse(src)
+            except SyntaxError:
+                continue
+            lines = src.splitlines()
+            spans = set()
+            for node in ast.walk(tree):
+                if not isinstance(node, ast.stmt) or isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.If,
+                                                                       ast.For, ast.While, ast.With, ast.Try,
+                                                                       ast.AsyncFunctionDef)):
+                    continue
+                inner = [node] + [n for n in ast.walk(node) if isinstance(n, ast.Call)]
+                if any(knowgen.py_message(n)[0] for n in inner):
+                    spans.add((node.lineno, node.end_lineno))
+            for a, b in sorted(spans):
+                body = "\n".join(ln for ln in lines[a - 1:b])
+                f.write("=== %s @%d\n%s\n" % (p, a, _dedent(body)))
+
+
+def _dedent(text):
+    import textwrap
+
+    return textwrap.dedent(text)
+
+
+def main(argv):
+    a = knowgen.arguments(__doc__, argv, ("deepspeed", "accelerate", "transformers"), source_opts={
+        "deepspeed": {"help": "the unpacked deepspeed sdist (the folder with deepspeed/ and PKG-INFO)"},
+        "accelerate": {"help": "the unpacked accelerate wheel"},
+        "transformers": {"help": "the unpacked transformers wheel"}},
+        extra=[("--record", {"help": "write the slice (with the sources)"})])
+    if a.slice:
+        files, version = knowgen.read_slice(a.slice)
+    else:
+        roots = {"deepspeed": a.deepspeed, "accelerate": a.accelerate, "transformers": a.transformers}
+        files, version = read_roots(roots), release_of(roots)
+        if a.record:
+            write_record(a.record, version, files)
+    doc = build(files, version)
+    if not a.slice:
+        knowgen.stale_fixes(a, "MSG_FIX", MSG_FIX, doc["sites"], "release")
+    return knowgen.emit("trainer_messages", doc, a.out)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
