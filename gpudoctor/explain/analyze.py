@@ -11,6 +11,7 @@ back to sockets) on an INFO or WARN line is context.
 
 import re
 
+from gpudoctor.explain import gpuhw as _gpuhw
 from gpudoctor.explain.scan import MAX_SHOWN
 
 MAX_SIGNAL_BONUS = 30
@@ -201,6 +202,7 @@ def analyze(scan, kb, assume_error=False):
             ev = f["causes"][0]["evidence"][0]
             f["notes"].insert(0, "How sure: the message names the family; the line '%s' names the cause below."
                               % ev["text"][:160])
+    findings = _gpuhw.fold(findings)  # one root per GPU: the same GPU's other hardware lines are its notes
     late = late_rank(scan) if findings else None
     f = next((f for f in findings if any(t in f["id"] for t in ("timeout", "watchdog"))), None)
     if late and f:
@@ -270,7 +272,9 @@ SOURCES = {"nccl_messages": "NCCL", "cuda_errors": "CUDA", "nvml": "NVML", "errn
            "slurm_errors": "Slurm", "gloo_messages": "Gloo", "ompi_help": "Open MPI",
            "launcher_messages": "the launcher", "cuda_libs": "the CUDA libraries", "mpich_messages": "MPICH",
            "horovod_messages": "horovod", "ompi_messages": "Open MPI", "prrte_help": "PRRTE (Open MPI 5's runtime)",
-           "pmix_errors": "PMIx", "framework_libs": "a framework's CUDA library loading"}
+           "pmix_errors": "PMIx",
+           "nvrm_messages": "the NVIDIA kernel driver (NVRM)", "dcgm_errors": "DCGM",
+           "framework_libs": "a framework's CUDA library loading"}
 
 
 def _confidence(e, f=None):
@@ -581,6 +585,8 @@ def _finding(e, m, role, scan):
          "references": [dict(r) for r in e["references"]], "knowledge_file": e["source_file"]}
     if site_fix:  # the code itself names the cause: not only the family
         f["confidence"] = "cause"
+    # a GPU hardware fault: its family and the GPU its lines name (gpuhw.py)
+    f["notes"].extend(_gpuhw.notes(f))
     if m.get("distinct"):
         f["distinct"] = m["distinct"]
         f["notes"].append("%s differs within this log: %s" % (m["distinct"]["key"].replace("_", " "),
