@@ -272,7 +272,7 @@ SOURCES = {"nccl_messages": "NCCL", "cuda_errors": "CUDA", "nvml": "NVML", "errn
            "slurm_errors": "Slurm", "gloo_messages": "Gloo", "ompi_help": "Open MPI",
            "launcher_messages": "the launcher", "cuda_libs": "the CUDA libraries", "mpich_messages": "MPICH",
            "horovod_messages": "horovod", "ompi_messages": "Open MPI", "prrte_help": "PRRTE (Open MPI 5's runtime)",
-           "pmix_errors": "PMIx",
+           "pmix_errors": "PMIx", "framework_libs": "a framework's CUDA library loading",
            "nvrm_messages": "the NVIDIA kernel driver (NVRM)", "dcgm_errors": "DCGM",
            "framework_libs": "a framework's CUDA library loading"}
 
