@@ -46,7 +46,7 @@ REAL = {
     # https://github.com/OpenRLHF/OpenRLHF/issues/346 (settled: a batch size that is a multiple of the 7 GPUs)
     "openrlhf_346": ("AssertionError: Check batch related parameters. train_batch_size is not equal to "
                      "micro_batch_per_gpu * gradient_acc_step * world_size 256 != 2 * 18 * 7\n",
-                     "deepspeed.batch_size", "number of GPUs of this run"),
+                     "deepspeed.batch_size", "train_batch_size 252 (= 2 * 18 * 7)"),
     # https://github.com/bigcode-project/starcoder/issues/77 (rich's traceback wraps the message over 3 lines)
     "starcoder_77": ("AssertionError: Check batch related parameters. train_batch_size is not\n"
                      "equal to micro_batch_per_gpu * gradient_acc_step * world_size 64 != 4 *\n"
@@ -128,6 +128,19 @@ def test_torch_api_answers_compare_the_log_version():
     assert torchapi.compute(["AttributeError: module 'numpy' has no attribute 'float'"]) is None
 
 
+def test_deepspeed_batch_values_are_computed_from_the_message():
+    from gpudoctor.explain.dsconfig import ds_batch
+
+    msg = ("AssertionError: Check batch related parameters. train_batch_size is not equal to micro_batch_per_gpu * "
+           "gradient_acc_step * world_size %s")
+    fix, why = ds_batch([msg % "32 != 4 * 1 * 4"])  # a config for 8 GPUs run on 4
+    assert "train_batch_size 16 (= 4 * 1 * 4)" in fix and "gradient_accumulation_steps 2" in fix
+    assert "micro batch 4" in why and "world size 4" in why
+    fix, _ = ds_batch([msg % "256 != 2 * 18 * 7"])
+    assert "not a multiple of the world size 7" in fix and "gradient_accumulation_steps" not in fix
+    assert ds_batch([msg % "8 != 0 * 1 * 1"]) is None and ds_batch(["train_batch_size 8"]) is None
+
+
 def test_trainer_messages_regenerate_from_the_slice(tmp_path):
     got = knowgen.regenerated(gen_trainer_messages.main,
                               os.path.join(REPO, "tools", "data", "trainer_messages_slice.txt"),
@@ -136,7 +149,7 @@ def test_trainer_messages_regenerate_from_the_slice(tmp_path):
     assert got["sites"] == full["sites"] and got["header"]["version"] == full["header"]["version"]
     by_text = {s["text"]: s for s in full["sites"]}
     batch = [s for t, s in by_text.items() if t.startswith("Check batch related parameters")]
-    assert batch and batch[0]["family"] == "deepspeed.batch_size" and "number of GPUs" in batch[0]["fix"][0]
+    assert batch and batch[0]["family"] == "deepspeed.batch_size" and "fix" not in batch[0]  # computed: ds_batch
     assert by_text["bfloat16 and fp16 modes cannot be simultaneously enabled"]["family"] == "deepspeed.config"
     assert all(not s["family"] for s in full["sites"] if s["level"] == "warning")
 

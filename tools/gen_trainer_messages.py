@@ -66,14 +66,8 @@ RULES = [
 
 # What one message means and what to do, from the condition in the source that raises it.
 MSG_FIX = [
-    (r"^Check batch related parameters\. train_batch_size is not equal to",
-     "deepspeed/runtime/config.py _batch_assertion(): DeepSpeed requires train_batch_size == "
-     "train_micro_batch_size_per_gpu * gradient_accumulation_steps * world_size; the message prints the four "
-     "numbers (train_batch_size != micro * accumulation * world size). The world size is the number of ranks "
-     "this run has: a config written for another GPU count fails here.",
-     ["give only two of the three in the DeepSpeed config and DeepSpeed derives the third "
-      "(_set_batch_related_parameters), or make train_batch_size = micro * gradient_accumulation_steps * number of "
-      "GPUs of this run; with the HF Trainer or accelerate set all three to \"auto\""]),
+    # "Check batch related parameters. train_batch_size is not equal to ..." has no row: its entry's cause
+    # (deepspeed.batch_size) computes the values from the four numbers it prints (explain/dsconfig.py)
     (r"^Either train_batch_size or train_micro_batch_size_per_gpu needs to be provided",
      "deepspeed/runtime/config.py _set_batch_related_parameters(): neither batch size is in the DeepSpeed config "
      "(accelerate fills train_micro_batch_size_per_gpu from the dataloader only when it is 'auto').",

@@ -21,6 +21,10 @@ goes first in its fix list, and the generic lines stay after it.
                  release it arrived in (or left), compared with the torch the log prints
                  (gpudoctor/explain/torchapi.py; generated/torch_api.json from the torch wheels' sources)
 
+- ds_batch       DeepSpeed's batch assertion: the train_batch_size, gradient accumulation or micro batch
+                 that fits this run's world size, from the four numbers the message prints
+                 (gpudoctor/explain/dsconfig.py; deepspeed/runtime/config.py _batch_assertion)
+
 - cuda_toolkit   building an extension with another CUDA than torch's: the toolkit for torch's CUDA
                  (CUDA_HOME, the apt/conda package) and the torch build for the toolkit found, from
                  the versions the message prints (torch/utils/cpp_extension.py CUDA_MISMATCH_MESSAGE,
@@ -496,6 +500,12 @@ def apply(result, facts):
                 from gpudoctor.explain import torchapi
 
                 got = torchapi.compute(_texts(f))
+                if got:
+                    line = "%s   (%s)" % got
+            elif kind == "ds_batch":
+                from gpudoctor.explain.dsconfig import ds_batch
+
+                got = ds_batch(_texts(f))
                 if got:
                     line = "%s   (%s)" % got
             elif kind == "socket_ifname":

@@ -463,7 +463,7 @@ ENTRY_KEYS = {"id", "title", "kind", "rank", "explain", "patterns", "distinct", 
               "by_evidence", "root_when_alone", "affects"}
 CAUSE_KEYS = {"text", "checks", "confirm", "fix", "exports", "evidence", "computed", "when"}
 COMPUTED = {"torch_build", "socket_ifname", "launcher_port", "visible_gpus", "btl_tcp_if", "min_driver", "cuda_toolkit",
-            "torch_api"}
+            "torch_api", "ds_batch"}
 
 
 def _int(v):
