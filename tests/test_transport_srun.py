@@ -219,14 +219,19 @@ def test_bundle_blob_cache_is_used_only_when_owned_private_and_keyed(tmp_path, m
     key = bundle.cache_key(("watch",))
     path = d / ("collector-%s.blob" % key[:40])
     assert (os.stat(d).st_mode & 0o777, os.stat(path).st_mode & 0o777) == (0o700, 0o600)
-    assert path.read_bytes() == bundle.CACHE_FORMAT + b" " + key.encode() + b"\n" + blob
+    kept = b"%d\n" % len(loader.encode()) + loader.encode()  # the loader's text first (format 2)
+    assert path.read_bytes() == bundle.CACHE_FORMAT + b" " + key.encode() + b"\n" + kept + blob
 
     def fresh():
         monkeypatch.setattr(bundle, "_parts", {})
         return bundle.build_parts(("watch",))[1]
 
-    path.write_bytes(bundle.CACHE_FORMAT + b" " + key.encode() + b"\nfrom the cache")
+    path.write_bytes(bundle.CACHE_FORMAT + b" " + key.encode() + b"\n" + kept + b"from the cache")
     assert fresh() == b"from the cache"  # read back, not built
+    from gpudoctor import blobcache  # srun's reader, which imports no collector module for it
+
+    monkeypatch.setattr(blobcache, "_read", {})
+    assert blobcache.parts(("watch",)) == (loader, b"from the cache")
     for bad in ("folder", "mode", "key", "symlink"):
         path.unlink()
         path.write_bytes(bundle.CACHE_FORMAT + b" " + (b"0" * 64 if bad == "key" else key.encode()) + b"\nplanted")
@@ -467,3 +472,19 @@ def test_fallback_retries_only_slurms_failures_and_only_when_allowed(monkeypatch
         SrunTransport(timeout=5, fallback="ssh").run(hosts, Payload())
     assert [(n.host, n.error_kind) for n in info.value.partial_nodes] == [
         ("a", None), ("b", "interrupted"), ("c", "timeout"), ("d", "not-allocated")]
+
+
+def test_srun_payload_from_the_cache_imports_no_collector_module(tmp_path):
+    """A run whose collector blob is in the cache builds what srun sends without importing the
+    collector package (its __init__ imports every section module: 8 ms of every run's CPU);
+    the same bytes as a build."""
+    code = ("import sys; from gpudoctor.transport.srun import build_stub, first_part\n"
+            "s = build_stub({'resolve': ['sn1']}, {})\n"
+            "print(len(s), first_part(s), sorted(m for m in sys.modules if m.startswith('gpudoctor.collector')))\n")
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path))
+    (tmp_path / "gpudoctor").mkdir(mode=0o700)
+    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+            for _ in range(2)]
+    built, cached = [r.stdout.split(" ", 2) for r in runs]
+    assert "gpudoctor.collector.system" in built[2] and cached[2].strip() == "[]", (runs[0].stderr, runs[1].stderr)
+    assert built[:2] == cached[:2]

@@ -98,9 +98,9 @@ def _literal(d):
 
 
 def _magic():
-    import importlib.util
+    from gpudoctor import blobcache
 
-    return importlib.util.MAGIC_NUMBER.hex()  # what the loader compares: the same bytes, hexlified
+    return blobcache.magic()  # what the loader compares: importlib.util.MAGIC_NUMBER, hexlified
 
 
 def compiled(src):
@@ -142,7 +142,6 @@ def build_script(preset=None):
 # Modules whose one section answers "unsupported" unless the run asks for it are left out of
 # a run that does not ask for it, and a placeholder registers the same section with the same
 # answer (the module's own NOT_ASKED): the facts are the same, with less to send and to load.
-_OPTIONAL = (("watch", "watch"), ("rendezvous", "rendezvous"))  # (module, the option that asks for it)
 _PLACEHOLDER = '''from .base import Unsupported, section
 
 
@@ -219,49 +218,17 @@ sys.exit(gpudoctor.collector.main([], preset=_gd_opts))
 _parts = {}
 
 
-def _varint(n, out):
-    while n >= 64:
-        out.append(64 | (n & 63))
-        n >>= 6
-    out.append(n)
-
-
 def _by_offset(code):
-    return [line for start, end, line in code.co_lines() for _ in range(start, end, 2)]
+    from gpudoctor import blobcache
+
+    return blobcache.by_offset(code)
 
 
 def _lines_only(code):
-    """``code`` (and the code in its constants) with a location table of line numbers only.
-    CPython 3.11+ keeps each instruction's columns too (PEP 657, for the carets of a traceback),
-    a third of the marshalled collector; the nodes never show a traceback. The table is
-    written in the format of CPython's Objects/locations.md (one entry per run of at most 8 code
-    units: code 13, "no column info", a signed varint of the line's delta; code 15, no
-    location) and used only where it gives back exactly the same lines (co_lines and each
-    instruction's line, offset by offset), else the code keeps its own."""
-    if not hasattr(code, "replace"):  # before 3.8 (the controller needs 3.9+)
-        return code
-    consts = tuple(_lines_only(c) if isinstance(c, type(code)) else c for c in code.co_consts)
-    try:
-        lines = [p[0] for p in code.co_positions()]
-        table, last, i = bytearray(), code.co_firstlineno, 0
-        while i < len(lines):
-            n = 1
-            while n < 8 and i + n < len(lines) and lines[i + n] == lines[i]:
-                n += 1
-            if lines[i] is None:
-                table.append(0x80 | (15 << 3) | (n - 1))
-            else:
-                delta = lines[i] - last
-                table.append(0x80 | (13 << 3) | (n - 1))
-                _varint((-delta << 1) | 1 if delta < 0 else delta << 1, table)
-                last = lines[i]
-            i += n
-        new = code.replace(co_consts=consts, co_linetable=bytes(table))
-        if _by_offset(new) == _by_offset(code) and [p[0] for p in new.co_positions()] == lines:
-            return new
-    except (AttributeError, TypeError, ValueError):  # before 3.11: no co_positions
-        pass
-    return code.replace(co_consts=consts)
+    """blobcache.lines_only: ``code`` with a location table of line numbers only."""
+    from gpudoctor import blobcache
+
+    return blobcache.lines_only(code)
 
 
 def lean_source(text):
@@ -283,23 +250,17 @@ def lean_source(text):
 
 
 def left_out(options=None, per_host=None):
-    """The optional modules no node of this run needs (sorted)."""
-    asked = set(k for k, v in (options or {}).items() if v)
-    for o in (per_host or {}).values():
-        asked.update(k for k, v in (o or {}).items() if v)
-    return tuple(m for m, key in _OPTIONAL if key not in asked)
+    """The optional modules no node of this run needs (sorted): blobcache.left_out."""
+    from gpudoctor import blobcache
+
+    return blobcache.left_out(options, per_host)
 
 
 # The built blob is also kept on disk, for the next run: building it is 45-55 ms of CPU here
 # (importing the collector, compiling, zlib), a tenth of `gpudoctor facts` at 8 nodes through
-# srun. What is read back runs on every node, so it is used only from a folder and a file this
-# user owns that nobody else can write (the folder 0700, the file 0600, neither a symlink) and
-# only under a name that is the SHA-256 of everything it was built from (every collector
-# source, this file included, the interpreter's version and bytecode magic, the modules left
-# out): another version, another name. $XDG_CACHE_HOME/gpudoctor (~/.cache/gpudoctor), written
-# only where that cache folder (~/.cache) is this user's own and exists.
-CACHE_FORMAT = b"gpudoctor-collector-blob 1"
-CACHE_MAX = 4 << 20
+# srun. gpudoctor/blobcache.py keeps it (with this loader) and reads it back, for srun without
+# importing this package; it says what is trusted there.
+CACHE_FORMAT = b"gpudoctor-collector-blob 2"  # blobcache.FORMAT
 
 
 def cache_dir():
@@ -309,31 +270,9 @@ def cache_dir():
 
 
 def cache_key(leave_out=()):
-    import sys
+    from gpudoctor import blobcache
 
-    from .system import _sha256  # the built-in SHA-256: hashlib would load OpenSSL (5 ms of a run)
-
-    here = os.path.dirname(os.path.abspath(__file__))
-    h = _sha256()(CACHE_FORMAT + b"\0" + sys.version.encode() + b"\0" + _magic().encode() + b"\0"
-                       + ",".join(sorted(leave_out)).encode())
-    for name in sorted(f for f in os.listdir(here) if f.endswith(".py")):
-        with open(os.path.join(here, name), "rb") as f:
-            data = f.read()
-        h.update(b"\0%s\0%d\0" % (name.encode(), len(data)) + data)
-    return h.hexdigest()
-
-
-def _cache_read(path, key):
-    from gpudoctor import privcache
-
-    blob = privcache.read(path, CACHE_FORMAT + b" " + key.encode(), CACHE_MAX)
-    return blob or None
-
-
-def _cache_write(path, key, blob):
-    from gpudoctor import privcache
-
-    privcache.write(path, CACHE_FORMAT + b" " + key.encode(), blob, "collector-", ".blob")
+    return blobcache.key(leave_out)
 
 
 def build_parts(leave_out=(), cache=True):
@@ -341,20 +280,22 @@ def build_parts(leave_out=(), cache=True):
     (placeholders in their place). Built once per process and set of modules: every node of a
     run gets the same bytes, and the options travel in front of the loader (the transport's).
     ``cache``: read and keep the blob in cache_dir() (see above)."""
+    from gpudoctor import blobcache
+
     key = tuple(sorted(leave_out))
     if key not in _parts and cache:
         try:
             digest = cache_key(key)
         except OSError:
             digest = None
-        path = digest and os.path.join(cache_dir(), "collector-%s.blob" % digest[:40])
-        blob = _cache_read(path, digest) if path else None
-        if blob is not None:
-            _parts[key] = (LOADER, blob)
+        path = digest and blobcache.path_of(digest)
+        got = blobcache.read(path, digest) if path else None
+        if got is not None and got[0] == LOADER:
+            _parts[key] = got
         else:
             built = build_parts(key, cache=False)
             if path:
-                _cache_write(path, digest, built[1])
+                blobcache.write(path, digest, built[0], built[1])
             return built
     if key not in _parts:
         import importlib
@@ -367,7 +308,7 @@ def build_parts(leave_out=(), cache=True):
         src["gpudoctor"] = ""
         for m in key:
             mod = importlib.import_module("gpudoctor.collector." + m)
-            src["gpudoctor.collector." + m] = _PLACEHOLDER % (dict(_OPTIONAL)[m], mod.NOT_ASKED)
+            src["gpudoctor.collector." + m] = _PLACEHOLDER % (dict(blobcache.OPTIONAL)[m], mod.NOT_ASKED)
         names = sorted(src)
         assert not any("\0" in t for t in src.values())
         # level 6: 1% more bytes than 9, and 10 ms of CPU here instead of 68

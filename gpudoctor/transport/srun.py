@@ -161,9 +161,9 @@ def build_stub(options, per_host, parts=None):
     without the modules no node of this run needs (bundle.left_out); a blob not in
     build_parts' layout goes in the first part."""
     if parts is None:
-        from gpudoctor.collector.bundle import build_parts, left_out
+        from gpudoctor import blobcache
 
-        parts = build_parts(left_out(options, per_host))
+        parts = blobcache.parts(blobcache.left_out(options, per_host))
     loader, blob = parts
     fields = {"common": py_literal(options), "per": py_literal(per_host), "line": LINE, "ask": SOURCE_ASK}
     source = (STUB % dict(fields, loader='compile(%r, "<gpudoctor>", "exec")' % (loader,))).encode("utf-8")
@@ -181,14 +181,14 @@ def build_stub(options, per_host, parts=None):
 def _compiled(stub, loader):
     """(this interpreter's bytecode magic, hexlified; zlib of the marshalled (stub, loader) code
     objects), compiled as a node would compile their sources (no optimisation, the same file
-    names), with bundle._lines_only's location tables; (b"-", b"") where that fails: every node
+    names), with blobcache.lines_only's location tables; (b"-", b"") where that fails: every node
     then asks for the stub's source."""
     import marshal
 
     try:
-        from gpudoctor.collector.bundle import _lines_only
+        from gpudoctor.blobcache import lines_only
 
-        codes = tuple(_lines_only(compile(text, name, "exec", dont_inherit=True, optimize=0))
+        codes = tuple(lines_only(compile(text, name, "exec", dont_inherit=True, optimize=0))
                       for text, name in ((stub, "<stdin>"), (loader, "<gpudoctor>")))
         magic = sys.modules["_frozen_importlib_external"].MAGIC_NUMBER  # what READ_BLOB compares
         return magic.hex().encode("ascii"), zlib.compress(marshal.dumps(codes), 6)
@@ -312,11 +312,12 @@ class SrunTransport(Transport):
         self.command(hosts, payload.python or "python3")  # refuse bad input before asking Slurm
         # The collector's script is built (50-60 ms of CPU, once per run) while scontrol answers:
         # the tasks wait for it on their stdin, so it is on the way to every node's first fact.
-        # A build that fails is simply built again (and fails) in _run, in this thread.
-        from gpudoctor.collector.bundle import build_parts, left_out
+        # A build that fails is simply built again (and fails) in _run, in this thread. From the
+        # cache (blobcache.py), without importing the collector package.
+        from gpudoctor import blobcache
 
-        builder = threading.Thread(target=build_parts, args=(left_out(payload.options, payload.per_host_options),),
-                                   daemon=True)
+        builder = threading.Thread(target=blobcache.parts,
+                                   args=(blobcache.left_out(payload.options, payload.per_host_options),), daemon=True)
         builder.start()
         known = self._preflight([h.name for h in hosts])
         builder.join()
