@@ -242,3 +242,22 @@ def test_gpus_of_reads_every_form_of_the_address():
     assert gpuhw.gpus_of("in GPU 3.") == ["index 3"] and gpuhw.gpus_of("GPU 0000:3b:00.0") == ["pci 0000:3b:00"]
     # a UUID, a clock time, an IPv6 address are no GPU
     assert gpuhw.gpus_of("GPU-1a2b3c4d-0000-1111-2222-333344445555 at 11:49:53 from fe80::1:2") == []
+
+
+def test_xid_lines_carry_nvidias_catalog_action(kb):
+    # the kernel's Xid lines (kernel_rc.c's format; Xid 154's text from src/nvidia/src/kernel/gpu/gpu.c)
+    text = ("NVRM: Xid (PCI:0000:18:00): 48, pid=1896, An uncorrectable double bit error\n"
+            "NVRM: Xid (PCI:0000:18:00): 154, GPU recovery action changed from 0x0 (None) to 0x2 (Node Reboot Required)\n")
+    res, root, _ = _ask(kb, text)
+    assert root["id"] == "gpu.xid.ecc" and len(res["findings"]) == 1
+    notes = "\n".join(root["notes"])
+    assert "NVIDIA's Xid catalog, Xid 48 (Double Bit ECC Error): WORKFLOW_XID_48" in notes
+    assert "Xid 154 (GPU Recovery Action Changed): the action its message states: drain the node and reboot" in notes
+    # an Xid the catalog resolves in the application (13: RESTART_APP) does not send the user to the GPU
+    # (the line of https://github.com/leptonai/gpud/pull/46)
+    app = ("NVRM: Xid (PCI:0000:cb:00): 13, pid='<unknown>', name=<unknown>, Graphics SM Warp Exception on "
+           "(GPC 7, TPC 7, SM 0): Illegal Instruction Parameter\n")
+    _, root, _ = _ask(kb, app)
+    assert root["id"] == "gpu.xid" and any("RESTART_APP" in n for n in root["notes"])
+    assert any("Look at the job on that GPU first" in n for n in root["notes"])
+    assert not any("Act on that GPU" in n for n in root["notes"])

@@ -42,6 +42,65 @@ def gpus_of(text):
     return out
 
 
+# the kernel's Xid line (src/nvidia/src/kernel/gpu/rc/kernel_rc.c: 'NVRM: Xid (PCI:%s): %d, ...'), and Xid 154's
+# recovery action ('GPU recovery action changed from 0x0 (None) to 0x2 (Node Reboot Required)', gpu.c)
+_XID = re.compile(r"\bXid \((?:PCI:)?[0-9A-Fa-f:.]{4,24}(?: GPU-I:\d{1,3})?\): (\d{1,3})\b")
+_XID154 = re.compile(r"GPU recovery action changed from 0x[0-9a-f]{1,8} \([^)\n]{0,40}\) to 0x([0-9a-f]{1,8})")
+_CATALOG = []
+
+
+def _catalog():
+    """gpudoctor/data/xid.json (tools/gen_xid.py from NVIDIA's Xid catalog), read once."""
+    if not _CATALOG:
+        import json
+        import os
+
+        path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "xid.json")
+        try:
+            with open(path) as f:
+                _CATALOG.append(json.load(f))
+        except (OSError, ValueError):
+            _CATALOG.append({})
+    return _CATALOG[0]
+
+
+def catalog_notes(texts, limit=4):
+    """What NVIDIA's Xid catalog asks for each Xid number the lines name: its resolution bucket and
+    gpudoctor's reading of it (the immediate action), and what to do if it repeats; Xid 154 by the
+    recovery action its message states."""
+    cat, out, seen = _catalog(), [], []
+    for text in texts:
+        for m in _XID.finditer(text[:2000]):
+            num = str(int(m.group(1)))
+            if num in seen or len(seen) >= limit:
+                continue
+            seen.append(num)
+            row = cat.get("xids", {}).get(num)
+            if not row:
+                continue
+            act154 = _XID154.search(text)
+            if num == "154" and act154:
+                action = cat.get("xid154_actions", {}).get(str(int(act154.group(1), 16)), {}).get("action")
+                bucket = "the action its message states"
+            else:
+                bucket = row.get("immediate") or "no bucket"
+                action = cat.get("buckets", {}).get(row.get("immediate") or "", {}).get("action")
+            inv = cat.get("investigatory", {}).get(row.get("investigatory") or "")
+            out.append("NVIDIA's Xid catalog, Xid %s (%s): %s%s%s" % (
+                num, row.get("meaning"), bucket, (": %s" % action) if action else "",
+                ("; if it repeats: %s" % inv) if inv else ""))
+    return out
+
+
+def _app_only(texts):
+    """Whether every Xid the lines name is one NVIDIA's catalog resolves in the application (its immediate
+    bucket RESTART_APP or IGNORE), and they name at least one."""
+    cat, nums = _catalog().get("xids", {}), set()
+    for text in texts:
+        nums.update(str(int(m.group(1))) for m in _XID.finditer(text[:2000]))
+    return bool(nums) and all((cat.get(n) or {}).get("immediate") in ("RESTART_APP", "IGNORE") for n in nums)
+
+
 def _shown(key):
     kind, _, v = key.partition(" ")
     return "PCI %s" % v if kind == "pci" else "GPU index %s" % v
@@ -52,16 +111,25 @@ def notes(f):
     if not is_hardware(f):
         return []
     out = []
+    texts = [h["text"] for h in f["matches"]]
+    # Xids whose catalog action is the application's (13, 31: RESTART_APP; 43: IGNORE): the GPU is where it
+    # happened, not what to act on
+    app = _app_only(texts)
     if f["id"] != FAMILY:
-        out.append("Family: %s (the GPU reports a hardware fault); %s is the kind the line names." % (FAMILY, f["id"]))
+        out.append("Family: %s (the GPU reports a hardware fault); %s is the kind the line names%s." % (
+            FAMILY, f["id"], ", but NVIDIA's Xid catalog points at the application for this Xid, not the GPU"
+            if app else ""))
+    out.extend(catalog_notes(texts))
     seen = {}
     for h in f["matches"]:
         for g in gpus_of(h["text"]):
             seen.setdefault(g, []).append(h["line"])
     if seen:
-        out.append("The GPU: %s. Act on that GPU (drain its node; reset or replace it), not on the job." % "; ".join(
+        out.append("The GPU: %s.%s" % ("; ".join(
             "%s (line%s %s)" % (_shown(g), "s" if len(ls) > 1 else "", ", ".join(str(x) for x in ls[:6]))
-            for g, ls in list(seen.items())[:4]))
+            for g, ls in list(seen.items())[:4]), " Look at the job on that GPU first (the causes below); drain the "
+            "node only if the Xid repeats with other code." if app else
+            " Act on that GPU (drain its node; reset or replace it), not on the job."))
     f["gpus"] = list(seen)[:16]
     return out
 
@@ -77,11 +145,14 @@ def fold(findings):
     for f in findings[1:]:
         theirs = set(f.get("gpus") or [])
         if f["role"] != "cascade" and is_hardware(f) and (not theirs or not mine or theirs <= mine):
-            h = f["matches"][0] if f["matches"] else None
-            root["notes"].append("Same GPU fault, also seen: %s (%s)%s" % (
-                f["id"], f["title"], (": line %d: %s" % (h["line"], h["text"][:160])) if h else ""))
-            # what gpu.xid's table says of each Xid number stays in the answer
-            root["notes"].extend(n for n in f["notes"] if n.startswith("Xid ") and n not in root["notes"])
+            shown = {m["line"] for m in root["matches"]}
+            h = next((m for m in f["matches"] if m["line"] not in shown), None)
+            if h:  # a line of its own (the same line matched by both entries needs no second mention)
+                root["notes"].append("Same GPU fault, also seen: %s (%s): line %d: %s" % (
+                    f["id"], f["title"], h["line"], h["text"][:160]))
+            # what gpu.xid's table and NVIDIA's catalog say of each Xid number stays in the answer
+            root["notes"].extend(n for n in f["notes"] if n.startswith(("Xid ", "NVIDIA's Xid catalog"))
+                                 and n not in root["notes"])
             root.setdefault("folded", []).append(f["id"])
             continue
         if f["role"] != "cascade" and is_hardware(f) and theirs - mine:
