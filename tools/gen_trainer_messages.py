@@ -61,6 +61,7 @@ RULES = [
     ("acc-ds-batch", "deepspeed.batch_size", {"where": r"^accelerate/", "text": r"train_micro_batch_size_per_gpu"}),
     ("acc", "accelerate.config", {"where": r"^accelerate/", "level": r"raise|error"}),
     ("tf-ds", "deepspeed.config", {"where": r"^transformers/integrations/deepspeed\.py"}),
+    ("tf-bf16", "cuda.bf16_unsupported", {"where": r"^transformers/", "text": r"doesn't support bf16/gpu"}),
     ("tf", "transformers.trainer", {"where": r"^transformers/", "level": r"raise|error"}),
 ]
 
@@ -123,6 +124,13 @@ MSG_FIX = [
     (r"^DeepSpeedConfig: Maximum supported ZeRO stage is",
      "deepspeed/runtime/config.py: zero_optimization.stage is above 3.",
      ["set \"zero_optimization\": {\"stage\": 0|1|2|3}"]),
+    (r"^Your setup doesn't support bf16/gpu",
+     "transformers/training_args.py __post_init__: --bf16 was asked but torch sees no GPU that supports bfloat16 "
+     "(is_torch_bf16_gpu_available(): a CUDA build, a GPU of compute capability 8.0 or newer) and use_cpu is not "
+     "set. Older releases said 'You need torch>=1.10, using Ampere GPU with cuda>=11.0'.",
+     ["on a GPU below compute capability 8.0 (V100, T4, RTX 20xx) use --fp16 instead of --bf16; check that torch "
+      "sees the GPU: python -c 'import torch; print(torch.cuda.is_available(), torch.cuda.get_device_capability())' "
+      "(False: a CPU-only torch or no GPU in the job); to train on the CPU pass --use_cpu"]),
     (r"^Using --fsdp xxx together with --deepspeed is not possible",
      "transformers/trainer.py: the Trainer got both an FSDP setting and a DeepSpeed config.",
      ["drop one of --fsdp / --deepspeed (and the accelerate config's distributed_type to match)"]),
@@ -144,15 +152,50 @@ MSG_FIX = [
 ]
 
 
-def sites_of(path, src):
-    for level, line, fmt in knowgen.py_messages(src):
+NEAR = 40  # a `raise X(name)` takes the messages assigned to that name up to this many lines above it
+
+
+def _named(tree):
+    """[(assignment node, its format)] of the messages raised through a variable: `msg = "..."` (or an f-string)
+    then `raise X(msg)` within NEAR lines below (transformers' training_args.py: error_message = "Your setup
+    doesn't support bf16/gpu..."; raise ValueError(error_message)). Nearness stands for the function's scope,
+    so that a slice of statements resolves as the whole file does."""
+    assigns, raised = [], []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            fmt = knowgen.py_format(node.value)
+            if fmt:
+                assigns.append((node, " ".join(fmt.split())))
+        elif isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and node.exc.args and \
+                isinstance(node.exc.args[0], ast.Name):
+            raised.append((node.lineno, node.exc.args[0].id))
+    return [(a, fmt) for a, fmt in assigns
+            if any(name == a.targets[0].id and line - NEAR <= a.lineno < line for line, name in raised)]
+
+
+def sites_of(path, srcs):
+    """(level, where, format) of one file's messages (``srcs``: the file, or the slice's blocks of it)."""
+    out, trees = set(), []
+    for src in srcs:
+        out.update((level, line, fmt) for level, line, fmt in knowgen.py_messages(src))
+        try:
+            trees.append(ast.parse(src))
+        except SyntaxError:
+            pass
+    # the raise statements may sit in other blocks than their assignments: resolve over the whole file
+    merged = ast.Module(body=[n for t in trees for n in t.body], type_ignores=[])
+    out.update(("raise", a.lineno, fmt) for a, fmt in _named(merged))
+    for level, line, fmt in sorted(out, key=lambda s: (s[1], s[0], s[2])):
         yield level, "%s:%d" % (path, line), fmt
 
 
 def build(files, version):
     sites, seen = [], set()
+    by_path = {}
     for path, src in files:
-        for level, where, fmt in sorted(sites_of(path, src), key=lambda s: int(s[1].rsplit(":", 1)[1])):
+        by_path.setdefault(path, []).append(src)
+    for path, srcs in by_path.items():
+        for level, where, fmt in sites_of(path, srcs):
             if fmt in seen:
                 continue
             seen.add(fmt)
@@ -227,6 +270,7 @@ def write_record(path, version, files):
                 inner = [node] + [n for n in ast.walk(node) if isinstance(n, ast.Call)]
                 if any(knowgen.py_message(n)[0] for n in inner):
                     spans.add((node.lineno, node.end_lineno))
+            spans.update((a.lineno, a.end_lineno) for a, _ in _named(tree))
             for a, b in sorted(spans):
                 body = "\n".join(ln for ln in lines[a - 1:b])
                 f.write("=== %s @%d\n%s\n" % (p, a, _dedent(body)))
