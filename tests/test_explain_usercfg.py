@@ -126,6 +126,11 @@ def test_torch_api_answers_compare_the_log_version():
     fix, _ = torchapi.compute(["AttributeError: module 'torch.distributed' has no attribute 'init_proces_group'"])
     assert fix.startswith("no torch release from 1.9.0")
     assert torchapi.compute(["AttributeError: module 'numpy' has no attribute 'float'"]) is None
+    # private names are not in the table: never "no release has it"
+    fix, _ = torchapi.compute(["AttributeError: module 'torch.distributed' has no attribute '_all_gather_base'"])
+    assert "is private" in fix and "all_gather_into_tensor" in fix
+    fix, _ = torchapi.compute(["ModuleNotFoundError: No module named 'torch.distributed.fsdp._runtime_utils'"])
+    assert "is private" in fix
 
 
 def test_deepspeed_batch_values_are_computed_from_the_message():

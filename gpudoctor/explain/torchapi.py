@@ -38,7 +38,21 @@ INSTEAD = {
     "all_gather_into_tensor": "dist._all_gather_base(output, input) on torch < 1.13",
     "reduce_scatter_tensor": "dist._reduce_scatter_base(output, input) on torch < 1.13",
 }
+# and the other way: the public names of those private ones
+PUBLIC = {
+    "_all_gather_base": "dist.all_gather_into_tensor(output, input) (torch 1.13 and newer)",
+    "_reduce_scatter_base": "dist.reduce_scatter_tensor(output, input) (torch 1.13 and newer)",
+}
 _TABLE = []
+
+
+def _private(kind, where, name):
+    """Whether the thing asked is outside what the table records: a name or argument with a leading '_', or a
+    module with a private part below torch.distributed's first level (tools/gen_torch_api.py MODULE_SKIP)."""
+    if name and name.startswith("_"):
+        return True
+    mod = where if kind == "module" else (where if kind in ("attr", "import") else "")
+    return any(p.startswith("_") for p in mod.split(".")[3:])
 
 
 def table():
@@ -149,6 +163,12 @@ def compute(texts, tb=None):
     yours = (" (your torch is %s)" % have) if have else ""
     instead = INSTEAD.get(name) or elsewhere(kind, where, name, sp, tb)
     alt = ("; or use %s" % instead) if instead else ""
+    if sp is None and _private(kind, where, name):
+        public = PUBLIC.get(name or "")
+        line = ("%s is private (a leading '_'; the table holds the public API only): private names come and go "
+                "between releases without notice%s; pin the torch the code was written for, or port it to the public "
+                "API" % (what, ("; its public form is %s" % public) if public else ""))
+        return line, "generated/torch_api.json: public names only (tools/gen_torch_api.py)"
     if sp is None:
         line = ("no torch release from %s to %s has %s: check the spelling against the docs of your torch "
                 "(python -c 'import torch; print(torch.__version__)'), or it belongs to another library"
