@@ -261,3 +261,30 @@ def test_xid_lines_carry_nvidias_catalog_action(kb):
     assert root["id"] == "gpu.xid" and any("RESTART_APP" in n for n in root["notes"])
     assert any("Look at the job on that GPU first" in n for n in root["notes"])
     assert not any("Act on that GPU" in n for n in root["notes"])
+
+
+# https://github.com/wilicc/gpu-burn/issues/1 (the root port's AER errors, then the GPU falls off the bus)
+BURN = """[74889.542031] pcieport 0000:00:02.0: AER: Uncorrected (Fatal) error received: id=0010
+[74889.542044] pcieport 0000:00:02.0: PCIe Bus Error: severity=Uncorrected (Fatal), type=Transaction Layer, id=0010(Receiver ID)
+[74889.542125] pcieport 0000:00:02.0:   device [8086:6f04] error status/mask=00000020/00000000
+[74889.542184] pcieport 0000:00:02.0:    [ 5] Surprise Down Error    (First)
+[74889.542234] pcieport 0000:00:02.0: broadcast error_detected message
+[74889.542239] nvidia 0000:02:00.0: device has no AER-aware driver
+[74889.644112] NVRM: GPU at PCI:0000:02:00: GPU-660d987e-5b28-3bf6-2a2d-1d5ecae7f6df
+[74889.644138] NVRM: Xid (PCI:0000:02:00): 79, GPU has fallen off the bus.
+"""
+# https://github.com/rwth-i6/returnn/issues/1500 ("just a hardware issue": the port's fatal AER, the GPU cannot recover)
+RETURNN = """[  +0.000844] nvidia 0000:03:00.0: AER: can't recover (no error_detected callback)
+[  +0.000008] pcieport 0000:00:03.0: AER: device recovery failed
+[  +0.000001] pcieport 0000:00:03.0: AER: Multiple Uncorrected (Fatal) error received: 0000:00:03.0
+[  +0.000004] pcieport 0000:00:03.0: PCIe Bus Error: severity=Uncorrected (Fatal), type=Transaction Layer, (Requester ID)
+[  +0.000898] pcieport 0000:00:03.0:   device [8086:6f08] error status/mask=00004020/00000000
+"""
+
+
+def test_pcie_aer_names_the_gpu_not_the_port(kb):
+    res, root, _ = _ask(kb, BURN)
+    assert root["id"] == "gpu.xid.fallen_off_bus" and root["gpus"] == ["pci 0000:02:00"]
+    assert "gpu.xid.pcie" in root["folded"] and len(res["findings"]) == 1  # the port's errors: the same GPU
+    _, root, fixes = _ask(kb, RETURNN)
+    assert root["id"] == "gpu.xid.pcie" and root["gpus"] == ["pci 0000:03:00"] and "reseat the GPU" in fixes

@@ -16,6 +16,9 @@ FAMILY = "cuda.gpu_hardware"
 # device and an optional function ('PCI:0000:3b:00'); not inside a longer hex run (a UUID, a register dump)
 _PCI = re.compile(r"(?<![0-9A-Fa-f])(?<![0-9A-Fa-f]:)((?:[0-9A-Fa-f]{4}|[0-9A-Fa-f]{8}):[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2})(\.[0-7])?"
                   r"(?![0-9A-Fa-f:])")
+# Linux's PCIe port driver prefixes its AER lines with the port's own address (drivers/pci/pcie/portdrv.c's
+# driver name, 'pcieport')
+_PORT = re.compile(r"\bpcieport ([0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7])")
 # an index: DCGM's 'GPU %u' ('in GPU 2', 'GPU 2's NvLink'), nvidia-smi's 'GPU 2:'; not 'GPU 0000:...'
 _INDEX = re.compile(r"\bGPU ?(\d{1,3})(?!\d)(?![:.][0-9A-Fa-f])")
 
@@ -29,7 +32,10 @@ def gpus_of(text):
     """The GPUs a line names, as keys ('pci 0000:3b:00', 'index 2'): the PCI address without its
     function and with a 4-digit domain, so that the kernel's and nvidia-smi's forms agree."""
     out = []
+    port = _PORT.search(text[:2000])  # an AER line of the PCIe port above the GPU: the port is no GPU
     for m in _PCI.finditer(text[:2000]):
+        if port and m.start() == port.start(1):
+            continue
         dom, bus, dev = m.group(1).lower().split(":")
         key = "pci %s:%s:%s" % (dom[-4:], bus, dev)
         if key not in out:
