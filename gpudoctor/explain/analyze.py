@@ -102,7 +102,12 @@ def analyze(scan, kb, assume_error=False):
     # NCCL prints its errors as "NCCL WARN" lines: a WARN line that an entry of kind "error"
     # names is an error; other WARN lines ("Failed to open libibverbs", DeepSpeed's missing
     # hostfile) and every INFO line are context.
-    real_error = scan.error_count > 0 or any(
+    # a traceback the program went on after (a caught exception logged, 'Exception ignored in'): no error
+    # when every error line of the text is in one (pyanswer.went_on)
+    from gpudoctor.explain import pyanswer as _py
+
+    went_on = _py.went_on(scan)
+    real_error = (scan.error_count > 0 and not went_on) or any(
         (None in m["ranks"] and kb.by_id[eid]["kind"] != "warning") or
         ("warn" in m["ranks"] and kb.by_id[eid]["kind"] == "error") for eid, m in matched.items())
     has_error = assume_error or real_error
@@ -162,6 +167,7 @@ def analyze(scan, kb, assume_error=False):
         notes.append({"id": eid, "severity": sev, "note": (e.get("note") or e["title"]).strip(),
                       "fix": e["causes"][0]["fix"][0], "first_line": h.line if h else None,
                       "text": h.text if h else None, "match_count": m["count"]})
+    notes.extend(_py.went_on_notes(went_on, kb))
     if findings and findings[0]["kind"] == "echo":
         # only a launcher's echo matched (DeepSpeed's '... exits with return code = 1',
         # torchrun's ChildFailedError): the rank's own exception earlier in the text may still
@@ -175,7 +181,7 @@ def analyze(scan, kb, assume_error=False):
         if verdict == "echo_only":
             findings[0]["notes"].append("Only the echo of a failure was found: the error that started it is earlier "
                                         "in the full log or in another rank's log.")
-    elif scan.error_count or (has_error and not notes) or _failure_warn(scan) or scan.matches.get("_struct_watchdog") \
+    elif (scan.error_count and not went_on) or (has_error and not notes) or _failure_warn(scan) or scan.matches.get("_struct_watchdog") \
             or _mpi_failures(scan):
         # an error line nothing explains; or text given as an error (an argument) that matched
         # nothing at all. An argument that is a known INFO/WARN line gets its note instead.
@@ -265,6 +271,10 @@ HOW_SURE = {
               "possibilities and how to tell them apart.",
     "structural": "How sure: low. No known message matched; the family is read from the log's shape (%s). "
                   "Confirm it with the commands below before acting.",
+    # a traceback that ends in the user's own file with a plain Python exception, or argparse's refusal:
+    # the shape is exact, the cause is the program's own (its code, data or command line)
+    "structural_medium": "How sure: medium. No known message matched; the family is read from the text's shape "
+                         "(%s), which names where the error was raised, not a cluster cause.",
 }
 
 
@@ -401,6 +411,11 @@ def structural(scan, kb):
     got = _mpi_structural(scan, kb)
     if got:
         return got
+    from gpudoctor.explain import pyanswer  # a Python traceback or an argparse refusal (pytb.py reads them)
+
+    got = pyanswer.structural(scan, kb)
+    if got:
+        return got
     excs = scan.matches.get("_struct_terminate", []) + scan.matches.get("_struct_exc", [])
     # the innermost frame of a known library (a traceback lists the innermost last)
     frames = [(h.line, h.pattern.source.split("/")[1], None, h) for h in scan.matches.get("_struct_lib", [])]
@@ -523,11 +538,11 @@ def _beside_echo(scan, kb):
     return got if got and got["kind"] != "echo" else None
 
 
-def _structural_finding(e, hit, why, scan, lib=None):
+def _structural_finding(e, hit, why, scan, lib=None, sure="low"):
     m = {"hits": [hit], "count": 1, "rank": 0, "score": 0, "first": hit.line, "signal_hits": []}
     f = _finding(e, m, "root", scan)
     f["confidence"] = "structural"
-    f["notes"].insert(0, HOW_SURE["structural"] % why)
+    f["notes"].insert(0, HOW_SURE["structural" if sure == "low" else "structural_medium"] % why)
     if lib:
         f["notes"].append("The error was raised inside %s: search its issue tracker for the exception text, and "
                           "check that its version matches torch's." % lib)

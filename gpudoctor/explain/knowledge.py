@@ -610,6 +610,10 @@ STRUCTURAL = {
     "_struct_slurm": [r"\b(?P<prog>slurmd|slurmstepd|slurmctld|srun|sbatch|salloc)(?:\[\d{1,10}\])?: "
                       r"(?P<level>fatal|error): (?P<msg>[^\n]{3,300})"],
     "_struct_traceback": [r"Traceback \(most recent call last\)"],
+    # argparse's refusal (CPython Lib/argparse.py ArgumentParser.error: '%(prog)s: error: %(message)s' after
+    # the usage); pytb.record_argparse reads the program's name and keeps the line when 'usage: <prog>' is
+    # just before it (the literal first: a pattern for the name before it would backtrack on long lines)
+    "_struct_argparse": [r": error: (?P<msg>[^\n]{1,300})"],
     # the NCCL a log ran and the torch release that pins it (explain/versions.py reads them for the
     # known bugs of some NCCL releases, an entry's `affects`): NCCL's own line (src/init.cc
     # showVersion 'NCCL version %d.%d.%d%s', and torch's 'NCCL error in: ..., NCCL version X'), pip's

@@ -85,6 +85,7 @@ class Scan:
         self.signals = {}  # Pattern -> [Hit] (first MAX_LINES_KEPT)
         self.parts = {}  # (entry id, group, index) -> [Hit] (first MAX_LINES_KEPT)
         self.errors = []  # generic error lines (first MAX_SHOWN), not INFO/WARN
+        self.error_lines = []  # their line numbers (first MAX_LINES_KEPT)
         self.error_count = 0
         self.launchers = {}  # launcher name -> first line it was seen on
         self.paste = None  # launch lines and launcher configs in the text (launchpaste.record)
@@ -102,6 +103,10 @@ class Scan:
         self._wcache = {}  # window bytes -> {pattern: (groups, shown) or None}
         self.tried = 0  # candidate lines whose patterns ran (not replayed)
         self.replayed = 0  # candidate lines answered from a line seen before
+        self.tracebacks = []  # the first Python tracebacks, read back from their exception lines (pytb.record)
+        self.argparse = []  # argparse refusals: 'usage: prog ...' then 'prog: error: ...' (pytb.record_argparse)
+        self.behind = b""  # the input's last bytes before the current buffer (pytb reads a traceback back)
+        self.tb_tries = self.ap_tries = 0  # exception / 'prog: error:' lines pytb read back (pytb.MAX_TRIES)
 
     def past_deadline(self):
         return self.stop_reason() is not None
@@ -428,8 +433,14 @@ def _replay(scan, lineno, win, got):
                 scan.error_count += 1
                 if len(scan.errors) < MAX_SHOWN:
                     scan.errors.append(hit)
+                if len(scan.error_lines) < MAX_LINES_KEPT:
+                    scan.error_lines.append(lineno)
         else:
             _record(scan, p.entry, hit, p.rank)
+            if p.entry in ("_struct_exc", "_struct_argparse"):  # read back its traceback / usage line
+                from gpudoctor.explain import pytb
+
+                (pytb.record if p.entry == "_struct_exc" else pytb.record_argparse)(scan, hit, win)
 
 
 def _record(scan, eid, hit, rank):
@@ -540,6 +551,7 @@ def scan_stream(stream, kb, scan=None, source="<text>"):
                 limit = len(buf)  # a giant line: cut it here
             else:
                 limit += 1
+        scan.behind = kept
         _scan_buffer(scan, kb, buf, base, limit)
         kept = (kept + buf[max(0, limit - TAIL):limit])[-TAIL:]
         tail = buf[limit:]

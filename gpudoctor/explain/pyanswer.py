@@ -1,0 +1,260 @@
+"""explain's structural answer for a Python traceback or an argparse refusal that no knowledge entry
+explains (analyze.structural calls it after the NCCL WARN, Slurm, watchdog and MPI shapes): the
+first traceback the program itself raised (not a launcher's echo of a failed worker), answered from
+its innermost frame - a library's file names that library's family ('<lib>.library_error', the
+torch.distributed module or launcher package of analyze._TORCHDIST), the user's own file names
+code.exception with the file and line - or argparse's '<prog>: error: <message>' after its usage line
+(launcher.script_args). pytb.py reads both while the scan runs.
+"""
+
+import re
+
+from gpudoctor.explain import pytb
+from gpudoctor.explain.text import severity
+from gpudoctor.explain.analyze import _ECHO_EXC, _EXC_FAMILY, _TORCHDIST, _structural_finding
+
+
+# exception types of Python itself that a program's own code or data raises (Doc/library/exceptions.rst):
+# raised in the user's file they say "your code", with some confidence (how sure: medium)
+_PLAIN_EXC = frozenset((
+    "AssertionError", "AttributeError", "IndexError", "KeyError", "NameError", "UnboundLocalError", "TypeError",
+    "ValueError", "ZeroDivisionError", "FileNotFoundError", "IsADirectoryError", "NotADirectoryError",
+    "FileExistsError", "NotImplementedError", "RecursionError", "StopIteration", "SyntaxError", "IndentationError",
+    "UnicodeDecodeError", "UnicodeEncodeError", "LookupError", "ArithmeticError", "OverflowError",
+    "json.decoder.JSONDecodeError", "JSONDecodeError", "yaml.scanner.ScannerError", "yaml.parser.ParserError"))
+# torchrun's, DeepSpeed's and accelerate's options: written after the script's name they go to the script
+# (torch/distributed/run.py get_args_parser, deepspeed/launcher/runner.py parse_args,
+# accelerate/commands/launch.py launch_command_parser)
+_LAUNCHER_OPTS = re.compile(
+    r"--(?:nproc[_-]per[_-]node|nnodes|node[_-]rank|master[_-]addr|master[_-]port|rdzv[_-](?:backend|endpoint|id|conf)"
+    r"|standalone|max[_-]restarts|monitor[_-]interval|num[_-]gpus|num[_-]nodes|hostfile|include|exclude"
+    r"|num[_-]processes|num[_-]machines|machine[_-]rank|main[_-]process[_-](?:ip|port)|multi[_-]gpu|use[_-]deepspeed)\b")
+_LAUNCHER_PROGS = {"torchrun": "torchrun", "run.py": "python -m torch.distributed.run",
+                   "launch.py": "python -m torch.distributed.launch", "deepspeed": "deepspeed",
+                   "accelerate": "accelerate", "accelerate-launch": "accelerate launch"}
+
+
+def _tb_echo(tb):
+    return any(w in tb["exc"] for w in _ECHO_EXC)
+
+
+def _chain_after(scan, tb):
+    """The tracebacks printed after tb as its chain ('direct cause' / 'during handling'), in order."""
+    out, cur = [], tb
+    for t in scan.tracebacks:
+        if t["line"] <= cur["line"] or t.get("rank") != tb.get("rank"):
+            continue
+        if t["chain"] and t["header_line"] is not None and 0 < t["header_line"] - cur["line"] <= 8:
+            out.append(t)
+            cur = t
+        elif t["line"] > cur["line"]:
+            break
+    return out
+
+
+def _lib_entry(by, file, lib):
+    """The entry for an exception raised in a library's file: the torch.distributed module or the launcher's
+    package (_TORCHDIST), else the library's own '<lib>.library_error', else code.library_error."""
+    norm = file.replace("\\", "/")
+    i = norm.rfind("/torch/distributed/")
+    if i >= 0:
+        sub = norm[i + len("/torch/distributed/"):]
+        if not sub.startswith("elastic/multiprocessing/errors/__init__"):
+            for key in sorted(_TORCHDIST, key=len, reverse=True):
+                if "/" in key and key.split("/")[0] in ("deepspeed", "accelerate"):
+                    continue
+                if sub.startswith(key + "/") or sub.startswith(key + ".py") or sub == key:
+                    return _TORCHDIST[key], "torch/distributed/%s" % key
+    for key in ("deepspeed/launcher", "deepspeed/ops", "accelerate/commands"):
+        if "/%s/" % key in norm:
+            return _TORCHDIST[key], key
+    eid = "%s.library_error" % lib
+    return (eid if eid in by else "code.library_error"), None
+
+
+def _what(tb):
+    return "%s: %s" % (tb["exc"], tb["msg"][:200]) if tb["msg"] else tb["exc"]
+
+
+def structural(scan, kb):
+    """structural()'s answer from a Python traceback (the first one the program itself raised, not a
+    launcher's echo) or an argparse refusal, whichever came first; None when the text has neither."""
+    by = kb.by_id
+    cands = []
+    for tb in scan.tracebacks:
+        if tb.get("went_on") or _tb_echo(tb) or tb["chain"] and any(
+                t["line"] < tb["line"] and tb in _chain_after(scan, t) for t in scan.tracebacks):
+            continue  # a chain is answered from its first exception
+        inner = pytb.innermost(tb)
+        eid = None
+        if inner and inner[3] == "lib":
+            eid = _lib_entry(by, inner[0], inner[4])[0]
+        if eid in by and by[eid]["kind"] == "echo":
+            continue  # a launcher's own traceback reporting a failed worker: its echo
+        cands.append(tb)
+    term = scan.matches.get("_struct_terminate", [])
+    first_tb = cands[0] if cands and not (term and term[0].line < cands[0]["line"]) else None
+    args = scan.argparse[0] if scan.argparse and "launcher.script_args" in by else None
+    if args and (first_tb is None or args["line"] < first_tb["line"]):
+        return _argparse_finding(scan, kb, args)
+    if first_tb is None:
+        return None
+    return _traceback_finding(scan, kb, first_tb)
+
+
+def _traceback_finding(scan, kb, tb):
+    by = kb.by_id
+    chain = _chain_after(scan, tb)
+    hit, what = tb["hit"], _what(tb)
+    inner = pytb.innermost(tb)
+    file, line, fn, kind, lib = inner
+    user = pytb.last_user_frame(tb)
+    at = "%s:%d%s" % (file, line, " in %s" % fn if fn and not fn.startswith("<") else "")
+    f = None
+    for t in [tb] + chain:
+        for words, eid in _EXC_FAMILY:
+            if any(w.lower() in t["exc"].lower() for w in words) and eid in by:
+                f = _structural_finding(by[eid], hit, "the exception type %s" % t["exc"], scan)
+                break
+        if f:
+            break
+    torch_in = None
+    if f is None and kind == "lib" and lib == "torch" and user and _lib_entry(by, file, lib)[1] is None:
+        # torch's own frames are in every traceback: an exception raised in torch's Python code (outside the
+        # torch.distributed modules and launchers that name a family) under a call of the user's is read as
+        # that call's, as structural() did before it read the frames; torch is named in the note
+        torch_in, (file, line, fn), kind = at, user, "user"
+        at = "%s:%d%s" % (file, line, " in %s" % fn if fn and not fn.startswith("<") else "")
+    if f is None and kind == "lib":
+        eid, sub = _lib_entry(by, file, lib)
+        f = _structural_finding(by[eid], hit, "%s raised in %s's code" % (tb["exc"], sub or lib), scan)
+        called = " (called from your %s:%d)" % (user[0], user[1]) if user else ""
+        f["notes"].append("Raised inside %s at %s%s: %s. The library refused the call: read its message; check %s's "
+                          "version against torch's and the other libraries' (pip list) and its release notes."
+                          % (lib, at, called, what, lib))
+        f["causes"][0]["fix"].insert(0, "read %s's message (%s) and change the call%s or its configuration; check "
+                                        "%s's version against torch's (pip list)" % (lib, what[:160], called, lib))
+    elif f is None:
+        sure = "medium" if kind == "user" and not torch_in and (tb["exc"].rsplit(".", 1)[-1] in _PLAIN_EXC or
+                                                                 tb["exc"] in _PLAIN_EXC) else "low"
+        where = at if kind == "user" else ("%s:%d" % (user[0], user[1]) if user else at)
+        f = _structural_finding(by["code.exception"], hit, "%s raised at %s, a file of your own code, not a "
+                                "library's" % (tb["exc"], where) if kind == "user" else
+                                "%s raised in Python's standard library, called from %s" % (tb["exc"], where),
+                                scan, sure=sure)
+        f["notes"].append("The error is raised by your script at %s (%s%s); not the cluster: fix the code or the "
+                          "data it reads there, and run it on one GPU (one process, no launcher) first."
+                          % (where, what, ", inside torch at %s" % torch_in if torch_in else ""))
+        f["causes"][0]["fix"].insert(0, "open %s: %s - fix the code or the data there, then rerun on one GPU "
+                                        "(python <script>, no launcher) before the cluster" % (where, what[:160]))
+    if tb.get("group"):
+        f["notes"].append("It was raised inside an exception group (PEP 654): each sub-exception is listed behind "
+                          "'|' margins; the first one is read here.")
+    if chain:
+        last = chain[-1]
+        f["notes"].append("This exception led to %s (%s): the first exception of the chain is the cause."
+                          % (_what(last)[:200], "raised from it" if last["chain"] == "cause" else
+                             "raised while handling it"))
+    return f
+
+
+def _argparse_finding(scan, kb, a):
+    prog, msg = a["prog"], a["msg"]
+    f = _structural_finding(kb.by_id["launcher.script_args"], a["hit"], "argparse's usage line, then '%s: error: "
+                            "...'" % prog, scan, sure="medium")
+    launcher = _LAUNCHER_PROGS.get(prog)
+    if launcher:
+        f["notes"].append("The launcher itself (%s) refused its command line: %s. Its options go before the "
+                          "script's name; everything after the script goes to the script." % (launcher, msg))
+    else:
+        f["notes"].append("Your script's argument parser (%s) refused what it was given: %s. Nothing ran yet; "
+                          "under a launcher every rank prints this." % (prog, msg))
+    low = msg.lower()
+    if low.startswith("unrecognized arguments"):
+        opts = sorted(set(m.group(0) for m in _LAUNCHER_OPTS.finditer(msg)))
+        if opts and not launcher:
+            f["notes"].append("%s: %s written after the script's name, so the script got %s. Move %s before the "
+                              "script: torchrun %s=... train.py <script args>."
+                              % (", ".join(opts[:4]), "a launcher's option" if len(opts) == 1 else "launchers' options",
+                                 "it" if len(opts) == 1 else "them", "it" if len(opts) == 1 else "them", opts[0]))
+            f["causes"][0]["fix"].insert(0, "move %s before the script's name on the launcher's line" % ", ".join(
+                opts[:4]))
+        elif "local" in low and "rank" in low:
+            f["causes"][0]["fix"].insert(0, "accept the launcher's --local-rank / --local_rank in the script's "
+                                            "parser, or launch with torchrun and read LOCAL_RANK")
+    elif low.startswith("the following arguments are required"):
+        f["notes"].append("A required argument is missing: the job script's line (or a variable it expands, empty "
+                          "on some node) did not give it.")
+        f["causes"][0]["fix"].insert(0, "give %s on the script's command line (after the script's name)"
+                                     % msg.split(":", 1)[-1].strip()[:120])
+    return f
+
+
+# ---------------------------------------------------------------- a traceback the program went on after
+
+WENT_ON_LINES = 50  # lines after a traceback, none an error line: the program printed it and went on
+
+
+def _input_end(scan, line):
+    """The last line of the input that holds ``line`` (several files: each its own range)."""
+    end = scan.lines
+    for src in scan.sources:
+        if src["first_line"] < line <= src["first_line"] + src["lines"]:
+            return src["first_line"] + src["lines"]
+    return end
+
+
+def _went_on_one(scan, tb):
+    intro = tb.get("intro") or ""
+    if intro.startswith("Exception ignored"):
+        # CPython's default sys.unraisablehook (Python/errors.c: 'Exception ignored in: %R', then the
+        # traceback): an exception the interpreter could not raise (a __del__, a thread's cleanup): it went on
+        return True
+    if intro and severity(intro) == "warn":
+        return True  # a logger's WARNING record with its traceback (logger.warning(..., exc_info=True)): not fatal
+    return _input_end(scan, tb["line"]) - tb["line"] >= WENT_ON_LINES
+
+
+def went_on(scan):
+    """The tracebacks of a text whose every error line is in a traceback the program went on after
+    ('Exception ignored in:', or WENT_ON_LINES lines after it without an error line: a caught exception that
+    training logged); [] otherwise (some error line is elsewhere, or there were too many to tell)."""
+    tbs = scan.tracebacks
+    if not tbs or not scan.error_count or scan.error_count > len(scan.error_lines) or \
+            len(tbs) >= pytb.MAX_TRACEBACKS or scan.matches.get("_struct_terminate"):
+        return []
+    spans = []
+    for tb in tbs:
+        if tb["header_line"] is None or _tb_echo(tb):
+            return []
+        spans.append((tb["header_line"], tb["line"] + 3, tb))
+    ok = []
+    for ln in scan.error_lines:
+        span = next((s for s in spans if s[0] <= ln <= s[1]), None)
+        if span is None:
+            return []
+        if span[2] not in ok:
+            ok.append(span[2])
+    if not ok or not all(_went_on_one(scan, tb) for tb in ok):
+        return []
+    last = max(tb["line"] for tb in ok)
+    if any(ln > last + 3 for ln in scan.error_lines):
+        return []
+    for tb in ok:
+        tb["went_on"] = True
+    return ok
+
+
+def went_on_notes(tbs, kb):
+    e = kb.by_id.get("code.caught_exception")
+    if not tbs or e is None:
+        return []
+    tb = tbs[0]
+    intro = tb.get("intro") or ""
+    how = ("the interpreter printed it as 'Exception ignored' and went on" if intro.startswith("Exception ignored")
+           else "printed under a WARNING record" if severity(intro) == "warn" else
+           "the text goes on for %d+ lines after it without an error" % WENT_ON_LINES)
+    return [{"id": e["id"], "severity": "warning",
+             "note": "%s: %s (%s). %s" % (e["title"], _what(tb)[:200], how, " ".join(e["explain"].split())),
+             "fix": e["causes"][0]["fix"][0], "first_line": tb["line"], "text": tb["hit"].text,
+             "match_count": len(tbs)}]

@@ -1,0 +1,289 @@
+"""Python tracebacks and argparse refusals read from their shape, for explain's structural answer
+(analyze.structural) when no knowledge entry matches: which exception ended a traceback, where
+it was raised (the innermost frame: the user's own file or a library, named from its path), and
+what chain it belongs to.
+
+The format is CPython's (Lib/traceback.py, https://github.com/python/cpython/blob/main/Lib/traceback.py):
+- ``Traceback (most recent call last):`` then one ``  File "<path>", line <n>, in <name>`` per frame,
+  outermost first (StackSummary.format_frame_summary), each followed by its source line and, since
+  3.11, caret lines; ``  [Previous line repeated N more times]`` for recursion;
+- the exception line last (TracebackException.format_exception_only: ``<module>.<qualname>: <str>``,
+  the module left out for builtins and __main__; the bare name when str() is empty);
+- a chain prints the earlier exception first, then ``The above exception was the direct cause of
+  the following exception:`` (raise ... from) or ``During handling of the above exception, another
+  exception occurred:`` (_cause_message / _context_message) and the next traceback;
+- an exception group (3.11, PEP 654) prints ``  + Exception Group Traceback (most recent call last):``
+  and its sub-exceptions behind ``  | `` margins, separated by ``+---------------- 1 ----------------``.
+Launchers' per-line prefixes (torch elastic's ``[rank3]: ``, srun -l's ``3: ``) are text.strip_prefix's.
+
+argparse (Lib/argparse.py, ArgumentParser.error: print_usage to stderr, then
+``%(prog)s: error: %(message)s`` and exit 2) prints ``usage: <prog> ...`` just before its error line.
+
+The scanner (scan._replay) calls record() / record_argparse() on the lines its structural patterns
+found (knowledge.STRUCTURAL '_struct_exc' / '_struct_argparse'), with the bytes before the line: a
+traceback is read backwards from its exception line, so frame lines are never scan candidates (a
+training log is full of them; test_explain_speed) and the work is bounded per traceback.
+"""
+
+import re
+
+from gpudoctor.explain.text import clean, origin, strip_prefix
+
+MAX_TRACEBACKS = 16  # tracebacks read per scan (the first ones: the first error is usually the root)
+MAX_ARGPARSE = 8
+MAX_BACK_LINES = 240  # lines read back from an exception line to its 'Traceback' header
+MAX_BACK_BYTES = 1 << 16
+MAX_GAP = 40  # lines without a frame before the walk gives up (not a traceback)
+MAX_SOURCE = 12  # source and caret lines between the innermost frame and the exception line (3.13 prints
+# a multi-line expression whole)
+FRAMES_KEPT = 12  # innermost frames kept per traceback
+MAX_TRIES = 256  # exception / 'prog: error:' lines read back per scan (a log of thousands costs no more)
+# programs whose 'prog: error: ...' lines are their own logging, never argparse's (Slurm's log.c)
+_NOT_ARGPARSE = frozenset(("srun", "sbatch", "salloc", "slurmd", "slurmstepd", "slurmctld", "scontrol", "sacct"))
+
+HEADER = re.compile(r"^(?P<group>Exception Group )?Traceback \(most recent call last\):")
+FRAME = re.compile(r'^File "(?P<file>[^"\n]{1,500})", line (?P<line>\d{1,9})(?:, in (?P<fn>[^\n]{1,200}))?')
+CAUSE = "The above exception was the direct cause of the following exception:"
+CONTEXT = "During handling of the above exception, another exception occurred:"
+# format_exception_only's line: a dotted name, then ': message' or nothing
+EXC_LINE = re.compile(r"^(?P<exc>(?:[A-Za-z_]\w{0,80}\.){0,12}[A-Za-z_]\w{0,80})(?:: ?(?P<msg>[^\n]*))?$")
+# an exception group's margins and separators (traceback.py: _ExceptionPrintContext.indent / emit)
+_MARGIN = re.compile(r"^(?:[ \t]*[|+](?:[ \t]|$))+")
+_SEPARATOR = re.compile(r"^[+\-]*-{4,}(?: ?(?:\d{1,6}|\.\.\.) ?-{4,})?[+\-]*$")
+# an exception's line (a name ending as exceptions' names do), for the walk back: one met before the
+# innermost frame means the exception line ends no traceback of its own
+_EXC_NAMED = re.compile(r"^(?:[A-Za-z_]\w{0,80}\.){0,12}[A-Z]\w{0,80}(?:Error|Exception|Exit|Interrupt|Warning|"
+                        r"Iteration|Group|NotMet|Failure)(?::|$)")
+USAGE = re.compile(r"^usage: (?P<prog>\S{1,200})")
+ARGPARSE_ERROR = re.compile(r"^(?P<prog>[^\s:]{1,200}): error: (?P<msg>[^\n]{1,300})")
+
+# argparse's own messages (Lib/argparse.py: parse_args, _parse_known_args, ArgumentError.__str__)
+ARGPARSE_MESSAGES = ("unrecognized arguments: ", "the following arguments are required: ", "argument ",
+                     "ambiguous option: ", "one of the arguments ")
+# launchers whose own parser is argparse: argparse's prog is the basename of sys.argv[0]
+LAUNCHER_PROGS = ("torchrun", "run.py", "launch.py", "deepspeed", "accelerate", "accelerate-launch")
+
+# the packages whose frames name a library even outside site-packages (a source checkout, an
+# editable install: /workspace/Megatron-LM/megatron/core/..., /opt/pytorch/torch/...): only names no
+# project calls a folder of its own ('datasets', 'models', 'ray', 'nemo' are: TransTrack's datasets/)
+KNOWN_LIBS = ("torch", "deepspeed", "accelerate", "transformers", "megatron", "pytorch_lightning",
+              "lightning_fabric", "vllm", "flash_attn", "bitsandbytes", "peft", "horovod", "xformers",
+              "colossalai", "fairscale", "torchvision", "torchaudio")
+# names a package is known by (pip's name in site-packages -> the one explain uses)
+_ALIASES = {"pytorch_lightning": "lightning", "lightning_fabric": "lightning"}
+_SITE = re.compile(r"[/\\](?:site|dist)-packages[/\\](?P<pkg>[^/\\]{1,100})")
+_STDLIB = re.compile(r"[/\\](?:lib(?:64)?[/\\]python\d(?:\.\d{1,2})?t?|Lib)[/\\]")
+_EGG = re.compile(r"^([A-Za-z_][\w]*?)(?:-\d[^/\\]*)?(?:\.egg|\.py|\.so|\.pyd)?$")
+
+
+def where(path):
+    """('user', None), ('lib', name) or ('stdlib', None) for a frame's file path."""
+    if path.startswith("<"):
+        # '<frozen runpy>' is the interpreter's own, '<string>' code made by exec (a dataclass's __init__,
+        # namedtuple, python -c): neither names whose call it was; '<stdin>' / '<ipython-input-1-...>' are the user's
+        return ("stdlib", None) if path.startswith(("<frozen", "<string>")) else ("user", None)
+    m = _SITE.search(path)
+    if m:
+        pkg = m.group("pkg")
+        e = _EGG.match(pkg)
+        name = e.group(1) if e else pkg
+        return "lib", _ALIASES.get(name, name)
+    parts = re.split(r"[/\\]", path)
+    for p in parts[:-1]:
+        if p in KNOWN_LIBS:
+            return "lib", _ALIASES.get(p, p)
+    if _STDLIB.search(path):
+        return "stdlib", None
+    return "user", None
+
+
+def _body(text):
+    """The line without launcher prefixes and exception-group margins; whether it had a margin."""
+    body, _ = strip_prefix(clean(text))
+    m = _MARGIN.match(body)
+    if m:
+        return body[m.end():].strip(), True
+    return body.strip(), False
+
+
+def parse_back(lines, exc_text=None):
+    """The traceback that ends at the last of ``lines`` (oldest first; the exception line last),
+    read backwards to its 'Traceback (most recent call last):' header; None when the lines before
+    it are not a traceback's. -> dict: exc, msg, frames [(file, line, fn)] innermost last (at most
+    FRAMES_KEPT), nframes, header (index in lines, None without one), chain ('cause', 'context' or
+    None: how it follows an earlier exception), group (inside an exception group)."""
+    if not lines:
+        return None
+    last, margin = _body(exc_text if exc_text is not None else lines[-1])
+    m = EXC_LINE.match(last)
+    if not m:
+        return None
+    frames, nframes, header, gap, group = [], 0, None, 0, margin
+    i = len(lines) - 2
+    while i >= 0 and len(lines) - 1 - i <= MAX_BACK_LINES:
+        body, marg = _body(lines[i])
+        group = group or marg
+        h = HEADER.match(body)
+        if h:
+            header = i
+            group = group or bool(h.group("group"))
+            break
+        f = FRAME.match(body)
+        if f:
+            nframes += 1
+            if len(frames) < FRAMES_KEPT:
+                frames.append((f.group("file"), int(f.group("line")), (f.group("fn") or "").strip()))
+            gap = 0
+        elif not nframes and (body in (CAUSE, CONTEXT) or _EXC_NAMED.match(body)):
+            return None  # the exception line is not the end of a traceback (another one ended before it)
+        else:
+            gap += 1
+            # between the exception line and its innermost frame only that frame's source and caret lines
+            if gap > (MAX_GAP if nframes else MAX_SOURCE):
+                break
+        i -= 1
+    if not nframes:
+        return None
+    chain = None
+    if header is not None:
+        for k in range(header - 1, max(-1, header - 4), -1):
+            body, _ = _body(lines[k])
+            if body == CAUSE:
+                chain = "cause"
+            elif body == CONTEXT:
+                chain = "context"
+            if body:
+                break
+    frames.reverse()
+    return {"exc": m.group("exc"), "msg": (m.group("msg") or "").strip()[:300], "frames": frames,
+            "nframes": nframes, "header": header, "chain": chain, "group": group}
+
+
+def parse(text):
+    """Every traceback of a text (a list of parse_back() results, each with 'line': the index of
+    its exception line), for tests and small pastes: each line that looks like an exception line
+    is tried as the end of one."""
+    lines = text.splitlines()
+    out = []
+    for n in range(len(lines)):
+        body, _ = _body(lines[n])
+        if EXC_LINE.match(body) and not FRAME.match(body) and not HEADER.match(body):
+            got = parse_back(lines[max(0, n - MAX_BACK_LINES):n + 1])
+            if got:
+                got["line"] = n
+                out.append(got)
+    return out
+
+
+def innermost(tb):
+    """(file, line, fn, kind, lib) of the frame that raised: the innermost frame, or, when that is
+    the standard library's (json, subprocess, socket), the innermost frame outside it (the code
+    that called it); None without frames."""
+    if not tb or not tb["frames"]:
+        return None
+    chosen = None
+    for file, line, fn in reversed(tb["frames"]):
+        kind, lib = where(file)
+        if chosen is None:
+            chosen = (file, line, fn, kind, lib)
+        if kind != "stdlib":
+            return (file, line, fn, kind, lib)
+    return chosen
+
+
+def last_user_frame(tb):
+    """(file, line, fn) of the innermost frame in the user's own code, or None."""
+    for file, line, fn in reversed((tb or {}).get("frames") or []):
+        if where(file)[0] == "user":
+            return file, line, fn
+    return None
+
+
+def _lines_before(scan, win, count, limit):
+    """Up to ``count`` decoded lines before the window's first line (oldest first), from its
+    buffer and the bytes the scan kept before that buffer (scan.behind), at most ``limit`` bytes."""
+    buf, start = win.buf, win.start
+    lo = max(0, start - limit)
+    chunk = buf[lo:start]
+    if lo == 0 and start < limit and getattr(scan, "behind", b""):
+        chunk = scan.behind[-(limit - start):] + chunk
+    raw = chunk.split(b"\n")
+    if raw and raw[-1] == b"":
+        raw.pop()
+    if lo > 0 and raw:
+        raw = raw[1:]  # cut in the middle of a line
+    raw = raw[-count:]
+    return [r.decode("utf-8", "replace") for r in raw]
+
+
+def _same_rank(lines, rank):
+    """The lines of one rank (the exception line's), when ranks' lines are interleaved, and how
+    many lines before the exception line each was."""
+    n = len(lines)
+    kept = [(ln, n - i) for i, ln in enumerate(lines) if rank is None or origin(ln)[0] in (rank, None)]
+    return [ln for ln, _ in kept], [back for _, back in kept]
+
+
+def record(scan, hit, win):
+    """Read the traceback that ends at an exception line (a '_struct_exc' hit) and keep it in
+    scan.tracebacks (the first MAX_TRACEBACKS)."""
+    tbs = scan.tracebacks
+    if len(tbs) >= MAX_TRACEBACKS or (tbs and tbs[-1]["line"] == hit.line) or scan.tb_tries >= MAX_TRIES:
+        return
+    text0 = win.text(0)
+    body, _ = _body(text0)
+    if not EXC_LINE.match(body):
+        return  # an exception's name inside a message ('ERROR - RuntimeError: ...'), not a traceback's end
+    scan.tb_tries += 1
+    # a traceback's exception line follows its innermost frame within a few source / caret lines: a short
+    # look first, so that a log of exception lines without tracebacks costs little
+    near = _lines_before(scan, win, MAX_SOURCE + 1, 1 << 13)
+    if not any(FRAME.match(_body(ln)[0]) for ln in near):
+        return
+    rank = hit.origin[0] if hit.origin else None
+    before, back = _same_rank(_lines_before(scan, win, MAX_BACK_LINES, MAX_BACK_BYTES), rank)
+    tb = parse_back(before + [text0])
+    if tb is None:
+        return
+    tb["line"] = hit.line
+    tb["header_line"] = hit.line - back[tb["header"]] if tb["header"] is not None else None
+    tb["hit"] = hit
+    tb["rank"] = rank
+    # the line before the header: a warning's ('UserWarning ... Traceback'), or the interpreter's own
+    # 'Exception ignored in: <obj>' (sys.unraisablehook: the program went on)
+    tb["intro"] = None
+    if tb["header"] is not None:
+        for k in range(tb["header"] - 1, max(-1, tb["header"] - 3), -1):
+            b, _ = _body(before[k])
+            if b:
+                tb["intro"] = b[:300]
+                break
+    tbs.append(tb)
+
+
+def record_argparse(scan, hit, win):
+    """An argparse error line ('<prog>: error: <message>') with its 'usage: <prog>' line before it
+    (ArgumentParser.error): kept in scan.argparse (the first MAX_ARGPARSE)."""
+    if len(scan.argparse) >= MAX_ARGPARSE or scan.ap_tries >= MAX_TRIES:
+        return
+    body, _ = _body(win.text(0))
+    m = ARGPARSE_ERROR.match(body)
+    if not m or m.group("prog") in _NOT_ARGPARSE:
+        return
+    scan.ap_tries += 1
+    prog = m.group("prog")
+    rank = hit.origin[0] if hit.origin else None
+    msg = m.group("msg").strip()
+    before, _ = _same_rank(_lines_before(scan, win, 60, 1 << 14), rank)
+    usage = None
+    for k in range(len(before) - 1, -1, -1):
+        b, _ = _body(before[k])
+        u = USAGE.match(b)
+        if u:
+            if u.group("prog") != prog:
+                return
+            usage = b[:300]
+            break
+    if usage is None and not (msg.startswith(ARGPARSE_MESSAGES) and (prog.endswith(".py") or prog in LAUNCHER_PROGS)):
+        return  # a paste that left the usage out: only argparse's own messages, from a script or a launcher
+    scan.argparse.append({"line": hit.line, "prog": prog, "msg": msg, "hit": hit, "usage": usage, "rank": rank})

@@ -1,0 +1,293 @@
+"""explain's structural answer from a Python traceback or an argparse refusal when no knowledge
+entry matches (issue 18 item 2): the innermost exception, where it was raised (the user's own file
+or a library, named from the path), the chain, exception groups, torch elastic's rank prefixes; and
+the tracebacks a program went on after stay healthy.
+
+Formats: CPython's Lib/traceback.py, checked against the running interpreter (traceback.format_exc)
+and cases ported from CPython's Lib/test/test_traceback.py; argparse's from Lib/argparse.py. Real
+texts: the public threads cited beside each.
+"""
+
+import sys
+import traceback
+
+import pytest
+
+from gpudoctor import explain
+from gpudoctor.explain import pytb
+
+
+def _root(res):
+    f = res["findings"][0] if res["findings"] else None
+    return res["verdict"], f and f["id"], f and f["confidence"]
+
+
+def _format(fn):
+    """The running interpreter's own traceback text for fn()'s exception (CPython's format, not a copy)."""
+    try:
+        fn()
+    except BaseException:  # noqa: B902 (exception groups too)
+        return traceback.format_exc()
+    raise AssertionError("no exception")
+
+
+# ---------------------------------------------------------------- the reader, on CPython's own format
+
+def _raise_chain_cause():
+    try:
+        {}["labels"]
+    except KeyError as e:
+        raise RuntimeError("could not build the batch") from e
+
+
+def _raise_chain_context():
+    try:
+        int("x")
+    except ValueError:
+        raise OSError("while reporting")
+
+
+def _recurse(n):
+    return _recurse(n + 1) if n < 10000 else None
+
+
+def test_the_interpreters_own_chain_is_read_innermost_first():
+    text = _format(_raise_chain_cause)
+    tbs = pytb.parse(text)
+    assert [(t["exc"], t["msg"], t["chain"]) for t in tbs] == [
+        ("KeyError", "'labels'", None), ("RuntimeError", "could not build the batch", "cause")]
+    assert tbs[0]["frames"][-1][0] == __file__ and tbs[0]["frames"][-1][2] == "_raise_chain_cause"
+    tbs = pytb.parse(_format(_raise_chain_context))
+    assert [(t["exc"], t["chain"]) for t in tbs] == [("ValueError", None), ("OSError", "context")]
+
+
+def test_recursion_and_its_repeated_line_marker():
+    text = _format(lambda: _recurse(0))
+    assert "Previous line repeated" in text
+    (tb,) = pytb.parse(text)
+    assert tb["exc"] == "RecursionError" and tb["frames"][-1][2] == "_recurse"
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="exception groups are Python 3.11+")
+def test_an_exception_group_of_the_running_interpreter():
+    def group():
+        errs = []
+        for v in ("a", "b"):
+            try:
+                int(v)
+            except ValueError as e:
+                errs.append(e)
+        raise ExceptionGroup("two bad values", errs)  # noqa: F821 (3.11+)
+
+    tbs = pytb.parse(_format(group))
+    assert [t["exc"] for t in tbs] == ["ExceptionGroup", "ValueError", "ValueError"]
+    assert all(t["group"] for t in tbs)
+    assert tbs[1]["frames"][-1][2] == "group"
+
+
+def test_cpythons_exception_group_basic_case():
+    # CPython Lib/test/test_traceback.py test_exception_group_basic (its expected text; the file names are
+    # the test's __file__): a group whose sub-exceptions were never raised has no traceback of their own
+    text = ('  + Exception Group Traceback (most recent call last):\n'
+            '  |   File "/src/Lib/test/test_traceback.py", line 2, in get_exception\n'
+            '  |     exception_or_callable()\n'
+            '  |     ~~~~~~~~~~~~~~~~~~~~~^^\n'
+            '  |   File "/src/Lib/test/test_traceback.py", line 9, in exc\n'
+            '  |     raise ExceptionGroup("eg", [ValueError(1), TypeError(2)])\n'
+            '  | ExceptionGroup: eg (2 sub-exceptions)\n'
+            '  +-+---------------- 1 ----------------\n'
+            '    | ValueError: 1\n'
+            '    +---------------- 2 ----------------\n'
+            '    | TypeError: 2\n'
+            '    +------------------------------------\n')
+    (tb,) = pytb.parse(text)
+    assert (tb["exc"], tb["msg"], tb["group"], tb["nframes"]) == ("ExceptionGroup", "eg (2 sub-exceptions)", True, 2)
+    assert tb["frames"][-1] == ("/src/Lib/test/test_traceback.py", 9, "exc")
+
+
+def test_cpythons_syntax_error_frame_has_no_function():
+    # format_exception_only for SyntaxError: '  File "<file>", line N' (no ', in ...'), the line and a caret
+    text = ('Traceback (most recent call last):\n  File "/w/train.py", line 3, in <module>\n    import cfg\n'
+            '  File "/w/cfg.py", line 1\n    lr = = 3\n         ^\nSyntaxError: invalid syntax\n')
+    (tb,) = pytb.parse(text)
+    assert tb["frames"][-1] == ("/w/cfg.py", 1, "") and pytb.innermost(tb)[3] == "user"
+
+
+@pytest.mark.parametrize("path,want", [
+    ("/opt/conda/lib/python3.10/site-packages/torch/nn/modules/module.py", ("lib", "torch")),
+    ("/usr/lib/python3/dist-packages/deepspeed/runtime/engine.py", ("lib", "deepspeed")),
+    (r"C:\Users\u\venv\Lib\site-packages\transformers\training_args.py", ("lib", "transformers")),
+    ("/x/site-packages/pytorch_lightning/trainer/trainer.py", ("lib", "lightning")),
+    ("/x/site-packages/deepspeed-0.9.0-py3.10.egg/deepspeed/__init__.py", ("lib", "deepspeed")),
+    ("/workspace/Megatron-LM/megatron/core/parallel_state.py", ("lib", "megatron")),
+    ("/workspace/Megatron-LM/pretrain_gpt.py", ("user", None)),
+    ("/usr/lib/python3.10/json/decoder.py", ("stdlib", None)),
+    ("<frozen runpy>", ("stdlib", None)),
+    ("<string>", ("stdlib", None)),
+    ("train.py", ("user", None)),
+])
+def test_where_a_frame_is(path, want):
+    assert pytb.where(path) == want
+
+
+def test_an_exception_named_in_a_log_line_ends_no_traceback():
+    text = ('Traceback (most recent call last):\n  File "/w/a.py", line 1, in f\nValueError: x\n'
+            'some log line\nRuntimeError: y\n')
+    assert [t["exc"] for t in pytb.parse(text)] == ["ValueError"]
+
+
+# ---------------------------------------------------------------- answers
+
+def test_a_users_own_file_under_torchrun_rank_prefixes(kb):
+    # ranks' lines interleaved: rank 1's traceback is read from rank 1's lines only
+    text = ('[rank1]: Traceback (most recent call last):\n'
+            '[rank1]:   File "/home/u/proj/train.py", line 120, in <module>\n'
+            '[rank1]:     main()\n'
+            '[rank0]: step 5 loss 1.2\n'
+            '[rank1]:   File "/home/u/proj/train.py", line 88, in main\n'
+            '[rank0]:   File "/home/u/proj/other.py", line 1, in nothing\n'
+            '[rank1]:     batch = cfg["labels"]\n'
+            '[rank1]: KeyError: \'labels\'\n')
+    res = explain.explain_text(text, kb)
+    assert _root(res) == ("root_cause", "code.exception", "structural")
+    f = res["findings"][0]
+    assert f["notes"][0].startswith("How sure: medium")
+    assert "/home/u/proj/train.py:88 in main" in f["causes"][0]["fix"][0] and "not the cluster" in f["notes"][1]
+
+
+def test_transtrack_63_keyerror_in_the_projects_code_beside_torchruns_echo(kb):
+    # https://github.com/PeizeSun/TransTrack/issues/63 (a bug in the repository's sampler, fixed by its maintainer)
+    text = ("Traceback (most recent call last):\n"
+            '  File "main_track.py", line 390, in <module>\n    main(args)\n'
+            '  File "main_track.py", line 195, in main\n'
+            "    sampler_val = DistributedVideoSampler(dataset_val, start_id=args.start_id, shuffle=False)\n"
+            '  File "/root/autodl-tmp/TransTrack/datasets/sampler_video_distributed.py", line 36, in __init__\n'
+            "    if img_info['frame_id'] == start_id:\n"
+            "KeyError: 'frame_id'\n"
+            "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 2488) of "
+            "binary: /root/miniconda3/bin/python3\n")
+    res = explain.explain_text(text, kb)
+    assert res["findings"][0]["id"] == "code.exception" and res["findings"][0]["role"] == "root"
+    assert "sampler_video_distributed.py:36" in res["findings"][0]["causes"][0]["fix"][0]
+    assert res["findings"][1]["family"] == "cascade"
+
+
+def test_bk_sdm_10_and_basicsr_534_keyerrors_in_the_scripts_own_files(kb):
+    # https://github.com/Nota-NetsPresso/BK-SDM/issues/10 ; https://github.com/XPixelGroup/BasicSR/issues/534
+    # (Windows paths; an outdated option file: the data the code reads)
+    bk = ("Traceback (most recent call last):\n"
+          '  File "/home/user01/BK-SDM/src/kd_train_text_to_image.py", line 891, in <module>\n    main()\n'
+          '  File "/home/user01/BK-SDM/src/kd_train_text_to_image.py", line 766, in main\n'
+          "    a_stu = acts_stu[m_stu]\nKeyError: 'up_blocks.0'\n")
+    basic = ("Traceback (most recent call last):\n"
+             '  File "C:\\Github Repos\\BasicSR\\basicsr\\train.py", line 215, in <module>\n'
+             "    train_pipeline(root_path)\n"
+             '  File "C:\\Github Repos\\BasicSR\\basicsr\\train.py", line 93, in train_pipeline\n'
+             "    opt, args = parse_options(root_path, is_train=True)\n"
+             '  File "c:\\github repos\\basicsr_dupe\\basicsr\\utils\\options.py", line 137, in parse_options\n'
+             "    if opt['num_gpu'] == 'auto':\nKeyError: 'num_gpu'\n")
+    for text, where in ((bk, "kd_train_text_to_image.py:766"), (basic, "options.py:137")):
+        res = explain.explain_text(text, kb)
+        assert _root(res) == ("root_cause", "code.exception", "structural")
+        assert where in res["findings"][0]["notes"][1]
+
+
+def test_ai_responder_7_a_transformers_refusal_names_the_library(kb):
+    # https://github.com/Eiztrips/ai-responder/issues/7 (fixed in the user's config: fp16: false); the
+    # dataclass's generated '<string>' __init__ frame is nobody's own code. Its own message has an entry of
+    # the generated library refusals: the shape yields to it; the same traceback with a message no entry
+    # knows (made up here) gets the library's family from the frames
+    real = ("Traceback (most recent call last):\n"
+            '  File "C:\\Users\\vanya\\Projects\\ai-responder\\src\\ml\\model_trainer.py", line 229, in train_model\n'
+            "    training_args = TrainingArguments(**device_args)\n"
+            '  File "<string>", line 134, in __init__\n'
+            '  File "C:\\Users\\vanya\\Projects\\ai-responder\\venv\\Lib\\site-packages\\transformers\\'
+            'training_args.py", line 1742, in __post_init__\n'
+            '    raise ValueError("At most one of fp16 and bf16 can be True, but not both")\n'
+            "ValueError: At most one of fp16 and bf16 can be True, but not both\n")
+    assert explain.explain_text(real, kb)["findings"][0]["confidence"] != "structural"
+    text = real.replace("At most one of fp16 and bf16 can be True, but not both", "a frobnicator needs a widget")
+    res = explain.explain_text(text, kb)
+    assert _root(res) == ("root_cause", "transformers.library_error", "structural")
+    f = res["findings"][0]
+    assert f["notes"][0].startswith("How sure: low")
+    assert "model_trainer.py:229" in f["notes"][1] and "refused the call" in f["notes"][1]
+
+
+def test_a_torch_distributed_module_keeps_its_family_and_torch_frames_read_as_the_callers(kb):
+    tb = ('Traceback (most recent call last):\n'
+          '  File "/w/train.py", line 9, in <module>\n    x = torch.cat(parts)\n'
+          '  File "/opt/conda/lib/python3.10/site-packages/torch/utils/data/dataloader.py", line 630, in __next__\n'
+          '    data = self._next_data()\n'
+          'ValueError: a brand new complaint\n')
+    res = explain.explain_text(tb, kb)
+    assert _root(res) == ("root_cause", "code.exception", "structural")
+    assert "inside torch at" in res["findings"][0]["notes"][1] and res["findings"][0]["notes"][0].startswith(
+        "How sure: low")
+
+
+def test_a_known_entry_comes_before_the_shape(kb):
+    # https://github.com/FudanNLP/CPT/issues/65: the usage line, then --local_rank: launcher.local_rank_arg
+    text = ("usage: train_adgen.py [-h] [--model_path MODEL_PATH] [--dataset DATASET]\n"
+            "                      [--lr LR] [--batch_size BATCH_SIZE] [--epoch EPOCH]\n"
+            "                      [--data_dir DATA_DIR]\n"
+            "train_adgen.py: error: unrecognized arguments: --local_rank=2\n")
+    assert _root(explain.explain_text(text, kb))[:2] == ("root_cause", "launcher.local_rank_arg")
+
+
+def test_ocr_pytorch_1_launcher_options_after_the_script(kb):
+    # https://github.com/rosinality/ocr-pytorch/issues/1 (settled: python -m torch.distributed.launch train.py);
+    # the paste left the usage line out: argparse's own message from a .py program is enough
+    text = "train.py: error: unrecognized arguments: -m torch.distributed.launch --nproc_per_node 2\n"
+    res = explain.explain_text(text, kb)
+    assert _root(res) == ("root_cause", "launcher.script_args", "structural")
+    f = res["findings"][0]
+    assert f["notes"][0].startswith("How sure: medium")
+    assert f["causes"][0]["fix"][0] == "move --nproc_per_node before the script's name on the launcher's line"
+
+
+def test_argparse_with_its_usage_and_the_launchers_own_refusal(kb):
+    text = "usage: train.py [-h] --cfg CFG\ntrain.py: error: the following arguments are required: --cfg\n"
+    f = explain.explain_text(text, kb)["findings"][0]
+    assert f["id"] == "launcher.script_args" and "give --cfg" in f["causes"][0]["fix"][0]
+    # https://github.com/huggingface/pytorch-image-models/issues/1742: torchrun's own parser
+    f = explain.explain_text("torchrun: error: unrecognized arguments: --nproc-per-node=1\n", kb)["findings"][0]
+    assert f["id"] == "launcher.script_args" and "The launcher itself (torchrun)" in f["notes"][1]
+    # not argparse: another program's 'error:' line without a usage line stays what it was
+    res = explain.explain_text("mytool: error: argument frobnication failed\n", kb)
+    assert not res["findings"] or res["findings"][0]["id"] != "launcher.script_args"
+
+
+# ---------------------------------------------------------------- healthy: the program went on
+
+_CAUGHT = ('step 10 loss 1.2\n'
+           'Traceback (most recent call last):\n'
+           '  File "/home/u/train.py", line 50, in save_ckpt\n    upload(path)\n'
+           '  File "/home/u/train.py", line 20, in upload\n    raise ConnectionResetError("s3 reset")\n'
+           'ConnectionResetError: s3 reset\n')
+
+
+def test_a_caught_exception_that_training_logs_and_goes_on_after_is_healthy(kb):
+    went_on = _CAUGHT + "".join("step %d loss 1.1\n" % i for i in range(11, 11 + pytb.MAX_GAP + 20))
+    res = explain.explain_text(went_on, kb)
+    assert (res["verdict"], res["findings"]) == ("no_error", [])
+    assert [n["id"] for n in res["context"]] == ["code.caught_exception"]
+    # the same traceback at the end of the text: the program stopped there
+    assert explain.explain_text(_CAUGHT + "step 11 loss 1.1\n", kb)["verdict"] == "root_cause"
+    # an error after the traceback: not healthy
+    failed = went_on + "RuntimeError: the run stopped\n"
+    assert explain.explain_text(failed, kb)["verdict"] != "no_error"
+
+
+def test_exception_ignored_and_a_warning_records_traceback_are_healthy(kb):
+    # CPython's default sys.unraisablehook: 'Exception ignored in: <obj>' then the traceback
+    text = ("Exception ignored in: <function _MultiProcessingDataLoaderIter.__del__ at 0x7f0a>\n"
+            "Traceback (most recent call last):\n"
+            '  File "/opt/conda/lib/python3.10/site-packages/torch/utils/data/dataloader.py", line 1478, in __del__\n'
+            "    self._shutdown_workers()\n"
+            "AssertionError: can only test a child process\n")
+    assert explain.explain_text(text, kb)["verdict"] == "no_error"
+    # logger.warning(..., exc_info=True): the record's line, then its traceback
+    warned = _CAUGHT.replace("step 10 loss 1.2\n", "2024-03-01 12:00:00,123 - WARNING - checkpoint upload failed, "
+                                                  "retrying\n")
+    assert explain.explain_text(warned, kb)["verdict"] == "no_error"
