@@ -288,3 +288,23 @@ def test_pcie_aer_names_the_gpu_not_the_port(kb):
     assert "gpu.xid.pcie" in root["folded"] and len(res["findings"]) == 1  # the port's errors: the same GPU
     _, root, fixes = _ask(kb, RETURNN)
     assert root["id"] == "gpu.xid.pcie" and root["gpus"] == ["pci 0000:03:00"] and "reseat the GPU" in fixes
+
+
+# https://github.com/NVIDIA/NVSentinel/issues/155 (the driver's multi-line message, no Xid)
+NO_XID = """[ 1843.308145] NVRM: The NVIDIA GPU 0000:b3:00.0
+               NVRM: (PCI ID: 10de:26b5) installed in this system has
+               NVRM: fallen off the bus and is not responding to commands.
+[ 1843.439662] NVRM: The NVIDIA probe routine failed for 1 device(s).
+"""
+# https://github.com/JackHack96/dell-xps-9570-ubuntu-respin/issues/125 (a laptop's hybrid graphics: prime-select)
+NO_DEVICES = "$ nvidia-smi\nNo devices were found\n"
+
+
+def test_fallen_off_without_an_xid_and_no_devices_without_a_fault(kb):
+    res, root, fixes = _ask(kb, NO_XID)
+    assert root["id"] == "gpu.xid.fallen_off_bus" and len(res["findings"]) == 1 and "reboot" in fixes
+    # 'No devices were found' names no fault: the family of 'no usable driver or GPU', its causes told apart
+    _, root, fixes = _ask(kb, NO_DEVICES)
+    assert root["id"] == "gpu.no_devices" and root["family"] == "gpu.driver_not_loaded"
+    assert root["confidence"] == "family" and "prime-select nvidia" in fixes
+    assert not any(n.startswith("Family: cuda.gpu_hardware") for n in root["notes"])
