@@ -62,6 +62,18 @@ REAL = {
                     "device than the one you're training on. Make sure you loaded the model on the correct device "
                     "using for example `device_map={'':torch.cuda.current_device()}`\n",
                     "accelerate.quantized_distributed", "device_map={'': "),
+    # https://github.com/huggingface/peft/issues/414 (accelerate 0.19's wording; settled: a newer accelerate that
+    # loads per process, huggingface/accelerate#1523)
+    "peft_414": ("ValueError: You can't train a model that has been loaded in 8-bit precision on multiple devices.\n",
+                 "accelerate.quantized_distributed", "device_map={'': "),
+    # https://github.com/yandex-research/DeDLOC/issues/3 (transformers 4.x's older wording; settled: the runtime
+    # had no GPU)
+    "dedloc_3": ("ValueError: Mixed precision training with AMP or APEX (`--fp16`) and FP16 evaluation can only be "
+                 "used on CUDA devices.\n", "transformers.precision_no_gpu", "CUDA build of torch"),
+    # https://github.com/FlagOpen/FlagEmbedding/issues/546 (transformers 4.3x; cu12 wheels on a CUDA 11.6 setup)
+    "flagembedding_546": ("ValueError: FP16 Mixed precision training with AMP or APEX (`--fp16`) and FP16 half "
+                          "precision evaluation (`--fp16_full_eval`) can only be used on CUDA or NPU devices or "
+                          "certain XPU devices (with IPEX).\n", "transformers.precision_no_gpu", "CUDA Version"),
     # https://github.com/shibing624/MedicalGPT/issues/191 (settled: the ds config's fp16 to 'auto')
     "medicalgpt_191": ("  File \"/home/wjy/software/anaconda3/envs/nlp/lib/python3.10/site-packages/transformers/"
                        "deepspeed.py\", line 220, in trainer_config_finalize\n"

@@ -12,6 +12,10 @@ Usage:
         --transformers /tmp/pyl/tf [--record tools/data/trainer_messages_slice.txt] [-o OUT]
     python tools/gen_trainer_messages.py --slice tools/data/trainer_messages_slice.txt -o OUT   (the test)
 
+--older-deepspeed / --older-accelerate / --older-transformers DIR add the messages an older release printed
+that the current one no longer does (marked "older": most public threads quote older releases); the slice
+keeps them under older/<package>-<version>/.
+
 Sources (read with Python's ast, never imported): deepspeed (https://pypi.org/project/deepspeed/,
 Apache-2.0, sdist) deepspeed/runtime/config.py, zero/config.py, precision_config.py, config_utils.py;
 accelerate (https://pypi.org/project/accelerate/, Apache-2.0, wheel) accelerate/accelerator.py,
@@ -57,10 +61,14 @@ RULES = [
                                                                 r"ignored|neither `hidden_size` nor `hidden_sizes`"}),
     ("ds-config", "deepspeed.config", {"where": r"^deepspeed/runtime/"}),
     ("acc-quantized", "accelerate.quantized_distributed", {"where": r"^accelerate/accelerator\.py",
-                                                           "text": r"8-bit or 4-bit|device_map='auto'|`DTensor` parameters"}),
+                                                           "text": r"8-bit (?:or 4-bit )?precision|device_map='auto'|"
+                                                                   r"`DTensor` parameters"}),
     ("acc-ds-batch", "deepspeed.batch_size", {"where": r"^accelerate/", "text": r"train_micro_batch_size_per_gpu"}),
     ("acc", "accelerate.config", {"where": r"^accelerate/", "level": r"raise|error"}),
     ("tf-ds", "deepspeed.config", {"where": r"^transformers/integrations/deepspeed\.py"}),
+    # transformers 4.x training_args.py: --fp16 / --bf16 where torch sees no CUDA (or other) device
+    ("tf-no-device", "transformers.precision_no_gpu", {"where": r"^transformers/", "text": r"Mixed precision training with AMP "
+                                                                              r"[^\n]{0,200}can only be used on CUDA"}),
     ("tf-bf16", "cuda.bf16_unsupported", {"where": r"^transformers/", "text": r"doesn't support bf16/gpu"}),
     ("tf", "transformers.trainer", {"where": r"^transformers/", "level": r"raise|error"}),
 ]
@@ -85,17 +93,17 @@ MSG_FIX = [
      ["load the model on this process's GPU: device_map={'': PartialState().process_index} (or "
       "{'': torch.cuda.current_device()}), or run one process (python train.py / --num_processes=1) to keep "
       "device_map='auto' (naive model parallelism)"]),
-    (r"^You can't train a model that has been loaded in 8-bit or 4-bit precision on multiple devices",
+    (r"^You can't train a model that has been loaded in 8-bit (?:or 4-bit )?precision on multiple devices",
      "accelerate/accelerator.py prepare_model(): a bitsandbytes 8-bit / 4-bit model placed on several GPUs "
      "(device_map='auto') cannot be trained with DDP/FSDP; the quantized weights cannot be moved either.",
      ["under accelerate launch / torchrun load it with device_map={'': PartialState().process_index} so each "
       "process holds the whole quantized model on its own GPU; or one process with device_map='auto'"]),
-    (r"^You can't train a model that has been loaded in 8-bit or 4-bit precision on a different device",
+    (r"^You can't train a model that has been loaded in 8-bit (?:or 4-bit )?precision on a different device",
      "accelerate/accelerator.py prepare_model(): the quantized model sits on another GPU than this process's "
      "device (every rank loaded it onto cuda:0), and 8-bit / 4-bit weights cannot be moved.",
      ["load with device_map={'': torch.cuda.current_device()} (or {'': PartialState().process_index}) after the "
       "process group is set up, so rank N loads onto GPU N"]),
-    (r"^You can't train a model that has been loaded in 8-bit or 4-bit precision with CPU or disk offload",
+    (r"^You can't train a model that has been loaded in 8-bit (?:or 4-bit )?precision with CPU or disk offload",
      "accelerate/accelerator.py prepare_model(): part of the quantized model was offloaded to the CPU or disk "
      "(device_map put layers there because the GPU was full).",
      ["load the whole model on the GPU (device_map={'': <this GPU>}), a smaller model, or 4-bit instead of 8-bit"]),
@@ -124,6 +132,14 @@ MSG_FIX = [
     (r"^DeepSpeedConfig: Maximum supported ZeRO stage is",
      "deepspeed/runtime/config.py: zero_optimization.stage is above 3.",
      ["set \"zero_optimization\": {\"stage\": 0|1|2|3}"]),
+    (r"^(?:FP16|BF16) Mixed precision training with AMP",
+     "transformers/training_args.py (4.x) __post_init__: --fp16 / --bf16 (or their _full_eval forms) need a device "
+     "torch can use for mixed precision, and torch sees none: a CPU-only torch, a job started without GPUs, or a "
+     "driver older than torch's CUDA (torch then warns 'The NVIDIA driver on your system is too old').",
+     ["python -c 'import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available())' in the "
+      "job's environment: False -> install the CUDA build of torch for the CUDA your driver runs (nvidia-smi's "
+      "'CUDA Version'; https://pytorch.org/get-started/locally/) and request GPUs for the job step (srun "
+      "--gpus-per-node=N / --gres=gpu:N); or drop --fp16 / --bf16 to train on the CPU"]),
     (r"^Your setup doesn't support bf16/gpu",
      "transformers/training_args.py __post_init__: --bf16 was asked but torch sees no GPU that supports bfloat16 "
      "(is_torch_bf16_gpu_available(): a CUDA build, a GPU of compute capability 8.0 or newer) and use_cpu is not "
@@ -195,12 +211,17 @@ def build(files, version):
     for path, src in files:
         by_path.setdefault(path, []).append(src)
     for path, srcs in by_path.items():
-        for level, where, fmt in sites_of(path, srcs):
+        m = re.match(r"older/([a-z]+)-([^/]+)/(.+)$", path)
+        for level, where, fmt in sites_of(m.group(3) if m else path, srcs):
             if fmt in seen:
                 continue
             seen.add(fmt)
             rx, literal = knowgen.printf_to_regex(fmt)
-            site = {"id": "trainer.%s" % knowgen.slug(where), "where": where, "level": level, "text": fmt}
+            site = {"id": "trainer.%s%s" % ("%s_%s_" % (m.group(1), knowgen.slug(m.group(2))) if m else "",
+                                            knowgen.slug(where)),
+                    "where": where, "level": level, "text": fmt}
+            if m:  # printed by that older release only (the current one reworded or dropped it)
+                site["older"] = "%s %s" % (m.group(1), m.group(2))
             if knowgen.unanchored(site, rx, literal, 16):
                 sites.append(site)
                 continue
@@ -219,7 +240,9 @@ def build(files, version):
             "sites": sites}
 
 
-def read_roots(roots):
+def read_roots(roots, older=None):
+    """[(path, text)] of FILES under each root; ``older``: {name: root} of an older release, whose files are
+    read under 'older/<name>-<version>/<path>' (a file that release does not have yet is skipped)."""
     files = []
     for name in ("deepspeed", "accelerate", "transformers"):
         for g in FILES[name]:
@@ -229,24 +252,37 @@ def read_roots(roots):
             for n in names:
                 with open(n) as f:
                     files.append((os.path.relpath(n, roots[name]), f.read()))
+    for name, root in sorted((older or {}).items(), key=lambda kv: ("deepspeed", "accelerate",
+                                                                      "transformers").index(kv[0])):
+        prefix = "older/%s-%s/" % (name, _version_of(name, root))
+        for g in FILES[name]:
+            for n in sorted(glob.glob(os.path.join(root, g))):
+                with open(n) as f:
+                    files.append((prefix + os.path.relpath(n, root), f.read()))
     return files
 
 
-def release_of(roots):
-    def version(paths):
-        for path in paths:
-            try:
-                with open(path) as f:
-                    m = re.search(r"^Version:\s*(\S+)", f.read(), re.M)
-            except OSError:
-                continue
-            if m:
-                return m.group(1)
-        return "?"
-    return "deepspeed %s, accelerate %s, transformers %s" % (
-        version([os.path.join(roots["deepspeed"], "PKG-INFO")]),
-        version(sorted(glob.glob(os.path.join(roots["accelerate"], "accelerate-*.dist-info", "METADATA")))),
-        version(sorted(glob.glob(os.path.join(roots["transformers"], "transformers-*.dist-info", "METADATA")))))
+def _version_of(name, root):
+    paths = [os.path.join(root, "PKG-INFO")] if name == "deepspeed" else \
+        sorted(glob.glob(os.path.join(root, "%s-*.dist-info" % name, "METADATA")))
+    for path in paths:
+        try:
+            with open(path) as f:
+                m = re.search(r"^Version:\s*(\S+)", f.read(), re.M)
+        except OSError:
+            continue
+        if m:
+            return m.group(1)
+    return "?"
+
+
+def release_of(roots, older=None):
+    out = "deepspeed %s, accelerate %s, transformers %s" % tuple(
+        _version_of(n, roots[n]) for n in ("deepspeed", "accelerate", "transformers"))
+    if older:
+        out += "; older: " + ", ".join("%s %s" % (n, _version_of(n, older[n]))
+                                       for n in ("deepspeed", "accelerate", "transformers") if n in older)
+    return out
 
 
 def write_record(path, version, files):
@@ -287,12 +323,17 @@ def main(argv):
         "deepspeed": {"help": "the unpacked deepspeed sdist (the folder with deepspeed/ and PKG-INFO)"},
         "accelerate": {"help": "the unpacked accelerate wheel"},
         "transformers": {"help": "the unpacked transformers wheel"}},
-        extra=[("--record", {"help": "write the slice (with the sources)"})])
+        extra=[("--record", {"help": "write the slice (with the sources)"}),
+               ("--older-deepspeed", {"help": "an older deepspeed sdist, unpacked: the messages it printed that the "
+                                               "current one no longer does"}),
+               ("--older-accelerate", {"help": "an older accelerate wheel, unpacked"}),
+               ("--older-transformers", {"help": "an older transformers wheel, unpacked"})])
     if a.slice:
         files, version = knowgen.read_slice(a.slice)
     else:
         roots = {"deepspeed": a.deepspeed, "accelerate": a.accelerate, "transformers": a.transformers}
-        files, version = read_roots(roots), release_of(roots)
+        older = {n: getattr(a, "older_" + n) for n in roots if getattr(a, "older_" + n)}
+        files, version = read_roots(roots, older), release_of(roots, older)
         if a.record:
             write_record(a.record, version, files)
     doc = build(files, version)
