@@ -12,7 +12,8 @@ goes first in its fix list, and the generic lines stay after it.
 - launcher_port  the port flag of the launcher in the log (accelerate --main_process_port,
                  torchrun/deepspeed --master_port, mpirun -x MASTER_PORT=...)
 - visible_gpus   "invalid device ordinal": the GPU count of the node and the launcher's flag
-- btl_tcp_if     Open MPI's TCP transport: --mca btl_tcp_if_include with the node's routable NIC
+- btl_tcp_if     Open MPI's TCP transport: --mca btl_tcp_if_include with the node's routable NIC; without
+                 facts, what the log's peer address or interface says (tcpif.py: link-local, docker0, virbr0)
 - min_driver     "driver too old" / PTX from a newer toolkit: the minimum driver of the CUDA that
                  torch (or the program) was built for (gpudoctor/data/cuda_driver.json, NVIDIA's
                  Table 3), and a torch build the driver in the log already runs
@@ -520,11 +521,15 @@ def apply(result, facts):
                 elif launcher == "mpirun":
                     line = "mpirun " + " ".join("-x %s=<the NIC of the nodes' routable IPs>" % k for k in keys) + \
                         " ...  (-x is how mpirun passes a variable to every rank)"
-            elif kind == "btl_tcp_if" and facts:
-                got = _nics(nodes)
+            elif kind == "btl_tcp_if":
+                got = _nics(nodes) if facts else None
                 if got:
                     line = cmd("mpirun --mca btl_tcp_if_include {0} --mca oob_tcp_if_include {0} ...   ", got[0]) + \
                         "(%s)" % (cmd("this node: {0} carries {1}", *got) if len(nodes) == 1 else got[1])
+                else:  # the log's own peer address or bridge name (link-local, docker0, virbr0): tcpif.py
+                    from gpudoctor.explain import tcpif
+
+                    line = tcpif.from_log(_texts(f))
             elif kind == "launcher_port":
                 if launcher in PORT_FLAG:
                     line = PORT_FLAG[launcher].format(port=PORT_HINT) + \
