@@ -41,6 +41,13 @@ RULES = [
     ("root", "mpi.run_as_root", {"text": r"as root|allow-run-as-root"}),
     ("slots", "mpi.slots", {"text": r"not enough slots|oversubscribe"}),
     ("memlock", "rdma.memlock", {"text": r"memlock|locked memory|registered memory"}),
+    # the TCP BTL accepted a connection from an address it cannot map to a peer of this job (opal/mca/btl/tcp/
+    # btl_tcp_component.c, mca_btl_tcp_component_recv_handler / btl_tcp_proc.c, mca_btl_tcp_proc_accept): the peer
+    # connected from another interface than the one it published (docker0/virbr0 with the same address on every
+    # node, a second NIC, an IPv6 link-local address), or a process of another job reached this port. A warning
+    # topic, but the job then hangs or fails: the interface family, whose fix pins btl/oob_tcp_if_include
+    ("tcp-unknown-peer", "mpi.btl_tcp_if", {"file": r"btl-tcp", "topic": r"^server (?:accept cannot find guid|"
+                                                                         r"did not get guid|cannot find endpoint)$"}),
     ("tcp-if", "mpi.btl_tcp_if", {"file": r"btl-tcp|oob-tcp", "text": r"if_include|if_exclude|interface|network"}),
     ("exe", "mpi.exec_not_found", {"topic": r"exe-not-found|exec-not-found|executable|exe-not-accessible"}),
     ("orted", "mpi.orted", {"text": r"\borted\b|ORTE daemon|daemon"}),
@@ -126,7 +133,9 @@ def build(files, version):
                     # a warning topic is not an error: a note (mpi.warning), or, when its first
                     # line says that something failed, the answer for a text with nothing else
                     # wrong (mpi.warning_failed); a TCP transport's failure keeps its family
-                    if not _FAILED.search(first):
+                    if rule == "tcp-unknown-peer":
+                        pass  # keeps its family: the warning is the only line such a job prints
+                    elif not _FAILED.search(first):
                         rule, family = "a warning topic", "mpi.warning"
                     elif family != "mpi.btl_tcp_if":
                         rule, family = "a warning that something failed", "mpi.warning_failed"

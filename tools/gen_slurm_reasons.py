@@ -193,7 +193,11 @@ def build(enum, table, version):
         # squeue: '(Priority)', '(ReqNodeNotAvail, UnavailableNodes:...)'; scontrol/sacct: 'Reason=Priority'.
         # After '(' the reason ends at ')' or ',': Open MPI's 'component disqualified: self (priority -1 < 0)'
         # is no pending job
-        rx = r"(?:Reason=%s(?![A-Za-z])|\(%s(?=[),]))" % (re.escape(reason), re.escape(reason))
+        # and refused at submission: slurmctld's job_mgr.c puts job_state_reason_string() of the limit in the
+        # reply's err_msg (ESLURM_ACCOUNTING_POLICY) and the client prints it at LOG_LEVEL_ERROR
+        # (src/common/slurm_protocol_pack.c, _unpack_return_code2_msg): 'sbatch: error: QOSMaxSubmitJobPerUserLimit'
+        rx = r"(?:Reason=%s(?![A-Za-z])|\(%s(?=[),])|(?:sbatch|srun|salloc): error: %s[ \t]{0,8}$)" % (
+            re.escape(reason), re.escape(reason), re.escape(reason))
         rule, family = knowgen.assign(RULES, None, {"name": name, "reason": reason})
         site = {"id": "slurm.reason.%s" % name.lower(), "name": name, "text": reason,
                 "comment": comments.get(name, ""), "re": rx, "family": family, "rule": rule}
@@ -202,7 +206,7 @@ def build(enum, table, version):
         elif family == "slurm.qos_limit" and comments.get(name):
             # the enum's own comment says which limit; its kind says whether waiting helps
             forever = re.search(r"PER_JOB|PER_NODE|MIN_|MINS_PER_JOB|^WAIT_QOS$", name[5:])
-            site["means"] = "Pending: %s (%s)%s." % (comments[name].rstrip("."), reason,
+            site["means"] = "Pending (or refused at submission): %s (%s)%s." % (comments[name].rstrip("."), reason,
                                                     ": the job never starts as it is" if forever else
                                                     ": the job starts when usage under that limit drops")
             minimum = "_MIN_" in name
