@@ -303,6 +303,7 @@ NO_DEVICES = "$ nvidia-smi\nNo devices were found\n"
 def test_fallen_off_without_an_xid_and_no_devices_without_a_fault(kb):
     res, root, fixes = _ask(kb, NO_XID)
     assert root["id"] == "gpu.xid.fallen_off_bus" and len(res["findings"]) == 1 and "reboot" in fixes
+    assert root["gpus"] == ["pci 0000:b3:00"]  # named on the message's first line
     # 'No devices were found' names no fault: the family of 'no usable driver or GPU', its causes told apart
     _, root, fixes = _ask(kb, NO_DEVICES)
     assert root["id"] == "gpu.no_devices" and root["family"] == "gpu.driver_not_loaded"

@@ -127,7 +127,8 @@ def notes(f):
             if app else ""))
     out.extend(catalog_notes(texts))
     seen = {}
-    for h in f["matches"]:
+    # the matched lines, then the entry's confirming lines (the first line of the driver's multi-line message)
+    for h in f["matches"] + f.get("signals", []):
         for g in gpus_of(h["text"]):
             seen.setdefault(g, []).append(h["line"])
     if seen:
