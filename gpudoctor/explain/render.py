@@ -4,6 +4,18 @@ import textwrap
 
 from gpudoctor.fixline import sh
 
+# An export of the knowledge is "VALUE" or "VALUE   (why)": three spaces, then the why in
+# parentheses (gpudoctor/data/knowledge/*.toml). Only VALUE is the variable's value.
+_NOTE_SEP = "   ("
+
+
+def split_export(value):
+    """(value, why or None) of one knowledge export."""
+    head, sep, tail = value.partition(_NOTE_SEP)
+    if sep and tail.rstrip().endswith(")") and head.strip():
+        return head.rstrip(), tail.rstrip()[:-1].strip()
+    return value, None
+
 
 def _one_line(text):
     """A check's message holds node values, a log line or a file name anything: a control
@@ -181,8 +193,10 @@ def _finding(w, bold, f, heading, full, multi=False):
             w("     check %s: %s%s\n" % (r["id"], r["status"], (" - " + "; ".join(_one_line(m) for m in r["messages"]))
                                          if r["messages"] else ""))
         for k, v in c["exports"].items():
-            # the value may come from a node's facts (an interface name): one quoted word
-            w("     export %s=%s\n" % (k, sh(v)))
+            # the value may come from a node's facts (an interface name): one quoted word; the
+            # knowledge's "VALUE   (why)" prints the why as a comment, outside the quotes
+            value, note = split_export(v)
+            w("     export %s=%s%s\n" % (k, sh(value), ("   # " + _one_line(note)) if note else ""))
         for cmd in c["fix"]:
             w("     fix: %s\n" % cmd)
         if c.get("computed_note"):
