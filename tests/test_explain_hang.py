@@ -158,6 +158,11 @@ def test_words_only_hangs_get_the_ranked_causes_hedged(kb):
     assert _run(kb, "my code hangs", assume_error=True)["root"] is None
     warned = "UserWarning: all_reduce on 2 nodes without NCCL_IB_HCA may be very slow\n" + _cap("default-1rank.log")
     assert _run(kb, warned)["verdict"] == "no_error"
+    # a figure the user calls fine is no complaint (the same figure without it is)
+    assert _run(kb, "all_reduce_perf on 2 nodes: busbw is 370 GB/s, looks fine", assume_error=True)["root"] is None
+    assert _run(kb, "两台机器 all_reduce 带宽正常，busbw is 370 GB/s", assume_error=True)["root"] is None
+    assert _root(_run(kb, "all_reduce_perf on 2 nodes: busbw is 37 GB/s", assume_error=True)) == (
+        "nccl.hang", "structural")
 
 
 def test_chinese_complaints_from_the_users_notes(kb):

@@ -74,6 +74,9 @@ COMPLAINTS = [
     (r"\b(?:bandwidth|busbw|algbw|throughput) (?:is|was|of) (?:only |just |about |around |~)?\d{1,4}(?:\.\d{1,3})? ?"
      r"(?:GB/s|Gb/s|MB/s|GB/sec|Gbps)", None),
 ]
+# the user saying the figure or the run is all right (English; 正常 'normal', 没问题 'no problem')
+_FINE = re.compile(r"\b(?:looks?|seems?|is|are|was|were)\s{1,3}(?:fine|good|ok|okay|normal|healthy|as expected)\b|"
+                   r"\bas expected\b|\bno (?:problem|issue)s?\b|正常|没问题", re.I)
 _SLOW = re.compile(r"slow|bandwidth|busbw|algbw|throughput|GB/s|Gbps|慢|带宽", re.I)
 
 # lines this module reads (role "fact", entry _hang): class -> regex
@@ -181,8 +184,9 @@ def record(scan, hit):
     cls = hit.pattern.site["class"]
     text = hit.text
     if cls == "complaint":
-        # a logger's INFO/WARN line ('UserWarning: ... very slow', '[W socket.cpp] ...') is a program's, not the user's
-        if st["complaint"] is None and _users(text, hit.pattern):
+        # a logger's INFO/WARN line ('UserWarning: ... very slow', '[W socket.cpp] ...') is a program's, not the user's;
+        # a figure the user calls fine ('busbw is 370 GB/s, looks fine') is no complaint
+        if st["complaint"] is None and _users(text, hit.pattern) and not _FINE.search(text):
             st["complaint"] = (hit.line, text[:300])
     elif cls == "nt_header":
         if len(st["headers"]) < MAX_KEPT:
