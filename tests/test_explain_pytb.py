@@ -113,6 +113,34 @@ def test_cpythons_syntax_error_frame_has_no_function():
     assert tb["frames"][-1] == ("/w/cfg.py", 1, "") and pytb.innermost(tb)[3] == "user"
 
 
+def test_a_rich_traceback_panel_with_a_wrapped_path(kb):
+    # https://github.com/nlp-with-transformers/notebooks/issues/99 (accelerate's rich traceback, as pasted: rich
+    # wraps the long path of accelerator.py inside its panel; the issue's title names the exception; the
+    # panel's later frames, cut from the excerpt, are left out): rich/traceback.py's '<file>:<line> in <fn>'
+    v = "\u2502"
+    text = ("\u256d\u2500\u2500\u2500 Traceback (most recent call last) \u2500\u2500\u2500\u256e\n"
+            + v + " /home/codeparrot/codeparrot_training.py:115 in <module>                      " + v + "\n"
+            + v + "                                                                                       " + v + "\n"
+            + v + "   114 # Accelerator                                                                   " + v + "\n"
+            + v + " \u2771 115 accelerator = Accelerator(dispatch_batches=True)                                " + v + "\n"
+            + v + "   116 acc_state = {str(k): str(v) for k, v in accelerator.state.__dict__.items()}     " + v + "\n"
+            + v + "                                                                                       " + v + "\n"
+            + v + " /home/anaconda3/envs/lab/lib/python3.9/site-packages/accelerate/accelerator. " + v + "\n"
+            + v + " py:358 in __init__                                                                    " + v + "\n"
+            + v + "                                                                                       " + v + "\n"
+            + v + "    355 " + v + "   " + v + "   " + v + "   " + v + "   " + v + "   " + v
+            + "   self.fp8_recipe_handler = handler                      " + v + "\n"
+            + "\u2570" + "\u2500" * 40 + "\u256f\n"
+            + "KeyError: 'backend'\n")
+    (tb,) = pytb.parse(text)
+    assert tb["frames"] == [("/home/codeparrot/codeparrot_training.py", 115, "<module>"),
+                            ("/home/anaconda3/envs/lab/lib/python3.9/site-packages/accelerate/accelerator.py", 358,
+                             "__init__")]
+    res = explain.explain_text(text, kb)
+    assert _root(res) == ("root_cause", "accelerate.library_error", "structural")
+    assert "codeparrot_training.py:115" in res["findings"][0]["notes"][1]
+
+
 @pytest.mark.parametrize("path,want", [
     ("/opt/conda/lib/python3.10/site-packages/torch/nn/modules/module.py", ("lib", "torch")),
     ("/usr/lib/python3/dist-packages/deepspeed/runtime/engine.py", ("lib", "deepspeed")),
@@ -124,6 +152,8 @@ def test_cpythons_syntax_error_frame_has_no_function():
     ("/usr/lib/python3.10/json/decoder.py", ("stdlib", None)),
     ("<frozen runpy>", ("stdlib", None)),
     ("<string>", ("stdlib", None)),
+    ("/root/miniconda3/bin/torchrun", ("lib", "torch")),  # a launcher's console script, not the user's file
+    ("/usr/local/bin/accelerate", ("lib", "accelerate")),
     ("train.py", ("user", None)),
 ])
 def test_where_a_frame_is(path, want):

@@ -34,14 +34,18 @@ MAX_ARGPARSE = 8
 MAX_BACK_LINES = 240  # lines read back from an exception line to its 'Traceback' header
 MAX_BACK_BYTES = 1 << 16
 MAX_GAP = 40  # lines without a frame before the walk gives up (not a traceback)
-MAX_SOURCE = 12  # source and caret lines between the innermost frame and the exception line (3.13 prints
-# a multi-line expression whole)
+MAX_SOURCE = 20  # source and caret lines between the innermost frame and the exception line (3.13 prints
+# a multi-line expression whole; rich shows 3 lines around it in a panel)
 FRAMES_KEPT = 12  # innermost frames kept per traceback
 MAX_TRIES = 256  # exception / 'prog: error:' lines read back per scan (a log of thousands costs no more)
 # programs whose 'prog: error: ...' lines are their own logging, never argparse's (Slurm's log.c)
 _NOT_ARGPARSE = frozenset(("srun", "sbatch", "salloc", "slurmd", "slurmstepd", "slurmctld", "scontrol", "sacct"))
 
-HEADER = re.compile(r"^(?P<group>Exception Group )?Traceback \(most recent call last\):")
+HEADER = re.compile(r"^(?P<group>Exception Group )?Traceback \(most recent call last\):"
+                    # rich's panel title (rich/traceback.py: 'Traceback [dim](most recent call last)')
+                    r"|^[\u256d\u2500 ]*Traceback \(most recent call last\)[\u2500\u256e ]*$")
+RICH_FRAME = re.compile(r"^(?P<file>[^\s\u2502][^\u2502\n]{0,500}?):(?P<line>\d{1,9}) in (?P<fn>[\w<>.]{1,200})$")
+_PATH_START = re.compile(r"^(?:/|~|\.{1,2}[/\\]|<|[A-Za-z]:[/\\])")
 FRAME = re.compile(r'^File "(?P<file>[^"\n]{1,500})", line (?P<line>\d{1,9})(?:, in (?P<fn>[^\n]{1,200}))?')
 CAUSE = "The above exception was the direct cause of the following exception:"
 CONTEXT = "During handling of the above exception, another exception occurred:"
@@ -73,6 +77,9 @@ KNOWN_LIBS = ("torch", "deepspeed", "accelerate", "transformers", "megatron", "p
 _ALIASES = {"pytorch_lightning": "lightning", "lightning_fabric": "lightning"}
 _SITE = re.compile(r"[/\\](?:site|dist)-packages[/\\](?P<pkg>[^/\\]{1,100})")
 _STDLIB = re.compile(r"[/\\](?:lib(?:64)?[/\\]python\d(?:\.\d{1,2})?t?|Lib)[/\\]")
+_BIN_LIBS = {"torchrun": "torch", "accelerate": "accelerate", "deepspeed": "deepspeed", "ds_report": "deepspeed",
+             "ds": "deepspeed"}
+_BIN = re.compile(r"[/\\]bin[/\\](%s)$" % "|".join(_BIN_LIBS))
 _EGG = re.compile(r"^([A-Za-z_][\w]*?)(?:-\d[^/\\]*)?(?:\.egg|\.py|\.so|\.pyd)?$")
 
 
@@ -82,6 +89,9 @@ def where(path):
         # '<frozen runpy>' is the interpreter's own, '<string>' code made by exec (a dataclass's __init__,
         # namedtuple, python -c): neither names whose call it was; '<stdin>' / '<ipython-input-1-...>' are the user's
         return ("stdlib", None) if path.startswith(("<frozen", "<string>")) else ("user", None)
+    b = _BIN.search(path)
+    if b:  # a launcher's console script (/usr/local/bin/torchrun): the package's, not the user's
+        return "lib", _BIN_LIBS[b.group(1)]
     m = _SITE.search(path)
     if m:
         pkg = m.group("pkg")
@@ -98,12 +108,37 @@ def where(path):
 
 
 def _body(text):
-    """The line without launcher prefixes and exception-group margins; whether it had a margin."""
+    """The line without launcher prefixes, exception-group margins and rich's panel borders; whether it
+    had a margin."""
     body, _ = strip_prefix(clean(text))
+    if body[:1] == "\u2502" or body[-1:] == "\u2502":  # rich's panel: '│ <text> │'
+        body = body.strip("\u2502 \t")
     m = _MARGIN.match(body)
     if m:
         return body[m.end():].strip(), True
     return body.strip(), False
+
+
+def _frame(lines, i, body):
+    """(file, line, fn) when line i (its body given) is a frame: CPython's '  File "<f>", line N, in
+    <fn>', or rich's '<f>:N in <fn>' (rich/traceback.py Traceback._render_stack), whose long path rich
+    wraps onto the line before it inside the panel; else None."""
+    f = FRAME.match(body)
+    if f:
+        return f.group("file"), int(f.group("line")), (f.group("fn") or "").strip()
+    if " in " not in body or len(body) > 600:
+        return None
+    r = RICH_FRAME.match(body)
+    if not r:
+        return None
+    file = r.group("file")
+    if i > 0 and not _PATH_START.match(file) and "/" not in file and "\\" not in file:
+        prev, _ = _body(lines[i - 1])
+        if prev and " " not in prev and ("/" in prev or "\\" in prev) and len(prev) < 600:
+            file = prev + file  # '.../accelerate/accelerator.' + 'py'
+    if not (_PATH_START.match(file) or "/" in file or "\\" in file or file.endswith(".py")):
+        return None
+    return file, int(r.group("line")), r.group("fn")
 
 
 def parse_back(lines, exc_text=None):
@@ -128,11 +163,11 @@ def parse_back(lines, exc_text=None):
             header = i
             group = group or bool(h.group("group"))
             break
-        f = FRAME.match(body)
+        f = _frame(lines, i, body)
         if f:
             nframes += 1
             if len(frames) < FRAMES_KEPT:
-                frames.append((f.group("file"), int(f.group("line")), (f.group("fn") or "").strip()))
+                frames.append(f)
             gap = 0
         elif not nframes and (body in (CAUSE, CONTEXT) or _EXC_NAMED.match(body)):
             return None  # the exception line is not the end of a traceback (another one ended before it)
@@ -167,7 +202,7 @@ def parse(text):
     out = []
     for n in range(len(lines)):
         body, _ = _body(lines[n])
-        if EXC_LINE.match(body) and not FRAME.match(body) and not HEADER.match(body):
+        if EXC_LINE.match(body) and not _frame(lines, n, body) and not HEADER.match(body):
             got = parse_back(lines[max(0, n - MAX_BACK_LINES):n + 1])
             if got:
                 got["line"] = n
@@ -238,7 +273,7 @@ def record(scan, hit, win):
     # a traceback's exception line follows its innermost frame within a few source / caret lines: a short
     # look first, so that a log of exception lines without tracebacks costs little
     near = _lines_before(scan, win, MAX_SOURCE + 1, 1 << 13)
-    if not any(FRAME.match(_body(ln)[0]) for ln in near):
+    if not any(_frame(near, k, _body(ln)[0]) for k, ln in enumerate(near)):
         return
     rank = hit.origin[0] if hit.origin else None
     before, back = _same_rank(_lines_before(scan, win, MAX_BACK_LINES, MAX_BACK_BYTES), rank)
