@@ -31,6 +31,12 @@ REAL = {
         "Outdated cuDNN installation found.\nVersion JAX was built against: 8907\nMinimum supported: 9100\n"
         "Installed version: 8907\nThe local installation version must be no lower than 9100..(Set "
         "TF_CPP_MIN_LOG_LEVEL=0 and rerun for more info.)\n", "jax.cuda_libs", "cuda.libs", "nvidia-cudnn-cu12"),
+    # https://github.com/MIT-REALM/gcbfplus/issues/1 (jax <= 0.4.30's form of the check: jax/_src/xla_bridge.py of
+    # jax-v0.4.25; the answer: a newer cuDNN)
+    "jax_gcbfplus_1": ("CUDA backend failed to initialize: Found cuDNN version 8600, but JAX was built against version "
+                       "8906, which is newer. The copy of cuDNN that is installed must be at least as new as the version "
+                       "against which JAX was built. (Set TF_CPP_MIN_LOG_LEVEL=0 and rerun for more info.)\n",
+                       "jax.cuda_libs", "cuda.libs", "nvidia-cudnn-cu12"),
     # https://github.com/jax-ml/jax/issues/15361 (a comment's log); the maintainer's answer in
     # https://github.com/jax-ml/jax/issues/16901: reinstall with the pip CUDA wheels in a fresh environment
     "xla_cudnn_15361": (

@@ -42,6 +42,9 @@ SLICE = os.path.join(knowgen.DATA, "framework_libs_slice.txt")
 FILES = [
     ("JAX", "jax-ml/jax", None, "jax_plugins/cuda/__init__.py", None),
     ("JAX", "jax-ml/jax", None, "jax/_src/xla_bridge.py", ("backends", "_suggest_missing_backends")),
+    # the version check's older form, still in the logs of jax <= 0.4.30 ('Found cuDNN version 8600, but JAX was
+    # built against version 8906, which is newer'; 'Backend 'cuda' failed to initialize: ...')
+    ("JAX", "jax-ml/jax", "jax-v0.4.25", "jax/_src/xla_bridge.py", ("_check_cuda_versions", "_get_backend_uncached")),
     ("XLA", "openxla/xla", "13da2f0c462fd4ac86ae3bc9f4a8ceb2aed119df", "xla/tsl/platform/default/dso_loader.cc",
      ("GetDsoHandle",)),
     ("XLA", "openxla/xla", "0007719d2292d5750b8666ba5e1e5a223a420e38", "xla/stream_executor/cuda/cuda_dnn.cc",
@@ -70,11 +73,11 @@ RULES = [
     # ROCm's MIOpen: not a CUDA job
     ("rocm", None, {"text": r"MIOPEN"}),
     ("jax-libs", "jax.cuda_libs", {"framework": "JAX", "text": r"Unable to load %s\. Is it installed|Outdated %s "
-                                   r"installation found|Unable to use CUDA because of the following issues|"
+                                   r"installation found|Unable to use CUDA because of the following issues|but JAX was built against|"
                                    r"cuDNN 9\.10\.0 had a binary|cuDNN < 9\.10\.0"}),
     ("jax-no-plugin", "jax.no_cuda_plugin", {"text": r"CUDA-enabled jaxlib is not installed"}),
     ("jax-backend", "jax.backend_init", {"framework": "JAX", "text": r"backend failed to initialize|"
-                                         r"Unable to initialize backend"}),
+                                         r"Unable to initialize backend|Backend '%s' failed to initialize"}),
     ("dso", "libload.dso", {"text": r"Could not load dynamic library"}),
     # Paddle's start-up warnings that the CUDA or cuDNN it finds is older than its build: a warning
     ("paddle-version-warning", "paddle.cuda_version", {"level": r"^warning$", "text": r"The installed Paddle is "
