@@ -227,7 +227,8 @@ def went_on(scan):
     for tb in tbs:
         if tb["header_line"] is None or _tb_echo(tb):
             return []
-        spans.append((tb["header_line"], tb["line"] + 3, tb))
+        # the logger's own record before the traceback ('ERROR - upload failed', logger.exception) is part of it
+        spans.append((tb["intro_line"] or tb["header_line"], tb["line"] + 3, tb))
     ok = []
     for ln in scan.error_lines:
         span = next((s for s in spans if s[0] <= ln <= s[1]), None)

@@ -286,12 +286,12 @@ def record(scan, hit, win):
     tb["rank"] = rank
     # the line before the header: a warning's ('UserWarning ... Traceback'), or the interpreter's own
     # 'Exception ignored in: <obj>' (sys.unraisablehook: the program went on)
-    tb["intro"] = None
+    tb["intro"] = tb["intro_line"] = None
     if tb["header"] is not None:
         for k in range(tb["header"] - 1, max(-1, tb["header"] - 3), -1):
             b, _ = _body(before[k])
             if b:
-                tb["intro"] = b[:300]
+                tb["intro"], tb["intro_line"] = b[:300], hit.line - back[k]
                 break
     tbs.append(tb)
 
