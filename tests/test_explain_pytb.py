@@ -69,7 +69,7 @@ def test_recursion_and_its_repeated_line_marker():
 
 
 @pytest.mark.skipif(sys.version_info < (3, 11), reason="exception groups are Python 3.11+")
-def test_an_exception_group_of_the_running_interpreter():
+def test_an_exception_group_of_the_running_interpreter(kb):
     def group():
         errs = []
         for v in ("a", "b"):
@@ -79,10 +79,16 @@ def test_an_exception_group_of_the_running_interpreter():
                 errs.append(e)
         raise ExceptionGroup("two bad values", errs)  # noqa: F821 (3.11+)
 
-    tbs = pytb.parse(_format(group))
+    text = _format(group)
+    tbs = pytb.parse(text)
     assert [t["exc"] for t in tbs] == ["ExceptionGroup", "ValueError", "ValueError"]
     assert all(t["group"] for t in tbs)
     assert tbs[1]["frames"][-1][2] == "group"
+    # the scan answers from the group's first sub-exception with a traceback (the group's own line,
+    # 'ExceptionGroup: ...', is no exception line of explain's: its name does not end in Error/Exception)
+    f = explain.explain_text(text, kb)["findings"][0]
+    assert f["id"] == "code.exception" and "ValueError: invalid literal for int() with base 10: 'a'" in f["notes"][1]
+    assert "exception group (PEP 654)" in f["notes"][-1]
 
 
 def test_cpythons_exception_group_basic_case():
