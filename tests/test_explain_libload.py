@@ -37,6 +37,23 @@ REAL = {
                        "8906, which is newer. The copy of cuDNN that is installed must be at least as new as the version "
                        "against which JAX was built. (Set TF_CPP_MIN_LOG_LEVEL=0 and rerun for more info.)\n",
                        "jax.cuda_libs", "cuda.libs", "nvidia-cudnn-cu12"),
+    # https://github.com/jax-ml/jax/issues/20722 (jaxlib without its CUDA extra; settled: pip install jax[cuda12])
+    "jax_20722": ("CUDA backend failed to initialize: jaxlib/cuda/versions_helpers.cc:90: operation gpuDeviceGetAttribute( "
+                  "&major, GPU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device) failed: CUDA_ERROR_NOT_INITIALIZED (Set "
+                  "TF_CPP_MIN_LOG_LEVEL=0 and rerun for more info.)\n", "jax.backend_init", "cuda.init_failed",
+                  "jax[cuda12]"),
+    # https://github.com/KosinskiLab/AlphaPulldown/issues/237 (JAX logs the quiet failure at INFO and runs on the CPU)
+    "alphapulldown_237": (
+        "I0105 14:05:05.749943 140453630969664 xla_bridge.py:660] Unable to initialize backend 'cuda': Found cuSOLVER "
+        "version 11002, but JAX was built against version 11401, which is newer. The copy of cuSOLVER that is installed "
+        "must be at least as new as the version against which JAX was built.\n"
+        "I0105 14:05:05.750318 140453630969664 xla_bridge.py:660] Unable to initialize backend 'rocm': NOT_FOUND: Could "
+        "not find registered platform with name: \"rocm\". Available platform names are: CUDA\n",
+        "jax.cuda_libs", "cuda.libs", "LD_LIBRARY_PATH"),
+    # https://github.com/jax-ml/jax/issues/24866 (XLA's cuInit line with 802: the fabric manager's own entry wins)
+    "jax_24866": ("2024-11-12 15:37:25.005059: E external/xla/xla/stream_executor/cuda/cuda_driver.cc:152] failed call to "
+                  "cuInit: INTERNAL: CUDA error: Failed call to cuInit: CUDA_ERROR_SYSTEM_NOT_READY: system not yet "
+                  "initialized\n", "cuda.system_not_ready", "cuda.system_not_ready", "nvidia-fabricmanager"),
     # https://github.com/jax-ml/jax/issues/15361 (a comment's log); the maintainer's answer in
     # https://github.com/jax-ml/jax/issues/16901: reinstall with the pip CUDA wheels in a fresh environment
     "xla_cudnn_15361": (
