@@ -108,10 +108,10 @@ def test_every_generated_matcher_is_bounded_and_linear(kb):
         assert min(len(n) for n in p.needles_b) >= 4, p.site["id"]
     # and in practice: every one over adversarial lines (near-misses of the commonest literals)
     line = ("Cuda failure " + " " * 20 + "CUDA error: " + "NET/IB : " + "Error while " + "x" * 40 + " (size ") * 60
-    t = time.perf_counter()
+    t = time.process_time()  # CPU time: other processes loading the machine do not count
     for p in pats:
         p.regex.search(line)
-    assert time.perf_counter() - t < 5
+    assert time.process_time() - t < 5
 
 
 def test_every_site_family_is_an_entry_and_sources_are_recorded(kb):

@@ -75,9 +75,9 @@ def test_the_log_s_address_names_the_interface_to_leave_out():
 
 def test_the_reader_stays_linear_on_long_lines():
     lines = ["connect() to " + "1." * 5000, "connect() to [" + "f:" * 5000, "x" * 100000 + "docker0" * 10]
-    t = time.perf_counter()
+    t = time.process_time()  # CPU time: other processes loading the machine do not count
     tcpif.from_log(lines)
-    assert time.perf_counter() - t < 0.5
+    assert time.process_time() - t < 0.5
 
 
 def test_unknown_peer_topics_are_the_interface_family():
