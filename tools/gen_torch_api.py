@@ -29,7 +29,9 @@ What is read from each release:
 - names: the public names (no leading '_') bound at module level of NAME_MODULES (def, class,
   assignment, import, `from .x import *` resolved through that module's __all__), including those
   bound only under `if is_available():` (absent on a build without distributed);
-- params: the parameters (positional, keyword-only, and whether **kwargs is taken) of CALLABLES.
+- params: the parameters (positional, keyword-only, and whether **kwargs is taken) of CALLABLES;
+- members: every member of the wrapper CLASSES (DistributedDataParallel, DataParallel, FSDP): methods, class
+  attributes and self.X set in its methods, private ones too.
 """
 
 import ast
@@ -89,6 +91,15 @@ CALLABLES = [
     ("torch.distributed.fsdp._fully_shard._fully_shard", "fully_shard", "fully_shard"),
     ("torch.distributed._composable.fsdp.fully_shard", "fully_shard", "fully_shard"),
     ("torch.distributed.tensor.parallel.api", "parallelize_module", "parallelize_module"),
+]
+
+
+# the wrappers whose attribute errors users see ('DistributedDataParallel' object has no attribute 'X'):
+# every member a release gives the class (methods, class attributes, self.X set in its methods)
+CLASSES = [
+    ("torch.nn.parallel.distributed", "DistributedDataParallel"),
+    ("torch.nn.parallel.data_parallel", "DataParallel"),
+    ("torch.distributed.fsdp.fully_sharded_data_parallel", "FullyShardedDataParallel"),
 ]
 
 
@@ -218,6 +229,33 @@ class Sources:
             return set(declared)
         return {n for n in self.names(mod, depth) if not n.startswith("_")}
 
+    def members(self, mod, cls):
+        """Every member name of class ``cls`` of ``mod`` (private ones too), or None when it has no such class."""
+        got = self.tree(mod)
+        if got is None:
+            return None
+        found = None
+        for node in _body_nodes(got[0].body):
+            if isinstance(node, ast.ClassDef) and node.name == cls:
+                found = node
+        if found is None:
+            return None
+        out = set()
+        for node in found.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                out.add(node.name)
+            elif isinstance(node, ast.Assign):
+                out.update(t.id for t in node.targets if isinstance(t, ast.Name))
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                out.add(node.target.id)
+        for node in ast.walk(found):  # self.X = ... in any method
+            targets = node.targets if isinstance(node, ast.Assign) else \
+                [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
+            for t in targets:
+                if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+                    out.add(t.attr)
+        return sorted(out)
+
     def params(self, mod, qual):
         """{"args": [...], "varkw": bool} of the function ``qual`` ('f' or 'Class.method') of ``mod``, or None."""
         got = self.tree(mod)
@@ -247,7 +285,8 @@ class Sources:
 
 
 def extract(files):
-    """What one release holds: {"modules": [...], "names": {module: [...]}, "params": {callable: {...}}}."""
+    """What one release holds: {"modules": [...], "names": {module: [...]}, "params": {callable: {...}},
+    "members": {class: [...]}}."""
     src = Sources(files)
     modules = sorted(m for m in src.text if not MODULE_SKIP.search(m[len("torch."):]))
     names = {}
@@ -259,7 +298,12 @@ def extract(files):
         p = src.params(mod, qual)
         if p is not None and user not in params:
             params[user] = p
-    return {"modules": modules, "names": names, "params": params}
+    members = {}
+    for mod, cls in CLASSES:
+        got = src.members(mod, cls)
+        if got is not None:
+            members[cls] = got
+    return {"modules": modules, "names": names, "params": params, "members": members}
 
 
 # --------------------------------------------------------------------------- the table
@@ -281,7 +325,7 @@ def _span(present, releases):
 def build(per_release, version):
     """per_release: {release: extract()}."""
     releases = sorted(per_release, key=_key)
-    modules, names, params = {}, {}, {}
+    modules, names, params, members = {}, {}, {}, {}
     for r in releases:
         got = per_release[r]
         for m in got["modules"]:
@@ -289,6 +333,9 @@ def build(per_release, version):
         for mod, ns in got["names"].items():
             for n in ns:
                 names.setdefault(mod, {}).setdefault(n, set()).add(r)
+        for cls, ms in got.get("members", {}).items():
+            for n in ms:
+                members.setdefault(cls, {}).setdefault(n, set()).add(r)
         for fn, p in got["params"].items():
             d = params.setdefault(fn, {"args": {}, "varkw": set()})
             for a in p["args"]:
@@ -310,6 +357,8 @@ def build(per_release, version):
             "modules": {m: _span(rs, releases) for m, rs in sorted(modules.items())},
             "names": {mod: {n: _span(rs, releases) for n, rs in sorted(ns.items())} for mod, ns in sorted(names.items())},
             "params": fns,
+            "members": {cls: {n: _span(rs, releases) for n, rs in sorted(ms.items())}
+                        for cls, ms in sorted(members.items())},
             "sites": []}
 
 
@@ -321,8 +370,9 @@ def write_record(path, version, rows):
     with open(path, "w") as f:
         f.write("# Recorded by tools/gen_torch_api.py --pypi --record: per torch release, the wheel read (PyPI's sha256),\n"
                 "# then its modules (m), the public names of NAME_MODULES (n <module> <names>) and the parameters of\n"
-                "# CALLABLES (p <callable> <args> [**]), as the wheel's sources define them; after the first\n"
-                "# release, m+/m-/n+/n- give what a release adds and drops against the one before.\n")
+                "# CALLABLES (p <callable> <args> [**]) and the members of CLASSES (c <class> <names>), as the wheel's\n"
+                "# sources define them; after the first release, m+/m-/n+/n-/c+/c- give what a release adds and drops\n"
+                "# against the one before.\n")
         f.write("#! version %s\n" % version)
         prev = None
         for release, wheel, sha, got in rows:
@@ -348,6 +398,17 @@ def write_record(path, version, rows):
                                 f.write("n%s %s %s\n" % (sign, mod, " ".join(items)))
             for fn, p in sorted(got["params"].items()):
                 f.write("p %s %s%s\n" % (fn, ",".join(p["args"]), " **" if p["varkw"] else ""))
+            before_members = prev.get("members", {}) if prev else {}
+            for cls, ms in sorted(got.get("members", {}).items()):
+                if cls not in before_members:
+                    f.write("c %s %s\n" % (cls, " ".join(ms)))
+                    continue
+                for sign, items in (("+", sorted(set(ms) - set(before_members[cls]))),
+                                    ("-", sorted(set(before_members[cls]) - set(ms)))):
+                    if items:
+                        f.write("c%s %s %s\n" % (sign, cls, " ".join(items)))
+            for cls in sorted(set(before_members) - set(got.get("members", {}))):
+                f.write("c- %s\n" % cls)
             prev = got
 
 
@@ -361,7 +422,8 @@ def from_slice(path):
             elif line.startswith("#! release "):
                 prev = cur
                 cur = {"modules": list(prev["modules"]) if prev else [],
-                       "names": {m: list(ns) for m, ns in prev["names"].items()} if prev else {}, "params": {}}
+                       "names": {m: list(ns) for m, ns in prev["names"].items()} if prev else {}, "params": {},
+                       "members": {c: list(ms) for c, ms in prev["members"].items()} if prev else {}}
                 per[line.split()[2]] = cur
             elif cur is None or not line or line.startswith("#"):
                 continue
@@ -384,6 +446,17 @@ def from_slice(path):
                     cur["names"][mod] = sorted(set(cur["names"].get(mod, ())) - set(items))
                 else:
                     cur["names"].pop(mod, None)
+            elif line.startswith(("c ", "c+ ", "c- ")):
+                parts = line.split()
+                kind, cls, items = parts[0], parts[1], parts[2:]
+                if kind == "c":
+                    cur["members"][cls] = items
+                elif kind == "c+":
+                    cur["members"][cls] = sorted(set(cur["members"].get(cls, ())) | set(items))
+                elif items:
+                    cur["members"][cls] = sorted(set(cur["members"].get(cls, ())) - set(items))
+                else:
+                    cur["members"].pop(cls, None)
             elif line.startswith("p "):
                 parts = line[2:].split()
                 args = [x for x in parts[1:] if x != "**"]
@@ -495,9 +568,9 @@ def main(argv):
         a.error("no torch release read")
     doc = build(per, version)
     path = knowgen.write("torch_api", doc, a.out)
-    print("%s: %d releases, %d modules, %d names, %d callables" % (
+    print("%s: %d releases, %d modules, %d names, %d callables, %d classes" % (
         path, len(doc["releases"]), len(doc["modules"]), sum(len(v) for v in doc["names"].values()),
-        len(doc["params"])))
+        len(doc["params"]), len(doc["members"])))
     return 0
 
 

@@ -24,6 +24,14 @@ _ATTR = re.compile(r"module '(torch\.distributed(?:\.[A-Za-z_][\w.]{0,120})?|tor
 _IMPORT = re.compile(r"cannot import name '([A-Za-z_]\w{0,80})' from '(torch\.(?:distributed|nn\.parallel)"
                      r"(?:\.[A-Za-z_][\w.]{0,120})?)'")
 _NOMOD = re.compile(r"No module named '(torch\.(?:distributed|nn\.parallel)\.[A-Za-z_][\w.]{0,120})'")
+# the constructor call a traceback shows above a bare "__init__() got an unexpected keyword argument"
+_CALL = re.compile(r"\b(DistributedDataParallel|FullyShardedDataParallel|DDP|FSDP)\s{0,4}\(")
+_ALIAS = {"DDP": "DistributedDataParallel", "FSDP": "FullyShardedDataParallel"}
+# torch/nn/modules/module.py Module.__getattr__: "'{type(self).__name__}' object has no attribute '{name}'"
+# (torch 1.6-1.7 raised it as torch.nn.modules.module.ModuleAttributeError)
+# (FullyShardedDataParallel is left out: its __getattr__ forwards to the wrapped module, so the model lacks it too)
+_OBJ = re.compile(r"'(DistributedDataParallel|DataParallel)' object has no attribute "
+                  r"'([A-Za-z_]\w{0,80})'")
 _KWARG = re.compile(r"\b([A-Za-z_]\w{0,80}(?:\.__init__)?)\(\) got an unexpected keyword argument '([A-Za-z_]\w{0,80})'")
 # the torch release the log prints: pip (`torch==2.1.0`, `torch  2.1.0`), torch.utils.collect_env
 # (`PyTorch version: 2.1.0`), transformers-cli / accelerate env (`PyTorch version (GPU?): 2.1.0 (True)`),
@@ -96,8 +104,18 @@ def asked(texts):
         if m:
             return "module", m.group(1).rstrip("."), None
         m = _KWARG.search(t)
+        if m and m.group(1) == "__init__":
+            # Python < 3.10 names no class ("__init__() got an unexpected keyword argument 'x'"): the
+            # traceback's source line above it names the call (model = DDP(model, ..., x=...))
+            cls = next((c.group(1) for u in texts for c in [_CALL.search(u)] if c), None)
+            if cls:
+                return "kwarg", _ALIAS.get(cls, cls) + ".__init__", m.group(2)
+            continue
         if m:
             return "kwarg", m.group(1), m.group(2)
+        m = _OBJ.search(t)
+        if m:
+            return "obj", m.group(1), m.group(2)
     return None
 
 
@@ -112,6 +130,11 @@ def span(kind, where, name, tb=None):
         if where not in names and what not in mods:
             return None, None  # a module whose names the table does not hold: no answer rather than a guess
         return what, names.get(where, {}).get(name) or mods.get(what)
+    if kind == "obj":
+        ms = tb.get("members", {}).get(where)
+        if ms is None:
+            return None, None
+        return "%s.%s" % (where, name), ms.get(name)
     fn = where[:-len(".__init__")] if where.endswith(".__init__") else where
     p = params.get(fn)
     if p is None:
@@ -163,6 +186,18 @@ def compute(texts, tb=None):
     yours = (" (your torch is %s)" % have) if have else ""
     instead = INSTEAD.get(name) or elsewhere(kind, where, name, sp, tb)
     alt = ("; or use %s" % instead) if instead else ""
+    if kind == "obj" and sp is None:
+        first, last = tb["releases"][0], tb["releases"][-1]
+        if name.startswith("_"):
+            line = ("%s is private and no torch release from %s to %s gives the %s wrapper a member of that name: the "
+                    "code was written against another torch's internals; pin the torch it was written for, or port it"
+                    % (what, first, last, where))
+            return line, "generated/torch_api.json: %s's members per release" % where
+        line = ("%s is not an attribute of the %s wrapper in any torch release from %s to %s: it is your model's. The "
+                "wrapper keeps the model as .module and forwards only forward(): use model.module.%s (or keep a "
+                "reference to the unwrapped model; accelerate: accelerator.unwrap_model(model).%s)"
+                % (name, where, first, last, name, name))
+        return line, "generated/torch_api.json: %s's members per release (torch/nn/modules/module.py __getattr__)" % where
     if sp is None and _private(kind, where, name):
         public = PUBLIC.get(name or "")
         line = ("%s is private (a leading '_'; the table holds the public API only): private names come and go "
@@ -197,6 +232,22 @@ def compute(texts, tb=None):
                        "" if kind != "kwarg" else ", or drop the argument %s" % name)
         return line, "generated/torch_api.json: first in torch %s of the releases read (%s to %s)" % (
             since, first, last)
+    if kind == "kwarg":
+        if have and _vt(have) >= _vt(first):
+            line = ("%s is accepted by every torch release from %s to %s, your torch %s included: the %s called is "
+                    "not torch's (another library's class of that name, e.g. apex.parallel's), or another torch is "
+                    "imported (python -c 'import torch; print(torch.__version__, torch.__file__)')"
+                    % (what, first, last, have, where.split(".")[0]))
+        else:
+            line = ("%s is accepted by every torch release from %s to %s: your torch is older than %s (upgrade: "
+                    "pip install 'torch>=%s'), or the %s called is another library's (e.g. apex.parallel's)"
+                    % (what, first, last, first, first, where.split(".")[0]))
+        return line, "generated/torch_api.json: in every release read"
+    if kind == "obj":
+        line = ("%s is a member of torch's %s in every release from %s to %s: your torch is older than %s, the object "
+                "is another library's class of that name (apex.parallel's), or an attribute the wrapper sets later "
+                "(in a later call) was read before it" % (what, where, first, last, first))
+        return line, "generated/torch_api.json: %s's members per release" % where
     line = ("%s is in every torch release from %s to %s: this torch was built without torch.distributed "
             "(python -c 'import torch.distributed as d; print(d.is_available())' prints False: the macOS / Windows "
             "wheels of some releases, USE_DISTRIBUTED=0 builds), or a file of yours named torch.py or "
