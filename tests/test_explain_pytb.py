@@ -84,11 +84,10 @@ def test_an_exception_group_of_the_running_interpreter(kb):
     assert [t["exc"] for t in tbs] == ["ExceptionGroup", "ValueError", "ValueError"]
     assert all(t["group"] for t in tbs)
     assert tbs[1]["frames"][-1][2] == "group"
-    # the scan answers from the group's first sub-exception with a traceback (the group's own line,
-    # 'ExceptionGroup: ...', is no exception line of explain's: its name does not end in Error/Exception)
+    # the answer is the group's first sub-exception with a traceback, the group named
     f = explain.explain_text(text, kb)["findings"][0]
     assert f["id"] == "code.exception" and "ValueError: invalid literal for int() with base 10: 'a'" in f["notes"][1]
-    assert "exception group (PEP 654)" in f["notes"][-1]
+    assert "exception group ExceptionGroup: two bad values" in f["notes"][-1]
 
 
 def test_cpythons_exception_group_basic_case():
@@ -260,6 +259,29 @@ def test_a_torch_distributed_module_keeps_its_family_and_torch_frames_read_as_th
     assert _root(res) == ("root_cause", "code.exception", "structural")
     assert "inside torch at" in res["findings"][0]["notes"][1] and res["findings"][0]["notes"][0].startswith(
         "How sure: low")
+
+
+def test_a_traceback_read_forward_from_its_header(kb):
+    # an exception whose name the scan's exception pattern does not know (dynamo's 'Unsupported'; the
+    # message made up here): the traceback is read from its header to the line that ends it
+    text = ('Traceback (most recent call last):\n'
+            '  File "/w/train.py", line 40, in <module>\n    out = cmodel(x)\n'
+            '  File "/opt/conda/lib/python3.10/site-packages/torch/_dynamo/eval_frame.py", line 328, in _fn\n'
+            '    return fn(*args, **kwargs)\n'
+            'torch._dynamo.exc.Unsupported: call_function BuiltinVariable(frobnicate) [] {}\n')
+    res = explain.explain_text(text, kb)
+    assert _root(res) == ("root_cause", "code.exception", "structural")
+    assert "/w/train.py:40" in res["findings"][0]["notes"][1] and "inside torch at" in res["findings"][0]["notes"][1]
+    # a chain: the first exception is the answer, the one it led to is named
+    chain = _format(_raise_chain_cause)
+    f = explain.explain_text(chain, kb)["findings"][0]
+    assert f["id"] == "code.exception" and "KeyError: 'labels'" in f["notes"][1]
+    assert "led to RuntimeError: could not build the batch (raised from it)" in f["notes"][2]
+    # KeyboardInterrupt says the process was stopped (SIGINT), not that its code failed: never "your script"
+    stopped = text.replace("torch._dynamo.exc.Unsupported: call_function BuiltinVariable(frobnicate) [] {}",
+                           "KeyboardInterrupt")
+    res = explain.explain_text(stopped, kb)
+    assert not res["findings"] or res["findings"][0]["id"] != "code.exception"
 
 
 def test_a_known_entry_comes_before_the_shape(kb):

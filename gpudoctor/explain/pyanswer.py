@@ -34,8 +34,13 @@ _LAUNCHER_PROGS = {"torchrun": "torchrun", "run.py": "python -m torch.distribute
                    "accelerate": "accelerate", "accelerate-launch": "accelerate launch"}
 
 
+# exceptions that say the process was stopped, not that its code failed (Doc/library/exceptions.rst:
+# KeyboardInterrupt is SIGINT, SystemExit is sys.exit(), GeneratorExit and asyncio's CancelledError a cleanup)
+_STOPPED = ("KeyboardInterrupt", "SystemExit", "GeneratorExit", "CancelledError")
+
+
 def _tb_echo(tb):
-    return any(w in tb["exc"] for w in _ECHO_EXC)
+    return any(w in tb["exc"] for w in _ECHO_EXC) or tb["exc"].rsplit(".", 1)[-1] in _STOPPED
 
 
 def _chain_after(scan, tb):
@@ -94,6 +99,14 @@ def structural(scan, kb):
         cands.append(tb)
     term = scan.matches.get("_struct_terminate", [])
     first_tb = cands[0] if cands and not (term and term[0].line < cands[0]["line"]) else None
+    if first_tb and first_tb["exc"].rsplit(".", 1)[-1] in ("ExceptionGroup", "BaseExceptionGroup"):
+        # an exception group (PEP 654) is answered from its first sub-exception that has a traceback of its
+        # own (printed after the group's line, behind the group's margins): what failed inside the group
+        sub = next((t for t in cands if t["group"] and t["line"] > first_tb["line"] and t.get("rank") ==
+                    first_tb.get("rank") and t["line"] - first_tb["line"] <= pytb.MAX_BACK_LINES), None)
+        if sub:
+            sub["in_group"] = _what(first_tb)
+            first_tb = sub
     args = scan.argparse[0] if scan.argparse and "launcher.script_args" in by else None
     if args and (first_tb is None or args["line"] < first_tb["line"]):
         return _argparse_finding(scan, kb, args)
@@ -147,7 +160,10 @@ def _traceback_finding(scan, kb, tb):
                           % (where, what, ", inside torch at %s" % torch_in if torch_in else ""))
         f["causes"][0]["fix"].insert(0, "open %s: %s - fix the code or the data there, then rerun on one GPU "
                                         "(python <script>, no launcher) before the cluster" % (where, what[:160]))
-    if tb.get("group"):
+    if tb.get("in_group"):
+        f["notes"].append("The first sub-exception of the exception group %s (PEP 654: each sub-exception is listed "
+                          "behind '|' margins)." % tb["in_group"][:200])
+    elif tb.get("group"):
         f["notes"].append("It was raised inside an exception group (PEP 654): each sub-exception is listed behind "
                           "'|' margins; the first one is read here.")
     if chain:

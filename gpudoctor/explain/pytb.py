@@ -296,6 +296,65 @@ def record(scan, hit, win):
     tbs.append(tb)
 
 
+# an exception's name as format_exception_only prints it, for the line a traceback read forward ends in: a
+# class name (dotted, or capitalised) - 'socket.gaierror', 'KeyboardInterrupt', 'torch._dynamo.exc.Unsupported' -
+# never a source line such as 'else:' or 'main'
+_EXC_CLASS = re.compile(r"^(?:(?:[A-Za-z_]\w{0,80}\.){1,12}[A-Za-z_]\w{0,80}|[A-Z]\w{0,80})(?::|$)")
+
+
+def record_header(scan, hit, win):
+    """Read forward from a 'Traceback (most recent call last):' line (a '_struct_traceback' hit) to the
+    exception line that ends it, for the exceptions whose names the scan's exception pattern does not
+    know ('socket.gaierror: ...', 'KeyboardInterrupt', 'torch._dynamo.exc.Unsupported: ...'): kept in
+    scan.tracebacks like record()'s; a traceback record() reads at its exception line is kept once."""
+    tbs = scan.tracebacks
+    if len(tbs) >= MAX_TRACEBACKS or scan.tb_tries >= MAX_TRIES:
+        return
+    text0 = win.text(0)
+    if not HEADER.match(_body(text0)[0]):
+        return
+    scan.tb_tries += 1
+    rank = hit.origin[0] if hit.origin else None
+    lines, nframes, size = [text0], 0, 0
+    for i in range(1, MAX_BACK_LINES):
+        raw = win.raw(i)
+        size += len(raw)
+        if (not raw and not win.raw(i + 1)) or size > MAX_BACK_BYTES:
+            return
+        text = win.text(i) if len(raw) <= 4096 else ""
+        if rank is not None and origin(text)[0] not in (rank, None):
+            continue  # another rank's line, interleaved
+        lines.append(text)
+        body, _ = _body(text)
+        if _frame(lines, len(lines) - 1, body):
+            nframes += 1
+            continue
+        if HEADER.match(body) or body in (CAUSE, CONTEXT):
+            return  # a header without an exception line: cut
+        if nframes and _EXC_CLASS.match(body) and EXC_LINE.match(body):
+            tb = parse_back(lines)
+            if tb is None:
+                return
+            line = hit.line + i
+            if any(t["line"] == line for t in tbs):
+                return
+            tb.update(line=line, header_line=hit.line, rank=rank, intro=None, intro_line=None,
+                      hit=type(hit)(line, text.strip()[:400], hit.pattern, {"exc": tb["exc"]}, None, hit.origin))
+            # what was printed just before the header: a chain's message, a logger's record, 'Exception ignored'
+            pre, back = _same_rank(_lines_before(scan, win, 4, 1 << 13), rank)
+            for k in range(len(pre) - 1, -1, -1):
+                b, _ = _body(pre[k])
+                if not b:
+                    continue
+                if b in (CAUSE, CONTEXT):
+                    tb["chain"] = "cause" if b == CAUSE else "context"
+                else:
+                    tb["intro"], tb["intro_line"] = b[:300], hit.line - back[k]
+                break
+            tbs.append(tb)
+            return
+
+
 def record_argparse(scan, hit, win):
     """An argparse error line ('<prog>: error: <message>') with its 'usage: <prog>' line before it
     (ArgumentParser.error): kept in scan.argparse (the first MAX_ARGPARSE)."""
@@ -322,3 +381,6 @@ def record_argparse(scan, hit, win):
     if usage is None and not (msg.startswith(ARGPARSE_MESSAGES) and (prog.endswith(".py") or prog in LAUNCHER_PROGS)):
         return  # a paste that left the usage out: only argparse's own messages, from a script or a launcher
     scan.argparse.append({"line": hit.line, "prog": prog, "msg": msg, "hit": hit, "usage": usage, "rank": rank})
+
+
+RECORD = {"_struct_exc": record, "_struct_argparse": record_argparse, "_struct_traceback": record_header}

@@ -437,10 +437,10 @@ def _replay(scan, lineno, win, got):
                     scan.error_lines.append(lineno)
         else:
             _record(scan, p.entry, hit, p.rank)
-            if p.entry in ("_struct_exc", "_struct_argparse"):  # read back its traceback / usage line
-                from gpudoctor.explain import pytb
+            if p.entry in ("_struct_exc", "_struct_argparse", "_struct_traceback"):  # pytb reads the traceback
+                from gpudoctor.explain import pytb  # (or argparse's usage line) around it
 
-                (pytb.record if p.entry == "_struct_exc" else pytb.record_argparse)(scan, hit, win)
+                pytb.RECORD[p.entry](scan, hit, win)
 
 
 def _record(scan, eid, hit, rank):
