@@ -311,6 +311,12 @@ def test_argparse_with_its_usage_and_the_launchers_own_refusal(kb):
     # https://github.com/huggingface/pytorch-image-models/issues/1742: torchrun's own parser
     f = explain.explain_text("torchrun: error: unrecognized arguments: --nproc-per-node=1\n", kb)["findings"][0]
     assert f["id"] == "launcher.script_args" and "The launcher itself (torchrun)" in f["notes"][1]
+    # https://github.com/hollowstrawberry/kohya-colab/issues/123 (a notebook passed --quiet to an accelerate
+    # that had no such option; fixed in the notebook): accelerate's top-level parser is 'Accelerate CLI tool'
+    text = ("usage: accelerate <command> [<args>]\n"
+            "Accelerate CLI tool: error: unrecognized arguments: --quiet\n")
+    f = explain.explain_text(text, kb)["findings"][0]
+    assert f["id"] == "launcher.script_args" and "The launcher itself (accelerate)" in f["notes"][1]
     # not argparse: another program's 'error:' line without a usage line stays what it was
     res = explain.explain_text("mytool: error: argument frobnication failed\n", kb)
     assert not res["findings"] or res["findings"][0]["id"] != "launcher.script_args"

@@ -178,7 +178,7 @@ def _argparse_finding(scan, kb, a):
     prog, msg = a["prog"], a["msg"]
     f = _structural_finding(kb.by_id["launcher.script_args"], a["hit"], "argparse's usage line, then '%s: error: "
                             "...'" % prog, scan, sure="medium")
-    launcher = _LAUNCHER_PROGS.get(prog)
+    launcher = _LAUNCHER_PROGS.get(prog.split()[0].lower())
     if launcher:
         f["notes"].append("The launcher itself (%s) refused its command line: %s. Its options go before the "
                           "script's name; everything after the script goes to the script." % (launcher, msg))

@@ -59,7 +59,11 @@ _SEPARATOR = re.compile(r"^[+\-]*-{4,}(?: ?(?:\d{1,6}|\.\.\.) ?-{4,})?[+\-]*$")
 _EXC_NAMED = re.compile(r"^(?:[A-Za-z_]\w{0,80}\.){0,12}[A-Z]\w{0,80}(?:Error|Exception|Exit|Interrupt|Warning|"
                         r"Iteration|Group|NotMet|Failure)(?::|$)")
 USAGE = re.compile(r"^usage: (?P<prog>\S{1,200})")
-ARGPARSE_ERROR = re.compile(r"^(?P<prog>[^\s:]{1,200}): error: (?P<msg>[^\n]{1,300})")
+# (accelerate's parsers: ArgumentParser("Accelerate CLI tool", usage="accelerate <command> [<args>]") and its
+# subcommands, whose prog argparse makes from that usage: 'accelerate <command> [<args>] launch'
+# (accelerate/commands/accelerate_cli.py, Lib/argparse.py add_subparsers))
+ARGPARSE_ERROR = re.compile(r"^(?P<prog>Accelerate CLI tool|accelerate <command> \[<args>\] [\w-]{1,40}|[^\s:]{1,200}): "
+                            r"error: (?P<msg>[^\n]{1,300})")
 
 # argparse's own messages (Lib/argparse.py: parse_args, _parse_known_args, ArgumentError.__str__)
 ARGPARSE_MESSAGES = ("unrecognized arguments: ", "the following arguments are required: ", "argument ",
@@ -374,11 +378,12 @@ def record_argparse(scan, hit, win):
         b, _ = _body(before[k])
         u = USAGE.match(b)
         if u:
-            if u.group("prog") != prog:
+            if u.group("prog").lower() != prog.split()[0].lower():
                 return
             usage = b[:300]
             break
-    if usage is None and not (msg.startswith(ARGPARSE_MESSAGES) and (prog.endswith(".py") or prog in LAUNCHER_PROGS)):
+    if usage is None and not (msg.startswith(ARGPARSE_MESSAGES) and (prog.endswith(".py") or
+                                                                     prog.split()[0].lower() in LAUNCHER_PROGS)):
         return  # a paste that left the usage out: only argparse's own messages, from a script or a launcher
     scan.argparse.append({"line": hit.line, "prog": prog, "msg": msg, "hit": hit, "usage": usage, "rank": rank})
 
