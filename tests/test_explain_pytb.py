@@ -311,6 +311,17 @@ def test_argparse_with_its_usage_and_the_launchers_own_refusal(kb):
     # https://github.com/huggingface/pytorch-image-models/issues/1742: torchrun's own parser
     f = explain.explain_text("torchrun: error: unrecognized arguments: --nproc-per-node=1\n", kb)["findings"][0]
     assert f["id"] == "launcher.script_args" and "The launcher itself (torchrun)" in f["notes"][1]
+    # beside torchrun's echo of the failed worker (its ChildFailedError traceback) the refusal is still the root
+    echo = ("E1126 03:00:00.000000 123 torch/distributed/elastic/multiprocessing/api.py:869] failed (exitcode: 2) "
+            "local_rank: 0 (pid: 2488) of binary: /usr/bin/python3\n"
+            "Traceback (most recent call last):\n"
+            '  File "/usr/local/bin/torchrun", line 8, in <module>\n    sys.exit(main())\n'
+            '  File "/usr/local/lib/python3.10/dist-packages/torch/distributed/launcher/api.py", line 263, in '
+            "launch_agent\n    raise ChildFailedError(\n"
+            "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\n")
+    res = explain.explain_text(text + echo, kb)
+    assert res["verdict"] == "root_cause" and [f["role"] for f in res["findings"]][:2] == ["root", "cascade"]
+    assert res["findings"][0]["id"] == "launcher.script_args"
     # https://github.com/hollowstrawberry/kohya-colab/issues/123 (a notebook passed --quiet to an accelerate
     # that had no such option; fixed in the notebook): accelerate's top-level parser is 'Accelerate CLI tool'
     text = ("usage: accelerate <command> [<args>]\n"

@@ -523,6 +523,9 @@ def _beside_echo(scan, kb):
     from an exception line of the rank's own (not the launcher's echo exception); else None."""
     own = {h.line for h in scan.matches.get("_struct_terminate", []) + scan.matches.get("_struct_exc", [])
            if not any(w in (h.groups.get("exc") or "") for w in _ECHO_EXC)}
+    # the rank's own argparse refusal, or a traceback read from its header (pytb.py), beside the launcher's echo
+    own.update(a["line"] for a in scan.argparse)
+    own.update(t["line"] for t in scan.tracebacks if not any(w in t["exc"] for w in _ECHO_EXC))
     if own:
         got = structural(scan, kb)
         if got and got["kind"] != "echo" and got["first_line"] in own:
