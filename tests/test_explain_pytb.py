@@ -369,3 +369,20 @@ def test_exception_ignored_and_a_warning_records_traceback_are_healthy(kb):
     warned = _CAUGHT.replace("step 10 loss 1.2\n", "2024-03-01 12:00:00,123 - WARNING - checkpoint upload failed, "
                                                   "retrying\n")
     assert explain.explain_text(warned, kb)["verdict"] == "no_error"
+
+
+def test_the_read_backs_are_capped_per_scan(kb):
+    # a log of thousands of traceback headers, exception lines or argparse-like lines costs at most MAX_TRIES
+    # read-backs of each kind (each bounded to MAX_BACK_LINES / MAX_BACK_BYTES)
+    import io
+
+    from gpudoctor.explain.scan import scan_stream
+
+    text = ("Traceback (most recent call last):\nRuntimeError: x\ntool: error: unrecognized arguments: --x\n"
+            * (pytb.MAX_TRIES + 50))
+    scan = scan_stream(io.BytesIO(text.encode()), kb)
+    assert scan.tb_tries == pytb.MAX_TRIES and scan.tracebacks == []
+    assert scan.ap_tries == pytb.MAX_TRIES and scan.argparse == []
+    # argparse refusals kept: the first MAX_ARGPARSE
+    scan = scan_stream(io.BytesIO(b"t.py: error: unrecognized arguments: --x\n" * 100), kb)
+    assert len(scan.argparse) == pytb.MAX_ARGPARSE
