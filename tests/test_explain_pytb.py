@@ -349,6 +349,10 @@ def test_a_caught_exception_that_training_logs_and_goes_on_after_is_healthy(kb):
     assert [n["id"] for n in res["context"]] == ["code.caught_exception"]
     # the same traceback at the end of the text: the program stopped there
     assert explain.explain_text(_CAUGHT + "step 11 loss 1.1\n", kb)["verdict"] == "root_cause"
+    # one rank's traceback among other ranks' lines: those ranks going on says nothing of this one
+    ranked = "".join("[rank1]: " + ln + "\n" for ln in _CAUGHT.splitlines()) + "".join(
+        "[rank0]: step %d loss 1.1\n" % i for i in range(11, 11 + pytb.MAX_GAP + 20))
+    assert explain.explain_text(ranked, kb)["verdict"] == "root_cause"
     # logger.exception's record before its traceback is part of it
     logged = went_on.replace("step 10 loss 1.2\n", "2024-03-01 12:00:00,123 - ERROR - checkpoint upload failed\n")
     assert explain.explain_text(logged, kb)["verdict"] == "no_error"

@@ -228,6 +228,10 @@ def _went_on_one(scan, tb):
         return True
     if intro and severity(intro) == "warn":
         return True  # a logger's WARNING record with its traceback (logger.warning(..., exc_info=True)): not fatal
+    if tb.get("rank") is not None or getattr(scan, "several", False):
+        # one rank's traceback among ranks' lines (or files): the lines after it may be the other ranks'
+        # going on while this one is gone; the text does not say that this rank went on
+        return False
     return _input_end(scan, tb["line"]) - tb["line"] >= WENT_ON_LINES
 
 
