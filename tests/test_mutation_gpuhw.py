@@ -121,6 +121,8 @@ def test_catalog_notes_one_per_xid_at_most_four():
     assert [n.split(" (")[0][-6:] for n in gpuhw.catalog_notes(five)] == ["Xid 79", "Xid 95", "Xid 48", "Xid 13"]
     assert len(gpuhw.catalog_notes(five, limit=5)) == 5
     assert gpuhw.catalog_notes([_number_past_the_cut(79)]) == []
+    # (Xid 8 is in the catalog: its '8' before the cut would read as Xid 8)
+    assert gpuhw.catalog_notes([_number_past_the_cut(88)]) == []
     assert gpuhw.catalog_notes([_number_past_the_cut(79)[2:]]) == [XID79]
 
 
@@ -143,6 +145,7 @@ def test_app_only_when_every_xid_is_the_applications():
     assert gpuhw._app_only([xid(999)]) is False  # not in the catalog
     assert gpuhw._app_only(["GPU has fallen off the bus"]) is False  # no Xid at all
     assert gpuhw._app_only([_number_past_the_cut(13)]) is False  # no Xid before the cut
+    assert gpuhw._app_only([_number_past_the_cut(88)]) is False  # (not Xid 8, RESTART_APP)
     assert gpuhw._app_only([_number_past_the_cut(13)[2:]]) is True
 
 
@@ -206,17 +209,20 @@ def test_fold_keeps_one_root_per_gpu():
                                                               "NVIDIA's Xid catalog, Xid 79 (x)"], title="lost")
     dup = _noted("gpu.again", [(7, long_text)], ["Xid 79: off the bus"], title="again")
     cascade = _noted("gpu.cascade", [(8, xid(79, "x", "0000:99:00"))], ["c"], role="cascade")
+    same_cascade = _noted("gpu.cascade_same", [(12, xid(79))], ["s"], role="cascade")
     other = _noted("gpu.other", [(9, xid(48, "x", "0000:3b:00")), (10, xid(48, "x", "0000:5e:00"))], ["o"])
     job = _noted("nccl.unhandled", [(11, "NCCL WARN on GPU 0000:3b:00.0")], ["n"], family="nccl")
-    kept = gpuhw.fold([root, same, dup, cascade, other, job])
-    assert [f["id"] for f in kept] == ["gpu.xid.fallen_off_bus", "gpu.cascade", "gpu.other", "nccl.unhandled"]
+    kept = gpuhw.fold([root, same, dup, cascade, other, job, same_cascade])
+    # a cascade (what followed from the root) stays listed, on the root's GPU or another
+    assert [f["id"] for f in kept] == ["gpu.xid.fallen_off_bus", "gpu.cascade", "gpu.other", "nccl.unhandled",
+                                       "gpu.cascade_same"]
     assert root["folded"] == ["gpu.lost", "gpu.again"]
     assert root["notes"] == [
         "root note",
         "Same GPU fault, also seen: gpu.lost (lost): line 7: " + long_text[:160],
         "Xid 79: off the bus", "NVIDIA's Xid catalog, Xid 79 (x)",
         "Same GPU fault, also seen: gpu.again (again): line 7: " + long_text[:160]]
-    assert cascade["notes"] == ["c"] and job["notes"] == ["n"]  # a cascade or another family: no GPU note
+    assert cascade["notes"] == ["c"] and job["notes"] == ["n"] and same_cascade["notes"] == ["s"]  # a cascade or another family: no GPU note
     assert other["notes"] == ["Another GPU: PCI 0000:3b:00, PCI 0000:5e:00.", "o"]
 
 
