@@ -281,7 +281,8 @@ def test_a_traceback_read_forward_from_its_header(kb):
     stopped = text.replace("torch._dynamo.exc.Unsupported: call_function BuiltinVariable(frobnicate) [] {}",
                            "KeyboardInterrupt")
     res = explain.explain_text(stopped, kb)
-    assert not res["findings"] or res["findings"][0]["id"] != "code.exception"
+    assert (res["verdict"], res["root"]) == ("echo_only", "cascade.signal")
+    assert "got SIGINT (KeyboardInterrupt, at /w/train.py:40)" in res["findings"][0]["notes"][1]
 
 
 def test_a_known_entry_comes_before_the_shape(kb):

@@ -111,8 +111,25 @@ def structural(scan, kb):
     if args and (first_tb is None or args["line"] < first_tb["line"]):
         return _argparse_finding(scan, kb, args)
     if first_tb is None:
-        return None
+        return _interrupted(scan, kb)
     return _traceback_finding(scan, kb, first_tb)
+
+
+def _interrupted(scan, kb):
+    """A traceback that ends in KeyboardInterrupt, with no other error of the program's: the process got
+    SIGINT (Python's default handler raises KeyboardInterrupt: Doc/library/signal.rst) - Ctrl-C, or srun /
+    a launcher passing a Ctrl-C on, or stopping it after another rank failed. An echo (cascade.signal):
+    the cause is whatever stopped it."""
+    tb = next((t for t in scan.tracebacks if t["exc"] == "KeyboardInterrupt"), None)
+    if tb is None or "cascade.signal" not in kb.by_id:
+        return None
+    f = _structural_finding(kb.by_id["cascade.signal"], tb["hit"], "a traceback that ends in KeyboardInterrupt", scan)
+    where = pytb.last_user_frame(tb)
+    f["notes"].append("The process got SIGINT (KeyboardInterrupt%s): someone pressed Ctrl-C, or srun / the launcher "
+                      "passed one on or stopped it after another rank failed. Not a bug of the code: find what stopped "
+                      "it (the first error of another rank, the scheduler's log)." % (
+                          ", at %s:%d" % where[:2] if where else ""))
+    return f
 
 
 def _traceback_finding(scan, kb, tb):
