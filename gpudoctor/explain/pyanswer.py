@@ -148,6 +148,9 @@ def _traceback_finding(scan, kb, tb):
                 break
         if f:
             break
+    if f is not None:  # the exception's type named the family: where it was raised, for the record
+        f["notes"].append("Raised at %s (%s)%s." % (at, what, "; your code's last frame: %s:%d" % user[:2]
+                                                    if user and user[0] != file else ""))
     torch_in = None
     if f is None and kind == "lib" and lib == "torch" and user and _lib_entry(by, file, lib)[1] is None:
         # torch's own frames are in every traceback: an exception raised in torch's Python code (outside the
@@ -172,9 +175,11 @@ def _traceback_finding(scan, kb, tb):
                                 "library's" % (tb["exc"], where) if kind == "user" else
                                 "%s raised in Python's standard library, called from %s" % (tb["exc"], where),
                                 scan, sure=sure)
-        f["notes"].append("The error is raised by your script at %s (%s%s); not the cluster: fix the code or the "
-                          "data it reads there, and run it on one GPU (one process, no launcher) first."
-                          % (where, what, ", inside torch at %s" % torch_in if torch_in else ""))
+        f["notes"].append("The error is raised by %s at %s (%s%s); not the cluster: fix the code or the data it reads "
+                          "there, and run it on one GPU (one process, no launcher) first."
+                          % ("your script" if kind == "user" or user else "Python's standard library (no frame of "
+                             "your code is in the traceback)", where, what,
+                             ", inside torch at %s" % torch_in if torch_in else ""))
         f["causes"][0]["fix"].insert(0, "open %s: %s - fix the code or the data there, then rerun on one GPU "
                                         "(python <script>, no launcher) before the cluster" % (where, what[:160]))
     if tb.get("in_group"):
