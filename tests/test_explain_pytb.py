@@ -146,6 +146,29 @@ def test_a_rich_traceback_panel_with_a_wrapped_path(kb):
     assert "codeparrot_training.py:115" in res["findings"][0]["notes"][1]
 
 
+def test_ipythons_traceback(kb):
+    # made here: IPython 8.12.3's ultratb.VerboseTB(color_scheme="NoColor") for train() calling a module's check()
+    text = ("---------------------------------------------------------------------------\n"
+            "ValueError                                Traceback (most recent call last)\n"
+            "File <stdin>:8\n\n"
+            "File <stdin>:6, in train(cfg={'bf16': True, 'fp16': True})\n\n"
+            "File /tmp/es/ipy/mylib.py:3, in check(cfg={'bf16': True, 'fp16': True})\n"
+            "      1 def check(cfg):\n"
+            '      2     if cfg.get("fp16") and cfg.get("bf16"):\n'
+            '----> 3         raise ValueError("fp16 and bf16 cannot both be set")\n'
+            "      4     return cfg\n\n"
+            "ValueError: fp16 and bf16 cannot both be set\n")
+    (tb,) = pytb.parse(text)
+    assert tb["frames"] == [("<stdin>", 8, ""), ("<stdin>", 6, "train"), ("/tmp/es/ipy/mylib.py", 3, "check")]
+    res = explain.explain_text(text, kb)
+    assert _root(res) == ("root_cause", "code.exception", "structural")
+    assert "/tmp/es/ipy/mylib.py:3 in check" in res["findings"][0]["notes"][1]
+    # a notebook cell (IPython 8) and IPython 7's '<path> in <fn>(...)' (its line is on the '---->' line)
+    assert pytb._frame([], 0, "Cell In[4], line 26") == ("<cell In[4]>", 26, "<module>")
+    assert pytb._frame([], 0, "/opt/x/site-packages/transformers/training_args.py in __init__(self, output_dir)") == \
+        ("/opt/x/site-packages/transformers/training_args.py", 0, "__init__")
+
+
 @pytest.mark.parametrize("path,want", [
     ("/opt/conda/lib/python3.10/site-packages/torch/nn/modules/module.py", ("lib", "torch")),
     ("/usr/lib/python3/dist-packages/deepspeed/runtime/engine.py", ("lib", "deepspeed")),

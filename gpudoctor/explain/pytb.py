@@ -43,7 +43,16 @@ _NOT_ARGPARSE = frozenset(("srun", "sbatch", "salloc", "slurmd", "slurmstepd", "
 
 HEADER = re.compile(r"^(?P<group>Exception Group )?Traceback \(most recent call last\):"
                     # rich's panel title (rich/traceback.py: 'Traceback [dim](most recent call last)')
-                    r"|^[\u256d\u2500 ]*Traceback \(most recent call last\)[\u2500\u256e ]*$")
+                    r"|^[\u256d\u2500 ]*Traceback \(most recent call last\)[\u2500\u256e ]*$"
+                    # IPython's (IPython/core/ultratb.py VerboseTB: the type, padding, then the title)
+                    r"|^(?:[A-Za-z_][\w.]{0,120}) {2,80}Traceback \(most recent call last\)$")
+# IPython 8's frames (ultratb.py _format_filename / format_record): 'File <path>:<line>, in <fn>(<args>)',
+# 'Cell In[4], line 26' (a notebook cell); IPython 7's '<path> in <fn>(<args>)'
+IPY_FRAME = re.compile(r"^File (?P<file>[^\s:][^\n]{0,500}?|[A-Za-z]:[\\/][^\n]{0,500}?):(?P<line>\d{1,9})"
+                       r"(?:, in (?P<fn>[\w<>.]{1,200}))?")
+IPY7_FRAME = re.compile(r"^(?P<file>(?:/|[A-Za-z]:[\\/])[^\n]{0,500}?\.py) in (?P<fn>[\w<>.]{1,200})(?:\(|$)")
+IPY_CELL = re.compile(r"^(?:Cell In ?\[(?P<cell>\d{1,7})\], line (?P<line>\d{1,9})|(?P<input><ipython-input-[\w-]{1,80}>) in "
+                      r"(?P<fn>[\w<>.]{1,200}))")
 RICH_FRAME = re.compile(r"^(?P<file>[^\s\u2502][^\u2502\n]{0,500}?):(?P<line>\d{1,9}) in (?P<fn>[\w<>.]{1,200})$")
 _PATH_START = re.compile(r"^(?:/|~|\.{1,2}[/\\]|<|[A-Za-z]:[/\\])")
 FRAME = re.compile(r'^File "(?P<file>[^"\n]{1,500})", line (?P<line>\d{1,9})(?:, in (?P<fn>[^\n]{1,200}))?')
@@ -130,11 +139,21 @@ def _frame(lines, i, body):
     f = FRAME.match(body)
     if f:
         return f.group("file"), int(f.group("line")), (f.group("fn") or "").strip()
+    if body.startswith(("File ", "Cell In", "<ipython-input")):
+        f = IPY_FRAME.match(body)
+        if f:
+            return f.group("file"), int(f.group("line")), f.group("fn") or ""
+        f = IPY_CELL.match(body)
+        if f:
+            if f.group("input"):
+                return f.group("input"), 0, f.group("fn")
+            return "<cell In[%s]>" % f.group("cell"), int(f.group("line")), "<module>"
     if " in " not in body or len(body) > 600:
         return None
     r = RICH_FRAME.match(body)
     if not r:
-        return None
+        r = IPY7_FRAME.match(body) if body[:1] == "/" or body[1:3] in (":\\", ":/") else None
+        return (r.group("file"), 0, r.group("fn")) if r else None  # (IPython 7 prints the line on '---> N')
     file = r.group("file")
     if i > 0 and not _PATH_START.match(file) and "/" not in file and "\\" not in file:
         prev, _ = _body(lines[i - 1])
