@@ -380,6 +380,11 @@ def test_a_caught_exception_that_training_logs_and_goes_on_after_is_healthy(kb):
     # logger.exception's record before its traceback is part of it
     logged = went_on.replace("step 10 loss 1.2\n", "2024-03-01 12:00:00,123 - ERROR - checkpoint upload failed\n")
     assert explain.explain_text(logged, kb)["verdict"] == "no_error"
+    # a later traceback that ended the program is the answer, not the caught one before it
+    ended = went_on + ('Traceback (most recent call last):\n  File "/home/u/train.py", line 99, in <module>\n'
+                       '    evaluate()\nValueError: no eval split\n')
+    f = explain.explain_text(ended, kb)["findings"][0]
+    assert f["id"] == "code.exception" and "train.py:99" in f["notes"][1]
     # an error after the traceback: not healthy
     failed = went_on + "RuntimeError: the run stopped\n"
     assert explain.explain_text(failed, kb)["verdict"] != "no_error"

@@ -97,6 +97,10 @@ def structural(scan, kb):
         if eid in by and by[eid]["kind"] == "echo":
             continue  # a launcher's own traceback reporting a failed worker: its echo
         cands.append(tb)
+    # a traceback the program went on after (a caught exception logged) is not the one that ended it, when a
+    # later one did
+    live = [t for t in cands if not _went_on_one(scan, t)]
+    cands = live or cands
     term = scan.matches.get("_struct_terminate", [])
     first_tb = cands[0] if cands and not (term and term[0].line < cands[0]["line"]) else None
     if first_tb and first_tb["exc"].rsplit(".", 1)[-1] in ("ExceptionGroup", "BaseExceptionGroup"):
