@@ -9,6 +9,8 @@
 #   MUTATION_REPORT_ONLY=1 MUTATION_WORKDIR=/tmp/x bench/mutation.sh  # the table of the run done there
 #   MUTATION_WITH="launch nccl_env" bench/mutation.sh   # also mutate checks/launch.py, checks/nccl_env.py
 #   MUTATION_ONLY="gpudoctor/drift.py" bench/mutation.sh  # one file (an only_mutate glob)
+#   MUTATION_ONLY="tools/gen_pmix_errors.py" bench/mutation.sh  # a generator of tools/ (its tests import it
+#       in-process: tests that run it in a subprocess do not count, mutmut cannot see what they call)
 #   MUTATION_NAMES="gpudoctor.node.xǁNodeǁ__init__*" bench/mutation.sh  # only these mutants (fnmatch
 #       globs over mutmut's names, which `mutmut run NAMES` takes), of the files MUTATION_ONLY names
 #   MUTATION_TESTS="tests/test_nccl_infolog.py" bench/mutation.sh  # judge by these tests (files or
@@ -30,6 +32,9 @@ CHILDREN=${MUTATION_CHILDREN:-1}   # the dev VM has 2 cores shared with others: 
 WITH=${MUTATION_WITH:-}
 ONLY=${MUTATION_ONLY:-gpudoctor/runner.py gpudoctor/drift.py gpudoctor/checks/*.py}
 NAMES=${MUTATION_NAMES:-}
+# tools/*.py (the knowledge generators) are mutated too when MUTATION_ONLY names them: see below
+SOURCES=gpudoctor
+case " $ONLY " in *" tools/"*) SOURCES="gpudoctor tools";; esac
 
 # The tests each module is judged by: the checks' own table-driven tests, the runner's report
 # tests and the mutation tests. Never the sshd / Slurm / namespace tests (slow, need servers).
@@ -83,6 +88,28 @@ PY
 )
 rm -f "$WORK/setup.cfg"
 
+# A generator in tools/ is imported by its tests as a top-level module (`import gen_pmix_errors`, tools/ on
+# sys.path) or run as a script (`python tools/gen_x.py`, __name__ "__main__"), while mutmut names its mutants
+# "tools.gen_x..." and switches one on only in a function whose __module__ is that name (the trampoline compares
+# orig.__module__). In the copy, each named generator sets __name__ to "tools.<name>" before its first
+# definition (a function's __module__ is the __name__ of the globals it is defined in) and keeps the real one
+# for its `if __name__ == "__main__":`.
+(cd "$WORK" && "$VENV/bin/python" - $ONLY <<'PY'
+import ast, glob, sys
+for pattern in sys.argv[1:]:
+    for path in sorted(glob.glob(pattern)):
+        if not path.startswith("tools/"):
+            continue
+        src = open(path).read()
+        first = min(n.lineno - len(getattr(n, "decorator_list", [])) for n in ast.parse(src).body
+                    if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
+        lines = src.splitlines(keepends=True)
+        lines.insert(first - 1, "_mutation_main, __name__ = __name__, %r\n" % path[:-3].replace("/", "."))
+        out = "".join(lines).replace('if __name__ == "__main__":', 'if _mutation_main == "__main__":')
+        open(path, "w").write(out)
+PY
+)
+
 skip="gpudoctor/checks/__init__.py"
 for name in launch nccl_env; do
     case " $WITH " in *" $name "*) ;; *) skip="$skip gpudoctor/checks/$name.py";; esac
@@ -90,7 +117,7 @@ done
 lines() { set -f; for x in $1; do printf '    %s\n' "$x"; done; set +f; }
 {
     echo "[mutmut]"
-    echo "source_paths = gpudoctor"
+    echo "source_paths ="; lines "$SOURCES"
     echo "only_mutate ="; lines "$ONLY"
     echo "do_not_mutate ="; lines "$skip"
     echo "pytest_add_cli_args = -p no:cacheprovider"
@@ -104,7 +131,8 @@ cd "$WORK"
 # recorded sysfs trees hold dangling links (a device's driver) that shutil.copytree refuses.
 mkdir -p mutants
 for entry in *; do
-    case "$entry" in gpudoctor|tests|mutants|setup.cfg|pyproject.toml|run.log) ;; *) ln -s "../$entry" "mutants/$entry";; esac
+    case " $SOURCES " in *" $entry "*) continue;; esac   # mutmut copies the source paths, mutated
+    case "$entry" in tests|mutants|setup.cfg|pyproject.toml|run.log) ;; *) ln -s "../$entry" "mutants/$entry";; esac
 done
 echo "mutmut $("$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("mutmut"))'), $CHILDREN worker(s), in $WORK"
 start=$(date +%s)
