@@ -94,6 +94,16 @@ REAL = {
                      "    line: raise AttributeError(f\"'{type(self).__name__}' object has no attribute '{name}'\")\n"
                      "AttributeError: 'DistributedDataParallel' object has no attribute 'num_iterations'\n",
                      "torch.ddp_wrapper_attribute", "removed in torch 2.1.0"),
+    # https://github.com/NVlabs/MambaVision/issues/9 (settled: "pip install --upgrade torch")
+    "mambavision_9": ("AttributeError: module 'torch.nn.functional' has no attribute 'scaled_dot_product_attention'\n",
+                      "torch.api_version", "arrived in torch 2.0.0"),
+    # https://github.com/dropbox/hqq/issues/15 (torch.compile on an old torch)
+    "hqq_15": ("AttributeError: module 'torch' has no attribute 'compile'\n", "torch.api_version",
+               "torch.compile arrived in torch 2.0.0"),
+    # https://github.com/MooreThreads/Moore-AnimateAnyone/issues/39 (torch.load(weights_only=...) on torch < 1.13,
+    # which passed it on to pickle; chaofengc/IQA-PyTorch#219 settled the same with torch >= 1.13)
+    "animateanyone_39": ("TypeError: 'weights_only' is an invalid keyword argument for Unpickler()\n",
+                         "torch.api_version", "load(weights_only=...) arrived in torch 1.13.0"),
     # https://github.com/shibing624/MedicalGPT/issues/191 (settled: the ds config's fp16 to 'auto')
     "medicalgpt_191": ("  File \"/home/wjy/software/anaconda3/envs/nlp/lib/python3.10/site-packages/transformers/"
                        "deepspeed.py\", line 220, in trainer_config_finalize\n"
@@ -162,7 +172,7 @@ def test_torch_api_answers_compare_the_log_version():
     init = "TypeError: __init__() got an unexpected keyword argument 'static_graph'"
     fix, _ = torchapi.compute(["    model = DDP(model, device_ids=[rank], static_graph=True)", init, "torch==1.10.2"])
     assert "DistributedDataParallel(static_graph=...) arrived in torch 1.11.0" in fix and "1.10.2 is older" in fix
-    assert torchapi.compute(["    sampler = DistributedSampler(ds, drop_last=True)", init]) is None
+    assert torchapi.compute(["    loader = DataLoader(ds, static_graph=True)", init]) is None
     # a wrapper's attribute: the model's own -> model.module.X; a member of a later torch -> that release
     fix, _ = torchapi.compute(["AttributeError: 'DistributedDataParallel' object has no attribute 'generate'"])
     assert "model.module.generate" in fix

@@ -50,7 +50,18 @@ GENERATOR = "tools/gen_torch_api.py"
 SOURCE = ("torch wheels on PyPI (https://pypi.org/project/torch/), the X.Y.0 release of each minor line, "
           "torch/distributed/**.py and torch/nn/parallel/**.py read with ast")
 FIRST = (1, 9)
-PKG_DIRS = ("torch/distributed/", "torch/nn/parallel/")
+PKG_DIRS = ("torch/distributed/", "torch/nn/parallel/",
+            # the non-distributed APIs training scripts most often meet on another torch: torch.compile / autocast
+            # (torch/__init__.py), scaled_dot_product_attention (nn/functional.py), torch.amp and its GradScaler,
+            # checkpoint(use_reentrant=...), torch.load(weights_only=...), DistributedSampler(drop_last=...)
+            "torch/__init__.py", "torch/nn/functional.py", "torch/amp/", "torch/cuda/amp/", "torch/utils/checkpoint.py",
+            "torch/serialization.py", "torch/utils/data/distributed.py")
+# torch/__init__.py binds most of its names from torch._C (not Python), so only these, which it binds itself,
+# are recorded for the module `torch` (explain answers for no other name of it)
+TOP_NAMES = ["compile", "autocast", "inference_mode", "set_float32_matmul_precision", "use_deterministic_algorithms",
+             "vmap", "func", "export", "amp", "cond", "library", "set_default_device", "get_default_device",
+             "is_deterministic_algorithms_warn_only_enabled", "accelerator", "distributed", "compiler", "nested",
+             "sparse", "mps", "xpu", "mtia"]
 # below a public package: tests, benchmarks, examples (not importable by users in practice)
 # and private modules below the first level (torch.distributed._tensor is kept, as users import it;
 # torch.distributed.fsdp._runtime_utils is not)
@@ -63,9 +74,15 @@ NAME_MODULES = [
     "torch.distributed.algorithms.ddp_comm_hooks", "torch.distributed.optim", "torch.distributed.pipelining",
     "torch.distributed.fsdp.wrap", "torch.distributed.run", "torch.distributed._composable",
     "torch.distributed._composable.fsdp", "torch.nn.parallel",
+    "torch", "torch.nn.functional", "torch.amp", "torch.cuda.amp", "torch.utils.checkpoint",
 ]
 # (module, qualified name in it, the name users write); the method of a class is Class.__init__
 CALLABLES = [
+    ("torch.utils.checkpoint", "checkpoint", "checkpoint"),
+    ("torch.serialization", "load", "load"),
+    ("torch.utils.data.distributed", "DistributedSampler.__init__", "DistributedSampler"),
+    ("torch.amp.grad_scaler", "GradScaler.__init__", "GradScaler"),
+    ("torch.cuda.amp.grad_scaler", "GradScaler.__init__", "GradScaler"),
     ("torch.distributed.distributed_c10d", "init_process_group", "init_process_group"),
     ("torch.distributed.distributed_c10d", "new_group", "new_group"),
     ("torch.distributed.distributed_c10d", "new_subgroups", "new_subgroups"),
@@ -292,7 +309,8 @@ def extract(files):
     names = {}
     for mod in NAME_MODULES:
         if src.tree(mod) is not None:
-            names[mod] = sorted(n for n in src.names(mod) if not n.startswith("_"))
+            names[mod] = sorted(n for n in src.names(mod) if not n.startswith("_") and
+                                (mod != "torch" or n in TOP_NAMES))
     params = {}
     for mod, qual, user in CALLABLES:
         p = src.params(mod, qual)

@@ -1,4 +1,6 @@
-"""Which torch release has a torch.distributed name, module or keyword argument (computed fix `torch_api`).
+"""Which torch release has a torch.distributed name, module or keyword argument (computed fix `torch_api`), and
+the few other torch APIs scripts meet most (torch.compile, scaled_dot_product_attention, torch.amp,
+checkpoint(use_reentrant=...), torch.load(weights_only=...), DistributedSampler(drop_last=...)).
 
 A script written for one torch fails on another with one of these (the wordings are CPython's:
 Objects/moduleobject.c module_getattro "module '%U' has no attribute '%U'", Python/ceval.c
@@ -19,13 +21,30 @@ import json
 import os
 import re
 
-_ATTR = re.compile(r"module '(torch\.distributed(?:\.[A-Za-z_][\w.]{0,120})?|torch\.nn\.parallel)' has no attribute "
-                   r"'([A-Za-z_]\w{0,80})'")
-_IMPORT = re.compile(r"cannot import name '([A-Za-z_]\w{0,80})' from '(torch\.(?:distributed|nn\.parallel)"
-                     r"(?:\.[A-Za-z_][\w.]{0,120})?)'")
-_NOMOD = re.compile(r"No module named '(torch\.(?:distributed|nn\.parallel)\.[A-Za-z_][\w.]{0,120})'")
+# the modules the table records (tools/gen_torch_api.py PKG_DIRS): torch.distributed, torch.nn.parallel and the
+# few others scripts meet most (torch itself, torch.nn.functional, torch.amp, torch.cuda.amp, checkpoint)
+_MODS = (r"torch\.distributed(?:\.[A-Za-z_][\w.]{0,120})?|torch\.nn\.parallel(?:\.[A-Za-z_]\w{0,60})?|"
+         r"torch\.nn\.functional|torch\.amp(?:\.[A-Za-z_]\w{0,60})?|torch\.cuda\.amp(?:\.[A-Za-z_]\w{0,60})?|"
+         r"torch\.utils\.checkpoint|torch\.utils\.data\.distributed|torch")
+_ATTR = re.compile(r"module '(%s)' has no attribute '([A-Za-z_]\w{0,80})'" % _MODS)
+_IMPORT = re.compile(r"cannot import name '([A-Za-z_]\w{0,80})' from '(%s)'" % _MODS)
+_NOMOD = re.compile(r"No module named '(torch\.(?:distributed|nn\.parallel|amp|cuda\.amp)(?:\.[A-Za-z_][\w.]{0,120})?)'")
+# a keyword an older torch's function did not take, where it takes **kwargs and says so itself:
+# torch/utils/checkpoint.py (1.x) raised ValueError("Unexpected keyword arguments: " + ",".join(kwargs));
+# torch.load passed unknown keywords on to pickle's load (CPython Modules/_pickle.c via getargs:
+# "'%U' is an invalid keyword argument for load()")
+_CKPT = re.compile(r"Unexpected keyword arguments: (use_reentrant|context_fn|determinism_check|debug)\b")
+_PICKLE = re.compile(r"'(weights_only|mmap)' is an invalid keyword argument for (?:load|Unpickler)\(\)")
+# only these names of the module `torch` itself are recorded (gen_torch_api.py TOP_NAMES), and of them only these
+# are answered: functions, and submodules that did not exist before they were bound (torch.amp and
+# torch.distributed existed long before torch/__init__.py named them, so theirs is no release question)
+_PARTIAL = {"torch"}
+_TOP_ANSWERED = {"compile", "compiler", "export", "accelerator", "func", "vmap", "cond", "autocast", "inference_mode",
+                 "set_float32_matmul_precision", "use_deterministic_algorithms", "set_default_device",
+                 "get_default_device", "is_deterministic_algorithms_warn_only_enabled", "nested", "library"}
 # the constructor call a traceback shows above a bare "__init__() got an unexpected keyword argument"
-_CALL = re.compile(r"\b(DistributedDataParallel|FullyShardedDataParallel|DDP|FSDP)\s{0,4}\(")
+_CALL = re.compile(r"\b(DistributedDataParallel|FullyShardedDataParallel|DDP|FSDP|DistributedSampler|GradScaler)"
+                   r"\s{0,4}\(")
 _ALIAS = {"DDP": "DistributedDataParallel", "FSDP": "FullyShardedDataParallel"}
 # torch/nn/modules/module.py Module.__getattr__: "'{type(self).__name__}' object has no attribute '{name}'"
 # (torch 1.6-1.7 raised it as torch.nn.modules.module.ModuleAttributeError)
@@ -116,6 +135,12 @@ def asked(texts):
         m = _OBJ.search(t)
         if m:
             return "obj", m.group(1), m.group(2)
+        m = _CKPT.search(t)
+        if m:
+            return "kwarg", "checkpoint", m.group(1)
+        m = _PICKLE.search(t)
+        if m:
+            return "kwarg", "load", m.group(1)
     return None
 
 
@@ -129,6 +154,8 @@ def span(kind, where, name, tb=None):
         what = "%s.%s" % (where, name)
         if where not in names and what not in mods:
             return None, None  # a module whose names the table does not hold: no answer rather than a guess
+        if where in _PARTIAL and (name not in names.get(where, {}) or name not in _TOP_ANSWERED):
+            return None, None  # torch's own names come mostly from torch._C: only the recorded ones are answered
         return what, names.get(where, {}).get(name) or mods.get(what)
     if kind == "obj":
         ms = tb.get("members", {}).get(where)
@@ -248,6 +275,11 @@ def compute(texts, tb=None):
                 "is another library's class of that name (apex.parallel's), or an attribute the wrapper sets later "
                 "(in a later call) was read before it" % (what, where, first, last, first))
         return line, "generated/torch_api.json: %s's members per release" % where
+    if not where.startswith("torch.distributed"):
+        line = ("%s is in every torch release from %s to %s: your torch is older than %s (python -c 'import torch; "
+                "print(torch.__version__, torch.__file__)'), or a file or folder of yours named torch shadows it"
+                % (what, first, last, first))
+        return line, "generated/torch_api.json"
     line = ("%s is in every torch release from %s to %s: this torch was built without torch.distributed "
             "(python -c 'import torch.distributed as d; print(d.is_available())' prints False: the macOS / Windows "
             "wheels of some releases, USE_DISTRIBUTED=0 builds), or a file of yours named torch.py or "
