@@ -26,8 +26,9 @@ from gpudoctor.explain import torchapi  # noqa: E402
 # name and a word of the fix the thread settled on.
 REAL = {
     # https://github.com/QwenLM/Qwen2.5-Omni/issues/87 (settled: a newer torch, "Please use torch==2.6.0")
+    # (a submodule: an attribute once imported; the module exists since torch 2.2)
     "qwen_omni_87": ("AttributeError: module 'torch.distributed' has no attribute 'device_mesh'\n",
-                     "torch.api_version", "arrived in torch 2."),
+                     "torch.api_version", "import torch.distributed.device_mesh"),
     # https://github.com/zyushun/Adam-mini/issues/33 (settled: "upgrade your torch version")
     "adam_mini_33": ("torch version is 1.12.0+cu116\n"
                      "ModuleNotFoundError: No module named 'torch.distributed._tensor'\n",
@@ -179,6 +180,9 @@ def test_torch_api_answers_compare_the_log_version():
     fix, _ = torchapi.compute(["AttributeError: 'DistributedDataParallel' object has no attribute 'join_hook'",
                                "torch==1.9.0"])
     assert "DistributedDataParallel.join_hook arrived in torch 1.10.0" in fix
+    # a submodule the package does not import itself: import it (upgrade only when older than the module)
+    fix, _ = torchapi.compute(["AttributeError: module 'torch.distributed' has no attribute 'fsdp'", "torch==2.4.0"])
+    assert "import torch.distributed.fsdp" in fix and "upgrade" not in fix
     # private names are not in the table: never "no release has it"
     fix, _ = torchapi.compute(["AttributeError: module 'torch.distributed' has no attribute '_all_gather_base'"])
     assert "is private" in fix and "all_gather_into_tensor" in fix

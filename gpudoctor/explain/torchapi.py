@@ -213,6 +213,19 @@ def compute(texts, tb=None):
     yours = (" (your torch is %s)" % have) if have else ""
     instead = INSTEAD.get(name) or elsewhere(kind, where, name, sp, tb)
     alt = ("; or use %s" % instead) if instead else ""
+    if kind == "attr" and sp is not None and not tb.get("names", {}).get(where, {}).get(name) and \
+            what in tb.get("modules", {}):
+        # a submodule the package does not import itself: an attribute only once something imports it
+        first, last = tb["releases"][0], tb["releases"][-1]
+        since, removed = sp.get("since"), sp.get("removed")
+        have = torch_in_log(texts)
+        line = "%s is a submodule (in torch %s%s): import it before use, import %s" % (
+            what, ("since " + since) if since else "from %s on" % first,
+            (", removed in " + removed) if removed else "", what)
+        if since and (not have or _vt(have) < _vt(since)):
+            line += "; on a torch older than %s upgrade: pip install 'torch>=%s'%s" % (
+                since, since, (" (your torch is %s)" % have) if have else "")
+        return line, "generated/torch_api.json: %s is a module of the releases read (%s to %s)" % (what, first, last)
     if kind == "obj" and sp is None:
         first, last = tb["releases"][0], tb["releases"][-1]
         if name.startswith("_"):
