@@ -220,87 +220,107 @@ def test_nvrm_best_line_is_the_most_specific():
         knowgen.printf_to_regex("NVRM: has fallen off the bus and is not responding")[1])
     assert nvrm._best_line("  abc  \n%s") == ("abc", knowgen.printf_to_regex("abc")[0], "abc")
     assert nvrm._best_line("%s") == ("", None, "")
+    # a blank line first; a line with one literal character; of two as specific, the first
+    assert nvrm._best_line("\n\nNVRM: lost\n")[0] == "NVRM: lost"
+    assert nvrm._best_line("x %d")[0] == "x %d"
+    assert nvrm._best_line("abc %d\nxyz %d")[0] == "abc %d"
     assert nvrm._line_of("a\nb\nc", 0) == 1 and nvrm._line_of("a\nb\nc", 2) == 2 and nvrm._line_of("a\nb\nc", 4) == 3
 
 
 NV_C = '''static void f(void)
 {
+    nv_printf(NV_DBG_ERRORS);
+    nv_printf(NV_DBG_ERRORS, fmt_variable, x);
+#define nv_printf(NV_DBG_ERRORS, "NVRM: a macro's own definition is no message\\n")
     nv_printf(NV_DBG_ERRORS, "NVRM: The NVIDIA GPU " NV_PCI_DEV_FMT "\\n"
               "NVRM: fallen off the bus and is not responding to commands.\\n", a, b);
     NV_DEV_PRINTF(NV_DBG_ERRORS, nv, "RmInitAdapter failed! (0x%x)\\n", status);
     NV_DEV_PRINTF_STATUS(NV_DBG_WARNINGS, nv, status, "Failed to re-allocate BAR1 (%d)\\n", x);
-    nv_printf(NV_DBG_INFO, "NVRM: loading the quiet driver module\\n");
-    nv_printf(NV_DBG_ERRORS);
-    nv_printf(NV_DBG_ERRORS, fmt_variable, x);
-#define nv_printf(level, fmt, ...) printk(fmt)
+    nv_printf(NV_DBG_INFO, "NVRM: loading the " NV_MODULE_NAME " quiet driver module\\n");
 }
 '''
 NV_KERNEL = '''void g(OBJGPU *pGpu)
 {
-    nvErrorLog_va((void *)pGpu, ROBUST_CHANNEL_GPU_ECC_DBE, "An uncorrectable double bit error (DBE) has been detected");
-    NV_ERROR_LOG(pGpu, GSP_RPC_TIMEOUT, "Timeout after %llus of waiting for RPC response from GPU%d GSP!", t, g);
     NV_ERROR_LOG(pGpu, SHORT);
     NV_ERROR_LOG_COND(pGpu, UNKNOWN_CODE, x, y);
-}
+    nvErrorLog_va((void *)pGpu, ROBUST_CHANNEL_GPU_ECC_DBE, "An uncorrectable double bit error (DBE) has been detected");
+    NV_ERROR_LOG(pGpu, GSP_RPC_TIMEOUT, "Timeout after %llus of waiting for RPC response from GPU%d GSP!", t, g);
+    NV_ERROR_LOG(pGpu, ROBUST_CHANNEL_GR_EXCEPTION, "Graphics Exception on " #unit " in " NV_ENGINE_NAME);
+    NV_ERROR_LOG(pGpu, ROBUST_CHANNEL_GR_EXCEPTION, "unterminated
 '''
-NV_GSP = '''    NV_PRINTF(LEVEL_ERROR, "GSP-RM is slow to respond: the heartbeat was not seen\\n");
-    NV_PRINTF(LEVEL_ERROR, buffer);
-    NV_PRINTF(LEVEL_ERROR);
+NV_GSP = '''    NV_PRINTF(LEVEL_ERROR, buffer);
+    NV_PRINTF(LEVEL_ERROR, "GSP-RM is slow to respond: " GSP_HEARTBEAT_NAME " was not seen\\n");
     NV_PRINTF(LEVEL_INFO, "GSP booted in a quiet way\\n");
+    NV_PRINTF(LEVEL_ERROR, "unterminated
 '''
-NV_H = "#define ROBUST_CHANNEL_GPU_ECC_DBE                      (48)\n#define GSP_RPC_TIMEOUT (119)\n#define NOT_A_NUMBER (x)\n"
-NV_FILES = [("kernel-open/nvidia/nv.c", NV_C), ("src/nvidia/src/kernel/gpu/ecc.c", NV_KERNEL),
-            ("src/nvidia/src/kernel/gpu/gsp/kernel_gsp.c", NV_GSP), ("src/common/sdk/nvidia/inc/nverror.h", NV_H),
-            ("kernel-open/nvidia/nv.h", NV_C)]
+NV_H = ("#define ROBUST_CHANNEL_GPU_ECC_DBE                      (48)\n#define GSP_RPC_TIMEOUT (119)\n"
+        "#define ROBUST_CHANNEL_GR_EXCEPTION (13)\n#define NOT_A_NUMBER (x)\n")
+NV_DUP = NV_C.replace("static void f(void)", "static void h(void)").replace(
+    "}\n", '    nv_printf(NV_DBG_ERRORS, "NVRM: No NVIDIA GPU found.\\n");\n    nv_printf(NV_DBG_ERRORS, "unterminated\n')
+NV_FILES = [("kernel-open/nvidia/nv.c", NV_C), ("kernel-open/nvidia/nv-dup.c", NV_DUP),
+            ("src/nvidia/src/kernel/gpu/ecc.c", NV_KERNEL), ("src/nvidia/src/kernel/gpu/gsp/kernel_gsp.c", NV_GSP),
+            ("src/common/sdk/nvidia/inc/nverror.h", NV_H), ("kernel-open/nvidia/nv.h", NV_C)]
 
 
 def test_nvrm_sites_of_each_kind():
     xids = nvrm.xid_numbers(NV_FILES)
-    assert xids == {"ROBUST_CHANNEL_GPU_ECC_DBE": 48, "GSP_RPC_TIMEOUT": 119}
+    assert xids == {"ROBUST_CHANNEL_GPU_ECC_DBE": 48, "GSP_RPC_TIMEOUT": 119, "ROBUST_CHANNEL_GR_EXCEPTION": 13}
     got = [s for p, src in NV_FILES for s in nvrm.sites_of(p, src, xids)]
-    assert got == [
-        ("printf", "kernel-open/nvidia/nv.c:3",
+    nv = [
+        ("printf", "kernel-open/nvidia/%s:6",
          "NVRM: The NVIDIA GPU %04x:%02x:%02x.%x\nNVRM: fallen off the bus and is not responding to commands.\n",
          "NV_DBG_ERRORS", None),
-        ("printf", "kernel-open/nvidia/nv.c:5", "NVRM: GPU %04x:%02x:%02x.%x: RmInitAdapter failed! (0x%x)\n",
+        ("printf", "kernel-open/nvidia/%s:8", "NVRM: GPU %04x:%02x:%02x.%x: RmInitAdapter failed! (0x%x)\n",
          "NV_DBG_ERRORS", None),
-        ("printf", "kernel-open/nvidia/nv.c:6", "NVRM: GPU %04x:%02x:%02x.%x: Failed to re-allocate BAR1 (%d)\n",
+        ("printf", "kernel-open/nvidia/%s:9", "NVRM: GPU %04x:%02x:%02x.%x: Failed to re-allocate BAR1 (%d)\n",
          "NV_DBG_WARNINGS", None),
-        ("printf", "kernel-open/nvidia/nv.c:7", "NVRM: loading the quiet driver module\n", "NV_DBG_INFO", None),
-        ("xid", "src/nvidia/src/kernel/gpu/ecc.c:3", "An uncorrectable double bit error (DBE) has been detected",
+        # a macro among the literals reads as %s
+        ("printf", "kernel-open/nvidia/%s:10", "NVRM: loading the %s quiet driver module\n", "NV_DBG_INFO", None)]
+    assert got == [(k, w % "nv.c", *r) for k, w, *r in nv] + [(k, w % "nv-dup.c", *r) for k, w, *r in nv] + [
+        ("printf", "kernel-open/nvidia/nv-dup.c:11", "NVRM: No NVIDIA GPU found.\n", "NV_DBG_ERRORS", None),
+        ("xid", "src/nvidia/src/kernel/gpu/ecc.c:5", "An uncorrectable double bit error (DBE) has been detected",
          "ROBUST_CHANNEL_GPU_ECC_DBE", 48),
-        ("xid", "src/nvidia/src/kernel/gpu/ecc.c:4",
+        ("xid", "src/nvidia/src/kernel/gpu/ecc.c:6",
          "Timeout after %llus of waiting for RPC response from GPU%d GSP!", "GSP_RPC_TIMEOUT", 119),
-        ("gsp", "src/nvidia/src/kernel/gpu/gsp/kernel_gsp.c:1",
-         "GSP-RM is slow to respond: the heartbeat was not seen\n", "LEVEL_ERROR", None),
+        # a #stringified macro argument and a macro read as %s
+        ("xid", "src/nvidia/src/kernel/gpu/ecc.c:7", "Graphics Exception on %s in %s", "ROBUST_CHANNEL_GR_EXCEPTION", 13),
+        ("gsp", "src/nvidia/src/kernel/gpu/gsp/kernel_gsp.c:2", "GSP-RM is slow to respond: %s was not seen\n",
+         "LEVEL_ERROR", None),
     ]
     # the arch/nvalloc/unix sources hold both kinds
     both = list(nvrm.sites_of("src/nvidia/arch/nvalloc/unix/src/osinit.c", NV_C + NV_KERNEL, xids))
     assert [(k, w) for k, w, *_ in both] == [("printf", "src/nvidia/arch/nvalloc/unix/src/osinit.c:%d" % n)
-                                            for n in (3, 5, 6, 7)] + \
-        [("xid", "src/nvidia/arch/nvalloc/unix/src/osinit.c:%d" % n) for n in (14, 15)]
+                                            for n in (6, 8, 9, 10)] + \
+        [("xid", "src/nvidia/arch/nvalloc/unix/src/osinit.c:%d" % n) for n in (16, 17, 18)]
 
 
 def test_nvrm_build_assigns_families_prefixes_and_fixes():
     sites = nvrm.build(NV_FILES, "v1")["sites"]
     by = {s["where"]: s for s in sites}
-    assert len(sites) == 7  # nv.h repeats nv.c's texts: each (kind, text) once
-    off = by["kernel-open/nvidia/nv.c:3"]
-    assert off["id"] == "nvrm.printf.kernel_open_nvidia_nv_c_3" and off["level"] == "NV_DBG_ERRORS"
+    # nv-dup.c and nv.h repeat nv.c's texts: each (kind, text) once, the new one after the repeats still read
+    assert list(by) == ["kernel-open/nvidia/nv.c:%d" % n for n in (6, 8, 9, 10)] + [
+        "kernel-open/nvidia/nv-dup.c:11", "src/nvidia/src/kernel/gpu/ecc.c:5", "src/nvidia/src/kernel/gpu/ecc.c:6",
+        "src/nvidia/src/kernel/gpu/ecc.c:7", "src/nvidia/src/kernel/gpu/gsp/kernel_gsp.c:2"]
+    off = by["kernel-open/nvidia/nv.c:6"]
+    assert off["id"] == "nvrm.printf.kernel_open_nvidia_nv_c_6" and off["level"] == "NV_DBG_ERRORS"
     assert (off["family"], off["rule"]) == ("gpu.xid.fallen_off_bus", "fallen-off") and "xid" not in off
     # the matched line starts with NVRM itself: no prefix before it
     assert off["re"] == knowgen.printf_to_regex("NVRM: fallen off the bus and is not responding to commands.")[0]
-    init = by["kernel-open/nvidia/nv.c:5"]
+    init = by["kernel-open/nvidia/nv.c:8"]
     assert (init["family"], init["rule"]) == ("gpu.xid.init", "init")
     assert init["re"] == knowgen.printf_to_regex("NVRM: GPU %04x:%02x:%02x.%x: RmInitAdapter failed! (0x%x)")[0]
-    assert by["kernel-open/nvidia/nv.c:7"]["family"] is None and by["kernel-open/nvidia/nv.c:7"]["rule"] == "quiet"
-    dbe = by["src/nvidia/src/kernel/gpu/ecc.c:3"]
+    assert by["kernel-open/nvidia/nv.c:10"]["family"] is None and by["kernel-open/nvidia/nv.c:10"]["rule"] == "quiet"
+    assert by["kernel-open/nvidia/nv-dup.c:11"]["family"] == "gpu.driver_not_loaded"
+    dbe = by["src/nvidia/src/kernel/gpu/ecc.c:5"]
     assert dbe["xid"] == 48 and dbe["family"] == "gpu.xid.ecc" and dbe["rule"] == "ecc"
     assert dbe["re"] == nvrm.XID_PREFIX % 48 + knowgen.printf_to_regex(dbe["text"])[0]
     assert (dbe["means"], dbe["fix"]) == nvrm.xid_fix(48)
-    rpc = by["src/nvidia/src/kernel/gpu/ecc.c:4"]
+    rpc = by["src/nvidia/src/kernel/gpu/ecc.c:6"]
     assert (rpc["xid"], rpc["family"], rpc["rule"]) == (119, "gpu.xid.gsp", "xid-gsp")
-    gsp = by["src/nvidia/src/kernel/gpu/gsp/kernel_gsp.c:1"]
+    # an Xid no rule assigns: no family, and no catalog fix either
+    gr = by["src/nvidia/src/kernel/gpu/ecc.c:7"]
+    assert (gr["xid"], gr["family"], gr["rule"]) == (13, None, None) and "fix" not in gr and "means" not in gr
+    gsp = by["src/nvidia/src/kernel/gpu/gsp/kernel_gsp.c:2"]
     assert (gsp["kind"], gsp["family"], gsp["rule"]) == ("gsp", "gpu.xid.gsp", "gsp")
     assert gsp["re"] == nvrm.NVRM_PREFIX + knowgen.printf_to_regex(gsp["text"])[0] and "fix" not in gsp
     # an Xid the catalog lacks: the family, no fix
@@ -313,6 +333,7 @@ def test_nvrm_build_assigns_families_prefixes_and_fixes():
 # ---------------------------------------------------------------------- PMIx
 
 PMIX_SECTION = """/* other text */
+#define PMIX_ERR_SYS_BASE   -100    (an end marker before the section: not its end)
 /****    PMIX ERROR CONSTANTS    ****/
 #define PMIX_SUCCESS                     0
 #define PMIX_ERROR                      -1  // general error
@@ -323,6 +344,7 @@ PMIX_SECTION = """/* other text */
 #define PMIX_ERR_UP   PMIX_ERR_BASE + 3
 #define PMIX_ERR_SAME   PMIX_ERR_BASE
 #define PMIX_ERR_ORPHAN   PMIX_ERR_NOT_DEFINED - 1
+#define PMIX_ERR_LAST   -60
 #define PMIX_EXTERNAL_ERR_BASE         -3000
 /* after the end marker */
 #define PMIX_ERR_AFTER -9
@@ -331,11 +353,13 @@ PMIX_SECTION = """/* other text */
 
 def test_pmix_sections_and_parse_defines():
     body, first = pmix.sections(PMIX_SECTION)
-    assert first == 2 and body.startswith("/****    PMIX ERROR CONSTANTS") and body.endswith("-3000\n")
-    assert pmix.parse_defines(body) == [
+    assert first == 3 and body.startswith("/****    PMIX ERROR CONSTANTS") and body.endswith("-3000\n")
+    got = pmix.parse_defines(body)
+    assert got == [
         ("PMIX_SUCCESS", 0, ""), ("PMIX_ERROR", -1, "general error"), ("PMIX_ERR_SILENT", -2, ""),
         ("PMIX_ERR_BASE", -50, ""), ("PMIX_ERR_NEXT", -51, "one below"), ("PMIX_ERR_UP", -47, ""),
-        ("PMIX_ERR_SAME", -50, "")]
+        ("PMIX_ERR_SAME", -50, ""), ("PMIX_ERR_LAST", -60, "")]
+    assert all(type(c) is int for _, c, _ in got)  # written to the JSON as -51, never -51.0
     # no end marker: to the last line
     body, first = pmix.sections("x\n/* PMIX ERROR CONSTANTS */\n#define PMIX_ERR_A -5\n#define PMIX_ERR_B -6\n")
     assert (first, body) == (2, "/* PMIX ERROR CONSTANTS */\n#define PMIX_ERR_A -5\n#define PMIX_ERR_B -6\n")
@@ -347,8 +371,13 @@ def test_pmix_error_string_function():
            "    case PMIX_ERR_UNREACH:\n        return \"UNREACHABLE\";\n    }\n"
            "    return \"ERROR STRING NOT FOUND\";\n}\n\nint other(void) { }\n")
     body, first = pmix.error_string_function(src)
-    assert first == 4 and body.startswith("PMIX_EXPORT const char* PMIx_Error_string(") and body.endswith(
-        "NOT FOUND\";\n}\n")
+    func = src[src.index("PMIX_EXPORT"):src.index("\n\nint other") + 1]
+    assert (body, first) == (func, 4)
+    # the text 'ERROR STRING NOT FOUND' above it, or in a later function that names it; a first blank line
+    around = ('/* returns "ERROR STRING NOT FOUND" */\n' + src +
+              '/* PMIx_Error_string(pmix_status_t) above */\nconst char *x(void) { return "ERROR STRING NOT FOUND"; }\n')
+    assert pmix.error_string_function(around) == (func, 5)
+    assert pmix.error_string_function("\n" + src) == (func, 5)
 
 
 def test_pmix_matcher():
@@ -362,6 +391,87 @@ def test_pmix_matcher():
 
 def test_pmix_build_refuses_a_means_no_site_takes(monkeypatch):
     files, version = knowgen.read_slice(os.path.join(SLICES, "pmix_errors_slice.txt"))
+    # the order of the slice's files does not matter (the new release's tag is the one that is not v3's)
+    assert pmix.build(list(reversed(files)), version)["sites"] == pmix.build(files, version)["sites"]
     monkeypatch.setitem(pmix.MEANS, "PMIX_ERR_NO_SUCH_CODE", ("m", ["f"]))
-    with pytest.raises(SystemExit, match="MEANS names codes these sources do not have .*: PMIX_ERR_NO_SUCH_CODE$"):
+    monkeypatch.setitem(pmix.MEANS, "PMIX_ERR_NOR_THIS", ("m", ["f"]))
+    with pytest.raises(SystemExit, match="MEANS names codes these sources do not have .*: PMIX_ERR_NOR_THIS, "
+                                         "PMIX_ERR_NO_SUCH_CODE$"):
         pmix.build(files, version)
+
+
+def test_pmix_build_one_site_per_name(monkeypatch):
+    monkeypatch.setattr(pmix, "MEANS", {"PMIX_ERR_UNREACH": ("unreachable", ["fix it"])})
+    common = ("#define PMIX_ERR_UNREACH -25\n#define PMIX_ERR_NEW_THING -400  // a new code\n"
+              "#define PMIX_SOME_STATUS -402\n#define PMIX_EVENT_X -403\n")
+    files = [("v5:include/pmix_common.h.in", common), ("v5:include/pmix_deprecated.h", common +
+                                                       "#define PMIX_ERR_DEPRECATED_X -401\n"),
+             ("v5:src/util/pmix_error.h", "#define PMIX_ERR_UNREACH -25\n"),
+             ("v3:include/pmix_common.h.in", "#define PMIX_ERR_UNREACH -25\n#define PMIX_ERR_OLD_ONLY -26\n"),
+             ("v3:src/util/error.c", 'case PMIX_ERR_UNREACH: return "UNREACHABLE";\n'
+                                     'case PMIX_ERR_OLD_ONLY: return "OLD-ONLY";\n')]
+    sites = pmix.build(files, "v")["sites"]
+    assert [(s["name"], s["code"], s["where"]) for s in sites] == [
+        ("PMIX_ERR_UNREACH", -25, "v5:include/pmix_common.h.in"),
+        ("PMIX_ERR_NEW_THING", -400, "v5:include/pmix_common.h.in"),
+        ("PMIX_SOME_STATUS", -402, "v5:include/pmix_common.h.in"), ("PMIX_EVENT_X", -403, "v5:include/pmix_common.h.in"),
+        ("PMIX_ERR_DEPRECATED_X", -401, "v5:include/pmix_deprecated.h"),
+        ("PMIX_ERR_OLD_ONLY", -26, "v3:include/pmix_common.h.in")]
+    by = {s["name"]: s for s in sites}
+    assert by["PMIX_ERR_UNREACH"]["printed"] == ["PMIX_ERR_UNREACH", "UNREACHABLE"]
+    assert by["PMIX_ERR_UNREACH"]["text"] == "PMIx <= 4.1 prints UNREACHABLE"
+    assert (by["PMIX_ERR_UNREACH"]["means"], by["PMIX_ERR_UNREACH"]["fix"]) == ("unreachable", ["fix it"])
+    assert by["PMIX_ERR_NEW_THING"]["text"] == "a new code" and by["PMIX_ERR_NEW_THING"]["printed"] == [
+        "PMIX_ERR_NEW_THING"]
+    assert by["PMIX_ERR_OLD_ONLY"]["text"] == "PMIx <= 4.1 prints OLD-ONLY"
+    assert (by["PMIX_ERR_NEW_THING"]["rule"], by["PMIX_ERR_NEW_THING"]["family"]) == ("pmix", "mpi.pmix")
+    # a name no rule takes: 'no rule', no family, no matcher
+    assert (by["PMIX_SOME_STATUS"]["rule"], by["PMIX_SOME_STATUS"]["family"], by["PMIX_SOME_STATUS"]["re"]) == (
+        "no rule", None, None)
+    # an event: its rule says why it has no matcher
+    assert by["PMIX_EVENT_X"]["rule"] == "not-an-error: an event or status, not an error a log reports"
+
+
+# ---------------------------------------------------------------------- the command line
+
+@pytest.mark.parametrize("gen,name,what", [(dcgm, "dcgm_errors", "codes"), (nvrm, "nvrm_messages", "sites")])
+def test_main_reads_the_repository_at_its_revision_and_writes_the_committed_file(gen, name, what, monkeypatch,
+                                                                                 tmp_path, capsys):
+    files, version = knowgen.read_slice(os.path.join(SLICES, name + "_slice.txt"))
+    calls = []
+    monkeypatch.setattr(gen, "from_repo", lambda repo, rev: calls.append((repo, rev)) or (files, version))
+    monkeypatch.setattr(knowgen, "OUT_DIR", str(tmp_path))  # the default output: generated/<name>.json
+    assert gen.main(["--repo", "/src/upstream.git"]) == 0
+    assert gen.main(["--repo", "/src/upstream.git", "--rev", "v9"]) == 0
+    assert calls == [("/src/upstream.git", "HEAD"), ("/src/upstream.git", "v9")]
+    with open(tmp_path / (name + ".json")) as f:
+        doc = json.load(f)
+    assert doc["sites"] == knowgen.regenerated(gen.main, os.path.join(SLICES, name + "_slice.txt"),
+                                               tmp_path / "again.json")["sites"]
+    n, assigned = len(doc["sites"]), sum(1 for s in doc["sites"] if s.get("family"))
+    assert capsys.readouterr().out.splitlines()[0] == "%s: %d %s, %d assigned" % (tmp_path / (name + ".json"), n,
+                                                                                  what, assigned)
+
+
+def test_pmix_main_writes_its_slice_from_the_repository(monkeypatch, tmp_path, capsys):
+    with open(os.path.join(SLICES, "pmix_errors_slice.txt")) as f:
+        text = f.read()
+    calls = []
+    monkeypatch.setattr(pmix, "slice_from_repo", lambda repo, rev, old: calls.append((repo, rev, old)) or text)
+    monkeypatch.setattr(pmix, "SLICE", str(tmp_path / "slice.txt"))
+    monkeypatch.setattr(knowgen, "OUT_DIR", str(tmp_path))
+    assert pmix.main(["--repo", "/src/openpmix.git"]) == 0
+    assert pmix.main(["--repo", "/src/openpmix.git", "--rev", "v6", "--old-rev", "v3.9", "-o",
+                      str(tmp_path / "other.json")]) == 0
+    assert calls == [("/src/openpmix.git", "v5.0.11", "v3.2.5"), ("/src/openpmix.git", "v6", "v3.9")]
+    with open(tmp_path / "slice.txt") as f:
+        assert f.read() == text
+    with open(tmp_path / "pmix_errors.json") as f:
+        doc = json.load(f)
+    full = knowgen.committed("pmix_errors")
+    assert doc["sites"] == full["sites"]
+    assert {k: doc["header"][k] for k in ("source", "version", "generator", "note")} == \
+        {k: full["header"][k] for k in ("source", "version", "generator", "note")}
+    n, assigned = len(doc["sites"]), sum(1 for s in doc["sites"] if s.get("family"))
+    assert capsys.readouterr().out.splitlines()[0] == "%s: %d codes, %d assigned" % (tmp_path / "pmix_errors.json", n,
+                                                                                     assigned)
