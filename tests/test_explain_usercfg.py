@@ -155,6 +155,8 @@ def test_torch_api_reads_python_sources_with_ast():
     assert doc["params"]["init_process_group"]["args"]["backend"] == {"since": None, "removed": None}
     assert doc["modules"]["torch.distributed.device_mesh"]["since"] == "2.3.0"
     assert "init_process_group" in per["2.2.0"]["names"]["torch.distributed"]
+    # importing a submodule makes it an attribute of the package (Python reference, 5.4.2 Submodules)
+    assert "device_mesh" in per["2.3.0"]["names"]["torch.distributed"]
 
 
 def test_torch_api_answers_compare_the_log_version():

@@ -144,6 +144,15 @@ def _resolve(mod, is_pkg, level, name):
     return ".".join(base + ([name] if name else []))
 
 
+def _child(mod, is_pkg, imported):
+    """The submodule of package ``mod`` that importing ``imported`` makes an attribute of it (the import system
+    sets each imported submodule on its parent package: Python reference, "5.4.2 Submodules"): 'device_mesh' for
+    `from .device_mesh import DeviceMesh` in torch/distributed/__init__.py; None otherwise."""
+    if not is_pkg or not imported or not imported.startswith(mod + "."):
+        return None
+    return imported[len(mod) + 1:].split(".")[0]
+
+
 def _body_nodes(body):
     """The statements of a module body that run at import, into if/try/with blocks (not into functions)."""
     for node in body:
@@ -225,14 +234,19 @@ class Sources:
             elif isinstance(node, ast.Import):
                 for a in node.names:
                     out.add(a.asname or a.name.split(".")[0])
+                    sub = _child(mod, is_pkg, a.name)
+                    if sub:
+                        out.add(sub)
             elif isinstance(node, ast.ImportFrom):
                 src = _resolve(mod, is_pkg, node.level, node.module)
+                sub = _child(mod, is_pkg, src)
+                if sub:
+                    out.add(sub)
                 for a in node.names:
                     if a.name == "*":
                         out |= self.public(src, depth + 1)
                     else:
                         out.add(a.asname or a.name)
-        # a package's submodules that its __init__ imports are attributes too; any submodule is once imported
         self._names[mod] = out
         return out
 

@@ -213,15 +213,19 @@ def compute(texts, tb=None):
     yours = (" (your torch is %s)" % have) if have else ""
     instead = INSTEAD.get(name) or elsewhere(kind, where, name, sp, tb)
     alt = ("; or use %s" % instead) if instead else ""
-    if kind == "attr" and sp is not None and not tb.get("names", {}).get(where, {}).get(name) and \
-            what in tb.get("modules", {}):
-        # a submodule the package does not import itself: an attribute only once something imports it
+    bound = tb.get("names", {}).get(where, {}).get(name) if kind == "attr" else None
+    msp = tb.get("modules", {}).get(what) if kind == "attr" else None
+    if msp is not None and (bound is None or (bound.get("since") or "") != (msp.get("since") or "")):
+        # a submodule: an attribute of its package once something imports it; the package may import it itself
+        # only from a later release on (torch.distributed imports device_mesh since 2.4; the module is from 2.2)
         first, last = tb["releases"][0], tb["releases"][-1]
-        since, removed = sp.get("since"), sp.get("removed")
+        since, removed = msp.get("since"), msp.get("removed")
         have = torch_in_log(texts)
-        line = "%s is a submodule (in torch %s%s): import it before use, import %s" % (
-            what, ("since " + since) if since else "from %s on" % first,
-            (", removed in " + removed) if removed else "", what)
+        line = "%s is a submodule (in torch %s%s)" % (
+            what, ("since " + since) if since else "from %s on" % first, (", removed in " + removed) if removed else "")
+        if bound is not None and bound.get("since"):
+            line += ", which %s imports itself since torch %s" % (where, bound["since"])
+        line += ": import it before use, import %s" % what
         if since and (not have or _vt(have) < _vt(since)):
             line += "; on a torch older than %s upgrade: pip install 'torch>=%s'%s" % (
                 since, since, (" (your torch is %s)" % have) if have else "")
