@@ -27,6 +27,9 @@ def test_every_knowledge_export_value_is_one_value(kb):
             for k, v in c.get("exports", {}).items():
                 value, _ = split_export(v)
                 assert "   (" not in value, (e["id"], k, v)
+                # a placeholder prints as one plain single-quoted word: no quote inside it
+                # ('<the nodes'"'"' routable IPs>' was hard to read and to edit)
+                assert "'" not in value and '"' not in value, (e["id"], k, v)
                 seen += 1
     assert seen > 10
 
