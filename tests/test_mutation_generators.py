@@ -328,6 +328,15 @@ def test_nvrm_build_assigns_families_prefixes_and_fixes():
     k = 'nvErrorLog_va(p, NEW_CODE, "A new uncorrectable ECC error was seen on the GPU");'
     new = nvrm.build([("src/nvidia/src/kernel/a.c", k), ("nverror.h", h)], "v")["sites"][0]
     assert (new["xid"], new["family"]) == (250, "gpu.xid.ecc") and "fix" not in new and "means" not in new
+    # a format with too short a literal: no matcher, no family, the rule says why
+    vague = nvrm.build([("kernel-open/nvidia/a.c", 'nv_printf(NV_DBG_ERRORS, "NVRM: %s\\n", x);')], "v")["sites"]
+    assert vague == [{"id": "nvrm.printf.kernel_open_nvidia_a_c_1", "where": "kernel-open/nvidia/a.c:1", "kind": "printf",
+                      "text": "NVRM: %s", "level": "NV_DBG_ERRORS", "re": None, "family": None,
+                      "rule": "no literal anchor of 8+ characters"}]
+    # a call whose parentheses never close does not hide the GSP line after it
+    gsp = 'NV_PRINTF(LEVEL_ERROR, f(x);\n    NV_PRINTF(LEVEL_ERROR, "GSP-RM unresponsive: resetting\\n");\n'
+    assert list(nvrm.sites_of("src/nvidia/src/kernel/gpu/gsp/kernel_gsp.c", gsp, {})) == [
+        ("gsp", "src/nvidia/src/kernel/gpu/gsp/kernel_gsp.c:2", "GSP-RM unresponsive: resetting\n", "LEVEL_ERROR", None)]
 
 
 # ---------------------------------------------------------------------- PMIx
@@ -378,6 +387,7 @@ def test_pmix_error_string_function():
               '/* PMIx_Error_string(pmix_status_t) above */\nconst char *x(void) { return "ERROR STRING NOT FOUND"; }\n')
     assert pmix.error_string_function(around) == (func, 5)
     assert pmix.error_string_function("\n" + src) == (func, 5)
+    assert pmix.error_string_function("\n" + func) == (func, 2)
 
 
 def test_pmix_matcher():
@@ -456,6 +466,7 @@ def test_main_reads_the_repository_at_its_revision_and_writes_the_committed_file
 def test_pmix_main_writes_its_slice_from_the_repository(monkeypatch, tmp_path, capsys):
     with open(os.path.join(SLICES, "pmix_errors_slice.txt")) as f:
         text = f.read()
+    full = knowgen.committed("pmix_errors")  # (read before OUT_DIR points at tmp_path)
     calls = []
     monkeypatch.setattr(pmix, "slice_from_repo", lambda repo, rev, old: calls.append((repo, rev, old)) or text)
     monkeypatch.setattr(pmix, "SLICE", str(tmp_path / "slice.txt"))
@@ -468,7 +479,6 @@ def test_pmix_main_writes_its_slice_from_the_repository(monkeypatch, tmp_path, c
         assert f.read() == text
     with open(tmp_path / "pmix_errors.json") as f:
         doc = json.load(f)
-    full = knowgen.committed("pmix_errors")
     assert doc["sites"] == full["sites"]
     assert {k: doc["header"][k] for k in ("source", "version", "generator", "note")} == \
         {k: full["header"][k] for k in ("source", "version", "generator", "note")}

@@ -103,6 +103,9 @@ def test_catalog_notes_word_for_word():
         "(let running jobs finish, start no new ones), then reset the GPU: nvidia-smi -r -i <index>"]
     assert gpuhw.catalog_notes([xid(154, act % "9")]) == [
         "NVIDIA's Xid catalog, Xid 154 (GPU Recovery Action Changed): the action its message states"]
+    # the action is hexadecimal ('0x%x'): 0xa is 10, no action the catalog lists, never an error here
+    assert gpuhw.catalog_notes([xid(154, act % "a")]) == [
+        "NVIDIA's Xid catalog, Xid 154 (GPU Recovery Action Changed): the action its message states"]
     assert gpuhw.catalog_notes([xid(999)]) == []  # not in the catalog
 
 
