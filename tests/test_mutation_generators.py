@@ -16,6 +16,8 @@ PMIx_Error_string switch (src/util/error.c).
 
 import json
 import os
+import re
+import subprocess
 import sys
 
 import pytest
@@ -485,3 +487,76 @@ def test_pmix_main_writes_its_slice_from_the_repository(monkeypatch, tmp_path, c
     n, assigned = len(doc["sites"]), sum(1 for s in doc["sites"] if s.get("family"))
     assert capsys.readouterr().out.splitlines()[0] == "%s: %d codes, %d assigned" % (tmp_path / "pmix_errors.json", n,
                                                                                      assigned)
+
+
+# ---------------------------------------------------------------------- reading the upstream repository
+
+def _git(repo, *args):
+    return subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", "-c",
+                           "commit.gpgsign=false", "-c", "tag.gpgsign=false"] + list(args),
+                          check=True, capture_output=True, text=True).stdout
+
+
+def _repo_from_slice(name, repo, extra=()):
+    """A git repository holding a slice's sections at their line numbers ('=== [tag:]path @N'), one
+    commit per tag (in the slice's order; one tag 'v1' when the paths carry none), plus ``extra``
+    files ((path, text)) in the first commit."""
+    with open(os.path.join(SLICES, name + "_slice.txt")) as f:
+        parts = re.split(r"^=== (\S+) @(\d+)\n", f.read(), flags=re.M)[1:]
+    by_tag = {}
+    for where, first, body in zip(parts[::3], parts[1::3], parts[2::3]):
+        tag, _, path = where.rpartition(":")
+        lines = by_tag.setdefault(tag or "v1", {}).setdefault(path, [])
+        lines.extend([""] * (int(first) - 1 - len(lines)))
+        lines.extend(body.splitlines())
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    for i, (tag, files) in enumerate(by_tag.items()):
+        for path, text in list(files.items()) + (list(extra) if i == 0 else []):
+            (repo / path).parent.mkdir(parents=True, exist_ok=True)
+            (repo / path).write_text(text if isinstance(text, str) else "\n".join(text) + "\n")
+        _git(repo, "add", "-A")
+        _git(repo, "commit", "-q", "-m", tag)
+        _git(repo, "tag", tag)
+    return str(repo)
+
+
+def test_dcgm_reads_its_two_files_from_the_repository(tmp_path):
+    repo = _repo_from_slice("dcgm_errors", tmp_path / "DCGM.git")
+    files, version = dcgm.from_repo(repo, "HEAD")
+    assert [p for p, _ in files] == ["dcgmlib/dcgm_errors.h", "dcgmlib/src/dcgm_errors.c"]
+    assert version == "v1 (commit %s)" % _git(repo, "rev-parse", "HEAD").strip()
+    sliced, _ = knowgen.read_slice(os.path.join(SLICES, "dcgm_errors_slice.txt"))
+    assert dcgm.build(files, version)["sites"] == dcgm.build(sliced, version)["sites"]
+
+
+def test_nvrm_reads_the_files_that_log_from_the_repository(tmp_path):
+    extra = [("kernel-open/nvidia/nv.h", 'nv_printf(NV_DBG_ERRORS, "NVRM: a header is not read\\n");\n'),
+             ("kernel-open/common/inc/x.c", 'nv_printf(NV_DBG_ERRORS, "NVRM: another folder is not read\\n");\n'),
+             ("src/nvidia/src/kernel/gpu/quiet.c", 'NV_PRINTF(LEVEL_ERROR, "not a file that logs an Xid\\n");\n'),
+             ("src/nvidia/src/kernel/gpu/rc/rc.c",
+              'NV_ERROR_LOG(pGpu, ROBUST_CHANNEL_GPU_ECC_DBE, "A double bit error from a file not in the slice");\n'),
+             ("src/nvidia/src/kernel/gpu/rc/rc.h", 'NV_ERROR_LOG(pGpu, X, "a header that logs is not read");\n')]
+    repo = _repo_from_slice("nvrm_messages", tmp_path / "open-gpu-kernel-modules.git", extra)
+    files, version = nvrm.from_repo(repo, "v1")
+    sliced, _ = knowgen.read_slice(os.path.join(SLICES, "nvrm_messages_slice.txt"))
+    # the two folders and nverror.h, then the kernel's files that log an Xid text and kernel_gsp.c, each sorted
+    want = sorted({p for p, _ in sliced} | {"src/nvidia/src/kernel/gpu/rc/rc.c"})
+    kernel = [p for p in want if p.startswith("src/nvidia/src/kernel/")]
+    assert [p for p, _ in files] == [p for p in want if p not in kernel] + kernel
+    assert version == "v1 (commit %s)" % _git(repo, "rev-parse", "v1").strip()
+    got = {s["where"]: s for s in nvrm.build(files, version)["sites"]}
+    for s in nvrm.build(sliced, version)["sites"]:
+        assert got.pop(s["where"]) == s, s["where"]
+    assert [s["text"] for s in got.values()] == ["A double bit error from a file not in the slice"]
+
+
+def test_pmix_slice_from_the_repository_is_the_committed_slice(tmp_path):
+    repo = _repo_from_slice("pmix_errors", tmp_path / "openpmix.git")
+    got = pmix.slice_from_repo(repo, "v5.0.11", "v3.2.5")
+    with open(os.path.join(SLICES, "pmix_errors_slice.txt")) as f:
+        want = f.read()
+    first, rest = got.split("\n", 1)
+    assert first == "#! version v5.0.11 (commit %s); v3.2.5 (commit %s)" % (
+        _git(repo, "rev-parse", "v5.0.11").strip(), _git(repo, "rev-parse", "v3.2.5").strip())
+    assert rest == want.split("\n", 1)[1]
