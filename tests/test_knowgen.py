@@ -131,3 +131,14 @@ def test_an_untagged_mirror_and_slurms_meta(tmp_path):
     with pytest.raises(subprocess.CalledProcessError):
         knowgen.revision(git, "HEAD")
     assert knowgen.slurm_release(git, "HEAD") == "26.11.0 (commit %s)" % sha
+
+
+def test_statement_end_skips_literals_and_brackets():
+    # the C/C++ scanner gen_framework_libs (LOG(ERROR) << ... chains) and gen_horovod_messages share
+    src = 'LOG(ERROR) << "a; \\"b;\\"" << f(x; y) << v[i;j];  next();'
+    end = knowgen.statement_end(src, 0)
+    assert src[end] == ";" and src[end + 1:] == "  next();"
+    assert src[:end].endswith("v[i;j]")
+    assert knowgen.statement_end('x << "never ends', 0) == len('x << "never ends')  # unterminated literal
+    assert knowgen.statement_end("f(a;", 0) == 4  # an unclosed bracket: no end at depth 0
+    assert knowgen.statement_end("a); b;", 0) == 2  # a closing bracket of the caller's: depth below 0 ends too

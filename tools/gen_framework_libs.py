@@ -145,29 +145,10 @@ def _split_stream(expr):
     return ops
 
 
-def _statement_end(src, i):
-    """Where the statement starting at src[i] ends (its ';' at bracket depth 0, string literals skipped)."""
-    depth, n = 0, len(src)
-    while i < n:
-        c = src[i]
-        if c == '"':
-            m = _LIT.match(src, i)
-            i = m.end() if m else i + 1
-            continue
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-        elif c == ";" and depth <= 0:
-            return i
-        i += 1
-    return n
-
-
 def cpp_messages(src):
     """(level, format) of each message a C++ region builds (module docstring)."""
     for m in _LOG.finditer(src):
-        end = _statement_end(src, m.end())
+        end = knowgen.statement_end(src, m.end())
         ops = _split_stream(src[m.end():end])[1:]
         level = "warning" if m.group(1) == "WARNING" else "error"
         yield level, _pieces(ops)

@@ -59,25 +59,6 @@ _CPP_START = re.compile(r"\b(LOG\s*\(\s*(ERROR|WARNING|FATAL)\b[^)]*\)|error_mes
 _CPP_LIT = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
 
 
-def _cpp_statement(src, i):
-    """The text from i to the end of the statement (';' outside literals and brackets)."""
-    depth, n, j = 0, len(src), i
-    while j < n:
-        c = src[j]
-        if c == '"':
-            m = _CPP_LIT.match(src, j)
-            j = m.end() if m else j + 1
-            continue
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-        elif c == ";" and depth <= 0:
-            return src[i:j]
-        j += 1
-    return src[i:]
-
-
 def _cpp_format(stmt):
     """A `<<` chain or a call's string argument as a printf format: literals kept (adjacent ones joined),
     any expression between them a %s; std::endl a line break (a blank here). None without a literal."""
@@ -104,7 +85,7 @@ def _cpp_format(stmt):
 
 def cpp_sites(path, src):
     for m in _CPP_START.finditer(src):
-        stmt = _cpp_statement(src, m.end())
+        stmt = src[m.end():knowgen.statement_end(src, m.end())]
         fmt = _cpp_format(stmt)
         if not fmt:
             continue

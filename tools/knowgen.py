@@ -77,6 +77,26 @@ def call_args(src, i):
     return None
 
 
+def statement_end(src, i):
+    """Where the C/C++ statement starting at src[i] ends: the index of its ';' at bracket depth 0
+    (string literals skipped whole, an unterminated one as one character), len(src) when there is none."""
+    depth, n = 0, len(src)
+    while i < n:
+        c = src[i]
+        if c == '"':
+            m = C_STRING.match(src, i)
+            i = m.end() if m else i + 1
+            continue
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == ";" and depth <= 0:
+            return i
+        i += 1
+    return n
+
+
 def printf_to_regex(fmt):
     """(regex, longest literal) for a printf format: literal text escaped, each conversion a
     bounded group; leading and trailing conversions dropped (patterns are searched, not
