@@ -142,3 +142,12 @@ def test_statement_end_skips_literals_and_brackets():
     assert knowgen.statement_end('x << "never ends', 0) == len('x << "never ends')  # unterminated literal
     assert knowgen.statement_end("f(a;", 0) == 4  # an unclosed bracket: no end at depth 0
     assert knowgen.statement_end("a); b;", 0) == 2  # a closing bracket of the caller's: depth below 0 ends too
+
+
+def test_package_version_reads_the_first_core_metadata_version(tmp_path):
+    # gen_trainer_messages and gen_launcher_messages name the release of an sdist (PKG-INFO) / wheel (METADATA)
+    (tmp_path / "PKG-INFO").write_text("Metadata-Version: 2.1\nName: deepspeed\nVersion: 0.12.6\n")
+    (tmp_path / "METADATA").write_text("Name: x\nSummary: Version: 9 is not a field here\n")
+    missing = str(tmp_path / "nope")
+    assert knowgen.package_version([missing, str(tmp_path / "METADATA"), str(tmp_path / "PKG-INFO")]) == "0.12.6"
+    assert knowgen.package_version([missing, str(tmp_path / "METADATA")]) == "?"

@@ -287,18 +287,8 @@ def read_roots(deepspeed, accelerate):
 
 def release_of(deepspeed, accelerate):
     """"deepspeed X, accelerate Y" from the sdist's PKG-INFO and the wheel's dist-info METADATA."""
-    def version(paths):
-        for path in paths:
-            try:
-                with open(path) as f:
-                    m = re.search(r"^Version:\s*(\S+)", f.read(), re.M)
-            except OSError:
-                continue
-            if m:
-                return m.group(1)
-        return "?"
-    ds = version([os.path.join(deepspeed, "PKG-INFO")])
-    acc = version(sorted(glob.glob(os.path.join(accelerate, "accelerate-*.dist-info", "METADATA"))))
+    ds = knowgen.package_version([os.path.join(deepspeed, "PKG-INFO")])
+    acc = knowgen.package_version(sorted(glob.glob(os.path.join(accelerate, "accelerate-*.dist-info", "METADATA"))))
     return "deepspeed %s, accelerate %s" % (ds, acc)
 
 

@@ -263,17 +263,8 @@ def read_roots(roots, older=None):
 
 
 def _version_of(name, root):
-    paths = [os.path.join(root, "PKG-INFO")] if name == "deepspeed" else \
-        sorted(glob.glob(os.path.join(root, "%s-*.dist-info" % name, "METADATA")))
-    for path in paths:
-        try:
-            with open(path) as f:
-                m = re.search(r"^Version:\s*(\S+)", f.read(), re.M)
-        except OSError:
-            continue
-        if m:
-            return m.group(1)
-    return "?"
+    return knowgen.package_version([os.path.join(root, "PKG-INFO")] if name == "deepspeed" else
+                                   sorted(glob.glob(os.path.join(root, "%s-*.dist-info" % name, "METADATA"))))
 
 
 def release_of(roots, older=None):

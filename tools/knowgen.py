@@ -97,6 +97,21 @@ def statement_end(src, i):
     return n
 
 
+def package_version(paths):
+    """The ``Version:`` field of the first of ``paths`` that can be read and has one (an sdist's
+    PKG-INFO, a wheel's ``*.dist-info/METADATA``: the core metadata format,
+    https://packaging.python.org/en/latest/specifications/core-metadata/#version); '?' when none has."""
+    for path in paths:
+        try:
+            with open(path) as f:
+                m = re.search(r"^Version:\s*(\S+)", f.read(), re.M)
+        except OSError:
+            continue
+        if m:
+            return m.group(1)
+    return "?"
+
+
 def printf_to_regex(fmt):
     """(regex, longest literal) for a printf format: literal text escaped, each conversion a
     bounded group; leading and trailing conversions dropped (patterns are searched, not
