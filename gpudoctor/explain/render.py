@@ -25,9 +25,33 @@ def _one_line(text):
     return text if text.isprintable() else "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
 
 
+_BOLD = ("\x1b[1m", "\x1b[0m")
+
+
+def _writer(out, color):
+    """out.write for the report: every line it writes is passed through _one_line, so a value
+    that one of explain's readers copied from a log (an exception's message or file name in a
+    note or a fix, a line in the CASCADE or NO KNOWN ERROR lists, a check's note) can never
+    add a line, move the cursor or reorder the text with a bidi override, whichever part of
+    the report prints it. Only the report's own bold sequences stay (with color)."""
+
+    def w(text):
+        lines = []
+        for line in str(text).split("\n"):
+            if color:
+                parts = line.split(_BOLD[0])
+                line = _BOLD[0].join(_BOLD[1].join(_one_line(p) for p in q.split(_BOLD[1])) for q in parts)
+            else:
+                line = _one_line(line)
+            lines.append(line)
+        out.write("\n".join(lines))
+
+    return w
+
+
 def render_text(result, out, color=False):
-    w = out.write
-    bold = (lambda s: "\x1b[1m%s\x1b[0m" % s) if color else (lambda s: s)
+    w = _writer(out, color)
+    bold = (lambda s: "%s%s%s" % (_BOLD[0], s, _BOLD[1])) if color else (lambda s: s)
     w("gpudoctor explain: %s (%d line%s)\n" % (_one_line(result["source"]), result["lines"], "" if result["lines"] == 1 else "s"))
     multi = len(result.get("sources") or []) > 1
     st = result.get("stopped_early")

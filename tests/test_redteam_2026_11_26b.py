@@ -1,0 +1,153 @@
+"""Red-team findings of 2026-11-26, second round (this round's explain readers: tracebacks, torch's API,
+DeepSpeed/transformers refusals, GPU hardware, PMIx, Open MPI's TCP addresses), each held by a test that
+tries more than the reproducer.
+
+- The text report printed what a reader copied from the log raw: a bidi override (U+202E) or a Unicode
+  line separator (U+2028, NEL) in an exception's message or file name reached the `note:` and `fix:` lines,
+  and an unknown torch attribute's line reached NO KNOWN ERROR's list, so a log could reorder or split
+  what the user reads. Now every line the text report writes passes render._one_line (render._writer).
+- `NVRM: Xid (...): 63` (a row marked for remapping) or `92` (corrected single-bit errors) alone was
+  "ROOT CAUSE gpu.xid.ecc: an uncorrectable ECC error; drain the node", while NVIDIA's Xid catalog (and
+  `gpudoctor check`'s gpu.inventory) says IGNORE for them. Now they are a note (gpu.xid.no_action).
+
+Findings in modules whose authors were still at work are xfail(strict=True) with the reason; the
+reproducers are in the round's notes.
+"""
+
+import time
+
+import pytest
+
+from explainhelp import explain_paste, ids
+
+from gpudoctor.fixline import sh
+
+TB = "Traceback (most recent call last):\n  File \"{path}\", line 3, in <module>\n    main()\n{exc}\n"
+HOSTILE = ["\u202eevil\u2066", "a\u2028b\x85c", "\x1b]0;T\x07\x1b[2J", "x\ry"]
+
+
+def _texts(payload):
+    p = payload
+    return [
+        TB.format(path="/home/u/train.py", exc="ValueError: bad %s" % p),  # pytb/pyanswer: the message
+        TB.format(path="/home/u/tr%sain.py" % p, exc="KeyError: 'x'"),  # the file name
+        TB.format(path="/home/u/train.py", exc="my%sError: boom" % p),  # the type
+        "AttributeError: module 'torch.distributed' has no attribute 'dev%sice_mesh'\n" % p,  # torchapi
+        "AttributeError: 'DistributedDataParallel' object has no attribute 'enc%s'\n" % p,
+        "TypeError: __init__() got an unexpected keyword argument 'dev%sice_id'\n" % p,
+        "[host:1] PMIX ERROR: UNREACHABLE in file server/pmix%s_server.c at line 2147\n" % p,  # pmix
+        "NVRM: Xid (PCI:0000:3b:00): 79, pid=1, name=py%s, GPU has fallen off the bus.\n" % p,  # gpuhw
+    ]
+
+
+def _printable(text):
+    return all(c == "\n" or c.isprintable() for c in text)
+
+
+@pytest.mark.parametrize("payload", HOSTILE, ids=["bidi", "line-separators", "escape", "cr"])
+def test_the_text_report_is_printable_lines_whatever_the_log_holds(cli, tmp_path, payload):
+    for i, text in enumerate(_texts(payload)):
+        path = tmp_path / ("log%d.txt" % i)
+        path.write_text(text)
+        rc, out, err = cli("explain", path)
+        assert rc in (0, 1), (rc, err)
+        bad = sorted({repr(c) for c in out if c != "\n" and not c.isprintable()})
+        assert not bad, (text, bad, [ln for ln in out.splitlines() if not _printable(ln)][:3])
+
+
+def test_the_report_writer_keeps_its_own_bold_and_escapes_the_rest():
+    import io
+
+    from gpudoctor.explain import render
+
+    buf = io.StringIO()
+    w = render._writer(buf, color=True)
+    w("\x1b[1mROOT CAUSE\x1b[0m a\u202eb\u2028c\x1b]0;t\x07\nnext\n")
+    assert buf.getvalue() == "\x1b[1mROOT CAUSE\x1b[0m a\\u202eb\\u2028c\\x1b]0;t\\x07\nnext\n"
+    buf = io.StringIO()
+    render._writer(buf, color=False)("\x1b[1mX\x1b[0m\n")
+    assert buf.getvalue() == "\\x1b[1mX\\x1b[0m\n"  # no color: nothing drives the terminal
+
+
+# stas00/ml-engineering compute/accelerator/nvidia/debug.md quotes the Xid 63 line (as tests/test_xid.py does);
+# 92 and 106 in the kernel's 'NVRM: Xid (PCI:%s): %d, ...' form (kernel_rc.c)
+NO_ACTION = {
+    "63": "[ 12.3] NVRM: Xid (PCI:0000:10:1c): 63, pid=1896, Row Remapper: New row marked for remapping, reset gpu "
+          "to activate.\n",
+    "92": "kernel: NVRM: Xid (PCI:0000:3b:00): 92, pid=1, name=python, High single-bit ECC error rate\n",
+    "106": "kernel: NVRM: Xid (PCI:0000:3b:00): 106, SMBPBI test message\n",
+}
+
+
+@pytest.mark.parametrize("xid", sorted(NO_ACTION))
+def test_an_xid_the_catalog_asks_no_action_for_is_a_note_not_the_root(cli, tmp_path, xid):
+    rc, doc = explain_paste(cli, tmp_path, NO_ACTION[xid], rcs=(0,))
+    assert doc["verdict"] == "no_error" and not doc["findings"], ids(doc)
+    assert [c["id"] for c in doc["context"]] == ["gpu.xid.no_action"], doc["context"]
+    # gpudoctor check's reading of the same Xid agrees (gpu.inventory: NVIDIA's immediate bucket)
+    from gpudoctor import data
+
+    assert data.load("xid")["xids"][xid]["immediate"] == "IGNORE"
+
+
+def test_a_double_bit_error_beside_xid_63_stays_the_root(cli, tmp_path):
+    text = ("NVRM: Xid (PCI:0000:10:1c): 48, pid=1896, DBE (0x1)\n" + NO_ACTION["63"])
+    rc, doc = explain_paste(cli, tmp_path, text, rcs=(0,))
+    assert doc["verdict"] == "root_cause" and doc["findings"][0]["id"] == "gpu.xid.ecc", ids(doc)
+    rc, doc = explain_paste(cli, tmp_path, "NVRM: Xid (PCI:0000:3b:00): 13, pid=1, name=python, Ch 00000008\n",
+                            rcs=(0,))
+    assert doc["findings"][0]["id"] == "gpu.xid", ids(doc)  # the other Xids are still gpu.xid's
+
+
+def _unquoted(value, text):
+    """Whether value appears in text other than as the one shell word sh(value)."""
+    return value in text.replace(sh(value), "")
+
+
+@pytest.mark.xfail(strict=True, reason="pyanswer (author at work): the structural answer's fix 'open PATH:LINE: "
+                   "EXC: MSG - fix the code ...' carries the traceback's file name and the exception's message "
+                   "unquoted; docs/security.md 15 asks every value in a printed fix to be one sh() word")
+def test_a_structural_fix_names_the_file_as_one_shell_word(cli, tmp_path):
+    payload = "$(touch /tmp/PWN)"
+    for text, value in ((TB.format(path="/home/u/tr%sain.py" % payload, exc="KeyError: 'x'"),
+                         "/home/u/tr%sain.py" % payload),
+                        (TB.format(path="/home/u/train.py", exc="ValueError: bad %s" % payload), payload)):
+        rc, doc = explain_paste(cli, tmp_path, text, rcs=(0,))
+        assert doc["findings"][0]["id"] == "code.exception", ids(doc)
+        for c in doc["findings"][0]["causes"]:
+            for fx in c["fix"]:
+                assert not _unquoted(value, fx), fx
+
+
+# transformers/trainer.py (_inner_training_loop) logs this when training ends; its metrics dict follows
+DONE = ("\n\nTraining completed. Do not forget to share your model on huggingface.co/models =)\n\n\n"
+        "{'train_runtime': 228.0153, 'train_samples_per_second': 0.421, 'train_steps_per_second': 0.026, "
+        "'train_loss': 0.41, 'epoch': 3.0}\n")
+
+
+@pytest.mark.xfail(strict=True, reason="pyanswer/analyze (authors at work): a traceback a library caught and "
+                   "logged, after which the Trainer says 'Training completed.', is answered as the root cause "
+                   "(code.library_error); the 50-line rule alone decides 'went on'")
+def test_a_logged_traceback_before_training_completed_is_not_the_root(cli, tmp_path):
+    tb = ("Traceback (most recent call last):\n  File \"/home/u/train.py\", line 40, in log_metrics\n    wandb.log(m)\n"
+          "  File \"/usr/lib/python3/site-packages/wandb/sdk/wandb_run.py\", line 12, in log\n"
+          "    raise ValueError(\"bad\")\nValueError: could not log metrics\n")
+    steps = "".join("{'loss': 0.%d, 'learning_rate': 1e-05, 'epoch': %d.0}\n" % (i, i // 7) for i in range(20))
+    rc, doc = explain_paste(cli, tmp_path, tb + steps + DONE, rcs=(0,))
+    assert doc["verdict"] == "no_error", ids(doc)
+
+
+def test_the_new_readers_stay_fast_on_a_flood_of_their_own_lines(cli, tmp_path):
+    """Each reader of this round on 300 distinct lines of its own shape: bounded CPU time (this process's,
+    so other load does not count; 0.1-0.4 s each on the 2-core VM)."""
+    shapes = [
+        "NVRM: Xid (PCI:0000:%02x:00): %d, pid=1, name=python, x\n",
+        "connect() to 172.17.%d.%d failed: No route to host (113)\n",
+        "[h:%d] PMIX ERROR: UNREACHABLE in file server/pmix_server.c at line %d\n",
+    ]
+    for shape in shapes:
+        text = "".join(shape % (i % 256, i) for i in range(300))
+        t = time.process_time()
+        rc, doc = explain_paste(cli, tmp_path, text, rcs=(0, 1))
+        assert time.process_time() - t < 3, shape
+        assert doc["findings"], shape
