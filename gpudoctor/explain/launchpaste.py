@@ -176,9 +176,10 @@ def command_of(text):
         return text[tick + 1:end if end > 0 else len(text)].strip() or None
     # the command starts at the line's start or right after its prompt (the last prompt mark before
     # the launcher): two places to try, each one linear in the line
+    # (blanks before the command are no part of it: a Markdown code block indents it by four)
     marks = [k.end() for k in _PROMPT_END.finditer(text, 0, at)]
     for s0 in ([0] + marks[-1:]):
-        if _PROMPT.match(text[:s0]) and _LEAD_OK.match(text[s0:at]):
+        if _PROMPT.match(text[:s0]) and _LEAD_OK.match(text[s0:at].lstrip(" \t")):
             cmd = text[s0:].strip()
             break
     else:

@@ -1,0 +1,117 @@
+"""gpudoctor/explain/launchpaste.py's small readers, against the survivors of a mutation run
+(docs/mutation.md, "This round's new code, second pass"): test_explain_launchpaste.py reaches them
+through whole pastes, which take few of their branches. Each case is what a user pastes (a prompt,
+`set -x`'s '+ ', a notebook's '!', inline code in prose, a Markdown code block indented by four
+blanks) and what the reader makes of it."""
+
+import pytest
+
+from gpudoctor import explain
+from gpudoctor.explain import launchpaste as lp
+
+
+@pytest.mark.parametrize("line,cmd", [
+    ("torchrun --nproc_per_node=8 train.py", "torchrun --nproc_per_node=8 train.py"),
+    ("$ torchrun --nnodes 2 train.py", "torchrun --nnodes 2 train.py"),
+    ("(venv) user@host:~/proj$ NCCL_DEBUG=INFO torchrun train.py", "NCCL_DEBUG=INFO torchrun train.py"),
+    ("+ torchrun train.py", "torchrun train.py"),
+    ("++ srun torchrun train.py", "srun torchrun train.py"),
+    ("!torchrun a.py", "torchrun a.py"),
+    ("root@h:/# nohup torchrun a.py &", "nohup torchrun a.py &"),
+    ("user$ echo hi $ torchrun a.py", "torchrun a.py"),  # the last prompt mark before the launcher
+    ("> mpirun -np 2 a.out", "mpirun -np 2 a.out"),
+    ("% mpiexec -n 4 a", "mpiexec -n 4 a"),
+    ("$ python -m torch.distributed.run --nproc_per_node 2 a.py", "python -m torch.distributed.run --nproc_per_node 2 a.py"),
+    # a Markdown code block (four blanks) or a tab: the command all the same
+    ("    torchrun --nproc_per_node=8 train.py", "torchrun --nproc_per_node=8 train.py"),
+    ("\tNCCL_DEBUG=INFO torchrun a.py", "NCCL_DEBUG=INFO torchrun a.py"),
+    # inline code in prose: what the backticks hold (an unclosed one: to the end)
+    ("then `accelerate launch ./main.py` fails", "accelerate launch ./main.py"),
+    ("`NCCL_DEBUG=INFO torchrun a.py` and `x`", "NCCL_DEBUG=INFO torchrun a.py"),
+    ("run `torchrun x.py", "torchrun x.py"),
+    # a log line or prose that mentions a launcher is no command
+    ("I ran torchrun train.py and it hangs", None),
+    ("INFO torchrun: starting", None),
+    ("   INFO torchrun: starting", None),
+    ("``torchrun x.py`", None),
+    ("a`b` torchrun x", None),
+    ("text `torchrun`", None),
+    ("$ ", None),
+    ("no launcher here", None),
+])
+def test_command_of(line, cmd):
+    assert lp.command_of(line) == cmd
+
+
+def test_an_indented_launch_line_is_read_as_the_same_line():
+    # a launch line in a Markdown code block (GitHub issues, forums indent it by four blanks) was not read:
+    # the loopback rendezvous endpoint of a 2-node job went unnoticed
+    kb = explain.load_knowledge()
+    line = "torchrun --nnodes=2 --nproc_per_node=8 --rdzv_endpoint=localhost:29500 train.py\n"
+    flat = explain.explain_text("my job hangs:\n\n" + line, kb, assume_error=True)
+    code = explain.explain_text("my job hangs:\n\n    " + line, kb, assume_error=True)
+    assert [f["id"] for f in flat["findings"]][:1] == ["launcher.loopback_master"]
+    assert [f["id"] for f in code["findings"]] == [f["id"] for f in flat["findings"]]
+
+
+@pytest.mark.parametrize("v,want", [
+    ("'x'", "x"), ('"x"', "x"), ("'x\"", "'x\""), ("'", "'"), ("''", ""),
+    ("null", None), ("NULL", None), ("~", None), ("", None),
+    ("True", True), ("false", False), ("12", 12), ("-3", -3),
+    ("1.5", "1.5"), ("0x1", "0x1"), ("a", "a"), ("1234567890123456789", "1234567890123456789"), ("--1", "--1"),
+])
+def test_typed_reads_a_scalar_as_yaml_safe_load(v, want):
+    got = lp._typed(v)
+    assert got == want and type(got) is type(want)
+
+
+def test_scalar():
+    assert lp._scalar("  8,  ") == "8" and lp._scalar(" 'a' ,") == "'a'" and lp._scalar("x,,") == "x" and lp._scalar("a, b") == "a, b"
+
+
+@pytest.mark.parametrize("name,want", [
+    ("/a/b/hostfile", "hostfile"), ("a/b/", "b"), ("ds.json", "ds.json"),
+    ("..", "file"), (".", "file"), ("/", "file"), ("", "file"), ("/tmp/../", "file"), ("a/..", "file"),
+    ("a\0b.json", "file.json"),  # a NUL: no file name; its extension kept
+    ("x" * 195 + ".yaml", "x" * 195 + ".yaml"),  # 200 bytes: a name a folder takes
+    ("x" * 196 + ".yaml", "file.yaml"),
+    ("\u00e9" * 100, "\u00e9" * 100), ("\u00e9" * 101, "file"),  # 202 bytes in UTF-8
+    ("x" * 201 + ".abcdefghijklmno", "file.abcdefghijklmno"),  # 15 characters of extension
+    ("x" * 201 + ".abcdefghijklmnop", "file"),
+    ("x" * 201 + ".a-b", "file"),
+])
+def test_file_name(name, want):
+    assert lp._file_name(name) == want
+
+
+@pytest.mark.parametrize("tok,want", [
+    ("a=b", False), ("", False), ("-f", False), ("$X", False), ("/a/$X", False),
+    ("/abs", True), ("~/x", True), ("./x", True), ("../x", True), ("a/b", True), ("~", True),
+    ("ds.json", True), ("c.yaml", True), ("c.yml", True), ("h.txt", True), ("a.conf", True), ("a.cfg", True),
+    ("x.sh", True), ("x.bash", True), ("job.slurm", True), ("job.sbatch", True),
+    ("hostfile", True), ("machinefile", True), ("hosts", True),
+    ("train.py", False), ("cfg.YAML", False), ("hostfile2", False),
+])
+def test_pathish(tok, want):
+    assert lp._pathish(tok) is want
+
+
+@pytest.mark.parametrize("word,want", [
+    ("$X", "$X"), ("x", "x"), ("", "''"), ("a b", "'a b'"),
+    ("--node_rank=$SLURM_NODEID", "--node_rank=$SLURM_NODEID"),
+    ("--rdzv_endpoint=$MASTER_ADDR:29500", "--rdzv_endpoint=$MASTER_ADDR:29500"),
+    ("${A}b", "${A}b"), ("pre${A}", "pre${A}"), ("a$B$C", "a$B$C"),
+    ("a b$X c", "'a b'$X' c'"), ("it's", "'it'\"'\"'s'"),
+])
+def test_word_quotes_the_text_and_keeps_the_variables(word, want):
+    assert lp._word(word) == want
+
+
+@pytest.mark.parametrize("op", ["|", "||", "&&", ";", "&", ">", ">>", "2>&1", "2>", "<", "|&", "1>f", "2>>log", ">f"])
+def test_cut_stops_at_the_first_shell_operator(op):
+    assert lp._cut(["torchrun", "a.py", op, "tee", "x"]) == ["torchrun", "a.py"]
+
+
+def test_cut_keeps_words_that_only_hold_an_operator():
+    assert lp._cut(["torchrun", "--x=a>b", "a.py"]) == ["torchrun", "--x=a>b", "a.py"]
+    assert lp._cut([]) == []
