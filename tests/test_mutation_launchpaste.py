@@ -115,3 +115,78 @@ def test_cut_stops_at_the_first_shell_operator(op):
 def test_cut_keeps_words_that_only_hold_an_operator():
     assert lp._cut(["torchrun", "--x=a>b", "a.py"]) == ["torchrun", "--x=a>b", "a.py"]
     assert lp._cut([]) == []
+
+
+@pytest.fixture
+def files():
+    f = lp._Files()
+    yield f
+    f.close()
+    assert not __import__("os").path.exists(f.dir)
+
+
+def _read(path):
+    with open(path) as fh:
+        return fh.read()
+
+
+def test_remap_gives_the_readers_only_the_pasted_blocks_or_absent_paths(files):
+    import os
+
+    argv = ["torchrun", "--nproc_per_node=2", "train.py", "./data/x.yaml", "--hostfile", "hf", "--config_file=a.json",
+            "-H", "h2", "--machinefile=$MF", "hosts"]
+    out = lp._remap(argv, files, "h1 slots=8\n", '{"a": 1}')
+    here = [i for i, t in enumerate(out) if files.dir in t]
+    assert [argv[i] for i in range(len(argv)) if i not in here] == [out[i] for i in range(len(out)) if i not in here]
+    assert [argv[i] for i in here] == ["./data/x.yaml", "hf", "--config_file=a.json", "hosts"]
+    assert _read(out[5]) == "h1 slots=8\n" and _read(out[6].partition("=")[2]) == '{"a": 1}'
+    assert out[6].endswith("/a.json") and out[5].endswith("/hf")
+    assert not os.path.exists(out[3]) and out[3].endswith("/x.yaml") and not os.path.exists(out[10])
+    # the readers' messages name the files as the paste wrote them
+    assert [files.unmask(t) for t in out] == argv
+    assert files.unmask("cannot open %s: no such file" % out[3]) == "cannot open ./data/x.yaml: no such file"
+    assert files.unmask("under %s/9/y" % files.dir) == "under 9/y" and files.unmask(7) == 7
+    # deepspeed's -H is its hostfile; without a pasted hostfile the path does not exist
+    ds = lp._remap(["deepspeed", "-H", "myhosts", "train.py"], files, "n1 slots=4\n", None)
+    assert _read(ds[2]) == "n1 slots=4\n" and ds[3] == "train.py"
+    ds = lp._remap(["deepspeed", "--hostfile=myhosts", "train.py"], files, None, None)
+    assert not os.path.exists(ds[1].partition("=")[2]) and files.unmask(ds[1]) == "--hostfile=myhosts"
+    # the program itself and a flag that waits for its value at the end
+    assert lp._remap([], files, None, None) == [] and lp._remap(["deepspeed", "--hostfile"], files, None, None) == [
+        "deepspeed", "--hostfile"]
+    assert lp._remap(["./run.sh", "x"], files, None, None) == ["./run.sh", "x"]
+
+
+def test_deepspeed_never_reads_this_machines_default_hostfile(files, monkeypatch):
+    from gpudoctor.launch.deepspeed import DLTS_HOSTFILE
+
+    real = __import__("os").path.exists
+    monkeypatch.setattr(lp.os.path, "exists", lambda p: p == DLTS_HOSTFILE or real(p))
+    got = lp._no_default_hostfile(["deepspeed", "train.py"], files)
+    assert got[:2] == ["deepspeed", "--hostfile"] and got[3:] == ["train.py"] and files.unmask(got[2]) == DLTS_HOSTFILE
+    for argv in (["deepspeed", "--hostfile", "h", "t.py"], ["deepspeed", "--hostfile=h"], ["deepspeed", "-H", "h"],
+                 ["torchrun", "t.py"], []):
+        assert lp._no_default_hostfile(argv, files) == argv
+    assert lp._no_default_hostfile(["/opt/bin/deepspeed", "t.py"], files)[1] == "--hostfile"
+    monkeypatch.setattr(lp.os.path, "exists", lambda p: False if p == DLTS_HOSTFILE else real(p))
+    assert lp._no_default_hostfile(["deepspeed", "train.py"], files) == ["deepspeed", "train.py"]
+
+
+def test_gpus_per_node_from_the_table_the_allocation_or_the_facts():
+    import types
+
+    paste = types.SimpleNamespace(gpus=[(0, 7, 8), (0, 30, 8)])
+    assert lp._gpus_per_node(paste, {}, None) == (8, "nvidia-smi's table in the paste (line 7)")
+    two = types.SimpleNamespace(gpus=[(0, 7, 8), (0, 30, 4)])  # two tables that disagree: not read
+    alloc = {"gpus_per_node": 4, "sbatch": ["--nodes=2", "--gres=gpu:4"]}
+    assert lp._gpus_per_node(two, alloc, None) == (4, "the allocation (#SBATCH --nodes=2 --gres=gpu:4)")
+    none = types.SimpleNamespace(gpus=[])
+    long = {"gpus_per_node": 2, "sbatch": ["--x=" + "y" * 200]}
+    assert lp._gpus_per_node(none, long, None)[1] == "the allocation (#SBATCH %s)" % ("--x=" + "y" * 200)[:120]
+    facts = {"node": "gpu-node-01", "gpu": {"status": "ok", "gpus": [{}, {}, {}]}}
+    assert lp._gpus_per_node(none, {}, facts) == (3, "the facts of gpu-node-01")
+    assert lp._gpus_per_node(none, {}, [facts, {"gpu": {"status": "ok", "gpus": [{}]}}]) == (3, "the facts of gpu-node-01")
+    assert lp._gpus_per_node(none, {}, {"gpu": {"status": "ok", "gpus": [{}]}}) == (1, "the facts of the node")
+    assert lp._gpus_per_node(none, {}, {"gpu": {"status": "error", "gpus": [{}]}}) == (None, None)
+    assert lp._gpus_per_node(none, {"gpus_per_node": 0}, [{}]) == (None, None)
+    assert lp._gpus_per_node(none, {}, [None]) == (None, None)
