@@ -151,3 +151,28 @@ def test_the_new_readers_stay_fast_on_a_flood_of_their_own_lines(cli, tmp_path):
         rc, doc = explain_paste(cli, tmp_path, text, rcs=(0, 1))
         assert time.process_time() - t < 3, shape
         assert doc["findings"], shape
+
+
+# Linux's AER lines for an error the link corrected, in the forms drivers/pci/pcie/aer.c prints
+# (aer_print_port_info: 'AER: Corrected error received: %s' / 'Corrected error message received from %s';
+# aer_print_error: 'PCIe Bus Error: severity=Corrected, type=Physical Layer, (Receiver ID)', then the
+# device/status line and the bit's name), on the H100 of fixtures/explain/gpu-hardware-h100-2026-11-26 (bus 18)
+CORRECTED = ("[ 5.31] pcieport 0000:17:01.0: AER: Corrected error received: 0000:18:00.0\n"
+             "[ 5.32] nvidia 0000:18:00.0: PCIe Bus Error: severity=Corrected, type=Physical Layer, (Receiver ID)\n"
+             "[ 5.33] nvidia 0000:18:00.0:   device [10de:2330] error status/mask=00000001/0000e000\n"
+             "[ 5.34] nvidia 0000:18:00.0:    [ 0] RxErr                  (First)\n"
+             "[ 5.35] pcieport 0000:17:01.0: AER: Corrected error message received from 0000:18:00.0\n"
+             "[ 5.36] pcieport 0000:17:01.0: AER: PCIe Bus Error: severity=Corrected, type=Data Link Layer, "
+             "(Transmitter ID)\n")
+
+
+def test_a_pcie_error_the_link_corrected_is_a_note_on_a_healthy_dmesg(cli, tmp_path):
+    rc, doc = explain_paste(cli, tmp_path, CORRECTED, rcs=(0,))
+    assert doc["verdict"] == "no_error" and not doc["findings"], (ids(doc), doc["errors"])
+    assert [c["id"] for c in doc["context"]] == ["gpu.pcie_corrected"], doc["context"]
+    # an uncorrected one is still gpu.xid.pcie's, and SIGBUS's 'Bus error' is still an error line
+    fatal = CORRECTED.replace("severity=Corrected", "severity=Uncorrected (Fatal)")
+    rc, doc = explain_paste(cli, tmp_path, fatal, rcs=(0,))
+    assert doc["findings"][0]["id"] == "gpu.xid.pcie", ids(doc)
+    rc, doc = explain_paste(cli, tmp_path, "Bus error (core dumped)\n", rcs=(1,))
+    assert doc["verdict"] == "unknown_error", doc["verdict"]

@@ -180,12 +180,14 @@ def severity(body):
 GENERIC_ERRORS = [
     r"Traceback \(most recent call last\)",
     r"\b[A-Z]\w*(?:Error|Exception)\b(?::|$)",
-    r"\berror(?::| \d+\b| code\b)",
+    r"\berror(?::(?! severity=Corrected\b)| \d+\b| code\b)",  # (AER's corrected errors: below)
     r"^\s*(?:fatal|error|failed|failure)\b",
     r"\b(?:fatal error|failed to|failed with|has failed|is failed|failed\b.{0,20}\b(?:error|code|status))",
     r"\bsegmentation fault\b",
     r"\bcore dumped\b",
-    r"\bbus error\b",
+    # (SIGBUS: 'Bus error (core dumped)'; not Linux AER's 'PCIe Bus Error: severity=Corrected', an error the link
+    # corrected, drivers/pci/pcie/aer.c: a note, gpu.pcie_corrected)
+    r"\bbus error\b(?!: severity=Corrected\b)",
     r"\bexit(?:code| code| status)\s*[:=]?\s*-?[1-9]",
     r"\bexited with (?:code|status) -?[1-9]",
     r"\bkilled by signal\b",
