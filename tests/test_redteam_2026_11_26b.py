@@ -176,3 +176,21 @@ def test_a_pcie_error_the_link_corrected_is_a_note_on_a_healthy_dmesg(cli, tmp_p
     assert doc["findings"][0]["id"] == "gpu.xid.pcie", ids(doc)
     rc, doc = explain_paste(cli, tmp_path, "Bus error (core dumped)\n", rcs=(1,))
     assert doc["verdict"] == "unknown_error", doc["verdict"]
+
+
+# A metric named error is no error line: Keras' progress bar (keras/utils/generic_utils.py Progbar.update prints
+# ' - %s:' then ' %.4f', or ' %.4e' for small values) and training loops' 'train error: 0.12' / 'top1 error: 23.4%'
+METRICS = ("10/10 [==============================] - 1s 5ms/step - loss: 0.1234 - mean_squared_error: 0.0123 - "
+           "mean_absolute_error: 1.2345e-05 - val_loss: 0.2000\n"
+           "epoch 3: train error: 0.12, val error: 0.15\n"
+           "Epoch 4 | top1 error: 23.4% | top5 error: 6.1%\n")
+
+
+def test_a_metric_named_error_is_not_an_error_line(cli, tmp_path):
+    rc, doc = explain_paste(cli, tmp_path, METRICS, rcs=(0,))
+    assert doc["verdict"] == "no_error", (doc["verdict"], doc["errors"])
+    # an error whose message starts with a number, an errno, a snake_case error name: still error lines
+    for text in ("error: 0.5 is not a valid learning rate\n", "connect: error: 111\n", "mpi_error: rank 3 died\n",
+                 "ValueError: 0.5 is not in list\n"):
+        rc, doc = explain_paste(cli, tmp_path, text, rcs=(1,))
+        assert doc["verdict"] == "unknown_error", (text, doc["verdict"])

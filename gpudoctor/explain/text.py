@@ -177,10 +177,17 @@ def severity(body):
 
 # A line that says something failed, when no knowledge entry explains it: it turns "no error
 # found" (exit 0) into "no known error" (exit 1). Only lines that are not INFO/WARN count.
+# after "error:": not a metric's value, a number with a decimal point, an exponent or a percent sign that ends
+# the line or a field ('train error: 0.12, val error: 0.15', 'top1 error: 23.4% |', Progbar's '%.4e')
+_METRIC = r"(?!\s{0,3}[-+]?(?:\d{1,12}(?:\.\d{1,12}(?:e[-+]?\d{1,3})?|e[-+]?\d{1,3})%?|\d{1,12}%)\s{0,3}(?:$|[,;|)\]}]|-\s))"
 GENERIC_ERRORS = [
     r"Traceback \(most recent call last\)",
-    r"\b[A-Z]\w*(?:Error|Exception)\b(?::|$)",
-    r"\berror(?::(?! severity=Corrected\b)| \d+\b| code\b)",  # (AER's corrected errors: below)
+    # (not a metric's name and value: Keras' progress bar, keras/utils/generic_utils.py Progbar.update,
+    # ' - mean_squared_error: 0.0123')
+    r"\b[A-Z]\w*(?:Error|Exception)\b(?::" + _METRIC + "|$)",
+    # not a metric's value ('train error: 0.12, val error: 0.15', 'top1 error: 23.4% |', Progbar's '%.4e'), nor
+    # AER's corrected errors (below)
+    r"\berror(?::(?! severity=Corrected\b)" + _METRIC + r"| \d+\b| code\b)",
     r"^\s*(?:fatal|error|failed|failure)\b",
     r"\b(?:fatal error|failed to|failed with|has failed|is failed|failed\b.{0,20}\b(?:error|code|status))",
     r"\bsegmentation fault\b",
