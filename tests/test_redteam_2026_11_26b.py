@@ -211,3 +211,30 @@ def test_a_c10d_connect_retry_before_a_completed_run_is_not_the_root(cli, tmp_pa
     rc, doc = explain_paste(cli, tmp_path, RETRY + steps + "{'train_runtime': 100.0, 'train_loss': 0.4, "
                             "'epoch': 1.0}\n", rcs=(0,))
     assert doc["verdict"] == "no_error", ids(doc)
+
+
+def test_an_export_computed_from_the_facts_is_printed_whole(cli, tmp_path):
+    """A facts file's interface name that looks like the knowledge's 'VALUE   (why)' was split by
+    render.split_export: 'export NCCL_SOCKET_IFNAME=eth0   # use eth1' (the facts' text as a comment, the
+    printed value not the one the fix line names)."""
+    import json
+    import os
+
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with open(os.path.join(repo, "fixtures", "nodes", "h100-ubuntu2404-torch211.json")) as f:
+        doc = json.load(f)
+    for i in doc["network"]["interfaces"]:
+        if i["name"] == "eth0":
+            i["name"] = "eth0   (use eth1)"
+    doc["network"]["default_route"]["interface"] = "eth0   (use eth1)"
+    facts = tmp_path / "node.json"
+    facts.write_text(json.dumps(doc))
+    log = tmp_path / "nccl.log"
+    log.write_text("node01:1:1 [0] NCCL WARN Bootstrap : no socket interface found\n")
+    rc, out, err = cli("explain", "--facts", facts, log)
+    assert rc == 0, err
+    lines = [ln.strip() for ln in out.splitlines() if ln.strip().startswith("export NCCL_SOCKET_IFNAME=")]
+    assert "export NCCL_SOCKET_IFNAME='eth0   (use eth1)'" in lines, lines
+    assert not any("# use eth1" in ln for ln in lines), lines
+    # the knowledge's own 'VALUE   (why)' exports still print the why as a comment
+    assert "export NCCL_SOCKET_IFNAME='^docker,lo,veth,virbr'   # or the real NIC: =eno1" in lines, lines

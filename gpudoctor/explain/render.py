@@ -216,10 +216,13 @@ def _finding(w, bold, f, heading, full, multi=False):
         for r in c.get("check_results", []):
             w("     check %s: %s%s\n" % (r["id"], r["status"], (" - " + "; ".join(_one_line(m) for m in r["messages"]))
                                          if r["messages"] else ""))
+        computed = c.get("computed_fix") or ""
         for k, v in c["exports"].items():
             # the value may come from a node's facts (an interface name): one quoted word; the
-            # knowledge's "VALUE   (why)" prints the why as a comment, outside the quotes
-            value, note = split_export(v)
+            # knowledge's "VALUE   (why)" prints the why as a comment, outside the quotes. A value
+            # the computed fix names (fixes.py: this node's NIC) is the facts' own, never split: a
+            # facts file's interface 'eth0   (use eth1)' printed 'export X=eth0   # use eth1'
+            value, note = (v, None) if computed and sh(v) in computed else split_export(v)
             w("     export %s=%s%s\n" % (k, sh(value), ("   # " + _one_line(note)) if note else ""))
         for cmd in c["fix"]:
             w("     fix: %s\n" % cmd)
