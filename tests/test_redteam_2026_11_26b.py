@@ -238,3 +238,20 @@ def test_an_export_computed_from_the_facts_is_printed_whole(cli, tmp_path):
     assert not any("# use eth1" in ln for ln in lines), lines
     # the knowledge's own 'VALUE   (why)' exports still print the why as a comment
     assert "export NCCL_SOCKET_IFNAME='^docker,lo,veth,virbr'   # or the real NIC: =eno1" in lines, lines
+
+
+def test_a_fault_on_another_gpu_is_not_shown_as_a_consequence_of_the_root(cli, tmp_path):
+    """Three GPUs, three faults (the kernel's Xid and RmInitAdapter lines as tests/test_explain_hardware.py's
+    SAME_GPU has them): the text listed the other two under 'ALSO SEEN (... usually consequences; fix the root
+    first)' without the 'Another GPU' note the JSON carries."""
+    text = ("[Mon Jun  3 10:00:02 2024] NVRM: Xid (PCI:0000:3b:00): 79, pid=4242, name=python, GPU has fallen off "
+            "the bus.\n[Mon Jun  3 10:06:00 2024] NVRM: GPU 0000:5e:00.0: RmInitAdapter failed! (0x23:0x65:1426)\n"
+            "[Mon Jun  3 10:07:00 2024] NVRM: Xid (PCI:0000:86:00): 64, pid=1, name=python, remapping failure\n")
+    rc, doc = explain_paste(cli, tmp_path, text, name="dmesg.txt", rcs=(0,))
+    mine = {g.split()[1] for g in doc["findings"][0]["gpus"]}
+    others = {"0000:3b:00", "0000:5e:00", "0000:86:00"} - mine
+    assert len(others) == 2, (mine, ids(doc))
+    rc, out, err = cli("explain", tmp_path / "dmesg.txt")
+    also = out.split("ALSO SEEN", 1)[1]
+    for bus in others:
+        assert "Another GPU: PCI %s. Its own fault" % bus in also, (bus, also)

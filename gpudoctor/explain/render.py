@@ -193,6 +193,11 @@ def _finding(w, bold, f, heading, full, multi=False):
         w("  (+%d more matching line%s)\n" % (more, "" if more == 1 else "s"))
     if not full:
         w("    likely: %s\n" % f["causes"][0]["text"])
+        # gpuhw.fold: a hardware fault on a GPU the root does not name is that GPU's own fault, not an echo
+        # of the root's (the JSON has the note; the heading above says "usually consequences")
+        for n in f["notes"]:
+            if n.startswith("Another GPU:"):
+                w("    %s Its own fault, not a consequence of the root: act on that GPU too.\n" % n)
         return
     for s in f.get("signals", [])[:3]:
         w("  confirmed by %s: %s\n" % (_loc(s, multi), _one_line(s["text"])))
