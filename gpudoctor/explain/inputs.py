@@ -49,6 +49,8 @@ def split_arguments(args):
         if p == "-":
             raise InputError("'-' (standard input) cannot be given with files")
         if not _is_path(p):
+            if len(pos) < 2:  # --file LOG: no error text could have been meant
+                raise InputError("cannot read %s: no such file or directory" % excerpt(p))
             raise InputError("cannot read %s: no such file or directory (several arguments are files to read; "
                              "quote an error text as one argument)" % excerpt(p))
     return None, paths
@@ -113,7 +115,7 @@ def collect(paths):
     holds an NCCL RAS report (ncclras output) is also read as one."""
     from gpudoctor.explain import flight, ras
 
-    files = []
+    files, walked = [], set()
     for p in paths:
         try:
             st = os.stat(p)
@@ -126,15 +128,26 @@ def collect(paths):
             if not found:
                 raise InputError("%s holds no file to read" % excerpt(p, 200))
             files.extend(found)
+            walked.update(found)
         else:
             files.append(p)
     if len(files) > MAX_FILES:
         raise InputError("more than %d files to read: name fewer" % MAX_FILES)
-    logs, dumps, reports = [], [], []
+    logs, dumps, reports, binaries = [], [], [], 0
     for p in files:
         f = _open_regular(p)  # refused here, before anything is read, if not a regular file
         try:
             head = f.read(1 << 16)
+            # a folder's binaries (libfoo.so.1, a core file, TensorBoard's event files) are left
+            # out; a file named on its own is refused only when it is an executable or an archive
+            # (read as text it gives a diagnosis of noise): a damaged log with binary garbage
+            # around the error is still read (tests/test_explain.py test_cli_binary_garbage)
+            why = None if flight.is_dump(head) else binary_kind(head, magic_only=p not in walked)
+            if why:
+                if p not in walked:
+                    raise InputError("%s is not a text log (%s): name the log files to read" % (excerpt(p, 200), why))
+                binaries += 1
+                continue
             if not flight.is_dump(head) and ras.looks_like_report(head):
                 data = head + f.read(ras.MAX_REPORT - len(head))
                 items = ras.parse(data.decode("utf-8", "replace"))
@@ -146,10 +159,42 @@ def collect(paths):
             dumps.append(p)
         else:
             logs.append((p, _opener(p)))
+    if binaries and not logs and not dumps:
+        raise InputError("%s: no text log to read (%d binary file%s left out)" % (
+            ", ".join(excerpt(p, 100) for p in paths[:3]), binaries, "" if binaries == 1 else "s"))
     fr = flight.read_dumps(dumps) if dumps else None
     if not logs:
         logs = [("%d Flight Recorder dump%s" % (len(dumps), "" if len(dumps) == 1 else "s"), _empty)]
     return logs, fr, reports
+
+
+# the first bytes of files that are never a log: executables and shared objects (ELF), archives
+# and compressed streams whose names lack their suffix (libfoo.so.1.2, core dumps, rotated logs
+# compressed under their old name). The magic numbers are those file(1)'s magic database
+# (https://github.com/file/file/tree/master/magic/Magdir: elf, compress, archive, images) keys on.
+_BINARY_MAGIC = (b"\x7fELF", b"\x1f\x8b", b"\xfd7zXZ\x00", b"BZh", b"\x28\xb5\x2f\xfd", b"PK\x03\x04",
+                 b"!<arch>\n", b"\x89PNG", b"\xff\xd8\xff", b"%PDF", b"\x93NUMPY")
+_TEXT_CONTROLS = frozenset(b"\t\n\r\f\b\x1b")  # tabs, ends of line, backspace, ANSI colours
+
+
+def binary_kind(head, magic_only=False):
+    """Why the first bytes of a file say it is not a text log (a short phrase), else None: a
+    known magic number, or (unless ``magic_only``) mostly bytes that are not text. NUL bytes
+    alone do not make a binary: logrotate's copytruncate leaves a log that starts with a run of
+    them (the writer's offset kept past the truncation), and a UTF-16 log has one in every
+    other byte; what is left once they are dropped must be mostly text."""
+    if head.startswith(_BINARY_MAGIC):
+        return "an executable, archive or compressed file"
+    if magic_only:
+        return None
+    body = head.replace(b"\x00", b"")[:1 << 16]
+    if not body:
+        return None
+    text = body.decode("utf-8", "replace")
+    odd = sum(1 for ch in text if ch == "\ufffd" or (ord(ch) < 32 and ord(ch) not in _TEXT_CONTROLS))
+    if odd * 10 > len(text) * 3:  # more than 30% of the characters are not text
+        return "binary data"
+    return None
 
 
 def _opener(path):

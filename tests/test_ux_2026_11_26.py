@@ -1,0 +1,77 @@
+"""What a new user ran into on 2026-11-26 (a fresh clone, the README's commands, bad inputs),
+each fixed and pinned here. In-process CLI calls only (the `cli` fixture): well under a second.
+"""
+
+import os
+
+# an ELF header as every executable and shared object starts (the ELF spec's e_ident:
+# 0x7f 'E' 'L' 'F', class, data, version), then the zero padding and code that follow it
+ELF = b"\x7fELF\x02\x01\x01" + b"\x00" * 9 + bytes(range(256)) * 40
+OOM = b"RuntimeError: CUDA error: out of memory\n"
+
+
+def test_explain_refuses_a_named_binary_file(cli, tmp_path):
+    # before: `explain --file /bin/ls` was read as a 509-line log, "NO KNOWN ERROR" (exit 1)
+    # from the strings in the executable
+    exe = tmp_path / "a.out"
+    exe.write_bytes(ELF)
+    for args in (("--file", exe), (exe,)):
+        rc, out, err = cli("explain", *args)
+        assert rc == 2 and out == ""
+        assert "is not a text log (an executable" in err and err.count("\n") == 1
+    gz = tmp_path / "rank0.log.1"  # a rotated log compressed under its old name
+    gz.write_bytes(__import__("gzip").compress(OOM))
+    rc, out, err = cli("explain", gz)
+    assert rc == 2 and "is not a text log (an executable, archive or compressed file)" in err
+    # binary noise named on its own is still read (a damaged log: tests/test_explain.py
+    # test_cli_binary_garbage); in a folder it is left out (the next test)
+    noise = tmp_path / "core"
+    noise.write_bytes(bytes((i * 7919 + 13) % 256 for i in range(4096)) + OOM)
+    rc, out, err = cli("explain", noise)
+    assert rc == 0 and "ROOT CAUSE  cuda.oom" in out
+
+
+def test_explain_folder_leaves_binaries_out(cli, tmp_path):
+    # before: a folder with shared objects (libfoo.so.1.2: the .so suffix rule missed them) was
+    # read whole (5 minutes on /usr/lib) and its strings gave a shm.size diagnosis
+    (tmp_path / "libnccl.so.2.28.9").write_bytes(ELF + b"/dev/shm failed to extend /dev/shm Bus error")
+    (tmp_path / "events.out.tfevents.1732590000.gpu01").write_bytes(bytes(range(1, 256)) * 30 + b"Bus error\n")
+    (tmp_path / "rank0.log").write_bytes(OOM)
+    rc, out, err = cli("explain", tmp_path)
+    assert rc == 0, err
+    assert "ROOT CAUSE  cuda.oom" in out and "shm" not in out.split("\n\n")[1]
+    assert out.splitlines()[0].endswith("rank0.log (1 line)")  # the library is not among the inputs
+    os.unlink(tmp_path / "rank0.log")
+    rc, out, err = cli("explain", tmp_path)
+    assert rc == 2 and "no text log to read (2 binary files left out)" in err
+
+
+def test_explain_reads_logs_with_nul_runs_and_colours(cli, tmp_path):
+    # logrotate copytruncate leaves the log's start as NUL bytes (a sparse hole); ANSI colours
+    # are text: neither is refused as binary
+    truncated = tmp_path / "train.log"
+    truncated.write_bytes(b"\x00" * 70000 + OOM)
+    rc, out, err = cli("explain", truncated)
+    assert rc == 0 and "ROOT CAUSE  cuda.oom" in out, err
+    coloured = tmp_path / "colour.log"
+    coloured.write_bytes(b"\x1b[31m" + OOM.rstrip() + b"\x1b[0m\n")
+    rc, out, err = cli("explain", "--file", coloured)
+    assert rc == 0 and "ROOT CAUSE  cuda.oom" in out, err
+
+
+def test_explain_missing_single_file_message(cli, tmp_path):
+    # before: `explain --file missing.log` blamed "several arguments" that were never given
+    rc, out, err = cli("explain", "--file", tmp_path / "missing.log")
+    assert rc == 2 and "no such file or directory" in err and "several arguments" not in err
+    rc, out, err = cli("explain", tmp_path / "a.log", tmp_path / "b.log")
+    assert rc == 2 and "several arguments" in err
+
+
+def test_which_binary_kind():
+    from gpudoctor.explain.inputs import binary_kind
+
+    assert binary_kind(b"\x1f\x8b\x08\x00") and binary_kind(ELF)
+    assert binary_kind(b"") is None and binary_kind(b"\x00" * 100) is None
+    assert binary_kind("RuntimeError: ünïcode é\n".encode("utf-16")) is None
+    assert binary_kind(OOM * 3) is None
+    assert binary_kind(bytes(range(1, 256)) * 4) and binary_kind(bytes(range(1, 256)) * 4, magic_only=True) is None
