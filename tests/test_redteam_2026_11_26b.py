@@ -255,3 +255,20 @@ def test_a_fault_on_another_gpu_is_not_shown_as_a_consequence_of_the_root(cli, t
     also = out.split("ALSO SEEN", 1)[1]
     for bus in others:
         assert "Another GPU: PCI %s. Its own fault" % bus in also, (bus, also)
+
+
+def test_a_root_that_names_no_gpu_does_not_fold_two_gpus_into_one(cli, tmp_path):
+    """CUDA's 'uncorrectable ECC error encountered' names no GPU; gpuhw.fold folded every other hardware
+    finding into it as 'Same GPU fault', two different GPUs included. Now the first GPU named is the root's,
+    and a second GPU's fault stays its own finding."""
+    text = ("RuntimeError: CUDA error: uncorrectable ECC error encountered\n"
+            "[Mon Jun  3 10:00:02 2024] NVRM: GPU 0000:3b:00.0: GPU has fallen off the bus.\n"
+            "[Mon Jun  3 10:06:00 2024] NVRM: GPU 0000:5e:00.0: RmInitAdapter failed! (0x23:0x65:1426)\n")
+    rc, doc = explain_paste(cli, tmp_path, text, rcs=(0,))
+    root = doc["findings"][0]
+    assert root["id"] == "gpu.xid.ecc", ids(doc)
+    kept = {g for f in doc["findings"][1:] for g in f.get("gpus") or []}
+    folded_gpus = {"pci 0000:3b:00", "pci 0000:5e:00"} - kept
+    assert len(folded_gpus) == 1 and len(kept & {"pci 0000:3b:00", "pci 0000:5e:00"}) == 1, (ids(doc), kept)
+    other = next(f for f in doc["findings"][1:] if set(f.get("gpus") or []) & kept)
+    assert other["notes"][0].startswith("Another GPU: PCI"), other["notes"][:2]

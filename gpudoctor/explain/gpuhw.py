@@ -152,6 +152,11 @@ def fold(findings):
     for f in findings[1:]:
         theirs = set(f.get("gpus") or [])
         if f["role"] != "cascade" and is_hardware(f) and (not theirs or not mine or theirs <= mine):
+            if not mine and theirs:
+                # the root's lines name no GPU (CUDA's 'uncorrectable ECC error encountered'): the first GPU
+                # another line names is taken as its GPU, so that a fault on a second GPU stays its own
+                # finding ('Another GPU'), not 'Same GPU fault'
+                mine = set(theirs)
             shown = {m["line"] for m in root["matches"]}
             h = next((m for m in f["matches"] if m["line"] not in shown), None)
             if h:  # a line of its own (the same line matched by both entries needs no second mention)
