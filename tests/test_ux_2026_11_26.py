@@ -75,3 +75,16 @@ def test_which_binary_kind():
     assert binary_kind("RuntimeError: ünïcode é\n".encode("utf-16")) is None
     assert binary_kind(OOM * 3) is None
     assert binary_kind(bytes(range(1, 256)) * 4) and binary_kind(bytes(range(1, 256)) * 4, magic_only=True) is None
+
+
+def test_output_file_holds_the_format_chosen(cli, tmp_path):
+    # README's command table said `-o FILE` gives "the report as JSON"; it writes the format
+    # chosen (text by default), as `check --help` says
+    facts = os.path.join(os.path.dirname(__file__), "..", "fixtures", "nodes", "h200x2-ubuntu2404-torch211.json")
+    out_txt, out_json = tmp_path / "r.txt", tmp_path / "r.json"
+    rc, out, err = cli("check", "--facts", facts, "-o", out_txt)
+    assert rc == 1 and out == "" and out_txt.read_text().startswith("gpudoctor: 1 node")
+    rc, out, err = cli("check", "--facts", facts, "--json", "-o", out_json)
+    assert rc == 1 and __import__("json").loads(out_json.read_text())["schema"].startswith("gpudoctor.report/")
+    readme = open(os.path.join(os.path.dirname(__file__), "..", "README.md")).read()
+    assert "`-o FILE` | the report as JSON" not in readme
