@@ -88,3 +88,12 @@ def test_output_file_holds_the_format_chosen(cli, tmp_path):
     assert rc == 1 and __import__("json").loads(out_json.read_text())["schema"].startswith("gpudoctor.report/")
     readme = open(os.path.join(os.path.dirname(__file__), "..", "README.md")).read()
     assert "`-o FILE` | the report as JSON" not in readme
+
+
+def test_watch_names_itself_for_the_quiet_list(cli, tmp_path):
+    # before: `gpudoctor watch` ended with "(gpudoctor check --verbose lists them)": check's
+    # list is another one; watch's own -v lists its n/a diagnoses
+    saved = os.path.join(os.path.dirname(__file__), "..", "fixtures", "watch", "h100-idle.json")
+    rc, out, err = cli("watch", "--facts", saved)
+    quiet = [line for line in out.splitlines() if "--verbose lists them" in line]
+    assert rc in (0, 1) and quiet and all("gpudoctor watch --verbose" in line for line in quiet), out

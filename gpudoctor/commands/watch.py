@@ -151,7 +151,7 @@ def run(args):
             if r.id == "watch.target" and r.status == "na":
                 header.append(r.summary[:1].upper() + r.summary[1:])
         text.render(report, stream, color=None if not args.output else False, verbose=args.verbose,
-                    header=header)
+                    header=header, command="watch")
     if args.output:
         from gpudoctor.report.atomic import write_atomic
 

@@ -85,7 +85,7 @@ def _fix_lines(report, r):
     return out
 
 
-def lines(report, verbose=False, header=None):
+def lines(report, verbose=False, header=None, command="check"):
     """The report as (style, text) pairs; style is a key of STYLE or None. ``header``: lines
     shown instead of the node profile (`gpudoctor watch` shows its samples)."""
     out = []
@@ -123,8 +123,9 @@ def lines(report, verbose=False, header=None):
             for r in quiet:
                 out.append(_result_line(report, r, width))
         else:
-            out.append((None, "%d n/a, %d skipped (gpudoctor check --verbose lists them)" % (
-                len(by["na"]), len(by["skipped"]))))
+            # the command that printed the report lists them (`watch -v` lists its diagnoses)
+            out.append((None, "%d n/a, %d skipped (gpudoctor %s --verbose lists them)" % (
+                len(by["na"]), len(by["skipped"]), command)))
     for r in report.results:
         for msg, hosts in r.crashed.items():
             out.append(("FAIL", "BUG  %s crashed%s: %s (a gpudoctor bug; please report it)" % (
@@ -147,11 +148,11 @@ def _printable(text):
     return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
 
 
-def render(report, stream=None, color=None, verbose=False, header=None):
+def render(report, stream=None, color=None, verbose=False, header=None, command="check"):
     stream = stream or sys.stdout
     if color is None:
         color = stream.isatty()
-    out = [(style, _printable(text)) for style, text in lines(report, verbose, header)]
+    out = [(style, _printable(text)) for style, text in lines(report, verbose, header, command)]
     if not color:
         stream.write("\n".join(text for _, text in out) + "\n")
         return
