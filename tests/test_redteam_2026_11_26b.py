@@ -284,3 +284,24 @@ def test_a_torch_that_has_the_name_is_not_told_to_upgrade(cli, tmp_path):
     rc, doc = explain_paste(cli, tmp_path, text, rcs=(0,))
     first = doc["findings"][0]["causes"][0]["fix"][0]
     assert "upgrade" not in first, first
+
+
+# nccl-tests' own lines (src/common.cu: the '# nThread' header, '#  Rank' lines, '# Avg bus bandwidth')
+NT = ("# nThread 1 nGpus 1 minBytes 8 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 "
+      "validation: 1 graph: 0\n"
+      "#  Rank  0 Group  0 Pid  12345 on     node01 device  0 [0x18] NVIDIA H100 80GB HBM3\n"
+      "#  Rank  1 Group  0 Pid  12346 on     node02 device  0 [0x18] NVIDIA H100 80GB HBM3\n"
+      "# Avg bus bandwidth    : 19.8\n")
+
+
+@pytest.mark.parametrize("words", ["busbw is only 20 GB/s across the two nodes, intra-node is fine",
+                                   "cross-node bandwidth is only 20 GB/s; single node looks normal",
+                                   "两台机器 busbw is only 20 GB/s，单机正常"])
+def test_fine_about_another_scope_does_not_cancel_the_complaint(cli, tmp_path, words):
+    """hang.py's negation read 'is fine' anywhere on the line: a slow cross-node run whose user adds that one
+    node alone is fine was 'no error'."""
+    rc, doc = explain_paste(cli, tmp_path, words + "\n" + NT, rcs=(0,))
+    assert doc["verdict"] == "root_cause" and doc["findings"][0]["id"] == "nccl.hang", (words, ids(doc))
+    fine = words.split(",")[0].split(";")[0].split("，")[0] + ", looks fine"
+    rc, doc = explain_paste(cli, tmp_path, fine + "\n" + NT, rcs=(0,))
+    assert doc["verdict"] == "no_error", (fine, ids(doc))  # the figure itself called fine: still no complaint

@@ -78,6 +78,21 @@ COMPLAINTS = [
 _FINE = re.compile(r"\b(?:looks?|seems?|is|are|was|were)\s{1,3}(?:fine|good|ok|okay|normal|healthy|as expected)\b|"
                    r"\bas expected\b|\bno (?:problem|issue)s?\b|正常|没问题", re.I)
 _SLOW = re.compile(r"slow|bandwidth|busbw|algbw|throughput|GB/s|Gbps|慢|带宽", re.I)
+# ... unless the clause that says so is about another scope than the complaint: 'busbw is only 20 GB/s across
+# the two nodes, intra-node is fine' is a complaint about the network (单机 'one machine', 节点内 'within a node')
+_CLAUSE = re.compile(r";|,(?!\d)|\.(?=\s|$)|\bbut\b|\bwhile\b|\bwhereas\b|，|。|；|但")
+_OTHER_SCOPE = re.compile(r"\b(?:intra[- ]?node|single[- ]?node|one node|(?:within|inside) (?:a|the|one) node|same node|"
+                          r"on (?:a |one )?(?:single )?node|locally|nvlink|p2p|shm)\b|单机|单节点|节点内|机内", re.I)
+
+
+def _called_fine(text):
+    """Whether the user calls the figure or the run all right (_FINE), in a clause not about another scope."""
+    for m in _FINE.finditer(text):
+        a = max((c.end() for c in _CLAUSE.finditer(text, 0, m.start())), default=0)
+        c = _CLAUSE.search(text, m.end())
+        if not _OTHER_SCOPE.search(text[a:c.start() if c else len(text)]):
+            return True
+    return False
 
 # lines this module reads (role "fact", entry _hang): class -> regex
 FACTS = {
@@ -186,7 +201,7 @@ def record(scan, hit):
     if cls == "complaint":
         # a logger's INFO/WARN line ('UserWarning: ... very slow', '[W socket.cpp] ...') is a program's, not the user's;
         # a figure the user calls fine ('busbw is 370 GB/s, looks fine') is no complaint
-        if st["complaint"] is None and _users(text, hit.pattern) and not _FINE.search(text):
+        if st["complaint"] is None and _users(text, hit.pattern) and not _called_fine(text):
             st["complaint"] = (hit.line, text[:300])
     elif cls == "nt_header":
         if len(st["headers"]) < MAX_KEPT:
