@@ -86,8 +86,10 @@ _OTHER_SCOPE = re.compile(r"\b(?:intra[- ]?node|single[- ]?node|one node|(?:with
 
 
 def _called_fine(text):
-    """Whether the user calls the figure or the run all right (_FINE), in a clause not about another scope."""
-    for m in _FINE.finditer(text):
+    """Whether the user calls the figure or the run all right (_FINE), in a clause not about another scope.
+    Bounded: the first 1,000 characters and 8 such phrases (a line of the user's words is short)."""
+    text = text[:1000]
+    for _, m in zip(range(8), _FINE.finditer(text)):
         a = max((c.end() for c in _CLAUSE.finditer(text, 0, m.start())), default=0)
         c = _CLAUSE.search(text, m.end())
         if not _OTHER_SCOPE.search(text[a:c.start() if c else len(text)]):
