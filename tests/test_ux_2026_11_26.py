@@ -97,3 +97,14 @@ def test_watch_names_itself_for_the_quiet_list(cli, tmp_path):
     rc, out, err = cli("watch", "--facts", saved)
     quiet = [line for line in out.splitlines() if "--verbose lists them" in line]
     assert rc in (0, 1) and quiet and all("gpudoctor watch --verbose" in line for line in quiet), out
+
+
+def test_plan_script_keeps_env_assignments(cli, tmp_path):
+    # before: in a script, `env NCCL_IB_DISABLE=1 torchrun ...` lost its assignment (the plan
+    # showed no "env set", though `plan --launch 'env NCCL_IB_DISABLE=1 torchrun ...'` had it)
+    script = tmp_path / "train.sh"
+    script.write_text("#!/bin/bash\nexec env -u DEBUG NCCL_IB_DISABLE=1 torchrun --nnodes 1 --nproc-per-node 2 "
+                      "train.py\n")
+    rc, out, err = cli("plan", script)
+    assert rc == 0, err
+    assert "  env set        NCCL_IB_DISABLE=1" in out and "script         train.py" in out

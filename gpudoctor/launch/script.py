@@ -1152,9 +1152,15 @@ class Reader:
             self.result.notes.append("line %d: %s in front of the launcher is known only at run time (%s): planned "
                                      "without it" % (self.line, " ".join(self.shown(x) for x in lead),
                                                      "; ".join(self.marks(x)[0].why for x in lead)))
+        assigned = []  # `env NAME=value torchrun ...`: the launcher's environment, as a NAME=value prefix is
         while rest and os.path.basename(rest[0]) in ("env", "exec", "nohup", "time", "stdbuf", "numactl"):
+            wrapper = os.path.basename(rest[0])
             rest = rest[1:]
             while rest and (rest[0].startswith("-") or re.match("^" + NAME + "=", rest[0])):
+                if wrapper == "env" and re.match("^" + NAME + "=", rest[0]):
+                    assigned.append(rest[0])
+                elif wrapper == "env" and rest[0] in ("-u", "--unset", "-C", "--chdir") and len(rest) > 1:
+                    rest = rest[1:]  # env(1)'s options that take the next word (coreutils env.c longopts)
                 rest = rest[1:]
         if not rest:
             return
@@ -1173,7 +1179,7 @@ class Reader:
             if inner is not None:
                 return
         if is_launch:
-            self.result.launches.append(Launch(line=self.line, argv=argv[:k] + rest, shown="",
+            self.result.launches.append(Launch(line=self.line, argv=argv[:k] + assigned + rest, shown="",
                                                in_batch=bool(self.batch and prog != "srun" and not lead)))
 
     def _task_script(self, rest):
