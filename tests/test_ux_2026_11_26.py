@@ -108,3 +108,11 @@ def test_plan_script_keeps_env_assignments(cli, tmp_path):
     rc, out, err = cli("plan", script)
     assert rc == 0, err
     assert "  env set        NCCL_IB_DISABLE=1" in out and "script         train.py" in out
+
+
+def test_exports_wording_for_one_node(cli):
+    # before: "eth0 is up with an IPv4 address on all 1 nodes (vm)"
+    facts = os.path.join(os.path.dirname(__file__), "..", "fixtures", "nodes", "h200x2-ubuntu2404-torch211.json")
+    rc, out, err = cli("exports", "--facts", facts)
+    assert rc == 0 and "on the node (vm)" in out and "all 1 nodes" not in out
+    assert "export NCCL_SOCKET_IFNAME==eth0" in out

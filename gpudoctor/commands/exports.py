@@ -39,6 +39,8 @@ def run(args):
     if bad:
         from gpudoctor.nodes import fold
 
-        print("gpudoctor: %s could not be checked; the exports cover the others" % fold(bad), file=sys.stderr)
+        print("gpudoctor: %s could not be checked; %s" % (
+            fold(bad), "the exports cover the others" if len(bad) < len(nodes) else "no node was reached: nothing to export"),
+            file=sys.stderr)
         return EXIT_FINDINGS
     return EXIT_OK

@@ -91,9 +91,9 @@ def compute(nodes):
         if common:
             pick = sorted(common, key=_iface_rank)
             lines.append(("NCCL_SOCKET_IFNAME", "=" + pick[0],
-                          "%s is up with an IPv4 address on all %d nodes (%s); never lo or docker ('=' asks NCCL for "
+                          "%s is up with an IPv4 address on %s (%s); never lo or docker ('=' asks NCCL for "
                           "exactly this name)" % (
-                              pick[0], len(known), fold(known))))
+                              pick[0], "all %d nodes" % len(known) if len(known) > 1 else "the node", fold(known))))
         elif not empty:
             prefixes = sorted({_prefix(n) for v in known.values() for n in v})
             lines.append(("NCCL_SOCKET_IFNAME", ",".join(prefixes),
