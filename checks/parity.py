@@ -326,6 +326,15 @@ def files_parity(nodes, config):
             values[h] = "missing (%s)" % e["error"] if "error" in e or "sha256" not in e else \
                 "sha256 %s, %s bytes" % (str(e["sha256"])[:12], e.get("size"))
         groups = group(values)
+        if len(groups) == 1 and groups[0].value.startswith("missing"):
+            # the same absence everywhere is no evidence that the job's file is identical: the job
+            # cannot read it on any node (a relative path is read in each node's login folder)
+            odd_hosts.update(groups[0].hosts)
+            yield Finding.error("%s is %s on every node (%s)" % (p, groups[0].value, fold(groups[0].hosts)),
+                                hosts=groups[0].hosts,
+                                fix=cmd("copy {p} to every node, or name it by its absolute path (a relative "
+                                        "path is read from the login folder, $HOME, of each node)", p=p))
+            continue
         if len(groups) == 1:
             same.append("%s (%s)" % (p, groups[0].value))
         if len(groups) > 1:
@@ -339,7 +348,7 @@ def files_parity(nodes, config):
                                 else cmd("the baseline nodes lack it: copy {p} to every node", p=p))
     if same and len(same) == len(paths):
         yield Pass("identical on every node: " + "; ".join(same))
-    elif odd_hosts:
+    elif odd_hosts and any(h not in odd_hosts for h in nodes):  # hosts=[] would read as every node
         yield Pass("all %d file%s as on the majority of nodes" % (len(paths), "" if len(paths) == 1 else "s"),
                    hosts=[h for h in nodes if h not in odd_hosts])
 

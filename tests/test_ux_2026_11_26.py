@@ -116,3 +116,27 @@ def test_exports_wording_for_one_node(cli):
     rc, out, err = cli("exports", "--facts", facts)
     assert rc == 0 and "on the node (vm)" in out and "all 1 nodes" not in out
     assert "export NCCL_SOCKET_IFNAME==eth0" in out
+
+
+def test_files_parity_a_file_missing_everywhere_is_not_identical():
+    # before: `check --hosts hf --same ssh_config` (a relative path, read in each node's home,
+    # where it is not) passed: "identical on every node: ssh_config (missing (No such file or
+    # directory))". Nothing absent ever passes.
+    from conftest import node_facts, run_check
+
+    nodes = {}
+    for h in ("gpu01", "gpu02", "gpu03"):
+        doc = node_facts("h100-ubuntu2404-torch211")
+        doc["node"] = h
+        doc["files"] = {"status": "ok", "files": {"train.py": {"error": "No such file or directory"},
+                                                  "/etc/hostname": {"sha256": "a" * 64, "size": 3}}}
+        nodes[h] = doc
+    res = run_check("files.parity", nodes)
+    assert res.status == "fail" and res.by_status == {"fail": "gpu[01-03]"}
+    msg = res.findings[0].message
+    assert msg == "train.py is missing (No such file or directory) on every node (gpu[01-03])"
+    assert "absolute path" in str(res.findings[0].fix)
+    for doc in nodes.values():
+        del doc["files"]["files"]["train.py"]
+    res = run_check("files.parity", nodes)
+    assert res.status == "pass" and "identical on every node: /etc/hostname" in res.evidence
