@@ -560,3 +560,21 @@ def test_pmix_slice_from_the_repository_is_the_committed_slice(tmp_path):
     assert first == "#! version v5.0.11 (commit %s); v3.2.5 (commit %s)" % (
         _git(repo, "rev-parse", "v5.0.11").strip(), _git(repo, "rev-parse", "v3.2.5").strip())
     assert rest == want.split("\n", 1)[1]
+    # the revisions are recorded as given (a pinned tag is its own name; describe=False): HEAD stays HEAD
+    # (the slice lists v5.0.11 first: it is the first commit, v3.2.5 the second)
+    first = pmix.slice_from_repo(repo, "HEAD~1", "HEAD").split("\n", 1)[0]
+    assert first == "#! version HEAD~1 (commit %s); HEAD (commit %s)" % (
+        _git(repo, "rev-parse", "v5.0.11").strip(), _git(repo, "rev-parse", "v3.2.5").strip())
+
+
+def test_nvrm_reads_kernel_gsp_even_when_it_logs_no_xid(tmp_path):
+    repo = tmp_path / "r.git"
+    (repo / "src/nvidia/src/kernel/gpu/gsp").mkdir(parents=True)
+    (repo / "src/nvidia/src/kernel/gpu/gsp/kernel_gsp.c").write_text('NV_PRINTF(LEVEL_ERROR, "GSP-RM unresponsive\\n");\n')
+    (repo / "src/nvidia/src/kernel/gpu/a.c").write_text('NV_ERROR_LOG(pGpu, X, "An Xid text of its own file");\n')
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "one")
+    _git(repo, "tag", "v1")
+    files, _ = nvrm.from_repo(str(repo), "v1")
+    assert [p for p, _ in files] == ["src/nvidia/src/kernel/gpu/a.c", "src/nvidia/src/kernel/gpu/gsp/kernel_gsp.c"]
