@@ -168,7 +168,19 @@ def _bounded_int(text):
     return int(text)
 
 
-def read_facts_file(path):
+def _node_map(doc):
+    """What `gpudoctor facts --hosts ...` prints without -o: {host: facts, or {error,
+    error_kind} for a node that could not be checked}; None for anything else."""
+    if not isinstance(doc, dict) or "schema" in doc or not doc or not all(isinstance(v, dict) for v in doc.values()):
+        return None
+    if not any(v.get("schema") == FACTS_SCHEMA for v in doc.values()):
+        return None
+    return doc
+
+
+def read_facts_file(path, node_map=False):
+    """One node's facts (or a gpudoctor.node/1 record) from a file; with ``node_map`` also the
+    {host: facts} document of several nodes, returned as {"nodes": {host: facts or None ...}}."""
     data = read_input(path, "facts", limit=MAX_FACTS_BYTES)
     try:
         doc = json.loads(data.decode("utf-8"), parse_constant=_no_constant, parse_int=_bounded_int)
@@ -181,6 +193,8 @@ def read_facts_file(path):
         if why:
             raise InputError("%s: %s" % (path, why))
         return doc
+    if node_map and _node_map(doc) is not None:
+        return {"nodes": doc}
     return validate_facts(doc, path)
 
 
@@ -205,7 +219,26 @@ def from_facts(path):
         raise InputError("--facts %s: %s" % (excerpt(path), exc))
     nodes = []
     for f in files:
-        doc = read_facts_file(f)
+        doc = read_facts_file(f, node_map=True)
+        if "schema" not in doc and "nodes" in doc:  # `facts --hosts ... > all.json`: every node in one file
+            from gpudoctor.inventory import MAX_NODES
+
+            if len(doc["nodes"]) > MAX_NODES:
+                raise InputError("%s describes %d nodes, more than %d" % (excerpt(f), len(doc["nodes"]), MAX_NODES))
+            for host, one in doc["nodes"].items():
+                why = node_name_problem(host)
+                if why:
+                    raise InputError("%s: node %s: %s" % (f, excerpt(host), why))
+                if set(one) <= {"error", "error_kind"}:  # a node that could not be checked
+                    _record = {"host": host, "error": one.get("error"), "error_kind": one.get("error_kind")}
+                    why = _node_record_problem(_record)
+                    if why:
+                        raise InputError("%s: node %s: %s" % (f, host, why))
+                    nodes.append(Node(host=host, error=_record["error"], error_kind=_record["error_kind"]))
+                    continue
+                validate_facts(one, "%s (node %s)" % (f, host))
+                nodes.append(Node(host=one.get("node") or host, facts=one))
+            continue
         if doc.get("schema") == "gpudoctor.node/1":  # an unreachable node, recorded as such
             nodes.append(Node(host=doc["host"], error=doc.get("error"), error_kind=doc.get("error_kind")))
             continue

@@ -140,3 +140,31 @@ def test_files_parity_a_file_missing_everywhere_is_not_identical():
         del doc["files"]["files"]["train.py"]
     res = run_check("files.parity", nodes)
     assert res.status == "pass" and "identical on every node: /etc/hostname" in res.evidence
+
+
+def test_check_facts_reads_what_facts_hosts_prints(cli, tmp_path):
+    # before: `gpudoctor facts --hosts hf > all.json; gpudoctor check --facts all.json` was
+    # refused: "not a gpudoctor facts file (schema nothing, ...)"; only `-o DIR` could be re-checked
+    import json
+
+    from conftest import node_facts
+
+    docs = {}
+    for h in ("gpu01", "gpu02"):
+        docs[h] = node_facts("h100-ubuntu2404-torch211")
+        docs[h]["node"] = h
+    docs["gpu03"] = {"error": "connection refused", "error_kind": "refused"}
+    path = tmp_path / "all.json"
+    path.write_text(json.dumps(docs))
+    rc, out, err = cli("check", "--facts", path)
+    assert rc == 1, err
+    assert out.startswith("gpudoctor: 3 nodes (gpu[01-03])")
+    assert "FAIL node gpu03 could not be checked (refused): connection refused" in out
+    assert "3 nodes, 1 unreachable" in out.splitlines()[-1]
+    docs["gpu02"]["gpu"] = "not a section"
+    path.write_text(json.dumps(docs))
+    rc, out, err = cli("check", "--facts", path)
+    assert rc == 2 and "(node gpu02): section 'gpu' has no valid status" in err
+    path.write_text(json.dumps({"gpu01": {"a": 1}}))  # no facts document in it: refused as before
+    rc, out, err = cli("check", "--facts", path)
+    assert rc == 2 and "is not a gpudoctor facts file" in err
