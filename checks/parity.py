@@ -353,6 +353,29 @@ def files_parity(nodes, config):
                    hosts=[h for h in nodes if h not in odd_hosts])
 
 
+# OpenSSH's client messages (openssh-portable ssh.c: "Could not resolve hostname %s: %s";
+# sshconnect.c: "connect to host %s port %s: %s" with strerror's Connection refused / timed out /
+# No route to host): a peer that does not resolve or answer is not fixed by installing keys
+_MESH_RESOLVE = "could not resolve hostname"
+_MESH_NETWORK = ("connection refused", "connection timed out", "no route to host", "network is unreachable")
+_MESH_KEYS_FIX = ("on each failing source node: ssh-keygen -t ed25519 (if no key), then ssh-copy-id <peer> for each "
+                  "failing peer; check ~/.ssh modes on the peers (gpudoctor check --select ssh)")
+
+
+def _mesh_fix(errors):
+    low = [str(e).lower() for e in errors]
+    fixes = []
+    if any(_MESH_RESOLVE in e for e in low):
+        fixes.append("the peers' names do not resolve on the source nodes: add every node to /etc/hosts on every "
+                     "node (or DNS), as the hostfile names them (gpudoctor check --select hosts.resolution)")
+    if any(any(n in e for n in _MESH_NETWORK) for e in low):
+        fixes.append("sshd does not answer on the peers from the source nodes: start it (systemctl enable --now "
+                     "ssh) and open port 22 between the nodes")
+    if any(not (_MESH_RESOLVE in e or any(n in e for n in _MESH_NETWORK)) for e in low):
+        fixes.append(_MESH_KEYS_FIX)
+    return "; ".join(fixes)
+
+
 @check("ssh.mesh", title="every node reaches every other node over SSH without a password (pdsh, deepspeed, mpirun)",
        needs=("mesh",), scope="cluster")
 def ssh_mesh(nodes, config):
@@ -376,10 +399,7 @@ def ssh_mesh(nodes, config):
         more = " and %d more" % (len(failing) - 20) if len(failing) > 20 else ""
         sources = sorted({a for a, _, _ in failing})
         yield Finding.error("%d of the node pairs cannot ssh non-interactively: %s%s" % (len(failing), pairs, more),
-                            hosts=sources,
-                            fix="on each failing source node: ssh-keygen -t ed25519 (if no key), then "
-                                "ssh-copy-id <peer> for each failing peer; check ~/.ssh modes on the peers "
-                                "(gpudoctor check --select ssh)")
+                            hosts=sources, fix=_mesh_fix([e for _, _, e in failing]))
         ok_sources = [h for h in tried if h not in sources]
         if ok_sources:
             yield Pass("reaches every peer over ssh", hosts=ok_sources)

@@ -168,3 +168,23 @@ def test_check_facts_reads_what_facts_hosts_prints(cli, tmp_path):
     path.write_text(json.dumps({"gpu01": {"a": 1}}))  # no facts document in it: refused as before
     rc, out, err = cli("check", "--facts", path)
     assert rc == 2 and "is not a gpudoctor facts file" in err
+
+
+def test_ssh_mesh_fix_follows_the_error(cli):
+    # before: on the sshd test bed every pair failed with "ssh: Could not resolve hostname gpu02"
+    # and the fix said to run ssh-keygen and ssh-copy-id
+    from conftest import node_facts, run_check
+
+    nodes = {}
+    for h, peer in (("gpu01", "gpu02"), ("gpu02", "gpu01")):
+        doc = node_facts("h100-ubuntu2404-torch211")
+        doc["node"] = h
+        doc["mesh"] = {"status": "ok", "peers": {peer: {"ok": False, "error": "ssh: Could not resolve hostname %s: "
+                                                                               "Name or service not known" % peer}}}
+        nodes[h] = doc
+    res = run_check("ssh.mesh", nodes)
+    fix = str(res.findings[0].fix)
+    assert res.status == "fail" and "/etc/hosts" in fix and "ssh-copy-id" not in fix
+    nodes["gpu02"]["mesh"]["peers"]["gpu01"]["error"] = "Permission denied (publickey)."
+    fix = str(run_check("ssh.mesh", nodes).findings[0].fix)
+    assert "/etc/hosts" in fix and "ssh-copy-id" in fix
