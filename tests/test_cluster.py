@@ -292,3 +292,80 @@ def test_resolve_spreads_when_the_worker_stalls_or_cannot_finish_in_time(monkeyp
     got, threads, took = _resolve_counting_threads(monkeypatch, _lookup(lambda n: 0.025), names, 1.0)
     assert got["timed_out"] == [] and all(got["names"][n] for n in names), got
     assert threads > 10 and took < 0.9, (threads, took)
+
+
+def _sched_reader(state, grows):
+    """A stand-in for cluster._schedstat: a thread that waited on a runqueue all along (grows)
+    or never ran nor waited since it started (not grows), in the state letter given."""
+    import time as _time
+
+    t0 = _time.time()
+    return lambda tid: (0, int((_time.time() - t0) * 1e9) if grows else 0, state)
+
+
+def test_resolve_leaves_a_starved_worker_alone(monkeypatch):
+    """A worker that answers nothing for 0.25 s but ran or waited for a CPU all that time (a
+    node starved of CPU: 256 nodes on two cores) keeps every name: threads would add their
+    starts' CPU to the queue. Whether it is waiting right now ("R") or was most of the time."""
+    from gpudoctor.collector import cluster
+
+    names = ["stall"] + ["n%d" % i for i in range(30)]
+    for state in ("R", "S"):
+        monkeypatch.setattr(cluster, "_schedstat", _sched_reader(state, grows=True))
+        got, threads, took = _resolve_counting_threads(
+            monkeypatch, _lookup(lambda n: 0.25 if n == "stall" else 0.0), names, 3.0)
+        assert got["timed_out"] == [] and all(got["names"][n] for n in names), got
+        assert threads == 1 and took >= 0.25, (state, threads, took)
+
+
+def test_resolve_still_spreads_a_worker_blocked_in_the_resolver(monkeypatch):
+    """Neither running nor runnable (stuck on DNS), or no scheduler statistics to tell (not
+    Linux), or no native thread id (Python < 3.8): the names still queued get a thread each,
+    and 12 names of 0.3 s each cost one deadline, not one per name."""
+    import _thread
+
+    from gpudoctor.collector import cluster
+
+    names = ["slow%d" % i for i in range(12)]
+    cases = [("blocked", _sched_reader("S", grows=False)), ("no schedstat", lambda tid: None),
+             ("no native id", _sched_reader("R", grows=True))]
+    for case, reader in cases:
+        monkeypatch.setattr(cluster, "_schedstat", reader)
+        if case == "no native id" and hasattr(_thread, "get_native_id"):
+            monkeypatch.delattr(_thread, "get_native_id")
+        got, threads, took = _resolve_counting_threads(monkeypatch, _lookup(lambda n: 0.3), names, 1.0)
+        assert got["timed_out"] == [] and all(got["names"][n] for n in names), (case, got)
+        assert threads > 10 and took < 0.9, (case, threads, took)
+
+
+def test_resolve_spreads_a_starved_worker_past_half_the_time(monkeypatch):
+    """Starved or not, names still queued at half the deadline get a thread each, so that none is
+    reported as not resolving for want of a CPU."""
+    from gpudoctor.collector import cluster
+
+    monkeypatch.setattr(cluster, "_schedstat", _sched_reader("R", grows=True))
+    names = ["slow%d" % i for i in range(12)]  # 2.4 s in one thread
+    got, threads, took = _resolve_counting_threads(monkeypatch, _lookup(lambda n: 0.2), names, 1.2)
+    assert got["timed_out"] == [] and all(got["names"][n] for n in names), got
+    assert threads > 8 and 0.6 <= took < 1.2, (threads, took)
+
+
+def test_schedstat_reads_the_kernels_files(monkeypatch, tmp_path):
+    """/proc/<pid>/task/<tid>/schedstat ("run_ns wait_ns slices") and .../stat ("tid (comm) S ...",
+    a comm may hold ")"); a missing or garbled file is None."""
+    import _thread
+
+    from gpudoctor.collector import cluster
+
+    (tmp_path / "7.schedstat").write_bytes(b"1500 2500 3\n")
+    (tmp_path / "7.stat").write_bytes(b"7 (py) x) R 1 7 7 0 -1\n")
+    (tmp_path / "8.schedstat").write_bytes(b"garbage\n")
+    (tmp_path / "8.stat").write_bytes(b"8 (py) S 1\n")
+    monkeypatch.setattr(cluster, "SCHEDSTAT", str(tmp_path / "%d.schedstat"))
+    monkeypatch.setattr(cluster, "TASKSTAT", str(tmp_path / "%d.stat"))
+    assert cluster._schedstat(7) == (1500, 2500, "R")
+    assert cluster._schedstat(8) is None and cluster._schedstat(9) is None
+    monkeypatch.undo()
+    if hasattr(_thread, "get_native_id") and os.path.exists("/proc/self/task"):
+        run, wait, state = cluster._schedstat(_thread.get_native_id())
+        assert run > 0 and wait >= 0 and state == "R"  # this thread, running while it reads

@@ -19,6 +19,33 @@ def _is_ip(name):
 
 RESOLVE_WORKERS = 1  # one thread beside the collector's: 4 took 0.4-0.6 ms more CPU at 64 names (GIL hand-offs)
 SPREAD_AFTER = 0.05  # seconds between looks at the worker's progress
+# A thread's scheduler statistics (Linux, CONFIG_SCHED_INFO): ns on the CPU, ns waiting on a
+# runqueue, timeslices (https://docs.kernel.org/scheduler/sched-stats.html, "/proc/<pid>/schedstat").
+# The wait is added when the thread gets the CPU (kernel/sched/stats.h sched_info_arrive), so a
+# thread that waits right now shows it only later: its state in .../stat does ("R": running or
+# runnable; proc_pid_stat(5), https://man7.org/linux/man-pages/man5/proc_pid_stat.5.html).
+SCHEDSTAT = "/proc/self/task/%d/schedstat"
+TASKSTAT = "/proc/self/task/%d/stat"
+
+
+def _read(path, n=1024):
+    try:
+        with open(path, "rb") as f:
+            return f.read(n)
+    except (OSError, IOError):
+        return None
+
+
+def _schedstat(tid):
+    """(ns on the CPU, ns runnable but waiting, state letter) of the thread tid, or None where
+    Linux gives no such files."""
+    stat, task = _read(SCHEDSTAT % tid), _read(TASKSTAT % tid)
+    try:
+        run, wait = stat.split()[:2]
+        state = task.rpartition(b")")[2].split()[0]  # "tid (comm) S ...": comm may hold ")"
+        return int(run), int(wait), state.decode("ascii", "replace")
+    except (AttributeError, ValueError, IndexError):
+        return None
 
 
 @section("resolve")
@@ -48,6 +75,13 @@ def resolve(ctx):
     # busy machine (every node of a 64-node test Slurm on two cores) 56 of 64 nodes spread
     # their /etc/hosts names that way, 6-7 ms of CPU each against 0.8 sequential.
     #
+    # A worker that answered nothing for SPREAD_AFTER is either blocked in the resolver (DNS:
+    # threads help) or starved of CPU (every node of a 256-node test Slurm on two cores, load
+    # 1,100-2,200: threads add their starts' CPU to a queue that is already too long). Linux
+    # tells them apart: a worker running or runnable now, or for half the interval or more
+    # since the last look, is not blocked and is left alone for the first half of the time.
+    # Without the files (not Linux) or _thread.get_native_id (Python < 3.8): the rules above.
+    #
     # Threads of _thread, the module threading is built on: threading imports functools,
     # collections and their imports (2 ms of a node's collector, Python 3.11). Each thread
     # releases its own lock when it ends: acquiring it with a timeout is Thread.join(timeout).
@@ -61,7 +95,12 @@ def resolve(ctx):
         with lock:
             return queue.pop() if queue else None
 
+    native_id = getattr(_thread, "get_native_id", None)
+    tids = []
+
     def work():
+        if native_id:
+            tids.append(native_id())
         name = take()
         while name is not None:
             one(name)
@@ -89,15 +128,30 @@ def resolve(ctx):
     began = time.time()
     deadline = began + float(ctx.options.get("resolve_timeout", 3))
     threads = [start(work) for _ in range(min(RESOLVE_WORKERS, len(names)))]
-    seen = 0
+    seen, looked, active = 0, began, (0, 0)  # a new thread's schedstat starts at 0
     while not join(threads[0], SPREAD_AFTER):
         done, now = len(out), time.time()
-        if done == seen or (len(names) - done) * (now - began) / done > (deadline - now) / 2:
+        if now >= deadline:
             break
+        if done == seen or (len(names) - done) * (now - began) / done > (deadline - now) / 2:
+            # Starved or blocked? Only in the first half of the time: past it, the names still
+            # queued are spread whatever the reason, so that none is reported late for want of a CPU.
+            if not native_id or now - began > (deadline - began) / 2:
+                break
+            stat = _schedstat(tids[0] if tids else native_id())
+            if stat is None:
+                break  # no /proc/.../schedstat: today's rule
+            if tids:  # a worker not started yet has not reached the resolver: it waits for a CPU
+                busy = (stat[0] - active[0] + stat[1] - active[1]) / 1e9
+                active = stat
+                if stat[2] != "R" and busy < (now - looked) / 2:
+                    break  # neither running nor runnable most of the time, nor now: blocked in the resolver
+            looked = now
         seen = done
     with lock:
         rest, queue[:] = list(reversed(queue)), []
-    threads += [start(one, n) for n in rest]
+    if time.time() < deadline:
+        threads += [start(one, n) for n in rest]
     for t in threads:
         join(t, deadline - time.time())
     slow = sorted(n for n in names if n not in out)
