@@ -188,3 +188,11 @@ def test_ssh_mesh_fix_follows_the_error(cli):
     nodes["gpu02"]["mesh"]["peers"]["gpu01"]["error"] = "Permission denied (publickey)."
     fix = str(run_check("ssh.mesh", nodes).findings[0].fix)
     assert "/etc/hosts" in fix and "ssh-copy-id" in fix
+
+
+def test_explain_empty_text_is_a_usage_error(cli):
+    # before: `gpudoctor explain "$ERR"` with ERR unset answered "NO KNOWN ERROR ... this text was
+    # given as an error" (exit 1, as for an error gpudoctor does not know)
+    for text in ("", " \n "):
+        rc, out, err = cli("explain", text)
+        assert rc == 2 and out == "" and "the error text is empty" in err

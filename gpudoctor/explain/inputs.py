@@ -43,6 +43,9 @@ def split_arguments(args):
             return None, [one]
         if _looks_like_a_path(one):
             raise InputError("cannot read %s: no such file or directory" % excerpt(one))
+        if not one.strip():  # `explain "$ERR"` with ERR unset: nothing was given, not an unknown error
+            raise InputError("the error text is empty: give the error message, '-' to read standard input, or a log "
+                             "file")
         return one, []
     paths = files + pos
     for p in paths:
