@@ -104,9 +104,6 @@ def _unquoted(value, text):
     return value in text.replace(sh(value), "")
 
 
-@pytest.mark.xfail(strict=True, reason="pyanswer (author at work): the structural answer's fix 'open PATH:LINE: "
-                   "EXC: MSG - fix the code ...' carries the traceback's file name and the exception's message "
-                   "unquoted; docs/security.md 15 asks every value in a printed fix to be one sh() word")
 def test_a_structural_fix_names_the_file_as_one_shell_word(cli, tmp_path):
     payload = "$(touch /tmp/PWN)"
     for text, value in ((TB.format(path="/home/u/tr%sain.py" % payload, exc="KeyError: 'x'"),

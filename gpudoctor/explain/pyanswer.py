@@ -10,6 +10,7 @@ code.exception with the file and line - or argparse's '<prog>: error: <message>'
 import re
 
 from gpudoctor.explain import pytb
+from gpudoctor.fixline import sh
 from gpudoctor.explain.text import severity
 from gpudoctor.explain.analyze import _ECHO_EXC, _EXC_FAMILY, _TORCHDIST, _structural_finding
 
@@ -169,8 +170,12 @@ def _traceback_finding(scan, kb, tb):
         f["notes"].append("Raised inside %s at %s%s: %s. The library refused the call: read its message; check %s's "
                           "version against torch's and the other libraries' (pip list) and its release notes."
                           % (lib, at, called, what, lib))
-        f["causes"][0]["fix"].insert(0, "read %s's message (%s) and change the call%s or its configuration; check "
-                                        "%s's version against torch's (pip list)" % (lib, what[:160], called, lib))
+        # a fix line is pasted: what the log names (a path, the library) goes in as one shell word
+        # (fixline.sh), and the exception's message stays on its own line above, never in the fix
+        f["causes"][0]["fix"].insert(0, "read the message of %s on the line above and change the call%s or its "
+                                        "configuration; check the version of %s against torch's (pip list)" % (
+                                            sh(lib), (" (called from your %s, line %d)" % (sh(user[0]), user[1]))
+                                            if user else "", sh(lib)))
     elif f is None:
         sure = "medium" if kind == "user" and not torch_in and (tb["exc"].rsplit(".", 1)[-1] in _PLAIN_EXC or
                                                                  tb["exc"] in _PLAIN_EXC) else "low"
@@ -184,8 +189,10 @@ def _traceback_finding(scan, kb, tb):
                           % ("your script" if kind == "user" or user else "Python's standard library (no frame of "
                              "your code is in the traceback)", where, what,
                              ", inside torch at %s" % torch_in if torch_in else ""))
-        f["causes"][0]["fix"].insert(0, "open %s: %s - fix the code or the data there, then rerun on one GPU "
-                                        "(python <script>, no launcher) before the cluster" % (where, what[:160]))
+        wfile, wline = (file, line) if kind == "user" or not user else user[:2]
+        f["causes"][0]["fix"].insert(0, "open %s (line %d) and fix the code or the data there (the error is on the "
+                                        "line above), then rerun on one GPU (python <script>, no launcher) before "
+                                        "the cluster" % (sh(wfile), wline))
     if tb.get("in_group"):
         f["notes"].append("The first sub-exception of the exception group %s (PEP 654: each sub-exception is listed "
                           "behind '|' margins)." % tb["in_group"][:200])
@@ -228,7 +235,8 @@ def _argparse_finding(scan, kb, a):
         f["notes"].append("A required argument is missing: the job script's line (or a variable it expands, empty "
                           "on some node) did not give it.")
         f["causes"][0]["fix"].insert(0, "give %s on the script's command line (after the script's name)"
-                                     % msg.split(":", 1)[-1].strip()[:120])
+                                     % " ".join(sh(a.strip()) for a in msg.split(":", 1)[-1][:120].split(",")
+                                                if a.strip()))
     return f
 
 
