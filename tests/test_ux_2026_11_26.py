@@ -196,3 +196,12 @@ def test_explain_empty_text_is_a_usage_error(cli):
     for text in ("", " \n "):
         rc, out, err = cli("explain", text)
         assert rc == 2 and out == "" and "the error text is empty" in err
+
+
+def test_check_json_with_another_format_is_refused(cli):
+    # before: `check --json --format text` printed JSON and said nothing of the text asked for
+    facts = os.path.join(os.path.dirname(__file__), "..", "fixtures", "nodes", "h200x2-ubuntu2404-torch211.json")
+    rc, out, err = cli("check", "--facts", facts, "--json", "--format", "junit")
+    assert rc == 2 and out == "" and "--json and --format junit ask for two formats" in err
+    rc, out, err = cli("check", "--facts", facts, "--json", "--format", "json")
+    assert rc == 1 and out.lstrip().startswith("{")

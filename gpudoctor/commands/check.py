@@ -212,6 +212,9 @@ def run(args):
     from gpudoctor.registry import load_checks, plugin_errors, select
     from gpudoctor.runner import run_checks
 
+    if getattr(args, "json", False) and getattr(args, "format", None) not in (None, "json"):
+        # refused before any node is gathered: which of the two was meant is not ours to guess
+        raise InputError("--json and --format %s ask for two formats: give one" % args.format)
     cfg = config_from(args)
     cfg.launch = launch_plan(args, cfg)
     registry = load_checks()
