@@ -271,10 +271,6 @@ def test_a_root_that_names_no_gpu_does_not_fold_two_gpus_into_one(cli, tmp_path)
     assert other["notes"][0].startswith("Another GPU: PCI"), other["notes"][:2]
 
 
-@pytest.mark.xfail(strict=True, reason="torchapi (author at work): the log's own torch version is read only to say "
-                   "'(your torch X is older)'; when it already has the name (torch 2.5.1 and torch.compile) the fix "
-                   "still says 'arrived in torch 2.0.0: upgrade' instead of 'your torch has it: another torch is "
-                   "imported, or a local file shadows it'")
 def test_a_torch_that_has_the_name_is_not_told_to_upgrade(cli, tmp_path):
     # the version line as tests/test_explain_usercfg.py's adam_mini_33 (zyushun/Adam-mini#33) has it
     text = "torch version is 2.5.1\nAttributeError: module 'torch' has no attribute 'compile'\n"

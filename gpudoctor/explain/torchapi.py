@@ -54,8 +54,9 @@ _OBJ = re.compile(r"'(DistributedDataParallel|DataParallel)' object has no attri
 _KWARG = re.compile(r"\b([A-Za-z_]\w{0,80}(?:\.__init__)?)\(\) got an unexpected keyword argument '([A-Za-z_]\w{0,80})'")
 # the torch release the log prints: pip (`torch==2.1.0`, `torch  2.1.0`), torch.utils.collect_env
 # (`PyTorch version: 2.1.0`), transformers-cli / accelerate env (`PyTorch version (GPU?): 2.1.0 (True)`),
-# torch.__version__ with its local build (`2.1.0+cu121`)
-_TORCH_V = [re.compile(r"(?:\btorch(?:==| {1,40}|: ?|-)|PyTorch version(?: \(GPU\?\))?: |torch\.__version__[^\n]{0,20}?)"
+# torch.__version__ with its local build (`2.1.0+cu121`), a user's own `torch version is 2.5.1`
+_TORCH_V = [re.compile(r"(?:\btorch(?:==| {1,40}|: ?|-| version(?: is|:)? ?)|PyTorch version(?: \(GPU\?\))?: |"
+                       r"torch\.__version__[^\n]{0,20}?)"
                        r"(\d\.\d{1,3}\.\d{1,3})(?![\w.])"),
             re.compile(r"\b(\d\.\d{1,3}\.\d{1,3})(?:a0)?\+(?:cu1[0-3]\d|cpu|rocm[\d.]{1,8})\b")]
 # private predecessors the table does not list (names with a leading '_' are left out): torch 1.13's
