@@ -205,3 +205,11 @@ def test_check_json_with_another_format_is_refused(cli):
     assert rc == 2 and out == "" and "--json and --format junit ask for two formats" in err
     rc, out, err = cli("check", "--facts", facts, "--json", "--format", "json")
     assert rc == 1 and out.lstrip().startswith("{")
+
+
+def test_plan_srun_note_points_at_no_missing_line(cli):
+    # before: "every node runs the line below" though the note is printed after the plan, and
+    # no line follows it
+    rc, out, err = cli("plan", "--launch", "srun --ntasks-per-node=1 torchrun --nnodes 2 --nproc-per-node 8 t.py")
+    assert rc == 0 and "the line below" not in out
+    assert "each task runs the launcher after srun's options" in out

@@ -63,8 +63,8 @@ def _strip_srun(argv, plan):
         else:
             i += 1
     plan.wrapper = "srun"
-    plan.note("srun starts the launcher once per Slurm task: every node runs the line below (use "
-              "--ntasks-per-node=1 for torchrun/deepspeed/accelerate)")
+    plan.note("srun starts the launcher once per Slurm task: each task runs the launcher after srun's options (use "
+              "--ntasks-per-node=1 for torchrun/deepspeed/accelerate: one launcher per node)")
     return argv[i:]
 
 
