@@ -213,3 +213,13 @@ def test_plan_srun_note_points_at_no_missing_line(cli):
     rc, out, err = cli("plan", "--launch", "srun --ntasks-per-node=1 torchrun --nnodes 2 --nproc-per-node 8 t.py")
     assert rc == 0 and "the line below" not in out
     assert "each task runs the launcher after srun's options" in out
+
+
+def test_same_on_one_node_says_nothing_is_compared(cli, tmp_path):
+    # before: `check --same train.py` on one node printed nothing about it (files.parity is a
+    # cluster check, left out with one node, not even under --verbose)
+    facts = os.path.join(os.path.dirname(__file__), "..", "fixtures", "nodes", "h200x2-ubuntu2404-torch211.json")
+    rc, out, err = cli("check", "--facts", facts, "--same", tmp_path)
+    assert rc == 1 and "--same compares files across nodes; with one node (vm) nothing is compared" in err
+    rc, out, err = cli("check", "--facts", facts, "--same", tmp_path, "--select", "shm")
+    assert rc == 0 and err == ""

@@ -234,6 +234,10 @@ def run(args):
         if nodes is None:
             raise
         interrupted = True
+    if getattr(args, "same", None) and len(nodes) <= 1 and any(c.id == "files.parity" for c in checks):
+        # files.parity is a cluster check: with one node it has nothing to compare and is not listed
+        _warn("--same compares files across nodes; with one node (%s) nothing is compared (give --hosts or --nodes)"
+              % (nodes[0].host if nodes else "none"))
     report = run_checks(nodes, checks, cfg)
     if not interrupted:  # what changed since each node last passed, then this run joins its history
         history.after_run(report, store, checks, _warn)
