@@ -29,6 +29,12 @@ from gpudoctor.explain import launchpaste as lp
     ("then `accelerate launch ./main.py` fails", "accelerate launch ./main.py"),
     ("`NCCL_DEBUG=INFO torchrun a.py` and `x`", "NCCL_DEBUG=INFO torchrun a.py"),
     ("run `torchrun x.py", "torchrun x.py"),
+    ("see `a` then `torchrun x.py`", "torchrun x.py"),  # the backtick that opens the launcher's code
+    ("`X=1 torchrun a.py`", "X=1 torchrun a.py"),
+    ("X=1 torchrun a.py", "X=1 torchrun a.py"),
+    ("XLA_FLAGS=--x torchrun a.py", "XLA_FLAGS=--x torchrun a.py"),
+    ("$ torchrun a.py > log", "torchrun a.py > log"),  # a redirection after the launcher is no prompt
+    ("$ torchrun a.py --tag wow!", "torchrun a.py --tag wow!"),
     # a log line or prose that mentions a launcher is no command
     ("I ran torchrun train.py and it hangs", None),
     ("INFO torchrun: starting", None),
@@ -58,7 +64,7 @@ def test_an_indented_launch_line_is_read_as_the_same_line():
     ("'x'", "x"), ('"x"', "x"), ("'x\"", "'x\""), ("'", "'"), ("''", ""),
     ("null", None), ("NULL", None), ("~", None), ("", None),
     ("True", True), ("false", False), ("12", 12), ("-3", -3),
-    ("1.5", "1.5"), ("0x1", "0x1"), ("a", "a"), ("1234567890123456789", "1234567890123456789"), ("--1", "--1"),
+    ("1.5", "1.5"), ("0x1", "0x1"), ("XaX", "XaX"), ("a", "a"), ("1234567890123456789", "1234567890123456789"), ("--1", "--1"),
 ])
 def test_typed_reads_a_scalar_as_yaml_safe_load(v, want):
     got = lp._typed(v)
@@ -66,11 +72,12 @@ def test_typed_reads_a_scalar_as_yaml_safe_load(v, want):
 
 
 def test_scalar():
-    assert lp._scalar("  8,  ") == "8" and lp._scalar(" 'a' ,") == "'a'" and lp._scalar("x,,") == "x" and lp._scalar("a, b") == "a, b"
+    assert lp._scalar("  8,  ") == "8" and lp._scalar(" 'a' ,") == "'a'" and lp._scalar("x,,") == "x" and lp._scalar("a, b") == "a, b" and lp._scalar("MAX,") == "MAX"
 
 
 @pytest.mark.parametrize("name,want", [
-    ("/a/b/hostfile", "hostfile"), ("a/b/", "b"), ("ds.json", "ds.json"),
+    ("/a/b/hostfile", "hostfile"), ("a/b/", "b"), ("ds.json", "ds.json"), ("dir/hostX", "hostX"),
+    ("x" * 201 + ".JSON", "file.JSON"),
     ("..", "file"), (".", "file"), ("/", "file"), ("", "file"), ("/tmp/../", "file"), ("a/..", "file"),
     ("a\0b.json", "file.json"),  # a NUL: no file name; its extension kept
     ("x" * 195 + ".yaml", "x" * 195 + ".yaml"),  # 200 bytes: a name a folder takes
@@ -85,7 +92,7 @@ def test_file_name(name, want):
 
 
 @pytest.mark.parametrize("tok,want", [
-    ("a=b", False), ("", False), ("-f", False), ("$X", False), ("/a/$X", False),
+    ("a=b", False), ("a=/b", False), ("", False), ("-f", False), ("-a/b", False), ("$X", False), ("/a/$X", False),
     ("/abs", True), ("~/x", True), ("./x", True), ("../x", True), ("a/b", True), ("~", True),
     ("ds.json", True), ("c.yaml", True), ("c.yml", True), ("h.txt", True), ("a.conf", True), ("a.cfg", True),
     ("x.sh", True), ("x.bash", True), ("job.slurm", True), ("job.sbatch", True),
@@ -97,7 +104,7 @@ def test_pathish(tok, want):
 
 
 @pytest.mark.parametrize("word,want", [
-    ("$X", "$X"), ("x", "x"), ("", "''"), ("a b", "'a b'"),
+    ("$X", "$X"), ("$@", "$@"), ("$1", "$1"), ("x", "x"), ("", "''"), ("a b", "'a b'"),
     ("--node_rank=$SLURM_NODEID", "--node_rank=$SLURM_NODEID"),
     ("--rdzv_endpoint=$MASTER_ADDR:29500", "--rdzv_endpoint=$MASTER_ADDR:29500"),
     ("${A}b", "${A}b"), ("pre${A}", "pre${A}"), ("a$B$C", "a$B$C"),
@@ -155,6 +162,21 @@ def test_remap_gives_the_readers_only_the_pasted_blocks_or_absent_paths(files):
     assert lp._remap([], files, None, None) == [] and lp._remap(["deepspeed", "--hostfile"], files, None, None) == [
         "deepspeed", "--hostfile"]
     assert lp._remap(["./run.sh", "x"], files, None, None) == ["./run.sh", "x"]
+    # each flag in both forms, its value's file given or absent
+    got = lp._remap(["accelerate", "launch", "--config_file", "c.yaml", "--config-file", "dir/", "t.py"], files, None,
+                    "compute_environment: LOCAL_MACHINE\n")
+    assert _read(got[3]) == _read(got[5]) == "compute_environment: LOCAL_MACHINE\n"
+    assert got[3].endswith("/c.yaml") and got[5].endswith("/config.json") and files.unmask(got[5]) == "dir/"
+    got = lp._remap(["deepspeed", "--hostfile=hf", "-H=h2", "--hostfile=a=b", "t.py"], files, "n1 slots=2\n", None)
+    assert _read(got[1].partition("=")[2]) == _read(got[2].partition("=")[2]) == "n1 slots=2\n"
+    assert files.unmask(got[3]) == "--hostfile=a=b" and _read(got[3].partition("=")[2]) == "n1 slots=2\n"
+    got = lp._remap(["python", "-m", "deepspeed.launcher.runner", "-H", "h", "t.py"], files, "n1 slots=2\n", None)
+    assert _read(got[4]) == "n1 slots=2\n"
+    # two files of one name in different folders stay two (each message names its own)
+    a, b = lp._remap(["torchrun", "./x/hosts", "/y/hosts"], files, None, None)[1:]
+    assert a != b and (files.unmask(a), files.unmask(b)) == ("./x/hosts", "/y/hosts")
+    # the private folders are the user's only
+    assert os.stat(os.path.dirname(got[4])).st_mode & 0o777 == 0o700
 
 
 def test_deepspeed_never_reads_this_machines_default_hostfile(files, monkeypatch):
@@ -190,3 +212,6 @@ def test_gpus_per_node_from_the_table_the_allocation_or_the_facts():
     assert lp._gpus_per_node(none, {}, {"gpu": {"status": "error", "gpus": [{}]}}) == (None, None)
     assert lp._gpus_per_node(none, {"gpus_per_node": 0}, [{}]) == (None, None)
     assert lp._gpus_per_node(none, {}, [None]) == (None, None)
+    assert lp._gpus_per_node(none, {"gpus_per_node": 2}, None) == (2, "the allocation (#SBATCH )")
+    # the first node's facts only
+    assert lp._gpus_per_node(none, {}, [{"gpu": {"status": "error"}}, facts]) == (None, None)
