@@ -17,7 +17,6 @@ PROGRESS = [
     "[rank3]:[I1125 12:05:07.123456 4242 train.py:88] step 1200 loss=2.3456 lr=1.0e-04 grad_norm=0.812 tokens/s=51234",
     "2024-03-01 12:05:07,123 - INFO - Epoch 3 | iter 1200/100000 | loss 2.3456 | time 0.512s",
     "{'loss': 0.6931, 'grad_norm': 1.2345, 'learning_rate': 4.9e-05, 'epoch': 0.12}",
-    "{'train_runtime': 812.3, 'train_samples_per_second': 61.5, 'train_steps_per_second': 0.96, 'train_loss': 1.234}",
     "Epoch 0:  42%|####2     | 420/1000 [01:07<01:33, 6.21it/s, loss=0.123, v_num=0, train_loss_step=0.118]",
     "[2024-03-01 12:05:07,123] [INFO] [logging.py:96:log_dist] [Rank 0] step=1200, skipped=0, lr=[4.9e-05], "
     "mom=[(0.9, 0.999)]",
@@ -30,6 +29,15 @@ PROGRESS = [
 @pytest.fixture(scope="module")
 def kb():
     return explain.load_knowledge()
+
+
+# printed once, when training ends: read as the run's end (knowledge.STRUCTURAL _struct_completed), one hit a run
+END_OF_RUN = "{'train_runtime': 812.3, 'train_samples_per_second': 61.5, 'train_steps_per_second': 0.96, 'train_loss': 1.234}"
+
+
+def test_the_end_of_run_metrics_hit_only_the_completion_pattern(kb):
+    hits = {p.entry for found in scan._hits(kb, squash(END_OF_RUN.encode())) for _, n in found for p in kb.by_hit[n]}
+    assert hits == {"_struct_completed"}, hits
 
 
 @pytest.mark.parametrize("line", PROGRESS)

@@ -122,9 +122,6 @@ DONE = ("\n\nTraining completed. Do not forget to share your model on huggingfac
         "'train_loss': 0.41, 'epoch': 3.0}\n")
 
 
-@pytest.mark.xfail(strict=True, reason="pyanswer/analyze (authors at work): a traceback a library caught and "
-                   "logged, after which the Trainer says 'Training completed.', is answered as the root cause "
-                   "(code.library_error); the 50-line rule alone decides 'went on'")
 def test_a_logged_traceback_before_training_completed_is_not_the_root(cli, tmp_path):
     tb = ("Traceback (most recent call last):\n  File \"/home/u/train.py\", line 40, in log_metrics\n    wandb.log(m)\n"
           "  File \"/usr/lib/python3/site-packages/wandb/sdk/wandb_run.py\", line 12, in log\n"
@@ -200,9 +197,6 @@ RETRY = "[W socket.cpp:558] [c10d] The client socket has failed to connect to [l
         "Cannot assign requested address).\n"
 
 
-@pytest.mark.xfail(strict=True, reason="analyze (author at work): a c10d [W] connect retry followed by a run that "
-                   "trained to its end is answered ROOT CAUSE rendezvous.connect; only the 50-line rule of "
-                   "tracebacks decides 'went on', not a W line before the Trainer's final metrics")
 def test_a_c10d_connect_retry_before_a_completed_run_is_not_the_root(cli, tmp_path):
     steps = "".join("{'loss': 0.%d, 'learning_rate': 1e-05, 'epoch': 0.%d}\n" % (i, i) for i in range(10, 70))
     rc, doc = explain_paste(cli, tmp_path, RETRY + steps + "{'train_runtime': 100.0, 'train_loss': 0.4, "

@@ -176,13 +176,18 @@ def analyze(scan, kb, assume_error=False):
         if got:
             findings[0]["role"] = "cascade"
             findings.insert(0, got)
+    done = _completed(scan, findings)
+    if done is not None:
+        # every error of the text came before the run said it completed: it went on after them
+        notes.extend(_went_on_before(f, done) for f in findings)
+        findings = []
     if findings:
         verdict = "echo_only" if findings[0]["kind"] == "echo" else "root_cause"
         if verdict == "echo_only":
             findings[0]["notes"].append("Only the echo of a failure was found: the error that started it is earlier "
                                         "in the full log or in another rank's log.")
-    elif (scan.error_count and not went_on) or (has_error and not notes) or _failure_warn(scan) or scan.matches.get("_struct_watchdog") \
-            or _mpi_failures(scan):
+    elif done is None and ((scan.error_count and not went_on) or (has_error and not notes) or _failure_warn(scan)
+                           or scan.matches.get("_struct_watchdog") or _mpi_failures(scan)):
         # an error line nothing explains; or text given as an error (an argument) that matched
         # nothing at all. An argument that is a known INFO/WARN line gets its note instead.
         # The log's shape may still name the family (structural()): never "no known error" for
@@ -215,6 +220,29 @@ def analyze(scan, kb, assume_error=False):
         f["late_rank"] = late
         f["notes"].insert(0, late["text"])
     return verdict, findings, notes
+
+
+def _completed(scan, findings):
+    """(line, text) of the line that says the run completed (knowledge.STRUCTURAL's _struct_completed), when
+    every error line of a one-process text and every line of its findings come before it; else None. A
+    several-process text (ranks, files) is left as it is: one rank's end says nothing of the others."""
+    done = scan.matches.get("_struct_completed")
+    if not done or getattr(scan, "several", False) or len(scan.sources) > 1:
+        return None
+    last = max(done, key=lambda h: h.line)
+    lines = list(scan.error_lines) + [h["line"] for f in findings for h in f["matches"]]
+    if scan.error_count > len(scan.error_lines) or any(ln >= last.line for ln in lines):
+        return None
+    return last.line, last.text
+
+
+def _went_on_before(f, done):
+    return {"id": f["id"], "severity": "warning",
+            "note": "%s: printed before the run completed (line %d: %s), so it did not end the run; act on it only if "
+                    "its result matters." % (f["title"], done[0], done[1][:120]),
+            "fix": f["causes"][0]["fix"][0] if f["causes"] and f["causes"][0]["fix"] else "",
+            "first_line": f["first_line"], "text": f["matches"][0]["text"] if f["matches"] else None,
+            "match_count": f["match_count"]}
 
 
 _PG_OF = re.compile(r"\[PG ID (\d{1,9}) PG GUID ([^\s\]]{1,120}) Rank \d")
@@ -282,7 +310,7 @@ SOURCES = {"nccl_messages": "NCCL", "cuda_errors": "CUDA", "nvml": "NVML", "errn
            "slurm_errors": "Slurm", "gloo_messages": "Gloo", "ompi_help": "Open MPI",
            "launcher_messages": "the launcher", "cuda_libs": "the CUDA libraries", "mpich_messages": "MPICH",
            "horovod_messages": "horovod", "ompi_messages": "Open MPI", "prrte_help": "PRRTE (Open MPI 5's runtime)",
-           "pmix_errors": "PMIx", "framework_libs": "a framework's CUDA library loading",
+           "pmix_errors": "PMIx",
            "nvrm_messages": "the NVIDIA kernel driver (NVRM)", "dcgm_errors": "DCGM",
            "framework_libs": "a framework's CUDA library loading"}
 

@@ -641,6 +641,14 @@ STRUCTURAL = {
                           r"elastic/multiprocessing(?!/errors/__init__)|rendezvous|distributed_c10d|run|launch)\b",
                           r"(?:site|dist)-packages/(?P<sub>deepspeed/launcher|deepspeed/ops|accelerate/commands)/"],
     "_struct_terminate": [r"terminate called after throwing an instance of '(?P<exc>[^'\n]{1,120})'"],
+    # the run finished: what the trainers print once training has ended (analyze._completed). transformers'
+    # Trainer (src/transformers/trainer.py, _inner_training_loop: logger.info("\n\nTraining completed. Do not
+    # forget to share your model on huggingface.co/models =)\n\n"), then its metrics dict with 'train_runtime');
+    # Lightning (src/lightning/pytorch/loops/fit_loop.py: rank_zero_info("`Trainer.fit` stopped: `max_epochs=N`
+    # reached."), or max_steps)
+    "_struct_completed": [r"Training completed\. Do not forget to share your model",
+                          r"'train_runtime': \d",
+                          r"`Trainer\.fit` stopped: `max_(?:epochs|steps)=-?\d{1,12}` reached"],
     # an MPI or UCX error line no entry explains (analyze._mpi_structural names the implementation and the family):
     # MPICH's error stack head (src/mpi/errhan/errutil.c) and Hydra's '[mpiexec@host] func (file.c:N): text'
     # (src/pm/hydra/lib/hydra.h HYDU_error_printf); Open MPI / PRRTE's ORTE_ERROR_LOG-style lines
