@@ -223,3 +223,18 @@ def test_same_on_one_node_says_nothing_is_compared(cli, tmp_path):
     assert rc == 1 and "--same compares files across nodes; with one node (vm) nothing is compared" in err
     rc, out, err = cli("check", "--facts", facts, "--same", tmp_path, "--select", "shm")
     assert rc == 0 and err == ""
+
+
+def test_explain_reads_utf16_logs(cli, tmp_path):
+    # before: a log PowerShell 5 wrote (`>`: UTF-16LE with a byte order mark) answered NO ERROR
+    # FOUND: every other byte was NUL and no line matched
+    log = tmp_path / "rank0.log"
+    log.write_bytes(("step 1 ok\r\n" * 3 + OOM.decode()).encode("utf-16"))
+    rc, out, err = cli("explain", "--file", log)
+    assert rc == 0 and "ROOT CAUSE  cuda.oom" in out and "(4 lines)" in out.splitlines()[0], err
+    from gpudoctor.explain.inputs import _Utf16AsUtf8
+    import io
+
+    stream = _Utf16AsUtf8(io.BufferedReader(io.BytesIO(("é" * 70000).encode("utf-16"))))
+    got = b"".join(iter(lambda: stream.read(4096), b""))
+    assert got == ("é" * 70000).encode("utf-8")

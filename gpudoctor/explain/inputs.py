@@ -201,7 +201,45 @@ def binary_kind(head, magic_only=False):
 
 
 def _opener(path):
-    return lambda: _open_regular(path)
+    return lambda: _recoded(_open_regular(path))
+
+
+class _Utf16AsUtf8(object):
+    """A UTF-16 log (Windows PowerShell 5's `>` and Tee-Object write UTF-16LE with a BOM) read
+    as the UTF-8 bytes the scanner expects: without it every other byte is NUL and no line
+    matches. Decoded a block at a time (codecs' incremental reader), never held whole."""
+
+    def __init__(self, f):
+        import codecs
+
+        self.f, self.reader, self.buf = f, codecs.getreader("utf-16")(f, errors="replace"), b""
+
+    def read(self, n=-1):
+        while n < 0 or len(self.buf) < n:
+            text = self.reader.read(1 << 16)
+            if not text:
+                break
+            self.buf += text.encode("utf-8")
+        if n < 0:
+            out, self.buf = self.buf, b""
+        else:
+            out, self.buf = self.buf[:n], self.buf[n:]
+        return out
+
+    def close(self):
+        self.f.close()
+
+
+def _recoded(f):
+    """The stream as UTF-8 bytes: a UTF-16 file (by its byte order mark, RFC 2781 section 3.2)
+    is decoded; anything else is read as it is."""
+    try:
+        bom = f.peek(2)[:2] if hasattr(f, "peek") else b""
+    except (OSError, ValueError):
+        return f
+    if bom in (b"\xff\xfe", b"\xfe\xff"):
+        return _Utf16AsUtf8(f)
+    return f
 
 
 def _empty():
