@@ -56,10 +56,13 @@ def render_text(result, out, color=False):
     multi = len(result.get("sources") or []) > 1
     st = result.get("stopped_early")
     if st:
-        w("%s: the deadline (--timeout %s s) passed after %s s, at line %s%s; this answer covers only what was "
-          "read before (%s bytes). Rerun with a larger --timeout (0: no limit) for the rest.\n"
-          % (bold("STOPPED EARLY"), st.get("timeout_s"), st.get("after_s"), st.get("line"),
-             " of %s" % st["file"] if st.get("file") else "", st.get("bytes_read")))
+        where = "at line %s%s; this answer covers only what was read before (%s bytes)" % (
+            st.get("line"), " of %s" % _one_line(str(st["file"])) if st.get("file") else "", st.get("bytes_read"))
+        if st.get("reason") in ("SIGINT", "SIGTERM"):  # scan.stop_reason: the signal's name
+            w("%s: interrupted (%s) after %s s, %s.\n" % (bold("STOPPED EARLY"), st["reason"], st.get("after_s"), where))
+        else:
+            w("%s: the deadline (--timeout %s s) passed after %s s, %s. Rerun with a larger --timeout (0: no limit) "
+              "for the rest.\n" % (bold("STOPPED EARLY"), st.get("timeout_s"), st.get("after_s"), where))
     fr = result.get("flight_recorder")
     if fr:
         w("Flight Recorder: %d dump%s (ranks %s), format %s: %s\n" % (
