@@ -536,7 +536,8 @@ def probe_interpreter(ctx, python):
         p.kill()
         raise RuntimeError("%s did not answer within its timeout" % python)
     if p.returncode != 0:
-        raise RuntimeError("%s failed: %s" % (python, err.decode("utf-8", "replace").strip()[-300:]))
+        said = err.decode("utf-8", "replace").strip()[-300:]
+        raise RuntimeError("%s failed: %s" % (python, said or "exit status %d, nothing on stderr" % p.returncode))
     doc = json.loads(out.decode())
     sec = doc["python"]
     if sec.get("status") != "ok":
