@@ -85,13 +85,15 @@ def lines(diff, since=None):
             out.append("%s: %s" % (label, fold(hosts)))
     if diff.verdicts:
         out.append("")
-        out.append("Checks whose verdict changed")
+        # history.py: another status, or the same status with another message (the problem changed)
+        out.append("Checks whose verdict changed (another status, or the same status with another message)")
         width = max(len(v.check) for v in diff.verdicts)
         for v in diff.verdicts:
             then = v.before[0] if v.before else "not run"
             now = v.after[0] if v.after else "not run"
-            out.append("%-4s %-*s  %s -> %s [%s]: %s" % (MARK.get(now, now.upper()), width, v.check, then, now,
-                                                       fold(v.hosts), v.after[1] if v.after else ""))
+            moved = "%s -> %s" % (then, now) if then != now else "%s, message changed" % now
+            out.append("%-4s %-*s  %s [%s]: %s" % (MARK.get(now, now.upper()), width, v.check, moved,
+                                                 fold(v.hosts), v.after[1] if v.after else ""))
             if v.changes:
                 for text in v.changes[:6]:
                     out.append("       changed: %s" % text)
