@@ -77,9 +77,12 @@ def main():
             for label, tree in trees:
                 p = subprocess.run(["nice", "-n", str(args.nice), "taskset", "-c", "0", args.python, "-c", CHILD, tree, str(args.names)],
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
-                if p.returncode:
-                    sys.exit("child failed: %s" % p.stderr.decode(errors="replace")[-2000:])
-                res[label].append(json.loads(p.stdout))
+                try:
+                    res[label].append(json.loads(p.stdout))
+                except ValueError:
+                    sys.exit("child failed (rc %d): %s" % (p.returncode, p.stderr.decode(errors="replace")[-2000:]))
+                if p.returncode:  # after its answer: at exit, beside threads still resolving
+                    res[label][-1]["rc"] = p.returncode
     finally:
         for b in busy:
             b.kill()
@@ -89,10 +92,11 @@ def main():
     for label, rows in res.items():
         med = lambda k: statistics.median(r[k] for r in rows)  # noqa: E731
         print("%-12s CPU median %.1f ms (%.1f-%.1f), wall median %.0f ms, spread in %d/%d runs "
-              "(threads median %d), names timed out %d, empty answers %d" % (
+              "(threads median %d), names timed out %d, empty answers %d, exit status not 0 in %d" % (
                   label, med("cpu"), min(r["cpu"] for r in rows), max(r["cpu"] for r in rows), med("wall"),
                   sum(r["threads"] > 1 for r in rows), len(rows), med("threads"),
-                  sum(r["timed_out"] for r in rows), sum(r["empty"] for r in rows)))
+                  sum(r["timed_out"] for r in rows), sum(r["empty"] for r in rows),
+                  sum("rc" in r for r in rows)))
 
 
 if __name__ == "__main__":
