@@ -7,7 +7,9 @@ continuations; `NAME=value`, `export`/`declare`/`local`/`readonly` assignments, 
 `${NAME:+w}`, `${#NAME}`; the positional `$1`..`$9`, `$@`, `$#` from ARGS, `set --` and
 `shift`; `$(( ))` arithmetic on known whole numbers; quoting (single quotes literal, double
 quotes keep one word, unquoted expansions split on blanks: a DISTRIBUTED_ARGS string used
-unquoted becomes several arguments); heredoc bodies skipped; `#SBATCH` headers before the first
+unquoted becomes several arguments); a heredoc fed to a shell (`bash <<EOF`, `srun bash
+<<'EOS'`, `ssh host bash -s <<EOF`) read as that shell's script, other heredoc bodies skipped;
+`ssh host "cmd"` read as a command line on that host; `#SBATCH` headers before the first
 command (sbatch(1): "before any executable commands") give the allocation. Every command
 is looked at; the ones whose program is a launcher (gpudoctor/launch/__init__.py) are planned.
 
@@ -33,6 +35,9 @@ MAX_COMMANDS = 20000
 MAX_VALUE = 1 << 16  # characters in one variable (A=$A$A doubles: bounded, never a MemoryError)
 MAX_NESTING = 40  # $( $( ... ) ) and ${...} inside one another
 MAX_ITERATIONS = 64  # passes of a simulated while loop
+MAX_HEREDOCS = 16  # heredocs opened by one line (`cmd <<A <<B`); their bodies are bounded by the script's size
+SHELLS = ("bash", "sh", "zsh", "dash", "ksh")
+SSH_VALUE = set("BbcDEeFIiJLlmOopQRSWw")  # ssh(1) SYNOPSIS: the options that take a value
 _PLAIN = re.compile(r"[^\\'\"$`~]+")
 _PLAIN_DQ = re.compile(r"[^\\$`]+")
 MARK = "\x00"
@@ -107,10 +112,12 @@ class Script:
 # ------------------------------------------------------------------ lexing
 
 def _logical_lines(text):
-    """(first line number, text) for each line after joining backslash-newline (outside single
-    quotes), lines inside an open quote or an array `NAME=(` not closed yet, with heredoc
-    bodies removed. Each physical line is scanned once (a quote left open at the top of a
-    1 MiB file costs one pass, not one pass per line)."""
+    """(first line number, text, heredocs) for each line after joining backslash-newline
+    (outside single quotes), lines inside an open quote or an array `NAME=(` not closed yet.
+    A heredoc's body is taken out of the script's lines and given with the line that opens it:
+    [{"delim", "quoted", "body", "line"}], in the order of its `<<` operators. Each physical line
+    is scanned once (a quote left open at the top of a 1 MiB file costs one pass, not one pass
+    per line)."""
     lines = text.split("\n")
     out, i = [], 0
     while i < len(lines):
@@ -130,13 +137,34 @@ def _logical_lines(text):
                 break
             parts.append("\n")
         cur = "".join(parts)
-        for m in re.finditer(r"<<-?\s*(['\"]?)(" + NAME + r")\1", _strip_quoted(cur)):
-            end, strip = m.group(2), "<<-" in m.group(0)
+        docs = []
+        for word, strip in (_heredoc_words(cur) if "<<" in cur else []):
+            # bash(1) Here Documents: the delimiter is the word after quote removal; any quoted
+            # character in it means the body is not expanded; `<<-` strips leading tabs from the
+            # body's lines and the delimiter line
+            end = re.sub(r"""\\(.)|['"]""", lambda m: m.group(1) or "", word)
+            quoted = bool(re.search(r"""['"\\]""", word))
+            body, first = [], i + 1
             while i < len(lines) and (lines[i].lstrip("\t") if strip else lines[i]) != end:
+                body.append(lines[i].lstrip("\t") if strip else lines[i])
                 i += 1
             i += 1
-        out.append((start, cur))
+            docs.append({"delim": end, "quoted": quoted, "body": "\n".join(body) + "\n", "line": first})
+        out.append((start, cur, docs))
     return out
+
+
+def _heredoc_words(cur):
+    """(delimiter word as written, strip tabs) for each `<<` / `<<-` of a logical line, as
+    lex() finds them (outside quotes and comments; `<<<` is a here-string, not one)."""
+    toks = lex(cur)
+    found = []
+    for k, (kind, t) in enumerate(toks):
+        if kind == "op" and t in ("heredoc", "heredoc-"):
+            word = next((w for kk, w in toks[k + 1:k + 3] if kk == "w"), None)
+            if word is not None:
+                found.append((word, t == "heredoc-"))
+    return found[:MAX_HEREDOCS]
 
 
 def _scan(line, q, depth, count_parens):
@@ -264,6 +292,12 @@ def lex(s):
                 toks.append(("op", ";"))
             i += 1
             continue
+        if c == "(" and word is None and s[i + 1:i + 2] == "(" and not toks[-1:] == [("w", "for")]:
+            # `(( RANK=RANK+1 ))`: an arithmetic command (bash(1) Compound Commands), one word
+            j = _skip_balanced(s, i, "(", ")")
+            toks.append(("w", s[i:j]))
+            i = j
+            continue
         if c == "#" and word is None:
             j = s.find("\n", i)
             i = n if j < 0 else j
@@ -279,8 +313,10 @@ def lex(s):
                 j = i
                 while j < n and s[j] in "<>&":
                     j += 1
+                if s[i:j] == "<<" and s[j:j + 1] == "-":
+                    j += 1  # `<<-`: a heredoc whose leading tabs are stripped
                 if s[i:j] in ("<<", "<<-"):
-                    toks.append(("op", "heredoc"))
+                    toks.append(("op", "heredoc" if s[i:j] == "<<" else "heredoc-"))
                 toks.append(("op", "redir"))
                 i = j
                 continue
@@ -343,6 +379,7 @@ class Reader:
         self.exported = set()
         self.unknowns = []
         self.positional = list(args)
+        self.stdin = None  # the heredoc fed to the command being read: {"delim", "quoted", "body", "line"}
         self.result = Script(path=path, args=list(args))
         self.batch = batch  # an sbatch file: the batch shell runs it once, on the first node
         # if/elif/else/fi, loops and case, each {kind, cur, any, unk}: cur True (this branch
@@ -801,16 +838,41 @@ class Reader:
             return self.unknown("$((%s))" % expr.strip(), "arithmetic gpudoctor does not read")
         return str(value)
 
+    def arith_command(self, expr):
+        """`(( NAME=expr ))`, `(( NAME+=expr ))`, `(( NAME++ ))`: the assignment a loop's counter
+        makes (a node rank counted per host); other arithmetic commands change nothing read."""
+        m = re.match(r"^\s*(?:(\+\+|--)\s*(" + NAME + r")|(" + NAME + r")\s*(\+\+|--|[-+*/%]?=(?!=))(.*))\s*$",
+                     expr, re.S)
+        if not m:
+            return
+        if m.group(2):
+            name, op, rhs = m.group(2), m.group(1), ""
+        else:
+            name, op, rhs = m.group(3), m.group(4), m.group(5)
+        if op in ("++", "--"):
+            value = self.arith("%s %s 1" % (name, op[0]))
+        elif op == "=":
+            value = self.arith(rhs)
+        else:
+            value = self.arith("%s %s (%s)" % (name, op[0], rhs))
+        if self.cond:
+            value = self.unknown("$%s" % name, "set by arithmetic in a branch or loop known at run time")
+        self.assign(name, value)
+
     # -------------------------------------------------------------- commands
-    def run_text(self, text, inner=False):
-        for lineno, logical in _logical_lines(text):
-            self.line = lineno if not inner else self.line
-            self.feed(lex(logical) + [("op", ";")])
+    def run_text(self, text, inner=False, base=0):
+        for lineno, logical, docs in _logical_lines(text):
+            self.line = base + lineno if not inner else self.line
+            toks, docs = lex(logical), list(docs)
+            for k, (kind, t) in enumerate(toks):
+                if kind == "op" and t in ("heredoc", "heredoc-") and docs:
+                    toks[k] = ("op", ("heredoc", docs.pop(0)))  # the body travels with its command
+            self.feed(toks + [("op", ";")])
 
     def feed(self, tokens):
         """Run a stream of tokens; while a simulated loop is being read the first time, its
         frame also keeps the tokens to replay them (loop())."""
-        cmd = []
+        cmd, stdin = [], None
         for kind, t in tokens:
             for f in self.frames:
                 if f.get("record") is not None:
@@ -851,8 +913,10 @@ class Reader:
                     self.command(cmd)
                     cmd = []
                 continue
-            if t == "heredoc":
+            if isinstance(t, tuple) or t in ("heredoc", "heredoc-"):
                 cmd.append(None)  # the next word is the heredoc's delimiter
+                if isinstance(t, tuple):
+                    stdin = t[1]
                 continue
             if t == "redir":
                 cmd.append(None)
@@ -870,8 +934,10 @@ class Reader:
                 # known values decides it, any other command is taken to succeed
                 self.frames.append({"kind": "guard", "cur": guard, "any": False, "unk": guard is None})
             try:
+                self.stdin = stdin if cmd and stdin is not None else None
                 self.command(words)
             finally:
+                self.stdin = None
                 if guard is not None:
                     for k in range(len(self.frames) - 1, -1, -1):
                         if self.frames[k]["kind"] == "guard":
@@ -884,7 +950,7 @@ class Reader:
                 if guard is False:
                     r = False if t == "&&" else None  # A && B && C: B never ran
                 self.guard = r if t == "&&" else (None if r is None else not r)
-            cmd = []
+            cmd, stdin = [], None
 
     def loop_done(self, f):
         """The `done` of a simulated while/until loop (one whose test has known values, as
@@ -1016,6 +1082,8 @@ class Reader:
                 words = []
         if not words or self.skipping:
             return
+        if words[0].startswith("((") and words[0].endswith("))"):
+            return self.arith_command(words[0][2:-2])
         fname = words[0]
         if "$" in fname and self.functions:  # "$@" / $1 naming the function to run
             fields = [self.resolve(f) for w in words for f in self.expand(w)]
@@ -1178,6 +1246,12 @@ class Reader:
             inner = self.srun_inner(rest)
             if inner is not None:
                 return
+        if prog in SHELLS and self.stdin is not None:
+            args = _stdin_shell_args(rest)
+            if args is not None and self._run_heredoc([], args, self.stdin, "%s reads it" % prog):
+                return
+        if prog == "ssh":
+            return self._ssh(rest)
         if is_launch:
             self.result.launches.append(Launch(line=self.line, argv=argv[:k] + assigned + rest, shown="",
                                                in_batch=bool(self.batch and prog != "srun" and not lead)))
@@ -1224,6 +1298,99 @@ class Reader:
             la.line = self.line
         return True
 
+    def _read_nested(self, text, base=None):
+        """Read text that a command of this script hands to another shell. The loops being
+        recorded keep the command itself, not the text's own tokens (a replayed pass reads
+        the text again from the command)."""
+        recs = [(f, f.get("record")) for f in self.frames]
+        for f, _ in recs:
+            f["record"] = None
+        try:
+            if base is None:
+                self.run_text(text, inner=True)
+            else:
+                self.run_text(text, base=base)
+        finally:
+            for f, rec in recs:
+                f["record"] = rec
+
+    def _run_heredoc(self, prefix, args, doc, how, remote=None):
+        """A heredoc fed to a shell (`bash <<EOF`, `srun bash -s <<'EOS'`, `ssh node bash -s
+        <<EOF`) is that shell's script: its lines are read as the script's. bash(1) Here
+        Documents: with the delimiter unquoted the body is expanded by this shell first; quoted
+        (`<<'EOS'`) it reaches the shell that reads it as written, and that shell expands it: a
+        child sees only the exported variables, a remote one (ssh) none of them."""
+        if self.depth >= 4:
+            return None
+        before = len(self.result.launches)
+        saved = (self.batch, dict(self.vars), list(self.positional), self.line)
+        line = self.line
+        per_task = bool(doc["quoted"] and prefix)
+        if remote is not None:
+            self.vars = {} if doc["quoted"] else self.vars
+        elif doc["quoted"]:
+            # a child shell: a variable the script set without export is empty there
+            self.vars = {k: (v if k in self.exported else "") for k, v in self.vars.items()}
+        if per_task or remote is not None:
+            self.batch = False
+        self.positional = list(args)
+        self.result.notes.append("line %d: the heredoc <<%s (lines %d-%d) is script text: %s%s" % (
+            line, doc["delim"], doc["line"], doc["line"] + doc["body"].count("\n") - 1, how,
+            " (quoted: not expanded before)" if doc["quoted"] else ""))
+        body = doc["body"]
+        if not doc["quoted"]:
+            # this shell expands it first: `\$X` reaches the reading shell as `$X` (bash(1): in an
+            # unquoted body `\` quotes only `\`, `$` and backquote); the rest is read once, with
+            # this shell's variables
+            body = re.sub(r"\\([\\$`])", r"\1", body)
+        self.depth += 1
+        frames = len(self.frames)
+        try:
+            self._read_nested(body, base=doc["line"] - 1)
+        finally:
+            self.depth -= 1
+            del self.frames[frames:]
+            self.batch, self.vars, self.positional, self.line = saved
+        for la in self.result.launches[before:]:
+            la.argv = list(prefix) + la.argv
+            la.via_shell = la.via_shell or per_task
+            if prefix:
+                la.in_batch = False
+        return True
+
+    def _ssh(self, rest):
+        """`ssh [options] host [command...]` (ssh(1) SYNOPSIS): the command words, joined by
+        spaces, are the remote shell's command line; with none (or a shell reading its input)
+        a heredoc is what the remote shell reads. A launcher found there runs on that host
+        only: each host started this way needs its own node rank and the master's address."""
+        i = 1
+        while i < len(rest) and rest[i].startswith("-"):
+            flag = rest[i]
+            i += 2 if (len(flag) == 2 and flag[1] in SSH_VALUE) else 1
+        if i >= len(rest):
+            return
+        host, words = self.shown(rest[i]), rest[i + 1:]
+        how = "started on %s over ssh: every host started this way needs its own --node_rank and " \
+              "MASTER_ADDR" % host
+        before = len(self.result.launches)
+        if (not words or os.path.basename(words[0]) in SHELLS) and self.stdin is not None:
+            args = _stdin_shell_args(words) if words else []
+            if args is not None:
+                self._run_heredoc([], args, self.stdin, how, remote=host)
+        elif words and self.depth < 4:
+            saved = (self.batch, dict(self.vars))
+            self.batch, self.vars = False, {}
+            self.result.notes.append("line %d: ssh's command is read as a command line %s" % (self.line, how))
+            self.depth += 1
+            try:
+                self._read_nested(" ".join(words))
+            finally:
+                self.depth -= 1
+                self.batch, self.vars = saved
+        for la in self.result.launches[before:]:
+            la.in_batch = False
+        return
+
     def srun_inner(self, argv):
         """`srun [opts] bash -c 'STRING'`: the string runs in each task's own shell."""
         from gpudoctor.launch import SRUN_VALUE
@@ -1235,6 +1402,10 @@ class Reader:
         sub = self._task_script(rest)
         if sub is not None:
             return self._run_task_script(argv[:i], sub[0], sub[1])
+        if rest and os.path.basename(rest[0]) in SHELLS and self.stdin is not None:
+            args = _stdin_shell_args(rest)
+            if args is not None:
+                return self._run_heredoc(argv[:i], args, self.stdin, "srun runs %s in every task" % rest[0])
         if len(rest) >= 3 and os.path.basename(rest[0]) in ("bash", "sh", "zsh", "dash"):
             # bash -c STRING, bash -lc STRING, sh -xeuc STRING: the word after the flags that
             # hold `c` is the command string
@@ -1265,6 +1436,21 @@ class Reader:
                 la.via_shell = True
             return True
         return None
+
+
+def _stdin_shell_args(rest):
+    """The positional arguments of `bash [-l] [-s [ARGS]]` when the shell reads its commands
+    from its standard input (bash(1) INVOCATION: with no -c and no file operand, or with -s);
+    None when it reads them elsewhere (-c STRING, a script file)."""
+    for k, w in enumerate(rest[1:], 1):
+        if w == "--" or not w.startswith("-"):
+            return list(rest[k + (w == "--"):]) if "s" in "".join(x[1:] for x in rest[1:k] if not x.startswith("--")) \
+                else (None if w != "--" or k + 1 < len(rest) else [])
+        if not w.startswith("--") and "c" in w[1:]:
+            return None
+        if w in ("--rcfile", "--init-file"):
+            return None  # takes a file: not worth following
+    return []
 
 
 def quoted_at(name):
