@@ -306,16 +306,18 @@ def _sched_reader(state, grows):
 def test_resolve_leaves_a_starved_worker_alone(monkeypatch):
     """A worker that answers nothing for 0.25 s but ran or waited for a CPU all that time (a
     node starved of CPU: 256 nodes on two cores) keeps every name: threads would add their
-    starts' CPU to the queue. Whether it is waiting right now ("R") or was most of the time."""
+    starts' CPU to the queue. Whether it was most of the time, or is waiting right now ("R"):
+    Linux adds a wait to schedstat only when the thread gets the CPU, so a worker still waiting
+    shows none of it."""
     from gpudoctor.collector import cluster
 
     names = ["stall"] + ["n%d" % i for i in range(30)]
-    for state in ("R", "S"):
-        monkeypatch.setattr(cluster, "_schedstat", _sched_reader(state, grows=True))
+    for state, grows in (("R", True), ("S", True), ("R", False)):
+        monkeypatch.setattr(cluster, "_schedstat", _sched_reader(state, grows))
         got, threads, took = _resolve_counting_threads(
             monkeypatch, _lookup(lambda n: 0.25 if n == "stall" else 0.0), names, 3.0)
         assert got["timed_out"] == [] and all(got["names"][n] for n in names), got
-        assert threads == 1 and took >= 0.25, (state, threads, took)
+        assert threads == 1 and took >= 0.25, (state, grows, threads, took)
 
 
 def test_resolve_still_spreads_a_worker_blocked_in_the_resolver(monkeypatch):
