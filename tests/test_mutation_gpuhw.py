@@ -244,6 +244,22 @@ def test_fold_when_the_root_or_the_other_names_no_gpu():
     assert gpuhw.fold([job, named]) == [job, named] and gpuhw.fold([]) == []
 
 
+def test_fold_takes_the_roots_own_gpus_first():
+    # the root names 0000:18:00: a fault on 0000:3b:00 is another GPU, even as the first other finding
+    root = _noted("gpu.xid", [(1, xid(79))])
+    other = _noted("gpu.other", [(2, xid(48, "x", "0000:3b:00"))], ["o"])
+    assert gpuhw.fold([root, other]) == [root, other] and other["notes"][0] == "Another GPU: PCI 0000:3b:00."
+    # a root naming two GPUs keeps both: a finding on either folds (be53a54 takes another's GPU only for a root
+    # that names none)
+    root = _noted("gpu.xid", [(1, xid(79)), (2, xid(79, "x", "0000:3b:00"))])
+    one, two = _noted("gpu.a", [(3, xid(48))]), _noted("gpu.b", [(4, xid(48, "x", "0000:3b:00"))])
+    assert gpuhw.fold([root, one, two]) == [root] and root["folded"] == ["gpu.a", "gpu.b"]
+    # a root naming none takes the first GPU another line names: a third on another GPU stays its own
+    root = _noted("gpu.xid", [(1, "uncorrectable ECC error encountered")])
+    one, two = _noted("gpu.a", [(3, xid(48))]), _noted("gpu.b", [(4, xid(48, "x", "0000:3b:00"))], ["b"])
+    assert gpuhw.fold([root, one, two]) == [root, two] and two["notes"][0] == "Another GPU: PCI 0000:3b:00."
+
+
 @pytest.mark.parametrize("key,shown", [("pci 0000:3b:00", "PCI 0000:3b:00"), ("index 2", "GPU index 2")])
 def test_shown(key, shown):
     assert gpuhw._shown(key) == shown

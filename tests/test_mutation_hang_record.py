@@ -104,3 +104,20 @@ def test_record_keeps_the_first_complaint_cut_at_300():
     # a figure the user calls fine is no complaint; the next line that complains is kept
     st = _record(["busbw is 370 GB/s, looks fine", words], "complaint")
     assert st["complaint"] == (2, words[:300])
+
+
+def test_called_fine_judges_the_clause_that_says_so():
+    # (1a69cbc) 'fine' cancels the complaint unless its clause is about another scope than the complaint
+    fine = hang._called_fine
+    assert fine("busbw is 370 GB/s, looks fine") is True
+    assert fine("busbw is only 20 GB/s across the two nodes, intra-node is fine") is False
+    assert fine("intra-node is fine, busbw is slow") is False  # the clause before the first mark
+    assert fine("intra-node is slow, busbw 370 GB/s looks fine") is True  # only the fine clause counts
+    assert fine("busbw 370 GB/s looks fine, intra-node is slow") is True  # up to the next mark only
+    assert fine("p2p is fine") is False and fine("单机正常") is False  # the scope word at the very start
+    assert fine("no output after that") is False
+    # the first 1000 characters and the first 8 'fine's only (bounded on any paste)
+    assert fine(" " * (1001 - len("is fine")) + "is fine") is False
+    assert fine(" " * (1000 - len("is fine")) + "is fine") is True
+    assert fine("intra-node is fine; " * 8 + "busbw is fine") is False
+    assert fine("intra-node is fine; " * 7 + "busbw is fine") is True
