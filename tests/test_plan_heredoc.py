@@ -144,3 +144,34 @@ def test_heredocs_are_bounded_and_an_unclosed_one_ends_the_script(tmp_path):
 def test_a_shell_with_its_own_commands_does_not_read_the_heredoc(tmp_path, flags):
     r = plan(tmp_path, "%s <<EOF\ntorchrun --nnodes 2 --nproc_per_node 8 train.py\nEOF\n" % flags)
     assert r.launches == []
+
+
+def test_hostfile_the_script_writes_is_read_for_deepspeed_and_mpirun(tmp_path):
+    # the shape of the hostfile loops in Slurm DeepSpeed scripts (`echo $i slots=$GPUS_PER_NODE
+    # >> $hostfile`, spacegoing/ospv12 myscripts/host.sh), with known hosts; nothing is written
+    r = plan(tmp_path, (
+        "GPUS=8\n"
+        "cat > hostfile <<EOF\nworker-1 slots=$GPUS\nworker-2 slots=$GPUS\nEOF\n"
+        "deepspeed --hostfile=hostfile --master_addr worker-1 train.py --deepspeed ds.json\n"
+        "HF=job_hosts\n"
+        'for h in node1 node2 node3; do echo "$h slots=4" >> $HF; done\n'
+        "mpirun --hostfile $HF -np 12 python train.py\n"
+        "printf '%s slots=2\\n' a b > mf\n"
+        "mpirun --hostfile mf python train.py\n"))
+    ds, mpi, mpi2 = r.launches
+    assert shape(ds) == ("deepspeed", 2, 8, 16, "worker-1")
+    assert any("as the script writes it" in n for n in ds.plan.notes), ds.plan.notes
+    assert shape(mpi)[:4] == ("mpirun", 3, 4, 12)
+    assert shape(mpi2)[:4] == ("mpirun", 2, 2, 4)
+    assert not (tmp_path / "hostfile").exists() and not (tmp_path / "mf").exists()
+
+
+def test_hostfile_written_from_run_time_values_is_not_guessed(tmp_path):
+    r = plan(tmp_path, (
+        "for i in $(scontrol show hostnames $SLURM_NODELIST); do echo $i slots=8 >> hf; done\n"
+        "echo \"$(hostname) slots=8\" > hf2\n"
+        "deepspeed --hostfile hf2 train.py\n"))
+    (la,) = r.launches
+    assert any("hf2 is written with values known at run time" in n for n in r.notes), r.notes
+    # DeepSpeed's own answer when it finds no hostfile, no host guessed
+    assert any("Unable to find hostfile" in n for n in la.plan.notes) and la.plan.nnodes_max is None

@@ -253,7 +253,11 @@ def read(plan, argv, environ):
     path = a.hostfile
     p = os.path.expanduser(path)
     pool = None
-    if os.path.isfile(p):
+    if hostfiles.written(path) is not None:
+        pool = collections.OrderedDict(hostfiles.deepspeed(hostfiles.read(path, "DeepSpeed hostfile"), path))
+        plan.note("hostfile %s: as the script writes it before this line" % excerpt(path, 60))
+        src = "hostfile %s (written by the script)" % path
+    elif os.path.isfile(p):
         pool = collections.OrderedDict(hostfiles.deepspeed(hostfiles.read(p, "DeepSpeed hostfile"), path))
         plan.add_file(p)
         src = "hostfile %s" % path

@@ -5,6 +5,8 @@ fan-out: gpudoctor/inventory.py, which is also what reads a plain one-host-per-l
 to `gpudoctor plan --hosts`.) Each returns [(host, slots or None)] in file order, one
 entry per host, and refuses what its launcher refuses."""
 
+import contextvars
+import os
 import re
 
 from gpudoctor.errors import InputError, excerpt, host_excerpt, read_input
@@ -14,8 +16,27 @@ MAX_HOSTFILE_BYTES = 16 << 20
 MAX_SLOTS = 1 << 16
 
 
+# files the script being planned writes itself before it launches (`cat > hostfile <<EOF`,
+# `echo "node1 slots=8" >> hostfile`): path as written -> text. Set by `gpudoctor plan SCRIPT`
+# (gpudoctor/launch/script.py) around one launch line's plan; read before this file system.
+WRITTEN = contextvars.ContextVar("gpudoctor_script_written_files", default={})
+
+
+def written(path):
+    """The text the script wrote to `path`, or None."""
+    files = WRITTEN.get()
+    return files.get(path, files.get(os.path.normpath(path))) if files else None
+
+
+def exists(path):
+    return written(path) is not None or os.path.isfile(os.path.expanduser(path))
+
+
 def read(path, what):
-    return read_input(path, what, limit=MAX_HOSTFILE_BYTES).decode("utf-8", "replace")
+    text = written(path)
+    if text is not None:
+        return text[:MAX_HOSTFILE_BYTES]
+    return read_input(os.path.expanduser(path), what, limit=MAX_HOSTFILE_BYTES).decode("utf-8", "replace")
 
 
 def _slots(value, where):

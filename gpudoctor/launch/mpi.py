@@ -249,7 +249,8 @@ def read_openmpi(plan, argv, environ):
     host_specs = [v[0] for v in _all(opts, "--host")]
     hfs = [v[0] for v in _all(opts, "--hostfile", "--machinefile", "--default-hostfile")]
     hosts, explicit, src = [], True, None
-    if hfs and not host_specs and not os.path.lexists(os.path.expanduser(hfs[-1])):
+    if hfs and not host_specs and not os.path.lexists(os.path.expanduser(hfs[-1])) and \
+            hostfiles.written(hfs[-1]) is None:
         # the hostfile lives where the job is launched (/job/hostfile, a scheduler's), not
         # here: the flags alone still give the counts (-np 128 -npernode 4: 32 nodes x 4)
         for spec in _all(opts, "-x"):
@@ -268,11 +269,14 @@ def read_openmpi(plan, argv, environ):
         return plan
     if hfs:
         path = hfs[-1]
-        rows = hostfiles.openmpi(hostfiles.read(os.path.expanduser(path), "Open MPI hostfile"), path)
+        rows = hostfiles.openmpi(hostfiles.read(path, "Open MPI hostfile"), path)
         hosts = [(h, s) for h, s, _e in rows]
         explicit = all(e for _h, _s, e in rows)
         src = "hostfile %s" % path
-        plan.add_file(os.path.expanduser(path))
+        if hostfiles.written(path) is not None:
+            plan.note("hostfile %s: as the script writes it before this line" % excerpt(path, 60))
+        else:
+            plan.add_file(os.path.expanduser(path))
     if host_specs:
         spec = ",".join(host_specs)
         hl = hostfiles.comma_hosts(spec, "-H %s" % excerpt(spec, 40))

@@ -37,6 +37,7 @@ MAX_NESTING = 40  # $( $( ... ) ) and ${...} inside one another
 MAX_ITERATIONS = 64  # passes of a simulated while loop
 MAX_HEREDOCS = 16  # heredocs opened by one line (`cmd <<A <<B`); their bodies are bounded by the script's size
 SHELLS = ("bash", "sh", "zsh", "dash", "ksh")
+MAX_WRITTEN = 32  # files a script writes that are kept (hostfiles), each at most MAX_VALUE characters
 SSH_VALUE = set("BbcDEeFIiJLlmOopQRSWw")  # ssh(1) SYNOPSIS: the options that take a value
 _PLAIN = re.compile(r"[^\\'\"$`~]+")
 _PLAIN_DQ = re.compile(r"[^\\$`]+")
@@ -80,6 +81,7 @@ class Launch:
     # each task rank the batch shell expanded once (Unknown.once, by its text) -> the plan fields
     # that change when it takes another value: where the launcher reads it ([]: nowhere)
     once_uses: Dict[str, List[str]] = field(default_factory=dict)
+    written: Dict[str, str] = field(default_factory=dict)  # files the script wrote before this line
 
 
 @dataclass
@@ -317,7 +319,7 @@ def lex(s):
                     j += 1  # `<<-`: a heredoc whose leading tabs are stripped
                 if s[i:j] in ("<<", "<<-"):
                     toks.append(("op", "heredoc" if s[i:j] == "<<" else "heredoc-"))
-                toks.append(("op", "redir"))
+                toks.append(("op", {">": "redir>", ">>": "redir>>", ">|": "redir>"}.get(s[i:j], "redir")))
                 i = j
                 continue
             if word is not None:
@@ -380,6 +382,8 @@ class Reader:
         self.unknowns = []
         self.positional = list(args)
         self.stdin = None  # the heredoc fed to the command being read: {"delim", "quoted", "body", "line"}
+        self.out = None  # its output redirection: (">" or ">>", the target word as written)
+        self.written = {}  # files the script writes (cat/echo/printf > file): path -> text, bounded
         self.result = Script(path=path, args=list(args))
         self.batch = batch  # an sbatch file: the batch shell runs it once, on the first node
         # if/elif/else/fi, loops and case, each {kind, cur, any, unk}: cur True (this branch
@@ -872,7 +876,7 @@ class Reader:
     def feed(self, tokens):
         """Run a stream of tokens; while a simulated loop is being read the first time, its
         frame also keeps the tokens to replay them (loop())."""
-        cmd, stdin = [], None
+        cmd, stdin, out = [], None, None
         for kind, t in tokens:
             for f in self.frames:
                 if f.get("record") is not None:
@@ -918,7 +922,9 @@ class Reader:
                 if isinstance(t, tuple):
                     stdin = t[1]
                 continue
-            if t == "redir":
+            if t in ("redir", "redir>", "redir>>"):
+                if t != "redir":
+                    out = (t[5:], len(cmd) + 1)  # the output file is the next word
                 cmd.append(None)
                 continue
             if t == "(" and len(cmd) == 1 and re.match("^" + NAME + "$", cmd[0] or ""):
@@ -935,9 +941,10 @@ class Reader:
                 self.frames.append({"kind": "guard", "cur": guard, "any": False, "unk": guard is None})
             try:
                 self.stdin = stdin if cmd and stdin is not None else None
+                self.out = (out[0], cmd[out[1]]) if out and out[1] < len(cmd) and cmd[out[1]] else None
                 self.command(words)
             finally:
-                self.stdin = None
+                self.stdin = self.out = None
                 if guard is not None:
                     for k in range(len(self.frames) - 1, -1, -1):
                         if self.frames[k]["kind"] == "guard":
@@ -950,7 +957,7 @@ class Reader:
                 if guard is False:
                     r = False if t == "&&" else None  # A && B && C: B never ran
                 self.guard = r if t == "&&" else (None if r is None else not r)
-            cmd, stdin = [], None
+            cmd, stdin, out = [], None, None
 
     def loop_done(self, f):
         """The `done` of a simulated while/until loop (one whose test has known values, as
@@ -1157,8 +1164,57 @@ class Reader:
         else:
             self.assign(name, " ".join(self.expand(raw, split=False)), append)
 
+    def write_file(self, words):
+        """`cat > F <<EOF ... EOF`, `echo "node1 slots=8" >> F`, `printf '%s\n' a b > F`: the
+        text the script writes to F, kept as F's content for the launchers that read it later
+        (a hostfile). Nothing is written; a text with run-time values is not kept."""
+        mode, raw = self.out
+        path = self.resolve(" ".join(self.expand(raw, split=False)))
+        if MARK in path or not path:
+            return
+        w0 = words[0]
+        if w0 == "cat" and len(words) == 1 and self.stdin is not None:
+            body = self.stdin["body"]
+            text = body if self.stdin["quoted"] else self.resolve(" ".join(self.expand(
+                '"%s"' % body.replace("\\", "\\\\").replace('"', '\\"'), split=False)))
+        elif w0 == "echo":
+            args = [self.resolve(f) for w in words[1:] for f in self.expand(w)]
+            nl = "\n"
+            while args and args[0] in ("-n", "-e", "-ne", "-en", "-E"):
+                nl = "" if "n" in args.pop(0) else nl
+            text = " ".join(args) + nl
+        elif w0 == "printf" and len(words) > 1:
+            args = [self.resolve(f) for w in words[1:] for f in self.expand(w)]
+            fmt = args[0].replace("\\n", "\n").replace("\\t", "\t")
+            rest = args[1:]
+            if fmt.count("%s") and fmt.count("%") == fmt.count("%s"):
+                k = fmt.count("%s")
+                groups = [rest[i:i + k] for i in range(0, max(len(rest), 1), k)] if rest else [[]]
+                text = "".join(fmt % tuple(g + [""] * (k - len(g))) for g in groups[:MAX_ITERATIONS])
+            elif "%" not in fmt:
+                text = fmt
+            else:
+                return
+        else:
+            return
+        if MARK in text:
+            self.written.pop(path, None)
+            self.result.notes.append("line %d: %s is written with values known at run time: not read" % (
+                self.line, path))
+            return
+        old = self.written.get(path, "") if mode == ">>" else ""
+        if len(self.written) >= MAX_WRITTEN and path not in self.written:
+            return
+        self.written[path] = (old + text)[:MAX_VALUE]
+
     def builtin(self, words):
         w0 = words[0]
+        if w0 in ("cat", "echo", "printf") and self.out is not None and not self.skipping:
+            if self.cond:
+                self.written.pop(self.resolve(" ".join(self.expand(self.out[1], split=False))), None)
+            else:
+                self.write_file(words)
+            return
         if w0 == "set" and len(words) > 1 and words[1] == "--":
             self.positional = [f for w in words[2:] for f in self.expand(w)]
         elif w0 == "shift":
@@ -1254,6 +1310,7 @@ class Reader:
             return self._ssh(rest)
         if is_launch:
             self.result.launches.append(Launch(line=self.line, argv=argv[:k] + assigned + rest, shown="",
+                                               written=dict(self.written),
                                                in_batch=bool(self.batch and prog != "srun" and not lead)))
 
     def _task_script(self, rest):
@@ -1636,6 +1693,16 @@ def _stand_ins(u, k, variant):
 
 
 def _plan_launch(r, la):
+    from gpudoctor.launch import hostfiles
+
+    token = hostfiles.WRITTEN.set(dict(la.written))  # the hostfile the script wrote, for this line only
+    try:
+        _plan_launch_here(r, la)
+    finally:
+        hostfiles.WRITTEN.reset(token)
+
+
+def _plan_launch_here(r, la):
     import shlex
 
     env = dict(r.env_here)
