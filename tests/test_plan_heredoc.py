@@ -175,3 +175,12 @@ def test_hostfile_written_from_run_time_values_is_not_guessed(tmp_path):
     assert any("hf2 is written with values known at run time" in n for n in r.notes), r.notes
     # DeepSpeed's own answer when it finds no hostfile, no host guessed
     assert any("Unable to find hostfile" in n for n in la.plan.notes) and la.plan.nnodes_max is None
+
+
+def test_pdsh_command_runs_the_same_line_on_every_host(tmp_path):
+    r = plan(tmp_path, (
+        'pdsh -f 8 -w node[1-2] "cd /work && torchrun --nnodes 2 --nproc_per_node 8 '
+        '--node_rank \\$RANK --master_addr node1 train.py"\n'))
+    (la,) = r.launches
+    assert shape(la) == ("torchrun", 2, 8, 16, "node1") and la.argv[0] == "torchrun"
+    assert any("every host of -w node[1-2] by pdsh" in n for n in r.notes), r.notes

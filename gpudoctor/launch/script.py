@@ -39,6 +39,7 @@ MAX_HEREDOCS = 16  # heredocs opened by one line (`cmd <<A <<B`); their bodies a
 SHELLS = ("bash", "sh", "zsh", "dash", "ksh")
 MAX_WRITTEN = 32  # files a script writes that are kept (hostfiles), each at most MAX_VALUE characters
 SSH_VALUE = set("BbcDEeFIiJLlmOopQRSWw")  # ssh(1) SYNOPSIS: the options that take a value
+PDSH_VALUE = set("wxgXltufRe")  # pdsh(1): -w hosts, -x, -g, -X, -l user, -t, -u, -f, -R, -e
 _PLAIN = re.compile(r"[^\\'\"$`~]+")
 _PLAIN_DQ = re.compile(r"[^\\$`]+")
 MARK = "\x00"
@@ -1308,6 +1309,8 @@ class Reader:
                 return
         if prog == "ssh":
             return self._ssh(rest)
+        if prog == "pdsh":
+            return self._ssh(rest, pdsh=True)
         if is_launch:
             self.result.launches.append(Launch(line=self.line, argv=argv[:k] + assigned + rest, shown="",
                                                written=dict(self.written),
@@ -1415,20 +1418,28 @@ class Reader:
                 la.in_batch = False
         return True
 
-    def _ssh(self, rest):
+    def _ssh(self, rest, pdsh=False):
         """`ssh [options] host [command...]` (ssh(1) SYNOPSIS): the command words, joined by
         spaces, are the remote shell's command line; with none (or a shell reading its input)
         a heredoc is what the remote shell reads. A launcher found there runs on that host
         only: each host started this way needs its own node rank and the master's address."""
-        i = 1
+        i, hosts = 1, None
         while i < len(rest) and rest[i].startswith("-"):
             flag = rest[i]
-            i += 2 if (len(flag) == 2 and flag[1] in SSH_VALUE) else 1
-        if i >= len(rest):
+            if pdsh and flag[:2] == "-w":
+                hosts = flag[2:] or (rest[i + 1] if i + 1 < len(rest) else "")
+            i += 2 if (len(flag) == 2 and flag[1] in (PDSH_VALUE if pdsh else SSH_VALUE)) else 1
+        if pdsh:
+            # pdsh(1): `pdsh -w HOSTS command...` runs the same command on every host at once
+            host, words = "every host of -w %s" % self.shown(hosts or "?"), rest[i:]
+            how = "started on %s by pdsh: the same line on each, so a --node_rank written in it is every " \
+                  "host's; each needs its own (from its environment) and the same MASTER_ADDR" % host
+        elif i >= len(rest):
             return
-        host, words = self.shown(rest[i]), rest[i + 1:]
-        how = "started on %s over ssh: every host started this way needs its own --node_rank and " \
-              "MASTER_ADDR" % host
+        else:
+            host, words = self.shown(rest[i]), rest[i + 1:]
+            how = "started on %s over ssh: every host started this way needs its own --node_rank and " \
+                  "MASTER_ADDR" % host
         before = len(self.result.launches)
         if (not words or os.path.basename(words[0]) in SHELLS) and self.stdin is not None:
             args = _stdin_shell_args(words) if words else []
@@ -1437,7 +1448,8 @@ class Reader:
         elif words and self.depth < 4:
             saved = (self.batch, dict(self.vars))
             self.batch, self.vars = False, {}
-            self.result.notes.append("line %d: ssh's command is read as a command line %s" % (self.line, how))
+            self.result.notes.append("line %d: %s's command is read as a command line %s" % (
+                self.line, "pdsh" if pdsh else "ssh", how))
             self.depth += 1
             try:
                 self._read_nested(" ".join(words))
