@@ -184,3 +184,22 @@ def test_pdsh_command_runs_the_same_line_on_every_host(tmp_path):
     (la,) = r.launches
     assert shape(la) == ("torchrun", 2, 8, 16, "node1") and la.argv[0] == "torchrun"
     assert any("every host of -w node[1-2] by pdsh" in n for n in r.notes), r.notes
+
+
+def test_sbatch_reads_its_batch_script_from_a_heredoc(tmp_path):
+    # lzx325/ddp_tutorial run-elastic_ddp.sh: `sbatch <<- EOF` with #SBATCH lines and an
+    # escaped \$(scontrol ...) the batch shell expands (sbatch(1): no file name: stdin)
+    r = plan(tmp_path, (
+        "#!/bin/bash\nsbatch --time=1:00:00 <<- EOF\n"
+        "\t#!/bin/bash\n\t#SBATCH --nodes 2\n\t#SBATCH --ntasks-per-node 1\n"
+        '\texport master_addr="\\$(scontrol show hostname \\${SLURM_NODELIST} | head -n 1)"\n'
+        "\texport master_port=29400\n"
+        "\tsrun --nodes=2 --ntasks-per-node=1 \\\n"
+        "\tpython -u -m torch.distributed.run --nproc_per_node=8 --nnodes=2 --rdzv_id=200 \\\n"
+        "\t--rdzv_backend=c10d --rdzv_endpoint=\\${master_addr}:\\${master_port} elastic_ddp.py\n"
+        "\n\tEOF\nexit 0\n"))
+    (la,) = r.launches
+    assert r.allocation["nodes"] == 2 and r.allocation["sbatch_command_line"] == ["--time=1:00:00"]
+    launcher, nnodes, nproc, world, _ = shape(la)
+    assert (launcher, nnodes, nproc, world) == ("torchrun", 2, 8, 16) and la.argv[0] == "srun"
+    assert la.plan.rdzv_endpoint.endswith(":29400") and "first node" in la.plan.rdzv_endpoint

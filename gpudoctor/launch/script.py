@@ -1311,6 +1311,9 @@ class Reader:
             return self._ssh(rest)
         if prog == "pdsh":
             return self._ssh(rest, pdsh=True)
+        if prog == "sbatch" and self.stdin is not None and not any(
+                w.startswith("--wrap") or re.search(r"\.(sh|bash|sbatch|slurm)$", w) for w in rest[1:]):
+            return self._sbatch_heredoc(rest)
         if is_launch:
             self.result.launches.append(Launch(line=self.line, argv=argv[:k] + assigned + rest, shown="",
                                                written=dict(self.written),
@@ -1417,6 +1420,30 @@ class Reader:
             if prefix:
                 la.in_batch = False
         return True
+
+    def _sbatch_heredoc(self, rest):
+        """`sbatch [options] <<EOF ... EOF`: sbatch(1) reads the batch script from its standard
+        input when no file is named; its `#SBATCH` lines (then sbatch's options) give the
+        allocation when the script itself has none."""
+        doc = self.stdin
+        body = doc["body"] if doc["quoted"] else re.sub(r"\\([\\$`])", r"\1", doc["body"])
+        opts = [self.resolve(f) for w in rest[1:] for f in self.expand(w)]
+        opts = [o for o in opts if MARK not in o]
+        headers = sbatch_headers(body) + opts
+        if headers and not self.result.allocation:
+            alloc = allocation(headers)
+            self.result.allocation = {k: v for k, v in alloc.items() if k != "env"}
+            self.result.allocation["env"] = alloc["env"]
+            self.result.allocation["sbatch"] = headers[:len(headers) - len(opts)]
+            self.result.allocation["sbatch_command_line"] = opts
+            for k in alloc["env"]:
+                self.result.from_allocation[k] = "from the allocation (%s)" % _alloc_source(self.result.allocation)
+        saved = self.batch
+        self.batch = True
+        try:
+            self._run_heredoc([], [], doc, "sbatch reads it as the batch script")
+        finally:
+            self.batch = saved
 
     def _ssh(self, rest, pdsh=False):
         """`ssh [options] host [command...]` (ssh(1) SYNOPSIS): the command words, joined by
