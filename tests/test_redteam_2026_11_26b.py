@@ -10,8 +10,13 @@ tries more than the reproducer.
   "ROOT CAUSE gpu.xid.ecc: an uncorrectable ECC error; drain the node", while NVIDIA's Xid catalog (and
   `gpudoctor check`'s gpu.inventory) says IGNORE for them. Now they are a note (gpu.xid.no_action).
 
-Findings in modules whose authors were still at work are xfail(strict=True) with the reason; the
-reproducers are in the round's notes.
+- More false answers on healthy or mixed logs, fixed: corrected PCIe (AER) errors, a metric named error, a second
+  GPU's fault folded into the root's, 'intra-node is fine' cancelling a cross-node complaint, an export computed
+  from the facts split as if it were the knowledge's 'VALUE   (why)'.
+
+Findings in modules whose authors were still at work were strict xfails (the structural fix's unquoted file name,
+a caught traceback or a c10d retry before 'Training completed.', torch 2.5.1 told to upgrade for torch.compile);
+their authors fixed them in the round and made them plain tests.
 """
 
 import time
