@@ -3,6 +3,7 @@ line and its configs (docs/launch.md, schema gpudoctor.plan/1). Nothing is start
 node is contacted; what the launcher itself would refuse is refused (exit 2)."""
 
 import json
+import os
 import sys
 
 from gpudoctor.commands.check import add_launch_tail, launch_line
@@ -48,6 +49,9 @@ def run(args):
     if launch is None and args.accelerate_config is None and not args.deepspeed_config:
         raise InputError("plan: give the launch line (gpudoctor plan [options] [--] torchrun ..., or --launch CMD) "
                          "and/or --accelerate-config / --deepspeed-config")
+    if args.accelerate_config and not os.path.lexists(os.path.expanduser(args.accelerate_config)):
+        # the file the user named here (a config a launch line names may be on the launching machine only)
+        raise InputError("--accelerate-config %s: no such file" % args.accelerate_config)
     plan = build_plan(accelerate=args.accelerate_config or None, accelerate_given=args.accelerate_config is not None,
                       deepspeed=args.deepspeed_config, launch=launch, hosts=args.hosts)
     if args.json:

@@ -153,8 +153,20 @@ def read(plan, argv, environ, config_path=None):
         dflt = default_config_file(environ)  # accelerate 1.15 reads no variable naming the file itself
         if os.path.isfile(dflt) and not a.cpu:
             path = dflt
-    elif not os.path.isfile(os.path.expanduser(path)):
+    elif (os.path.lexists(os.path.expanduser(path)) or not a.config_file) and \
+            not os.path.isfile(os.path.expanduser(path)):
+        # a directory, a fifo, a device, or a missing file the user named (plan --accelerate-config): refused
+        # as accelerate refuses it (its os.path.isfile), never read
         refuse("accelerate", "The passed configuration file `%s` does not exist." % path)
+    elif not os.path.isfile(os.path.expanduser(path)):
+        # accelerate refuses ("The passed configuration file `X` does not exist.",
+        # accelerate/commands/launch.py) where the file is missing; a plan is often made away from the
+        # machine that launches (a script from a repository, another node): as DeepSpeed's config and
+        # hostfiles, the file is said to be absent here and the line is planned from its flags
+        plan.note("accelerate config %s is not on this machine: planned from the line's flags alone (accelerate "
+                  "refuses to start where the file does not exist: 'The passed configuration file ... does not "
+                  "exist.')" % path)
+        path = None
     flagged = bool(a.multi_gpu or a.tpu or a.use_deepspeed or a.use_fsdp or a.use_megatron_lm
                    or getattr(a, "tpu_use_cluster", False))
     doc = load_config(os.path.expanduser(path), plan, flagged) if path else None
