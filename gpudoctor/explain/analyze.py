@@ -128,6 +128,10 @@ def analyze(scan, kb, assume_error=False):
         m["bonus"], m["signal_hits"] = _signals(scan, e, m["lines"])
         m["score"] = m["rank"] + m["bonus"]
         causes.append(eid)
+    tf_note = _tf_cpu_only(scan, kb, matched, causes)
+    if tf_note:
+        context.extend(causes)
+        causes = []
     # A family entry (generic = true: a generated message site, or a phrase that several causes
     # print, such as 'invalid usage') never outranks an entry that names a specific cause.
     order = sorted(causes, key=lambda eid: (kb.by_id[eid]["kind"] == "echo", bool(kb.by_id[eid].get("generic")),
@@ -167,6 +171,11 @@ def analyze(scan, kb, assume_error=False):
         notes.append({"id": eid, "severity": sev, "note": (e.get("note") or e["title"]).strip(),
                       "fix": e["causes"][0]["fix"][0], "first_line": h.line if h else None,
                       "text": h.text if h else None, "match_count": m["count"]})
+    if tf_note:
+        # one note for the dlerror lines (the entry that names the DSO loader, else the first), with the fix
+        keep = tf_note["id"]
+        notes = [dict(n, note=tf_note["note"], fix=tf_note["fix"] or n["fix"]) if n["id"] == keep else n
+                 for n in notes if n["id"] == keep or n["id"] not in tf_note["ids"]]
     notes.extend(_py.went_on_notes(went_on, kb))
     if findings and findings[0]["kind"] == "echo":
         # only a launcher's echo matched (DeepSpeed's '... exits with return code = 1',
@@ -220,6 +229,42 @@ def analyze(scan, kb, assume_error=False):
         f["late_rank"] = late
         f["notes"].insert(0, late["text"])
     return verdict, findings, notes
+
+
+# TensorFlow's DSO loader line: 'Could not load dynamic library 'libcudart.so.11.0'; dlerror: ...'
+# (tensorflow/stream_executor/platform/default/dso_loader.cc), and on Windows 'cudart64_110.dll'
+_TF_DLERROR = re.compile(r"Could not load dynamic library '[^'\n]{1,80}'; dlerror")
+
+
+def _tf_cpu_only(scan, kb, matched, causes):
+    """TensorFlow's CPU-only start-up: its DSO loader's dlerror lines, then its own
+    'Ignore above cudart dlerror if you do not have a GPU set up on your machine.' (cudart_stub.cc,
+    https://github.com/tensorflow/tensorflow/blob/v2.11.0/tensorflow/compiler/xla/stream_executor/cuda/cudart_stub.cc),
+    which TensorFlow prints on every machine without a GPU. When every cause and every error line of
+    the text is such a dlerror line, nothing else failed: {entry id: its note} (they become notes,
+    with their fix for the user who has a GPU and wants it used): {id, ids, note, fix}; else None."""
+    stub = scan.matches.get("_struct_tf_cudart_stub")
+    if not stub or not causes:
+        return None
+    dso = {h.line for eid in causes for h in matched[eid]["hits"] if _TF_DLERROR.search(h.text)}
+    if not dso:
+        return None
+    if scan.error_count > len(scan.error_lines) or any(ln not in dso for ln in scan.error_lines):
+        return None
+    if any(ln not in dso for eid in causes for ln in matched[eid]["lines"]):
+        return None
+    keep = "libload.dso" if "libload.dso" in causes else causes[0]
+    text = next(h.text for h in matched[keep]["hits"] if _TF_DLERROR.search(h.text))
+    e = kb.by_id[keep]
+    # the fix of the cause whose evidence the dlerror line shows (libcuda.so: the driver), else of the first cause
+    # without evidence (the CUDA runtime / cuDNN of that version is not installed)
+    cause = next((c for c in e["causes"] if any(re.search(p, text) for p in c.get("evidence") or [])), None) or \
+        next((c for c in e["causes"] if not c.get("evidence")), e["causes"][0] if e["causes"] else None)
+    fix = cause["fix"][0] if cause and cause.get("fix") else ""
+    return {"id": keep, "ids": set(causes), "fix": fix,
+            "note": "TensorFlow could not load a CUDA library, then said to ignore that if this machine has no GPU "
+                    "(line %d, tensorflow's cudart_stub.cc): it runs on the CPU. Act on it only if this machine has a "
+                    "GPU that TensorFlow should use." % min(h.line for h in stub)}
 
 
 def _completed(scan, findings):

@@ -646,6 +646,10 @@ STRUCTURAL = {
     # forget to share your model on huggingface.co/models =)\n\n"), then its metrics dict with 'train_runtime');
     # Lightning (src/lightning/pytorch/loops/fit_loop.py: rank_zero_info("`Trainer.fit` stopped: `max_epochs=N`
     # reached."), or max_steps)
+    # TensorFlow's own note after its DSO loader's dlerror lines on a machine without a GPU
+    # (tensorflow/stream_executor/cuda/cudart_stub.cc, TF 2.x: LOG(INFO) << "Ignore above cudart dlerror if you do
+    # not have a GPU set up on your machine."; later tensorflow/tsl/cuda/cudart_stub.cc; analyze._tf_cpu_only)
+    "_struct_tf_cudart_stub": [r"Ignore above cudart dlerror if you do not have a GPU set up on your machine"],
     "_struct_completed": [r"Training completed\. Do not forget to share your model",
                           r"'train_runtime': \d",
                           r"`Trainer\.fit` stopped: `max_(?:epochs|steps)=-?\d{1,12}` reached"],

@@ -1,0 +1,36 @@
+"""Four small user-visible fixes of 2026-11-26 (task small-fixes), one group of tests each."""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from explainhelp import explain_paste, root_id  # noqa: E402
+
+# 1. TensorFlow's CPU-only start-up: the two lines TensorFlow 2.x prints on a machine without a GPU (written from
+# its sources, not copied from a thread): the DSO loader's warning (tensorflow/stream_executor/platform/default/
+# dso_loader.cc) and TensorFlow's own LOG(INFO) in tensorflow/stream_executor/cuda/cudart_stub.cc
+# (https://github.com/tensorflow/tensorflow/blob/v2.5.0/tensorflow/stream_executor/cuda/cudart_stub.cc).
+TF_CPU = (
+    "2021-06-01 10:00:00.123456: W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load "
+    "dynamic library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object file: No such file "
+    "or directory\n"
+    "2021-06-01 10:00:00.123789: I tensorflow/stream_executor/cuda/cudart_stub.cc:29] Ignore above cudart dlerror if "
+    "you do not have a GPU set up on your machine.\n")
+
+
+def test_tf_cpu_only_dlerror_is_a_note_with_the_fix(cli, tmp_path):
+    rc, doc = explain_paste(cli, tmp_path, TF_CPU, "--file")
+    assert doc["verdict"] == "no_error" and root_id(doc) is None, (doc["verdict"], root_id(doc))
+    assert rc == 0
+    notes = [n for n in doc["context"] if n["id"] in ("libload.dso", "cuda.libs")]
+    assert len(notes) == 1, doc["context"]
+    assert "no GPU" in notes[0]["note"] and "tensorflow[and-cuda]" in notes[0]["fix"], notes[0]
+
+
+def test_tf_dlerror_without_tf_note_or_with_another_error_stays_root(cli, tmp_path):
+    _, doc = explain_paste(cli, tmp_path, TF_CPU.splitlines(True)[0], "--file")
+    assert doc["verdict"] == "root_cause" and root_id(doc) == "libload.dso", root_id(doc)
+    # something else failed too: the dlerror lines are no longer "nothing else failed"
+    text = TF_CPU + "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+    _, doc = explain_paste(cli, tmp_path, text, "--file", name="b.log")
+    assert doc["verdict"] == "root_cause", doc["verdict"]
