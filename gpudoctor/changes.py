@@ -33,11 +33,23 @@ VOLATILE = (
     "resolve.*", "mesh.*", "rendezvous.*", "resolve", "mesh", "rendezvous",
 )
 # Environment variables that differ on every login or job by design (as checks/parity.py
-# leaves them out of env.parity): never a change.
-PER_RUN_ENV = ("SSH_", "XDG_", "SLURM_", "OMPI_", "PMIX_", "TORCHELASTIC_")
+# leaves them out of env.parity): never a change. Two runs of one machine from two shells differ
+# in what the login and the terminal set per session, which says nothing about the node:
+#   the shell: PWD, OLDPWD, SHLVL, _ (bash(1) "Shell Variables",
+#     https://www.gnu.org/software/bash/manual/html_node/Bash-Variables.html)
+#   sshd: SSH_CONNECTION, SSH_CLIENT, SSH_TTY, SSH_AUTH_SOCK, MAIL, LOGNAME, USER (sshd(8) ENVIRONMENT,
+#     https://man.openbsd.org/sshd#LOGIN_PROCESS); login sessions: XDG_SESSION_ID, XDG_RUNTIME_DIR, XDG_SEAT,
+#     XDG_VTNR (pam_systemd(8), https://www.freedesktop.org/software/systemd/man/latest/pam_systemd.html),
+#     DBUS_SESSION_BUS_ADDRESS, DISPLAY, WAYLAND_DISPLAY
+#   terminals and multiplexers: TERM, COLORTERM, WINDOWID (xterm(1)), TMUX, TMUX_PANE (tmux(1) ENVIRONMENT,
+#     https://man.openbsd.org/tmux#ENVIRONMENT), STY, WINDOW (screen(1)), TERM_PROGRAM*, TERM_SESSION_ID, VTE_VERSION,
+#     VSCODE_* (VS Code's integrated terminal), COLUMNS, LINES
+# PATH, LD_LIBRARY_PATH and the NCCL_ / CUDA_ / TORCH_ variables are what the job runs with: still changes.
+PER_RUN_ENV = ("SSH_", "XDG_", "SLURM_", "OMPI_", "PMIX_", "TORCHELASTIC_", "TMUX", "TERM_", "VSCODE_")
 PER_RUN_ENV_NAMES = {"HOSTNAME", "PWD", "OLDPWD", "SHLVL", "_", "MAIL", "MOTD_SHOWN", "TERM", "LOGNAME", "USER",
                      "RANK", "LOCAL_RANK", "NODE_RANK", "GPUDOCTOR_NODE", "LS_COLORS", "SSH_TTY",
-                     "GPUDOCTOR_DEEP"}
+                     "GPUDOCTOR_DEEP", "COLORTERM", "WINDOWID", "STY", "WINDOW", "VTE_VERSION", "DISPLAY",
+                     "WAYLAND_DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "COLUMNS", "LINES"}
 
 # A list of records is keyed by the first of these fields that is text and unique among its
 # items: network.interfaces[eth0], gpu.gpus[00000000:00:06.0], ofed.kernels[3.10.0-...].

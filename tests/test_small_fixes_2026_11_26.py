@@ -34,3 +34,26 @@ def test_tf_dlerror_without_tf_note_or_with_another_error_stays_root(cli, tmp_pa
     text = TF_CPU + "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
     _, doc = explain_paste(cli, tmp_path, text, "--file", name="b.log")
     assert doc["verdict"] == "root_cause", doc["verdict"]
+
+
+# 2. `gpudoctor diff`: what a login shell or terminal sets per session is no change; what the job runs with is.
+def test_diff_leaves_out_session_variables_keeps_the_jobs():
+    from gpudoctor import changes
+
+    session_a = {"SSH_CONNECTION": "10.0.0.1 5000 10.0.0.2 22", "SSH_CLIENT": "10.0.0.1 5000 22",
+                 "SSH_TTY": "/dev/pts/1", "TERM": "xterm-256color", "SHLVL": "1", "PWD": "/home/u", "OLDPWD": "/",
+                 "_": "/usr/bin/gpudoctor", "TMUX": "/tmp/tmux-1000/default,1,0", "TMUX_PANE": "%1",
+                 "WINDOWID": "123", "XDG_SESSION_ID": "4", "COLORTERM": "truecolor", "TERM_PROGRAM": "vscode",
+                 "VSCODE_IPC_HOOK_CLI": "/run/user/1000/vscode-1.sock", "STY": "12.pts-1.host"}
+    session_b = {"SSH_CONNECTION": "10.0.0.9 6000 10.0.0.2 22", "SSH_CLIENT": "10.0.0.9 6000 22",
+                 "SSH_TTY": "/dev/pts/7", "TERM": "screen", "SHLVL": "3", "PWD": "/tmp", "OLDPWD": "/home/u",
+                 "_": "/bin/env", "XDG_SESSION_ID": "9"}
+    job_a = {"PATH": "/usr/bin", "LD_LIBRARY_PATH": "/usr/local/cuda/lib64", "NCCL_SOCKET_IFNAME": "eth0",
+             "CUDA_VISIBLE_DEVICES": "0,1", "TORCH_NCCL_ASYNC_ERROR_HANDLING": "1"}
+    job_b = {"PATH": "/opt/conda/bin:/usr/bin", "LD_LIBRARY_PATH": "", "NCCL_SOCKET_IFNAME": "ib0",
+             "CUDA_VISIBLE_DEVICES": "0", "TORCH_NCCL_ASYNC_ERROR_HANDLING": "3"}
+    before = {"env": {"values": dict(job_a), "hashed": {k: "hmac:k1:" + v for k, v in session_a.items()}}}
+    after = {"env": {"values": dict(job_b), "hashed": {k: "hmac:k1:" + v for k, v in session_b.items()}}}
+    got = changes.compare(before, after, key_ids=("k1", "k1"))
+    names = sorted({c.path.split(".", 2)[2] for c in got})
+    assert names == sorted(job_a), names
