@@ -57,3 +57,45 @@ def test_diff_leaves_out_session_variables_keeps_the_jobs():
     got = changes.compare(before, after, key_ids=("k1", "k1"))
     names = sorted({c.path.split(".", 2)[2] for c in got})
     assert names == sorted(job_a), names
+
+
+# 3. explain's computed NCCL_SOCKET_IFNAME: only a name Linux could have given (net/core/dev.c dev_valid_name)
+NODE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "nodes",
+                    "h100-ubuntu2404-torch211.json")
+
+
+def _rename_default_nic(new):
+    import json
+
+    with open(NODE) as f:
+        facts = json.load(f)
+    old = facts["network"]["default_route"]["interface"]
+    for i in facts["network"]["interfaces"]:
+        if i["name"] == old:
+            i["name"] = new
+    facts["network"]["default_route"]["interface"] = new
+    return facts
+
+
+def test_valid_ifname_follows_linux_dev_valid_name():
+    from gpudoctor.explain.fixes import valid_ifname
+
+    for ok in ("eth0", "enp1s0f0np0", "a" * 15, "ib0.8001", "bond-0_x", "wlp0s20f3"):
+        assert valid_ifname(ok), ok
+    for bad in ("", ".", "..", "a" * 16, "eth0:1", "e/th0", "eth 0", "eth\t0", "eth\n0", "eth0\x00", "\u00e0" * 8,
+                None, 3):
+        assert not valid_ifname(bad), repr(bad)
+
+
+def test_invalid_interface_name_in_facts_gives_no_computed_export(kb):
+    from gpudoctor import explain
+
+    text = "gpu1:1:1 [0] NCCL WARN Bootstrap : no socket interface found\n"
+    res = explain.explain_text(text, kb, facts=_rename_default_nic("eth0"))
+    assert res["findings"][0]["causes"][0]["exports"].get("NCCL_SOCKET_IFNAME") == "eth0"
+    for bad in ("x" * 16, "..", "eth0:1", "eth 0", "e/th0"):
+        res = explain.explain_text(text, kb, facts=_rename_default_nic(bad))
+        causes = res["findings"][0]["causes"]
+        assert not any(c.get("computed_fix") for c in causes), bad
+        # the entry's own advice stays; the facts' name is in no export
+        assert not any(bad in str((c.get("exports") or {}).get("NCCL_SOCKET_IFNAME")) for c in causes), bad

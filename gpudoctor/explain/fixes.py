@@ -427,8 +427,29 @@ def _t_cuda():
     return data.load("cuda_driver")
 
 
+# bytes Linux's isspace() is true for (lib/ctype.c: _S is \t \n \v \f \r, space, and 0xA0)
+_KERNEL_SPACE = frozenset(b" \t\n\v\f\r\xa0")
+
+
+def valid_ifname(name):
+    """Linux's rule for an interface name (net/core/dev.c dev_valid_name,
+    https://github.com/torvalds/linux/blob/master/net/core/dev.c): 1 to 15 bytes (IFNAMSIZ 16 with its NUL),
+    not '.' or '..', no '/', ':' or whitespace. A facts file is input: a name the kernel could not have given is
+    not put in an export."""
+    if not isinstance(name, str):
+        return False
+    try:
+        raw = name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    if not 1 <= len(raw) <= 15 or raw in (b".", b".."):
+        return False
+    return not any(c in _KERNEL_SPACE or c in b"/:\0" for c in raw)
+
+
 def socket_ifname(facts):
-    """The interface NCCL/gloo should use on this node, or None."""
+    """The interface NCCL/gloo should use on this node, or None (also when the facts name an interface that
+    Linux would refuse: valid_ifname)."""
     net = _section(facts, "network")
     if not net:
         return None
@@ -443,6 +464,8 @@ def socket_ifname(facts):
     elif len(names) == 1:
         name = names[0]
     else:
+        return None
+    if not valid_ifname(name):
         return None
     addr = next(a.get("address") for i in routable if i["name"] == name for a in i["ipv4"])
     return name, addr
