@@ -1,6 +1,7 @@
 """Four small user-visible fixes of 2026-11-26 (task small-fixes), one group of tests each."""
 
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -99,3 +100,31 @@ def test_invalid_interface_name_in_facts_gives_no_computed_export(kb):
         assert not any(c.get("computed_fix") for c in causes), bad
         # the entry's own advice stays; the facts' name is in no export
         assert not any(bad in str((c.get("exports") or {}).get("NCCL_SOCKET_IFNAME")) for c in causes), bad
+
+
+# 4. `check` and `list` text output fits 100 columns, except the lines that are commands to paste (a fix's lines)
+def test_check_and_list_text_fit_100_columns_except_commands(cli):
+    from gpudoctor.report.text import WIDTH
+
+    rc, text, _ = cli("check")
+    assert rc in (0, 1), rc
+    # a fix's lines (commands, exports) are the only lines indented by 7 blanks (report/text.py _fix_lines);
+    # prose is a check's line (its mark first), a note or a wrapped line's continuation (5 blanks)
+    wide = [ln for ln in text.splitlines() if len(ln) > WIDTH and not re.match(r" {7}\S", ln)]
+    assert not [ln for ln in text.splitlines() if re.match(r" {7}", ln) and not re.match(r" {7}\S", ln)]
+    assert WIDTH == 100 and text.startswith("gpudoctor: ") and not wide, wide
+    rc, text, _ = cli("list")
+    assert rc == 0 and len(text.splitlines()) > 20
+    assert [ln for ln in text.splitlines() if len(ln) > WIDTH] == []
+
+
+def test_wrap_keeps_words_and_indents_the_rest():
+    from gpudoctor.report.text import wrap
+
+    line = "FAIL host.name   " + " ".join(["word%02d" % i for i in range(30)]) + " /a/very/long/path/" + "x" * 120
+    got = [t for _, t in wrap("FAIL", line, 17)]
+    assert len(got) > 1 and " ".join(t.strip() for t in got).split() == line.split()
+    assert all(t.startswith(" " * 17) for t in got[1:])
+    assert all(len(t) <= 100 for t in got if "/a/very/long/path/" not in t)  # a word longer than 100 stays whole
+    assert wrap(None, "short", 4) == [(None, "short")]
+    assert wrap(None, "x\x1b]0;t\x07 " * 30, 4) == [(None, "x\x1b]0;t\x07 " * 30)]  # control characters: left whole

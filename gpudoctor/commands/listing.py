@@ -21,9 +21,14 @@ def run(args):
         write_json([{"id": c.id, "severity": c.severity, "scope": c.scope, "title": c.title, "needs": list(c.needs),
                      "module": c.module} for c in checks], None)
     else:
+        from gpudoctor.report.text import wrap
+
         w = max(len(c.id) for c in checks)
         for c in checks:
-            print("%-*s  %-7s  %s%s" % (w, c.id, c.severity, c.title, "  (cluster)" if c.scope == "cluster" else ""))
+            # a title is prose: wrapped at 100 columns, continued under the title's column
+            line = "%-*s  %-7s  %s%s" % (w, c.id, c.severity, c.title, "  (cluster)" if c.scope == "cluster" else "")
+            for _, part in wrap(None, line, w + 2 + max(7, len(c.severity)) + 2):
+                print(part)
     for err in plugin_errors():
         print("gpudoctor: warning: %s" % err, file=sys.stderr)
     return EXIT_OK

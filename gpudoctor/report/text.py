@@ -14,6 +14,11 @@ from gpudoctor.nodes import fold
 from gpudoctor.profile import folded, profile, rows
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+# the widest line of prose (a check's line, a note): longer ones are wrapped. A fix line is a command to paste
+# and is never wrapped; the fix block is the lines indented by 7 or more, so prose continues indented by 5
+# (CONT): a wrapped message never reads as a line to paste.
+WIDTH = 100
+CONT = 5
 MARK = {"pass": "PASS", "fail": "FAIL", "warn": "WARN", "skipped": "SKIP", "na": "N/A "}
 FINDING_MARK = {"error": "FAIL", "warning": "WARN", "info": "NOTE"}
 STYLE = {"PASS": "green", "FAIL": "bold red", "WARN": "yellow", "SKIP": "dim", "N/A": "dim", "NOTE": "cyan",
@@ -40,6 +45,19 @@ def _profile_lines(report):
     return out
 
 
+def wrap(style, text, indent, width=WIDTH):
+    """(style, line) pairs of one line of prose, wrapped at ``width`` columns between words (a word longer than
+    that, a path or a URL, stays whole), the lines after the first indented by ``indent``. A line with control
+    characters is left whole (render() shows them escaped)."""
+    if len(text) <= width or not text.isprintable():
+        return [(style, text)]
+    import textwrap
+
+    got = textwrap.wrap(text, width, subsequent_indent=" " * indent, break_long_words=False,
+                        break_on_hyphens=False)
+    return [(style, line) for line in got] or [(style, text)]
+
+
 def _hosts_note(report, hosts):
     return " [%s]" % fold(hosts) if len(report.nodes) > 1 and hosts else ""
 
@@ -57,7 +75,7 @@ def _result_line(report, r, width):
             if worst:
                 text += _hosts_note(report, worst[0].hosts)
     mark = MARK[r.status]
-    return mark.strip(), "%s %-*s  %s" % (mark, width, r.id, text)
+    return wrap(mark.strip(), "%s %-*s  %s" % (mark, width, r.id, text), CONT)
 
 
 def _fix_lines(report, r):
@@ -68,11 +86,11 @@ def _fix_lines(report, r):
     problems = [f for f in r.findings if f.severity != "info"]
     for f in sorted(r.findings, key=lambda f: ("error", "warning", "info").index(f.severity)):
         if f.severity == "info":
-            out.append(("NOTE", "     note: %s%s" % (f.message, _hosts_note(report, f.hosts))))
+            out.extend(wrap("NOTE", "     note: %s%s" % (f.message, _hosts_note(report, f.hosts)), CONT))
             continue
         if len(problems) > 1:
-            out.append((FINDING_MARK[f.severity], "     %s %s%s" % (FINDING_MARK[f.severity], f.message,
-                                                                   _hosts_note(report, f.hosts))))
+            out.extend(wrap(FINDING_MARK[f.severity], "     %s %s%s" % (FINDING_MARK[f.severity], f.message,
+                                                                       _hosts_note(report, f.hosts)), CONT))
         # a fix's lines are the check's own (values in it are quoted on one line by
         # gpudoctor/fixline.py); each line is shown with its control characters escaped
         for line in (f.fix or "").splitlines():
@@ -93,11 +111,11 @@ def lines(report, verbose=False, header=None, command="check"):
     out.append((None, "gpudoctor: %d node%s (%s)" % (n, "" if n == 1 else "s", fold([x.host for x in report.nodes]))))
     for node in report.nodes:
         if not node.reachable:
-            out.append(("FAIL", "FAIL node %s could not be checked (%s): %s" % (
-                node.host, node.error_kind or "error", node.error)))
+            out.extend(wrap("FAIL", "FAIL node %s could not be checked (%s): %s" % (
+                node.host, node.error_kind or "error", node.error), CONT))
         elif getattr(node, "fallback_from", None):  # --fallback ssh (gpudoctor/transport/srun.py)
-            out.append(("NOTE", "NOTE node %s reached over %s, not srun (%s)" % (
-                node.host, node.via, node.fallback_from)))
+            out.extend(wrap("NOTE", "NOTE node %s reached over %s, not srun (%s)" % (
+                node.host, node.via, node.fallback_from), CONT))
     prof = _profile_lines(report) if header is None else [(None, line) for line in header]
     if prof:
         out.append((None, ""))
@@ -109,27 +127,27 @@ def lines(report, verbose=False, header=None, command="check"):
     if problems:
         out.append((None, ""))
         for r in problems:
-            out.append(_result_line(report, r, width))
+            out.extend(_result_line(report, r, width))
             out.extend(_fix_lines(report, r))
     if by["pass"]:
         out.append((None, ""))
         for r in by["pass"]:
-            out.append(_result_line(report, r, width))
+            out.extend(_result_line(report, r, width))
             out.extend(line for line in _fix_lines(report, r) if line[0] == "NOTE")
     quiet = by["skipped"] + by["na"]
     if quiet:
         out.append((None, ""))
         if verbose:
             for r in quiet:
-                out.append(_result_line(report, r, width))
+                out.extend(_result_line(report, r, width))
         else:
             # the command that printed the report lists them (`watch -v` lists its diagnoses)
             out.append((None, "%d n/a, %d skipped (gpudoctor %s --verbose lists them)" % (
                 len(by["na"]), len(by["skipped"]), command)))
     for r in report.results:
         for msg, hosts in r.crashed.items():
-            out.append(("FAIL", "BUG  %s crashed%s: %s (a gpudoctor bug; please report it)" % (
-                r.id, _hosts_note(report, hosts), msg)))
+            out.extend(wrap("FAIL", "BUG  %s crashed%s: %s (a gpudoctor bug; please report it)" % (
+                r.id, _hosts_note(report, hosts), msg), CONT))
     s = report.summary
     out.append((None, ""))
     out.append((None, "Summary: %d error%s, %d warning%s; %d passed, %d n/a, %d skipped; %d node%s, "
