@@ -371,3 +371,87 @@ def test_schedstat_reads_the_kernels_files(monkeypatch, tmp_path):
     if hasattr(_thread, "get_native_id") and os.path.exists("/proc/self/task"):
         run, wait, state = cluster._schedstat(_thread.get_native_id())
         assert run > 0 and wait >= 0 and state == "R"  # this thread, running while it reads
+
+
+def _glibc():
+    try:
+        return os.confstr("CS_GNU_LIBC_VERSION").startswith("glibc ")
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+@pytest.mark.skipif(not _glibc(), reason="the /etc/hosts table is read on glibc only")
+def test_hosts_answers_only_names_glibc_answers_from_the_file_alone(tmp_path, monkeypatch):
+    from gpudoctor.collector import cluster
+
+    hosts, nss = tmp_path / "hosts", tmp_path / "nsswitch.conf"
+    hosts.write_text("127.0.0.1 localhost\n::1 localhost ip6-localhost\n10.0.0.1\tsn1 sn1-alias # c\n"
+                     "10.0.0.2 sn2\n10.0.0.3 SN2\n010.0.0.4 sn4\n10.0.0.256 sn5\nfe80::1 sn6\n# 10.0.0.7 sn7\n")
+    nss.write_text("passwd: files\nhosts:          files dns\n")
+    got = cluster.hosts_answers(str(hosts), str(nss))
+    # on two lines (localhost: v4 and v6; sn2/SN2: strcasecmp), not an inet_pton address, or commented out: not here
+    assert got == {"sn1": "10.0.0.1", "sn1-alias": "10.0.0.1"}, got
+    assert "SN1" not in got  # another spelling: getaddrinfo answers it
+    for conf in ("hosts: dns files\n", "hosts: files [SUCCESS=continue] dns\n", "hosts: files\nhosts: dns\n", ""):
+        nss.write_text(conf)
+        assert cluster.hosts_answers(str(hosts), str(nss)) == {}, conf
+    assert cluster.hosts_answers(str(hosts), str(tmp_path / "none")) == {}  # glibc's default: dns first
+    nss.write_text("hosts: files\n")
+    for odd in ("10.0.0.9 sn\xe9\n", "10.0.0.9\rsn9\n"):  # bytes the resolver and str.split read differently
+        hosts.write_text("10.0.0.1 sn1\n" + odd, encoding="utf-8")
+        assert cluster.hosts_answers(str(hosts), str(nss)) == {}, odd
+    hosts.write_text("10.0.0.1 sn1\n")
+    assert cluster.hosts_answers(str(hosts), str(nss)) == {"sn1": "10.0.0.1"}
+    monkeypatch.setattr(cluster.os, "confstr", lambda name: (_ for _ in ()).throw(ValueError(name)))  # musl
+    assert cluster.hosts_answers(str(hosts), str(nss)) == {}
+
+
+def test_resolve_answers_names_of_the_hosts_table_without_the_resolver(monkeypatch):
+    from gpudoctor.collector import cluster
+    from gpudoctor.collector.base import Context
+
+    asked = []
+
+    def lookup(name, *args):
+        asked.append(name)
+        raise OSError("no DNS")
+
+    monkeypatch.setattr(cluster, "hosts_answers", lambda: {"sn1": "10.0.0.1"})
+    monkeypatch.setattr(cluster.socket, "getaddrinfo", lookup)
+    got = cluster.resolve(Context(options={"resolve": ["sn1", "sn2"], "resolve_timeout": 1.0}))
+    assert got == {"names": {"sn1": ["10.0.0.1"], "sn2": []}, "timed_out": []}
+    assert asked == [b"sn2"]
+
+
+@pytest.mark.skipif(not _glibc() or os.geteuid() != 0, reason="needs glibc and root (unshare -m)")
+def test_resolve_from_the_hosts_table_equals_getaddrinfo(tmp_path):
+    """The facts are the resolver's: an /etc/hosts of 300 names and the lines glibc reads its own
+    way, mounted over /etc/hosts in a private mount namespace; every name answered from the table
+    and by getaddrinfo alone (the table emptied) must be the same."""
+    hosts = tmp_path / "hosts"
+    lines = ["127.0.0.1 localhost", "::1 localhost ip6-localhost", "10.1.0.1 dup", "10.1.0.2 DUP",
+             "010.1.0.3 zero", "10.1.0.4 Mixed", "10.1.0.5 a1 a2\ta3 # a4", "#10.1.0.6 cmt"]
+    lines += ["10.2.%d.%d sn%d" % (i // 200, 10 + i % 200, i) for i in range(300)]
+    hosts.write_text("\n".join(lines) + "\n")
+    # names the file holds (glibc matches them case-insensitively): none of them waits on DNS
+    names = ["sn%d" % i for i in range(300)] + ["localhost", "dup", "Dup", "Mixed", "mixed", "MIXED", "a1", "a3",
+                                                "10.1.0.4"]
+    code = ("import json,sys; from gpudoctor.collector import cluster; from gpudoctor.collector.base import Context\n"
+            "n=json.loads(sys.argv[1]); t=len(cluster.hosts_answers())\n"
+            "a=cluster.resolve(Context(options={'resolve':n,'resolve_timeout':20}))\n"
+            "cluster.hosts_answers=lambda:{}\n"
+            "b=cluster.resolve(Context(options={'resolve':n,'resolve_timeout':20}))\n"
+            "print(json.dumps([t,a,b]))")
+    p = subprocess.run(["unshare", "-m", "sh", "-c", 'mount --bind "$0" /etc/hosts && exec "$@"', str(hosts),
+                        sys.executable, "-c", code, json.dumps(names)], capture_output=True, text=True, timeout=60,
+                       cwd=os.path.join(os.path.dirname(__file__), ".."))
+    if p.returncode and "unshare" in p.stderr:
+        pytest.skip(p.stderr.strip())
+    assert p.returncode == 0, p.stderr
+    table, fast, slow = json.loads(p.stdout)
+    if table == 0:
+        pytest.skip("this machine's nsswitch.conf does not ask files first: nothing is read from the table")
+    assert table >= 300
+    assert fast["names"] == slow["names"], [n for n in names if fast["names"][n] != slow["names"][n]]
+    assert fast["names"]["sn7"] == ["10.2.0.17"] and fast["names"]["MIXED"] == ["10.1.0.4"]
+    assert fast["timed_out"] == slow["timed_out"] == []

@@ -48,6 +48,58 @@ def _schedstat(tid):
         return None
 
 
+HOSTS = "/etc/hosts"
+NSSWITCH = "/etc/nsswitch.conf"
+
+
+def _dotted_quad(a):
+    """a as glibc's inet_pton(AF_INET) takes it (resolv/inet_pton.c inet_pton4: four decimal
+    parts of at most 255, no leading zero), which is also how getaddrinfo prints it back."""
+    parts = a.split(".")
+    return len(parts) == 4 and all(
+        p and len(p) <= 3 and all(c in "0123456789" for c in p) and int(p) <= 255 and (p == "0" or p[0] != "0")
+        for p in parts)
+
+
+def hosts_answers(hosts=HOSTS, nsswitch=NSSWITCH):
+    """{name: address} for the names that glibc's getaddrinfo(name, AF_INET) answers from
+    /etc/hosts alone, or {} where that is not sure. Each getaddrinfo reads and parses the whole
+    file again (nss/nss_files/files-hosts.c), so 256 names of a 256-line file cost a node 7-8 ms
+    of CPU against under 1 ms for one read here. Only where the answer is the resolver's own:
+    - glibc (musl matches names case-sensitively and reads no nsswitch.conf), whose
+      nsswitch.conf has one hosts line that asks "files" first with no [action] after it
+      (SUCCESS=return by default, nsswitch.conf(5));
+    - an /etc/hosts of printable ASCII, tabs and newlines (glibc fields split on spaces and
+      tabs; strcasecmp folds by the locale, the same as ASCII for ASCII letters but for the
+      Turkish I, which only finds fewer matches);
+    - a name spelled as the file spells it, on exactly one line (case folded) with an IPv4
+      address: a name on several lines depends on host.conf's "multi" (host.conf(5)).
+    Any other name goes to getaddrinfo, as before."""
+    try:
+        if not os.confstr("CS_GNU_LIBC_VERSION").startswith("glibc "):
+            return {}
+    except (AttributeError, ValueError, OSError):
+        return {}
+    conf = _read(nsswitch, 1 << 16)
+    if conf is None:
+        return {}  # glibc's default without the file: dns before files
+    lines = [line.split("#", 1)[0].split() for line in conf.decode("utf-8", "replace").splitlines()]
+    lines = [t[1:] for t in lines if t and t[0] == "hosts:"]
+    if len(lines) != 1 or not lines[0] or lines[0][0] != "files" or (len(lines[0]) > 1 and lines[0][1][:1] == "["):
+        return {}
+    text = _read(hosts, 1 << 22)
+    if text is None or len(text) == 1 << 22 or any(c > 126 or (c < 32 and c not in (9, 10)) for c in text):
+        return {}
+    lines_of, exact = {}, {}
+    for line in text.decode("ascii").split("\n"):
+        fields = line.split("#", 1)[0].split()
+        for name in set(fields[1:]):
+            exact[name] = fields[0] if _dotted_quad(fields[0]) else None
+        for folded in set(n.lower() for n in fields[1:]):
+            lines_of[folded] = lines_of.get(folded, 0) + 1
+    return dict((n, a) for n, a in exact.items() if a and lines_of[n.lower()] == 1)
+
+
 @section("resolve")
 def resolve(ctx):
     names = ctx.options.get("resolve")
@@ -56,10 +108,14 @@ def resolve(ctx):
     # In parallel, with one deadline: a name the resolver cannot answer for (DNS down,
     # unknown name) costs seconds each, and a node lists every other node.
     out = {}
+    known = hosts_answers() if len(names) > 1 else {}
 
     def one(name):
         if _is_ip(name):
             out[name] = [name]
+            return
+        if name in known:
+            out[name] = [known[name]]
             return
         try:
             out[name] = sorted(set(a[4][0] for a in socket.getaddrinfo(host_arg(name), None, socket.AF_INET)))
