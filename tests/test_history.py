@@ -68,7 +68,7 @@ def test_changed_nccl_variable_is_named_by_the_failing_check_and_diff(tmp_path, 
     assert rc == 1 and "FAIL nccl.env" in out
     note = "note: history: changed since the last passing run (%s; it was pass then): NCCL_SOCKET_IFNAME %s -> " \
            "gdtest9" % (history.utc(good_at), iface)
-    assert note in out
+    assert note in " ".join(out.split())  # a note longer than 100 columns is wrapped (report/text.py WIDTH)
 
     rc, out, _ = cli(capsys, "diff", "--since", "last-good", "--state-dir", state, "--fast", "--select", "nccl",
                      "--json")
@@ -147,7 +147,7 @@ def test_library_swapped_on_ld_library_path_is_named(tmp_path):
     state = str(tmp_path / "state")
     args = ["check", "--fast", "--python", sys.executable, "--select", "cuda.libs", "--history", "--state-dir", state]
     rc, out, err = gd(args, env=env)
-    assert rc == 0 and "PASS cuda.libs" in out and "the same version 13.1.0.3" in out, out + err
+    assert rc == 0 and "PASS cuda.libs" in out and "the same version 13.1.0.3" in " ".join(out.split()), out + err
     os.unlink(str(ldlp / "libcublas.so.13"))  # the swap: same name, another file behind it
     os.symlink("libcublas.so.13.0.2.14", str(ldlp / "libcublas.so.13"))
     rc, out, _ = gd(args, env=env)
@@ -191,7 +191,8 @@ def test_kernel_release_changed_in_a_recorded_tree(tmp_path, capsys):
     rc, out, _ = cli(capsys, "check", "--facts", f2, *hist)
     assert rc == 1 and "FAIL kernel.ofed" in out
     assert ("note: history: changed since the last passing run (2026-11-20 03:12 UTC; it was pass then): kernel "
-            "release %s -> %s; no OFED modules for %s (OFED was built for %s)" % (old, new, new, old)) in out
+            "release %s -> %s; no OFED modules for %s (OFED was built for %s)" % (old, new, new, old)) in \
+        " ".join(out.split())  # wrapped at 100 columns
 
     rc, out, _ = cli(capsys, "diff", f1, f2, "--select", "kernel.ofed")
     assert rc == 1
@@ -442,7 +443,11 @@ def test_a_history_note_is_one_line_under_the_one_fail_line(tmp_path, capsys):
     assert len(fails) == 1 and lines[fails[0]].startswith("FAIL shm.size"), out  # not a second FAIL line
     i = fails[0]
     assert lines[i + 1].startswith("       in a docker container: restart it with docker run --shm-size")
-    assert lines[i + 2].startswith("     note: history: ") and not lines[i + 3].strip()
+    assert lines[i + 2].startswith("     note: history: ")
+    # the note, wrapped at 100 columns, goes on in lines indented by 5 (report/text.py CONT), then a blank line
+    rest = lines[i + 3:]
+    k = next(j for j, line in enumerate(rest) if not line.strip())
+    assert all(line.startswith("     ") and not line.startswith("      ") for line in rest[:k]), out
     rc, out, _ = cli(capsys, "check", "--facts", fb, *hist, "--json")
     doc = json.loads(out)
     (shm,) = doc["checks"]
