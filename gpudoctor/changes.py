@@ -224,6 +224,37 @@ def _driver_libs(flat):
     return tuple(sorted(k[len("gpu.nvml_libs["):-1] for k in flat if k.startswith("gpu.nvml_libs[")))
 
 
+class _Folded(Change):
+    """Several changes as one line: its label is the whole text."""
+
+    @property
+    def text(self):
+        return self.label + ("; " + self.hint if self.hint else "")
+
+
+HASHED_FOLD = 5  # more changed variables kept only as hashes than this: one line that names them
+
+
+def _fold_hashed(changes):
+    """Variables kept only as keyed hashes (not NCCL_*, CUDA_*, PATH, ...: collector/system.py env_shown) say
+    only that they were set, unset or changed: two shells of one machine differ in dozens (a profile's
+    CA-bundle variables, LANG): more than HASHED_FOLD of them are one change that names them."""
+    hashed = [c for c in changes if c.path.startswith("env.hashed")]
+    if len(hashed) <= HASHED_FOLD:
+        return changes
+    names = sorted(_env_name(c.path) or c.label for c in hashed)
+    gone = sum(1 for c in hashed if c.after is ABSENT)
+    new = sum(1 for c in hashed if c.before is ABSENT)
+    what = ", ".join("%d %s" % (n, w) for n, w in ((gone, "unset"), (new, "set"), (len(hashed) - gone - new,
+                                                                                "changed")) if n)
+    folded = _Folded(path="env.hashed", label="%d other environment variables differ: %s" % (len(hashed), what),
+                     before="(%d variables)" % len(hashed), after=what, section="env",
+                     hint="%s%s (values kept only as hashes)" % (", ".join(names[:8]), " and %d more" % (
+                         len(names) - 8) if len(names) > 8 else ""))
+    i = changes.index(hashed[0])
+    return changes[:i] + [folded] + [c for c in changes[i:] if c not in hashed]
+
+
 def compare(before, after, key_ids=(None, None)) -> List[Change]:
     """The changes from facts ``before`` to facts ``after`` (one node), in path order.
     Environment values kept only as keyed hashes are compared when both documents were
@@ -263,6 +294,7 @@ def compare(before, after, key_ids=(None, None)) -> List[Change]:
             continue
         seen[c.key()] = c
         out.append(c)
+    out = _fold_hashed(out)
     libs_a, libs_b = _driver_libs(a), _driver_libs(b)
     if libs_a != libs_b:
         out.append(Change(path="gpu.nvml_libs", label="driver libraries (libnvidia-ml.so)", before=libs_a,

@@ -128,3 +128,21 @@ def test_wrap_keeps_words_and_indents_the_rest():
     assert all(len(t) <= 100 for t in got if "/a/very/long/path/" not in t)  # a word longer than 100 stays whole
     assert wrap(None, "short", 4) == [(None, "short")]
     assert wrap(None, "x\x1b]0;t\x07 " * 30, 4) == [(None, "x\x1b]0;t\x07 " * 30)]  # control characters: left whole
+
+
+def test_diff_folds_many_hashed_variables_into_one_line_that_names_them():
+    from gpudoctor import changes
+
+    ca = ["SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "PIP_CERT", "NODE_EXTRA_CA_CERTS", "GIT_SSL_CAINFO",
+          "AWS_CA_BUNDLE"]
+    before = {"env": {"values": {"PATH": "/a"}, "hashed": {k: "hmac:k1:aa" for k in ca}}}
+    after = {"env": {"values": {"PATH": "/a:/b"}, "hashed": {"LANG": "hmac:k1:bb"}}}
+    got = changes.compare(before, after, key_ids=("k1", "k1"))
+    assert [c.label for c in got if c.path == "env.values.PATH"] == ["PATH"]  # a shown variable stays its own line
+    folded = [c for c in got if c.path.startswith("env.hashed")]
+    assert len(folded) == 1 and folded[0].text.startswith("8 other environment variables differ: 7 unset, 1 set; ")
+    assert all(n in folded[0].text for n in ca + ["LANG"]) or "and " in folded[0].text
+    # a few stay one line each
+    few = changes.compare({"env": {"values": {}, "hashed": {"LANG": "hmac:k1:aa"}}},
+                          {"env": {"values": {}, "hashed": {"LANG": "hmac:k1:bb"}}}, key_ids=("k1", "k1"))
+    assert [c.path for c in few] == ["env.hashed.LANG"]
