@@ -230,7 +230,9 @@ def test_an_export_computed_from_the_facts_is_printed_whole(cli, tmp_path):
     rc, out, err = cli("explain", "--facts", facts, log)
     assert rc == 0, err
     lines = [ln.strip() for ln in out.splitlines() if ln.strip().startswith("export NCCL_SOCKET_IFNAME=")]
-    assert "export NCCL_SOCKET_IFNAME='eth0   (use eth1)'" in lines, lines
+    # since 7e7759d a name Linux refuses (dev_valid_name: no whitespace) gives no computed export at all;
+    # never the facts' text split into a value and a comment
+    assert not any("eth0" in ln and "use eth1" in ln for ln in lines), lines
     assert not any("# use eth1" in ln for ln in lines), lines
     # the knowledge's own 'VALUE   (why)' exports still print the why as a comment
     assert "export NCCL_SOCKET_IFNAME='^docker,lo,veth,virbr'   # or the real NIC: =eno1" in lines, lines

@@ -449,6 +449,10 @@ _TORCHDIST = {
     # the elastic agent / launcher report a worker that failed: the echo of the rank's own error
     "elastic/agent": "cascade.child_failed", "elastic/multiprocessing": "cascade.child_failed",
     "run": "cascade.child_failed", "launch": "cascade.child_failed",
+    # the Python layer of the API (init_process_group, new_group, the collectives): its argument checks, and a
+    # backend's refusal of the call it passes on ('ProcessGroupGloo::broadcast: invalid root rank'), the
+    # sources torch.distributed_usage names (launcher.toml)
+    "distributed_c10d": "torch.distributed_usage",
     # a launcher's own package: its launch failed (deepspeed/launcher/runner.py, accelerate launch)
     "deepspeed/launcher": "launcher.deepspeed_error", "deepspeed/ops": "deepspeed.ops",
     "accelerate/commands": "launcher.accelerate_error",

@@ -74,6 +74,10 @@ def _lib_entry(by, file, lib):
     for key in ("deepspeed/launcher", "deepspeed/ops", "accelerate/commands"):
         if "/%s/" % key in norm:
             return _TORCHDIST[key], key
+    if norm.endswith("/torch/nn/parallel/distributed.py") and "torch.distributed_usage" in by:
+        # DistributedDataParallel's constructor and forward checks (torch/nn/parallel/distributed.py): a
+        # source torch.distributed_usage names
+        return "torch.distributed_usage", "torch/nn/parallel/distributed.py"
     eid = "%s.library_error" % lib
     return (eid if eid in by else "code.library_error"), None
 
