@@ -203,3 +203,35 @@ def test_sbatch_reads_its_batch_script_from_a_heredoc(tmp_path):
     launcher, nnodes, nproc, world, _ = shape(la)
     assert (launcher, nnodes, nproc, world) == ("torchrun", 2, 8, 16) and la.argv[0] == "srun"
     assert la.plan.rdzv_endpoint.endswith(":29400") and "first node" in la.plan.rdzv_endpoint
+
+
+# Cases ported from bash's own here-document tests (bminor/bash tests/heredoc.tests, commit 17345e5):
+# the reader keeps bash's order, quoting, tab stripping and end-of-file rules. Not ported: a delimiter
+# line written with a backslash-newline inside an unquoted body (bash removes the \newline before it
+# compares the delimiter; the reader compares the line as written).
+def _docs(text):
+    return [d for _, _, docs in _logical_lines(text) for d in docs]
+
+
+def test_bash_heredoc_tests_order_of_two_heredocs_on_one_line():
+    docs = _docs("cat << EOF1 << EOF2 \nhi\nEOF1\nthere\nEOF2\n")
+    assert [(d["delim"], d["body"]) for d in docs] == [("EOF1", "hi\n"), ("EOF2", "there\n")]
+
+
+def test_bash_heredoc_tests_a_quoted_heredoc_is_kept_as_written():
+    (d,) = _docs("a=foo\ncat << 'EOF'\nhi\\\nthere$a\nstuff\nEOF\n")
+    assert d["quoted"] and d["body"] == "hi\\\nthere$a\nstuff\n"
+
+
+def test_bash_heredoc_tests_backslash_newline_in_the_delimiter_word_and_tab_removal():
+    (d,) = _docs("cat << EO\\\nF\nhi\nEOF\n")
+    assert (d["delim"], d["quoted"], d["body"]) == ("EOF", False, "hi\n")
+    (d,) = _docs("cat <<- EOF\n\ttab 1\n\ttab 2\n\ttab 3\n\tEOF\necho after\n")
+    assert d["body"] == "tab 1\ntab 2\ntab 3\n"
+    assert [t for _, t, _ in _logical_lines("cat <<- EOF\n\ttab 1\n\tEOF\necho after\n")][-2:] == ["echo after", ""]
+
+
+def test_bash_heredoc_tests_end_of_file_delimits_a_heredoc():
+    for text in ("cat << EOF\nhi\nthere\n", "cat << EOF\nhi\nthere"):  # the test file's ending, and none
+        (d,) = _docs(text)
+        assert d["body"] == "hi\nthere\n", d

@@ -151,6 +151,8 @@ def _logical_lines(text):
             while i < len(lines) and (lines[i].lstrip("\t") if strip else lines[i]) != end:
                 body.append(lines[i].lstrip("\t") if strip else lines[i])
                 i += 1
+            if i >= len(lines) and body and body[-1] == "":
+                body.pop()  # the end of the file delimits it (bash): the text's final newline is no line of it
             i += 1
             docs.append({"delim": end, "quoted": quoted, "body": "\n".join(body) + "\n", "line": first})
         out.append((start, cur, docs))
