@@ -202,42 +202,6 @@ def _scan(line, q, depth, count_parens):
     return q, depth
 
 
-def _open_array(s):
-    m = re.match(r"^\s*(?:export\s+|declare\s+-a\s+|local\s+)?" + NAME + r"\+?=\(", s)
-    if not m:
-        return False
-    body = "\n".join(re.sub(r"(^|\s)#.*$", "", x) for x in s[m.end() - 1:].split("\n"))
-    return _skip_balanced(body, 0, "(", ")") >= len(body) and not body.rstrip().endswith(")")
-
-
-def _strip_quoted(s):
-    return re.sub(r"'[^']*'", "''", s)
-
-
-def _open_quote(s):
-    q, i = None, 0
-    while i < len(s):
-        c = s[i]
-        if q is None:
-            if c == "\\":
-                i += 2
-                continue
-            if c == "#" and (i == 0 or s[i - 1] in " \t;&|("):
-                return False
-            if c in "'\"":
-                q = c
-        elif q == "'" and c == "'":
-            q = None
-        elif q == '"':
-            if c == "\\":
-                i += 2
-                continue
-            if c == '"':
-                q = None
-        i += 1
-    return q is not None
-
-
 def _skip_balanced(s, i, open_, close):
     """Index after the `close` that balances s[i] == open_ (quotes respected)."""
     depth, n = 0, len(s)
@@ -411,10 +375,6 @@ class Reader:
     @property
     def skipping(self):
         return any(f["cur"] is False for f in self.frames)
-
-    @property
-    def in_case(self):
-        return any(f["kind"] == "case" for f in self.frames)
 
     def test(self, words):
         """True, False or None (not decidable here) for `[ ... ]`, `[[ ... ]]`, `test ...`
