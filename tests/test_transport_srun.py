@@ -188,7 +188,9 @@ def test_bundle_code_keeps_its_line_numbers_without_columns(tmp_path):
     src = "def f(x):\n    y = [i for i in range(x)]\n    return (y,\n            1 / x)\n\nclass C:\n    z = 1\n"
     code = compile(src, "<t>", "exec")
     lean = bundle._lines_only(code)
-    assert bundle._by_offset(lean) == bundle._by_offset(code)
+    from gpudoctor import blobcache
+
+    assert blobcache.by_offset(lean) == blobcache.by_offset(code)
     g = {}
     exec(lean, g)
     try:
@@ -210,6 +212,7 @@ def test_bundle_blob_cache_is_used_only_when_owned_private_and_keyed(tmp_path, m
     """The built blob is kept in $XDG_CACHE_HOME/gpudoctor (0700, file 0600) under the hash of
     its sources and read back only from a private file of this user with the same key: a file
     others may read or write, a symlink, another key or a folder others can write is ignored."""
+    from gpudoctor import blobcache
     from gpudoctor.collector import bundle
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
@@ -220,21 +223,20 @@ def test_bundle_blob_cache_is_used_only_when_owned_private_and_keyed(tmp_path, m
     path = d / ("collector-%s.blob" % key[:40])
     assert (os.stat(d).st_mode & 0o777, os.stat(path).st_mode & 0o777) == (0o700, 0o600)
     kept = b"%d\n" % len(loader.encode()) + loader.encode()  # the loader's text first (format 2)
-    assert path.read_bytes() == bundle.CACHE_FORMAT + b" " + key.encode() + b"\n" + kept + blob
+    assert path.read_bytes() == blobcache.FORMAT + b" " + key.encode() + b"\n" + kept + blob
 
     def fresh():
         monkeypatch.setattr(bundle, "_parts", {})
         return bundle.build_parts(("watch",))[1]
 
-    path.write_bytes(bundle.CACHE_FORMAT + b" " + key.encode() + b"\n" + kept + b"from the cache")
+    path.write_bytes(blobcache.FORMAT + b" " + key.encode() + b"\n" + kept + b"from the cache")
     assert fresh() == b"from the cache"  # read back, not built
-    from gpudoctor import blobcache  # srun's reader, which imports no collector module for it
-
+    # blobcache is srun's reader, which imports no collector module for it
     monkeypatch.setattr(blobcache, "_read", {})
     assert blobcache.parts(("watch",)) == (loader, b"from the cache")
     for bad in ("folder", "mode", "key", "symlink"):
         path.unlink()
-        path.write_bytes(bundle.CACHE_FORMAT + b" " + (b"0" * 64 if bad == "key" else key.encode()) + b"\nplanted")
+        path.write_bytes(blobcache.FORMAT + b" " + (b"0" * 64 if bad == "key" else key.encode()) + b"\nplanted")
         path.chmod(0o644 if bad == "mode" else 0o600)
         if bad == "symlink":
             os.rename(path, d / "elsewhere")

@@ -218,12 +218,6 @@ sys.exit(gpudoctor.collector.main([], preset=_gd_opts))
 _parts = {}
 
 
-def _by_offset(code):
-    from gpudoctor import blobcache
-
-    return blobcache.by_offset(code)
-
-
 def _lines_only(code):
     """blobcache.lines_only: ``code`` with a location table of line numbers only."""
     from gpudoctor import blobcache
@@ -260,7 +254,6 @@ def left_out(options=None, per_host=None):
 # (importing the collector, compiling, zlib), a tenth of `gpudoctor facts` at 8 nodes through
 # srun. gpudoctor/blobcache.py keeps it (with this loader) and reads it back, for srun without
 # importing this package; it says what is trusted there.
-CACHE_FORMAT = b"gpudoctor-collector-blob 2"  # blobcache.FORMAT
 
 
 def cache_dir():
