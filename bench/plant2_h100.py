@@ -2,6 +2,8 @@
 """P2: plant one-bug torch programs / environment mistakes on a real H100, keep verbatim logs.
 
 Independent held-out set for `gpudoctor explain` (issue 18), made by the planted-2 evaluator.
+Kept exactly as it ran (the record of bench/data/explain_heldout_2026-11-26p2.jsonl): its run_one and
+facts repeat bench/plant_h100.py's on purpose, so that one file carries to the GPU machine alone.
 Self-contained: writes the programs to /tmp/p2-XXXX/, runs each scenario under a wall-clock
 limit, saves stdout+stderr verbatim to $OUT/<name>.log and $OUT/manifest.json (command, extra
 env, exit status, seconds, machine facts, program sources).
