@@ -9,7 +9,9 @@ Usage:
     python tools/gen_errno.py --slice tools/data/errno_slice.tsv -o OUT   (the test)
 
 Source: Python's errno.errorcode and os.strerror (glibc's strerror on Linux,
-https://docs.python.org/3/library/errno.html). A slice is `NAME<TAB>NUMBER<TAB>TEXT` lines.
+https://docs.python.org/3/library/errno.html), plus KERNEL_ONLY: codes of Linux's
+include/linux/errno.h that are not in the C library's table but still reach user space, printed
+as glibc's 'Unknown error N'. A slice is `NAME<TAB>NUMBER<TAB>TEXT` lines.
 """
 
 import errno
@@ -22,6 +24,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import knowgen  # noqa: E402
 
 GENERATOR = "tools/gen_errno.py"
+
+# Linux-internal codes (include/linux/errno.h: "These should never be seen by user programs") that
+# some filesystems still return: ENOTSUPP from flock()/fcntl() on NFS and Lustre (HDF5 prints it as
+# "errno = 524, error message = 'Unknown error 524'"). glibc's strerror has no text for them.
+# https://github.com/torvalds/linux/blob/master/include/linux/errno.h
+KERNEL_ONLY = [("ENOTSUPP", 524, "Unknown error 524")]
 
 # errno name -> knowledge entry: where the code comes from in a training job (hand-written)
 FAMILIES = {
@@ -41,6 +49,10 @@ FAMILIES = {
     "ESTALE": "errno.io",  # NFS: the file changed on the server under the open handle
     "ECONNABORTED": "errno.peer_gone",
     "ENETDOWN": "rendezvous.connect", "EHOSTDOWN": "rendezvous.connect",
+    # flock(2): ENOLCK; NFS/Lustre without flock support: ENOTSUPP (kernel-internal 524)
+    "ENOLCK": "errno.file_lock", "ENOTSUPP": "errno.file_lock",
+    "ENOTCONN": "errno.io",  # a FUSE mount whose daemon died (s3fs, gcsfuse, sshfs): 'Transport endpoint is not connected'
+    "EXDEV": "errno.exdev",  # rename(2) across filesystems
 }
 # errno name -> (what it means in a training job, [fixes]) where the code alone says more than its
 # family's first cause (hand-written; where the code comes from: errno(3), connect(2), bind(2),
@@ -94,6 +106,26 @@ MEANS = {
         "another network segment than its address says",
         ["ping the peer and ip neigh show <peer address> from this node; check the node is up (sinfo / scontrol "
          "show node) and on the cluster network"]),
+    "ETIMEDOUT": (
+        "the kernel gave up on a TCP connection (connect(2): no answer to its SYN retries, about 2 minutes by "
+        "net.ipv4.tcp_syn_retries; or no ACK on an established one): packets to the peer are dropped on the way (a "
+        "firewall that DROPs rather than rejects, a security group, the wrong interface or subnet) or the peer host is "
+        "down. A refused port answers at once (ECONNREFUSED); silence is the network",
+        ["from this node: nc -vz -w 5 <peer address> <port> and ip route get <peer address>; open the port range "
+         "between the nodes (firewall-cmd / security groups: MASTER_PORT and the ports NCCL and Gloo pick, or pin "
+         "them); pin the interface the nodes reach each other on: NCCL_SOCKET_IFNAME / GLOO_SOCKET_IFNAME"]),
+    "ENOTCONN": (
+        "the socket or mount is not connected: in a training job usually a FUSE filesystem (s3fs, gcsfuse, "
+        "blobfuse, sshfs, JuiceFS) whose daemon died or was killed (OOM) while the job read data or wrote "
+        "checkpoints through it; a socket used after its peer closed it is the other case",
+        ["mount | grep fuse and ls the mount point on that node; remount it (fusermount -u <dir>; then the mount "
+         "command) and give its daemon memory; copy the dataset to node-local disk before training, or write "
+         "checkpoints to a real filesystem"]),
+    "ENOTSUPP": (
+        "a kernel-internal 'not supported' (Linux include/linux/errno.h ENOTSUPP, 524) that NFS and Lustre return "
+        "for flock()/fcntl() locks they do not support; HDF5 (h5py, netCDF4) locks every file it opens",
+        ["export HDF5_USE_FILE_LOCKING=FALSE for every rank (or h5py.File(path, locking=False)); for Lustre the "
+         "admin can mount it with -o flock"]),
     "EROFS": (
         "the path is on a read-only filesystem: a container's read-only mount or image (Singularity/Apptainer, "
         "a read-only bind), or a filesystem remounted read-only after an error",
@@ -126,7 +158,10 @@ def rows_here():
     out = []
     for num in sorted(errno.errorcode):
         out.append((errno.errorcode[num], num, os.strerror(num)))
-    return out, "Python %s, %s %s" % (platform.python_version(), *platform.libc_ver())
+    known = {num for _n, num, _t in out}
+    out += [r for r in KERNEL_ONLY if r[1] not in known]
+    return out, "Python %s, %s %s; Linux include/linux/errno.h: %s" % (
+        platform.python_version(), *platform.libc_ver(), ", ".join("%s %d" % r[:2] for r in KERNEL_ONLY))
 
 
 def main(argv):

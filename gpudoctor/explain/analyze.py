@@ -363,8 +363,10 @@ SOURCES = {"nccl_messages": "NCCL", "cuda_errors": "CUDA", "nvml": "NVML", "errn
 def _confidence(e, f=None):
     """family: a generic entry, or one whose message names only the family (by_evidence: an
     NCCL result code, 'invalid usage', 'remote process exited or there was a network error')
-    and no cause's own evidence is in the log; cause: otherwise."""
-    if e.get("generic"):
+    and no cause's own evidence is in the log; cause: otherwise. A generic entry that is also
+    by_evidence (errno's families: the path or call in the log names the cause) is a cause when
+    a cause's evidence is there."""
+    if e.get("generic") and not (e.get("by_evidence") and f and any(c["evidence"] for c in f["causes"])):
         return "family"
     if e.get("by_evidence") and not (f and any(c["evidence"] for c in f["causes"])):
         return "family"
