@@ -250,6 +250,128 @@ CODE_FIX = {
     "ESLURM_DEPENDENCY": (
         "The --dependency names a job that does not exist or cannot satisfy it.",
         ["squeue -j <dep jobid>; sacct -j <dep jobid>", "fix --dependency=afterok:<JOBID> (a job that exists)"]),
+    # issue 18: the codes a GPU job's user or admin meets after 'Unable to allocate resources:', 'Batch job
+    # submission failed:', 'Task launch for ... failed on node ...:' (src/common/slurm_errno.c; where each is returned
+    # in src/slurmctld and src/slurmd; sbatch(1), srun(1), slurm.conf(5) https://slurm.schedmd.com/slurm.conf.html)
+    "SLURMCTLD_COMMUNICATIONS_CONNECTION_ERROR": (
+        "The command could not connect to slurmctld: the controller is down or restarting, SlurmctldHost/port in this "
+        "host's slurm.conf is wrong, or a firewall blocks SlurmctldPort (6817).",
+        ["scontrol ping; scontrol show config | grep -E 'SlurmctldHost|SlurmctldPort'; nc -zv <controller> 6817",
+         "wait for the controller to come back, or fix this host's slurm.conf (the same file as the controller's); "
+         "admins: systemctl status slurmctld"]),
+    "SLURM_PROTOCOL_VERSION_ERROR": (
+        "The two sides speak Slurm protocol versions too far apart: a command or slurmd more than two major releases "
+        "older (or any newer) than slurmctld, e.g. an srun from a container or conda env.",
+        ["srun --version; scontrol version; slurmd -V   (on the node)", "use the cluster's own Slurm commands "
+         "(module load slurm or /usr/bin/srun), or upgrade the old side (slurmdbd >= slurmctld >= slurmd >= "
+         "commands)"]),
+    "SLURM_MPI_PLUGIN_NAME_INVALID": (
+        "The --mpi type (or SLURM_MPI_TYPE / MpiDefault) names an MPI plugin this Slurm does not have.",
+        ["srun --mpi=list", "srun --mpi=<one of them> (pmix, pmi2 or none), or unset SLURM_MPI_TYPE"]),
+    "SLURM_MPI_PLUGIN_PRELAUNCH_SETUP_FAILED": (
+        "The MPI plugin (--mpi=pmix / pmi2) failed to set up the step on a node before the tasks started; the node's "
+        "slurmd log has the plugin's own error.",
+        ["the slurmd log on the node (journalctl -u slurmd)", "fix what it names; meanwhile try another --mpi type "
+         "from srun --mpi=list"]),
+    "SLURM_UNKNOWN_FORWARD_ADDR": (
+        "A Slurm daemon could not find the address of a node it must forward a message to: the node's NodeName/"
+        "NodeAddr does not resolve on this host.",
+        ["getent hosts <node>; scontrol show node <node> | grep NodeAddr", "admins: make every node name resolve "
+         "everywhere (DNS or /etc/hosts) or set NodeAddr= in slurm.conf"]),
+    "ESLURM_ACCESS_DENIED": (
+        "slurmctld refused the operation for this user: it is only allowed to the job's owner, an operator/admin, or "
+        "a user the partition/reservation allows.",
+        ["squeue -j <JOBID> -o '%i %u'; sacctmgr show user $USER", "act on your own jobs, or ask an admin"]),
+    "ESLURM_INVALID_JOB_ID": (
+        "The job id does not exist (any more): the job ended and left slurmctld's memory (MinJobAge), or the id is "
+        "wrong; inside a shell, a stale SLURM_JOB_ID.",
+        ["sacct -j <JOBID>   (ended jobs); echo $SLURM_JOB_ID", "use a live job id; unset a stale SLURM_JOB_ID"]),
+    "ESLURM_ALREADY_DONE": (
+        "The job or step is already completing or completed, so it cannot be signalled, changed or given a new step.",
+        ["sacct -j <JOBID> -o JobID,State,ExitCode,Elapsed", "run the step in a live allocation"]),
+    "ESLURM_BAD_DIST": (
+        "The -m/--distribution does not fit the request (e.g. arbitrary without a hostlist, plane without a size).",
+        ["--distribution=block (or cyclic); arbitrary needs -w/SLURM_HOSTFILE with one host per task"]),
+    "ESLURM_JOB_HELD": (
+        "The job is held (priority 0): by the user (sbatch -H), an admin, or Slurm after its launch failed.",
+        ["scontrol show job <JOBID> | grep -E 'Reason|Priority'", "scontrol release <JOBID> (your own hold); an "
+         "admin hold: ask the admins"]),
+    "ESLURM_INVALID_LICENSES": (
+        "-L/--licenses names a license the cluster does not define (Licenses= in slurm.conf or sacctmgr resources).",
+        ["scontrol show licenses", "-L <name>:<count> with a name from that list"]),
+    "ESLURM_PORTS_BUSY": (
+        "The step asked for reserved ports (--resv-ports, MpiParams=ports= in slurm.conf) and none are free on the "
+        "nodes now.",
+        ["scontrol show config | grep MpiParams", "wait for other steps to end, or admins: widen MpiParams=ports="]),
+    "ESLURM_PROLOG_RUNNING": (
+        "PrologSlurmctld (or a node prolog with PrologFlags=Alloc) is still running for the job; steps wait for it.",
+        ["scontrol show job <JOBID> | grep -i state", "wait; if it never ends, admins: the prolog script and "
+         "PrologEpilogTimeout"]),
+    "ESLURM_STEP_LIMIT": (
+        "The job reached its maximum number of steps (MaxStepCount in slurm.conf); each srun is one step.",
+        ["scontrol show config | grep MaxStepCount", "run fewer sruns per job (one srun that starts all tasks, or "
+         "a loop inside the task), or split the work into more jobs"]),
+    "ESLURM_INVALID_ARRAY": (
+        "The --array specification is malformed or exceeds MaxArraySize.",
+        ["scontrol show config | grep MaxArraySize", "--array=0-99 or 0-99%10 (indexes below MaxArraySize)"]),
+    "ESLURM_INVALID_TIME_VALUE": (
+        "A time value (--time, --begin, --deadline) is not one Slurm reads.",
+        ["--time=D-HH:MM:SS or minutes; --begin=now+1hour or YYYY-MM-DDTHH:MM"]),
+    "ESLURM_CIRCULAR_DEPENDENCY": (
+        "The --dependency would make the job depend on itself (directly or through others).",
+        ["squeue -o '%i %E'   (the dependencies)", "remove the loop from --dependency"]),
+    "ESLURM_BAD_THREAD_PER_CORE": (
+        "The step asks for more threads per core than the job was allocated (e.g. --threads-per-core=2 in a job "
+        "allocated with --hint=nomultithread).",
+        ["scontrol show job <JOBID> | grep -i thread", "ask the same (or fewer) threads per core in srun as in the "
+         "allocation"]),
+    "ESLURM_USER_ID_MISSING": (
+        "slurmctld does not know the uid of the request: the user is not resolvable on the controller.",
+        ["getent passwd <user>   (on the controller)", "admins: make the user resolvable on the controller "
+         "(sssd/LDAP)"]),
+    "ESLURM_GROUP_ID_MISSING": (
+        "slurmctld (or the node) cannot resolve the job's group id.",
+        ["getent group <gid>   (on the controller and the nodes)", "admins: fix the group lookup (sssd/LDAP)"]),
+    "ESLURMD_CREDENTIAL_EXPIRED": (
+        "slurmd found the job's credential already expired: the node's clock is ahead of the controller's, or the "
+        "launch took longer than the credential's lifetime (AuthInfo=cred_expire in slurm.conf, 120 s by default).",
+        ["date on the controller and the node; chronyc tracking", "admins: sync the clocks (chrony/ntp) on every "
+         "node; then resubmit"]),
+    "ESLURMD_INVALID_JOB_CREDENTIAL": (
+        "slurmd could not verify the job's credential: different munge keys (or auth/slurm keys) on controller and "
+        "node, or clocks far apart.",
+        ["munge -n | ssh <node> unmunge; date on both", "admins: the same /etc/munge/munge.key everywhere, synced "
+         "clocks; restart munge and slurmd"]),
+    "ESLURMD_SETUP_ENVIRONMENT_ERROR": (
+        "slurmd could not build the batch job's environment on the node (--get-user-env timed out, or the user's "
+        "login environment failed there).",
+        ["the slurmd log on the node", "drop --get-user-env (or raise its timeout), fix the user's shell startup "
+         "files for non-interactive use; admins: the node's user lookup"]),
+    "ESLURMD_SET_UID_OR_GID_ERROR": (
+        "slurmd could not switch to the job's user/group on the node (the user or a group is not resolvable there).",
+        ["on the node: id <user>; getent passwd <user>", "admins: fix the node's user/group lookup (sssd/nslcd)"]),
+    "ESLURMD_IO_ERROR": (
+        "slurmstepd on the node could not open the job's I/O: the --output/--error path's directory does not exist on "
+        "the node or is not writable, or it could not connect back to srun.",
+        ["srun -N1 -w <node> ls -ld <output directory>", "create the directory first (sbatch does not), on a shared "
+         "filesystem; let the nodes reach srun's ports (SrunPortRange)"]),
+    "ESLURMD_PROLOG_FAILED": (
+        "The node's Prolog (slurm.conf Prolog=) exited non-zero, so the job could not start there; slurmctld drains "
+        "the node and requeues the job held.",
+        ["sinfo -R   (the node's reason); admins: the slurmd log ('prolog failed: rc:N output:...')", "admins: fix the "
+         "script or the node, scontrol update nodename=<node> state=resume; users: scontrol release <JOBID> or "
+         "--exclude=<node>"]),
+    "ESLURMD_EPILOG_FAILED": (
+        "The node's Epilog (slurm.conf Epilog=) exited non-zero after the job; slurmctld drains the node.",
+        ["admins: the slurmd log on the node; run the Epilog by hand", "fix it, then scontrol update "
+         "nodename=<node> state=resume"]),
+    "ESLURMD_TOOMANYSTEPS": (
+        "The node already runs as many steps as slurmd allows at once.",
+        ["squeue -s -w <node>", "fewer concurrent sruns per node (one srun with many tasks instead of many sruns)"]),
+    "ESLURM_FRAGMENTATION": (
+        "The request could run in principle, but not at once (--immediate): the free resources are spread over "
+        "too many nodes.",
+        ["drop -I/--immediate and let the job queue"]),
 }
 _MIN_BARE = 30
 _CONTEXT = (r"(?:sbatch|srun|salloc|sinfo|squeue|scontrol|sacct|sacctmgr|scancel|slurmd|slurmstepd|slurmctld)"

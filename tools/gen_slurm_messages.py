@@ -76,6 +76,26 @@ RULES = [
     ("unavailable-nodes", "slurm.node_down", {"text": r"^ReqNodeNotAvail, UnavailableNodes:"}),
     # fetch_config.c's memfd write ('could not write conf file, likely out of memory') is no job's OOM
     ("conf-write", None, {"where": r"fetch_config\.c", "text": r"could not write"}),
+    # the PrEp script plugin runs Prolog/Epilog in slurmd (src/plugins/prep/script/prep_script_slurmd.c: '%s failed:
+    # rc:%u output:%s' names the script): before the oom rule, whose words its glob(3) 'Out of memory' has
+    ("prep-script", "slurm.prolog", {"where": r"plugins/prep/script/prep_script_slurmd\.c"}),
+    ("step-prolog", "slurm.prolog", {"where": r"slurmstepd/mgr\.c", "text": r"^%pI %s failed status="}),
+    # sbatch's checks of the script file itself (src/sbatch/sbatch.c _get_script_buffer, opt.c _set_options)
+    ("batch-script", "slurm.error", {"where": r"src/sbatch/(?:sbatch|opt)\.c",
+                                     "text": r"[Bb]atch script|look like a batch script|must start with #!|"
+                                             r"For instance: #!|NULL character|line breaks|^Unable to open file|"
+                                             r"#SLURM to #SBATCH|not allow scripts"}),
+    # srun waits for a step's resources (src/srun/launch.c: info() with slurm_strerror's reason, ESLURM_NODES_BUSY ...)
+    ("step-busy", "slurm.node_config", {"where": r"src/srun/launch\.c", "text": r"step creation (?:temporarily|still) "
+                                                                                r"disabled"}),
+    # srun / salloc refusing what the command line or the job's SLURM_* environment asks (src/srun/srun_job.c,
+    # launch.c, opt.c, allocate.c; src/salloc/salloc.c)
+    ("client-request", "slurm.error", {"where": r"src/(?:srun|salloc)/(?:srun_job|launch|opt|allocate|salloc)\.c",
+                                       "text": r"excluded|hostlist specified|Only allocated|node count|"
+                                               r"SLURM_JOB_NUM_NODES|^No command given|^Can not execute|has expired|"
+                                               r"Expired or invalid job|no controlling terminal|incompatible with count of allocated"}),
+    # the task/cgroup plugin's device (GPU) and enforcement setup (src/plugins/task/cgroup/task_cgroup*.c)
+    ("task-cgroup", "slurm.cgroup", {"where": r"plugins/task/cgroup/task_cgroup(?:_devices)?\.c:"}),
     ("oom", "slurm.oom", {"text": r"oom[_-]kill|Out Of Memory|OOM Killed|exceeded memory limit|"
                                   r"[Mm]emory limit exceeded"}),
     ("time-limit", "slurm.time_limit", {"text": r"DUE TO TIME LIMIT|time limit exceeded|TimeLimit exceeded|"
@@ -123,7 +143,7 @@ RULES = [
     ("user", "slurm.user_unknown", {"text": r"getpw(?:nam|uid)|getgr(?:nam|gid)|[Rr]esolve (?:user|uid|gid|group)|"
                                             r"Invalid user|[Uu]nknown user|initgroups|setgroups|"
                                             r"user name|uid_from_string|[Uu]ser .{0,20}not found|"
-                                            r"no user information for user"}),
+                                            r"no user information for user|look up username for uid"}),
     ("auth", "slurm.auth", {"text": r"[Mm]unge|MUNGE|credential|[Aa]uthenticat"}),
     # the plugin loader's own message names the plugin in its %s (mpi/pmix, gres/gpu): no family by the file
     ("plugin-load", None, {"text": r"specified plugin name for %s"}),
@@ -144,7 +164,8 @@ RULES = [
     ("options", "slurm.error", {"where": r"src/common/(?:slurm_opt|proc_args)\.c|src/(?:sbatch|salloc|srun)/opt\.c",
                                 "text": r"[Ii]nvalid|must be|not supported|[Uu]nrecognized|cannot be|[Cc]onflict|"
                                         r"mutually exclusive|requires|not permitted|[Cc]annot specify|"
-                                        r"can not be bigger|Too few"}),
+                                        r"can not be bigger|Too few|Inconsistent values|You can not have|"
+                                        r"less than minimum|is not a valid"}),
 ]
 
 # What one message means and what to do, where its family's fix is not enough (the first regex
@@ -274,6 +295,405 @@ MSG_FIX = [
      "held state.",
      ["scontrol show job <JOBID> | grep -E 'Reason|StateDesc|BatchHost'; sinfo -R (the node's reason)",
       "after the node is fixed: scontrol release <JOBID>; or resubmit with --exclude=<node>"]),
+    # ---- the messages a GPU job's user or admin meets (issue 18: a fix per message, not per family). Written from
+    # the code that prints each (the file in the site's "where") and the man pages it refers to:
+    # sbatch(1) https://slurm.schedmd.com/sbatch.html, srun(1) https://slurm.schedmd.com/srun.html, salloc(1)
+    # https://slurm.schedmd.com/salloc.html, slurm.conf(5) https://slurm.schedmd.com/slurm.conf.html, gres.conf(5)
+    # https://slurm.schedmd.com/gres.conf.html, cgroup.conf(5) https://slurm.schedmd.com/cgroup.conf.html, the MPI
+    # guide https://slurm.schedmd.com/mpi_guide.html and the prolog/epilog guide https://slurm.schedmd.com/prolog_epilog.html
+    # sbatch's checks of the script (src/sbatch/sbatch.c _get_script_buffer; src/sbatch/opt.c _set_options)
+    (r"^Batch script contains DOS line breaks|^instead of expected UNIX line breaks",
+     "sbatch refused the script: it has Windows (DOS) line ends (\\r\\n), usually from a file edited or copied on "
+     "Windows; bash would read each line with a trailing carriage return.",
+     ["file <script>   (says 'with CRLF line terminators')", "dos2unix <script> (or sed -i 's/\\r$//' <script>), "
+      "then sbatch <script> again; set your editor to Unix (LF) line ends"]),
+    (r"^This does not look like a batch script|^line must start with #! followed by|^For instance: #!/bin/sh",
+     "sbatch refused the file: its first line is not a #! line naming an interpreter (sbatch needs a script, not a "
+     "program or a Python file without #!).",
+     ["head -1 <script>", "make the first line #!/bin/bash (the #SBATCH lines right after it), or submit a command "
+      "with sbatch --wrap='python train.py'"]),
+    (r"^Batch script is empty|^Batch script contains only whitespace",
+     "sbatch read an empty script (an empty file, or nothing on standard input).",
+     ["ls -l <script>", "give sbatch the script's path (sbatch job.sh), or a command with --wrap='...'"]),
+    (r"^The Slurm controller does not allow scripts that|^contain a NULL character",
+     "sbatch refused the file: it contains a NUL byte, so it is a binary (an executable, an archive, a UTF-16 file), "
+     "not a text script.",
+     ["file <script>", "submit a text script that runs the program (#!/bin/bash, then the command), or "
+      "sbatch --wrap='<program> ...'; a UTF-16 file: iconv -f UTF-16 -t UTF-8"]),
+    (r"^Unable to open file %s$",
+     "sbatch could not open the batch script at the path it was given (no such file from the current directory, or "
+     "not readable).",
+     ["ls -l <script>   (from the directory you ran sbatch in)", "give the right path (sbatch ./job.sh) or cd to "
+      "its directory"]),
+    (r"^Invalid directive found in batch script",
+     "A #SBATCH line of the script names an option sbatch does not know (a typo, an srun-only option, a value sbatch "
+     "cannot parse, or an option of a newer Slurm); sbatch stops at it.",
+     ["grep -n '^#SBATCH' <script>; sbatch --version; man sbatch", "fix or delete that #SBATCH line (one option per "
+      "line, --option=value, no spaces around =)"]),
+    (r"^Change from #SLURM to #SBATCH",
+     "The script uses '#SLURM' directives; sbatch reads only '#SBATCH' lines as options.",
+     ["sed -i 's/^#SLURM/#SBATCH/' <script>", "check the options are valid sbatch options (man sbatch)"]),
+    (r"^Script arguments not permitted with --wrap",
+     "sbatch --wrap takes the whole command as its one argument; words after it are taken as a script's arguments.",
+     ["sbatch --wrap='python train.py --lr 0.1'   (quote the whole command)"]),
+    # srun/sbatch/salloc option checks (src/common/slurm_opt.c _validate_opts / the arg handlers; proc_args.c)
+    (r"^--mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive",
+     "The job asks for memory in two ways: only one of --mem (per node), --mem-per-cpu and --mem-per-gpu may be given "
+     "(also through #SBATCH lines or SBATCH_MEM_PER_* / SLURM_MEM_PER_* variables).",
+     ["grep -n 'mem' <script>; env | grep -E 'S(BATCH|LURM)_MEM'", "keep one of --mem / --mem-per-cpu / "
+      "--mem-per-gpu and remove the others"]),
+    (r"^--gpus-per-node and --gres=gpu are mutually exclusive",
+     "The job asks for GPUs per node twice: --gpus-per-node=N and --gres=gpu:N say the same thing (sbatch(1)).",
+     ["keep one: --gpus-per-node=N or --gres=gpu:N (a #SBATCH line may give the other)"]),
+    (r"is mutually exclusive with --ntasks-per-gpu and SLURM_NTASKS_PER_GPU",
+     "--ntasks-per-gpu sets the task count from the GPUs; it cannot be combined with --gpus-per-task, "
+     "--gpus-per-socket, --tres-per-task or --ntasks-per-node (or their SLURM_* variables, which an srun inside an "
+     "sbatch job inherits).",
+     ["env | grep -E 'SLURM_(NTASKS_PER_GPU|GPUS_PER_TASK|GPUS_PER_SOCKET|TRES_PER_TASK|NTASKS_PER_NODE)'",
+      "use either --ntasks-per-gpu=1 with --gpus=N, or -n/--ntasks with --gpus-per-task=1; unset the inherited "
+      "variable before srun"]),
+    (r"^Inconsistent values set (?:to|by)",
+     "--ntasks-per-gpu and --ntasks-per-tres (or their SLURM_NTASKS_PER_* variables) give different values.",
+     ["give one of them (--ntasks-per-gpu=N), or the same value in both"]),
+    (r"^--cpus-per-task, --tres-per-task=cpu:#, and --cpus-per-gpu are mutually exclusive",
+     "The job asks for CPUs per task in two ways.",
+     ["keep one of -c/--cpus-per-task, --tres-per-task=cpu:N, --cpus-per-gpu (check #SBATCH lines and SLURM_CPUS_* "
+      "in the environment)"]),
+    (r"^Invalid TRES for --tres-per-task",
+     "--tres-per-task takes countable per-task resources (cpu, gres/gpu ...), not mem, node, energy or billing.",
+     ["memory: --mem-per-cpu or --mem-per-gpu; GPUs: --tres-per-task=gres/gpu:1 or --gpus-per-task=1"]),
+    (r"^You can not have --tres-per-task=%s= and --%s",
+     "The same resource is asked for with --tres-per-task and with its own option (e.g. cpu in both "
+     "--tres-per-task and --cpus-per-task).",
+     ["give it once: drop it from --tres-per-task or drop the other option"]),
+    (r"^--exclusive and --overlap are mutually exclusive",
+     "srun --overlap lets a step share CPUs/GPUs with the job's other steps; --exclusive asks for resources no other "
+     "step uses: one or the other.",
+     ["a second step on the same resources (a monitor, a debugger): srun --overlap; steps that must not share: "
+      "srun --exclusive (each with its own -n/--gpus)"]),
+    (r"^--exclusive and --oversubscribe options are mutually exclusive",
+     "--exclusive (whole nodes, or a step's own resources) and --oversubscribe (share them) contradict each other.",
+     ["keep one of --exclusive / --oversubscribe (-s)"]),
+    (r"^--exact and --whole are mutually exclusive",
+     "srun --exact gives a step only the resources it asks for, --whole all of its nodes' allocated resources.",
+     ["keep one of --exact / --whole"]),
+    (r"^Invalid --time specification",
+     "The -t/--time value is not a time Slurm reads. Formats (sbatch(1)): minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM, "
+     "D-HH:MM:SS.",
+     ["--time=2-00:00:00 (two days) or --time=90 (minutes)"]),
+    (r"^Invalid --mem specification",
+     "The --mem value is not a size Slurm reads: a number with an optional unit K, M, G or T (MB by default; 0 asks "
+     "for all of a node's memory).",
+     ["--mem=64G (not 64GB or 64 G); per CPU or GPU: --mem-per-cpu=4G / --mem-per-gpu=40G"]),
+    (r"^Invalid --gpu-bind argument",
+     "--gpu-bind takes closest, map_gpu:<list>, mask_gpu:<list>, none, per_task:<N> or single:<tasks_per_gpu> "
+     "(optionally prefixed by verbose,); the value given is none of these.",
+     ["srun --gpu-bind=closest ...   or --gpu-bind=none to leave CUDA_VISIBLE_DEVICES with every allocated GPU "
+      "(what torchrun / one process per node expects)"]),
+    (r"^Bind request %s does not specify any devices within the allocation",
+     "slurmstepd found no allocated GPU that the --gpu-bind request selects for this task and bound it to the "
+     "first GPU of the allocation instead (several tasks may now share one GPU): map_gpu/mask_gpu name GPUs the "
+     "job was not given, or single:<n> looks for GPUs on the task's own socket, and gres.conf's Cores= puts none "
+     "of the allocated ones there (src/interfaces/gres.c _get_usable_gres).",
+     ["srun -l bash -c 'echo $CUDA_VISIBLE_DEVICES'   (what each task sees); grep Cores /etc/slurm/gres.conf",
+      "n GPUs per task: --gpu-bind=per_task:<n> (or --gpus-per-task=<n>); otherwise --gpu-bind=closest, or "
+      "map_gpu/mask_gpu with indexes of the allocated GPUs"]),
+    (r"^Invalid --gpu-freq argument",
+     "--gpu-freq takes low, medium, high, highm1 or a MHz value, optionally with memory=<...> and verbose.",
+     ["--gpu-freq=high (or drop the option)"]),
+    (r"^Invalid --distribution specification",
+     "-m/--distribution takes block, cyclic, arbitrary, plane=<size> or fcyclic, with an optional :<socket> and "
+     ":<core> level and ,Pack / ,NoPack.",
+     ["--distribution=block:block (srun(1) -m)"]),
+    (r"^Invalid numeric value \"%s\" for %s",
+     "An option that takes a count (-n, -N, -c, --gpus ...) was given something that is not a number (an unset "
+     "shell variable leaves it empty, a unit where none belongs).",
+     ["echo the variables used in the srun/sbatch line; give a plain number"]),
+    (r"^Invalid node list specified",
+     "The -w/--nodelist value (or the hostfile) is not a valid Slurm hostlist.",
+     ["sinfo -N -h -o %N   (the node names); --nodelist=gpu[01-04] or gpu01,gpu02"]),
+    (r"^unrecognized --hint argument",
+     "--hint takes compute_bound, memory_bound, multithread, nomultithread or help.",
+     ["--hint=nomultithread (or srun --hint=help)"]),
+    (r"^Invalid --exclusive specification",
+     "--exclusive takes no value, or =user, =mcs or =topo.",
+     ["--exclusive (whole nodes)"]),
+    (r"^Invalid --signal specification",
+     "--signal is [{R|B}:]<sig_num>[@sig_time] (sbatch(1)): a signal and the seconds before the time limit.",
+     ["--signal=B:USR1@300   (bash gets SIGUSR1 five minutes before the end: time to save a checkpoint)"]),
+    (r"^Invalid --begin specification|^Invalid --deadline specification",
+     "The --begin/--deadline time is not one Slurm reads: HH:MM[:SS], YYYY-MM-DD[THH:MM[:SS]], now+<count>[units], "
+     "midnight, noon, teatime ...",
+     ["--begin=now+1hour or --begin=2026-12-01T08:00"]),
+    (r"^invalid number of (?:tasks|cpus per task|nodes)|^\"%s\" is not a valid node count",
+     "A task, CPU or node count is zero, negative or not a number.",
+     ["-n / -c / -N with positive numbers (-N min-max for a range)"]),
+    (r"^Maximum node count %d is less than minimum node count",
+     "-N/--nodes was given as min-max with max < min.",
+     ["-N <min>-<max> with min <= max, or one number"]),
+    (r"^--ntasks-per-core \(%d\) can not be bigger than --threads-per-core",
+     "More tasks per core than the hardware threads asked per core.",
+     ["lower --ntasks-per-core or raise --threads-per-core (at most the node's ThreadsPerCore: scontrol show node)"]),
+    (r"^Too few processes for the requested \{plane,node\} distribution",
+     "-n is smaller than the plane size or node count the distribution needs.",
+     ["raise -n or lower the plane size / -N"]),
+    (r"^--container requires LaunchParameters=use_interactive_step",
+     "salloc --container runs the interactive shell in a container only when the cluster sets "
+     "LaunchParameters=use_interactive_step in slurm.conf.",
+     ["salloc without --container, then srun --container-image=... (pyxis) or srun --container=<bundle> per step; "
+      "admins: LaunchParameters=use_interactive_step"]),
+    (r"^no controlling terminal: please set --no-shell",
+     "salloc runs an interactive shell and needs a terminal; it was run from a script, cron or a pipe.",
+     ["salloc --no-shell ... (then srun --jobid=<JOBID> ...), or use sbatch for batch work"]),
+    # srun inside an allocation (src/srun/srun_job.c, launch.c, allocate.c, opt.c)
+    (r"step creation (?:temporarily|still) disabled, retrying",
+     "srun is waiting: the step it wants cannot get its CPUs, memory or GPUs inside the job's allocation now, "
+     "because another step of the job holds them (e.g. a first srun still running, or srun inside an interactive "
+     "'srun --pty bash' step). The reason in parentheses is Slurm's (Requested nodes are busy, Memory required by "
+     "task is not available ...). Since Slurm 20.11 steps do not share resources unless asked to.",
+     ["squeue -s -j <JOBID>   (the job's running steps)", "a step beside a running one: srun --overlap ...; "
+      "several steps at once: give each its share (srun --exact -n1 --gpus=1 --mem=<part> ...); interactive work: "
+      "salloc (with LaunchParameters=use_interactive_step) then srun, not srun inside srun --pty"]),
+    (r"^Requested node %s is also in the excluded list|^Requested nodelist %s overlaps with excluded",
+     "The same node is both required (-w/--nodelist) and excluded (-x/--exclude), possibly one of them from a #SBATCH "
+     "line or SLURM_* variable.",
+     ["env | grep -E 'SLURM_(JOB_NODELIST|NODELIST|EXCLUDE)'", "remove the node from one of the two lists"]),
+    (r"^You asked for %d tasks but hostlist specified %d nodes",
+     "With --distribution=arbitrary the hostlist names one node per task: the counts differ.",
+     ["list one host per task in SLURM_HOSTFILE / -w, or drop -m arbitrary"]),
+    (r"^Only allocated %d nodes asked for %d|^Are required nodes explicitly excluded",
+     "srun asks for more nodes (-N) than the job's allocation has (or the ones left after -x).",
+     ["echo $SLURM_JOB_NUM_NODES   (inside the job)", "srun -N <at most that> (or allocate more nodes with "
+      "sbatch/salloc -N)"]),
+    (r"^Minimum node count > (?:allocated|maximum) node count",
+     "srun -N asks for more nodes than the job allocated (or min > max).",
+     ["srun -N <= $SLURM_JOB_NUM_NODES; allocate more with sbatch/salloc -N"]),
+    (r"^SLURM_JOB_NUM_NODES environment variable conflicts with allocated node count",
+     "srun runs with a SLURM_JOB_NUM_NODES inherited from another job or set by hand, not the current allocation's.",
+     ["env | grep ^SLURM_   (stale values from an older job)", "unset SLURM_JOB_NUM_NODES SLURM_NNODES (or start "
+      "a clean shell) and run srun again"]),
+    (r"^--relative and (?:--nodes|SLURM_JOB_NUM_NODES) option incompatible",
+     "-r/--relative plus -N goes past the last node of the allocation.",
+     ["srun -r <offset> -N <n> with offset + n <= $SLURM_JOB_NUM_NODES"]),
+    (r"^Slurm job %u has expired|^Check SLURM_JOB_ID environment variable",
+     "srun ran with a SLURM_JOB_ID (or SLURM_JOBID) of a job that has ended: a shell left from an old salloc, "
+     "or a variable exported by hand.",
+     ["echo $SLURM_JOB_ID; squeue -j $SLURM_JOB_ID", "exit that shell, or unset SLURM_JOB_ID SLURM_JOBID, then "
+      "salloc/sbatch a new job"]),
+    (r"^Unable to confirm allocation for job",
+     "srun tried to run a step in the job named by SLURM_JOB_ID and slurmctld refused (the job ended, was "
+     "cancelled, or belongs to another user); the reason follows the colon.",
+     ["echo $SLURM_JOB_ID; squeue -j $SLURM_JOB_ID", "unset SLURM_JOB_ID SLURM_JOBID (a stale value) or run inside "
+      "a live allocation"]),
+    (r"^No command given to execute",
+     "srun was run without a program to start.",
+     ["srun [options] <program> [args]"]),
+    (r"^Can not execute %s",
+     "srun cannot find the program on the submit host's PATH (or it is not executable); srun checks it before "
+     "launching.",
+     ["which <program>; ls -l <program>", "give a full path, activate the environment before srun, or chmod +x"]),
+    (r"^--mpi is only supported in the first heterogeneous component",
+     "In a heterogeneous step, --mpi may be given only once, with the first component.",
+     ["move --mpi=... before the first ':' of the srun line"]),
+    # the step launch (src/api/step_launch.c) and srun's task exit report (src/srun/launch.c)
+    (r"^timeout waiting for task launch, started %d of %d tasks",
+     "srun gave up waiting for the slurmd of some nodes to start their tasks (the tasks that started are killed): "
+     "a slow or hung prolog, slurmstepd stuck in a D-state process or a file system, or a node that cannot reach "
+     "srun's ports.",
+     ["on the nodes that did not start: the slurmd log (journalctl -u slurmd) around that time",
+      "users: resubmit with --exclude=<node>; admins: fix the node (or PrologEpilogTimeout / MessageTimeout), and "
+      "allow srun's ports (SrunPortRange in slurm.conf) through the firewall"]),
+    (r"^Task launch for %ps failed on node %s",
+     "slurmd on that node refused or could not start the step's tasks; the reason follows the node name "
+     "(slurm_strerror: a missing program, a failed prolog, a bad credential, a missing user).",
+     ["the slurmd log on that node (journalctl -u slurmd, or SlurmdLogFile)", "fix what the reason names; users: "
+      "--exclude=<node> meanwhile"]),
+    (r"^task %u launch failed: %s",
+     "One task of the step did not start on its node; the reason follows (e.g. a program not found there).",
+     ["srun -N1 -w <node> which <program>", "fix what the reason names (a path on a shared filesystem, the "
+      "environment activated inside the job)"]),
+    (r"^Application launch failed",
+     "srun could not launch the step's tasks; the reason follows the colon.",
+     ["srun -v ... (more detail); the slurmd log on the nodes"]),
+    (r"^%s: %s %s: Out Of Memory$",
+     "A task of the step was killed by the kernel's OOM killer in the job's memory cgroup (host RAM, not GPU "
+     "memory): the task used more than the job's --mem / --mem-per-cpu / --mem-per-gpu.",
+     ["sacct -j <JOBID> -o JobID,State,ReqMem,MaxRSS", "sbatch --mem=<more> (or --mem-per-gpu); fewer DataLoader "
+      "workers, smaller prefetch or pinned-memory buffers lower it"]),
+    (r"exceeded memory limit \(%lu ?> ?%lu\), (?:being killed|cancelling it)",
+     "Slurm's accounting sampler saw the step/job's memory above its limit and killed it (JobAcctGatherParams="
+     "OverMemoryKill, or no cgroup memory enforcement): host RAM, not GPU memory.",
+     ["sacct -j <JOBID> -o JobID,State,ReqMem,MaxRSS", "sbatch --mem=<more> (or --mem-per-cpu / --mem-per-gpu)"]),
+    (r"CANCELLED AT %s DUE TO TIME LIMIT",
+     "The job (or step) reached its time limit (--time, or the partition's DefaultTime/MaxTime) and Slurm killed it; "
+     "nothing else failed.",
+     ["sacct -j <JOBID> -o JobID,Timelimit,Elapsed,State; scontrol show partition <P> | grep -E 'MaxTime|DefaultTime'",
+      "sbatch --time=<longer> (at most MaxTime), or resume from checkpoints: --signal=B:USR1@300 to save one before "
+      "the end, and --requeue / a job chain"]),
+    (r"has exceeded its time limit and its allocation has been revoked",
+     "The salloc allocation reached its --time limit and Slurm took it back.",
+     ["salloc --time=<longer> (at most the partition's MaxTime: scontrol show partition)"]),
+    (r"CANCELLED AT %s DUE TO NODE FAILURE",
+     "A node of the job stopped answering (slurmd down, node crash, network) and slurmctld killed the job.",
+     ["sacct -j <JOBID> -o JobID,State,NodeList; sinfo -R   (the node's reason)", "resubmit with "
+      "--exclude=<node> (or sbatch --requeue to restart automatically); admins: the node's slurmd log and dmesg"]),
+    (r"^Node failure on %s$",
+     "slurmctld told srun that a node of the step failed (not responding or set DOWN); the step is killed there.",
+     ["sinfo -R -n <node>", "resubmit with --exclude=<node>; srun --no-kill keeps the other nodes' tasks running"]),
+    # prolog / epilog (src/slurmd/slurmd/req.c, src/slurmd/slurmstepd/mgr.c, src/plugins/prep/script/prep_script_slurmd.c)
+    (r"^%pI prolog failed status=%d:%d",
+     "The node's Prolog script (slurm.conf Prolog=) exited non-zero (status=exit:signal) before the job started; "
+     "slurmctld drains the node and requeues the job held ('launch failed requeued held').",
+     ["admins: run the Prolog by hand on that node; its output and exit code are in the slurmd log "
+      "(journalctl -u slurmd: 'prolog failed: rc:N output:...')", "fix the script (a health check that failed is "
+      "doing its job: fix the node), then scontrol update nodename=<node> state=resume; users: scontrol release "
+      "<JOBID> or resubmit with --exclude=<node>"]),
+    (r"^%pI epilog failed status=%d:%d",
+     "The node's Epilog script (slurm.conf Epilog=) exited non-zero after the job; slurmctld drains the node "
+     "('Epilog error'). The job itself finished.",
+     ["admins: run the Epilog by hand on the node; the slurmd log has its output", "fix the script or the node, then "
+      "scontrol update nodename=<node> state=resume"]),
+    (r"^%pI %s failed status=%d:%d",
+     "slurmstepd's prolog or epilog run for the job (Prolog/Epilog with PrologFlags=Contain or RunInJob) exited "
+     "non-zero (status=exit:signal).",
+     ["admins: the slurmd log on that node ('prolog failed: rc:N output:...'); run the script by hand",
+      "fix the script or the node; scontrol update nodename=<node> state=resume"]),
+    (r"^%s failed: rc:%u output:%s",
+     "A Prolog/Epilog script run by slurmd exited with rc (the script and its output are on the line): the "
+     "node's own health check or setup step failed.",
+     ["run that script by hand on the node, as root, with the job's SLURM_* variables", "fix what its output names; "
+      "then scontrol update nodename=<node> state=resume"]),
+    (r"^%s killed by signal %u output:%s",
+     "A Prolog/Epilog script was killed by a signal, usually by PrologEpilogTimeout when it runs too long.",
+     ["scontrol show config | grep -i PrologEpilogTimeout", "make the script finish in time (no waiting on a hung "
+      "mount or network) or raise PrologEpilogTimeout"]),
+    (r"^%s didn't run: status:%d reason:%s",
+     "slurmd could not run the Prolog/Epilog script at all (missing, not executable, bad interpreter).",
+     ["ls -l <script>; head -1 <script>   (on the node)", "fix the path in slurm.conf Prolog=/Epilog= (absolute, "
+      "executable by root on every node)"]),
+    (r"^srun prolog failed rc = %d|^Failed to execute srun prolog/epilog script",
+     "srun's own --prolog (or SrunProlog in slurm.conf) failed on the submit host; srun aborts the step.",
+     ["run the --prolog script by hand; scontrol show config | grep SrunProlog", "fix or drop the prolog"]),
+    (r"^(?:--)?task-prolog failed status=%d|^TaskProlog failed status=%d",
+     "The task prolog (srun --task-prolog, or TaskProlog in slurm.conf) exited non-zero on a node before the task "
+     "started.",
+     ["run the script by hand on the node as the user", "fix the script (it must be executable on the node)"]),
+    (r"^(?:task-)?(?:prolog|epilog) '%s' not found in PATH or CWD",
+     "srun's --prolog/--epilog/--task-prolog/--task-epilog names a file that is not in PATH or the working "
+     "directory, or is not executable.",
+     ["ls -l <script>", "give its absolute path, chmod +x"]),
+    # who the user is on the node (src/slurmd/slurmstepd/slurmstepd_job.c, src/common/uid.c)
+    (r"^Failed to look up username for uid=%u, cannot continue with launch",
+     "slurmstepd on the node cannot turn the job's uid into a user name (getpwuid_r found no entry): the user "
+     "is not known on that compute node (sssd/nslcd/LDAP not running or not configured there, or a local account "
+     "that exists on the login node only).",
+     ["on the node: getent passwd <uid>; systemctl status sssd; grep passwd /etc/nsswitch.conf", "admins: make "
+      "the user resolvable on every node (start/fix sssd, same directory as the login node), then resubmit or "
+      "scontrol release <JOBID>"]),
+    (r"^%s: getpwuid_r\(%u\): %s|^%s: getpwnam_r\(%s\): %s",
+     "A Slurm program could not look the user up in the passwd database on this host (the NSS lookup failed or "
+     "found nothing).",
+     ["getent passwd <uid or name> on that host; grep passwd /etc/nsswitch.conf", "admins: fix the host's user "
+      "lookup (sssd/nslcd/LDAP), the same as on the login nodes"]),
+    (r"^%s: getgrgid_r\(%(?:u|ld)\): %s|^%s: getgrnam_r\(%s\): %s",
+     "A Slurm program could not look a group up on this host (the NSS group lookup failed).",
+     ["getent group <gid or name> on that host", "admins: fix the host's group lookup (sssd/nslcd)"]),
+    (r"^no user information for user %u",
+     "salloc cannot find the running user's passwd entry on this host.",
+     ["getent passwd $(id -u)", "admins: fix the login host's user lookup (sssd/nslcd)"]),
+    (r"uid: %u setgroups failed|Unable to setgroups\(\)",
+     "slurmd/slurmstepd could not set the user's supplementary groups on the node (the group lookup for the user "
+     "failed or the list is too long).",
+     ["on the node: id <user>; getent group", "admins: fix the group lookup on the node (sssd/nslcd)"]),
+    # credentials (src/slurmd/slurmd/req.c)
+    (r"^Invalid job credential from %u@%s",
+     "slurmd refused the job's credential (signed by slurmctld): most often a clock difference between the "
+     "controller and the node (the credential looks expired or not yet valid), or a different munge key / "
+     "auth key; the reason follows the colon.",
+     ["date on the controller and the node; timedatectl; munge -n | ssh <node> unmunge", "admins: sync clocks (chrony/"
+      "ntp) and use the same munge.key (or slurm.key) everywhere; restart munge/slurmd"]),
+    # MPI (src/interfaces/mpi.c, src/plugins/mpi/pmix, src/plugins/mpi/pmi2)
+    (r"^MPI: Cannot create context for %s|^MPI: Unable to load any plugin",
+     "srun/slurmstepd cannot load the MPI plugin the step asks for (--mpi, SLURM_MPI_TYPE or MpiDefault): it is not "
+     "installed in this Slurm's PluginDir on that host.",
+     ["srun --mpi=list (on the login host and, with srun -N1 -w <node>, on a compute node)", "use a type listed on "
+      "both (srun --mpi=pmi2 / pmix), unset SLURM_MPI_TYPE, or have the admins install the plugin on every node"]),
+    (r"^Could not open/read/parse mpi\.conf file",
+     "slurmd could not read mpi.conf: it sets options for an MPI plugin that is not installed or not loaded.",
+     ["cat /etc/slurm/mpi.conf; ls <PluginDir>/mpi_*.so", "admins: remove the options of plugins not installed from "
+      "mpi.conf (or install them); systemctl restart slurmd"]),
+    (r"unable to resolve MPI plugin offset from plugin_id",
+     "The step was started by an srun of a different Slurm version (or with a different MPI plugin set) than the "
+     "node's slurmd/slurmstepd.",
+     ["srun --version; srun -N1 -w <node> slurmd -V", "use the srun that matches the cluster (module load slurm, "
+      "the cluster's /usr/bin/srun, not one from a conda env or container)"]),
+    (r"^MPI: SLURM_MPI_TYPE environmental variable is not set",
+     "slurmstepd got no MPI type for the step (SLURM_MPI_TYPE unset).",
+     ["srun --mpi=<type> explicitly (srun --mpi=list)"]),
+    (r"^pmi/pmix: incorrect PMIx library version loaded",
+     "Slurm's mpi/pmix plugin was built for one PMIx major version and a different libpmix was loaded on this node.",
+     ["ldd <PluginDir>/mpi_pmix*.so | grep pmix; ls /usr/lib*/libpmix*   (on the node)", "admins: install the PMIx "
+      "Slurm was built with on every node, or rebuild Slurm --with-pmix=<that prefix>; meanwhile srun --mpi=pmi2"]),
+    (r"^PMIx_server_init failed with error|^pmixp_libpmix_init\(\) failed|^pmixp_stepd_init\(\) failed",
+     "slurmstepd could not start the PMIx server for the step (--mpi=pmix), so the ranks cannot wire up: often the "
+     "PMIx temporary directory (PMIxTmpDirBase in mpi.conf, or under SlurmdSpoolDir) is missing or not writable, "
+     "or the PMIx library does not match.",
+     ["the slurmd log on the node (the PMIx error code before this line); ls -ld <SlurmdSpoolDir>",
+      "admins: make the tmp dir writable (PMIxTmpDirBase=/tmp in mpi.conf), match the PMIx library; users: try "
+      "srun --mpi=pmi2 or the MPI's own mpirun inside the allocation"]),
+    (r"^mpi/pmi2: (?:inconsistent client PMI version|unsupported PMI version)",
+     "The program's MPI speaks a PMI version Slurm's mpi/pmi2 plugin does not serve (or mixes PMI-1 and PMI-2).",
+     ["srun --mpi=list", "match the MPI to the plugin: Open MPI 5 / PRRTE: --mpi=pmix; MPICH / Intel MPI: "
+      "--mpi=pmi2 (I_MPI_PMI_LIBRARY=<Slurm's libpmi2.so> for Intel MPI)"]),
+    # cgroups and GPUs (src/plugins/task/cgroup/task_cgroup_devices.c, task_cgroup.c)
+    (r"^Could not apply device constrain to (?:job|step|task)|^Unable to set access constraint for device",
+     "task/cgroup could not restrict the job to its allocated devices (ConstrainDevices=yes in cgroup.conf): the "
+     "step's tasks may see every GPU of the node, or none. On cgroup v2 Slurm needs the eBPF device controller "
+     "(kernel and cgroup/v2 plugin).",
+     ["on the node: the slurmd log around the line; stat -fc %T /sys/fs/cgroup; grep -i Constrain "
+      "/etc/slurm/cgroup.conf", "admins: fix the cgroup setup (CgroupPlugin matching the host's cgroup version; "
+      "the node's gres.conf File= naming /dev/nvidiaN) and restart slurmd"]),
+    (r"^failure enabling (?:core|memory|device) enforcement",
+     "task/cgroup could not enable the cgroup controller for CPUs, memory or devices on the node (cgroup.conf "
+     "Constrain* options): jobs on that node are not confined.",
+     ["cat /sys/fs/cgroup/cgroup.subtree_control; grep -i Constrain /etc/slurm/cgroup.conf", "admins: enable the "
+      "controller (cgroup v2: the cpuset/memory controllers delegated to slurmd's cgroup) or set CgroupPlugin to "
+      "the host's cgroup version; systemctl restart slurmd"]),
+    # GPU requests (src/interfaces/gres.c gres_job_state_validate: the client's and slurmctld's checks)
+    (r"--%ss-per-task or --tres-per-task used without either --%ss or -n/--ntasks is not allowed",
+     "--gpus-per-task needs a task count: Slurm multiplies it by -n/--ntasks (or takes --gpus=N total).",
+     ["add -n/--ntasks=<tasks> (e.g. -n 8 --gpus-per-task=1), or use --gpus-per-node=N / --gpus=N instead"]),
+    (r"^Failed to validate job spec\. --tres-per-task used without -n/--ntasks",
+     "--tres-per-task needs a task count (-n/--ntasks).",
+     ["add -n/--ntasks=<tasks>"]),
+    (r"Based on --%ss and --%ss-per-task number of requested tasks differ from -n/--ntasks",
+     "--gpus / --gpus-per-task imply a task count that differs from -n/--ntasks (e.g. --gpus=8 --gpus-per-task=1 "
+     "with -n 4).",
+     ["make -n = --gpus / --gpus-per-task, or give only two of the three"]),
+    (r"-n/--ntasks has to be a multiple of --ntasks-per-%s",
+     "-n/--ntasks must be a whole multiple of --ntasks-per-gpu (or --ntasks-per-tres).",
+     ["-n <k x ntasks-per-gpu>, or drop -n and let --ntasks-per-gpu with --gpus set it"]),
+    (r"requested number of tasks per node differ from --ntasks-per-node",
+     "--gres=gpu:N / --gpus-per-node divided by --gpus-per-task gives a different tasks-per-node than "
+     "--ntasks-per-node.",
+     ["--ntasks-per-node = (GPUs per node) / (--gpus-per-task), or drop one of the options"]),
+    (r"requested number of tasks per sockets differ from --ntasks-per-socket",
+     "--gpus-per-socket / --gpus-per-task disagrees with --ntasks-per-socket.",
+     ["make them agree, or drop --ntasks-per-socket"]),
+    (r"not multiple of --%ss-per-task|--%ss is not multiple of --gres=%s/--%ss-per-node|"
+     r"--gres=%s/--%ss-per-node not multiple of --%ss-per-socket|--%ss-per-socket not multiple of --%ss-per-task",
+     "The GPU counts do not divide evenly (e.g. --gpus-per-node=4 with --gpus-per-task=3).",
+     ["choose counts where per-node (or total) GPUs are a multiple of --gpus-per-task / --gpus-per-socket"]),
+    (r"^Failed to validate job spec, --%ss < -N$",
+     "--gpus=N (total) is smaller than the node count: every node needs at least one GPU.",
+     ["--gpus >= -N, or --gpus-per-node=<n> with -N"]),
+    (r"requested number of cpus differ from -c/--cpus-pe",
+     "--cpus-per-gpu x --gpus-per-task disagrees with -c/--cpus-per-task.",
+     ["give either --cpus-per-gpu or --cpus-per-task, not both"]),
+    (r"^--gres-flags=allow-task-sharing is only used with srun|^Invalid --gres-flags",
+     "--gres-flags takes disable-binding, enforce-binding, multiple-tasks-per-sharing, one-task-per-sharing (and, "
+     "for srun only, allow-task-sharing), not contradictory pairs.",
+     ["drop the --gres-flags value named, or use it with srun"]),
 ]
 
 # the log calls, and the mpi/pmix plugin's own error macros (src/plugins/mpi/pmix/pmixp_debug.h: they call
@@ -312,7 +732,9 @@ _REASON_CTX = r"(?:Reason=|with reason: ?|reason set to: ?)"
 SINFO_REASON_WIDTH = 20
 FAILURE_WORDS = re.compile(r"fail|error|unable|cannot|can't|could not|couldn't|invalid|not found|denied|refused|"
                            r"weren't able|wasn't found|"
-                           r"timed out|killed|exceeded|CANCELLED|requeued|held", re.IGNORECASE)
+                           r"timed out|killed|exceeded|CANCELLED|requeued|held|"
+                           # srun's info() while a step waits for resources (src/srun/launch.c)
+                           r"step creation (?:temporarily|still) disabled", re.IGNORECASE)
 
 
 def parse_format(src, i):

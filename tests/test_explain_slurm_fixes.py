@@ -1,0 +1,102 @@
+"""A fix per Slurm message, not per family (issue 18): the user-facing sites of
+tools/gen_slurm_messages.py (sbatch's script checks, srun/sbatch/salloc option checks, the step launch,
+prologs, user lookup on the node, MPI plugins, task/cgroup, GPU request validation in
+src/interfaces/gres.c) and the slurm_strerror codes of tools/gen_slurm_errors.py carry their own
+`means` / `fix` (MSG_FIX / CODE_FIX, each written from the code that prints it and Slurm's man pages).
+Every text in CASES is a real one from the public thread cited above it (none from the held-out sets);
+each gets the cause its thread settled on as the first cause, with the concrete change (the option,
+the command). The generators' regeneration from their slices is tests/test_explain_generated.py.
+"""
+
+import json
+import os
+import re
+
+import pytest
+from explainhelp import assert_root
+
+from gpudoctor import explain
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GEN = os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated")
+
+CASES = [
+    # https://github.com/earthlab/rslurm/issues/84 (a script written on Windows; settled: dos2unix / sed 's/\r$//')
+    ("dos-line-breaks",
+     "sbatch: error: Batch script contains DOS line breaks (\\r\\n)\n"
+     "sbatch: error: instead of expected UNIX line breaks (\\n).\n",
+     "slurm.error", "dos2unix"),
+    # https://github.com/glotzerlab/signac-flow/issues/575 (a template put a tab before #!/bin/bash)
+    ("no-shebang",
+     "Submission error: Error when calling submission command sbatch:\n"
+     "sbatch: error: This does not look like a batch script.  The first\n"
+     "sbatch: error: line must start with #! followed by the path to an interpreter.\n"
+     "sbatch: error: For instance: #!/bin/sh\n",
+     "slurm.error", "#!/bin/bash"),
+    # https://github.com/llnl/smith/issues/688 (steps of one job; settled: srun --overlap / SLURM_OVERLAP=1)
+    ("step-busy",
+     "29: srun: Job 9479148 step creation still disabled, retrying (Requested nodes are busy)\n"
+     "26: srun: Job 9479148 step creation still disabled, retrying (Requested nodes are busy)\n"
+     "53: srun: Job 9479148 step creation temporarily disabled, retrying (Requested nodes are busy)\n",
+     "slurm.node_config", "srun --overlap"),
+    # https://github.com/NVIDIA/deepops/issues/1102 (--gpu-bind=single:1 with Cores= in gres.conf; settled:
+    # per_task is the binding that gives each task its GPUs)
+    ("gpu-bind-single",
+     "$ srun --nodes=1 --tasks=2 --gres=gpu:2 --gpu-bind=verbose,single:1  nvidia-smi -L\n"
+     "slurmstepd: error: Bind request gpu:verbose,single:1 does not specify any devices within the allocation for "
+     "task 0. Binding to the first device in the allocation instead.\n",
+     "slurm.gres", "--gpu-bind=per_task"),
+    # https://github.com/snakemake/snakemake-executor-plugin-slurm/issues/373 (settled: no --ntasks-per-gpu beside
+    # the inherited SLURM_TRES_PER_TASK)
+    ("ntasks-per-gpu",
+     "srun: fatal: SLURM_TRES_PER_TASK is mutually exclusive with --ntasks-per-gpu and SLURM_NTASKS_PER_GPU\n",
+     "slurm.error", "--ntasks-per-gpu"),
+    # https://github.com/dask/dask-jobqueue/issues/698 (--mem from the tool beside --mem-per-gpu of the user)
+    ("mem-twice",
+     "sbatch: fatal: --mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive.\n",
+     "slurm.error", "keep one of --mem"),
+]
+
+
+@pytest.mark.parametrize("name,text,family,fix", CASES, ids=[c[0] for c in CASES])
+def test_slurm_texts_get_their_own_fix(kb, name, text, family, fix):
+    root = assert_root(explain.explain_text(text, kb), verdict="root_cause", entry=family, fix_re=re.escape(fix),
+                       confidence="cause")
+    # the message's own cause is the first one, with its line as evidence, before the family's generic causes
+    assert root["causes"][0]["evidence"], root["causes"][0]
+
+
+def _sites(name):
+    with open(os.path.join(GEN, name + ".json")) as f:
+        return json.load(f)["sites"]
+
+
+def test_user_facing_sites_carry_their_own_fix():
+    """The messages a GPU user or admin meets: each assigned and with a fix of its own (not the family's)."""
+    by_text = {s["text"]: s for s in _sites("slurm_messages")}
+    for text in ("Batch script contains DOS line breaks (\\r\\n)",
+                 "Job %u step creation temporarily disabled, retrying (%s)",
+                 "--mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive.",
+                 "Failed to look up username for uid=%u, cannot continue with launch",
+                 "%pI prolog failed status=%d:%d",
+                 "Failed to validate job spec. --%ss-per-task or --tres-per-task used without either --%ss or "
+                 "-n/--ntasks is not allowed.",
+                 "Could not apply device constrain to step",
+                 "*** %s ON %s CANCELLED AT %s DUE TO TIME LIMIT ***"):
+        site = by_text[text]
+        assert site["family"] and site["means"] and site["fix"], site
+    fixed = sum(1 for s in _sites("slurm_messages") if s.get("fix"))
+    assert fixed >= 150, fixed
+    codes = {s["name"]: s for s in _sites("slurm_errors")}
+    for name in ("ESLURMD_PROLOG_FAILED", "ESLURMD_CREDENTIAL_EXPIRED", "SLURM_PROTOCOL_VERSION_ERROR",
+                 "SLURMCTLD_COMMUNICATIONS_CONNECTION_ERROR"):
+        assert codes[name].get("fix"), name
+
+
+def test_a_step_waiting_for_resources_is_not_a_failure_of_another_family(kb):
+    """srun's info() while a step waits names the step's resources (--overlap), not a down node. The lines are
+    https://github.com/fractal-analytics-platform/fractal-server/issues/2835's (many sruns in one job)."""
+    doc = explain.explain_text("srun: Job 23547409 step creation temporarily disabled, retrying (Requested nodes are "
+                               "busy)\nsrun: Step created for StepId=23547409.1\n", kb)
+    root = assert_root(doc, entry="slurm.node_config")
+    assert "--overlap" in " ".join(root["causes"][0]["fix"])
