@@ -3,7 +3,9 @@ tools/gen_slurm_messages.py (sbatch's script checks, srun/sbatch/salloc option c
 prologs, user lookup on the node, MPI plugins, task/cgroup, GPU request validation in
 src/interfaces/gres.c) and the slurm_strerror codes of tools/gen_slurm_errors.py carry their own
 `means` / `fix` (MSG_FIX / CODE_FIX, each written from the code that prints it and Slurm's man pages).
-Every text in CASES is a real one from the public thread cited above it (none from the held-out sets);
+Every text in CASES is a real one from the public thread cited above it (none from the held-out sets: threads
+that bench/data/explain_heldout_*.jsonl name are left out), or composed from the format where the thread shows a
+screenshot, as its comment says;
 each gets the cause its thread settled on as the first cause, with the concrete change (the option,
 the command). The generators' regeneration from their slices is tests/test_explain_generated.py.
 """
@@ -21,7 +23,9 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GEN = os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated")
 
 CASES = [
-    # https://github.com/earthlab/rslurm/issues/84 (a script written on Windows; settled: dos2unix / sed 's/\r$//')
+    # https://github.com/eth-cscs/firecrest/issues/185 (a script written on Windows; settled by the maintainer: convert
+    # the line breaks). Its error is a screenshot: the lines are composed from src/sbatch/sbatch.c:701-702 as sbatch
+    # prints them
     ("dos-line-breaks",
      "sbatch: error: Batch script contains DOS line breaks (\\r\\n)\n"
      "sbatch: error: instead of expected UNIX line breaks (\\n).\n",
