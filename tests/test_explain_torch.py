@@ -108,3 +108,79 @@ def test_c10d_progress_lines_of_a_healthy_start_are_no_error(cli, tmp_path):
                     "[I TCPStore.cpp:290] TCP client connected to host 127.0.0.1:29500\n")
     rc, doc = explain_cli(cli, path)
     assert rc == 0 and doc["verdict"] == "no_error"
+
+
+# Argument checks with their own meaning and fix (tools/gen_torch_messages.py SITE_FIX), on real texts
+# (verbatim excerpts), each from its public thread; none is in fixtures/logs/ or bench/data/.
+OWN_FIX = {
+    # https://github.com/pytorch/pytorch/issues/100243 (the model still on the CPU when DDP wraps it)
+    "ddp_cpu_module": (
+        '  File "train_ddp.py", line 57, in main\n'
+        "    model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[LOCAL_RANK],output_device=LOCAL_RANK)\n"
+        '  File "/opt/conda/lib/python3.8/site-packages/torch/nn/parallel/distributed.py", line 508, in __init__\n'
+        "    self._log_and_throw(\n"
+        '  File "/opt/conda/lib/python3.8/site-packages/torch/nn/parallel/distributed.py", line 604, in _log_and_throw\n'
+        "    raise err_type(err_msg)\n"
+        "ValueError: DistributedDataParallel device_ids and output_device arguments only work with "
+        "single-device/multiple-device GPU modules or CPU modules, but got device_ids [0], output_device 0, and module "
+        "parameters {device(type='cpu')}.\n"),
+    # https://github.com/guoqincode/Open-AnimateAnyone/issues/32 (a UNet with every parameter frozen)
+    "ddp_frozen": (
+        "  unet = DDP(unet, device_ids=[local_rank], output_device=local_rank)\n"
+        '  File "/home/hongfating/miniconda3/envs/animate/lib/python3.8/site-packages/torch/nn/parallel/distributed.py",'
+        " line 551, in __init__\n"
+        "    self._log_and_throw(\n"
+        '  File "/home/hongfating/miniconda3/envs/animate/lib/python3.8/site-packages/torch/nn/parallel/distributed.py",'
+        " line 686, in _log_and_throw\n"
+        "    raise err_type(err_msg)\n"
+        "RuntimeError: DistributedDataParallel is not needed when a module doesn't have any parameter that requires a "
+        "gradient.\n"),
+    # https://github.com/snowflakedb/ArcticInference/issues/175 (an all_gather_into_tensor sized for another count)
+    "all_gather_into_tensor": (
+        "(VllmWorker rank=0 pid=104) ERROR 09-09 02:24:28 [multiproc_executor.py:522] ValueError: output tensor size "
+        "must be equal to world_size times input tensor size\n"
+        '(VllmWorker rank=1 pid=105) ERROR 09-09 02:24:28 [multiproc_executor.py:522]   File "/usr/local/lib/python3.12/'
+        'dist-packages/torch/distributed/distributed_c10d.py", line 3836, in all_gather_into_tensor\n'
+        "(VllmWorker rank=1 pid=105) ERROR 09-09 02:24:28 [multiproc_executor.py:522]     work = "
+        "group._allgather_base(output_tensor, input_tensor, opts)\n"),
+    # https://github.com/skyhehe123/SA-SSD/issues/17 (DDP's broadcast of a model left on the CPU)
+    "cuda_and_dense": (
+        '  File "/root/miniconda3/envs/pcdet/lib/python3.7/site-packages/torch/nn/parallel/distributed.py", line 480, '
+        "in _distributed_broadcast_coalesced\n"
+        "    dist._broadcast_coalesced(self.process_group, tensors, buffer_size)\n"
+        "RuntimeError: Tensors must be CUDA and dense\n"),
+}
+
+
+@pytest.mark.parametrize("name,entry,means,fix", [
+    ("ddp_cpu_module", "torch.distributed_usage", "still on the CPU", "model.to(local_rank); model = DDP(model, "
+                                                                       "device_ids=[local_rank])"),
+    ("ddp_frozen", "torch.distributed_usage", "requires_grad=False", "wrap only the trainable submodule"),
+    ("all_gather_into_tensor", "torch.c10d_error", "world_size x input.numel()", "dist.get_world_size(group)"),
+    ("cuda_and_dense", "torch.c10d_error", "on the CPU", "t.cuda(local_rank)"),
+])
+def test_an_argument_check_gets_the_meaning_and_fix_of_its_own_message(kb, name, entry, means, fix):
+    from gpudoctor import explain
+
+    res = explain.explain_text(OWN_FIX[name], kb)
+    root = res["findings"][0]
+    assert root["id"] == entry and root["confidence"] == "cause", (name, root["id"])
+    # the message's own cause comes first, with its line as evidence, before the family's generic causes
+    first = root["causes"][0]
+    assert means in first["text"] and any(fix in f for f in first["fix"]), (name, first)
+    assert first["evidence"] and first["evidence"][0]["text"] in OWN_FIX[name]
+
+
+def test_most_argument_checks_of_the_torch_generator_carry_their_own_fix():
+    # before this table, 1 of 918 sites had its own fix; the user-facing checks of distributed_c10d.py,
+    # DDP's constructor and ProcessGroupNCCL's tensor checks are what the table is for
+    with open(GEN) as f:
+        sites = json.load(f)["sites"]
+    own = [s for s in sites if s.get("fix")]
+    assert len(own) >= 150
+    for text in ("Tensors must be contiguous", "device_ids can only be None or contain a single element.",
+                 "trying to initialize the default process group twice!",
+                 "input tensor must be the same size as output size times world size"):
+        assert any(s["text"] == text and s.get("fix") for s in sites), text
+    # every fix is a list of concrete strings beside its meaning (the loader's own contract)
+    assert all(isinstance(s["means"], str) and s["fix"] and all(isinstance(x, str) for x in s["fix"]) for s in own)

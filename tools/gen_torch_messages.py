@@ -113,6 +113,19 @@ RULES = [
     ("torchrun-usage", "torch.distributed_usage", {"where": r"^torch/distributed/(?:run|launch|elastic|launcher)",
                                                    "level": r"raise"}),
     ("api-usage", "torch.distributed_usage", {"where": r"^torch/(?:distributed|nn/parallel)/", "level": r"raise"}),
+    # c10d's argument checks whose wording has none of c10d-check's words (ProcessGroupGloo.cpp's
+    # invalidArgument texts, ProcessGroupNCCL.cpp's gather/scatter prefix, ProcessGroup.cpp's split checks)
+    ("c10d-argument", "torch.c10d_error", {"level": r"raise|string",
+                                           "text": r"^ProcessGroupNCCL::(?:gather|scatter): %s$|"
+                                                   r"^Tensor's dim 0 does not divide|^Number of tensor splits not equal|"
+                                                   r"^Split sizes doesn't match|^input tensor has to be contiguous|"
+                                                   r"need to be on the same device|^output lists should be equal to|"
+                                                   r"^reduce_scatter only supports 1 output|^Sparse dimensions do not match|"
+                                                   r"^the split group's size should be no larger|"
+                                                   r"^Split ranks should not have duplicates|"
+                                                   r"^Tensor list mustn't be larger than|"
+                                                   r"^Capturing NCCL collectives is only allowed|"
+                                                   r"^Not able to create/get the NCCL Communicator"}),
     ("c10d-check", "torch.c10d_error", {"level": r"raise|string",
                                         "text": r"\b(?:must|cannot|can't|not supported|does not support|doesn't support|"
                                                 r"requires?|[Ii]nvalid|[Uu]nsupported|[Ee]xpected|mismatch|not implemented|"
@@ -134,6 +147,511 @@ SITE_FIX = [
       "--node-rank count once); under Slurm: srun --ntasks-per-node=1 torchrun --node-rank $SLURM_NODEID ...",
       "on a node that did not join: its own log for an earlier error, and nc -zv <MASTER_ADDR> <MASTER_PORT>",
       "--nnodes x --nproc-per-node must be the world size the store waits for"]),
+]
+
+# The argument checks users meet, each message its own meaning and fix (torch.distributed_usage and
+# torch.c10d_error alone say only "the message names what to change"). Written from the code around
+# each check and the documentation of the call it guards, for torch 2.13 (the slice's release):
+# - torch/distributed/distributed_c10d.py and the API docs, https://pytorch.org/docs/stable/distributed.html
+#   (new_group: "requires that all processes in the main group enter this function, even if they are not
+#   going to be members of the group"; all_gather / gather / scatter: the list holds one tensor per rank, of
+#   the input's size; all_gather_into_tensor: "output_tensor ... must be correctly sized to have one of the
+#   following forms: (world_size * k, ...) (concatenation) or (world_size, k, ...) (stack)";
+#   reduce_scatter_tensor: "input_tensor ... should have a size of output tensor size times the world size")
+# - torch/nn/parallel/distributed.py (DistributedDataParallel.__init__'s _log_and_throw checks) and its
+#   docs, https://pytorch.org/docs/stable/generated/torch.nn.parallel.DistributedDataParallel.html
+#   ("device_ids ... For single-device modules, device_ids can contain exactly one device id ... For
+#   multi-device modules and CPU modules, device_ids must be None"; the join() context manager for
+#   uneven inputs, https://pytorch.org/tutorials/advanced/generic_join.html)
+# - ProcessGroupNCCL.cpp (check_gpu_single_tensor, _allgather_base, _reduce_scatter_base, getNcclDataType,
+#   getNcclReduceOp) and ProcessGroupGloo.cpp (the checks named after "ProcessGroupGloo::<op>: ", each
+#   reported through its invalidArgument), https://github.com/pytorch/pytorch/tree/main/torch/csrc/distributed/c10d
+# - torch/distributed/run.py, rendezvous.py, elastic/rendezvous/*.py, launcher/api.py and the torchrun
+#   docs, https://pytorch.org/docs/stable/elastic/run.html
+# - torch/distributed/device_mesh.py (init_device_mesh), https://pytorch.org/docs/stable/distributed.html#devicemesh
+_ONE_PER_RANK = "[torch.empty_like(t) for _ in range(dist.get_world_size(group))]"
+SITE_FIX += [
+    # ---- distributed_c10d.py: groups and ranks
+    (r"^Rank %s is out of range\. Valid ranks are 0 to|^the new group's world size should be less or equal to the "
+     r"world size|^The new group's rank should be within the world_size",
+     "new_group() was given a rank that does not exist: every rank in `ranks` must be below the world size "
+     "(torchrun's --nnodes x --nproc-per-node), so the job started fewer ranks than the code assumes.",
+     ["build the list from the world that exists: ranks = list(range(dist.get_world_size())) (or a slice of it), "
+      "never from a hard-coded GPU count",
+      "start as many ranks as the groups need: torchrun --nnodes N --nproc-per-node G (world size N x G); "
+      "print(dist.get_world_size()) on rank 0 to see what was started"]),
+    (r"^ranks list must not contain duplicate entries|^the split group cannot have duplicate ranks|"
+     r"^Rank %s has appeared in both subgroup",
+     "A group's `ranks` list names one rank twice (or two subgroups of new_subgroups_by_enumeration share a rank): "
+     "each rank can appear once in a group.",
+     ["pass each rank once: ranks = sorted(set(ranks)); subgroups of new_subgroups_by_enumeration must not overlap"]),
+    (r"^Group rank %s is not part of group|^Global rank %s is not part of (?:the parent )?group",
+     "A rank used a group it is not a member of (or asked for a rank outside the group): a collective on a "
+     "subgroup was called by a rank missing from that group's `ranks`.",
+     ["call collectives on a subgroup only from its members: `if dist.get_rank() in ranks: dist.all_reduce(t, "
+      "group=g)`; convert ranks with dist.get_group_rank(g, global_rank) / dist.get_global_rank(g, group_rank)",
+      "call new_group(ranks) on EVERY rank (members or not) in the same order, then use the group only on its members"]),
+    (r"^Group %s is not registered",
+     "The group passed to the call is not (or no longer) registered: it was destroyed "
+     "(destroy_process_group), made by another init_process_group, or is not a ProcessGroup from new_group.",
+     ["create groups with dist.new_group(ranks) after init_process_group and do not use them after "
+      "dist.destroy_process_group(); pass group=None for the default (world) group"]),
+    (r"^Invalid process group specified",
+     "The group passed to the call is unknown to torch.distributed: destroyed already "
+     "(destroy_process_group), or init_process_group was never called in this process.",
+     ["call dist.init_process_group(...) first (or launch with torchrun), and use groups only between "
+      "new_group and destroy_process_group"]),
+    (r"^Expected ProcessGroup, got %s|^Expecting a ProcessGroup, but got a %s",
+     "group= was given something that is not a ProcessGroup (a list of ranks, a rank number, a DeviceMesh).",
+     ["make the group once with g = dist.new_group(ranks=[...]) on every rank and pass group=g "
+      "(a DeviceMesh: mesh.get_group(dim))"]),
+    (r"^Can't specify both group_rank and global_rank|^Must specify global_rank or group_rank",
+     "get_group_rank / get_global_rank-style helpers (and the group_src/group_dst arguments) take exactly one of the "
+     "two rank numbers.",
+     ["pass either the global rank (src=/dst=) or the rank within the group (group_src=/group_dst=), not both"]),
+    (r"^Invalid %s rank: %s rank should not be the same as the rank of the current process",
+     "send/recv (isend/irecv, P2POp) to this rank itself: the peer rank equals dist.get_rank().",
+     ["compute the peer from the rank: dst=(rank + 1) % world_size, src=(rank - 1) % world_size; skip the "
+      "exchange when the peer would be the rank itself (world size 1)"]),
+    (r"^Invalid ``op``\. Expected ``op`` to be of type|^Invalid ``p2p_op_list``",
+     "batch_isend_irecv takes a list of P2POp whose op is dist.isend or dist.irecv (the functions, not their results).",
+     ["ops = [dist.P2POp(dist.isend, send_t, peer), dist.P2POp(dist.irecv, recv_t, peer)]; "
+      "for w in dist.batch_isend_irecv(ops): w.wait()"]),
+    (r"^All ops need to use the same group",
+     "The P2POp list given to batch_isend_irecv mixes process groups.",
+     ["give every P2POp of one batch_isend_irecv the same group=, or make one batch per group"]),
+    (r"^trying to initialize the default process group twice",
+     "init_process_group was called a second time in the same process (a library - accelerate, Lightning, "
+     "DeepSpeed, a Trainer - already initialised it, or the code calls it in a loop or per model).",
+     ["guard the call: `if not dist.is_initialized(): dist.init_process_group(...)`; or call "
+      "dist.destroy_process_group() before initialising again"]),
+    (r"^Cannot specify both init_method and store",
+     "init_process_group got both init_method= and store=; they are two ways to rendezvous.",
+     ["pass one: init_method='env://' (torchrun's MASTER_ADDR/PORT) or store=dist.TCPStore(...) with rank= "
+      "and world_size="]),
+    (r"^world_size must be positive if using store|^rank must be non-negative if using store",
+     "init_process_group(store=...) needs rank= and world_size= (no env:// to read them from).",
+     ["pass rank=int(os.environ['RANK']), world_size=int(os.environ['WORLD_SIZE']) with store=, or use "
+      "init_method='env://' under torchrun"]),
+    (r"^Expected timeout argument to be of type datetime\.timedelta",
+     "timeout= of init_process_group / new_group must be a datetime.timedelta, not a number of seconds.",
+     ["timeout=datetime.timedelta(minutes=30) (import datetime)"]),
+    (r"^The specified group name has already been created",
+     "new_group(group_name=...) was given a name that another live group already uses.",
+     ["give each group a unique group_name, or leave it unset (torch names groups itself)"]),
+    (r"^init_process_group device_id parameter must be an accelerator with an index|"
+     r"^Please use a device_id with index",
+     "init_process_group(device_id=...) needs one device with its index (torch.device('cuda', local_rank)), "
+     "not 'cuda' alone.",
+     ["device_id=torch.device('cuda', int(os.environ['LOCAL_RANK'])) (and torch.cuda.set_device(local_rank) "
+      "before it)"]),
+    (r"^device_id %s is out of range\. Please use a device index less than",
+     "device_id names a GPU index this process cannot see: LOCAL_RANK (or the index used) is not below "
+     "torch.cuda.device_count() - more ranks per node than visible GPUs, or CUDA_VISIBLE_DEVICES narrows them.",
+     ["torchrun --nproc-per-node must not exceed the GPUs visible on the node (nvidia-smi -L; echo "
+      "$CUDA_VISIBLE_DEVICES)", "use device_id=torch.device('cuda', local_rank), not the global rank"]),
+    (r"^device_id is an int, but no accelerator support is found|^device_id %s does not match the current "
+     r"compilation's accelerator support",
+     "init_process_group was given a GPU device_id, but this torch build has no CUDA (a CPU-only wheel).",
+     ["install a CUDA build of torch (pip install torch --index-url https://download.pytorch.org/whl/cu<XY>) "
+      "and check python -c 'import torch; print(torch.version.cuda, torch.cuda.is_available())'"]),
+    (r"^LOCAL_RANK is not in the environment",
+     "get_node_local_rank() reads LOCAL_RANK, which torchrun sets for each process; the script was started "
+     "without torchrun (plain python, or a launcher that does not export it).",
+     ["start the script with torchrun --nproc-per-node=G script.py (or export LOCAL_RANK yourself), or call "
+      "get_node_local_rank(fallback_rank=0) for single-process runs"]),
+    # ---- backends
+    (r"^Unknown backend '%s'\. Specify a 'device:backend' string|^Unknown c10d backend type|^Unknown backend type",
+     "The backend= string is not one torch knows (a typo, or a backend of another library that was not imported).",
+     ["backend='nccl' (CUDA), 'gloo' (CPU), 'cpu:gloo,cuda:nccl' (both); a third-party backend registers itself "
+      "on import (import oneccl_bindings_for_pytorch / torch_npu) before init_process_group"]),
+    (r"^Invalid device:backend pairing|^Duplicate device type",
+     "The backend string's 'device:backend' list is malformed.",
+     ["write it as backend='cpu:gloo,cuda:nccl': one backend per device type, comma-separated, no spaces"]),
+    (r"^Default backend not registered for device",
+     "A collective got a tensor on a device type for which the group has no backend: a CPU tensor to a group "
+     "made with backend='nccl' (or a CUDA tensor to 'gloo' only).",
+     ["move the tensor to the rank's GPU (t.cuda(local_rank) / t.to(f'cuda:{local_rank}')) before the collective, "
+      "or init_process_group(backend='cpu:gloo,cuda:nccl') so CPU tensors go through Gloo"]),
+    (r"^We detected accelerator %s on your machine\. But we don't know which communication backend",
+     "init_process_group was called without backend= on a machine whose accelerator has no default backend.",
+     ["pass backend= explicitly (the accelerator vendor's backend, e.g. 'xccl', 'hccl', or 'gloo' for CPU)"]),
+    (r"^Distributed package doesn't have MPI built in",
+     "backend='mpi' needs a torch compiled from source against MPI; the wheels on PyPI and "
+     "download.pytorch.org have no MPI backend.",
+     ["use backend='nccl' (GPUs) or 'gloo' (CPU) with torchrun / srun, or build torch from source on a host with "
+      "MPI (USE_DISTRIBUTED=1, mpicc on PATH)"]),
+    (r"^Distributed package doesn't have Gloo built in",
+     "This torch build has no Gloo backend (some platform builds: macOS/Windows wheels of some releases, "
+     "custom builds with USE_GLOO=0).",
+     ["use backend='nccl' for GPUs, or install an official Linux wheel (it has Gloo): "
+      "python -c 'import torch.distributed as d; print(d.is_gloo_available())'"]),
+    (r"^Distributed package doesn't have XCCL built in",
+     "backend='xccl' (Intel GPUs) needs a torch built with XPU support.",
+     ["install the XPU build of torch (https://pytorch.org/docs/stable/notes/get_start_xpu.html) or use 'gloo'"]),
+    (r"^Expected backend_options argument to be of type ProcessGroupNCCL\.Options|"
+     r"^Expected ProcessGroupNCCL, got|^Expected ProcessGroupGloo, got",
+     "pg_options / backend options of one backend were given to a group of another (NCCL options to a Gloo "
+     "group or the reverse).",
+     ["pass dist.ProcessGroupNCCL.Options() only with backend='nccl' (and Gloo's only with 'gloo'), or drop "
+      "pg_options"]),
+    (r"^monitored_barrier is only implemented for GLOO backend",
+     "dist.monitored_barrier runs on Gloo only; it was called on an NCCL group.",
+     ["make a Gloo group for it: g = dist.new_group(backend='gloo'); dist.monitored_barrier(group=g, "
+      "timeout=datetime.timedelta(seconds=60)) (it names the rank that did not arrive)"]),
+    (r"^ProcessGroupWrapper unsupported without GLOO backend",
+     "TORCH_DISTRIBUTED_DEBUG=DETAIL wraps each group in ProcessGroupWrapper, which checks collectives through a "
+     "Gloo group; this torch has no Gloo.",
+     ["unset TORCH_DISTRIBUTED_DEBUG (or set INFO), or use a torch build with Gloo (official Linux wheels)"]),
+    # ---- collectives: tensors and lists
+    (r"^Invalid function argument\. Expected parameter `%s` of type torch\.Tensor but got %s instead",
+     "The collective expects one torch.Tensor for that parameter and got something else (a Python number, a "
+     "numpy array, a list).",
+     ["wrap values in a tensor on the rank's device: t = torch.tensor(x, device=f'cuda:{local_rank}'); "
+      "dist.all_reduce(t); for Python objects use all_gather_object / broadcast_object_list"]),
+    (r"^Invalid function argument\. Expected parameter `%s` of type List\[torch\.Tensor\]",
+     "The collective (all_gather, gather, scatter, reduce_scatter, all_to_all) expects a LIST of tensors for "
+     "that parameter - one per rank - and got a single tensor or a list holding non-tensors.",
+     ["pass one preallocated tensor per rank: out = " + _ONE_PER_RANK + "; dist.all_gather(out, t) "
+      "(or use all_gather_into_tensor with one tensor of world_size x the input)"]),
+    (r"^Invalid function argument: output_tensor_lists should be a list",
+     "all_gather_multigpu-style calls take a list of lists of tensors.",
+     ["use dist.all_gather(list_of_world_size_tensors, t) (one GPU per process), not the multi-GPU variants"]),
+    (r"^Invalid usage of tensors with different dtypes",
+     "The tensors of one coalesced / list collective differ in dtype.",
+     ["cast them to one dtype first (t.float() / t.to(torch.bfloat16)), or issue one collective per dtype"]),
+    (r"^all_reduce does not support %s on complex tensors",
+     "all_reduce of complex tensors supports SUM/AVG-style element-wise ops only; MAX/MIN/PRODUCT have no "
+     "meaning on complex numbers.",
+     ["reduce torch.view_as_real(t) instead, or use ReduceOp.SUM"]),
+    (r"^Argument ``gather_list`` must be specified on destination rank|"
+     r"^Argument ``gather_list`` must NOT be specified on non-destination",
+     "dist.gather takes gather_list on the destination rank only (a list of world_size tensors) and None on "
+     "every other rank.",
+     ["gather_list = " + _ONE_PER_RANK + " if rank == dst else None; dist.gather(t, gather_list, dst=dst)"]),
+    (r"^Argument ``scatter_list`` must be specified on source rank|"
+     r"^Argument ``scatter_list`` must NOT be specified on non-source",
+     "dist.scatter takes scatter_list on the source rank only (world_size tensors of the output's shape) and "
+     "None on every other rank.",
+     ["scatter_list = list(chunks) if rank == src else None; dist.scatter(out, scatter_list, src=src)"]),
+    (r"^Must provide object_gather_list on dst rank|^source rank must provide non-None scatter_object_input_list|"
+     r"^Expected argument scatter_object_output_list to be a list of size at least 1",
+     "gather_object / scatter_object_list need their list on the root rank (world_size slots), and "
+     "scatter_object_list's output list needs one slot on every rank.",
+     ["gather_object(obj, [None] * world_size if rank == dst else None, dst=dst); "
+      "scatter_object_list(out := [None], objs if rank == src else None, src=src)"]),
+    (r"^Coalescing manager requires all collectives to be the same type",
+     "Inside one _coalescing_manager block all collectives must be the same kind (all all_reduce, or all "
+     "all_gather_into_tensor...).",
+     ["split the block into one coalescing block per collective kind"]),
+    (r"^Default group size only takes effect when CUDA is available",
+     "new_subgroups() without group_size uses the number of GPUs per node, which needs CUDA.",
+     ["pass group_size= explicitly (e.g. new_subgroups(group_size=int(os.environ['LOCAL_WORLD_SIZE'])))"]),
+    (r"^The arg 'group_size' \(%s\) must be positive|^The arg 'group_size' \(%s\) must not exceed the world size|"
+     r"^The world size \(%s\) must be divisible by 'group_size",
+     "new_subgroups(group_size=...) cuts the world into equal groups: group_size must be between 1 and the world "
+     "size and divide it.",
+     ["pick a group_size that divides dist.get_world_size() (e.g. the ranks per node), or use "
+      "new_subgroups_by_enumeration for uneven groups"]),
+    (r"^split_ranks cannot be None or empty|^the split group cannot be empty|^the split group's size should be "
+     r"less or equal",
+     "split_group(split_ranks=...) needs non-empty lists of ranks that exist in the parent group.",
+     ["split_ranks=[[0, 1], [2, 3]]: every rank below the parent's size, no list empty"]),
+    (r"^No device associated with the default pg, not safe to split",
+     "split_group needs the default group bound to a device, which init_process_group(device_id=...) does.",
+     ["init_process_group(backend='nccl', device_id=torch.device('cuda', local_rank)) before split_group"]),
+    (r"^Mismatched bound device between new pg and the default pg",
+     "new_group(device_id=...) names a different GPU than the one the default group was bound to.",
+     ["use the same device_id for every group of a rank (torch.device('cuda', local_rank))"]),
+]
+
+SITE_FIX += [
+    # ---- DDP (torch/nn/parallel/distributed.py, DistributedDataParallel.__init__)
+    (r"^DistributedDataParallel is not needed when a module doesn't have any parameter that requires a gradient",
+     "Every parameter of the module handed to DDP has requires_grad=False (the model was frozen, or loaded for "
+     "evaluation), so there is nothing for DDP to synchronise.",
+     ["unfreeze what should train before wrapping (p.requires_grad_(True) for the trainable part), or wrap only "
+      "the trainable submodule in DDP",
+      "for inference or a frozen model do not wrap it in DDP at all (each rank runs the model as it is)"]),
+    (r"^DistributedDataParallel device_ids and output_device arguments only work with",
+     "device_ids was given for a module whose parameters are not on one GPU: the model is still on the CPU "
+     "(DDP was constructed before model.to(device)) or spans several devices.",
+     ["move the model first: model.to(local_rank); model = DDP(model, device_ids=[local_rank]) "
+      "(after torch.cuda.set_device(local_rank))",
+      "for a CPU model (Gloo) or a model split over several GPUs pass device_ids=None and output_device=None"]),
+    (r"^device_ids can only be None or contain a single element",
+     "DDP runs one process per GPU: device_ids holds exactly one GPU, this rank's.",
+     ["DDP(model, device_ids=[local_rank]) and start one process per GPU with torchrun --nproc-per-node=<GPUs> "
+      "(single-process multi-GPU DDP is gone; DataParallel is the single-process API)"]),
+    (r"^DistributedDataParallel's input module must be on the same type of devices",
+     "Part of the module is on the CPU and part on a GPU when DDP wraps it.",
+     ["move the whole module to one device before wrapping (model.to(local_rank)); register tensors that must "
+      "follow the model as buffers (register_buffer) instead of plain attributes"]),
+    (r"^Modules with uninitialized parameters can't be used with `DistributedDataParallel`",
+     "The model has lazy modules (nn.LazyLinear, LazyConv...) whose parameters do not exist before the first "
+     "forward.",
+     ["run one dummy forward with a real-shaped batch before DDP(model, ...), or replace Lazy* modules with sized ones"]),
+    (r"^DDP Pickling/Unpickling are only supported when using DDP with the default process group",
+     "The DDP wrapper itself was pickled (torch.save(ddp_model), copy.deepcopy, or passed to a DataLoader "
+     "worker) while it uses a non-default process group.",
+     ["save the inner model's weights: torch.save(ddp_model.module.state_dict(), path) and load them into a bare "
+      "model (no 'module.' prefix); never pickle the DDP object"]),
+    (r"^SyncBatchNorm layers only work with GPU modules",
+     "nn.SyncBatchNorm (convert_sync_batchnorm) synchronises through a CUDA backend; the module is on the CPU.",
+     ["model = nn.SyncBatchNorm.convert_sync_batchnorm(model).to(local_rank) before DDP(..., "
+      "device_ids=[local_rank]); for CPU training keep plain BatchNorm"]),
+    (r"^Communication hook must be callable|^hook must be callable, got|^Communication hook: bucket annotation|"
+     r"^Communication hook: return annotation",
+     "register_comm_hook needs a function hook(state, bucket: dist.GradBucket) -> torch.futures.Future[torch.Tensor].",
+     ["pass a built-in hook (from torch.distributed.algorithms.ddp_comm_hooks import default_hooks; "
+      "model.register_comm_hook(None, default_hooks.fp16_compress_hook)) or fix the custom hook's signature"]),
+    (r"^BF16 all reduce communication hook required",
+     "bf16_compress_hook needs CUDA 11+ with NCCL 2.10+ (NCCL's bfloat16 type).",
+     ["use fp16_compress_hook, or a torch whose bundled NCCL is 2.10 or newer "
+      "(python -c 'import torch; print(torch.cuda.nccl.version())')"]),
+    (r"^Cannot specify both process_group and device_mesh arguments|^Only 1D device mesh is supported, but got",
+     "DDP takes either process_group= or a 1-D device_mesh=.",
+     ["pass one: DDP(model, device_mesh=mesh['dp']) (a 1-D slice) or DDP(model, process_group=g)"]),
+]
+
+SITE_FIX += [
+    # ---- ProcessGroupNCCL.cpp: the tensor checks
+    (r"^Tensors must be CUDA and dense",
+     "A tensor given to an NCCL collective is on the CPU (or sparse): NCCL moves GPU memory only.",
+     ["move it to this rank's GPU first: t = t.cuda(local_rank) (after torch.cuda.set_device(local_rank)); "
+      "results of .item()/.cpu()/numpy are CPU tensors",
+      "for CPU tensors use a Gloo group: init_process_group(backend='cpu:gloo,cuda:nccl') or "
+      "dist.new_group(backend='gloo')"]),
+    (r"^Tensors must be contiguous",
+     "A tensor given to the collective is a non-contiguous view (a transpose, permute, slice with a step, "
+     "expand): NCCL sends one contiguous buffer.",
+     ["call .contiguous() on the tensor before the collective and copy the result back if the view must be "
+      "updated (buf = t.contiguous(); dist.all_reduce(buf); t.copy_(buf))"]),
+    (r"^Tensors must be non-overlapping and dense",
+     "The tensor's memory overlaps itself (expand(), as_strided with stride 0) or has gaps.",
+     ["pass t.contiguous() (or t.clone()) instead of the expanded view"]),
+    (r"^Tensors must be on distinct GPU devices|^Tensor list mustn't be larger than the number of available GPUs",
+     "A list of tensors was given as the old one-process-many-GPUs form: several tensors for one process.",
+     ["give each collective one tensor on this rank's GPU and start one process per GPU (torchrun "
+      "--nproc-per-node=<GPUs>)"]),
+    (r"^Tensors must have identical (?:type|size|strides)",
+     "The tensors of one multi-tensor call differ in dtype, size or strides.",
+     ["make them one dtype and shape (.to(dtype), .contiguous()) or issue one collective per tensor"]),
+    (r"^Expected list of tensors on the same device|^Tensors must be on the same device|"
+     r"^Corresponding input/output tensors to scatter/gather must all reside",
+     "The input and output tensors of the collective are on different devices (one on cuda:0 and one on "
+     "cuda:1, or one on the CPU).",
+     ["allocate the outputs like the input: torch.empty_like(t) / torch.zeros(..., device=t.device), all on this "
+      "rank's GPU (torch.cuda.set_device(local_rank) first)"]),
+    (r"^Tensor list operands to scatter/gather must have the same length|"
+     r"^Tensor list input to scatter/gather must match number of collective participants",
+     "The output (all_gather, gather) or input (scatter, reduce_scatter) list does not have one tensor per rank "
+     "of the group.",
+     ["make the list world_size long: out = " + _ONE_PER_RANK + "; the group's size, not the node's GPU count"]),
+    (r"^All tensor operands to scatter/gather must have the same number of elements",
+     "The tensors of the list differ in size from the input: all_gather / gather / scatter move equal-sized "
+     "tensors (a rank with a different batch size, a last uneven batch).",
+     ["give every rank the same shape: pad to the maximum length (all_reduce the lengths with MAX first) and trim "
+      "after gathering, or use all_gather_object for variable-sized data; DistributedSampler(drop_last=True) for "
+      "equal batches"]),
+    (r"^output tensor size must be equal to world_size times input tensor size",
+     "all_gather_into_tensor's output must hold world_size copies of the input: its numel is world_size x "
+     "input.numel(); here it does not (sized for another world size, or for a different input).",
+     ["out = torch.empty((world_size * t.shape[0], *t.shape[1:]), dtype=t.dtype, device=t.device) (or "
+      "(world_size, *t.shape)) with world_size = dist.get_world_size(group); then "
+      "dist.all_gather_into_tensor(out, t, group=group)"]),
+    (r"^input tensor must be the same size as output size times world size",
+     "reduce_scatter_tensor's input must be world_size x the output: input.numel() == world_size * "
+     "output.numel(); here it is not.",
+     ["out = torch.empty(t.shape[0] // world_size, *t.shape[1:], dtype=t.dtype, device=t.device) with "
+      "world_size = dist.get_world_size(group); pad the input's first dimension to a multiple of world_size"]),
+    (r"^output tensor must have the same type as input tensor|^input tensor must be the same type as the output tensor",
+     "all_gather_into_tensor / reduce_scatter_tensor got an output of another dtype than the input.",
+     ["allocate the output with dtype=t.dtype (torch.empty(..., dtype=t.dtype, device=t.device))"]),
+    (r"^ProcessGroupNCCL::(?:gather|scatter): %s",
+     "dist.gather / dist.scatter on an NCCL group refused its arguments; the rest of the line says which: an "
+     "invalid root rank (dst/src not below the world size), the root's list not world_size long, or a list "
+     "given on a non-root rank.",
+     ["pass dst=/src= below dist.get_world_size(); on the root rank a list of world_size tensors of the "
+      "input's shape, on the others None"]),
+    (r"^Input tensor data type is not supported for NCCL process group",
+     "NCCL has no type for this dtype (complex, uint16/32/64, some float8 types, or bfloat16 on an NCCL older "
+     "than 2.10).",
+     ["cast before the collective (t.float(), t.to(torch.int64), torch.view_as_real(t) for complex) and back after"]),
+    (r"^Cannot use ReduceOp\.AVG with boolean inputs",
+     "ReduceOp.AVG on a bool tensor has no meaning.",
+     ["reduce t.float() with AVG, or use ReduceOp.MAX / MIN for a logical or / and"]),
+    (r"^Cannot use ReduceOp\.B(?:AND|OR|XOR) with NCCL",
+     "NCCL has no bitwise reductions.",
+     ["use ReduceOp.MAX (or) / MIN (and) on 0/1 integer tensors, or run the bitwise op on a Gloo group"]),
+    (r"^AVG requires NCCL 2\.10\+|^PreMulSum requires NCCL",
+     "ReduceOp.AVG / PREMUL_SUM need NCCL 2.10 / 2.11; this torch's NCCL is older.",
+     ["use ReduceOp.SUM and divide by the world size, or install a torch that bundles a newer NCCL"]),
+    (r"^ProcessGroupNCCL is only supported with GPUs, no GPUs found",
+     "backend='nccl' was initialised in a process that sees no GPU: CUDA_VISIBLE_DEVICES is empty or wrong, "
+     "the job has no GPU allocated (Slurm without --gpus), or torch is a CPU build.",
+     ["check in the job: nvidia-smi -L; python -c 'import torch; print(torch.cuda.device_count())'; echo "
+      "$CUDA_VISIBLE_DEVICES", "request GPUs (srun/sbatch --gpus-per-node=G) or use backend='gloo' on CPU nodes"]),
+]
+
+SITE_FIX += [
+    # ---- ProcessGroupGloo.cpp: what follows "ProcessGroupGloo::<op>: " (its invalidArgument)
+    (r"^invalid output tensor list at index|^invalid output size: \(expected length|"
+     r"^invalid input tensor list size, must be world size|^output lists should be equal to world size",
+     "The list given to the Gloo collective does not hold one tensor per rank: all_gather / gather need "
+     "world_size output tensors (the message prints the expected length and the one given).",
+     ["out = " + _ONE_PER_RANK + "; dist.all_gather(out, t) - world_size from the group used, not a constant"]),
+    (r"^invalid size of output tensor at index|^input and output tensors must have the same size|"
+     r"^Check failed: outputs\[0\]\.sizes\(\)\.vec\(\) == inputs\[0\]\[i\]\.sizes",
+     "One tensor of the list has another shape than the input: Gloo gathers equal-sized tensors.",
+     ["allocate every slot with the input's shape (torch.empty_like(t)); for per-rank sizes pad to the maximum "
+      "or use all_gather_object"]),
+    (r"^Check failed: outputShape\[0\] \* worldSize == inputShape\[0\]",
+     "reduce_scatter_tensor on Gloo: the input's first dimension must be world_size x the output's.",
+     ["out = torch.empty(t.shape[0] // world_size, *t.shape[1:], dtype=t.dtype); pad the input to a multiple "
+      "of world_size"]),
+    (r"^requires empty output on non-root|^requires empty input on non-root",
+     "gather (scatter) takes its tensor list on the root rank only; a non-root rank passed one.",
+     ["gather_list = " + _ONE_PER_RANK + " if rank == dst else None (scatter_list likewise on src only)"]),
+    (r"^requires a single-element (?:input|output) (?:tensor )?list",
+     "The Gloo collective takes one tensor per process (one GPU or CPU tensor), here it got a list of several or "
+     "none.",
+     ["pass one tensor (dist.broadcast(t, src)); lists only where the API asks for one per rank"]),
+    (r"^requires non-empty (?:input )?tensor list",
+     "The collective got an empty tensor list.",
+     ["pass the tensors (a list of world_size tensors for all_gather / scatter)"]),
+    (r"^tensors must all have the same type|^input and output tensors must have the same type|"
+     r"^Check failed: outputs?(?:Tensors)?\[(?:0|i)\]\.dtype\(\) == inputs?(?:Tensors)?\[",
+     "The input and output tensors of the Gloo collective differ in dtype.",
+     ["allocate the outputs with dtype=t.dtype (torch.empty_like(t))"]),
+    (r"^tensors must all be on the same device|^input and output tensors must be on the same device|"
+     r"^output tensor and input tensor must be on the same type of device|"
+     r"^tensors in the nested tensor vectors need to be on the same device",
+     "The tensors of the Gloo collective are on different devices (some on the CPU and some on a GPU).",
+     ["put them on one device (t.cpu() for Gloo), or use backend='cpu:gloo,cuda:nccl' so GPU tensors go "
+      "through NCCL"]),
+    (r"^unsupported reduction operation \(allreduce of sparse tensors only works with ReduceOp\.SUM\)",
+     "all_reduce of a sparse tensor on Gloo supports SUM only.",
+     ["use ReduceOp.SUM, or convert with t.to_dense() first"]),
+    (r"^Cannot use ReduceOp\.PREMUL_SUM with Gloo|^Cannot use ReduceOp\.B(?:AND|OR|XOR) with non-integral dtype",
+     "The reduction op does not exist for this backend / dtype (PREMUL_SUM is NCCL's; bitwise ops need integers).",
+     ["use SUM (and scale after), or cast to an integer dtype for BAND / BOR / BXOR"]),
+    (r"^Tensor's dim 0 does not divide equally across group size|^Number of tensor splits not equal to group size|"
+     r"^Split sizes doesn't match total dim 0 size",
+     "all_to_all_single's split sizes do not fit: without splits the first dimension must divide by the group "
+     "size; with them there must be one split per rank and they must sum to the first dimension.",
+     ["pass input_split_sizes / output_split_sizes with world_size entries that sum to t.shape[0] (exchange the "
+      "sizes first with an all_to_all_single of the counts), or pad dim 0 to a multiple of world_size"]),
+    (r"^input tensor has to be contiguous",
+     "A tensor given to the Gloo collective is a non-contiguous view.",
+     ["pass t.contiguous() (copy the result back into the view if needed)"]),
+    (r"^ProcessGroupWrapper: Monitored Barrier encountered error running collective",
+     "TORCH_DISTRIBUTED_DEBUG=DETAIL checks every collective with a Gloo monitored barrier first: some rank did "
+     "not reach this collective in time (it crashed, or it is in another collective or code path); the rest "
+     "of the message names the rank(s).",
+     ["look at the named rank's own log for its error or where it waits; make every rank run the same "
+      "collectives in the same order (no collective inside `if rank == 0:`)"]),
+]
+
+SITE_FIX += [
+    # ---- torchrun (run.py), the launcher API, rendezvous handlers and their configuration
+    (r'^nnodes=%s is not in "MIN:MAX" format',
+     "torchrun --nnodes takes a number or a MIN:MAX range (elastic).",
+     ["--nnodes=2 (fixed) or --nnodes=1:4 (elastic, with --rdzv-backend=c10d)"]),
+    (r"^min_nodes must be > 0 and <= max_nodes|^The minimum number of (?:rendezvous )?nodes \(%s\) must be greater "
+     r"than zero|^The maximum number of (?:rendezvous )?nodes \(%s\) must be greater than or equal",
+     "The --nnodes MIN:MAX range is empty or starts at 0.",
+     ["--nnodes=MIN:MAX with 1 <= MIN <= MAX (e.g. --nnodes=2:4)"]),
+    (r"^max_restarts must be >= 0",
+     "torchrun --max-restarts is negative.",
+     ["--max-restarts=0 (no restart) or a positive count"]),
+    (r"^Unsupported nproc_per_node value",
+     "torchrun --nproc-per-node takes a number or one of gpu, cpu, xpu, auto.",
+     ["--nproc-per-node=8 (or gpu: one process per visible GPU)"]),
+    (r"^Cuda is not available\.$",
+     "torchrun --nproc-per-node=gpu was used on a node where torch sees no GPU.",
+     ["check the node: nvidia-smi -L; python -c 'import torch; print(torch.cuda.is_available())'; request GPUs "
+      "from the scheduler, or give a number / cpu"]),
+    (r"^Xpu is not available\.$|^%s is not available\.$",
+     "torchrun --nproc-per-node=<device> names a device type this node's torch does not see.",
+     ["give a number of processes, or the device type the node has (gpu / cpu)"]),
+    (r"^When using the '--no-python' flag, you must also set the '--use-env' flag|"
+     r"^Don't use both the '--no-python' flag and the '--module' flag",
+     "The launcher's flags conflict: --no-python runs the command as is, so it cannot be a module (-m) and "
+     "(torch.distributed.launch) must get its rank from the environment.",
+     ["drop --module with --no-python (or drop --no-python), and with torch.distributed.launch add --use-env "
+      "(better: use torchrun, which always sets the environment)"]),
+    (r"^--local_ranks_filter must be a comma-separated list of integers|^ranks set cannot be empty",
+     "torchrun --local-ranks-filter takes local rank numbers.",
+     ["--local-ranks-filter=0 (or 0,1,2) together with --tee / --redirects"]),
+    (r"^Endpoint is missing in endpoint\. Try to add --master-addr|^port is missing in endpoint: %s\. Try to specify",
+     "The static rendezvous (torchrun without --rdzv-backend, or --rdzv-backend=static) needs the master's "
+     "address and port.",
+     ["torchrun --nnodes N --node-rank R --master-addr <node 0's address> --master-port 29500 ... "
+      "(or --rdzv-backend=c10d --rdzv-endpoint <host>:<port>)"]),
+    (r"^rank is absent in RendezvousParameters|^endpoint is absent in RendezvousParameters|"
+     r"^Port is absent in endpoint: %s\. Try launching with --master-port",
+     "The static TCP rendezvous needs each node's --node-rank and node 0's --master-addr/--master-port.",
+     ["torchrun --nnodes N --node-rank <0..N-1, distinct per node> --master-addr <node 0> --master-port 29500 "
+      "...; under Slurm --node-rank $SLURM_NODEID"]),
+    (r"^The rendezvous configuration string must be in format|^The rendezvous configuration option '%s' must have a "
+     r"value|^The rendezvous configuration option '%s' does not represent a valid",
+     "torchrun --rdzv-conf is a comma-separated key=value list and one item is malformed.",
+     ["--rdzv-conf=join_timeout=600,read_timeout=120 (no spaces, every key with a value of the right type)"]),
+    (r"^The port number of the rendezvous endpoint '%s' must be an integer|"
+     r"^The hostname of the rendezvous endpoint '%s' must be",
+     "torchrun --rdzv-endpoint is not host:port (a port out of range, or a hostname with invalid characters, "
+     "an unexpanded variable, a URL).",
+     ["--rdzv-endpoint=$MASTER_ADDR:29500 with MASTER_ADDR a resolvable hostname or an IP (no scheme, no path); "
+      "echo it in the job script to see what the shell expanded"]),
+    (r"^The %s timeout \(%s\) must be positive",
+     "A rendezvous timeout in --rdzv-conf is zero or negative.",
+     ["--rdzv-conf=join_timeout=<seconds > 0>,last_call_timeout=<seconds > 0>"]),
+    (r"^The rendezvous backend '%s' is not registered|^Invalid store type given\. Currently only supports file and tcp",
+     "--rdzv-backend names a backend torchrun does not have (typo, or etcd without its package).",
+     ["--rdzv-backend=c10d (built in; no etcd needed) or static; etcd needs python-etcd installed"]),
+    (r"^No rendezvous handler for %s://",
+     "init_process_group's init_method has a scheme torch does not know.",
+     ["init_method='env://' (under torchrun), 'tcp://<host>:<port>' (with rank= and world_size=) or "
+      "'file:///shared/path'"]),
+    (r"^rank parameter missing|^world size parameter missing|^port number missing|^hostname cannot be None|"
+     r"^port must have value from 0 to 65535",
+     "init_method='tcp://...' or 'file://...' needs the host, a port 0-65535, and rank= / world_size= (as "
+     "arguments or in the URL's query).",
+     ["dist.init_process_group('nccl', init_method='tcp://10.0.0.1:23456', rank=rank, world_size=world_size)"]),
+    (r"^Unable to perform re-?rendezvous using (?:tcp|env|file)://",
+     "torchrun restarted the workers (elastic restart) and the script's init_method cannot rendezvous twice.",
+     ["under torchrun use init_method='env://' (the default) and let torchrun's --rdzv-backend=c10d handle "
+      "restarts, or run with --max-restarts=0"]),
+    (r"^server_port must be specified when world_size > 1",
+     "create_c10d_store was asked for a multi-rank store without a port.",
+     ["pass --master-port (torchrun) / MASTER_PORT, or server_port="]),
+    (r"^local_rank %s exceeds available GPUs in CUDA_VISIBLE_DEVICES",
+     "torchrun started more processes on this node than CUDA_VISIBLE_DEVICES lists GPUs.",
+     ["--nproc-per-node must not exceed the number of GPUs in CUDA_VISIBLE_DEVICES (or the job's --gpus-per-node)"]),
+    (r"^Tensor with dimensions: %s does not have first dimension divisible by world_size|"
+     r"^input dimension 0 \(%s must be a multiple of group_size",
+     "The functional collective splits the first dimension into world_size equal parts; it does not divide.",
+     ["pad the first dimension to a multiple of the group size (torch.nn.functional.pad) and trim after"]),
+    # ---- DeviceMesh (torch/distributed/device_mesh.py, init_device_mesh)
+    (r"^Mesh should not be bigger than default world size",
+     "init_device_mesh's mesh_shape multiplies to more ranks than the job started.",
+     ["make prod(mesh_shape) equal dist.get_world_size() (e.g. (nnodes, nproc_per_node)); start the ranks the "
+      "mesh needs with torchrun --nnodes/--nproc-per-node"]),
+    (r"^DeviceMesh only support homogeneous hardware",
+     "init_device_mesh found a different number of ranks than devices on a node: --nproc-per-node does not "
+     "equal the GPUs every node has, or nodes differ.",
+     ["run one rank per GPU on every node (--nproc-per-node = GPUs per node) and the same count on all nodes"]),
+    (r"^mesh_shape and mesh_dim_names should have same length|^Each mesh_dim_name must be unique",
+     "init_device_mesh needs one unique name per mesh dimension.",
+     ["init_device_mesh('cuda', (2, 4), mesh_dim_names=('dp', 'tp'))"]),
+    (r"^Mesh dimension '%s' does not exist|^Invalid mesh_dim_names %s specified|^No `mesh_dim_names` found|"
+     r"^Cannot slice a DeviceMesh without mesh_dim_names",
+     "A DeviceMesh was sliced (mesh['tp']) by a name it does not have, or it was built without mesh_dim_names.",
+     ["build it with mesh_dim_names=(...) and slice with one of those names, in the mesh's order"]),
+    (r"^Device type with index is not supported",
+     "init_device_mesh takes a device type ('cuda'), not a device with an index ('cuda:0').",
+     ["init_device_mesh('cuda', mesh_shape) (each rank's GPU comes from torch.cuda.set_device(local_rank))"]),
 ]
 
 # What a bug in the job's code or data makes torch print (the usercode sources): (rule, knowledge
@@ -190,6 +708,11 @@ def _py_sites(path, src, user=False):
         level, arg = None, None
         if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and node.exc.args:
             level, arg = "raise", node.exc.args[0]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                node.func.attr == "_log_and_throw" and len(node.args) == 2:
+            # DDP's self._log_and_throw(ValueError, msg): logs msg and raises err_type(msg)
+            # (torch/nn/parallel/distributed.py), the constructor's argument checks
+            level, arg = "raise", node.args[1]
         elif user and isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
                 node.func.attr in ("append", "insert") and isinstance(node.func.value, ast.Name) and \
                 node.func.value.id == "error_msgs" and node.args:
