@@ -50,14 +50,19 @@ RULES = [
     ("after-error", "nccl.previous_error", {"text": r"Attempt to use communicator before|communicator was revoked|"
                                                     r"SetAsyncError|commReclaim|commDestroySync|destroys proxy"}),
     ("shm", "shm.size", {"text": r"shared memory|/dev/shm|shm_open|ncclShm|posix_fallocate|shm segment"}),
+    # src/os/linux.cc, misc/shmutils.cc: ncclShmOpen grows its /dev/shm file with fallocate
+    ("shm-extend", "shm.size", {"text": r"failed to extend %s to"}),
     ("socket-ifname", "nccl.socket_ifname", {"text": r"no socket interface|No usable listening interface|"
                                                       r"no device found (matching|after excluding)|NCCL_SOCKET_IFNAME"}),
     ("plugin", "nccl.net_plugin", {"text": r"plugin|dlopen|dlsym|dlvsym"}),
     ("nvls", "nccl.nvls", {"text": r"NVLS|multicast|cuMulticast|MNNVL|IMEX"}),
     ("p2p", "gpu.p2p", {"text": r"\bP2P\b|peer access|PeerAccess"}),
     ("gdr-peermem", "rdma.peermem", {"text": r"GDR|nv_peer_mem|peermem|dmabuf|DMA-BUF"}),
+    # releasing verbs objects fails after another error (or at teardown): no memlock, no GID
+    ("ib-release", "nccl.net_ib", {"text": r"ibv_dereg_mr|ibv_dealloc_pd|ibv_destroy_(?:qp|cq)"}),
     ("ib-memlock", "rdma.memlock", {"text": r"ibv_reg_mr|reg_mr|memlock|RLIMIT_MEMLOCK"}),
-    ("ib-gid", "rdma.gid_index", {"text": r"GID|gid index|ibv_query_gid"}),
+    # a word: 'sigIdx' and 'newIdx' (RAS, enqueue.cc) hold the letters g-i-d and are no GID
+    ("ib-gid", "rdma.gid_index", {"text": r"\bGID\b|gid index|ibv_query_gid"}),
     ("ib-qp", "rdma.modify_qp", {"text": r"ibv_modify_qp|modify_qp"}),
     ("ib", "nccl.net_ib", {"where": r"transport/net_ib|net_ib|/ib(?:_|/)|mlx5|rdma", }),
     ("ib-text", "nccl.net_ib", {"text": r"NET/IB|ibv_|\bIB\b|RoCE|mlx5|verbs"}),
@@ -96,6 +101,442 @@ RULES = [
     ("transport", "nccl.topology", {"text": r"No transport found"}),
 ]
 
+# What one message means and what to do, where its family's fix is too general: [(regex over the
+# format, means, [fix])], the first row that matches gives an assigned site its own `means`/`fix`
+# (knowgen.give_fix). Written from the code around each site (NVIDIA/nccl at the commit in the
+# header, and the older releases named) and NCCL's documentation: the environment variables
+# (https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html) and troubleshooting
+# (https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html); each `means`
+# names the file that prints the message. main() stops when a row finds no site (a message
+# reworded upstream: move its row by hand).
+_IFNAME_FIX = ["ip -br addr   (on each node: the interfaces that are up, with their addresses)",
+               "export NCCL_SOCKET_IFNAME=<the interface the nodes reach each other on, e.g. eth0 or ib0>   (a prefix: "
+               "'eth' takes eth0, eth1...; '=eth0' exactly that one; '^docker,lo' all but those) on every rank"]
+_FIRST_ERROR = "find the first error of the job (the earliest NCCL WARN or traceback, on whichever node or rank printed " \
+               "it): this line follows it"
+_WC_STATUS = ("4 IBV_WC_LOC_PROT_ERR: the NIC may not access the buffer, mostly GPU memory without GPUDirect RDMA "
+              "(PCIe ACS on, no nvidia-peermem / DMA-BUF); 5 IBV_WC_WR_FLUSH_ERR: the queue pair was already in error, "
+              "an echo of an earlier failure; 12 IBV_WC_RETRY_EXC_ERR: the peer's NIC never acknowledged (the peer "
+              "process died, its node or link went down, or the two NICs cannot reach each other: routing, RoCE/GID, "
+              "rails); 13 IBV_WC_RNR_RETRY_EXC_ERR: the peer was not ready to receive")
+MSG_FIX = [
+    # --- interfaces and the bootstrap (src/bootstrap.cc, src/misc/socket.cc ncclFindInterfaces) ---
+    (r"^Bootstrap : no socket interface found|^NET/Socket : no interface found",
+     "src/bootstrap.cc / src/transport/net_socket.cc: no network interface matched: NCCL_SOCKET_IFNAME is set and "
+     "names none that is up on this node with an address (of NCCL_SOCKET_FAMILY if set). Without the variable NCCL "
+     "tries ib*, then anything but docker*/lo/virbr*, then docker*, then lo (src/misc/socket.cc ncclFindInterfaces), "
+     "so it always finds one.", _IFNAME_FIX + ["unset NCCL_SOCKET_FAMILY, or set it to the family the interface has "
+                                               "(AF_INET / AF_INET6)"]),
+    (r"^NET/Socket : No usable listening interface found",
+     "src/bootstrap.cc: NCCL_COMM_ID is set and no interface of this node is in the same subnet as its address "
+     "(ncclFindInterfaceMatchSubnet), so this rank cannot listen on a network the root reaches.",
+     ["echo $NCCL_COMM_ID; ip -br addr   (the address must be in a subnet of this node)",
+      "set NCCL_COMM_ID to the root's address on the network all nodes share (or unset it and let the launcher "
+      "exchange the id), or NCCL_SOCKET_IFNAME=<that interface>"]),
+    (r"^Net : No interface found in the same subnet as remote address",
+     "src/misc/socket.cc: NCCL_COMM_ID (or the root's address) is in no subnet of this node's interfaces.",
+     ["ip -br addr on this node, and the address the message names: the node needs an interface on that network",
+      "export NCCL_SOCKET_IFNAME=<the interface on the shared network>"]),
+    (r"no device found matching NCCL_OOB_NET_IFNAME|verify NCCL_OOB_NET_IFNAME",
+     "src/bootstrap.cc netGetDevice: NCCL_OOB_NET_IFNAME (used with NCCL_OOB_NET_ENABLE=1) names network devices of "
+     "NCCL's network plugin (for IB: mlx5_0, mlx5_1:1 ...), and none of this node's devices matches (or, with '^', "
+     "none is left after the exclusion).",
+     ["ibv_devinfo -l   (the RDMA device names NCCL sees); NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=NET lists them as NET/IB : [i]name",
+      "export NCCL_OOB_NET_IFNAME=<one of those names>, or unset it (and NCCL_OOB_NET_ENABLE) to bootstrap over sockets"]),
+    (r"^Invalid NCCL_COMM_ID",
+     "src/bootstrap.cc: NCCL_COMM_ID must be <ipv4>:<port>, [<ipv6>]:<port> or <hostname>:<port>.",
+     ["export NCCL_COMM_ID=<root address>:<port> (an IPv6 address in brackets), or unset it"]),
+    (r"^Net : error encountered when getting address info",
+     "src/misc/socket.cc ncclSocketGetAddrFromString: getaddrinfo() could not resolve the host name of NCCL_COMM_ID "
+     "(the text after the colon is its error, e.g. 'Name or service not known').",
+     ["getent hosts <the host of NCCL_COMM_ID> on this node", "use the root's IP address in NCCL_COMM_ID, or fix DNS / "
+                                                               "/etc/hosts on the nodes"]),
+    (r"^ncclCommGetUniqueId should not be called when NCCL_COMM_ID is set",
+     "src/bootstrap.cc: with NCCL_COMM_ID set every rank takes the root's address from it; calling "
+     "ncclGetUniqueId too is a conflict (one communicator per process can use NCCL_COMM_ID).",
+     ["unset NCCL_COMM_ID (torch.distributed, Horovod and MPI exchange the unique id themselves)"]),
+    (r"NCCL_COMM_ID cannot be used with more than one ncclUniqueId",
+     "src/init.cc: ncclCommInitRankScalable with several unique ids cannot take the root from NCCL_COMM_ID.",
+     ["unset NCCL_COMM_ID"]),
+    (r"^Message truncated : received",
+     "src/bootstrap.cc: a peer sent a larger bootstrap message than this rank expects for the same step. The ranks "
+     "went through NCCL's bootstrap steps differently: they create communicators in a different order or not all "
+     "of them (torch: every rank must call new_group, in the same order, even for groups it is not in), they run "
+     "different NCCL releases (a node or container with another torch / nvidia-nccl-cu* / libnccl2), or a process "
+     "of another job connected to this job's bootstrap port.",
+     ["call new_group / ncclCommSplit on every rank in the same order",
+      "print the NCCL version on every rank (NCCL_DEBUG=VERSION, or python -c 'import torch; "
+      "print(torch.cuda.nccl.version())') and install the same one everywhere",
+      "give concurrent jobs different MASTER_PORT / NCCL_COMM_ID ports"]),
+    (r"^NET/Socket : peer %s message truncated",
+     "src/transport/net_socket.cc: the peer sent more bytes than this rank posted to receive: the ranks called "
+     "different collectives, or the same one with different sizes or dtypes (the user's code), or NCCL chose "
+     "another protocol on each side because an NCCL_* setting (NCCL_PROTO, NCCL_ALGO, buffer sizes) or the NCCL "
+     "release differs between ranks. The message itself says a healthy network points at the application.",
+     ["compare the NCCL_* environment and the NCCL version of every rank; if NCCL_PROTO=Simple on every rank makes "
+      "it work, a setting differed",
+      "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=COLL lists every rank's calls; torch: TORCH_DISTRIBUTED_DEBUG=DETAIL checks "
+      "that every rank calls the same collective with the same shapes"]),
+    (r"^Bootstrap Root : mismatch in (?:rank count|info from procs)",
+     "src/bootstrap.cc: the ranks that reached the root disagree on the number of ranks (or roots): they were "
+     "started with different world sizes, or two jobs share the root's address and port.",
+     ["check WORLD_SIZE / --nnodes x --nproc-per-node on every node", "give concurrent jobs different "
+                                                                       "MASTER_PORT / NCCL_COMM_ID ports"]),
+    (r"^Bootstrap Root : rank %d of %d ranks has already checked in",
+     "src/bootstrap.cc: two processes registered with the root under the same rank: RANK / --node-rank repeated on "
+     "two nodes, or a restarted rank reconnecting to a root of the previous attempt.",
+     ["give each node its own --node-rank (0..nnodes-1) and each process its own RANK",
+      "start all ranks again together (restart the whole job, not one rank)"]),
+    # --- sockets: connect / accept / peers (src/misc/socket.cc, src/os/linux.cc) ---
+    (r"[Cc]onnect to %s (?:failed|returned)|connect returned %s, exceeded error retry count|"
+     r"socketPollConnect(?: poll\(\))? (?:to %s )?failed|PollConnect to %s failed|exceeded (?:retries|timeouts) \(%d\)",
+     "src/misc/socket.cc (src/os/linux.cc since 2.30): this rank could not open a TCP connection to the address "
+     "the message names (the peer's bootstrap or socket transport): nothing listens there (the peer exited or has "
+     "not started), a firewall drops the port, or the address belongs to an interface the other node cannot "
+     "reach (docker0, virbr0, a second NIC) because NCCL_SOCKET_IFNAME chose it.",
+     ["from this node: nc -zv <address> <port> (both from the message); ip route get <address>",
+      "export NCCL_SOCKET_IFNAME=<the interface on the network the nodes share> on every rank",
+      "open the TCP ports between the nodes (NCCL listens on ephemeral ports), and " + _FIRST_ERROR.replace(
+          ": this line follows it", " on the peer if it exited")]),
+    (r"Connection closed by remote peer|socketProgress: Call to recv from %s failed|Call to recv from %s failed",
+     "src/misc/socket.cc: the peer at the address the message names closed the connection or reset it: that "
+     "process exited or crashed (or its node went down), mostly because of its own earlier error.",
+     [_FIRST_ERROR + " (on the node of the address named)", "dmesg / the job's OOM and Xid messages on that node"]),
+    (r"socket magic mismatch|wrong magic",
+     "src/misc/socket.cc socketFinalizeAccept: a connection arrived on NCCL's listening port without NCCL's magic: "
+     "a process of another job (or another program, a port scanner) connected to this port, or the peer runs an "
+     "NCCL with another NCCL_SOCKET_MAGIC. NCCL discards it and keeps waiting.",
+     ["harmless unless the job then hangs; give concurrent jobs different ports, and keep NCCL_SOCKET_MAGIC unset "
+      "(or equal) on every rank"]),
+    (r"socketTryAccept: (?:exceeded error retry count|Accept failed|get errno)|SocketTryAccept: (?:exceeded|Accept failed)",
+     "src/misc/socket.cc: accept() on NCCL's listening socket kept failing; the text after it is the errno "
+     "(EMFILE 'Too many open files': the process has used up its file descriptors).",
+     ["ulimit -n   (on the node; NCCL opens sockets per peer and channel: raise it, e.g. ulimit -n 1048576, or "
+      "LimitNOFILE in the service / --ulimit nofile= for a container)"]),
+    (r"Socket creation failed|UDS: Socket creation error",
+     "src/misc/socket.cc / ipcsocket: socket() failed; the text after it is the errno (EMFILE: too many open files; "
+     "EAFNOSUPPORT: an IPv6 address on a host without IPv6).",
+     ["ulimit -n (raise it), or NCCL_SOCKET_FAMILY=AF_INET when the error is the address family"]),
+    (r"^NCCL_SOCKET_MAGIC invalid value",
+     "src/misc/socket.cc: NCCL_SOCKET_MAGIC is not a number; NCCL uses its built-in magic.",
+     ["unset NCCL_SOCKET_MAGIC (or give the same hexadecimal value on every rank)"]),
+    (r"^Could not get speed (?:for interface|from)",
+     "src/transport/net_socket.cc: /sys/class/net/<if>/speed is unreadable (a virtual or container interface); "
+     "NCCL assumes 10 Gbps for its tuning. Harmless.",
+     ["nothing to do; NCCL_SOCKET_IFNAME=<the physical interface> if another one should carry the traffic"]),
+    (r"NCCL_SOCKET_NTHREADS is greater than the maximum|setting NCCL_NSOCKS_PERTHREAD",
+     "src/transport/net_socket.cc: NCCL_SOCKET_NTHREADS x NCCL_NSOCKS_PERTHREAD is capped at 64 sockets (and "
+     "NTHREADS at 16); NCCL lowered the value it names.",
+     ["set NCCL_SOCKET_NTHREADS and NCCL_NSOCKS_PERTHREAD so that their product is at most 64"]),
+    (r"UDS: (?:Binding to socket %s failed|Cannot bind)",
+     "src/misc/ipcsocket.cc (os/linux_ipcsocket.cc): NCCL could not bind its Unix-domain socket, used between the "
+     "ranks of one node to pass CUDA memory handles (cuMem). Its name is an abstract socket by default: ranks of "
+     "two containers that share the host's network namespace but not the PID namespace can pick the same name "
+     "('Address already in use').",
+     ["run the ranks of a node in one container, or with --pid=host beside --network=host",
+      "or NCCL_IPC_USE_ABSTRACT_SOCKET=0 (a socket file under /tmp instead), or NCCL_CUMEM_ENABLE=0"]),
+    (r"UDS: (?:Sending|Receiving) data over socket",
+     "src/misc/ipcsocket.cc: passing a CUDA memory handle to another rank of this node over a Unix-domain socket "
+     "failed: that rank exited, or the ranks sit in containers that cannot see each other's sockets.",
+     [_FIRST_ERROR, "ranks of one node in separate containers: share the IPC and PID namespaces (--ipc=host "
+                    "--pid=host), or NCCL_CUMEM_ENABLE=0"]),
+    # --- the proxy thread (src/proxy.cc) ---
+    (r"^\[Proxy Service(?: UDS)?\] (?:Poll failed|Failed to execute operation)|"
+     r"^\[Service thread\] (?:Error encountered progressing|Could not receive type|Accept failed)|"
+     r"^Proxy Call to rank %d failed|Socket recv failed while polling for opId",
+     "src/proxy.cc: the proxy thread (NCCL's helper that drives the network and shared memory for its local ranks) "
+     "lost the connection to a rank of this node, or an operation it ran failed: a local rank exited, or the "
+     "real error is printed just before.",
+     [_FIRST_ERROR, "dmesg on this node (a rank killed by the OOM killer leaves no Python error)"]),
+    (r"^\[Proxy service\] Too many connections",
+     "src/proxy.cc: more local ranks connected to one proxy than it accepts: many communicators (or ranks) on one "
+     "node.",
+     ["create fewer communicators (torch: fewer new_group / process groups; destroy the ones no longer used)"]),
+    (r"Failed to (?:set|create) CUDA (?:device|context) on device",
+     "src/proxy.cc: NCCL's proxy thread could not make the rank's GPU current: the GPU has failed (Xid, fell off the "
+     "bus) or the CUDA context is broken by an earlier error.",
+     ["nvidia-smi and dmesg | grep -i xid on that node", _FIRST_ERROR]),
+    (r"^failed to decode NCCL_PROXY_CPUSET",
+     "src/proxy.cc: NCCL_PROXY_CPUSET is not a CPU list; it is ignored.",
+     ["export NCCL_PROXY_CPUSET=<cpu list, e.g. 0-7,16-23>, or unset it"]),
+    # --- InfiniBand / RoCE verbs (src/misc/ibvwrap.cc, src/transport/net_ib*) ---
+    (r"^Call to ibv_reg_mr(?:_iova2)? failed",
+     "src/misc/ibvwrap.cc: the NIC could not register a buffer. 'Cannot allocate memory' (ENOMEM): the locked-memory "
+     "limit is too low (Docker's and many services' default is 64 KiB); 'Bad address' (EFAULT) on GPU memory: "
+     "GPUDirect RDMA is unavailable (no nvidia-peermem module and no DMA-BUF).",
+     ["ulimit -l   (in the job: must be unlimited) -> container: --ulimit memlock=-1:-1 (Kubernetes: the runtime's "
+      "LimitMEMLOCK); Slurm: slurmd's LimitMEMLOCK=infinity and PropagateResourceLimits",
+      "GPU buffers: lsmod | grep -E 'nvidia_peermem|nv_peer_mem' -> modprobe nvidia-peermem; or NCCL_NET_GDR_LEVEL=LOC "
+      "to stage through host memory"]),
+    (r"^Call to ibv_reg_dmabuf_mr failed|Call to mlx5dv_reg_dmabuf_mr failed",
+     "src/misc/ibvwrap.cc: registering GPU memory with the NIC through DMA-BUF failed (the kernel, the driver's "
+     "open kernel modules or the NIC's rdma-core lacks DMA-BUF support).",
+     ["export NCCL_DMABUF_ENABLE=0 (NCCL then uses nvidia-peermem if loaded)", "or a kernel >= 5.12 with the "
+                                                                              "open GPU kernel modules and rdma-core >= 34"]),
+    (r"^Call to ibv_create_(?:qp|cq) failed",
+     "src/misc/ibvwrap.cc: the NIC refused a new queue pair / completion queue: the locked-memory limit "
+     "(ENOMEM 'Cannot allocate memory'), or the NIC's queue limits with many connections "
+     "(NCCL_IB_QPS_PER_CONNECTION, many communicators).",
+     ["ulimit -l unlimited in the job (container: --ulimit memlock=-1:-1)",
+      "lower NCCL_IB_QPS_PER_CONNECTION if set; destroy communicators no longer used"]),
+    (r"^Call to ibv_(?:open_device|alloc_pd|query_device|query_port|fork_init|get_async_event)\b",
+     "src/misc/ibvwrap.cc: a basic verbs call on the RDMA device failed: the device node is not usable from here "
+     "(a container without /dev/infiniband, a permission or the IPC_LOCK capability), or the device is down.",
+     ["ibv_devinfo on the node and inside the container", "container: --device=/dev/infiniband --cap-add=IPC_LOCK "
+      "--ulimit memlock=-1:-1 (or the RDMA device plugin); without RDMA: NCCL_IB_DISABLE=1"]),
+    (r"^Call to ibv_modify_qp failed",
+     "src/misc/ibvwrap.cc: a queue pair could not move to its connected state (the message gives the device, the "
+     "states and both GIDs). EINVAL ('Invalid argument'): mostly a GID index that does not exist or has no "
+     "address (NCCL_IB_GID_INDEX on RoCE); ETIMEDOUT: the two NICs cannot reach each other (rails not cross-connected).",
+     ["show_gids (or ibv_devinfo -v) on both nodes: pick the RoCE v2 GID with an IPv4 address -> "
+      "NCCL_IB_GID_INDEX=<index>, or NCCL_IB_GID_INDEX=-1 (automatic, NCCL >= 2.21)",
+      "ETIMEDOUT: NCCL_CROSS_NIC=0 (only same-rail NICs talk), NCCL_IB_HCA=<the NICs that reach each other>"]),
+    (r"^Call to ibv_query_gid failed",
+     "src/misc/ibvwrap.cc: the GID index NCCL asked for does not exist on this port (NCCL_IB_GID_INDEX too high).",
+     ["show_gids / ibv_devinfo -v (the valid indices) -> NCCL_IB_GID_INDEX=<one of them>, or unset it"]),
+    (r"^HINT: In many cases this error occurs when the incorrect GID index",
+     "src/misc/ibvwrap.cc printIbModifyQpHint: NCCL's own hint after ibv_modify_qp returned EINVAL.",
+     ["unset NCCL_IB_GID_INDEX or set NCCL_IB_GID_INDEX=-1 (automatic detection)"]),
+    (r"^HINT: In many cases this error occurs when NICs are not cross-rail",
+     "src/misc/ibvwrap.cc printIbModifyQpHint: NCCL's hint after ibv_modify_qp timed out: NICs of different rails "
+     "were paired.",
+     ["export NCCL_CROSS_NIC=0 (env.html#nccl-cross-nic)"]),
+    (r"Got completion from peer %s with (?:error|status)",
+     "src/transport/net_ib (p2p.cc; net_ib.cc before 2.24): an RDMA work request to or from the peer at the "
+     "address named failed; the number after status is ibv_wc_status: " + _WC_STATUS + ".",
+     ["status 12: ping / ib_write_bw between the two nodes' NICs (ibdev2netdev shows which NIC has the address), "
+      "and " + _FIRST_ERROR.replace(": this line follows it", " on the peer"),
+      "status 12 on a slow or congested fabric: a longer NCCL_IB_TIMEOUT (default 20, ~30 s: e.g. 22)",
+      "status 4: disable PCIe ACS on the host (BIOS / setpci), load nvidia-peermem, or NCCL_NET_GDR_LEVEL=LOC",
+      "status 5: an echo: find the first failing work request or rank"]),
+    (r"^HINT: In many cases this error occurs when ACS is enabled",
+     "src/transport/net_ib/common.h printIbWcStatusHint: status IBV_WC_LOC_PROT_ERR: PCIe Access Control Services "
+     "redirect the NIC's peer-to-peer reads of GPU memory (GPUDirect RDMA) through the root complex, which denies them.",
+     ["disable ACS on the PCIe switches (BIOS, or setpci on the bridges, see the NCCL troubleshooting page 'PCI "
+      "Access Control Services')", "or NCCL_NET_GDR_LEVEL=LOC (no GPUDirect RDMA: slower)"]),
+    (r"^HINT: In many cases this error occurs when NIC on the same instance",
+     "src/transport/net_ib/common.h: status IBV_WC_WR_FLUSH_ERR: NCCL's hint that NICs of one node cannot reach "
+     "each other.",
+     ["ib_write_bw between the NICs of that node; NCCL_IB_HCA=<the NICs that work>"]),
+    (r"^HINT: (?:In many cases this error occurs when the NCCL_IB_TIMEOUT|Default value is 20|To confirm, try increasing)",
+     "src/transport/net_ib/common.h: status IBV_WC_RETRY_EXC_ERR: NCCL's hint that the IB transport timeout "
+     "(4.096 us x 2^NCCL_IB_TIMEOUT per retry) may be too short, when the peer is alive but slow.",
+     ["export NCCL_IB_TIMEOUT=22 (each step doubles it) on every rank; if it persists, the peer or the link failed"]),
+    (r"async fatal event|Got async (?:error )?event|Got non-fatal async event",
+     "src/transport/net_ib (common.cc; net_ib.cc before 2.24): the NIC reported an asynchronous event on the device "
+     "and port named (port error / link down, a fatal device error, a queue pair in error): the link or the HCA, "
+     "not the program.",
+     ["ibstat / ibv_devinfo on that node (State: Active, Physical state: LinkUp), dmesg | grep -i mlx5",
+      "drain the node for the fabric team if the port flaps; NCCL_IB_HCA=<the other NICs> to run without it"]),
+    (r"GID table changed",
+     "src/transport/net_ib/common.cc: the port's GID table changed while the job ran (on RoCE: an IP address "
+     "was added to or removed from the NIC's interface), which breaks the queue pairs that used it.",
+     ["keep the RoCE interfaces' addresses fixed during jobs (NetworkManager / DHCP renewals on those interfaces)"]),
+    (r"(?:connect|merge) (?:incompatible devices|net devices with different link_layer)|"
+     r"Remote %s device is incompatible|different link_layer properties",
+     "src/transport/net_ib: NCCL paired or fused NICs of different link layers (InfiniBand and Ethernet/RoCE) on "
+     "this node or across the two nodes.",
+     ["ibv_devinfo | grep -E 'hca_id|link_layer'  (on both nodes)",
+      "export NCCL_IB_HCA=<only the NICs of one link type, e.g. =mlx5_0,mlx5_1>"]),
+    (r"mismatched physical devices between local",
+     "src/transport/net_ib/connect.cc: the local and remote NICs of a connection are on different rails "
+     "(physical devices); it works but may be slower. NCCL says how to silence it.",
+     ["check that the nodes' NIC ordering and rails match (ibdev2netdev); NCCL_IB_WARN_RAIL_LOCAL=0 hides the warning"]),
+    (r"^NET/IB : (?:Unable to open device|Unable to query device|Unable to query port)",
+     "src/transport/net_ib/init.cc: NCCL found the RDMA device but could not open or query it (a container without "
+     "/dev/infiniband/uverbs*, a permission, or a port in a bad state); NCCL skips it.",
+     ["ibv_devinfo (as the job's user, in the container)", "container: --device=/dev/infiniband --cap-add=IPC_LOCK"]),
+    (r"^Failed to open libibverbs\.so",
+     "src/misc/ibvsymbols.cc: the verbs library is not in the image or on the library path, so NCCL cannot use "
+     "InfiniBand/RoCE and falls back to TCP sockets (a WARN before 2.20, an INFO since): harmless without RDMA "
+     "NICs, a large slowdown with them.",
+     ["apt-get install libibverbs1 ibverbs-providers (RHEL: rdma-core) in the image, or mount the host's rdma-core",
+      "without RDMA NICs: nothing to do (NCCL_IB_DISABLE=1 silences it)"]),
+    (r"^Failed to open libmlx5\.so|Failed to open mlx5dv symbols",
+     "src/misc/mlx5dvsymbols.cc: libmlx5 (rdma-core's mlx5 provider) is missing; only mlx5-specific features "
+     "(Data Direct / CX-8 Direct-NIC) are off. Harmless otherwise.",
+     ["nothing to do; for those features install ibverbs-providers / rdma-core in the image"]),
+    (r"NCCL_IB_MERGE_NICS=0",
+     "src/transport/net_ib: NIC fusion asked to merge devices while NCCL_IB_MERGE_NICS=0.",
+     ["unset NCCL_IB_MERGE_NICS, or NCCL_NET_MERGE_LEVEL=LOC (no fusion)"]),
+    (r"NCCL_IB_SUBNET_PREFIX_LEN=%d is out of range",
+     "src/transport/net_ib/connect.cc: NCCL_IB_SUBNET_PREFIX_LEN must be 1..32.",
+     ["export NCCL_IB_SUBNET_PREFIX_LEN=<1..32>, or unset it"]),
+    (r"collective mismatch error|posted incorrect receive info",
+     "src/transport/net_ib: the peer posted a receive that does not fit what this rank sends (size, buffer): the ranks "
+     "called different collectives, or the same one with different sizes, in the same order slot (the user's code).",
+     ["TORCH_DISTRIBUTED_DEBUG=DETAIL (torch checks the collectives' order and shapes across ranks)",
+      "look for a collective that only some ranks reach (a condition on rank, uneven data)"]),
+    # --- shared memory (src/os/linux.cc, src/misc/shmutils.cc, src/transport/shm.cc) ---
+    (r"^Error while %s shared memory segment|failed to create shared memory file|failed to extend %s to",
+     "src/os/linux.cc (src/misc/shmutils.cc before 2.30): NCCL could not create, size or map its shared-memory file "
+     "in /dev/shm (used between the GPUs of one node): /dev/shm is too small or full (Docker's default is 64 MB), "
+     "the text after it is the errno (ENOSPC 'No space left on device').",
+     ["df -h /dev/shm (in the container)", "docker run --shm-size=8g (or --ipc=host); Kubernetes: an emptyDir "
+      "volume with medium: Memory at /dev/shm", "last resort: NCCL_SHM_DISABLE=1 (slower)"]),
+    (r"Could not map %s",
+     "src/os/linux.cc / misc/shmutils.cc: mmap of NCCL's /dev/shm segment failed (too small a /dev/shm, or the "
+     "process's memory limits).",
+     ["df -h /dev/shm; docker --shm-size=8g or --ipc=host", "ulimit -v (no virtual-memory limit)"]),
+    (r"unlink shared memory %s failed|munmap of shared memory",
+     "src/os/linux.cc: cleaning up a /dev/shm segment failed, mostly during teardown after another error "
+     "(the file was already removed).",
+     [_FIRST_ERROR, "stale files: ls /dev/shm/nccl-* (remove those of jobs that ended)"]),
+    # --- GPUs: P2P, CUDA (src/transport/p2p.cc, include/checks.h, cudawrap) ---
+    (r"^failed to peer with device %d\(=%lx\)",
+     "src/transport/p2p.cc: cudaDeviceEnablePeerAccess between two GPUs of one process failed; the CUDA error follows "
+     "('peer mapping resources exhausted': a GPU already has peer mappings to the maximum number of peers; P2P "
+     "blocked by PCIe ACS / IOMMU or a virtual machine).",
+     ["nvidia-smi topo -p2p r (which pairs support P2P)", "one process per GPU (torchrun --nproc-per-node), or "
+      "NCCL_P2P_LEVEL=NVL / NCCL_P2P_DISABLE=1 for PCIe-only peers"]),
+    (r"^Could not enable P2P between dev",
+     "src/transport/p2p.cc (an INFO): CUDA reports no peer access between the two GPUs; NCCL uses shared memory "
+     "instead. Expected on many PCIe systems, a problem only when a hang follows on systems where P2P is "
+     "broken (ACS / IOMMU on).",
+     ["nvidia-smi topo -p2p r; if NCCL then hangs: NCCL_P2P_DISABLE=1, and disable ACS / set iommu=pt on the host"]),
+    (r"P2P is disabled between NVLINK connected GPUs",
+     "src/graph/paths.cc: two GPUs joined by NVLink report no P2P (usually NCCL_P2P_DISABLE or NCCL_P2P_LEVEL set, "
+     "or a fabric manager / driver problem on NVSwitch systems).",
+     ["unset NCCL_P2P_DISABLE / NCCL_P2P_LEVEL", "NVSwitch systems: systemctl status nvidia-fabricmanager (same "
+                                                 "version as the driver); nvidia-smi topo -m"]),
+    (r"^cudaIpcGetMemHandle failed",
+     "src/transport/p2p.cc: legacy CUDA IPC failed (a container without the host IPC namespace, or memory not "
+     "allocated by cudaMalloc).",
+     ["docker --ipc=host (ranks of one node in one IPC namespace), or NCCL_P2P_DISABLE=1"]),
+    # 'Cuda failure '%s'' (src/include/checks.h) has no row: its text is CUDA's error string, any of them, and
+    # nccl.unhandled_cuda_error's causes (and the known bugs of nccl_bugs.toml) tell them apart
+    (r"^Failed to CUDA (?:malloc|calloc|host alloc)",
+     "src/include/alloc.h: NCCL could not allocate the GPU (or pinned host) memory it names: the GPU is full.",
+     ["nvidia-smi (other processes on the GPU); a smaller batch, or NCCL_BUFFSIZE / NCCL_MAX_NCHANNELS lower"]),
+    (r"^Failed to find CUDA library",
+     "src/misc/cudawrap.cc: NCCL could not load libcuda.so (the driver's library): no driver on this node, or a "
+     "container started without the GPU runtime.",
+     ["nvidia-smi on the node; docker run --gpus all (nvidia-container-toolkit)", "NCCL_CUDA_PATH only if "
+                                                                                  "libcuda.so is in a non-standard place"]),
+    (r"^CUDA Driver version found is %d\. Minimum requirement is %d",
+     "src/misc/cudawrap.cc: the GPU driver is older than this NCCL's CUDA needs.",
+     ["nvidia-smi (driver version): update the driver, or install a torch / NCCL built for an older CUDA"]),
+    # --- usage and init (src/init.cc, src/misc/argcheck.cc, src/enqueue.cc, src/group.cc) ---
+    (r"^Duplicate GPU detected|Multiple Ranks are using the same GPU",
+     "src/init.cc: two ranks of the communicator use the same GPU (the message names the ranks and the device): every "
+     "process kept the default cuda:0, or CUDA_VISIBLE_DEVICES gives several ranks the same GPU.",
+     ["torch.cuda.set_device(local_rank) (LOCAL_RANK from torchrun) before init_process_group, or "
+      "init_process_group(device_id=torch.device('cuda', local_rank))",
+      "check CUDA_VISIBLE_DEVICES / --gpus-per-task per rank; more ranks than GPUs on a node is not supported "
+      "(NCCL_MULTI_RANK_GPU_ENABLE=1 only on NCCL releases that allow it)"]),
+    (r"^Invalid rank requested : %d/%d|^improper usage of ncclCommInitRank",
+     "src/init.cc: a rank is outside 0..nranks-1 (or the unique-id count does not fit): RANK or WORLD_SIZE differ "
+     "from the ranks actually started.",
+     ["check RANK / WORLD_SIZE (torchrun: --nnodes x --nproc-per-node; Slurm: --ntasks) on every node"]),
+    (r"^Invalid device (?:%d \(totalnDev|count requested)|^invalid device count|^rank %d exceeds ndev",
+     "src/init.cc ncclCommInitAll / ncclCommInitRank: the device count or index passed is not valid for this node.",
+     ["nvidia-smi -L and CUDA_VISIBLE_DEVICES: pass only GPUs that exist"]),
+    (r"^%s : invalid root %d",
+     "src/misc/argcheck.cc: the root of broadcast/reduce (the message gives the call, the root and the range) "
+     "is not a rank of this communicator.",
+     ["pass a root within 0..nranks-1; in a torch subgroup use the group's rank (dist.get_global_rank / group_dst)"]),
+    (r"^%s : invalid type %d",
+     "src/misc/argcheck.cc: a datatype this NCCL does not support (bfloat16 needs NCCL >= 2.10, float8 >= 2.24 on "
+     "sm90+; bool, complex and others are not NCCL types).",
+     ["convert the tensor (e.g. .float()) before the collective, or a newer NCCL"]),
+    (r"^%s : (?:invalid reduction operation|reduction operation %d unknown)",
+     "src/misc/argcheck.cc: the reduction op is not valid for this communicator (a user op of another communicator, "
+     "or one NCCL lacks, e.g. AVG before 2.10).",
+     ["use SUM/PROD/MIN/MAX/AVG, or a newer NCCL"]),
+    (r"^%s : %s argument is NULL|^%s : %s %p is not a valid pointer",
+     "src/misc/argcheck.cc: a buffer passed to the call (named in the message) is NULL or not GPU memory NCCL "
+     "can use: a CPU tensor passed to an NCCL collective, or memory of another process.",
+     ["move the tensor to the rank's GPU (tensor.cuda(local_rank)) before the collective; CPU tensors need the "
+      "gloo backend"]),
+    (r"allocated on device %d mismatchs with NCCL device",
+     "src/misc/argcheck.cc: the buffer is on another GPU than the communicator's: the tensor was created before "
+     "torch.cuda.set_device, or on cuda:0 in every rank.",
+     ["torch.cuda.set_device(local_rank) before creating tensors and the process group; create tensors with "
+      "device=f'cuda:{local_rank}'"]),
+    (r"^ncclGroupEnd: not in a group call",
+     "src/group.cc: ncclGroupEnd without a matching ncclGroupStart (unbalanced group calls in the program).",
+     ["pair every ncclGroupStart with one ncclGroupEnd (torch: batch_isend_irecv / coalescing managers)"]),
+    (r"^Blocking and nonblocking communicators are not allowed in the same group",
+     "src/group.cc: one group call mixes communicators created with config.blocking=0 and =1.",
+     ["create all communicators of the group with the same blocking setting (NCCL_COMM_BLOCKING)"]),
+    (r"(?:Error : n|^N)o algorithm/protocol available",
+     "src/enqueue.cc: no algorithm/protocol pair is left for this collective and datatype: NCCL_ALGO or NCCL_PROTO "
+     "(or the tuner) excluded every one that supports it.",
+     ["unset NCCL_ALGO and NCCL_PROTO (or allow Ring and Simple)"]),
+    (r'^Unrecognized (?:element|prefix) token "%s" when parsing|^All entries except the first must have a prefix',
+     "src/graph/tuning.cc parseList: NCCL_ALGO or NCCL_PROTO does not parse (the message quotes the token): "
+     "names are Ring, Tree, CollnetDirect, CollnetChain, NVLS, NVLSTree, PAT and LL, LL128, Simple; '^' excludes; "
+     "per-collective lists are 'allreduce:tree,ring;broadcast:ring' (NCCL >= 2.24).",
+     ["fix or unset NCCL_ALGO / NCCL_PROTO (see env.html#nccl-algo)"]),
+    (r"^Invalid value %s for %s, using default",
+     "src/misc/param.cc: an NCCL_* variable (named second) holds a value that is not a number; NCCL uses its default.",
+     ["fix or unset the variable the message names"]),
+    (r"^Invalid %s %d \((?:must be a multiple of|maximum|minimum)",
+     "src/graph/tuning.cc: NCCL_NTHREADS / NCCL_LL128_NTHREADS is out of range or not a multiple of 32; NCCL "
+     "corrected it.",
+     ["unset the variable the message names (or a multiple of 32 within the range)"]),
+    (r"^Attempt to use communicator before the previous operation returned ncclSuccess",
+     "src/init.cc: the communicator already failed (an earlier call returned an error); this is an echo.",
+     [_FIRST_ERROR]),
+    (r"^comm %p has already been destroyed",
+     "src/init.cc: the program used or destroyed a communicator after destroying it (torch: a collective after "
+     "destroy_process_group, or destroy called twice).",
+     ["call destroy_process_group once, after the last collective"]),
+    (r"Mismatched NCCL version detected|NCCL version mismatch with remote peer",
+     "src/init.cc / src/ras: the ranks run different NCCL releases (the message gives both).",
+     ["install the same torch / nvidia-nccl-cu* / libnccl2 on every node (or the same container image)"]),
+    (r"Detected mixed local Net device counts across ranks",
+     "src/init.cc: the nodes see different numbers of NICs (a NIC down or missing on one node, or a different "
+     "NCCL_IB_HCA per node).",
+     ["ibstat on every node (one node has fewer Active ports)", "NCCL_IGNORE_NET_MISMATCH=1 to run anyway"]),
+    # --- network plugins (src/plugin/net.cc, src/net.cc before 2.24) ---
+    (r"^NET/Plugin ?: (?:Failed to find ncclNetPlugin|Failed to find ncclCollNetPlugin|dlerror=%s No plugin found|"
+     r"Could not find:%s)|^(?:TUNER|PROFILER)/Plugin: (?:Failed|failed|Could not)|^%s/Plugin: Could not find",
+     "src/plugin (src/net.cc before 2.24): an INFO line: no external plugin (libnccl-net.so, a tuner or profiler) was "
+     "found, or one lacks a symbol version, so NCCL uses its internal implementation. Harmless unless "
+     "NCCL_NET_PLUGIN (or NCCL_TUNER_PLUGIN) asks for one.",
+     ["nothing to do; if a plugin was meant (aws-ofi-nccl, nccl-rdma-sharp-plugins, gIB): put its directory on "
+      "LD_LIBRARY_PATH or set NCCL_NET_PLUGIN=<its library>"]),
+    (r"^Failed to initialize (?:any NET plugin|NET plugin %s)|^Error: network %s not found",
+     "src/plugin/net.cc: the network NCCL_NET names (IB, Socket, or a plugin's) is not available here: NCCL_NET=IB "
+     "on a node without usable RDMA NICs, or a plugin that failed to initialise.",
+     ["unset NCCL_NET (NCCL picks IB when it works, else sockets), or NCCL_NET=Socket on nodes without RDMA",
+      "ibv_devinfo on the node when IB was expected"]),
+    # --- topology (src/graph) ---
+    (r"^Could not find NET with id|^Could not find net id",
+     "src/graph/topo.h / search.cc: a search fell back to a NIC id that is not in the topology. Known in NCCL 2.26 "
+     "with NIC fusion, after 'Could not find a path for pattern' (NVIDIA/nccl#1748, fine with 2.27); also a "
+     "NCCL_TOPO_FILE whose NICs differ from the node's.",
+     ["a newer NCCL (torch >= 2.8 bundles 2.27), or NCCL_NET_MERGE_LEVEL=LOC", "unset NCCL_TOPO_FILE if it "
+                                                                              "describes other machines"]),
+    (r"^Could not open XML topology file|^XML Topology has wrong version|^Could not open XML graph file|"
+     r"^XML Graph has wrong version",
+     "src/graph/xml.cc: NCCL_TOPO_FILE (or NCCL_GRAPH_FILE) names a file that cannot be read or is of another "
+     "NCCL version.",
+     ["check the path in NCCL_TOPO_FILE / NCCL_GRAPH_FILE on every node, or unset it"]),
+    (r"^Could not find real path of",
+     "src/transport/net_ib/init.cc (graph/xml.cc before): /sys has no PCI path for the device (WSL2, some VMs or "
+     "containers with a partial /sys); NCCL cannot place it in the topology.",
+     ["run with the host's /sys (containers: do not mask /sys/devices); on WSL2 multi-GPU NCCL is not supported"]),
+    (r"Tried merging multiple devices together and failed",
+     "src/graph/topo.cc: NIC fusion failed; NCCL says to limit it.",
+     ["export NCCL_NET_MERGE_LEVEL=LOC"]),
+    # --- NVLink SHARP / multicast, multi-node NVLink (src/transport/nvls.cc, src/mnnvl.cc) ---
+    (r"Failed to bind NVLink SHARP \(NVLS\) Multicast memory|Multicast support requested for team but none",
+     "src/transport/nvls.cc: NVLink SHARP (multicast over NVSwitch) could not bind its memory (the CUDA error "
+     "follows): fabric manager not running or of another version, or multicast not usable in this VM/container.",
+     ["export NCCL_NVLS_ENABLE=0 (NVLS off; other algorithms still use NVLink)",
+      "systemctl status nvidia-fabricmanager (running, same version as the driver); nvidia-smi -q | grep -i fabric"]),
+    (r"MNNVL .*(?:not supported|not working) on this system|^MNNVL is not supported",
+     "src/mnnvl.cc: multi-node NVLink (GB200 NVL) is available but IMEX is not set up (the channel "
+     "/dev/nvidia-caps-imex-channels, the nvidia-imex service).",
+     ["nvidia-imex-ctl -N (the IMEX domain); create the IMEX channel device in the job/container",
+      "or NCCL_MNNVL_ENABLE=0 (use the network between trays)"]),
+    (r'NCCL_NVLS_ENABLE has been set to "1" and communicator has multiple ranks using the same NVML device',
+     "src/transport/nvls.cc: NVLS needs one rank per GPU; several ranks share one here.",
+     ["one rank per GPU, or unset NCCL_NVLS_ENABLE"]),
+]
+
 FAILURE_WORDS = re.compile(r"fail|error|unable|cannot|can't|could not|invalid|not found|mismatch|timeout|"
                            r"timed out|abort|refused|denied", re.IGNORECASE)
 _CALL = re.compile(r"(?<![A-Za-z0-9_])(WARN|INFO)\s*\(")
@@ -108,7 +549,7 @@ def parse_format(src, i):
     return knowgen.c_format(src, i, macro=r"#\s*[A-Za-z_]\w*", lead=True)
 
 
-def sites_of(path, src):
+def _calls(path, src):
     for m in _CALL.finditer(src):
         level = m.group(1)
         i = m.end()
@@ -124,6 +565,38 @@ def sites_of(path, src):
             continue
         line = src.count("\n", 0, m.start()) + 1
         yield level, "%s:%d" % (path, line), fmt
+
+
+def sites_of(path, src):
+    yield from _calls(path, src)
+    yield from _macro_sites(path, src)
+
+
+# A function-like macro whose WARN/INFO format joins one of its own parameters as a string
+# (src/misc/ibvwrap.cc: #define IBV_PTR_CHECK_ERRNO(..., name) ... WARN("Call to " name " failed with
+# error %s", strerror(errno)), used as IBV_PTR_CHECK_ERRNO(..., "ibv_reg_mr")): the #define alone
+# gives the too vague 'Call to ' (unassigned); each use with a string literal for that parameter
+# prints its own message, a site at the use's line ('Call to ibv_reg_mr failed with error %s').
+_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)\(([^)\n]*)\)((?:[^\n]*\\\n)*[^\n]*)", re.M)
+
+
+def _macro_sites(path, src):
+    for d in _DEFINE.finditer(src):
+        name, params, body = d.group(1), [p.strip() for p in d.group(2).split(",")], d.group(3)
+        joined = [k for k, p in enumerate(params) if p and re.search(r'"\s*\\?\s*%s\s*\\?\s*"' % re.escape(p), body)]
+        if not joined or not _CALL.search(body):
+            continue
+        k = joined[0]
+        for use in re.finditer(r"(?<![\w#])%s\s*\(" % re.escape(name), src):
+            if use.start() >= d.start() and use.start() < d.end():
+                continue  # the #define itself
+            args = knowgen.call_args(src, use.end())
+            if not args or len(args) != len(params) or not re.fullmatch(r'"[^"\\\n]{1,80}"', args[k]):
+                continue
+            text = re.sub(r'"\s*\\?\s*%s\s*\\?\s*"' % re.escape(params[k]), args[k][1:-1], body)
+            line = src.count("\n", 0, use.start()) + 1
+            for level, _, fmt in _calls(path, text):
+                yield level, "%s:%d" % (path, line), fmt
 
 
 def build(files, version, older=()):
@@ -171,6 +644,8 @@ def _site(level, where, fmt, until=None):
         if len("".join(literal.split())) < CONTEXT_BELOW and not _OWN_WORDS.search(fmt):
             rx = _CONTEXT + rx
         site.update({"re": None if rule == "too-generic" else rx, "family": family, "rule": rule})
+        if site["re"]:
+            knowgen.give_fix(site, MSG_FIX, fmt)
     return site
 
 
@@ -245,7 +720,10 @@ def main(argv):
         "help": "also the formats only older releases print (the last release of each line from 2.12)"})])
     files, version = knowgen.source_files(a, from_repo, from_slice)
     older = older_releases(a.repo, a.rev) if a.repo and a.older else ()
-    return knowgen.emit("nccl_messages", build(files, version, older), a.out)
+    doc = build(files, version, older)
+    if a.repo:  # a slice holds only some sites
+        knowgen.stale_fixes(a, "MSG_FIX", MSG_FIX, doc["sites"])
+    return knowgen.emit("nccl_messages", doc, a.out)
 
 
 if __name__ == "__main__":
