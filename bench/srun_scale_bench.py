@@ -22,6 +22,7 @@ runs on this machine: the nodes' interpreter starts share its cores with the con
 """
 
 import argparse
+import base64
 import os
 import platform
 import shutil
@@ -204,11 +205,24 @@ def split_srun(n, repeat, baseline=None):
         steps.append(("+ the transport's shell (announce, find python, exec)", srun + [
             "--label", "sh", "-c", SHELL.replace("exec \"$py\" -c", "exec \"$py\" -c pass #"), "gpudoctor", "python3"],
             None, None))
+        in_env = {}  # tree -> the step's environment with its first part (a tree that reads it there)
+        for name, _ in trees:
+            with open(payloads[name] + ".shell") as f:
+                if "GPUDOCTOR_PAYLOAD" in f.read():
+                    with open(payloads[name], "rb") as g:
+                        in_env[name] = dict(env, GPUDOCTOR_PAYLOAD=base64.b64encode(g.read()).decode("ascii"))
         for name, _ in trees:
             steps.append(("+ the %s payload on stdin, read and dropped (%d KB)" % (name, os.path.getsize(payloads[name]) // 1000),
                           srun + ["python3", "-c", "import sys; sys.stdin.buffer.read()"], payloads[name], None))
             steps.append(("+ the %s collector run from it (no gpudoctor on this side)" % name, task(name), payloads[name],
                           lambda p: p.stdout.count(b"gpudoctor-end ") == n))
+            if name in in_env:
+                steps.append(("+ the %s payload in the step's environment, decoded (%d KB of base64)" % (
+                    name, len(in_env[name]["GPUDOCTOR_PAYLOAD"]) // 1000), srun + [
+                    "python3", "-c", "import os, binascii; binascii.a2b_base64(os.environ.pop('GPUDOCTOR_PAYLOAD'))"],
+                    ("env", name), None))
+                steps.append(("+ the %s collector run from the environment (no gpudoctor on this side)" % name, task(name),
+                              ("env", name), lambda p: p.stdout.count(b"gpudoctor-end ") == n))
         steps.append(("`gpudoctor facts` (+ the controller)", GD + ["facts", "--timeout", "600"], None,
                       lambda p: p.stdout.count(b'"schema": "gpudoctor.facts/1"') == n))
         if baseline:
@@ -218,8 +232,8 @@ def split_srun(n, repeat, baseline=None):
         subprocess.run(srun + ["true"], env=env, capture_output=True, timeout=300)
         for _ in range(repeat):
             for what, cmd, stdin, ok in steps:
-                e = baseline_env(env, baseline) if stdin == "base" else env
-                data = open(stdin, "rb").read() if stdin and stdin != "base" else b""
+                e = baseline_env(env, baseline) if stdin == "base" else in_env[stdin[1]] if isinstance(stdin, tuple) else env
+                data = open(stdin, "rb").read() if isinstance(stdin, str) and stdin != "base" else b""
                 c0, t0 = our_cpu(), time.perf_counter()
                 p = subprocess.run(cmd, input=data, env=e, capture_output=True, timeout=900, cwd=base)
                 wall, cpu = time.perf_counter() - t0, our_cpu() - c0

@@ -32,6 +32,11 @@ _CONFIGS = ("gpudoctor.toml", "pyproject.toml", "/etc/gpudoctor/gpudoctor.toml")
 _PYTHON_KEY = re.compile(rb"""(?:^|[\s.{,"'])python["']?\s*=""", re.M)
 _ITEM = re.compile(r"^([A-Za-z0-9._-]*)(?:\[([0-9,\-]+)\])?([A-Za-z0-9._-]*)$")
 MAX_NODES = 100000
+# Above this many nodes the transport starts the step itself, with the collector's first part in
+# the step's environment instead of on srun's stdin (transport/srun.py _run): srun relays stdin to
+# every node in 1 KiB messages, a cost that grows past the ~0.1 s the early start saves once
+# (docs/benchmarks.md, "srun-256")
+MAX_EARLY = 64
 
 _state = {"proc": None, "cmd": None, "env": None, "cwd": None}
 
@@ -115,11 +120,13 @@ def plan(argv, environ):
         return None
     if environ.get("VIRTUAL_ENV") or environ.get("CONDA_PREFIX"):
         return None
+    if "GPUDOCTOR_PAYLOAD" in environ:  # transport/srun.py PAYLOAD_ENV: the transport starts the step without it
+        return None
     if any(_may_name_python(p) for p in (environ.get("GPUDOCTOR_CONFIG"),) + _CONFIGS if p):
         return None
     nodelist = environ["SLURM_JOB_NODELIST"]
     n = count_nodes(nodelist)
-    if not n or n < 2:
+    if not n or n < 2 or n > MAX_EARLY:
         return None
     import shutil
 

@@ -423,6 +423,21 @@ def test_resolve_answers_names_of_the_hosts_table_without_the_resolver(monkeypat
     assert asked == [b"sn2"]
 
 
+def test_resolve_starts_no_thread_when_the_hosts_table_and_addresses_answer_every_name(monkeypatch):
+    """Every name in the table (the test Slurm's nodes) or an address: answered in the section's
+    own thread, in the order given; the worker starts only for a name the resolver must answer."""
+    from gpudoctor.collector import cluster
+
+    table = dict(("sn%d" % i, "10.0.%d.%d" % (i // 200, i % 200 + 1)) for i in range(1, 257))
+    monkeypatch.setattr(cluster, "hosts_answers", lambda: table)
+    names = ["sn%d" % i for i in range(256, 0, -1)] + ["10.9.9.9"]
+    got, threads, _ = _resolve_counting_threads(monkeypatch, _lookup(lambda n: 1.0), names, 1.0)
+    assert threads == 0 and got["timed_out"] == [], (threads, got["timed_out"])
+    assert list(got["names"]) == names and got["names"]["sn7"] == ["10.0.0.8"] and got["names"]["10.9.9.9"] == ["10.9.9.9"]
+    got, threads, _ = _resolve_counting_threads(monkeypatch, _lookup(lambda n: 0.0), names + ["other"], 1.0)
+    assert threads == 1 and got["names"]["other"] == ["10.0.0.5"] and list(got["names"])[-1] == "other", threads
+
+
 @pytest.mark.skipif(not _glibc() or os.geteuid() != 0, reason="needs glibc and root (unshare -m)")
 def test_resolve_from_the_hosts_table_equals_getaddrinfo(tmp_path):
     """The facts are the resolver's: an /etc/hosts of 300 names and the lines glibc reads its own

@@ -61,6 +61,9 @@ def test_the_early_command_is_the_transports_own(alloc):
     (["check"], {"SLURM_SCRIPT_CONTEXT": "prolog_slurmd"}),
     (["check"], {"VIRTUAL_ENV": "/opt/env"}),
     (["check"], {"SLURM_JOB_NODELIST": "sn1"}),
+    # past MAX_EARLY the transport starts the step with the first part in its environment
+    (["check"], {"SLURM_JOB_NODELIST": "sn[1-%d]" % (early_srun.MAX_EARLY + 1)}),
+    (["check"], {"GPUDOCTOR_PAYLOAD": "x"}),
 ])
 def test_no_early_step_where_the_run_may_go_elsewhere(alloc, argv, env):
     assert early_srun.plan(argv, dict(os.environ, **env)) is None

@@ -177,6 +177,54 @@ def test_srun_collector_blob_gives_the_same_facts_and_sends_less(tmp_path):
             break
 
 
+def test_srun_first_part_from_the_step_environment_gives_the_same_facts():
+    """A task whose step environment has the first part (PAYLOAD_ENV, base64: the transport puts
+    it there when it starts the step) reads nothing on stdin and gives the facts the stdin path
+    gives, without the variable in them; where it needs the sources (the blob's magic is not
+    its own, or another interpreter) or the variable is broken, it asks, then skips the same
+    first part on stdin (the controller writes all of it then) and reads them."""
+    import base64
+    import zlib
+
+    from gpudoctor.collector import bundle
+    from gpudoctor.transport.srun import PAYLOAD_ENV, READ_BLOB, SOURCE_ASK, build_stub, env_value, first_part
+
+    opts = {"resolve": ["localhost"], "env_key": "k" * 64}
+
+    def facts(stdin, value=None, python=sys.executable):
+        env = dict(os.environ, SLURMD_NODENAME="gpu1", MY_SETTING="1")
+        if value is not None:
+            env[PAYLOAD_ENV] = value
+        p = subprocess.run([python, "-c", READ_BLOB], input=stdin, capture_output=True, env=env, timeout=60)
+        lines = p.stdout.decode().splitlines()
+        data = "".join(l.split(" ", 2)[2] for l in lines if l.startswith("gpudoctor-chunk gpu1 "))
+        text = zlib.decompress(base64.b64decode(data)).decode()
+        doc = json.loads(text)
+        for k in ("collected_at", "collector"):
+            doc.pop(k)
+        for sec in doc.values():  # what changes from one run to the next
+            if isinstance(sec, dict):
+                sec.pop("free_bytes", None)
+        assert lines[-1].startswith("gpudoctor-end gpu1 0 ") and PAYLOAD_ENV not in text, (lines[-1:], p.stderr)
+        return doc, sum(1 for l in lines if l == SOURCE_ASK + " gpu1")
+
+    stub = build_stub(opts, {})
+    value = env_value(stub)
+    assert base64.b64decode(value) == stub[:first_part(stub)]
+    want, asked = facts(stub)
+    assert asked == 0 and "MY_SETTING" in json.dumps(want["env"])
+    assert facts(b"", value) == (want, 0)  # stdin empty: nothing read there
+    assert facts(stub, value[:-8]) == (want, 1)  # broken: asks, then reads it all on stdin
+    loader, blob = bundle.build_parts(("watch", "rendezvous"))
+    head, _, rest = blob.partition(b"\n")
+    wrong = build_stub(opts, {}, parts=(loader, b"00000000 " + head.split(b" ", 1)[1] + b"\n" + rest))
+    assert facts(wrong, env_value(wrong)) == (want, 1)  # the sources: asked for, after the first part
+    other = _other_python()
+    if other:  # another version's interpreter: the stub's source too
+        got, asked = facts(stub, value, python=other)
+        assert asked == 1 and got["host"]["status"] == want["host"]["status"], got["host"]
+
+
 def test_bundle_code_keeps_its_line_numbers_without_columns(tmp_path):
     """The blob's bytecode has line numbers only (bundle._lines_only): every instruction keeps
     its line, a traceback still names the right line, and the columns are gone (3.11+)."""
@@ -338,6 +386,41 @@ def test_srun_sends_the_sources_only_to_a_node_that_asks(slurm):
         assert n["reachable"] is True, (py, n, err)
         got.append((rc, sorted((c["id"], c["status"]) for c in json.loads(out)["checks"])))
     assert got[0] == got[1] and ("shm.size", "pass") in got[0][1], got
+
+
+def test_srun_sends_the_first_part_on_stdin_where_the_environment_does_not_carry_it(slurm):
+    """srun(1) --export (here SLURM_EXPORT_ENV, which srun reads as --export) keeps the step's
+    first part out of the task's environment: the task announces itself without ` env` and the
+    transport writes it on stdin then; the check passes as through the environment."""
+    got = []
+    for extra in ({}, {"SLURM_EXPORT_ENV": "PATH,HOME,LANG"}):
+        p = subprocess.run(GD + ["check", "--via", "srun", "--nodes", NODE, "--json", "--select", "shm,limits",
+                                 "--timeout", "20"], capture_output=True, text=True, timeout=60,
+                           env=dict(slurm.env, **extra), cwd=slurm.dir, stdin=subprocess.DEVNULL)
+        n = node_of(p.stdout)
+        assert n["reachable"] is True, (extra, n, p.stderr)
+        got.append(sorted((c["id"], c["status"]) for c in json.loads(p.stdout)["checks"]))
+    assert got[0] == got[1] and ("shm.size", "pass") in got[0], got
+
+
+def test_srun_task_announcement_says_where_its_first_part_is():
+    """`gpudoctor-task NODE env`: the first part came in the environment; without ` env` the
+    transport must write it on stdin (its _need event); any other word keeps the line as it
+    was (a node name that matches no node)."""
+    import threading
+
+    from gpudoctor.transport.srun import SrunTransport
+
+    t = SrunTransport(timeout=10)
+    t._need = threading.Event()
+    tasks, lines = {}, []
+    t._lines([b"0: gpudoctor-task gpu1 env"], None, False, tasks, lines)
+    assert (tasks[0].node, tasks[0].env, t._need.is_set()) == ("gpu1", True, False)
+    t._lines([b"2: gpudoctor-task gpu3 xyz"], None, False, tasks, lines)
+    assert (tasks[2].node, tasks[2].env) == ("gpu3 xyz", False) and t._need.is_set()
+    t._need.clear()
+    t._lines([b"1: gpudoctor-task gpu2"], None, False, tasks, lines)
+    assert (tasks[1].node, tasks[1].env) == ("gpu2", False) and t._need.is_set()
 
 
 def test_srun_runs_beside_a_step_that_holds_the_allocation(slurm):

@@ -5,10 +5,13 @@ inside an allocation, see gpudoctor/transport/__init__.py ``choose``).
     srun --nodes=N --ntasks=N --ntasks-per-node=1 --nodelist=NODESET --kill-on-bad-exit=0
          --label ... sh -c 'announce; find python; exec python -' gpudoctor PYTHON
 
-(https://slurm.schedmd.com/srun.html). srun sends its stdin to every task (man srun, "IO
-Redirection": "stdin will be redirected from the standard input of srun to all remote
-tasks"), so the script travels once, on stdin, as with ssh. ``--label``
-prefixes every line with the task id, so lines of different tasks never mix:
+(https://slurm.schedmd.com/srun.html). What every node reads first (the stub and the
+collector's bytecode, about 48 KB) travels in the step's environment where the transport starts
+the step (srun(1) --export, ALL by default: it goes with the launch request through slurmd's
+tree), else, and for a node that asks for the sources, on srun's stdin, which srun sends to
+every task (man srun, "IO Redirection": "stdin will be redirected from the standard input of
+srun to all remote tasks"). ``--label`` prefixes every line with the task id, so lines of
+different tasks never mix:
 
 - the shell announces its node first (``gpudoctor-task $SLURMD_NODENAME``), before python
   runs, so a task whose python is missing or prints garbage is still mapped to a node;
@@ -51,6 +54,8 @@ FALLBACK_KINDS = ("node-down", "node-drained", "slurmd", "slurm", "not-allocated
 READ_LIMIT = 1 << 16  # bytes of one line read at a time (longer lines are read in pieces)
 
 SOURCE_ASK = "gpudoctor-source"  # the line a node prints for the collector's sources
+# The step's environment variable that carries the first part (base64) where _run puts it there
+PAYLOAD_ENV = "GPUDOCTOR_PAYLOAD"
 
 # How the node's python reads stdin (build_stub writes it): a header line "LENGTH MAGIC NCODE
 # NSOURCE", then LENGTH bytes that every node reads: the stub and the collector's loader compiled
@@ -64,20 +69,38 @@ SOURCE_ASK = "gpudoctor-source"  # the line a node prints for the collector's so
 # loader there took 0.9 ms of every node's CPU (3.11). Python 2 syntax too. Compiled, as
 # READ_STDIN (transport/__init__.py says why not `python3 -`). A run whose nodes all take the
 # bytecode sends 48 KB to every node (64 names), one where some node asks 54 KB more or less.
-READ_BLOB = ('import sys;i=getattr(sys.stdin,"buffer",sys.stdin);h=i.readline().split();d=i.read(int(h[0]));'
-             'n=int(h[2]);m=sys.modules.get("_frozen_importlib_external");'
+# Where the first part came in the step's environment (PAYLOAD_ENV, base64; _run says when), the
+# node takes it from there (and unsets it before the collector reads the environment) and reads
+# nothing on stdin unless it needs the sources: those follow the same first part on stdin, which
+# it skips (``k``). Where the variable is missing (srun --export=NONE, a task prolog that unsets
+# it) the first part comes on stdin (the task's announcement says so, SHELL); where it is there
+# but broken, the node asks for it with the sources' line.
+READ_BLOB = ('import sys,os\n'
+             'i=getattr(sys.stdin,"buffer",sys.stdin);v=os.environ.pop("%(env)s","");k=0\n'
+             'try:\n'
+             ' e=__import__("binascii").a2b_base64(v);h,d=e.split(b"\\n",1);h=h.split()\n'
+             ' k=len(h)==4 and len(d)==int(h[0])and int(h[2])>=0 and int(h[3])>=0 and len(e)\n'
+             'except Exception:pass\n'
+             'if not k:\n'
+             ' v and(sys.stdout.write("%(ask)s %%s\\n"%%(os.environ.get("SLURMD_NODENAME")or os.uname()[1])),'
+             'sys.stdout.flush())\n'
+             ' h=i.readline().split();d=i.read(int(h[0]))\n'
+             'n=int(h[2]);m=sys.modules.get("_frozen_importlib_external")\n'
              'c=n and m and getattr(m,"MAGIC_NUMBER",b"").hex().encode()==h[1] and '
-             '__import__("marshal").loads(__import__("zlib").decompress(d[:n]));'
-             'c or(sys.stdout.write("%s %%s\\n"%%(__import__("os").environ.get("SLURMD_NODENAME")or '
-             '__import__("os").uname()[1])),sys.stdout.flush());'
-             'exec(c[0]if c else compile(i.read(int(h[3])),"<stdin>","exec"),{"__name__":"__main__","_gd_blob":d[n:],'
-             '"_gd_in":i,"_gd_loader":c and c[1],"_gd_skip":c and int(h[3])})' % SOURCE_ASK)
+             '__import__("marshal").loads(__import__("zlib").decompress(d[:n]))\n'
+             'c or(sys.stdout.write("%(ask)s %%s\\n"%%(os.environ.get("SLURMD_NODENAME")or os.uname()[1])),'
+             'sys.stdout.flush())\n'
+             'exec(c[0]if c else compile((i.read(k),i.read(int(h[3])))[1],"<stdin>","exec"),{"__name__":"__main__",'
+             '"_gd_blob":d[n:],"_gd_in":i,"_gd_loader":c and c[1],"_gd_skip":c and int(h[3])+k})'
+             % {"ask": SOURCE_ASK, "env": PAYLOAD_ENV})
 
 # Runs on the node, as `sh -c SHELL gpudoctor PYTHON`: the node announces itself before
-# anything can fail, then the same 'not found' mark as the ssh transport.
-SHELL = ('echo "gpudoctor-task ${SLURMD_NODENAME:-$(hostname)}"; py=$1; '
+# anything can fail (`gpudoctor-task NODE`, with ` env` after it where the step's environment
+# has the first part: a node without it gets it on stdin), then the same 'not found' mark as the
+# ssh transport.
+SHELL = ('echo "gpudoctor-task ${SLURMD_NODENAME:-$(hostname)}${%s:+ env}"; py=$1; '
          'command -v "$py" >/dev/null 2>&1 || { echo "%s $py" >&2; exit 127; }; exec "$py" -c \'%s\''
-         % (NOT_FOUND_MARK, READ_BLOB))
+         % (PAYLOAD_ENV, NOT_FOUND_MARK, READ_BLOB))
 
 # Put in front of the collector's loader and blob. Python 2 syntax too, so that an old python
 # reaches the loader's own "too old" message. No base64 (it imports re) and no --set options
@@ -196,11 +219,36 @@ def _compiled(stub, loader):
         return b"-", b""
 
 
+# Characters of base64 the first part may take in the step's environment: one "NAME=value"
+# string passes execve only under MAX_ARG_STRLEN (32 pages, 131,072 bytes: Linux
+# include/uapi/linux/binfmts.h), and Slurm copies each variable through buffers of 256 KiB
+# (src/common/env.c ENV_BUFSIZE). A larger first part (options naming thousands of nodes) goes on
+# stdin as before.
+ENV_LIMIT = 100000
+
+
+def env_value(stub):
+    """The first part of ``stub`` (first_part) as the step's PAYLOAD_ENV value (base64), or
+    None where it is longer than ENV_LIMIT."""
+    text = base64.b64encode(stub[:first_part(stub)]).decode("ascii")
+    return text if len(text) <= ENV_LIMIT else None
+
+
 def first_part(stub):
     """How many bytes of build_stub's output every node reads (the rest: the stub's source and
     the collector's sources, asked for)."""
     line, _, _ = stub.partition(b"\n")
     return len(line) + 1 + int(line.split()[0])
+
+
+def _waits(t, finished):
+    """Whether a task holds nothing up: over, or announced and waiting for its stdin (a task that
+    has its first part from the step's environment runs until it asks for the sources)."""
+    if t.node in finished:
+        return True
+    if t.chunks or t.end or t.garbage or t.err or t.overflow:
+        return False
+    return t.asked if t.env else not t.asked
 
 
 class _Task(object):
@@ -214,6 +262,7 @@ class _Task(object):
         self.garbage = []  # lines that are not frames (kept bounded, for the message)
         self.overflow = False
         self.asked = False  # asked for the collector's sources
+        self.env = False  # announced with the first part in its environment
 
 
 def head_is_chunk(text):
@@ -326,22 +375,24 @@ class SrunTransport(Transport):
         # A slurmd that is alive but answers nothing (stopped, stuck in the kernel) holds the
         # whole step: the other nodes' tasks start, but srun forwards them no stdin until
         # every node has answered the launch (seen on 22.05: "Task launch ... failed on node
-        # sn2: Socket timed out" only after minutes). When no task got past its announcement
-        # by then and a node never announced, each silent node is tried alone (`srun -w NODE
-        # true`), and the step runs again without the ones that could not start even that.
+        # sn2: Socket timed out" only after minutes). When every task is over or waits for its
+        # stdin by then and a node never announced, each silent node is tried alone (`srun -w
+        # NODE true`), and the step runs again, for the nodes with no answer yet, without the
+        # ones that could not start even that.
         stall = min(max(3.0, self.timeout / 4), 20.0) if len(live) > 1 else None
+        self._kept = {}
         got = self._run(live, payload, stall_after=stall) if live else []
         if got is None:  # only the nodes that never announced a task are suspects
             silent = [h for h in live if h.name in self._silent]
             ok, hung = self._isolate(silent, min(5.0, max(1.0, (self.timeout - (time.time() - t0)) / 3)))
-            ok = [h for h in live if h.name not in self._silent] + ok
+            ok = [h for h in live if h.name not in self._silent and h.name not in self._kept] + ok
             # the rest of the deadline, and never less than 5 s for the nodes that answered
             left = max(self.timeout - (time.time() - t0), min(5.0, self.timeout))
-            got = []
+            got = list(self._kept.values())
             if ok:
                 saved, self.timeout = self.timeout, left
                 try:
-                    got = self._run(ok, payload) or []
+                    got += self._run(ok, payload) or []
                 finally:
                     self.timeout = saved
             got += [Node(host=h.name, error="slurmd did not start a task there within %.0fs (alive but not answering: "
@@ -457,21 +508,35 @@ class SrunTransport(Transport):
 
         # the step cli.main started first thing, when it runs this very command (early_srun.py)
         proc = early_srun.take(cmd)
+        in_env = stub = None
         try:
             if proc is None:
+                # A step of its own: the first part goes in the step's environment, which Slurm
+                # sends with the launch request through slurmd's tree (srun(1) --export: ALL by
+                # default), and not on stdin: srun writes stdin to each node's slurmstepd in
+                # messages of at most 1 KiB (SchedMD/slurm src/api/step_io.c _file_read,
+                # MAX_MSG_LEN), 48 KB in ~48 messages per node, each relayed to the task by its
+                # slurmstepd (3-7 ms of CPU a node at 256 nodes here, docs/benchmarks.md).
+                stub = build_stub(dict(payload.options or {}), per)
+                env = dict(os.environ)
+                env.pop(PAYLOAD_ENV, None)
+                in_env = env_value(stub)
+                if in_env is not None:
+                    env[PAYLOAD_ENV] = in_env
                 proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                        start_new_session=True)
+                                        start_new_session=True, env=env)
         except OSError as exc:
             if is_fd_exhaustion(exc):
                 raise ControllerError("this machine ran out of file descriptors starting srun: %s" % exc)
             raise ControllerError("cannot run srun: %s" % exc)
-        # The script is built while srun launches the step (its tasks start python, which waits
-        # for stdin): the bundle's build (50-60 ms of CPU here, once per run) no longer comes
-        # before the launch. Nothing is read from srun before the script is written, and the
-        # tasks print nothing but their announcement until their stdin ends, far below a
+        # The early step's script is built while srun launches it (its tasks start python, which
+        # waits for stdin): the bundle's build (50-60 ms of CPU here, once per run) no longer
+        # comes before the launch. Nothing is read from srun before the script is written, and
+        # the tasks print nothing but their announcement until their stdin ends, far below a
         # pipe's buffer.
         try:
-            stub = build_stub(dict(payload.options or {}), per)
+            if stub is None:
+                stub = build_stub(dict(payload.options or {}), per)
         except BaseException:
             self._stop(proc, grace=1.0)
             raise
@@ -484,10 +549,18 @@ class SrunTransport(Transport):
         # set when a node asks for the collector's sources (_take) or when the step is over:
         # stdin stays open until then, and closes after the sources (if asked for)
         self._asked = asked = threading.Event()
+        # set when the first part must go on stdin: at once where it is not in the step's
+        # environment, else when a task announces itself without it (_take) or asks
+        self._need = need = threading.Event()
+        if in_env is None:
+            need.set()
         over = [False]
 
         def feed():
             try:
+                need.wait()
+                if over[0]:
+                    return
                 proc.stdin.write(stub[:first])
                 proc.stdin.flush()
                 if first < len(stub):
@@ -504,6 +577,7 @@ class SrunTransport(Transport):
 
         def end_feed():
             over[0] = True
+            need.set()
             asked.set()
 
         def read(stream, is_err):
@@ -535,11 +609,12 @@ class SrunTransport(Transport):
             while True:
                 with lock:
                     settled = self._settled(names, tasks, srun_lines)
-                    # stuck at launch: no task got past its announcement (srun forwards stdin
-                    # only once every node has answered the launch), and a node never announced
-                    silent = not any(t.chunks or t.end or t.garbage or t.err or t.overflow or t.asked
-                                     for t in tasks.values()) \
-                        and bool(set(names) - set(t.node for t in tasks.values()))
+                    # stuck at launch: a node never announced, and every task that did is over
+                    # or waits for stdin (srun forwards stdin only once every node has answered
+                    # the launch)
+                    fin = self._finished(tasks, srun_lines)
+                    silent = bool(set(names) - set(t.node for t in tasks.values())) \
+                        and all(_waits(t, fin) for t in tasks.values())
                 if settled or proc.poll() is not None or time.time() >= deadline:
                     end_feed()
                     break
@@ -547,6 +622,10 @@ class SrunTransport(Transport):
                     end_feed()
                     with lock:
                         self._silent = set(names) - set(t.node for t in tasks.values())
+                        # the nodes whose task is over keep their answer (those that ran from
+                        # the step's environment): only the others run again
+                        done = self._results(names, tasks, srun_lines, python, final=True)
+                        self._kept = dict((h, done[h]) for h in fin if h in done)
                     # srun would wait for the silent node to cancel the step (KillWait); the
                     # started tasks end by themselves once srun is gone (their stdin closes)
                     self._stop(proc, grace=1.0)
@@ -625,12 +704,17 @@ class SrunTransport(Transport):
             return
         head, _, rest = text.partition(" ")
         if head == "gpudoctor-task" and task.node is None:
-            task.node = rest.strip()
+            name, _, mark = rest.strip().partition(" ")
+            task.node = name if mark == "env" else rest.strip()
+            task.env = mark == "env"
+            need = getattr(self, "_need", None)
+            if mark != "env" and need is not None:  # no first part in its environment: on stdin then
+                need.set()
         elif head == SOURCE_ASK and task.node is not None and rest.strip() == task.node:
             task.asked = True
-            asked = getattr(self, "_asked", None)
-            if asked is not None:
-                asked.set()
+            for event in (getattr(self, "_need", None), getattr(self, "_asked", None)):
+                if event is not None:
+                    event.set()
         elif head == "gpudoctor-chunk" and task.node is not None and rest.startswith(task.node + " "):
             task.chunks.append(rest[len(task.node) + 1:])
             self.kept += len(task.chunks[-1]) + 1
