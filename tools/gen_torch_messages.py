@@ -26,8 +26,12 @@ Three kinds of source, all from the torch that users run:
 
 Usage:
     pip download --no-deps --index-url https://download.pytorch.org/whl/cpu torch   (unzip the wheel)
-    python tools/gen_torch_messages.py --wheel /path/to/site-packages/torch [-o OUT]
-        (writes tools/data/torch_messages_slice.txt too)
+    python tools/gen_torch_messages.py --wheel /path/to/site-packages/torch [--older 2.5.1] [-o OUT]
+        (writes tools/data/torch_messages_slice.txt too; --older: also the raise statements of
+        OLDER_FILES in that older torch release, read from its PyPI wheel by HTTP range requests as
+        tools/gen_torch_api.py reads wheels: the wording most public threads quote, where a later
+        release reworded a check - "The new group's rank should be within the world_size set by
+        init_process_group" became "Rank %s is out of range")
     python tools/gen_torch_messages.py --slice tools/data/torch_messages_slice.txt -o OUT   (the test)
 
 Sources: torch (https://pypi.org/project/torch/, BSD-3-Clause): torch/distributed/,
@@ -173,7 +177,7 @@ _ONE_PER_RANK = "[torch.empty_like(t) for _ in range(dist.get_world_size(group))
 SITE_FIX += [
     # ---- distributed_c10d.py: groups and ranks
     (r"^Rank %s is out of range\. Valid ranks are 0 to|^the new group's world size should be less or equal to the "
-     r"world size|^The new group's rank should be within the world_size",
+     r"world size|^The new group's rank should be within the (?:the )?world_size",
      "new_group() was given a rank that does not exist: every rank in `ranks` must be below the world size "
      "(torchrun's --nnodes x --nproc-per-node), so the job started fewer ranks than the code assumes.",
      ["build the list from the world that exists: ranks = list(range(dist.get_world_size())) (or a slice of it), "
@@ -209,7 +213,7 @@ SITE_FIX += [
      "get_group_rank / get_global_rank-style helpers (and the group_src/group_dst arguments) take exactly one of the "
      "two rank numbers.",
      ["pass either the global rank (src=/dst=) or the rank within the group (group_src=/group_dst=), not both"]),
-    (r"^Invalid %s rank: %s rank should not be the same as the rank of the current process",
+    (r"^Invalid (?:%s|destination|source) rank: (?:%s|destination|source) rank should not be the same as the rank",
      "send/recv (isend/irecv, P2POp) to this rank itself: the peer rank equals dist.get_rank().",
      ["compute the peer from the rank: dst=(rank + 1) % world_size, src=(rank - 1) % world_size; skip the "
       "exchange when the peer would be the rank itself (world size 1)"]),
@@ -240,7 +244,7 @@ SITE_FIX += [
      "new_group(group_name=...) was given a name that another live group already uses.",
      ["give each group a unique group_name, or leave it unset (torch names groups itself)"]),
     (r"^init_process_group device_id parameter must be an accelerator with an index|"
-     r"^Please use a device_id with index",
+     r"^init_process_group device_id parameter must be a cuda device with an id|^Please use a device_id with index",
      "init_process_group(device_id=...) needs one device with its index (torch.device('cuda', local_rank)), "
      "not 'cuda' alone.",
      ["device_id=torch.device('cuda', int(os.environ['LOCAL_RANK'])) (and torch.cuda.set_device(local_rank) "
@@ -261,7 +265,8 @@ SITE_FIX += [
      ["start the script with torchrun --nproc-per-node=G script.py (or export LOCAL_RANK yourself), or call "
       "get_node_local_rank(fallback_rank=0) for single-process runs"]),
     # ---- backends
-    (r"^Unknown backend '%s'\. Specify a 'device:backend' string|^Unknown c10d backend type|^Unknown backend type",
+    (r"^Unknown backend '%s'\. Specify a 'device:backend' string|^Unknown c10d backend type|^Unknown backend type|"
+     r"^Backend name must be a string",
      "The backend= string is not one torch knows (a typo, or a backend of another library that was not imported).",
      ["backend='nccl' (CUDA), 'gloo' (CPU), 'cpu:gloo,cuda:nccl' (both); a third-party backend registers itself "
       "on import (import oneccl_bindings_for_pytorch / torch_npu) before init_process_group"]),
@@ -304,12 +309,12 @@ SITE_FIX += [
      "Gloo group; this torch has no Gloo.",
      ["unset TORCH_DISTRIBUTED_DEBUG (or set INFO), or use a torch build with Gloo (official Linux wheels)"]),
     # ---- collectives: tensors and lists
-    (r"^Invalid function argument\. Expected parameter `%s` of type torch\.Tensor but got %s instead",
+    (r"^Invalid function argument\. Expected parameter `%s` (?:to be )?of type torch\.Tensor(?: but got %s instead)?\.",
      "The collective expects one torch.Tensor for that parameter and got something else (a Python number, a "
      "numpy array, a list).",
      ["wrap values in a tensor on the rank's device: t = torch.tensor(x, device=f'cuda:{local_rank}'); "
       "dist.all_reduce(t); for Python objects use all_gather_object / broadcast_object_list"]),
-    (r"^Invalid function argument\. Expected parameter `%s` of type List\[torch\.Tensor\]",
+    (r"^Invalid function argument\. Expected parameter `%s` (?:to be )?of type List\[torch\.Tensor\]",
      "The collective (all_gather, gather, scatter, reduce_scatter, all_to_all) expects a LIST of tensors for "
      "that parameter - one per rank - and got a single tensor or a list holding non-tensors.",
      ["pass one preallocated tensor per rank: out = " + _ONE_PER_RANK + "; dist.all_gather(out, t) "
@@ -340,6 +345,9 @@ SITE_FIX += [
      "scatter_object_list's output list needs one slot on every rank.",
      ["gather_object(obj, [None] * world_size if rank == dst else None, dst=dst); "
       "scatter_object_list(out := [None], objs if rank == src else None, src=src)"]),
+    (r"^Invalid function argument: device_ids type should be List\[int\]",
+     "dist.barrier(device_ids=...) takes a list of GPU indices.",
+     ["dist.barrier(device_ids=[local_rank])"]),
     (r"^Coalescing manager requires all collectives to be the same type",
      "Inside one _coalescing_manager block all collectives must be the same kind (all all_reduce, or all "
      "all_gather_into_tensor...).",
@@ -348,12 +356,12 @@ SITE_FIX += [
      "new_subgroups() without group_size uses the number of GPUs per node, which needs CUDA.",
      ["pass group_size= explicitly (e.g. new_subgroups(group_size=int(os.environ['LOCAL_WORLD_SIZE'])))"]),
     (r"^The arg 'group_size' \(%s\) must be positive|^The arg 'group_size' \(%s\) must not exceed the world size|"
-     r"^The world size \(%s\) must be divisible by 'group_size",
+     r"^The world size (?:\(%s\) )?must be divisible by 'group_size",
      "new_subgroups(group_size=...) cuts the world into equal groups: group_size must be between 1 and the world "
      "size and divide it.",
      ["pick a group_size that divides dist.get_world_size() (e.g. the ranks per node), or use "
       "new_subgroups_by_enumeration for uneven groups"]),
-    (r"^split_ranks cannot be None or empty|^the split group cannot be empty|^the split group's size should be "
+    (r"^split_ranks cannot be None|^the split group cannot be empty|^the split group's size should be "
      r"less or equal",
      "split_group(split_ranks=...) needs non-empty lists of ranks that exist in the parent group.",
      ["split_ranks=[[0, 1], [2, 3]]: every rank below the parent's size, no list empty"]),
@@ -691,6 +699,8 @@ USER_SELECT = re.compile(
 USER_SELECT_PY = re.compile(USER_SELECT.pattern + r"|^Too many open files\. Communication|state_dict|"
                             r"^size mismatch for|is non-finite, so it cannot be clipped|^DataLoader ")
 USER_LIBS = ["lib/libtorch_cpu.so", "lib/libtorch_python.so"]
+# the files whose raise statements an --older release adds (only messages the newer wheel lacks become sites)
+OLDER_FILES = ["torch/distributed/distributed_c10d.py", "torch/nn/parallel/distributed.py"]
 USER_PY = ["nn/modules/module.py", "nn/utils/clip_grad.py", "utils/data/dataloader.py"]
 
 
@@ -924,6 +934,12 @@ def build(files, version):
             for s in text.splitlines():
                 if s.strip():
                     add(path[len("strings:"):], "string", " ".join(_fmt_braces(s).split()), "libtorch_cpu.so")
+        elif path.startswith("older:") and path.endswith(".py"):
+            # an older release's statement: '=== older:2.5.1:torch/distributed/distributed_c10d.py @N'
+            release, rel = path[len("older:"):].split(":", 1)
+            for level, line, _last, fmt in _py_sites(rel, text):
+                if level == "raise":
+                    add("%s:%d (torch %s)" % (rel, line, release), level, fmt, "python")
         elif path.endswith(".py"):
             for level, line, _last, fmt in _py_sites(path, text):
                 add("%s:%d" % (path, line), level, fmt, "python")
@@ -938,15 +954,44 @@ def build(files, version):
             "sites": sites}
 
 
-def slice_from_wheel(torch_dir):
+def older_blocks(release):
+    """The slice blocks of OLDER_FILES in torch ``release``'s Linux x86_64 wheel on PyPI (one look-up of
+    PyPI's JSON API, then range requests for those members only: gen_torch_api.zip_members), and the
+    wheel's name and sha256 for the slice's version line."""
+    import json
+
+    import gen_torch_api as api
+
+    meta = json.loads(api._get("https://pypi.org/pypi/torch/json"))
+    wheels = sorted((f for f in meta["releases"].get(release, []) if f["filename"].endswith(".whl") and
+                     "linux" in f["filename"] and "x86_64" in f["filename"] and not f.get("yanked")),
+                    key=lambda f: f["filename"])
+    if not wheels:
+        raise SystemExit("torch %s: no Linux x86_64 wheel on PyPI" % release)
+    w = wheels[0]
+    got = api.zip_members(api._file_url(w["url"]), w["size"], lambda n: n in OLDER_FILES)
+    out = []
+    for rel in OLDER_FILES:
+        if rel not in got:
+            raise SystemExit("torch %s: %s not in %s" % (release, rel, w["filename"]))
+        for block in _py_blocks(rel, got[rel].decode("utf-8", "replace")):
+            out.append(block.replace("=== " + rel, "=== older:%s:%s" % (release, rel), 1))
+    return out, "%s (sha256 %s)" % (w["filename"], w["digests"]["sha256"][:16])
+
+
+def slice_from_wheel(torch_dir, older=()):
     """The slice text of a torch package folder (python statements, c10d strings) plus the
-    recorded ProcessGroupNCCL statements."""
+    recorded ProcessGroupNCCL statements (and the raise statements of OLDER_FILES in each
+    ``older`` release)."""
     vfile = os.path.join(torch_dir, "version.py")
     ver = {}
     with open(vfile) as f:
         exec(compile(f.read(), vfile, "exec"), ver)  # torch/version.py: two assignments, no imports of torch
-    out = ["#! version torch %s (git %s); C++ statements: tools/data/torch_cpp_source.txt\n"
-           % (ver["__version__"], ver["git_version"]),
+    olds = [older_blocks(r) for r in older]
+    out = ["#! version torch %s (git %s)%s; C++ statements: tools/data/torch_cpp_source.txt\n"
+           % (ver["__version__"], ver["git_version"],
+              "".join("; older: torch %s, %s of %s" % (r, " and ".join(OLDER_FILES), name)
+                      for r, (_b, name) in zip(older, olds))),
            "# generated by tools/gen_torch_messages.py --wheel from the torch wheel (BSD-3-Clause): each raise/logger "
            "statement of torch/distributed at its line, and the c10d message strings of torch/lib/libtorch_cpu.so\n"]
     paths = []
@@ -975,16 +1020,21 @@ def slice_from_wheel(torch_dir):
         out.append("=== userstrings:torch/%s\n%s\n" % (lib, "\n".join(picked)))
     with open(USER_CPP) as f:
         out.append("".join(line for line in f if not line.startswith("#")))
+    for blocks, _name in olds:
+        out.extend(blocks)
     return "".join(out)
 
 
 def main(argv):
     a = knowgen.arguments(__doc__, argv, "wheel", source_opts={
-        "help": "the torch package folder of an unpacked wheel (holds version.py, lib/)"})
+        "help": "the torch package folder of an unpacked wheel (holds version.py, lib/)"},
+        extra=[("--older", {"action": "append", "default": [],
+                            "help": "with --wheel: an older torch release whose OLDER_FILES' raise statements "
+                                    "are read too (from PyPI; repeatable)"})])
     path = a.slice
     if a.wheel:
         with open(SLICE, "w") as f:
-            f.write(slice_from_wheel(a.wheel))
+            f.write(slice_from_wheel(a.wheel, a.older))
         path = SLICE
     files, version = knowgen.read_slice(path)
     doc = build(files, version)
