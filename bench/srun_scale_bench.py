@@ -190,7 +190,8 @@ def split_srun(n, repeat, baseline=None):
         env = dict(c.env, SLURM_JOB_ID=job, SLURM_JOBID=job, SLURM_JOB_NODELIST="sn[1-%d]" % n)
         trees = [("now", os.path.join(HERE, ".."))] + ([("before", baseline)] if baseline else [])
         payloads = {}
-        for name, tree in trees:
+        cpu_tree = cpu_copy(os.path.join(HERE, ".."), os.path.join(base, "cpu-tree"))
+        for name, tree in trees + ([("cpu", cpu_tree)] if cpu_tree else []):
             path = os.path.join(base, "payload-" + name)
             subprocess.run([sys.executable, "-c", PAYLOAD, os.path.abspath(tree), path, str(n)], check=True,
                            env=dict(os.environ, PYTHONPATH=""), cwd=base)
@@ -206,7 +207,7 @@ def split_srun(n, repeat, baseline=None):
             "--label", "sh", "-c", SHELL.replace("exec \"$py\" -c", "exec \"$py\" -c pass #"), "gpudoctor", "python3"],
             None, None))
         in_env = {}  # tree -> the step's environment with its first part (a tree that reads it there)
-        for name, _ in trees:
+        for name, _ in trees + ([("cpu", cpu_tree)] if cpu_tree else []):
             with open(payloads[name] + ".shell") as f:
                 if "GPUDOCTOR_PAYLOAD" in f.read():
                     with open(payloads[name], "rb") as g:
@@ -223,12 +224,15 @@ def split_srun(n, repeat, baseline=None):
                     ("env", name), None))
                 steps.append(("+ the %s collector run from the environment (no gpudoctor on this side)" % name, task(name),
                               ("env", name), lambda p: p.stdout.count(b"gpudoctor-end ") == n))
+        if "cpu" in in_env:  # this tree's collector with CPU instead of wall seconds in its timings (cpu_copy)
+            steps.append((CPU_STEP, task("cpu"), ("env", "cpu"), lambda p: p.stdout.count(b"gpudoctor-end ") == n))
         steps.append(("`gpudoctor facts` (+ the controller)", GD + ["facts", "--timeout", "600"], None,
                       lambda p: p.stdout.count(b'"schema": "gpudoctor.facts/1"') == n))
         if baseline:
             steps.append(("`gpudoctor facts`, the code before", GD + ["facts", "--timeout", "600"], "base",
                           lambda p: p.stdout.count(b'"schema": "gpudoctor.facts/1"') == n))
         got = dict((s[0], []) for s in steps)
+        per_node = []  # CPU_STEP's timings, every node of every round
         subprocess.run(srun + ["true"], env=env, capture_output=True, timeout=300)
         for _ in range(repeat):
             for what, cmd, stdin, ok in steps:
@@ -239,6 +243,8 @@ def split_srun(n, repeat, baseline=None):
                 wall, cpu = time.perf_counter() - t0, our_cpu() - c0
                 assert p.returncode == 0 and (ok is None or ok(p)), (what, p.stderr[-800:])
                 got[what].append((wall, cpu))
+                if what == CPU_STEP:
+                    per_node.extend(cpu_timings(p.stdout))
         print("| what runs (%d nodes, load %.0f) | wall (s) | CPU (s, %s) | CPU per node over the floor (ms) |" % (
             n, os.getloadavg()[0], "the benchmark's cgroup" if CGROUP else "whole machine"))
         print("|---|---|---|---|")
@@ -246,11 +252,69 @@ def split_srun(n, repeat, baseline=None):
         for what, _, _, _ in steps:
             w, cpu = statistics.median(x[0] for x in got[what]), statistics.median(x[1] for x in got[what])
             print("| %s | %.2f | %.2f | %+.1f |" % (what, w, cpu, (cpu - floor) * 1000 / n), flush=True)
+        if per_node:
+            print("\nCPU of each node's collector (%s), ms, median / 90th percentile of %d nodes x %d rounds:" % (
+                CPU_STEP, n, repeat))
+            print("| part | median | p90 |\n|---|---|---|")
+            for part in sorted(per_node[0], key=lambda k: (k != "before sections", k == "total", k)):
+                vals = sorted(d[part] * 1000 for d in per_node if part in d)
+                print("| %s | %.2f | %.2f |" % (part, statistics.median(vals), vals[int(len(vals) * 0.9) - 1]))
     finally:
         if job:
             subprocess.run(["scancel", job], env=c.env, capture_output=True)
         c.stop()
         shutil.rmtree(base, ignore_errors=True)
+
+
+CPU_STEP = "+ the collector run from the environment, CPU per section (a copy of this tree, timed by CPU)"
+
+
+def cpu_copy(tree, dest):
+    """A copy of ``tree``'s gpudoctor package whose collector reports CPU seconds instead of wall
+    seconds: ``section_seconds`` each section's (time.process_time: every thread of the process),
+    ``duration_s`` [CPU before the first section (the interpreter's start, the stub, unmarshalling
+    the modules, their bodies), CPU after the last]. Bench only: the nodes' real collector is not
+    changed. None where the code to patch is not there."""
+    shutil.copytree(os.path.join(tree, "gpudoctor"), os.path.join(dest, "gpudoctor"),
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    edits = {"collector/base.py": [("        t0 = time.time()\n        try:\n            data = func(ctx)",
+                                    "        t0 = time.process_time()\n        try:\n            data = func(ctx)"),
+                                   ("timings[name] = round(time.time() - t0, 4)",
+                                    "timings[name] = round(time.process_time() - t0, 5)")],
+             "collector/__init__.py": [("    t0 = time.time()\n", "    t0 = time.time()\n    c0 = time.process_time()\n"),
+                                       ('"duration_s": round(time.time() - t0, 4)',
+                                        '"duration_s": [round(c0, 5), round(time.process_time(), 5)]')]}
+    for name, pairs in edits.items():
+        path = os.path.join(dest, "gpudoctor", name)
+        with open(path) as f:
+            text = f.read()
+        for a, b in pairs:
+            if text.count(a) != 1:
+                return None
+            text = text.replace(a, b)
+        with open(path, "w") as f:
+            f.write(text)
+    return dest
+
+
+def cpu_timings(stdout):
+    """{part: CPU seconds} of each node that cpu_copy's collector answered, from its frames."""
+    import json
+    import zlib
+
+    chunks = {}
+    for line in stdout.decode("utf-8", "replace").splitlines():
+        parts = line.split(": ", 1)[-1].split(" ")
+        if len(parts) == 3 and parts[0] == "gpudoctor-chunk":
+            chunks.setdefault(parts[1], []).append(parts[2])
+    out = []
+    for node, data in chunks.items():
+        doc = json.loads(zlib.decompress(base64.b64decode("".join(data))))
+        c = doc["collector"]
+        d = dict(c["section_seconds"])
+        d["before sections"], d["total"] = c["duration_s"][0], c["duration_s"][1]
+        out.append(d)
+    return out
 
 
 class WideCluster(sshcluster.Cluster):
