@@ -35,7 +35,8 @@ def test_the_causes_order_in_hang_toml_is_the_modules(kb):
     e = kb.by_id["nccl.hang"]
     assert len(e["causes"]) == len(hang.CAUSES)
     words = {"rank_behind": "never called the collective", "p2p": "Peer-to-peer", "net_path": "InfiniBand / RoCE",
-             "gdr": "GPU Direct RDMA", "interface": "do not reach each other", "container": "container"}
+             "gdr": "GPU Direct RDMA", "interface": "do not reach each other", "container": "container",
+             "not_joined": "store-based barrier", "device": "set_device"}
     for key, c in zip(hang.CAUSES, e["causes"]):
         assert words[key] in c["text"], key
         assert c["confirm"], key  # the one command that tells it apart

@@ -44,7 +44,7 @@ from gpudoctor.explain.knowledge import Pattern
 
 _ENTRY = "_hang"
 MAX_KEPT = 64
-CAUSES = ("rank_behind", "p2p", "net_path", "gdr", "interface", "container")
+CAUSES = ("rank_behind", "p2p", "net_path", "gdr", "interface", "container", "not_joined", "device")
 SHORT = {
     "rank_behind": "a rank that never called the collective the others wait in",
     "p2p": "peer-to-peer between the GPUs of a node (PCIe ACS / IOMMU)",
@@ -52,6 +52,8 @@ SHORT = {
     "gdr": "GPU Direct RDMA off (nvidia-peermem not loaded)",
     "interface": "the nodes do not reach each other (the interface NCCL uses, a firewall on its ports)",
     "container": "the container's /dev/shm or IPC namespace",
+    "not_joined": "not every rank reached init_process_group (the store-based barrier waits for the others)",
+    "device": "the ranks' GPUs are not the ones torch assumes (no set_device / device_id before the first collective)",
 }
 # the entry that answers a cause on its own when its evidence is specific
 ENTRY_OF = {"p2p": "gpu.p2p", "net_path": "nccl.ib_no_device", "gdr": "rdma.peermem",
@@ -71,6 +73,11 @@ COMPLAINTS = [
      [a + b for a in ("doesnot", "doesn't", "didnot", "didn't") for b in ("progress", "proceed", "moveon")]),
     (r"\b(?:waits?|waiting) forever\b", ["waitforever", "waitsforever", "waitingforever"]),
     (r"\bno (?:more )?output (?:after|since|for)\b", None),
+    # 'stuck with backend nccl', 'the model "freeze"(stuck)', 'the training freeze when ...' (ncclinfo.COMPLAINTS has
+    # 'stuck at/in/on/after/forever' and 'freezes')
+    (r"\bstuck\s{1,3}(?:with|when|while|during|there|here|indefinitely|before|until)\b|\(stuck\)", ["stuck"]),
+    (r"\b(?:training|job|model|program|process|script|run|ranks?|gpus?|nodes?|everything|it)\s{1,3}[\"'`]?"
+     r"(?:freeze|froze|frozen)\b", ["freeze", "froze"]),
     (r"\b(?:bandwidth|busbw|algbw|throughput) (?:is|was|of) (?:only |just |about |around |~)?\d{1,4}(?:\.\d{1,3})? ?"
      r"(?:GB/s|Gb/s|MB/s|GB/sec|Gbps)", None),
 ]
@@ -110,13 +117,55 @@ FACTS = {
     "nranks1": r"comm 0x[0-9a-f]{1,16} rank 0 nranks 1 cudaDev \d{1,3}\b[^\n]{0,200}Init COMPLETE",
     # nvidia-smi topo -m: one row per GPU, its link to each other GPU (X itself)
     "topo_row": r"^\s{0,8}GPU\d{1,2}\s{1,8}(?:X|PIX|PXB|PHB|NODE|SYS|NV\d{1,2})\s{1,8}(?:X|PIX|PXB|PHB|NODE|SYS|NV\d{1,2})\b",
+    # torch/distributed/distributed_c10d.py _store_based_barrier (every init_process_group / new_group before 2.3,
+    # and with TORCH_DIST_INIT_BARRIER=1): logger.info("Added key: {} to store for rank: {}"), every 10 s
+    # "Waiting in store based barrier to initialize process group for rank: %s, key: %s (world_size=%s,
+    # num_workers_joined=%s, timeout=%s)" (worker_count= before 1.13), then "Rank {}: Completed store-based barrier
+    # for key:{} with {} nodes."
+    "sbb_added": r"Added key: ?store_based_barrier_key:\d{1,6}(?: to store for rank: ?\d{1,7})?",
+    "sbb_wait": r"Waiting in store based barrier to initialize process ?group for[^\n]{0,40}?rank: ?(\d{1,7}), key: "
+                r"store_based_barrier_key:\d{1,6} \(world_size=(\d{1,7}), (?:worker_count|num_workers_joined)=(\d{1,7})",
+    "sbb_done": r"Completed store-based barrier for key: ?store_based_barrier_key:\d{1,6} with \d{1,7} nodes",
+    # ProcessGroupNCCL.cpp barrier(): no device known for this process, the GPU guessed from the rank (rank % GPUs):
+    # "[PG ID 0 PG GUID 0 Rank 1]  using GPU 1 to perform barrier as devices used by this process are currently
+    # unknown. This can potentially cause a hang if this rank to GPU mapping is incorrect." (older: "Rank 1 using GPU
+    # 1 to perform barrier ..."; 2.6+: "using GPU 1 as device used by this process is currently unknown")
+    "barrier_guess": r"using GPU (\d{1,3}) (?:to perform barrier )?as devices? used by this process (?:are|is) currently "
+                     r"unknown",
+    # py-spy dump (benfred/py-spy src/dump.rs): "Process %d: %s" (the command line), "Thread %#x (%s): \"%s\""
+    # (active / idle / active+gil ...), then one line per frame, innermost first: "    %s (%s:%d)"
+    "pyspy_proc": r"^\s{0,8}Process \d{1,9}: \S",
+    "pyspy_thread": r"^\s{0,8}Thread (?:0x[0-9A-Fa-f]{1,16}|\d{1,9}) \((?:active|idle|gil|[a-z+]{1,20})\): \"",
+    "pyspy_frame": r"^\s{2,16}[\w<>.$-]{1,120} \([^()\n]{1,300}\.py:\d{1,7}\)\s{0,4}$",
 }
 # a row's "X" (the GPU itself) sits next to a link word: 'GPU0 X PIX' squashes to 'gpu0xpix', 'GPU1 PIX X' to
 # 'gpu1pixx' (the prefilter's needles; "GPU" alone is in every 'gpu-node-01' host name)
 _TOPO_NEEDLES = sorted({n for t in ("pix", "pxb", "phb", "sys", "node") for n in ("x" + t, t + "x")} | {"xnv%d" % i for i in range(1, 10)} |
                        {"nv%dx" % i for i in range(1, 19)})
 # ('device' alone is in many lines; nccl-tests' '#  Rank' squashes to '#rank')
-_NEEDLES = {"topo_row": _TOPO_NEEDLES, "nt_rank": ["#rank"]}
+_NEEDLES = {"topo_row": _TOPO_NEEDLES, "nt_rank": ["#rank"], "pyspy_frame": [".py:"], "pyspy_thread": ["thread"],
+            "pyspy_proc": ["process"]}
+MAX_PYSPY = 600  # py-spy lines kept (processes, threads, frames): a paste of a few dozen ranks' dumps
+
+# the collectives a dumped process waits in: torch.distributed's functions (distributed_c10d.py), the work
+# handle's wait, DeepSpeed's comm wrappers, and the CUDA synchronisation that waits for an NCCL kernel
+_COLLECTIVE = re.compile(r"^(?:all_reduce|all_gather|all_gather_into_tensor|all_gather_object|_all_gather_base|"
+                         r"reduce_scatter|reduce_scatter_tensor|_reduce_scatter_base|broadcast|broadcast_object_list|"
+                         r"barrier|monitored_barrier|reduce|all_to_all|all_to_all_single|send|recv|isend|irecv|"
+                         r"batch_isend_irecv|gather|scatter|gather_object|scatter_object_list|wait|_wait|synchronize|"
+                         r"_store_based_barrier|_sync_module_states|_sync_params_and_buffers|_verify_param_shape_across_"
+                         r"processes)$")
+_DIST_FILE = re.compile(r"torch/distributed/|torch/nn/parallel/|deepspeed/comm/|torch/cuda/__init__\.py|"
+                        r"torch/_tensor\.py|torch/distributed/c10d_logger\.py")
+# a library's frame: installed packages, the standard library, and py-spy's short paths of both (it prints a
+# path relative to the sys.path entry it was found in: 'torch/utils/data/dataloader.py', 'threading.py')
+_LIB_FILE = re.compile(r"site-packages/|dist-packages/|/lib/python\d|^<frozen |^<string>|/usr/lib/|"
+                       r"^(?:torch|deepspeed|transformers|accelerate|apex|lightning|pytorch_lightning|triton|numpy|"
+                       r"asyncio|concurrent|multiprocessing|importlib|json|logging|email|http|urllib)/|"
+                       r"^(?:threading|queue|selectors|socket|subprocess|contextlib|functools|runpy|weakref|"
+                       r"ssl|_weakrefset|tempfile|shutil|pickle)\.py$")
+_FRAME = re.compile(r"^\s{0,16}([\w<>.$-]{1,120}) \(([^()\n]{1,300}\.py):(\d{1,7})\)")
+_PID = re.compile(r"Process (\d{1,9}): (.{0,120})")
 _TOPO_LINKS = re.compile(r"\b(X|PIX|PXB|PHB|NODE|SYS|NV\d{1,2})\b")
 
 # the user's words on a line of theirs (never NCCL's own): stage, machine, nodes, container (re.A: \b is an ASCII
@@ -141,6 +190,11 @@ _WORDS = {
     "container": re.compile(r"\bdocker\b|\bcontainers?\b|\bpodman\b|kubernetes|\bk8s\b|\bpods?\b|enroot|pyxis|"
                             r"singularity|apptainer|--shm-size|/dev/shm|容器", re.I | re.A),
     "ib": re.compile(r"infiniband|\bIB\b|\bRoCE\b|mlx5|\bHCA\b|\bRDMA\b", re.I | re.A),
+    # the same program runs with the gloo backend: its ranks do call the same collectives, NCCL's transports do not
+    # work ('works with gloo', 'gloo backend works', 'fine on gloo', 'gloo正常' / 'gloo可以')
+    "gloo_ok": re.compile(r"\b(?:works?|worked|working|fine|ok|okay|runs?|ran|succeeds?|passes)\s{1,3}(?:fine\s{1,3}|well\s{1,3})?"
+                          r"(?:with|on|using|under|in)\s{1,3}(?:the\s{1,3})?[`'\"]?gloo\b|\bgloo[`'\"]?\s{1,3}(?:backend\s{1,3})?"
+                          r"(?:works?|worked|is fine|runs? fine|is ok|succeeds)\b|gloo\s{0,2}(?:正常|可以|没问题)", re.I | re.A),
     "context": re.compile(r"nccl|all_?reduce|all_?gather|reduce_scatter|broadcast|barrier|init_process_group|torchrun|"
                           r"torch\.distributed|deepspeed|accelerate|horovod|megatron|\bddp\b|distributed|collective|"
                           r"multi[- ]?(?:node|gpu)|nodes|gpus|_perf\b|mpirun|srun|多机|多卡|分布式|通信", re.I | re.A),
@@ -191,7 +245,8 @@ def patterns():
 def _state(scan):
     st = scan.hang
     if st is None:
-        st = scan.hang = {"headers": [], "ranks": [], "avg": [], "topo": [], "complaint": None, "nranks1": {}}
+        st = scan.hang = {"headers": [], "ranks": [], "avg": [], "topo": [], "complaint": None, "nranks1": {},
+                          "sbb": None, "barrier": [], "pyspy": []}
     return st
 
 
@@ -222,6 +277,20 @@ def record(scan, hit):
     elif cls == "topo_row":
         if len(st["topo"]) < MAX_KEPT:
             st["topo"].append((hit.line, text[:200]))
+    elif cls in ("sbb_added", "sbb_wait", "sbb_done"):
+        m = re.search(FACTS["sbb_wait"], text) if cls == "sbb_wait" else None
+        prev = st["sbb"]
+        if prev is None or prev["line"] <= hit.line:  # the last of them says where the barrier stood
+            st["sbb"] = {"state": cls[4:], "line": hit.line, "text": text[:300],
+                         "world": int(m.group(2)) if m else None, "joined": int(m.group(3)) if m else None,
+                         "done_before": bool(prev and prev["state"] == "done")}
+    elif cls == "barrier_guess":
+        if len(st["barrier"]) < MAX_KEPT:
+            st["barrier"].append((hit.line, text[:300]))
+    elif cls.startswith("pyspy_"):
+        # frames only after a thread header (a Python traceback's or a logger's 'x.py:12' lines are not frames)
+        if len(st["pyspy"]) < MAX_PYSPY and (cls != "pyspy_frame" or st["pyspy"]):
+            st["pyspy"].append((hit.line, cls[6:], text[:300]))
 
 
 # NCCL's own prefix (src/debug.cc: "%s:%d:%d [%d] NCCL INFO " hostname, pid, tid, cudaDev)
@@ -332,7 +401,7 @@ def summarize_tail(path, end, data, keep_user=True):
                 stage = name
                 break
     return {"path": path, "last": last, "stage": stage, "p2p": p2p, "shm": shm, "net": net, "user": user[-64:],
-            "ring_gdr0": gdr0}
+            "ring_gdr0": gdr0, "last_line": end}
 
 
 def _tails(scan):
@@ -358,7 +427,65 @@ def _topo(st):
 def _complaint(scan):
     mine = scan.hang.get("complaint") if getattr(scan, "hang", None) else None
     st = getattr(scan, "nccl_info", None)
-    return mine or (st.get("complaint") if st else None)
+    got = mine or (st.get("complaint") if st else None)
+    sbb = scan.hang.get("sbb") if getattr(scan, "hang", None) else None
+    if got is None and sbb and sbb["state"] == "wait" and sbb["joined"] is not None and sbb["world"] and \
+            sbb["joined"] != sbb["world"]:
+        # torch's own count, the last it printed: init_process_group still waits for ranks (a healthy start that
+        # waited a while ends with 'Completed store-based barrier')
+        got = (sbb["line"], sbb["text"])
+    if got is None and getattr(scan, "hang", None):
+        # a py-spy dump of a process waiting in a collective is what a user pastes when the job hangs
+        dumps = pyspy_dumps(scan.hang)
+        waiting = [d for d in dumps if d["collective"]]
+        if waiting:
+            d = waiting[0]
+            got = (d["line"], "py-spy dump: %s waits in %s" % (d["who"], d["collective"][1]))
+    return got
+
+
+def pyspy_dumps(st):
+    """The processes of py-spy dumps in the text: [{"line", "who", "collective": (line, frame) | None, "top":
+    (line, frame), "user": (line, frame) | None}], for each process its main thread (else its first thread):
+    the innermost frame, the first torch.distributed collective it waits in, and the innermost frame of the
+    program's own code (not site-packages, not the standard library)."""
+    if not st or not st.get("pyspy"):
+        return []
+    procs, cur, thread = [], None, None
+    for ln, kind, text in sorted(st["pyspy"]):
+        if kind == "proc":
+            m = _PID.search(text)
+            cur = {"line": ln, "who": "process %s (%s)" % (m.group(1), m.group(2).strip()[:60]) if m else "a process",
+                   "threads": []}
+            procs.append(cur)
+            thread = None
+        elif kind == "thread":
+            main = "MainThread" in text
+            # dumps pasted without their 'Process' line: a second main thread is another process
+            if cur is None or (main and any(t["main"] for t in cur["threads"])):
+                tid = re.search(r"Thread (\S{1,20})", text)
+                cur = {"line": ln, "who": "the process of thread %s (line %d)" % (tid.group(1) if tid else "?", ln),
+                       "threads": []}
+                procs.append(cur)
+            thread = {"line": ln, "main": main, "frames": []}
+            cur["threads"].append(thread)
+        elif thread is not None and len(thread["frames"]) < 64:
+            m = _FRAME.search(text)
+            if m:
+                thread["frames"].append((ln, m.group(1), m.group(2), m.group(3)))
+    out = []
+    for p in procs[:MAX_KEPT]:
+        t = next((t for t in p["threads"] if t["main"] and t["frames"]), None) or next(
+            (t for t in p["threads"] if t["frames"]), None)
+        if t is None:
+            continue
+        fr = t["frames"]
+        say = lambda f: "%s (%s:%s)" % (f[1], f[2][-60:], f[3])  # noqa: E731
+        coll = next((f for f in fr if _COLLECTIVE.match(f[1]) and _DIST_FILE.search(f[2])), None)
+        user = next((f for f in fr if not _LIB_FILE.search(f[2])), None)
+        out.append({"line": p["line"], "who": p["who"], "collective": (coll[0], say(coll)) if coll else None,
+                    "top": (fr[0][0], say(fr[0])), "user": (user[0], say(user)) if user else None})
+    return out
 
 
 def evidence(result, scan):
@@ -383,12 +510,16 @@ def evidence(result, scan):
     order = {"init": 0, "connect": 1, "after_init": 2, "ended": 3}
     stage = min(stages, key=order.get) if stages else None
     last = next((t["last"] for t in tails if t["stage"] == stage and t["last"]), None) if stage else None
+    sbb = st.get("sbb") if st else None
+    if stage is None and sbb and sbb["state"] in ("added", "wait"):  # torch's init_process_group did not complete
+        stage, last = "pg_init", (sbb["line"], sbb["text"], None)
     if stage is None:  # no NCCL line at the end: the user's words may say where it stopped
         said = next(((k, words[k]) for k in ("after_init", "init") if words[k]), None)
         if said:
             stage, last = said[0], (said[1][0], said[1][1], None)
     sockets = sorted(ncclinfo._socket_hosts(fx)) if fx else []
     topo, topo_line = _topo(st)
+    ends = {t["last_line"] for t in tails if t.get("last_line")}
     return {
         "complaint": complaint, "slow": bool(complaint and _SLOW.search(complaint[1])), "words": words, "multi": multi,
         "stage": stage, "last": last, "p2p": [p for t in tails for p in t["p2p"]][:4],
@@ -397,6 +528,8 @@ def evidence(result, scan):
         "ib_devices": fx.get("ib_devices") or {}, "gdr": fx.get("gdr") or {}, "env": fx.get("env") or {},
         "topo": topo, "topo_line": topo_line, "info": bool(fx), "nodes": fx.get("nodes"),
         "nccl_tests": bool(st and (st["headers"] or st["ranks"])), "info_first": nst.get("first") or {},
+        "sbb": sbb, "barrier": (st.get("barrier") or []) if st else [], "pyspy": pyspy_dumps(st),
+        "ends": sorted(ends),  # each input's last line
     }
 
 
@@ -405,7 +538,8 @@ def rank(ev):
     more), from NCCL's troubleshooting guide and PyTorch's debugging docs: where the job stopped,
     which transports it used, the machine and the user's words. ``specific``: a line of NCCL's,
     nccl-tests' or nvidia-smi's (never the user's words alone) points at that cause."""
-    score = {"rank_behind": 20, "p2p": 15, "net_path": 10, "gdr": 5, "interface": 10, "container": 5}
+    score = {"rank_behind": 20, "p2p": 15, "net_path": 10, "gdr": 5, "interface": 10, "container": 5, "not_joined": 0,
+             "device": 0}
     why = {k: [] for k in CAUSES}
     specific = set()
     w = ev["words"]
@@ -503,6 +637,7 @@ def rank(ev):
         add("container", (15 if multi else 30) + (10 if ev["shm"] else 0), w["container"])
         if multi:
             add("net_path", 15, w["container"])
+    _torch_evidence(ev, add, score, multi, slow)
     if stage == "ended" and not slow:  # NCCL destroyed its communicators: no transport of its is stuck
         for k in ("p2p", "net_path", "gdr", "interface"):
             score[k] = 0
@@ -512,6 +647,77 @@ def rank(ev):
             out.append((k, score[k], why[k][:3], k in specific))
     out.sort(key=lambda x: (-x[1], CAUSES.index(x[0])))
     return out
+
+
+def _torch_evidence(ev, add, score, multi, slow):
+    """What torch's own lines, py-spy's dumps and the user's 'works with gloo' say (rank()'s add)."""
+    w = ev["words"]
+    if w.get("gloo_ok") and not slow:
+        # the same program meets on every rank with gloo: no rank skipped a collective or missed the init; what
+        # differs is NCCL's transports (P2P inside a node; the NICs NCCL picks between nodes)
+        add("rank_behind", -25)
+        add("not_joined", -20)
+        add("device", 10, w["gloo_ok"])
+        if multi:
+            add("net_path", 15, w["gloo_ok"])
+            add("interface", 10, w["gloo_ok"])
+            add("p2p", 5)
+        else:
+            add("p2p", 25, w["gloo_ok"])
+    sbb = ev.get("sbb")  # (rank()'s callers may give only the NCCL evidence)
+    if sbb and not slow:
+        line = (sbb["line"], sbb["text"])
+        if sbb["state"] == "wait" and sbb["world"] and sbb["joined"] is not None and sbb["joined"] < sbb["world"]:
+            # torch's own count: only J of W ranks added their key
+            add("not_joined", 70, line, sure=True)
+            add("rank_behind", -15)
+            add("p2p", -10)
+        elif sbb["state"] in ("added", "wait"):  # the barrier did not complete
+            add("not_joined", 45, line)
+            add("rank_behind", -10)
+        elif sbb["state"] == "done" and not ev["last"]:
+            # the process group exists; NCCL creates its communicator at the first collective: a hang there is
+            # NCCL's own init and transports
+            if multi:
+                add("interface", 10, line)
+            else:
+                add("p2p", 10, line)
+    guesses = ev.get("barrier") or []
+    if guesses and not slow:
+        # ProcessGroupNCCL guessed each rank's GPU; the job stopping right after that warning is the barrier
+        last = max(guesses)
+        ended = any(0 <= e - last[0] <= 3 for e in ev.get("ends", ()))  # among an input's last lines: it stopped there
+        add("device", 35 + (20 if ended else 0), last, sure=ended)
+    dumps = ev.get("pyspy") or []
+    if dumps:
+        waiting = [d for d in dumps if d["collective"]]
+        elsewhere = [d for d in dumps if not d["collective"]]
+        names = {d["collective"][1].split(" (")[0] for d in waiting}
+        sites = {(d["user"] or d["collective"])[1] for d in waiting}
+        if waiting and elsewhere:
+            # py-spy shows one process outside any collective while the others wait in one: PyTorch's debugging
+            # docs' first cause, and the process is named
+            d = elsewhere[0]
+            where = d["top"][1] + (" under %s" % d["user"][1] if d["user"] and d["user"] != d["top"] else "")
+            add("rank_behind", 60, (d["line"], "%s is in %s, not in a collective; %s waits in %s" % (
+                d["who"], where, waiting[0]["who"], waiting[0]["collective"][1])), sure=True)
+            add("p2p", -15)
+        elif len(waiting) >= 2 and (len(names) > 1 or len(sites) > 1):
+            # different collectives, or one collective called from different lines of the program
+            add("rank_behind", 55, (waiting[0]["line"], "; ".join("%s waits in %s" % (
+                d["who"], (d["user"] or d["collective"])[1]) for d in waiting[:3])), sure=True)
+        elif len(waiting) >= 2:
+            # every dumped process waits in the same collective: they all arrived, NCCL does not finish it
+            d = waiting[0]
+            add("rank_behind", -10)
+            if multi:
+                add("net_path", 10, (d["line"], "%d processes all wait in %s" % (len(waiting), d["collective"][1])))
+                add("interface", 5)
+            else:
+                add("p2p", 20, (d["line"], "%d processes all wait in %s" % (len(waiting), d["collective"][1])))
+        elif waiting:
+            add("rank_behind", 5, (waiting[0]["line"], "%s waits in %s" % (waiting[0]["who"],
+                                                                          waiting[0]["collective"][1])))
 
 
 # ------------------------------------------------------------------ the answer
@@ -524,6 +730,7 @@ _STAGE_SAY = {
              "collectives (the process's exit, another library's barrier, the data pipeline)",
     "after_init": "after NCCL's init completed ('Connected all rings' / 'Init COMPLETE'): in the first collective or "
                   "later",
+    "pg_init": "inside init_process_group: torch's store-based barrier had not seen every rank (its last line)",
 }
 
 
@@ -548,7 +755,8 @@ def judge(result, scan, kb):
         return None
     ev = evidence(result, scan)
     w = ev["words"]
-    if not (ev["info"] or ev["nccl_tests"] or scan.launchers or ev["topo"] or w["context"] or w["multi"] or w["ib"]):
+    if not (ev["info"] or ev["nccl_tests"] or scan.launchers or ev["topo"] or w["context"] or w["multi"] or w["ib"]
+            or any(d["collective"] for d in ev["pyspy"]) or ev["sbb"]):
         return None  # "it hangs" with nothing that says a distributed job: not ours to answer
     ranked = rank(ev)
     if not ranked:
@@ -564,7 +772,8 @@ def judge(result, scan, kb):
     where = ""
     if ev["last"]:
         where = " It stopped %s; %s %sline %d: %s." % (
-            _STAGE_SAY[ev["stage"]], "the last NCCL line is" if ev["last"][2] is not None else "the text says so on",
+            _STAGE_SAY[ev["stage"]], "the last NCCL line is" if ev["last"][2] is not None else (
+                "torch's line is" if ev["stage"] == "pg_init" else "the text says so on"),
             _file_of(scan, ev["last"][0]), ev["last"][0], ev["last"][1][:160])
     head = "How sure: %s. %s.%s Likely causes from NCCL's troubleshooting guide and PyTorch's debugging docs, most " \
            "likely first, each with the command that tells it apart:" % (sure, said[0].upper() + said[1:], where)
