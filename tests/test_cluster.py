@@ -397,7 +397,7 @@ def test_hosts_answers_only_names_glibc_answers_from_the_file_alone(tmp_path, mo
         assert cluster.hosts_answers(str(hosts), str(nss)) == {}, conf
     assert cluster.hosts_answers(str(hosts), str(tmp_path / "none")) == {}  # glibc's default: dns first
     nss.write_text("hosts: files\n")
-    for odd in ("10.0.0.9 sn\xe9\n", "10.0.0.9\rsn9\n"):  # bytes the resolver and str.split read differently
+    for odd in ("10.0.0.9 sn\xe9\n", "10.0.0.9\rsn9\n", "10.0.0.9 sn9\x7f\n", "10.0.0.9\x0bsn9\n"):  # bytes the resolver and str.split read differently
         hosts.write_text("10.0.0.1 sn1\n" + odd, encoding="utf-8")
         assert cluster.hosts_answers(str(hosts), str(nss)) == {}, odd
     hosts.write_text("10.0.0.1 sn1\n")

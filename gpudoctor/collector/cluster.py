@@ -54,11 +54,15 @@ NSSWITCH = "/etc/nsswitch.conf"
 
 def _dotted_quad(a):
     """a as glibc's inet_pton(AF_INET) takes it (resolv/inet_pton.c inet_pton4: four decimal
-    parts of at most 255, no leading zero), which is also how getaddrinfo prints it back."""
+    parts of at most 255, no leading zero), which is also how getaddrinfo prints it back.
+    ASCII text only (hosts_answers checks it first): str.isdigit takes other scripts' digits."""
     parts = a.split(".")
     return len(parts) == 4 and all(
-        p and len(p) <= 3 and all(c in "0123456789" for c in p) and int(p) <= 255 and (p == "0" or p[0] != "0")
-        for p in parts)
+        p.isdigit() and len(p) <= 3 and int(p) <= 255 and (p == "0" or p[0] != "0") for p in parts)
+
+
+# bytes an /etc/hosts hosts_answers reads may not hold: controls but tab and newline, DEL, non-ASCII
+_NOT_HOSTS_TEXT = bytes(bytearray(c for c in range(256) if c > 126 or (c < 32 and c not in (9, 10))))
 
 
 def hosts_answers(hosts=HOSTS, nsswitch=NSSWITCH):
@@ -88,13 +92,21 @@ def hosts_answers(hosts=HOSTS, nsswitch=NSSWITCH):
     if len(lines) != 1 or not lines[0] or lines[0][0] != "files" or (len(lines[0]) > 1 and lines[0][1][:1] == "["):
         return {}
     text = _read(hosts, 1 << 22)
-    if text is None or len(text) == 1 << 22 or any(c > 126 or (c < 32 and c not in (9, 10)) for c in text):
+    if text is None or len(text) == 1 << 22 or len(text.translate(None, _NOT_HOSTS_TEXT)) != len(text):
         return {}
     lines_of, exact = {}, {}
     for line in text.decode("ascii").split("\n"):
-        fields = line.split("#", 1)[0].split()
+        fields = (line.split("#", 1)[0] if "#" in line else line).split()
+        if len(fields) < 2:
+            continue
+        addr = fields[0] if _dotted_quad(fields[0]) else None
+        if len(fields) == 2:  # one name (a cluster's usual line): no sets
+            exact[fields[1]] = addr
+            folded = fields[1].lower()
+            lines_of[folded] = lines_of.get(folded, 0) + 1
+            continue
         for name in set(fields[1:]):
-            exact[name] = fields[0] if _dotted_quad(fields[0]) else None
+            exact[name] = addr
         for folded in set(n.lower() for n in fields[1:]):
             lines_of[folded] = lines_of.get(folded, 0) + 1
     return dict((n, a) for n, a in exact.items() if a and lines_of[n.lower()] == 1)
