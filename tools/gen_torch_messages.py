@@ -129,7 +129,8 @@ RULES = [
                                                    r"^Split ranks should not have duplicates|"
                                                    r"^Tensor list mustn't be larger than|"
                                                    r"^Capturing NCCL collectives is only allowed|"
-                                                   r"^Not able to create/get the NCCL Communicator"}),
+                                                   r"^Not able to create/get the NCCL Communicator|"
+                                                   r"^only supports dense tensors"}),
     ("c10d-check", "torch.c10d_error", {"level": r"raise|string",
                                         "text": r"\b(?:must|cannot|can't|not supported|does not support|doesn't support|"
                                                 r"requires?|[Ii]nvalid|[Uu]nsupported|[Ee]xpected|mismatch|not implemented|"
@@ -510,6 +511,7 @@ SITE_FIX += [
      "world_size output tensors (the message prints the expected length and the one given).",
      ["out = " + _ONE_PER_RANK + "; dist.all_gather(out, t) - world_size from the group used, not a constant"]),
     (r"^invalid size of output tensor at index|^input and output tensors must have the same size|"
+     r"^invalid tensor size at index %s \(expected|^Check failed: outputShape\[i\] == inputShape\[i\]|"
      r"^Check failed: outputs\[0\]\.sizes\(\)\.vec\(\) == inputs\[0\]\[i\]\.sizes",
      "One tensor of the list has another shape than the input: Gloo gathers equal-sized tensors.",
      ["allocate every slot with the input's shape (torch.empty_like(t)); for per-rank sizes pad to the maximum "
@@ -518,6 +520,18 @@ SITE_FIX += [
      "reduce_scatter_tensor on Gloo: the input's first dimension must be world_size x the output's.",
      ["out = torch.empty(t.shape[0] // world_size, *t.shape[1:], dtype=t.dtype); pad the input to a multiple "
       "of world_size"]),
+    (r"^invalid root rank: %s|^invalid root tensor: %s",
+     "The root of broadcast / reduce / gather / scatter (src= or dst=) is not a rank of the group: c10d's "
+     "assertRootRank wants 0 <= root < the group's size, and the number after the colon is the root asked for "
+     "(a rank count from the node's GPUs, or a global rank used with a subgroup's size).",
+     ["pass src=/dst= between 0 and dist.get_world_size(group) - 1 (the root is usually 0); with a subgroup give "
+      "the global rank of a member (torch converts it) or group_src=/group_dst="]),
+    (r"^invalid tensor type at index %s \(expected",
+     "A tensor of the list has another dtype (or device type) than the input.",
+     ["allocate every slot like the input: torch.empty_like(t) (same dtype and device)"]),
+    (r"^only supports dense tensors|^invalid tensor layout at index|^ProcessGroupGloo::allreduce: unsupported layout",
+     "The collective got a sparse (or other non-strided) tensor where it moves dense ones.",
+     ["convert with t.to_dense() before the collective (all_reduce of sparse gradients: ReduceOp.SUM on Gloo only)"]),
     (r"^requires empty output on non-root|^requires empty input on non-root",
      "gather (scatter) takes its tensor list on the root rank only; a non-root rank passed one.",
      ["gather_list = " + _ONE_PER_RANK + " if rank == dst else None (scatter_list likewise on src only)"]),
@@ -801,8 +815,9 @@ def _fmt_braces(s):
 
 # ---------------------------------------------------------------- C++ source statements
 
+# (fn: c10d/Utils.hpp's assert helpers report through the caller's invalidArgument, `fn("..." + x)`)
 _CPP_CALL = re.compile(r"\b(C10_THROW_ERROR|C10_BUILD_ERROR|TORCH_CHECK_WITH|TORCH_CHECK|c10::str|LOG\((?:ERROR|WARNING)\)"
-                       r"|TORCH_WARN)\s*(\(|<<)")
+                       r"|TORCH_WARN|fn)\s*(\(|<<)")
 
 
 def _cpp_message(parts):
@@ -865,6 +880,10 @@ def cpp_sites(src):
                 fmt, level = _cpp_message(args[1:]), "raise"
             elif name == "TORCH_WARN":
                 fmt, level = _cpp_message(args), "warning"
+            elif name == "fn":
+                if len(args) != 1:
+                    continue
+                fmt, level = _cpp_message(re.split(r"\s\+\s", args[0])), "raise"
             else:
                 fmt, level = _cpp_message(args), "raise"
         fmt = " ".join(fmt.split())
