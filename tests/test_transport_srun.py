@@ -403,6 +403,24 @@ def test_srun_sends_the_first_part_on_stdin_where_the_environment_does_not_carry
     assert got[0] == got[1] and ("shm.size", "pass") in got[0], got
 
 
+def test_srun_sends_the_first_part_on_stdin_where_the_environment_has_no_room(slurm):
+    """execve(2) refuses srun with E2BIG (an environment near ARG_MAX): srun starts again without
+    the first part in its environment, which the tasks then get on stdin."""
+    code = ("import errno, subprocess, sys\nfrom gpudoctor.transport import srun\nreal, seen = subprocess.Popen, []\n"
+            "class Popen(real):\n"
+            "    def __init__(self, *a, **k):\n"
+            "        if srun.PAYLOAD_ENV in (k.get('env') or {}):\n"
+            "            seen.append(1)\n"
+            "            raise OSError(errno.E2BIG, 'Argument list too long')\n"
+            "        real.__init__(self, *a, **k)\n"
+            "subprocess.Popen = Popen\nfrom gpudoctor.cli import main\nrc = main(sys.argv[1:])\n"
+            "sys.stderr.write('refused %d\\n' % len(seen))\nsys.exit(rc)\n")
+    p = subprocess.run([sys.executable, "-c", code, "check", "--via", "srun", "--nodes", NODE, "--json", "--select",
+                        "shm", "--timeout", "20"], capture_output=True, text=True, timeout=60, env=slurm.env,
+                       cwd=slurm.dir, stdin=subprocess.DEVNULL)
+    assert node_of(p.stdout)["reachable"] is True and "refused 1" in p.stderr, p.stderr[-2000:]
+
+
 def test_srun_task_announcement_says_where_its_first_part_is():
     """`gpudoctor-task NODE env`: the first part came in the environment; without ` env` the
     transport must write it on stdin (its _need event); any other word keeps the line as it

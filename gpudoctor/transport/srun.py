@@ -32,6 +32,7 @@ background by the collector is gone).
 """
 
 import base64
+import errno
 import json
 import os
 import re
@@ -523,8 +524,16 @@ class SrunTransport(Transport):
                 in_env = env_value(stub)
                 if in_env is not None:
                     env[PAYLOAD_ENV] = in_env
-                proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                        start_new_session=True, env=env)
+                try:
+                    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                            stderr=subprocess.PIPE, start_new_session=True, env=env)
+                except OSError as exc:  # E2BIG: this environment has no room for it (execve(2))
+                    if in_env is None or exc.errno != errno.E2BIG:
+                        raise
+                    env.pop(PAYLOAD_ENV)
+                    in_env = None
+                    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                            stderr=subprocess.PIPE, start_new_session=True, env=env)
         except OSError as exc:
             if is_fd_exhaustion(exc):
                 raise ControllerError("this machine ran out of file descriptors starting srun: %s" % exc)
