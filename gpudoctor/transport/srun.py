@@ -143,9 +143,10 @@ except BaseException as _e:
     _rc = 3
 sys.stdout = _real
 _data = binascii.b2a_base64(zlib.compress(_buf.getvalue().encode("utf-8"))).decode("ascii").strip()
-for _i in range(0, len(_data), %(line)d):
-    _real.write("gpudoctor-chunk %%s %%s\n" %% (_node, _data[_i:_i + %(line)d]))
-_real.write("gpudoctor-end %%s %%d %%d\n" %% (_node, _rc, len(_data)))
+# one write: with PYTHONUNBUFFERED (common in training environments) each line was a write(2)
+# of its own, and a wake-up of slurmstepd
+_real.write("".join(["gpudoctor-chunk %%s %%s\n" %% (_node, _data[_i:_i + %(line)d])
+                     for _i in range(0, len(_data), %(line)d)]) + "gpudoctor-end %%s %%d %%d\n" %% (_node, _rc, len(_data)))
 _real.flush()
 sys.exit(0)
 """
