@@ -149,10 +149,30 @@ OWN_FIX = {
         "in _distributed_broadcast_coalesced\n"
         "    dist._broadcast_coalesced(self.process_group, tensors, buffer_size)\n"
         "RuntimeError: Tensors must be CUDA and dense\n"),
+    # https://github.com/ByteDance-Seed/Bagel/issues/85 (FSDP1 over a LoRA model: frozen and trainable in one unit)
+    "fsdp_requires_grad": (
+        "any suggestions for using LoraConfig/get_peft_model? it reports the following error: ValueError: Must "
+        "flatten tensors with uniform `requires_grad` when `use_orig_params=False`\n"),
+    # https://github.com/huggingface/transformers/issues/27542 (the same check as torch 2.0 words it)
+    "fsdp_requires_grad_2_0": (
+        '  File "/home/aelkordy/.conda/envs/mamoth/lib/python3.9/site-packages/torch/distributed/fsdp/flat_param.py", '
+        "line 440, in _init_flat_param\n"
+        "    raise ValueError(\n"
+        "ValueError: `FlatParameter` requires uniform `requires_grad`\n"),
+    # https://github.com/meta-pytorch/torchtune/issues/2856 (LoRA under FSDP2: a plain tensor meets a DTensor)
+    "dtensor_mixed": (
+        '[rank1]:   File "/home/ubuntu/miniconda3/envs/py310/lib/python3.10/site-packages/torch/distributed/tensor/'
+        '_dispatch.py", line 452, in _try_replicate_spec_for_scalar_tensor\n'
+        "[rank1]:     raise RuntimeError(\n"
+        "[rank1]: RuntimeError: aten.mm.default: got mixed torch.Tensor and DTensor, need to convert all torch.Tensor "
+        "to DTensor before calling distributed operators!\n"),
 }
 
 
 @pytest.mark.parametrize("name,entry,means,fix", [
+    ("fsdp_requires_grad", "torch.distributed_usage", "mixes frozen and trainable", "use_orig_params=True"),
+    ("fsdp_requires_grad_2_0", "torch.distributed_usage", "mixes frozen and trainable", "use_orig_params=True"),
+    ("dtensor_mixed", "torch.distributed_usage", "plain torch.Tensor", "DTensor.from_local"),
     ("ddp_cpu_module", "torch.distributed_usage", "still on the CPU", "model.to(local_rank); model = DDP(model, "
                                                                        "device_ids=[local_rank])"),
     ("ddp_frozen", "torch.distributed_usage", "requires_grad=False", "wrap only the trainable submodule"),

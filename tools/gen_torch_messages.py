@@ -54,6 +54,20 @@ CPP = os.path.join(knowgen.DATA, "torch_cpp_source.txt")
 USER_CPP = os.path.join(knowgen.DATA, "torch_usercode_source.txt")
 PY_DIRS = ["distributed"]  # under the torch package
 PY_FILES = ["nn/parallel/distributed.py"]
+# files of the packages PY_SKIP leaves out whose checks users meet: FSDP (fully_sharded_data_parallel.py and
+# the FSDP1 init/runtime/state-dict/flat-parameter modules; fully_shard, FSDP2), torch.distributed.checkpoint
+# (DCP) and DTensor / tensor parallelism (their `raise AssertionError(...)` too: torch 2.13 turned the
+# `assert`s of these modules into such raises, user-facing ones among them: "FSDP does not support deepcopy")
+PY_EXTRA = ["distributed/fsdp/fully_sharded_data_parallel.py", "distributed/fsdp/_init_utils.py",
+            "distributed/fsdp/_runtime_utils.py", "distributed/fsdp/_state_dict_utils.py",
+            "distributed/fsdp/_flat_param.py", "distributed/fsdp/wrap.py",
+            "distributed/fsdp/_fully_shard/_fully_shard.py", "distributed/fsdp/_fully_shard/_fsdp_init.py",
+            "distributed/fsdp/_fully_shard/_fsdp_param.py", "distributed/fsdp/_fully_shard/_fsdp_param_group.py",
+            "distributed/fsdp/_fully_shard/_fsdp_state.py", "distributed/checkpoint/state_dict.py",
+            "distributed/checkpoint/default_planner.py", "distributed/checkpoint/filesystem.py",
+            "distributed/checkpoint/utils.py", "distributed/checkpoint/state_dict_saver.py",
+            "distributed/tensor/_api.py", "distributed/tensor/_dispatch.py", "distributed/tensor/placement_types.py",
+            "distributed/tensor/parallel/api.py", "distributed/tensor/parallel/style.py"]
 PY_SKIP = re.compile(r"/(?:_?tests?|testing|benchmarks|examples|_tools|flight_recorder/components)/|/_composable/|"
                      r"/tensor/|/_tensor/|/pipelining/|/checkpoint/|/fsdp/|/_shard/|/rpc/|/autograd/|/optim/|"
                      r"/algorithms/|/_symmetric_memory/|/nn/api/|/_local_tensor/")
@@ -238,7 +252,7 @@ SITE_FIX += [
      "init_process_group(store=...) needs rank= and world_size= (no env:// to read them from).",
      ["pass rank=int(os.environ['RANK']), world_size=int(os.environ['WORLD_SIZE']) with store=, or use "
       "init_method='env://' under torchrun"]),
-    (r"^Expected timeout argument to be of type datetime\.timedelta",
+    (r"^Expected timeout argument to be of type ?datetime\.timedelta",
      "timeout= of init_process_group / new_group must be a datetime.timedelta, not a number of seconds.",
      ["timeout=datetime.timedelta(minutes=30) (import datetime)"]),
     (r"^The specified group name has already been created",
@@ -353,7 +367,8 @@ SITE_FIX += [
      "Inside one _coalescing_manager block all collectives must be the same kind (all all_reduce, or all "
      "all_gather_into_tensor...).",
      ["split the block into one coalescing block per collective kind"]),
-    (r"^Default group size only takes effect when CUDA is available",
+    (r"^Default group size only takes effect when CUDA is available|^Subgroups can only be created when CUDA is "
+     r"available",
      "new_subgroups() without group_size uses the number of GPUs per node, which needs CUDA.",
      ["pass group_size= explicitly (e.g. new_subgroups(group_size=int(os.environ['LOCAL_WORLD_SIZE'])))"]),
     (r"^The arg 'group_size' \(%s\) must be positive|^The arg 'group_size' \(%s\) must not exceed the world size|"
@@ -676,6 +691,194 @@ SITE_FIX += [
      ["init_device_mesh('cuda', mesh_shape) (each rank's GPU comes from torch.cuda.set_device(local_rank))"]),
 ]
 
+# FSDP, torch.distributed.checkpoint (DCP) and DTensor / tensor parallelism (PY_EXTRA): the checks users meet.
+# Sources: torch/distributed/fsdp/_flat_param.py (FlatParamHandle.flatten_tensors_into_flat_param's checks),
+# _init_utils.py (_get_compute_device, _sync_module_params_and_buffers), _runtime_utils.py, _state_dict_utils.py,
+# fully_sharded_data_parallel.py and the FSDP docs, https://pytorch.org/docs/stable/fsdp.html ("use_orig_params
+# ... allows non-uniform requires_grad during init, which means support for interleaved frozen and non-frozen
+# parameters"; "device_id ... the CUDA device on which FSDP initialization takes place"; "sync_module_states");
+# fsdp/_fully_shard/ and https://pytorch.org/docs/stable/distributed.fsdp.fully_shard.html (meta-device init:
+# to_empty then init); checkpoint/default_planner.py, state_dict.py, filesystem.py and
+# https://pytorch.org/docs/stable/distributed.checkpoint.html; tensor/_dispatch.py, _api.py, parallel/style.py
+# and https://pytorch.org/docs/stable/distributed.tensor.html, .../distributed.tensor.parallel.html
+SITE_FIX += [
+    (r"^Must flatten tensors with uniform `requires_grad` when `use_orig_params=False`|"
+     r"^`FlatParameter` requires uniform `requires_grad`",
+     "FSDP (FSDP1) flattens each wrapped unit's parameters into one FlatParameter, which needs one requires_grad "
+     "for all of them: this unit mixes frozen and trainable parameters (LoRA / PEFT adapters, a frozen backbone "
+     "or embedding).",
+     ["FSDP(model, use_orig_params=True, ...) (accelerate: fsdp_use_orig_params: true in the FSDP config; "
+      "Trainer: --fsdp_config with use_orig_params true)",
+      "or wrap so each unit is all frozen or all trainable (an auto_wrap_policy that wraps the trainable modules "
+      "on their own, e.g. peft's fsdp_auto_wrap_policy)"]),
+    (r"^Must flatten tensors with uniform dtype but got|^`FlatParameter` requires uniform dtype but got",
+     "The parameters FSDP flattens into one FlatParameter differ in dtype (e.g. bfloat16 weights beside a float32 "
+     "norm, or a model cast in parts).",
+     ["give the whole model one dtype before wrapping (model.to(torch.float32) or model.to(torch.bfloat16)) and "
+      "let FSDP's MixedPrecision(param_dtype=torch.bfloat16, ...) do the low-precision compute",
+      "or wrap the modules of the other dtype as their own FSDP units"]),
+    (r"^Must flatten tensors on the same device but got both|^FSDP only supports single device modules but got|"
+     r"^To support a module with both CPU and GPU params, please pass in device_id|"
+     r"^FSDP does not support modules with different device types",
+     "The module handed to FSDP has parameters on more than one device (part on the CPU or meta, part on a GPU; "
+     "or a model loaded with device_map='auto' spread over GPUs).",
+     ["load the model on one device (no device_map='auto' under FSDP) and pass device_id=torch.cuda.current_device() "
+      "after torch.cuda.set_device(local_rank): FSDP moves each unit to that GPU"]),
+    (r"^Cannot flatten integer dtype tensors|^Integer parameters are unsupported",
+     "FSDP shards floating-point parameters only; the model holds integer parameters (quantized weights, e.g. "
+     "bitsandbytes 8-bit/4-bit stored as uint8).",
+     ["keep quantized weights out of FSDP's parameters (ignored_states=...), or for QLoRA store them in a float "
+      "dtype (bnb_4bit_quant_storage=torch.bfloat16) as the PEFT/bitsandbytes FSDP guide does"]),
+    (r"^Inconsistent compute device and `device_id` on rank",
+     "FSDP's device_id names another GPU than the one the module's parameters are on (or the current device), "
+     "e.g. device_id=rank on a second node, or no torch.cuda.set_device.",
+     ["torch.cuda.set_device(local_rank) first, then FSDP(model, device_id=local_rank) with LOCAL_RANK (not the "
+      "global rank)"]),
+    (r"^The module has CPU parameters (?:or buffers )?when `sync_module_states=True`",
+     "sync_module_states=True broadcasts rank 0's weights over NCCL, which needs them on the GPU; the module is "
+     "still on the CPU.",
+     ["pass device_id=torch.cuda.current_device() (FSDP moves the module first), or model.to(local_rank) before "
+      "wrapping"]),
+    (r"^FSDP needs a non-CPU accelerator device|^FSDP does not support CPU only execution",
+     "FSDP was initialised in a process that sees no GPU (CUDA_VISIBLE_DEVICES empty, no GPU in the job, a CPU "
+     "build of torch).",
+     ["check in the job: python -c 'import torch; print(torch.cuda.is_available(), torch.cuda.device_count())'; "
+      "request GPUs from the scheduler or install a CUDA build"]),
+    (r"^An FSDP-managed module unexpectedly has parameters on %s\. Make sure to move the module to|"
+     r"^An FSDP-managed module with parameter CPU offloading enabled has parameters on",
+     "The module was moved after FSDP wrapped it (model.cuda() / .to() / .cpu() after FSDP(...)), so its "
+     "parameters are no longer where FSDP put them.",
+     ["move the model before wrapping (or pass device_id) and never call .to()/.cuda() on the FSDP model; with "
+      "CPUOffload(offload_params=True) leave it on the CPU"]),
+    (r"^(?:FSDP|fully_shard) doesn't support s(?:c|)alar parameters",  # 2.5.1 printed "salar"
+     "A 0-dimension parameter (a learnable scalar: temperature, scale) cannot be sharded.",
+     ["make it a 1-D parameter: nn.Parameter(torch.tensor([x])) instead of torch.tensor(x), or keep it outside "
+      "FSDP (ignored_states=[...])"]),
+    (r"^`no_sync\(\)` on inner FSDP instances is not supported|^`clip_grad_norm_\(\)` should only be called on the "
+     r"root FSDP instance|^register_comm_hook can only be called on a root instance|"
+     r"^reset_iter_state must be called on the root FSDP module",
+     "The call was made on an inner (nested) FSDP unit; FSDP applies it to the whole model from the root.",
+     ["call it on the outermost FSDP module (the one wrapping the whole model): model.clip_grad_norm_(max_norm), "
+      "with model.no_sync(): ..."]),
+    (r"^All FSDP modules should have the same state_dict_type|^All FSDP modules must have the same type of|"
+     r"^All FSDP modules must have the same state dict settings",
+     "The FSDP units of the model were given different state-dict settings.",
+     ["set them once from the root: with FSDP.state_dict_type(model, StateDictType.FULL_STATE_DICT, "
+      "FullStateDictConfig(offload_to_cpu=True, rank0_only=True)): sd = model.state_dict()"]),
+    (r"^``(?:local|sharded)_state_dict`` can only be used when parameters are flatten and sharded|"
+     r"^load_sharded_state_dict can only be called when parameters are flattened and sharded",
+     "SHARDED/LOCAL_STATE_DICT needs sharded parameters; this model runs ShardingStrategy.NO_SHARD (or one rank, "
+     "where FSDP does not shard).",
+     ["use StateDictType.FULL_STATE_DICT for NO_SHARD / single-GPU runs, or torch.distributed.checkpoint.state_dict."
+      "get_model_state_dict(model) which handles every strategy"]),
+    (r"^Found state_dict_type LOCAL_STATE_DICT\. DeviceMesh is not compatible",
+     "LOCAL_STATE_DICT cannot be used with FSDP built from a DeviceMesh.",
+     ["use StateDictType.SHARDED_STATE_DICT (DTensor state dict) as the message says"]),
+    (r"^FSDP does not support gradients of gradients",
+     "A backward with create_graph=True (gradient penalty, higher-order gradients) ran through FSDP.",
+     ["compute the penalty outside the FSDP model, or use DDP for that model"]),
+    (r"^FSDP optimizer in backward only supported with use_orig_params=True",
+     "_apply_optimizer_in_backward with FSDP needs use_orig_params=True.",
+     ["FSDP(model, use_orig_params=True, ...)"]),
+    (r"^FSDP parameters should be materialized from meta device before training",
+     "The model was built on the meta device (no storage) and fully_shard's parameters were never materialized.",
+     ["after fully_shard: model.to_empty(device='cuda') then initialise (model.reset_parameters() / init_weights) or "
+      "load the checkpoint into it (set_model_state_dict), before the first forward"]),
+    (r"^FSDP parameters should be materialized on CPU when enabling CPU offloading",
+     "With CPUOffloadPolicy the sharded parameters must live on the CPU; they were materialized on a GPU.",
+     ["model.to_empty(device='cpu') (or load a CPU state dict) when offload_policy=CPUOffloadPolicy()"]),
+    (r"^Parameter '%s' is shared with a parameter already managed by another FSDP group",
+     "A tied parameter (shared input/output embedding) belongs to two fully_shard groups.",
+     ["shard the modules that share it together: fully_shard([model.embed, model.lm_head]) (or call fully_shard "
+      "on their common parent)"]),
+    (r"^%s does not support containers that do not implement forward",
+     "fully_shard was applied to nn.ModuleList / ModuleDict, which has no forward for FSDP to hook.",
+     ["call fully_shard on each block (for blk in model.layers: fully_shard(blk)) and then on the model"]),
+    (r"^FSDP does not support uneven sharding on dim",
+     "fully_shard with a shard_placement_fn asked to shard a dimension that does not divide by the mesh size.",
+     ["shard on dim 0 (the default) or a dimension divisible by the data-parallel size"]),
+    (r"^FSDP does not support deepcopy",
+     "An FSDP2 module was deep-copied (copy.deepcopy(model), an EMA copy made after sharding).",
+     ["copy before fully_shard, or copy weights through the state dict (get_model_state_dict / set_model_state_dict)"]),
+    (r"^fully_shard expects a 1D or 2D DeviceMesh|^Please init the 2D mesh for HSDP with mesh_dim_names",
+     "fully_shard takes a 1-D mesh (FSDP) or a 2-D (replicate, shard) mesh with names (HSDP).",
+     ["init_device_mesh('cuda', (nnodes, gpus_per_node), mesh_dim_names=('replicate', 'shard')) and pass "
+      "mesh=that (or mesh['dp'] of a larger mesh)"]),
+    # ---- torch.distributed.checkpoint
+    (r"^Missing key in checkpoint state_dict: %s",
+     "DCP's load found a key of the model's state dict that the checkpoint lacks: another model or config, or the "
+     "keys differ by a prefix ('module.' of DDP, '_orig_mod.' of torch.compile, '_fsdp_wrapped_module.').",
+     ["build the state dict with torch.distributed.checkpoint.state_dict.get_model_state_dict(model) on save and "
+      "load (it strips the wrapper prefixes), and load into the same model/config",
+      "to load a checkpoint that covers only part of the model on purpose: "
+      "dcp.load(sd, planner=DefaultLoadPlanner(allow_partial_load=True))"]),
+    (r"^Size mismatch between saved %s and current: %s for %s",
+     "A tensor of the model has another shape than in the checkpoint (vocab size, hidden size, number of heads "
+     "changed, or a different tensor-parallel layout).",
+     ["load with the configuration the checkpoint was saved with; resize what changed (e.g. embeddings) after "
+      "loading, not before"]),
+    (r"^Missing optimizer state for parameter '%s' in checkpoint",
+     "The checkpoint has no optimizer state for a trainable parameter (saved without the optimizer, or before the "
+     "parameter was unfrozen).",
+     ["set_optimizer_state_dict(..., options=StateDictOptions(strict=False)) to start those from scratch, or save "
+      "the optimizer with the model"]),
+    (r"^Checkpoint already exists and self\.overwrite=",
+     "FileSystemWriter refuses to write into a checkpoint directory that already holds one.",
+     ["save to a new directory per step, or FileSystemWriter(path, overwrite=True)"]),
+    (r"^A CPU backend must be enabled for async save",
+     "dcp.async_save gathers its plan on the CPU and needs a Gloo backend beside NCCL.",
+     ["init_process_group(backend='cpu:gloo,cuda:nccl') (or pass a Gloo group as process_group to async_save)"]),
+    (r"^Key\(s\) present in other ranks but not this one",
+     "The ranks' state dicts have different keys (a model built differently per rank: rank-dependent modules, "
+     "a different config file).",
+     ["build the same model on every rank; compare sorted(model.state_dict()) across ranks"]),
+    (r"^full_state_dict must be True when broadcast_from_rank0 is True",
+     "StateDictOptions(broadcast_from_rank0=True) loads a full state dict from rank 0.",
+     ["StateDictOptions(full_state_dict=True, broadcast_from_rank0=True)"]),
+    (r"^The option indicates that model state_dict is required to save or load, but model state_dict is empty",
+     "get/set_model_state_dict found an empty state dict on this rank (a model with no parameters here, or the "
+     "wrong object passed).",
+     ["pass the model (the FSDP/DDP-wrapped module) itself, and check the state dict loaded on this rank is not {}"]),
+    # ---- DTensor and tensor parallelism
+    (r"^%s: got mixed torch\.Tensor and DTensor, need to convert all torch\.Tensor to DTensor",
+     "An operator got a DTensor (a sharded or replicated parameter of tensor parallelism / FSDP2) together with a "
+     "plain torch.Tensor: a tensor made inside forward (a mask, positional table, a buffer not distributed) meets "
+     "a distributed one.",
+     ["turn the plain tensor into a DTensor on the same mesh: DTensor.from_local(t, mesh, [Replicate()]), or bring "
+      "the DTensor back with .to_local() / .full_tensor() for that op",
+      "register such tensors as parameters/buffers of the parallelized module so parallelize_module / fully_shard "
+      "converts them"]),
+    (r"^`placements` must have the same length as `device_mesh\.ndim`|^mesh dimension does not match the length of "
+     r"placements",
+     "A DTensor call got a placements list whose length differs from the mesh's number of dimensions.",
+     ["give one placement per mesh dimension: distribute_tensor(t, mesh, [Shard(0), Replicate()]) for a 2-D mesh"]),
+    (r"^Cannot distribute a DTensor with (?:device mesh|placements)",
+     "distribute_tensor was called on something that is already a DTensor with another mesh or placements.",
+     ["call t.redistribute(mesh, placements) on a DTensor; distribute_tensor is for plain tensors"]),
+    (r"^`distribute_tensor` should be used to distribute leaf tensors",
+     "distribute_tensor got a tensor computed from others (non-leaf, part of an autograd graph).",
+     ["distribute the parameter/leaf tensor (t.detach() or the nn.Parameter), or DTensor.from_local for "
+      "activations"]),
+    (r"^distribute_module should only be called once on a module",
+     "distribute_module / parallelize_module ran twice on the same module.",
+     ["apply it once per module (check the code path is not repeated per step or per model copy)"]),
+    (r"^(?:Colwise|Rowwise)Parallel currently only support nn\.Linear and nn\.Embedding",
+     "A parallelize_plan entry points ColwiseParallel / RowwiseParallel at a module that is not nn.Linear / "
+     "nn.Embedding (a whole block, a custom or fused layer).",
+     ["name the Linear submodules by their FQN in the plan ({'attn.q_proj': ColwiseParallel(), 'attn.o_proj': "
+      "RowwiseParallel()}); print(model) for the names"]),
+    (r"^Expect Union\[ParallelStyle, Dict\[str, ParallelStyle\]\] for parallelize_plan",
+     "parallelize_module's plan is neither a ParallelStyle nor a dict of FQN -> ParallelStyle.",
+     ["parallelize_module(model, tp_mesh, {'layers.0.mlp.fc1': ColwiseParallel(), ...})"]),
+    (r"^module inputs and input_layouts should have same length|^module outputs and output_layouts should have same "
+     r"length|^input_layouts and desired_input_layouts should have same length|"
+     r"^output_layouts and desired_output_layouts should have same length",
+     "PrepareModuleInput / PrepareModuleOutput got a layouts tuple of another length than the module's inputs or "
+     "outputs.",
+     ["give one layout per positional input/output (None for non-tensors), in the same order as forward's "
+      "arguments / return values"]),
+]
+
 # What a bug in the job's code or data makes torch print (the usercode sources): (rule, knowledge
 # entry, {field: regex}), the first match assigns; each entry says what a training user does. A
 # site no rule names is listed (docs/explain.md), never guessed.
@@ -713,8 +916,14 @@ USER_SELECT = re.compile(
 USER_SELECT_PY = re.compile(USER_SELECT.pattern + r"|^Too many open files\. Communication|state_dict|"
                             r"^size mismatch for|is non-finite, so it cannot be clipped|^DataLoader ")
 USER_LIBS = ["lib/libtorch_cpu.so", "lib/libtorch_python.so"]
-# the files whose raise statements an --older release adds (only messages the newer wheel lacks become sites)
+# the files whose raise statements an --older release adds (only messages the newer wheel lacks become sites);
+# OLDER_MAYBE where that release has them (FSDP's flat parameter was fsdp/flat_param.py before 2.1)
 OLDER_FILES = ["torch/distributed/distributed_c10d.py", "torch/nn/parallel/distributed.py"]
+# and DTensor's dispatch (torch/distributed/_tensor/dispatch.py before 2.5), whose "got mixed torch.Tensor and
+# DTensor" later releases end with a documentation link
+OLDER_MAYBE = ["torch/distributed/fsdp/flat_param.py", "torch/distributed/fsdp/_flat_param.py",
+               "torch/distributed/fsdp/_init_utils.py", "torch/distributed/tensor/_dispatch.py",
+               "torch/distributed/_tensor/dispatch.py"]
 USER_PY = ["nn/modules/module.py", "nn/utils/clip_grad.py", "utils/data/dataloader.py"]
 
 
@@ -988,9 +1197,9 @@ def older_blocks(release):
     if not wheels:
         raise SystemExit("torch %s: no Linux x86_64 wheel on PyPI" % release)
     w = wheels[0]
-    got = api.zip_members(api._file_url(w["url"]), w["size"], lambda n: n in OLDER_FILES)
+    got = api.zip_members(api._file_url(w["url"]), w["size"], lambda n: n in OLDER_FILES + OLDER_MAYBE)
     out = []
-    for rel in OLDER_FILES:
+    for rel in OLDER_FILES + [m for m in OLDER_MAYBE if m in got]:
         if rel not in got:
             raise SystemExit("torch %s: %s not in %s" % (release, rel, w["filename"]))
         for block in _py_blocks(rel, got[rel].decode("utf-8", "replace")):
@@ -1009,7 +1218,8 @@ def slice_from_wheel(torch_dir, older=()):
     olds = [older_blocks(r) for r in older]
     out = ["#! version torch %s (git %s)%s; C++ statements: tools/data/torch_cpp_source.txt\n"
            % (ver["__version__"], ver["git_version"],
-              "".join("; older: torch %s, %s of %s" % (r, " and ".join(OLDER_FILES), name)
+              "".join("; older: torch %s, %s (and FSDP's flat parameter and init, DTensor's dispatch) of %s"
+                      % (r, " and ".join(OLDER_FILES), name)
                       for r, (_b, name) in zip(older, olds))),
            "# generated by tools/gen_torch_messages.py --wheel from the torch wheel (BSD-3-Clause): each raise/logger "
            "statement of torch/distributed at its line, and the c10d message strings of torch/lib/libtorch_cpu.so\n"]
@@ -1026,6 +1236,9 @@ def slice_from_wheel(torch_dir, older=()):
             continue
         with open(os.path.join(os.path.dirname(torch_dir), rel)) as f:
             out.extend(_py_blocks(rel, f.read()))
+    for rel in PY_EXTRA:
+        with open(os.path.join(torch_dir, rel)) as f:
+            out.extend(_py_blocks("torch/" + rel, f.read()))
     for path, strings in sorted(c10d_strings(so_strings(os.path.join(torch_dir, "lib", "libtorch_cpu.so"))).items()):
         out.append("=== strings:%s\n%s\n" % (path, "\n".join(strings)))
     with open(CPP) as f:
