@@ -1,4 +1,5 @@
-"""NCCL's message sites with their own meaning and fix (tools/gen_nccl_messages.py MSG_FIX, issue 18):
+"""NCCL's and Gloo's message sites with their own meaning and fix (MSG_FIX of tools/gen_nccl_messages.py
+and tools/gen_gloo_messages.py, issue 18):
 a matched WARN line answers with what THIS message means and what to change, ahead of its family's
 generic causes. Real texts from public threads through the real CLI (`gpudoctor explain --json`,
 in-process), each under its thread's URL, trimmed of unrelated lines (never reworded); none is in
@@ -7,10 +8,14 @@ bench/data/ (the held-out sets)."""
 import json
 import os
 
+from conftest import FIXTURES
 from explainhelp import assert_root, explain_paste
+
+from gpudoctor import explain
 
 GENERATED = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "gpudoctor", "data",
                          "knowledge", "generated", "nccl_messages.json")
+GLOO = os.path.join(os.path.dirname(GENERATED), "gloo_messages.json")
 
 # https://github.com/marin-community/marin/issues/7018 (description; settled in the thread by an
 # NCCL_SOCKET_IFNAME that names the routable interface). XLA quotes NCCL's last WARN after the
@@ -18,6 +23,11 @@ GENERATED = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file_
 MARIN_7018 = (
     "Failed to create NCCL communicator: INTERNAL: ncclCommInitRankConfig(...) failed:\n"
     "invalid usage ... Last NCCL warning(error): 'Bootstrap : no socket interface found'\n")
+
+# composed from the format of src/misc/socket.cc (NCCL 2.28: WARN("socketPollConnect to %s failed with error
+# %s", ...)) under NCCL's line prefix (src/debug.cc); the address and errno are examples
+POLL_CONNECT = ("node1:1191:2198 [0] misc/socket.cc:622 NCCL WARN socketPollConnect to 10.0.0.2<45763> failed "
+                "with error Connection refused\n")
 
 # https://github.com/NVIDIA/nccl-tests/issues/206 (the title; settled: `ulimit -l` was 8192 inside
 # mpirun, raising the memlock limit fixed it)
@@ -29,8 +39,27 @@ PLUGIN_INFO = ("node0:13571:13571 [0] NCCL INFO NET/Plugin : dlerror=libnccl-net
                "file: No such file or directory No plugin found (libnccl-net.so), using internal implementation\n")
 
 
+# https://github.com/NVIDIA/Megatron-LM/issues/436 (a comment: a two-line Gloo test program fails the same
+# way; the answer there: GLOO_SOCKET_IFNAME names no usable interface)
+MEGATRON_436 = (
+    "    pg = ProcessGroupGloo(prefix_store, rank, world_size, timeout=timeout)\n"
+    "RuntimeError: [enforce fail at /root/pytorch/third_party/gloo/gloo/transport/tcp/device.cc:83] ifa != nullptr. "
+    "Unable to find address for: bond1\n")
+
+# https://github.com/FoundationVision/VNext/issues/9 (description: "The program is stuck on some iteration and
+# one of the 8 GPUs is idle"): the rank that waited reports the timeout, another rank is the cause
+VNEXT_9 = ("RuntimeError: [/opt/conda/conda-bld/pytorch_1656352430114/work/third_party/gloo/gloo/transport/tcp/"
+           "unbound_buffer.cc:136] Timed out waiting 1800000ms for send operation to complete\n")
+
+
 def _explain(cli, tmp_path, text, rcs):
     return explain_paste(cli, tmp_path, text, rcs=rcs, quiet=True)[1]
+
+
+def _facts(name="h100-ubuntu2404-torch211"):
+    """A recorded node (fixtures/nodes/): its default route is on eth0."""
+    with open(os.path.join(FIXTURES, "nodes", name + ".json")) as f:
+        return json.load(f)
 
 
 def _sites():
@@ -39,12 +68,25 @@ def _sites():
 
 
 def test_no_socket_interface_quoted_after_invalid_usage_names_the_interface_setting(cli, tmp_path):
+    """The site has no row of its own: nccl.socket_ifname is that cause (with the interface computed
+    from the facts); the generic 'invalid usage' beside it names no other cause."""
     doc = _explain(cli, tmp_path, MARIN_7018, (0, 1))
     root = assert_root(doc, verdict="root_cause", entry="nccl.socket_ifname", confidence="cause")
-    first = root["causes"][0]
-    assert first["text"].startswith("src/bootstrap.cc") and "NCCL_SOCKET_IFNAME" in first["text"]
-    assert any("export NCCL_SOCKET_IFNAME=" in f for f in first["fix"])
+    assert "NCCL_SOCKET_IFNAME" in root["causes"][0]["text"]
     assert not any("same GPU" in c["text"] for c in root["causes"])
+
+
+def test_a_connect_failure_gets_its_own_cause_and_the_interface_from_the_facts(kb):
+    doc = explain.explain_text(POLL_CONNECT, kb)
+    first = doc["findings"][0]["causes"][0]
+    assert first["text"].startswith("src/misc/socket.cc") and "nothing listens there" in first["text"]
+    assert not first.get("computed_fix")
+    # with a node's facts, the interface its default route uses comes first in that cause too
+    doc = explain.explain_text(POLL_CONNECT, kb, facts=_facts())
+    first = doc["findings"][0]["causes"][0]
+    assert first["text"].startswith("src/misc/socket.cc")
+    assert first["fix"][0].startswith("export NCCL_SOCKET_IFNAME=eth0") and first["computed_fix"] == first["fix"][0]
+    assert first["exports"] == {"NCCL_SOCKET_IFNAME": "eth0"}
 
 
 def test_ibv_reg_mr_enomem_names_the_memlock_limit(cli, tmp_path):
@@ -67,11 +109,37 @@ def test_the_ibvwrap_macros_give_one_site_per_verbs_call():
     sites = {s["text"]: s for s in _sites()}
     for text, family, word in [("Call to ibv_reg_mr failed with error %s", "rdma.memlock", "memlock"),
                                ("Call to ibv_create_qp failed with error %s", "nccl.net_ib", "ulimit -l"),
-                               ("Call to ibv_modify_qp failed with %d %s, %s", "rdma.modify_qp", "NCCL_IB_GID_INDEX"),
+                               ("Call to ibv_modify_qp failed with %d %s, %s", "rdma.modify_qp", None),
                                ("Call to ibv_dereg_mr failed with error %s errno %d", "nccl.net_ib", None)]:
         s = sites[text]
         assert s["family"] == family and s["re"], text
-        assert (word in " ".join(s["fix"])) if word else "fix" not in s, text
+        assert (word in " ".join(s["fix"])) if word else "fix" not in s, text  # None: the family's answer
     # a word, not letters: 'sigIdx' (enqueue.cc) is no GID
     assert sites["ncclWaitSignal: descriptor %d has invalid sigIdx %d (must be 0)"]["family"] != "rdma.gid_index"
     assert sum(1 for s in _sites() if s.get("fix")) >= 250
+
+
+def test_gloo_unable_to_find_address_keeps_its_familys_answer(cli, tmp_path):
+    """gloo.socket_ifname is this cause (no row of its own): GLOO_SOCKET_IFNAME, from the facts when given."""
+    doc = _explain(cli, tmp_path, MEGATRON_436, (0, 1))
+    root = assert_root(doc, verdict="root_cause", entry="gloo.socket_ifname", fix="GLOO_SOCKET_IFNAME=")
+    assert not root["causes"][0]["text"].startswith("gloo/")
+
+
+def test_gloo_timeout_points_at_the_late_rank_not_the_network(cli, tmp_path):
+    doc = _explain(cli, tmp_path, VNEXT_9, (0, 1))
+    root = assert_root(doc, verdict="root_cause", entry="gloo.timeout", confidence="cause")
+    assert "One rank was still busy" in root["causes"][0]["text"]
+    assert not any("SOCKET_IFNAME" in f for c in root["causes"][:2] for f in c["fix"])
+
+
+def test_gloo_sites_with_their_own_fix():
+    with open(GLOO) as f:
+        sites = json.load(f)["sites"]
+    fixed = [s for s in sites if s.get("fix")]
+    assert len(fixed) >= 15 and all(s["family"] and s["means"].startswith("gloo/") for s in fixed)
+    # what a family already answers from the log and the facts keeps the family's causes
+    for words in ("op.preamble.length <= op.nbytes", "Timed out waiting %sms for recv", "Unable to find address for:"):
+        assert not any(s.get("fix") for s in sites if words in s["text"]), words
+    family = next(s for s in sites if "ss1.ss_family == ss2.ss_family" in s["text"])
+    assert "IPv6" in family["means"] and "GLOO_SOCKET_IFNAME" in family["fix"][0]

@@ -33,6 +33,64 @@ RULES = [
     ("enforce", "gloo.enforce", {"kind": r"enforce"}),
     ("io", "gloo.enforce", {"kind": r"io"}),
 ]
+# What one message means and what to do, where its family's fix is too general: [(regex over the
+# format, means, [fix])], the first row that matches gives an assigned site its own `means`/`fix`
+# (knowgen.give_fix). Written from the code around each site (pytorch/gloo at the commit in the
+# header) and torch.distributed's documentation of the Gloo backend (GLOO_SOCKET_IFNAME,
+# init_process_group's timeout: https://pytorch.org/docs/stable/distributed.html); each `means` names
+# the file that raises it. main() stops when a row finds no site (move a reworded message's row by hand).
+_FIRST = "find the first rank that failed or fell behind (its own traceback, or its last log line before this time)"
+_IFNAME = "export GLOO_SOCKET_IFNAME=<the interface the nodes reach each other on, e.g. eth0> on every rank " \
+          "(ip -br addr shows them)"
+# No rows for what a family already answers with its own causes, from the log and the nodes' facts:
+# gloo.size_mismatch (op.preamble.length <= op.nbytes), gloo.timeout's 'Timed out waiting %sms for
+# recv/send operation' (a late or gone rank, rank-0-only work), gloo.socket_ifname's 'Unable to find
+# address for', 'bind:', 'connect:' and 'Pair is not connected' (GLOO_SOCKET_IFNAME, computed from the facts).
+MSG_FIX = [
+    (r"^Read error %s: %s\. This is typically caused",
+     "gloo/transport/tcp/pair.cc: reading from the peer at the address named failed (the text after it is the "
+     "errno, e.g. 'Connection reset by peer'); Gloo itself says a remote worker hung or the application has a bug.",
+     [_FIRST + " on the node of the address named"]),
+    (r"^Connection closed by peer %s|^Socket (?:unexpectedly )?closed %s",
+     "gloo/transport/tcp/pair.cc: the peer at the address named closed its end: that process crashed or exited "
+     "(often because of its own earlier error), or was killed (OOM killer, a time limit).",
+     [_FIRST + " on the node of the address named", "dmesg on that node (OOM kills leave no Python error)"]),
+    (r"^Connect timeout %s",
+     "gloo/transport/tcp/pair.h (uv/pair.cc): connecting to the peer's address did not succeed in time: the address "
+     "is on an interface the other node cannot reach (docker0, a second NIC, a link-local or IPv6 address), a "
+     "firewall drops the port, or the peer has not started.",
+     [_IFNAME, "nc -zv <address> <port> from this node; open the TCP ports between the nodes"]),
+    (r"ss1\.ss_family == ss2\.ss_family",
+     "gloo/transport/tcp/device.cc isInitiator: the two ends of a pair use different address families: one rank "
+     "advertised an IPv6 address and the other an IPv4 one (a host name that resolves to IPv6 on some nodes).",
+     ["export GLOO_SOCKET_IFNAME=<an interface with an IPv4 address> on every rank",
+      "make each host name resolve to the same family everywhere (/etc/hosts)"]),
+    (r"rank >= 0\. %d vs %d$|rank < size\. %d vs %d$",
+     "gloo/context.cc: a rank outside 0..size-1: RANK and WORLD_SIZE disagree with the ranks started.",
+     ["check RANK / WORLD_SIZE on every node (torchrun: --nnodes x --nproc-per-node and --node-rank)"]),
+    (r"\. socket: %s$|\] false\. accept: %s",
+     "gloo/transport/tcp: creating or accepting a socket failed (the errno follows; 'Too many open files': the "
+     "process used up its file descriptors: many ranks or process groups).",
+     ["ulimit -n (raise it, e.g. 1048576; containers: --ulimit nofile=)"]),
+    (r"^Wait timeout for key\(s\)",
+     "gloo/rendezvous/file_store.cc: a rank waited for keys that another rank never wrote to the init_method file: "
+     "the file is not on a filesystem every node shares, a stale file of an earlier run is there, or a rank never "
+     "started.",
+     ["init_method='file:///<a path on a shared filesystem>', a new file per run (remove the old one first)"]),
+    (r"File already exists: %s|File cannot be (?:created|opened): %s",
+     "gloo/rendezvous/file_store.cc: the FileStore path (init_method file://) cannot be used: its directory is "
+     "missing or not writable on this node, or a file of an earlier run is in the way.",
+     ["init_method='file:///<a writable path on a shared filesystem>', new per run"]),
+    (r"ibv_reg_mr: %s \(did you run into the locked memory limit",
+     "gloo/transport/ibverbs/unbound_buffer.cc: registering a buffer with the NIC failed; Gloo suggests the "
+     "locked-memory limit.",
+     ["ulimit -l unlimited in the job (containers: --ulimit memlock=-1:-1)"]),
+    (r"ibv_reg_mr: %s \(kernel module 'nv_peer_mem' not loaded",
+     "gloo/transport/ibverbs/unbound_buffer.cc: registering GPU memory with the NIC failed: GPUDirect RDMA's kernel "
+     "module is not loaded.",
+     ["modprobe nvidia-peermem (nv_peer_mem on old drivers), or use host buffers"]),
+]
+
 _MACRO = re.compile(r"\b(GLOO_ENFORCE(?:_EQ|_NE|_LE|_LT|_GE|_GT|_THAT)?|GLOO_THROW(?:_IO_EXCEPTION|_INVALID_OPERATION_EXCEPTION)?"
                     r"|GLOO_ERROR_MSG)\s*\(")
 _OPS = {"_EQ": "==", "_NE": "!=", "_LE": "<=", "_LT": "<", "_GE": ">=", "_GT": ">"}
@@ -109,6 +167,7 @@ def build(files, version):
                 if kind == "io" and len("".join(literal.split())) < CONTEXT_BELOW:
                     rx = r"\[[^\]\n]{0,200}\.(?:cc|h):\d{1,6}\] [^\n]{0,200}?" + rx
                 site.update({"re": rx, "family": family, "rule": rule})
+                knowgen.give_fix(site, MSG_FIX, fmt)
             sites.append(site)
     return {"header": knowgen.header("pytorch/gloo (https://github.com/pytorch/gloo)", version, GENERATOR,
                                      "GLOO_ENFORCE* checks and GLOO_THROW* messages of gloo/; families from the "
@@ -124,7 +183,10 @@ def from_repo(repo, rev):
 
 def main(argv):
     a = knowgen.arguments(__doc__, argv, rev="HEAD")
-    return knowgen.emit("gloo_messages", build(*knowgen.source_files(a, from_repo)), a.out)
+    doc = build(*knowgen.source_files(a, from_repo))
+    if a.repo:  # a slice holds only some sites
+        knowgen.stale_fixes(a, "MSG_FIX", MSG_FIX, doc["sites"])
+    return knowgen.emit("gloo_messages", doc, a.out)
 
 
 if __name__ == "__main__":

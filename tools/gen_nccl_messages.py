@@ -101,6 +101,11 @@ RULES = [
     ("transport", "nccl.topology", {"text": r"No transport found"}),
 ]
 
+# No rows for messages whose family entry already is that cause, with its exports and checks (a row
+# would rank its own text above them): ibv_reg_dmabuf_mr (nccl.dmabuf), ibv_modify_qp, ibv_query_gid and
+# the GID-index HINT (rdma.modify_qp, rdma.gid_index), NVLS multicast binding (nccl.nvls), 'Bootstrap :
+# no socket interface found' (nccl.socket_ifname), 'Duplicate GPU detected' (nccl.duplicate_gpu), and
+# 'Cuda failure '%s'' (any CUDA error: nccl.unhandled_cuda_error's causes and nccl_bugs.toml tell them apart).
 # What one message means and what to do, where its family's fix is too general: [(regex over the
 # format, means, [fix])], the first row that matches gives an assigned site its own `means`/`fix`
 # (knowgen.give_fix). Written from the code around each site (NVIDIA/nccl at the commit in the
@@ -121,7 +126,7 @@ _WC_STATUS = ("4 IBV_WC_LOC_PROT_ERR: the NIC may not access the buffer, mostly 
               "rails); 13 IBV_WC_RNR_RETRY_EXC_ERR: the peer was not ready to receive")
 MSG_FIX = [
     # --- interfaces and the bootstrap (src/bootstrap.cc, src/misc/socket.cc ncclFindInterfaces) ---
-    (r"^Bootstrap : no socket interface found|^NET/Socket : no interface found",
+    (r"^NET/Socket : no interface found",
      "src/bootstrap.cc / src/transport/net_socket.cc: no network interface matched: NCCL_SOCKET_IFNAME is set and "
      "names none that is up on this node with an address (of NCCL_SOCKET_FAMILY if set). Without the variable NCCL "
      "tries ib*, then anything but docker*/lo/virbr*, then docker*, then lo (src/misc/socket.cc ncclFindInterfaces), "
@@ -268,11 +273,6 @@ MSG_FIX = [
       "LimitMEMLOCK); Slurm: slurmd's LimitMEMLOCK=infinity and PropagateResourceLimits",
       "GPU buffers: lsmod | grep -E 'nvidia_peermem|nv_peer_mem' -> modprobe nvidia-peermem; or NCCL_NET_GDR_LEVEL=LOC "
       "to stage through host memory"]),
-    (r"^Call to ibv_reg_dmabuf_mr failed|Call to mlx5dv_reg_dmabuf_mr failed",
-     "src/misc/ibvwrap.cc: registering GPU memory with the NIC through DMA-BUF failed (the kernel, the driver's "
-     "open kernel modules or the NIC's rdma-core lacks DMA-BUF support).",
-     ["export NCCL_DMABUF_ENABLE=0 (NCCL then uses nvidia-peermem if loaded)", "or a kernel >= 5.12 with the "
-                                                                              "open GPU kernel modules and rdma-core >= 34"]),
     (r"^Call to ibv_create_(?:qp|cq) failed",
      "src/misc/ibvwrap.cc: the NIC refused a new queue pair / completion queue: the locked-memory limit "
      "(ENOMEM 'Cannot allocate memory'), or the NIC's queue limits with many connections "
@@ -284,19 +284,6 @@ MSG_FIX = [
      "(a container without /dev/infiniband, a permission or the IPC_LOCK capability), or the device is down.",
      ["ibv_devinfo on the node and inside the container", "container: --device=/dev/infiniband --cap-add=IPC_LOCK "
       "--ulimit memlock=-1:-1 (or the RDMA device plugin); without RDMA: NCCL_IB_DISABLE=1"]),
-    (r"^Call to ibv_modify_qp failed",
-     "src/misc/ibvwrap.cc: a queue pair could not move to its connected state (the message gives the device, the "
-     "states and both GIDs). EINVAL ('Invalid argument'): mostly a GID index that does not exist or has no "
-     "address (NCCL_IB_GID_INDEX on RoCE); ETIMEDOUT: the two NICs cannot reach each other (rails not cross-connected).",
-     ["show_gids (or ibv_devinfo -v) on both nodes: pick the RoCE v2 GID with an IPv4 address -> "
-      "NCCL_IB_GID_INDEX=<index>, or NCCL_IB_GID_INDEX=-1 (automatic, NCCL >= 2.21)",
-      "ETIMEDOUT: NCCL_CROSS_NIC=0 (only same-rail NICs talk), NCCL_IB_HCA=<the NICs that reach each other>"]),
-    (r"^Call to ibv_query_gid failed",
-     "src/misc/ibvwrap.cc: the GID index NCCL asked for does not exist on this port (NCCL_IB_GID_INDEX too high).",
-     ["show_gids / ibv_devinfo -v (the valid indices) -> NCCL_IB_GID_INDEX=<one of them>, or unset it"]),
-    (r"^HINT: In many cases this error occurs when the incorrect GID index",
-     "src/misc/ibvwrap.cc printIbModifyQpHint: NCCL's own hint after ibv_modify_qp returned EINVAL.",
-     ["unset NCCL_IB_GID_INDEX or set NCCL_IB_GID_INDEX=-1 (automatic detection)"]),
     (r"^HINT: In many cases this error occurs when NICs are not cross-rail",
      "src/misc/ibvwrap.cc printIbModifyQpHint: NCCL's hint after ibv_modify_qp timed out: NICs of different rails "
      "were paired.",
@@ -403,8 +390,6 @@ MSG_FIX = [
      "src/transport/p2p.cc: legacy CUDA IPC failed (a container without the host IPC namespace, or memory not "
      "allocated by cudaMalloc).",
      ["docker --ipc=host (ranks of one node in one IPC namespace), or NCCL_P2P_DISABLE=1"]),
-    # 'Cuda failure '%s'' (src/include/checks.h) has no row: its text is CUDA's error string, any of them, and
-    # nccl.unhandled_cuda_error's causes (and the known bugs of nccl_bugs.toml) tell them apart
     (r"^Failed to CUDA (?:malloc|calloc|host alloc)",
      "src/include/alloc.h: NCCL could not allocate the GPU (or pinned host) memory it names: the GPU is full.",
      ["nvidia-smi (other processes on the GPU); a smaller batch, or NCCL_BUFFSIZE / NCCL_MAX_NCHANNELS lower"]),
@@ -417,13 +402,6 @@ MSG_FIX = [
      "src/misc/cudawrap.cc: the GPU driver is older than this NCCL's CUDA needs.",
      ["nvidia-smi (driver version): update the driver, or install a torch / NCCL built for an older CUDA"]),
     # --- usage and init (src/init.cc, src/misc/argcheck.cc, src/enqueue.cc, src/group.cc) ---
-    (r"^Duplicate GPU detected|Multiple Ranks are using the same GPU",
-     "src/init.cc: two ranks of the communicator use the same GPU (the message names the ranks and the device): every "
-     "process kept the default cuda:0, or CUDA_VISIBLE_DEVICES gives several ranks the same GPU.",
-     ["torch.cuda.set_device(local_rank) (LOCAL_RANK from torchrun) before init_process_group, or "
-      "init_process_group(device_id=torch.device('cuda', local_rank))",
-      "check CUDA_VISIBLE_DEVICES / --gpus-per-task per rank; more ranks than GPUs on a node is not supported "
-      "(NCCL_MULTI_RANK_GPU_ENABLE=1 only on NCCL releases that allow it)"]),
     (r"^Invalid rank requested : %d/%d|^improper usage of ncclCommInitRank",
      "src/init.cc: a rank is outside 0..nranks-1 (or the unique-id count does not fit): RANK or WORLD_SIZE differ "
      "from the ranks actually started.",
@@ -522,11 +500,6 @@ MSG_FIX = [
      "src/graph/topo.cc: NIC fusion failed; NCCL says to limit it.",
      ["export NCCL_NET_MERGE_LEVEL=LOC"]),
     # --- NVLink SHARP / multicast, multi-node NVLink (src/transport/nvls.cc, src/mnnvl.cc) ---
-    (r"Failed to bind NVLink SHARP \(NVLS\) Multicast memory|Multicast support requested for team but none",
-     "src/transport/nvls.cc: NVLink SHARP (multicast over NVSwitch) could not bind its memory (the CUDA error "
-     "follows): fabric manager not running or of another version, or multicast not usable in this VM/container.",
-     ["export NCCL_NVLS_ENABLE=0 (NVLS off; other algorithms still use NVLink)",
-      "systemctl status nvidia-fabricmanager (running, same version as the driver); nvidia-smi -q | grep -i fabric"]),
     (r"MNNVL .*(?:not supported|not working) on this system|^MNNVL is not supported",
      "src/mnnvl.cc: multi-node NVLink (GB200 NVL) is available but IMEX is not set up (the channel "
      "/dev/nvidia-caps-imex-channels, the nvidia-imex service).",

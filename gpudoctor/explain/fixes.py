@@ -570,6 +570,14 @@ def apply(result, facts):
             if line:
                 c["fix"].insert(0, line)
                 c["computed_fix"] = line
+                # the message's own cause (a generated site's means/fix, ranked first: static_rank 0)
+                # that names the same variable gets the interface the facts computed too
+                top = f["causes"][0]
+                if kind == "socket_ifname" and top is not c and top.get("static_rank") == 0 and \
+                        not top.get("computed_fix") and any(k in " ".join(top["fix"]) for k in keys):
+                    top["fix"].insert(0, line)
+                    top["computed_fix"] = line
+                    top["exports"].update({k: v for k, v in c["exports"].items() if k in keys})
             elif facts and kind in ("torch_build", "socket_ifname", "btl_tcp_if", "visible_gpus") and \
                     not (kind == "torch_build" and log and log["ccs"]):
                 c["computed_note"] = {
