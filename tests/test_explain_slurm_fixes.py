@@ -55,6 +55,24 @@ CASES = [
     ("ntasks-per-gpu",
      "srun: fatal: SLURM_TRES_PER_TASK is mutually exclusive with --ntasks-per-gpu and SLURM_NTASKS_PER_GPU\n",
      "slurm.error", "--ntasks-per-gpu"),
+    # https://github.com/meta-pytorch/torchforge/issues/590 (a memory request sized for another cluster; settled:
+    # ask for what the nodes have)
+    ("mem-unsatisfiable",
+     "sbatch: error: Memory specification can not be satisfied\n"
+     "sbatch: error: Batch job submission failed: Requested node configuration is not available\n"
+     "Traceback (most recent call last):\n"
+     '  File "<frozen runpy>", line 198, in _run_module_as_main\n',
+     "slurm.node_config", "sinfo -N -p <PARTITION> -o '%N %m'"),
+    # https://github.com/meta-pytorch/torchforge/issues/590's lines without the traceback (srun/sbatch print
+    # slurmctld's reason and then the code's text: two records, not one wrapped message)
+    ("mem-unsatisfiable-two-lines",
+     "sbatch: error: Memory specification can not be satisfied\n"
+     "sbatch: error: Batch job submission failed: Requested node configuration is not available\n",
+     "slurm.node_config", "1 means RealMemory is not set"),
+    # https://github.com/silx-kit/jupyterhub_moss/issues/109 (the --mem value the form passed; settled: the value)
+    ("mem-invalid",
+     "sbatch: error: Invalid --mem specification\n",
+     "slurm.error", "--mem=64G"),
     # https://github.com/dask/dask-jobqueue/issues/698 (--mem from the tool beside --mem-per-gpu of the user)
     ("mem-twice",
      "sbatch: fatal: --mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive.\n",
@@ -86,7 +104,8 @@ def test_user_facing_sites_carry_their_own_fix():
                  "Failed to validate job spec. --%ss-per-task or --tres-per-task used without either --%ss or "
                  "-n/--ntasks is not allowed.",
                  "Could not apply device constrain to step",
-                 "*** %s ON %s CANCELLED AT %s DUE TO TIME LIMIT ***"):
+                 "*** %s ON %s CANCELLED AT %s DUE TO TIME LIMIT ***",
+                 "Memory specification can not be satisfied", "Prolog failure on node %s"):
         site = by_text[text]
         assert site["family"] and site["means"] and site["fix"], site
     fixed = sum(1 for s in _sites("slurm_messages") if s.get("fix"))

@@ -145,7 +145,12 @@ CODE_FIX = {
         "say gpu:nvidia_a100), or is malformed.",
         ["sinfo -o '%P %N %G'   (the GRES names and types each node has)",
          "--gres=gpu:N or --gres=gpu:<TYPE>:N with a TYPE from that list (or --gpus-per-node=N); admins: "
-         "GresTypes=gpu in slurm.conf and Gres= on the node lines"]),
+         "GresTypes=gpu in slurm.conf and Gres= on the node lines",
+         # srun(1)/sbatch(1) INPUT ENVIRONMENT VARIABLES: a command run inside a job reads the job's SLURM_GPUS_*,
+         # SLURM_TRES_PER_TASK ... (sbatch's OUTPUT ENVIRONMENT VARIABLES) as if given on its command line
+         "run from inside another job (a shell on a GPU node)? srun/sbatch read that job's SLURM_GPUS_* / "
+         "SLURM_TRES_PER_TASK / SBATCH_* variables as options: env | grep -E '^S(LURM|BATCH)_(GPU|TRES|GRES)', unset "
+         "them, or submit from a login node"]),
     "ESLURM_INVALID_GRES_TYPE": (
         "The GRES is asked for both with and without a type in one job (gpu:2 and gpu:a100:1).",
         ["sinfo -o '%G'", "use one form: --gres=gpu:<TYPE>:N everywhere, or gpu:N everywhere"]),
@@ -374,8 +379,12 @@ CODE_FIX = {
         ["drop -I/--immediate and let the job queue"]),
 }
 _MIN_BARE = 30
-_CONTEXT = (r"(?:sbatch|srun|salloc|sinfo|squeue|scontrol|sacct|sacctmgr|scancel|slurmd|slurmstepd|slurmctld)"
-            r"(?:\[\d{1,10}\])?: (?:error|fatal): [^\n]{0,120}?")
+_PROGS = r"(?:sbatch|srun|salloc|sinfo|squeue|scontrol|sacct|sacctmgr|scancel|slurmd|slurmstepd|slurmctld)"
+# the text between the marker and the reason never crosses another Slurm line's start: explain tries a line joined
+# with the next when a message may have been wrapped (gpudoctor/explain/scan.py _search_text), and 'sbatch: error:
+# Memory specification can not be satisfied' + 'sbatch: error: Batch job submission failed: Requested node
+# configuration is not available' is two records, not one wrapped one (the first line's own message is the answer)
+_CONTEXT = _PROGS + r"(?:\[\d{1,10}\])?: (?:error|fatal): (?:(?!%s[:\[])[^\n]){0,120}?" % _PROGS
 
 
 def parse(text):

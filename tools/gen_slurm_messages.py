@@ -70,6 +70,10 @@ CTLD_LOG_PATHS = ("src/slurmctld/node_mgr.c", "src/slurmctld/proc_req.c", "src/s
 # Which knowledge entry explains a message site: (rule name, entry id, {field: regex}); the first
 # rule whose regexes all match wins. Fields: where (path:line), text (the format), level.
 RULES = [
+    # slurmctld's refusal of a job request, printed by the client (level err_msg: see _ERRMSG)
+    ("ctld-reservation", "slurm.reservation", {"level": r"^err_msg$", "text": r"reservation"}),
+    ("ctld-partition", "slurm.partition", {"level": r"^err_msg$", "text": r"partition"}),
+    ("ctld-node-config", "slurm.node_config", {"level": r"^err_msg$", "text": r"can not be satisfied|task count required"}),
     # slurmctld's ReqNodeNotAvail descriptions (node_scheduler.c): the text after the comma says which
     ("reservation", "slurm.reservation", {"text": r"Reserved for maintenance|May be reserved for other job|"
                                                   r"which this job was running under, has ended"}),
@@ -301,6 +305,43 @@ MSG_FIX = [
     # https://slurm.schedmd.com/salloc.html, slurm.conf(5) https://slurm.schedmd.com/slurm.conf.html, gres.conf(5)
     # https://slurm.schedmd.com/gres.conf.html, cgroup.conf(5) https://slurm.schedmd.com/cgroup.conf.html, the MPI
     # guide https://slurm.schedmd.com/mpi_guide.html and the prolog/epilog guide https://slurm.schedmd.com/prolog_epilog.html
+    # slurmctld's refusals (src/slurmctld/node_scheduler.c _set_err_msg / _get_req_features; job_mgr.c), printed by
+    # sbatch/srun/salloc before 'Batch job submission failed:' / 'Unable to allocate resources:'
+    (r"^Memory specification can not be satisfied$",
+     "No node the job may use has the memory it asks for per node (--mem, or --mem-per-cpu x CPUs per node). Also "
+     "when the nodes are defined without RealMemory= in slurm.conf: Slurm then counts 1 MB per node (slurm.conf(5)), "
+     "so any --mem fails.",
+     ["sinfo -N -p <PARTITION> -o '%N %m'   (memory per node as Slurm counts it, MB; 1 means RealMemory is not set)",
+      "ask for less than that (--mem=<MB>, or --mem=0 for all of a node's memory); admins: RealMemory=<MB> on the "
+      "NodeName lines (slurmd -C prints the node's own value, set it a little lower), scontrol reconfigure"]),
+    (r"^CPU count per node can not be satisfied$",
+     "No node the job may use has as many CPUs as one node of the job needs (--ntasks-per-node x --cpus-per-task, "
+     "or --mincpus).",
+     ["sinfo -N -p <PARTITION> -o '%N %c'   (CPUs per node)", "lower --cpus-per-task / --ntasks-per-node (spread "
+      "the tasks over more nodes with -N)"]),
+    (r"^Temporary disk specification can not be satisfied$",
+     "No node the job may use has the --tmp it asks for (TmpDisk= in slurm.conf).",
+     ["sinfo -N -o '%N %d'   (TmpDisk per node, MB)", "lower or drop --tmp"]),
+    (r"^Socket, core and/or thread specification can not be satisfied$",
+     "The -B/--extra-node-info, --sockets-per-node, --cores-per-socket or --threads-per-core request exceeds every "
+     "node's layout.",
+     ["sinfo -N -o '%N %X %Y %Z'   (sockets, cores, threads per node)", "drop or lower those options"]),
+    (r"^Node feature requirements can not be satisfied$",
+     "No node has the -C/--constraint features asked for (or not in that combination).",
+     ["sinfo -o '%N %f'   (the features of each node)", "fix -C/--constraint (names from that list; & and | "
+      "combine them)"]),
+    (r"^Required nodes outside of the reservation$",
+     "-w/--nodelist names nodes that are not in the --reservation the job uses.",
+     ["scontrol show reservation <NAME>   (its Nodes=)", "drop -w, or name nodes of the reservation"]),
+    (r"^Problem using reservation$",
+     "The job cannot use the --reservation it names now (not started, ended, or its nodes unavailable).",
+     ["scontrol show reservation <NAME>", "fix --reservation or drop it"]),
+    (r"^invalid partition specified: %s$",
+     "The partition named with -p/--partition (or in SBATCH_PARTITION / a #SBATCH line) does not exist.",
+     ["sinfo -s   (the partitions)", "-p <one of them>"]),
+    (r"^task count required for arbitrary distribution$",
+     "-m arbitrary places one task per listed host: it needs -n/--ntasks.",
+     ["add -n <tasks> (one per host in SLURM_HOSTFILE / -w)"]),
     # sbatch's checks of the script (src/sbatch/sbatch.c _get_script_buffer; src/sbatch/opt.c _set_options)
     (r"^Batch script contains DOS line breaks|^instead of expected UNIX line breaks",
      "sbatch refused the script: it has Windows (DOS) line ends (\\r\\n), usually from a file edited or copied on "
@@ -548,6 +589,12 @@ MSG_FIX = [
       "(journalctl -u slurmd: 'prolog failed: rc:N output:...')", "fix the script (a health check that failed is "
       "doing its job: fix the node), then scontrol update nodename=<node> state=resume; users: scontrol release "
       "<JOBID> or resubmit with --exclude=<node>"]),
+    (r"^Prolog failure on node %s$",
+     "The node's Prolog failed when the job started there; slurmd could not requeue the job (an interactive salloc/srun "
+     "allocation, or requeue disabled), so it was killed and the allocation revoked. slurmctld drains that node.",
+     ["sinfo -R -n <node>   (its reason); admins: the slurmd log on the node ('prolog failed: rc:N output:...')",
+      "resubmit with --exclude=<node>; admins: fix the Prolog or the node, then scontrol update nodename=<node> "
+      "state=resume"]),
     (r"^%pI epilog failed status=%d:%d",
      "The node's Epilog script (slurm.conf Epilog=) exited non-zero after the job; slurmctld drains the node "
      "('Epilog error'). The job itself finished.",
@@ -703,7 +750,11 @@ MSG_FIX = [
 CONTEXT_BELOW = 20
 _PREFIX = (r"(?:(?:srun|sbatch|salloc|slurmd|slurmstepd|slurmctld)(?:\[\d{1,10}\])?: |"
            r"\[\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,6})?\] (?:\[[^\]\n]{1,40}\] )?)")
-_CONTEXT = _PREFIX + r"[^\n]{0,160}?"
+# the text between a line's prefix (or marker) and the message never crosses another Slurm line's start: explain
+# tries a line joined with the next when a message may have been wrapped (gpudoctor/explain/scan.py _search_text);
+# two 'srun: error: ...' lines are two records (tools/gen_slurm_errors.py _CONTEXT does the same)
+_GAP = r"(?:(?!(?:srun|sbatch|salloc|slurmd|slurmstepd|slurmctld)[:\[])[^\n]){0,160}?"
+_CONTEXT = _PREFIX + _GAP
 
 _LEVELS = ("error", "fatal", "fatal_abort", "error_in_daemon", "info", "warning", "slurm_perror",
            "PMIXP_ERROR_STD", "PMIXP_ERROR_NO", "PMIXP_ERROR", "PMIXP_ABORT", "log_var")
@@ -713,9 +764,18 @@ _CALL = re.compile(r"(?<![A-Za-z0-9_>.])(%s)\s*\(" % "|".join(_LEVELS))
 # error_in_daemon() is error() in a daemon and verbose(), with no marker, in a command). Levels
 # that print no marker or a quiet one: info/verbose (none), debug..debug5 ('debug2: ').
 _MARKED = ("error", "fatal", "fatal_abort", "error_in_daemon", "PMIXP_ERROR_STD", "PMIXP_ERROR_NO", "PMIXP_ERROR",
-           "PMIXP_ABORT")
+           "PMIXP_ABORT", "err_msg")
 _QUIET_CALL = re.compile(r"(?<![A-Za-z0-9_>.])(info|verbose|debug[2-5]?)\s*\(")
-_MARKER = r"(?:error|fatal): [^\n]{0,160}?"
+_MARKER = r"(?:error|fatal): " + _GAP
+# slurmctld's refusal text for a job request (node_scheduler.c _set_err_msg, job_mgr.c): '*err_msg = xstrdup("...")'
+# goes back in the RPC's reply and the client prints it at error level (src/common/slurm_protocol_pack.c
+# _unpack_return_code2_msg: print_multi_line_string(err_msg, -1, LOG_LEVEL_ERROR), 'sbatch: error: Memory
+# specification can not be satisfied') before 'Batch job submission failed: <slurm_strerror>'
+_ERRMSG = re.compile(r"(?<![A-Za-z0-9_])\*err_msg\s*=\s*xstrdup(?:_printf)?\s*\(|xstrfmtcat\s*\(\s*\*err_msg\s*,")
+# a message slurmd sends to the job's srun/salloc (slurm_notify_job(step, buf), src/slurmd/slurmd/req.c: 'Prolog
+# failure on node %s'), which prints it as a plain line (src/salloc/salloc.c _user_msg_handler: info("%s", ...)):
+# the xstrfmtcat(buf, ...) just before the call is the format (level "notify")
+_NOTIFY = re.compile(r"xstrfmtcat\s*\(\s*(\w+)\s*,(?=[^;]{0,200};(?:[^;]{0,120};)?\s*slurm_notify_job\s*\([^,;]{1,60},\s*\1\s*\))")
 _CTLD = re.compile(r"(?:state_desc\s*=\s*xstrdup(?:_printf)?|xstrfmtcat\s*\(\s*job_ptr->state_desc\s*,)\s*\(?")
 # Where slurmctld names the reason of a node it drains or sets down (node_mgr.c validate_node_specs,
 # gres.c _node_config_validate, ping_nodes.c, agent.c, job_mgr.c): the format is the call's next
@@ -752,7 +812,8 @@ def slurm_to_printf(fmt):
 def sites_of(path, src):
     calls = [(m, m.group(1)) for m in _CALL.finditer(src)]
     if path in CTLD_PATHS:
-        calls = [(m, "state_desc") for m in _CTLD.finditer(src)]
+        calls = [(m, "state_desc") for m in _CTLD.finditer(src)] + [(m, "err_msg") for m in _ERRMSG.finditer(src)]
+    calls += [(m, "notify") for m in _NOTIFY.finditer(src)]
     if path == "src/common/plugin.c":
         calls += [(m, "error") for m in _DEMOTED.finditer(src)]
     if path.startswith("src/slurmctld/") or path == "src/interfaces/gres.c":
