@@ -37,12 +37,6 @@ CASES = [
      "sbatch: error: line must start with #! followed by the path to an interpreter.\n"
      "sbatch: error: For instance: #!/bin/sh\n",
      "slurm.error", "#!/bin/bash"),
-    # https://github.com/llnl/smith/issues/688 (steps of one job; settled: srun --overlap / SLURM_OVERLAP=1)
-    ("step-busy",
-     "29: srun: Job 9479148 step creation still disabled, retrying (Requested nodes are busy)\n"
-     "26: srun: Job 9479148 step creation still disabled, retrying (Requested nodes are busy)\n"
-     "53: srun: Job 9479148 step creation temporarily disabled, retrying (Requested nodes are busy)\n",
-     "slurm.node_config", "srun --overlap"),
     # https://github.com/NVIDIA/deepops/issues/1102 (--gpu-bind=single:1 with Cores= in gres.conf; settled:
     # per_task is the binding that gives each task its GPUs)
     ("gpu-bind-single",
@@ -97,7 +91,6 @@ def test_user_facing_sites_carry_their_own_fix():
     """The messages a GPU user or admin meets: each assigned and with a fix of its own (not the family's)."""
     by_text = {s["text"]: s for s in _sites("slurm_messages")}
     for text in ("Batch script contains DOS line breaks (\\r\\n)",
-                 "Job %u step creation temporarily disabled, retrying (%s)",
                  "--mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive.",
                  "Failed to look up username for uid=%u, cannot continue with launch",
                  "%pI prolog failed status=%d:%d",
@@ -116,10 +109,21 @@ def test_user_facing_sites_carry_their_own_fix():
         assert codes[name].get("fix"), name
 
 
-def test_a_step_waiting_for_resources_is_not_a_failure_of_another_family(kb):
-    """srun's info() while a step waits names the step's resources (--overlap), not a down node. The lines are
-    https://github.com/fractal-analytics-platform/fractal-server/issues/2835's (many sruns in one job)."""
-    doc = explain.explain_text("srun: Job 23547409 step creation temporarily disabled, retrying (Requested nodes are "
-                               "busy)\nsrun: Step created for StepId=23547409.1\n", kb)
-    root = assert_root(doc, entry="slurm.node_config")
-    assert "--overlap" in " ".join(root["causes"][0]["fix"])
+@pytest.mark.parametrize("text", [
+    # https://github.com/llnl/smith/issues/688 (steps of one job that waited; settled: srun --overlap / SLURM_OVERLAP=1)
+    "29: srun: Job 9479148 step creation still disabled, retrying (Requested nodes are busy)\n"
+    "26: srun: Job 9479148 step creation still disabled, retrying (Requested nodes are busy)\n"
+    "53: srun: Job 9479148 step creation temporarily disabled, retrying (Requested nodes are busy)\n",
+    # https://github.com/fractal-analytics-platform/fractal-server/issues/2835 (many sruns in one job that ran: the
+    # steps were created after the wait)
+    "srun: Job 23547409 step creation temporarily disabled, retrying (Requested nodes are busy)\n"
+    "srun: Job 23547409 step creation still disabled, retrying (Requested nodes are busy)\n"
+    "srun: Step created for StepId=23547409.1\n",
+], ids=["waiting", "waited-then-created"])
+def test_a_step_waiting_for_resources_is_a_note_that_names_overlap(kb, text):
+    """srun's info() while a step waits for resources another step holds: a job that ran fine prints it too, so it
+    is a note (slurm.step_wait, kind warning), never a root cause, and the note names srun --overlap."""
+    doc = explain.explain_text(text, kb)
+    assert doc["verdict"] == "no_error" and not doc["findings"], (doc["verdict"], [f["id"] for f in doc["findings"]])
+    note = next(n for n in doc["context"] if n["id"] == "slurm.step_wait")
+    assert "--overlap" in note["note"] and "--overlap" in note["fix"], note

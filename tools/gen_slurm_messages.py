@@ -88,9 +88,10 @@ RULES = [
     ("batch-script", "slurm.error", {"where": r"src/sbatch/(?:sbatch|opt)\.c",
                                      "text": r"[Bb]atch script|look like a batch script|must start with #!|"
                                              r"For instance: #!|NULL character|line breaks|^Unable to open file|"
-                                             r"#SLURM to #SBATCH|not allow scripts"}),
-    # srun waits for a step's resources (src/srun/launch.c: info() with slurm_strerror's reason, ESLURM_NODES_BUSY ...)
-    ("step-busy", "slurm.node_config", {"where": r"src/srun/launch\.c", "text": r"step creation (?:temporarily|still) "
+                                             r"#SLURM to #SBATCH|not allow scripts|too (?:large|big)|^Cannot stat %s"}),
+    # srun waits for a step's resources (src/srun/launch.c: info() with slurm_strerror's reason, ESLURM_NODES_BUSY ...):
+    # a note (slurm_steps.toml), since a job that ran fine prints it too before 'Step created for StepId='
+    ("step-busy", "slurm.step_wait", {"where": r"src/srun/launch\.c", "text": r"step creation (?:temporarily|still) "
                                                                                 r"disabled"}),
     # srun / salloc refusing what the command line or the job's SLURM_* environment asks (src/srun/srun_job.c,
     # launch.c, opt.c, allocate.c; src/salloc/salloc.c)
@@ -139,7 +140,7 @@ RULES = [
     ("cgroup", "slurm.cgroup", {"where": r"plugins/cgroup/|plugins/proctrack/cgroup"}),
     ("cgroup-text", "slurm.cgroup", {"text": r"cgroup"}),
     ("workdir", "slurm.job_env", {"text": r"chdir|TMPDIR|execve|[Ww]orking directory|\bcwd\b|"
-                                          r"[Cc]ould not open (?:stdout|stderr|stdin|output|input)|"
+                                          r"[Cc]ould not open (?:stdout|stderr|stdin|output|input|error)|"
                                           r"[Cc]annot open (?:stdout|stderr|stdin)|[Uu]nable to open (?:output|input)|"
                                           r"Unable to (?:find|exec) command"}),
     ("mpi-where", "slurm.mpi", {"where": r"plugins/mpi/|interfaces/mpi\.c"}),
@@ -169,7 +170,9 @@ RULES = [
                                 "text": r"[Ii]nvalid|must be|not supported|[Uu]nrecognized|cannot be|[Cc]onflict|"
                                         r"mutually exclusive|requires|not permitted|[Cc]annot specify|"
                                         r"can not be bigger|Too few|Inconsistent values|You can not have|"
-                                        r"less than minimum|is not a valid"}),
+                                        r"less than minimum|is not a valid|set by two different environment|"
+                                        r"incompatible with --distribution|you need to specify a nodelist|"
+                                        r"too large for|to small for"}),
 ]
 
 # What one message means and what to do, where its family's fix is not enough (the first regex
@@ -371,6 +374,25 @@ MSG_FIX = [
      "cannot parse, or an option of a newer Slurm); sbatch stops at it.",
      ["grep -n '^#SBATCH' <script>; sbatch --version; man sbatch", "fix or delete that #SBATCH line (one option per "
       "line, --option=value, no spaces around =)"]),
+    (r"^(?:%s: )?Could not open (?:output|error|stdout|stderr) file",
+     "slurmstepd could not create the job's --output/--error file on the compute node (the reason follows on the "
+     "line): a directory that does not exist there and that it could not create (Slurm creates missing directories "
+     "since 25.05, SchedMD/slurm commit 40d795f803; older releases never do), one the user cannot write, or a path "
+     "on a filesystem the node does not mount. (srun's own 'Could not open stdout file: ...' without a path is the "
+     "same for a file on the host where srun runs.)",
+     ["srun -N1 -w <node> ls -ld <the file's directory>   (the path on the line)", "mkdir -p that directory (on a "
+      "shared filesystem) before sbatch, or point -o/-e at a directory the job's user can write on every node"]),
+    (r"^Could not open stdin file",
+     "slurmstepd could not open the file given to srun --input / sbatch -i on the node.",
+     ["srun -N1 -w <node> ls -l <file>", "give a path that exists on the nodes (a shared filesystem)"]),
+    (r"^Script file %s is too large|^Script (?:%s|from STDIN) is too big",
+     "sbatch refused a script over 512 MB (MAX_BATCH_SCRIPT_SIZE, src/common/read_config.h): the file given is not a "
+     "script (a data file, a binary, a log), or the script embeds data.",
+     ["ls -l <script>; file <script>", "submit the script, not the data: read large inputs from files on a shared "
+      "filesystem"]),
+    (r"^Cannot stat %s: %m",
+     "sbatch could not stat the script file it was given.",
+     ["ls -l <script>", "give the right path to the script"]),
     (r"^Change from #SLURM to #SBATCH",
      "The script uses '#SLURM' directives; sbatch reads only '#SBATCH' lines as options.",
      ["sed -i 's/^#SLURM/#SBATCH/' <script>", "check the options are valid sbatch options (man sbatch)"]),
@@ -400,6 +422,19 @@ MSG_FIX = [
      "The job asks for CPUs per task in two ways.",
      ["keep one of -c/--cpus-per-task, --tres-per-task=cpu:N, --cpus-per-gpu (check #SBATCH lines and SLURM_CPUS_* "
       "in the environment)"]),
+    (r"set by two different environment variables %s=%d != SLURM_TRES_PER_TASK=cpu=%d",
+     "srun runs inside a job whose SLURM_CPUS_PER_TASK and SLURM_TRES_PER_TASK (both exported by sbatch/salloc, or one "
+     "set by hand) give different CPU counts per task; srun reads both as options (srun(1) INPUT ENVIRONMENT "
+     "VARIABLES) and stops.",
+     ["env | grep -E 'SLURM_(CPUS_PER_TASK|TRES_PER_TASK)'   (inside the job)", "give srun its own value: srun "
+      "--cpus-per-task=<N> ... (the command line takes precedence), or unset the stale variable / make both agree "
+      "(export SRUN_CPUS_PER_TASK=$SLURM_CPUS_PER_TASK)"]),
+    (r"^--nodes is incompatible with --distribution=arbitrary|^With Arbitrary distribution you need to specify",
+     "-m arbitrary places tasks on the hosts listed (-w or SLURM_HOSTFILE, one line per task); -N does not apply.",
+     ["drop -N, and list the hosts with -w or SLURM_HOSTFILE"]),
+    (r"^Numeric argument \(%ld\) too? (?:large|small) for %s",
+     "A count given to an option is out of its range.",
+     ["give a count within the option's range (man srun / man sbatch)"]),
     (r"^Invalid TRES for --tres-per-task",
      "--tres-per-task takes countable per-task resources (cpu, gres/gpu ...), not mem, node, energy or billing.",
      ["memory: --mem-per-cpu or --mem-per-gpu; GPUs: --tres-per-task=gres/gpu:1 or --gpus-per-task=1"]),
