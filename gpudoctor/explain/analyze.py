@@ -91,6 +91,14 @@ def analyze(scan, kb, assume_error=False):
                 m["count"] += len(hits)
                 m["lines"] += [h.line for h in hits]
                 m["distinct"] = {"key": key, "values": sorted(values)}
+    # a line that a hand-written warning entry knows (elastic.ipv6_attempt: c10d's per-address IPv6 attempt, which
+    # torch follows with IPv4) is that warning, not an error of the family a generated message site gives it
+    warned = {ln for eid, m in matched.items() if kb.by_id[eid]["kind"] == "warning" for ln in m["lines"]}
+    if warned:
+        for eid in [eid for eid, m in matched.items() if kb.by_id[eid]["kind"] != "warning" and m["lines"]
+                    and set(m["lines"]) <= warned and not m.get("together") and not m.get("distinct")
+                    and all(h.pattern is not None and getattr(h.pattern, "site", None) for h in m["hits"])]:
+            del matched[eid]
     # a known bug of some NCCL releases (`affects`): only where the log ran one (versions.py)
     from gpudoctor.explain import versions as _versions
 

@@ -132,20 +132,20 @@ FACTS = {
     # 1 to perform barrier ..."; 2.6+: "using GPU 1 as device used by this process is currently unknown")
     "barrier_guess": r"using GPU (\d{1,3}) (?:to perform barrier )?as devices? used by this process (?:are|is) currently "
                      r"unknown",
-    # py-spy dump (benfred/py-spy src/dump.rs): "Process %d: %s" (the command line), "Thread %#x (%s): \"%s\""
-    # (active / idle / active+gil ...), then one line per frame, innermost first: "    %s (%s:%d)"
-    "pyspy_proc": r"^\s{0,8}Process \d{1,9}: \S",
-    "pyspy_thread": r"^\s{0,8}Thread (?:0x[0-9A-Fa-f]{1,16}|\d{1,9}) \((?:active|idle|gil|[a-z+]{1,20})\): \"",
-    "pyspy_frame": r"^\s{2,16}[\w<>.$-]{1,120} \([^()\n]{1,300}\.py:\d{1,7}\)\s{0,4}$",
 }
 # a row's "X" (the GPU itself) sits next to a link word: 'GPU0 X PIX' squashes to 'gpu0xpix', 'GPU1 PIX X' to
 # 'gpu1pixx' (the prefilter's needles; "GPU" alone is in every 'gpu-node-01' host name)
 _TOPO_NEEDLES = sorted({n for t in ("pix", "pxb", "phb", "sys", "node") for n in ("x" + t, t + "x")} | {"xnv%d" % i for i in range(1, 10)} |
                        {"nv%dx" % i for i in range(1, 19)})
 # ('device' alone is in many lines; nccl-tests' '#  Rank' squashes to '#rank')
-_NEEDLES = {"topo_row": _TOPO_NEEDLES, "nt_rank": ["#rank"], "pyspy_frame": [".py:"], "pyspy_thread": ["thread"],
-            "pyspy_proc": ["process"]}
-MAX_PYSPY = 600  # py-spy lines kept (processes, threads, frames): a paste of a few dozen ranks' dumps
+_NEEDLES = {"topo_row": _TOPO_NEEDLES, "nt_rank": ["#rank"]}
+# py-spy dump (benfred/py-spy src/dump.rs): "Process %d: %s" (the command line), "Thread %#x (%s): \"%s\"" (active /
+# idle / active+gil ...), then one line per frame, innermost first: "    %s (%s:%d)". Read from each input's last
+# lines (summarize_tail), never by the scan: a frame has no literal of its own for the prefilter ('.py:' is in every
+# logger's 'logging.py:96' prefix)
+_PYSPY_PROC = re.compile(r"^\s{0,8}Process \d{1,9}: \S")
+_PYSPY_THREAD = re.compile(r"^\s{0,8}Thread (?:0x[0-9A-Fa-f]{1,16}|\d{1,9}) \((?:active|idle|gil|[a-z+]{1,20})\): \"")
+MAX_PYSPY = 600  # py-spy lines kept per input (processes, threads, frames): a paste of a few dozen ranks' dumps
 
 # the collectives a dumped process waits in: torch.distributed's functions (distributed_c10d.py), the work
 # handle's wait, DeepSpeed's comm wrappers, and the CUDA synchronisation that waits for an NCCL kernel
@@ -246,7 +246,7 @@ def _state(scan):
     st = scan.hang
     if st is None:
         st = scan.hang = {"headers": [], "ranks": [], "avg": [], "topo": [], "complaint": None, "nranks1": {},
-                          "sbb": None, "barrier": [], "pyspy": []}
+                          "sbb": None, "barrier": []}
     return st
 
 
@@ -287,10 +287,6 @@ def record(scan, hit):
     elif cls == "barrier_guess":
         if len(st["barrier"]) < MAX_KEPT:
             st["barrier"].append((hit.line, text[:300]))
-    elif cls.startswith("pyspy_"):
-        # frames only after a thread header (a Python traceback's or a logger's 'x.py:12' lines are not frames)
-        if len(st["pyspy"]) < MAX_PYSPY and (cls != "pyspy_frame" or st["pyspy"]):
-            st["pyspy"].append((hit.line, cls[6:], text[:300]))
 
 
 # NCCL's own prefix (src/debug.cc: "%s:%d:%d [%d] NCCL INFO " hostname, pid, tid, cudaDev)
@@ -371,10 +367,17 @@ def summarize_tail(path, end, data, keep_user=True):
         lines.pop()
     lines = lines[-400:] if keep_user else lines[-64:]  # (past the first inputs: their ends only, 10,000 files)
     first = end - len(lines) + 1
-    last, p2p, shm, net, user, gdr0 = None, [], False, [], [], None
+    last, p2p, shm, net, user, gdr0, pyspy = None, [], False, [], [], None, []
     for i, raw in enumerate(lines):
         ln = first + i
         text = raw.strip()
+        if keep_user and len(pyspy) < MAX_PYSPY:
+            if _PYSPY_THREAD.match(raw):
+                pyspy.append((ln, "thread", text[:300]))
+            elif _PYSPY_PROC.match(raw):
+                pyspy.append((ln, "proc", text[:300]))
+            elif pyspy and _FRAME.match(raw):  # frames only after a thread header
+                pyspy.append((ln, "frame", text[:300]))
         m = _NCCL_LINE.search(text) if _NCCL_PREFIX.search(text) or text.startswith("NCCL INFO") else None
         if m is None:
             if keep_user and text and "NCCL WARN" not in text:
@@ -401,7 +404,7 @@ def summarize_tail(path, end, data, keep_user=True):
                 stage = name
                 break
     return {"path": path, "last": last, "stage": stage, "p2p": p2p, "shm": shm, "net": net, "user": user[-64:],
-            "ring_gdr0": gdr0, "last_line": end}
+            "ring_gdr0": gdr0, "last_line": end, "pyspy": pyspy if any(k == "thread" for _l, k, _t in pyspy) else []}
 
 
 def _tails(scan):
@@ -434,9 +437,9 @@ def _complaint(scan):
         # torch's own count, the last it printed: init_process_group still waits for ranks (a healthy start that
         # waited a while ends with 'Completed store-based barrier')
         got = (sbb["line"], sbb["text"])
-    if got is None and getattr(scan, "hang", None):
+    if got is None:
         # a py-spy dump of a process waiting in a collective is what a user pastes when the job hangs
-        dumps = pyspy_dumps(scan.hang)
+        dumps = pyspy_dumps([x for t in _tails(scan) for x in t.get("pyspy", ())])
         waiting = [d for d in dumps if d["collective"]]
         if waiting:
             d = waiting[0]
@@ -444,15 +447,16 @@ def _complaint(scan):
     return got
 
 
-def pyspy_dumps(st):
-    """The processes of py-spy dumps in the text: [{"line", "who", "collective": (line, frame) | None, "top":
+def pyspy_dumps(lines):
+    """The processes of py-spy dumps in the text (``lines``: (line, kind, text) of summarize_tail, kind proc /
+    thread / frame): [{"line", "who", "collective": (line, frame) | None, "top":
     (line, frame), "user": (line, frame) | None}], for each process its main thread (else its first thread):
     the innermost frame, the first torch.distributed collective it waits in, and the innermost frame of the
     program's own code (not site-packages, not the standard library)."""
-    if not st or not st.get("pyspy"):
+    if not lines:
         return []
     procs, cur, thread = [], None, None
-    for ln, kind, text in sorted(st["pyspy"]):
+    for ln, kind, text in sorted(lines):
         if kind == "proc":
             m = _PID.search(text)
             cur = {"line": ln, "who": "process %s (%s)" % (m.group(1), m.group(2).strip()[:60]) if m else "a process",
@@ -528,7 +532,8 @@ def evidence(result, scan):
         "ib_devices": fx.get("ib_devices") or {}, "gdr": fx.get("gdr") or {}, "env": fx.get("env") or {},
         "topo": topo, "topo_line": topo_line, "info": bool(fx), "nodes": fx.get("nodes"),
         "nccl_tests": bool(st and (st["headers"] or st["ranks"])), "info_first": nst.get("first") or {},
-        "sbb": sbb, "barrier": (st.get("barrier") or []) if st else [], "pyspy": pyspy_dumps(st),
+        "sbb": sbb, "barrier": (st.get("barrier") or []) if st else [],
+        "pyspy": pyspy_dumps([x for t in tails for x in t.get("pyspy", ())]),
         "ends": sorted(ends),  # each input's last line
     }
 
