@@ -62,11 +62,12 @@ class Hit:
     are one sequence of lines, kept apart by Scan.sources); ``origin`` is the line's
     (rank, host, time) from its prefixes (text.origin)."""
 
-    __slots__ = ("line", "text", "pattern", "groups", "severity", "origin")
+    __slots__ = ("line", "text", "pattern", "groups", "severity", "origin", "more")
 
     def __init__(self, line, text, pattern, groups, sev, origin=None):
         self.line, self.text, self.pattern, self.groups, self.severity = line, text, pattern, groups, sev
         self.origin = origin
+        self.more = None  # a kept hit's message lines (advice.message_lines): what the message says to do
 
 
 class Scan:
@@ -437,6 +438,11 @@ def _replay(scan, lineno, win, got):
                     scan.error_lines.append(lineno)
         else:
             _record(scan, p.entry, hit, p.rank)
+            if hsev != "info" and scan.matches.get(p.entry, [None])[-1] is hit and \
+                    len(scan.matches[p.entry]) <= MAX_SHOWN:
+                from gpudoctor.explain.advice import message_lines  # only the hits an answer can show
+
+                hit.more = message_lines(win, hit)
             if p.entry in ("_struct_exc", "_struct_argparse", "_struct_traceback"):  # pytb reads the traceback
                 from gpudoctor.explain import pytb  # (or argparse's usage line) around it
 
