@@ -49,6 +49,15 @@ CASES = [
     ("ntasks-per-gpu",
      "srun: fatal: SLURM_TRES_PER_TASK is mutually exclusive with --ntasks-per-gpu and SLURM_NTASKS_PER_GPU\n",
      "slurm.error", "--ntasks-per-gpu"),
+    # https://github.com/apptainer/singularity/issues/5757 (users created on the head node only; settled: the compute
+    # node must know them, sync passwd/group or a directory service there). coreutils' whoami line (src/whoami.c) with
+    # srun beside it: slurm_user.toml
+    ("uid-unknown-on-node",
+     "$ srun  --pty bash\n\nbash-4.4$ singularity\n"
+     "WARNING: Could not lookup the current user's information: user: unknown userid 551\n"
+     "FATAL:   Couldn't determine user account information: user: unknown userid 551\n"
+     "bash-4.4$ whoami\nwhoami: cannot find name for user ID 551\n",
+     "slurm.user_unknown.node_lookup", "sssd"),
     # https://github.com/meta-pytorch/torchforge/issues/590 (a memory request sized for another cluster; settled:
     # ask for what the nodes have)
     ("mem-unsatisfiable",
@@ -127,3 +136,12 @@ def test_a_step_waiting_for_resources_is_a_note_that_names_overlap(kb, text):
     assert doc["verdict"] == "no_error" and not doc["findings"], (doc["verdict"], [f["id"] for f in doc["findings"]])
     note = next(n for n in doc["context"] if n["id"] == "slurm.step_wait")
     assert "--overlap" in note["note"] and "--overlap" in note["fix"], note
+
+
+def test_a_user_lookup_failure_without_slurm_in_sight_is_not_slurms():
+    """coreutils' 'cannot find name for user ID' with no Slurm command or variable near it (a container run with a
+    numeric --user prints it; the lines are composed from coreutils' src/whoami.c format and bash's prompt) is not
+    slurm.user_unknown.node_lookup: the entry needs a Slurm line within 40 lines."""
+    doc = explain.explain_text("I have no name!@b03998b4428d:/$ whoami\nwhoami: cannot find name for user ID 5000\n")
+    assert "slurm.user_unknown.node_lookup" not in [f["id"] for f in doc["findings"]], doc["verdict"]
+
