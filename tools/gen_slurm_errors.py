@@ -114,7 +114,13 @@ CODE_FIX = {
         ["sinfo -N -p <PARTITION> -o '%N %c %m %G %f'   (per node: CPUs, memory MB, GRES, features)",
          "compare with the job's --gres/--gpus-per-node, --mem, --cpus-per-task x --ntasks-per-node and -C: ask for "
          "what a node has (or another partition, -p). GPUs: --gres=gpu:N and --gpus-per-node=N count per node (8 on "
-         "nodes with 4 GPUs never fits), --gpus=N counts for the whole job (Slurm spreads it over -N nodes)"]),
+         "nodes with 4 GPUs never fits), --gpus=N counts for the whole job (Slurm spreads it over -N nodes)",
+         # src/stepmgr/stepmgr.c _pick_step_nodes: a step's node list that node_name2bitmap cannot read (not Slurm's
+         # node names) or that is not a subset of the job's nodes ends in this code
+         "after 'Unable to create step for job' (srun inside an allocation): the step asks for what the job's "
+         "allocation does not have: -w/--nodelist names that are not Slurm node names of this job (compare with "
+         "scontrol show hostnames \"$SLURM_JOB_NODELIST\": short names, not FQDNs; one name per -w for a one-node "
+         "step), or more -N/-n, CPUs, memory or GPUs than the allocation holds"]),
     "ESLURM_INVALID_TASK_MEMORY": (
         "--mem / --mem-per-cpu asks for more memory than a node of the partition has (or MaxMemPerNode allows).",
         ["sinfo -N -p <PARTITION> -o '%N %m'   (memory per node, MB)", "lower --mem/--mem-per-cpu/--mem-per-gpu"]),
