@@ -188,7 +188,18 @@ def test_a_healthy_log_with_advice_in_it_stays_healthy(cli, tmp_path):
      "Rerunning with num_workers=0 may give better error trace.",
      [("detail", "Rerunning with num_workers=0 may give better error trace.")]),
     ("srun: error: Try 'srun --help' for more information", [("detail", "Try 'srun --help' for more information")]),
-    # not advice: statements of what failed or what the program did, a request to report, prose, a retry prompt
+    # torch's reducer.cpp: a numbered item glued to the sentence before it
+    ("Please make sure model parameters are not shared across multiple concurrent forward-backward passes. or try to "
+     "use _set_static_graph() as a workaround if this module graph does not change during training loop.2) Reused "
+     "parameters in multiple reentrant backward passes.",
+     [("remedy", "Please make sure model parameters are not shared across multiple concurrent forward-backward "
+                 "passes."),
+      ("remedy", "or try to use _set_static_graph() as a workaround if this module graph does not change during "
+                 "training loop.")]),
+    # not advice: statements of what failed or what the program did, a request to report, prose, a retry prompt,
+    # a field named like a verb (c10d's socket.cpp retry line)
+    ("[c10d] The client socket has failed to connect to [node1]:29500 (errno: 111 - Connection refused). try=0, "
+     "timeout=5000ms, delay=3069ms", []),
     ("Check failed: x == y (3 vs. 4)", []),
     ("minCTAs 8 is larger than maxCTAs 4, set both to 4", []),
     ("misc/socket.cc:538 NCCL WARN Net : Call to recv from 10.0.0.2<44332> failed : Connection reset by peer", []),
@@ -256,3 +267,11 @@ def test_a_computed_fix_and_a_site_fix_that_says_it_are_never_displaced():
         [['the message says: "To automatically use the next open port (on a single node), you can set this to `0`."']]
     assert causes.index(_advice(r["findings"][0])[0]) == 1  # below the site's own fix
     json.dumps(r)  # stays a JSON document
+    # --check computes a fix from this machine's facts after the advice was placed: place() puts it back below
+    generic = _cause(["export NCCL_SOCKET_IFNAME=<the interface>"], computed="socket_ifname")
+    line = "NCCL WARN no socket interface found. Please set GPUDOCTOR_Y=1 first."
+    r = advice.apply(_result([generic], line), _Scan())
+    assert r["findings"][0]["causes"][0].get("advice")
+    generic["computed_fix"] = "export NCCL_SOCKET_IFNAME=ens5"
+    advice.place(r)
+    assert r["findings"][0]["causes"][0] is generic and r["findings"][0]["causes"][1].get("advice")

@@ -60,8 +60,10 @@ _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069
 
 # a sentence ends at '.', '!' or '?' before whitespace (not 'e.g.', 'i.e.', 'etc.', 'vs.'), at '; ', at ' - ',
 # at a line break, and at ') ' before a capital (torch's OOM message: '... reserved in total by PyTorch) If
-# reserved memory is >> allocated memory try setting max_split_size_mb ...', c10/cuda/CUDACachingAllocator.cpp)
-_END = re.compile(r"(?<![eE]\.g)(?<![iI]\.e)(?<!etc)(?<!\bvs)(?<!\bNo)[.!?](?=\s)|;\s|\s-{1,2}\s|\n|\)\s(?=[A-Z])")
+# reserved memory is >> allocated memory try setting max_split_size_mb ...', c10/cuda/CUDACachingAllocator.cpp),
+# and at a numbered item glued to the period before it (the DDP reducer's '... training loop.2) Reused ...')
+_END = re.compile(r"(?<![eE]\.g)(?<![iI]\.e)(?<!etc)(?<!\bvs)(?<!\bNo)[.!?](?=\s|\d\)\s)"
+                  r"|;\s|\s-{1,2}\s|\n|\)\s(?=[A-Z])")
 
 # the log header of a sentence: 'srun: error: ', 'RuntimeError: ', 'torch.distributed.DistBackendError: ',
 # NCCL's 'init.cc:1247 NCCL WARN '
@@ -84,7 +86,7 @@ _WORD = re.compile(r"(?<![\w./#-])(%s)(?=[ \t])" % "|".join(sorted({re.escape(w)
 _ADVISORY = re.compile("|".join([
     r"\byou(?: will| 'll|'ll)? (?:must|need(?:s)? to|should|can|could|may (?:want|need|wish) to"
     r"|might (?:want|need) to|have to|may also|can also|will (?:need|have) to)\b(?!'t| not)",
-    r"\b(?:please|consider|try)\b(?! (?:again|later)\b)", r"\bre-?running with\b",
+    r"\b(?:please|consider|try)\b(?![=_-]| (?:again|later)\b)", r"\bre-?running with\b",
     r"\bmake sure\b", r"\bbe sure to\b", r"\bensure that\b",
     r"\b(?:it is|it's|is) (?:recommended|advised|suggested|advisable) (?:to|that)\b",
     r"\bwe (?:recommend|suggest|advise)\b", r"\bas a workaround\b",
@@ -401,6 +403,8 @@ def apply(result, scan):
     if not findings or result.get("verdict") not in ("root_cause", "echo_only"):
         return result
     root = findings[0]
+    if root.get("from_launch"):
+        return result  # read from a launch line or launcher config (launchpaste.py): no program's message
     remedies, details = [], []
     for ln, lines in _texts(result, scan):
         for kind, q in find(lines):
@@ -408,30 +412,53 @@ def apply(result, scan):
             if q not in [x[1] for x in lst]:
                 lst.append((ln, q))
     causes = root["causes"]
-    lead = 0
-    while lead < len(causes) and _specific(causes[lead]):
-        lead += 1
-    if root.get("confidence") == "cause" and causes:
+    if root.get("confidence") == "cause":
         # an entry written for this message (not a family's menu of causes): its causes are this
-        # message's own; the advice goes below its first, unless one of them already says it
+        # message's own; the advice is left out when any of them says it already
         specific = causes
-        lead = max(lead, 1)
     else:
         specific = [c for c in causes if c.get("static_rank") == 0 or c.get("computed_fix")]
     remedies = [(ln, q) for ln, q in remedies if not _says_it(q, specific)]
-    # what names something to set, pass or use (a flag, a variable, key=value, `code`) first; advice that names
-    # nothing concrete ('Please check network connectivity') goes below the family's first cause
+    # what names something to set, pass or use (a flag, a variable, key=value, `code`) first
     remedies = sorted(remedies, key=lambda x: not _salient(x[1]))[:MAX_REMEDIES]
-    if remedies and not _salient(remedies[0][1]):
-        lead = max(lead, 1)
     if remedies:
         shown = {mt["line"]: mt["text"] for mt in root["matches"]}
         first = remedies[0][0]
-        causes.insert(lead, {
+        causes.append({
             "text": "The message itself says what to do (line %s)." % first, "checks": [], "confirm": [],
-            "fix": ["the message says: \"%s\"" % q for _, q in remedies], "exports": {},
+            "fix": [_SAYS % q for _, q in remedies], "exports": {},
             "evidence": [{"line": first, "text": clean(shown.get(first, remedies[0][1]))[:400]}],
             "static_rank": 0, "computed": None, "advice": True})
+        place(result)
     for ln, q in details[:MAX_DETAILS]:
         root["notes"].append("More detail, as the message says (line %s): \"%s\"" % (ln, q))
+    return result
+
+
+_SAYS = "the message says: \"%s\""
+
+
+def place(result):
+    """Put the root's advice cause in its rank: below the causes specific to this site or log (a
+    generated site's fix, a computed fix, a launch-config reading, a cause the log's evidence
+    points at) and, for an entry written for this message (how sure: cause), below its first
+    cause; above the family's generic causes. Advice that names nothing concrete ('Please check
+    network connectivity') goes below the first cause. fixes.run_confirming_checks calls it again
+    after it computed fixes from this machine's facts (--check)."""
+    findings = result.get("findings") or []
+    if not findings:
+        return result
+    root = findings[0]
+    adv = [c for c in root["causes"] if c.get("advice")]
+    if not adv:
+        return result
+    causes = [c for c in root["causes"] if not c.get("advice")]
+    lead = 0
+    while lead < len(causes) and _specific(causes[lead]):
+        lead += 1
+    first = adv[0]["fix"][0]
+    concrete = _salient(first[len(_SAYS) - 3:-1])
+    if (root.get("confidence") == "cause" or not concrete) and causes:
+        lead = max(lead, 1)
+    root["causes"] = causes[:lead] + adv + causes[lead:]
     return result

@@ -625,6 +625,9 @@ def run_confirming_checks(result, gather_nodes=None, config=None):
                     c["fix"].remove(c.pop("computed_fix"))
                 c.pop("computed_note", None)
         apply(result, nodes[0].facts)
+        from gpudoctor.explain import advice
+
+        advice.place(result)  # the message's own advice stays below a fix computed from the facts
         result["facts"] = {"source": "this machine", "host": host, "nodes": 1}
     if not ids:
         result["checks"] = {"host": host, "ran": [], "note": "no confirming gpudoctor check for these causes yet; "
