@@ -772,10 +772,28 @@ MSG_FIX = [
     (r"requested number of cpus differ from -c/--cpus-pe",
      "--cpus-per-gpu x --gpus-per-task disagrees with -c/--cpus-per-task.",
      ["give either --cpus-per-gpu or --cpus-per-task, not both"]),
+    (r"^Timed out waiting for job step to complete$",
+     "srun stopped waiting for the step's other tasks after one ended or the step was signalled (KillWait in "
+     "slurm.conf): those tasks did not exit (stuck in a collective, in I/O, or in uninterruptible sleep). The cause is "
+     "the first task's error above this line, not this line.",
+     ["the first error of any task above (srun -l labels each line with its task)", "fix that error; a task that "
+      "hangs in a collective when a peer died ends with the peer's error, not its own"]),
+    (r"^Job allocation %u has been revoked",
+     "The salloc allocation ended under the shell: its time limit, scancel, a node failure or a failed prolog; "
+     "the line before this one usually says which.",
+     ["sacct -j <JOBID> -o JobID,State,Elapsed,Timelimit,NodeList", "act on the reason the lines before name "
+      "(a longer --time, --exclude=<node> ...)"]),
     (r"^--gres-flags=allow-task-sharing is only used with srun|^Invalid --gres-flags",
      "--gres-flags takes disable-binding, enforce-binding, multiple-tasks-per-sharing, one-task-per-sharing (and, "
      "for srun only, allow-task-sharing), not contradictory pairs.",
      ["drop the --gres-flags value named, or use it with srun"]),
+    # the other option checks of src/common/slurm_opt.c and srun/salloc/sbatch opt.c: the line names the option
+    (r"^Invalid --[a-z][a-z-]{1,30} (?:specification|argument|value)|^invalid --[a-z][a-z-]{1,30}=",
+     "The value given to the option this line names is not one it takes; it may come from a #SBATCH line or from an "
+     "SBATCH_* / SLURM_* input variable rather than the command line (sbatch(1)/srun(1): INPUT ENVIRONMENT "
+     "VARIABLES).",
+     ["man sbatch (or man srun) for that option's syntax; grep -n '^#SBATCH' <script>; env | grep -E '^S(BATCH|LURM)_'",
+      "give the option a value of that syntax, or drop it"]),
 ]
 
 # the log calls, and the mpi/pmix plugin's own error macros (src/plugins/mpi/pmix/pmixp_debug.h: they call
