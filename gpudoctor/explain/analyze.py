@@ -99,6 +99,11 @@ def analyze(scan, kb, assume_error=False):
                     and set(m["lines"]) <= warned and not m.get("together") and not m.get("distinct")
                     and all(h.pattern is not None and getattr(h.pattern, "site", None) for h in m["hits"])]:
             del matched[eid]
+    # ... and the error words on such lines ('Error From <host>: [W socket.cpp:436] ...' where a log shipper marked it)
+    # are not an error nothing explains
+    errors = scan.error_count
+    if warned and errors == len(scan.error_lines) and all(ln in warned for ln in scan.error_lines):
+        errors = 0
     # a known bug of some NCCL releases (`affects`): only where the log ran one (versions.py)
     from gpudoctor.explain import versions as _versions
 
@@ -115,7 +120,7 @@ def analyze(scan, kb, assume_error=False):
     from gpudoctor.explain import pyanswer as _py
 
     went_on = _py.went_on(scan)
-    real_error = (scan.error_count > 0 and not went_on) or any(
+    real_error = (errors > 0 and not went_on) or any(
         (None in m["ranks"] and kb.by_id[eid]["kind"] != "warning") or
         ("warn" in m["ranks"] and kb.by_id[eid]["kind"] == "error") for eid, m in matched.items())
     has_error = assume_error or real_error
@@ -203,7 +208,7 @@ def analyze(scan, kb, assume_error=False):
         if verdict == "echo_only":
             findings[0]["notes"].append("Only the echo of a failure was found: the error that started it is earlier "
                                         "in the full log or in another rank's log.")
-    elif done is None and ((scan.error_count and not went_on) or (has_error and not notes) or _failure_warn(scan)
+    elif done is None and ((errors and not went_on) or (has_error and not notes) or _failure_warn(scan)
                            or scan.matches.get("_struct_watchdog") or _mpi_failures(scan)):
         # an error line nothing explains; or text given as an error (an argument) that matched
         # nothing at all. An argument that is a known INFO/WARN line gets its note instead.
