@@ -2,6 +2,7 @@
 node of a cluster. Everything returns runner.Node objects."""
 
 import json
+import math
 import os
 import shutil
 import sys
@@ -35,6 +36,7 @@ def local(python=None, options=None):
 
 MAX_FACTS_BYTES = 64 << 20  # one node's facts are ~20 KB; 64 MiB bounds memory per file
 MAX_DEPTH = 32  # the collector's documents nest 6 deep; deeper is not facts (and would recurse)
+_MAX_FLOAT = sys.float_info.max
 META = ("schema", "node", "collected_at", "collector")
 
 
@@ -74,7 +76,10 @@ def _shape_fine(doc):
                 below.extend(x)
             elif t is str:
                 texts.append(x)
-            elif not (x is None or t is int or t is float or t is bool):
+            elif t is float:
+                if not -_MAX_FLOAT <= x <= _MAX_FLOAT:  # inf, -inf, nan (false for every comparison)
+                    return None
+            elif not (x is None or t is int or t is bool):
                 return None
         level = below
         if not level:
@@ -109,6 +114,10 @@ def _shape_problem(doc):
                 x.encode("utf-8")
             except UnicodeEncodeError:
                 return "holds a string that is not Unicode text (a lone surrogate escape)"
+        elif isinstance(x, float) and not math.isfinite(x):
+            # JSON has no such number (RFC 8259 section 6), but Python's json reads 1e999 as inf (and
+            # a node's own NaN/Infinity); written back by diff --json or the history, it is invalid JSON
+            return "holds a number that is not finite (%r)" % x
     return None
 
 

@@ -125,6 +125,11 @@ def short_reason(report):
                 ids.append(f.check)
         text = "%s: %s" % (",".join(ids), failing[0].message) if failing else "checks failed"
     text = re.sub(r"\s+", " ", "%s %s" % (REASON_PREFIX, text)).strip()
+    # slurmctld keeps the reason and `sinfo -R` / `scontrol show node` print it as it is on an
+    # admin's terminal: an escape sequence or a bidi override that a node value carried into a
+    # message is written escaped (\x1b, \u202e), as gpudoctor's own reports write it
+    if not text.isprintable():
+        text = "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
     return text if len(text) <= REASON_MAX else text[: REASON_MAX - 3].rstrip() + "..."
 
 

@@ -37,6 +37,7 @@ def parse_rate(text):
     gbps = None
     try:
         gbps = float(head.split()[0])
+        gbps = gbps if gbps - gbps == 0 else None  # 'inf'/'nan' parse as floats: not a rate, not JSON
     except (ValueError, IndexError):
         pass
     return gbps, tail.rstrip(")").strip() or None

@@ -374,9 +374,10 @@ SMI_FIELDS = ("index", "name", "uuid", "pci.bus_id", "utilization.gpu", "utiliza
 
 def _smi_num(x):
     try:
-        return float(x)
+        v = float(x)
     except ValueError:  # "[N/A]", "[Not Supported]"
         return None
+    return v if v - v == 0 else None  # 'inf'/'nan' parse as floats: no reading, and not JSON
 
 
 def parse_smi_sample(text):

@@ -9,6 +9,7 @@ never following links to folders.
 
 import os
 import stat
+import sys
 
 from gpudoctor.errors import InputError, excerpt
 
@@ -136,9 +137,18 @@ def collect(paths):
             files.append(p)
     if len(files) > MAX_FILES:
         raise InputError("more than %d files to read: name fewer" % MAX_FILES)
-    logs, dumps, reports, binaries = [], [], [], 0
+    logs, dumps, reports, binaries, unread = [], [], [], 0, []
     for p in files:
-        f = _open_regular(p)  # refused here, before anything is read, if not a regular file
+        try:
+            f = _open_regular(p)  # refused here, before anything is read, if not a regular file
+        except InputError as exc:
+            if p not in walked:  # a file named on its own: the user meant it, so it is an input error
+                raise
+            # a folder's file this user may not read (another user's 0600 log beside the ranks'
+            # logs) or one that is no longer a regular file: left out, and said on stderr; it
+            # made the whole folder an input error (exit 2)
+            unread.append(str(exc))
+            continue
         try:
             head = f.read(1 << 16)
             # a folder's binaries (libfoo.so.1, a core file, TensorBoard's event files) are left
@@ -162,6 +172,11 @@ def collect(paths):
             dumps.append(p)
         else:
             logs.append((p, _opener(p)))
+    if unread and not logs and not dumps:
+        raise InputError(unread[0])
+    if unread:  # the message names the path escaped and bounded (errors.open_input)
+        sys.stderr.write("gpudoctor: explain: %d file%s of the folder not read: %s\n" % (
+            len(unread), "" if len(unread) == 1 else "s", unread[0]))
     if binaries and not logs and not dumps:
         raise InputError("%s: no text log to read (%d binary file%s left out)" % (
             ", ".join(excerpt(p, 100) for p in paths[:3]), binaries, "" if binaries == 1 else "s"))

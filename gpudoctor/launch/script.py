@@ -37,6 +37,9 @@ MAX_NESTING = 40  # $( $( ... ) ) and ${...} inside one another
 MAX_ITERATIONS = 64  # passes of a simulated while loop
 MAX_HEREDOCS = 16  # heredocs opened by one line (`cmd <<A <<B`); their bodies are bounded by the script's size
 SHELLS = ("bash", "sh", "zsh", "dash", "ksh")
+# characters of expanded text one script may make, all its words together (a 1 MiB script of
+# `$A` with A 60 KB long would expand to 9 GB); a real script makes a few hundred KB
+MAX_EXPANDED = 16 << 20
 MAX_WRITTEN = 32  # files a script writes that are kept (hostfiles), each at most MAX_VALUE characters
 SSH_VALUE = set("BbcDEeFIiJLlmOopQRSWw")  # ssh(1) SYNOPSIS: the options that take a value
 PDSH_VALUE = set("wxgXltufRe")  # pdsh(1): -w hosts, -x, -g, -X, -l user, -t, -u, -f, -R, -e
@@ -44,6 +47,7 @@ _PLAIN = re.compile(r"[^\\'\"$`~]+")
 _PLAIN_DQ = re.compile(r"[^\\$`]+")
 MARK = "\x00"
 NAME = r"[A-Za-z_][A-Za-z0-9_]*"
+_NAME_RE = re.compile(NAME)
 # a task's own rank: srun sets them per task (srun(1) OUTPUT ENVIRONMENT VARIABLES); Open MPI
 # and PMI set the others per process
 PER_TASK = ("SLURM_PROCID", "SLURM_NODEID", "SLURM_LOCALID", "SLURM_TASK_PID", "OMPI_COMM_WORLD_RANK",
@@ -248,14 +252,16 @@ def _skip_dq(s, i):
 
 
 def lex(s):
-    """Words (raw, quotes kept) and operators of one logical line."""
+    """Words (raw, quotes kept) and operators of one logical line. A word is built as a list of
+    pieces, joined once (adding to a str copied the word per character: a line of 300,000
+    escaped characters took 6 s)."""
     toks, i, n = [], 0, len(s)
-    word = None
+    word = None  # None outside a word, else the list of its pieces
     while i < n:
         c = s[i]
         if c in " \t\n":
             if word is not None:
-                toks.append(("w", word))
+                toks.append(("w", "".join(word)))
                 word = None
             if c == "\n":
                 toks.append(("op", ";"))
@@ -274,10 +280,10 @@ def lex(s):
         if c in ";&|()<>" and not (c in "<>" and word is not None and False):
             if c in "<>" or (c == "&" and s[i + 1:i + 2] == ">"):
                 # a redirection: its target word is not an argument
-                if word is not None and word.isdigit():
+                if word is not None and "".join(word).isdigit():
                     word = None
                 if word is not None:
-                    toks.append(("w", word))
+                    toks.append(("w", "".join(word)))
                     word = None
                 j = i
                 while j < n and s[j] in "<>&":
@@ -290,7 +296,7 @@ def lex(s):
                 i = j
                 continue
             if word is not None:
-                toks.append(("w", word))
+                toks.append(("w", "".join(word)))
                 word = None
             two = s[i:i + 2]
             if two in ("&&", "||", ";;"):
@@ -300,41 +306,41 @@ def lex(s):
                 toks.append(("op", c))
                 i += 1
             continue
-        word = word or ""
+        word = [] if word is None else word
         if c == "\\":
-            word += s[i:i + 2]
+            word.append(s[i:i + 2])
             i += 2
         elif c == "'":
             j = s.find("'", i + 1)
             j = n if j < 0 else j + 1
-            word += s[i:j]
+            word.append(s[i:j])
             i = j
         elif c == '"':
             j = _skip_dq(s, i + 1)
-            word += s[i:j]
+            word.append(s[i:j])
             i = j
         elif c == "$" and s[i + 1:i + 2] == "(":
             j = _skip_balanced(s, i + 1, "(", ")")
-            word += s[i:j]
+            word.append(s[i:j])
             i = j
         elif c == "$" and s[i + 1:i + 2] == "{":
             j = _skip_balanced(s, i + 1, "{", "}")
-            word += s[i:j]
+            word.append(s[i:j])
             i = j
         elif c == "`":
             j = s.find("`", i + 1)
             j = n if j < 0 else j + 1
-            word += s[i:j]
+            word.append(s[i:j])
             i = j
-        elif c == "=" and s[i + 1:i + 2] == "(" and re.match("^" + NAME + r"\+?$", word):
+        elif c == "=" and s[i + 1:i + 2] == "(" and re.match("^" + NAME + r"\+?$", "".join(word)):
             j = _skip_balanced(s, i + 1, "(", ")")  # NAME=(array items)
-            word += s[i:j]
+            word.append(s[i:j])
             i = j
         else:
-            word += c
+            word.append(c)
             i += 1
     if word is not None:
-        toks.append(("w", word))
+        toks.append(("w", "".join(word)))
     return toks
 
 
@@ -361,6 +367,7 @@ class Reader:
         self.case_pattern = False
         self.line = 0
         self.commands = 0
+        self.expanded = 0  # characters of expanded text so far (_spend, MAX_EXPANDED)
         self.depth = 0  # eval / source nesting
         self.nesting = 0  # command substitutions inside one another
         self.guard = None  # the next command runs only if (True/False/None) after && or ||
@@ -504,35 +511,48 @@ class Reader:
     def expand(self, raw, split=True):
         """Fields of one word: parameter, command and arithmetic expansion, then splitting
         of the unquoted parts, then quote removal (bash(1) EXPANSION)."""
-        fields, cur, has = [], "", False
+        # the field being built is a list of pieces (joined once): `cur += piece` on a closure
+        # cell copies the whole field each time (a line of 300,000 `\\x` took 14 s), and every
+        # piece is counted against the script's expansion budget (_spend)
+        fields, cur, has = [], [], False
         i, n = 0, len(raw)
 
+        def add(piece):
+            if piece:
+                self._spend(len(piece))
+                cur.append(piece)
+
+        def end_field():
+            fields.append("".join(cur))
+            cur.clear()
+
         def emit(text, quoted):
-            nonlocal cur, has
+            nonlocal has
             if quoted or not split:
-                cur += text
+                add(text)
                 has = True
                 return
+            self._spend(len(text))  # re.split reads all of it
             parts = re.split(r"[ \t\n]+", text)
             for k, p in enumerate(parts):
                 if k > 0:
                     if has or cur:
-                        fields.append(cur)
-                    cur, has = "", False
+                        end_field()
+                    has = False
                 if p:
-                    cur += p
+                    add(p)
                     has = True
 
         while i < n:
             c = raw[i]
             if c == "\\":
-                cur += raw[i + 1:i + 2]
+                add(raw[i + 1:i + 2])
                 has = True
                 i += 2
             elif c == "'":
                 j = raw.find("'", i + 1)
                 j = n if j < 0 else j
-                cur += raw[i + 1:j]
+                add(raw[i + 1:j])
                 has = True
                 i = j + 1
             elif c == '"':
@@ -547,12 +567,11 @@ class Reader:
                 if items is not None:  # "${A[@]}", "$@": one word per item
                     for k, item in enumerate(items):
                         if k:
-                            fields.append(cur)
-                            cur = ""
-                        cur += item
+                            end_field()
+                        add(item)
                     has = has or bool(items)
                 else:
-                    cur += self._dq(inner)
+                    add(self._dq(inner))
                     has = True
                 i = j
             elif c == "$" or c == "`":
@@ -560,40 +579,50 @@ class Reader:
                 if is_array is not None:
                     for k, item in enumerate(is_array):
                         if k:
-                            fields.append(cur)
-                            cur = ""
+                            end_field()
                         emit(item, False)
                 else:
                     emit(text, False)
             elif c == "~" and i == 0 and (n == 1 or raw[1] == "/"):
-                cur += os.path.expanduser("~")
+                add(os.path.expanduser("~"))
                 has = True
                 i += 1
             else:
-                # a run of ordinary characters at once: `cur` is a closure cell, so += copies
+                # a run of ordinary characters at once
                 run = _PLAIN.match(raw, i)
-                cur += run.group(0) if run else c
+                add(run.group(0) if run else c)
                 has = True
                 i = run.end() if run else i + 1
         if has or cur:
-            fields.append(cur)
+            end_field()
         return fields
 
+    def _spend(self, n):
+        """Count n characters of expanded text against the script's budget: a value used over
+        and over (`A=<60 KB>` then `$A` 150,000 times on one line) would take gigabytes and
+        minutes where bash takes them too; past MAX_EXPANDED the script is refused."""
+        self.expanded += n
+        if self.expanded > MAX_EXPANDED:
+            raise InputError("%s: line %d: the script expands to more than %d characters (a value used over and "
+                             "over): not read further" % (excerpt(self.path, 200), self.line, MAX_EXPANDED))
+
     def _dq(self, s):
-        out, i, n = "", 0, len(s)
+        out, i, n = [], 0, len(s)
         while i < n:
             c = s[i]
             if c == "\\" and s[i + 1:i + 2] in ("$", "`", '"', "\\", "\n"):
-                out += s[i + 1]
+                out.append(s[i + 1])
                 i += 2
             elif c in "$`":
                 text, i, arr = self._dollar(s, i, quoted=True)
-                out += " ".join(arr) if arr is not None else text
+                piece = " ".join(arr) if arr is not None else text
+                self._spend(len(piece))
+                out.append(piece)
             else:
                 run = _PLAIN_DQ.match(s, i)
-                out += run.group(0) if run else c
+                out.append(run.group(0) if run else c)
                 i = run.end() if run else i + 1
-        return out
+        return "".join(out)
 
     def _dollar(self, s, i, quoted):
         """(text, next index, array items or None) for the expansion at s[i]."""
@@ -613,9 +642,9 @@ class Reader:
             j = _skip_balanced(s, i + 1, "{", "}")
             text, arr = self._nested("${...}", lambda: self.param(s[i + 2:j - 1]))
             return text, j, arr
-        m = re.match(NAME, s[i + 1:])
+        m = _NAME_RE.match(s, i + 1)  # not s[i + 1:]: a copy of the rest of the word per `$`
         if m:
-            return self.get(m.group(0)), i + 1 + m.end(), None
+            return self.get(m.group(0)), m.end(), None
         if nxt.isdigit():
             k = int(nxt)
             return self.positional_arg(k), i + 2, None

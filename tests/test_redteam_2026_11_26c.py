@@ -1,0 +1,169 @@
+"""Red-team findings of 2026-11-26, third round (what the last round added outside explain's knowledge:
+plan SCRIPT's heredocs, ssh/pdsh lines and written hostfiles, facts files and `facts --hosts` maps,
+diff, slurm-health's drain reason, explain over a folder), each held by a test that tries more than
+the reproducer.
+
+- plan SCRIPT: expansion was unbounded in time and memory. `A=<60 KB>` then `$A` 1,000 times in one
+  word took 60 s (each piece copied the whole word), 150,000 times did not end in 120 s (9 GB of
+  text); 300,000 escaped characters on one line took 14 s (the lexer and the expander added to a str
+  a character at a time). Now a word is built from a list of pieces and one script may expand to at
+  most MAX_EXPANDED characters (exit 2 past it).
+- facts: `1e999` is a JSON number Python reads as inf, so 'no NaN/Infinity in facts' was bypassed;
+  `gpudoctor diff --json` then wrote `"after": Infinity` (not JSON). A node's own NaN/Infinity
+  passed the transports' rule too. Now a facts document with a non-finite number is refused
+  (gather.facts_problem: files, `facts --hosts` maps, node output, history), and the collector's
+  float readings of 'inf'/'nan' text are no reading.
+- slurm-health: the drain reason kept escape sequences and bidi overrides of a message; slurmctld
+  stores it and `sinfo -R` prints it raw on the admin's terminal. Now written escaped.
+- explain FOLDER: one file of the folder this user may not read (another user's 0600 log) made the
+  whole run exit 2; now it is left out with one line on stderr (a file named on its own still is
+  an input error).
+"""
+
+import json
+import os
+import time
+
+import pytest
+
+from conftest import node_facts
+
+
+def _one_line_exit_2(rc, err):
+    assert rc == 2, err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+
+
+# ------------------------------------------------------------------ plan SCRIPT: expansion bounds
+
+def _cpu_run(cli, *args):
+    t = time.process_time()
+    rc, out, err = cli(*args)
+    return rc, out, err, time.process_time() - t
+
+
+@pytest.mark.parametrize("body", [
+    # a 60 KB value used 150,000 times in one word (9 GB expanded), then in as many words
+    "A=%s\ntorchrun --nnodes 2 %s t.py\n" % ("x" * 60000, "$A" * 150000),
+    "A=%s\ntorchrun --nnodes 2 %s t.py\n" % ("x" * 60000, "$A " * 150000),
+    "A=%s\necho %s > hf\n" % ("x" * 60000, '"$A"' * 100000),  # a written hostfile
+    "A=%s\nB=(%s)\ntorchrun \"${B[@]}\"\n" % ("x" * 60000, "$A " * 100000),  # an array
+], ids=["one-word", "many-words", "written-file", "array"])
+def test_a_script_that_expands_to_gigabytes_is_refused_quickly(cli, tmp_path, body):
+    p = tmp_path / "train.sh"
+    p.write_text("#!/bin/bash\n" + body)
+    rc, out, err, cpu = _cpu_run(cli, "plan", p)
+    _one_line_exit_2(rc, err)
+    assert "expands to more than" in err and "line " in err
+    assert cpu < 10, cpu  # was > 120 s (killed); ~1 s now on the 2-core VM
+
+
+def test_a_long_line_of_small_pieces_costs_linear_time(cli, tmp_path):
+    # 200,000 escaped characters and 100,000 `$B` in one word: each piece copied the word so far
+    # (quadratic: 14 s for 300,000 escapes); the launch line is then too long for plan, as before
+    for line in ("torchrun " + "\\x" * 200000 + " t.py\n", "B=x\ntorchrun " + "$B" * 100000 + " t.py\n"):
+        p = tmp_path / "train.sh"
+        p.write_text("#!/bin/bash\n" + line)
+        rc, out, err, cpu = _cpu_run(cli, "plan", p)
+        assert rc == 2 and "longer than 65536 characters" in err, err
+        assert cpu < 4, cpu
+
+
+def test_the_expansion_is_still_bash_s(tmp_path):
+    from gpudoctor.launch.script import read_script
+
+    p = tmp_path / "train.sh"
+    p.write_text('#!/bin/bash\nA="a b"\nB=(x "y z")\nN=2\n'
+                 'torchrun --nnodes $N --node_rank=0 --master_addr h \\\n'
+                 '  "$A"$A\'q\'\\$x "${B[@]}" ${B[@]}\n')
+    res = read_script(str(p))
+    assert res.launches[0].argv == ["torchrun", "--nnodes", "2", "--node_rank=0", "--master_addr", "h",
+                                    "a ba", "bq$x", "x", "y z", "x", "y", "z"]
+
+
+# ------------------------------------------------------------------ facts: numbers that are not finite
+
+@pytest.mark.parametrize("number", ["1e999", "-1e999", "1E400"])
+def test_a_facts_number_that_is_not_finite_is_refused(cli, tmp_path, number):
+    good = node_facts("h100-ubuntu2404-torch211")
+    text = json.dumps(good)
+    bad = text.replace('"memory_total_mib": 81559', '"memory_total_mib": %s' % number)
+    assert bad != text
+    (tmp_path / "good.json").write_text(text)
+    (tmp_path / "bad.json").write_text(bad)
+    (tmp_path / "map.json").write_text('{"gpu1": %s}' % bad)  # what `facts --hosts` prints
+    for args in (("check", "--facts", tmp_path / "bad.json"), ("check", "--facts", tmp_path / "map.json"),
+                 ("diff", tmp_path / "good.json", tmp_path / "bad.json", "--json")):
+        rc, out, err = cli(*args)
+        _one_line_exit_2(rc, err)
+        assert "not finite" in err, err
+        assert "Infinity" not in out  # diff --json wrote '"after": Infinity'
+
+
+def test_node_output_with_nan_or_infinity_is_not_facts():
+    from gpudoctor.gather import facts_problem
+    from gpudoctor.transport import parse_facts
+
+    good = node_facts("h100-ubuntu2404-torch211")
+    assert facts_problem(good) is None
+    for lit in ("NaN", "Infinity", "-Infinity", "1e999"):
+        doc = parse_facts(json.dumps(good).replace('"cpus": 16', '"cpus": %s' % lit))
+        assert doc is not None and "not finite" in (facts_problem(doc) or ""), lit
+
+
+def test_the_collector_reads_no_infinite_number():
+    from gpudoctor.collector.rdma import parse_rate
+    from gpudoctor.collector.watch import _smi_num
+
+    assert [_smi_num(x) for x in ("inf", "nan", "-Infinity", "12.5", "[N/A]")] == [None, None, None, 12.5, None]
+    assert parse_rate("inf Gb/sec (4X HDR)") == (None, "4X HDR")
+    assert parse_rate("200 Gb/sec (4X HDR)") == (200.0, "4X HDR")
+
+
+# ------------------------------------------------------------------ slurm-health: the drain reason
+
+def test_the_drain_reason_is_printable_whatever_a_message_holds():
+    from gpudoctor.registry import Finding
+    from gpudoctor.runner import Node, Report
+    from gpudoctor.slurm import REASON_MAX, short_reason
+
+    for msg in ("GPU recovery action now: \x1b]0;owned\x07\x1b[2J", "a\u202eb\u2066c", "x\x00y\x7fz", "a\u2028b\x85c"):
+        f = Finding(severity="error", message=msg, check="gpu.inventory")
+        r = short_reason(Report(nodes=[Node(host="n1", facts={})], results=[], findings=[f]))
+        assert r.isprintable() and len(r) <= REASON_MAX, repr(r)
+        assert r.startswith("gpudoctor: gpu.inventory: ")
+    r = short_reason(Report(nodes=[Node(host="n1", error="collector exited 1: \x1b[31mred", error_kind="collector")],
+                            results=[], findings=[]))
+    assert r == "gpudoctor: collector: collector exited 1: \\x1b[31mred"
+
+
+# ------------------------------------------------------------------ explain FOLDER: a file it may not read
+
+def test_a_folder_file_explain_may_not_read_is_left_out_not_the_whole_run(cli, tmp_path, monkeypatch):
+    from gpudoctor.errors import InputError
+    from gpudoctor.explain import inputs
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "rank0.log").write_text("Traceback (most recent call last):\n  File \"/home/u/train.py\", line 3, in "
+                                    "<module>\n    main()\nValueError: bad shape\n")
+    (logs / "slurmd.log").write_text("x\n")
+    real = inputs._open_regular
+
+    def refuse(path, what="log"):  # as open_input says it for another user's 0600 file (EACCES)
+        if path.endswith("slurmd.log"):
+            raise InputError("cannot read %s %s: Permission denied" % (what, path))
+        return real(path, what)
+
+    monkeypatch.setattr(inputs, "_open_regular", refuse)
+    rc, out, err = cli("explain", "--json", logs)
+    assert rc in (0, 1), err
+    assert json.loads(out)["findings"][0]["id"] == "code.exception"
+    assert err.count("\n") == 1 and "1 file of the folder not read" in err and "slurmd.log" in err
+    # a file named on its own is still refused, and a folder of nothing readable too
+    rc, out, err = cli("explain", logs / "slurmd.log")
+    _one_line_exit_2(rc, err)
+    os.unlink(str(logs / "rank0.log"))
+    rc, out, err = cli("explain", logs)
+    _one_line_exit_2(rc, err)
+    assert "Permission denied" in err
