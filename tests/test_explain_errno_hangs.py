@@ -103,6 +103,22 @@ def test_enomem_from_fork_names_overcommit_and_the_start_method(kb):
     assert f["confidence"] == "family" and f["causes"][0]["text"].startswith("Pinning")
 
 
+# MIC-DKFZ/nnUNet#1343 (https://github.com/MIC-DKFZ/nnUNet/issues/1343): OpenBLAS's pool per process under
+# RLIMIT_NPROC 4096; coqui-ai/TTS#3439 (https://github.com/coqui-ai/TTS/issues/3439): the same call refused with
+# EPERM in a container (moby/moby#42680: the seccomp profile blocks clone3)
+def test_thread_creation_limits_and_the_seccomp_refusal(kb):
+    eagain = ("OpenBLAS blas_thread_init: pthread_create failed for thread 50 of 64: Resource temporarily unavailable\n"
+              "OpenBLAS blas_thread_init: RLIMIT_NPROC 4096 current, 513046 max\n")
+    f = _root(_run(kb, eagain))
+    assert f["id"] == "errno.eagain" and f["confidence"] == "cause"
+    assert "OPENBLAS_NUM_THREADS" in f["causes"][0]["fix"][0] and "ulimit -u" in f["causes"][0]["fix"][0]
+    eperm = ("OpenBLAS blas_thread_init: pthread_create failed for thread 35 of 48: Operation not permitted\n"
+             "OpenBLAS blas_thread_init: RLIMIT_NPROC -1 current, -1 max\n")
+    f = _root(_run(kb, eperm))
+    assert f["id"] == "errno.eagain" and "seccomp" in f["causes"][0]["text"]
+    assert "20.10.10" in f["causes"][0]["fix"][0]
+
+
 def test_enospc_on_a_compile_cache_is_the_disk_not_dev_shm(kb):
     # torch.compile's default cache (<tmp>/torchinductor_<user>: torch/_inductor/runtime/cache_dir_utils.py)
     text = "OSError: [Errno 28] No space left on device: '/tmp/torchinductor_root/triton/0/abc'\n"

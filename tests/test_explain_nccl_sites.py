@@ -29,6 +29,12 @@ MARIN_7018 = (
 POLL_CONNECT = ("node1:1191:2198 [0] misc/socket.cc:622 NCCL WARN socketPollConnect to 10.0.0.2<45763> failed "
                 "with error Connection refused\n")
 
+# https://github.com/NVIDIA/nccl/issues/268 (description; NCCL 2.4.7 under Horovod/TensorFlow): the format of
+# 2.4-2.11, without the peer's address; NCCL's maintainer on the same message (NVIDIA/nccl#626): ranks that
+# call NCCL differently, or a setting that makes them pick different protocols
+NCCL_268 = ("hvd1:2918:3333 [0] external/nccl_archive/src/transport/net_socket.cc:200 NCCL WARN NET/Socket : "
+            "message truncated : receiving 696320 bytes instead of 32768\n")
+
 # https://github.com/NVIDIA/nccl-tests/issues/206 (the title; settled: `ulimit -l` was 8192 inside
 # mpirun, raising the memlock limit fixed it)
 NCCL_TESTS_206 = "misc/ibvwrap.cc:278 NCCL WARN Call to ibv_reg_mr_iova2 failed with error Cannot allocate memory\n"
@@ -87,6 +93,16 @@ def test_a_connect_failure_gets_its_own_cause_and_the_interface_from_the_facts(k
     assert first["text"].startswith("src/misc/socket.cc")
     assert first["fix"][0].startswith("export NCCL_SOCKET_IFNAME=eth0") and first["computed_fix"] == first["fix"][0]
     assert first["exports"] == {"NCCL_SOCKET_IFNAME": "eth0"}
+
+
+def test_an_older_releases_message_truncated_is_answered(kb):
+    """Was 'no error' (the format of 2.4-2.11 is no site of 2.12+): --older reads the releases from 2.4."""
+    doc = explain.explain_text(NCCL_268, kb)
+    root = assert_root(doc, verdict="root_cause", entry="nccl.net_socket", confidence="cause")
+    first = root["causes"][0]
+    assert first["text"].startswith("src/transport/net_socket.cc") and "NCCL_PROTO" in first["text"]
+    site = next(s for s in _sites() if s["text"] == "NET/Socket : message truncated : receiving %d bytes instead of %d")
+    assert site["until"] == "2.9.9"
 
 
 def test_ibv_reg_mr_enomem_names_the_memlock_limit(cli, tmp_path):

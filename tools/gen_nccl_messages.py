@@ -11,7 +11,8 @@ Usage:
 The source is NVIDIA/nccl (https://github.com/NVIDIA/nccl), read with `git show REV:path`.
 --older adds the formats that only older releases print (a message reworded or removed since,
 e.g. NET/IB's "collective mismatch error" of <= 2.19), each with `until`: the last release line
-(its newest tag, v2.M.P-1, from 2.12 on) that prints it.
+(its newest tag, v2.M.P-1, from 2.4 on: the 2.4-2.11 lines are still in many public threads and
+old containers, e.g. NET/Socket's 'message truncated' without the peer's address) that prints it.
 A slice file holds parts of a few source files, each after a line `=== path @FIRSTLINE`, so that
 a test regenerates from it without the repository (tools/data/nccl_messages_slice.txt).
 """
@@ -99,6 +100,11 @@ RULES = [
     ("gin", "nccl.net_ib", {"text": r"No GIN-capable devices"}),
     ("topology-parent", "nccl.topology", {"text": r"bus ID"}),
     ("transport", "nccl.topology", {"text": r"No transport found"}),
+    # NCCL <= 2.7's ring setup (src/misc/rings.cc, init.cc): a ring setting out of range, rings the
+    # topology could not build
+    ("old-rings-setting", "nccl.config", {"text": r"NCCL_M(?:IN|AX)_NRINGS set to"}),
+    ("old-rings", "nccl.topology", {"text": r"\brings?\b|Multiple (?:starts|ends) found in group|"
+                                            r"CollNet currently only supports"}),
 ]
 
 # No rows for messages whose family entry already is that cause, with its exports and checks (a row
@@ -173,7 +179,7 @@ MSG_FIX = [
       "print the NCCL version on every rank (NCCL_DEBUG=VERSION, or python -c 'import torch; "
       "print(torch.cuda.nccl.version())') and install the same one everywhere",
       "give concurrent jobs different MASTER_PORT / NCCL_COMM_ID ports"]),
-    (r"^NET/Socket : peer %s message truncated",
+    (r"^NET/Socket : (?:peer %s )?message truncated",
      "src/transport/net_socket.cc: the peer sent more bytes than this rank posted to receive: the ranks called "
      "different collectives, or the same one with different sizes or dtypes (the user's code), or NCCL chose "
      "another protocol on each side because an NCCL_* setting (NCCL_PROTO, NCCL_ALGO, buffer sizes) or the NCCL "
@@ -257,7 +263,7 @@ MSG_FIX = [
      "src/proxy.cc: more local ranks connected to one proxy than it accepts: many communicators (or ranks) on one "
      "node.",
      ["create fewer communicators (torch: fewer new_group / process groups; destroy the ones no longer used)"]),
-    (r"Failed to (?:set|create) CUDA (?:device|context) on device",
+    (r"Failed to (?:set|create) CUDA (?:device|context)",
      "src/proxy.cc: NCCL's proxy thread could not make the rank's GPU current: the GPU has failed (Xid, fell off the "
      "bus) or the CUDA context is broken by an earlier error.",
      ["nvidia-smi and dmesg | grep -i xid on that node", _FIRST_ERROR]),
@@ -357,8 +363,9 @@ MSG_FIX = [
     # --- shared memory (src/os/linux.cc, src/misc/shmutils.cc, src/transport/shm.cc) ---
     (r"^Error while %s shared memory segment|failed to create shared memory file|failed to extend %s to",
      "src/os/linux.cc (src/misc/shmutils.cc before 2.30): NCCL could not create, size or map its shared-memory file "
-     "in /dev/shm (used between the GPUs of one node): /dev/shm is too small or full (Docker's default is 64 MB), "
-     "the text after it is the errno (ENOSPC 'No space left on device').",
+     "in /dev/shm (used between the GPUs of one node); the text after it is the errno: ENOSPC 'No space left on "
+     "device' or a failed fallocate: /dev/shm is too small or full (Docker's default is 64 MB); EACCES / EROFS: "
+     "/dev/shm is not writable for this process (its mount or the container's).",
      ["df -h /dev/shm (in the container)", "docker run --shm-size=8g (or --ipc=host); Kubernetes: an emptyDir "
       "volume with medium: Memory at /dev/shm", "last resort: NCCL_SHM_DISABLE=1 (slower)"]),
     (r"Could not map %s",
@@ -645,7 +652,7 @@ def from_repo(repo, rev):
     return files, "%s (commit %s)" % (v, commit)
 
 
-def older_releases(repo, rev, first_minor=12):
+def older_releases(repo, rev, first_minor=4):
     """[(version, files)] of the last release of each minor line from 2.<first_minor> up to the one
     before ``rev``'s, newest first (tags v2.M.P-1; read with `git archive`, one call per release)."""
     import io
@@ -690,7 +697,7 @@ def from_slice(path):
 def main(argv):
     a = knowgen.arguments(__doc__, argv, rev="HEAD", extra=[("--older", {
         "action": "store_true",
-        "help": "also the formats only older releases print (the last release of each line from 2.12)"})])
+        "help": "also the formats only older releases print (the last release of each line from 2.4)"})])
     files, version = knowgen.source_files(a, from_repo, from_slice)
     older = older_releases(a.repo, a.rev) if a.repo and a.older else ()
     doc = build(files, version, older)
