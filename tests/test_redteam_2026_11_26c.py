@@ -15,6 +15,10 @@ the reproducer.
   float readings of 'inf'/'nan' text are no reading.
 - slurm-health: the drain reason kept escape sequences and bidi overrides of a message; slurmctld
   stores it and `sinfo -R` prints it raw on the admin's terminal. Now written escaped.
+- plan SCRIPT printed this shell's value of every environment variable a launch line names ("from
+  this shell: hf_..."), in the text and in --json: `--token $HF_TOKEN`, `$AWS_SECRET_ACCESS_KEY`,
+  `$SLURM_JWT`, `${MY_KEY:-x}`. Now only names the facts show (env_shown's allow-list, no
+  secret-looking word) have their value printed; another set variable is said to be set.
 - explain FOLDER: one file of the folder this user may not read (another user's 0600 log) made the
   whole run exit 2; now it is left out with one line on stderr (a file named on its own still is
   an input error).
@@ -79,6 +83,27 @@ def test_the_expansion_is_still_bash_s(tmp_path):
     res = read_script(str(p))
     assert res.launches[0].argv == ["torchrun", "--nnodes", "2", "--node_rank=0", "--master_addr", "h",
                                     "a ba", "bq$x", "x", "y z", "x", "y", "z"]
+
+
+def test_plan_never_prints_a_secret_from_this_shell(cli, tmp_path, monkeypatch):
+    secrets = {"HF_TOKEN": "hf_tok3n", "AWS_SECRET_ACCESS_KEY": "aws_s3cret", "MY_PASSWORD": "hunter2",
+               "SLURM_JWT": "eyJjwt", "MY_KEY": "k3yvalue", "DATA_URL": "https://u:pw@host/x"}
+    for k, v in secrets.items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.setenv("MASTER_ADDR", "node1")
+    p = tmp_path / "train.sh"
+    p.write_text("#!/bin/bash\nexport HF_TOKEN=$HF_TOKEN\n"
+                 "NCCL_DEBUG=${MY_KEY:-x} torchrun --nnodes 2 --master_addr $MASTER_ADDR --master_port 29500 train.py "
+                 "--token $HF_TOKEN --key \"$AWS_SECRET_ACCESS_KEY\" --pw ${MY_PASSWORD} --jwt $SLURM_JWT "
+                 "--data ${DATA_URL:-none}\n")
+    for args in (("plan", p), ("plan", "--json", p)):
+        rc, out, err = cli(*args)
+        assert rc in (0, 1), err
+        leaked = [v for v in secrets.values() if v in out + err]
+        assert not leaked, (leaked, out)
+    rc, out, err = cli("plan", p)
+    assert "$HF_TOKEN: the environment at run time; from this shell: set (value not shown" in out
+    assert "$MASTER_ADDR: the environment at run time; from this shell: node1" in out  # an allow-listed name
 
 
 # ------------------------------------------------------------------ facts: numbers that are not finite

@@ -28,6 +28,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
+from gpudoctor.collector.system import env_shown
 from gpudoctor.errors import InputError, excerpt, read_input
 
 MAX_SCRIPT = 1 << 20
@@ -473,14 +474,24 @@ class Reader:
         if name in PER_TASK:
             return self.unknown("$" + name, "each task's own rank (set by its launcher)")
         if name.startswith("SLURM_"):
-            return self.unknown("$" + name, "the Slurm allocation at run time", here=self.env_here.get(name))
+            return self.unknown("$" + name, "the Slurm allocation at run time", here=self.here(name))
         if name in ("RANDOM", "SRANDOM"):
             return self.unknown("$" + name, "a random number at run time")
         if name in ("HOSTNAME",):
-            return self.unknown("$HOSTNAME", "this node's name at run time", here=self.env_here.get(name), host=True)
+            return self.unknown("$HOSTNAME", "this node's name at run time", here=self.here(name), host=True)
         if name in ("PWD",):
             return self.unknown("$PWD", "the directory the script runs in", here=os.getcwd())
-        return self.unknown("$" + name, "the environment at run time", here=self.env_here.get(name))
+        return self.unknown("$" + name, "the environment at run time", here=self.here(name))
+
+    def here(self, name):
+        """NAME's value in this shell, as the plan prints it ("from this shell: ..."): only for
+        a name the facts show too (collector/system.py env_shown: an allow-list, never a
+        secret-looking name); another variable that is set is said to be set, its value not
+        printed (a script passes tokens on: `--token $HF_TOKEN` printed the token)."""
+        value = self.env_here.get(name)
+        if not value or env_shown(name):
+            return value
+        return "set (value not shown: not an allow-listed name)"
 
     def assign(self, name, value, append=False):
         if append and name in self.vars:
@@ -716,7 +727,7 @@ class Reader:
         if rest and not op:
             return self.unknown("${%s}" % body, "an expansion gpudoctor does not read (pattern or substring)"), None
         if value is None and not (name.isdigit() or name in ("@", "*")):
-            here = self.env_here.get(name)
+            here = self.here(name)
             if op and op.group(1) in (":-", "-", ":=", "="):
                 word = self._dq(op.group(2))
                 if op.group(1) in (":=", "="):
