@@ -372,8 +372,8 @@ MSG_FIX = [
     (r"^Invalid directive found in batch script",
      "A #SBATCH line of the script names an option sbatch does not know (a typo, an srun-only option, a value sbatch "
      "cannot parse, or an option of a newer Slurm); sbatch stops at it.",
-     ["grep -n '^#SBATCH' <script>; sbatch --version; man sbatch", "fix or delete that #SBATCH line (one option per "
-      "line, --option=value, no spaces around =)"]),
+     ["grep -n '^#SBATCH' <script>; sbatch --version; man sbatch", "fix or delete that #SBATCH line (--option=value "
+      "as man sbatch spells it, for this sbatch's version)"]),
     (r"^(?:%s: )?Could not open (?:output|error|stdout|stderr) file",
      "slurmstepd could not create the job's --output/--error file on the compute node (the reason follows on the "
      "line): a directory that does not exist there and that it could not create (Slurm creates missing directories "
@@ -458,9 +458,10 @@ MSG_FIX = [
      "D-HH:MM:SS.",
      ["--time=2-00:00:00 (two days) or --time=90 (minutes)"]),
     (r"^Invalid --mem specification",
-     "The --mem value is not a size Slurm reads: a number with an optional unit K, M, G or T (MB by default; 0 asks "
-     "for all of a node's memory).",
-     ["--mem=64G (not 64GB or 64 G); per CPU or GPU: --mem-per-cpu=4G / --mem-per-gpu=40G"]),
+     "The --mem value is not a size Slurm reads: a whole number with an optional unit K, M, G or T (a B after it is "
+     "allowed; MB by default; 0 asks for all of a node's memory: src/common/proc_args.c str_to_mbytes). A decimal "
+     "point (1.5G), a space or another unit (GiB) is refused; so is an empty value from an unset variable.",
+     ["--mem=64G (or 64GB, or 1536M instead of 1.5G); per CPU or GPU: --mem-per-cpu=4G / --mem-per-gpu=40G"]),
     (r"^Invalid --gpu-bind argument",
      "--gpu-bind takes closest, map_gpu:<list>, mask_gpu:<list>, none, per_task:<N> or single:<tasks_per_gpu> "
      "(optionally prefixed by verbose,); the value given is none of these.",
@@ -478,8 +479,8 @@ MSG_FIX = [
      "--gpu-freq takes low, medium, high, highm1 or a MHz value, optionally with memory=<...> and verbose.",
      ["--gpu-freq=high (or drop the option)"]),
     (r"^Invalid --distribution specification",
-     "-m/--distribution takes block, cyclic, arbitrary, plane=<size> or fcyclic, with an optional :<socket> and "
-     ":<core> level and ,Pack / ,NoPack.",
+     "-m/--distribution takes block, cyclic, arbitrary or plane=<size> for the nodes, then optionally :block, "
+     ":cyclic or :fcyclic for the sockets and the cores, and ,Pack or ,NoPack (srun(1)).",
      ["--distribution=block:block (srun(1) -m)"]),
     (r"^Invalid numeric value \"%s\" for %s",
      "An option that takes a count (-n, -N, -c, --gpus ...) was given something that is not a number (an unset "
@@ -565,8 +566,8 @@ MSG_FIX = [
      "srun was run without a program to start.",
      ["srun [options] <program> [args]"]),
     (r"^Can not execute %s",
-     "srun cannot find the program on the submit host's PATH (or it is not executable); srun checks it before "
-     "launching.",
+     "srun --test-exec or --bcast (which copies the program to the nodes) looks the program up on the submit host "
+     "first (src/srun/opt.c search_path): it is not on PATH there, or not executable.",
      ["which <program>; ls -l <program>", "give a full path, activate the environment before srun, or chmod +x"]),
     (r"^--mpi is only supported in the first heterogeneous component",
      "In a heterogeneous step, --mpi may be given only once, with the first component.",
@@ -636,8 +637,8 @@ MSG_FIX = [
      ["admins: run the Epilog by hand on the node; the slurmd log has its output", "fix the script or the node, then "
       "scontrol update nodename=<node> state=resume"]),
     (r"^%pI %s failed status=%d:%d",
-     "slurmstepd's prolog or epilog run for the job (Prolog/Epilog with PrologFlags=Contain or RunInJob) exited "
-     "non-zero (status=exit:signal).",
+     "The node's Prolog or Epilog, run by slurmstepd inside the job's extern step (PrologFlags=RunInJob, "
+     "src/slurmd/slurmstepd/mgr.c), exited non-zero (status=exit:signal).",
      ["admins: the slurmd log on that node ('prolog failed: rc:N output:...'); run the script by hand",
       "fix the script or the node; scontrol update nodename=<node> state=resume"]),
     (r"^%s failed: rc:%u output:%s",
@@ -718,10 +719,12 @@ MSG_FIX = [
       "Slurm was built with on every node, or rebuild Slurm --with-pmix=<that prefix>; meanwhile srun --mpi=pmi2"]),
     (r"^PMIx_server_init failed with error|^pmixp_libpmix_init\(\) failed|^pmixp_stepd_init\(\) failed",
      "slurmstepd could not start the PMIx server for the step (--mpi=pmix), so the ranks cannot wire up: often the "
-     "PMIx temporary directory (PMIxTmpDirBase in mpi.conf, or under SlurmdSpoolDir) is missing or not writable, "
+     "PMIx temporary directory (under SlurmdSpoolDir or TmpFS, or PMIxCliTmpDirBase in mpi.conf(5)) is missing or not "
+     "writable, "
      "or the PMIx library does not match.",
      ["the slurmd log on the node (the PMIx error code before this line); ls -ld <SlurmdSpoolDir>",
-      "admins: make the tmp dir writable (PMIxTmpDirBase=/tmp in mpi.conf), match the PMIx library; users: try "
+      "admins: make that directory exist and be writable (PMIxCliTmpDirBase=<dir> in mpi.conf), match the PMIx "
+      "library; users: try "
       "srun --mpi=pmi2 or the MPI's own mpirun inside the allocation"]),
     (r"^mpi/pmi2: (?:inconsistent client PMI version|unsupported PMI version)",
      "The program's MPI speaks a PMI version Slurm's mpi/pmi2 plugin does not serve (or mixes PMI-1 and PMI-2).",
