@@ -271,8 +271,10 @@ CODE_FIX = {
          "wait for the controller to come back, or fix this host's slurm.conf (the same file as the controller's); "
          "admins: systemctl status slurmctld"]),
     "SLURM_PROTOCOL_VERSION_ERROR": (
-        "The two sides speak Slurm protocol versions too far apart: a command or slurmd more than two major releases "
-        "older (or any newer) than slurmctld, e.g. an srun from a container or conda env.",
+        "The two sides speak Slurm protocol versions too far apart: a command or slurmd more than three major releases "
+        "older (two before Slurm 24.11; SLURM_MIN_PROTOCOL_VERSION, src/common/slurm_protocol_common.h, and "
+        "https://slurm.schedmd.com/upgrades.html) or any newer than slurmctld, e.g. an srun from a container or conda "
+        "env.",
         ["srun --version; scontrol version; slurmd -V   (on the node)", "use the cluster's own Slurm commands "
          "(module load slurm or /usr/bin/srun), or upgrade the old side (slurmdbd >= slurmctld >= slurmd >= "
          "commands)"]),
