@@ -19,6 +19,9 @@ the reproducer.
   this shell: hf_..."), in the text and in --json: `--token $HF_TOKEN`, `$AWS_SECRET_ACCESS_KEY`,
   `$SLURM_JWT`, `${MY_KEY:-x}`. Now only names the facts show (env_shown's allow-list, no
   secret-looking word) have their value printed; another set variable is said to be set.
+- plan SCRIPT showed a stand-in as the value a launch line's environment takes: `NCCL_DEBUG=$LVL torchrun
+  ...` printed `env set NCCL_DEBUG=3` (the second plan's stand-in for the unknown). Now the unknown as
+  the script wrote it.
 - explain FOLDER: one file of the folder this user may not read (another user's 0600 log) made the
   whole run exit 2; now it is left out with one line on stderr (a file named on its own still is
   an input error).
@@ -104,6 +107,19 @@ def test_plan_never_prints_a_secret_from_this_shell(cli, tmp_path, monkeypatch):
     rc, out, err = cli("plan", p)
     assert "$HF_TOKEN: the environment at run time; from this shell: set (value not shown" in out
     assert "$MASTER_ADDR: the environment at run time; from this shell: node1" in out  # an allow-listed name
+
+
+def test_an_unknown_in_the_launch_line_environment_is_shown_as_written(cli, tmp_path, monkeypatch):
+    monkeypatch.delenv("LVL", raising=False)
+    monkeypatch.setenv("MY_KEY", "mlx5_0")
+    p = tmp_path / "train.sh"
+    p.write_text("#!/bin/bash\nNCCL_IB_HCA=${MY_KEY:-x} NCCL_DEBUG=$LVL NCCL_DEBUG_SUBSYS=INIT$LVL NCCL_ALGO=Ring "
+                 "torchrun --nnodes 2 --master_addr h t.py\n")
+    rc, out, err = cli("plan", "--json", p)
+    assert rc in (0, 1), err
+    env = json.loads(out)["launches"][0]["plan"]["env"]["set"]
+    assert env == {"NCCL_IB_HCA": "${MY_KEY:-x}", "NCCL_DEBUG": "$LVL", "NCCL_DEBUG_SUBSYS": "INIT$LVL",
+                   "NCCL_ALGO": "Ring"}, env
 
 
 # ------------------------------------------------------------------ facts: numbers that are not finite

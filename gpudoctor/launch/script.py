@@ -1866,6 +1866,13 @@ def _mark_unknown(r, a, b, la, sub):
             a.nodes = []
     if a.batch.ok != b.batch.ok:
         a.batch.ok = None
+    if a.env_set != b.env_set:  # `X=$UNKNOWN torchrun ...` printed the stand-in ('env set X=13')
+        def back(v):
+            for sv, u in sorted(back_map.items(), key=lambda x: -len(x[0])):
+                v = v.replace(sv, u.text)
+            return v
+
+        a.env_set = {k: (back(v) if b.env_set.get(k) != v else v) for k, v in a.env_set.items()}
     if a.script_args != b.script_args:
         if len(a.script_args) == len(b.script_args):  # only the words that differ hold a stand-in
             a.script_args = [desc(x, why=False) if x != y else x for x, y in zip(a.script_args, b.script_args)]
