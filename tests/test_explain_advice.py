@@ -52,6 +52,8 @@ def test_an_exception_message_over_several_lines_gives_its_own_remedy_with_its_v
     root = root_of(doc)
     adv = _advice(root)
     assert len(adv) == 1, [c["text"] for c in root["causes"]]
+    # "(2) ... please check the recommended steps in the following error message" points at the next line
+    assert len(adv[0]["fix"]) == 1, adv[0]["fix"]
     said = " ".join(adv[0]["fix"])
     # the remedy is on the exception's fourth line, with this checkpoint's class in it
     assert "torch.serialization.add_safe_globals([Namespace])" in said, said

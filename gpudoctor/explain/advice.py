@@ -107,7 +107,10 @@ _DROP = re.compile("|".join([
     r"\b(?:file|open|submit|raise|create) (?:an? |the )?(?:new )?(?:bug|issue|ticket|github issue|bug report)\b",
     r"\bbug report\b", r"\b(?:this|it) (?:is|is likely|may be|might be|looks like|is probably) a bug\b",
     r"\ba bug in\b", r"\binternal error\b", r"\bshould (?:never|not) (?:happen|occur)\b", r"\bplease try again\b",
-    r"\bat your own risk\b", r"\bcontact (?:the )?(?:developers|maintainers)\b", r"\bGLHF\b"]), re.IGNORECASE)
+    r"\bat your own risk\b", r"\bcontact (?:the )?(?:developers|maintainers)\b", r"\bGLHF\b",
+    # a pointer to the rest of the same message (torch.load's '(2) ... please check the recommended steps in the
+    # following error message', torch/serialization.py): that message's own advice is read
+    r"\bin the (?:following|next) (?:error )?message\b"]), re.IGNORECASE)
 # a request for more output or a pointer to documentation: one 'more detail' note
 _DEBUG_VARS = "|".join([
     r"NCCL_DEBUG(?:_SUBSYS|_FILE)?", "TORCH_DISTRIBUTED_DEBUG", "TORCH_CPP_LOG_LEVEL", "TORCH_SHOW_CPP_STACKTRACES",
