@@ -39,7 +39,7 @@ class Pattern:
     a `together` group)."""
 
     __slots__ = ("entry", "role", "cause", "rank", "source", "_regex", "needles_b", "multiline",
-                 "weight", "near", "group", "index", "on_info", "site")
+                 "weight", "near", "group", "index", "on_info", "site", "_scan_info")
 
     def __init__(self, entry, role, source, rank, cause=None, weight=0, near=None, group=None, index=None,
                  on_info=False, site=None, needles=None):
@@ -50,7 +50,7 @@ class Pattern:
         if not isinstance(source, str):
             raise KnowledgeError("%s: a pattern must be a string, not %r" % (entry, source))
         self.multiline = "\\n" in source or "\n" in source
-        self._regex = None
+        self._regex = self._scan_info = None
         if needles is not None:
             # a generated site: its needles were derived when it was generated (tools/knowgen.py),
             # its regex is compiled when a line first needs it (thousands of sites: load time)
@@ -88,6 +88,16 @@ class Pattern:
         got = self._regex
         if got is None:
             got = self._regex = self._compile()
+        return got
+
+    def scan_info(self):
+        """(whether it reads the next line, whether its needles are ASCII): what the scanner asks
+        of it for every candidate line (scan._evaluate), worked out once."""
+        got = self._scan_info
+        if got is None:
+            from gpudoctor.explain.scan import _two_line
+
+            got = self._scan_info = (_two_line(self), all(n.isascii() for n in self.needles_b))
         return got
 
 

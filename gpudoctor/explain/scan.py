@@ -229,13 +229,17 @@ def _two_line(p):
 _TWO_LINE = {}
 
 
-def _search_text(p, text0, conts, text1, whole):
+def _search_text(p, text0, conts, text1, whole, sq=None):
     """(match, shown text, whole line shown) of pattern p on text0, possibly wrapped into the
     continuation lines ``conts`` (a callable, read only when needed), or (None, None, False).
-    ``whole``: the pattern's needle is in text0 (else it spans a wrap)."""
+    ``whole``: the pattern's needle is in text0 (else it spans a wrap). ``sq``: a _Squashed of
+    the same texts, or None: a text that holds none of the pattern's needles is not searched
+    (every match holds one of them), which answers the same, only sooner."""
     if _two_line(p):
         # a two-line pattern starts on line 0 (a pattern with [^\n] in it is "multiline" too,
         # and must not match on the next line alone: that line is tried as its own)
+        if sq is not None and not sq.next_may_hold(p):
+            return None, None, False
         m = p.regex.search(text0 + "\n" + text1())
         if m and m.start() > len(text0):
             m = None
@@ -245,7 +249,8 @@ def _search_text(p, text0, conts, text1, whole):
         if m:
             return m, _display(text0, m), len(text0) <= 400
     conts = conts()
-    for k in range(1, len(conts) + 1):
+    first = 1 if sq is None else sq.first_join(p)  # no join before it holds a needle
+    for k in range(first, len(conts) + 1):
         for sep in ("", " "):
             joined = text0 + sep + sep.join(conts[:k])
             m = p.regex.search(joined)
@@ -253,6 +258,66 @@ def _search_text(p, text0, conts, text1, whole):
             if m and m.start() < len(text0) < m.end():
                 return m, _display(joined, m), False
     return None, None, False
+
+
+def _squash_text(text):
+    return text.encode("utf-8").translate(_LOWER, _WS)
+
+
+class _Squashed:
+    """Line 0 joined with what may follow it (its continuation lines, the next line), squashed
+    as the prefilter squashes (lower case, no blanks), read only when a pattern asks. Every
+    match of a pattern holds one of its needles (knowledge.needles_of: a required literal run),
+    so a joined text whose squashed copy holds none of them cannot match and is not searched
+    (scan._search_text). Whitespace is dropped on both sides, so the joins with '' and ' ' squash
+    alike. Only where the needles and the texts are ASCII: re.IGNORECASE matches some non-ASCII
+    letters to ASCII ones ('\u212a' to 'k'), which a byte-wise lower() does not."""
+
+    __slots__ = ("text0", "conts", "text1", "_joins", "_next")
+
+    def __init__(self, text0, conts, text1):
+        self.text0, self.conts, self.text1 = text0, conts, text1
+        self._joins = self._next = None
+
+    def joins(self):
+        """[squashed line 0 + its first k continuation lines, for k = 1...], () when a text is
+        not ASCII (nothing is ruled out then)."""
+        joins = self._joins
+        if joins is None:
+            conts = self.conts()
+            if not self.text0.isascii() or not all(c.isascii() for c in conts):
+                joins = self._joins = ()
+            else:
+                joins, acc = [], _squash_text(self.text0)
+                for c in conts:
+                    acc += _squash_text(c)
+                    joins.append(acc)
+                self._joins = joins
+        return joins
+
+    def first_join(self, p):
+        """The fewest continuation lines (1...) whose join with line 0 holds one of p's needles
+        (past the last one when none does): the joins before it cannot match."""
+        joins = self.joins()
+        if not joins or not p.scan_info()[1]:
+            return 1
+        needles = p.needles_b
+        for k, sq in enumerate(joins, 1):
+            for n in needles:
+                if n in sq:
+                    return k
+        return len(joins) + 1
+
+    def next_may_hold(self, p):
+        """Whether line 0 and the next line, joined, may hold one of p's needles."""
+        if not p.scan_info()[1]:
+            return True
+        got = self._next
+        if got is None:
+            t1 = self.text1()
+            got = self._next = (_squash_text(self.text0) + _squash_text(t1)
+                                if self.text0.isascii() and t1.isascii() else False)
+        return got is False or any(n in got for n in p.needles_b)
 
 
 def _patterns_of(kb, needles):
@@ -269,10 +334,31 @@ def _evaluate(kb, win, needles):
     raw0 = win.raw(0)
     sq0 = _blank_ansi(raw0).translate(_LOWER, _WS)
     text0 = win.text(0)
+    text1 = lambda: win.text(1)  # noqa: E731
+    sq = _Squashed(text0, win.continuations, text1)
     for p in _patterns_of(kb, needles):
-        multi = multi or _two_line(p)
-        whole = any(n in sq0 for n in p.needles_b)
-        m, shown, plain = _search_text(p, text0, win.continuations, lambda: win.text(1), whole)
+        two, ascii = p.scan_info()
+        needles_b = p.needles_b
+        multi = multi or two
+        for n in needles_b:
+            if n in sq0:
+                whole = True
+                break
+        else:
+            whole = False
+            if not two and ascii:
+                # only a wrapped message could match: its lines joined must hold a needle (most
+                # candidates of a line are hand-written patterns whose needle holds a short one
+                # the line has, knowledge.Knowledge: a line with 'failed' and no wrap is cheap)
+                joins = sq.joins()
+                if joins:
+                    last = joins[-1]
+                    for n in needles_b:
+                        if n in last:
+                            break
+                    else:
+                        continue
+        m, shown, plain = _search_text(p, text0, win.continuations, text1, whole, sq)
         if m:
             out.append((p, m.groupdict(), shown, plain))
     return out, multi
