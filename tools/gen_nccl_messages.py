@@ -246,9 +246,12 @@ MSG_FIX = [
      "('Address already in use').",
      ["run the ranks of a node in one container, or with --pid=host beside --network=host",
       "or NCCL_IPC_USE_ABSTRACT_SOCKET=0 (a socket file under /tmp instead), or NCCL_CUMEM_ENABLE=0"]),
-    (r"UDS: (?:Sending|Receiving) data over socket",
-     "src/misc/ipcsocket.cc: passing a CUDA memory handle to another rank of this node over a Unix-domain socket "
-     "failed: that rank exited, or the ranks sit in containers that cannot see each other's sockets.",
+    (r"UDS: (?:Sending|Receiving) data over socket|^ncclProxyCallBlockingUDS call to|^ncclProxyClient(?:GetFd|QueryFdBlocking|"
+     r"ConvertFd) call to",
+     "src/misc/ipcsocket.cc, src/proxy.cc (ncclProxyCallBlockingUDS, ncclProxyClientGetFd: CUDA memory handles of the "
+     "cuMem allocator, NCCL_CUMEM_ENABLE, passed as file descriptors to another rank's proxy of this node over a "
+     "Unix-domain socket) failed: that rank exited, or the ranks sit in containers that cannot see each other's "
+     "sockets or processes.",
      [_FIRST_ERROR, "ranks of one node in separate containers: share the IPC and PID namespaces (--ipc=host "
                     "--pid=host), or NCCL_CUMEM_ENABLE=0"]),
     # --- the proxy thread (src/proxy.cc) ---
