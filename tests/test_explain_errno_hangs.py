@@ -263,5 +263,10 @@ def test_plain_words_of_a_frozen_job(kb):
     # 'freeze' after the job's subject; '(stuck)'
     f = _root(_run(kb, 'with DDP the model "freeze"(stuck) when using 4 or more GPUs', assume_error=True))
     assert f is not None and f["id"] == "nccl.hang"
+    # NCCL quoted, then what happened: the stage is read from the quote (P2P channels: the P2P path, medium)
+    f = _root(_run(kb, "NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC then nothing, 4 GPUs at 100%", assume_error=True))
+    assert f["triage"][0]["cause"] == "p2p" and f["notes"][0].startswith("How sure: medium")
+    f = _root(_run(kb, "两台机器训练，NCCL INFO Bootstrap : Using eth0 之后没有任何输出", assume_error=True))
+    assert f["id"] == "nccl.hang" and f["triage"][0]["cause"] in ("net_path", "interface")
     # a fine-tuning log's 'freeze' of parameters is no complaint
     assert _run(kb, "freeze_vision_tower: True\nepoch 1 loss 0.3\n")["verdict"] == "no_error"

@@ -63,8 +63,9 @@ ENTRY_OF = {"p2p": "gpu.p2p", "net_path": "nccl.ib_no_device", "gdr": "rdma.peer
 # (the users' notes in ../shared/seeds are Chinese: 卡住 'stuck', 很慢 'very slow', 带宽低 'low bandwidth').
 # (regex, needles): Chinese has no 4-character literal run for the prefilter, so the needles are given.
 COMPLAINTS = [
-    (r"(?:卡住|卡死|卡在|夯住|挂起|死锁|无响应|没有反应|没反应|不动了|停住了|一直等待)",
-     ["卡住", "卡死", "卡在", "夯住", "挂起", "死锁", "无响应", "没有反应", "没反应", "不动了", "停住了", "一直等待"]),
+    (r"(?:卡住|卡死|卡在|夯住|挂起|死锁|无响应|没有反应|没反应|不动了|停住了|一直等待|没有任何输出|没有输出|不再输出)",
+     ["卡住", "卡死", "卡在", "夯住", "挂起", "死锁", "无响应", "没有反应", "没反应", "不动了", "停住了", "一直等待",
+      "没有任何输出", "没有输出", "不再输出"]),
     (r"(?:很慢|非常慢|特别慢|太慢|比较慢|较慢|慢了很多|慢很多|远慢于|速度慢|变慢|带宽很低|带宽太低|带宽低|带宽只有)",
      ["很慢", "非常慢", "特别慢", "太慢", "比较慢", "较慢", "慢了很多", "慢很多", "远慢于", "速度慢", "变慢", "带宽很低",
       "带宽太低", "带宽低", "带宽只有"]),
@@ -73,6 +74,9 @@ COMPLAINTS = [
      [a + b for a in ("doesnot", "doesn't", "didnot", "didn't") for b in ("progress", "proceed", "moveon")]),
     (r"\b(?:waits?|waiting) forever\b", ["waitforever", "waitsforever", "waitingforever"]),
     (r"\bno (?:more )?output (?:after|since|for)\b", None),
+    # 'NCCL INFO ... then nothing', 'and then nothing happens', 'the log stops after ...'
+    (r"\bthen nothing\b|\bnothing (?:happens|else happens|else is printed|more is printed)\b|"
+     r"\b(?:log|output|printing) (?:stops|stopped) (?:after|at)\b", ["nothing", "stops", "stopped"]),
     # 'stuck with backend nccl', 'the model "freeze"(stuck)', 'the training freeze when ...' (ncclinfo.COMPLAINTS has
     # 'stuck at/in/on/after/forever' and 'freezes')
     (r"\bstuck\s{1,3}(?:with|when|while|during|there|here|indefinitely|before|until)\b|\(stuck\)", ["stuck"]),
@@ -310,7 +314,10 @@ def _users(text, pattern):
     head = text if m is None else text[:m.start()]
     # the level after the rank/host prefix: torch's '[rank0]:[W1126 ... ProcessGroupNCCL.cpp:4561] ... This can
     # potentially cause a hang' (every barrier() without device_ids) is a warning, not the user saying it hangs
-    return severity(strip_prefix(head)[0]) is None and (m is None or pattern.regex.search(head) is not None)
+    # ... or after it, on a line without NCCL's own prefix (checked above): 'NCCL INFO Connected all rings, then
+    # nothing', '... Bootstrap : Using eth0 之后没有任何输出' (the user quoted NCCL, then said what happened)
+    return severity(strip_prefix(head)[0]) is None and (m is None or pattern.regex.search(head) is not None
+                                                        or pattern.regex.search(text[m.end():]) is not None)
 
 
 # ------------------------------------------------------------------ nccl-tests without MPI
