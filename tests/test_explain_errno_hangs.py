@@ -202,6 +202,11 @@ def test_pyspy_dumps_name_the_process_outside_the_collective(kb):
     same = same + same.replace("688510", "700001").replace("599213", "700002")
     f = _root(_run(kb, same))
     assert f["triage"][0]["cause"] != "rank_behind"
+    # a frame's 'barrier (...)' is not the user saying the job stopped at init
+    both = "".join('Thread 0x7F0%d (active): "MainThread"\n    barrier (torch/distributed/distributed_c10d.py:3678)\n'
+                   "    main (train.py:40)\n" % i for i in range(2))
+    f = _root(_run(kb, both))
+    assert f["triage"][0]["cause"] == "p2p" and "before NCCL's init" not in f["notes"][0]
 
 
 # ultralytics/yolov5#4574 (https://github.com/ultralytics/yolov5/issues/4574): init_process_group never returns,

@@ -379,12 +379,11 @@ def summarize_tail(path, end, data, keep_user=True):
         ln = first + i
         text = raw.strip()
         if keep_user and len(pyspy) < MAX_PYSPY:
-            if _PYSPY_THREAD.match(raw):
-                pyspy.append((ln, "thread", text[:300]))
-            elif _PYSPY_PROC.match(raw):
-                pyspy.append((ln, "proc", text[:300]))
-            elif pyspy and _FRAME.match(raw):  # frames only after a thread header
-                pyspy.append((ln, "frame", text[:300]))
+            kind = "thread" if _PYSPY_THREAD.match(raw) else "proc" if _PYSPY_PROC.match(raw) else \
+                "frame" if pyspy and _FRAME.match(raw) else None  # frames only after a thread header
+            if kind:
+                pyspy.append((ln, kind, text[:300]))
+                continue  # a dump's line is not the user's words ('barrier (torch/distributed/...)' is no stage)
         m = _NCCL_LINE.search(text) if _NCCL_PREFIX.search(text) or text.startswith("NCCL INFO") else None
         if m is None:
             if keep_user and text and "NCCL WARN" not in text:
@@ -509,8 +508,9 @@ def evidence(result, scan):
     fx = result.get("nccl_info") or {}
     nst = getattr(scan, "nccl_info", None) or {}
     user = [u for t in tails for u in t["user"]]
-    if complaint and all(complaint[0] != ln for ln, _ in user):
-        user.append((complaint[0], complaint[1]))
+    own = (st.get("complaint") if st else None) or nst.get("complaint")  # the user's words, not torch's or py-spy's
+    if own and all(own[0] != ln for ln, _ in user):
+        user.append((own[0], own[1]))
     words = {k: next(((ln, t) for ln, t in user if rx.search(t)), None) for k, rx in _WORDS.items()}
     ranks = {r[2:4] for r in st["ranks"]} if st else set()
     net = [n for t in tails for n in t["net"]]
