@@ -18,7 +18,10 @@ the reproducer.
 - plan SCRIPT printed this shell's value of every environment variable a launch line names ("from
   this shell: hf_..."), in the text and in --json: `--token $HF_TOKEN`, `$AWS_SECRET_ACCESS_KEY`,
   `$SLURM_JWT`, `${MY_KEY:-x}`. Now only names the facts show (env_shown's allow-list, no
-  secret-looking word) have their value printed; another set variable is said to be set.
+  secret-looking word) have their value printed; another set variable is said to be set. The same
+  for values the script or a file it sources gives a secret-looking name (`source ~/.hf_env` then
+  `--token $HF_TOKEN` printed the token in the expanded line, the plan's script arguments, --json's
+  argv and a launcher's refusal): written back as $NAME.
 - plan SCRIPT showed a stand-in as the value a launch line's environment takes: `NCCL_DEBUG=$LVL torchrun
   ...` printed `env set NCCL_DEBUG=3` (the second plan's stand-in for the unknown). Now the unknown as
   the script wrote it.
@@ -120,6 +123,23 @@ def test_an_unknown_in_the_launch_line_environment_is_shown_as_written(cli, tmp_
     env = json.loads(out)["launches"][0]["plan"]["env"]["set"]
     assert env == {"NCCL_IB_HCA": "${MY_KEY:-x}", "NCCL_DEBUG": "$LVL", "NCCL_DEBUG_SUBSYS": "INIT$LVL",
                    "NCCL_ALGO": "Ring"}, env
+
+
+def test_plan_writes_a_secret_the_script_sets_or_sources_back_as_its_name(cli, tmp_path):
+    env = tmp_path / "hf_env"
+    env.write_text("export HF_TOKEN=hf_s3cr3tvalue\nWANDB_API_KEY='wandb-k3y-value'\n")
+    p = tmp_path / "train.sh"
+    p.write_text("#!/bin/bash\nsource %s\nDB_PASSWORD=hunter2hunter2\nNNODES=2\n"
+                 "torchrun --nnodes $NNODES --master_addr h t.py --token $HF_TOKEN --key=\"$WANDB_API_KEY\" "
+                 "--db $DB_PASSWORD\ntorchrun --nnodes $DB_PASSWORD t.py\n" % env)
+    for args in (("plan", p), ("plan", "--json", p)):
+        rc, out, err = cli(*args)
+        assert rc == 2 and "--nnodes='$DB_PASSWORD' is not a whole number" in err, err  # the refusal too
+        for secret in ("hf_s3cr3tvalue", "wandb-k3y-value", "hunter2hunter2"):
+            assert secret not in out + err, (secret, out)
+    argv = json.loads(out)["launches"][0]["argv"]
+    assert argv[-6:] == ["t.py", "--token", "$HF_TOKEN", "--key=$WANDB_API_KEY", "--db", "$DB_PASSWORD"], argv
+    assert argv[:3] == ["torchrun", "--nnodes", "2"]  # other values are still shown
 
 
 # ------------------------------------------------------------------ facts: numbers that are not finite

@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
-from gpudoctor.collector.system import env_shown
+from gpudoctor.collector.system import ENV_SECRET_WORDS, env_shown
 from gpudoctor.errors import InputError, excerpt, read_input
 
 MAX_SCRIPT = 1 << 20
@@ -369,6 +369,7 @@ class Reader:
         self.line = 0
         self.commands = 0
         self.expanded = 0  # characters of expanded text so far (_spend, MAX_EXPANDED)
+        self.secrets = {}  # value -> NAME, for each value a secret-looking name was given (assign)
         self.depth = 0  # eval / source nesting
         self.nesting = 0  # command substitutions inside one another
         self.guard = None  # the next command runs only if (True/False/None) after && or ||
@@ -517,6 +518,9 @@ class Reader:
         if size > MAX_VALUE or (isinstance(value, list) and len(value) > MAX_VALUE // 8):
             value = self.unknown("$" + name, "a value longer than %d characters (not followed)" % MAX_VALUE)
         self.vars[name] = value
+        if isinstance(value, str) and len(value) >= 6 and MARK not in value and \
+                any(w in name.upper() for w in ENV_SECRET_WORDS):
+            self.secrets[value] = name  # written back as $NAME in what the plan prints (_redact)
 
     # -------------------------------------------------------------- expansion
     def expand(self, raw, split=True):
@@ -1717,7 +1721,45 @@ def read_script(path, args=(), environ=None, sbatch_options=()):
     for la in r.result.launches:
         _plan_launch(r, la)
     r.result.variables = {k: r.shown(v if isinstance(v, str) else " ".join(v)) for k, v in r.vars.items()}
+    _redact(r.result, r.secrets)
     return r.result
+
+
+def _redact(res, secrets):
+    """Every value the script (or a file it sources: `source ~/.hf_env`) gave a secret-looking
+    name (HF_TOKEN, WANDB_API_KEY, *_PASSWORD: collector/system.py ENV_SECRET_WORDS) is written
+    back as $NAME in all the result holds (the expanded lines, argv, the plans, notes,
+    refusals), so `--token $HF_TOKEN` never prints the token, whichever part prints it."""
+    if not secrets:
+        return
+    pairs = sorted(secrets.items(), key=lambda kv: -len(kv[0]))
+    seen = set()
+
+    def text(s):
+        for value, name in pairs:
+            if value in s:
+                s = s.replace(value, "$" + name)
+        return s
+
+    def walk(x, depth):
+        if isinstance(x, str):
+            return text(x)
+        if depth > 12 or id(x) in seen:
+            return x
+        seen.add(id(x))
+        if isinstance(x, list):
+            x[:] = [walk(v, depth + 1) for v in x]
+        elif isinstance(x, tuple):
+            return tuple(walk(v, depth + 1) for v in x)
+        elif isinstance(x, dict):
+            for k in list(x):
+                x[k] = walk(x[k], depth + 1)
+        elif hasattr(x, "__dict__") and not isinstance(x, type):
+            for k, v in list(vars(x).items()):
+                setattr(x, k, walk(v, depth + 1))
+        return x
+
+    walk(res, 0)
 
 
 def _stand_ins(u, k, variant):
