@@ -132,7 +132,7 @@ def test_generated_nccl_sites_name_a_setting_only_when_the_text_says_a_setting_i
         if s["family"] == "nccl.config":
             assert any(w in s["text"].lower() for w in ("invalid", "invalig", "ignored", "cannot be used", "initializer", "too big",
                                                         "too small", "larger than", "cap it", "disabling", "cc on",
-                                                        "environment", " set")), s["text"]
+                                                        "environment", " set", "unrecognized")), s["text"]
     # every site with a matcher has a family
     assert [s["text"] for s in sites if s["re"] and not s["family"]] == []
 

@@ -68,6 +68,8 @@ RULES = [
     ("ib", "nccl.net_ib", {"where": r"transport/net_ib|net_ib|/ib(?:_|/)|mlx5|rdma", }),
     ("ib-text", "nccl.net_ib", {"text": r"NET/IB|ibv_|\bIB\b|RoCE|mlx5|verbs"}),
     ("cuda", "nccl.unhandled_cuda_error", {"text": r"\bcuda|\bCUDA|cuMem|cuGet|cuDevice|CUMEM"}),
+    # src/graph/tuning.cc parseList reads NCCL_ALGO / NCCL_PROTO: a value that does not parse is a setting
+    ("algo-proto-parse", "nccl.config", {"text": r"^Unrecognized (?:element|prefix) token"}),
     ("topology", "nccl.topology", {"where": r"graph/|topo"}),
     ("topology-text", "nccl.topology", {"text": r"TOPO|topology|XML|PCI path|NVML"}),
     ("socket", "nccl.net_socket", {"where": r"socket|bootstrap|net_socket|proxy|transport/net\.cc|ras/"}),
