@@ -25,6 +25,9 @@ the reproducer.
 - plan SCRIPT showed a stand-in as the value a launch line's environment takes: `NCCL_DEBUG=$LVL torchrun
   ...` printed `env set NCCL_DEBUG=3` (the second plan's stand-in for the unknown). Now the unknown as
   the script wrote it.
+- plan SCRIPT read this machine's file where a remote shell sources one (`ssh node bash -s <<EOF`,
+  `ssh node "source env.sh; ..."`, `pdsh -w ... ". env.sh && ..."`): the file is the node's, and what
+  this machine holds at that path (a secret, another configuration) was read and used. Now a note.
 - explain FOLDER: one file of the folder this user may not read (another user's 0600 log) made the
   whole run exit 2; now it is left out with one line on stderr (a file named on its own still is
   an input error).
@@ -140,6 +143,23 @@ def test_plan_writes_a_secret_the_script_sets_or_sources_back_as_its_name(cli, t
     argv = json.loads(out)["launches"][0]["argv"]
     assert argv[-6:] == ["t.py", "--token", "$HF_TOKEN", "--key=$WANDB_API_KEY", "--db", "$DB_PASSWORD"], argv
     assert argv[:3] == ["torchrun", "--nnodes", "2"]  # other values are still shown
+
+
+def test_a_file_a_remote_shell_sources_is_not_read_here(tmp_path):
+    from gpudoctor.launch.script import read_script
+
+    here = tmp_path / "env.sh"
+    here.write_text("NNODES=7\n")
+    p = tmp_path / "train.sh"
+    p.write_text("#!/bin/bash\nssh node1 bash -s <<'EOF'\nsource %s\ntorchrun --nnodes $NNODES t.py\nEOF\n"
+                 "ssh node2 \"source %s; torchrun --nnodes \\$NNODES t.py\"\n"
+                 "pdsh -w n[1-2] \". %s && torchrun --nnodes \\$NNODES t.py\"\n"
+                 "source %s\ntorchrun --nnodes $NNODES t.py\n" % (here, here, here, here))
+    res = read_script(str(p))
+    assert [la.shown for la in res.launches] == ["torchrun --nnodes '$NNODES' t.py"] * 3 + [
+        "torchrun --nnodes 7 t.py"], [la.shown for la in res.launches]
+    notes = [n for n in res.notes if "not read here" in n]
+    assert len(notes) == 3 and "runs on node1" in notes[0] and "runs on node2" in notes[1], res.notes
 
 
 # ------------------------------------------------------------------ facts: numbers that are not finite

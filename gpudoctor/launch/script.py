@@ -369,6 +369,7 @@ class Reader:
         self.line = 0
         self.commands = 0
         self.expanded = 0  # characters of expanded text so far (_spend, MAX_EXPANDED)
+        self.remote = None  # the host whose shell reads what is read now (ssh/pdsh), None for this one
         self.secrets = {}  # value -> NAME, for each value a secret-looking name was given (assign)
         self.depth = 0  # eval / source nesting
         self.nesting = 0  # command substitutions inside one another
@@ -1243,6 +1244,11 @@ class Reader:
         elif w0 in ("source", ".") and len(words) > 1:
             target = " ".join(self.expand(words[1]))
             path = None
+            if self.remote is not None:
+                # `ssh node bash -s <<EOF ... source env.sh`: the file is node's, not this machine's
+                self.result.notes.append("line %d: %s %s runs on %s: not read here (its variables stay unknown)"
+                                         % (self.line, w0, self.shown(target), self.remote))
+                return
             if MARK not in target:
                 for base in (os.getcwd(), os.path.dirname(os.path.abspath(self.path))):
                     cand = os.path.join(base, os.path.expanduser(target))
@@ -1392,8 +1398,9 @@ class Reader:
         if self.depth >= 4:
             return None
         before = len(self.result.launches)
-        saved = (self.batch, dict(self.vars), list(self.positional), self.line)
+        saved = (self.batch, dict(self.vars), list(self.positional), self.line, self.remote)
         line = self.line
+        self.remote = remote if remote is not None else self.remote
         per_task = bool(doc["quoted"] and prefix)
         if remote is not None:
             self.vars = {} if doc["quoted"] else self.vars
@@ -1419,7 +1426,7 @@ class Reader:
         finally:
             self.depth -= 1
             del self.frames[frames:]
-            self.batch, self.vars, self.positional, self.line = saved
+            self.batch, self.vars, self.positional, self.line, self.remote = saved
         for la in self.result.launches[before:]:
             la.argv = list(prefix) + la.argv
             la.via_shell = la.via_shell or per_task
@@ -1479,8 +1486,8 @@ class Reader:
             if args is not None:
                 self._run_heredoc([], args, self.stdin, how, remote=host)
         elif words and self.depth < 4:
-            saved = (self.batch, dict(self.vars))
-            self.batch, self.vars = False, {}
+            saved = (self.batch, dict(self.vars), self.remote)
+            self.batch, self.vars, self.remote = False, {}, host
             self.result.notes.append("line %d: %s's command is read as a command line %s" % (
                 self.line, "pdsh" if pdsh else "ssh", how))
             self.depth += 1
@@ -1488,7 +1495,7 @@ class Reader:
                 self._read_nested(" ".join(words))
             finally:
                 self.depth -= 1
-                self.batch, self.vars = saved
+                self.batch, self.vars, self.remote = saved
         for la in self.result.launches[before:]:
             la.in_batch = False
         return
