@@ -35,6 +35,15 @@ POLL_CONNECT = ("node1:1191:2198 [0] misc/socket.cc:622 NCCL WARN socketPollConn
 NCCL_268 = ("hvd1:2918:3333 [0] external/nccl_archive/src/transport/net_socket.cc:200 NCCL WARN NET/Socket : "
             "message truncated : receiving 696320 bytes instead of 32768\n")
 
+# https://github.com/zai-org/ImageReward/issues/65 (description; a Kubernetes pod: NCCL opens some mlx5
+# devices and not others, then uses the ones it could open)
+IMAGEREWARD_65 = (
+    "65826-86bd789679-2dxbs:80744:80744 [1] misc/ibvwrap.cc:212 NCCL WARN Call to ibv_open_device failed\n\n"
+    "65826-86bd789679-2dxbs:80746:80746 [3] transport/net_ib.cc:149 NCCL WARN NET/IB : Unable to open device mlx5_59\n\n"
+    "65826-86bd789679-2dxbs:80744:80744 [1] transport/net_ib.cc:149 NCCL WARN NET/IB : Unable to open device mlx5_58\n"
+    "65826-86bd789679-2dxbs:80746:80746 [3] NCCL INFO NET/IB : Using [0]mlx5_1:1/RoCE [1]mlx5_18:1/RoCE ; OOB "
+    "eth0:33.117.221.247<0>\n")
+
 # https://github.com/NVIDIA/nccl-tests/issues/206 (the title; settled: `ulimit -l` was 8192 inside
 # mpirun, raising the memlock limit fixed it)
 NCCL_TESTS_206 = "misc/ibvwrap.cc:278 NCCL WARN Call to ibv_reg_mr_iova2 failed with error Cannot allocate memory\n"
@@ -103,6 +112,15 @@ def test_an_older_releases_message_truncated_is_answered(kb):
     assert first["text"].startswith("src/transport/net_socket.cc") and "NCCL_PROTO" in first["text"]
     site = next(s for s in _sites() if s["text"] == "NET/Socket : message truncated : receiving %d bytes instead of %d")
     assert site["until"] == "2.9.9"
+
+
+def test_a_verbs_device_that_does_not_open_names_the_container_device_access(kb):
+    """Was nccl.net_ib's generic causes (how sure: family; a port down first): the macro's own site says the device node."""
+    root = assert_root(explain.explain_text(IMAGEREWARD_65, kb), verdict="root_cause", entry="nccl.net_ib",
+                       confidence="cause")
+    first = root["causes"][0]
+    assert first["text"].startswith("src/misc/ibvwrap.cc") and "container" in first["text"]
+    assert any("--device=/dev/infiniband" in f for f in first["fix"])
 
 
 def test_ibv_reg_mr_enomem_names_the_memlock_limit(cli, tmp_path):
