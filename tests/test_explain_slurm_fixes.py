@@ -58,6 +58,21 @@ CASES = [
      "FATAL:   Couldn't determine user account information: user: unknown userid 551\n"
      "bash-4.4$ whoami\nwhoami: cannot find name for user ID 551\n",
      "slurm.user_unknown.node_lookup", "sssd"),
+    # Older releases' wording (tools/gen_slurm_messages.py --older: sites with `until`). https://github.com/
+    # ArjunaCluster/ArjunaUsers/issues/52 (a training job killed; Slurm 20.11's 'oom-kill event(s) in StepId=...
+    # cgroup'; settled: more memory for the job)
+    ("oom-kill-older-wording",
+     "/var/spool/slurmd/job00191/slurm_script: line 28:  8156 Killed                  python3 main.py --prop hform "
+     "--epochs 400\n"
+     "slurmstepd: error: Detected 1 oom-kill event(s) in StepId=191.batch cgroup. Some of your processes may have been "
+     "killed by the cgroup out-of-memory handler.\n",
+     "slurm.oom", "--mem=<more>"),
+    # https://github.com/marbl/canu/issues/1849 (Slurm 19.05/20.02's 'in step <id> cgroup'; settled: the memory
+    # request of the step)
+    ("oom-kill-oldest-wording",
+     "slurmstepd: error: Detected 1 oom-kill event(s) in step 41021041.batch cgroup. Some of your processes may have "
+     "been killed by the cgroup out-of-memory handler.\n",
+     "slurm.oom", "--mem=<more>"),
     # https://github.com/meta-pytorch/torchforge/issues/590 (a memory request sized for another cluster; settled:
     # ask for what the nodes have)
     ("mem-unsatisfiable",

@@ -16,7 +16,7 @@ and the reason slurmctld gives a node it drains or sets down (level "reason": th
 'gres/gpu count reported lower than configured (0 < 8)', 'Low RealMemory (...)', 'Not responding').
 
 Usage:
-    python tools/gen_slurm_messages.py --repo /path/to/slurm.git [--rev HEAD] [-o OUT]
+    python tools/gen_slurm_messages.py --repo /path/to/slurm.git [--rev HEAD] [--older TAG,TAG...] [-o OUT]
     python tools/gen_slurm_messages.py --slice tools/data/slurm_messages_slice.txt -o OUT   (the test)
 
 Source: SchedMD/slurm (https://github.com/SchedMD/slurm), read with `git show REV:path`.
@@ -47,6 +47,9 @@ PATHS = (
     "src/plugins/proctrack/cgroup", "src/common/plugin.c", "src/interfaces/gpu.c",
     # where a daemon or command gets slurm.conf: the file, or configless (DNS SRV record, --conf-server)
     "src/common/fetch_config.c", "src/common/slurm_resolv.c",
+    # where older releases (--older) kept what src/interfaces/ holds now (moved there in 23.02)
+    "src/common/gres.c", "src/common/slurm_mpi.c", "src/common/gpu.c", "src/common/cgroup.c",
+    "src/common/slurm_jobacct_gather.c", "src/srun/libsrun",
 )
 # plugin_context_create() (src/common/plugin.c) and the interfaces that call it name the plugin in a %s
 # ('Couldn't find the specified plugin name for mpi/pmix looking at all files', 'cannot find cgroup plugin
@@ -91,11 +94,11 @@ RULES = [
                                              r"#SLURM to #SBATCH|not allow scripts|too (?:large|big)|^Cannot stat %s"}),
     # srun waits for a step's resources (src/srun/launch.c: info() with slurm_strerror's reason, ESLURM_NODES_BUSY ...):
     # a note (slurm_steps.toml), since a job that ran fine prints it too before 'Step created for StepId='
-    ("step-busy", "slurm.step_wait", {"where": r"src/srun/launch\.c", "text": r"step creation (?:temporarily|still) "
+    ("step-busy", "slurm.step_wait", {"where": r"src/srun/(?:libsrun/)?launch\.c", "text": r"step creation (?:temporarily|still) "
                                                                                 r"disabled"}),
     # srun / salloc refusing what the command line or the job's SLURM_* environment asks (src/srun/srun_job.c,
     # launch.c, opt.c, allocate.c; src/salloc/salloc.c)
-    ("client-request", "slurm.error", {"where": r"src/(?:srun|salloc)/(?:srun_job|launch|opt|allocate|salloc)\.c",
+    ("client-request", "slurm.error", {"where": r"src/(?:srun|salloc)/(?:libsrun/)?(?:srun_job|launch|opt|allocate|salloc)\.c",
                                        "text": r"excluded|hostlist specified|Only allocated|node count|"
                                                r"SLURM_JOB_NUM_NODES|^No command given|^Can not execute|has expired|"
                                                r"Expired or invalid job|no controlling terminal|incompatible with count of allocated"}),
@@ -120,15 +123,15 @@ RULES = [
     ("no-config", "slurm.conf_mismatch", {"text": r"establish a configuration source|failed to fetch config|"
                                                   r"DNS SRV lookup failed|res_nsearch error"}),
     # GPU detection (src/interfaces/gpu.c: AutoDetect=nvml and the NVML library)
-    ("gpu-detect", "slurm.node_gres", {"where": r"interfaces/gpu\.c"}),
+    ("gpu-detect", "slurm.node_gres", {"where": r"(?:interfaces|common)/gpu\.c"}),
     # gres.c validates what a slurmd reports against slurm.conf (gres_node_config_validate); the gres
     # plugins run in slurmd (gres.conf, AutoDetect=nvml)
-    ("node-gres", "slurm.node_gres", {"where": r"interfaces/gres\.c",
+    ("node-gres", "slurm.node_gres", {"where": r"(?:interfaces|common)/gres\.c",
                                       "text": r"reported lower than configured|count too low|[Cc]ount changed|"
                                               r"configured on node|GRES data|GRES record|gres\.conf|[Aa]uto[Dd]etect|"
                                               r"\bnvml\b|NVML|File="}),
     ("node-gres-plugin", "slurm.node_gres", {"where": r"plugins/gres/"}),
-    ("node-gres-reason", "slurm.node_gres", {"level": r"^reason$", "where": r"interfaces/gres\.c"}),
+    ("node-gres-reason", "slurm.node_gres", {"level": r"^reason$", "where": r"(?:interfaces|common)/gres\.c"}),
     ("node-gres-unpack", "slurm.node_gres", {"level": r"^reason$", "text": r"\bgres\b"}),
     # 'Setting node %s state to INVAL with reason:%s' (node_mgr.c) carries the reason, which its own site matches
     # (CPUs, memory, GPUs): the line alone names no family
@@ -143,7 +146,7 @@ RULES = [
                                           r"[Cc]ould not open (?:stdout|stderr|stdin|output|input|error)|"
                                           r"[Cc]annot open (?:stdout|stderr|stdin)|[Uu]nable to open (?:output|input)|"
                                           r"Unable to (?:find|exec) command"}),
-    ("mpi-where", "slurm.mpi", {"where": r"plugins/mpi/|interfaces/mpi\.c"}),
+    ("mpi-where", "slurm.mpi", {"where": r"plugins/mpi/|interfaces/mpi\.c|common/slurm_mpi\.c"}),
     ("mpi-text", "slurm.mpi", {"text": r"\bPMIx?\b|PMI2|pmix|MPI type|--mpi\b"}),
     ("user", "slurm.user_unknown", {"text": r"getpw(?:nam|uid)|getgr(?:nam|gid)|[Rr]esolve (?:user|uid|gid|group)|"
                                             r"Invalid user|[Uu]nknown user|initgroups|setgroups|"
@@ -152,7 +155,7 @@ RULES = [
     ("auth", "slurm.auth", {"text": r"[Mm]unge|MUNGE|credential|[Aa]uthenticat"}),
     # the plugin loader's own message names the plugin in its %s (mpi/pmix, gres/gpu): no family by the file
     ("plugin-load", None, {"text": r"specified plugin name for %s"}),
-    ("gres", "slurm.gres", {"where": r"interfaces/gres\.c"}),
+    ("gres", "slurm.gres", {"where": r"(?:interfaces|common)/gres\.c"}),
     ("gres-text", "slurm.gres", {"text": r"\bgres\b|\bGRES\b|--gpus|--gres|gpu_bind|gpus-per"}),
     ("qos", "slurm.qos_limit", {"text": r"\bQOS\b|association \(acc=|AssocGrp|MaxTRES|exceeds .{0,30}limit"}),
     ("comm", "slurm.communication", {"text": r"[Uu]nable to contact|Socket timed out|Zero Bytes|"
@@ -198,14 +201,14 @@ MSG_FIX = [
     (r"DUE TO JOB REQUEUE",
      "The job was requeued (by scontrol requeue, a node failure or preemption) and restarts from the beginning.",
      ["sacct -j <JOBID> --duplicates -o JobID,State,NodeList,Reason", "make the job resume from a checkpoint"]),
-    (r"DUE to SIGNAL",
+    (r"DUE to SIGNAL|^\*\*\* %s ON %s CANCELLED AT %s \*\*\*$",
      "The job was cancelled with a signal (scancel, or the admins).",
      ["sacct -j <JOBID> -o JobID,State,ExitCode", "nothing in the job failed: find who cancelled it"]),
     (r"DUE TO TASK FAILURE",
      "One task of the step failed and srun --kill-on-bad-exit (or the job's settings) cancelled the others: the "
      "first failing task's own error is the cause.",
      ["find the first task's error above this line (srun -l labels lines with the task number)"]),
-    (r"^Detected %\S+ oom_kill event",
+    (r"^Detected %\S+ oom[_-]kill event",
      "A task of the step used more host memory than the job's allocation, and the kernel's OOM killer inside "
      "Slurm's memory cgroup killed it (host RAM, not GPU memory).",
      ["sacct -j <JOBID> -o JobID,State,ReqMem,MaxRSS", "sbatch --mem=<more> (or --mem-per-gpu/--mem-per-cpu; "
@@ -415,17 +418,18 @@ MSG_FIX = [
      ["env | grep -E 'SLURM_(NTASKS_PER_GPU|GPUS_PER_TASK|GPUS_PER_SOCKET|TRES_PER_TASK|NTASKS_PER_NODE)'",
       "use either --ntasks-per-gpu=1 with --gpus=N, or -n/--ntasks with --gpus-per-task=1; unset the inherited "
       "variable before srun"]),
-    (r"^Inconsistent values set (?:to|by)",
+    (r"^Inconsistent values set (?:to|by)|^(?:--|SLURM_)ntasks-per-(?:gpu|tres) and (?:--|SLURM_)|"
+     r"^SLURM_NTASKS_PER_GPU and SLURM_NTASKS_PER_TRES",
      "--ntasks-per-gpu and --ntasks-per-tres (or their SLURM_NTASKS_PER_* variables) give different values.",
      ["give one of them (--ntasks-per-gpu=N), or the same value in both"]),
     (r"^--cpus-per-task, --tres-per-task=cpu:#, and --cpus-per-gpu are mutually exclusive",
      "The job asks for CPUs per task in two ways.",
      ["keep one of -c/--cpus-per-task, --tres-per-task=cpu:N, --cpus-per-gpu (check #SBATCH lines and SLURM_CPUS_* "
       "in the environment)"]),
-    (r"set by two different environment variables %s=%d != SLURM_TRES_PER_TASK=cpu=%d",
-     "srun runs inside a job whose SLURM_CPUS_PER_TASK and SLURM_TRES_PER_TASK (both exported by sbatch/salloc, or one "
-     "set by hand) give different CPU counts per task; srun reads both as options (srun(1) INPUT ENVIRONMENT "
-     "VARIABLES) and stops.",
+    (r"set by two different environment variables",
+     "srun runs inside a job whose SLURM_CPUS_PER_TASK (or SLURM_GPUS_PER_TASK) and SLURM_TRES_PER_TASK (both exported "
+     "by sbatch/salloc, or one set by hand) give different counts per task; srun reads both as options (srun(1) INPUT "
+     "ENVIRONMENT VARIABLES) and stops.",
      ["env | grep -E 'SLURM_(CPUS_PER_TASK|TRES_PER_TASK)'   (inside the job)", "give srun its own value: srun "
       "--cpus-per-task=<N> ... (the command line takes precedence), or unset the stale variable / make both agree "
       "(export SRUN_CPUS_PER_TASK=$SLURM_CPUS_PER_TASK)"]),
@@ -438,7 +442,7 @@ MSG_FIX = [
     (r"^Invalid TRES for --tres-per-task",
      "--tres-per-task takes countable per-task resources (cpu, gres/gpu ...), not mem, node, energy or billing.",
      ["memory: --mem-per-cpu or --mem-per-gpu; GPUs: --tres-per-task=gres/gpu:1 or --gpus-per-task=1"]),
-    (r"^You can not have --tres-per-task=%s= and --%s",
+    (r"^You can not have --tres-per-task=",
      "The same resource is asked for with --tres-per-task and with its own option (e.g. cpu in both "
      "--tres-per-task and --cpus-per-task).",
      ["give it once: drop it from --tres-per-task or drop the other option"]),
@@ -462,7 +466,7 @@ MSG_FIX = [
      "allowed; MB by default; 0 asks for all of a node's memory: src/common/proc_args.c str_to_mbytes). A decimal "
      "point (1.5G), a space or another unit (GiB) is refused; so is an empty value from an unset variable.",
      ["--mem=64G (or 64GB, or 1536M instead of 1.5G); per CPU or GPU: --mem-per-cpu=4G / --mem-per-gpu=40G"]),
-    (r"^Invalid --gpu-bind argument",
+    (r"^Invalid --gpu-bind(?: argument|=)",
      "--gpu-bind takes closest, map_gpu:<list>, mask_gpu:<list>, none, per_task:<N> or single:<tasks_per_gpu> "
      "(optionally prefixed by verbose,); the value given is none of these.",
      ["srun --gpu-bind=closest ...   or --gpu-bind=none to leave CUDA_VISIBLE_DEVICES with every allocated GPU "
@@ -618,20 +622,20 @@ MSG_FIX = [
      "slurmctld told srun that a node of the step failed (not responding or set DOWN); the step is killed there.",
      ["sinfo -R -n <node>", "resubmit with --exclude=<node>; srun --no-kill keeps the other nodes' tasks running"]),
     # prolog / epilog (src/slurmd/slurmd/req.c, src/slurmd/slurmstepd/mgr.c, src/plugins/prep/script/prep_script_slurmd.c)
-    (r"^%pI prolog failed status=%d:%d",
+    (r"^(?:%pI|\[job %u\]) prolog failed status=%d:%d",
      "The node's Prolog script (slurm.conf Prolog=) exited non-zero (status=exit:signal) before the job started; "
      "slurmctld drains the node and requeues the job held ('launch failed requeued held').",
      ["admins: run the Prolog by hand on that node; its output and exit code are in the slurmd log "
       "(journalctl -u slurmd: 'prolog failed: rc:N output:...')", "fix the script (a health check that failed is "
       "doing its job: fix the node), then scontrol update nodename=<node> state=resume; users: scontrol release "
       "<JOBID> or resubmit with --exclude=<node>"]),
-    (r"^Prolog failure on node %s$",
+    (r"^Prolog fail(?:ure|ed) on node %s$",
      "The node's Prolog failed when the job started there; slurmd could not requeue the job (an interactive salloc/srun "
      "allocation, or requeue disabled), so it was killed and the allocation revoked. slurmctld drains that node.",
      ["sinfo -R -n <node>   (its reason); admins: the slurmd log on the node ('prolog failed: rc:N output:...')",
       "resubmit with --exclude=<node>; admins: fix the Prolog or the node, then scontrol update nodename=<node> "
       "state=resume"]),
-    (r"^%pI epilog failed status=%d:%d",
+    (r"^(?:%pI|\[job %u\]) epilog failed status=%d:%d",
      "The node's Epilog script (slurm.conf Epilog=) exited non-zero after the job; slurmctld drains the node "
      "('Epilog error'). The job itself finished.",
      ["admins: run the Epilog by hand on the node; the slurmd log has its output", "fix the script or the node, then "
@@ -673,7 +677,7 @@ MSG_FIX = [
      ["on the node: getent passwd <uid>; systemctl status sssd; grep passwd /etc/nsswitch.conf", "admins: make "
       "the user resolvable on every node (start/fix sssd, same directory as the login node), then resubmit or "
       "scontrol release <JOBID>"]),
-    (r"^%s: getpwuid_r\(%u\): %s|^%s: getpwnam_r\(%s\): %s",
+    (r"^%s: getpwuid_r\(%u\): ?(?:%s|%m|no record found)|^%s: getpwnam_r\(%s\): %s",
      "A Slurm program could not look the user up in the passwd database on this host (the NSS lookup failed or "
      "found nothing).",
      ["getent passwd <uid or name> on that host; grep passwd /etc/nsswitch.conf", "admins: fix the host's user "
@@ -681,7 +685,7 @@ MSG_FIX = [
     (r"^%s: getgrgid_r\(%(?:u|ld)\): %s|^%s: getgrnam_r\(%s\): %s",
      "A Slurm program could not look a group up on this host (the NSS group lookup failed).",
      ["getent group <gid or name> on that host", "admins: fix the host's group lookup (sssd/nslcd)"]),
-    (r"^no user information for user %u",
+    (r"no user information for user %[ud]",
      "salloc cannot find the running user's passwd entry on this host.",
      ["getent passwd $(id -u)", "admins: fix the login host's user lookup (sssd/nslcd)"]),
     (r"uid: %u setgroups failed|Unable to setgroups\(\)",
@@ -745,7 +749,7 @@ MSG_FIX = [
       "controller (cgroup v2: the cpuset/memory controllers delegated to slurmd's cgroup) or set CgroupPlugin to "
       "the host's cgroup version; systemctl restart slurmd"]),
     # GPU requests (src/interfaces/gres.c gres_job_state_validate: the client's and slurmctld's checks)
-    (r"--%ss-per-task or --tres-per-task used without either --%ss or -n/--ntasks is not allowed",
+    (r"--%ss-per-task (?:or --tres-per-task )?used without either --%ss or -n/--ntasks is not allowed",
      "--gpus-per-task needs a task count: Slurm multiplies it by -n/--ntasks (or takes --gpus=N total).",
      ["add -n/--ntasks=<tasks> (e.g. -n 8 --gpus-per-task=1), or use --gpus-per-node=N / --gpus=N instead"]),
     (r"^Failed to validate job spec\. --tres-per-task used without -n/--ntasks",
@@ -872,7 +876,7 @@ def sites_of(path, src):
     calls += [(m, "notify") for m in _NOTIFY.finditer(src)]
     if path == "src/common/plugin.c":
         calls += [(m, "error") for m in _DEMOTED.finditer(src)]
-    if path.startswith("src/slurmctld/") or path == "src/interfaces/gres.c":
+    if path.startswith("src/slurmctld/") or path in ("src/interfaces/gres.c", "src/common/gres.c"):
         calls += [(m, "reason") for m in _REASON.finditer(src)]
     calls.sort(key=lambda c: c[0].start())
     for m, level in calls:
@@ -943,8 +947,25 @@ def quiet_formats(files):
     return out
 
 
-def build(files, version):
+def build(files, version, older=()):
+    """Sites of `files` (the pinned revision), then, for each (tag, files) of `older` (newest first), the formats
+    only that older release prints (reworded or removed since; public threads quote the Slurm their cluster runs),
+    each with `until`: the newest of the tags read that prints it (tools/gen_mpich_messages.py does the same)."""
     sites, seen = [], set()
+    for tag, tfiles in [(None, files)] + list(older):
+        _collect(tfiles, sites, seen, tag)
+    if older:
+        version += "; older texts from %s" % ", ".join(t for t, _ in older)
+    return {"header": knowgen.header(SOURCE, version, GENERATOR,
+                                     "error/fatal/info/warning format strings of Slurm's commands, slurmd, "
+                                     "slurmstepd and plugins, and slurmctld's job state descriptions; families "
+                                     "from the RULES table of the generator"), "sites": sites}
+
+
+def _collect(files, sites, seen, tag=None):
+    """Append the sites of `files` whose (level, format) is not in `seen` (an older release's: with `until` and an
+    id that names the release)."""
+    first = len(sites)
     quiet = quiet_formats(files)
     for path, src in files:
         for level, where, fmt in sites_of(path, src):
@@ -992,10 +1013,11 @@ def build(files, version):
                        "text": text, "re": rx, "family": family, "rule": "plugin-%s" % kind}
                 knowgen.give_fix(one, MSG_FIX, text)
                 sites.append(one)
-    return {"header": knowgen.header(SOURCE, version, GENERATOR,
-                                     "error/fatal/info/warning format strings of Slurm's commands, slurmd, "
-                                     "slurmstepd and plugins, and slurmctld's job state descriptions; families "
-                                     "from the RULES table of the generator"), "sites": sites}
+    if tag:
+        prefix = "slurm.%s." % re.sub(r"[^a-z0-9]+", "_", tag.lower())
+        for site in sites[first:]:
+            site["until"] = tag
+            site["id"] = site["id"].replace("slurm.", prefix, 1)
 
 
 def _wanted(path):
@@ -1009,8 +1031,12 @@ def from_repo(repo, rev):
 
 
 def main(argv):
-    a = knowgen.arguments(__doc__, argv, rev="HEAD")
-    doc = build(*knowgen.source_files(a, from_repo))
+    a = knowgen.arguments(__doc__, argv, rev="HEAD", extra=[(
+        "--older", {"default": "", "help": "comma-separated older release tags, newest first (e.g. slurm-25-05-8-1,"
+                                           "slurm-24-05-8-1): their formats that the pinned revision no longer has"})])
+    files, version = knowgen.source_files(a, from_repo)
+    older = [(tag, from_repo(a.repo, tag)[0]) for tag in a.older.split(",") if tag and a.repo]
+    doc = build(files, version, older)
     if a.repo:
         knowgen.stale_fixes(a, "MSG_FIX", MSG_FIX, doc["sites"])
     return knowgen.emit("slurm_messages", doc, a.out)
