@@ -30,7 +30,8 @@ the reproducer.
   this machine holds at that path (a secret, another configuration) was read and used. Now a note.
 - explain FOLDER: one file of the folder this user may not read (another user's 0600 log) made the
   whole run exit 2; now it is left out with one line on stderr (a file named on its own still is
-  an input error).
+  an input error). A folder of folders (200 x 250 empty ones) was walked whole, past --timeout: at most
+  MAX_DIRS folders now, as MAX_FILES files.
 """
 
 import json
@@ -248,3 +249,20 @@ def test_a_folder_file_explain_may_not_read_is_left_out_not_the_whole_run(cli, t
     rc, out, err = cli("explain", logs)
     _one_line_exit_2(rc, err)
     assert "Permission denied" in err
+
+
+def test_a_tree_of_folders_is_bounded_like_a_folder_of_files(cli, tmp_path, monkeypatch):
+    from gpudoctor.explain import inputs
+
+    monkeypatch.setattr(inputs, "MAX_DIRS", 30)
+    logs = tmp_path / "logs"
+    for i in range(6):
+        for j in range(6):
+            (logs / ("run%d" % i) / ("attempt_%d" % j)).mkdir(parents=True)
+    (logs / "run0" / "rank0.log").write_text("ValueError: bad shape\n")
+    rc, out, err = cli("explain", logs)
+    _one_line_exit_2(rc, err)
+    assert "more than 30 folders" in err
+    monkeypatch.setattr(inputs, "MAX_DIRS", 43)  # 1 + 6 + 36: the tree itself is read
+    rc, out, err = cli("explain", logs)
+    assert rc in (0, 1) and "rank0.log" in out, err
