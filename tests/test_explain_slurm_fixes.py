@@ -73,6 +73,17 @@ CASES = [
      "slurmstepd: error: Detected 1 oom-kill event(s) in step 41021041.batch cgroup. Some of your processes may have "
      "been killed by the cgroup out-of-memory handler.\n",
      "slurm.oom", "--mem=<more>"),
+    # https://github.com/stackhpc/slurm-k8s-cluster/issues/39 (slurmd in a Kubernetes pod with cgroup/v2: no dbus
+    # to ask for slurmstepd.scope; the thread's way out: no systemd/cgroup dependence in the configuration)
+    ("cgroup-v2-no-dbus",
+     "slurmd: error: cgroup_dbus_attach_to_scope: cannot connect to dbus system daemon: Failed to connect to socket "
+     "/run/dbus/system_bus_socket: No such file or directory\n"
+     "slurmd: error: _init_new_scope_dbus: scope and/or cgroup directory for slurmstepd could not be set.\n"
+     "slurmd: error: Couldn't load specified plugin name for cgroup/v2: Plugin init() callback failed\n"
+     "slurmd: error: cannot create cgroup context for cgroup/v2\n"
+     "slurmd: error: Unable to initialize cgroup plugin\n"
+     "slurmd: error: slurmd initialization failed\n",
+     "slurm.cgroup", "IgnoreSystemd=yes"),
     # https://github.com/meta-pytorch/torchforge/issues/590 (a memory request sized for another cluster; settled:
     # ask for what the nodes have)
     ("mem-unsatisfiable",

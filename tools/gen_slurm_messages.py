@@ -742,6 +742,38 @@ MSG_FIX = [
      ["on the node: the slurmd log around the line; stat -fc %T /sys/fs/cgroup; grep -i Constrain "
       "/etc/slurm/cgroup.conf", "admins: fix the cgroup setup (CgroupPlugin matching the host's cgroup version; "
       "the node's gres.conf File= naming /dev/nvidiaN) and restart slurmd"]),
+    # cgroup autodetection and the cgroup/v2 plugin (src/interfaces/cgroup.c autodetect_cgroup_version,
+    # src/plugins/cgroup/v2/cgroup_v2.c, cgroup_dbus.c; cgroup.conf(5) https://slurm.schedmd.com/cgroup.conf.html and
+    # https://slurm.schedmd.com/cgroup_v2.html)
+    (r"^cgroup filesystem not mounted in /sys/fs/cgroup/$|^No filesystem mounted on /sys/fs/cgroup$|"
+     r"^Unknown filesystem type mounted on /sys/fs/cgroup$|^The cgroup mountpoint %s is not mounted",
+     "slurmd found no cgroup filesystem at /sys/fs/cgroup (CgroupPlugin=autodetect reads its type there): typical of "
+     "slurmd in a container or a chroot that does not mount it.",
+     ["stat -fc %T /sys/fs/cgroup   (on the node: cgroup2fs for v2, tmpfs for v1)", "mount the host's cgroup2 at "
+      "/sys/fs/cgroup for slurmd (a container: --cgroupns=host with /sys/fs/cgroup mounted read-write, or privileged), "
+      "or, without cgroups, CgroupPlugin=disabled in cgroup.conf and no task/cgroup or proctrack/cgroup in slurm.conf"]),
+    (r"^The cgroup mountpoint does not align with the current namespace",
+     "slurmd runs in a cgroup namespace whose /sys/fs/cgroup is not the root of the mount (a container started with "
+     "a private cgroup namespace), so the cgroup/v2 plugin cannot find its own cgroup.",
+     ["grep cgroup /proc/self/mountinfo   (inside slurmd's container)", "run slurmd's container with --cgroupns=host "
+      "(or mount the cgroup2 root), as the cgroup_v2 guide asks; then systemctl restart slurmd"]),
+    (r"^cannot setup the scope for cgroup/%s|cannot connect to dbus system daemon",
+     "cgroup/v2 asks systemd over dbus to create slurmstepd.scope for the jobs; there is no dbus/systemd to answer "
+     "(slurmd in a container, or dbus not running) or systemd refused.",
+     ["systemctl status dbus; busctl status   (on the node)", "start dbus/systemd on the node; in a container without "
+      "systemd: IgnoreSystemd=yes in cgroup.conf (cgroup.conf(5): Slurm then builds the hierarchy itself), and "
+      "systemctl restart slurmd"]),
+    (r"^Could not open/read/parse cgroup\.conf file",
+     "slurmd could not parse cgroup.conf: an option it does not know (from another Slurm version or a plugin not "
+     "built), or a syntax error.",
+     ["cat /etc/slurm/cgroup.conf; slurmd -V", "remove or fix the option (cgroup.conf(5) of this version; "
+      "CgroupAutomount is defunct, src/interfaces/cgroup.c), then systemctl restart slurmd"]),
+    (r"^%s: unable to create cgroup '%s' : %m",
+     "slurmd/slurmstepd could not create the job's cgroup directory: the cgroup tree is read-only for it or not "
+     "delegated to it (a container's read-only /sys/fs/cgroup, a controller not enabled in the parent).",
+     ["the reason after the path; cat /sys/fs/cgroup/cgroup.subtree_control", "give slurmd a writable, delegated "
+      "cgroup tree (the host's, read-write), or EnableControllers=yes in cgroup.conf where the controllers are not "
+      "enabled (old systemd); systemctl restart slurmd"]),
     (r"^failure enabling (?:core|memory|device) enforcement",
      "task/cgroup could not enable the cgroup controller for CPUs, memory or devices on the node (cgroup.conf "
      "Constrain* options): jobs on that node are not confined.",
