@@ -32,6 +32,9 @@ the reproducer.
   whole run exit 2; now it is left out with one line on stderr (a file named on its own still is
   an input error). A folder of folders (200 x 250 empty ones) was walked whole, past --timeout: at most
   MAX_DIRS folders now, as MAX_FILES files.
+- explain's Flight Recorder answer printed `fr_trace FOLDER ... --prefix <the dump's file name>` unquoted: a
+  dump named `x;touch${IFS}PWN;_$(id)rank_0` in a shared job folder put a command into that line. Now one
+  shell word (fixline.sh).
 """
 
 import json
@@ -41,6 +44,8 @@ import time
 import pytest
 
 from conftest import node_facts
+
+from gpudoctor.fixline import sh
 
 
 def _one_line_exit_2(rc, err):
@@ -266,3 +271,24 @@ def test_a_tree_of_folders_is_bounded_like_a_folder_of_files(cli, tmp_path, monk
     monkeypatch.setattr(inputs, "MAX_DIRS", 43)  # 1 + 6 + 36: the tree itself is read
     rc, out, err = cli("explain", logs)
     assert rc in (0, 1) and "rank0.log" in out, err
+
+
+def test_a_flight_recorder_dump_name_is_one_shell_word_in_the_debug_line(cli, tmp_path):
+    import pickle
+
+    def entry(i, seq, state):
+        return {"record_id": i, "profiling_name": "nccl:all_reduce", "state": state, "process_group": ("0", "pg"),
+                "input_sizes": [[4, 4]], "output_sizes": [[4, 4]], "input_dtypes": "float32",
+                "output_dtypes": "float32", "collective_seq_id": str(seq), "p2p_seq_id": "0", "time_created_ns": 0,
+                "frames": [], "is_p2p": False}
+
+    name = "x;touch${IFS}PWN;_$(id)rank_"
+    for r in range(3):  # as tests/test_explain_job.py builds them: rank 2 is one collective behind
+        n = 5 if r == 2 else 6
+        doc = {"version": "2.8", "entries": [entry(i, i + 1, "completed" if i + 1 < n else "scheduled")
+                                             for i in range(n)],
+               "pg_config": {"0": {"name": "0", "desc": "default_pg", "ranks": "[0, 1, 2]"}}}
+        (tmp_path / ("%s%d" % (name, r))).write_bytes(pickle.dumps(doc, protocol=2))
+    rc, out, err = cli("explain", "--json", tmp_path)
+    debug = [d for f in json.loads(out)["findings"] for d in f["debug"] if "--prefix" in d]
+    assert debug and all("--prefix %s)" % sh(name) in d for d in debug), debug

@@ -12,6 +12,7 @@ import stat
 import sys
 
 from gpudoctor.errors import InputError, excerpt
+from gpudoctor.fixline import sh
 
 MAX_FILES = 10000  # files one explain reads (a job of 10,000 ranks' logs)
 MAX_DEPTH = 6  # torchrun --log-dir: <dir>/<run id>/attempt_0/<local rank>/stderr.log
@@ -479,7 +480,7 @@ def apply_flight_recorder(result, fr):
                      for x in fr["findings"][:5]],
          "signals": [], "notes": [], "causes": causes,
          "debug": ["python -m torch.distributed.flight_recorder.fr_trace FOLDER (torch's own analyzer; "
-                   "--prefix %s)" % _dump_prefix(top.get("file"))],
+                   "--prefix %s)" % sh(_dump_prefix(top.get("file")))],  # a file name: one shell word
          "references": [{"title": "PyTorch: Flight Recorder for debugging stuck jobs",
                          "url": "https://docs.pytorch.org/tutorials/prototype/flight_recorder_tutorial.html"}],
          "knowledge_file": None,
