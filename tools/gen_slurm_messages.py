@@ -730,6 +730,27 @@ MSG_FIX = [
       "admins: make that directory exist and be writable (PMIxCliTmpDirBase=<dir> in mpi.conf), match the PMIx "
       "library; users: try "
       "srun --mpi=pmi2 or the MPI's own mpirun inside the allocation"]),
+    # the mpi/pmix plugin's exchange between the step's nodes (src/plugins/mpi/pmix/pmixp_coll_*.c, pmixp_dmdx.c,
+    # pmixp_dconn_*.c; mpi.conf(5) https://slurm.schedmd.com/mpi.conf.html)
+    (r"collective timeout seq=%d|^timeout: ns=%s, rank=%d, host=%s",
+     "A PMIx exchange between the step's nodes (the fence every rank enters at MPI/NCCL-over-PMIx init, or a direct "
+     "modex request to the named host) did not complete within PMIxTimeout (mpi.conf, 300 s by default): a rank "
+     "that died or never reached its init, or slurmstepds of different nodes that cannot reach each other.",
+     ["the first error of any rank before this line (srun -l); the slurmd log of the host named", "fix the rank that "
+      "failed first; if none did, let the nodes reach each other's slurmd/slurmstepd (firewall, the interface "
+      "their names resolve to), or raise PMIxTimeout in mpi.conf for very large jobs"]),
+    (r"^Cannot establish the connection$|^Cannot send data \(size = %u\), to %s|^%p: failed to send, abort collective",
+     "The mpi/pmix plugin of one node could not open a connection to (or send to) another node's slurmstepd for the "
+     "step's PMIx exchange (PMIxDirectConn, the default, connects the nodes directly).",
+     ["from one node of the job: nc -zv <other node> <its SlurmdPort>; getent hosts <other node>", "allow the "
+      "traffic between compute nodes (firewall, the interface the node names resolve to); as a test, "
+      "SLURM_PMIX_DIRECT_CONN=false (or PMIxDirectConn=false in mpi.conf) routes it through slurmd"]),
+    (r"^(?:UCX send request failed|Fail to (?:read UCX config|init UCX|create UCX worker|get UCX address)|"
+     r"ucp_ep_create failed|Unable to send UCX message)",
+     "The mpi/pmix plugin's UCX transport (PMIxDirectConnUCX=true in mpi.conf, or SLURM_PMIX_DIRECT_CONN_UCX) failed "
+     "on this node.",
+     ["ucx_info -d   (on the node: the devices UCX sees)", "SLURM_PMIX_DIRECT_CONN_UCX=false for the job (or "
+      "PMIxDirectConnUCX=false in mpi.conf): PMIx then uses TCP"]),
     (r"^mpi/pmi2: (?:inconsistent client PMI version|unsupported PMI version)",
      "The program's MPI speaks a PMI version Slurm's mpi/pmi2 plugin does not serve (or mixes PMI-1 and PMI-2).",
      ["srun --mpi=list", "match the MPI to the plugin: Open MPI 5 / PRRTE: --mpi=pmix; MPICH / Intel MPI: "
