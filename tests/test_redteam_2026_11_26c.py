@@ -269,7 +269,7 @@ def test_a_tree_of_folders_is_bounded_like_a_folder_of_files(cli, tmp_path, monk
     _one_line_exit_2(rc, err)
     assert "more than 30 folders" in err
     monkeypatch.setattr(inputs, "MAX_DIRS", 43)  # 1 + 6 + 36: the tree itself is read
-    rc, out, err = cli("explain", logs)
+    rc, out, err = cli("explain", "--json", logs)
     assert rc in (0, 1) and "rank0.log" in out, err
 
 
