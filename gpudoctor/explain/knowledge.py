@@ -91,13 +91,14 @@ class Pattern:
         return got
 
     def scan_info(self):
-        """(whether it reads the next line, whether its needles are ASCII): what the scanner asks
-        of it for every candidate line (scan._evaluate), worked out once."""
+        """(whether it reads the next line, whether its needles are ASCII, required_of(source)):
+        what the scanner asks of it for every candidate line (scan._evaluate), worked out once."""
         got = self._scan_info
         if got is None:
             from gpudoctor.explain.scan import _two_line
 
-            got = self._scan_info = (_two_line(self), all(n.isascii() for n in self.needles_b))
+            got = self._scan_info = (_two_line(self), all(n.isascii() for n in self.needles_b),
+                                     required_of(self.source))
         return got
 
 
@@ -180,6 +181,157 @@ def needles_of(regex):
         return best
 
     return seq(parser.parse(regex)) or []
+
+
+class _GiveUp(Exception):
+    pass
+
+
+_QUANT = re.compile(r"\{(\d*)(,(\d*))?\}")
+_CLASS_ESC = set("AbBZdDsSwW")
+_CTRL = {"n": "\n", "r": "\r", "t": "\t", "f": "\f", "v": "\v", "a": "\a"}
+
+
+def required_of(source):
+    """Clauses that every text a match of ``source`` lies in must satisfy, read from the regex
+    source alone (a cheap walk, not sre's parser: this runs for thousands of patterns that a log
+    may never make compile): a tuple of clauses, each a tuple of squashed literals (lower case,
+    no blanks, as the prefilter squashes) one of which the matched text holds. A top-level
+    literal run is a clause of one; a group's alternatives give one clause of their longest
+    runs. What the walk does not know (inline verbose flags, backreferences, conditionals,
+    '{' that is not a quantifier) gives no clause at all: never a clause a match could miss.
+    Clauses with non-ASCII letters are left out (re.IGNORECASE folds some to ASCII ones)."""
+    try:
+        alts, i = _req_alts(source, 0)
+        if i != len(source):
+            raise _GiveUp
+    except (_GiveUp, IndexError, ValueError):
+        return ()
+    # the longest first (the rarest), a clause of one or two bytes left out (it rules out nothing)
+    got = {c for c in _req_group(alts) if min(len(x) for x in c) >= 3}
+    return tuple(sorted(got, key=lambda c: (-min(len(x) for x in c), c)))
+
+
+def _req_group(alts):
+    """The clauses of a group whose alternatives' clauses are ``alts``."""
+    if len(alts) == 1:
+        return alts[0]
+    out = set()
+    for clauses in alts:
+        if not clauses:
+            return []  # an alternative without a required literal: nothing is required
+        out.update(max(clauses, key=lambda c: min(len(x) for x in c)))
+    return [tuple(sorted(out))]
+
+
+def _req_alts(s, i):
+    """([clauses of each alternative], index of the ')' that ends them or len(s))."""
+    alts, clauses, run = [], [], []
+
+    def flush():
+        if run:
+            lit = squash("".join(run))
+            if lit and lit.isascii():
+                clauses.append((lit,))
+            del run[:]
+
+    n = len(s)
+    while i < n:
+        c = s[i]
+        if c == ")":
+            break
+        if c == "|":
+            flush()
+            alts.append(clauses)
+            clauses, i = [], i + 1
+            continue
+        kind, lit, inner = "other", None, None
+        if c == "\\":
+            d = s[i + 1]
+            i += 2
+            if d in _CLASS_ESC:
+                kind = "other"
+            elif d == "x":
+                kind, lit = "lit", chr(int(s[i:i + 2], 16))
+                i += 2
+            elif d in _CTRL:
+                kind, lit = "lit", _CTRL[d]
+            elif d.isalnum() or d == "_":
+                raise _GiveUp  # backreferences, \u, \N, octal
+            else:
+                kind, lit = "lit", d
+        elif c == "[":
+            j = i + 1
+            if j < n and s[j] == "^":
+                j += 1
+            if j < n and s[j] == "]":
+                j += 1
+            while s[j] != "]":
+                j += 2 if s[j] == "\\" else 1
+            i = j + 1
+        elif c == "(":
+            if s.startswith("(?", i):
+                t = s[i + 2]
+                if t == ":" or t == ">":
+                    kind, i = "group", i + 3
+                elif s.startswith("(?P<", i):
+                    kind, i = "group", s.index(">", i) + 1
+                elif t in "=!" or s.startswith("(?<=", i) or s.startswith("(?<!", i):
+                    kind, i = "look", i + (3 if t in "=!" else 4)
+                elif t == "#":
+                    i = s.index(")", i) + 1
+                    continue
+                else:
+                    m = re.match(r"\(\?([aiLmsux]*)(?:-([imsx]+))?([:)])", s[i:])
+                    if not m or "x" in (m.group(1) + (m.group(2) or "")):
+                        raise _GiveUp  # verbose, conditionals, (?P=name)
+                    if m.group(3) == ")":
+                        i += m.end()
+                        continue
+                    kind, i = "group", i + m.end()
+            else:
+                kind, i = "group", i + 1
+            if kind in ("group", "look"):
+                inner, i = _req_alts(s, i)
+                if s[i] != ")":
+                    raise _GiveUp
+                i += 1
+        elif c in ".^$":
+            i += 1
+        elif c in "*+?{":
+            raise _GiveUp  # a quantifier with nothing before it, or '{' as a literal
+        else:
+            kind, lit = "lit", c
+            i += 1
+        # its quantifier
+        least = 1
+        if i < n and s[i] in "*+?{":
+            if s[i] == "{":
+                m = _QUANT.match(s, i)
+                if not m or (not m.group(1) and not m.group(2)):
+                    raise _GiveUp
+                least = int(m.group(1) or 0)
+                i = m.end()
+            else:
+                least = 0 if s[i] in "*?" else 1
+                i += 1
+            if i < n and s[i] in "?+":
+                i += 1
+            quantified = True
+        else:
+            quantified = False
+        if kind == "lit":
+            if least:
+                run.append(lit)
+            if quantified:
+                flush()
+        else:
+            flush()
+            if kind == "group" and least:
+                clauses.extend(_req_group(inner))
+    flush()
+    alts.append(clauses)
+    return alts, i
 
 
 class Knowledge:

@@ -233,8 +233,8 @@ def _search_text(p, text0, conts, text1, whole, sq=None):
     """(match, shown text, whole line shown) of pattern p on text0, possibly wrapped into the
     continuation lines ``conts`` (a callable, read only when needed), or (None, None, False).
     ``whole``: the pattern's needle is in text0 (else it spans a wrap). ``sq``: a _Squashed of
-    the same texts, or None: a text that holds none of the pattern's needles is not searched
-    (every match holds one of them), which answers the same, only sooner."""
+    the same texts, or None: a text that cannot hold a match (_Squashed.may_hold) is not
+    searched, which answers the same, only sooner."""
     if _two_line(p):
         # a two-line pattern starts on line 0 (a pattern with [^\n] in it is "multiline" too,
         # and must not match on the next line alone: that line is tried as its own)
@@ -244,12 +244,12 @@ def _search_text(p, text0, conts, text1, whole, sq=None):
         if m and m.start() > len(text0):
             m = None
         return m, (m and _display(text0)), len(text0) <= 400
-    if whole:
+    if whole and (sq is None or sq.line_may_hold(p)):
         m = p.regex.search(text0)
         if m:
             return m, _display(text0, m), len(text0) <= 400
     conts = conts()
-    first = 1 if sq is None else sq.first_join(p)  # no join before it holds a needle
+    first = 1 if sq is None else sq.first_join(p)  # no join before it can hold a match
     for k in range(first, len(conts) + 1):
         for sep in ("", " "):
             joined = text0 + sep + sep.join(conts[:k])
@@ -264,60 +264,87 @@ def _squash_text(text):
     return text.encode("utf-8").translate(_LOWER, _WS)
 
 
-class _Squashed:
-    """Line 0 joined with what may follow it (its continuation lines, the next line), squashed
-    as the prefilter squashes (lower case, no blanks), read only when a pattern asks. Every
-    match of a pattern holds one of its needles (knowledge.needles_of: a required literal run),
-    so a joined text whose squashed copy holds none of them cannot match and is not searched
-    (scan._search_text). Whitespace is dropped on both sides, so the joins with '' and ' ' squash
-    alike. Only where the needles and the texts are ASCII: re.IGNORECASE matches some non-ASCII
-    letters to ASCII ones ('\u212a' to 'k'), which a byte-wise lower() does not."""
+def _may_hold(flat, p):
+    """Whether a squashed text holds one of p's needles and every clause of
+    knowledge.required_of(p.source): a text where a match of p can lie."""
+    for n in p.needles_b:
+        if n in flat:
+            break
+    else:
+        return False
+    for clause in (p._scan_info or p.scan_info())[2]:
+        for x in clause:
+            if x in flat:
+                break
+        else:
+            return False
+    return True
 
-    __slots__ = ("text0", "conts", "text1", "_joins", "_next")
+
+class _Squashed:
+    """Line 0 alone and joined with what may follow it (its continuation lines, the next line),
+    squashed as the prefilter squashes (lower case, no blanks), read only when a pattern asks.
+    Every match of a pattern holds one of its needles (knowledge.needles_of) and every clause
+    of knowledge.required_of, so a text whose squashed copy lacks them cannot match and is not
+    searched (scan._search_text). Whitespace is dropped on both sides, so the joins with '' and
+    ' ' squash alike. Only where the pattern's needles and the texts are ASCII: re.IGNORECASE
+    matches some non-ASCII letters to ASCII ones ('\u212a' to 'k'), which a byte-wise lower()
+    does not."""
+
+    __slots__ = ("text0", "conts", "text1", "_line", "_joins", "_next")
 
     def __init__(self, text0, conts, text1):
         self.text0, self.conts, self.text1 = text0, conts, text1
-        self._joins = self._next = None
+        self._line = self._joins = self._next = None
 
     def joins(self):
-        """[squashed line 0 + its first k continuation lines, for k = 1...], () when a text is
-        not ASCII (nothing is ruled out then)."""
+        """[squashed line 0 + its first k continuation lines, for k = 1...] ([] without any), or
+        None when a text is not ASCII (nothing is ruled out then)."""
         joins = self._joins
         if joins is None:
             conts = self.conts()
             if not self.text0.isascii() or not all(c.isascii() for c in conts):
-                joins = self._joins = ()
+                joins = self._joins = False
             else:
                 joins, acc = [], _squash_text(self.text0)
                 for c in conts:
                     acc += _squash_text(c)
                     joins.append(acc)
                 self._joins = joins
-        return joins
+        return joins if joins is not False else None
+
+    def line_may_hold(self, p):
+        """Whether line 0 alone may hold a match of p."""
+        if not (p._scan_info or p.scan_info())[1]:
+            return True
+        got = self._line
+        if got is None:
+            got = self._line = _squash_text(self.text0) if self.text0.isascii() else False
+        return got is False or _may_hold(got, p)
 
     def first_join(self, p):
-        """The fewest continuation lines (1...) whose join with line 0 holds one of p's needles
-        (past the last one when none does): the joins before it cannot match."""
+        """The fewest continuation lines (1...) whose join with line 0 may hold a match of p
+        (past the last one when none may): the joins before it cannot match."""
         joins = self.joins()
-        if not joins or not p.scan_info()[1]:
+        if not joins or not (p._scan_info or p.scan_info())[1]:
             return 1
-        needles = p.needles_b
-        for k, sq in enumerate(joins, 1):
-            for n in needles:
-                if n in sq:
-                    return k
-        return len(joins) + 1
+        if not _may_hold(joins[-1], p):
+            return len(joins) + 1
+        for k, flat in enumerate(joins, 1):
+            if _may_hold(flat, p):
+                return k
+        return len(joins)  # (not reached: the longest join may hold it)
 
     def next_may_hold(self, p):
-        """Whether line 0 and the next line, joined, may hold one of p's needles."""
-        if not p.scan_info()[1]:
+        """Whether line 0 and the next line, joined, may hold a match of p."""
+        if not (p._scan_info or p.scan_info())[1]:
             return True
         got = self._next
         if got is None:
             t1 = self.text1()
             got = self._next = (_squash_text(self.text0) + _squash_text(t1)
                                 if self.text0.isascii() and t1.isascii() else False)
-        return got is False or any(n in got for n in p.needles_b)
+        return got is False or _may_hold(got, p)
 
 
 def _patterns_of(kb, needles):
@@ -336,23 +363,27 @@ def _evaluate(kb, win, needles):
     text0 = win.text(0)
     text1 = lambda: win.text(1)  # noqa: E731
     sq = _Squashed(text0, win.continuations, text1)
+    last = None  # the longest join of line 0 and its continuation lines, squashed (False: not ASCII)
     for p in _patterns_of(kb, needles):
-        two, ascii = p.scan_info()
+        info = p._scan_info or p.scan_info()
+        two = info[0]
+        if two:
+            multi = True
         needles_b = p.needles_b
-        multi = multi or two
         for n in needles_b:
             if n in sq0:
                 whole = True
                 break
         else:
             whole = False
-            if not two and ascii:
+            if not two and info[1]:
                 # only a wrapped message could match: its lines joined must hold a needle (most
                 # candidates of a line are hand-written patterns whose needle holds a short one
                 # the line has, knowledge.Knowledge: a line with 'failed' and no wrap is cheap)
-                joins = sq.joins()
-                if joins:
-                    last = joins[-1]
+                if last is None:
+                    joins = sq.joins()
+                    last = False if joins is None else (joins[-1] if joins else b"")
+                if last is not False:
                     for n in needles_b:
                         if n in last:
                             break
