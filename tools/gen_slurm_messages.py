@@ -596,6 +596,46 @@ MSG_FIX = [
     (r"^Application launch failed",
      "srun could not launch the step's tasks; the reason follows the colon.",
      ["srun -v ... (more detail); the slurmd log on the nodes"]),
+    (r"^Cannot communicate with node %d\.  Aborting job|aborting, io error with slurmstepd on node %d|"
+     r"^Aborting, (?:step missing and io error|io error and missing step) on node %d|"
+     r"^Aborting, can not test connection to node %d",
+     "srun lost its connection to the step's slurmstepd on one node (the number is the node's index in the step) and "
+     "ended the step: that node crashed or rebooted, slurmd/slurmstepd died there, or the network between srun and "
+     "the node dropped.",
+     ["sinfo -R; scontrol show node <the step's node at that index: scontrol show hostnames $SLURM_JOB_NODELIST>",
+      "admins: the slurmd log and dmesg of that node; users: resubmit with --exclude=<node> (srun --no-kill keeps "
+      "the step on the other nodes when a node fails)"]),
+    (r"^%s: Unable to find command \"%s\"|^%s: Unable to exec command \"%s\"",
+     "salloc runs the command given after its options on the submit host (the shell by default); that command is "
+     "not on PATH there, or cannot be executed.",
+     ["which <command>", "give the full path, or load its module / activate its environment before salloc"]),
+    (r"^TMPDIR \[%s\] is not (?:a directory|writeable)|^Setting TMPDIR to /tmp$",
+     "The TMPDIR the job inherited from the submit shell does not exist (or is not writable) on the compute node, "
+     "so slurmstepd sets TMPDIR=/tmp for the tasks (src/slurmd/slurmstepd/task.c).",
+     ["echo $TMPDIR   (in the submitting shell); srun -N1 -w <node> ls -ld <that path>", "export TMPDIR to a path "
+      "that exists on the nodes (or unset it before sbatch/srun); admins: job_container/tmpfs for a per-job /tmp"]),
+    (r"^ConstrainSwapSpace is enabled but there is no support for swap in the memory cgroup controller",
+     "cgroup.conf sets ConstrainSwapSpace=yes, but the kernel's memory cgroup has no swap accounting on this node "
+     "(cgroup v1 without the swapaccount=1 kernel parameter, or a cgroup v2 without memory.swap.max).",
+     ["ls /sys/fs/cgroup/memory/memory.memsw.limit_in_bytes (v1) or a job cgroup's memory.swap.max (v2); "
+      "cat /proc/cmdline", "admins: boot with swapaccount=1 (cgroup v1), or set ConstrainSwapSpace=no in "
+      "cgroup.conf; systemctl restart slurmd"]),
+    (r"CgroupPlugin=disabled in cgroup\.conf is not compatible with task/cgroup",
+     "cgroup.conf disables the cgroup plugin, but slurm.conf's TaskPlugin includes task/cgroup, which needs it.",
+     ["grep -E 'TaskPlugin|ProctrackType' /etc/slurm/slurm.conf; grep CgroupPlugin /etc/slurm/cgroup.conf",
+      "admins: either drop task/cgroup from TaskPlugin (task/affinity) and use proctrack/linuxproc, or set "
+      "CgroupPlugin to autodetect/cgroup/v2; restart slurmd"]),
+    (r"^Nodes %s are still not ready|^Something is wrong with the boot of the nodes",
+     "The allocation's nodes were powered up or rebooted for the job (power saving: ResumeProgram, or --reboot) and "
+     "did not become ready in time (ResumeTimeout in slurm.conf).",
+     ["scontrol show node <nodes> | grep -E 'State|Reason'", "wait and resubmit; admins: the ResumeProgram's log "
+      "and ResumeTimeout in slurm.conf"]),
+    (r"^Invalid %ps credential for user %u: host %s not in hostlist %s",
+     "The slurmd that got the job's credential runs under a node name that is not among the job's nodes: this "
+     "slurmd took another NodeName (slurmd -N, a cloned node image with the same hostname, a DNS name that maps "
+     "two nodes to one NodeName).",
+     ["on that host: hostname -s; slurmd -C   (the NodeName it would take); scontrol show node <host>",
+      "admins: give each host its own NodeName (NodeHostname/NodeAddr in slurm.conf match the host), restart slurmd"]),
     (r"^%s: %s %s: Out Of Memory$",
      "A task of the step was killed by the kernel's OOM killer in the job's memory cgroup (host RAM, not GPU "
      "memory): the task used more than the job's --mem / --mem-per-cpu / --mem-per-gpu.",
@@ -658,10 +698,10 @@ MSG_FIX = [
      "slurmd could not run the Prolog/Epilog script at all (missing, not executable, bad interpreter).",
      ["ls -l <script>; head -1 <script>   (on the node)", "fix the path in slurm.conf Prolog=/Epilog= (absolute, "
       "executable by root on every node)"]),
-    (r"^srun prolog failed rc = %d|^Failed to execute srun prolog/epilog script",
+    (r"^srun (?:prolog failed rc = %d|epilog failed status=%d)|^Failed to execute srun prolog/epilog script",
      "srun's own --prolog (or SrunProlog in slurm.conf) failed on the submit host; srun aborts the step.",
      ["run the --prolog script by hand; scontrol show config | grep SrunProlog", "fix or drop the prolog"]),
-    (r"^(?:--)?task-prolog failed status=%d|^TaskProlog failed status=%d",
+    (r"^(?:--)?task-(?:prolog|epilog) failed status=%d|^Task(?:Prolog|Epilog) failed status=%d",
      "The task prolog (srun --task-prolog, or TaskProlog in slurm.conf) exited non-zero on a node before the task "
      "started.",
      ["run the script by hand on the node as the user", "fix the script (it must be executable on the node)"]),
