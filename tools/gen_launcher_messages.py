@@ -209,6 +209,176 @@ MSG_FIX = [
 ]
 
 
+# More rows (issue 18): DeepSpeed's op builder (op_builder/builder.py, async_io.py, evoformer_attn.py;
+# https://www.deepspeed.ai/tutorials/advanced-install/), its launcher (runner.py, launch.py,
+# multinode_runner.py, launcher_helper.py; https://www.deepspeed.ai/getting-started/#resource-configuration-multi-node),
+# accelerate's launch-time validation (commands/launch.py, utils/launch.py, state.py, commands/config/config_args.py;
+# https://huggingface.co/docs/accelerate/basic_tutorials/launch) and pdsh (src/pdsh/*.c).
+MSG_FIX += [
+    (r"^CUDA_HOME does not exist, unable to compile CUDA op",
+     "op_builder/builder.py installed_cuda_version(): torch.utils.cpp_extension found no CUDA toolkit (CUDA_HOME "
+     "unset and no nvcc on PATH or in /usr/local/cuda), so DeepSpeed cannot build its CUDA ops (JIT or "
+     "DS_BUILD_OPS=1); the pip wheels of torch carry the CUDA runtime, not nvcc.",
+     ["install the CUDA toolkit of torch's CUDA version (python -c 'import torch; print(torch.version.cuda)'; "
+      "conda install -c nvidia cuda-toolkit=<that version>, or the system package), then export "
+      "CUDA_HOME=<its prefix, e.g. /usr/local/cuda-12.4> PATH=$CUDA_HOME/bin:$PATH",
+      "or use ops that need no build: pip install deepspeed without DS_BUILD_*; ds_report shows what is compatible"]),
+    (r"^Unable to run %s, unable to compile CUDA op",
+     "op_builder/builder.py installed_cuda_version(): CUDA_HOME points at a folder without a working bin/nvcc (a "
+     "runtime-only CUDA, e.g. the nvidia-* pip wheels or a container's base image).",
+     ["$CUDA_HOME/bin/nvcc -V must work: install the toolkit (cuda-nvcc / cuda-toolkit of torch's CUDA version) or "
+      "point CUDA_HOME at a full one (a -devel container image)"]),
+    (r"Installed CUDA version %s does not match the version torch was compiled with",
+     "op_builder/builder.py assert_no_cuda_mismatch(): nvcc under CUDA_HOME has another major.minor than "
+     "torch.version.cuda (minor differences within CUDA 11 or 12 are accepted), and extensions built with it would "
+     "not load.",
+     ["point CUDA_HOME at the toolkit of torch's CUDA (both numbers are in the message), or install the torch wheel "
+      "for that CUDA (https://pytorch.org/get-started/locally/)",
+      "DS_SKIP_CUDA_CHECK=1 skips the check at your own risk"]),
+    (r"^PyTorch version mismatch! DeepSpeed ops were compiled",
+     "op_builder/builder.py validate_torch_version(): the prebuilt ops (DS_BUILD_OPS=1 install) were compiled "
+     "against another torch major.minor than the one running; the message prints both.",
+     ["pip uninstall deepspeed; then reinstall it with the torch you use now (DS_BUILD_OPS=1 pip install deepspeed "
+      "--no-build-isolation, or without DS_BUILD_* to JIT-build the ops), or install the torch version it names"]),
+    (r"^(?:CUDA|HIP) version mismatch! DeepSpeed ops were compiled",
+     "op_builder/builder.py validate_torch_op_version(): the prebuilt ops were compiled for another CUDA (HIP) "
+     "major.minor than the running torch's.",
+     ["reinstall deepspeed built against this torch (pip install --force-reinstall --no-cache-dir deepspeed with "
+      "DS_BUILD_OPS=1, or without DS_BUILD_* for JIT builds), or the torch of the CUDA it names"]),
+    (r"^Unable to JIT load the %s op due to ninja not being installed",
+     "op_builder/builder.py jit_load(): DeepSpeed builds the op at first use with torch.utils.cpp_extension, which "
+     "needs the ninja build tool on PATH.",
+     ["pip install ninja in the job's environment (ninja --version must work on every node)"]),
+    (r"^Unable to JIT load the %s op due to it not being compatible",
+     "op_builder/builder.py jit_load(): the op's is_compatible() failed (ds_report shows [NO] in 'compatible' and "
+     "warnings above say why: missing libaio, CUDA too old, GPU too old, torch missing).",
+     ["ds_report   (the [WARNING] lines name what the op needs: e.g. apt-get install libaio-dev for async_io); or "
+      "leave the feature off"]),
+    (r"cannot probe CUDA device capabilities in a forked subprocess",
+     "op_builder/builder.py jit_load(): the op is built in a process forked after CUDA was initialised (a "
+     "DataLoader worker, multiprocessing fork), where torch cannot query the GPUs' compute capability.",
+     ["export TORCH_CUDA_ARCH_LIST=\"8.0;9.0\" (your GPUs' compute capabilities), or build the op in the main "
+      "process first / pre-build with DS_BUILD_<OP>=1"]),
+    (r"found no CUDA devices\. Set TORCH_CUDA_ARCH_LIST or make GPUs visible",
+     "op_builder/builder.py jit_load(): the JIT build probes the visible GPUs for their compute capability and sees "
+     "none (a login node, CUDA_VISIBLE_DEVICES empty, a container without GPUs).",
+     ["build on a GPU node, or export TORCH_CUDA_ARCH_LIST=\"8.0;9.0\" (the target GPUs' capabilities) before the "
+      "build"]),
+    (r"^Unable to load %s op due to no compute capabilities remaining after filtering",
+     "op_builder/builder.py: every compute capability in TORCH_CUDA_ARCH_LIST (or the GPUs') is below what this op "
+     "supports (filter_ccs: e.g. Ampere and newer for some inference ops).",
+     ["set TORCH_CUDA_ARCH_LIST to capabilities the op supports (8.0+ for most), or run on such GPUs"]),
+    (r"^%s: please install the %s package with %s|requires the dev libaio \.so object and headers|If libaio is "
+     r"already installed \(perhaps from source\)",
+     "op_builder/async_io.py: ds_report's async_io (and gds) op needs libaio's headers and library to build; it is "
+     "used only by ZeRO-Infinity NVMe offload / DeepNVMe. A report with these warnings is healthy for training "
+     "without NVMe offload.",
+     ["only for offload to NVMe: apt-get install libaio-dev (dnf install libaio-devel), or with a libaio built "
+      "elsewhere export CFLAGS=-I<prefix>/include LDFLAGS=-L<prefix>/lib; then ds_report shows async_io [OKAY]"]),
+    (r"^Unable to locate CUTLASS|^CUTLASS_PATH %s does not contain CUTLASS headers|^Please pip install nvidia-cutlass|"
+     r"^Unable to locate CUTLASS from the nvidia-cutlass",
+     "op_builder/evoformer_attn.py: the Evoformer attention op (DS4Sci) compiles against CUTLASS headers.",
+     ["pip install nvidia-cutlass, or export CUTLASS_PATH=<a CUTLASS >= 3.1 checkout>"]),
+    (r"^slurm backend cannot select specific device ids|^slurm backend needs the same slot count on every host|"
+     r"^slurm backend does not support remapping visible devices",
+     "deepspeed/launcher/multinode_runner.py SlurmRunner: srun places tasks by count, so --include/--exclude of "
+     "single GPUs, different slots per host, or visible-device remapping cannot be honoured.",
+     ["filter whole hosts only (or keep the first N GPUs on every host), or request the GPUs from Slurm (--gpus-per-"
+      "node) instead of filtering; or --launcher pdsh"]),
+    (r"^rank number doesn't match!|^rank number is not in current env!|^local_rank number doesn't match!",
+     "deepspeed/launcher/launcher_helper.py env_mapping(): launcher_helper (the mpich/impi runners) reads RANK / "
+     "LOCAL_RANK from the MPI launcher's variables (PMI_RANK, MPI_LOCALRANKID, ...); none was set, or two disagree.",
+     ["start it through mpirun/mpiexec of the MPI the runner names (deepspeed --launcher mpich|impi), not directly; "
+      "check that the MPI's mpirun is the one on PATH"]),
+    (r"should not be a file, it should be a directory\.$|^unable to create directory %s for each rank log",
+     "deepspeed/launcher/launch.py: --enable_each_rank_log names a file, or a folder that cannot be created.",
+     ["--enable_each_rank_log <a writable folder on every node>"]),
+    (r"^pid file exists but shouldn't",
+     "deepspeed/launcher/launch.py: --save_pid found /tmp/<name>.deepspeed left by an earlier launcher.",
+     ["rm /tmp/<name>.deepspeed (or another --save_pid name)"]),
+    (r"^Don't use both the '--no_python' flag and the '--module' flag|^--module and --no_python cannot be used "
+     r"together",
+     "the launcher's --module runs python -m <script>; --no_python runs the script as a program: one or the other.",
+     ["drop one of --module / --no_python"]),
+    (r"^DeepSpeed is not installed => run `pip3 install deepspeed`|^DeepSpeed is not available => install it",
+     "accelerate: distributed_type DEEPSPEED (--use_deepspeed or the config) but deepspeed cannot be imported in "
+     "this environment (on this node).",
+     ["pip install deepspeed in the environment the ranks run in (every node); python -c 'import deepspeed' must "
+      "work"]),
+    (r"^Your assigned backend %s is not available, please use",
+     "accelerate/state.py: the backend asked for (InitProcessGroupKwargs / --backend) is not available here (nccl "
+     "with a CPU-only torch, or no GPU).",
+     ["use the backend the message proposes, or install torch's CUDA build for nccl"]),
+    (r"^mpirun or mpiexec were not found",
+     "accelerate/utils/launch.py: multi-CPU launch (--mpirun_hostfile) runs mpirun, and none is on PATH.",
+     ["install Open MPI / Intel MPI / MVAPICH (or put its bin on PATH), or launch CPU training with torchrun"]),
+    (r"^Tried to launch distributed communication on port `%s`, but another process is utilizing it",
+     "accelerate/utils/launch.py: main_process_port is in use on this machine (a previous run still alive, or "
+     "another job on the node).",
+     ["accelerate launch --main_process_port <another port> ... (the same on every machine); single node: 0 picks a "
+      "free one", "ss -ltnp | grep <port>   (who holds it)"]),
+    (r"^When using `--fsdp_cpu_ram_efficient_loading` set `--fsdp_sync_module_states` to `True`",
+     "accelerate/utils/launch.py: with cpu_ram_efficient_loading only rank 0 loads the weights; the others get them "
+     "through sync_module_states.",
+     ["accelerate launch ... --fsdp_cpu_ram_efficient_loading true --fsdp_sync_module_states true (or both in the "
+      "config)"]),
+    (r"^`cp_size > 1` specified in the `parallelism_config`, but no `fsdp_plugin`|^Using `cp_size>1` requires FSDP2|"
+     r"^You cannot use `--use_parallelism_config` without `--use_fsdp`",
+     "accelerate/state.py / commands/launch.py: context parallelism (cp_size > 1, cp_backend torch) shards the "
+     "model with FSDP2.",
+     ["accelerate launch --use_fsdp --fsdp_version 2 --use_parallelism_config ... (fsdp_version: 2 in the config)"]),
+    (r"^Unknown dynamo backend",
+     "accelerate/utils/launch.py: --dynamo_backend is not one of torch._dynamo's backends (the message lists them).",
+     ["accelerate launch --dynamo_backend no|inductor ... (dynamo_config in the accelerate config)"]),
+    (r"^Unknown mixed_precision mode: %s\. Choose between",
+     "accelerate/utils/launch.py: --mixed_precision (or the config's mixed_precision) is not no, fp16, bf16 or fp8.",
+     ["accelerate launch --mixed_precision bf16|fp16|no ..."]),
+    (r"^bf16 mixed precision requires PyTorch >= 1\.10 and a supported device",
+     "accelerate/commands/launch.py: --mixed_precision bf16 and torch sees no device with bf16 (no GPU, a CPU-only "
+     "torch, or a GPU below compute capability 8.0 in older releases).",
+     ["python -c 'import torch; print(torch.cuda.is_available(), torch.cuda.is_bf16_supported())'; fp16 on V100/T4"]),
+    (r"^FP8 is not available on this machine|^Using `fp8` precision requires",
+     "accelerate: --mixed_precision fp8 needs transformer-engine, MS-AMP or torchao installed (and an FP8 GPU).",
+     ["pip install torchao (or transformer_engine[pytorch]), or --mixed_precision bf16"]),
+    (r"^nossh launcher requires DeepSpeed >= 0\.14\.5",
+     "accelerate/utils/launch.py: deepspeed_multinode_launcher nossh uses DeepSpeed's --no_ssh, added in 0.14.5.",
+     ["pip install -U 'deepspeed>=0.14.5', or another deepspeed_multinode_launcher (pdsh, standard)"]),
+    (r"^Your training script should have a function named %s",
+     "accelerate/commands/launch.py (TPU): --main_training_function names a function the script does not define.",
+     ["--main_training_function <the function that trains> (default main)"]),
+    (r"^The passed configuration file `%s` does not exist",
+     "accelerate/commands/config/config_args.py: --config_file names a missing file (a relative path from another "
+     "working directory, or a node where it was never written).",
+     ["accelerate launch --config_file <absolute path present on every node> ..., or run accelerate config there "
+      "(default ~/.cache/huggingface/accelerate/default_config.yaml)"]),
+    (r"^A `distributed_type` must be specified in the config file",
+     "accelerate/commands/config/config_args.py: the accelerate YAML/JSON has no distributed_type key.",
+     ["add distributed_type: MULTI_GPU (NO, DEEPSPEED, FSDP, ...) to the config, or regenerate it with accelerate "
+      "config"]),
+    (r"^The config file at %s had unknown keys",
+     "accelerate/commands/config/config_args.py: the config has keys this accelerate does not know (written by a "
+     "newer accelerate, or misspelled).",
+     ["pip install -U accelerate to the release that wrote the config, or delete the keys the message lists"]),
+    (r"Unable to read HOME env var|Unable to open %s/\.pdsh: path too long|Unable to create ~/\.pdsh|Couldn't find "
+     r"~/\.pdsh|~/\.pdsh exists but is not a directory",
+     "pdsh/main.c: pdsh keeps per-user state in ~/.pdsh and could not use it (HOME unset in a scheduler's "
+     "environment, a read-only home, or a file named .pdsh).",
+     ["export HOME=<a writable home> before deepspeed; rm ~/.pdsh if it is a file"]),
+    (r"Can't load %s: %s|error: %s/%s failed to initialize|can't resolve pdsh module",
+     "pdsh/mod.c: a pdsh module (rcmd_ssh, ...) failed to load or initialise; the message gives the dlopen error.",
+     ["reinstall pdsh from the distribution (its modules must match the binary); pdsh -L lists the modules it loads"]),
+    (r"Can't stat root directory|Can't stat \"%s\"|Unable to determine ownership of pdsh binary|Path too long while "
+     r"checking permissions",
+     "pdsh/mod.c: pdsh checks the owner and permissions of its module directory and its parents before loading "
+     "modules, and could not.",
+     ["use a pdsh installed by the distribution under /usr, with root-owned, not group/other-writable directories"]),
+    (r": %s: command timeout$",
+     "pdsh/dsh.c: the remote command ran longer than pdsh's -u timeout (DeepSpeed sets none by default; "
+     "PDSH_ARGS_APPEND may).",
+     ["remove -u from PDSH_ARGS_APPEND (or raise it) for training runs"]),
+]
+
+
 def _op_builder_warning(node, path):
     """deepspeed's OpBuilder.warning (op_builder/builder.py: print(f"{WARNING} {msg}")): (level, message node)."""
     if path.startswith("op_builder/") and isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \

@@ -76,6 +76,128 @@ TOPIC_FIX = {
         ["srun --mpi=list; ompi_info | grep -iE 'pmix|pmi'", "srun --mpi=pmix ./app when Open MPI has PMIx (4.x "
          "always has), or point Open MPI at this Slurm's libpmi2 (--with-pmi=<Slurm's prefix>)"]),
 }
+# More topics users meet (issue 18), each from the topic's own text and mpirun(1)
+# (https://docs.open-mpi.org/en/v5.0.x/man-openmpi/man1/mpirun.1.html; v4.1: https://www.open-mpi.org/doc/v4.1/man1/mpirun.1.php)
+# and the FAQ (https://www.open-mpi.org/faq/?category=running); PRRTE's topics of the same name (prte-...) share a row.
+_SLOTS = (
+    "mpirun was asked for more processes (-np) than the slots it knows: a hostfile's slots=N, --host host:N, the "
+    "resource manager's allocation (Slurm: the tasks of the allocation, not its GPUs or CPUs), else the cores of "
+    "this node (help-orte-rmaps-base.txt / help-prte-rmaps-base.txt).",
+    ["give the slots: a hostfile line per node '<host> slots=<ranks on it>' (--hostfile), or --host a:8,b:8; under "
+     "Slurm allocate the tasks (sbatch --ntasks-per-node=<GPUs per node>)",
+     "or --oversubscribe (more ranks than slots; Open MPI 5: --map-by :OVERSUBSCRIBE), or --use-hwthread-cpus to "
+     "count hardware threads"])
+_HOSTFILE_BAD = (
+    "mpirun's hostfile has a line it cannot parse or a bad value (help-hostfile.txt): the syntax is one host per "
+    "line with optional slots=N and max_slots=N (max_slots >= slots), '#' comments.",
+    ["fix the line the message quotes: '<host> slots=8' (no ':8', no blanks around '='); DeepSpeed-style hostfiles "
+     "use the same slots= form"])
+_EXE = (
+    "mpirun could not find or execute the program on a node (the message names the node and the path): the "
+    "program or its interpreter is not on that node's PATH (remote shells get a non-interactive PATH: a conda/venv "
+    "activated only on the launching node), or the file is not on a filesystem that node sees.",
+    ["give the full path (mpirun ... /path/to/venv/bin/python train.py) on a shared filesystem, or carry PATH: "
+     "mpirun -x PATH -x LD_LIBRARY_PATH ...; ssh <node> which <program> shows what that node finds"])
+_ORTED = (
+    "mpirun started its daemon (orted / prted) on a remote node through ssh, and that node could not find it: Open "
+    "MPI is not installed at the same path there, or the non-interactive shell's PATH / LD_LIBRARY_PATH lack it.",
+    ["install Open MPI at the same prefix on every node, then mpirun --prefix <that prefix> ... (or configure "
+     "--enable-mpirun-prefix-by-default); ssh <node> which orted must work"])
+TOPIC_FIX.update({
+    "orte-rmaps-base:alloc-error": _SLOTS, "prte-rmaps-base:alloc-error": _SLOTS,
+    "orte-rmaps-rr:n-per-node-and-not-enough-slots": _SLOTS, "prte-rmaps-rr:n-per-node-and-not-enough-slots": _SLOTS,
+    "prte-rmaps-rr:not-enough-cpus": _SLOTS, "out-of-resource": _SLOTS,
+    "orte-rmaps-base:oversubscribed": (
+        "A warning: more processes than slots, so mpirun runs them unbound (no core binding); the job goes on.",
+        ["give the true slot count (hostfile slots=, --host h:N, or the allocation's tasks), or add the "
+         "overload-allowed qualifier: --bind-to core:overload-allowed"]),
+    "no-hostfile": (
+        "mpirun could not open the file given to --hostfile / --machinefile (or the default hostfile MCA "
+        "parameter): a relative path from another directory, or a file on another node.",
+        ["mpirun --hostfile <absolute path that exists on the launching node> ...; under Slurm leave --hostfile out "
+         "(the allocation is read)"]),
+    "parse_error": _HOSTFILE_BAD, "parse_error_string": _HOSTFILE_BAD, "parse_error_int": _HOSTFILE_BAD,
+    "slots": _HOSTFILE_BAD, "max_slots": _HOSTFILE_BAD, "max_slots_lt": _HOSTFILE_BAD, "port": _HOSTFILE_BAD,
+    "slots-given": (
+        "The hostfile names a host more than once with slots= each time.",
+        ["keep one line per host with its total slots= (sort -u the file)"]),
+    "not-all-mapped-alloc": (
+        "Inside a resource manager's allocation (Slurm), --host / --hostfile named hosts that are not in the "
+        "allocation; mpirun only launches on allocated nodes.",
+        ["drop --host/--hostfile inside the allocation (mpirun reads it), or name only nodes of scontrol show "
+         "hostnames $SLURM_JOB_NODELIST"]),
+    "hostfile:extra-node-not-found": (
+        "A hostfile names a node that is not in the allocation mpirun runs in.",
+        ["use only the allocation's nodes (scontrol show hostnames $SLURM_JOB_NODELIST) in the hostfile"]),
+    "num-procs-not-specified": (
+        "--host or --hostfile was given without -np, and the hosts gave no slot counts to compute it from.",
+        ["mpirun -np <total ranks> ..., or give slots= / host:N"]),
+    "orterun:exe-not-found": _EXE, "prun:exe-not-found": _EXE, "orterun:exe-not-accessible": _EXE,
+    "prun:exe-not-accessible": _EXE,
+    "no-local-orted": _ORTED,
+    "find-available:none found": (
+        "No component of the framework the message names (pml, btl, ...) could be opened: the --mca <framework> "
+        "selection names components that are not built into this Open MPI (e.g. pml ucx without UCX), or the "
+        "plugins were not found (a moved install: OPAL_PREFIX).",
+        ["ompi_info | grep '<framework>'   (the components this build has); select one of them (--mca pml ob1 / "
+         "--mca btl self,vader,tcp) or remove the --mca / OMPI_MCA_* setting"]),
+    "find-available:not-valid": (
+        "A component asked for by --mca / OMPI_MCA_<framework> is not in this Open MPI (not built, or failed to "
+        "load its library: the topic names it and the dlopen error).",
+        ["ompi_info | grep -i <component>; pick a component the build has, or install its library (libucx for "
+         "ucx, libfabric for ofi)"]),
+    "unreachable proc": (
+        "The BTLs selected give no path between two processes (the topic names both hosts): e.g. --mca btl "
+        "self,vader across nodes (no tcp/openib), an openib/UCX-only setup on a node without RDMA, or TCP "
+        "interfaces with no common network (btl_tcp_if_include names one that a node lacks).",
+        ["include a transport that reaches the other node: --mca btl self,vader,tcp (with --mca btl_tcp_if_include "
+         "<the interface every node has>) or --mca pml ucx on RDMA nodes; ompi_info | grep btl"]),
+    "mpi_init:startup:pml-add-procs-fail": (
+        "MPI_Init failed because a process is unreachable with the transports selected (see 'unreachable proc': no "
+        "BTL or PML reaches a peer).",
+        ["--mca btl self,vader,tcp --mca btl_tcp_if_include <interface every node has>, or --mca pml ucx on RDMA "
+         "nodes"]),
+    "btl:no-nics": (
+        "A warning: a fast transport (openib, usnic, ...) found no device of its kind on this host and is unused; "
+        "another transport (tcp) carries the traffic, which is correct on a node without that hardware.",
+        ["on nodes without that hardware silence it: --mca btl ^openib (or --mca btl_base_warn_component_unused 0); "
+         "on RDMA nodes use UCX: --mca pml ucx"]),
+    "no cuda support": (
+        "--mca mpi_cuda_support 1 with an Open MPI built without CUDA (ompi_info --parsable --all | grep "
+        "mpi_built_with_cuda_support:value shows false).",
+        ["use a CUDA-aware Open MPI (built --with-cuda, or with UCX built with CUDA), or stage GPU buffers through "
+         "host memory; NCCL itself does not need a CUDA-aware MPI"]),
+    "version mismatch": (
+        "Two processes of the job run different Open MPI (PRRTE) versions: the nodes have different installs, or "
+        "a remote node's PATH finds another mpirun/orted.",
+        ["install the same Open MPI on every node; mpirun --prefix <the same prefix> ..., and ssh <node> "
+         "'which orted; ompi_info --version'"]),
+    "target full": (
+        "The shared-memory backing file (under /dev/shm, or the session directory) has less room than Open MPI "
+        "asks for: a container's 64 MB /dev/shm.",
+        ["docker run --shm-size=8g (Kubernetes: an emptyDir medium: Memory at /dev/shm); df -h /dev/shm"]),
+    "execve error": (
+        "The daemon forked the process but execve() failed (the topic gives the path and errno): a missing "
+        "executable, no execute permission, a wrong interpreter line, or a binary for another architecture.",
+        ["ls -l <the path in the message> on that node; use the full path of the program on a shared filesystem"]),
+    "agent-not-found": (
+        "plm_rsh_agent / plm_ssh_agent (OMPI_MCA_plm_rsh_agent) names a remote-shell program that does not exist "
+        "on the launching node (ssh not installed in the container).",
+        ["install openssh-client, or set --mca plm_rsh_agent ssh (or the path of ssh); under Slurm mpirun uses srun "
+         "and needs no ssh"]),
+    "srun-failed": (
+        "mpirun (PRRTE) started its daemons with srun inside the allocation and srun failed; its own error (above) "
+        "says why: outside an allocation, or a step refused (resources busy, --overlap needed).",
+        ["run mpirun inside salloc/sbatch; srun's message above the topic names the refusal"]),
+    "old-pmix": (
+        "The PMIx library Open MPI loaded is older than it was built for.",
+        ["make the PMIx of the build come first (LD_LIBRARY_PATH), or rebuild Open MPI with the system's PMIx "
+         "(--with-pmix=<prefix>)"]),
+    "incorrect-pmix": (
+        "Open MPI loaded a PMIx library of another version than the one it was built with (an external PMIx on "
+        "LD_LIBRARY_PATH, or Slurm's).",
+        ["ldd $(which mpirun) | grep pmix; put the PMIx of the build first, or rebuild Open MPI against that PMIx"]),
+})
 # A topic whose first line has few words ('Comments', 'You can try the following:', 'Usage: %s
 # [OPTION]...', 'Allocation request: %s') is any program's line: such a topic matches on its first
 # two printed lines (opal_show_help prints the topic's text verbatim, line after line); one whose

@@ -168,6 +168,385 @@ MSG_FIX = [
 ]
 
 
+# Rows for the remaining sites users meet (issue 18): the DeepSpeed config JSON
+# (https://www.deepspeed.ai/docs/config-json/), accelerate's Accelerator / plugins
+# (https://huggingface.co/docs/accelerate/package_reference/accelerator) and transformers' Trainer /
+# TrainingArguments (https://huggingface.co/docs/transformers/main_classes/trainer), each written from the
+# condition that raises it (the file and function in `means`).
+_DS_CFG = "the DeepSpeed config file (--deepspeed ds_config.json, or deepspeed_config_file: in the accelerate config)"
+MSG_FIX += [
+    # deepspeed/runtime/config.py
+    (r"^Expected a string path to an existing deepspeed config",
+     "deepspeed/runtime/config.py DeepSpeedConfig(): the config given is not an existing file (os.path.exists), a "
+     "dict, or base64 JSON: a relative path resolved from another working directory (the launcher's cd on a remote "
+     "node), a typo, or a file that exists on the launching node only.",
+     ["pass an absolute path on a shared filesystem (--deepspeed /shared/ds_config.json), and check it exists on "
+      "every node: ls -l <the path the message prints>"]),
+    (r"^Duplicate keys in DeepSpeed config",
+     "deepspeed/runtime/config_utils.py dict_raise_error_on_duplicate_keys(): the config JSON has the same key twice "
+     "in one object (the message lists them); DeepSpeed refuses rather than keep the last one.",
+     ["remove the repeated keys from %s (python -m json.tool does not catch duplicates: search the file for each key "
+      "listed)" % _DS_CFG]),
+    (r"^DeepSpeedConfig: %s is not defined",
+     "deepspeed/runtime/config.py _do_error_check(): train_micro_batch_size_per_gpu or gradient_accumulation_steps "
+     "is 0/None after DeepSpeed derived the batch sizes.",
+     ["give \"train_micro_batch_size_per_gpu\" and \"gradient_accumulation_steps\" (or \"auto\" under the HF Trainer "
+      "/ accelerate) in %s" % _DS_CFG]),
+    (r"^Invalid dtype for torch autocast",
+     "deepspeed/runtime/config.py get_torch_autocast_dtype(): \"torch_autocast\": {\"dtype\": ...} is not a dtype "
+     "name DeepSpeed knows (DtypeEnum).",
+     ["set \"torch_autocast\": {\"enabled\": true, \"dtype\": \"bfloat16\"} (or \"float16\") in %s" % _DS_CFG]),
+    (r"^Invalid module names for torch autocast",
+     "deepspeed/runtime/config.py: torch_autocast.lower_precision_safe_modules must be a list of strings (module "
+     "class paths such as \"torch.nn.Linear\").",
+     ["write \"lower_precision_safe_modules\": [\"torch.nn.Linear\", \"torch.nn.Conv2d\"] in %s" % _DS_CFG]),
+    (r"^Invalid communication_data_type",
+     "deepspeed/runtime/config.py get_communication_data_type(): \"communication_data_type\" is not fp16, bf16 or "
+     "fp32 (older releases spelled bf16 'bfp16').",
+     ["set \"communication_data_type\": \"fp32\" | \"fp16\" | \"bf16\" in the DeepSpeed config, or remove it (the "
+      "training dtype is then used)"]),
+    (r"^Invalid %s\. Supported operations",
+     "deepspeed/runtime/config.py get_gradient_allreduce_op(): \"gradient_allreduce_op\" is not one of the "
+     "supported reductions the message lists.",
+     ["set \"gradient_allreduce_op\" to one of the values listed (the default averages), or remove it"]),
+    (r"='sum' is not supported with (?:ZeRO stage 3|ZenFlow|DeepCompile)",
+     "deepspeed/runtime/config.py _do_error_check(): gradient_allreduce_op 'sum' works only without ZeRO stage 3, "
+     "ZenFlow and DeepCompile.",
+     ["remove \"gradient_allreduce_op\": \"sum\" (average, the default), or use ZeRO stage 1/2 without ZenFlow / "
+      "DeepCompile"]),
+    (r"^(?:Fp16|Bf16)_master_weights_and_grads is only supported with ZeRO Stage|^bf16_optimizer_states is only "
+     r"supported with ZeRO",
+     "deepspeed/runtime/config.py _do_error_check(): fp16/bf16 master weights and gradients (and bf16 optimizer "
+     "states) live in ZeRO's partitioned optimizer: zero_optimization.stage must be 1, 2 or 3 (older releases: 2 "
+     "only).",
+     ["set \"zero_optimization\": {\"stage\": 2} (or 1/3), or remove fp16_master_weights_and_grads / "
+      "bf16_master_weights_and_grads / bf16_optimizer_states"]),
+    (r"^bf16_optimizer_states requires bf16_master_weights_and_grads",
+     "deepspeed/runtime/config.py: \"bf16\": {\"bf16_optimizer_states\": true} needs "
+     "\"bf16_master_weights_and_grads\": true in the same section.",
+     ["set both in the \"bf16\" section of the DeepSpeed config, or drop bf16_optimizer_states"]),
+    (r"^compute_grad_norm=false is supported only with ZeRO Stage 1 or 2",
+     "deepspeed/runtime/zero/config.py: zero_optimization.compute_grad_norm false skips the norm only in the stage "
+     "1/2 optimizer.",
+     ["remove \"compute_grad_norm\": false, or use \"stage\": 1 or 2"]),
+    (r"^Partial offloading only supported for ZeRO Stage 3",
+     "deepspeed/runtime/zero/config.py: offload_optimizer.ratio below 1.0 (part of the optimizer offloaded) is "
+     "implemented for stage 3 only.",
+     ["set \"offload_optimizer\": {\"device\": \"cpu\", \"ratio\": 1.0} or use \"stage\": 3"]),
+    (r"^fp16\.loss_scale must be|^fp16\.loss_scale_window must be > 0|^fp16\.min_loss_scale must be > 0",
+     "deepspeed/runtime/precision_config.py: the \"fp16\" section's loss_scale is 0 (dynamic) or a positive finite "
+     "number, and dynamic scaling needs loss_scale_window and min_loss_scale above 0.",
+     ["\"fp16\": {\"enabled\": true, \"loss_scale\": 0, \"loss_scale_window\": 1000, \"min_loss_scale\": 1} (the "
+      "documented defaults; \"auto\" under the HF Trainer)"]),
+    (r"^%s must be an integer, not bool|^%s must be a finite number \(not inf",
+     "deepspeed/runtime/precision_config.py: a number in the \"fp16\" section (initial_scale_power, "
+     "loss_scale_window, hysteresis, min_loss_scale) is true/false, inf or NaN.",
+     ["write that key of the \"fp16\" section as a plain number (the message names it)"]),
+    (r"^Checkpoint config contains invalid tag_validation value",
+     "deepspeed/runtime/config.py: \"checkpoint\": {\"tag_validation\": ...} is not Ignore, Warn or Fail.",
+     ["set \"checkpoint\": {\"tag_validation\": \"Warn\"} (or Ignore / Fail)"]),
+    (r"^checkpoint::parallel_write::pipeline_stage value",
+     "deepspeed/runtime/config.py: checkpoint.parallel_write.pipeline_stage must be a JSON boolean.",
+     ["write \"pipeline_stage\": true or false (no quotes)"]),
+    (r"^data_types\.%s must be \"auto\" or a list",
+     "deepspeed/runtime/config.py: data_types.keep_in_fp32_modules is neither \"auto\" nor a list of name patterns.",
+     ["write \"data_types\": {\"keep_in_fp32_modules\": [\"norm\", ...]} or \"auto\""]),
+    (r"^Cannot provide deprecated parameter '%s' and replacing parameter '%s' together",
+     "deepspeed/runtime/config_utils.py: the config gives a deprecated key and the key that replaces it (e.g. "
+     "cpu_offload and offload_optimizer); the message names both.",
+     ["keep only the new key the message names in the DeepSpeed config"]),
+    (r"^Tried removing deprecated '%s'|^Tried setting value for '%s' with value from deprecated",
+     "deepspeed/runtime/config_utils.py: a deprecated key of the DeepSpeed config could not be moved to the key "
+     "that replaces it; the exception below says why.",
+     ["replace the deprecated key the message names with its new form (https://www.deepspeed.ai/docs/config-json/)"]),
+    (r"^Model-Parallel size cannot be less than 1|^NUmber of GPUs per node cannot be less than 1",
+     "deepspeed/runtime/config.py (elastic training): model_parallel_size or num_gpus_per_node in the \"elasticity\" "
+     "section is below 1.",
+     ["set \"elasticity\": {\"model_parallel_size\": >=1, \"num_gpus_per_node\": >=1} or disable elasticity"]),
+    (r"^One or more batch related parameters were found in your ds_config",
+     "deepspeed/runtime/config.py: with \"elasticity\" enabled DeepSpeed computes the batch sizes itself, and the "
+     "config also sets train_batch_size / micro batch / gradient accumulation.",
+     ["remove the batch keys from the config, or set \"elasticity\": {\"ignore_non_elastic_batch_info\": true}"]),
+    (r"^DeepSpeedZeroConfig: 'stage' must be defined before 'overlap_comm'",
+     "deepspeed/runtime/zero/config.py (older releases): zero_optimization has overlap_comm but no stage.",
+     ["add \"stage\": N to \"zero_optimization\""]),
+    (r"^ZeRO inference only makes sense with ZeRO Stage 3",
+     "transformers/integrations/deepspeed.py deepspeed_init(inference=True): evaluation/predict with DeepSpeed and "
+     "no training needs zero_optimization.stage 3 (ZeRO 1/2 only shard optimizer state and gradients).",
+     ["use \"stage\": 3 in the DeepSpeed config for --do_eval/--do_predict alone, or run evaluation without "
+      "--deepspeed"]),
+    (r"^\[deepspeed\] failed to resume from checkpoint",
+     "transformers/integrations/deepspeed.py deepspeed_load_checkpoint(): --resume_from_checkpoint names a folder "
+     "with no DeepSpeed checkpoint (no global_step* subfolder and 'latest' file) that the engine could load.",
+     ["ls <checkpoint>: it needs 'latest' and global_stepN/ (saved by a DeepSpeed run with the same ZeRO stage and "
+      "world size, or convert with zero_to_fp32.py and load the weights without resuming)"]),
+    (r"^--adafactor was passed, but also found `optimizer` configured",
+     "transformers/integrations/deepspeed.py: --adafactor and an \"optimizer\" section in the DeepSpeed config.",
+     ["drop --adafactor, or remove the \"optimizer\" section from the DeepSpeed config"]),
+    (r"neither `hidden_size` nor `hidden_sizes` entry",
+     "transformers/integrations/deepspeed.py: the \"auto\" values of ZeRO-3's reduce_bucket_size / "
+     "stage3_prefetch_bucket_size / stage3_param_persistence_threshold are computed from the model config's "
+     "hidden_size, which this model does not have.",
+     ["replace those \"auto\" values with numbers in the DeepSpeed config (e.g. reduce_bucket_size 5e8, "
+      "stage3_prefetch_bucket_size 5e8, stage3_param_persistence_threshold 1e6)"]),
+    (r"^`%s` not found in kwargs\. Please specify `%s` without `auto`",
+     "accelerate/utils/dataclasses.py DeepSpeedPlugin.fill_match(): a DeepSpeed config value is \"auto\" and "
+     "accelerate has nothing to fill it with (outside the HF Trainer, accelerate fills only the batch size, "
+     "gradient accumulation/clipping and mixed precision).",
+     ["write the real value for the key the message names in the DeepSpeed config file"]),
+    (r"^When using `deepspeed_config_file`, the following accelerate config variables will be ignored",
+     "accelerate/utils/dataclasses.py DeepSpeedPlugin: the accelerate config has deepspeed_config_file and also "
+     "DeepSpeed settings (zero_stage, offload_*, gradient_accumulation_steps, gradient_clipping ...) that only apply "
+     "without one.",
+     ["remove the keys the message lists from the deepspeed_config: section of the accelerate config (accelerate "
+      "config / ~/.cache/huggingface/accelerate/default_config.yaml) and set them in the DeepSpeed JSON"]),
+    (r"^Please specify the ZeRO optimization config in the DeepSpeed config",
+     "accelerate/utils/dataclasses.py DeepSpeedPlugin: the DeepSpeed config file has no \"zero_optimization\" "
+     "section.",
+     ["add \"zero_optimization\": {\"stage\": 0|1|2|3} to the DeepSpeed config file"]),
+    (r"^Cannot get 16bit model weights because `stage3_gather_16bit_weights_on_model_save`",
+     "accelerate/accelerator.py get_state_dict(): with ZeRO-3 the full 16-bit weights are gathered on save only "
+     "when zero_optimization.stage3_gather_16bit_weights_on_model_save is true.",
+     ["set \"stage3_gather_16bit_weights_on_model_save\": true (accelerate config: zero3_save_16bit_model: true), "
+      "or save the sharded checkpoint and convert it with zero_to_fp32.py"]),
+    (r"^At least one of the dataloaders passed to `accelerate\.prepare\(\)` has `None` as batch size|"
+     r"^When using DeepSpeed,? `accelerate\.prepare\(\)` requires you to pass at least one",
+     "accelerate/accelerator.py _prepare_deepspeed(): train_micro_batch_size_per_gpu is \"auto\", and accelerate "
+     "reads it from the dataloaders passed to prepare(); none has a batch_size (a batch_sampler, an "
+     "IterableDataset, or no dataloader passed).",
+     ["set an integer \"train_micro_batch_size_per_gpu\" in the DeepSpeed config, or pass the DataLoader (with "
+      "batch_size=) to accelerator.prepare() together with the model"]),
+    (r"^You cannot specify an optimizer in the config file and in the code at the same time",
+     "accelerate/accelerator.py: the DeepSpeed config has an \"optimizer\" section and the code passes a torch "
+     "optimizer to prepare().",
+     ["remove \"optimizer\" from the DeepSpeed config, or create accelerate.utils.DummyOptim(params) in the code"]),
+    (r"^You cannot create a `DummyOptim` without specifying an optimizer in the config file",
+     "accelerate/accelerator.py: DummyOptim stands in for an optimizer the DeepSpeed config defines, and it has none.",
+     ["add an \"optimizer\" section to the DeepSpeed config, or pass a real torch optimizer"]),
+    (r"^You cannot specify a scheduler in the config file and in the code|^Either specify a scheduler in the "
+     r"config file or pass in the `lr_scheduler_callable`|^You can only specify `accelerate\.utils\.DummyScheduler`",
+     "accelerate/accelerator.py: a scheduler must come from one place: the DeepSpeed config's \"scheduler\" (with "
+     "DummyScheduler and DummyOptim in the code) or the code.",
+     ["either remove \"scheduler\" from the DeepSpeed config and pass your scheduler, or keep it and use "
+      "DummyOptim + DummyScheduler in the code"]),
+    (r"^You can't use same `Accelerator\(\)` instance with multiple models when using DeepSpeed",
+     "accelerate/accelerator.py: one DeepSpeed engine per Accelerator; prepare() got two models.",
+     ["prepare one model per Accelerator, or several DeepSpeedPlugins (deepspeed_plugins={...}) and "
+      "accelerator.state.select_deepspeed_plugin()"]),
+    (r"^DeepSpeed and FSDP do not support `clip_grad_value_`",
+     "accelerate/accelerator.py clip_grad_value_(): sharded gradients cannot be clipped per value.",
+     ["use accelerator.clip_grad_norm_(model.parameters(), max_norm) (or \"gradient_clipping\" in the DeepSpeed "
+      "config)"]),
+    (r"^The model and the optimizer parameters are not on the same device",
+     "accelerate/accelerator.py / transformers/trainer.py: the optimizer was built on the model's parameters before "
+     "the model was moved to its device (on TPU/XLA the parameters are replaced when moved).",
+     ["create the optimizer after model.to(device), or let prepare() / the Trainer move the model first"]),
+    (r"^When using FSDP2, a model and optimizer must be passed together|^FSDP2 preparation should be done via "
+     r"`accelerate\.prepare\(\)`|^Only one model is supported when using FSDP2",
+     "accelerate/accelerator.py: FSDP2 replaces the model's parameters with DTensors, so the optimizer is rebuilt "
+     "on them in the same prepare() call; one model per Accelerator.",
+     ["model, optimizer = accelerator.prepare(model, optimizer)   (one call, one model)"]),
+    (r"^FSDP2 mapping failed \(missing: %s\)|^Parameters missing after FSDP2 wrapping",
+     "accelerate/accelerator.py: after FSDP2 wrapping some parameters could not be mapped back for the optimizer, "
+     "usually tied embeddings (tie_word_embeddings=True) whose checkpoint stores the weights separately.",
+     ["set model.config.tie_word_embeddings = False after loading (or tie them: model.tie_weights()) before "
+      "prepare()"]),
+    (r"^Could not find (?:a|the) transformer layer class",
+     "accelerate/utils/dataclasses.py FullyShardedDataParallelPlugin: fsdp_transformer_layer_cls_to_wrap names a "
+     "class that is not in the model (a class name from another architecture).",
+     ["set fsdp_transformer_layer_cls_to_wrap to the model's decoder layer class name (print(model) shows it: "
+      "LlamaDecoderLayer, GPT2Block, ...), or fsdp_auto_wrap_policy: SIZE_BASED_WRAP"]),
+    (r"^Invalid auto wrap policy: %s|^`auto_wrap_policy` must be one of",
+     "accelerate/utils/dataclasses.py / transformers/training_args.py: fsdp_auto_wrap_policy is not "
+     "TRANSFORMER_BASED_WRAP, SIZE_BASED_WRAP or NO_WRAP.",
+     ["fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP (in the accelerate config or fsdp_config)"]),
+    (r"^reshard_after_forward set to %s\. This is not supported with FSDP",
+     "accelerate/utils/dataclasses.py: FSDP2's fsdp_reshard_after_forward is a bool; FSDP1's takes a sharding "
+     "strategy name (FULL_SHARD ...).",
+     ["FSDP2 (fsdp_version: 2): fsdp_reshard_after_forward: true|false; FSDP1: fsdp_sharding_strategy: FULL_SHARD"]),
+    (r"^FSDP2 does not support LOCAL_STATE_DICT",
+     "accelerate/utils/dataclasses.py: fsdp_state_dict_type LOCAL_STATE_DICT exists in FSDP1 only.",
+     ["fsdp_state_dict_type: SHARDED_STATE_DICT (or FULL_STATE_DICT) with fsdp_version: 2"]),
+    (r"^forward_prefetch is not yet implemented in FSDP2",
+     "accelerate/utils/dataclasses.py: fsdp_forward_prefetch is an FSDP1 option.",
+     ["remove fsdp_forward_prefetch, or fsdp_version: 1"]),
+    (r"^`activation_checkpointing_offload=True` requires",
+     "accelerate/utils/dataclasses.py: activation offloading needs fsdp_activation_checkpointing: true and "
+     "fsdp_version: 2.",
+     ["set fsdp_activation_checkpointing: true and fsdp_version: 2, or drop the offload"]),
+    (r"^There are currently no available devices found, must be one of",
+     "accelerate/utils/dataclasses.py FullyShardedDataParallelPlugin: FSDP found no GPU (torch.cuda.is_available() "
+     "is False: a CPU-only torch, a node without GPUs, CUDA_VISIBLE_DEVICES empty).",
+     ["python -c 'import torch; print(torch.cuda.is_available())' in the job; install torch's CUDA build and run on "
+      "a GPU node"]),
+    (r"^Invalid mixed precision: %s\. Must be one of|^Unknown mixed precision value|^Invalid mixed precision "
+     r"policy|^mixed_precision_policy must be an instance",
+     "accelerate/utils/dataclasses.py FullyShardedDataParallelPlugin: fsdp's mixed precision is not no / fp16 / bf16 "
+     "(or a policy dict of param_dtype / reduce_dtype / buffer_dtype).",
+     ["mixed_precision: bf16 in the accelerate config (or --mixed_precision bf16)"]),
+    (r"^`cpu_offload` must be an instance of",
+     "accelerate/utils/dataclasses.py: fsdp_offload_params is given as an object of the other FSDP version "
+     "(OffloadPolicy for FSDP2, CPUOffload for FSDP1).",
+     ["use fsdp_offload_params: true in the config, or the class the message names for this fsdp_version"]),
+    (r"^Invalid cp_comm_strategy|^Invalid sp_attn_implementation|^when `sp_seq_length_is_variable` is `False`",
+     "accelerate/utils/dataclasses.py ParallelismConfig: a context / sequence parallel option has a value the "
+     "message lists as not supported.",
+     ["use one of the values the message lists (cp_comm_strategy allgather|alltoall; sp_attn_implementation "
+      "sdpa or a flash attention kernel), or set PARALLELISM_CONFIG_SP_SEQ_LENGTH"]),
+    (r"^Tried to train with `fp8` and auto-detect backend, but no FP8-compatible backend|^FP8 is not available on "
+     r"this machine|^Using `fp8` precision requires",
+     "accelerate: mixed_precision fp8 needs one of its backends installed: transformer-engine (te), torchao (ao) or "
+     "MS-AMP, and an FP8 GPU (Hopper, Ada, Blackwell).",
+     ["pip install torchao (or transformer_engine[pytorch]) in the job's environment, or --mixed_precision bf16"]),
+    (r"^Passing in an FP8 configuration requires setting `mixed_precision='fp8'`",
+     "accelerate/accelerator.py: an FP8 recipe (kwargs_handlers) was given without fp8 mixed precision.",
+     ["Accelerator(mixed_precision='fp8', kwargs_handlers=[...]) or --mixed_precision fp8"]),
+    (r"^fp16 mixed precision requires a device in",
+     "accelerate/accelerator.py: mixed_precision fp16 on a device without fp16 autocast (the CPU: torch sees no GPU).",
+     ["python -c 'import torch; print(torch.cuda.is_available())'; run on a GPU, or --mixed_precision no|bf16 on "
+      "the CPU"]),
+    (r"^bf16 mixed precision requires PyTorch >= 1\.10 and a supported device",
+     "accelerate: mixed_precision bf16 and no device with bf16 (torch sees no GPU, or an old torch).",
+     ["python -c 'import torch; print(torch.cuda.is_available(), torch.cuda.is_bf16_supported())'; on a V100/T4 use "
+      "--mixed_precision fp16; on a CPU-only torch install the CUDA build"]),
+    (r"^You can only pass one of `gradient_accumulation_steps` and `gradient_accumulation_plugin`",
+     "accelerate/accelerator.py: Accelerator() got both.",
+     ["pass gradient_accumulation_plugin=GradientAccumulationPlugin(num_steps=N) alone, or "
+      "gradient_accumulation_steps=N alone"]),
+    (r"^You can't customize device placements with DeepSpeed or Megatron-LM",
+     "accelerate/accelerator.py prepare(device_placement=...): DeepSpeed and Megatron-LM place the model themselves.",
+     ["call accelerator.prepare(...) without device_placement"]),
+    (r"^You can't save the model since some parameters are on the meta device",
+     "accelerate/accelerator.py save_model(): parts of the model were never loaded (meta device: offloaded with "
+     "device_map, or low_cpu_mem_usage loading that did not finish).",
+     ["load the model fully on CPU/GPU before saving (no disk offload in device_map), or save through "
+      "accelerator.get_state_dict(model)"]),
+    (r"^Checkpoint directory %s \(%s\) already exists",
+     "accelerate/accelerator.py save_state(): with ProjectConfiguration(automatic_checkpoint_naming=True) the next "
+     "checkpoints/checkpoint_N folder already exists (a previous run).",
+     ["start from the last one: ProjectConfiguration(..., iteration=N+1), or load_state() it first, or use a new "
+      "project_dir"]),
+    (r"^Tried to find %s but folder does not exist|^No input_dir provided and automatic checkpoint naming",
+     "accelerate/accelerator.py load_state(): the checkpoint folder does not exist on this node (another path, "
+     "node-local disk).",
+     ["accelerator.load_state('<an existing checkpoint folder on a filesystem all nodes see>')"]),
+    (r"^Number of custom checkpoints in folder",
+     "accelerate/accelerator.py load_state(): the checkpoint holds another number of custom_checkpoint_N.pkl files "
+     "than objects registered with register_for_checkpointing() now.",
+     ["register the same objects in the same order as when the checkpoint was saved"]),
+    (r"^Provided path \(%s\) should be a directory, not a file",
+     "accelerate/accelerator.py save_model(): save_directory names an existing file.",
+     ["pass a folder path to accelerator.save_model(model, '<folder>')"]),
+    (r"^No GPU (?:or Intel XPU )?found\. A GPU (?:or Intel XPU )?is needed for quantization",
+     "accelerate/utils/bnb.py: bitsandbytes 8-bit/4-bit loading needs a GPU and torch sees none.",
+     ["python -c 'import torch; print(torch.cuda.is_available())' in the job: install torch's CUDA build, run on a "
+      "GPU node (request GPUs for the step)"]),
+    (r"^Some modules are dispatched on the CPU or the disk\. Make sure you have enough GPU RAM",
+     "accelerate/utils/bnb.py: device_map put quantized layers on the CPU or disk because the GPU had too little "
+     "free memory.",
+     ["more GPUs / a larger GPU, 4-bit instead of 8-bit, max_memory= for the GPUs, or "
+      "llm_int8_enable_fp32_cpu_offload=True to keep those layers in fp32 on the CPU"]),
+    (r"^You have a version of `bitsandbytes` that is not compatible with (?:8|4)bit quantization",
+     "accelerate/utils/bnb.py: the installed bitsandbytes is older than 8-bit / 4-bit loading needs.",
+     ["pip install -U bitsandbytes (in the job's environment)"]),
+    (r"^load_in_4bit and load_in_8(?:bit)? can't be both",
+     "accelerate/utils/dataclasses.py BnbQuantizationConfig: exactly one of load_in_8bit / load_in_4bit must be True.",
+     ["BnbQuantizationConfig(load_in_4bit=True, ...) or (load_in_8bit=True, ...)"]),
+    (r"^bnb_4bit_quant_type must be in|^bnb_4bit_compute_dtype must be in|^torch_dtype must be in \['fp32'",
+     "accelerate/utils/dataclasses.py BnbQuantizationConfig: a value outside the ones the message lists.",
+     ["bnb_4bit_quant_type='nf4' (or 'fp4'), bnb_4bit_compute_dtype='bf16' (fp32/fp16/bf16)"]),
+    # transformers
+    (r"^You have set `args\.eval_strategy` to %s but you didn't pass an `eval_dataset`",
+     "transformers/trainer.py: eval_strategy is steps/epoch and the Trainer got no eval_dataset.",
+     ["pass eval_dataset=... to Trainer(...), or --eval_strategy no"]),
+    (r"^`args\.metric_for_best_model` must be provided",
+     "transformers/trainer.py: load_best_model_at_end (or save_strategy 'best') needs the metric that picks the best "
+     "checkpoint.",
+     ["--metric_for_best_model eval_loss (or a key compute_metrics returns, without or with the eval_ prefix)"]),
+    (r"^Trainer: training requires a train_dataset|^Trainer: evaluation requires an eval_dataset",
+     "transformers/trainer.py get_train_dataloader() / get_eval_dataloader(): train() or evaluate() was called and "
+     "the dataset was not given.",
+     ["Trainer(..., train_dataset=..., eval_dataset=...) or evaluate(eval_dataset=...); check that --do_train / "
+      "--do_eval match the datasets the script loads"]),
+    (r"^No columns in the dataset match the model's forward method signature",
+     "transformers/trainer.py _remove_unused_columns(): with remove_unused_columns=True (the default) every dataset "
+     "column not named like an argument of model.forward is dropped, and none was left (raw 'text' columns not "
+     "tokenized, or a custom model whose forward takes **kwargs).",
+     ["tokenize the dataset into input_ids / attention_mask / labels, or --remove_unused_columns False when a custom "
+      "collator needs the raw columns"]),
+    (r"^The model you have picked \(%s\) cannot be used as is for training",
+     "transformers/trainer.py: the model is a bare AutoModel (hidden states only, no head that takes labels and "
+     "returns a loss).",
+     ["load AutoModelForCausalLM / AutoModelForSequenceClassification / ... for the task instead of AutoModel"]),
+    (r"^The train_dataset does not implement __len__",
+     "transformers/trainer.py: an IterableDataset (streaming=True) has no length, so the number of steps for the "
+     "scheduler is unknown.",
+     ["--max_steps N (total optimizer steps) with a streaming / iterable dataset"]),
+    (r"^--load_best_model_at_end requires the saving steps to be (?:a|a round) multiple of the evaluation steps",
+     "transformers/training_args.py: a checkpoint can be the best only if it is saved at an evaluation, so save_steps "
+     "must be a multiple of eval_steps (both absolute or both ratios).",
+     ["e.g. --eval_steps 500 --save_steps 1000 (or equal), with --save_strategy and --eval_strategy steps"]),
+    (r"^evaluation strategy %s requires either non-zero --eval_steps|^logging strategy %s requires non-zero "
+     r"--logging_steps|^Setting `strategy` as 'steps' requires a positive value",
+     "transformers/training_args.py: a 'steps' strategy with its steps value 0.",
+     ["give --eval_steps / --logging_steps / --save_steps N (> 0), or use the 'epoch' strategy"]),
+    (r"^--(?:logging|eval|save)_steps must be an integer if bigger than 1",
+     "transformers/training_args.py: a value above 1 is a step count and must be whole; a value in (0, 1) is a "
+     "ratio of the total steps.",
+     ["--save_steps 500 (or a ratio such as 0.1)"]),
+    (r"^`fsdp=%s` is only available with FSDP1|^Unknown `fsdp` option",
+     "transformers/training_args.py: --fsdp takes full_shard, shard_grad_op, hybrid_shard, no_shard, offload, "
+     "auto_wrap; some exist in FSDP1 only.",
+     ["--fsdp \"full_shard auto_wrap\" (FSDP2: set fsdp_config's version 2 and its reshard_after_forward)"]),
+    (r"^`--fsdp offload` can't work on its own|^`--fsdp full_shard` is not compatible with `--fsdp shard_grad_op`",
+     "transformers/training_args.py: --fsdp takes one sharding strategy, optionally with offload / auto_wrap.",
+     ["--fsdp \"full_shard offload auto_wrap\" (one of full_shard / shard_grad_op)"]),
+    (r"^`fsdp_config\['activation_checkpointing'\]` .* can't both be set|^The activation_checkpointing in FSDP "
+     r"config and the gradient_checkpointing",
+     "transformers/trainer.py: FSDP's activation checkpointing and --gradient_checkpointing both wrap the layers.",
+     ["keep fsdp_config activation_checkpointing: true and drop --gradient_checkpointing (or the reverse without FSDP)"]),
+    (r"^save_only_model option is not compatible with FSDP state dict type 'SHARDED_STATE_DICT'|^%s can't be used "
+     r"with `save_only_model` along with `load_best_model_at_end`",
+     "transformers/trainer.py: save_only_model with sharded FSDP / DeepSpeed checkpoints cannot reload the best "
+     "model at the end.",
+     ["drop --save_only_model, or fsdp_state_dict_type FULL_STATE_DICT, or drop --load_best_model_at_end"]),
+    (r"^Passing `optimizers` is not allowed if (?:Deepspeed or )?PyTorch FSDP is enabled",
+     "transformers/trainer.py: under FSDP (and DeepSpeed in older releases) the optimizer must be built after the "
+     "model is wrapped.",
+     ["pass optimizer_cls_and_kwargs=(torch.optim.AdamW, {...}) or --optim, or subclass Trainer.create_optimizer"]),
+    (r"^Using fsdp only works in distributed training|^Currently --debug underflow_overflow is not supported under DP",
+     "transformers/trainer.py: the option needs one process per GPU (torchrun / accelerate launch); "
+     "python train.py on several GPUs uses DataParallel.",
+     ["torchrun --nproc_per_node <GPUs> train.py ... (or accelerate launch)"]),
+    (r"^You cannot perform fine-tuning on purely quantized models",
+     "transformers/trainer.py: a 4-bit/8-bit model has no trainable parameters; it needs adapters.",
+     ["model = peft.get_peft_model(model, LoraConfig(...)) (after prepare_model_for_kbit_training) before Trainer"]),
+    (r"^Tried to use `fp16` but it is not supported on cpu",
+     "transformers/trainer.py: --fp16 and the Trainer runs on the CPU (no GPU seen by torch, or --use_cpu).",
+     ["python -c 'import torch; print(torch.cuda.is_available())'; drop --fp16 on the CPU"]),
+    (r"^Your setup doesn't support bf16/",
+     "transformers/training_args.py: --bf16 on a device that lacks it.",
+     ["--fp16 instead of --bf16 on this device, or a torch build with bf16 for it"]),
+    (r"^--save_safetensors=%s requires safetensors",
+     "transformers/training_args.py: safetensors is not installed.",
+     ["pip install safetensors, or --save_safetensors False"]),
+    (r"^Tried to use an already configured `Accelerator` or `PartialState` that was not initialized for DeepSpeed",
+     "transformers/training_args.py: a PartialState/Accelerator was created before TrainingArguments without "
+     "DeepSpeed, then --deepspeed was passed.",
+     ["create TrainingArguments (with deepspeed=...) before any Accelerator/PartialState, or "
+      "accelerator_config={'use_configured_state': False}"]),
+    (r"^--dataloader_prefetch_factor can only be set when",
+     "transformers/training_args.py: prefetch_factor applies to DataLoader worker processes.",
+     ["--dataloader_num_workers N (> 0) with --dataloader_prefetch_factor, or drop it"]),
+    (r"^warmup_ratio must lie in range|^Got warmup_steps = %s, Expected value warmup_steps >= 0",
+     "transformers/training_args.py: warmup is a ratio in [0, 1] or a non-negative number of steps.",
+     ["--warmup_ratio 0.03 or --warmup_steps 100"]),
+    (r"^lr_scheduler_type (?:reduce_lr_on_plateau|greedy) requires an eval strategy",
+     "transformers/training_args.py: this scheduler steps on evaluation metrics.",
+     ["--eval_strategy steps|epoch (and an eval_dataset), or another --lr_scheduler_type"]),
+]
+
+
 NEAR = 40  # a `raise X(name)` takes the messages assigned to that name up to this many lines above it
 
 
