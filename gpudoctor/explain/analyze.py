@@ -365,7 +365,8 @@ HOW_SURE = {
 
 
 SOURCES = {"nccl_messages": "NCCL", "cuda_errors": "CUDA", "nvml": "NVML", "errno": "the C library (errno)",
-           "slurm_errors": "Slurm", "gloo_messages": "Gloo", "ompi_help": "Open MPI",
+           "slurm_errors": "Slurm", "slurm_messages": "Slurm", "slurm_reasons": "Slurm", "gloo_messages": "Gloo",
+           "ompi_help": "Open MPI",
            "launcher_messages": "the launcher", "cuda_libs": "the CUDA libraries", "mpich_messages": "MPICH",
            "horovod_messages": "horovod", "ompi_messages": "Open MPI", "prrte_help": "PRRTE (Open MPI 5's runtime)",
            "pmix_errors": "PMIx",
