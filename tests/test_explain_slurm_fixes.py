@@ -84,6 +84,12 @@ CASES = [
      "slurmd: error: Unable to initialize cgroup plugin\n"
      "slurmd: error: slurmd initialization failed\n",
      "slurm.cgroup", "IgnoreSystemd=yes"),
+    # https://github.com/facebookresearch/LaViLa/issues/42 (the issue's title: a site's job_submit rule, then Slurm's
+    # 'Unspecified error', SLURM_ERROR; the rule is the line before)
+    ("job-submit-rule",
+     "submitit.core.utils.FailedJobError: sbatch: error: You must always specify a type when requesting gpu GRES\n"
+     "sbatch: error: Batch job submission failed: Unspecified error\n",
+     "slurm.error", "'error:' lines before this one"),
     # https://github.com/meta-pytorch/torchforge/issues/590 (a memory request sized for another cluster; settled:
     # ask for what the nodes have)
     ("mem-unsatisfiable",

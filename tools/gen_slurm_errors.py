@@ -264,6 +264,16 @@ CODE_FIX = {
     # issue 18: the codes a GPU job's user or admin meets after 'Unable to allocate resources:', 'Batch job
     # submission failed:', 'Task launch for ... failed on node ...:' (src/common/slurm_errno.c; where each is returned
     # in src/slurmctld and src/slurmd; sbatch(1), srun(1), slurm.conf(5) https://slurm.schedmd.com/slurm.conf.html)
+    # SLURM_ERROR after 'Batch job submission failed:': a job_submit plugin that returned slurm.ERROR; its
+    # slurm.log_user() text reaches the user as the 'error:' lines before (https://slurm.schedmd.com/job_submit_plugins.html)
+    "SLURM_ERROR": (
+        "Slurm gives no reason code. After 'Batch job submission failed:' / 'Unable to allocate resources:' it is most "
+        "often the site's job_submit plugin (JobSubmitPlugins, e.g. job_submit.lua) refusing the job by a local rule; "
+        "the plugin's own message is printed on the 'error:' lines just before (slurm.log_user).",
+        ["read the sbatch/srun 'error:' lines before this one: they state the site's rule (a GPU partition that needs "
+         "--gres/--gpus-per-node, a time or size limit, a required account)", "follow that rule, or ask the admins "
+         "with those lines; admins: scontrol show config | grep JobSubmitPlugins, and the plugin's log in "
+         "slurmctld.log"]),
     "SLURMCTLD_COMMUNICATIONS_CONNECTION_ERROR": (
         "The command could not connect to slurmctld: the controller is down or restarting, SlurmctldHost/port in this "
         "host's slurm.conf is wrong, or a firewall blocks SlurmctldPort (6817).",
