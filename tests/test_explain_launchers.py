@@ -102,7 +102,8 @@ def test_generator_regenerates_the_committed_sites_from_the_slice(tmp_path):
     with open(COMMITTED) as f:
         full = json.load(f)
     assert full["header"]["version"] == got["header"]["version"] == (
-        "deepspeed 0.19.8, accelerate 1.15.0, pdsh 2.35-14-g21f5996 (commit 21f59962d44abbdc66a5072384257cf2a01218f3)")
+        "deepspeed 0.19.8, accelerate 1.15.0, pdsh 2.35-14-g21f5996 (commit 21f59962d44abbdc66a5072384257cf2a01218f3); "
+        "older: accelerate 0.27.2 (commit 79e01ff084e23f722ca557ced180189a9cf03c50)")
     by_id, by_text = {s["id"]: s for s in full["sites"]}, {s["text"]: s for s in full["sites"]}
     for s in got["sites"]:
         ref = by_id.get(s["id"]) or by_text[s["text"]]  # a message printed twice: the full source keeps one
@@ -119,6 +120,9 @@ def test_generator_regenerates_the_committed_sites_from_the_slice(tmp_path):
     ip = sites["When using multiple machines, you need to specify the main process IP."]
     assert ip["level"] == "raise" and "--main_process_ip" in ip["fix"][0]  # an assert statement's message
     port_warn = next(s for t, s in sites.items() if t.startswith("Port `%s` is already in use."))
+    # accelerate 0.21-0.27's wording (--older-accelerate): read from the older release, with the current one's fix
+    older = next(s for t, s in sites.items() if "`----main_process_port`" in t)
+    assert older["older"] == "accelerate 0.27.2" and older["family"] == "rendezvous.address_in_use" and older["fix"]
     assert port_warn["family"] is None and port_warn["id"] in full["unassigned"]
 
 

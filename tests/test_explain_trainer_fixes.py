@@ -45,6 +45,14 @@ CASES = [
      "Another transport will be used instead, although this may result in\nlower performance.\n"
      "--------------------------------------------------------------------------\n",
      "mpi.error", "--mca btl ^openib"),
+    # https://github.com/bmaltais/kohya_ss/issues/2498 (accelerate 0.21-0.27's wording, read from v0.27.2 by
+    # --older-accelerate; settled: another main process port)
+    ("accelerate-port-in-use-older-wording",
+     "ConnectionError: Tried to launch distributed communication on port `29500`, but another process is utilizing "
+     "it. Please specify a different port (such as using the `----main_process_port` flag or specifying a different "
+     "`main_process_port` in your config file) and rerun your script. To automatically use the next open port (on a "
+     "single node), you can set this to `0`.\n",
+     "rendezvous.address_in_use", "--main_process_port <another port>"),
     # https://github.com/xsc1234/INFO-RAG/issues/7 (DeepSpeed's FusedAdam JIT build; the message itself names ninja)
     ("ds-jit-ninja",
      "RuntimeError: Unable to JIT load the fused_adam op due to ninja not being installed.\n",

@@ -7,7 +7,8 @@ below; MSG_FIX gives a message its own meaning and fix where its family's is too
 Usage:
     pip download --no-deps deepspeed accelerate -d /tmp/pyl   (unpack the sdist / wheel)
     python tools/gen_launcher_messages.py --deepspeed /tmp/pyl/ds/deepspeed-X --accelerate /tmp/pyl/acc \\
-        --pdsh <a git directory of chaos/pdsh> [--pdsh-rev REV] [-o OUT]
+        --pdsh <a git directory of chaos/pdsh> [--pdsh-rev REV] [--older-accelerate <accelerate.git>
+        --older-accelerate-rev v0.27.2] [-o OUT]
         (the releases are read from the sdist's PKG-INFO, the wheel's METADATA and `git describe`)
     python tools/gen_launcher_messages.py --slice tools/data/launcher_messages_slice.txt -o OUT   (the test)
 
@@ -15,6 +16,10 @@ Sources: deepspeed (https://pypi.org/project/deepspeed/, sdist) deepspeed/launch
 op_builder/*.py; accelerate (https://pypi.org/project/accelerate/, wheel) accelerate/commands/launch.py,
 accelerate/utils/launch.py, accelerate/state.py, accelerate/commands/config/config_args.py; pdsh
 (https://github.com/chaos/pdsh, at a commit) PDSH_FILES below: its err()/errx() format strings.
+--older-accelerate <a git directory of huggingface/accelerate> adds what an older accelerate printed that the
+current one no longer does (read with `git show REV:src/<path>`; marked "older"): accelerate 0.21-0.27 asked for
+`----main_process_port` when the port was in use (fixed by huggingface/accelerate#2541, 0.28.0), a line public
+threads quote as it was.
 Sites: `raise X("...")`, `assert cond, "..."`, `logger.error/warning/critical(...)`,
 `warnings.warn(...)` and, in op_builder/, `self.warning(...)` (printed as ` [WARNING]  ...` by
 ds_report and by JIT builds: op_builder/builder.py OpBuilder.warning). f-strings, `+`, `%` and
@@ -85,7 +90,8 @@ RULES = [
     ("ds-other", "launcher.deepspeed_error", {"where": r"deepspeed", "level": r"raise|error"}),
     ("acc-port", "rendezvous.address_in_use", {"where": r"accelerate", "text": r"port .*(?:in use|already|utilizing)",
                                                "level": r"raise|error"}),
-    ("acc-master-env", "rendezvous.env_missing", {"where": r"accelerate", "text": r"`MASTER_ADDR` env was not set"}),
+    ("acc-master-env", "rendezvous.env_missing", {"where": r"accelerate", "text": r"`MASTER_ADDR` env was not set|"
+                                                                                    r"MASTER_ADDR env not set"}),
     ("acc", "launcher.accelerate_error", {"where": r"accelerate", "level": r"raise|error"}),
 ]
 
@@ -173,7 +179,7 @@ MSG_FIX = [
      "than one was given (on the command line, next to what the config file sets).",
      ["pass one of them (DeepSpeed and FSDP already run on several GPUs: --use_deepspeed --num_processes N, not "
       "--multi_gpu too), or set distributed_type in the config (accelerate config) and pass none"]),
-    (r"^Less than two GPU ids were configured and tried to run on multiple GPUs",
+    (r"^Less than two GPU ids were configured and tried to run on (?:on )?multiple GPUs",
      "accelerate/commands/launch.py: --multi_gpu (or a MULTI_GPU config) on one machine with gpu_ids naming fewer "
      "than two GPUs.",
      ["accelerate launch --multi_gpu --gpu_ids all (or --gpu_ids 0,1,...) --num_processes <that many> ..., or drop "
@@ -194,7 +200,7 @@ MSG_FIX = [
      "and each needs its own --node_rank, 0 <= node_rank < the number of hosts in the hostfile.",
      ["on node i: deepspeed --hostfile hostfile --no_ssh --node_rank i --master_addr <node 0's IP> ... "
       "(under Slurm: --node_rank $SLURM_NODEID)"]),
-    (r"`MASTER_ADDR` env was not set",
+    (r"`MASTER_ADDR` env was not set|MASTER_ADDR env not set",
      "accelerate/state.py: the processes were started without accelerate launch / torchrun on several nodes "
      "(e.g. srun or mpirun directly) and MASTER_ADDR is not in their environment.",
      ["export MASTER_ADDR=<rank 0's host reachable from every node> (Slurm: $(scontrol show hostnames "
@@ -378,6 +384,19 @@ MSG_FIX += [
      ["remove -u from PDSH_ARGS_APPEND (or raise it) for training runs"]),
 ]
 
+MSG_FIX += [
+    (r"^The `PartialState` or `Accelerator` must be initialized before calling this function|^Please make sure to "
+     r"properly initialize your accelerator via",
+     "accelerate/state.py: a function that reads the distributed state (process index, device, ...) ran before any "
+     "Accelerator() / PartialState() was created in this process (at import time, in a DataLoader worker, or in a "
+     "script started without it).",
+     ["create accelerator = Accelerator() (or PartialState()) at the start of main(), before the code that calls the "
+      "function"]),
+    (r"^Your training script should be a python script and not",
+     "accelerate/utils/launch.py (SageMaker): the training script must be a .py file.",
+     ["pass the .py script (a shell script: run its python command in it instead)"]),
+]
+
 
 def _op_builder_warning(node, path):
     """deepspeed's OpBuilder.warning (op_builder/builder.py: print(f"{WARNING} {msg}")): (level, message node)."""
@@ -416,13 +435,18 @@ def sites_of(path, src):
 def build(files, version):
     sites, seen = [], set()
     for path, src in files:
-        for level, where, fmt in sorted(sites_of(path, src), key=lambda s: int(s[1].rsplit(":", 1)[1])):
+        m = re.match(r"older/([a-z]+)-([^/]+)/(.+)$", path)
+        for level, where, fmt in sorted(sites_of(m.group(3) if m else path, src),
+                                        key=lambda s: int(s[1].rsplit(":", 1)[1])):
             if fmt in seen:
                 continue
             seen.add(fmt)
             rx, literal = knowgen.printf_to_regex(fmt)
-            site = {"id": "launcher.%s" % knowgen.slug(where), "where": where,
-                    "level": level, "text": fmt}
+            site = {"id": "launcher.%s%s" % ("%s_%s_" % (m.group(1), knowgen.slug(m.group(2))) if m else "",
+                                             knowgen.slug(where)),
+                    "where": where, "level": level, "text": fmt}
+            if m:  # printed by that older release only (the current one reworded or dropped it)
+                site["older"] = "%s %s" % (m.group(1), m.group(2))
             least = knowgen.MIN_LITERAL if where.startswith("src/") else 12  # pdsh's lines carry "pdsh@"
             if knowgen.unanchored(site, rx, literal, least):
                 sites.append(site)
@@ -462,6 +486,16 @@ def release_of(deepspeed, accelerate):
     return "deepspeed %s, accelerate %s" % (ds, acc)
 
 
+def read_older_accelerate(repo, rev):
+    """FILES["accelerate"] of an older accelerate, at ``rev`` of a git directory of huggingface/accelerate
+    (the package under src/), as 'older/accelerate-<version>/<path>'; and "accelerate <version> (commit <sha>)"."""
+    git = knowgen.git_reader(repo)
+    commit = git("rev-parse", rev).strip()
+    version = rev[1:] if rev.startswith("v") else rev
+    files = [("older/accelerate-%s/%s" % (version, g), git("show", "%s:src/%s" % (commit, g))) for g in FILES["accelerate"]]
+    return files, "accelerate %s (commit %s)" % (version, commit)
+
+
 def read_pdsh(repo, rev):
     """PDSH_FILES at a commit of a pdsh git directory, and "pdsh <git describe> (commit <sha>)"."""
     git = knowgen.git_reader(repo)
@@ -477,6 +511,9 @@ def main(argv):
         "accelerate": {"help": "the unpacked accelerate wheel (the folder that holds accelerate/)"},
         "pdsh": {"help": "a git directory of https://github.com/chaos/pdsh (e.g. fetched)"}}, extra=[
         ("--pdsh-rev", {"default": "HEAD"}),
+        ("--older-accelerate", {"help": "a git directory of https://github.com/huggingface/accelerate: the messages "
+                                        "--older-accelerate-rev printed that the current release no longer does"}),
+        ("--older-accelerate-rev", {"default": "v0.27.2"}),
         ("--version", {"default": "", "help": 'default: read from PKG-INFO and the dist-info METADATA, '
                                               'e.g. "deepspeed 0.19.8, accelerate 1.15.0"'})])
     if a.slice:
@@ -485,6 +522,10 @@ def main(argv):
         pdsh_files, pdsh_version = read_pdsh(a.pdsh, a.pdsh_rev)
         files = read_roots(a.deepspeed, a.accelerate) + pdsh_files
         version = a.version or "%s, %s" % (release_of(a.deepspeed, a.accelerate), pdsh_version)
+        if a.older_accelerate:
+            older, older_version = read_older_accelerate(a.older_accelerate, a.older_accelerate_rev)
+            files += older
+            version += "; older: " + older_version
     doc = build(files, version)
     if not a.slice:
         knowgen.stale_fixes(a, "MSG_FIX", MSG_FIX, doc["sites"], "release")

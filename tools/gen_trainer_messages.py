@@ -546,6 +546,70 @@ MSG_FIX += [
      ["--eval_strategy steps|epoch (and an eval_dataset), or another --lr_scheduler_type"]),
 ]
 
+MSG_FIX += [
+    (r"^No valid checkpoint found in output directory",
+     "transformers/trainer.py train(): resume_from_checkpoint=True looks for the last checkpoint-<step> folder in "
+     "output_dir and there is none (a first run, another output_dir, or checkpoints on a node-local disk).",
+     ["pass the folder itself (--resume_from_checkpoint <output_dir>/checkpoint-<step>), or drop "
+      "--resume_from_checkpoint for a first run; ls <output_dir> on the node that runs rank 0"]),
+    (r"^Can't find a valid checkpoint at",
+     "transformers/trainer.py _load_from_checkpoint(): the resume folder has no weights file the Trainer knows "
+     "(model.safetensors / pytorch_model.bin / their sharded index / an adapter, or a DeepSpeed/FSDP checkpoint of the "
+     "same setup).",
+     ["point --resume_from_checkpoint at a checkpoint-<step> folder the Trainer saved (ls it: the weights, "
+      "trainer_state.json, optimizer.pt), with the same DeepSpeed / FSDP setup that saved it"]),
+    (r"^The model did not return a loss from the inputs",
+     "transformers/trainer.py compute_loss(): the model returned no 'loss': the batch has no 'labels' (or the "
+     "label_names the model needs), e.g. a dataset whose label column is named otherwise, or removed by "
+     "remove_unused_columns.",
+     ["give the batch a 'labels' column (DataCollatorForLanguageModeling(mlm=False) for causal LM, rename the label "
+      "column to 'labels'), or --label_names <name>; a custom model must return a loss when given labels"]),
+    (r"^The batch received was empty",
+     "transformers/trainer.py: a training batch had no keys after the unused columns were removed: the dataset has no "
+     "column the model's forward() takes.",
+     ["tokenize into input_ids / attention_mask / labels, or --remove_unused_columns False for a custom collator"]),
+    (r"^The `metric_for_best_model` training argument is set to '%s', which is not found",
+     "transformers/trainer.py: metric_for_best_model names a metric that evaluate() did not return (compute_metrics "
+     "returns other keys, or there is no compute_metrics and only eval_loss exists).",
+     ["--metric_for_best_model <one of the metrics the message lists, without 'eval_'> (eval_loss: 'loss'), or return "
+      "that key from compute_metrics"]),
+    (r"^args\.max_steps must be set to a positive value if dataloader does not have a length",
+     "transformers/trainer.py: a streaming / iterable dataset has no length, so the number of steps is unknown.",
+     ["--max_steps N"]),
+    (r"^Evaluation hit an out-of-memory error",
+     "transformers/trainer.py: evaluation ran out of GPU memory; auto_find_batch_size only shrinks the training "
+     "batch.",
+     ["--per_device_eval_batch_size <smaller>, --eval_accumulation_steps N, or --prediction_loss_only"]),
+    (r"^Trainer cannot instantiate unsupported optimizer",
+     "transformers/trainer.py get_optimizer_cls_and_kwargs(): --optim names an optimizer this release does not know.",
+     ["--optim adamw_torch (python -c 'from transformers.training_args import OptimizerNames; "
+      "print([o.value for o in OptimizerNames])' lists them)"]),
+    (r"^`min_num_params` and `transformer_layer_cls_to_wrap` are mutually exclusive",
+     "transformers/training_args.py: fsdp_config gives both auto-wrap policies (by size and by layer class).",
+     ["keep one in fsdp_config: transformer_layer_cls_to_wrap (the decoder layer class) or min_num_params"]),
+    (r"^--deepspeed requires Accelerate to be installed|^Using the `Trainer` with `PyTorch` requires `accelerate>=",
+     "transformers/training_args.py: the Trainer runs on accelerate, and it is missing or older than this "
+     "transformers needs (the message gives the release).",
+     ["pip install -U 'accelerate>=<the release named>' (or pip install 'transformers[torch]') in the job's "
+      "environment, the same on every node"]),
+    (r"^torchao with FSDP2 and cpu_ram_efficient_loading is not supported",
+     "accelerate/accelerator.py: FP8 through torchao under FSDP2 cannot load the weights on rank 0 only.",
+     ["fsdp_cpu_ram_efficient_loading: false in the accelerate config (or --fsdp_cpu_ram_efficient_loading false)"]),
+    (r"^MS-AMP is not supported for ZeRO Stage 3",
+     "accelerate/utils/dataclasses.py: FP8 through MS-AMP works with ZeRO 0-2.",
+     ["zero_stage: 2 (or fp8 through TransformerEngine: fp8_backend te)"]),
+    (r"^When `zero3_init_flag` is set, it requires Transformers",
+     "accelerate/utils/dataclasses.py: zero3_init_flag builds the model partitioned through transformers' "
+     "HfDeepSpeedConfig.",
+     ["pip install transformers, or zero3_init_flag: false in the accelerate config"]),
+    (r"^`min_num_params` must be an integer",
+     "accelerate/utils/dataclasses.py: fsdp_min_num_params (SIZE_BASED_WRAP) must be a whole number.",
+     ["fsdp_min_num_params: 100000000 (no quotes, no 1e8)"]),
+    (r"^If passing a string for `device_map`, please choose",
+     "accelerate/utils/bnb.py: device_map is a string other than the placement strategies accelerate knows.",
+     ["device_map='auto' (or a dict {'': <GPU index>})"]),
+]
+
 
 NEAR = 40  # a `raise X(name)` takes the messages assigned to that name up to this many lines above it
 
