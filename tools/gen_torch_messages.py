@@ -121,7 +121,8 @@ RULES = [
     ("no-gpu", "cuda.not_available", {"text": r"only supported with GPUs, no GPUs found|^Cuda is not available"}),
     ("ordinal", "cuda.invalid_device_ordinal", {"text": r"exceeds available GPUs in CUDA_VISIBLE_DEVICES"}),
     ("gloo-mesh", "gloo.socket_ifname", {"text": r"Gloo connectFullMesh failed|"
-                                                 r"Unable to resolve hostname to a \(local\) address"}),
+                                                 r"Unable to resolve hostname to a \(local\) address|"
+                                                 r"makeTCPDevice\(\): interface or hostname can't be empty"}),
     # the launcher side: env:// and torchrun's rendezvous and agent
     ("env", "rendezvous.env_missing", {"text": r"environment variable .* expected, but not set"}),
     ("store-barrier", "rendezvous.store_barrier", {"text": r"Timed out initializing process group in store based"}),
@@ -582,6 +583,16 @@ SITE_FIX += [
     (r"^input tensor has to be contiguous",
      "A tensor given to the Gloo collective is a non-contiguous view.",
      ["pass t.contiguous() (copy the result back into the view if needed)"]),
+    (r"^GlooDeviceFactory::makeTCPDevice\(\): interface or hostname can't be empty",
+     "Gloo was asked to bind to an empty interface or host name: GLOO_SOCKET_IFNAME is set but empty (a variable "
+     "that expanded to nothing, e.g. GLOO_SOCKET_IFNAME=$IFACE with IFACE unset).",
+     ["set it to an interface this node has (ip -br addr; GLOO_SOCKET_IFNAME=eth0, several comma-separated), or "
+      "unset GLOO_SOCKET_IFNAME so Gloo uses the hostname's address"]),
+    (r"^Invalid value for environment variable:",
+     "A variable c10d reads as a flag (parseEnvVarFlag in c10d/Utils.hpp: TORCH_NCCL_* / TORCH_DISTRIBUTED_* "
+     "switches such as TORCH_NCCL_ASYNC_ERROR_HANDLING, TORCH_NCCL_BLOCKING_WAIT) holds something other than the "
+     "integer 0 or 1 ('true', 'yes', an empty string); its name follows the colon.",
+     ["export <NAME>=1 (or 0), or unset it"]),
     (r"^ProcessGroupWrapper: Monitored Barrier encountered error running collective",
      "TORCH_DISTRIBUTED_DEBUG=DETAIL checks every collective with a Gloo monitored barrier first: some rank did "
      "not reach this collective in time (it crashed, or it is in another collective or code path); the rest "
