@@ -446,7 +446,8 @@ def place(result):
     generated site's fix, a computed fix, a launch-config reading, a cause the log's evidence
     points at) and, for an entry written for this message (how sure: cause), below its first
     cause; above the family's generic causes. Advice that names nothing concrete ('Please check
-    network connectivity') goes below the first cause. fixes.run_confirming_checks calls it again
+    network connectivity') goes below the first cause, but for a root read from the log's shape
+    alone (structural), whose causes are all generic. fixes.run_confirming_checks calls it again
     after it computed fixes from this machine's facts (--check)."""
     findings = result.get("findings") or []
     if not findings:
@@ -461,7 +462,12 @@ def place(result):
         lead += 1
     first = adv[0]["fix"][0]
     concrete = _salient(first[len(_SAYS) - 3:-1])
-    if (root.get("confidence") == "cause" or not concrete) and causes:
+    # a root read from the log's shape alone (how sure: structural, 'No known message matched')
+    # has generic first causes ('read the exception's message'): the message's own words are
+    # the most specific thing the text offers, concrete or not (Horovod's shutdown message says
+    # to look for the exception before it, uber/horovod's torch/mpi_ops.py)
+    shape_only = root.get("confidence") == "structural" and lead == 0
+    if (root.get("confidence") == "cause" or not concrete) and causes and not shape_only:
         lead = max(lead, 1)
     root["causes"] = causes[:lead] + adv + causes[lead:]
     return result

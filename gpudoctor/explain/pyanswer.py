@@ -83,7 +83,22 @@ def _lib_entry(by, file, lib):
 
 
 def _what(tb):
-    return "%s: %s" % (tb["exc"], tb["msg"][:200]) if tb["msg"] else tb["exc"]
+    return "%s: %s" % (tb["exc"], _clip(tb["msg"], 200)) if tb["msg"] else tb["exc"]
+
+
+def _clip(text, limit):
+    """``text`` cut to at most ``limit`` characters at a sentence's end, else a word's, '[...]'
+    where it was cut (a message quoted in a note read 'If the shutdown w.')."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit - 6]
+    end = max(cut.rfind(". "), cut.rfind("; "))
+    space = cut.rfind(" ")
+    if end > limit // 2:
+        cut = cut[:end + 1]
+    elif space > limit // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:") + " [...]"
 
 
 def structural(scan, kb):
@@ -176,10 +191,14 @@ def _traceback_finding(scan, kb, tb):
                           % (lib, at, called, what, lib))
         # a fix line is pasted: what the log names (a path, the library) goes in as one shell word
         # (fixline.sh), and the exception's message stays on its own line above, never in the fix
-        f["causes"][0]["fix"].insert(0, "read the message of %s on the line above and change the call%s or its "
-                                        "configuration; check the version of %s against torch's (pip list)" % (
-                                            sh(lib), (" (called from your %s, line %d)" % (sh(user[0]), user[1]))
-                                            if user else "", sh(lib)))
+        fixes = f["causes"][0]["fix"]
+        # it says what the entry's generic first fix says ('read the exception's message and the last
+        # frame of your own code ...', structural.toml), with the library and the frame: it replaces it
+        fixes[:] = [x for x in fixes if not x.startswith("read the exception's message")]
+        fixes.insert(0, "read the message of %s on the line above and change the call%s or its "
+                        "configuration; check the version of %s against torch's (pip list)" % (
+                            sh(lib), (" (called from your %s, line %d)" % (sh(user[0]), user[1]))
+                            if user else "", sh(lib)))
     elif f is None:
         sure = "medium" if kind == "user" and not torch_in and (tb["exc"].rsplit(".", 1)[-1] in _PLAIN_EXC or
                                                                  tb["exc"] in _PLAIN_EXC) else "low"

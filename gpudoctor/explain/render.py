@@ -27,6 +27,30 @@ def _one_line(text):
 
 _BOLD = ("\x1b[1m", "\x1b[0m")
 
+# The report is read in a terminal of 100 columns (the answers' paragraphs were already wrapped
+# there): every line of prose or command advice (a title, a note, a cause, its confirm and fix
+# lines, More detail, a reference) that would be longer is wrapped, its continuation lines
+# indented under it. Kept whole, as the input has them: a quoted log line (searched for in the
+# log as printed), the input's name and the first failure's place (file names), an export line
+# (pasted as is; its "# why" comment goes on comment lines below it) and a URL (a reference's
+# URL gets a line of its own).
+WIDTH = 100
+# causes printed in full (their confirm / export / fix lines); later ones that no line of the text
+# points at are listed by their text only (the JSON keeps every cause with all its lines)
+FULL_CAUSES = 4
+
+
+def _fill(prefix, text, indent=None):
+    """``prefix`` + ``text`` as lines of at most WIDTH columns, continuation lines indented by
+    ``indent`` spaces (default: under the text). Words are never broken (a path, a URL)."""
+    text = str(text)
+    if len(prefix) + len(text) <= WIDTH:
+        return prefix + text
+    indent = len(prefix) if indent is None else indent
+    tw = textwrap.TextWrapper(width=WIDTH, initial_indent=prefix, subsequent_indent=" " * indent,
+                              break_long_words=False, break_on_hyphens=False)
+    return "\n".join(tw.wrap(text)) or prefix + text
+
 
 def _writer(out, color):
     """out.write for the report: every line it writes is passed through _one_line, so a value
@@ -52,17 +76,20 @@ def _writer(out, color):
 def render_text(result, out, color=False):
     w = _writer(out, color)
     bold = (lambda s: "%s%s%s" % (_BOLD[0], s, _BOLD[1])) if color else (lambda s: s)
-    w("gpudoctor explain: %s (%d line%s)\n" % (_one_line(result["source"]), result["lines"], "" if result["lines"] == 1 else "s"))
+    w("gpudoctor explain: %s (%d line%s)\n" % (_one_line(result["source"]), result["lines"],
+                                              "" if result["lines"] == 1 else "s"))
     multi = len(result.get("sources") or []) > 1
     st = result.get("stopped_early")
     if st:
         where = "at line %s%s; this answer covers only what was read before (%s bytes)" % (
             st.get("line"), " of %s" % _one_line(str(st["file"])) if st.get("file") else "", st.get("bytes_read"))
         if st.get("reason") in ("SIGINT", "SIGTERM"):  # scan.stop_reason: the signal's name
-            w("%s: interrupted (%s) after %s s, %s.\n" % (bold("STOPPED EARLY"), st["reason"], st.get("after_s"), where))
+            w("%s: %s\n" % (bold("STOPPED EARLY"), _fill("", "interrupted (%s) after %s s, %s." % (
+                st["reason"], st.get("after_s"), where), 2)))
         else:
-            w("%s: the deadline (--timeout %s s) passed after %s s, %s. Rerun with a larger --timeout (0: no limit) "
-              "for the rest.\n" % (bold("STOPPED EARLY"), st.get("timeout_s"), st.get("after_s"), where))
+            w("%s: %s\n" % (bold("STOPPED EARLY"), _fill("", "the deadline (--timeout %s s) passed after %s s, %s. "
+                                                           "Rerun with a larger --timeout (0: no limit) for the rest."
+                                                           % (st.get("timeout_s"), st.get("after_s"), where), 2)))
     fr = result.get("flight_recorder")
     if fr:
         w("Flight Recorder: %d dump%s (ranks %s), format %s: %s\n" % (
@@ -72,23 +99,25 @@ def render_text(result, out, color=False):
     verdict = result["verdict"]
     if result.get("facts"):
         fx = result["facts"]
-        w("fixes computed from the facts of %s%s\n" % (fx.get("host") or "the node",
-                                                      " (%s)" % fx["source"] if fx.get("source") else ""))
+        w(_fill("", "fixes computed from the facts of %s%s" % (
+            fx.get("host") or "the node", " (%s)" % fx["source"] if fx.get("source") else ""), 2) + "\n")
     if verdict == "no_error":
         w("\n%s\n" % bold("NO ERROR FOUND"))
-        w("  Nothing in this text is an error line that gpudoctor knows, and no line says that something failed.\n")
+        w(_fill("  ", "Nothing in this text is an error line that gpudoctor knows, and no line says that something "
+                      "failed.") + "\n")
         _context(w, bold, result)
         return
     if verdict == "unknown_error":
         w("\n%s\n" % bold("NO KNOWN ERROR"))
-        w("  No known error found: %s, but nothing in gpudoctor's knowledge matches it. gpudoctor does not "
-          "guess.\n" % ("this text reports an error" if result["errors"] else "this text was given as an error"))
+        w(_fill("  ", "No known error found: %s, but nothing in gpudoctor's knowledge matches it. gpudoctor does not "
+                      "guess." % ("this text reports an error" if result["errors"] else "this text was given as an "
+                                                                                          "error")) + "\n")
         for e in result["errors"][:3]:
             w("  %s: %s\n" % (_loc(e, multi), e["text"]))
         _context(w, bold, result)
         w("\nGeneric triage:\n")
         for i, t in enumerate(result["triage"], 1):
-            w("  %d. %s\n" % (i, t))
+            w(_fill("  %d. " % i, t) + "\n")
         return
     findings = result["findings"]
     root = findings[0]
@@ -110,10 +139,10 @@ def render_text(result, out, color=False):
         ch = result["checks"]
         w("\n%s\n" % bold("CHECKS RUN ON %s" % ch.get("host", "this machine")))
         if ch.get("error") or ch.get("note"):
-            w("  %s\n" % (ch.get("error") or ch.get("note")))
+            w(_fill("  ", ch.get("error") or ch.get("note")) + "\n")
         for r in ch.get("ran", []):
             msgs = (": " + "; ".join(_one_line(m) for m in r["messages"])) if r["messages"] else ""
-            w("  %-6s %s%s\n" % (r["status"].upper(), r["id"], msgs))
+            w(_fill("  %-6s " % r["status"].upper(), r["id"] + msgs, 9) + "\n")
 
 
 def _context(w, bold, result):
@@ -122,15 +151,15 @@ def _context(w, bold, result):
         return
     w("\n%s\n" % bold("NOTES (INFO/WARN lines: context, not a cause on their own)"))
     if chose:
-        w("  NCCL's INFO lines: %s\n" % _wrap(chose, 4))
+        w(_fill("  NCCL's INFO lines: ", _flat(chose), 4) + "\n")
     for n in result["context"]:
         more = " (+%d more)" % (n["match_count"] - 1) if n["match_count"] > 1 else ""
         label = {"info": "INFO line", "warn": "WARN line", "warning": "known warning"}.get(n["severity"], "")
-        w("  %s (%s): %s\n" % (n["id"], label, _wrap(n["note"], 4)))
+        w(_fill("  %s (%s): " % (n["id"], label), _flat(n["note"]), 4) + "\n")
         if n.get("first_line"):
             w("    line %d: %s%s\n" % (n["first_line"], _one_line(n["text"]), more))
         if n.get("fix"):
-            w("    if it matters: %s\n" % n["fix"])
+            w(_fill("    if it matters: ", n["fix"], 6) + "\n")
 
 
 def _short(items, limit=8):
@@ -174,20 +203,40 @@ def _origin(f):
     return text
 
 
+def _key(line):
+    """A fix or confirm line as compared for repeats: case and spacing aside."""
+    return " ".join(str(line).lower().split())
+
+
+def _export_line(k, value, note):
+    """'     export K=V' (one line, pasted as is) and its '# why' comment after it, the part past
+    WIDTH on comment lines below it (a comment line pastes as harmlessly)."""
+    line = "     export %s=%s" % (k, sh(value))
+    if not note:
+        return line
+    note = _one_line(note)
+    if len(line) + 5 + len(note) <= WIDTH:
+        return "%s   # %s" % (line, note)
+    if len(line) + 5 + 20 > WIDTH:  # no room for the comment after it: all of it below
+        return line + "\n" + _fill("       # ", note).replace("\n" + " " * 9, "\n       # ")
+    # its first words after it, the rest on comment lines below
+    return _fill(line + "   # ", note, len(line) + 5).replace("\n" + " " * (len(line) + 5), "\n       # ")
+
+
 def _finding(w, bold, f, heading, full, multi=False):
     if heading:
         w("\n%s  %s\n" % (bold(heading), bold(f["id"])))
-        w("  %s\n" % f["title"])
+        w(_fill("  ", f["title"]) + "\n")
         origin = _origin(f)
         if origin:
-            w("  %s\n" % _one_line(origin))
+            w("  %s\n" % _one_line(origin))  # names files: one line, as the log quotes below
         late = f.get("late_rank")
         if late:  # analyze.late_rank: the rank behind, read from the process-group status lines
-            w("  likely late: rank %s never enqueued collective #%s (%s) that %s waits in\n"
-              % (late["rank"], late["seq"], _one_line(str(late["op"])),
-                 ", ".join("rank %s" % r for r in late["waiting"][:4]) or "another rank"))
+            w(_fill("  ", "likely late: rank %s never enqueued collective #%s (%s) that %s waits in"
+                    % (late["rank"], late["seq"], _one_line(str(late["op"])),
+                       ", ".join("rank %s" % r for r in late["waiting"][:4]) or "another rank"), 4) + "\n")
     else:
-        w("  %s  %s\n" % (bold(f["id"]), f["title"]))
+        w(_fill("  %s  " % bold(f["id"]), f["title"], 4) + "\n")
     shown = f["matches"][:3 if full else 1]
     for h in shown:
         w("  %s: %s\n" % (_loc(h, multi), _one_line(h["text"])))
@@ -195,35 +244,43 @@ def _finding(w, bold, f, heading, full, multi=False):
     if more > 0:
         w("  (+%d more matching line%s)\n" % (more, "" if more == 1 else "s"))
     if not full:
-        w("    likely: %s\n" % f["causes"][0]["text"])
+        w(_fill("    likely: ", f["causes"][0]["text"], 6) + "\n")
         # gpuhw.fold: a hardware fault on a GPU the root does not name is that GPU's own fault, not an echo
         # of the root's (the JSON has the note; the heading above says "usually consequences")
         for n in f["notes"]:
             if n.startswith("Another GPU:"):
-                w("    %s Its own fault, not a consequence of the root: act on that GPU too.\n" % n)
+                w(_fill("    ", "%s Its own fault, not a consequence of the root: act on that GPU too." % n, 6) + "\n")
         return
     for s in f.get("signals", [])[:3]:
         w("  confirmed by %s: %s\n" % (_loc(s, multi), _one_line(s["text"])))
     for n in f["notes"]:
-        w("  note: %s\n" % n)
-    w("\n  %s\n" % _wrap(f["explain"], 2))
+        w(_fill("  note: ", n, 4) + "\n")
+    w("\n%s\n" % _fill("  ", _flat(f["explain"])))
     if f.get("confidence") in ("family", "structural") and not f["causes"][0]["evidence"]:
         w("\n  Possible causes (the text does not say which: the confirm lines tell them apart):\n")
     else:
         w("\n  Likely causes, most likely first:\n")
+    said = set()  # fix and confirm lines already printed for this finding: a repeat is not printed again
+    brief = []
     for i, c in enumerate(f["causes"], 1):
         verdict = "  [%s by this machine's facts]" % c["verdict"] if c.get("verdict") in ("supported", "ruled out") \
             else ""
-        w("  %d. %s%s\n" % (i, _wrap(c["text"], 5), verdict))
+        if i > FULL_CAUSES and not (c["evidence"] or verdict or c.get("computed_fix") or c.get("check_results")):
+            brief.append(i)
+            w(_fill("  %d. " % i, _flat(c["text"])) + "\n")
+            continue
+        w(_fill("  %d. " % i, _flat(c["text"]) + verdict) + "\n")
         for ev in c["evidence"][:1]:
             w("     seen in the log, %s: %s\n" % (_loc(ev, multi), _one_line(ev["text"])))
         if c["checks"]:
-            w("     confirm: gpudoctor check --select %s\n" % ",".join(c["checks"]))
+            w(_fill("     confirm: ", "gpudoctor check --select %s" % ",".join(c["checks"])) + "\n")
         for cmd in c["confirm"]:
-            w("     confirm: %s\n" % cmd)
+            if _key(cmd) not in said:
+                said.add(_key(cmd))
+                w(_fill("     confirm: ", cmd) + "\n")
         for r in c.get("check_results", []):
-            w("     check %s: %s%s\n" % (r["id"], r["status"], (" - " + "; ".join(_one_line(m) for m in r["messages"]))
-                                         if r["messages"] else ""))
+            w(_fill("     check %s: " % r["id"], "%s%s" % (r["status"], (" - " + "; ".join(
+                _one_line(m) for m in r["messages"])) if r["messages"] else ""), 7) + "\n")
         computed = c.get("computed_fix") or ""
         for k, v in c["exports"].items():
             # the value may come from a node's facts (an interface name): one quoted word; the
@@ -231,18 +288,39 @@ def _finding(w, bold, f, heading, full, multi=False):
             # the computed fix names (fixes.py: this node's NIC) is the facts' own, never split: a
             # facts file's interface 'eth0   (use eth1)' printed 'export X=eth0   # use eth1'
             value, note = (v, None) if computed and sh(v) in computed else split_export(v)
-            w("     export %s=%s%s\n" % (k, sh(value), ("   # " + _one_line(note)) if note else ""))
+            w(_export_line(k, value, note) + "\n")
         for cmd in c["fix"]:
-            w("     fix: %s\n" % cmd)
+            if _key(cmd) not in said:
+                said.add(_key(cmd))
+                w(_fill("     fix: ", cmd) + "\n")
         if c.get("computed_note"):
-            w("     note: %s\n" % c["computed_note"])
+            w(_fill("     note: ", c["computed_note"]) + "\n")
+    if brief:
+        w(_fill("     ", "(cause%s %s: nothing in this text points at %s; the confirm and fix lines of every cause "
+                         "are in --json)" % ("s" if len(brief) > 1 else "", _span(brief),
+                                            "them" if len(brief) > 1 else "it")) + "\n")
     if f["debug"]:
-        w("\n  More detail: %s\n" % "; ".join(f["debug"]))
+        w("\n%s\n" % _fill("  More detail: ", "; ".join(f["debug"]), 4))
     if f["references"]:
         w("\n  References:\n")
         for r in f["references"]:
-            w("    - %s: %s\n" % (r["title"], r["url"]))
+            line = "    - %s: %s" % (r["title"], r["url"])
+            if len(line) > WIDTH:  # the URL on a line of its own, never broken
+                line = "%s\n      %s" % (_fill("    - ", r["title"] + ":", 6), r["url"])
+            w(line + "\n")
+
+
+def _span(nums):
+    """'5-8' for consecutive numbers, else '5, 7'."""
+    if len(nums) > 2 and nums == list(range(nums[0], nums[-1] + 1)):
+        return "%d-%d" % (nums[0], nums[-1])
+    return ", ".join(str(n) for n in nums)
+
+
+def _flat(text):
+    """A paragraph of the knowledge on one line (its own line breaks are the TOML file's)."""
+    return " ".join(str(text).split())
 
 
 def _wrap(text, indent):
-    return ("\n" + " " * indent).join(textwrap.wrap(" ".join(text.split()), 100 - indent)) or text
+    return ("\n" + " " * indent).join(textwrap.wrap(" ".join(text.split()), WIDTH - indent)) or text

@@ -1,0 +1,157 @@
+"""explain's answers read as a user reads them (issue 18's review of 2026-11-26): 40 answers to
+real texts in a 100-column terminal showed prose, fix and confirm lines of 110-420 columns, the
+same fix line printed twice, a hang answer listing eight causes in full, a quoted exception
+message cut mid-word ('If the shutdown w.'), the message's own remedy ranked below a guess made
+from the log's shape, knowledge exports that set a variable to a sentence
+(`export NCCL_P2P_DISABLE='1 (workaround while ACS/IOMMU is fixed in BIOS)'`), and a script's own
+`# export NCCL_NVLS_ENABLE=0` line answered as an NVLS failure."""
+
+import io
+import json
+import re
+import subprocess
+
+from gpudoctor.explain import render
+from gpudoctor.explain.render import WIDTH, render_text, split_export
+
+from explainhelp import explain_paste, root_of
+
+URL = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting/networking_troubleshooting.html#x"
+LOG = "[rank0]: RuntimeError: " + "x" * 180 + " the end"
+
+
+def _cause(text, fix=(), confirm=(), exports=None, evidence=()):
+    return {"text": text, "checks": [], "confirm": list(confirm), "fix": list(fix), "exports": dict(exports or {}),
+            "evidence": list(evidence), "static_rank": 1, "computed": None}
+
+
+def _result(causes, **kw):
+    f = {"id": "nccl.hang", "family": "nccl.hang", "title": "a title " * 20, "kind": "error", "role": "root",
+         "explain": "A paragraph " * 30, "first_line": 1, "match_count": 1,
+         "matches": [{"line": 1, "text": LOG, "severity": None}], "signals": [],
+         "notes": ["How sure: " + "a long note " * 20], "causes": causes, "debug": ["NCCL_DEBUG=INFO " * 12],
+         "references": [{"title": "NCCL networking troubleshooting: IP network interfaces, IP ports", "url": URL}],
+         "confidence": "cause"}
+    f.update(kw)
+    return {"source": "log.txt", "lines": 1, "verdict": "root_cause", "findings": [f], "context": []}
+
+
+def _text(result):
+    out = io.StringIO()
+    render_text(result, out)
+    return out.getvalue()
+
+
+def test_prose_fits_100_columns_log_quotes_urls_and_exports_stay_whole():
+    long_fix = "docker run --ipc=host (or --shm-size=16g) --ulimit memlock=-1 --ulimit stack=67108864; " * 2
+    causes = [_cause("One rank never called the collective " * 5, fix=[long_fix], confirm=["nc -zv host 29500 " * 8],
+                     exports={"NCCL_P2P_DISABLE": "1   (only to tell the causes apart, or as a slower workaround "
+                                                  "while ACS / the IOMMU is fixed in the BIOS of every node)"},
+                     evidence=[{"line": 1, "text": LOG}])]
+    text = _text(_result(causes))
+    lines = text.splitlines()
+    wide = [ln for ln in lines if len(ln) > WIDTH]
+    # only the log's own line (searched for in the log as printed) and the URL are wider
+    assert wide and all(LOG in ln or ln.strip() == URL for ln in wide), wide
+    assert "  line 1: " + LOG in lines and "     seen in the log, line 1: " + LOG in lines
+    assert "      " + URL in lines  # a line of its own, never broken
+    # the fix's words all there, in order, on its wrapped lines
+    at = next(i for i, ln in enumerate(lines) if ln.startswith("     fix: "))
+    fix_lines = [lines[at]] + [ln for ln in lines[at + 1:at + 4] if ln.startswith(" " * 10) and ln.strip()]
+    assert " ".join(" ".join(fix_lines)[len("     fix: "):].split()) == " ".join(long_fix.split())
+    # the export line sets the value only; its comment continues on comment lines: the block pastes into bash
+    at = next(i for i, ln in enumerate(lines) if ln.lstrip().startswith("export "))
+    assert lines[at].startswith("     export NCCL_P2P_DISABLE=1   # only to tell") and lines[at + 1].startswith("       # ")
+    end = at + 1
+    while lines[end].startswith("       # "):
+        end += 1
+    assert end > at + 1
+    block = "\n".join(lines[at:end]) + '\nprintf %s "$NCCL_P2P_DISABLE"'
+    got = subprocess.run(["bash", "-c", block], capture_output=True, text=True, timeout=10)
+    assert got.returncode == 0 and got.stdout == "1", got
+
+
+def test_a_fix_line_two_causes_repeat_is_printed_once():
+    causes = [_cause("first", fix=["export NCCL_NVLS_ENABLE=0, or use another NCCL release"], confirm=["ulimit -l"]),
+              _cause("second", fix=["Export NCCL_NVLS_ENABLE=0,  or use another NCCL release", "reboot the node"],
+                     confirm=["ulimit  -l"])]
+    text = _text(_result(causes))
+    assert text.lower().count("nccl_nvls_enable=0, or use") == 1 and "fix: reboot the node" in text
+    assert text.count("confirm: ulimit") == 1
+    assert "2. second" in text  # the cause itself stays, with what it adds
+
+
+def test_causes_past_the_fourth_that_nothing_points_at_are_listed_by_their_text():
+    causes = [_cause("cause %d" % i, fix=["fix %d" % i], confirm=["confirm %d" % i]) for i in range(1, 7)]
+    causes[5]["evidence"] = [{"line": 1, "text": "the log says so"}]  # the log points at it: in full
+    result = _result(causes)
+    before = json.dumps(result, sort_keys=True)
+    text = _text(result)
+    assert all("fix: fix %d" % i in text for i in (1, 2, 3, 4, 6)) and "fix: fix 5" not in text
+    assert "  5. cause 5\n" in text and "confirm 5" not in text
+    assert "(cause 5: nothing in this text points at it; the confirm and fix lines of every cause are in --json)" \
+        in " ".join(text.split())
+    assert json.dumps(result, sort_keys=True) == before  # the JSON keeps every cause whole
+
+
+# ChenRocks/UNITER#31 (https://github.com/ChenRocks/UNITER/issues/31): Horovod's SHUT_DOWN_ERROR
+# (horovod/common/operations.cc: '... If the shutdown was caused by an exception, you should see the
+# exception in the log before the first shutdown message.') raised from horovod/torch/mpi_ops.py's
+# synchronize; the CUDA OOM that shut it down was earlier in the reporter's log
+HOROVOD = """\
+[1,1]<stderr>:  File "/opt/conda/lib/python3.6/site-packages/horovod/torch/mpi_ops.py", line 200, in allreduce_
+[1,1]<stderr>:    return synchronize(handle)
+[1,1]<stderr>:  File "/opt/conda/lib/python3.6/site-packages/horovod/torch/mpi_ops.py", line 436, in synchronize
+[1,1]<stderr>:    mpi_lib.horovod_torch_wait_and_clear(handle)
+[1,1]<stderr>:RuntimeError: Horovod has been shut down. This was caused by an exception on one of the ranks or \
+an attempt to allreduce, allgather or broadcast a tensor after one of the ranks finished execution. If the shutdown \
+was caused by an exception, you should see the exception in the log before the first shutdown message.
+Primary job  terminated normally, but 1 process returned
+a non-zero exit code. Per user-direction, the job has been aborted.
+"""
+
+
+def test_a_root_read_from_the_logs_shape_puts_the_messages_own_remedy_first_and_quotes_whole_words(cli, tmp_path):
+    _rc, doc = explain_paste(cli, tmp_path, HOROVOD, quiet=True)
+    root = root_of(doc)
+    assert root["confidence"] == "structural"
+    first = root["causes"][0]
+    assert first.get("advice") and "you should see the exception in the log before" in first["fix"][0]
+    # the note quotes the exception's message cut at a sentence's end, never inside a word
+    note = next(n for n in root["notes"] if n.startswith("Raised inside horovod"))
+    assert "finished execution. [...]." in note and not re.search(r"\w\.\s+The library", note)
+    # the library's own 'read the message' fix replaces the entry's generic one, not beside it
+    fixes = root["causes"][1]["fix"]
+    assert fixes[0].startswith("read the message of horovod") and not any(
+        f.startswith("read the exception's message") for f in fixes)
+
+
+def test_every_knowledge_export_sets_one_word_or_names_a_placeholder(kb):
+    for e in kb.entries:
+        for c in e.get("causes", []):
+            for k, v in c.get("exports", {}).items():
+                value, _why = split_export(v)
+                # 'VALUE (why)' with one space sets the variable to the sentence: the why needs three
+                assert "<" in value or not re.search(r"\s", value), (e["id"], k, v)
+
+
+# NCCL src/transport/nvls.cc: the multicast WARN ends with its own advice line
+NVLS = """\
+transport/nvls.cc:287 NCCL WARN Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152 : CUDA error \
+401 'the operation cannot be performed in the present state'.
+This is usually caused by a system or configuration error in the Fabric Manager or NVSwitches.
+Disable NVLS (NCCL_NVLS_ENABLE=0) if you wish to avoid this error in the future.
+"""
+
+
+def test_a_scripts_own_nvls_setting_is_not_an_nvls_failure(cli, tmp_path):
+    _rc, doc = explain_paste(cli, tmp_path, "# export NCCL_NVLS_ENABLE=0\nexport NCCL_NVLS_ENABLE=0\n", quiet=True)
+    assert not any(f["id"] == "nccl.nvls" for f in doc["findings"]), doc["findings"]
+    _rc, doc = explain_paste(cli, tmp_path, NVLS, quiet=True)
+    assert root_of(doc)["id"] == "nccl.nvls"
+
+
+def test_the_wrap_helper_never_breaks_a_word():
+    text = "a" * 150 + " word"
+    assert render._fill("  fix: ", text) == "  fix: " + "a" * 150 + "\n" + " " * 7 + "word"
+    assert render._fill("  fix: ", "short") == "  fix: short"
