@@ -145,7 +145,11 @@ RULES = [
                                                    r"^Tensor list mustn't be larger than|"
                                                    r"^Capturing NCCL collectives is only allowed|"
                                                    r"^Not able to create/get the NCCL Communicator|"
-                                                   r"^only supports dense tensors"}),
+                                                   r"^only supports dense tensors|"
+                                                   r"^The (?:shard dimension of the shard_dim_alltoall|first dimension "
+                                                   r"of the reduce_scatter) input \($|"
+                                                   r"^register_(?:builtin_)?comm_hook or register_(?:builtin_)?comm_hook "
+                                                   r"can only be called once"}),
     ("c10d-check", "torch.c10d_error", {"level": r"raise|string",
                                         "text": r"\b(?:must|cannot|can't|not supported|does not support|doesn't support|"
                                                 r"requires?|[Ii]nvalid|[Uu]nsupported|[Ee]xpected|mismatch|not implemented|"
@@ -430,6 +434,10 @@ SITE_FIX += [
      "register_comm_hook needs a function hook(state, bucket: dist.GradBucket) -> torch.futures.Future[torch.Tensor].",
      ["pass a built-in hook (from torch.distributed.algorithms.ddp_comm_hooks import default_hooks; "
       "model.register_comm_hook(None, default_hooks.fp16_compress_hook)) or fix the custom hook's signature"]),
+    (r"^register_(?:builtin_)?comm_hook or register_(?:builtin_)?comm_hook can only be called once",
+     "DDP takes one communication hook; a second register_comm_hook (or a built-in hook after a custom one) was "
+     "called on the same model (often a library registering one after the script did).",
+     ["register exactly one hook per DDP model (chain the logic inside that hook), before the first backward"]),
     (r"^BF16 all reduce communication hook required",
      "bf16_compress_hook needs CUDA 11+ with NCCL 2.10+ (NCCL's bfloat16 type).",
      ["use fp16_compress_hook, or a torch whose bundled NCCL is 2.10 or newer "
@@ -678,7 +686,8 @@ SITE_FIX += [
      "torchrun started more processes on this node than CUDA_VISIBLE_DEVICES lists GPUs.",
      ["--nproc-per-node must not exceed the number of GPUs in CUDA_VISIBLE_DEVICES (or the job's --gpus-per-node)"]),
     (r"^Tensor with dimensions: %s does not have first dimension divisible by world_size|"
-     r"^input dimension 0 \(%s must be a multiple of group_size",
+     r"^input dimension 0 \(%s must be a multiple of group_size|"
+     r"^The (?:shard dimension of the shard_dim_alltoall|first dimension of the reduce_scatter) input \($",
      "The functional collective splits the first dimension into world_size equal parts; it does not divide.",
      ["pad the first dimension to a multiple of the group size (torch.nn.functional.pad) and trim after"]),
     # ---- DeviceMesh (torch/distributed/device_mesh.py, init_device_mesh)
