@@ -166,10 +166,17 @@ OWN_FIX = {
         "[rank1]:     raise RuntimeError(\n"
         "[rank1]: RuntimeError: aten.mm.default: got mixed torch.Tensor and DTensor, need to convert all torch.Tensor "
         "to DTensor before calling distributed operators!\n"),
+    # https://github.com/Facico/Chinese-Vicuna/issues/168 (an fp16 model under the Trainer's GradScaler)
+    "gradscaler_fp16": (
+        '  File "/home/whzhu_st/mypython/lib/python3.8/site-packages/torch/cuda/amp/grad_scaler.py", line 210, in '
+        "_unscale_grads_\n"
+        '    raise ValueError("Attempting to unscale FP16 gradients.")\n'
+        "ValueError: Attempting to unscale FP16 gradients.\n"),
 }
 
 
 @pytest.mark.parametrize("name,entry,means,fix", [
+    ("gradscaler_fp16", "usercode.dtype_mismatch", "parameters themselves are float16", "keep the model float32"),
     ("fsdp_requires_grad", "torch.distributed_usage", "mixes frozen and trainable", "use_orig_params=True"),
     ("fsdp_requires_grad_2_0", "torch.distributed_usage", "mixes frozen and trainable", "use_orig_params=True"),
     ("dtensor_mixed", "torch.distributed_usage", "plain torch.Tensor", "DTensor.from_local"),

@@ -922,6 +922,22 @@ USER_RULES = [
     ("dtype", "usercode.dtype_mismatch", {"text": r"^expected scalar type\b|^expected m1 and m2 to have the same dtype"}),
     ("shapes", "usercode.shape_mismatch", {"text": r"^mat1 and mat2 shapes cannot be multiplied|^Expected input batch_size|"
                                                    r"must match the size of tensor b"}),
+    # torch/amp/grad_scaler.py's _unscale_grads_: a float16 gradient reached the scaler's unscale
+    ("amp-fp16-grads", "usercode.dtype_mismatch", {"text": r"^Attempting to unscale FP16 gradients"}),
+]
+
+# What a usercode site means and what to do, where its entry's causes are wider (as SITE_FIX): from the
+# code around the site and its documentation, https://pytorch.org/docs/stable/amp.html ("GradScaler" is for
+# float16; "bfloat16 ... does not need loss scaling") and the AMP examples, .../notes/amp_examples.html
+USER_FIX = [
+    (r"^Attempting to unscale FP16 gradients",
+     "GradScaler found float16 gradients: the model's parameters themselves are float16 (model.half(), a "
+     "checkpoint or from_pretrained loaded with torch_dtype=torch.float16). The scaler unscales float32 master "
+     "gradients; mixed precision keeps the parameters float32 and runs the forward in float16 under autocast.",
+     ["keep the model float32 (drop model.half() / torch_dtype=torch.float16) and run the forward under "
+      "with torch.autocast('cuda', dtype=torch.float16): with the GradScaler",
+      "for a model that must stay 16-bit use bfloat16 without a GradScaler (bf16 has float32's range), or "
+      "Trainer/accelerate's fp16=True on a float32 model, which sets this up"]),
 ]
 # the strings of the wheel's libraries and the python messages that are usercode sites (case-sensitive)
 USER_SELECT = re.compile(
@@ -934,7 +950,8 @@ USER_SELECT = re.compile(
     r"^Expected input batch_size \($|^\) must match the size of tensor b \($")
 # and of the python statements (USER_PY): load_state_dict's errors, clip_grad_norm_'s, the DataLoader's
 USER_SELECT_PY = re.compile(USER_SELECT.pattern + r"|^Too many open files\. Communication|state_dict|"
-                            r"^size mismatch for|is non-finite, so it cannot be clipped|^DataLoader ")
+                            r"^size mismatch for|is non-finite, so it cannot be clipped|^DataLoader |"
+                            r"^Attempting to unscale FP16 gradients")
 USER_LIBS = ["lib/libtorch_cpu.so", "lib/libtorch_python.so"]
 # the files whose raise statements an --older release adds (only messages the newer wheel lacks become sites);
 # OLDER_MAYBE where that release has them (FSDP's flat parameter was fsdp/flat_param.py before 2.1)
@@ -944,7 +961,7 @@ OLDER_FILES = ["torch/distributed/distributed_c10d.py", "torch/nn/parallel/distr
 OLDER_MAYBE = ["torch/distributed/fsdp/flat_param.py", "torch/distributed/fsdp/_flat_param.py",
                "torch/distributed/fsdp/_init_utils.py", "torch/distributed/tensor/_dispatch.py",
                "torch/distributed/_tensor/dispatch.py"]
-USER_PY = ["nn/modules/module.py", "nn/utils/clip_grad.py", "utils/data/dataloader.py"]
+USER_PY = ["nn/modules/module.py", "nn/utils/clip_grad.py", "utils/data/dataloader.py", "amp/grad_scaler.py"]
 
 
 # ---------------------------------------------------------------- python
@@ -1161,8 +1178,7 @@ def build(files, version):
             if len("".join(literal.split())) < CONTEXT_BELOW:
                 rx = _CONTEXT + rx
             site.update({"re": rx, "family": family, "rule": rule})
-            if not user:
-                knowgen.give_fix(site, SITE_FIX, fmt)
+            knowgen.give_fix(site, USER_FIX if user else SITE_FIX, fmt)
         sites.append(site)
 
     for path, text in files:
@@ -1291,6 +1307,7 @@ def main(argv):
     files, version = knowgen.read_slice(path)
     doc = build(files, version)
     knowgen.stale_fixes(a, "SITE_FIX", SITE_FIX, doc["sites"], "release")
+    knowgen.stale_fixes(a, "USER_FIX", USER_FIX, doc["sites"], "release")
     return knowgen.emit("torch_messages", doc, a.out)
 
 
