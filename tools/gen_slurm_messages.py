@@ -699,11 +699,12 @@ MSG_FIX = [
      ["ls -l <script>; head -1 <script>   (on the node)", "fix the path in slurm.conf Prolog=/Epilog= (absolute, "
       "executable by root on every node)"]),
     (r"^srun (?:prolog failed rc = %d|epilog failed status=%d)|^Failed to execute srun prolog/epilog script",
-     "srun's own --prolog (or SrunProlog in slurm.conf) failed on the submit host; srun aborts the step.",
-     ["run the --prolog script by hand; scontrol show config | grep SrunProlog", "fix or drop the prolog"]),
+     "srun's own --prolog or --epilog (or SrunProlog / SrunEpilog in slurm.conf) failed on the submit host; after "
+     "a failed prolog srun aborts the step.",
+     ["run the script by hand; scontrol show config | grep -E 'SrunProlog|SrunEpilog'", "fix or drop it"]),
     (r"^(?:--)?task-(?:prolog|epilog) failed status=%d|^Task(?:Prolog|Epilog) failed status=%d",
-     "The task prolog (srun --task-prolog, or TaskProlog in slurm.conf) exited non-zero on a node before the task "
-     "started.",
+     "The task prolog or epilog (srun --task-prolog / --task-epilog, or TaskProlog / TaskEpilog in slurm.conf) "
+     "exited non-zero on a node, before or after the task.",
      ["run the script by hand on the node as the user", "fix the script (it must be executable on the node)"]),
     (r"^(?:task-)?(?:prolog|epilog) '%s' not found in PATH or CWD",
      "srun's --prolog/--epilog/--task-prolog/--task-epilog names a file that is not in PATH or the working "
@@ -873,11 +874,13 @@ MSG_FIX = [
      "--cpus-per-gpu x --gpus-per-task disagrees with -c/--cpus-per-task.",
      ["give either --cpus-per-gpu or --cpus-per-task, not both"]),
     (r"^Timed out waiting for job step to complete$",
-     "srun stopped waiting for the step's other tasks after one ended or the step was signalled (KillWait in "
-     "slurm.conf): those tasks did not exit (stuck in a collective, in I/O, or in uninterruptible sleep). The cause is "
-     "the first task's error above this line, not this line.",
-     ["the first error of any task above (srun -l labels each line with its task)", "fix that error; a task that "
-      "hangs in a collective when a peer died ends with the peer's error, not its own"]),
+     "srun aborted the step (a task failed under --kill-on-bad-exit, a signal, a lost node), sent SIGKILL and waited "
+     "KillWait (slurm.conf) plus a fixed margin (src/api/step_launch.c): some tasks still did not exit, i.e. they are "
+     "stuck in the kernel (uninterruptible I/O on a network filesystem, a GPU driver call). Why the step was aborted "
+     "is the first error above this line.",
+     ["the first error of any task above (srun -l labels each line with its task); on the node: ps -eo pid,stat,cmd | "
+      "grep ' D'", "fix that first error; processes that outlive SIGKILL point at the node (a hung mount or GPU: "
+      "admins drain it, see 'Kill task failed')"]),
     (r"^Job allocation %u has been revoked",
      "The salloc allocation ended under the shell: its time limit, scancel, a node failure or a failed prolog; "
      "the line before this one usually says which.",
