@@ -155,3 +155,27 @@ def test_the_wrap_helper_never_breaks_a_word():
     text = "a" * 150 + " word"
     assert render._fill("  fix: ", text) == "  fix: " + "a" * 150 + "\n" + " " * 7 + "word"
     assert render._fill("  fix: ", "short") == "  fix: short"
+
+
+# RobertsLab/resources#1531 (https://github.com/RobertsLab/resources/issues/1531): squeue's reason for a job
+# whose --time runs into a maintenance reservation (Slurm src/slurmctld/node_scheduler.c)
+RESERVED = """\
+JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)
+           3937176     srlab denovo_s   lapita PD       0:00      1 (ReqNodeNotAvail, Reserved for maintenance)
+
+#SBATCH --job-name=denovo_sigillata
+#SBATCH --time=240:00:00
+"""
+
+
+def test_a_family_cause_that_restates_the_sites_own_is_folded_into_it(cli, tmp_path):
+    _rc, doc = explain_paste(cli, tmp_path, RESERVED, quiet=True)
+    root = root_of(doc)
+    assert root["id"] == "slurm.reservation"
+    first = root["causes"][0]
+    assert first["static_rank"] == 0 and first["restates"] and "maintenance reservation" in first["restates"][0]
+    # said once: no other cause is about the maintenance window; the family's confirm line joined the site's
+    assert not any("maintenance reservation starts" in c["text"] for c in root["causes"][1:])
+    assert any("Flags=MAINT" in x for x in first["confirm"])
+    # the other possibilities stay (reserved for others, a --reservation the job may not use)
+    assert any("reserved for other users" in c["text"] for c in root["causes"][1:])

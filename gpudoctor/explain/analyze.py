@@ -645,6 +645,48 @@ def _structural_finding(e, hit, why, scan, lib=None, sure="low"):
     return f
 
 
+# words that say nothing about which cause it is (for _same_words)
+_PLAIN = frozenset("the and for with not that this are its from but was has have when than any one into are "
+                   "which what your you can use also only else where there their them they then".split())
+
+
+def _words(text):
+    return {w for w in re.findall(r"[a-z0-9_./=-]{3,}", text.lower()) if w not in _PLAIN}
+
+
+def _overlap(a, b):
+    """The share of the shorter text's words that the other has (0..1)."""
+    wa, wb = _words(a), _words(b)
+    return len(wa & wb) / max(1, min(len(wa), len(wb)))
+
+
+def _fold_restated(causes):
+    """A generated site's own cause (causes[0]: what this exact message means, its fix) and a cause
+    of the family's entry that says the same thing in other words were two numbered causes: Slurm's
+    'ReqNodeNotAvail, Reserved for maintenance' read 'Pending: a maintenance reservation starts
+    before the job's --time would end' and then 'A maintenance reservation starts before the job's
+    --time would end', each with its own scontrol update fix. Such a family cause is folded into
+    the site's: its confirm lines, exports and the fix lines the site's fix does not already say
+    join the site's cause, and it is not listed again. Same: most of the words of the shorter
+    cause text in the other and most of the fix words too, or nearly the same fix lines."""
+    site = causes[0] if causes and causes[0]["static_rank"] == 0 else None
+    if site is None:
+        return
+    fix = " ".join(site["fix"])
+    for c in list(causes[1:]):
+        text, fixes = _overlap(site["text"], c["text"]), _overlap(fix, " ".join(c["fix"]))
+        if not ((text >= 0.65 and fixes >= 0.5) or (text >= 0.4 and fixes >= 0.8)):
+            continue
+        site["confirm"] += [x for x in c["confirm"] if x not in site["confirm"]]
+        site["checks"] += [x for x in c["checks"] if x not in site["checks"]]
+        site["fix"] += [x for x in c["fix"] if all(_overlap(x, y) < 0.6 for y in site["fix"])]
+        for k, v in c["exports"].items():
+            site["exports"].setdefault(k, v)
+        site["evidence"] += [x for x in c["evidence"] if x not in site["evidence"]]
+        site.setdefault("restates", []).append(c["text"])
+        causes.remove(c)
+
+
 def _finding(e, m, role, scan):
     causes, site_fix = [], False
     for ci, c in enumerate(e["causes"]):
@@ -667,6 +709,8 @@ def _finding(e, m, role, scan):
             break
     # causes the log itself points at go first (stable: the data's order among equals)
     causes.sort(key=lambda c: (not c["evidence"], c["static_rank"]))
+    if site_fix:
+        _fold_restated(causes)
     notes = []
     for group, table in e.get("lookup", {}).items():
         seen = []
