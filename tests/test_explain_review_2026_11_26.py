@@ -179,3 +179,28 @@ def test_a_family_cause_that_restates_the_sites_own_is_folded_into_it(cli, tmp_p
     assert any("Flags=MAINT" in x for x in first["confirm"])
     # the other possibilities stay (reserved for others, a --reservation the job may not use)
     assert any("reserved for other users" in c["text"] for c in root["causes"][1:])
+
+
+# thu-ml/RoboticsDiffusionTransformer#44 (https://github.com/thu-ml/RoboticsDiffusionTransformer/issues/44): the
+# script's NCCL settings (commented out in the paste), then ProcessGroupNCCL.cpp's ncclUniqueId exchange failing
+# with the store's own error, a reset (torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp)
+UNIQUEID_RESET = """\
+# export NCCL_SOCKET_IFNAME=bond0
+# export NCCL_NVLS_ENABLE=0
+File "../miniconda3/envs/rdt/lib/python3.10/site-packages/torch/distributed/distributed_c10d.py", line 1910, in broadcast
+    work = group.broadcast([tensor], opts)
+RuntimeError: [1] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d key-value store by \
+key '0', but store->get('0') got error: Connection reset by peer. This may indicate a possible application crash on \
+rank 0 or a network set up issue.
+"""
+
+
+def test_a_generated_sites_family_with_no_evidence_says_family_and_a_reset_is_not_lateness(cli, tmp_path):
+    _rc, doc = explain_paste(cli, tmp_path, UNIQUEID_RESET, quiet=True)
+    root = root_of(doc)
+    assert root["id"] == "rendezvous.store_timeout"  # the torch site's family (not nccl.nvls from the settings)
+    # nothing in the text says which of the entry's causes it is: how sure is 'family', not 'cause'
+    assert root["confidence"] == "family" and root["notes"][0].startswith("How sure: the family is certain")
+    # a reset is no evidence that the writer was only late ('ncclUniqueId' alone was)
+    assert not any(c["evidence"] for c in root["causes"])
+    assert not root["causes"][0]["text"].startswith("The writer was only late")

@@ -740,6 +740,13 @@ def _finding(e, m, role, scan):
          "references": [dict(r) for r in e["references"]], "knowledge_file": e["source_file"]}
     if site_fix:  # the code itself names the cause: not only the family
         f["confidence"] = "cause"
+    elif m["hits"] and all(getattr(h.pattern, "site", None) for h in m["hits"] if h.pattern is not None) and \
+            all(h.pattern is not None for h in m["hits"]) and not any(c["evidence"] for c in causes):
+        # only generated sites matched, none with a fix of its own, and no cause's evidence is in the log: the
+        # site names the family (its generator's rules table), not which of the entry's causes it is (torch's
+        # 'retrieving ncclUniqueId ... store->get(...) got error: Connection reset by peer' answered
+        # rendezvous.store_timeout 'how sure: cause' with a first cause nothing pointed at)
+        f["confidence"] = "family"
     # a GPU hardware fault: its family and the GPU its lines name (gpuhw.py)
     f["notes"].extend(_gpuhw.notes(f))
     if m.get("distinct"):
