@@ -15,11 +15,18 @@ process with its peak RSS:
     python bench/explain_bench.py --shape repeated   # 1,000,000 lines of one NCCL error (35 MB)
     python bench/explain_bench.py --shape longline   # one 10 MB line of 'error ' (no newline in it)
     python bench/explain_bench.py --shape noise      # 500 MB of log noise, streamed (never on disk)
+    python bench/explain_bench.py --shape distinct   # 33,000 distinct known message lines (2 MB)
+
+`distinct` (issue 18): lines drawn (seeded) from the message sites of
+gpudoctor/data/knowledge/generated/*.json, their printf conversions filled (%s a word, %d a number,
+%p an address, ...), one message per line with no prefix: every line is a candidate, most of them
+different, and each looks like the continuation of the one before (a wrapped message).
 """
 
 import argparse
 import os
 import random
+import re
 import resource
 import sys
 import tempfile
@@ -123,7 +130,52 @@ def _repeated_chunk(i):
                     for r in range(1000))
 
 
+_CONV = re.compile(r"%[-+ #0]*(?:\d+|\*)?(?:\.(?:\d+|\*))?(?:hh|h|ll|l|z|j|t|L)?([a-zA-Z%])")
+_WORDS = ["eth0", "mlx5_0", "ib0", "/dev/shm/nccl-Ab12", "gpu-node-07", "10.0.0.12", "invalid argument",
+          "ncclAllReduce", "rank", "Connection refused", "cuda", "/tmp/x", "tcp", "job 4411"]
+
+
+def _fill(rnd, text):
+    """A site's printf format with its conversions filled."""
+    def one(m):
+        c = m.group(1)
+        if c == "%":
+            return "%"
+        if c in "diu":
+            return str(rnd.randrange(0, 100000))
+        if c in "xX":
+            return "%x" % rnd.randrange(0, 1 << 32)
+        if c == "p":
+            return "0x7f%010x" % rnd.randrange(0, 1 << 40)
+        if c in "feg":
+            return "%.2f" % rnd.random()
+        if c == "m":
+            return "No such file or directory"
+        return rnd.choice(_WORDS)
+    return _CONV.sub(one, text).replace("\n", " ").replace("\r", " ")
+
+
+def distinct_lines(n=33000, seed=1):
+    """n message lines drawn from the generated sites (each file's assigned sites, in name order)."""
+    import glob
+    import json
+
+    texts = []
+    for path in sorted(glob.glob(os.path.join(ROOT, "gpudoctor", "data", "knowledge", "generated", "*.json"))):
+        with open(path) as f:
+            texts.extend(s["text"] for s in json.load(f)["sites"] if s.get("re") and s.get("family") and s.get("text"))
+    rnd = random.Random(seed)
+    return [_fill(rnd, rnd.choice(texts)) for _ in range(n)]
+
+
+def _distinct():
+    import io
+
+    return io.BytesIO(("\n".join(distinct_lines()) + "\n").encode("utf-8"))
+
+
 SHAPES = {
+    "distinct": _distinct,
     "repeated": lambda: _Stream(1000 * len(_repeated_chunk(0)), _repeated_chunk),  # 1,000,000 lines
     "longline": lambda: _Stream(10 * 1000 * 1000, lambda i: b"error " * 100000),
     "noise": lambda: _Stream(500 * 1000 * 1000, _noise_chunk),

@@ -23,6 +23,10 @@ _WS = b" \t\r\n"
 FLAGS = re.IGNORECASE
 
 
+_LOOKS_PAST_END = re.compile(r"\(\?[=!>(]|\\Z|\$|[*+?}]\+")  # (?= (?! (?> (?( \Z $ and *+ ++ ?+ }+
+_WORD_EDGE = re.compile(r"\\[bB]")
+
+
 class KnowledgeError(Exception):
     """A knowledge entry is malformed (a bug in the data, reported at load time)."""
 
@@ -91,14 +95,21 @@ class Pattern:
         return got
 
     def scan_info(self):
-        """(whether it reads the next line, whether its needles are ASCII, required_of(source)):
-        what the scanner asks of it for every candidate line (scan._evaluate), worked out once."""
+        """(whether it reads the next line, whether its needles are ASCII, required_of(source),
+        whether a match in a text is still one when ' ' and more follow, and when anything
+        follows): what the scanner asks of it for every candidate line (scan._evaluate,
+        scan._search_text), worked out once."""
         got = self._scan_info
         if got is None:
             from gpudoctor.explain.scan import _two_line
 
+            # A match of a regex without lookaheads, end anchors, atomic groups or possessive
+            # quantifiers (which look past where it ends, or never give back what they took) is
+            # still found when more text follows; '\b' / '\B' look at the next character, which
+            # a following ' ' leaves as the end of the text left it (neither is a word character)
+            tail = not _LOOKS_PAST_END.search(self.source)
             got = self._scan_info = (_two_line(self), all(n.isascii() for n in self.needles_b),
-                                     required_of(self.source))
+                                     required_of(self.source), tail, tail and not _WORD_EDGE.search(self.source))
         return got
 
 

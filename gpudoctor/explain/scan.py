@@ -250,14 +250,30 @@ def _search_text(p, text0, conts, text1, whole, sq=None):
             return m, _display(text0, m), len(text0) <= 400
     conts = conts()
     first = 1 if sq is None else sq.first_join(p)  # no join before it can hold a match
+    seps = ("", " ")
+    if sq is not None and first < len(conts):
+        # A pattern whose match stays a match when more text follows (Pattern.scan_info): a match
+        # of a shorter join that starts on line 0 is one of the longest join too, so the longest
+        # join's first match starts on line 0 as well. When it does not (no match, or one that
+        # starts on a continuation line), no join with that separator can answer: one search
+        # rules the separator out.
+        info = p._scan_info or p.scan_info()
+        if info[3]:
+            n0 = len(text0)
+            seps = tuple(sep for sep in seps if not (info[4] or sep) or
+                         _starts_before(p.regex.search(text0 + sep + sep.join(conts)), n0))
     for k in range(first, len(conts) + 1):
-        for sep in ("", " "):
+        for sep in seps:
             joined = text0 + sep + sep.join(conts[:k])
             m = p.regex.search(joined)
             # it must start on line 0 and cross into the continuation (else it is not wrapped)
             if m and m.start() < len(text0) < m.end():
                 return m, _display(joined, m), False
     return None, None, False
+
+
+def _starts_before(m, n):
+    return m is not None and m.start() < n
 
 
 def _squash_text(text):
