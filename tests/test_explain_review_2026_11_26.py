@@ -204,3 +204,17 @@ def test_a_generated_sites_family_with_no_evidence_says_family_and_a_reset_is_no
     # a reset is no evidence that the writer was only late ('ncclUniqueId' alone was)
     assert not any(c["evidence"] for c in root["causes"])
     assert not root["causes"][0]["text"].startswith("The writer was only late")
+
+
+# chenyilun95/DSGN2#20 (https://github.com/chenyilun95/DSGN2/issues/20): a hang told in the user's own words
+DSGN2_HANG = ("When using the provided training script on 4 RTX 3090 GPUs, the training freezes or hangs with 100% "
+              "GPU Utilization. Strangely, it happens randomly but anyway, you should always check training because "
+              "it can stop in the middle of training.\n")
+
+
+def test_a_hang_told_in_the_users_words_quotes_no_remedy_from_them(cli, tmp_path):
+    _rc, doc = explain_paste(cli, tmp_path, DSGN2_HANG, quiet=True)
+    root = root_of(doc)
+    assert root["id"] == "nccl.hang" and root["triage"]
+    assert not any(c.get("advice") for c in root["causes"])
+    assert not any("should always check training" in x for c in root["causes"] for x in c["fix"])

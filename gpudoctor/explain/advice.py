@@ -408,6 +408,10 @@ def apply(result, scan):
     root = findings[0]
     if root.get("from_launch"):
         return result  # read from a launch line or launcher config (launchpaste.py): no program's message
+    if root.get("triage"):
+        # a hang or slow-run answer (hang.py): its lines are the user's own complaint ('... you should always
+        # check training because it can stop in the middle of training.' was quoted as the message's remedy)
+        return result
     remedies, details = [], []
     for ln, lines in _texts(result, scan):
         for kind, q in find(lines):
