@@ -53,6 +53,12 @@ CASES = [
      "`main_process_port` in your config file) and rerun your script. To automatically use the next open port (on a "
      "single node), you can set this to `0`.\n",
      "rendezvous.address_in_use", "--main_process_port <another port>"),
+    # https://github.com/QwenLM/Qwen/issues/1171 (transformers' --deepspeed read through accelerate's HfDeepSpeedConfig;
+    # settled by the maintainer: the file must exist relative to the working directory)
+    ("ds-config-path-missing",
+     "ValueError: Expected a string path to an existing deepspeed config, or a dictionary, or a base64 encoded string. "
+     "Received: finetune/ds_config_zero3.json\n",
+     "deepspeed.config", "absolute path"),
     # https://github.com/xsc1234/INFO-RAG/issues/7 (DeepSpeed's FusedAdam JIT build; the message itself names ninja)
     ("ds-jit-ninja",
      "RuntimeError: Unable to JIT load the fused_adam op due to ninja not being installed.\n",

@@ -19,7 +19,8 @@ keeps them under older/<package>-<version>/.
 Sources (read with Python's ast, never imported): deepspeed (https://pypi.org/project/deepspeed/,
 Apache-2.0, sdist) deepspeed/runtime/config.py, zero/config.py, precision_config.py, config_utils.py;
 accelerate (https://pypi.org/project/accelerate/, Apache-2.0, wheel) accelerate/accelerator.py,
-accelerate/utils/dataclasses.py, accelerate/utils/bnb.py; transformers
+accelerate/utils/dataclasses.py, accelerate/utils/bnb.py, accelerate/utils/deepspeed.py (HfDeepSpeedConfig, which
+transformers' --deepspeed reads the config file with); transformers
 (https://pypi.org/project/transformers/, Apache-2.0, wheel) transformers/trainer.py,
 transformers/training_args.py, transformers/integrations/deepspeed.py. The releases are read from
 the sdist's PKG-INFO and the wheels' dist-info METADATA. --record writes the statements that hold a
@@ -39,7 +40,8 @@ GENERATOR = "tools/gen_trainer_messages.py"
 FILES = {
     "deepspeed": ["deepspeed/runtime/config.py", "deepspeed/runtime/zero/config.py",
                   "deepspeed/runtime/precision_config.py", "deepspeed/runtime/config_utils.py"],
-    "accelerate": ["accelerate/accelerator.py", "accelerate/utils/dataclasses.py", "accelerate/utils/bnb.py"],
+    "accelerate": ["accelerate/accelerator.py", "accelerate/utils/dataclasses.py", "accelerate/utils/bnb.py",
+                   "accelerate/utils/deepspeed.py"],
     "transformers": ["transformers/trainer.py", "transformers/training_args.py",
                      "transformers/integrations/deepspeed.py"],
 }
@@ -64,6 +66,9 @@ RULES = [
                                                            "text": r"8-bit (?:or 4-bit )?precision|device_map='auto'|"
                                                                    r"`DTensor` parameters"}),
     ("acc-ds-batch", "deepspeed.batch_size", {"where": r"^accelerate/", "text": r"train_micro_batch_size_per_gpu"}),
+    # accelerate/utils/deepspeed.py HfDeepSpeedConfig: the DeepSpeed config file (transformers' --deepspeed reads it here)
+    ("acc-ds-config", "deepspeed.config", {"where": r"^accelerate/utils/deepspeed\.py", "text": r"deepspeed config|"
+                                                                                            r"entry in the config"}),
     ("acc", "accelerate.config", {"where": r"^accelerate/", "level": r"raise|error"}),
     ("tf-ds", "deepspeed.config", {"where": r"^transformers/integrations/deepspeed\.py"}),
     # transformers 4.x training_args.py: --fp16 / --bf16 where torch sees no CUDA (or other) device
