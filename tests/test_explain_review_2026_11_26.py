@@ -72,10 +72,13 @@ def test_prose_fits_100_columns_log_quotes_urls_and_exports_stay_whole():
 
 
 def test_a_fix_line_two_causes_repeat_is_printed_once():
-    causes = [_cause("first", fix=["export NCCL_NVLS_ENABLE=0, or use another NCCL release"], confirm=["ulimit -l"]),
+    causes = [_cause("first", fix=["export NCCL_NVLS_ENABLE=0, or use another NCCL release"], confirm=["ulimit -l"],
+                     exports={"NCCL_NVLS_ENABLE": "0   (workaround until the node is fixed)"}),
               _cause("second", fix=["Export NCCL_NVLS_ENABLE=0,  or use another NCCL release", "reboot the node"],
-                     confirm=["ulimit  -l"])]
+                     confirm=["ulimit  -l"], exports={"NCCL_NVLS_ENABLE": "0", "NCCL_ALGO": "^NVLS"})]
     text = _text(_result(causes))
+    # the same variable and value is exported once (the first cause's line, with its why); another one is not lost
+    assert text.count("     export NCCL_NVLS_ENABLE=0") == 1 and "     export NCCL_ALGO=" in text
     assert text.lower().count("nccl_nvls_enable=0, or use") == 1 and "fix: reboot the node" in text
     assert text.count("confirm: ulimit") == 1
     assert "2. second" in text  # the cause itself stays, with what it adds

@@ -288,6 +288,9 @@ def _finding(w, bold, f, heading, full, multi=False):
             # the computed fix names (fixes.py: this node's NIC) is the facts' own, never split: a
             # facts file's interface 'eth0   (use eth1)' printed 'export X=eth0   # use eth1'
             value, note = (v, None) if computed and sh(v) in computed else split_export(v)
+            if ("export", k, value) in said:  # the same variable and value an earlier cause set
+                continue
+            said.add(("export", k, value))
             w(_export_line(k, value, note) + "\n")
         for cmd in c["fix"]:
             if _key(cmd) not in said:
