@@ -340,9 +340,11 @@ MSG_FIX += [
      "accelerate/utils/launch.py: --mixed_precision (or the config's mixed_precision) is not no, fp16, bf16 or fp8.",
      ["accelerate launch --mixed_precision bf16|fp16|no ..."]),
     (r"^bf16 mixed precision requires PyTorch >= 1\.10 and a supported device",
-     "accelerate/commands/launch.py: --mixed_precision bf16 and torch sees no device with bf16 (no GPU, a CPU-only "
-     "torch, or a GPU below compute capability 8.0 in older releases).",
-     ["python -c 'import torch; print(torch.cuda.is_available(), torch.cuda.is_bf16_supported())'; fp16 on V100/T4"]),
+     "accelerate/commands/launch.py: --mixed_precision bf16 and the GPU of the launching node has no bf16 "
+     "(accelerate/utils/imports.py is_bf16_available(): torch.cuda.is_bf16_supported() False, a GPU below compute "
+     "capability 8.0); a machine without a GPU passes this check.",
+     ["python -c 'import torch; print(torch.cuda.get_device_name(), torch.cuda.is_bf16_supported())'; on V100/T4 "
+      "use --mixed_precision fp16"]),
     (r"^FP8 is not available on this machine|^Using `fp8` precision requires",
      "accelerate: --mixed_precision fp8 needs transformer-engine, MS-AMP or torchao installed (and an FP8 GPU).",
      ["pip install torchao (or transformer_engine[pytorch]), or --mixed_precision bf16"]),

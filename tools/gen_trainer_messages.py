@@ -407,13 +407,16 @@ MSG_FIX += [
      "accelerate/accelerator.py: an FP8 recipe (kwargs_handlers) was given without fp8 mixed precision.",
      ["Accelerator(mixed_precision='fp8', kwargs_handlers=[...]) or --mixed_precision fp8"]),
     (r"^fp16 mixed precision requires a device in",
-     "accelerate/accelerator.py: mixed_precision fp16 on a device without fp16 autocast (the CPU: torch sees no GPU).",
-     ["python -c 'import torch; print(torch.cuda.is_available())'; run on a GPU, or --mixed_precision no|bf16 on "
-      "the CPU"]),
+     "accelerate/accelerator.py: mixed_precision fp16 with native AMP on a device type that has no grad scaler here "
+     "(not cuda, xpu, npu, mlu, musa, hpu, sdaa or mps; the message names it), or on a TPU (XLA), where fp16 AMP is "
+     "not used.",
+     ["on a TPU use --mixed_precision bf16; elsewhere --mixed_precision no, or run on a GPU torch supports"]),
     (r"^bf16 mixed precision requires PyTorch >= 1\.10 and a supported device",
-     "accelerate: mixed_precision bf16 and no device with bf16 (torch sees no GPU, or an old torch).",
-     ["python -c 'import torch; print(torch.cuda.is_available(), torch.cuda.is_bf16_supported())'; on a V100/T4 use "
-      "--mixed_precision fp16; on a CPU-only torch install the CUDA build"]),
+     "accelerate/accelerator.py: mixed_precision bf16 and the GPU torch runs on has no bf16 "
+     "(accelerate/utils/imports.py is_bf16_available(): torch.cuda.is_bf16_supported() is False: a GPU below "
+     "compute capability 8.0 on a torch that does not emulate it). On the CPU bf16 is accepted.",
+     ["python -c 'import torch; print(torch.cuda.get_device_name(), torch.cuda.is_bf16_supported())'; on V100/T4 "
+      "use --mixed_precision fp16 (or mixed_precision: fp16 in the accelerate config)"]),
     (r"^You can only pass one of `gradient_accumulation_steps` and `gradient_accumulation_plugin`",
      "accelerate/accelerator.py: Accelerator() got both.",
      ["pass gradient_accumulation_plugin=GradientAccumulationPlugin(num_steps=N) alone, or "
