@@ -242,6 +242,10 @@ MSG_FIX = [
      "torch.load's weights-only unpickler (the default since torch 2.6) refused the class or function the message "
      "names.",
      ["torch.serialization.add_safe_globals([<the named class>]) before torch.load, if you trust the file", _TRUST]),
+    (r"^Trying to load unsupported GLOBAL %s whose module %s is blocked",
+     "torch.load's weights-only unpickler refused a global from a module it blocks outright (os, subprocess, "
+     "builtins' eval ...): the checkpoint would run code when loaded.",
+     ["do not load the file unless you know where it comes from; " + _TRUST]),
     (r"^Only one of `TORCH_FORCE_WEIGHTS_ONLY_LOAD` or `TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD`",
      "Both environment variables that force torch.load's weights_only are set.",
      ["unset one of TORCH_FORCE_WEIGHTS_ONLY_LOAD / TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD (check the job script and "
@@ -284,6 +288,10 @@ MSG_FIX = [
      "backward() was called on a tensor with more than one element (a loss that was not reduced, e.g. "
      "reduction='none', or one loss per GPU returned by nn.DataParallel).",
      ["reduce it first: loss.mean().backward() (or .sum()), or pass the gradient: out.backward(gradient=torch.ones_like(out))"]),
+    (r"^Mismatch in shape: grad_output\[%s\] has a shape of %s and output\[%s\] has a shape of",
+     "backward(gradient=...) / autograd.grad(grad_outputs=...) got a gradient whose shape differs from the output's.",
+     ["pass a gradient of the output's shape (torch.ones_like(out)), or reduce the output to a scalar first "
+      "(out.sum().backward())"]),
     (r"^Legacy autograd function with non-static forward method is deprecated",
      "A custom torch.autograd.Function is written in the pre-1.3 style (instance forward/backward, called as an "
      "object).",
@@ -318,6 +326,11 @@ MSG_FIX = [
      "one, or num_replicas the number of GPUs of one node).",
      ["DistributedSampler(ds) after init_process_group (it reads the global rank and world size), or "
       "rank=dist.get_rank(), num_replicas=dist.get_world_size()"]),
+    (r"^Number of (?:subsampled )?indices \(%s\) does not match (?:total_size|num_samples)",
+     "DistributedSampler produced another number of indices than it computed from len(dataset): the dataset's "
+     "__len__ changed after the sampler was built, or __len__ disagrees with the indices it serves.",
+     ["build the sampler after the dataset's final length is known (and again when it changes); make __len__ "
+      "return the number of items __getitem__ serves"]),
     (r"^Pin memory thread exited unexpectedly",
      "The DataLoader's pin-memory thread died: usually the process is short of memory (pinned host memory is "
      "page-locked RAM) or a worker died first.",
@@ -347,6 +360,10 @@ MSG_FIX = [
      "A GPU index at or above torch.cuda.device_count() was used (more ranks per node than visible GPUs, or a "
      "global rank used as a device index).",
      ["torch.cuda.set_device(int(os.environ['LOCAL_RANK'])); start --nproc-per-node equal to the GPUs per node"]),
+    (r"^nvidia-ml-py does not seem to be installed",
+     "A torch.cuda call that reads NVML (utilization(), temperature(), power_draw(), memory_usage(), or the "
+     "device list under CUDA_VISIBLE_DEVICES with UUIDs) needs the nvidia-ml-py package.",
+     ["pip install nvidia-ml-py (imported as pynvml; not the old pynvml package)"]),
     (r"^Invalid fraction value: %s\. Allowed range: 0~1|^Invalid type for fraction argument",
      "torch.cuda.set_per_process_memory_fraction got a value outside 0..1 (it is a fraction of the GPU's memory, "
      "not bytes).",
@@ -368,6 +385,11 @@ MSG_FIX = [
      "or the optimizer's parameters got no gradient (frozen, or not in this graph).",
      ["scaler.scale(loss).backward() before scaler.step(optimizer); check the optimizer holds the trained "
       "parameters (requires_grad=True)"]),
+    (r"^The source state dict is empty, possibly because it was saved from a disabled instance of GradScaler",
+     "GradScaler.load_state_dict got the empty state of a GradScaler that was disabled when the checkpoint was "
+     "saved (enabled=False, e.g. a bf16 or CPU run).",
+     ["resume with the same precision settings as the run that saved it, or skip loading the scaler's state when "
+      "it is empty"]),
     (r"^Closure use is not currently supported if GradScaler is enabled",
      "scaler.step(optimizer, closure) (LBFGS-style) is not supported with GradScaler.",
      ["run without the closure, or without GradScaler (bfloat16 needs none)"]),
