@@ -107,6 +107,8 @@ def test_torch_core_texts_get_their_own_fix(kb, name, text, family, fix):
     root = assert_root(explain.explain_text(text, kb), verdict="root_cause", entry=family, fix_re=fix,
                        confidence="cause")
     assert root["causes"][0]["evidence"], root["causes"][0]
+    # the matched site is named by the program that prints it (analyze.SOURCES), with its file
+    assert any(n.startswith("Known message of torch: torch/") for n in root["notes"]), root["notes"]
 
 
 def test_a_healthy_run_with_torch_warnings_has_no_finding(kb):

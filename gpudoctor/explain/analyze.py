@@ -371,7 +371,7 @@ SOURCES = {"nccl_messages": "NCCL", "cuda_errors": "CUDA", "nvml": "NVML", "errn
            "horovod_messages": "horovod", "ompi_messages": "Open MPI", "prrte_help": "PRRTE (Open MPI 5's runtime)",
            "pmix_errors": "PMIx",
            "nvrm_messages": "the NVIDIA kernel driver (NVRM)", "dcgm_errors": "DCGM",
-           "framework_libs": "a framework's CUDA library loading"}
+           "framework_libs": "a framework's CUDA library loading", "torch_core_messages": "torch"}
 
 
 def _confidence(e, f=None):
