@@ -221,3 +221,21 @@ def test_a_hang_told_in_the_users_words_quotes_no_remedy_from_them(cli, tmp_path
     assert root["id"] == "nccl.hang" and root["triage"]
     assert not any(c.get("advice") for c in root["causes"])
     assert not any("should always check training" in x for c in root["causes"] for x in c["fix"])
+
+
+# JIA-Lab-research/MGM#91 (https://github.com/JIA-Lab-research/MGM/issues/91): DeepSpeed's op builder
+# (deepspeed/ops/op_builder/builder.py assert_no_cuda_mismatch) names both CUDA versions
+DS_CUDA = ("deepspeed.ops.op_builder.builder.CUDAMismatchException: >- DeepSpeed Op Builder: Installed CUDA version "
+           "12.2 does not match the version torch was compiled with 11.7, unable to compile cuda/cpp extensions "
+           "without a matching cuda version.\n")
+
+
+def test_a_value_computed_from_the_log_replaces_the_placeholder_and_leads_the_messages_own_cause(cli, tmp_path):
+    _rc, doc = explain_paste(cli, tmp_path, DS_CUDA, quiet=True)
+    root = root_of(doc)
+    exports = [c["exports"]["CUDA_HOME"] for c in root["causes"] if "CUDA_HOME" in c["exports"]]
+    assert exports == ["/usr/local/cuda-11.7"]  # was '/usr/local/cuda-<the CUDA version of torch>'
+    first = root["causes"][0]
+    assert first["static_rank"] == 0 and first["fix"][0].startswith("export CUDA_HOME=/usr/local/cuda-11.7")
+    rc, out, _ = cli("explain", str(tmp_path / "log.txt"))
+    assert "export CUDA_HOME=/usr/local/cuda-11.7\n" in out and "<the CUDA version of torch>" not in out

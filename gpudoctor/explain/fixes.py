@@ -45,6 +45,7 @@ Version: 470.86   CUDA Version: 11.4". Facts (--check, --facts) win over the log
 import json
 import os
 import re
+import shlex
 
 from gpudoctor.fixline import cmd, sh
 
@@ -570,6 +571,14 @@ def apply(result, facts):
             if line:
                 c["fix"].insert(0, line)
                 c["computed_fix"] = line
+                name = _export_value(c, line)
+                top = f["causes"][0]
+                if name and kind != "socket_ifname" and top is not c and top.get("static_rank") == 0 and \
+                        not top.get("computed_fix") and name in " ".join(top["fix"]):
+                    # the message's own cause says to set that variable ('point CUDA_HOME at the toolkit of
+                    # torch's CUDA'): it gets the value computed from the log first
+                    top["fix"].insert(0, line)
+                    top["computed_fix"] = line
                 # the message's own cause (a generated site's means/fix, ranked first: static_rank 0)
                 # that names the same variable gets the interface the facts computed too
                 top = f["causes"][0]
@@ -587,6 +596,23 @@ def apply(result, facts):
                 }.get(kind, "the facts show no single routable interface (no default route, or several NICs): "
                             "pick the NIC that carries the nodes' addresses (ip -br addr)")
     return result
+
+
+def _export_value(c, line):
+    """A computed fix that starts 'export K=V' gives the cause's placeholder export of K its value: the
+    answer printed `export CUDA_HOME='/usr/local/cuda-<the CUDA version of torch>'` above `fix: export
+    CUDA_HOME=/usr/local/cuda-11.7 ...` (DeepSpeed's op builder named both versions). Returns K, or None
+    when the line sets no variable."""
+    try:
+        words = shlex.split(line.split("   (", 1)[0])
+    except ValueError:
+        return None
+    if len(words) == 2 and words[0] == "export" and "=" in words[1]:
+        k, v = words[1].split("=", 1)
+        if "<" in c["exports"].get(k, "") and v and "<" not in v:
+            c["exports"][k] = v
+        return k
+    return None
 
 
 # --------------------------------------------------------------------------- --check
