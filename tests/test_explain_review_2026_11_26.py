@@ -239,3 +239,22 @@ def test_a_value_computed_from_the_log_replaces_the_placeholder_and_leads_the_me
     assert first["static_rank"] == 0 and first["fix"][0].startswith("export CUDA_HOME=/usr/local/cuda-11.7")
     rc, out, _ = cli("explain", str(tmp_path / "log.txt"))
     assert "export CUDA_HOME=/usr/local/cuda-11.7\n" in out and "<the CUDA version of torch>" not in out
+
+
+# Lumi-supercomputer/LUMI-AI-Guide#46 (https://github.com/Lumi-supercomputer/LUMI-AI-Guide/issues/46): a venv made
+# inside a Singularity container on a path that is not bound into it (EROFS, errno 30)
+EROFS = """\
+singularity shell $SIF
+python -m venv h5-env --system-site-packages
+Error: [Errno 30] Read-only file system: '/scratch/project_462000131/mjanicki/h5-env'
+"""
+
+
+def test_a_read_only_path_ranks_the_read_only_cause_above_device_files_and_build_directories(cli, tmp_path):
+    _rc, doc = explain_paste(cli, tmp_path, EROFS, quiet=True)
+    root = root_of(doc)
+    assert root["id"] == "errno.permission"
+    texts = [c["text"] for c in root["causes"]]
+    ro = next(i for i, t in enumerate(texts) if t.startswith("A path is read-only"))
+    dev = next(i for i, t in enumerate(texts) if t.startswith("A device file"))
+    assert ro < dev and root["causes"][ro]["evidence"]
