@@ -93,6 +93,12 @@ CASES = [
      "    raise RuntimeError(\"grad can be implicitly created only for scalar outputs\")\n"
      "RuntimeError: grad can be implicitly created only for scalar outputs\n",
      "torch.usage", r"loss\.mean\(\)\.backward\(\)"),
+    # https://github.com/karpathy/nanoGPT/issues/157 (torch.compile on a GTX 1080; settled: compile = False)
+    ("inductor-gpu-too-old",
+     "RuntimeError: Found NVIDIA GeForce GTX 1080 which is too old to be supported by the triton GPU compiler, which "
+     "is used as the backend. Triton only supports devices of CUDA Capability >= 7.0, but your device is of CUDA "
+     "capability 6.1\n",
+     "torch.compile_error", r"without torch\.compile"),
     # https://github.com/shubham-goel/4D-Humans/issues/59 (CUDA touched in the DataLoader; settled: the dataloader)
     ("cuda-in-forked-worker",
      "    raise RuntimeError(\n"

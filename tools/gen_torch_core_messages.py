@@ -46,7 +46,7 @@ import knowgen  # noqa: E402
 GENERATOR = "tools/gen_torch_core_messages.py"
 SLICE = os.path.join(knowgen.DATA, "torch_core_messages_slice.txt")
 PY_FILES = ["serialization.py", "_weights_only_unpickler.py", "nn/modules/module.py", "autograd/__init__.py",
-            "autograd/graph.py", "autograd/function.py", "_dynamo/exc.py", "_dynamo/convert_frame.py",
+            "autograd/graph.py", "autograd/function.py", "_dynamo/exc.py", "_dynamo/convert_frame.py", "_inductor/exc.py",
             "_dynamo/eval_frame.py", "utils/data/dataloader.py", "utils/data/sampler.py",
             "utils/data/distributed.py", "cuda/__init__.py", "cuda/memory.py", "amp/grad_scaler.py",
             "amp/autocast_mode.py", "utils/cpp_extension.py"]
@@ -142,6 +142,9 @@ RULES = [
                                        "text": r"fullgraph|recompile_limit|not (?:yet )?supported|cannot JIT compile|"
                                                r"does not support compiling|aot compile|AOT Compile|compile stance|"
                                                r"set_stance|caching is required"}),
+    # TorchInductor's own exceptions (torch/_inductor/exc.py): triton missing or the GPU too old for it
+    ("inductor", "torch.compile_error", {"where": r"_inductor/exc\.py", "level": r"raise",
+                                         "text": r"triton"}),
     # the DataLoader's pin-memory thread (its workers' messages are gen_torch_messages' usercode sites)
     ("pin-thread", "usercode.dataloader_killed", {"text": r"^Pin memory thread exited unexpectedly"}),
     # the rest: an argument or state check of the API; its message names what to change
@@ -421,6 +424,19 @@ MSG_FIX = [
     (r"^torch\.compile does not support compiling torch\.jit\.script",
      "torch.compile was given a TorchScript (jit.script / jit.freeze) module.",
      ["compile the original eager nn.Module instead"]),
+    # torch/_inductor/exc.py (TritonMissing, GPUTooOldForTriton) and the triton requirement of
+    # inductor's GPU backend: https://pytorch.org/docs/stable/torch.compiler_troubleshooting.html
+    (r"^Cannot find a working triton installation",
+     "torch.compile's default backend (inductor) generates Triton kernels for the GPU and the triton package is "
+     "missing or too old for this torch.",
+     ["install the triton that this torch release pins: pip install torch reinstalls it (Linux wheels depend on "
+      "'triton==<version>'; check pip show triton against the torch wheel's Requires-Dist)",
+      "or compile without Triton: torch.compile(model, backend='aot_eager'), or drop torch.compile"]),
+    (r"which is too old to be supported by the triton GPU compiler",
+     "torch.compile's inductor backend needs a GPU of compute capability 7.0 or newer for Triton (a P100, K80 or "
+     "GTX 10xx is older).",
+     ["run without torch.compile on this GPU (the script's compile option off, or TORCH_COMPILE_DISABLE=1: "
+      "torch/_dynamo/config.py's disable), or torch.compile(model, backend='aot_eager') (no Triton kernels)"]),
     # ---- torch.utils.cpp_extension
     (r"^CUDA_HOME environment variable is not set",
      "Building a CUDA extension (or a JIT-compiled op) found no CUDA toolkit: CUDA_HOME is unset and nvcc is not "
@@ -506,6 +522,12 @@ def _msg_nodes(tree):
             level, arg = ("warning" if node.func.attr == "warning" else "error"), node.args[0]
         if level is not None:
             yield level, node, arg
+    for node in ast.walk(tree):
+        # an exception class's own text: super().__init__("...", ...) (torch/_inductor/exc.py's TritonMissing)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "__init__" \
+                and isinstance(node.func.value, ast.Call) and isinstance(node.func.value.func, ast.Name) \
+                and node.func.value.func.id == "super" and node.args:
+            yield "raise", node, node.args[0]
     for node in tree.body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
                 and _NAME_MSG.search(node.targets[0].id):
