@@ -258,3 +258,15 @@ def test_a_read_only_path_ranks_the_read_only_cause_above_device_files_and_build
     ro = next(i for i, t in enumerate(texts) if t.startswith("A path is read-only"))
     dev = next(i for i, t in enumerate(texts) if t.startswith("A device file"))
     assert ro < dev and root["causes"][ro]["evidence"]
+
+
+def test_a_related_finding_named_by_family_only_says_no_likely_cause():
+    result = _result([_cause("root cause", evidence=[{"line": 1, "text": LOG}])])
+    related = dict(result["findings"][0], id="nccl.invalid_usage", role="related", confidence="family",
+                   title="ncclInvalidUsage", causes=[_cause("Two ranks use the same GPU"), _cause("other")])
+    sure = dict(related, id="nccl.sure", causes=[_cause("the cause", evidence=[{"line": 2, "text": "x"}])],
+                confidence="cause")
+    result["findings"] += [related, sure]
+    text = _text(result)
+    assert "likely: Two ranks" not in text and "the message names the family, not which cause (2 possible" in text
+    assert "    likely: the cause" in text  # a cause its own evidence points at is still named

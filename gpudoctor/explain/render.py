@@ -244,7 +244,13 @@ def _finding(w, bold, f, heading, full, multi=False):
     if more > 0:
         w("  (+%d more matching line%s)\n" % (more, "" if more == 1 else "s"))
     if not full:
-        w(_fill("    likely: ", f["causes"][0]["text"], 6) + "\n")
+        if f.get("confidence") in ("family", "structural") and not f["causes"][0]["evidence"]:
+            # its message names the family only (ncclInvalidUsage beside NCCL_NET=IB's root read 'likely: Two
+            # ranks use the same GPU'): no cause of it is 'likely' from this text
+            w(_fill("    ", "the message names the family, not which cause (%d possible: --json lists them)"
+                    % len(f["causes"]), 6) + "\n")
+        else:
+            w(_fill("    likely: ", f["causes"][0]["text"], 6) + "\n")
         # gpuhw.fold: a hardware fault on a GPU the root does not name is that GPU's own fault, not an echo
         # of the root's (the JSON has the note; the heading above says "usually consequences")
         for n in f["notes"]:
