@@ -270,3 +270,17 @@ def test_a_related_finding_named_by_family_only_says_no_likely_cause():
     text = _text(result)
     assert "likely: Two ranks" not in text and "the message names the family, not which cause (2 possible" in text
     assert "    likely: the cause" in text  # a cause its own evidence points at is still named
+
+
+def test_fixes_that_say_to_compare_release_notes_link_them(kb):
+    checked = 0
+    for e in kb.entries:
+        if not (e["id"].endswith(".library_error") or e["id"] in ("nccl.nvls", "nccl.net_plugin")):
+            continue
+        said = " ".join(x for c in e.get("causes", []) for x in c.get("fix", []) + c.get("confirm", []))
+        if "release notes" not in said or e["id"] == "apex.library_error":  # NVIDIA/apex publishes no releases
+            continue
+        urls = [r["url"] for r in e.get("references", [])]
+        assert any("/releases" in u or "release-notes" in u for u in urls), (e["id"], urls)
+        checked += 1
+    assert checked >= 10
