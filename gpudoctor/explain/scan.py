@@ -45,6 +45,9 @@ TAIL = 1 << 15  # bytes kept from the end of each input: the lines a hung job pr
 MAX_WRAP = 3  # continuation lines a wrapped message may span
 MIN_WRAPPED = 20  # a line shorter than this is not the first part of a wrapped message
 WRAP_REACH = 80  # bytes from a line's start within which a needle may be a wrapped message's rest
+# Texts that cannot hold a match are not searched (_Squashed, _search_text): the answers are the
+# same either way; tests/test_explain_scan_prune.py turns it off to compare
+PRUNE = True
 _LOWER = bytes(range(256)).lower()
 _ANSI_B = re.compile(rb"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\n]*\x07|[@-Z\\-_])")
 _NOT_CONTINUATION = set(b"[( \t0123456789\x1b")
@@ -378,8 +381,9 @@ def _evaluate(kb, win, needles):
     sq0 = _blank_ansi(raw0).translate(_LOWER, _WS)
     text0 = win.text(0)
     text1 = lambda: win.text(1)  # noqa: E731
-    sq = _Squashed(text0, win.continuations, text1)
-    last = None  # the longest join of line 0 and its continuation lines, squashed (False: not ASCII)
+    sq = _Squashed(text0, win.continuations, text1) if PRUNE else None
+    # the longest join of line 0 and its continuation lines, squashed (False: not ASCII, or PRUNE off)
+    last = None if PRUNE else False
     for p in _patterns_of(kb, needles):
         info = p._scan_info or p.scan_info()
         two = info[0]
