@@ -284,3 +284,14 @@ def test_fixes_that_say_to_compare_release_notes_link_them(kb):
         assert any("/releases" in u or "release-notes" in u for u in urls), (e["id"], urls)
         checked += 1
     assert checked >= 12
+
+
+def test_clip_cuts_quotes_at_a_sentence_or_word_end():
+    from gpudoctor.explain.text import clip
+
+    msg = ("Horovod has been shut down. This was caused by an exception on one of the ranks or an attempt to "
+           "allreduce, allgather or broadcast a tensor after one of the ranks finished execution. If the shutdown was")
+    assert clip(msg, 200) == msg[:-len(" If the shutdown was")] + " [...]"  # at the sentence's end
+    assert clip("word " * 40, 50).endswith("word [...]") and len(clip("word " * 40, 50)) <= 50
+    assert clip("x" * 300, 100) == "x" * 94 + " [...]"  # one long token: cut, but marked
+    assert clip("short", 100) == "short"

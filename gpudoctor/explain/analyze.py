@@ -13,6 +13,7 @@ import re
 
 from gpudoctor.explain import gpuhw as _gpuhw
 from gpudoctor.explain.scan import MAX_SHOWN
+from gpudoctor.explain.text import clip as _clip
 
 MAX_SIGNAL_BONUS = 30
 
@@ -234,7 +235,7 @@ def analyze(scan, kb, assume_error=False):
         elif e.get("by_evidence") and f["role"] == "root" and f["causes"][0]["evidence"]:
             ev = f["causes"][0]["evidence"][0]
             f["notes"].insert(0, "How sure: the message names the family; the line '%s' names the cause below."
-                              % ev["text"][:160])
+                              % _clip(ev["text"], 160))
     findings = _gpuhw.fold(findings)  # one root per GPU: the same GPU's other hardware lines are its notes
     late = late_rank(scan) if findings else None
     f = next((f for f in findings if any(t in f["id"] for t in ("timeout", "watchdog"))), None)

@@ -41,6 +41,7 @@ added) and says how sure it is: medium only with a line that points at the top c
 import re
 
 from gpudoctor.explain.knowledge import Pattern
+from gpudoctor.explain.text import clip as _clip
 
 _ENTRY = "_hang"
 MAX_KEPT = 64
@@ -780,17 +781,17 @@ def judge(result, scan, kb):
                                                                if len(scan.sources) > 1 else {})) for ln, t in lines],
                "tell_apart": _confirm(by, k)} for k, s, lines, _sp in ranked[:4]]
     said = "the text says the job %s (line %d: %s)" % ("is slow" if ev["slow"] else "hangs", ev["complaint"][0],
-                                                       ev["complaint"][1][:120])
+                                                       _clip(ev["complaint"][1], 120))
     where = ""
     if ev["last"]:
         where = " It stopped %s; %s %sline %d: %s." % (
             _STAGE_SAY[ev["stage"]], "the last NCCL line is" if ev["last"][2] is not None else (
                 "torch's line is" if ev["stage"] == "pg_init" else "the text says so on"),
-            _file_of(scan, ev["last"][0]), ev["last"][0], ev["last"][1][:160])
+            _file_of(scan, ev["last"][0]), ev["last"][0], _clip(ev["last"][1], 160))
     head = "How sure: %s. %s.%s Likely causes from NCCL's troubleshooting guide and PyTorch's debugging docs, most " \
            "likely first, each with the command that tells it apart:" % (sure, said[0].upper() + said[1:], where)
     lines = [head] + ["%d. %s%s; tell apart: %s" % (
-        i, t["text"], " (line %d: %s)" % (t["evidence"][0]["line"], t["evidence"][0]["text"][:120])
+        i, t["text"], " (line %d: %s)" % (t["evidence"][0]["line"], _clip(t["evidence"][0]["text"], 120))
         if t["evidence"] else "", t["tell_apart"]) for i, t in enumerate(triage, 1)]
     if root is not None:  # ncclinfo's hedged answer from the INFO lines: keep it, unless the ranking names another cause
         want = ENTRY_OF.get(top[0])

@@ -11,7 +11,7 @@ import re
 
 from gpudoctor.explain import pytb
 from gpudoctor.fixline import sh
-from gpudoctor.explain.text import severity
+from gpudoctor.explain.text import clip as _clip, severity
 from gpudoctor.explain.analyze import _ECHO_EXC, _EXC_FAMILY, _TORCHDIST, _structural_finding
 
 
@@ -84,21 +84,6 @@ def _lib_entry(by, file, lib):
 
 def _what(tb):
     return "%s: %s" % (tb["exc"], _clip(tb["msg"], 200)) if tb["msg"] else tb["exc"]
-
-
-def _clip(text, limit):
-    """``text`` cut to at most ``limit`` characters at a sentence's end, else a word's, '[...]'
-    where it was cut (a message quoted in a note read 'If the shutdown w.')."""
-    if len(text) <= limit:
-        return text
-    cut = text[:limit - 6]
-    end = max(cut.rfind(". "), cut.rfind("; "))
-    space = cut.rfind(" ")
-    if end > limit // 2:
-        cut = cut[:end + 1]
-    elif space > limit // 2:
-        cut = cut[:space]
-    return cut.rstrip(" ,;:") + " [...]"
 
 
 def structural(scan, kb):

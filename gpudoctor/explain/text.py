@@ -49,6 +49,22 @@ _WARN = re.compile(r"^(?:\[\d+\]\s*)?(?:NCCL WARN\b|\[?(?:WARN|WARNING)\b\]?|W\d
                    r"|^.{0,200}?\b\w*Warning: ")
 
 
+def clip(text, limit):
+    """``text`` cut to at most ``limit`` characters at a sentence's end, else a word's, '[...]' where
+    it was cut: a quote in a note or an answer never stops inside a word ('If the shutdown w.')."""
+    text = str(text)
+    if len(text) <= limit:
+        return text
+    cut = text[:max(1, limit - 6)]
+    end = max(cut.rfind(". "), cut.rfind("; "))
+    space = cut.rfind(" ")
+    if end > limit // 2:
+        cut = cut[:end + 1]
+    elif space > limit // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:") + " [...]"
+
+
 def clean(text):
     """A decoded line without ANSI escapes and CR (the last \\r-separated part of a tqdm line
     is kept whole: the caller passes the part it wants)."""
