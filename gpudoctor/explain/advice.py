@@ -179,7 +179,7 @@ def _join(lines):
 def _starts_clause(s, i):
     """'start' when position i of sentence s begins a clause (the sentence's start, after ': ',
     '(', '- ', a quote), 'comma' after ', ' / ' or ' / ' and ' / ' then ' / 'please ', else None."""
-    before = s[max(0, i - 8):i]
+    before = s[max(0, i - 10):i]  # the longest mark below, 'otherwise ', is 10 characters
     if not before.strip() or before.endswith(("(", "- ", "\"", "'", "`")) or before.rstrip().endswith(":"):
         return "start"
     if before.endswith((", ", " or ", " and ", " then ", "please ", "Please ", "then, ", "otherwise ")):
