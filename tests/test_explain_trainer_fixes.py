@@ -90,6 +90,9 @@ def _sites(name):
                            "The passed configuration file `%s` does not exist. Please pass an existing file to "
                            "`accelerate launch`, or use the default one created through `accelerate config` and run "
                            "`accelerate launch` without the `--config_file` argument."], 90),
+    ("ompi_help", ["There are not enough slots available in the system to satisfy the %d",
+                   "MCA framework parameters can only take a single negation operator",
+                   "Error: system limit exceeded on number of network connections that can be open"], 40),
 ])
 def test_user_facing_sites_carry_their_own_fix(source, texts, least):
     """The messages a user meets: each assigned and with a fix of its own (not the family's)."""

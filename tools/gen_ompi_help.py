@@ -198,6 +198,43 @@ TOPIC_FIX.update({
         "LD_LIBRARY_PATH, or Slurm's).",
         ["ldd $(which mpirun) | grep pmix; put the PMIx of the build first, or rebuild Open MPI against that PMIx"]),
 })
+_LIMIT_FILES = (
+    "mpirun hit the per-user limit on open file descriptors (sockets, pipes) while starting the ranks of a node "
+    "(help-orterun.txt): many ranks per node, each with its connections and I/O pipes.",
+    ["ulimit -n <higher> in the job (Slurm: the limit is propagated from the submitting shell, PropagateResourceLimits), "
+     "or --mca opal_set_max_sys_limits 1; fewer ranks per node"])
+TOPIC_FIX.update({
+    "orterun:sys-limit-sockets": _LIMIT_FILES, "orterun:sys-limit-pipe": _LIMIT_FILES,
+    "orterun:sys-limit-children": (
+        "mpirun could not fork another process on the node the topic names: the per-user process limit (ulimit -u, "
+        "or a cgroup pids limit of a container / Slurm step) is reached.",
+        ["ulimit -u <higher> (a container: --pids-limit), or fewer ranks / fewer threads per rank on that node"]),
+    "orterun:wdir-not-found": (
+        "The working directory (mpirun's cwd, or --wdir) does not exist on the node the topic names: a node-local path "
+        "on the launching node.",
+        ["run from a directory on a filesystem every node mounts, or --wdir <such a path>"]),
+    "prun:wdir-not-found": (
+        "The working directory (the launch's cwd, or --wdir) does not exist on the node the topic names.",
+        ["run from a directory on a filesystem every node mounts, or --wdir <such a path>"]),
+    "framework-param:too-many-negates": (
+        "A --mca <framework> value (or OMPI_MCA_<framework>) mixes '^' into the middle of the list: '^' excludes and "
+        "may appear once, first ('self,^tcp,^openib' is refused).",
+        ["exclude: --mca btl ^tcp,openib (all but those); or include: --mca btl self,vader,tcp (only those)"]),
+    "btl sm is dead": (
+        "--mca btl ...sm... names the shared-memory BTL removed in Open MPI 3.0; 3.x/4.x call it vader.",
+        ["--mca btl self,vader,tcp (Open MPI 5 calls it sm again)"]),
+    "invalid-value-enum": (
+        "An --mca parameter (or OMPI_MCA_* variable) has a value outside its list; the topic prints the variable, "
+        "the value and the valid values.",
+        ["set that variable to one of the valid values the topic lists (ompi_info --param all all --level 9 shows "
+         "each)"]),
+    "pp retry exceeded": (
+        "An InfiniBand send between the two hosts the topic names failed after every retry (the openib BTL's "
+        "IBV_WC_RETRY_EXC_ERR): the fabric between them (a cable, port, switch, subnet manager) or the peer host is "
+        "at fault, not the program.",
+        ["ibstat / ibv_devinfo on both hosts (port State: Active, the same link layer), and the fabric's counters "
+         "(perfquery, ibdiagnet); run without those hosts to confirm; Open MPI 4+: --mca pml ucx instead of openib"]),
+})
 # A topic whose first line has few words ('Comments', 'You can try the following:', 'Usage: %s
 # [OPTION]...', 'Allocation request: %s') is any program's line: such a topic matches on its first
 # two printed lines (opal_show_help prints the topic's text verbatim, line after line); one whose
