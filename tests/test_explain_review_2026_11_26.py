@@ -295,3 +295,23 @@ def test_clip_cuts_quotes_at_a_sentence_or_word_end():
     assert clip("word " * 40, 50).endswith("word [...]") and len(clip("word " * 40, 50)) <= 50
     assert clip("x" * 300, 100) == "x" * 94 + " [...]"  # one long token: cut, but marked
     assert clip("short", 100) == "short"
+
+
+# the texts of fixtures/explain (their READMEs say where each came from): the whole text answer, as a user
+# reads it, within 100 columns but for the lines the report keeps whole
+FIXTURES = ["planted-h100-2026-11-25/gloo_late_rank.log", "planted-h100-2026-11-25/loader_shm_64m.log",
+            "planted-h100x2-2026-11-25/nccl_mismatch_size.log", "healthy/ds-report-dolly-119-async-io-warnings.log",
+            "torch-childfailed-2026-11-26/several_failures.log", "nccl-info-h100-2026-11-25/sameHost-2ranks-duplicate-gpu.log"]
+WHOLE = re.compile(r"^(gpudoctor explain: |\s*(?:\S+ )?line \d+: |\s+seen in the log, |\s+confirmed by |\s+first: |"
+                   r"\s+export [A-Z_][A-Z0-9_]*=|\s+https?://|  [a-z_]+\.[\w.]+\s+line \d+: )")
+
+
+def test_the_answers_to_real_texts_fit_100_columns(cli):
+    import os
+
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "explain")
+    for name in FIXTURES:
+        _rc, out, _err = cli("explain", os.path.join(here, name))
+        assert out.count("\n") > 3, name
+        wide = [ln for ln in out.splitlines() if len(ln) > WIDTH and not WHOLE.match(ln)]
+        assert not wide, (name, wide)

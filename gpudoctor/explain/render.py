@@ -103,8 +103,7 @@ def render_text(result, out, color=False):
             fx.get("host") or "the node", " (%s)" % fx["source"] if fx.get("source") else ""), 2) + "\n")
     if verdict == "no_error":
         w("\n%s\n" % bold("NO ERROR FOUND"))
-        w(_fill("  ", "Nothing in this text is an error line that gpudoctor knows, and no line says that something "
-                      "failed.") + "\n")
+        w("  Nothing in this text is an error line that gpudoctor knows, and no line says something failed.\n")
         _context(w, bold, result)
         return
     if verdict == "unknown_error":
