@@ -120,7 +120,8 @@ RULES = [
                                                r"checkpoint returned by torch\.save|not found in deserialized|"
                                                r"restore data location|WEIGHTS_ONLY_LOAD|explicit pickle_module|"
                                                r"Invalid protocol version|blocked|unsupported|[Uu]nexpected|"
-                                               r"Unsupported operand|Unsupported class|supports dill|weights_only"}),
+                                               r"Unsupported operand|Unsupported class|supports dill|weights_only|"
+                                               r"allowlisted via `add_safe_globals`|likely corrupt|to load DTensors"}),
     # torch.cuda
     ("no-cuda", "cuda.not_available", {"level": r"raise", "text": r"compiled without CUDA support|"
                                                                   r"not compiled with CUDA enabled"}),
@@ -249,6 +250,20 @@ MSG_FIX = [
      "torch.load's weights-only unpickler refused a global from a module it blocks outright (os, subprocess, "
      "builtins' eval ...): the checkpoint would run code when loaded.",
      ["do not load the file unless you know where it comes from; " + _TRUST]),
+    (r"^Can only (?:build Tensor, Parameter, OrderedDict|create new object for nn\.Parameter) or (?:types|classes) "
+     r"allowlisted via `add_safe_globals`",
+     "torch.load's weights-only unpickler (the default since torch 2.6) met an object of a class it does not allow "
+     "(the class is named after 'but got').",
+     ["torch.serialization.add_safe_globals([<that class>]) before torch.load, if you trust the file", _TRUST]),
+    (r"^Object created by NEWOBJ was not initialized by BUILD; the pickle data is likely corrupt",
+     "torch.load's weights-only unpickler found an object the pickle never finished: the file is truncated, "
+     "corrupt or crafted.",
+     ["load the previous checkpoint or copy / download the file again; load it only if you trust its source"]),
+    (r"^``torch\.distributed\.tensor`` must be imported to load DTensors",
+     "The checkpoint holds DTensors (saved from FSDP2 / tensor parallelism) and torch.distributed.tensor was not "
+     "imported before torch.load.",
+     ["import torch.distributed.tensor before torch.load (or save a full state dict: "
+      "torch.distributed.checkpoint.state_dict.get_model_state_dict(..., options=StateDictOptions(full_state_dict=True)))"]),
     (r"^Only one of `TORCH_FORCE_WEIGHTS_ONLY_LOAD` or `TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD`",
      "Both environment variables that force torch.load's weights_only are set.",
      ["unset one of TORCH_FORCE_WEIGHTS_ONLY_LOAD / TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD (check the job script and "
