@@ -55,7 +55,10 @@ def test_user_facing_sites_carry_their_own_fix_and_warnings_are_never_findings()
     ]:
         site = by_text[text]
         assert site["family"] == family and site["means"] and site["fix"], site
-    assert sum(1 for s in sites if s.get("fix")) >= 80
+    assert sum(1 for s in sites if s.get("fix")) >= 120
+    # an older release's wording (--older 2.1.0) is a site of its own, named with its release
+    old = by_text["Unrecognized CachingAllocator option"]
+    assert old["where"].endswith("(torch 2.1.0)") and old["family"] == "cuda.alloc_conf" and old["fix"], old
     assert all(not s.get("family") for s in sites if s["level"] == "warning")
     # Python's own wording (any class's AttributeError) is never torch's alone
     assert not by_text["'%s' object has no attribute '%s'"]["family"]
@@ -99,6 +102,11 @@ CASES = [
      "is used as the backend. Triton only supports devices of CUDA Capability >= 7.0, but your device is of CUDA "
      "capability 6.1\n",
      "torch.compile_error", r"without torch\.compile"),
+    # https://github.com/ROCm/pytorch/pull/1304 (torch 2.1's wording, read with --older 2.1.0: a key that release
+    # does not know, release_lock_on_cudamalloc)
+    ("alloc-conf-older-wording",
+     "RuntimeError: Unrecognized CachingAllocator option: release_lock_on_cudamalloc\n",
+     "cuda.alloc_conf", r"fix or remove the key"),
     # https://github.com/shubham-goel/4D-Humans/issues/59 (CUDA touched in the DataLoader; settled: the dataloader)
     ("cuda-in-forked-worker",
      "    raise RuntimeError(\n"

@@ -51,6 +51,9 @@ PY_FILES = ["serialization.py", "_weights_only_unpickler.py", "nn/modules/module
             "utils/data/distributed.py", "cuda/__init__.py", "cuda/memory.py", "amp/grad_scaler.py",
             "amp/autocast_mode.py", "utils/cpp_extension.py"]
 LIBS = ["lib/libc10.so", "lib/libc10_cuda.so", "lib/libtorch_cpu.so"]
+# an --older release's libraries (the allocator's wording before c10/core/AllocatorConfig.cpp; libtorch_cpu.so's
+# JOINS read the same in those releases)
+OLDER_LIBS = ["lib/libc10.so", "lib/libc10_cuda.so"]
 # the allocator configuration's messages (c10/core/AllocatorConfig.cpp, c10/cuda/CUDAAllocatorConfig.cpp:
 # TORCH_CHECK / TORCH_WARN texts of the parse* functions), as the library strings hold them
 LIB_SELECT = {
@@ -60,7 +63,12 @@ LIB_SELECT = {
     "lib/libc10_cuda.so": re.compile(r"^(?:per_process_memory_fraction is invalid|Unknown allocator backend|"
                                      r"Allocator backend parsed at runtime|backend:cudaMallocAsync ignores|"
                                      r"Pinned reserve segment size|Ignoring invalid expandable-segment|"
-                                     r"Expected closing bracket|Expected 'True' or 'False')"),
+                                     r"Expected closing bracket|Expected 'True' or 'False'|"
+                                     # torch 2.1's wording (c10/cuda/CUDACachingAllocator.cpp's parseArgs then)
+                                     r"Unrecognized CachingAllocator option|Expected a single True/False argument|"
+                                     r"Error parsing CachingAllocator settings|Error parsing (?:backend|roundup)|"
+                                     r"Error, expecting \w+ value|backend:cudaMallocAsync requires CUDA runtime|"
+                                     r"garbage_collect_threshold too |CachingAllocator option |For roundups, )"),
     "lib/libtorch_cpu.so": None,  # JOINS only
 }
 # messages a C++ call joins from fragments: (library, where, fragments, format); the format is recorded
@@ -110,8 +118,9 @@ RULES = [
     # the allocator's settings (libc10*.so)
     ("alloc-conf", "cuda.alloc_conf", {"where": r"libc10", "level": r"string|raise"}),
     # torch.load: the file (serialization.py, _weights_only_unpickler.py, inline_container.cc)
-    ("load-device", "cuda.not_available", {"text": r"deserialize object on a %s device but|device module is not registered"}),
-    ("load-ordinal", "cuda.invalid_device_ordinal", {"text": r"deserialize object on %s device %s but"}),
+    ("load-device", "cuda.not_available", {"text": r"deserialize object on a (?:%s|CUDA) device but|"
+                                                   r"device module is not registered"}),
+    ("load-ordinal", "cuda.invalid_device_ordinal", {"text": r"deserialize object on (?:%s|CUDA) device %s but"}),
     ("load", "torch.checkpoint_load", {"where": r"serialization\.py|_weights_only_unpickler|inline_container",
                                        "level": r"raise|string",
                                        "text": r"PytorchStream|Weights only load failed|Unsupported global|"
@@ -121,7 +130,8 @@ RULES = [
                                                r"restore data location|WEIGHTS_ONLY_LOAD|explicit pickle_module|"
                                                r"Invalid protocol version|blocked|unsupported|[Uu]nexpected|"
                                                r"Unsupported operand|Unsupported class|supports dill|weights_only|"
-                                               r"allowlisted via `add_safe_globals`|likely corrupt|to load DTensors"}),
+                                               r"allowlisted via `add_safe_globals`|likely corrupt|to load DTensors|^Can only build Tensor|"
+                                               r"unsupported class"}),
     # torch.cuda
     ("no-cuda", "cuda.not_available", {"level": r"raise", "text": r"compiled without CUDA support|"
                                                                   r"not compiled with CUDA enabled"}),
@@ -145,7 +155,7 @@ RULES = [
                                                r"set_stance|caching is required"}),
     # TorchInductor's own exceptions (torch/_inductor/exc.py): triton missing or the GPU too old for it
     ("inductor", "torch.compile_error", {"where": r"_inductor/exc\.py", "level": r"raise",
-                                         "text": r"triton"}),
+                                         "text": r"triton|^No working C\+\+ compiler found"}),
     # the DataLoader's pin-memory thread (its workers' messages are gen_torch_messages' usercode sites)
     ("pin-thread", "usercode.dataloader_killed", {"text": r"^Pin memory thread exited unexpectedly"}),
     # the rest: an argument or state check of the API; its message names what to change
@@ -184,14 +194,14 @@ _TRUST = "only for a checkpoint you trust (it runs the pickle's code): torch.loa
 # - c10/core/AllocatorConfig.cpp, c10/cuda/CUDAAllocatorConfig.cpp and the PYTORCH_CUDA_ALLOC_CONF docs, _ALLOC_DOC
 MSG_FIX = [
     # ---- torch.load
-    (r"^Attempting to deserialize object on a %s device but torch\.%s\.is_available\(\) is False",
+    (r"^Attempting to deserialize object on a (?:%s|CUDA) device but torch\.(?:%s|cuda)\.is_available\(\) is False",
      "torch.load: the checkpoint's tensors were saved on a GPU and this process sees none (a CPU-only node or "
      "torch wheel, or CUDA_VISIBLE_DEVICES empty).",
      ["torch.load(path, map_location='cpu') on a machine without GPUs", _NO_CUDA_WHEEL]),
     (r"^The %s device module is not registered",
      "torch.load: the checkpoint names a device type (cuda, xpu, mps ...) this torch build does not have.",
      ["torch.load(path, map_location='cpu'), then move the model to the device this machine has"]),
-    (r"^Attempting to deserialize object on %s device %s but torch\.%s\.device_count\(\) is %s",
+    (r"^Attempting to deserialize object on (?:%s|CUDA) device %s but torch\.(?:%s|cuda)\.device_count\(\) is %s",
      "torch.load: the tensors were saved on a GPU index this process does not see (saved from cuda:N by rank N; "
      "this process sees fewer GPUs, e.g. one per rank under torchrun/Slurm with CUDA_VISIBLE_DEVICES set).",
      ["torch.load(path, map_location=f'cuda:{local_rank}') or map_location='cpu' and then .to(device)",
@@ -242,7 +252,8 @@ MSG_FIX = [
      ["allow the global the message names: torch.serialization.add_safe_globals([TheClass]) (or with "
       "torch.serialization.safe_globals([...]): torch.load(path))", _TRUST,
       "save checkpoints as state_dicts of tensors and plain Python types, so they load with weights_only=True"]),
-    (r"^Unsupported global: GLOBAL %s was not an allowed global by default",
+    (r"^Unsupported global: GLOBAL %s was not an allowed global by default|^Unsupported class %s$|"
+     r"^Trying to instantiate unsupported class %s$",
      "torch.load's weights-only unpickler (the default since torch 2.6) refused the class or function the message "
      "names.",
      ["torch.serialization.add_safe_globals([<the named class>]) before torch.load, if you trust the file", _TRUST]),
@@ -251,7 +262,7 @@ MSG_FIX = [
      "builtins' eval ...): the checkpoint would run code when loaded.",
      ["do not load the file unless you know where it comes from; " + _TRUST]),
     (r"^Can only (?:build Tensor, Parameter, OrderedDict|create new object for nn\.Parameter) or (?:types|classes) "
-     r"allowlisted via `add_safe_globals`",
+     r"allowlisted via `add_safe_globals`|^Can only build Tensor, parameter or (?:dict|OrderedDict) objects",
      "torch.load's weights-only unpickler (the default since torch 2.6) met an object of a class it does not allow "
      "(the class is named after 'but got').",
      ["torch.serialization.add_safe_globals([<that class>]) before torch.load, if you trust the file", _TRUST]),
@@ -378,7 +389,7 @@ MSG_FIX = [
      "A GPU index at or above torch.cuda.device_count() was used (more ranks per node than visible GPUs, or a "
      "global rank used as a device index).",
      ["torch.cuda.set_device(int(os.environ['LOCAL_RANK'])); start --nproc-per-node equal to the GPUs per node"]),
-    (r"^nvidia-ml-py does not seem to be installed",
+    (r"^(?:nvidia-ml-py|pynvml) does not seem to be installed",
      "A torch.cuda call that reads NVML (utilization(), temperature(), power_draw(), memory_usage(), or the "
      "device list under CUDA_VISIBLE_DEVICES with UUIDs) needs the nvidia-ml-py package.",
      ["pip install nvidia-ml-py (imported as pynvml; not the old pynvml package)"]),
@@ -452,6 +463,11 @@ MSG_FIX = [
      "GTX 10xx is older).",
      ["run without torch.compile on this GPU (the script's compile option off, or TORCH_COMPILE_DISABLE=1: "
       "torch/_dynamo/config.py's disable), or torch.compile(model, backend='aot_eager') (no Triton kernels)"]),
+    (r"^No working C\+\+ compiler found in",
+     "torch.compile's inductor (torch 2.1-2.2) found no C++ compiler for its CPU kernels and wrapper "
+     "(torch._inductor.config.cpp.cxx: $CXX, g++, or the conda compiler).",
+     ["install g++ on every node (apt install g++ / module load gcc) or export CXX=<a compiler>; or "
+      "torch.compile(backend='aot_eager') to compare"]),
     # ---- torch.utils.cpp_extension
     (r"^CUDA_HOME environment variable is not set",
      "Building a CUDA extension (or a JIT-compiled op) found no CUDA toolkit: CUDA_HOME is unset and nvcc is not "
@@ -482,7 +498,7 @@ MSG_FIX = [
      ["export TORCH_CUDA_ARCH_LIST to the GPUs' compute capability (nvidia-smi --query-gpu=compute_cap "
       "--format=csv, e.g. '8.0;9.0'), or upgrade torch for a newer GPU"]),
     # ---- the allocator's settings (PYTORCH_CUDA_ALLOC_CONF)
-    (r"^Unrecognized key '%s' in (?:CUDA|Accelerator) allocator config",
+    (r"^Unrecognized key '%s' in (?:CUDA|Accelerator) allocator config|^Unrecognized CachingAllocator option",
      "PYTORCH_CUDA_ALLOC_CONF (or PYTORCH_ALLOC_CONF) holds a key this torch release does not know (a setting of "
      "a newer release, a typo, or '=' where ':' belongs).",
      ["fix or remove the key: keys are key:value, comma-separated (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True); "
@@ -490,7 +506,7 @@ MSG_FIX = [
     (r"^CachingAllocator option max_split_size_mb too small",
      "PYTORCH_CUDA_ALLOC_CONF's max_split_size_mb is below the allocator's minimum (a value in bytes, or too small).",
      ["max_split_size_mb is in MB and must be larger than 20: e.g. PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:128"]),
-    (r"^garbage_collect\w* is invalid, set it in",
+    (r"^garbage_collect\w* is invalid, set it in|^garbage_collect_threshold too (?:small|big)",
      "PYTORCH_CUDA_ALLOC_CONF's garbage_collection_threshold is outside (0.0, 1.0).",
      ["garbage_collection_threshold:0.8 (a fraction between 0 and 1)"]),
     (r"^For roundups, the ",
@@ -507,7 +523,16 @@ MSG_FIX = [
      "import torch, or torch.cuda.memory._set_allocator_settings).",
      ["set PYTORCH_CUDA_ALLOC_CONF=backend:... in the environment before Python starts (the job script / "
       "launcher), not in the script after import torch"]),
-    (r"^Expected 'True' or 'False' at index",
+    (r"^Error parsing CachingAllocator settings|^Error, expecting \w+ value|^Error parsing (?:backend|roundup)",
+     "PYTORCH_CUDA_ALLOC_CONF does not parse: it is a comma-separated list of key:value, and a key has no value "
+     "(or '=' where ':' belongs).",
+     ["write it as key:value,key:value (PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:128,expandable_segments:True); "
+      "the keys of this release: " + _ALLOC_DOC]),
+    (r"^backend:cudaMallocAsync requires CUDA runtime",
+     "PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync needs a CUDA driver of 11.4 or newer; this node's driver is "
+     "older.",
+     ["backend:native (the default), or update the NVIDIA driver on the node (nvidia-smi shows its CUDA version)"]),
+    (r"^Expected 'True' or 'False' at index|^Expected a single True/False argument",
      "A boolean setting of PYTORCH_CUDA_ALLOC_CONF (expandable_segments, ...) is not spelt True or False.",
      ["expandable_segments:True (capitalised; not true/1)"]),
     (r"^Expected closing bracket",
@@ -519,6 +544,11 @@ MSG_FIX = [
 # before it (the exception's type) - tools/gen_torch_messages.py's CONTEXT_BELOW / _CONTEXT, the same rule.
 CONTEXT_BELOW = 16
 _CONTEXT = r"(?:\b\w{0,60}(?:Error|Exception|Warning)\b: )[^\n]{0,200}?"
+# a short message that other programs print too ('Unsupported class file major version 61' is Gradle's): its
+# matcher needs what torch prints before it (torch 2.1-2.3's _get_wo_message: "WeightsUnpickler error: " + the
+# unpickler's text; the exception's type when raised alone)
+OWN_CONTEXT = [(re.compile(r"^Unsupported class %s$|^Trying to instantiate unsupported class %s$"),
+                r"(?:WeightsUnpickler error: |UnpicklingError: )")]
 _NAME_MSG = re.compile(r"(?:MESSAGE|WARNING|WARN)$")
 _MSG_FUNC = re.compile(r"_message$|_msg$")
 
@@ -568,6 +598,8 @@ def py_sites(src):
             fmt = arg.value  # logging formats msg % args (CPython Lib/logging/__init__.py, LogRecord.getMessage)
         if isinstance(node, ast.Assign) and isinstance(arg, ast.Constant) and isinstance(arg.value, str):
             fmt = arg.value  # a message constant is a %-format: cpp_extension.py raises CUDA_MISMATCH_MESSAGE % (...)
+            if "%" not in fmt:  # or a str.format one (torch 2.1's CUDA_MISMATCH_MESSAGE.format(...))
+                fmt = re.sub(r"\{[^{}]{0,20}\}", "%s", fmt)
         if fmt:
             yield level, node.lineno, node.end_lineno, " ".join(fmt.split())
 
@@ -649,28 +681,37 @@ def build(files, version):
             if level == "warning" and (src == "python" or family is None):
                 # a warning is printed by healthy runs too: listed, never a finding
                 rule, family = "a warning, not an error", None
-            if len("".join(literal.split())) < CONTEXT_BELOW:
+            own = next((pre for crx, pre in OWN_CONTEXT if crx.search(fmt)), None)
+            if own:
+                rx = own + rx
+            elif len("".join(literal.split())) < CONTEXT_BELOW:
                 rx = _CONTEXT + rx
             site.update({"re": rx, "family": family, "rule": rule})
             knowgen.give_fix(site, MSG_FIX, fmt)
         sites.append(site)
 
     for path, text in files:
+        # an older release's block: 'older:2.1.0:<path>' (slice_from_pypi --older); the newest release comes first
+        # in the slice, so only the wordings it no longer prints become sites (add keeps the first of a format)
+        release = ""
+        if path.startswith("older:"):
+            rel, path = path[len("older:"):].split(":", 1)
+            release = " (torch %s)" % rel
         if path.startswith("strings:"):
             lib = path[len("strings:"):]
             for s in text.splitlines():
                 if s.strip():
                     warn = re.match(r"backend:cudaMallocAsync ignores|Ignoring invalid|pinned_max_round_threshold_mb|"
                                     r"\) > pinned_max_cached_size_mb", s)  # TORCH_WARN texts
-                    add(lib, "warning" if warn else "string", _fmt_string(s), lib.rsplit("/", 1)[-1])
+                    add(lib + release, "warning" if warn else "string", _fmt_string(s), lib.rsplit("/", 1)[-1])
         elif path.startswith("joined:"):
             for s in text.splitlines():
                 if s.strip():
-                    add(path[len("joined:"):], "string", s.strip(), "joined")
+                    add(path[len("joined:"):] + release, "string", s.strip(), "joined")
         elif path.endswith(".py"):
             for level, line, _last, fmt in py_sites(text):
                 if not OWNED.search(fmt):
-                    add("%s:%d" % (path, line), level, fmt, "python")
+                    add("%s:%d%s" % (path, line, release), level, fmt, "python")
     return {"header": knowgen.header("torch (https://pypi.org/project/torch/): torch.load, nn.Module, autograd, "
                                      "torch.compile, torch.utils.data, torch.cuda, torch.amp, cpp_extension "
                                      "python modules; the allocator-configuration strings of libc10.so / "
@@ -681,28 +722,41 @@ def build(files, version):
             "sites": sites}
 
 
-def slice_from_pypi(release):
-    """The slice text of torch ``release``'s Linux x86_64 wheel on PyPI: one look-up of PyPI's JSON API,
-    then range requests for PY_FILES, torch/version.py and LIBS only (gen_torch_api.zip_members)."""
-    import json
-
-    import gen_torch_api as api
-
-    meta = json.loads(api._get("https://pypi.org/pypi/torch/json"))
+def _wheel(meta, release):
     wheels = sorted((f for f in meta["releases"].get(release, []) if f["filename"].endswith(".whl") and
                      "linux" in f["filename"] and "x86_64" in f["filename"] and not f.get("yanked")),
                     key=lambda f: f["filename"])
     if not wheels:
         raise SystemExit("torch %s: no Linux x86_64 wheel on PyPI" % release)
-    w = wheels[0]
+    return wheels[0]
+
+
+def slice_from_pypi(release, older=()):
+    """The slice text of torch ``release``'s Linux x86_64 wheel on PyPI: one look-up of PyPI's JSON API,
+    then range requests for PY_FILES, torch/version.py and LIBS only (gen_torch_api.zip_members); and of each
+    ``older`` release, the PY_FILES it has and its OLDER_LIBS, as 'older:<release>:' blocks after the newest."""
+    import json
+
+    import gen_torch_api as api
+
+    meta = json.loads(api._get("https://pypi.org/pypi/torch/json"))
+    w = _wheel(meta, release)
     want = {"torch/" + p for p in PY_FILES + LIBS + ["version.py"]}
     got = api.zip_members(api._file_url(w["url"]), w["size"], lambda n: n in want)
     missing = sorted(want - set(got))
     if missing:
         raise SystemExit("torch %s: %s not in %s" % (release, ", ".join(missing), w["filename"]))
     ver = dict(re.findall(r"^(__version__|git_version)\s*=\s*'([^']*)'", got["torch/version.py"].decode(), re.M))
-    out = ["#! version torch %s (git %s) of %s (sha256 %s)\n" % (ver.get("__version__", "?"), ver.get("git_version", "?"),
-                                                                  w["filename"], w["digests"]["sha256"][:16]),
+    olds = []
+    for rel in older:
+        ow = _wheel(meta, rel)
+        ogot = api.zip_members(api._file_url(ow["url"]), ow["size"],
+                               lambda n: n in {"torch/" + p for p in PY_FILES + OLDER_LIBS})
+        olds.append((rel, ow, ogot))
+    out = ["#! version torch %s (git %s) of %s (sha256 %s)%s\n" % (
+               ver.get("__version__", "?"), ver.get("git_version", "?"), w["filename"], w["digests"]["sha256"][:16],
+               "".join("; older: torch %s, %s (sha256 %s)" % (rel, ow["filename"], ow["digests"]["sha256"][:16])
+                       for rel, ow, _g in olds)),
            "# generated by tools/gen_torch_core_messages.py --pypi from the torch wheel (BSD-3-Clause): each message "
            "statement of its PY_FILES at its line, the strings LIB_SELECT picks and the JOINS found in its LIBS\n"]
     for p in PY_FILES:
@@ -710,15 +764,26 @@ def slice_from_pypi(release):
         out.extend(py_blocks(rel, got[rel].decode("utf-8", "replace")))
     for lib in LIBS:
         out.extend(lib_blocks(lib, got["torch/" + lib]))
+    for rel, _ow, ogot in olds:
+        for p in PY_FILES:
+            if "torch/" + p in ogot:
+                out.extend(b.replace("=== ", "=== older:%s:" % rel, 1)
+                           for b in py_blocks("torch/" + p, ogot["torch/" + p].decode("utf-8", "replace")))
+        for lib in OLDER_LIBS:
+            if "torch/" + lib in ogot:
+                out.extend(b.replace("=== ", "=== older:%s:" % rel, 1) for b in lib_blocks(lib, ogot["torch/" + lib]))
     return "".join(out)
 
 
 def main(argv):
     a = knowgen.arguments(__doc__, argv, "pypi", source_opts={
-        "metavar": "RELEASE", "help": "a torch release on PyPI (its Linux x86_64 wheel is read by range requests)"})
+        "metavar": "RELEASE", "help": "a torch release on PyPI (its Linux x86_64 wheel is read by range requests)"},
+        extra=[("--older", {"action": "append", "default": [],
+                            "help": "with --pypi: an older torch release whose PY_FILES and OLDER_LIBS are read too "
+                                    "(only the wordings the newer release lacks become sites; repeatable)"})])
     path = a.slice
     if a.pypi:
-        text = slice_from_pypi(a.pypi)
+        text = slice_from_pypi(a.pypi, a.older)
         with open(SLICE, "w") as f:
             f.write(text)
         path = SLICE
