@@ -22,9 +22,10 @@ errors, the DataLoader's worker and timeout messages, autograd's C++ messages, t
 message) are that generator's: a message its USER_SELECT_PY picks is left out here (OWNED).
 
 Usage:
-    python tools/gen_torch_core_messages.py --pypi 2.15.0 [-o OUT]
+    python tools/gen_torch_core_messages.py --pypi 2.15.0 --older 2.1.0 --older 2.4.0 [-o OUT]
         (reads PY_FILES and LIBS of that release's Linux x86_64 wheel from PyPI by HTTP range requests,
-        as tools/gen_torch_api.py does, and writes tools/data/torch_core_messages_slice.txt too)
+        as tools/gen_torch_api.py does, and writes tools/data/torch_core_messages_slice.txt too; --older: also
+        the PY_FILES and OLDER_LIBS of an older release, whose wordings the newer one lacks become sites)
     python tools/gen_torch_core_messages.py --slice tools/data/torch_core_messages_slice.txt -o OUT   (the test)
 
 Sources: torch (https://pypi.org/project/torch/, BSD-3-Clause); pytorch/pytorch
