@@ -7,10 +7,12 @@ a quote, 'set' followed by what to set, a statement of what failed, a log header
 cut), and the expected answer is the whole list advice.find returns, reviewed against those rules.
 In-process and small: ~0.3 s."""
 
-from gpudoctor.explain import advice
-from gpudoctor.explain.scan import _Window
+import copy
 
 import pytest
+
+from gpudoctor.explain import advice
+from gpudoctor.explain.scan import _Window
 
 # (text or lines of one message, advice.find's answer)
 GRAMMAR = [
@@ -360,6 +362,7 @@ def test_remedies_that_name_something_come_first_and_details_are_notes():
     (_cause(["nothing"], static_rank=0), "family", False),
 ])
 def test_advice_a_specific_cause_already_gives_is_left_out(cause, confidence, said):
+    cause = copy.deepcopy(cause)
     r = advice.apply(_result([{"line": 1, "text": "Please set FOO_BAR=1 with --baz."}], [cause], confidence=confidence),
                      _Scan())
     assert (not _said(r)) == said
@@ -382,6 +385,7 @@ def test_a_clause_naming_nothing_is_said_when_a_cause_holds_its_words():
     ([], "family", "Please check the network now", 0),
 ])
 def test_place_puts_the_advice_below_the_specific_causes(causes, confidence, advice_first, where):
+    causes = copy.deepcopy(causes)  # (apply adds to the list it is given: each run gets its own)
     r = _result([{"line": 1, "text": advice_first}], causes, confidence=confidence)
     advice.apply(r, _Scan())
     got = r["findings"][0]["causes"]
