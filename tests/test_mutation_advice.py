@@ -334,6 +334,7 @@ def test_the_evidence_is_the_shown_line_cleaned_and_capped():
 
 @pytest.mark.parametrize("verdict, root, want", [
     ("root_cause", {}, True), ("echo_only", {}, True), ("no_error", {}, False), ("root_cause", {"from_launch": True}, False),
+    ("root_cause", {"triage": [{"cause": "p2p"}]}, False),  # a hang answer: its lines are the user's complaint
 ])
 def test_only_a_root_finding_of_a_message_gets_advice(verdict, root, want):
     r = advice.apply(_result([{"line": 1, "text": "Please use --x now"}], verdict=verdict, **root), _Scan())
@@ -383,6 +384,9 @@ def test_a_clause_naming_nothing_is_said_when_a_cause_holds_its_words():
     ([_cause(["a"], computed_fix="z"), _cause(["b"], evidence=[{"line": 1}]), _cause(["c"])], "family",
      "Please set FOO_BAR=1 now", 2),
     ([], "family", "Please check the network now", 0),
+    # read from the log's shape alone: the message's own words first, concrete or not
+    ([_cause(["a"]), _cause(["b"])], "structural", "Please check the network now", 0),
+    ([_cause(["a"], static_rank=0), _cause(["b"])], "structural", "Please check the network now", 1),
 ])
 def test_place_puts_the_advice_below_the_specific_causes(causes, confidence, advice_first, where):
     causes = copy.deepcopy(causes)  # (apply adds to the list it is given: each run gets its own)
