@@ -44,6 +44,9 @@ CASES = {
                               [("p2p", 70, [LAST, T], True), ("rank_behind", 40, [LAST], False)]),
     "nvlink_after_init": (ev(stage="after_init", last=L, topo="nvlink", topo_line=T),
                           [("rank_behind", 40, [LAST], False), ("p2p", 20, [], False)]),
+    # rank_behind, not not_joined (issue 18's review asked): torch runs NCCL's init at the first collective,
+    # after every rank passed init_process_group; a rank missing from NCCL's bootstrap skipped that collective.
+    # not_joined needs torch's store-based barrier line (sbb), the stage before
     "one_node_init": (ev(stage="init", last=L), [("rank_behind", 30, [LAST], False), ("p2p", 25, [], False)]),
     "multi_init": (ev(multi=True, stage="init", last=L),
                    [("interface", 55, [LAST], False), ("net_path", 35, [], False), ("rank_behind", 20, [], False),

@@ -55,6 +55,11 @@ RULES = [
     ("shm-extend", "shm.size", {"text": r"failed to extend %s to"}),
     ("socket-ifname", "nccl.socket_ifname", {"text": r"no socket interface|No usable listening interface|"
                                                       r"no device found (matching|after excluding)|NCCL_SOCKET_IFNAME"}),
+    # src/plugin/net.cc ncclNetInit: with NCCL_NET (or ncclConfig_t netName) set, only the network of
+    # that name (IB, Socket or an external plugin's) is initialised; none that works prints this WARN.
+    # Without it the internal Socket network always initialises unless NET/Socket finds no interface
+    # (NCCL_SOCKET_IFNAME). A setting, not a plugin that failed to load (net.cc's own 'NET/Plugin' lines)
+    ("no-net", "nccl.config", {"text": r"^Failed to initialize any NET plugin$|^Error: network %s not found"}),
     ("plugin", "nccl.net_plugin", {"text": r"plugin|dlopen|dlsym|dlvsym"}),
     ("nvls", "nccl.nvls", {"text": r"NVLS|multicast|cuMulticast|MNNVL|IMEX"}),
     ("p2p", "gpu.p2p", {"text": r"\bP2P\b|peer access|PeerAccess"}),
@@ -487,11 +492,23 @@ MSG_FIX = [
      "NCCL_NET_PLUGIN (or NCCL_TUNER_PLUGIN) asks for one.",
      ["nothing to do; if a plugin was meant (aws-ofi-nccl, nccl-rdma-sharp-plugins, gIB): put its directory on "
       "LD_LIBRARY_PATH or set NCCL_NET_PLUGIN=<its library>"]),
-    (r"^Failed to initialize (?:any NET plugin|NET plugin %s)|^Error: network %s not found",
-     "src/plugin/net.cc: the network NCCL_NET names (IB, Socket, or a plugin's) is not available here: NCCL_NET=IB "
-     "on a node without usable RDMA NICs, or a plugin that failed to initialise.",
-     ["unset NCCL_NET (NCCL picks IB when it works, else sockets), or NCCL_NET=Socket on nodes without RDMA",
+    (r"^Failed to initialize any NET plugin$|^Error: network %s not found",
+     "No network NCCL may use initialised (src/plugin/net.cc ncclNetInit): NCCL_NET (or the communicator's "
+     "netName) names a network that is not available here, NCCL_NET=IB on a node without usable RDMA NICs or a "
+     "plugin's name that did not load; without NCCL_NET, NCCL falls back to sockets, which fail only when no "
+     "interface matches NCCL_SOCKET_IFNAME.",
+     ["env | grep -E '^NCCL_(NET|NET_PLUGIN|SOCKET_IFNAME)='   (on the node that printed it, and what the launcher "
+      "passes)",
+      "unset NCCL_NET (NCCL picks IB when it works, else sockets), or NCCL_NET=Socket on nodes without RDMA",
       "ibv_devinfo on the node when IB was expected"]),
+    # the INFO line ncclNetPluginInit prints for each network whose init or device count fails; NCCL
+    # then tries the next one (IB without NICs, then Socket): harmless unless no network initialises
+    (r"^Failed to initialize NET plugin %s",
+     "An INFO line: this network (IB, Socket or a plugin's) did not initialise or found no device (src/plugin/net.cc "
+     "ncclNetPluginInit); NCCL tries the next one. Harmless when a later 'Initialized NET plugin' or 'Using network' "
+     "line follows; an error only before 'Failed to initialize any NET plugin'.",
+     ["nothing to do when NCCL goes on with another network; if this one was meant: ibv_devinfo (IB), or the "
+      "plugin's own NET/Plugin lines (NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET)"]),
     # --- topology (src/graph) ---
     (r"^Could not find NET with id|^Could not find net id",
      "src/graph/topo.h / search.cc: a search fell back to a NIC id that is not in the topology. Known in NCCL 2.26 "
@@ -584,6 +601,14 @@ def _macro_sites(path, src):
                 yield level, "%s:%d" % (path, line), fmt
 
 
+# NCCL >= 2.30 builds on Windows too (src/os/windows.cc, windows_ipcsocket.cc, windows_socket_pair.cc:
+# Win32 calls, and older wordings of Linux messages, e.g. 'Error while %s shared memory segment %s (size
+# %ld)' without the ', error: %s (%d)' of src/os/linux.cc). Training clusters run NCCL on Linux: a line
+# of those texts comes from an older Linux release (src/misc/shmutils.cc, src/include/shm.h), never
+# from these files, so they are left out.
+_NOT_LINUX = re.compile(r"(?:^|/)src/os/windows\w*\.cc$")
+
+
 def build(files, version, older=()):
     """``older``: [(version, files)] of earlier releases, newest first: a format that only they
     print (a message removed or reworded since, still in the logs of jobs that run them) becomes
@@ -591,6 +616,8 @@ def build(files, version, older=()):
     sites, seen = [], set()
     for rel, rel_files in [(None, files)] + list(older):
         for path, src in rel_files:
+            if _NOT_LINUX.search(path):
+                continue
             for level, where, fmt in sites_of(path, src):
                 key = (level, fmt)
                 if key in seen:  # one format printed at several places (or releases): one matcher

@@ -171,6 +171,19 @@ SITE_FIX = [
       "--node-rank count once); under Slurm: srun --ntasks-per-node=1 torchrun --node-rank $SLURM_NODEID ...",
       "on a node that did not join: its own log for an earlier error, and nc -zv <MASTER_ADDR> <MASTER_PORT>",
       "--nnodes x --nproc-per-node must be the world size the store waits for"]),
+    # ProcessGroupNCCL.cpp (broadcastUniqueNCCLID, tools/data/torch_cpp_source.txt): rank 0 puts the
+    # ncclUniqueId in the store and the others store->get it; the catch appends the store's own error
+    # (e.what()): a wait timeout ("Socket Timeout", "wait timeout after"), or a socket error of the
+    # client's connection to rank 0's TCPStore ("Connection reset by peer", "Connection refused")
+    (r"^\[%s\] is setting up NCCL communicator and retrieving ncclUniqueId from \[0\]",
+     "This rank could not fetch rank 0's NCCL unique id from the c10d store; the error after 'got error:' says why: "
+     "a timeout means rank 0 is late or never reached this communicator's creation (it failed or took another code "
+     "path), a reset or refusal means rank 0 (whose process hosts the store) crashed or its address cannot be "
+     "reached.",
+     ["read rank 0's (node 0's) log for its first error: the message is an echo of it",
+      "from this node: nc -zv $MASTER_ADDR $MASTER_PORT (refused or no route: the address, port or firewall)",
+      "a timeout with rank 0 alive: every rank must create the same process groups in the same order (a "
+      "collective or new_group only some ranks call)"]),
 ]
 
 # The argument checks users meet, each message its own meaning and fix (torch.distributed_usage and

@@ -585,7 +585,13 @@ def rank(ev):
             add("interface", 30, line)
             add("net_path", 5)
         else:
-            add("rank_behind", 10, line)  # one node: a rank that never reached the init
+            # one node: a rank that never called the collective whose NCCL init the others wait in. torch
+            # creates the NCCL communicator lazily at the first collective (eagerly only with init_process_group's
+            # device_id, https://pytorch.org/docs/stable/distributed.html#torch.distributed.init_process_group),
+            # after every rank passed init_process_group (rank 0's TCPStore waited for them all): a rank missing
+            # from NCCL's bootstrap skipped or has not reached that collective. not_joined is the earlier stage,
+            # torch's store-based barrier inside init_process_group, on its own line (sbb below).
+            add("rank_behind", 10, line)
     elif stage == "connect":
         if multi:
             add("net_path", 15, line)

@@ -1,0 +1,57 @@
+"""Knowledge rows a review of explain's answers found wrong (issue 18, /rows-fix): ProcessGroupNCCL's
+ncclUniqueId store->get error has its own meaning (a timeout, or a reset / refusal: rank 0 gone);
+NCCL's 'Failed to initialize any NET plugin' is a setting (NCCL_NET naming a network that is not
+there: src/plugin/net.cc ncclNetInit), not aws-ofi-nccl; NCCL's src/os/windows*.cc never answers a
+Linux log's line."""
+
+import json
+import os
+
+from explainhelp import explain_paste, root_of
+
+GEN = os.path.join(os.path.dirname(__file__), os.pardir, "gpudoctor", "data", "knowledge", "generated")
+
+# hiyouga/LlamaFactory#2470 (https://github.com/hiyouga/LlamaFactory/issues/2470), a line of its log
+RESET = ("gpu004: RuntimeError: [14] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d "
+         "key-value store by key '0', but store->get('0') got error: Connection reset by peer. This may indicate a "
+         "possible application crash on rank 0 or a network set up issue.\n")
+
+# composed from NCCL's formats: src/misc/param.cc ncclGetEnv's '%s set by environment to %s', src/plugin/net.cc
+# ncclNetPluginInit's INFO 'Failed to initialize NET plugin %s' and ncclNetInit's WARN, with debug.cc's prefix
+NO_NET = ("node1:12345:12345 [0] NCCL INFO NCCL_NET set by environment to IB\n"
+          "node1:12345:12345 [0] NCCL INFO Failed to initialize NET plugin IB\n"
+          "node1:12345:12345 [0] NCCL WARN Failed to initialize any NET plugin\n")
+
+# composed from NCCL 2.7's src/include/shm.h format (no ', error: %s (%d)' yet), as a Linux container prints it
+SHM = ("node1:57:93 [0] include/shm.h:48 NCCL WARN Error while creating shared memory segment "
+       "nccl-shm-recv-b3d54cebe4167a34-0-2-1 (size 9637888)\n")
+
+
+def test_unique_id_store_get_reset_names_rank_0_not_a_timeout(cli, tmp_path):
+    _rc, doc = explain_paste(cli, tmp_path, RESET, quiet=True)
+    root = root_of(doc)
+    assert root["id"] == "rendezvous.store_timeout"
+    first = root["causes"][0]
+    assert "reset or refusal means rank 0" in first["text"] and "timeout means rank 0 is late" in first["text"]
+    assert any("nc -zv $MASTER_ADDR $MASTER_PORT" in f for f in first["fix"])
+    assert any("rank 0's (node 0's) log" in f for f in first["fix"])
+
+
+def test_no_net_initialised_is_the_nccl_net_setting_not_a_plugin(cli, tmp_path):
+    _rc, doc = explain_paste(cli, tmp_path, NO_NET, quiet=True)
+    root = root_of(doc)
+    assert root["id"] == "nccl.config", [f["id"] for f in doc["findings"]]
+    assert "aws-ofi-nccl" not in root["title"]
+    first = root["causes"][0]
+    assert "NCCL_NET" in first["text"] and any("unset NCCL_NET" in f for f in first["fix"])
+
+
+def test_windows_sources_are_left_out_and_linux_shm_line_names_a_linux_file(cli, tmp_path):
+    with open(os.path.join(GEN, "nccl_messages.json")) as f:
+        sites = json.load(f)["sites"]
+    assert sites and not [s["id"] for s in sites if s["where"].startswith("src/os/windows")]
+    _rc, doc = explain_paste(cli, tmp_path, SHM, quiet=True)
+    root = root_of(doc)
+    assert root["id"] == "shm.size"
+    known = [n for n in root["notes"] if n.startswith("Known message of NCCL")]
+    assert known and "windows" not in known[0] and "shmutils.cc" in known[0], root["notes"]
