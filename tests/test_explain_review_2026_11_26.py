@@ -202,11 +202,13 @@ def test_a_generated_sites_family_with_no_evidence_says_family_and_a_reset_is_no
     _rc, doc = explain_paste(cli, tmp_path, UNIQUEID_RESET, quiet=True)
     root = root_of(doc)
     assert root["id"] == "rendezvous.store_timeout"  # the torch site's family (not nccl.nvls from the settings)
-    # nothing in the text says which of the entry's causes it is: how sure is 'family', not 'cause'
-    assert root["confidence"] == "family" and root["notes"][0].startswith("How sure: the family is certain")
+    # the message's own meaning (tools/gen_torch_messages.py SITE_FIX, the review's correction) is the first
+    # cause, its line the evidence: a reset means rank 0 is gone, not late
+    assert root["confidence"] == "cause"
+    assert "a reset or refusal means rank 0" in root["causes"][0]["text"] and root["causes"][0]["evidence"]
     # a reset is no evidence that the writer was only late ('ncclUniqueId' alone was)
-    assert not any(c["evidence"] for c in root["causes"])
-    assert not root["causes"][0]["text"].startswith("The writer was only late")
+    assert not any(c["evidence"] for c in root["causes"][1:])
+    assert not any(c["text"].startswith("The writer was only late") for c in root["causes"][:2])
 
 
 # chenyilun95/DSGN2#20 (https://github.com/chenyilun95/DSGN2/issues/20): a hang told in the user's own words
