@@ -159,6 +159,10 @@ def bench_srun(n, repeat, baseline=None):
         row(n, "srun: `gpudoctor facts` in the allocation", "`srun python3 -c pass`", med["gd"], med["py"])
         if baseline:
             row(n, "srun: the same, code of %s" % baseline, "`srun python3 -c pass`", med["base"], med["py"])
+        # each round's CPU ratio, the round's own floor (the runs are interleaved: the pairs compare)
+        print("| %d | (rounds, CPU ratio to that round's floor: %s) | | | | | | | | |" % (n, "; ".join(
+            "%s %s" % (k, ", ".join("%.2fx" % (r[4] / f[4]) for r, f in zip(runs[k], runs["py"])))
+            for k in ("gd", "base") if runs[k])), flush=True)
     finally:
         if job:
             subprocess.run(["scancel", job], env=c.env, capture_output=True)
