@@ -133,6 +133,26 @@ GRAMMAR = [
     (['Error: stop', '', 'you must use --x now'],
      [('remedy', 'stop you must use --x now')]),
 
+    # a sentence ends before '; ' and ' - ' (the mark not quoted); empty ones do not count toward the 64
+    ('Please use --x now; it helps', [('remedy', 'Please use --x now')]),
+    ('Please use --x now - it helps', [('remedy', 'Please use --x now')]),
+    ('; ' * 80 + 'Please use --x now.', [('remedy', 'Please use --x now.')]),
+    # a line that ends with ':' is not wrapped into the next
+    (['Bad value (x):', 'you must use --x now'], [('remedy', 'you must use --x now')]),
+    ('Error: stop\nYou must use --x now', [('remedy', 'You must use --x now')]),
+    # an imperative in the middle of a clause is no clause start
+    ('x use --flag now', []),
+    # a statement first, then the remedy after a comma, in one sentence
+    ('Run 3 failed, use --retry to go on', [('remedy', 'Run 3 failed, use --retry to go on')]),
+    ('Value too large, set both to 4, use --small instead',
+     [('remedy', 'Value too large, set both to 4, use --small instead')]),
+    # parentheses that do not hold the advice
+    ('(a) please set X=1 now (b)', [('remedy', '(a) please set X=1 now (b)')]),
+    ('Error: bad value (' + 'word ' * 50 + '/please set GPUDOCTOR_X=1 first) tail',
+     [('remedy', '... please set GPUDOCTOR_X=1 first')]),
+    # a sentence or a clause too short to quote, then one to quote
+    ('Try it. Please use --y now.', [('remedy', 'Please use --y now.')]),
+    ('srun: error: Try it! Please use --y now.', [('remedy', 'Please use --y now.')]),
 ]
 
 
@@ -236,6 +256,7 @@ def test_the_lines_a_message_continues_over(text, want):
     ("a. b. c ...", "a. b."),
     ("... a. b. c", "b. c"),
     ("x. y", "x. y"),
+    ("x. y ...", "x."),
 ])
 def test_a_long_lines_shown_part_keeps_whole_sentences(shown, want):
     assert advice._whole_sentences(shown) == want
@@ -246,6 +267,8 @@ def test_a_long_lines_shown_part_keeps_whole_sentences(shown, want):
      {"torch.backends.x", "foo_bar", "--gpus=2", "find_unused_parameters", "init"}),
     ("use -n", set()),  # shorter than 3 characters
     ("use --ab", {"--ab"}),
+    ("use -np 4", {"-np"}),
+    ("set XLA_FLAGS=1", {"xla_flags"}),
     ("pass key=value", {"key"}),
     ("Please check the network", set()),
 ])
@@ -302,7 +325,9 @@ def test_the_texts_read_the_matched_lines_and_the_exception_they_belong_to():
                              'the message says: "Please use --alpha now."', 'the message says: "Please use --beta now."']
     assert adv[0]["text"] == "The message itself says what to do (line 5)."
     assert adv[0]["evidence"] == [{"line": 5, "text": "Value is odd, please set GAMMA_X=1."}]
-    assert adv[0]["static_rank"] == 0 and adv[0]["advice"] is True
+    assert adv[0]["static_rank"] == 0 and adv[0]["advice"] is True and adv[0]["computed"] is None
+    assert set(adv[0]) == {"text", "checks", "confirm", "fix", "exports", "evidence", "static_rank", "computed",
+                           "advice"}
     # std::terminate's message too; another entry's, a hit without a pattern, a line past the message: not read
     for entry, line, want in (("_struct_terminate", 5, 3), ("other", 5, 1), (None, 5, 1), ("_struct_exc", 6, 1)):
         got = _said(advice.apply(_result([{"line": line, "text": "Value is odd, please set GAMMA_X=1."}]),
@@ -361,10 +386,14 @@ def test_remedies_that_name_something_come_first_and_details_are_notes():
     (_cause(["export FOO_BAR=1"]), "cause", True),                                  # an entry for this message
     (_cause(["use --baz"], static_rank=0), "family", True),                         # half of what it names
     (_cause(["nothing"], static_rank=0), "family", False),
+    (_cause(["x"], text="use --baz", static_rank=0), "family", False),  # one of three: not said
+
 ])
 def test_advice_a_specific_cause_already_gives_is_left_out(cause, confidence, said):
     cause = copy.deepcopy(cause)
-    r = advice.apply(_result([{"line": 1, "text": "Please set FOO_BAR=1 with --baz."}], [cause], confidence=confidence),
+    text = "Please set FOO_BAR=1 with --baz and --qux." if cause["text"] == "use --baz" else \
+        "Please set FOO_BAR=1 with --baz."
+    r = advice.apply(_result([{"line": 1, "text": text}], [cause], confidence=confidence),
                      _Scan())
     assert (not _said(r)) == said
 
@@ -384,6 +413,9 @@ def test_a_clause_naming_nothing_is_said_when_a_cause_holds_its_words():
     ([_cause(["a"], computed_fix="z"), _cause(["b"], evidence=[{"line": 1}]), _cause(["c"])], "family",
      "Please set FOO_BAR=1 now", 2),
     ([], "family", "Please check the network now", 0),
+    # what it names at the clause's very start or end still makes it concrete
+    ([_cause(["a"]), _cause(["b"])], "family", "Use -np 4 with mpirun", 0),
+    ([_cause(["a"]), _cause(["b"])], "family", "Please use -np", 0),
     # read from the log's shape alone: the message's own words first, concrete or not
     ([_cause(["a"]), _cause(["b"])], "structural", "Please check the network now", 0),
     ([_cause(["a"], static_rank=0), _cause(["b"])], "structural", "Please check the network now", 1),
