@@ -35,7 +35,19 @@ W5 = D(50, "p5", (52, "all_reduce (torch/distributed/distributed_c10d.py:100)"),
 E1 = D(60, "p6", None, (61, "get (queue.py:179)"), (63, "evaluate (train.py:80)"))
 E2 = D(70, "p7", None, (71, "main (train.py:80)"), (71, "main (train.py:80)"))
 
+U = (13, "train (train.py:40)")  # one program line, two collectives under it
+A1 = D(10, "p1", (12, "all_reduce (torch/distributed/distributed_c10d.py:100)"), (11, "x (torch/x.py:1)"), U)
+A2 = D(20, "p2", (22, "all_reduce (torch/distributed/distributed_c10d.py:200)"), (21, "x (torch/x.py:1)"), U)
+B2 = D(30, "p3", (32, "broadcast (torch/distributed/distributed_c10d.py:300)"), (31, "x (torch/x.py:1)"), U)
 SCENARIOS = {
+ # scores at the listing threshold (10) and shown: what each rule subtracts, exactly
+ "gloo_ended": ev(stage="ended", last=L, words={"gloo_ok": GL}),
+ "gloo_sbb_added": ev(words={"gloo_ok": GL}, sbb=sbb(state="added", world=None, joined=None)),
+ "sbb_short_ended": ev(stage="ended", last=L, sbb=sbb()),
+ # py-spy: the same program line, the same collective from two lines of torch / two collectives
+ "py_same_site_two_lines": ev(pyspy=[A1, A2]),
+ "py_same_site_two_names": ev(pyspy=[A1, B2]),
+ "py_two_names_no_user": ev(pyspy=[W5, dict(W3, user=None)]),
  "gloo_one": ev(words={"gloo_ok": GL}),
  "gloo_multi": ev(multi=True, words={"gloo_ok": GL}),
  "gloo_slow": ev(slow=True, words={"gloo_ok": GL}),
@@ -68,6 +80,12 @@ SCENARIOS = {
 }
 
 WANT = {
+    'gloo_ended': [('rank_behind', 10, [(40, 'gpu1:1:1 [0] NCCL INFO Connected all rings')], False), ('device', 10, [(3, 'works with gloo')], False)],
+    'gloo_sbb_added': [('p2p', 50, [(3, 'works with gloo')], False), ('not_joined', 25, [(5, 'Waiting in store based barrier ... (world_size=4, num_workers_joined=3')], False), ('device', 10, [(3, 'works with gloo')], False)],
+    'sbb_short_ended': [('not_joined', 70, [(5, 'Waiting in store based barrier ... (world_size=4, num_workers_joined=3')], True), ('rank_behind', 20, [(40, 'gpu1:1:1 [0] NCCL INFO Connected all rings')], False)],
+    'py_same_site_two_lines': [('p2p', 45, [(10, '2 processes all wait in all_reduce (torch/distributed/distributed_c10d.py:100)')], False), ('rank_behind', 10, [], False)],
+    'py_same_site_two_names': [('rank_behind', 75, [(10, 'p1 waits in train (train.py:40); p3 waits in train (train.py:40)')], True), ('p2p', 25, [], False)],
+    'py_two_names_no_user': [('rank_behind', 75, [(50, 'p5 waits in all_reduce (torch/distributed/distributed_c10d.py:100); p3 waits in broadcast (torch/distributed/distributed_c10d.py:200)')], True), ('p2p', 25, [], False)],
     'gloo_one': [('p2p', 50, [(3, 'works with gloo')], False), ('device', 10, [(3, 'works with gloo')], False)],
     'gloo_multi': [('net_path', 45, [(3, 'works with gloo')], False), ('interface', 35, [(3, 'works with gloo')], False), ('p2p', 20, [], False), ('gdr', 10, [], False), ('device', 10, [(3, 'works with gloo')], False)],
     'gloo_slow': [('p2p', 25, [], False), ('rank_behind', 10, [], False)],
@@ -162,6 +180,10 @@ def test_pyspy_dumps_bounds():
                   (3 * i + 3, "frame", "    f (a.py:1)")]
     got = hang.pyspy_dumps(procs)
     assert len(got) == hang.MAX_KEPT and got[-1]["who"] == "process %d (p)" % (hang.MAX_KEPT - 1)
+    # a frame right after a process line, before its first thread: not read
+    assert hang.pyspy_dumps(_rows(("proc", "Process 1: p"), ("frame", "    f (a.py:1)"),
+                                  ("thread", 'Thread 0x1 (idle): "MainThread"'), ("frame", "    g (b.py:2)"))) == [
+        {"line": 1, "who": "process 1 (p)", "collective": None, "top": (4, "g (b.py:2)"), "user": (4, "g (b.py:2)")}]
     # the lines may come in any order: read by line number
     d, = hang.pyspy_dumps(list(reversed(_rows(("thread", 'Thread 1 (active): "MainThread"'),
                                               ("frame", "    f (a.py:1)")))))
@@ -246,3 +268,10 @@ def test_store_based_barrier_lines_alone(kb):
     # only the key added, no count yet: the barrier did not complete
     got, notes = _triage(kb, ADDED + "\ntraining hangs\n", assume_error=True)
     assert got and got[0][0] == "not_joined", got
+
+
+def test_nccl_infos_complaint_words_count_when_hangs_own_do_not(kb):
+    # 'stuck at' is one of ncclinfo.COMPLAINTS, not hang's: the hang answer still quotes it
+    got, notes = _triage(kb, "2 nodes: training is stuck at the first all_reduce\n", assume_error=True)
+    assert got and notes[0].startswith("How sure: low. The text says the job hangs (line 1: 2 nodes: training is "
+                                       "stuck at the first all_reduce)"), notes
