@@ -5,7 +5,8 @@ of 255, an [action] right after "files", a second '#' on a line, a line of one f
 others, a name on two lines of several names, or a file past the 4 MiB it reads. The rules are
 glibc's: resolv/inet_pton.c inet_pton4 (four decimal parts, each at most 255, no leading zero),
 nss/nss_files/files-hosts.c (fields split on blanks, '#' starts a comment, a name matched on every
-line) and nsswitch.conf(5) (an [action] after "files" changes what a miss does). ~0.1 s."""
+line) and nsswitch.conf(5) (an [action] after "files" changes what a miss does; "#" starts a comment).
+nsswitch.conf is read up to 64 KiB, decoded with replacement: a hosts line past that is not seen. ~0.1 s."""
 
 import os
 
@@ -27,7 +28,7 @@ pytestmark = pytest.mark.skipif(not _glibc(), reason="the /etc/hosts table is re
 def _answers(tmp_path, hosts, conf="hosts: files dns\n"):
     h, n = tmp_path / "hosts", tmp_path / "nsswitch.conf"
     h.write_bytes(hosts.encode() if isinstance(hosts, str) else hosts)
-    n.write_text(conf)
+    n.write_bytes(conf.encode() if isinstance(conf, str) else conf)
     return cluster.hosts_answers(str(h), str(n))
 
 
@@ -50,3 +51,12 @@ def test_an_action_right_after_files_and_a_file_past_the_bound(tmp_path):
     assert len(big) == 1 << 22 and _answers(tmp_path, big) == {}       # the whole bound read: maybe more after it
     assert _answers(tmp_path, big[:-2] + b"\n") == {"sn1": "10.0.0.1"}  # one byte less: the whole file
     assert _answers(tmp_path, big + b"10.0.0.2 sn2\n") == {}
+
+
+@pytest.mark.parametrize("conf, want", [
+    (b"# caf\xe9 (Latin-1)\nhosts: files dns\n", {"sn1": "10.0.0.1"}),     # not UTF-8: read, not refused
+    ("hosts: files# mdns\n", {"sn1": "10.0.0.1"}),                        # '#' glued to a word starts a comment
+    ("#" * (1 << 16) + "\nhosts: files\n", {}),                             # a hosts line past the 64 KiB read
+])
+def test_the_nsswitch_line(tmp_path, conf, want):
+    assert _answers(tmp_path, "10.0.0.1 sn1\n", conf) == want
