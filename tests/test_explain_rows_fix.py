@@ -1,7 +1,7 @@
 """Knowledge rows a review of explain's answers found wrong (issue 18, /rows-fix): ProcessGroupNCCL's
 ncclUniqueId store->get error has its own meaning (a timeout, or a reset / refusal: rank 0 gone);
-NCCL's 'Failed to initialize any NET plugin' is a setting (NCCL_NET naming a network that is not
-there: src/plugin/net.cc ncclNetInit), not aws-ofi-nccl; NCCL's src/os/windows*.cc never answers a
+NCCL's 'Failed to initialize any NET plugin' is mostly NCCL_NET naming a network that is not there
+(src/plugin/net.cc ncclNetInit), not only an external plugin such as aws-ofi-nccl; NCCL's src/os/windows*.cc never answers a
 Linux log's line."""
 
 import json
@@ -37,13 +37,15 @@ def test_unique_id_store_get_reset_names_rank_0_not_a_timeout(cli, tmp_path):
     assert any("rank 0's (node 0's) log" in f for f in first["fix"])
 
 
-def test_no_net_initialised_is_the_nccl_net_setting_not_a_plugin(cli, tmp_path):
+def test_no_net_initialised_is_the_nccl_net_setting_not_only_an_external_plugin(cli, tmp_path):
     _rc, doc = explain_paste(cli, tmp_path, NO_NET, quiet=True)
     root = root_of(doc)
-    assert root["id"] == "nccl.config", [f["id"] for f in doc["findings"]]
-    assert "aws-ofi-nccl" not in root["title"]
+    assert root["id"] == "nccl.net_plugin", [f["id"] for f in doc["findings"]]
+    # NCCL's own word: IB and Socket are its internal NET plugins; the title no longer says an external one
+    assert "internal IB or Socket" in root["title"]
     first = root["causes"][0]
     assert "NCCL_NET" in first["text"] and any("unset NCCL_NET" in f for f in first["fix"])
+    assert any("/dev/infiniband" in f for f in first["fix"])
 
 
 def test_windows_sources_are_left_out_and_linux_shm_line_names_a_linux_file(cli, tmp_path):

@@ -55,11 +55,12 @@ RULES = [
     ("shm-extend", "shm.size", {"text": r"failed to extend %s to"}),
     ("socket-ifname", "nccl.socket_ifname", {"text": r"no socket interface|No usable listening interface|"
                                                       r"no device found (matching|after excluding)|NCCL_SOCKET_IFNAME"}),
-    # src/plugin/net.cc ncclNetInit: with NCCL_NET (or ncclConfig_t netName) set, only the network of
-    # that name (IB, Socket or an external plugin's) is initialised; none that works prints this WARN.
-    # Without it the internal Socket network always initialises unless NET/Socket finds no interface
-    # (NCCL_SOCKET_IFNAME). A setting, not a plugin that failed to load (net.cc's own 'NET/Plugin' lines)
-    ("no-net", "nccl.config", {"text": r"^Failed to initialize any NET plugin$|^Error: network %s not found"}),
+    # src/plugin/net.cc ncclNetInit: with NCCL_NET (or ncclConfig_t netName) set, only the NET plugin of
+    # that name (the internal IB or Socket, or an external one) is initialised; none that works prints this
+    # WARN. Without it the internal Socket network always initialises unless NET/Socket finds no interface
+    # (NCCL_SOCKET_IFNAME). nccl.net_plugin, whose entry tells a missing network (NCCL_NET) from an external
+    # plugin that does not load; 2.26's wording is the same case (the 'internal' rule took it before)
+    ("no-net", "nccl.net_plugin", {"text": r"^Failed to initialize any NET plugin$|^Error: network %s not found"}),
     ("plugin", "nccl.net_plugin", {"text": r"plugin|dlopen|dlsym|dlvsym"}),
     ("nvls", "nccl.nvls", {"text": r"NVLS|multicast|cuMulticast|MNNVL|IMEX"}),
     ("p2p", "gpu.p2p", {"text": r"\bP2P\b|peer access|PeerAccess"}),
@@ -500,15 +501,18 @@ MSG_FIX = [
      ["env | grep -E '^NCCL_(NET|NET_PLUGIN|SOCKET_IFNAME)='   (on the node that printed it, and what the launcher "
       "passes)",
       "unset NCCL_NET (NCCL picks IB when it works, else sockets), or NCCL_NET=Socket on nodes without RDMA",
-      "ibv_devinfo on the node when IB was expected"]),
+      "ibv_devinfo on the node when IB was expected (in a container: it needs --device=/dev/infiniband and the "
+      "verbs library)"]),
     # the INFO line ncclNetPluginInit prints for each network whose init or device count fails; NCCL
-    # then tries the next one (IB without NICs, then Socket): harmless unless no network initialises
+    # then tries the next one (IB without NICs, then Socket) unless NCCL_NET names this one
     (r"^Failed to initialize NET plugin %s",
-     "An INFO line: this network (IB, Socket or a plugin's) did not initialise or found no device (src/plugin/net.cc "
-     "ncclNetPluginInit); NCCL tries the next one. Harmless when a later 'Initialized NET plugin' or 'Using network' "
-     "line follows; an error only before 'Failed to initialize any NET plugin'.",
-     ["nothing to do when NCCL goes on with another network; if this one was meant: ibv_devinfo (IB), or the "
-      "plugin's own NET/Plugin lines (NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET)"]),
+     "This network (NCCL's internal IB or Socket, or an external plugin) did not initialise or found no device "
+     "(src/plugin/net.cc ncclNetPluginInit). With NCCL_NET naming it (NCCL_NET=IB on a node without usable RDMA "
+     "NICs) NCCL stops with 'Failed to initialize any NET plugin'; without NCCL_NET it tries the next one and the "
+     "line is harmless (a later 'Using network' line).",
+     ["unset NCCL_NET (NCCL picks IB when it works, else sockets), or NCCL_NET=Socket on nodes without RDMA",
+      "ibv_devinfo on the node when IB was expected (in a container: it needs --device=/dev/infiniband and the "
+      "verbs library)"]),
     # --- topology (src/graph) ---
     (r"^Could not find NET with id|^Could not find net id",
      "src/graph/topo.h / search.cc: a search fell back to a NIC id that is not in the topology. Known in NCCL 2.26 "

@@ -182,8 +182,9 @@ SITE_FIX = [
      "reached.",
      ["read rank 0's (node 0's) log for its first error: the message is an echo of it",
       "from this node: nc -zv $MASTER_ADDR $MASTER_PORT (refused or no route: the address, port or firewall)",
-      "a timeout with rank 0 alive: every rank must create the same process groups in the same order (a "
-      "collective or new_group only some ranks call)"]),
+      "a timeout with rank 0 alive but busy (dataset preprocessing, a download, a compile before its first "
+      "collective): init_process_group(..., timeout=datetime.timedelta(minutes=60)), or do that work before the "
+      "process group starts; rank 0 not busy: every rank must create the same process groups in the same order"]),
 ]
 
 # The argument checks users meet, each message its own meaning and fix (torch.distributed_usage and
