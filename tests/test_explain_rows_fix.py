@@ -57,3 +57,26 @@ def test_windows_sources_are_left_out_and_linux_shm_line_names_a_linux_file(cli,
     assert root["id"] == "shm.size"
     known = [n for n in root["notes"] if n.startswith("Known message of NCCL")]
     assert known and "windows" not in known[0] and "shmutils.cc" in known[0], root["notes"]
+
+
+# huggingface/accelerate#2955 (https://github.com/huggingface/accelerate/issues/2955): accelerate/utils/launch.py's
+# port message as the issue quotes it, cut short after 'To automatically use the next open po'
+PORT_CUT = ("ConnectionError: Tried to launch distributed communication on port `29144`, but another process is "
+            "utilizing it. Please specify a different port (such as using the `--main_process_port` flag or specifying "
+            "a different `main_process_port` in your config file) and rerun your script. To automatically use the "
+            "next open po\n")
+# bmaltais/kohya_ss#2498 (https://github.com/bmaltais/kohya_ss/issues/2498): accelerate 0.21-0.27's wording, whole
+PORT_OLD = ("ConnectionError: Tried to launch distributed communication on port `29500`, but another process is "
+            "utilizing it. Please specify a different port (such as using the `----main_process_port` flag or "
+            "specifying a different `main_process_port` in your config file) and rerun your script. To automatically "
+            "use the next open port (on a single node), you can set this to `0`.\n")
+
+
+def test_a_long_launcher_message_cut_short_still_names_its_site(cli, tmp_path):
+    # the older wording: the current site's first sentence matches it too (the same meaning and fix)
+    for text, where in ((PORT_CUT, "accelerate/utils/launch.py:244"), (PORT_OLD, "accelerate/utils/launch.py:")):
+        _rc, doc = explain_paste(cli, tmp_path, text, quiet=True)
+        root = root_of(doc)
+        assert root["id"] == "rendezvous.address_in_use", [f["id"] for f in doc["findings"]]
+        assert any(n.startswith("Known message of the launcher: " + where) for n in root["notes"]), root["notes"]
+        assert any("--main_process_port" in f for f in root["causes"][0]["fix"])

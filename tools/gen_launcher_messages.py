@@ -434,8 +434,29 @@ def sites_of(path, src):
         yield level, "%s:%d" % (path, line), fmt
 
 
+# A long message of several sentences (accelerate/utils/launch.py's port message: one sentence saying what
+# happened, then two of advice) is often pasted cut short (huggingface/accelerate#2955 stops at 'To
+# automatically use the next open po'): its matcher ends after the first sentence when that sentence alone
+# has FIRST_SENTENCE_LITERAL characters of literal text. Another site whose first sentence is the same
+# (an older release's wording of the advice) keeps its whole text.
+LONG_FORMAT, FIRST_SENTENCE_LITERAL = 160, 40
+
+
+def _first_sentence(fmt, rx, literal, taken):
+    if len(fmt) <= LONG_FORMAT:
+        return rx, literal
+    m = re.search(r"[.!?]\s+(?=[A-Z`'\"(])", fmt)
+    if not m:
+        return rx, literal
+    first_rx, first_literal = knowgen.printf_to_regex(fmt[:m.start() + 1])
+    if len("".join(first_literal.split())) < FIRST_SENTENCE_LITERAL or first_rx in taken:
+        return rx, literal
+    taken.add(first_rx)
+    return first_rx, first_literal
+
+
 def build(files, version):
-    sites, seen = [], set()
+    sites, seen, taken = [], set(), set()
     for path, src in files:
         m = re.match(r"older/([a-z]+)-([^/]+)/(.+)$", path)
         for level, where, fmt in sorted(sites_of(m.group(3) if m else path, src),
@@ -443,7 +464,7 @@ def build(files, version):
             if fmt in seen:
                 continue
             seen.add(fmt)
-            rx, literal = knowgen.printf_to_regex(fmt)
+            rx, literal = _first_sentence(fmt, *knowgen.printf_to_regex(fmt), taken)
             site = {"id": "launcher.%s%s" % ("%s_%s_" % (m.group(1), knowgen.slug(m.group(2))) if m else "",
                                              knowgen.slug(where)),
                     "where": where, "level": level, "text": fmt}
