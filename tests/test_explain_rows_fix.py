@@ -80,3 +80,27 @@ def test_a_long_launcher_message_cut_short_still_names_its_site(cli, tmp_path):
         assert root["id"] == "rendezvous.address_in_use", [f["id"] for f in doc["findings"]]
         assert any(n.startswith("Known message of the launcher: " + where) for n in root["notes"]), root["notes"]
         assert any("--main_process_port" in f for f in root["causes"][0]["fix"])
+
+
+# composed from torch/serialization.py's _get_wo_message and torch/_weights_only_unpickler.py's 'Unsupported
+# global' format (torch 2.14), under a user's own torch.load line that already passes map_location
+WEIGHTS_ONLY = """\
+Traceback (most recent call last):
+  File "/home/user/train.py", line 41, in <module>
+    ckpt = torch.load("last.ckpt", map_location="cpu")
+_pickle.UnpicklingError: Weights only load failed. This file can still be loaded, to do so you have two options, \
+do those steps only if you trust the source of the checkpoint.
+\tWeightsUnpickler error: Unsupported global: GLOBAL numpy.core.multiarray._reconstruct was not an allowed global by \
+default. Please use `torch.serialization.add_safe_globals([_reconstruct])` or the \
+`torch.serialization.safe_globals([_reconstruct])` context manager to allowlist this global if you trust this \
+class/function.
+"""
+
+
+def test_the_users_own_map_location_is_no_evidence_of_a_missing_gpu(cli, tmp_path):
+    _rc, doc = explain_paste(cli, tmp_path, WEIGHTS_ONLY, quiet=True)
+    root = root_of(doc)
+    assert root["id"] == "torch.checkpoint_load"
+    gpu = [c for c in root["causes"] if c["text"].startswith("The checkpoint's tensors were saved on a GPU")]
+    assert gpu and not gpu[0]["evidence"]
+    assert root["causes"][0]["evidence"] and "weights-only" in root["causes"][0]["text"]
