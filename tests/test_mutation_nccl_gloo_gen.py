@@ -198,3 +198,25 @@ def test_gloo_main_defaults(monkeypatch, tmp_path):
     monkeypatch.setattr(knowgen, "OUT_DIR", str(tmp_path))
     assert gloo.main(["--repo", "/x/gloo"]) == 0
     assert asked == [("/x/gloo", "HEAD")] and (tmp_path / "gloo_messages.json").exists()
+
+
+def test_gloo_repeated_vague_and_boundary_formats():
+    src = ('void f() {\n  GLOO_THROW_IO_EXCEPTION("Read timeout ", a);\n  GLOO_THROW_IO_EXCEPTION("Read timeout ", b);\n'
+           '  GLOO_THROW_IO_EXCEPTION("Oops ", c);\n  GLOO_THROW_IO_EXCEPTION("Socket went away!", d);\n'
+           '  GLOO_THROW_IO_EXCEPTION("Socket went away!!", d);\n}\n')
+    sites = gloo.build([("gloo/x.cc", src)], "c")["sites"]
+    # one site per format (the first place); a format too vague to match is listed, never guessed
+    assert [(s["id"], s["rule"]) for s in sites] == [
+        ("gloo.io.gloo_x_cc_2", "timeout"), ("gloo.io.gloo_x_cc_4", "no literal anchor of 8+ characters"),
+        ("gloo.io.gloo_x_cc_5", "io"), ("gloo.io.gloo_x_cc_6", "io")]
+    assert sites[1]["re"] is None and sites[1]["family"] is None
+    prefix = r"\[[^\]\n]{0,200}\.(?:cc|h):\d{1,6}\] [^\n]{0,200}?"
+    assert sites[2]["re"].startswith(prefix) and not sites[3]["re"].startswith(prefix)  # 15 and 16 characters
+
+
+def test_nccl_versions_of_several_older_releases_and_info_lines():
+    new = [("src/a.cc", 'void f() { INFO(NCCL_INIT, "all good here"); INFO(NCCL_NET, "Send failed badly %d", x); }\n')]
+    old = [("src/a.cc", 'void f() {\n WARN("Connection closed by remote peer %s", x);\n}\n')]
+    doc = nccl.build(new, "2.30.7", older=[("2.11.4", old), ("2.10.3", old)])
+    assert doc["header"]["version"] == "2.30.7; formats only older releases print, from 2.11.4, 2.10.3"
+    assert [s["text"] for s in doc["sites"]] == ["Send failed badly %d", "Connection closed by remote peer %s"]
