@@ -56,6 +56,7 @@ def test_an_action_right_after_files_and_a_file_past_the_bound(tmp_path):
 @pytest.mark.parametrize("conf, want", [
     (b"# caf\xe9 (Latin-1)\nhosts: files dns\n", {"sn1": "10.0.0.1"}),     # not UTF-8: read, not refused
     ("hosts: files# mdns\n", {"sn1": "10.0.0.1"}),                        # '#' glued to a word starts a comment
+    ("#" * 2000 + "\nhosts: files\n", {"sn1": "10.0.0.1"}),                 # after comments of a few KiB (RHEL's)
     ("#" * (1 << 16) + "\nhosts: files\n", {}),                             # a hosts line past the 64 KiB read
 ])
 def test_the_nsswitch_line(tmp_path, conf, want):
