@@ -220,3 +220,10 @@ def test_nccl_versions_of_several_older_releases_and_info_lines():
     doc = nccl.build(new, "2.30.7", older=[("2.11.4", old), ("2.10.3", old)])
     assert doc["header"]["version"] == "2.30.7; formats only older releases print, from 2.11.4, 2.10.3"
     assert [s["text"] for s in doc["sites"]] == ["Send failed badly %d", "Connection closed by remote peer %s"]
+
+
+def test_nccl_skips_windows_files_and_calls_without_a_literal():
+    files = [("src/os/windows_net.cc", 'void f() { WARN("Windows socket failed %d", e); }\n'),
+             ("src/a.cc", 'void f() { WARN(msg); WARN("Socket poll failed badly %d", e); }\n')]
+    assert [(s["where"], s["text"]) for s in nccl.build(files, "t")["sites"]] == [
+        ("src/a.cc:1", "Socket poll failed badly %d")]
