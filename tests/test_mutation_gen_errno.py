@@ -22,8 +22,17 @@ import gen_errno  # noqa: E402
 import knowgen  # noqa: E402
 
 
-def test_the_table_regenerates_here_when_this_is_the_machine_it_names(tmp_path):
+@pytest.fixture(autouse=True)
+def _default_output_elsewhere(tmp_path, monkeypatch):
+    """The committed table read first; a generator that lost its -o then writes in tmp_path, not
+    over the committed file (a mutant did, and every later test compared with its output)."""
     full = knowgen.committed("errno")
+    monkeypatch.setattr(knowgen, "OUT_DIR", str(tmp_path / "default"))
+    return full
+
+
+def test_the_table_regenerates_here_when_this_is_the_machine_it_names(tmp_path, _default_output_elsewhere):
+    full = _default_output_elsewhere
     rows, version = gen_errno.rows_here()
     assert ("ENOTSUPP", 524) in [r[:2] for r in rows]  # the kernel's own code, not in Python's table
     assert version.endswith("; Linux include/linux/errno.h: ENOTSUPP 524")
@@ -40,10 +49,10 @@ def test_the_table_regenerates_here_when_this_is_the_machine_it_names(tmp_path):
     assert got["sites"] == full["sites"] and got["unassigned"] == full["unassigned"]
 
 
-def test_the_slice_regenerates_its_committed_codes(tmp_path):
+def test_the_slice_regenerates_its_committed_codes(tmp_path, _default_output_elsewhere):
     got = knowgen.regenerated(gen_errno.main, os.path.join(REPO, "tools", "data", "errno_slice.tsv"),
                               tmp_path / "errno.json")
-    full = {s["id"]: s for s in knowgen.committed("errno")["sites"]}
+    full = {s["id"]: s for s in _default_output_elsewhere["sites"]}
     assert len(got["sites"]) == 4 and all(s == full[s["id"]] for s in got["sites"])
 
 
