@@ -24,6 +24,15 @@ import knowgen  # noqa: E402
 SLICES = os.path.join(REPO, "tools", "data")
 
 
+@pytest.fixture(autouse=True)
+def _default_output_elsewhere(tmp_path, monkeypatch):
+    """A generator that lost its -o writes in tmp_path, never over a committed table (in a
+    mutation run's copy one mutant would otherwise change what every later test compares with)."""
+    cache = {name: knowgen.committed(name) for name in ("nccl_messages", "gloo_messages")}
+    monkeypatch.setattr(knowgen, "committed", cache.__getitem__)
+    monkeypatch.setattr(knowgen, "OUT_DIR", str(tmp_path / "default"))
+
+
 @pytest.mark.parametrize("gen, name, n, fixed", [(nccl, "nccl_messages", 27, 16), (gloo, "gloo_messages", 3, 1)])
 def test_the_slice_regenerates_its_committed_sites(gen, name, n, fixed, tmp_path):
     got = knowgen.regenerated(gen.main, os.path.join(SLICES, name + "_slice.txt"), tmp_path / "out.json")
