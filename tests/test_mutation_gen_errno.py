@@ -73,3 +73,9 @@ def test_build_matchers_and_meanings():
         assert not re.search(b["re"], text), text
     assert re.search(c["re"], "x" * 22) and not re.search(b["re"], "Short text")  # 22 characters: alone too
     assert not re.search(gen_errno.build([("E", 9, "x" * 21)], "v")["sites"][0]["re"], "x" * 21)
+
+
+def test_main_writes_the_committed_files_name_by_default(tmp_path):
+    with contextlib.redirect_stdout(io.StringIO()):
+        gen_errno.main(["--slice", os.path.join(REPO, "tools", "data", "errno_slice.tsv")])
+    assert (tmp_path / "default" / "errno.json").exists()  # knowgen.OUT_DIR, moved here by the fixture
