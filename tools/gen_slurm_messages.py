@@ -1026,6 +1026,16 @@ def plugin_formats(path, fmt):
     return out
 
 
+def _optional_stop(rx):
+    """A format's closing full stop made optional: a user pastes the line as a wrapper or a thread
+    quotes it, often without it ('fatal: --mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive',
+    bessagroup/f3dasm#352, for src/common/slurm_opt.c's '... mutually exclusive.'); the matcher is searched,
+    not anchored, so this only drops one character at its end."""
+    if rx and rx.endswith(r"\.") and not rx.endswith(r"\.\."):
+        return rx[:-2] + r"\.?"
+    return rx
+
+
 def _norm(fmt):
     return fmt.strip().rstrip(".").strip()
 
@@ -1070,6 +1080,7 @@ def _collect(files, sites, seen, tag=None):
                 continue
             seen.add(key)
             rx, literal = knowgen.printf_to_regex(slurm_to_printf(fmt))
+            rx = _optional_stop(rx)
             site = {"id": "slurm.%s.%s" % ("node_reason" if level == "reason" else "msg", knowgen.slug(where)),
                     "where": where, "level": level, "text": fmt}
             if knowgen.unanchored(site, rx, literal, need=6 if level == "reason" else knowgen.MIN_LITERAL):
