@@ -99,3 +99,12 @@ def test_op_failure_beside_a_ds_report_stays_deepspeed_ops():
         for text in (_DS_REPORT + fail, fail + _DS_REPORT):
             verdict, root = _root(text)
             assert verdict == "root_cause" and root["family"] == "deepspeed.ops", (fail, verdict, root and root["id"])
+
+
+def test_nvcc_not_found_under_cuda_home_in_an_op_build():
+    # dash runs ninja's command line: '/bin/sh: 1: <path>: not found' (dash src/exec.c shellexec, src/error.c errmsg)
+    text = ("[1/3] /usr/local/cuda-11.8/bin/nvcc -DTORCH_EXTENSION_NAME=fused_adam -c multi_tensor_adam.cu "
+            "-o multi_tensor_adam.cuda.o\n/bin/sh: 1: /usr/local/cuda-11.8/bin/nvcc: not found\n"
+            "ninja: build stopped: subcommand failed.\n" + _DS_REPORT)
+    verdict, root = _root(text)
+    assert verdict == "root_cause" and root["family"] == "build.cuda_home", (verdict, root and root["id"])
