@@ -233,11 +233,7 @@ def build(files, version, older=()):
         _collect(tfiles, sites, seen, tag)
     ids = set()
     for s in sites:  # ids unique (a key has a generic and a specific text; an assert is per line)
-        base, n = s["id"], 2
-        while s["id"] in ids:
-            s["id"] = "%s_%d" % (base, n)
-            n += 1
-        ids.add(s["id"])
+        s["id"] = knowgen.unique_id(s["id"], ids)
     if older:
         version += "; older texts from %s" % ", ".join(t for t, _ in older)
     return {"header": knowgen.header("pmodels/mpich (https://github.com/pmodels/mpich)", version, GENERATOR,

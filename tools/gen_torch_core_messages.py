@@ -672,11 +672,8 @@ def build(files, version):
             return
         seen.add(fmt)
         rx, literal = knowgen.printf_to_regex(fmt)
-        site = {"id": _site_id(where, fmt), "where": where, "source": src, "level": level, "text": fmt}
-        n, base = 2, site["id"]
-        while site["id"] in ids:
-            site["id"], n = "%s_%d" % (base, n), n + 1
-        ids.add(site["id"])
+        site = {"id": knowgen.unique_id(_site_id(where, fmt), ids), "where": where, "source": src,
+                "level": level, "text": fmt}
         if not knowgen.unanchored(site, rx, literal, 12):
             rule, family = knowgen.assign(RULES, site, {"where": where, "text": fmt, "level": level})
             if level == "warning" and (src == "python" or family is None):

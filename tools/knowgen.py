@@ -309,6 +309,16 @@ def slug(text):
     return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
 
 
+def unique_id(base, ids):
+    """`base`, or `base_2`, `base_3`, ... the first not in `ids`; added to `ids` (two sites of one
+    file can slug to the same id: a key with a generic and a specific text, one format per line)."""
+    sid, n = base, 2
+    while sid in ids:
+        sid, n = "%s_%d" % (base, n), n + 1
+    ids.add(sid)
+    return sid
+
+
 def unanchored(site, rx, literal, need=MIN_LITERAL):
     """Whether a format is too vague to match: it has no matcher (printf_to_regex gave rx None) or
     its longest literal run has fewer than ``need`` non-blank characters. Then the site gets re and
