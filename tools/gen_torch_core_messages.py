@@ -42,6 +42,7 @@ import sys
 import textwrap
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen_torch_messages  # noqa: E402
 import knowgen  # noqa: E402
 
 GENERATOR = "tools/gen_torch_core_messages.py"
@@ -97,10 +98,8 @@ JOINS = [
      ["Unrecognized key '", "' in Accelerator allocator config."],
      "Unrecognized key '%s' in Accelerator allocator config."),
 ]
-# what tools/gen_torch_messages.py's usercode sites hold (its USER_SELECT_PY, copied): left out here
-OWNED = re.compile(r"state_dict|^size mismatch for|is non-finite, so it cannot be clipped|^DataLoader |"
-                   r"^Too many open files\. Communication|^Expected all tensors to be on the same device|"
-                   r"^Attempting to unscale FP16 gradients")
+# what tools/gen_torch_messages.py's usercode sites hold: left out here
+OWNED = gen_torch_messages.USER_SELECT_PY
 # a message in Python's own wording (AttributeError / TypeError of any class): never torch's alone
 PY_WORDING = re.compile(r"^%s object has no attribute|^'%s' object has no attribute|^%s\.__init__\(\) (?:got an|takes)|"
                         r"^%s has no attribute `%s`$|^module %s has no attribute %s$")
