@@ -8,6 +8,7 @@ before it used them, no more).
 """
 
 import json
+import os
 import re
 
 
@@ -74,3 +75,13 @@ def assert_root(doc, entry=None, verdict=None, fix=(), fix_re=None, confidence=N
     if fix_re is not None:
         assert re.search(fix_re, " ".join(first["fix"])), (fix_re, first)
     return root
+
+
+GENERATED = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                         "gpudoctor", "data", "knowledge", "generated")
+
+
+def generated_sites(name):
+    """The sites of gpudoctor/data/knowledge/generated/<name>.json, as its generator wrote them."""
+    with open(os.path.join(GENERATED, name + ".json")) as f:
+        return json.load(f)["sites"]

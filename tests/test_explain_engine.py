@@ -13,14 +13,12 @@ The message texts below are the ones the programs print, cited where they come f
 """
 
 import json
-import os
 
 import pytest
 
 from gpudoctor.explain import explain_text, load_knowledge
+from explainhelp import generated_sites
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-GEN = os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated")
 
 # (text alone, the family entry it names)
 GENERIC_NCCL = [
@@ -116,13 +114,8 @@ def test_a_collective_size_mismatch_is_the_code_not_a_setting(kb):
     assert "TORCH_DISTRIBUTED_DEBUG=DETAIL" in " ".join(root["debug"])
 
 
-def _sites(name):
-    with open(os.path.join(GEN, name + ".json")) as f:
-        return json.load(f)["sites"]
-
-
 def test_generated_nccl_sites_name_a_setting_only_when_the_text_says_a_setting_is_wrong():
-    sites = _sites("nccl_messages")
+    sites = generated_sites("nccl_messages")
     by_text = {s["text"]: s["family"] for s in sites}
     assert by_text["Multiple Ranks are using the same GPU/Partition. Set NCCL_MULTI_RANK_GPU_ENABLE=1 to enable "
                    "this configuration."] == "nccl.duplicate_gpu"
@@ -142,7 +135,7 @@ def test_generated_nccl_sites_name_a_setting_only_when_the_text_says_a_setting_i
 
 
 def test_every_open_mpi_help_topic_a_user_can_see_has_a_family(kb):
-    sites = _sites("ompi_help")
+    sites = generated_sites("ompi_help")
     assert [s["text"] for s in sites if s["re"] and not s["family"]] == []
     assert {s["family"] for s in sites if s["text"].upper().startswith("WARNING")} >= {"mpi.warning",
                                                                                         "mpi.warning_failed"}
@@ -292,7 +285,7 @@ def test_a_traceback_from_a_launchers_package_names_the_launcher(kb):
 def test_messages_only_older_nccl_releases_print_are_sites_too():
     """gen_nccl_messages.py --older: formats reworded or removed since (NET/IB's collective size
     check of <= 2.19, the WARN 'Failed to open libibverbs.so[.1]' of older releases) keep a family."""
-    old = [s for s in _sites("nccl_messages") if s.get("until")]
+    old = [s for s in generated_sites("nccl_messages") if s.get("until")]
     assert len(old) > 100 and all(s["id"].startswith("nccl.%s.v" % s["level"].lower()) for s in old)
     fam = {s["text"]: s["family"] for s in old}
     assert fam["NET/IB : req %d/%d tag %x peer %s collective mismatch error, local size %d remote size %d"] == \

@@ -10,17 +10,13 @@ each gets the cause its thread settled on as the first cause, with the concrete 
 the command). The generators' regeneration from their slices is tests/test_explain_generated.py.
 """
 
-import json
-import os
 import re
 
 import pytest
-from explainhelp import assert_root
+from explainhelp import assert_root, generated_sites
 
 from gpudoctor import explain
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-GEN = os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated")
 
 CASES = [
     # https://github.com/eth-cscs/firecrest/issues/185 (a script written on Windows; settled by the maintainer: convert
@@ -123,14 +119,9 @@ def test_slurm_texts_get_their_own_fix(kb, name, text, family, fix):
     assert root["causes"][0]["evidence"], root["causes"][0]
 
 
-def _sites(name):
-    with open(os.path.join(GEN, name + ".json")) as f:
-        return json.load(f)["sites"]
-
-
 def test_user_facing_sites_carry_their_own_fix():
     """The messages a GPU user or admin meets: each assigned and with a fix of its own (not the family's)."""
-    by_text = {s["text"]: s for s in _sites("slurm_messages")}
+    by_text = {s["text"]: s for s in generated_sites("slurm_messages")}
     for text in ("Batch script contains DOS line breaks (\\r\\n)",
                  "--mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive.",
                  "Failed to look up username for uid=%u, cannot continue with launch",
@@ -142,9 +133,9 @@ def test_user_facing_sites_carry_their_own_fix():
                  "Memory specification can not be satisfied", "Prolog failure on node %s"):
         site = by_text[text]
         assert site["family"] and site["means"] and site["fix"], site
-    fixed = sum(1 for s in _sites("slurm_messages") if s.get("fix"))
+    fixed = sum(1 for s in generated_sites("slurm_messages") if s.get("fix"))
     assert fixed >= 150, fixed
-    codes = {s["name"]: s for s in _sites("slurm_errors")}
+    codes = {s["name"]: s for s in generated_sites("slurm_errors")}
     for name in ("ESLURMD_PROLOG_FAILED", "ESLURMD_CREDENTIAL_EXPIRED", "SLURM_PROTOCOL_VERSION_ERROR",
                  "SLURMCTLD_COMMUNICATIONS_CONNECTION_ERROR"):
         assert codes[name].get("fix"), name

@@ -8,17 +8,13 @@ bench/data/explain_heldout_*.jsonl name none of these threads). The generators' 
 tests/test_explain_generated.py.
 """
 
-import json
-import os
 import re
 
 import pytest
-from explainhelp import assert_root
+from explainhelp import assert_root, generated_sites
 
 from gpudoctor import explain
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-GEN = os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated")
 
 CASES = [
     # https://github.com/open-mpi/ompi/issues/8955 (mpirun -np 200 on one node; settled: --oversubscribe, or slots)
@@ -74,11 +70,6 @@ def test_launcher_and_mpirun_texts_get_their_own_fix(kb, name, text, family, fix
     assert root["causes"][0]["evidence"], root["causes"][0]
 
 
-def _sites(name):
-    with open(os.path.join(GEN, name + ".json")) as f:
-        return json.load(f)["sites"]
-
-
 @pytest.mark.parametrize("source,texts,least", [
     ("trainer_messages", ["Expected a string path to an existing deepspeed config, or a dictionary or a valid base64. "
                           "Received: %s",
@@ -96,9 +87,9 @@ def _sites(name):
 ])
 def test_user_facing_sites_carry_their_own_fix(source, texts, least):
     """The messages a user meets: each assigned and with a fix of its own (not the family's)."""
-    by_text = {s["text"]: s for s in _sites(source)}
+    by_text = {s["text"]: s for s in generated_sites(source)}
     for text in texts:
         site = by_text[text]
         assert site["family"] and site["means"] and site["fix"], site
-    fixed = sum(1 for s in _sites(source) if s.get("fix"))
+    fixed = sum(1 for s in generated_sites(source) if s.get("fix"))
     assert fixed >= least, fixed
