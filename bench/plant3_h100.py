@@ -15,6 +15,10 @@ Two NCCL ranks share the one GPU: each sets NCCL_HOSTID=node<rank> before init, 
 them for two nodes (NCCL src/misc/utils.cc getHostHash), as bench/plant2_h100.py did.
 NCCL_NVLS_ENABLE=0 and TORCH_SYMM_MEM_DISABLE_MULTICAST=1 are set if absent, never unset.
 
+Kept exactly as it ran (the record of bench/data/explain_heldout_2026-11-26p3.jsonl): its runner,
+process-group kill and machine facts repeat bench/plant2_h100.py's on purpose, so that one file carries to the
+GPU machine alone and the set's logs stay reproducible from this file as it was.
+
     OUT=/tmp/out python3 plant3_h100.py [NAMES]
 """
 import concurrent.futures

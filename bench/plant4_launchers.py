@@ -11,6 +11,10 @@ the scenario under a wall-clock limit (whole process group killed at the limit),
 stdout+stderr verbatim to <out>/<name>.log and <out>/manifest.json (command, env, config texts,
 exit status, seconds, versions); logs are packed into <out>/logs.tar.gz.
 
+Kept exactly as it ran (the record of bench/data/explain_heldout_2026-11-26p4.jsonl): its runner,
+process-group kill and machine facts repeat bench/plant3_h100.py's on purpose, so that one file carries to the
+GPU machine alone and the set's logs stay reproducible from this file as it was.
+
     OUT=/tmp/out python3 plant4_launchers.py [NAMES]
 """
 import concurrent.futures, json, os, shutil, signal, socket, subprocess, sys, tarfile, tempfile, time
