@@ -446,3 +446,19 @@ def test_an_unquoted_numeric_main_process_ip_is_an_address(tmp_path):
     sh.write_text("#!/bin/bash\naccelerate launch --config_file %s train.py\n" % cfg)
     res = read_script(str(sh))
     assert res.launches[0].plan.master_addr == "1234" and not res.launches[0].findings
+
+
+def test_sbatch_node_range_is_shown_and_a_reversed_one_refused(tmp_path, gpudoctor_cli):
+    # sbatch(1) -N min-max; Slurm's verify_node_count() refuses max < min with this message
+    # (https://github.com/SchedMD/slurm/blob/master/src/common/proc_args.c)
+    job = tmp_path / "job.sbatch"
+    job.write_text("#!/bin/bash\n#SBATCH -N 2-4\nsrun true\n")
+    res = read_script(str(job), [], environ={})
+    assert res.allocation["nodes_range"] == "2-4" and "nodes" not in res.allocation
+    rc, out, err = gpudoctor_cli("plan", str(job))
+    assert rc == 0 and "nodes 2-4," in out and "None" not in out
+    job.write_text("#!/bin/bash\n#SBATCH -N 2-1\nsrun true\n")
+    rc, out, err = gpudoctor_cli("plan", str(job))
+    assert rc == 2 and err.strip().endswith(
+        "sbatch refuses -N 2-1: Maximum node count 1 is less than minimum node count 2") and "\n" not in err.strip()
+    assert "refused      sbatch refuses -N 2-1" in out

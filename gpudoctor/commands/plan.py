@@ -41,6 +41,8 @@ def run(args):
             sys.stdout.write(json.dumps(res.to_json(), indent=2) + "\n")
         else:
             sys.stdout.write(render_script(res))
+        if res.allocation.get("refused"):
+            raise InputError(res.allocation["refused"])
         refused = [la for la in res.launches if la.refused]
         if refused:
             raise InputError("line %d: %s" % (refused[0].line, refused[0].refused))

@@ -1643,9 +1643,18 @@ def allocation(opts):
             name, val = name[:2], name[2:]
         i += 1
         if name in ("-N", "--nodes"):
-            m = re.match(r"^(\d+)(-(\d+))?$", val)
+            m = re.match(r"^(\d{1,9})(?:-(\d{1,9}))?$", val)
             if m:
-                a["nodes"] = int(m.group(1)) if not m.group(3) or m.group(1) == m.group(3) else None
+                lo, hi = int(m.group(1)), int(m.group(2) or m.group(1))
+                a.pop("nodes", None), a.pop("nodes_range", None), a.pop("refused", None)
+                if lo == hi:
+                    a["nodes"] = lo
+                else:  # a range: sbatch picks the count when it starts the job
+                    a["nodes_range"] = "%d-%d" % (lo, hi)
+                if hi < lo:  # sbatch's own refusal, src/common/proc_args.c verify_node_count():
+                    # https://github.com/SchedMD/slurm/blob/master/src/common/proc_args.c
+                    a["refused"] = ("sbatch refuses -N %s: Maximum node count %d is less than minimum node count %d"
+                                    % (a["nodes_range"], hi, lo))
         elif name in ("-n", "--ntasks") and val.isdigit():
             a["ntasks"] = int(val)
         elif name == "--ntasks-per-node" and val.isdigit():
@@ -2107,7 +2116,10 @@ def render_script(res):
     a = res.allocation
     if a:
         out.append("allocation     %s: nodes %s, tasks %s, GPUs per node %s" % (
-            _alloc_source(a), a.get("nodes", "?"), a.get("tasks", "?"), a.get("gpus_per_node", "?")))
+            _alloc_source(a), a.get("nodes") or a.get("nodes_range", "?"), a.get("tasks", "?"),
+            a.get("gpus_per_node", "?")))
+        if a.get("refused"):
+            out.append("  refused      %s" % a["refused"])
     if not res.launches:
         out.append("launch lines   none found (torchrun, python -m torch.distributed.*, deepspeed, accelerate launch, "
                    "mpirun/mpiexec, horovodrun, srun)")
