@@ -152,8 +152,13 @@ def _payload(options):
 
 
 # Prints the modules the payload added, after the facts (stderr)
-_WATCH = ('import atexit, sys\n_before = set(sys.modules)\n'
-          'atexit.register(lambda: sys.stderr.write("MODULES %%s\\n" %% " ".join(sorted(set(sys.modules) - _before))))\n'
+# the modules the task imported, listed as it exits (the stub ends with os._exit: no atexit handler runs)
+_WATCH = ('import os, sys\n_before = set(sys.modules)\n_exit = os._exit\n'
+          'def _listed(rc):\n'
+          '    sys.stderr.write("MODULES %%s\\n" %% " ".join(sorted(set(sys.modules) - _before)))\n'
+          '    sys.stderr.flush()\n'
+          '    _exit(rc)\n'
+          'os._exit = _listed\n'
           '%s')
 
 # Sections that run no command and, on a machine without a GPU driver, OFED or torch in the job's
