@@ -83,7 +83,7 @@ REAL = [
     # https://github.com/firelab/windninja/issues/624
     ("execve", "slurmstepd: error: execve(): mkdir: No such file or directory\n"
      "slurmstepd: error: execve(): mkdir: No such file or directory\n"
-     "srun: error: bear-pg0104u25b: tasks 15-19: Exited with exit code 2", "slurm.job_env", r"which <program>"),
+     "srun: error: bear-pg0104u25b: tasks 15-19: Exited with exit code 2", "slurm.job_env", r"which mkdir\b"),
     # https://github.com/snakemake/snakemake-executor-plugin-slurm/issues/225
     ("cpu-layout", "srun: error: JobId=125452 failed to distribute tasks (bind_type:threads,mask_cpu,one_thread) - "
      "this should never happen\nsrun: error: Task launch for StepId=125452.0 failed on node [NODENAME]: Unable to "

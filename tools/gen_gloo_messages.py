@@ -48,13 +48,13 @@ _IFNAME = "export GLOO_SOCKET_IFNAME=<the interface the nodes reach each other o
 # address for', 'bind:', 'connect:' and 'Pair is not connected' (GLOO_SOCKET_IFNAME, computed from the facts).
 MSG_FIX = [
     (r"^Read error %s: %s\. This is typically caused",
-     "gloo/transport/tcp/pair.cc: reading from the peer at the address named failed (the text after it is the "
+     "gloo/transport/tcp/pair.cc: reading from the peer at {%1|the address named} failed (the text after it is the "
      "errno, e.g. 'Connection reset by peer'); Gloo itself says a remote worker hung or the application has a bug.",
-     [_FIRST + " on the node of the address named"]),
+     [_FIRST + " on the node of {%1|the address named}"]),
     (r"^Connection closed by peer %s|^Socket (?:unexpectedly )?closed %s",
-     "gloo/transport/tcp/pair.cc: the peer at the address named closed its end: that process crashed or exited "
+     "gloo/transport/tcp/pair.cc: the peer at {%1|the address named} closed its end: that process crashed or exited "
      "(often because of its own earlier error), or was killed (OOM killer, a time limit).",
-     [_FIRST + " on the node of the address named", "dmesg on that node (OOM kills leave no Python error)"]),
+     [_FIRST + " on the node of {%1|the address named}", "dmesg on that node (OOM kills leave no Python error)"]),
     (r"^Connect timeout %s",
      "gloo/transport/tcp/pair.h (uv/pair.cc): connecting to the peer's address did not succeed in time: the address "
      "is on an interface the other node cannot reach (docker0, a second NIC, a link-local or IPv6 address), a "

@@ -115,7 +115,7 @@ MSG_FIX = [
       "hostname must work from the node that runs deepspeed"]),
     (r'gethostbyname\("%s"\) failed',
      "pdsh/dsh.c: a host name of the hostfile (pdsh -w) does not resolve on the node that runs the launcher.",
-     ["getent hosts <host> on the launching node; fix the hostfile's names or /etc/hosts (DNS)"]),
+     ["getent hosts {%2|<host>} on the launching node; fix the hostfile's names or /etc/hosts (DNS)"]),
     (r"execvp %s failed|exec cmd %s failed",
      "pdsh's pipecmd.c could not start the remote-shell program (ssh) on the launching node.",
      ["install the ssh client on the node that runs deepspeed (apt-get install openssh-client), and check "
@@ -128,8 +128,8 @@ MSG_FIX = [
     (r"was not reachable via ssh",
      "deepspeed/launcher/runner.py checks `ssh -o PasswordAuthentication=no <first host> hostname` before it "
      "starts pdsh: the launching node cannot log in to that host without a password.",
-     ["ssh -o PasswordAuthentication=no <host> hostname   (from the launching node, to every host of the hostfile)",
-      "ssh-copy-id <host> (or a key in ~/.ssh/authorized_keys of every node); one node only: remove the hostfile",
+     ["ssh -o PasswordAuthentication=no {%2|<host>} hostname   (from the launching node, to every host of the hostfile)",
+      "ssh-copy-id {%2|<host>} (or a key in ~/.ssh/authorized_keys of every node); one node only: remove the hostfile",
       "or start the ranks without ssh: deepspeed --launcher slurm (inside the allocation) / --no_ssh --node_rank N"]),
     (r"^launcher '%s' not installed",
      "deepspeed/launcher/multinode_runner.py backend_exists(): the chosen --launcher's tool is not on the launching "
@@ -322,7 +322,7 @@ MSG_FIX += [
      "accelerate/utils/launch.py: main_process_port is in use on this machine (a previous run still alive, or "
      "another job on the node).",
      ["accelerate launch --main_process_port <another port> ... (the same on every machine); single node: 0 picks a "
-      "free one", "ss -ltnp | grep <port>   (who holds it)"]),
+      "free one", "ss -ltnp | grep {%1|<port>}   (who holds it)"]),
     (r"^When using `--fsdp_cpu_ram_efficient_loading` set `--fsdp_sync_module_states` to `True`",
      "accelerate/utils/launch.py: with cpu_ram_efficient_loading only rank 0 loads the weights; the others get them "
      "through sync_module_states.",
@@ -366,7 +366,7 @@ MSG_FIX += [
     (r"^The config file at %s had unknown keys",
      "accelerate/commands/config/config_args.py: the config has keys this accelerate does not know (written by a "
      "newer accelerate, or misspelled).",
-     ["pip install -U accelerate to the release that wrote the config, or delete the keys the message lists"]),
+     ["pip install -U accelerate to the release that wrote the config, or delete {%2|the keys the message lists}"]),
     (r"Unable to read HOME env var|Unable to open %s/\.pdsh: path too long|Unable to create ~/\.pdsh|Couldn't find "
      r"~/\.pdsh|~/\.pdsh exists but is not a directory",
      "pdsh/main.c: pdsh keeps per-user state in ~/.pdsh and could not use it (HOME unset in a scheduler's "

@@ -85,7 +85,7 @@ MSG_FIX = [
     (r"^Failed to find keyfile",
      "munged refuses to start: there is no key file (mungekey was never run, or the key was not copied to this "
      "host).",
-     ["ls -l /etc/munge/munge.key", "copy the cluster's key from the controller (same file on every node): "
+     ["ls -l {%1|/etc/munge/munge.key}", "copy the cluster's key from the controller (same file on every node): "
       "sudo install -o munge -g munge -m 0400 munge.key /etc/munge/munge.key; sudo systemctl restart munge"]),
     (r"^Logfile is insecure",
      "munged refuses to start: its log file (/var/log/munge/munged.log) or the directory has an owner or "

@@ -154,7 +154,7 @@ MSG_FIX = [
       "exchange the id), or NCCL_SOCKET_IFNAME=<that interface>"]),
     (r"^Net : No interface found in the same subnet as remote address",
      "src/misc/socket.cc: NCCL_COMM_ID (or the root's address) is in no subnet of this node's interfaces.",
-     ["ip -br addr on this node, and the address the message names: the node needs an interface on that network",
+     ["ip -br addr on this node, and {%1|the address the message names}: the node needs an interface on that network",
       "export NCCL_SOCKET_IFNAME=<the interface on the shared network>"]),
     (r"no device found matching NCCL_OOB_NET_IFNAME|verify NCCL_OOB_NET_IFNAME",
      "src/bootstrap.cc netGetDevice: NCCL_OOB_NET_IFNAME (used with NCCL_OOB_NET_ENABLE=1) names network devices of "
@@ -220,7 +220,7 @@ MSG_FIX = [
     (r"Connection closed by remote peer|socketProgress: Call to recv from %s failed|Call to recv from %s failed",
      "src/misc/socket.cc: the peer at the address the message names closed the connection or reset it: that "
      "process exited or crashed (or its node went down), mostly because of its own earlier error.",
-     [_FIRST_ERROR + " (on the node of the address named)", "dmesg / the job's OOM and Xid messages on that node"]),
+     [_FIRST_ERROR + " (on the node of {%1|the address named})", "dmesg / the job's OOM and Xid messages on that node"]),
     (r"socket magic mismatch|wrong magic",
      "src/misc/socket.cc socketFinalizeAccept: a connection arrived on NCCL's listening port without NCCL's magic: "
      "a process of another job (or another program, a port scanner) connected to this port, or the peer runs an "
@@ -240,7 +240,7 @@ MSG_FIX = [
      "src/misc/socket.cc: NCCL_SOCKET_MAGIC is not a number; NCCL uses its built-in magic.",
      ["unset NCCL_SOCKET_MAGIC (or give the same hexadecimal value on every rank)"]),
     (r"^Could not get speed (?:for interface|from)",
-     "src/transport/net_socket.cc: /sys/class/net/<if>/speed is unreadable (a virtual or container interface); "
+     "src/transport/net_socket.cc: /sys/class/net/{%1|<if>}/speed is unreadable (a virtual or container interface); "
      "NCCL assumes 10 Gbps for its tuning. Harmless.",
      ["nothing to do; NCCL_SOCKET_IFNAME=<the physical interface> if another one should carry the traffic"]),
     (r"NCCL_SOCKET_NTHREADS is greater than the maximum|setting NCCL_NSOCKS_PERTHREAD",
@@ -306,8 +306,8 @@ MSG_FIX = [
      "were paired.",
      ["export NCCL_CROSS_NIC=0 (env.html#nccl-cross-nic)"]),
     (r"Got completion from peer %s with (?:error|status)",
-     "src/transport/net_ib (p2p.cc; net_ib.cc before 2.24): an RDMA work request to or from the peer at the "
-     "address named failed; the number after status is ibv_wc_status: " + _WC_STATUS + ".",
+     "src/transport/net_ib (p2p.cc; net_ib.cc before 2.24): an RDMA work request to or from the peer at {%1|the "
+     "address named} failed; the number after status is ibv_wc_status: " + _WC_STATUS + ".",
      ["status 12: ping / ib_write_bw between the two nodes' NICs (ibdev2netdev shows which NIC has the address), "
       "and " + _FIRST_ERROR.replace(": this line follows it", " on the peer"),
       "status 12 on a slow or congested fabric: a longer NCCL_IB_TIMEOUT (default 20, ~30 s: e.g. 22)",
@@ -327,8 +327,8 @@ MSG_FIX = [
      "(4.096 us x 2^NCCL_IB_TIMEOUT per retry) may be too short, when the peer is alive but slow.",
      ["export NCCL_IB_TIMEOUT=22 (each step doubles it) on every rank; if it persists, the peer or the link failed"]),
     (r"async fatal event|Got async (?:error )?event|Got non-fatal async event",
-     "src/transport/net_ib (common.cc; net_ib.cc before 2.24): the NIC reported an asynchronous event on the device "
-     "and port named (port error / link down, a fatal device error, a queue pair in error): the link or the HCA, "
+     "src/transport/net_ib (common.cc; net_ib.cc before 2.24): the NIC reported an asynchronous event on {%1|the device "
+     "and port named} (port error / link down, a fatal device error, a queue pair in error): the link or the HCA, "
      "not the program.",
      ["ibstat / ibv_devinfo on that node (State: Active, Physical state: LinkUp), dmesg | grep -i mlx5",
       "drain the node for the fabric team if the port flaps; NCCL_IB_HCA=<the other NICs> to run without it"]),
@@ -466,11 +466,11 @@ MSG_FIX = [
      ["fix or unset NCCL_ALGO / NCCL_PROTO (see env.html#nccl-algo)"]),
     (r"^Invalid value %s for %s, using default",
      "src/misc/param.cc: an NCCL_* variable (named second) holds a value that is not a number; NCCL uses its default.",
-     ["fix or unset the variable the message names"]),
+     ["fix or unset {%2|the variable the message names}"]),
     (r"^Invalid %s %d \((?:must be a multiple of|maximum|minimum)",
      "src/graph/tuning.cc: NCCL_NTHREADS / NCCL_LL128_NTHREADS is out of range or not a multiple of 32; NCCL "
      "corrected it.",
-     ["unset the variable the message names (or a multiple of 32 within the range)"]),
+     ["unset {%1|the variable the message names} (or a multiple of 32 within the range)"]),
     (r"^Attempt to use communicator before the previous operation returned ncclSuccess",
      "src/init.cc: the communicator already failed (an earlier call returned an error); this is an echo.",
      [_FIRST_ERROR]),

@@ -184,8 +184,8 @@ MSG_FIX = [
     (r"^ReqNodeNotAvail, UnavailableNodes:%s$",
      "Pending: the listed nodes are down, drained or not responding, and the job needs them (it names them with "
      "-w/--nodelist, or it needs more nodes of its partition than the others can give).",
-     ["sinfo -R -n <the listed nodes>   (why each is down or drained)", "drop those nodes from -w/--nodelist or "
-      "sbatch --exclude=<list>, ask for fewer nodes (-N), or wait until the admins resume them"]),
+     ["sinfo -R -n {%1|<the listed nodes>}   (why each is down or drained)", "drop those nodes from -w/--nodelist or "
+      "sbatch --exclude={%1|<list>}, ask for fewer nodes (-N), or wait until the admins resume them"]),
     (r"^ReqNodeNotAvail, Reserved for maintenance$",
      "Pending: a maintenance reservation starts before the job's --time would end; no node is down.",
      ["scontrol show reservation   (the MAINT reservation's StartTime)", "scontrol update jobid=<JOBID> "
@@ -216,25 +216,25 @@ MSG_FIX = [
     (r"Unable to create TMPDIR",
      "slurmstepd could not create the TMPDIR the job's environment names on the compute node (the directory's "
      "parent is missing there, or not writable).",
-     ["srun -N1 -w <node> ls -ld $TMPDIR", "export TMPDIR=/tmp (or a node-local path that exists) before "
+     ["srun -N1 -w <node> ls -ld {%1|$TMPDIR}", "export TMPDIR=/tmp (or a node-local path that exists) before "
       "srun/sbatch; admins: the job_container/tmpfs BasePath"]),
     (r"couldn't chdir to",
      "The job's working directory (the submit directory or -D/--chdir) does not exist on the compute node; the "
      "task runs in /tmp instead, so relative paths break.",
-     ["srun -N1 -w <node> ls -ld <dir>", "submit from a directory on a shared filesystem, or sbatch "
+     ["srun -N1 -w <node> ls -ld {%1|<dir>}", "submit from a directory on a shared filesystem, or sbatch "
       "-D/--chdir=<shared dir>"]),
     (r"^execve\(\): bad interpreter",
      "The script's #! interpreter does not exist on the compute node.",
-     ["head -1 <script>; srun -N1 -w <node> ls -l <interpreter>", "fix the #! line (e.g. #!/bin/bash), or install "
+     ["head -1 <script>; srun -N1 -w <node> ls -l {%1|<interpreter>}", "fix the #! line (e.g. #!/bin/bash), or install "
       "the interpreter on the nodes"]),
     (r"^execve\(\): %s: %m",
      "slurmstepd could not start the task's program on the node: not found there (not on PATH of the node, a "
      "path on the login node only), or not executable.",
-     ["srun -N1 -w <node> which <program>", "give a path on a shared filesystem, load the module / activate the "
+     ["srun -N1 -w <node> which {%1|<program>}", "give a path on a shared filesystem, load the module / activate the "
       "env inside the script, chmod +x"]),
     (r"Invalid user for SlurmUser",
      "The SlurmUser of slurm.conf does not exist on this host (admin configuration).",
-     ["admins: getent passwd <SlurmUser> on every host; create the user (same uid everywhere) or fix SlurmUser"]),
+     ["admins: getent passwd {%1|<SlurmUser>} on every host; create the user (same uid everywhere) or fix SlurmUser"]),
     (r"^Invalid MPI type",
      "srun was given an --mpi type (or SLURM_MPI_TYPE) that this Slurm does not have.",
      ["srun --mpi=list", "srun --mpi=pmix (or pmi2 / none: one from the list that the MPI library supports)"]),
@@ -259,7 +259,7 @@ MSG_FIX = [
     (r"^Nodes %s not responding",
      "slurmctld got no answer from these nodes' slurmd: after SlurmdTimeout it sets them DOWN ('Not responding').",
      ["on each node: systemctl status slurmd; from the controller: nc -zv <NodeAddr> 6818 (SlurmdPort), "
-      "getent hosts <node>", "restart slurmd or fix the network/firewall; then scontrol update nodename=<nodes> "
+      "getent hosts <node>", "restart slurmd or fix the network/firewall; then scontrol update nodename={%1|<nodes>} "
       "state=resume"]),
     (r"^Node unexpectedly rebooted$",
      "The node came back after a reboot slurmctld did not ask for (a crash, a power cycle, a watchdog); with "
@@ -343,7 +343,7 @@ MSG_FIX = [
      "The job cannot use the --reservation it names now (not started, ended, or its nodes unavailable).",
      ["scontrol show reservation <NAME>", "fix --reservation or drop it"]),
     (r"^invalid partition specified: %s$",
-     "The partition named with -p/--partition (or in SBATCH_PARTITION / a #SBATCH line) does not exist.",
+     "The partition {%1|named} with -p/--partition (or in SBATCH_PARTITION / a #SBATCH line) does not exist.",
      ["sinfo -s   (the partitions)", "-p <one of them>"]),
     (r"^task count required for arbitrary distribution$",
      "-m arbitrary places one task per listed host: it needs -n/--ntasks.",
@@ -370,7 +370,7 @@ MSG_FIX = [
     (r"^Unable to open file %s$",
      "sbatch could not open the batch script at the path it was given (no such file from the current directory, or "
      "not readable).",
-     ["ls -l <script>   (from the directory you ran sbatch in)", "give the right path (sbatch ./job.sh) or cd to "
+     ["ls -l {%1|<script>}   (from the directory you ran sbatch in)", "give the right path (sbatch ./job.sh) or cd to "
       "its directory"]),
     (r"^Invalid directive found in batch script",
      "A #SBATCH line of the script names an option sbatch does not know (a typo, an srun-only option, a value sbatch "
@@ -395,7 +395,7 @@ MSG_FIX = [
       "filesystem"]),
     (r"^Cannot stat %s: %m",
      "sbatch could not stat the script file it was given.",
-     ["ls -l <script>", "give the right path to the script"]),
+     ["ls -l {%1|<script>}", "give the right path to the script"]),
     (r"^Change from #SLURM to #SBATCH",
      "The script uses '#SLURM' directives; sbatch reads only '#SBATCH' lines as options.",
      ["sed -i 's/^#SLURM/#SBATCH/' <script>", "check the options are valid sbatch options (man sbatch)"]),
@@ -438,7 +438,7 @@ MSG_FIX = [
      ["drop -N, and list the hosts with -w or SLURM_HOSTFILE"]),
     (r"^Numeric argument \(%ld\) too? (?:large|small) for %s",
      "A count given to an option is out of its range.",
-     ["give a count within the option's range (man srun / man sbatch)"]),
+     ["give a count within {%2|the option}'s range (man srun / man sbatch)"]),
     (r"^Invalid TRES for --tres-per-task",
      "--tres-per-task takes countable per-task resources (cpu, gres/gpu ...), not mem, node, energy or billing.",
      ["memory: --mem-per-cpu or --mem-per-gpu; GPUs: --tres-per-task=gres/gpu:1 or --gpus-per-task=1"]),
@@ -487,7 +487,7 @@ MSG_FIX = [
      ":cyclic or :fcyclic for the sockets and the cores, and ,Pack or ,NoPack (srun(1)).",
      ["--distribution=block:block (srun(1) -m)"]),
     (r"^Invalid numeric value \"%s\" for %s",
-     "An option that takes a count (-n, -N, -c, --gpus ...) was given something that is not a number (an unset "
+     "An option that takes a count ({%2|-n, -N, -c, --gpus ...}) was given something that is not a number (an unset "
      "shell variable leaves it empty, a unit where none belongs).",
      ["echo the variables used in the srun/sbatch line; give a plain number"]),
     (r"^Invalid node list specified",
@@ -532,13 +532,13 @@ MSG_FIX = [
      "because another step of the job holds them (e.g. a first srun still running, or srun inside an interactive "
      "'srun --pty bash' step). The reason in parentheses is Slurm's (Requested nodes are busy, Memory required by "
      "task is not available ...). Since Slurm 20.11 steps do not share resources unless asked to.",
-     ["squeue -s -j <JOBID>   (the job's running steps)", "a step beside a running one: srun --overlap ...; "
+     ["squeue -s -j {%1|<JOBID>}   (the job's running steps)", "a step beside a running one: srun --overlap ...; "
       "several steps at once: give each its share (srun --exact -n1 --gpus=1 --mem=<part> ...); interactive work: "
       "salloc (with LaunchParameters=use_interactive_step) then srun, not srun inside srun --pty"]),
     (r"^Requested node %s is also in the excluded list|^Requested nodelist %s overlaps with excluded",
      "The same node is both required (-w/--nodelist) and excluded (-x/--exclude), possibly one of them from a #SBATCH "
      "line or SLURM_* variable.",
-     ["env | grep -E 'SLURM_(JOB_NODELIST|NODELIST|EXCLUDE)'", "remove the node from one of the two lists"]),
+     ["env | grep -E 'SLURM_(JOB_NODELIST|NODELIST|EXCLUDE)'", "remove {%1|the node} from one of the two lists"]),
     (r"^You asked for %d tasks but hostlist specified %d nodes",
      "With --distribution=arbitrary the hostlist names one node per task: the counts differ.",
      ["list one host per task in SLURM_HOSTFILE / -w, or drop -m arbitrary"]),
@@ -572,7 +572,7 @@ MSG_FIX = [
     (r"^Can not execute %s",
      "srun --test-exec or --bcast (which copies the program to the nodes) looks the program up on the submit host "
      "first (src/srun/opt.c search_path): it is not on PATH there, or not executable.",
-     ["which <program>; ls -l <program>", "give a full path, activate the environment before srun, or chmod +x"]),
+     ["which {%1|<program>}; ls -l {%1|<program>}", "give a full path, activate the environment before srun, or chmod +x"]),
     (r"^--mpi is only supported in the first heterogeneous component",
      "In a heterogeneous step, --mpi may be given only once, with the first component.",
      ["move --mpi=... before the first ':' of the srun line"]),
@@ -587,8 +587,8 @@ MSG_FIX = [
     (r"^Task launch for %ps failed on node %s",
      "slurmd on that node refused or could not start the step's tasks; the reason follows the node name "
      "(slurm_strerror: a missing program, a failed prolog, a bad credential, a missing user).",
-     ["the slurmd log on that node (journalctl -u slurmd, or SlurmdLogFile)", "fix what the reason names; users: "
-      "--exclude=<node> meanwhile"]),
+     ["the slurmd log on {%2|that node} (journalctl -u slurmd, or SlurmdLogFile)", "fix what the reason names; users: "
+      "--exclude={%2|<node>} meanwhile"]),
     (r"^task %u launch failed: %s",
      "One task of the step did not start on its node; the reason follows (e.g. a program not found there).",
      ["srun -N1 -w <node> which <program>", "fix what the reason names (a path on a shared filesystem, the "
@@ -599,7 +599,7 @@ MSG_FIX = [
     (r"^Cannot communicate with node %d\.  Aborting job|aborting, io error with slurmstepd on node %d|"
      r"^Aborting, (?:step missing and io error|io error and missing step) on node %d|"
      r"^Aborting, can not test connection to node %d",
-     "srun lost its connection to the step's slurmstepd on one node (the number is the node's index in the step) and "
+     "srun lost its connection to the step's slurmstepd on one node ({%-1|the number} is the node's index in the step) and "
      "ended the step: that node crashed or rebooted, slurmd/slurmstepd died there, or the network between srun and "
      "the node dropped.",
      ["sinfo -R; scontrol show node <the step's node at that index: scontrol show hostnames $SLURM_JOB_NODELIST>",
@@ -608,11 +608,11 @@ MSG_FIX = [
     (r"^%s: Unable to find command \"%s\"|^%s: Unable to exec command \"%s\"",
      "salloc runs the command given after its options on the submit host (the shell by default); that command is "
      "not on PATH there, or cannot be executed.",
-     ["which <command>", "give the full path, or load its module / activate its environment before salloc"]),
+     ["which {%2|<command>}", "give the full path, or load its module / activate its environment before salloc"]),
     (r"^TMPDIR \[%s\] is not (?:a directory|writeable)|^Setting TMPDIR to /tmp$",
      "The TMPDIR the job inherited from the submit shell does not exist (or is not writable) on the compute node, "
      "so slurmstepd sets TMPDIR=/tmp for the tasks (src/slurmd/slurmstepd/task.c).",
-     ["echo $TMPDIR   (in the submitting shell); srun -N1 -w <node> ls -ld <that path>", "export TMPDIR to a path "
+     ["echo $TMPDIR   (in the submitting shell); srun -N1 -w <node> ls -ld {%1|<that path>}", "export TMPDIR to a path "
       "that exists on the nodes (or unset it before sbatch/srun); admins: job_container/tmpfs for a per-job /tmp"]),
     (r"^ConstrainSwapSpace is enabled but there is no support for swap in the memory cgroup controller",
      "cgroup.conf sets ConstrainSwapSpace=yes, but the kernel's memory cgroup has no swap accounting on this node "
@@ -628,13 +628,13 @@ MSG_FIX = [
     (r"^Nodes %s are still not ready|^Something is wrong with the boot of the nodes",
      "The allocation's nodes were powered up or rebooted for the job (power saving: ResumeProgram, or --reboot) and "
      "did not become ready in time (ResumeTimeout in slurm.conf).",
-     ["scontrol show node <nodes> | grep -E 'State|Reason'", "wait and resubmit; admins: the ResumeProgram's log "
+     ["scontrol show node {%1|<nodes>} | grep -E 'State|Reason'", "wait and resubmit; admins: the ResumeProgram's log "
       "and ResumeTimeout in slurm.conf"]),
     (r"^Invalid %ps credential for user %u: host %s not in hostlist %s",
      "The slurmd that got the job's credential runs under a node name that is not among the job's nodes: this "
      "slurmd took another NodeName (slurmd -N, a cloned node image with the same hostname, a DNS name that maps "
      "two nodes to one NodeName).",
-     ["on that host: hostname -s; slurmd -C   (the NodeName it would take); scontrol show node <host>",
+     ["on {%3|that host}: hostname -s; slurmd -C   (the NodeName it would take); scontrol show node {%3|<host>}",
       "admins: give each host its own NodeName (NodeHostname/NodeAddr in slurm.conf match the host), restart slurmd"]),
     (r"^%s: %s %s: Out Of Memory$",
      "A task of the step was killed by the kernel's OOM killer in the job's memory cgroup (host RAM, not GPU "
@@ -660,7 +660,7 @@ MSG_FIX = [
       "--exclude=<node> (or sbatch --requeue to restart automatically); admins: the node's slurmd log and dmesg"]),
     (r"^Node failure on %s$",
      "slurmctld told srun that a node of the step failed (not responding or set DOWN); the step is killed there.",
-     ["sinfo -R -n <node>", "resubmit with --exclude=<node>; srun --no-kill keeps the other nodes' tasks running"]),
+     ["sinfo -R -n {%1|<node>}", "resubmit with --exclude={%1|<node>}; srun --no-kill keeps the other nodes' tasks running"]),
     # prolog / epilog (src/slurmd/slurmd/req.c, src/slurmd/slurmstepd/mgr.c, src/plugins/prep/script/prep_script_slurmd.c)
     (r"^(?:%pI|\[job %u\]) prolog failed status=%d:%d",
      "The node's Prolog script (slurm.conf Prolog=) exited non-zero (status=exit:signal) before the job started; "
@@ -672,8 +672,8 @@ MSG_FIX = [
     (r"^Prolog fail(?:ure|ed) on node %s$",
      "The node's Prolog failed when the job started there; slurmd could not requeue the job (an interactive salloc/srun "
      "allocation, or requeue disabled), so it was killed and the allocation revoked. slurmctld drains that node.",
-     ["sinfo -R -n <node>   (its reason); admins: the slurmd log on the node ('prolog failed: rc:N output:...')",
-      "resubmit with --exclude=<node>; admins: fix the Prolog or the node, then scontrol update nodename=<node> "
+     ["sinfo -R -n {%1|<node>}   (its reason); admins: the slurmd log on the node ('prolog failed: rc:N output:...')",
+      "resubmit with --exclude={%1|<node>}; admins: fix the Prolog or the node, then scontrol update nodename={%1|<node>} "
       "state=resume"]),
     (r"^(?:%pI|\[job %u\]) epilog failed status=%d:%d",
      "The node's Epilog script (slurm.conf Epilog=) exited non-zero after the job; slurmctld drains the node "
@@ -709,23 +709,23 @@ MSG_FIX = [
     (r"^(?:task-)?(?:prolog|epilog) '%s' not found in PATH or CWD",
      "srun's --prolog/--epilog/--task-prolog/--task-epilog names a file that is not in PATH or the working "
      "directory, or is not executable.",
-     ["ls -l <script>", "give its absolute path, chmod +x"]),
+     ["ls -l {%1|<script>}", "give its absolute path, chmod +x"]),
     # who the user is on the node (src/slurmd/slurmstepd/slurmstepd_job.c, src/common/uid.c)
     (r"^Failed to look up username for uid=%u, cannot continue with launch",
      "slurmstepd on the node cannot turn the job's uid into a user name (getpwuid_r found no entry): the user "
      "is not known on that compute node (sssd/nslcd/LDAP not running or not configured there, or a local account "
      "that exists on the login node only).",
-     ["on the node: getent passwd <uid>; systemctl status sssd; grep passwd /etc/nsswitch.conf", "admins: make "
+     ["on the node: getent passwd {%1|<uid>}; systemctl status sssd; grep passwd /etc/nsswitch.conf", "admins: make "
       "the user resolvable on every node (start/fix sssd, same directory as the login node), then resubmit or "
       "scontrol release <JOBID>"]),
     (r"^%s: getpwuid_r\(%u\): ?(?:%s|%m|no record found)|^%s: getpwnam_r\(%s\): %s",
      "A Slurm program could not look the user up in the passwd database on this host (the NSS lookup failed or "
      "found nothing).",
-     ["getent passwd <uid or name> on that host; grep passwd /etc/nsswitch.conf", "admins: fix the host's user "
+     ["getent passwd {%2|<uid or name>} on that host; grep passwd /etc/nsswitch.conf", "admins: fix the host's user "
       "lookup (sssd/nslcd/LDAP), the same as on the login nodes"]),
     (r"^%s: getgrgid_r\(%(?:u|ld)\): %s|^%s: getgrnam_r\(%s\): %s",
      "A Slurm program could not look a group up on this host (the NSS group lookup failed).",
-     ["getent group <gid or name> on that host", "admins: fix the host's group lookup (sssd/nslcd)"]),
+     ["getent group {%2|<gid or name>} on that host", "admins: fix the host's group lookup (sssd/nslcd)"]),
     (r"no user information for user %[ud]",
      "salloc cannot find the running user's passwd entry on this host.",
      ["getent passwd $(id -u)", "admins: fix the login host's user lookup (sssd/nslcd)"]),
@@ -748,7 +748,7 @@ MSG_FIX = [
       "both (srun --mpi=pmi2 / pmix), unset SLURM_MPI_TYPE, or have the admins install the plugin on every node"]),
     (r"^Could not open/read/parse mpi\.conf file",
      "slurmd could not read mpi.conf: it sets options for an MPI plugin that is not installed or not loaded.",
-     ["cat /etc/slurm/mpi.conf; ls <PluginDir>/mpi_*.so", "admins: remove the options of plugins not installed from "
+     ["cat {%1|/etc/slurm/mpi.conf}; ls <PluginDir>/mpi_*.so", "admins: remove the options of plugins not installed from "
       "mpi.conf (or install them); systemctl restart slurmd"]),
     (r"unable to resolve MPI plugin offset from plugin_id",
      "The step was started by an srun of a different Slurm version (or with a different MPI plugin set) than the "
@@ -783,7 +783,7 @@ MSG_FIX = [
     (r"^Cannot establish the connection$|^Cannot send data \(size = %u\), to %s|^%p: failed to send, abort collective",
      "The mpi/pmix plugin of one node could not open a connection to (or send to) another node's slurmstepd for the "
      "step's PMIx exchange (PMIxDirectConn, the default, connects the nodes directly).",
-     ["from one node of the job: nc -zv <other node> <its SlurmdPort>; getent hosts <other node>", "allow the "
+     ["from one node of the job: nc -zv {%2|<other node>} {%3|<its SlurmdPort>}; getent hosts {%2|<other node>}", "allow the "
       "traffic between compute nodes (firewall, the interface the node names resolve to); as a test, "
       "SLURM_PMIX_DIRECT_CONN=false (or PMIxDirectConn=false in mpi.conf) routes it through slurmd"]),
     (r"^(?:UCX send request failed|Fail to (?:read UCX config|init UCX|create UCX worker|get UCX address)|"
@@ -828,7 +828,7 @@ MSG_FIX = [
     (r"^Could not open/read/parse cgroup\.conf file",
      "slurmd could not parse cgroup.conf: an option it does not know (from another Slurm version or a plugin not "
      "built), or a syntax error.",
-     ["cat /etc/slurm/cgroup.conf; slurmd -V", "remove or fix the option (cgroup.conf(5) of this version; "
+     ["cat {%1|/etc/slurm/cgroup.conf}; slurmd -V", "remove or fix the option (cgroup.conf(5) of this version; "
       "CgroupAutomount is defunct, src/interfaces/cgroup.c), then systemctl restart slurmd"]),
     (r"^%s: unable to create cgroup '%s' : %m",
      "slurmd/slurmstepd could not create the job's cgroup directory: the cgroup tree is read-only for it or not "
@@ -884,7 +884,7 @@ MSG_FIX = [
     (r"^Job allocation %u has been revoked",
      "The salloc allocation ended under the shell: its time limit, scancel, a node failure or a failed prolog; "
      "the line before this one usually says which.",
-     ["sacct -j <JOBID> -o JobID,State,Elapsed,Timelimit,NodeList", "act on the reason the lines before name "
+     ["sacct -j {%1|<JOBID>} -o JobID,State,Elapsed,Timelimit,NodeList", "act on the reason the lines before name "
       "(a longer --time, --exclude=<node> ...)"]),
     (r"^--gres-flags=allow-task-sharing is only used with srun|^Invalid --gres-flags",
      "--gres-flags takes disable-binding, enforce-binding, multiple-tasks-per-sharing, one-task-per-sharing (and, "

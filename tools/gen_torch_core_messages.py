@@ -256,7 +256,7 @@ MSG_FIX = [
      r"^Trying to instantiate unsupported class %s$",
      "torch.load's weights-only unpickler (the default since torch 2.6) refused the class or function the message "
      "names.",
-     ["torch.serialization.add_safe_globals([<the named class>]) before torch.load, if you trust the file", _TRUST]),
+     ["torch.serialization.add_safe_globals([{%1|<the named class>}]) before torch.load, if you trust the file", _TRUST]),
     (r"^Trying to load unsupported GLOBAL %s whose module %s is blocked",
      "torch.load's weights-only unpickler refused a global from a module it blocks outright (os, subprocess, "
      "builtins' eval ...): the checkpoint would run code when loaded.",
@@ -265,7 +265,7 @@ MSG_FIX = [
      r"allowlisted via `add_safe_globals`|^Can only build Tensor, parameter or (?:dict|OrderedDict) objects",
      "torch.load's weights-only unpickler (the default since torch 2.6) met an object of a class it does not allow "
      "(the class is named after 'but got').",
-     ["torch.serialization.add_safe_globals([<that class>]) before torch.load, if you trust the file", _TRUST]),
+     ["torch.serialization.add_safe_globals([{%1|<that class>}]) before torch.load, if you trust the file", _TRUST]),
     (r"^Object created by NEWOBJ was not initialized by BUILD; the pickle data is likely corrupt",
      "torch.load's weights-only unpickler found an object the pickle never finished: the file is truncated, "
      "corrupt or crafted.",
@@ -303,7 +303,7 @@ MSG_FIX = [
     (r"^Module \[%s\] is missing the required \"forward\" function",
      "The module was called but its class defines no forward() (a misspelt name, or forward indented inside "
      "__init__).",
-     ["define def forward(self, ...) at the class level of the module named in the message"]),
+     ["define def forward(self, ...) at the class level of {%1|the module named in the message}"]),
     (r"Please use torch\.nn\.Module\.to_empty\(\) instead of torch\.nn\.Module\.to\(\) when moving module from meta",
      "The model was built on the meta device (no data: accelerate's init_empty_weights, device='meta', "
      "low_cpu_mem_usage) and .to(device) cannot copy tensors that have no data.",
@@ -486,14 +486,14 @@ MSG_FIX = [
     (r"^The detected CUDA version \(%s\) mismatches the version that was used to compile",
      "The CUDA toolkit found for building (nvcc of CUDA_HOME) has another major version than the CUDA torch was "
      "built with.",
-     ["point CUDA_HOME at a toolkit of torch.version.cuda's major version (module load cuda/<X.Y>), or install "
+     ["point CUDA_HOME at a toolkit of torch.version.cuda's major version (module load cuda/{%2|<X.Y>}), or install "
       "the torch build for the toolkit you have"]),
     (r"^The current installed version of %s \(%s\) is (?:less|greater) than the (?:minimum|maximum) required version by CUDA",
      "The host compiler (gcc / clang) is outside the versions this CUDA toolkit's nvcc supports.",
      ["use a supported compiler: export CC=gcc-<N> CXX=g++-<N> (module load gcc/<N>), or a CUDA toolkit that "
       "supports this compiler (the CUDA installation guide lists the versions)"]),
     (r"^Unknown CUDA arch \(%s\) or GPU not supported",
-     "TORCH_CUDA_ARCH_LIST (or the GPU's compute capability) names an architecture this torch's cpp_extension does "
+     "TORCH_CUDA_ARCH_LIST (or the GPU's compute capability) names {%1|an architecture} this torch's cpp_extension does "
      "not know (a newer GPU than the torch release, or a typo).",
      ["export TORCH_CUDA_ARCH_LIST to the GPUs' compute capability (nvidia-smi --query-gpu=compute_cap "
       "--format=csv, e.g. '8.0;9.0'), or upgrade torch for a newer GPU"]),
@@ -501,7 +501,7 @@ MSG_FIX = [
     (r"^Unrecognized key '%s' in (?:CUDA|Accelerator) allocator config|^Unrecognized CachingAllocator option",
      "PYTORCH_CUDA_ALLOC_CONF (or PYTORCH_ALLOC_CONF) holds a key this torch release does not know (a setting of "
      "a newer release, a typo, or '=' where ':' belongs).",
-     ["fix or remove the key: keys are key:value, comma-separated (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True); "
+     ["fix or remove {%1|the key}: keys are key:value, comma-separated (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True); "
       "the keys of this release: " + _ALLOC_DOC]),
     (r"^CachingAllocator option max_split_size_mb too small",
      "PYTORCH_CUDA_ALLOC_CONF's max_split_size_mb is below the allocator's minimum (a value in bytes, or too small).",

@@ -165,8 +165,8 @@ RULES = [
 # (torchrun's own signal lines, under 12 literal characters here, are elastic.sigterm's hand-written patterns.)
 SITE_FIX = [
     (r"^Timed out after %s seconds waiting for clients\. %s/%s clients joined\.",
-     "c10d TCPStore.cpp: the store's server on node 0 waited for every rank of the world size and only the first "
-     "number connected: the rest were never started or cannot reach MASTER_ADDR:MASTER_PORT.",
+     "c10d TCPStore.cpp: the store's server on node 0 waited for every rank of the world size and only {%2|the first "
+     "number} connected: the rest were never started or cannot reach MASTER_ADDR:MASTER_PORT.",
      ["start torchrun on every node with the same --nnodes and a distinct --node-rank 0..N-1 (two nodes with one "
       "--node-rank count once); under Slurm: srun --ntasks-per-node=1 torchrun --node-rank $SLURM_NODEID ...",
       "on a node that did not join: its own log for an earlier error, and nc -zv <MASTER_ADDR> <MASTER_PORT>",
@@ -840,7 +840,7 @@ SITE_FIX += [
       "mesh=that (or mesh['dp'] of a larger mesh)"]),
     # ---- torch.distributed.checkpoint
     (r"^Missing key in checkpoint state_dict: %s",
-     "DCP's load found a key of the model's state dict that the checkpoint lacks: another model or config, or the "
+     "DCP's load found {%1|a key} of the model's state dict that the checkpoint lacks: another model or config, or the "
      "keys differ by a prefix ('module.' of DDP, '_orig_mod.' of torch.compile, '_fsdp_wrapped_module.').",
      ["build the state dict with torch.distributed.checkpoint.state_dict.get_model_state_dict(model) on save and "
       "load (it strips the wrapper prefixes), and load into the same model/config",

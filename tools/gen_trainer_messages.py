@@ -186,7 +186,7 @@ MSG_FIX += [
      "dict, or base64 JSON: a relative path resolved from another working directory (the launcher's cd on a remote "
      "node), a typo, or a file that exists on the launching node only.",
      ["pass an absolute path on a shared filesystem (--deepspeed /shared/ds_config.json), and check it exists on "
-      "every node: ls -l <the path the message prints>"]),
+      "every node: ls -l {%1|<the path the message prints>}"]),
     (r"^Duplicate keys in DeepSpeed config",
      "deepspeed/runtime/config_utils.py dict_raise_error_on_duplicate_keys(): the config JSON has the same key twice "
      "in one object (the message lists them); DeepSpeed refuses rather than keep the last one.",
@@ -246,7 +246,7 @@ MSG_FIX += [
     (r"^%s must be an integer, not bool|^%s must be a finite number \(not inf",
      "deepspeed/runtime/precision_config.py: a number in the \"fp16\" section (initial_scale_power, "
      "loss_scale_window, hysteresis, min_loss_scale) is true/false, inf or NaN.",
-     ["write that key of the \"fp16\" section as a plain number (the message names it)"]),
+     ["write {%1|that key} of the \"fp16\" section as a plain number (the message names it)"]),
     (r"^Checkpoint config contains invalid tag_validation value",
      "deepspeed/runtime/config.py: \"checkpoint\": {\"tag_validation\": ...} is not Ignore, Warn or Fail.",
      ["set \"checkpoint\": {\"tag_validation\": \"Warn\"} (or Ignore / Fail)"]),
@@ -259,7 +259,7 @@ MSG_FIX += [
     (r"^Cannot provide deprecated parameter '%s' and replacing parameter '%s' together",
      "deepspeed/runtime/config_utils.py: the config gives a deprecated key and the key that replaces it (e.g. "
      "cpu_offload and offload_optimizer); the message names both.",
-     ["keep only the new key the message names in the DeepSpeed config"]),
+     ["keep only {%2|the new key the message names} in the DeepSpeed config"]),
     (r"^Tried removing deprecated '%s'|^Tried setting value for '%s' with value from deprecated",
      "deepspeed/runtime/config_utils.py: a deprecated key of the DeepSpeed config could not be moved to the key "
      "that replaces it; the exception below says why.",
@@ -283,7 +283,7 @@ MSG_FIX += [
     (r"^\[deepspeed\] failed to resume from checkpoint",
      "transformers/integrations/deepspeed.py deepspeed_load_checkpoint(): --resume_from_checkpoint names a folder "
      "with no DeepSpeed checkpoint (no global_step* subfolder and 'latest' file) that the engine could load.",
-     ["ls <checkpoint>: it needs 'latest' and global_stepN/ (saved by a DeepSpeed run with the same ZeRO stage and "
+     ["ls {%1|<checkpoint>}: it needs 'latest' and global_stepN/ (saved by a DeepSpeed run with the same ZeRO stage and "
       "world size, or convert with zero_to_fp32.py and load the weights without resuming)"]),
     (r"^--adafactor was passed, but also found `optimizer` configured",
      "transformers/integrations/deepspeed.py: --adafactor and an \"optimizer\" section in the DeepSpeed config.",
@@ -298,7 +298,7 @@ MSG_FIX += [
      "accelerate/utils/dataclasses.py DeepSpeedPlugin.fill_match(): a DeepSpeed config value is \"auto\" and "
      "accelerate has nothing to fill it with (outside the HF Trainer, accelerate fills only the batch size, "
      "gradient accumulation/clipping and mixed precision).",
-     ["write the real value for the key the message names in the DeepSpeed config file"]),
+     ["write the real value for {%1|the key the message names} in the DeepSpeed config file"]),
     (r"^When using `deepspeed_config_file`, the following accelerate config variables will be ignored",
      "accelerate/utils/dataclasses.py DeepSpeedPlugin: the accelerate config has deepspeed_config_file and also "
      "DeepSpeed settings (zero_stage, offload_*, gradient_accumulation_steps, gradient_clipping ...) that only apply "
@@ -558,13 +558,13 @@ MSG_FIX += [
     (r"^No valid checkpoint found in output directory",
      "transformers/trainer.py train(): resume_from_checkpoint=True looks for the last checkpoint-<step> folder in "
      "output_dir and there is none (a first run, another output_dir, or checkpoints on a node-local disk).",
-     ["pass the folder itself (--resume_from_checkpoint <output_dir>/checkpoint-<step>), or drop "
-      "--resume_from_checkpoint for a first run; ls <output_dir> on the node that runs rank 0"]),
+     ["pass the folder itself (--resume_from_checkpoint {%1|<output_dir>}/checkpoint-<step>), or drop "
+      "--resume_from_checkpoint for a first run; ls {%1|<output_dir>} on the node that runs rank 0"]),
     (r"^Can't find a valid checkpoint at",
      "transformers/trainer.py _load_from_checkpoint(): the resume folder has no weights file the Trainer knows "
      "(model.safetensors / pytorch_model.bin / their sharded index / an adapter, or a DeepSpeed/FSDP checkpoint of the "
      "same setup).",
-     ["point --resume_from_checkpoint at a checkpoint-<step> folder the Trainer saved (ls it: the weights, "
+     ["point --resume_from_checkpoint at a checkpoint-<step> folder the Trainer saved (ls {%1|it}: the weights, "
       "trainer_state.json, optimizer.pt), with the same DeepSpeed / FSDP setup that saved it"]),
     (r"^The model did not return a loss from the inputs",
      "transformers/trainer.py compute_loss(): the model returned no 'loss': the batch has no 'labels' (or the "
@@ -598,7 +598,7 @@ MSG_FIX += [
     (r"^--deepspeed requires Accelerate to be installed|^Using the `Trainer` with `PyTorch` requires `accelerate>=",
      "transformers/training_args.py: the Trainer runs on accelerate, and it is missing or older than this "
      "transformers needs (the message gives the release).",
-     ["pip install -U 'accelerate>=<the release named>' (or pip install 'transformers[torch]') in the job's "
+     ["pip install -U 'accelerate>={%1|<the release named>}' (or pip install 'transformers[torch]') in the job's "
       "environment, the same on every node"]),
     (r"^torchao with FSDP2 and cpu_ram_efficient_loading is not supported",
      "accelerate/accelerator.py: FP8 through torchao under FSDP2 cannot load the weights on rank 0 only.",

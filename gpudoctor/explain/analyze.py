@@ -12,6 +12,7 @@ back to sockets) on an INFO or WARN line is context.
 import re
 
 from gpudoctor.explain import gpuhw as _gpuhw
+from gpudoctor.explain import slots as _slots
 from gpudoctor.explain.scan import MAX_SHOWN
 from gpudoctor.explain.text import clip as _clip
 
@@ -703,9 +704,13 @@ def _finding(e, m, role, scan):
     for h in m["hits"]:
         site = getattr(h.pattern, "site", None) if h.pattern is not None else None
         if site and site.get("fix"):
-            causes.append({"text": site["means"], "checks": [], "confirm": [], "fix": list(site["fix"]),
+            # its {%N|words} slots: the values this line holds (slots.py), quoted as every fix line
+            means, fix, values = _slots.fill(site, h.text)
+            causes.append({"text": means, "checks": [], "confirm": [], "fix": fix,
                            "exports": {}, "evidence": [{"line": h.line, "text": h.text}], "static_rank": 0,
                            "computed": None})
+            if values:
+                causes[-1]["values"] = {str(n): v for n, v in sorted(values.items())}
             site_fix = True
             break
     # causes the log itself points at go first (stable: the data's order among equals)
