@@ -4,7 +4,9 @@ commit, the "Fix ..." lines of the release commit's message, which are its relea
 fixed issues) and, for each fix commit of a known bug (BUG_FIXES below: the commits that NCCL's
 issue threads name), the first releases that contain it. explain's known-bug entries
 (gpudoctor/data/knowledge/nccl_bugs.toml) say "fixed in X" from this file; a test checks they
-agree.
+agree. SYMPTOM_BUGS adds the fix lines whose bug shows as a hang, a slowdown or a wrong result (no
+error line of its own): each with the words of the condition its note names, offered by
+gpudoctor/explain/versions.py judge() only beside an affected version AND that symptom.
 
 Usage:
     python tools/gen_nccl_releases.py --repo /path/to/nccl.git [-o OUT]
@@ -69,6 +71,139 @@ KNOWN_BUGS = [
      {"together": [r"NCCL_NET_GDR_C2C", r"NCCL WARN"]}, 60,
      "NCCL_NET_GDR_C2C=1 (new in 2.26.2) and an NCCL failure at initialization"),
 ]
+# The second rules table: a release's fix line whose bug shows as a HANG, a SLOWDOWN or a WRONG
+# RESULT, with no error line of its own. explain offers each (versions.judge) only when the log ran
+# an affected NCCL AND shows that kind of symptom (hang: the c10d watchdog's collective timeout,
+# NCCL's hang triage, or the user's words that the job hangs; slow: the user's words that it is
+# slow; wrong: the words of WORDS["wrong"]) AND every one of its `words` (the condition the note
+# names, as a log or a user writes it: the collective, the variable, the GPU). Never on a version
+# alone; never above a root that names its cause with certainty. FROM as for KNOWN_BUGS, or the
+# release the note's thread or feature names (the `why` column says which).
+WORDS = {
+    # torch's OpType=ALLTOALL / ALLTOALL_BASE (ProcessGroupNCCL.cpp opTypeToString), all_to_all[_single],
+    # nccl-tests' alltoall_perf, 'all-to-all' in words
+    "a2a": r"all_to_all|alltoall|all-to-all",
+    # more than 80 ranks: NCCL's init line ('comm %p rank %d nranks %d cudaDev ...', src/init.cc), torch's
+    # world_size, nccl-tests under mpirun -np
+    "over80": r"\bnranks\W{0,3}(?:8[1-9]|9\d|[1-9]\d{2,5})\b|world_size\W{0,3}(?:8[1-9]|9\d|[1-9]\d{2,5})\b",
+    "collnet": r"CollNet|SHARP",
+    "bf16": r"bfloat16|\bbf16\b",
+    "h100": r"H100",
+    # two ranks: NCCL's 'nranks 2', torchrun's --nproc_per_node 2, world_size 2
+    "two_gpus": r"\bnranks\W{0,3}2\b|nproc[_-]per[_-]node\W{0,3}2\b|world_size\W{0,3}2\b",
+    # a nodes' CPUs of two vendors or models: the words, or both vendors in one text
+    "mixed_cpus": r"(?:different|mixed|heterogeneous) (?:cpu|processor|host)|(?:amd|epyc)[^\n]{0,80}(?:intel|xeon)|"
+                  r"(?:intel|xeon)[^\n]{0,80}(?:amd|epyc)",
+    "split_share": r"NCCL_COMM_SPLIT_SHARE_RESOURCES|splitShare|split_share",
+    # nodes of two architectures: the words, or both machine names in one text (uname -m, a wheel's tag)
+    "mixed_arch": r"(?:different|mixed|heterogeneous) (?:cpu|gpu) (?:types?|architectures?|models?)|"
+                  r"heterogeneous (?:architectures?|clusters?|nodes|gpus)|"
+                  r"x86_64[^\n]{0,80}aarch64|aarch64[^\n]{0,80}x86_64",
+    "comm_abort": r"ncclCommAbort|abort(?:ing)?\W{1,3}(?:the\W{1,3})?(?:nccl\W{1,3})?comm(?:unicator)?s?\b",
+    # nccl-tests -t N (several threads, '# nThread 2 nGpus ...', src/common.cu)
+    "threads": r"nThread (?:[2-9]|\d{2,4})\b",
+    "graph_capture": (r"graph capture|cuda ?graphs?\b|CUDAGraph|StreamBeginCapture|torch\.cuda\.graph",
+                      ["graphcapture", "cudagraph", "streambegincapture", "cuda.graph"]),
+    "roce": r"RoCE",
+    "cross_nic1": r"NCCL_CROSS_NIC\W{0,3}1\b",
+    "cross_nic0": r"NCCL_CROSS_NIC\W{0,3}0\b",
+    "cross_nic": r"NCCL_CROSS_NIC",
+    "h800": r"H800",
+    "nvlink_down": r"nvlink[^\n]{0,60}(?:down|inactive|error|fail)",
+    "ll128": r"LL128",
+    "avg": r"ReduceOp\.AVG|ncclAvg|op=avg",
+    "symmetric": r"NCCL_WIN_COLL_SYMMETRIC|ncclCommWindowRegister|symmetric (?:memory|kernel)",
+    # what a wrong result looks like in a log or a user's words. Its needles are given: 'loss' and 'result' alone
+    # are on every step line of a training log
+    "wrong": (r"loss\W{0,4}(?:is|becomes?|became|=|:)?\W{0,3}nan\b|\bnan (?:loss|values?|gradients?)|"
+              r"wrong (?:result|value|output|answer|sum)s?|incorrect (?:result|value|output|sum)s?|data corruption|"
+              r"corrupt(?:ed)? (?:data|results?|gradients?|values?)|results? (?:differ|are different|mismatch)",
+              ["lossisnan", "lossbecomesnan", "lossbecamenan", "loss=nan", "loss:nan", "loss':nan", 'loss":nan',
+               "lossnan", "nanloss", "nanvalue", "nangradient", "wrongresult", "wrongvalue", "wrongoutput",
+               "wronganswer", "wrongsum", "incorrectresult", "incorrectvalue", "incorrectoutput", "incorrectsum",
+               "datacorruption", "corrupt", "resultdiffer", "resultsdiffer", "resultarediff", "resultsarediff",
+               "resultmismatch", "resultsmismatch"]),
+}
+
+
+def _word(key):
+    """A WORDS row as the output gives it: {"re"}, or {"re", "needles"} (what every match holds, squashed)."""
+    w = WORDS[key]
+    return {"re": w[0], "needles": list(w[1])} if isinstance(w, tuple) else {"re": w}
+
+
+SYMPTOM_BUGS = [
+    # (id, regex of the fix sentence, FROM, kind, [WORDS keys], rank, what the user sees, workaround or "", why FROM)
+    ("nccl.bug_284_alltoallv_p2p_hang", r"Fix hang in corner cases of alltoallv using point to point send/recv\.",
+     "2.7.3", "hang", ["a2a"], 60, "an all-to-all over send/receive (alltoallv) that never finishes", "",
+     "send/receive operations came in 2.7.3, its release commit: 'Add support for send/receive operations'"),
+    ("nccl.bug_2181_alltoallv_hang", r"Fix alltoallv hang \(#788\)", "2.12.0", "hang", ["a2a"], 62,
+     "an all-to-all with uneven sizes (alltoallv: torch's all_to_all_single with split sizes) that never finishes",
+     "", "NVIDIA/nccl#788, 'Alltoallv hangs with NCCL 2.12 and newer'"),
+    ("nccl.bug_2203_a2a_connect_hang", r"Fix hang during A2A connection\.", "2.19.0", "hang", ["a2a"], 64,
+     "an all-to-all that hangs while NCCL connects its peers (its first all-to-all, or at communicator init)",
+     "export NCCL_CUMEM_ENABLE=0 (NVIDIA/nccl#1134: the hang went away with it)",
+     "NCCL_CUMEM_ENABLE's default became 1 in 2.19, NCCL's environment variables docs; NVIDIA/nccl#1134: "
+     "alltoall_perf hangs with 2.19.1, 2.19.3 and 2.19.4, not with 2.18.6"),
+    ("nccl.bug_2273_alltoall_scale_hang",
+     r"Fix a potential hang in alltoall-like communication patterns at a scale of over 80 ranks\.", "2.0.0", "hang",
+     ["a2a", "over80"], 66, "an all-to-all over more than 80 ranks that hangs", "", ""),
+    ("nccl.bug_2183_collnet_bf16_hang",
+     r"Fix hang with Collnet on bfloat16 on systems with less than one NIC\s{1,4}per GPU\.", "2.0.0", "hang",
+     ["collnet", "bf16"], 66, "a bfloat16 reduction over CollNet (IB SHARP) that hangs, on nodes with fewer NICs "
+     "than GPUs", "export NCCL_COLLNET_ENABLE=0 (no SHARP) until NCCL is upgraded",
+     "NCCL 2.18.1's release notes list it as a known issue"),
+    ("nccl.bug_2213_crossnic_hang", r"Fix hang when crossNic is inconsistent between ranks\.", "2.0.0", "hang",
+     ["cross_nic"], 64, "NCCL_CROSS_NIC set, and a hang", "set the same NCCL_CROSS_NIC on every rank (or none)", ""),
+    ("nccl.bug_2223_cpu_types_hang", r"Fix hang when nodes have different CPU types", "2.0.0", "hang",
+     ["mixed_cpus"], 64, "nodes with CPUs of different types (AMD and Intel) and a hang", "", ""),
+    ("nccl.bug_2243_mixed_arch_hang", r"Fix hangs when running with different CPU architectures", "2.0.0", "hang",
+     ["mixed_arch"], 62, "nodes of different CPU or GPU architectures and a hang", "", ""),
+    ("nccl.bug_2262_hetero_tuning_hang", r"Fix a hang on heterogeneous architectures", "2.0.0", "hang",
+     ["mixed_arch"], 62, "nodes of different architectures, tuned differently by NCCL, and a hang", "", ""),
+    ("nccl.bug_2262_split_share_hang", r"Fix a race condition with split-shared communicators", "2.18.1", "hang",
+     ["split_share"], 66, "communicators split with shared resources (NCCL_COMM_SPLIT_SHARE_RESOURCES) that hang "
+     "while connecting", "export NCCL_COMM_SPLIT_SHARE_RESOURCES=0",
+     "ncclCommSplit and its resource sharing came in 2.18.1, its release notes"),
+    ("nccl.bug_2262_abort_hang", r"Fixes to ncclCommAbort \* Fix hangs due to the progress thread spinning",
+     "2.0.0", "hang", ["comm_abort"], 62, "a job that hangs while aborting its NCCL communicators "
+     "(ncclCommAbort, as torch's watchdog does after a timeout)", "", ""),
+    ("nccl.bug_2155_h100_2gpu_hang", r"Workaround hang on H100 with Ring/LL128 on 2 GPUs\.", "2.0.0", "hang",
+     ["h100", "two_gpus"], 62, "two H100 GPUs and a hang", "export NCCL_PROTO=^LL128", ""),
+    ("nccl.bug_2155_threads_init_hang", r"Fix hang during init in multi-threaded mode", "2.0.0", "hang",
+     ["threads"], 62, "several threads per process (nccl-tests -t N) and a hang at init", "", ""),
+    ("nccl.bug_2155_graph_capture_hang", r"Fix hang when interleaving the capture of different graphs", "2.0.0", "hang",
+     ["graph_capture"], 60, "CUDA graphs captured in turn and a hang", "", ""),
+    ("nccl.bug_2263_roce_ece_slow", r"Fix the exchange of enhanced connection establishment \(ECE\) options", "2.19.1",
+     "slow", ["roce"], 62, "a slow job over RoCE", "",
+     "RoCE ECE support came in 2.19.1, its release commit: 'Add support for RoCE ECE'"),
+    ("nccl.bug_2262_crossnic1_slow", r"Fix a performance regression when using NCCL_CROSS_NIC=1", "2.20.3", "slow",
+     ["cross_nic1"], 64, "NCCL_CROSS_NIC=1 and a slow job", "unset NCCL_CROSS_NIC (or =2, the default)",
+     "the note says NCCL alternated rings needlessly; alternating rings came in 2.20.3, its release commit"),
+    ("nccl.bug_2287_crossnic0_slow", r"Fixes a large performance issue with NCCL_CROSS_NIC=0", "2.0.0", "slow",
+     ["cross_nic0"], 62, "NCCL_CROSS_NIC=0 and a slow job", "unset NCCL_CROSS_NIC (or =2, the default)", ""),
+    ("nccl.bug_2183_h800_slow", r"Fix performance for DGX H800\.", "2.0.0", "slow", ["h800"], 62,
+     "a slow job on H800 GPUs", "", ""),
+    ("nccl.bug_2183_alltoall_slow", r"Fix performance of alltoall at scale with more than one NIC per GPU\.", "2.0.0",
+     "slow", ["a2a"], 60, "a slow all-to-all", "", ""),
+    ("nccl.bug_2183_tree_ll128_corruption", r"Fix data corruption with Tree/LL128 on systems with 1GPU:1NIC\.", "2.0.0",
+     "wrong", ["wrong", "h100"], 66, "wrong results (NaN loss, a wrong sum) on H100 nodes with one NIC per GPU",
+     "export NCCL_PROTO=^LL128 (or NCCL_IB_PCI_RELAXED_ORDERING=0), as NCCL 2.18.1's release notes say",
+     "NCCL 2.18.1's release notes list it as a known issue, on HGX H100"),
+    ("nccl.bug_2183_collnet_corruption", r"Fix data corruption with Collnet when mixing multi-process and\s{1,4}"
+     r"multi-GPU per process\.", "2.0.0", "wrong", ["wrong", "collnet"], 64,
+     "wrong results with CollNet (IB SHARP)", "export NCCL_COLLNET_ENABLE=0", ""),
+    ("nccl.bug_2183_collnet_avg", r"Fix Avg operation with Collnet/Chain\.", "2.0.0", "wrong",
+     ["wrong", "collnet", "avg"], 66, "wrong averages (ReduceOp.AVG) with CollNet (IB SHARP)",
+     "export NCCL_COLLNET_ENABLE=0, or reduce with SUM and divide", ""),
+    ("nccl.bug_2127_nvlink_down_corruption", r"Fix NVLink detection and avoid data corruption when some NVLinks are down",
+     "2.0.0", "wrong", ["wrong", "nvlink_down"], 64, "wrong results with an NVLink down", "", ""),
+    ("nccl.bug_2155_ll128_unaligned", r"Fix potential data corruption with LL128 protocol on unaligned buffers\.",
+     "2.0.0", "wrong", ["wrong", "ll128"], 62, "wrong results with the LL128 protocol", "export NCCL_PROTO=^LL128", ""),
+    ("nccl.bug_2287_symmetric_corruption", r"Fixes potential data corruption with built-in symmetric kernels", "2.27.3",
+     "wrong", ["wrong", "symmetric"], 64, "wrong results with symmetric memory kernels (ncclCommWindowRegister)", "",
+     "symmetric kernels came in 2.27.3, its release commit: 'Symmetric memory API and symmetric kernels'"),
+]
 # fix lines that a hand-written entry of gpudoctor/data/knowledge/nccl_bugs.toml already covers
 HAND_WRITTEN = {"Fix crash when shared memory creation fails.": "nccl.bug_2181_shm_crash"}
 
@@ -116,6 +251,16 @@ def known_bugs(rel):
              "affects": [since, r["version"]], "rank": rank, "shows": shows}
         b.update(symptom)
         out.append(b)
+    for bid, rx, since, kind, words, rank, shows, workaround, why in SYMPTOM_BUGS:
+        hit = next(((r, f, m) for r in rel for f in r["fixes"] for m in [re.search(rx, f)] if m), None)
+        if hit is None:
+            continue
+        r, line, m = hit
+        named.add(line)
+        # the sentence of a line that holds several ('Fix A Fix B.': a release commit's lines joined)
+        out.append({"id": bid, "release_fix": line, "fix_text": m.group(0).rstrip("."), "fixed_in": r["version"],
+                    "commit": r["commit"], "affects": [since, r["version"]], "rank": rank, "shows": shows,
+                    "symptom": kind, "words": [_word(w) for w in words], "workaround": workaround, "from_why": why})
     unassigned = [[r["version"], f] for r in rel for f in r["fixes"] if f not in named and f not in HAND_WRITTEN]
     return out, unassigned
 
@@ -174,7 +319,7 @@ def main(argv):
     releases, fixed, version = from_repo(a.repo) if a.repo else from_slice(a.slice)
     doc = build(releases, fixed, version)
     if a.repo:
-        missing = [b[0] for b in KNOWN_BUGS if b[0] not in {k["id"] for k in doc["known_bugs"]}]
+        missing = [b[0] for b in KNOWN_BUGS + SYMPTOM_BUGS if b[0] not in {k["id"] for k in doc["known_bugs"]}]
         if missing:
             a.error("KNOWN_BUGS rows whose fix line is in no release: %s" % ", ".join(missing))
     print("%s: %d releases, %d fix lines, %d known bugs with a symptom" % (

@@ -95,6 +95,9 @@ def explain_inputs(inputs, kb=None, assume_error=False, facts=None, deadline=Non
     from gpudoctor.explain import hang
 
     hang.judge(result, scan, kb)  # a hang or slow run without an error: the causes ranked; nccl-tests without MPI
+    from gpudoctor.explain import versions
+
+    versions.judge(result, scan, kb)  # a known NCCL bug whose symptom is a hang, a slowdown or a wrong result
     _in.locate(result, scan)
     if flight is not None:
         _in.apply_flight_recorder(result, flight)

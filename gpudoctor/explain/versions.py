@@ -143,6 +143,9 @@ def known_bug_entries():
         v, line = b["fixed_in"], b["release_fix"]
         t = first_torch_with(v)
         torch = (" (torch %s and later pin it: pip install -U torch)" % t["torch"]) if t else ""
+        if b.get("symptom"):
+            out.append(_symptom_entry(b, t))
+            continue
         e = {"id": b["id"], "family": "nccl.known_bug", "rank": b["rank"],
              "title": "Known NCCL bug, fixed in %s: %s" % (v, line.split(" * ")[0].rstrip(".")),
              "explain": "NCCL's release notes of %s list \"%s\". What a log shows of it: %s. NCCL %s to the "
@@ -164,3 +167,139 @@ def known_bug_entries():
             e["together"] = [{"all": list(b["together"]), "within": 1000000, "rank": b["rank"]}]
         out.append(e)
     return out
+
+
+# --------------------------------------------------------------------------- known bugs without an error line
+# A known bug whose symptom is a hang, a slowdown or a wrong result (tools/gen_nccl_releases.py SYMPTOM_BUGS ->
+# generated/nccl_releases.json known_bugs with `symptom`): its log has no line of its own, so no pattern makes it
+# a finding. judge() offers it after the other answers (explain_inputs, after hang.judge) when the log ran an
+# affected NCCL (ran()) AND shows that kind of symptom AND every one of the bug's words (the condition the
+# release note names: the collective, the variable, the GPU), read by the scan as the entry's signals.
+
+SYMPTOM_SAY = {"hang": "hangs", "slow": "is slow", "wrong": "gives wrong results"}
+# findings that say a collective never finished (c10d's watchdog; hang.py's triage)
+_HANG_IDS = ("nccl.timeout", "nccl.hang", "cascade.watchdog_abort")
+
+
+def _symptom_entry(b, t):
+    """The knowledge entry of a SYMPTOM_BUGS row: structural (no pattern: judge() makes its finding), with its
+    words as signals (scanned on every line; weight 0: they make no score)."""
+    v, say = b["fixed_in"], b["fix_text"]
+    pkg = (t or {}).get("nccl_package") or "nvidia-nccl-cu12"
+    torch = (" or a torch release that bundles it (torch %s and later pin NCCL %s or newer: pip install -U torch)"
+             % (t["torch"], t["nccl"])) if t else ""
+    fix = ["pip install -U '%s>=%s'%s; or LD_PRELOAD a libnccl.so.2 of %s or later" % (pkg, v, torch, v)]
+    if b.get("workaround"):
+        fix.append("until then: %s" % b["workaround"])
+    since = ("NCCL %s to the release before %s have it: %s" % (b["affects"][0], v, b["from_why"])
+             if b.get("from_why") else
+             "the notes do not say when it appeared, so every release before %s is taken as affected" % v)
+    return {"id": b["id"], "family": "nccl.known_bug", "rank": b["rank"], "structural": True,
+            "title": "Known NCCL bug, fixed in %s: %s" % (v, say),
+            "explain": "NCCL's release notes of %s list \"%s\". It %s with no error line of its own; what a log "
+                       "shows of it: %s. %s (the range: generated/nccl_releases.json)." % (
+                           v, say, {"hang": "hangs", "slow": "slows the job", "wrong": "gives wrong results"}[
+                               b["symptom"]], b["shows"], since[0].upper() + since[1:]),
+            "affects": {"nccl": [list(b["affects"])]},
+            "known_bug": {"release_fix": b["release_fix"], "fixed_in": [v], "symptom": b["symptom"]},
+            "signals": [dict(w, weight=0) for w in b["words"]],
+            "causes": [{"text": "The NCCL this job ran has the bug that %s fixed (\"%s\"): upgrade NCCL to %s or "
+                                "later." % (v, say, v),
+                        "confirm": ["python -c 'import torch; print(torch.cuda.nccl.version())'   (the NCCL torch "
+                                    "loads)", "rerun with the fixed NCCL: the %s should be gone" % {
+                                        "hang": "hang", "slow": "slowdown", "wrong": "wrong results"}[b["symptom"]]],
+                        "fix": fix}],
+            "references": [{"title": "NCCL %s release notes (fixed issues)" % v, "url": _notes_url(v)},
+                           {"title": "NVIDIA/nccl release commit %s (NCCL %s)" % (b["commit"], v),
+                            "url": "https://github.com/NVIDIA/nccl/commit/%s" % b["commit"]}]}
+
+
+def _shows(result, scan, kind):
+    """(line, text) of what says the job hangs / is slow, else None ('wrong': the bug's own words say it)."""
+    from gpudoctor.explain import hang as _hang
+
+    if kind == "wrong":
+        return ()
+    said = _hang._complaint(scan)
+    slow = bool(said and _hang._SLOW.search(said[1] or ""))
+    if kind == "slow":
+        return said if slow else None
+    for f in result["findings"]:
+        if f["id"] in _HANG_IDS or "watchdog" in f["id"]:
+            m = f["matches"][0] if f.get("matches") else None
+            if m and isinstance(m.get("line"), int) and m.get("text"):
+                return (m["line"], m["text"])
+    w = scan.matches.get("_struct_watchdog")
+    if w:
+        return (w[0].line, w[0].text)
+    return said if said and not slow else None
+
+
+def judge(result, scan, kb):
+    """Offer the known bug of a SYMPTOM_BUGS row where the log ran an affected NCCL, shows the bug's kind of
+    symptom and all its words: the root, unless the root names its cause with certainty (then the second
+    finding). Returns the finding it added, else None."""
+    ran_ = ran(scan)
+    if not ran_:
+        return None
+    got = []
+    for e in kb.entries:
+        kb_ = e.get("known_bug") or {}
+        kind = kb_.get("symptom")
+        if not kind or not e.get("affects"):
+            continue
+        hit = next(((h, v, how) for h, v, how in ran_ if _in(e["affects"]["nccl"], v)), None)
+        if hit is None:
+            continue
+        words = [p for p in e["_patterns"] if p.role == "signal"]
+        lines = [scan.signals.get(p) for p in words]
+        if not words or not all(lines):
+            continue
+        shown = _shows(result, scan, kind)
+        if shown is None:
+            continue
+        got.append((e, hit, shown, [x[0] for x in lines]))
+    if not got:
+        return None
+    # the most specific first: more words, a higher rank, the narrower range
+    got.sort(key=lambda g: (-len(g[3]), -g[0]["rank"], _vt(g[0]["affects"]["nccl"][0][1] or "")))
+    e, (vh, v, how), shown, wh = got[0]
+    from gpudoctor.explain.hang import _made, _set_root
+    from gpudoctor.explain.ncclinfo import _Shown
+
+    hits = {vh.line: vh}
+    for h in wh:
+        hits.setdefault(h.line, h)
+    if shown:
+        hits.setdefault(shown[0], _Shown(shown[0], shown[1]))
+    fixed, say = e["known_bug"]["fixed_in"][0], SYMPTOM_SAY[e["known_bug"]["symptom"]]
+    other = [h for h in wh if not shown or h.line != shown[0]]
+    notes = ["How sure: medium. NCCL %s ran here (line %d%s), in the range this bug affects (%s), and the text shows "
+             "its symptom: the job %s%s, %s. The version and the symptom together make it a candidate, not a "
+             "certainty: if the job still %s with NCCL %s or later, the other causes below are next."
+             % (v, vh.line, ": " + how if how else "",
+                ", ".join("%s <= NCCL < %s" % (lo, hi) for lo, hi in e["affects"]["nccl"]), say,
+                " (line %d: %s)" % (shown[0], _clip(shown[1], 140)) if shown else "",
+                ("with " + "; ".join("line %d: %s" % (h.line, _clip(h.text, 100)) for h in other[:3])) if other
+                else "and that line names the bug's condition", say, fixed)]
+    if len(got) > 1:
+        notes.append("Other known bugs of NCCL %s with this symptom: %s." % (v, "; ".join(
+            "%s (fixed in %s)" % (g[0]["title"].split(": ", 1)[-1], g[0]["known_bug"]["fixed_in"][0])
+            for g in got[1:4])))
+    root = result["findings"][0] if result["findings"] else None
+    f = _made(e, scan, [(h.line, h.text) for h in sorted(hits.values(), key=lambda x: x.line)], "cause", notes)
+    f["first_line"] = min(hits)
+    if root is not None and root.get("confidence") == "cause" and root["kind"] != "echo" and \
+            root["id"] not in _HANG_IDS and root.get("family") != "nccl.known_bug":
+        f["role"] = "related"
+        f["notes"].insert(0, "A second candidate: the root above names its cause; this known bug of NCCL %s has the "
+                             "same symptom." % v)
+        result["findings"].insert(1, f)
+        return f
+    return _set_root(result, f)
+
+
+def _clip(text, n):
+    from gpudoctor.explain.text import clip
+
+    return clip(text, n)
