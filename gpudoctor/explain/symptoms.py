@@ -1,0 +1,346 @@
+"""Failures told in words: what a user writes instead of an error line ("DeepSpeed ignores
+CUDA_VISIBLE_DEVICES", "both ranks end up on GPU 0", "torch.cuda.is_available() is False inside
+srun", "NCCL falls back to sockets"), answered from the projects' own docs (issue 18).
+
+The symptoms are knowledge entries (gpudoctor/data/knowledge/symptoms.toml, `structural = true`,
+no patterns of their own) with a `words` list: each item is one way of saying it, a list of
+concepts (regexes) that must all occur on one line of the user's, in any order. `<name>` in a
+concept is one of MACROS below (the tolerant spellings: "GPU 0" / "cuda:0" / "device 0",
+"node" / "machine" / "host", "ignores" / "doesn't respect" / "has no effect"). Each way becomes
+one scan pattern (entry "_words.<id>", read here, never by analyze): lookaheads for the
+concepts, so word order does not matter, bounded to SPAN characters of the line (linear time),
+with the prefilter needles of its rarest concept (the anchor: every match holds one of them).
+
+judge() runs last among the answers (after hang.judge):
+- the text holds an error line explain answered (a root finding that is not a hedged answer
+  from NCCL INFO lines or the hang triage): the error line stays the root, the words become a
+  context note ("your words describe ...");
+- otherwise the symptom is the root: its causes are those the docs list, each with the command
+  that tells it apart; a line elsewhere in the text that a cause's `evidence` names (a launch
+  flag, a variable, the launcher's own warning) moves that cause first and says so. How sure:
+  low from words alone when several causes fit (the answer names the family and how to tell
+  the causes apart, never one cause), medium when the text's own lines point at the cause or
+  the docs give one cause.
+Only the user's lines count: no INFO/WARN line of a logger, no NCCL line, no traceback frame,
+no KEY=VALUE dump (a healthy log's "CUDA_VISIBLE_DEVICES=0,1" is not a complaint).
+"""
+
+import re
+
+from gpudoctor.explain.knowledge import KnowledgeError, Pattern, needles_of, squash
+
+PREFIX = "_words."
+SPAN = 600  # characters of one line the concepts of a way are looked for in
+MIN_ANCHOR = 4  # the shortest needle an anchor concept may have (squashed)
+MAX_NOTES = 3  # context notes (and related findings) for symptoms beyond the first
+# needles too common in logs to anchor a way on (every line of a DDP log says rank, cuda, node)
+_COMMON = {b"rank", b"info", b"warn", b"nccl", b"cuda", b"node", b"host", b"gpus", b"error", b"torch", b"train",
+           b"model", b"step", b"time", b"data", b"loss", b"device", b"process", b"using", b"with", b"from", b"open",
+           b"after", b"used", b"over", b"then", b"some", b"note", b"world", b"size", b"only"}
+# three-letter tokens rare enough in logs to anchor on (the names users write them by)
+_RARE3 = {b"gdr", b"p2p", b"shm", b"k8s", b"hca", b"tcp"}
+
+
+def _alt(*phrases):
+    """A group of literal phrases: each is a needle of its own (squashed: its words run together)."""
+    return "(?:%s)" % "|".join(re.escape(p).replace("\\ ", " ") for p in phrases)
+
+
+def _neg_forms(*verbs):
+    return [n + " " + v for n in ("not", "never", "doesn't", "does not", "didn't", "did not", "don't", "do not",
+                                  "isn't", "is not", "aren't", "are not", "won't", "not being", "no longer",
+                                  "isn't being", "is not being", "aren't being", "are not being", "wasn't",
+                                  "was not", "weren't", "were not", "can't", "cannot", "fails to", "failed to")
+            for v in verbs]
+
+
+MACROS = {
+    # GPU 0 however it is written (CUDA's and torch's names, nvidia-smi's, the user's)
+    "gpu0": r"(?:\b(?:gpu|cuda|device|card|gpu\s?id|gpu\s?number)\s?[:#_]?\s?0\b|\bfirst\s(?:gpu|device|card)\b)",
+    "same_gpu": _alt("same gpu", "same device", "same cuda device", "same card", "one gpu", "a single gpu",
+                     "single device", "one device", "one card"),
+    "node": r"\b(?:nodes?|machines?|hosts?|servers?)\b",
+    "two_nodes": r"(?:\b(?:multi|inter|cross)[- ]?nodes?\b|\b(?:two|2|second|both|other|multiple|several|all|each|every|"
+                 r"additional|another|more|extra)\s(?:\w{1,12}\s)?<node>|\bacross\s(?:the\s)?<node>)",
+    "ignores": r"(?:\bignor(?:e|es|ed|ing)\b|\bdisregard\w{0,3}|\bhas no effect\b|\bhave no effect\b|\bno effect\b|"
+               r"\boverrid(?:e|es|den|ing)\b|\boverwrit(?:e|es|ten|ing)\b|" +
+               _alt(*_neg_forms("respect", "respected", "respecting", "honor", "honored", "honour", "honoured",
+                                "obey", "obeyed", "work", "working", "take effect", "taking effect", "picked up",
+                                "used", "applied", "apply")) + ")",
+    "all_gpus": r"(?:\ball\s(?:of\s)?(?:the\s|my\s|\d{1,3}\s|available\s|visible\s)?(?:gpus|devices|cards)\b|"
+                r"\bevery\s(?:gpu|device|card)\b|\ball\s\d{1,3}\sgpus\b)",
+    "uses": r"\b(?:uses?|using|used|runs? on|running on|ran on|launch(?:es|ed)?(?: on)?|starts?(?: on)?|occup\w{1,4}|"
+            r"allocat\w{1,6}(?: on)?|grabs?|takes?|spawns?(?: on)?|sees?|shows?)\b",
+    "ranks_all": _alt("all ranks", "both ranks", "every rank", "each rank", "all the ranks", "all of the ranks",
+                      "all processes", "both processes", "every process", "each process", "all the processes",
+                      "all of the processes", "all my processes", "all workers", "both workers", "every worker",
+                      "all procs", "all gpus processes", "the processes all", "the ranks all", "all tasks",
+                      "every task", "each task", "both tasks", "all the tasks", "multiple processes",
+                      "two processes", "2 processes", "several processes", "all subprocesses", "all copies"),
+    "env": r"(?:\benv(?:ironment)?\s?(?:var(?:iable)?s?|settings?)\b|\bNCCL_[A-Z_]{2,40}|\bLD_LIBRARY_PATH\b|"
+           r"\b(?:PATH|PYTHONPATH|HF_HOME|CUDA_HOME)\b|\bconda env\w{0,9}|\bexport(?:s|ed)?\b|\bvirtualenv\b|\bvenv\b)",
+    "notpassed": _alt(*(_neg_forms("passed", "propagated", "forwarded", "exported", "inherited", "carried over",
+                                   "carried", "set", "visible", "available", "seen", "picked up", "applied", "copied",
+                                   "sent", "transferred", "pass", "propagate", "forward", "export", "inherit",
+                                   "carry", "copy", "send", "transfer", "get", "see", "keep") +
+                        ["lost on", "missing on", "unset on", "empty on", "not on the", "only on the first",
+                         "only on the local", "only on the master", "only on the launching"])),
+    "not_used": _alt(*(_neg_forms("used", "using", "enabled", "active", "working", "detected", "picked",
+                                  "selected", "supported", "available", "loaded", "utilized", "utilised") +
+                       ["unused", "disabled", "not in use", "never kicks in", "is off", "turned off",
+                        "doesn't work", "does not work", "didn't work", "did not work"])),
+    "nogpu": r"(?:\b(?:no|zero|0)\s(?:gpus?|cuda devices?|cuda-capable devices?|visible devices?|nvidia devices?)\b|"
+             r"\bgpus?\s(?:is\s|are\s)?(?:not|n't)\s(?:visible|detected|found|available|accessible|recogni[sz]ed|"
+             r"seen|there)\b|" +
+             _alt(*(_neg_forms("see", "find", "detect", "access", "recognize", "recognise", "use") +
+                    ["cannot see", "can't see", "can not see", "cannot find", "can't find", "cannot detect",
+                     "can't detect", "unable to see", "unable to find", "unable to detect", "fails to see",
+                     "fails to detect", "couldn't see", "could not see", "could not find", "couldn't find"])) +
+             r"\s(?:any\s|the\s|my\s|a\s)?(?:gpus?|cuda|nvidia|devices?|cards?)\b|"
+             r"nvidia-smi:?\s(?:command\s)?not\sfound|\bis_available\(?\)?\s(?:is\s|returns?\s|returned\s|=\s?|==\s?|"
+             r"gives\s|shows\s|prints\s|says\s)?false\b|device_count\(?\)?\s(?:is\s|returns?\s|returned\s|=\s?|==\s?)?0\b)",
+    "only_one_node": _alt(*(
+        [a + " " + v + q + " " + n
+         for a in ("only", "just") for v in ("", "uses", "using", "runs on", "running on", "ran on", "on", "trains on",
+                                             "training on", "starts on", "started on", "launches on", "launched on",
+                                             "works on", "sees")
+         for q in (" one", " 1", " the first", " a single", " the local", " the master", " the main", " the head",
+                   " the launching")
+         for n in ("node", "machine", "host", "server")] +
+        [o + " " + n + " " + w for o in ("second", "other", "remaining", "remote", "worker")
+         for n in ("node", "nodes", "machine", "machines", "host", "hosts", "server")
+         for w in ("is idle", "are idle", "stays idle", "stay idle", "sits idle", "remains idle", "is unused",
+                   "are unused", "is not used", "are not used", "is never used", "does nothing", "do nothing",
+                   "is doing nothing", "are doing nothing", "has no processes", "have no processes", "never starts",
+                   "never start", "is empty", "at 0%", "shows 0%", "has 0% utilization")] +
+        ["single node only", "single machine only"])).replace("  ", " "),
+}
+_VERB_USE = ("uses", "use", "using", "used", "chooses", "chose", "picks", "picked", "selects", "selected",
+             "goes over", "went over", "goes through", "went through", "switches to", "switched to", "runs over",
+             "runs on", "is on", "is using", "binds to", "bound to")
+MACROS.update({
+    "uses_sockets": _alt(*[v + " " + o for v in _VERB_USE for o in ("tcp", "sockets", "socket", "net/socket",
+                                                                      "ethernet", "the socket transport", "tcp/ip")]),
+    "wrong_iface": _alt(*[a + " " + n for a in ("wrong", "another", "different", "incorrect", "unexpected", "virtual",
+                                                "bad", "the wrong", "a different")
+                          for n in ("interface", "network interface", "nic", "network card", "network adapter",
+                                    "ip address", "ip", "subnet", "ethernet", "network", "port", "netdev")]),
+    "uses_iface": _alt(*[v + " " + n for v in _VERB_USE + ("chooses the", "picks the", "uses the", "using the")
+                         for n in ("docker0", "virbr0", "loopback", "lo", "eth0", "eth1", "eth2", "ib0", "ib1", "bond0",
+                                   "bond1", "ens", "enp", "eno1", "veth", "br-", "cni0", "flannel", "tailscale0",
+                                   "wg0", "tun0", "management interface", "management network")]),
+    "gdr": _alt("gpudirect", "gpu direct", "gpu-direct", "gdrdma", "gdr", "peermem", "nv_peer_mem", "peer_mem"),
+    "containers": _alt("docker", "container", "podman", "compose", "kubernetes", "k8s", "singularity", "apptainer",
+                       "enroot", "pyxis"),
+    "mem_words": _alt(*[v + (" " + q if q else "") + " " + o
+                        for v in ("allocates", "allocate", "allocating", "allocated", "occupies", "occupy", "takes",
+                                  "taking", "uses", "using", "has", "creates", "create")
+                        for q in ("", "some", "extra", "more", "a little", "a bit of", "additional")
+                        for o in ("memory", "vram", "gpu memory", "space", "a context", "a cuda context")] +
+                     [a + " " + o for a in ("extra", "more", "additional", "higher", "unbalanced", "imbalanced",
+                                            "uneven", "much more")
+                      for o in ("memory", "processes", "process", "usage", "utilization", "utilisation", "vram")]),
+})
+_MACRO = re.compile(r"<([a-z0-9_]{1,40})>")
+
+
+def expand(concept):
+    """A concept with its <macros> replaced (macros may use macros; at most 4 levels)."""
+    for _ in range(4):
+        new = _MACRO.sub(lambda m: MACROS[m.group(1)] if m.group(1) in MACROS else m.group(0), concept)
+        if new == concept:
+            break
+        concept = new
+    left = _MACRO.search(concept)
+    if left and left.group(1) not in MACROS and not concept[max(0, left.start() - 2):left.start()].endswith("?P"):
+        raise KnowledgeError("unknown macro <%s> in %r" % (left.group(1), concept))
+    return concept
+
+
+def _needles(concept):
+    """The squashed needles every match of a concept holds (one per branch), or None."""
+    try:
+        raw = needles_of(concept)
+    except (re.error, RecursionError, OverflowError) as exc:
+        raise KnowledgeError("concept %r does not compile: %s" % (concept, exc))
+    got = sorted({squash(n) for n in raw})
+    return got or None
+
+
+def way_regex(concepts):
+    """The scan regex of one way: every concept somewhere in the first SPAN characters."""
+    look = "".join("(?=.{0,%d}?(?:%s))" % (SPAN, c) for c in concepts)
+    return "^%s.{1,%d}" % (look, SPAN)
+
+
+def anchor(concepts):
+    """(index, needles) of the concept to prefilter on: the one whose shortest needle is longest,
+    none of them too common in logs."""
+    best = None
+    for i, c in enumerate(concepts):
+        n = _needles(c)
+        if not n or any(len(x) < MIN_ANCHOR and x not in _RARE3 for x in n) or any(x in _COMMON for x in n):
+            continue
+        key = min(len(x) for x in n)
+        if best is None or key > best[0]:
+            best = (key, i, n)
+    return (best[1], best[2]) if best else (None, None)
+
+
+def ways_of(e):
+    """[(way index, [expanded concepts], needles)] of an entry's `words`."""
+    out = []
+    words = e.get("words")
+    if not isinstance(words, list) or not words:
+        raise KnowledgeError("%s: words must be a list of ways (each a list of concept regexes)" % e.get("id"))
+    for wi, way in enumerate(words):
+        if not (isinstance(way, list) and way and all(isinstance(c, str) and c for c in way)):
+            raise KnowledgeError("%s: words[%d] must be a list of concept regexes" % (e["id"], wi))
+        concepts = [expand(c) for c in way]
+        for c in concepts:
+            try:
+                re.compile(c, re.I)
+            except re.error as exc:
+                raise KnowledgeError("%s: words[%d]: %r does not compile: %s" % (e["id"], wi, c, exc))
+        ai, needles = anchor(concepts)
+        if ai is None:
+            raise KnowledgeError("%s: words[%d] has no concept with needles of %d+ characters to prefilter on "
+                                 "(write one as a group of literal phrases)" % (e["id"], wi, MIN_ANCHOR))
+        out.append((wi, concepts, [n.decode("utf-8") for n in needles]))
+    return out
+
+
+def patterns(entries):
+    """One scan pattern per way of every entry with `words`."""
+    out = []
+    for e in entries:
+        if "words" not in e:
+            continue
+        for wi, concepts, needles in ways_of(e):
+            out.append(Pattern(PREFIX + e["id"], "match", way_regex(concepts), 0,
+                               site={"symptom": e["id"], "way": wi, "concepts": len(concepts)}, needles=needles))
+    return out
+
+
+# ------------------------------------------------------------------ the user's lines
+
+# NCCL's own prefix (src/debug.cc 'host:pid:tid [dev] NCCL INFO'), a traceback frame, a KEY=VALUE dump line,
+# gpudoctor's own report lines ('N/A  rdma.ports  no RDMA device: NCCL will use TCP sockets') and JSON members,
+# a shell prompt's export, a launcher's own log prefix ('[2024-01-01 10:00:00,000] [INFO] [runner.py:...]'),
+# cuda-samples' p2pBandwidthLatencyTest matrices ('Unidirectional P2P=Disabled Bandwidth Matrix (GB/s)')
+_NOT_USERS = re.compile(r"NCCL (?:INFO|WARN)\b|^\s{0,8}(?:PASS|FAIL|WARN|N/A|SKIP|SKIPPED|NA)\s{1,4}[a-z][\w.]{1,60}\s|"
+                        r"^\s{0,12}\"[\w.-]{1,60}\":\s|^\s{0,8}File \"|^\s{0,8}[A-Za-z_][A-Za-z0-9_]{0,127}=\S{0,200}\s{0,4}$|"
+                        r"^\s{0,8}(?:export|set|setenv)\s[A-Za-z_]{1,128}=|\[\s?(?:INFO|WARNING|WARN|DEBUG|ERROR)\s?\]"
+                        r"\s{0,3}\[[\w.]{1,60}:\d{1,6}|(?:Bandwidth|Latency) (?:\(P2P\) )?Matrix")
+
+
+def _users(hit, program):
+    return hit.severity is None and hit.line not in program and not _NOT_USERS.search(hit.text)
+
+
+def _program_lines(scan):
+    """Lines a program printed: an error line (text.GENERIC_ERRORS), a line a knowledge entry or a
+    structural pattern matched (PyTorch's own 'out of shared memory' advice is a message, not the user's)."""
+    out = set(getattr(scan, "error_lines", ()) or ())
+    for key, lines in (getattr(scan, "match_lines", None) or {}).items():
+        if not key.startswith(PREFIX):
+            out.update(lines)
+    return out
+
+
+def found(scan):
+    """[(entry id, first hit, concepts)] of the symptoms on the user's lines, the most specific
+    first (more concepts), then the earliest line."""
+    got = []
+    program = None
+    for key, hits in (getattr(scan, "matches", None) or {}).items():
+        if not key.startswith(PREFIX):
+            continue
+        if program is None:
+            program = _program_lines(scan)
+        mine = [h for h in hits if _users(h, program)]
+        if mine:
+            h = mine[0]
+            got.append((key[len(PREFIX):], h, max(x.pattern.site.get("concepts", 0) for x in mine)))
+    got.sort(key=lambda t: (-t[2], t[1].line, t[0]))
+    return got
+
+
+# ------------------------------------------------------------------ the answer
+
+HOW_SURE_WORDS = ("How sure: low. Read from your words (line %d: %s), not from an error line. %s lists %d "
+                  "causes for this; the text does not say which one: each cause's confirm line tells them apart. "
+                  "For a surer answer paste the error or the log (with NCCL_DEBUG=INFO for NCCL).")
+HOW_SURE_ONE = ("How sure: medium. Read from your words (line %d: %s), not from an error line; %s gives this one "
+                "cause for it.")
+HOW_SURE_EVIDENCE = ("How sure: medium. Read from your words (line %d: %s); the text's own line %d (%s) points "
+                     "at the first cause below.")
+
+
+def _clip(s, n):
+    s = " ".join(s.split())
+    return s if len(s) <= n else s[:n - 3] + "..."
+
+
+def _doc(e):
+    refs = e.get("references") or []
+    return refs[0]["title"] if refs else "the docs"
+
+
+def _finding(e, scan, hit):
+    from gpudoctor.explain.analyze import _finding as finding
+    from gpudoctor.explain.ncclinfo import _Shown
+
+    shown = _Shown(hit.line, hit.text)
+    shown.severity = None
+    m = {"hits": [shown], "count": 1, "rank": e["rank"], "score": e["rank"], "first": hit.line, "signal_hits": []}
+    f = finding(e, m, "root", scan)
+    said = _clip(hit.text, 120)
+    ev = f["causes"][0]["evidence"] if f["causes"] else []
+    if ev:
+        f["confidence"] = "cause"
+        f["notes"].insert(0, HOW_SURE_EVIDENCE % (hit.line, said, ev[0]["line"], _clip(ev[0]["text"], 120)))
+    elif len(f["causes"]) == 1:
+        f["confidence"] = "cause"
+        f["notes"].insert(0, HOW_SURE_ONE % (hit.line, said, _doc(e)))
+    else:
+        f["confidence"] = "family"
+        f["notes"].insert(0, HOW_SURE_WORDS % (hit.line, said, _doc(e), len(f["causes"])))
+    f["from_words"] = True
+    return f
+
+
+def _note(e, hit, why):
+    fix = e["causes"][0]["fix"][0] if e["causes"] and e["causes"][0]["fix"] else ""
+    return {"id": e["id"], "severity": "words", "note": "%s: %s (%s)" % (why, e["title"], e["references"][0]["url"]),
+            "fix": fix, "first_line": hit.line, "text": hit.text, "match_count": 1}
+
+
+def judge(result, scan, kb):
+    """Add the symptom the user's words describe: the root when nothing surer answered, else a
+    context note beside the error line's answer. Returns the root finding it added, else None."""
+    got = [(eid, h) for eid, h, _n in found(scan) if eid in kb.by_id]
+    if not got:
+        return None
+    findings = result["findings"]
+    root = findings[0] if findings else None
+    hedged = root is not None and root.get("from_info_lines") and root.get("confidence") != "cause"
+    if root is not None and not hedged:
+        # an error line explain knows (or a cause the NCCL INFO lines name): it stays the root
+        for eid, h in got[:MAX_NOTES]:
+            result["context"].append(_note(kb.by_id[eid], h, "Your words describe (context for the error above)"))
+        return None
+    eid, h = got[0]
+    f = _finding(kb.by_id[eid], scan, h)
+    if result["verdict"] == "unknown_error" and result.get("errors"):
+        f["notes"].append("The text also reports an error nothing in gpudoctor's knowledge explains (line %s): "
+                          "look at it too." % result["errors"][0]["line"])
+    for g in findings:
+        if g["role"] == "root":
+            g["role"] = "related"
+    findings.insert(0, f)
+    for eid2, h2 in got[1:1 + MAX_NOTES]:
+        result["context"].append(_note(kb.by_id[eid2], h2, "Your words also describe"))
+    result["verdict"], result["matched"], result["root"] = "root_cause", True, f["id"]
+    result["triage"] = []
+    return f
