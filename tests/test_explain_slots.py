@@ -38,6 +38,10 @@ def test_a_slot_is_the_value_of_its_conversion():
     site = {"text": "Nodes %s are still not ready", "means": "m", "fix": ["scontrol show node {%1|<nodes>}."]}
     assert slots.fill(site, "salloc: error: Nodes gpu[01-04] are still not ready")[1] == \
         ["scontrol show node 'gpu[01-04]'."]
+    # a Python list the message printed (f"... ({keys})") is its names
+    site = {"text": "The config file at %s had unknown keys (%s), please", "means": "m", "fix": ["delete {%2|them}"]}
+    assert slots.fill(site, "ValueError: The config file at c.yaml had unknown keys (['num_process']), please")[1] == \
+        ["delete num_process"]
 
 
 @pytest.mark.parametrize("line", [

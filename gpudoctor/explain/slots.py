@@ -40,6 +40,8 @@ _CONV = re.compile(r"%([-+ #0]*)(\*|\d+)?(?:\.(\*|\d+))?(hh|h|ll|l|L|z|j|t|q)?([
 # slurm_to_printf reads them
 _SLURM_CONV = re.compile(r"%p[A-Za-z]")
 _ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]{0,4096}(?:\x07|\x1b\\)?|[@-Z\\-_])")
+_PYITEM = re.compile(r"'([^'\n]{0,200})'|\"([^\"\n]{0,200})\"")
+_PYLIST = re.compile(r"\[(?:'[^'\n]{0,200}'|\"[^\"\n]{0,200}\")(?:, ?(?:'[^'\n]{0,200}'|\"[^\"\n]{0,200}\")){0,50}\]$")
 _INT = re.compile(r"-?\d{1,20}")
 _HEX = re.compile(r"(?:0x)?[0-9a-fA-F]{1,16}|\(nil\)")
 _FLOAT = re.compile(r"-?[0-9.eE+-]{1,30}")
@@ -93,6 +95,8 @@ def clean(value):
     v = _fold(v)
     if len(v) > 1 and v[0] in "'\"`" and v[-1] == v[0]:
         v = v[1:-1].strip()
+    if _PYLIST.match(v):  # a Python list of names as the message printed it (f"... {keys}"): the names
+        v = ", ".join(a or b for a, b in _PYITEM.findall(v))
     v = _trim(v)
     if not v or len(v) > MAX_VALUE:
         return None
