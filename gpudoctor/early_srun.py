@@ -12,8 +12,20 @@ The transport then builds its command as always and ``take`` hands it this proce
 that command is the same (the node list compared as a set of names), in the same environment
 and folder; otherwise the early step is stopped (SIGTERM: srun cancels the step, man srun) and
 the transport starts its own, as before. What the nodes run (the script on stdin, with this
-run's options and key) is always the transport's own, written after ``take``: the facts and the
-verdicts cannot differ. A command line with anything but the few options that change nothing
+run's options and key) is the transport's own, written after ``take``, or (below) built by the
+same build_stub of options equal to the transport's: the facts and the verdicts cannot differ.
+
+Where this run's options are known before the step starts (the node list in its plain form,
+``sn[1-64]``, whose names are what `resolve` gets; no config that could turn history on, whose
+key would replace the run's; the collector's blob in the cache), the step carries the nodes'
+first part in its environment instead (transport/srun.py PAYLOAD_ENV, as the transport's own
+step does): the run's key is made here, first thing (``key``; commands/common.py uses it), and
+srun relays no 48 KB of stdin to every node in 1 KiB messages (docs/benchmarks.md,
+"srun-smalln"). ``take`` then hands the step over only when the transport's options are the
+ones the step carries (compared as values), else stops it. A task that started the collector
+from the environment before a step was stopped is ended with the step.
+
+A command line with anything but the few options that change nothing
 of the step (below) starts nothing here, nor does a run in an active environment or with a config file
 that mentions python (the job's interpreter is part of the command line), and every run that does not take the step
 (an input error, --help, Ctrl-C, a node the preflight leaves out) stops it before gpudoctor
@@ -30,6 +42,8 @@ _FLAGS = ("--json", "-v", "--verbose")
 _VALUED = ("--timeout", "--format", "--fallback")
 _CONFIGS = ("gpudoctor.toml", "pyproject.toml", "/etc/gpudoctor/gpudoctor.toml")  # config.py find_config
 _PYTHON_KEY = re.compile(rb"""(?:^|[\s.{,"'])python["']?\s*=""", re.M)
+# history (config key `history`): its store's key replaces the run's (history.for_command)
+_HISTORY_KEY = re.compile(rb"""(?:^|[\s.{,"'])history["']?\s*=""", re.M)
 _ITEM = re.compile(r"^([A-Za-z0-9._-]*)(?:\[([0-9,\-]+)\])?([A-Za-z0-9._-]*)$")
 MAX_NODES = 100000
 # Above this many nodes the transport starts the step itself, with the collector's first part in
@@ -38,7 +52,8 @@ MAX_NODES = 100000
 # (docs/benchmarks.md, "srun-256")
 MAX_EARLY = 64
 
-_state = {"proc": None, "cmd": None, "env": None, "cwd": None}
+_state = {"proc": None, "cmd": None, "env": None, "cwd": None, "options": None, "stub": None, "value": None}
+_EMPTY = dict(_state)
 
 
 def count_nodes(nodelist):
@@ -80,19 +95,23 @@ def count_nodes(nodelist):
     return total
 
 
-def _may_name_python(path):
+def _may_name_python(path, key=_PYTHON_KEY):
     """Whether a config file config.py may read could choose the job's interpreter (the one
     key of a config that changes the srun command line): a key ``python`` assigned anywhere in
     its first MiB (``python = ``, ``tool.gpudoctor.python =``, ``{python = ``; not
     ``requires-python``), or a file that cannot be read here (config.py then decides, and the early step is not
-    started)."""
+    started). With ``key=_HISTORY_KEY``: whether it may turn history on."""
     if not os.path.lexists(path):
         return False
     try:
         with open(path, "rb") as f:
-            return _PYTHON_KEY.search(f.read(1 << 20)) is not None
+            return key.search(f.read(1 << 20)) is not None
     except OSError:
         return True
+
+
+def _configs(environ):
+    return [p for p in (environ.get("GPUDOCTOR_CONFIG"),) + _CONFIGS if p]
 
 
 def plan(argv, environ):
@@ -122,7 +141,7 @@ def plan(argv, environ):
         return None
     if "GPUDOCTOR_PAYLOAD" in environ:  # transport/srun.py PAYLOAD_ENV: the transport starts the step without it
         return None
-    if any(_may_name_python(p) for p in (environ.get("GPUDOCTOR_CONFIG"),) + _CONFIGS if p):
+    if any(_may_name_python(p) for p in _configs(environ)):
         return None
     nodelist = environ["SLURM_JOB_NODELIST"]
     n = count_nodes(nodelist)
@@ -141,6 +160,31 @@ def plan(argv, environ):
             "sh", "-c", SHELL, "gpudoctor", "python3"]
 
 
+def _first_part(environ):
+    """(options, stub, PAYLOAD_ENV value) of this run where they are known now (the module's
+    docstring says when), else None: the options commands/common.py gather_nodes gives a
+    `facts` or `check` that plan() lets through ({"resolve": the job's nodes in
+    inventory.resolve's order, "env_key": a new key}), the stub transport/srun.py builds of
+    them with the cached blob."""
+    nodelist = environ.get("SLURM_JOB_NODELIST") or ""
+    from gpudoctor.nodes import _plain_indexes, expand
+
+    if _plain_indexes(nodelist) is None or any(_may_name_python(p, _HISTORY_KEY) for p in _configs(environ)):
+        return None
+    from gpudoctor import blobcache
+
+    # os.urandom(32).hex(), as commands/common.py makes the run's key (secrets.token_hex(32))
+    options = {"resolve": expand(nodelist), "env_key": os.urandom(32).hex()}
+    parts = blobcache.cached(blobcache.left_out(options, {}))
+    if parts is None:
+        return None
+    from gpudoctor.transport.srun import build_stub, env_value
+
+    stub = build_stub(options, {}, parts=parts)
+    value = env_value(stub)
+    return None if value is None else (options, stub, value)
+
+
 def start(argv, environ=None):
     """Start the step when this run will surely gather the allocation's nodes through srun;
     never raises (the transport starts its own)."""
@@ -151,11 +195,38 @@ def start(argv, environ=None):
             return
         import subprocess
 
-        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                start_new_session=True)
+        try:
+            first = _first_part(env)
+        except Exception:
+            first = None
+        run_env = None
+        if first is not None:
+            from gpudoctor.transport.srun import PAYLOAD_ENV
+
+            run_env = dict(os.environ)
+            run_env[PAYLOAD_ENV] = first[2]
+        try:
+            proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    start_new_session=True, env=run_env)
+        except OSError as exc:  # E2BIG: no room for it in this environment (execve(2)); on stdin then
+            import errno
+
+            if first is None or exc.errno != errno.E2BIG:
+                raise
+            first = None
+            proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    start_new_session=True)
     except Exception:
         return
     _state.update(proc=proc, cmd=cmd, env=dict(env), cwd=os.getcwd())
+    if first is not None:
+        _state.update(options=first[0], stub=first[1], value=first[2])
+
+
+def key():
+    """The key of the run whose first part the early step carries, else None (the run makes its
+    own: commands/common.py)."""
+    return _state["options"]["env_key"] if _state["proc"] is not None and _state["options"] else None
 
 
 def _same(early, cmd):
@@ -176,31 +247,36 @@ def _same(early, cmd):
     return True
 
 
-def take(cmd):
-    """The early step's process when ``cmd`` is what it runs (in the same environment and
-    folder), else None (and the early step, if any, is stopped). Taken at most once."""
+def take(cmd, options=None, per_host=None):
+    """(the early step's process, the stub and PAYLOAD_ENV value its environment carries, or
+    None, None) when ``cmd`` is what it runs (in the same environment and folder) and, where it
+    carries a first part, ``options`` and ``per_host`` are the ones that part was built from;
+    else None (and the early step, if any, is stopped). Taken at most once."""
     proc = _state["proc"]
     if proc is None:
         return None
     early = _state["cmd"]
     same = _same(early, cmd) and _state["env"] == dict(os.environ) and _state["cwd"] == os.getcwd()
+    if same and _state["options"] is not None:
+        same = options == _state["options"] and not per_host
     if not same:
         discard()
         return None
-    _state.update(proc=None, cmd=None, env=None, cwd=None)
-    return proc
+    got = (proc, _state["stub"], _state["value"])
+    _state.update(_EMPTY)
+    return got
 
 
 def discard():
     """Stop an early step nobody took (SIGTERM, then SIGKILL to its process group after 1 s)."""
     proc = _state["proc"]
-    _state.update(proc=None, cmd=None, env=None, cwd=None)
+    _state.update(_EMPTY)
     if proc is None:
         return
     from gpudoctor.transport.srun import SrunTransport  # imported by now on most paths that get here
 
     try:
-        proc.stdin.close()  # the tasks read an empty script and exit
+        proc.stdin.close()  # the tasks read an empty script and exit (one running from its environment is ended below)
     except OSError:
         pass
     SrunTransport._stop(proc, grace=1.0)  # SIGTERM cancels the step; SIGKILL if srun lingers

@@ -89,13 +89,119 @@ def test_a_step_nobody_takes_is_stopped_and_the_same_one_is_taken_once(alloc):
     early_srun.start(["check"])
     cmd = list(early_srun._state["cmd"])
     cmd[4] = "--nodelist=sn1,sn[2-4]"  # the transport folds the names its own way: the same nodes
-    got = early_srun.take(cmd)
-    assert got is not None and early_srun.take(cmd) is None
-    got.kill()
-    got.wait(timeout=5)
+    opts = early_srun._state["options"]  # where the step carries the first part (a cached blob)
+    got = early_srun.take(cmd, opts)
+    assert got is not None and early_srun.take(cmd, opts) is None
+    got[0].kill()
+    got[0].wait(timeout=5)
 
     early_srun.start(["check"])
     proc = early_srun._state["proc"]
     t0 = time.time()
     early_srun.discard()  # what cli.main does when the run ends without taking it
     assert proc.poll() is not None and time.time() - t0 < 3
+
+
+def _carrying(alloc, tmp_path, monkeypatch):
+    """A fake srun that keeps the GPUDOCTOR_PAYLOAD it was started with; a private blob cache."""
+    from gpudoctor import blobcache
+
+    srun = tmp_path / "bin" / "srun"
+    srun.write_text('#!/bin/sh\nprintf %%s "${GPUDOCTOR_PAYLOAD-none}" > %s\nexec sleep 30\n' % (tmp_path / "seen"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr(blobcache, "_read", {})
+    return tmp_path / "seen"
+
+
+def _seen(path):
+    t0 = time.time()
+    while not (path.exists() and path.read_text()) and time.time() - t0 < 10:
+        time.sleep(0.02)
+    return path.read_text()
+
+
+def test_the_early_step_carries_the_first_part_with_the_runs_key(alloc, tmp_path, monkeypatch):
+    """With the collector's blob in the cache, the step starts with the first part in its
+    environment, built of the options gather_nodes gives the run (the job's nodes to resolve,
+    the key made here, which the run then uses); taken only by a run of those very options."""
+    import base64
+
+    from gpudoctor import blobcache
+    from gpudoctor.commands import common
+    from gpudoctor.transport.srun import PAYLOAD_ENV, first_part
+
+    seen = _carrying(alloc, tmp_path, monkeypatch)
+    early_srun.start(["facts"])
+    assert _seen(seen) == "none" and early_srun.key() is None  # no cached blob yet: stdin, as before
+    early_srun.discard()
+    blobcache.parts(blobcache.left_out({}, {}))  # built and cached (what a first run does)
+    seen.unlink()
+    early_srun.start(["facts"])
+    key = early_srun.key()
+    assert key and len(key) == 64 and PAYLOAD_ENV not in os.environ
+    stub = early_srun._state["stub"]
+    assert base64.b64decode(_seen(seen)) == stub[:first_part(stub)] and key.encode() in stub
+    # what gather_nodes would give the transport for this allocation
+    hosts = [Host(name="sn%d" % i, source="$SLURM_JOB_NODELIST") for i in range(1, 5)]
+    captured = {}
+
+    class Tr(object):
+        name = "srun"
+
+        def run(self, hosts_, payload):
+            captured.update(payload.options)
+            return []
+
+    monkeypatch.setattr(common, "_run", lambda tr, h, payload: Tr().run(h, payload))
+
+    class Args(object):
+        via = None
+
+    monkeypatch.setattr("gpudoctor.inventory.resolve", lambda **kw: hosts)
+    common.gather_nodes(Args(), type("Cfg", (), {"timeout": 30.0, "python": None})())
+    assert captured == {"resolve": ["sn1", "sn2", "sn3", "sn4"], "env_key": key}
+    cmd = SrunTransport().command(hosts, "python3")
+    proc = early_srun._state["proc"]
+    assert early_srun.take(cmd, dict(captured, env_key="0" * 64)) is None  # another key: stopped
+    assert proc.wait(timeout=5) is not None and early_srun.key() is None
+
+    seen.unlink()
+    early_srun.start(["facts"])
+    opts = dict(early_srun._state["options"])
+    got = early_srun.take(cmd, opts, {})
+    assert got is not None and key.encode() not in got[1] and base64.b64decode(got[2]) == got[1][:first_part(got[1])]
+    got[0].kill()
+    got[0].wait(timeout=5)
+
+
+def test_no_first_part_in_the_early_step_where_history_may_set_the_key(alloc, tmp_path, monkeypatch):
+    from gpudoctor import blobcache
+
+    seen = _carrying(alloc, tmp_path, monkeypatch)
+    blobcache.parts(blobcache.left_out({}, {}))
+    (alloc / "gpudoctor.toml").write_text("history = true\n")
+    early_srun.start(["check"])
+    assert early_srun.started() and _seen(seen) == "none" and early_srun.key() is None
+
+
+def test_an_environment_without_room_starts_the_early_step_without_it(alloc, tmp_path, monkeypatch):
+    """execve's E2BIG (the environment has no room for the first part): the step starts
+    without it, the first part then goes on stdin."""
+    import errno
+    import subprocess
+
+    from gpudoctor import blobcache
+    from gpudoctor.transport.srun import PAYLOAD_ENV
+
+    seen = _carrying(alloc, tmp_path, monkeypatch)
+    blobcache.parts(blobcache.left_out({}, {}))
+    real = subprocess.Popen
+
+    def popen(cmd, **kw):
+        if PAYLOAD_ENV in (kw.get("env") or {}):
+            raise OSError(errno.E2BIG, "Argument list too long")
+        return real(cmd, **kw)
+
+    monkeypatch.setattr(subprocess, "Popen", popen)
+    early_srun.start(["check"])
+    assert early_srun.started() and _seen(seen) == "none" and early_srun.key() is None

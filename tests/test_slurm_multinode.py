@@ -382,3 +382,27 @@ def test_probe_via_ssh_inside_an_allocation_is_the_users_choice(ms):
                             prefix=["salloc", "-N2", "-t", "1"])
     doc = json.loads(out)
     assert doc["transport"] == "ssh" and not any(n["reachable"] for n in doc["nodes"]), doc["nodes"]
+
+
+def test_the_early_step_in_an_allocation_carries_the_first_part(ms, tmp_path):
+    """`salloc -N4 gpudoctor facts`: the srun step cli.main starts first (early_srun.py) carries
+    the nodes' first part in its environment once the collector's blob is cached (the run before
+    builds it), and the transport takes that step (one srun a run): every node answers."""
+    import shutil
+
+    log, bin_dir = tmp_path / "srun.log", tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "srun").write_text('#!/bin/sh\necho "srun ${GPUDOCTOR_PAYLOAD:+env}" >> %s\nexec %s "$@"\n' % (
+        log, shutil.which("srun", path=ms.env["PATH"])))
+    (bin_dir / "srun").chmod(0o755)
+    (tmp_path / "cache").mkdir(0o700)
+    env = {"PATH": "%s:%s" % (bin_dir, ms.env["PATH"]), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    for run in (1, 2):
+        if log.exists():
+            log.unlink()
+        p = ms.run(*(["salloc", "-N4", "-t", "2"] + GD + ["facts", "--timeout", "20"]), env=env, cwd=ms.cwd,
+                   timeout=60)
+        got = json.loads(p.stdout)
+        assert sorted(got) == ["sn1", "sn2", "sn3", "sn4"] and p.returncode == 0, (p.stdout[-500:], p.stderr[-2000:])
+        assert all(d.get("schema") == "gpudoctor.facts/1" for d in got.values()), p.stderr[-2000:]
+    assert log.read_text().splitlines() == ["srun env"], log.read_text()

@@ -103,8 +103,13 @@ def gather_nodes(args, cfg, progress=True):
     # env_key: one HMAC key per run, so env.parity compares non-allow-listed values across
     # nodes by a hash nobody can reverse once the run is over (the key is kept nowhere).
     # os.urandom(32).hex() is secrets.token_hex(32) (CPython Lib/secrets.py: token_bytes is
-    # os.urandom), without `secrets`, whose import of hmac loads OpenSSL (5 ms of every run)
-    options = {"resolve": [h.name for h in hosts], "env_key": getattr(cfg, "env_key", None) or os.urandom(32).hex()}
+    # os.urandom), without `secrets`, whose import of hmac loads OpenSSL (5 ms of every run).
+    # Where the srun step started first carries the nodes' first part, the key in it (made the same
+    # way, in this process: early_srun.py)
+    from gpudoctor import early_srun
+
+    options = {"resolve": [h.name for h in hosts],
+               "env_key": getattr(cfg, "env_key", None) or early_srun.key() or os.urandom(32).hex()}
     if getattr(args, "same", None):
         options["same_files"] = args.same
     if getattr(args, "mesh", False):

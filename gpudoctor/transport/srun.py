@@ -520,9 +520,9 @@ class SrunTransport(Transport):
         per = dict((h, o) for h, o in (payload.per_host_options or {}).items())
         from gpudoctor import early_srun
 
-        # the step cli.main started first thing, when it runs this very command (early_srun.py)
-        proc = early_srun.take(cmd)
-        in_env = stub = None
+        # the step cli.main started first thing, when it runs this very command (early_srun.py),
+        # with the first part in its environment where it was built of these very options
+        proc, stub, in_env = early_srun.take(cmd, payload.options or {}, per) or (None, None, None)
         try:
             if proc is None:
                 # A step of its own: the first part goes in the step's environment, which Slurm
