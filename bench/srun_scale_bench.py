@@ -148,6 +148,7 @@ def bench_srun(n, repeat, baseline=None):
         # gpudoctor back to back, so a change in the machine's load falls on all of them
         runs = {"py": [], "gd": [], "base": []}
         for _ in range(repeat):
+            paused()
             runs["py"].append(timed(srun + ["python3", "-c", "pass"], env, tasks_ok))
             runs["gd"].append(timed(GD + ["facts", "--timeout", "600"], env, facts_ok))
             if baseline:
@@ -239,6 +240,7 @@ def split_srun(n, repeat, baseline=None):
         per_node = []  # CPU_STEP's timings, every node of every round
         subprocess.run(srun + ["true"], env=env, capture_output=True, timeout=300)
         for _ in range(repeat):
+            paused()
             for what, cmd, stdin, ok in steps:
                 e = baseline_env(env, baseline) if stdin == "base" else in_env[stdin[1]] if isinstance(stdin, tuple) else env
                 data = open(stdin, "rb").read() if isinstance(stdin, str) and stdin != "base" else b""
@@ -394,7 +396,14 @@ def main():
                                        "commit), interleaved, PYTHONPATH=BASELINE")
     ap.add_argument("--split", action="store_true", help="srun: where the time goes, step by step (machine CPU "
                                                              "per node over the floor), instead of the table")
+    ap.add_argument("--gate-load", type=float, help="before each size, wait until the 1-minute load average is at "
+                                                    "most this (other work on a shared machine), --gate-wait s at most")
+    ap.add_argument("--gate-wait", type=float, default=300.0)
+    ap.add_argument("--pause-file", help="before each size, wait while this file exists (a CI run's flag), "
+                                         "30 minutes at most, then stop")
     args = ap.parse_args()
+    global PAUSE_FILE
+    PAUSE_FILE = args.pause_file
     join_cgroup()
     try:
         run(args)
@@ -423,10 +432,39 @@ def baseline_env(env, baseline):
     return dict(env, PYTHONPATH=baseline, XDG_CACHE_HOME=os.environ["GD_BENCH_BASELINE_CACHE"])
 
 
+PAUSE_FILE = None  # --pause-file
+
+
+def paused():
+    """Between rounds: wait while --pause-file exists (the cluster stays up, idle)."""
+    t0 = time.time()
+    while PAUSE_FILE and os.path.exists(PAUSE_FILE) and time.time() - t0 < 1800:
+        time.sleep(5)
+    if time.time() - t0 > 5:
+        print("(paused %.0f s between rounds for %s)" % (time.time() - t0, PAUSE_FILE), flush=True)
+
+
+def gate(args):
+    """Wait for the machine (--pause-file, --gate-load); prints what it waited for and the load then."""
+    t0 = time.time()
+    while args.pause_file and os.path.exists(args.pause_file):
+        if time.time() - t0 > 1800:
+            sys.exit("%s still there after 30 minutes: stopped" % args.pause_file)
+        time.sleep(5)
+    paused = time.time() - t0
+    t1 = time.time()
+    while args.gate_load is not None and os.getloadavg()[0] > args.gate_load and time.time() - t1 < args.gate_wait:
+        time.sleep(5)
+    print("(gate at %s UTC: paused %.0f s for %s, waited %.0f s for load <= %s; load now %.1f)" % (
+        time.strftime("%H:%M:%S", time.gmtime()), paused, args.pause_file, time.time() - t1, args.gate_load,
+        os.getloadavg()[0]), flush=True)
+
+
 def run(args):
     prepare(args.baseline and os.path.abspath(args.baseline))
     if args.split:
         for n in [int(x) for x in args.sizes.split(",")]:
+            gate(args)
             split_srun(n, args.repeat, args.baseline and os.path.abspath(args.baseline))
         return
     load = os.getloadavg()
@@ -439,6 +477,7 @@ def run(args):
               "the benchmark's cgroup" if CGROUP else "whole machine"))
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for n in [int(x) for x in args.sizes.split(",")]:
+        gate(args)
         if "srun" in args.only:
             bench_srun(n, args.repeat, args.baseline and os.path.abspath(args.baseline))
         if "ssh" in args.only:
