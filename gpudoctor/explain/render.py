@@ -153,7 +153,8 @@ def _context(w, bold, result):
         w(_fill("  NCCL's INFO lines: ", _flat(chose), 4) + "\n")
     for n in result["context"]:
         more = " (+%d more)" % (n["match_count"] - 1) if n["match_count"] > 1 else ""
-        label = {"info": "INFO line", "warn": "WARN line", "warning": "known warning"}.get(n["severity"], "")
+        label = {"info": "INFO line", "warn": "WARN line", "warning": "known warning",
+                 "words": "your words"}.get(n["severity"], "")  # words: explain/symptoms.py
         w(_fill("  %s (%s): " % (n["id"], label), _flat(n["note"]), 4) + "\n")
         if n.get("first_line"):
             w("    line %d: %s%s\n" % (n["first_line"], _one_line(n["text"]), more))

@@ -12,9 +12,9 @@ concepts, so word order does not matter, bounded to SPAN characters of the line 
 with the prefilter needles of its rarest concept (the anchor: every match holds one of them).
 
 judge() runs last among the answers (after hang.judge):
-- the text holds an error line explain answered (a root finding that is not a hedged answer
-  from NCCL INFO lines or the hang triage): the error line stays the root, the words become a
-  context note ("your words describe ...");
+- the text holds an error line explain answered, or the NCCL INFO lines or a known NCCL bug gave
+  an answer: that stays the root, the words become a context note ("your words describe ...");
+  the hang triage's family answer (nccl.hang) gives way to the symptom and follows it;
 - otherwise the symptom is the root: its causes are those the docs list, each with the command
   that tells it apart; a line elsewhere in the text that a cause's `evidence` names (a launch
   flag, a variable, the launcher's own warning) moves that cause first and says so. How sure:
@@ -77,7 +77,7 @@ MACROS = {
                       "all procs", "all gpus processes", "the processes all", "the ranks all", "all tasks",
                       "every task", "each task", "both tasks", "all the tasks", "multiple processes",
                       "two processes", "2 processes", "several processes", "all subprocesses", "all copies"),
-    "env": r"(?:\benv(?:ironment)?\s?(?:var(?:iable)?s?|settings?)\b|\bNCCL_[A-Z_]{2,40}|\bLD_LIBRARY_PATH\b|"
+    "env": r"(?:\benv(?:ironment)?(?:\s?(?:var(?:iable)?s?|settings?))?\b|\bNCCL_[A-Z_]{2,40}|\bLD_LIBRARY_PATH\b|"
            r"\b(?:PATH|PYTHONPATH|HF_HOME|CUDA_HOME)\b|\bconda env\w{0,9}|\bexport(?:s|ed)?\b|\bvirtualenv\b|\bvenv\b)",
     "notpassed": _alt(*(_neg_forms("passed", "propagated", "forwarded", "exported", "inherited", "carried over",
                                    "carried", "set", "visible", "available", "seen", "picked up", "applied", "copied",
@@ -248,9 +248,10 @@ def _program_lines(scan):
     return out
 
 
-def found(scan):
+def found(scan, kb=None):
     """[(entry id, first hit, concepts)] of the symptoms on the user's lines, the most specific
-    first (more concepts), then the earliest line."""
+    first: the entry's rank (a named cause above a broader reading of the same words: NCCL falling
+    back to sockets above "slower across nodes"), then more concepts, then the earliest line."""
     got = []
     program = None
     for key, hits in (getattr(scan, "matches", None) or {}).items():
@@ -262,7 +263,8 @@ def found(scan):
         if mine:
             h = mine[0]
             got.append((key[len(PREFIX):], h, max(x.pattern.site.get("concepts", 0) for x in mine)))
-    got.sort(key=lambda t: (-t[2], t[1].line, t[0]))
+    rank = (lambda eid: kb.by_id[eid]["rank"] if eid in kb.by_id else 0) if kb is not None else (lambda eid: 0)
+    got.sort(key=lambda t: (-rank(t[0]), -t[2], t[1].line, t[0]))
     return got
 
 
@@ -319,25 +321,36 @@ def _note(e, hit, why):
 def judge(result, scan, kb):
     """Add the symptom the user's words describe: the root when nothing surer answered, else a
     context note beside the error line's answer. Returns the root finding it added, else None."""
-    got = [(eid, h) for eid, h, _n in found(scan) if eid in kb.by_id]
+    got, lines = [], set()
+    for eid, h, _n in found(scan, kb):
+        # another symptom on a line already read is a broader reading of the same words
+        # (cuda.visible_devices_no_effect beside deepspeed.visible_devices_ignored): the most specific one is kept
+        if eid in kb.by_id and h.line not in lines:
+            lines.add(h.line)
+            got.append((eid, h))
     if not got:
         return None
     findings = result["findings"]
     root = findings[0] if findings else None
-    hedged = root is not None and root.get("from_info_lines") and root.get("confidence") != "cause"
-    if root is not None and not hedged:
-        # an error line explain knows (or a cause the NCCL INFO lines name): it stays the root
+    # the hang triage's family answer (nccl.hang: "it hangs or is slow", its causes ranked, none certain) gives
+    # way to a symptom that names what the user saw ("NCCL falls back to sockets and it is very slow"), and
+    # follows it as a related finding with its ranking
+    triage = root is not None and root["id"] == "nccl.hang" and root.get("from_info_lines") and \
+        root.get("confidence") != "cause"
+    if root is not None and not triage:
+        # an error line explain knows, or what NCCL's INFO lines or a known bug read from the text (AReaL#639's
+        # "falling back to Socket" beside NCCL's 'NET/Socket : Using [0]bond0' is ncclinfo's nccl.ib_no_device,
+        # with the HCA it names): it stays the root
         for eid, h in got[:MAX_NOTES]:
-            result["context"].append(_note(kb.by_id[eid], h, "Your words describe (context for the error above)"))
+            result["context"].append(_note(kb.by_id[eid], h, "Your words describe (beside the answer above)"))
         return None
     eid, h = got[0]
     f = _finding(kb.by_id[eid], scan, h)
     if result["verdict"] == "unknown_error" and result.get("errors"):
         f["notes"].append("The text also reports an error nothing in gpudoctor's knowledge explains (line %s): "
                           "look at it too." % result["errors"][0]["line"])
-    for g in findings:
-        if g["role"] == "root":
-            g["role"] = "related"
+    if triage:
+        root["role"] = "related"
     findings.insert(0, f)
     for eid2, h2 in got[1:1 + MAX_NOTES]:
         result["context"].append(_note(kb.by_id[eid2], h2, "Your words also describe"))
