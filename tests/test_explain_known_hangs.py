@@ -196,3 +196,14 @@ def test_the_slice_regenerates_the_symptom_rows(tmp_path):
     for i in rows:
         assert got[i] == full[i], i
     assert full["nccl.bug_2203_a2a_connect_hang"]["affects"] == ["2.19.0", "2.20.3"]
+
+
+@pytest.mark.parametrize("line", [
+    "NCCL_VERSION=2.19.3-1\n",     # env in an NVIDIA CUDA image (its Dockerfile's ENV NCCL_VERSION=2.19.3-1)
+    "NCCL version: 2.19.3\n",      # an issue template's field
+])
+def test_the_nccl_of_an_image_or_a_template(kb, line):
+    _res, ids = _ex(kb, line + WATCHDOG.format(op="ALLTOALL"))
+    assert ids[0] == "nccl.bug_2203_a2a_connect_hang", ids
+    _res, ids = _ex(kb, line.replace("2.19.3", "2.20.5") + WATCHDOG.format(op="ALLTOALL"))
+    assert not any(i.startswith("nccl.bug_") for i in ids), ids

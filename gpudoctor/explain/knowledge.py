@@ -792,7 +792,13 @@ STRUCTURAL = {
     # showVersion 'NCCL version %d.%d.%d%s', and torch's 'NCCL error in: ..., NCCL version X'), pip's
     # 'nvidia-nccl-cu12==X' / 'nvidia-nccl-cu12   X', torch.cuda.nccl.version()'s '(2, 18, 1)';
     # torch's pip name, torch.utils.collect_env's 'PyTorch version: X' and torch.__version__ 'X+cuNNN'
-    "_struct_nccl_version": [r"NCCL version (?P<nccl>\d{1,2}\.\d{1,3}\.\d{1,3})",
+    # ... and where a job's environment or an issue template says it: the NCCL_VERSION variable of NVIDIA's CUDA
+    # images, which their libnccl2 is (gitlab.com/nvidia/container-images/cuda dist/12.0.0/ubuntu2204/runtime/
+    # Dockerfile: 'ENV NCCL_VERSION=2.16.2-1'; older ones 'ENV NCCL_VERSION 2.7.8'), printed by env or docker
+    # inspect; 'NCCL version: X' (horovod's issue template). A pip torch in such an image loads pip's NCCL: when
+    # the log prints both, each is a version it may have run (versions.ran)
+    "_struct_nccl_version": [r"NCCL version:? ?(?P<nccl>\d{1,2}\.\d{1,3}\.\d{1,3})",
+                             r"\bNCCL_VERSION[=: ]{1,3}[\"']?(?P<nccl>\d{1,2}\.\d{1,3}\.\d{1,3})",
                              r"\bnvidia-nccl-cu1\d(?:==| {1,40})(?P<nccl>\d{1,2}\.\d{1,3}\.\d{1,3})\b",
                              r"nccl\.version\(\)\)?\W{0,20}\((?P<nccl>\d{1,2}, \d{1,3}, \d{1,3})\)"],
     # (a torch pattern's needles are given: each form squashed, 'torch  2.1.0' -> 'torch2.', so that
