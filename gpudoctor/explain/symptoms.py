@@ -57,8 +57,11 @@ def _neg_forms(*verbs):
 MACROS = {
     # GPU 0 however it is written (CUDA's and torch's names, nvidia-smi's, the user's)
     "gpu0": r"(?:\b(?:gpu|cuda|device|card|gpu\s?id|gpu\s?number)\s?[:#_]?\s?0\b|\bfirst\s(?:gpu|device|card)\b)",
-    "same_gpu": _alt("same gpu", "same device", "same cuda device", "same card", "one gpu", "a single gpu",
-                     "single device", "one device", "one card"),
+    "same_gpu": _alt("same gpu", "same device", "same cuda device", "same card"),
+    # "one GPU" only with several processes ('each process uses one GPU' is how it should be)
+    "one_gpu": _alt(*[v + " " + q + " " + n for v in ("on", "share", "shares", "sharing", "shared", "use", "using",
+                                                      "run on", "running on", "end up on", "ended up on", "land on")
+                      for q in ("one", "a single", "1") for n in ("gpu", "device", "card")]),
     "node": r"\b(?:nodes?|machines?|hosts?|servers?)\b",
     "two_nodes": r"(?:\b(?:multi|inter|cross)[- ]?nodes?\b|\b(?:two|2|second|both|other|multiple|several|all|each|every|"
                  r"additional|another|more|extra)\s(?:\w{1,12}\s)?<node>|\bacross\s(?:the\s)?<node>)",
@@ -77,6 +80,11 @@ MACROS = {
                       "all procs", "all gpus processes", "the processes all", "the ranks all", "all tasks",
                       "every task", "each task", "both tasks", "all the tasks", "multiple processes",
                       "two processes", "2 processes", "several processes", "all subprocesses", "all copies"),
+    "ranks_many": _alt("all ranks", "both ranks", "all the ranks", "all of the ranks", "all processes",
+                       "both processes", "all the processes", "all of the processes", "all my processes", "all workers",
+                       "both workers", "all procs", "all tasks", "both tasks", "all the tasks", "multiple processes",
+                       "two processes", "2 processes", "several processes", "multiple ranks", "two ranks", "2 ranks",
+                       "several ranks", "all subprocesses", "all copies"),
     "env": r"(?:\benv(?:ironment)?(?:\s?(?:var(?:iable)?s?|settings?))?\b|\bNCCL_[A-Z_]{2,40}|\bLD_LIBRARY_PATH\b|"
            r"\b(?:PATH|PYTHONPATH|HF_HOME|CUDA_HOME)\b|\bconda env\w{0,9}|\bexport(?:s|ed)?\b|\bvirtualenv\b|\bvenv\b)",
     "notpassed": _alt(*(_neg_forms("passed", "propagated", "forwarded", "exported", "inherited", "carried over",
