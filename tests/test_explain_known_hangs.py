@@ -85,8 +85,10 @@ def test_nccl_1134_alltoall_hang_with_219_is_the_a2a_connection_bug(kb):
 
 
 def test_the_same_words_outside_the_range_name_no_bug(kb):
+    # (without its '-np 128': over 80 ranks, 2.27.3's all-to-all fix applies to every release before it)
     for v in ("2.18.6", "2.20.3", "2.20.5"):
-        _res, ids = _ex(kb, NCCL_1134.replace("2.19.1 2.19.3 2.19.4", v).replace("nccl2.19.1", "nccl" + v))
+        text = NCCL_1134.replace("-np 128 ", "").replace("2.19.1 2.19.3 2.19.4", v).replace("nccl2.19.1", "nccl" + v)
+        _res, ids = _ex(kb, text)
         assert not any(i.startswith("nccl.bug_") for i in ids), (v, ids)
 
 
@@ -207,3 +209,18 @@ def test_the_nccl_of_an_image_or_a_template(kb, line):
     assert ids[0] == "nccl.bug_2203_a2a_connect_hang", ids
     _res, ids = _ex(kb, line.replace("2.19.3", "2.20.5") + WATCHDOG.format(op="ALLTOALL"))
     assert not any(i.startswith("nccl.bug_") for i in ids), ids
+
+
+def test_an_alltoall_hang_over_80_ranks(kb):
+    # torch's store-based barrier line (distributed_c10d.py _store_based_barrier) gives the world size
+    sbb = ("Waiting in store based barrier to initialize process group for rank: 0, key: store_based_barrier_key:1 "
+           "(world_size={n}, num_workers_joined={n}, timeout=0:30:00)\n")
+    res, ids = _ex(kb, BANNER.format(v="2.21.5") + sbb.format(n=128) + WATCHDOG.format(op="ALLTOALL_BASE"))
+    assert ids[0] == "nccl.bug_2273_alltoall_scale_hang", ids
+    _res, ids = _ex(kb, BANNER.format(v="2.21.5") + sbb.format(n=64) + WATCHDOG.format(op="ALLTOALL_BASE"))
+    assert not any(i.startswith("nccl.bug_") for i in ids), ids
+    # NVIDIA/nccl#1134 ran 128 ranks (-np 128) on 2.19.1: the 2.19 connection hang, whose range the notes' thread
+    # names, comes first, the scale bug in a note
+    res, ids = _ex(kb, NCCL_1134)
+    assert ids[0] == "nccl.bug_2203_a2a_connect_hang"
+    assert any("2.27.3" in n for n in res["findings"][0]["notes"])

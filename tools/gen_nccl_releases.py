@@ -83,14 +83,17 @@ WORDS = {
     # torch's OpType=ALLTOALL / ALLTOALL_BASE (ProcessGroupNCCL.cpp opTypeToString), all_to_all[_single],
     # nccl-tests' alltoall_perf, 'all-to-all' in words
     "a2a": r"all_to_all|alltoall|all-to-all",
-    # more than 80 ranks: NCCL's init line ('comm %p rank %d nranks %d cudaDev ...', src/init.cc), torch's
-    # world_size, nccl-tests under mpirun -np
-    "over80": r"\bnranks\W{0,3}(?:8[1-9]|9\d|[1-9]\d{2,5})\b|world_size\W{0,3}(?:8[1-9]|9\d|[1-9]\d{2,5})\b",
+    # more than 80 ranks: torch's world_size (its store-based barrier's line, an environment dump), mpirun -np (NCCL's
+    # own 'nranks N' of every Init COMPLETE line is left out: its needle would make every such line of a large job's
+    # log a candidate, and 'nranks 1' is not 'nranks 128')
+    "over80": (r"world_size\W{0,3}(?:8[1-9]|9\d|[1-9]\d{2,5})\b|\s-np (?:8[1-9]|9\d|[1-9]\d{2,5})\b",
+               ["world_size"] + ["-np%d" % d for d in range(1, 10)]),
     "collnet": r"CollNet|SHARP",
     "bf16": r"bfloat16|\bbf16\b",
     "h100": r"H100",
-    # two ranks: NCCL's 'nranks 2', torchrun's --nproc_per_node 2, world_size 2
-    "two_gpus": r"\bnranks\W{0,3}2\b|nproc[_-]per[_-]node\W{0,3}2\b|world_size\W{0,3}2\b",
+    # two ranks: torchrun's --nproc_per_node 2, world_size 2, mpirun -np 2
+    "two_gpus": (r"nproc[_-]per[_-]node\W{0,3}2\b|world_size\W{0,3}2\b|\s-np 2\b",
+                 ["nproc_per_node", "nproc-per-node", "world_size", "-np2"]),
     # a nodes' CPUs of two vendors or models: the words, or both vendors in one text
     "mixed_cpus": r"(?:different|mixed|heterogeneous) (?:cpu|processor|host)|(?:amd|epyc)[^\n]{0,80}(?:intel|xeon)|"
                   r"(?:intel|xeon)[^\n]{0,80}(?:amd|epyc)",
@@ -104,7 +107,11 @@ WORDS = {
     "threads": r"nThread (?:[2-9]|\d{2,4})\b",
     "graph_capture": (r"graph capture|cuda ?graphs?\b|CUDAGraph|StreamBeginCapture|torch\.cuda\.graph",
                       ["graphcapture", "cudagraph", "streambegincapture", "cuda.graph"]),
-    "roce": r"RoCE",
+    # NCCL's 'NET/IB : Using [0]mlx5_0:1/RoCE', or the word in a user's sentence; the needles are given ('roce' alone
+    # is in every 'process')
+    "roce": (r"/RoCE\b|\bRoCE ?v2\b|\b(?:on|over|with|using|via) RoCE\b|\bRoCE (?:network|fabric|cluster|nic|link)",
+             ["/roce", "rocev2", "onroce", "overroce", "withroce", "usingroce", "viaroce", "rocenetwork", "rocefabric",
+              "rocecluster", "rocenic", "rocelink"]),
     "cross_nic1": r"NCCL_CROSS_NIC\W{0,3}1\b",
     "cross_nic0": r"NCCL_CROSS_NIC\W{0,3}0\b",
     "cross_nic": r"NCCL_CROSS_NIC",

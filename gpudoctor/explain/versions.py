@@ -261,8 +261,10 @@ def judge(result, scan, kb):
         got.append((e, hit, shown, [x[0] for x in lines]))
     if not got:
         return None
-    # the most specific first: more words, a higher rank, the narrower range
-    got.sort(key=lambda g: (-len(g[3]), -g[0]["rank"], _vt(g[0]["affects"]["nccl"][0][1] or "")))
+    # the most specific first: a range whose start the notes or a thread name (not every release before the fix),
+    # more words, a higher rank, the earlier fix
+    got.sort(key=lambda g: (g[0]["affects"]["nccl"][0][0] == "2.0.0", -len(g[3]), -g[0]["rank"],
+                            _vt(g[0]["affects"]["nccl"][0][1])))
     e, (vh, v, how), shown, wh = got[0]
     from gpudoctor.explain.hang import _made, _set_root
     from gpudoctor.explain.ncclinfo import _Shown
