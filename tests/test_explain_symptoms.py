@@ -267,3 +267,25 @@ def test_an_answer_from_nccl_info_lines_stays_the_root():
     res, root = answer(kb, text)
     assert root["id"] == "nccl.ib_no_device"
     assert [n["id"] for n in res["context"] if n["severity"] == "words"] == ["nccl.falls_back_to_sockets"]
+
+
+# what a healthy job prints by the thousands: no line of it may be a candidate of a words pattern (each candidate
+# costs the scan; tests/test_explain_guard.py holds the same rule for every pattern)
+BUSY_LINES = [
+    "[rank3]:[I1125 12:05:07.123456 4242 train.py:88] step 1200 loss=2.3456 lr=1.0e-04 grad_norm=0.812",
+    "gpu-node-07:4242:99 [3] NCCL INFO Channel 02/0 : 3[3] -> 4[4] via P2P/IPC/read",
+    "gpu-node-07:4242:99 [3] NCCL INFO comm 0x55cc8aa86c70 rank 3 nranks 16 cudaDev 3 busId 1c000 - Init COMPLETE",
+    "gpu-node-07:4242:99 [3] NCCL INFO Channel 00/0 : 3[3] -> 11[3] [send] via NET/IB/0/GDRDMA",
+    "[2024-03-01 12:05:07,123] [INFO] [logging.py:96:log_dist] [Rank 0] step=1200, skipped=0, lr=[4.9e-05]",
+    "{'loss': 0.6931, 'grad_norm': 1.2345, 'learning_rate': 4.9e-05, 'epoch': 0.12}",
+    "tensor([0.1, 0.2], device='cuda:0', grad_fn=<AddBackward0>)",
+]
+
+
+@pytest.mark.parametrize("line", BUSY_LINES, ids=range(len(BUSY_LINES)))
+def test_a_busy_log_line_is_no_candidate_of_the_words(kb, line):
+    from gpudoctor.explain import scan
+    from gpudoctor.explain.knowledge import squash
+
+    hits = {p.entry for found in scan._hits(kb, squash(line.encode())) for _, n in found for p in kb.by_hit[n]}
+    assert not [e for e in hits if e.startswith(symptoms.PREFIX)], hits

@@ -41,17 +41,56 @@ _COMMON = {b"rank", b"info", b"warn", b"nccl", b"cuda", b"node", b"host", b"gpus
 _RARE3 = {b"gdr", b"p2p", b"shm", b"k8s", b"hca", b"tcp"}
 
 
+class Phrases:
+    """Word sequences (each part one of its words, "" = the part may be left out): a factored regex
+    that stays fast on a long line, and the needles every match holds: the words of the run of
+    parts that cannot be left out whose shortest needle is longest, joined as the prefilter squashes
+    them ('second node is idle' -> 'nodeisidle')."""
+
+    def __init__(self, *parts):
+        self.parts = [tuple(p) for p in parts]
+        out = []
+        for part in self.parts:
+            words = [w for w in part if w]
+            group = "(?:%s)" % "|".join(re.escape(w).replace("\\ ", " ") for w in words)
+            out.append(("(?:%s )?" % group) if "" in part else group + " ")
+        if "" in self.parts[-1]:
+            raise ValueError("the last part of a phrase may not be optional")
+        self.regex = "\\b" + "".join(out).rstrip(" ")
+        best = None
+        n = len(self.parts)
+        for a in range(n):
+            for b in range(a + 1, n + 1):
+                if any("" in self.parts[k] for k in range(a, b)):
+                    break
+                got = {b""}
+                for k in range(a, b):
+                    got = {x + squash(w) for x in got for w in self.parts[k]}
+                    if len(got) > 4000:
+                        break
+                if len(got) > 4000:
+                    continue
+                key = (min(len(x) for x in got), -len(got))
+                if best is None or key > best[0]:
+                    best = (key, sorted(got))
+        self.needles = best[1]
+
+    def __or__(self, other):
+        u = Phrases.__new__(Phrases)
+        u.parts = None
+        u.regex = "(?:%s|%s)" % (self.regex, other.regex)
+        u.needles = sorted(set(self.needles) | set(other.needles))
+        return u
+
+
 def _alt(*phrases):
     """A group of literal phrases: each is a needle of its own (squashed: its words run together)."""
-    return "(?:%s)" % "|".join(re.escape(p).replace("\\ ", " ") for p in phrases)
+    return Phrases(phrases)
 
 
-def _neg_forms(*verbs):
-    return [n + " " + v for n in ("not", "never", "doesn't", "does not", "didn't", "did not", "don't", "do not",
-                                  "isn't", "is not", "aren't", "are not", "won't", "not being", "no longer",
-                                  "isn't being", "is not being", "aren't being", "are not being", "wasn't",
-                                  "was not", "weren't", "were not", "can't", "cannot", "fails to", "failed to")
-            for v in verbs]
+NEG = ("not", "never", "doesn't", "does not", "didn't", "did not", "don't", "do not", "isn't", "is not", "aren't",
+       "are not", "won't", "not being", "no longer", "isn't being", "is not being", "aren't being", "are not being",
+       "wasn't", "was not", "weren't", "were not", "can't", "cannot", "fails to", "failed to")
 
 
 MACROS = {
@@ -59,17 +98,17 @@ MACROS = {
     "gpu0": r"(?:\b(?:gpu|cuda|device|card|gpu\s?id|gpu\s?number)\s?[:#_]?\s?0\b|\bfirst\s(?:gpu|device|card)\b)",
     "same_gpu": _alt("same gpu", "same device", "same cuda device", "same card"),
     # "one GPU" only with several processes ('each process uses one GPU' is how it should be)
-    "one_gpu": _alt(*[v + " " + q + " " + n for v in ("on", "share", "shares", "sharing", "shared", "use", "using",
-                                                      "run on", "running on", "end up on", "ended up on", "land on")
-                      for q in ("one", "a single", "1") for n in ("gpu", "device", "card")]),
+    "one_gpu": Phrases(("on", "share", "shares", "sharing", "shared", "use", "using", "run on", "running on",
+                        "end up on", "ended up on", "land on"), ("one", "a single", "1"), ("gpu", "device", "card")),
     "node": r"\b(?:nodes?|machines?|hosts?|servers?)\b",
     "two_nodes": r"(?:\b(?:multi|inter|cross)[- ]?nodes?\b|\b(?:two|2|second|both|other|multiple|several|all|each|every|"
                  r"additional|another|more|extra)\s(?:\w{1,12}\s)?<node>|\bacross\s(?:the\s)?<node>)",
-    "ignores": r"(?:\bignor(?:e|es|ed|ing)\b|\bdisregard\w{0,3}|\bhas no effect\b|\bhave no effect\b|\bno effect\b|"
-               r"\boverrid(?:e|es|den|ing)\b|\boverwrit(?:e|es|ten|ing)\b|" +
-               _alt(*_neg_forms("respect", "respected", "respecting", "honor", "honored", "honour", "honoured",
-                                "obey", "obeyed", "work", "working", "take effect", "taking effect", "picked up",
-                                "used", "applied", "apply")) + ")",
+    "ignores": _alt("ignore", "ignores", "ignored", "ignoring", "disregards", "disregarded", "has no effect",
+                    "have no effect", "no effect", "overrides", "overridden", "overriding", "overwrites",
+                    "overwritten", "overwriting", "reset", "resets", "is reset", "gets reset") |
+               Phrases(NEG, ("respect", "respected", "respecting", "honor", "honored", "honour", "honoured", "obey",
+                             "obeyed", "work", "working", "take effect", "taking effect", "picked up", "used",
+                             "applied", "apply")),
     "all_gpus": r"(?:\ball\s(?:of\s)?(?:the\s|my\s|\d{1,3}\s|available\s|visible\s)?(?:gpus|devices|cards)\b|"
                 r"\bevery\s(?:gpu|device|card)\b|\ball\s\d{1,3}\sgpus\b)",
     "uses": r"\b(?:uses?|using|used|runs? on|running on|ran on|launch(?:es|ed)?(?: on)?|starts?(?: on)?|occup\w{1,4}|"
@@ -87,75 +126,84 @@ MACROS = {
                        "several ranks", "all subprocesses", "all copies"),
     "env": r"(?:\benv(?:ironment)?(?:\s?(?:var(?:iable)?s?|settings?))?\b|\bNCCL_[A-Z_]{2,40}|\bLD_LIBRARY_PATH\b|"
            r"\b(?:PATH|PYTHONPATH|HF_HOME|CUDA_HOME)\b|\bconda env\w{0,9}|\bexport(?:s|ed)?\b|\bvirtualenv\b|\bvenv\b)",
-    "notpassed": _alt(*(_neg_forms("passed", "propagated", "forwarded", "exported", "inherited", "carried over",
-                                   "carried", "set", "visible", "available", "seen", "picked up", "applied", "copied",
-                                   "sent", "transferred", "pass", "propagate", "forward", "export", "inherit",
-                                   "carry", "copy", "send", "transfer", "get", "see", "keep") +
-                        ["lost on", "missing on", "unset on", "empty on", "not on the", "only on the first",
-                         "only on the local", "only on the master", "only on the launching"])),
-    "not_used": _alt(*(_neg_forms("used", "using", "enabled", "active", "working", "detected", "picked",
-                                  "selected", "supported", "available", "loaded", "utilized", "utilised") +
-                       ["unused", "disabled", "not in use", "never kicks in", "is off", "turned off",
-                        "doesn't work", "does not work", "didn't work", "did not work"])),
+    "notpassed": Phrases(NEG, ("passed", "propagated", "forwarded", "exported", "inherited", "carried over", "carried",
+                               "set", "visible", "available", "seen", "picked up", "applied", "copied", "sent",
+                               "transferred", "pass", "propagate", "forward", "export", "inherit", "carry", "copy",
+                               "send", "transfer", "get", "see", "keep")) |
+                 _alt("lost on", "missing on", "unset on", "empty on", "not on the", "only on the first",
+                      "only on the local", "only on the master", "only on the launching"),
+    "not_used": Phrases(NEG, ("used", "using", "enabled", "active", "working", "detected", "picked", "selected",
+                              "supported", "available", "loaded", "utilized", "utilised")) |
+                _alt("unused", "disabled", "not in use", "never kicks in", "is off", "turned off", "doesn't work",
+                     "does not work", "didn't work", "did not work"),
     "nogpu": r"(?:\b(?:no|zero|0)\s(?:gpus?|cuda devices?|cuda-capable devices?|visible devices?|nvidia devices?)\b|"
              r"\bgpus?\s(?:is\s|are\s)?(?:not|n't)\s(?:visible|detected|found|available|accessible|recogni[sz]ed|"
              r"seen|there)\b|" +
-             _alt(*(_neg_forms("see", "find", "detect", "access", "recognize", "recognise", "use") +
-                    ["cannot see", "can't see", "can not see", "cannot find", "can't find", "cannot detect",
-                     "can't detect", "unable to see", "unable to find", "unable to detect", "fails to see",
-                     "fails to detect", "couldn't see", "could not see", "could not find", "couldn't find"])) +
+             (Phrases(NEG, ("see", "find", "detect", "access", "recognize", "recognise", "use")) |
+              _alt("cannot see", "can't see", "can not see", "cannot find", "can't find", "cannot detect",
+                   "can't detect", "unable to see", "unable to find", "unable to detect", "fails to see",
+                   "fails to detect", "couldn't see", "could not see", "could not find", "couldn't find")).regex +
              r"\s(?:any\s|the\s|my\s|a\s)?(?:gpus?|cuda|nvidia|devices?|cards?)\b|"
              r"nvidia-smi:?\s(?:command\s)?not\sfound|\bis_available\(?\)?\s(?:is\s|returns?\s|returned\s|=\s?|==\s?|"
              r"gives\s|shows\s|prints\s|says\s)?false\b|device_count\(?\)?\s(?:is\s|returns?\s|returned\s|=\s?|==\s?)?0\b)",
-    "only_one_node": _alt(*(
-        [a + " " + v + q + " " + n
-         for a in ("only", "just") for v in ("", "uses", "using", "runs on", "running on", "ran on", "on", "trains on",
-                                             "training on", "starts on", "started on", "launches on", "launched on",
-                                             "works on", "sees")
-         for q in (" one", " 1", " the first", " a single", " the local", " the master", " the main", " the head",
-                   " the launching")
-         for n in ("node", "machine", "host", "server")] +
-        [o + " " + n + " " + w for o in ("second", "other", "remaining", "remote", "worker")
-         for n in ("node", "nodes", "machine", "machines", "host", "hosts", "server")
-         for w in ("is idle", "are idle", "stays idle", "stay idle", "sits idle", "remains idle", "is unused",
-                   "are unused", "is not used", "are not used", "is never used", "does nothing", "do nothing",
-                   "is doing nothing", "are doing nothing", "has no processes", "have no processes", "never starts",
-                   "never start", "is empty", "at 0%", "shows 0%", "has 0% utilization")] +
-        ["single node only", "single machine only"])).replace("  ", " "),
+    "only_one_node": Phrases(("only", "just"), ("", "uses", "using", "runs on", "running on", "ran on", "on", "trains on",
+                                               "training on", "starts on", "started on", "launches on", "launched on",
+                                               "works on", "sees"),
+                             ("", "the"), ("one", "1", "first", "a single", "single", "local", "master", "main", "head",
+                                           "launching"), ("node", "machine", "host", "server")) |
+                     Phrases(("second", "other", "remaining", "remote", "worker"),
+                             ("node", "nodes", "machine", "machines", "host", "hosts", "server"),
+                             ("is idle", "are idle", "stays idle", "stay idle", "sits idle", "remains idle", "is unused",
+                              "are unused", "is not used", "are not used", "is never used", "does nothing",
+                              "do nothing", "is doing nothing", "are doing nothing", "has no processes",
+                              "have no processes", "never starts", "never start", "is empty", "at 0%", "shows 0%",
+                              "has 0% utilization")) |
+                     _alt("single node only", "single machine only"),
 }
 _VERB_USE = ("uses", "use", "using", "used", "chooses", "chose", "picks", "picked", "selects", "selected",
              "goes over", "went over", "goes through", "went through", "switches to", "switched to", "runs over",
              "runs on", "is on", "is using", "binds to", "bound to")
 MACROS.update({
-    "uses_sockets": _alt(*[v + " " + o for v in _VERB_USE for o in ("tcp", "sockets", "socket", "net/socket",
-                                                                      "ethernet", "the socket transport", "tcp/ip")]),
-    "wrong_iface": _alt(*[a + " " + n for a in ("wrong", "another", "different", "incorrect", "unexpected", "virtual",
-                                                "bad", "the wrong", "a different")
-                          for n in ("interface", "network interface", "nic", "network card", "network adapter",
-                                    "ip address", "ip", "subnet", "ethernet", "network", "port", "netdev")]),
-    "uses_iface": _alt(*[v + " " + n for v in _VERB_USE + ("chooses the", "picks the", "uses the", "using the")
-                         for n in ("docker0", "virbr0", "loopback", "lo", "eth0", "eth1", "eth2", "ib0", "ib1", "bond0",
-                                   "bond1", "ens", "enp", "eno1", "veth", "br-", "cni0", "flannel", "tailscale0",
-                                   "wg0", "tun0", "management interface", "management network")]),
+    "uses_sockets": Phrases(_VERB_USE, ("tcp", "sockets", "socket", "net/socket", "ethernet", "the socket transport",
+                                        "tcp/ip")),
+    "wrong_iface": Phrases(("wrong", "another", "different", "incorrect", "unexpected", "virtual", "bad", "the wrong",
+                            "a different"),
+                           ("interface", "network interface", "nic", "network card", "network adapter", "ip address",
+                            "ip", "subnet", "ethernet", "network", "port", "netdev")),
+    "uses_iface": Phrases(_VERB_USE + ("chooses the", "picks the", "uses the", "using the"),
+                          ("docker0", "virbr0", "loopback", "lo", "eth0", "eth1", "eth2", "ib0", "ib1", "bond0",
+                           "bond1", "ens", "enp", "eno1", "veth", "br-", "cni0", "flannel", "tailscale0", "wg0",
+                           "tun0", "management interface", "management network")),
     "gdr": _alt("gpudirect", "gpu direct", "gpu-direct", "gdrdma", "gdr", "peermem", "nv_peer_mem", "peer_mem"),
+    "no_gdr": Phrases(("no", "without", "missing", "lacks", "lack of"),
+                      ("gdr", "gdrdma", "gpudirect", "gpu direct", "gpudirect rdma", "gpu direct rdma", "peermem",
+                       "nvidia-peermem", "nvidia_peermem", "nv_peer_mem")),
+    "via_shm": Phrases(("falls back to", "fell back to", "falling back to", "goes through", "went through",
+                        "goes over", "went over", "goes via", "uses", "using", "via"),
+                       ("shm", "shared memory", "the cpu", "host memory", "system memory", "pcie")),
     "containers": _alt("docker", "container", "podman", "compose", "kubernetes", "k8s", "singularity", "apptainer",
                        "enroot", "pyxis"),
-    "mem_words": _alt(*[v + (" " + q if q else "") + " " + o
-                        for v in ("allocates", "allocate", "allocating", "allocated", "occupies", "occupy", "takes",
-                                  "taking", "uses", "using", "has", "creates", "create")
-                        for q in ("", "some", "extra", "more", "a little", "a bit of", "additional")
-                        for o in ("memory", "vram", "gpu memory", "space", "a context", "a cuda context")] +
-                     [a + " " + o for a in ("extra", "more", "additional", "higher", "unbalanced", "imbalanced",
-                                            "uneven", "much more")
-                      for o in ("memory", "processes", "process", "usage", "utilization", "utilisation", "vram")]),
+    "mem_words": Phrases(("allocates", "allocate", "allocating", "allocated", "occupies", "occupy", "takes", "taking",
+                          "uses", "using", "has", "creates", "create"),
+                         ("", "some", "extra", "more", "a little", "a bit of", "additional"),
+                         ("memory", "vram", "gpu memory", "space", "a context", "a cuda context")) |
+                 Phrases(("extra", "more", "additional", "higher", "unbalanced", "imbalanced", "uneven", "much more"),
+                         ("memory", "processes", "process", "usage", "utilization", "utilisation", "vram")),
 })
 _MACRO = re.compile(r"<([a-z0-9_]{1,40})>")
+
+
+def _regex(m):
+    got = MACROS.get(m.group(1))
+    if got is None:
+        return m.group(0)
+    return got.regex if isinstance(got, Phrases) else got
 
 
 def expand(concept):
     """A concept with its <macros> replaced (macros may use macros; at most 4 levels)."""
     for _ in range(4):
-        new = _MACRO.sub(lambda m: MACROS[m.group(1)] if m.group(1) in MACROS else m.group(0), concept)
+        new = _MACRO.sub(_regex, concept)
         if new == concept:
             break
         concept = new
@@ -165,8 +213,12 @@ def expand(concept):
     return concept
 
 
-def _needles(concept):
-    """The squashed needles every match of a concept holds (one per branch), or None."""
+def _needles(concept, raw=None):
+    """The squashed needles every match of a concept holds (one per branch), or None. A concept that is
+    one macro of Phrases has that macro's needles."""
+    m = _MACRO.fullmatch(raw.strip()) if raw else None
+    if m and isinstance(MACROS.get(m.group(1)), Phrases):
+        return MACROS[m.group(1)].needles
     try:
         raw = needles_of(concept)
     except (re.error, RecursionError, OverflowError) as exc:
@@ -181,12 +233,12 @@ def way_regex(concepts):
     return "^%s.{1,%d}" % (look, SPAN)
 
 
-def anchor(concepts):
+def anchor(concepts, raw=None):
     """(index, needles) of the concept to prefilter on: the one whose shortest needle is longest,
     none of them too common in logs."""
     best = None
     for i, c in enumerate(concepts):
-        n = _needles(c)
+        n = _needles(c, raw[i] if raw else None)
         if not n or any(len(x) < MIN_ANCHOR and x not in _RARE3 for x in n) or any(x in _COMMON for x in n):
             continue
         key = min(len(x) for x in n)
@@ -210,7 +262,7 @@ def ways_of(e):
                 re.compile(c, re.I)
             except re.error as exc:
                 raise KnowledgeError("%s: words[%d]: %r does not compile: %s" % (e["id"], wi, c, exc))
-        ai, needles = anchor(concepts)
+        ai, needles = anchor(concepts, way)
         if ai is None:
             raise KnowledgeError("%s: words[%d] has no concept with needles of %d+ characters to prefilter on "
                                  "(write one as a group of literal phrases)" % (e["id"], wi, MIN_ANCHOR))
