@@ -49,6 +49,7 @@ def test_a_slot_is_the_value_of_its_conversion():
     "srun: error: Node failure on " + "x" * 300,          # longer than MAX_VALUE: a cut name would be another
     "srun: error: Node failure on \x1b[31m\x1b[0m",       # nothing left once the escapes are gone
     "",
+    "srun: error: Node failure on {node_name}",           # a Python message printed without its f prefix
 ])
 def test_a_slot_the_line_does_not_give_is_its_words(line):
     means, fix, used = slots.fill(NODE, line)
@@ -157,3 +158,22 @@ def test_nccl_socket_close_names_the_peer_address(cli, tmp_path):
     assert causes and causes[0]["values"] == {"1": "node2<47247>"}, doc["findings"]
     assert any("(on the node of 'node2<47247>')" in x for x in causes[0]["fix"]), causes[0]["fix"]
     assert re.search(r"\{%-?\d", json.dumps(doc)) is None
+
+
+def test_refix_sites_keeps_the_committed_tables_in_step_with_the_rows():
+    # tools/refix_sites.py: every committed site's means/fix is its row's (slots read as their words); a site
+    # whose text no row says stops it, so a reworded row is never silently lost
+    import sys
+
+    sys.path.insert(0, os.path.join(REPO, "tools"))
+    import refix_sites
+
+    with open(os.path.join(GEN, "gloo_messages.json")) as f:
+        doc = json.load(f)
+    before = json.dumps(doc["sites"], sort_keys=True)
+    assert json.dumps(refix_sites.refix("gloo_messages", doc)["sites"], sort_keys=True) == before
+    site = next(s for s in doc["sites"] if s.get("fix"))
+    site["means"] = "words no row says"
+    with pytest.raises(ValueError, match="no row of MSG_FIX says"):
+        refix_sites.refix("gloo_messages", doc)
+    assert refix_sites.main(["--check"] + sorted(refix_sites.TABLES)) == 0

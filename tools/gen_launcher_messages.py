@@ -355,7 +355,7 @@ MSG_FIX += [
      "accelerate/commands/launch.py (TPU): --main_training_function names a function the script does not define.",
      ["--main_training_function <the function that trains> (default main)"]),
     (r"^The passed configuration file `%s` does not exist",
-     "accelerate/commands/config/config_args.py: --config_file names a missing file (a relative path from another "
+     "accelerate/commands/config/config_args.py: --config_file names {%1|a missing file} (a relative path from another "
      "working directory, or a node where it was never written).",
      ["accelerate launch --config_file <absolute path present on every node> ..., or run accelerate config there "
       "(default ~/.cache/huggingface/accelerate/default_config.yaml)"]),

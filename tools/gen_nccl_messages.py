@@ -460,7 +460,7 @@ MSG_FIX = [
      "(or the tuner) excluded every one that supports it.",
      ["unset NCCL_ALGO and NCCL_PROTO (or allow Ring and Simple)"]),
     (r'^Unrecognized (?:element|prefix) token "%s" when parsing|^All entries except the first must have a prefix',
-     "src/graph/tuning.cc parseList: NCCL_ALGO or NCCL_PROTO does not parse (the message quotes the token): "
+     "src/graph/tuning.cc parseList: NCCL_ALGO or NCCL_PROTO does not parse (the message quotes {%1|the token}): "
      "names are Ring, Tree, CollnetDirect, CollnetChain, NVLS, NVLSTree, PAT and LL, LL128, Simple; '^' excludes; "
      "per-collective lists are 'allreduce:tree,ring;broadcast:ring' (NCCL >= 2.24).",
      ["fix or unset NCCL_ALGO / NCCL_PROTO (see env.html#nccl-algo)"]),

@@ -236,7 +236,7 @@ MSG_FIX = [
      "The SlurmUser of slurm.conf does not exist on this host (admin configuration).",
      ["admins: getent passwd {%1|<SlurmUser>} on every host; create the user (same uid everywhere) or fix SlurmUser"]),
     (r"^Invalid MPI type",
-     "srun was given an --mpi type (or SLURM_MPI_TYPE) that this Slurm does not have.",
+     "srun was given {%1|an --mpi type} (or SLURM_MPI_TYPE) that this Slurm does not have.",
      ["srun --mpi=list", "srun --mpi=pmix (or pmi2 / none: one from the list that the MPI library supports)"]),
     (r"SLURM_MEM_PER_CPU, SLURM_MEM_PER_GPU, and SLURM_MEM_PER_NODE are mutually exclusive",
      "An srun inside a job inherits the SLURM_MEM_PER_* variable sbatch/salloc exported and got another memory "
@@ -271,13 +271,13 @@ MSG_FIX = [
      ["getent hosts <node> on the controller", "add the node to DNS or /etc/hosts (or NodeAddr=<ip> in "
       "slurm.conf), scontrol reconfigure, then scontrol update nodename=<node> state=resume"]),
     (r"for mpi/%s looking at all files|cannot find mpi plugin for mpi/",
-     "This Slurm has no such MPI plugin: mpi/pmix (mpi_pmix*.so) is built only when Slurm was configured with "
+     "This Slurm has no {%1|such} MPI plugin: mpi/pmix (mpi_pmix*.so) is built only when Slurm was configured with "
      "PMIx (--with-pmix), so srun --mpi=pmix (or MpiDefault=pmix) cannot start the ranks.",
      ["srun --mpi=list   (the MPI plugins this Slurm has)", "use one it lists that the MPI library supports "
       "(srun --mpi=pmi2), or start the ranks with mpirun inside the allocation; admins: build Slurm "
       "--with-pmix=<PMIx prefix> so mpi_pmix.so is installed in PluginDir"]),
     (r"for cgroup/%s looking at all files|cannot find cgroup plugin for cgroup/",
-     "This Slurm has no such cgroup plugin: cgroup_v2.so is built only when the dbus development headers were "
+     "This Slurm has no {%1|such} cgroup plugin: cgroup_v2.so is built only when the dbus development headers were "
      "present (cgroup/v2 is what a cgroup v2 host, or CgroupPlugin=autodetect on one, needs).",
      ["ls <PluginDir>/cgroup_v*.so   (PluginDir: scontrol show config | grep PluginDir); stat -fc %T /sys/fs/cgroup",
       "rebuild/reinstall Slurm with libdbus-1-dev (Debian/Ubuntu) or dbus-devel (RHEL) present, or your "
@@ -562,7 +562,7 @@ MSG_FIX = [
      ["echo $SLURM_JOB_ID; squeue -j $SLURM_JOB_ID", "exit that shell, or unset SLURM_JOB_ID SLURM_JOBID, then "
       "salloc/sbatch a new job"]),
     (r"^Unable to confirm allocation for job",
-     "srun tried to run a step in the job named by SLURM_JOB_ID and slurmctld refused (the job ended, was "
+     "srun tried to run a step in the job {%1|named by SLURM_JOB_ID} and slurmctld refused (the job ended, was "
      "cancelled, or belongs to another user); the reason follows the colon.",
      ["echo $SLURM_JOB_ID; squeue -j $SLURM_JOB_ID", "unset SLURM_JOB_ID SLURM_JOBID (a stale value) or run inside "
       "a live allocation"]),

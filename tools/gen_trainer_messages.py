@@ -357,7 +357,7 @@ MSG_FIX += [
      ["set model.config.tie_word_embeddings = False after loading (or tie them: model.tie_weights()) before "
       "prepare()"]),
     (r"^Could not find (?:a|the) transformer layer class",
-     "accelerate/utils/dataclasses.py FullyShardedDataParallelPlugin: fsdp_transformer_layer_cls_to_wrap names a "
+     "accelerate/utils/dataclasses.py FullyShardedDataParallelPlugin: fsdp_transformer_layer_cls_to_wrap names {%1|a} "
      "class that is not in the model (a class name from another architecture).",
      ["set fsdp_transformer_layer_cls_to_wrap to the model's decoder layer class name (print(model) shows it: "
       "LlamaDecoderLayer, GPT2Block, ...), or fsdp_auto_wrap_policy: SIZE_BASED_WRAP"]),
@@ -443,7 +443,7 @@ MSG_FIX += [
      "than objects registered with register_for_checkpointing() now.",
      ["register the same objects in the same order as when the checkpoint was saved"]),
     (r"^Provided path \(%s\) should be a directory, not a file",
-     "accelerate/accelerator.py save_model(): save_directory names an existing file.",
+     "accelerate/accelerator.py save_model(): save_directory names {%1|an existing file}.",
      ["pass a folder path to accelerator.save_model(model, '<folder>')"]),
     (r"^No GPU (?:or Intel XPU )?found\. A GPU (?:or Intel XPU )?is needed for quantization",
      "accelerate/utils/bnb.py: bitsandbytes 8-bit/4-bit loading needs a GPU and torch sees none.",
@@ -577,7 +577,7 @@ MSG_FIX += [
      "column the model's forward() takes.",
      ["tokenize into input_ids / attention_mask / labels, or --remove_unused_columns False for a custom collator"]),
     (r"^The `metric_for_best_model` training argument is set to '%s', which is not found",
-     "transformers/trainer.py: metric_for_best_model names a metric that evaluate() did not return (compute_metrics "
+     "transformers/trainer.py: metric_for_best_model names {%1|a metric} that evaluate() did not return (compute_metrics "
      "returns other keys, or there is no compute_metrics and only eval_loss exists).",
      ["--metric_for_best_model <one of the metrics the message lists, without 'eval_'> (eval_loss: 'loss'), or return "
       "that key from compute_metrics"]),
@@ -589,7 +589,7 @@ MSG_FIX += [
      "batch.",
      ["--per_device_eval_batch_size <smaller>, --eval_accumulation_steps N, or --prediction_loss_only"]),
     (r"^Trainer cannot instantiate unsupported optimizer",
-     "transformers/trainer.py get_optimizer_cls_and_kwargs(): --optim names an optimizer this release does not know.",
+     "transformers/trainer.py get_optimizer_cls_and_kwargs(): --optim names {%1|an optimizer} this release does not know.",
      ["--optim adamw_torch (python -c 'from transformers.training_args import OptimizerNames; "
       "print([o.value for o in OptimizerNames])' lists them)"]),
     (r"^`min_num_params` and `transformer_layer_cls_to_wrap` are mutually exclusive",

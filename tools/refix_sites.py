@@ -10,8 +10,9 @@ row each one takes are the same, and only the row's means/fix text is new. This 
 sites and gives each site that has a fix the text of its row again:
 
 - the row is the one whose text, its slots ({%N|words}, gpudoctor/explain/slots.py) read as their
-  words, is the site's committed means/fix (a site's row is found by what it says, so a generator
-  with two tables, torch's SITE_FIX and USER_FIX, needs no rule for which one a site took);
+  words, is the site's committed means/fix read the same way (a site's row is found by what it
+  says, so a generator with two tables, torch's SITE_FIX and USER_FIX, needs no rule for which one
+  a site took, and a second run changes nothing);
 - a site whose committed text no row says any more stops the run (exit 2): a row's words changed
   beyond its slots, and the generator must be run on its source (its own usage line says how).
 
@@ -61,7 +62,7 @@ def refix(name, doc):
     for site in doc["sites"]:
         if not site.get("fix"):
             continue
-        old = (site["means"], list(site["fix"]))
+        old = (words(site["means"]), [words(x) for x in site["fix"]])  # the committed text, as its words
         got = next(((means, fx) for rx, means, fx in rows if (words(means), [words(x) for x in fx]) == old
                     and knowgen.re.search(rx, site["text"])), None)
         if got is None:
@@ -95,7 +96,8 @@ def main(argv):
             print("%s: unchanged" % name)
             continue
         changed += 1
-        n = sum(1 for s in doc["sites"] if any(slots.slots_of(t) for t in [s.get("means") or ""] + (s.get("fix") or [])))
+        n = sum(1 for s in doc["sites"]
+                if any(slots.slots_of(t) for t in [s.get("means") or ""] + (s.get("fix") or [])))
         if check:
             print("%s: would change (%d sites with slots)" % (name, n))
         else:

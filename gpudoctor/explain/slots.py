@@ -42,6 +42,9 @@ _SLURM_CONV = re.compile(r"%p[A-Za-z]")
 _ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]{0,4096}(?:\x07|\x1b\\)?|[@-Z\\-_])")
 _PYITEM = re.compile(r"'([^'\n]{0,200})'|\"([^\"\n]{0,200})\"")
 _PYLIST = re.compile(r"\[(?:'[^'\n]{0,200}'|\"[^\"\n]{0,200}\")(?:, ?(?:'[^'\n]{0,200}'|\"[^\"\n]{0,200}\")){0,50}\]$")
+# a Python message printed without its f prefix shows the field's name, not a value (accelerate's
+# "Could not find the transformer layer class {layer_class} in the model.", torch DCP's "{fqn}")
+_UNFORMATTED = re.compile(r"\{[A-Za-z_][\w.]{0,60}\}$")
 _INT = re.compile(r"-?\d{1,20}")
 _HEX = re.compile(r"(?:0x)?[0-9a-fA-F]{1,16}|\(nil\)")
 _FLOAT = re.compile(r"-?[0-9.eE+-]{1,30}")
@@ -98,7 +101,7 @@ def clean(value):
     if _PYLIST.match(v):  # a Python list of names as the message printed it (f"... {keys}"): the names
         v = ", ".join(a or b for a, b in _PYITEM.findall(v))
     v = _trim(v)
-    if not v or len(v) > MAX_VALUE:
+    if not v or len(v) > MAX_VALUE or _UNFORMATTED.match(v):
         return None
     return v
 
