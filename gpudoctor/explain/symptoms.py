@@ -330,11 +330,11 @@ def found(scan, kb=None):
 
 # ------------------------------------------------------------------ the answer
 
-HOW_SURE_WORDS = ("How sure: low. Read from your words (line %d: %s), not from an error line. %s lists %d "
-                  "causes for this; the text does not say which one: each cause's confirm line tells them apart. "
-                  "For a surer answer paste the error or the log (with NCCL_DEBUG=INFO for NCCL).")
-HOW_SURE_ONE = ("How sure: medium. Read from your words (line %d: %s), not from an error line; %s gives this one "
-                "cause for it.")
+HOW_SURE_WORDS = ("How sure: low. Read from your words (line %d: %s), not from an error line. The docs (%s) list %d "
+                  "causes for this and the text does not say which: each cause's confirm line tells them apart. "
+                  "For a surer answer, paste the error or what this shows: %s")
+HOW_SURE_ONE = ("How sure: medium. Read from your words (line %d: %s), not from an error line; the docs (%s) give "
+                "this one cause for it.")
 HOW_SURE_EVIDENCE = ("How sure: medium. Read from your words (line %d: %s); the text's own line %d (%s) points "
                      "at the first cause below.")
 
@@ -367,7 +367,8 @@ def _finding(e, scan, hit):
         f["notes"].insert(0, HOW_SURE_ONE % (hit.line, said, _doc(e)))
     else:
         f["confidence"] = "family"
-        f["notes"].insert(0, HOW_SURE_WORDS % (hit.line, said, _doc(e), len(f["causes"])))
+        f["notes"].insert(0, HOW_SURE_WORDS % (hit.line, said, _doc(e), len(f["causes"]),
+                                               (e.get("debug") or ["the launch line and the first lines it printed"])[0]))
     f["from_words"] = True
     return f
 
