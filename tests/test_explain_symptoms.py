@@ -175,6 +175,9 @@ HEALTHY = [
     "Unidirectional P2P=Disabled Bandwidth Matrix (GB/s)\n   D\\D     0      1\n     0 770.54  11.42\n",
     # gpudoctor's own report line
     "N/A  rdma.ports        no RDMA device: NCCL will use TCP sockets\n",
+    # the user saying it is all right, or describing how it should be
+    "deepspeed uses all GPUs as expected\n",
+    "each process uses one GPU\n",
 ]
 
 

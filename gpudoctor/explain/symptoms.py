@@ -295,7 +295,13 @@ _NOT_USERS = re.compile(r"NCCL (?:INFO|WARN)\b|^\s{0,8}(?:PASS|FAIL|WARN|N/A|SKI
 
 
 def _users(hit, program):
-    return hit.severity is None and hit.line not in program and not _NOT_USERS.search(hit.text)
+    if hit.severity is not None or hit.line in program or _NOT_USERS.search(hit.text):
+        return False
+    # the user saying it is all right ('deepspeed uses all GPUs as expected'), in a clause about the same thing
+    # (hang._called_fine: 'the first node works fine, but the second node is idle' is still a complaint)
+    from gpudoctor.explain.hang import _called_fine
+
+    return not _called_fine(hit.text)
 
 
 def _program_lines(scan):
