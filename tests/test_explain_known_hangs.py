@@ -224,3 +224,21 @@ def test_an_alltoall_hang_over_80_ranks(kb):
     res, ids = _ex(kb, NCCL_1134)
     assert ids[0] == "nccl.bug_2203_a2a_connect_hang"
     assert any("2.27.3" in n for n in res["findings"][0]["notes"])
+
+
+@pytest.mark.parametrize("line", [
+    "ii  libnccl2  2.19.3-1+cuda12.3  amd64  NVIDIA Collective Communication Library (NCCL) Runtime\n",  # dpkg -l
+    "libnccl2/unknown,now 2.19.3-1+cuda12.3 amd64 [installed]\n",                                       # apt list
+    "RUN apt-get install -y libnccl2=2.19.3-1+cuda12.3 libnccl-dev=2.19.3-1+cuda12.3\n",               # a Dockerfile
+    "tar xf nccl_2.19.3-1+cuda12.3_x86_64.txz\n",                                                       # NVIDIA's tarball
+    "/usr/lib/x86_64-linux-gnu/libnccl.so.2.19.3\n",                                                    # the library
+    "We run NCCL 2.19.3 on 16 nodes; the all_to_all hangs.\n",                                          # a user's words
+])
+def test_the_nccl_of_a_package_a_file_or_the_users_words(kb, line):
+    _res, ids = _ex(kb, line + WATCHDOG.format(op="ALLTOALL"))
+    assert ids[0] == "nccl.bug_2203_a2a_connect_hang", ids
+
+
+def test_a_user_naming_the_fixed_release_is_not_an_affected_one(kb):
+    _res, ids = _ex(kb, "Upgrading to NCCL 2.20.5 did not help, the all_to_all still hangs\n")
+    assert not any(i.startswith("nccl.bug_") for i in ids), ids

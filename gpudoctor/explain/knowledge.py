@@ -800,7 +800,17 @@ STRUCTURAL = {
     "_struct_nccl_version": [r"NCCL version:? ?(?P<nccl>\d{1,2}\.\d{1,3}\.\d{1,3})",
                              r"\bNCCL_VERSION[=: ]{1,3}[\"']?(?P<nccl>\d{1,2}\.\d{1,3}\.\d{1,3})",
                              r"\bnvidia-nccl-cu1\d(?:==| {1,40})(?P<nccl>\d{1,2}\.\d{1,3}\.\d{1,3})\b",
-                             r"nccl\.version\(\)\)?\W{0,20}\((?P<nccl>\d{1,2}, \d{1,3}, \d{1,3})\)"],
+                             r"nccl\.version\(\)\)?\W{0,20}\((?P<nccl>\d{1,2}, \d{1,3}, \d{1,3})\)",
+                             # the Debian package (apt-get install libnccl2=2.18.3-1+cuda12.2, apt list's
+                             # 'libnccl2/unknown 2.18.3-1+cuda12.2', dpkg -l's 'ii  libnccl2  2.18.3-1+cuda12.2'),
+                             # NVIDIA's tarball (nccl_2.18.3-1+cuda12.2_x86_64.txz), the library file
+                             # (libnccl.so.2.18.3), and a user's own words ('NCCL 2.18.1', 'NCCL v2.19.3'; needles
+                             # given: 'nccl' alone is on every NCCL line)
+                             r"\blibnccl2(?:=|/\S{1,40}\s{1,4}|\s{1,40}\(?)(?P<nccl>2\.\d{1,3}\.\d{1,3})-\d",
+                             (r"\bnccl_(?P<nccl>2\.\d{1,3}\.\d{1,3})-\d{1,2}\+cuda", ["nccl_2."]),
+                             r"libnccl\.so\.(?P<nccl>2\.\d{1,3}\.\d{1,3})",
+                             (r"\b(?:lib)?NCCL[ -]v?(?P<nccl>2\.\d{1,3}\.\d{1,3})",
+                              ["nccl2.", "ncclv2.", "nccl-2.", "nccl-v2."])],
     # (a torch pattern's needles are given: each form squashed, 'torch  2.1.0' -> 'torch2.', so that
     # the 'site-packages/torch/' of every traceback line is not a candidate)
     "_struct_torch_version": [(r"\btorch(?:==| {1,40}|: ?)(?P<torch>2\.\d{1,3}\.\d{1,3})(?P<local>[a-z+.][\w.+]{0,40})?",

@@ -7,8 +7,12 @@ the ranges: the entry's symptom alone, or a version alone, is not evidence. The 
 1. the version NCCL itself prints, or pip lists: `NCCL version 2.18.1+cuda12.1` (NCCL's
    init.cc, and torch's `NCCL error in: ..., NCCL version 2.18.5`), `nvidia-nccl-cu12==2.18.1`
    (`pip freeze`, torch.utils.collect_env's `[pip3] nvidia-nccl-cu12==2.18.1`), `nvidia-nccl-cu12
-   2.18.1` (`pip list`), `torch.cuda.nccl.version()` -> `(2, 18, 1)`; when the log prints any of
-   these, only these count (a newer NCCL installed beside an older torch is what ran);
+   2.18.1` (`pip list`), `torch.cuda.nccl.version()` -> `(2, 18, 1)`, an NVIDIA CUDA image's
+   `NCCL_VERSION=2.18.1-1`, the Debian package (`libnccl2=2.18.1-1+cuda12.1`, dpkg -l, apt list),
+   NVIDIA's tarball (`nccl_2.18.1-1+cuda12.1_x86_64.txz`), the library file (`libnccl.so.2.18.1`),
+   a user's `NCCL 2.18.1` or an issue template's `NCCL version: 2.18.1` (knowledge.STRUCTURAL
+   _struct_nccl_version); when the log prints any of these, only these count (a newer NCCL
+   installed beside an older torch is what ran), each a version it may have run;
 2. else the torch release: `torch 2.1.0` (pip list), `torch==2.1.0`, `PyTorch version: 2.1.0+cu121`
    (collect_env), `torch.__version__` -> `2.1.0+cu121`, read through generated/torch_nccl.json
    (tools/gen_torch_nccl.py: the nvidia-nccl wheel each torch wheel on PyPI pins). A source build
