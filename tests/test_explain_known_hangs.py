@@ -242,3 +242,13 @@ def test_the_nccl_of_a_package_a_file_or_the_users_words(kb, line):
 def test_a_user_naming_the_fixed_release_is_not_an_affected_one(kb):
     _res, ids = _ex(kb, "Upgrading to NCCL 2.20.5 did not help, the all_to_all still hangs\n")
     assert not any(i.startswith("nccl.bug_") for i in ids), ids
+
+
+def test_nccl_tests_data_check_is_a_wrong_result(kb):
+    # nccl-tests src/common.cu: PRINT("# Out of bounds values : %d %s\n", errors[0], errors[0] ? "FAILED" : "OK")
+    run = ("#  Rank  0 Group  0 Pid  41 on node1 device  0 [0x18] NVIDIA H100 80GB HBM3\n" + BANNER.format(v="2.18.1")
+           + "# Out of bounds values : {n} {ok}\n# Avg bus bandwidth    : 180.2\n")
+    _res, ids = _ex(kb, run.format(n=12, ok="FAILED"))
+    assert "nccl.bug_2183_tree_ll128_corruption" in ids, ids
+    res, ids = _ex(kb, run.format(n=0, ok="OK"))
+    assert not any(i.startswith("nccl.bug_") for i in ids), ids

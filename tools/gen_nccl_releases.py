@@ -120,12 +120,15 @@ WORDS = {
     "ll128": r"LL128",
     "avg": r"ReduceOp\.AVG|ncclAvg|op=avg",
     "symmetric": r"NCCL_WIN_COLL_SYMMETRIC|ncclCommWindowRegister|symmetric (?:memory|kernel)",
-    # what a wrong result looks like in a log or a user's words. Its needles are given: 'loss' and 'result' alone
+    # what a wrong result looks like in a log or a user's words, or nccl-tests' data check. Its needles are given: 'loss' and 'result' alone
     # are on every step line of a training log
     "wrong": (r"loss\W{0,4}(?:is|becomes?|became|=|:)?\W{0,3}nan\b|\bnan (?:loss|values?|gradients?)|"
               r"wrong (?:result|value|output|answer|sum)s?|incorrect (?:result|value|output|sum)s?|data corruption|"
-              r"corrupt(?:ed)? (?:data|results?|gradients?|values?)|results? (?:differ|are different|mismatch)",
-              ["lossisnan", "lossbecomesnan", "lossbecamenan", "loss=nan", "loss:nan", "loss':nan", 'loss":nan',
+              r"corrupt(?:ed)? (?:data|results?|gradients?|values?)|results? (?:differ|are different|mismatch)|"
+              # nccl-tests' own check (src/common.cu: PRINT("# Out of bounds values : %d %s\n", errors[0],
+              # errors[0] ? "FAILED" : "OK"))
+              r"Out of bounds values\s{0,4}:\s{0,4}[1-9]\d{0,12}\s{1,4}FAILED",
+              ["outofboundsvalues:", "lossisnan", "lossbecomesnan", "lossbecamenan", "loss=nan", "loss:nan", "loss':nan", 'loss":nan',
                "lossnan", "nanloss", "nanvalue", "nangradient", "wrongresult", "wrongvalue", "wrongoutput",
                "wronganswer", "wrongsum", "incorrectresult", "incorrectvalue", "incorrectoutput", "incorrectsum",
                "datacorruption", "corrupt", "resultdiffer", "resultsdiffer", "resultarediff", "resultsarediff",
