@@ -37,6 +37,13 @@ MAX_NOTES = 3  # context notes (and related findings) for symptoms beyond the fi
 _COMMON = {b"rank", b"info", b"warn", b"nccl", b"cuda", b"node", b"host", b"gpus", b"error", b"torch", b"train",
            b"model", b"step", b"time", b"data", b"loss", b"device", b"process", b"using", b"with", b"from", b"open",
            b"after", b"used", b"over", b"then", b"some", b"note", b"world", b"size", b"only"}
+# names that logs print on many lines of their own (a tool's name in its log prefix, a path, a config dump): a
+# concept of them anchors a way only when no phrase of the way can
+_NAMES = {b"deepspeed", b"accelerat", b"accelerate", b"docker", b"container", b"localhost", b"127.0.0.1", b"memory",
+          b"mpirun", b"mpiexec", b"srun", b"slurm", b"sbatch", b"salloc", b"trainer", b"transformers", b"huggingface",
+          b"launcher", b"torchrun", b"torch.distributed", b"hydra", b"openmpi",
+          b"orterun", b"horovod", b"mpi4py", b"podman", b"kubernetes", b"compose", b"enroot", b"pyxis", b"apptainer",
+          b"singularity", b"k8s", b"/dev/shm", b"world_size", b"worldsize"}
 # three-letter tokens rare enough in logs to anchor on (the names users write them by)
 _RARE3 = {b"gdr", b"p2p", b"shm", b"k8s", b"hca", b"tcp"}
 
@@ -57,6 +64,15 @@ class Phrases:
         if "" in self.parts[-1]:
             raise ValueError("the last part of a phrase may not be optional")
         self.regex = "\\b" + "".join(out).rstrip(" ")
+        # every whole sequence, when they are not too many (an optional part left out is one choice)
+        full = {b""}
+        for part in self.parts:
+            full = {x + squash(w) for x in full for w in part}
+            if len(full) > 4000:
+                break
+        if len(full) <= 4000:
+            self.needles = sorted(full)
+            return
         best = None
         n = len(self.parts)
         for a in range(n):
@@ -181,6 +197,19 @@ MACROS.update({
     "via_shm": Phrases(("falls back to", "fell back to", "falling back to", "goes through", "went through",
                         "goes over", "went over", "goes via", "uses", "using", "via"),
                        ("shm", "shared memory", "the cpu", "host memory", "system memory", "pcie")),
+    # 'roce' alone is inside every 'process' once squashed: the prefilter needs the words around it
+    "roce": _alt("over roce", "on roce", "with roce", "using roce", "via roce", "roce v2", "rocev2", "roce v1",
+                 "roce network", "roce fabric", "roce cluster", "roce nic", "roce nics", "roce cards", "roce links",
+                 "roce interface", "roce devices", "roce setup", "roce environment", "roce mode"),
+    "wrong_gpus": Phrases(("wrong", "other", "another", "different", "the wrong", "unexpected"),
+                          ("gpu", "gpus", "device", "devices", "card", "cards")),
+    "other_node": Phrases(("second", "other", "remote", "worker", "2nd"),
+                          ("node", "nodes", "machine", "machines", "host", "hosts", "server", "servers")),
+    "at_localhost": Phrases(("on", "at", "to", "uses", "using", "is", "endpoint", "binds to", "bound to", "listens on",
+                             "goes to", "points to", "connects to", "set to", "=", "is set to"),
+                            ("localhost", "127.0.0.1", "127.0.1.1")),
+    "master_addr": _alt("master_addr", "master addr", "masteraddr", "master address", "master_address",
+                        "master-addr"),
     "containers": _alt("docker", "container", "podman", "compose", "kubernetes", "k8s", "singularity", "apptainer",
                        "enroot", "pyxis"),
     "mem_words": Phrases(("allocates", "allocate", "allocating", "allocated", "occupies", "occupy", "takes", "taking",
@@ -241,7 +270,7 @@ def anchor(concepts, raw=None):
         n = _needles(c, raw[i] if raw else None)
         if not n or any(len(x) < MIN_ANCHOR and x not in _RARE3 for x in n) or any(x in _COMMON for x in n):
             continue
-        key = min(len(x) for x in n)
+        key = (not any(x in _NAMES for x in n), min(len(x) for x in n))
         if best is None or key > best[0]:
             best = (key, i, n)
     return (best[1], best[2]) if best else (None, None)
