@@ -252,3 +252,11 @@ def test_nccl_tests_data_check_is_a_wrong_result(kb):
     assert "nccl.bug_2183_tree_ll128_corruption" in ids, ids
     res, ids = _ex(kb, run.format(n=0, ok="OK"))
     assert not any(i.startswith("nccl.bug_") for i in ids), ids
+
+
+def test_pytorch_in_a_users_words(kb):
+    # 'PyTorch 2.2.1' reads as the PyPI release (2.2.x pins nvidia-nccl-cu12==2.19.3), as 'torch==2.2.1' does
+    _res, ids = _ex(kb, "PyTorch 2.2.1 on two nodes\n" + WATCHDOG.format(op="ALLTOALL"))
+    assert ids[0] == "nccl.bug_2203_a2a_connect_hang", ids
+    _res, ids = _ex(kb, "PyTorch 2.3.1 on two nodes\n" + WATCHDOG.format(op="ALLTOALL"))
+    assert not any(i.startswith("nccl.bug_") for i in ids), ids

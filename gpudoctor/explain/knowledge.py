@@ -813,7 +813,9 @@ STRUCTURAL = {
                               ["nccl2.", "ncclv2.", "nccl-2.", "nccl-v2."])],
     # (a torch pattern's needles are given: each form squashed, 'torch  2.1.0' -> 'torch2.', so that
     # the 'site-packages/torch/' of every traceback line is not a candidate)
-    "_struct_torch_version": [(r"\btorch(?:==| {1,40}|: ?)(?P<torch>2\.\d{1,3}\.\d{1,3})(?P<local>[a-z+.][\w.+]{0,40})?",
+    # ('PyTorch 2.2.1' in a user's words reads as the PyPI release, as 'torch==2.2.1' does)
+    "_struct_torch_version": [(r"\b(?:py)?torch(?:==| {1,40}|: ?)(?P<torch>2\.\d{1,3}\.\d{1,3})"
+                               r"(?P<local>[a-z+.][\w.+]{0,40})?",
                                ["torch==2.", "torch2.", "torch:2."]),
                               r"PyTorch version: ?(?P<torch>\d{1,2}\.\d{1,3}\.\d{1,3})(?P<local>[a-z+.][\w.+]{0,40})?",
                               r"__version__\W{0,6}(?P<torch>2\.\d{1,3}\.\d{1,3})(?P<local>[a-z+.][\w.+]{0,40})?",
