@@ -82,6 +82,9 @@ def test_nccl_1134_alltoall_hang_with_219_is_the_a2a_connection_bug(kb):
     assert f["notes"][0].startswith("How sure: medium. NCCL 2.19.1 ran here")
     # the version line is shown among its lines
     assert any("nccl version 2.19.1" in m["text"] for m in f["matches"])
+    assert f["known_bug"] == {"nccl": "2.19.1", "fixed_in": "2.20.3", "affects": [["2.19.0", "2.20.3"]],
+                              "symptom": "hang"}
+    assert "from_info_lines" not in f
 
 
 def test_the_same_words_outside_the_range_name_no_bug(kb):

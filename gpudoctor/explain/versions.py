@@ -295,6 +295,10 @@ def judge(result, scan, kb):
     root = result["findings"][0] if result["findings"] else None
     f = _made(e, scan, [(h.line, h.text) for h in sorted(hits.values(), key=lambda x: x.line)], "cause", notes)
     f["first_line"] = min(hits)
+    f.pop("from_info_lines", None)  # (hang._made's mark of an answer from NCCL's INFO lines: not this one)
+    # --json: which NCCL ran, where the bug is fixed, the range and the kind of symptom
+    f["known_bug"] = {"nccl": v, "fixed_in": fixed, "affects": [list(r) for r in e["affects"]["nccl"]],
+                      "symptom": e["known_bug"]["symptom"]}
     if root is not None and root.get("confidence") == "cause" and root["kind"] != "echo" and \
             root["id"] not in _HANG_IDS and root.get("family") != "nccl.known_bug":
         f["role"] = "related"
