@@ -255,11 +255,46 @@ def fill(site, line):
     vals = {n: v for n, v in ((n, clean(v)) for n, v in raw.items()) if v is not None}
     used = {}
 
-    def put(m):
+    def put(m, quoted=None):
         n = at(int(m.group(1)))
         if n in vals:
+            word = sh(vals[n])
+            if quoted and quoted.get(m.start()) and word != vals[n]:
+                # inside the template's own quotes ('accelerate>={%1|...}'), a quoted word would close them and
+                # the value would stand bare in the line: such a value is not put there (red team 2026-11-26d)
+                return m.group(2)
             used[n] = vals[n]
-            return sh(vals[n])
+            return word
         return m.group(2)
 
-    return SLOT.sub(put, means), [SLOT.sub(put, x) for x in fix], used
+    def put_fix(x):
+        quoted = _quoted_at(x)
+        return SLOT.sub(lambda m: put(m, quoted), x)
+
+    return SLOT.sub(put, means), [put_fix(x) for x in fix], used
+
+
+def _quoted_at(line):
+    """{slot start: True when the slot stands inside quotes or backquotes of the fix line} (POSIX sh 2.2
+    Quoting: a backslash outside single quotes quotes the next character; '...' quotes everything up to the
+    next '; "..." and `...` end at their own unescaped character). A prose fix line's apostrophe counts as
+    a quote too: what follows it is then taken as quoted, the careful reading."""
+    out, state, i, n = {}, None, 0, len(line)
+    ends = {m.start(): m.end() for m in SLOT.finditer(line)}
+    while i < n:
+        if i in ends:  # a slot: its words are not the line's quoting
+            out[i] = state is not None
+            i = ends[i]
+            continue
+        c = line[i]
+        if state == "'":
+            if c == "'":
+                state = None
+        elif c == "\\":
+            i += 1
+        elif state is None and c in "'\"`":
+            state = c
+        elif c == state:
+            state = None
+        i += 1
+    return out

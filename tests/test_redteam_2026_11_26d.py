@@ -1,0 +1,103 @@
+"""Red-team findings of 2026-11-26, fourth round (this session's explain changes: a matched message's
+values filled into its fix, failures told in words, NCCL versions read from logs; and the last round's
+leftovers: duplicate keys in facts files), each held by a test that tries more than the reproducer.
+
+- explain's filled fix lines: a value the pasted line gives is one shell word (fixline.sh), but a
+  template that puts its slot inside its own quotes (transformers' "requires `accelerate>=%s`" row:
+  pip install -U 'accelerate>={%1|...}') closed those quotes with the value's own, so a pasted
+  "accelerate>=0.26;touch${IFS}PWN;#" printed `pip install -U 'accelerate>='0.26;touch${IFS}PWN;#''`:
+  pasting the fix ran touch. Now a value that needs quoting is not put inside the template's quotes
+  (the slot keeps its words there); a plain value (0.26.0) still is.
+"""
+
+import glob
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from gpudoctor.explain import explain_text, slots
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GEN = os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated")
+BASH = shutil.which("bash")
+
+# values that run `touch MARKER` if they reach a shell unquoted or close a quote they stand in
+PAYLOADS = ["x;touch MARKER;#", "$(touch MARKER)", "`touch MARKER`", "a'; touch MARKER; echo '",
+            'a"; touch MARKER; echo "', "x&&touch MARKER", "x|touch MARKER", "a\\'; touch MARKER #",
+            "0.26;touch${IFS}MARKER;#"]
+
+
+def paste(lines, tmp_path):
+    """Each line alone in a restricted bash (no redirection, no command with a slash) whose PATH holds
+    only touch, as tests/test_fix_paste.py pastes report lines; the files left in the box."""
+    box, bindir = tmp_path / "box", tmp_path / "bin"
+    box.mkdir()
+    bindir.mkdir()
+    os.symlink(shutil.which("touch"), str(bindir / "touch"))
+    listing = tmp_path / "lines.txt"
+    with open(str(listing), "w", encoding="utf-8", errors="surrogateescape") as f:
+        for line in lines:
+            assert "\n" not in line
+            f.write(line + "\n")
+    script = 'while IFS= read -r line <&3; do ( eval "$line" ) </dev/null; done 3<"$1"; touch DONE'
+    subprocess.run([BASH, "--norc", "--noprofile", "-r", "-c", script, "paste", str(listing)], cwd=str(box),
+                   env={"PATH": str(bindir), "HOME": str(box), "LC_ALL": "C"}, timeout=60,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    left = sorted(os.listdir(str(box)))
+    assert "DONE" in left  # every line was pasted
+    return [n for n in left if n != "DONE"]
+
+
+def _slotted_sites():
+    for path in sorted(glob.glob(os.path.join(GEN, "*.json"))):
+        name = os.path.basename(path)[:-5]
+        with open(path) as f:
+            for s in json.load(f)["sites"]:
+                if any(slots.slots_of(x) for x in s.get("fix") or ()):
+                    yield name, s
+
+
+def _line_of(site, name, value):
+    """A line the site prints, each string conversion the value (numbers a sample of their kind)."""
+    sample = {"d": "4321", "i": "4321", "u": "4321", "x": "7f3a", "X": "7F3A", "o": "17", "p": "0x7f3a", "c": "Z"}
+    out = []
+    for kind, v in slots.conversions(site["text"], name.startswith("slurm")):
+        out.append(v if kind == "lit" else sample.get(v, "1.5" if v in "eEfgG" else value))
+    return " ".join("".join(out).split())
+
+
+TRAINER = ("ImportError: Using the `Trainer` with `PyTorch` requires `accelerate>=%s`: Please run `pip install "
+           "transformers[torch]` or `pip install 'accelerate>=0.26.0'`")
+
+
+def _fixes(text):
+    doc = explain_text(text)
+    return [x for f in doc["findings"] for c in f.get("causes") or () for x in c.get("fix") or ()]
+
+
+@pytest.mark.skipif(BASH is None, reason="no bash")
+def test_a_value_never_closes_the_quotes_its_fix_line_puts_it_in(tmp_path):
+    fixes = _fixes(TRAINER % "0.26;touch${IFS}MARKER;#")
+    pip = [x for x in fixes if x.startswith("pip install -U 'accelerate>=")]
+    assert pip == ["pip install -U 'accelerate>=<the release named>' (or pip install 'transformers[torch]') in the "
+                   "job's environment, the same on every node"], fixes
+    # before: pip install -U 'accelerate>='0.26;touch${IFS}MARKER;#'' ... (the harness sees it run)
+    assert paste(["pip install -U 'accelerate>='0.26;touch${IFS}MARKER;#''"], tmp_path) == ["MARKER"]
+    # a plain value is still filled there
+    fixes = _fixes(TRAINER % "0.26.0")
+    assert any(x.startswith("pip install -U 'accelerate>=0.26.0' (or") for x in fixes), fixes
+
+
+@pytest.mark.skipif(BASH is None, reason="no bash")
+def test_every_slotted_fix_line_with_a_hostile_value_runs_nothing_when_pasted(tmp_path):
+    lines, filled = set(), 0
+    for name, s in _slotted_sites():
+        for p in PAYLOADS:
+            _means, fix, used = slots.fill(dict(s, source=name), _line_of(s, name, p))
+            filled += bool(used)
+            lines.update(fix)
+    assert filled > 300 and len(lines) > 150, (filled, len(lines))  # the values do reach the fixes
+    assert paste(sorted(lines), tmp_path) == []
