@@ -64,32 +64,35 @@ class Phrases:
         if "" in self.parts[-1]:
             raise ValueError("the last part of a phrase may not be optional")
         self.regex = "\\b" + "".join(out).rstrip(" ")
-        # every whole sequence, when they are not too many (an optional part left out is one choice)
+        # the needles: every whole sequence (an optional part left out is one choice), or the words of a run of
+        # parts that cannot be left out; the fewest needles of 5+ characters (each needle is a branch of the
+        # prefilter every log line goes through), else the longest shortest needle
+        options = []
         full = {b""}
         for part in self.parts:
             full = {x + squash(w) for x in full for w in part}
             if len(full) > 4000:
                 break
         if len(full) <= 4000:
-            self.needles = sorted(full)
-            return
-        best = None
+            options.append(full)
         n = len(self.parts)
         for a in range(n):
-            for b in range(a + 1, n + 1):
+            # (a run of one part of several is single words: 'worker' of 'worker node is idle' is in every
+            # DataLoader warning)
+            for b in range(a + (2 if n > 1 else 1), n + 1):
                 if any("" in self.parts[k] for k in range(a, b)):
                     break
                 got = {b""}
                 for k in range(a, b):
                     got = {x + squash(w) for x in got for w in self.parts[k]}
-                    if len(got) > 4000:
-                        break
-                if len(got) > 4000:
-                    continue
-                key = (min(len(x) for x in got), -len(got))
-                if best is None or key > best[0]:
-                    best = (key, sorted(got))
-        self.needles = best[1]
+                if len(got) <= 4000:
+                    options.append(got)
+
+        def score(got):
+            short = min(len(x) for x in got)
+            return (1, -len(got)) if short >= 5 else (0, short, -len(got))
+
+        self.needles = sorted(max(options, key=score))
 
     def __or__(self, other):
         u = Phrases.__new__(Phrases)
