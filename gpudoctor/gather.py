@@ -179,6 +179,25 @@ def _bounded_int(text):
     return int(text)
 
 
+class DuplicateKey(ValueError):
+    pass
+
+
+def unique_pairs(pairs):
+    """json's object_pairs_hook that refuses an object naming one key twice. RFC 8259 section 4: the
+    names of an object SHOULD be unique, and where they are not, readers differ (Python's json and jq
+    keep the last, others the first or refuse), so a facts file that reads one way in a review and
+    another here is refused: gpudoctor never writes one (red team 2026-11-26d). dict() and a length
+    compare are C: a 35 MB object of 2M keys reads in 2.26 s against 2.13 s, 2M small objects in
+    0.93 s against 0.54 s (Python 3.11)."""
+    d = dict(pairs)
+    if len(d) != len(pairs):
+        seen = set()
+        key = next(k for k, _ in pairs if k in seen or seen.add(k))
+        raise DuplicateKey("the key %s appears twice in one object" % excerpt(key, 80))
+    return d
+
+
 def _node_map(doc):
     """What `gpudoctor facts --hosts ...` prints without -o: {host: facts, or {error,
     error_kind} for a node that could not be checked}; None for anything else."""
@@ -194,7 +213,11 @@ def read_facts_file(path, node_map=False):
     {host: facts} document of several nodes, returned as {"nodes": {host: facts or None ...}}."""
     data = read_input(path, "facts", limit=MAX_FACTS_BYTES)
     try:
-        doc = json.loads(data.decode("utf-8"), parse_constant=_no_constant, parse_int=_bounded_int)
+        doc = json.loads(data.decode("utf-8"), parse_constant=_no_constant, parse_int=_bounded_int,
+                         object_pairs_hook=unique_pairs)
+    except DuplicateKey as exc:
+        raise InputError("%s: %s (RFC 8259 section 4: names should be unique; readers differ on which counts)"
+                         % (path, exc))
     except (ValueError, UnicodeDecodeError) as exc:
         raise InputError("%s is not valid JSON: %s" % (path, excerpt(exc, 120)))
     except RecursionError:  # [[[[... 100,000 deep: the decoder recurses per level

@@ -8,6 +8,11 @@ leftovers: duplicate keys in facts files), each held by a test that tries more t
   "accelerate>=0.26;touch${IFS}PWN;#" printed `pip install -U 'accelerate>='0.26;touch${IFS}PWN;#''`:
   pasting the fix ran touch. Now a value that needs quoting is not put inside the template's quotes
   (the slot keeps its words there); a plain value (0.26.0) still is.
+- facts files: an object naming a key twice was read as Python reads it (the last one), so a `facts
+  --hosts` map naming a host twice silently lost a node, and a file could read one way under one
+  tool and another here (RFC 8259 section 4). Now refused, exit 2 (gather.unique_pairs: dict() and a
+  length compare, C speed). A DeepSpeed config naming a key twice is refused as DeepSpeed refuses it
+  (deepspeed/runtime/config_utils.py dict_raise_error_on_duplicate_keys); plan reasoned on the last value.
 """
 
 import glob
@@ -18,6 +23,7 @@ import subprocess
 
 import pytest
 
+from conftest import node_facts
 from gpudoctor.explain import explain_text, slots
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -101,3 +107,46 @@ def test_every_slotted_fix_line_with_a_hostile_value_runs_nothing_when_pasted(tm
             lines.update(fix)
     assert filled > 300 and len(lines) > 150, (filled, len(lines))  # the values do reach the fixes
     assert paste(sorted(lines), tmp_path) == []
+
+
+# ------------------------------------------------------------------ duplicate keys in facts files and configs
+
+def _one_line_exit_2(rc, err):
+    assert rc == 2, err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+
+
+def test_a_facts_file_that_names_a_key_twice_is_refused(cli, tmp_path):
+    # RFC 8259 section 4: names SHOULD be unique; Python and jq keep the last, other readers the first or
+    # refuse, so one file read two ways (a review with one tool, a check with another) is refused here
+    good = node_facts("h100-ubuntu2404-torch211")
+    text = json.dumps(good)
+    (tmp_path / "good.json").write_text(text)
+    cases = {
+        "top.json": text.replace("{", '{"node": "gpu-evil", ', 1),  # the node's name, twice
+        "nested.json": text.replace('"memory_total_mib": 81559', '"memory_total_mib": 81559, "memory_total_mib": 1'),
+        # a `facts --hosts` map naming one host twice silently dropped a node
+        "map.json": '{"gpu1": %s, "gpu2": %s, "gpu1": %s}' % (text, text, text),
+    }
+    assert cases["nested.json"] != text
+    for name, body in cases.items():
+        (tmp_path / name).write_text(body)
+        for args in (("check", "--facts", tmp_path / name), ("diff", tmp_path / "good.json", tmp_path / name)):
+            rc, out, err = cli(*args)
+            _one_line_exit_2(rc, err)
+            assert "appears twice in one object" in err and name in err, (name, err)
+    rc, out, err = cli("diff", tmp_path / "good.json", tmp_path / "good.json")
+    assert rc == 0, err
+
+
+def test_a_deepspeed_config_with_a_key_twice_is_refused_as_deepspeed_refuses_it(cli, tmp_path):
+    # deepspeed/runtime/config_utils.py dict_raise_error_on_duplicate_keys: "Duplicate keys in DeepSpeed config"
+    ds = tmp_path / "ds.json"
+    ds.write_text('{"train_batch_size": 16, "train_micro_batch_size_per_gpu": 2, '
+                  '"zero_optimization": {"stage": 2, "stage": 3}, "train_batch_size": 8}')
+    rc, out, err = cli("plan", "--launch", "torchrun --nproc-per-node 8 train.py", "--deepspeed-config", ds)
+    _one_line_exit_2(rc, err)
+    assert "Duplicate keys in DeepSpeed config" in err and "'stage'" in err, err
+    ds.write_text('{"train_batch_size": 16, "train_micro_batch_size_per_gpu": 2}')
+    rc, out, err = cli("plan", "--launch", "torchrun --nproc-per-node 8 train.py", "--deepspeed-config", ds)
+    assert rc == 0, err
