@@ -124,6 +124,276 @@ MEANS = {
         ["check the input for NaN/inf and rank deficiency; regularize (A + eps * I) or use a least-squares solver"]),
 }
 
+# Every other status's own meaning and fix, written from each library's documentation of its status type
+# (cuBLAS "cublasStatus_t": https://docs.nvidia.com/cuda/cublas/#cublasstatus-t; cuDNN "cudnnStatus_t":
+# https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnnstatus-t;
+# cuSOLVER: https://docs.nvidia.com/cuda/cusolver/#cusolverstatus-t; cuSPARSE:
+# https://docs.nvidia.com/cuda/cusparse/#cusparsestatus-t; cuRAND's curandStatus (the header comments kept as
+# each site's text); cuFFT "cufftResult": https://docs.nvidia.com/cuda/cufft/#cufftresult; NCCL "ncclResult_t":
+# https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api/types.html#ncclresult-t), turned into what a
+# training job changes. The rows above keep theirs. Codes that do not single out a cause keep only their family,
+# whose causes the log's other lines tell apart (explain's 'How sure: the family'): the generic execution and
+# internal failures (CUBLAS/CUDNN/CUSOLVER/CUSPARSE _EXECUTION_FAILED and _INTERNAL_ERROR, CURAND_STATUS_LAUNCH_FAILURE
+# and _INTERNAL_ERROR, CUFFT_EXEC_FAILED: an earlier asynchronous error, memory or a fault), cuDNN's plain
+# CUDNN_STATUS_NOT_SUPPORTED / BAD_PARAM / INVALID_VALUE (shape, dtype, layout or algorithm: its sub-codes below
+# name which), and NCCL's result codes (nccl.*: NCCL's WARN line before them names the cause). Likewise a code
+# whose family is its own and picks the cause from the log's other lines keeps it (a row would be shown first):
+# the allocation failures (cuda.oom, errno.enomem), cuBLAS's codes (cuda.cublas_not_initialized,
+# cuda.cublas_failed: the dtype, the GPU and the cuBLAS version in the log decide), cuDNN's version and library
+# codes (cudnn.version), CUDNN_STATUS_RUNTIME_FP_OVERFLOW (usercode.nan_inf), cuRAND's version and init codes.
+_BLOCKING = "rerun with CUDA_LAUNCH_BLOCKING=1 so the failing call is the one reported"
+MEANS.update({
+    # cuDNN
+    "CUDNN_STATUS_NOT_INITIALIZED": (
+        "cuDNN could not initialise (cudnnCreate failed): no GPU memory for its handle, a CUDA context broken by an "
+        "earlier error, or a cuDNN that does not match the CUDA runtime",
+        ["reduce memory use and check nvidia-smi; read the first CUDA error above; python -c 'import torch; "
+         "print(torch.backends.cudnn.version())' must work on that node"]),
+    "CUDNN_STATUS_BAD_PARAM_NULL_POINTER": (
+        "cuDNN was passed a null pointer (an empty tensor's data, a missing workspace)",
+        ["check for empty tensors (numel() == 0) going into the op; " + _BLOCKING]),
+    "CUDNN_STATUS_BAD_PARAM_MISALIGNED_POINTER": (
+        "cuDNN was passed a pointer not aligned as it requires: a tensor view with an odd offset (a slice) fed to a "
+        "cuDNN kernel",
+        ["make the input contiguous and freshly allocated (.contiguous() / .clone()) before the op"]),
+    "CUDNN_STATUS_BAD_PARAM_NOT_FINALIZED": (
+        "a cuDNN backend descriptor was used before it was finalised: a bug in the calling framework or cudnn-frontend",
+        ["update torch (or the library building cuDNN graphs) to a release for this cuDNN"]),
+    "CUDNN_STATUS_BAD_PARAM_OUT_OF_BOUND": (
+        "a cuDNN parameter is out of bounds (e.g. a dimension, stride or padding beyond what the op allows)",
+        ["check the op's sizes (very large batch, sequence or channels); split the batch"]),
+    "CUDNN_STATUS_BAD_PARAM_SIZE_INSUFFICIENT": (
+        "a buffer given to cuDNN (workspace, output) is smaller than it needs",
+        ["update the framework; raise its cuDNN workspace limit if it has one"]),
+    "CUDNN_STATUS_BAD_PARAM_STREAM_MISMATCH": (
+        "cuDNN was used on another CUDA stream than its handle expects",
+        ["a framework bug: update it; avoid custom streams around the op to confirm"]),
+    "CUDNN_STATUS_BAD_PARAM_SHAPE_MISMATCH": (
+        "the tensor shapes given to a cuDNN operation do not agree with each other",
+        ["print the op's input shapes (query/key/value, input/weight) and fix the mismatch in the model code"]),
+    "CUDNN_STATUS_BAD_PARAM_DUPLICATED_ENTRIES": (
+        "a cuDNN graph has duplicated entries (the same tensor id twice)",
+        ["update the framework or cudnn-frontend that builds the graph"]),
+    "CUDNN_STATUS_BAD_PARAM_ATTRIBUTE_TYPE": (
+        "a cuDNN backend attribute was set with the wrong type: framework and cuDNN versions disagree",
+        ["use the cuDNN version the framework was built for (pip show nvidia-cudnn-cu12 vs the torch requirement)"]),
+    "CUDNN_STATUS_BAD_PARAM_CUDA_GRAPH_MISMATCH": (
+        "a cuDNN plan captured into a CUDA graph does not match the graph it is used with",
+        ["turn CUDA graphs off for the op (torch.compile without reduce-overhead) or update the framework"]),
+    "CUDNN_STATUS_BAD_PARAM_DESCRIPTOR_TYPE": (
+        "a cuDNN descriptor of the wrong type was passed: framework and cuDNN versions disagree",
+        ["use the cuDNN version the framework was built for"]),
+    "CUDNN_STATUS_NOT_SUPPORTED_GRAPH_PATTERN": (
+        "cuDNN has no engine for this fused graph pattern (e.g. a fused attention with this mask, bias or dropout)",
+        ["use the unfused path (torch.backends.cuda.enable_cudnn_sdp(False), or another attention backend)"]),
+    "CUDNN_STATUS_NOT_SUPPORTED_SHAPE": (
+        "cuDNN does not support this shape for the op (a head dimension, sequence length or kernel size outside "
+        "its limits)",
+        ["change the shape (pad the head dim to a multiple of 8, split long sequences) or disable cuDNN for the op"]),
+    "CUDNN_STATUS_NOT_SUPPORTED_DATA_TYPE": (
+        "cuDNN does not support this dtype for the op on this GPU (fp8/bf16 on an older architecture, mixed dtypes)",
+        ["use a supported dtype (fp16/fp32; bf16 needs Ampere or newer) or disable cuDNN for the op"]),
+    "CUDNN_STATUS_NOT_SUPPORTED_LAYOUT": (
+        "cuDNN does not support this memory layout (strides, channels-last) for the op",
+        ["make the input contiguous (or drop channels_last for that op)"]),
+    "CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH": (
+        "this cuDNN has no support for this GPU's architecture (a GPU too new or too old for the cuDNN release)",
+        ["install the torch/cuDNN release that supports this GPU (cuDNN support matrix); nvidia-smi for the GPU"]),
+    "CUDNN_STATUS_NOT_SUPPORTED_SHARED_MEMORY_INSUFFICIENT": (
+        "the cuDNN kernel needs more shared memory than this GPU has (a head dimension or tile too large for it)",
+        ["use a smaller head dim / tile, or disable the cuDNN path for this op (another attention backend)"]),
+    "CUDNN_STATUS_NOT_SUPPORTED_PADDING": (
+        "cuDNN does not support this padding mode for the op",
+        ["use another padding mode or pad the input explicitly (torch.nn.functional.pad) before the op"]),
+    "CUDNN_STATUS_NOT_SUPPORTED_BAD_LAUNCH_PARAM": (
+        "cuDNN's launch parameters for this problem are out of range (a grid too large: a huge batch or spatial size)",
+        ["split the batch or the spatial size; disable cuDNN for the op to confirm"]),
+    "CUDNN_STATUS_NOT_SUPPORTED_CUDA_GRAPH_NATIVE_API": (
+        "cuDNN's native CUDA-graph API is not supported for this plan",
+        ["turn CUDA graphs off for the op, or update torch/cuDNN"]),
+    "CUDNN_STATUS_NOT_SUPPORTED_INVALID_DYNAMIC_SHAPE": (
+        "the dynamic shape given to a cuDNN plan is not valid for it",
+        ["mark the shape static (torch.compile(dynamic=False)) or update torch/cuDNN"]),
+    "CUDNN_STATUS_INTERNAL_ERROR_COMPILATION_FAILED": (
+        "cuDNN's runtime kernel compilation (NVRTC) failed: NVRTC missing or of another version, or no room in the "
+        "cache directory",
+        ["check the nvidia-cuda-nvrtc-cu12 wheel matches torch's CUDA; free space in ~/.cache and /tmp"]),
+    "CUDNN_STATUS_INTERNAL_ERROR_UNEXPECTED_VALUE": (
+        "cuDNN met an unexpected internal value: a cuDNN bug or memory corrupted by an earlier error",
+        [_BLOCKING + "; read the first CUDA error above; update torch/cuDNN"]),
+    "CUDNN_STATUS_INTERNAL_ERROR_BAD_LAUNCH_PARAM": (
+        "cuDNN computed invalid launch parameters internally (a cuDNN bug for this shape)",
+        ["change the shape slightly or disable cuDNN for the op; update torch/cuDNN"]),
+    "CUDNN_STATUS_INTERNAL_ERROR_TEXTURE_CREATION_FAILED": (
+        "cuDNN could not create a texture for its kernel (GPU memory or resource exhaustion)",
+        ["reduce memory use; " + _BLOCKING]),
+    "CUDNN_STATUS_EXECUTION_FAILED_CUDA_DRIVER": (
+        "a CUDA driver call inside cuDNN failed: a driver too old for this cuDNN, or a GPU fault",
+        ["nvidia-smi's driver vs the cuDNN release's minimum; dmesg for Xid errors"]),
+    "CUDNN_STATUS_EXECUTION_FAILED_CUBLAS": (
+        "a cuBLAS call inside cuDNN failed (memory, or a cuBLAS of another version than cuDNN expects)",
+        ["check pip list | grep -E 'nvidia-(cublas|cudnn)' are the versions torch requires; reduce memory use"]),
+    "CUDNN_STATUS_EXECUTION_FAILED_CUDART": (
+        "a CUDA runtime call inside cuDNN failed: usually an earlier CUDA error or out of memory",
+        [_BLOCKING + "; read the first CUDA error of the log"]),
+    "CUDNN_STATUS_EXECUTION_FAILED_CURAND": (
+        "a cuRAND call inside cuDNN failed (dropout's random numbers)",
+        [_BLOCKING + "; update torch/cuDNN"]),
+    "CUDNN_STATUS_ARCH_MISMATCH": (
+        "this cuDNN does not support the GPU's architecture (cuDNN 8's name: e.g. a cuDNN without support for a "
+        "new GPU)",
+        ["install a torch/cuDNN release that supports this GPU (cuDNN support matrix)"]),
+    "CUDNN_STATUS_MAPPING_ERROR": (
+        "cuDNN could not map GPU memory for a texture (cuDNN 8's name)",
+        ["reduce memory use; " + _BLOCKING]),
+    # cuSOLVER (torch.linalg on CUDA)
+    "CUSOLVER_STATUS_NOT_INITIALIZED": (
+        "cuSOLVER could not create its handle: no GPU memory left or a broken CUDA context (torch.linalg on CUDA)",
+        ["reduce memory use; torch.cuda.set_device(LOCAL_RANK) in each rank; read the first CUDA error above"]),
+    "CUSOLVER_STATUS_INVALID_VALUE": (
+        "cuSOLVER got an unsupported value (a negative or too large size, a bad leading dimension): a torch.linalg "
+        "call on a matrix shape the routine does not take",
+        ["print the matrix shapes; make them contiguous; try torch.backends.cuda.preferred_linalg_library('magma')"]),
+    "CUSOLVER_STATUS_ARCH_MISMATCH": (
+        "the cuSOLVER routine needs a GPU feature this GPU lacks (e.g. double precision performance features)",
+        ["run the linear algebra on CPU or another dtype"]),
+    "CUSOLVER_STATUS_MAPPING_ERROR": (
+        "cuSOLVER could not access GPU memory",
+        [_BLOCKING + "; read the first CUDA error above"]),
+    "CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED": (
+        "cuSOLVER does not support this matrix type for the routine",
+        ["use another dtype or routine (torch.linalg alternative), or CPU for it"]),
+    "CUSOLVER_STATUS_NOT_SUPPORTED": (
+        "the cuSOLVER operation or parameter combination is not supported",
+        ["torch.backends.cuda.preferred_linalg_library('magma'), another routine, or CPU for it"]),
+    "CUSOLVER_STATUS_IRS_PARAMS_NOT_INITIALIZED": (
+        "cuSOLVER's iterative-refinement solver was used without its parameters initialised: a caller bug",
+        ["update the library making the call"]),
+    "CUSOLVER_STATUS_IRS_PARAMS_INVALID": (
+        "cuSOLVER's iterative-refinement parameters are invalid",
+        ["check the solver settings of the calling code"]),
+    "CUSOLVER_STATUS_IRS_PARAMS_INVALID_PREC": (
+        "the precisions asked of cuSOLVER's iterative-refinement solver are not a valid combination",
+        ["choose a supported main/lowest precision pair (cuSOLVER docs, cusolverDnIRSParamsSetSolverPrecisions)"]),
+    "CUSOLVER_STATUS_IRS_PARAMS_INVALID_REFINE": (
+        "the refinement solver asked of cuSOLVER's IRS is invalid",
+        ["choose a supported refinement solver in the calling code"]),
+    "CUSOLVER_STATUS_IRS_PARAMS_INVALID_MAXITER": (
+        "the maximum iteration count given to cuSOLVER's IRS is invalid",
+        ["set a positive maximum iteration count in the calling code"]),
+    "CUSOLVER_STATUS_IRS_INTERNAL_ERROR": (
+        "cuSOLVER's iterative-refinement solver failed internally",
+        ["fall back to a direct solver (torch.linalg.solve without IRS) or CPU"]),
+    "CUSOLVER_STATUS_IRS_NOT_SUPPORTED": (
+        "cuSOLVER's iterative refinement is not supported for this case",
+        ["use a direct solver"]),
+    "CUSOLVER_STATUS_IRS_OUT_OF_RANGE": (
+        "a value given to cuSOLVER's iterative refinement is out of range",
+        ["check the sizes and settings passed to the solver"]),
+    "CUSOLVER_STATUS_IRS_NRHS_NOT_SUPPORTED_FOR_REFINE_GMRES": (
+        "GMRES refinement in cuSOLVER supports one right-hand side only",
+        ["solve one right-hand side at a time, or use another refinement solver"]),
+    "CUSOLVER_STATUS_IRS_INFOS_NOT_INITIALIZED": (
+        "cuSOLVER's IRS info structure was used without being created: a caller bug",
+        ["update the library making the call"]),
+    "CUSOLVER_STATUS_IRS_INFOS_NOT_DESTROYED": (
+        "cuSOLVER's IRS info structure was not destroyed: a caller bug (a leak)",
+        ["update the library making the call"]),
+    "CUSOLVER_STATUS_INVALID_WORKSPACE": (
+        "the workspace given to cuSOLVER is invalid or too small",
+        ["update torch (a caller bug), or run the op on CPU"]),
+    # cuSPARSE
+    "CUSPARSE_STATUS_NOT_INITIALIZED": (
+        "cuSPARSE could not create its handle: no GPU memory left or a broken CUDA context",
+        ["reduce memory use; read the first CUDA error above"]),
+    "CUSPARSE_STATUS_INVALID_VALUE": (
+        "cuSPARSE got an invalid value: a sparse tensor's indices, sizes or nnz out of range (unsorted or "
+        "out-of-bounds indices, an empty matrix)",
+        ["coalesce the sparse tensor (t.coalesce()) and check its indices < its size; " + _BLOCKING]),
+    "CUSPARSE_STATUS_ARCH_MISMATCH": (
+        "the cuSPARSE routine needs a GPU feature this GPU lacks",
+        ["use another dtype or run the sparse op on CPU"]),
+    "CUSPARSE_STATUS_MAPPING_ERROR": (
+        "cuSPARSE could not access GPU memory",
+        [_BLOCKING + "; read the first CUDA error above"]),
+    "CUSPARSE_STATUS_MATRIX_TYPE_NOT_SUPPORTED": (
+        "cuSPARSE does not support this matrix type or descriptor",
+        ["convert the sparse tensor to a supported layout (CSR/COO) and dtype"]),
+    "CUSPARSE_STATUS_NOT_SUPPORTED": (
+        "the cuSPARSE operation is not supported for this layout, dtype or index type (e.g. int64 indices, "
+        "half precision)",
+        ["convert indices to int32 or the values to float32, or use another sparse layout"]),
+    "CUSPARSE_STATUS_INSUFFICIENT_RESOURCES": (
+        "cuSPARSE ran out of resources other than memory for the operation (a problem too large for one kernel)",
+        ["split the sparse operation into smaller parts"]),
+    # cuRAND
+    "CURAND_STATUS_NOT_INITIALIZED": (
+        "a cuRAND generator was used before it was created: a caller bug, or creation failed earlier",
+        ["read the first error above (creation failing for lack of memory); update the calling library"]),
+    "CURAND_STATUS_TYPE_ERROR": (
+        "the cuRAND generator is of the wrong type for the call",
+        ["a bug of the calling library: update it"]),
+    "CURAND_STATUS_OUT_OF_RANGE": (
+        "an argument to cuRAND is out of range",
+        ["check the sizes passed to the random op"]),
+    "CURAND_STATUS_LENGTH_NOT_MULTIPLE": (
+        "the number of random values asked for is not a multiple of the generator's dimension (quasi-random "
+        "generators, or normal values in pairs)",
+        ["ask for an even count (normal distributions) or a multiple of the dimension"]),
+    "CURAND_STATUS_DOUBLE_PRECISION_REQUIRED": (
+        "the GPU lacks the double precision the MRG32k3a generator needs",
+        ["use another generator (the default XORWOW/Philox) on this GPU"]),
+    "CURAND_STATUS_PREEXISTING_FAILURE": (
+        "a CUDA error from before the cuRAND call was still pending: the earlier error is the cause",
+        ["read the first CUDA error of the log; " + _BLOCKING]),
+    "CURAND_STATUS_ARCH_MISMATCH": (
+        "this GPU does not support the cuRAND feature asked for",
+        ["use another generator or run the step on CPU"]),
+    # cuFFT (torch.fft and STFT on CUDA)
+    "CUFFT_INVALID_PLAN": (
+        "cuFFT was given an invalid plan handle: a plan from the cache used on another GPU or after it was freed",
+        ["torch.backends.cuda.cufft_plan_cache[<device>].clear(), or set its max_size to 0 to confirm"]),
+    "CUFFT_INVALID_TYPE": (
+        "the FFT type is not valid for cuFFT (an unsupported dtype: e.g. half precision with a non-power-of-two size)",
+        ["use float32 input, or sizes that are powers of two for half precision"]),
+    "CUFFT_INVALID_VALUE": (
+        "cuFFT got an invalid value (a pointer or parameter)",
+        ["check the FFT input is contiguous and on the current device"]),
+    # pytorch/pytorch#88038: torch cu117's cuFFT fails on RTX 4090 with CUFFT_INTERNAL_ERROR; cu118 builds work
+    "CUFFT_INTERNAL_ERROR": (
+        "cuFFT failed internally: most often a cuFFT too old for this GPU (CUDA 11.7's cuFFT on an RTX 40xx / H100 "
+        "fails on every FFT) or no memory for the plan",
+        ["upgrade torch to a build with a newer CUDA (cu118 or later for Ada/Hopper); reduce memory use"]),
+    "CUFFT_SETUP_FAILED": (
+        "the cuFFT library failed to initialise: no usable GPU or a broken CUDA context",
+        ["read the first CUDA error above; nvidia-smi -L in the job's environment"]),
+    "CUFFT_INVALID_SIZE": (
+        "the FFT size is not valid for cuFFT (zero, negative, or too large)",
+        ["check the signal length and n_fft (torch.stft / torch.fft) are positive and within limits"]),
+    "CUFFT_UNALIGNED_DATA": (
+        "the data given to cuFFT is not aligned as required",
+        ["make the input contiguous and freshly allocated (.contiguous())"]),
+    "CUFFT_INCOMPLETE_PARAMETER_LIST": (
+        "a cuFFT call lacks required parameters: a caller bug",
+        ["update the calling library"]),
+    "CUFFT_INVALID_DEVICE": (
+        "the cuFFT plan was made on another GPU than the one executing it",
+        ["keep the FFT input on the device set for the process (torch.cuda.set_device); clear the plan cache"]),
+    "CUFFT_PARSE_ERROR": (
+        "cuFFT could not parse a plan description",
+        ["update the calling library"]),
+    "CUFFT_NO_WORKSPACE": (
+        "a cuFFT plan was executed without its work area",
+        ["a caller bug: update the calling library"]),
+    "CUFFT_NOT_IMPLEMENTED": (
+        "this FFT configuration is not implemented in cuFFT",
+        ["change the FFT size or dtype, or run it on CPU"]),
+    "CUFFT_NOT_SUPPORTED": (
+        "this FFT operation is not supported by cuFFT for these parameters (e.g. half precision with a size that is "
+        "not a power of two)",
+        ["use float32, or a power-of-two size for half precision"]),
+})
+
 # an item starts its line (or the enum body); cuDNN puts a deprecation macro between name and '='
 _ITEM = re.compile(r"^\s*([A-Za-z_]\w*)(?:[ \t]+[A-Z_]*DEPRECATED[A-Z_]*)?\s*=\s*(0[xX][0-9A-Fa-f]+|-?\d+|[A-Za-z_]\w*)",
                    re.M)
