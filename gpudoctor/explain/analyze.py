@@ -192,6 +192,9 @@ def analyze(scan, kb, assume_error=False):
         notes = [dict(n, note=tf_note["note"], fix=tf_note["fix"] or n["fix"]) if n["id"] == keep else n
                  for n in notes if n["id"] == keep or n["id"] not in tf_note["ids"]]
     notes.extend(_py.went_on_notes(went_on, kb))
+    restart = _first_attempt_end(scan, matched)
+    if restart is not None and findings and findings[0]["kind"] != "echo" and findings[0]["first_line"] > restart:
+        findings = _first_attempt_first(scan, kb, findings, restart)
     if findings and findings[0]["kind"] == "echo":
         # only a launcher's echo matched (DeepSpeed's '... exits with return code = 1',
         # torchrun's ChildFailedError): the rank's own exception earlier in the text may still
@@ -280,6 +283,69 @@ def _tf_cpu_only(scan, kb, matched, causes):
             "note": "TensorFlow could not load a CUDA library, then said to ignore that if this machine has no GPU "
                     "(line %d, tensorflow's cudart_stub.cc): it runs on the CPU. Act on it only if this machine has a "
                     "GPU that TensorFlow should use." % min(h.line for h in stub)}
+
+
+# torchrun's agent ends each attempt of the worker group with one line per failed worker (torch/distributed/elastic/
+# multiprocessing/api.py, PContext / SubprocessContext: logger.error("failed (exitcode: %s) local_rank: %s (pid: %s)
+# of binary: %s", ...)); with --max-restarts N it then restarts the group (elastic/agent/server/api.py _invoke_run:
+# "[%s] Worker group %s. %s/%s attempts left; will restart worker group", an INFO line torchrun does not show by
+# default), so a second such line of another pid is a later attempt
+_ATTEMPT_END = re.compile(r"failed \(exitcode: -?\d{1,4}\) local_rank: \d{1,6} \(pid: (\d{1,10})\)")
+# the agent's own pid in the glog-style prefix torch's logging prints ('E1126 06:17:53.419000 655 torch/distributed/...')
+_AGENT_PID = re.compile(r"^\[?[EWI]\d{4} [\d:.]{8,20} (\d{1,10}) torch/distributed/elastic/")
+
+
+def _source_of(scan, line):
+    return max((i for i, s in enumerate(scan.sources) if s.get("first_line", 1) <= line), default=0)
+
+
+def _first_attempt_end(scan, matched):
+    """The line of the first 'failed (exitcode ...)' of torchrun's agent when the text holds a later attempt of the
+    same agent (a second such line, of another worker pid, after it in the same input and, where the prefix shows
+    it, from the same agent process: the agent restarted the workers); else None. Two nodes' agents (per-node
+    files, or two agents' lines in one paste) are not restarts."""
+    m = matched.get("cascade.child_failed")
+    if not m:
+        return None
+    ends = []
+    for h in m["hits"]:
+        g = _ATTEMPT_END.search(h.text)
+        if g:
+            a = _AGENT_PID.search(h.text)
+            ends.append((h.line, g.group(1), a.group(1) if a else None, _source_of(scan, h.line)))
+    if len(ends) < 2:
+        return None
+    first_line, first_pid, agent, src = min(ends)
+    # the same attempt's other failed workers are printed together; a pid of the first attempt does not come back
+    later = [ln for ln, pid, ag, sr in ends if ln > first_line + 2 and pid != first_pid and sr == src and ag == agent]
+    return first_line if later else None
+
+
+def _first_attempt_first(scan, kb, findings, restart):
+    """The root of a text in which torchrun restarted its workers (--max-restarts) is the first attempt's error:
+    the restarted group fails again from the same cause or from the first attempt's remains (the other ranks of
+    a half-started group refuse connections, a port is still held), and torchrun's final report speaks of the
+    last attempt only. An error of the first attempt (before its 'failed (exitcode ...)' line) goes first: a
+    matched entry, else the first attempt's own exception read from its shape; the later attempts' errors
+    follow as related."""
+    early = [f for f in findings if f["kind"] != "echo" and f["first_line"] < restart]
+    if early:
+        head = early[0]
+    else:
+        head = structural(scan, kb)
+        if not head or head["kind"] == "echo" or head["first_line"] >= restart:
+            return findings
+        head["role"] = "root"
+    rest = [f for f in findings if f is not head]
+    for f in rest:
+        if f["role"] == "root":
+            f["role"] = "related"
+    head["role"] = "root"
+    head["notes"].append("torchrun restarted the workers after this (a second 'failed (exitcode ...)' of the agent "
+                         "after line %d: --max-restarts): this is the first attempt's error. The later attempts' "
+                         "errors (a refused connection of the half-started group, a port still held) follow from it "
+                         "or from its remains, and torchrun's final report names only the last attempt." % restart)
+    return [head] + rest
 
 
 def _completed(scan, findings):
@@ -471,6 +537,10 @@ _TORCHDIST = {
     # backend's refusal of the call it passes on ('ProcessGroupGloo::broadcast: invalid root rank'), the
     # sources torch.distributed_usage names (launcher.toml)
     "distributed_c10d": "torch.distributed_usage",
+    # DTensor's public package and DeviceMesh (torch/distributed/tensor/, torch/distributed/device_mesh.py, torch >= 2.4):
+    # their checks refuse the placements / mesh the user's call passed (distribute_tensor, DTensor.from_local,
+    # parallelize_module), as the Python layer's argument checks do
+    "tensor": "torch.distributed_usage", "device_mesh": "torch.distributed_usage",
     # a launcher's own package: its launch failed (deepspeed/launcher/runner.py, accelerate launch)
     "deepspeed/launcher": "launcher.deepspeed_error", "deepspeed/ops": "deepspeed.ops",
     "accelerate/commands": "launcher.accelerate_error",
@@ -511,6 +581,21 @@ def structural(scan, kb):
     got = pyanswer.structural(scan, kb)
     if got:
         return got
+    # libstdc++'s "terminate called after throwing an instance of 'c10::Error'" (then "  what():  <message>"): a C++
+    # exception of torch's own (c10/util/Exception.h: TORCH_CHECK, TORCH_INTERNAL_ASSERT) that nothing caught, so the
+    # process ended. The what() line is the error and names torch's source file; the watchdog's own exception
+    # (c10::DistBackendError, or a what() of the watchdog) is cascade.watchdog_abort's echo
+    term = [h for h in scan.matches.get("_struct_terminate", []) if (h.groups.get("exc") or "").startswith("c10::")]
+    first_exc = min((h.line for h in scan.matches.get("_struct_exc", [])), default=None)
+    if term and "torch.library_error" in by and (first_exc is None or term[0].line < first_exc):
+        exc = term[0].groups.get("exc")
+        f = _structural_finding(by["torch.library_error"], term[0], "an uncaught C++ exception of torch (%s)" % exc,
+                                scan)
+        f["notes"].append("torch's C++ code threw %s and nothing caught it, so the process ended (libstdc++'s "
+                          "'terminate called after throwing'): the 'what():' line after it is the message, with the "
+                          "torch source file that raised it (an INTERNAL ASSERT there can still come from a setting, "
+                          "an environment variable or an argument of yours)." % exc)
+        return f
     excs = scan.matches.get("_struct_terminate", []) + scan.matches.get("_struct_exc", [])
     # the innermost frame of a known library (a traceback lists the innermost last)
     frames = [(h.line, h.pattern.source.split("/")[1], None, h) for h in scan.matches.get("_struct_lib", [])]

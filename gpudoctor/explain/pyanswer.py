@@ -40,6 +40,11 @@ _LAUNCHER_PROGS = {"torchrun": "torchrun", "run.py": "python -m torch.distribute
 _STOPPED = ("KeyboardInterrupt", "SystemExit", "GeneratorExit", "CancelledError")
 
 
+# an OSError's str() with the file it names (CPython Objects/exceptions.c OSError_str: "[Errno %S] %S: %R"): ENOENT's
+# text as glibc and Python print it, the path quoted by repr()
+_MISSING_PATH = re.compile(r"\[Errno 2\] No such file or directory: '([^'\n]{1,300})'")
+
+
 def _tb_echo(tb):
     return any(w in tb["exc"] for w in _ECHO_EXC) or tb["exc"].rsplit(".", 1)[-1] in _STOPPED
 
@@ -176,7 +181,8 @@ def _traceback_finding(scan, kb, tb):
                           % (lib, at, called, what, lib))
         # a fix line is pasted: what the log names (a path, the library) goes in as one shell word
         # (fixline.sh), and the exception's message stays on its own line above, never in the fix
-        fixes = f["causes"][0]["fix"]
+        # (into the family's own cause: a cause the log's evidence put first keeps its specific fix on top)
+        fixes = next((c for c in f["causes"] if not c["evidence"]), f["causes"][0])["fix"]
         # it says what the entry's generic first fix says ('read the exception's message and the last
         # frame of your own code ...', structural.toml), with the library and the frame: it replaces it
         fixes[:] = [x for x in fixes if not x.startswith("read the exception's message")]
@@ -201,6 +207,14 @@ def _traceback_finding(scan, kb, tb):
         f["causes"][0]["fix"].insert(0, "open %s (line %d) and fix the code or the data there (the error is on the "
                                         "line above), then rerun on one GPU (python <script>, no launcher) before "
                                         "the cluster" % (sh(wfile), wline))
+        missing = _MISSING_PATH.search(tb["msg"] or "")
+        if missing:
+            # the path the program opened is in the message: what to check comes first
+            f["causes"][0]["fix"].insert(0, "the file %s does not exist where this rank ran: check it on that node "
+                                            "(ls -l %s); a relative path is relative to the rank's working directory "
+                                            "(where the launcher started it), and every node needs the file (a shared "
+                                            "filesystem or its own copy)" % (sh(missing.group(1)),
+                                                                            sh(missing.group(1))))
     if tb.get("in_group"):
         f["notes"].append("The first sub-exception of the exception group %s (PEP 654: each sub-exception is listed "
                           "behind '|' margins)." % tb["in_group"][:200])
