@@ -73,3 +73,31 @@ def test_c10d_ipv6_warning_with_errno_97_stays_harmless(kb):
     line = ("[W socket.cpp:424] [c10d] The server socket cannot be initialized on [::]:6000 (errno: 97 - Address "
             "family not supported by protocol).\n")
     assert explain.explain_text(line, kb)["verdict"] == "no_error"
+
+
+# pyxis and enroot (tools/gen_container_messages.py MSG_FIX), real texts of NVIDIA/pyxis#61 and mlcommons/endpoints#467
+PYXIS_61 = ("slurmstepd: error: pyxis: container start failed with error code: 1\n"
+            "slurmstepd: error: pyxis: printing contents of log file ...\n"
+            "slurmstepd: error: pyxis:     enroot-switchroot: failed to execute: /bin/bash: No such file or directory\n"
+            "slurmstepd: error: pyxis: couldn't start container\n"
+            "slurmstepd: error: pyxis: if the image has an unusual entrypoint, try using --no-container-entrypoint\n")
+ENDPOINTS_467 = ("pyxis: importing docker image: ghcr.io/mlcommons/endpoints:598dbfde-livecodebench\n"
+                 "[2026-08-24T23:56:56.408] error: pyxis: child 4023939 failed with error code: 4\n"
+                 "[2026-08-24T23:56:56.408] error: pyxis: failed to import docker image: "
+                 "ghcr.io/mlcommons/endpoints:598dbfde-livecodebench\n"
+                 "[2026-08-24T23:56:56.408] error: pyxis: printing enroot log file:\n")
+
+
+def test_enroot_helper_line_names_the_command_the_image_lacks(kb):
+    res = explain.explain_text(PYXIS_61, kb)
+    assert res["findings"][0]["id"] == "pyxis.container_start"
+    helper = next(f for f in res["findings"] if f["id"] == "enroot.error")
+    first = helper["causes"][0]
+    assert "/bin/bash could not be run inside the container" in first["text"]
+    assert "which /bin/bash" in first["fix"][0]
+
+
+def test_pyxis_child_exit_code_is_its_own_cause(kb):
+    res = explain.explain_text(ENDPOINTS_467, kb)
+    root = res["findings"][0]
+    assert root["id"] == "pyxis.import_failed" and "exit code 4" in root["causes"][0]["text"]

@@ -79,7 +79,220 @@ MSG_FIX = [
      "enroot started the container but its start-up failed: a hook (98-nvidia.sh: nvidia-container-cli), the "
      "image's entrypoint, or a mount failed; the enroot log pyxis prints below says which.",
      ["srun --no-container-entrypoint ... (an image whose ENTRYPOINT exits or needs a TTY)", "on the node: enroot "
-      "start --rw <image.sqsh> true   (the hook errors appear directly)"]),
+      "start --rw <image.sqsh> true   (the hook errors appear directly)"]),    # --- each message's own meaning, from the code that prints it (NVIDIA/pyxis args.c, config.c, enroot.c,
+    # importer.c, pyxis_slurmstepd.c, pyxis_slurmd.c; NVIDIA/enroot src/*.sh, enroot.in, conf/hooks/*.sh, bin/*.c)
+    # and their READMEs (pyxis: the srun options and plugstack.conf options; enroot: doc/cmd/import.md,
+    # doc/configuration.md, doc/requirements.md). Families whose causes are picked from the log's other lines
+    # (enroot.registry, enroot.userns, enroot.missing_command: by_evidence) keep those, and so does enroot's
+    # 'Invalid image reference' (enroot.image_ref: its cause names the dockerd:// form pyxis does not pass).
+    # pyxis: its srun options (args.c)
+    (r"^pyxis: --container-(?:image|workdir|name|save|mounts|unshare|env): argument required$",
+     "a pyxis option was given without its value: usually a variable in the srun line that expanded to nothing "
+     "(--container-image=$IMAGE with IMAGE unset in the batch script).",
+     ["echo the variables the srun line uses inside the job; give the option its value (--container-image="
+      "<registry>#<image>:<tag>, --container-mounts=<src>:<dst>, --container-workdir=<dir>)"]),
+    (r"specified multiple times$",
+     "the same pyxis option appears twice for one step: once in the batch script (#SBATCH or an earlier srun "
+     "wrapper) and once on the srun line, or twice in a wrapper script.",
+     ["keep one: grep -n -- '--container-' in the batch script and the wrappers it calls"]),
+    (r"^pyxis: mount (?:source|target) must be",
+     "a --container-mounts entry is not SRC:DST[:FLAGS]: the source must be a path (or tmpfs / umount), the "
+     "target a path in the container.",
+     ["write each entry as /host/path:/container/path[:ro], entries separated by commas, no blanks"]),
+    (r"^pyxis: --container-mounts: invalid format: %s$",
+     "the --container-mounts entry {%1|<entry>} is not SRC[:DST[:FLAGS]].",
+     ["write it as /host/path:/container/path[:ro|rw]; several entries are comma-separated; a path holding ':' or "
+      "',' cannot be given this way"]),
+    (r"^pyxis: --container-mounts: source path does not exist: %s$",
+     "the host path {%1|<path>} of --container-mounts does not exist on the node where the step runs (a node-local "
+     "path, a scratch directory not created yet, a typo).",
+     ["srun ls -ld {%1|<path>} on the job's nodes; create it on every node (or mount a shared path)"]),
+    (r"^pyxis: --container-mounts: cannot stat source path %s: %s$",
+     "slurmstepd could not look at the host path {%1|<path>}: {%2|the error} (a parent directory the job's user "
+     "may not enter, a stale NFS mount).",
+     ["srun ls -ld {%1|<path>} as the job's user; fix the permissions of its parents, or remount a stale NFS path"]),
+    (r"^pyxis: --container-name: (?:empty name|flag must be)",
+     "--container-name is NAME[:FLAG], FLAG one of auto, create, exec, no_exec (pyxis's srun options).",
+     ["--container-name=<name> (auto) or --container-name=<name>:create / :exec / :no_exec"]),
+    (r"^pyxis: --container-save: target is a directory$",
+     "--container-save needs a file to write the squashfs image to, and was given a directory.",
+     ["--container-save=/path/to/image.sqsh (a file on shared storage to reuse it with --container-image)"]),
+    (r"^pyxis: both --",
+     "two contradicting pyxis options were given for one step (one from #SBATCH or a wrapper, one on srun).",
+     ["keep only one of the pair named in the message"]),
+    (r"^pyxis: --container-unshare: (?:empty namespace argument|unknown namespace)",
+     "--container-unshare takes a comma-separated list of net, ipc and uts (args.c), nothing else.",
+     ["--container-unshare=net (or ipc, uts; several: net,ipc)"]),
+    (r"^pyxis: --container-env: invalid format: %s$",
+     "--container-env takes variable names (NAME[,NAME...]) whose values pyxis copies from the job, not "
+     "NAME=VALUE: {%1|<the value>} is not that form.",
+     ["export NAME=VALUE in the job, then --container-env=NAME"]),
+    (r"^pyxis: ignoring --.{1,40} because neither --container-image nor --container-name is set$",
+     "a container option has no effect because the step gets no container: it runs on the host.",
+     ["add --container-image=<image> (or --container-name of a container this job created) to the same srun; "
+      "#SBATCH --container-image applies to the batch script only with pyxis's sbatch_support"]),
+    (r"^pyxis: error: --container-unshare=(?:net|ipc|uts) requested but the container is not in a separate",
+     "the named container was created without that namespace unshared; a later step that reuses it cannot "
+     "unshare it afterwards.",
+     ["pass the same --container-unshare=<ns> on the step that creates the container, or use a new "
+      "--container-name"]),
+    # pyxis: named containers (pyxis_slurmstepd.c)
+    (r"^pyxis: error: \"create\" flag was passed to --container-name but the container already exists$",
+     "--container-name=<name>:create asks for a new container, and one of that name already exists on this node.",
+     ["use --container-name=<name> (auto: reuse it) or :exec, or another name"]),
+    (r"^pyxis: error: \"exec\" flag was passed to --container-name but the container is not running$",
+     "--container-name=<name>:exec runs inside a running container, and no step of this job keeps that container "
+     "running on this node.",
+     ["start it first (a step with --container-name=<name> running in the background), or use :auto"]),
+    (r"^pyxis: error: a container with name \"%s\" does not exist, and --container-image is not set$",
+     "--container-name={%1|<name>} names a container that does not exist on this node: named containers are "
+     "per node (and per job unless container_scope=global), so each node's first step must create it.",
+     ["give the first step that uses the name --container-image=<image> too, on every node it runs on"]),
+    # pyxis: starting the container
+    (r"^pyxis: container start error: %s$",
+     "enroot's start of the container failed: {%1|the error}.",
+     ["read the enroot lines pyxis printed with it; on the node: enroot start --rw <image> true"]),
+    (r"^pyxis: container exited too soon$",
+     "the container's first process (the image's ENTRYPOINT) exited before pyxis could attach the task to it.",
+     ["srun --no-container-entrypoint ... (pyxis then runs the command without the entrypoint)"]),
+    (r"^pyxis: if the image has an unusual entrypoint",
+     "pyxis's own hint after a failed start: the image's ENTRYPOINT script exits or waits for a terminal.",
+     ["srun --no-container-entrypoint ..."]),
+    (r"^pyxis: (?:a previous task terminated unexpectedly during container setup|container was not started "
+     r"successfully by another task)$",
+     "another task of this step on the node (the one that sets up the shared container) failed; its own error is "
+     "earlier in the log.",
+     ["read the first pyxis error of the step; srun --ntasks=1 with the same options shows it alone"]),
+    (r"^pyxis: couldn't join (?:cgroup|mount|IPC|UTS|network) namespace: %s$",
+     "pyxis could not move the task into the container's namespace: {%1|the error} (the container's process "
+     "ended, or the kernel refused).",
+     ["rerun the step; if it repeats on that node, read the enroot log pyxis printed and sudo dmesg -T there"]),
+    # pyxis: importing the image (enroot.c, importer.c, pyxis_slurmstepd.c)
+    (r"^pyxis: child %d terminated with signal %d$",
+     "the enroot command pyxis ran (import or create) was killed by signal {%2|<signal>}: 9 is the OOM killer or "
+     "the job's memory limit while the image is downloaded and converted.",
+     ["give the step more memory (--mem), or import the image once: enroot import -o /shared/image.sqsh "
+      "docker://<registry>#<image>:<tag> and use --container-image=/shared/image.sqsh"]),
+    (r"^pyxis: child %d failed with error code: %d$",
+     "the enroot command pyxis ran failed with exit code {%2|<code>}; its log follows ('pyxis: printing enroot log "
+     "file').",
+     ["read the [ERROR] lines pyxis printed below it"]),
+    (r"^pyxis: couldn't execute enroot command$",
+     "pyxis could not run enroot on this node: enroot is not installed or not where slurmstepd looks.",
+     ["install enroot on every compute node (the same version); command -v enroot on the node"]),
+    (r"^pyxis: (?:importer: path too long|could not wait for importer|importer %s (?:terminated|failed)|importer "
+     r"did not return|(?:failed|could not) (?:to )?call importer release)",
+     "pyxis's configured image importer (the importer= option of its plugstack.conf line) failed or returned "
+     "nothing.",
+     ["the admin checks the importer= path and runs it by hand on the node; without it pyxis uses enroot import"]),
+    (r"^pyxis: failed to import docker image(?: with importer: %s| : %s \(importer: %s\)|: %s \(importer: %s\))?$",
+     "pyxis could not import --container-image; the lines it printed below (enroot's or the importer's) say why.",
+     ["read the '[ERROR]' lines below it; on the node: enroot import docker://<registry>#<image>:<tag>"]),
+    (r"^pyxis: failed to create container filesystem",
+     "enroot imported the image but could not unpack it into a container root (enroot create): space or "
+     "permissions in enroot's data path.",
+     ["df -h on ENROOT_DATA_PATH (enroot.conf) on the node; enroot create <image.sqsh> by hand shows the error"]),
+    # pyxis: configuration (config.c, pyxis_alloc.c, pyxis_slurmd.c)
+    (r"^pyxis: unknown configuration option: %s$",
+     "the pyxis line of plugstack.conf has the option {%1|<option>}, which this pyxis does not know (a newer "
+     "pyxis's option, a typo).",
+     ["the admin fixes /etc/slurm/plugstack.conf.d/pyxis.conf (options: runtime_path, execute_entrypoint, "
+      "container_scope, sbatch_support, use_enroot_load, importer ...) and restarts slurmd"]),
+    (r"^pyxis: runtime_path: path too long",
+     "pyxis's runtime_path in plugstack.conf is longer than it accepts.",
+     ["the admin sets a shorter runtime_path (default /run/pyxis)"]),
+    (r"^pyxis: (?:slurmd: )?couldn't (?:mkdir|chown) %s: %s$",
+     "pyxis could not create or hand over its runtime directory {%1|<dir>}: {%2|the error}.",
+     ["the admin checks runtime_path (default /run/pyxis) on the node: a filesystem where root may create "
+      "directories, not a read-only or root-squashed mount"]),
+    (r"^pyxis: (?:epilog: )?failed to (?:parse configuration|register arguments)$",
+     "pyxis could not read its plugstack.conf options (or register its srun options): the pyxis line is malformed "
+     "or another plugin already registers the same options.",
+     ["the admin checks the pyxis line of plugstack.conf and slurmd's log on the node"]),
+    # enroot: the image and the runtime (src/*.sh)
+    (r"^Not enough space left in %s \(%s KB needed\)$",
+     "enroot's working directory {%1|<dir>} lacks the {%2|<size>} KB the image needs.",
+     ["df -h {%1|<dir>}; point ENROOT_TEMP_PATH, ENROOT_CACHE_PATH and ENROOT_DATA_PATH (enroot.conf or the "
+      "job's environment) at a filesystem with room"]),
+    (r"^Unknown NVIDIA driver capability: %s$",
+     "NVIDIA_DRIVER_CAPABILITIES holds {%1|a value} that enroot's NVIDIA hook does not know: it takes compute, "
+     "compat32, display, graphics, utility, video or all (conf/hooks/98-nvidia.sh).",
+     ["export NVIDIA_DRIVER_CAPABILITIES=compute,utility (or all) for the job, or fix the image's ENV"]),
+    (r"^Unknown MELLANOX device id: %s$",
+     "MELLANOX_VISIBLE_DEVICES names {%1|a device} this node does not have (enroot's 99-mellanox hook).",
+     ["set MELLANOX_VISIBLE_DEVICES to indexes of /sys/class/infiniband on the node (or all / none)"]),
+    (r"^Unsupported architecture: %s$",
+     "the image has no variant for this node's architecture {%1|<arch>}.",
+     ["use an image built for $(uname -m) of the compute nodes (docker manifest inspect <image> lists them)"]),
+    (r"^Invalid image format: %s$",
+     "{%1|The file} is not an image enroot can start: not a squashfs file made by enroot import.",
+     ["give --container-image a registry image or a .sqsh made by enroot import -o"]),
+    (r"^File already exists: %s$",
+     "enroot import -o or enroot export would overwrite {%1|the file}.",
+     ["remove it first or write to another name"]),
+    (r"^Could not acquire rootfs lock$",
+     "another enroot process on the node (another task or job) is using the same container root.",
+     ["give each job its own --container-name (or let pyxis name it); retry when the other step ends"]),
+    (r"^ENROOT_NATIVE_OVERLAYFS=y is required for enroot load$",
+     "enroot load needs the kernel's overlayfs in user namespaces, and ENROOT_NATIVE_OVERLAYFS is off.",
+     ["set ENROOT_NATIVE_OVERLAYFS=y (kernel 5.11+), or import with enroot import instead of load (pyxis: "
+      "use_enroot_load=0)"]),
+    (r"^Missing directive ENROOT_ROOTFS in %s$",
+     "the enroot configuration or bundle {%1|<file>} lacks ENROOT_ROOTFS.",
+     ["recreate the bundle (enroot bundle) or fix the file"]),
+    (r"^(?:Checksum validation failed|Could not find kernel configuration)$",
+     "an enroot bundle could not be verified or its kernel requirements checked (a damaged bundle, no "
+     "/proc/config.gz or /boot/config-$(uname -r)).",
+     ["re-copy the bundle; on the node: ls /boot/config-$(uname -r) /proc/config.gz"]),
+    (r"^Failed to mount: %s$",
+     "enroot could not mount {%1|an entry} into the container (a mount of its fstab, /etc/enroot/mounts.d or "
+     "--container-mounts).",
+     ["check the source exists on that node and the entry's syntax (enroot's mount files use fstab syntax)"]),
+    # enroot's helpers (bin/*.c)
+    (r"^enroot-nsenter: failed to create (?:PID|mount|network|IPC|UTS) namespace$",
+     "the kernel refused a new namespace for the container: that namespace type is limited to 0 "
+     "(user.max_*_namespaces) or the per-user count is used up.",
+     ["sysctl user.max_pid_namespaces user.max_mnt_namespaces user.max_net_namespaces on the node; the admin raises "
+      "the one that is 0 (enroot check lists the requirements)"]),
+    (r"^enroot-nsenter: failed to (?:open|join) (?:PID|mount|network|IPC|UTS|cgroup) namespace$",
+     "enroot could not enter the running container's namespace: its first process has already exited.",
+     ["start the container again; if its entrypoint exits, srun --no-container-entrypoint"]),
+    (r"kernel lacks support for ambient capabilities, consider using --remap-root instead$",
+     "the kernel has no ambient capabilities (before 4.3), which enroot needs to keep capabilities as the user.",
+     ["srun --container-remap-root (ENROOT_REMAP_ROOT=y), or a newer kernel"]),
+    (r"^enroot-(?:nsenter|switchroot): failed to execute: %s$",
+     "the command {%1|<command>} could not be run inside the container: not in the image's PATH, not executable, "
+     "or built for another architecture.",
+     ["srun --container-image=<image> which {%1|<command>}; give its full path in the image, or an image that "
+      "has it"]),
+    (r"^enroot-nsenter: failed to change directory: %s$",
+     "the working directory {%1|<dir>} does not exist inside the container (the job's cwd on the host, or "
+     "--container-workdir).",
+     ["--container-workdir=<a directory of the image>, or mount it: --container-mounts=$PWD:$PWD"]),
+    (r"^enroot-(?:nsenter|switchroot): failed to load environment",
+     "enroot could not read the container's environment file (its /etc/environment or enroot's env file).",
+     ["check the image's /etc/environment for malformed lines; recreate the container"]),
+    (r"^enroot-nsenter: failed to register seccomp filter$",
+     "the kernel refused enroot's seccomp filter (seccomp not built in, or a container runtime above it forbids it).",
+     ["on the node: grep SECCOMP /boot/config-$(uname -r); run enroot directly on the host, not nested"]),
+    (r"^enroot-aufs2ovlfs: (?:failed to (?:remove|create) (?:opaque )?(?:aufs|ovlfs) whiteout|unsupported aufs "
+     r"whiteout|failed to (?:resolve path|walk directory|allocate memory))",
+     "converting an image layer's aufs whiteouts to overlayfs failed while importing (an unusual layer, or no "
+     "space or permission in enroot's temporary directory).",
+     ["df -h $ENROOT_TEMP_PATH; retry the import; rebuild the image if one layer keeps failing"]),
+    (r"^enroot-mksquashovlfs: (?:failed to mount overlay|MOUNTPOINT|failed to (?:create mount namespace|set mount "
+     r"propagation))",
+     "building the squashfs through an overlay mount failed: the kernel does not allow overlayfs in user "
+     "namespaces (before 5.11, without distribution patches).",
+     ["export ENROOT_NATIVE_OVERLAYFS=n (enroot then converts without it), or a newer kernel"]),
+    (r"^enroot-mount: (?:failed to open|invalid fstab entry|invalid argument)",
+     "a mount entry enroot was given (its fstab files, /etc/enroot/mounts.d, --container-mounts) cannot be read or "
+     "parsed.",
+     ["check the entry the message names: fstab syntax, an existing source path"]),
+    (r"^enroot-switchroot: failed to (?:switch root|read file|copy file|read last capability)",
+     "enroot could not switch into the container's root filesystem (a damaged container, or a rootfs on a "
+     "filesystem that does not allow it).",
+     ["remove and recreate the container (enroot remove <name>; pyxis recreates it on the next step)"]),
 ]
 
 _C_CALLS = {"slurm_error": 0, "slurm_info": 0, "err": 1, "errx": 1, "warn": 0, "warnx": 0}
