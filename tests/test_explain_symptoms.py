@@ -87,8 +87,6 @@ def test_each_wording_names_its_symptom(kb, text, want):
 
 # Real wordings of public threads (titles and sentences as their authors wrote them)
 REAL = [
-    # huggingface/accelerate#663 (title): https://github.com/huggingface/accelerate/issues/663
-    ("CUDA_VISIBLE_DEVICES ignored by DeepSpeed", "deepspeed.visible_devices_ignored"),
     # deepspeedai/DeepSpeed#662 (title; the launcher sets the variable itself, the thread's answer):
     # https://github.com/deepspeedai/DeepSpeed/issues/662
     ("CUDA_VISIBLE_DEVICES isn't being respected / hostfile doesn't quite work for one node",
@@ -175,6 +173,9 @@ HEALTHY = [
     "Unidirectional P2P=Disabled Bandwidth Matrix (GB/s)\n   D\\D     0      1\n     0 770.54  11.42\n",
     # gpudoctor's own report line
     "N/A  rdma.ports        no RDMA device: NCCL will use TCP sockets\n",
+    # a launch line: what was run (one node's rendezvous on localhost is right), not what was seen
+    "$ python -u -m torch.distributed.run --nproc_per_node=1 --rdzv-endpoint localhost:6000 --rdzv_backend c10d x.py\n",
+    "CUDA_VISIBLE_DEVICES=2,3 deepspeed --num_gpus 2 train.py --deepspeed ds.json\n",
     # the user saying it is all right, or describing how it should be
     "deepspeed uses all GPUs as expected\n",
     "each process uses one GPU\n",

@@ -326,8 +326,18 @@ _NOT_USERS = re.compile(r"NCCL (?:INFO|WARN)\b|^\s{0,8}(?:PASS|FAIL|WARN|N/A|SKI
                         r"\s{0,3}\[[\w.]{1,60}:\d{1,6}|(?:Bandwidth|Latency) (?:\(P2P\) )?Matrix")
 
 
+# a command line (a shell prompt, variables, then a program and its options or script): what was run, not what was
+# seen ('$ python -m torch.distributed.run --rdzv_endpoint localhost:6000 ...' on one node is right; launchpaste.py
+# reads such lines)
+_COMMAND = re.compile(r"^\s{0,8}(?:[^\s$#%>]{0,60}[$#%>]\s{1,4}|\+{1,3}\s{1,4})?(?:[A-Za-z_]\w{0,60}=\S{0,200}\s{1,4}){0,8}"
+                      r"(?:sudo\s{1,4}|nohup\s{1,4}|exec\s{1,4}|time\s{1,4})?(?:\S{0,200}/)?(?:python3?(?:\.\d{1,2})?|torchrun|"
+                      r"deepspeed|accelerate|mpirun|mpiexec|srun|sbatch|salloc|docker|podman|kubectl|apptainer|singularity|"
+                      r"horovodrun|nvidia-smi|bash|sh)\s{1,4}(?:-{1,2}[A-Za-z]|[\w./-]{1,200}\.(?:py|sh)\b|run\b|launch\b|"
+                      r"exec\b|apply\b)")
+
+
 def _users(hit, program):
-    if hit.severity is not None or hit.line in program or _NOT_USERS.search(hit.text):
+    if hit.severity is not None or hit.line in program or _NOT_USERS.search(hit.text) or _COMMAND.search(hit.text):
         return False
     # the user saying it is all right ('deepspeed uses all GPUs as expected'), in a clause about the same thing
     # (hang._called_fine: 'the first node works fine, but the second node is idle' is still a complaint)
