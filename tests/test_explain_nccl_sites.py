@@ -144,7 +144,7 @@ def test_the_ibvwrap_macros_give_one_site_per_verbs_call():
     for text, family, word in [("Call to ibv_reg_mr failed with error %s", "rdma.memlock", "memlock"),
                                ("Call to ibv_create_qp failed with error %s", "nccl.net_ib", "ulimit -l"),
                                ("Call to ibv_modify_qp failed with %d %s, %s", "rdma.modify_qp", None),
-                               ("Call to ibv_dereg_mr failed with error %s errno %d", "nccl.net_ib", None)]:
+                               ("Call to ibv_dereg_mr failed with error %s errno %d", "nccl.net_ib", "first error")]:
         s = sites[text]
         assert s["family"] == family and s["re"], text
         assert (word in " ".join(s["fix"])) if word else "fix" not in s, text  # None: the family's answer

@@ -89,6 +89,41 @@ MSG_FIX = [
      "gloo/transport/ibverbs/unbound_buffer.cc: registering GPU memory with the NIC failed: GPUDirect RDMA's kernel "
      "module is not loaded.",
      ["modprobe nvidia-peermem (nv_peer_mem on old drivers), or use host buffers"]),
+    # site-fixes-3 (issue 18): what a torch user's settings reach in Gloo beyond the rows above, from the code
+    # around each check (pytorch/gloo at the header's commit) and torch's GlooDeviceFactory.cpp, which reads
+    # GLOO_DEVICE_TRANSPORT=TCP_TLS's key, certificate and CA from GLOO_DEVICE_TRANSPORT_TCP_TLS_PKEY / _CERT /
+    # _CA_FILE / _CA_PATH (https://github.com/pytorch/pytorch/blob/main/torch/csrc/distributed/c10d/GlooDeviceFactory.cpp).
+    # Left without a row: the algorithms' argument checks (allreduce.cc, reduce.cc, gatherv.cc, ... : torch's
+    # ProcessGroupGloo builds their options itself, a user's tensors reach them checked), the pair/loop state
+    # invariants and the ibverbs / MPI / NCCL / Redis transports torch does not use (~280 sites).
+    (r"pkey != nullptr && cert != nullptr\. Private key and certificate|ca_file != nullptr \|\| ca_path != nullptr",
+     "gloo/transport/tcp/tls/context.cc: GLOO_DEVICE_TRANSPORT=TCP_TLS needs a private key, a certificate and a CA, "
+     "and one of them is not set.",
+     ["export GLOO_DEVICE_TRANSPORT_TCP_TLS_PKEY=<key.pem> GLOO_DEVICE_TRANSPORT_TCP_TLS_CERT=<cert.pem> "
+      "GLOO_DEVICE_TRANSPORT_TCP_TLS_CA_FILE=<ca.pem> on every rank, or unset GLOO_DEVICE_TRANSPORT (plain TCP)"]),
+    (r"_glootls::SSL_CTX_(?:load_verify_locations|use_certificate_chain_file|use_PrivateKey_file|check_private_key|"
+     r"set_min_proto_version)|ssl_ctx != nullptr\. %s",
+     "gloo/transport/tcp/tls/context.cc: OpenSSL refused the TLS files of GLOO_DEVICE_TRANSPORT=TCP_TLS (a path that "
+     "does not exist on this node, a PEM that does not parse, a key that does not belong to the certificate); "
+     "OpenSSL's reason follows.",
+     ["openssl x509 -in $GLOO_DEVICE_TRANSPORT_TCP_TLS_CERT -noout -subject; openssl verify -CAfile "
+      "$GLOO_DEVICE_TRANSPORT_TCP_TLS_CA_FILE $GLOO_DEVICE_TRANSPORT_TCP_TLS_CERT (the files must exist on every "
+      "node)"]),
+    (r"is_ssl_connected_\. handshake was not succeeded after %s attempts|is_ssl_connected_\. Pair is not SSL connected",
+     "gloo/transport/tcp/tls/pair.cc: the TLS handshake with a peer rank failed: the ranks do not trust each "
+     "other's certificates (another CA), or one rank runs without TCP_TLS.",
+     ["set GLOO_DEVICE_TRANSPORT=TCP_TLS on every rank, with certificates signed by the CA every rank's "
+      "GLOO_DEVICE_TRANSPORT_TCP_TLS_CA_FILE names"]),
+    (r"timeout\.count\(\) >= 0\. Invalid timeout|timeout_2\.count\(\) > 0",
+     "gloo/context.cc, alltoall*.h: a Gloo context or collective got a negative or zero timeout.",
+     ["pass a positive timeout: init_process_group(backend='gloo', timeout=datetime.timedelta(minutes=30))"]),
+    (r"\. (?:pipe|epoll_create|epoll_ctl|setsockopt|fcntl|listen): %s$",
+     "gloo/transport/tcp/loop.cc, socket.cc: a system call for Gloo's sockets failed with the errno text at the "
+     "end; 'Too many open files' means the process ran out of file descriptors (one socket per peer and Gloo "
+     "group).",
+     ["'Too many open files': ulimit -n 1048576 in the job script (or the container's --ulimit nofile=...), and "
+      "fewer Gloo groups / DataLoader workers per process", "other errno: the message names it (e.g. 'Address "
+      "already in use' for listen)"]),
 ]
 
 _MACRO = re.compile(r"\b(GLOO_ENFORCE(?:_EQ|_NE|_LE|_LT|_GE|_GT|_THAT)?|GLOO_THROW(?:_IO_EXCEPTION|_INVALID_OPERATION_EXCEPTION)?"

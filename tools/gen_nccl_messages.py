@@ -541,6 +541,228 @@ MSG_FIX = [
     (r'NCCL_NVLS_ENABLE has been set to "1" and communicator has multiple ranks using the same NVML device',
      "src/transport/nvls.cc: NVLS needs one rank per GPU; several ranks share one here.",
      ["one rank per GPU, or unset NCCL_NVLS_ENABLE"]),
+    # --- site-fixes-3 (issue 18): the remaining WARN lines a user's setting, call or machine can cause, each from
+    # the code that prints it (NVIDIA/nccl at the header's commit; the older releases where only they print it) and
+    # the env / API docs (https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html,
+    # .../api/types.html#ncclconfig-t, .../usage/cudagraph.html, .../api/comms.html#ncclcommgrow). Left without a
+    # row: NCCL's own invariants no setting reaches (NULL sockets and handles, proxy pool/list bookkeeping,
+    # 'Unknown pattern', 'Could not find node/path/rev link' of the topology search, RAS/RMA/GIN protocol
+    # checks, XML node limits: ~560 sites, most in proxy.cc, socket.cc, graph/, rma/, gin/, ras/,
+    # p2p_resiliency*.cc), and the messages whose family entry is already their cause (see above).
+    # ncclConfig_t (src/init.cc parseCommConfig): the program's config struct, not an environment variable
+    (r"^Invalid config \w+ attribute value|^Invalig config graphUsageMode attribute value|"
+     r"^Invalid config min/max channels attribute value",
+     "src/init.cc parseCommConfig: a field of the ncclConfig_t the program passed to ncclCommInitRankConfig / "
+     "ncclCommSplit is out of range (blocking, splitShare, shrinkShare, collnetEnable: 0 or 1; cgaClusterSize >= 0; "
+     "minCTAs/maxCTAs > 0 with min <= max; nvlsCTAs, maxP2pPeers > 0); the value is {%-1|the number at the end}. "
+     "NCCL returns ncclInvalidArgument.",
+     ["torch: fix the field of dist.ProcessGroupNCCL.Options().config passed as pg_options (blocking, "
+      "cga_cluster_size, min_ctas, max_ctas, split_share) or leave it unset; C/C++: start from "
+      "ncclConfig_t config = NCCL_CONFIG_INITIALIZER and set only valid values",
+      "the same limits come from NCCL_COMM_BLOCKING, NCCL_CGA_CLUSTER_SIZE, NCCL_MIN_CTAS, NCCL_MAX_CTAS "
+      "(env.html): unset them to test"]),
+    (r"^ncclConfig_t argument not initialized via NCCL_CONFIG_INITIALIZER|^ncclSimInfo_t argument not initialized",
+     "src/init.cc / src/group.cc: the ncclConfig_t (or ncclSimInfo_t) the program passed was not created from "
+     "NCCL_CONFIG_INITIALIZER, so its magic/version fields are garbage (or the program was compiled against "
+     "another nccl.h than the libnccl it loads).",
+     ["initialise the struct: ncclConfig_t config = NCCL_CONFIG_INITIALIZER; (ncclSimInfo_t: "
+      "NCCL_SIM_INFO_INITIALIZER)", "build the program against the nccl.h of the libnccl.so.2 it loads "
+      "(ldd / NCCL_DEBUG=VERSION show which)"]),
+    # environment settings NCCL clamps or ignores (src/init.cc, src/enqueue.cc, src/graph/connect.cc)
+    (r"NCCL_WORK_FIFO_(?:BYTES|DEPTH)=%l?d'? is (?:being ignored because it is not a power of 2|too small)",
+     "src/init.cc / src/enqueue.cc: NCCL_WORK_FIFO_BYTES (NCCL_WORK_FIFO_DEPTH before 2.20) = {%1|the value} is not "
+     "a power of two (or below the minimum); NCCL uses its default instead.",
+     ["unset NCCL_WORK_FIFO_BYTES / NCCL_WORK_FIFO_DEPTH, or set a power of two (e.g. 1048576)"]),
+    (r"^NCCL_CGA_CLUSTER_SIZE value %d is too big|^(?:min|max)CTAs %d is larger than (?:#channels upper limit|maxCTAs)|"
+     r"^User asked for a (?:minimum|maximum) of %d channels",
+     "src/init.cc / src/graph/connect.cc: a channel or CTA setting (NCCL_CGA_CLUSTER_SIZE, NCCL_MIN_CTAS / "
+     "NCCL_MAX_CTAS, NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS, or the ncclConfig_t fields) is out of range "
+     "({%1|the value}); NCCL clamps it and goes on.",
+     ["unset it, or choose a value within the limit the message names (min <= max, at most 32 (64 on newer "
+      "releases) channels)"]),
+    (r"^splitShare %d is not a valid value 0/1|^Invalid NCCL_COMM_BLOCKING value %d",
+     "src/init.cc: NCCL_COMM_SPLIT_SHARE_RESOURCES or NCCL_COMM_BLOCKING (or the config's splitShare / blocking) is "
+     "{%1|a value} instead of 0 or 1.",
+     ["set it to 0 or 1, or unset it (torch sets blocking itself for TORCH_NCCL_USE_COMM_NONBLOCKING)"]),
+    (r"^Both NCCL_CTA_POLICY_ZERO and NCCL_CTA_POLICY_EFFICIENCY are set in CTAPolicy",
+     "src/init.cc: NCCL_CTA_POLICY (or the config's CTAPolicy) sets both ZERO and EFFICIENCY; NCCL drops "
+     "EFFICIENCY.",
+     ["set one policy in NCCL_CTA_POLICY"]),
+    (r"CollNet currently only supports up to (?:%d|8) GPUs per node|^CollNet is not supported or fails to "
+     r"initialize, ignoring NCCL_ALGO=COLLNET|^Cannot initialize CollNet, using %s instead",
+     "src/init.cc / src/graph/tuning.cc: NCCL_COLLNET_ENABLE=1 (or NCCL_ALGO=COLLNET*) asks for in-network "
+     "reduction (SHARP) and this node or network cannot do it (more GPUs per node than CollNet takes, no CollNet "
+     "plugin such as the SHARP plugin); NCCL goes on without it.",
+     ["unset NCCL_COLLNET_ENABLE and NCCL_ALGO=COLLNET*; for SHARP install and load the nccl-rdma-sharp-plugins "
+      "(NCCL_NET_PLUGIN / LD_LIBRARY_PATH) on a fabric with SHARP enabled"]),
+    (r"^Ignoring SHM locality, must be 1 \(sender side\) or 2",
+     "src/transport/shm.cc: NCCL_SHM_LOCALITY is neither 1 (sender side) nor 2 (receiver side); NCCL uses 2.",
+     ["unset NCCL_SHM_LOCALITY or set 1 / 2"]),
+    # NIC fusion settings (src/graph/topo.cc, src/transport/net_ib/init.cc)
+    (r"^TOPO/NET : (?:Could not force merge NICs|Only matched %d devices, %d requested)|^Specified fused NIC %s which "
+     r"has too many devices|^NCCL_NET_MERGE_POLICY: unknown value|^Fusing NET devices from different NUMA domains",
+     "src/graph/topo.cc: NCCL_NET_FORCE_MERGE (or NCCL_NET_MERGE_POLICY) names NICs that do not exist on this node, "
+     "too many for one virtual NIC, NICs of different NUMA nodes, or an unknown policy.",
+     ["ibv_devices (the names of this node); NCCL_NET_FORCE_MERGE=mlx5_0,mlx5_1;mlx5_2,mlx5_3 (';' between "
+      "fused NICs, ',' within one), or unset it and let NCCL_NET_MERGE_LEVEL decide"]),
+    (r"^NET/IB : (?:Can't make virtual NIC with 0 devices|Cannot allocate any more virtual devices|Cannot use physical "
+     r"device %d, max %d|Requested properties for vNic)|^NCCL cannot use (?:more than %d plane IDs|a plane ID that is)",
+     "src/transport/net_ib/init.cc: the NIC fusion (NCCL_NET_MERGE_LEVEL / NCCL_NET_FORCE_MERGE / NCCL_IB_MERGE_NICS) "
+     "or the multi-plane setup asks for more virtual or physical NICs (or plane IDs) than NET/IB supports.",
+     ["NCCL_IB_MERGE_NICS=0 (no fusion), or fewer NICs in NCCL_IB_HCA / NCCL_NET_FORCE_MERGE"]),
+    (r"^NET/IB : Local mergedDev(?:=| )%s has a different number of devices",
+     "src/transport/net_ib.cc: the two nodes fused their NICs differently (one merged two ports into a virtual "
+     "NIC, the other did not): their NICs, NCCL_IB_HCA or merge settings differ.",
+     ["give every node the same NIC list and settings (NCCL_IB_HCA, NCCL_IB_MERGE_NICS, NCCL_NET_MERGE_LEVEL), or "
+      "NCCL_IB_MERGE_NICS=0 on all nodes"]),
+    # NET/IB settings and out-of-band (src/transport/net_ib/)
+    (r"^NET/IB : No IP interface found\.",
+     "src/transport/net_ib/init.cc: NET/IB needs one IP interface for its connection set-up and "
+     "ncclFindInterfaces found none (NCCL_SOCKET_IFNAME names an interface that is down or absent).",
+     _IFNAME_FIX),
+    (r"^NET/IB: (?:open|read) failed in ncclIbRoceGetVersionNum",
+     "src/transport/net_ib/connect.cc: NCCL could not read /sys/class/infiniband/<dev>/ports/<port>/gid_attrs/"
+     "types/<gid index> to tell RoCE v1 from v2 GIDs (a container with a partial /sys, or a GID index that does "
+     "not exist); the errno text follows.",
+     ["pin the GID and version: NCCL_IB_GID_INDEX=<index of show_gids' RoCE v2 line> and NCCL_IB_ROCE_VERSION_NUM=2",
+      "run the container with the host's /sys/class/infiniband (docker --privileged or a bind mount)"]),
+    (r"^NET/IB: OOO RQ is force enabled but",
+     "src/transport/net_ib/connect.cc: NCCL_IB_OOO_RQ=1 forces the out-of-order receive queue, and a NIC of this "
+     "connection lacks adaptive routing or OOO support (or the peer does not enable it).",
+     ["unset NCCL_IB_OOO_RQ (the default 0), or set it on every node whose NICs (ConnectX-7+ with AR) support it"]),
+    (r"^NET/IB: Error in mlx5dv_get_data_direct_sysfs_path",
+     "src/transport/net_ib/init.cc: probing the NIC's Data Direct path (CX-8 Direct-NIC) through mlx5dv failed.",
+     ["NCCL_IB_DATA_DIRECT=0 (skip Data Direct), or update rdma-core / MLNX_OFED to the NIC's version"]),
+    (r"^NET/IB: mlx5dv_create_qp failed to create QP",
+     "src/transport/net_ib/connect.cc: creating the queue pair through mlx5dv (the features NCCL_IB_OOO_RQ / Data "
+     "Direct ask for) failed; the errno text follows.",
+     ["unset NCCL_IB_OOO_RQ / set NCCL_IB_DATA_DIRECT=0; check ulimit -l (locked memory: unlimited) in the job"]),
+    (r"^Call to ibv_(?:query_ece|set_ece) failed",
+     "src/misc/ibvwrap.cc: the RDMA NIC or its driver does not support ECE (enhanced connection establishment) "
+     "that NCCL negotiates on RoCE.",
+     ["NCCL_IB_ECE_ENABLE=0 on every node, or update MLNX_OFED / rdma-core and the NIC firmware"]),
+    (r"^Call to ibv_(?:query_qp|dealloc_pd|dereg_mr|destroy_cq|destroy_qp|close_device|query_port_speed) failed",
+     "src/misc/ibvwrap.cc: an RDMA clean-up or query call failed, mostly while NCCL tears a connection down after "
+     "an earlier failure (the peer died, the job was aborted).",
+     [_FIRST_ERROR, "alone at start-up: ibv_devinfo -v (the port is ACTIVE) and dmesg on the node for the NIC "
+                    "driver's errors"]),
+    (r"^(?:Call to )?ibv_post_(?:send|recv)\(\) failed with error|^Call to ibv_poll_cq\(\) returned",
+     "src/include/ibvwrap.h: posting to or polling an RDMA queue failed: the queue pair is already in an error "
+     "state (an earlier failed work request, a dead peer) or the NIC was reset.",
+     [_FIRST_ERROR, "dmesg / ibv_devinfo on the node for a NIC that went down; then the first 'Got completion' "
+                    "line's status"]),
+    (r"^NET/IB : Got completion with error %d, opcode %d, len %d, vendor err %d",
+     "src/transport/net_ib.cc (NCCL <= 2.11's wording): an RDMA work request failed; the first number is "
+     "ibv_wc_status: " + _WC_STATUS + ".",
+     ["status 12: ping / ib_write_bw between the two nodes' NICs, and " +
+      _FIRST_ERROR.replace(": this line follows it", " on the peer"),
+      "status 12 on a slow or congested fabric: a longer NCCL_IB_TIMEOUT (default 20, ~30 s: e.g. 22)",
+      "status 4: disable PCIe ACS on the host, load nvidia-peermem, or NCCL_NET_GDR_LEVEL=LOC"]),
+    (r"^NET/IB: (?:%s: )?Got CQE with error \(devIndex=",
+     "src/transport/net_ib/p2p.cc: an RDMA work request of this connection completed with an error; the next line "
+     "('Got completion from peer ... with status N') gives the peer's address and the ibv_wc_status: "
+     + _WC_STATUS + ".",
+     ["read the following 'Got completion from peer' line for the status and the peer; status 12: ping / "
+      "ib_write_bw between the two nodes' NICs, and " + _FIRST_ERROR.replace(": this line follows it", " on the peer")]),
+    # sockets (src/misc/socket.cc, src/os/linux.cc, src/include/socket.h, src/transport/net_socket.cc)
+    (r"^Net : (?:No valid <IPv4_or_hostname>:<port> pair found|No valid \[IPv6\]:port pair found|string is null|"
+     r"unsupported IP family)",
+     "src/misc/socket.cc ncclSocketGetAddrFromString: NCCL_COMM_ID does not parse as <ipv4 or hostname>:<port> or "
+     "[<ipv6>]:<port> (no port, an empty value, brackets missing).",
+     ["export NCCL_COMM_ID=10.0.0.1:29600 (or [fe80::1]:29600), the same on every rank, or unset it (torch "
+      "exchanges the id through its store)"]),
+    (r"(?:ncclOsSocketProgressOpt|socketProgressOpt): Call to %s %s failed : %s|^Call to recv failed : %s|"
+     r"^NET/Socket : socket progress error",
+     "src/os/linux.cc / src/misc/socket.cc: a send or recv on a socket to another rank failed with the errno text "
+     "at the end: 'Connection reset by peer' / 'Broken pipe' mean the peer process exited (crashed, killed, OOM).",
+     [_FIRST_ERROR.replace(": this line follows it", " on the peer (its node's log and dmesg: OOM killer)"),
+      "a timeout instead: the peer is alive but slow or unreachable: NCCL_SOCKET_IFNAME on the interface the "
+      "nodes share"]),
+    # CUDA / NVML libraries (src/misc/cudawrap.cc, src/misc/nvmlwrap.cc)
+    (r"^Failed to load CUDA missing symbol (?:cuInit|cuDriverGetVersion|cuGetProcAddress)|^CUDA some PFN functions "
+     r"not found in the library|^cuDriverGetVersion failed with",
+     "src/misc/cudawrap.cc: the libcuda.so NCCL loaded lacks driver entry points: an old driver, or a stub / "
+     "compat libcuda.so on LD_LIBRARY_PATH instead of the driver's.",
+     ["nvidia-smi (driver version); ldconfig -p | grep libcuda.so (the driver's, not .../stubs/ or a cuda-compat "
+      "of another driver); remove stub paths from LD_LIBRARY_PATH"]),
+    (r"^nvml(?:Init|DeviceGetCount|DeviceGetHandleByIndex|DeviceGetHandleByPciBusId|DeviceGetIndex|"
+     r"DeviceGetCudaComputeCapability|DeviceGetPciInfo|DeviceGetMinorNumber|DeviceGetP2PStatus|Shutdown)"
+     r"(?:%s|\(%d(?:,%d,NVML_P2P_CAPS_INDEX_READ)?\))?\(\) failed: %s|^NVML failure '%s'|^Failed to open "
+     r"libnvidia-ml\.so\.1",
+     "src/misc/nvmlwrap.cc: NCCL's NVML call failed with the NVML error at the end: 'Driver/library version "
+     "mismatch' (the driver was updated and not reloaded), 'Insufficient Permissions', 'GPU is lost', or no "
+     "libnvidia-ml.so.1 in the container.",
+     ["nvidia-smi on the node shows the same error: reboot (or reload the nvidia module) after a driver update; "
+      "GPU is lost: drain the node", "in a container: run it with the NVIDIA runtime (--gpus all) so the "
+      "driver's libnvidia-ml.so.1 is mounted"]),
+    # CUDA IPC between a node's ranks (src/transport/p2p.cc)
+    (r"^failed to peer with device %d(?:\(=%d\))?: %d %s",
+     "src/transport/net.cc (and p2p.cc of older releases): cudaDeviceEnablePeerAccess between two GPUs of one process failed; "
+     "the CUDA error follows (P2P blocked by PCIe ACS / IOMMU or a virtual machine, or too many peers).",
+     ["nvidia-smi topo -p2p r (which pairs support P2P)", "one process per GPU (torchrun --nproc-per-node), or "
+      "NCCL_P2P_LEVEL=NVL / NCCL_P2P_DISABLE=1 for PCIe-only peers"]),
+    (r"^rank %d failed to get CUDA IPC handle to device|^failed to open CUDA IPC handle",
+     "src/transport/p2p.cc: CUDA IPC between two ranks of a node failed (cudaIpcGetMemHandle / "
+     "cudaIpcOpenMemHandle): the ranks run in different containers or IPC namespaces, or one rank does not see "
+     "the other's GPU (CUDA_VISIBLE_DEVICES set per rank).",
+     ["run a node's ranks in one container / with --ipc=host (docker) and let every rank see all the node's GPUs "
+      "(select with torch.cuda.set_device(local_rank), not CUDA_VISIBLE_DEVICES per rank)",
+      "or NCCL_P2P_DISABLE=1 (shared memory instead; slower)"]),
+    # API misuse a program (not torch) makes (src/init.cc ncclCommGrow, src/enqueue.cc, src/group.cc)
+    (r"^ncclCommGrow: ",
+     "src/init.cc ncclCommGrow: the call's arguments do not follow the grow protocol: existing ranks pass "
+     "rank=-1 and no uniqueId, new ranks a rank in [current size, new size) and the uniqueId from the root's "
+     "ncclCommGetUniqueId, everyone the same new total.",
+     ["check the arguments per rank against https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api/"
+      "comms.html (ncclCommGrow), and that all ranks use the same NCCL release"]),
+    (r"^ncclRedOpDestroy : |^Data type supplied to user-created ncclRedOp_t does not match",
+     "src/enqueue.cc: a custom reduction operator (ncclRedOpCreatePreMulSum) was destroyed twice / on another "
+     "communicator, or used with a data type other than the one it was created for.",
+     ["create the op per communicator and datatype, use it only there, destroy it once (torch: "
+      "dist._make_nccl_premul_sum works on half/float/double tensors)"]),
+    (r"^Streams given to a communicator within a NCCL group must either be all uncaptured|^Either none or all "
+     r"communicators in a ncclGroup\(\) can be CUDA graph captured|^Illegal to have some communicators in graph "
+     r"mode while others not|^Error : mixing different streams within a group call",
+     "src/enqueue.cc / src/group.cc: one ncclGroupStart/End mixes operations captured in a CUDA graph with "
+     "uncaptured ones (or different streams): torch.cuda.graph / torch.compile(mode='reduce-overhead') captured "
+     "only some of the collectives of a coalesced group.",
+     ["capture every collective of the group (or none): keep batch_isend_irecv / coalesced collectives wholly "
+      "inside or outside torch.cuda.graph()", "torch.compile: mode='default' (no CUDA graphs) for the distributed "
+      "part"]),
+    (r"^Trying to (?:send|recv) to self without a matching (?:recv|send)",
+     "src/enqueue.cc: a rank posted a send to itself (or a recv from itself) with no matching recv (send) in the "
+     "same group call.",
+     ["pair them in one dist.batch_isend_irecv([P2POp(dist.isend, t, me), P2POp(dist.irecv, r, me)]), or copy "
+      "locally instead of sending to self"]),
+    (r"^FP8 reduction support begins with sm90 capable devices",
+     "src/enqueue.cc: a reduction on float8 tensors needs Hopper (sm90) or newer GPUs.",
+     ["reduce in bfloat16 / float32 on older GPUs (t.to(torch.bfloat16)), or run on H100-class GPUs"]),
+    (r"^One-sided RMA requires CUDA driver 12\.5 or later",
+     "src/enqueue.cc: NCCL's one-sided (put/signal) API needs an NVIDIA driver of CUDA 12.5 or newer; this node's "
+     "driver is older (the message names its CUDA version).",
+     ["update the driver (nvidia-smi shows its CUDA version)"]),
+    (r"^Split shares resources, but parent comm netName %s is different|^Comm config netName \(%s\) does not match "
+     r"the parent",
+     "src/init.cc / src/plugin/net.cc: ncclCommSplit with splitShare=1 shares the parent's network, and the child's "
+     "config names another netName.",
+     ["give the child the parent's netName (or none), or splitShare=0 (NCCL_COMM_SPLIT_SHARE_RESOURCES=0)"]),
+    # the proxy thread after an abort or an earlier failure (src/proxy.cc)
+    (r"^ncclProxyCallAsync\(\) - Saw abortFlag while waiting for proxyThread response|^Comm %p is in abort state",
+     "src/proxy.cc: the communicator was aborted (ncclCommAbort: torch's watchdog after a timeout or an error on "
+     "another rank) while this call waited for the proxy thread.",
+     [_FIRST_ERROR]),
+    (r"^\[Service thread\] (?:Initialize|Get) peers\[%d\]\.sock(?: fd)? fails|^\[Proxy Service(?: UDS)?\] Get "
+     r"listenSock fd fails",
+     "src/proxy.cc: the proxy service thread could not set up its socket to a local rank (the rank exited, or the "
+     "process is out of file descriptors).",
+     [_FIRST_ERROR, "ulimit -n in the job (raise it: e.g. 1048576) when many GPUs or communicators share a node"]),
+    # topology files (src/graph/xml.cc, xml.h): NCCL_TOPO_FILE / NCCL_GRAPH_FILE a user wrote or copied
+    (r"^XML Parse(?: error)? : |^XML Mismatch : |^Error : (?:value|name) %s too long|^Attribute %s of node %s not "
+     r"found|^KV Convert to (?:int|str) : could not find value",
+     "src/graph/xml.cc: NCCL's XML parser failed on a topology file: NCCL_TOPO_FILE or NCCL_GRAPH_FILE (or a file a "
+     "cloud image sets, e.g. /opt/microsoft/ndv4-topo.xml) is malformed or written for another NCCL release.",
+     ["echo $NCCL_TOPO_FILE $NCCL_GRAPH_FILE; xmllint --noout <file>; unset the variable to let NCCL detect the "
+      "topology, or use the file the image vendor ships for this NCCL"]),
 ]
 
 FAILURE_WORDS = re.compile(r"fail|error|unable|cannot|can't|could not|invalid|not found|mismatch|timeout|"

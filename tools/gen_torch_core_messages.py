@@ -538,6 +538,246 @@ MSG_FIX = [
     (r"^Expected closing bracket",
      "A list value of PYTORCH_CUDA_ALLOC_CONF (roundup_power2_divisions:[...]) has no closing ']'.",
      ["close the bracket, and quote the whole value in the shell"]),
+    # ---- site-fixes-3 (issue 18): the remaining user-reachable raises of the slice, each from the statement that
+    # raises it (tools/data/torch_core_messages_slice.txt, torch 2.15 and the older releases named there) and the
+    # docs of the call it guards. Left without a row (28 sites): checks no user argument reaches (autograd's
+    # GradientEdge / NestedTensor / typeinfo internals, AOT-compile callbacks, the DataLoader's private iterator
+    # classes and datapipe sharding hooks: 15), ROCm probes (amdsmi, libamd_smi.so, HIP_VISIBLE_DEVICES: 9, no
+    # NVIDIA cluster prints them) and CUDA storages' private constructors (3), autograd's init failure (1).
+    # -- torch.load / serialization.py, _weights_only_unpickler.py (https://pytorch.org/docs/stable/generated/torch.load.html)
+    (r"^don't know how to restore data location of %s \(tagged with %s\)",
+     "torch.load: the checkpoint's tensors carry a device tag ({%2|the tag}) no registered device module can "
+     "restore: saved on a device type (xpu, hpu, a custom backend) this torch build does not have.",
+     ["torch.load(path, map_location='cpu'), then move the model to this machine's device",
+      "or install the torch build / extension of the device that saved it (e.g. intel_extension_for_pytorch)"]),
+    (r"^Invalid protocol version: %s|^storage key %s not found in deserialized_objects",
+     "torch.load: the legacy (non-zip) checkpoint is damaged or was written by an incompatible writer: its "
+     "pickle protocol header or a storage record is not where torch.save puts it.",
+     ["copy / download the file again (compare its size and sha256 with the source) or load an earlier checkpoint",
+      "re-save it with a torch that reads it: torch.save(torch.load(p, map_location='cpu'), p2)"]),
+    (r"^Expected input to be a checkpoint returned by torch\.save",
+     "torch.load / torch.serialization: the file is not a torch.save checkpoint (a TorchScript archive from "
+     "torch.jit.save, a safetensors or a NumPy file).",
+     ["a TorchScript file: torch.jit.load(path); safetensors: safetensors.torch.load_file(path); else the "
+      "loader of the program that wrote it"]),
+    (r"^unsupported persistent id encountered|^Unsupported operand %s",
+     "torch.load(weights_only=True) (the default since torch 2.6) met a pickle opcode or persistent id outside "
+     "the safe subset: the checkpoint holds Python objects, not only tensors and containers.",
+     [_TRUST, "or allow the named classes: torch.serialization.add_safe_globals([...]) before torch.load"]),
+    # -- nn.Module (torch/nn/modules/module.py, https://pytorch.org/docs/stable/generated/torch.nn.Module.html)
+    (r"^Cannot use both regular backward hooks and full backward hooks",
+     "nn.Module: register_backward_hook (deprecated) and register_full_backward_hook were both used on one "
+     "module (or globally): torch allows one kind.",
+     ["replace register_backward_hook(...) with register_full_backward_hook(...) everywhere (a library may "
+      "register one: check the callbacks of profilers / debuggers)"]),
+    (r"^(?:buffer|parameter|module) name should be a string\. Got %s|^(?:buffer|parameter) name can't contain \"\.\"|"
+     r"^(?:buffer|parameter|module) name can't be empty string|^module name can't contain \"\.\", got: %s|"
+     r"^attribute '%s' already exists",
+     "nn.Module.register_buffer / register_parameter / add_module got a bad name: not a str, empty, with a '.' "
+     "(dots separate submodules in state_dict keys) or the name of an existing attribute.",
+     ["pass a plain identifier: self.register_buffer('running_mean', t); for nested names use the submodule: "
+      "self.sub.register_buffer(...); pick a name that is no attribute yet"]),
+    (r"^%s is not a Module subclass|^`module` is not an nn\.Module, found %s|^`%s` is not an nn\.Module$|"
+     r"^Cannot set the submodule without a target name",
+     "nn.Module.add_module / set_submodule / get_submodule got something that is not an nn.Module (a function, a "
+     "list of modules, None) or an empty target.",
+     ["wrap lists of layers in nn.ModuleList / nn.Sequential; pass a dotted path ('encoder.layer.0') to "
+      "get_submodule / set_submodule"]),
+    (r"^`%s` is not an nn\.Parameter|^`%s` is not a buffer",
+     "nn.Module.get_parameter / get_buffer: the dotted path {%1|the name} exists but is a plain attribute, not a "
+     "registered parameter or buffer.",
+     ["register it: self.w = nn.Parameter(t) or self.register_buffer('name', t); list what exists with "
+      "[n for n, _ in model.named_parameters()] / named_buffers()"]),
+    (r"^cannot assign '%s' (?:object to|as) buffer '%s'",
+     "nn.Module: a value of type {%1|this type} was assigned to the registered buffer {%2|the buffer}: a buffer holds "
+     "a torch.Tensor or None (a Python number, NumPy array or list is refused).",
+     ["assign a tensor: self.{%2|name} = torch.as_tensor(value, device=self.{%2|name}.device), or use a plain "
+      "attribute name that is not a buffer"]),
+    (r"^ScriptModule does not support non-persistent buffers|^Registering a non-persistent buffer on a Module "
+     r"subclass that implements register_buffer",
+     "register_buffer(..., persistent=False) on a module that cannot keep it out of state_dict (a TorchScript "
+     "module, or a subclass whose own register_buffer lacks the persistent argument).",
+     ["register it persistent (the default), or add persistent=True/False to the subclass's register_buffer "
+      "override and pass it on to super().register_buffer"]),
+    (r"^training mode is expected to be boolean",
+     "nn.Module.train(mode) got a non-bool mode (train('eval'), train(0)).",
+     ["model.train() / model.train(False) / model.eval()"]),
+    (r"^You are trying to (?:call|revive) the hook of a dead Module",
+     "A hook's handle outlived its module: the module was garbage-collected (a temporary model) and its "
+     "registered hook was called or re-registered.",
+     ["keep a reference to the module while its hooks are in use, and handle.remove() them before dropping it"]),
+    (r"^_apply\(\): Couldn't swap %s\.%s|^param must be a Parameter$|^param must be a leaf tensor|"
+     r"^param_grad must be a leaf tensor",
+     "module.to() / .cuda() / .half() (nn.Module._apply) could not replace a parameter {%1|module}.{%2|name}: it is "
+     "no longer a leaf nn.Parameter (an operation's output assigned to it) or is shared with a tensor subclass "
+     "that cannot be swapped.",
+     ["assign parameters as nn.Parameter(tensor) (not the result of an op on a parameter), and move the model to "
+      "its device before creating the optimizer / wrapping it in DDP or FSDP"]),
+    (r"^forward pre-hook must return None or a tuple of \(new_args, new_kwargs\)",
+     "A forward pre-hook registered with with_kwargs=True returned something other than None or (args, kwargs).",
+     ["return None (keep the inputs) or a 2-tuple (args_tuple, kwargs_dict) from the hook"]),
+    (r"^module_load returned one of self or other",
+     "A tensor subclass's module_load (used by load_state_dict with assign / swap_module_params_on_conversion) "
+     "returned one of its inputs instead of a new tensor.",
+     ["return other.detach() (or a copy) from module_load"]),
+    # -- autograd (torch/autograd/__init__.py, graph.py, function.py; https://pytorch.org/docs/stable/autograd.html)
+    (r"^`?'?inputs'?`? argument to `?(?:backward|grad)\(\)`? (?:cannot be empty|must be a dict)",
+     "torch.autograd.backward / grad got an empty (or wrongly typed) `inputs`: the tensors to take gradients "
+     "for must be given as a non-empty sequence of tensors.",
+     ["pass inputs=[t1, t2] (tensors with requires_grad=True), or leave inputs out to accumulate into every leaf"]),
+    (r"^`?'?grad_tensors'?`? and `?'?grad_variables'?`? \(deprecated\) arguments both passed",
+     "backward() got both grad_tensors and its old name grad_variables.",
+     ["pass only grad_tensors=..."]),
+    (r"^Expected allow_unused to be True or not passed when materialize_grads=True",
+     "torch.autograd.grad(materialize_grads=True) needs allow_unused=True (or not passed).",
+     ["drop allow_unused=False, or drop materialize_grads"]),
+    (r"^For complex Tensors, both grad_output and output are required to have the same dtype",
+     "backward(grad_tensors=...) for a complex output got a gradient of another dtype ({%2|grad_output dtype} vs "
+     "{%4|output dtype}).",
+     ["pass grad_tensors of the output's dtype: torch.ones_like(out)"]),
+    (r"^gradients can be either Tensors or None, but got %s",
+     "backward()/grad() got a grad_outputs entry of type {%1|this type}: each must be a tensor or None.",
+     ["pass tensors: grad_outputs=[torch.ones_like(out)]"]),
+    (r"^If `is_grads_batched=True`, we interpret the first dimension",
+     "torch.autograd.grad(is_grads_batched=True): a grad_output's shape after its first (batch) dimension does "
+     "not match its output's shape.",
+     ["give each grad_output the shape (B, *output.shape)"]),
+    (r"^It is not possible to get the gradient edge for a Tensor that does not require gradients",
+     "torch.autograd.graph.get_gradient_edge was called on a tensor with requires_grad=False.",
+     ["call it on tensors that require grad (t.requires_grad_() before the forward)"]),
+    (r"^torch\.autograd\.graph\.region_activation_memory_budget",
+     "torch.autograd.graph.region_activation_memory_budget got a value outside a float in [0, 1] or was used "
+     "outside torch.compile (it steers the compiled activation checkpointing only).",
+     ["pass a float between 0 and 1, inside a function compiled with torch.compile"]),
+    (r"^allow_mutation_on_saved_tensors contexts cannot be nested",
+     "torch.autograd.graph.allow_mutation_on_saved_tensors() was entered inside another one.",
+     ["use one context around the forward and backward"]),
+    (r"^Implementing both 'backward' and 'vjp' for a custom Function|^setup_context is not implemented|"
+     r"^In order to use an autograd\.Function with functorch transforms|^To use autograd\.Function with vmap|"
+     r"^save_for_forward expects all arguments to be tensors|^set_output_grad_dtype can only be called once",
+     "A custom torch.autograd.Function is not written as the extending docs require: backward and vjp both "
+     "defined, setup_context missing for a functorch transform (vmap, grad, jacrev), no vmap rule, or a non-tensor "
+     "passed to ctx.save_for_forward.",
+     ["follow https://pytorch.org/docs/stable/notes/extending.html: forward(...) without ctx plus "
+      "setup_context(ctx, inputs, output), backward only (not vjp), generate_vmap_rule = True for vmap; keep "
+      "non-tensors as ctx attributes"]),
+    (r"^backward\(\) called inside a functorch transform",
+     "loss.backward() was called inside torch.func / functorch transforms (vmap, grad), which compute gradients "
+     "functionally.",
+     ["use torch.func.grad / torch.func.vjp inside the transform, or call backward() outside it"]),
+    (r"^torch\.autograd\.variable\(\.\.\.\) is deprecated",
+     "torch.autograd.variable(...) was removed: Variables are tensors since torch 0.4.",
+     ["torch.tensor(data, requires_grad=True)"]),
+    # -- torch.compile (torch/_dynamo/eval_frame.py, https://pytorch.org/docs/stable/torch.compiler.html)
+    (r"^attempted to set_stance in a torch\.compile region|^invalid torch\.compile stance '%s'",
+     "torch.compiler.set_stance was called inside a compiled function, or with an unknown stance "
+     "({%1|the stance}).",
+     ["call torch.compiler.set_stance('default' | 'force_eager' | 'eager_on_recompile' | 'fail_on_recompile') "
+      "outside the compiled region"]),
+    (r"^Dynamo configs suppress_error and fail_on_recompile_limit_hit can not both be active",
+     "torch._dynamo.config.suppress_errors=True and fail_on_recompile_limit_hit=True contradict each other.",
+     ["set only one of them (TORCHDYNAMO_SUPPRESS_ERRORS=1 in the environment sets the first)"]),
+    (r"^AOT Compile is not enabled|^Graph breaks are not supported with aot compile|"
+     r"^Cannot precompile with torch\._inductor\.config\.force_disable_caches",
+     "An ahead-of-time / precompile of torch.compile needs its own setting: enable_aot_compile, a graph without "
+     "breaks (fullgraph=True) and the inductor caches on.",
+     ["torch._dynamo.config.enable_aot_compile = True; torch.compile(model, fullgraph=True); leave "
+      "TORCHINDUCTOR_FORCE_DISABLE_CACHES unset"]),
+    (r"^Only `fullgraph` kwarg override is supported for now",
+     "torch.compile's per-call option override accepts fullgraph only.",
+     ["pass other options (mode, backend, dynamic) to torch.compile(...) itself"]),
+    (r"^Detected that you are using FX to (?:torch\.jit\.trace|symbolically trace) a dynamo-optimized function",
+     "torch.fx.symbolic_trace / torch.jit.trace was run on a function already wrapped by torch.compile.",
+     ["trace or script the original (uncompiled) model, or compile the traced result instead"]),
+    (r"^Windows not yet supported for (?:torch\.compile|inductor)",
+     "torch.compile (inductor) did not run on Windows in this torch release (2.1-2.4).",
+     ["use Linux or WSL2 for torch.compile, a newer torch, or torch.compile(backend='eager') / no compile on Windows"]),
+    (r"^Dynamo: expected not to compile nested code",
+     "Code run by a torch.compile(fullgraph=True) function triggered a second compilation inside it (a nested "
+     "compiled function or module).",
+     ["compile the outermost function only (drop torch.compile on the inner modules), or fullgraph=False"]),
+    # -- DataLoader and samplers (torch/utils/data/dataloader.py, sampler.py, https://pytorch.org/docs/stable/data.html)
+    (r"^timeout option should be non-negative|^prefetch_factor option should be non-negative|"
+     r"^prefetch_factor must be greater than 0 for MultiProcessingDataLoaderIter",
+     "DataLoader got a negative timeout or a prefetch_factor below 1.",
+     ["DataLoader(..., timeout=0 (or seconds > 0), prefetch_factor=2) (prefetch_factor only with num_workers > 0)"]),
+    (r"^batch_size=None option disables auto-batching and is mutually exclusive with drop_last",
+     "DataLoader(batch_size=None) turns batching off, so drop_last=True has no batches to drop.",
+     ["drop drop_last=True, or give a batch_size"]),
+    (r"^multiprocessing_context option should",
+     "DataLoader's multiprocessing_context is not a start method of this platform ('fork', 'spawn', "
+     "'forkserver') nor a multiprocessing context: got {%-1|the value}.",
+     ["multiprocessing_context='spawn' (or 'forkserver'; 'fork' on Linux only), or "
+      "torch.multiprocessing.get_context('spawn')"]),
+    (r"^%s attribute should not be set after %s is initialized",
+     "An option of a DataLoader (batch_size, sampler, drop_last, ...) was set on the object after it was "
+     "created: the loader's iterators were built from the old values.",
+     ["create a new DataLoader with the option (DataLoader(dataset, batch_size=..., ...))"]),
+    (r"^\{\} cannot be pickled|^%s cannot be pickled",
+     "A DataLoader iterator was pickled (deepcopy, a multiprocessing spawn of an object holding it): a live "
+     "iterator with worker processes cannot be.",
+     ["pickle the Dataset / DataLoader, not iter(loader); re-create the iterator in the new process"]),
+    (r"^replacement should be a boolean value|^num_samples should be a positive integer value|"
+     r"^weights should be a 1d sequence|^batch_size should be a positive integer value|"
+     r"^drop_last should be a boolean value",
+     "A sampler (RandomSampler, WeightedRandomSampler, BatchSampler) got an option of the wrong kind: "
+     "{%1|the value}.",
+     ["replacement / drop_last: True or False; num_samples and batch_size: a positive int (len(dataset) can be 0: "
+      "an empty dataset); weights: a 1-D sequence with one weight per sample"]),
+    (r"^Requires distributed package to be available",
+     "DistributedSampler was created with a torch built without torch.distributed (macOS / Windows builds "
+     "without USE_DISTRIBUTED) or without num_replicas/rank given.",
+     ["use a Linux torch wheel, or pass num_replicas= and rank= explicitly"]),
+    # -- torch.cuda (torch/cuda/__init__.py, memory.py)
+    (r"^cuda driver can't be loaded, is cuda enabled\?",
+     "torch.cuda's NVML queries (torch.cuda.utilization, memory_usage, temperature, power_draw through pynvml) "
+     "found no loaded NVIDIA driver (NVMLError_DriverNotLoaded): no driver in this node or container.",
+     ["nvidia-smi on the node; in a container run with --gpus all (docker) / --nv (apptainer) / the NVIDIA "
+      "container toolkit so the driver's libraries are mounted"]),
+    (r"^Can't get device UUIDs",
+     "torch.cuda (_raw_device_uuid_nvml): CUDA_VISIBLE_DEVICES lists GPUs by UUID (GPU-... / MIG-...) and NVML "
+     "could not return the devices' UUIDs to match them.",
+     ["nvidia-smi -L (the UUIDs this node has: the variable must name those), or set CUDA_VISIBLE_DEVICES to "
+      "indices (0,1,...)"]),
+    (r"^invalid value of debug_mode, expected one of",
+     "torch.cuda.set_sync_debug_mode got an unknown mode.",
+     ["torch.cuda.set_sync_debug_mode('default' | 'warn' | 'error') (or 0/1/2)"]),
+    (r"^Invalid type for stream argument, must be `torch\.cuda\.Stream`",
+     "A torch.cuda memory call (caching_allocator_alloc) got a stream that is neither a torch.cuda.Stream nor "
+     "an int pointer.",
+     ["pass torch.cuda.current_stream() (or a torch.cuda.Stream)"]),
+    (r"^expected a CUDA tensor, got device %s",
+     "A torch.cuda memory call got a tensor on {%1|another device}, not on a GPU.",
+     ["move it first: t = t.cuda()"]),
+    (r"^torch\.cuda\._use_uvm\(\) requires the 'cuda-python' package",
+     "torch.cuda._use_uvm() needs NVIDIA's cuda-python bindings.",
+     ["pip install cuda-python (of the CUDA major version torch was built for)"]),
+    # -- torch.amp (torch/amp/grad_scaler.py, autocast_mode.py, https://pytorch.org/docs/stable/amp.html)
+    (r"^The growth factor must be > 1\.0|^The backoff factor must be < 1\.0",
+     "GradScaler(growth_factor=..., backoff_factor=...) got a growth factor <= 1 or a backoff factor >= 1.",
+     ["use the defaults (growth_factor=2.0, backoff_factor=0.5) or values on the right side of 1"]),
+    (r"^Attempted %s but _scale is None",
+     "A GradScaler method ({%1|the call}) ran before scaler.scale(loss) created the scale (or after a state "
+     "dict without one was loaded).",
+     ["call scaler.scale(loss).backward() first in each step, then scaler.step(optimizer), scaler.update()"]),
+    (r"^outputs must be a Tensor or an iterable of Tensors|^expected param to be torch\.Tensor, got %s",
+     "GradScaler.scale() got something other than a tensor (or nested iterables of tensors), e.g. a model output "
+     "object or a float loss.",
+     ["scale the loss tensor: scaler.scale(loss) where loss = outputs.loss (a tensor, not loss.item())"]),
+    (r"^A GradScaler instance may only be pickled at the beginning of an iteration",
+     "A GradScaler was pickled / deep-copied in the middle of a step (between scale() and update()).",
+     ["save scaler.state_dict() after scaler.update() instead of pickling the scaler"]),
+    (r"^Expected `device_type` of type `str`|^autocast\(\)\(func\) requires a callable",
+     "torch.autocast got a device_type that is not a string (torch.device('cuda')) or was used as a decorator on "
+     "something that is not callable.",
+     ["with torch.autocast(device_type='cuda', dtype=torch.bfloat16): output = model(input)"]),
+    # -- the CUDA caching allocator (c10/cuda/CUDAAllocatorConfig.cpp, c10/core/AllocatorConfig.cpp)
+    (r"^CachingAllocator option large_segment_size_mb must be >|^CachingAllocator option max_non_split_rounding_mb "
+     r"too small|^Pinned reserve segment size has to be greater than 0",
+     "A size option of PYTORCH_CUDA_ALLOC_CONF (large_segment_size_mb, max_non_split_rounding_mb, "
+     "pinned_reserve_segment_size_mb) is below its minimum.",
+     ["raise the value (sizes are in MB: max_non_split_rounding_mb:20) or drop the key; the keys of this release: "
+      + _ALLOC_DOC]),
 ]
 
 # A message of few words is any program's line alone: its matcher needs what Python / TORCH_CHECK print

@@ -940,6 +940,514 @@ USER_RULES = [
     ("amp-fp16-grads", "usercode.dtype_mismatch", {"text": r"^Attempting to unscale FP16 gradients"}),
 ]
 
+# site-fixes-3 (issue 18): the remaining argument and state checks users meet, each from the statement that raises
+# it in the slice (tools/data/torch_messages_slice.txt: torch 2.13's python modules and libtorch_cpu.so's c10d
+# strings) and the docs of the call it guards: https://pytorch.org/docs/stable/distributed.html (split_group,
+# shrink_group, monitored_barrier, init_method URLs), .../distributed.tensor.html (DTensor, redistribute),
+# .../distributed.checkpoint.html (get_state_dict / StateDictOptions), .../fsdp.html and
+# .../distributed.fsdp.fully_shard.html (FSDP1 and FSDP2), .../elastic/rendezvous.html (rdzv_conf),
+# .../notes/ddp.html. Left without a row: the internal invariants torch 2.13 turned from `assert` into raises
+# ("Expected X to be set/not None", "should only be called during tracing", FlatParameter bookkeeping, DCP's
+# "planner is None"-kind checks: about 200 sites of FSDP, DCP, DTensor dispatch, _functional_collectives,
+# _pycute/_mesh_layout), Windows CRT redirects, RPC / symmetric-memory internals, and messages whose family
+# entry already is the message's cause (the watchdog timeout, CUDA OOM, state_dict key mismatches, DataLoader
+# workers killed, device asserts, Gloo's hostname / connectFullMesh (gloo.socket_ifname), ProcessGroupWrapper's
+# collective mismatch, USE_LIBUV=0 (torch.windows_libuv): entries with their own causes).
+SITE_FIX += [
+    # ---- c10d backends: an operation the group's backend does not implement (Backend.hpp's default bodies)
+    (r"^does not support (?:getMemoryStats|allocateTensor|getMemAllocator|recvAnysource|monitoredBarrier|alltoall_base|"
+     r"reduce_scatter|_reduce_scatter_base|allgather|_allgather_base|allreduce_coalesced|allreduce sparse|"
+     r"setting timeout)",
+     "c10d Backend.hpp: the process group's backend (named before 'does not support') does not implement this "
+     "operation (Backend.hpp's default body raises this): monitored_barrier exists only in Gloo, sparse all_reduce "
+     "not in NCCL, and reduce_scatter, _allgather_base and the *_coalesced variants are missing from Gloo or MPI "
+     "in some releases.",
+     ["run the call on a backend that has it: init_process_group(backend='cpu:gloo,cuda:nccl') and put the "
+      "tensors on that backend's device, or a Gloo group from dist.new_group(backend='gloo') for "
+      "monitored_barrier", "or use the plain collective (dist.all_reduce per tensor, all_gather into a list)"]),
+    # ---- ProcessGroup.cpp splitGroup, distributed_c10d.py split_group / new_group delegation
+    (r"^Split ranks cannot be empty|^the split group's size should be no larger than the world_size|"
+     r"^Split ranks should not have duplicates|^splitGroup deviceTypes filter must include|"
+     r"^No backend for the parent process group or its backend does not support splitting|"
+     r"^device_id=%s does not match the default process group's bound_device_id|"
+     r"^new_group cannot delegate to split_group with|^Requested backend for device '%s' is not present in the parent|"
+     r"^Backend mismatch for device '%s': parent has",
+     "dist.split_group / new_group's split path got arguments the parent group cannot split by: an empty or "
+     "duplicated split_ranks list, a subgroup larger than the world, a backend or device the parent does not "
+     "have, or a device_id other than the one init_process_group bound.",
+     ["split_group(split_ranks=[[0, 1], [2, 3]]): each inner list non-empty, each rank once, all below the world "
+      "size; every rank of the parent calls it", "init_process_group(backend='nccl', device_id=torch.device("
+      "'cuda', local_rank)) so the parent can split (NCCL >= 2.18), and pass that same device (or none) to "
+      "split_group; or new_group(ranks) without use_local_synchronization / sort_ranks=False"]),
+    (r"^ranks_to_exclude must be a list|^ranks_to_exclude cannot be empty|^Invalid shrink_flags value|"
+     r"^Cannot shrink a process group with size|does not support shrinking operations|"
+     r"^Cannot exclude all %s ranks from process group|^Current rank %s is in the exclusion list|"
+     r"^All elements in ranks_to_exclude must be integers|^Rank %s at index %s is out of bounds for group size|"
+     r"^Duplicate rank %s found in ranks_to_exclude",
+     "dist.shrink_group (drop failed ranks from a group, NCCL >= 2.27's ncclCommShrink) got an unusable "
+     "ranks_to_exclude, flags or group: an empty or non-int list, a rank outside the group or twice, every rank, "
+     "a group of one rank, a backend without shrinking, or it was called on a rank that is being excluded.",
+     ["call it only on the surviving ranks: dist.shrink_group([failed_rank], group=g) with ranks of that group "
+      "(0..size-1), each once; shrink_flags=SHRINK_ABORT to abort work in flight; backend nccl with NCCL >= 2.27"]),
+    (r"^Process group %s is not initialized in the world group map",
+     "A group name or object unknown to this process was used: the group was destroyed, created only on other "
+     "ranks, or belongs to a process group from before destroy_process_group / re-init.",
+     ["create every group on every rank (new_group is collective) after init_process_group, and do not reuse "
+      "groups across destroy_process_group()"]),
+    (r"^MPI backend doesn't support use_local_synchronization=True",
+     "new_group(..., use_local_synchronization=True) is not available with backend='mpi'.",
+     ["drop use_local_synchronization (all ranks then call new_group), or use nccl / gloo"]),
+    (r"^The arg 'ranks_per_subgroup_list' cannot be empty|^Ranks length \(%s\) must be divisible by stride",
+     "new_subgroups_by_enumeration / the tag-based group helpers got no subgroup list, or a rank list that does not "
+     "split into groups of the stride.",
+     ["pass a non-empty list of rank lists covering the world, e.g. [[0, 1], [2, 3]]; or dist.new_subgroups("
+      "group_size=k) with the world size a multiple of k"]),
+    (r"^Function argument device_ids not supported for the selected backend",
+     "dist.barrier(device_ids=[...]) is an NCCL-only argument; this group's backend ({%1|gloo/mpi}) has no devices "
+     "to pin.",
+     ["call dist.barrier() without device_ids on a Gloo/MPI group (with NCCL: device_ids=[local_rank])"]),
+    (r"^Backend constructor parameter must be string-ish",
+     "init_process_group(backend=...) / dist.Backend(...) got a non-string backend.",
+     ["backend='nccl' / 'gloo' / 'cpu:gloo,cuda:nccl' (a str)"]),
+    # ---- init_method URLs (torch/distributed/rendezvous.py)
+    (r"^`url` must be a string|^`rank` must be an integer|^`world_size` must be an integer",
+     "init_process_group's init_method, rank or world_size has the wrong type (a str rank/world_size read from "
+     "the environment without int(), an init_method that is None/bytes).",
+     ["int(os.environ['RANK']), int(os.environ['WORLD_SIZE']); init_method='tcp://host:port' or 'env://' "
+      "as a str"]),
+    (r"^The url: %s has node-specific arguments\(rank, world_size\) already",
+     "init_method {%1|the URL} already carries ?rank=...&world_size=... and init_process_group got rank / "
+     "world_size too.",
+     ["give them once: either in the URL or as arguments"]),
+    (r"^Rendezvous handler for %s:// already registered|^The rendezvous backend '%s' cannot be registered with|"
+     r"^The rendezvous backend name must be a non-empty string",
+     "A rendezvous handler or backend was registered under a name that is taken (or empty): a plugin imported "
+     "twice, or a custom handler named like a built-in (env, tcp, file, c10d, etcd, static).",
+     ["register a custom rendezvous once, under a new name"]),
+    # ---- torchrun's rendezvous options (elastic/rendezvous/*.py, launcher/api.py, run.py)
+    (r"^The rendezvous backend '%s' does not match the requested backend '%s'",
+     "The rendezvous backend created for --rdzv-backend {%2|the requested one} is another ({%1|this one}): a "
+     "rendezvous plugin returned the wrong kind.",
+     ["--rdzv-backend=c10d (built in, no etcd) unless a plugin is meant; check the plugin's entry point name"]),
+    (r"^The read timeout must be a positive integer",
+     "torchrun's --rdzv-conf read_timeout (the c10d rendezvous backend's store read timeout, seconds) is 0 or "
+     "negative.",
+     ["--rdzv-conf read_timeout=60 (or leave it out)"]),
+    (r"^The run id must be a non-empty string",
+     "torchrun's --rdzv-id (the job's rendezvous id, the same on every node) is empty.",
+     ["--rdzv-id=$SLURM_JOB_ID (any non-empty string, identical on all nodes of the job)"]),
+    (r"^(?:The etcd )?protocol must be HTTP or HTTPS",
+     "The etcd rendezvous's --rdzv-conf protocol is neither http nor https.",
+     ["--rdzv-conf protocol=http (or https with cacert/cert/key), or --rdzv-backend=c10d without etcd"]),
+    (r"^The connection to etcd has failed",
+     "torchrun's etcd rendezvous could not reach the etcd server at --rdzv-endpoint (not running, wrong "
+     "host:port, or the python-etcd client missing).",
+     ["etcdctl --endpoints=<host:2379> endpoint health; pip install python-etcd; or --rdzv-backend=c10d "
+      "--rdzv-endpoint=<node0>:29500 (no etcd needed)"]),
+    (r"^Timed out waiting for etcd server to be ready|^Etcd server process exited with the code|"
+     r"^No etcd server process started",
+     "torch's test/standalone EtcdServer helper could not start the etcd binary (not on PATH, port taken).",
+     ["install etcd (its binary on PATH) or use --rdzv-backend=c10d"]),
+    (r"^The file creation for C10d store has failed",
+     "The c10d rendezvous backend with store_type=file could not create its FileStore file at the "
+     "--rdzv-endpoint path (a folder that does not exist or is not shared/writable on every node).",
+     ["point --rdzv-endpoint at a writable path on a filesystem every node shares, or use the default TCP store "
+      "(--rdzv-endpoint=<node0>:29500)"]),
+    (r"^You passed 'keep_alive_(?:interval|max_attempt)=None' as a rendezvous configuration option",
+     "torchrun's --rdzv-conf keep_alive_interval / keep_alive_max_attempt was set to None.",
+     ["leave it out or give a number: --rdzv-conf keep_alive_interval=5,keep_alive_max_attempt=3"]),
+    (r"^shutdown_timeout must be non-negative",
+     "The elastic launcher's shutdown_timeout ({%1|the value}) is negative.",
+     ["LaunchConfig(shutdown_timeout=30) (seconds, >= 0)"]),
+    (r"^Could not find entrypoint under 'torchrun\.logs_specs\[%s\]' key",
+     "torchrun --logs-specs {%1|the name} names no installed entry point in the torchrun.logs_specs group.",
+     ["drop --logs-specs (the default DefaultLogsSpecs) or install the package that provides that name"]),
+    (r"^Start index %s should be less than dataset size|^Dataset must be an instance of collections\.abc\.Sized",
+     "torch.distributed.elastic's ElasticDistributedSampler got a dataset without len() or a start_index past its "
+     "end (a resumed job with a smaller dataset).",
+     ["give a map-style dataset (with __len__), and a start_index below len(dataset) (reset it when the data "
+      "changed)"]),
+    (r"^Failed to initialize torch\.distributed$",
+     "torch/distributed/__init__.py: torch's C extension did not set up torch.distributed (a broken or mixed "
+     "install: files of two torch versions).",
+     ["pip uninstall -y torch; pip install torch==<version> (one install per environment), then "
+      "python -c 'import torch.distributed as d; print(d.is_available())'"]),
+    (r"^Can not safely load weights when explicit pickle_module is specified",
+     "torch.load(..., pickle_module=...) with weights_only=True (the default since torch 2.6): the safe "
+     "unpickler cannot use a custom pickle module (DCP's _serialization path too).",
+     ["drop pickle_module, or " + "for a checkpoint you trust pass weights_only=False"]),
+    # ---- DDP (torch/nn/parallel/distributed.py)
+    (r"^DDP join hook requires passing in a DistributedDataParallel instance",
+     "The Join context manager got a joinable whose DDP join hook state is not a DistributedDataParallel model.",
+     ["with Join([ddp_model, optimizer]): ... (pass the DDP-wrapped model, not model.module)"]),
+    (r"^when using bucket_cap_mb_list, python reducer is not supported",
+     "DDP(bucket_cap_mb_list=...) works with the C++ reducer only; TORCH_DDP_USE_PYTHON_REDUCER (or the python "
+     "reducer option) is on.",
+     ["unset the python reducer, or use bucket_cap_mb=<one size> instead of a list"]),
+    (r"^delay_all_reduce_named_params and param_to_hook_all_reduce need to be set at the same time",
+     "DDP's delayed all-reduce option was given half its arguments.",
+     ["pass both delay_all_reduce_named_params and param_to_hook_all_reduce, or neither"]),
+    (r"^DDP runtime logging sample rate should be equal or greater than 1",
+     "ddp_model._set_ddp_runtime_logging_sample_rate got a value below 1.",
+     ["pass an int >= 1 (log every N iterations)"]),
+    (r"^%s does not support overlapped DDP",
+     "DDP's _register_fused_optim (optimizer in the backward hook) got an optimizer class without a functional "
+     "version ({%1|this optimizer}).",
+     ["use an optimizer torch.distributed.optim lists as functional (SGD, Adam, AdamW, ...) or step the optimizer "
+      "normally after backward()"]),
+    # ---- DDP reducer (torch/csrc/distributed/c10d/reducer.cpp)
+    (r"^Detected at least one parameter gradient is not the expected DDP bucket view with gradient_as_bucket_view",
+     "DDP(gradient_as_bucket_view=True) makes each param.grad a view into its bucket; the training code replaced a "
+     ".grad (param.grad = tensor, optimizer.zero_grad(set_to_none=True) with a hook that reassigns, a grad "
+     "clipping or loss-scaling that swaps the tensor).",
+     ["modify gradients in place (param.grad.mul_(s), param.grad.copy_(g)), never assign param.grad = ...",
+      "or DDP(model, gradient_as_bucket_view=False)"]),
+    (r"^All parameters in a bucket must have the same dtype|^All parameters in a bucket must be",
+     "DDP's reducer put parameters of different dtypes or devices in one gradient bucket: the model mixes dtypes "
+     "(some layers .half()/bfloat16, others float32) or devices.",
+     ["give the model one dtype (use autocast for mixed precision instead of casting layers), and one device per "
+      "DDP process", "or bucket_cap_mb / separate DDP wrappers per dtype"]),
+    (r"^Buckets with more than one variable cannot include variables|^Expected sparse gradient to be defined|"
+     r"^Expected variable to have sparse gradient|^Sparse metadata and gradient size mismatch",
+     "DDP met sparse gradients (nn.Embedding(sparse=True)) where it expected dense ones, or a sparse parameter "
+     "sharing a bucket with others.",
+     ["nn.Embedding(..., sparse=False) under DDP, or let DDP put each sparse parameter in its own bucket (do not "
+      "set static_graph / custom buckets for them); all ranks must produce the same sparse layout"]),
+    (r"^Expected at least one parameter\.$",
+     "DistributedDataParallel was given a module with no parameter that requires grad (everything frozen, or an "
+     "empty wrapper).",
+     ["wrap only a module that trains (requires_grad=True somewhere), or skip DDP for a frozen model "
+      "(no gradients to synchronise)"]),
+    # ---- ProcessGroupGloo.cpp
+    (r"^timed out in monitoredBarrier after|^failed to pass monitoredBarrier in",
+     "dist.monitored_barrier: the ranks the message names did not reach the barrier in time (still busy, hung "
+     "or dead); the others did.",
+     ["read the log of the named rank(s) for an error or a hang (py-spy dump --pid <pid>)",
+      "a longer timeout: dist.monitored_barrier(timeout=datetime.timedelta(minutes=30)), wait_all_ranks=True to "
+      "list every late rank"]),
+    (r"^requires input/output tensor lists to have the same length|^reduce_scatter only supports 1 output|"
+     r"^requires a single-element tensor list|^Check failed: outputs\.size\(\) == inputs\.size\(\)",
+     "A Gloo collective got tensor lists of the wrong lengths: one tensor per call (or one output per input).",
+     ["pass a single tensor (dist.all_reduce(t)); for all_gather a list of world_size tensors; "
+      "reduce_scatter: one output tensor and a list of world_size inputs"]),
+    (r"^makeDeviceFor(?:Interface|Hostname)\(\): unsupported gloo device",
+     "The Gloo transport device (GLOO_DEVICE_TRANSPORT) is not one this build has.",
+     ["unset GLOO_DEVICE_TRANSPORT (TCP is the default) or set it to TCP"]),
+    # ---- Functional collectives (torch/csrc/distributed/c10d/Functional.cpp, _functional_collectives.py)
+    (r"^\(\): argument 'group_name' must be either a string \(group name\) or a ProcessGroup object",
+     "A functional collective (torch.distributed._functional_collectives / torch.compile'd collective) got a "
+     "group that is neither a group name nor a ProcessGroup.",
+     ["pass group=dist.group.WORLD or a group from new_group / DeviceMesh.get_group()"]),
+    (r"^does not support complex tensors",
+     "This functional collective has no complex-number support.",
+     ["communicate torch.view_as_real(t) and take torch.view_as_complex(result)"]),
+    (r"^Length of scatter_dim \(%s\) must equal length of inputs|^input dimension %s \(%s must be a multiple of "
+     r"group_size",
+     "A functional reduce_scatter got inputs whose scatter dimension is not divisible by the group size (or one "
+     "scatter_dim per input missing).",
+     ["pad the tensor so that size(scatter_dim) is a multiple of the group size; pass one scatter_dim per input"]),
+    (r"^(?:all_reduce|reduce_scatter_tensor|all_reduce_coalesced|reduce_scatter_tensor_coalesced) backward only "
+     r"supports 'sum' reduction",
+     "Autograd through a functional collective is defined for op 'sum' only; this call used {%1|another op}.",
+     ["use reduceOp 'sum' (divide by the group size for an average) on the differentiated path"]),
+    (r"^All (?:output|input)_split_sizes must be int or SymInt|^output_split_sizes and input_split_sizes must "
+     r"either be specified together",
+     "all_to_all_single got split sizes that are not ints, or one list without the other.",
+     ["pass both as lists of ints (one per rank, summing to dim 0), or both None for even splits"]),
+    (r"^group sizes must be identical found|^Only 1D mesh is supported, pass in \(DeviceMesh, int\)|"
+     r"^Invalid type for group, must be one of|^Invalid tuple for group must be \(DeviceMesh, int\)|"
+     r"^Unsupported group type: %s",
+     "A functional collective got a group it cannot read: a multi-dimensional DeviceMesh without the dimension, "
+     "a malformed (mesh, dim) tuple, or rank lists of unequal sizes.",
+     ["pass group=(mesh, dim) or mesh.get_group(dim) for a mesh of several dimensions, a ProcessGroup, or a "
+      "list of ranks"]),
+    (r"^Cannot specify both '(?:dst|src)' and 'group_(?:dst|src)' args",
+     "A collective was given both a global rank (dst/src) and a group rank (group_dst/group_src).",
+     ["pass one of them (group_dst is the rank within `group`)"]),
+    (r"^torch\.distributed must be initialized$|^group cannot be None$",
+     "A functional collective ran before init_process_group, or without a group.",
+     ["call dist.init_process_group(...) first and pass group=dist.group.WORLD (or a DeviceMesh group)"]),
+    # ---- ProcessGroupNCCL.cpp checks
+    (r"^PreMulSum Data type must be half, float, or double",
+     "ReduceOp PREMUL_SUM (dist._make_nccl_premul_sum, FSDP's gradient pre-divide) works on half, float and double "
+     "only; the tensor is another dtype (bfloat16 on an old NCCL, an integer).",
+     ["reduce in float32 (t.float()) or use ReduceOp.SUM and divide afterwards"]),
+    (r"^Capturing NCCL collectives is only allowed with NCCL >= 2\.9\.6",
+     "A CUDA graph captured an NCCL collective with an NCCL older than 2.9.6.",
+     ["update NCCL (a torch wheel bundles a new one), or run the collective outside torch.cuda.graph()"]),
+    (r"^Not able to create/get the NCCL Communicator since the GPU devices are not known",
+     "ProcessGroupNCCL could not tell which GPU this rank uses for a collective without tensors (barrier, "
+     "object collectives) because no device was set.",
+     ["torch.cuda.set_device(local_rank) before init_process_group, or init_process_group(..., "
+      "device_id=torch.device('cuda', local_rank))"]),
+    (r"^ProcessGroupNCCL: Health check failure: Failed to initialize NCCL communicator on rank",
+     "TORCH_NCCL_ENABLE_HEALTH_CHECK=1's test communicator did not come up: NCCL itself fails on this rank (its "
+     "WARN lines say why).",
+     ["run with NCCL_DEBUG=WARN (or INFO) and read the first NCCL WARN of this rank",
+      "unset TORCH_NCCL_ENABLE_HEALTH_CHECK to let the first real collective report the error"]),
+    # ---- FSDP1 (fully_sharded_data_parallel.py, _init_utils.py, wrap.py, _flat_param.py, _state_dict_utils.py)
+    (r"^Cannot pass both process_group and device_mesh at the same time",
+     "FSDP(...) got both process_group= and device_mesh=.",
+     ["pass one: device_mesh=init_device_mesh('cuda', (world,)) or process_group=<group>"]),
+    (r"^Manual wrapping with %s requires explicit specification of process group",
+     "FSDP with a hybrid sharding strategy ({%1|HYBRID_SHARD}) wrapping modules by hand needs the two process "
+     "groups (or a 2-D device_mesh) given to every wrap.",
+     ["FSDP(module, sharding_strategy=ShardingStrategy.HYBRID_SHARD, device_mesh=init_device_mesh('cuda', "
+      "(nnodes, gpus_per_node))) for each wrapped module, or use auto_wrap_policy on the root"]),
+    (r"^Expected device_mesh to have ndim=2 but got|^Expected process_group to be passed in as either None or Tuple",
+     "FSDP's hybrid sharding (HYBRID_SHARD / _HYBRID_SHARD_ZERO2) needs a 2-D mesh (replicate x shard) or a pair of "
+     "groups (intra-node, inter-node); got {%1|something else}.",
+     ["device_mesh=init_device_mesh('cuda', (num_nodes, gpus_per_node), mesh_dim_names=('replicate', 'shard')), "
+      "or process_group=(intra_node_group, inter_node_group)"]),
+    (r"^Cannot pass both ignored_modules and ignored_states|^ignored_states expects all nn\.Parameter or all "
+     r"nn\.Module|^ignored_modules expects nn\.Module list elements|^`ignored_modules` should not include FSDP modules",
+     "FSDP's ignored_modules / ignored_states is malformed: both given, mixed parameters and modules, non-modules, "
+     "or modules already wrapped by FSDP.",
+     ["pass ignored_states=[...] only (all nn.Module or all nn.Parameter), listing modules that are not FSDP "
+      "instances"]),
+    (r"^Expected (?:optim_)?state_dict_config of type %s but got",
+     "FSDP.set_state_dict_type got a config that does not belong to the state dict type (e.g. "
+     "FullStateDictConfig with SHARDED_STATE_DICT).",
+     ["pair them: StateDictType.FULL_STATE_DICT + FullStateDictConfig / FullOptimStateDictConfig; "
+      "SHARDED_STATE_DICT + ShardedStateDictConfig / ShardedOptimStateDictConfig"]),
+    (r"^Not all FSDP modules have the same _use_orig_params value",
+     "The FSDP units of one model were created with different use_orig_params.",
+     ["pass the same use_orig_params=True to every FSDP(...) (auto_wrap_policy passes the root's on)"]),
+    (r"^Expected optim_state_key_type to be PARAM_NAME or PARAM_ID|^Expected optim_input to be None and rank0_only "
+     r"to be False",
+     "FSDP.rekey_optim_state_dict / the deprecated full_optim_state_dict got an unknown key type, or optim_input "
+     "with rank0_only.",
+     ["use FSDP.optim_state_dict(model, optim) / optim_state_dict_to_load (or torch.distributed.checkpoint."
+      "state_dict.get_state_dict), OptimStateKeyType.PARAM_NAME"]),
+    (r"^Communication hook is not supported for hybrid strategies|^A communication hook is already registered|"
+     r"^The communication hook must be callable",
+     "FSDP.register_comm_hook: not for HYBRID_SHARD, once per model (on the root, before the first forward), "
+     "and the hook must be a function.",
+     ["register one callable hook on the root FSDP module before training; no hook with hybrid sharding"]),
+    (r"^`_sync_gradients` was incorrectly set to `True` while in the `no_sync\(\)` context manager",
+     "A backward inside FSDP's no_sync() ran with gradient synchronisation forced on (nested or overlapping "
+     "no_sync contexts of several FSDP roots).",
+     ["enter model.no_sync() on the root FSDP module only, for the accumulation steps, and run the last "
+      "micro-batch outside it"]),
+    (r"^FSDP assumes %s is in the state_dict but the state_dict only has|^No `FlatParameter` in `state_dict` for "
+     r"this FSDP instance|^Local shard size = %s and the tensor in the state_dict is|^Tensors in local_state_dict "
+     r"should be ShardedTensor|^Expects 0 or 1 shard per rank but got",
+     "FSDP.load_state_dict got a state dict of another kind or world size than the model's state_dict_type: a "
+     "full (consolidated) dict loaded under SHARDED/LOCAL_STATE_DICT, or a LOCAL_STATE_DICT saved with a "
+     "different number of ranks or wrapping.",
+     ["load with the type it was saved with: with FSDP.state_dict_type(model, StateDictType.FULL_STATE_DICT): "
+      "model.load_state_dict(sd); LOCAL_STATE_DICT only with the same world size and wrap policy",
+      "or save/load through torch.distributed.checkpoint (dcp.save / dcp.load with get_state_dict), which "
+      "reshards across world sizes"]),
+    (r"^Cannot initialize a `FlatParameter` from an empty parameter list|^Cannot construct a %s with an empty "
+     r"parameter list",
+     "An FSDP unit was created around a module with no parameters to shard (all of them already in child FSDP "
+     "units or ignored).",
+     ["change the auto_wrap_policy so every wrapped module owns parameters, or do not wrap parameter-less "
+      "modules"]),
+    (r"^`FlatParameter` does not support nesting|^Cannot flatten a `FlatParameter`",
+     "FSDP was applied to a module that is already FSDP-wrapped (wrapping twice, or a checkpoint of a wrapped "
+     "model wrapped again).",
+     ["wrap once: build the model, then FSDP(model, auto_wrap_policy=...); unwrap or rebuild before a second wrap"]),
+    (r"^FSDP does not support changing the parameters between forward and backward|^Changing shared parameters is "
+     r"not supported yet|^Cannot writeback when the %s shape changes",
+     "With use_orig_params=True a parameter was replaced or reshaped after FSDP flattened it (param.data = ..., "
+     "tied weights re-tied, resize in the forward).",
+     ["change parameters in place without changing their shape (param.data.copy_(...)) and tie weights before "
+      "wrapping with FSDP"]),
+    (r"^Must specify auto_wrap_policy\.|^Must specify wrapper_cls|^You are already within an autowrap context",
+     "torch.distributed.fsdp.wrap's enable_wrap / _recursive_wrap was used without a wrapper class or policy, or "
+     "nested.",
+     ["with enable_wrap(wrapper_cls=FSDP, **kwargs): wrap(module) once (no nesting), or pass auto_wrap_policy "
+      "to FSDP(...)"]),
+    (r"^fn should return None or an nn\.Module|^The lambda_fn passed to CustomPolicy should return",
+     "An FSDP wrap policy function returned something other than what FSDP accepts (CustomPolicy: True/False or "
+     "a dict of FSDP kwargs).",
+     ["return a bool (or a kwargs dict) from the lambda: CustomPolicy(lambda m: isinstance(m, Block))"]),
+    (r"^Child module %s is already wrapped by %s",
+     "auto_wrap_policy reached a child ({%1|the module}) already wrapped by FSDP (wrapped by hand before the "
+     "root's auto wrap).",
+     ["wrap by hand or by policy, not both; exclude the manually wrapped classes from the policy"]),
+    # ---- FSDP2 fully_shard (_fully_shard.py, _fsdp_init.py, _fsdp_param.py, _fsdp_param_group.py, _fsdp_state.py)
+    (r"^reshard_after_forward should be a bool|^If passing reshard_after_forward as an int, it should be a factor|"
+     r"^reshard_after_forward as int is not yet supported with SPMD mesh",
+     "fully_shard(reshard_after_forward=...) takes True/False, or an int that divides the shard group size "
+     "(reshard to a smaller world); got {%-1|this value}.",
+     ["reshard_after_forward=True (the default) / False, or an int that divides the mesh's shard dimension size"]),
+    (r"^max_input_buffers must be (?:an int|a positive int)",
+     "set_reduce_scatter_max_input_buffers / the all-gather buffer option got {%1|a value} that is not a positive "
+     "int.",
+     ["pass an int >= 1"]),
+    (r"^No FSDP state found on %s|^Expects list of FSDPModules but got|^Expects FSDPModule but got",
+     "An FSDP2 API (set_modules_to_forward_prefetch, set_requires_gradient_sync, ...) got a module that "
+     "fully_shard was not applied to.",
+     ["apply fully_shard(module) to the submodules first (and then to the root), and pass those modules"]),
+    (r"^Expects the parameter to already be moved to device %s but got|^Expects DTensor to be moved to %s but got",
+     "fully_shard found a parameter on {%-1|another device} rather than the mesh's device: the model is on the CPU "
+     "or meta device, or on another GPU.",
+     ["model.to(torch.device('cuda', local_rank)) (or model.to_empty(device='cuda') then init weights for a meta "
+      "model) before fully_shard; torch.cuda.set_device(local_rank)"]),
+    (r"^FSDP does not support non-contiguous parameters yet",
+     "fully_shard got a parameter that is a non-contiguous view (a transposed or sliced tensor made an "
+     "nn.Parameter).",
+     ["make it contiguous before wrapping: p.data = p.data.contiguous() (or nn.Parameter(t.contiguous()))"]),
+    (r"^Shard\(%s\) requires even sharding",
+     "A custom shard_placement_fn asked for Shard on a dimension that does not divide evenly by the shard group.",
+     ["use Shard(0) (FSDP pads it) or pick a dimension whose size is a multiple of the shard world size"]),
+    (r"^FSDP expects uniform original parameter dtype but got|^FSDP expects uniform reduce dtype but got",
+     "One fully_shard group holds parameters of different dtypes ({%1|these}), which one flat all-gather cannot "
+     "carry.",
+     ["cast the module to one dtype before fully_shard, or fully_shard the differing submodules separately; use "
+      "MixedPrecisionPolicy(param_dtype=..., reduce_dtype=...) for mixed precision"]),
+    (r"^Some parameters are not in the module tree of",
+     "fully_shard was given a module list / parameters that are not all under the module it wraps.",
+     ["fully_shard the module that owns the parameters (its parent), or each module separately"]),
+    (r"^%s requires a single root module but got|^%s state has already been lazily initialized for",
+     "FSDP2 lazy init found several root modules, or a submodule's forward ran before the root's: the training "
+     "loop calls a fully_shard submodule directly.",
+     ["run forward through the root module (the one fully_shard was applied to last); apply fully_shard to the "
+      "whole model"]),
+    (r"^Mesh dim name '%s' not found in mesh\.mesh_dim_names|^mesh must have mesh_dim_names when dp_mesh_dims|"
+     r"^At least one of shard or replicate must be set in dp_mesh_dims",
+     "fully_shard(mesh=..., dp_mesh_dims=...) names mesh dimensions the mesh does not have (or none).",
+     ["init_device_mesh('cuda', (r, s), mesh_dim_names=('dp_replicate', 'dp_shard')) and name those dimensions"]),
+    (r"^FSDP only supports 1D TP/EP or 2D EP\+TP|^_spmd_mesh\.ndim can only be|^FSDP requires the DP and model "
+     r"parallel TP/EP mesh to be not None",
+     "fully_shard on a tensor-/expert-parallel model got a mesh layout it does not support.",
+     ["build the mesh as (dp, tp) or (dp_replicate, dp_shard, tp) with init_device_mesh and pass mesh['dp'] "
+      "(the data-parallel submesh) to fully_shard"]),
+    (r"^Both fsdp_pre_all_gather and fsdp_post_all_gather should be defined",
+     "A tensor subclass parameter defines one of FSDP2's all-gather extension hooks but not the other.",
+     ["define both fsdp_pre_all_gather and fsdp_post_all_gather on the subclass (or neither)"]),
+    # ---- DCP get_state_dict / set_state_dict (torch/distributed/checkpoint/state_dict.py) and the planners
+    (r"^Optimizers are not passed in but optim_only is set to True|^The option indicates that model state_dict is "
+     r"required to save, or load but optim state_dict is empty",
+     "get_state_dict / set_state_dict options ask for optimizer state that is not there: no optimizer passed, or "
+     "an empty optimizer state (before the first optimizer.step()).",
+     ["pass the optimizers: get_state_dict(model, optimizers=optim); to save before training, run one step or "
+      "use get_model_state_dict(model)"]),
+    (r"^%s contains %s\. This can happen if the model is not the root module",
+     "get_state_dict got a submodule (or a wrapper around the root) instead of the model the optimizer was built "
+     "on, so FQNs do not line up.",
+     ["pass the top-level model (the one fully_shard / FSDP / DDP wrapped, the same object the optimizer's "
+      "parameters came from)"]),
+    (r"^There are param groups that have zero parameters|^When there is a parameter group that has zero parameters",
+     "DCP's optimizer state dict cannot map a parameter group with no parameters (only one such group, with one "
+     "optimizer, is allowed).",
+     ["drop empty param groups when building the optimizer (filter frozen parameters before, not after)"]),
+    (r"^Flattening optimizer state_dict only supports tensor, int, float, dict states",
+     "StateDictOptions(flatten_optimizer_state_dict=True) met an optimizer state value of another type.",
+     ["flatten_optimizer_state_dict=False for this optimizer"]),
+    (r"^All the parameters in the same parameter group should have the same saved param_group value",
+     "The optimizer state dict being loaded has a parameter group whose parameters disagree on a setting (lr, "
+     "weight_decay): saved from a different grouping.",
+     ["build the optimizer's param groups the same way as when the checkpoint was saved"]),
+    (r"^Failed to validate global plan",
+     "DCP's planner found the ranks' save plans inconsistent (overlapping or missing shards): ranks hold "
+     "differently sharded state dicts or duplicate keys.",
+     ["call dcp.save on every rank with state dicts from the same model and sharding (get_state_dict), not a "
+      "full state dict on one rank and shards on others"]),
+    (r"^Could not find FQN: '%s'|^Could not find shard at '%s' for FQN",
+     "dcp.load asked for {%-1|a key} that the checkpoint does not hold (a renamed module, another model, a "
+     "torch.compile '_orig_mod.' or DDP 'module.' prefix).",
+     ["compare keys: dcp's metadata (FileSystemReader(path).read_metadata().state_dict_metadata.keys()) with "
+      "model.state_dict().keys(); load with get_state_dict to get unprefixed FQNs",
+      "DefaultLoadPlanner(allow_partial_load=True) to skip keys missing from the checkpoint"]),
+    (r"^req %s mismatch sizes %s vs %s",
+     "dcp.load read a tensor whose stored size differs from the model's (another model configuration).",
+     ["load into a model built with the checkpoint's configuration"]),
+    (r"^storage_(?:writer|reader) in kwargs|^Unexpected kwonlyargs = ",
+     "dcp.save / dcp.load were called with the removed positional storage_writer/storage_reader (the "
+     "save_state_dict era) calling convention.",
+     ["dcp.save(state_dict, checkpoint_id=path) / dcp.load(state_dict, checkpoint_id=path) (or "
+      "storage_writer=FileSystemWriter(path) by keyword)"]),
+    # ---- DTensor (tensor/_api.py, placement_types.py, _dispatch.py, parallel/style.py)
+    (r"^placements is needed for redistribute|^Can not redistribute from %s to %s, redistributing to Partial",
+     "DTensor.redistribute got no placements, or was asked to produce Partial (allowed only internally).",
+     ["dt.redistribute(device_mesh, [Replicate()]) or [Shard(dim)]; reduce a Partial with redistribute to "
+      "Replicate/Shard"]),
+    (r"^Any checkpointing related operations are not supported for DTensor with partial placements",
+     "A state dict holds DTensors with Partial placement (unreduced values); DCP cannot save them.",
+     ["redistribute to Replicate() / Shard() before saving"]),
+    (r"^the local_tensor argument only accepts torch\.Tensor|^Trying to distribute tensor with unsupported placements",
+     "DTensor.from_local / distribute_tensor got a non-tensor or a placement it cannot make (Partial in "
+     "distribute_tensor).",
+     ["pass a torch.Tensor and placements of Shard(d) / Replicate()"]),
+    (r"^(?:input|output)_fn should take in 3 arguments",
+     "distribute_module's input_fn / output_fn must be fn(module, inputs, device_mesh).",
+     ["def input_fn(mod, inputs, device_mesh): ... (three parameters)"]),
+    (r"^Sharding dim %s greater than tensor ndim|^Expected tensor\.dim\(\) > 0",
+     "Shard({%1|dim}) names a dimension the tensor does not have (or shards a 0-d scalar).",
+     ["use Shard(d) with d < tensor.ndim, Replicate() for scalars"]),
+    (r"^Replicate to Partial\(%s\) conversion is not supported",
+     "A redistribute from Replicate to Partial({%1|op}) is not defined for that reduce op.",
+     ["keep the tensor Replicate, or use Partial('sum')"]),
+    (r"DTensor does not support cross-mesh operation yet",
+     "An operation mixed DTensors that live on different DeviceMeshes.",
+     ["put both operands on the same mesh (redistribute / distribute_tensor with the same mesh object), or "
+      "full_tensor() one of them"]),
+    (r"^A CudaRNGStateTracker instance must be instantiated before executing a random op over a DTensor",
+     "A random op (dropout, init) ran on a DTensor before DTensor's RNG tracker was set up.",
+     ["torch.distributed.tensor._random.manual_seed(seed, device_mesh) (torch 2.1) before random ops, or "
+      "initialise weights before distributing"]),
+    (r"^as_strided not supported with DTensor|^found no DeviceMesh from dtensor args|Sharding propagation failed "
+     r"for %s$",
+     "DTensor has no sharding rule for this operator with these placements (or got no DTensor argument).",
+     ["full_tensor() / redistribute to Replicate() around the operator, or use a module-level parallel style; "
+      "update torch (operators gain rules each release)"]),
+    (r"^expecting input of %s to be a torch\.Tensor or DTensor|^expecting input to be a torch\.Tensor!|"
+     r"^input_kwarg_layouts and desired_input_kwarg_layouts should have same length",
+     "A tensor-parallel style (PrepareModuleInput) got a module input that is not a tensor, or layouts of "
+     "different lengths.",
+     ["give input_layouts / desired_input_layouts one entry per positional input (None for non-tensors), and "
+      "matching *_kwarg_layouts dicts"]),
+    # ---- DeviceMesh (torch/distributed/device_mesh.py, _ops/device_mesh.py)
+    (r"^DeviceMesh process groups not initialized|^No device mesh is currently active",
+     "A DeviceMesh API ran before its process groups exist (no init_process_group / init_device_mesh, or "
+     "outside `with mesh:`).",
+     ["mesh = init_device_mesh('cuda', (dp, tp), mesh_dim_names=('dp', 'tp')) after init_process_group (torchrun "
+      "sets the environment)"]),
+    (r"^Slicing overlapping dim_names %s is not allowed|^Cannot slice mesh without dim names|"
+     r"^Cannot flatten a DeviceMesh without mesh_dim_names|^No flattened mesh found for mesh_dims",
+     "A DeviceMesh was sliced (mesh['dp']) or flattened by dimension names it was not created with, or with a "
+     "name twice.",
+     ["init_device_mesh(..., mesh_dim_names=('dp', 'tp')) and slice by those names, each once; "
+      "mesh['dp', 'cp']._flatten('dp_cp') before using the flattened name"]),
+    (r"^The product of mesh_sizes=%s is %s, but the original dimension|^dim %s specified in `_unflatten` is|"
+     r"^mesh_dim_names must have same length as mesh_sizes in _unflatten",
+     "DeviceMesh._unflatten got sizes whose product is not the dimension's size, or an unknown dimension.",
+     ["pass sizes multiplying to the dimension's size and one name per size"]),
+    (r"^Flatten mesh with mesh_dim_name %s has been created before|^%s already exists for submesh of the",
+     "A DeviceMesh flatten reused a dimension name that already exists.",
+     ["give the flattened dimension a new name (or reuse the mesh made before)"]),
+    (r"^The submesh can only be a 1D mesh|^mesh_dim must be an int",
+     "DeviceMesh.get_group / get_local_rank got a mesh of several dimensions without mesh_dim (or a non-int).",
+     ["mesh.get_group('tp') / mesh.get_group(1), or slice first: mesh['tp'].get_group()"]),
+    (r"^backend_override should have the same length|^Found invalid keys in backend_override|"
+     r"^Found redundant dim index %s and name %s in backend_override",
+     "init_device_mesh(backend_override=...) does not line up with the mesh dimensions.",
+     ["one entry per dimension, keyed by index or by name (not both): backend_override={'dp': 'gloo'}"]),
+    (r"^Please use a valid layout when creating a DeviceMesh|^The rank map contains %s element|"
+     r"^Please use a non-overlapping layout when creating a DeviceMesh",
+     "DeviceMesh(device_type, mesh) got a mesh whose size or layout does not match the ranks given (world size "
+     "not equal to the product of the mesh shape).",
+     ["init_device_mesh('cuda', shape) with the product of shape == dist.get_world_size() (torchrun's --nnodes x "
+      "--nproc-per-node)"]),
+    (r"^Expects at least one ProcessGroup to be passed|^Must pass mesh if passing multiple ProcessGroups|"
+     r"^Must pass mesh_dim_names if passing multiple ProcessGroups|^Expects mesh with ndim equal to number of "
+     r"ProcessGroups|^Invalid mesh %s for ProcessGroup with ranks",
+     "DeviceMesh.from_group got groups and a mesh that do not agree (no group, several groups without mesh / "
+     "names, or a mesh whose ranks are not the group's).",
+     ["DeviceMesh.from_group(group, 'cuda') for one group; for several: from_group([g_dp, g_tp], 'cuda', "
+      "mesh=torch.arange(world).view(dp, tp), mesh_dim_names=('dp', 'tp'))"]),
+    (r"^Cannot concatenate overlapping meshes|^Cannot concatenate DeviceMeshes derived from different",
+     "DeviceMesh concatenation got submeshes of different root meshes or with shared dimensions.",
+     ["concatenate disjoint dimensions of one mesh (mesh['dp', 'tp'] slicing instead)"]),
+    (r"^In order to get the mesh Tensor of a DeviceMesh it needs to either have all its original dimensions",
+     "mesh.mesh was read on a sliced mesh from a rank that is not in it.",
+     ["read mesh.mesh on ranks of the submesh, or on the full mesh"]),
+]
+
 # What a usercode site means and what to do, where its entry's causes are wider (as SITE_FIX): from the
 # code around the site and its documentation, https://pytorch.org/docs/stable/amp.html ("GradScaler" is for
 # float16; "bfloat16 ... does not need loss scaling") and the AMP examples, .../notes/amp_examples.html
