@@ -101,3 +101,30 @@ def test_pyxis_child_exit_code_is_its_own_cause(kb):
     res = explain.explain_text(ENDPOINTS_467, kb)
     root = res["findings"][0]
     assert root["id"] == "pyxis.import_failed" and "exit code 4" in root["causes"][0]["text"]
+
+
+# nvidia-container-cli's error kinds (container.toml container.nvml_driver), real texts of the cited threads
+NVIDIA_CONTAINER_CLI = [
+    # https://github.com/NVIDIA/nvidia-docker/issues/825
+    ("stderr: nvidia-container-cli: mount error: file creation failed: /var/lib/docker/overlay2/bd4f3570d4eb/merged/"
+     "usr/bin/nvidia-smi: file exists\n", "already contains the driver's own files", "docker commit"),
+    # https://github.com/hekmak/Conf-net/issues/5 (the fix: NVIDIA/nvidia-docker#587)
+    ("Running hook #1:: error running hook: exit status 1, stdout: , stderr: nvidia-container-cli: ldcache error: open "
+     "failed: /sbin/ldconfig.real: no such file or directory: unknown.\n", "does not exist on this host",
+     "/etc/nvidia-container-runtime/config.toml"),
+    # https://github.com/NVIDIA/nvidia-docker/issues/1447
+    ("Running hook #0:: error running hook: exit status 1, stdout: , stderr: nvidia-container-cli: container error: "
+     "cgroup subsystem devices not found: unknown.\n", "devices cgroup", "no-cgroups = true"),
+    # https://github.com/NVIDIA/nvidia-container-toolkit/issues/203
+    ("nvidia-container-cli.real: device error: MIG-GPU-932bfb2c-849a-2a22-1e84-9eff6bc02b39/1/0: unknown device\n",
+     "a GPU this host does not have", "nvidia-smi -L"),
+]
+
+
+@pytest.mark.parametrize("text,cause,fix", NVIDIA_CONTAINER_CLI, ids=["mount", "ldcache", "cgroup", "device"])
+def test_nvidia_container_cli_error_kinds_get_their_own_cause(kb, text, cause, fix):
+    res = explain.explain_text(text, kb)
+    root = res["findings"][0]
+    assert res["verdict"] == "root_cause" and root["id"] == "container.nvml_driver"
+    first = root["causes"][0]
+    assert cause in first["text"] and any(fix in x for x in first["fix"]), first
