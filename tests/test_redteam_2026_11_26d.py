@@ -13,18 +13,24 @@ leftovers: duplicate keys in facts files), each held by a test that tries more t
   tool and another here (RFC 8259 section 4). Now refused, exit 2 (gather.unique_pairs: dict() and a
   length compare, C speed). A DeepSpeed config naming a key twice is refused as DeepSpeed refuses it
   (deepspeed/runtime/config_utils.py dict_raise_error_on_duplicate_keys); plan reasoned on the last value.
+- explain: the prefix pattern of pdsh/DeepSpeed lines ('worker-0: ', text.py) had overlapping nested repeats,
+  so a line of dotted names with no ':' ('libnccl.so.2.' * 80000, 1 MiB) cost 171 s of CPU (quadratic: the
+  line cut into its names each way). Rewritten without them: the same names (compared on random strings),
+  0.7 s for that MiB.
 """
 
 import glob
 import json
 import os
+import random
 import shutil
 import subprocess
+import time
 
 import pytest
 
 from conftest import node_facts
-from gpudoctor.explain import explain_text, slots
+from gpudoctor.explain import explain_text, slots, text
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GEN = os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated")
@@ -150,3 +156,40 @@ def test_a_deepspeed_config_with_a_key_twice_is_refused_as_deepspeed_refuses_it(
     ds.write_text('{"train_batch_size": 16, "train_micro_batch_size_per_gpu": 2}')
     rc, out, err = cli("plan", "--launch", "torchrun --nproc-per-node 8 train.py", "--deepspeed-config", ds)
     assert rc == 0, err
+
+
+# ------------------------------------------------------------------ explain: a prefix regex that was quadratic
+
+def _cpu(fn, *args):
+    t0 = time.process_time()
+    got = fn(*args)
+    return got, time.process_time() - t0
+
+
+def test_a_long_line_of_dotted_names_costs_linear_time():
+    # text.py's pdsh/deepspeed prefix (?:[\w-]+\.)*[\w-]*\d[\w.-]*: tried each split of the line's dotted
+    # names when no ':' followed: 'libnccl.so.2.' * 80000 (1 MiB, one line) took 171 s of CPU in explain
+    # (130 KB: 2.8 s, 4x the size 16x the time); now about 0.7 s for the MiB
+    line = "libnccl.so.2." * 20000  # 260 KB: 10-20 s before
+    (body, removed), cpu = _cpu(text.strip_prefix, line)
+    assert (body, removed) == (line, False) and cpu < 0.5, cpu
+    doc, cpu = _cpu(explain_text, line + "\n" + ("worker-1.gpu.2: " + line[:3000] + "\n") * 8)
+    assert doc["lines"] == 9 and cpu < 4, cpu
+
+
+def test_the_linear_prefix_takes_the_same_names_as_before():
+    import re
+
+    old = re.compile(r"(?:[\w-]+\.)*[\w-]*\d[\w.-]*:(?=\s)")
+    new = re.compile(text._PREFIXES[-1])
+    old_b, new_b = re.compile(old.pattern.encode()), re.compile(new.pattern.encode())
+    rnd = random.Random(7)
+    alphabet = "ab1.-_: \t\u00e9\u0663Z9"  # letters, digits (an Arabic-Indic one too), the name's punctuation
+    for _ in range(20000):
+        s = "".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 12)))
+        a, b = old.match(s), new.match(s)
+        assert (a and a.end()) == (b and b.end()), s
+        a, b = old_b.match(s.encode()), new_b.match(s.encode())
+        assert (a and a.end()) == (b and b.end()), s
+    for prefix in ("worker-0: ", "10.0.0.1: ", "gpu-a07.cluster.local: ", "node12.x: "):
+        assert text.strip_prefix(prefix + "RuntimeError: x") == ("RuntimeError: x", True), prefix
