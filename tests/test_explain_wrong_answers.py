@@ -77,6 +77,18 @@ def test_failed_lookup_of_the_store_name_then_timeout_is_the_name():
     assert root["id"] == "rendezvous.hostname", [f["id"] for f in res["findings"]]
 
 
+def test_the_same_lookup_failing_again_and_again_is_the_name():
+    # socket.cpp tryConnect: a failed getaddrinfo sets retry, sleeps its backoff and looks the name up again until
+    # the deadline: the same warning for the same host, RETRIED times, is that loop failing (the job hangs there)
+    line = ("[W1126 06:37:%02d.338747008 socket.cpp:764] [c10d] The IPv6 network addresses of (None, 29624) cannot "
+            "be retrieved (gai error: -3 - Temporary failure in name resolution).\n")
+    res, root = _answer("".join(line % s for s in (38, 39, 41)))
+    assert res["verdict"] == "root_cause" and root["id"] == "rendezvous.hostname", res["verdict"]
+    assert root["causes"][0]["text"].startswith("The host name given as MASTER_ADDR")
+    res, root = _answer("".join(line % s for s in (38, 39)))
+    assert res["verdict"] == "no_error" and root is None
+
+
 def test_tcpstore_host_not_found_any_gai_text_is_the_name():
     # pytorch/pytorch#64990 (https://github.com/pytorch/pytorch/issues/64990), torch 1.9's TCPStore
     res, root = _answer('  File "/home/ubuntu/.local/lib/python3.6/site-packages/torch/distributed/rendezvous.py", '

@@ -114,6 +114,7 @@ def analyze(scan, kb, assume_error=False):
     from gpudoctor.explain import elastic as _elastic
 
     _elastic.add_signal_entry(scan, kb, matched)
+    _retried_lookup(kb, matched)
     # NCCL prints its errors as "NCCL WARN" lines: a WARN line that an entry of kind "error"
     # names is an error; other WARN lines ("Failed to open libibverbs", DeepSpeed's missing
     # hostfile) and every INFO line are context.
@@ -297,6 +298,35 @@ _AGENT_PID = re.compile(r"^\[?[EWI]\d{4} [\d:.]{8,20} (\d{1,10}) torch/distribut
 
 def _source_of(scan, line):
     return max((i for i, s in enumerate(scan.sources) if s.get("first_line", 1) <= line), default=0)
+
+
+# c10d's per-attempt lookup warning with a resolver error (socket.cpp SocketConnectOp::tryConnect: recordError, then
+# retry = true: the op sleeps its backoff and looks the name up again until the connect deadline); glibc's gai_strerror
+# texts of EAI_NONAME, EAI_AGAIN, EAI_NODATA, EAI_FAIL
+_GAI_RETRY = re.compile(r"network addresses of \((?P<host>[^\n]{1,120}?), \d{1,5}\) cannot be retrieved \(gai error: -?\d{1,3} - "
+                        r"(?:Name or service not known|Temporary failure in name resolution|No address associated with "
+                        r"hostname|Non-recoverable failure in name resolution)")
+RETRIED = 3  # the same name's lookup failing this many times is the retry loop failing, not one attempt
+
+
+def _retried_lookup(kb, matched):
+    """rendezvous.c10d_attempt_warning's lookup line repeated for the same host (RETRIED times or more): c10d is not
+    going on after one failed attempt, it is retrying the same lookup until its deadline (the job hangs there, or
+    times out later), so the name does not resolve: the lines are rendezvous.hostname's, an error."""
+    m = matched.get("rendezvous.c10d_attempt_warning")
+    if not m or "rendezvous.hostname" not in kb.by_id or "rendezvous.hostname" in matched:
+        return
+    hosts = {}
+    for h in m["hits"]:
+        g = _GAI_RETRY.search(h.text)
+        if g:
+            hosts.setdefault(g.group("host"), []).append(h)
+    hits = max(hosts.values(), key=len, default=[])
+    if len(hits) < RETRIED:
+        return
+    rank = kb.by_id["rendezvous.hostname"]["rank"]
+    matched["rendezvous.hostname"] = {"hits": list(hits), "count": len(hits), "ranks": {None: rank},
+                                      "firsts": {None: hits[0].line}, "lines": [h.line for h in hits]}
 
 
 def _first_attempt_end(scan, matched):
