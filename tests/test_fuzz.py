@@ -9,10 +9,12 @@ allowed here -- it is exit 3, in the contract -- and is recorded in the file nam
 GPUDOCTOR_FUZZ_CRASHES when set (the bench prints them).
 """
 
+import contextlib
 import copy
 import io
 import json
 import os
+import shutil
 import tempfile
 import xml.dom.minidom
 from contextlib import redirect_stderr, redirect_stdout
@@ -46,12 +48,38 @@ def fixture(name):
     return copy.deepcopy(_FIXTURES[name])
 
 
+_SCRATCH = []
+
+
+@contextlib.contextmanager
+def scratch():
+    """An empty folder for one example's files: one folder per module, emptied before and after
+    each example. A TemporaryDirectory per example cost its rmdir, 4-7 ms each on this ext4
+    (mounted with discard) against 0.01 ms to unlink a file: ~950 examples, 4-7 s of the file."""
+    d = _SCRATCH[0]
+    _empty(d)
+    try:
+        yield d
+    finally:
+        _empty(d)
+
+
+def _empty(d):
+    for name in os.listdir(d):
+        path = os.path.join(d, name)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path)
+        else:
+            os.unlink(path)
+
+
 @pytest.fixture(autouse=True, scope="module")
 def _crash_files_in_a_temp_folder():
     """Tracebacks of exit-3 runs go to a temp $XDG_STATE_HOME, not the user's."""
     old = os.environ.get("XDG_STATE_HOME")
     with tempfile.TemporaryDirectory() as d:
         os.environ["XDG_STATE_HOME"] = d
+        _SCRATCH[:] = [tempfile.mkdtemp(dir=d)]
         yield
     if old is None:
         os.environ.pop("XDG_STATE_HOME", None)
@@ -257,7 +285,7 @@ def test_config_files_load_or_are_one_line(text):
     from gpudoctor.config import load_config
     from gpudoctor.errors import InputError
 
-    with tempfile.TemporaryDirectory() as d:
+    with scratch() as d:
         for name in ("gpudoctor.toml", "pyproject.toml"):
             path = os.path.join(d, name)
             with open(path, "w", encoding="utf-8", errors="surrogatepass") as f:
@@ -276,7 +304,7 @@ def test_facts_files_read_or_are_one_line(doc):
     from gpudoctor.errors import InputError
     from gpudoctor.gather import from_facts
 
-    with tempfile.TemporaryDirectory() as d:
+    with scratch() as d:
         path = os.path.join(d, "gpu1.json")
         with open(path, "w") as f:
             f.write(json.dumps(doc))  # NaN/Infinity and lone surrogates included, as a node could send
@@ -294,7 +322,7 @@ def test_facts_file_bytes_never_escape(data):
     from gpudoctor.errors import InputError
     from gpudoctor.gather import read_facts_file
 
-    with tempfile.TemporaryDirectory() as d:
+    with scratch() as d:
         path = os.path.join(d, "x.json")
         with open(path, "wb") as f:
             f.write(b'{"schema": "gpudoctor.facts/1", ' + data)
@@ -326,7 +354,7 @@ def test_ssh_config_is_fabric_config_or_an_input_error(text):
     from gpudoctor.transport.ssh import make_config
 
     ssh_config_problems(text)
-    with tempfile.TemporaryDirectory() as d:
+    with scratch() as d:
         path = os.path.join(d, "config")
         with open(path, "w", encoding="utf-8", errors="surrogatepass") as f:
             f.write(text)
@@ -358,7 +386,7 @@ def test_known_hosts_load_never_raises_and_keeps_good_keys(data):
     from gpudoctor.transport.ssh import load_known_hosts
 
     entries, bad = parse_known_hosts(data)
-    with tempfile.TemporaryDirectory() as d:
+    with scratch() as d:
         path = os.path.join(d, "known_hosts")
         with open(path, "wb") as f:
             f.write(data)
@@ -400,7 +428,7 @@ YAML_DOCS = st.one_of(
 @given(YAML_DOCS, st.sampled_from(["--accelerate-config", "--deepspeed-config"]))
 def test_launch_configs_stay_in_the_contract(text, flag):
     facts = os.path.join(FIXTURES, "nodes", "devbox-debian12-nogpu.json")
-    with tempfile.TemporaryDirectory() as d:
+    with scratch() as d:
         path = os.path.join(d, "cfg.yaml" if flag == "--accelerate-config" else "ds.json")
         with open(path, "w", encoding="utf-8", errors="surrogatepass") as f:
             f.write(text)
@@ -486,7 +514,7 @@ def test_check_exports_and_every_format_survive_fuzzed_facts(docs):
        st.sampled_from([["check"], ["check", "--exports"], ["check", "--format", "json"],
                         ["check", "--format", "junit"], ["check", "--format", "prometheus"], ["exports"]]))
 def test_cli_on_fuzzed_facts_files_stays_in_the_contract(docs, command):
-    with tempfile.TemporaryDirectory() as d:
+    with scratch() as d:
         for i, doc in enumerate(docs, 1):
             with open(os.path.join(d, "gpu%d.json" % i), "w") as f:
                 f.write(json.dumps(doc))

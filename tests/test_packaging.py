@@ -14,12 +14,22 @@ from conftest import ROOT
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory):
+def wheels(tmp_path_factory):
+    """gpudoctor's wheel and the example plugin's (tests/plugin_pkg, built from a copy: no build
+    files in the tree), made by one pip run (each pip start is 1-2 s of this file)."""
     out = tmp_path_factory.mktemp("dist")
+    work = out / "plugin"
+    subprocess.run(["cp", "-r", os.path.join(ROOT, "tests", "plugin_pkg"), str(work)], check=True)
     subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(out),
-                    ROOT], check=True)
+                    ROOT, str(work)], check=True)
     (whl,) = [p for p in out.iterdir() if p.name.startswith("gpudoctor-")]
-    return whl
+    (plugin_whl,) = out.glob("gpudoctor_example_plugin-*.whl")
+    return whl, plugin_whl
+
+
+@pytest.fixture(scope="module")
+def wheel(wheels):
+    return wheels[0]
 
 
 def test_wheel_layout(wheel):
@@ -47,7 +57,8 @@ def test_wheel_layout(wheel):
     assert not missing, missing
 
 
-def test_fresh_venv_install_runs_and_finds_plugin(wheel, tmp_path):
+def test_fresh_venv_install_runs_and_finds_plugin(wheels, tmp_path):
+    wheel, plugin_whl = wheels
     env_dir = tmp_path / "venv"
     # system site-packages give the runtime dependencies without a download; the wheel
     # itself and the plugin are installed into the venv, over nothing of ours. The venv gets no
@@ -55,12 +66,6 @@ def test_fresh_venv_install_runs_and_finds_plugin(wheel, tmp_path):
     # it with --python (pip >= 22.3; tests/run.sh upgrades pip), as the venv's own pip would.
     venv.EnvBuilder(with_pip=False, system_site_packages=True).create(env_dir)
     py = str(env_dir / "bin" / "python")
-    plugin_src = os.path.join(ROOT, "tests", "plugin_pkg")
-    work = tmp_path / "plugin"
-    subprocess.run(["cp", "-r", plugin_src, str(work)], check=True)
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w",
-                    str(tmp_path), str(work)], check=True)
-    (plugin_whl,) = tmp_path.glob("gpudoctor_example_plugin-*.whl")
     subprocess.run([sys.executable, "-m", "pip", "--python", py, "install", "-q", "--no-deps", str(wheel),
                     str(plugin_whl)], check=True)
     clean = dict(os.environ, PYTHONPATH="")

@@ -34,15 +34,19 @@ def test_plan_text_on_the_seed002_accelerate_config(gpudoctor_cli, tmp_path):
     assert "batch          train 128 = micro 4 x accumulation 2 x world 16: ok" in out
 
 
-def test_plan_refuses_what_the_launcher_refuses(gpudoctor_cli, tmp_path):
+def test_plan_refuses_what_the_launcher_refuses(gpudoctor_cli, cli, tmp_path, monkeypatch):
+    # the first refusal as a user meets it (a process: its exit status and stderr); the others
+    # through the same main() in this process (conftest's cli), run from the same folder
     (tmp_path / "hf").write_text("worker-0 slots=4\nworker-0 slots=4\n")
-    for line, rule in (("deepspeed -H hf x.py", "lists worker-0 twice"),
-                       ("mpirun -np 20 -H a:8,b:8 ./x", "not enough slots"),
-                       ("torchrun --nnodes 2 --rdzv-endpoint gpu1 t.py", "Port is absent in endpoint"),
-                       ("accelerate launch --mixed_precison fp16 t.py", "unrecognized arguments: --mixed_precison")):
-        rc, out, err = gpudoctor_cli("plan", "--launch", line)
+    monkeypatch.chdir(tmp_path)
+    for n, (line, rule) in enumerate((("deepspeed -H hf x.py", "lists worker-0 twice"),
+                                      ("mpirun -np 20 -H a:8,b:8 ./x", "not enough slots"),
+                                      ("torchrun --nnodes 2 --rdzv-endpoint gpu1 t.py", "Port is absent in endpoint"),
+                                      ("accelerate launch --mixed_precison fp16 t.py",
+                                       "unrecognized arguments: --mixed_precison"))):
+        rc, out, err = (gpudoctor_cli if n == 0 else cli)("plan", "--launch", line)
         assert rc == 2 and out == "" and rule in err and len(err.strip().splitlines()) == 1, (line, err)
-    rc, out, err = gpudoctor_cli("plan")
+    rc, out, err = cli("plan")
     assert rc == 2 and "give the launch line" in err
 
 
@@ -88,25 +92,28 @@ def test_deepspeed_config_with_hosts_judges_the_batch(gpudoctor_cli):
     assert doc["batch"]["error"].endswith("64 != 4 * 2 * 16")
 
 
-def test_plan_takes_the_launch_line_after_its_options_or_after_dashdash(gpudoctor_cli):
+def test_plan_takes_the_launch_line_after_its_options_or_after_dashdash(gpudoctor_cli, cli, tmp_path, monkeypatch):
     # as time, strace and mpirun take a command: the launcher's flags (--json, --deepspeed, a
-    # prefix of gpudoctor's --deepspeed-config) stay the launcher's and the script's
+    # prefix of gpudoctor's --deepspeed-config) stay the launcher's and the script's. The tail
+    # given after the options is a process's argv as a user types it; the rest run through the
+    # same main() in this process (conftest's cli), from the same folder
+    monkeypatch.chdir(tmp_path)
     want = ["plan", "--json", "--launch", "torchrun --nnodes 2 --nproc_per_node 8 train.py --json --deepspeed x.json"]
-    rc, ref, err = gpudoctor_cli(*want)
+    rc, ref, err = cli(*want)
     assert rc == 0, err
-    for argv in (["plan", "--json", "torchrun", "--nnodes", "2", "--nproc_per_node", "8", "train.py", "--json",
-                  "--deepspeed", "x.json"],
-                 ["plan", "--json", "--", "torchrun", "--nnodes", "2", "--nproc_per_node", "8", "train.py", "--json",
-                  "--deepspeed", "x.json"],
-                 ["plan", "--js", "torchrun", "--nnodes=2", "--nproc_per_node", "8", "train.py", "--json",
-                  "--deepspeed", "x.json"]):
-        rc, out, err = gpudoctor_cli(*argv)
+    for n, argv in enumerate((["plan", "--json", "torchrun", "--nnodes", "2", "--nproc_per_node", "8", "train.py",
+                               "--json", "--deepspeed", "x.json"],
+                              ["plan", "--json", "--", "torchrun", "--nnodes", "2", "--nproc_per_node", "8", "train.py",
+                               "--json", "--deepspeed", "x.json"],
+                              ["plan", "--js", "torchrun", "--nnodes=2", "--nproc_per_node", "8", "train.py", "--json",
+                               "--deepspeed", "x.json"])):
+        rc, out, err = (gpudoctor_cli if n == 0 else cli)(*argv)
         assert rc == 0 and out == ref, (argv, err)
     doc = json.loads(ref)
     assert doc["world_size"] == {"min": 16, "max": 16} and doc["script_args"] == ["--json", "--deepspeed", "x.json"]
-    rc, out, err = gpudoctor_cli("plan", "--launch", "torchrun t.py", "torchrun", "t.py")
+    rc, out, err = cli("plan", "--launch", "torchrun t.py", "torchrun", "t.py")
     assert rc == 2 and "not both" in err
-    rc, out, err = gpudoctor_cli("plan", "--")
+    rc, out, err = cli("plan", "--")
     assert rc == 2 and "give the launch line" in err
 
 

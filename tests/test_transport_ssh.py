@@ -156,7 +156,8 @@ def test_jobs_above_the_open_file_limit_never_blame_nodes(cluster):
 
 @pytest.mark.parametrize("source", ["--nodes", "hostfile", "slurm"])
 @pytest.mark.parametrize("name", ["-oProxyCommand=touch " + PWNED, "a;touch " + PWNED, "a$(touch %s)" % PWNED,
-                                  "-Eowned"])
+                                  "-Eowned"],
+                         ids=["proxycommand", "semicolon", "subshell", "-Eowned"])  # no pid: xdist workers agree
 def test_hostile_names_are_refused_before_any_command(cluster, tmp_path, source, name):
     """An ssh config whose `Match exec` runs a shell with %h: a hostile name must never
     reach it (paramiko runs Match exec through a shell, as OpenSSH does)."""
