@@ -13,7 +13,8 @@ them (cited), never a held-out set's text.
    of its own what() line, the watchdog's only when the what() is the watchdog's; and after torchrun restarted its
    workers (--max-restarts) the first attempt's error is the root, not the later attempts' refused connections.
 4. A refusal raised inside torch.distributed's DTensor package, DDP's reducer static_graph check and DeepSpeed's
-   pydantic config models name their family, not code.exception at the user's line.
+   pydantic config models name their family, not code.exception at the user's line; so does torch's own
+   'Unexpected error from cudaGetDeviceCount()' when it is raised rather than warned.
 """
 
 from gpudoctor import explain
@@ -183,3 +184,15 @@ def test_ddp_static_graph_and_deepspeed_config_refusals():
     res, root = _answer("pydantic_core._pydantic_core.ValidationError: 1 validation error for DeepSpeedZeroConfig\n"
                         "stage\n  Input should be 0, 1, 2, 3 or 3 [type=enum, input_value=5, input_type=int]\n")
     assert root["id"] == "deepspeed.config" and "0, 1, 2 or 3" in root["causes"][0]["fix"][0]
+
+
+def test_cuda_device_count_error_raised_is_cuda_init_failed():
+    # c10/cuda/CUDAFunctions.cpp device_count_impl's TORCH_CHECK, raised (not only torch.cuda.is_available()'s
+    # 'CUDA initialization: ' warning); error 2 there is the driver's address-space reservation (hoomd-blue#356)
+    res, root = _answer("Traceback (most recent call last):\n  File \"/work/train.py\", line 3, in <module>\n"
+                        "    torch.cuda.set_device(0)\nRuntimeError: Unexpected error from cudaGetDeviceCount(). Did "
+                        "you run some cuda functions before calling NumCudaDevices() that might have already set an "
+                        "error? Error 2: out of memory\n")
+    assert root["id"] == "cuda.init_failed", root["id"]
+    assert "ulimit -v unlimited" in root["causes"][0]["fix"][0]
+
