@@ -191,5 +191,20 @@ def test_the_linear_prefix_takes_the_same_names_as_before():
         assert (a and a.end()) == (b and b.end()), s
         a, b = old_b.match(s.encode()), new_b.match(s.encode())
         assert (a and a.end()) == (b and b.end()), s
+    # origin()'s copy of it, with the host as its group
+    old_o = re.compile(r"((?:[\w-]+\.)*[\w-]*\d[\w.-]*):(?=\s)")
+    new_o = [rx for rx, kind in text._ORIGINS if kind == "host"][-1]
+    for _ in range(20000):
+        s = "".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 12)))
+        a, b = old_o.match(s), new_o.match(s)
+        assert (a and (a.end(), a.group(1))) == (b and (b.end(), b.group(1))), s
     for prefix in ("worker-0: ", "10.0.0.1: ", "gpu-a07.cluster.local: ", "node12.x: "):
         assert text.strip_prefix(prefix + "RuntimeError: x") == ("RuntimeError: x", True), prefix
+        assert text.origin(prefix + "RuntimeError: x")[1] == prefix[:-2], prefix
+
+
+def test_the_origin_of_a_long_digit_line_costs_linear_time():
+    # origin() reads each line read back from a traceback (up to 4 KiB each, 16 tracebacks of 256 tries):
+    # 4,000 digits cost 0.1 s there, so 30 tracebacks of 40 such lines (4.7 MB) took 49 s of CPU; now 0.8 s
+    got, cpu = _cpu(text.origin, "1" * 16000 + " x")  # 1.6 s before
+    assert got[:2] == (None, None) and cpu < 0.2, cpu
