@@ -196,3 +196,19 @@ def test_cuda_device_count_error_raised_is_cuda_init_failed():
     assert root["id"] == "cuda.init_failed", root["id"]
     assert "ulimit -v unlimited" in root["causes"][0]["fix"][0]
 
+
+def test_an_address_with_no_family_is_not_the_interface_without_its_setting():
+    # NCCL src/misc/socket.cc ncclSocketInit's WARN (2.19's wording, empty address): alone it says the bytes NCCL got
+    # are not an address, so the family answer with the version cause the evidence points at, not 'the interface
+    # named by NCCL_SOCKET_IFNAME does not exist'
+    line = "ncclSocketInit: connecting to address  with family 0 is neither AF_INET(2) nor AF_INET6(10)\n"
+    res, root = _answer(line)
+    assert root["id"] == "nccl.net_socket", root["id"]
+    assert "different NCCL versions" in root["causes"][0]["text"]
+    # NVIDIA/nccl#1837 (https://github.com/NVIDIA/nccl/issues/1837): the variable named a missing interface
+    res, root = _answer("host:1958:1958 [3] NCCL INFO NCCL_SOCKET_IFNAME set by environment to eth2\n"
+                        "[trainer0|0]:ncclInternalError: Internal check failed.\n[trainer0|0]:Last error:\n"
+                        "[trainer0|0]:ncclSocketInit: connecting to address  with family 59936 is neither AF_INET(2) "
+                        "nor AF_INET6(10)\n")
+    assert root["id"] == "nccl.socket_ifname", root["id"]
+
