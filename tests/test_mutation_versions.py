@@ -1,0 +1,96 @@
+"""Cases for the mutants of gpudoctor/explain/versions.py's known bugs without an error line
+(docs/mutation.md, fourth round). known_bug_entries and _symptom_entry build knowledge entries when
+the knowledge loads, cached per process: mutmut forks each mutant after that load, so the answers of
+test_explain_known_hangs never see a mistake there. These build the entries again and compare them
+whole, written out from the module's rules (NCCL's release-notes page per release, the torch release
+whose wheel pins a fixed NCCL, the range and why it starts where it does)."""
+
+import copy
+import json
+import os
+
+from gpudoctor.explain import versions as V
+
+GEN = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "gpudoctor", "data", "knowledge",
+                   "generated")
+
+
+def _rows():
+    with open(os.path.join(GEN, "nccl_releases.json")) as f:
+        return json.load(f)["known_bugs"]
+
+
+def _row(bug_id):
+    return copy.deepcopy(next(b for b in _rows() if b["id"] == bug_id))
+
+
+CONFIRM = "python -c 'import torch; print(torch.cuda.nccl.version())'   (the NCCL torch loads)"
+
+
+def test_a_hang_with_a_known_start_a_workaround_and_a_torch_that_pins_the_fix():
+    b = _row("nccl.bug_2203_a2a_connect_hang")
+    t = V.first_torch_with("2.20.3")
+    assert (t["torch"], t["nccl"], t["nccl_package"]) == ("2.3.0", "2.20.5", "nvidia-nccl-cu12")
+    assert V._symptom_entry(b, t) == {
+        "id": "nccl.bug_2203_a2a_connect_hang", "family": "nccl.known_bug", "rank": 64, "structural": True,
+        "title": "Known NCCL bug, fixed in 2.20.3: Fix hang during A2A connection",
+        "explain": "NCCL's release notes of 2.20.3 list \"Fix hang during A2A connection\". It hangs with no error "
+                   "line of its own; what a log shows of it: an all-to-all that hangs while NCCL connects its peers "
+                   "(its first all-to-all, or at communicator init). NCCL 2.19.0 to the release before 2.20.3 have "
+                   "it: NCCL_CUMEM_ENABLE's default became 1 in 2.19, NCCL's environment variables docs; "
+                   "NVIDIA/nccl#1134: alltoall_perf hangs with 2.19.1, 2.19.3 and 2.19.4, not with 2.18.6 (the "
+                   "range: generated/nccl_releases.json).",
+        "affects": {"nccl": [["2.19.0", "2.20.3"]]},
+        "known_bug": {"release_fix": "Fix hang during A2A connection.", "fixed_in": ["2.20.3"], "symptom": "hang"},
+        "signals": [{"re": "all_to_all|alltoall|all-to-all", "weight": 0}],
+        "causes": [{"text": "The NCCL this job ran has the bug that 2.20.3 fixed (\"Fix hang during A2A connection\"): "
+                            "upgrade NCCL to 2.20.3 or later.",
+                    "confirm": [CONFIRM, "rerun with the fixed NCCL: the hang should be gone"],
+                    "fix": ["pip install -U 'nvidia-nccl-cu12>=2.20.3' or a torch release that bundles it (torch 2.3.0 "
+                            "and later pin NCCL 2.20.5 or newer: pip install -U torch); or LD_PRELOAD a libnccl.so.2 "
+                            "of 2.20.3 or later",
+                            "until then: export NCCL_CUMEM_ENABLE=0 (NVIDIA/nccl#1134: the hang went away with it)"]}],
+        "references": [{"title": "NCCL 2.20.3 release notes (fixed issues)",
+                        "url": "https://docs.nvidia.com/deeplearning/nccl/archives/nccl_2203/release-notes/"
+                               "rel_2-20-3.html"},
+                       {"title": "NVIDIA/nccl release commit b6475625fbca (NCCL 2.20.3)",
+                        "url": "https://github.com/NVIDIA/nccl/commit/b6475625fbca"}]}
+
+
+def test_a_slowdown_and_a_wrong_result_without_a_start_nor_a_torch():
+    b = _row("nccl.bug_2203_a2a_connect_hang")
+    b.update(symptom="slow", fixed_in="9.9.9")
+    del b["workaround"], b["from_why"]
+    e = V._symptom_entry(b, None)
+    assert e["explain"] == (
+        "NCCL's release notes of 9.9.9 list \"Fix hang during A2A connection\". It slows the job with no error line of "
+        "its own; what a log shows of it: an all-to-all that hangs while NCCL connects its peers (its first "
+        "all-to-all, or at communicator init). The notes do not say when it appeared, so every release before 9.9.9 "
+        "is taken as affected (the range: generated/nccl_releases.json).")
+    assert e["causes"][0]["fix"] == ["pip install -U 'nvidia-nccl-cu12>=9.9.9'; or LD_PRELOAD a libnccl.so.2 of 9.9.9 "
+                                     "or later"]
+    assert e["causes"][0]["confirm"][1] == "rerun with the fixed NCCL: the slowdown should be gone"
+    assert e["known_bug"]["symptom"] == "slow" and e["title"] == "Known NCCL bug, fixed in 9.9.9: Fix hang during A2A connection"
+    assert e["references"][0]["url"].endswith("/nccl_999/release-notes/rel_9-9-9.html")
+    b.update(symptom="wrong")
+    e = V._symptom_entry(b, {"torch": "9.0", "nccl": "9.9.10"})  # a pin without its package's name: cu12's
+    assert "It gives wrong results with no error line of its own;" in e["explain"]
+    assert e["causes"][0]["confirm"][1] == "rerun with the fixed NCCL: the wrong results should be gone"
+    assert e["causes"][0]["fix"][0] == ("pip install -U 'nvidia-nccl-cu12>=9.9.9' or a torch release that bundles it "
+                                        "(torch 9.0 and later pin NCCL 9.9.10 or newer: pip install -U torch); or "
+                                        "LD_PRELOAD a libnccl.so.2 of 9.9.9 or later")
+    e = V._symptom_entry(b, {"torch": "9.0", "nccl": "9.9.10", "nccl_package": "nvidia-nccl-cu13"})
+    assert e["causes"][0]["fix"][0].startswith("pip install -U 'nvidia-nccl-cu13>=9.9.9' or a torch release")
+
+
+def test_every_known_bug_row_is_an_entry_in_its_order():
+    rows = _rows()
+    got = V.known_bug_entries()
+    assert [e["id"] for e in got] == [b["id"] for b in rows]
+    for b, e in zip(rows, got):
+        if b.get("symptom"):
+            assert e == V._symptom_entry(b, V.first_torch_with(b["fixed_in"])), b["id"]
+        else:
+            assert "structural" not in e and e["known_bug"] == {"release_fix": b["release_fix"],
+                                                                "fixed_in": [b["fixed_in"]]}, b["id"]
+    assert sum(1 for b in rows if b.get("symptom")) >= 25
