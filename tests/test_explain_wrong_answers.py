@@ -212,3 +212,21 @@ def test_an_address_with_no_family_is_not_the_interface_without_its_setting():
                         "nor AF_INET6(10)\n")
     assert root["id"] == "nccl.socket_ifname", root["id"]
 
+
+def test_collective_mismatch_names_what_differs():
+    # torch/csrc/distributed/c10d/ProcessGroupWrapper.cpp: the two CollectiveFingerPrints (operator<<) and
+    # compute_collective_diff; the same ALLREDUCE with another dtype is not a skipped collective
+    fp = ("CollectiveFingerPrint(SequenceNumber=0, OpType=ALLREDUCE, TensorShape=[2], TensorDtypes=%s, "
+          "TensorDeviceTypes=TensorOptions(dtype=float (default), device=cuda))")
+    res, root = _answer("RuntimeError: Detected mismatch between collectives on ranks. Rank 1 is running collective: "
+                        + fp % "Half" + ", but Rank 0 is running collective: " + fp % "Float" + ".\n")
+    assert root["id"] == "torch.collective_mismatch"
+    assert "different dtypes" in root["causes"][0]["text"] and ".float()" in root["causes"][0]["fix"][0]
+    assert not any("different shapes" in c["text"] for c in root["causes"])
+    # another op on the other rank: the rank-dependent control flow, as before
+    res, root = _answer("RuntimeError: Detected mismatch between collectives on ranks. Rank 0 is running collective: "
+                        "CollectiveFingerPrint(SequenceNumber=1649OpType=BARRIER), but Rank 1 is running collective: "
+                        "CollectiveFingerPrint(SequenceNumber=0OpType=GATHER).Collectives differ in the following "
+                        "aspects: \t Sequence number: 1649vs 0  Op type: BARRIERvs GATHER\n")
+    assert root["causes"][0]["text"].startswith("Rank-dependent control flow")
+
