@@ -70,7 +70,7 @@ def test_a_generic_nccl_result_code_alone_gets_its_family_not_a_cause(kb, text, 
     assert root["confidence"] == "family"
     # no cause is named on evidence the text does not hold
     assert not any(c["evidence"] for c in root["causes"])
-    assert any(n.startswith("How sure: the family is certain") for n in root["notes"])
+    assert any(n.startswith("How sure: medium. The family is certain") for n in root["notes"])
     assert len(root["causes"]) >= 2  # the possibilities, each with how to tell it apart
     assert all(c["confirm"] or c["checks"] for c in root["causes"])
 

@@ -298,7 +298,7 @@ def test_invalid_usage_alone_is_the_family_with_its_causes_told_apart(kb):
     res = explain.explain_text(text, kb)  # fixtures/logs/dev/nccl.duplicate_gpu__nccl-1241-...
     root = res["findings"][0]
     assert root["id"] == "nccl.invalid_usage" and root["confidence"] == "family"
-    assert root["notes"][0].startswith("How sure: the family is certain")
+    assert root["notes"][0].startswith("How sure: medium. The family is certain")
     texts = " ".join(c["text"] for c in root["causes"])
     assert "same GPU" in texts and "NCCL_NET=IB" in texts and "different collectives" in texts
 

@@ -426,6 +426,11 @@ def apply(result, scan):
     else:
         specific = [c for c in causes if c.get("static_rank") == 0 or c.get("computed_fix")]
     remedies = [(ln, q) for ln, q in remedies if not _says_it(q, specific)]
+    # the same remedy from two lines that differ in a value only (nvidia-container-cli's 'cuda>=12.1' from docker and
+    # 'cuda>=12.2' from pyxis): the first line's words once
+    from gpudoctor.explain.analyze import _overlap
+
+    remedies = [(ln, q) for i, (ln, q) in enumerate(remedies) if all(_overlap(q, p) < 0.8 for _, p in remedies[:i])]
     # what names something to set, pass or use (a flag, a variable, key=value, `code`) first
     remedies = sorted(remedies, key=lambda x: not _salient(x[1]))[:MAX_REMEDIES]
     if remedies:

@@ -183,8 +183,14 @@ _WORDS = {
     "later": re.compile(r"after (?:\d{1,7}|a few|some|several|many) (?:steps|iterations|iters|epochs|batches|hours|"
                         r"minutes)|(?:during|at|in) (?:the )?(?:eval|evaluation|validation|saving|checkpoint)|randomly|"
                         r"occasionally|intermittent|sometimes|随机|偶尔|有时|评估|验证|保存", re.I | re.A),
+    # ... or the user saying init went through: '`ncclCommInitRank` completes successfully, but the first collective
+    # ... hangs' read 'it stopped before NCCL's init completed' ('ncclCommInit' is an init word); 'never completes',
+    # 'does not finish' stay init
     "after_init": re.compile(r"(?:after|at|on)\b[^\n]{0,40}(?:Connected all (?:rings|trees)|Init COMPLETE|init "
-                             r"complete)", re.I | re.A),
+                             r"complete)|(?:ncclCommInit\w{0,12}|init_process_group|initiali[sz]ation|\binit\b)[`'\")]?"
+                             r"(?:\s{1,3}(?:call|calls|step|phase|itself))?\s{1,3}(?:completes?|completed|succeeds?|"
+                             r"succeeded|finish(?:es|ed)|returns? (?:fine|successfully|normally)|(?:works?|worked) fine|"
+                             r"(?:is|was) fine|(?:is|was) successful)\b", re.I | re.A),
     "pcie": re.compile(r"\bACS\b|IOMMU|VT-d|AMD-Vi|\bEPYC\b|Threadripper|\bPCIe\b|\bPIX\b|\bPXB\b|RTX ?\d{4}|GeForce|"
                        r"p2pBandwidthLatencyTest", re.I | re.A),
     "multi": re.compile(r"\b(?:cross|inter|multi)[- ]?nodes?\b|\b(?:multiple|several|two|three|four|[2-9]) (?:nodes?|"

@@ -1,5 +1,6 @@
 """The text report of `gpudoctor explain`."""
 
+import re
 import textwrap
 
 from gpudoctor.fixline import sh
@@ -267,6 +268,9 @@ def _finding(w, bold, f, heading, full, multi=False):
     else:
         w("\n  Likely causes, most likely first:\n")
     said = set()  # fix and confirm lines already printed for this finding: a repeat is not printed again
+    # ... nor a fix line whose words the finding's earlier fix lines already hold: Slurm's 'Detected 12 oom-kill
+    # event(s)' site fix and its entry's cause each said 'sbatch --mem=<more> (or --mem-per-gpu / --mem-per-cpu ...'
+    fixed = set()
     brief = []
     for i, c in enumerate(f["causes"], 1):
         verdict = "  [%s by this machine's facts]" % c["verdict"] if c.get("verdict") in ("supported", "ruled out") \
@@ -299,9 +303,11 @@ def _finding(w, bold, f, heading, full, multi=False):
             said.add(("export", k, value))
             w(_export_line(k, value, note) + "\n")
         for cmd in c["fix"]:
-            if _key(cmd) not in said:
+            words = _words(cmd)
+            if _key(cmd) not in said and not (len(words) >= 4 and len(words - fixed) <= 0.2 * len(words)):
                 said.add(_key(cmd))
                 w(_fill("     fix: ", cmd) + "\n")
+            fixed |= words
         if c.get("computed_note"):
             w(_fill("     note: ", c["computed_note"]) + "\n")
     if brief:
@@ -317,6 +323,14 @@ def _finding(w, bold, f, heading, full, multi=False):
             if len(line) > WIDTH:  # the URL on a line of its own, never broken
                 line = "%s\n      %s" % (_fill("    - ", r["title"] + ":", 6), r["url"])
             w(line + "\n")
+
+
+def _words(text):
+    """The words of a fix line as compared for near-repeats (3+ characters; an option or a path is one word)."""
+    return set(_WORD.findall(str(text).lower()))
+
+
+_WORD = re.compile(r"[a-z0-9_.=-]{3,}")
 
 
 def _span(nums):

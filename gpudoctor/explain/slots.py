@@ -268,10 +268,39 @@ def fill(site, line):
         return m.group(2)
 
     def put_fix(x):
+        x = _merge(x, vals, at)
         quoted = _quoted_at(x)
         return SLOT.sub(lambda m: put(m, quoted), x)
 
-    return SLOT.sub(put, means), [put_fix(x) for x in fix], used
+    return SLOT.sub(put, _merge(means, vals, at)), [put_fix(x) for x in fix], used
+
+
+def _merge(text, vals, at):
+    """``text`` without the words around a slot that its value already holds: NCCL's 'Could not get
+    speed from %s' prints the path /sys/class/net/eth0/speed, and the row's
+    '/sys/class/net/{%1|<if>}/speed' read '/sys/class/net//sys/class/net/eth0/speed/speed'. The
+    template's text just before the slot that the value starts with, and just after it that the
+    value ends with, is dropped when that part holds a separator (a path's '/', '=', ':'), so a
+    plain word ('port {%1|N}' with 'port 29500') is never taken for one."""
+    out, pos = [], 0
+    for m in SLOT.finditer(text):
+        v = vals.get(at(int(m.group(1))))
+        start, end = m.start(), m.end()
+        if v:
+            before, after = text[pos:start], text[end:]
+            p = next((k for k in range(min(len(v), len(before)), 1, -1) if before.endswith(v[:k])), 0)
+            s = next((k for k in range(min(len(v) - p, len(after)), 1, -1) if after.startswith(v[len(v) - k:])), 0)
+            p = p if p and _SEP.search(v[:p]) else 0
+            s = s if s and _SEP.search(v[len(v) - s:]) else 0
+            start, end = start - p, end + s
+        out.append(text[pos:start])
+        out.append(text[m.start():m.end()])
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+_SEP = re.compile(r"[/=:]")
 
 
 def _quoted_at(line):
