@@ -148,6 +148,13 @@ def test_after_a_restart_the_first_attempts_error_is_the_root():
     assert "data/train-00001.pt does not exist" in root["causes"][0]["fix"][0]
     assert any("restarted the workers" in n for n in root["notes"])
     assert [f["role"] for f in res["findings"] if f["id"].startswith("gloo.")] == ["related"]
+    # workers of one attempt that failed in the same poll (one line each, together) are not restarts, even with an
+    # error printed after them
+    lines = _RESTARTED.splitlines()
+    fails = ["E1126 06:17:53.419000 655 torch/distributed/elastic/multiprocessing/api.py:986] failed (exitcode: 1) "
+             "local_rank: %d (pid: %d) of binary: /usr/bin/python3" % (r, 707 + r) for r in range(4)]
+    res, root = _answer("\n".join(lines[:4] + fails + lines[6:8]) + "\n")
+    assert not any("restarted" in n for f in res["findings"] for n in f["notes"]), root["id"]
     # one attempt only (no restart): the same text's first attempt alone is answered as before
     one = _RESTARTED.split("[E1126 06:17:56")[0]
     res, root = _answer(one)
