@@ -220,3 +220,40 @@ def test_refix_main_checks_writes_and_refuses(refix, monkeypatch, capsys):
     err = capsys.readouterr().err
     assert err.startswith("refix_sites.py: no row of MSG_FIX says the committed text of 1 sites (e.g. %s)"
                           % last["id"]) and err.endswith("\n"), err
+
+
+# ------------------------------------------------------------------ _quoted_at (0df4799, red team 2026-11-26d)
+
+@pytest.mark.parametrize("line,want", [
+    ("pip install -U 'accelerate>={%1|v}'", {28: True}),
+    ("sinfo -n {%1|n}", {9: False}),
+    ("{%1|x} 'a'", {0: False}),
+    ("'{%1|x}'", {1: True}),
+    ('"{%1|a}" and {%2|b}', {1: True, 13: False}),
+    ("it's {%1|x}", {5: True}),                  # a prose apostrophe opens a quote too: the careful reading
+    ("a\\'{%1|x}", {3: False}),                  # a backslash outside quotes quotes the next character
+    ("a\\'' {%1|x}", {5: True}),                 # ... and only that one
+    ("'a\\' {%1|x}", {5: False}),                # inside '...' a backslash is a plain character
+    ('"a\\" {%1|x}"', {5: True}),                # inside "..." it quotes the closing '"'
+    ("`x {%1|y}`", {3: True}),
+    ("'a' {%1|x}", {4: False}), ('"a" {%1|x}', {4: False}),
+    ("'ab' {%1|x}", {5: False}),
+    ('"a\'b" {%1|x}', {6: False}),               # a quote of the other kind inside quotes changes nothing
+    ("aXb {%1|x}", {4: False}),
+])
+def test_where_a_fix_lines_quotes_hold_a_slot(line, want):
+    assert slots._quoted_at(line) == want
+
+
+def test_a_value_that_needs_quotes_is_not_put_inside_the_lines_own_quotes():
+    site = {"text": "requires accelerate>=%s", "means": "needs '{%1|a version}'",
+            "fix": ["pip install -U 'accelerate>={%1|the version}'", "then {%1|v}"]}
+    means, fix, used = slots.fill(site, "requires accelerate>=0.26;touch")
+    assert fix == ["pip install -U 'accelerate>=the version'", "then '0.26;touch'"] and used == {1: "0.26;touch"}
+    assert means == "needs ''0.26;touch''"  # the meaning is prose: only a fix line's quotes count
+    assert slots.fill(site, "requires accelerate>=0.26.0")[1] == ["pip install -U 'accelerate>=0.26.0'", "then 0.26.0"]
+
+
+def test_positions_are_kept_where_lower_case_is_longer():
+    # 'İ'.lower() is two characters: the search keeps it as it is so that offsets in the line stay right
+    assert slots.values("%s failed", "\u0130 gpu1 failed") == {1: "gpu1"}
