@@ -184,8 +184,22 @@ def analyze(scan, kb, assume_error=False):
         e, m = kb.by_id[eid], matched[eid]
         h = m["hits"][0] if m["hits"] else None
         sev = "info" if set(m["ranks"]) == {"info"} else ("warn" if "warn" in m["ranks"] else "warning")
-        notes.append({"id": eid, "severity": sev, "note": (e.get("note") or e["title"]).strip(),
-                      "fix": e["causes"][0]["fix"][0], "first_line": h.line if h else None,
+        note, fix = (e.get("note") or e["title"]).strip(), e["causes"][0]["fix"][0]
+        site = getattr(h.pattern, "site", None) if h is not None and h.pattern is not None else None
+        if site and site.get("fix") and e["kind"] != "warning":
+            # the generated site's own meaning and fix, its line's values filled (as a root's first cause), for an
+            # entry written for a failure (a known warning's note and fix are written for that warning):
+            # NCCL's INFO 'NET/Plugin: Could not find: libnccl-net.so. Using internal net plugin.' read the
+            # entry's 'failed to load or to initialise' and its aws-ofi-nccl fix on a healthy log
+            note, fixes, _ = _slots.fill(site, h.text)
+            note, fix = " ".join(str(note).split()), fixes[0] if fixes else fix
+        elif site and e.get("generic"):
+            # a site of a family entry (generic) without a fix of its own: the entry's first fix is for the
+            # family's failure, not this INFO/WARN line ('Topology detection : could not read ...
+            # max_link_speed, ignoring' read 'unset NCCL_GRAPH_FILE / NCCL_TOPO_FILE')
+            fix = None
+        notes.append({"id": eid, "severity": sev, "note": note,
+                      "fix": fix, "first_line": h.line if h else None,
                       "text": h.text if h else None, "match_count": m["count"]})
     if tf_note:
         # one note for the dlerror lines (the entry that names the DSO loader, else the first), with the fix
@@ -239,7 +253,7 @@ def analyze(scan, kb, assume_error=False):
                 f["notes"].insert(1, _tell_apart(e))
         elif e.get("by_evidence") and f["role"] == "root" and f["causes"][0]["evidence"]:
             ev = f["causes"][0]["evidence"][0]
-            f["notes"].insert(0, "How sure: the message names the family; the line '%s' names the cause below."
+            f["notes"].insert(0, "How sure: high. The message names the family; the line '%s' names the cause below."
                               % _clip(ev["text"], 160))
     findings = _gpuhw.fold(findings)  # one root per GPU: the same GPU's other hardware lines are its notes
     late = late_rank(scan) if findings else None
@@ -247,6 +261,12 @@ def analyze(scan, kb, assume_error=False):
     if late and f:
         f["late_rank"] = late
         f["notes"].insert(0, late["text"])
+    # a note on a line that a finding answers as an error contradicts it: 'ValueError: No slot '1' specified on host
+    # 'localhost'' was deepspeed.launcher's root and also code.caught_exception's 'not a failure of the run'; torch's
+    # repeated 'network addresses of (gpu-node-017, 29500) cannot be retrieved' the root rendezvous.hostname and a
+    # note 'harmless when the job runs on'. The finding's reading stands; the note goes.
+    answered = {h["line"] for f in findings if f["role"] != "cascade" for h in f["matches"]}
+    notes = [n for n in notes if n.get("first_line") is None or n["first_line"] not in answered]
     return verdict, findings, notes
 
 
@@ -459,8 +479,10 @@ def late_rank(scan):
 #   structural  nothing matched: the family comes from the log's shape (the NCCL WARN line,
 #               the exception type, the file that raised it)
 HOW_SURE = {
-    "family": "How sure: the family is certain from the message; the cause is not: the causes below are the "
-              "possibilities and how to tell them apart.",
+    # every note starts with its level (high / medium / low), as symptoms.py, ncclinfo.py, hang.py and versions.py
+    # write theirs: this one read 'How sure: the family is certain ...' beside 'How sure: medium. ...'
+    "family": "How sure: medium. The family is certain from the message; the cause is not: the causes below are "
+              "the possibilities and how to tell them apart.",
     "structural": "How sure: low. No known message matched; the family is read from the log's shape (%s). "
                   "Confirm it with the commands below before acting.",
     # a traceback that ends in the user's own file with a plain Python exception, or argparse's refusal:
