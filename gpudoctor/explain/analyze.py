@@ -829,6 +829,10 @@ def _fold_restated(causes):
         site["fix"] += [x for x in c["fix"] if all(_overlap(x, y) < 0.6 for y in site["fix"])]
         for k, v in c["exports"].items():
             site["exports"].setdefault(k, v)
+        if site["computed"] is None and c.get("computed"):
+            # the family cause's fix computed from the log's own values (fixes.py: the toolkit for the
+            # CUDA versions the message prints) stays with the cause it is folded into
+            site["computed"] = c["computed"]
         site["evidence"] += [x for x in c["evidence"] if x not in site["evidence"]]
         site.setdefault("restates", []).append(c["text"])
         causes.remove(c)
