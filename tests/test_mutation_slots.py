@@ -173,11 +173,14 @@ def test_refix_gives_a_site_its_rows_slots_back(refix):
     assert refix.words("sinfo -R -n {%1|<node>} and {%-1|the rest}") == "sinfo -R -n <node> and the rest"
     doc = _committed("gloo_messages")
     want = _as_words(refix, doc)
+    doc["header"].update(date="2000-01-01", fixes="an older run")
     got = refix.refix("gloo_messages", doc)
     assert {s["id"]: (s["means"], s["fix"]) for s in got["sites"] if s["id"] in want} == want
     assert got["header"]["date"] == datetime.date.today().isoformat()
     assert got["header"]["fixes"] == "means/fix re-applied from gen_gloo_messages's MSG_FIX by tools/refix_sites.py"
-    doc = refix.refix("torch_messages", _committed("torch_messages"))
+    doc = _committed("torch_messages")
+    doc["header"].pop("date", None), doc["header"].pop("fixes", None)
+    doc = refix.refix("torch_messages", doc)
     assert doc["header"]["fixes"] == ("means/fix re-applied from gen_torch_messages's SITE_FIX/USER_FIX by "
                                       "tools/refix_sites.py")
 
@@ -194,29 +197,30 @@ def test_refix_names_three_of_the_sites_no_row_says(refix):
 
 
 def test_refix_main_checks_writes_and_refuses(refix, monkeypatch, capsys):
-    doc = _committed("gloo_messages")
+    doc = _committed("launcher_messages")
     _as_words(refix, doc)
-    n = sum(1 for s in _committed("gloo_messages")["sites"] if "{%" in json.dumps([s.get("means"), s.get("fix")]))
-    docs = {"gloo_messages": doc}
+    n = sum(1 for s in _committed("launcher_messages")["sites"] if "{%" in json.dumps([s.get("means"), s.get("fix")]))
+    assert n == 7  # 5 with slots in a fix line only, 2 in the meaning only: both are counted
+    docs = {"launcher_messages": doc}
     monkeypatch.setattr(refix.knowgen, "committed", lambda name: json.loads(json.dumps(docs.get(name) or
                                                                                      _committed(name))))
     # unchanged first, then one that would change: both are read
-    assert refix.main(["--check", "munge_messages", "gloo_messages"]) == 1
-    assert capsys.readouterr().out == "munge_messages: unchanged\ngloo_messages: would change (%d sites with slots)\n" % n
+    assert refix.main(["--check", "munge_messages", "launcher_messages"]) == 1
+    assert capsys.readouterr().out == "munge_messages: unchanged\nlauncher_messages: would change (%d sites with slots)\n" % n
     assert refix.written == []
-    assert refix.main(["munge_messages", "gloo_messages"]) == 0
-    assert capsys.readouterr().out == "munge_messages: unchanged\ngloo_messages: %d sites with slots\n" % n
-    assert [name for name, _ in refix.written] == ["gloo_messages"]
-    assert refix.written[0][1]["header"]["fixes"].startswith("means/fix re-applied from gen_gloo_messages")
+    assert refix.main(["munge_messages", "launcher_messages"]) == 0
+    assert capsys.readouterr().out == "munge_messages: unchanged\nlauncher_messages: %d sites with slots\n" % n
+    assert [name for name, _ in refix.written] == ["launcher_messages"]
+    assert refix.written[0][1]["header"]["fixes"].startswith("means/fix re-applied from gen_launcher_messages")
     assert refix.main(["--check", "munge_messages"]) == 0 and refix.main(["munge_messages"]) == 0
     capsys.readouterr()
     usage = ("usage: refix_sites.py NAME... [--check]; NAME one of %s\n" % ", ".join(sorted(refix.TABLES)))
-    for argv in ([], ["--check"], ["nope"], ["gloo_messages", "nope"]):
+    for argv in ([], ["--check"], ["nope"], ["launcher_messages", "nope"]):
         assert refix.main(argv) == 2
         assert capsys.readouterr().err == usage
     last = [s for s in doc["sites"] if s.get("fix")][-1]
     last["fix"] = ["a fix no row has"]
-    assert refix.main(["--check", "gloo_messages"]) == 2
+    assert refix.main(["--check", "launcher_messages"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("refix_sites.py: no row of MSG_FIX says the committed text of 1 sites (e.g. %s)"
                           % last["id"]) and err.endswith("\n"), err
