@@ -133,3 +133,110 @@ def test_patterns_are_one_per_way_of_each_entry_with_words():
         ("_words.c.d", "match", "^(?=.{0,600}?(?:gpudirect)).{1,600}", 0, {"symptom": "c.d", "way": 1, "concepts": 1},
          [b"gpudirect"])]
     assert S.patterns([{"id": "a.b"}]) == []
+
+
+# ------------------------------------------------------------------ the answer (judge, _finding, _note)
+
+@pytest.fixture(scope="module")
+def kb():
+    from gpudoctor.explain import load_knowledge
+
+    return load_knowledge()
+
+
+def _answer(kb, text):
+    from gpudoctor.explain import explain_text
+
+    res = explain_text(text, kb=kb, source="paste.txt")
+    return res, (res["findings"][0] if res["findings"] else None)
+
+
+def _scan(kb, text):
+    import io
+
+    from gpudoctor.explain.scan import Scan, scan_stream
+
+    sc = Scan()
+    scan_stream(io.BytesIO(text.encode()), kb, sc, "paste.txt")
+    return sc
+
+
+def test_clip_and_doc():
+    assert S._clip("a  b\tc", 10) == "a b c"
+    assert S._clip("x" * 10, 10) == "x" * 10 and S._clip("x" * 11, 10) == "x" * 7 + "..."
+    assert S._doc({"references": [{"title": "T", "url": "u"}, {"title": "U"}]}) == "T"
+    assert S._doc({}) == "the docs" and S._doc({"references": []}) == "the docs"
+
+
+def test_words_alone_are_a_low_family_answer_with_the_docs_debug_line(kb, monkeypatch):
+    e = kb.by_id["nccl.falls_back_to_sockets"]
+    res, root = _answer(kb, "NCCL falls back to sockets")
+    assert root["id"] == e["id"] and root["confidence"] == "family" and root["from_words"] is True
+    assert root["notes"][0] == (
+        "How sure: low. Read from your words (line 1: NCCL falls back to sockets), not from an error line. The docs "
+        "(%s) list %d causes for this and the text does not say which: each cause's confirm line tells them apart. "
+        "For a surer answer, paste the error or what this shows: %s" % (e["references"][0]["title"], len(e["causes"]),
+                                                                       e["debug"][0]))
+    assert root["matches"] == [{"line": 1, "text": "NCCL falls back to sockets", "severity": None, "file": "paste.txt"}]
+    assert root["first_line"] == 1 and root["match_count"] == 1 and res["verdict"] == "root_cause"
+    monkeypatch.setitem(e, "debug", [])
+    res, root = _answer(kb, "NCCL falls back to sockets")
+    assert root["notes"][0].endswith("paste the error or what this shows: the launch line and the first lines it "
+                                     "printed")
+
+
+def test_one_cause_and_a_line_that_names_it_are_medium(kb):
+    line = "inside slurm CUDA_VISIBLE_DEVICES is always 0 " + "and " * 30 + "more"
+    e = kb.by_id["slurm.visible_devices_renumbered"]
+    assert len(e["causes"]) == 1
+    res, root = _answer(kb, line)
+    assert root["id"] == e["id"] and root["confidence"] == "cause"
+    assert root["notes"][0] == ("How sure: medium. Read from your words (line 1: %s), not from an error line; the docs "
+                                "(%s) give this one cause for it." % (line[:117] + "...", e["references"][0]["title"]))
+    res, root = _answer(kb, "DeepSpeed ignores CUDA_VISIBLE_DEVICES and uses all GPUs\n"
+                            "$ CUDA_VISIBLE_DEVICES=2,3 deepspeed --num_gpus 2 train.py --deepspeed " + "x" * 150 + "\n")
+    assert root["confidence"] == "cause" and root["notes"][0] == (
+        "How sure: medium. Read from your words (line 1: DeepSpeed ignores CUDA_VISIBLE_DEVICES and uses all GPUs); "
+        "the text's own line 2 ($ CUDA_VISIBLE_DEVICES=2,3 deepspeed --num_gpus 2 train.py --deepspeed %s...) points "
+        "at the first cause below." % ("x" * 46))
+
+
+def test_beside_an_error_line_the_words_are_a_note(kb):
+    e = kb.by_id["torch.ranks_share_gpu"]
+    res, root = _answer(kb, "both ranks end up on GPU 0, then it crashes:\n"
+                            "host:123:456 [1] init.cc:1270 NCCL WARN Duplicate GPU detected : rank 1 and rank 0 both on "
+                            "CUDA device 1a000\n")
+    assert root["id"] == "nccl.duplicate_gpu"
+    notes = [n for n in res["context"] if n["severity"] == "words"]
+    assert notes == [{"id": e["id"], "severity": "words",
+                      "note": "Your words describe (beside the answer above): %s (%s)" % (e["title"],
+                                                                                        e["references"][0]["url"]),
+                      "fix": e["causes"][0]["fix"][0], "first_line": 1,
+                      "text": "both ranks end up on GPU 0, then it crashes:", "match_count": 1,
+                      "first_file": "paste.txt"}]
+
+
+def test_a_note_without_a_fix():
+    hit = type("Hit", (), {"line": 4, "text": "t"})()
+    e = {"id": "a.b", "title": "T", "references": [{"url": "u1"}, {"url": "u2"}], "causes": []}
+    want = {"id": "a.b", "severity": "words", "note": "w: T (u1)", "fix": "", "first_line": 4, "text": "t",
+            "match_count": 1}
+    assert S._note(e, hit, "w") == want
+    assert S._note(dict(e, causes=[{"fix": []}, {"fix": ["other"]}]), hit, "w") == want
+    assert S._note(dict(e, causes=[{"fix": ["f1", "f2"]}, {"fix": ["other"]}]), hit, "w") == dict(want, fix="f1")
+
+
+def test_only_the_hang_triages_uncertain_answer_gives_way(kb):
+    text = "NCCL falls back to sockets\n"
+    for confidence, gives_way in (("family", True), ("cause", False)):
+        root = {"id": "nccl.hang", "from_info_lines": True, "confidence": confidence, "role": "root"}
+        result = {"findings": [root], "context": [], "verdict": "root_cause", "matched": True, "root": "nccl.hang",
+                  "triage": ["x"], "errors": []}
+        got = S.judge(result, _scan(kb, text), kb)
+        if gives_way:
+            assert got is result["findings"][0] and root["role"] == "related" and result["findings"][1] is root
+            assert result["root"] == "nccl.falls_back_to_sockets" and result["triage"] == [] and result["context"] == []
+        else:
+            assert got is None and result["findings"] == [root] and root["role"] == "root"
+            assert [(n["id"], n["note"].split(":")[0]) for n in result["context"]] == [
+                ("nccl.falls_back_to_sockets", "Your words describe (beside the answer above)")]
