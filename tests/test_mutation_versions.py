@@ -94,3 +94,55 @@ def test_every_known_bug_row_is_an_entry_in_its_order():
             assert "structural" not in e and e["known_bug"] == {"release_fix": b["release_fix"],
                                                                 "fixed_in": [b["fixed_in"]]}, b["id"]
     assert sum(1 for b in rows if b.get("symptom")) >= 25
+
+
+def test_an_error_line_bug_is_an_entry_of_its_patterns_or_lines_together(monkeypatch):
+    e = next(x for x in V.known_bug_entries() if x["id"] == "nccl.bug_298_bootstrap_crash")
+    assert V.first_torch_with("2.9.8")["torch"] == "2.0.0"
+    assert e == {
+        "id": "nccl.bug_298_bootstrap_crash", "family": "nccl.known_bug", "rank": 70,
+        "title": "Known NCCL bug, fixed in 2.9.8: Fix crash in bootstrap error case",
+        "explain": "NCCL's release notes of 2.9.8 list \"Fix crash in bootstrap error case.\". What a log shows of it: a "
+                   "bootstrap error (bootstrap.cc WARN), then a segmentation fault instead of the error. NCCL 2.0.0 to "
+                   "the release before 2.9.8 have it (from the release order; generated/nccl_releases.json).",
+        "affects": {"nccl": [["2.0.0", "2.9.8"]]},
+        "known_bug": {"release_fix": "Fix crash in bootstrap error case.", "fixed_in": ["2.9.8"]},
+        "causes": [{"text": "This NCCL release has the bug that 2.9.8 fixed: upgrade NCCL to 2.9.8 or later.",
+                    "confirm": [CONFIRM],
+                    "fix": ["pip install -U 'nvidia-nccl-cu12>=2.9.8' (torch 2.0.0 and later pin it: pip install -U "
+                            "torch); or LD_PRELOAD a libnccl.so.2 of 2.9.8 or later"]}],
+        "references": [{"title": "NCCL 2.9.8 release notes (fixed issues)",
+                        "url": "https://docs.nvidia.com/deeplearning/nccl/archives/nccl_298/release-notes/rel_2-9-8.html"},
+                       {"title": "NVIDIA/nccl release commit ca8485b0d01c (NCCL 2.9.8)",
+                        "url": "https://github.com/NVIDIA/nccl/commit/ca8485b0d01c"}],
+        "together": [{"all": ["bootstrap\\.cc:\\d{1,5} NCCL WARN",
+                              "Segmentation fault|SIGSEGV|signal 11\\b|exitcode\\s{0,4}:\\s{0,4}-11\\b"],
+                      "within": 1000000, "rank": 70}]}
+    # a row of patterns, a fix line of several sentences (' * '), no torch that pins the fix
+    row = {"id": "nccl.bug_x", "release_fix": "Fix A. * Fix B.", "fixed_in": "99.0.0", "commit": "abc", "rank": 61,
+           "affects": ["2.0.0", "99.0.0"], "shows": "it", "patterns": ["NCCL WARN x"]}
+    monkeypatch.setattr(V, "_generated", lambda name: {"known_bugs": [row]})
+    (e,) = V.known_bug_entries()
+    assert e["title"] == "Known NCCL bug, fixed in 99.0.0: Fix A" and e["patterns"] == ["NCCL WARN x"]
+    assert "together" not in e and e["causes"][0]["fix"] == ["pip install -U 'nvidia-nccl-cu12>=99.0.0'; or LD_PRELOAD "
+                                                             "a libnccl.so.2 of 99.0.0 or later"]
+
+
+def test_what_shows_a_hang(monkeypatch):
+    import io
+
+    from gpudoctor.explain import load_knowledge
+    from gpudoctor.explain.scan import Scan, scan_stream
+
+    sc = Scan()
+    scan_stream(io.BytesIO(b"nothing to see\n"), load_knowledge(), sc, "paste.txt")
+
+    def result(fid):
+        return {"findings": [{"id": fid, "matches": [{"line": 3, "text": "the line"}]}]}
+
+    assert V._shows(result("torch.watchdog_timeout"), sc, "hang") == (3, "the line")
+    assert V._shows(result("nccl.timeout"), sc, "hang") == (3, "the line")
+    assert V._shows(result("nccl.other"), sc, "hang") is None
+    assert V._shows(result("nccl.other"), sc, "slow") is None
+    assert V._shows(result("nccl.other"), sc, "wrong") == ()
+    assert V._clip("a " * 100, 20) == "a a a a a a a [...]" and V._clip("short", 20) == "short"
