@@ -142,3 +142,37 @@ def test_words_saying_init_went_through_are_not_stuck_in_init():
     r, _ = _answer("init_process_group never completes: all_reduce hangs on two GPUs.\n")
     notes = " ".join(n for f in r["findings"] for n in f["notes"])
     assert "after NCCL's init completed" not in notes
+
+
+def test_torchs_own_log_lines_are_not_the_users_words():
+    # torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp's watchdog lines with c10's log prefix (c10/util/Logging.cpp):
+    # 'Stack trace of the failed collective not found ...' was nccl.falls_back_to_sockets's words ('roce' of
+    # 'ProcessGroupNCCL', 'not found'): 'Your words describe: NCCL uses TCP sockets' beside a collective timeout
+    r, text = _answer(
+        "[rank0]:[E1126 04:06:40.412331012 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog caught collective operation "
+        "timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600005 "
+        "milliseconds before timing out.\n"
+        "[rank0]:[E1126 04:06:40.415529201 ProcessGroupNCCL.cpp:736] Stack trace of the failed collective not found, "
+        "potentially because FlightRecorder is disabled. You can enable it by setting TORCH_NCCL_TRACE_BUFFER_SIZE to "
+        "a non-zero value.\n")
+    assert r["root"] == "nccl.timeout"
+    assert not [n for n in r["context"] if n["severity"] == "words"] and "your words" not in text
+
+
+def test_a_words_note_never_undoes_the_roots_fix(monkeypatch):
+    from gpudoctor.explain import symptoms
+
+    class Hit:
+        line, text = 1, "the user's words"
+
+    monkeypatch.setattr(symptoms, "found", lambda scan, kb: [("nccl.p2p_not_used", Hit(), 2)])
+    assert "unset NCCL_P2P_DISABLE" in KB.by_id["nccl.p2p_not_used"]["causes"][0]["fix"][0]
+    for exports, fix, noted in (({"NCCL_P2P_DISABLE": "1   (workaround)"}, [], False),
+                                ({}, ["export NCCL_P2P_DISABLE=1 while ACS is on"], False),
+                                ({"NCCL_IB_HCA": "mlx5_0"}, ["disable ACS"], True),
+                                ({}, ["unset NCCL_P2P_DISABLE (or NCCL_P2P_DISABLE=0)"], True)):
+        root = {"id": "gpu.p2p", "role": "root", "matches": [{"line": 1, "text": "x"}],
+                "causes": [{"exports": exports, "fix": fix}]}
+        result = {"findings": [root], "context": [], "verdict": "root_cause"}
+        symptoms.judge(result, None, KB)
+        assert bool(result["context"]) is noted

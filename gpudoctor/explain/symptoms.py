@@ -319,8 +319,13 @@ def patterns(entries):
 # NCCL's own prefix (src/debug.cc 'host:pid:tid [dev] NCCL INFO'), a traceback frame, a KEY=VALUE dump line,
 # gpudoctor's own report lines ('N/A  rdma.ports  no RDMA device: NCCL will use TCP sockets') and JSON members,
 # a shell prompt's export, a launcher's own log prefix ('[2024-01-01 10:00:00,000] [INFO] [runner.py:...]'),
-# cuda-samples' p2pBandwidthLatencyTest matrices ('Unidirectional P2P=Disabled Bandwidth Matrix (GB/s)')
-_NOT_USERS = re.compile(r"NCCL (?:INFO|WARN)\b|^\s{0,8}(?:PASS|FAIL|WARN|N/A|SKIP|SKIPPED|NA)\s{1,4}[a-z][\w.]{1,60}\s|"
+# cuda-samples' p2pBandwidthLatencyTest matrices ('Unidirectional P2P=Disabled Bandwidth Matrix (GB/s)'), torch's c10
+# log prefix (c10/util/Logging.cpp: '[rank0]:[E1126 04:06:40.415529201 ProcessGroupNCCL.cpp:736] Stack trace of the
+# failed collective not found, ...' was nccl.falls_back_to_sockets's words: 'roce' of 'Process', 'not found') and
+# glog's ('E1126 04:06:40.415529 12345 file.cc:42] ...')
+_NOT_USERS = re.compile(r"^\s{0,8}(?:\[rank\d{1,7}\]:\s?)?\[[IWEF]\d{4} \d{2}:\d{2}:\d{2}(?:\.\d{1,9})?\s|"
+                        r"^\s{0,8}[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d{1,9}\s{1,8}\d{1,10}\s[\w.-]{1,80}:\d{1,6}\]|"
+                        r"NCCL (?:INFO|WARN)\b|^\s{0,8}(?:PASS|FAIL|WARN|N/A|SKIP|SKIPPED|NA)\s{1,4}[a-z][\w.]{1,60}\s|"
                         r"^\s{0,12}\"[\w.-]{1,60}\":\s|^\s{0,8}File \"|^\s{0,8}[A-Za-z_][A-Za-z0-9_]{0,127}=\S{0,200}\s{0,4}$|"
                         r"^\s{0,8}(?:export|set|setenv)\s[A-Za-z_]{1,128}=|\[\s?(?:INFO|WARNING|WARN|DEBUG|ERROR)\s?\]"
                         r"\s{0,3}\[[\w.]{1,60}:\d{1,6}|(?:Bandwidth|Latency) (?:\(P2P\) )?Matrix")
@@ -427,6 +432,24 @@ def _note(e, hit, why):
             "fix": fix, "first_line": hit.line, "text": hit.text, "match_count": 1}
 
 
+_UNSET = re.compile(r"\bunset\s{1,3}([A-Z][A-Z0-9_]{2,60}(?:(?:\s{0,3}[,/]\s{0,3}|\s{1,3}and\s{1,3})[A-Z][A-Z0-9_]{2,60}){0,6})")
+
+
+def _undoes(fix, root):
+    """Whether a note's fix unsets a variable the root's causes set (an export, or 'export K=V' in a fix line; a value
+    of 0 is no setting): gpu.p2p's root
+    (export NCCL_P2P_DISABLE=1 while ACS is on) beside nccl.p2p_not_used's 'unset NCCL_P2P_DISABLE', read from the
+    same user's 'connected via PCIe ... with no NVLink', told the user to undo the answer's workaround."""
+    names = {n for m in _UNSET.finditer(fix or "") for n in re.findall(r"[A-Z][A-Z0-9_]{2,60}", m.group(1))}
+    if not names:
+        return False
+    for c in root.get("causes") or []:
+        sets = {k for k, v in (c.get("exports") or {}).items() if not str(v).startswith("0")}
+        if names & sets or any(re.search(r"\bexport\s{1,3}%s=(?!0\b)" % n, x) for n in names for x in c.get("fix") or []):
+            return True
+    return False
+
+
 def judge(result, scan, kb):
     """Add the symptom the user's words describe: the root when nothing surer answered, else a
     context note beside the error line's answer. Returns the root finding it added, else None."""
@@ -451,7 +474,9 @@ def judge(result, scan, kb):
         # "falling back to Socket" beside NCCL's 'NET/Socket : Using [0]bond0' is ncclinfo's nccl.ib_no_device,
         # with the HCA it names): it stays the root
         for eid, h in got[:MAX_NOTES]:
-            result["context"].append(_note(kb.by_id[eid], h, "Your words describe (beside the answer above)"))
+            note = _note(kb.by_id[eid], h, "Your words describe (beside the answer above)")
+            if not _undoes(note["fix"], root):
+                result["context"].append(note)
         return None
     eid, h = got[0]
     f = _finding(kb.by_id[eid], scan, h)
