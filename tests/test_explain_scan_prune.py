@@ -33,7 +33,12 @@ import explain_bench  # noqa: E402
     (r"(?:srun(?:\[\d{1,10}\])?: (?:error|fatal): [^\n]{0,120}?Empty\ list|Empty\ list)", [(b"emptylist",)]),
     (r"abcd?ef", [(b"abc",)]),  # an optional letter ends the run; runs shorter than 3 are left out
     (r"x{0,3}needle(?P<g>word)?tail", [(b"needle",), (b"tail",)]),  # an optional group requires nothing
-    (r"foo(?=barbar)bazz", [(b"bazz",), (b"foo",)]),  # a lookahead's text is not in the match
+    # a positive lookahead's text is not in the match but is in the text searched: required of it too (the
+    # words' ways are lookaheads, symptoms.way_regex); a negative one's is not
+    (r"foo(?=barbar)bazz", [(b"barbar",), (b"bazz",), (b"foo",)]),
+    (r"foo(?!barbar)bazz", [(b"bazz",), (b"foo",)]),
+    (r"^(?=.{0,600}?(?:deepspeed))(?=.{0,600}?(?:has no effect|ignores)).{1,600}",
+     [(b"deepspeed",), (b"hasnoeffect", b"ignores")]),
     (r"fooo|\d+", []),  # an alternative without a literal: nothing is required
     (r"(?x) verbose  words", []),  # what the walk does not know gives no clause
     (r"back(ref)\1", []),

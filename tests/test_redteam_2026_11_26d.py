@@ -216,3 +216,50 @@ def test_the_origin_of_a_long_digit_line_costs_linear_time():
     # 4,000 digits cost 0.1 s there, so 30 tracebacks of 40 such lines (4.7 MB) took 49 s of CPU; now 0.8 s
     got, cpu = _cpu(text.origin, "1" * 16000 + " x")  # 1.6 s before
     assert got[:2] == (None, None) and cpu < 0.2, cpu
+
+
+# ------------------------------------------------------------------ explain: the words' lookaheads prune candidate texts
+
+def _words_soup(n, seed):
+    """Lines of the words' own needles in random order (what a user's sentence or a crafted paste holds),
+    some wrapped as a terminal wraps them (continuation lines)."""
+    from gpudoctor.explain import knowledge, symptoms
+
+    kb = knowledge.load_knowledge()
+    needles = sorted({x for e in kb.entries if "words" in e for w in symptoms.ways_of(e) for x in w[2]})
+    rnd = random.Random(seed)
+    glue = ["and", "but", "the", "on", "when", "with", "not", "does not", "is", "uses", "node", "gpu 0"]
+    # the symptoms as CHANGELOG.md's words section gives them
+    said = ["DeepSpeed ignores CUDA_VISIBLE_DEVICES and uses all GPUs", "both ranks end up on GPU 0",
+            "torch.cuda.is_available() is False inside srun", "accelerate runs on CPU", "rendezvous on localhost:0",
+            "each node trains alone", "only one node's GPUs are used", "NCCL falls back to sockets",
+            "throughput drops after adding a second node", "GPUs not visible in docker",
+            "mpirun does not pass environment variables"]
+    out = []
+    for i in range(n):
+        words = [rnd.choice(needles) if rnd.random() < 0.5 else rnd.choice(glue) for _ in range(8)]
+        words.insert(rnd.randrange(len(words) + 1), rnd.choice(said))
+        line = " ".join(words)
+        out.extend([line[j:j + 48] for j in range(0, len(line), 48)] if i % 3 == 0 else [line])
+    return "\n".join(out) + "\n"
+
+
+def test_the_words_lookaheads_prune_and_answer_the_same(monkeypatch):
+    # knowledge.required_of reads a positive lookahead's literals as required of the searched text (not of the
+    # match), so a line or a join without one of a way's concepts is not searched with it; the answers are
+    # those of searching everything (scan.PRUNE off). 20,000 lines of needle soup took 57 s before, 40 s after
+    import io
+
+    from gpudoctor.explain import knowledge, scan
+
+    kb = knowledge.load_knowledge()
+
+    def dump(t):
+        s = scan.scan_stream(io.BytesIO(t.encode("utf-8")), kb)
+        return sorted((eid, h.line, h.text) for eid, lst in s.matches.items() for h in lst)
+
+    texts = [_words_soup(60, seed) for seed in (1, 2)]
+    pruned = [dump(t) for t in texts]
+    assert sum(1 for got in pruned for eid, _l, _t in got if eid.startswith("_words.")) > 20  # the ways do match
+    monkeypatch.setattr(scan, "PRUNE", False)
+    assert [dump(t) for t in texts] == pruned

@@ -288,7 +288,10 @@ def _req_alts(s, i):
                 elif s.startswith("(?P<", i):
                     kind, i = "group", s.index(">", i) + 1
                 elif t in "=!" or s.startswith("(?<=", i) or s.startswith("(?<!", i):
-                    kind, i = "look", i + (3 if t in "=!" else 4)
+                    # a positive lookaround's text is in the searched text (not always in the match): its clauses
+                    # are required of the text as a group's are; a negative one's are not
+                    kind = "look" if t == "!" or s.startswith("(?<!", i) else "poslook"
+                    i += 3 if t in "=!" else 4
                 elif t == "#":
                     i = s.index(")", i) + 1
                     continue
@@ -302,7 +305,7 @@ def _req_alts(s, i):
                     kind, i = "group", i + m.end()
             else:
                 kind, i = "group", i + 1
-            if kind in ("group", "look"):
+            if kind in ("group", "look", "poslook"):
                 inner, i = _req_alts(s, i)
                 if s[i] != ")":
                     raise _GiveUp
@@ -338,7 +341,7 @@ def _req_alts(s, i):
                 flush()
         else:
             flush()
-            if kind == "group" and least:
+            if kind in ("group", "poslook") and least:
                 clauses.extend(_req_group(inner))
     flush()
     alts.append(clauses)
