@@ -196,8 +196,9 @@ def analyze(scan, kb, assume_error=False):
         elif site and e.get("generic"):
             # a site of a family entry (generic) without a fix of its own: the entry's first fix is for the
             # family's failure, not this INFO/WARN line ('Topology detection : could not read ...
-            # max_link_speed, ignoring' read 'unset NCCL_GRAPH_FILE / NCCL_TOPO_FILE')
-            fix = None
+            # max_link_speed, ignoring' read 'unset NCCL_GRAPH_FILE / NCCL_TOPO_FILE'); "" as a note without a fix
+            # has it (symptoms._note), so the JSON's fix stays a string
+            fix = ""
         notes.append({"id": eid, "severity": sev, "note": note,
                       "fix": fix, "first_line": h.line if h else None,
                       "text": h.text if h else None, "match_count": m["count"]})
