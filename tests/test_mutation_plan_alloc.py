@@ -149,3 +149,15 @@ def test_plan_of_a_script_prints_it_and_refuses_a_reversed_node_range(tmp_path, 
     with pytest.raises(InputError) as exc:
         _plan(["plan", path])
     assert str(exc.value).startswith("line 3: ") and "expected one argument" in str(exc.value), str(exc.value)
+
+
+def test_plan_of_a_script_with_its_arguments_and_sbatchs_own_options(tmp_path, capsys):
+    path = _script(tmp_path, "#SBATCH -N 2-4\necho hi\n")
+    # sbatch's command-line options come after the script's #SBATCH lines and override them (sbatch(1))
+    assert _plan(["plan", "sbatch", "-N", "3", path, "x"]) == 0
+    assert capsys.readouterr().out.startswith(
+        "script         %s x\nallocation     #SBATCH -N 2-4; sbatch -N 3: nodes 3, tasks 3, GPUs per node ?\n" % path)
+    assert _plan(["plan", "--json", path, "a", "b"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith('{\n  "schema": "gpudoctor.script/1",\n') and out.endswith("}\n")
+    assert json.loads(out)["args"] == ["a", "b"]
