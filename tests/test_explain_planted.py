@@ -37,7 +37,7 @@ EXPECTED = {
     "eval_rank0_gloo_monitored": ("usercode.monitored_barrier", r"monitored_barrier\(timeout="),
     "eval_rank1_gloo_monitored": ("usercode.monitored_barrier", r"monitored_barrier\(timeout="),
     "eval_rank0_nccl_one_gpu": ("nccl.duplicate_gpu", r"torch\.cuda\.set_device\(int\(os\.environ\[.LOCAL_RANK.\]\)\)"),
-    "mismatch_shape_detail": ("torch.collective_mismatch", r"same collectives in the same order"),
+    "mismatch_shape_detail": ("torch.collective_mismatch", r"same shape on every rank"),  # its TensorShape [8] vs [16]
     "mismatch_op_detail": ("torch.collective_mismatch", r"same collectives in the same order"),
     "ddp_unused_params": ("torch.ddp_unused_parameters", r"find_unused_parameters=True"),
     "no_process_group": ("torch.pg_not_initialized", r"init_process_group"),
