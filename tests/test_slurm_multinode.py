@@ -125,23 +125,30 @@ def test_salloc_check_reaches_every_node_and_fails_shm_on_the_small_node_only(ms
     assert rc == 1
 
 
+# The tests that show no node is waited for run with a deadline far above what a loaded machine
+# takes (a run that waited for a node would take all of it): with --timeout 8 and `took < 6`
+# the wall clock alone failed them at load 20-70 on the shared 2-core machine (issue 20 audit:
+# 6.x s for the down/drained nodes, over 8 s for --fallback ssh), nothing waited for.
+NO_WAIT_DEADLINE, NO_WAIT_BOUND = 30, 20
+
+
 def test_down_and_drained_nodes_are_classified_and_the_others_reported(ms):
     ms.run("scontrol", "update", "nodename=sn1", "state=down", "reason=admin: PSU swap", check=True)
     ms.run("scontrol", "update", "nodename=sn2", "state=drain", "reason=admin: DIMM B2", check=True)
-    rc, nodes, err, took = srun_check(ms)
+    rc, nodes, err, took = srun_check(ms, timeout_s=NO_WAIT_DEADLINE)
     assert (nodes["sn1"]["error_kind"], nodes["sn2"]["error_kind"]) == ("node-down", "node-drained"), nodes
     assert "admin: PSU swap" in nodes["sn1"]["error"] and "admin: DIMM B2" in nodes["sn2"]["error"]
     assert nodes["sn3"]["reachable"] and nodes["sn4"]["reachable"], (nodes, err)
-    assert rc == 1 and took < 6, took  # srun was not left waiting for the two nodes until the deadline
+    assert rc == 1 and took < NO_WAIT_BOUND, took  # srun was not left waiting for the two nodes until the deadline
 
 
 def test_a_dead_slurmd_is_classified_before_slurmctld_notices(ms):
     ms.kill_slurmd("sn2")
     assert ms.states()["sn2"][0] == "IDLE"  # slurmctld still offers it
-    rc, nodes, err, took = srun_check(ms)
+    rc, nodes, err, took = srun_check(ms, timeout_s=NO_WAIT_DEADLINE)
     assert nodes["sn2"]["error_kind"] == "slurmd" and "connection refused" in nodes["sn2"]["error"], nodes
     assert all(nodes[h]["reachable"] for h in ("sn1", "sn3", "sn4")), (nodes, err)
-    assert rc == 1 and took < 6, took
+    assert rc == 1 and took < NO_WAIT_BOUND, took
 
 
 def test_fallback_ssh_reaches_the_nodes_srun_cannot_and_the_report_says_how(ms):
@@ -150,11 +157,11 @@ def test_fallback_ssh_reaches_the_nodes_srun_cannot_and_the_report_says_how(ms):
     transport reached it. Without it the same nodes are classified errors (the tests above)."""
     ssh_config = ms.start_sshd("sn2")
     ms.kill_slurmd("sn2")
-    rc, nodes, err, took = srun_check(ms, "--fallback", "ssh", "--ssh-config", ssh_config)
+    rc, nodes, err, took = srun_check(ms, "--fallback", "ssh", "--ssh-config", ssh_config, timeout_s=NO_WAIT_DEADLINE)
     assert nodes["sn2"]["reachable"] and nodes["sn2"]["via"] == "ssh", (nodes["sn2"], err)
     assert "slurmd" in nodes["sn2"]["fallback_from"] and "connection refused" in nodes["sn2"]["fallback_from"]
     assert [nodes[h]["via"] for h in ("sn1", "sn3", "sn4")] == ["srun"] * 3, nodes
-    assert rc == 1 and took < 8, took  # sn3's small /dev/shm; no node waited for
+    assert rc == 1 and took < NO_WAIT_BOUND, took  # sn3's small /dev/shm; no node waited for
     # a node outside the job: srun cannot start a step there; the config key allows ssh
     with open(os.path.join(ms.cwd, "gpudoctor.toml"), "w") as f:
         f.write('fallback = "ssh"\n')
