@@ -56,6 +56,7 @@ def _env(**kw):
     (["--ntasks=8"], {"ntasks": 8, "tasks": 8, "env": _env(SLURM_NTASKS=8, SLURM_NPROCS=8)}),
     (["-n8"], {"ntasks": 8, "tasks": 8, "env": _env(SLURM_NTASKS=8, SLURM_NPROCS=8)}),
     (["--ntasks", "x"], {"env": {}}),
+    (["--ntasks", "8"], {"ntasks": 8, "tasks": 8, "env": _env(SLURM_NTASKS=8, SLURM_NPROCS=8)}),
     (["--ntasks-per-node=4"], {"ntasks_per_node": 4, "env": _env(SLURM_NTASKS_PER_NODE=4)}),
     (["--gpus-per-node=a100:4"], {"gpus_per_node": 4, "env": _env(SLURM_GPUS_ON_NODE=4, SLURM_GPUS_PER_NODE=4)}),
     (["--gpus-per-node", "4"], {"gpus_per_node": 4, "env": _env(SLURM_GPUS_ON_NODE=4, SLURM_GPUS_PER_NODE=4)}),
@@ -66,6 +67,9 @@ def _env(**kw):
     (["-c", "8"], {"cpus_per_task": 8, "env": _env(SLURM_CPUS_PER_TASK=8)}),
     (["-c8"], {"cpus_per_task": 8, "env": _env(SLURM_CPUS_PER_TASK=8)}),
     (["--cpus-per-task=x"], {"env": {}}),
+    (["--cpus-per-task", "6"], {"cpus_per_task": 6, "env": _env(SLURM_CPUS_PER_TASK=6)}),
+    (["--cpus-per-task=6"], {"cpus_per_task": 6, "env": _env(SLURM_CPUS_PER_TASK=6)}),
+    (["--gpus", "8"], {"gpus_total": 8, "env": {}}),
     # -G spread over the nodes when it divides evenly (sbatch places them itself otherwise)
     (["-N", "2", "-G", "16"], {"nodes": 2, "gpus_total": 16, "tasks": 2, "gpus_per_node": 8,
                                "env": _env(SLURM_NNODES=2, SLURM_JOB_NUM_NODES=2, SLURM_NTASKS=2, SLURM_NPROCS=2,
@@ -85,7 +89,9 @@ def _env(**kw):
                                                             "env": _env(SLURM_NNODES=2, SLURM_JOB_NUM_NODES=2)}),
 ])
 def test_allocation_of_sbatch_options(opts, want):
-    assert allocation(list(opts)) == want
+    got = allocation(list(opts))
+    assert got == want
+    assert all(type(v) is int for v in got["env"].values())  # counts, never 8.0
 
 
 def _script(tmp_path, body):
@@ -161,3 +167,23 @@ def test_plan_of_a_script_with_its_arguments_and_sbatchs_own_options(tmp_path, c
     out = capsys.readouterr().out
     assert out.startswith('{\n  "schema": "gpudoctor.script/1",\n') and out.endswith("}\n")
     assert json.loads(out)["args"] == ["a", "b"]
+
+
+def test_render_script_shows_each_launch_line_its_refusal_unknowns_findings_and_plan(tmp_path):
+    from gpudoctor.launch.plan import render_text
+
+    path = _script(tmp_path, "#SBATCH -N 2\ntorchrun --nnodes\ntorchrun --nnodes=$NN --nproc_per_node=4 train.py\n")
+    res = read_script(path, [], environ={})
+    refused, la = res.launches
+    assert refused.refused and la.findings and not res.notes
+    want = ["script         %s" % path, "allocation     #SBATCH -N 2: nodes 2, tasks 2, GPUs per node ?", "",
+            "line 3         torchrun --nnodes",
+            "  refused      torchrun would refuse this: argparse: argument --nnodes: expected one argument", "",
+            "line 4         torchrun '--nnodes=$NN' --nproc_per_node=4 train.py",
+            "  unknown      $NN: the environment at run time"]
+    want += ["  finding      %s" % f for f in la.findings]
+    want += ["  " + x for x in render_text(la.plan).rstrip("\n").split("\n")]
+    assert render_script(res) == "\n".join(want) + "\n"
+    assert len(want) > 12 and want[-1].startswith("  ") and not want[-1].startswith("   ")
+    res.notes.append("a note")
+    assert render_script(res).endswith("\nnote           a note\n")
