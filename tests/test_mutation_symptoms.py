@@ -240,3 +240,55 @@ def test_only_the_hang_triages_uncertain_answer_gives_way(kb):
             assert got is None and result["findings"] == [root] and root["role"] == "root"
             assert [(n["id"], n["note"].split(":")[0]) for n in result["context"]] == [
                 ("nccl.falls_back_to_sockets", "Your words describe (beside the answer above)")]
+
+
+def _hit(line, text="my job is broken", concepts=2, severity=None):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(line=line, text=text, severity=severity, pattern=SimpleNamespace(site={"concepts": concepts}))
+
+
+def test_program_lines_are_error_lines_and_lines_other_patterns_matched():
+    from types import SimpleNamespace as NS
+
+    assert S._program_lines(NS(error_lines=[3], match_lines={"_words.x": [5], "nccl.x": [7, 8], "b": [9]})) == {3, 7, 8, 9}
+    assert S._program_lines(NS(error_lines=None, match_lines=None)) == set() and S._program_lines(NS()) == set()
+
+
+def test_found_keeps_the_users_lines_and_ranks_them():
+    from types import SimpleNamespace as NS
+
+    scan = NS(matches={"nccl.x": [_hit(1)],  # not a words pattern
+                       "_words.b": [_hit(4, concepts=1), _hit(5, concepts=3)],
+                       "_words.a": [_hit(6, concepts=2)],
+                       "_words.c": [_hit(2, severity="INFO"), _hit(3), _hit(7, "x NCCL INFO y")],
+                       "_words.d": [_hit(6, concepts=2)]},
+              error_lines=[3], match_lines={})
+    got = S.found(scan)
+    # the first user's line of each, the most concepts of its lines, then the line, then the id; a logger's line
+    # (a severity), an error line and an NCCL line are no user's
+    assert [(e, h.line, n) for e, h, n in got] == [("b", 4, 3), ("a", 6, 2), ("d", 6, 2)]
+    kb = NS(by_id={"a": {"rank": 0}, "d": {"rank": 5}})
+    assert [e for e, _, _ in S.found(scan, kb)] == ["d", "b", "a"]
+    assert S.found(NS()) == [] and S.found(NS(matches={})) == []
+
+
+def test_an_answer_from_words_beside_an_unknown_error_and_more_symptoms(kb):
+    lines = ["accelerate runs on CPU", "NCCL picks the wrong network interface", "GPUs not visible in docker",
+             "/dev/shm is only 64M in the container", "mpirun puts all processes on the same host"]
+    sc = _scan(kb, "\n".join(lines) + "\n")
+    got = [(e, h.line) for e, h, _ in S.found(sc, kb)]
+    assert len(got) == 5
+    result = {"findings": [], "context": [], "verdict": "unknown_error", "matched": False, "root": None,
+              "triage": ["x"], "errors": [{"line": 9}, {"line": 10}]}
+    f = S.judge(result, sc, kb)
+    assert f is result["findings"][0] and f["id"] == got[0][0] and f["first_line"] == got[0][1]
+    assert f["notes"][-1] == ("The text also reports an error nothing in gpudoctor's knowledge explains (line 9): "
+                              "look at it too.")
+    assert (result["verdict"], result["matched"], result["root"], result["triage"]) == ("root_cause", True, f["id"], [])
+    assert [(n["id"], n["first_line"], n["note"]) for n in result["context"]] == [
+        (e, line, "Your words also describe: %s (%s)" % (kb.by_id[e]["title"], kb.by_id[e]["references"][0]["url"]))
+        for e, line in got[1:1 + S.MAX_NOTES]]
+    result = {"findings": [], "context": [], "verdict": "unknown", "matched": False, "root": None, "triage": [],
+              "errors": [{"line": 9}]}
+    assert not S.judge(result, _scan(kb, lines[0] + "\n"), kb)["notes"][-1].startswith("The text also reports")
