@@ -292,3 +292,23 @@ def test_an_answer_from_words_beside_an_unknown_error_and_more_symptoms(kb):
     result = {"findings": [], "context": [], "verdict": "unknown", "matched": False, "root": None, "triage": [],
               "errors": [{"line": 9}]}
     assert not S.judge(result, _scan(kb, lines[0] + "\n"), kb)["notes"][-1].startswith("The text also reports")
+
+
+def test_the_needle_sets_a_phrase_chooses_between():
+    # a one-part run is never a candidate of a longer phrase; a run of 5+ characters with fewer needles wins
+    assert S.Phrases(("aaaaa", "bbbbb"), ("ccccc",)).needles == [b"aaaaaccccc", b"bbbbbccccc"]
+    assert S.Phrases(("abc",), ("de",), ("fghij", "klmno")).needles == [b"abcde"]  # 5 characters are enough
+    # under 5 characters a set is worth less than any of 5 or more, however few its needles
+    assert S.Phrases(("a",), ("b",), ("cdefg", "hijkl")).needles == [b"abcdefg", b"abhijkl"]
+    with pytest.raises(ValueError) as exc:
+        S.Phrases(("a",), ("", "b"))
+    assert str(exc.value) == "the last part of a phrase may not be optional"
+
+
+def test_a_concept_of_one_phrase_macro_anchors_on_the_phrases_needles():
+    phrases = S.MACROS["no_gdr"].needles  # 'without gpudirect', 'no gdrdma' ...: not the regex's 'gdr', 'gpudirect'
+    assert S._needles(S.expand("<no_gdr>")) != phrases
+    assert S._needles(S.expand("<no_gdr>"), "<no_gdr>") == phrases
+    assert S.anchor([S.expand("<no_gdr>")], ["<no_gdr>"]) == (0, phrases)
+    assert S.ways_of({"id": "x", "words": [["<no_gdr>"]]}) == [(0, [S.expand("<no_gdr>")],
+                                                                [n.decode() for n in phrases])]
