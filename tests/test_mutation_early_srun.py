@@ -98,11 +98,13 @@ def test_the_first_part_is_the_transports_of_the_runs_options(cache, monkeypatch
     # nothing is built for it: only a cached blob is used
     monkeypatch.setattr(blobcache, "parts", lambda *a: pytest.fail("built"))
     assert early_srun._first_part(env) is not None
+    # a first part too large for the environment is none
+    with monkeypatch.context() as m:
+        m.setattr("gpudoctor.transport.srun.env_value", lambda stub: None)
+        assert early_srun._first_part(env) is None
+    assert early_srun._first_part(env) is not None
     monkeypatch.setattr(blobcache, "_read", {})
     monkeypatch.setenv("XDG_CACHE_HOME", str(cache / "empty-cache"))
-    assert early_srun._first_part(dict(os.environ)) is None
-    # a first part too large for the environment is none
-    monkeypatch.setattr("gpudoctor.transport.srun.env_value", lambda stub: None)
     assert early_srun._first_part(dict(os.environ)) is None
 
 
