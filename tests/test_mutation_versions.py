@@ -146,3 +146,41 @@ def test_what_shows_a_hang(monkeypatch):
     assert V._shows(result("nccl.other"), sc, "slow") is None
     assert V._shows(result("nccl.other"), sc, "wrong") == ()
     assert V._clip("a " * 100, 20) == "a a a a a a a [...]" and V._clip("short", 20) == "short"
+
+
+def _known(text):
+    from gpudoctor.explain import explain_text, load_knowledge
+
+    res = explain_text(text, kb=load_knowledge(), source="paste.txt")
+    return res, [f for f in res["findings"] if f.get("family") == "nccl.known_bug"]
+
+
+def test_the_known_bugs_notes_word_for_word():
+    from test_explain_known_hangs import BANNER, NCCL_1134, WATCHDOG
+
+    res, (f,) = _known(NCCL_1134)
+    assert res["findings"][0] is f and f["role"] == "root" and f["first_line"] == 1 and f["confidence"] == "cause"
+    assert "from_info_lines" not in f and [m["line"] for m in f["matches"]] == [1, 2]
+    line2 = ("In a cluster of 16 H100 nodes, I have tested alltoall_perf with nccl version 2.19.1 2.19.3 2.19.4, and "
+             "found that it will hang at [...]")
+    assert f["notes"][:2] == [
+        "How sure: medium. NCCL 2.19.1 ran here (line 2), in the range this bug affects (2.19.0 <= NCCL < 2.20.3), and "
+        "the text shows its symptom: the job hangs (line 2: %s), with line 1: NCCL alltoall_perf hangs in a cluster of "
+        "16 8*H100 gpus nodes. The version and the symptom together make it a candidate, not a certainty: if the job "
+        "still hangs with NCCL 2.20.3 or later, the other causes below are next." % line2,
+        "Other known bugs of NCCL 2.19.1 with this symptom: Fix a potential hang in alltoall-like communication "
+        "patterns at a scale of over 80 ranks (fixed in 2.27.3)."]
+    res, (f,) = _known(BANNER.format(v="2.19.3") + WATCHDOG.format(op="ALLTOALL_BASE"))
+    assert f["first_line"] == 1 and f["notes"][0] == (
+        "How sure: medium. NCCL 2.19.3 ran here (line 1), in the range this bug affects (2.19.0 <= NCCL < 2.20.3), and "
+        "the text shows its symptom: the job hangs (line 2: [rank3]:[E ProcessGroupNCCL.cpp:523] [Rank 3] Watchdog "
+        "caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLTOALL_BASE [...]), and that line names the "
+        "bug's condition. The version and the symptom together make it a candidate, not a certainty: if the job still "
+        "hangs with NCCL 2.20.3 or later, the other causes below are next.")
+    assert not any(n.startswith("Other known bugs") for n in f["notes"])
+    oom = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 GiB. GPU 0 has a total capacity "
+           "of 79.11 GiB of which 1.94 GiB is free.\n")
+    res, (f,) = _known(BANNER.format(v="2.19.3") + oom + WATCHDOG.format(op="ALLTOALL_BASE"))
+    assert res["findings"][1] is f and f["role"] == "related" and f["notes"][0] == (
+        "A second candidate: the root above names its cause; this known bug of NCCL 2.19.3 has the same symptom.")
+    assert f["notes"][1].startswith("How sure: medium. NCCL 2.19.3 ran here (line 1)")
