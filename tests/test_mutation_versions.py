@@ -145,6 +145,23 @@ def test_what_shows_a_hang(monkeypatch):
     assert V._shows(result("nccl.other"), sc, "hang") is None
     assert V._shows(result("nccl.other"), sc, "slow") is None
     assert V._shows(result("nccl.other"), sc, "wrong") == ()
+    def scan(text):
+        sc = Scan()
+        scan_stream(io.BytesIO(text.encode()), load_knowledge(), sc, "paste.txt")
+        return sc
+
+    # no finding says it: the user's own complaint, a hang for a hang and a slowdown for a slowdown
+    none = {"findings": []}
+    assert V._shows(none, scan("my training hangs at the first step\n"), "hang") == (1, "my training hangs at the "
+                                                                                      "first step")
+    assert V._shows(none, scan("my training hangs at the first step\n"), "slow") is None
+    assert V._shows(none, scan("my training is very slow on 2 nodes\n"), "hang") is None
+    assert V._shows(none, scan("my training is very slow on 2 nodes\n"), "slow") == (1, "my training is very slow "
+                                                                                      "on 2 nodes")
+    # a hang finding without a usable line (no matches, a line that is no number, no text): the complaint
+    for f in ({"id": "nccl.timeout"}, {"id": "nccl.timeout", "matches": [{"line": "x", "text": "t"}]},
+              {"id": "nccl.timeout", "matches": [{"line": 3, "text": ""}]}):
+        assert V._shows({"findings": [f]}, scan("my training hangs\n"), "hang") == (1, "my training hangs"), f
     assert V._clip("a " * 100, 20) == "a a a a a a a [...]" and V._clip("short", 20) == "short"
 
 
