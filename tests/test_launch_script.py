@@ -462,3 +462,11 @@ def test_sbatch_node_range_is_shown_and_a_reversed_one_refused(tmp_path, gpudoct
     assert rc == 2 and err.strip().endswith(
         "sbatch refuses -N 2-1: Maximum node count 1 is less than minimum node count 2") and "\n" not in err.strip()
     assert "refused      sbatch refuses -N 2-1" in out
+
+
+def test_sbatch_glued_gpu_count_is_read(tmp_path):
+    # sbatch(1) short options take their value glued as well: -G8 is --gpus=8 (getopt_long)
+    job = tmp_path / "job.sbatch"
+    job.write_text("#!/bin/bash\n#SBATCH -N2\n#SBATCH -G16\nsrun true\n")
+    a = read_script(str(job), [], environ={}).allocation
+    assert a["gpus_total"] == 16 and a["gpus_per_node"] == 8 and a["nodes"] == 2

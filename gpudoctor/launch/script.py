@@ -1639,7 +1639,7 @@ def allocation(opts):
                                "-G", "--gpus", "-c", "--cpus-per-task", "--gpus-per-task"):
             val = opts[i + 1] if i + 1 < len(opts) else ""
             i += 1
-        elif not eq and re.match(r"^-[Nnc]\d+$", name):
+        elif not eq and re.match(r"^-[NncG]\d+$", name):  # glued short options: -N2, -n16, -c8, -G8
             name, val = name[:2], name[2:]
         i += 1
         if name in ("-N", "--nodes"):
