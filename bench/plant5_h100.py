@@ -10,6 +10,11 @@ stdout+stderr saved verbatim to <out>/<name>.log. Scenarios marked "gpu1" run on
 GPU 1 (CUDA_VISIBLE_DEVICES=1) so that memory-hungry runs do not disturb the others.
 Logs are packed into <out>/logs.tar.gz plus <out>/manifest.json.
 
+Kept exactly as it ran (the record of bench/data/explain_heldout_2026-11-26p5.jsonl): its runner,
+process-group kill and machine facts repeat the earlier planting scripts' (bench/plant2_h100.py,
+plant3_h100.py) on purpose, so that one file carries to the GPU machine alone and the set's logs stay
+reproducible from this file as it was.
+
     OUT=/tmp/out python3 plant5.py [NAMES]
 """
 import concurrent.futures, json, os, signal, subprocess, sys, tempfile, threading, time

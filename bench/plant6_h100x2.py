@@ -9,6 +9,11 @@ saves stdout+stderr verbatim to <out>/<name>.log, then packs the logs into <out>
 <out>/manifest.json (command, extra env, exit status, seconds, machine facts incl. nvidia-smi topo -m).
 NCCL_NVLS_ENABLE=0, TORCH_SYMM_MEM_DISABLE_MULTICAST=1, NVSHMEM_DISABLE_NVLS=1 are forced (multicast off).
 
+Kept exactly as it ran (the record of bench/data/explain_heldout_2026-11-26p6.jsonl): its runner,
+process-group kill and machine facts repeat the earlier planting scripts' (bench/plant2_h100.py,
+plant3_h100.py) on purpose, so that one file carries to the GPU machine alone and the set's logs stay
+reproducible from this file as it was.
+
     OUT=/tmp/out python3 plant6.py [NAMES]
 """
 import concurrent.futures
