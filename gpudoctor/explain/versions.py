@@ -26,6 +26,8 @@ import json
 import os
 import re
 
+from gpudoctor.explain.text import clip as _clip
+
 _VT = re.compile(r"\d+")
 _CU = re.compile(r"^\+cu(\d{2})\d{0,2}$")
 
@@ -307,9 +309,3 @@ def judge(result, scan, kb):
         result["findings"].insert(1, f)
         return f
     return _set_root(result, f)
-
-
-def _clip(text, n):
-    from gpudoctor.explain.text import clip
-
-    return clip(text, n)
