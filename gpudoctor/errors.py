@@ -181,6 +181,27 @@ def read_input(path, what, shown=None, limit=None):
     return data
 
 
+class DuplicateKey(ValueError):
+    """A JSON object naming one key twice (unique_pairs)."""
+
+
+def unique_pairs(pairs):
+    """json's object_pairs_hook that refuses an object naming one key twice. RFC 8259 section 4: the
+    names of an object SHOULD be unique, and where they are not, readers differ (Python's json and jq
+    keep the last, others the first or refuse), so gpudoctor refuses such a file rather than reason on
+    one reading of it (red team 2026-11-26d). The message names the keys (five at most), as DeepSpeed's
+    dict_raise_error_on_duplicate_keys does (deepspeed/runtime/config_utils.py). dict() and a length
+    compare are C: a 35 MB object of 2M keys reads in 2.26 s against 2.13 s, 2M small objects in
+    0.93 s against 0.54 s (Python 3.11)."""
+    d = dict(pairs)
+    if len(d) != len(pairs):
+        seen = set()
+        keys = sorted({k for k, _ in pairs if k in seen or seen.add(k)})
+        raise DuplicateKey("the key%s %s appear%s twice in one object" % (
+            "s" if len(keys) > 1 else "", ", ".join(excerpt(k, 80) for k in keys[:5]), "" if len(keys) > 1 else "s"))
+    return d
+
+
 # The exit-code contract (README): schedulers and CI rely on it.
 EXIT_OK = 0  # healthy: no error-level finding
 EXIT_FINDINGS = 1  # findings: an error-level finding, or a node that could not be checked

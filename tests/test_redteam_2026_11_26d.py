@@ -10,7 +10,7 @@ leftovers: duplicate keys in facts files), each held by a test that tries more t
   (the slot keeps its words there); a plain value (0.26.0) still is.
 - facts files: an object naming a key twice was read as Python reads it (the last one), so a `facts
   --hosts` map naming a host twice silently lost a node, and a file could read one way under one
-  tool and another here (RFC 8259 section 4). Now refused, exit 2 (gather.unique_pairs: dict() and a
+  tool and another here (RFC 8259 section 4). Now refused, exit 2 (errors.unique_pairs: dict() and a
   length compare, C speed). A DeepSpeed config naming a key twice is refused as DeepSpeed refuses it
   (deepspeed/runtime/config_utils.py dict_raise_error_on_duplicate_keys); plan reasoned on the last value.
 - explain: the prefix pattern of pdsh/DeepSpeed lines ('worker-0: ', text.py) had overlapping nested repeats,

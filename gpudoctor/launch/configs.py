@@ -6,7 +6,7 @@ _batch_assertion, DeepSpeed 0.19.x)."""
 
 import json
 
-from gpudoctor.errors import InputError, excerpt, read_input
+from gpudoctor.errors import DuplicateKey, InputError, excerpt, read_input, unique_pairs
 
 MAX_CONFIG_BYTES = 4 << 20
 MAX_NODES = 20000  # YAML nodes after alias expansion: a real accelerate config has < 200
@@ -97,24 +97,6 @@ def _depth_ok(value, depth=0):
     return True
 
 
-class _DuplicateKeys(ValueError):
-    pass
-
-
-def _ds_pairs(pairs):
-    """DeepSpeed reads its config with object_pairs_hook=dict_raise_error_on_duplicate_keys
-    (deepspeed/runtime/config_utils.py; config.py DeepSpeedConfig): a key named twice in one object is
-    "Duplicate keys in DeepSpeed config: [...]" and the job does not start, so the plan does not
-    reason on the last value as json would (red team 2026-11-26d). accelerate's json.load keeps the
-    last one (accelerate/commands/config/config_args.py load_config_from_file)."""
-    d = dict(pairs)
-    if len(d) != len(pairs):
-        seen = set()
-        keys = sorted({k for k, _ in pairs if k in seen or seen.add(k)})
-        raise _DuplicateKeys("%s named twice in one object" % ", ".join(excerpt(k, 60) for k in keys[:5]))
-    return d
-
-
 def load_json(path, what="DeepSpeed config"):
     data = read_input(path, what, limit=MAX_CONFIG_BYTES)
     def bounded_int(text):
@@ -124,9 +106,14 @@ def load_json(path, what="DeepSpeed config"):
         return int(text)
 
     try:
+        # DeepSpeed reads its config with object_pairs_hook=dict_raise_error_on_duplicate_keys
+        # (deepspeed/runtime/config_utils.py; config.py DeepSpeedConfig): a key named twice in one
+        # object is "Duplicate keys in DeepSpeed config: [...]" and the job does not start, so the plan
+        # does not reason on the last value as json would (red team 2026-11-26d). accelerate's
+        # json.load keeps the last one (accelerate/commands/config/config_args.py load_config_from_file).
         doc = json.loads(data.decode("utf-8", "replace"), parse_int=bounded_int,
-                         object_pairs_hook=_ds_pairs if what == "DeepSpeed config" else None)
-    except _DuplicateKeys as exc:
+                         object_pairs_hook=unique_pairs if what == "DeepSpeed config" else None)
+    except DuplicateKey as exc:
         raise InputError("DeepSpeed config %s: %s (DeepSpeed refuses it at start: Duplicate keys in DeepSpeed "
                          "config)" % (path, exc))
     except RecursionError:
