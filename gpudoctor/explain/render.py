@@ -344,6 +344,3 @@ def _flat(text):
     """A paragraph of the knowledge on one line (its own line breaks are the TOML file's)."""
     return " ".join(str(text).split())
 
-
-def _wrap(text, indent):
-    return ("\n" + " " * indent).join(textwrap.wrap(" ".join(text.split()), WIDTH - indent)) or text
