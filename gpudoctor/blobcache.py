@@ -155,16 +155,10 @@ def cached(leave_out=()):
 def parts(leave_out=()):
     """(loader, blob) for srun: from the cache when it has them (the collector not imported),
     else built (and kept) by bundle.build_parts."""
-    k = tuple(sorted(leave_out))
-    if k not in _read:
-        try:
-            digest = key(k)
-            got = read(path_of(digest), digest)
-        except OSError:
-            got = None
-        if got is None:
-            from gpudoctor.collector.bundle import build_parts
+    got = cached(leave_out)
+    if got is None:
+        from gpudoctor.collector.bundle import build_parts
 
-            got = build_parts(k)
-        _read[k] = got
-    return _read[k]
+        k = tuple(sorted(leave_out))
+        got = _read[k] = build_parts(k)
+    return got
