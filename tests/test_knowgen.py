@@ -151,3 +151,12 @@ def test_package_version_reads_the_first_core_metadata_version(tmp_path):
     missing = str(tmp_path / "nope")
     assert knowgen.package_version([missing, str(tmp_path / "METADATA"), str(tmp_path / "PKG-INFO")]) == "0.12.6"
     assert knowgen.package_version([missing, str(tmp_path / "METADATA")]) == "?"
+
+
+def test_binary_strings_are_gnu_strings_runs():
+    # binutils strings.c STRING_ISGRAPHIC: a printable ASCII byte or a tab; runs shorter than -n are dropped,
+    # a NUL or a non-ASCII byte ends a run
+    data = b"\x00\x01short\x00NCCL error:\tunhandled\x7fxx\xc3\xa9Socket Timeout\x00"
+    assert knowgen.binary_strings(data, 6) == ["NCCL error:\tunhandled", "Socket Timeout"]
+    assert knowgen.binary_strings(data, 5) == ["short", "NCCL error:\tunhandled", "Socket Timeout"]
+    assert knowgen.binary_strings(b"\x00\x00", 1) == []

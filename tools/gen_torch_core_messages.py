@@ -865,15 +865,10 @@ def py_blocks(rel, src):
 
 # ---------------------------------------------------------------- library strings
 
-def so_strings(data, minimum=6):
-    """The printable runs of a shared object's bytes, as `strings -n 6` prints them."""
-    return [m.group().decode("ascii") for m in re.finditer(rb"[\x20-\x7e\t]{%d,}" % minimum, data)]
-
-
 def lib_blocks(lib, data):
     """The slice blocks of one library: the strings LIB_SELECT picks (one a line) and the JOINS whose
     fragments it holds."""
-    strings = so_strings(data)
+    strings = knowgen.binary_strings(data, 6)  # `strings -n 6`
     have = set(strings)
     out = []
     pick = LIB_SELECT.get(lib)

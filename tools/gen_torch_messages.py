@@ -1550,8 +1550,7 @@ _NOT_MESSAGE = re.compile(r"INTERNAL ASSERT FAILED|Could this error message be i
 def so_strings(path, minimum=8):
     """The printable runs of a shared object, as `strings -n 8` prints them."""
     with open(path, "rb") as f:
-        data = f.read()
-    return [m.group().decode("ascii") for m in re.finditer(rb"[\x20-\x7e\t]{%d,}" % minimum, data)]
+        return knowgen.binary_strings(f.read(), minimum)
 
 
 def c10d_strings(strings):

@@ -303,6 +303,12 @@ def py_messages(src, more=None):
             yield level, node.lineno, " ".join(fmt.split())
 
 
+def binary_strings(data, minimum):
+    """The printable runs of a binary's bytes (a shared object's), as GNU `strings -n MINIMUM` prints them
+    (binutils strings.c: printable ASCII and tab, at least MINIMUM long)."""
+    return [m.group().decode("ascii") for m in re.finditer(rb"[\x20-\x7e\t]{%d,}" % minimum, data)]
+
+
 def slug(text):
     """A place or a name as part of a site id: lower case, each run of other characters than a-z and
     0-9 one '_', none at the ends ('src/ucs/sys/sys.c:42' -> 'src_ucs_sys_sys_c_42')."""
