@@ -1121,7 +1121,7 @@ def _collect(files, sites, seen, tag=None):
                 knowgen.give_fix(one, MSG_FIX, text)
                 sites.append(one)
     if tag:
-        prefix = "slurm.%s." % re.sub(r"[^a-z0-9]+", "_", tag.lower())
+        prefix = "slurm.%s." % knowgen.slug(tag)
         for site in sites[first:]:
             site["until"] = tag
             site["id"] = site["id"].replace("slurm.", prefix, 1)
