@@ -21,9 +21,11 @@ its date is today's and ``fixes`` names this tool. --check writes nothing and ex
 would change.
 """
 
+import datetime
 import importlib
 import json
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -64,7 +66,7 @@ def refix(name, doc):
             continue
         old = (words(site["means"]), [words(x) for x in site["fix"]])  # the committed text, as its words
         got = next(((means, fx) for rx, means, fx in rows if (words(means), [words(x) for x in fx]) == old
-                    and knowgen.re.search(rx, site["text"])), None)
+                    and re.search(rx, site["text"])), None)
         if got is None:
             lost.append(site["id"])
             continue
@@ -72,7 +74,7 @@ def refix(name, doc):
     if lost:
         raise ValueError("no row of %s says the committed text of %d sites (e.g. %s): run %s on its source"
                          % ("/".join(tables), len(lost), ", ".join(lost[:3]), module))
-    doc["header"]["date"] = knowgen.datetime.date.today().isoformat()
+    doc["header"]["date"] = datetime.date.today().isoformat()
     doc["header"]["fixes"] = "means/fix re-applied from %s's %s by tools/refix_sites.py" % (module, "/".join(tables))
     return doc
 
