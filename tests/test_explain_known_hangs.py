@@ -15,6 +15,7 @@ import subprocess
 import sys
 
 import pytest
+from explainhelp import fixes
 
 from gpudoctor import explain
 
@@ -59,18 +60,9 @@ WATCHDOG = ("[rank3]:[E ProcessGroupNCCL.cpp:523] [Rank 3] Watchdog caught colle
 BANNER = "node1:12:12 [0] NCCL INFO NCCL version {v}+cuda12.2\n"
 
 
-@pytest.fixture(scope="module")
-def kb():
-    return explain.load_knowledge()
-
-
 def _ex(kb, text):
     res = explain.explain_text(text, kb)
     return res, [f["id"] for f in res["findings"]]
-
-
-def _fixes(f):
-    return " ".join(x for c in f["causes"] for x in c["fix"])
 
 
 def test_nccl_1134_alltoall_hang_with_219_is_the_a2a_connection_bug(kb):
@@ -78,7 +70,8 @@ def test_nccl_1134_alltoall_hang_with_219_is_the_a2a_connection_bug(kb):
     f = res["findings"][0]
     assert f["id"] == "nccl.bug_2203_a2a_connect_hang" and f["family"] == "nccl.known_bug"
     assert res["verdict"] == "root_cause"
-    assert "2.20.3" in f["title"] and "nvidia-nccl-cu12>=2.20.3" in _fixes(f) and "NCCL_CUMEM_ENABLE=0" in _fixes(f)
+    fx = fixes(f, sep=" ")
+    assert "2.20.3" in f["title"] and "nvidia-nccl-cu12>=2.20.3" in fx and "NCCL_CUMEM_ENABLE=0" in fx
     assert f["notes"][0].startswith("How sure: medium. NCCL 2.19.1 ran here")
     # the version line is shown among its lines
     assert any("nccl version 2.19.1" in m["text"] for m in f["matches"])

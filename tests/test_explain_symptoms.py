@@ -11,6 +11,7 @@ import re
 import textwrap
 
 import pytest
+from explainhelp import root_of
 
 from gpudoctor.explain import KnowledgeError, explain_text, load_knowledge
 from gpudoctor.explain import symptoms
@@ -18,15 +19,9 @@ from gpudoctor.explain import symptoms
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-@pytest.fixture(scope="module")
-def kb():
-    return load_knowledge()
-
-
 def answer(kb, text):
     res = explain_text(text, kb=kb, source="paste.txt")
-    root = res["findings"][0] if res["findings"] else None
-    return res, root
+    return res, root_of(res)
 
 
 # (what the user wrote, the symptom): several phrasings of each, in other word orders, with GPU 0 as

@@ -10,6 +10,7 @@ errors' messages)."""
 import re
 
 import pytest
+from explainhelp import root_of
 
 from gpudoctor.explain import KnowledgeError
 from gpudoctor.explain import symptoms as S
@@ -137,18 +138,11 @@ def test_patterns_are_one_per_way_of_each_entry_with_words():
 
 # ------------------------------------------------------------------ the answer (judge, _finding, _note)
 
-@pytest.fixture(scope="module")
-def kb():
-    from gpudoctor.explain import load_knowledge
-
-    return load_knowledge()
-
-
 def _answer(kb, text):
     from gpudoctor.explain import explain_text
 
     res = explain_text(text, kb=kb, source="paste.txt")
-    return res, (res["findings"][0] if res["findings"] else None)
+    return res, root_of(res)
 
 
 def _scan(kb, text):
