@@ -12,13 +12,9 @@ B. A healthy ds_report is a note, not deepspeed.ops: the [WARNING] lines of its 
    the failures from torch/utils/cpp_extension.py's and ninja's own lines.
 """
 
-import json
-import os
+from explainhelp import generated_sites, root_of
 
 from gpudoctor import explain
-
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-GEN = os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated")
 
 _KB = None
 
@@ -32,7 +28,7 @@ def _kb():
 
 def _root(text):
     res = explain.explain_text(text, _kb(), source="t")
-    return res["verdict"], (res["findings"][0] if res["findings"] else None)
+    return res["verdict"], root_of(res)
 
 
 def test_slurm_message_without_its_full_stop():
@@ -42,8 +38,7 @@ def test_slurm_message_without_its_full_stop():
 
 
 def test_only_the_closing_stop_is_optional():
-    with open(os.path.join(GEN, "slurm_messages.json")) as f:
-        sites = {s["id"]: s for s in json.load(f)["sites"]}
+    sites = {s["id"]: s for s in generated_sites("slurm_messages")}
     mem = sites["slurm.msg.src_common_slurm_opt_c_5081"]
     assert mem["re"].endswith(r"exclusive\.?"), mem["re"]
     # an ellipsis stays whole; a stop inside the text stays required

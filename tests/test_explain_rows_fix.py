@@ -4,12 +4,7 @@ NCCL's 'Failed to initialize any NET plugin' is mostly NCCL_NET naming a network
 (src/plugin/net.cc ncclNetInit), not only an external plugin such as aws-ofi-nccl; NCCL's src/os/windows*.cc never answers a
 Linux log's line."""
 
-import json
-import os
-
-from explainhelp import explain_paste, root_of
-
-GEN = os.path.join(os.path.dirname(__file__), os.pardir, "gpudoctor", "data", "knowledge", "generated")
+from explainhelp import explain_paste, generated_sites, root_of
 
 # hiyouga/LlamaFactory#2470 (https://github.com/hiyouga/LlamaFactory/issues/2470), a line of its log
 RESET = ("gpu004: RuntimeError: [14] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d "
@@ -49,8 +44,7 @@ def test_no_net_initialised_is_the_nccl_net_setting_not_only_an_external_plugin(
 
 
 def test_windows_sources_are_left_out_and_linux_shm_line_names_a_linux_file(cli, tmp_path):
-    with open(os.path.join(GEN, "nccl_messages.json")) as f:
-        sites = json.load(f)["sites"]
+    sites = generated_sites("nccl_messages")
     assert sites and not [s["id"] for s in sites if s["where"].startswith("src/os/windows")]
     _rc, doc = explain_paste(cli, tmp_path, SHM, quiet=True)
     root = root_of(doc)

@@ -2,25 +2,15 @@
 return codes and errno names (tools/gen_cuda_errors.py, gen_cuda_libs.py, gen_nvml.py, gen_errno.py: MEANS),
 checked on real texts from the cited public threads (none from the held-out sets)."""
 
-import json
-import os
-
 import pytest
+from explainhelp import generated_sites
 
 from gpudoctor import explain
-
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-GEN = os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated")
-
-
-def _sites(name):
-    with open(os.path.join(GEN, name + ".json")) as f:
-        return json.load(f)["sites"]
 
 
 @pytest.mark.parametrize("name,least", [("cuda_errors", 100), ("cuda_libs", 80), ("nvml", 28), ("errno", 60)])
 def test_most_codes_have_a_meaning_and_fix_of_their_own(name, least):
-    sites = _sites(name)
+    sites = generated_sites(name)
     own = [s for s in sites if s.get("fix")]
     assert len(own) >= least
     assert all(s.get("family") and s["means"] and s["fix"] for s in own)

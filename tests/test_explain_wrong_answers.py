@@ -17,6 +17,8 @@ them (cited), never a held-out set's text.
    'Unexpected error from cudaGetDeviceCount()' when it is raised rather than warned.
 """
 
+from explainhelp import root_of
+
 from gpudoctor import explain
 
 _KB = None
@@ -31,8 +33,7 @@ def _kb():
 
 def _answer(text):
     res = explain.explain_text(text, _kb(), source="t")
-    root = res["findings"][0] if res["findings"] else None
-    return res, root
+    return res, root_of(res)
 
 
 def _fix_text(root):
