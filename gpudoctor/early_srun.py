@@ -193,27 +193,19 @@ def start(argv, environ=None):
         cmd = plan(argv, env)
         if cmd is None:
             return
-        import subprocess
-
         try:
             first = _first_part(env)
         except Exception:
             first = None
-        run_env = None
         if first is not None:
-            from gpudoctor.transport.srun import PAYLOAD_ENV
+            from gpudoctor.transport.srun import start_step
 
-            run_env = dict(os.environ)
-            run_env[PAYLOAD_ENV] = first[2]
-        try:
-            proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                    start_new_session=True, env=run_env)
-        except OSError as exc:  # E2BIG: no room for it in this environment (execve(2)); on stdin then
-            import errno
+            # E2BIG (no room for it in this environment): started without it, on stdin then
+            proc, value = start_step(cmd, first[2])
+            first = first if value is not None else None
+        else:
+            import subprocess
 
-            if first is None or exc.errno != errno.E2BIG:
-                raise
-            first = None
             proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                     start_new_session=True)
     except Exception:

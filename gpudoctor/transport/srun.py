@@ -248,6 +248,26 @@ def env_value(stub):
     return text if len(text) <= ENV_LIMIT else None
 
 
+def start_step(cmd, value):
+    """(srun's process, ``value``) started with ``value`` (env_value; None: none) as PAYLOAD_ENV
+    in its environment; where execve(2) refuses that environment as too big (E2BIG), started
+    without it, as (process, None): the first part then goes on stdin. An OSError else is raised.
+    The transport's own step and early_srun.py's both start this way."""
+    env = dict(os.environ)
+    env.pop(PAYLOAD_ENV, None)
+    if value is not None:
+        env[PAYLOAD_ENV] = value
+    try:
+        return subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                start_new_session=True, env=env), value
+    except OSError as exc:
+        if value is None or exc.errno != errno.E2BIG:
+            raise
+        env.pop(PAYLOAD_ENV)
+        return subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                start_new_session=True, env=env), None
+
+
 def first_part(stub):
     """How many bytes of build_stub's output every node reads (the rest: the stub's source and
     the collector's sources, asked for)."""
@@ -532,21 +552,7 @@ class SrunTransport(Transport):
                 # MAX_MSG_LEN), 48 KB in ~48 messages per node, each relayed to the task by its
                 # slurmstepd (3-7 ms of CPU a node at 256 nodes here, docs/benchmarks.md).
                 stub = build_stub(dict(payload.options or {}), per)
-                env = dict(os.environ)
-                env.pop(PAYLOAD_ENV, None)
-                in_env = env_value(stub)
-                if in_env is not None:
-                    env[PAYLOAD_ENV] = in_env
-                try:
-                    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                            stderr=subprocess.PIPE, start_new_session=True, env=env)
-                except OSError as exc:  # E2BIG: this environment has no room for it (execve(2))
-                    if in_env is None or exc.errno != errno.E2BIG:
-                        raise
-                    env.pop(PAYLOAD_ENV)
-                    in_env = None
-                    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                            stderr=subprocess.PIPE, start_new_session=True, env=env)
+                proc, in_env = start_step(cmd, env_value(stub))
         except OSError as exc:
             if is_fd_exhaustion(exc):
                 raise ControllerError("this machine ran out of file descriptors starting srun: %s" % exc)
