@@ -104,6 +104,7 @@ def test_how_sure_starts_with_its_level():
         "ncclUnhandledCudaError: Call to CUDA function failed.\n")
     sure = [n for f in r["findings"] for n in f["notes"] if n.startswith("How sure")]
     assert sure and all(re.match(r"How sure: (high|medium|low)\b", n) for n in sure)
+    assert explain.analyze.HOW_SURE
     for f in explain.analyze.HOW_SURE.values():
         assert re.match(r"How sure: (high|medium|low)\. ", f)
 
