@@ -16,18 +16,8 @@ from explainhelp import generated_sites, root_of
 
 from gpudoctor import explain
 
-_KB = None
-
-
-def _kb():
-    global _KB
-    if _KB is None:
-        _KB = explain.load_knowledge()
-    return _KB
-
-
 def _root(text):
-    res = explain.explain_text(text, _kb(), source="t")
+    res = explain.explain_text(text, explain.load_knowledge(), source="t")
     return res["verdict"], root_of(res)
 
 
@@ -75,7 +65,7 @@ deepspeed info ................... 0.12.3, unknown, unknown
 
 
 def test_healthy_ds_report_is_a_note():
-    res = explain.explain_text(_DS_REPORT, _kb(), source="t")
+    res = explain.explain_text(_DS_REPORT, explain.load_knowledge(), source="t")
     assert res["verdict"] == "no_error", [f["id"] for f in res["findings"]]
     assert "deepspeed.ds_report_optional_ops" in [c["id"] for c in res["context"]]
 

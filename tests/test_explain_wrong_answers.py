@@ -21,18 +21,8 @@ from explainhelp import root_of
 
 from gpudoctor import explain
 
-_KB = None
-
-
-def _kb():
-    global _KB
-    if _KB is None:
-        _KB = explain.load_knowledge()
-    return _KB
-
-
 def _answer(text):
-    res = explain.explain_text(text, _kb(), source="t")
+    res = explain.explain_text(text, explain.load_knowledge(), source="t")
     return res, root_of(res)
 
 
