@@ -242,10 +242,10 @@ def test_the_words_patterns_stay_linear_on_long_lines(kb):
 
     pats = [p for p in kb.patterns if p.entry.startswith(symptoms.PREFIX)]
     line = ("deepspeed cuda_visible_devices all ranks gpu 0 srun nccl back to " * 70)[:4096]
-    t0 = time.perf_counter()
+    t0 = time.process_time()  # CPU time: the other processes of a loaded machine do not count
     for p in pats:
         p.regex.search(line)
-    assert time.perf_counter() - t0 < 0.5 * max(1, len(pats) / 50)
+    assert time.process_time() - t0 < 0.5 * max(1, len(pats) / 50)
     assert re.match(r"\^\(\?=\.\{0,%d\}\?" % symptoms.SPAN, pats[0].source)
 
 
