@@ -61,10 +61,10 @@ GLIBC_TST_PRINTF = [
     ("%.*g", "g"), ("%.*G", "G"), ("%7.*G", "G"), ("%04.*o", "o"), ("%09.*u", "u"), ("%04.*x", "x"),
     ("%04.*X", "X"), ("foo%hhn", "n"), ("%*s%*s%*s", "sss"),
 ]
-# the same file's formats slots.conversions does not read yet (its _CONV, like tools/knowgen.py's):
+# the same file's formats the first reader missed (its _CONV, like tools/knowgen.py's):
 # a precision of a bare period ('%5.s': C99 7.19.6.1p4, "if only the period is specified, the
 # precision is taken as zero"), C99's %a, and POSIX's numbered arguments ('%1$hhu', rfg3's '%1$*5$d').
-# No generated site has one today; strict, so the day the reader learns them these say so.
+# No generated site has one today; read since 2026-11-26 (slots._CONV and knowgen._CONV alike).
 GLIBC_TST_PRINTF_UNREAD = [("%5.s", "s"), ("%5.f", "f"), ("%8.e", "e"), ("%8.E", "E"), ("%.g", "g"),
                            ("%.G", "G"), ("%a", "a"), ("%1$hhu", "u"), ("%1$*5$d", "d")]
 
@@ -76,9 +76,9 @@ def test_conversions_of_glibcs_printf_test_formats(fmt, convs):
     assert not [v for kind, v in parts if kind == "lit" and "%" in v], parts  # no conversion left as text
 
 
-@pytest.mark.xfail(strict=True, reason="slots._CONV reads no bare-period precision, %a or %n$ (product gap)")
 @pytest.mark.parametrize("fmt,convs", GLIBC_TST_PRINTF_UNREAD)
-def test_conversions_of_glibcs_printf_test_formats_not_read_yet(fmt, convs):
+def test_conversions_of_glibcs_printf_test_formats_bare_precision_hex_float_numbered(fmt, convs):
+    # a bare '.' is precision zero (C99 7.19.6.1p4), %a/%A hexadecimal floats, %n$ numbered arguments
     assert [v for kind, v in slots.conversions(fmt) if kind == "conv"] == list(convs)
 
 

@@ -40,7 +40,8 @@ DATA = os.path.join(ROOT, "tools", "data")
 MIN_LITERAL = 8  # a site whose longest literal run (without blanks) is shorter is too vague to match: skipped
 
 # printf conversions (C99 7.19.6.1): flags, width, precision, length, conversion
-_CONV = re.compile(r"%([-+ #0]*)(\*|\d+)?(?:\.(\*|\d+))?(hh|h|ll|l|L|z|j|t|q)?([diouxXeEfgGcspn%])")
+_CONV = re.compile(r"%(?:\d{1,9}\$)?([-+ #0']*)(\*(?:\d{1,9}\$)?|\d+)?(?:\.(\*(?:\d{1,9}\$)?|\d*))?"
+                   r"(hh|h|ll|l|L|z|j|t|q)?([diouxXeEfFgGaAcspn%])")
 _INT = r"-?\d{1,20}"
 _HEX = r"(?:0x)?[0-9a-f]{1,16}"
 _STR = r"[^\n]{0,200}"
@@ -128,8 +129,10 @@ def printf_to_regex(fmt):
             parts.append(("conv", _INT))
         elif conv in "xXop":
             parts.append(("conv", r"(?:%s|\(nil\))" % _HEX if conv == "p" else _HEX))
-        elif conv in "eEfgG":
+        elif conv in "eEfFgG":
             parts.append(("conv", r"-?[0-9.e+-]{1,30}"))
+        elif conv in "aA":  # hexadecimal floating point: 0x1.8p+1
+            parts.append(("conv", r"-?0[xX][0-9a-fA-F.pP+-]{1,30}"))
         elif conv == "c":
             parts.append(("conv", r"[^\n]"))
         else:

@@ -34,7 +34,8 @@ MAX_STARTS = 8  # places tried for the format's first literal run
 SLOT = re.compile(r"\{%(-?[1-9]\d?)\|([^{}|]+)\}")
 # printf conversions (C99 7.19.6.1, as tools/knowgen.py _CONV reads them): flags, width,
 # precision, length, conversion; glibc's %m (strerror(errno)) is a string too.
-_CONV = re.compile(r"%([-+ #0]*)(\*|\d+)?(?:\.(\*|\d+))?(hh|h|ll|l|L|z|j|t|q)?([diouxXeEfgGcspnm%])")
+_CONV = re.compile(r"%(?:\d{1,9}\$)?([-+ #0']*)(\*(?:\d{1,9}\$)?|\d+)?(?:\.(\*(?:\d{1,9}\$)?|\d*))?"
+                   r"(hh|h|ll|l|L|z|j|t|q)?([diouxXeEfFgGaAcspnm%])")
 # Slurm's own conversions (src/common/xstring.c, _xstrdup_vprintf; src/common/log.c): %pJ, %ps,
 # %pS, %pA ... are strings (the job, the step id, an address), as tools/gen_slurm_messages.py
 # slurm_to_printf reads them
@@ -48,6 +49,7 @@ _UNFORMATTED = re.compile(r"\{[A-Za-z_][\w.]{0,60}\}$")
 _INT = re.compile(r"-?\d{1,20}")
 _HEX = re.compile(r"(?:0x)?[0-9a-fA-F]{1,16}|\(nil\)")
 _FLOAT = re.compile(r"-?[0-9.eE+-]{1,30}")
+_HEXFLOAT = re.compile(r"-?0[xX][0-9a-fA-F.pP+-]{1,30}")  # %a / %A: 0x1.8p+1
 
 
 def conversions(fmt, slurm=False):
@@ -120,7 +122,7 @@ def _trim(v):
 
 def _typed(kind, value):
     """The value when it has its conversion's shape (%d an integer, %x hex...), else None."""
-    rx = _INT if kind in "diu" else _HEX if kind in "xXop" else _FLOAT if kind in "eEfgG" else None
+    rx = _INT if kind in "diu" else _HEX if kind in "xXop" else _FLOAT if kind in "eEfFgG" else _HEXFLOAT if kind in "aA" else None
     if rx is not None:
         return value if rx.fullmatch(value) else None
     if kind == "c":
