@@ -636,7 +636,7 @@ def _toml():
 
 ENTRY_KEYS = {"id", "title", "kind", "rank", "explain", "patterns", "distinct", "causes", "references", "debug",
               "lookup", "family", "signals", "together", "note", "computed", "site_rank", "generic", "known_bug", "structural",
-              "by_evidence", "root_when_alone", "affects", "words"}
+              "by_evidence", "root_when_alone", "affects", "words", "means", "means_order"}
 CAUSE_KEYS = {"text", "checks", "confirm", "fix", "exports", "evidence", "computed", "when"}
 COMPUTED = {"torch_build", "socket_ifname", "launcher_port", "visible_gpus", "btl_tcp_if", "min_driver", "cuda_toolkit",
             "torch_api", "ds_batch"}
@@ -1026,9 +1026,12 @@ def load_knowledge(files=None, known_checks="registry"):
     # launch lines and launcher configs pasted beside the error: read by launchpaste.judge, never a match
     # the user's words for a failure with no error line (symptoms.toml's `words`: explain/symptoms.py)
     from gpudoctor.explain.symptoms import patterns as words_patterns
+    # ... and read by meaning (symptoms.toml's `means`: the concept classes of explain/meaning.py)
+    from gpudoctor.explain.meaning import patterns as meaning_patterns
 
     kb = Knowledge(entries, generic_error_patterns() + launcher_patterns() + structural_patterns() +
-                   nccl_info_patterns() + paste_patterns() + hang_patterns() + words_patterns(entries))
+                   nccl_info_patterns() + paste_patterns() + hang_patterns() + words_patterns(entries) +
+                   meaning_patterns(entries))
     if files:  # files given (not the built-in knowledge): every pattern compiles, or the load fails
         for e in entries:
             for p in e["_patterns"] + [ev for c in e["causes"] for ev in c["_evidence"]]:

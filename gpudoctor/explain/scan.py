@@ -96,6 +96,7 @@ class Scan:
         self.spread = {}  # entry id -> {"ranks": set, "hosts": set, "earliest": Hit, "lines": n}
         self.nccl_info = None  # what NCCL's INFO lines say it chose (ncclinfo.record)
         self.hang = None  # what the text says about a hang or a slow run (hang.record)
+        self.meaning = None  # the user's lines that may tell a failure in words (meaning.record)
         self.tails = []  # hang.summarize_tail() of each input's last TAIL bytes: where NCCL stopped
         self.sources = []  # [{"path", "first_line", "lines", "bytes"}]: the inputs, in order
         self.stopped = None  # why the scan stopped before the end: {"reason", ...}
@@ -562,6 +563,10 @@ def _replay(scan, lineno, win, got):
                 from gpudoctor.explain.hang import record as hang_record
 
                 hang_record(scan, hit)
+            elif p.entry == "_meaning":  # a line that may tell a failure in words (meaning.py)
+                from gpudoctor.explain.meaning import record as meaning_record
+
+                meaning_record(scan, hit)
             else:
                 from gpudoctor.explain.ncclinfo import record
 

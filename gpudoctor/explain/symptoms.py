@@ -376,6 +376,16 @@ def found(scan, kb=None):
         if mine:
             h = mine[0]
             got.append((key[len(PREFIX):], h, max(x.pattern.site.get("concepts", 0) for x in mine)))
+    # the same failures read by meaning (concept classes, symptoms.toml `means`: explain/meaning.py)
+    from gpudoctor.explain import meaning
+    from gpudoctor.explain.scan import Hit
+
+    have = {t[0] for t in got}
+    for eid, line, text, n in (meaning.found(scan, kb) if kb is not None else []):
+        if program is None:
+            program = _program_lines(scan)
+        if eid not in have and line not in program:
+            got.append((eid, Hit(line, text, None, None, None), n))
     rank = (lambda eid: kb.by_id[eid]["rank"] if eid in kb.by_id else 0) if kb is not None else (lambda eid: 0)
     got.sort(key=lambda t: (-rank(t[0]), -t[2], t[1].line, t[0]))
     return got

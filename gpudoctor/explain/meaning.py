@@ -1,0 +1,290 @@
+"""Failures told in words, read by meaning (issue 18): "nvidia-smi shows both python processes on
+GPU 0", "4 procs, all on gpu0", "用torchrun启动了4个进程，但是全都跑在0号卡上" are one symptom
+(torch.ranks_share_gpu) however they are phrased. symptoms.py's `words` lists phrasings; this module
+reads what the phrasings have in common.
+
+A small lexicon of concept classes (CLASSES: subjects such as a GPU with its index, processes, one
+rank, memory, loss, the data; predicates such as stuck, slow, idle, the same, differs, NaN, on the
+CPU), English and Chinese, with negation folded into the classes that need it ("does not use the
+GPU" is `cpu`, "not faster" is `slow`, "not working" is `idle`) and quantities read out (GPU indices:
+"GPU 0", "cuda:0", "0号卡", "the first card"; "10x slower"; "0%"). A text is read per sentence
+(split on . ! ? ; and newlines, 。！？；), and a sentence with the one after it (a complaint told over
+two sentences or wrapped lines). Derived classes carry the conditions: `same_gpu` is one GPU index
+said twice or with all/both/every ("both on GPU 0" = one index), `contrast` is a busy GPU beside an
+idle one or the others.
+
+A symptom of symptoms.toml lists in `means` the combinations of classes that say it ("procs
+same_gpu !mem": processes, one GPU index for them, no memory words); the first entry in RULES order
+whose combination holds in a window is that window's symptom (the most specific first:
+accelerate's own symptoms before the generic ones, DataParallel before "no speed-up").
+
+Only the user's lines count (symptoms._NOT_USERS / _COMMAND: no logger, NCCL, traceback, KEY=VALUE or
+command line; no progress bar), and a sentence that says the problem is solved ("works now",
+"fixed", 解决了) or asks how to do something ("How do I ...?", 请问...) says no symptom. The scan
+hands this module only the lines that hold one of NEEDLES (the predicates' literal words, the
+prefilter); each is cut to MAX_LINE characters, every class is a bounded regex (linear time), and at
+most MAX_KEPT lines are kept.
+"""
+
+import re
+
+ENTRY = "_meaning"
+PREFIX = "_meaning."
+MAX_LINE = 600  # characters of a line read
+MAX_KEPT = 64  # user lines with a predicate kept per scan
+NEAR = 1  # lines apart that still make one paragraph (a sentence and the next)
+
+_F = re.I | re.ASCII  # ASCII \b and \w: an English word next to a Chinese one ('一个rank的loss') has its boundary
+_NEG = r"(?:not|never|no|n't|doesn't|does not|don't|do not|didn't|did not|isn't|is not|aren't|are not|won't|cannot|can't)"
+_GPU = r"(?:gpus?|cards?|devices?|cuda|显卡|卡)"
+
+# GPU indices: 'GPU 0', 'GPU1', 'cuda:0', 'device 0', 'card #2', '0号卡', '第1张卡', 'the first card'
+_IDX = re.compile(r"\b(?:gpu|cuda|device|card)\s?[:#_]?\s?(\d{1,2})\b|(\d{1,2})\s?号\s?(?:卡|gpu|GPU)|第\s?(\d{1,2})\s?张卡|"
+                  r"\b(first|second|third|fourth)\s(?:gpu|card|device)\b", _F)
+_ORD = {"first": 0, "second": 1, "third": 2, "fourth": 3}
+
+CLASSES = {
+    # ---- subjects
+    "gpu": r"\b(?:gpus?|cards?|devices?|cuda)\b|显卡|张卡|号卡|[几多单]卡",
+    "procs": r"\b(?:processes|procs|ranks|workers|subprocesses)\b|\b(?:\d{1,3}|two|three|four|eight|both|all|every|each|"
+             r"multiple|several)\s(?:\w{1,12}\s)?(?:process|proc|rank|worker|task)s?\b|\b(?:both|all|each) of them\b|"
+             r"\bprocess\s\d{1,7}\b[^.;]{0,80}\bprocess\s\d{1,7}\b|进程",
+    "one_rank": r"\brank\s?[:#]?\s?\d{1,5}\b|\[rank\d{1,5}\]|\bone of (?:the |my )?(?:ranks|processes|workers|gpus)\b|"
+                r"\b(?:a|one|single) (?:rank|process|worker)\b|\bgpu\s?\d{1,2}(?:'s)? process\b|[一某]个\s?(?:rank|进程)",
+    "node": r"\b(?:nodes?|machines?|hosts?|servers?)(?:'s)?\b|节点|机器",
+    "others": r"\bothers?\b|\bthe rest\b|\bremaining\b|其他|其它|别的|其余",
+    "mem": r"\bmemory\b|\bvram\b|\b\d{1,6}\s?(?:mib|mb|gb|gib)\b|\booms?\b|\bout of memory\b|显存|爆显存",
+    "loss": r"\blosse?s?\b|\baccuracy\b|\bacc\b|\bconverge\w{0,4}|\bresults?\b|\bmetrics?\b|\bperplexity\b|\bbleu\b|"
+            r"\bf1\b|精度|准确率|收敛|效果|结果",
+    "epoch": r"\bepochs?\b|\bvalidat\w{0,5}|\beval\w{0,6}\b|\bcheckpoint\w{0,2}|验证|评估|保存",
+    "accel": r"\baccelerate\b|\btrainer\b|\bhugging ?face\b|\bhf\b",
+    "dp": r"\b(?:nn\.)?dataparallel\b|\bDP\b",
+    "multi": r"\bmulti[- ]?(?:gpu|card|device)s?\b|\b(?:[2-9]|1[0-6]|two|four|eight|more|multiple|several|both|all)"
+             r"\s(?:\w{1,10}\s)?(?:gpus|cards|devices)\b|\b(?:[2-9]|1[0-6])\s?(?:gpus?|cards?)\b|\bddp\b|\bdistributed\b|"
+             r"\btorchrun\b|\badding (?:more )?gpus\b|多卡|多机|[2-9两四八]\s?张?卡",
+    "single": r"\b(?:single|one|1)[- ](?:gpu|card|device)\b|单卡|单张卡|一张卡|\bthan before\b",
+    "all_q": r"\b(?:all|both|every|each|also)\b|全都|都|所有|全部",
+    # ---- predicates
+    "stuck": r"\bhang(?:s|ing)?\b|\bhung\b|\bstuck\b|\bfreez\w{0,3}|\bfroze(?:n)?\b|\bno progress\b|\bdeadlock\w{0,3}|"
+             r"\bwaits? forever\b|卡住|卡死|不动了|没反应|停住",
+    "slow": r"\bslow(?:er|ly|s)?\b|慢",
+    # slower than it should be, against a single GPU or before: not faster, no speed-up, the same time, Nx slower
+    "no_gain": r"\bslower than\b|\bnot (?:any |much |really )?faster\b|" + _NEG + r"\s(?:\w{1,10}\s){0,2}(?:any |much )?"
+            r"(?:faster|speed\s?up)\b|\bno (?:real )?(?:speed[- ]?up|speed gain|gain|scaling)\b|\bsame (?:\d{1,4} )?"
+            r"(?:time|speed|minutes|hours|seconds|epoch time|throughput)\b|\bunchanged\b|\bdouble (?:the )?time\b|"
+            r"\b\d{1,3}(?:\.\d)?\s?x slower\b|没有?加速|速度.{0,6}一样|一样快|比单卡.{0,3}慢|反而.{0,6}慢",
+    "idle": r"\bidle\b|(?<![\d.])0\s?%|\b0 percent\b|\bzero (?:util\w{0,8}|percent|load)\b|\bunused\b|"
+            r"\bdo(?:es)? nothing\b|\bnothing (?:running|on it)\b|\b(?:not|never) (?:\w{1,8} )?(?:working|used|utili[sz]ed|busy)\b|"
+            r"\b(?:has|have|with) no (?:processes|process|load|work)\b|\bempty\b|\bis low\b|空闲|闲置|没用到|没有用到|"
+            r"利用率\s?(?:都是|是|为|只有)?\s?0(?![.\d])|\butil\w{0,9}\s(?:is\s|stays\s|always\s|of\s)?0\b",
+    "busy": r"\b100\s?%|\bbusy\b|\bpegged\b|\bfully (?:used|utili[sz]ed)\b|在跑|满载",
+    "only_one": r"\bonly (?:one|1)\b[^.;,]{0,30}\b(?:used|working|busy|running|in use)\b|\b(?:only|just) (?:uses?|using|runs? on|"
+                r"running on|on|sees?|trains? on)?\s?(?:one|1|a single|the first)\s(?:\w{1,8}\s)?(?:gpu|card|device)\b|"
+                r"\b(?:one|1) (?:gpu|card|device) (?:is|was) used\b|只用了?\s?(?:一|1)\s?张|只有\s?(?:一|1)\s?张卡|"
+                r"只有\s?(?:gpu|GPU)\s?0|仅(?:用了?)?(?:一|1)张|单卡在跑",
+    "only": r"\bonly\b|\bjust\b|只|仅",
+    "extra": r"\bextra\b|\badditional\b|\b(?:much )?(?:more|higher) than\b|\bhigher\b|\bbesides\b|\balso\b|\bimbalanced\b|"
+             r"\bunbalanced\b|\buneven\b|\bfirst\b|多很多|多了|更多|额外|上涨|高很多",
+    # the same GPU said once for several: 'both python processes on GPU 0', '8 个进程都在 GPU 0'
+    "same_words": r"\bsame (?:gpu|card|device|cuda device)\b|同一张卡|同一个\s?gpu|同一块|"
+                  r"\b(?:all|both|every|each)\s(?:\w{1,12}\s){0,3}(?:process|proc|rank|worker)(?:es|s)?\s(?:\w{1,12}\s){0,4}"
+                  r"(?:on|in|at|to)\s(?:the\s)?(?:gpu|cuda|device|card)\s?[:#]?\s?\d|进程.{0,6}都在\s?(?:gpu|cuda)?\s?\d",
+    "data_same": r"\b(?:same|identical)\s(?:\w{1,12}\s){0,2}(?:data|batch(?:es)?|samples?|order|images|inputs|examples|"
+                 r"sequence)\b|\b(?:data|batch(?:es)?|samples?|order)\s(?:\w{1,12}\s){0,3}(?:are |is )?(?:identical|the same)\b|"
+                 r"\b(?:whole|full|entire|complete) (?:data ?set|data)\b|完整的数据集|全部数据|数据.{0,8}(?:一样|相同)|"
+                 r"batch.{0,6}(?:完全)?相同|没有打乱|不打乱|\bshuffl\w{0,4}\s(?:\w{1,12}\s){0,2}(?:doesn't|does not|isn't|"
+                 r"is not|not|never)\b|" + _NEG + r"\s(?:\w{1,12}\s){0,2}shuffl\w{0,4}|\bcurves? of all ranks are identical\b",
+    "differ": r"\bdiffer\w{0,6}|\bnot the same\b|\b(?:doesn't|does not|don't|do not) match\b|\bmismatch\w{0,4}|\blower\b|"
+              r"\bworse\b|\bhigher\b|\bdrops?\b|\bdegrad\w{0,5}|不一样|不同|不一致|低了|变差|更差|高|低",
+    "nan": r"(?<![a-z])nans?(?![a-z])|(?<![a-z])inf(?![a-z])",
+    "fine": r"\b(?:normal|fine|ok|okay|good|healthy)\b|正常|没问题",
+    "cpu": r"\bon (?:the )?cpus?\b|\bcpu only\b|" + _NEG + r"\s(?:\w{1,10}\s)?(?:use|using|used|on|utili[sz]e)\s(?:the |any |my )?"
+           r"gpus?\b|\bnot using gpu|在\s?cpu\s?上|cpu\s?上|没用到\s?gpu|没有用到\s?gpu|没用\s?gpu",
+}
+_CLS = {k: re.compile(v, _F) for k, v in CLASSES.items()}
+KNOWN = set(CLASSES) | {"gpu0", "same_gpu", "contrast"}  # the derived classes (_derive)
+# the classes a sentence needs one of to be a complaint (subjects alone say nothing)
+PREDICATES = ("stuck", "slow", "no_gain", "idle", "busy", "only_one", "extra", "same_words", "data_same", "differ", "nan", "cpu",
+              "mem", "only", "all_q")
+
+# a sentence that says it is solved, or asks how to do something ('Why ...?' is a complaint)
+_SOLVED = re.compile(r"\b(?:works?|working|runs?) (?:now|fine now|again)\b|\b(?:fixed|solved|resolved)\b|\bno longer\b|"
+                     r"解决|搞定|好了", _F)
+# ... or calls it fine, unless about the others ('rank 3 gets NaN while the others look normal')
+_FINE_SAID = re.compile(r"\bas expected\b|\blooks? (?:fine|good|normal|right)\b", _F)
+_BESIDE = re.compile(r"\b(?:others?|the rest|while|but|whereas)\b|其他|其它|但", _F)
+_HOWTO = re.compile(r"^\W{0,4}(?:how|what|which|is there|are there|should|can i|could|do i|does|do we|请问|如何|怎么|怎样)"
+                    r"(?!.{0,200}\b(?:why)\b).{0,500}[?？]\W{0,4}$", _F | re.S)
+# a progress bar (tqdm: ' 45%|####      | 450/1000 [00:10<00:12, 40.0it/s]'), a table row (nvidia-smi's '|  0  ...  |')
+_NOISE = re.compile(r"\d{1,3}%\|[^|\n]{0,200}\||\d{1,9}/\d{1,9} \[\d|^\s{0,8}\|.{0,400}\|\s{0,4}$|it/s\]|s/it\]")
+_SPLIT = re.compile(r"(?<=[.!?;])\s+|[。！？；\n]|(?<=[?!])(?=\S)")
+
+# symptom id -> combinations (lists of class names, '!name' = absent): the ways to say it, in the order
+# they are tried (the first symptom whose way holds is the window's); symptoms.toml `means` adds or replaces
+RULES = []
+
+
+# the prefilter: a line holds one of these (squashed: lower case, no blanks) or the scan never hands it here
+NEEDLES = sorted({
+    "hang", "hung", "stuck", "freez", "froze", "noprogress", "deadlock", "forever", "slow", "faster", "speedup",
+    "speed-up", "unchanged", "doublethetime", "idle", "at0%", "is0%", "s0%", "e0%", "y0%", "0%u", "0%w", "0%b",
+    "0%a", "0percent", "unused", "nothing", "notworking", "notused",
+    "noprocess", "empty", "islow", "100%", "busy", "pegged", "onlyone", "only1", "justone", "asingle", "onegpuisused",
+    "extra", "additional", "higher", "besides", "also", "imbalanced", "unbalanced", "uneven", "same", "identical",
+    "whole", "entire", "fulldata", "shuffl", "differ", "mismatch", "lower", "worse", "drop", "degrad", "match",
+    "nan", "oncpu", "onthecpu", "cpuonly", "gpu0", "cuda:0", "device0", "card0", "firstcard", "firstgpu", "memory",
+    "oom", "outofmemory", "vram",
+    "卡住", "卡死", "不动", "没反应", "停住", "慢", "加速", "空闲", "闲置", "没用到", "没有用到", "利用率", "在跑", "满载",
+    "只", "仅", "多很多", "多了", "额外", "上涨", "同一", "一样", "相同", "完整的数据集", "全部数据", "打乱", "不同", "不一致",
+    "低了", "变差", "更差", "显存", "cpu上", "都在", "全都", "号卡", "张卡",
+})
+
+
+def patterns(entries=()):
+    """The scan pattern that hands record() the lines holding one of NEEDLES; checks the entries' `means`."""
+    from gpudoctor.explain.knowledge import KnowledgeError, Pattern
+
+    for e in entries:
+        means = e.get("means")
+        if means is None:
+            continue
+        if not (isinstance(means, list) and means and all(isinstance(w, str) and w.split() for w in means)):
+            raise KnowledgeError("%s: means must be a list of ways (each a string of class names)" % e.get("id"))
+        for w in means:
+            bad = [n for n in w.split() if n.lstrip("!") not in KNOWN]
+            if bad:
+                raise KnowledgeError("%s: means %r: unknown classes %s (meaning.KNOWN)" % (e["id"], w, bad))
+    return [Pattern(ENTRY, "fact", r"^[^\n]{1,%d}" % MAX_LINE, 0, site={"class": "meaning", "id": "meaning"},
+                    needles=NEEDLES)]
+
+
+def users_line(text):
+    """Whether a line is the user's words (no logger/NCCL/traceback/KEY=VALUE/command line, no progress bar).
+    A line that starts with a command and goes on in words ('accelerate launch trains on the CPU', 'torchrun
+    --nproc_per_node=8 之后 ... 都在 GPU 0') is the user's: a command line has no Chinese and no run of four
+    plain words."""
+    from gpudoctor.explain.symptoms import _COMMAND, _NOT_USERS
+
+    if _NOT_USERS.search(text) or _NOISE.search(text):
+        return False
+    return not _COMMAND.search(text) or bool(_WORDS.search(text))
+
+
+_WORDS = re.compile(r"[\u4e00-\u9fff]|(?<![\w./=-])(?:[a-z']{1,12}\s){3}[a-z']{1,12}(?![\w./=-])")
+
+
+def record(scan, hit):
+    """One candidate line (it holds a needle): kept when it is the user's and a sentence of it has a predicate."""
+    kept = getattr(scan, "meaning", None)
+    if kept is None:
+        kept = scan.meaning = []
+    if len(kept) >= MAX_KEPT or hit.severity is not None:
+        return
+    text = hit.text[:MAX_LINE]
+    if (kept and kept[-1][0] == hit.line) or not users_line(text):
+        return
+    sents = [c for c in (classes(s) for s in sentences(text)) if c is not None]
+    if sents:
+        kept.append((hit.line, text, sents))
+
+
+def sentences(text):
+    return [s.strip() for s in _SPLIT.split(text[:MAX_LINE]) if s and s.strip()]
+
+
+def classes(sentence):
+    """{class: True, "idx": [GPU indices]} of one sentence, or None (solved, a how-to question, no predicate)."""
+    s = sentence[:MAX_LINE]
+    if _SOLVED.search(s) or _HOWTO.search(s) or (_FINE_SAID.search(s) and not _BESIDE.search(s)):
+        return None
+    got = {k: True for k, rx in _CLS.items() if rx.search(s)}
+    if not any(p in got for p in PREDICATES) and not _IDX.search(s):
+        return None
+    idx = []
+    for m in _IDX.finditer(s):
+        if len(idx) >= 16:
+            break
+        g = next(x for x in m.groups() if x is not None)
+        idx.append(_ORD[g.lower()] if g.lower() in _ORD else int(g))
+    got["idx"] = idx
+    _derive(got)
+    return got
+
+
+def _derive(c):
+    idx = c["idx"]
+    if idx:
+        c["gpu"] = True
+    if 0 in idx:
+        c["gpu0"] = True
+    # one GPU index for several things: said twice, or with all/both/every ('all on gpu0', '都在 GPU 0')
+    if c.get("same_words") or (idx and len(set(idx)) == 1 and (len(idx) >= 2 or c.get("all_q"))):
+        c["same_gpu"] = True
+    # a busy GPU beside an idle one or the others ('GPU1 sits at 0% while GPU0 is at 100%')
+    if c.get("idle") and (c.get("busy") or c.get("others") or len(set(idx)) >= 1):
+        c["contrast"] = True
+
+
+def merged(a, b):
+    """The classes of two sentences read together (the indices of both)."""
+    out = dict(a)
+    out.update({k: v for k, v in b.items() if k != "idx"})
+    out["idx"] = list(a["idx"]) + list(b["idx"])
+    for k in ("same_gpu", "contrast", "gpu0"):
+        out.pop(k, None)
+        if a.get(k) or b.get(k):
+            out[k] = True
+    return out
+
+
+def holds(way, c):
+    for name in way:
+        if name.startswith("!"):
+            if c.get(name[1:]):
+                return False
+        elif not c.get(name):
+            return False
+    return True
+
+
+def rules_of(kb):
+    """[(symptom id, [way, ...])] of the entries with `means`, in the order the entries give (`means_order`,
+    then the table's order)."""
+    got = [(e.get("means_order", 100), i, e["id"], [w.split() for w in e["means"]])
+           for i, e in enumerate(kb.entries) if e.get("means")]
+    return [(eid, ways) for _o, _i, eid, ways in sorted(got)]
+
+
+def symptom_of(c, rules):
+    """(symptom id, way index, classes in the way) of the first rule that holds for classes c, else None."""
+    for eid, ways in rules:
+        for wi, way in enumerate(ways):
+            if holds(way, c):
+                return eid, wi, len(way)
+    return None
+
+
+def found(scan, kb):
+    """[(symptom id, line, text, score)] read from the kept lines: per sentence, then each sentence with the
+    next one of the same or the next kept line (one paragraph), the first window of each symptom."""
+    kept = getattr(scan, "meaning", None)
+    if not kept:
+        return []
+    rules = rules_of(kb)
+    if not rules:
+        return []
+    out, seen = [], set()
+    prev_line, prev = None, None
+    for line, text, sents in kept:
+        windows = list(sents) + [merged(a, b) for a, b in zip(sents, sents[1:])]
+        if prev is not None and line - prev_line <= NEAR:
+            windows.append(merged(prev, sents[0]))
+        for c in windows:
+            got = symptom_of(c, rules)
+            if got and got[0] not in seen:
+                seen.add(got[0])
+                # score 1: below every `words` way (symptoms.found: a hand-written phrasing is the surer reading)
+                out.append((got[0], line, text, 1))
+                break
+        prev_line, prev = line, sents[-1]
+    return out
