@@ -1,0 +1,63 @@
+"""The valid names for nvidia-smi's refused --query-gpu field: 'Field "x" is not a valid field to query.'
+gets the names of nvidia-smi's own --help-query-gpu table that are closest to x (the table is read from the
+binary by tools/gen_nvidia_smi_messages.py into generated/nvidia_smi_messages.json: query_fields)."""
+
+import difflib
+import json
+import os
+import re
+
+from gpudoctor.explain.text import clip
+
+# nvidia-smi's message (the binary's format 'Field "%s" is not a valid field to query.'); the name is bounded
+_BAD = re.compile(r'Field "([ !#-~]{1,100})" is not a valid field to query\.')  # printable ASCII only
+_PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "knowledge", "generated",
+                     "nvidia_smi_messages.json")
+_cache = {}
+
+
+def fields():
+    """({name: its canonical name}, the driver version) of --query-gpu (both a field's names: 'gpu_name' ->
+    'name'); ({}, '') when the table is not there."""
+    if "f" not in _cache:
+        try:
+            with open(_PATH) as f:
+                doc = json.load(f)
+            names = {}
+            for row in doc.get("query_fields", []):
+                names[row["name"]] = row["name"]
+                if row.get("alt"):
+                    names[row["alt"]] = row["name"]
+            _cache["f"] = (names, doc["header"]["version"].split(" (")[0])
+        except (OSError, ValueError, KeyError, TypeError):
+            _cache["f"] = ({}, "")
+    return _cache["f"]
+
+
+def suggest(bad):
+    """The valid --query-gpu names closest to ``bad`` (at most 4), or []."""
+    names, _ = fields()
+    bad = bad.strip().lower()
+    got = difflib.get_close_matches(bad, list(names), n=4, cutoff=0.6)
+    # a prefix of several fields ('memory' -> memory.total, memory.used ...): they are what was meant
+    got += [n for n in names if n.startswith(bad + ".") and n not in got][:6 - len(got)]
+    return got
+
+
+def notes(finding):
+    """A note for each refused field that a matched line of ``finding`` names."""
+    out = []
+    names, version = fields()
+    if not names:
+        return out
+    for m in finding.get("matches", []):
+        hit = _BAD.search(m["text"][:4096])
+        if not hit:
+            continue
+        bad = hit.group(1)
+        near = suggest(bad)
+        say = "'%s' is not a --query-gpu name of %s (its --help-query-gpu table, %d names)" % (clip(bad, 60), version,
+                                                                                            len(names))
+        out.append(say + (": did you mean %s?" % ", ".join(near) if near else "; nvidia-smi --help-query-gpu "
+                          "lists them"))
+    return out[:3]
