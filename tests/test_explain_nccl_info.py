@@ -81,14 +81,20 @@ def test_h100_two_nodes_over_sockets_with_a_hang_is_the_socket_fallback_hedged(k
     assert "NCCL_DEBUG_SUBSYS=INIT,NET" in " ".join(f["notes"])
 
 
-def test_h100_loopback_for_two_nodes_is_the_interface_and_ib_decline_is_no_internal_error(kb):
+def test_h100_loopback_for_two_nodes_of_one_host_is_healthy_and_ib_decline_is_no_internal_error(kb):
+    # two ranks that NCCL counts as two nodes (NCCL_HOSTID), every line from host 'vm', over lo, all_reduce ok:
+    # loopback reaches every rank of one machine, nothing failed (issue 18: no socket-interface finding)
     res = _run(kb, _log("fakehosts-2ranks-ibdisable-lo.log"))
+    assert (res["verdict"], res["findings"]) == ("no_error", [])
+    assert any(n["id"] == "nccl.socket_ifname" and "one host (vm)" in n["note"] for n in res["context"])
+    assert any(n["id"] == "nccl.ib_declined" and "NCCL_IB_DISABLE=1" in n["note"] for n in res["context"])
+    # the user saying the job spans nodes: lo cannot reach another machine, the interface is the answer
+    res = _run(kb, "we train on two nodes\n" + _log("fakehosts-2ranks-ibdisable-lo.log"))
     ids = [f["id"] for f in res["findings"]]
     assert (res["verdict"], ids[0], res["findings"][0]["confidence"]) == ("root_cause", "nccl.socket_ifname", "cause")
     assert "nccl.internal_error" not in ids
     assert "lo for a job of 2 nodes" in res["findings"][0]["notes"][0]
     assert "NCCL_SOCKET_IFNAME" in res["findings"][0]["notes"][1]
-    assert any(n["id"] == "nccl.ib_declined" and "NCCL_IB_DISABLE=1" in n["note"] for n in res["context"])
 
 
 def test_h100_single_node_logs_stay_healthy_and_the_real_warn_stays_the_root(kb):

@@ -88,7 +88,11 @@ _CONFIG_EXT = (".json", ".yaml", ".yml", ".txt", ".conf", ".cfg", ".sh", ".bash"
 
 
 def patterns():
-    return [Pattern("_paste_" + kind, "paste", src, 0) for kind, srcs in sorted(PATTERNS.items()) for src in srcs]
+    from gpudoctor.explain import layout
+
+    # (and the lines a job prints about its own layout: rank, world size, device; read by layout.py)
+    return [Pattern("_paste_" + kind, "paste", src, 0) for kind, srcs in sorted(PATTERNS.items()) for src in srcs] + \
+        layout.patterns()
 
 
 class Paste(object):
@@ -102,6 +106,10 @@ class Paste(object):
 
 def record(scan, hit, win):
     """A role "paste" pattern matched (scan._replay): keep what it says, bounded."""
+    if hit.pattern.entry == "_paste_layout":  # a line about the job's layout (layout.py)
+        from gpudoctor.explain.layout import record as layout_record
+
+        return layout_record(scan, hit)
     paste = getattr(scan, "paste", None)
     if paste is None:
         paste = scan.paste = Paste()
@@ -691,6 +699,11 @@ def _cut(argv):
 
 def judge(result, scan, kb, facts=None):
     """Add the launch findings to explain's answer (explain_inputs, before locate)."""
+    from gpudoctor.explain import layout
+
+    # first what the job printed about its own layout (rank, world size, device: layout.py), read from the same
+    # scan role; before the hang triage, which then leaves a root it made alone
+    layout.judge(result, scan, kb)
     paste = getattr(scan, "paste", None)
     if paste is None:
         return

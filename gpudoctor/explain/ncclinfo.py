@@ -288,6 +288,12 @@ def judge(result, scan, kb):
     got = None
     if verdict in ("no_error", "unknown_error") or not result["findings"]:
         got = _answer(fx, st, scan, kb)
+    if got is not None and got["id"] == "nccl.socket_ifname" and verdict == "no_error" and _one_host_loopback(fx, st):
+        result["context"].append({"id": "nccl.socket_ifname", "severity": "info", "note": _ONE_HOST % fx["hosts"][0],
+                                  "fix": "nothing to fix on one host; for a job across machines set NCCL_SOCKET_IFNAME "
+                                         "to the NIC the nodes share", "first_line": got["first_line"],
+                                  "text": got["matches"][0]["text"] if got["matches"] else None, "match_count": 1})
+        got = None
     if got is not None:
         result["findings"].insert(0, got)
         for f in result["findings"][1:]:
@@ -304,6 +310,22 @@ def judge(result, scan, kb):
             "%s on %s" % (v, ", ".join(h[:6]) + (" and %d more" % (len(h) - 6) if len(h) > 6 else ""))
             for v, h in sorted(fx["versions"].items(), key=lambda kv: len(kv[1]))))
     return got
+
+
+# NCCL's INFO prefix is '<hostname>:<pid>:<tid> [dev]' (src/debug.cc ncclDebugLog: the real gethostname), while the
+# node count it prints comes from its host hash, which NCCL_HOSTID overrides (src/misc/utils.cc getHostHash): two
+# "nodes" whose every line names one host are processes of one machine, where lo reaches every rank
+_ONE_HOST = ("NCCL uses the loopback interface for what it counts as several nodes, but every NCCL line comes from "
+             "one host (%s): the ranks run on one machine, where lo reaches them all, and nothing failed")
+
+
+def _one_host_loopback(fx, st):
+    """Every bad interface NCCL names is lo, every NCCL line's prefix names one host (no line without one), and the
+    user does not say the job spans nodes or is slow."""
+    ifaces = {i for d in (fx["socket_interfaces"], fx["bootstrap_interfaces"]) for v in d.values() for i in v}
+    bad = {i for i in ifaces if _BAD_IFACE.match(i)}
+    return bad == {"lo"} and len(fx["hosts"]) == 1 and set(st["hosts"]) == set(fx["hosts"]) and \
+        st["multi_text"] is None and st["complaint"] is None
 
 
 def _forgive_ib_decline(result, scan, st, fx):
