@@ -42,6 +42,8 @@ _GPU = r"(?:gpus?|cards?|devices?|cuda|显卡|卡)"
 _IDX = re.compile(r"\b(?:gpu|cuda|device|card)\s?[:#_]?\s?(\d{1,2})\b|(\d{1,2})\s?号\s?(?:卡|gpu|GPU)|第\s?(\d{1,2})\s?张卡|"
                   r"\b(first|second|third|fourth)\s(?:gpu|card|device)\b", _F)
 _ORD = {"first": 0, "second": 1, "third": 2, "fourth": 3}
+# a list of them: 'GPUs 1, 2, and 3', 'cards 0,1'
+_IDX_LIST = re.compile(r"\b(?:gpus|cards|devices)\s((?:\d{1,2}\s?(?:,\s?(?:and\s)?|and\s|&\s?|\+\s?)){1,15}\d{1,2})\b", _F)
 
 CLASSES = {
     # ---- subjects
@@ -52,12 +54,14 @@ CLASSES = {
     "one_rank": r"\brank\s?[:#]?\s?\d{1,5}\b|\[rank\d{1,5}\]|\bone of (?:the |my )?(?:ranks|processes|workers|gpus)\b|"
                 r"\b(?:a|one|single) (?:rank|process|worker)\b|\bgpu\s?\d{1,2}(?:'s)? process\b|[一某]个\s?(?:rank|进程)",
     "node": r"\b(?:nodes?|machines?|hosts?|servers?)(?:'s)?\b|节点|机器",
+    "a_gpu": r"\b(?:one|a|some|several|two) (?:of (?:the|my) )?(?:gpus?|cards?|devices?)\b|[一两几]张卡",
     "others": r"\bothers?\b|\bthe rest\b|\bremaining\b|其他|其它|别的|其余",
-    "mem": r"\bmemory\b|\bvram\b|\b\d{1,6}\s?(?:mib|mb|gb|gib)\b|\booms?\b|\bout of memory\b|显存|爆显存",
-    "loss": r"\blosse?s?\b|\baccuracy\b|\bacc\b|\bconverge\w{0,4}|\bresults?\b|\bmetrics?\b|\bperplexity\b|\bbleu\b|"
+    "mem": r"\bmemory\b|\bvram\b|\b(?:\d{1,6}|a|an|one|half a|a few|several)\s?(?:mib|mb|gb|gib|gigabytes?|megabytes?)\b|\booms?\b|\bout of memory\b|显存|爆显存",
+    "loss": r"\blosse?s?\b|\baccura(?:cy|te)\b|\bacc\b|\bconverge\w{0,4}|\bresults?\b|\bmetrics?\b|\bperplexity\b|\bbleu\b|"
             r"\bf1\b|精度|准确率|收敛|效果|结果",
     "epoch": r"\bepochs?\b|\bvalidat\w{0,5}|\beval\w{0,6}\b|\bcheckpoint\w{0,2}|验证|评估|保存",
-    "accel": r"\baccelerate\b|\btrainer\b|\bhugging ?face\b|\bhf\b",
+    # accelerate, or transformers' Trainer (capitalised: nnUNet's 'DP multi GPU trainer' is another one)
+    "accel": r"\baccelerate\b|\b(?-i:Trainer)\b|\bhugging ?face\b|\bhf\b|\btransformers\b",
     "dp": r"\b(?:nn\.)?dataparallel\b|\bDP\b",
     "multi": r"\bmulti[- ]?(?:gpu|card|device)s?\b|\b(?:[2-9]|1[0-6]|two|four|eight|more|multiple|several|both|all)"
              r"\s(?:\w{1,10}\s)?(?:gpus|cards|devices)\b|\b(?:[2-9]|1[0-6])\s?(?:gpus?|cards?)\b|\bddp\b|\bdistributed\b|"
@@ -72,8 +76,8 @@ CLASSES = {
     "no_gain": r"\bslower than\b|\bnot (?:any |much |really )?faster\b|" + _NEG + r"\s(?:\w{1,10}\s){0,2}(?:any |much )?"
             r"(?:faster|speed\s?up)\b|\bno (?:real )?(?:speed[- ]?up|speed gain|gain|scaling)\b|\bsame (?:\d{1,4} )?"
             r"(?:time|speed|minutes|hours|seconds|epoch time|throughput)\b|\bunchanged\b|\bdouble (?:the )?time\b|"
-            r"\b\d{1,3}(?:\.\d)?\s?x slower\b|没有?加速|速度.{0,6}一样|一样快|比单卡.{0,3}慢|反而.{0,6}慢",
-    "idle": r"\bidle\b|(?<![\d.])0\s?%|\b0 percent\b|\bzero (?:util\w{0,8}|percent|load)\b|\bunused\b|"
+            r"\b\d{1,3}(?:\.\d)?\s?(?:x|times) slower\b|\blonger (?:\w{1,10} )?times?\b|\btakes? longer\b|没有?加速|速度.{0,6}一样|一样快|比单卡.{0,3}慢|反而.{0,6}慢",
+    "idle": r"\bidle\b|(?<![\d.])0\s?%|\b0 percent\b|\b(?:zero|0) (?:util\w{0,8}|usage|percent|load)\b|\bunused\b|"
             r"\bdo(?:es)? nothing\b|\bnothing (?:running|on it)\b|\b(?:not|never) (?:\w{1,8} )?(?:working|used|utili[sz]ed|busy)\b|"
             r"\b(?:has|have|with) no (?:processes|process|load|work)\b|\bempty\b|\bis low\b|空闲|闲置|没用到|没有用到|"
             r"利用率\s?(?:都是|是|为|只有)?\s?0(?![.\d])|\butil\w{0,9}\s(?:is\s|stays\s|always\s|of\s)?0\b",
@@ -91,11 +95,12 @@ CLASSES = {
                   r"(?:on|in|at|to)\s(?:the\s)?(?:gpu|cuda|device|card)\s?[:#]?\s?\d|进程.{0,6}都在\s?(?:gpu|cuda)?\s?\d",
     "data_same": r"\b(?:same|identical)\s(?:\w{1,12}\s){0,2}(?:data|batch(?:es)?|samples?|order|images|inputs|examples|"
                  r"sequence)\b|\b(?:data|batch(?:es)?|samples?|order)\s(?:\w{1,12}\s){0,3}(?:are |is )?(?:identical|the same)\b|"
-                 r"\b(?:whole|full|entire|complete) (?:data ?set|data)\b|完整的数据集|全部数据|数据.{0,8}(?:一样|相同)|"
+                 r"\b(?:whole|full|entire|complete) (?:data ?set|data)\b|\b(?:over|on|through) all (?:\d{1,9} )?(?:the )?"
+                 r"(?:samples|data|images|examples)\b|完整的数据集|全部数据|数据.{0,8}(?:一样|相同)|"
                  r"batch.{0,6}(?:完全)?相同|没有打乱|不打乱|\bshuffl\w{0,4}\s(?:\w{1,12}\s){0,2}(?:doesn't|does not|isn't|"
                  r"is not|not|never)\b|" + _NEG + r"\s(?:\w{1,12}\s){0,2}shuffl\w{0,4}|\bcurves? of all ranks are identical\b",
     "differ": r"\bdiffer\w{0,6}|\bnot the same\b|\b(?:doesn't|does not|don't|do not) match\b|\bmismatch\w{0,4}|\blower\b|"
-              r"\bworse\b|\bhigher\b|\bdrops?\b|\bdegrad\w{0,5}|不一样|不同|不一致|低了|变差|更差|高|低",
+              r"\bworse\b|\bhigher\b|\bdrops?\b|\bdegrad\w{0,5}|\bless accurate\b|下降|不一样|不同|不一致|低了|变差|更差|高|低",
     "nan": r"(?<![a-z])nans?(?![a-z])|(?<![a-z])inf(?![a-z])",
     "fine": r"\b(?:normal|fine|ok|okay|good|healthy)\b|正常|没问题",
     "cpu": r"\bon (?:the )?cpus?\b|\bcpu only\b|" + _NEG + r"\s(?:\w{1,10}\s)?(?:use|using|used|on|utili[sz]e)\s(?:the |any |my )?"
@@ -127,7 +132,7 @@ RULES = []
 # the prefilter: a line holds one of these (squashed: lower case, no blanks) or the scan never hands it here
 NEEDLES = sorted({
     "hang", "hung", "stuck", "freez", "froze", "noprogress", "deadlock", "forever", "slow", "faster", "speedup",
-    "speed-up", "unchanged", "doublethetime", "idle", "at0%", "is0%", "s0%", "e0%", "y0%", "0%u", "0%w", "0%b",
+    "speed-up", "longer", "zerousage", "0usage", "unchanged", "doublethetime", "idle", "at0%", "is0%", "s0%", "e0%", "y0%", "0%u", "0%w", "0%b",
     "0%a", "0percent", "unused", "nothing", "notworking", "notused",
     "noprocess", "empty", "islow", "100%", "busy", "pegged", "onlyone", "only1", "justone", "asingle", "onegpuisused",
     "extra", "additional", "higher", "besides", "also", "imbalanced", "unbalanced", "uneven", "same", "identical",
@@ -136,7 +141,7 @@ NEEDLES = sorted({
     "oom", "outofmemory", "vram",
     "卡住", "卡死", "不动", "没反应", "停住", "慢", "加速", "空闲", "闲置", "没用到", "没有用到", "利用率", "在跑", "满载",
     "只", "仅", "多很多", "多了", "额外", "上涨", "同一", "一样", "相同", "完整的数据集", "全部数据", "打乱", "不同", "不一致",
-    "低了", "变差", "更差", "显存", "cpu上", "都在", "全都", "号卡", "张卡",
+    "低了", "下降", "lessaccurate", "变差", "更差", "显存", "cpu上", "都在", "全都", "号卡", "张卡",
 })
 
 
@@ -200,7 +205,7 @@ def classes(sentence):
     got = {k: True for k, rx in _CLS.items() if rx.search(s)}
     if not any(p in got for p in PREDICATES) and not _IDX.search(s):
         return None
-    idx = []
+    idx = [int(d) for m in _IDX_LIST.finditer(s) for d in re.findall(r"\d{1,2}", m.group(1))][:16]
     for m in _IDX.finditer(s):
         if len(idx) >= 16:
             break
@@ -221,7 +226,7 @@ def _derive(c):
     if c.get("same_words") or (idx and len(set(idx)) == 1 and (len(idx) >= 2 or c.get("all_q"))):
         c["same_gpu"] = True
     # a busy GPU beside an idle one or the others ('GPU1 sits at 0% while GPU0 is at 100%')
-    if c.get("idle") and (c.get("busy") or c.get("others") or len(set(idx)) >= 1):
+    if c.get("idle") and (c.get("busy") or c.get("others") or c.get("a_gpu") or len(set(idx)) >= 1):
         c["contrast"] = True
 
 
