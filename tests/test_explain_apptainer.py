@@ -1,7 +1,7 @@
 """Apptainer / Singularity messages (issue 18): read from apptainer/apptainer's Go source by
 tools/gen_apptainer_messages.py (sylog.Fatalf/Errorf/Warningf formats and the GPU setup's errors; its slice
 tools/data/apptainer_messages_slice.txt keeps the GPU setup's parts with their line numbers). The generator
-regenerates the committed sites, and real texts of public threads (cited per text) get apptainer.gpu.
+regenerates the committed sites, and real texts of public threads (cited per text) get container.apptainer_gpu.
 """
 
 import os
@@ -34,9 +34,9 @@ def test_generator_regenerates_the_committed_sites_from_the_slice(tmp_path):
         assert {k: v for k, v in s.items() if k not in ("id", "where")} == \
             {k: v for k, v in by_text[s["text"]].items() if k not in ("id", "where")}, s["id"]
     sites = {s["text"]: s for s in got["sites"]}
-    assert sites["Could not find any %s libraries on this host!"]["family"] == "apptainer.gpu"
+    assert sites["Could not find any %s libraries on this host!"]["family"] == "container.apptainer_gpu"
     assert sites["nvidia-container-cli failed with %s: %s"]["fix"]
-    assert sites["--fakeroot used without sandbox image or user namespaces"]["family"] == "apptainer.userns"
+    assert sites["--fakeroot used without sandbox image or user namespaces"]["family"] == "container.apptainer_userns"
     assert full["unassigned"] == sorted(s["id"] for s in full["sites"] if not s.get("family"))
 
 
@@ -55,10 +55,10 @@ def test_the_prefix_is_sylogs():
     assert not rx.search("echo Could not find any nv libraries on this host!")
 
 
-def test_real_texts_get_apptainer_gpu(cli, tmp_path):
+def test_real_texts_get_container_apptainer_gpu(cli, tmp_path):
     rc, doc = explain_paste(cli, tmp_path, REAL["nv_files_5837"], "--file", rcs=(0, 1))
     # a warning alone is context (a note with its fix), not a root cause
-    got = [f for f in doc["findings"] + doc["context"] if f["id"] == "apptainer.gpu"]
+    got = [f for f in doc["findings"] + doc["context"] if f["id"] == "container.apptainer_gpu"]
     assert got and "GPU node" in (got[0].get("fix") or ""), (ids(doc), doc["context"])
     # a FATAL line of --nvccli as Apptainer prints it (launcher_linux.go's 'While setting GPU configuration: %s'
     # around nvidia.go's 'nvidia-container-cli failed with %v: %s'), with libnvidia-container's own error
@@ -66,4 +66,4 @@ def test_real_texts_get_apptainer_gpu(cli, tmp_path):
             "configuration: nvidia-container-cli failed with exit status 1: nvidia-container-cli: initialization "
             "error: nvml error: driver not loaded\n")
     rc, doc = explain_paste(cli, tmp_path, text, "--file", rcs=(0, 1))
-    assert {"container.nvml_driver", "apptainer.gpu"} <= set(ids(doc)), ids(doc)
+    assert {"container.nvml_driver", "container.apptainer_gpu"} <= set(ids(doc)), ids(doc)

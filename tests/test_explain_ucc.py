@@ -23,7 +23,7 @@ REAL = {
         "[1657573854.666701] [aurora-r10:77956:0]          ucc_cl.c:57   UCC  ERROR no TLs are selected for CL_BASIC\n"
         "[1657573854.666713] [aurora-r10:77956:0]         ucc_lib.c:127  UCC  ERROR lib_init failed for component: "
         "basic\n*** UCC TEST FAIL: ucc_init(&lib_params, lib_config, &lib)\n"),
-    # https://github.com/openucx/ucc/issues/656 (UCC 1.1 logged this at ERROR; the hand pattern of ucc.tl_selection)
+    # https://github.com/openucx/ucc/issues/656 (UCC 1.1 logged this at ERROR; the hand pattern of mpi.ucc_tl_selection)
     "required_tl_656": (
         "[1667117403.755480] [luna-0062:1724877:0]     ucc_context.c:240  UCC  ERROR required TL nccl is not part of "
         "the context\n"
@@ -42,8 +42,8 @@ def test_generator_regenerates_the_committed_sites_from_the_slice(tmp_path):
         assert {k: v for k, v in s.items() if k not in ("id", "where")} == \
             {k: v for k, v in by_text[s["text"]].items() if k not in ("id", "where")}, s["id"]
     sites = {s["text"]: s for s in got["sites"]}
-    assert sites["no TLs are selected for %s"]["family"] == "ucc.tl_selection" and sites["no TLs are selected for %s"]["fix"]
-    assert sites["cudaIpcOpenMemHandle error %d %s"]["family"] == "ucc.cuda_ipc"
+    assert sites["no TLs are selected for %s"]["family"] == "mpi.ucc_tl_selection" and sites["no TLs are selected for %s"]["fix"]
+    assert sites["cudaIpcOpenMemHandle error %d %s"]["family"] == "mpi.ucc_cuda_ipc"
     assert full["unassigned"] == sorted(s["id"] for s in full["sites"] if not s.get("family"))
 
 
@@ -58,6 +58,6 @@ def test_the_prefix_is_uccs_not_ucxs():
 def test_real_texts_get_their_entry(cli, tmp_path):
     for name, text in REAL.items():
         rc, doc = explain_paste(cli, tmp_path, text, "--file", name=name + ".txt", rcs=(0, 1))
-        assert root_id(doc) == "ucc.tl_selection", (name, ids(doc))
+        assert root_id(doc) == "mpi.ucc_tl_selection", (name, ids(doc))
     rc, doc = explain_paste(cli, tmp_path, REAL["no_tls_566"], "--file", rcs=(0, 1))
     assert "ucc_info -s" in root_of(doc)["causes"][0]["fix"][0]

@@ -42,12 +42,12 @@ LEVELS = {"Fatalf": "fatal", "Errorf": "error", "Warningf": "warning"}
 # (rule, knowledge entry, {field: regex}); fields: where (path:line), text, level. The first that matches wins.
 RULES = [
     # the GPU libraries --nv / --rocm bind from the host (nvliblist.conf / rocmliblist.conf), and --nvccli
-    ("gpu", "apptainer.gpu", {"text": r"nvidia|nvccli|nv files|nv libraries|nv bind|nv ipcs|%s (?:files|libraries) "
+    ("gpu", "container.apptainer_gpu", {"text": r"nvidia|nvccli|nv files|nv libraries|nv bind|nv ipcs|%s (?:files|libraries) "
                                       r"(?:on this host|may not be bound)|NVIDIA_|GPU configuration|ldconfig is not "
                                       r"owned|/usr/bin not writable in the container|ROCm|--compat32|"
                                       r"nvliblist|rocmliblist"}),
     # unprivileged containers: user namespaces, --fakeroot's subuid/subgid mappings, a setuid install
-    ("userns", "apptainer.userns", {"text": r"user namespace|fakeroot|subuid|subgid|newuidmap|newgidmap|"
+    ("userns", "container.apptainer_userns", {"text": r"user namespace|fakeroot|subuid|subgid|newuidmap|newgidmap|"
                                             r"setuid|set-uid|unprivileged"}),
 ]
 

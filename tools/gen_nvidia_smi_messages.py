@@ -57,7 +57,7 @@ RULES = [
     ("stats-internal", None, {"text": r"^(?:Error %d from|Error in |ERROR nvsmi/|Failed to (?:Initialize|Run) "
                                       r"Monitor|[a-zA-Z]{1,40} failed$|Unable to create thread)"}),
     ("no-driver", "gpu.driver_not_loaded", {"text": r"^NVIDIA-SMI has failed because it couldn't communicate"}),
-    ("no-nvml", "nvidia_smi.no_nvml", {"text": r"^NVIDIA-SMI couldn't find %s library|^Please also try adding"}),
+    ("no-nvml", "container.no_driver_libs", {"text": r"^NVIDIA-SMI couldn't find %s library|^Please also try adding"}),
     ("nvml-version", "nvml.mismatch", {"text": r"^Mismatch in (?:versions between nvidia-smi and NVML|expected NVML)"}),
     ("no-devices", "gpu.no_devices", {"text": r"^No devices were found"}),
     ("lost", "gpu.xid.fallen_off_bus", {"text": r"^GPU is lost\.  Reboot"}),

@@ -3,7 +3,7 @@
 library under torch's ProcessGroupUCC, Open MPI's coll/ucc and NVIDIA's HPC-X) logs: every ucc_error / ucc_warn /
 ucc_fatal format and every tl_error / tl_warn / cl_error / cl_warn / mc_error / ec_error / ec_warn one of src/
 (the transport layers: ucp, cuda, nccl, sharp, mlx5, self; the CL, memory and execution components), each with a
-bounded matcher behind UCC's log prefix and the knowledge family (ucc.toml) from RULES. It sits beside the UCX
+bounded matcher behind UCC's log prefix and the knowledge family (ucc.toml's mpi.ucc_* entries, or mpi.error) from RULES. It sits beside the UCX
 table (tools/gen_ucx_messages.py): UCC runs over UCX, whose own lines that one reads.
 
 Usage:
@@ -38,14 +38,14 @@ PREFIX = (r"\.(?:c|h|cu|cc):\d{1,6}\s{1,20}(?!UCX\s)[A-Za-z_][A-Za-z_ ]{1,19}\s(
 RULES = [
     # which transport layers a context or team got: a TL that did not load (its library missing: libnccl,
     # libcuda, libsharp) or was not asked for in UCC_TLS
-    ("tl-select", "ucc.tl_selection", {"text": r"no TLs are selected|is not part of the context|required TL|"
+    ("tl-select", "mpi.ucc_tl_selection", {"text": r"no TLs are selected|is not part of the context|required TL|"
                                                r"lib_init failed for component|failed to (?:load|open) .{0,20}"
                                                r"component|no (?:tl|TL|cl|CL)s? (?:available|found|were selected)|"
                                                r"is not available|not supported by any TL|no (?:tl|cl) lib"}),
     # GPU memory shared between the ranks of a node: CUDA IPC handles (tl/cuda), cudaIpc* across containers
-    ("cuda-ipc", "ucc.cuda_ipc", {"text": r"cudaIpc|ipc mem ?handle|cuda_ipc|ipc cache"}),
+    ("cuda-ipc", "mpi.ucc_cuda_ipc", {"text": r"cudaIpc|ipc mem ?handle|cuda_ipc|ipc cache"}),
     ("warning", None, {"level": r"^warn$"}),
-    ("error", "ucc.error", {"level": r"^(?:error|fatal)$"}),
+    ("error", "mpi.error", {"level": r"^(?:error|fatal)$"}),
 ]
 
 # What one message means and what to do: [(regex over the text, means, [fix])]
