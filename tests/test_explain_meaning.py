@@ -148,3 +148,21 @@ def test_paraphrase_check_half_floor(kb):
     # docs/explain.md "Failures told in words, read by meaning": 37/39 on the check half, 0 wrong roots
     right, wrong, n = _score(kb, os.path.join(ROOT, "bench", "data", "symptom_paraphrases.jsonl"))
     assert n == 39 and right >= 35 and wrong == 0
+
+
+def test_prefilter_holds_every_sentence_a_symptom_is_read_from(kb):
+    # the scan hands record() only lines with one of NEEDLES: a class phrase without one is never read (the gap
+    # 'pytorch not using gpu' had); every sentence of the paraphrase sets that reads as a symptom holds a needle
+    from gpudoctor.explain.knowledge import squash
+
+    rules, needles, n = meaning.rules_of(kb), [x.encode("utf-8") for x in meaning.NEEDLES], 0
+    for name in ("symptom_paraphrases", "symptom_paraphrases_fresh", "symptom_paraphrases2"):
+        with open(os.path.join(ROOT, "bench", "data", name + ".jsonl"), encoding="utf-8") as f:
+            for line in f:
+                for text in json.loads(line)["text"].split("\n"):
+                    for s in meaning.sentences(text):
+                        c = meaning.classes(s)
+                        if c and meaning.symptom_of(c, rules):
+                            n += 1
+                            assert any(x in squash(text) for x in needles), text
+    assert n >= 100

@@ -103,13 +103,27 @@ CLASSES = {
               r"\bworse\b|\bhigher\b|\bdrops?\b|\bdegrad\w{0,5}|\bless accurate\b|下降|不一样|不同|不一致|低了|变差|更差|高|低",
     "nan": r"(?<![a-z])nans?(?![a-z])|(?<![a-z])inf(?![a-z])",
     "fine": r"\b(?:normal|fine|ok|okay|good|healthy)\b|正常|没问题",
-    "cpu": r"\bon (?:the )?cpus?\b|\bcpu only\b|" + _NEG + r"\s(?:\w{1,10}\s)?(?:use|using|used|on|utili[sz]e)\s(?:the |any |my )?"
+    # the variable, a container, a GPU nobody can see, the setting that does nothing, 'still' the old GPU
+    "cvd": r"\bcuda_visible_devices\b",
+    "container": r"\b(?:docker|containers?|podman|k8s|kubernetes|pods?|apptainer|singularity|enroot)\b|容器",
+    "nogpu": r"\b(?:can't|cannot|can not|doesn't|does not|don't|do not|didn't|unable to|couldn't|could not|fails? to)\s"
+             r"(?:\w{1,10}\s)?(?:see|find|detect|recogni[sz]e|access)\s(?:any\s|the\s|my\s)?(?:gpus?|cuda|devices?|cards?)\b|"
+             r"\bno (?:gpus?|cuda devices?|nvidia devices?)\b|\b(?:gpus?|cuda)\s(?:is\s|are\s)?(?:not|n't)\s"
+             r"(?:visible|detected|found|available|accessible)\b|\bis_available\(?\)?\s(?:is\s|returns?\s|returned\s|=\s?|==\s?|"
+             r"gives\s|是\s?)?false\b|nvidia-smi:?\s(?:command\s)?not\sfound|(?:看不到|检测不到|找不到|识别不到|识别不了|没有)\s?"
+             r"(?:gpu|显卡|cuda|卡)|nvidia-smi\s?找不到|(?:gpus?|显卡|cuda)\s?(?:不可用|用不了)",
+    "ignores": r"\bignor(?:e|es|ed|ing)\b|\b(?:has|have|had) no effect\b|\bno effect\b|\b(?:not|n't|never) (?:\w{1,8} )?"
+               r"(?:working|respected|honou?red|taking effect|work|respect)\b|\bdoesn't work\b|\bdoes nothing\b|"
+               r"不生效|没有?生效|没用|没有用|无效|不起作用|不管用",
+    "still": r"\bstill\b|\balways\b|\banyway\b|还是|仍然|依然|照样",
+    "cpu": r"\bon (?:the )?cpus?\b|\bcpu only\b|\b(?:only|just) (?:uses?|using|on) (?:the )?cpus?\b|(?:只|全)(?:用|在)\s?cpu|"
+           r"用的是\s?cpu|不用\s?(?:显卡|gpu)|\b(?:uses?|using|runs?|running|trains?|training) (?:\w{1,12} )?(?:on )?(?:the )?cpu\b|" + _NEG + r"\s(?:\w{1,10}\s)?(?:use|using|used|on|utili[sz]e)\s(?:the |any |my )?"
            r"gpus?\b|\bnot using gpu|在\s?cpu\s?上|cpu\s?上|没用到\s?gpu|没有用到\s?gpu|没用\s?gpu",
 }
 _CLS = {k: re.compile(v, _F) for k, v in CLASSES.items()}
 KNOWN = set(CLASSES) | {"gpu0", "same_gpu", "contrast"}  # the derived classes (_derive)
 # the classes a sentence needs one of to be a complaint (subjects alone say nothing)
-PREDICATES = ("stuck", "slow", "no_gain", "idle", "busy", "only_one", "extra", "same_words", "data_same", "differ", "nan", "cpu",
+PREDICATES = ("nogpu", "ignores", "still", "stuck", "slow", "no_gain", "idle", "busy", "only_one", "extra", "same_words", "data_same", "differ", "nan", "cpu",
               "mem", "only", "all_q")
 
 # a sentence that says it is solved, or asks how to do something ('Why ...?' is a complaint)
@@ -138,7 +152,11 @@ NEEDLES = sorted({
     "extra", "additional", "higher", "besides", "also", "imbalanced", "unbalanced", "uneven", "same", "identical",
     "whole", "entire", "fulldata", "shuffl", "differ", "mismatch", "lower", "worse", "drop", "degrad", "match",
     "nan", "oncpu", "onthecpu", "cpuonly", "gpu0", "cuda:0", "device0", "card0", "firstcard", "firstgpu", "memory",
-    "oom", "outofmemory", "vram",
+    "oom", "outofmemory", "vram", "cuda_visible_devices", "ignor", "noeffect", "notworking", "doesn'twork",
+    "生效", "没用", "没有用", "无效", "不起作用", "cpu", "cantsee", "can'tsee", "cannotsee", "notavailable", "false",
+    "nogpu", "notvisible", "notdetect", "看不到", "only", "notus", "n'tus", "neverus", "比单卡", "n'tsee", "notsee",
+    "n'tfind", "notfind", "n'tdetect", "unableto", "failsto", "failto", "n'trecogni", "notrecogni", "n'taccess",
+    "notaccess", "检测不到", "找不到", "识别不", "不可用", "用不了", "notfound",
     "卡住", "卡死", "不动", "没反应", "停住", "慢", "加速", "空闲", "闲置", "没用到", "没有用到", "利用率", "在跑", "满载",
     "只", "仅", "多很多", "多了", "额外", "上涨", "同一", "一样", "相同", "完整的数据集", "全部数据", "打乱", "不同", "不一致",
     "低了", "下降", "lessaccurate", "变差", "更差", "显存", "cpu上", "都在", "全都", "号卡", "张卡",
