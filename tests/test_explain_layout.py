@@ -223,3 +223,29 @@ def test_oom_caught_and_retried_with_a_smaller_batch_is_healthy(kb):
     # the same OOM as the last word (no smaller batch after it) stays the root
     res, root = answer(kb, "trying batch_size=256\nWARNING: batch_size=256 does not fit. %s\n" % oom)
     assert root["id"] == "cuda.oom"
+
+
+def test_two_processes_each_of_world_size_one(kb):
+    # srun --label's '0: ' / '1: ' prefixes (srun(1) --label): two tasks of `srun -n 2 python train.py`, each a world
+    # of one (the script's own prints)
+    text = "0: rank 0 world_size 1 device cuda:0\n1: rank 0 world_size 1 device cuda:0\n0: step 10 loss 2.31\n"
+    res, root = answer(kb, text)
+    assert root["id"] == "launcher.single_process"
+    assert "2 processes (0, 1) each say world size 1" in root["causes"][0]["text"]
+
+
+def test_torchrun_restart_that_then_finished_is_healthy(kb):
+    # torchrun's agent (torch/distributed/elastic/multiprocessing/api.py: "failed (exitcode: %s) local_rank: %s (pid:
+    # %s) of binary: %s"; agent/server/api.py: "[%s] worker group successfully finished. Waiting %s seconds for other
+    # agents to finish.") after --max-restarts 1 restarted the group; torch's OOM text (CUDACachingAllocator.cpp)
+    text = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
+            "79.18 GiB of which 1.02 GiB is free.\n"
+            "E1126 10:00:05.000000 311 torch/distributed/elastic/multiprocessing/api.py:874] failed (exitcode: 1) "
+            "local_rank: 0 (pid: 400) of binary: /usr/bin/python3\n"
+            "I1126 10:01:40.000000 311 torch/distributed/elastic/agent/server/api.py:879] [default] worker group "
+            "successfully finished. Waiting 300 seconds for other agents to finish.\n")
+    res, root = answer(kb, text)
+    assert root is None and res["verdict"] == "no_error"
+    assert any("before the run completed" in n["note"] for n in res["context"])
+    res, root = answer(kb, text.split("I1126")[0])
+    assert root is not None

@@ -39,6 +39,8 @@ from gpudoctor.explain.knowledge import Pattern
 
 ENTRY = "_paste_layout"  # role "paste": launchpaste.record hands these lines here
 MAX_KEPT = 64  # lines kept per kind
+MAX_BATCH = 256  # batch-size lines kept (the first ones: a caught OOM retried is read near them)
+_CLAIMS = ("hf", "ds_world", "pl_init")
 BLOCK = 8  # lines of one accelerate state repr (Distributed environment ... Device)
 
 # class -> regex (case-insensitive, one line)
@@ -56,20 +58,23 @@ FACTS = {
     "pl_gpu": r"GPU available: (?P<avail>True|False)(?: \((?P<kind>\w{1,10})\))?, used: (?P<used>True|False)",
     "pl_init": r"Initializing distributed: GLOBAL_RANK: (?P<rank>\d{1,7}), MEMBER: (?P<member>\d{1,7})/(?P<world>\d{1,7})",
     "torchrun_omp": r"Setting OMP_NUM_THREADS environment variable for each process",
+    # torchrun's agent when its worker group ended well (torch/distributed/elastic/agent/server/api.py _invoke_run:
+    # "[%s] worker group successfully finished. Waiting %s seconds for other agents to finish."; before 1.10
+    # local_elastic_agent: "Local worker group finished (SUCCEEDED)")
+    "agent_done": r"worker group successfully finished|Local worker group finished \(SUCCEEDED\)",
     "nproc": r"--nproc[-_]per[-_]node[= ](?P<v>\d{1,4})\b",
-    # a script's print: a rank and a CUDA device on one line (parsed by _claim)
-    "rank_dev": r"^(?=[^\n]{0,200}?\brank)[^\n]{0,200}?\bcuda:\d{1,3}\b",
-    # a script's print of its world size without a device
-    "world": r"\bworld[_ ]?size\b[ \t]{0,2}[:=]?[ \t]{0,2}\d{1,6}\b",
-    # a batch size a script names ('trying batch_size=256', 'batch size of: 32'): read beside a caught OOM (_retried)
-    "batch": r"\bbatch[_ ]size\b[ \t]{0,2}(?:[:=]|of:?|to)?[ \t]{0,2}\d{1,7}\b",
+    # a script's own print: a CUDA device or a world size (its rank, world size, device: _claim), or a batch size
+    # ('trying batch_size=256', 'batch size of: 32': read beside a caught OOM, _retried); one pattern for the three,
+    # so that a training log that prints them on every step line pays one candidate per line
+    "print": r"\bcuda:\d{1,3}\b|\bworld[_ ]?size\b[ \t]{0,2}[:=]?[ \t]{0,2}\d{1,6}\b|"
+             r"\bbatch[_ ]size\b[ \t]{0,2}(?:[:=]|of:?|to)?[ \t]{0,2}\d{1,7}\b",
     # nvidia-smi: a GPU row of the table ('|   0  NVIDIA H100 80GB HBM3 ...') and a process row
     "smi_gpu": r"^\|[ \t]{1,6}\d{1,2}[ \t]{1,6}(?:NVIDIA|Tesla|Quadro|GeForce)\b",
     "smi_proc": r"^\|[ \t]{1,8}(?P<idx>\d{1,2})[ \t]{1,8}(?:(?:N/A|\d{1,3})[ \t]{1,8}(?:N/A|\d{1,3})[ \t]{1,8})?"
                 r"(?P<pid>\d{1,10})[ \t]{1,8}(?P<type>C\+G|C|G)[ \t]{1,8}(?P<name>\S{1,200})[ \t]{1,80}"
                 r"(?P<mib>\d{1,7})MiB[ \t]{0,8}\|",
 }
-_NEEDLES = {"rank_dev": ["cuda:"], "world": ["worldsize", "world_size"], "batch": ["batchsize", "batch_size"],
+_NEEDLES = {"print": ["cuda:", "worldsize", "world_size", "batchsize", "batch_size"],
             "smi_proc": ["mib|"], "smi_gpu": ["nvidia", "tesla", "quadro", "geforce"]}
 
 # the parts of a script's own print (_claim): the global rank (not 'local rank'), 'rank 1/2' or 'rank 1 of 2',
@@ -105,6 +110,7 @@ class Layout(object):
         self.smi_gpus = set()
         self.smi_procs = []  # (line, gpu index, pid, name, MiB)
         self.batch = []  # (line, batch size)
+        self.agent_done = None  # (line, text) of torchrun's agent's last 'worker group successfully finished'
         self.count = 0
 
 
@@ -124,7 +130,17 @@ def record(scan, hit):
     st = _state(scan)
     st.count += 1
     cls = hit.pattern.site["class"]
+    if cls in _CLAIMS and len(st.claims) >= MAX_KEPT or cls == "print" and len(st.claims) >= MAX_KEPT and \
+            len(st.batch) >= MAX_BATCH:
+        return  # full: a long log of such lines costs the scan's match, nothing more
     text = hit.text
+    if cls == "print":
+        if len(st.claims) < MAX_KEPT and (_DEV.search(text) and _RANK.search(text) or _WORLD.search(text)):
+            _claim(st, scan, hit)
+        v = _BATCH.search(text) if len(st.batch) < MAX_BATCH else None
+        if v:
+            st.batch.append((hit.line, int(v.group(1))))
+        return
     m = re.search(FACTS[cls], text.strip() if cls.startswith(("acc_", "smi_")) else text, re.I)
     if not m:
         return
@@ -162,15 +178,11 @@ def record(scan, hit):
     elif cls == "torchrun_omp":
         if st.torchrun is None:
             st.torchrun = ln
+    elif cls == "agent_done":
+        st.agent_done = (ln, text[:200])
     elif cls == "nproc":
         if st.nproc is None:
             st.nproc = (ln, int(g["v"]))
-    elif cls in ("rank_dev", "world"):
-        _claim(st, scan, hit)
-    elif cls == "batch":
-        v = _BATCH.search(text)
-        if v and len(st.batch) < MAX_KEPT * 4:
-            st.batch.append((ln, int(v.group(1))))
     elif cls == "smi_gpu":
         st.smi_gpus.add(int(text.strip()[1:].split()[0]))
     elif cls == "smi_proc":
@@ -291,6 +303,21 @@ def _smi_shared(st):
 
 def _single_process(st, out, notes, complaint):
     n, nline, ntext = _gpus_seen(st)
+    alone = {}
+    for c in st.claims:
+        if c["kind"] == "print" and c.get("world") == 1:
+            alone.setdefault(c["who"], c)  # (input, prefix): a process of its own
+    if len(alone) >= 2:
+        cs = sorted(alone.values(), key=lambda c: c["line"])[:4]
+        out.append(Found("launcher.single_process", "%d processes (%s) each say world size 1: each runs alone, none "
+                         "was told the others' rank (lines %s)" % (
+                             len(alone), ", ".join(str(c["who"][1] or "file %d" % (c["who"][0] + 1)) for c in cs),
+                             ", ".join(str(c["line"]) for c in cs)), [c["line"] for c in cs],
+                         "start them with a launcher that sets RANK / WORLD_SIZE / LOCAL_RANK: torchrun --nnodes <N> "
+                         "--nproc-per-node <GPUs> --rdzv-backend c10d --rdzv-endpoint <first node>:29500 train.py on "
+                         "every node; under srun, read SLURM_PROCID / SLURM_NTASKS / SLURM_LOCALID in the script",
+                         True, [c["text"] for c in cs]))
+        return
     for c in st.claims:
         if c["kind"] == "print" and c.get("world") == 1 and n >= 2:
             out.append(Found("launcher.single_process", "the script says world size 1 (line %d: %s) and the "
@@ -423,12 +450,27 @@ def _retried(result, scan):
     return later[-1][0], "batch size %d after the out-of-memory error at batch size %d" % (later[-1][1], min(failed))
 
 
+def _finished_later(result, scan):
+    """(line, text) of torchrun's agent saying its worker group finished well, when it comes after every line of
+    every finding and every error line of a one-input text: the errors were an attempt the agent restarted
+    (--max-restarts) or a failure the program went on after; else None."""
+    st = getattr(scan, "layout", None)
+    findings = result["findings"]
+    if st is None or st.agent_done is None or not findings or len(scan.sources) > 1:
+        return None
+    done = st.agent_done[0]
+    lines = [h["line"] for f in findings for h in f["matches"]] + list(scan.error_lines)
+    if scan.error_count > len(scan.error_lines) or any(ln >= done for ln in lines):
+        return None
+    return st.agent_done
+
+
 def judge(result, scan, kb):
     """Add what the layout lines show: the root when nothing surer answered (or only the hang triage's family
     answer did), else notes beside the answer. Returns the root finding it added, else None."""
     if getattr(scan, "layout", None) is None:
         return None
-    done = _retried(result, scan)
+    done = _retried(result, scan) or _finished_later(result, scan)
     if done is not None:
         # a caught OOM the script retried with a smaller batch, which then ran: it went on (analyze._went_on_before)
         from gpudoctor.explain.analyze import _went_on_before
