@@ -77,7 +77,9 @@ def test_program_lines_are_not_the_users(kb):
     for text in ("host1:123:123 [0] NCCL INFO all ranks on GPU 0 idle 0% slow",
                  "[2024-01-01 10:00:00,000] [INFO] [runner.py:555] every rank uses GPU 0, GPU 1 idle at 0%",
                  " 45%|####      | 450/1000 [00:10<00:12, 40.0it/s] GPU 0 100% GPU 1 0%",
-                 "|  1  NVIDIA A100-SXM4-80GB  On  | 00000000:07:00.0 Off |  0MiB / 81920MiB |  0%  Default |"):
+                 "|  1  NVIDIA A100-SXM4-80GB  On  | 00000000:07:00.0 Off |  0MiB / 81920MiB |  0%  Default |",
+                 # a status line (gpudoctor watch's): more numbers than a sentence has
+                 "    GPU 0   util   0% (  0-  0)  power    74/700  W ( 11%)  SM  345 MHz  idle"):
         assert _root(kb, text) is None, text
 
 
@@ -110,6 +112,10 @@ def test_classes_read_indices_negation_and_quantities():
     assert meaning.classes("DDP on 4 GPUs is not faster than 1 GPU").get("no_gain")
     assert meaning.classes("0号卡和第1张卡")["idx"] == [0, 1]
     assert meaning.classes("How do I use 2 GPUs?") is None
+    # a version is no GPU index; 'at all' is no quantifier; both GPUs busy is no idle GPU beside a busy one
+    assert meaning.classes("from apt in nvidia/cuda:12.8.0-devel-ubuntu22.04, slow")["idx"] == []
+    assert not meaning.classes("my second gpu is not working at all").get("all_q")
+    assert not meaning.classes("both GPUs spin at 100% utilization with 0 progress, idle CPU").get("contrast")
 
 
 def test_means_must_name_known_classes():

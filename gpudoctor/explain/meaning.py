@@ -39,7 +39,7 @@ _NEG = r"(?:not|never|no|n't|doesn't|does not|don't|do not|didn't|did not|isn't|
 _GPU = r"(?:gpus?|cards?|devices?|cuda|显卡|卡)"
 
 # GPU indices: 'GPU 0', 'GPU1', 'cuda:0', 'device 0', 'card #2', '0号卡', '第1张卡', 'the first card'
-_IDX = re.compile(r"\b(?:gpu|cuda|device|card)\s?[:#_]?\s?(\d{1,2})\b|(\d{1,2})\s?号\s?(?:卡|gpu|GPU)|第\s?(\d{1,2})\s?张卡|"
+_IDX = re.compile(r"\b(?:gpu|cuda|device|card)\s?[:#_]?\s?(\d{1,2})\b(?![.,]\d)|(\d{1,2})\s?号\s?(?:卡|gpu|GPU)|第\s?(\d{1,2})\s?张卡|"
                   r"\b(first|second|third|fourth)\s(?:gpu|card|device)\b", _F)
 _ORD = {"first": 0, "second": 1, "third": 2, "fourth": 3}
 # a list of them: 'GPUs 1, 2, and 3', 'cards 0,1'
@@ -67,7 +67,7 @@ CLASSES = {
              r"\s(?:\w{1,10}\s)?(?:gpus|cards|devices)\b|\b(?:[2-9]|1[0-6])\s?(?:gpus?|cards?)\b|\bddp\b|\bdistributed\b|"
              r"\btorchrun\b|\badding (?:more )?gpus\b|多卡|多机|[2-9两四八]\s?张?卡",
     "single": r"\b(?:single|one|1)[- ](?:gpu|card|device)\b|单卡|单张卡|一张卡|\bthan before\b",
-    "all_q": r"\b(?:all|both|every|each|also)\b|全都|都|所有|全部",
+    "all_q": r"(?<!\bat )\ball\b|\b(?:both|every|each|also)\b|全都|都|所有|全部",
     # ---- predicates
     "stuck": r"\bhang(?:s|ing)?\b|\bhung\b|\bstuck\b|\bfreez\w{0,3}|\bfroze(?:n)?\b|\bno progress\b|\bdeadlock\w{0,3}|"
              r"\bwaits? forever\b|卡住|卡死|不动了|没反应|停住",
@@ -188,11 +188,15 @@ def users_line(text):
     plain words."""
     from gpudoctor.explain.symptoms import _COMMAND, _NOT_USERS
 
-    if _NOT_USERS.search(text) or _NOISE.search(text):
+    if _NOT_USERS.search(text) or _NOISE.search(text) or len(_NUMBER.findall(text)) > MAX_NUMBERS:
         return False
     return not _COMMAND.search(text) or bool(_WORDS.search(text))
 
 
+# a status line a program prints ('GPU 0 util 0% (0-0) power 74/700 W (11%) SM 345 MHz idle') has more numbers than
+# a sentence ('with 2 GPUs an epoch takes the same 12 minutes as with 1 GPU')
+_NUMBER = re.compile(r"\d{1,20}(?:\.\d{1,20})?")
+MAX_NUMBERS = 7
 _WORDS = re.compile(r"[\u4e00-\u9fff]|(?<![\w./=-])(?:[a-z']{1,12}\s){3}[a-z']{1,12}(?![\w./=-])")
 
 
@@ -243,8 +247,9 @@ def _derive(c):
     # one GPU index for several things: said twice, or with all/both/every ('all on gpu0', '都在 GPU 0')
     if c.get("same_words") or (idx and len(set(idx)) == 1 and (len(idx) >= 2 or c.get("all_q"))):
         c["same_gpu"] = True
-    # a busy GPU beside an idle one or the others ('GPU1 sits at 0% while GPU0 is at 100%')
-    if c.get("idle") and (c.get("busy") or c.get("others") or c.get("a_gpu") or len(set(idx)) >= 1):
+    # an idle GPU told apart from the rest: the others, one of them, two indices, or one index said alone
+    # ('GPU1 sits at 0% while GPU0 is at 100%', 'my second gpu is not working'); not 'both GPUs spin at 100% with 0 ...'
+    if c.get("idle") and (c.get("others") or c.get("a_gpu") or len(set(idx)) >= 2 or (idx and not c.get("all_q"))):
         c["contrast"] = True
 
 
