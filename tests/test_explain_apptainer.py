@@ -29,7 +29,7 @@ def test_generator_regenerates_the_committed_sites_from_the_slice(tmp_path):
     full = knowgen.committed("apptainer_messages")
     assert got["header"]["version"] == full["header"]["version"] and "(commit " in full["header"]["version"]
     by_text = {s["text"]: s for s in full["sites"]}
-    assert len(got["sites"]) >= 15
+    assert len(got["sites"]) >= 10
     for s in got["sites"]:  # one text printed at several places: the whole tree keeps its first (id, where)
         assert {k: v for k, v in s.items() if k not in ("id", "where")} == \
             {k: v for k, v in by_text[s["text"]].items() if k not in ("id", "where")}, s["id"]
