@@ -42,6 +42,15 @@ _GPU = r"(?:gpus?|cards?|devices?|cuda|显卡|卡)"
 _IDX = re.compile(r"\b(?:gpu|cuda|device|card)\s?[:#_]?\s?(\d{1,2})\b(?![.,]\d)|(\d{1,2})\s?号\s?(?:卡|gpu|GPU)|第\s?(\d{1,2})\s?张卡|"
                   r"\b(first|second|third|fourth)\s(?:gpu|card|device)\b", _F)
 _ORD = {"first": 0, "second": 1, "third": 2, "fourth": 3}
+# GPU counts and the figures said with them: '1 GPU: 850 samples/s. 4 GPUs: 870 samples/s', '76% on a single GPU but
+# 71% with 8 GPUs', '单卡 1 epoch 20 分钟, 换成 4 卡还是 20 分钟'. A figure goes with the nearest count.
+_COUNT = re.compile(r"\b(\d{1,2}|one|two|three|four|eight|sixteen|a single|single)[- ]?(?:x\s?)?(?:gpus?|cards?|devices?)\b|"
+                    r"(单|\d{1,2}|[一二两三四八])\s?张?卡", _F)
+_NUM = {"one": 1, "a single": 1, "single": 1, "two": 2, "three": 3, "four": 4, "eight": 8, "sixteen": 16, "单": 1,
+        "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "八": 8}
+_FIG = re.compile(r"(\d{1,7}(?:\.\d{1,3})?)\s?(?:(%)|((?:samples?|its?|iters?|img|imgs|images|tokens?|tok|seqs?|steps?|examples?)"
+                  r"\s?/\s?(?:s|sec|second))|(ms|s|sec|secs|seconds|min|mins|minutes|h|hrs?|hours?|分钟|小时|秒))(?![A-Za-z])", _F)
+MAX_FIGS = 8
 # a list of them: 'GPUs 1, 2, and 3', 'cards 0,1'
 _IDX_LIST = re.compile(r"\b(?:gpus|cards|devices)\s((?:\d{1,2}\s?(?:,\s?(?:and\s)?|and\s|&\s?|\+\s?)){1,15}\d{1,2})\b", _F)
 
@@ -54,7 +63,7 @@ CLASSES = {
     "one_rank": r"\brank\s?[:#]?\s?\d{1,5}\b|\[rank\d{1,5}\]|\bone of (?:the |my )?(?:ranks|processes|workers|gpus)\b|"
                 r"\b(?:a|one|single) (?:rank|process|worker)\b|\bgpu\s?\d{1,2}(?:'s)? process\b|[一某]个\s?(?:rank|进程)",
     "node": r"\b(?:nodes?|machines?|hosts?|servers?)(?:'s)?\b|节点|机器",
-    "a_gpu": r"\b(?:one|a|some|several|two) (?:of (?:the|my) )?(?:gpus?|cards?|devices?)\b|[一两几]张卡",
+    "a_gpu": r"\b(?:\d{1,2}|one|a|some|several|two|three) (?:of (?:the|my) (?:\d{1,2} )?)?(?:gpus?|cards?|devices?)\b|[一两几]张卡",
     "others": r"\bothers?\b|\bthe rest\b|\bremaining\b|其他|其它|别的|其余",
     "mem": r"\bmemory\b|\bvram\b|\b(?:\d{1,6}|a|an|one|half a|a few|several)\s?(?:mib|mb|gb|gib|gigabytes?|megabytes?)\b|\booms?\b|\bout of memory\b|显存|爆显存",
     "loss": r"\blosse?s?\b|\baccura(?:cy|te)\b|\bacc\b|\bconverge\w{0,4}|\bresults?\b|\bmetrics?\b|\bperplexity\b|\bbleu\b|"
@@ -76,7 +85,9 @@ CLASSES = {
     "no_gain": r"\bslower than\b|\bnot (?:any |much |really )?faster\b|" + _NEG + r"\s(?:\w{1,10}\s){0,2}(?:any |much )?"
             r"(?:faster|speed\s?up)\b|\bno (?:real )?(?:speed[- ]?up|speed gain|gain|scaling)\b|\bsame (?:\d{1,4} )?"
             r"(?:time|speed|minutes|hours|seconds|epoch time|throughput)\b|\bunchanged\b|\bdouble (?:the )?time\b|"
-            r"\b\d{1,3}(?:\.\d)?\s?(?:x|times) slower\b|\blonger (?:\w{1,10} )?times?\b|\btakes? longer\b|没有?加速|速度.{0,6}一样|一样快|比单卡.{0,3}慢|反而.{0,6}慢",
+            r"\b(?:about|roughly|basically|nearly|almost|pretty much) the same\b|\b(?:barely|hardly|only slightly|not much) "
+            r"faster\b|" + _NEG + r"\s(?:\w{1,10}\s)?(?:decrease|decreased|decreasing|reduce|reduced|shorter|improve|improved|"
+            r"go down|goes down)\b|差不多|和单卡一样|跟单卡一样|\b\d{1,3}(?:\.\d)?\s?(?:x|times) slower\b|\blonger (?:\w{1,10} )?times?\b|\btakes? longer\b|没有?加速|速度.{0,6}一样|一样快|比单卡.{0,3}慢|反而.{0,6}慢",
     "idle": r"\bidle\b|(?<![\d.])0\s?%|\b0 percent\b|\b(?:zero|0) (?:util\w{0,8}|usage|percent|load)\b|\bunused\b|"
             r"\bdo(?:es)? nothing\b|\bnothing (?:running|on it)\b|\b(?:not|never) (?:\w{1,8} )?(?:working|used|utili[sz]ed|busy)\b|"
             r"\b(?:has|have|with) no (?:processes|process|load|work)\b|\bempty\b|\bis low\b|空闲|闲置|没用到|没有用到|"
@@ -87,7 +98,7 @@ CLASSES = {
                 r"\b(?:one|1) (?:gpu|card|device) (?:is|was) used\b|只用了?\s?(?:一|1)\s?张|只有\s?(?:一|1)\s?张卡|"
                 r"只有\s?(?:gpu|GPU)\s?0|仅(?:用了?)?(?:一|1)张|单卡在跑",
     "only": r"\bonly\b|\bjust\b|只|仅",
-    "extra": r"\bextra\b|\badditional\b|\b(?:much )?(?:more|higher) than\b|\bhigher\b|\bbesides\b|\balso\b|\bimbalanced\b|"
+    "extra": r"\bextra\b|\badditional\b|\b(?:much |way )?(?:more|higher|bigger|larger|greater) than\b|\bfuller\b|\bhigher\b|\bbesides\b|\balso\b|\bimbalanced\b|"
              r"\bunbalanced\b|\buneven\b|\bfirst\b|多很多|多了|更多|额外|上涨|高很多",
     # the same GPU said once for several: 'both python processes on GPU 0', '8 个进程都在 GPU 0'
     "same_words": r"\bsame (?:gpu|card|device|cuda device)\b|同一张卡|同一个\s?gpu|同一块|"
@@ -95,14 +106,14 @@ CLASSES = {
                   r"(?:on|in|at|to)\s(?:the\s)?(?:gpu|cuda|device|card)\s?[:#]?\s?\d|进程.{0,6}都在\s?(?:gpu|cuda)?\s?\d",
     "data_same": r"\b(?:same|identical)\s(?:\w{1,12}\s){0,2}(?:data|batch(?:es)?|samples?|order|images|inputs|examples|"
                  r"sequence)\b|\b(?:data|batch(?:es)?|samples?|order)\s(?:\w{1,12}\s){0,3}(?:are |is )?(?:identical|the same)\b|"
-                 r"\b(?:whole|full|entire|complete) (?:data ?set|data)\b|\b(?:over|on|through) all (?:\d{1,9} )?(?:the )?"
+                 r"\b(?:whole|full|entire|complete) (?:\w{1,12} )?(?:data ?set|data|set)\b|\b(?:over|on|through) all (?:\d{1,9} )?(?:the )?"
                  r"(?:samples|data|images|examples)\b|完整的数据集|全部数据|数据.{0,8}(?:一样|相同)|"
                  r"batch.{0,6}(?:完全)?相同|没有打乱|不打乱|\bshuffl\w{0,4}\s(?:\w{1,12}\s){0,2}(?:doesn't|does not|isn't|"
                  r"is not|not|never)\b|" + _NEG + r"\s(?:\w{1,12}\s){0,2}shuffl\w{0,4}|\bcurves? of all ranks are identical\b",
     "differ": r"\bdiffer\w{0,6}|\bnot the same\b|\b(?:doesn't|does not|don't|do not) match\b|\bmismatch\w{0,4}|\blower\b|"
               r"\bworse\b|\bhigher\b|\bdrops?\b|\bdegrad\w{0,5}|\bless accurate\b|下降|不一样|不同|不一致|低了|变差|更差|高|低",
     "nan": r"(?<![a-z])nans?(?![a-z])|(?<![a-z])inf(?![a-z])",
-    "fine": r"\b(?:normal|fine|ok|okay|good|healthy)\b|正常|没问题",
+    "fine": r"\b(?:normal|normally|fine|ok|okay|good|healthy)\b|正常|没问题",
     # the variable, a container, a GPU nobody can see, the setting that does nothing, 'still' the old GPU
     "cvd": r"\bcuda_visible_devices\b",
     "container": r"\b(?:docker|containers?|podman|k8s|kubernetes|pods?|apptainer|singularity|enroot)\b|容器",
@@ -156,7 +167,10 @@ NEEDLES = sorted({
     "生效", "没用", "没有用", "无效", "不起作用", "cpu", "cantsee", "can'tsee", "cannotsee", "notavailable", "false",
     "nogpu", "notvisible", "notdetect", "看不到", "only", "notus", "n'tus", "neverus", "比单卡", "n'tsee", "notsee",
     "n'tfind", "notfind", "n'tdetect", "unableto", "failsto", "failto", "n'trecogni", "notrecogni", "n'taccess",
-    "notaccess", "检测不到", "找不到", "识别不", "不可用", "用不了", "notfound",
+    "notaccess", "infloss", "lossisinf", "lossinf", "isinf", "becomesinf", "becameinf", "becomeinf", "gotinf", "getsinf",
+    "hitsinf", "hitinf", "fulltrain", "fullset", "wholetrain", "差不多", "bigger", "larger", "greater", "fuller", "decrease", "reduce", "shorter", "barely",
+    "hardly", "samples/s", "sample/s", "img/s", "images/s", "tokens/s", "tok/s", "examples/s", "分钟", "小时", "minutes",
+    "hours", "检测不到", "找不到", "识别不", "不可用", "用不了", "notfound",
     "卡住", "卡死", "不动", "没反应", "停住", "慢", "加速", "空闲", "闲置", "没用到", "没有用到", "利用率", "在跑", "满载",
     "只", "仅", "多很多", "多了", "额外", "上涨", "同一", "一样", "相同", "完整的数据集", "全部数据", "打乱", "不同", "不一致",
     "低了", "下降", "lessaccurate", "变差", "更差", "显存", "cpu上", "都在", "全都", "号卡", "张卡",
@@ -225,7 +239,8 @@ def classes(sentence):
     if _SOLVED.search(s) or _HOWTO.search(s) or (_FINE_SAID.search(s) and not _BESIDE.search(s)):
         return None
     got = {k: True for k, rx in _CLS.items() if rx.search(s)}
-    if not any(p in got for p in PREDICATES) and not _IDX.search(s):
+    figs = _figures(s)
+    if not any(p in got for p in PREDICATES) and not _IDX.search(s) and not figs:
         return None
     idx = [int(d) for m in _IDX_LIST.finditer(s) for d in re.findall(r"\d{1,2}", m.group(1))][:16]
     for m in _IDX.finditer(s):
@@ -234,11 +249,53 @@ def classes(sentence):
         g = next(x for x in m.groups() if x is not None)
         idx.append(_ORD[g.lower()] if g.lower() in _ORD else int(g))
     got["idx"] = idx
+    got["figs"] = figs
     _derive(got)
     return got
 
 
+def _figures(s):
+    """[(GPU count, kind, value)]: each figure (a percentage, a rate per second, a time) with the nearest GPU count."""
+    counts = []
+    for m in _COUNT.finditer(s):
+        g = (m.group(1) or m.group(2)).lower()
+        counts.append(((m.start() + m.end()) // 2, _NUM[g] if g in _NUM else int(g)))
+        if len(counts) >= MAX_FIGS:
+            break
+    if not counts:
+        return []
+    out = []
+    for m in _FIG.finditer(s):
+        mid = (m.start() + m.end()) // 2
+        n = min(counts, key=lambda c: abs(c[0] - mid))[1]
+        kind = "pct" if m.group(2) else "rate" if m.group(3) else "time"
+        out.append((n, kind, float(m.group(1))))
+        if len(out) >= MAX_FIGS:
+            break
+    return out
+
+
+def _compare(c):
+    """From two figures of one kind said with different GPU counts: a speed-up under half of the GPUs added
+    (no_gain), or a metric that differs (differ); the counts say single / multi."""
+    figs = c.get("figs") or []
+    for n, _k, _v in figs:
+        c["single" if n == 1 else "multi"] = True
+    for n1, k1, v1 in figs:
+        for n2, k2, v2 in figs:
+            if k1 != k2 or not n1 < n2 or v1 <= 0 or v2 <= 0:
+                continue
+            if k1 == "pct":
+                if c.get("loss") and v1 != v2:
+                    c["differ"] = True
+                continue
+            speedup = v2 / v1 if k1 == "rate" else v1 / v2
+            if speedup < 0.5 * n2 / n1:
+                c["no_gain"] = True
+
+
 def _derive(c):
+    _compare(c)
     idx = c["idx"]
     if idx:
         c["gpu"] = True
@@ -258,10 +315,12 @@ def merged(a, b):
     out = dict(a)
     out.update({k: v for k, v in b.items() if k != "idx"})
     out["idx"] = list(a["idx"]) + list(b["idx"])
-    for k in ("same_gpu", "contrast", "gpu0"):
+    for k in ("same_gpu", "contrast", "gpu0", "no_gain", "differ"):
         out.pop(k, None)
         if a.get(k) or b.get(k):
             out[k] = True
+    out["figs"] = (a.get("figs") or []) + (b.get("figs") or [])
+    _compare(out)
     return out
 
 
