@@ -162,7 +162,7 @@ def test_prefilter_holds_every_sentence_a_symptom_is_read_from(kb):
     from gpudoctor.explain.knowledge import squash
 
     rules, needles, n = meaning.rules_of(kb), [x.encode("utf-8") for x in meaning.NEEDLES], 0
-    for name in ("symptom_paraphrases", "symptom_paraphrases_fresh", "symptom_paraphrases2"):
+    for name in ("symptom_paraphrases", "symptom_paraphrases_fresh", "symptom_paraphrases2", "symptom_paraphrases3"):
         with open(os.path.join(ROOT, "bench", "data", name + ".jsonl"), encoding="utf-8") as f:
             for line in f:
                 for text in json.loads(line)["text"].split("\n"):
@@ -172,3 +172,13 @@ def test_prefilter_holds_every_sentence_a_symptom_is_read_from(kb):
                             n += 1
                             assert any(x in squash(text) for x in needles), text
     assert n >= 100
+
+
+@pytest.mark.parametrize("text,want", [
+    ("1 GPU: 850 samples/s. 4 GPUs with DDP: 870 samples/s total.", "torch.multi_gpu_no_speedup"),
+    ("1 GPU: 850 samples/s. 4 GPUs with DDP: 3300 samples/s total.", None),  # 3.9x on 4 GPUs: as it should be
+    ("Final accuracy is 76% on a single GPU but only 71% with 8 GPUs and the same config.", "torch.loss_differs_multi_gpu"),
+    ("Final accuracy is 76% on a single GPU and 76% with 8 GPUs.", None),
+])
+def test_figures_said_with_gpu_counts(kb, text, want):
+    assert _root(kb, text) == want
