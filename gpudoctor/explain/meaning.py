@@ -191,7 +191,9 @@ def patterns(entries=()):
             bad = [n for n in w.split() if n.lstrip("!") not in KNOWN]
             if bad:
                 raise KnowledgeError("%s: means %r: unknown classes %s (meaning.KNOWN)" % (e["id"], w, bad))
-    return [Pattern(ENTRY, "fact", r"^[^\n]{1,%d}" % MAX_LINE, 0, site={"class": "meaning", "id": "meaning"},
+    # a matcher of the user's words, as symptoms.py's ways are ("symptom" in its site): anchored, at most 600 characters
+    # (tests/test_explain_generated.py checks both kinds)
+    return [Pattern(ENTRY, "fact", r"^[^\n]{1,%d}" % MAX_LINE, 0, site={"symptom": "meaning", "class": "meaning", "id": "meaning"},
                     needles=NEEDLES)]
 
 
