@@ -249,3 +249,16 @@ def test_torchrun_restart_that_then_finished_is_healthy(kb):
     assert any("before the run completed" in n["note"] for n in res["context"])
     res, root = answer(kb, text.split("I1126")[0])
     assert root is not None
+
+
+def test_lightning_processes_each_a_world_of_one(kb):
+    # Lightning's init line (fabric/utilities/distributed.py _init_dist_connection), once per process: two tasks
+    # each initialised a world of one (Lightning's SLURM docs: "You forgot to run the python train.py command with
+    # srun", or --ntasks-per-node not matching devices)
+    text = ("Initializing distributed: GLOBAL_RANK: 0, MEMBER: 1/1\n"
+            "Initializing distributed: GLOBAL_RANK: 0, MEMBER: 1/1\n")
+    res, root = answer(kb, text)
+    assert root["id"] == "launcher.single_process"
+    assert "2 processes (line 1, line 2) each say world size 1" in root["causes"][0]["text"]
+    res, root = answer(kb, text.split("\n")[0] + "\n")  # one such process is a one-GPU run: nothing
+    assert root is None and not layout_notes(res)

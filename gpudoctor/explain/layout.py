@@ -307,11 +307,14 @@ def _single_process(st, out, notes, complaint):
     for c in st.claims:
         if c["kind"] == "print" and c.get("world") == 1:
             alone.setdefault(c["who"], c)  # (input, prefix): a process of its own
+        elif c["kind"] == "pl" and c.get("world") == 1:
+            alone.setdefault(("pl", c["line"]), c)  # Lightning prints its init line once per process
     if len(alone) >= 2:
         cs = sorted(alone.values(), key=lambda c: c["line"])[:4]
         out.append(Found("launcher.single_process", "%d processes (%s) each say world size 1: each runs alone, none "
                          "was told the others' rank (lines %s)" % (
-                             len(alone), ", ".join(str(c["who"][1] or "file %d" % (c["who"][0] + 1)) for c in cs),
+                             len(alone), ", ".join("line %d" % c["line"] if c["kind"] == "pl" else
+                                                   str(c["who"][1] or "file %d" % (c["who"][0] + 1)) for c in cs),
                              ", ".join(str(c["line"]) for c in cs)), [c["line"] for c in cs],
                          "start them with a launcher that sets RANK / WORLD_SIZE / LOCAL_RANK: torchrun --nnodes <N> "
                          "--nproc-per-node <GPUs> --rdzv-backend c10d --rdzv-endpoint <first node>:29500 train.py on "
