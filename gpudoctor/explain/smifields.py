@@ -34,14 +34,26 @@ def fields():
     return _cache["f"]
 
 
+def _tokens(name):
+    return [t for t in re.split(r"[._]", name.lower()) if t]
+
+
 def suggest(bad):
-    """The valid --query-gpu names closest to ``bad`` (at most 4), or []."""
+    """The valid --query-gpu names closest to ``bad`` (at most 6), or []: a name whose words each start with one
+    of bad's words, in any order ('gpu_util' -> utilization.gpu, 'temp.gpu' -> temperature.gpu), then the spelling
+    neighbours (difflib), then the fields under bad as a prefix ('memory' -> memory.total, memory.used ...)."""
     names, _ = fields()
     bad = bad.strip().lower()
-    got = difflib.get_close_matches(bad, list(names), n=4, cutoff=0.6)
-    # a prefix of several fields ('memory' -> memory.total, memory.used ...): they are what was meant
-    got += [n for n in names if n.startswith(bad + ".") and n not in got][:6 - len(got)]
-    return got
+    want = _tokens(bad)
+    got = []
+    if want:
+        words = sorted((len(_tokens(n)), n) for n in names
+                       if len(_tokens(n)) == len(want) and
+                       all(any(t.startswith(w) or w.startswith(t) for t in _tokens(n)) for w in want))
+        got = [n for _, n in words][:3]
+    got += [n for n in difflib.get_close_matches(bad, list(names), n=4, cutoff=0.6) if n not in got]
+    got += [n for n in names if n.startswith(bad + ".") and n not in got]
+    return got[:6]
 
 
 def notes(finding):
@@ -55,6 +67,12 @@ def notes(finding):
         if not hit:
             continue
         bad = hit.group(1)
+        if bad.strip().lower() in names:
+            # the name exists, in another driver than this node's: the fields change between drivers
+            out.append("'%s' is a --query-gpu name of %s: this node's nvidia-smi is of a driver without it (an older "
+                       "one, most often); nvidia-smi --version, and use the names of its --help-query-gpu or upgrade "
+                       "the driver" % (clip(bad, 60), version))
+            continue
         near = suggest(bad)
         say = "'%s' is not a --query-gpu name of %s (its --help-query-gpu table, %d names)" % (clip(bad, 60), version,
                                                                                             len(names))
