@@ -11,6 +11,7 @@ back to sockets) on an INFO or WARN line is context.
 
 import re
 
+from gpudoctor.explain import famfix as _famfix
 from gpudoctor.explain import gpuhw as _gpuhw
 from gpudoctor.explain import slots as _slots
 from gpudoctor.explain.scan import MAX_SHOWN
@@ -256,6 +257,7 @@ def analyze(scan, kb, assume_error=False):
             ev = f["causes"][0]["evidence"][0]
             f["notes"].insert(0, "How sure: high. The message names the family; the line '%s' names the cause below."
                               % _clip(ev["text"], 160))
+    _famfix.finish(findings, HOW_SURE["family"])  # which cause a family's line points at, names (famfix.py)
     findings = _gpuhw.fold(findings)  # one root per GPU: the same GPU's other hardware lines are its notes
     late = late_rank(scan) if findings else None
     f = next((f for f in findings if any(t in f["id"] for t in ("timeout", "watchdog"))), None)
@@ -865,6 +867,7 @@ def _finding(e, m, role, scan):
             break
     # causes the log itself points at go first (stable: the data's order among equals)
     causes.sort(key=lambda c: (not c["evidence"], c["static_rank"]))
+    _famfix.fill_causes(causes, [h.text for h in m["hits"]])  # {$var|...}: the names its line holds (famfix.py)
     if site_fix:
         _fold_restated(causes)
     notes = []

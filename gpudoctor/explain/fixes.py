@@ -109,6 +109,9 @@ _LOG_CUDA = [  # the CUDA torch / the program was built for
     re.compile(r"CUDA used to build PyTorch: (\d{1,2})\.(\d{1,2})\b"),
     re.compile(r"NCCL version \d{1,2}\.\d{1,3}\.\d{1,3}\+cuda(\d{1,2})\.(\d{1,2})\b"),
     re.compile(r"Cuda compilation tools, release (\d{1,2})\.(\d{1,2})\b"),  # nvcc --version
+    # libnvidia-container's requirement check (the image's NVIDIA_REQUIRE_CUDA): 'requirement error: unsatisfied
+    # condition: cuda>=11.0' (src/cli/common.c in NVIDIA/libnvidia-container): the CUDA the image's program needs
+    re.compile(r"unsatisfied condition: cuda ?>= ?(\d{1,2})\.(\d{1,2})\b"),
 ]
 _LOG_TORCH = [  # the torch line (X.Y)
     re.compile(r"(?:\btorch(?:==|-| {1,20}|: ?)|PyTorch version: )(\d\.\d{1,3})\.\d{1,3}"),

@@ -1,0 +1,119 @@
+"""A family's answer, made concrete from its own lines (issue 18, "family-fixes").
+
+When explain knows only the family (a generic entry, several causes fit), its causes are the
+ways to tell them apart, each with the line that points at it (`evidence`) and its own fix; the
+one whose evidence is in the log is listed first (analyze._finding). This module adds two
+things to that:
+
+1. Names from the matched line in an entry's cause. A cause's ``text`` and ``fix`` may hold
+   ``{$var|words}`` (the environment variable the finding's matched line names: NCCL's
+   ``Invalid NCCL_COMM_ID``, torch's ``Invalid value for environment variable:
+   TORCH_NCCL_ASYNC_ERROR_HANDLING``) or ``{$option|words}`` (a ``--long-option`` it names);
+   ``words`` when the line names none. A generated site's ``{%N|words}`` slots are slots.py's;
+   these are the hand-written entries' (families.toml and the other knowledge files), which
+   have no printf format to count conversions in. The value is untrusted log text: it must be
+   a whole name of the expected shape (an upper-case variable of a known prefix, a long
+   option), at most MAX_NAME characters, and is printed through fixline.sh like every value.
+
+2. How sure, when a family's cause has its evidence: the family note ("the cause is not [certain]:
+   the causes below are the possibilities") becomes "line N points at the first cause below;
+   if not that, the others in order", still medium: the line makes one cause the likeliest, it
+   does not prove it. A family answer with no evidence keeps its note.
+
+Each fix still lives in one place, the entry's cause; this module only fills and orders.
+"""
+
+import re
+
+from gpudoctor.explain.text import clip
+from gpudoctor.fixline import sh
+
+MAX_LINE = 4096  # characters of a matched line searched for a name
+MAX_NAME = 64
+
+SLOT = re.compile(r"\{\$(var|option)\|([^{}|]{1,80})\}")
+# Variables a training job's stack reads (NCCL's src/misc/param.cc ncclGetEnv names, torch's
+# TORCH_* / PYTORCH_* (c10d Utils.hpp getCvar*), CUDA's, the launchers' and MPI's): a prefix and
+# an upper-case name, as whole words; bounded, so linear in the line
+_VAR = re.compile(r"(?<![A-Za-z0-9_$])((?:NCCL|TORCH|PYTORCH|CUDA|CUBLAS|CUDNN|UCX|UCC|OMPI|PMIX|PMI|GLOO|NVIDIA|"
+                  r"MASTER|WORLD|LOCAL|NODE|GROUP|SLURM|FI|HOROVOD|DS|ACCELERATE|OMP|TORCHELASTIC|HF|NVSHMEM|MPI|"
+                  r"VLLM|TRANSFORMERS|TRITON|XLA|NVTE|MEGATRON|TORCHINDUCTOR|TORCHDYNAMO)"
+                  r"_[A-Z0-9_]{1,58})(?![A-Za-z0-9_])")
+_OPTION = re.compile(r"(?<![\w-])(--[a-z][a-z0-9_-]{1,60})(?![\w-])")
+_FIND = {"var": _VAR, "option": _OPTION}
+
+
+def names(lines, kind):
+    """The first name of ``kind`` in the lines, in order; None when none holds one."""
+    rx = _FIND[kind]
+    for line in lines:
+        m = rx.search((line or "")[:MAX_LINE])
+        if m and len(m.group(1)) <= MAX_NAME:
+            return m.group(1)
+    return None
+
+
+def fill(text, lines):
+    """``text`` with its {$kind|words} slots filled from ``lines`` (words where none)."""
+    if "{$" not in text:
+        return text
+
+    def one(m):
+        v = names(lines, m.group(1))
+        return sh(v) if v else m.group(2)
+
+    return SLOT.sub(one, text)
+
+
+def fill_causes(causes, lines):
+    """Fill the slots of every cause's text and fix lines (analyze._finding's causes)."""
+    for c in causes:
+        c["text"] = fill(c["text"], lines)
+        c["fix"] = [fill(x, lines) for x in c["fix"]]
+        c["confirm"] = [fill(x, lines) for x in c["confirm"]]
+
+
+def _named_in_exception(f):
+    """A structural answer read from an exception (code.exception, <lib>.library_error): the environment variables
+    and --options its message names become its first fix line (the message's own advice is advice.py's)."""
+    lines = [m.get("text") or "" for m in f.get("matches") or []][:3]
+    var, opt = names(lines, "var"), names(lines, "option")
+    said = [x for x in (var and "the variable %s" % sh(var), opt and "the option %s" % sh(opt)) if x]
+    if not said or not f.get("causes"):
+        return
+    how = []
+    if var:
+        how.append("env | grep %s on the node that raised it (and what the launcher exports)" % sh(var))
+    if opt:
+        how.append("the command line that passed %s" % sh(opt))
+    fx = f["causes"][0]["fix"]
+    # after the user's own frame (pyanswer's 'open FILE (line N)') when it leads
+    fx.insert(1 if fx and fx[0].startswith("open ") else 0, "the message names %s: check the value it had (%s) against what the code that "
+                                    "raised it accepts" % (" and ".join(said), "; ".join(how)))
+
+
+def finish(findings, family_note):
+    """After the answer's notes are in place: how sure a family answer with evidence is (sure), and the names an
+    exception read from its shape holds (its first fix)."""
+    sure(findings, family_note)
+    for f in findings:
+        if f.get("role") == "root" and f.get("confidence") == "structural" and \
+                (f["id"] == "code.exception" or f["id"].endswith(".library_error")):
+            _named_in_exception(f)
+
+
+def sure(findings, family_note):
+    """A root family answer whose first cause has its evidence in the log: say so (how sure:
+    medium), replacing the family note ``family_note``."""
+    for f in findings:
+        if f.get("role") != "root" or f.get("confidence") != "family" or not f.get("causes"):
+            continue
+        ev = f["causes"][0].get("evidence") or []
+        if not ev or family_note not in f["notes"]:
+            continue
+        others = len(f["causes"]) - 1
+        f["notes"][f["notes"].index(family_note)] = (
+            "How sure: medium. The family is certain from the message; line %d ('%s') points at the first cause "
+            "below%s" % (ev[0]["line"], clip(ev[0]["text"], 160),
+                         "; if not that, the other %s in order, each with what tells it apart." % (
+                             "one" if others == 1 else "%d" % others) if others else "."))

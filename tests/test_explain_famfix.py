@@ -1,0 +1,186 @@
+"""A family's answer tells its causes apart and names each concrete fix (issue 18, task "family-fixes").
+
+gpudoctor/explain/famfix.py fills {$var|...} / {$option|...} in an entry's causes with the names the matched line
+holds and says which cause a family answer's evidence points at; the causes themselves are knowledge (families.toml,
+cuda.toml, nccl.toml, container.toml, rendezvous.toml). The lines are made from the format strings of the programs
+that print them (cited per test), never a held-out set's text.
+"""
+
+from explainhelp import fixes, root_of
+
+from gpudoctor import explain
+from gpudoctor.explain import famfix
+
+
+def _root(text):
+    res = explain.explain_text(text, explain.load_knowledge(), source="t")
+    return res, root_of(res)
+
+
+def _first_with_evidence(root):
+    return next(c for c in root["causes"] if c["evidence"])
+
+
+# ------------------------------------------------------------------ famfix itself
+
+def test_fill_names_the_variable_and_option_of_the_line():
+    lines = ["RuntimeError: Invalid value for environment variable: TORCH_NCCL_ASYNC_ERROR_HANDLING"]
+    assert famfix.fill("export {$var|<NAME>}=1, or unset {$var|<NAME>}", lines) == \
+        "export TORCH_NCCL_ASYNC_ERROR_HANDLING=1, or unset TORCH_NCCL_ASYNC_ERROR_HANDLING"
+    assert famfix.fill("drop {$option|the option}", ["srun: unrecognized option '--gpus-per-taks=1'"]) == \
+        "drop --gpus-per-taks"
+    # no name of that shape in the line: the words; a name inside a longer word or too long is not a name
+    assert famfix.fill("unset {$var|the variable the message names}", ["Invalid value for an argument."]) == \
+        "unset the variable the message names"
+    assert famfix.fill("{$var|w}", ["XNCCL_FOO=1 MYNCCL_BAR"]) == "w"
+    assert famfix.fill("{$var|w}", ["NCCL_" + "A" * 80]) == "w"
+    assert famfix.fill("no slot here", lines) == "no slot here"
+
+
+def test_sure_says_which_line_points_at_the_first_cause():
+    note = "How sure: medium. family note"
+    f = {"role": "root", "confidence": "family", "notes": [note],
+         "causes": [{"evidence": [{"line": 7, "text": "the line"}]}, {"evidence": []}, {"evidence": []}]}
+    famfix.sure([f], note)
+    assert f["notes"][0].startswith("How sure: medium.") and "line 7 ('the line')" in f["notes"][0]
+    assert "if not that, the other 2 in order" in f["notes"][0]
+    g = {"role": "root", "confidence": "family", "notes": [note], "causes": [{"evidence": []}]}
+    famfix.sure([g], note)
+    assert g["notes"] == [note]  # no evidence: the family note stays
+
+
+# ------------------------------------------------------------------ nccl.config: what the line names
+
+def test_torch_flag_variable_is_named_in_the_fix():
+    # torch/csrc/distributed/c10d/Utils.hpp (parseEnvVarFlag: "Invalid value for environment variable: " + name),
+    # raised when ProcessGroupNCCL is created with TORCH_NCCL_ASYNC_ERROR_HANDLING=true
+    res, root = _root("  File \"torch/distributed/distributed_c10d.py\", line 2125, in _new_process_group_helper\n"
+                      "    backend_class = ProcessGroupNCCL(\n"
+                      "RuntimeError: Invalid value for environment variable: TORCH_NCCL_ASYNC_ERROR_HANDLING\n")
+    assert root["id"] == "nccl.config"
+    top = _first_with_evidence(root)
+    assert "export TORCH_NCCL_ASYNC_ERROR_HANDLING=1" in "\n".join(top["fix"])
+    assert "{$" not in fixes(root) and "NCCL_COMM_ID" not in fixes(root)  # a cause without its line is not listed
+
+
+def test_nccl_comm_id_cause_first_with_its_line():
+    # NVIDIA/nccl src/bootstrap.cc: WARN("Invalid NCCL_COMM_ID, please use format: <ipv4>:<port> or [<ipv6>]:<port>
+    # or <hostname>:<port>") under torch's DistBackendError (ProcessGroupNCCL.cpp)
+    res, root = _root("torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:3135, invalid argument "
+                      "(run with NCCL_DEBUG=WARN for details), NCCL version 2.28.9\n"
+                      "ncclInvalidArgument: Invalid value for an argument.\nLast error:\n"
+                      "Invalid NCCL_COMM_ID, please use format: <ipv4>:<port> or [<ipv6>]:<port> or <hostname>:<port>\n")
+    assert root["id"] == "nccl.config"
+    assert root["causes"][0]["text"].startswith("NCCL_COMM_ID is set")
+    assert root["causes"][0]["fix"][0].startswith("unset NCCL_COMM_ID")
+    assert "integer flag" not in fixes(root)
+
+
+# ------------------------------------------------------------------ gpu.p2p: who needed P2P
+
+def test_custom_all_reduce_needs_p2p():
+    # vllm-project/vllm csrc/custom_all_reduce.cuh: CUDACHECK prints "Failed: Cuda error %s:%d '%s'"
+    res, root = _root("Failed: Cuda error /workspace/vllm/csrc/custom_all_reduce.cuh:307 "
+                      "'peer access is not supported between these two devices'\n")
+    assert root["id"] == "gpu.p2p"
+    assert "--disable-custom-all-reduce" in root["causes"][0]["fix"][0]
+
+
+def test_nccl_cumem_host_needs_p2p():
+    # NVIDIA/nccl src/include/cudawrap.h CUCHECK: WARN("Cuda failure %d '%s'") from transport/shm.cc; the NCCL docs'
+    # troubleshooting (runtime_and_mpi_issues.rst, "cuMem host allocations") name NCCL_CUMEM_HOST_ENABLE=0
+    res, root = _root("host1:774:854 [0] transport/shm.cc:590 NCCL WARN Cuda failure 217 "
+                      "'peer access is not supported between these two devices'\n")
+    assert root["id"] == "gpu.p2p"
+    assert root["causes"][0]["exports"] == {"NCCL_CUMEM_HOST_ENABLE": "0"}
+    # without NCCL's shm.cc the cuMem host cause is not offered
+    res, root = _root("RuntimeError: CUDA error: peer access is not supported between these two devices\n")
+    assert "NCCL_CUMEM_HOST_ENABLE" not in fixes(root, exports=True)
+
+
+# ------------------------------------------------------------------ nccl.unhandled_cuda_error: the CUDA string
+
+def test_invalid_device_function_is_the_gpu_architecture():
+    # NVIDIA/nccl src/include/checks.h CUDACHECK: WARN("Cuda failure '%s'"); cudaErrorInvalidDeviceFunction's string
+    res, root = _root("[0] enqueue.cc:215 NCCL WARN Cuda failure 'invalid device function'\n"
+                      "RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:31, unhandled cuda error, NCCL version 2.7.8\n")
+    assert root["id"] == "nccl.unhandled_cuda_error"
+    assert "compute capability" in root["causes"][0]["text"]
+    assert "cuMem" not in fixes(root)
+
+
+def test_p2p_invalid_argument_names_cumem():
+    # NVIDIA/nccl src/transport/p2p.cc: legacy CUDA IPC (CUDACHECK(cudaIpcOpenMemHandle(...))) when cuMem is off
+    res, root = _root("NCCL version 2.26.2+cuda12.2\n"
+                      "host1:12:40 [0] transport/p2p.cc:298 NCCL WARN Cuda failure 'invalid argument'\n")
+    assert root["id"] == "nccl.unhandled_cuda_error"
+    assert "NCCL_CUMEM_ENABLE" in root["causes"][0]["fix"][0]
+    # NCCL 2.18.1's known bug (NVIDIA/nccl#957) stays the first cause where its version is in the log
+    res, root = _root("NCCL version 2.18.1+cuda12.1\n"
+                      "host1:12:40 [0] transport/p2p.cc:298 NCCL WARN Cuda failure 'invalid argument'\n"
+                      "Last error:\nCuda failure 'invalid argument'\n")
+    assert "NVIDIA/nccl#957" in root["causes"][0]["text"]
+
+
+# ------------------------------------------------------------------ container, Slurm, the store
+
+def test_container_cuda_requirement_names_the_minimum_driver():
+    # NVIDIA/libnvidia-container: "requirement error: unsatisfied condition: %s" for the image's NVIDIA_REQUIRE_CUDA;
+    # CUDA 11.0's minimum driver from NVIDIA's CUDA Toolkit release notes (Table 3), fixes.min_driver
+    res, root = _root("docker: Error response from daemon: OCI runtime create failed: ... stderr: nvidia-container-cli: "
+                      "requirement error: unsatisfied condition: cuda>=11.0, please update your driver to a newer "
+                      "version, or use an earlier cuda container: unknown.\n")
+    assert root["id"] == "container.nvml_driver"
+    assert "upgrade the NVIDIA driver to >= 450" in root["causes"][0]["fix"][0]
+
+
+def test_slurm_step_cause_from_the_srun_line():
+    # Slurm src/srun (step creation): "Unable to create step for job %u: %m" with ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE
+    res, root = _root("srun: error: Unable to create step for job 4242: Requested node configuration is not available\n")
+    assert root["id"] == "slurm.node_config"
+    family = [c for c in root["causes"] if c["static_rank"] > 0]
+    assert family[0]["text"].startswith("A job step")
+    # an sbatch with --gres: the GPU-partition cause leads the family's
+    res, root = _root("$ sbatch -t 1:00:00 --gres=gpu:v100:1 job.sh\n"
+                      "sbatch: error: Batch job submission failed: Requested node configuration is not available\n")
+    family = [c for c in root["causes"] if c["static_rank"] > 0]
+    assert family[0]["text"].startswith("GPUs (--gres")
+
+
+def test_store_waiting_for_clients_under_plain_python():
+    # torch/distributed/rendezvous.py: _env_rendezvous_handler -> _create_c10d_store makes rank 0 the server unless
+    # torchrun's agent serves the store; TCPStore's server: "Timed out after %d seconds waiting for clients. %d/%d
+    # clients joined."
+    tb = ("  File \"torch/distributed/rendezvous.py\", line 280, in _env_rendezvous_handler\n"
+          "    store = _create_c10d_store(\n"
+          "torch.distributed.DistStoreError: Timed out after 16 seconds waiting for clients. 1/4 clients joined.\n")
+    res, root = _root(tb)
+    assert root["id"] == "rendezvous.store_timeout"
+    assert any("WORLD_SIZE" in c["text"] and c["evidence"] for c in root["causes"])
+    # the same timeout without the env:// frame (torchrun's agent store): that cause is not offered
+    res, root = _root(tb.split("\n", 2)[2])
+    assert not any("started without torchrun" in c["text"] for c in root["causes"])
+
+
+def test_healthy_info_line_naming_nccl_comm_id_is_no_root_cause():
+    # NVIDIA/nccl src/bootstrap.cc: INFO(NCCL_ENV, "NCCL_COMM_ID set by environment to %s")
+    res, root = _root("host1:12:12 [0] NCCL INFO NCCL_COMM_ID set by environment to 10.0.0.1:23456\n"
+                      "host1:12:12 [0] NCCL INFO comm 0x55 rank 0 nranks 2 cudaDev 0 busId 1000 - Init COMPLETE\n")
+    assert res["verdict"] == "no_error" and root is None
+
+
+def test_exception_read_from_its_shape_names_its_variable():
+    # vllm-project/vllm vllm/config.py _get_and_verify_max_len: "User-specified max_model_len (%d) is greater than the
+    # derived max_model_len (...). ... To allow overriding this maximum, set the env var VLLM_ALLOW_LONG_MAX_MODEL_LEN=1"
+    res, root = _root("Traceback (most recent call last):\n"
+                      "  File \"/home/u/serve.py\", line 9, in <module>\n"
+                      "    llm = LLM(model=path, max_model_len=65536)\n"
+                      "  File \"/opt/venv/lib/python3.11/site-packages/vllm/config.py\", line 3790, in "
+                      "_get_and_verify_max_len\n"
+                      "    raise ValueError(\n"
+                      "ValueError: User-specified max_model_len (65536) is greater than the derived max_model_len "
+                      "(max_position_embeddings=32768 or model_max_length=None in model's config.json). This may lead "
+                      "to incorrect model outputs or CUDA errors. To allow overriding this maximum, set the env var "
+                      "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1\n")
+    assert root["id"] == "vllm.library_error" and root["confidence"] == "structural"
+    assert "the message names the variable VLLM_ALLOW_LONG_MAX_MODEL_LEN" in fixes(root)
