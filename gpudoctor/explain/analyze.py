@@ -502,7 +502,9 @@ SOURCES = {"nccl_messages": "NCCL", "cuda_errors": "CUDA", "nvml": "NVML", "errn
            "horovod_messages": "horovod", "ompi_messages": "Open MPI", "prrte_help": "PRRTE (Open MPI 5's runtime)",
            "pmix_errors": "PMIx",
            "nvrm_messages": "the NVIDIA kernel driver (NVRM)", "dcgm_errors": "DCGM",
-           "framework_libs": "a framework's CUDA library loading", "torch_core_messages": "torch"}
+           "framework_libs": "a framework's CUDA library loading", "torch_core_messages": "torch",
+           "nvidia_smi_messages": "nvidia-smi", "apptainer_messages": "Apptainer", "ucc_messages": "UCC",
+           "ray_messages": "Ray"}
 
 
 def _confidence(e, f=None):
@@ -908,6 +910,9 @@ def _finding(e, m, role, scan):
         f["confidence"] = "family"
     # a GPU hardware fault: its family and the GPU its lines name (gpuhw.py)
     f["notes"].extend(_gpuhw.notes(f))
+    if e["id"] == "nvidia_smi.usage":  # a refused --query-gpu name: the valid ones nearest to it (smifields.py)
+        from gpudoctor.explain import smifields as _smi
+        f["notes"].extend(_smi.notes(f))
     if m.get("distinct"):
         f["distinct"] = m["distinct"]
         f["notes"].append("%s differs within this log: %s" % (m["distinct"]["key"].replace("_", " "),
