@@ -95,6 +95,9 @@ def explain_inputs(inputs, kb=None, assume_error=False, facts=None, deadline=Non
     from gpudoctor.explain import hang
 
     hang.judge(result, scan, kb)  # a hang or slow run without an error: the causes ranked; nccl-tests without MPI
+    from gpudoctor.explain import rankev
+
+    rankev.judge(result, scan, kb)  # a watchdog / store timeout whose ranks' lines show the bug behind it
     from gpudoctor.explain import versions
 
     versions.judge(result, scan, kb)  # a known NCCL bug whose symptom is a hang, a slowdown or a wrong result

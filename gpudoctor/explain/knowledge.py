@@ -1021,6 +1021,8 @@ def load_knowledge(files=None, known_checks="registry"):
     from gpudoctor.explain.launchpaste import patterns as paste_patterns
     # the user's words that a job hangs or is slow, nccl-tests' headers, nvidia-smi topo -m rows (hang.py)
     from gpudoctor.explain.hang import patterns as hang_patterns
+    # what each rank was doing in a multi-rank log (explain/rankev.py): facts, never a match
+    from gpudoctor.explain.rankev import patterns as ranks_patterns
 
     # NCCL's INFO lines that say which transport it chose (generated/nccl_info.json): facts, never a match
     # launch lines and launcher configs pasted beside the error: read by launchpaste.judge, never a match
@@ -1030,7 +1032,7 @@ def load_knowledge(files=None, known_checks="registry"):
     from gpudoctor.explain.meaning import patterns as meaning_patterns
 
     kb = Knowledge(entries, generic_error_patterns() + launcher_patterns() + structural_patterns() +
-                   nccl_info_patterns() + paste_patterns() + hang_patterns() + words_patterns(entries) +
+                   nccl_info_patterns() + paste_patterns() + hang_patterns() + ranks_patterns() + words_patterns(entries) +
                    meaning_patterns(entries))
     if files:  # files given (not the built-in knowledge): every pattern compiles, or the load fails
         for e in entries:

@@ -563,6 +563,10 @@ def _replay(scan, lineno, win, got):
                 from gpudoctor.explain.hang import record as hang_record
 
                 hang_record(scan, hit)
+            elif p.entry == "_ranks":  # what each rank was doing: watchdog lines, stacks, store keys (rankev.py)
+                from gpudoctor.explain.rankev import record as ranks_record
+
+                ranks_record(scan, hit)
             elif p.entry == "_meaning":  # a line that may tell a failure in words (meaning.py)
                 from gpudoctor.explain.meaning import record as meaning_record
 
