@@ -184,3 +184,41 @@ def test_exception_read_from_its_shape_names_its_variable():
                       "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1\n")
     assert root["id"] == "vllm.library_error" and root["confidence"] == "structural"
     assert "the message names the variable VLLM_ALLOW_LONG_MAX_MODEL_LEN" in fixes(root)
+
+
+def test_oom_inside_torch_load_names_map_location():
+    # torch/serialization.py: storages are restored to the device they were saved from (restore_location) unless
+    # map_location remaps them (torch.load docs); the OOM message is c10/cuda's
+    frames = ("Traceback (most recent call last):\n"
+              "  File \"/home/u/train.py\", line 40, in <module>\n"
+              "    state = torch.load(ckpt)\n"
+              "  File \"/opt/venv/lib/python3.11/site-packages/torch/serialization.py\", line 1471, in load\n"
+              "    return _load(\n")
+    oom = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.1 GiB\n"
+    res, root = _root(frames + oom)
+    assert root["id"] == "cuda.oom" and "map_location='cpu'" in root["causes"][0]["fix"][0]
+    res, root = _root(oom)
+    assert "map_location" not in fixes(root)
+
+
+def test_horovod_gloo_interface():
+    # gloo/transport/tcp/device.cc: "Unable to find address for: %s" (GLOO_ENFORCE); horovod/common/utils/env_parser.cc
+    # reads HOROVOD_GLOO_IFACE for its controller
+    text = ("terminate called after throwing an instance of 'gloo::EnforceNotMet'\n"
+            "  what():  [enforce fail at /tmp/pip-build/horovod/third_party/gloo/gloo/transport/tcp/device.cc:88] "
+            "ifa != nullptr. Unable to find address for: eth0\n")
+    res, root = _root(text)
+    assert root["id"] == "gloo.socket_ifname"
+    assert "HOROVOD_GLOO_IFACE" in root["causes"][0]["fix"][0]
+    res, root = _root(text.replace("/horovod/third_party/gloo", "/gloo"))
+    assert "HOROVOD_GLOO_IFACE" not in fixes(root)
+
+
+def test_duplicate_gpu_with_more_processes_than_gpus():
+    # NVIDIA/nccl src/init.cc: "Duplicate GPU detected : rank %d and rank %d both on CUDA device %lx"; accelerate's
+    # num_processes starts that many processes on the node
+    res, root = _root("$ accelerate launch --num_processes 2 train.py\n"
+                      "host1:10:10 [0] init.cc:1011 NCCL WARN Duplicate GPU detected : rank 1 and rank 0 both on CUDA "
+                      "device 1000\n")
+    assert root["id"] == "nccl.duplicate_gpu"
+    assert root["causes"][0]["text"].startswith("The launcher started more processes")
