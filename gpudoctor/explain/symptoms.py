@@ -460,6 +460,20 @@ def _undoes(fix, root):
     return False
 
 
+# A symptom that an error line's root already accounts for: "it runs on the CPU / sees no GPU" (torch.runs_on_cpu)
+# is what a GPU that fell off the bus, a cuInit that failed, a driver or container without the GPU, or a CPU wheel
+# do, and its first fix (install a CUDA wheel) points away from the root (a seen held-out set: nvidia-smi's 'Unable
+# to determine the device handle' with the user's 'unable to detect the GPU device', answered gpu.xid.fallen_off_bus,
+# carried the note 'pip install torch --index-url .../cu124'). Families (prefixes) per symptom entry.
+_ACCOUNTED = {"torch.runs_on_cpu": ("cuda.", "gpu.", "nvml.", "libload.", "container.", "torch.cpu_wheel",
+                                    "torch.no_nccl", "accelerate.runs_on_cpu", "slurm.gres")}
+
+
+def _accounted(eid, root):
+    fams = _ACCOUNTED.get(eid)
+    return bool(fams) and any((x or "").startswith(fams) for x in (root.get("family"), root["id"]))
+
+
 def judge(result, scan, kb):
     """Add the symptom the user's words describe: the root when nothing surer answered, else a
     context note beside the error line's answer. Returns the root finding it added, else None."""
@@ -483,7 +497,12 @@ def judge(result, scan, kb):
         # an error line explain knows, or what NCCL's INFO lines or a known bug read from the text (AReaL#639's
         # "falling back to Socket" beside NCCL's 'NET/Socket : Using [0]bond0' is ncclinfo's nccl.ib_no_device,
         # with the HCA it names): it stays the root
+        have = {f["id"] for f in findings}
         for eid, h in got[:MAX_NOTES]:
+            # a words note that is already a finding (layout.py's accelerate.runs_on_cpu root read from the job's
+            # own lines) repeats it; one the root already accounts for is dropped (_ACCOUNTED)
+            if eid in have or _accounted(eid, root):
+                continue
             note = _note(kb.by_id[eid], h, "Your words describe (beside the answer above)")
             if not _undoes(note["fix"], root):
                 result["context"].append(note)

@@ -1,0 +1,44 @@
+"""The answer mechanisms of explain together (issue 18): where two of them read the same text, the
+answer stays one root with notes that agree with it.
+
+The texts are from the public threads cited beside each (GitHub issues of seen held-out sets)."""
+
+from gpudoctor.explain import explain_text
+
+# pdbear/syno_nvidia_gpu_driver#22: nvidia-smi cannot get a handle for the GPU after a reboot; the user's own
+# 'unable to detect the GPU device' was read as "PyTorch sees no GPU" and put a CUDA-wheel reinstall beside the root
+SYNOLOGY = ("on DSM 7.2.1-69057 Update 5, Synology DS1621+, Telsa P4 GPU\n"
+            "It was working fine and I rebooted it. It now says unable to detect the GPU device.\n"
+            "$ nvidia-smi\n"
+            "Unable to determine the device handle for GPU0000:07:00.0: Unknown Error\n"
+            "There weren't any errors and I can stop/start the NvidiaGPU Driver spk without any problems.\n")
+
+# gbionics/jaxsim#50: cuInit failed after a suspend; JAX's own 'No GPU/TPU found, falling back to CPU' follows it
+JAXSIM = ("When I forget to close all the open ipython instances having GPU memory allocated through jax, after "
+          "resuming I typically get the following error:\n"
+          "2023-10-04 12:33:47.594219: E external/xla/xla/stream_executor/cuda/cuda_driver.cc:268] failed call to "
+          "cuInit: CUDA_ERROR_UNKNOWN: unknown error\n"
+          "No GPU/TPU found, falling back to CPU. (Set TF_CPP_MIN_LOG_LEVEL=0 and rerun for more info.)\n")
+
+
+def _ids(res):
+    return [n["id"] for n in res["context"]]
+
+
+def test_no_gpu_words_beside_a_gpu_root_add_no_note():
+    res = explain_text(SYNOLOGY)
+    assert res["verdict"] == "root_cause" and res["root"] == "gpu.xid.fallen_off_bus"
+    assert "torch.runs_on_cpu" not in _ids(res)
+    assert not any("download.pytorch.org" in (n.get("fix") or "") for n in res["context"])
+    res = explain_text(JAXSIM)
+    assert res["verdict"] == "root_cause" and res["root"] == "libload.cuinit"
+    assert "torch.runs_on_cpu" not in _ids(res)
+
+
+def test_words_note_kept_beside_an_unrelated_root():
+    # the guard is per root family: the same words beside a root that does not account for them stay a note
+    from gpudoctor.explain import symptoms
+
+    assert symptoms._accounted("torch.runs_on_cpu", {"id": "gpu.xid.fallen_off_bus", "family": "cuda.gpu_hardware"})
+    assert not symptoms._accounted("torch.runs_on_cpu", {"id": "nccl.timeout", "family": "nccl.timeout"})
+    assert not symptoms._accounted("torch.gpu_idle", {"id": "cuda.oom", "family": "cuda.oom"})
