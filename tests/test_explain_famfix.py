@@ -222,3 +222,27 @@ def test_duplicate_gpu_with_more_processes_than_gpus():
                       "device 1000\n")
     assert root["id"] == "nccl.duplicate_gpu"
     assert root["causes"][0]["text"].startswith("The launcher started more processes")
+
+
+def _watchdog(seq, numel, ms):
+    # torch ProcessGroupNCCL.cpp's watchdog: "Watchdog caught collective operation timeout: WorkNCCL(SeqNum=%d,
+    # OpType=%s, NumelIn=%d, NumelOut=%d, Timeout(ms)=%d) ran for %d milliseconds before timing out."
+    return ("[rank0]:[E1126 09:01:29.310 ProcessGroupNCCL.cpp:689] [Rank 0] Watchdog caught collective operation "
+            "timeout: WorkNCCL(SeqNum=%d, OpType=ALLREDUCE, NumelIn=%d, NumelOut=%d, Timeout(ms)=%d) ran for %d "
+            "milliseconds before timing out.\n" % (seq, numel, numel, ms, ms + 54))
+
+
+def test_watchdog_line_narrows_the_timeout_causes():
+    # the first collective a one-element ALLREDUCE: ProcessGroupNCCL::barrier ("nccl:all_reduce_barrier")
+    res, root = _root(_watchdog(1, 1, 600000))
+    assert root["id"] == "nccl.timeout" and root["confidence"] == "family"
+    assert root["causes"][0]["text"].startswith("The first collective was a barrier")
+    assert "set_device(local_rank)" in root["causes"][0]["fix"][0]
+    # a timeout below torch's 10-minute NCCL default is named, after 'one rank stalled'
+    res, root = _root(_watchdog(493, 65536, 60000))
+    texts = [c["text"] for c in root["causes"]]
+    assert texts[0].startswith("One rank stalled") and texts[1].startswith("The process group's timeout is shorter")
+    # neither where the line says neither
+    res, root = _root(_watchdog(4, 65536, 600000))
+    assert not any(t.startswith(("The first collective was a barrier", "The process group's timeout is shorter"))
+                   for t in (c["text"] for c in root["causes"]))
