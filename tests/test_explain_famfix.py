@@ -246,3 +246,17 @@ def test_watchdog_line_narrows_the_timeout_causes():
     res, root = _root(_watchdog(4, 65536, 600000))
     assert not any(t.startswith(("The first collective was a barrier", "The process group's timeout is shorter"))
                    for t in (c["text"] for c in root["causes"]))
+
+
+def test_unique_id_wait_lists_the_lazily_made_communicator():
+    # torch ProcessGroupNCCL.cpp: "[%s] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d
+    # key-value store by key '%s', but store->get('%s') got error: " + TCPStore's "wait timeout after %dms, keys: %s"
+    line = ("torch.distributed.DistBackendError: [2] is setting up NCCL communicator and retrieving ncclUniqueId from "
+            "[0] via c10d key-value store by key '0', but store->get('0') got error: wait timeout after 600000ms, "
+            "keys: /default_pg/0//cuda//0\n")
+    res, root = _root(line)
+    assert root["id"] == "rendezvous.store_timeout"
+    lazy = [c for c in root["causes"] if c["text"].startswith("The ranks did not create the same NCCL communicator")]
+    assert lazy and "device_id=torch.device('cuda', local_rank)" in lazy[0]["fix"][0]
+    res, root = _root("torch.distributed.DistStoreError: wait timeout after 600000ms, keys: /default_pg/0//cuda//0\n")
+    assert not any(c["text"].startswith("The ranks did not create") for c in root["causes"])
