@@ -51,7 +51,15 @@ PY_FILES = ["serialization.py", "_weights_only_unpickler.py", "nn/modules/module
             "autograd/graph.py", "autograd/function.py", "_dynamo/exc.py", "_dynamo/convert_frame.py", "_inductor/exc.py",
             "_dynamo/eval_frame.py", "utils/data/dataloader.py", "utils/data/sampler.py",
             "utils/data/distributed.py", "cuda/__init__.py", "cuda/memory.py", "amp/grad_scaler.py",
-            "amp/autocast_mode.py", "utils/cpp_extension.py"]
+            "amp/autocast_mode.py", "utils/cpp_extension.py",
+            # lib-coverage (issue 18): the whole modules a training script calls directly with the most sites no table
+            # held (counted in docs/explain.md, "Library modules by message sites"): nn.functional, the nn layers
+            # that check their arguments, torch.optim's base class, Adam/AdamW/SGD and the LR schedulers,
+            # activation checkpointing, CUDA graphs, gradient clipping and the map-style datasets
+            "nn/functional.py", "nn/modules/container.py", "nn/modules/conv.py", "nn/modules/batchnorm.py",
+            "nn/modules/activation.py", "nn/modules/linear.py", "nn/modules/sparse.py", "nn/utils/clip_grad.py",
+            "optim/optimizer.py", "optim/adam.py", "optim/adamw.py", "optim/sgd.py", "optim/lr_scheduler.py",
+            "utils/checkpoint.py", "cuda/graphs.py", "utils/data/dataset.py"]
 LIBS = ["lib/libc10.so", "lib/libc10_cuda.so", "lib/libtorch_cpu.so"]
 # an --older release's libraries (the allocator's wording before c10/core/AllocatorConfig.cpp; libtorch_cpu.so's
 # JOINS read the same in those releases)
@@ -109,12 +117,24 @@ INTERNAL = re.compile(r"must not be None|should not be None|to be set\.?$|report
                       r"must have output_instructions|^Implement |NYI$|^Trace id|^frame_id|^RESUME|^closure length|"
                       r"inconsistent|does not match shutdown|^Invalid iterator state|exceeded maximum allowed tasks|"
                       r"must be a str, got|_growth_tracker|^_scale|^_get_scale_async|^saved_id must|"
-                      r"^Unknown (?:saved id|typename|endianness)|^expected key '0'|debug assert|INTERNAL ASSERT")
+                      r"^Unknown (?:saved id|typename|endianness)|^expected key '0'|debug assert|INTERNAL ASSERT|"
+                      # the lib-coverage modules' own invariants (no argument of the user's reaches them)
+                      r"unexpectedly None|^Internal error|^Unexpected state|must be an UninitializedParameter|"
+                      r"^capture_logs|^Expected (?:grad_scale and found_inf|per_device_and_dtype_grads|param_groups to "
+                      r"be set|_cuda_runtime)|^bn_training must|^FIXME|^API has changed|report this bug|"
+                      r"^Unknown _anneal_func_type|^self\.padding must be a tuple|went unexpectedly wrong|"
+                      r"^CUDAGraph\._retain_pool|^capture_stream must not|^_foreach ops don't support autograd|"
+                      r"^input to _none_or_dtype|^`requires_grad` is not supported for `step`")
+# words any program prints (a container's index, Python's operand TypeError, a bare keyword check): no family of
+# torch's from them alone
+GENERIC_WORDING = re.compile(r"^[Ii]ndex (?:%s is )?out of range(?:: %s)?$|^unsupported operand type\(s\)|"
+                             r"^Unexpected keyword arguments: %s$|^%s is not valid$|^mode %s is unknown!$")
 
 # (rule, knowledge entry, {field: regex}); fields: where, text, level (raise | error | warning | string)
 RULES = [
     ("internal", None, {"text": INTERNAL.pattern}),
     ("python-wording", None, {"text": PY_WORDING.pattern}),
+    ("generic-wording", None, {"text": GENERIC_WORDING.pattern}),
     # the allocator's settings (libc10*.so)
     ("alloc-conf", "cuda.alloc_conf", {"where": r"libc10", "level": r"string|raise"}),
     # torch.load: the file (serialization.py, _weights_only_unpickler.py, inline_container.cc)
@@ -159,7 +179,8 @@ RULES = [
     # the DataLoader's pin-memory thread (its workers' messages are gen_torch_messages' usercode sites)
     ("pin-thread", "usercode.dataloader_killed", {"text": r"^Pin memory thread exited unexpectedly"}),
     # the rest: an argument or state check of the API; its message names what to change
-    ("usage", "torch.usage", {"where": r"^torch/(?:nn/modules|autograd|utils/data|cuda|amp)/", "level": r"raise"}),
+    ("usage", "torch.usage", {"where": r"^torch/(?:nn/modules|nn/functional|nn/utils|optim|autograd|utils/data|"
+                                       r"utils/checkpoint|cuda|amp)\b", "level": r"raise"}),
 ]
 
 _NO_CUDA_WHEEL = ("install a CUDA build of torch: pip install torch --index-url https://download.pytorch.org/whl/cu<XY> "
@@ -778,6 +799,383 @@ MSG_FIX = [
      "pinned_reserve_segment_size_mb) is below its minimum.",
      ["raise the value (sizes are in MB: max_non_split_rounding_mb:20) or drop the key; the keys of this release: "
       + _ALLOC_DOC]),
+    # ---- lib-coverage (issue 18): whole modules, torch 2.15 (the slice's header names the wheel), each row written
+    # from the statement that raises it and the documentation of the call it checks. Sites left without a row keep
+    # the family (torch.usage) and its ways to tell: the message names the argument.
+    # -- torch/nn/functional.py and the layers that call it (https://pytorch.org/docs/stable/nn.functional.html)
+    (r"^Expected more than 1 value per channel when training|^Expected more than 1 spatial element when training",
+     "batch_norm / instance_norm in training mode got one value per channel: a batch of one sample reached a "
+     "BatchNorm layer (usually the last, short batch of an epoch when len(dataset) % batch_size == 1, or a per-GPU "
+     "batch of 1); statistics over one value are undefined.",
+     ["DataLoader(..., drop_last=True) (and DistributedSampler(..., drop_last=True)) so no batch of 1 is left, or "
+      "a per-GPU batch of 2 or more",
+      "model.eval() for inference; nn.GroupNorm / nn.LayerNorm do not depend on the batch size"]),
+    (r"^dropout probability has to be between 0 and 1",
+     "nn.Dropout / F.dropout got p outside [0, 1] (p is the probability of zeroing, not a percentage nor a keep "
+     "probability).",
+     ["nn.Dropout(p=0.1): a float between 0 and 1 (check the config value that feeds it)"]),
+    (r"^dropout1d: Expected 2D or 3D input",
+     "F.dropout1d / nn.Dropout1d got an input of another rank: it zeroes whole channels of (N, C, L) or (C, L).",
+     ["use nn.Dropout for other shapes, or reshape the input to (N, C, L)"]),
+    (r"^Target size \(%s\) must be the same as input size|^Using a target size \(%s\) that is different to the "
+     r"input size",
+     "binary_cross_entropy(_with_logits) / mse_loss / l1_loss got a target whose shape differs from the "
+     "prediction's (e.g. logits (N, 1) against labels (N,), or class indices given to a binary loss).",
+     ["make the shapes equal: loss_fn(logits.squeeze(-1), target.float()) or target.view_as(logits)",
+      "for several classes with integer labels use nn.CrossEntropyLoss (logits (N, C), target (N,) of class "
+      "indices)"]),
+    (r"^%s is not a valid value for reduction|^Invalid reduction mode: %s\. Expected one of",
+     "A loss function got a reduction other than 'none', 'mean' or 'sum' (size_average= / reduce= are the "
+     "deprecated spellings).",
+     ["reduction='mean' (or 'sum' / 'none')"]),
+    (r"^ignore_index cannot be specified when target contains probabilities",
+     "F.linear_cross_entropy got a target of class probabilities (the logits' shape) together with ignore_index, "
+     "which applies to class-index targets only.",
+     ["pass class indices (target of shape (N,), dtype long: probs.argmax(-1)) to keep ignore_index, or drop "
+      "ignore_index with probability targets"]),
+    (r"^embed_dim %s not divisible by num_heads|^embed_dim must be divisible by num_heads|"
+     r"^embed_dim and num_heads must be greater than 0",
+     "nn.MultiheadAttention / F.multi_head_attention_forward: embed_dim must be a positive multiple of num_heads "
+     "(each head gets embed_dim // num_heads features).",
+     ["choose num_heads that divides embed_dim (e.g. embed_dim=512, num_heads=8), or change embed_dim"]),
+    (r"^was expecting embedding dimension of %s, but got|^expecting (?:query|key|value) (?:weights|bias) shape|"
+     r"^key's sequence and batch dims %s do not match value's|^key shape %s does not match value shape|"
+     r"^For (?:batched \(3-D\)|unbatched \(2-D\)) `query`, expected `key` and `value`|"
+     r"^query should be unbatched 2D or batched 3D tensor",
+     "nn.MultiheadAttention got query / key / value whose shapes do not fit embed_dim or each other: its inputs "
+     "are (L, N, E) by default, (N, L, E) only with batch_first=True.",
+     ["nn.MultiheadAttention(embed_dim, num_heads, batch_first=True) for (batch, seq, feature) inputs; the last "
+      "dimension of query must equal embed_dim (kdim / vdim for key and value)"]),
+    (r"^The shape of the [23]D attn_mask is %s, but should be|^attn_mask's dimension %s is not supported|"
+     r"expected `attn_mask` to be `None`, 2-D or 3-D|^Expected `attn_mask` shape to be|"
+     r"expected `key_padding_mask` to be `None`|^only bool and floating types of %s are supported|"
+     r"^Need attn_mask if specifying the is_causal hint|^expecting key_padding_mask shape of",
+     "nn.MultiheadAttention / nn.Transformer: an attention mask has the wrong shape or dtype: attn_mask is (L, S) "
+     "or (N * num_heads, L, S), key_padding_mask is (N, S), both bool or float; is_causal=True is a hint that "
+     "needs the causal mask too.",
+     ["attn_mask = nn.Transformer.generate_square_subsequent_mask(L) for causal attention; key_padding_mask = "
+      "(input_ids == pad_id) of shape (N, S); repeat a per-sample mask num_heads times for the 3-D form"]),
+    (r"^Got [345]D input, but \w+ mode needs|^Input Error: Only 3D, 4D and 5D input Tensors supported|"
+     r"^only one of size or scale_factor should be defined|^either size or scale_factor should be defined|"
+     r"^scale_factor must be None when size is specified|^size must be None when scale_factor is specified|"
+     r"^Input and (?:output|scale_factor) must have the same number of spatial dimensions|"
+     r"^expected size to be one of int or Tuple|^align_corners option can only be set with the interpolating modes|"
+     r"^recompute_scale_factor is not meaningful|^Anti-alias option is (?:restricted|only supported)|^Lanczos mode",
+     "F.interpolate / nn.Upsample got an input rank, mode or size arguments that do not fit: the input is "
+     "(N, C, L) for 'linear', (N, C, H, W) for 'bilinear' / 'bicubic', (N, C, D, H, W) for 'trilinear'; exactly "
+     "one of size / scale_factor.",
+     ["add the batch / channel dimensions (x.unsqueeze(0)) or pick the mode of the input's rank; pass size= or "
+      "scale_factor=, not both; align_corners only with the linear modes"]),
+    (r"^Padding_idx must be within num_embeddings|^padding_idx must be within num_embeddings|"
+     r"^Shape of weight does not match num_embeddings and embedding_dim|"
+     r"^Embeddings parameter is expected to be 2-dimensional",
+     "nn.Embedding got a padding_idx outside [-num_embeddings, num_embeddings) (a tokenizer's pad id at or above "
+     "the vocabulary size), or _weight / from_pretrained weights of another shape.",
+     ["padding_idx=tokenizer.pad_token_id with num_embeddings=len(tokenizer) (transformers: "
+      "model.resize_token_embeddings(len(tokenizer)) after adding tokens); from_pretrained takes a 2-D "
+      "(num_embeddings, embedding_dim) tensor"]),
+    (r"^embedding_bag: |^offsets has to be a 1D Tensor|^if input is 2D, then offsets has to be None|"
+     r"^input has to be 1D or 2D Tensor|^mode has to be one of sum, mean or max|^max mode does not support|"
+     r"^If input is nested, then per_sample_weights",
+     "F.embedding_bag / nn.EmbeddingBag: input and offsets do not fit its two forms (a 2-D input of fixed-length "
+     "bags without offsets, or a 1-D input with 1-D offsets), or an option its mode does not support.",
+     ["2-D input: offsets=None; 1-D input: offsets = start index of each bag (1-D long tensor); "
+      "per_sample_weights only with mode='sum'"]),
+    (r"^batch_norm eps must be (?:positive|non-negative)",
+     "batch_norm got eps <= 0 (eps is added to the variance before the square root).",
+     ["eps=1e-5 (the default) or another small positive float"]),
+    (r"^nn\.functional\.grid_sample\(\): expected (?:mode|padding_mode)|^Expected theta to have floating point type|"
+     r"^Expected a batch of [23]D affine matrices|^affine_grid only supports 4D and 5D sizes|"
+     r"^Expected non-zero, positive output size",
+     "F.grid_sample / F.affine_grid got a mode, theta or size outside what they take: theta is a float (N, 2, 3) "
+     "batch for a 4-D size, (N, 3, 4) for a 5-D size.",
+     ["grid_sample(mode='bilinear'|'nearest'|'bicubic', padding_mode='zeros'|'border'|'reflection'); "
+      "affine_grid(theta.float(), size=(N, C, H, W))"]),
+    (r"^fractional_max_pool[23]d requires|^output_size should be a sequence containing|^invalid output_size|"
+     r"^max_unpooling: output_size must contain non-negative|^norm_type must be a non-zero value",
+     "A pooling function (fractional_max_pool, max_unpool, lp_pool) got an output_size / output_ratio / "
+     "norm_type outside what it takes.",
+     ["fractional_max_pool: output_size= or output_ratio= (floats in (0, 1)); max_unpool: output_size of the "
+      "pooled input's spatial size; lp_pool: norm_type != 0"]),
+    (r"^margin must be greater than 0|^margin_ranking_loss : All input tensors should have same dimension|"
+     r"^The anchor, positive, and negative tensors are expected to have the same number",
+     "margin_ranking_loss / triplet_margin_with_distance_loss got inputs of different ranks or a margin <= 0.",
+     ["give input1 / input2 / target (anchor / positive / negative) the same shape; margin > 0"]),
+    (r"^var has negative entry|^var is of incorrect size",
+     "F.gaussian_nll_loss got a variance with negative values or a shape that does not broadcast to the input.",
+     ["pass a positive variance (softplus(x) + 1e-6 or exp of a log-variance) of the input's shape, or with its "
+      "last dimension 1"]),
+    (r"^Weights and input must have the same size",
+     "binary_cross_entropy got weight= of another shape than the input.",
+     ["a weight of the input's shape (or broadcast it: weight.expand_as(input)); for class weights use "
+      "BCEWithLogitsLoss(pos_weight=...)"]),
+    (r"^min_val cannot be greater than max_val|^max_val \(%s\) must be greater than min_val",
+     "F.hardtanh / nn.Hardtanh got min_val above max_val.",
+     ["hardtanh(x, min_val=-1.0, max_val=1.0): min_val < max_val"]),
+    (r"^glu does not support scalars",
+     "F.glu splits the input in halves along dim and got a 0-dimensional tensor.",
+     ["pass a tensor whose size along dim is even"]),
+    # -- torch/nn/modules/conv.py, batchnorm.py, linear.py, container.py (https://pytorch.org/docs/stable/nn.html)
+    (r"^in_channels must be divisible by groups|^out_channels must be divisible by groups|"
+     r"^groups must be a positive integer",
+     "nn.Conv*d(groups=g) needs in_channels and out_channels to be multiples of g (depthwise: groups=in_channels).",
+     ["pick groups that divides both channel counts (e.g. in_channels=out_channels=groups for a depthwise conv)"]),
+    (r"^padding='same' is not supported for strided convolutions|^Invalid padding string",
+     "nn.Conv*d(padding='same') works for stride 1 only; padding takes 'same', 'valid' or numbers.",
+     ["with stride > 1 give the padding as a number: padding=kernel_size // 2 (odd kernels)"]),
+    (r"^padding_mode must be one of|^Only \"zeros\" padding mode is supported|"
+     r"^Only `zeros` padding mode is supported for ConvTranspose",
+     "nn.Conv*d got a padding_mode other than 'zeros', 'reflect', 'replicate', 'circular' (transposed "
+     "convolutions take 'zeros' only).",
+     ["padding_mode='zeros' (or pad the input yourself with F.pad(x, pad, mode='reflect'))"]),
+    (r"^Expected %sD \(unbatched\) or %sD \(batched\) input to %s, but got input of size",
+     "A convolution got an input of the wrong rank: Conv2d takes (N, C, H, W) or (C, H, W); an image batch "
+     "without its channel dimension or with an extra one.",
+     ["reshape the input: x.unsqueeze(1) for a missing channel, x.permute(0, 3, 1, 2) for NHWC images, or use the "
+      "Conv of the input's rank"]),
+    (r"^ConvTranspose%sD: for %sD input, output_size must have|^requested an output size of %s, but valid sizes range",
+     "nn.ConvTranspose*d(output_size=...) asked for a size its stride / padding cannot produce (the message gives "
+     "the valid range).",
+     ["pass an output_size inside the range the message names, or adjust output_padding / stride"]),
+    (r"^expected (?:2D or 3D|4D|5D|at least 2D) input \(got %sD input\)",
+     "A BatchNorm layer got an input of another rank: BatchNorm1d takes (N, C) or (N, C, L), BatchNorm2d "
+     "(N, C, H, W), BatchNorm3d (N, C, D, H, W).",
+     ["use the BatchNorm of the input's rank, or reshape the input"]),
+    (r"^SyncBatchNorm expected input tensor to be on GPU|^SyncBatchNorm number of input channels should be non-zero",
+     "nn.SyncBatchNorm runs on GPU tensors only (it all-reduces the statistics over the process group); the "
+     "input was on the CPU.",
+     ["model.to(device) before the forward, convert with nn.SyncBatchNorm.convert_sync_batchnorm(model) only for "
+      "GPU training, or keep BatchNorm on CPU"]),
+    (r"^The in_features inferred from input: %s is not equal to in_features|^in1_features must be > 0",
+     "A Linear / Bilinear layer got a feature size other than the one it was built for.",
+     ["build the layer with in_features = input.shape[-1] (print the shape just before it), or flatten the input "
+      "first (torch.flatten(x, 1))"]),
+    (r"^ModuleList\.extend should be called with an iterable|^ModuleDict\.update should be called with an iterable|"
+     r"^ModuleDict update sequence element|^ParameterList\.extend should be called|^ParametersDict\.update should be|"
+     r"^ParameterDict update sequence element|^module should be of type|^add operator supports only objects of "
+     r"Sequential|^Non-positive multiplication factor",
+     "nn.ModuleList / ModuleDict / ParameterList / ParameterDict / Sequential got something other than what the "
+     "container holds (a module where a list is expected, a non-pair in update, a non-Sequential in +).",
+     ["extend with a list of modules, update with a dict or (key, module) pairs, insert nn.Module objects"]),
+    (r"^ParameterList should not be called|^ParameterDict should not be called",
+     "An nn.ParameterList / ParameterDict was called like a layer; it only holds parameters.",
+     ["iterate over it (for p in self.params: ...) or index it, inside forward()"]),
+    (r"^Index given to ParameterDict cannot be used as a key",
+     "nn.ParameterDict was indexed with a key that is not a string.",
+     ["use string keys: self.params[str(i)]"]),
+    # -- torch/optim/optimizer.py, adam.py, adamw.py, sgd.py (https://pytorch.org/docs/stable/optim.html)
+    (r"^optimizer got an empty parameter list",
+     "The optimizer was given no parameters: a generator (model.parameters()) already consumed, a filter on "
+     "requires_grad that kept none (everything frozen), or a model that has no parameters yet.",
+     ["torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=...) and check the list is not "
+      "empty; build the optimizer after the model (and after PEFT / freezing) is complete"]),
+    (r"^params argument given to the optimizer should be an iterable of Tensors or dicts|"
+     r"^optimizer can only optimize Tensors|^param_group must be a dict|"
+     r"^optimizer parameters need to be organized in ordered collections",
+     "The optimizer's params are not a list of tensors or of parameter-group dicts (a module, a single tensor, a "
+     "set, or a dict of name -> tensor).",
+     ["torch.optim.SGD(model.parameters(), lr=...) or [{'params': [...], 'lr': ...}, ...]; a list, not a set"]),
+    (r"^can't optimize a non-leaf Tensor",
+     "A tensor passed to the optimizer is computed from others (it has a grad_fn): e.g. w = torch.randn(n, "
+     "requires_grad=True).cuda() is the copy, not the leaf.",
+     ["create leaves on the device: torch.randn(n, device='cuda', requires_grad=True), or move the model to the "
+      "device before building the optimizer"]),
+    (r"^some parameters appear in more than one parameter group",
+     "Two parameter groups of the optimizer share a parameter (e.g. a weight-decay / no-decay split that puts "
+     "some names in both, or tied embeddings listed twice).",
+     ["split by name into disjoint groups: decay = [p for n, p in model.named_parameters() if not "
+      "n.endswith('bias')], no_decay = the rest; deduplicate tied parameters"]),
+    (r"^loaded state dict has a different number of parameter groups|"
+     r"^loaded state dict contains a parameter group that doesn't match the size",
+     "optimizer.load_state_dict got the state of an optimizer built over other parameters: the resumed run "
+     "groups or freezes the parameters differently than the run that saved it (another model, LoRA vs full "
+     "fine-tuning, frozen layers changed).",
+     ["build the optimizer exactly as the saving run did before loading its state, or start the optimizer fresh "
+      "(load only the model weights) when the trained parameters changed"]),
+    (r"^parameter group didn't specify a value of required optimization parameter",
+     "A parameter group has no value for a required option (lr for most optimizers) and the optimizer got no "
+     "default.",
+     ["give lr= to the optimizer or 'lr' in every group dict"]),
+    (r"^all optimizer params should be with/without names|^all optimizer param groups should be with/without names",
+     "The optimizer was given some parameters as (name, tensor) pairs and some as tensors.",
+     ["pass model.named_parameters() everywhere or model.parameters() everywhere"]),
+    (r"^`fused=True` requires all the params to be floating point Tensors of supported devices",
+     "An optimizer with fused=True got parameters on a device its fused kernel lacks (CPU, or mixed devices) "
+     "or of a non-float dtype.",
+     ["move the model to the GPU before building the optimizer, or fused=False (the default picks foreach)"]),
+    (r"^Attempting (?:%s|CUDA) graph capture of step\(\) for an instance of %s but param_groups' capturable is False",
+     "optimizer.step() was captured in a CUDA graph (torch.cuda.graph / torch.compile mode='reduce-overhead') "
+     "with capturable=False.",
+     ["build the optimizer with capturable=True (Adam / AdamW / SGD ...) to capture its step"]),
+    (r"^%s must return None or a tuple of \(new_args, new_kwargs\)",
+     "An optimizer step pre-hook returned something other than None or (args, kwargs).",
+     ["return None from the hook (or the 2-tuple of new arguments)"]),
+    (r"^Invalid learning rate: %s|^Invalid epsilon value: %s|^Invalid beta parameter at index|"
+     r"^Invalid weight_decay value|^Invalid momentum value|^betas must be either both floats or both Tensors",
+     "The optimizer got a hyperparameter outside its range: lr, eps, weight_decay and momentum >= 0, betas in "
+     "[0, 1) (a negative value computed by a schedule or a sign error in a config).",
+     ["pass lr >= 0, eps >= 0, 0 <= beta < 1 (e.g. betas=(0.9, 0.999)); print the config value that feeds it"]),
+    (r"^Nesterov momentum requires a momentum and zero dampening",
+     "SGD(nesterov=True) needs momentum > 0 and dampening=0.",
+     ["SGD(params, lr=..., momentum=0.9, dampening=0, nesterov=True)"]),
+    (r"^`fused` and `foreach` cannot be `True` together|^`fused` does not support `differentiable`|"
+     r"^Adam with fused=True does not support differentiable|^torch\.jit\.script not supported with (?:foreach|fused)|"
+     r"^(?:lr|beta1|beta2|betas\[\d\]) as a Tensor is not supported for capturable=False and foreach=True|"
+     r"^Tensor (?:lr|beta1|beta2|betas\[\d\]) must be 1-element|"
+     r"^If capturable=True, params and state_steps must be",
+     "The optimizer's implementation options conflict: fused and foreach together, fused with differentiable, a "
+     "tensor lr / beta without capturable=True, or capturable with CPU parameters.",
+     ["choose one implementation: leave foreach / fused unset (torch picks), or fused=True alone; a tensor lr "
+      "needs capturable=True (or foreach=False) and one element; capturable needs the parameters on the GPU"]),
+    (r"^AdamW? does not support sparse gradients|^`_fused_sgd` does not support sparse gradients",
+     "An nn.Embedding(sparse=True) (or EmbeddingBag) gives sparse gradients, which Adam / AdamW / fused SGD "
+     "cannot apply.",
+     ["nn.Embedding(..., sparse=False), or optimise the sparse embedding with torch.optim.SparseAdam and the rest "
+      "with Adam"]),
+    # -- torch/optim/lr_scheduler.py (https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate)
+    (r"^%s is not an Optimizer",
+     "An LR scheduler was given something that is not a torch.optim.Optimizer (the model, a DeepSpeed engine, or "
+     "a list of optimizers).",
+     ["pass the optimizer instance: torch.optim.lr_scheduler.StepLR(optimizer, ...); under DeepSpeed use its "
+      "\"scheduler\" config section or the engine's optimizer (engine.optimizer)"]),
+    (r"^param 'initial_lr' is not specified in param_groups\[%s\] when resuming",
+     "An LR scheduler was created with last_epoch >= 0 (resuming) over an optimizer whose groups have no "
+     "'initial_lr': a fresh optimizer whose saved state was not loaded first.",
+     ["create the scheduler with the default last_epoch=-1 and then scheduler.load_state_dict(ckpt['scheduler']); "
+      "load optimizer.load_state_dict(ckpt['optimizer']) before creating the scheduler"]),
+    (r"^Tried to step %s times\. The specified number of total steps is",
+     "OneCycleLR was stepped more often than total_steps (epochs * steps_per_epoch): steps_per_epoch did not "
+     "count the batches this process really runs (another dataloader length, gradient accumulation, or a resumed "
+     "run that steps past the end).",
+     ["steps_per_epoch = math.ceil(len(train_loader) / grad_accum_steps) of the loader each process iterates "
+      "(after accelerate.prepare / DistributedSampler), scheduler.step() once per optimizer step; or total_steps "
+      "= the real number of steps"]),
+    (r"^You must define either total_steps OR \(epochs AND steps_per_epoch\)|"
+     r"^Expected positive integer (?:total_steps|epochs|steps_per_epoch)|^Expected float between 0 and 1 pct_start|"
+     r"^anneal_strategy must b[ey] one of",
+     "OneCycleLR got no step count or a non-positive one (steps_per_epoch = len(loader) // accumulation was 0: a "
+     "dataset smaller than one batch per process), or pct_start / anneal_strategy outside their values.",
+     ["OneCycleLR(optimizer, max_lr, total_steps=N) with N >= 1, or epochs and steps_per_epoch both positive "
+      "(check len(train_loader) on each process); pct_start in (0, 1), anneal_strategy 'cos' or 'linear'"]),
+    (r"^Expected positive integer T_0|^Expected integer T_mult >= 1|^Expected float or int eta_min",
+     "CosineAnnealingWarmRestarts got T_0 <= 0 (or not an int), T_mult < 1 or a non-number eta_min.",
+     ["CosineAnnealingWarmRestarts(optimizer, T_0=10, T_mult=1, eta_min=0.0): integers for T_0 / T_mult"]),
+    (r"^Expected %s lr_lambdas, but got|^lr_lambda should be a function",
+     "LambdaLR / MultiplicativeLR got a list of lambdas of another length than the optimizer's param groups, or "
+     "something that is not callable.",
+     ["one function for all groups, or a list with one per param group"]),
+    (r"must have the same length as optimizer\.param_groups",
+     "A per-group list given to a scheduler (max_lr, base_lr, min_lr ...) has another length than the "
+     "optimizer's param groups.",
+     ["pass a single number, or a list with one value per optimizer.param_groups entry"]),
+    (r"^Factor should be < 1\.0|^threshold mode %s is unknown!|^expected %s min_lrs|"
+     r"^The number of param groups in the `optimizer` \(%s\) differs from when `ReduceLROnPlateau`",
+     "ReduceLROnPlateau got factor >= 1, an unknown mode / threshold_mode, or a min_lr list that does not fit the "
+     "param groups (e.g. groups added after the scheduler was built).",
+     ["ReduceLROnPlateau(optimizer, mode='min'|'max', factor=0.1, threshold_mode='rel'|'abs', min_lr=0); build it "
+      "after all param groups exist"]),
+    (r"^Sequential Schedulers expects number of schedulers|expects at least one scheduler|"
+     r"should have `optimizer` as its attribute|does not support `ReduceLROnPlateau` scheduler|"
+     r"expects all schedulers to belong to the same optimizer",
+     "SequentialLR / ChainedScheduler got no schedulers, milestones that are not one fewer than the schedulers, "
+     "a ReduceLROnPlateau, or schedulers of different optimizers.",
+     ["SequentialLR(optimizer, schedulers=[warmup, main], milestones=[warmup_steps]) with every scheduler built "
+      "on that same optimizer; step ReduceLROnPlateau separately"]),
+    (r"^Constant multiplicative factor expected|^Starting multiplicative factor expected|"
+     r"^Ending multiplicative factor expected",
+     "ConstantLR / LinearLR got a factor outside its range (ConstantLR 0..1, LinearLR start_factor in (0, 1], "
+     "end_factor in [0, 1]).",
+     ["LinearLR(optimizer, start_factor=0.1, end_factor=1.0, total_iters=warmup_steps) (start_factor > 0)"]),
+    (r"^optimizer must support momentum (?:or beta1 )?with `cycle_momentum` option enabled",
+     "CyclicLR / OneCycleLR cycle the momentum by default and the optimizer has none (Adagrad, RMSprop without "
+     "momentum ...).",
+     ["cycle_momentum=False, or an optimizer with momentum / betas (SGD(momentum=0.9), AdamW)"]),
+    (r"^mode is invalid and scale_fn is None",
+     "CyclicLR got a mode other than 'triangular', 'triangular2', 'exp_range' without a scale_fn.",
+     ["mode='triangular' (or pass scale_fn=)"]),
+    # -- torch/utils/checkpoint.py (https://pytorch.org/docs/stable/checkpoint.html)
+    (r"^When use_reentrant=True, torch\.utils\.checkpoint is incompatible with \.grad\(\)|"
+     r"^Checkpointing is not compatible with \.grad\(\) or when an `inputs` parameter",
+     "Reentrant activation checkpointing (use_reentrant=True) cannot serve torch.autograd.grad or backward("
+     "inputs=...).",
+     ["torch.utils.checkpoint.checkpoint(fn, *args, use_reentrant=False) (transformers: "
+      "gradient_checkpointing_kwargs={'use_reentrant': False}), or call .backward() without inputs"]),
+    (r"^none of output has requires_grad=True, this checkpoint\(\) is not necessary",
+     "Reentrant checkpointing (use_reentrant=True) found no output that requires grad: no input of the "
+     "checkpointed block requires grad (frozen embeddings under LoRA / PEFT, or inputs without requires_grad).",
+     ["use_reentrant=False (transformers: gradient_checkpointing_enable(gradient_checkpointing_kwargs="
+      "{'use_reentrant': False})), or model.enable_input_require_grads() for frozen-embedding fine-tuning"]),
+    (r"^Passing `context_fn`(?:,)? (?:or )?`debug`(?:, or `respect_saved_tensors_hooks`)? is only supported when "
+     r"use_reentrant=False",
+     "checkpoint(context_fn= / debug=) works with the non-reentrant implementation only.",
+     ["checkpoint(fn, *args, use_reentrant=False, context_fn=...)"]),
+    (r"^torch\.utils\.checkpoint: A different number of tensors was saved during the original forward|"
+     r"^torch\.utils\.checkpoint: Recomputed values for the following tensors have different metadata|"
+     r"^torch\.utils\.checkpoint: trying to save more tensors during recomputation",
+     "Non-reentrant activation checkpointing recomputed the block in backward and it ran differently than in "
+     "forward: the block's code depends on state that changed in between (a flag, a cache such as past_key_values "
+     "/ use_cache=True, train/eval mode, a random branch, shapes from a global).",
+     ["make the checkpointed forward depend only on its inputs (transformers: use_cache=False with gradient "
+      "checkpointing); checkpoint(..., debug=True) prints the differing ops; determinism_check='none' only when "
+      "the difference is known harmless"]),
+    (r"^torch\.utils\.checkpoint: Unpack is being triggered for a tensor that was already unpacked once|"
+     r"^Trying to backward an extra time\. You are only allowed to backward once",
+     "A checkpointed region was back-propagated twice (backward twice through one graph, or ctx.saved_tensors "
+     "read twice in a custom Function).",
+     ["recompute the forward before a second backward, read ctx.saved_tensors once per backward"]),
+    (r"^determinism_check should be one of",
+     "checkpoint(determinism_check=...) got a value other than 'default' or 'none'.",
+     ["determinism_check='default' (or 'none')"]),
+    (r"^Size mismatch between (?:tensors|datasets)$",
+     "TensorDataset / StackDataset got tensors (or datasets) of different lengths: every tensor's first dimension "
+     "is the sample index and must be the same.",
+     ["check x.shape[0] == y.shape[0] for each tensor given to TensorDataset(x, y) (a label tensor of another "
+      "split, or features not yet batched the same way)"]),
+    (r"^PyTorch's device state was initialized in the forward pass of a Checkpoint",
+     "Non-reentrant activation checkpointing saw the first use of the GPU (its RNG state) inside the checkpointed "
+     "forward, which it cannot replay in the recomputation.",
+     ["move the model and the inputs to the GPU before the checkpointed call (CUDA initialised first), or "
+      "checkpoint(..., preserve_rng_state=False) when the block has no randomness"]),
+    (r"^Tensor cached during selective activation checkpoint has been mutated",
+     "Selective activation checkpointing cached an op's output and an in-place op changed it before backward.",
+     ["replace the in-place op after it (x.add_(y) -> x = x + y), or mark that op MUST_RECOMPUTE in the policy"]),
+    # -- torch/cuda/graphs.py (https://pytorch.org/docs/stable/notes/cuda.html#cuda-graphs)
+    (r"^make_graphed_callables does not support the autocast caching",
+     "torch.cuda.make_graphed_callables ran under torch.autocast with its weight cache on.",
+     ["with torch.autocast('cuda', dtype=..., cache_enabled=False): graphed = make_graphed_callables(...)"]),
+    (r"^Modules must not have hooks registered at the time they are passed|"
+     r"only parameters may be trainable\. All buffers must have|"
+     r"^In the beta API, sample_args for each callable must contain only Tensors",
+     "torch.cuda.make_graphed_callables got a module with hooks, a buffer that requires grad, or non-tensor "
+     "sample arguments.",
+     ["graph the module before registering hooks, keep buffers requires_grad=False, pass tensors only as "
+      "sample_args"]),
+    (r"^This CUDAGraph API requires the cuda-bindings package",
+     "A CUDAGraph inspection API needs NVIDIA's cuda-bindings package.",
+     ["pip install cuda-bindings (the message's own advice)"]),
+    # -- torch/nn/utils/clip_grad.py (https://pytorch.org/docs/stable/generated/torch.nn.utils.clip_grad_norm_.html; its
+    # non-finite norm is tools/gen_torch_messages.py's usercode.nan_inf site)
+    (r"^foreach=True was passed, but can't use the foreach API on %s tensors",
+     "clip_grad_norm_ / clip_grad_value_(foreach=True) got gradients on a device without foreach kernels.",
+     ["foreach=None (the default: torch uses foreach where it can)"]),
+    # -- torch/utils/data/dataset.py (https://pytorch.org/docs/stable/data.html)
+    (r"^Sum of input lengths does not equal the length of the input dataset|^Fraction at index %s is not between",
+     "random_split got lengths that do not add up to len(dataset) (integers), or fractions outside [0, 1].",
+     ["random_split(ds, [0.9, 0.1]) (fractions summing to 1), or integer lengths n_train + n_val == len(ds)"]),
+    (r"^Subclasses of (?:Iterable)?Dataset should implement",
+     "A map-style Dataset subclass has no __getitem__ (a misspelt name, or an iterable dataset that should "
+     "subclass IterableDataset).",
+     ["define __getitem__(self, idx) and __len__, or subclass torch.utils.data.IterableDataset with __iter__"]),
+    (r"^ConcatDataset does not support IterableDataset|^ChainDataset only supports IterableDataset|"
+     r"^datasets should not be an empty iterable|^At least one dataset should be passed",
+     "ConcatDataset takes map-style datasets and ChainDataset iterable ones; an empty list was given or the kinds "
+     "were mixed.",
+     ["ConcatDataset([...]) for datasets with __getitem__, ChainDataset([...]) for IterableDatasets; check the "
+      "list is not empty"]),
+    (r"overrides __getitem__ but not __getitems__",
+     "A Subset subclass overrides __getitem__ but the DataLoader fetches a batch through __getitems__, which "
+     "would bypass it.",
+     ["also define __getitems__(self, indices) returning [self[i] for i in indices]"]),
 ]
 
 # A message of few words is any program's line alone: its matcher needs what Python / TORCH_CHECK print
@@ -788,7 +1186,9 @@ _CONTEXT = r"(?:\b\w{0,60}(?:Error|Exception|Warning)\b: )[^\n]{0,200}?"
 # matcher needs what torch prints before it (torch 2.1-2.3's _get_wo_message: "WeightsUnpickler error: " + the
 # unpickler's text; the exception's type when raised alone)
 OWN_CONTEXT = [(re.compile(r"^Unsupported class %s$|^Trying to instantiate unsupported class %s$"),
-                r"(?:WeightsUnpickler error: |UnpicklingError: )")]
+                r"(?:WeightsUnpickler error: |UnpicklingError: )"),
+               # TensorDataset / StackDataset's asserts (torch/utils/data/dataset.py): AssertionError's own line
+               (re.compile(r"^Size mismatch between (?:tensors|datasets)$"), r"AssertionError: ")]
 _NAME_MSG = re.compile(r"(?:MESSAGE|WARNING|WARN)$")
 _MSG_FUNC = re.compile(r"_message$|_msg$")
 
