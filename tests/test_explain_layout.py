@@ -262,3 +262,20 @@ def test_lightning_processes_each_a_world_of_one(kb):
     assert "2 processes (line 1, line 2) each say world size 1" in root["causes"][0]["text"]
     res, root = answer(kb, text.split("\n")[0] + "\n")  # one such process is a one-GPU run: nothing
     assert root is None and not layout_notes(res)
+
+
+def test_torchrun_config_dump_says_the_ranks_are_one_nodes(kb):
+    # torchrun's config dump as LOGLEVEL=INFO prints it (torch/distributed/launcher/api.py launch_agent: "Starting
+    # elastic_operator with launch configs:" then "  nproc_per_node   : %(nproc_per_node)s", under torch 2.2's
+    # '[time] torch.distributed.launcher.api: [INFO]' prefix), then the script's prints: two nodes of 4, ranks 0 and 1
+    # both on cuda:0
+    text = """\
+    [2024-03-12 08:22:45,549] torch.distributed.launcher.api: [INFO] Starting elastic_operator with launch configs:
+    [2024-03-12 08:22:45,549] torch.distributed.launcher.api: [INFO]   min_nodes        : 2
+    [2024-03-12 08:22:45,549] torch.distributed.launcher.api: [INFO]   nproc_per_node   : 4
+    rank 0 of 8 on cuda:0
+    rank 1 of 8 on cuda:0
+    """
+    res, root = answer(kb, text)
+    assert root["id"] == "torch.ranks_share_gpu"
+    assert "--nproc-per-node 4 (line 3)" in root["causes"][0]["text"]

@@ -62,7 +62,9 @@ FACTS = {
     # "[%s] worker group successfully finished. Waiting %s seconds for other agents to finish."; before 1.10
     # local_elastic_agent: "Local worker group finished (SUCCEEDED)")
     "agent_done": r"worker group successfully finished|Local worker group finished \(SUCCEEDED\)",
-    "nproc": r"--nproc[-_]per[-_]node[= ](?P<v>\d{1,4})\b",
+    # a launch line's option, or torchrun's own config dump (torch/distributed/launcher/api.py launch_agent, INFO:
+    # "Starting elastic_operator with launch configs:" then "  nproc_per_node   : %(nproc_per_node)s")
+    "nproc": r"--nproc[-_]per[-_]node[= ](?P<v>\d{1,4})\b|\bnproc_per_node[ \t]{1,30}:[ \t]{0,4}(?P<w>\d{1,4})\b",
     # a script's own print: a CUDA device or a world size (its rank, world size, device: _claim), or a batch size
     # ('trying batch_size=256', 'batch size of: 32': read beside a caught OOM, _retried); one pattern for the three,
     # so that a training log that prints them on every step line pays one candidate per line
@@ -182,7 +184,7 @@ def record(scan, hit):
         st.agent_done = (ln, text[:200])
     elif cls == "nproc":
         if st.nproc is None:
-            st.nproc = (ln, int(g["v"]))
+            st.nproc = (ln, int(g["v"] or g["w"]))
     elif cls == "smi_gpu":
         st.smi_gpus.add(int(text.strip()[1:].split()[0]))
     elif cls == "smi_proc":
@@ -249,6 +251,7 @@ def _one_node(st, ranks):
     node, torchrun's own multi-process banner with every rank under its count), else None."""
     top = max(ranks) + 1
     if st.nproc and st.nproc[1] >= top:
+        # (torchrun gives each node's workers consecutive global ranks: those under nproc_per_node are one node's)
         return "--nproc-per-node %d (line %d) puts ranks 0-%d on one node" % (st.nproc[1], st.nproc[0], st.nproc[1] - 1)
     for ln, nn, np_, _nr in st.ds_nodes:
         if nn == 1 and np_ >= top:
