@@ -279,3 +279,14 @@ def test_torchrun_config_dump_says_the_ranks_are_one_nodes(kb):
     res, root = answer(kb, text)
     assert root["id"] == "torch.ranks_share_gpu"
     assert "--nproc-per-node 4 (line 3)" in root["causes"][0]["text"]
+
+
+def test_deepspeed_one_node_two_ranks_on_one_gpu(kb):
+    # DeepSpeed's per-node launcher (deepspeed/launcher/launch.py: logger.info(f"nnodes={args.nnodes},
+    # num_local_procs={num_local_procs}, node_rank={args.node_rank}"); it gives every local process the same
+    # CUDA_VISIBLE_DEVICES), then the script's prints
+    text = ("[2026-11-26 10:00:01,000] [INFO] [launch.py:163:main] nnodes=1, num_local_procs=2, node_rank=0\n"
+            "rank=0 world_size=2 device=cuda:0\nrank=1 world_size=2 device=cuda:0\n")
+    res, root = answer(kb, text)
+    assert root["id"] == "torch.ranks_share_gpu"
+    assert "nnodes=1, num_local_procs=2" in root["causes"][0]["text"]
