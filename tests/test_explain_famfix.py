@@ -260,3 +260,14 @@ def test_unique_id_wait_lists_the_lazily_made_communicator():
     assert lazy and "device_id=torch.device('cuda', local_rank)" in lazy[0]["fix"][0]
     res, root = _root("torch.distributed.DistStoreError: wait timeout after 600000ms, keys: /default_pg/0//cuda//0\n")
     assert not any(c["text"].startswith("The ranks did not create") for c in root["causes"])
+
+
+def test_launch_failure_after_a_suspend():
+    # the kernel's own line after a resume (kernel/power/suspend.c: pr_info("suspend exit\n"), printed as
+    # "PM: suspend exit"), then torch's CUDA error (c10/cuda/CUDAException.cpp, cudaErrorLaunchFailure's string)
+    err = "RuntimeError: CUDA error: unspecified launch failure\n"
+    res, root = _root("[12345.678901] PM: suspend exit\n" + err)
+    assert root["id"] == "cuda.illegal_access"
+    assert "modprobe nvidia_uvm" in fixes(root)
+    res, root = _root(err)
+    assert "nvidia_uvm" not in fixes(root)
