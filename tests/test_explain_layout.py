@@ -290,3 +290,19 @@ def test_deepspeed_one_node_two_ranks_on_one_gpu(kb):
     res, root = answer(kb, text)
     assert root["id"] == "torch.ranks_share_gpu"
     assert "nnodes=1, num_local_procs=2" in root["causes"][0]["text"]
+
+
+def test_store_connect_retried_then_the_group_came_up_is_healthy(kb):
+    # c10d's client warning per refused attempt (torch/csrc/distributed/c10d/socket.cpp, C10D_WARNING "The client
+    # socket has failed to connect to [%s]:%d (errno: %d - %s)."), then NCCL's communicator (src/init.cc "... - Init
+    # COMPLETE"): a rank that started before the store was up, retried and joined
+    warn = ("[W1126 10:00:0%d.000000000 socket.cpp:755] [c10d] The client socket has failed to connect to "
+            "[node-0]:29500 (errno: 111 - Connection refused).\n")
+    text = "".join(warn % i for i in range(1, 4)) + (
+        "node-1:4242:4242 [0] NCCL INFO comm 0x5566 rank 1 nranks 2 cudaDev 0 nvmlDev 1 busId 70 commId 0x1 - Init "
+        "COMPLETE\n[rank 1] epoch 0 step 100 loss 2.31\n")
+    res, root = answer(kb, text)
+    assert root is None and res["verdict"] == "no_error"
+    assert any(n["id"] == "rendezvous.connect" for n in res["context"])
+    res, root = answer(kb, "".join(warn % i for i in range(1, 4)))  # never came up: the connect is the answer
+    assert root["id"] == "rendezvous.connect"

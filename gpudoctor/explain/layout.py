@@ -58,6 +58,11 @@ FACTS = {
     "pl_gpu": r"GPU available: (?P<avail>True|False)(?: \((?P<kind>\w{1,10})\))?, used: (?P<used>True|False)",
     "pl_init": r"Initializing distributed: GLOBAL_RANK: (?P<rank>\d{1,7}), MEMBER: (?P<member>\d{1,7})/(?P<world>\d{1,7})",
     "torchrun_omp": r"Setting OMP_NUM_THREADS environment variable for each process",
+    # the process group came up: NCCL's communicator (src/init.cc: "... commId 0x%llx - Init COMPLETE"), torch's
+    # store-based barrier (distributed_c10d.py: "Rank {}: Completed store-based barrier for key:{} with {} nodes."),
+    # Lightning (fabric/utilities/distributed.py: "All distributed processes registered. Starting with %d processes")
+    "pg_up": r"- Init COMPLETE|Completed store-based barrier for key|All distributed processes registered\. Starting "
+             r"with \d{1,7} processes",
     # torchrun's agent when its worker group ended well (torch/distributed/elastic/agent/server/api.py _invoke_run:
     # "[%s] worker group successfully finished. Waiting %s seconds for other agents to finish."; before 1.10
     # local_elastic_agent: "Local worker group finished (SUCCEEDED)")
@@ -77,6 +82,7 @@ FACTS = {
                 r"(?P<mib>\d{1,7})MiB[ \t]{0,8}\|",
 }
 _NEEDLES = {"print": ["cuda:", "worldsize", "world_size", "batchsize", "batch_size"],
+            "pg_up": ["-initcomplete", "completedstore-basedbarrier", "alldistributedprocessesregistered"],
             "smi_proc": ["mib|"], "smi_gpu": ["nvidia", "tesla", "quadro", "geforce"]}
 
 # the parts of a script's own print (_claim): the global rank (not 'local rank'), 'rank 1/2' or 'rank 1 of 2',
@@ -112,6 +118,7 @@ class Layout(object):
         self.smi_gpus = set()
         self.smi_procs = []  # (line, gpu index, pid, name, MiB)
         self.batch = []  # (line, batch size)
+        self.pg_up = None  # (line, text) of the last line that says the process group came up
         self.agent_done = None  # (line, text) of torchrun's agent's last 'worker group successfully finished'
         self.count = 0
 
@@ -180,6 +187,8 @@ def record(scan, hit):
     elif cls == "torchrun_omp":
         if st.torchrun is None:
             st.torchrun = ln
+    elif cls == "pg_up":
+        st.pg_up = (ln, text[:200])
     elif cls == "agent_done":
         st.agent_done = (ln, text[:200])
     elif cls == "nproc":
@@ -471,12 +480,36 @@ def _finished_later(result, scan):
     return st.agent_done
 
 
+# c10d's client retries a refused or timed-out connect to the store until its deadline, warning on each attempt
+# (torch/csrc/distributed/c10d/socket.cpp SocketConnectOp::tryConnect: "The client socket has failed to connect to
+# [%s]:%d (errno: ...)" as C10D_WARNING, then it sleeps its backoff and tries again): ranks that start before the
+# store is up print them and go on
+_CONNECT = ("rendezvous.connect",)
+
+
+def _connected_later(result, scan):
+    """(line, text) of a line saying the process group came up (NCCL's Init COMPLETE, torch's store-based barrier
+    completed, Lightning's 'All distributed processes registered') after every line of the findings, when every
+    finding is a store connect warned at WARN level (retried) and no error line comes after it; else None."""
+    st = getattr(scan, "layout", None)
+    findings = result["findings"]
+    if st is None or st.pg_up is None or not findings:
+        return None
+    if any(f["id"] not in _CONNECT or any(m["severity"] != "warn" for m in f["matches"]) for f in findings):
+        return None
+    up = st.pg_up[0]
+    lines = [h["line"] for f in findings for h in f["matches"]] + list(scan.error_lines)
+    if scan.error_count > len(scan.error_lines) or any(ln >= up for ln in lines):
+        return None
+    return st.pg_up
+
+
 def judge(result, scan, kb):
     """Add what the layout lines show: the root when nothing surer answered (or only the hang triage's family
     answer did), else notes beside the answer. Returns the root finding it added, else None."""
     if getattr(scan, "layout", None) is None:
         return None
-    done = _retried(result, scan) or _finished_later(result, scan)
+    done = _retried(result, scan) or _finished_later(result, scan) or _connected_later(result, scan)
     if done is not None:
         # a caught OOM the script retried with a smaller batch, which then ran: it went on (analyze._went_on_before)
         from gpudoctor.explain.analyze import _went_on_before
