@@ -306,3 +306,22 @@ def test_store_connect_retried_then_the_group_came_up_is_healthy(kb):
     assert any(n["id"] == "rendezvous.connect" for n in res["context"])
     res, root = answer(kb, "".join(warn % i for i in range(1, 4)))  # never came up: the connect is the answer
     assert root["id"] == "rendezvous.connect"
+
+
+def test_nvidia_smi_ranks_with_extra_memory_on_gpu0(kb):
+    # nvidia-smi(1)'s process table (the row layout of nvitop#152's paste,
+    # https://github.com/XuehaiPan/nvitop/issues/152): ranks 1 and 2 each also hold ~500 MiB on GPU 0 (pytorch/examples
+    # #969 and PR #1142: CUDA used before set_device makes a context on cuda:0 in every process)
+    text = """\
+    |    0   N/A  N/A     51000      C   python                                 10240MiB |
+    |    0   N/A  N/A     51001      C   python                                   518MiB |
+    |    0   N/A  N/A     51002      C   python                                   518MiB |
+    |    1   N/A  N/A     51001      C   python                                 10240MiB |
+    |    2   N/A  N/A     51002      C   python                                 10240MiB |
+    """
+    res, root = answer(kb, text)
+    assert root["id"] == "torch.gpu0_extra_memory"
+    first = root["causes"][0]
+    assert "PID 51001: 518 MiB on GPU 0, 10240 MiB on GPU 1" in first["text"]
+    assert "set_device(local_rank)" in first["fix"][0]
+    assert first["evidence"][0]["text"].startswith("|    0   N/A  N/A     51001")

@@ -117,6 +117,7 @@ class Layout(object):
         self.ds_nodes = []  # (line, nnodes, local procs, node rank)
         self.smi_gpus = set()
         self.smi_procs = []  # (line, gpu index, pid, name, MiB)
+        self.smi_text = {}  # line -> the process row
         self.batch = []  # (line, batch size)
         self.pg_up = None  # (line, text) of the last line that says the process group came up
         self.agent_done = None  # (line, text) of torchrun's agent's last 'worker group successfully finished'
@@ -199,6 +200,7 @@ def record(scan, hit):
     elif cls == "smi_proc":
         if len(st.smi_procs) < MAX_KEPT:
             st.smi_procs.append((ln, int(g["idx"]), g["pid"], g["name"], int(g["mib"])))
+            st.smi_text[ln] = text.strip()[:200]
 
 
 def _who(scan, text):
@@ -313,6 +315,28 @@ def _smi_shared(st):
     return None
 
 
+def _gpu0_extra(st, out, notes):
+    """nvidia-smi's process table: compute processes that hold a small share on GPU 0 and their main memory on
+    another GPU (the same PID on both rows): each rank made a CUDA context on GPU 0 before choosing its own device."""
+    per = {}
+    for ln, idx, pid, name, mib in st.smi_procs:
+        per.setdefault(pid, {})[idx] = (mib, ln, name)
+    extra = []
+    for pid, gpus in sorted(per.items()):
+        if 0 in gpus and len(gpus) >= 2:
+            own = max((m, i) for i, (m, _l, _n) in gpus.items() if i != 0)
+            if own[0] >= 2 * max(gpus[0][0], 1):
+                extra.append((pid, gpus[0][0], own[1], own[0], gpus[0][1]))
+    if len(extra) < 2:
+        return
+    said = "; ".join("PID %s: %d MiB on GPU 0, %d MiB on GPU %d" % (p, m0, m, i) for p, m0, i, m, _l in extra[:3])
+    out.append(Found("torch.gpu0_extra_memory", "nvidia-smi lists %d processes that each hold memory on GPU 0 besides "
+                     "their own GPU (%s)" % (len(extra), said), [e[4] for e in extra[:4]],
+                     "local_rank = int(os.environ['LOCAL_RANK']); torch.cuda.set_device(local_rank) as the first CUDA "
+                     "call of each process (before the model, torch.load and init_process_group); torch.load(..., "
+                     "map_location='cpu')", True, [st.smi_text.get(e[4], "") for e in extra[:4]]))
+
+
 def _single_process(st, out, notes, complaint):
     n, nline, ntext = _gpus_seen(st)
     alone = {}
@@ -425,6 +449,7 @@ def read(scan, complaint=None):
     if st is None:
         return out, notes
     _share_gpu(st, out, notes)
+    _gpu0_extra(st, out, notes)
     _same_rank(st, out, notes)
     _single_process(st, out, notes, complaint)
     _on_cpu(st, out, notes, complaint)
