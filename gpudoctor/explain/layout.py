@@ -18,8 +18,9 @@ the needles, a log without them costs nothing more), each from the source that p
 - Lightning (src/lightning/pytorch/trainer/setup.py _log_device_info: "GPU available: %s (%s), used: %s";
   src/lightning/fabric/utilities/distributed.py _init_dist_connection: "Initializing distributed:
   GLOBAL_RANK: %d, MEMBER: %d/%d");
-- torchrun's agent (torch/distributed/run.py: the "Setting OMP_NUM_THREADS environment variable for each
-  process" banner, printed only when nproc_per_node > 1) and a `--nproc-per-node N` anywhere in the text;
+- torchrun: a `--nproc-per-node N` anywhere in the text, its config dump's "nproc_per_node   : N"
+  (torch/distributed/launcher/api.py launch_agent), its agent's "worker group successfully finished"
+  (elastic/agent/server/api.py);
 - a script's own prints of its rank, world size and device ('[rank 1/2] model on cuda:0', 'rank 0
   world_size 1 device cuda:0 (visible GPUs: 2)');
 - nvidia-smi's GPU rows and process table (nvidia-smi(1): '|  GPU  GI  CI  PID  Type  Process name
@@ -57,7 +58,6 @@ FACTS = {
     "ds_world": r"\bdist_world_size=(?P<v>\d{1,7})\b",
     "pl_gpu": r"GPU available: (?P<avail>True|False)(?: \((?P<kind>\w{1,10})\))?, used: (?P<used>True|False)",
     "pl_init": r"Initializing distributed: GLOBAL_RANK: (?P<rank>\d{1,7}), MEMBER: (?P<member>\d{1,7})/(?P<world>\d{1,7})",
-    "torchrun_omp": r"Setting OMP_NUM_THREADS environment variable for each process",
     # the process group came up: NCCL's communicator (src/init.cc: "... commId 0x%llx - Init COMPLETE"), torch's
     # store-based barrier (distributed_c10d.py: "Rank {}: Completed store-based barrier for key:{} with {} nodes."),
     # Lightning (fabric/utilities/distributed.py: "All distributed processes registered. Starting with %d processes")
@@ -87,7 +87,7 @@ _NEEDLES = {"print": ["cuda:", "worldsize", "world_size", "batchsize", "batch_si
 
 # the parts of a script's own print (_claim): the global rank (not 'local rank'), 'rank 1/2' or 'rank 1 of 2',
 # a world size, a local rank, the device, the GPUs the process sees
-_RANK = re.compile(r"(?<![\w.])(?<!local )(?<!local_)rank[ \t]{0,2}[:=#]?[ \t]{0,2}(\d{1,6})"
+_RANK = re.compile(r"(?:\bglobal[_ ]|(?<![\w.]))(?<!local )(?<!local_)rank[ \t]{0,2}[:=#]?[ \t]{0,2}(\d{1,6})"
                    r"(?:[ \t]{0,2}(?:/|of)[ \t]{0,2}(\d{1,6}))?\b", re.I)
 _WORLD = re.compile(r"\bworld[_ ]?size\b[ \t]{0,2}[:=]?[ \t]{0,2}(\d{1,6})\b", re.I)
 _LOCAL = re.compile(r"\blocal[_ ]rank\b[ \t]{0,2}[:=]?[ \t]{0,2}(\d{1,6})\b", re.I)
@@ -112,7 +112,6 @@ class Layout(object):
         self.claims = []  # dicts: line, src, who, rank, world, local, dev, sees, kind, text
         self.acc = []  # accelerate state blocks: dicts line, env, nproc, index, local, device, text
         self.pl_gpu = None  # (line, text, available, used)
-        self.torchrun = None  # line of torchrun's nproc > 1 banner
         self.nproc = None  # (line, N)
         self.ds_nodes = []  # (line, nnodes, local procs, node rank)
         self.smi_gpus = set()
@@ -185,9 +184,6 @@ def record(scan, hit):
             st.pl_gpu = (ln, text[:200], g["avail"] == "True", g["used"] == "True")
     elif cls == "pl_init":
         _add_claim(st, scan, hit, rank=int(g["rank"]), local=None, world=int(g["world"]), dev=None, kind="pl")
-    elif cls == "torchrun_omp":
-        if st.torchrun is None:
-            st.torchrun = ln
     elif cls == "pg_up":
         st.pg_up = (ln, text[:200])
     elif cls == "agent_done":
@@ -258,8 +254,8 @@ def _gpus_seen(st):
 
 
 def _one_node(st, ranks):
-    """Why the ranks named run on one node (torchrun's --nproc-per-node covers them, DeepSpeed's launcher says one
-    node, torchrun's own multi-process banner with every rank under its count), else None."""
+    """Why the ranks named run on one node (torchrun's --nproc-per-node or its config dump's nproc_per_node covers
+    them, DeepSpeed's launcher says one node), else None."""
     top = max(ranks) + 1
     if st.nproc and st.nproc[1] >= top:
         # (torchrun gives each node's workers consecutive global ranks: those under nproc_per_node are one node's)
