@@ -271,3 +271,12 @@ def test_launch_failure_after_a_suspend():
     assert "modprobe nvidia_uvm" in fixes(root)
     res, root = _root(err)
     assert "nvidia_uvm" not in fixes(root)
+
+
+def test_container_unknown_gpu_index_says_indexes_count_from_zero():
+    # nvidia-container-cli's "<kind> error: <text>" (libnvidia-container src/cli): a device the host lacks
+    res, root = _root("docker: Error response from daemon: OCI runtime create failed: container_linux.go:367: "
+                      "starting container process caused: Running hook #1:: error running hook: exit status 1, "
+                      "stdout: , stderr: nvidia-container-cli: device error: 1: unknown device: unknown.\n")
+    assert root["id"] == "container.nvml_driver"
+    assert "a one-GPU host has only index 0" in root["causes"][0]["fix"][-1]
