@@ -201,3 +201,19 @@ def test_patterns_are_linear_on_long_lines(kb):
     for line in bad:
         rankev._frame(line)
     assert time.process_time() - start < 2.0
+
+
+def test_the_same_number_in_two_process_groups_is_no_mismatch(kb):
+    # built from the watchdog and status lines' formats (ProcessGroupNCCL.cpp): rank 0 times out in group 0's
+    # #12, rank 1 in group 3's #12 (a tensor-parallel group counts its collectives apart)
+    line = ("[rank{r}]:[E1126 09:01:45.829430831 ProcessGroupNCCL.cpp:689] [Rank {r}] Watchdog caught collective "
+            "operation timeout: WorkNCCL(SeqNum=12, OpType={op}, NumelIn={n}, NumelOut={n}, Timeout(ms)=600000) ran "
+            "for 600061 milliseconds before timing out.\n"
+            "[rank{r}]:[E1126 09:01:45.829625176 ProcessGroupNCCL.cpp:2303] [PG ID {g} PG GUID {g} Rank {r}]  failure "
+            "detected by watchdog at work sequence id: 12 PG status: last enqueued work: 12, last completed work: 11\n")
+    text = line.format(r=0, op="ALLREDUCE", n=8, g=0) + line.format(r=1, op="_ALLGATHER_BASE", n=4096, g=3)
+    assert rankev.answer(_scan(kb, text)) is None
+    assert root_of(_explain(kb, text))["id"] == "nccl.timeout"
+    # the same two lines in one group are the order mismatch
+    same = line.format(r=0, op="ALLREDUCE", n=8, g=0) + line.format(r=1, op="_ALLGATHER_BASE", n=4096, g=0)
+    assert rankev.answer(_scan(kb, same))["entry"] == "torch.collective_mismatch"

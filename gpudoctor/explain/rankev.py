@@ -120,7 +120,9 @@ _TB_FRAME = re.compile(r"File \"(?P<path>[^\"\n]{1,400})\", line \d{1,7},? in (?
 _SPY_FRAME = re.compile(r"^\s{0,40}(?P<fn>[\w<>]{1,80}) \((?P<path>[^()\s]{1,400}):\d{1,7}\)")
 _WD_RANK = re.compile(r"Rank (\d{1,9})\] Watchdog caught")
 _COMPLETED = re.compile(r"last completed (?:NCCL )?work: (-?\d{1,18})")
-_PG_GUID = re.compile(r"\[PG ID \d{1,9} PG GUID ([^\s\]]{1,120}) Rank \d")
+# the process group a status line is of: '[PG ID 0 PG GUID 0(default_pg) Rank 1]' (2.4+), '[PG 0 (default_pg) Rank 1]',
+# '[PG 1 Rank 0]' (2.2-2.3)
+_PG_LABEL = re.compile(r"\[PG (?:ID \d{1,9} PG GUID ([^\s\]]{1,120})|(\d{1,9}(?: \([^)\s]{1,80}\))?)) Rank \d")
 
 
 def patterns():
@@ -233,17 +235,18 @@ def _facts(scan):
     for w in sorted(st["wd"], key=lambda x: x["line"]):
         if w["rank"] is not None:
             wd.setdefault(w["rank"], w)
-    pg = {}
+    pg, labels = {}, set()  # rank -> {process group label (None: not printed) -> its status}
     for h in scan.matches.get("_struct_pg_status", []):
         try:
             rank = int(h.groups["rank"])
         except (KeyError, TypeError, ValueError):
             continue
-        d = pg.setdefault(rank, {"seq": None, "enq": None, "done": None, "guid": None, "line": h.line,
-                                 "text": h.text[:400]})
-        m = _PG_GUID.search(h.text)
-        if m and d["guid"] is None:
-            d["guid"] = m.group(1)
+        m = _PG_LABEL.search(h.text)
+        label = (m.group(1) or m.group(2)) if m else None
+        if label is not None:
+            labels.add(label)
+        d = pg.setdefault(rank, {}).setdefault(label, {"seq": None, "enq": None, "done": None, "line": h.line,
+                                                        "text": h.text[:400]})
         if h.groups.get("seq") is not None and d["seq"] is None:
             d["seq"], d["line"], d["text"] = int(h.groups["seq"]), h.line, h.text[:400]
         if h.groups.get("enq") is not None:
@@ -266,7 +269,7 @@ def _facts(scan):
                 exits.setdefault(int(g["rank"]), (int(g["code"]), h.line, h.text[:300]))
             except ValueError:
                 continue
-    return {"wd": wd, "pg": pg, "stage": stage, "uid": st["uid"], "desync": st["desync"], "exits": exits,
+    return {"wd": wd, "pg": pg, "labels": labels, "stage": stage, "uid": st["uid"], "desync": st["desync"], "exits": exits,
             "frames": st["frames"]}
 
 
@@ -280,9 +283,30 @@ def _ops(ws):
                      for w in ws[:6])
 
 
-def _same_group(f, ranks):
-    guids = {f["pg"][r]["guid"] for r in ranks if r in f["pg"] and f["pg"][r]["guid"]}
-    return len(guids) <= 1
+def _group_of(f, rank, seq):
+    """The process group of the collective #seq a rank timed out in (its status line's label), else None."""
+    return next((label for label, d in f["pg"].get(rank, {}).items() if label is not None and d["seq"] == seq), None)
+
+
+def _same_group(f, ws):
+    """Whether the watchdog lines ws are of one process group: the line does not name its group, the status
+    line after it does. Several groups count the collectives apart, so the same number in two groups says
+    nothing. Where a group is not printed: one group in the whole log, or (no status lines) two ranks."""
+    got = [_group_of(f, w["rank"], w["seq"]) for w in ws]
+    known = {g for g in got if g is not None}
+    if None not in got:
+        return len(known) == 1
+    if f["labels"]:
+        return len(f["labels"] | known) == 1
+    return len(f["wd"]) <= 2
+
+
+def _status(f, rank, label):
+    """A rank's status in a process group (label None: the only group the log shows), else None."""
+    by = f["pg"].get(rank, {})
+    if label is not None:
+        return by.get(label)
+    return next(iter(by.values())) if len(f["labels"]) <= 1 and len(by) == 1 else None
 
 
 def _by_seq(f):
@@ -315,7 +339,7 @@ def _rule_order(f):
                     "evidence": _ev(*[d for _, d in ops.values()][:3])}
     for seq, ws in sorted(_by_seq(f).items()):
         ops = sorted({w["op"] for w in ws})
-        if len(ws) >= 2 and len(ops) >= 2 and _same_group(f, [w["rank"] for w in ws]):
+        if len(ws) >= 2 and len(ops) >= 2 and _same_group(f, ws):
             return {"entry": "torch.collective_mismatch", "sure": "medium",
                     "cause": "The ranks call their collectives in a different order: collective #%d is %s. Each "
                              "rank's watchdog names the collective it waited in (WorkNCCL's SeqNum counts the "
@@ -335,7 +359,7 @@ def _rule_sizes(f):
     for seq, ws in sorted(_by_seq(f).items()):
         counts = {w["nin"] for w in ws if w["nin"] is not None}
         if len(ws) < 2 or len({w["op"] for w in ws}) != 1 or len(counts) < 2 or \
-                not _same_group(f, [w["rank"] for w in ws]):
+                not _same_group(f, ws):
             continue
         stages = {f["stage"][w["rank"]][0] for w in ws if w["rank"] in f["stage"]}
         frames = [f["stage"][w["rank"]][1] for w in ws if w["rank"] in f["stage"]][:2]
@@ -391,18 +415,21 @@ def _rule_passed(f):
     sent its bytes and moves on while a rank that expects more waits (pytorch/pytorch#68803: ignored parameters
     that differed between ranks made DDP's initial broadcast hang on the ranks with the larger tensors)."""
     for r, w in sorted(f["wd"].items(), key=lambda x: x[1]["seq"]):
-        ahead = []
-        for q, d in f["pg"].items():
-            if q != r and d["done"] is not None and d["done"] >= w["seq"]:
-                ahead.append(q)
-        if not ahead or not _same_group(f, [r] + ahead):
+        label = _group_of(f, r, w["seq"])
+        if label is None and len(f["labels"]) > 1:
             continue
-        q = ahead[0]
+        ahead = [(q, d) for q in sorted(f["pg"]) if q != r for d in [_status(f, q, label)]
+                 if d and d["done"] is not None and d["done"] >= w["seq"]]
+        if not ahead:
+            continue
+        q, qd = ahead[0]
         other = f["wd"].get(q)
+        if other and not _same_group(f, [w, other]):
+            other = None
         stage = f["stage"].get(r)
         frames = [stage[1]] if stage else []
         got = "rank %d's %s #%d%s never completed, while rank %d completed it (last completed: %d)%s" % (
-            r, w["op"], w["seq"], " of %d elements" % w["nin"] if w["nin"] is not None else "", q, f["pg"][q]["done"],
+            r, w["op"], w["seq"], " of %d elements" % w["nin"] if w["nin"] is not None else "", q, qd["done"],
             " and later timed out in %s #%d" % (other["op"], other["seq"]) if other else "")
         if stage and stage[0] == "ddp_init":
             # medium: a transport that hangs after the root has sent looks the same from the root's side
@@ -419,7 +446,7 @@ def _rule_passed(f):
                             "every rank when it is DDP's or a checkpoint's broadcast)" % w["op"].lower(),
                             "rerun with TORCH_DISTRIBUTED_DEBUG=DETAIL (it compares each collective's shapes across "
                             "ranks) or TORCH_NCCL_TRACE_BUFFER_SIZE=2000 (the stack of the failed collective)"],
-                    "evidence": _ev(w, other, f["pg"][q]) + _ev(*frames)}
+                    "evidence": _ev(w, other, qd) + _ev(*frames)}
     return None
 
 
@@ -473,7 +500,7 @@ def _rule_behind(f, scan):
         if not late:
             return None
         behind, waiting = late["ranks"], late["waiting"]
-        ev = [f["pg"][r] for r in behind + waiting if r in f["pg"]][:3]
+        ev = [d for r in behind + waiting for d in list(f["pg"].get(r, {}).values())[:1]][:3]
         said = ("never enqueued collective #%d (%s) that %s wait%s in (the ranks' process-group status lines)" % (
             late["seq"], late["op"], ", ".join("rank %d" % r for r in waiting[:8]) or "another rank",
             "s" if len(waiting) <= 1 else ""))
