@@ -280,3 +280,17 @@ def test_container_unknown_gpu_index_says_indexes_count_from_zero():
                       "stdout: , stderr: nvidia-container-cli: device error: 1: unknown device: unknown.\n")
     assert root["id"] == "container.nvml_driver"
     assert "a one-GPU host has only index 0" in root["causes"][0]["fix"][-1]
+
+
+def test_backend_without_the_operation():
+    # torch/csrc/distributed/c10d/Backend.hpp: c10::str("Backend ", getBackendName(), " does not support barrier");
+    # torch 1.0.0's torch/lib/c10d/ProcessGroupNCCL.cpp: throw std::runtime_error("ProcessGroupNCCL does not support
+    # barrier")
+    for line in ("RuntimeError: Backend fake does not support barrier\n",
+                 "RuntimeError: ProcessGroupNCCL does not support barrier\n"):
+        res, root = _root("  File \"torch/distributed/distributed_c10d.py\", line 1070, in barrier\n"
+                          "    work = _default_pg.barrier()\n" + line)
+        assert root["id"] == "torch.c10d_error", line
+        top = root["causes"][0]
+        assert top["text"].startswith("The backend or build lacks the feature") and top["evidence"]
+        assert "cpu:gloo,cuda:nccl" in top["fix"][0] and "pip install -U torch" in top["fix"][1]
