@@ -39,6 +39,17 @@ def test_whole_modules_are_read_and_their_user_sites_have_a_fix():
     by_text = {s["text"]: s for s in sites}
     assert not by_text["output_size is unexpectedly None"]["family"]
     assert not by_text["index %s is out of range"]["family"]
+    # tools/gen_trainer_messages.py: DeepSpeed's engine, transformers' from_pretrained / tokenizer, PEFT
+    trainer = _sites("trainer_messages")
+    for f, family, least in (("deepspeed/runtime/engine.py", "deepspeed.usage", 100),
+                             ("transformers/modeling_utils.py", "transformers.usage", 60),
+                             ("transformers/tokenization_utils_base.py", "transformers.usage", 50),
+                             ("peft/tuners/tuners_utils.py", "peft.usage", 30)):
+        mine = [s for s in trainer if s["where"].split(":")[0] == f and not s.get("older")]
+        assert len(mine) >= least, (f, len(mine))
+        assert any(s.get("fix") and s["family"] == family for s in mine), f
+    # torch's load_state_dict wording raised again by transformers / PEFT stays torch's (no family here)
+    assert not [s for s in trainer if s["text"].startswith("Error(s) in loading state_dict") and s.get("family")]
 
 
 CASES = [
@@ -72,6 +83,38 @@ CASES = [
      "[rank3]:     raise RuntimeError(\n"
      "[rank3]: RuntimeError: none of output has requires_grad=True, this checkpoint() is not necessary\n",
      "torch.usage", r"use_reentrant"),
+
+    # tools/gen_trainer_messages.py's whole modules: transformers' tokenizer, PEFT, DeepSpeed's engine
+    # https://github.com/huggingface/trl/issues/466 (GPT-2's tokenizer has no pad token; settled: pad = eos)
+    ("tokenizer-no-pad-token",
+     "ValueError: Asking to pad but the tokenizer does not have a padding token. Please select a token to use as "
+     "`pad_token` `(tokenizer.pad_token = tokenizer.eos_token e.g.)` or add a new pad token via "
+     "`tokenizer.add_special_tokens({'pad_token': '[PAD]'})`.\n",
+     "transformers.usage", r"tokenizer\.pad_token = tokenizer\.eos_token"),
+    # https://github.com/hiyouga/LlamaFactory/issues/181 (Baichuan's attention is W_pack; settled: --lora_target W_pack)
+    ("peft-target-modules",
+     "ValueError: Target modules ['q_proj', 'v_proj'] not found in the base model. Please check the target modules "
+     "and try again.\n",
+     "peft.usage", r"print\(model\)"),
+    # https://github.com/EleutherAI/gpt-neox/pull/1166 (Lion under ZeRO stage 1)
+    ("deepspeed-untested-optimizer",
+     "[2024-03-01 14:35:58,937] [INFO] [logging.py:96:log_dist] [Rank 0] DeepSpeed Basic Optimizer = Lion\n"
+     "    assert (\n"
+     "AssertionError: You are using an untested ZeRO Optimizer. Please add <\"zero_allow_untested_optimizer\": true> "
+     "in the configuration file to use it.\n",
+     "deepspeed.usage", r"zero_allow_untested_optimizer"),
+    # https://github.com/KyanChen/RSPrompter/issues/110 (a ZeRO-2 config for a test run without an optimizer)
+    ("deepspeed-zero-needs-optimizer",
+     "  File \"/home/dyl/anaconda3/envs/rsprompter/lib/python3.10/site-packages/deepspeed/runtime/engine.py\", "
+     "line 1505, in _configure_zero_optimizer\n"
+     "AssertionError: zero stage 2 requires an optimizer\n",
+     "deepspeed.usage", r"optimizer="),
+    # https://github.com/hiyouga/EasyR1/issues/384 (flash_attention_2 without the flash-attn package)
+    ("flash-attn-missing",
+     "ImportError: FlashAttention2 has been toggled on, but it cannot be used due to the following error: the package "
+     "flash_attn seems to be not installed. Please refer to the documentation of "
+     "https://huggingface.co/docs/transformers/perf_infer_gpu_one#flashattention-2 to install Flash Attention 2\n",
+     "transformers.usage", r"attn_implementation='sdpa'"),
 ]
 
 

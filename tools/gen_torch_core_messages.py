@@ -31,7 +31,10 @@ Usage:
 Sources: torch (https://pypi.org/project/torch/, BSD-3-Clause); pytorch/pytorch
 (https://github.com/pytorch/pytorch): torch/serialization.py, torch/_weights_only_unpickler.py,
 torch/nn/modules/module.py, torch/autograd/, torch/_dynamo/, torch/utils/data/, torch/cuda/,
-torch/amp/, torch/utils/cpp_extension.py, c10/core/AllocatorConfig.cpp,
+torch/amp/, torch/utils/cpp_extension.py, and read whole (issue 18, lib-coverage) torch/nn/functional.py,
+torch/nn/modules/{container,conv,batchnorm,activation,linear,sparse}.py, torch/nn/utils/clip_grad.py,
+torch/optim/{optimizer,adam,adamw,sgd,lr_scheduler}.py, torch/utils/checkpoint.py, torch/cuda/graphs.py,
+torch/utils/data/dataset.py, c10/core/AllocatorConfig.cpp,
 c10/cuda/CUDAAllocatorConfig.cpp, caffe2/serialize/inline_container.cc.
 """
 
@@ -1345,8 +1348,9 @@ def build(files, version):
                 if not OWNED.search(fmt):
                     add("%s:%d%s" % (path, line, release), level, fmt, "python")
     return {"header": knowgen.header("torch (https://pypi.org/project/torch/): torch.load, nn.Module, autograd, "
-                                     "torch.compile, torch.utils.data, torch.cuda, torch.amp, cpp_extension "
-                                     "python modules; the allocator-configuration strings of libc10.so / "
+                                     "torch.compile, torch.utils.data, torch.cuda, torch.amp, cpp_extension, "
+                                     "nn.functional and the nn layers, torch.optim, torch.utils.checkpoint, "
+                                     "torch.cuda.graphs python modules; the allocator-configuration strings of libc10.so / "
                                      "libc10_cuda.so and torch.load's archive messages of libtorch_cpu.so",
                                      version, GENERATOR,
                                      "families from the RULES table and fixes from the MSG_FIX table of the "

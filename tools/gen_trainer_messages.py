@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generate gpudoctor/data/knowledge/generated/trainer_messages.json: the refusals of DeepSpeed's runtime config, accelerate's Accelerator and transformers' Trainer / TrainingArguments that the user's call or configuration causes.
+"""Generate gpudoctor/data/knowledge/generated/trainer_messages.json: the refusals of DeepSpeed's runtime config, engine and ZeRO optimizers, accelerate's Accelerator, transformers' Trainer / TrainingArguments / from_pretrained / tokenizers / data collators and PEFT's PeftModel / LoRA that the user's call or configuration causes.
 
 Each raise / assert / logger.error of the files below becomes a site with a bounded matcher and the
 knowledge family from the RULES table (gpudoctor/data/knowledge/trainer.toml); MSG_FIX gives a
@@ -7,12 +7,12 @@ message its own meaning and fix, written from the condition in the source that r
 rule assigns are listed in docs/explain.md, never guessed; warnings are kept as context only.
 
 Usage:
-    pip download --no-deps deepspeed accelerate transformers -d /tmp/pyl   (unpack the sdist and the wheels)
+    pip download --no-deps deepspeed accelerate transformers peft -d /tmp/pyl   (unpack the sdist and the wheels)
     python tools/gen_trainer_messages.py --deepspeed /tmp/pyl/ds/deepspeed-X --accelerate /tmp/pyl/acc \\
-        --transformers /tmp/pyl/tf [--record tools/data/trainer_messages_slice.txt] [-o OUT]
+        --transformers /tmp/pyl/tf --peft /tmp/pyl/peft [--record tools/data/trainer_messages_slice.txt] [-o OUT]
     python tools/gen_trainer_messages.py --slice tools/data/trainer_messages_slice.txt -o OUT   (the test)
 
---older-deepspeed / --older-accelerate / --older-transformers DIR add the messages an older release printed
+--older-deepspeed / --older-accelerate / --older-transformers / --older-peft DIR add the messages an older release printed
 that the current one no longer does (marked "older": most public threads quote older releases); the slice
 keeps them under older/<package>-<version>/.
 
@@ -22,7 +22,13 @@ accelerate (https://pypi.org/project/accelerate/, Apache-2.0, wheel) accelerate/
 accelerate/utils/dataclasses.py, accelerate/utils/bnb.py, accelerate/utils/deepspeed.py (HfDeepSpeedConfig, which
 transformers' --deepspeed reads the config file with); transformers
 (https://pypi.org/project/transformers/, Apache-2.0, wheel) transformers/trainer.py,
-transformers/training_args.py, transformers/integrations/deepspeed.py. The releases are read from
+transformers/training_args.py, transformers/integrations/deepspeed.py; and read whole for issue 18
+(lib-coverage): deepspeed/runtime/engine.py, zero/stage_1_and_2.py, zero/stage3.py;
+transformers/modeling_utils.py, tokenization_utils_base.py, data/data_collator.py; peft
+(https://pypi.org/project/peft/, Apache-2.0, wheel) peft/peft_model.py, config.py,
+tuners/tuners_utils.py, tuners/lora/model.py, tuners/lora/config.py, utils/save_and_load.py. The
+regenerated slice read deepspeed 0.19.8, accelerate 1.15.0, transformers 5.24.0, peft 0.21.2 and the
+older deepspeed 0.12.6, accelerate 0.25.0, transformers 4.36.2, peft 0.7.1. The releases are read from
 the sdist's PKG-INFO and the wheels' dist-info METADATA. --record writes the statements that hold a
 message (each `=== path @LINE` block: one statement as the source has it) as the slice.
 """
@@ -39,12 +45,24 @@ import knowgen  # noqa: E402
 GENERATOR = "tools/gen_trainer_messages.py"
 FILES = {
     "deepspeed": ["deepspeed/runtime/config.py", "deepspeed/runtime/zero/config.py",
-                  "deepspeed/runtime/precision_config.py", "deepspeed/runtime/config_utils.py"],
+                  "deepspeed/runtime/precision_config.py", "deepspeed/runtime/config_utils.py",
+                  # lib-coverage (issue 18): the engine and ZeRO optimizers a training script calls
+                  # (deepspeed.initialize -> DeepSpeedEngine; engine.backward / step / save_checkpoint)
+                  "deepspeed/runtime/engine.py", "deepspeed/runtime/zero/stage_1_and_2.py",
+                  "deepspeed/runtime/zero/stage3.py"],
     "accelerate": ["accelerate/accelerator.py", "accelerate/utils/dataclasses.py", "accelerate/utils/bnb.py",
                    "accelerate/utils/deepspeed.py"],
     "transformers": ["transformers/trainer.py", "transformers/training_args.py",
-                     "transformers/integrations/deepspeed.py"],
+                     "transformers/integrations/deepspeed.py",
+                     # lib-coverage: from_pretrained / save_pretrained, the tokenizers' __call__ / pad /
+                     # apply_chat_template and the data collators
+                     "transformers/modeling_utils.py", "transformers/tokenization_utils_base.py",
+                     "transformers/data/data_collator.py"],
+    # lib-coverage: PEFT's get_peft_model / PeftModel and its LoRA tuner (https://pypi.org/project/peft/, Apache-2.0)
+    "peft": ["peft/peft_model.py", "peft/config.py", "peft/tuners/tuners_utils.py", "peft/tuners/lora/model.py",
+             "peft/tuners/lora/config.py", "peft/utils/save_and_load.py"],
 }
+PACKAGES = ("deepspeed", "accelerate", "transformers", "peft")
 # A package too old or missing: the message names the package and the release it needs
 _VERSION = (r"requires? (?:PyTorch|torch|accelerate|transformers|deepspeed|`?torch_xla`?)\s*[>=]|"
             r"(?:PyTorch|DeepSpeed|MLU|MUSA|accelerate|deepspeed)[\w ]{0,20}(?:version )?(?:must be|requires) >=|"
@@ -52,7 +70,19 @@ _VERSION = (r"requires? (?:PyTorch|torch|accelerate|transformers|deepspeed|`?tor
             r"Please upgrade your PyTorch|only available in PyTorch %s and later|not compatible with 8bit quantization|"
             r"Requires accelerate|requires `?accelerate>|deepspeed >= %s|deepspeed>=%s")
 # (rule, knowledge entry, {field: regex}); fields: where, text, level (raise | error | warning)
+# the lib-coverage modules (issue 18): the files read whole from this release on
+_WHOLE = (r"^(?:peft/|deepspeed/runtime/(?:engine|zero/stage_1_and_2|zero/stage3)\.py|"
+          r"transformers/(?:modeling_utils|tokenization_utils_base|data/data_collator)\.py)")
 RULES = [
+    # their internal invariants (the message asks for a bug report) and words another program prints the same
+    # (torch's load_state_dict, Python's AttributeError): no family from these modules
+    ("internal", None, {"where": _WHOLE, "text": r"open an issue|report the error|should not happen|shouldn't happen|"
+                                                 r"Something went wrong|should not be triggered|^Unexpected |"
+                                                 r"must be available here|is None$|raise an issue on Git[Hh]ub|"
+                                                 r"more than 1 param in ipg bucket|extra-large param|"
+                                                 r"either zero or only once|^%s != %s Cannot reduce scatter"}),
+    ("foreign-wording", None, {"where": _WHOLE, "text": r"^Error\(s\) in loading state_dict|^'%s' object has no "
+                                                        r"attribute|^%s has no attribute %s$"}),
     ("version", "code.package_too_old", {"text": _VERSION}),
     ("ds-batch", "deepspeed.batch_size", {"where": r"^deepspeed/runtime/config\.py", "text": r"[Bb]atch|"
                                                                                            r"[Gg]radient accumulation"}),
@@ -61,6 +91,8 @@ RULES = [
                                                                 r"cannot be set to `%s` when `%s` is set in the DeepSpeed|"
                                                                 r"the following accelerate config variables will be "
                                                                 r"ignored|neither `hidden_size` nor `hidden_sizes`"}),
+    # the engine's and the ZeRO optimizers' checks of the call (lib-coverage): not the config file's keys
+    ("ds-usage", "deepspeed.usage", {"where": r"^deepspeed/runtime/(?:engine|zero/stage_1_and_2|zero/stage3)\.py"}),
     ("ds-config", "deepspeed.config", {"where": r"^deepspeed/runtime/"}),
     ("acc-quantized", "accelerate.quantized_distributed", {"where": r"^accelerate/accelerator\.py",
                                                            "text": r"8-bit (?:or 4-bit )?precision|device_map='auto'|"
@@ -75,7 +107,10 @@ RULES = [
     ("tf-no-device", "transformers.precision_no_gpu", {"where": r"^transformers/", "text": r"Mixed precision training with AMP "
                                                                               r"[^\n]{0,200}can only be used on CUDA"}),
     ("tf-bf16", "cuda.bf16_unsupported", {"where": r"^transformers/", "text": r"doesn't support bf16/gpu"}),
+    ("tf-usage", "transformers.usage", {"where": r"^transformers/(?:modeling_utils|tokenization_utils_base|"
+                                                 r"data/data_collator)\.py", "level": r"raise|error"}),
     ("tf", "transformers.trainer", {"where": r"^transformers/", "level": r"raise|error"}),
+    ("peft", "peft.usage", {"where": r"^peft/", "level": r"raise|error"}),
 ]
 
 # What one message means and what to do, from the condition in the source that raises it.
@@ -616,6 +651,364 @@ MSG_FIX += [
     (r"^If passing a string for `device_map`, please choose",
      "accelerate/utils/bnb.py: device_map is a string other than the placement strategies accelerate knows.",
      ["device_map='auto' (or a dict {'': <GPU index>})"]),
+    # ---- lib-coverage (issue 18): whole modules of transformers (modeling_utils, tokenization_utils_base,
+    # data/data_collator), peft (peft_model, config, tuners_utils, lora) and DeepSpeed's engine / ZeRO optimizers,
+    # each row written from the statement that raises it and the documentation of the call it checks
+    # (https://huggingface.co/docs/transformers/main_classes/model, .../main_classes/tokenizer,
+    # https://huggingface.co/docs/peft/package_reference/lora, https://deepspeed.readthedocs.io/en/latest/training.html).
+    # -- transformers/tokenization_utils_base.py, data/data_collator.py
+    (r"^Asking to pad but the tokenizer does not have a padding token|"
+     r"^You are attempting to pad samples but the tokenizer you are using \(%s\) does not have a pad token|"
+     r"^Using pad_token, but it is not set yet",
+     "transformers/tokenization_utils_base.py _get_padding_truncation_strategies() / data_collator.py: padding was "
+     "asked for (padding=True, a padding data collator, the Trainer's default collator) and the tokenizer has no pad "
+     "token (most decoder-only tokenizers: GPT-2, Llama, Mistral ship none).",
+     ["tokenizer.pad_token = tokenizer.eos_token (the message's own advice; with padding_side='right' for training), "
+      "or tokenizer.add_special_tokens({'pad_token': '[PAD]'}) and then model.resize_token_embeddings(len(tokenizer))"]),
+    (r"^Unable to create tensor, you should probably activate truncation and/or padding",
+     "transformers/tokenization_utils_base.py BatchEncoding.convert_to_tensors(): the examples of a batch have "
+     "different lengths (return_tensors='pt' without padding), often the labels or another column that no collator "
+     "pads.",
+     ["tokenizer(..., padding=True, truncation=True, max_length=N) or a padding collator "
+      "(DataCollatorWithPadding; DataCollatorForSeq2Seq pads labels too); drop columns the model does not take "
+      "(remove_unused_columns=True, or dataset.remove_columns([...]))"]),
+    (r"^Cannot use chat template functions because tokenizer\.chat_template is not set",
+     "transformers/tokenization_utils_base.py: apply_chat_template was called on a tokenizer whose "
+     "tokenizer_config.json has no chat_template (a base model's tokenizer; transformers 4.43+ no longer falls back "
+     "to a default template).",
+     ["load the tokenizer of the instruct / chat variant of the model, or set tokenizer.chat_template = '<a Jinja "
+      "template>' before calling apply_chat_template (https://huggingface.co/docs/transformers/chat_templating)"]),
+    (r"^apply_chat_template requires jinja2",
+     "transformers: apply_chat_template renders the template with jinja2, which is missing or older than 3.0.",
+     ["pip install -U 'jinja2>=3.1' in the job's environment"]),
+    (r"^continue_final_message and add_generation_prompt are not compatible|"
+     r"^continue_final_message is not compatible with return_assistant_tokens_mask|"
+     r"^`return_assistant_tokens_mask=True` requires|^Cannot apply chat template to an empty conversation|"
+     r"^This model has multiple chat templates with no default specified|^Invalid chat template name",
+     "transformers/tokenization_utils_base.py apply_chat_template(): its options exclude each other, the "
+     "conversation is empty, or the tokenizer has several named templates and none was chosen.",
+     ["add_generation_prompt=True to start a new assistant turn or continue_final_message=True to extend the last "
+      "one, not both; pass a non-empty list of {'role', 'content'} messages; chat_template='<name>' for "
+      "tokenizers with several templates"]),
+    (r"^Padding side should be selected between|^Truncation side should be selected between|"
+     r"^invalid truncation strategy|^Invalid padding strategy",
+     "A tokenizer got a padding / truncation side or strategy it does not know.",
+     ["padding_side='left' or 'right'; padding=True|'longest'|'max_length'; truncation=True|'longest_first'|"
+      "'only_first'|'only_second'"]),
+    (r"^Truncation and padding are both activated but truncation length \(%s\) is not a multiple of pad_to_multiple_of",
+     "A tokenizer call pads to a multiple of pad_to_multiple_of and truncates to a max_length that is not such a "
+     "multiple.",
+     ["max_length = a multiple of pad_to_multiple_of (e.g. 512 with 8), or drop pad_to_multiple_of"]),
+    (r"^You need to specify either `text` or `text_target`|^text input must of type `str`|"
+     r"^when tokenizing batches of text, `text_pair` must be|^batch length of `text`: %s does not match",
+     "The tokenizer got no text, or a value that is not a string / list of strings (None or a number in a dataset "
+     "column, a column name typo in the map function).",
+     ["filter or fix the rows: dataset.filter(lambda x: isinstance(x['text'], str)); pass the right column "
+      "(tokenizer(batch['text'], ...)); text and text_pair of the same batch length"]),
+    (r"^Using (?:bos|eos|unk|sep|cls|mask)_token, but it is not set yet|^Cannot set a non-string value as the|"
+     r"^Special token %s has to be either str or AddedToken|^Key %s is not a (?:valid )?special token|"
+     r"^Tokens? %s for key %s should",
+     "A special token was used but the tokenizer defines none of that kind, or was set to something that is not a "
+     "string / AddedToken, or under a name that is not a special-token key.",
+     ["tokenizer.add_special_tokens({'<kind>_token': '<token string>'}) (bos/eos/unk/sep/pad/cls/mask) and "
+      "model.resize_token_embeddings(len(tokenizer)) when the vocabulary grew"]),
+    (r"^Unable to load vocabulary from file|^Calling %s\.from_pretrained\(\) with the path to a single file or url",
+     "AutoTokenizer / a tokenizer's from_pretrained could not read the vocabulary it was pointed at (a file path "
+     "instead of the model folder, or a damaged / Git LFS pointer vocabulary file).",
+     ["pass the folder (or Hub id) that holds tokenizer_config.json and the vocabulary files; git lfs pull in a "
+      "cloned model repository"]),
+    (r"does not have a mask token which is necessary for masked language modeling",
+     "DataCollatorForLanguageModeling(mlm=True) (its default) got a tokenizer without a mask token, i.e. a causal "
+     "LM's tokenizer.",
+     ["DataCollatorForLanguageModeling(tokenizer, mlm=False) for causal language modeling (the message's own "
+      "advice)"]),
+    (r"^mlm_probability should be between 0 and 1|^Whole word masking can only be used with mlm=True|"
+     r"^The sum of mask_replace_prob and random_replace_prob|^(?:mask|random)_replace_prob should be between|"
+     r"^return_tensors must be one of",
+     "DataCollatorForLanguageModeling got probabilities outside [0, 1], whole-word masking without mlm, or a "
+     "return_tensors it does not support.",
+     ["mlm_probability=0.15, mask_replace_prob + random_replace_prob <= 1, whole_word_mask only with mlm=True, "
+      "return_tensors='pt'"]),
+    # -- transformers/modeling_utils.py: from_pretrained's files
+    (r"but there is a file for (?:TensorFlow|Flax) weights|^We found a TensorFlow checkpoint at",
+     "from_pretrained found only TensorFlow / Flax weights in the folder or repository, no PyTorch ones.",
+     ["from_pretrained(path, from_tf=True) / from_flax=True (the message's own advice; needs TensorFlow / Flax "
+      "installed), or load a repository that has PyTorch / safetensors weights"]),
+    (r"but there is a file without the variant %s",
+     "from_pretrained(variant=...) asked for weights of a variant (fp16, ema ...) the folder does not have.",
+     ["variant=None (the message's own advice), or the variant that the folder lists"]),
+    (r"and thus cannot be loaded with `safetensors`",
+     "from_pretrained(use_safetensors=True) and the folder has no .safetensors weights.",
+     ["use_safetensors=None/False (the message's own advice), or convert and save with "
+      "model.save_pretrained(path, safe_serialization=True)"]),
+    (r"^%s does not appear to have a file named|^Error no file named %s",
+     "from_pretrained got a folder or Hub repository without the weights file it looks for (model.safetensors, "
+     "pytorch_model.bin or their .index.json): a DeepSpeed / FSDP checkpoint folder (global_stepN) instead of a "
+     "saved model, an unfinished download, or a path one level off.",
+     ["point it at the folder that holds config.json and the weights (ls it); for a DeepSpeed ZeRO checkpoint run "
+      "its zero_to_fp32.py and save_pretrained the result; for a Trainer checkpoint the checkpoint-N folder"]),
+    (r"^Can't load the model for '%s'|^Can't load tokenizer for '%s'",
+     "from_pretrained could not find the model / tokenizer: the name is neither a local folder with the files nor "
+     "a Hub repository this process can read (a typo, a local folder of the same name shadowing the Hub id, no "
+     "network or HF_HUB_OFFLINE=1 with an empty cache, a gated / private repository without a token).",
+     ["check the path exists and holds config.json (or tokenizer files); rename a local folder that shadows the Hub "
+      "id; on nodes without internet download first (huggingface-cli download <id>) and share HF_HOME; "
+      "huggingface-cli login for gated models"]),
+    (r"You seem to have cloned a repository without having git-lfs installed",
+     "The model folder holds Git LFS pointer files instead of the weights: it was cloned without git-lfs.",
+     ["git lfs install && git lfs pull in the folder (the message's own advice), or huggingface-cli download <id>"]),
+    (r"^Unable to load weights from pytorch checkpoint file|^The state dictionary of the model you are trying to "
+     r"load is corrupted|^Unable to locate the file %s which is necessary|^Can't find a checkpoint index|"
+     r"^The safetensors archive passed at %s does not contain the valid metadata|^Incompatible safetensors file|"
+     r"^Cannot load safetensors of unknown dtype|^The transformers file in the config seems to be incorrect",
+     "from_pretrained could not read the weights: a truncated or damaged file (an interrupted download or save, a "
+     "full disk), an index that names shards that are missing, or a file written by another library.",
+     ["download again (from_pretrained(..., force_download=True) or delete the model from the HF cache: "
+      "huggingface-cli delete-cache) and compare file sizes with the repository; re-save with save_pretrained"]),
+    (r"^Loading a (?:TensorFlow|Flax) model in PyTorch, requires both",
+     "from_pretrained(from_tf=True / from_flax=True) needs TensorFlow / Flax installed to convert the weights.",
+     ["pip install tensorflow (or flax), or load PyTorch weights of the model"]),
+    # -- transformers/modeling_utils.py: attention implementations
+    (r"the package for FlashAttention%s doesn't seem to be installed|the package flash_attn seems to be not installed|"
+     r"you need flash_attn package version to be greater|Flash Attention 2 is not available|"
+     r"FlashAttention%s requires at least version|^Kernels are not available",
+     "from_pretrained(attn_implementation='flash_attention_2' / _3) and the flash-attn package is missing or too old "
+     "in this environment (it is a separate compiled package, built for one torch / CUDA).",
+     ["pip install flash-attn --no-build-isolation (a wheel built for this torch and CUDA), or "
+      "attn_implementation='sdpa' (torch's own fused attention, no extra package)"]),
+    (r"FlashAttention%s requires compute capability >= %s",
+     "flash_attention_2 needs an Ampere or newer GPU (compute capability 8.0+); this GPU is older (V100, T4).",
+     ["attn_implementation='sdpa' (or 'eager') on this GPU"]),
+    (r"FlashAttention%s is not available on CPU|You are attempting to use Flash Attention (?:%s|2\.0) with a model "
+     r"(?:not initialized on GPU|dispatched on CPU or disk)",
+     "flash_attention_2 runs on the GPU only and the model was loaded on the CPU (no device_map, or layers "
+     "offloaded to CPU / disk), or no GPU is visible.",
+     ["load on the GPU: from_pretrained(..., attn_implementation='flash_attention_2', dtype=torch.bfloat16, "
+      "device_map='cuda'), or attn_implementation='sdpa' when the model must stay on the CPU"]),
+    (r"does not support Flash Attention|does not support an attention implementation through "
+     r"torch\.nn\.functional\.scaled_dot_product_attention|does not support an attention implementation through "
+     r"torch's flex_attention|^Specified `attn_implementation=\"%s\"` is not supported|"
+     r"is not a valid attention implementation registered|^Requested Flash Attention %s which is not supported|"
+     r"^Both attn_implementation=\"%s\" and `use_flash_attention_2=True`",
+     "from_pretrained(attn_implementation=...) asked for an attention implementation this model class does not "
+     "have (or gave two ways at once).",
+     ["attn_implementation='eager' or another that the message lists (drop use_flash_attention_2=True, the old "
+      "spelling)"]),
+    (r"does not support gradient checkpointing|is not compatible with gradient checkpointing|"
+     r"does not support activation checkpointing",
+     "gradient_checkpointing_enable() / TrainingArguments(gradient_checkpointing=True) on a model class that does "
+     "not implement it.",
+     ["gradient_checkpointing=False for this model (reduce the batch or sequence length instead), or a model class "
+      "that supports it"]),
+    # -- transformers/modeling_utils.py: quantized models, device_map, dtype
+    (r"^`\.half\(\)` is not supported for quantized model|^`\.float\(\)` is not supported for quantized model|"
+     r"^Calling `cuda\(\)` is not supported for `(?:8-bit|4-bit)|^`\.to` is not supported for `4-bit` or `8-bit`|"
+     r"^You cannot cast a (?:bitsandbytes|GPTQ) model in a new `dtype`|^Casting a Quark quantized model",
+     "A model loaded quantized (bitsandbytes 8/4-bit, GPTQ) was moved or cast afterwards (.cuda(), .to(...), "
+     ".half()); from_pretrained already placed and typed it.",
+     ["drop the .cuda() / .to() / .half() call; choose the placement and dtype at load time: "
+      "from_pretrained(..., quantization_config=..., device_map={'': local_rank}, dtype=torch.bfloat16)"]),
+    (r"^When passing device_map as a string, the value needs to be|^You can't pass device_map as a negative int|"
+     r"^Passing along a `device_map` requires `low_cpu_mem_usage=True`|does not support `device_map='%s'`",
+     "from_pretrained got a device_map it cannot use: an unknown string, a negative index, or 'auto' on a model "
+     "class without _no_split_modules.",
+     ["device_map='auto' | 'cuda' | 'cpu' | {'': local_rank} (one whole copy per process under DDP)"]),
+    (r"^DeepSpeed Zero-3 is not compatible with `low_cpu_mem_usage=True` or with passing a `device_map`",
+     "from_pretrained under DeepSpeed ZeRO-3 (the Trainer's --deepspeed / accelerate's zero3_init_flag) partitions "
+     "the weights while loading; device_map / low_cpu_mem_usage place them another way.",
+     ["drop device_map= and low_cpu_mem_usage= from from_pretrained when training with ZeRO-3"]),
+    (r"^If you want to offload some keys to `cpu` or `disk`, you need to set|^Some modules are dispatched on the "
+     r"CPU or the disk\. Make sure you have enough GPU RAM",
+     "device_map='auto' put part of an 8-bit / 4-bit model on the CPU or disk because it does not fit the GPU "
+     "memory; quantized layers cannot run there.",
+     ["a GPU with more free memory, 4-bit instead of 8-bit, or BitsAndBytesConfig(llm_int8_enable_fp32_cpu_offload="
+      "True) with a device_map that keeps the quantized layers on the GPU (the message's advice)"]),
+    (r"^You can't pass `load_in_8bit` or any other `BitsAndBytesConfig` argument as a kwarg|"
+     r"^The model is already quantized with %s\. You can't quantize it again|"
+     r"^Invalid type for `quantization_config`",
+     "from_pretrained got quantization twice (load_in_8bit= together with quantization_config=, or a config for an "
+     "already quantized checkpoint) or a quantization_config of the wrong type.",
+     ["pass only quantization_config=BitsAndBytesConfig(load_in_4bit=True, ...); load a pre-quantized checkpoint "
+      "without one"]),
+    (r"^GPU is required to (?:quantize or run quantize model|run AWQ quantized model)|"
+     r"^Loading a GPTQ quantized model requires|^Loading an AWQ quantized model requires auto-awq|"
+     r"^You need a version of auto_gptq",
+     "Loading a GPTQ / AWQ quantized model needs a visible GPU and its quantization packages.",
+     ["run on a node with a GPU visible to the process (CUDA_VISIBLE_DEVICES), and pip install the packages the "
+      "message names (optimum, auto-gptq / gptqmodel, autoawq)"]),
+    (r"^You are calling `save_pretrained` on a 4-bit converted model|^The model is quantized with %s and is not "
+     r"serializable|^You cannot save an AWQ model that uses fused modules|^You are calling `save_pretrained` to a "
+     r"8-bit converted model",
+     "save_pretrained of a quantized base model that this transformers / bitsandbytes cannot serialise.",
+     ["save only the trained adapter (PeftModel.save_pretrained), or merge into an unquantized copy of the base "
+      "model and save that; upgrade bitsandbytes / transformers for 4-bit serialisation"]),
+    (r"^Multiple active adapters detected, saving multiple active adapters is not supported",
+     "save_pretrained on a model with several active PEFT adapters.",
+     ["model.set_adapter(name) and save_pretrained for each adapter in turn (the message's own advice)"]),
+    (r"^Parameter config in `%s\(config\)` should be an instance of class `Pretrained?Config`",
+     "A model class was called with something that is not a config (a model name string or a dict).",
+     ["Model.from_pretrained('<name or path>') for weights, or Model(AutoConfig.from_pretrained('<name>')) for a "
+      "fresh model (the message's own advice)"]),
+    (r"^`dtype` can be one of|^`dtype` provided as a `str` can only be|^`torch_dtype` can be either `torch\.dtype`|"
+     r"^`dtype` is not a valid dtype|^Can't instantiate %s model under dtype=%s since it is not a floating point",
+     "from_pretrained got a dtype / torch_dtype that is not a torch floating dtype or 'auto' (a string like "
+     "'bf16', or an integer dtype).",
+     ["dtype=torch.bfloat16 (or 'auto' / 'bfloat16' / 'float16'); torch_dtype= in transformers before 4.56"]),
+    (r"^`token` and `use_auth_token` are both specified",
+     "from_pretrained got the Hub token twice (use_auth_token is the old name).",
+     ["pass only token=..."]),
+    # -- peft (peft/tuners/tuners_utils.py, tuners/lora/, peft_model.py, config.py)
+    (r"^Target modules %s not found in the base model",
+     "peft/tuners/tuners_utils.py inject_adapter(): no module of the base model matches LoraConfig.target_modules "
+     "(names of another architecture, e.g. q_proj / v_proj on a GPT-2 whose attention is c_attn, or a model "
+     "wrapped before get_peft_model).",
+     ["set target_modules to names print(model) shows (e.g. ['c_attn'] for GPT-2, ['q_proj', 'v_proj'] for Llama), "
+      "or target_modules='all-linear'"]),
+    (r"^Please specify `target_modules` (?:or `target_parameters`)?\s?in `peft_config`|"
+     r"^No `target_modules` passed but also no `target_parameters` found|^All modules were excluded|"
+     r"^No modules were targeted for adaptation|^target_modules should (?:be a list or set of strings|not contain)|"
+     r"^Invalid type %s found in target_modules",
+     "get_peft_model: the LoraConfig targets nothing: target_modules is missing (PEFT knows defaults only for the "
+     "architectures in its mapping), empty, of the wrong type, or every target is excluded.",
+     ["LoraConfig(target_modules=[...names from print(model)...]) or target_modules='all-linear'; check "
+      "exclude_modules / modules_to_save do not cover them"]),
+    (r"^Target module %s is not supported\. Currently, only the following modules are supported",
+     "LoRA was asked to wrap a module type it cannot adapt (target_modules matched a whole block or a custom layer, "
+     "not a Linear / Embedding / Conv).",
+     ["name the Linear layers inside the block (e.g. 'self_attn.q_proj', not 'self_attn'), or "
+      "target_modules='all-linear'"]),
+    (r"^Adapter %s does not exist|^Adapter %s not found|^Trying to infer with non-existing adapter|"
+     r"^Found no adapter matching the names in|^Adapter with name '%s' already exists|"
+     r"^You passed an invalid `selected_adapters` arguments",
+     "A PeftModel call named an adapter that is not loaded (or loaded one under a name in use).",
+     ["list the loaded ones (model.peft_config.keys()); load_adapter(path, adapter_name='<new name>') before "
+      "set_adapter / delete_adapter / merge"]),
+    (r"^Cannot merge LORA layers when the model is gptq quantized|^Cannot merge LORA layers when base model "
+     r"layers are replicated|^Cannot delete adapter\(s\) %s while they are merged",
+     "merge_and_unload / delete_adapter on a model where LoRA weights cannot be folded (GPTQ base, replicated "
+     "layers) or are folded already.",
+     ["merge into an unquantized (fp16 / bf16) copy of the base model; unmerge_adapter() before delete_adapter"]),
+    (r"^Invalid task type: '%s'\. Must be one of|^The %s config that is trying to be loaded is missing required keys|"
+     r"^The input config must be a PeftConfig|^Unknown PEFT type passed",
+     "PEFT got a config it cannot use: a task_type outside its TaskType list, an adapter_config.json written by "
+     "another PEFT release (missing keys), or not a PeftConfig object.",
+     ["task_type='CAUSAL_LM' | 'SEQ_2_SEQ_LM' | 'SEQ_CLS' | 'TOKEN_CLS' ...; load adapters with the PEFT release "
+      "that saved them (pip show peft; adapter_config.json names it)"]),
+    (r"^Can't find weights for %s in %s or in the Hugging Face Hub",
+     "PeftModel.from_pretrained / load_adapter found no adapter_model.safetensors / adapter_model.bin at the path "
+     "(a training output folder instead of the checkpoint, or an unfinished save).",
+     ["point it at the folder with adapter_config.json and adapter_model.safetensors (the Trainer's checkpoint-N)"]),
+    (r"^Multiple invocations of PEFT forward hooks before \.backward\(\) with enabled gradient checkpointing",
+     "PEFT's forward hooks ran twice before backward with gradient checkpointing on.",
+     ["disable gradient checkpointing or call forward once per backward (the message's own advice)"]),
+    (r"does not work with gradient checkpointing\.$",
+     "This PEFT method cannot be combined with gradient checkpointing.",
+     ["gradient_checkpointing=False with this PEFT method"]),
+    (r"^`layers_to_transform` cannot be used when `target_modules` is a str|"
+     r"^`layers_pattern` cannot be used when `target_modules` is a str|"
+     r"^When `layers_pattern` is specified, `layers_to_transform` must also be specified|"
+     r"^`loftq_config` must be specified when `init_lora_weights` is 'loftq'|"
+     r"^The argument lora_bias=True is (?:only supported|not supported for DoRA)|^DoRA does not support megatron_core",
+     "LoraConfig combines options that exclude each other (the message names them).",
+     ["give target_modules as a list when using layers_to_transform / layers_pattern (both together); "
+      "loftq_config=LoftQConfig(...) with init_lora_weights='loftq'; lora_bias only without DoRA"]),
+    (r"supports only 1 adapter with bias\. When using multiple adapters",
+     "Several LoRA adapters were added with bias != 'none'.",
+     ["bias='none' for all adapters (the message's own advice)"]),
+    (r"^Model does not support past key values which are required for prefix tuning",
+     "Prefix tuning needs a model that takes past_key_values.",
+     ["use LoRA (or prompt tuning) for this architecture"]),
+    # -- deepspeed/runtime/engine.py, zero/stage_1_and_2.py, zero/stage3.py
+    (r"^DeepSpeed requires the LOCAL_RANK environment variable",
+     "deepspeed.initialize found no LOCAL_RANK: the script was started with plain python (or srun) rather than by "
+     "a launcher that sets it.",
+     ["start it with deepspeed / torchrun / accelerate launch; under srun export LOCAL_RANK=$SLURM_LOCALID (and "
+      "RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT) or call deepspeed.init_distributed() first"]),
+    (r"^LOCAL_RANK \(%s\) != OMPI_COMM_WORLD_LOCAL_RANK|^Mismatch in local rank setting, args\.local_rank=%s but",
+     "deepspeed.initialize got two different local ranks: --local_rank from the command line (or mpirun's "
+     "OMPI_COMM_WORLD_LOCAL_RANK) disagrees with LOCAL_RANK.",
+     ["use one launcher and let it set the rank (do not pass --local_rank by hand); read "
+      "int(os.environ['LOCAL_RANK']) in the script"]),
+    (r"^You are using an untested ZeRO Optimizer",
+     "ZeRO got a client optimizer DeepSpeed has not tested with it (anything but its own Adam / AdamW / Lamb / "
+     "Adagrad).",
+     ["add \"zero_allow_untested_optimizer\": true to the DeepSpeed config (the message's own advice), or define the "
+      "optimizer in the config's \"optimizer\" section"]),
+    (r"^loss must be a scalar tensor",
+     "engine.backward(loss) got a loss with more than one element (not reduced).",
+     ["reduce it first: engine.backward(loss.mean())"]),
+    (r"^must provide optimizer during init in order to use (?:backward|step|scale)|^zero stage %s requires an optimizer",
+     "The DeepSpeed engine was built without an optimizer (no optimizer= and no \"optimizer\" section) and training "
+     "calls need one (ZeRO stages 1-3 always do).",
+     ["deepspeed.initialize(model=model, model_parameters=model.parameters(), optimizer=opt) or an \"optimizer\" "
+      "section in the config"]),
+    (r"has already been reduced\. Gradient computed twice for this partition",
+     "ZeRO stage 1/2's gradient hook saw a second gradient for one parameter in one backward: the parameter is used "
+     "twice in a way autograd reports separately (reentrant activation checkpointing re-running a block, or two "
+     "backward calls before step).",
+     ["gradient checkpointing with use_reentrant=False (transformers: gradient_checkpointing_kwargs="
+      "{'use_reentrant': False}); one engine.backward per engine.step; ZeRO stage 1 / 3 to compare"]),
+    (r"This assert indicates that your module has parameters that\s*were not used in producing loss",
+     "ZeRO found trainable parameters without a gradient after backward: the forward did not use them (a branch "
+     "not taken, an unused head).",
+     ["\"zero_optimization\": {\"ignore_unused_parameters\": true} (the message's own advice), or freeze the unused "
+      "parameters (requires_grad=False)"]),
+    (r"^The checkpoint being loaded used a DP world size of %s but the current world size is %s",
+     "load_checkpoint of a ZeRO checkpoint saved with another number of data-parallel ranks: its optimizer state is "
+     "partitioned per rank.",
+     ["resume with the same number of GPUs, or convert it with DeepSpeed's ds_to_universal.py and load with "
+      "\"checkpoint\": {\"load_universal\": true}; load_module_only=True to restart the optimizer"]),
+    (r"^'max_grad_norm' is not supported as an optimizer parameter",
+     "The DeepSpeed config's optimizer params contain max_grad_norm.",
+     ["remove it from the optimizer params and set \"gradient_clipping\": <value> at the top level (the message's "
+      "own advice)"]),
+    (r"^Parameter with name: %s occurs multiple times in optimizer\.param_groups",
+     "A parameter is in two param groups of the client optimizer (tied weights listed twice, overlapping "
+     "weight-decay groups).",
+     ["build disjoint groups (by name, deduplicated) before deepspeed.initialize"]),
+    (r"^no_sync context manager is incompatible with gradient partitioning logic of ZeRO stage|"
+     r"^It is illegal to call Engine\.step\(\) inside no_sync context manager|^no_sync context manager reentry",
+     "engine.no_sync() (gradient accumulation without all-reduce) cannot be used with ZeRO 2/3, which partition "
+     "gradients as they arrive; or step() ran inside it.",
+     ["let DeepSpeed accumulate: \"gradient_accumulation_steps\": N in the config and call engine.backward / "
+      "engine.step every micro-batch (it steps at the boundary)"]),
+    (r"^Type (?:fp16|bf16) is not supported on your device|^Cannot use fp16 without accelerator|"
+     r"^Accelerator is not detected, cannot perform low precision training",
+     "The DeepSpeed config enables fp16 / bf16 on a device without it: bf16 on a pre-Ampere GPU, or no GPU "
+     "visible to DeepSpeed's accelerator.",
+     ["\"fp16\": {\"enabled\": true} instead of bf16 on V100 / T4; check the process sees a GPU (python -c 'import "
+      "torch; print(torch.cuda.is_available())')"]),
+    (r"^Client Optimizer \(type = %s is not instantiated but Client LR Scheduler|^Client Optimizer is of unexpected "
+     r"type|is not a supported DeepSpeed Optimizer|^DeepSpeed does not recognize LR scheduler",
+     "deepspeed.initialize got an optimizer / scheduler it cannot take: a scheduler object without an optimizer "
+     "object, an optimizer class instead of an instance, or a config name it does not know.",
+     ["pass an instantiated torch optimizer (optimizer=opt) with its scheduler, or names DeepSpeed documents "
+      "(\"type\": \"AdamW\", \"WarmupLR\" ...: https://www.deepspeed.ai/docs/config-json/)"]),
+    (r"^Direct calls to tensor\.backward\(\) are not supported in this configuration",
+     "loss.backward() was called on a DeepSpeed model where only engine.backward works (ZeRO stage 0 or an older "
+     "torch).",
+     ["engine.backward(loss) (the message's own advice)"]),
+    (r"^Train batch size must be divisible by micro-batch data parallelism",
+     "train_batch_size is not a multiple of train_micro_batch_size_per_gpu x the data-parallel size.",
+     ["train_batch_size = micro batch x gradient_accumulation_steps x data-parallel GPUs (or set it \"auto\" under "
+      "the Trainer / accelerate)"]),
+    (r"^consolidated_16bit_state_dict is only applicable|^this function requires ZeRO-3 mode",
+     "A ZeRO-3-only call (consolidating the 16-bit weights) ran with another stage.",
+     ["with stage 0-2 use engine.module.state_dict() directly; the consolidation is for ZeRO-3"]),
+    (r"^Native DeepSpeed MoE is not supported with ZeRO Stage 3|^MoE not supported with Stage 3",
+     "DeepSpeed's MoE layers cannot run under ZeRO stage 3.",
+     ["zero_optimization.stage 1 or 2 with MoE (the message's advice)"]),
+    (r"^ZeRO-3 elastic checkpointing is deprecated and unsupported|^ZeRO-3 does not yet support elastic checkpointing",
+     "The DeepSpeed config enables elastic checkpointing with ZeRO-3.",
+     ["\"zero_optimization\": {\"elastic_checkpoint\": false}; for another GPU count use Universal Checkpointing"]),
+    (r"^allgather_bucket_size must be a multiple of nccl_start_alignment_factor",
+     "zero_optimization.allgather_bucket_size is not a multiple of the alignment NCCL needs.",
+     ["a round bucket size: \"allgather_bucket_size\": 500000000 (an integer multiple of the factor in the message)"]),
+    (r"^Master weights feature requires %s Offload with DeepSpeedCPUAdam|^Hybrid Optimizer Only Supports "
+     r"DeepSpeedCPUAdam|^Offloading is supported only for DeepSpeed FusedAdam",
+     "A ZeRO offload option needs DeepSpeed's own optimizer (DeepSpeedCPUAdam for CPU offload), not a client one.",
+     ["define the optimizer in the config's \"optimizer\" section (DeepSpeed builds DeepSpeedCPUAdam for "
+      "offload_optimizer: cpu), or turn the offload option off"]),
 ]
 
 
@@ -684,9 +1077,11 @@ def build(files, version):
             site.update({"re": rx, "family": family, "rule": rule})
             knowgen.give_fix(site, MSG_FIX, fmt)
             sites.append(site)
-    return {"header": knowgen.header("deepspeed (https://pypi.org/project/deepspeed/) runtime config, accelerate "
-                                     "(https://pypi.org/project/accelerate/) Accelerator and plugins, transformers "
-                                     "(https://pypi.org/project/transformers/) Trainer and TrainingArguments",
+    return {"header": knowgen.header("deepspeed (https://pypi.org/project/deepspeed/) runtime config, engine and ZeRO "
+                                     "optimizers, accelerate (https://pypi.org/project/accelerate/) Accelerator and "
+                                     "plugins, transformers (https://pypi.org/project/transformers/) Trainer, "
+                                     "TrainingArguments, from_pretrained, tokenizers and data collators, peft "
+                                     "(https://pypi.org/project/peft/) PeftModel and LoRA",
                                      version, GENERATOR),
             "sites": sites}
 
@@ -695,7 +1090,9 @@ def read_roots(roots, older=None):
     """[(path, text)] of FILES under each root; ``older``: {name: root} of an older release, whose files are
     read under 'older/<name>-<version>/<path>' (a file that release does not have yet is skipped)."""
     files = []
-    for name in ("deepspeed", "accelerate", "transformers"):
+    for name in PACKAGES:
+        if name not in roots:  # a slice recorded before the package was read
+            continue
         for g in FILES[name]:
             names = sorted(glob.glob(os.path.join(roots[name], g)))
             if not names:
@@ -703,8 +1100,7 @@ def read_roots(roots, older=None):
             for n in names:
                 with open(n) as f:
                     files.append((os.path.relpath(n, roots[name]), f.read()))
-    for name, root in sorted((older or {}).items(), key=lambda kv: ("deepspeed", "accelerate",
-                                                                      "transformers").index(kv[0])):
+    for name, root in sorted((older or {}).items(), key=lambda kv: PACKAGES.index(kv[0])):
         prefix = "older/%s-%s/" % (name, _version_of(name, root))
         for g in FILES[name]:
             for n in sorted(glob.glob(os.path.join(root, g))):
@@ -719,11 +1115,9 @@ def _version_of(name, root):
 
 
 def release_of(roots, older=None):
-    out = "deepspeed %s, accelerate %s, transformers %s" % tuple(
-        _version_of(n, roots[n]) for n in ("deepspeed", "accelerate", "transformers"))
+    out = ", ".join("%s %s" % (n, _version_of(n, roots[n])) for n in PACKAGES if n in roots)
     if older:
-        out += "; older: " + ", ".join("%s %s" % (n, _version_of(n, older[n]))
-                                       for n in ("deepspeed", "accelerate", "transformers") if n in older)
+        out += "; older: " + ", ".join("%s %s" % (n, _version_of(n, older[n])) for n in PACKAGES if n in older)
     return out
 
 
@@ -761,19 +1155,21 @@ def _dedent(text):
 
 
 def main(argv):
-    a = knowgen.arguments(__doc__, argv, ("deepspeed", "accelerate", "transformers"), source_opts={
+    a = knowgen.arguments(__doc__, argv, PACKAGES, source_opts={
         "deepspeed": {"help": "the unpacked deepspeed sdist (the folder with deepspeed/ and PKG-INFO)"},
         "accelerate": {"help": "the unpacked accelerate wheel"},
-        "transformers": {"help": "the unpacked transformers wheel"}},
+        "transformers": {"help": "the unpacked transformers wheel"},
+        "peft": {"help": "the unpacked peft wheel"}},
         extra=[("--record", {"help": "write the slice (with the sources)"}),
                ("--older-deepspeed", {"help": "an older deepspeed sdist, unpacked: the messages it printed that the "
                                                "current one no longer does"}),
                ("--older-accelerate", {"help": "an older accelerate wheel, unpacked"}),
-               ("--older-transformers", {"help": "an older transformers wheel, unpacked"})])
+               ("--older-transformers", {"help": "an older transformers wheel, unpacked"}),
+               ("--older-peft", {"help": "an older peft wheel, unpacked"})])
     if a.slice:
         files, version = knowgen.read_slice(a.slice)
     else:
-        roots = {"deepspeed": a.deepspeed, "accelerate": a.accelerate, "transformers": a.transformers}
+        roots = {"deepspeed": a.deepspeed, "accelerate": a.accelerate, "transformers": a.transformers, "peft": a.peft}
         older = {n: getattr(a, "older_" + n) for n in roots if getattr(a, "older_" + n)}
         files, version = read_roots(roots, older), release_of(roots, older)
         if a.record:

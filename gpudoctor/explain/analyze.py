@@ -504,7 +504,7 @@ SOURCES = {"nccl_messages": "NCCL", "cuda_errors": "CUDA", "nvml": "NVML", "errn
            "nvrm_messages": "the NVIDIA kernel driver (NVRM)", "dcgm_errors": "DCGM",
            "framework_libs": "a framework's CUDA library loading", "torch_core_messages": "torch",
            "nvidia_smi_messages": "nvidia-smi", "apptainer_messages": "Apptainer", "ucc_messages": "UCC",
-           "ray_messages": "Ray"}
+           "ray_messages": "Ray", "trainer_messages": "the training library (DeepSpeed, accelerate, transformers, PEFT)"}
 
 
 def _confidence(e, f=None):
