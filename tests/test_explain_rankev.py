@@ -217,3 +217,53 @@ def test_the_same_number_in_two_process_groups_is_no_mismatch(kb):
     # the same two lines in one group are the order mismatch
     same = line.format(r=0, op="ALLREDUCE", n=8, g=0) + line.format(r=1, op="_ALLGATHER_BASE", n=4096, g=0)
     assert rankev.answer(_scan(kb, same))["entry"] == "torch.collective_mismatch"
+
+
+def _wd(r, seq, op, n, g=0, done=None, frames=()):
+    """A rank's watchdog line, its status line and the stack of the failed collective, in torch 2.11's formats
+    (ProcessGroupNCCL.cpp: WorkNCCL::checkTimeout, the watchdog's status line, WorkNCCL::printTraceback)."""
+    done = seq - 1 if done is None else done
+    out = ("[rank{r}]:[E1126 09:01:41.257393804 ProcessGroupNCCL.cpp:689] [Rank {r}] Watchdog caught collective "
+           "operation timeout: WorkNCCL(SeqNum={s}, OpType={op}, NumelIn={n}, NumelOut={n}, Timeout(ms)=20000) ran "
+           "for 20011 milliseconds before timing out.\n"
+           "[rank{r}]:[E1126 09:01:41.257559253 ProcessGroupNCCL.cpp:2303] [PG ID {g} PG GUID {g}(default_pg) Rank "
+           "{r}]  failure detected by watchdog at work sequence id: {s} PG status: last enqueued work: {s}, last "
+           "completed work: {d}\n").format(r=r, s=seq, op=op, n=n, g=g, d=done)
+    if frames:
+        out += "[rank%d]:[E1126 09:01:41.258100301 ProcessGroupNCCL.cpp:733] Stack trace of the failed collective: \n" % r
+        out += "".join("#%d %s from /opt/torch/.venv/lib/python3.12/site-packages/torch/%s:100\n" % (i, fn, path)
+                       for i, (fn, path) in enumerate(frames)) + "\n"
+    return out
+
+
+_FSDP = [("all_gather_into_tensor", "distributed/distributed_c10d.py"),
+         ("_all_gather_flat_param", "distributed/fsdp/_flat_param.py"),
+         ("_lazy_init", "distributed/fsdp/_runtime_utils.py")]
+
+
+def test_fsdp_all_gathers_at_different_numbers_are_the_wrap_policy(kb):
+    text = _wd(0, 3, "_ALLGATHER_BASE", 2565, frames=_FSDP) + _wd(1, 1, "_ALLGATHER_BASE", 4201989, frames=_FSDP)
+    got = rankev.answer(_scan(kb, text))
+    assert got["entry"] == "torch.collective_mismatch" and got["cause"].startswith("FSDP wraps the model")
+    assert "rank 0 waits in _ALLGATHER_BASE #3 of 2565 elements and rank 1 in _ALLGATHER_BASE #1" in got["cause"]
+    # the same numbers and sizes on both ranks inside FSDP: nothing differs between them
+    same = _wd(0, 3, "_ALLGATHER_BASE", 2565, frames=_FSDP) + _wd(1, 3, "_ALLGATHER_BASE", 2565, frames=_FSDP)
+    assert rankev.answer(_scan(kb, same)) is None
+
+
+def test_a_buffer_broadcast_in_ddp_forward_that_rank_0_completed(kb):
+    text = (_wd(1, 9, "BROADCAST", 4096, frames=[("broadcast", "distributed/distributed_c10d.py"),
+                                                 ("_sync_buffers", "nn/parallel/distributed.py")])
+            + _wd(0, 10, "ALLREDUCE", 8, done=9))
+    got = rankev.answer(_scan(kb, text))
+    assert got["entry"] == "torch.ddp_model_mismatch" and "DDP's forward" in got["cause"]
+    assert "rank 1's BROADCAST #9 of 4096 elements never completed, while rank 0 completed it" in got["cause"]
+    assert any("broadcast_buffers=False" in x for x in got["fix"])
+
+
+def test_deepspeed_log_dist_prefix_names_the_rank():
+    from gpudoctor.explain.scan import Scan
+
+    line = "[2024-05-02 10:00:01,123] [INFO] [logging.py:96:log_dist] [Rank 3] step=10, skipped=0, lr=[1e-05]"
+    assert rankev._line_rank(Scan(), line) == 3
+    assert rankev._line_rank(Scan(), "[2024-05-02 10:00:01,123] [INFO] [logging.py:96:log_dist] [Rank -1] x") is None

@@ -118,6 +118,8 @@ FACTS.update({"fn_" + fn: r"\b%s\b" % fn for fn in STAGE_OF})
 _FR_FRAME = re.compile(r"#\d{1,4} (?P<fn>[\w<>]{1,80}) from (?P<path>[^\s]{1,400}?):\d{1,7}")
 _TB_FRAME = re.compile(r"File \"(?P<path>[^\"\n]{1,400})\", line \d{1,7},? in (?P<fn>[\w<>]{1,80})")
 _SPY_FRAME = re.compile(r"^\s{0,40}(?P<fn>[\w<>]{1,80}) \((?P<path>[^()\s]{1,400}):\d{1,7}\)")
+# deepspeed/utils/logging.py get_dist_msg: "[Rank {}] {}".format(my_rank, message), after the logger's prefix
+_DS_RANK = re.compile(r"\[Rank (\d{1,7})\] ")
 _WD_RANK = re.compile(r"Rank (\d{1,9})\] Watchdog caught")
 _COMPLETED = re.compile(r"last completed (?:NCCL )?work: (-?\d{1,18})")
 # the process group a status line is of: '[PG ID 0 PG GUID 0(default_pg) Rank 1]' (2.4+), '[PG 0 (default_pg) Rank 1]',
@@ -143,7 +145,8 @@ def _line_rank(scan, text):
 
     r = origin(text[:512])[0]
     if r is None:
-        r = getattr(scan, "file_rank", None)
+        m = _DS_RANK.search(text[:300])  # DeepSpeed's log_dist / print_dist
+        r = m.group(1) if m else getattr(scan, "file_rank", None)
     try:
         return int(r)
     except (TypeError, ValueError):
@@ -366,19 +369,8 @@ def _rule_sizes(f):
         op = ws[0]["op"]
         sizes = _ops(ws)
         if "fsdp" in stages:
-            return {"entry": "torch.collective_mismatch", "sure": "high",
-                    "cause": "FSDP wraps the model differently on the ranks: their first all-gathers of FSDP's flat "
-                             "parameters have different sizes (%s), inside FSDP's %s. Each FSDP unit all-gathers one "
-                             "flat parameter made of the modules it wraps (torch/distributed/fsdp/_flat_param.py "
-                             "_all_gather_flat_param), so another auto_wrap_policy, ignored_modules or model on one "
-                             "rank gives units of other sizes, and the all-gathers never match." % (
-                                 sizes, frames[0]["fn"] if frames else "all-gather"),
-                    "fix": ["wrap the model identically on every rank: the same auto_wrap_policy (and "
-                            "ignored_modules, mixed precision, model config) on every rank; do not derive the wrap "
-                            "policy or the model from per-rank or per-node environment variables or files",
-                            "check on each rank: print(model) after FSDP(...) lists the FlattenParamsWrapper / "
-                            "FullyShardedDataParallel units; they must be the same"],
-                    "evidence": _ev(*ws) + _ev(*frames)}
+            return _fsdp_answer(ws, frames, "their first all-gathers of FSDP's flat parameters have different sizes "
+                                            "(%s)" % sizes)
         if "ddp_init" in stages:
             return _ddp_answer(ws, frames, "sizes (%s)" % sizes)
         return {"entry": "torch.collective_mismatch", "sure": "medium",
@@ -393,11 +385,46 @@ def _rule_sizes(f):
     return None
 
 
-def _ddp_answer(ws, frames, what, sure="high"):
+def _fsdp_answer(ws, frames, what):
+    return {"entry": "torch.collective_mismatch", "sure": "high",
+            "cause": "FSDP wraps the model differently on the ranks: %s, inside FSDP's %s. Each FSDP unit "
+                     "all-gathers one flat parameter made of the modules it wraps (torch/distributed/fsdp/"
+                     "_flat_param.py _all_gather_flat_param), so another auto_wrap_policy, ignored_modules or model "
+                     "on one rank gives units of other sizes and numbers, and the all-gathers never match." % (
+                         what, frames[0]["fn"] if frames else "all-gather"),
+            "fix": ["wrap the model identically on every rank: the same auto_wrap_policy (and ignored_modules, mixed "
+                    "precision, model config) on every rank; do not derive the wrap policy or the model from per-rank "
+                    "or per-node environment variables or files",
+                    "check on each rank: print(model) after FSDP(...) lists the FullyShardedDataParallel units; they "
+                    "must be the same"],
+            "evidence": _ev(*ws) + _ev(*frames)}
+
+
+def _rule_fsdp_apart(f):
+    """Two ranks timed out inside FSDP's all-gather at different collective numbers or sizes: their FSDP units
+    differ (one rank all-gathers more, or other, flat parameters than another)."""
+    ws = [w for r, w in sorted(f["wd"].items()) if f["stage"].get(r, ("",))[0] == "fsdp"]
+    if len(ws) < 2 or not _same_group(f, ws[:2]):
+        return None
+    a, b = ws[0], ws[1]
+    if a["seq"] == b["seq"] and (a["nin"] is None or a["nin"] == b["nin"]):
+        return None
+    return _fsdp_answer([a, b], [f["stage"][a["rank"]][1], f["stage"][b["rank"]][1]],
+                        "rank %d waits in %s #%d%s and rank %d in %s #%d%s" % (
+                            a["rank"], a["op"], a["seq"], " of %d elements" % a["nin"] if a["nin"] is not None else "",
+                            b["rank"], b["op"], b["seq"], " of %d elements" % b["nin"] if b["nin"] is not None else ""))
+
+
+_DDP_INIT = ("DistributedDataParallel's construction, which broadcasts every parameter and buffer from rank 0 "
+             "(torch/distributed/utils.py _sync_module_states -> _sync_params_and_buffers)")
+_DDP_FORWARD = ("DDP's forward, which broadcasts the module's buffers from rank 0 at every step (broadcast_buffers="
+                "True; torch/nn/parallel/distributed.py _sync_buffers)")
+
+
+def _ddp_answer(ws, frames, what, sure="high", where=_DDP_INIT):
     return {"entry": "torch.ddp_model_mismatch", "sure": sure,
-            "cause": "The model differs between the ranks: the hang is in DistributedDataParallel's construction, "
-                     "which broadcasts every parameter and buffer from rank 0 (torch/distributed/utils.py "
-                     "_sync_module_states -> _sync_params_and_buffers), and the ranks' %s do not match. A registered "
+            "cause": "The model differs between the ranks: the hang is in " + where + ", and the ranks' %s do not "
+                     "match. A registered "
                      "buffer or parameter of another shape on one rank (sized from that rank's data, a config read "
                      "per rank, a layer resized or a checkpoint loaded on some ranks only) makes that broadcast hang "
                      "instead of raising 'DDP expects same model across all ranks' (which checks parameters only)."
@@ -435,6 +462,12 @@ def _rule_passed(f):
             # medium: a transport that hangs after the root has sent looks the same from the root's side
             return _ddp_answer([w] + ([other] if other else []), frames,
                                "parameters and buffers (%s)" % got, sure="medium")
+        if stage and stage[0] == "ddp_forward" and w["op"] == "BROADCAST":
+            # DDP's forward broadcasts the buffers from rank 0 each step (broadcast_buffers=True: _sync_buffers)
+            d = _ddp_answer([w] + ([other] if other else []), frames, "buffers (%s)" % got, sure="medium",
+                            where=_DDP_FORWARD)
+            d["fix"].append("or, when the buffers need no syncing: DistributedDataParallel(..., broadcast_buffers=False)")
+            return d
         if w["op"] in _ROOTED:
             return {"entry": "torch.collective_mismatch", "sure": "medium",
                     "cause": "The ranks did not run the same collective #%d: %s. A %s's root finishes as soon as it "
@@ -530,7 +563,7 @@ def _rule_behind(f, scan):
             "evidence": _ev(*[x for x in ev if x])}
 
 
-RULES = (_rule_order, _rule_sizes, _rule_passed, _rule_device)
+RULES = (_rule_order, _rule_sizes, _rule_fsdp_apart, _rule_passed, _rule_device)
 
 
 def answer(scan):
