@@ -294,3 +294,16 @@ def test_backend_without_the_operation():
         top = root["causes"][0]
         assert top["text"].startswith("The backend or build lacks the feature") and top["evidence"]
         assert "cpu:gloo,cuda:nccl" in top["fix"][0] and "pip install -U torch" in top["fix"][1]
+
+
+def test_pin_memory_of_a_cuda_batch():
+    # aten/src/ATen/native/Memory.cpp: "cannot pin '" + type + "' only dense CPU tensors can be pinned", raised in
+    # DataLoader's pin_memory (torch/utils/data/_utils/pin_memory.py)
+    res, root = _root("  File \"torch/utils/data/_utils/pin_memory.py\", line 57, in pin_memory\n"
+                      "    return data.pin_memory()\n"
+                      "RuntimeError: cannot pin 'torch.cuda.FloatTensor' only dense CPU tensors can be pinned\n")
+    assert root["id"] == "usercode.tensors_on_two_devices"
+    assert "pin_memory=False" in root["causes"][0]["fix"][0]
+    res, root = _root("RuntimeError: Expected all tensors to be on the same device, but found at least two devices, "
+                      "cuda:0 and cpu!\n")
+    assert "pin_memory=False" not in fixes(root)
