@@ -3,7 +3,8 @@ answer stays one root with notes that agree with it.
 
 The texts are from the public threads cited beside each (GitHub issues of seen held-out sets)."""
 
-from gpudoctor.explain import explain_text
+from gpudoctor.explain import explain_text, load_knowledge
+from gpudoctor.explain.knowledge import squash
 
 # pdbear/syno_nvidia_gpu_driver#22: nvidia-smi cannot get a handle for the GPU after a reboot; the user's own
 # 'unable to detect the GPU device' was read as "PyTorch sees no GPU" and put a CUDA-wheel reinstall beside the root
@@ -42,3 +43,21 @@ def test_words_note_kept_beside_an_unrelated_root():
     assert symptoms._accounted("torch.runs_on_cpu", {"id": "gpu.xid.fallen_off_bus", "family": "cuda.gpu_hardware"})
     assert not symptoms._accounted("torch.runs_on_cpu", {"id": "nccl.timeout", "family": "nccl.timeout"})
     assert not symptoms._accounted("torch.gpu_idle", {"id": "cuda.oom", "family": "cuda.oom"})
+
+
+def test_nccl_init_complete_is_no_candidate_and_still_reads_as_up():
+    # layout.py read NCCL's 'Init COMPLETE' (src/init.cc) as a scan pattern: one line per rank and communicator,
+    # a candidate each; bench/explain_bench.py's 100 MB log (one such line in eight) went from 5.9 s to 8.4 s of
+    # CPU. It is read from the input's tail now (layout._nccl_up), where a retried store connect is judged
+    from gpudoctor.explain import scan
+
+    kb = load_knowledge()
+    line = b"gpu-node-03:4001:5007 [3] NCCL INFO comm 0x55cc8aa86c70 rank 3 nranks 16 cudaDev 3 busId 1c000 - Init COMPLETE"
+    assert [n for found in scan._hits(kb, squash(line)) for _, n in found] == []
+    warn = ("[W1126 10:00:0%d.000000000 socket.cpp:755] [c10d] The client socket has failed to connect to "
+            "[node-0]:29500 (errno: 111 - Connection refused).\n")
+    up = line.decode() + "\n"
+    res = explain_text("".join(warn % i for i in range(1, 4)) + up + "[rank 3] step 10 loss 2.3\n", kb)
+    assert res["verdict"] == "no_error" and res["root"] is None
+    res = explain_text(up + "".join(warn % i for i in range(1, 4)), kb)  # up before the retries: not after them
+    assert res["root"] == "rendezvous.connect"

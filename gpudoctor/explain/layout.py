@@ -58,10 +58,12 @@ FACTS = {
     "ds_world": r"\bdist_world_size=(?P<v>\d{1,7})\b",
     "pl_gpu": r"GPU available: (?P<avail>True|False)(?: \((?P<kind>\w{1,10})\))?, used: (?P<used>True|False)",
     "pl_init": r"Initializing distributed: GLOBAL_RANK: (?P<rank>\d{1,7}), MEMBER: (?P<member>\d{1,7})/(?P<world>\d{1,7})",
-    # the process group came up: NCCL's communicator (src/init.cc: "... commId 0x%llx - Init COMPLETE"), torch's
-    # store-based barrier (distributed_c10d.py: "Rank {}: Completed store-based barrier for key:{} with {} nodes."),
-    # Lightning (fabric/utilities/distributed.py: "All distributed processes registered. Starting with %d processes")
-    "pg_up": r"- Init COMPLETE|Completed store-based barrier for key|All distributed processes registered\. Starting "
+    # the process group came up: torch's store-based barrier (distributed_c10d.py: "Rank {}: Completed store-based
+    # barrier for key:{} with {} nodes."), Lightning (fabric/utilities/distributed.py: "All distributed processes
+    # registered. Starting with %d processes"). NCCL's communicator (src/init.cc: "... - Init COMPLETE") is read from
+    # the input's tail instead (_nccl_up): one such line per rank and communicator, a candidate each, cost the 100 MB
+    # benchmark a third of its time again (ncclinfo.py SCANNED leaves them out for the same reason)
+    "pg_up": r"Completed store-based barrier for key|All distributed processes registered\. Starting "
              r"with \d{1,7} processes",
     # torchrun's agent when its worker group ended well (torch/distributed/elastic/agent/server/api.py _invoke_run:
     # "[%s] worker group successfully finished. Waiting %s seconds for other agents to finish."; before 1.10
@@ -82,7 +84,7 @@ FACTS = {
                 r"(?P<mib>\d{1,7})MiB[ \t]{0,8}\|",
 }
 _NEEDLES = {"print": ["cuda:", "worldsize", "world_size", "batchsize", "batch_size"],
-            "pg_up": ["-initcomplete", "completedstore-basedbarrier", "alldistributedprocessesregistered"],
+            "pg_up": ["completedstore-basedbarrier", "alldistributedprocessesregistered"],
             "smi_proc": ["mib|"], "smi_gpu": ["nvidia", "tesla", "quadro", "geforce"]}
 
 # the parts of a script's own print (_claim): the global rank (not 'local rank'), 'rank 1/2' or 'rank 1 of 2',
@@ -514,22 +516,40 @@ def _connected_later(result, scan):
     finding is a store connect warned at WARN level (retried) and no error line comes after it; else None."""
     st = getattr(scan, "layout", None)
     findings = result["findings"]
-    if st is None or st.pg_up is None or not findings:
+    if not findings:
         return None
     if any(f["id"] not in _CONNECT or any(m["severity"] != "warn" for m in f["matches"]) for f in findings):
         return None
-    up = st.pg_up[0]
+    got = max([x for x in (st and st.pg_up, _nccl_up(scan)) if x], default=None)
+    if got is None:
+        return None
+    up = got[0]
     lines = [h["line"] for f in findings for h in f["matches"]] + list(scan.error_lines)
     if scan.error_count > len(scan.error_lines) or any(ln >= up for ln in lines):
         return None
-    return st.pg_up
+    return got
+
+
+def _nccl_up(scan):
+    """(line, text) of the last NCCL INFO line of a one-input text when it says NCCL's communicator came up (its
+    stage, hang.py _STAGES: 'Init COMPLETE', 'Connected all rings', ... or a destroy after them), else None."""
+    if len(scan.sources) != 1:
+        return None
+    from gpudoctor.explain.hang import _tails
+
+    for t in _tails(scan):
+        if t.get("last") and t.get("stage") in ("after_init", "ended"):
+            return t["last"][0], t["last"][1][:200]
+    return None
 
 
 def judge(result, scan, kb):
     """Add what the layout lines show: the root when nothing surer answered (or only the hang triage's family
     answer did), else notes beside the answer. Returns the root finding it added, else None."""
     if getattr(scan, "layout", None) is None:
-        return None
+        if _connected_later(result, scan) is None:  # (NCCL's Init COMPLETE is read from the tail: _nccl_up)
+            return None
+        _state(scan)
     done = _retried(result, scan) or _finished_later(result, scan) or _connected_later(result, scan)
     if done is not None:
         # a caught OOM the script retried with a smaller batch, which then ran: it went on (analyze._went_on_before)
