@@ -102,13 +102,13 @@ FACTS = {
     "uid": r"\[(?P<rank>\d{1,9})\] is setting up NCCL communicator and retr(?:ie|ei)ving ncclUniqueId from \[0\] "
            r"via c10d key-value store by key '(?P<key>[^'\n]{1,80})'",
     "ds_at": r"\[(?P<rank>\d{1,9})\] Timeout at collective: (?P<op>[^,\n]{1,80}), #(?P<seq>\d{1,18})",
-    "ds_never": r"ranks \[(?P<ranks>[\d, ]{1,400})\] are the lagging ranks that caused this timeout",
-    "ds_joined": r"\[(?P<ranks>[\d, ]{1,400})\] joined but didn't finish collective #(?P<seq>\d{1,18})",
-    "ds_finished": r"\[(?P<ranks>[\d, ]{1,400})\] finished collective #(?P<seq>\d{1,18}), but didn't join "
+    "ds_never": r"ranks \[(?P<ranks>[\d, ]{1,200})\] are the lagging ranks that caused this timeout",
+    "ds_joined": r"\[(?P<ranks>[\d, ]{1,200})\] joined but didn't finish collective #(?P<seq>\d{1,18})",
+    "ds_finished": r"\[(?P<ranks>[\d, ]{1,200})\] finished collective #(?P<seq>\d{1,18}), but didn't join "
                    r"collective #",
     # dumpSnapshot: "#S started ranks:" / "#S finished ranks:", then "[ranks] started OP" per collective
     "ds_snap": r"#(?P<seq>\d{1,18}) (?P<state>started|finished) ranks:",
-    "ds_item": r"\[(?P<ranks>[\d, ]{1,400})\] (?P<state>started|finished) (?P<op>[A-Z_]{2,40})\b",
+    "ds_item": r"\[(?P<ranks>[\d, ]{1,200})\] (?P<state>started|finished) (?P<op>[A-Z_]{2,40})\b",
     "c10d": r"distributed_c10d\.py",
     "dcp": r"torch/distributed/checkpoint/",
 }
