@@ -115,6 +115,20 @@ CASES = [
      "flash_attn seems to be not installed. Please refer to the documentation of "
      "https://huggingface.co/docs/transformers/perf_infer_gpu_one#flashattention-2 to install Flash Attention 2\n",
      "transformers.usage", r"attn_implementation='sdpa'"),
+    # https://github.com/wanghao9610/OV-DINO/issues/32 (no route to the Hub from the machine; settled: a proxy or
+    # a local copy)
+    ("hub-unreachable",
+     "OSError: We couldn't connect to 'https://huggingface.co' to load this file, couldn't find it in the cached files "
+     "and it looks like bert-base-uncased is not the path to a directory containing a file named config.json.\n"
+     "Checkout your internet connection or see how to run the library in offline mode at "
+     "'https://huggingface.co/docs/transformers/installation#offline-mode'.\n",
+     "transformers.hub", r"HF_HUB_OFFLINE=1"),
+    # https://github.com/huggingface/peft/issues/506 (Falcon's tokenizer returns token_type_ids; settled:
+    # return_token_type_ids=False)
+    ("generate-unused-kwargs",
+     "ValueError: The following `model_kwargs` are not used by the model: ['token_type_ids'] (note: typos in the "
+     "generate arguments will also show up in this list)\n",
+     "transformers.usage", r"return_token_type_ids=False"),
 ]
 
 

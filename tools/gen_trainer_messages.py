@@ -57,7 +57,11 @@ FILES = {
                      # lib-coverage: from_pretrained / save_pretrained, the tokenizers' __call__ / pad /
                      # apply_chat_template and the data collators
                      "transformers/modeling_utils.py", "transformers/tokenization_utils_base.py",
-                     "transformers/data/data_collator.py"],
+                     "transformers/data/data_collator.py",
+                     # the Hub download under every from_pretrained, the configs, generate(), the Trainer's optimizers
+                     "transformers/utils/hub.py", "transformers/configuration_utils.py",
+                     "transformers/generation/utils.py", "transformers/generation/configuration_utils.py",
+                     "transformers/trainer_optimizer.py"],
     # lib-coverage: PEFT's get_peft_model / PeftModel and its LoRA tuner (https://pypi.org/project/peft/, Apache-2.0)
     "peft": ["peft/peft_model.py", "peft/config.py", "peft/tuners/tuners_utils.py", "peft/tuners/lora/model.py",
              "peft/tuners/lora/config.py", "peft/utils/save_and_load.py"],
@@ -72,12 +76,13 @@ _VERSION = (r"requires? (?:PyTorch|torch|accelerate|transformers|deepspeed|`?tor
 # (rule, knowledge entry, {field: regex}); fields: where, text, level (raise | error | warning)
 # the lib-coverage modules (issue 18): the files read whole from this release on
 _WHOLE = (r"^(?:peft/|deepspeed/runtime/(?:engine|zero/stage_1_and_2|zero/stage3)\.py|"
-          r"transformers/(?:modeling_utils|tokenization_utils_base|data/data_collator)\.py)")
+          r"transformers/(?:modeling_utils|tokenization_utils_base|data/data_collator|utils/hub|configuration_utils|"
+          r"generation/utils|generation/configuration_utils|trainer_optimizer)\.py)")
 RULES = [
     # their internal invariants (the message asks for a bug report) and words another program prints the same
     # (torch's load_state_dict, Python's AttributeError): no family from these modules
     ("internal", None, {"where": _WHOLE, "text": r"open an issue|report the error|should not happen|shouldn't happen|"
-                                                 r"Something went wrong|should not be triggered|^Unexpected |"
+                                                 r"Something went wrong|should not be triggered|file an issue|^Unexpected |"
                                                  r"must be available here|is None$|raise an issue on Git[Hh]ub|"
                                                  r"more than 1 param in ipg bucket|extra-large param|"
                                                  r"either zero or only once|^%s != %s Cannot reduce scatter"}),
@@ -107,8 +112,13 @@ RULES = [
     ("tf-no-device", "transformers.precision_no_gpu", {"where": r"^transformers/", "text": r"Mixed precision training with AMP "
                                                                               r"[^\n]{0,200}can only be used on CUDA"}),
     ("tf-bf16", "cuda.bf16_unsupported", {"where": r"^transformers/", "text": r"doesn't support bf16/gpu"}),
+    # a local checkpoint's index (modeling_utils raised it before hub.py did): the folder, not the Hub
+    ("tf-hub-local", "transformers.usage", {"where": r"^transformers/utils/hub\.py",
+                                            "text": r"^Can't find a checkpoint index"}),
+    ("tf-hub", "transformers.hub", {"where": r"^transformers/utils/hub\.py", "level": r"raise|error"}),
     ("tf-usage", "transformers.usage", {"where": r"^transformers/(?:modeling_utils|tokenization_utils_base|"
-                                                 r"data/data_collator)\.py", "level": r"raise|error"}),
+                                                 r"data/data_collator|configuration_utils|generation/utils|"
+                                                 r"generation/configuration_utils)\.py", "level": r"raise|error"}),
     ("tf", "transformers.trainer", {"where": r"^transformers/", "level": r"raise|error"}),
     ("peft", "peft.usage", {"where": r"^peft/", "level": r"raise|error"}),
 ]
@@ -747,7 +757,7 @@ MSG_FIX += [
      "saved model, an unfinished download, or a path one level off.",
      ["point it at the folder that holds config.json and the weights (ls it); for a DeepSpeed ZeRO checkpoint run "
       "its zero_to_fp32.py and save_pretrained the result; for a Trainer checkpoint the checkpoint-N folder"]),
-    (r"^Can't load the model for '%s'|^Can't load tokenizer for '%s'",
+    (r"^Can't load the model for '%s'|^Can't load tokenizer for '%s'|^Can't load the configuration of '%s'",
      "from_pretrained could not find the model / tokenizer: the name is neither a local folder with the files nor "
      "a Hub repository this process can read (a typo, a local folder of the same name shadowing the Hub id, no "
      "network or HF_HUB_OFFLINE=1 with an empty cache, a gated / private repository without a token).",
@@ -857,6 +867,115 @@ MSG_FIX += [
     (r"^`token` and `use_auth_token` are both specified",
      "from_pretrained got the Hub token twice (use_auth_token is the old name).",
      ["pass only token=..."]),
+    # -- transformers/utils/hub.py (the Hub download every from_pretrained goes through; https://huggingface.co/docs/
+    # transformers/installation#offline-mode, https://huggingface.co/docs/huggingface_hub/guides/manage-cache)
+    (r"^We couldn't connect to '%s' to load|^There was a specific connection error when "
+     r"trying to load",
+     "transformers/utils/hub.py cached_files(): the Hub could not be reached and the files are not in the local "
+     "cache: compute nodes without internet (usual on clusters), a proxy / firewall, or HF_HOME pointing at an "
+     "empty cache on this node.",
+     ["download once where there is internet (huggingface-cli download <model id>, into an HF_HOME every node "
+      "mounts), then run the job with HF_HUB_OFFLINE=1 and the same HF_HOME; or pass the local folder path to "
+      "from_pretrained"]),
+    (r"is a gated repository\. Make sure to request access|^You are trying to access a gated repo",
+     "The model is gated on the Hub: this account has not been granted access, or the job runs without a token.",
+     ["request access on the model's page, then give the job a token: huggingface-cli login (its token file in "
+      "HF_HOME) or export HF_TOKEN=<token> in the job script"]),
+    (r"is not a local folder and is not a valid model identifier listed on|"
+     r"is not a local folder or a valid repository name on",
+     "from_pretrained got a name that is neither an existing local folder (a relative path resolved against the "
+     "job's working directory) nor a Hub repository this token can see (a typo, or a private repository).",
+     ["give the absolute path of the model folder, or the exact Hub id (owner/name); for a private repository "
+      "huggingface-cli login / HF_TOKEN"]),
+    (r"is not a valid git identifier \(branch name, tag name or commit id\)",
+     "from_pretrained(revision=...) names a branch, tag or commit the repository does not have.",
+     ["revision='main' or a commit / tag listed on the model page"]),
+    (r"^PermissionError at %s when downloading %s\. Check cache directory permissions",
+     "The Hugging Face cache folder is not writable by this user (a shared HF_HOME created by another user) or "
+     "another process holds its lock while downloading the same files.",
+     ["export HF_HOME to a folder this user owns (or fix the shared cache's group permissions); download once before "
+      "the launch instead of from every rank"]),
+    (r"^%s does not appear to have %s\. Checkout 'https://huggingface\.co/%s/tree/%s' for available files",
+     "The Hub repository (or the subfolder asked for) lacks the file from_pretrained looks for (config.json, the "
+     "weights, the tokenizer files).",
+     ["open the repository's file list (the message's link) and pass subfolder= / the repository that holds the "
+      "files"]),
+    (r"^`size` is not in a valid format\. Use an integer followed by the unit",
+     "save_pretrained(max_shard_size=...) got a size it cannot parse.",
+     ["max_shard_size='5GB' (an integer and a unit, the message's own form)"]),
+    # -- transformers/configuration_utils.py, generation/configuration_utils.py
+    (r"^It looks like the config file at '%s' is not a valid JSON file",
+     "config.json (or generation_config.json) is not JSON: a Git LFS pointer, an HTML error page saved in its "
+     "place, or a truncated download.",
+     ["download the model again (huggingface-cli download <id>, or delete it from the HF cache) and check the file "
+      "with python -m json.tool config.json"]),
+    (r"^`problem_type=\"single_label_classification\"` requires `num_labels > 1`",
+     "A sequence-classification config has one label with single_label_classification.",
+     ["num_labels=2 for binary classification, or problem_type='regression' (the message's own advice)"]),
+    (r"^The `output_attentions` attribute is not supported when using the `attn_implementation` set to",
+     "output_attentions=True needs the eager attention; the model runs sdpa / flash attention.",
+     ["from_pretrained(..., attn_implementation='eager') when attention weights are needed (the message's own "
+      "advice)"]),
+    (r"^The embed_dim \(%s\) is not a multiple of the number of attention heads",
+     "The model config's hidden size is not a multiple of num_attention_heads.",
+     ["choose hidden_size and num_attention_heads so that hidden_size % num_attention_heads == 0"]),
+    (r"^%s accepts only keyword arguments, but found `%s` positional args",
+     "A config class was called with positional arguments.",
+     ["pass keywords: Config(hidden_size=..., num_hidden_layers=...)"]),
+    # -- transformers/generation/utils.py (generate()), https://huggingface.co/docs/transformers/main_classes/text_generation
+    (r"^The following `model_kwargs` are not used by the model",
+     "generate() got keyword arguments the model's forward does not take: a typo in a generation argument, or a "
+     "tokenizer output key the model has no input for (token_type_ids for most decoder-only models).",
+     ["pass only what the model takes: model.generate(input_ids=enc['input_ids'], attention_mask="
+      "enc['attention_mask'], ...) or tokenizer(..., return_token_type_ids=False); fix the misspelt argument"]),
+    (r"^Greedy methods \(do_sample != True\) without beam search do not support `num_return_sequences`|"
+     r"^`num_return_sequences` \(%s\) has to be smaller or equal to `num_beams`|"
+     r"^num_return_sequences has to be 1 when doing assisted generate",
+     "generate(num_return_sequences=n) needs sampling or at least n beams.",
+     ["do_sample=True (with temperature / top_p) or num_beams >= num_return_sequences"]),
+    (r"^`max_new_tokens` must be greater than 0|^`early_stopping` must be a boolean or 'never'|"
+     r"^Argument `%s` is not a valid argument of `GenerationConfig`|^GenerationConfig is invalid|"
+     r"^Invalid `cache_implementation`|^Invalid value for `do_sample`",
+     "A generation setting is outside what GenerationConfig takes (the message names it), or was put in "
+     "GenerationConfig though it is an argument of generate().",
+     ["max_new_tokens >= 1, do_sample True/False, early_stopping True/False/'never', cache_implementation one the "
+      "message lists; pass non-config arguments to generate() directly (the message's own advice)"]),
+    (r"^`streamer` cannot be used with beam search",
+     "generate(streamer=...) works with num_beams=1 only.",
+     ["num_beams=1 when streaming (the message's own advice)"]),
+    (r"^`attention_mask` passed to `generate` must be 2D|^inputs must be a 1D or 2D tensor|"
+     r"^You passed `inputs_embeds` and `input_ids` to `\.generate\(\)`|^`inputs`: %s` were passed alongside",
+     "generate() got inputs of the wrong shape, or the same input twice (inputs and input_ids, input_ids and "
+     "inputs_embeds).",
+     ["pass input_ids (batch, seq) and a 2-D attention_mask from the tokenizer (return_tensors='pt'), one input "
+      "form only"]),
+    (r"^`bos_token_id` has to be defined when no `input_ids` are provided|"
+     r"^`decoder_start_token_id` or `bos_token_id` has to be defined",
+     "generate() got no input_ids and the generation config has no start token to begin from.",
+     ["pass input_ids (the prompt), or set model.generation_config.bos_token_id / decoder_start_token_id"]),
+    (r"requires `trust_remote_code=True` in your `generate` call",
+     "generate(custom_generate=...) loads code from the Hub and needs trust_remote_code.",
+     ["generate(..., trust_remote_code=True) if you trust that repository (the message's own advice)"]),
+    (r"^There are one or more stop strings, either in the arguments to `generate`",
+     "stop_strings need the tokenizer to find them in the output.",
+     ["generate(..., stop_strings=[...], tokenizer=tokenizer)"]),
+    (r"^You have modified the pretrained model configuration to control generation",
+     "Generation parameters were set on model.config, which generate() no longer reads.",
+     ["set them on model.generation_config (or pass them to generate())"]),
+    # -- transformers/trainer_optimizer.py (TrainingArguments(optim=...))
+    (r"^Layer-?wise %s does not support (?:DDP|gradient accumulation)",
+     "A layer-wise optimizer (GaLore / APOLLO *_layerwise) steps inside backward, so it works in one process and "
+     "without gradient accumulation.",
+     ["the non-layerwise optim (e.g. galore_adamw), or one process with gradient_accumulation_steps=1"]),
+    (r"^You need to define `optim_target_modules` to use %s optimizers|^`optim_target_modules` must be a list|"
+     r"^No target modules found for %s",
+     "TrainingArguments(optim='galore_*' / 'apollo_*') needs optim_target_modules naming the layers it projects.",
+     ["optim_target_modules=['attn', 'mlp'] (names or a regex matching modules of print(model)), or "
+      "'all-linear'"]),
+    (r"^You need to install `[\w-]+` in order to use|^Please install grokadamw|^Please install https://github\.com/"
+     r"pytorch/torchdistx",
+     "TrainingArguments(optim=...) names an optimizer from a package that is not installed.",
+     ["pip install the package the message names in the job's environment, or another optim (adamw_torch)"]),
     # -- peft (peft/tuners/tuners_utils.py, tuners/lora/, peft_model.py, config.py)
     (r"^Target modules %s not found in the base model",
      "peft/tuners/tuners_utils.py inject_adapter(): no module of the base model matches LoraConfig.target_modules "
