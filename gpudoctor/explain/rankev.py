@@ -69,6 +69,8 @@ FRAME_SPAN = 48  # lines after a 'Stack trace of the failed collective:' header 
 
 # roots that name the symptom, not the bug: what this module may answer instead
 SYMPTOMS = ("nccl.timeout", "rendezvous.store_timeout", "torch.c10d_error", "nccl.hang")
+_SYMPTOM_SAY = {"nccl.timeout": "watchdog timeout", "rendezvous.store_timeout": "store timeout",
+                "torch.c10d_error": "c10d error", "nccl.hang": "hang"}
 
 # torch functions whose frames say where a rank was (torch/distributed/utils.py, nn/parallel/distributed.py,
 # distributed/fsdp/_runtime_utils.py, _init_utils.py, _flat_param.py, fsdp/_fully_shard/_fsdp_collectives.py)
@@ -602,8 +604,7 @@ def judge(result, scan, kb):
     note = ("How sure: %s. Read from what each rank printed (line%s %s): the cause below is where the ranks "
             "disagree; the %s is its symptom." % (got["sure"], "s" if len(lines) > 1 else "",
                                                    ", ".join(str(n) for n in lines[:6]),
-                                                   "watchdog timeout" if root["id"] == "nccl.timeout"
-                                                   else _clip(root["title"], 80)))
+                                                   _SYMPTOM_SAY.get(root["id"], "timeout")))
     entry = kb.by_id.get(got["entry"]) if got["entry"] else None
     if entry is None or entry["id"] == root["id"]:
         root["causes"].insert(0, _cause(got))
