@@ -83,6 +83,20 @@ CASES = [
      "[rank3]:     raise RuntimeError(\n"
      "[rank3]: RuntimeError: none of output has requires_grad=True, this checkpoint() is not necessary\n",
      "torch.usage", r"use_reentrant"),
+    # https://github.com/pytorch/pytorch/issues/42654 (COCO annotations of different lengths through default_collate)
+    ("collate-unequal-sizes",
+     "  File \"python3.7/site-packages/torch/utils/data/_utils/collate.py\", line 82, in default_collate\n"
+     "    raise RuntimeError('each element in list of batch should be of equal size')\n"
+     "RuntimeError: each element in list of batch should be of equal size\n",
+     "torch.usage", r"collate_fn"),
+    # https://github.com/zhang-can/ECO-pytorch/issues/51 (the model left on the CPU under nn.DataParallel)
+    ("dataparallel-model-on-cpu",
+     "  File \"/data3/yjx/venv_eco/lib/python3.5/site-packages/torch/nn/parallel/data_parallel.py\", line 146, in "
+     "forward\n"
+     "    \"them on device: {}\".format(self.src_device_obj, t.device))\n"
+     "RuntimeError: module must have its parameters and buffers on device cuda:1 (device_ids[0]) but found one of "
+     "them on device: cpu\n",
+     "torch.usage", r"model\.to\('cuda:0'\)"),
 
     # tools/gen_trainer_messages.py's whole modules: transformers' tokenizer, PEFT, DeepSpeed's engine
     # https://github.com/huggingface/trl/issues/466 (GPT-2's tokenizer has no pad token; settled: pad = eos)
@@ -142,3 +156,22 @@ def test_module_texts_get_their_own_fix(kb, name, text, family, fix):
 def test_any_programs_index_error_is_no_torch_finding(kb):
     doc = explain.explain_text("IndexError: index 7 is out of range\nepoch 3 loss 0.41\n", kb)
     assert "torch.usage" not in [f["id"] for f in doc["findings"]]
+
+
+def test_the_same_collate_error_in_a_worker_keeps_the_worker_family_with_the_collate_cause_first(kb):
+    # https://github.com/davidhalladay/Frido/issues/9 (raised in a DataLoader worker: usercode.toml's worker entry
+    # stays the root, and its collate cause, told by the collate_fn frame, comes first)
+    text = (
+        "RuntimeError: Caught RuntimeError in DataLoader worker process 0.\n"
+        "Original Traceback (most recent call last):\n"
+        "  File \"/usr/local/lib/python3.8/dist-packages/torch/utils/data/_utils/worker.py\", line 302, in _worker_loop\n"
+        "    data = fetcher.fetch(index)\n"
+        "  File \"/usr/local/lib/python3.8/dist-packages/torch/utils/data/_utils/fetch.py\", line 61, in fetch\n"
+        "    return self.collate_fn(data)\n"
+        "  File \"/usr/local/lib/python3.8/dist-packages/torch/utils/data/_utils/collate.py\", line 139, in collate\n"
+        "    raise RuntimeError('each element in list of batch should be of equal size')\n"
+        "RuntimeError: each element in list of batch should be of equal size\n"
+    )
+    root = assert_root(explain.explain_text(text, kb), verdict="root_cause",
+                       entry="usercode.dataloader_worker_exception")
+    assert "collate_fn" in " ".join(root["causes"][0]["fix"]), root["causes"][0]

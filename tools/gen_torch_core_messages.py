@@ -62,7 +62,12 @@ PY_FILES = ["serialization.py", "_weights_only_unpickler.py", "nn/modules/module
             "nn/functional.py", "nn/modules/container.py", "nn/modules/conv.py", "nn/modules/batchnorm.py",
             "nn/modules/activation.py", "nn/modules/linear.py", "nn/modules/sparse.py", "nn/utils/clip_grad.py",
             "optim/optimizer.py", "optim/adam.py", "optim/adamw.py", "optim/sgd.py", "optim/lr_scheduler.py",
-            "utils/checkpoint.py", "cuda/graphs.py", "utils/data/dataset.py"]
+            "utils/checkpoint.py", "cuda/graphs.py", "utils/data/dataset.py",
+            # and the recurrent / transformer layers, the losses, GroupNorm, packed sequences, DataParallel and
+            # the DataLoader's default collate function
+            "nn/modules/rnn.py", "nn/utils/rnn.py", "nn/modules/transformer.py", "nn/modules/loss.py",
+            "nn/modules/normalization.py", "nn/parallel/data_parallel.py", "utils/data/_utils/collate.py",
+            "nn/attention/__init__.py"]
 LIBS = ["lib/libc10.so", "lib/libc10_cuda.so", "lib/libtorch_cpu.so"]
 # an --older release's libraries (the allocator's wording before c10/core/AllocatorConfig.cpp; libtorch_cpu.so's
 # JOINS read the same in those releases)
@@ -182,7 +187,8 @@ RULES = [
     # the DataLoader's pin-memory thread (its workers' messages are gen_torch_messages' usercode sites)
     ("pin-thread", "usercode.dataloader_killed", {"text": r"^Pin memory thread exited unexpectedly"}),
     # the rest: an argument or state check of the API; its message names what to change
-    ("usage", "torch.usage", {"where": r"^torch/(?:nn/modules|nn/functional|nn/utils|optim|autograd|utils/data|"
+    ("usage", "torch.usage", {"where": r"^torch/(?:nn/modules|nn/functional|nn/utils|nn/parallel|nn/attention|optim|"
+                                       r"autograd|utils/data|"
                                        r"utils/checkpoint|cuda|amp)\b", "level": r"raise"}),
 ]
 
@@ -1142,6 +1148,79 @@ MSG_FIX = [
     (r"^Tensor cached during selective activation checkpoint has been mutated",
      "Selective activation checkpointing cached an op's output and an in-place op changed it before backward.",
      ["replace the in-place op after it (x.add_(y) -> x = x + y), or mark that op MUST_RECOMPUTE in the policy"]),
+    # -- torch/nn/modules/rnn.py, nn/utils/rnn.py (https://pytorch.org/docs/stable/generated/torch.nn.LSTM.html)
+    (r"^input\.size\(-1\) must be equal to input_size",
+     "An RNN / LSTM / GRU was built for input_size features and the input's last dimension differs (often the "
+     "batch and sequence dimensions swapped: inputs are (L, N, H_in) unless batch_first=True).",
+     ["nn.LSTM(input_size=x.shape[-1], hidden_size=..., batch_first=True) for (batch, seq, feature) inputs, or "
+      "x.permute(1, 0, 2)"]),
+    (r"^input must have %s dimensions, got %s|^(?:RNN|LSTM|GRU): Expected input to be 2D or 3D|"
+     r"^For (?:batched 3-D|unbatched 2-D) input, hx should also be|^(?:RNN|LSTM|GRU)Cell: Expected "
+     r"(?:input|hidden|hx\[%s\]) to be 1D or 2D",
+     "An RNN layer got an input or initial hidden state of the wrong rank: input (L, N, H_in) or (N, L, H_in) "
+     "with batch_first, h0 (num_layers * num_directions, N, H_out); the cells take (N, H).",
+     ["reshape the input (x.unsqueeze(0) for one sequence) and build h0 with "
+      "torch.zeros(num_layers * num_directions, batch, hidden_size)"]),
+    (r"^RNN input dtype \(%s\) does not match weight dtype|^input must have the type %s, got type",
+     "An RNN got an input of another dtype than its weights (float64 from NumPy, or half weights with float input).",
+     ["input.to(model dtype) or model.to(input dtype) (the message's own advice); torch.from_numpy(a).float()"]),
+    (r"^dropout should be a number in range \[0, 1\]|^(?:bias|batch_first|input_size|hidden_size) should be of type|"
+     r"^(?:input_size|hidden_size|num_layers) must be greater than zero|^proj_size (?:should be|has to be|argument)|"
+     r"^Unknown nonlinearity",
+     "An RNN / LSTM / GRU constructor argument is out of range or of the wrong type.",
+     ["nn.LSTM(input_size=int, hidden_size=int > 0, num_layers >= 1, dropout in [0, 1], batch_first=True/False); "
+      "proj_size only for LSTM and below hidden_size"]),
+    (r"^Expected total_length to be at least the length of the longest sequence",
+     "pad_packed_sequence(total_length=...) is shorter than the longest sequence in the batch.",
+     ["total_length = the padded input's length (x.size(1) with batch_first), as the docs advise under "
+      "DataParallel"]),
+    (r"^batch_sizes should always be on CPU",
+     "A PackedSequence was built by hand or with lengths on the GPU.",
+     ["pack_padded_sequence(x, lengths.cpu(), batch_first=True, enforce_sorted=False)"]),
+    # -- torch/nn/parallel/data_parallel.py (https://pytorch.org/docs/stable/generated/torch.nn.DataParallel.html)
+    (r"^module must have its parameters and buffers on device %s \(device_ids\[0\]\)",
+     "nn.DataParallel needs the model on its first device (device_ids[0]) before the forward; part of it was on "
+     "the CPU or another GPU.",
+     ["model.to('cuda:0') (the first of device_ids, counted inside CUDA_VISIBLE_DEVICES) before or right after "
+      "wrapping; better DistributedDataParallel with one process per GPU"]),
+    (r"^no available devices were found|^device type could not be determined",
+     "nn.DataParallel found no GPU to replicate on (CUDA not available to the process).",
+     ["python -c 'import torch; print(torch.cuda.is_available(), torch.cuda.device_count())'; run without "
+      "DataParallel on CPU"]),
+    # -- torch/utils/data/_utils/collate.py (default_collate; https://pytorch.org/docs/stable/data.html#dataloader-collate-fn)
+    (r"^each element in list of batch should be of equal size",
+     "The DataLoader's default_collate got samples whose lists / sequences differ in length (text or token lists "
+     "of varying length, a variable number of boxes) and cannot stack them.",
+     ["pad in a collate_fn: DataLoader(..., collate_fn=lambda b: torch.nn.utils.rnn.pad_sequence(...)) (or "
+      "transformers' DataCollatorWithPadding), or make every sample the same length"]),
+    (r"^default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists",
+     "The DataLoader's default_collate got a sample element it cannot batch (None from a failed load, a PIL image "
+     "without ToTensor, a string array or a custom object).",
+     ["return tensors from __getitem__ (transforms.ToTensor() for images), drop samples that load as None, or "
+      "pass a collate_fn that handles that type"]),
+    (r"^Batches of (?:nested|sparse) tensors are not currently supported by the default collate_fn",
+     "default_collate cannot batch nested or sparse tensors.",
+     ["pass a custom collate_fn (the message's own advice)"]),
+    # -- torch/nn/modules/transformer.py, loss.py, normalization.py, nn/attention/__init__.py
+    (r"^the batch number of src and tgt must be equal|^the feature number of src and tgt must be equal to d_model|"
+     r"^activation should be relu/gelu",
+     "nn.Transformer got src / tgt whose batch or feature sizes differ (inputs are (S, N, E) unless "
+     "batch_first=True), or an activation other than relu / gelu.",
+     ["nn.Transformer(d_model=E, batch_first=True) for (batch, seq, E) inputs; both src and tgt with the same "
+      "batch and last dimension d_model"]),
+    (r"^expected label_smoothing to be in range \[0, 1\]|^expected weight shape to be %s",
+     "nn.CrossEntropyLoss got label_smoothing outside [0, 1] or class weights of another shape than (C,).",
+     ["CrossEntropyLoss(weight=torch.tensor([w_0, ..., w_{C-1}]), label_smoothing=0.1)"]),
+    (r"^TripletMarginLoss: expected margin|^TripletMarginWithDistanceLoss: expected margin|"
+     r"^MultiMarginLoss: expected weight|^delta must be a float or int",
+     "A loss module got a margin <= 0, a weight that is not 1-D, or a non-number delta.",
+     ["margin > 0; weight a 1-D tensor of C values; HuberLoss(delta=1.0)"]),
+    (r"^num_channels (?:\(%s\) )?must be divisible by num_groups",
+     "nn.GroupNorm(num_groups, num_channels): the channels must split into equal groups.",
+     ["pick num_groups that divides num_channels (e.g. 32 for 256 channels)"]),
+    (r"^Backend must be an instance of SDPBackend",
+     "torch.nn.attention.sdpa_kernel() got something other than SDPBackend values.",
+     ["with sdpa_kernel(SDPBackend.FLASH_ATTENTION): ... (or a list of SDPBackend members)"]),
     # -- torch/cuda/graphs.py (https://pytorch.org/docs/stable/notes/cuda.html#cuda-graphs)
     (r"^make_graphed_callables does not support the autocast caching",
      "torch.cuda.make_graphed_callables ran under torch.autocast with its weight cache on.",
@@ -1192,7 +1271,7 @@ OWN_CONTEXT = [(re.compile(r"^Unsupported class %s$|^Trying to instantiate unsup
                 r"(?:WeightsUnpickler error: |UnpicklingError: )"),
                # TensorDataset / StackDataset's asserts (torch/utils/data/dataset.py): AssertionError's own line
                (re.compile(r"^Size mismatch between (?:tensors|datasets)$"), r"AssertionError: ")]
-_NAME_MSG = re.compile(r"(?:MESSAGE|WARNING|WARN)$")
+_NAME_MSG = re.compile(r"(?:MESSAGE|WARNING|WARN)$|_err_msg_format$")  # collate.py's default_collate_err_msg_format
 _MSG_FUNC = re.compile(r"_message$|_msg$")
 
 
