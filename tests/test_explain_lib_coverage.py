@@ -123,6 +123,15 @@ CASES = [
      "line 1505, in _configure_zero_optimizer\n"
      "AssertionError: zero stage 2 requires an optimizer\n",
      "deepspeed.usage", r"optimizer="),
+    # https://github.com/THUDM/GLM/issues/111 (torch.distributed.init_process_group used, DeepSpeed's backend unset;
+    # settled: deepspeed.init_distributed)
+    ("deepspeed-comm-not-initialized",
+     "  File \"/usr/local/conda/envs/llm_fine_tune/lib/python3.8/site-packages/deepspeed/comm/comm.py\", line 575, "
+     "in get_rank\n"
+     " assert cdb is not None and cdb.is_initialized(), 'DeepSpeed backend not set, please initialize it using "
+     "init_process_group()'\n"
+     "AssertionError: DeepSpeed backend not set, please initialize it using init_process_group()\n",
+     "deepspeed.usage", r"deepspeed\.init_distributed\(\)"),
     # https://github.com/hiyouga/EasyR1/issues/384 (flash_attention_2 without the flash-attn package)
     ("flash-attn-missing",
      "ImportError: FlashAttention2 has been toggled on, but it cannot be used due to the following error: the package "

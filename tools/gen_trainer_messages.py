@@ -49,7 +49,10 @@ FILES = {
                   # lib-coverage (issue 18): the engine and ZeRO optimizers a training script calls
                   # (deepspeed.initialize -> DeepSpeedEngine; engine.backward / step / save_checkpoint)
                   "deepspeed/runtime/engine.py", "deepspeed/runtime/zero/stage_1_and_2.py",
-                  "deepspeed/runtime/zero/stage3.py"],
+                  "deepspeed/runtime/zero/stage3.py",
+                  # deepspeed.comm (init_distributed), zero.Init / GatheredParameters, zero_to_fp32
+                  "deepspeed/comm/comm.py", "deepspeed/runtime/zero/partition_parameters.py",
+                  "deepspeed/utils/zero_to_fp32.py"],
     "accelerate": ["accelerate/accelerator.py", "accelerate/utils/dataclasses.py", "accelerate/utils/bnb.py",
                    "accelerate/utils/deepspeed.py"],
     "transformers": ["transformers/trainer.py", "transformers/training_args.py",
@@ -75,7 +78,8 @@ _VERSION = (r"requires? (?:PyTorch|torch|accelerate|transformers|deepspeed|`?tor
             r"Requires accelerate|requires `?accelerate>|deepspeed >= %s|deepspeed>=%s")
 # (rule, knowledge entry, {field: regex}); fields: where, text, level (raise | error | warning)
 # the lib-coverage modules (issue 18): the files read whole from this release on
-_WHOLE = (r"^(?:peft/|deepspeed/runtime/(?:engine|zero/stage_1_and_2|zero/stage3)\.py|"
+_WHOLE = (r"^(?:peft/|deepspeed/runtime/(?:engine|zero/stage_1_and_2|zero/stage3|zero/partition_parameters)\.py|"
+          r"deepspeed/(?:comm/comm|utils/zero_to_fp32)\.py|"
           r"transformers/(?:modeling_utils|tokenization_utils_base|data/data_collator|utils/hub|configuration_utils|"
           r"generation/utils|generation/configuration_utils|trainer_optimizer)\.py)")
 RULES = [
@@ -85,7 +89,11 @@ RULES = [
                                                  r"Something went wrong|should not be triggered|file an issue|^Unexpected |"
                                                  r"must be available here|is None$|raise an issue on Git[Hh]ub|"
                                                  r"more than 1 param in ipg bucket|extra-large param|"
-                                                 r"either zero or only once|^%s != %s Cannot reduce scatter"}),
+                                                 r"either zero or only once|^%s != %s Cannot reduce scatter|"
+                                                 r"^expect(?:ed)? param|numels out of %s - something is wrong|"
+                                                 r"Cannot partition a param in flight|^No buffer to accumulate|"
+                                                 r"should match the size of param|is not yet defined$|"
+                                                 r"aligned size %s does not match|parameter alignment paddings"}),
     ("foreign-wording", None, {"where": _WHOLE, "text": r"^Error\(s\) in loading state_dict|^'%s' object has no "
                                                         r"attribute|^%s has no attribute %s$"}),
     ("version", "code.package_too_old", {"text": _VERSION}),
@@ -97,7 +105,8 @@ RULES = [
                                                                 r"the following accelerate config variables will be "
                                                                 r"ignored|neither `hidden_size` nor `hidden_sizes`"}),
     # the engine's and the ZeRO optimizers' checks of the call (lib-coverage): not the config file's keys
-    ("ds-usage", "deepspeed.usage", {"where": r"^deepspeed/runtime/(?:engine|zero/stage_1_and_2|zero/stage3)\.py"}),
+    ("ds-usage", "deepspeed.usage", {"where": r"^deepspeed/(?:runtime/(?:engine|zero/stage_1_and_2|zero/stage3|"
+                                               r"zero/partition_parameters)|comm/comm|utils/zero_to_fp32)\.py"}),
     ("ds-config", "deepspeed.config", {"where": r"^deepspeed/runtime/"}),
     ("acc-quantized", "accelerate.quantized_distributed", {"where": r"^accelerate/accelerator\.py",
                                                            "text": r"8-bit (?:or 4-bit )?precision|device_map='auto'|"
@@ -1120,6 +1129,53 @@ MSG_FIX += [
     (r"^ZeRO-3 elastic checkpointing is deprecated and unsupported|^ZeRO-3 does not yet support elastic checkpointing",
      "The DeepSpeed config enables elastic checkpointing with ZeRO-3.",
      ["\"zero_optimization\": {\"elastic_checkpoint\": false}; for another GPU count use Universal Checkpointing"]),
+    # -- deepspeed/comm/comm.py, utils/zero_to_fp32.py, runtime/zero/partition_parameters.py (zero.Init,
+    # GatheredParameters; https://deepspeed.readthedocs.io/en/latest/zero3.html)
+    (r"^DeepSpeed backend not set, please initialize it using init_process_group|"
+     r"^Distributed backend is not initialized\. Please set dist_init_required|"
+     r"^Parameters cannot be scattered without initializing deepspeed\.comm",
+     "A deepspeed.comm call (or deepspeed.zero.Init partitioning a model) ran before DeepSpeed's process group "
+     "existed: the model was built under ZeRO-3 (zero.Init, or from_pretrained with a ZeRO-3 config) before "
+     "deepspeed.init_distributed / deepspeed.initialize, the code set up torch.distributed.init_process_group itself "
+     "(DeepSpeed's own backend stays unset), or the script was not started by a launcher.",
+     ["call deepspeed.init_distributed() first, in place of torch.distributed.init_process_group "
+      "(deepspeed.initialize(..., dist_init_required=True) for the engine); "
+      "with the HF Trainer create TrainingArguments(deepspeed=...) before from_pretrained; start with deepspeed / "
+      "torchrun"]),
+    (r"^MPI rank %s does not match torch rank|^MPI world size %s does not match torch world size",
+     "deepspeed.init_distributed(auto_mpi_discovery) found MPI's rank / size different from RANK / WORLD_SIZE "
+     "in the environment (two launchers, or variables set by hand).",
+     ["start with one launcher and let it set the variables (mpirun without exporting RANK / WORLD_SIZE, or "
+      "deepspeed / torchrun without mpirun)"]),
+    (r"^can't find model states file at|^can't find %s files in directory|^Unable to find 'latest' file at|"
+     r"^Directory '%s' doesn't exist|is not a zero checkpoint$|is not a model state checkpoint$|^unknown zero stage",
+     "zero_to_fp32.py (or get_fp32_state_dict_from_zero_checkpoint) was pointed at a folder that is not a DeepSpeed "
+     "ZeRO checkpoint: the folder must hold 'latest' and the global_stepN subfolder with *_model_states.pt and "
+     "*_optim_states.pt.",
+     ["python zero_to_fp32.py <checkpoint dir with 'latest'> <output> (or --tag global_stepN when 'latest' is "
+      "missing); with the HF Trainer the dir is output_dir/checkpoint-N"]),
+    (r"^Expected %s of '\*_optim_states\.pt' under '%s' but found %s files",
+     "The ZeRO checkpoint holds another number of optimizer-state shards than the world size it records: an "
+     "interrupted save, shards of two runs in one folder, or files copied in part.",
+     ["use a complete checkpoint (another global_stepN / tag), or copy the whole folder again; save to a fresh "
+      "folder per run"]),
+    (r"^Cannot free a ZeRO-3 parameter while it is still active in submodules|"
+     r"^Detected in-place modification of ZeRO-3 parameters inside GatheredParameters with modifier_rank=None|"
+     r"^Parameter %s is on %s but broadcast requires it to be on %s",
+     "ZeRO-3 parameters were changed inside deepspeed.zero.GatheredParameters without modifier_rank (each rank "
+     "changed its own copy), or moved off the GPU inside it.",
+     ["with deepspeed.zero.GatheredParameters(params, modifier_rank=0): modify on rank 0 (the message's own "
+      "advice), keeping the parameters on the accelerator"]),
+    (r"\"offload_param\" must be defined in DeepSpeed Config if remote device|"
+     r"\"nvme_path\" in DeepSpeed Config cannot be None|^'device' in DeepSpeed Config cannot be %s if remote device",
+     "deepspeed.zero.Init(remote_device=...) asks for parameter offload that the config's offload_param section "
+     "does not set up (no section, device mismatch, no nvme_path for NVMe).",
+     ["\"zero_optimization\": {\"offload_param\": {\"device\": \"cpu\" (or \"nvme\" with \"nvme_path\": ...)}} "
+      "matching remote_device, or zero.Init without remote_device"]),
+    (r"^Invalid data type %s, allowed values are \[torch\.half, torch\.bfloat16, torch\.float\]|"
+     r"^bfloat16 and fp16 cannot be enabled at once",
+     "deepspeed.zero.Init got a dtype other than half / bfloat16 / float, or a config with fp16 and bf16 both on.",
+     ["zero.Init(dtype=torch.bfloat16) (or from the config's bf16 / fp16 section, only one of them enabled)"]),
     (r"^allgather_bucket_size must be a multiple of nccl_start_alignment_factor",
      "zero_optimization.allgather_bucket_size is not a multiple of the alignment NCCL needs.",
      ["a round bucket size: \"allgather_bucket_size\": 500000000 (an integer multiple of the factor in the message)"]),
