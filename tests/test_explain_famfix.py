@@ -307,3 +307,19 @@ def test_pin_memory_of_a_cuda_batch():
     res, root = _root("RuntimeError: Expected all tensors to be on the same device, but found at least two devices, "
                       "cuda:0 and cpu!\n")
     assert "pin_memory=False" not in fixes(root)
+
+
+def test_no_slurm_conf_on_this_host():
+    # SchedMD/slurm src/common/parse_config.c s_p_parse_file: "cannot stat file %s: %m, retrying in 1sec up to 60sec"
+    # (before 57aca70598: "unable to status file %s: %m, ...")
+    for line in ("sbatch: error: s_p_parse_file: cannot stat file /etc/slurm/slurm.conf: No such file or directory, "
+                 "retrying in 1sec up to 60sec\n",
+                 "sbatch: error: s_p_parse_file: unable to status file /etc/slurm/slurm.conf: No such file or "
+                 "directory, retrying in 1sec up to 60sec\n"):
+        res, root = _root(line)
+        assert root["id"] == "slurm.conf_mismatch", line
+        assert root["causes"][0]["text"].startswith("The host finds no slurm.conf")
+    # another configuration file is not this entry
+    res, root = _root("slurmd: error: s_p_parse_file: cannot stat file /etc/slurm/gres.conf: No such file or directory, "
+                      "retrying in 1sec up to 60sec\n")
+    assert root is None or root["id"] != "slurm.conf_mismatch"
