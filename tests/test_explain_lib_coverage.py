@@ -132,6 +132,18 @@ CASES = [
      "init_process_group()'\n"
      "AssertionError: DeepSpeed backend not set, please initialize it using init_process_group()\n",
      "deepspeed.usage", r"deepspeed\.init_distributed\(\)"),
+    # https://github.com/OptimalScale/LMFlow/issues/470 (transformers' AdamW under ZeRO-Offload)
+    ("deepspeed-offload-client-optimizer",
+     "  File \"/home/mahongli/anaconda3/envs/lmflow/lib/python3.9/site-packages/deepspeed/runtime/engine.py\", line "
+     "1281, in _configure_optimizer\n"
+     "    raise ZeRORuntimeException(msg)\n"
+     "deepspeed.runtime.zero.utils.ZeRORuntimeException: You are using ZeRO-Offload with a client provided optimizer "
+     "(<class 'transformers.optimization.AdamW'>) which in most cases will yield poor performance. Please either use "
+     "deepspeed.ops.adam.DeepSpeedCPUAdam or set an optimizer in your ds-config "
+     "(https://www.deepspeed.ai/docs/config-json/#optimizer-parameters). If you really want to use a custom optimizer "
+     "w. ZeRO-Offload and understand the performance impacts you can also set <\"zero_force_ds_cpu_optimizer\": "
+     "false> in your configuration file.\n",
+     "deepspeed.usage", r"DeepSpeedCPUAdam"),
     # https://github.com/hiyouga/EasyR1/issues/384 (flash_attention_2 without the flash-attn package)
     ("flash-attn-missing",
      "ImportError: FlashAttention2 has been toggled on, but it cannot be used due to the following error: the package "

@@ -985,6 +985,139 @@ MSG_FIX += [
      r"pytorch/torchdistx",
      "TrainingArguments(optim=...) names an optimizer from a package that is not installed.",
      ["pip install the package the message names in the job's environment, or another optim (adamw_torch)"]),
+    # -- deepspeed/runtime/engine.py, zero/stage_1_and_2.py, zero/stage3.py: more of their checks (lib-coverage 6)
+    (r"^Loss scaling is required for this configuration, but backward\(\) was called directly",
+     "loss.backward() was called on a DeepSpeed model with fp16 loss scaling: the loss was never scaled.",
+     ["engine.backward(loss), or engine.scale(loss).backward() (the message's own advice)"]),
+    (r"^You are using ZeRO-Offload with a client provided optimizer",
+     "ZeRO-Offload (offload_optimizer: cpu) got a client torch optimizer, which runs slowly on the CPU; DeepSpeed "
+     "refuses it by default.",
+     ["use deepspeed.ops.adam.DeepSpeedCPUAdam or an \"optimizer\" section in the config; or set "
+      "\"zero_force_ds_cpu_optimizer\": false to keep it (the message's own advice)"]),
+    (r"^The deprecated version of ZeRO Stage 1 is not supported in deepspeed >= 0\.5\.9",
+     "The config asks for the pre-0.5.9 ZeRO stage 1 implementation (a config written for an old DeepSpeed).",
+     ["drop the old stage-1 options and use \"zero_optimization\": {\"stage\": 1}, or the DeepSpeed release the "
+      "config was written for (the message's own advice)"]),
+    (r"^Training data must be a torch Dataset",
+     "deepspeed.initialize(training_data=...) got something that is not a torch.utils.data.Dataset (a DataLoader "
+     "or a list).",
+     ["pass the Dataset (DeepSpeed builds the loader), or leave training_data out and iterate your own DataLoader"]),
+    (r"^unsupported mix of model_dtype=%s and grad_accum_dtype=%s|^unsupported mix of model dtype and gradient "
+     r"accumulation type|^Bfloat16 wrapper must use a gradient accumulation type of fp32|"
+     r"^data_types\.param_dtype='%s' conflicts with the enabled precision mode",
+     "The config's data_types (grad_accum_dtype / param_dtype) do not fit the enabled precision (bf16 / fp16) and "
+     "ZeRO stage.",
+     ["\"data_types\": {\"grad_accum_dtype\": \"fp32\"} with bf16 (or omit data_types); param_dtype only matching "
+      "the enabled fp16 / bf16 section (the message's own advice)"]),
+    (r"^DeepSpeed %s optimizer requires dynamic loss scaling",
+     "A DeepSpeed optimizer (1-bit Adam, Lamb ...) needs fp16's dynamic loss scaling and the config fixes the "
+     "scale.",
+     ["\"fp16\": {\"enabled\": true, \"loss_scale\": 0} (0 = dynamic)"]),
+    (r"^Amp and ZeRO are not currently compatible|^Cannot enable both amp with|^Model data type and gradient "
+     r"accumulation data type must be equal to use Amp|^Unable to import apex/amp",
+     "The config enables NVIDIA Apex amp together with ZeRO or fp16 / bf16, or Apex is missing.",
+     ["drop the \"amp\" section and use \"fp16\" / \"bf16\" (DeepSpeed's own mixed precision)"]),
+    (r"^(?:1bit-Adam|0/1 Adam|1bit-Lamb) is not compatible with ZeRO",
+     "The 1-bit / 0-1 optimizers of DeepSpeed cannot be combined with ZeRO.",
+     ["\"zero_optimization\": {\"stage\": 0} with them, or Adam / Lamb with ZeRO"]),
+    (r"^%s is enabled but the following parameters have dtype that is not %s",
+     "fp16 / bf16 is enabled but some parameters have another dtype (the model was cast by hand, or modules were "
+     "added after deepspeed.zero.Init).",
+     ["leave the casting to DeepSpeed (do not .half() / .bfloat16() parts of the model yourself), or build the "
+      "whole model inside zero.Init(config_dict_or_path=ds_config)"]),
+    (r"^zero_optimization\.compute_grad_norm=false (?:requires gradient_clipping=0|does not support)|"
+     r"^Cannot load a checkpoint with gradient clipping into zero_optimization\.compute_grad_norm=false",
+     "zero_optimization.compute_grad_norm=false skips the gradient norm, which gradient clipping and optimizer "
+     "offload need.",
+     ["set \"gradient_clipping\": 0 and no offload_optimizer with compute_grad_norm=false, or leave "
+      "compute_grad_norm at its default (true)"]),
+    (r"must be set to True for MoE\. Other code paths are not tested with MoE|"
+     r"^The model has moe layers, but None of the param groups are marked as MoE",
+     "ZeRO stage 2 with MoE layers needs contiguous_gradients and reduce_scatter on, and the expert parameters in a "
+     "param group marked 'moe'.",
+     ["\"contiguous_gradients\": true, \"reduce_scatter\": true; split the params with "
+      "deepspeed.moe.utils.split_params_into_different_moe_groups_for_optimizer (the message's advice)"]),
+    (r"gradient_predivide_factor != 1\.0 is not yet supported with|^pre-scale gradients is not yet supported with|"
+     r"supports %s communication_data_type with reduce scatter enabled",
+     "With reduce_scatter on, ZeRO does not support gradient_predivide_factor, prescale_gradients or that "
+     "communication_data_type.",
+     ["drop gradient_predivide_factor / prescale_gradients, use a communication_data_type the message lists, or "
+      "\"reduce_scatter\": false"]),
+    (r"containing optimizer global state is missing! Cannot proceed|^Empty ds_version in checkpoint|"
+     r"^State dicts of all partitions must have the same step value|"
+     r"^The ZeRO checkpoint parameter-alignment layout does not match|^Invalid for universal checkpoint: %s does not",
+     "load_checkpoint found an incomplete or mixed ZeRO checkpoint: shards missing or from different steps / "
+     "runs, a layout saved with other settings, or a universal checkpoint that was never converted.",
+     ["load a complete checkpoint tag saved by one run with the same ZeRO settings; for another world size convert "
+      "it with ds_to_universal.py first; load_module_only=True to restart the optimizer"]),
+    (r"^client_state contains reserved checkpoint keys?",
+     "save_checkpoint(client_state=...) uses a key DeepSpeed stores itself.",
+     ["rename that key of client_state (e.g. prefix it with your project name)"]),
+    (r"^Failed saving model checkpoint to %s with tag %s|^save_dir must be a non-empty string",
+     "save_checkpoint could not write the checkpoint (no save_dir, or the folder is not writable / the disk is "
+     "full).",
+     ["pass a save_dir every rank can write to (shared storage), and check df -h / quota there"]),
+    (r"Invalid to reduce Param %s with None gradient",
+     "ZeRO stage 1/2 found a trainable parameter without a gradient when reducing (the forward did not use it).",
+     ["\"zero_optimization\": {\"ignore_unused_parameters\": true}, or freeze the unused parameters"]),
+    (r"^ZeRO-3 does not yet support checkpointing with NVMe offloading|"
+     r"^Elasticity is not currently supported with model parallelism",
+     "This DeepSpeed release does not support the combination the message names.",
+     ["turn one of the two features off in the DeepSpeed config (the message names them), or upgrade DeepSpeed"]),
+    # -- transformers/modeling_utils.py, tokenization_utils_base.py: more of their checks (lib-coverage 6)
+    (r"cannot be instantiated under `dtype=%s` as it's not a floating-point dtype|"
+     r"^Cannot set `%s` as torch's default as it's not a floating-point dtype",
+     "from_pretrained(dtype=...) got an integer or bool dtype.",
+     ["dtype=torch.bfloat16 / torch.float16 / 'auto' (quantize with a quantization_config instead)"]),
+    (r"^The weights trying to be saved contained shared tensors %s which are not properly defined",
+     "save_pretrained (safetensors) found tensors that share memory but are not declared as tied weights of the "
+     "model class (weights tied by hand, or a custom head).",
+     ["declare the tie (the class's _tied_weights_keys / model.tie_weights()), clone the tensor that should not be "
+      "shared, or save_pretrained(..., safe_serialization=False)"]),
+    (r"^Asking to pad the embedding matrix to a multiple of|^Old embeddings are of type|"
+     r"^Old language model head is of type",
+     "resize_token_embeddings got a non-integer pad_to_multiple_of, or the model's embeddings / LM head are not "
+     "nn.Embedding / nn.Linear (a quantized or custom layer).",
+     ["model.resize_token_embeddings(len(tokenizer), pad_to_multiple_of=64) with an int; resize before "
+      "quantizing or wrapping the model"]),
+    (r"is not available when using (?:Python based|non-fast) tokenizers|^You cannot use ``already_has_special_tokens"
+     r"=False`` with this tokenizer|^Unable to create tensor returning overflowing tokens of different lengths",
+     "The call needs a fast (Rust) tokenizer (word_ids(), offsets, overflowing tokens) and a Python tokenizer was "
+     "loaded.",
+     ["AutoTokenizer.from_pretrained(name, use_fast=True) (pip install tokenizers), or avoid that method"]),
+    (r"^Unable to convert output to (?:PyTorch|TensorFlow|JAX|MLX) tensors format, \w+ is not installed",
+     "tokenizer(..., return_tensors=...) asked for tensors of a framework this environment lacks.",
+     ["return_tensors='pt' with torch installed in the job's environment (python -c 'import torch')"]),
+    (r"^Some items in the output dictionary have a different batch size than others",
+     "BatchEncoding got columns with different numbers of examples (a collator mixing padded and unpadded fields).",
+     ["give every field the same batch length (pad them together with tokenizer.pad(...) / a data collator)"]),
+    (r"^Unable to load tokenizer model from SPM",
+     "A SentencePiece tokenizer file could not be read (sentencepiece / protobuf missing, or the vocabulary is not "
+     "a SentencePiece model).",
+     ["pip install sentencepiece protobuf, and point the tokenizer at the model's own tokenizer.model"]),
+    (r"^Only fast tokenizers \(instances of PreTrainedTokenizerFast\) can be saved in non legacy format",
+     "save_pretrained(legacy_format=False) on a Python (slow) tokenizer.",
+     ["save_pretrained(path) (legacy format) or load the fast tokenizer (use_fast=True)"]),
+    (r"^We need to remove %s to truncate the input but the second sequence has a length|"
+     r"^Not possible to return overflowing tokens for pair of sequences with the `longest_first`|"
+     r"^Asking to return token_type_ids while setting add_special_tokens to False",
+     "A tokenizer call on a pair of texts asks for a truncation or output that strategy cannot give.",
+     ["truncation='only_first' (or 'longest_first' without return_overflowing_tokens); add_special_tokens=True "
+      "when asking for token_type_ids"]),
+    (r"^Flash Attention 2 and BetterTransformer API are not compatible|^PyTorch SDPA requirements in Transformers "
+     r"are not met",
+     "flash_attention_2 was combined with BetterTransformer, or sdpa was asked for with torch older than 2.1.1.",
+     ["model.reverse_bettertransformer() before using flash attention (the message's advice); pip install "
+      "'torch>=2.1.1' for sdpa"]),
+    (r"^The current `device_map` had weights offloaded to the disk\. Please provide an `offload_folder`|"
+     r"^You are attempting to load an AWQ model with a device_map that contains a CPU or disk device",
+     "device_map put weights on the disk (or CPU for AWQ): the model does not fit the GPUs.",
+     ["from_pretrained(..., offload_folder='<folder>') (the message's advice), more / larger GPUs, or a quantized "
+      "model; AWQ models only on GPUs"]),
+    (r"^You have a version of `bitsandbytes` that is not compatible with 4bit|"
+     r"^Converting into 4-bit or 8-bit weights from tf/flax weights",
+     "4-bit / 8-bit loading needs a recent bitsandbytes and PyTorch weights.",
+     ["pip install -U bitsandbytes; load a repository with PyTorch / safetensors weights"]),
     # -- peft (peft/tuners/tuners_utils.py, tuners/lora/, peft_model.py, config.py)
     (r"^Target modules %s not found in the base model",
      "peft/tuners/tuners_utils.py inject_adapter(): no module of the base model matches LoraConfig.target_modules "
