@@ -323,3 +323,16 @@ def test_no_slurm_conf_on_this_host():
     res, root = _root("slurmd: error: s_p_parse_file: cannot stat file /etc/slurm/gres.conf: No such file or directory, "
                       "retrying in 1sec up to 60sec\n")
     assert root is None or root["id"] != "slurm.conf_mismatch"
+
+
+def test_controller_does_not_know_the_user():
+    # sbatch's ESLURM_INVALID_ACCOUNT string; SchedMD/slurm src/common/assoc_mgr.c: error("User %u not found", uid)
+    res, root = _root("sbatch: error: Batch job submission failed: Invalid account or account/partition combination "
+                      "specified\n[2024-01-01T10:00:00.000] error: User 1002 not found\n")
+    assert root["id"] == "slurm.account"
+    family = [c for c in root["causes"] if c["static_rank"] > 0]  # after the message's own site cause
+    assert family[0]["text"].startswith("The controller does not know the user") and family[0]["evidence"]
+    assert "restart slurmctld" in family[0]["fix"][0]
+    res, root = _root("sbatch: error: Batch job submission failed: Invalid account or account/partition combination "
+                      "specified\n")
+    assert not any(c["text"].startswith("The controller does not know") for c in root["causes"])
