@@ -336,3 +336,16 @@ def test_controller_does_not_know_the_user():
     res, root = _root("sbatch: error: Batch job submission failed: Invalid account or account/partition combination "
                       "specified\n")
     assert not any(c["text"].startswith("The controller does not know") for c in root["causes"])
+
+
+def test_qos_minimum_not_reached():
+    # Slurm's job reason WAIT_QOS_MIN_CPU "QOSMinCpuNotSatisfied" (slurm.h / src/common/slurm_protocol_defs.c) under
+    # the ESLURM_ACCOUNTING_POLICY string
+    res, root = _root("sbatch: error: QOSMinCpuNotSatisfied\n"
+                      "sbatch: error: Batch job submission failed: Job violates accounting/QOS policy (job submit limit, "
+                      "user's size and/or time limits)\n")
+    assert root["id"] == "slurm.qos_limit"
+    assert any(c["text"].startswith("The QOS sets a minimum") and c["evidence"] for c in root["causes"])
+    res, root = _root("sbatch: error: Batch job submission failed: Job violates accounting/QOS policy (job submit "
+                      "limit, user's size and/or time limits)\n")
+    assert not any(c["text"].startswith("The QOS sets a minimum") for c in root["causes"])
