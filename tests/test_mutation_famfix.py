@@ -125,5 +125,9 @@ def test_sure_names_the_line_and_the_others():
 ])
 def test_sure_leaves_other_answers(f):
     before = list(f["notes"])
-    F.sure([f, _fam([{"evidence": [{"line": 2, "text": "u"}]}], notes=("FAM",))], "FAM")
+    after = _fam([{"evidence": [{"line": 2, "text": "u"}]}], notes=("FAM",))
+    F.sure([f, after], "FAM")
     assert f["notes"] == before
+    # the answers after it are still read
+    assert after["notes"] == ["How sure: medium. The family is certain from the message; line 2 ('u') points at the "
+                              "first cause below."]
