@@ -54,7 +54,10 @@ FILES = {
                   "deepspeed/comm/comm.py", "deepspeed/runtime/zero/partition_parameters.py",
                   "deepspeed/utils/zero_to_fp32.py"],
     "accelerate": ["accelerate/accelerator.py", "accelerate/utils/dataclasses.py", "accelerate/utils/bnb.py",
-                   "accelerate/utils/deepspeed.py"],
+                   "accelerate/utils/deepspeed.py",
+                   # lib-coverage: prepared DataLoaders, gather / reduce, big-model dispatch, FSDP helpers, save/load_state
+                   "accelerate/data_loader.py", "accelerate/utils/operations.py", "accelerate/utils/modeling.py",
+                   "accelerate/big_modeling.py", "accelerate/utils/fsdp_utils.py", "accelerate/checkpointing.py"],
     "transformers": ["transformers/trainer.py", "transformers/training_args.py",
                      "transformers/integrations/deepspeed.py",
                      # lib-coverage: from_pretrained / save_pretrained, the tokenizers' __call__ / pad /
@@ -79,7 +82,8 @@ _VERSION = (r"requires? (?:PyTorch|torch|accelerate|transformers|deepspeed|`?tor
 # (rule, knowledge entry, {field: regex}); fields: where, text, level (raise | error | warning)
 # the lib-coverage modules (issue 18): the files read whole from this release on
 _WHOLE = (r"^(?:peft/|deepspeed/runtime/(?:engine|zero/stage_1_and_2|zero/stage3|zero/partition_parameters)\.py|"
-          r"deepspeed/(?:comm/comm|utils/zero_to_fp32)\.py|"
+          r"deepspeed/(?:comm/comm|utils/zero_to_fp32)\.py|accelerate/(?:data_loader|utils/operations|utils/modeling|"
+          r"big_modeling|utils/fsdp_utils|checkpointing)\.py|"
           r"transformers/(?:modeling_utils|tokenization_utils_base|data/data_collator|utils/hub|configuration_utils|"
           r"generation/utils|generation/configuration_utils|trainer_optimizer)\.py)")
 RULES = [
@@ -115,6 +119,10 @@ RULES = [
     # accelerate/utils/deepspeed.py HfDeepSpeedConfig: the DeepSpeed config file (transformers' --deepspeed reads it here)
     ("acc-ds-config", "deepspeed.config", {"where": r"^accelerate/utils/deepspeed\.py", "text": r"deepspeed config|"
                                                                                             r"entry in the config"}),
+    # words accelerate/utils/modeling.py raises as transformers' modeling_utils.py does (read first now): theirs
+    ("acc-shared-tf", "transformers.usage", {"where": r"^accelerate/utils/modeling\.py",
+                                             "text": r"^`dtype` is not a valid dtype|^The safetensors archive passed at|"
+                                                     r"doesn't have any device set"}),
     ("acc", "accelerate.config", {"where": r"^accelerate/", "level": r"raise|error"}),
     ("tf-ds", "deepspeed.config", {"where": r"^transformers/integrations/deepspeed\.py"}),
     # transformers 4.x training_args.py: --fp16 / --bf16 where torch sees no CUDA (or other) device
@@ -1118,6 +1126,71 @@ MSG_FIX += [
      r"^Converting into 4-bit or 8-bit weights from tf/flax weights",
      "4-bit / 8-bit loading needs a recent bitsandbytes and PyTorch weights.",
      ["pip install -U bitsandbytes; load a repository with PyTorch / safetensors weights"]),
+    # -- accelerate: data_loader.py, utils/operations.py, utils/modeling.py, big_modeling.py, utils/fsdp_utils.py,
+    # checkpointing.py (lib-coverage; https://huggingface.co/docs/accelerate/package_reference/accelerator)
+    (r"^Cannot apply desired operation due to shape mismatches\. All shapes across devices must be valid",
+     "accelerate's gather / reduce / broadcast (with ACCELERATE_DEBUG_MODE) found tensors of different shapes on "
+     "the processes: variable-length outputs (generated tokens, per-sample predictions) gathered without padding.",
+     ["accelerator.pad_across_processes(t, dim=1, pad_index=pad_id) before accelerator.gather_for_metrics(t)",
+      "when the shapes come from the batches themselves, pad every batch to one length (tokenizer(..., "
+      "padding='max_length', max_length=N) or a padding collate_fn)"]),
+    (r"^One or more of the tensors passed to (?:%s|`gather`) were not on the",
+     "A tensor passed to accelerate's gather / reduce is on another device than the Accelerator's.",
+     ["move it first: t.to(accelerator.device) (the message's own advice)"]),
+    (r"needs to be a round multiple of the number of processes",
+     "split_batches=True splits each batch across the processes, so the batch size must divide by the number of "
+     "processes.",
+     ["a batch size that is a multiple of num_processes, or split_batches=False (each process gets its own "
+      "batch_size)"]),
+    (r"^You can't use batches of different size with `dispatch_batches=True`",
+     "dispatch_batches=True (the default for IterableDatasets) sends slices of one batch from process 0, which "
+     "needs batches of equal size.",
+     ["DataLoaderConfiguration(dispatch_batches=False) (the message's advice), or drop_last=True"]),
+    (r"^In order to use `split_batches==True` you must have a `batch_size` attribute|^You need to use "
+     r"`even_batches=False` when the batch sampler has no batch size|"
+     r"^Using `dispatch_batches=True` requires `put_on_device=True`",
+     "accelerate's prepare() cannot split or dispatch this DataLoader as configured.",
+     ["build the DataLoader with batch_size= (not only a custom batch_sampler), or split_batches=False; "
+      "dispatch_batches with put_on_device=True"]),
+    (r"^StatefulDataLoader is not available",
+     "use_stateful_dataloader=True needs torchdata 0.8 or newer.",
+     ["pip install 'torchdata>=0.8.0', or DataLoaderConfiguration(use_stateful_dataloader=False)"]),
+    (r"^Cannot pickle a prepared model with automatic mixed precision",
+     "A model prepared with mixed precision was pickled (torch.save(model) / deepcopy).",
+     ["accelerator.unwrap_model(model) first, and save its state_dict (the message's own advice)"]),
+    (r"^We need an `offload_dir` to dispatch this model|^At least one of the model submodule will be offloaded to "
+     r"disk, please pass along an `offload_folder`|^You are trying to offload the whole model to the disk",
+     "device_map='auto' puts part of the model on the disk (it does not fit the GPUs and CPU memory) and no "
+     "offload folder was given.",
+     ["offload_folder='<fast local disk folder>' (the message's advice), or more GPUs / a smaller or quantized "
+      "model"]),
+    (r"^You can't move a model that has some modules offloaded to cpu or disk",
+     "A model dispatched by device_map with CPU / disk offload was moved with .to() / .cuda().",
+     ["do not move a dispatched model; load it without device_map (or device_map={'': 0}) when it fits one GPU"]),
+    (r"^The device_map provided does not give any device for the following parameters|"
+     r"^The `device_map` does not contain the module|^Device %s is not recognized, available devices are",
+     "A hand-written device_map misses some modules / parameters or names a device accelerate does not know.",
+     ["cover every module (infer_auto_device_map(model, max_memory=...) builds one), with devices given as GPU "
+      "integers, 'cpu' or 'disk'"]),
+    (r"^`checkpoint` should be the path to a file containing a whole state dict|"
+     r"is not a folder containing a `\.index\.json` file|containing more than one `\.index\.json` file",
+     "load_checkpoint_and_dispatch / load_checkpoint_in_model got a path that is not a state-dict file, a sharded "
+     "index or a folder with exactly one index.",
+     ["pass the model folder with one *.index.json (or the single weights file); delete stray index files"]),
+    (r"^Set the `sync_module_states` flag to `True` so that model states are synced across processes",
+     "FSDP's cpu_ram_efficient_loading loads the weights on rank 0 only, so the other ranks need "
+     "sync_module_states.",
+     ["fsdp_sync_module_states: true in the accelerate config (the message's own advice)"]),
+    (r"^Parameter '%s' found in sharded model state dict but missing from full state dict",
+     "Loading a full state dict into an FSDP2 model: the checkpoint lacks parameters the model has (another "
+     "model, or keys with another prefix).",
+     ["load the checkpoint of this model (compare the keys; strip a 'module.' / '_orig_mod.' prefix)"]),
+    (r"^Unsupported optimizer map location passed",
+     "accelerator.load_state(map_location=...) got a value other than None, 'cpu' or 'on_device'.",
+     ["load_state(path, map_location='cpu') or 'on_device'"]),
+    (r"^Cannot find the batch size from empty|^Can only find the batch size of tensors",
+     "accelerate could not read the batch size from a batch (empty, or no tensors in it).",
+     ["return tensors (or dicts / lists of tensors) from the DataLoader, and no empty batches"]),
     # -- peft (peft/tuners/tuners_utils.py, tuners/lora/, peft_model.py, config.py)
     (r"^Target modules %s not found in the base model",
      "peft/tuners/tuners_utils.py inject_adapter(): no module of the base model matches LoraConfig.target_modules "
