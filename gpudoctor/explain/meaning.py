@@ -310,7 +310,10 @@ def _figures(s):
     counts = []
     for m in _COUNT.finditer(s):
         g = (m.group(1) or m.group(2)).lower()
-        counts.append(((m.start() + m.end()) // 2, _NUM[g] if g in _NUM else int(g)))
+        n = _NUM[g] if g in _NUM else int(g)
+        if n < 1:
+            continue  # '0 GPUs' ran nothing: no figure is of it (_compare divides by the counts: exit 3 before)
+        counts.append(((m.start() + m.end()) // 2, n))
         if len(counts) >= MAX_FIGS:
             break
     if not counts:

@@ -488,7 +488,8 @@ def _rule_passed(f):
 def _rule_device(f):
     """A rank that sets up another communicator of its group while another rank waits in a collective."""
     for u in f["uid"]:
-        if not u["key"].isdigit() or int(u["key"]) < 1:
+        # ASCII digits only: str.isdigit() takes '²', which int() refuses (a pasted key crashed explain, exit 3)
+        if not (u["key"].isascii() and u["key"].isdigit()) or int(u["key"]) < 1:
             continue
         waiting = [w for q, w in sorted(f["wd"].items()) if q != u["rank"]]
         if not waiting and not any(q != u["rank"] for q in f["pg"]):
