@@ -144,6 +144,16 @@ CASES = [
      "w. ZeRO-Offload and understand the performance impacts you can also set <\"zero_force_ds_cpu_optimizer\": "
      "false> in your configuration file.\n",
      "deepspeed.usage", r"DeepSpeedCPUAdam"),
+    # https://github.com/huggingface/lighteval/issues/204 (outputs of different lengths gathered across 8 processes;
+    # the message spans lines, its first line is the matcher)
+    ("accelerate-gather-shapes",
+     "[rank3]: accelerate.utils.operations.DistributedOperationException: Cannot apply desired operation due to shape "
+     "mismatches. All shapes across devices must be valid.\n"
+     "[rank3]: Operation: `accelerate.utils.operations.gather`\n"
+     "[rank3]: Input shapes:\n"
+     "[rank3]:   - Process 0: [1024]\n"
+     "[rank3]:   - Process 1: [2048]\n",
+     "accelerate.config", r"pad_across_processes"),
     # https://github.com/hiyouga/EasyR1/issues/384 (flash_attention_2 without the flash-attn package)
     ("flash-attn-missing",
      "ImportError: FlashAttention2 has been toggled on, but it cannot be used due to the following error: the package "
