@@ -83,6 +83,15 @@ CASES = [
      "[rank3]:     raise RuntimeError(\n"
      "[rank3]: RuntimeError: none of output has requires_grad=True, this checkpoint() is not necessary\n",
      "torch.usage", r"use_reentrant"),
+    # https://github.com/svc-develop-team/so-vits-svc/issues/19 (a scheduler built with last_epoch >= 0 over a fresh
+    # optimizer; torch 2.0's wording)
+    ("scheduler-resume-initial-lr",
+     "    scheduler_g = torch.optim.lr_scheduler.ExponentialLR(optim_g, gamma=hps.train.lr_decay, last_epoch=epoch_str - 2)\n"
+     "  File \"/home/manjaro/.conda/envs/soft-vc/lib/python3.8/site-packages/torch/optim/lr_scheduler.py\", line 42, in "
+     "__init__\n"
+     "    raise KeyError(\"param 'initial_lr' is not specified \"\n"
+     "KeyError: \"param 'initial_lr' is not specified in param_groups[0] when resuming an optimizer\"\n",
+     "torch.usage", r"last_epoch=-1"),
     # https://github.com/pytorch/pytorch/issues/42654 (COCO annotations of different lengths through default_collate)
     ("collate-unequal-sizes",
      "  File \"python3.7/site-packages/torch/utils/data/_utils/collate.py\", line 82, in default_collate\n"

@@ -1326,6 +1326,28 @@ def py_sites(src):
             yield level, node.lineno, node.end_lineno, " ".join(fmt.split())
 
 
+# the modules read whole for issue 18 (lib-coverage): PY_FILES from nn/functional.py on
+WHOLE = set(PY_FILES[PY_FILES.index("nn/functional.py"):])
+
+
+def first_lines(src):
+    """{line: the message's first line as a format} of the messages (_msg_nodes) whose string holds a line
+    break before more text: printed over several lines, they need a matcher of their first line (the squashed
+    whole text would need them on one)."""
+    try:
+        tree = ast.parse(src)
+    except SyntaxError:
+        return {}
+    out = {}
+    for _level, node, arg in _msg_nodes(tree):
+        raw = knowgen.py_format(arg)
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+            raw = arg.value
+        if raw and "\n" in raw.strip():
+            out[node.lineno] = " ".join(raw.strip().split("\n")[0].split())
+    return out
+
+
 def py_blocks(rel, src):
     """The slice blocks of a Python file: each message's statement, dedented, at its line (a message OWNED
     by gen_torch_messages left out)."""
@@ -1383,11 +1405,15 @@ def _site_id(where, fmt):
 def build(files, version):
     sites, seen, ids = [], set(), set()
 
-    def add(where, level, fmt, src):
+    def add(where, level, fmt, src, first=None):
         if fmt in seen:
             return
         seen.add(fmt)
         rx, literal = knowgen.printf_to_regex(fmt)
+        if first and first != fmt:  # a message printed over several lines: its first line is the matcher
+            frx, fliteral = knowgen.printf_to_regex(first)
+            if frx is not None and len("".join(fliteral.split())) >= 16:
+                rx, literal = frx, fliteral
         site = {"id": knowgen.unique_id(_site_id(where, fmt), ids), "where": where, "source": src,
                 "level": level, "text": fmt}
         if not knowgen.unanchored(site, rx, literal, 12):
@@ -1423,9 +1449,10 @@ def build(files, version):
                 if s.strip():
                     add(path[len("joined:"):] + release, "string", s.strip(), "joined")
         elif path.endswith(".py"):
+            firsts = first_lines(text) if path[len("torch/"):] in WHOLE else {}
             for level, line, _last, fmt in py_sites(text):
                 if not OWNED.search(fmt):
-                    add("%s:%d%s" % (path, line, release), level, fmt, "python")
+                    add("%s:%d%s" % (path, line, release), level, fmt, "python", firsts.get(line))
     return {"header": knowgen.header("torch (https://pypi.org/project/torch/): torch.load, nn.Module, autograd, "
                                      "torch.compile, torch.utils.data, torch.cuda, torch.amp, cpp_extension, "
                                      "nn.functional and the nn layers, torch.optim, torch.utils.checkpoint, "
