@@ -295,3 +295,19 @@ def test_the_wheel_gives_the_slices_sites(tmp_path, capsys):
     with pytest.raises(SystemExit) as e:
         ray.main(["--wheel", str(small), "-o", str(tmp_path / "none.json")])
     assert e.value.code == 2 and "MSG_FIX entries match no assigned site of this wheel" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("gen,name,keep", [(smi, "nvidia_smi_messages", ("id", "where")), (apptainer, "apptainer_messages", ("id",)),
+                                           (ray, "ray_messages", ("id",)), (ucc, "ucc_messages", ("id",))])
+def test_the_slice_gives_the_committed_header_and_sites(gen, name, keep, tmp_path):
+    # the header (source, generator, note, version) and every site of the slice field by field as committed (ids
+    # follow the whole source's order; nvidia-smi's places too)
+    got = knowgen.regenerated(gen.main, os.path.join(ROOT, "tools", "data", name + "_slice.txt"), tmp_path / "x.json")
+    full = knowgen.committed(name)
+    assert got["header"] == full["header"]
+    by_text = {s["text"]: s for s in full["sites"]}
+    assert len(got["sites"]) == len({s["text"] for s in got["sites"]}) >= 8
+    for s in got["sites"]:
+        assert {k: v for k, v in s.items() if k not in keep} == {k: v for k, v in by_text[s["text"]].items()
+                                                                 if k not in keep}
+    assert got["unassigned"] == sorted(s["id"] for s in got["sites"] if not s.get("family"))
