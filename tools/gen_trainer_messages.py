@@ -70,7 +70,7 @@ FILES = {
                      "transformers/trainer_optimizer.py"],
     # lib-coverage: PEFT's get_peft_model / PeftModel and its LoRA tuner (https://pypi.org/project/peft/, Apache-2.0)
     "peft": ["peft/peft_model.py", "peft/config.py", "peft/tuners/tuners_utils.py", "peft/tuners/lora/model.py",
-             "peft/tuners/lora/config.py", "peft/utils/save_and_load.py"],
+             "peft/tuners/lora/config.py", "peft/utils/save_and_load.py", "peft/tuners/lora/layer.py"],
 }
 PACKAGES = ("deepspeed", "accelerate", "transformers", "peft")
 # A package too old or missing: the message names the package and the release it needs
@@ -1252,6 +1252,37 @@ MSG_FIX += [
     (r"^Model does not support past key values which are required for prefix tuning",
      "Prefix tuning needs a model that takes past_key_values.",
      ["use LoRA (or prompt tuning) for this architecture"]),
+    # -- peft/tuners/lora/layer.py (the LoRA layers: update_layer, merge / unmerge; lib-coverage)
+    (r"^NaNs detected in the merged weights\. The adapter %s seems to be broken",
+     "merge / merge_and_unload(safe_merge=True) found NaN in the merged weights: the adapter's weights hold NaN / "
+     "Inf (training diverged, often fp16 without loss scaling) or it was trained for another base model.",
+     ["check the adapter (any(torch.isnan(p).any() for p in model.parameters())); retrain with bf16 / a lower lr, "
+      "and merge into the exact base model it was trained on (load the base in float16 / bfloat16 / float32)"]),
+    (r"^`r` should be a positive integer value but the value passed is",
+     "LoraConfig(r=...) is 0, negative or not an integer (a rank_pattern entry too).",
+     ["LoraConfig(r=8, lora_alpha=16, ...): a positive integer rank"]),
+    (r"^Impossible to merge LoRA with `lora_bias=True` because the base layer has no bias",
+     "An adapter trained with lora_bias=True cannot be merged into a base layer without a bias.",
+     ["keep the adapter unmerged, or train with lora_bias=False when it must be merged"]),
+    (r"^Unsupported data type for the base layer|^Please initialize (?:PiSSA|CorDA|MiCA) under float32, float16, or "
+     r"bfloat16",
+     "A LoRA initialisation (PiSSA / CorDA / MiCA, which decompose the base weights) or the layer met a base weight "
+     "of a dtype it cannot use (a quantized or integer weight).",
+     ["load the base model in float32 / float16 / bfloat16 for that initialisation and quantize the residual model "
+      "afterwards (the message's advice), or init_lora_weights=True"]),
+    (r"does not support mixed adapter batches|does not support mixed batch inference",
+     "forward(adapter_names=[...]) (several adapters in one batch) on a layer type that cannot do it.",
+     ["one adapter per batch: model.set_adapter(name), without adapter_names"]),
+    (r"does not support DoRA \(yet\), please set use_dora to False|^Merging is not supported for _ConvNd layers with "
+     r"groups > 1|^Targeting a %s with groups=%s and rank %s",
+     "The targeted layer type does not support the chosen LoRA option (DoRA, merging grouped convolutions, a rank "
+     "not divisible by the conv groups).",
+     ["use_dora=False for that layer (the message's advice), keep grouped-conv adapters unmerged, or a rank "
+      "divisible by groups"]),
+    (r"^Unknown initialization init_lora_weights=",
+     "LoraConfig(init_lora_weights=...) got a value PEFT does not know.",
+     ["init_lora_weights=True (default), False, 'gaussian', 'pissa', 'olora', 'loftq' ... as the LoraConfig docs "
+      "list for this PEFT release"]),
     # -- deepspeed/runtime/engine.py, zero/stage_1_and_2.py, zero/stage3.py
     (r"^DeepSpeed requires the LOCAL_RANK environment variable",
      "deepspeed.initialize found no LOCAL_RANK: the script was started with plain python (or srun) rather than by "
