@@ -61,3 +61,22 @@ def test_nccl_init_complete_is_no_candidate_and_still_reads_as_up():
     assert res["verdict"] == "no_error" and res["root"] is None
     res = explain_text(up + "".join(warn % i for i in range(1, 4)), kb)  # up before the retries: not after them
     assert res["root"] == "rendezvous.connect"
+
+
+def test_compare_bench_reports_a_lost_answer(tmp_path, capsys):
+    # bench/explain_compare.py diff: exit 1 and a LOST-FIX line when a case's fix is no longer named
+    import json
+    import os
+    import sys
+
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
+    import explain_compare
+
+    row = {"id": "c1", "healthy": False, "expected": "nccl.timeout", "root": "nccl.timeout", "fix_ok": True,
+           "family_ok": True, "no_answer": False, "confident_wrong": False, "healthy_ok": False}
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text(json.dumps({"sets": {"2026-11-26x": [row]}, "acc": []}))
+    b.write_text(json.dumps({"sets": {"2026-11-26x": [dict(row, fix_ok=False)]}, "acc": []}))
+    assert explain_compare.diff(str(a), str(a), quiet=True) == 0
+    assert explain_compare.diff(str(a), str(b), quiet=True) == 1
+    assert "LOST-FIX" in capsys.readouterr().out
