@@ -122,7 +122,6 @@ class Layout(object):
         self.batch = []  # (line, batch size)
         self.pg_up = None  # (line, text) of the last line that says the process group came up
         self.agent_done = None  # (line, text) of torchrun's agent's last 'worker group successfully finished'
-        self.count = 0
 
 
 def _state(scan):
@@ -139,7 +138,6 @@ def _src(scan):
 def record(scan, hit):
     """One line a pattern of FACTS matched (launchpaste.record hands it here: role "paste", entry _paste_layout)."""
     st = _state(scan)
-    st.count += 1
     cls = hit.pattern.site["class"]
     if cls in _CLAIMS and len(st.claims) >= MAX_KEPT or cls == "print" and len(st.claims) >= MAX_KEPT and \
             len(st.batch) >= MAX_BATCH:

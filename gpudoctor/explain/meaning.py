@@ -14,9 +14,9 @@ said twice or with all/both/every ("both on GPU 0" = one index), `contrast` is a
 idle one or the others.
 
 A symptom of symptoms.toml lists in `means` the combinations of classes that say it ("procs
-same_gpu !mem": processes, one GPU index for them, no memory words); the first entry in RULES order
-whose combination holds in a window is that window's symptom (the most specific first:
-accelerate's own symptoms before the generic ones, DataParallel before "no speed-up").
+same_gpu !mem": processes, one GPU index for them, no memory words); the first entry in rules_of()'s
+order (`means_order`, then the table's) whose combination holds in a window is that window's symptom (the
+most specific first: accelerate's own symptoms before the generic ones, DataParallel before "no speed-up").
 
 Only the user's lines count (symptoms._NOT_USERS / _COMMAND: no logger, NCCL, traceback, KEY=VALUE or
 command line; no progress bar), and a sentence that says the problem is solved ("works now",
@@ -37,7 +37,6 @@ NEAR = 1  # lines apart that still make one paragraph (a sentence and the next)
 
 _F = re.I | re.ASCII  # ASCII \b and \w: an English word next to a Chinese one ('一个rank的loss') has its boundary
 _NEG = r"(?:not|never|no|n't|doesn't|does not|don't|do not|didn't|did not|isn't|is not|aren't|are not|won't|cannot|can't)"
-_GPU = r"(?:gpus?|cards?|devices?|cuda|显卡|卡)"
 
 # GPU indices: 'GPU 0', 'GPU1', 'cuda:0', 'device 0', 'card #2', '0号卡', '第1张卡', 'the first card'
 _IDX = re.compile(r"\b(?:gpu|cuda|device|card)\s?[:#_]?\s?(\d{1,2})\b(?![.,]\d)|(\d{1,2})\s?号\s?(?:卡|gpu|GPU)|第\s?(\d{1,2})\s?张卡|"
@@ -149,11 +148,6 @@ _HOWTO = re.compile(r"^\W{0,4}(?:how|what|which|is there|are there|should|can i|
 # a progress bar (tqdm: ' 45%|####      | 450/1000 [00:10<00:12, 40.0it/s]'), a table row (nvidia-smi's '|  0  ...  |')
 _NOISE = re.compile(r"\d{1,3}%\|[^|\n]{0,200}\||\d{1,9}/\d{1,9} \[\d|^\s{0,8}\|.{0,400}\|\s{0,4}$|it/s\]|s/it\]")
 _SPLIT = re.compile(r"(?<=[.!?;])\s+|[。！？；\n]|(?<=[?!])(?=\S)")
-
-# symptom id -> combinations (lists of class names, '!name' = absent): the ways to say it, in the order
-# they are tried (the first symptom whose way holds is the window's); symptoms.toml `means` adds or replaces
-RULES = []
-
 
 # the prefilter: a line holds one of these (squashed: lower case, no blanks) or the scan never hands it here
 NEEDLES = sorted({
