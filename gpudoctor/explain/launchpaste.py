@@ -709,7 +709,6 @@ def judge(result, scan, kb, facts=None):
         return
     found, notes = read(paste, facts)
     have = {f["id"] for f in result["findings"]}
-    from gpudoctor.explain.analyze import _finding
     from gpudoctor.explain.scan import Hit
 
     made, seen = [], set()
@@ -723,16 +722,11 @@ def judge(result, scan, kb, facts=None):
         seen.add(x.eid)
         lines = sorted({ln for ln in x.lines if isinstance(ln, int)})
         hits = [Hit(ln, _text_at(paste, ln), None, {}, None) for ln in lines]
-        m = {"hits": hits, "count": len(hits), "rank": kb.by_id[x.eid]["rank"], "score": kb.by_id[x.eid]["rank"],
-             "first": lines[0] if lines else 0, "signal_hits": []}
-        f = _finding(kb.by_id[x.eid], m, "related", scan)
-        f["confidence"] = "cause"
+        f = lines_finding(kb.by_id[x.eid], hits, "related", scan,
+                          "Read from the launch configuration in this text: %s." % x.what, x.fix,
+                          "Found in the launch line or launcher config of this text (read as `gpudoctor plan` "
+                          "reads it).")
         f["from_launch"] = True
-        f["causes"].insert(0, {"text": "Read from the launch configuration in this text: %s." % x.what, "checks": [],
-                               "confirm": [], "fix": [x.fix], "exports": {}, "static_rank": 0, "computed": None,
-                               "evidence": [{"line": h.line, "text": h.text} for h in hits]})
-        f["notes"].insert(0, "Found in the launch line or launcher config of this text (read as `gpudoctor plan` "
-                             "reads it).")
         f["explains_root"] = False
         made.append((x, f))
     for ln, text in notes[:8]:
@@ -774,6 +768,22 @@ def judge(result, scan, kb, facts=None):
         result["matched"] = True
         result["root"] = top["id"]
         result["triage"] = []
+
+
+def lines_finding(e, hits, role, scan, what, fix, note):
+    """The finding of entry ``e`` read from lines of the text (``hits``, the entry's patterns did not match them):
+    analyze's finding with ``what`` as its first cause (``fix`` its fix, the lines its evidence) and ``note`` as its
+    first note; how sure: cause. (The launch lines here, the job's own layout lines in layout.py.)"""
+    from gpudoctor.explain.analyze import _finding
+
+    m = {"hits": hits, "count": len(hits), "rank": e["rank"], "score": e["rank"],
+         "first": hits[0].line if hits else 0, "signal_hits": []}
+    f = _finding(e, m, role, scan)
+    f["confidence"] = "cause"
+    f["causes"].insert(0, {"text": what, "checks": [], "confirm": [], "fix": [fix], "exports": {}, "static_rank": 0,
+                           "computed": None, "evidence": [{"line": h.line, "text": h.text} for h in hits]})
+    f["notes"].insert(0, note)
+    return f
 
 
 def _remote_symptom(scan, result):

@@ -588,18 +588,12 @@ def judge(result, scan, kb):
 
 
 def _finding(e, x, scan):
-    from gpudoctor.explain.analyze import _finding as finding
+    from gpudoctor.explain.launchpaste import lines_finding
     from gpudoctor.explain.scan import Hit
 
     hits = [Hit(ln, t.strip()[:400], None, {}, None) for ln, t in zip(x.lines, x.texts)]
-    m = {"hits": hits, "count": len(hits), "rank": e["rank"], "score": e["rank"], "first": x.lines[0],
-         "signal_hits": []}
-    f = finding(e, m, "root", scan)
-    f["causes"].insert(0, {"text": "Read from the job's own lines: %s." % x.what, "checks": [], "confirm": [],
-                           "fix": [x.fix], "exports": {}, "static_rank": 0, "computed": None,
-                           "evidence": [{"line": h.line, "text": h.text} for h in hits]})
-    f["confidence"] = "cause"
+    f = lines_finding(e, hits, "root", scan, "Read from the job's own lines: %s." % x.what, x.fix,
+                      "How sure: medium. Read from the lines the job printed about its own layout (rank, world "
+                      "size, device), not from an error line.")
     f["from_layout"] = True
-    f["notes"].insert(0, "How sure: medium. Read from the lines the job printed about its own layout (rank, world "
-                         "size, device), not from an error line.")
     return f
