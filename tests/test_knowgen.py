@@ -118,6 +118,24 @@ def test_a_logging_call_with_arguments_is_already_a_percent_format():
     assert any(n in "".join(line.lower().split()) for n in site["needles"])
 
 
+def test_a_message_that_spans_lines_is_matched_by_its_first_line():
+    # accelerate/utils/operations.py:395 (accelerate 1.15.0) raises this text, simplified here; printed, it spans lines
+    src = ("raise ValueError(\n    'Cannot apply desired operation due to shape mismatches. '\n"
+           "    'All shapes across devices must be valid.\\n\\nOperation: `%s`' % op)\n"
+           "logger.warning('short\\nthen more: %s', x)\nraise ValueError('one line only')\n")
+    assert knowgen.py_first_lines([src]) == {
+        1: "Cannot apply desired operation due to shape mismatches. All shapes across devices must be valid.",
+        4: "short"}
+    fmt = next(f for _, line, f in knowgen.py_messages(src) if line == 1)
+    rx, _ = knowgen.matcher(fmt, knowgen.py_first_lines([src])[1])
+    assert re.search(rx, "ValueError: Cannot apply desired operation due to shape mismatches. All shapes across "
+                         "devices must be valid.") and not re.search(knowgen.printf_to_regex(fmt)[0], "ValueError: "
+                         "Cannot apply desired operation due to shape mismatches. All shapes across devices must be valid.")
+    # a first line too short to anchor on keeps the whole text's matcher
+    assert knowgen.matcher("short then more: %s", "short") == knowgen.printf_to_regex("short then more: %s")
+    assert knowgen.first_line("one line only") is None and knowgen.first_line("a\n") is None
+
+
 def test_an_untagged_mirror_and_slurms_meta(tmp_path):
     repo = tmp_path / "slurm.git"
     repo.mkdir()

@@ -1307,8 +1307,9 @@ def _msg_nodes(tree):
 
 
 def py_sites(src):
-    """(level, first, last, format) of each message of a Python source (_msg_nodes; a `logger.x("... %s", a)`
-    format as written); nothing when the source does not parse."""
+    """(level, first, last, format, its first line) of each message of a Python source (_msg_nodes; a
+    `logger.x("... %s", a)` format as written; the first line: knowgen.first_line, None for a message of one
+    line); nothing when the source does not parse."""
     try:
         tree = ast.parse(src)
     except SyntaxError:
@@ -1323,29 +1324,12 @@ def py_sites(src):
             if "%" not in fmt:  # or a str.format one (torch 2.1's CUDA_MISMATCH_MESSAGE.format(...))
                 fmt = re.sub(r"\{[^{}]{0,20}\}", "%s", fmt)
         if fmt:
-            yield level, node.lineno, node.end_lineno, " ".join(fmt.split())
+            yield level, node.lineno, node.end_lineno, " ".join(fmt.split()), knowgen.first_line(fmt)
 
 
-# the modules read whole for issue 18 (lib-coverage): PY_FILES from nn/functional.py on
+# the modules read whole for issue 18 (lib-coverage): PY_FILES from nn/functional.py on; a message of theirs that
+# spans lines gets its first line as matcher (knowgen.matcher), the sites read before keep theirs
 WHOLE = set(PY_FILES[PY_FILES.index("nn/functional.py"):])
-
-
-def first_lines(src):
-    """{line: the message's first line as a format} of the messages (_msg_nodes) whose string holds a line
-    break before more text: printed over several lines, they need a matcher of their first line (the squashed
-    whole text would need them on one)."""
-    try:
-        tree = ast.parse(src)
-    except SyntaxError:
-        return {}
-    out = {}
-    for _level, node, arg in _msg_nodes(tree):
-        raw = knowgen.py_format(arg)
-        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
-            raw = arg.value
-        if raw and "\n" in raw.strip():
-            out[node.lineno] = " ".join(raw.strip().split("\n")[0].split())
-    return out
 
 
 def py_blocks(rel, src):
@@ -1353,7 +1337,7 @@ def py_blocks(rel, src):
     by gen_torch_messages left out)."""
     lines = src.splitlines(True)
     seen = set()
-    for _level, first, last, fmt in py_sites(src):
+    for _level, first, last, fmt, _first_line in py_sites(src):
         if (first, last) in seen or OWNED.search(fmt):
             continue
         seen.add((first, last))
@@ -1409,11 +1393,7 @@ def build(files, version):
         if fmt in seen:
             return
         seen.add(fmt)
-        rx, literal = knowgen.printf_to_regex(fmt)
-        if first and first != fmt:  # a message printed over several lines: its first line is the matcher
-            frx, fliteral = knowgen.printf_to_regex(first)
-            if frx is not None and len("".join(fliteral.split())) >= 16:
-                rx, literal = frx, fliteral
+        rx, literal = knowgen.matcher(fmt, first)  # a message printed over several lines: its first line matches
         site = {"id": knowgen.unique_id(_site_id(where, fmt), ids), "where": where, "source": src,
                 "level": level, "text": fmt}
         if not knowgen.unanchored(site, rx, literal, 12):
@@ -1449,10 +1429,10 @@ def build(files, version):
                 if s.strip():
                     add(path[len("joined:"):] + release, "string", s.strip(), "joined")
         elif path.endswith(".py"):
-            firsts = first_lines(text) if path[len("torch/"):] in WHOLE else {}
-            for level, line, _last, fmt in py_sites(text):
+            whole = path[len("torch/"):] in WHOLE
+            for level, line, _last, fmt, first in py_sites(text):
                 if not OWNED.search(fmt):
-                    add("%s:%d%s" % (path, line, release), level, fmt, "python", firsts.get(line))
+                    add("%s:%d%s" % (path, line, release), level, fmt, "python", first if whole else None)
     return {"header": knowgen.header("torch (https://pypi.org/project/torch/): torch.load, nn.Module, autograd, "
                                      "torch.compile, torch.utils.data, torch.cuda, torch.amp, cpp_extension, "
                                      "nn.functional and the nn layers, torch.optim, torch.utils.checkpoint, "

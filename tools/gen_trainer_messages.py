@@ -1445,30 +1445,6 @@ def _named(tree):
             if any(name == a.targets[0].id and line - NEAR <= a.lineno < line for line, name in raised)]
 
 
-def first_lines(srcs):
-    """{line: the first line of the message as a format} of the messages whose string holds a line break
-    before more text (accelerate's "Cannot apply desired operation due to shape mismatches ...\\n\\nOperation:
-    ..."): printed, such a message spans lines, and a matcher of its squashed whole text would need them on
-    one. Used for the modules read whole (_WHOLE) only: the sites read before keep their matchers."""
-    out = {}
-    for src in srcs:
-        try:
-            tree = ast.parse(src)
-        except SyntaxError:
-            continue
-        for node in ast.walk(tree):
-            level, arg = knowgen.py_message(node)
-            if level is None:
-                continue
-            raw = knowgen.py_format(arg)
-            if isinstance(node, ast.Call) and len(node.args) > 1 and isinstance(arg, ast.Constant) \
-                    and isinstance(arg.value, str):
-                raw = arg.value  # logging's %-format (knowgen.py_messages)
-            if raw and "\n" in raw.strip():
-                out[node.lineno] = " ".join(raw.strip().split("\n")[0].split())
-    return out
-
-
 def sites_of(path, srcs):
     """(level, where, format) of one file's messages (``srcs``: the file, or the slice's blocks of it)."""
     out, trees = set(), []
@@ -1492,17 +1468,14 @@ def build(files, version):
         by_path.setdefault(path, []).append(src)
     for path, srcs in by_path.items():
         m = re.match(r"older/([a-z]+)-([^/]+)/(.+)$", path)
-        firsts = first_lines(srcs) if re.search(_WHOLE, m.group(3) if m else path) else {}
+        # a message that spans lines gets its first line as matcher, in the modules read whole only (_WHOLE): the
+        # sites read before keep their matchers
+        firsts = knowgen.py_first_lines(srcs) if re.search(_WHOLE, m.group(3) if m else path) else {}
         for level, where, fmt in sites_of(m.group(3) if m else path, srcs):
             if fmt in seen:
                 continue
             seen.add(fmt)
-            rx, literal = knowgen.printf_to_regex(fmt)
-            first = firsts.get(int(where.rsplit(":", 1)[1]))
-            if first and first != fmt:
-                frx, fliteral = knowgen.printf_to_regex(first)
-                if frx is not None and len("".join(fliteral.split())) >= 16:
-                    rx, literal = frx, fliteral
+            rx, literal = knowgen.matcher(fmt, firsts.get(int(where.rsplit(":", 1)[1])))
             site = {"id": "trainer.%s%s" % ("%s_%s_" % (m.group(1), knowgen.slug(m.group(2))) if m else "",
                                             knowgen.slug(where)),
                     "where": where, "level": level, "text": fmt}

@@ -295,15 +295,56 @@ def py_messages(src, more=None):
             level, arg = more(node)
         if level is None:
             continue
-        fmt = py_format(arg)
-        if isinstance(node, ast.Call) and len(node.args) > 1 and isinstance(arg, ast.Constant) and \
-                isinstance(arg.value, str) and isinstance(node.func, ast.Attribute) and \
-                isinstance(node.func.value, ast.Name) and node.func.value.id in _LOGGERS:
-            # logger.warning("... %s", x): logging formats msg % args when there are args (CPython
-            # Lib/logging/__init__.py, LogRecord.getMessage), so the text is already a %-format
-            fmt = arg.value
+        fmt = _py_message_format(node, arg)
         if fmt:
             yield level, node.lineno, " ".join(fmt.split())
+
+
+def _py_message_format(node, arg):
+    """The format (py_format) of the message ``arg`` of the statement ``node``, its blanks and line breaks as
+    written; a logging call given arguments keeps its string as written."""
+    if isinstance(node, ast.Call) and len(node.args) > 1 and isinstance(arg, ast.Constant) and \
+            isinstance(arg.value, str) and isinstance(node.func, ast.Attribute) and \
+            isinstance(node.func.value, ast.Name) and node.func.value.id in _LOGGERS:
+        # logger.warning("... %s", x): logging formats msg % args when there are args (CPython
+        # Lib/logging/__init__.py, LogRecord.getMessage), so the text is already a %-format
+        return arg.value
+    return py_format(arg)
+
+
+def first_line(fmt):
+    """The first line of a message format whose text holds a line break before more text, its blanks squashed;
+    None for a message of one line. Printed, such a message spans lines (accelerate's "Cannot apply desired
+    operation due to shape mismatches ...\\n\\nOperation: ..."), so a matcher of its squashed whole text
+    would need them on one: its first line is the matcher (matcher)."""
+    fmt = (fmt or "").strip()
+    return " ".join(fmt.split("\n")[0].split()) if "\n" in fmt else None
+
+
+def py_first_lines(srcs):
+    """{line: first_line} of the messages of the Python sources ``srcs`` (py_messages' kinds) that span lines."""
+    out = {}
+    for src in srcs:
+        try:
+            tree = ast.parse(src)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            level, arg = py_message(node)
+            first = level and first_line(_py_message_format(node, arg))
+            if first:
+                out[node.lineno] = first
+    return out
+
+
+def matcher(fmt, first=None, need=16):
+    """printf_to_regex of a site's format ``fmt``, or of ``first``, its first line (first_line), when it has
+    one that keeps ``need`` non-blank literal characters."""
+    if first and first != fmt:
+        rx, literal = printf_to_regex(first)
+        if rx is not None and len("".join(literal.split())) >= need:
+            return rx, literal
+    return printf_to_regex(fmt)
 
 
 def binary_strings(data, minimum):
