@@ -226,20 +226,11 @@ def from_deb(path):
 
 
 def from_slice(path):
-    version, part, messages, fields = "slice", None, [], []
-    with open(path) as f:
-        for line in f:
-            line = line.rstrip("\n")
-            if line.startswith("#! version "):
-                version = line[len("#! version "):].strip()
-            elif line.startswith("=== "):
-                part = line[4:].strip()
-            elif line and part == "messages":
-                messages.append(line)
-            elif line and part == "fields":
-                name, _, alt = line.partition("\t")
-                fields.append((name, alt))
-    return messages, fields, version
+    """(messages, fields, version) of a slice (knowgen.read_slice): its `=== messages` and `=== fields` parts."""
+    files, version = knowgen.read_slice(path)
+    parts = {name: [line for line in text.splitlines() if line] for name, text in files}
+    fields = [(name, alt) for name, _, alt in (line.partition("\t") for line in parts.get("fields", []))]
+    return parts.get("messages", []), fields, version
 
 
 def build(messages, fields, version):
