@@ -46,6 +46,10 @@ TABLES = {
     "gloo_messages": ("gen_gloo_messages", ["MSG_FIX"]),
     "container_messages": ("gen_container_messages", ["MSG_FIX"]),
     "munge_messages": ("gen_munge_messages", ["MSG_FIX"]),
+    "nvidia_smi_messages": ("gen_nvidia_smi_messages", ["MSG_FIX"]),
+    "apptainer_messages": ("gen_apptainer_messages", ["MSG_FIX"]),
+    "ucc_messages": ("gen_ucc_messages", ["MSG_FIX"]),
+    "ray_messages": ("gen_ray_messages", ["MSG_FIX"]),
 }
 
 
