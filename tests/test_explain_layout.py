@@ -82,6 +82,8 @@ def test_nvidia_smi_process_table_two_pythons_on_gpu0(kb):
     res, root = answer(kb, text)
     assert root["id"] == "torch.ranks_share_gpu"
     assert "nvidia-smi lists 2 python processes on GPU 0 and none on GPU 1" in root["causes"][0]["text"]
+    # the process row the sentence names is evidence beside the ranks' prints
+    assert root["causes"][0]["evidence"][-1]["text"].startswith("|    0   N/A  N/A     41210")
 
 
 def test_nvidia_smi_table_of_other_programs_is_no_finding(kb):
@@ -157,6 +159,8 @@ def test_accelerate_on_cpu_with_a_slow_complaint_is_the_root(kb):
     assert root["id"] == "accelerate.runs_on_cpu"
     assert "Device: cpu" in root["causes"][0]["text"]
     assert "use_cpu: false" in root["causes"][0]["fix"][0]
+    # the complaint the root rests on is evidence beside accelerate's line
+    assert [e["line"] for e in root["causes"][0]["evidence"]][-1] == 1
 
 
 def test_accelerate_on_cpu_alone_is_a_note(kb):

@@ -54,9 +54,9 @@ TWO = [C(3, rank=0, world=2, dev="cuda:0"), C(4, rank=1, world=2, dev="cuda:0")]
 SAID = "ranks 0, 1 of 2 each print cuda:0 (line 3: claim of line 3; line 4: claim of line 4)"
 
 
-def _share(why, lines):
+def _share(why, lines, more=()):
     return ([("torch.ranks_share_gpu", "%s, and %s: the ranks share one GPU" % (SAID, why), lines, SHARE_FIX, True,
-              ["claim of line 3", "claim of line 4"])], [])
+              ["claim of line 3", "claim of line 4"] + list(more))], [])
 
 
 NOTE = [(3, SAID + ": on one node that is every rank on one GPU (set the device from LOCAL_RANK); on several nodes, "
@@ -69,8 +69,9 @@ NOTE = [(3, SAID + ": on one node that is every rank on one GPU (set the device 
     ({"ds_nodes": [(2, 1, 2, 0)]}, _share("DeepSpeed's launcher says nnodes=1, num_local_procs=2 (line 2)", [3, 4])),
     ({"ds_nodes": [(2, 2, 2, 0), (5, 1, 1, 0)]}, ([], NOTE)),
     ({"smi_gpus": {0, 1}, "smi_procs": [(8, 0, "11", "python", 500), (9, 0, "12", "/usr/bin/Python3", 500),
-                                        (10, 0, "13", "bash", 5), (11, 1, "14", "Xorg", 5)]},
-     _share("nvidia-smi lists 2 python processes on GPU 0 and none on GPU 1", [3, 4, 8])),
+                                        (10, 0, "13", "bash", 5), (11, 1, "14", "Xorg", 5)],
+      "smi_text": {8: "row of line 8", 9: "row of line 9"}},
+     _share("nvidia-smi lists 2 python processes on GPU 0 and none on GPU 1", [3, 4, 8], ["row of line 8"])),
     # torchrun's count and nvidia-smi: the count says it, the smi line is not added
     ({"nproc": (1, 2), "smi_gpus": {0, 1}, "smi_procs": [(9, 0, "12", "torchrun", 5), (8, 0, "11", "python", 5)]},
      _share("--nproc-per-node 2 (line 1) puts ranks 0-1 on one node", [3, 4])),
@@ -150,7 +151,8 @@ def test_a_world_of_one_that_sees_several_gpus():
     assert rd(_st([C(2, world=1, rank=0, text="  world 1  "), C(7, kind="hf", ngpu=4, dist=True, text=" hf " + "x" * 120)])) == (
         [("launcher.single_process", "the script says world size 1 (line 2: world 1) and the process sees 4 GPUs "
           "(hf %s)" % ("x" * 97), [2, 7], "torchrun --nproc-per-node 4 train.py (or accelerate launch --multi_gpu "
-          "--num_processes 4): plain `python train.py` starts one process, which uses one GPU", True, ["  world 1  "])],
+          "--num_processes 4): plain `python train.py` starts one process, which uses one GPU", True,
+          ["  world 1  ", " hf " + "x" * 120])],
         [])
     assert rd(_st([C(2, world=1, rank=0)], smi_gpus={0, 1, 2}))[0][0][2] == [2]  # nvidia-smi's count: no line
     assert rd(_st([C(2, world=1, rank=0, sees=1)])) == ([], [])
@@ -198,7 +200,7 @@ CPU_WHAT = "accelerate's state says Device: cpu (line 4: Device: cpu)"
     ({"acc": [{"line": 2, "env": "NO", "device": "cuda"}, CPU]}, None,
      ([], [(4, CPU_WHAT + ": if this machine has GPUs, accelerate was told to use the CPU", CPU_FIX)])),
     ({"acc": [CPU]}, (9, "slow"), ([("accelerate.runs_on_cpu", CPU_WHAT + ", and the text says the run is slow "
-                                    "(line 9)", [4, 9], CPU_FIX, True, ["  Device: cpu  "])], [])),
+                                    "(line 9)", [4, 9], CPU_FIX, True, ["  Device: cpu  ", "slow"])], [])),
     ({"acc": [CPU], "smi_gpus": {0, 1, 2}}, (9, "slow"),
      ([("accelerate.runs_on_cpu", CPU_WHAT + " while nvidia-smi lists 3 GPUs", [4], CPU_FIX, True,
         ["  Device: cpu  "])], [])),

@@ -237,6 +237,7 @@ def _claim(st, scan, hit):
 # ------------------------------------------------------------------ what the lines show
 
 class Found(object):
+    # texts: the text of each of lines, in their order (the finding's evidence: _finding pairs them)
     def __init__(self, eid, what, lines, fix, root, texts):
         self.eid, self.what, self.lines, self.fix, self.root, self.texts = eid, what, lines, fix, root, texts
 
@@ -286,7 +287,7 @@ def _share_gpu(st, out, notes):
         if why:
             out.append(Found("torch.ranks_share_gpu", "%s, and %s: the ranks share one GPU" % (said, why),
                              [c["line"] for c in cs] + ([smi[1]] if smi and not one else []), fix, True,
-                             [c["text"] for c in cs]))
+                             [c["text"] for c in cs] + ([st.smi_text.get(smi[1], "")] if smi and not one else [])))
         else:
             notes.append((cs[0]["line"], "%s: on one node that is every rank on one GPU (set the device from "
                           "LOCAL_RANK); on several nodes, or with one GPU visible per process (Slurm "
@@ -361,7 +362,7 @@ def _single_process(st, out, notes, complaint):
                              [c["line"]] + ([nline] if nline and nline != c["line"] else []),
                              "torchrun --nproc-per-node %d train.py (or accelerate launch --multi_gpu --num_processes "
                              "%d): plain `python train.py` starts one process, which uses one GPU" % (n, n), True,
-                             [c["text"]]))
+                             [c["text"]] + ([ntext] if nline and nline != c["line"] else [])))
             return
         if c["kind"] == "hf" and not c["dist"] and (c.get("ngpu") or 0) >= 2:
             f = Found("launcher.single_process", "transformers' 'n_gpu: %d, distributed training: False' (line %d): "
@@ -377,7 +378,8 @@ def _single_process(st, out, notes, complaint):
             f = Found("launcher.single_process", "accelerate's state says 'Distributed environment: NO' (line %d) "
                       "on a machine where %s" % (b["line"], ntext.strip()[:100]), [b["line"]] + ([nline] if nline else []),
                       "accelerate launch --multi_gpu --num_processes %d train.py (or `accelerate config`: "
-                      "distributed_type MULTI_GPU, num_processes %d)" % (n, n), complaint is not None, [b["text"]])
+                      "distributed_type MULTI_GPU, num_processes %d)" % (n, n), complaint is not None,
+                      [b["text"]] + ([ntext] if nline else []))
             (out.append(f) if f.root else notes.append((b["line"], f.what, f.fix)))
             return
 
@@ -395,7 +397,8 @@ def _on_cpu(st, out, notes, complaint):
         if gpu or complaint:
             out.append(Found("accelerate.runs_on_cpu", what + (" while %s" % gpu.strip()[:100] if gpu else
                                                               ", and the text says the run is slow (line %d)" % complaint[0]),
-                             [b["line"]] + ([complaint[0]] if complaint and not gpu else []), fix, True, [b["text"]]))
+                             [b["line"]] + ([complaint[0]] if complaint and not gpu else []), fix, True,
+                             [b["text"]] + ([complaint[1]] if complaint and not gpu else [])))
         else:
             notes.append((b["line"], what + ": if this machine has GPUs, accelerate was told to use the CPU", fix))
         return
