@@ -1506,8 +1506,6 @@ def read_roots(roots, older=None):
     read under 'older/<name>-<version>/<path>' (a file that release does not have yet is skipped)."""
     files = []
     for name in PACKAGES:
-        if name not in roots:  # a slice recorded before the package was read
-            continue
         for g in FILES[name]:
             names = sorted(glob.glob(os.path.join(roots[name], g)))
             if not names:
@@ -1530,7 +1528,7 @@ def _version_of(name, root):
 
 
 def release_of(roots, older=None):
-    out = ", ".join("%s %s" % (n, _version_of(n, roots[n])) for n in PACKAGES if n in roots)
+    out = ", ".join("%s %s" % (n, _version_of(n, roots[n])) for n in PACKAGES)
     if older:
         out += "; older: " + ", ".join("%s %s" % (n, _version_of(n, older[n])) for n in PACKAGES if n in older)
     return out
