@@ -19,8 +19,9 @@ What every generator repeats lives here, so that its own file holds only what is
 
 and build() reads each format (c_format for a C argument, py_messages for Python's raise/assert/
 logging calls), gives each site its id (slug), drops a vague format (unanchored), matches it
-(printf_to_regex; matcher: a message that spans lines by its first line, py_first_lines), names its family (assign) and its fix (give_fix; stale_fixes in main() stops
-when a fix row lost its message). Tests regenerate a slice with regenerated() and compare it with
+(printf_to_regex; matcher: a message that spans lines by its first line, py_first_lines), names
+its family (assign) and its fix (give_fix; stale_fixes in main() stops when a fix row lost its
+message). Tests regenerate a slice with regenerated() and compare it with
 committed().
 """
 
