@@ -356,3 +356,16 @@ def test_main_writes_the_generated_file_by_default(gen, name, tmp_path, monkeypa
     assert gen.main(["--slice", os.path.join(ROOT, "tools", "data", name + "_slice.txt")]) == 0
     assert os.listdir(str(tmp_path)) == [name + ".json"]
     assert capsys.readouterr().out.startswith(os.path.join(str(tmp_path), name + ".json") + ": ")
+
+
+@pytest.mark.parametrize("src,want", [
+    ('`raw %v text`)', 'raw %s text'), ('"a %d" +\n\t`b %q`)', 'a %db %s'), ('`unterminated', None),
+    ('"unterminated', None), ('', None), ('   ', None), ('x)', None), ('"100%% done %t"', '100%% done %s'),
+    ('"a" + x', 'a'), ('"a"+"b"', 'ab'), ('"x\\ty"', 'x\ty'), (' \t\r\n"lead"', 'lead'), ('"a" \n+ \n"b" +', 'ab'),
+    ('`a` + `b`', 'ab'), ('"a" + `b', None),
+])
+def test_go_format(src, want):
+    # Go's interpreted and raw string literals joined by '+' (The Go Programming Language Specification, "String
+    # literals"), %v-family verbs read as %s, '%%' kept
+    assert apptainer.go_format(src, 0) == want
+    assert apptainer.go_format("f(" + src, 2) == want
