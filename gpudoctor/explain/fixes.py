@@ -22,6 +22,10 @@ goes first in its fix list, and the generic lines stay after it.
                  release it arrived in (or left), compared with the torch the log prints
                  (gpudoctor/explain/torchapi.py; generated/torch_api.json from the torch wheels' sources)
 
+- api_history    a name or keyword argument of transformers / accelerate / peft / trl / datasets the installed
+                 release lacks: the release it arrived in (or left), compared with the version the log prints
+                 (gpudoctor/explain/apihistory.py; generated/api_history.json from the libraries' wheels)
+
 - ds_batch       DeepSpeed's batch assertion: the train_batch_size, gradient accumulation or micro batch
                  that fits this run's world size, from the four numbers the message prints
                  (gpudoctor/explain/dsconfig.py; deepspeed/runtime/config.py _batch_assertion)
@@ -528,6 +532,13 @@ def apply(result, facts):
                 from gpudoctor.explain import torchapi
 
                 got = torchapi.compute(_texts(f))
+                if got:
+                    line = "%s   (%s)" % got
+            elif kind == "api_history":
+                from gpudoctor.explain import apihistory
+
+                got = apihistory.compute(_texts(f))
+                apihistory.how_sure(f, got)
                 if got:
                     line = "%s   (%s)" % got
             elif kind == "ds_batch":

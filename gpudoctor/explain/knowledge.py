@@ -639,7 +639,7 @@ ENTRY_KEYS = {"id", "title", "kind", "rank", "explain", "patterns", "distinct", 
               "by_evidence", "root_when_alone", "affects", "words", "means", "means_order"}
 CAUSE_KEYS = {"text", "checks", "confirm", "fix", "exports", "evidence", "computed", "when"}
 COMPUTED = {"torch_build", "socket_ifname", "launcher_port", "visible_gpus", "btl_tcp_if", "min_driver", "cuda_toolkit",
-            "torch_api", "ds_batch"}
+            "torch_api", "ds_batch", "api_history"}
 
 
 def _int(v):
