@@ -595,8 +595,6 @@ def _finding(e, x, scan):
     from gpudoctor.explain.scan import Hit
 
     hits = [Hit(ln, t.strip()[:400], None, {}, None) for ln, t in zip(x.lines, x.texts)]
-    f = lines_finding(e, hits, "root", scan, "Read from the job's own lines: %s." % x.what, x.fix,
-                      "How sure: medium. Read from the lines the job printed about its own layout (rank, world "
-                      "size, device), not from an error line.")
-    f["from_layout"] = True
-    return f
+    return lines_finding(e, hits, "root", scan, "Read from the job's own lines: %s." % x.what, x.fix,
+                         "How sure: medium. Read from the lines the job printed about its own layout (rank, world "
+                         "size, device), not from an error line.")
