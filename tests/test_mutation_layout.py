@@ -251,3 +251,21 @@ def test_two_ranks_claimed_twice_the_first_by_rank():
     claims = [C(2, kind="pl", rank=1, world=4), C(3, kind="pl", rank=1, world=4), C(4, kind="pl", rank=0, world=4),
               C(5, kind="pl", rank=0, world=4)]
     assert rd(_st(claims)) == _same(2, 0, 4, [4, 5])
+
+
+def test_survivors_of_the_rules_run():
+    # nvidia-smi: torchrun's process counts as a python one; up to 4 idle GPUs named
+    smi = {"smi_gpus": set(range(7)), "smi_procs": [(8, 0, "11", "python", 5), (9, 0, "12", "/usr/bin/torchrun", 5)]}
+    got = rd(_st(TWO, **smi))
+    assert got[0][0][1] == SAID + (", and nvidia-smi lists 2 python processes on GPU 0 and none on GPU 1, 2, 3, 4: the "
+                                   "ranks share one GPU") and got[0][0][2] == [3, 4, 8]
+    # the first device with two ranks, after one with a single rank; a quoted text cut at 80 characters
+    long = "r" * 100
+    claims = [C(1, rank=0, world=4, dev="cuda:0"), C(2, rank=1, world=4, dev="cuda:1", text=long),
+              C(3, rank=2, world=4, dev="cuda:1")]
+    assert rd(_st(claims))[1][0][1].startswith("ranks 1, 2 of 4 each print cuda:1 (line 2: %s; line 3: " % ("r" * 80))
+    # the GPUs seen: the first of equal counts, a claim's count over nvidia-smi's equal one, a print's n_gpu unread
+    assert L._gpus_seen(_st([C(1, sees=2), C(2, sees=2)], smi_gpus={0, 1})) == (2, 1, "claim of line 1")
+    assert L._gpus_seen(_st([C(1, ngpu=8)])) == (0, None, None)
+    assert L._gpus_seen(_st([C(1, kind="hf", ngpu=3, dist=True)], smi_gpus={0, 1, 2, 3})) == (
+        4, None, "nvidia-smi lists 4 GPUs")

@@ -70,6 +70,12 @@ TEXTS = {
     "device_alone": UID.format(r=1, k=2) + wd(1, 2, "ALLREDUCE", 8),
     "behind_status": wd(0, 6, "ALLREDUCE", 8) + PG.format(r=0, s=6, e=6, c=5) + DUMP,
     "desync_never": DS,
+    # the report without its 'Timeout at collective' line
+    "desync_never_alone": DS.replace("         - [0] Timeout at collective: ALLREDUCE, #315\n", ""),
+    # releases before NumelIn/NumelOut: 'WorkNCCL(SeqNum=5, OpType=ALLREDUCE, Timeout(ms)=600000)'
+    "order_old": "".join("[rank%d]:[E1126 09:01:45.829430831 ProcessGroupNCCL.cpp:689] [Rank %d] Watchdog caught collective "
+                         "operation timeout: WorkNCCL(SeqNum=5, OpType=%s, Timeout(ms)=600000) ran for 600061 milliseconds "
+                         "before timing out.\n" % (r, r, op) for r, op in ((0, "ALLREDUCE"), (1, "BROADCAST"))),
     "desync_finished": DS2,
 }
 
@@ -92,4 +98,4 @@ def test_answer_whole(scans, name):
 
 
 def test_the_table_is_the_cases():
-    assert sorted(WANT) == sorted(TEXTS) and sum(1 for v in WANT.values() if v is None) == 4
+    assert sorted(WANT) == sorted(TEXTS) and sum(1 for v in WANT.values() if v is None) == 4 and len(WANT) == 18
