@@ -62,7 +62,9 @@ def test_real_texts_name_the_release(key):
 def test_explain_puts_the_release_first(cli, tmp_path):
     rc, doc = explain_paste(cli, tmp_path, REAL["peft_821"][0], "--json")
     assert rc in (0, 1)  # explain's exit code says whether it ran, not the log's health
-    assert_root(doc, entry="code.lib_api_version", fix="pip install 'peft>=0.4.0'")
+    # the version line reaches the computed fix as the entry's signal (pip list's "peft     0.3.0")
+    root = assert_root(doc, entry="code.lib_api_version", fix=("pip install 'peft>=0.4.0'", "your peft is 0.3.0"))
+    assert root["notes"][0].startswith("How sure: medium.")
 
 
 def test_the_log_version_decides_the_answer():
