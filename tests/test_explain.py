@@ -259,6 +259,22 @@ def test_one_nccl_version_is_not_a_mismatch_two_are(kb):
     assert "nccl.version_mismatch" not in [f["id"] for f in run(old, kb)["findings"]]
 
 
+def test_an_images_nccl_package_beside_the_loaded_nccl_is_a_note_not_a_mismatch(kb):
+    # NVIDIA's CUDA images set ENV NCCL_VERSION / NV_LIBNCCL_PACKAGE for their libnccl2
+    # (https://gitlab.com/nvidia/container-images/cuda); pip torch loads its own NCCL (DeepSpeed's launcher echoes the env)
+    image = ("[INFO] [launch.py:145:main] 0 NV_LIBNCCL_DEV_PACKAGE=libnccl-dev=2.28.3-1+cuda13.0\n"
+             "[INFO] [launch.py:145:main] 0 NCCL_VERSION=2.28.3-1\n"
+             "NCCL version 2.28.9+cuda13.0\n")
+    res = run(image, kb)
+    assert res["findings"] == [] and "nccl.image_vs_loaded" in [n["id"] for n in res["context"]]
+    # two processes whose banners differ still mix NCCLs; two different images' packages too
+    two = image + "n2:1:1 [0] NCCL INFO NCCL version 2.27.3+cuda12.9\n"
+    f = run(two, kb)["findings"][0]
+    assert f["id"] == "nccl.version_mismatch" and f["distinct"]["values"] == ["2.27.3", "2.28.9"]
+    pkgs = "NV_LIBNCCL_PACKAGE=libnccl2=2.19.3-1+cuda12.3\nNV_LIBNCCL_PACKAGE=libnccl2=2.21.5-1+cuda12.4\n"
+    assert run(pkgs, kb)["findings"][0]["id"] == "nccl.version_mismatch"
+
+
 # ------------------------------------------------------------------ the scanner on awkward input
 
 
