@@ -589,6 +589,8 @@ _EXC_FAMILY = [
     (("MemoryError",), "errno.enomem"),
     (("ModuleNotFoundError", "ImportError"), "code.python_env"),
     (("OutOfMemoryError",), "cuda.oom"),
+    # Python's float error, raised by a training loop's own check ('loss is inf') or by numpy's errstate(raise)
+    (("FloatingPointError",), "usercode.nan_inf"),
 ]
 
 
