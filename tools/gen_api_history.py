@@ -41,7 +41,7 @@ import zipfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import knowgen  # noqa: E402
-from gen_torch_api import Sources, _body_nodes  # noqa: E402
+from gen_torch_api import Sources, _body_nodes, _key  # noqa: E402
 
 GENERATOR = "tools/gen_api_history.py"
 SOURCE = ("the wheels on PyPI (pip download --no-deps) of transformers, accelerate, peft, trl, datasets and "
@@ -80,10 +80,6 @@ CLASSES = [
     ("trl", "GRPOTrainer", ["trl.trainer.grpo_trainer"]),
     ("datasets", "load_dataset", ["datasets.load"]),
 ]
-
-
-def _key(v):
-    return tuple(int(x) for x in re.findall(r"\d+", v))
 
 
 def tracked(mod, pkg):
