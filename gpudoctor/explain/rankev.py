@@ -99,7 +99,7 @@ _ROOTED = ("BROADCAST", "SCATTER", "REDUCE", "GATHER")
 
 FACTS = {
     "wd": r"Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(?P<seq>\d{1,18}), "
-          r"OpType=(?P<op>\w{1,40})(?:, NumelIn=(?P<nin>\d{1,18}), NumelOut=(?P<nout>\d{1,18}))?",
+          r"OpType=(?P<op>\w{1,40})(?:, NumelIn=(?P<nin>\d{1,18}), NumelOut=\d{1,18})?",
     "fr_head": r"Stack trace of the failed collective:",
     "uid": r"\[(?P<rank>\d{1,9})\] is setting up NCCL communicator and retr(?:ie|ei)ving ncclUniqueId from \[0\] "
            r"via c10d key-value store by key '(?P<key>[^'\n]{1,80})'",
@@ -175,8 +175,7 @@ def record(scan, hit):
             m = _WD_RANK.search(text)
             rank = int(m.group(1)) if m else _line_rank(scan, text)
             st["wd"].append({"line": hit.line, "text": text[:400], "rank": rank, "seq": int(g["seq"]), "op": g["op"],
-                             "nin": int(g["nin"]) if g.get("nin") else None,
-                             "nout": int(g["nout"]) if g.get("nout") else None})
+                             "nin": int(g["nin"]) if g.get("nin") else None})
     elif cls == "fr_head":
         if len(st["heads"]) < MAX_KEPT:
             rank = _line_rank(scan, text)
@@ -217,16 +216,12 @@ def record(scan, hit):
             if stage == "fsdp" and "fsdp" not in path and fn not in ("_all_gather_flat_param", "foreach_all_gather"):
                 return  # _lazy_init is a common name: FSDP's only under torch/distributed/fsdp/
         rank = _line_rank(scan, text)
-        in_fr = False
         head = [h for h in st["heads"] if 0 < hit.line - h[0] <= FRAME_SPAN]
-        if head:
-            in_fr = True
-            if rank is None:
-                rank = head[-1][1]
+        if head and rank is None:  # a frame of the failed collective's stack: its header's rank
+            rank = head[-1][1]
         if st["frames"] and st["frames"][-1]["line"] == hit.line:
             return
-        st["frames"].append({"line": hit.line, "text": text[:300], "fn": fn, "stage": stage, "rank": rank,
-                             "fr": in_fr})
+        st["frames"].append({"line": hit.line, "text": text[:300], "fn": fn, "stage": stage, "rank": rank})
 
 
 # ------------------------------------------------------------------ per rank
@@ -250,12 +245,9 @@ def _facts(scan):
         label = (m.group(1) or m.group(2)) if m else None
         if label is not None:
             labels.add(label)
-        d = pg.setdefault(rank, {}).setdefault(label, {"seq": None, "enq": None, "done": None, "line": h.line,
-                                                        "text": h.text[:400]})
+        d = pg.setdefault(rank, {}).setdefault(label, {"seq": None, "done": None, "line": h.line, "text": h.text[:400]})
         if h.groups.get("seq") is not None and d["seq"] is None:
             d["seq"], d["line"], d["text"] = int(h.groups["seq"]), h.line, h.text[:400]
-        if h.groups.get("enq") is not None:
-            d["enq"] = max(d["enq"] if d["enq"] is not None else -2, int(h.groups["enq"]))
         m = _COMPLETED.search(h.text)
         if m:
             d["done"] = max(d["done"] if d["done"] is not None else -2, int(m.group(1)))
@@ -274,8 +266,7 @@ def _facts(scan):
                 exits.setdefault(int(g["rank"]), (int(g["code"]), h.line, h.text[:300]))
             except ValueError:
                 continue
-    return {"wd": wd, "pg": pg, "labels": labels, "stage": stage, "uid": st["uid"], "desync": st["desync"], "exits": exits,
-            "frames": st["frames"]}
+    return {"wd": wd, "pg": pg, "labels": labels, "stage": stage, "uid": st["uid"], "desync": st["desync"], "exits": exits}
 
 
 def _ev(*items):
