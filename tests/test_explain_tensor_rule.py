@@ -20,11 +20,6 @@ USER_ONLY = """Traceback (most recent call last):
 """
 
 
-@pytest.fixture(scope="module")
-def kb():
-    return explain.load_knowledge()
-
-
 def root(kb, text):
     res = explain.explain_text(text, kb)
     f = res["findings"][0] if res["findings"] else None
