@@ -1,0 +1,32 @@
+"""squeue's REASON column for a pending job, as slurmctld writes the job's state_desc
+(https://github.com/SchedMD/slurm/blob/master/src/slurmctld/job_scheduler.c: "Nodes required for job are
+DOWN, DRAINED%s or reserved for jobs in higher priority partitions"; src/slurmctld/job_mgr.c: "launch
+failed requeued held" after a prolog failure), in squeue's default format (JOBID PARTITION NAME USER ST
+TIME NODES NODELIST(REASON))."""
+
+import pytest
+
+from gpudoctor import explain
+
+HEAD = "             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)\n"
+
+
+@pytest.mark.parametrize("reason,want", [
+    ("(Nodes required for job are DOWN, DRAINED or reserved for jobs in higher priority partitions)",
+     "slurm.node_down"),
+    ("(Nodes required for job are DOWN, DRAINED, REBOOTING or reserved for jobs in higher priority partitions)",
+     "slurm.node_down"),
+    ("(launch failed requeued held)", "slurm.prolog"),
+])
+def test_a_pending_jobs_reason_is_answered(kb, reason, want):
+    res = explain.explain_text(HEAD + "                26     debug  train.sh    alice PD       0:00      2 %s\n"
+                               % reason, kb)
+    f = res["findings"][0]
+    assert f["id"] == want and f["role"] == "root"
+    if want == "slurm.node_down":
+        assert any("sinfo -R" in x for c in f["causes"] for x in c["fix"])
+
+
+def test_a_running_job_is_no_error(kb):
+    res = explain.explain_text(HEAD + "                26     debug  train.sh    alice  R       5:02      2 gpu[01-02]\n", kb)
+    assert res["verdict"] == "no_error"
