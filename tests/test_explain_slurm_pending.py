@@ -30,3 +30,13 @@ def test_a_pending_jobs_reason_is_answered(kb, reason, want):
 def test_a_running_job_is_no_error(kb):
     res = explain.explain_text(HEAD + "                26     debug  train.sh    alice  R       5:02      2 gpu[01-02]\n", kb)
     assert res["verdict"] == "no_error"
+
+
+def test_the_batch_scripts_shell_not_finding_the_program_is_the_jobs_environment(kb):
+    # bash's '<script>: line N: <cmd>: command not found' for the script slurmstepd runs from its spool
+    # directory (src/slurmd/slurmstepd/mgr.c: <batchdir>/slurm_script)
+    res = explain.explain_text("Submitted batch job 19\nrunning on node07\n"
+                               "/var/spool/slurmd/job00019/slurm_script: line 4: torchrun: command not found\n", kb)
+    f = res["findings"][0]
+    assert f["id"] == "slurm.job_env" and "--export=NONE" in f["causes"][0]["text"]
+    assert "slurm_script: line 4" in f["causes"][0]["evidence"][0]["text"]
