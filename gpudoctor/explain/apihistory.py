@@ -15,8 +15,6 @@ transformers-cli env's "`transformers` version: 4.30.2") is compared with it whe
 table does not record (in every release read, or in none) gets no answer here.
 """
 
-import json
-import os
 import re
 
 PKGS = ("transformers", "accelerate", "peft", "trl", "datasets", "safetensors")
@@ -25,20 +23,13 @@ _IMPORT = re.compile(r"cannot import name '([A-Za-z_]\w{0,80})' from '(%s)'" % _
 _ATTR = re.compile(r"module '(%s)' has no attribute '([A-Za-z_]\w{0,80})'" % _P)
 _KWARG = re.compile(r"\b([A-Za-z_]\w{0,80})(?:\.__init__)?\(\) got an unexpected keyword argument '([A-Za-z_]\w{0,80})'")
 _CALL = re.compile(r"\b([A-Z]\w{2,60})\s{0,4}\(")
-_TABLE = []
 
 
 def table():
     """generated/api_history.json, read once ({} when missing)."""
-    if not _TABLE:
-        path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "knowledge",
-                            "generated", "api_history.json")
-        try:
-            with open(path) as f:
-                _TABLE.append(json.load(f))
-        except (OSError, ValueError):
-            _TABLE.append({})
-    return _TABLE[0]
+    from gpudoctor.explain.knowledge import generated_table
+
+    return generated_table("api_history")
 
 
 _SPANS = {}

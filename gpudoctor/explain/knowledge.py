@@ -891,11 +891,30 @@ def structural_patterns():
             for eid, srcs in sorted(STRUCTURAL.items()) for src in srcs]
 
 
+GENERATED_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "knowledge",
+                             "generated")
+_TABLES = {}
+
+
 def generated_files():
     """gpudoctor/data/knowledge/generated/*.json: message sites generated from their sources
     (tools/gen_*.py)."""
-    d = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "knowledge", "generated")
+    d = GENERATED_DIR
     return sorted(os.path.join(d, n) for n in os.listdir(d) if n.endswith(".json")) if os.path.isdir(d) else []
+
+
+def generated_table(name):
+    """generated/<name>.json as a whole (a table a module reads itself: torch_api, api_history), read once per
+    process; {} when it is missing or unreadable."""
+    if name not in _TABLES:
+        import json
+
+        try:
+            with open(os.path.join(GENERATED_DIR, name + ".json")) as f:
+                _TABLES[name] = json.load(f)
+        except (OSError, ValueError):
+            _TABLES[name] = {}
+    return _TABLES[name]
 
 
 def _attach_sites(path, by_id):

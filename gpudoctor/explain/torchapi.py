@@ -17,8 +17,6 @@ release each arrived or was removed; the log's torch version (pip's `torch==2.1.
 `PyTorch version: 2.1.0`, `2.1.0+cu121`) is compared with it when the log prints one.
 """
 
-import json
-import os
 import re
 
 # the modules the table records (tools/gen_torch_api.py PKG_DIRS): torch.distributed, torch.nn.parallel and the
@@ -71,7 +69,6 @@ PUBLIC = {
     "_all_gather_base": "dist.all_gather_into_tensor(output, input) (torch 1.13 and newer)",
     "_reduce_scatter_base": "dist.reduce_scatter_tensor(output, input) (torch 1.13 and newer)",
 }
-_TABLE = []
 
 
 def _private(kind, where, name):
@@ -85,15 +82,9 @@ def _private(kind, where, name):
 
 def table():
     """generated/torch_api.json, read once ({} when missing)."""
-    if not _TABLE:
-        path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "knowledge",
-                            "generated", "torch_api.json")
-        try:
-            with open(path) as f:
-                _TABLE.append(json.load(f))
-        except (OSError, ValueError):
-            _TABLE.append({})
-    return _TABLE[0]
+    from gpudoctor.explain.knowledge import generated_table
+
+    return generated_table("torch_api")
 
 
 def _vt(v):
