@@ -1,7 +1,8 @@
 """MPI launched by srun, and the UCX under it: Open MPI's help topics for ranks srun started that cannot
 reach a process manager they speak (tools/gen_ompi_help.py over Debian's openmpi-common 4.1.4-3
 help-ess-base.txt [slurm-error], [slurm-error2] and help-pmix-base.txt [pmix2-init-failed]; PRRTE's copies
-through tools/gen_prrte_help.py), answered as slurm.mpi with srun --mpi=pmix / mpirun / the rebuild; UCX's
+through tools/gen_prrte_help.py), answered as mpi.pmi (the MPI library's side of the process-manager
+interface, as MPICH's PMI client is) with srun --mpi=pmix / mpirun / the rebuild; UCX's
 API version check (tools/gen_ucx_messages.py: src/ucp/core/ucp_context.c), answered as
 ucx.version_mismatch; Slurm's own side of it (tools/gen_slurm_messages.py: the mpi/pmix plugin and
 plugin_context_create()'s lookups in src/common/plugin.c, one site per plugin type); a PMIx client without
@@ -40,19 +41,19 @@ CASES = [
     # https://github.com/clusterinthecloud/ansible/issues/24 (srun -l labels each line with the task number)
     ("ompi-no-pmi",
      "start\n" + "".join("0: " + ln + "\n" for ln in OMPI_SLURM_ERROR.splitlines()[1:-1]),
-     "slurm.mpi", "srun --mpi=pmix"),
+     "mpi.pmi", "srun --mpi=pmix"),
     # https://github.com/open-mpi/ompi/pull/3778 (what a direct launch without PMI support prints)
     ("ompi-no-pmi-mpi-init",
      "$ srun -n 1 ./mpi_spin\n" + OMPI_SLURM_ERROR + "*** An error occurred in MPI_Init\n*** on a NULL communicator\n"
      "*** MPI_ERRORS_ARE_FATAL (processes in this communicator will now abort,\n",
-     "slurm.mpi", "mpirun inside the allocation"),
+     "mpi.pmi", "mpirun / mpiexec inside the allocation"),
     # https://github.com/ArjunaCluster/ArjunaUsers/issues/172 (srun --mpi=pmi2 with an Open MPI built for PMIx)
     ("pmi2-init",
      "srun: error: spank: x11.so: Plugin file not found\n"
      "--------------------------------------------------------------------------\n"
      "PMI2_Init failed to intialize.  Return code: 1\n"
      "--------------------------------------------------------------------------\n",
-     "slurm.mpi", "srun --mpi=pmix"),
+     "mpi.pmi", "srun --mpi=pmix"),
     # https://github.com/geoschem/geos-chem/issues/822 (a Slurm built without PMIx; before 25.11 plugin.c's lookups
     # printed at error level)
     ("slurm-no-pmix-plugin",

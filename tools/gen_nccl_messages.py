@@ -50,6 +50,12 @@ RULES = [
     ("dmabuf", "nccl.dmabuf", {"text": r"ibv_reg_dmabuf_mr|register memory with DMA-BUF|DMA-BUF handle"}),
     ("after-error", "nccl.previous_error", {"text": r"Attempt to use communicator before|communicator was revoked|"
                                                     r"SetAsyncError|commReclaim|commDestroySync|destroys proxy"}),
+    # a message printed inside the function that reads a file or a list an NCCL_* variable names (``env``:
+    # _env_functions below, from the source: `x = ncclGetEnv("NCCL_GRAPH_FILE"); ...; f(x, ...)`): the variable's
+    # value is what failed. Input files (NCCL_TOPO_FILE, NCCL_GRAPH_FILE) are the topology-file family, whose
+    # causes name each variable; other values (NCCL_ALGO / NCCL_PROTO lists, a dump file's path) are a setting
+    ("env-file", "nccl.topo_file", {"env": r"\bNCCL_(?:TOPO|GRAPH)_FILE\b"}),
+    ("env-value", "nccl.config", {"env": r"\bNCCL_\w+"}),
     ("shm", "shm.size", {"text": r"shared memory|/dev/shm|shm_open|ncclShm|posix_fallocate|shm segment"}),
     # src/os/linux.cc, misc/shmutils.cc: ncclShmOpen grows its /dev/shm file with fallocate
     ("shm-extend", "shm.size", {"text": r"failed to extend %s to"}),
@@ -520,11 +526,28 @@ MSG_FIX = [
      "NCCL_TOPO_FILE whose NICs differ from the node's.",
      ["a newer NCCL (torch >= 2.8 bundles 2.27), or NCCL_NET_MERGE_LEVEL=LOC", "unset NCCL_TOPO_FILE if it "
                                                                               "describes other machines"]),
-    (r"^Could not open XML topology file|^XML Topology has wrong version|^Could not open XML graph file|"
-     r"^XML Graph has wrong version",
-     "src/graph/xml.cc: NCCL_TOPO_FILE (or NCCL_GRAPH_FILE) names a file that cannot be read or is of another "
-     "NCCL version.",
-     ["check the path in NCCL_TOPO_FILE / NCCL_GRAPH_FILE on every node, or unset it"]),
+    # src/graph/topo.cc ncclTopoGetSystem reads NCCL_TOPO_FILE with ncclTopoGetXmlFromFile; src/graph/search.cc
+    # ncclTopoCompute reads NCCL_GRAPH_FILE with ncclTopoGetXmlGraphFromFile, and returns ncclSystemError when it
+    # cannot open it (the 'unhandled system error' torch then raises); env.html: NCCL_GRAPH_FILE is a debugging knob
+    (r"^Could not open XML topology file|^XML Topology has wrong version",
+     "src/graph/xml.cc: NCCL_TOPO_FILE names a topology file ({%1|the path}) that this node cannot read, or one "
+     "written for another NCCL version; NCCL_TOPO_FILE replaces NCCL's own detection of this machine.",
+     ["unset NCCL_TOPO_FILE (NCCL detects the topology itself), or point it at an existing file made for this "
+      "machine type on every node (images for one VM size set it: grep -H NCCL_TOPO_FILE /etc/nccl.conf "
+      "~/.nccl.conf)"]),
+    (r"^Could not open XML graph file|^XML Graph has wrong version",
+     "src/graph/xml.cc: NCCL_GRAPH_FILE names a graph file ({%1|the path}) that this node cannot read, or one "
+     "written for another NCCL version; NCCL stops with ncclSystemError ('unhandled system error'). "
+     "NCCL_GRAPH_FILE forces NCCL's rings and trees and is a debugging setting, not one for production runs.",
+     ["unset NCCL_GRAPH_FILE (NCCL searches the graph itself; remove it from /etc/nccl.conf and ~/.nccl.conf "
+      "too), or point it at an existing graph file made for this machine on every node"]),
+    # src/graph/xml.cc ncclTopoDumpXmlToFile: the path of NCCL_TOPO_DUMP_FILE / NCCL_GRAPH_DUMP_FILE cannot be
+    # created; NCCL goes on without the dump
+    (r"^Unable to open %s, not dumping topology",
+     "src/graph/xml.cc: the dump file NCCL_TOPO_DUMP_FILE / NCCL_GRAPH_DUMP_FILE names cannot be created (its "
+     "directory does not exist or is not writable on this node); NCCL goes on without writing it.",
+     ["point NCCL_TOPO_DUMP_FILE / NCCL_GRAPH_DUMP_FILE at a writable path on every node (one file per node: "
+      "/tmp/topo-$(hostname).xml), or unset it"]),
     (r"^Could not find real path of",
      "src/transport/net_ib/init.cc (graph/xml.cc before): /sys has no PCI path for the device (WSL2, some VMs or "
      "containers with a partial /sys); NCCL cannot place it in the topology.",
@@ -835,12 +858,51 @@ def _macro_sites(path, src):
 _NOT_LINUX = re.compile(r"(?:^|/)src/os/windows\w*\.cc$")
 
 
+# Which NCCL_* variable's value a function is given (the generic form of "this message names the file
+# NCCL_GRAPH_FILE points to"): `x = ncclGetEnv("NCCL_Y")` followed, within ENV_WINDOW characters, by a call
+# `f(x, ...)` or `f(..., x)` whose callee is not a C string/number helper or NCCL's own logging. A message
+# printed inside f (the function whose definition encloses the WARN/INFO) then gets the site field env=NCCL_Y.
+# One level only: a helper f calls in turn (the XML parser under the file reader) is not followed, as it is
+# called for files NCCL writes itself too.
+ENV_WINDOW = 600
+_GETENV = re.compile(r"(\w+)\s*=\s*ncclGetEnv\(\s*\"(NCCL_\w+)\"\s*\)")
+_NOT_READERS = frozenset("if while for return sizeof strlen strcmp strncmp strcasecmp strncasecmp strdup strndup strchr "
+                         "strrchr strstr strtok strtok_r atoi atol atoll strtol strtoul strtoll strtoull strtod sscanf "
+                         "snprintf sprintf strcpy strncpy strcat strncat free getenv INFO WARN TRACE "
+                         "NCCLCHECK NCCLCHECKGOTO".split())
+# a function definition: a line at column 0 (not a preprocessor line, no ';' before the name's '(')
+_FUNC_DEF = re.compile(r"^(?![ \t#/])[^\n;{}()=]*?\b(\w+)\s*\(", re.M)
+
+
+def _env_functions(files):
+    """{function name: sorted NCCL_* variables whose values the source passes to it}."""
+    out = {}
+    for _path, src in files:
+        for m in _GETENV.finditer(src):
+            var, env = m.group(1), m.group(2)
+            tail = src[m.end():m.end() + ENV_WINDOW]
+            for c in re.finditer(r"(?<![\w.>])([A-Za-z_]\w*)\s*\((?:[^();]{0,120},\s*)?%s\s*[,)]" % re.escape(var), tail):
+                if c.group(1) not in _NOT_READERS:
+                    out.setdefault(c.group(1), set()).add(env)
+    return {f: sorted(v) for f, v in out.items()}
+
+
+def _enclosing(src, line):
+    """The name of the function whose definition starts last before ``line`` (1-based)."""
+    pos = len("\n".join(src.split("\n")[:line - 1]))
+    name = None
+    for m in _FUNC_DEF.finditer(src, 0, pos):
+        name = m.group(1)
+    return name
+
+
 def build(files, version, older=()):
     """``older``: [(version, files)] of earlier releases, newest first: a format that only they
     print (a message removed or reworded since, still in the logs of jobs that run them) becomes
     a site too, with ``until``: the last of them that prints it."""
     sites, seen = [], set()
     for rel, rel_files in [(None, files)] + list(older):
+        env_of = _env_functions(rel_files)
         for path, src in rel_files:
             if _NOT_LINUX.search(path):
                 continue
@@ -849,7 +911,8 @@ def build(files, version, older=()):
                 if key in seen:  # one format printed at several places (or releases): one matcher
                     continue
                 seen.add(key)
-                sites.append(_site(level, where, fmt, rel))
+                env = env_of.get(_enclosing(src, int(where.rsplit(":", 1)[1])))
+                sites.append(_site(level, where, fmt, rel, env))
     note = "WARN(...) and failure INFO(...) format strings of NCCL's src/; families from the RULES table of the " \
            "generator"
     if older:
@@ -870,15 +933,18 @@ _OWN_WORDS = re.compile(r"nccl|nvml|Cuda failure|NVLS|XML|DOCA|\bIB\b|dlsym|ndev
                         r"Attribute %s of node|network %s not found", re.IGNORECASE)
 
 
-def _site(level, where, fmt, until=None):
+def _site(level, where, fmt, until=None, env=None):
     rx, literal = knowgen.printf_to_regex(fmt)
     tag = "" if until is None else "v%s." % until.replace(".", "_")
     site = {"id": "nccl.%s.%s%s" % (level.lower(), tag, knowgen.slug(where)), "where": where, "level": level,
             "text": fmt}
     if until is not None:
         site["until"] = until
+    if env:
+        site["env"] = list(env)
     if not knowgen.unanchored(site, rx, literal):
-        rule, family = knowgen.assign(RULES, site, {"where": where, "text": fmt, "level": level})
+        rule, family = knowgen.assign(RULES, site, {"where": where, "text": fmt, "level": level,
+                                                    "env": " ".join(env or ())})
         if len("".join(literal.split())) < CONTEXT_BELOW and not _OWN_WORDS.search(fmt):
             rx = _CONTEXT + rx
         site.update({"re": None if rule == "too-generic" else rx, "family": family, "rule": rule})

@@ -6,11 +6,19 @@ RULES table below.
 
 Usage:
     apt-get download openmpi-common && dpkg -x openmpi-common_*.deb /tmp/ompi
-    python tools/gen_ompi_help.py --dir /tmp/ompi/usr/share/openmpi --version 4.1.4-3 [-o OUT]
+    python tools/gen_ompi_help.py --dir /tmp/ompi/usr/share/openmpi --version 4.1.4-3 \
+        [--repo /path/to/ompi.git --tag v4.1.8 --tag v5.0.9] [-o OUT]
     python tools/gen_ompi_help.py --slice tools/data/ompi_help_slice.txt -o OUT   (the test)
 
 Source: Debian's openmpi-common package (https://packages.debian.org/bookworm/openmpi-common),
-/usr/share/openmpi/help-*.txt (Open MPI 4.1). A slice holds help files, each after `=== name`.
+/usr/share/openmpi/help-*.txt (Open MPI 4.1). Debian builds Open MPI without CUDA (and without
+the LSF, PBS/TM and ALPS launchers), so the help files of the components it does not build are not
+in the package: the CUDA-aware build's help-mpi-common-cuda.txt (v4.1: 'The call to cuIpcGetMemHandle
+failed', what CUDA-aware Open MPI prints when CUDA IPC between two ranks fails, e.g. in containers),
+help-accelerator-cuda.txt (v5.0), help-mpi-coll-cuda.txt. With --repo and --tag, the help files of
+open-mpi/ompi (https://github.com/open-mpi/ompi) at each tag whose name Debian's package does not
+hold are read too (the first tag that has a name wins), in the order given. A slice holds help
+files, each after `=== name`.
 """
 
 import glob
@@ -27,8 +35,17 @@ GENERATOR = "tools/gen_ompi_help.py"
 RULES = [
     # ranks started by srun that cannot reach a process manager they speak (help-ess-base.txt: OMPI built without
     # Slurm's PMI support and no PMIx server from srun; help-pmix-base.txt: PMI2_Init under srun --mpi=pmi2)
-    ("srun-pmi", "slurm.mpi", {"file": r"^help-(?:ess-base|pmix-base)\.txt$",
-                               "topic": r"^(?:slurm-error2?|pmix2-init-failed|pmix2-init-returned-bad-values)$"}),
+    # The MPI library's side of the process-manager interface, as MPICH's PMI client is (mpi.pmi); Slurm's own
+    # mpi plugin lines (srun: 'Invalid MPI type', mpi/pmix) are slurm.mpi
+    ("srun-pmi", "mpi.pmi", {"file": r"^help-(?:ess-base|pmix-base)\.txt$",
+                             "topic": r"^(?:slurm-error2?|pmix2-init-failed|pmix2-init-returned-bad-values)$"}),
+    # CUDA-aware Open MPI (opal/mca/common/cuda, v4.1; opal/mca/accelerator/cuda, v5.0): CUDA IPC between two
+    # ranks of a node (the smcuda BTL's GPU-to-GPU path, btl_smcuda.c: mca_common_cuda_... cuIpc*) failed; Open
+    # MPI says the GPU RDMA protocol cannot be used, and the job may go on over host memory or fail
+    ("cuda-ipc", "mpi.transport", {"file": r"common-cuda|accelerator-cuda|smcuda", "topic": r"^cuIpc"}),
+    # its other CUDA calls (events, streams, memcpy, the libcuda dlopen): an MPI error; their texts print the
+    # node's 'Hostname:', which is not a name resolution (the hostname rule below reads the whole text)
+    ("cuda-call", "mpi.error", {"file": r"common-cuda|accelerator-cuda|coll-cuda|accelerator-base"}),
     ("openib-warning", "mpi.openib_ucx", {"file": r"openib|opal-common-verbs", "text": r"^\s*WARNING|\bUCX\b"}),
     # mpirun's report that a rank ended badly (orterun: 'noticed that process rank N ... exited on signal 9 (Killed)',
     # 'detected that one or more processes exited with non-zero status'): the echo of that rank, whose family names
@@ -58,13 +75,14 @@ RULES = [
 # What a topic means and what to do, where its family's fix is not enough: topic -> (means, [commands])
 TOPIC_FIX = {
     "slurm-error": (
-        "srun started the ranks directly, but this Open MPI cannot use the process manager srun offers: it was built "
+        "srun started the ranks directly (or the program ran as a singleton inside an allocation, where Open MPI "
+        "sees SLURM_* variables), but this Open MPI cannot use the process manager srun offers: it was built "
         "without Slurm's PMI-1/PMI-2 library, and srun started no PMIx server for it (no --mpi=pmix; MpiDefault=none "
         "or pmi2 in slurm.conf).",
         ["srun --mpi=list   (Slurm's MPI plugins); ompi_info | grep -i pmix   (the PMIx this Open MPI was built with)",
          "srun --mpi=pmix ./app (or the pmix_vN that matches ompi_info; MpiDefault=pmix in slurm.conf makes it the "
-         "default); or start the ranks with mpirun inside the allocation; or rebuild Open MPI --with-pmi=<Slurm's "
-         "prefix> (PMI-2) or Slurm --with-pmix"]),
+         "default); or start the ranks with mpirun / mpiexec inside the allocation; or rebuild Open MPI "
+         "--with-pmi=<Slurm's prefix> (PMI-2) or Slurm --with-pmix"]),
     "slurm-error2": (
         "srun started the ranks directly, but this Open MPI was built without Slurm support (configure found no Slurm "
         "installation), so it cannot run under srun.",
@@ -198,6 +216,22 @@ TOPIC_FIX.update({
         "LD_LIBRARY_PATH, or Slurm's).",
         ["ldd $(which mpirun) | grep pmix; put the PMIx of the build first, or rebuild Open MPI against that PMIx"]),
 })
+# CUDA IPC between ranks (help-mpi-common-cuda.txt / help-accelerator-cuda.txt [cuIpc* failed]): the smcuda BTL
+# (opal/mca/btl/smcuda/btl_smcuda_component.c registers btl_smcuda_use_cuda_ipc, default 1) maps a peer's GPU
+# buffer with cuIpcGetMemHandle / cuIpcOpenMemHandle; CUDA IPC needs both processes to see the GPU and to share
+# the IPC namespace (https://docs.nvidia.com/cuda/cuda-c-programming-guide/#interprocess-communication)
+_CUDA_IPC = (
+    "CUDA-aware Open MPI tried CUDA IPC (GPU memory shared between two ranks of one node, the smcuda BTL) and the "
+    "CUDA call failed (the return value is a CUresult: 1 CUDA_ERROR_INVALID_VALUE, 201 INVALID_CONTEXT, 999 "
+    "UNKNOWN): usual in containers (each rank in its own container or IPC namespace, or seeing only its own GPU "
+    "through CUDA_VISIBLE_DEVICES / --gpus), under MPS, or on memory from another allocator (cudaMallocAsync "
+    "pools, managed memory). The ranks then copy through host memory, or fail.",
+    ["export OMPI_MCA_btl_smcuda_use_cuda_ipc=0 (mpirun --mca btl_smcuda_use_cuda_ipc 0): no CUDA IPC, GPU "
+     "buffers go through host memory; with UCX (--mca pml ucx): UCX_TLS without cuda_ipc",
+     "or let the ranks share it: one container for the node's ranks with --ipc=host and all the node's GPUs "
+     "visible, ranks selecting theirs with cudaSetDevice"])
+TOPIC_FIX.update({t: _CUDA_IPC for t in ("cuIpcGetMemHandle failed", "cuIpcOpenMemHandle failed",
+                                         "cuIpcGetEventHandle failed", "cuIpcOpenEventHandle failed")})
 _LIMIT_FILES = (
     "mpirun hit the per-user limit on open file descriptors (sockets, pipes) while starting the ranks of a node "
     "(help-orterun.txt): many ranks per node, each with its connections and I/O pipes.",
@@ -288,7 +322,9 @@ def build(files, version):
                 if _words(first) < TWO_LINES_BELOW:
                     rx = rx + r"[^\n]{0,200}\n[^\n]{0,200}?" + knowgen.printf_to_regex(_second_line(whole, first))[0]
                 rule, family = knowgen.assign(RULES, site, {"file": name, "topic": topic, "text": whole})
-                if first.upper().startswith("WARNING") and family != "mpi.openib_ucx":
+                # ('The call to cuIpcCloseMemHandle failed. This is a warning and the program will continue to
+                # run.': a warning in words, help-mpi-common-cuda.txt)
+                if (first.upper().startswith("WARNING") or "This is a warning" in first) and family != "mpi.openib_ucx":
                     # a warning topic is not an error: a note (mpi.warning), or, when its first
                     # line says that something failed, the answer for a text with nothing else
                     # wrong (mpi.warning_failed); a TCP transport's failure keeps its family
@@ -302,20 +338,46 @@ def build(files, version):
                 if family and topic in TOPIC_FIX:
                     site["means"], site["fix"] = TOPIC_FIX[topic][0], list(TOPIC_FIX[topic][1])
             sites.append(site)
-    return {"header": knowgen.header("Debian openmpi-common (https://packages.debian.org/bookworm/openmpi-common) "
-                                     "/usr/share/openmpi/help-*.txt", version, GENERATOR,
+    source = "Debian openmpi-common (https://packages.debian.org/bookworm/openmpi-common) /usr/share/openmpi/help-*.txt"
+    if "open-mpi/ompi" in version:
+        source += "; the help files of components Debian does not build, from open-mpi/ompi " \
+                  "(https://github.com/open-mpi/ompi)"
+    return {"header": knowgen.header(source, version, GENERATOR,
                                      "the first printed line of every help topic; families from the RULES table"),
             "sites": sites}
 
 
+def from_tags(repo, tags, have):
+    """[(name, text)] of the help-*.txt files of open-mpi/ompi at each tag whose name is not in ``have``
+    (the first tag holding a name wins; test trees left out), and the version string of what was read."""
+    git = knowgen.git_reader(repo)
+    files, seen, read = [], set(have), []
+    for tag in tags:
+        commit = git("rev-parse", tag + "^{commit}").strip()
+        n = 0
+        for p in sorted(git("ls-tree", "-r", "--name-only", tag).splitlines()):
+            name = os.path.basename(p)
+            if re.fullmatch(r"help-[^/]+\.txt", name) and "/test" not in p and name not in seen:
+                seen.add(name)
+                files.append((name, git("show", "%s:%s" % (tag, p))))
+                n += 1
+        read.append("%s (commit %s): %d files" % (tag, commit, n))
+    return files, "open-mpi/ompi " + ", ".join(read)
+
+
 def main(argv):
-    a = knowgen.arguments(__doc__, argv, "dir", extra=[("--version", {"default": ""})])
+    a = knowgen.arguments(__doc__, argv, "dir", extra=[("--version", {"default": ""}), ("--repo", {}),
+                                                       ("--tag", {"action": "append", "default": []})])
     if a.dir:
         files = []
         for p in sorted(glob.glob(os.path.join(a.dir, "help-*.txt"))):
             with open(p, errors="replace") as f:
                 files.append((os.path.basename(p), f.read()))
         version = "openmpi-common %s" % a.version
+        if a.repo and a.tag:
+            more, read = from_tags(a.repo, a.tag, {n for n, _ in files})
+            files += more
+            version += "; " + read
     else:
         files, version = knowgen.read_slice(a.slice)
     return knowgen.emit("ompi_help", build(files, version), a.out, "topics")

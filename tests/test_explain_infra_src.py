@@ -1,0 +1,91 @@
+"""The fabric / MPI / Slurm-step / known-bug holes closed from the sources that print the messages (issue 18,
+infra-src): each test checks the generator's mechanism on the real source text it reads, or explain on a real
+text from the public thread cited above it.
+
+- NCCL (tools/gen_nccl_messages.py): a message printed inside the function that an NCCL_* variable's value is
+  passed to names that variable (`_env_functions`), so 'Could not open XML graph file' is nccl.topo_file whose
+  fix unsets NCCL_GRAPH_FILE, ranked above the ncclSystemError NCCL returns after it;
+- Open MPI (tools/gen_ompi_help.py): the help files of components Debian's openmpi-common does not build (the
+  CUDA-aware build's help-mpi-common-cuda.txt) read from open-mpi/ompi; CUDA IPC between ranks is mpi.transport
+  with btl_smcuda_use_cuda_ipc; Open MPI direct-launched by srun without PMI support is mpi.pmi.
+"""
+
+import os
+import re
+import sys
+
+from explainhelp import assert_root
+
+from gpudoctor import explain
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(REPO, "tools"))
+import gen_nccl_messages as nccl  # noqa: E402
+
+# NVIDIA/nccl 5067397c (2.30.7): src/graph/search.cc ncclTopoCompute (lines 1111-1116) and src/graph/xml.cc
+# ncclTopoGetXmlGraphFromFile (lines 1254-1259), verbatim
+SEARCH_CC = '''ncclResult_t ncclTopoCompute(ncclTopoSystem* system, struct ncclTopoGraph* graph) {
+  int ngpus = system->nodes[GPU].count;
+  const char* str = ncclGetEnv("NCCL_GRAPH_FILE");
+  if (str) {
+    INFO(NCCL_ENV, "NCCL_GRAPH_FILE set by environment to %s", str);
+    struct ncclXml* xml;
+    NCCLCHECK(xmlAlloc(&xml, NCCL_GRAPH_XML_MAX_NODES));
+    NCCLCHECK(ncclTopoGetXmlGraphFromFile(str, xml));
+'''
+XML_CC = '''ncclResult_t ncclTopoGetXmlGraphFromFile(const char* xmlGraphFile, struct ncclXml* xml) {
+  FILE* file = fopen(xmlGraphFile, "r");
+  if (file == NULL) {
+    WARN("Could not open XML graph file %s : %s", xmlGraphFile, strerror(errno));
+    return ncclSystemError;
+  }
+'''
+
+
+def test_nccl_message_inside_a_reader_of_a_variable_names_that_variable():
+    files = [("src/graph/search.cc", SEARCH_CC), ("src/graph/xml.cc", XML_CC)]
+    assert nccl._env_functions(files) == {"ncclTopoGetXmlGraphFromFile": ["NCCL_GRAPH_FILE"]}
+    site = [s for s in nccl.build(files, "slice")["sites"] if s["where"] == "src/graph/xml.cc:4"][0]
+    assert site["env"] == ["NCCL_GRAPH_FILE"] and site["family"] == "nccl.topo_file" and site["rule"] == "env-file"
+    assert "unset NCCL_GRAPH_FILE" in site["fix"][0]
+    # a function given no variable's value: no env, the family its words give
+    other = nccl.build([("src/graph/xml.cc", XML_CC)], "slice")["sites"][0]
+    assert "env" not in other and other["family"] == "nccl.topology"
+
+
+def test_committed_nccl_sites_name_their_variables():
+    doc = explain.load_knowledge()
+    by_text = {}
+    for e in doc.entries:
+        for p in e["_patterns"]:
+            site = getattr(p, "site", None)
+            if site:
+                by_text.setdefault(site.get("text"), (e["id"], site))
+    graph = by_text["Could not open XML graph file %s : %s"]
+    topo = by_text["Could not open XML topology file %s : %s"]
+    algo = by_text['Unrecognized element token "%s" when parsing "%s"']
+    assert graph[0] == topo[0] == "nccl.topo_file" and algo[0] == "nccl.config"
+    assert "NCCL_GRAPH_FILE" in graph[1]["fix"][0] and "NCCL_TOPO_FILE" in topo[1]["fix"][0]
+
+
+# https://github.com/JuliaGPU/CUDA.jl/issues/1053 (CUDA-aware Open MPI on memory of CUDA's stream-ordered
+# allocator, which the legacy cuIpc* calls do not support)
+CUIPC = ("The call to cuIpcGetMemHandle failed. This means the GPU RDMA protocol\n"
+         "cannot be used.\n"
+         "  cuIpcGetMemHandle return value:   1\n")
+
+
+def test_cuda_ipc_between_ranks_is_the_smcuda_transport(kb):
+    doc = explain.explain_text(CUIPC, kb)
+    assert_root(doc, verdict="root_cause", entry="mpi.transport", fix_re=re.escape("btl_smcuda_use_cuda_ipc=0"))
+    assert "help-mpi-common-cuda.txt" in " ".join(doc["findings"][0]["notes"])
+
+
+# https://github.com/horovod/horovod/issues/82 (Open MPI's own words: a warning, the program continues)
+def test_cuda_ipc_close_warning_is_no_root_cause(kb):
+    text = ("--------------------------------------------------------------------------\n"
+            "The call to cuIpcCloseMemHandle failed. This is a warning and the program\n"
+            "will continue to run.\n"
+            "  cuIpcCloseMemHandle return value:   4\n")
+    doc = explain.explain_text(text, kb)
+    assert not [f for f in doc["findings"] if f["id"] == "mpi.transport"]
