@@ -9,7 +9,7 @@ code.exception with the file and line - or argparse's '<prog>: error: <message>'
 
 import re
 
-from gpudoctor.explain import pytb
+from gpudoctor.explain import excmeaning, pytb
 from gpudoctor.fixline import sh
 from gpudoctor.explain.text import clip as _clip, severity
 from gpudoctor.explain.analyze import _ECHO_EXC, _EXC_FAMILY, _TORCHDIST, _structural_finding
@@ -201,6 +201,8 @@ def _traceback_finding(scan, kb, tb):
     if f is not None:  # the exception's type named the family: where it was raised, for the record
         f["notes"].append("Raised at %s (%s)%s." % (at, what, "; your code's last frame: %s:%d" % user[:2]
                                                     if user and user[0] != file else ""))
+    if f is None and not (kind == "lib" and _lib_entry(by, file, lib)[1]):
+        f = excmeaning.finding(scan, kb, tb, chain, what, "%s:%d" % user[:2] if user else at)  # (excmeaning.py)
     torch_in = None
     if f is None and kind == "lib" and lib == "torch" and user and _lib_entry(by, file, lib)[1] is None:
         # torch's own frames are in every traceback: an exception raised in torch's Python code (outside the

@@ -1,0 +1,382 @@
+"""The innermost exception of a Python traceback read by what its words mean (issue 18), for explain's
+structural answer (pyanswer._traceback_finding) when no knowledge entry matched and the exception's type
+named no family: instead of the bare ``code.exception`` / ``<lib>.library_error``, the exception's chain
+(the earlier exception first: "The above exception was the direct cause of the following exception:" /
+"During handling of the above exception, another exception occurred:", Lib/traceback.py) is read for
+the classes of words that say what was refused, first class first:
+
+1. an operating-system error anywhere in the chain outranks the wrapper that re-raised it: ``[Errno N]``
+   in the message (CPython's OSError_str, Objects/exceptions.c: "[Errno %S] %S: %R") or an OSError
+   subclass of Python's (Doc/library/exceptions.rst, "OS exceptions": FileNotFoundError is ENOENT,
+   PermissionError EACCES/EPERM, IsADirectoryError EISDIR, ...) is errno's family for that code
+   (generated/errno.json, tools/gen_errno.py), naming the path it printed; and a write of torch.save that
+   the filesystem cut short (caffe2/serialize/inline_container.cc ostream_write_func: a short write leaves
+   current_pos_ behind, and the next write throws "unexpected pos <a> vs <b>"; libstdc++'s
+   "basic_ios::clear: iostream error" is the std::ofstream's failure) is a full disk or quota first;
+2. a checkpoint that could not be read (torch/serialization.py, PytorchStreamReader, the weights-only
+   unpickler, safetensors' header) is torch.checkpoint_load; a state_dict that does not fit the model
+   (torch/nn/modules/module.py load_state_dict: "Error(s) in loading state_dict", "Missing key(s)",
+   "size mismatch for <param>") usercode.state_dict_mismatch, naming the parameter;
+3. the Hugging Face Hub (huggingface_hub/errors.py: LocalEntryNotFoundError, RepositoryNotFoundError,
+   GatedRepoError, HFValidationError; HF_HUB_OFFLINE / TRANSFORMERS_OFFLINE; transformers/utils/hub.py
+   cached_files, which takes a name that is no local folder for a repository id) is transformers.hub; an
+   absolute or relative path given as a repository id is a local folder that does not exist there;
+4. a refusal of torch's, by the words ATen's and torch's Python checks use (c10/util/Exception.h
+   TORCH_CHECK messages name the two devices, dtypes, sizes, the index; ATen/Dispatch.h's
+   '"<op>" not implemented for '<dtype>''; autograd's "does not require grad", "backward through the
+   graph a second time", "modified by an inplace operation"; DTensor's and DeviceMesh's words; torch.compile's
+   and CUDA graphs'; torch.use_deterministic_algorithms'): that usercode.* / torch.* family, for an exception
+   raised in torch or whose message speaks torch's words (a call into ATen from the user's line has no
+   frame of torch's: F.scaled_dot_product_attention);
+5. a library's refusal of its own options (ValueError / TypeError / AssertionError in refusal words, raised in
+   transformers' TrainingArguments / Trainer, accelerate, DeepSpeed's config): that library's config
+   family, naming the option the message quotes.
+
+Whatever the class, a sentence of the message that tells what to do ("Use Tensor.cpu() ...", "To prevent
+overwriting, clone ...", "you can use the 'warn_only=True' option") is the library's own advice: it leads
+the first cause (its text, never a fix line: what a log says is not pasted into a shell). How sure: low
+(the family read from words), medium where the class names its site (the errno code, a checkpoint reader).
+Every regex is bounded and runs on the exception's line (pytb keeps 300 characters of it).
+"""
+
+import re
+
+from gpudoctor.fixline import sh
+from gpudoctor.explain.text import clip as _clip
+
+MSG = 300  # characters of an exception's message read (pytb.parse_back keeps as many)
+
+# ------------------------------------------------------------------ 1. the operating system's errors
+
+# OSError's subclasses and the errno names Python maps to them (Doc/library/exceptions.rst, "OS exceptions";
+# Objects/exceptions.c errnomap): the first name is the usual one
+_OS_SUBCLASS = {
+    "FileNotFoundError": ("ENOENT",), "PermissionError": ("EACCES", "EPERM"), "FileExistsError": ("EEXIST",),
+    "IsADirectoryError": ("EISDIR",), "NotADirectoryError": ("ENOTDIR",), "BrokenPipeError": ("EPIPE",),
+    "ProcessLookupError": ("ESRCH",), "ChildProcessError": ("ECHILD",), "InterruptedError": ("EINTR",),
+    "BlockingIOError": ("EAGAIN",), "ConnectionResetError": ("ECONNRESET",),
+    "ConnectionRefusedError": ("ECONNREFUSED",), "ConnectionAbortedError": ("ECONNABORTED",),
+}
+_ERRNO = re.compile(r"\[Errno (-?\d{1,4})\] ([^:\n\]]{1,100})(?:: '([^'\n]{1,300})')?")
+# a short write of torch.save's zip writer (inline_container.cc ostream_write_func / writeRecord) and the
+# std::ofstream failure under it
+_SHORT_WRITE = re.compile(r"\bunexpected pos \d{1,20} vs \d{1,20}|basic_ios::clear: iostream error|"
+                          r"PytorchStreamWriter failed writing", re.I)
+
+# ------------------------------------------------------------------ 2. checkpoints
+
+_CKPT_READ = re.compile(r"PytorchStreamReader|central directory|\bzip archive\b|invalid load key|"
+                        r"Weights only load failed|"
+                        r"\bweights_only\b|\bsafetensors?\b|SafetensorError|HeaderTooLarge|MetadataIncompleteBuffer|"
+                        r"\bunexpected EOF\b|Ran out of input|\bunpickl", re.I)
+_STATE_DICT = re.compile(r"Error\(s\) in loading state_dict|Missing key\(s\) in state_dict|Unexpected key\(s\) in "
+                         r"state_dict|size mismatch for ([\w.]{1,200})")
+
+# ------------------------------------------------------------------ 3. the Hugging Face Hub
+
+_HUB = re.compile(r"LocalEntryNotFound|OfflineModeIsEnabled|HF_HUB_OFFLINE|TRANSFORMERS_OFFLINE|huggingface\.co|"
+                  r"RepositoryNotFound|GatedRepo|RevisionNotFound|EntryNotFound|HFValidationError|Repo id must|"
+                  r"\b40[134] Client Error|not a valid model identifier|in the local cache|couldn't connect to")
+# validate_repo_id's message quotes the id it refused (huggingface_hub/utils/_validators.py)
+_REPO_ID = re.compile(r"Repo id must [^\n]{0,120}?: '([^'\n]{1,300})'")
+
+# ------------------------------------------------------------------ 4. torch's refusals
+
+# a message in torch's words (when no frame of torch's is innermost: an ATen op called from the user's line)
+_TORCH_WORDS = re.compile(r"\btensors?\b|\bdtypes?\b|c10::|\baten[.:]|\bcuda:\d|\bscalar type\b|\bDTensor\b|\btorch\.|"
+                          r"CUDAGraphs|\bautograd\b|\bgrad_fn\b|\brequires_grad\b|not implemented for '", re.I)
+# first match wins: autograd's first (its messages name a tensor's type: 'torch.cuda.FloatTensor [4, 8]')
+_TORCH_RULES = [
+    ("usercode.no_grad", re.compile(r"does not require grad|does not have a grad_fn", re.I)),
+    ("usercode.backward_twice", re.compile(r"backward through the graph a second time|"
+                                           r"saved (?:intermediate values|tensors) of the graph", re.I)),
+    ("usercode.inplace_modified", re.compile(r"modified by an inplace operation|leaf Variable that requires grad "
+                                             r"is being used in an in-?place", re.I)),
+    ("torch.distributed_usage", re.compile(r"\bDTensor\b|DeviceMesh|device mesh|\bplacements?\b|process group", re.I)),
+    ("torch.compile_error", re.compile(r"CUDAGraphs?|cudagraph|\btorch\.compile\b|\bdynamo\b|\binductor\b|fullgraph|"
+                                       r"graph break", re.I)),
+    ("torch.usage", re.compile(r"deterministic (?:implementation|algorithms?)|use_deterministic_algorithms", re.I)),
+    # ATen/Dispatch.h: '"<op>" not implemented for '<ScalarType>'': no kernel of the op for that dtype
+    ("usercode.dtype_mismatch", re.compile(r"not implemented for '(?:Half|BFloat16|Float|Double|Long|Int|Short|Char|"
+                                           r"Byte|Bool|ComplexFloat|ComplexDouble|Float8_\w{1,12})'")),
+]
+_DISPATCH_DTYPE = re.compile(r"\"([\w:.]{1,120})\" not implemented for '(\w{1,24})'")
+
+# ------------------------------------------------------------------ 5. a library's options
+
+# (library, file part) -> the family of that library's configuration
+_LIB_CONFIG = [
+    ("transformers", "training_args", "transformers.trainer"), ("transformers", "trainer", "transformers.trainer"),
+    ("transformers", "", "transformers.usage"),
+    ("accelerate", "", "accelerate.config"),
+    ("deepspeed", "config", "deepspeed.config"), ("deepspeed", "zero/", "deepspeed.config"),
+]
+# (not KeyError: its message is only the key, and a library's own dict lookup is no refusal of an option)
+_CONFIG_EXC = ("ValueError", "TypeError", "AssertionError")
+# the words of a refusal (what a value must be, may not be, or is not) or of the options themselves
+_REFUSAL = re.compile(r"\b(?:must|should|cannot|can't|can not|only|not supported|unsupported|invalid|unexpected|"
+                      r"expected|either|both|requires?|not allowed|not compatible|incompatible|mutually exclusive|"
+                      r"ignored|"
+                      r"config(?:uration)?|arguments?|options?|parameters?)\b",
+                      re.I)
+# the option a message names: `x`, 'x', "x", or a snake_case / UPPER_CASE name (bounded)
+_OPTION = re.compile(r"[`'\"]([A-Za-z_][\w.\-]{1,60})[`'\"]|\b([a-z][a-z0-9]{0,30}(?:_[a-z0-9]{1,30}){1,6})\b|"
+                     r"\b([A-Z][A-Z0-9]{1,30}(?:_[A-Z0-9]{1,30}){1,6})\b")
+
+# ------------------------------------------------------------------ the library's own advice
+
+# a sentence that tells the reader what to do: imperative openings, "To <verb> ..., <do>", "you can / should"
+_ADVICE = re.compile(r"^(?:Use|use|Try|try|Consider|consider|Please|please|Set|set|Call|call|Pass|pass|Make sure|"
+                     r"make sure|Either|either|Run|run|Install|install|Move|move|Add|add|Remove|remove|Specify|"
+                     r"specify|Convert|convert|Clone|clone|Enable|enable|Disable|disable|Did you mean|did you mean|"
+                     r"To (?:prevent|fix|avoid|resolve|enable|disable|use)|You (?:can|should|may|need|must)|"
+                     r"you (?:can|should|may|need|must))\b[^\n]{3,}")
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s{1,20}")
+# a sentence that asks for a bug report is no advice for the user's code
+_REPORT = re.compile(r"\b(?:file an issue|report (?:it|this|a bug)|bug report|github\.com)", re.I)
+# TORCH_CHECK's convention (c10/util/Exception.h; ATen's checks): 'Expected <what> to be <X>, but got <Y>'
+_EXPECTED = re.compile(r"\b[Ee]xpected (?:all )?([\w.\[\]]{1,60}) (?:dtype |tensors? |device |size |shape |argument )?"
+                       r"to (?:be|have|match) ([^,;\n]{1,120}?),? but (?:got|found) ([^\n]{1,120})")
+
+
+def advice(msg):
+    """The sentences of a message that tell what to do (at most two, each clipped), '' when none."""
+    msg = (msg or "")[:MSG]
+    sents = _SENTENCE_END.split(msg)
+    if len(msg) == MSG and sents:
+        sents = sents[:-1]  # the last one was cut by the reader's limit
+    out = []
+    for s in sents[:20]:
+        s = s.strip()
+        # 'You can turn off determinism ..., or you can use ...': a clause after a comma counts too
+        parts = [s] + [p.strip() for p in s.split(", ")[1:]]
+        if not _REPORT.search(s) and any(_ADVICE.match(p) for p in parts):
+            out.append(_clip(s, 200))
+        if len(out) == 2:
+            break
+    return " ".join(out)
+
+
+def expected(msg):
+    """'<what> must be <X> (it got <Y>)' from a message in TORCH_CHECK's 'Expected ... but got ...' form, or ''."""
+    m = _EXPECTED.search((msg or "")[:MSG])
+    if not m:
+        return ""
+    return "torch expected %s to be %s and got %s" % (m.group(1), m.group(2).strip(),
+                                                      _clip(m.group(3).strip(" ."), 120))
+
+
+def _errno_site(name=None, code=None):
+    from gpudoctor.explain.knowledge import generated_table
+
+    for s in generated_table("errno").get("sites") or []:
+        if (name and s.get("name") == name) or (code is not None and s.get("code") == code):
+            return s
+    return None
+
+
+def _os_error(by, chain):
+    """(entry id, how it was read, the errno site, the path) of the first OS error in the chain, or None."""
+    for t in chain:
+        msg = (t["msg"] or "")[:MSG]
+        m = _ERRNO.search(msg)
+        name = t["exc"].rsplit(".", 1)[-1]
+        site = None
+        if m:
+            site = _errno_site(code=int(m.group(1)))
+        elif name in _OS_SUBCLASS:
+            site = _errno_site(name=_OS_SUBCLASS[name][0])
+        if site is None:
+            continue
+        fam = site.get("family")
+        if fam not in by:
+            return None  # an errno with no family of its own (ENOENT): the structural answer names its path
+        how = "%s (%s, errno %s)" % (t["exc"], site["name"], site["code"])
+        return fam, how, site, (m.group(3) if m else None)
+    return None
+
+
+def _from_torch(tb):
+    frames = tb.get("frames") or []
+    # the innermost frame only: elastic's @record wrapper around the user's main is an outer frame of torch's
+    return bool(frames) and "/torch/" in frames[-1][0].replace("\\", "/")
+
+
+def _other_lib(t):
+    """The library other than torch whose frame raised (Horovod's 'broadcast a tensor' is Horovod's), or None."""
+    from gpudoctor.explain import pytb
+
+    inner = pytb.innermost(t)
+    return inner[4] if inner and inner[3] == "lib" and inner[4] != "torch" else None
+
+
+def _options(msg, limit=3):
+    out = []
+    for m in _OPTION.finditer(msg[:MSG]):
+        v = next(g for g in m.groups() if g)
+        if v not in out and not v.startswith(("http", "self.")):
+            out.append(v)
+        if len(out) == limit:
+            break
+    return out
+
+
+# errnos that name the file itself (missing, not allowed, a directory): the path is the answer, not the reader
+_FILE_ERRNOS = (1, 2, 13, 20, 21)
+# CPython's own IndexError messages (Objects/listobject.c, tupleobject.c, unicodeobject.c): a Python sequence, not a
+# tensor's index
+_PY_INDEX = re.compile(r"^(?:list|tuple|string|deque|range object) index out of range")
+
+
+def _reading_checkpoint(t):
+    """The exception was raised while torch.load read a file (torch/serialization.py's load and its readers in the
+    innermost frames) and says nothing of the file's access: the file's contents were refused (a truncated or
+    foreign file: PyTorchFileReader raises OSError [Errno 22] on a cut archive, made here with torch 2.13)."""
+    frames = t.get("frames") or []
+    inner = [f for f in frames[-3:] if f[0].replace("\\", "/").endswith("torch/serialization.py")]
+    if not inner or not any(f[0].replace("\\", "/").endswith("torch/serialization.py") and f[2] in ("load", "_load")
+                            for f in frames):
+        return False
+    m = _ERRNO.search(t["msg"] or "")
+    return not (m and int(m.group(1)) in _FILE_ERRNOS) and t["exc"].rsplit(".", 1)[-1] not in (
+        "FileNotFoundError", "PermissionError", "IsADirectoryError", "NotADirectoryError")
+
+
+def read(by, tb, chain):
+    """What the chain's words mean: a dict (eid, how, sure, text, fix, advice) or None when no class holds.
+    ``tb`` is the first exception of the chain, ``chain`` the ones printed after it (pyanswer._chain_after)."""
+    seq = [tb] + list(chain)
+    for t in seq:
+        if _reading_checkpoint(t) and "torch.checkpoint_load" in by:
+            return {"eid": "torch.checkpoint_load", "how": "%s raised while torch.load read the file" % t["exc"],
+                    "sure": "medium", "text": None, "fix": []}
+    got = _os_error(by, seq)
+    if got:
+        eid, how, site, path = got
+        text = site.get("means") or by[eid]["title"]
+        fix = list(site.get("fix") or [])
+        if path:
+            fix.insert(0, "check %s on the node that raised it (ls -ld %s; df -h %s)" % (sh(path), sh(path),
+                                                                                         sh(path)))
+        return {"eid": eid, "how": "the OS error %s in the exception's chain" % how, "sure": "medium",
+                "text": "%s%s." % (text[:1].upper() + text[1:], " (path: %s)" % path if path else ""), "fix": fix}
+    for t in seq:
+        msg = (t["msg"] or "")[:MSG]
+        if _SHORT_WRITE.search(msg) and "errno.enospc" in by:
+            return {"eid": "errno.enospc", "how": "torch.save's writer saw a short write ('%s')" % _clip(msg, 80),
+                    "sure": "low",
+                    "text": "The checkpoint's file stopped taking bytes while torch.save wrote it (a short write: "
+                            "PyTorchStreamWriter's position fell behind, caffe2/serialize/inline_container.cc): the "
+                            "filesystem refused the write - a full disk or a used-up quota first (ENOSPC, EDQUOT), "
+                            "else an I/O error of a network filesystem (EIO).",
+                    "fix": ["df -h and quota -s (Lustre: lfs quota -h -u $USER <mount>) on the checkpoint's folder; "
+                            "free space or save to a filesystem with room, and keep fewer checkpoints "
+                            "(save_total_limit)"]}
+    for t in seq:
+        msg = (t["msg"] or "")[:MSG]
+        sd = _STATE_DICT.search(msg)
+        if sd and "usercode.state_dict_mismatch" in by:
+            param = sd.group(1)
+            return {"eid": "usercode.state_dict_mismatch", "how": "load_state_dict's refusal ('%s')" % _clip(
+                msg, 80), "sure": "medium",
+                "text": "The checkpoint's tensors do not fit the model%s: another architecture or configuration "
+                        "(a vocabulary or layer size), or a prefix (module., _orig_mod.) on its keys." % (
+                            " (parameter %s)" % param if param else ""),
+                "fix": (["compare the shape of %s in the checkpoint with the model's "
+                         "(torch.load(path, map_location='cpu')[key].shape vs model.state_dict()[key].shape)"
+                         % sh(param)] if param else [])}
+        if _CKPT_READ.search(msg) and ("torch.checkpoint_load" in by) and (
+                "PytorchStreamReader" in msg or any("serialization" in f[0] or "safetensors" in f[0]
+                                                    for f in t.get("frames") or [])):
+            return {"eid": "torch.checkpoint_load", "how": "the checkpoint reader's words ('%s')" % _clip(msg, 80),
+                    "sure": "medium", "text": None, "fix": []}
+    for t in seq:
+        msg = (t["msg"] or "")[:MSG]
+        if (_HUB.search(msg) or _HUB.search(t["exc"])) and "transformers.hub" in by:
+            rid = _REPO_ID.search(msg)
+            local = rid and rid.group(1).startswith(("/", "./", "../", "~"))
+            text = ("%s is a path, and no folder of that name exists where this rank ran: from_pretrained takes a "
+                    "name that is not a local folder for a Hub repository id" % rid.group(1)) if local else None
+            fix = (["the folder %s does not exist on this node (ls -ld %s): check the path, the mount on every node "
+                    "and the working directory the launcher gave the rank" % (sh(rid.group(1)), sh(rid.group(1)))]
+                   if local else [])
+            return {"eid": "transformers.hub", "how": "the Hugging Face Hub's words in %s" % t["exc"],
+                    "sure": "low", "text": text, "fix": fix}
+    from gpudoctor.explain.pyanswer import _TENSOR_RULE
+
+    for t in seq:
+        msg = (t["msg"] or "")[:MSG]
+        if not msg or not t["exc"].rsplit(".", 1)[-1].endswith("Error") or _PY_INDEX.match(msg):
+            continue
+        if not (_from_torch(t) or _TORCH_WORDS.search(msg)) or _other_lib(t):
+            continue
+        for eid, rx in _TORCH_RULES + _TENSOR_RULE:
+            m = rx.search(msg)
+            if m and eid in by:
+                fix = []
+                d = _DISPATCH_DTYPE.search(msg)
+                if eid == "usercode.dtype_mismatch" and d:
+                    fix.append("%s has no kernel for %s: give it float32 tensors (x.float()), or keep the module "
+                               "and its optimizer state in float32 and use autocast for lower precision"
+                               % (sh(d.group(1)), sh(d.group(2))))
+                exp = expected(msg)
+                return {"eid": eid, "how": "torch's words '%s'" % m.group(0), "sure": "low",
+                        "text": ("The call's arguments break the rule the message states: %s." % exp) if exp else None,
+                        "fix": fix, "advice": advice(msg)}
+        adv = advice(msg)
+        if adv and "torch.usage" in by:
+            return {"eid": "torch.usage", "how": "torch refused the call and said what to do", "sure": "low",
+                    "text": None, "fix": [], "advice": adv}
+    return _lib_option(by, seq[-1])
+
+
+def _lib_option(by, t):
+    frames = t.get("frames") or []
+    if not frames or t["exc"].rsplit(".", 1)[-1] not in _CONFIG_EXC:
+        return None
+    from gpudoctor.explain import pytb
+
+    file = frames[-1][0].replace("\\", "/")
+    kind, lib = pytb.where(frames[-1][0])
+    if kind != "lib":
+        return None
+    msg = (t["msg"] or "")[:MSG]
+    for name, part, eid in _LIB_CONFIG:
+        if lib == name and part in file.rsplit("/%s/" % name, 1)[-1] and eid in by:
+            opts = _options(msg)
+            if not opts or not _REFUSAL.search(msg):
+                return None
+            return {"eid": eid, "how": "%s refused an option in %s (%s)" % (lib, file.rsplit("/", 1)[-1],
+                                                                             ", ".join(opts)),
+                    "sure": "low", "text": "%s refused the value of %s: the message says what it accepts." % (
+                        lib, ", ".join(opts)),
+                    "fix": ["change %s where the job sets it (the script's arguments, the config file, or the "
+                            "environment) to a value the message accepts" % " / ".join(sh(o) for o in opts)],
+                    "advice": advice(msg)}
+    return None
+
+
+def finding(scan, kb, tb, chain, what, where):
+    """pyanswer's structural finding from read(), or None."""
+    got = read(kb.by_id, tb, chain)
+    if not got:
+        return None
+    from gpudoctor.explain.analyze import _structural_finding
+
+    f = _structural_finding(kb.by_id[got["eid"]], tb["hit"], got["how"], scan, sure=got["sure"])
+    adv = got.get("advice")
+    text = got.get("text")
+    if adv:
+        text = "%s The message says what to do: \u201c%s\u201d" % (text or "The call was refused (%s)." % _clip(
+            what, 160), adv)
+    if text:
+        f["causes"].insert(0, {"text": text, "checks": [], "confirm": [],
+                               "fix": got["fix"] or list(f["causes"][0]["fix"]), "exports": {},
+                               # no evidence line: its words are read, not a message known to mean it (an
+                               # evidence line would make analyze say 'How sure: high')
+                               "evidence": [], "static_rank": 0,
+                               "computed": None})
+    elif got["fix"]:
+        f["causes"][0]["fix"][:0] = got["fix"]
+    f["notes"].append("Read from the words of the exception raised at %s: %s." % (where, what))
+    return f

@@ -1,0 +1,175 @@
+"""explain/excmeaning.py: the innermost exception read by what its words mean, when no knowledge entry matched.
+
+The tracebacks marked 'made here' were printed by CPU torch 2.13.0+cpu (Python 3.11) on this machine, from the
+script named in their first frame (the venv's path shortened to /opt/venv); the others quote a library's own
+message format, cited per case, inside Python's traceback format."""
+
+import pytest
+
+from gpudoctor import explain
+
+# made here: torch.save(..., "/dev/full") - every write(2) to /dev/full fails with ENOSPC (null(4)), so the zip
+# writer's position falls behind (caffe2/serialize/inline_container.cc ostream_write_func)
+SAVE_FULL = """Traceback (most recent call last):
+  File "/opt/venv/lib/python3.11/site-packages/torch/serialization.py", line 1003, in save
+    _save(
+  File "/opt/venv/lib/python3.11/site-packages/torch/serialization.py", line 1312, in _save
+    zip_file.write_record(name, storage, num_bytes)
+RuntimeError: basic_ios::clear: iostream error
+
+During handling of the above exception, another exception occurred:
+
+Traceback (most recent call last):
+  File "/work/job/save_full.py", line 3, in <module>
+    torch.save({"model": m.state_dict()}, "/dev/full")
+  File "/opt/venv/lib/python3.11/site-packages/torch/serialization.py", line 1002, in save
+    with _open_zipfile_writer(f) as opened_zipfile:
+  File "/opt/venv/lib/python3.11/site-packages/torch/serialization.py", line 834, in __exit__
+    self.file_like.write_end_of_file()
+RuntimeError: [enforce fail at inline_container.cc:672] . unexpected pos 832 vs 726
+"""
+# made here: torch.load of a checkpoint cut to half its bytes
+LOAD_TRUNC = """Traceback (most recent call last):
+  File "/work/job/t_load_trunc.py", line 6, in <module>
+    torch.load("ck_trunc.pt")
+  File "/opt/venv/lib/python3.11/site-packages/torch/serialization.py", line 1568, in load
+    with _open_zipfile_reader(opened_file) as opened_zipfile:
+         ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/opt/venv/lib/python3.11/site-packages/torch/serialization.py", line 807, in __init__
+    super().__init__(torch._C.PyTorchFileReader(name_or_buffer))
+                     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+OSError: [Errno 22] Invalid argument
+"""
+# made here: softmax of an int64 tensor (ATen/Dispatch.h: '"<kernel>" not implemented for '<dtype>'')
+NOTIMPL = """Traceback (most recent call last):
+  File "/work/job/t_notimpl.py", line 3, in <module>
+    y = torch.nn.functional.softmax(x, dim=-1)
+        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/opt/venv/lib/python3.11/site-packages/torch/nn/functional.py", line 2207, in softmax
+    ret = input.softmax(dim)
+          ^^^^^^^^^^^^^^^^^^
+NotImplementedError: "softmax_lastdim_kernel_impl" not implemented for 'Long'
+"""
+# made here: x.t().view(-1) (aten/src/ATen/native/TensorShape.cpp)
+VIEW = """Traceback (most recent call last):
+  File "/work/job/t_view.py", line 3, in <module>
+    y = x.view(-1)
+        ^^^^^^^^^^
+RuntimeError: view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.
+"""
+# made here: scaled_dot_product_attention with an int64 mask; no frame of torch's (a C function)
+SDPA = """Traceback (most recent call last):
+  File "/work/job/t_sdpa_mask.py", line 5, in <module>
+    y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+RuntimeError: Expected attn_mask dtype to be bool or float or to match query dtype, but got attn_mask.dtype: long int and  query.dtype: float instead.
+"""
+# made here: torch.load of a text file: CPython's own 'list index out of range' inside torch's unpickler
+LOAD_TEXT = """Traceback (most recent call last):
+  File "/work/job/t_load_dir.py", line 2, in <module>
+    torch.load("/proc/self/status")
+  File "/opt/venv/lib/python3.11/site-packages/torch/serialization.py", line 1626, in load
+    return _legacy_load(
+           ^^^^^^^^^^^^^
+  File "/opt/venv/lib/python3.11/site-packages/torch/serialization.py", line 1886, in _legacy_load
+    magic_number = pickle_module.load(f, **pickle_load_args)
+                   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/opt/venv/lib/python3.11/site-packages/torch/_weights_only_unpickler.py", line 590, in load
+    return Unpickler(file, encoding=encoding).load()
+           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/opt/venv/lib/python3.11/site-packages/torch/_weights_only_unpickler.py", line 455, in load
+    list_obj = self.stack[-1]
+               ~~~~~~~~~~^^^^
+IndexError: list index out of range
+"""
+
+# huggingface_hub/utils/_validators.py validate_repo_id's message, raised under transformers' cached_files for a name
+# that is no local folder (transformers/utils/hub.py: os.path.isdir first); the maintainers: a repo id is never a
+# local path (https://github.com/huggingface/huggingface_hub/pull/1683)
+HUB_PATH = """Traceback (most recent call last):
+  File "/work/job/finetune.py", line 5, in <module>
+    model = AutoModel.from_pretrained("/scratch/runs/ft/checkpoint-1500")
+  File "/opt/venv/lib/python3.11/site-packages/transformers/utils/hub.py", line 470, in cached_files
+    hf_hub_download(
+  File "/opt/venv/lib/python3.11/site-packages/huggingface_hub/utils/_validators.py", line 154, in validate_repo_id
+    raise HFValidationError(
+huggingface_hub.errors.HFValidationError: Repo id must be in the form 'repo_name' or 'namespace/repo_name': '/scratch/runs/ft/checkpoint-1500'. Use `repo_type` argument if needed.
+"""
+# Horovod's own message (horovod/common/operations.cc SHUT_DOWN_ERROR) speaks of 'a tensor' and 'broadcast': raised
+# in Horovod's file it is Horovod's, not a tensor rule of torch's
+HOROVOD = """Traceback (most recent call last):
+  File "/work/job/train.py", line 40, in <module>
+    hvd.allreduce_(p.grad)
+  File "/opt/venv/lib/python3.11/site-packages/horovod/torch/mpi_ops.py", line 436, in synchronize
+    mpi_lib.horovod_torch_wait_and_clear(handle)
+RuntimeError: Horovod has been shut down. This was caused by an exception on one of the ranks or an attempt to allreduce, allgather or broadcast a tensor after one of the ranks finished execution.
+"""
+
+
+def root(kb, text):
+    res = explain.explain_text(text, kb)
+    f = next((f for f in res["findings"] if f["role"] == "root"), None)
+    return f and f["id"], f
+
+
+def all_text(f):
+    return "\n".join(c["text"] + "\n" + "\n".join(c["fix"]) for c in f["causes"])
+
+
+def test_a_short_write_of_torch_save_is_a_full_disk_not_a_torch_error(kb):
+    rid, f = root(kb, SAVE_FULL)
+    assert rid == "errno.enospc"
+    assert f["notes"][0].startswith("How sure: low")
+    assert "short write" in f["causes"][0]["text"] and "df -h" in f["causes"][0]["fix"][0]
+
+
+def test_an_os_error_while_torch_load_reads_is_the_checkpoint(kb):
+    rid, f = root(kb, LOAD_TRUNC)
+    assert rid == "torch.checkpoint_load"
+    assert "truncated" in f["causes"][0]["text"]
+    # CPython's IndexError inside the unpickler is no tensor index
+    assert root(kb, LOAD_TEXT)[0] == "torch.checkpoint_load"
+
+
+def test_no_kernel_for_a_dtype_names_the_kernel_and_the_dtype(kb):
+    rid, f = root(kb, NOTIMPL)
+    assert rid == "usercode.dtype_mismatch"
+    assert f["causes"][0]["fix"][0].startswith("softmax_lastdim_kernel_impl has no kernel for Long")
+
+
+def test_torchs_words_without_a_torch_frame_and_the_rule_it_states(kb):
+    rid, f = root(kb, SDPA)
+    assert rid == "usercode.dtype_mismatch"
+    assert "torch expected attn_mask to be bool or float" in f["causes"][0]["text"]
+    assert any("/work/job/t_sdpa_mask.py:5" in n for n in f["notes"])
+
+
+def test_the_messages_own_advice_leads_the_first_cause(kb):
+    rid, f = root(kb, VIEW)
+    assert rid == "usercode.shape_mismatch"
+    assert f["causes"][0]["text"].endswith("\u201cUse .reshape(...) instead.\u201d")
+
+
+def test_a_path_given_as_a_hub_id_is_a_missing_folder(kb):
+    rid, f = root(kb, HUB_PATH)
+    assert rid == "transformers.hub"
+    assert "no folder of that name exists" in f["causes"][0]["text"]
+    assert "ls -ld /scratch/runs/ft/checkpoint-1500" in f["causes"][0]["fix"][0]
+
+
+def test_another_librarys_tensor_words_stay_that_librarys(kb):
+    rid, _ = root(kb, HOROVOD)
+    assert rid and rid.startswith("horovod.")
+
+
+@pytest.mark.parametrize("msg,want", [
+    ("To prevent overwriting, clone the tensor outside of torch.compile() or call "
+     "torch.compiler.cudagraph_mark_step_begin() before each model invocation.", "clone the tensor"),
+    ("x is not supported. You can also file an issue at https://github.com/pytorch/pytorch/issues.", ""),
+    ("the dataset shards were written with another schema", ""),
+])
+def test_advice_is_the_sentences_that_say_what_to_do(msg, want):
+    from gpudoctor.explain.excmeaning import advice
+
+    got = advice(msg)
+    assert (want in got) if want else got == ""
