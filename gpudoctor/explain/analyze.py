@@ -221,6 +221,10 @@ def analyze(scan, kb, assume_error=False):
             findings[0]["role"] = "cascade"
             findings.insert(0, got)
     done = _completed(scan, findings)
+    if done is None and (findings or errors):
+        from gpudoctor.explain import outcome as _outcome  # the job went on after every failure line (outcome.py)
+
+        done = _outcome.went_on(scan, findings)
     if done is not None:
         # every error of the text came before the run said it completed: it went on after them
         notes.extend(_went_on_before(f, done) for f in findings)
@@ -424,9 +428,11 @@ def _completed(scan, findings):
 
 
 def _went_on_before(f, done):
+    said = "printed before the run completed (line %d: %s), so it did not end the run"
+    if len(done) > 2 and done[2] == "progress":  # (outcome.went_on: the job's progress after it)
+        said = "printed, then the job went on (line %d: %s): not what stopped it"
     return {"id": f["id"], "severity": "warning",
-            "note": "%s: printed before the run completed (line %d: %s), so it did not end the run; act on it only if "
-                    "its result matters." % (f["title"], done[0], done[1][:120]),
+            "note": ("%s: " + said + "; act on it only if its result matters.") % (f["title"], done[0], done[1][:120]),
             "fix": f["causes"][0]["fix"][0] if f["causes"] and f["causes"][0]["fix"] else "",
             "first_line": f["first_line"], "text": f["matches"][0]["text"] if f["matches"] else None,
             "match_count": f["match_count"]}

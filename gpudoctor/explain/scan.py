@@ -714,6 +714,9 @@ def scan_stream(stream, kb, scan=None, source="<text>"):
     from gpudoctor.explain.hang import MAX_USER_TAILS, summarize_tail
 
     scan.tails.append(summarize_tail(source, base, kept, keep_user=len(scan.tails) < MAX_USER_TAILS))
+    from gpudoctor.explain import outcome  # what the job went on to do after its failure lines (outcome.py)
+
+    outcome.record(scan, source, base, kept)
     src = scan.sources[-1]
     src["lines"], src["bytes"] = base - first, scan.bytes - start_bytes
     if scan.stopped and "source" not in scan.stopped:

@@ -1,0 +1,238 @@
+"""What the job went on to do after a line: its outcome and progress, read from the log's own last lines
+(issue 18).
+
+A line that reports a failure is the root cause only when the job did not get past it. Healthy logs print
+error-looking lines the job goes on after: a warning (NCCL's 'NCCL_WORK_FIFO_BYTES=... is being ignored',
+Gloo's loopback fallback, torch's 'device used by this process is currently unknown'), a first attempt
+that torchrun restarted, the per-choice exceptions torch.compile's autotuner logs and skips, slurmstepd's
+'Exceeded step memory limit at some point' in a job Slurm calls COMPLETED. What the job printed after such
+a line tells: it finished, or it kept making progress.
+
+What is read (each input's last scan.TAIL bytes, kept by scan.py; nothing else of a 100 MB log), each
+from the program that prints it:
+
+- end of the run ("end"):
+  transformers' Trainer (src/transformers/trainer.py _inner_training_loop: "Training completed. Do not
+  forget to share your model on huggingface.co/models =)", then the metrics dict with 'train_runtime';
+  Trainer.log_metrics prints the same metrics as "  train_runtime = 0:01:02.03");
+  Lightning (src/lightning/pytorch/loops/fit_loop.py: "`Trainer.fit` stopped: `max_epochs=N` reached.");
+  torchrun's agent (torch/distributed/elastic/agent/server/api.py _invoke_run: "[%s] worker group
+  successfully finished. Waiting %s seconds for other agents to finish."; _exit_barrier's "Local worker
+  group finished (SUCCEEDED)");
+  DeepSpeed's per-node launcher (deepspeed/launcher/launch.py main: "Process %d exits successfully.");
+  Slurm's job state COMPLETED with exit code 0:0 (src/common/slurm_protocol_defs.c job_state_string;
+  sacct's ExitCode "<status>:<signal>", scontrol's "JobState=COMPLETED", seff's "State: COMPLETED (exit
+  code 0)");
+  nccl-tests (src/common.cu: "# Avg bus bandwidth    : %g", printed once every test ran).
+  Open MPI's mpirun and accelerate print nothing when a run ends well: their end is the absence of an
+  error after the ranks' own last lines.
+- progress ("progress"): a step / iteration / epoch counter, a loss value, a tqdm bar (tqdm/std.py
+  format_meter: "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}...]"), a checkpoint saved
+  (transformers' "Saving model checkpoint to %s", DeepSpeed's engine "[Torch] Checkpoint %s is ready now!",
+  Lightning's ModelCheckpoint "..., saving model to"), torch.compile's autotuner ending its benchmark
+  (torch/_inductor/select_algorithm.py: "SingleProcess AUTOTUNE benchmarking takes %.4f seconds ..." after
+  its per-choice "Exception %s for benchmark choice %s", logged and skipped).
+- a script's own end ("done"): a short line of its own that says done / finished / saved, with no word of
+  failure, doubt or narration in it.
+- a failure ("fatal"): a line text.GENERIC_ERRORS calls an error, NCCL's WARN lines, a kill or a signal.
+
+Rule (went_on): every failure line of an input (its findings' lines, its error lines) comes before the
+input's last line of end or progress, and nothing fatal follows that line; the progress is the job's own
+(a rank prefix on the failure lines must be the progress lines' too) and real (two progress lines, or one
+that passes the counter printed before the failure, or an end or done line). Then the lines before it are
+notes: printed, then the job went on, not what stopped it. A job that fails later keeps its real root (a
+failure after the last progress keeps every finding as it is).
+"""
+
+import re
+
+from gpudoctor.explain.text import GENERIC_ERRORS, clean, origin, strip_prefix
+
+MAX_INPUTS = 64  # inputs whose tails are read (the first ones: a folder of 10,000 per-rank logs reads 64)
+MAX_LINES = 400  # lines read from an input's end
+MAX_LINE = 400  # characters of one line read
+MAX_DONE_LEN = 100  # a script's own end line is short
+
+_END = re.compile(
+    r"Training completed\. Do not forget to share your model|'train_runtime': \d|^\s{0,8}train_runtime\s{1,40}= ?\d"
+    r"|`Trainer\.fit` stopped: `max_(?:epochs|steps)=-?\d{1,12}` reached"
+    r"|worker group successfully finished|Local worker group finished \(SUCCEEDED\)"
+    r"|Process \d{1,10} exits successfully\."
+    r"|JobState=COMPLETED\b|\bState: COMPLETED \(exit code 0\)|\bCOMPLETED[ \t]{1,40}0:0\b"
+    r"|\b[Ss][Ll][Uu][Rr][Mm]\b[^\n]{0,80}?\bCOMPLETED\b"
+    r"|^#[ \t]{0,4}Avg bus bandwidth[ \t]{0,10}: ?\d"
+    r"|^Process finished with exit code 0\b")
+_AUTOTUNE = re.compile(r"\bAUTOTUNE benchmarking takes \d")
+_CHECKPOINT = re.compile(r"Saving model checkpoint to |\bCheckpoint \S{1,120} is ready now|, saving model to ",
+                         re.I)
+# counters: 'step 10', 'step=10', 'Step: 10/100', 'iter 3', 'Epoch [2/10]', "'epoch': 0.5", 'global_step 7'
+_COUNTER = re.compile(r"\b(?P<key>global[_ ]step|step|iter(?:ation)?|epoch)['\"]?[ \t]{0,3}[:=#]?[ \t]{0,3}\[?"
+                      r"[ \t]{0,2}(?P<n>\d{1,9}(?:\.\d{1,6})?)(?![\d.]{0,1}\d)(?:[ \t]{0,2}/[ \t]{0,2}\d{1,9})?", re.I)
+_LOSS = re.compile(r"\bloss['\"]?[ \t]{0,3}[:=]?[ \t]{0,3}(?:tensor\()?[-+]?\d{1,9}(?:\.\d{1,12})?", re.I)
+_TQDM = re.compile(r"\d{1,3}%\|[^|\n]{0,120}\|[ \t]{0,2}(?P<n>\d{1,12})/(?P<total>\d{1,12}) \[")
+_DONE = re.compile(r"\b(?:done|finished|completed|succeeded|successfully|saved)\b", re.I)
+# words that make a 'done' line something else: a failure, a condition, a question, a narration ('it finished
+# the first epoch, then crashed'), a wait
+_NOT_DONE = re.compile(
+    r"\?|\b(?:not|no|error|errors|fail\w{0,6}|exception|abort\w{0,4}|killed|traceback|timeout|timed|refused|denied|"
+    r"unable|cannot|could|after|before|when|while|until|if|but|then|happens?|happened|crash\w{0,4}|hang\w{0,4}|"
+    r"stuck|wait\w{0,3}|exit\w{0,4}|status|code|signal\w{0,2}|i|we|my|it|this|that|you|same|also|only|still|never|"
+    r"may|might|backtrace|stack)\b|^=", re.I)
+# a launcher's report that the job (not one attempt of it) failed: srun (Slurm's src/plugins/launch/slurm/
+# launch_slurm.c _task_finish: error("%s: %s %s: Exited with exit code %d", ...), and its "Killed" / signal forms),
+# Open MPI's mpirun (orte/mca/errmgr help-errmgr-base.txt: "Primary job  terminated normally, but %d process
+# returned a non-zero exit code", "mpirun detected that one or more processes exited with non-zero status"),
+# torchrun when it stops restarting (torch/distributed/elastic/multiprocessing/errors/__init__.py ChildFailedError,
+# its "Root Cause (first observed failure)" table), DeepSpeed's launch.py ("%s exits with return code = %d", then
+# it exits), accelerate's launcher (subprocess.CalledProcessError "returned non-zero exit status"). Other
+# processes' lines after it are not the job recovering: nothing restarts after these.
+_TERMINAL = re.compile(r"task[s]? [\d,\[\]-]{1,60}: (?:Exited with exit code [1-9]|Killed|Terminated)"
+                       r"|terminated normally, but \d{1,7} process(?:es)? returned|exited with non-zero status"
+                       r"|\bChildFailedError\b|Root Cause \(first observed failure\)|exits with return code = -?[1-9]"
+                       r"|returned non-zero exit status")
+_NCCL_LINE = re.compile(r"\bNCCL (?:INFO|TRACE|WARN)\b")
+_FATAL_EXTRA = re.compile(r"\bNCCL WARN\b|^\s{0,4}Killed\s{0,4}$|\bSIG(?:KILL|TERM|SEGV|ABRT|BUS|INT)\b|"
+                          r"\bCANCELLED\b|DUE TO TIME LIMIT|oom[-_ ]kill|\bAborted\b")
+_GENERIC = [re.compile(p, re.I) for p in GENERIC_ERRORS]
+
+
+def _fatal(body):
+    return bool(_FATAL_EXTRA.search(body)) or any(rx.search(body) for rx in _GENERIC)
+
+
+def classify(raw):
+    """(kind, key, value) of one line: kind 'end', 'progress', 'done', 'fatal' or None; key and value are a
+    counter's name and number where the line has one (else None)."""
+    text = clean(raw.split("\r")[-1] if "\r" in raw.rstrip("\r") else raw)[:MAX_LINE]
+    body, _ = strip_prefix(text)
+    if not body.strip():
+        return None, None, None
+    if _TERMINAL.search(body):
+        return "terminal", None, None
+    if _END.search(body):
+        return "end", None, None
+    if _fatal(body):
+        return "fatal", None, None
+    if _NCCL_LINE.search(body):
+        return None, None, None
+    m = _TQDM.search(body)
+    if m:  # (before the words: tqdm's rate is '1.52s/it')
+        return "progress", "tqdm", float(m.group("n"))
+    if _NOT_DONE.search(body):
+        return None, None, None  # (a sentence about a run: 'it may occur early (epoch 2) or after many epochs')
+    if len(body) <= MAX_DONE_LEN and _DONE.search(body):
+        return "done", None, None
+    if _AUTOTUNE.search(body) or _CHECKPOINT.search(body):
+        return "done", None, None  # a stage of the job ended well (an autotune, a checkpoint)
+    m = _COUNTER.search(body)
+    if m:
+        return "progress", m.group("key").lower().replace(" ", "_")[:4], float(m.group("n"))
+    if _LOSS.search(body):
+        return "progress", None, None
+    return None, None, None
+
+
+def read_tail(path, end, data):
+    """What one input's last bytes (scan.TAIL bytes, ending at line ``end``) say of the job's outcome:
+    {"path", "first", "last", "events": [(line, kind, key, value, rank, text)]} for the lines of end, progress,
+    done and failure (first: the first whole line read)."""
+    lines = data.decode("utf-8", "replace").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    cut = len(lines) > MAX_LINES
+    lines = lines[-MAX_LINES:]
+    first = end - len(lines) + 1
+    events = []
+    for i, raw in enumerate(lines):
+        if i == 0 and cut:
+            continue  # (may be the end of a longer line)
+        kind, key, value = classify(raw)
+        if kind is not None:
+            events.append((first + i, kind, key, value, origin(raw[:MAX_LINE])[0], clean(raw[-MAX_LINE:]).strip()[:160]))
+    return {"path": path, "first": first + (1 if cut else 0), "last": end, "events": events}
+
+
+def record(scan, path, end, data):
+    """scan.py, at the end of each input: keep its outcome (the first MAX_INPUTS inputs)."""
+    outs = scan.__dict__.setdefault("outcomes", [])
+    if len(outs) < MAX_INPUTS:
+        outs.append(read_tail(path, end, data))
+
+
+def _finding_lines(scan, f):
+    """The lines a finding stands on (its matches, and every line scan kept of its entry), and whether
+    that is all of them."""
+    lines = {m["line"] for m in f.get("matches", ()) if m.get("line") is not None}
+    kept = scan.match_lines.get(f["id"], [])
+    lines.update(kept)
+    complete = scan.counts.get(f["id"], len(lines)) <= len(kept) or f.get("match_count", 0) <= len(lines)
+    return lines, complete
+
+
+def went_on(scan, findings):
+    """(line, text, what) of the line that shows the job got past every failure of the text (the latest such
+    line of the inputs that hold one), or None when any failure may be what stopped it."""
+    outs = getattr(scan, "outcomes", None)
+    if not outs or len(outs) != len(scan.sources):
+        return None  # an input whose end was not read
+    fails = {}  # input index -> [(line, rank)]
+    for f in findings:
+        lines, complete = _finding_lines(scan, f)
+        if not complete:
+            return None  # lines of it that were not kept may come after the job's last progress
+        ranks = {m["line"]: origin(m.get("text") or "")[0] for m in f.get("matches", ())}
+        for ln in lines:
+            fails.setdefault(_source_index(scan, ln), []).append((ln, ranks.get(ln)))
+    for ln in scan.error_lines:
+        fails.setdefault(_source_index(scan, ln), []).append((ln, None))
+    if not fails or scan.error_count > len(scan.error_lines):
+        return None  # (error lines that were not kept may come after the job's last progress)
+    best = None
+    for si, lst in fails.items():
+        got = _past(outs[si], lst)
+        if got is None:
+            return None
+        if best is None or got[0] > best[0]:
+            best = got
+    return best
+
+
+def _source_index(scan, line):
+    return max((i for i, s in enumerate(scan.sources) if s.get("first_line", 1) <= line), default=0)
+
+
+def _past(out, fails):
+    """The event of one input's tail that shows it went on after its failure lines ``fails`` [(line, rank)],
+    or None."""
+    last = max(ln for ln, _r in fails)
+    events = out["events"]
+    if any(kind == "terminal" for _ln, kind, _k, _v, _r, _t in events):
+        return None  # the launcher said the job failed
+    if any(kind in ("fatal", "terminal") and ln > last for ln, kind, _k, _v, _r, _t in events):
+        # a failure line after the last one known: went on only if progress follows it as well
+        last = max(ln for ln, kind, _k, _v, _r, _t in events if kind == "fatal")
+    ranks = {r for _ln, r in fails} | {r for ln, kind, _k, _v, r, _t in events if kind == "fatal" and ln >= last - 2}
+    after = [e for e in events if e[0] > last and e[1] in ("end", "done", "progress") and (e[4] in ranks or e[1] == "end")]
+    if not after or any(e[0] > last and e[1] == "fatal" for e in events):
+        return None
+    strong = [e for e in after if e[1] in ("end", "done")]
+    progress = [e for e in after if e[1] == "progress"]
+    if not strong and not _advancing(progress):
+        return None
+    ev = max(after, key=lambda e: e[0])
+    return ev[0], ev[5], ev[1]
+
+
+def _advancing(progress):
+    """Two progress lines or more, and a counter among them that grew (the same counter printed again at the
+    same value is one state printed twice: tqdm's bar redrawn when it closes)."""
+    if len(progress) < 2:
+        return False
+    seen = {}
+    for _ln, _kind, key, value, _r, _t in progress:
+        if key is None:
+            continue
+        if key in seen and value > seen[key]:
+            return True
+        seen.setdefault(key, value)
+    return not seen  # loss lines without a counter: two of them
