@@ -150,6 +150,33 @@ def test_the_messages_own_advice_leads_the_first_cause(kb):
     assert f["causes"][0]["text"].endswith("\u201cUse .reshape(...) instead.\u201d")
 
 
+# made here: three ATen / autograd checks called from the user's line (no frame of torch's, no word 'tensor')
+MADE = """Traceback (most recent call last):
+  File "/work/job/{name}.py", line 2, in <module>
+    {call}
+{exc}: {msg}
+"""
+
+
+@pytest.mark.parametrize("name,call,exc,msg,want", [
+    # c10/core/WrapDimMinimal.cpp maybe_wrap_dim
+    ("dim", "torch.randn(2,3).sum(dim=4)", "IndexError",
+     "Dimension out of range (expected to be in range of [-2, 1], but got 4)", "usercode.shape_mismatch"),
+    # aten/src/ATen/InferSize.h infer_size
+    ("reshape", "torch.randn(6).reshape(4,2)", "RuntimeError", "shape '[4, 2]' is invalid for input of size 6",
+     "usercode.shape_mismatch"),
+    # torch/csrc/autograd/VariableTypeUtils.h check_inplace
+    ("leaf_inplace", "x.add_(1)", "RuntimeError",
+     "a leaf Variable that requires grad is being used in an in-place operation.", "usercode.inplace_modified"),
+])
+def test_torchs_own_formats_without_the_word_tensor(kb, name, call, exc, msg, want):
+    rid, f = root(kb, MADE.format(name=name, call=call, exc=exc, msg=msg))
+    assert rid == want
+    if want == "usercode.shape_mismatch":
+        # the first cause says what the message says, not the family's commonest case (a Linear layer)
+        assert f["causes"][0]["text"].startswith("torch refused the tensors of the call at /work/job/%s.py:2" % name)
+
+
 def test_a_path_given_as_a_hub_id_is_a_missing_folder(kb):
     rid, f = root(kb, HUB_PATH)
     assert rid == "transformers.hub"

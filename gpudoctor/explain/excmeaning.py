@@ -84,7 +84,11 @@ _REPO_ID = re.compile(r"Repo id must [^\n]{0,120}?: '([^'\n]{1,300})'")
 
 # a message in torch's words (when no frame of torch's is innermost: an ATen op called from the user's line)
 _TORCH_WORDS = re.compile(r"\btensors?\b|\bdtypes?\b|c10::|\baten[.:]|\bcuda:\d|\bscalar type\b|\bDTensor\b|\btorch\.|"
-                          r"CUDAGraphs|\bautograd\b|\bgrad_fn\b|\brequires_grad\b|not implemented for '", re.I)
+                          r"CUDAGraphs|\bautograd\b|\bgrad_fn\b|\brequires_grad\b|not implemented for '|"
+                          # c10/core/WrapDimMinimal.cpp maybe_wrap_dim, aten/src/ATen/InferSize.h infer_size, autograd's
+                          # leaf check (torch/csrc/autograd/VariableTypeUtils.h check_inplace), Tensor.item()'s
+                          r"\bDimension out of range\b|\bshape '\[|\bleaf Variable\b|\brequires? grad\b|"
+                          r"\bcannot be converted to Scalar\b", re.I)
 # first match wins: autograd's first (its messages name a tensor's type: 'torch.cuda.FloatTensor [4, 8]')
 _TORCH_RULES = [
     ("usercode.no_grad", re.compile(r"does not require grad|does not have a grad_fn", re.I)),
@@ -96,6 +100,9 @@ _TORCH_RULES = [
     ("torch.compile_error", re.compile(r"CUDAGraphs?|cudagraph|\btorch\.compile\b|\bdynamo\b|\binductor\b|fullgraph|"
                                        r"graph break", re.I)),
     ("torch.usage", re.compile(r"deterministic (?:implementation|algorithms?)|use_deterministic_algorithms", re.I)),
+    # a dimension index or a shape that does not fit the tensor (maybe_wrap_dim, infer_size, item() of many elements)
+    ("usercode.shape_mismatch", re.compile(r"\bDimension out of range\b|\bshape '\[[^\n']{0,80}' is invalid for input|"
+                                           r"\bwith \d{1,12} elements cannot be converted to Scalar", re.I)),
     # ATen/Dispatch.h: '"<op>" not implemented for '<ScalarType>'': no kernel of the op for that dtype
     ("usercode.dtype_mismatch", re.compile(r"not implemented for '(?:Half|BFloat16|Float|Double|Long|Int|Short|Char|"
                                            r"Byte|Bool|ComplexFloat|ComplexDouble|Float8_\w{1,12})'")),
@@ -356,6 +363,15 @@ def _lib_option(by, t):
     return None
 
 
+# what to print at the call, per tensor rule: a first cause that says what the message says, in place of a
+# family's most common case (a Linear layer's in_features) that the message does not name
+_LOOK = {"usercode.shape_mismatch": "shapes (x.shape) and the dim / size arguments",
+         "usercode.dtype_mismatch": "dtypes (x.dtype) and the model's (next(model.parameters()).dtype)",
+         "usercode.tensors_on_two_devices": "devices (x.device) and the model's",
+         "usercode.index_out_of_range": "index values (idx.min(), idx.max()) against the size indexed",
+         "usercode.nan_inf": "values (torch.isfinite(x).all()) step by step from the inputs"}
+
+
 def finding(scan, kb, tb, chain, what, where):
     """pyanswer's structural finding from read(), or None."""
     got = read(kb.by_id, tb, chain)
@@ -366,6 +382,10 @@ def finding(scan, kb, tb, chain, what, where):
     f = _structural_finding(kb.by_id[got["eid"]], tb["hit"], got["how"], scan, sure=got["sure"])
     adv = got.get("advice")
     text = got.get("text")
+    if not text and not got["fix"] and got["eid"] in _LOOK:
+        text = "torch refused the tensors of the call at %s, as its message says (%s)." % (where, _clip(what, 160))
+        got["fix"] = ["print the %s of that call's tensors just before it (%s), and make them fit what the message "
+                      "asks" % (_LOOK[got["eid"]], sh(where))]
     if adv:
         text = "%s The message says what to do: \u201c%s\u201d" % (text or "The call was refused (%s)." % _clip(
             what, 160), adv)
