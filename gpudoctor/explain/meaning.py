@@ -131,14 +131,76 @@ CLASSES = {
            r"用的是\s?cpu|不用\s?(?:显卡|gpu)|\b(?:uses?|using|runs?|running|trains?|training) (?:\w{1,12} )?(?:on )?(?:the )?cpu\b|" + _NEG + r"\s(?:\w{1,10}\s)?(?:use|using|used|on|utili[sz]e)\s(?:the |any |my )?"
            r"gpus?\b|\bnot using gpu|在\s?cpu\s?上|cpu\s?上|没用到\s?gpu|没有用到\s?gpu|没用\s?gpu",
 }
+# What a training loop, a Slurm job, an MPI job or a saved model does wrong without an error line (words2, issue 18),
+# the words of the documents that describe it (symptoms_usage.toml cites them per entry): PyTorch's reproducibility
+# notes (seeds, runs), torch.optim and the zero_grad tutorial (the loss that never moves), DDP's no_sync (replicas
+# that part ways), accelerate's gradient accumulation and big model inference (device_map, offload), DeepSpeed's
+# ZeRO-3 model saving, squeue's pending REASON codes and sacct's job states, Open MPI's mpirun (a process that is
+# a job of its own prints what every other prints).
+CLASSES.update({
+    # ---- subjects
+    "runs": r"\b(?:runs|each run|every run|every time|each time|between runs|across runs|run[- ]to[- ]run|re-?runs?|rerunning|"
+            r"seeds?|seeded|seeding|manual_seed|set_seed|back[- ]to[- ]back|twice)\b|每次(?:运行|跑|训练|结果|实验)|两次|随机种子|种子",
+    "params": r"\bweights?\b|\bparam(?:eter)?s?\b|\bstate_dicts?\b|\bchecksums?\b|\breplicas?\b|权重|参数",
+    "fsdp": r"\bfsdp2?\b|\bfully_shard\w{0,6}|\bfullyshardeddataparallel\b",
+    "accum": r"\bgradient[- _]accumulation\w{0,6}|\bgrad(?:ient)?[_ ]accum\w{0,14}|\baccumulat\w{0,5}\s(?:steps?|gradients?|grads?)\b|"
+             r"\baccumulation\b|\bmicro[- _]?(?:batch|step)\w{0,2}|梯度累[积加计]",
+    "sjob": r"\bslurm\b|\bsbatch\b|\bsrun\b|\bsalloc\b|\bsqueue\b|\bsacct\b|\bscontrol\b|\bjobs?\b|作业|任务",
+    "mpi": r"\bmpirun\b|\bmpiexec\b|\bmpi4py\b|\bopen ?mpi\b|\borterun\b|\bhorovodrun\b|\bmpi\b",
+    "ds": r"\bzero[- _]?(?:stage[- _]?)?3\b|\bstage[- _]?3\b|\bdeepspeed\b|\bsave_16bit_model\b",
+    "saved": r"\bsav(?:e|es|ed|ing)\b|\bexport\w{0,3}|\bcheckpoints?\b|\bstate_dict\b|\bsafetensors\b|\bpytorch_model\.bin\b|"
+             r"\bweights? files?\b|\bfolder\b|保存|导出",
+    "bigmodel": r"\bdevice_map\b|\bfrom_pretrained\b|\boffload\w{0,4}|\bmax_memory\b|\bgenerat(?:e|es|ion|ing)\b|\binference\b|"
+                r"\bbig model\b|推理|生成",
+    # ---- predicates
+    "unrepro": r"\b(?:not|non|ir)[- ]?reproduc\w{0,6}|\bnon-?determinis\w{0,6}|(?:\bcan't|\bcannot|\bcan not|\bunable to|\bfails? to|"
+               r"\bcouldn't|\bcould not)\s(?:\w{1,10}\s)?reproduc\w{0,4}|\b(?:identical|same) (?:\w{1,12} ){0,2}runs?\b[^.;]{0,60}"
+               r"\b(?:diverg\w{0,4}|differ\w{0,6})|无法复现|不能复现|复现不了|不可复现|没法复现",
+    "flat": r"(?:\bnot|n't|\bdont|\bdoesnt|\bnever|\bno longer)\s(?:\w{1,10}\s)?(?:decreas\w{0,3}|go(?:es|ing)? down|went down|drop\w{0,4}|"
+            r"fall\w{0,3}|chang\w{0,3}|mov\w{0,3}|improv\w{0,4}|learn\w{0,3}|converg\w{0,4}|budg\w{0,3}|updat\w{0,3})\b|"
+            r"\b(?:stays?|stayed|staying|stuck|sits?|sitting|remains?|remained|hovers?|hovering)\s(?:\w{1,10}\s)?(?:at|around|near|"
+            r"about|the same|flat|constant|unchanged)\b|\b(?:flat|constant|plateau\w{0,4})\b|\bsame value\b|"
+            r"\b(?:is|was|are|were) (?:exactly )?the same (?:at |on |in |for |after )?(?:every|each|all)\s(?:\w{1,10}\s)?"
+            r"(?:steps?|epochs?|iterations?|iters?|batch(?:es)?)\b|\b(?:is|was|stays?|remains?) (?:exactly |still |always )?"
+            r"\d{1,6}(?:\.\d{1,6})? (?:at|on|in|for|after) (?:every|each|all)\s(?:\w{1,10}\s)?(?:steps?|epochs?|iterations?|iters?)\b|"
+            r"不下降|不降|降不下去|不收敛|没有?变化|一直不变|完全不变|不变|不更新|没有?更新|学不到|没学到",
+    "unsync": r"\bout of sync\b|\bdesync\w{0,8}|\bdiverg\w{0,5}|\bnot (?:equal|identical)\b|不同步",
+    "queue": r"\bpending\b|\bPD\b|\bqueued?\b|\bsqueue\b|排队|队列",
+    "notstart": r"\bnever (?:starts?|runs?|begins?|gets? (?:scheduled|started|allocated))\b|(?:\bnot|n't)\s(?:\w{1,8}\s)?"
+                r"(?:start\w{0,3}|get\w{0,3} scheduled|scheduled|allocated)\b|不开始|没有?开始|不运行|没有?运行|没有?分配",
+    "long": r"\bfor (?:\w{1,8} |\d{1,4} ?)?(?:hours|days|h)\b|\bforever\b|\balways\b|\bstill\b|一直|好久|很久|几个小时|几天",
+    "killed": r"\b(?:dies|died|disappear\w{0,3}|vanish\w{0,3}|gone|killed|terminat\w{0,3}|stops?|stopped|ends?|ended|exits?|exited|"
+              r"crash\w{0,2}|aborts?|aborted)\b|没了|挂了|被杀|被kill|中断了|停了|退出了",
+    "noerr": r"\bno (?:\w{1,10} )?(?:error|traceback|message|exception|reason|warning)s?\b|\bwithout (?:any |an )?(?:\w{1,10} )?"
+             r"(?:error|traceback|message|exception|warning|reason)s?\b|\bnothing (?:after|else)\b|\bsilently\b|"
+             r"没有任何?(?:报错|错误|输出|提示)|没有?报错",
+    # every process prints what the others print: each is rank 0 of a world of one
+    "same_out": r"\b(?:print|prints|printed|printing|output|outputs|log|logs|write|writes)\s(?:\w{1,10}\s){0,2}(?:the same|identical|"
+                r"duplicate\w{0,2})\b|\b(?:same|identical|duplicated?) (?:output|logs?|lines|messages)\b|\bas if (?:they were|it was|"
+                r"each (?:one )?(?:is|was)) (?:all )?(?:the first|rank 0|a single|alone)\b|\b(?:think|thinks|believe|believes|say|says|"
+                r"report|reports) (?:they are|it is|that they are|they're) rank (?:0|zero)\b|\bworld[ _]?size (?:is |=|==|of )?1\b|"
+                r"rank\s?(?:都是|全是|均为)\s?0|都是\s?rank\s?0|输出.{0,6}(?:一样|相同|重复)",
+    "empty_out": r"\bempty\b|\bno (?:\w{1,10} )?(?:weights?|files?|tensors?|parameters)\b|\b(?:weights?|parameters|tensors?) "
+                 r"(?:are |is )?(?:missing|empty|gone)\b|\bsize\s?\(?\[?0\]|\b(?:few|\d{1,3}) ?(?:bytes|kb)\b|\bnothing (?:to load|in it|"
+                 r"saved|was saved)\b|空的|为空|没有权重|是空",
+    "grows": r"\b(?:keeps?|kept) (?:growing|increasing|rising|going up|climbing)\b|\b(?:grows?|growing|increas\w{1,3}|ris(?:es|ing)|"
+             r"climb\w{0,3}|goes up|going up)\b[^.;]{0,40}\b(?:every|each|per|over)\b|\bleak\w{0,3}|\bcreep\w{0,3}|"
+             r"一直(?:在)?(?:涨|增加|上涨|增长)|越来越(?:多|大|高)|泄漏|泄露",
+})
 _CLS = {k: re.compile(v, _F) for k, v in CLASSES.items()}
-KNOWN = set(CLASSES) | {"gpu0", "same_gpu", "contrast"}  # the derived classes (_derive)
+# the derived classes (_derive), and `ev`: a cause of the entry has its evidence in the text (found() sets it per
+# entry: a symptom said in general words, "it got slow", is answered only beside the line that names its cause)
+KNOWN = set(CLASSES) | {"gpu0", "same_gpu", "contrast", "ev"}
 # the classes a sentence needs one of to be a complaint (subjects alone say nothing)
 PREDICATES = ("nogpu", "ignores", "still", "stuck", "slow", "no_gain", "idle", "busy", "only_one", "extra", "same_words", "data_same", "differ", "nan", "cpu",
-              "mem", "only", "all_q")
+              "mem", "only", "all_q", "unrepro", "flat", "unsync", "queue", "notstart", "killed", "noerr", "same_out", "empty_out",
+              "grows")
 
 # a sentence that says it is solved, or asks how to do something ('Why ...?' is a complaint)
-_SOLVED = re.compile(r"\b(?:works?|working|runs?) (?:now|fine now|again)\b|\b(?:fixed|solved|resolved)\b|\bno longer\b|"
+# ('fixed' as an adjective is no fix: 'one fixed batch', 'the seed is fixed')
+_SOLVED = re.compile(r"\b(?:works?|working|runs?) (?:now|fine now|again)\b|(?<!seed is )(?<!seeds are )(?<!seed was )"
+                     r"\b(?:fixed|solved|resolved)\b(?! (?:batch|seed|size|learning rate|lr|number|length|value|set|sample|input|"
+                     r"shape|point|step|order)s?\b)|\bno longer\b|"
                      r"解决|搞定|好了", _F)
 # ... or calls it fine, unless about the others ('rank 3 gets NaN while the others look normal')
 _FINE_SAID = re.compile(r"\bas expected\b|\blooks? (?:fine|good|normal|right)\b", _F)
@@ -168,7 +230,22 @@ NEEDLES = sorted({
     "卡住", "卡死", "不动", "没反应", "停住", "慢", "加速", "空闲", "闲置", "没用到", "没有用到", "利用率", "在跑", "满载",
     "只", "仅", "多很多", "多了", "额外", "上涨", "同一", "一样", "相同", "完整的数据集", "全部数据", "打乱", "不同", "不一致",
     "低了", "下降", "lessaccurate", "变差", "更差", "显存", "cpu上", "都在", "全都", "号卡", "张卡",
-})
+    # words2's predicates (CLASSES.update above): negated verbs as the squash writes them, so that a log's own
+    # 'learning_rate' or 'Updating' line is not handed over
+    "reproduc", "determinis", "diverg", "复现", "decreas", "godown", "goesdown", "goingdown", "wentdown", "improv", "converg",
+    "budg", "stays", "stayed", "staying", "sits", "sitting", "remain", "hover", "flat", "constant", "plateau", "samevalue",
+    "不下降", "不降", "降不下去", "不收敛", "变化", "不变", "更新", "学不到", "没学到", "outofsync", "desync", "notequal",
+    "notidentical", "不同步", "pending", "queue", "排队", "队列", "scheduled", "notstart", "n'tstart", "neverstart",
+    "neverrun", "neverbegin", "neverget", "notallocated", "n'tallocated", "开始", "运行", "分配", "dies", "died", "disappear",
+    "vanish", "gone", "killed", "terminat", "stops", "stopped", "ends", "ended", "exits", "exited", "crash", "abort",
+    "没了", "挂了", "被杀", "被kill", "中断了", "停了", "退出了", "noerror", "notraceback", "nomessage", "noexception",
+    "withoutany", "withoutan", "withouterror", "nothingafter", "nothingelse", "silently", "报错", "没有任何", "duplicate",
+    "asif", "worldsize1", "worldsize=1", "都是", "重复", "noweight", "nofile", "notensor", "noparam", "missing", "size([0",
+    "size[0", "空的", "为空", "没有权重", "是空", "grow", "increas", "rising", "rises", "climb", "goesup", "goingup", "leak",
+    "creep", "涨", "增加", "增长", "越来越", "泄漏", "泄露",
+    "atevery", "everystep", "everyepoch", "eachstep", "eachepoch", "everyiteration", "eachiteration",
+} | {n + v for n in ("not", "n't", "dont", "doesnt", "never", "nolonger") for v in ("chang", "mov", "learn", "updat", "fall",
+                                                                                  "drop", "decreas", "improv")})
 
 
 def patterns(entries=()):
@@ -390,13 +467,22 @@ def rules_of(kb):
     return [(eid, ways) for _o, _i, eid, ways in sorted(got)]
 
 
-def symptom_of(c, rules):
-    """(symptom id, way index, classes in the way) of the first rule that holds for classes c, else None."""
+def symptom_of(c, rules, evidenced=frozenset()):
+    """(symptom id, way index, classes in the way) of the first rule that holds for classes c, else None.
+    ``evidenced``: the entries a cause of which has its evidence in the text (the class `ev` of their ways)."""
     for eid, ways in rules:
+        ce = dict(c, ev=True) if eid in evidenced else c
         for wi, way in enumerate(ways):
-            if holds(way, c):
+            if holds(way, ce):
                 return eid, wi, len(way)
     return None
+
+
+def evidenced(scan, rules):
+    """The entries of ``rules`` with a way that needs `ev` and a cause whose evidence the scan found."""
+    need = {eid for eid, ways in rules if any("ev" in w for w in ways)}
+    ev = getattr(scan, "evidence", None) or {}
+    return frozenset(eid for (eid, ci), hits in ev.items() if eid in need and hits and isinstance(ci, int))
 
 
 def found(scan, kb):
@@ -409,13 +495,14 @@ def found(scan, kb):
     if not rules:
         return []
     out, seen = [], set()
+    evd = evidenced(scan, rules)
     prev_line, prev = None, None
     for line, text, sents in kept:
         windows = list(sents) + [merged(a, b) for a, b in zip(sents, sents[1:])]
         if prev is not None and line - prev_line <= NEAR:
             windows.append(merged(prev, sents[0]))
         for c in windows:
-            got = symptom_of(c, rules)
+            got = symptom_of(c, rules, evd)
             if got and got[0] not in seen:
                 seen.add(got[0])
                 # score 1: below every `words` way (symptoms.found: a hand-written phrasing is the surer reading)

@@ -491,7 +491,8 @@ def judge(result, scan, kb):
     # the hang triage's family answer (nccl.hang: "it hangs or is slow", its causes ranked, none certain) gives
     # way to a symptom that names what the user saw ("NCCL falls back to sockets and it is very slow"), and
     # follows it as a related finding with its ranking
-    triage = root is not None and root["id"] == "nccl.hang" and root.get("from_info_lines") and \
+    # (and ncclinfo's nccl.info_only, "NCCL's INFO lines show nothing clearly wrong", gives way the same way)
+    triage = root is not None and root["id"] in ("nccl.hang", "nccl.info_only") and root.get("from_info_lines") and \
         root.get("confidence") != "cause"
     if root is not None and not triage:
         # an error line explain knows, or what NCCL's INFO lines or a known bug read from the text (AReaL#639's
