@@ -89,3 +89,29 @@ def test_cuda_ipc_close_warning_is_no_root_cause(kb):
             "  cuIpcCloseMemHandle return value:   4\n")
     doc = explain.explain_text(text, kb)
     assert not [f for f in doc["findings"] if f["id"] == "mpi.transport"]
+
+
+# https://github.com/NVIDIA/nccl-tests/issues/289 (description: hypercube_perf on two RTX 5090 with NCCL 2.25.1; the
+# same GPUs' failures were fixed by NCCL 2.26.2, nccl-tests#287 / #291, "Fix shared memory usage on recent Blackwell
+# GPUs"), trimmed of the other runs it shows
+NCCL_TESTS_289 = (
+    "When run hypercube_perf test with 2*5090, show following errors;\n\n"
+    "localhost: Test CUDA failure hypercube.cu:57 'invalid argument'\n"
+    " .. localhost pid 180044: Test failure common.cu:383\n"
+    " .. localhost pid 180044: Test failure common.cu:592\n\n"
+    "cudaDriverVersion 12080\n"
+    "NCCL version 2.25.1+cuda12.8\n\n"
+    "[root@localhost build]# NCCL_DEBUG=INFO ./hypercube_perf -b 1g -e 32g -g 2 -f 2\n"
+    "# Using devices\n"
+    "#  Rank  0 Group  0 Pid 180044 on  localhost device  0 [0x1e] NVIDIA GeForce RTX 5090\n"
+    "#  Rank  1 Group  0 Pid 180044 on  localhost device  1 [0x22] NVIDIA GeForce RTX 5090\n")
+
+
+def test_known_bug_of_kind_error_needs_the_version_and_the_condition(kb):
+    doc = explain.explain_text(NCCL_TESTS_289, kb)
+    assert_root(doc, verdict="root_cause", entry="nccl.bug_2262_sm120_shmem", fix_re=r"nvidia-nccl-cu12>=2\.26\.2")
+    assert doc["findings"][0]["notes"][0].startswith("How sure: medium. NCCL 2.25.1 ran here")
+    # the fixed release, or another GPU, is no candidate
+    for other in (NCCL_TESTS_289.replace("2.25.1+cuda12.8", "2.26.2+cuda12.8"),
+                  NCCL_TESTS_289.replace("RTX 5090", "RTX 4090")):
+        assert not [f for f in explain.explain_text(other, kb)["findings"] if f["id"] == "nccl.bug_2262_sm120_shmem"]

@@ -71,8 +71,9 @@ KNOWN_BUGS = [
      {"together": [r"NCCL_NET_GDR_C2C", r"NCCL WARN"]}, 60,
      "NCCL_NET_GDR_C2C=1 (new in 2.26.2) and an NCCL failure at initialization"),
 ]
-# The second rules table: a release's fix line whose bug shows as a HANG, a SLOWDOWN or a WRONG
-# RESULT, with no error line of its own. explain offers each (versions.judge) only when the log ran
+# The second rules table: a release's fix line whose bug shows as a HANG, a SLOWDOWN, a WRONG
+# RESULT or a FAILURE (kind 'error': an NCCL error, a crash, or the user's words that it fails) whose
+# line says nothing of the bug itself (a generic 'unhandled cuda error', a launch failure). explain offers each (versions.judge) only when the log ran
 # an affected NCCL AND shows that kind of symptom (hang: the c10d watchdog's collective timeout,
 # NCCL's hang triage, or the user's words that the job hangs; slow: the user's words that it is
 # slow; wrong: the words of WORDS["wrong"]) AND every one of its `words` (the condition the note
@@ -122,6 +123,22 @@ WORDS = {
     "symmetric": r"NCCL_WIN_COLL_SYMMETRIC|ncclCommWindowRegister|symmetric (?:memory|kernel)",
     # what a wrong result looks like in a log or a user's words, or nccl-tests' data check. Its needles are given: 'loss' and 'result' alone
     # are on every step line of a training log
+    # GPUs of compute capability 12.0 (sm_120, the GeForce RTX 50 series and the RTX PRO Blackwell cards:
+    # https://developer.nvidia.com/cuda-gpus), as nvidia-smi, torch or nccl-tests name them, or the arch itself
+    "sm120": (r"\bRTX 50[5-9]0\b|RTX PRO [4-6]000 Blackwell|\bsm_?120a?\b|compute capability:? 12\.0\b|"
+              r"capability\W{0,3}\(12, ?0\)",
+              ["rtx50", "rtxpro", "blackwell", "sm_120", "sm120", "computecapability", "capability"]),
+    # multi-node NVLink (GB200 NVL72 and its kin): NCCL's own MNNVL lines, or the system's name
+    "mnnvl": r"MNNVL|NVL72|NVL36|GB200|GB300",
+    "topo_file": r"NCCL_TOPO_FILE",
+    # NCCL's UDS socket (cuMem handles exchanged between the ranks of a node, 2.19 and later: 'UDS: ...' lines)
+    "uds": (r"\bUDS:", ["uds:"]),
+    "split": r"ncclCommSplit|split_group|new_subgroups|NCCL_COMM_SPLIT",
+    # what a failure looks like, in a log or in a user's words (kind 'error': the words say it, as 'wrong'
+    # does); needles given ('error' alone would not be a needle of every spelling)
+    "fails": (r"\berrors?\b|\bfail(?:s|ed|ure|ing)?\b|\bcrash(?:es|ed)?\b|Segmentation fault|SIGSEGV|"
+              r"NCCL WARN|报错|失败",
+              ["error", "fail", "crash", "segmentationfault", "sigsegv", "ncclwarn", "报错", "失败"]),
     "wrong": (r"loss\W{0,4}(?:is|becomes?|became|=|:)?\W{0,3}nan\b|\bnan (?:loss|values?|gradients?)|"
               r"wrong (?:result|value|output|answer|sum)s?|incorrect (?:result|value|output|sum)s?|data corruption|"
               r"corrupt(?:ed)? (?:data|results?|gradients?|values?)|results? (?:differ|are different|mismatch)|"
@@ -210,6 +227,22 @@ SYMPTOM_BUGS = [
      "2.0.0", "wrong", ["wrong", "nvlink_down"], 64, "wrong results with an NVLink down", "", ""),
     ("nccl.bug_2155_ll128_unaligned", r"Fix potential data corruption with LL128 protocol on unaligned buffers\.",
      "2.0.0", "wrong", ["wrong", "ll128"], 62, "wrong results with the LL128 protocol", "export NCCL_PROTO=^LL128", ""),
+    # kind 'error': the failure is there, its line names no bug; the condition the note names (the GPU, the system,
+    # the variable) and an affected version make it a candidate
+    ("nccl.bug_2262_sm120_shmem", r"Fix shared memory usage on recent Blackwell GPUs\.", "2.25.1", "error",
+     ["sm120", "fails"], 64, "collectives (all_reduce, alltoall: nccl-tests' *_perf) that fail or crash on a GPU of "
+     "compute capability 12.0 (GeForce RTX 50 series, RTX PRO Blackwell)", "",
+     "Blackwell support came in 2.25.1, its release commit: 'Add Blackwell/SM100 support'; the fix sets "
+     "ncclCollUnroll for cudaArch 1200 (src/include/device.h; NVIDIA/nccl-tests#287, #291)"),
+    ("nccl.bug_2273_mnnvl_topo_file_init", r"Fix an initialization failure when NCCL_TOPO_FILE is used on MNNVL "
+     r"systems\.", "2.0.0", "error", ["topo_file", "mnnvl", "fails"], 66,
+     "NCCL_TOPO_FILE set on a multi-node NVLink system (GB200 NVL72) and an initialization failure",
+     "unset NCCL_TOPO_FILE on MNNVL systems", ""),
+    ("nccl.bug_2205_uds_split_failure", r"Fix UDS connection failure when using ncclCommSplit\.", "2.19.0", "error",
+     ["uds", "split", "fails"], 64, "a UDS connection failure (the cuMem handle exchange) on communicators made by "
+     "ncclCommSplit (torch's split_group / new_subgroups)", "export NCCL_CUMEM_ENABLE=0 (no UDS handle exchange)",
+     "the UDS exchange of cuMem handles came with NCCL_CUMEM_ENABLE's default of 1 in 2.19, NCCL's environment "
+     "variables docs"),
     ("nccl.bug_2287_symmetric_corruption", r"Fixes potential data corruption with built-in symmetric kernels", "2.27.3",
      "wrong", ["wrong", "symmetric"], 64, "wrong results with symmetric memory kernels (ncclCommWindowRegister)", "",
      "symmetric kernels came in 2.27.3, its release commit: 'Symmetric memory API and symmetric kernels'"),

@@ -182,7 +182,7 @@ def known_bug_entries():
 # affected NCCL (ran()) AND shows that kind of symptom AND every one of the bug's words (the condition the
 # release note names: the collective, the variable, the GPU), read by the scan as the entry's signals.
 
-SYMPTOM_SAY = {"hang": "hangs", "slow": "is slow", "wrong": "gives wrong results"}
+SYMPTOM_SAY = {"hang": "hangs", "slow": "is slow", "wrong": "gives wrong results", "error": "fails"}
 # findings that say a collective never finished (c10d's watchdog; hang.py's triage)
 _HANG_IDS = ("nccl.timeout", "nccl.hang", "cascade.watchdog_abort")
 
@@ -202,10 +202,11 @@ def _symptom_entry(b, t):
              "the notes do not say when it appeared, so every release before %s is taken as affected" % v)
     return {"id": b["id"], "family": "nccl.known_bug", "rank": b["rank"], "structural": True,
             "title": "Known NCCL bug, fixed in %s: %s" % (v, say),
-            "explain": "NCCL's release notes of %s list \"%s\". It %s with no error line of its own; what a log "
+            "explain": "NCCL's release notes of %s list \"%s\". It %s with no %s; what a log "
                        "shows of it: %s. %s (the range: generated/nccl_releases.json)." % (
-                           v, say, {"hang": "hangs", "slow": "slows the job", "wrong": "gives wrong results"}[
-                               b["symptom"]], b["shows"], since[0].upper() + since[1:]),
+                           v, say, {"hang": "hangs", "slow": "slows the job", "wrong": "gives wrong results",
+                                    "error": "fails"}[b["symptom"]], "line that names it" if b["symptom"] == "error" else
+                           "error line of its own", b["shows"], since[0].upper() + since[1:]),
             "affects": {"nccl": [list(b["affects"])]},
             "known_bug": {"release_fix": b["release_fix"], "fixed_in": [v], "symptom": b["symptom"]},
             "signals": [dict(w, weight=0) for w in b["words"]],
@@ -213,7 +214,8 @@ def _symptom_entry(b, t):
                                 "later." % (v, say, v),
                         "confirm": ["python -c 'import torch; print(torch.cuda.nccl.version())'   (the NCCL torch "
                                     "loads)", "rerun with the fixed NCCL: the %s should be gone" % {
-                                        "hang": "hang", "slow": "slowdown", "wrong": "wrong results"}[b["symptom"]]],
+                                        "hang": "hang", "slow": "slowdown", "wrong": "wrong results",
+                                        "error": "failure"}[b["symptom"]]],
                         "fix": fix}],
             "references": [{"title": "NCCL %s release notes (fixed issues)" % v, "url": _notes_url(v)},
                            {"title": "NVIDIA/nccl release commit %s (NCCL %s)" % (b["commit"], v),
@@ -224,7 +226,7 @@ def _shows(result, scan, kind):
     """(line, text) of what says the job hangs / is slow, else None ('wrong': the bug's own words say it)."""
     from gpudoctor.explain import hang as _hang
 
-    if kind == "wrong":
+    if kind in ("wrong", "error"):  # the bug's own words say it (tools/gen_nccl_releases.py WORDS: wrong, fails)
         return ()
     said = _hang._complaint(scan)
     slow = bool(said and _hang._SLOW.search(said[1] or ""))
