@@ -140,11 +140,11 @@ CLASSES = {
 CLASSES.update({
     # ---- subjects
     "runs": r"\b(?:runs|each run|every run|every time|each time|between runs|across runs|run[- ]to[- ]run|re-?runs?|rerunning|"
-            r"seeds?|seeded|seeding|manual_seed|set_seed|back[- ]to[- ]back|twice)\b|每次(?:运行|跑|训练|结果|实验)|两次|随机种子|种子",
+            r"seeds?|seeded|seeding|manual_seed|set_seed|back[- ]to[- ]back|twice)\b|每次(?:运行|跑|训练|结果|实验)|[两三四五几多\d]\s?次|随机种子|种子",
     "params": r"\bweights?\b|\bparam(?:eter)?s?\b|\bstate_dicts?\b|\bchecksums?\b|\breplicas?\b|权重|参数",
     "fsdp": r"\bfsdp2?\b|\bfully_shard\w{0,6}|\bfullyshardeddataparallel\b",
     "accum": r"\bgradient[- _]accumulation\w{0,6}|\bgrad(?:ient)?[_ ]accum\w{0,14}|\baccumulat\w{0,5}\s(?:steps?|gradients?|grads?)\b|"
-             r"\baccumulation\b|\bmicro[- _]?(?:batch|step)\w{0,2}|梯度累[积加计]",
+             r"\baccumulation\b|\baccum(?:ulation)?_steps\b|\bmicro[- _]?(?:batch|step)\w{0,2}|梯度累[积加计]",
     "sjob": r"\bslurm\b|\bsbatch\b|\bsrun\b|\bsalloc\b|\bsqueue\b|\bsacct\b|\bscontrol\b|\bjobs?\b|作业|任务",
     "mpi": r"\bmpirun\b|\bmpiexec\b|\bmpi4py\b|\bopen ?mpi\b|\borterun\b|\bhorovodrun\b|\bmpi\b",
     "ds": r"\bzero[- _]?(?:stage[- _]?)?3\b|\bstage[- _]?3\b|\bdeepspeed\b|\bsave_16bit_model\b",
@@ -163,7 +163,8 @@ CLASSES.update({
             r"\b(?:is|was|are|were) (?:exactly )?the same (?:at |on |in |for |after )?(?:every|each|all)\s(?:\w{1,10}\s)?"
             r"(?:steps?|epochs?|iterations?|iters?|batch(?:es)?)\b|\b(?:is|was|stays?|remains?) (?:exactly |still |always )?"
             r"\d{1,6}(?:\.\d{1,6})? (?:at|on|in|for|after) (?:every|each|all)\s(?:\w{1,10}\s)?(?:steps?|epochs?|iterations?|iters?)\b|"
-            r"不下降|不降|降不下去|不收敛|没有?变化|一直不变|完全不变|不变|不更新|没有?更新|学不到|没学到",
+            r"\b(?:barely|hardly) (?:moves?|moving|changes?|changing|decreases?|decreasing|goes down|improves?|improving)\b|"
+            r"\blearns? nothing\b|一直在?\s?\d{1,6}(?:\.\d{1,6})?\s?(?:左右|附近)|没有?在?学习|不下降|不降|降不下去|不收敛|没有?变化|一直不变|完全不变|不变|不更新|没有?更新|学不到|没学到",
     "unsync": r"\bout of sync\b|\bdesync\w{0,8}|\bdiverg\w{0,5}|\bnot (?:equal|identical)\b|不同步",
     "queue": r"\bpending\b|\bPD\b|\bqueued?\b|\bsqueue\b|排队|队列",
     "notstart": r"\bnever (?:starts?|runs?|begins?|gets? (?:scheduled|started|allocated))\b|(?:\bnot|n't)\s(?:\w{1,8}\s)?"
@@ -243,6 +244,7 @@ NEEDLES = sorted({
     "asif", "worldsize1", "worldsize=1", "都是", "重复", "noweight", "nofile", "notensor", "noparam", "missing", "size([0",
     "size[0", "空的", "为空", "没有权重", "是空", "grow", "increas", "rising", "rises", "climb", "goesup", "goingup", "leak",
     "creep", "涨", "增加", "增长", "越来越", "泄漏", "泄露",
+    "barely", "hardly", "learnsnothing", "learnnothing", "左右", "附近", "学习", "次", "accum_steps", "accumulation_steps",
     "atevery", "everystep", "everyepoch", "eachstep", "eachepoch", "everyiteration", "eachiteration",
 } | {n + v for n in ("not", "n't", "dont", "doesnt", "never", "nolonger") for v in ("chang", "mov", "learn", "updat", "fall",
                                                                                   "drop", "decreas", "improv")})
