@@ -115,3 +115,22 @@ def test_known_bug_of_kind_error_needs_the_version_and_the_condition(kb):
     for other in (NCCL_TESTS_289.replace("2.25.1+cuda12.8", "2.26.2+cuda12.8"),
                   NCCL_TESTS_289.replace("RTX 5090", "RTX 4090")):
         assert not [f for f in explain.explain_text(other, kb)["findings"] if f["id"] == "nccl.bug_2262_sm120_shmem"]
+
+
+# srun's step retries (src/srun/launch.c): a wait the text never shows ended is the answer; one that ended ('Step
+# created for StepId=...') is a note (both: tests/test_explain_slurm_fixes.py); a refusal after it is the root.
+# https://github.com/eth-cscs/DLA-Future/issues/337
+DLA_337 = ("srun: Job 29986033 step creation temporarily disabled, retrying (Requested nodes are busy)\n"
+           "srun: Job 29986033 step creation still disabled, retrying (Requested nodes are busy)\n"
+           "srun: error: Unable to create step for job 29986033: Memory required by task is not available\n")
+
+
+def test_a_step_still_waiting_is_the_answer_a_refusal_after_it_is_not(kb):
+    # the old wording (Slurm 17-20: no job id, no reason), bioinfologics/satsuma2#36
+    old = "srun: mem < mem-per-cpu - resizing mem to be equal to mem-per-cpu\nsrun: Job step creation temporarily " \
+          "disabled, retrying\n"
+    doc = explain.explain_text(old, kb)
+    assert_root(doc, verdict="root_cause", entry="slurm.step_wait", fix_re=r"srun --overlap")
+    assert doc["findings"][0]["notes"][0].startswith("How sure: medium. A wait, not an error: line 2 is the last")
+    doc = explain.explain_text(DLA_337, kb)
+    assert doc["verdict"] == "root_cause" and doc["findings"][0]["id"] != "slurm.step_wait"

@@ -158,9 +158,12 @@ def analyze(scan, kb, assume_error=False):
         # a warning the user asks about because it says something failed ('There was an error
         # initializing an OpenFabrics device'), with nothing else wrong in the text: the answer,
         # marked as a warning (root_when_alone); only on a line that says so, never an INFO line
+        # (or, with resolved_by, whose wait the text never shows ended: srun's step retries, explain/waits.py)
+        from gpudoctor.explain import waits as _waits
+
         alone = max((eid for eid in context if kb.by_id[eid].get("root_when_alone")
-                     and any(h.severity != "info" and any(w in h.text.lower() for w in _FAILURE_WORDS)
-                             for h in matched[eid]["hits"])),
+                     and (any(h.severity != "info" and any(w in h.text.lower() for w in _FAILURE_WORDS)
+                              for h in matched[eid]["hits"]) or _waits.unresolved(scan, kb.by_id[eid], matched[eid]))),
                     key=lambda eid: (kb.by_id[eid]["rank"], -min(matched[eid]["firsts"].values())), default=None)
         if alone:
             m = matched[alone]
@@ -173,8 +176,9 @@ def analyze(scan, kb, assume_error=False):
     findings = []
     if alone:
         f = _finding(kb.by_id[alone], matched[alone], "root", scan)
-        f["notes"].insert(0, "A warning, not an error: nothing else in this text failed, so this is what to act on; "
-                             "the job may have run on (if it failed, its error is in another log).")
+        f["notes"].insert(0, _waits.still_waiting(scan, kb.by_id[alone], matched[alone]) or
+                          "A warning, not an error: nothing else in this text failed, so this is what to act on; "
+                          "the job may have run on (if it failed, its error is in another log).")
         findings.append(f)
     for i, eid in enumerate(order):
         e = kb.by_id[eid]

@@ -636,7 +636,7 @@ def _toml():
 
 ENTRY_KEYS = {"id", "title", "kind", "rank", "explain", "patterns", "distinct", "causes", "references", "debug",
               "lookup", "family", "signals", "together", "note", "computed", "site_rank", "generic", "known_bug", "structural",
-              "by_evidence", "root_when_alone", "affects", "words", "means", "means_order"}
+              "by_evidence", "root_when_alone", "affects", "words", "means", "means_order", "resolved_by"}
 CAUSE_KEYS = {"text", "checks", "confirm", "fix", "exports", "evidence", "computed", "when"}
 COMPUTED = {"torch_build", "socket_ifname", "launcher_port", "visible_gpus", "btl_tcp_if", "min_driver", "cuda_toolkit",
             "torch_api", "ds_batch", "api_history"}
@@ -688,6 +688,9 @@ def _validate(e, where, known_checks):
                                  "needles = ['...'] (optional)}" % (where, eid))
         given = s.get("needles") and [squash(n).decode("utf-8", "replace") for n in s["needles"]]
         pats.append(Pattern(eid, "signal", s["re"], 0, weight=s["weight"], near=s.get("near"), needles=given or None))
+    if e.get("resolved_by"):  # scanned as a signal of no weight; explain/waits.py reads its lines
+        e["_resolved_by"] = Pattern(eid, "signal", e["resolved_by"], 0, weight=0)
+        pats.append(e["_resolved_by"])
     for gi, t in enumerate(e.get("together", [])):
         if not (isinstance(t, dict) and isinstance(t.get("all"), list) and len(t["all"]) >= 2
                 and _int(t.get("within")) and _int(t.get("rank", e["rank"])) and set(t) <= {"all", "within", "rank"}):
@@ -746,6 +749,9 @@ def _validate(e, where, known_checks):
             raise KnowledgeError("%s: %s: %s must be true or false" % (where, eid, key))
     if e.get("root_when_alone") and e["kind"] != "warning":
         raise KnowledgeError("%s: %s: root_when_alone is for entries of kind warning" % (where, eid))
+    if e.get("resolved_by") is not None and not (isinstance(e["resolved_by"], str) and e.get("root_when_alone")):
+        # the line the program prints when what the warning waits for happened (explain/waits.py)
+        raise KnowledgeError("%s: %s: resolved_by is a regex string, beside root_when_alone = true" % (where, eid))
     if e.get("affects") is not None:
         # a known bug of some NCCL releases: a finding only where the log ran one (explain/versions.py)
         from gpudoctor.explain.versions import validate as _affects_error

@@ -1,0 +1,36 @@
+"""A warning that says a program waits or retries, read with the line that ends the wait (issue 18).
+
+Some programs print a line while they wait for something and another once it happened. srun retries a job
+step that cannot get its resources inside the allocation (src/srun/launch.c, launch_common_create_job_step:
+info("Job %u step creation temporarily disabled, retrying (%s)") and, on later tries, "... still disabled ...")
+and prints info("Step created for %ps") once the step got them (only when it had to retry: `i > 0`); a user who
+gives up sees info("Cancelled pending step for job %u") instead
+(https://github.com/SchedMD/slurm/blob/master/src/srun/launch.c).
+
+The waiting line alone is no error: a job that ran fine prints it too, before its 'Step created' line. An entry of
+kind warning with `root_when_alone = true` and `resolved_by = '<regex of the line that ends the wait>'` is the
+answer (as root_when_alone makes a warning that says something failed the answer: analyze.py) when nothing else
+in the text failed AND no line after its last waiting line matches `resolved_by`: the text ends while the program
+still waits, which is what the user asks about (a step that never starts, only one of several steps running).
+"""
+
+
+def unresolved(scan, entry, match):
+    """True when ``entry`` (a knowledge entry with resolved_by) matched lines (``match``: analyze's record of its
+    hits) and no line after the last of them is its resolved_by line."""
+    pat = entry.get("_resolved_by")
+    lines = match.get("lines") or [h.line for h in match.get("hits", ())]
+    if pat is None or not lines:
+        return False
+    last = max(lines)
+    return not any(h.line > last for h in scan.signals.get(pat, ()))
+
+
+def still_waiting(scan, entry, match):
+    """The root finding's first note when the text ends while the program still waits, else None."""
+    if not unresolved(scan, entry, match):
+        return None
+    return ("How sure: medium. A wait, not an error: line %d is the last retry, and no line after it says the wait "
+            "ended ('%s ...'), with nothing else failed in this text: when it was taken, the program was still "
+            "waiting for this." % (max(match.get("lines") or [h.line for h in match["hits"]]),
+                                   entry["resolved_by"].split("(")[0].strip()))
