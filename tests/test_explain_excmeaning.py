@@ -150,6 +150,46 @@ def test_the_messages_own_advice_leads_the_first_cause(kb):
     assert f["causes"][0]["text"].endswith("\u201cUse .reshape(...) instead.\u201d")
 
 
+# made here: TORCH_LOGS="+dynamo,recompile" python -c 'import torch' (torch/_logging/_internal.py: a message of
+# several lines, its first one empty)
+LOGS = """Traceback (most recent call last):
+  File "/work/job/logs_typo.py", line 1, in <module>
+    import torch
+  File "/opt/venv/lib/python3.11/site-packages/torch/__init__.py", line 3084, in <module>
+    _logging._init_logs()
+  File "/opt/venv/lib/python3.11/site-packages/torch/_logging/_internal.py", line 1121, in _init_logs
+    _update_log_state_from_env()
+  File "/opt/venv/lib/python3.11/site-packages/torch/_logging/_internal.py", line 901, in _update_log_state_from_env
+    log_state = _parse_log_settings(log_setting)
+                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+  File "/opt/venv/lib/python3.11/site-packages/torch/_logging/_internal.py", line 855, in _parse_log_settings
+    raise ValueError(_invalid_settings_err_msg(settings))
+ValueError: 
+Invalid log settings: +dynamo,recompile, must be a comma separated list of fully
+qualified module names, registered log names or registered artifact names.
+For more info on various settings, try TORCH_LOGS="help"
+Valid settings:
+all, annotation, aot, aot_graphs, aot_graphs_effects, aot_joint_graph, async_compile, auto_chunker, autograd, autotuning, benchmarking, bytecode, c10d, cache, caching, compiled_autograd, compiled_autograd_verbose, compute_dependencies, cudagraph_static_inputs, cudagraphs, custom_format_test_artifact, ddp, ddp_graphs, distributed, dtensor, dynamic, dynamo, export, fake_tensor, fsdp, fusion, graph, graph_breaks, graph_code, graph_code_verbose, graph_region_expansion, graph_sizes, guards, hierarchical_compile, incremental, inductor, inductor_metrics, ir_post_fusion, ir_pre_fusion, kernel_code, loop_ordering, loop_tiling, native_dsl, node_runtime_estimation, not_implemented, onnx, onnx_diagnostics, output_code, overlap, overlap_scheduling, perf_hints, post_grad_graphs, pp, pre_grad_graphs, recompiles, recompiles_verbose, schedule, side_effects, sym_node, torch, trace_bytecode, trace_call, trace_shape_events, trace_source, verbose_guards
+
+"""
+
+
+def test_a_multi_line_message_is_read_to_its_end(kb):
+    rid, f = root(kb, LOGS)
+    assert rid == "torch.usage"
+    assert "environment variable TORCH_LOGS" in f["causes"][0]["text"]
+    assert f["causes"][0]["text"].endswith('try TORCH_LOGS="help"\u201d')  # the advice ends at its line
+    assert f["causes"][0]["fix"][0].startswith('check TORCH_LOGS where the job sets it (echo "$TORCH_LOGS"')
+
+
+def test_a_log_line_after_the_exception_is_not_its_message(kb):
+    # torchrun's glog record after a rank's traceback (torch/distributed/elastic/multiprocessing/api.py)
+    text = VIEW + ("W1126 11:42:00.747000 456 torch/distributed/elastic/multiprocessing/api.py:1028] Sending process "
+                   "818 closing signal SIGTERM. Use kill to stop it.\n")
+    _, f = root(kb, text)
+    assert "Sending process" not in f["causes"][0]["text"] and "Use .reshape" in f["causes"][0]["text"]
+
+
 # made here: three ATen / autograd checks called from the user's line (no frame of torch's, no word 'tensor')
 MADE = """Traceback (most recent call last):
   File "/work/job/{name}.py", line 2, in <module>
@@ -194,6 +234,9 @@ def test_another_librarys_tensor_words_stay_that_librarys(kb):
      "torch.compiler.cudagraph_mark_step_begin() before each model invocation.", "clone the tensor"),
     ("x is not supported. You can also file an issue at https://github.com/pytorch/pytorch/issues.", ""),
     ("the dataset shards were written with another schema", ""),
+    # safetensors/torch.py _remove_duplicate_names' message (save_file of tied weights)
+    ("Some tensors share memory, this will lead to duplicate memory on disk. A potential way to correctly save your "
+     "model is to use `save_model`.", "is to use `save_model`"),
 ])
 def test_advice_is_the_sentences_that_say_what_to_do(msg, want):
     from gpudoctor.explain.excmeaning import advice

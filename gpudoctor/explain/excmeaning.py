@@ -45,6 +45,16 @@ from gpudoctor.fixline import sh
 from gpudoctor.explain.text import clip as _clip
 
 MSG = 300  # characters of an exception's message read (pytb.parse_back keeps as many)
+WHOLE = 900  # with the lines of a multi-line message after it (pytb._message_after)
+
+
+def _msg(t):
+    """The exception's message with the lines it goes on for (a multi-line str()), bounded."""
+    more = t.get("more") or ""
+    first = (t["msg"] or "")[:MSG]
+    if len(first) >= MSG:
+        return first  # pytb cut the first line: what follows it is not the next of its words
+    return ("%s\n%s" % (first, more) if more else first).strip()[:WHOLE]
 
 # ------------------------------------------------------------------ 1. the operating system's errors
 
@@ -69,12 +79,16 @@ _CKPT_READ = re.compile(r"PytorchStreamReader|central directory|\bzip archive\b|
                         r"Weights only load failed|"
                         r"\bweights_only\b|\bsafetensors?\b|SafetensorError|HeaderTooLarge|MetadataIncompleteBuffer|"
                         r"\bunexpected EOF\b|Ran out of input|\bunpickl", re.I)
+# a reader's function (torch.load / _load / _legacy_load, safetensors' load_file / safe_open / deserialize), not a
+# writer's (save_file's check of shared tensors speaks of safetensors too)
+_LOADING = re.compile(r"load|open|deserial|read", re.I)
 _STATE_DICT = re.compile(r"Error\(s\) in loading state_dict|Missing key\(s\) in state_dict|Unexpected key\(s\) in "
                          r"state_dict|size mismatch for ([\w.]{1,200})")
 
 # ------------------------------------------------------------------ 3. the Hugging Face Hub
 
-_HUB = re.compile(r"LocalEntryNotFound|OfflineModeIsEnabled|HF_HUB_OFFLINE|TRANSFORMERS_OFFLINE|huggingface\.co|"
+# (not any 'huggingface.co': a message's 'More information at https://huggingface.co/docs/...' is no Hub access)
+_HUB = re.compile(r"LocalEntryNotFound|OfflineModeIsEnabled|HF_HUB_OFFLINE|TRANSFORMERS_OFFLINE|host='huggingface\.co'|"
                   r"RepositoryNotFound|GatedRepo|RevisionNotFound|EntryNotFound|HFValidationError|Repo id must|"
                   r"\b40[134] Client Error|not a valid model identifier|in the local cache|couldn't connect to")
 # validate_repo_id's message quotes the id it refused (huggingface_hub/utils/_validators.py)
@@ -109,6 +123,10 @@ _TORCH_RULES = [
 ]
 _DISPATCH_DTYPE = re.compile(r"\"([\w:.]{1,120})\" not implemented for '(\w{1,24})'")
 
+# an environment variable torch reads, named in a refusal ('For more info on various settings, try TORCH_LOGS="help"',
+# torch/_logging/_internal.py; TORCH_*, PYTORCH_*, CUDA_*, NCCL_* names)
+_ENV_REFUSED = re.compile(r"\b((?:TORCH|PYTORCH|TORCHINDUCTOR|TORCHDYNAMO|CUDA|NCCL|OMP|KMP|MKL)_[A-Z0-9_]{2,60})\b")
+
 # ------------------------------------------------------------------ 5. a library's options
 
 # (library, file part) -> the family of that library's configuration
@@ -138,7 +156,12 @@ _ADVICE = re.compile(r"^(?:Use|use|Try|try|Consider|consider|Please|please|Set|s
                      r"specify|Convert|convert|Clone|clone|Enable|enable|Disable|disable|Did you mean|did you mean|"
                      r"To (?:prevent|fix|avoid|resolve|enable|disable|use)|You (?:can|should|may|need|must)|"
                      r"you (?:can|should|may|need|must))\b[^\n]{3,}")
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\s{1,20}")
+# advice said inside a sentence: 'A potential way to correctly save your model is to use `save_model`'
+_ADVICE_MID = re.compile(r"\b(?:way|fix|solution|workaround)\b[^.\n]{0,80}?\bis to (?:use|call|set|pass|run|install)\b",
+                         re.I)
+# a sentence ends at . ! ? ; or where a line of a multi-line message starts with a capital (a line that starts in
+# lower case goes on with the sentence the line before wrapped)
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s{1,20}|\n(?=[A-Z])")
 # a sentence that asks for a bug report is no advice for the user's code
 _REPORT = re.compile(r"\b(?:file an issue|report (?:it|this|a bug)|bug report|github\.com)", re.I)
 # TORCH_CHECK's convention (c10/util/Exception.h; ATen's checks): 'Expected <what> to be <X>, but got <Y>'
@@ -148,16 +171,16 @@ _EXPECTED = re.compile(r"\b[Ee]xpected (?:all )?([\w.\[\]]{1,60}) (?:dtype |tens
 
 def advice(msg):
     """The sentences of a message that tell what to do (at most two, each clipped), '' when none."""
-    msg = (msg or "")[:MSG]
+    msg = (msg or "")[:WHOLE]
     sents = _SENTENCE_END.split(msg)
-    if len(msg) == MSG and sents:
+    if len(msg) in (MSG, WHOLE) and sents:
         sents = sents[:-1]  # the last one was cut by the reader's limit
     out = []
     for s in sents[:20]:
-        s = s.strip()
+        s = " ".join(s.split())
         # 'You can turn off determinism ..., or you can use ...': a clause after a comma counts too
         parts = [s] + [p.strip() for p in s.split(", ")[1:]]
-        if not _REPORT.search(s) and any(_ADVICE.match(p) for p in parts):
+        if not _REPORT.search(s) and (any(_ADVICE.match(p) for p in parts) or _ADVICE_MID.search(s)):
             out.append(_clip(s, 200))
         if len(out) == 2:
             break
@@ -166,7 +189,7 @@ def advice(msg):
 
 def expected(msg):
     """'<what> must be <X> (it got <Y>)' from a message in TORCH_CHECK's 'Expected ... but got ...' form, or ''."""
-    m = _EXPECTED.search((msg or "")[:MSG])
+    m = _EXPECTED.search((msg or "")[:WHOLE])
     if not m:
         return ""
     return "torch expected %s to be %s and got %s" % (m.group(1), m.group(2).strip(),
@@ -219,7 +242,7 @@ def _other_lib(t):
 
 def _options(msg, limit=3):
     out = []
-    for m in _OPTION.finditer(msg[:MSG]):
+    for m in _OPTION.finditer(msg[:WHOLE]):
         v = next(g for g in m.groups() if g)
         if v not in out and not v.startswith(("http", "self.")):
             out.append(v)
@@ -268,7 +291,7 @@ def read(by, tb, chain):
         return {"eid": eid, "how": "the OS error %s in the exception's chain" % how, "sure": "medium",
                 "text": "%s%s." % (text[:1].upper() + text[1:], " (path: %s)" % path if path else ""), "fix": fix}
     for t in seq:
-        msg = (t["msg"] or "")[:MSG]
+        msg = _msg(t)
         if _SHORT_WRITE.search(msg) and "errno.enospc" in by:
             return {"eid": "errno.enospc", "how": "torch.save's writer saw a short write ('%s')" % _clip(msg, 80),
                     "sure": "low",
@@ -280,7 +303,7 @@ def read(by, tb, chain):
                             "free space or save to a filesystem with room, and keep fewer checkpoints "
                             "(save_total_limit)"]}
     for t in seq:
-        msg = (t["msg"] or "")[:MSG]
+        msg = _msg(t)
         sd = _STATE_DICT.search(msg)
         if sd and "usercode.state_dict_mismatch" in by:
             param = sd.group(1)
@@ -293,12 +316,12 @@ def read(by, tb, chain):
                          "(torch.load(path, map_location='cpu')[key].shape vs model.state_dict()[key].shape)"
                          % sh(param)] if param else [])}
         if _CKPT_READ.search(msg) and ("torch.checkpoint_load" in by) and (
-                "PytorchStreamReader" in msg or any("serialization" in f[0] or "safetensors" in f[0]
-                                                    for f in t.get("frames") or [])):
+                "PytorchStreamReader" in msg or any(("serialization" in f[0] or "safetensors" in f[0]) and
+                                                    _LOADING.search(f[2] or "") for f in t.get("frames") or [])):
             return {"eid": "torch.checkpoint_load", "how": "the checkpoint reader's words ('%s')" % _clip(msg, 80),
                     "sure": "medium", "text": None, "fix": []}
     for t in seq:
-        msg = (t["msg"] or "")[:MSG]
+        msg = _msg(t)
         if (_HUB.search(msg) or _HUB.search(t["exc"])) and "transformers.hub" in by:
             rid = _REPO_ID.search(msg)
             local = rid and rid.group(1).startswith(("/", "./", "../", "~"))
@@ -312,13 +335,22 @@ def read(by, tb, chain):
     from gpudoctor.explain.pyanswer import _TENSOR_RULE
 
     for t in seq:
-        msg = (t["msg"] or "")[:MSG]
+        msg = _msg(t)
         if not msg or not t["exc"].rsplit(".", 1)[-1].endswith("Error") or _PY_INDEX.match(msg):
             continue
         if not (_from_torch(t) or _TORCH_WORDS.search(msg)) or _other_lib(t):
             continue
+        env = _ENV_REFUSED.search(msg) if _from_torch(t) and _REFUSAL.search(msg) else None
+        if env and "torch.usage" in by:
+            return {"eid": "torch.usage", "how": "torch refused the value of %s" % env.group(1), "sure": "low",
+                    "text": "torch refused the value of the environment variable %s (the message lists what it "
+                            "accepts)." % env.group(1),
+                    "fix": ["check %s where the job sets it (echo \"$%s\"; the job script, the container's ENV, "
+                            "the launcher's --env) and give it a value the message accepts, or unset it"
+                            % (sh(env.group(1)), env.group(1))], "advice": advice(msg)}
+        first = (t["msg"] or "")[:MSG]  # the topic is the first line's: later lines list values (a setting's names)
         for eid, rx in _TORCH_RULES + _TENSOR_RULE:
-            m = rx.search(msg)
+            m = rx.search(first)
             if m and eid in by:
                 fix = []
                 d = _DISPATCH_DTYPE.search(msg)
@@ -347,7 +379,7 @@ def _lib_option(by, t):
     kind, lib = pytb.where(frames[-1][0])
     if kind != "lib":
         return None
-    msg = (t["msg"] or "")[:MSG]
+    msg = _msg(t)
     for name, part, eid in _LIB_CONFIG:
         if lib == name and part in file.rsplit("/%s/" % name, 1)[-1] and eid in by:
             opts = _options(msg)
@@ -370,6 +402,18 @@ _LOOK = {"usercode.shape_mismatch": "shapes (x.shape) and the dim / size argumen
          "usercode.tensors_on_two_devices": "devices (x.device) and the model's",
          "usercode.index_out_of_range": "index values (idx.min(), idx.max()) against the size indexed",
          "usercode.nan_inf": "values (torch.isfinite(x).all()) step by step from the inputs"}
+
+
+def with_advice(f, tb, chain):
+    """The message's own advice in the first cause of a structural answer that did not come from read()
+    (pyanswer's library / code.exception answers): its text, quoted, never a fix line."""
+    if f is None or not f.get("causes") or any("The message says what to do" in c["text"] for c in f["causes"]):
+        return f
+    adv = next((a for a in (advice(_msg(t)) for t in [tb] + list(chain)) if a), "")
+    if adv:
+        c = f["causes"][0]
+        c["text"] = "%s The message says what to do: \u201c%s\u201d" % (c["text"], adv)
+    return f
 
 
 def finding(scan, kb, tb, chain, what, where):

@@ -275,7 +275,7 @@ def _traceback_finding(scan, kb, tb):
         f["notes"].append("This exception led to %s (%s): the first exception of the chain is the cause."
                           % (_what(last)[:200], "raised from it" if last["chain"] == "cause" else
                              "raised while handling it"))
-    return f
+    return excmeaning.with_advice(f, tb, chain)  # the message's own advice, when it gives one
 
 
 def _argparse_finding(scan, kb, a):

@@ -282,6 +282,37 @@ def _same_rank(lines, rank):
     return [ln for ln, _ in kept], [back for _, back in kept]
 
 
+MAX_MORE = 6  # lines of a multi-line exception message read after its exception line
+MAX_MORE_CHARS = 600
+# a line that is no continuation of a message: a traceback's, a logger's record (a time stamp, glog's 'W1126 ',
+# a level name, '[2026-...'), a progress bar, another exception's line
+_NOT_MESSAGE = re.compile(r"^(?:Traceback \(|File \"|\[|\d{2,4}[-:/]\d|[WEIF]\d{4} |(?:INFO|WARNING|WARN|ERROR|DEBUG|"
+                          r"CRITICAL)\b|\d{1,3}%\|)")
+
+
+def _message_after(win, start, rank):
+    """The lines of a multi-line exception message after its exception line (str() of the exception holds
+    newlines: transformers', accelerate's and torch._logging's messages go on for lines), up to a blank line or
+    a line that is not the message's; '' when none."""
+    out, size = [], 0
+    for i in range(start, start + MAX_MORE):
+        raw = win.raw(i)
+        if not raw.strip() or len(raw) > 4096:
+            break
+        text = win.text(i)
+        if rank is not None and origin(text)[0] not in (rank, None):
+            break
+        body, margin = _body(text)
+        if not body or margin or HEADER.match(body) or body in (CAUSE, CONTEXT) or _NOT_MESSAGE.match(body) or \
+                _EXC_NAMED.match(body):
+            break
+        out.append(body[:300])
+        size += len(out[-1]) + 1
+        if size >= MAX_MORE_CHARS:
+            break
+    return "\n".join(out)[:MAX_MORE_CHARS]
+
+
 def record(scan, hit, win):
     """Read the traceback that ends at an exception line (a '_struct_exc' hit) and keep it in
     scan.tracebacks (the first MAX_TRACEBACKS)."""
@@ -307,6 +338,7 @@ def record(scan, hit, win):
     tb["header_line"] = hit.line - back[tb["header"]] if tb["header"] is not None else None
     tb["hit"] = hit
     tb["rank"] = rank
+    tb["more"] = _message_after(win, 1, rank)
     # the line before the header: a warning's ('UserWarning ... Traceback'), or the interpreter's own
     # 'Exception ignored in: <obj>' (sys.unraisablehook: the program went on)
     tb["intro"] = tb["intro_line"] = None
@@ -362,6 +394,7 @@ def record_header(scan, hit, win):
             if any(t["line"] == line for t in tbs):
                 return
             tb.update(line=line, header_line=hit.line, rank=rank, intro=None, intro_line=None,
+                      more=_message_after(win, i + 1, rank),
                       hit=type(hit)(line, text.strip()[:400], hit.pattern, {"exc": tb["exc"]}, None, hit.origin))
             # what was printed just before the header: a chain's message, a logger's record, 'Exception ignored'
             pre, back = _same_rank(_lines_before(scan, win, 4, 1 << 13), rank)
