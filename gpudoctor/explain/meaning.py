@@ -154,7 +154,7 @@ CLASSES.update({
                 r"\bbig model\b|推理|生成",
     # ---- predicates
     "unrepro": r"\b(?:not|non|ir)[- ]?reproduc\w{0,6}|\bnon-?determinis\w{0,6}|(?:\bcan't|\bcannot|\bcan not|\bunable to|\bfails? to|"
-               r"\bcouldn't|\bcould not)\s(?:\w{1,10}\s)?reproduc\w{0,4}|\b(?:identical|same) (?:\w{1,12} ){0,2}runs?\b[^.;]{0,60}"
+               r"\bcouldn't|\bcould not)\s(?:\w{1,10}\s)?(?:reproduc\w{0,4}|get (?:the same|identical))|\b(?:identical|same) (?:\w{1,12} ){0,2}runs?\b[^.;]{0,60}"
                r"\b(?:diverg\w{0,4}|differ\w{0,6})|无法复现|不能复现|复现不了|不可复现|没法复现",
     "flat": r"(?:\bnot|n't|\bdont|\bdoesnt|\bnever|\bno longer)\s(?:\w{1,10}\s)?(?:decreas\w{0,3}|go(?:es|ing)? down|went down|drop\w{0,4}|"
             r"fall\w{0,3}|chang\w{0,3}|mov\w{0,3}|improv\w{0,4}|learn\w{0,3}|converg\w{0,4}|budg\w{0,3}|updat\w{0,3})\b|"
@@ -167,9 +167,9 @@ CLASSES.update({
             r"\blearns? nothing\b|一直在?\s?\d{1,6}(?:\.\d{1,6})?\s?(?:左右|附近)|没有?在?学习|不下降|不降|降不下去|不收敛|没有?变化|一直不变|完全不变|不变|不更新|没有?更新|学不到|没学到",
     "unsync": r"\bout of sync\b|\bdesync\w{0,8}|\bdiverg\w{0,5}|\bnot (?:equal|identical)\b|不同步",
     "queue": r"\bpending\b|\bPD\b|\bqueued?\b|\bsqueue\b|排队|队列",
-    "notstart": r"\bnever (?:starts?|runs?|begins?|gets? (?:scheduled|started|allocated))\b|(?:\bnot|n't)\s(?:\w{1,8}\s)?"
+    "notstart": r"\bnever (?:starts?|runs?|begins?|gets? (?:scheduled|started|allocated)|(?:gets? |is |was )?executed)\b|(?:\bnot|n't)\s(?:\w{1,8}\s)?"
                 r"(?:start\w{0,3}|get\w{0,3} scheduled|scheduled|allocated)\b|不开始|没有?开始|不运行|没有?运行|没有?分配",
-    "long": r"\bfor (?:\w{1,8} |\d{1,4} ?)?(?:hours|days|h)\b|\bforever\b|\balways\b|\bstill\b|一直|好久|很久|几个小时|几天",
+    "long": r"\bfor (?:\w{1,8} |\d{1,4} ?)?(?:hours|days|h)\b|\bforever\b|\balways\b|\bstill\b|\b(?:remains?|remained|stays?|stayed)\b|一直|好久|很久|几个小时|几天",
     "killed": r"\b(?:dies|died|disappear\w{0,3}|vanish\w{0,3}|gone|killed|terminat\w{0,3}|stops?|stopped|ends?|ended|exits?|exited|"
               r"crash\w{0,2}|aborts?|aborted)\b|没了|挂了|被杀|被kill|中断了|停了|退出了",
     "noerr": r"\bno (?:\w{1,10} )?(?:error|traceback|message|exception|reason|warning)s?\b|\bwithout (?:any |an )?(?:\w{1,10} )?"
@@ -183,7 +183,7 @@ CLASSES.update({
                 r"rank\s?(?:都是|全是|均为)\s?0|都是\s?rank\s?0|输出.{0,6}(?:一样|相同|重复)",
     "empty_out": r"\bempty\b|\bno (?:\w{1,10} )?(?:weights?|files?|tensors?|parameters)\b|\b(?:weights?|parameters|tensors?) "
                  r"(?:are |is )?(?:missing|empty|gone)\b|\bsize\s?\(?\[?0\]|\b(?:few|\d{1,3}) ?(?:bytes|kb)\b|\bnothing (?:to load|in it|"
-                 r"saved|was saved)\b|空的|为空|没有权重|是空",
+                 r"saved|was saved)\b|空的|为空|没有权重|是空|(?:维度|大小|尺寸)为\s?0(?![.\d])",
     "grows": r"\b(?:keeps?|kept) (?:growing|increasing|rising|going up|climbing)\b|\b(?:grows?|growing|increas\w{1,3}|ris(?:es|ing)|"
              r"climb\w{0,3}|goes up|going up)\b[^.;]{0,40}\b(?:every|each|per|over)\b|\bleak\w{0,3}|\bcreep\w{0,3}|"
              r"一直(?:在)?(?:涨|增加|上涨|增长)|越来越(?:多|大|高)|泄漏|泄露",
@@ -201,7 +201,7 @@ PREDICATES = ("nogpu", "ignores", "still", "stuck", "slow", "no_gain", "idle", "
 # ('fixed' as an adjective is no fix: 'one fixed batch', 'the seed is fixed')
 _SOLVED = re.compile(r"\b(?:works?|working|runs?) (?:now|fine now|again)\b|(?<!seed is )(?<!seeds are )(?<!seed was )"
                      r"\b(?:fixed|solved|resolved)\b(?! (?:batch|seed|size|learning rate|lr|number|length|value|set|sample|input|"
-                     r"shape|point|step|order)s?\b)|\bno longer\b|"
+                     r"shape|point|step|order)s?\b)(?! (?:to|at) \d)|\bno longer\b|"
                      r"解决|搞定|好了", _F)
 # ... or calls it fine, unless about the others ('rank 3 gets NaN while the others look normal')
 _FINE_SAID = re.compile(r"\bas expected\b|\blooks? (?:fine|good|normal|right)\b", _F)
@@ -244,7 +244,7 @@ NEEDLES = sorted({
     "asif", "worldsize1", "worldsize=1", "都是", "重复", "noweight", "nofile", "notensor", "noparam", "missing", "size([0",
     "size[0", "空的", "为空", "没有权重", "是空", "grow", "increas", "rising", "rises", "climb", "goesup", "goingup", "leak",
     "creep", "涨", "增加", "增长", "越来越", "泄漏", "泄露",
-    "barely", "hardly", "learnsnothing", "learnnothing", "左右", "附近", "学习", "次", "accum_steps", "accumulation_steps",
+    "维度为", "大小为", "尺寸为", "n'tget", "notget", "executed", "barely", "hardly", "learnsnothing", "learnnothing", "左右", "附近", "学习", "次", "accum_steps", "accumulation_steps",
     "atevery", "everystep", "everyepoch", "eachstep", "eachepoch", "everyiteration", "eachiteration",
 } | {n + v for n in ("not", "n't", "dont", "doesnt", "never", "nolonger") for v in ("chang", "mov", "learn", "updat", "fall",
                                                                                   "drop", "decreas", "improv")})
