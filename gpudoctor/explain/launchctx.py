@@ -1,0 +1,622 @@
+"""A symptom explained by how the job was launched, when the text shows the launch (issue 18).
+
+"Address already in use", "invalid device ordinal", a hang at init or every rank saying rank 0 have
+launch mistakes among their known causes. When the text holds the launch itself (the #SBATCH lines,
+the srun / python / mpirun command lines a shell echoed, torchrun's banner, the ranks a script
+printed), the facts of that launch are computed here and the launch cause is named, quoted; without
+that evidence the answer stays what it was, with the launch causes as ways to tell apart.
+
+What is read (role "paste" patterns, entry _paste_launchctx; launchpaste.record hands the lines here;
+the prefilter finds the needles, a log without them costs nothing more):
+
+- command lines at a command's start (after a shell prompt, `set -x`'s '+ ', env assignments): srun,
+  python, torchrun, mpirun / mpiexec. Read with shlex (never run): the env assignments (RANK=,
+  WORLD_SIZE=, MASTER_PORT=), srun's options (srun(1): -n/--ntasks, -N/--nodes, --ntasks-per-node,
+  --gpus-per-task, --gpu-bind), the program srun starts, torchrun's --nproc-per-node / --nnodes /
+  --node-rank, mpirun's -np;
+- #SBATCH lines (launchpaste keeps them): the allocation (launch/script.py allocation) and
+  --gpus-per-task / --gpu-bind;
+- torchrun's OMP_NUM_THREADS banner, printed once per torchrun agent when it starts more than one
+  worker (torch/distributed/run.py config_from_args: logger.warning("...Setting OMP_NUM_THREADS
+  environment variable for each process to be %s in default..."), the glog prefix names its pid;
+- a script's print that it is rank 0 of a world of 1 ('rank 0 of 1', 'rank 0/1', 'world size 1');
+- Lightning's init line (lightning/fabric/utilities/distributed.py _init_dist_connection, older
+  pytorch_lightning plugins/training_type/ddp.py: "initializing ddp: GLOBAL_RANK: %d, MEMBER: %d/%d");
+- torch.nn.DataParallel's wrapped error (torch/nn/parallel/parallel_apply.py: ExceptionWrapper(where=
+  f"in replica {i} on device {device}"), torch/_utils.py ExceptionWrapper.reraise: "Caught {name}
+  {where}.").
+
+Rules (judge), each naming an existing entry with a first cause that quotes the lines:
+- slurm.launcher_times_tasks: srun starts a launcher that starts its own workers (torchrun,
+  accelerate launch, deepspeed, python -m torch.distributed.run) with more than one task per node
+  (srun(1): srun runs --ntasks-per-node copies of the command on each node);
+- slurm.visible_devices_renumbered: --gpus-per-task=G with more than G tasks per node (srun(1):
+  --gpus-per-task implies --gpu-bind=per_task:G, so each task sees only its G GPUs, as devices
+  0..G-1) and an invalid device ordinal;
+- slurm.one_node_used: a batch script of several nodes (or tasks) that runs `python x.py` without
+  srun (sbatch(1): the script runs on the first node only, once);
+- launcher.same_rank: two command lines that give the same RANK (or --node-rank) of a world of two
+  or more;
+- mpi.every_rank_zero: mpirun / mpiexec / srun start N >= 2 processes and the text holds N lines
+  where a process says it is rank 0 of a world of 1;
+- launcher.single_process: DataParallel's 'Caught ... in replica N on device M' with nothing surer.
+A rule is the root when the root found so far is one of the symptoms the launch mistake causes (or
+there is none and the lines show the failure on their own); otherwise a note beside the answer.
+"""
+
+import re
+import shlex
+
+from gpudoctor.explain.knowledge import Pattern
+
+ENTRY = "_paste_launchctx"
+MAX_CMDS = 32  # command lines kept per text
+MAX_LINE = 4096
+MAX_BANNERS = 64
+MAX_ALONE = 64
+
+FACTS = {
+    # a command at a line's start (checked in record: only a prompt, '+ ' or env assignments before it)
+    "cmd": r"(?<![\w./-])(?:srun|python[\d.]{0,5}|torchrun|mpirun|mpiexec)[ \t]",
+    "banner": r"Setting OMP_NUM_THREADS environment variable for each process to be",
+    "alone": r"\brank[ \t]{0,2}[:=#]?[ \t]{0,2}0[ \t]{0,2}(?:/|of)[ \t]{0,2}1\b|\bworld[_ ]?size\b[ \t]{0,2}[:=]?"
+             r"[ \t]{0,2}1\b",
+    "member": r"GLOBAL_RANK: \d{1,7}, MEMBER: \d{1,7}/\d{1,7}",
+    "replica": r"Caught [A-Za-z_][\w.]{0,80} in replica \d{1,4} on device \d{1,4}",
+}
+_NEEDLES = {"cmd": ["srun", "python", "torchrun", "mpirun", "mpiexec"],
+            "alone": ["rank0of1", "rank0/1", "rank:0/1", "rank=0/1", "rank0/1", "worldsize", "world_size"]}
+
+_GLOG_PID = re.compile(r"^\s{0,8}(?:\d{1,5}:\s{1,4}|\[[\w.-]{1,40}\]:\s{0,4})?[IWEF]\d{4} [\d:.]{8,20}\s{1,8}(\d{1,10}) ")
+_RANK_OF = re.compile(r"(?<![\w.])(?<!local )(?<!local_)rank[ \t]{0,2}[:=#]?[ \t]{0,2}(\d{1,6})\b", re.I)
+_MEMBER = re.compile(r"GLOBAL_RANK: (\d{1,7}), MEMBER: (\d{1,7})/(\d{1,7})")
+_PROMPT = re.compile(r"^(?:[ \t>]{0,16}|[^\n]{0,200}?[$#%>][ \t]{1,4}|[ \t]{0,8}\+{1,3}[ \t]{1,4})$")
+_PROMPT_END = re.compile(r"(?:[$#%>]|^[ \t]{0,8}\+{1,3})[ \t]{0,4}")
+_LEAD = re.compile(r"^(?:[A-Za-z_][A-Za-z0-9_]{0,127}=\S{0,400}[ \t]+)*(?:(?:nohup|exec|time|env|stdbuf)[ \t]+)*$")
+_CMD_AT = re.compile(FACTS["cmd"])
+_ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]{0,127})=(.{0,400})$", re.S)
+
+# srun(1): the short options that take a value (the rest are flags); long options take one unless listed
+_SRUN_SHORT_VAL = set("nNcGptoeJwAqCxdDimrBLSTWM")
+_SRUN_LONG_FLAGS = {"--label", "--exclusive", "--overlap", "--pty", "--unbuffered", "--quiet", "--verbose",
+                    "--kill-on-bad-exit", "--no-kill", "--overcommit", "--wait", "--disable-status", "--multi-prog",
+                    "--no-allocate", "--preserve-env", "--test-only", "--spread-job", "--hint", "--exact"}
+_SPAWNERS = ("torchrun", "deepspeed", "accelerate", "accelerate-launch")
+_SPAWN_MODULES = ("torch.distributed.run", "torch.distributed.launch", "accelerate.commands.launch",
+                  "deepspeed.launcher.runner")
+_MPI = ("mpirun", "mpiexec", "mpiexec.hydra", "orterun")
+
+
+def patterns():
+    return [Pattern(ENTRY, "paste", rx, 0, site={"class": cls, "id": "launchctx-" + cls}, needles=_NEEDLES.get(cls))
+            for cls, rx in FACTS.items()]
+
+
+class Ctx(object):
+    def __init__(self):
+        self.cmds = []  # dicts: src, line, text, env, srun, prog, argv
+        self.banners = []  # (line, pid or None)
+        self.alone = []  # (src, line, text)
+        self.member = []  # (line, rank, member, world, text)
+        self.replica = None  # (line, text)
+
+
+def _state(scan):
+    st = getattr(scan, "launchctx", None)
+    if st is None:
+        st = scan.launchctx = Ctx()
+    return st
+
+
+def record(scan, hit):
+    """One line a pattern of FACTS matched (launchpaste.record hands it here)."""
+    st = _state(scan)
+    cls = hit.pattern.site["class"]
+    text = hit.text[:MAX_LINE]
+    src = max(len(scan.sources) - 1, 0)
+    if cls == "cmd":
+        if len(st.cmds) < MAX_CMDS and not any(c["line"] == hit.line for c in st.cmds[-1:]):
+            c = _command(text)
+            if c is not None:
+                c.update(src=src, line=hit.line, text=text.strip()[:400])
+                st.cmds.append(c)
+    elif cls == "banner":
+        if len(st.banners) < MAX_BANNERS:
+            m = _GLOG_PID.match(text)
+            st.banners.append((hit.line, m.group(1) if m else None, src))
+    elif cls == "alone":
+        if len(st.alone) < MAX_ALONE and not re.search(r"rror|xception|Traceback|warn", text, re.I):
+            st.alone.append((src, hit.line, text.strip()[:300]))
+    elif cls == "member":
+        m = _MEMBER.search(text)
+        if m and len(st.member) < MAX_ALONE:
+            st.member.append((hit.line, int(m.group(1)), int(m.group(2)), int(m.group(3)), text.strip()[:300]))
+    elif cls == "replica":
+        if st.replica is None:
+            st.replica = (hit.line, text.strip()[:300])
+
+
+def _command(text):
+    """The command on a line, read (never run): {env, srun, prog, argv, inner}, or None when the program's
+    name is not where a command starts."""
+    m = _CMD_AT.search(text)
+    if not m:
+        return None
+    at = m.start()
+    for s0 in [0] + [k.end() for k in _PROMPT_END.finditer(text, 0, at)][-1:]:
+        if _PROMPT.match(text[:s0]) and _LEAD.match(text[s0:at].lstrip(" \t")):
+            cmd = text[s0:].strip().lstrip("+ \t")
+            break
+    else:
+        return None
+    try:
+        argv = shlex.split(cmd, comments=True)[:200]
+    except ValueError:
+        return None
+    out = []
+    for a in argv:
+        if a in ("|", "||", "&&", ";", "&", "|&") or re.match(r"^\d?>{1,2}|^<", a):
+            break
+        out.append(a)
+    env = {}
+    while out and _ASSIGN.match(out[0]):
+        k, v = _ASSIGN.match(out[0]).groups()
+        env[k] = v
+        out.pop(0)
+    while out and out[0] in ("nohup", "exec", "time", "env", "stdbuf"):
+        out.pop(0)
+        while out and _ASSIGN.match(out[0]):
+            k, v = _ASSIGN.match(out[0]).groups()
+            env[k] = v
+            out.pop(0)
+    if not out:
+        return None
+    srun = None
+    if _base(out[0]) == "srun":
+        srun, out = _srun_opts(out[1:])
+    c = {"env": env, "srun": srun, "argv": out, "prog": None, "inner": ""}
+    if not out:
+        return c
+    b = _base(out[0])
+    if b in ("bash", "sh") and len(out) >= 3 and out[1] in ("-c", "-lc", "-xc"):
+        c["inner"] = out[2][:MAX_LINE]
+        sub = _command(out[2]) if _CMD_AT.search(out[2]) else None
+        if sub is not None:
+            c["prog"], c["argv"] = sub["prog"], sub["argv"]
+            c["env"] = dict(env, **sub["env"])
+        return c
+    if b in _SPAWNERS:
+        c["prog"] = "spawner" if b != "accelerate" or out[1:2] == ["launch"] else None
+    elif b in _MPI:
+        c["prog"] = "mpi"
+    elif re.match(r"^python[\d.]{0,5}$", b):
+        mod = next((out[i + 1] for i in range(1, min(len(out) - 1, 6)) if out[i] == "-m"), None)
+        if mod in _SPAWN_MODULES:
+            c["prog"] = "spawner"
+        elif mod is None and any(a.endswith(".py") for a in out[1:4]):
+            c["prog"] = "python"
+    return c
+
+
+def _base(a):
+    return a.rsplit("/", 1)[-1]
+
+
+def _srun_opts(argv):
+    """srun's options (srun(1)) -> ({option: value}, the command srun runs)."""
+    opts, i = {}, 0
+    while i < len(argv):
+        a = argv[i]
+        if not a.startswith("-") or a == "-":
+            break
+        if a.startswith("--"):
+            name, eq, val = a.partition("=")
+            if not eq and name not in _SRUN_LONG_FLAGS:
+                val = argv[i + 1] if i + 1 < len(argv) else ""
+                i += 1
+            opts[name] = val
+        else:
+            name, val = a[:2], a[2:]
+            if name[1:] in _SRUN_SHORT_VAL and not val:
+                val = argv[i + 1] if i + 1 < len(argv) else ""
+                i += 1
+            opts[name] = val
+        i += 1
+    return opts, argv[i:]
+
+
+def _int(v):
+    return int(v) if isinstance(v, str) and re.match(r"^\d{1,6}$", v) else None
+
+
+def _flag(argv, *names):
+    """The value of a launcher option (--name V or --name=V; '-' and '_' alike), else None."""
+    norm = {n.replace("_", "-") for n in names}
+    for i, a in enumerate(argv[:80]):
+        name, eq, val = a.partition("=")
+        if name.replace("_", "-") in norm:
+            return val if eq else (argv[i + 1] if i + 1 < len(argv) else None)
+    return None
+
+
+# ------------------------------------------------------------------ the facts
+
+def _alloc(scan):
+    """The #SBATCH allocation: launch/script.py allocation's dict plus gpus_per_task / gpu_bind, and its lines."""
+    paste = getattr(scan, "paste", None)
+    if paste is None or not paste.sbatch:
+        return {}, []
+    from gpudoctor.launch import script as S
+
+    opts = []
+    for _f, _l, body in paste.sbatch:
+        try:
+            opts.extend(shlex.split(body.split(" #", 1)[0]))
+        except ValueError:
+            continue
+    a = S.allocation(opts) if opts else {}
+    for i, o in enumerate(opts):
+        name, eq, val = o.partition("=")
+        if name in ("--gpus-per-task", "--gpu-bind"):
+            v = val if eq else (opts[i + 1] if i + 1 < len(opts) else "")
+            a[name[2:].replace("-", "_")] = v
+    return a, [(ln, "#SBATCH " + body) for _f, ln, body in paste.sbatch]
+
+
+def _per_node(srun, alloc):
+    """Tasks per node that srun starts: its own --ntasks-per-node, or -n over -N, else the allocation's."""
+    if srun is not None:
+        t = _int(srun.get("--ntasks-per-node"))
+        if t:
+            return t
+        n = _int(srun.get("-n") or srun.get("--ntasks"))
+        nodes = _int(srun.get("-N") or srun.get("--nodes")) or alloc.get("nodes")
+        if n and nodes:
+            return -(-n // nodes)
+        if n and srun.get("-N") is None and not alloc.get("nodes"):
+            return None
+    if alloc.get("ntasks_per_node"):
+        return alloc["ntasks_per_node"]
+    if alloc.get("tasks") and alloc.get("nodes"):
+        return -(-alloc["tasks"] // alloc["nodes"])
+    return None
+
+
+class Found(object):
+    def __init__(self, eid, what, ev, fix, symptoms, alone=False):
+        # ev: [(line, text)] quoted; symptoms: the root ids / families this launch mistake causes; alone: the
+        # lines show the failure on their own (a root even with no error found)
+        self.eid, self.what, self.ev, self.fix, self.symptoms, self.alone = eid, what, ev, fix, symptoms, alone
+
+
+ADDR = {"rendezvous.address_in_use", "errno.eaddrinuse"}
+ORDINAL = {"cuda.invalid_device_ordinal"}
+DUP = {"nccl.duplicate_gpu", "torch.ranks_share_gpu", "nccl.invalid_usage"}
+HANG = {"rendezvous.connect", "rendezvous.store_timeout", "rendezvous.store_barrier", "elastic.rdzv_incomplete",
+        "elastic.rdzv_closed", "nccl.timeout", "errno.timeout", "gloo.timeout", "cascade.watchdog_abort",
+        "torch.c10d_error", "nccl.hang", "rendezvous.hostname"}
+GENERIC = {"code.exception", "code", "torch.runtime_error"}
+
+
+def _times_tasks(st, alloc, sb, out):
+    for c in st.cmds:
+        if c["srun"] is None or c["prog"] != "spawner":
+            continue
+        per = _per_node(c["srun"], alloc)
+        if not per or per < 2:
+            continue
+        nodes = _int(_flag(c["argv"], "--nnodes"))
+        pids = sorted({p for _l, p, _s in st.banners if p})
+        ev = [x for x in sb if "ntasks" in x[1] or re.search(r"(?:^|\s)-n", x[1])][:2] + [(c["line"], c["text"])]
+        if len(pids) >= 2:
+            b = [x for x in st.banners if x[1]][:2]
+            ev += [(ln, "torchrun's OMP_NUM_THREADS banner from pid %s" % p) for ln, p, _s in b]
+        nproc = _flag(c["argv"], "--nproc-per-node", "--nproc_per_node", "--num_processes", "--num-processes",
+                      "--num_gpus", "--num-gpus")
+        out.append(Found("slurm.launcher_times_tasks",
+                         "srun starts %d tasks per node (line %d) and each runs %s, which starts its own workers%s%s: "
+                         "%d launchers on one node bind the same MASTER_PORT and start %s workers" % (
+                             per, c["line"], _base(c["argv"][0]) if c["argv"] else "the launcher",
+                             " (%s per launcher)" % nproc if nproc else "",
+                             "; torchrun's banner comes from %d processes (%s)" % (len(pids), ", ".join(pids[:4]))
+                             if len(pids) >= 2 else "", per,
+                             "%d x %s" % (per, nproc) if nproc else "several times the"),
+                         ev,
+                         "one launcher per node: srun --ntasks-per-node=1 (#SBATCH --ntasks-per-node=1) %s ...; or no "
+                         "launcher: srun --ntasks-per-node=<GPUs> python train.py with RANK=$SLURM_PROCID "
+                         "LOCAL_RANK=$SLURM_LOCALID WORLD_SIZE=$SLURM_NTASKS" % (
+                             " ".join(c["argv"][:1]) or "torchrun") + (" (--nnodes %s)" % nodes if nodes else ""),
+                         ADDR | DUP | ORDINAL | HANG))
+        return
+
+
+def _renumbered(st, alloc, sb, out):
+    """--gpus-per-task=G with more than G tasks per node: each task sees its own G GPUs as 0..G-1 (srun(1):
+    --gpus-per-task implies --gpu-bind=per_task:G unless --gpu-bind is given)."""
+    for c in [x for x in st.cmds if x["srun"] is not None] or [None]:
+        srun = c["srun"] if c else {}
+        g = _int(srun.get("--gpus-per-task")) or _int(alloc.get("gpus_per_task"))
+        bind = srun.get("--gpu-bind") or alloc.get("gpu_bind") or ""
+        if not g or bind.startswith("none"):
+            continue
+        per = _per_node(srun if c else None, alloc)
+        if not per or per <= g:
+            continue
+        ev = [x for x in sb if "gpus-per-task" in x[1] or "ntasks" in x[1]][:3]
+        if c and "--gpus-per-task" in srun:
+            ev.append((c["line"], c["text"]))
+        if not ev:
+            continue
+        out.append(Found("slurm.visible_devices_renumbered",
+                         "--gpus-per-task=%d with %d tasks per node: Slurm binds %d GPU%s to each task, which sees "
+                         "%s as device%s %s, so a task that calls set_device(LOCAL_RANK) with LOCAL_RANK >= %d asks for "
+                         "a device it does not have" % (g, per, g, "" if g == 1 else "s", "it" if g == 1 else "them",
+                                                        "" if g == 1 else "s", "0" if g == 1 else "0..%d" % (g - 1), g),
+                         ev,
+                         "either request the GPUs per node (#SBATCH --gpus-per-node=%d, or --gres=gpu:%d) so each task "
+                         "sees all of them and set_device(LOCAL_RANK) is right, or keep --gpus-per-task=%d and use "
+                         "device %s in every task (torch.cuda.set_device(0))" % (per * g, per * g, g,
+                                                                                "0" if g == 1 else "0..%d" % (g - 1)),
+                         ORDINAL))
+        return
+
+
+def _one_node(st, alloc, sb, out):
+    """A batch script of several nodes that runs `python x.py` itself, not through srun (sbatch(1): the
+    script runs once, on the first node of the allocation)."""
+    nodes = alloc.get("nodes") or 0
+    if nodes < 2 or not sb:
+        return
+    if any(c["srun"] is not None for c in st.cmds):
+        return
+    first = min(ln for ln, _t in sb)
+    py = [c for c in st.cmds if c["prog"] == "python" and c["line"] > first and c["srun"] is None]
+    if not py:
+        return
+    c = py[0]
+    tasks = alloc.get("tasks") or nodes
+    ev = [x for x in sb if re.search(r"nodes|-N|ntasks", x[1])][:3] + [(c["line"], c["text"])]
+    mem = [m for m in st.member if m[3] >= 2]
+    alone = bool(mem) and len({m[1] for m in mem}) == 1 and mem[0][3] > 1
+    if mem:
+        ev.append((mem[0][0], mem[0][4]))
+    out.append(Found("slurm.one_node_used",
+                     "the batch script (%s) runs `%s` itself, without srun: sbatch runs the script once, on the first "
+                     "node, so one process starts where the allocation has %d node%s and %d task%s%s" % (
+                         "; ".join(t for _l, t in ev[:2])[:160], " ".join(c["argv"][:3]), nodes,
+                         "" if nodes == 1 else "s", tasks, "" if tasks == 1 else "s",
+                         " (line %d: the process waits for a world of %d)" % (mem[0][0], mem[0][3]) if mem else ""),
+                     ev,
+                     "srun %s (srun starts the allocation's %d tasks, one per GPU, each with its own SLURM_PROCID / "
+                     "SLURM_LOCALID), or one launcher per node: srun --ntasks-per-node=1 torchrun --nnodes=$SLURM_NNODES "
+                     "--nproc-per-node=<GPUs> --rdzv-backend=c10d --rdzv-endpoint=<first node>:29500 ..." % (
+                         " ".join(c["argv"][:6]), tasks),
+                     HANG, alone=alone))
+
+
+def _same_rank(st, out):
+    """Two command lines that claim the same RANK (or --node-rank) of a world of two or more."""
+    seen = {}
+    for c in st.cmds:
+        env = c["env"]
+        r, w, how = _int(env.get("RANK")), _int(env.get("WORLD_SIZE")), "RANK"
+        if r is None and c["prog"] == "spawner":
+            r, w, how = _int(_flag(c["argv"], "--node-rank", "--node_rank", "--machine-rank", "--machine_rank")), \
+                _int(_flag(c["argv"], "--nnodes", "--num-machines", "--num_machines")), "node rank"
+        if r is None or w is None or w < 2 or r >= w:
+            continue
+        key = (how, r, w, env.get("MASTER_ADDR"), env.get("MASTER_PORT"))
+        seen.setdefault(key, []).append(c)
+    for (how, r, w, _a, port), cs in sorted(seen.items(), key=lambda kv: kv[1][0]["line"]):
+        if len(cs) < 2:
+            continue
+        out.append(Found("launcher.same_rank",
+                         "%d command lines each start a process with %s %d of a world of %d (lines %s): %s"
+                         % (len(cs), how, r, w, ", ".join(str(c["line"]) for c in cs[:4]),
+                            "both host the store on MASTER_PORT%s, and the second bind fails (EADDRINUSE) or each waits "
+                            "for a world that never completes" % (" " + port if port else "") if how == "RANK" else
+                            "both act as node %d and each waits for the other nodes" % r),
+                         [(c["line"], c["text"]) for c in cs[:4]],
+                         "give each process its own rank: RANK=0 and RANK=1 ... (LOCAL_RANK too), or start them with "
+                         "a launcher that numbers them: torchrun --nproc-per-node <N> train.py" if how == "RANK" else
+                         "give each node its own --node-rank (0, 1, ...; $SLURM_NODEID inside srun bash -c '...'), or "
+                         "--rdzv-backend c10d --rdzv-endpoint <first node>:29500 without a node rank",
+                         ADDR | HANG))
+        return
+
+
+def _every_rank_zero(st, out):
+    """mpirun / mpiexec / srun start N >= 2 processes and N lines say rank 0 of a world of 1."""
+    for c in st.cmds:
+        n = None
+        if c["prog"] == "mpi" and c["srun"] is None:
+            n = _int(_flag(c["argv"], "-np", "-n", "-c", "--np", "--n"))
+            who = _base(c["argv"][0])
+        elif c["srun"] is not None and c["prog"] in ("python", None):
+            n = _int(c["srun"].get("-n") or c["srun"].get("--ntasks"))
+            who = "srun"
+        if not n or n < 2:
+            continue
+        said = [a for a in st.alone if a[1] > c["line"] and a[0] == c["src"]]
+        if any(_RANK_OF.search(a[2]) and _RANK_OF.search(a[2]).group(1) != "0" for a in said):
+            continue  # ranks 0, 1, ... each with a world of 1: the world size is what is wrong, not the ranks
+        texts = {}
+        for a in said:
+            texts.setdefault(re.sub(r"\d{1,20}(?:\.\d{1,20})?", "#", a[2]), []).append(a)
+        same = max(texts.values(), key=len) if texts else []
+        if len(same) < min(n, 2):
+            continue
+        out.append(Found("mpi.every_rank_zero",
+                         "%s starts %d processes (line %d) and %d of them print that they are rank 0 of a world of 1 "
+                         "(lines %s): each process is a job of its own" % (
+                             who, n, c["line"], len(same), ", ".join(str(a[1]) for a in same[:4])),
+                         [(c["line"], c["text"])] + [(a[1], a[2]) for a in same[:3]],
+                         "read the launcher's variables before init_process_group: Open MPI OMPI_COMM_WORLD_RANK / "
+                         "OMPI_COMM_WORLD_SIZE / OMPI_COMM_WORLD_LOCAL_RANK, Slurm SLURM_PROCID / SLURM_NTASKS / "
+                         "SLURM_LOCALID (as RANK / WORLD_SIZE / LOCAL_RANK, with MASTER_ADDR / MASTER_PORT); mpi4py: "
+                         "run it with the mpirun of the MPI it was built against; or launch with torchrun",
+                         HANG, alone=True))
+        return
+
+
+def _world_wrong(st, scan, out):
+    """srun / mpirun start N >= 2 processes whose own lines give different ranks but a world size other than N:
+    the script reads its world size from something that is not the task count (SLURM_NNODES, a default)."""
+    lay = getattr(scan, "layout", None)
+    claims = [(c["line"], c.get("rank"), c.get("world"), c["text"].strip()[:300]) for c in (lay.claims if lay else [])
+              if c["kind"] == "print" and c.get("world")]
+    for src, ln, text in st.alone:  # 'rank 1 world_size 1': layout leaves out a rank outside its world
+        r = _RANK_OF.search(text)
+        if r and re.search(r"\bworld[_ ]?size\b[ \t]{0,2}[:=]?[ \t]{0,2}1\b", text, re.I) and \
+                not any(x[0] == ln for x in claims):
+            claims.append((ln, int(r.group(1)), 1, text))
+    claims.sort()
+    for c in st.cmds:
+        if c["prog"] == "mpi" and c["srun"] is None:
+            n, who = _int(_flag(c["argv"], "-np", "-n", "-c", "--np", "--n")), _base(c["argv"][0])
+        elif c["srun"] is not None and c["prog"] == "python":
+            n, who = _int(c["srun"].get("-n") or c["srun"].get("--ntasks")), "srun"
+        else:
+            continue
+        if not n or n < 2:
+            continue
+        after = [x for x in claims if x[0] > c["line"] and x[1] is not None]
+        worlds = {x[2] for x in after}
+        ranks = {x[1] for x in after}
+        if len(worlds) != 1 or len(ranks) < 2 or n in worlds:
+            continue
+        w = worlds.pop()
+        out.append(Found("_cause", "%s starts %d processes (line %d), and they print ranks %s but world size %d (lines "
+                         "%s): the script takes its world size from something other than the number of tasks, so the "
+                         "ranks do not form one world" % (who, n, c["line"], ", ".join(str(r) for r in sorted(ranks)[:4]),
+                                                          w, ", ".join(str(x[0]) for x in after[:4])),
+                         [(c["line"], c["text"])] + [(x[0], x[3]) for x in after[:3]],
+                         "the world size is the number of tasks: WORLD_SIZE=$SLURM_NTASKS (srun; not SLURM_NNODES, the "
+                         "node count), OMPI_COMM_WORLD_SIZE under Open MPI's mpirun, PMI_SIZE under MPICH's; the rank "
+                         "SLURM_PROCID / OMPI_COMM_WORLD_RANK", HANG))
+        return
+
+
+def _replica(st, out):
+    if st.replica is None:
+        return
+    ln, text = st.replica
+    out.append(Found("launcher.single_process",
+                     "torch.nn.DataParallel's wrapped error (line %d: %s): one process drives several GPUs, copying the "
+                     "model into a replica per GPU on every forward; code that keeps state on the module, or calls "
+                     "that assume one device, fail in the replicas" % (ln, text[:120]),
+                     [(ln, text)],
+                     "one process per GPU with DistributedDataParallel: torchrun --nproc-per-node <GPUs> train.py, or "
+                     "accelerate launch --multi_gpu --num_processes <GPUs> train.py (or deepspeed); "
+                     "CUDA_VISIBLE_DEVICES=0 for a one-GPU run",
+                     GENERIC, alone=True))
+
+
+def read(scan):
+    """[Found] of what the launch lines show."""
+    st = getattr(scan, "launchctx", None)
+    if st is None:
+        return []
+    alloc, sb = _alloc(scan)
+    out = []
+    _times_tasks(st, alloc, sb, out)
+    _renumbered(st, alloc, sb, out)
+    _same_rank(st, out)
+    _one_node(st, alloc, sb, out)
+    _every_rank_zero(st, out)
+    _world_wrong(st, scan, out)
+    _replica(st, out)
+    return out
+
+
+# ------------------------------------------------------------------ into the answer
+
+# the launch mistakes behind a symptom, and what in the launch tells each apart: a note beside a root of that
+# symptom when the text does not show the launch
+TELL_APART = [
+    (ADDR, "a launch that binds the port twice: torchrun started once per srun task (srun --ntasks-per-node > 1 in "
+           "front of torchrun), two processes both given RANK=0, or torchrun around a script that starts its own "
+           "workers; tell apart: the launch line as it ran (set -x) and whether a fresh, unused port fails too"),
+    (ORDINAL, "more processes than the GPUs each one sees: --nproc-per-node / num_processes above the node's GPUs, or "
+              "Slurm's --gpus-per-task (each task sees only its own GPUs, numbered from 0) with set_device(LOCAL_RANK); "
+              "tell apart: echo $SLURM_LOCALID $CUDA_VISIBLE_DEVICES in each task, nvidia-smi -L"),
+    (HANG, "ranks that never form one world: a batch script that runs python without srun (one process, on the first "
+           "node), the same RANK / node rank on two nodes, a world size that is not the number of tasks; tell apart: "
+           "the rank and world size each process prints, and srun / #SBATCH lines as they ran"),
+]
+
+
+def _tell_apart(result):
+    findings = result["findings"]
+    root = findings[0] if findings else None
+    if root is None or root.get("from_launch"):
+        return
+    for ids, text in TELL_APART:
+        if root["id"] in ids or root.get("family") in ids:
+            result["context"].append({"id": "launch", "severity": "info", "note": "Launch mistakes that end in this "
+                                      "error too: %s." % text, "fix": None, "first_line": None, "text": None,
+                                      "match_count": 0})
+            return
+
+
+def judge(result, scan, kb):
+    """Name the launch cause of the root's symptom where the launch lines show it (the root, the symptom
+    follows as related); a launch fact that explains no symptom found is a note. Returns the root it made."""
+    found = read(scan)
+    if not found:
+        _tell_apart(result)
+        return None
+    findings = result["findings"]
+    root = findings[0] if findings else None
+    made = None
+    notes = []
+    for x in found:
+        if x.eid == "_cause":  # a launch fact behind the root's own symptom: the root's first cause
+            if root is not None and (root["id"] in x.symptoms or root.get("family") in x.symptoms):
+                root["causes"].insert(0, {"text": "Read from the launch lines in this text: %s." % x.what, "checks": [],
+                                          "confirm": [], "fix": [x.fix], "exports": {}, "static_rank": 0,
+                                          "computed": None,
+                                          "evidence": [{"line": ln, "text": t} for ln, t in x.ev]})
+            else:
+                notes.append(x)
+            continue
+        e = kb.by_id.get(x.eid)
+        if e is None or any(f["id"] == x.eid for f in findings):
+            continue
+        explains = root is not None and (root["id"] in x.symptoms or root.get("family") in x.symptoms)
+        alone = root is None and x.alone and result["verdict"] in ("no_error", "unknown_error")
+        if made is None and (explains or alone or (root is None and x.symptoms & HANG and _complaint(scan))):
+            made = _finding(e, x, scan, root if explains else None)
+            continue
+        notes.append(x)
+    for x in notes[:3]:
+        result["context"].append({"id": "launch", "severity": "warning",
+                                  "note": "Read from the launch lines in this text: %s." % x.what, "fix": x.fix,
+                                  "first_line": x.ev[0][0], "text": x.ev[0][1], "match_count": 1})
+    if made is None:
+        return None
+    if root is not None:
+        root["role"] = "related"
+    findings.insert(0, made)
+    result["verdict"], result["matched"], result["root"] = "root_cause", True, made["id"]
+    result["triage"], result["errors"] = [], []
+    return made
+
+
+def _complaint(scan):
+    from gpudoctor.explain.hang import _complaint as c
+
+    return c(scan)
+
+
+def _finding(e, x, scan, root):
+    from gpudoctor.explain.launchpaste import lines_finding
+    from gpudoctor.explain.scan import Hit
+
+    ev = sorted({ln: t for ln, t in x.ev}.items())
+    hits = [Hit(ln, t.strip()[:400], None, {}, None) for ln, t in ev]
+    f = lines_finding(e, hits, "root", scan, "Read from the launch lines in this text: %s." % x.what, x.fix,
+                      "How sure: medium. Read from how the job was launched (the lines quoted), not from an error "
+                      "line%s." % (": it explains the error %s found in this text (%s)" % (root["id"], root["title"])
+                                   if root is not None else ""))
+    return f

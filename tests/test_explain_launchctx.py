@@ -1,0 +1,113 @@
+"""explain/launchctx.py: a symptom explained by how the job was launched, when the text shows the launch.
+
+The texts marked 'made here' were printed on this machine by CPU torch 2.13.0+cpu (Python 3.11; the venv's path
+shortened to /opt/venv, the script's folder to /work/job) and Open MPI 4.1's mpirun, from the command lines they
+show; a job script shown with `cat` is the script as written (this machine's Slurm did not run it: the output under
+it is what its command printed when run here with the variables sbatch/srun set). Long tracebacks are cut to their
+first and last frames. The others use a tool's own message format, cited per case."""
+
+from gpudoctor import explain
+
+# made here: two torchruns of one node on one port (what srun --ntasks-per-node=2 starts): each prints its
+# OMP_NUM_THREADS banner (torch/distributed/run.py), the second cannot bind the static rendezvous' store
+TIMES_TASKS = '$ cat job.sh\n#!/bin/bash\n#SBATCH -N1 --ntasks-per-node=2\nsrun torchrun --nnodes 1 --nproc-per-node 2 --master-port 29771 train.py\n$ cat slurm-7.out\nW1126 14:04:49.786000 23906 torch/distributed/run.py:874] \nW1126 14:04:49.786000 23906 torch/distributed/run.py:874] *****************************************\nW1126 14:04:49.786000 23906 torch/distributed/run.py:874] Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, to avoid your system being overloaded, please further tune the variable for optimal performance in your application as needed. \nW1126 14:04:49.786000 23906 torch/distributed/run.py:874] *****************************************\nW1126 14:04:49.796000 23904 torch/distributed/run.py:874] \nW1126 14:04:49.796000 23904 torch/distributed/run.py:874] *****************************************\nW1126 14:04:49.796000 23904 torch/distributed/run.py:874] Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, to avoid your system being overloaded, please further tune the variable for optimal performance in your application as needed. \nW1126 14:04:49.796000 23904 torch/distributed/run.py:874] *****************************************\nTraceback (most recent call last):\n  File "/opt/venv/bin/torchrun", line 8, in <module>\n    sys.exit(main())\n    self._store = TCPStore(  # type: ignore[call-arg]\n                  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\ntorch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. port: 29771, useIpv6: false, code: -98, name: EADDRINUSE, message: address already in use\nrank 0 of 2\nrank 1 of 2\n'
+
+# made here: the same command line (RANK=0) run twice
+SAME_RANK = '$ MASTER_ADDR=127.0.0.1 MASTER_PORT=29761 WORLD_SIZE=2 RANK=0 python train.py &\n$ MASTER_ADDR=127.0.0.1 MASTER_PORT=29761 WORLD_SIZE=2 RANK=0 python train.py\nTraceback (most recent call last):\n  File "/work/job/train.py", line 2, in <module>\n    dist.init_process_group("gloo")\n  File "/opt/venv/lib/python3.11/site-packages/torch/distributed/c10d_logger.py", line 83, in wrapper\n    return func(*args, **kwargs)\n           ^^^^^^^^^^^^^^^^^^^^^\n  File "/opt/venv/lib/python3.11/site-packages/torch/distributed/c10d_logger.py", line 97, in wrapper\n    func_return = func(*args, **kwargs)\n                  ^^^^^^^^^^^^^^^^^^^^^\n  File "/opt/venv/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py", line 1892, in init_process_group\n    store, rank, world_size = next(rendezvous_iterator)\n                              ^^^^^^^^^^^^^^^^^^^^^^^^^\n  File "/opt/venv/lib/python3.11/site-packages/torch/distributed/rendezvous.py", line 280, in _env_rendezvous_handler\n    store = _create_c10d_store(\n            ^^^^^^^^^^^^^^^^^^^\n  File "/opt/venv/lib/python3.11/site-packages/torch/distributed/rendezvous.py", line 199, in _create_c10d_store\n    return TCPStore(\n           ^^^^^^^^^\ntorch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. port: 29761, useIpv6: false, code: -98, name: EADDRINUSE, message: address already in use\n'
+
+# made here: mpirun -np 2 of a script that reads RANK / WORLD_SIZE, which mpirun does not set
+MPI_ZERO = '$ mpirun --allow-run-as-root -np 2 python mpi_train.py\nrank 0 of 1: training on 50000 samples\nrank 0 of 1: training on 50000 samples\n'
+
+# made here: a 2-node batch script that runs python itself; the output is that python run here with
+# SLURM_PROCID=0 SLURM_NTASKS=8 (what the batch step's environment holds), waiting for the 7 tasks never started
+ONE_NODE = '$ cat job.sh\n#!/bin/bash\n#SBATCH --nodes=2\n#SBATCH --ntasks-per-node=4\n#SBATCH --gpus-per-node=4\nsource ~/venv/bin/activate\npython train_slurm.py\n$ cat slurm-9.out\nrank 0 world_size 8\nTraceback (most recent call last):\n  File "/work/job/train_slurm.py", line 4, in <module>\n    dist.init_process_group("gloo", init_method="tcp://127.0.0.1:29781", rank=rank, world_size=world,\n  File "/opt/venv/lib/python3.11/site-packages/torch/distributed/c10d_logger.py", line 83, in wrapper\n    return func(*args, **kwargs)\n           ^^^^^^^^^^^^^^^^^^^^^\n  File "/opt/venv/lib/python3.11/site-packages/torch/distributed/c10d_logger.py", line 97, in wrapper\n    func_return = func(*args, **kwargs)\n                  ^^^^^^^^^^^^^^^^^^^^^\n  File "/opt/venv/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py", line 1892, in init_process_group\n    store, rank, world_size = next(rendezvous_iterator)\n                              ^^^^^^^^^^^^^^^^^^^^^^^^^\n  File "/opt/venv/lib/python3.11/site-packages/torch/distributed/rendezvous.py", line 232, in _tcp_rendezvous_handler\n    store = _create_c10d_store(\n            ^^^^^^^^^^^^^^^^^^^\n  File "/opt/venv/lib/python3.11/site-packages/torch/distributed/rendezvous.py", line 199, in _create_c10d_store\n    return TCPStore(\n           ^^^^^^^^^\ntorch.distributed.DistStoreError: Timed out after 6 seconds waiting for clients. 1/8 clients joined.\n'
+
+# srun(1): --gpus-per-task binds each task to its own GPUs (--gpu-bind=per_task implied); the error is torch's
+# CUDA check (c10/cuda/CUDAException.cpp: "CUDA error: invalid device ordinal")
+GPUS_PER_TASK = """#!/bin/bash
+#SBATCH --nodes=1
+#SBATCH --ntasks-per-node=4
+#SBATCH --gpus-per-task=1
+srun python train.py --distributed
+Traceback (most recent call last):
+  File "/work/job/train.py", line 9, in <module>
+    torch.cuda.set_device(local_rank)
+torch.AcceleratorError: CUDA error: invalid device ordinal
+"""
+
+# torch/nn/parallel/parallel_apply.py wraps a replica's error: ExceptionWrapper(where=f"in replica {i} on device
+# {device}"), torch/_utils.py ExceptionWrapper.reraise: f"Caught {exc_type.__name__} {where}.\nOriginal {msg}"
+REPLICA = """Traceback (most recent call last):
+  File "/work/job/train.py", line 40, in <module>
+    out = model(batch)
+RuntimeError: Caught RuntimeError in replica 1 on device 1.
+Original Traceback (most recent call last):
+  File "/work/job/model.py", line 12, in forward
+    self.cache.append(x)
+RuntimeError: Expected all tensors to be on the same device
+"""
+
+
+def _answer(text, kb):
+    r = explain.explain_text(text, kb)
+    return r, [(f["id"], f["role"]) for f in r["findings"]]
+
+
+def test_srun_times_torchrun(kb):
+    r, fs = _answer(TIMES_TASKS, kb)
+    assert fs[:2] == [("slurm.launcher_times_tasks", "root"), ("rendezvous.address_in_use", "related")]
+    c = r["findings"][0]["causes"][0]
+    assert "2 tasks per node" in c["text"] and "23904, 23906" in c["text"]
+    assert "--ntasks-per-node=1" in c["fix"][0]
+    # one task per node: the same error keeps its own answer, with the launch causes to tell apart
+    r, fs = _answer(TIMES_TASKS.replace("--ntasks-per-node=2", "--ntasks-per-node=1"), kb)
+    assert fs[0] == ("rendezvous.address_in_use", "root")
+    assert any(n["id"] == "launch" and "srun task" in n["note"] for n in r["context"])
+
+
+def test_same_rank_twice(kb):
+    r, fs = _answer(SAME_RANK, kb)
+    assert fs[:2] == [("launcher.same_rank", "root"), ("rendezvous.address_in_use", "related")]
+    assert "RANK 0 of a world of 2" in r["findings"][0]["causes"][0]["text"]
+    assert [e["line"] for e in r["findings"][0]["causes"][0]["evidence"]] == [1, 2]
+    r, fs = _answer(SAME_RANK.replace("RANK=0 python train.py\n", "RANK=1 python train.py\n", 1), kb)
+    assert fs[0][0] == "rendezvous.address_in_use"
+
+
+def test_mpirun_every_rank_zero(kb):
+    r, fs = _answer(MPI_ZERO, kb)
+    assert fs == [("mpi.every_rank_zero", "root")] and r["verdict"] == "root_cause"
+    # each process knows its rank: healthy, nothing said
+    ok = MPI_ZERO.replace("rank 0 of 1", "rank 0 of 2", 1).replace("rank 0 of 1", "rank 1 of 2")
+    r, fs = _answer(ok, kb)
+    assert fs == [] and r["verdict"] == "no_error"
+    # ranks 0 and 1 but a world of 1: the world size is wrong, not the ranks
+    r, fs = _answer(MPI_ZERO.replace("rank 0 of 1", "rank 1 of 1", 1), kb)
+    assert not any(f[0] == "mpi.every_rank_zero" for f in fs)
+
+
+def test_batch_script_python_without_srun(kb):
+    r, fs = _answer(ONE_NODE, kb)
+    assert fs[0] == ("slurm.one_node_used", "root")
+    assert "2 nodes and 8 tasks" in r["findings"][0]["causes"][0]["text"]
+    r, fs = _answer(ONE_NODE.replace("\npython train_slurm.py", "\nsrun python train_slurm.py"), kb)
+    assert fs[0][0] != "slurm.one_node_used"
+
+
+def test_gpus_per_task_renumbers(kb):
+    r, fs = _answer(GPUS_PER_TASK, kb)
+    assert fs[:2] == [("slurm.visible_devices_renumbered", "root"), ("cuda.invalid_device_ordinal", "related")]
+    assert "--gpus-per-node=4" in r["findings"][0]["causes"][0]["fix"][0]
+    r, fs = _answer(GPUS_PER_TASK.replace("--gpus-per-task=1", "--gpus-per-task=1 --gpu-bind=none"), kb)
+    assert fs[0][0] == "cuda.invalid_device_ordinal"
+
+
+def test_dataparallel_replica(kb):
+    # the replica's own error has an answer: it stays the root, DataParallel is a note beside it
+    r, fs = _answer(REPLICA, kb)
+    assert fs[0] == ("usercode.tensors_on_two_devices", "root")
+    assert any(n["id"] == "launch" and "DataParallel" in n["note"] and n["first_line"] == 4 for n in r["context"])
+    # nothing else to go on: one process driving several GPUs is the answer
+    r, fs = _answer(REPLICA.split("Original")[0], kb)
+    assert fs[0] == ("launcher.single_process", "root")
+    assert "torchrun --nproc-per-node" in r["findings"][0]["causes"][0]["fix"][0]
