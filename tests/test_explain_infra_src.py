@@ -134,3 +134,33 @@ def test_a_step_still_waiting_is_the_answer_a_refusal_after_it_is_not(kb):
     assert doc["findings"][0]["notes"][0].startswith("How sure: medium. A wait, not an error: line 2 is the last")
     doc = explain.explain_text(DLA_337, kb)
     assert doc["verdict"] == "root_cause" and doc["findings"][0]["id"] != "slurm.step_wait"
+
+
+# UCX without its cuda_copy transport on GPU buffers (the UCX FAQ's segfault question).
+# https://github.com/openucx/ucx/issues/6327 (description: UCX_TLS=sm,gdr_copy, osu_bw H D)
+UCX_6327 = ("> UCX_TLS=sm,gdr_copy LD_LIBRARY_PATH=$HOME/cuda/11.0.2/lib64:$LD_LIBRARY_PATH mpirun -np 2 ./osu_bw H D\n"
+            "# OSU MPI-CUDA Bandwidth Test v5.7\n"
+            "# Send Buffer on HOST (H) and Receive Buffer on DEVICE (D)\n"
+            "# Size      Bandwidth (MB/s)\n"
+            "[wvhpc02g01:44247:0:44247] Caught signal 11 (Segmentation fault: invalid permissions for mapped object at "
+            "address 0x7f8cf7800000)\n"
+            "==== backtrace (tid:  44247) ====\n"
+            " 0 0x0000000000054195 ucs_debug_print_backtrace()  /build-result/src/hpcx-v2.8.0-gcc-MLNX_OFED_LINUX-5.2-"
+            "1.0.4.0-redhat7.6-x86_64/ucx-v1.10.x/src/ucs/debug/debug.c:656\n"
+            " 1 0x000000000014e803 __memcpy_ssse3()  :0\n")
+# https://github.com/openucx/ucx/issues/2241 (description: UCX_TLS=dc,gdr_copy,cuda_copy keeps cuda_copy; that
+# crash had another cause)
+UCX_2241 = ("    mpirun -mca pml ucx -mca coll ^hcoll -x UCX_TLS=dc,gdr_copy,cuda_copy -np 2 mpi/pt2pt/osu_bw D D\n"
+            "[vulcan03:33060:0:33060] Caught signal 11 (Segmentation fault: invalid permissions for mapped object at "
+            "address 0x7f89a8000000)\n"
+            "==== backtrace ====\n"
+            " 0 0x000000000014d630 __memcpy_ssse3_back()  :0\n")
+
+
+def test_ucx_tls_without_cuda_copy_on_gpu_buffers(kb):
+    assert_root(explain.explain_text(UCX_6327, kb), verdict="root_cause", entry="ucx.gpu_memory_undetected",
+                fix_re=r"UCX_TLS=rc,cuda_copy")
+    assert not [f for f in explain.explain_text(UCX_2241, kb)["findings"] if f["id"] == "ucx.gpu_memory_undetected"]
+    # host buffers only (osu_bw H H): not this
+    host = UCX_6327.replace("osu_bw H D", "osu_bw H H").replace("Receive Buffer on DEVICE (D)", "Receive Buffer on HOST (H)")
+    assert not [f for f in explain.explain_text(host, kb)["findings"] if f["id"] == "ucx.gpu_memory_undetected"]
