@@ -217,6 +217,27 @@ def test_torchs_own_formats_without_the_word_tensor(kb, name, call, exc, msg, wa
         assert f["causes"][0]["text"].startswith("torch refused the tensors of the call at /work/job/%s.py:2" % name)
 
 
+# made here: F.linear with a weight freed to torch.empty(0), as ZeRO-3 leaves a partitioned parameter outside the
+# engine's forward (deepspeed/runtime/zero/partition_parameters.py); the same line as
+# https://github.com/huggingface/accelerate/issues/1261 ('size mismatch, got ...' under zero_stage: 3)
+ZERO = """Traceback (most recent call last):
+  File "/work/job/zero_empty2.py", line 5, in <module>
+    y = F.linear(torch.randn(4, 512), lin.weight)
+        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+RuntimeError: size mismatch, got input (4), mat (4x512), vec (0)
+"""
+
+
+def test_an_empty_parameter_is_a_sharded_one_read_outside_forward(kb):
+    rid, f = root(kb, ZERO)
+    assert rid == "usercode.shape_mismatch"
+    assert f["causes"][0]["text"].startswith("A tensor of 0 elements where a parameter should be")
+    assert "deepspeed.zero.GatheredParameters" in f["causes"][0]["fix"][0]
+    # a size mismatch without an empty tensor has no such cause
+    _, g = root(kb, ZERO.replace("vec (0)", "vec (256)"))
+    assert not any("0 elements" in c["text"] for c in g["causes"])
+
+
 def test_a_path_given_as_a_hub_id_is_a_missing_folder(kb):
     rid, f = root(kb, HUB_PATH)
     assert rid == "transformers.hub"

@@ -102,7 +102,11 @@ _TORCH_WORDS = re.compile(r"\btensors?\b|\bdtypes?\b|c10::|\baten[.:]|\bcuda:\d|
                           # c10/core/WrapDimMinimal.cpp maybe_wrap_dim, aten/src/ATen/InferSize.h infer_size, autograd's
                           # leaf check (torch/csrc/autograd/VariableTypeUtils.h check_inplace), Tensor.item()'s
                           r"\bDimension out of range\b|\bshape '\[|\bleaf Variable\b|\brequires? grad\b|"
-                          r"\bcannot be converted to Scalar\b", re.I)
+                          r"\bcannot be converted to Scalar\b|"
+                          # aten/src/ATen/native/Blas.cpp addmv's and dot's size checks
+                          r"\bsize mismatch, got input\b|\binconsistent tensor size\b", re.I)
+# a tensor of no elements where the call needed a parameter's values: 'vec (0)', 'torch.Size([0])', 'src [0]'
+_EMPTY = re.compile(r"\bvec \(0\)|\bmat \(0x|torch\.Size\(\[0\]\)|\bsrc \[0\]|\band 0 elements\b")
 # first match wins: autograd's first (its messages name a tensor's type: 'torch.cuda.FloatTensor [4, 8]')
 _TORCH_RULES = [
     ("usercode.no_grad", re.compile(r"does not require grad|does not have a grad_fn", re.I)),
@@ -359,9 +363,12 @@ def read(by, tb, chain):
                                "and its optimizer state in float32 and use autocast for lower precision"
                                % (sh(d.group(1)), sh(d.group(2))))
                 exp = expected(msg)
-                return {"eid": eid, "how": "torch's words '%s'" % m.group(0), "sure": "low",
-                        "text": ("The call's arguments break the rule the message states: %s." % exp) if exp else None,
-                        "fix": fix, "advice": advice(msg)}
+                got = {"eid": eid, "how": "torch's words '%s'" % m.group(0), "sure": "low",
+                       "text": ("The call's arguments break the rule the message states: %s." % exp) if exp else None,
+                       "fix": fix, "advice": advice(msg)}
+                if _EMPTY.search(msg) and eid in ("usercode.shape_mismatch", "usercode.dtype_mismatch"):
+                    got["first"] = _SHARDED
+                return got
         adv = advice(msg)
         if adv and "torch.usage" in by:
             return {"eid": "torch.usage", "how": "torch refused the call and said what to do", "sure": "low",
@@ -404,6 +411,22 @@ _LOOK = {"usercode.shape_mismatch": "shapes (x.shape) and the dim / size argumen
          "usercode.nan_inf": "values (torch.isfinite(x).all()) step by step from the inputs"}
 
 
+# a 0-element tensor where a parameter should be: a sharded parameter read outside the code that gathers it.
+# DeepSpeed ZeRO-3 frees each partitioned parameter to an empty tensor (deepspeed/runtime/zero/
+# partition_parameters.py: param.data = torch.empty(0)) outside the engine's forward; a user's matmul with it
+# reads 'size mismatch, got input (N), mat (NxM), vec (0)' (https://github.com/huggingface/accelerate/issues/1261,
+# the same made here with CPU torch 2.13), and a load_state_dict into such a model 'the shape in current model is
+# torch.Size([0])' (https://github.com/Lightning-AI/pytorch-lightning/issues/18648)
+_SHARDED = {
+    "text": "A tensor of 0 elements where a parameter should be: a sharded parameter used outside the code that "
+            "gathers it. DeepSpeed ZeRO-3 leaves each partitioned parameter as an empty placeholder outside the "
+            "engine's forward (and a model built under deepspeed.zero.Init); FSDP keeps only a shard outside forward.",
+    "fix": ["use the parameter inside the model's forward (through the engine), or gather it first: with "
+            "deepspeed.zero.GatheredParameters(param): ... (ZeRO-3; modifier_rank=0 to change it); FSDP: with "
+            "FullyShardedDataParallel.summon_full_params(model): ... (FSDP2: model.unshard())"],
+}
+
+
 def with_advice(f, tb, chain):
     """The message's own advice in the first cause of a structural answer that did not come from read()
     (pyanswer's library / code.exception answers): its text, quoted, never a fix line."""
@@ -442,5 +465,9 @@ def finding(scan, kb, tb, chain, what, where):
                                "computed": None})
     elif got["fix"]:
         f["causes"][0]["fix"][:0] = got["fix"]
+    if got.get("first"):
+        f["causes"].insert(0, {"text": got["first"]["text"], "checks": [], "confirm": [],
+                               "fix": list(got["first"]["fix"]), "exports": {}, "evidence": [], "static_rank": 0,
+                               "computed": None})
     f["notes"].append("Read from the words of the exception raised at %s: %s." % (where, what))
     return f
