@@ -10,6 +10,7 @@ text from the public thread cited above it.
   with btl_smcuda_use_cuda_ipc; Open MPI direct-launched by srun without PMI support is mpi.pmi.
 """
 
+import json
 import os
 import re
 import sys
@@ -164,3 +165,16 @@ def test_ucx_tls_without_cuda_copy_on_gpu_buffers(kb):
     # host buffers only (osu_bw H H): not this
     host = UCX_6327.replace("osu_bw H D", "osu_bw H H").replace("Receive Buffer on DEVICE (D)", "Receive Buffer on HOST (H)")
     assert not [f for f in explain.explain_text(host, kb)["findings"] if f["id"] == "ucx.gpu_memory_undetected"]
+
+
+def test_open_mpi_5_topics_debian_lacks_are_read_from_the_source():
+    # open-mpi/ompi v5.0.9 ompi/runtime/help-mpi-runtime.txt [no-pmix-but] (added by open-mpi/ompi#10289) and
+    # v4.1.8 opal/mca/common/cuda/help-mpi-common-cuda.txt: topics no Debian help file holds
+    with open(os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated", "ompi_help.json")) as f:
+        doc = json.load(f)
+    by_where = {s["where"]: s for s in doc["sites"]}
+    pmix = by_where["help-mpi-runtime.txt [no-pmix-but]"]
+    assert pmix["family"] == "mpi.pmi" and "srun --mpi=pmix" in pmix["fix"][0]
+    assert re.search(pmix["re"], "No PMIx server was reachable, but a PMI1/2 was detected.")
+    assert by_where["help-mpi-common-cuda.txt [cuIpcOpenMemHandle failed]"]["family"] == "mpi.transport"
+    assert "v5.0.9" in doc["header"]["version"] and "open-mpi/ompi" in doc["header"]["source"]

@@ -39,6 +39,9 @@ RULES = [
     # mpi plugin lines (srun: 'Invalid MPI type', mpi/pmix) are slurm.mpi
     ("srun-pmi", "mpi.pmi", {"file": r"^help-(?:ess-base|pmix-base)\.txt$",
                              "topic": r"^(?:slurm-error2?|pmix2-init-failed|pmix2-init-returned-bad-values)$"}),
+    # Open MPI 5 (ompi/runtime/help-mpi-runtime.txt): no PMIx server to talk to (a direct launch by srun without
+    # --mpi=pmix, or a plain ./app), or only a PMI-1/2 one (srun --mpi=pmi2): each rank starts as a singleton
+    ("pmix-missing", "mpi.pmi", {"file": r"^help-mpi-runtime\.txt$", "topic": r"^no-pmi(?:x-but)?$"}),
     # CUDA-aware Open MPI (opal/mca/common/cuda, v4.1; opal/mca/accelerator/cuda, v5.0): CUDA IPC between two
     # ranks of a node (the smcuda BTL's GPU-to-GPU path, btl_smcuda.c: mca_common_cuda_... cuIpc*) failed; Open
     # MPI says the GPU RDMA protocol cannot be used, and the job may go on over host memory or fail
@@ -68,6 +71,9 @@ RULES = [
     ("tcp-if", "mpi.btl_tcp_if", {"file": r"btl-tcp|oob-tcp", "text": r"if_include|if_exclude|interface|network"}),
     ("exe", "mpi.exec_not_found", {"topic": r"exe-not-found|exec-not-found|executable|exe-not-accessible"}),
     ("orted", "mpi.orted", {"text": r"\borted\b|ORTE daemon|daemon"}),
+    # Open MPI 5's libfabric (OFI) NIC selection and registration topics print the node's 'Hostname:' too: an MPI
+    # error, not a name resolution
+    ("ofi", "mpi.error", {"file": r"^help-(?:common|mtl)-ofi\.txt$"}),
     ("hostname", "mpi.hostname", {"text": r"resolve|hostname|host name"}),
     ("shm", "shm.size", {"file": r"shmem|vader|common-sm|btl-sm", "text": r"space|size|/dev/shm"}),
     ("other", "mpi.error", {"file": r"."}),
@@ -232,6 +238,13 @@ _CUDA_IPC = (
      "visible, ranks selecting theirs with cudaSetDevice"])
 TOPIC_FIX.update({t: _CUDA_IPC for t in ("cuIpcGetMemHandle failed", "cuIpcOpenMemHandle failed",
                                          "cuIpcGetEventHandle failed", "cuIpcOpenEventHandle failed")})
+_NO_PMIX = (
+    "Open MPI 5 needs a PMIx server to start its ranks: mpirun / prterun starts one, and srun does with "
+    "--mpi=pmix (Slurm built with PMIx). Started by srun with --mpi=pmi2 or none, or as a plain program, each rank "
+    "finds no PMIx server and runs alone as a singleton (every rank is rank 0 of 1), or stops.",
+    ["srun --mpi=pmix ./app (srun --mpi=list shows the pmix plugins; MpiDefault=pmix in slurm.conf makes it the "
+     "default), or start the ranks with mpirun / mpiexec inside the allocation"])
+TOPIC_FIX.update({"no-pmi": _NO_PMIX, "no-pmix-but": _NO_PMIX})
 _LIMIT_FILES = (
     "mpirun hit the per-user limit on open file descriptors (sockets, pipes) while starting the ranks of a node "
     "(help-orterun.txt): many ranks per node, each with its connections and I/O pipes.",
@@ -348,20 +361,32 @@ def build(files, version):
 
 
 def from_tags(repo, tags, have):
-    """[(name, text)] of the help-*.txt files of open-mpi/ompi at each tag whose name is not in ``have``
-    (the first tag holding a name wins; test trees left out), and the version string of what was read."""
+    """[(name, text)] of the help-*.txt files of open-mpi/ompi at each tag: a file whose name is not in ``have``
+    ({name: text} already read) whole, and of a file already read only its topics that are new (Open MPI 5's
+    help-mpi-runtime.txt [no-pmix-but]: 'No PMIx server was reachable, but a PMI1/2 was detected'); test trees
+    left out; the first tag holding a name or topic wins. Also the version string of what was read."""
     git = knowgen.git_reader(repo)
-    files, seen, read = [], set(have), []
+    files, read = [], []
+    known = {name: {t for t, _, _ in topics(name, text)} for name, text in have.items()}
     for tag in tags:
         commit = git("rev-parse", tag + "^{commit}").strip()
-        n = 0
+        n = m = 0
         for p in sorted(git("ls-tree", "-r", "--name-only", tag).splitlines()):
             name = os.path.basename(p)
-            if re.fullmatch(r"help-[^/]+\.txt", name) and "/test" not in p and name not in seen:
-                seen.add(name)
-                files.append((name, git("show", "%s:%s" % (tag, p))))
+            if not re.fullmatch(r"help-[^/]+\.txt", name) or "/test" in p:
+                continue
+            text = git("show", "%s:%s" % (tag, p))
+            if name not in known:
+                known[name] = {t for t, _, _ in topics(name, text)}
+                files.append((name, text))
                 n += 1
-        read.append("%s (commit %s): %d files" % (tag, commit, n))
+                continue
+            new = [(t, whole) for t, _, whole in topics(name, text) if t not in known[name]]
+            if new:
+                known[name].update(t for t, _ in new)
+                files.append((name, "".join("[%s]\n%s\n" % (t, whole) for t, whole in new)))
+                m += len(new)
+        read.append("%s (commit %s): %d files, %d more topics" % (tag, commit, n, m))
     return files, "open-mpi/ompi " + ", ".join(read)
 
 
@@ -375,7 +400,7 @@ def main(argv):
                 files.append((os.path.basename(p), f.read()))
         version = "openmpi-common %s" % a.version
         if a.repo and a.tag:
-            more, read = from_tags(a.repo, a.tag, {n for n, _ in files})
+            more, read = from_tags(a.repo, a.tag, dict(files))
             files += more
             version += "; " + read
     else:
