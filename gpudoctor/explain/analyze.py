@@ -153,6 +153,11 @@ def analyze(scan, kb, assume_error=False):
     # print, such as 'invalid usage') never outranks an entry that names a specific cause.
     order = sorted(causes, key=lambda eid: (kb.by_id[eid]["kind"] == "echo", bool(kb.by_id[eid].get("generic")),
                                              -matched[eid]["score"], matched[eid]["first"]))
+    from gpudoctor.explain import rootguard as _guard
+
+    order = _guard.first_in_thread(order, matched, kb.by_id)  # a thread's first NCCL WARN is its root (rootguard.py)
+    order, gone = _guard.outside_component(order, matched, kb.by_id, scan)  # its line, another library's traceback
+    context.extend(gone)
     alone = None
     if not causes and not real_error:
         # a warning the user asks about because it says something failed ('There was an error

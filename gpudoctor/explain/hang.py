@@ -815,6 +815,12 @@ def judge(result, scan, kb):
             return root
     eid = ENTRY_OF.get(top[0]) if sure == "medium" else None
     e = by.get(eid) or by["nccl.hang"]
+    if e["id"] == "nccl.hang":  # stopped at the process group's start with no NCCL line: its rendezvous (rootguard.py)
+        from gpudoctor.explain import rootguard
+
+        f = rootguard.hang_at_rendezvous(by, scan, ev, said, triage)
+        if f is not None:
+            return _set_root(result, f)
     shown = (top[2] or [ev["complaint"][:2]])
     if e["id"] == "nccl.hang":  # its causes below are the ranking, each with its evidence and confirm command
         lines = [head.replace(", each with the command that tells it apart:", " (each cause's confirm line tells it "

@@ -1,0 +1,189 @@
+"""A root cause needs its own evidence (issue 18, "wrong-guard"): where a module would name a
+specific cause from a line that does not show it, the answer it gives instead.
+
+On the seen held-out sets most confidently wrong answers were a specific cause named from evidence
+that several causes share: a hang named an NCCL hang with no NCCL line in the text, ... Each guard
+here reads what the text shows and names the family whose evidence it is, with the ways to tell its
+causes apart, never one seen text's wording.
+
+- hang_at_rendezvous (hang.judge): a hang whose text stops at the process group's start (torch's
+  store-based barrier, or a framework's init line / the user's words saying init_process_group)
+  and holds no NCCL line, no collective and no eager NCCL init is rendezvous.init_hang: the ranks
+  have not met in init_process_group's store, which comes before NCCL. torch creates NCCL's
+  communicator at the first collective, eagerly only with init_process_group(device_id=...)
+  (https://pytorch.org/docs/stable/distributed.html#torch.distributed.init_process_group); env://
+  meets at MASTER_ADDR:MASTER_PORT (https://pytorch.org/docs/stable/distributed.html#initialization).
+- first_in_thread (analyze's cause order): NCCL prints WARN where a call failed and returns the error
+  code up its callers (src/include/checks.h: NCCLCHECK logs each caller as an INFO '%s:%d -> %d'
+  line, never another WARN for the same failure), so a later WARN of the same thread (NCCL's prefix
+  '%s:%d:%d [%d] NCCL WARN': host, pid, tid, device; src/debug.cc) is an operation that failed after
+  it, on a communicator the first failure left broken ('invalid root 0 (root should be in the 0..-1
+  range)'). The entry of the thread's first WARN is the root, not the one whose rank is higher.
+- outside_component (analyze's cause order): an entry of the rendezvous or gloo families names a cause in
+  torch.distributed's store or its launcher (MASTER_ADDR that does not resolve, a refused store
+  port); when every line it matched is part of a Python traceback (CPython's format, pytb.py) whose
+  frames never enter torch.distributed, DDP or a launcher (a download in torch.hub / urllib, an HTTP
+  client), the line is another library's OS error (socket.gaierror while fetching weights), not the
+  rendezvous: the entry becomes a note and the exception is answered from its traceback
+  (analyze.structural).
+"""
+
+import re
+
+from gpudoctor.explain.text import clip as _clip
+
+MAX_TEXT = 300  # characters of a line read
+
+# The process group's start, as the user or a framework says it: Lightning's 'Initializing distributed: GLOBAL_RANK:
+# %d, MEMBER: %d/%d' (lightning/fabric/utilities/distributed.py _init_dist_connection; 'initializing ddp:' before
+# 1.6), DeepSpeed's 'Initializing TorchBackend in DeepSpeed with backend %s' (deepspeed/comm/comm.py
+# init_distributed), 'hung at startup'; not a collective. A collective called or named ('dist.barrier()' in the
+# code shown, 'stuck at barrier'), NCCL's eager init (init_process_group(device_id=...)) or NCCL's own lines say the
+# job got past the store; torch's 'store based barrier' (distributed_c10d.py _store_based_barrier) is the store's.
+_PG_START = re.compile(r"init_process_group|initiali[sz](?:e|es|ed|ing)?\b[^\n]{0,40}?(?:distributed|\bddp\b|process "
+                       r"group|TorchBackend|backend)|rendezvous|\b(?:at|on|during) (?:the )?start(?:up)?\b|初始化",
+                       re.I | re.A)
+_COLL_CALL = re.compile(r"\b(?:barrier|all_?reduce|all_?gather\w{0,12}|reduce_scatter\w{0,8}|broadcast\w{0,8}|"
+                        r"all_to_all\w{0,8}|ncclCommInit\w{0,12})\b", re.I | re.A)
+_SBB_WORDS = re.compile(r"store[ _]based[ _]barrier\w{0,8}", re.I | re.A)
+_EAGER = re.compile(r"\bdevice_id\s{0,2}=")
+
+
+def _collective(text):
+    return _COLL_CALL.search(_SBB_WORDS.sub("", text[:MAX_TEXT])) is not None
+
+
+# torch's c10d store client logs through its own C++ logger ('[W1126 11:43:19.583 socket.cpp:207] [c10d] The
+# hostname of the client socket cannot be retrieved', torch/csrc/distributed/c10d/socket.cpp, TCPStore.cpp): an
+# input that ends there (but for the user's ^C) stopped while its store client connected
+_STORE_LINE = re.compile(r"\[c10d\]|\b(?:socket|TCPStore|TCPStoreLibUvBackend)\.cpp:\d{1,6}\]", re.A)
+_END_NOISE = re.compile(r"^(?:\^C|\^Z|\$|#|KeyboardInterrupt)?\s*$")
+
+
+def _store_line_last(tails):
+    """(line, text, None) of a c10d store/socket line that is an input's last line (only ^C or blank lines after it)."""
+    for tl in tails:
+        user = tl.get("user") or []
+        for ln, t in reversed(user[-4:]):
+            if _END_NOISE.match(t[:40]):
+                continue
+            if _STORE_LINE.search(t[:MAX_TEXT]):
+                return ln, t[:MAX_TEXT], None
+            break
+    return None
+
+
+def at_rendezvous(ev, tails):
+    """(line, text) where a hang stopped at the process group's start, before NCCL, else None. ``ev``: hang.evidence;
+    ``tails``: hang._tails (each input's last lines; the user's lines among them). torch's store-based barrier did not
+    complete (stage pg_init), or the user's words / a framework's line say it stopped at init_process_group (stage
+    init from the words, not from an NCCL line); and nothing says it got further: no NCCL line, no nccl-tests, no
+    collective (in the code shown, where it stopped, or a py-spy dump), no eager NCCL init, no 'works with gloo'."""
+    last = ev.get("last")
+    if ev.get("slow") or ev.get("info") or ev.get("nccl_tests") or (ev.get("words") or {}).get("gloo_ok") or \
+            any(d.get("collective") for d in ev.get("pyspy") or ()):
+        return None
+    if ev.get("stage") is None and last is None:
+        last = _store_line_last(tails)  # no stage said: the text ends at the store client's own line
+    if not last:
+        return None
+    if ev.get("stage") is not None and ev.get("stage") != "pg_init" and not (
+            ev.get("stage") == "init" and last[2] is None and _PG_START.search(last[1][:MAX_TEXT])
+            and not _collective(last[1])):
+        return None
+    for tl in tails:
+        for _ln, t in tl.get("user") or ():
+            t = t[:MAX_TEXT]
+            if ("NCCL INFO" in t or "NCCL WARN" in t) or _EAGER.search(t) or _collective(t):
+                return None
+    return last[0], last[1]
+
+
+def hang_at_rendezvous(by, scan, ev, said, triage):
+    """hang.judge's answer for a hang at_rendezvous(): rendezvous.init_hang's finding (the line where it stopped,
+    the complaint, how sure, each cause with the lines that point at it), else None."""
+    e = by.get("rendezvous.init_hang")
+    if e is None:
+        return None
+    from gpudoctor.explain.hang import _made, _tails
+
+    at = at_rendezvous(ev, _tails(scan))
+    if at is None:
+        return None
+    shown = [at] + ([tuple(ev["complaint"][:2])] if ev.get("complaint") and ev["complaint"][0] != at[0] else [])
+    head = ("How sure: low. %s, and it stops at the process group's start (line %d: %s) with no NCCL line in the "
+            "text: init_process_group first waits in its rendezvous store until every rank of the world size has "
+            "joined, and torch creates NCCL's communicator only at the first collective (eagerly only with "
+            "device_id=), so the ranks have not met yet: not an NCCL hang. The causes below are what keeps them "
+            "apart; one that a line of the text points at comes first." % (
+                said[0].upper() + said[1:], at[0], _clip(at[1], 160)))
+    f = _made(e, scan, shown, "structural", [head])
+    f["triage"] = triage
+    return f
+
+
+# NCCL's prefix (src/debug.cc ncclDebugLog: hostname, pid, tid, cudaDev): the thread
+# (WARN lines carry the source file and line before the level: "%s:%d:%d [%d] %s:%d NCCL WARN ")
+_NCCL_WARN = re.compile(r"(?<![\w.-])([\w.-]{0,63}:\d{1,9}:\d{1,9}) \[\d{1,3}\] (?:[\w./-]{1,80}:\d{1,6} )?NCCL WARN ")
+
+
+def _warn_threads(m):
+    """{thread: first line} of an entry's matched NCCL WARN lines (its kept hits)."""
+    out = {}
+    for h in m.get("hits") or ():
+        t = _NCCL_WARN.search((h.text or "")[:MAX_TEXT])
+        if t and (t.group(1) not in out or h.line < out[t.group(1)]):
+            out[t.group(1)] = h.line
+    return out
+
+
+def first_in_thread(order, matched, by):
+    """analyze's cause order with the root replaced by the entry of an earlier NCCL WARN line of the same thread
+    (host:pid:tid) as the root's own, when one matched and names a specific cause (not an echo, not a family entry
+    while the root is specific). -> the new order (the same list when nothing earlier)."""
+    if len(order) < 2:
+        return order
+    root = by[order[0]]
+    mine = _warn_threads(matched[order[0]])
+    if root["kind"] == "echo" or not mine:
+        return order
+    best = None
+    for eid in order[1:]:
+        e = by[eid]
+        if e["kind"] == "echo" or (e.get("generic") and not root.get("generic")):
+            continue
+        for th, ln in _warn_threads(matched[eid]).items():
+            if th in mine and ln < mine[th] and (best is None or ln < best[1]):
+                best = (eid, ln)
+    if best is None:
+        return order
+    return [best[0]] + [x for x in order if x != best[0]]
+
+
+# the frames of the components whose failures the rendezvous and gloo entries name: torch.distributed (its store,
+# rendezvous handlers, elastic agent, c10d), DDP, and the launchers / frameworks that run init_process_group
+_COMPONENT_FRAME = re.compile(r"torch[/\\](?:distributed|nn[/\\]parallel)[/\\]|c10d|[/\\](?:deepspeed|accelerate|horovod|"
+                              r"lightning|lightning_fabric|pytorch_lightning|ray|megatron|colossalai|torchrun|"
+                              r"torchelastic)[/\\]")
+_GUARDED = ("rendezvous.", "gloo.")
+
+
+def _in_traceback(tbs, line):
+    return next((tb for tb in tbs if tb["header_line"] <= line <= tb["line"]), None)
+
+
+def outside_component(order, matched, by, scan):
+    """(order, demoted): the root taken out of analyze's cause order when it is a rendezvous / gloo entry whose every
+    matched line lies in a Python traceback that never enters those components (above), else (order, [])."""
+    if not order or not order[0].startswith(_GUARDED) or by[order[0]]["kind"] == "echo":
+        return order, []
+    tbs = [tb for tb in getattr(scan, "tracebacks", None) or () if tb.get("header_line") is not None]
+    m = matched[order[0]]
+    lines = sorted(set(m.get("lines") or [h.line for h in m.get("hits") or ()]))
+    if not tbs or not lines:
+        return order, []
+    for ln in lines:
+        tb = _in_traceback(tbs, ln)
+        if tb is None or len(tb["frames"]) < 2 or any(_COMPONENT_FRAME.search(f[0]) for f in tb["frames"]):
+            return order, []
+    return order[1:], order[:1]
