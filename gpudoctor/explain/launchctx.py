@@ -64,7 +64,10 @@ FACTS = {
     "member": r"GLOBAL_RANK: \d{1,7}, MEMBER: \d{1,7}/\d{1,7}",
     "replica": r"Caught [A-Za-z_][\w.]{0,80} in replica \d{1,4} on device \d{1,4}",
 }
-_NEEDLES = {"cmd": ["srun", "python", "torchrun", "mpirun", "mpiexec"],
+# (not "python": every traceback's path holds it, a candidate per frame line; nor a prompt's '$ python': a needle's
+# first byte that no other needle starts with costs the 100 MB log a pass of its own, +50% CPU. A python command is
+# read after the env assignments a distributed start sets, or in the lines of a batch script: script_lines)
+_NEEDLES = {"cmd": ["srun", "torchrun", "mpirun", "mpiexec", "rank=", "world_size=", "master_port=", "master_addr="],
             "alone": ["rank0of1", "rank0/1", "rank:0/1", "rank=0/1", "rank0/1", "worldsize", "world_size"]}
 
 _GLOG_PID = re.compile(r"^\s{0,8}(?:\d{1,5}:\s{1,4}|\[[\w.-]{1,40}\]:\s{0,4})?[IWEF]\d{4} [\d:.]{8,20}\s{1,8}(\d{1,10}) ")
@@ -115,7 +118,7 @@ def record(scan, hit):
     text = hit.text[:MAX_LINE]
     src = max(len(scan.sources) - 1, 0)
     if cls == "cmd":
-        if len(st.cmds) < MAX_CMDS and not any(c["line"] == hit.line for c in st.cmds[-1:]):
+        if len(st.cmds) < MAX_CMDS and not any(c["line"] == hit.line and c["src"] == src for c in st.cmds):
             c = _command(text)
             if c is not None:
                 c.update(src=src, line=hit.line, text=text.strip()[:400])
@@ -134,6 +137,30 @@ def record(scan, hit):
     elif cls == "replica":
         if st.replica is None:
             st.replica = (hit.line, text.strip()[:300])
+
+
+SCRIPT_LINES = 40  # lines read after an #SBATCH line: the batch script's commands
+
+
+def script_lines(scan, hit, win):
+    """The command lines of a batch script, read after one of its #SBATCH lines (launchpaste.record hands the
+    window here): `python train.py` there has no prompt before it."""
+    st = _state(scan)
+    src = max(len(scan.sources) - 1, 0)
+    for i in range(1, SCRIPT_LINES + 1):
+        if len(st.cmds) >= MAX_CMDS:
+            return
+        raw = win.raw(i)
+        if not raw:
+            return
+        text = raw[:MAX_LINE].decode("utf-8", "replace")
+        ln = hit.line + i
+        if not _CMD_AT.search(text) or any(c["line"] == ln and c["src"] == src for c in st.cmds):
+            continue
+        c = _command(text)
+        if c is not None:
+            c.update(src=src, line=ln, text=text.strip()[:400])
+            st.cmds.append(c)
 
 
 def _command(text):

@@ -144,6 +144,9 @@ def record(scan, hit, win):
             paste.launches.append((fi, hit.line, cmd[:MAX_COMMAND]))
     elif kind == "sbatch" and len(paste.sbatch) < MAX_SBATCH:
         paste.sbatch.append((fi, hit.line, (g.get("opts") or "").strip()))
+        from gpudoctor.explain.launchctx import script_lines
+
+        script_lines(scan, hit, win)  # the batch script's own command lines (`python train.py`: no prompt)
     elif kind == "key" and len(paste.keys) < MAX_KEYS:
         paste.keys.append((fi, hit.line, g["key"].lower(), _scalar(g.get("val") or ""), hit.text))
     elif kind == "host" and len(paste.hosts) < MAX_HOSTS:
