@@ -98,7 +98,7 @@ def patterns():
 class Ctx(object):
     def __init__(self):
         self.cmds = []  # dicts: src, line, text, env, srun, prog, argv
-        self.banners = []  # (line, pid or None)
+        self.banners = []  # (line, pid or None, text)
         self.alone = []  # (src, line, text)
         self.member = []  # (line, rank, member, world, text)
         self.replica = None  # (line, text)
@@ -126,7 +126,7 @@ def record(scan, hit):
     elif cls == "banner":
         if len(st.banners) < MAX_BANNERS:
             m = _GLOG_PID.match(text)
-            st.banners.append((hit.line, m.group(1) if m else None, src))
+            st.banners.append((hit.line, m.group(1) if m else None, text.strip()[:300]))
     elif cls == "alone":
         if len(st.alone) < MAX_ALONE and not re.search(r"rror|xception|Traceback|warn", text, re.I):
             st.alone.append((src, hit.line, text.strip()[:300]))
@@ -332,12 +332,10 @@ def _times_tasks(st, alloc, sb, out):
         per = _per_node(c["srun"], alloc)
         if not per or per < 2:
             continue
-        nodes = _int(_flag(c["argv"], "--nnodes"))
-        pids = sorted({p for _l, p, _s in st.banners if p})
+        pids = sorted({p for _l, p, _t in st.banners if p})
         ev = [x for x in sb if "ntasks" in x[1] or re.search(r"(?:^|\s)-n", x[1])][:2] + [(c["line"], c["text"])]
         if len(pids) >= 2:
-            b = [x for x in st.banners if x[1]][:2]
-            ev += [(ln, "torchrun's OMP_NUM_THREADS banner from pid %s" % p) for ln, p, _s in b]
+            ev += [(ln, t) for ln, _p, t in [x for x in st.banners if x[1]][:2]]
         nproc = _flag(c["argv"], "--nproc-per-node", "--nproc_per_node", "--num_processes", "--num-processes",
                       "--num_gpus", "--num-gpus")
         out.append(Found("slurm.launcher_times_tasks",
@@ -352,7 +350,7 @@ def _times_tasks(st, alloc, sb, out):
                          "one launcher per node: srun --ntasks-per-node=1 (#SBATCH --ntasks-per-node=1) %s ...; or no "
                          "launcher: srun --ntasks-per-node=<GPUs> python train.py with RANK=$SLURM_PROCID "
                          "LOCAL_RANK=$SLURM_LOCALID WORLD_SIZE=$SLURM_NTASKS" % (
-                             " ".join(c["argv"][:1]) or "torchrun") + (" (--nnodes %s)" % nodes if nodes else ""),
+                             " ".join(c["argv"][:1]) or "torchrun"),
                          ADDR | DUP | ORDINAL | HANG))
         return
 
