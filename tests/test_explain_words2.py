@@ -29,6 +29,13 @@ REAL = [
     # rcgsheffield/sheffield_hpc#1563 (the FAQ entry's question)
     ("I submitted a job and after several days it is still waiting in the queue. How can I resolve this?",
      "slurm.job_pending_words"),
+    # open-mmlab/OpenPCDet#886
+    ("Hi, I see the randomness in data augmentation uses random in NumPy. But this will lead to the same randomness "
+     "between different workers in the same dataloader when it forks multiple processes.", "torch.dataloader_same_random"),
+    # WongKinYiu/yolov7#72
+    ("Training works fine but as soon as validation step comes in it goes out of memory.", "torch.eval_oom"),
+    # catalyst-team/catalyst#143
+    ("My model uses only 80% of GPU during training. However, in validation step, It is out of memory.", "torch.eval_oom"),
 ]
 
 
@@ -79,9 +86,17 @@ def test_no_new_symptom_on_ordinary_lines(kb, text):
     assert _root(kb, text) in (None, "torch.loss_differs_multi_gpu")
 
 
+def test_nan_told_with_several_gpus_in_the_line_is_not_the_training_math(kb):
+    # '!!': absent from the whole line (a NaN that only multi-GPU runs show is a transport or GPU question)
+    assert _root(kb, "the loss becomes nan after 300 steps") == "torch.loss_nan"
+    assert _root(kb, "I have nan in the losses. It happens only when I use multiple GPUs.") != "torch.loss_nan"
+
+
 def test_paraphrase_sets_floor(kb):
-    # docs/explain.md "Symptoms from the documents that describe them": set 4's check half 29/30, fresh 26/28
-    for name, lines, floor in (("symptom_paraphrases4", range(2, 62, 2), 28), ("symptom_paraphrases4_fresh", range(1, 29), 25)):
+    # docs/explain.md "Symptoms from the documents that describe them": set 4's check half 29/30, fresh 26/28, set 5's
+    # check half 12/13
+    for name, lines, floor in (("symptom_paraphrases4", range(2, 62, 2), 28), ("symptom_paraphrases4_fresh", range(1, 29), 25),
+                               ("symptom_paraphrases5", range(2, 27, 2), 11)):
         with open(os.path.join(ROOT, "bench", "data", name + ".jsonl"), encoding="utf-8") as f:
             cases = [json.loads(x) for i, x in enumerate(f, 1) if i in lines]
         got = [_root(kb, c["text"]) for c in cases]

@@ -187,6 +187,22 @@ CLASSES.update({
     "grows": r"\b(?:keeps?|kept) (?:growing|increasing|rising|going up|climbing)\b|\b(?:grows?|growing|increas\w{1,3}|ris(?:es|ing)|"
              r"climb\w{0,3}|goes up|going up)\b[^.;]{0,40}\b(?:every|each|per|over)\b|\bleak\w{0,3}|\bcreep\w{0,3}|"
              r"一直(?:在)?(?:涨|增加|上涨|增长)|越来越(?:多|大|高)|泄漏|泄露",
+    # PyTorch's FAQ (identical random numbers in DataLoader workers; out of memory in evaluation), CUDA semantics'
+    # memory management (memory that nvidia-smi still shows), the performance tuning guide (low GPU utilization)
+    "oom": r"\booms?\b|\bout of memory\b|\bruns? out of (?:gpu |cuda )?memory\b|\boom-?ed\b|爆显存|显存不足|显存溢出",
+    "evalphase": r"\bvalidat\w{0,5}|\beval\w{0,6}\b|\binference\b|\bpredict\w{0,4}|\btest(?:ing)? (?:phase|loop|set|time)\b|"
+                 r"验证|评估|推理|测试",
+    "freed": r"(?:\bnot|n't|\bnever)\s(?:\w{1,10}\s)?(?:freed|released?|free|returned|given back)\b|\bstill (?:shows?|holds?|"
+             r"occup\w{0,4}|uses?|used|allocated|reserved|there)\b|\bafter (?:del|deleting|empty_cache|torch\.cuda\.empty_cache)\b|"
+             r"不释放|没有?释放|释放不了|释放不掉",
+    "workers": r"\bnum_workers\b|\bworkers?\b|\bworker_init_fn\b|\bdata ?loaders?\b",
+    "same_rand": r"\b(?:same|identical|duplicated?|repeated)\s(?:\w{1,12}\s){0,2}(?:random\w{0,4}|augment\w{0,6}|crops?|noise|transforms?)\b|"
+                 r"\b(?:random\w{0,4}|augment\w{0,6}|crops?|noise|transforms?)\s(?:\w{1,12}\s){0,4}(?:is |are )?(?:the same|identical|"
+                 r"duplicated)\b|随机.{0,8}(?:一样|相同|重复)|增强.{0,6}(?:一样|相同|重复)",
+    "util_low": r"\butil\w{0,9}\s(?:\w{1,8}\s)?(?:is\s|stays\s|keeps\s)?(?:low|only|fluctuat\w{0,4}|jump\w{0,3}|oscillat\w{0,4}|"
+                r"spiky|around|about|below|under)\b|\b(?:low|poor|fluctuating|spiky|unstable) (?:gpu )?(?:util\w{0,9}|usage)\b|"
+                r"\bjump\w{0,3} between 0\s?%? and 100|\bgpu usage is (?:only|low|around|about)\b|"
+                r"利用率.{0,6}(?:低|不高|波动|忽高忽低|上不去)",
 })
 _CLS = {k: re.compile(v, _F) for k, v in CLASSES.items()}
 # the derived classes (_derive), and `ev`: a cause of the entry has its evidence in the text (found() sets it per
@@ -195,7 +211,7 @@ KNOWN = set(CLASSES) | {"gpu0", "same_gpu", "contrast", "ev"}
 # the classes a sentence needs one of to be a complaint (subjects alone say nothing)
 PREDICATES = ("nogpu", "ignores", "still", "stuck", "slow", "no_gain", "idle", "busy", "only_one", "extra", "same_words", "data_same", "differ", "nan", "cpu",
               "mem", "only", "all_q", "unrepro", "flat", "unsync", "queue", "notstart", "killed", "noerr", "same_out", "empty_out",
-              "grows")
+              "grows", "oom", "freed", "same_rand", "util_low")
 
 # a sentence that says it is solved, or asks how to do something ('Why ...?' is a complaint)
 # ('fixed' as an adjective is no fix: 'one fixed batch', 'the seed is fixed')
@@ -244,6 +260,11 @@ NEEDLES = sorted({
     "asif", "worldsize1", "worldsize=1", "都是", "重复", "noweight", "nofile", "notensor", "noparam", "missing", "size([0",
     "size[0", "空的", "为空", "没有权重", "是空", "grow", "increas", "rising", "rises", "climb", "goesup", "goingup", "leak",
     "creep", "涨", "增加", "增长", "越来越", "泄漏", "泄露",
+    "runsoutof", "runoutof", "oomed", "显存不足", "显存溢出", "freed", "notrelease", "n'trelease", "notfree", "n'tfree",
+    "neverfree", "neverrelease", "stillshow", "stillhold", "stilloccup", "stilluse", "stillallocated", "stillreserved",
+    "stillthere", "afterdel", "afterempty_cache", "aftertorch.cuda.empty_cache", "释放", "random", "augment", "crop", "noise",
+    "transform", "随机", "增强", "utiliz", "utilis", "lowgpu", "gpuutil", "jumpsbetween", "jumpingbetween", "jumpbetween",
+    "gpuusage", "波动", "忽高忽低", "上不去",
     "维度为", "大小为", "尺寸为", "n'tget", "notget", "executed", "barely", "hardly", "learnsnothing", "learnnothing", "左右", "附近", "学习", "次", "accum_steps", "accumulation_steps",
     "atevery", "everystep", "everyepoch", "eachstep", "eachepoch", "everyiteration", "eachiteration",
 } | {n + v for n in ("not", "n't", "dont", "doesnt", "never", "nolonger") for v in ("chang", "mov", "learn", "updat", "fall",
@@ -441,6 +462,7 @@ def merged(a, b):
     """The classes of two sentences read together (the indices of both)."""
     out = dict(a)
     out.update({k: v for k, v in b.items() if k != "idx"})
+    out.pop("_ctx", None)  # (found()'s context of a window, set on the windows it reads)
     out["idx"] = list(a["idx"]) + list(b["idx"])
     for k in ("same_gpu", "contrast", "gpu0", "no_gain", "differ"):
         out.pop(k, None)
@@ -453,7 +475,12 @@ def merged(a, b):
 
 def holds(way, c):
     for name in way:
-        if name.startswith("!"):
+        if name.startswith("!!"):
+            # absent from the whole line and the sentence before it too (found() sets _ctx): 'I have nan in the
+            # losses. It happens only when I use multiple GPUs.' is no single-GPU NaN
+            if (c.get("_ctx") or c).get(name[2:]):
+                return False
+        elif name.startswith("!"):
             if c.get(name[1:]):
                 return False
         elif not c.get(name):
@@ -501,9 +528,14 @@ def found(scan, kb):
     prev_line, prev = None, None
     for line, text, sents in kept:
         windows = list(sents) + [merged(a, b) for a, b in zip(sents, sents[1:])]
-        if prev is not None and line - prev_line <= NEAR:
+        near = prev is not None and line - prev_line <= NEAR
+        if near:
             windows.append(merged(prev, sents[0]))
+        ctx = sents[0]
+        for x in ([prev] if near else []) + list(sents[1:]):
+            ctx = merged(ctx, x)
         for c in windows:
+            c["_ctx"] = ctx
             got = symptom_of(c, rules, evd)
             if got and got[0] not in seen:
                 seen.add(got[0])
