@@ -48,6 +48,22 @@ RuntimeError: Expected all tensors to be on the same device
 """
 
 
+# accelerate's config keys (commands/config/config_args.py ClusterConfig), one file shown for two machines, the
+# same command at two machines' prompts; the user's words say it hangs (hang.py's complaint)
+ACC_TWO = """I copied this config to both machines and ran the same command on each; both hang at startup:
+$ cat multi.yaml
+distributed_type: MULTI_GPU
+machine_rank: 0
+main_process_ip: 10.0.0.1
+main_process_port: 29500
+num_machines: 2
+num_processes: 16
+rdzv_backend: static
+user@node1:~$ accelerate launch --config_file multi.yaml train.py
+user@node2:~$ accelerate launch --config_file multi.yaml train.py
+"""
+
+
 def _answer(text, kb):
     r = explain.explain_text(text, kb)
     return r, [(f["id"], f["role"]) for f in r["findings"]]
@@ -111,3 +127,17 @@ def test_dataparallel_replica(kb):
     r, fs = _answer(REPLICA.split("Original")[0], kb)
     assert fs[0] == ("launcher.single_process", "root")
     assert "torchrun --nproc-per-node" in r["findings"][0]["causes"][0]["fix"][0]
+
+
+def test_accelerate_config_copied_to_two_machines(kb):
+    r, fs = _answer(ACC_TWO, kb)
+    assert fs[0] == ("launcher.same_rank", "root")
+    c = r["findings"][0]["causes"][0]
+    assert "machine_rank 0 of 2 machines" in c["text"] and "--machine_rank" in c["fix"][0]
+    assert [e["line"] for e in c["evidence"]] == [4, 10, 11]
+    # the second machine given its own rank, or the command twice at one prompt (a retry): not this
+    r, fs = _answer(ACC_TWO.replace("yaml train.py\n", "yaml --machine_rank 1 train.py\n", 2).replace(
+        "--machine_rank 1 train.py\nuser@node2", "train.py\nuser@node2"), kb)
+    assert all(f[0] != "launcher.same_rank" for f in fs)
+    r, fs = _answer(ACC_TWO.replace("user@node2", "user@node1"), kb)
+    assert all(f[0] != "launcher.same_rank" for f in fs)

@@ -57,7 +57,7 @@ MAX_ALONE = 64
 
 FACTS = {
     # a command at a line's start (checked in record: only a prompt, '+ ' or env assignments before it)
-    "cmd": r"(?<![\w./-])(?:srun|python[\d.]{0,5}|torchrun|mpirun|mpiexec)[ \t]",
+    "cmd": r"(?<![\w./-])(?:srun|python[\d.]{0,5}|torchrun|mpirun|mpiexec|accelerate(?=[ \t]{1,4}launch\b))[ \t]",
     "banner": r"Setting OMP_NUM_THREADS environment variable for each process to be",
     "alone": r"\brank[ \t]{0,2}[:=#]?[ \t]{0,2}0[ \t]{0,2}(?:/|of)[ \t]{0,2}1\b|\bworld[_ ]?size\b[ \t]{0,2}[:=]?"
              r"[ \t]{0,2}1\b",
@@ -67,7 +67,8 @@ FACTS = {
 # (not "python": every traceback's path holds it, a candidate per frame line; nor a prompt's '$ python': a needle's
 # first byte that no other needle starts with costs the 100 MB log a pass of its own, +50% CPU. A python command is
 # read after the env assignments a distributed start sets, or in the lines of a batch script: script_lines)
-_NEEDLES = {"cmd": ["srun", "torchrun", "mpirun", "mpiexec", "rank=", "world_size=", "master_port=", "master_addr="],
+_NEEDLES = {"cmd": ["srun", "torchrun", "mpirun", "mpiexec", "acceleratelaunch", "rank=", "world_size=", "master_port=",
+                    "master_addr="],
             "alone": ["rank0of1", "rank0/1", "rank:0/1", "rank=0/1", "rank0/1", "worldsize", "world_size"]}
 
 _GLOG_PID = re.compile(r"^\s{0,8}(?:\d{1,5}:\s{1,4}|\[[\w.-]{1,40}\]:\s{0,4})?[IWEF]\d{4} [\d:.]{8,20}\s{1,8}(\d{1,10}) ")
@@ -173,6 +174,7 @@ def _command(text):
     for s0 in [0] + [k.end() for k in _PROMPT_END.finditer(text, 0, at)][-1:]:
         if _PROMPT.match(text[:s0]) and _LEAD.match(text[s0:at].lstrip(" \t")):
             cmd = text[s0:].strip().lstrip("+ \t")
+            prefix = text[:s0].strip()[:200]
             break
     else:
         return None
@@ -201,7 +203,7 @@ def _command(text):
     srun = None
     if _base(out[0]) == "srun":
         srun, out = _srun_opts(out[1:])
-    c = {"env": env, "srun": srun, "argv": out, "prog": None, "inner": ""}
+    c = {"env": env, "srun": srun, "argv": out, "prog": None, "inner": "", "prefix": prefix}
     if not out:
         return c
     b = _base(out[0])
@@ -419,31 +421,62 @@ def _one_node(st, alloc, sb, out):
                      HANG, alone=alone))
 
 
-def _same_rank(st, out):
-    """Two command lines that claim the same RANK (or --node-rank) of a world of two or more."""
+def _config_rank(scan):
+    """(machine_rank, num_machines, line) of the one accelerate config block in the text with num_machines >= 2
+    (launchpaste's reader of its keys), else None: one block shown for several machines is one file they share."""
+    paste = getattr(scan, "paste", None)
+    if paste is None or not paste.keys:
+        return None
+    from gpudoctor.explain.launchpaste import _accelerate_groups
+
+    groups = [g for g in _accelerate_groups(paste) if isinstance(g.get("num_machines", (None,))[0], int)
+              and g["num_machines"][0] >= 2 and isinstance(g.get("machine_rank", (None,))[0], int)]
+    if len(groups) != 1:
+        return None
+    g = groups[0]
+    return g["machine_rank"][0], g["num_machines"][0], g["machine_rank"][1], g["machine_rank"][2].strip()[:200]
+
+
+def _same_rank(st, scan, out):
+    """Two command lines that claim the same RANK of a world of two or more; or the same node rank (a flag, or the
+    one accelerate config's machine_rank) of several machines, run at two different prompts (two machines)."""
     seen = {}
+    conf = None
     for c in st.cmds:
         env = c["env"]
         r, w, how = _int(env.get("RANK")), _int(env.get("WORLD_SIZE")), "RANK"
         if r is None and c["prog"] == "spawner":
             r, w, how = _int(_flag(c["argv"], "--node-rank", "--node_rank", "--machine-rank", "--machine_rank")), \
                 _int(_flag(c["argv"], "--nnodes", "--num-machines", "--num_machines")), "node rank"
+            if r is None and _base(c["argv"][0]) in ("accelerate", "accelerate-launch"):
+                conf = conf or _config_rank(scan) or (None,)
+                if conf[0] is not None:
+                    r, w, how = conf[0], conf[1], "machine_rank"
         if r is None or w is None or w < 2 or r >= w:
             continue
-        key = (how, r, w, env.get("MASTER_ADDR"), env.get("MASTER_PORT"))
+        key = (how, r, w, env.get("MASTER_ADDR"), env.get("MASTER_PORT"), " ".join(c["argv"]) if how != "RANK" else "")
         seen.setdefault(key, []).append(c)
-    for (how, r, w, _a, port), cs in sorted(seen.items(), key=lambda kv: kv[1][0]["line"]):
+    for (how, r, w, _a, port, _cmd), cs in sorted(seen.items(), key=lambda kv: kv[1][0]["line"]):
+        if how != "RANK":  # one machine each: the prompts before the same command differ
+            cs = list({c["prefix"]: c for c in reversed(cs) if c["prefix"]}.values())[::-1]
         if len(cs) < 2:
             continue
+        ev = [(c["line"], c["text"]) for c in cs[:4]]
+        if how == "machine_rank":
+            ev.insert(0, (conf[2], conf[3]))
         out.append(Found("launcher.same_rank",
-                         "%d command lines each start a process with %s %d of a world of %d (lines %s): %s"
-                         % (len(cs), how, r, w, ", ".join(str(c["line"]) for c in cs[:4]),
+                         "%d command lines each start a process with %s %d %s %d%s (lines %s): %s"
+                         % (len(cs), how if how != "machine_rank" else "the config's (line %d) machine_rank" % conf[2],
+                            r, "of a world of" if how == "RANK" else "of", w, "" if how == "RANK" else " machines",
+                            ", ".join(str(c["line"]) for c in cs[:4]),
                             "both host the store on MASTER_PORT%s, and the second bind fails (EADDRINUSE) or each waits "
                             "for a world that never completes" % (" " + port if port else "") if how == "RANK" else
                             "both act as node %d and each waits for the other nodes" % r),
-                         [(c["line"], c["text"]) for c in cs[:4]],
+                         ev,
                          "give each process its own rank: RANK=0 and RANK=1 ... (LOCAL_RANK too), or start them with "
                          "a launcher that numbers them: torchrun --nproc-per-node <N> train.py" if how == "RANK" else
+                         "machine_rank: 1 (2, ...) in each other machine's config, or accelerate launch --machine_rank "
+                         "<N> there (--machine_rank $SLURM_NODEID inside srun bash -c '...')" if how == "machine_rank" else
                          "give each node its own --node-rank (0, 1, ...; $SLURM_NODEID inside srun bash -c '...'), or "
                          "--rdzv-backend c10d --rdzv-endpoint <first node>:29500 without a node rank",
                          ADDR | HANG))
@@ -546,7 +579,7 @@ def read(scan):
     out = []
     _times_tasks(st, alloc, sb, out)
     _renumbered(st, alloc, sb, out)
-    _same_rank(st, out)
+    _same_rank(st, scan, out)
     _one_node(st, alloc, sb, out)
     _every_rank_zero(st, out)
     _world_wrong(st, scan, out)
