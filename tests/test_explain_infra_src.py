@@ -178,3 +178,25 @@ def test_open_mpi_5_topics_debian_lacks_are_read_from_the_source():
     assert re.search(pmix["re"], "No PMIx server was reachable, but a PMI1/2 was detected.")
     assert by_where["help-mpi-common-cuda.txt [cuIpcOpenMemHandle failed]"]["family"] == "mpi.transport"
     assert "v5.0.9" in doc["header"]["version"] and "open-mpi/ompi" in doc["header"]["source"]
+
+
+# ORTE's / PRRTE's banner on the clean-output stream (orte/mca/oob/tcp/oob_tcp_connection.c: opal_output(
+# orte_clean_output, ...), no help topic): https://github.com/openpmix/prrte/issues/2029 (the daemons connected over an
+# interface the other node cannot reach; settled with the interface selection)
+PRRTE_2029 = (
+    "[ip-172-31-12-231:105225] [prterun-ip-172-31-15-200-367809@0,1] prte_tcp_peer_try_connect: 172.31.12.181:43665 "
+    "is down\n"
+    "------------------------------------------------------------\n"
+    "A process or daemon was unable to complete a TCP connection\n"
+    "to another process:\n"
+    "  Local host:    ip-172-31-12-231\n"
+    "  Remote host:   172.31.12.181\n"
+    "This is usually caused by a firewall on the remote host. Please\n"
+    "check that any firewall (e.g., iptables) has been disabled and\n"
+    "try again.\n"
+    "------------------------------------------------------------\n")
+
+
+def test_the_oob_tcp_banner_is_the_interface_family(kb):
+    assert_root(explain.explain_text(PRRTE_2029, kb), verdict="root_cause", entry="mpi.btl_tcp_if",
+                fix_re=r"oob_tcp_if_include")

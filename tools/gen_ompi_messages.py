@@ -30,7 +30,8 @@ RULES = [
     ("memlock", "rdma.memlock", {"text": r"memlock|locked memory|ibv_reg_mr|register(?:ed)? memory"}),
     # the TCP BTL's connect() to a peer's address (an address of docker0/virbr0 or another unreachable NIC)
     ("tcp-connect", "mpi.btl_tcp_if", {"where": r"btl/tcp|oob/tcp", "text": r"connect\(\) to %s failed|"
-                                                                          r"unable to connect|No route"}),
+                                                                          r"unable to connect|No route|"
+                                                                          r"unable to complete a TCP connection"}),
     ("tcp-if", "mpi.btl_tcp_if", {"where": r"btl/tcp|oob/tcp", "text": r"if_include|if_exclude|interface"}),
     ("launch", "mpi.launch", {"where": r"^orte/mca/(?:plm|oob)/"}),
     # a transport's call failed (a peer gone, the fabric, a resource): the family, told apart by its causes
@@ -65,6 +66,12 @@ def _format(arg):
     return " ".join(fmt.split())
 
 
+def _banner_lines(arg):
+    """A format argument's printed lines, each as a literal argument of its own ('"a\\n" "b\\n"' -> '"a"', '"b"')."""
+    text = "".join(m.group(1) for m in _LIT.finditer(arg))
+    return ['"%s"' % ln for ln in text.split("\\n") if ln.strip()]
+
+
 def sites_of(path, src):
     for m in _CALL.finditer(src):
         if src[max(0, m.start() - 8):m.start()].endswith("define "):
@@ -74,9 +81,15 @@ def sites_of(path, src):
             continue
         name = m.group(1)
         if name == "opal_output":
-            if len(args) < 2 or args[0].strip() != "0":
+            # stream 0, and orte_clean_output: the banners ORTE prints between dashed lines without a prefix
+            # (oob_tcp_connection.c: 'A process or daemon was unable to complete a TCP connection'), matched on
+            # their first printed line as a help topic is
+            if len(args) < 2 or args[0].strip() not in ("0", "orte_clean_output"):
                 continue
             kind, fmt_arg, level = "output", args[1], "error"
+            if args[0].strip() == "orte_clean_output":
+                lines = [ln for ln in (_format(x) or "" for x in _banner_lines(fmt_arg)) if re.search(r"[A-Za-z]", ln)]
+                fmt_arg = '"%s"' % lines[0].replace('"', '\\"') if lines else ""
         elif name.startswith("BTL_"):
             inner = args[-1].strip()
             if not (inner.startswith("(") and inner.endswith(")")):
