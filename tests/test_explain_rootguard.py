@@ -126,3 +126,12 @@ def test_a_text_that_ends_at_the_store_clients_line_is_the_rendezvous(kb):
     f = _root(kb, SAME_RANK)
     assert f["id"] == "rendezvous.init_hang"
     assert "same node rank" in f["causes"][0]["text"]
+
+
+def test_a_run_that_went_past_the_process_groups_start_is_not_held_there(kb):
+    # Lightning prints 'All distributed processes registered' once init_process_group returned (its format, above)
+    text = ("Initializing distributed: GLOBAL_RANK: 0, MEMBER: 1/2\n"
+            "All distributed processes registered. Starting with 2 processes\n"
+            "the job hangs after this, nothing else happens\n")
+    res = explain.explain_text(text, kb)
+    assert not res["findings"] or res["findings"][0]["id"] != "rendezvous.init_hang"

@@ -47,6 +47,12 @@ _COLL_CALL = re.compile(r"\b(?:barrier|all_?reduce|all_?gather\w{0,12}|reduce_sc
                         r"all_to_all\w{0,8}|ncclCommInit\w{0,12})\b", re.I | re.A)
 _SBB_WORDS = re.compile(r"store[ _]based[ _]barrier\w{0,8}", re.I | re.A)
 _EAGER = re.compile(r"\bdevice_id\s{0,2}=")
+# a line after it that says init_process_group returned, or that training ran: Lightning's 'All distributed processes
+# registered. Starting with %d processes' (printed after init_process_group, lightning/fabric/utilities/distributed.py),
+# torch's 'Completed store-based barrier for key', NCCL's 'Init COMPLETE', a step / epoch / loss / progress bar
+_PAST_INIT = re.compile(r"All distributed processes registered|Completed store-based barrier|Init COMPLETE|"
+                        r"\b(?:epoch|step|iter(?:ation)?)\s{0,2}[:=\[]?\s{0,2}\d|\bloss\s{0,2}[:=]|\d\s{0,2}(?:it/s|s/it)\b",
+                        re.I | re.A)
 
 
 def _collective(text):
@@ -92,9 +98,10 @@ def at_rendezvous(ev, tails):
             and not _collective(last[1])):
         return None
     for tl in tails:
-        for _ln, t in tl.get("user") or ():
+        for ln, t in tl.get("user") or ():
             t = t[:MAX_TEXT]
-            if ("NCCL INFO" in t or "NCCL WARN" in t) or _EAGER.search(t) or _collective(t):
+            if ("NCCL INFO" in t or "NCCL WARN" in t) or _EAGER.search(t) or _collective(t) or (
+                    ln > last[0] and _PAST_INIT.search(t)):
                 return None
     return last[0], last[1]
 
