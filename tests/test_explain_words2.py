@@ -92,6 +92,14 @@ def test_nan_told_with_several_gpus_in_the_line_is_not_the_training_math(kb):
     assert _root(kb, "I have nan in the losses. It happens only when I use multiple GPUs.") != "torch.loss_nan"
 
 
+def test_a_sentence_that_only_names_the_tool_is_read_with_the_next(kb):
+    # (written here) meaning.TOPICS: the line naming mpiexec has no predicate; the next line's alone is the sampler's
+    assert _root(kb, "I launch the job with mpiexec -n 4.\nEach process trains on the whole dataset and they print "
+                     "identical logs.") == "mpi.every_rank_zero"
+    assert _root(kb, "We use FSDP with 8 GPUs. The loss is 2.30 at every step.") == "torch.fsdp_params_not_updated"
+    assert _root(kb, "We use FSDP with 8 GPUs and mpirun.") is None
+
+
 def test_paraphrase_sets_floor(kb):
     # docs/explain.md "Symptoms from the documents that describe them": set 4's check half 29/30, fresh 26/28, set 5's
     # check half 12/13

@@ -265,6 +265,7 @@ NEEDLES = sorted({
     "stillthere", "afterdel", "afterempty_cache", "aftertorch.cuda.empty_cache", "释放", "random", "augment", "crop", "noise",
     "transform", "随机", "增强", "utiliz", "utilis", "lowgpu", "gpuutil", "jumpsbetween", "jumpingbetween", "jumpbetween",
     "gpuusage", "波动", "忽高忽低", "上不去",
+    "mpirun", "mpiexec", "mpi4py", "openmpi", "openmpi", "fsdp", "fully_shard", "fullyshardeddataparallel",
     "维度为", "大小为", "尺寸为", "n'tget", "notget", "executed", "barely", "hardly", "learnsnothing", "learnnothing", "左右", "附近", "学习", "次", "accum_steps", "accumulation_steps",
     "atevery", "everystep", "everyepoch", "eachstep", "eachepoch", "everyiteration", "eachiteration",
 } | {n + v for n in ("not", "n't", "dont", "doesnt", "never", "nolonger") for v in ("chang", "mov", "learn", "updat", "fall",
@@ -323,7 +324,10 @@ def record(scan, hit):
     live = _live(text)
     if not live & _READABLE:
         return  # no sentence of it can hold a predicate, a GPU index or a figure (classes() would say None for each)
-    sents = [c for c in (classes(s, live) for s in sentences(text)[:MAX_SENTS]) if c is not None]
+    sents = [c for c in (classes(s, live, topics=True) for s in sentences(text)[:MAX_SENTS]) if c is not None]
+    if sents and all(_PREDICATES.isdisjoint(c) for c in sents) and not any(c["idx"] or c["figs"] for c in sents):
+        # a line that only names the tool: kept as the sentence before the next line's (found() reads the pair)
+        sents = sents[-1:]
     if sents:
         kept.append((hit.line, text, sents))
 
@@ -332,9 +336,11 @@ def sentences(text):
     return [s.strip() for s in _SPLIT.split(text[:MAX_LINE]) if s and s.strip()]
 
 
-def classes(sentence, live=None):
+def classes(sentence, live=None, topics=False):
     """{class: True, "idx": [GPU indices]} of one sentence, or None (solved, a how-to question, no predicate).
-    ``live``: _live() of the sentence or of the line it is part of (only the regexes it names can match)."""
+    ``live``: _live() of the sentence or of the line it is part of (only the regexes it names can match).
+    ``topics``: a sentence that only names the tool (TOPICS: 'Running our script with mpirun on 2 processes.') is
+    kept too, to be read with the next one (record(); no way holds without a predicate)."""
     s = sentence[:MAX_LINE]
     if live is None:
         live = _live(s)
@@ -343,7 +349,8 @@ def classes(sentence, live=None):
         return None
     got = {k: True for k, rx in _searched(live) if rx.search(s)}
     figs = _figures(s) if "_count" in live else []
-    if _PREDICATES.isdisjoint(got) and not ("_idx" in live and _IDX.search(s)) and not figs:
+    if _PREDICATES.isdisjoint(got) and not ("_idx" in live and _IDX.search(s)) and not figs and \
+            not (topics and not _TOPICS.isdisjoint(got)):
         return None
     idx = [int(d) for m in _IDX_LIST.finditer(s) for d in re.findall(r"\d{1,2}", m.group(1))][:16]
     for m in _IDX.finditer(s):
@@ -365,7 +372,11 @@ def classes(sentence, live=None):
 # 11.6 MB of such lines took 33 s of CPU against 1.4 s at 67198c6.
 _NEEDLED = None
 _PREDICATES = frozenset(PREDICATES)
-_READABLE = _PREDICATES | {"_idx", "_count"}  # what a sentence needs one of (classes()), with figures' counts
+# the subjects that name the tool a complaint is about: a sentence with one of them and no predicate is still read
+# with the sentence after it ('I launch it with mpirun on 2 processes. Both print exactly the same thing.')
+TOPICS = ("mpi", "fsdp")
+_TOPICS = frozenset(TOPICS)
+_READABLE = _PREDICATES | {"_idx", "_count"} | _TOPICS  # what a sentence needs one of (classes()), with figures' counts
 
 
 def _needled():
@@ -514,6 +525,10 @@ def evidenced(scan, rules):
     return frozenset(eid for (eid, ci), hits in ev.items() if eid in need and hits and isinstance(ci, int))
 
 
+def _topic_only(c):
+    return _PREDICATES.isdisjoint(c) and not c["idx"] and not c["figs"]
+
+
 def found(scan, kb):
     """[(symptom id, line, text, score)] read from the kept lines: per sentence, then each sentence with the
     next one of the same or the next kept line (one paragraph), the first window of each symptom."""
@@ -531,6 +546,10 @@ def found(scan, kb):
         near = prev is not None and line - prev_line <= NEAR
         if near:
             windows.append(merged(prev, sents[0]))
+        # a sentence that only names the tool (TOPICS) is read with the next one first: 'with mpirun ...' then 'each
+        # trains on the whole data set' is the MPI symptom before the sentence alone is the sampler's
+        first = [merged(a, b) for a, b in zip(([prev] if near else []) + sents, sents) if _topic_only(a)]
+        windows = first + windows
         ctx = sents[0]
         for x in ([prev] if near else []) + list(sents[1:]):
             ctx = merged(ctx, x)
