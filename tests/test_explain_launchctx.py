@@ -141,3 +141,16 @@ def test_accelerate_config_copied_to_two_machines(kb):
     assert all(f[0] != "launcher.same_rank" for f in fs)
     r, fs = _answer(ACC_TWO.replace("user@node2", "user@node1"), kb)
     assert all(f[0] != "launcher.same_rank" for f in fs)
+
+
+def test_nproc_above_cuda_visible_devices(kb):
+    # torch's CUDA check (c10/cuda/CUDAException.cpp) under torchrun's [rankN]: prefix
+    text = ("$ export CUDA_VISIBLE_DEVICES=0,1\n$ torchrun --nproc-per-node 4 train.py\n"
+            "[rank3]: torch.AcceleratorError: CUDA error: invalid device ordinal\n")
+    r, fs = _answer(text, kb)
+    assert fs[0] == ("cuda.invalid_device_ordinal", "root")
+    c = r["findings"][0]["causes"][0]
+    assert "4 processes per node" in c["text"] and "local ranks 2..3" in c["text"]
+    assert "torchrun --nproc-per-node 2" in c["fix"][0] and [e["line"] for e in c["evidence"]] == [1, 2]
+    r, fs = _answer(text.replace("0,1\n", "0,1,2,3\n"), kb)
+    assert "Read from the launch lines" not in r["findings"][0]["causes"][0]["text"]

@@ -63,6 +63,10 @@ FACTS = {
              r"[ \t]{0,2}1\b",
     "member": r"GLOBAL_RANK: \d{1,7}, MEMBER: \d{1,7}/\d{1,7}",
     "replica": r"Caught [A-Za-z_][\w.]{0,80} in replica \d{1,4} on device \d{1,4}",
+    # a line that sets (or prints) CUDA_VISIBLE_DEVICES and nothing else: `export CUDA_VISIBLE_DEVICES=0,1`, a
+    # script's print 'CUDA_VISIBLE_DEVICES: 0,1'
+    "cvd": r"^[ \t]{0,8}(?:[^\n]{0,120}?[$#%>][ \t]{1,4})?(?:export[ \t]{1,4})?CUDA_VISIBLE_DEVICES[ \t]{0,2}[=:][ \t]{0,2}"
+           r"[\"']?(?P<v>[\w,:-]{1,400})[\"']?[ \t]{0,8}$",
 }
 # (not "python": every traceback's path holds it, a candidate per frame line; nor a prompt's '$ python': a needle's
 # first byte that no other needle starts with costs the 100 MB log a pass of its own, +50% CPU. A python command is
@@ -103,6 +107,7 @@ class Ctx(object):
         self.alone = []  # (src, line, text)
         self.member = []  # (line, rank, member, world, text)
         self.replica = None  # (line, text)
+        self.cvd = []  # (src, line, value, text)
 
 
 def _state(scan):
@@ -135,6 +140,10 @@ def record(scan, hit):
         m = _MEMBER.search(text)
         if m and len(st.member) < MAX_ALONE:
             st.member.append((hit.line, int(m.group(1)), int(m.group(2)), int(m.group(3)), text.strip()[:300]))
+    elif cls == "cvd":
+        m = re.search(FACTS["cvd"], text.rstrip("\r\n"))
+        if m and len(st.cvd) < MAX_ALONE:
+            st.cvd.append((src, hit.line, m.group("v"), text.strip()[:300]))
     elif cls == "replica":
         if st.replica is None:
             st.replica = (hit.line, text.strip()[:300])
@@ -555,6 +564,62 @@ def _world_wrong(st, scan, out):
         return
 
 
+def _visible(value):
+    """How many GPUs a CUDA_VISIBLE_DEVICES value shows a process (CUDA's list: indexes or GPU-/MIG- UUIDs, comma
+    separated; CUDA stops at the first invalid entry, so an entry that is neither ends the count), or None."""
+    n = 0
+    for part in value.split(","):
+        p = part.strip()
+        if re.match(r"^\d{1,3}$", p) or re.match(r"^(?:GPU|MIG)-[\w-]{4,100}$", p):
+            n += 1
+        else:
+            break
+    return n or None
+
+
+def _nproc_vs_visible(st, out):
+    """A launcher's processes per node above the GPUs its CUDA_VISIBLE_DEVICES shows (on its command line, or the
+    last line before it that sets it): the root's first cause where it is invalid device ordinal / duplicate GPU."""
+    for c in st.cmds:
+        if c["prog"] != "spawner" or not c["argv"]:
+            continue
+        b = _base(c["argv"][0])
+        if b == "deepspeed":
+            n = _int(_flag(c["argv"], "--num_gpus", "--num-gpus"))
+        elif b.startswith("accelerate"):
+            n = _int(_flag(c["argv"], "--num_processes", "--num-processes"))
+            m = _int(_flag(c["argv"], "--num_machines", "--num-machines")) or 1
+            n = n // m if n else None
+        else:
+            n = _int(_flag(c["argv"], "--nproc-per-node", "--nproc_per_node"))
+        if not n or n < 2:
+            continue
+        where = None
+        if "CUDA_VISIBLE_DEVICES" in c["env"]:
+            where = (c["line"], c["env"]["CUDA_VISIBLE_DEVICES"], c["text"])
+        else:
+            before = [x for x in st.cvd if x[0] == c["src"] and x[1] < c["line"]]
+            if before:
+                where = before[-1][1:]
+        if where is None:
+            continue
+        g = _visible(where[1])
+        if not g or n <= g:
+            continue
+        ev = sorted({(where[0], where[2]), (c["line"], c["text"])})
+        out.append(Found("_cause", "%s starts %d processes per node (line %d) but CUDA_VISIBLE_DEVICES=%s (line %d) "
+                         "shows each process %d GPU%s: local rank%s %s ask%s for a device the process does not have" % (
+                             b, n, c["line"], where[1][:60], where[0], g, "" if g == 1 else "s",
+                             "" if n - g == 1 else "s", g if n - g == 1 else "%d..%d" % (g, n - 1),
+                             "s" if n - g == 1 else ""),
+                         ev, "start as many processes as the GPUs CUDA_VISIBLE_DEVICES lists: %s %d (or list %d GPUs "
+                         "in CUDA_VISIBLE_DEVICES)" % ({"deepspeed": "deepspeed --num_gpus"}.get(
+                             b, "accelerate launch --num_processes" if b.startswith("accelerate") else
+                             "torchrun --nproc-per-node"), g, n),
+                         ORDINAL | DUP))
+        return
+
+
 def _replica(st, out):
     if st.replica is None:
         return
@@ -583,6 +648,7 @@ def read(scan):
     _one_node(st, alloc, sb, out)
     _every_rank_zero(st, out)
     _world_wrong(st, scan, out)
+    _nproc_vs_visible(st, out)
     _replica(st, out)
     return out
 
