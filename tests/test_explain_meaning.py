@@ -163,7 +163,8 @@ def test_prefilter_holds_every_sentence_a_symptom_is_read_from(kb):
     from gpudoctor.explain.knowledge import squash
 
     rules, needles, n = meaning.rules_of(kb), [x.encode("utf-8") for x in meaning.NEEDLES], 0
-    for name in ("symptom_paraphrases", "symptom_paraphrases_fresh", "symptom_paraphrases2", "symptom_paraphrases3"):
+    for name in ("symptom_paraphrases", "symptom_paraphrases_fresh", "symptom_paraphrases2", "symptom_paraphrases3",
+                 "symptom_paraphrases4", "symptom_paraphrases4_fresh", "symptom_paraphrases5", "symptom_paraphrases5_fresh"):
         with open(os.path.join(ROOT, "bench", "data", name + ".jsonl"), encoding="utf-8") as f:
             for line in f:
                 for text in json.loads(line)["text"].split("\n"):
