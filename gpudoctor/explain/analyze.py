@@ -229,10 +229,12 @@ def analyze(scan, kb, assume_error=False):
         if got:
             findings[0]["role"] = "cascade"
             findings.insert(0, got)
+    from gpudoctor.explain import outcome as _outcome  # what the job did after its failure lines (outcome.py)
+
+    findings, went_past = _outcome.past_warnings(scan, findings, lambda: structural(scan, kb), _went_on_before)
+    notes.extend(went_past)
     done = _completed(scan, findings)
     if done is None and (findings or errors):
-        from gpudoctor.explain import outcome as _outcome  # the job went on after every failure line (outcome.py)
-
         done = _outcome.went_on(scan, findings)
     if done is not None:
         # every error of the text came before the run said it completed: it went on after them

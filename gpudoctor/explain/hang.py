@@ -269,7 +269,10 @@ def record(scan, hit):
     if cls == "complaint":
         # a logger's INFO/WARN line ('UserWarning: ... very slow', '[W socket.cpp] ...') is a program's, not the user's;
         # a figure the user calls fine ('busbw is 370 GB/s, looks fine') is no complaint
-        if st["complaint"] is None and _users(text, hit.pattern) and not _called_fine(text):
+        # nor a warning of what may happen ('This can potentially cause a hang if ...': outcome.foretells)
+        from gpudoctor.explain.outcome import foretells
+
+        if st["complaint"] is None and _users(text, hit.pattern) and not _called_fine(text) and not foretells(text):
             st["complaint"] = (hit.line, text[:300])
     elif cls == "nt_header":
         if len(st["headers"]) < MAX_KEPT:

@@ -117,7 +117,10 @@ def record(scan, hit):
     # (a logger's INFO/WARN line, 'UserWarning: ... may be very slow', is a program's words, not the user's)
     users = got is None and "NCCL INFO" not in text and "NCCL WARN" not in text and hit.severity is None
     if site is None:  # a complaint phrase, on a line of the user's (never NCCL's own)
-        if users and st["complaint"] is None:
+        # (nor a warning of what may happen, 'This can potentially cause a hang if ...': outcome.foretells)
+        from gpudoctor.explain.outcome import foretells
+
+        if users and st["complaint"] is None and not foretells(text):
             st["complaint"] = (hit.line, text[:300])
         return
     cls = site["class"]

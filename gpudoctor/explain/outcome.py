@@ -36,6 +36,9 @@ from the program that prints it:
   failure, doubt or narration in it.
 - a failure ("fatal"): a line text.GENERIC_ERRORS calls an error, NCCL's WARN lines, a kill or a signal.
 
+A line that says what may happen ('This can potentially cause a hang if this rank to GPU mapping is incorrect')
+is not the user saying it happened (foretells(): hang.py and ncclinfo.py read complaints with it).
+
 Rule (went_on): every failure line of an input (its findings' lines, its error lines) comes before the
 input's last line of end or progress, and nothing fatal follows that line; the progress is the job's own
 (a rank prefix on the failure lines must be the progress lines' too) and real (two progress lines, or one
@@ -56,7 +59,8 @@ MAX_DONE_LEN = 100  # a script's own end line is short
 _END = re.compile(
     r"Training completed\. Do not forget to share your model|'train_runtime': \d|^\s{0,8}train_runtime\s{1,40}= ?\d"
     r"|`Trainer\.fit` stopped: `max_(?:epochs|steps)=-?\d{1,12}` reached"
-    r"|worker group successfully finished|Local worker group finished \(SUCCEEDED\)"
+    r"|worker group successfully finished|Local worker group finished \((?:WorkerState\.)?SUCCEEDED\)"
+    r"|\btorchelastic\.worker\.status\.SUCCEEDED\b"
     r"|Process \d{1,10} exits successfully\."
     r"|JobState=COMPLETED\b|\bState: COMPLETED \(exit code 0\)|\bCOMPLETED[ \t]{1,40}0:0\b"
     r"|\b[Ss][Ll][Uu][Rr][Mm]\b[^\n]{0,80}?\bCOMPLETED\b"
@@ -94,6 +98,8 @@ _NCCL_LINE = re.compile(r"\bNCCL (?:INFO|TRACE|WARN)\b")
 _FATAL_EXTRA = re.compile(r"\bNCCL WARN\b|^\s{0,4}Killed\s{0,4}$|\bSIG(?:KILL|TERM|SEGV|ABRT|BUS|INT)\b|"
                           r"\bCANCELLED\b|DUE TO TIME LIMIT|oom[-_ ]kill|\bAborted\b")
 _GENERIC = [re.compile(p, re.I) for p in GENERIC_ERRORS]
+# torch's logging header, not part of what a quoted line says ('I1126 14:06:42.263000 25838 torch/.../api.py:932] ')
+_GLOG_HEAD = re.compile(r"^\[?[IWEF]\d{4} [\d:.]{8,20}(?: {1,4}\d{1,10})? [\w./-]{1,120}:\d{1,6}\] ?")
 
 
 def _fatal(body):
@@ -148,7 +154,8 @@ def read_tail(path, end, data):
             continue  # (may be the end of a longer line)
         kind, key, value = classify(raw)
         if kind is not None:
-            events.append((first + i, kind, key, value, origin(raw[:MAX_LINE])[0], clean(raw[-MAX_LINE:]).strip()[:160]))
+            shown = _GLOG_HEAD.sub("", strip_prefix(clean(raw[-MAX_LINE:]))[0]).strip()[:160]
+            events.append((first + i, kind, key, value, origin(raw[:MAX_LINE])[0], shown))
     return {"path": path, "first": first + (1 if cut else 0), "last": end, "events": events}
 
 
@@ -236,3 +243,75 @@ def _advancing(progress):
             return True
         seen.setdefault(key, value)
     return not seen  # loss lines without a counter: two of them
+
+
+# a warning that says what may happen, not that it did: torch's ProcessGroupNCCL (LOG(WARNING) "... using GPU %d as
+# device used by this process is currently unknown. This can potentially cause a hang if this rank to GPU mapping is
+# incorrect."; torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp guessDeviceForRank / barrier), DDP's reducer ("...
+# This is not an error, but may impair performance.", torch/csrc/distributed/c10d/reducer.cpp), and the like. hang.py
+# and ncclinfo.py do not read such a line as the user saying the job hangs.
+_FORETOLD = re.compile(r"\b(?:can|could|may|might)(?: potentially)? (?:cause|lead to|result in|impair)\b", re.I)
+_FAILED = re.compile(r"\b(?:fail\w{0,4}|error\w{0,2}|timed out|timeout|refused|abort\w{0,4}|killed|exception)\b", re.I)
+
+
+def foretells(text):
+    """Whether a line says what may happen ('This can potentially cause a hang if ...'), not that it did."""
+    return bool(_FORETOLD.search(text)) and not _FAILED.search(text)
+
+
+# a line its own program marks as a warning: torch's c10 logging ('[W1126 14:18:30.553 ProcessGroupGloo.cpp:524]',
+# glog's severity letter; c10/util/Logging.cpp), TORCH_WARN's 'Warning: ... (function ...)', Python's
+# warnings.showwarning ('<file>:<line>: UserWarning: ...'); never NCCL's 'NCCL WARN', which is how NCCL prints errors
+_WARNING_LINE = re.compile(r"^[ \t]{0,4}(?:\[(?:rank|default)\d{1,7}\]:?[ \t]{0,2})?\[?W\d{4} \d\d:\d\d|"
+                           r"\] Warning: |^[ \t]{0,4}Warning: |:\d{1,7}: [A-Z]\w{0,40}Warning: ")
+
+
+def _warning_only(f):
+    ms = f.get("matches") or []
+    return bool(ms) and f.get("match_count", 0) <= len(ms) and all(
+        _WARNING_LINE.search(m.get("text") or "") and "NCCL WARN" not in (m.get("text") or "") for m in ms)
+
+
+def past_warnings(scan, findings, structural, note):
+    """A root that stands only on warning lines (each marked as a warning by its own program, _WARNING_LINE) which
+    the job went past (advancing progress after them, from the same rank) before a later failure: the warning is
+    not what stopped the job. -> (findings, notes): the warning's findings become notes (``note(f, (line, text,
+    'progress'))``) and the root is the first failure after that progress (a remaining finding, or
+    ``structural()``'s answer: the rank's own exception); unchanged when no later failure is read. A warning tied
+    to the failure (NCCL's fallback to sockets before a timeout) is an entry of kind 'warning', never a root, and
+    is left as it is."""
+    outs = getattr(scan, "outcomes", None)
+    if not findings or findings[0]["kind"] == "echo" or not _warning_only(findings[0]) or not outs or \
+            len(outs) != len(scan.sources):
+        return findings, []
+    root = findings[0]
+    lines = [m["line"] for m in root["matches"]]
+    out = outs[_source_index(scan, max(lines))]
+    ranks = {origin(m.get("text") or "")[0] for m in root["matches"]}
+    progress = [e for e in out["events"] if e[0] > max(lines) and e[1] == "progress" and e[4] in ranks | {None}]
+    fatal = [e for e in out["events"] if e[0] > max(lines) and e[1] in ("fatal", "terminal")]
+    if not fatal or not progress:
+        return findings, []
+    first_fatal = min(e[0] for e in fatal)
+    went = [e for e in progress if e[0] < first_fatal]
+    if not _advancing(went):
+        return findings, []
+    passed = went[-1]
+    # the warning's line(s) answered by several entries: all of them went past
+    gone = [f for f in findings if f["kind"] != "echo" and f["matches"] and _warning_only(f)
+            and max(m["line"] for m in f["matches"]) < passed[0]]
+    rest = [f for f in findings if f not in gone]
+    later = [f for f in rest if f["kind"] != "echo" and f["first_line"] > passed[0]]
+    got = structural()
+    if got is not None and got["kind"] != "echo" and got["first_line"] > passed[0] and \
+            (not later or got["first_line"] < later[0]["first_line"]):
+        later = [got]
+        rest = [got] + rest
+    if not later:
+        return findings, []
+    head = later[0]
+    rest = [head] + [f for f in rest if f is not head]
+    for f in rest:
+        f["role"] = "related" if f["kind"] != "echo" else "cascade"
+    head["role"] = "root"
+    return rest, [note(f, (passed[0], passed[5], "progress")) for f in gone]
