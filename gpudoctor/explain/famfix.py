@@ -31,7 +31,7 @@ from gpudoctor.fixline import sh
 MAX_LINE = 4096  # characters of a matched line searched for a name
 MAX_NAME = 64
 
-SLOT = re.compile(r"\{\$(var|option)\|([^{}|]{1,80})\}")
+SLOT = re.compile(r"\{\$(var|option|ping4)\|([^{}|]{1,80})\}")
 # Variables a training job's stack reads (NCCL's src/misc/param.cc ncclGetEnv names, torch's
 # TORCH_* / PYTORCH_* (c10d Utils.hpp getCvar*), CUDA's, the launchers' and MPI's): a prefix and
 # an upper-case name, as whole words; bounded, so linear in the line
@@ -40,7 +40,21 @@ _VAR = re.compile(r"(?<![A-Za-z0-9_$])((?:NCCL|TORCH|PYTORCH|CUDA|CUBLAS|CUDNN|U
                   r"VLLM|TRANSFORMERS|TRITON|XLA|NVTE|MEGATRON|TORCHINDUCTOR|TORCHDYNAMO)"
                   r"_[A-Z0-9_]{1,58})(?![A-Za-z0-9_])")
 _OPTION = re.compile(r"(?<![\w-])(--[a-z][a-z0-9_-]{1,60})(?![\w-])")
-_FIND = {"var": _VAR, "option": _OPTION}
+# torch/csrc/distributed/c10d/TCPStore.cpp, TCPStore::ping(): "Ping failed, invalid value returned from server.
+# Expected: <pid>, Got: <uint32>": the value is the first 4 bytes the program on the port sent, little-endian
+_PING = re.compile(r"Ping failed, invalid value returned from server\. Expected: \d{1,10}, Got: (\d{1,10})\b")
+_FIND = {"var": _VAR, "option": _OPTION, "ping4": _PING}
+
+
+def _ping4(value):
+    """The 4 bytes of TCPStore's returned ping value as text ('SSH-' for an ssh server's banner), when printable."""
+    n = int(value)
+    if n >= 1 << 32:
+        return None
+    raw = n.to_bytes(4, "little")
+    if all(0x20 <= b < 0x7f for b in raw):
+        return "%s (the bytes %s: that program's first words)" % (sh(raw.decode("ascii")), value)
+    return None
 
 
 def names(lines, kind):
@@ -60,6 +74,8 @@ def fill(text, lines):
 
     def one(m):
         v = names(lines, m.group(1))
+        if v and m.group(1) == "ping4":
+            return _ping4(v) or m.group(2)
         return sh(v) if v else m.group(2)
 
     return SLOT.sub(one, text)
@@ -68,9 +84,54 @@ def fill(text, lines):
 def fill_causes(causes, lines):
     """Fill the slots of every cause's text and fix lines (analyze._finding's causes)."""
     for c in causes:
-        c["text"] = fill(c["text"], lines)
-        c["fix"] = [fill(x, lines) for x in c["fix"]]
-        c["confirm"] = [fill(x, lines) for x in c["confirm"]]
+        # the matched lines, then the cause's own evidence lines (the line that points at it names what it needs)
+        own = lines + [ev.get("text") or "" for ev in c.get("evidence") or []][:8]
+        c["text"] = fill(c["text"], own)
+        c["fix"] = [fill(x, own) for x in c["fix"]]
+        c["confirm"] = [fill(x, own) for x in c["confirm"]]
+
+
+# Python's Lib/enum.py (EnumType.__call__ -> Enum.__new__): ValueError("%r is not a valid %s" % (value, cls.__qualname__))
+_ENUM = re.compile(r"(?<![\w.])('[^'\n]{1,80}'|-?\d{1,12}) is not a valid ([A-Za-z_][\w.]{0,79})(?![\w.])")
+# glibc's dlerror for a library the loader did not find on its path (elf/dl-load.c: "cannot open shared object file",
+# with strerror(ENOENT))
+_SONAME = re.compile(r"(?<![\w.+-])(lib[\w+-]{1,60}(?:\.[\w+-]{1,20}){0,2}\.so(?:\.\d{1,6}){0,4}): cannot open shared object file: "
+                     r"No such file or directory")
+
+
+def _values_in_exception(f, lines):
+    """Fix lines for values the exception's message prints that name the change: an enum value that is not one of
+    its type's (a typo in a config file or option), a shared library the loader did not find."""
+    out = []
+    for line in lines:
+        line = (line or "")[:MAX_LINE]
+        m = _ENUM.search(line)
+        if m:
+            out.append("the message says %s is not one of %s's values: check its spelling (a typo, the case, a value "
+                       "of another release) where the config file or option sets it; list(%s) in that library "
+                       "lists the accepted ones" % (sh(m.group(1).strip("'")), sh(m.group(2)), sh(m.group(2))))
+        m = _SONAME.search(line)
+        if m:
+            so = sh(m.group(1))
+            out.append("the loader found no %s: install the package that provides it in the environment (image, venv, "
+                       "node) that runs the job (Debian/Ubuntu: apt-file search %s; RHEL: dnf provides '*/%s'), or add "
+                       "the directory that holds it to LD_LIBRARY_PATH" % (so, so, so))
+        if out:
+            break
+    return out
+
+
+def _values_first(f):
+    """Any structural root (its family read from an exception's shape): the values its message prints that name the
+    change (_values_in_exception) lead its first cause's fixes, after the user's own frame."""
+    if not f.get("causes"):
+        return
+    lines = [m.get("text") or "" for m in f.get("matches") or []][:3]
+    fx = f["causes"][0]["fix"]
+    at = 1 if fx and fx[0].startswith("open ") else 0
+    for x in reversed(_values_in_exception(f, lines)):
+        if x not in fx:
+            fx.insert(at, x)
 
 
 def _named_in_exception(f):
@@ -97,9 +158,10 @@ def finish(findings, family_note):
     exception read from its shape holds (its first fix)."""
     sure(findings, family_note)
     for f in findings:
-        if f.get("role") == "root" and f.get("confidence") == "structural" and \
-                (f["id"] == "code.exception" or f["id"].endswith(".library_error")):
-            _named_in_exception(f)
+        if f.get("role") == "root" and f.get("confidence") == "structural":
+            _values_first(f)
+            if f["id"] == "code.exception" or f["id"].endswith(".library_error"):
+                _named_in_exception(f)
 
 
 def sure(findings, family_note):

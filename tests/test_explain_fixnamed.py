@@ -1,0 +1,143 @@
+"""When the family is right, the answer names the fix the text's own lines point at (issue 18, task "fix-named").
+
+The causes are knowledge (mpi.toml, rendezvous.toml, families.toml, usercode.toml, deepspeed.toml, structural.toml),
+each with the line that points at it; famfix.py fills the values the text printed (TCPStore's ping bytes, an enum
+value, a shared library's name). The lines are made from the format strings of the programs that print them (cited
+per test), never a held-out set's text.
+"""
+
+import re
+import time
+
+from explainhelp import root_of
+
+from gpudoctor import explain
+from gpudoctor.explain import famfix
+
+
+def _root(text):
+    return root_of(explain.explain_text(text, explain.load_knowledge(), source="t"))
+
+
+def _first(root):
+    c = root["causes"][0]
+    return c["text"] + "\n" + "\n".join(c["fix"])
+
+
+# Open MPI orte/mca/plm/base/help-plm-base.txt [no-local-orted]-style daemon failure; the ssh line before it is
+# OpenSSH's sshconnect.c ("ssh: connect to host %s port %s: %s") / "Host key verification failed."
+_ORTE = ("--------------------------------------------------------------------------\n"
+         "ORTE was unable to reliably start one or more daemons.\n"
+         "This usually is caused by:\n"
+         "--------------------------------------------------------------------------\n")
+
+
+def test_mpirun_daemon_failure_names_what_ssh_said():
+    r = _root("ssh: connect to host node2 port 22: Connection refused\n" + _ORTE)
+    assert r["id"] == "mpi.orted" and "sshd" in _first(r) and "plm_rsh_args" in _first(r)
+    r = _root("Host key verification failed.\n" + _ORTE)
+    assert r["id"] == "mpi.orted" and "ssh-keyscan" in _first(r)
+    r = _root("Permission denied (publickey,password).\n" + _ORTE)
+    assert "ssh-copy-id" in _first(r)
+    # no ssh line: the commonest cause leads and no ssh cause is offered
+    r = _root(_ORTE)
+    assert "--prefix" in _first(r) and not any("ssh-keyscan" in " ".join(c["fix"]) for c in r["causes"])
+
+
+# torch/csrc/distributed/c10d/TCPStore.cpp TCPStore::ping(): "Ping failed, invalid value returned from server.
+# Expected: {}, Got: {}" (the pid it sent, the uint32 it read back)
+_PING = ("torch.distributed.DistNetworkError: Ping failed, invalid value returned from server. Expected: 8600, Got: %d\n"
+         "torch.distributed.elastic.rendezvous.api.RendezvousConnectionError: The connection to the C10d store has "
+         "failed. See inner exception for details.\n")
+
+
+def test_tcpstore_ping_mismatch_is_another_program_on_the_port():
+    r = _root(_PING % int.from_bytes(b"SSH-", "little"))
+    assert r["id"] == "rendezvous.connect"
+    assert "SSH-" in r["causes"][0]["text"] and "free port" in _first(r)
+    r = _root(_PING % 1)  # bytes that are not text: the words
+    assert "bytes that are not its own process id" in r["causes"][0]["text"] and "free port" in _first(r)
+
+
+def test_multinomial_assert_leads_with_sampling_not_labels():
+    # aten/src/ATen/native/Distributions.cpp (multinomial): _assert_async(..., "probability tensor contains either
+    # `inf`, `nan` or element < 0"); CUDA's assert line format: file:line: kernel: block/thread: Assertion `...` failed.
+    r = _root("/pytorch/aten/src/ATen/native/cuda/TensorCompare.cu:112: _assert_async_cuda_kernel: block: [0,0,0], "
+              "thread: [0,0,0] Assertion `probability tensor contains either `inf`, `nan` or element < 0` failed.\n"
+              "RuntimeError: CUDA error: device-side assert triggered\n")
+    assert r["id"] == "cuda.device_assert" and "temperature" in _first(r) and "argmax" in _first(r)
+    # a label out of range (aten ClassNLLCriterion's assert): labels lead, no sampling cause
+    r = _root("Loss.cu:242: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [5,0,0] Assertion "
+              "`t >= 0 && t < n_classes` failed.\nRuntimeError: CUDA error: device-side assert triggered\n")
+    assert "num_classes" in _first(r) and not any("multinomial" in c["text"] for c in r["causes"])
+
+
+_TB = 'Traceback (most recent call last):\n  File "/work/train.py", line 30, in <module>\n    %s\n%s'
+
+
+def test_two_devices_inside_the_optimizer_step_is_its_state():
+    # torch/optim/adam.py frames; ATen's "Expected all tensors to be on the same device, but found at least two
+    # devices, cuda:0 and cpu!"
+    step = ('  File "/venv/lib/python3.12/site-packages/torch/optim/adam.py", line 705, in _multi_tensor_adam\n'
+            '    torch._foreach_lerp_(\n')
+    err = "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!\n"
+    r = _root(_TB % ("optimizer.step()", step + err))
+    assert r["id"] == "usercode.tensors_on_two_devices"
+    assert "load_state_dict" in _first(r) and "exp_avg" in _first(r)
+    r = _root(_TB % ("out = model(x)", err))  # no optimizer frame: the batch left on the CPU leads
+    assert "batch.to(device)" in _first(r) and not any("exp_avg" in c["text"] for c in r["causes"])
+
+
+def test_deepspeed_builder_arch_suffix_names_torch_cuda_arch_list():
+    # deepspeedai/DeepSpeed op_builder/builder.py compute_capability_args: int(part.split('+')[0]) of each entry
+    r = _root(_TB % ("engine = deepspeed.initialize(model=model)",
+                     '  File "/venv/site-packages/deepspeed/ops/op_builder/builder.py", line 710, in '
+                     'compute_capability_args\n    ccs = sorted(ccs, key=lambda cc: tuple(int(part.split(\'+\')[0]) '
+                     'for part in cc.split(\'.\')))\n'
+                     "ValueError: invalid literal for int() with base 10: '0a'\n"))
+    assert r["id"] == "deepspeed.ops" and "TORCH_CUDA_ARCH_LIST" in _first(r)
+
+
+def test_triton_build_missing_compiler_names_cc():
+    # triton/runtime/build.py _build: cc = os.environ.get("CC") ... subprocess.check_call([cc, ...])
+    r = _root(_TB % ("loss = cmodel(x)",
+                     '  File "/venv/site-packages/triton/runtime/build.py", line 48, in _build\n'
+                     '    subprocess.check_call(cc_cmd, stdout=subprocess.DEVNULL)\n'
+                     "FileNotFoundError: [Errno 2] No such file or directory: '/opt/rh/gcc-toolset-12/root/usr/bin/gcc'\n"))
+    assert r["id"] == "triton.library_error" and "unset CC" in _first(r)
+
+
+def test_file_init_method_store_timeout_names_a_shared_file():
+    # torch docs, shared file-system initialization; DistStoreError format of TCPStore/FileStore waits
+    r = _root("init_method=file:///tmp/run/ddp_init\n"
+              "torch.distributed.DistStoreError: wait timeout after 30000ms, keys: /default_pg/0//cuda//0\n")
+    assert r["id"] == "rendezvous.store_timeout"
+    assert any("shared filesystem" in " ".join(c["fix"]) for c in r["causes"])
+    r = _root("torch.distributed.DistStoreError: wait timeout after 30000ms, keys: /default_pg/0//cuda//0\n")
+    assert not any("file://" in c["text"] for c in r["causes"])
+
+
+def test_exception_values_lead_the_fix():
+    # Python Lib/enum.py: "%r is not a valid %s"; glibc dlerror: "<soname>: cannot open shared object file: ..."
+    f = {"id": "launcher.accelerate_error", "role": "root", "confidence": "structural", "notes": [],
+         "matches": [{"text": "ValueError: 'MULTI_GPUS' is not a valid DistributedType"}], "causes": [{"fix": ["b"]}]}
+    famfix.finish([f], "N")
+    assert f["causes"][0]["fix"][0].startswith("the message says MULTI_GPUS is not one of DistributedType's values")
+    assert f["causes"][0]["fix"][1] == "b"
+    f["matches"] = [{"text": "ImportError: libffi.so.8: cannot open shared object file: No such file or directory"}]
+    f["causes"] = [{"fix": ["open a.py (line 3)", "b"]}]
+    famfix.finish([f], "N")
+    assert f["causes"][0]["fix"][0] == "open a.py (line 3)" and "the loader found no libffi.so.8" in f["causes"][0]["fix"][1]
+    f["matches"], f["causes"] = [{"text": "ValueError: 3 is not valid"}], [{"fix": ["b"]}]
+    famfix.finish([f], "N")
+    assert f["causes"][0]["fix"] == ["b"]
+
+
+def test_new_patterns_are_linear_on_long_lines():
+    line = "'" + "a" * 200000 + " is not a valid " + "lib" * 50000 + ".so" * 30000 + "Got: 1" * 30000
+    t = time.perf_counter()
+    for rx in (famfix._ENUM, famfix._SONAME, famfix._PING):
+        rx.search(line[:famfix.MAX_LINE])
+        rx.search(line)
+    assert time.perf_counter() - t < 1.0
+    assert famfix._ping4("99999999999") is None and re.search(r"SSH-", famfix._ping4(str(int.from_bytes(b"SSH-", "little"))))
