@@ -1,0 +1,99 @@
+"""explain's reader of what the job went on to do after a line (gpudoctor/explain/outcome.py): healthy logs keep no
+root cause, a warning the job went past is a note, and a job that failed keeps its root.
+
+Real texts: tests/data/outcome/ (torchrun + gloo runs made here with torch 2.13 CPU, see its README.md), and
+torch's ProcessGroupNCCL warning lines from NVIDIA/nccl#1906 (https://github.com/NVIDIA/nccl/issues/1906)."""
+
+import os
+import time
+
+from gpudoctor import explain
+from gpudoctor.explain import outcome
+
+DATA = os.path.join(os.path.dirname(__file__), "data", "outcome")
+
+
+def _answer(kb, name):
+    with open(os.path.join(DATA, name), encoding="utf-8") as f:
+        res = explain.explain_text(f.read(), kb)
+    return res, (res["findings"][0] if res["findings"] else None)
+
+
+def test_a_torchrun_restart_that_recovered_keeps_no_root(kb):
+    for name in ("torchrun_restart_recovered.log", "torchrun_restart_recovered_info.log"):
+        res, root = _answer(kb, name)
+        assert (res["verdict"], root) == ("no_error", None), name
+        note = next(n for n in res["context"] if n["id"] == "code.exception")
+        assert "did not end the run" in note["note"] and "shard /data/part-1.bin" in note["text"]
+    # the end line quoted is the agent's own, without torch's logging header
+    res, _ = _answer(kb, "torchrun_restart_recovered_info.log")
+    assert any("(line 91: Local worker group finished (WorkerState.SUCCEEDED)" in n["note"] for n in res["context"])
+
+
+def test_a_torchrun_restart_that_failed_again_keeps_the_first_attempts_error(kb):
+    for name in ("torchrun_restart_fails_again.log", "torchrun_restart_refused_by_remains.log"):
+        res, root = _answer(kb, name)
+        assert res["verdict"] == "root_cause", name
+        assert root["id"] == "code.exception" and "shard /data/part-1.bin" in root["matches"][0]["text"], name
+
+
+def test_a_warning_then_the_run_completed_is_healthy(kb):
+    res, root = _answer(kb, "gloo_loopback_fallback_done.log")
+    assert (res["verdict"], root) == ("no_error", None)
+    assert any("Unable to resolve hostname" in (n["text"] or "") and "training done" in n["note"]
+               for n in res["context"])
+
+
+def test_a_warning_the_job_went_past_is_a_note_and_the_later_failure_the_root(kb):
+    res, root = _answer(kb, "gloo_loopback_fallback_then_valueerror.log")
+    assert res["verdict"] == "root_cause"
+    assert root["id"] == "code.exception" and "batch 2 has 0 samples" in root["matches"][0]["text"]
+    went = [n for n in res["context"] if "Unable to resolve hostname" in (n["text"] or "")]
+    assert went and all("then the job went on (line 14: step 1 loss 0.5000)" in n["note"] for n in went)
+    # the same warning with nothing after it: still what the text shows (a warning alone is not judged here)
+    with open(os.path.join(DATA, "gloo_loopback_fallback_then_valueerror.log"), encoding="utf-8") as f:
+        head = "".join(f.readlines()[:12])
+    assert explain.explain_text(head, kb)["findings"][0]["id"] != "code.exception"
+
+
+def test_a_warning_of_what_may_happen_is_not_the_job_hanging(kb):
+    # torch's ProcessGroupNCCL warning, printed by every run without device_id (NVIDIA/nccl#1906's log)
+    line = ("[rank3]:[W1109 22:17:55.859904220 ProcessGroupNCCL.cpp:4715] [PG ID 0 PG GUID 0 Rank 3]  using GPU 3 as "
+            "device used by this process is currently unknown. This can potentially cause a hang if this rank to GPU "
+            "mapping is incorrect. You can pecify device_id in init_process_group() to force use of a particular "
+            "device.")
+    assert outcome.foretells(line)
+    assert not outcome.foretells("[W socket.cpp:663] [c10d] The client socket has failed to connect to "
+                                 "[node1]:29500 (errno: 110 - Connection timed out). This may cause a hang")
+    res = explain.explain_text(line + "\n" + line.replace("rank3", "rank7").replace("GPU 3", "GPU 7") + "\n", kb)
+    assert (res["verdict"], res["root"]) == ("no_error", None)
+
+
+def test_lines_are_read_as_their_programs_print_them():
+    c = outcome.classify
+    # Slurm's launch_slurm.c _task_finish; Open MPI's help-errmgr-base.txt; torchrun's ChildFailedError
+    assert c("srun: error: node1: task 0: Exited with exit code 1")[0] == "terminal"
+    assert c("Primary job  terminated normally, but 1 process returned")[0] == "terminal"
+    # DeepSpeed's launch.py, nccl-tests' common.cu, scontrol / sacct, torchrun's agent
+    assert c("[2024-01-01 10:00:00,000] [INFO] [launch.py:351:main] Process 4242 exits successfully.")[0] == "end"
+    assert c("# Avg bus bandwidth    : 84.2106 ")[0] == "end"
+    assert c("   JobState=COMPLETED Reason=None Dependency=(null)")[0] == "end"
+    assert c("12345        train.sh       gpu      acct          8  COMPLETED      0:0 ")[0] == "end"
+    # tqdm's format_meter (its rate '1.52s/it' is no word of narration), counters, loss
+    assert c(" 3%|▎         | 30/1000 [00:10<05:00,  1.52s/it]") == ("progress", "tqdm", 30.0)
+    assert c("{'loss': 2.0312, 'learning_rate': 4.9e-05, 'epoch': 0.5}")[:2] == ("progress", "epoc")
+    assert c("Epoch [3/10] step 120 loss 0.412")[0] == "progress"
+    # not progress, not an end: a sentence about a run, a tool's backtrace line, a non-zero status, NCCL INFO
+    assert c("The crash may occur early (epoch 2) or after many epochs.")[0] is None
+    assert c("=========     Saved host backtrace up to driver entry point at kernel launch time")[0] is None
+    assert c("job finished with status 135")[0] is None
+    assert c("node1:123:456 [0] NCCL INFO comm 0x5 rank 0 nranks 2 cudaDev 0 busId 1000 - Init COMPLETE")[0] is None
+
+
+def test_reading_a_tail_is_linear():
+    # 32 KiB of one line of counters and words, and of many short ones: well under a second each
+    for data in ((b"step 1 loss 2 " * 3000)[:1 << 15], (b"epoch 1 step 2 done 3%|| 1/2 [\n" * 1200)[:1 << 15],
+                 (b"a" * (1 << 15))):
+        t = time.process_time()
+        out = outcome.read_tail("<t>", data.count(b"\n") + 1, data)
+        assert time.process_time() - t < 0.5 and out["last"] >= out["first"] - 1
