@@ -328,7 +328,10 @@ _NOT_USERS = re.compile(r"^\s{0,8}(?:\[rank\d{1,7}\]:\s?)?\[[IWEF]\d{4} \d{2}:\d
                         r"NCCL (?:INFO|WARN)\b|^\s{0,8}(?:PASS|FAIL|WARN|N/A|SKIP|SKIPPED|NA)\s{1,4}[a-z][\w.]{1,60}\s|"
                         r"^\s{0,12}\"[\w.-]{1,60}\":\s|^\s{0,8}File \"|^\s{0,8}[A-Za-z_][A-Za-z0-9_]{0,127}=\S{0,200}\s{0,4}$|"
                         r"^\s{0,8}(?:export|set|setenv)\s[A-Za-z_]{1,128}=|\[\s?(?:INFO|WARNING|WARN|DEBUG|ERROR)\s?\]"
-                        r"\s{0,3}\[[\w.]{1,60}:\d{1,6}|(?:Bandwidth|Latency) (?:\(P2P\) )?Matrix")
+                        r"\s{0,3}\[[\w.]{1,60}:\d{1,6}|(?:Bandwidth|Latency) (?:\(P2P\) )?Matrix|"
+                        # Open MPI / PRRTE verbose output: opal_output's "[host:pid] " prefix (opal/util/output.c,
+                        # https://github.com/open-mpi/ompi/blob/v4.1.x/opal/util/output.c), a program's line
+                        r"^\s{0,8}\[[\w.-]{1,64}:\d{1,10}\]\s")
 
 
 # a command line (a shell prompt, variables, then a program and its options or script): what was run, not what was
