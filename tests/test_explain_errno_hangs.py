@@ -219,7 +219,8 @@ Waiting in store based barrier to initialize process group for rank: 0, key: sto
 
 def test_store_based_barrier_waiting_is_ranks_that_did_not_join(kb):
     f = _root(_run(kb, SBB))
-    assert f["id"] == "nccl.hang" and f["triage"][0]["cause"] == "not_joined"
+    # (the rendezvous before NCCL: rendezvous.init_hang, rootguard.py; hang.py's ranking stays its triage)
+    assert f["id"] == "rendezvous.init_hang" and f["triage"][0]["cause"] == "not_joined"
     assert "inside init_process_group" in f["notes"][0]
     # fewer joined than the world: torch's own count names the cause (medium)
     short = SBB.replace("worker_count=8", "num_workers_joined=3")

@@ -118,12 +118,21 @@ def hang_at_rendezvous(by, scan, ev, said, triage):
     if at is None:
         return None
     shown = [at] + ([tuple(ev["complaint"][:2])] if ev.get("complaint") and ev["complaint"][0] != at[0] else [])
-    head = ("How sure: low. %s, and it stops at the process group's start (line %d: %s) with no NCCL line in the "
-            "text: init_process_group first waits in its rendezvous store until every rank of the world size has "
-            "joined, and torch creates NCCL's communicator only at the first collective (eagerly only with "
-            "device_id=), so the ranks have not met yet: not an NCCL hang. The causes below are what keeps them "
-            "apart; one that a line of the text points at comes first." % (
-                said[0].upper() + said[1:], at[0], _clip(at[1], 160)))
+    sbb = ev.get("sbb") if ev.get("stage") == "pg_init" else None
+    where = ("inside init_process_group, in torch's store-based barrier (line %d: %s)" if sbb else
+             "at the process group's start (line %d: %s)") % (at[0], _clip(at[1], 160))
+    sure = "low"
+    if sbb and sbb.get("state") == "wait" and sbb.get("world") and sbb.get("joined") is not None and \
+            sbb["joined"] < sbb["world"]:
+        # torch's own count (distributed_c10d.py _store_based_barrier: 'world_size=W, num_workers_joined=J')
+        sure = "medium"
+        where += ": torch's own count says %d of %d ranks joined" % (sbb["joined"], sbb["world"])
+    head = ("How sure: %s. %s, and it stops %s, with no NCCL line in the text: init_process_group first waits in its "
+            "rendezvous store until every rank of the world size has joined, and torch creates NCCL's communicator "
+            "only at the first collective (eagerly only with device_id=), so the ranks have not met yet: not an NCCL "
+            "hang. The causes below are what keeps them apart; one that a line of the text points at comes first." % (
+                sure, "The job waits" if ev.get("complaint") and ev["complaint"][0] == at[0] else said[0].upper() + said[1:],
+                where))
     f = _made(e, scan, shown, "structural", [head])
     f["triage"] = triage
     return f
