@@ -154,3 +154,21 @@ def test_nproc_above_cuda_visible_devices(kb):
     assert "torchrun --nproc-per-node 2" in c["fix"][0] and [e["line"] for e in c["evidence"]] == [1, 2]
     r, fs = _answer(text.replace("0,1\n", "0,1,2,3\n"), kb)
     assert "Read from the launch lines" not in r["findings"][0]["causes"][0]["text"]
+
+
+def test_local_rank_beside_cuda_visible_devices(kb):
+    # each task's own print of SLURM_LOCALID and CUDA_VISIBLE_DEVICES (srun(1): the task environment), then torch's
+    # CUDA check
+    text = ("$ srun -N1 --ntasks-per-node=2 bash -c 'echo LOCAL_RANK=$SLURM_LOCALID "
+            "CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES; python train.py'\n"
+            "LOCAL_RANK=0 CUDA_VISIBLE_DEVICES=0\nLOCAL_RANK=1 CUDA_VISIBLE_DEVICES=1\n"
+            "[rank1]: torch.AcceleratorError: CUDA error: invalid device ordinal\n")
+    r, fs = _answer(text, kb)
+    assert fs[:2] == [("slurm.visible_devices_renumbered", "root"), ("cuda.invalid_device_ordinal", "related")]
+    assert "local rank 1 sees CUDA_VISIBLE_DEVICES=1 (line 3)" in r["findings"][0]["causes"][0]["text"]
+    # no Slurm in the text: the first cause of the same root; two GPUs visible to local rank 1: not this
+    r, fs = _answer(text.split("\n", 1)[1], kb)
+    assert fs[0] == ("cuda.invalid_device_ordinal", "root")
+    assert "local rank 1 sees" in r["findings"][0]["causes"][0]["text"]
+    r, fs = _answer(text.replace("DEVICES=1\n", "DEVICES=0,1\n"), kb)
+    assert not any("local rank 1 sees" in c["text"] for f in r["findings"] for c in f["causes"])

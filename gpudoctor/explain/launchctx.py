@@ -67,11 +67,16 @@ FACTS = {
     # script's print 'CUDA_VISIBLE_DEVICES: 0,1'
     "cvd": r"^[ \t]{0,8}(?:[^\n]{0,120}?[$#%>][ \t]{1,4})?(?:export[ \t]{1,4})?CUDA_VISIBLE_DEVICES[ \t]{0,2}[=:][ \t]{0,2}"
            r"[\"']?(?P<v>[\w,:-]{1,400})[\"']?[ \t]{0,8}$",
+    # a process's own print of its local rank beside the GPUs it sees ('LOCAL_RANK=1 CUDA_VISIBLE_DEVICES=1',
+    # 'SLURM_LOCALID: 1, CUDA_VISIBLE_DEVICES: 1'): read in record, either order
+    "rankcvd": r"\b(?:LOCAL_RANK|SLURM_LOCALID)\b[^\n]{0,200}\bCUDA_VISIBLE_DEVICES\b|\bCUDA_VISIBLE_DEVICES\b[^\n]{0,200}"
+               r"\b(?:LOCAL_RANK|SLURM_LOCALID)\b",
 }
 # (not "python": every traceback's path holds it, a candidate per frame line; nor a prompt's '$ python': a needle's
 # first byte that no other needle starts with costs the 100 MB log a pass of its own, +50% CPU. A python command is
 # read after the env assignments a distributed start sets, or in the lines of a batch script: script_lines)
-_NEEDLES = {"cmd": ["srun", "torchrun", "mpirun", "mpiexec", "acceleratelaunch", "rank=", "world_size=", "master_port=",
+_NEEDLES = {"rankcvd": ["cuda_visible_devices"],
+            "cmd": ["srun", "torchrun", "mpirun", "mpiexec", "acceleratelaunch", "rank=", "world_size=", "master_port=",
                     "master_addr="],
             "alone": ["rank0of1", "rank0/1", "rank:0/1", "rank=0/1", "rank0/1", "worldsize", "world_size"]}
 
@@ -108,6 +113,7 @@ class Ctx(object):
         self.member = []  # (line, rank, member, world, text)
         self.replica = None  # (line, text)
         self.cvd = []  # (src, line, value, text)
+        self.rankcvd = []  # (line, local rank, CUDA_VISIBLE_DEVICES value, text)
 
 
 def _state(scan):
@@ -144,6 +150,11 @@ def record(scan, hit):
         m = re.search(FACTS["cvd"], text.rstrip("\r\n"))
         if m and len(st.cvd) < MAX_ALONE:
             st.cvd.append((src, hit.line, m.group("v"), text.strip()[:300]))
+    elif cls == "rankcvd":
+        lo = re.search(r"\b(?:LOCAL_RANK|SLURM_LOCALID)\b[ \t]{0,2}[=:][ \t]{0,2}[\"']?(\d{1,4})\b", text, re.I)
+        cv = re.search(r"\bCUDA_VISIBLE_DEVICES\b[ \t]{0,2}[=:][ \t]{0,2}[\"']?([\w,:-]{1,400})", text, re.I)
+        if lo and cv and len(st.rankcvd) < MAX_ALONE:
+            st.rankcvd.append((hit.line, int(lo.group(1)), cv.group(1), text.strip()[:300]))
     elif cls == "replica":
         if st.replica is None:
             st.replica = (hit.line, text.strip()[:300])
@@ -620,6 +631,26 @@ def _nproc_vs_visible(st, out):
         return
 
 
+def _local_rank_unseen(st, alloc, sb, out):
+    """A process prints its local rank beside a CUDA_VISIBLE_DEVICES that shows it fewer GPUs than that rank +1:
+    set_device(LOCAL_RANK) asks for a device it does not have (CUDA numbers the visible devices from 0)."""
+    for ln, lr, value, text in st.rankcvd:
+        g = _visible(value)
+        if not g or lr < g:
+            continue
+        slurm = bool(sb) or any(c["srun"] is not None for c in st.cmds)
+        what = ("a process with local rank %d sees CUDA_VISIBLE_DEVICES=%s (line %d): %d GPU%s, numbered from 0, so "
+                "set_device(%d) asks for a device it does not have" % (lr, value[:60], ln, g, "" if g == 1 else "s", lr))
+        if slurm:
+            what += "; under Slurm that is a task bound to its own GPU%s (--gpus-per-task, --gpu-bind), or a " \
+                    "CUDA_VISIBLE_DEVICES set per task" % ("" if g == 1 else "s")
+        out.append(Found("slurm.visible_devices_renumbered" if slurm else "_cause", what, [(ln, text)],
+                         "use device 0..%d in each process (torch.cuda.set_device(0) with one GPU each), or show every "
+                         "process the node's GPUs (Slurm: --gpus-per-node=<N> / --gres=gpu:<N> instead of "
+                         "--gpus-per-task, or --gpu-bind=none) so LOCAL_RANK indexes them" % (g - 1), ORDINAL))
+        return
+
+
 def _replica(st, out):
     if st.replica is None:
         return
@@ -649,6 +680,8 @@ def read(scan):
     _every_rank_zero(st, out)
     _world_wrong(st, scan, out)
     _nproc_vs_visible(st, out)
+    if not any(x.eid == "slurm.visible_devices_renumbered" for x in out):
+        _local_rank_unseen(st, alloc, sb, out)
     _replica(st, out)
     return out
 
