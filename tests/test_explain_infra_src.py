@@ -200,3 +200,19 @@ PRRTE_2029 = (
 def test_the_oob_tcp_banner_is_the_interface_family(kb):
     assert_root(explain.explain_text(PRRTE_2029, kb), verdict="root_cause", entry="mpi.btl_tcp_if",
                 fix_re=r"oob_tcp_if_include")
+
+
+# UCX's check of UCX_NET_DEVICES / UCX_TLS (src/ucp/core/ucp_context.c ucp_report_unavailable).
+# https://github.com/ai-dynamo/dynamo/issues/1209 (UCX_NET_DEVICES=mlx5_bond_0:1 in a container)
+DYNAMO_1209 = ("> ucp_context.c:1321 UCX  WARN  network device 'mlx5_bond_0:1' is not available, please use one or more "
+               "of: 'bond0'(tcp), 'bond1'(tcp), 'bond2'(tcp), 'bond3'(tcp), 'eth0'(tcp), 'lo'(tcp)\n")
+
+
+def test_ucx_names_a_device_or_transport_the_node_lacks(kb):
+    doc = explain.explain_text(DYNAMO_1209, kb)
+    assert_root(doc, verdict="root_cause", entry="ucx.config_unavailable", fix_re=r"--device=/dev/infiniband")
+    # the same check for a transport (UCX_TLS): the transport cause first
+    tls = DYNAMO_1209.replace("network device 'mlx5_bond_0:1'", "transport 'cuda_copy'").replace("(tcp)", "")
+    doc = explain.explain_text(tls, kb)
+    assert doc["findings"][0]["id"] == "ucx.config_unavailable"
+    assert doc["findings"][0]["causes"][0]["text"].startswith("UCX_TLS names a transport")

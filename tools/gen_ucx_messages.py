@@ -32,6 +32,11 @@ RULES = [
     ("shm-status", "container.ucx_shm", {"text": r"^Shared memory error$"}),
     # the program was built against a newer UCX than the libucp it loaded (ucp_context.c, logged at WARN)
     ("version", "ucx.version_mismatch", {"text": r"version is incompatible"}),
+    # src/ucp/core/ucp_context.c ucp_report_unavailable: UCX_NET_DEVICES / UCX_TLS (an allow list) name a device or
+    # transport this node does not have ('network device 'mlx5_0:1' is not available, please use one or more of:
+    # ...'): a warning, but the settings it names are what the job then lacks (the transport or NIC it was meant
+    # to use); its own entry tells the causes apart
+    ("unavailable", "ucx.config_unavailable", {"text": r"not available, please use one or more of"}),
     # a warning (ucs_warn, ucs_diag) is context, not the failure: no family
     ("warning", None, {"kind": r"^log$", "level": r"^(warn|diag)$"}),
     ("ep-timeout", "rdma.gid_index", {"text": r"unhandled timeout|^Transport retry count exceeded$|^Endpoint timeout$"}),
