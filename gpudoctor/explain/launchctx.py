@@ -184,9 +184,9 @@ def script_lines(scan, hit, win):
             st.cmds.append(c)
 
 
-def _command(text):
-    """The command on a line, read (never run): {env, srun, prog, argv, inner}, or None when the program's
-    name is not where a command starts."""
+def _command(text, depth=0):
+    """The command on a line, read (never run): {env, srun, prog, argv, inner, prefix}, or None when the
+    program's name is not where a command starts. ``depth``: bash -c '...' levels read so far (at most 2)."""
     m = _CMD_AT.search(text)
     if not m:
         return None
@@ -229,7 +229,7 @@ def _command(text):
     b = _base(out[0])
     if b in ("bash", "sh") and len(out) >= 3 and out[1] in ("-c", "-lc", "-xc"):
         c["inner"] = out[2][:MAX_LINE]
-        sub = _command(out[2]) if _CMD_AT.search(out[2]) else None
+        sub = _command(out[2], depth + 1) if depth < 2 and _CMD_AT.search(out[2]) else None
         if sub is not None:
             c["prog"], c["argv"] = sub["prog"], sub["argv"]
             c["env"] = dict(env, **sub["env"])
@@ -276,6 +276,12 @@ def _srun_opts(argv):
 
 def _int(v):
     return int(v) if isinstance(v, str) and re.match(r"^\d{1,6}$", v) else None
+
+
+def _count(v):
+    """A GPU count as srun / sbatch take it: N or type:N (--gpus-per-task=a100:1)."""
+    m = re.match(r"^(?:[\w.-]{1,64}:)?(\d{1,6})$", v) if isinstance(v, str) else None
+    return int(m.group(1)) if m else None
 
 
 def _flag(argv, *names):
@@ -382,7 +388,7 @@ def _renumbered(st, alloc, sb, out):
     --gpus-per-task implies --gpu-bind=per_task:G unless --gpu-bind is given)."""
     for c in [x for x in st.cmds if x["srun"] is not None] or [None]:
         srun = c["srun"] if c else {}
-        g = _int(srun.get("--gpus-per-task")) or _int(alloc.get("gpus_per_task"))
+        g = _count(srun.get("--gpus-per-task")) or _count(alloc.get("gpus_per_task"))
         bind = srun.get("--gpu-bind") or alloc.get("gpu_bind") or ""
         if not g or bind.startswith("none"):
             continue
