@@ -135,3 +135,7 @@ def test_a_run_that_went_past_the_process_groups_start_is_not_held_there(kb):
             "the job hangs after this, nothing else happens\n")
     res = explain.explain_text(text, kb)
     assert not res["findings"] or res["findings"][0]["id"] != "rendezvous.init_hang"
+    # the user saying it stops after some steps: past the start
+    text = "Initializing distributed: GLOBAL_RANK: 0, MEMBER: 1/2\nthe training hangs after 300 steps, nothing else\n"
+    res = explain.explain_text(text, kb)
+    assert not res["findings"] or res["findings"][0]["id"] != "rendezvous.init_hang"

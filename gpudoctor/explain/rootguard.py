@@ -86,7 +86,9 @@ def at_rendezvous(ev, tails):
     init from the words, not from an NCCL line); and nothing says it got further: no NCCL line, no nccl-tests, no
     collective (in the code shown, where it stopped, or a py-spy dump), no eager NCCL init, no 'works with gloo'."""
     last = ev.get("last")
-    if ev.get("slow") or ev.get("info") or ev.get("nccl_tests") or (ev.get("words") or {}).get("gloo_ok") or \
+    words = ev.get("words") or {}
+    # (the user saying it stops after some steps, hang.py's 'later' words, is past the start)
+    if ev.get("slow") or ev.get("info") or ev.get("nccl_tests") or words.get("gloo_ok") or words.get("later") or \
             any(d.get("collective") for d in ev.get("pyspy") or ()):
         return None
     if ev.get("stage") is None and last is None:
