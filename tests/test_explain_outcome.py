@@ -37,6 +37,17 @@ def test_a_torchrun_restart_that_failed_again_keeps_the_first_attempts_error(kb)
         assert root["id"] == "code.exception" and "shard /data/part-1.bin" in root["matches"][0]["text"], name
 
 
+def test_progress_after_a_launchers_job_failed_report_is_another_run(kb):
+    # a failed run's log, then a later run's progress appended to the same file (a requeued job's slurm-%j.out):
+    # torchrun's ChildFailedError said the job failed; the later steps do not make the failure a passing warning
+    with open(os.path.join(DATA, "torchrun_restart_fails_again.log"), encoding="utf-8") as f:
+        failed = f.read()
+    with open(os.path.join(DATA, "gloo_loopback_fallback_done.log"), encoding="utf-8") as f:
+        later = "".join(ln for ln in f if ln.startswith(("step ", "training done")))
+    res = explain.explain_text(failed + later, kb)
+    assert res["verdict"] == "root_cause" and res["root"] == "code.exception"
+
+
 def test_a_warning_then_the_run_completed_is_healthy(kb):
     res, root = _answer(kb, "gloo_loopback_fallback_done.log")
     assert (res["verdict"], root) == ("no_error", None)

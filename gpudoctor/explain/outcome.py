@@ -97,35 +97,56 @@ _TERMINAL = re.compile(r"task[s]? [\d,\[\]-]{1,60}: (?:Exited with exit code [1-
 _NCCL_LINE = re.compile(r"\bNCCL (?:INFO|TRACE|WARN)\b")
 _FATAL_EXTRA = re.compile(r"\bNCCL WARN\b|^\s{0,4}Killed\s{0,4}$|\bSIG(?:KILL|TERM|SEGV|ABRT|BUS|INT)\b|"
                           r"\bCANCELLED\b|DUE TO TIME LIMIT|oom[-_ ]kill|\bAborted\b")
-_GENERIC = [re.compile(p, re.I) for p in GENERIC_ERRORS]
+_GENERIC = re.compile("|".join("(?:%s)" % p for p in GENERIC_ERRORS), re.I)  # one pass, not twenty
 # torch's logging header, not part of what a quoted line says ('I1126 14:06:42.263000 25838 torch/.../api.py:932] ')
 _GLOG_HEAD = re.compile(r"^\[?[IWEF]\d{4} [\d:.]{8,20}(?: {1,4}\d{1,10})? [\w./-]{1,120}:\d{1,6}\] ?")
 
 
+# Needles (lower case) without which a line cannot match the regexes after them: most lines of a log hold none, and
+# a substring test costs a fraction of a regex search (400 lines of each of 64 inputs). _GENERIC's needles follow
+# text.GENERIC_ERRORS' patterns (a pattern added there without its needle here is only read as fatal less often).
+_TERMINAL_N = ("task", "terminated normally", "non-zero", "childfailederror", "root cause", "exits with return code")
+_END_N = ("train_runtime", "trainer.fit", "finished", "succeeded", "successfully", "completed", "avg bus bandwidth")
+_FATAL_N = ("nccl warn", "killed", "sig", "cancelled", "time limit", "oom", "aborted", "traceback", "error",
+            "exception", "fatal", "fail", "segmentation", "core dumped", "exit", "symbol", "cannot", "unable",
+            "could not", "permission denied", "no such file", "refused", "timed out")
+_GOOD_N = ("step", "iter", "epoch", "loss", "autotune", "checkpoint", "saving model", "done", "finished", "completed",
+           "succeeded", "successfully", "saved")
+
+
 def _fatal(body):
-    return bool(_FATAL_EXTRA.search(body)) or any(rx.search(body) for rx in _GENERIC)
+    return bool(_FATAL_EXTRA.search(body) or _GENERIC.search(body))
+
+
+def _has(low, needles):
+    for n in needles:
+        if n in low:
+            return True
+    return False
 
 
 def classify(raw):
-    """(kind, key, value) of one line: kind 'end', 'progress', 'done', 'fatal' or None; key and value are a
-    counter's name and number where the line has one (else None)."""
+    """(kind, key, value) of one line: kind 'terminal', 'end', 'fatal', 'progress', 'done' or None; key and value
+    are a counter's name and number where the line has one (else None)."""
     text = clean(raw.split("\r")[-1] if "\r" in raw.rstrip("\r") else raw)[:MAX_LINE]
     body, _ = strip_prefix(text)
     if not body.strip():
         return None, None, None
-    if _TERMINAL.search(body):
+    low = body.lower()
+    if _has(low, _TERMINAL_N) and _TERMINAL.search(body):
         return "terminal", None, None
-    if _END.search(body):
+    if _has(low, _END_N) and _END.search(body):
         return "end", None, None
-    if _fatal(body):
+    if _has(low, _FATAL_N) and _fatal(body):
         return "fatal", None, None
-    if _NCCL_LINE.search(body):
+    if "nccl " in low and _NCCL_LINE.search(body):
         return None, None, None
-    m = _TQDM.search(body)
-    if m:  # (before the words: tqdm's rate is '1.52s/it')
-        return "progress", "tqdm", float(m.group("n"))
-    if _NOT_DONE.search(body):
-        return None, None, None  # (a sentence about a run: 'it may occur early (epoch 2) or after many epochs')
+    if "%|" in body:
+        m = _TQDM.search(body)
+        if m:  # (before the words: tqdm's rate is '1.52s/it')
+            return "progress", "tqdm", float(m.group("n"))
+    if not _has(low, _GOOD_N) or _NOT_DONE.search(body):
+        return None, None, None  # (or a sentence about a run: 'it may occur early (epoch 2) or after many epochs')
     if len(body) <= MAX_DONE_LEN and _DONE.search(body):
         return "done", None, None
     if _AUTOTUNE.search(body) or _CHECKPOINT.search(body):
@@ -182,6 +203,9 @@ def went_on(scan, findings):
     outs = getattr(scan, "outcomes", None)
     if not outs or len(outs) != len(scan.sources):
         return None  # an input whose end was not read
+    if any(_TERMINAL.search(m.get("text") or "") for f in findings for m in f.get("matches", ())) or \
+            any(_TERMINAL.search(h.text or "") for h in scan.errors):
+        return None  # a launcher said the job failed (a later run's progress is another job's)
     fails = {}  # input index -> [(line, rank)]
     for f in findings:
         lines, complete = _finding_lines(scan, f)
