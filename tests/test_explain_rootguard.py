@@ -139,3 +139,18 @@ def test_a_run_that_went_past_the_process_groups_start_is_not_held_there(kb):
     text = "Initializing distributed: GLOBAL_RANK: 0, MEMBER: 1/2\nthe training hangs after 300 steps, nothing else\n"
     res = explain.explain_text(text, kb)
     assert not res["findings"] or res["findings"][0]["id"] != "rendezvous.init_hang"
+
+
+# thu-ml/SageAttention#149 (https://github.com/thu-ml/SageAttention/issues/149): torch's words for a kernel that faulted
+LAUNCH_FAILURE = """RuntimeError: CUDA error: unspecified launch failure
+CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.
+For debugging consider passing CUDA_LAUNCH_BLOCKING=1.
+"""
+
+
+def test_a_kernels_own_architecture_guard_before_the_launch_failure(kb):
+    assert _root(kb, LAUNCH_FAILURE)["id"] == "cuda.illegal_access"
+    # the line CUTLASS's CUTE_INVALID_CONTROL_PATH("This kernel only supports sm90") prints before it traps
+    # (include/cute/config.hpp: assert(0 && x); printf(x); __brkpt()): the trap is that guard's
+    f = _root(kb, "This kernel only supports sm90\n" + LAUNCH_FAILURE)
+    assert f["id"] == "cuda.no_kernel_image" and "only supports another architecture" in f["causes"][0]["text"]
