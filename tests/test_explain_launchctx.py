@@ -64,6 +64,10 @@ user@node2:~$ accelerate launch --config_file multi.yaml train.py
 """
 
 
+# made here: mpirun -np 2 of a script that calls init_process_group("gloo") (env://); cut to the first frame
+MPI_ENV = '$ mpirun --allow-run-as-root -np 2 python train.py\nTraceback (most recent call last):\n  File "/work/job/train.py", line 2, in <module>\n    dist.init_process_group("gloo")\nValueError: Error initializing torch.distributed using env:// rendezvous: environment variable RANK expected, but not set\nTraceback (most recent call last):\n  File "/work/job/train.py", line 2, in <module>\n    dist.init_process_group("gloo")\n  File "/opt/venv/lib/python3.11/site-packages/torch/distributed/c10d_logger.py", line 83, in wrapper\n    return func(*args, **kwargs)\n           ^^^^^^^^^^^^^^^^^^^^^\n  File "/opt/venv/lib/python3.11/site-packages/torch/distributed/c10d_logger.py", line 97, in wrapper\n    func_return = func(*args, **kwargs)\n                  ^^^^^^^^^^^^^^^^^^^^^\n  File "/opt/venv/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py", line 1892, in init_process_group\n    store, rank, world_size = next(rendezvous_iterator)\n                              ^^^^^^^^^^^^^^^^^^^^^^^^^\n  File "/opt/venv/lib/python3.11/site-packages/torch/distributed/rendezvous.py", line 269, in _env_rendezvous_handler\n    rank = int(_get_env_or_raise("RANK"))\n               ^^^^^^^^^^^^^^^^^^^^^^^^^\n  File "/opt/venv/lib/python3.11/site-packages/torch/distributed/rendezvous.py", line 254, in _get_env_or_raise\n    raise _env_error(env_var)\nValueError: Error initializing torch.distributed using env:// rendezvous: environment variable RANK expected, but not set\n--------------------------------------------------------------------------\nPrimary job  terminated normally, but 1 process returned\na non-zero exit code. Per user-direction, the job has been aborted.\n--------------------------------------------------------------------------\n--------------------------------------------------------------------------\nmpirun detected that one or more processes exited with non-zero status, thus causing\nthe job to be terminated. The first process to do so was:\n\n  Process name: [[18848,1],0]\n  Exit code:    1\n--------------------------------------------------------------------------\n'
+
+
 def _answer(text, kb):
     r = explain.explain_text(text, kb)
     return r, [(f["id"], f["role"]) for f in r["findings"]]
@@ -172,3 +176,14 @@ def test_local_rank_beside_cuda_visible_devices(kb):
     assert "local rank 1 sees" in r["findings"][0]["causes"][0]["text"]
     r, fs = _answer(text.replace("DEVICES=1\n", "DEVICES=0,1\n"), kb)
     assert not any("local rank 1 sees" in c["text"] for f in r["findings"] for c in f["causes"])
+
+
+def test_mpirun_starts_python_itself(kb):
+    r, fs = _answer(MPI_ENV, kb)
+    assert fs[0] == ("rendezvous.env_missing", "root")
+    c = r["findings"][0]["causes"][0]
+    assert "mpirun starts the script itself (line 1)" in c["text"] and "OMPI_COMM_WORLD_RANK" in c["fix"][0]
+    # plain python: the entry's own first cause
+    r, fs = _answer(MPI_ENV.replace("mpirun --allow-run-as-root -np 2 python", "python"), kb)
+    assert fs[0] == ("rendezvous.env_missing", "root")
+    assert "Read from the launch lines" not in r["findings"][0]["causes"][0]["text"]

@@ -48,6 +48,7 @@ import re
 import shlex
 
 from gpudoctor.explain.knowledge import Pattern
+from gpudoctor.fixline import sh
 
 ENTRY = "_paste_launchctx"
 MAX_CMDS = 32  # command lines kept per text
@@ -378,7 +379,7 @@ def _times_tasks(st, alloc, sb, out):
                          "one launcher per node: srun --ntasks-per-node=1 (#SBATCH --ntasks-per-node=1) %s ...; or no "
                          "launcher: srun --ntasks-per-node=<GPUs> python train.py with RANK=$SLURM_PROCID "
                          "LOCAL_RANK=$SLURM_LOCALID WORLD_SIZE=$SLURM_NTASKS" % (
-                             " ".join(c["argv"][:1]) or "torchrun"),
+                             " ".join(sh(x) for x in c["argv"][:1]) or "torchrun"),  # (one word each: 15.)
                          ADDR | DUP | ORDINAL | HANG))
         return
 
@@ -443,7 +444,7 @@ def _one_node(st, alloc, sb, out):
                      "srun %s (srun starts the allocation's %d tasks, one per GPU, each with its own SLURM_PROCID / "
                      "SLURM_LOCALID), or one launcher per node: srun --ntasks-per-node=1 torchrun --nnodes=$SLURM_NNODES "
                      "--nproc-per-node=<GPUs> --rdzv-backend=c10d --rdzv-endpoint=<first node>:29500 ..." % (
-                         " ".join(c["argv"][:6]), tasks),
+                         " ".join(sh(x) for x in c["argv"][:6]), tasks),  # (the text's words, one shell word each)
                      HANG, alone=alone))
 
 
@@ -657,6 +658,32 @@ def _local_rank_unseen(st, alloc, sb, out):
         return
 
 
+def _other_names(st, out):
+    """srun or mpirun starts the python script itself (no torchrun): its processes get the launcher's own
+    variables (srun(1): SLURM_PROCID / SLURM_NTASKS / SLURM_LOCALID; Open MPI's mpirun(1): OMPI_COMM_WORLD_RANK /
+    _SIZE / _LOCAL_RANK), not the RANK / WORLD_SIZE / MASTER_ADDR that torch's env:// reads."""
+    for c in st.cmds:
+        if c["prog"] == "python" and c["srun"] is not None:
+            who, names = "srun", "SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID"
+            fix = ("export RANK=$SLURM_PROCID WORLD_SIZE=$SLURM_NTASKS LOCAL_RANK=$SLURM_LOCALID MASTER_ADDR=$(scontrol "
+                   "show hostnames $SLURM_JOB_NODELIST | head -n 1) MASTER_PORT=29500 in each task (srun bash -c "
+                   "'...'), or one torchrun per node: srun --ntasks-per-node=1 torchrun --nnodes=$SLURM_NNODES ...")
+        elif c["prog"] == "mpi" and c["srun"] is None and any(re.match(r"^python[\d.]{0,5}$", _base(a))
+                                                               for a in c["argv"][1:12]):
+            who, names = _base(c["argv"][0]), "OMPI_COMM_WORLD_RANK, OMPI_COMM_WORLD_SIZE, OMPI_COMM_WORLD_LOCAL_RANK " \
+                                              "(Open MPI; PMI_RANK, PMI_SIZE under MPICH)"
+            fix = ("set RANK / WORLD_SIZE / LOCAL_RANK from OMPI_COMM_WORLD_RANK / _SIZE / _LOCAL_RANK before "
+                   "init_process_group, and MASTER_ADDR / MASTER_PORT (mpirun -x MASTER_ADDR=<first host> -x "
+                   "MASTER_PORT=29500), or launch with torchrun")
+        else:
+            continue
+        out.append(Found("_cause", "%s starts the script itself (line %d), without a launcher: each process gets %s's "
+                         "own variables (%s), not the RANK / WORLD_SIZE / LOCAL_RANK / MASTER_ADDR / MASTER_PORT that "
+                         "torch's env:// initialisation reads" % (who, c["line"], who, names),
+                         [(c["line"], c["text"])], fix, {"rendezvous.env_missing"}))
+        return
+
+
 def _replica(st, out):
     if st.replica is None:
         return
@@ -686,6 +713,7 @@ def read(scan):
     _every_rank_zero(st, out)
     _world_wrong(st, scan, out)
     _nproc_vs_visible(st, out)
+    _other_names(st, out)
     if not any(x.eid == "slurm.visible_devices_renumbered" for x in out):
         _local_rank_unseen(st, alloc, sb, out)
     _replica(st, out)
