@@ -40,11 +40,12 @@ A line that says what may happen ('This can potentially cause a hang if this ran
 is not the user saying it happened (foretells(): hang.py and ncclinfo.py read complaints with it).
 
 Rule (went_on): every failure line of an input (its findings' lines, its error lines) comes before the
-input's last line of end or progress, and nothing fatal follows that line; the progress is the job's own
-(a rank prefix on the failure lines must be the progress lines' too) and real (two progress lines, or one
-that passes the counter printed before the failure, or an end or done line). Then the lines before it are
-notes: printed, then the job went on, not what stopped it. A job that fails later keeps its real root (a
-failure after the last progress keeps every finding as it is).
+input's last line of end or progress, and nothing fatal follows that line, and no launcher said the job
+failed (a later run appended to the same file is another job); the progress is the job's own (a rank prefix
+on the failure lines must be the progress lines' too) and real (an end or done line, or two progress lines
+with a counter that grew). Then the lines before it are notes: printed, then the job went on, not what
+stopped it. A job that fails later keeps its real root (a failure after the last progress keeps every
+finding as it is), except a root on warning lines only that the job went past (past_warnings).
 """
 
 import re
@@ -243,7 +244,8 @@ def _past(out, fails):
         # a failure line after the last one known: went on only if progress follows it as well
         last = max(ln for ln, kind, _k, _v, _r, _t in events if kind == "fatal")
     ranks = {r for _ln, r in fails} | {r for ln, kind, _k, _v, r, _t in events if kind == "fatal" and ln >= last - 2}
-    after = [e for e in events if e[0] > last and e[1] in ("end", "done", "progress") and (e[4] in ranks or e[1] == "end")]
+    after = [e for e in events
+             if e[0] > last and e[1] in ("end", "done", "progress") and (e[4] in ranks or e[1] == "end")]
     if not after or any(e[0] > last and e[1] == "fatal" for e in events):
         return None
     strong = [e for e in after if e[1] in ("end", "done")]
