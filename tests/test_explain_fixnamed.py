@@ -141,3 +141,50 @@ def test_new_patterns_are_linear_on_long_lines():
         rx.search(line)
     assert time.perf_counter() - t < 1.0
     assert famfix._ping4("99999999999") is None and re.search(r"SSH-", famfix._ping4(str(int.from_bytes(b"SSH-", "little"))))
+
+
+def test_container_and_launcher_lines_point_at_their_cause():
+    # NVIDIA/enroot conf/hooks/98-nvidia.sh skips the GPUs without NVIDIA_VISIBLE_DEVICES; torch's _lazy_init message
+    r = _root("$ srun --gpus=2 --container-image=myimage python train.py\nRuntimeError: Found no NVIDIA driver on your "
+              "system. Please check that you have an NVIDIA GPU and installed a driver from "
+              "http://www.nvidia.com/Download/index.aspx\n")
+    assert r["id"] == "gpu.driver_not_loaded" and "NVIDIA_VISIBLE_DEVICES=all" in _first(r)
+    r = _root("RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and "
+              "installed a driver from http://www.nvidia.com/Download/index.aspx\n")
+    assert not any("NVIDIA_VISIBLE_DEVICES" in " ".join(c["fix"]) for c in r["causes"])
+    # NVIDIA/pyxis: slurm_error("pyxis: ...") lines of mksquashfs' output under runtime_path
+    r = _root("slurmstepd: error: pyxis:     Write failed because No space left on device\n"
+              "slurmstepd: error: pyxis:     Creating 4.0 filesystem on /run/pyxis/1000/7.0.squashfs, block size 131072.\n")
+    assert r["id"] == "errno.enospc" and "runtime_path" in _first(r)
+    # horovod/runner/common/util/network.py raises NoValidAddressesFound (its message built by a format call): a
+    # traceback cut there still ends in the class's name, which says which failure it is
+    r = _root('  File "/opt/conda/lib/python3.6/site-packages/horovod/run/common/util/network.py", line 172, in __init__\n'
+              "    'Linux.'.format(service_name=service_name, addresses=addresses))\n"
+              'horovod.run.common.util.network.NoValidAddressesFound\n')
+    assert r["id"] == "horovod.network_interface" and "--network-interfaces" in _first(r)
+
+
+def test_recv_timeout_in_a_ranks_own_recv_is_unpaired_point_to_point():
+    # gloo/transport/tcp/unbound_buffer.cc: "Timed out waiting %dms for recv operation to complete"
+    frames = ('  File "/venv/site-packages/torch/distributed/distributed_c10d.py", line 2662, in recv\n'
+              '    pg.recv([tensor], src, tag).wait()\n')
+    err = "RuntimeError: [../third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:78] Timed out waiting 15000ms for recv operation to complete\n"
+    r = _root(_TB % ("dist.recv(halo, src=left)", frames + err))
+    assert r["id"] == "gloo.timeout" and "dist.irecv" in _first(r)
+    r = _root(_TB % ("dist.all_reduce(t)", err))  # a collective's recv: no point-to-point cause
+    assert not any("point-to-point" in c["text"] for c in r["causes"])
+
+
+def test_mixed_dtensor_and_pickled_lambda_name_their_change():
+    # torch/distributed/tensor/_dispatch.py's mixed-types refusal, raised in a Linear's forward
+    r = _root(_TB % ("out = model.layers[0](x)",
+                     '  File "/venv/site-packages/torch/distributed/tensor/_dispatch.py", line 480, in _try_replicate_spec\n'
+                     '    raise RuntimeError(\nRuntimeError: aten.addmm.default got mixed torch.Tensor and DTensor, need to '
+                     'convert all torch.Tensor to DTensor before calling distributed operators!\n'))
+    assert "unshard" in _first(r) and "fully_shard(child)" in _first(r)
+    # Modules/_pickle.c save_global: "Can't pickle %R: attribute lookup %S on %S failed", from broadcast_object_list
+    r = _root(_TB % ("dist.broadcast_object_list(cfg, src=0)",
+                     '  File "/venv/site-packages/torch/distributed/distributed_c10d.py", line 3259, in _object_to_tensor\n'
+                     '    _pickler(f).dump(obj)\n_pickle.PicklingError: Can\'t pickle <function <lambda> at 0x7f1a9abdcc20>: '
+                     'attribute lookup <lambda> on __main__ failed\n'))
+    assert any("top level of a module" in x for x in r["causes"][0]["fix"])

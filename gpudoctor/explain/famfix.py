@@ -98,6 +98,10 @@ _ENUM = re.compile(r"(?<![\w.])('[^'\n]{1,80}'|-?\d{1,12}) is not a valid ([A-Za
 _SONAME = re.compile(r"(?<![\w.+-])(lib[\w+-]{1,60}(?:\.[\w+-]{1,20}){0,2}\.so(?:\.\d{1,6}){0,4}): cannot open shared object file: "
                      r"No such file or directory")
 
+# Python's pickle (Modules/_pickle.c save_global: "Can't pickle %R: attribute lookup %S on %S failed"; 3.12+: "Can't
+# pickle local object %R") refuses a function it cannot import by name: a lambda or a function defined inside another
+_PICKLE_FN = re.compile(r"Can't pickle (?:<function <lambda>|local object|<function [\w.]{1,80}\.<locals>)")
+
 
 def _values_in_exception(f, lines):
     """Fix lines for values the exception's message prints that name the change: an enum value that is not one of
@@ -110,6 +114,11 @@ def _values_in_exception(f, lines):
             out.append("the message says %s is not one of %s's values: check its spelling (a typo, the case, a value "
                        "of another release) where the config file or option sets it; list(%s) in that library "
                        "lists the accepted ones" % (sh(m.group(1).strip("'")), sh(m.group(2)), sh(m.group(2))))
+        if _PICKLE_FN.search(line):
+            out.append("pickle stores a function by the name it is imported under, so a lambda or a function defined "
+                       "inside another cannot be sent to another process (torch.distributed's *_object collectives, "
+                       "DataLoader workers, mp.spawn): define it with def at the top level of a module, "
+                       "or send data instead of the function (Python docs: what can be pickled)")
         m = _SONAME.search(line)
         if m:
             so = sh(m.group(1))
