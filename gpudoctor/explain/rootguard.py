@@ -1,14 +1,17 @@
 """A root cause needs its own evidence (issue 18, "wrong-guard"): where a module would name a
 specific cause from a line that does not show it, the answer it gives instead.
 
-On the seen held-out sets most confidently wrong answers were a specific cause named from evidence
-that several causes share: a hang named an NCCL hang with no NCCL line in the text, ... Each guard
+The confidently wrong answers of the seen held-out sets (docs/explain.md, "A root cause needs its own
+evidence") were, beside label granularity, mostly a specific cause named from evidence it does not
+own: a hang named an NCCL hang with no NCCL line in the text, a later NCCL WARN of a failure chosen
+over the thread's first, another library's name-resolution error read as the rendezvous. Each guard
 here reads what the text shows and names the family whose evidence it is, with the ways to tell its
-causes apart, never one seen text's wording.
+causes apart (the entry's causes, ordered by their `evidence`), never one seen text's wording.
 
 - hang_at_rendezvous (hang.judge): a hang whose text stops at the process group's start (torch's
-  store-based barrier, or a framework's init line / the user's words saying init_process_group)
-  and holds no NCCL line, no collective and no eager NCCL init is rendezvous.init_hang: the ranks
+  store-based barrier, a framework's init line / the user's words saying init_process_group, or an
+  input that ends at the c10d store client's own line) and holds no NCCL line, no collective, no
+  eager NCCL init and nothing past the start is rendezvous.init_hang (hang.toml): the ranks
   have not met in init_process_group's store, which comes before NCCL. torch creates NCCL's
   communicator at the first collective, eagerly only with init_process_group(device_id=...)
   (https://pytorch.org/docs/stable/distributed.html#torch.distributed.init_process_group); env://
