@@ -187,3 +187,16 @@ def test_mpirun_starts_python_itself(kb):
     r, fs = _answer(MPI_ENV.replace("mpirun --allow-run-as-root -np 2 python", "python"), kb)
     assert fs[0] == ("rendezvous.env_missing", "root")
     assert "Read from the launch lines" not in r["findings"][0]["causes"][0]["text"]
+
+
+def test_srun_task_exit_line_with_a_launcher(kb):
+    # the job script not shown: set -x's trace of the command each task ran, torchrun's real error (TIMES_TASKS),
+    # and srun's task-exit line (src/plugins/launch/slurm/launch_slurm.c: "%s: %s %s: Exited with exit code %d")
+    tail = TIMES_TASKS.split("$ cat slurm-7.out\n")[1]
+    text = "+ torchrun --nnodes 1 --nproc-per-node 2 --master-port 29771 train.py\n" + tail + \
+        "srun: error: node1: tasks 0-1: Exited with exit code 1\n"
+    r, fs = _answer(text, kb)
+    assert fs[:2] == [("slurm.launcher_times_tasks", "root"), ("rendezvous.address_in_use", "related")]
+    assert "srun reports 2 tasks of one host" in r["findings"][0]["causes"][0]["text"]
+    r, fs = _answer(text.replace("tasks 0-1:", "task 0:"), kb)
+    assert fs[0][0] == "rendezvous.address_in_use"
