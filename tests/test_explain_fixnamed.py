@@ -188,3 +188,12 @@ def test_mixed_dtensor_and_pickled_lambda_name_their_change():
                      '    _pickler(f).dump(obj)\n_pickle.PicklingError: Can\'t pickle <function <lambda> at 0x7f1a9abdcc20>: '
                      'attribute lookup <lambda> on __main__ failed\n'))
     assert any("top level of a module" in x for x in r["causes"][0]["fix"])
+
+
+def test_a_cuda_text_that_begins_a_longer_one_gives_way_to_it():
+    # cudaGetErrorString: 800 "operation not permitted", 900 "operation not permitted when stream is capturing"
+    # (tools/gen_cuda_errors.py: the short text's matcher does not match where a longer code's text follows)
+    r = _root("torch.AcceleratorError: CUDA error: operation not permitted when stream is capturing\n")
+    assert r["id"] == "cuda.api_error" and ".item()" in _first(r) and "IPC" not in r["causes"][0]["text"]
+    r = _root("RuntimeError: CUDA error: operation not permitted\n")
+    assert "IPC" in r["causes"][0]["text"]

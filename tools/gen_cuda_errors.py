@@ -350,14 +350,22 @@ def parse_enum(text, start_re):
     return out
 
 
-def matcher(names, text):
+def matcher(names, text, longer=()):
+    """``longer``: the rest of every other code's text that begins with this one ("operation not permitted" begins
+    "operation not permitted when stream is capturing", cudaErrorStreamCaptureUnsupported): the short text does not
+    match where the longer one does, so the line gets the code it prints, not the one whose words it starts with."""
     alts = [r"\b%s\b" % re.escape(n) for n in names]
     if text and text != "unrecognized error code":
+        not_longer = "(?!%s)" % "|".join(re.escape(r) for r in sorted(longer)) if longer else ""
         if len(text) >= _DISTINCT_MIN:
-            alts.append(re.escape(text))
+            alts.append(re.escape(text) + not_longer)
         else:
-            alts.append(_CONTEXT + re.escape(text) + r"\b")
+            alts.append(_CONTEXT + re.escape(text) + r"\b" + not_longer)
     return "(?:%s)" % "|".join(alts)
+
+
+def _longer(text, texts):
+    return [t[len(text):] for t in texts if t != text and text and t.startswith(text)]
 
 
 def build(runtime, driver, strings, version):
@@ -371,7 +379,8 @@ def build(runtime, driver, strings, version):
         text = strings.get(code, "")
         dnames = [n for n, _ in driver_by_code.get(code, [])]
         site = {"id": "cuda.%s" % name, "api": "runtime", "name": name, "code": code, "text": text,
-                "doc": doc[:600], "driver_names": dnames, "re": matcher([name] + dnames, text),
+                "doc": doc[:600], "driver_names": dnames,
+                "re": matcher([name] + dnames, text, _longer(text, strings.values())),
                 "family": FAMILIES.get(code, "cuda.api_error"),
                 "rule": "FAMILIES[%d]" % code if code in FAMILIES else "default"}
         if code in MEANS:
