@@ -48,6 +48,15 @@ def test_progress_after_a_launchers_job_failed_report_is_another_run(kb):
     assert res["verdict"] == "root_cause" and res["root"] == "code.exception"
 
 
+def test_a_ranks_failure_then_lines_without_a_rank_is_not_that_rank_going_on(kb):
+    # rank 1's traceback (the real run's own lines), then step lines without a rank prefix (rank 0's prints): rank 0
+    # printing on says nothing of rank 1 (torchrun's 'failed (exitcode ...)' between them would: a restart)
+    with open(os.path.join(DATA, "gloo_loopback_fallback_then_valueerror.log"), encoding="utf-8") as f:
+        rank1 = "".join(ln for ln in f if ln.startswith("[rank1]:"))
+    res = explain.explain_text(rank1 + "step 2 loss 0.3333\nstep 3 loss 0.2500\nstep 4 loss 0.2000\n", kb)
+    assert res["verdict"] == "root_cause" and "batch 2 has 0 samples" in res["findings"][0]["matches"][0]["text"]
+
+
 def test_a_warning_then_the_run_completed_is_healthy(kb):
     res, root = _answer(kb, "gloo_loopback_fallback_done.log")
     assert (res["verdict"], root) == ("no_error", None)

@@ -215,8 +215,11 @@ def went_on(scan, findings):
         ranks = {m["line"]: origin(m.get("text") or "")[0] for m in f.get("matches", ())}
         for ln in lines:
             fails.setdefault(_source_index(scan, ln), []).append((ln, ranks.get(ln)))
+    known = {ln for lst in fails.values() for ln, _r in lst}
+    err_rank = {h.line: (h.origin[0] if getattr(h, "origin", None) else origin(h.text or "")[0]) for h in scan.errors}
     for ln in scan.error_lines:
-        fails.setdefault(_source_index(scan, ln), []).append((ln, None))
+        if ln not in known:
+            fails.setdefault(_source_index(scan, ln), []).append((ln, err_rank.get(ln)))
     if not fails or scan.error_count > len(scan.error_lines):
         return None  # (error lines that were not kept may come after the job's last progress)
     best = None
@@ -236,14 +239,16 @@ def _source_index(scan, line):
 def _past(out, fails):
     """The event of one input's tail that shows it went on after its failure lines ``fails`` [(line, rank)],
     or None."""
-    last = max(ln for ln, _r in fails)
     events = out["events"]
     if any(kind == "terminal" for _ln, kind, _k, _v, _r, _t in events):
         return None  # the launcher said the job failed
-    if any(kind in ("fatal", "terminal") and ln > last for ln, kind, _k, _v, _r, _t in events):
-        # a failure line after the last one known: went on only if progress follows it as well
-        last = max(ln for ln, kind, _k, _v, _r, _t in events if kind == "fatal")
-    ranks = {r for _ln, r in fails} | {r for ln, kind, _k, _v, r, _t in events if kind == "fatal" and ln >= last - 2}
+    # (a failure line of the tail that no finding holds counts too: went on only if progress follows it as well)
+    fails = list(fails) + [(ln, r) for ln, kind, _k, _v, r, _t in events if kind == "fatal"]
+    last = max(ln for ln, _r in fails)
+    # whose failure it was at the end: the progress after it must be that process's (a rank's traceback followed by
+    # lines without a rank is not that rank going on; torchrun's own 'failed (exitcode ...)' line, without a rank,
+    # before a restarted group's progress is)
+    ranks = {r for ln, r in fails if ln >= last - 2}
     after = [e for e in events
              if e[0] > last and e[1] in ("end", "done", "progress") and (e[4] in ranks or e[1] == "end")]
     if not after or any(e[0] > last and e[1] == "fatal" for e in events):
