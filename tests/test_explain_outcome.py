@@ -83,6 +83,11 @@ def test_a_warning_of_what_may_happen_is_not_the_job_hanging(kb):
             "mapping is incorrect. You can pecify device_id in init_process_group() to force use of a particular "
             "device.")
     assert outcome.foretells(line)
+    # DDP's reducer (torch/csrc/distributed/c10d/reducer.cpp), printed by healthy runs
+    assert outcome.foretells("Grad strides do not match bucket view strides. ... grad and param do not obey the "
+                             "gradient layout contract. This is not an error, but may impair performance.")
+    # a user who says it hangs, whatever it may cause
+    assert not outcome.foretells("training hangs at the first allreduce, which could cause the whole job to idle")
     assert not outcome.foretells("[W socket.cpp:663] [c10d] The client socket has failed to connect to "
                                  "[node1]:29500 (errno: 110 - Connection timed out). This may cause a hang")
     res = explain.explain_text(line + "\n" + line.replace("rank3", "rank7").replace("GPU 3", "GPU 7") + "\n", kb)

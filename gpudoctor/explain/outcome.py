@@ -281,13 +281,16 @@ def _advancing(progress):
 # incorrect."; torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp guessDeviceForRank / barrier), DDP's reducer ("...
 # This is not an error, but may impair performance.", torch/csrc/distributed/c10d/reducer.cpp), and the like. hang.py
 # and ncclinfo.py do not read such a line as the user saying the job hangs.
-_FORETOLD = re.compile(r"\b(?:can|could|may|might)(?: potentially)? (?:cause|lead to|result in|impair)\b", re.I)
+# (the thing foretold is the complaint's own subject, a hang or a slowdown: 'it hangs, which may cause the node to
+# idle' still says it hangs)
+_FORETOLD = re.compile(r"\b(?:can|could|may|might)(?: potentially)? (?:cause|lead to|result in) (?:an? )?(?:hang|"
+                       r"deadlock|stall|slow)|\b(?:can|could|may|might) (?:impair|degrade|hurt) performance\b", re.I)
 _FAILED = re.compile(r"\b(?:fail\w{0,4}|error\w{0,2}|timed out|timeout|refused|abort\w{0,4}|killed|exception)\b", re.I)
 
 
 def foretells(text):
     """Whether a line says what may happen ('This can potentially cause a hang if ...'), not that it did."""
-    return bool(_FORETOLD.search(text)) and not _FAILED.search(text)
+    return bool(_FORETOLD.search(text)) and not _FAILED.search(text.replace("not an error", ""))
 
 
 # a line its own program marks as a warning: torch's c10 logging ('[W1126 14:18:30.553 ProcessGroupGloo.cpp:524]',
