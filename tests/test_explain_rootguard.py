@@ -154,3 +154,11 @@ def test_a_kernels_own_architecture_guard_before_the_launch_failure(kb):
     # (include/cute/config.hpp: assert(0 && x); printf(x); __brkpt()): the trap is that guard's
     f = _root(kb, "This kernel only supports sm90\n" + LAUNCH_FAILURE)
     assert f["id"] == "cuda.no_kernel_image" and "only supports another architecture" in f["causes"][0]["text"]
+
+
+def test_a_weights_download_that_cannot_resolve_is_torch_hubs(kb):
+    # torch/hub.py load_state_dict_from_url's line (its format), then the urllib failure above (run here)
+    text = ('Downloading: "https://download.pytorch.org/models/resnet50-11ad3fa6.pth" to '
+            '/home/u/.cache/torch/hub/checkpoints/resnet50-11ad3fa6.pth\n' + FETCH)
+    f = _root(kb, text)
+    assert f["id"] == "torch.hub_download" and "TORCH_HOME" in f["causes"][0]["fix"][0]
