@@ -112,6 +112,8 @@ def test_batch_script_python_without_srun(kb):
     assert "2 nodes and 8 tasks" in r["findings"][0]["causes"][0]["text"]
     r, fs = _answer(ONE_NODE.replace("\npython train_slurm.py", "\nsrun python train_slurm.py"), kb)
     assert fs[0][0] != "slurm.one_node_used"
+    r, fs = _answer(ONE_NODE.replace("\npython train_slurm.py", "\npython prep.py\nmpirun python train_slurm.py"), kb)
+    assert fs[0][0] != "slurm.one_node_used"
 
 
 def test_gpus_per_task_renumbers(kb):
@@ -131,6 +133,11 @@ def test_dataparallel_replica(kb):
     r, fs = _answer(REPLICA.split("Original")[0], kb)
     assert fs[0] == ("launcher.single_process", "root")
     assert "torchrun --nproc-per-node" in r["findings"][0]["causes"][0]["fix"][0]
+    # a replica's error that is a code bug (its own answer, even a generic one): DataParallel stays a note
+    r, fs = _answer(REPLICA.replace("RuntimeError: Expected all tensors to be on the same device",
+                                    "AttributeError: 'NoneType' object has no attribute 'append'"), kb)
+    assert fs[0][0] != "launcher.single_process"
+    assert any(n["id"] == "launch" and "DataParallel" in n["note"] for n in r["context"])
 
 
 def test_accelerate_config_copied_to_two_machines(kb):

@@ -131,8 +131,8 @@ def _state(scan):
     return st
 
 
-def record(scan, hit):
-    """One line a pattern of FACTS matched (launchpaste.record hands it here)."""
+def record(scan, hit, win=None):
+    """One line a pattern of FACTS matched (launchpaste.record hands it here, with the scan's window)."""
     st = _state(scan)
     cls = hit.pattern.site["class"]
     text = hit.text[:MAX_LINE]
@@ -177,7 +177,10 @@ def record(scan, hit):
             st.srun_exit.append((hit.line, m.group("host"), n, text.strip()[:300]))
     elif cls == "replica":
         if st.replica is None:
-            st.replica = (hit.line, text.strip()[:300])
+            # the replica's own traceback follows (torch/_utils.py reraise: "Original Traceback (most recent call
+            # last):"), or the text holds only the wrapper
+            nxt = win.raw(1)[:200].decode("utf-8", "replace") if win is not None else ""
+            st.replica = (hit.line, text.strip()[:300], "Original Traceback" in nxt)
 
 
 SCRIPT_LINES = 40  # lines read after an #SBATCH line: the batch script's commands
@@ -370,7 +373,6 @@ DUP = {"nccl.duplicate_gpu", "torch.ranks_share_gpu", "nccl.invalid_usage"}
 HANG = {"rendezvous.connect", "rendezvous.store_timeout", "rendezvous.store_barrier", "elastic.rdzv_incomplete",
         "elastic.rdzv_closed", "nccl.timeout", "errno.timeout", "gloo.timeout", "cascade.watchdog_abort",
         "torch.c10d_error", "nccl.hang", "rendezvous.hostname"}
-GENERIC = {"code.exception", "code", "torch.runtime_error"}
 
 
 def _times_tasks(st, alloc, sb, out):
@@ -460,8 +462,8 @@ def _one_node(st, alloc, sb, out):
     nodes = alloc.get("nodes") or 0
     if nodes < 2 or not sb:
         return
-    if any(c["srun"] is not None for c in st.cmds):
-        return
+    if any(c["srun"] is not None or c["prog"] in ("mpi", "spawner") for c in st.cmds):
+        return  # srun, mpirun or a launcher starts the processes (a launcher without srun: launchpaste's nodes_apart)
     first = min(ln for ln, _t in sb)
     py = [c for c in st.cmds if c["prog"] == "python" and c["line"] > first and c["srun"] is None]
     if not py:
@@ -726,7 +728,7 @@ def _other_names(st, out):
 def _replica(st, out):
     if st.replica is None:
         return
-    ln, text = st.replica
+    ln, text, inner = st.replica
     out.append(Found("launcher.single_process",
                      "torch.nn.DataParallel's wrapped error (line %d: %s): one process drives several GPUs, copying the "
                      "model into a replica per GPU on every forward; code that keeps state on the module, or calls "
@@ -735,7 +737,7 @@ def _replica(st, out):
                      "one process per GPU with DistributedDataParallel: torchrun --nproc-per-node <GPUs> train.py, or "
                      "accelerate launch --multi_gpu --num_processes <GPUs> train.py (or deepspeed); "
                      "CUDA_VISIBLE_DEVICES=0 for a one-GPU run",
-                     GENERIC, alone=True))
+                     set() if inner else {"code.exception"}, alone=True))  # the replica's own error: its answer
 
 
 def read(scan):

@@ -114,7 +114,7 @@ def record(scan, hit, win):
     if hit.pattern.entry == "_paste_launchctx":  # a command line, banner or rank line of the launch (launchctx.py)
         from gpudoctor.explain.launchctx import record as ctx_record
 
-        return ctx_record(scan, hit)
+        return ctx_record(scan, hit, win)
     paste = getattr(scan, "paste", None)
     if paste is None:
         paste = scan.paste = Paste()
