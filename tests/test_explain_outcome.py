@@ -57,6 +57,12 @@ def test_a_ranks_failure_then_lines_without_a_rank_is_not_that_rank_going_on(kb)
     assert res["verdict"] == "root_cause" and "batch 2 has 0 samples" in res["findings"][0]["matches"][0]["text"]
 
 
+def test_a_wrappers_done_line_after_the_process_died_is_not_the_jobs_end(kb):
+    # 'python train.py; echo "job done"' (a batch script's habit) prints its line whatever python did
+    res, root = _answer(kb, "wrapper_done_after_crash.log")
+    assert res["verdict"] == "root_cause" and "inconsistent tensor size" in root["matches"][0]["text"]
+
+
 def test_a_warning_then_the_run_completed_is_healthy(kb):
     res, root = _answer(kb, "gloo_loopback_fallback_done.log")
     assert (res["verdict"], root) == ("no_error", None)

@@ -95,6 +95,11 @@ _TERMINAL = re.compile(r"task[s]? [\d,\[\]-]{1,60}: (?:Exited with exit code [1-
                        r"|terminated normally, but \d{1,7} process(?:es)? returned|exited with non-zero status"
                        r"|\bChildFailedError\b|Root Cause \(first observed failure\)|exits with return code = -?[1-9]"
                        r"|returned non-zero exit status")
+# the last line a dying process prints: Python's uncaught exception (the traceback's last line), the shell's report
+# of a kill or a crash, libstdc++'s terminate, glibc's abort
+_DIED = re.compile(r"^[A-Za-z_][\w.]{0,120}(?:Error|Exception|Interrupt)\b(?::|$)|^\s{0,4}Killed\b|\bKilled\s{1,8}\S|"
+                   r"Segmentation fault|core dumped|\bAborted\b|\bBus error\b|Floating point exception|"
+                   r"terminate called")
 _NCCL_LINE = re.compile(r"\bNCCL (?:INFO|TRACE|WARN)\b")
 _FATAL_EXTRA = re.compile(r"\bNCCL WARN\b|^\s{0,4}Killed\s{0,4}$|\bSIG(?:KILL|TERM|SEGV|ABRT|BUS|INT)\b|"
                           r"\bCANCELLED\b|DUE TO TIME LIMIT|oom[-_ ]kill|\bAborted\b")
@@ -253,7 +258,10 @@ def _past(out, fails):
              if e[0] > last and e[1] in ("end", "done", "progress") and (e[4] in ranks or e[1] == "end")]
     if not after or any(e[0] > last and e[1] == "fatal" for e in events):
         return None
-    strong = [e for e in after if e[1] in ("end", "done")]
+    # a process that died there (an uncaught exception's last line, a kill, a crash): a short 'done' line after it is
+    # the wrapper's ('python train.py; echo "job done"' prints it whatever python did), not the job's end
+    died = any(kind == "fatal" and ln == last and _DIED.search(t) for ln, kind, _k, _v, _r, t in events)
+    strong = [e for e in after if e[1] == "end" or (e[1] == "done" and not died)]
     progress = [e for e in after if e[1] == "progress"]
     if not strong and not _advancing(progress):
         return None
