@@ -133,6 +133,7 @@ def test_dataparallel_replica(kb):
     r, fs = _answer(REPLICA.split("Original")[0], kb)
     assert fs[0] == ("launcher.single_process", "root")
     assert "torchrun --nproc-per-node" in r["findings"][0]["causes"][0]["fix"][0]
+    assert r["findings"][0]["notes"][0].startswith("How sure: low")
     # a replica's error that is a code bug (its own answer, even a generic one): DataParallel stays a note
     r, fs = _answer(REPLICA.replace("RuntimeError: Expected all tensors to be on the same device",
                                     "AttributeError: 'NoneType' object has no attribute 'append'"), kb)

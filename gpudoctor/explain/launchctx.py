@@ -361,6 +361,8 @@ def _per_node(srun, alloc):
 
 
 class Found(object):
+    sure = "medium"
+
     def __init__(self, eid, what, ev, fix, symptoms, alone=False):
         # ev: [(line, text)] quoted; symptoms: the root ids / families this launch mistake causes; alone: the
         # lines show the failure on their own (a root even with no error found)
@@ -738,6 +740,9 @@ def _replica(st, out):
                      "accelerate launch --multi_gpu --num_processes <GPUs> train.py (or deepspeed); "
                      "CUDA_VISIBLE_DEVICES=0 for a one-GPU run",
                      set() if inner else {"code.exception"}, alone=True))  # the replica's own error: its answer
+    out[-1].sure = "low (the replica's own error, DataParallel's 'Original Traceback', is not in the text: it " \
+                   "names what failed; one process per GPU is PyTorch's advice for multi-GPU training, and the " \
+                   "error's cause may remain)"
 
 
 def read(scan):
@@ -850,7 +855,7 @@ def _finding(e, x, scan, root):
     ev = sorted({ln: t for ln, t in x.ev}.items())
     hits = [Hit(ln, t.strip()[:400], None, {}, None) for ln, t in ev]
     f = lines_finding(e, hits, "root", scan, "Read from the launch lines in this text: %s." % x.what, x.fix,
-                      "How sure: medium. Read from how the job was launched (the lines quoted), not from an error "
-                      "line%s." % (": it explains the error %s found in this text (%s)" % (root["id"], root["title"])
+                      "How sure: %s. Read from how the job was launched (the lines quoted), not from an error "
+                      "line%s." % (x.sure, ": it explains the error %s found in this text (%s)" % (root["id"], root["title"])
                                    if root is not None else ""))
     return f
