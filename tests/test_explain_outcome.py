@@ -105,6 +105,9 @@ def test_lines_are_read_as_their_programs_print_them():
     # Slurm's launch_slurm.c _task_finish; Open MPI's help-errmgr-base.txt; torchrun's ChildFailedError
     assert c("srun: error: node1: task 0: Exited with exit code 1")[0] == "terminal"
     assert c("Primary job  terminated normally, but 1 process returned")[0] == "terminal"
+    assert c("mpirun noticed that process rank 1 with PID 4242 on node gpu02 exited on signal 9 (Killed).")[0] == \
+        "terminal"
+    assert c("slurmstepd: error: *** STEP 812.0 ON gpu01 CANCELLED AT 2026-11-26T10:00:00 ***")[0] == "terminal"
     # DeepSpeed's launch.py, nccl-tests' common.cu, scontrol / sacct, torchrun's agent
     assert c("[2024-01-01 10:00:00,000] [INFO] [launch.py:351:main] Process 4242 exits successfully.")[0] == "end"
     assert c("# Avg bus bandwidth    : 84.2106 ")[0] == "end"

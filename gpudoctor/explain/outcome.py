@@ -89,12 +89,16 @@ _NOT_DONE = re.compile(
 # returned a non-zero exit code", "mpirun detected that one or more processes exited with non-zero status"),
 # torchrun when it stops restarting (torch/distributed/elastic/multiprocessing/errors/__init__.py ChildFailedError,
 # its "Root Cause (first observed failure)" table), DeepSpeed's launch.py ("%s exits with return code = %d", then
-# it exits), accelerate's launcher (subprocess.CalledProcessError "returned non-zero exit status"). Other
+# it exits), accelerate's launcher (subprocess.CalledProcessError "returned non-zero exit status"), mpirun's
+# help-mpirun.txt ("mpirun noticed that process rank %d with PID %d on node %s exited on signal %d (%s).", "mpirun has
+# exited due to process rank %d with PID %d on node %s exiting improperly"), slurmstepd's "*** JOB %u ON %s
+# CANCELLED AT %s ***" (src/slurmd/slurmstepd/req.c). Other
 # processes' lines after it are not the job recovering: nothing restarts after these.
 _TERMINAL = re.compile(r"task[s]? [\d,\[\]-]{1,60}: (?:Exited with exit code [1-9]|Killed|Terminated)"
                        r"|terminated normally, but \d{1,7} process(?:es)? returned|exited with non-zero status"
                        r"|\bChildFailedError\b|Root Cause \(first observed failure\)|exits with return code = -?[1-9]"
-                       r"|returned non-zero exit status")
+                       r"|returned non-zero exit status|exited on signal \d{1,3}|has exited due to process rank"
+                       r"|\*\*\* (?:JOB|STEP) [\w.+-]{1,40} ON \S{1,100} CANCELLED AT")
 # the last line a dying process prints: Python's uncaught exception (the traceback's last line), the shell's report
 # of a kill or a crash, libstdc++'s terminate, glibc's abort
 _DIED = re.compile(r"^[A-Za-z_][\w.]{0,120}(?:Error|Exception|Interrupt)\b(?::|$)|^\s{0,4}Killed\b|\bKilled\s{1,8}\S|"
@@ -111,7 +115,8 @@ _GLOG_HEAD = re.compile(r"^\[?[IWEF]\d{4} [\d:.]{8,20}(?: {1,4}\d{1,10})? [\w./-
 # Needles (lower case) without which a line cannot match the regexes after them: most lines of a log hold none, and
 # a substring test costs a fraction of a regex search (400 lines of each of 64 inputs). _GENERIC's needles follow
 # text.GENERIC_ERRORS' patterns (a pattern added there without its needle here is only read as fatal less often).
-_TERMINAL_N = ("task", "terminated normally", "non-zero", "childfailederror", "root cause", "exits with return code")
+_TERMINAL_N = ("task", "terminated normally", "non-zero", "childfailederror", "root cause", "exits with return code",
+               "exited on signal", "exited due to", "cancelled at")
 _END_N = ("train_runtime", "trainer.fit", "finished", "succeeded", "successfully", "completed", "avg bus bandwidth")
 _FATAL_N = ("nccl warn", "killed", "sig", "cancelled", "time limit", "oom", "aborted", "traceback", "error",
             "exception", "fatal", "fail", "segmentation", "core dumped", "exit", "symbol", "cannot", "unable",
