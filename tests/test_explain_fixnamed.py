@@ -197,3 +197,24 @@ def test_a_cuda_text_that_begins_a_longer_one_gives_way_to_it():
     assert r["id"] == "cuda.api_error" and ".item()" in _first(r) and "IPC" not in r["causes"][0]["text"]
     r = _root("RuntimeError: CUDA error: operation not permitted\n")
     assert "IPC" in r["causes"][0]["text"]
+
+
+def test_cuinit_unknown_mpirun_unknown_option_and_accelerate_duplicate_gpu():
+    # XLA cuda_platform.cc: "failed call to cuInit: %s" with the CUresult's name and string
+    r = _root("E external/xla/xla/stream_executor/cuda/cuda_driver.cc:268] failed call to cuInit: CUDA_ERROR_UNKNOWN: "
+              "unknown error\n")
+    assert r["id"] == "libload.cuinit" and "modprobe nvidia_uvm" in _first(r)
+    r = _root("E external/xla/xla/stream_executor/cuda/cuda_driver.cc:268] failed call to cuInit: CUDA_ERROR_NO_DEVICE: "
+              "no CUDA-capable device is detected\n")
+    assert not any("nvidia_uvm" in c["text"] for c in r["causes"])
+    # Open MPI opal/util/cmd_line.c: "%s: Error: unknown option \"%s\"" then "Type '%s --help' for usage."
+    r = _root("$ mpirun -hosts a,b -np 2 python main.py\nmpirun: Error: unknown option \"-o\"\n"
+              "Type 'mpirun --help' for usage.\n")
+    assert r["id"] == "mpi.implementation_mismatch" and "--host h1,h2" in _first(r)
+    # NCCL src/init.cc "Duplicate GPU detected : rank %d and rank %d both on CUDA device %lx" under accelerate's frames
+    # (state.py pins local_process_index % device_count())
+    dup = "[rank0]: torch.distributed.DistBackendError: NCCL error\n[rank0]: Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 60\n"
+    r = _root('[rank0]:   File "/venv/site-packages/accelerate/accelerator.py", line 1558, in prepare\n' + dup)
+    assert r["id"] == "nccl.duplicate_gpu" and "num_processes" in _first(r)
+    r = _root(dup)
+    assert "set_device" in _first(r)

@@ -222,7 +222,7 @@ MSG_FIX = [
      ["start it with torchrun --nproc_per_node <GPUs> train.py ... or accelerate launch, or drop --fsdp"]),
     (r"^At most one of fp16 and bf16 can be True",
      "transformers/training_args.py: both --fp16 and --bf16 are set.",
-     ["keep one: --bf16 on Ampere and newer, else --fp16"]),
+     ["set only one of them: --bf16 on Ampere and newer, else --fp16; drop the other from the command line or TrainingArguments"]),
     (r"^--tf32 requires Ampere or a newer GPU arch",
      "transformers/training_args.py: --tf32 on a GPU below compute capability 8.0 (or a CPU-only torch).",
      ["drop --tf32 on this GPU (V100, T4: TF32 does not exist there)"]),
