@@ -216,3 +216,14 @@ def test_ucx_names_a_device_or_transport_the_node_lacks(kb):
     doc = explain.explain_text("ucp_context.c:1100 UCX WARN transport 'ud' is not available\n", kb)
     assert doc["findings"][0]["id"] == "ucx.config_unavailable"
     assert doc["findings"][0]["causes"][0]["text"].startswith("UCX_TLS names a transport")
+
+
+def test_an_nccl_older_than_the_gpu(kb):
+    # NCCL's release notes add GPU generations (2.7.3 A100, 2.15.1 H100 (sm90), 2.25.1 Blackwell/SM100;
+    # tools/gen_nccl_releases.py SUPPORT_ADDED); nccl-tests#289's text on an H100 with NCCL 2.14.3, the same
+    # failure: this NCCL predates the GPU
+    text = NCCL_TESTS_289.replace("GeForce RTX 5090", "H100 80GB HBM3").replace("2.25.1+cuda12.8", "2.14.3+cuda11.7")
+    assert_root(explain.explain_text(text, kb), verdict="root_cause", entry="nccl.predates_sm90",
+                fix_re=r"nvidia-nccl-cu1\d>=2\.15\.1")
+    newer = text.replace("2.14.3+cuda11.7", "2.15.1+cuda11.7")
+    assert not [f for f in explain.explain_text(newer, kb)["findings"] if f["id"].startswith("nccl.predates")]

@@ -130,6 +130,14 @@ WORDS = {
               ["rtx50", "rtxpro", "blackwell", "sm_120", "sm120", "computecapability", "capability"]),
     # multi-node NVLink (GB200 NVL72 and its kin): NCCL's own MNNVL lines, or the system's name
     "mnnvl": r"MNNVL|NVL72|NVL36|GB200|GB300",
+    # a GPU of one generation as nvidia-smi, torch or nccl-tests name it (compute capability 8.0, 9.0, 10.x:
+    # https://developer.nvidia.com/cuda-gpus), or its arch
+    "sm80": (r"\bA100\b|\bA800\b|\bsm_?80\b|compute capability:? 8\.0\b",
+             ["a100", "a800", "sm_80", "sm80", "computecapability"]),
+    "sm90": (r"\bG?H[128]00\b|\bsm_?90a?\b|compute capability:? 9\.0\b",
+             ["h100", "h800", "h200", "sm_90", "sm90", "computecapability"]),
+    "sm100": (r"\bG?B[123]00\b|\bsm_?10[03]a?\b|compute capability:? 10\.[03]\b",
+              ["b100", "b200", "b300", "sm_10", "sm10", "computecapability"]),
     "topo_file": r"NCCL_TOPO_FILE",
     # NCCL's UDS socket (cuMem handles exchanged between the ranks of a node, 2.19 and later: 'UDS: ...' lines)
     "uds": (r"\bUDS:", ["uds:"]),
@@ -249,6 +257,20 @@ SYMPTOM_BUGS = [
 ]
 # fix lines that a hand-written entry of gpudoctor/data/knowledge/nccl_bugs.toml already covers
 HAND_WRITTEN = {"Fix crash when shared memory creation fails.": "nccl.bug_2181_shm_crash"}
+# The third rules table: a release line that ADDS support for a GPU generation ("Add support for H100 (sm90).",
+# "Add Blackwell/SM100 support"): every release before it predates that GPU. Offered as kind 'error' (as a
+# SYMPTOM_BUGS row) where the log ran such an NCCL, names a GPU of that generation and says it fails: an NCCL built
+# before the GPU existed (no kernels for it, no tuning, no topology for its systems). The lines are read from every
+# item of a release message, not only its "Fix ..." lines.
+# (id, regex of the release line, [WORDS keys], rank, what the user sees)
+SUPPORT_ADDED = [
+    ("nccl.predates_sm80", r"^Add support for A100 GPU", ["sm80", "fails"], 62,
+     "an A100-class GPU (compute capability 8.0) with an NCCL released before it, and a failure"),
+    ("nccl.predates_sm90", r"^Add support for H100 \(sm90\)", ["sm90", "fails"], 62,
+     "an H100-class GPU (compute capability 9.0) with an NCCL released before it, and a failure"),
+    ("nccl.predates_sm100", r"^Add Blackwell/SM100 support", ["sm100", "fails"], 64,
+     "a Blackwell GPU or system (B200, GB200, compute capability 10.0) with an NCCL released before it, and a failure"),
+]
 
 
 def _key(v):
@@ -270,7 +292,11 @@ def build(releases, fixed, version):
             for sub in re.split(r"\n\s*[*-] ", x)[1:]:
                 if sub.strip().lower().startswith("fix"):
                     fixes.append(" ".join(sub.split()))
-        rel.append({"version": v, "date": date, "commit": commit, "fixes": fixes})
+        row = {"version": v, "date": date, "commit": commit, "fixes": fixes}
+        added = [" ".join(x.split()) for x in items for _, rx, _, _, _ in SUPPORT_ADDED if re.search(rx, x.strip())]
+        if added:
+            row["support_added"] = added
+        rel.append(row)
     bugs = [{"commit": c, "thread": BUG_FIXES.get(c, ""), "fixed_in": sorted(vs, key=_key)}
             for c, vs in sorted(fixed.items())]
     known, unassigned = known_bugs(rel)
@@ -304,6 +330,17 @@ def known_bugs(rel):
         out.append({"id": bid, "release_fix": line, "fix_text": m.group(0).rstrip("."), "fixed_in": r["version"],
                     "commit": r["commit"], "affects": [since, r["version"]], "rank": rank, "shows": shows,
                     "symptom": kind, "words": [_word(w) for w in words], "workaround": workaround, "from_why": why})
+    for bid, rx, words, rank, shows in SUPPORT_ADDED:
+        hit = next(((r, f, m) for r in rel for f in r.get("support_added", ()) for m in [re.search(rx, f)] if m), None)
+        if hit is None:
+            continue
+        r, line, m = hit
+        out.append({"id": bid, "release_fix": line, "fix_text": line.split(" * ")[0].rstrip("."),
+                    "fixed_in": r["version"], "commit": r["commit"], "affects": ["2.0.0", r["version"]], "rank": rank,
+                    "shows": shows, "symptom": "error", "words": [_word(w) for w in words], "workaround": "",
+                    "support_added": True,
+                    "from_why": "every release before %s predates this GPU generation (its release notes add it)"
+                                % r["version"]})
     unassigned = [[r["version"], f] for r in rel for f in r["fixes"] if f not in named and f not in HAND_WRITTEN]
     return out, unassigned
 

@@ -200,6 +200,8 @@ def _symptom_entry(b, t):
     since = ("NCCL %s to the release before %s have it: %s" % (b["affects"][0], v, b["from_why"])
              if b.get("from_why") else
              "the notes do not say when it appeared, so every release before %s is taken as affected" % v)
+    if b.get("support_added"):  # (tools/gen_nccl_releases.py SUPPORT_ADDED: a release that adds a GPU generation)
+        return _predates_entry(b, fix)
     return {"id": b["id"], "family": "nccl.known_bug", "rank": b["rank"], "structural": True,
             "title": "Known NCCL bug, fixed in %s: %s" % (v, say),
             "explain": "NCCL's release notes of %s list \"%s\". It %s with no %s; what a log "
@@ -218,6 +220,27 @@ def _symptom_entry(b, t):
                                         "error": "failure"}[b["symptom"]]],
                         "fix": fix}],
             "references": [{"title": "NCCL %s release notes (fixed issues)" % v, "url": _notes_url(v)},
+                           {"title": "NVIDIA/nccl release commit %s (NCCL %s)" % (b["commit"], v),
+                            "url": "https://github.com/NVIDIA/nccl/commit/%s" % b["commit"]}]}
+
+
+def _predates_entry(b, fix):
+    """The entry of a SUPPORT_ADDED row: the NCCL the log ran is older than the release that added this GPU."""
+    v, say = b["fixed_in"], b["fix_text"]
+    return {"id": b["id"], "family": "nccl.known_bug", "rank": b["rank"], "structural": True,
+            "title": "This NCCL predates the GPU: NCCL %s added it (\"%s\")" % (v, say),
+            "explain": "NCCL's release notes of %s list \"%s\": every earlier NCCL was built before this GPU "
+                       "generation (no kernels compiled for it, no tuning or topology for its systems), and fails on it "
+                       "in ways whose lines do not say so; what a log shows of it: %s." % (v, say, b["shows"]),
+            "affects": {"nccl": [list(b["affects"])]},
+            "known_bug": {"release_fix": b["release_fix"], "fixed_in": [v], "symptom": b["symptom"]},
+            "signals": [dict(w, weight=0) for w in b["words"]],
+            "causes": [{"text": "The NCCL this job ran is older than %s, the first release for this GPU: upgrade NCCL "
+                                "to %s or later." % (v, v),
+                        "confirm": ["python -c 'import torch; print(torch.cuda.nccl.version())'   (the NCCL torch "
+                                    "loads); nvidia-smi --query-gpu=name,compute_cap --format=csv"],
+                        "fix": fix}],
+            "references": [{"title": "NCCL %s release notes" % v, "url": _notes_url(v)},
                            {"title": "NVIDIA/nccl release commit %s (NCCL %s)" % (b["commit"], v),
                             "url": "https://github.com/NVIDIA/nccl/commit/%s" % b["commit"]}]}
 
