@@ -1,0 +1,153 @@
+"""Cases for the mutants of gpudoctor/explain/excmeaning.py (docs/mutation.md, sixth round): the operating-system
+error class (an errno in the message or an OSError subclass of Python's, anywhere in the chain: no test had reached
+it), a library's refusal of its own options (transformers' TrainingArguments / Trainer, accelerate, DeepSpeed's
+config: no test had reached it either), the bounds of a message read, torch's 'Expected ... but got ...' form, and
+each answer compared whole. The exceptions are written in the form CPython prints them (Objects/exceptions.c
+OSError_str: '[Errno %S] %S: %R'); the library messages in each library's raise form (transformers
+training_args.py __post_init__, deepspeed/runtime/config.py's batch-size assert)."""
+
+import pytest
+
+from gpudoctor.explain import excmeaning as E
+
+SP = "/opt/venv/lib/python3.11/site-packages/"
+
+
+def _t(exc, msg, path="/work/job/train.py", fn="main", more=None):
+    t = {"exc": exc, "msg": msg, "frames": [("/work/job/train.py", 10, "main")] + (
+        [(path, 100, fn)] if path != "/work/job/train.py" else [])}
+    if more is not None:
+        t["more"] = more
+    return t
+
+
+# ------------------------------------------------------------------ 1. the operating system's errors
+
+PEER_GONE = ("This process wrote to a pipe or socket whose other end is closed (write(2) EPIPE): the reader (another "
+             "rank, a DataLoader worker, the launcher, `| head`/`tee`) exited first.")
+
+
+def test_an_errno_in_the_message_names_its_family_and_path(kb):
+    got = E.read(kb.by_id, _t("PermissionError", "[Errno 13] Permission denied: '/ckpt/a b.pt'"), [])
+    assert got == {"eid": "errno.permission", "how": "the OS error PermissionError (EACCES, errno 13) in the "
+                   "exception's chain", "sure": "medium",
+                   "text": "Permission denied / operation not permitted (EACCES, EPERM, EROFS) (path: /ckpt/a b.pt).",
+                   "fix": ["check '/ckpt/a b.pt' on the node that raised it (ls -ld '/ckpt/a b.pt'; "
+                           "df -h '/ckpt/a b.pt')"]}
+
+
+def test_an_os_error_later_in_the_chain_outranks_the_wrapper(kb):
+    # the wrapper first (no errno, no OSError name): read on to the OS error it re-raised
+    got = E.read(kb.by_id, _t("RuntimeError", "wrapper failed"),
+                 [_t("OSError", "[Errno 28] No space left on device: '/ckpt/x.pt'")])
+    assert got == {"eid": "errno.enospc", "how": "the OS error OSError (ENOSPC, errno 28) in the exception's chain",
+                   "sure": "medium", "text": "No space left on device (ENOSPC): /dev/shm or a disk is full "
+                   "(path: /ckpt/x.pt).",
+                   "fix": ["check /ckpt/x.pt on the node that raised it (ls -ld /ckpt/x.pt; df -h /ckpt/x.pt)"]}
+
+
+def test_an_oserror_subclass_without_errno_is_its_first_errno(kb):
+    # PermissionError is EACCES first (Doc/library/exceptions.rst), no path printed
+    assert E.read(kb.by_id, _t("PermissionError", "not allowed"), []) == {
+        "eid": "errno.permission", "how": "the OS error PermissionError (EACCES, errno 13) in the exception's chain",
+        "sure": "medium", "text": "Permission denied / operation not permitted (EACCES, EPERM, EROFS).", "fix": []}
+    # a message of None, and the class's last dotted part
+    got = E.read(kb.by_id, _t("builtins.BrokenPipeError", None), [])
+    assert got == {"eid": "errno.peer_gone", "how": "the OS error builtins.BrokenPipeError (EPIPE, errno 32) in the "
+                   "exception's chain", "sure": "medium", "text": PEER_GONE,
+                   "fix": ["read why the other end exited (the first error of the other ranks or workers); when the "
+                           "output is piped, let the reader run to the end"]}
+
+
+def test_an_errno_without_a_family_leaves_the_structural_answer(kb):
+    # ENOENT has no family of its own: the chain's later ENOSPC is not read either (the path is the answer)
+    assert E.read(kb.by_id, _t("FileNotFoundError", "[Errno 2] No such file or directory: '/d'"),
+                  [_t("OSError", "[Errno 28] No space left on device")]) is None
+    assert E.read(kb.by_id, _t("FileNotFoundError", None), []) is None
+    assert E._errno_site(code=28)["name"] == "ENOSPC" and E._errno_site(name="EPIPE")["code"] == 32
+    assert E._errno_site() is None and E._errno_site(name="ENOTANERRNO", code=99999) is None
+
+
+# ------------------------------------------------------------------ the message read
+
+def test_the_message_and_the_lines_it_goes_on_for():
+    assert E._msg({"msg": None}) == ""
+    assert E._msg({"msg": "a "}) == "a"
+    assert E._msg({"msg": "a ", "more": "b\n"}) == "a \nb"
+    # a first line cut by pytb (MSG characters): its next line is not the rest of its words
+    assert E._msg({"msg": "x" * 301, "more": "m"}) == "x" * E.MSG
+    assert E._msg({"msg": "x" * 299, "more": "m"}) == "x" * 299 + "\nm"
+    assert E._msg({"msg": "x" * 299, "more": "m" * 1000}) == ("x" * 299 + "\n" + "m" * 1000)[:E.WHOLE]
+
+
+def test_torchs_expected_but_got_form():
+    assert E.expected(None) == "" and E.expected("no such form") == ""
+    assert E.expected("Expected all tensors to be on the same device, but found at least two devices, cuda:0 and "
+                      "cpu! .") == ("torch expected tensors to be on the same device and got at least two devices, "
+                                    "cuda:0 and cpu!")
+    # only blanks and dots come off the got part (a device named with an X stays whole); the regex bounds it at 120
+    # characters, which clip() then never cuts (so its 120 is not tested)
+    assert E.expected("Expected input to be on cuda, but got XLA.") == "torch expected input to be on cuda and got XLA"
+
+
+def test_a_frame_of_torchs_is_the_innermost():
+    assert not E._from_torch({"frames": []}) and not E._from_torch({})
+    assert E._from_torch({"frames": [("C:\\venv\\Lib\\site-packages\\torch\\nn\\functional.py", 1, "f")]})
+    assert not E._from_torch({"frames": [(SP + "torch/nn/functional.py", 1, "f"), ("/work/t.py", 2, "g")]})
+
+
+# ------------------------------------------------------------------ 5. a library's options
+
+def _fix(opts):
+    return ["change %s where the job sets it (the script's arguments, the config file, or the environment) to a value "
+            "the message accepts" % opts]
+
+
+@pytest.mark.parametrize("exc,msg,path,more,want", [
+    # transformers/training_args.py __post_init__
+    ("ValueError", "--load_best_model_at_end requires the save and eval strategy to match, but found",
+     "transformers/training_args.py", "- Evaluation strategy: IntervalStrategy.STEPS\n- Save strategy: "
+     "IntervalStrategy.EPOCH", ("transformers.trainer", "transformers", "training_args.py", "load_best_model_at_end")),
+    ("TypeError", "__init__() got an unexpected keyword argument 'evaluation_strategy'", "transformers/training_args.py",
+     None, ("transformers.trainer", "transformers", "training_args.py", "evaluation_strategy")),
+    ("ValueError", "the value of max_steps must be positive", "transformers/trainer.py", None,
+     ("transformers.trainer", "transformers", "trainer.py", "max_steps")),
+    ("ValueError", "the value of max_steps must be positive", "transformers/modeling_utils.py", None,
+     ("transformers.usage", "transformers", "modeling_utils.py", "max_steps")),
+    # deepspeed/runtime/config.py's batch assert: three options at most
+    ("AssertionError", "Check batch related parameters. train_batch_size is not equal to micro_batch_per_gpu * "
+     "gradient_acc_step * world_size 16 != 2 * 1 * 4", "deepspeed/runtime/config.py", None,
+     ("deepspeed.config", "deepspeed", "config.py", "train_batch_size, micro_batch_per_gpu, gradient_acc_step")),
+    ("ValueError", "`offload_optimizer` is only supported with ZeRO stage 2 or 3", "deepspeed/runtime/zero/offload.py",
+     None, ("deepspeed.config", "deepspeed", "offload.py", "offload_optimizer")),
+    ("ValueError", "Please pass `gradient_accumulation_steps` or a `GradientAccumulationPlugin`, not both",
+     "accelerate/accelerator.py", None,
+     ("accelerate.config", "accelerate", "accelerator.py", "gradient_accumulation_steps, GradientAccumulationPlugin")),
+    # not an option refusal: DeepSpeed outside its config, a KeyError, no refusal word, no option named, the user's
+    ("ValueError", "`offload_optimizer` is only supported with ZeRO stage 2 or 3", "deepspeed/runtime/engine.py", None,
+     None),
+    ("KeyError", "'gradient_accumulation_steps' must be set", "accelerate/accelerator.py", None, None),
+    ("ValueError", "the value given for max_steps was too large", "transformers/trainer.py", None, None),
+    ("ValueError", "this must be positive", "transformers/trainer.py", None, None),
+    ("ValueError", "the value of max_steps must be positive", "/work/job/train.py", None, None),
+])
+def test_a_librarys_refusal_of_its_own_options(kb, exc, msg, path, more, want):
+    t = _t(exc, msg, path if path.startswith("/") else SP + path, "__post_init__", more)
+    got = E.read(kb.by_id, t, [])
+    if want is None:
+        assert got is None
+        return
+    eid, lib, file, opts = want
+    assert got == {"eid": eid, "how": "%s refused an option in %s (%s)" % (lib, file, opts), "sure": "low",
+                   "text": "%s refused the value of %s: the message says what it accepts." % (lib, opts),
+                   "fix": _fix(opts.replace(", ", " / ")), "advice": E.advice(E._msg(t))}
+    # only the innermost frame is the library's
+    t["frames"].reverse()
+    assert E.read(kb.by_id, t, []) is None
+
+
+def test_the_options_a_message_names():
+    assert E._options("`a_b` and 'a_b' then self.x_y http_proxy c_d e_f g_h") == ["a_b", "x_y", "c_d"]
+    assert E._options("'self.rank' `http_x` NCCL_DEBUG x_y", limit=2) == ["NCCL_DEBUG", "x_y"]
+    assert E._options("nothing here") == []
+    assert E._options("x" * E.WHOLE + " late_name") == []
