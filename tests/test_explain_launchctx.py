@@ -101,6 +101,12 @@ def test_mpirun_every_rank_zero(kb):
     ok = MPI_ZERO.replace("rank 0 of 1", "rank 0 of 2", 1).replace("rank 0 of 1", "rank 1 of 2")
     r, fs = _answer(ok, kb)
     assert fs == [] and r["verdict"] == "no_error"
+    # mpiexec by its path after a notebook's '!', and an MPI program's own words (mpiexec(1) -np; a hello world
+    # that prints its communicator's size)
+    text = ("! /usr/mpi/gcc/openmpi-4.1.5/bin/mpiexec -np 3 python hello.py\n" +
+            "Hello World 0\nTotal number of processes 1\n" * 3)
+    r, fs = _answer(text, kb)
+    assert fs == [("mpi.every_rank_zero", "root")]
     # ranks 0 and 1 but a world of 1: the world size is wrong, not the ranks
     r, fs = _answer(MPI_ZERO.replace("rank 0 of 1", "rank 1 of 1", 1), kb)
     assert not any(f[0] == "mpi.every_rank_zero" for f in fs)

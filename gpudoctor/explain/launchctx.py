@@ -58,9 +58,13 @@ MAX_ALONE = 64
 
 FACTS = {
     # a command at a line's start (checked in record: only a prompt, '+ ' or env assignments before it)
-    "cmd": r"(?<![\w./-])(?:srun|python[\d.]{0,5}|torchrun|mpirun|mpiexec|accelerate(?=[ \t]{1,4}launch\b))[ \t]",
+    # (a path before the name: /usr/mpi/gcc/openmpi-4.1.5/bin/mpiexec)
+    "cmd": r"(?<![\w./-])(?:/?[\w.+-]{1,64}/){0,16}(?:srun|python[\d.]{0,5}|torchrun|mpirun|mpiexec|"
+           r"accelerate(?=[ \t]{1,4}launch\b))[ \t]",
     "banner": r"Setting OMP_NUM_THREADS environment variable for each process to be",
-    "alone": r"\brank[ \t]{0,2}[:=#]?[ \t]{0,2}0[ \t]{0,2}(?:/|of)[ \t]{0,2}1\b|\bworld[_ ]?size\b[ \t]{0,2}[:=]?"
+    # (mpi4py's and MPI tutorials' own words too: 'worker 0 of 1', 'Total number of processes 1', 'comm size: 1')
+    "alone": r"\b(?:rank|worker|process|task)[ \t]{0,2}[:=#]?[ \t]{0,2}0[ \t]{0,2}(?:/|of)[ \t]{0,2}1\b|"
+             r"\b(?:world[_ ]?size|number of (?:processes|ranks)|total processes|comm[_ ]?size)\b[ \t]{0,2}[:=]?"
              r"[ \t]{0,2}1\b",
     "member": r"GLOBAL_RANK: \d{1,7}, MEMBER: \d{1,7}/\d{1,7}",
     "replica": r"Caught [A-Za-z_][\w.]{0,80} in replica \d{1,4} on device \d{1,4}",
@@ -84,13 +88,16 @@ FACTS = {
 _NEEDLES = {"rankcvd": ["cuda_visible_devices"],
             "cmd": ["srun", "torchrun", "mpirun", "mpiexec", "acceleratelaunch", "rank=", "world_size=", "master_port=",
                     "master_addr="],
-            "alone": ["rank0of1", "rank0/1", "rank:0/1", "rank=0/1", "rank0/1", "worldsize", "world_size"]}
+            "alone": ["rank0of1", "rank0/1", "rank:0of1", "rank:0/1", "rank=0of1", "rank=0/1", "worker0of1", "worker0/1",
+                      "process0of1", "process0/1", "task0of1", "task0/1", "worldsize", "world_size",
+                      "numberofprocesses", "numberofranks", "totalprocesses", "commsize", "comm_size"]}
 
 _GLOG_PID = re.compile(r"^\s{0,8}(?:\d{1,5}:\s{1,4}|\[[\w.-]{1,40}\]:\s{0,4})?[IWEF]\d{4} [\d:.]{8,20}\s{1,8}(\d{1,10}) ")
 _RANK_OF = re.compile(r"(?<![\w.])(?<!local )(?<!local_)rank[ \t]{0,2}[:=#]?[ \t]{0,2}(\d{1,6})\b", re.I)
 _MEMBER = re.compile(r"GLOBAL_RANK: (\d{1,7}), MEMBER: (\d{1,7})/(\d{1,7})")
-_PROMPT = re.compile(r"^(?:[ \t>]{0,16}|[^\n]{0,200}?[$#%>][ \t]{1,4}|[ \t]{0,8}\+{1,3}[ \t]{1,4})$")
-_PROMPT_END = re.compile(r"(?:[$#%>]|^[ \t]{0,8}\+{1,3})[ \t]{0,4}")
+# (a notebook's shell escape '!' counts as a prompt: `! mpiexec -np 4 python x.py`)
+_PROMPT = re.compile(r"^(?:[ \t>]{0,16}|[^\n]{0,200}?[$#%>!][ \t]{1,4}|[ \t]{0,8}\+{1,3}[ \t]{1,4})$")
+_PROMPT_END = re.compile(r"(?:[$#%>!]|^[ \t]{0,8}\+{1,3})[ \t]{0,4}")
 _LEAD = re.compile(r"^(?:[A-Za-z_][A-Za-z0-9_]{0,127}=\S{0,400}[ \t]+)*(?:(?:nohup|exec|time|env|stdbuf)[ \t]+)*$")
 _CMD_AT = re.compile(FACTS["cmd"])
 _ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]{0,127})=(.{0,400})$", re.S)
@@ -575,8 +582,8 @@ def _every_rank_zero(st, out):
         if len(same) < min(n, 2):
             continue
         out.append(Found("mpi.every_rank_zero",
-                         "%s starts %d processes (line %d) and %d of them print that they are rank 0 of a world of 1 "
-                         "(lines %s): each process is a job of its own" % (
+                         "%s starts %d processes (line %d) and %d of them print that their world has one process, "
+                         "rank 0 of 1 (lines %s): each process is a job of its own" % (
                              who, n, c["line"], len(same), ", ".join(str(a[1]) for a in same[:4])),
                          [(c["line"], c["text"])] + [(a[1], a[2]) for a in same[:3]],
                          "read the launcher's variables before init_process_group: Open MPI OMPI_COMM_WORLD_RANK / "
