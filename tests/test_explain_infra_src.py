@@ -227,3 +227,21 @@ def test_an_nccl_older_than_the_gpu(kb):
                 fix_re=r"nvidia-nccl-cu1\d>=2\.15\.1")
     newer = text.replace("2.14.3+cuda11.7", "2.15.1+cuda11.7")
     assert not [f for f in explain.explain_text(newer, kb)["findings"] if f["id"].startswith("nccl.predates")]
+
+
+# PRRTE's own banner (openpmix/prrte v3.0.14 src/mca/oob/tcp/oob_tcp_connection.c:412, pmix_output to
+# prte_clean_output, its source lines shortened; tools/gen_prrte_help.py banners())
+def test_prrte_oob_banner_is_read_from_its_source():
+    import gen_prrte_help as prrte
+
+    src = ('        pmix_output(prte_clean_output,\n'
+           '                    "------------------------------------------------------------\\n"\n'
+           '                    "A daemon was unable to complete a TCP connection\\n"\n'
+           '                    "to another daemon:\\n"\n'
+           '                    "  Local host:    %s\\n"\n'
+           '                    "------------------------------------------------------------",\n'
+           '                    prte_process_info.nodename);\n')
+    text = prrte.banners("src/mca/oob/tcp/oob_tcp_connection.c", src)
+    assert text.startswith("[oob_tcp_connection.c:1]\nA daemon was unable to complete a TCP connection\nto another")
+    site = prrte.build([("prte-clean-output", text)], "slice")["sites"][0]
+    assert site["family"] == "mpi.btl_tcp_if" and site["rule"] == "tcp-banner"

@@ -50,6 +50,9 @@ RULES = [
     # node's 'Hostname:', which is not a name resolution (the hostname rule below reads the whole text)
     ("cuda-call", "mpi.error", {"file": r"common-cuda|accelerator-cuda|coll-cuda|accelerator-base"}),
     ("openib-warning", "mpi.openib_ucx", {"file": r"openib|opal-common-verbs", "text": r"^\s*WARNING|\bUCX\b"}),
+    # PRRTE's out-of-band TCP banner (gen_prrte_help.py banners(): oob_tcp_connection.c), as ORTE's
+    # (gen_ompi_messages.py): the daemons' TCP connection between nodes, the interface or a firewall
+    ("tcp-banner", "mpi.btl_tcp_if", {"text": r"^A (?:process or )?daemon was unable to complete a TCP connection"}),
     # mpirun's report that a rank ended badly (orterun: 'noticed that process rank N ... exited on signal 9 (Killed)',
     # 'detected that one or more processes exited with non-zero status'): the echo of that rank, whose family names
     # the signal's usual senders (9: the host's OOM killer) -- the rank's own error, when printed, is the root

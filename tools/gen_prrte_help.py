@@ -54,6 +54,26 @@ def build(files, version):
     return doc
 
 
+# The banners PRRTE prints on its clean-output stream instead of a help topic, where it may not reach mpirun yet
+# (src/mca/oob/tcp/oob_tcp_connection.c: 'A daemon was unable to complete a TCP connection to another daemon';
+# src/mca/plm/ssh/plm_ssh_module.c: 'A daemon failed to report back after being spawned'): pmix_output(
+# prte_clean_output, "-----\n" "text\n" ...), each read as a topic of its own (file 'prte-clean-output', topic
+# '<file>:<line>') so that it is matched on its first printed line as a help topic is.
+BANNER_FILES = ("src/mca/oob/tcp/oob_tcp_connection.c", "src/mca/plm/ssh/plm_ssh_module.c")
+_BANNER = re.compile(r"pmix_output\(\s*prte_clean_output\s*,((?:\s*\"(?:[^\"\\\n]|\\.)*\")+)")
+
+
+def banners(path, src):
+    """'[<file>:<line>]\\n<the banner's lines>' for each pmix_output(prte_clean_output, ...) of several lines."""
+    out = []
+    for m in _BANNER.finditer(src):
+        text = "".join(re.findall(r'"((?:[^"\\\n]|\\.)*)"', m.group(1))).replace('\\"', '"')
+        lines = [ln for ln in text.split("\\n") if ln.strip() and not set(ln.strip()) <= {"-"}]
+        if len(lines) >= 2:
+            out.append("[%s:%d]\n%s\n" % (os.path.basename(path), src.count("\n", 0, m.start()) + 1, "\n".join(lines)))
+    return "".join(out)
+
+
 def from_repo(repo, rev):
     git = knowgen.git_reader(repo)
     commit = git("rev-parse", rev).strip()
@@ -66,6 +86,9 @@ def from_repo(repo, rev):
         if name not in seen:
             seen.add(name)
             files.append((name, git("show", "%s:%s" % (rev, p))))
+    text = "".join(banners(p, git("show", "%s:%s" % (rev, p))) for p in BANNER_FILES)
+    if text:
+        files.append(("prte-clean-output", text))
     return sorted(files), "%s (commit %s)" % (rev, commit)
 
 
