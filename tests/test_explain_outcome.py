@@ -4,11 +4,13 @@ root cause, a warning the job went past is a note, and a job that failed keeps i
 Real texts: tests/data/outcome/ (torchrun + gloo runs made here with torch 2.13 CPU, see its README.md), and
 torch's ProcessGroupNCCL warning lines from NVIDIA/nccl#1906 (https://github.com/NVIDIA/nccl/issues/1906)."""
 
+import io
 import os
 import time
 
 from gpudoctor import explain
 from gpudoctor.explain import outcome
+from gpudoctor.explain.render import render_text
 
 DATA = os.path.join(os.path.dirname(__file__), "data", "outcome")
 
@@ -25,6 +27,10 @@ def test_a_torchrun_restart_that_recovered_keeps_no_root(kb):
         assert (res["verdict"], root) == ("no_error", None), name
         note = next(n for n in res["context"] if n["id"] == "code.exception")
         assert "did not end the run" in note["note"] and "shard /data/part-1.bin" in note["text"]
+    # the text answer says why there is no error though lines say something failed
+    out = io.StringIO()
+    render_text(res, out)
+    assert "but the job went on after them" in out.getvalue()
     # the end line quoted is the agent's own, without torch's logging header
     res, _ = _answer(kb, "torchrun_restart_recovered_info.log")
     assert any("(line 91: Local worker group finished (WorkerState.SUCCEEDED)" in n["note"] for n in res["context"])

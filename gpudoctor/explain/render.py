@@ -9,6 +9,9 @@ from gpudoctor.fixline import sh
 # parentheses (gpudoctor/data/knowledge/*.toml). Only VALUE is the variable's value.
 _NOTE_SEP = "   ("
 
+# the phrases analyze._went_on_before's notes carry (the run completed / the job went on after the line)
+_WENT_ON = ("so it did not end the run", "then the job went on")
+
 
 def split_export(value):
     """(value, why or None) of one knowledge export."""
@@ -104,7 +107,12 @@ def render_text(result, out, color=False):
             fx.get("host") or "the node", " (%s)" % fx["source"] if fx.get("source") else ""), 2) + "\n")
     if verdict == "no_error":
         w("\n%s\n" % bold("NO ERROR FOUND"))
-        w("  Nothing in this text is an error line that gpudoctor knows, and no line says something failed.\n")
+        if any(p in (n.get("note") or "") for n in result.get("context") or () for p in _WENT_ON):
+            # (analyze._went_on_before's notes: the job completed or kept making progress after them, outcome.py)
+            w(_fill("  ", "Lines below say something failed, but the job went on after them (it completed or kept "
+                          "making progress): none of them stopped it.") + "\n")
+        else:
+            w("  Nothing in this text is an error line that gpudoctor knows, and no line says something failed.\n")
         _context(w, bold, result)
         return
     if verdict == "unknown_error":
