@@ -214,3 +214,18 @@ def test_srun_task_exit_line_with_a_launcher(kb):
     assert "srun reports 2 tasks of one host" in r["findings"][0]["causes"][0]["text"]
     r, fs = _answer(text.replace("tasks 0-1:", "task 0:"), kb)
     assert fs[0][0] == "rendezvous.address_in_use"
+
+
+def test_srun_gpu_binding_renumbers(kb):
+    # srun(1): --accel-bind=g binds each task to the GPUs closest to its CPUs; --gpu-bind=single:1 one GPU per task.
+    # A continued srun line (backslash) is read by its own words
+    text = ("#SBATCH --nodes=1\n#SBATCH --gres=gpu:4\n#SBATCH --ntasks-per-node=4\n"
+            "srun --cpu_bind=v --accel-bind=gn python -u train.py \\\n    --epochs 3\n"
+            "    torch.cuda.set_device(device)\nRuntimeError: CUDA error: invalid device ordinal\n")
+    r, fs = _answer(text, kb)
+    assert fs[:2] == [("slurm.visible_devices_renumbered", "root"), ("cuda.invalid_device_ordinal", "related")]
+    assert "--accel-bind=gn, line 4" in r["findings"][0]["causes"][0]["text"]
+    r, fs = _answer(text.replace("--accel-bind=gn", "--gpu-bind=single:1"), kb)
+    assert "its one GPU" in r["findings"][0]["causes"][0]["text"]
+    r, fs = _answer(text.replace("--accel-bind=gn", "--gpu-bind=none"), kb)
+    assert fs[0][0] == "cuda.invalid_device_ordinal"

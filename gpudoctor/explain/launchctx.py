@@ -229,7 +229,7 @@ def _command(text, depth=0):
     else:
         return None
     try:
-        argv = shlex.split(cmd, comments=True)[:200]
+        argv = shlex.split(cmd.rstrip("\\ \t"), comments=True)[:200]  # (a continued line: its own words)
     except ValueError:
         return None
     out = []
@@ -461,6 +461,39 @@ def _renumbered(st, alloc, sb, out):
                          "sees all of them and set_device(LOCAL_RANK) is right, or keep --gpus-per-task=%d and use "
                          "device %s in every task (torch.cuda.set_device(0))" % (per * g, per * g, g,
                                                                                 "0" if g == 1 else "0..%d" % (g - 1)),
+                         ORDINAL))
+        return
+    _bound(st, alloc, sb, out)
+
+
+def _bound(st, alloc, sb, out):
+    """srun's GPU binding without --gpus-per-task: --gpu-bind=closest / single:N / map_gpu:... / mask_gpu:... /
+    per_task:N, or --accel-bind with g ("bind each task to GPUs which are closest to the allocated CPUs"), with more
+    than one task per node: each task sees only its bound GPUs, numbered from 0 (srun(1))."""
+    for c in st.cmds:
+        srun = c["srun"]
+        if srun is None:
+            continue
+        bind = srun.get("--gpu-bind") or alloc.get("gpu_bind") or ""
+        accel = srun.get("--accel-bind") or ""
+        how = None
+        if bind and not bind.startswith("none"):
+            how = "--gpu-bind=%s" % bind[:40]
+        elif "g" in accel:
+            how = "--accel-bind=%s" % accel[:10]
+        per = _per_node(srun, alloc)
+        if how is None or not per or per < 2:
+            continue
+        one = bind.startswith(("single:", "map_gpu:", "mask_gpu:")) or bind in ("per_task:1",)
+        out.append(Found("slurm.visible_devices_renumbered",
+                         "srun binds GPUs to each of its %d tasks per node (%s, line %d): each task sees only %s, "
+                         "numbered from 0, so a task that calls set_device(LOCAL_RANK) with LOCAL_RANK >= the GPUs it "
+                         "sees asks for a device it does not have" % (
+                             per, how, c["line"], "its one GPU" if one else "the GPUs bound to it"),
+                         [x for x in sb if "ntasks" in x[1]][:2] + [(c["line"], c["text"])],
+                         "drop the binding (%s) so each task sees the node's GPUs and LOCAL_RANK indexes them, or keep "
+                         "it and use device 0 in each task (torch.cuda.set_device(0), or "
+                         "LOCAL_RANK %% torch.cuda.device_count())" % how,
                          ORDINAL))
         return
 
