@@ -431,6 +431,10 @@ def _completed(scan, findings):
     done = scan.matches.get("_struct_completed")
     if not done or getattr(scan, "several", False) or len(scan.sources) > 1:
         return None
+    from gpudoctor.explain.outcome import _TERMINAL
+
+    if any(_TERMINAL.search(h.text or "") for h in scan.errors):
+        return None  # a launcher said the job failed (srun's 'Exited with exit code', ...): no end line undoes it
     last = max(done, key=lambda h: h.line)
     lines = list(scan.error_lines) + [h["line"] for f in findings for h in f["matches"]]
     if scan.error_count > len(scan.error_lines) or any(ln >= last.line for ln in lines):

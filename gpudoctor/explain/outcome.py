@@ -267,7 +267,11 @@ def _past(out, fails):
     # the wrapper's ('python train.py; echo "job done"' prints it whatever python did), not the job's end
     died = any(kind == "fatal" and ln == last and _DIED.search(t) for ln, kind, _k, _v, _r, t in events)
     strong = [e for e in after if e[1] == "end" or (e[1] == "done" and not died)]
-    progress = [e for e in after if e[1] == "progress"]
+    # ... nor progress: a process that died prints none of its own after it; such lines are another process's (an
+    # interleaved log) or text appended after the failure. A launcher's restart shows as its own failure line after
+    # the death (torchrun's 'failed (exitcode ...)'), which is then the last one; else only an end line says the job
+    # went on (red team 2026-11-26f, docs/security.md 25.)
+    progress = [e for e in after if e[1] == "progress" and not died]
     if not strong and not _advancing(progress):
         return None
     ev = max(after, key=lambda e: e[0])

@@ -385,6 +385,10 @@ def _evaluate(kb, win, needles):
     sq = _Squashed(text0, win.continuations, text1) if PRUNE else None
     # the longest join of line 0 and its continuation lines, squashed (False: not ASCII, or PRUNE off)
     last = None if PRUNE else False
+    # a regex searched once per line: patterns of several entries with the same source and needles answer the
+    # same (NCCL's known bugs of kind 'error' share the words of a failure, versions._symptom_entry: three
+    # searches of every line with 'error' in it, red team 2026-11-26f)
+    done = {}
     for p in _patterns_of(kb, needles):
         info = p._scan_info or p.scan_info()
         two = info[0]
@@ -410,7 +414,11 @@ def _evaluate(kb, win, needles):
                             break
                     else:
                         continue
-        m, shown, plain = _search_text(p, text0, win.continuations, text1, whole, sq)
+        key = (p.source, whole, tuple(needles_b))
+        got = done.get(key)
+        if got is None:
+            got = done[key] = _search_text(p, text0, win.continuations, text1, whole, sq)
+        m, shown, plain = got
         if m:
             out.append((p, m.groupdict(), shown, plain))
     return out, multi
