@@ -106,7 +106,7 @@ _ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]{0,127})=(.{0,400})$", re.S)
 _SRUN_SHORT_VAL = set("nNcGptoeJwAqCxdDimrBLSTWM")
 _SRUN_LONG_FLAGS = {"--label", "--exclusive", "--overlap", "--pty", "--unbuffered", "--quiet", "--verbose",
                     "--kill-on-bad-exit", "--no-kill", "--overcommit", "--wait", "--disable-status", "--multi-prog",
-                    "--no-allocate", "--preserve-env", "--test-only", "--spread-job", "--hint", "--exact"}
+                    "--no-allocate", "--preserve-env", "--test-only", "--spread-job", "--exact"}
 _SPAWNERS = ("torchrun", "deepspeed", "accelerate", "accelerate-launch")
 _SPAWN_MODULES = ("torch.distributed.run", "torch.distributed.launch", "accelerate.commands.launch",
                   "deepspeed.launcher.runner")
@@ -124,7 +124,7 @@ class Ctx(object):
         self.banners = []  # (line, pid or None, text)
         self.alone = []  # (src, line, text)
         self.member = []  # (line, rank, member, world, text)
-        self.replica = None  # (line, text)
+        self.replica = None  # (line, text, whether the replica's own traceback follows)
         self.cvd = []  # (src, line, value, text)
         self.rankcvd = []  # (line, local rank, CUDA_VISIBLE_DEVICES value, text)
         self.srun_exit = []  # (line, host, number of task ids, text)
