@@ -218,3 +218,21 @@ def test_cuinit_unknown_mpirun_unknown_option_and_accelerate_duplicate_gpu():
     assert r["id"] == "nccl.duplicate_gpu" and "num_processes" in _first(r)
     r = _root(dup)
     assert "set_device" in _first(r)
+
+
+def test_ddp_buffers_and_single_gpu_distributed_code():
+    # autograd's version check (torch/csrc/autograd/saved_variable.cpp) under DDP with a BatchNorm layer
+    inplace = ("RuntimeError: one of the variables needed for gradient computation has been modified by an inplace "
+               "operation: [torch.cuda.FloatTensor [64]] is at version 3; expected version 2 instead.\n")
+    r = _root("model = DistributedDataParallel(model, device_ids=[rank])\n    x = self.bn1(x)\n" + inplace)
+    assert r["id"] == "usercode.inplace_modified" and "broadcast_buffers=False" in _first(r)
+    r = _root(inplace)  # no DDP: no buffer cause
+    assert not any("broadcast_buffers" in " ".join(c["fix"]) for c in r["causes"])
+    # torch/distributed/distributed_c10d.py: "Default process group has not been initialized, please make sure to call
+    # init_process_group." from a SyncBatchNorm in a one-GPU run
+    pg = "RuntimeError: Default process group has not been initialized, please make sure to call init_process_group.\n"
+    r = _root('  File "/venv/site-packages/torch/nn/modules/batchnorm.py", line 760, in forward\n'
+              "    raise ValueError('SyncBatchNorm expected input tensor to be on GPU')\n" + pg)
+    assert r["id"] == "torch.pg_not_initialized" and "world_size=1" in _first(r) and "nn.BatchNorm2d" in _first(r)
+    r = _root(pg)
+    assert "torchrun --nproc_per_node N" in _first(r)
