@@ -245,3 +245,15 @@ def test_prrte_oob_banner_is_read_from_its_source():
     assert text.startswith("[oob_tcp_connection.c:1]\nA daemon was unable to complete a TCP connection\nto another")
     site = prrte.build([("prte-clean-output", text)], "slice")["sites"][0]
     assert site["family"] == "mpi.btl_tcp_if" and site["rule"] == "tcp-banner"
+
+
+def test_nvidia_smi_messages_kept_as_16_byte_pieces(kb):
+    # Debian's nvidia-smi 535.261.03 holds 'No MIG-enabled devices found.' only as its first 16 bytes, beside other
+    # such pieces with no NUL between them (offset 552752 of /usr/lib/nvidia/current/nvidia-smi, these bytes)
+    import gen_nvidia_smi_messages as smi
+
+    data = b"\0" * 16 + b"Failed to redireNo MIG-enabled d       > <P >  <USAGE   >  <MEM    >\0"
+    assert smi.chunks(data) == ["No MIG-enabled d"]
+    assert smi.chunks(b"\0" * 8 + data[16:]) == []  # a run that does not start 16-byte aligned is no such piece
+    doc = explain.explain_text("No MIG-enabled devices found.\n", kb)
+    assert_root(doc, verdict="root_cause", entry="nvidia_smi.mig", fix_re=r"whole GPUs")

@@ -141,7 +141,8 @@ def test_a_deb_gives_the_slices_sites_and_its_table(tmp_path, slice_doc, capsys)
     assert doc["sites"][:len(messages)] == slice_doc["sites"]
     assert [{k: v for k, v in x.items() if k not in ("id", "where")} for x in doc["sites"][len(messages):]] == \
         [{k: v for k, v in full[t].items() if k not in ("id", "where")} for t in four]
-    assert [x["where"] for x in doc["sites"][len(messages):]] == ["string %d" % n for n in range(21, 25)]
+    assert [x["where"] for x in doc["sites"][len(messages):]] == \
+        ["string %d" % n for n in range(len(messages) + 1, len(messages) + 5)]
     assert doc["header"] == slice_doc["header"]
     assert doc["query_fields"] == [{"name": n, "alt": a} if a else {"name": n} for n, a in fields]
 

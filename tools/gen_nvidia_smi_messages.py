@@ -41,7 +41,7 @@ BINARY = "./usr/lib/nvidia/current/nvidia-smi"
 
 # a string of the binary that reports a failure (its help texts and table headings do not)
 MESSAGE = re.compile(r"^(?:Unable to|Failed to|Failed |Error |ERROR: |Couldn't|Could not|Cannot |Invalid |"
-                     r"No devices|NVIDIA-SMI has failed|NVIDIA-SMI couldn't|Mismatch|Warning: |WARNING: |Only one |"
+                     r"No devices|No MIG-enabled|NVIDIA-SMI has failed|NVIDIA-SMI couldn't|Mismatch|Warning: |WARNING: |Only one |"
                      r"Setting |Changing |Resetting |Clearing |Specified clock|GPU Reset couldn't|GPU is lost|"
                      r"Provided |The current user does not|Field \"|%s : not a valid|Format modifier|\"--format=\")"
                      r"|is not supported|not supported for")
@@ -72,13 +72,22 @@ RULES = [
     ("reset", "nvidia_smi.reset", {"text": r"^GPU Reset couldn't|^Unable to reset GPU|^Resetting GPU %s is not "
                                            r"supported|^Error (?:encountered|occurred) during reset of GPU"}),
     # ('instace': the binary's own spelling of one message)
-    ("mig", "nvidia_smi.mig", {"text": r"MIG Mode|MIG mode is in pending|GPU instance|GPU instace|compute instance"}),
+    ("mig", "nvidia_smi.mig", {"text": r"MIG Mode|MIG mode is in pending|GPU instance|GPU instace|compute instance|"
+                                       r"^No MIG-enabled"}),
     ("not-supported", "nvidia_smi.not_supported", {"text": r"is not supported|not supported for GPU|"
                                                            r"on a MIG-enabled device|Specified clock"}),
 ]
 
 # What one message means, where its family's causes are not enough: [(regex over the text, means, [fix])]
 MSG_FIX = [
+    # a 16-byte piece (chunks() below): the message 'No MIG-enabled devices found.' of nvidia-smi mig -lgi / -lci
+    # and of a MIG device selection, printed when no GPU of the node is in MIG mode (mig.mode.current Disabled);
+    # https://docs.nvidia.com/datacenter/tesla/mig-user-guide/index.html (enable MIG: nvidia-smi -i N -mig 1)
+    (r"^No MIG-enabled d",
+     "nvidia-smi found no GPU in MIG mode (nvidia-smi mig -lgi / -lci, or a job that selects MIG instances by "
+     "their MIG-<uuid>): MIG mode is Disabled on these GPUs (nvidia-smi --query-gpu=mig.mode.current).",
+     ["run on a node whose GPUs are in MIG mode (enabling it is an admin action: nvidia-smi -i <gpu> -mig 1, then a "
+      "GPU reset, and the GPU and compute instances created), or drop the MIG selection and use whole GPUs"]),
     (r"^Field \"%s\" is not a valid field to query\.$",
      "nvidia-smi --query-gpu was given the name {%1|<field>}, which this nvidia-smi does not know: a typo, a "
      "name of another --query-* switch (--query-compute-apps has pid, used_memory), or a name newer than the "
@@ -217,12 +226,32 @@ def from_deb(path):
     data = tar("data.tar.xz").extractfile(BINARY).read()
     fields, tables = query_fields(data)
     messages, seen = [], set(tables)  # a help text ('... the field is not supported') is no message
-    for s in knowgen.binary_strings(data, 8):
+    for s in knowgen.binary_strings(data, 8) + chunks(data):
         t = s.strip()
         if t not in seen and not s.startswith((" ", "\t")) and MESSAGE.search(t):
             seen.add(t)
             messages.append(t)
     return messages, fields, "nvidia-smi %s (Debian bookworm non-free, %s)" % (version, BINARY[1:])
+
+
+def chunks(data):
+    """The 16-byte pieces of the binary's 16-byte aligned printable runs of 32+ bytes that start a message the
+    compiler did not keep whole: a string copied into a buffer is loaded 16 bytes at a time from .rodata
+    (movdqa) and its tail written as immediates, so its first 16 bytes sit NUL-less beside other such pieces
+    ('Failed to redire' + 'No MIG-enabled d' + ...), and `strings` reads them as one run. A piece that begins a
+    message (MESSAGE) and is no prefix of a message the binary holds whole is one; matched as that prefix."""
+    whole = set(knowgen.binary_strings(data, 8))
+    out = []
+    for m in re.finditer(rb"[\x20-\x7e]{32,}", data):
+        if m.start() % 16:
+            continue
+        run = m.group().decode("ascii")
+        for i in range(16, len(run) - 15, 16):
+            piece = run[i:i + 16]
+            # (a piece from the middle of a sentence, 'is not supported', begins no message)
+            if piece[0].isupper() and MESSAGE.match(piece) and not any(w.startswith(piece) for w in whole if len(w) > 16):
+                out.append(piece)
+    return out
 
 
 def from_slice(path):
