@@ -57,7 +57,8 @@ def test_an_exception_message_over_several_lines_gives_its_own_remedy_with_its_v
     said = " ".join(adv[0]["fix"])
     # the remedy is on the exception's fourth line, with this checkpoint's class in it
     assert "torch.serialization.add_safe_globals([Namespace])" in said, said
-    assert adv[0]["fix"][0].startswith('the message says: "'), adv[0]["fix"]
+    # (in single quotes: its backticks would run inside double quotes, red team 2026-11-26f)
+    assert adv[0]["fix"][0].startswith("the message says: '"), adv[0]["fix"]
     # names something to call: above the family's generic causes
     assert root["causes"].index(adv[0]) < len(root["causes"]) - 1
     assert all(c["static_rank"] == 0 or c.get("evidence") for c in root["causes"][:root["causes"].index(adv[0])])
@@ -78,7 +79,7 @@ def test_a_pasted_message_gives_its_remedy_in_the_text_report(cli, tmp_path, kb)
     assert "--main_process_port" in fixes(root) and "you can set this to `0`" in said, root["causes"]
     out = io.StringIO()
     explain.render_text(doc, out)
-    assert 'fix: the message says: "To automatically use the next open port' in out.getvalue()
+    assert "fix: the message says: 'To automatically use the next open port" in out.getvalue()
 
 
 # Open MPI 4.1's help-errmgr-base.txt [failed-daemon] (orte/mca/errmgr/base), as printed on the users list
@@ -266,7 +267,7 @@ def test_a_computed_fix_and_a_site_fix_that_says_it_are_never_displaced():
     r = advice.apply(_result([site, _cause(["generic"])], ACCELERATE_PORT), _Scan())
     causes = r["findings"][0]["causes"]
     assert causes[0] is site and [c["fix"] for c in _advice(r["findings"][0])] == \
-        [['the message says: "To automatically use the next open port (on a single node), you can set this to `0`."']]
+        [["the message says: 'To automatically use the next open port (on a single node), you can set this to `0`.'"]]
     assert causes.index(_advice(r["findings"][0])[0]) == 1  # below the site's own fix
     json.dumps(r)  # stays a JSON document
     # --check computes a fix from this machine's facts after the advice was placed: place() puts it back below

@@ -13,6 +13,9 @@ bounds (time.process_time), not wall time.
   the joins with a line's continuation lines: 1 MB of distinct 4 KiB lines with 'error' in them took 9.0 s of CPU
   against 4.7 s at 0cc09ff. The scan now searches a regex once per line (scan._evaluate: the same source, flags
   and needles answer the same).
+- explain/advice.py: the remedy an exception's message states was quoted into the root's first fix inside double
+  quotes ('the message says: "..."'), where bash still runs $(...), backticks and $VAR: a message saying
+  'please use --b$(touch PWN)' ran touch when the fix line was pasted whole. Such a remedy is one single-quoted word.
 - explain/outcome.py: a healthy verdict after a real failure can be forced by appending progress lines (see
   docs/security.md 25.): the failure is never dropped (it stays a note, with its line and the line that showed
   progress), and a launcher's report that the job failed anywhere in the text keeps the root.
@@ -162,3 +165,31 @@ def test_progress_appended_after_a_process_died_keeps_its_root():
     doc = explain_text("step 10 loss 2.31\nWARNING: CUDA out of memory, retrying with a smaller batch\n"
                        "step 11 loss 2.30\nstep 12 loss 2.29\n")
     assert doc["verdict"] == "no_error", doc["verdict"]
+
+
+# ------------------------------------------------------------------ advice: the message's own words in a fix line
+
+# an exception whose message says what to do, over two lines (pytb keeps the lines after the exception line: tb['more'];
+# advice.py quotes the remedy as the root's first cause: 'the message says: "..."')
+ADVICE = ('Traceback (most recent call last):\n  File "t.py", line 1, in <module>\n    f()\n'
+          "ValueError: the option `a%s` must be set; please use --b%s instead\nor set TORCH_X=1 %s first\n")
+
+
+@pytest.mark.skipif(BASH is None, reason="no bash")
+def test_a_messages_advice_quoted_in_a_fix_never_runs(tmp_path):
+    # before: the remedy stood inside double quotes, where bash still runs $(...) and backticks: pasting the fix
+    # line 'the message says: "please use --b$(touch X) instead"' ran touch (advice.py since 0cc09ff; the
+    # innermost exception's advice and its multi-line messages give it more of the text now)
+    lines = []
+    for payload in PAYLOADS + ["$HOME\\x", "a\x1b]0;t\x07b"]:
+        doc = explain_text(ADVICE % (payload, payload, payload))
+        said = [x for x in _fix_lines(doc) if x.startswith("the message says: ")]
+        assert said and any("--b" in x for x in said), (payload, _fix_lines(doc))
+        lines += said
+    assert not any("\x1b" in x or "\n" in x for x in lines)
+    assert paste(lines, tmp_path) == []
+    # plain words keep their double quotes (the message's own text, as before)
+    doc = explain_text(ADVICE % ("x", "y", "z"))
+    assert 'the message says: "please use --by instead or set TORCH_X=1 z first"' in _fix_lines(doc), _fix_lines(doc)
+    (tmp_path / "again").mkdir()
+    assert paste(['the message says: "please use --b$(touch MARKER) instead"'], tmp_path / "again") == ["MARKER"]

@@ -438,7 +438,7 @@ def apply(result, scan):
         first = remedies[0][0]
         causes.append({
             "text": "The message itself says what to do (line %s)." % first, "checks": [], "confirm": [],
-            "fix": [_SAYS % q for _, q in remedies], "exports": {},
+            "fix": [_says(q) for _, q in remedies], "exports": {},
             "evidence": [{"line": first, "text": clean(shown.get(first, remedies[0][1]))[:400]}],
             "static_rank": 0, "computed": None, "advice": True})
         place(result)
@@ -448,6 +448,20 @@ def apply(result, scan):
 
 
 _SAYS = "the message says: \"%s\""
+# the message's words inside double quotes, where bash still expands $(...), backticks, $VAR, \ and (interactively)
+# '!': a message that held them ran them when its fix line was pasted whole (red team 2026-11-26f: 'please use
+# --b$(touch X)' in an exception's message). Such words are one single-quoted shell word (fixline.sh, 15.); the
+# message's own plain words keep their double quotes.
+_DQ_SPECIAL = re.compile(r'[$`\\"!]')
+
+
+def _says(q):
+    from gpudoctor.fixline import needs_ansi_c, sh
+
+    if not _DQ_SPECIAL.search(q) and not needs_ansi_c(q):  # (a control or format character: $'...', 15.)
+        return _SAYS % q
+
+    return "the message says: " + sh(q)
 
 
 def place(result):
