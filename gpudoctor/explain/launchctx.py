@@ -59,7 +59,7 @@ MAX_ALONE = 64
 FACTS = {
     # a command at a line's start (checked in record: only a prompt, '+ ' or env assignments before it)
     # (a path before the name: /usr/mpi/gcc/openmpi-4.1.5/bin/mpiexec)
-    "cmd": r"(?<![\w./-])(?:/?[\w.+-]{1,64}/){0,16}(?:srun|python[\d.]{0,5}|torchrun|mpirun|mpiexec|"
+    "cmd": r"(?<![\w./-])(?:[\w./+-]{0,200}/)?(?:srun|python[\d.]{0,5}|torchrun|mpirun|mpiexec|"
            r"accelerate(?=[ \t]{1,4}launch\b))[ \t]",
     "banner": r"Setting OMP_NUM_THREADS environment variable for each process to be",
     # (mpi4py's and MPI tutorials' own words too: 'worker 0 of 1', 'Total number of processes 1', 'comm size: 1')
@@ -71,12 +71,12 @@ FACTS = {
     # a line that sets (or prints) CUDA_VISIBLE_DEVICES and nothing else: `export CUDA_VISIBLE_DEVICES=0,1`, a
     # script's print 'CUDA_VISIBLE_DEVICES: 0,1'
     "cvd": r"^[ \t]{0,8}(?:[^\n]{0,120}?[$#%>][ \t]{1,4})?(?:export[ \t]{1,4})?CUDA_VISIBLE_DEVICES[ \t]{0,2}[=:][ \t]{0,2}"
-           r"[\"']?(?P<v>[\w,:-]{1,400})[\"']?[ \t]{0,8}$",
+           r"[\"']?(?P<v>[\w,:-]{1,200}[\w,:-]{0,200})[\"']?[ \t]{0,8}$",
     # srun's report of tasks that ended badly (src/plugins/launch/slurm/launch_slurm.c _task_finish: error("%s: %s %s:
     # Exited with exit code %d", hosts, "task"/"tasks", task ids)): the task ids one host ran
     # a launcher's per-node process count anywhere in the text (as layout.py's "nproc", with the line kept)
     "nproc": r"--nproc[-_]per[-_]node[= ](?P<v>\d{1,4})\b",
-    "srun_exit": r"srun: error: (?P<host>[\w.-]{1,128}): tasks? (?P<ids>\d{1,6}(?:[,-]\d{1,6}){0,64}): ",
+    "srun_exit": r"srun: error: (?P<host>[\w.-]{1,128}): tasks? (?P<ids>\d[\d,-]{0,199}): ",
     # a process's own print of its local rank beside the GPUs it sees ('LOCAL_RANK=1 CUDA_VISIBLE_DEVICES=1',
     # 'SLURM_LOCALID: 1, CUDA_VISIBLE_DEVICES: 1'): read in record, either order
     "rankcvd": r"\b(?:LOCAL_RANK|SLURM_LOCALID)\b[^\n]{0,200}\bCUDA_VISIBLE_DEVICES\b|\bCUDA_VISIBLE_DEVICES\b[^\n]{0,200}"
@@ -180,7 +180,9 @@ def record(scan, hit, win=None):
             n = 0
             for part in m.group("ids").split(","):
                 a, _, b = part.partition("-")
-                n += (int(b) - int(a) + 1) if b and int(b) >= int(a) else 1
+                if not a.isdigit():
+                    continue  # (',,' or '-5': not srun's hostlist form)
+                n += (int(b) - int(a) + 1) if b.isdigit() and int(b) >= int(a) else 1
             st.srun_exit.append((hit.line, m.group("host"), n, text.strip()[:300]))
     elif cls == "replica":
         if st.replica is None:
