@@ -151,3 +151,63 @@ def test_the_options_a_message_names():
     assert E._options("'self.rank' `http_x` NCCL_DEBUG x_y", limit=2) == ["NCCL_DEBUG", "x_y"]
     assert E._options("nothing here") == []
     assert E._options("x" * E.WHOLE + " late_name") == []
+
+
+# ------------------------------------------------------------------ 2. checkpoints, and torch.save's short write
+
+SER = SP + "torch/serialization.py"
+
+
+def _ser(exc, msg, *fns, tail=()):
+    return {"exc": exc, "msg": msg, "frames": [("/work/job/t.py", 6, "<module>")] + [(SER, 100 + i, fn) for i, fn in
+                                                                                      enumerate(fns)] + list(tail)}
+
+
+def test_torch_load_that_raised_while_reading_is_the_checkpoint(kb):
+    # PyTorchFileReader's OSError on a cut archive (made here with torch 2.13, tests/test_explain_excmeaning.py)
+    t = _ser("OSError", "[Errno 22] Invalid argument", "load", "__init__")
+    assert E.read(kb.by_id, t, []) == {"eid": "torch.checkpoint_load", "how": "OSError raised while torch.load read "
+                                       "the file", "sure": "medium", "text": None, "fix": []}
+    assert E._reading_checkpoint(t)
+    # a traceback cut above torch.load: its _load frame says the same; Windows paths too
+    assert E._reading_checkpoint(_ser("RuntimeError", "x", "_load", "persistent_load"))
+    assert E._reading_checkpoint({"exc": "RuntimeError", "msg": "x", "frames": [
+        ("C:\\venv\\Lib\\site-packages\\torch\\serialization.py", 1, "load"),
+        ("C:\\venv\\Lib\\site-packages\\torch\\serialization.py", 2, "_load")]})
+    assert not E._reading_checkpoint(_ser("RuntimeError", "x", "save", "_save"))
+    # raised three frames below torch's own (a user's __setstate__ and what it calls): not the reader's refusal
+    deep = [("/work/job/model.py", 10 + i, fn) for i, fn in enumerate(("__setstate__", "rebuild", "check"))]
+    assert not E._reading_checkpoint(_ser("ValueError", "bad state", "load", "_load", tail=deep))
+    assert E._reading_checkpoint(_ser("ValueError", "bad state", "load", "_load", tail=deep[:2]))
+
+
+@pytest.mark.parametrize("exc,msg", [
+    ("FileNotFoundError", "ck.pt"), ("PermissionError", "ck.pt"), ("IsADirectoryError", "ck"),
+    ("NotADirectoryError", "ck/x"), ("builtins.FileNotFoundError", "x"),
+    ("OSError", "[Errno 2] No such file or directory: 'ck.pt'"), ("OSError", "[Errno 13] Permission denied: 'ck.pt'"),
+])
+def test_a_file_that_could_not_be_opened_is_not_its_contents(exc, msg):
+    assert not E._reading_checkpoint(_ser(exc, msg, "load", "_open_file"))
+    # an errno that says nothing of the file's access is the contents
+    assert E._reading_checkpoint(_ser("OSError", "[Errno 5] Input/output error", "load", "_open_file"))
+
+
+WRITE_TEXT = ("The checkpoint's file stopped taking bytes while torch.save wrote it (a short write: PyTorchStreamWriter's "
+              "position fell behind, caffe2/serialize/inline_container.cc): the filesystem refused the write - a full "
+              "disk or a used-up quota first (ENOSPC, EDQUOT), else an I/O error of a network filesystem (EIO).")
+WRITE_FIX = ["df -h and quota -s (Lustre: lfs quota -h -u $USER <mount>) on the checkpoint's folder; free space or "
+             "save to a filesystem with room, and keep fewer checkpoints (save_total_limit)"]
+
+
+def test_a_short_write_of_torch_save(kb):
+    # made here: torch.save to /dev/full (tests/test_explain_excmeaning.py SAVE_FULL), the chain as pyanswer gives it
+    first = _ser("RuntimeError", "basic_ios::clear: iostream error", "save", "_save")
+    then = _ser("RuntimeError", "[enforce fail at inline_container.cc:672] . unexpected pos 832 vs 726", "save",
+                "__exit__")
+    assert E.read(kb.by_id, first, [then]) == {
+        "eid": "errno.enospc", "how": "torch.save's writer saw a short write ('basic_ios::clear: iostream error')",
+        "sure": "low", "text": WRITE_TEXT, "fix": WRITE_FIX}
+    # the message quoted to 80 characters (a longer message of the same form, for the bound)
+    long = "unexpected pos 832 vs 726 " + "word " * 20
+    got = E.read(kb.by_id, _ser("RuntimeError", long, "save"), [])
+    assert got["how"] == "torch.save's writer saw a short write ('unexpected pos 832 vs 726 %s[...]')" % ("word " * 9)

@@ -1,0 +1,102 @@
+"""Cases for the mutants of gpudoctor/explain/outcome.py (docs/mutation.md, sixth round): went_on() over a scan's
+inputs (an input whose end was not read, error lines that were not kept, the ranks of the failure lines and of the
+progress after them, the latest of several inputs), the lines a finding stands on and whether that is all of them,
+the input a line belongs to, and what counts as advancing progress. The scans are built in the shape scan.py leaves
+(sources with first_line, outcomes from read_tail: (line, kind, key, value, rank, text) events)."""
+
+from types import SimpleNamespace
+
+from gpudoctor.explain import outcome as O
+
+WARN = "[rank1]:[W1126 14:18:30.553 ProcessGroupGloo.cpp:524] Warning: Unable to resolve hostname to a (local) address"
+
+
+def _p(line, key, value, rank=None, text=None):
+    return (line, "progress", key, value, rank, text or "step %s" % value)
+
+
+def test_advancing_progress():
+    assert not O._advancing([]) and not O._advancing([_p(5, "step", 1)])
+    assert O._advancing([_p(5, None, None), _p(6, None, None)])  # two loss lines without a counter
+    assert not O._advancing([_p(5, "step", 1), _p(6, "step", 1)])  # one state printed twice
+    assert O._advancing([_p(5, "step", 1), _p(6, None, None), _p(7, "step", 2)])
+    assert not O._advancing([_p(5, "step", 2), _p(6, "step", 1)])
+    assert O._advancing([_p(5, "step", 2), _p(6, "step", 1), _p(7, "epoc", 0), _p(8, "epoc", 1)])
+
+
+def test_the_input_a_line_belongs_to():
+    scan = SimpleNamespace(sources=[{"first_line": 1}, {"first_line": 10}])
+    assert [O._source_index(scan, n) for n in (5, 9, 10, 12)] == [0, 0, 1, 1]
+    assert O._source_index(SimpleNamespace(sources=[{"first_line": 5}]), 3) == 0
+    assert O._source_index(SimpleNamespace(sources=[{}, {}]), 1) == 1  # first_line 1 when not said
+
+
+def test_the_lines_a_finding_stands_on():
+    scan = SimpleNamespace(match_lines={"a": [5]}, counts={"a": 3})
+    assert O._finding_lines(scan, {"id": "a", "matches": [{"line": 3}, {"line": None}], "match_count": 1}) == \
+        ({3, 5}, True)
+    assert O._finding_lines(scan, {"id": "a", "matches": [{"line": 3}], "match_count": 3}) == ({3, 5}, False)
+    # scan kept every line it counted
+    assert O._finding_lines(SimpleNamespace(match_lines={"a": [5]}, counts={"a": 1}), {"id": "a", "match_count": 5}) \
+        == ({5}, True)
+    assert O._finding_lines(SimpleNamespace(match_lines={"a": [5]}, counts={"a": 9}), {"id": "a", "match_count": 9}) \
+        == ({5}, False)
+    assert O._finding_lines(SimpleNamespace(match_lines={}, counts={"a": 2}), {"id": "a"}) == (set(), True)
+
+
+def _scan(events, sources=({"first_line": 1},), outcomes=True, errors=(), error_lines=(), error_count=None, **kw):
+    scan = SimpleNamespace(sources=list(sources), errors=list(errors), error_lines=list(error_lines),
+                           error_count=len(error_lines) if error_count is None else error_count,
+                           match_lines={}, counts={}, **kw)
+    if outcomes:
+        scan.outcomes = [{"events": e} for e in events]
+    return scan
+
+
+def _f(line, text, fid="gloo.hostname"):
+    return {"id": fid, "matches": [{"line": line, "text": text}], "match_count": 1}
+
+
+STEPS = [_p(5, "step", 1, "1", "[rank1]: step 1"), _p(6, "step", 2, "1", "[rank1]: step 2")]
+
+
+def test_the_job_went_on_after_a_ranks_warning():
+    assert O.went_on(_scan([STEPS]), [_f(3, WARN)]) == (6, "[rank1]: step 2", "progress")
+    # progress of another rank (or of none) is not this rank going on
+    other = [_p(5, "step", 1), _p(6, "step", 2)]
+    assert O.went_on(_scan([other]), [_f(3, WARN)]) is None
+    assert O.went_on(_scan([other]), [_f(3, "Warning: no rank")]) == (6, "step 2", "progress")
+
+
+def test_what_keeps_the_failure_the_root():
+    # no outcome read, or not for every input
+    assert O.went_on(_scan([STEPS], outcomes=False), [_f(3, WARN)]) is None
+    assert O.went_on(_scan([STEPS], sources=({"first_line": 1}, {"first_line": 50})), [_f(3, WARN)]) is None
+    # error lines that were not kept
+    assert O.went_on(_scan([STEPS], error_lines=[2], error_count=3), [_f(3, WARN)]) is None
+    # a launcher's report that the job failed, in a finding or an error line
+    assert O.went_on(_scan([STEPS]), [_f(3, "srun: error: node1: task 0: Exited with exit code 1")]) is None
+    err = SimpleNamespace(line=2, text="returned non-zero exit status 1", origin=None)
+    assert O.went_on(_scan([STEPS], errors=[err], error_lines=[2]), [_f(3, WARN)]) is None
+    # nothing failed
+    assert O.went_on(_scan([STEPS]), []) is None
+
+
+def test_an_error_line_keeps_its_rank():
+    # the last failure lines' ranks (within 2 lines of the last) must be the progress's
+    err = SimpleNamespace(line=4, text="[rank1]: connect failed, retrying", origin=None)
+    assert O.went_on(_scan([STEPS], errors=[err], error_lines=[4]), [_f(1, WARN)]) == (6, "[rank1]: step 2",
+                                                                                        "progress")
+    err0 = SimpleNamespace(line=4, text="[rank1]: x", origin=("0", None, None))  # scan's origin first
+    assert O.went_on(_scan([STEPS], errors=[err0], error_lines=[4]), [_f(1, WARN)]) is None
+    assert O.went_on(_scan([STEPS], errors=[err0], error_lines=[4]), [_f(3, WARN)]) == (6, "[rank1]: step 2",
+                                                                                         "progress")
+
+
+def test_the_latest_input_that_went_on():
+    src = ({"first_line": 1}, {"first_line": 100})
+    later = [_p(105, "step", 1, "1"), _p(109, "step", 2, "1", "[rank1]: step 9")]
+    assert O.went_on(_scan([STEPS, later], sources=src), [_f(3, WARN), _f(102, WARN, "gloo.other")]) == \
+        (109, "[rank1]: step 9", "progress")
+    assert O.went_on(_scan([later, STEPS], sources=src[::-1] and ({"first_line": 1}, {"first_line": 100})),
+                     [_f(102, WARN)]) is None  # (input 1's events are STEPS, all before its line 102)
