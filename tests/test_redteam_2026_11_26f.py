@@ -149,7 +149,9 @@ def test_progress_appended_after_a_process_died_keeps_its_root():
     # before: two step lines after the uncaught OOM made the answer 'no error' (outcome.went_on); a process that
     # died prints no progress of its own, so such lines are another process's or appended
     for tail in ("step 11 loss 2.3000\nstep 12 loss 2.2900\n", "Epoch 1: 100%|##########| 30/30 [00:03<00:00]\n" * 2,
-                 "".join("step %d loss 1.0\n" % i for i in range(11, 400))):
+                 "".join("step %d loss 1.0\n" % i for i in range(11, 400)),
+                 # the failure line before the tail outcome reads (outcome.MAX_LINES): read from its own text
+                 "".join("step %d loss 1.0\n" % (i * 7919 % 100003) for i in range(11, 2000))):
         doc = explain_text(DIED + tail)
         assert doc["verdict"] == "root_cause" and doc["findings"][0]["id"] == "cuda.oom", (tail[:30], doc["verdict"])
     # what stays forgeable (docs/security.md 25.): the job's own end line; the failure is then a note, never dropped

@@ -232,9 +232,14 @@ def went_on(scan, findings):
             fails.setdefault(_source_index(scan, ln), []).append((ln, err_rank.get(ln)))
     if not fails or scan.error_count > len(scan.error_lines):
         return None  # (error lines that were not kept may come after the job's last progress)
+    # the failure lines where a process died (an uncaught exception's last line, a kill), read from their own text:
+    # a failure line before the tail that outcome reads is not among its events (red team 2026-11-26f)
+    texts = [(m["line"], m.get("text") or "") for f in findings for m in f.get("matches", ())]
+    texts += [(h.line, h.text or "") for h in scan.errors]
+    died = {ln for ln, t in texts if _DIED.search(_GLOG_HEAD.sub("", strip_prefix(clean(t[:MAX_LINE]))[0]).strip())}
     best = None
     for si, lst in fails.items():
-        got = _past(outs[si], lst)
+        got = _past(outs[si], lst, died)
         if got is None:
             return None
         if best is None or got[0] > best[0]:
@@ -246,7 +251,7 @@ def _source_index(scan, line):
     return max((i for i, s in enumerate(scan.sources) if s.get("first_line", 1) <= line), default=0)
 
 
-def _past(out, fails):
+def _past(out, fails, died_at=()):
     """The event of one input's tail that shows it went on after its failure lines ``fails`` [(line, rank)],
     or None."""
     events = out["events"]
@@ -265,7 +270,7 @@ def _past(out, fails):
         return None
     # a process that died there (an uncaught exception's last line, a kill, a crash): a short 'done' line after it is
     # the wrapper's ('python train.py; echo "job done"' prints it whatever python did), not the job's end
-    died = any(kind == "fatal" and ln == last and _DIED.search(t) for ln, kind, _k, _v, _r, t in events)
+    died = last in died_at or any(kind == "fatal" and ln == last and _DIED.search(t) for ln, kind, _k, _v, _r, t in events)
     strong = [e for e in after if e[1] == "end" or (e[1] == "done" and not died)]
     # ... nor progress: a process that died prints none of its own after it; such lines are another process's (an
     # interleaved log) or text appended after the failure. A launcher's restart shows as its own failure line after
