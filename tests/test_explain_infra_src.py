@@ -257,3 +257,15 @@ def test_nvidia_smi_messages_kept_as_16_byte_pieces(kb):
     assert smi.chunks(b"\0" * 8 + data[16:]) == []  # a run that does not start 16-byte aligned is no such piece
     doc = explain.explain_text("No MIG-enabled devices found.\n", kb)
     assert_root(doc, verdict="root_cause", entry="nvidia_smi.mig", fix_re=r"whole GPUs")
+
+
+# NCCL's 'NET/IB : %s:%d GID table changed' (src/transport/net_ib/common.cc, IBV_EVENT_GID_CHANGE) told in words:
+# https://github.com/NVIDIA/nccl/issues/1333 (its title; the thread's answer: NCCL >= 2.21 finds the GID index itself
+# on the next run, a running communicator does not recover)
+NCCL_1333 = "GID index change cause training to stop on ConnectX-7 400G Adapters when traing LLM\n"
+
+
+def test_a_gid_table_that_changed_under_the_job(kb):
+    doc = explain.explain_text(NCCL_1333, kb)
+    assert_root(doc, verdict="root_cause", entry="rdma.gid_index", fix_re=r"leave NCCL_IB_GID_INDEX unset")
+    assert doc["findings"][0]["causes"][0]["text"].startswith("RoCE: the port's GID table changed")
