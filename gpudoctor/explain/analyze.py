@@ -11,6 +11,7 @@ back to sockets) on an INFO or WARN line is context.
 
 import re
 
+from gpudoctor.explain import failshape as _failshape
 from gpudoctor.explain import famfix as _famfix
 from gpudoctor.explain import gpuhw as _gpuhw
 from gpudoctor.explain import slots as _slots
@@ -246,7 +247,7 @@ def analyze(scan, kb, assume_error=False):
             findings[0]["notes"].append("Only the echo of a failure was found: the error that started it is earlier "
                                         "in the full log or in another rank's log.")
     elif done is None and ((errors and not went_on) or (has_error and not notes) or _failure_warn(scan)
-                           or scan.matches.get("_struct_watchdog") or _mpi_failures(scan)):
+                           or scan.matches.get("_struct_watchdog") or _mpi_failures(scan) or _failshape.seen(scan)):
         # an error line nothing explains; or text given as an error (an argument) that matched
         # nothing at all. An argument that is a known INFO/WARN line gets its note instead.
         # The log's shape may still name the family (structural()): never "no known error" for
@@ -692,7 +693,7 @@ def structural(scan, kb):
         frames.append((h.line, sub.split("/")[0] if sub.startswith(("deepspeed/", "accelerate/")) else
                        "torch.distributed", sub, h))
     if not excs and not (frames and scan.matches.get("_struct_traceback")):
-        return None
+        return _failshape.structural(scan, kb)  # a shell's, gdb's, torchrun agent's ... failure line (failshape.py)
     hit = excs[0] if excs else max(frames, key=lambda x: (x[0], x[2] is not None))[3]
     if excs and hit.pattern.entry == "_struct_exc":
         # a Python exception's own frames are the ones of its traceback (between its 'Traceback (most
@@ -717,7 +718,7 @@ def structural(scan, kb):
     if scan.matches.get("_struct_traceback"):
         return _structural_finding(by["code.exception"], hit, "%s at the end of a traceback with no frame of a "
                                    "known library" % (exc or "an error"), scan)
-    return None
+    return _failshape.structural(scan, kb)
 
 
 # An MPI / UCX error line no entry explains -> the implementation (from the line's shape) and the family (from

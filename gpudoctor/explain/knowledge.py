@@ -891,6 +891,12 @@ STRUCTURAL = {
 }
 
 
+# failure lines of other programs' shapes (a shell's, gdb's, torchrun's agent's, curl's, systemd's): failshape.py
+from gpudoctor.explain.failshape import PATTERNS as _FAILSHAPE  # noqa: E402
+
+STRUCTURAL.update(_FAILSHAPE)
+
+
 def structural_patterns():
     """A source is a regex, or (regex, needles) where the needles derived from it would be too common."""
     return [Pattern(eid, "match", src, 0) if isinstance(src, str) else Pattern(eid, "match", src[0], 0, needles=src[1])
