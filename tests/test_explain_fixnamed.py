@@ -236,3 +236,20 @@ def test_ddp_buffers_and_single_gpu_distributed_code():
     assert r["id"] == "torch.pg_not_initialized" and "world_size=1" in _first(r) and "nn.BatchNorm2d" in _first(r)
     r = _root(pg)
     assert "torchrun --nproc_per_node N" in _first(r)
+
+
+def test_slurm_credential_data_mismatch_and_a_missing_program():
+    # SchedMD/slurm cred_munge.c "Credential data mismatch", logged by slurm_cred.c "Credential signature check: %s"
+    r = _root("srun: error: Application launch failed: Invalid job credential\n"
+              "error: Credential signature check: Credential data mismatch\n")
+    assert r["id"] == "slurm.auth" and any("same Slurm version" in " ".join(c["fix"]) for c in r["causes"])
+    r = _root("srun: error: Application launch failed: Invalid job credential\n")
+    assert not any("Slurm version" in " ".join(c["fix"]) for c in r["causes"])
+    # subprocess.Popen._execute_child: FileNotFoundError with the program's name
+    f = {"id": "launcher.deepspeed_error", "role": "root", "confidence": "structural", "notes": [],
+         "matches": [{"text": "FileNotFoundError: [Errno 2] No such file or directory: 'pdsh'"}], "causes": [{"fix": ["b"]}]}
+    famfix.finish([f], "N")
+    assert f["causes"][0]["fix"][0].startswith("pdsh is a name without a path") and "which pdsh" in f["causes"][0]["fix"][0]
+    f["matches"], f["causes"] = [{"text": "FileNotFoundError: [Errno 2] No such file or directory: '/data/x.csv'"}], [{"fix": ["b"]}]
+    famfix.finish([f], "N")
+    assert f["causes"][0]["fix"] == ["b"]

@@ -102,6 +102,10 @@ _SONAME = re.compile(r"(?<![\w.+-])(lib[\w+-]{1,60}(?:\.[\w+-]{1,20}){0,2}\.so(?
 # pickle local object %R") refuses a function it cannot import by name: a lambda or a function defined inside another
 _PICKLE_FN = re.compile(r"Can't pickle (?:<function <lambda>|local object|<function [\w.]{1,80}\.<locals>)")
 
+# Python's OSError for a name without a path (subprocess.Popen's _execute_child raises it with the program's name
+# when execvp finds no such program on PATH; open() with a relative name in the working directory)
+_BARE_ENOENT = re.compile(r"FileNotFoundError: \[Errno 2\] No such file or directory: '([a-z][a-z0-9_+-]{0,30})'")
+
 
 def _values_in_exception(f, lines):
     """Fix lines for values the exception's message prints that name the change: an enum value that is not one of
@@ -119,6 +123,13 @@ def _values_in_exception(f, lines):
                        "inside another cannot be sent to another process (torch.distributed's *_object collectives, "
                        "DataLoader workers, mp.spawn): define it with def at the top level of a module, "
                        "or send data instead of the function (Python docs: what can be pickled)")
+        m = _BARE_ENOENT.search(line)
+        if m:
+            name = sh(m.group(1))
+            out.append("%s is a name without a path that was found neither on PATH nor in the working directory: if "
+                       "the code runs it as a program (a subprocess), install the package that provides it or "
+                       "add its directory to PATH on the node or in the image that runs the job (which %s); if it is a "
+                       "file, give its full path" % (name, name))
         m = _SONAME.search(line)
         if m:
             so = sh(m.group(1))
