@@ -54,10 +54,9 @@ def test_nccl_message_inside_a_reader_of_a_variable_names_that_variable():
     assert "env" not in other and other["family"] == "nccl.topology"
 
 
-def test_committed_nccl_sites_name_their_variables():
-    doc = explain.load_knowledge()
+def test_committed_nccl_sites_name_their_variables(kb):
     by_text = {}
-    for e in doc.entries:
+    for e in kb.entries:
         for p in e["_patterns"]:
             site = getattr(p, "site", None)
             if site:
