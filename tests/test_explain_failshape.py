@@ -86,3 +86,20 @@ def test_lines_that_only_look_alike(kb):
                  "Hangup handler installed\n", "which torchrun: found\n"):
         r, roots = _answer(text, kb)
         assert roots == [] and r["verdict"] == "no_error", text
+
+
+# https://github.com/shibing624/MedicalGPT/issues/275 (the kernel's assert line pasted without its backquotes)
+ASSERT = ("/opt/conda/conda-bld/pytorch_1686274778240/work/aten/src/ATen/native/cuda/Indexing.cu:1146: "
+          "indexSelectLargeIndex: block: [58,0,0], thread: [21,0,0] Assertion srcIndex < srcSelectDimSize failed.\n")
+# https://github.com/torch/cutorch/issues/677 (THC's cuBLAS check of an old torch)
+THC = "cublas runtime error : library not initialized at THCGeneral.c\n"
+
+
+def test_kernel_assert_and_thc_status(kb):
+    r, roots = _answer(ASSERT, kb)
+    assert roots == ["cuda.device_assert"] and "srcIndex < srcSelectDimSize" in " ".join(r["findings"][0]["notes"])
+    r, roots = _answer(THC, kb)
+    assert roots == ["cuda.cublas_not_initialized"]
+    assert "CUBLAS_STATUS_NOT_INITIALIZED" in " ".join(r["findings"][0]["notes"])
+    r, roots = _answer("cublas runtime error : a status THC never printed at THCGeneral.c\n", kb)
+    assert "cuda.cublas_not_initialized" not in roots

@@ -27,6 +27,7 @@ the text shows such a failure (so the verdict is never "no error").
 
 import re
 
+from gpudoctor.explain.text import clip as _clip
 from gpudoctor.fixline import sh
 
 # a line's optional rank / tag prefix ('[1,0]<stderr>:', '[default0]:', 'rank3: ') before a shell's own line
@@ -67,7 +68,24 @@ PATTERNS = {
     # systemd (src/core/service.c, service_enter_signal: "Processes still around after SIGKILL. Ignoring.")
     "_struct_fs_unkillable": [r"Processes still around after SIGKILL"],
     "_struct_fs_cuda_err": [r"\bCUDA error\b"],
+    # a CUDA kernel's assert() (the device runtime's __assertfail: '%s:%d: %s: block: [%d,%d,%d], thread:
+    # [%d,%d,%d] Assertion `%s` failed.'), read without its backquotes (a paste through Markdown drops them)
+    "_struct_fs_device_assert": [r"\bblock: \[\d{1,6},\d{1,6},\d{1,6}\], thread: \[\d{1,6},\d{1,6},\d{1,6}\] "
+                                 r"Assertion (?P<expr>[^\n]{1,200}?) failed"],
+    # torch < 1.11's THC (aten/src/THC/THCGeneral.cpp __THCublasCheck: _THError(file, line, "cublas runtime error
+    # : %s", errmsg), errmsg spelled per cublasStatus_t in its switch)
+    "_struct_fs_thc_cublas": [r"\bcublas runtime error : (?P<msg>[a-z][a-z ]{3,80}?[a-z])(?= at |\s*$)"],
 }
+
+# THCGeneral.cpp's errmsg per status (older releases spell ALLOC_FAILED 'ressource allocation failed')
+_THC_CUBLAS = {"library not initialized": "CUBLAS_STATUS_NOT_INITIALIZED",
+               "resource allocation failed": "CUBLAS_STATUS_ALLOC_FAILED",
+               "ressource allocation failed": "CUBLAS_STATUS_ALLOC_FAILED",
+               "an invalid numeric value was used as an argument": "CUBLAS_STATUS_INVALID_VALUE",
+               "an absent device architectural feature is required": "CUBLAS_STATUS_ARCH_MISMATCH",
+               "an access to gpu memory space failed": "CUBLAS_STATUS_MAPPING_ERROR",
+               "the gpu program failed to execute": "CUBLAS_STATUS_EXECUTION_FAILED",
+               "an internal operation failed": "CUBLAS_STATUS_INTERNAL_ERROR"}
 
 # console scripts of the Python packages a training job runs (their setup entry points: torch 'torchrun',
 # deepspeed 'deepspeed' / 'ds_report' ..., accelerate 'accelerate', huggingface_hub 'huggingface-cli')
@@ -114,6 +132,10 @@ def _answer_hit(scan):
     curl = _hits(scan, "_struct_fs_curl")
     if curl and scan.matches.get("_struct_fs_enroot"):
         got.append(("curl", curl[0]))
+    for name, kind in (("_struct_fs_device_assert", "assert"), ("_struct_fs_thc_cublas", "thc")):
+        hits = _hits(scan, name)
+        if hits:
+            got.append((kind, hits[0]))
     kill = scan.matches.get("_struct_fs_unkillable", [])
     if kill and scan.matches.get("_struct_fs_cuda_err"):
         got.append(("unkillable", kill[0]))
@@ -153,6 +175,14 @@ def structural(scan, kb):
                     "not shown"), agent=True, known=bool(sig))
     elif kind == "curl" and "enroot.registry" in by:
         f = _curl(scan, by, h)
+    elif kind == "assert" and "cuda.device_assert" in by:
+        f = _structural_finding(by["cuda.device_assert"], h, "a CUDA kernel's assert line (block / thread / "
+                                "Assertion ... failed)", scan, sure="medium")
+        f["notes"].append("A GPU kernel's own check failed (%s): an index or a value the kernel got is out of its "
+                          "range - the data or the model's sizes, not the cluster. The CUDA error that follows "
+                          "(device-side assert triggered) is its echo." % _clip(h.groups.get("expr"), 120))
+    elif kind == "thc":
+        f = _thc(scan, kb, h)
     elif kind == "unkillable" and "cuda.gpu_hardware" in by:
         f = _structural_finding(by["cuda.gpu_hardware"], h, "systemd could not end a process of a unit whose log "
                                 "says CUDA failed ('Processes still around after SIGKILL')", scan)
@@ -268,4 +298,23 @@ def _curl(scan, by, h):
                           "resolved, reached or did not answer in time from this node." % code)
         _first_fix(f, "curl -v https://<registry>/v2/ from that node; set https_proxy / no_proxy when the node "
                       "reaches the internet through a proxy")
+    return f
+
+
+def _thc(scan, kb, h):
+    """THC's 'cublas runtime error : <text>': the cublasStatus_t its text spells, answered by the entry whose own
+    pattern names that status (the status as cuBLAS' later messages print it)."""
+    from gpudoctor.explain.analyze import _structural_finding
+
+    status = _THC_CUBLAS.get((h.groups.get("msg") or "").lower().strip())
+    if status is None:
+        return None
+    eid = next((e["id"] for e in kb.entries if not e.get("structural") and
+                any(status in str(p) for p in e.get("patterns") or [])), None)
+    if eid is None:
+        return None
+    f = _structural_finding(kb.by_id[eid], h, "torch's THC cuBLAS check ('cublas runtime error : %s' is %s)" % (
+        h.groups.get("msg"), status), scan, sure="medium")
+    f["notes"].append("An old torch (THC, before 1.11) names cuBLAS' status in words: '%s' is %s, what newer "
+                      "releases print as 'CUBLAS_STATUS_...'." % (h.groups.get("msg"), status))
     return f
