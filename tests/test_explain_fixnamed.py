@@ -253,3 +253,29 @@ def test_slurm_credential_data_mismatch_and_a_missing_program():
     f["matches"], f["causes"] = [{"text": "FileNotFoundError: [Errno 2] No such file or directory: '/data/x.csv'"}], [{"fix": ["b"]}]
     famfix.finish([f], "N")
     assert f["causes"][0]["fix"] == ["b"]
+
+
+def test_sharded_state_dict_compiled_ddp_and_trainer_compute_loss():
+    # torch/nn/modules/module.py _load_from_state_dict's copy error, with DTensor's mixed-types refusal inside
+    r = _root('RuntimeError: Error(s) in loading state_dict for Sequential:\n\tWhile copying the parameter named '
+              '"0.weight", whose dimensions in the model are torch.Size([128, 64]) and whose dimensions in the checkpoint '
+              "are torch.Size([128, 64]), an exception occurred : ('aten.copy_.default got mixed torch.Tensor and "
+              "DTensor, need to convert all torch.Tensor to DTensor before calling distributed operators!',).\n")
+    assert r["id"] == "usercode.state_dict_mismatch" and "full_state_dict=True" in _first(r)
+    # torch._dynamo.exc.Unsupported re-raised by eval_frame.py's compile_wrapper, with Dynamo's "from user code:" frames
+    # (torch/_dynamo/exc.py) in DDP's forward (torch/nn/parallel/distributed.py)
+    r = _root(_TB % ("loss = ddp_model(x).sum()",
+                     '  File "/venv/site-packages/torch/_dynamo/eval_frame.py", line 1034, in compile_wrapper\n'
+                     '    raise e.with_traceback(None) from e.__cause__  # User compiler error\n'
+                     'torch._dynamo.exc.Unsupported: Unsupported method call\n\nfrom user code:\n'
+                     '   File "/venv/site-packages/torch/nn/parallel/distributed.py", line 1566, in _pre_forward\n'
+                     '    self.logger.set_runtime_stats_and_log()\n'))
+    assert any("compile the inner module before wrapping" in x for x in r["causes"][0]["fix"])
+    r = _root(_TB % ("loss = model(x).sum()", 'torch._dynamo.exc.Unsupported: Unsupported method call\n'))
+    assert not any("DistributedDataParallel" in c["text"] for c in r["causes"])
+    # transformers/trainer.py training_step: loss.mean() on a tuple from an overridden compute_loss
+    r = _root(_TB % ("trainer.train()",
+                     '  File "/venv/site-packages/transformers/trainer.py", line 3791, in training_step\n'
+                     '    loss = loss.mean()  # mean() to average on multi-gpu parallel training\n'
+                     "AttributeError: 'tuple' object has no attribute 'mean'\n"))
+    assert r["id"] == "transformers.library_error" and "if return_outputs else loss" in _first(r)
