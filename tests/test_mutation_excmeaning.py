@@ -9,6 +9,7 @@ training_args.py __post_init__, deepspeed/runtime/config.py's batch-size assert)
 import pytest
 
 from gpudoctor.explain import excmeaning as E
+from gpudoctor.fixline import sh
 
 SP = "/opt/venv/lib/python3.11/site-packages/"
 
@@ -211,3 +212,84 @@ def test_a_short_write_of_torch_save(kb):
     long = "unexpected pos 832 vs 726 " + "word " * 20
     got = E.read(kb.by_id, _ser("RuntimeError", long, "save"), [])
     assert got["how"] == "torch.save's writer saw a short write ('unexpected pos 832 vs 726 %s[...]')" % ("word " * 9)
+
+
+MODULE = SP + "torch/nn/modules/module.py"
+SD_TEXT = ("The checkpoint's tensors do not fit the model%s: another architecture or configuration (a vocabulary or layer "
+           "size), or a prefix (module., _orig_mod.) on its keys.")
+
+
+def test_a_state_dict_that_does_not_fit_names_the_parameter(kb):
+    # torch/nn/modules/module.py load_state_dict: 'Error(s) in loading state_dict for {}:\n\t{}' with one line per
+    # error ('size mismatch for {}: copying a param with shape {} from checkpoint, the shape in current model is {}.');
+    # the parameter is on the second line (before the fix, the first match - the header - named none)
+    t = _t("RuntimeError", "Error(s) in loading state_dict for Net:", MODULE, "load_state_dict",
+           more="\tsize mismatch for fc.weight: copying a param with shape torch.Size([10, 512]) from checkpoint, the "
+                "shape in current model is torch.Size([100, 512]).")
+    assert E.read(kb.by_id, t, []) == {
+        "eid": "usercode.state_dict_mismatch",
+        "how": "load_state_dict's refusal ('Error(s) in loading state_dict for Net:\n\tsize mismatch for fc.weight [...]')",
+        "sure": "medium", "text": SD_TEXT % " (parameter fc.weight)",
+        "fix": ["compare the shape of fc.weight in the checkpoint with the model's (torch.load(path, map_location='cpu')"
+                "[key].shape vs model.state_dict()[key].shape)"]}
+    t = _t("RuntimeError", "Error(s) in loading state_dict for Net:", MODULE, "load_state_dict",
+           more='\tMissing key(s) in state_dict: "fc.weight", "fc.bias".')
+    assert E.read(kb.by_id, t, []) == {
+        "eid": "usercode.state_dict_mismatch", "how": "load_state_dict's refusal ('Error(s) in loading state_dict for "
+        "Net:\n\tMissing key(s) in state_dict [...]')", "sure": "medium", "text": SD_TEXT % "", "fix": []}
+
+
+@pytest.mark.parametrize("exc,msg,path,fn,want", [
+    # caffe2/serialize/inline_container.cc's reader, named in the message
+    ("RuntimeError", "PytorchStreamReader failed reading zip archive: failed finding central directory",
+     "/work/job/t.py", "main", "PytorchStreamReader failed reading zip archive: failed finding central directory"),
+    # safetensors' reader (load_file / safe_open / deserialize): its frame, a loading function
+    ("SafetensorError", "Error while deserializing header: HeaderTooLarge", SP + "safetensors/torch.py", "load_file",
+     "Error while deserializing header: HeaderTooLarge"),
+    ("SafetensorError", "Error while deserializing header: HeaderTooLarge", "C:\\sp\\safetensors\\torch.py",
+     "safe_open", "Error while deserializing header: HeaderTooLarge"),
+    # safetensors' writer (save_file's shared-tensor check) is no reader
+    ("RuntimeError", "Some tensors share memory, this will lead to duplicate memory on disk. safetensors",
+     SP + "safetensors/torch.py", "_flatten", None),
+    ("RuntimeError", "invalid load key, 'v'.", SP + "torch/serialization.py", "persistent_id", None),
+    # (quoted to 80 characters: the words after it are there for the bound)
+    ("UnpicklingError", "invalid load key, x " + "word " * 30, SP + "torch/serialization.py", "_legacy_load",
+     "invalid load key, x " + "word " * 10 + "[...]"),
+])
+def test_the_checkpoint_readers_words(kb, exc, msg, path, fn, want):
+    t = {"exc": exc, "msg": msg, "frames": [("/work/job/t.py", 1, "main")] + ([(path, 2, fn)] if fn != "main" else [])}
+    got = E.read(kb.by_id, t, [])
+    assert got == (None if want is None else {"eid": "torch.checkpoint_load", "sure": "medium", "text": None,
+                                              "fix": [], "how": "the checkpoint reader's words ('%s')" % want}), got
+
+
+HUB = SP + "huggingface_hub/utils/_validators.py"
+HUB_TEXT = ("%s is a path, and no folder of that name exists where this rank ran: from_pretrained takes a name that is "
+            "not a local folder for a Hub repository id")
+HUB_FIX = ("the folder %s does not exist on this node (ls -ld %s): check the path, the mount on every node and the "
+           "working directory the launcher gave the rank")
+
+
+@pytest.mark.parametrize("exc,msg,path", [
+    # huggingface_hub/utils/_validators.py validate_repo_id: more than one '/'; and an id that fails its characters'
+    # check, whose message has 140 characters before the id ('./qlora-out', axolotl's merge; before the fix its
+    # 120-character bound missed the id)
+    ("OSError", "Repo id must be in the form 'repo_name' or 'namespace/repo_name': '/data/models/llama-7b'. Use "
+     "`repo_type` argument if needed.", "/data/models/llama-7b"),
+    ("huggingface_hub.errors.HFValidationError", "Repo id must use alphanumeric chars or '-', '_', '.', '--' and '..' "
+     "are forbidden, '-' and '.' cannot start or end the name, max length is 96: './qlora-out'.", "./qlora-out"),
+    ("HFValidationError", "Repo id must be in the form 'repo_name' or 'namespace/repo_name': '../ck/x/llama'.",
+     "../ck/x/llama"),
+    ("HFValidationError", "Repo id must be in the form 'repo_name' or 'namespace/repo_name': '~/ck/llama'.",
+     "~/ck/llama"),
+    ("HFValidationError", "Repo id must be in the form 'repo_name' or 'namespace/repo_name': 'org/a/b'.", None),
+])
+def test_a_path_given_as_a_repository_id(kb, exc, msg, path):
+    got = E.read(kb.by_id, _t(exc, msg, HUB, "validate_repo_id"), [])
+    assert got == {"eid": "transformers.hub", "how": "the Hugging Face Hub's words in %s" % exc, "sure": "low",
+                   "text": HUB_TEXT % path if path else None,
+                   "fix": [HUB_FIX % (sh(path), sh(path))] if path else []}, got
+    # the Hub's words in the exception's name alone
+    got = E.read(kb.by_id, _t("huggingface_hub.errors.LocalEntryNotFoundError", "Cannot find the requested files in "
+                              "the disk cache and outgoing traffic has been disabled.", SP + "huggingface_hub/x.py"), [])
+    assert got["eid"] == "transformers.hub" and got["text"] is None

@@ -91,8 +91,9 @@ _STATE_DICT = re.compile(r"Error\(s\) in loading state_dict|Missing key\(s\) in 
 _HUB = re.compile(r"LocalEntryNotFound|OfflineModeIsEnabled|HF_HUB_OFFLINE|TRANSFORMERS_OFFLINE|host='huggingface\.co'|"
                   r"RepositoryNotFound|GatedRepo|RevisionNotFound|EntryNotFound|HFValidationError|Repo id must|"
                   r"\b40[134] Client Error|not a valid model identifier|in the local cache|couldn't connect to")
-# validate_repo_id's message quotes the id it refused (huggingface_hub/utils/_validators.py)
-_REPO_ID = re.compile(r"Repo id must [^\n]{0,120}?: '([^'\n]{1,300})'")
+# validate_repo_id's message quotes the id it refused (huggingface_hub/utils/_validators.py; its 'Repo id must use
+# alphanumeric chars or ...' form has 140 characters before the id: './qlora-out' has one '/' and fails that check)
+_REPO_ID = re.compile(r"Repo id must [^\n]{0,200}?: '([^'\n]{1,300})'")
 
 # ------------------------------------------------------------------ 4. torch's refusals
 
@@ -310,7 +311,9 @@ def read(by, tb, chain):
         msg = _msg(t)
         sd = _STATE_DICT.search(msg)
         if sd and "usercode.state_dict_mismatch" in by:
-            param = sd.group(1)
+            # (torch's message starts 'Error(s) in loading state_dict for Net:' and names the parameter on a later
+            # line, module.py load_state_dict: the first 'size mismatch for <param>' anywhere, not the first match)
+            param = next((m.group(1) for m in _STATE_DICT.finditer(msg) if m.group(1)), None)
             return {"eid": "usercode.state_dict_mismatch", "how": "load_state_dict's refusal ('%s')" % _clip(
                 msg, 80), "sure": "medium",
                 "text": "The checkpoint's tensors do not fit the model%s: another architecture or configuration "
