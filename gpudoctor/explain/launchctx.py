@@ -333,14 +333,10 @@ def _alloc(scan):
     paste = getattr(scan, "paste", None)
     if paste is None or not paste.sbatch:
         return {}, []
+    from gpudoctor.explain.launchpaste import sbatch_opts
     from gpudoctor.launch import script as S
 
-    opts = []
-    for _f, _l, body in paste.sbatch:
-        try:
-            opts.extend(shlex.split(body.split(" #", 1)[0]))
-        except ValueError:
-            continue
+    opts = sbatch_opts(paste)  # (launchpaste.read reads the same lines for its allocation)
     a = S.allocation(opts) if opts else {}
     for i, o in enumerate(opts):
         name, eq, val = o.partition("=")

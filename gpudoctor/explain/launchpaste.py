@@ -582,6 +582,18 @@ def _launch_checks(r, paste_lines, gpn, gpn_from, files, out, notes, envs=()):
                 "node that runs deepspeed (or deepspeed --launcher slurm inside an allocation)", ()))
 
 
+def sbatch_opts(paste):
+    """The options of the #SBATCH lines kept, as shell words (shlex, never run; a line shlex refuses is left out, a
+    trailing ' #' comment is no option)."""
+    opts = []
+    for _f, _l, body in paste.sbatch:
+        try:
+            opts.extend(shlex.split(body.split(" #", 1)[0]))
+        except ValueError:
+            continue
+    return opts
+
+
 def read(paste, facts=None):
     """(findings [Found], notes [(line, text)]) for what the scan found. Nothing here raises on
     bad input: a block a reader refuses is a note."""
@@ -592,12 +604,7 @@ def read(paste, facts=None):
         return out, notes
     from gpudoctor.launch import script as S
 
-    opts = []
-    for _f, _l, body in paste.sbatch:
-        try:
-            opts.extend(shlex.split(body.split(" #", 1)[0]))
-        except ValueError:
-            continue
+    opts = sbatch_opts(paste)
     alloc = S.allocation(opts) if opts else {}
     if opts:
         alloc["sbatch"] = opts[:40]
