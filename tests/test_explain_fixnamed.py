@@ -279,3 +279,14 @@ def test_sharded_state_dict_compiled_ddp_and_trainer_compute_loss():
                      '    loss = loss.mean()  # mean() to average on multi-gpu parallel training\n'
                      "AttributeError: 'tuple' object has no attribute 'mean'\n"))
     assert r["id"] == "transformers.library_error" and "if return_outputs else loss" in _first(r)
+
+
+def test_a_device_index_of_none_is_named():
+    # torch/_utils.py _get_device_index's refusal, raised from torch.cuda.set_device(None)
+    r = _root(_TB % ("torch.cuda.set_device(gpu)",
+                     '  File "/venv/site-packages/torch/_utils.py", line 630, in _get_device_index\n    raise ValueError(\n'
+                     "ValueError: Expected a torch.device with a specified index or an integer, but got:None\n"))
+    assert any(x.startswith("the device passed is None") for x in r["causes"][0]["fix"])
+    r = _root(_TB % ("torch.cuda.set_device(gpu)",
+                     "ValueError: Expected a torch.device with a specified index or an integer, but got:cuda\n"))
+    assert not any(x.startswith("the device passed is None") for x in r["causes"][0]["fix"])

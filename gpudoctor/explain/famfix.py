@@ -106,6 +106,9 @@ _PICKLE_FN = re.compile(r"Can't pickle (?:<function <lambda>|local object|<funct
 # when execvp finds no such program on PATH; open() with a relative name in the working directory)
 _BARE_ENOENT = re.compile(r"FileNotFoundError: \[Errno 2\] No such file or directory: '([a-z][a-z0-9_+-]{0,30})'")
 
+# torch/_utils.py _get_device_index: "Expected a torch.device with a specified index or an integer, but got:{device}"
+_DEVICE_NONE = re.compile(r"Expected a torch\.device with a specified index or an integer, but got: ?None\b")
+
 
 def _values_in_exception(f, lines):
     """Fix lines for values the exception's message prints that name the change: an enum value that is not one of
@@ -123,6 +126,11 @@ def _values_in_exception(f, lines):
                        "inside another cannot be sent to another process (torch.distributed's *_object collectives, "
                        "DataLoader workers, mp.spawn): define it with def at the top level of a module, "
                        "or send data instead of the function (Python docs: what can be pickled)")
+        if _DEVICE_NONE.search(line):
+            out.append("the device passed is None: the expression that gives the GPU index (a helper that picks a free "
+                       "GPU, an argument or environment variable that is not set) returned None; pass an explicit device "
+                       "index: torch.cuda.set_device(int(os.environ['LOCAL_RANK'])) under a launcher, "
+                       "torch.cuda.set_device(0) on one GPU")
         m = _BARE_ENOENT.search(line)
         if m:
             name = sh(m.group(1))
