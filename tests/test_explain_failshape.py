@@ -103,3 +103,14 @@ def test_kernel_assert_and_thc_status(kb):
     assert "CUBLAS_STATUS_NOT_INITIALIZED" in " ".join(r["findings"][0]["notes"])
     r, roots = _answer("cublas runtime error : a status THC never printed at THCGeneral.c\n", kb)
     assert "cuda.cublas_not_initialized" not in roots
+
+
+# https://github.com/open-mpi/ompi/issues/4948 (Open MPI 3.0 in Docker; vader's CMA read, the user's placeholder kept)
+CMA = "Read -1, expected <someNumber>, errno =1\nRead -1, expected <someNumber>, errno =1\n"
+
+
+def test_open_mpi_cma_read(kb):
+    r, roots = _answer(CMA, kb)
+    assert roots == ["mpi.transport"] and "SYS_PTRACE" in _fixes(r) and "single_copy_mechanism" in _fixes(r)
+    r, roots = _answer("Read -1, expected 4096, errno = 3\n", kb)  # ESRCH: the peer is gone, no ptrace fix
+    assert roots == ["mpi.transport"] and "SYS_PTRACE" not in _fixes(r)

@@ -74,6 +74,10 @@ PATTERNS = {
                                  r"Assertion (?P<expr>[^\n]{1,200}?) failed"],
     # torch < 1.11's THC (aten/src/THC/THCGeneral.cpp __THCublasCheck: _THError(file, line, "cublas runtime error
     # : %s", errmsg), errmsg spelled per cublasStatus_t in its switch)
+    # Open MPI's shared-memory single copy (CMA): process_vm_readv() read less than it asked (opal/mca/btl/vader/
+    # btl_vader_get.c mca_btl_vader_get_cma: opal_output(0, "Read %ld, expected %lu, errno = %d\n", ...); Open MPI
+    # 5's opal/mca/smsc/cma: "CMA read %ld, expected %lu, errno = %d")
+    "_struct_fs_cma": [r"\b(?:CMA r|R)ead -?\d{1,20}, expected \S{1,40}, errno ?= ?(?P<errno>\d{1,4})\b"],
     "_struct_fs_thc_cublas": [r"\bcublas runtime error : (?P<msg>[a-z][a-z ]{3,80}?[a-z])(?= at |\s*$)"],
 }
 
@@ -132,7 +136,8 @@ def _answer_hit(scan):
     curl = _hits(scan, "_struct_fs_curl")
     if curl and scan.matches.get("_struct_fs_enroot"):
         got.append(("curl", curl[0]))
-    for name, kind in (("_struct_fs_device_assert", "assert"), ("_struct_fs_thc_cublas", "thc")):
+    for name, kind in (("_struct_fs_device_assert", "assert"), ("_struct_fs_thc_cublas", "thc"),
+                       ("_struct_fs_cma", "cma")):
         hits = _hits(scan, name)
         if hits:
             got.append((kind, hits[0]))
@@ -181,6 +186,8 @@ def structural(scan, kb):
         f["notes"].append("A GPU kernel's own check failed (%s): an index or a value the kernel got is out of its "
                           "range - the data or the model's sizes, not the cluster. The CUDA error that follows "
                           "(device-side assert triggered) is its echo." % _clip(h.groups.get("expr"), 120))
+    elif kind == "cma" and "mpi.transport" in by:
+        f = _cma(scan, by, h)
     elif kind == "thc":
         f = _thc(scan, kb, h)
     elif kind == "unkillable" and "cuda.gpu_hardware" in by:
@@ -317,4 +324,28 @@ def _thc(scan, kb, h):
         h.groups.get("msg"), status), scan, sure="medium")
     f["notes"].append("An old torch (THC, before 1.11) names cuBLAS' status in words: '%s' is %s, what newer "
                       "releases print as 'CUBLAS_STATUS_...'." % (h.groups.get("msg"), status))
+    return f
+
+
+def _cma(scan, by, h):
+    """Open MPI's CMA read that failed: process_vm_readv(2)'s errno says why."""
+    from gpudoctor.explain.analyze import _structural_finding
+
+    errno = h.groups.get("errno")
+    f = _structural_finding(by["mpi.transport"], h, "Open MPI's shared-memory single copy (CMA, process_vm_readv) "
+                            "failed with errno %s" % errno, scan, sure="medium" if errno == "1" else "low")
+    if errno == "1":
+        # process_vm_readv(2): EPERM 'the caller does not have permission to access the address space of the process
+        # pid' (ptrace access mode PTRACE_MODE_ATTACH_REALCREDS); Docker's default profile drops CAP_SYS_PTRACE
+        f["notes"].append("errno 1 is EPERM: process_vm_readv(2) needs ptrace access to the other rank's process, "
+                          "which a container without CAP_SYS_PTRACE (Docker's default) or a kernel's Yama "
+                          "ptrace_scope=1+ denies. Ranks of one node exchange messages by reading each other's "
+                          "memory this way; a job of one process per node, or only start-up and shutdown, works.")
+        _first_fix(f, "docker run --cap-add=SYS_PTRACE (or --privileged), or turn the single copy off: mpirun --mca "
+                      "btl_vader_single_copy_mechanism none (Open MPI 3/4), --mca smsc ^cma (Open MPI 5); on a host: "
+                      "sysctl kernel.yama.ptrace_scope=0")
+    else:
+        f["notes"].append("process_vm_readv(2) failed with errno %s while one rank read another's memory on the same "
+                          "node (Open MPI's single copy): the peer process was gone (ESRCH, 3) or the address was "
+                          "not mapped (EFAULT, 14)." % errno)
     return f
