@@ -74,8 +74,6 @@ FACTS = {
            r"[\"']?(?P<v>[\w,:-]{1,200}[\w,:-]{0,200})[\"']?[ \t]{0,8}$",
     # srun's report of tasks that ended badly (src/plugins/launch/slurm/launch_slurm.c _task_finish: error("%s: %s %s:
     # Exited with exit code %d", hosts, "task"/"tasks", task ids)): the task ids one host ran
-    # a launcher's per-node process count anywhere in the text (as layout.py's "nproc", with the line kept)
-    "nproc": r"--nproc[-_]per[-_]node[= ](?P<v>\d{1,4})\b",
     "srun_exit": r"srun: error: (?P<host>[\w.-]{1,128}): tasks? (?P<ids>\d[\d,-]{0,199}): ",
     # a process's own print of its local rank beside the GPUs it sees ('LOCAL_RANK=1 CUDA_VISIBLE_DEVICES=1',
     # 'SLURM_LOCALID: 1, CUDA_VISIBLE_DEVICES: 1'): read in record, either order
@@ -128,7 +126,6 @@ class Ctx(object):
         self.cvd = []  # (src, line, value, text)
         self.rankcvd = []  # (line, local rank, CUDA_VISIBLE_DEVICES value, text)
         self.srun_exit = []  # (line, host, number of task ids, text)
-        self.nproc = None  # (line, N, text) of the first --nproc-per-node N
 
 
 def _state(scan):
@@ -170,10 +167,6 @@ def record(scan, hit, win=None):
         cv = re.search(r"\bCUDA_VISIBLE_DEVICES\b[ \t]{0,2}[=:][ \t]{0,2}[\"']?([\w,:-]{1,400})", text, re.I)
         if lo and cv and len(st.rankcvd) < MAX_ALONE:
             st.rankcvd.append((hit.line, int(lo.group(1)), cv.group(1), text.strip()[:300]))
-    elif cls == "nproc":
-        m = re.search(FACTS["nproc"], text)
-        if m and st.nproc is None:
-            st.nproc = (hit.line, int(m.group("v")), text.strip()[:300])
     elif cls == "srun_exit":
         m = re.search(FACTS["srun_exit"], text)
         if m and len(st.srun_exit) < MAX_ALONE:
@@ -412,10 +405,13 @@ def _times_tasks(st, alloc, sb, out):
         return
 
 
-def _srun_tasks_launcher(st, out):
+def _srun_tasks_launcher(st, scan, out):
     """srun reports two or more tasks of one host (its task-exit line), and the text runs a launcher that starts its
-    own workers per node (--nproc-per-node N >= 2 anywhere in the text): one launcher per task."""
-    if not st.nproc or st.nproc[1] < 2:
+    own workers per node (--nproc-per-node N >= 2 anywhere in the text, or torchrun's config dump: layout.py reads
+    the first of them): one launcher per task."""
+    lay = getattr(scan, "layout", None)
+    nproc = lay.nproc if lay is not None else None
+    if not nproc or nproc[1] < 2:
         return
     for ln, host, n, text in st.srun_exit:
         if n < 2:
@@ -423,8 +419,8 @@ def _srun_tasks_launcher(st, out):
         out.append(Found("slurm.launcher_times_tasks",
                          "srun reports %d tasks of one host ending (line %d: %s), and the launcher in this text starts "
                          "%d workers itself (line %d): each srun task runs its own launcher, at least %d launchers on "
-                         "that node binding the same MASTER_PORT" % (n, ln, host, st.nproc[1], st.nproc[0], n),
-                         [(ln, text), (st.nproc[0], st.nproc[2])],
+                         "that node binding the same MASTER_PORT" % (n, ln, host, nproc[1], nproc[0], n),
+                         [(ln, text), (nproc[0], nproc[2])],
                          "one launcher per node: srun --ntasks-per-node=1 (#SBATCH --ntasks-per-node=1) in front of the "
                          "launcher; or no launcher: srun --ntasks-per-node=<GPUs> python train.py with "
                          "RANK=$SLURM_PROCID LOCAL_RANK=$SLURM_LOCALID WORLD_SIZE=$SLURM_NTASKS",
@@ -792,7 +788,7 @@ def read(scan):
     out = []
     _times_tasks(st, alloc, sb, out)
     if not out:
-        _srun_tasks_launcher(st, out)
+        _srun_tasks_launcher(st, scan, out)
     _renumbered(st, alloc, sb, out)
     _same_rank(st, scan, out)
     _one_node(st, alloc, sb, out)

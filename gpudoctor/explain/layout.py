@@ -114,7 +114,7 @@ class Layout(object):
         self.claims = []  # dicts: line, src, who, rank, world, local, dev, sees, kind, text
         self.acc = []  # accelerate state blocks: dicts line, env, nproc, index, local, device, text
         self.pl_gpu = None  # (line, text, available, used)
-        self.nproc = None  # (line, N)
+        self.nproc = None  # (line, N, text) (launchctx reads it too)
         self.ds_nodes = []  # (line, nnodes, local procs, node rank)
         self.smi_gpus = set()
         self.smi_procs = []  # (line, gpu index, pid, name, MiB)
@@ -190,7 +190,7 @@ def record(scan, hit):
         st.agent_done = (ln, text[:200])
     elif cls == "nproc":
         if st.nproc is None:
-            st.nproc = (ln, int(g["v"] or g["w"]))
+            st.nproc = (ln, int(g["v"] or g["w"]), text.strip()[:300])
     elif cls == "smi_gpu":
         st.smi_gpus.add(int(text.strip()[1:].split()[0]))
     elif cls == "smi_proc":
