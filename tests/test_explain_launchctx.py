@@ -212,6 +212,13 @@ def test_srun_task_exit_line_with_a_launcher(kb):
     r, fs = _answer(text, kb)
     assert fs[:2] == [("slurm.launcher_times_tasks", "root"), ("rendezvous.address_in_use", "related")]
     assert "srun reports 2 tasks of one host" in r["findings"][0]["causes"][0]["text"]
+    # torchrun's own config dump instead of its command line (torch/distributed/launcher/api.py launch_agent:
+    # "  nproc_per_node   : %(nproc_per_node)s"; layout.py reads it)
+    dump = text.replace("+ torchrun --nnodes 1 --nproc-per-node 2 --master-port 29771 train.py\n",
+                        "I1126 14:04:49.790000 23906 torch/distributed/launcher/api.py:188]   nproc_per_node   : 2\n")
+    r, fs = _answer(dump, kb)
+    assert fs[0] == ("slurm.launcher_times_tasks", "root") and "starts 2 workers itself (line 1)" in \
+        r["findings"][0]["causes"][0]["text"]
     r, fs = _answer(text.replace("tasks 0-1:", "task 0:"), kb)
     assert fs[0][0] == "rendezvous.address_in_use"
 
