@@ -137,3 +137,13 @@ def test_reading_a_tail_is_linear():
         t = time.process_time()
         out = outcome.read_tail("<t>", data.count(b"\n") + 1, data)
         assert time.process_time() - t < 0.5 and out["last"] >= out["first"] - 1
+    # scan keeps an input's last 32 KiB: its first line may be the end of a longer one (not read), the line that
+    # starts the last 400 is whole (read)
+    body = b"".join(b"step %d loss 0.5\n" % i for i in range(1000))
+    data = (b"RuntimeError: CUDA error\n" + body)[-(1 << 15):]
+    out = outcome.read_tail("<t>", 5000, data)
+    assert out["first"] == 5000 - 400 + 1 and out["events"][0][:2] == (out["first"], "progress")
+    data = b"Error: half of a line\n" + b"x" * ((1 << 15) - 37) + b"\nstep 1 loss 2\n"
+    assert len(data) == 1 << 15
+    out = outcome.read_tail("<t>", 3, data)
+    assert out["first"] == 2 and [e[1] for e in out["events"]] == ["progress"]

@@ -50,6 +50,7 @@ finding as it is), except a root on warning lines only that the job went past (p
 
 import re
 
+from gpudoctor.explain.scan import TAIL
 from gpudoctor.explain.text import GENERIC_ERRORS, clean, origin, strip_prefix
 
 MAX_INPUTS = 64  # inputs whose tails are read (the first ones: a folder of 10,000 per-rank logs reads 64)
@@ -177,18 +178,18 @@ def read_tail(path, end, data):
     lines = data.decode("utf-8", "replace").split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    cut = len(lines) > MAX_LINES
-    lines = lines[-MAX_LINES:]
     first = end - len(lines) + 1
+    if len(data) >= TAIL and lines:
+        lines, first = lines[1:], first + 1  # (scan keeps the last TAIL bytes: the first may be a longer line's end)
+    if len(lines) > MAX_LINES:
+        lines, first = lines[-MAX_LINES:], first + len(lines) - MAX_LINES
     events = []
     for i, raw in enumerate(lines):
-        if i == 0 and cut:
-            continue  # (may be the end of a longer line)
         kind, key, value = classify(raw)
         if kind is not None:
             shown = _GLOG_HEAD.sub("", strip_prefix(clean(raw[-MAX_LINE:]))[0]).strip()[:160]
             events.append((first + i, kind, key, value, origin(raw[:MAX_LINE])[0], shown))
-    return {"path": path, "first": first + (1 if cut else 0), "last": end, "events": events}
+    return {"path": path, "first": first, "last": end, "events": events}
 
 
 def record(scan, path, end, data):
