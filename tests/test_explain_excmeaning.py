@@ -264,3 +264,26 @@ def test_advice_is_the_sentences_that_say_what_to_do(msg, want):
 
     got = advice(msg)
     assert (want in got) if want else got == ""
+
+
+# CPython's own IndexError message (Objects/listobject.c list_item: "list index out of range") raised in a frame of
+# torch's: the DataLoader's fetcher indexing a dataset that is a Python list (torch/utils/data/_utils/fetch.py
+# _MapDatasetFetcher.fetch: 'data = [self.dataset[idx] for idx in possibly_batched_index]'): a sequence's index, no
+# tensor's, so no usercode.index_out_of_range (its causes are embedding ids and gather indices)
+PY_INDEX = """Traceback (most recent call last):
+  File "/work/job/loop.py", line 3, in <module>
+    for b in loader: pass
+  File "/opt/venv/lib/python3.11/site-packages/torch/utils/data/_utils/fetch.py", line 52, in fetch
+    data = [self.dataset[idx] for idx in possibly_batched_index]
+IndexError: list index out of range
+"""
+
+
+def test_a_python_lists_index_in_torchs_frame_is_no_tensor_rule(kb):
+    rid, f = root(kb, PY_INDEX)
+    assert rid == "code.exception"
+    assert not any("torch refusing the tensors" in n for n in f["notes"])
+    # torch's own index check keeps its family (aten/src/ATen/native/TensorAdvancedIndexing.cpp: 'index 7 is out of
+    # bounds for dimension 0 with size 4')
+    rid, _ = root(kb, PY_INDEX.replace("list index out of range", "index 7 is out of bounds for dimension 0 with size 4"))
+    assert rid == "usercode.index_out_of_range"

@@ -126,6 +126,25 @@ _TORCH_RULES = [
     ("usercode.dtype_mismatch", re.compile(r"not implemented for '(?:Half|BFloat16|Float|Double|Long|Int|Short|Char|"
                                            r"Byte|Bool|ComplexFloat|ComplexDouble|Float8_\w{1,12})'")),
 ]
+# The tensor rule an exception of torch's breaks, read from the words torch's checks use to say it
+# (ATen's TORCH_CHECK messages name the two devices, dtypes, sizes or the index: c10/util/Exception.h, e.g.
+# aten/src/ATen/native/TensorShape.cpp 'view size is not compatible with input tensor's size and stride',
+# aten/src/ATen/TensorUtils.cpp 'Expected all tensors to be on the same device', 'expected scalar type ...'),
+# first match wins, after _TORCH_RULES; read() tries it only for an exception raised by torch or whose message speaks
+# torch's words
+_TENSOR_RULE = [
+    ("usercode.tensors_on_two_devices",
+     re.compile(r"same device|on different devices|cuda:\d{1,3} and cpu|cpu and cuda:\d{1,3}", re.I)),
+    ("usercode.dtype_mismatch",
+     re.compile(r"\bdtypes?\b|scalar type|\b(?:Half|BFloat16|Float|Double|Long|Int|Bool|Byte)Tensor\b|"
+                r"c10::(?:Half|BFloat16)|\b(?:floating point|integral|integer) type\b|"
+                r"\bgot (?:Long|Float|Half|BFloat16|Double|Int|Bool|Byte)\b", re.I)),
+    ("usercode.nan_inf", re.compile(r"\b(?:nan|inf|non-?finite)\b", re.I)),
+    ("usercode.index_out_of_range", re.compile(r"out of (?:range|bounds)|\bindex \d{1,12} is out", re.I)),
+    ("usercode.shape_mismatch",
+     re.compile(r"\bshapes?\b|\bsizes? (?:of|mismatch)|\bsize \[|\bdimensions?\b|\bdims?\b|non-singleton|"
+                r"\bstrides?\b|broadcast|batch_size|\bview size\b", re.I)),
+]
 _DISPATCH_DTYPE = re.compile(r"\"([\w:.]{1,120})\" not implemented for '(\w{1,24})'")
 
 # an environment variable torch reads, named in a refusal ('For more info on various settings, try TORCH_LOGS="help"',
@@ -339,8 +358,6 @@ def read(by, tb, chain):
                    if local else [])
             return {"eid": "transformers.hub", "how": "the Hugging Face Hub's words in %s" % t["exc"],
                     "sure": "low", "text": text, "fix": fix}
-    from gpudoctor.explain.pyanswer import _TENSOR_RULE
-
     for t in seq:
         msg = _msg(t)
         if not msg or not t["exc"].rsplit(".", 1)[-1].endswith("Error") or _PY_INDEX.match(msg):

@@ -63,42 +63,6 @@ def _chain_after(scan, tb):
     return out
 
 
-# The tensor rule an exception of torch's breaks, read from the words torch's checks use to say it
-# (ATen's TORCH_CHECK messages name the two devices, dtypes, sizes or the index: c10/util/Exception.h, e.g.
-# aten/src/ATen/native/TensorShape.cpp 'view size is not compatible with input tensor's size and stride',
-# aten/src/ATen/TensorUtils.cpp 'Expected all tensors to be on the same device', 'expected scalar type ...'),
-# first match wins; only for an exception raised by torch or by a call into it whose message speaks of tensors
-_TENSOR_RULE = [
-    ("usercode.tensors_on_two_devices",
-     re.compile(r"same device|on different devices|cuda:\d{1,3} and cpu|cpu and cuda:\d{1,3}", re.I)),
-    ("usercode.dtype_mismatch",
-     re.compile(r"\bdtypes?\b|scalar type|\b(?:Half|BFloat16|Float|Double|Long|Int|Bool|Byte)Tensor\b|"
-                r"c10::(?:Half|BFloat16)|\b(?:floating point|integral|integer) type\b|"
-                r"\bgot (?:Long|Float|Half|BFloat16|Double|Int|Bool|Byte)\b", re.I)),
-    ("usercode.nan_inf", re.compile(r"\b(?:nan|inf|non-?finite)\b", re.I)),
-    ("usercode.index_out_of_range", re.compile(r"out of (?:range|bounds)|\bindex \d{1,12} is out", re.I)),
-    ("usercode.shape_mismatch",
-     re.compile(r"\bshapes?\b|\bsizes? (?:of|mismatch)|\bsize \[|\bdimensions?\b|\bdims?\b|non-singleton|"
-                r"\bstrides?\b|broadcast|batch_size|\bview size\b", re.I)),
-]
-
-
-def _tensor_rule(by, tb, torch_in):
-    """(entry id, the words read) of the tensor rule an exception's message says torch refused, or None."""
-    msg = tb["msg"] or ""
-    frames = tb.get("frames") or []
-    # raised in torch's own code (its innermost frame; an outer frame of torch's, such as elastic's @record
-    # wrapper around the user's main, does not make the user's own ValueError torch's)
-    from_torch = torch_in or bool(frames and "/torch/" in frames[-1][0].replace("\\", "/"))
-    if not msg or not (from_torch or re.search(r"\btensors?\b", msg, re.I)):
-        return None
-    for eid, rx in _TENSOR_RULE:
-        m = rx.search(msg[:300])
-        if m and eid in by:
-            return eid, m.group(0)
-    return None
-
-
 def _lib_entry(by, file, lib):
     """The entry for an exception raised in a library's file: the torch.distributed module or the launcher's
     package (_TORCHDIST), else the library's own '<lib>.library_error', else code.library_error."""
@@ -228,17 +192,6 @@ def _traceback_finding(scan, kb, tb):
                         "configuration; check the version of %s against torch's (pip list)" % (
                             sh(lib), (" (called from your %s, line %d)" % (sh(user[0]), user[1]))
                             if user else "", sh(lib)))
-    elif f is None and _tensor_rule(by, tb, torch_in) and tb["exc"].rsplit(".", 1)[-1] in (
-            "RuntimeError", "ValueError", "TypeError", "IndexError", "AssertionError"):
-        # no message of torch's tables matched, but its words say which tensor rule the call broke (a device, a
-        # dtype, a size): that family, read from the words (How sure: low), with the call's line
-        eid, said = _tensor_rule(by, tb, torch_in)
-        where = "%s:%d" % (user[0], user[1]) if user else at
-        f = _structural_finding(by[eid], hit, "%s from torch's checks at %s; its message speaks of '%s'"
-                                % (tb["exc"], where, said), scan)
-        f["notes"].append("The message of %s (%s) is torch refusing the tensors your code passed at %s: print the "
-                          "shapes, dtypes and devices of that call's tensors; the message says which differ."
-                          % (tb["exc"], what, where))
     elif f is None:
         sure = "medium" if kind == "user" and not torch_in and (tb["exc"].rsplit(".", 1)[-1] in _PLAIN_EXC or
                                                                  tb["exc"] in _PLAIN_EXC) else "low"
