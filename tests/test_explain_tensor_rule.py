@@ -1,5 +1,5 @@
 """An exception torch raised whose message no table holds: its words name the tensor rule the call broke
-(pyanswer._TENSOR_RULE), How sure: low; a plain Python error of the user's keeps code.exception. The
+(excmeaning._TENSOR_RULE), How sure: low; a plain Python error of the user's keeps code.exception. The
 messages are torch's own formats (cited per case); the tracebacks around them are Python's."""
 
 import pytest
