@@ -293,3 +293,73 @@ def test_a_path_given_as_a_repository_id(kb, exc, msg, path):
     got = E.read(kb.by_id, _t("huggingface_hub.errors.LocalEntryNotFoundError", "Cannot find the requested files in "
                               "the disk cache and outgoing traffic has been disabled.", SP + "huggingface_hub/x.py"), [])
     assert got["eid"] == "transformers.hub" and got["text"] is None
+
+
+# ------------------------------------------------------------------ 4. torch's refusals, compared whole
+
+TWO_DEV = "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
+TWO_DEV_GOT = {"eid": "usercode.tensors_on_two_devices", "how": "torch's words 'same device'", "sure": "low",
+               "text": "The call's arguments break the rule the message states: torch expected tensors to be on the "
+                       "same device and got at least two devices, cuda:0 and cpu!.", "fix": [], "advice": ""}
+# torch/_logging/_internal.py: the settings' refusal, then 'For more info on various settings, try TORCH_LOGS="help"'
+LOGS_MSG = ("Invalid log settings: foo, must be a comma separated list of fully qualified module names, registered log "
+            "names or registered artifact names.")
+LOGS_MORE = 'For more info on various settings, try TORCH_LOGS="help"'
+
+
+def test_torch_refused_an_environment_variables_value(kb):
+    t = _t("ValueError", LOGS_MSG, SP + "torch/_logging/_internal.py", "_parse_log_settings", more=LOGS_MORE)
+    assert E.read(kb.by_id, t, []) == {
+        "eid": "torch.usage", "how": "torch refused the value of TORCH_LOGS", "sure": "low",
+        "text": "torch refused the value of the environment variable TORCH_LOGS (the message lists what it accepts).",
+        "fix": ["check TORCH_LOGS where the job sets it (echo \"$TORCH_LOGS\"; the job script, the container's ENV, the "
+                "launcher's --env) and give it a value the message accepts, or unset it"],
+        "advice": LOGS_MORE}
+    # the same words raised in the user's own code: no torch frame, no torch words
+    assert E.read(kb.by_id, _t("ValueError", LOGS_MSG, more=LOGS_MORE), []) is None
+
+
+def test_torchs_rules_compared_whole(kb):
+    got = E.read(kb.by_id, _t("NotImplementedError", "\"softmax_lastdim_kernel_impl\" not implemented for 'Long'",
+                              SP + "torch/nn/functional.py", "softmax"), [])
+    assert got == {"eid": "usercode.dtype_mismatch", "how": "torch's words 'not implemented for 'Long''", "sure": "low",
+                   "text": None, "advice": "",
+                   "fix": ["softmax_lastdim_kernel_impl has no kernel for Long: give it float32 tensors (x.float()), or "
+                           "keep the module and its optimizer state in float32 and use autocast for lower precision"]}
+    assert E.read(kb.by_id, _t("RuntimeError", TWO_DEV), []) == TWO_DEV_GOT
+    got = E.read(kb.by_id, _t("RuntimeError", "view size is not compatible with input tensor's size and stride (at "
+                              "least one dimension spans across two contiguous subspaces). Use .reshape(...) instead."),
+                 [])
+    assert got == {"eid": "usercode.shape_mismatch", "how": "torch's words 'view size'", "sure": "low", "text": None,
+                   "fix": [], "advice": "Use .reshape(...) instead."}
+    # no rule's words, but the message says what to do
+    assert E.read(kb.by_id, _t("RuntimeError", "Something odd happened in the call. Use torch.foo() instead.",
+                               SP + "torch/x.py"), []) == {
+        "eid": "torch.usage", "how": "torch refused the call and said what to do", "sure": "low", "text": None,
+        "fix": [], "advice": "Use torch.foo() instead."}
+    # an empty tensor where a dtype's kernel is missing: the sharded parameter first too
+    got = E.read(kb.by_id, _t("RuntimeError", "\"addmm\" not implemented for 'Half' and 0 elements", SP + "torch/x.py"),
+                 [])
+    assert got["eid"] == "usercode.dtype_mismatch" and got["first"] is E._SHARDED
+
+
+@pytest.mark.parametrize("first", [
+    _t("IndexError", "list index out of range", SP + "torch/x.py"),  # CPython's own words, not a tensor's index
+    _t("KeyboardInterrupt", "tensor", SP + "torch/x.py"),  # not an Error
+    _t("RuntimeError", "Expected all tensors to be on the same device, but found two", SP + "horovod/torch/mpi_ops.py"),
+    _t("RuntimeError", ""),
+])
+def test_an_exception_of_the_chain_that_is_not_torchs_refusal_is_passed(kb, first):
+    assert E.read(kb.by_id, first, [_t("RuntimeError", TWO_DEV)]) == TWO_DEV_GOT
+
+
+def test_the_messages_advice_in_another_answers_first_cause():
+    adv = _t("RuntimeError", "x. Use .reshape(...) instead.")
+    assert E.with_advice(None, adv, []) is None
+    assert E.with_advice({"causes": []}, adv, []) == {"causes": []}
+    f = {"causes": [{"text": "A."}, {"text": "B."}]}
+    assert E.with_advice(f, _t("RuntimeError", "no advice"), [adv])["causes"] == [
+        {"text": "A. The message says what to do: \u201cUse .reshape(...) instead.\u201d"}, {"text": "B."}]
+    # said once
+    assert E.with_advice(f, adv, [])["causes"][0]["text"].count("The message says what to do") == 1
+    assert E.with_advice({"causes": [{"text": "A."}]}, _t("RuntimeError", "none"), [])["causes"] == [{"text": "A."}]
