@@ -210,7 +210,7 @@ def script_lines(scan, hit, win):
 
 
 def _command(text, depth=0):
-    """The command on a line, read (never run): {env, srun, prog, argv, inner, prefix}, or None when the
+    """The command on a line, read (never run): {env, srun, prog, argv, prefix}, or None when the
     program's name is not where a command starts. ``depth``: bash -c '...' levels read so far (at most 2)."""
     m = _CMD_AT.search(text)
     if not m:
@@ -233,27 +233,23 @@ def _command(text, depth=0):
             break
         out.append(a)
     env = {}
-    while out and _ASSIGN.match(out[0]):
-        k, v = _ASSIGN.match(out[0]).groups()
-        env[k] = v
+    while out:  # env assignments, and the wrappers that run the command after them (each may take its own)
+        a = _ASSIGN.match(out[0])
+        if a:
+            env[a.group(1)] = a.group(2)
+        elif out[0] not in ("nohup", "exec", "time", "env", "stdbuf"):
+            break
         out.pop(0)
-    while out and out[0] in ("nohup", "exec", "time", "env", "stdbuf"):
-        out.pop(0)
-        while out and _ASSIGN.match(out[0]):
-            k, v = _ASSIGN.match(out[0]).groups()
-            env[k] = v
-            out.pop(0)
     if not out:
         return None
     srun = None
     if _base(out[0]) == "srun":
         srun, out = _srun_opts(out[1:])
-    c = {"env": env, "srun": srun, "argv": out, "prog": None, "inner": "", "prefix": prefix}
+    c = {"env": env, "srun": srun, "argv": out, "prog": None, "prefix": prefix}
     if not out:
         return c
     b = _base(out[0])
     if b in ("bash", "sh") and len(out) >= 3 and out[1] in ("-c", "-lc", "-xc"):
-        c["inner"] = out[2][:MAX_LINE]
         sub = _command(out[2], depth + 1) if depth < 2 and _CMD_AT.search(out[2]) else None
         if sub is not None:
             c["prog"], c["argv"] = sub["prog"], sub["argv"]
