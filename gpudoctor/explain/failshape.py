@@ -10,7 +10,7 @@ the next step (How sure: low, unless the program and what it reports are unambig
 - bash's report of a job that a signal ended (jobs.c: strsignal()'s text, ' (core dumped)', in a script
   '<script>: line N: <pid> <text> <command>'): SIGBUS 'Bus error' -> /dev/shm or a mapped file
   (errno.enospc; torch's DataLoader says the same of a worker's SIGBUS), SIGKILL 'Killed' -> the kernel's
-  OOM killer (errno.enomem), SIGHUP 'Hangup' / SIGTERM 'Terminated' -> stopped from outside (elastic.sigterm);
+  OOM killer (errno.enomem);
 - gdb's 'Program terminated with signal SIGSEGV, ...' / 'received signal' and its innermost frame '#0 0x.. in
   fn () from <library>': the package whose shared library crashed (<pkg>.library_error);
 - torchrun's elastic agent getting a death signal (torch/distributed/elastic/agent/server/api.py 'Received %s
@@ -36,7 +36,10 @@ _PRE = r"^(?:\[[^\]\n]{1,40}\](?:<std(?:err|out)>)?:? ?|[\w.-]{1,40}: )?"
 _BASH_LINE = r"^[^\n:]{1,200}: line \d{1,7}: {1,3}\d{1,10} {1,3}"
 
 # (Linux signal(7); glibc's strsignal() texts, which bash prints)
-_SIG_TEXT = {"Bus error": "SIGBUS", "Killed": "SIGKILL", "Hangup": "SIGHUP", "Terminated": "SIGTERM"}
+# (not 'Terminated' / 'Hangup': bash prints them for any command of a script that SIGTERM / SIGHUP stopped - a
+# helper, a monitor - and the script goes on; they say neither which process nor why. torchrun's agent's own line,
+# below, names the job's signal)
+_SIG_TEXT = {"Bus error": "SIGBUS", "Killed": "SIGKILL"}
 _SIG_NUM = {"1": "SIGHUP", "2": "SIGINT", "3": "SIGQUIT", "9": "SIGKILL", "15": "SIGTERM"}
 
 PATTERNS = {
