@@ -195,3 +195,31 @@ def test_a_messages_advice_quoted_in_a_fix_never_runs(tmp_path):
     assert 'the message says: "please use --by instead or set TORCH_X=1 z first"' in _fix_lines(doc), _fix_lines(doc)
     (tmp_path / "again").mkdir()
     assert paste(['the message says: "please use --b$(touch MARKER) instead"'], tmp_path / "again") == ["MARKER"]
+
+
+# ------------------------------------------------------------------ the deadline: where it stopped is what was judged
+
+def test_a_deadline_stop_names_the_first_line_it_did_not_judge(tmp_path, monkeypatch):
+    # before: the scan stopped at its deadline inside a block (no candidate line of it judged) and the loop over
+    # blocks then wrote its own stop over it, the line after the block: 'stopped at line 63775' for a log whose
+    # OOM on line 5 was never judged, as if the lines before had no error ('NO ERROR FOUND')
+    from gpudoctor.explain import exit_code, explain_file
+    from gpudoctor.explain import scan as S
+
+    log = tmp_path / "job.log"
+    log.write_text(DIED + "".join("RuntimeError: Caught RuntimeError in replica %d on device %d.\n" % (i, i % 7)
+                                  for i in range(300)))
+    asked = []
+
+    def reason(self):  # the deadline passes once the first block is read (as a slow first block does)
+        asked.append(1)
+        return "timeout" if len(asked) > 1 else None
+
+    monkeypatch.setattr(S.Scan, "stop_reason", reason)
+    doc = explain_file(str(log))
+    monkeypatch.undo()
+    st = doc["stopped_early"]
+    assert st and st["reason"] == "timeout" and st["line"] <= 5, st
+    assert doc["verdict"] != "no_error" or exit_code(doc) == 1  # not judged: never a healthy exit
+    doc = explain_file(str(log))
+    assert doc["stopped_early"] is None and doc["findings"][0]["id"] == "cuda.oom"

@@ -685,7 +685,7 @@ def scan_stream(stream, kb, scan=None, source="<text>"):
     kept = b""  # the input's last TAIL bytes of whole lines, up to line ``base``
     while not eof:
         why = scan.stop_reason()
-        if why:
+        if why and not scan.stopped:  # (the buffer's own stop says which line it did not judge: keep it)
             scan.stopped = {"reason": why, "line": base + 1}
         if scan.stopped:
             break
@@ -854,7 +854,11 @@ def _scan_buffer(scan, kb, buf, base, limit):
     stop = False
     for nb, found in enumerate(_hits(kb, flat)):
         if nb and scan.past_deadline():  # one 4 MiB line of 'error ' holds 700,000 hits: ~3 s past a 1 s deadline
-            scan.stopped = {"reason": scan.stop_reason(), "line": base + 1 + buf.count(b"\n", 0, max(s, 0))}
+            # the line it stopped at is the first one not judged: the block's first candidate line (its lines were
+            # found, never judged), not the last line with a needle (red team 2026-11-26f: an OOM on line 5 of a
+            # long log read 'stopped at line 63775', as if the lines before it had no error)
+            first = min(cands) if cands else max(s, 0)
+            scan.stopped = {"reason": scan.stop_reason(), "line": base + 1 + buf.count(b"\n", 0, first)}
             return
         for qs, needle in found:
             if qs >= q_end:  # the first hit on a new line: map it back once (hits come in order)
