@@ -100,3 +100,52 @@ def test_the_latest_input_that_went_on():
         (109, "[rank1]: step 9", "progress")
     assert O.went_on(_scan([later, STEPS], sources=src[::-1] and ({"first_line": 1}, {"first_line": 100})),
                      [_f(102, WARN)]) is None  # (input 1's events are STEPS, all before its line 102)
+
+
+def _e(line, kind, rank=None, text="x", key=None, value=None):
+    return (line, kind, key, value, rank, text)
+
+
+def test_past_one_inputs_failure_lines():
+    out = {"events": [_e(5, "progress", "1", "step 1", "step", 1), _e(6, "progress", "1", "step 2", "step", 2)]}
+    assert O._past(out, [(3, "1")]) == (6, "step 2", "progress")
+    assert O._past(out, [(3, "0")]) is None  # another rank's progress
+    assert O._past(out, [(4, "0"), (2, "1")]) == (6, "step 2", "progress")  # ranks of the lines within 2 of the last
+    assert O._past(out, [(4, "0"), (1, "1")]) is None
+    assert O._past(out, [(6, "1")]) is None  # nothing after the last failure
+    # one progress line is not enough, an end or done line is
+    assert O._past({"events": out["events"][:1]}, [(3, "1")]) is None
+    assert O._past({"events": [_e(5, "done", None, "saved")]}, [(3, None)]) == (5, "saved", "done")
+    assert O._past({"events": [_e(5, "end", "7", "Training completed.")]}, [(3, "1")]) == (5, "Training completed.",
+                                                                                         "end")
+    # a launcher's report anywhere, or a failure after the progress
+    assert O._past({"events": out["events"] + [_e(1, "terminal")]}, [(3, "1")]) is None
+    assert O._past({"events": out["events"] + [_e(7, "fatal", "1")]}, [(3, "1")]) is None
+    # a failure line of the tail that no finding holds moves the last failure; progress after it still counts
+    moved = {"events": [_e(4, "fatal", "1", "NCCL WARN x")] + out["events"]}
+    assert O._past(moved, [(2, "1")]) == (6, "step 2", "progress")
+
+
+def test_past_a_process_that_died():
+    died = [_e(4, "fatal", "1", "RuntimeError: boom"), _e(5, "done", "1", "done")]
+    assert O._past({"events": died}, [(4, "1")]) is None  # the wrapper's 'done', not the job's
+    steps = [_e(5, "progress", "1", "step 1", "step", 1), _e(6, "progress", "1", "step 2", "step", 2)]
+    assert O._past({"events": died[:1] + steps}, [(4, "1")]) is None
+    assert O._past({"events": died + [_e(8, "end", None, "JobState=COMPLETED")]}, [(4, "1")]) == (
+        8, "JobState=COMPLETED", "end")
+    # not a death: the same lines go on
+    warned = [_e(4, "fatal", "1", "connect failed, retrying")] + steps
+    assert O._past({"events": warned}, [(4, "1")]) == (6, "step 2", "progress")
+
+
+def test_a_finding_of_warning_lines_only():
+    w = {"matches": [{"text": WARN}], "match_count": 1}
+    assert O._warning_only(w)
+    assert not O._warning_only({"matches": [], "match_count": 0})
+    assert not O._warning_only(dict(w, match_count=2))  # lines not kept may be other lines
+    assert O._warning_only({"matches": [{"text": WARN}]})
+    assert not O._warning_only({"matches": [{"text": WARN}, {"text": "RuntimeError: x"}], "match_count": 2})
+    assert not O._warning_only({"matches": [{"text": None}], "match_count": 1})
+    # NCCL prints its errors as WARN: never a warning here, whatever the line's prefix
+    assert not O._warning_only({"matches": [{"text": "[W1126 10:00:00.000 x.cpp:1] NCCL WARN Call to connect "
+                                             "returned Connection refused"}], "match_count": 1})

@@ -140,3 +140,39 @@ def test_a_wait_with_no_line_after_it_that_ends_it():
     assert W.still_waiting(_scan(2), ENTRY, {"lines": [3, 7]}) == want
     assert W.still_waiting(_scan(2), ENTRY, hits) == want
     assert W.still_waiting(_scan(9), ENTRY, hits) is None
+
+
+# ------------------------------------------------------------------ first_in_thread (NCCL's prefix, src/debug.cc)
+
+def _w(line, tid=5678, host="node1", pid=1234, text="x"):
+    return SimpleNamespace(line=line, text="%s:%d:%d [0] transport/net.cc:100 NCCL WARN %s" % (host, pid, tid, text))
+
+
+def _m(*hits):
+    return {"hits": list(hits)}
+
+
+BY = {"root": {"kind": "error"}, "b": {"kind": "error"}, "c": {"kind": "error"}, "echo": {"kind": "echo"},
+      "gen": {"kind": "error", "generic": True}, "rootgen": {"kind": "error", "generic": True}}
+
+
+def test_the_first_warn_of_the_roots_thread_is_the_root():
+    matched = {"root": _m(_w(9)), "b": _m(_w(5)), "c": _m(_w(3)), "echo": _m(_w(2)), "gen": _m(_w(1))}
+    assert R.first_in_thread(["root"], matched, BY) == ["root"]
+    assert R.first_in_thread(["root", "b"], matched, BY) == ["b", "root"]
+    # the earliest of them; an echo and a family entry (while the root is specific) are passed over
+    assert R.first_in_thread(["root", "echo", "b", "gen", "c"], matched, BY) == ["c", "root", "echo", "b", "gen"]
+    assert R.first_in_thread(["rootgen", "gen"], dict(matched, rootgen=_m(_w(9))), BY) == ["gen", "rootgen"]
+    # two at the same line: the first in the order
+    assert R.first_in_thread(["root", "b", "c"], dict(matched, c=_m(_w(5))), BY) == ["b", "root", "c"]
+    # another thread, a later line, an echo root, a root without a WARN line: unchanged
+    assert R.first_in_thread(["root", "b"], dict(matched, b=_m(_w(5, tid=1))), BY) == ["root", "b"]
+    assert R.first_in_thread(["root", "b"], dict(matched, b=_m(_w(10))), BY) == ["root", "b"]
+    assert R.first_in_thread(["echo", "b"], matched, BY) == ["echo", "b"]
+    assert R.first_in_thread(["root", "b"], dict(matched, root=_m(SimpleNamespace(line=9, text="NCCL WARN x"))),
+                             BY) == ["root", "b"]
+
+
+def test_the_threads_first_warn_line():
+    assert R._warn_threads(_m(_w(9), _w(4), _w(6), _w(2, tid=1), SimpleNamespace(line=1, text=None))) == {
+        "node1:1234:5678": 4, "node1:1234:1": 2}
