@@ -122,3 +122,20 @@ def test_a_scripts_own_helper_stopped_is_not_a_failure(kb):
     text = "training done\nTerminated\nend\n"
     r, roots = _answer(text, kb)
     assert roots == [] and r["verdict"] == "no_error"
+
+
+# kubectl's own formats (kubectl get pods' STATUS column; kubectl describe pod's Last State) and the kubelet's
+# eviction message (kubernetes pkg/kubelet/eviction/helpers.go nodeLowMessageFmt)
+K8S_OOM = ("NAME                 READY   STATUS      RESTARTS      AGE\ntrain-worker-0       0/1     OOMKilled   "
+           "3 (40s ago)   5m\n")
+K8S_EVICTED = ("Status:           Failed\nReason:           Evicted\nMessage:          The node was low on resource: "
+               "ephemeral-storage. Threshold quantity: 10Gi, available: 9Gi. \n")
+
+
+def test_kubernetes_reasons(kb):
+    r, roots = _answer(K8S_OOM, kb)
+    assert roots == ["errno.enomem"] and "limits.memory" in _fixes(r)
+    r, roots = _answer(K8S_EVICTED, kb)
+    assert roots == ["errno.enospc"] and "ephemeral-storage" in " ".join(r["findings"][0]["notes"])
+    r, roots = _answer("train-worker-0   0/1   CrashLoopBackOff   5   3m\n", kb)
+    assert roots == [] and r["verdict"] == "unknown_error"  # its own log has the error

@@ -81,6 +81,13 @@ PATTERNS = {
     # btl_vader_get.c mca_btl_vader_get_cma: opal_output(0, "Read %ld, expected %lu, errno = %d\n", ...); Open MPI
     # 5's opal/mca/smsc/cma: "CMA read %ld, expected %lu, errno = %d")
     "_struct_fs_cma": [r"\b(?:CMA r|R)ead -?\d{1,20}, expected \S{1,40}, errno ?= ?(?P<errno>\d{1,4})\b"],
+    # Kubernetes: the container runtime's reason for a container the kernel's OOM killer ended inside its memory
+    # limit (kubectl get pods' STATUS, describe's 'Reason: OOMKilled'), the kubelet's eviction (pkg/kubelet/
+    # eviction/helpers.go: Reason = "Evicted", nodeLowMessageFmt = "The node was low on resource: %v. ") and a
+    # container that keeps exiting (the kubelet's back-off, 'CrashLoopBackOff': its own log has the error)
+    "_struct_fs_k8s": [r"\b(?P<oom>OOMKilled)\b",
+                       r"\bThe node was low on resource: (?P<res>[\w-]{1,40})",
+                       r"\b(?P<crash>CrashLoopBackOff)\b"],
     "_struct_fs_thc_cublas": [r"\bcublas runtime error : (?P<msg>[a-z][a-z ]{3,80}?[a-z])(?= at |\s*$)"],
 }
 
@@ -105,6 +112,10 @@ _PY_SCRIPTS = frozenset((
 _CURL_TLS = {35, 51, 53, 54, 58, 59, 60, 77, 80, 83, 90, 91}
 _CURL_NET = {5, 6, 7, 28, 52, 55, 56}
 
+# the eviction signal's resource (pkg/kubelet/eviction/api/types.go: memory.available -> 'memory', nodefs /
+# imagefs -> 'ephemeral-storage') -> the errno family of what ran out
+_K8S_RES = {"memory": "errno.enomem", "ephemeral-storage": "errno.enospc"}
+
 _LIB_PKG = re.compile(r"(?:site|dist)-packages/(?P<pkg>[A-Za-z_]\w{0,40})/")
 _LIB_BASE = re.compile(r"/lib(?P<base>torch|c10)[\w.]*\.so\b")
 
@@ -117,6 +128,7 @@ def seen(scan):
     """True when the text has a failure line of one of these shapes (analyze: never 'no error' then, even where
     structural() cannot name the family: a command that is not a Python package's, curl outside enroot)."""
     return bool(_answer_hit(scan) or _hits(scan, "_struct_fs_notfound") or _hits(scan, "_struct_fs_curl") or
+                _hits(scan, "_struct_fs_k8s") or
                 scan.matches.get("_struct_fs_unkillable"))
 
 
@@ -139,6 +151,10 @@ def _answer_hit(scan):
     curl = _hits(scan, "_struct_fs_curl")
     if curl and scan.matches.get("_struct_fs_enroot"):
         got.append(("curl", curl[0]))
+    k8s = [x for x in _hits(scan, "_struct_fs_k8s") if x.groups.get("oom") or
+           (x.groups.get("res") or "").lower() in _K8S_RES]
+    if k8s:
+        got.append(("k8s", k8s[0]))
     for name, kind in (("_struct_fs_device_assert", "assert"), ("_struct_fs_thc_cublas", "thc"),
                        ("_struct_fs_cma", "cma")):
         hits = _hits(scan, name)
@@ -191,6 +207,8 @@ def structural(scan, kb):
                           "(device-side assert triggered) is its echo." % _clip(h.groups.get("expr"), 120))
     elif kind == "cma" and "mpi.transport" in by:
         f = _cma(scan, by, h)
+    elif kind == "k8s":
+        f = _k8s(scan, by, h)
     elif kind == "thc":
         f = _thc(scan, kb, h)
     elif kind == "unkillable" and "cuda.gpu_hardware" in by:
@@ -351,4 +369,35 @@ def _cma(scan, by, h):
         f["notes"].append("process_vm_readv(2) failed with errno %s while one rank read another's memory on the same "
                           "node (Open MPI's single copy): the peer process was gone (ESRCH, 3) or the address was "
                           "not mapped (EFAULT, 14)." % errno)
+    return f
+
+
+def _k8s(scan, by, h):
+    """Kubernetes' OOMKilled, or an eviction for memory / ephemeral storage."""
+    from gpudoctor.explain.analyze import _structural_finding
+
+    if h.groups.get("oom"):
+        eid, why = "errno.enomem", "Kubernetes' container state reason OOMKilled"
+        note = ("OOMKilled: the kernel's OOM killer ended the container because it reached its memory limit "
+                "(resources.limits.memory, the cgroup's memory.max), or the node ran out of RAM; host memory, not the "
+                "GPU's (exit code 137 = 128 + SIGKILL).")
+        fix = ("kubectl describe pod <pod> (Last State: Terminated, Reason: OOMKilled, Exit Code: 137, and the "
+               "limits); raise resources.limits.memory (and requests), or use less host RAM: fewer DataLoader "
+               "workers, low_cpu_mem_usage / device_map when loading the model, a larger /dev/shm emptyDir counts "
+               "against the limit too")
+    else:
+        res = (h.groups.get("res") or "").lower()
+        eid = _K8S_RES[res]
+        why = "the kubelet evicted the pod: the node was low on %s" % res
+        note = ("Evicted: the kubelet ended the pod because the node ran low on %s (its eviction thresholds); "
+                "the pod's own usage above its request made it the one chosen." % res)
+        fix = ("kubectl describe pod <pod> (the eviction message names the container and its usage); set requests "
+               "and limits for %s near what the job uses%s" % (
+                   res, ", and keep large files (checkpoints, caches, /tmp) on a volume rather than the "
+                        "container's writable layer or an emptyDir on the node's disk" if res != "memory" else ""))
+    if eid not in by:
+        return None
+    f = _structural_finding(by[eid], h, why, scan)
+    f["notes"].append(note)
+    _first_fix(f, fix)
     return f
