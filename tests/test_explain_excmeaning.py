@@ -190,6 +190,27 @@ def test_a_log_line_after_the_exception_is_not_its_message(kb):
     assert "Sending process" not in f["causes"][0]["text"] and "Use .reshape" in f["causes"][0]["text"]
 
 
+
+def test_another_processs_line_after_a_ranks_exception_is_not_its_message(kb):
+    # torchrun prefixes every line of a rank's stream ('[rank1]: ', torch/distributed/elastic/multiprocessing);
+    # the unprefixed lines after rank 1's exception are another process's: rank 0's print and the warning of
+    # torch/distributed/c10d_logger.py ('barrier(): using the device under current context. You can specify
+    # `device_id` in `init_process_group` to mute this warning.', distributed_c10d.py barrier) - no advice of its
+    text = ("[rank1]: Traceback (most recent call last):\n"
+            "[rank1]:   File \"/work/job/tp.py\", line 18, in <module>\n"
+            "[rank1]:     shard = weight.chunk(tp_size, dim=0)[tp_rank]\n"
+            "[rank1]: RuntimeError: chunk expects `chunks` to be greater than 0, got: -1\n"
+            "rank 0 holds shard (1024, 512)\n"
+            "/opt/venv/lib/python3.12/site-packages/torch/distributed/c10d_logger.py:83: UserWarning: barrier(): using "
+            "the device under current context. You can specify `device_id` in `init_process_group` to mute this "
+            "warning.\n")
+    _, f = root(kb, text)
+    assert not any("mute this warning" in c["text"] for c in f["causes"])
+    # the same message's own next line, with the rank's prefix, is still read
+    ranked = "".join("[rank1]: %s\n" % ln for ln in VIEW.replace(" Use .reshape", "\nUse .reshape").splitlines())
+    _, g = root(kb, ranked)
+    assert any("Use .reshape(...) instead" in c["text"] for c in g["causes"])
+
 # made here: three ATen / autograd checks called from the user's line (no frame of torch's, no word 'tensor')
 MADE = """Traceback (most recent call last):
   File "/work/job/{name}.py", line 2, in <module>

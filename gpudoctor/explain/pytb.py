@@ -290,17 +290,25 @@ _NOT_MESSAGE = re.compile(r"^(?:Traceback \(|File \"|\[|\d{2,4}[-:/]\d|[WEIF]\d{
                           r"CRITICAL)\b|\d{1,3}%\|)")
 
 
-def _message_after(win, start, rank):
+def _who(text):
+    """Whether a line has a launcher's prefix, and the (rank, host) it names."""
+    return origin(text[:512])[:2] if strip_prefix(clean(text))[1] else None
+
+
+def _message_after(win, start):
     """The lines of a multi-line exception message after its exception line (str() of the exception holds
     newlines: transformers', accelerate's and torch._logging's messages go on for lines), up to a blank line or
     a line that is not the message's; '' when none."""
+    # its lines carry the exception line's own prefix: a launcher prefixes every line of a rank's stream ('[rank1]: ',
+    # torchrun's), so an unprefixed line after a prefixed one is another process's (the rule of advice.message_lines)
+    who0 = _who(win.text(start - 1))
     out, size = [], 0
     for i in range(start, start + MAX_MORE):
         raw = win.raw(i)
         if not raw.strip() or len(raw) > 4096:
             break
         text = win.text(i)
-        if rank is not None and origin(text)[0] not in (rank, None):
+        if _who(text) != who0:
             break
         body, margin = _body(text)
         if not body or margin or HEADER.match(body) or body in (CAUSE, CONTEXT) or _NOT_MESSAGE.match(body) or \
@@ -338,7 +346,7 @@ def record(scan, hit, win):
     tb["header_line"] = hit.line - back[tb["header"]] if tb["header"] is not None else None
     tb["hit"] = hit
     tb["rank"] = rank
-    tb["more"] = _message_after(win, 1, rank)
+    tb["more"] = _message_after(win, 1)
     # the line before the header: a warning's ('UserWarning ... Traceback'), or the interpreter's own
     # 'Exception ignored in: <obj>' (sys.unraisablehook: the program went on)
     tb["intro"] = tb["intro_line"] = None
@@ -394,7 +402,7 @@ def record_header(scan, hit, win):
             if any(t["line"] == line for t in tbs):
                 return
             tb.update(line=line, header_line=hit.line, rank=rank, intro=None, intro_line=None,
-                      more=_message_after(win, i + 1, rank),
+                      more=_message_after(win, i + 1),
                       hit=type(hit)(line, text.strip()[:400], hit.pattern, {"exc": tb["exc"]}, None, hit.origin))
             # what was printed just before the header: a chain's message, a logger's record, 'Exception ignored'
             pre, back = _same_rank(_lines_before(scan, win, 4, 1 << 13), rank)
