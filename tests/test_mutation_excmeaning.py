@@ -363,3 +363,77 @@ def test_the_messages_advice_in_another_answers_first_cause():
     # said once
     assert E.with_advice(f, adv, [])["causes"][0]["text"].count("The message says what to do") == 1
     assert E.with_advice({"causes": [{"text": "A."}]}, _t("RuntimeError", "none"), [])["causes"] == [{"text": "A."}]
+
+
+# ------------------------------------------------------------------ finding(): the structural answer it shapes
+
+def _cause(text, fix, rank=0, evidence=(), confirm=()):
+    return {"text": text, "checks": [], "confirm": list(confirm), "fix": fix, "exports": {}, "evidence": list(evidence),
+            "static_rank": rank, "computed": None}
+
+
+VIEW_MSG = ("view size is not compatible with input tensor's size and stride (at least one dimension spans across two "
+            "contiguous subspaces). Use .reshape(...) instead.")
+# made here with CPU torch 2.13 (tests/test_explain_excmeaning.py: VIEW, NOTIMPL, SDPA)
+FIND_VIEW = ("Traceback (most recent call last):\n  File \"/work/job/t_view.py\", line 3, in <module>\n    y = x.view(-1)\n"
+             "RuntimeError: " + VIEW_MSG + "\n")
+FIND_EMPTY = ("Traceback (most recent call last):\n  File \"/work/job/t.py\", line 8, in <module>\n    y = torch.mv(w, x)\n"
+              "RuntimeError: size mismatch, got input (4), mat (4x512), vec (0)\n")
+FIND_KERNEL = ("Traceback (most recent call last):\n  File \"/work/job/t_notimpl.py\", line 3, in <module>\n"
+               "    y = torch.nn.functional.softmax(x, dim=-1)\n"
+               "  File \"/opt/venv/lib/python3.11/site-packages/torch/nn/functional.py\", line 2207, in softmax\n"
+               "    ret = input.softmax(dim)\n"
+               "NotImplementedError: \"softmax_lastdim_kernel_impl\" not implemented for 'Long'\n")
+SDPA_MSG = ("Expected attn_mask dtype to be bool or float or to match query dtype, but got attn_mask.dtype: long int and  "
+            "query.dtype: float instead.")
+FIND_SDPA = ("Traceback (most recent call last):\n  File \"/work/job/t_sdpa_mask.py\", line 5, in <module>\n"
+             "    y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)\nRuntimeError: " + SDPA_MSG + "\n")
+LOOK_FIX = ("print the shapes (x.shape) and the dim / size arguments of that call's tensors just before it (%s), and make "
+            "them fit what the message asks")
+
+
+def _first(kb, text):
+    from gpudoctor import explain
+
+    f = explain.explain_text(text, kb)["findings"][0]
+    return f["id"], f["causes"], f["notes"][-1]
+
+
+def test_finding_a_tensor_refusal_and_its_advice(kb):
+    eid, causes, note = _first(kb, FIND_VIEW)
+    assert eid == "usercode.shape_mismatch"
+    assert causes[0] == _cause(
+        "torch refused the tensors of the call at /work/job/t_view.py:3, as its message says (RuntimeError: view size is "
+        "not compatible with input tensor's size and stride (at least one dimension spans across two contiguous "
+        "subspaces). [...]). The message says what to do: \u201cUse .reshape(...) instead.\u201d",
+        [LOOK_FIX % "/work/job/t_view.py:3"])
+    assert causes[1]["static_rank"] == 1 and causes[1]["text"].startswith("A Linear layer gets another number")
+    assert note == "Read from the words of the exception raised at /work/job/t_view.py:3: RuntimeError: %s." % VIEW_MSG
+
+
+def test_finding_an_empty_parameter_first(kb):
+    eid, causes, note = _first(kb, FIND_EMPTY)
+    assert eid == "usercode.shape_mismatch"
+    assert causes[0] == _cause(E._SHARDED["text"], E._SHARDED["fix"])
+    assert causes[1] == _cause("torch refused the tensors of the call at /work/job/t.py:8, as its message says "
+                               "(RuntimeError: size mismatch, got input (4), mat (4x512), vec (0)).",
+                               [LOOK_FIX % "/work/job/t.py:8"])
+    assert note == ("Read from the words of the exception raised at /work/job/t.py:8: RuntimeError: size mismatch, got "
+                    "input (4), mat (4x512), vec (0).")
+
+
+def test_finding_a_fix_without_text_leads_the_first_cause(kb):
+    eid, causes, _note = _first(kb, FIND_KERNEL)
+    assert eid == "usercode.dtype_mismatch" and len(causes) == 2
+    assert causes[0]["fix"][0].startswith("softmax_lastdim_kernel_impl has no kernel for Long")
+    assert len(causes[0]["fix"]) == 2 and causes[0]["evidence"]  # the family's own cause, its fix kept after it
+
+
+def test_finding_the_rule_the_message_states(kb):
+    eid, causes, _note = _first(kb, FIND_SDPA)
+    assert eid == "usercode.dtype_mismatch" and len(causes) == 3
+    # the text read() wrote, with the family's first fix (read() gave none)
+    assert causes[0] == _cause("The call's arguments break the rule the message states: torch expected attn_mask to be "
+                               "bool or float or to match query dtype and got attn_mask.dtype: long int and  "
+                               "query.dtype: float instead.", causes[1]["fix"])
+    assert causes[1]["static_rank"] == 2 and causes[1]["evidence"]
