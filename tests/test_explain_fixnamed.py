@@ -290,3 +290,15 @@ def test_a_device_index_of_none_is_named():
     r = _root(_TB % ("torch.cuda.set_device(gpu)",
                      "ValueError: Expected a torch.device with a specified index or an integer, but got:cuda\n"))
     assert not any(x.startswith("the device passed is None") for x in r["causes"][0]["fix"])
+
+
+def test_pyxis_import_lines_do_not_make_a_shm_enospc_pyxis():
+    # a training job inside a pyxis container (pyxis' import line) whose DataLoader fills /dev/shm
+    # (torch/multiprocessing: "unable to write to file </torch_...>: No space left on device (28)")
+    r = _root("pyxis: importing docker image: nvcr.io#nvidia/pytorch:24.01-py3\n"
+              "RuntimeError: unable to write to file </torch_1234_5678_0>: No space left on device (28)\n")
+    assert not any("runtime_path" in " ".join(c["fix"]) for c in r["causes"])
+    # a checkpoint write that fills the disk (errno.enospc's own answer) in the same container
+    r = _root("pyxis: importing docker image: nvcr.io#nvidia/pytorch:24.01-py3\n"
+              "OSError: [Errno 28] No space left on device: '/scratch/ckpt/step_100.pt'\n")
+    assert r["id"] == "errno.enospc" and not any("runtime_path" in " ".join(c["fix"]) for c in r["causes"])
