@@ -41,6 +41,7 @@ Every regex is bounded and runs on the exception's line (pytb keeps 300 characte
 
 import re
 
+from gpudoctor.explain import famfix
 from gpudoctor.fixline import sh
 from gpudoctor.explain.text import clip as _clip
 
@@ -146,10 +147,6 @@ _TENSOR_RULE = [
                 r"\bstrides?\b|broadcast|batch_size|\bview size\b", re.I)),
 ]
 _DISPATCH_DTYPE = re.compile(r"\"([\w:.]{1,120})\" not implemented for '(\w{1,24})'")
-
-# an environment variable torch reads, named in a refusal ('For more info on various settings, try TORCH_LOGS="help"',
-# torch/_logging/_internal.py; TORCH_*, PYTORCH_*, CUDA_*, NCCL_* names)
-_ENV_REFUSED = re.compile(r"\b((?:TORCH|PYTORCH|TORCHINDUCTOR|TORCHDYNAMO|CUDA|NCCL|OMP|KMP|MKL)_[A-Z0-9_]{2,60})\b")
 
 # ------------------------------------------------------------------ 5. a library's options
 
@@ -364,14 +361,16 @@ def read(by, tb, chain):
             continue
         if not (_from_torch(t) or _TORCH_WORDS.search(msg)) or _other_lib(t):
             continue
-        env = _ENV_REFUSED.search(msg) if _from_torch(t) and _REFUSAL.search(msg) else None
+        # an environment variable torch reads, named in a refusal ('For more info on various settings, try
+        # TORCH_LOGS="help"', torch/_logging/_internal.py): famfix's names of the variables a job's stack reads
+        env = famfix.names([msg], "var") if _from_torch(t) and _REFUSAL.search(msg) else None
         if env and "torch.usage" in by:
-            return {"eid": "torch.usage", "how": "torch refused the value of %s" % env.group(1), "sure": "low",
+            return {"eid": "torch.usage", "how": "torch refused the value of %s" % env, "sure": "low",
                     "text": "torch refused the value of the environment variable %s (the message lists what it "
-                            "accepts)." % env.group(1),
+                            "accepts)." % env,
                     "fix": ["check %s where the job sets it (echo \"$%s\"; the job script, the container's ENV, "
                             "the launcher's --env) and give it a value the message accepts, or unset it"
-                            % (sh(env.group(1)), env.group(1))], "advice": advice(msg)}
+                            % (sh(env), env)], "advice": advice(msg)}
         first = (t["msg"] or "")[:MSG]  # the topic is the first line's: later lines list values (a setting's names)
         for eid, rx in _TORCH_RULES + _TENSOR_RULE:
             m = rx.search(first)
