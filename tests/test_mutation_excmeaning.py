@@ -437,3 +437,20 @@ def test_finding_the_rule_the_message_states(kb):
                                "bool or float or to match query dtype and got attn_mask.dtype: long int and  "
                                "query.dtype: float instead.", causes[1]["fix"])
     assert causes[1]["static_rank"] == 2 and causes[1]["evidence"]
+
+
+def test_advice_bounds():
+    assert E.advice(None) == "" and E.advice("nothing to do here.") == ""
+    # at most two, joined by a blank
+    assert E.advice("Use a now. Use b now. Use c now.") == "Use a now. Use b now."
+    # a message of the reader's limit: its last sentence was cut
+    cut = "Bad call. " + "x" * (E.MSG - 28) + ". Use a now. Use b"
+    assert len(cut) == E.MSG and E.advice(cut) == "Use a now."
+    three = ("Use a now. Use b now. Use c" + " c" * 300)[:E.WHOLE]
+    assert E.advice(three) == "Use a now. Use b now."
+    # the first 20 sentences only
+    assert E.advice("No. " * 20 + "Use a now.") == "" and E.advice("No. " * 19 + "Use a now.") == "Use a now."
+    # each clipped to 200 characters
+    long = "Use " + "word " * 50
+    assert E.advice(long) == E._clip(long.strip(), 200) and E.advice(long).endswith("[...]")
+    assert E.advice("Use " + "w" * 190 + " word.") == "Use " + "w" * 190 + " word."
