@@ -197,50 +197,46 @@ def _symptom_entry(b, t):
     fix = ["pip install -U '%s>=%s'%s; or LD_PRELOAD a libnccl.so.2 of %s or later" % (pkg, v, torch, v)]
     if b.get("workaround"):
         fix.append("until then: %s" % b["workaround"])
+    if b.get("support_added"):  # (tools/gen_nccl_releases.py SUPPORT_ADDED: a release that adds a GPU generation)
+        # the NCCL the log ran is older than the release that added this GPU
+        return _entry(
+            b, "This NCCL predates the GPU: NCCL %s added it (\"%s\")" % (v, say),
+            "NCCL's release notes of %s list \"%s\": every earlier NCCL was built before this GPU generation (no "
+            "kernels compiled for it, no tuning or topology for its systems), and fails on it in ways whose lines do "
+            "not say so; what a log shows of it: %s." % (v, say, b["shows"]),
+            {"text": "The NCCL this job ran is older than %s, the first release for this GPU: upgrade NCCL to %s or "
+                     "later." % (v, v),
+             "confirm": ["python -c 'import torch; print(torch.cuda.nccl.version())'   (the NCCL torch loads); "
+                         "nvidia-smi --query-gpu=name,compute_cap --format=csv"],
+             "fix": fix}, "NCCL %s release notes" % v)
     since = ("NCCL %s to the release before %s have it: %s" % (b["affects"][0], v, b["from_why"])
              if b.get("from_why") else
              "the notes do not say when it appeared, so every release before %s is taken as affected" % v)
-    if b.get("support_added"):  # (tools/gen_nccl_releases.py SUPPORT_ADDED: a release that adds a GPU generation)
-        return _predates_entry(b, fix)
+    return _entry(
+        b, "Known NCCL bug, fixed in %s: %s" % (v, say),
+        "NCCL's release notes of %s list \"%s\". It %s with no %s; what a log shows of it: %s. %s (the range: "
+        "generated/nccl_releases.json)." % (
+            v, say, {"hang": "hangs", "slow": "slows the job", "wrong": "gives wrong results", "error": "fails"}[
+                b["symptom"]], "line that names it" if b["symptom"] == "error" else "error line of its own",
+            b["shows"], since[0].upper() + since[1:]),
+        {"text": "The NCCL this job ran has the bug that %s fixed (\"%s\"): upgrade NCCL to %s or later." % (v, say, v),
+         "confirm": ["python -c 'import torch; print(torch.cuda.nccl.version())'   (the NCCL torch loads)",
+                     "rerun with the fixed NCCL: the %s should be gone" % {
+                         "hang": "hang", "slow": "slowdown", "wrong": "wrong results", "error": "failure"}[b["symptom"]]],
+         "fix": fix}, "NCCL %s release notes (fixed issues)" % v)
+
+
+def _entry(b, title, explain, cause, notes_title):
+    """A SYMPTOM_BUGS row's entry: structural (no pattern: judge() makes its finding), with its words as signals
+    (scanned on every line; weight 0: they make no score), its one cause, the release notes and the commit."""
+    v = b["fixed_in"]
     return {"id": b["id"], "family": "nccl.known_bug", "rank": b["rank"], "structural": True,
-            "title": "Known NCCL bug, fixed in %s: %s" % (v, say),
-            "explain": "NCCL's release notes of %s list \"%s\". It %s with no %s; what a log "
-                       "shows of it: %s. %s (the range: generated/nccl_releases.json)." % (
-                           v, say, {"hang": "hangs", "slow": "slows the job", "wrong": "gives wrong results",
-                                    "error": "fails"}[b["symptom"]], "line that names it" if b["symptom"] == "error" else
-                           "error line of its own", b["shows"], since[0].upper() + since[1:]),
+            "title": title, "explain": explain,
             "affects": {"nccl": [list(b["affects"])]},
             "known_bug": {"release_fix": b["release_fix"], "fixed_in": [v], "symptom": b["symptom"]},
             "signals": [dict(w, weight=0) for w in b["words"]],
-            "causes": [{"text": "The NCCL this job ran has the bug that %s fixed (\"%s\"): upgrade NCCL to %s or "
-                                "later." % (v, say, v),
-                        "confirm": ["python -c 'import torch; print(torch.cuda.nccl.version())'   (the NCCL torch "
-                                    "loads)", "rerun with the fixed NCCL: the %s should be gone" % {
-                                        "hang": "hang", "slow": "slowdown", "wrong": "wrong results",
-                                        "error": "failure"}[b["symptom"]]],
-                        "fix": fix}],
-            "references": [{"title": "NCCL %s release notes (fixed issues)" % v, "url": _notes_url(v)},
-                           {"title": "NVIDIA/nccl release commit %s (NCCL %s)" % (b["commit"], v),
-                            "url": "https://github.com/NVIDIA/nccl/commit/%s" % b["commit"]}]}
-
-
-def _predates_entry(b, fix):
-    """The entry of a SUPPORT_ADDED row: the NCCL the log ran is older than the release that added this GPU."""
-    v, say = b["fixed_in"], b["fix_text"]
-    return {"id": b["id"], "family": "nccl.known_bug", "rank": b["rank"], "structural": True,
-            "title": "This NCCL predates the GPU: NCCL %s added it (\"%s\")" % (v, say),
-            "explain": "NCCL's release notes of %s list \"%s\": every earlier NCCL was built before this GPU "
-                       "generation (no kernels compiled for it, no tuning or topology for its systems), and fails on it "
-                       "in ways whose lines do not say so; what a log shows of it: %s." % (v, say, b["shows"]),
-            "affects": {"nccl": [list(b["affects"])]},
-            "known_bug": {"release_fix": b["release_fix"], "fixed_in": [v], "symptom": b["symptom"]},
-            "signals": [dict(w, weight=0) for w in b["words"]],
-            "causes": [{"text": "The NCCL this job ran is older than %s, the first release for this GPU: upgrade NCCL "
-                                "to %s or later." % (v, v),
-                        "confirm": ["python -c 'import torch; print(torch.cuda.nccl.version())'   (the NCCL torch "
-                                    "loads); nvidia-smi --query-gpu=name,compute_cap --format=csv"],
-                        "fix": fix}],
-            "references": [{"title": "NCCL %s release notes" % v, "url": _notes_url(v)},
+            "causes": [cause],
+            "references": [{"title": notes_title, "url": _notes_url(v)},
                            {"title": "NVIDIA/nccl release commit %s (NCCL %s)" % (b["commit"], v),
                             "url": "https://github.com/NVIDIA/nccl/commit/%s" % b["commit"]}]}
 
