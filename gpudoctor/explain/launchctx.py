@@ -858,6 +858,8 @@ def judge(result, scan, kb):
             made = _finding(e, x, scan, root if explains else None)
             continue
         notes.append(x)
+    if root is None and made is None and result["verdict"] == "no_error":
+        notes = []  # nothing failed: a launch fact that explains no symptom is no warning on a healthy text
     for x in notes[:3]:
         result["context"].append({"id": "launch", "severity": "warning",
                                   "note": "Read from the launch lines in this text: %s." % x.what, "fix": x.fix,
