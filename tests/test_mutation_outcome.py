@@ -49,7 +49,7 @@ def _scan(events, sources=({"first_line": 1},), outcomes=True, errors=(), error_
                            error_count=len(error_lines) if error_count is None else error_count,
                            match_lines={}, counts={}, **kw)
     if outcomes:
-        scan.outcomes = [{"events": e} for e in events]
+        scan.outcomes = [{"events": e, "whole": True} for e in events]  # (read to its end)
     return scan
 
 
@@ -149,3 +149,63 @@ def test_a_finding_of_warning_lines_only():
     # NCCL prints its errors as WARN: never a warning here, whatever the line's prefix
     assert not O._warning_only({"matches": [{"text": "[W1126 10:00:00.000 x.cpp:1] NCCL WARN Call to connect "
                                              "returned Connection refused"}], "match_count": 1})
+
+
+# ------------------------------------------------------------------ past_warnings
+
+def _w(fid, line, text=WARN, kind="warning", **kw):
+    f = {"id": fid, "kind": kind, "matches": [{"line": line, "text": text}], "match_count": 1, "first_line": line}
+    f.update(kw)
+    return f
+
+
+PAST = [_p(5, "step", 1, "1", "[rank1]: step 1"), _p(6, "step", 2, "1", "[rank1]: step 2"),
+        _e(9, "fatal", "1", "[rank1]: ValueError: batch 2 has 0 samples")]
+
+
+def _note(f, ev):
+    return (f["id"], ev)
+
+
+def _pw(findings, events=PAST, structural=lambda: None, **kw):
+    return O.past_warnings(_scan([events], **kw), findings, structural, _note)
+
+
+def test_a_warning_the_job_went_past_before_a_later_failure():
+    warn, warn2, err = _w("gloo.hostname", 3), _w("gloo.other", 2), _w("code.exception", 9, "ValueError: x", "error")
+    echo = _w("echo.x", 10, "x", "echo")
+    got, notes = _pw([warn, warn2, err, echo])
+    assert [f["id"] for f in got] == ["code.exception", "echo.x"] and notes == [
+        ("gloo.hostname", (6, "[rank1]: step 2", "progress")), ("gloo.other", (6, "[rank1]: step 2", "progress"))]
+    assert [f["role"] for f in got] == ["root", "cascade"]
+    # the rank's own exception from structural() when no finding is after the progress; the earlier of the two
+    exc = _w("code.exception", 8, "ValueError: x", "error")
+    assert [f["id"] for f in _pw([_w("gloo.hostname", 3)], structural=lambda: exc)[0]] == ["code.exception"]
+    got, _ = _pw([_w("gloo.hostname", 3), _w("later", 9, "x", "error")], structural=lambda: exc)
+    assert [f["id"] for f in got] == ["code.exception", "later"] and [f["role"] for f in got] == ["root", "related"]
+    got, _ = _pw([_w("gloo.hostname", 3), _w("later", 7, "x", "error")], structural=lambda: exc)
+    assert [f["id"] for f in got] == ["later"]
+    # an echo or a finding before the progress from structural() is no later failure
+    assert _pw([_w("gloo.hostname", 3)], structural=lambda: dict(exc, kind="echo"))[1] == []
+    assert _pw([_w("gloo.hostname", 3)], structural=lambda: dict(exc, first_line=4))[1] == []
+
+
+def test_what_leaves_the_warning_the_root():
+    warn, err = _w("gloo.hostname", 3), _w("code.exception", 9, "ValueError: x", "error")
+    for findings, kw in [
+            ([], {}), ([_w("echo.x", 3, WARN, "echo"), err], {}), ([err, warn], {}),
+            ([warn, err], {"outcomes": False}), ([warn, err], {"sources": ({"first_line": 1}, {"first_line": 50})}),
+            ([warn, err], {"events": PAST[:2]}),  # no failure after it
+            ([warn, err], {"events": PAST[2:]}),  # no progress
+            ([warn, err], {"events": [PAST[0], _e(6, "fatal", "1", "x"), _p(7, "step", 2, "1")]}),  # before step 2
+            ([warn, err], {"events": [_p(5, "step", 1, "0"), _p(6, "step", 2, "0"), PAST[2]]}),  # another rank's
+            ([warn, err], {"events": [_p(3, "step", 1, "1"), PAST[1], PAST[2]]}),  # at the warning's line
+            ([warn, _w("code.exception", 5, "x", "error")], {}),  # no failure after the progress
+    ]:
+        events = kw.pop("events", PAST)
+        assert _pw(findings, events, **kw) == (findings, []), (findings, events, kw)
+    # a launcher's report after the progress is a failure too; a step of no rank counts
+    term = [PAST[0], PAST[1], _e(9, "terminal", None, "srun: error: task 0: Exited with exit code 1")]
+    assert _pw([warn, err], term)[0][0]["id"] == "code.exception"
+    norank = [_p(5, "step", 1), _p(6, "step", 2), PAST[2]]
+    assert _pw([warn, err], norank)[0][0]["id"] == "code.exception"

@@ -176,3 +176,36 @@ def test_the_first_warn_of_the_roots_thread_is_the_root():
 def test_the_threads_first_warn_line():
     assert R._warn_threads(_m(_w(9), _w(4), _w(6), _w(2, tid=1), SimpleNamespace(line=1, text=None))) == {
         "node1:1234:5678": 4, "node1:1234:1": 2}
+
+
+# ------------------------------------------------------------------ outside_component
+
+URLLIB = [("/work/job/train.py", 3, "<module>"), ("/usr/lib/python3.11/urllib/request.py", 1348, "do_open")]
+BY_RDZV = {"rendezvous.hostname": {"kind": "error"}, "rendezvous.echo": {"kind": "echo"}, "b": {"kind": "error"},
+           "c": {"kind": "error"}}
+
+
+def _tb(frames, header=10, last=14):
+    return {"header_line": header, "line": last, "frames": frames}
+
+
+def test_a_rendezvous_line_inside_another_librarys_traceback():
+    scan = SimpleNamespace(tracebacks=[_tb(URLLIB), _tb(URLLIB, None, 30)])
+    order = ["rendezvous.hostname", "b", "c"]
+    hit = {"rendezvous.hostname": {"hits": [SimpleNamespace(line=14)]}}
+    assert R.outside_component(order, hit, BY_RDZV, scan) == (["b", "c"], ["rendezvous.hostname"])
+    assert R.outside_component(order, {"rendezvous.hostname": {"lines": [10, 12]}}, BY_RDZV, scan) == (
+        ["b", "c"], ["rendezvous.hostname"])
+    # kept: a line outside every traceback (one without its header line is none), a traceback of one frame, one
+    # that enters torch.distributed, no traceback or no line, not a guarded family, an echo, nothing
+    for tbs, m in [([_tb(URLLIB)], {"lines": [14, 15]}), ([_tb(URLLIB, None, 30)], {"lines": [20]}),
+                   ([_tb(URLLIB[:1])], {"lines": [12]}),
+                   ([_tb(URLLIB + [("/opt/sp/torch/distributed/rendezvous.py", 1, "f")])], {"lines": [12]}),
+                   ([], {"lines": [12]}), ([_tb(URLLIB)], {"lines": []}), ([_tb(URLLIB)], {})]:
+        assert R.outside_component(order, {"rendezvous.hostname": m}, BY_RDZV, SimpleNamespace(tracebacks=tbs)) == \
+            (order, []), (tbs, m)
+    assert R.outside_component(["b", "c"], {"b": {"lines": [12]}}, BY_RDZV, scan) == (["b", "c"], [])
+    assert R.outside_component(["rendezvous.echo"], {"rendezvous.echo": {"lines": [12]}}, BY_RDZV, scan) == (
+        ["rendezvous.echo"], [])
+    assert R.outside_component([], {}, BY_RDZV, scan) == ([], [])
+    assert R.outside_component(order, hit, BY_RDZV, SimpleNamespace()) == (order, [])
