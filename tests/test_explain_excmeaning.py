@@ -206,6 +206,9 @@ def test_another_processs_line_after_a_ranks_exception_is_not_its_message(kb):
             "warning.\n")
     _, f = root(kb, text)
     assert not any("mute this warning" in c["text"] for c in f["causes"])
+    # unprefixed, a Python warning's line ('<file>:<line>: UserWarning: ...', Lib/warnings.py) ends the message too
+    _, f = root(kb, text.replace("[rank1]: ", ""))
+    assert not any("mute this warning" in c["text"] for c in f["causes"])
     # the same message's own next line, with the rank's prefix, is still read
     ranked = "".join("[rank1]: %s\n" % ln for ln in VIEW.replace(" Use .reshape", "\nUse .reshape").splitlines())
     _, g = root(kb, ranked)

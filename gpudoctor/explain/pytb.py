@@ -285,9 +285,10 @@ def _same_rank(lines, rank):
 MAX_MORE = 6  # lines of a multi-line exception message read after its exception line
 MAX_MORE_CHARS = 600
 # a line that is no continuation of a message: a traceback's, a logger's record (a time stamp, glog's 'W1126 ',
-# a level name, '[2026-...'), a progress bar, another exception's line
+# a level name, '[2026-...'), a progress bar, another exception's line, a Python warning ('<file>:<line>: <Category>:
+# <message>', Lib/warnings.py _formatwarnmsg_impl)
 _NOT_MESSAGE = re.compile(r"^(?:Traceback \(|File \"|\[|\d{2,4}[-:/]\d|[WEIF]\d{4} |(?:INFO|WARNING|WARN|ERROR|DEBUG|"
-                          r"CRITICAL)\b|\d{1,3}%\|)")
+                          r"CRITICAL)\b|\d{1,3}%\||[^\s:]{1,300}:\d{1,7}: [A-Z]\w{0,60}Warning: )")
 
 
 def _who(text):
