@@ -147,3 +147,30 @@ def test_reading_a_tail_is_linear():
     assert len(data) == 1 << 15
     out = outcome.read_tail("<t>", 3, data)
     assert out["first"] == 2 and [e[1] for e in out["events"]] == ["progress"]
+
+
+def test_an_input_not_read_to_its_end_says_nothing_of_how_the_job_ended(kb, tmp_path, monkeypatch):
+    # a scan its deadline stopped after its first block: the failure, then progress, were read; the end (here an
+    # uncaught OOM) was not. 'The job went on after them' is not what the text shows: the failure stays the root
+    from gpudoctor.explain import scan as S
+
+    log = tmp_path / "job.log"
+    log.write_text("[W1126 14:18:30.553031943 socket.cpp:663] [c10d] The client socket has failed to connect to "
+                   "[node1]:29500 (errno: 110 - Connection timed out).\n" +
+                   "".join("step %d loss 0.5\n" % i for i in range(8000)) +
+                   "Traceback (most recent call last):\ntorch.OutOfMemoryError: CUDA out of memory.\n")
+    doc = explain.explain_file(str(log), kb=kb)
+    assert doc["stopped_early"] is None and doc["root"] == "cuda.oom"
+    monkeypatch.setattr(S, "BLOCK", 1 << 16)  # (the log is 2 blocks and more)
+    judged = []
+    real = S._scan_buffer
+
+    def one_block(*a):
+        real(*a)
+        judged.append(1)
+
+    monkeypatch.setattr(S, "_scan_buffer", one_block)
+    monkeypatch.setattr(S.Scan, "stop_reason", lambda self: "timeout" if judged else None)
+    doc = explain.explain_file(str(log), kb=kb)
+    assert doc["stopped_early"] and doc["verdict"] == "root_cause" and doc["root"] != "cuda.oom", doc["verdict"]
+    assert not any("went on" in (n.get("note") or "") for n in doc["context"])

@@ -39,7 +39,8 @@ from the program that prints it:
 A line that says what may happen ('This can potentially cause a hang if this rank to GPU mapping is incorrect')
 is not the user saying it happened (foretells(): hang.py and ncclinfo.py read complaints with it).
 
-Rule (went_on): every failure line of an input (its findings' lines, its error lines) comes before the
+Rule (went_on): every input was read to its end (a scan its deadline or a signal stopped says nothing of how
+the job ended), every failure line of an input (its findings' lines, its error lines) comes before the
 input's last line of end or progress, and nothing fatal follows that line, and no launcher said the job
 failed (a later run appended to the same file is another job); the progress is the job's own (a rank prefix
 on the failure lines must be the progress lines' too) and real (an end or done line, or two progress lines
@@ -193,10 +194,14 @@ def read_tail(path, end, data):
 
 
 def record(scan, path, end, data):
-    """scan.py, at the end of each input: keep its outcome (the first MAX_INPUTS inputs)."""
+    """scan.py, at the end of each input: keep its outcome (the first MAX_INPUTS inputs), and whether the input was
+    read to its end ("whole"; not where the scan's deadline or a signal stopped it, or cut stdin: what the job
+    printed last is then not in ``data``)."""
     outs = scan.__dict__.setdefault("outcomes", [])
     if len(outs) < MAX_INPUTS:
-        outs.append(read_tail(path, end, data))
+        out = read_tail(path, end, data)
+        out["whole"] = not (scan.stopped or scan.stop_reason())
+        outs.append(out)
 
 
 def _finding_lines(scan, f):
@@ -213,8 +218,8 @@ def went_on(scan, findings):
     """(line, text, what) of the line that shows the job got past every failure of the text (the latest such
     line of the inputs that hold one), or None when any failure may be what stopped it."""
     outs = getattr(scan, "outcomes", None)
-    if not outs or len(outs) != len(scan.sources):
-        return None  # an input whose end was not read
+    if not outs or len(outs) != len(scan.sources) or not all(o.get("whole") for o in outs):
+        return None  # an input whose end was not read (past MAX_INPUTS, or the scan stopped before it)
     if any(_TERMINAL.search(m.get("text") or "") for f in findings for m in f.get("matches", ())) or \
             any(_TERMINAL.search(h.text or "") for h in scan.errors):
         return None  # a launcher said the job failed (a later run's progress is another job's)
