@@ -265,8 +265,8 @@ NEEDLES = sorted({
     "stillthere", "afterdel", "afterempty_cache", "aftertorch.cuda.empty_cache", "释放", "random", "augment", "crop", "noise",
     "transform", "随机", "增强", "utiliz", "utilis", "lowgpu", "gpuutil", "jumpsbetween", "jumpingbetween", "jumpbetween",
     "gpuusage", "波动", "忽高忽低", "上不去",
-    "mpirun", "mpiexec", "mpi4py", "openmpi", "openmpi", "fsdp", "fully_shard", "fullyshardeddataparallel",
-    "维度为", "大小为", "尺寸为", "n'tget", "notget", "executed", "barely", "hardly", "learnsnothing", "learnnothing", "左右", "附近", "学习", "次", "accum_steps", "accumulat", "梯度累",
+    "mpirun", "mpiexec", "mpi4py", "openmpi", "fsdp", "fully_shard", "fullyshardeddataparallel",
+    "维度为", "大小为", "尺寸为", "n'tget", "notget", "executed", "learnsnothing", "learnnothing", "左右", "附近", "学习", "次", "accum_steps", "accumulat", "梯度累",
     "atevery", "everystep", "everyepoch", "eachstep", "eachepoch", "everyiteration", "eachiteration",
 } | {n + v for n in ("not", "n't", "dont", "doesnt", "never", "nolonger") for v in ("chang", "mov", "learn", "updat", "fall",
                                                                                   "drop", "decreas", "improv")})
