@@ -110,9 +110,10 @@ _BARE_ENOENT = re.compile(r"FileNotFoundError: \[Errno 2\] No such file or direc
 _DEVICE_NONE = re.compile(r"Expected a torch\.device with a specified index or an integer, but got: ?None\b")
 
 
-def _values_in_exception(f, lines):
+def _values_in_exception(lines):
     """Fix lines for values the exception's message prints that name the change: an enum value that is not one of
-    its type's (a typo in a config file or option), a shared library the loader did not find."""
+    its type's (a typo in a config file or option), a pickled lambda or local function, a device index that is None,
+    a program or a shared library not found."""
     out = []
     for line in lines:
         line = (line or "")[:MAX_LINE]
@@ -157,7 +158,7 @@ def _values_first(f):
     lines = [m.get("text") or "" for m in f.get("matches") or []][:3]
     fx = f["causes"][0]["fix"]
     at = 1 if fx and fx[0].startswith("open ") else 0
-    for x in reversed(_values_in_exception(f, lines)):
+    for x in reversed(_values_in_exception(lines)):
         if x not in fx:
             fx.insert(at, x)
 
