@@ -60,15 +60,15 @@ def build(files, version):
 # prte_clean_output, "-----\n" "text\n" ...), each read as a topic of its own (file 'prte-clean-output', topic
 # '<file>:<line>') so that it is matched on its first printed line as a help topic is.
 BANNER_FILES = ("src/mca/oob/tcp/oob_tcp_connection.c", "src/mca/plm/ssh/plm_ssh_module.c")
-_BANNER = re.compile(r"pmix_output\(\s*prte_clean_output\s*,((?:\s*\"(?:[^\"\\\n]|\\.)*\")+)")
+_BANNER = re.compile(r"pmix_output\(\s*prte_clean_output\s*,")
 
 
 def banners(path, src):
     """'[<file>:<line>]\\n<the banner's lines>' for each pmix_output(prte_clean_output, ...) of several lines."""
     out = []
     for m in _BANNER.finditer(src):
-        text = "".join(re.findall(r'"((?:[^"\\\n]|\\.)*)"', m.group(1))).replace('\\"', '"')
-        lines = [ln for ln in text.split("\\n") if ln.strip() and not set(ln.strip()) <= {"-"}]
+        text = knowgen.c_format(src, m.end()) or ""  # the format's adjacent literals, joined and unescaped
+        lines = [ln for ln in text.split("\n") if ln.strip() and not set(ln.strip()) <= {"-"}]
         if len(lines) >= 2:
             out.append("[%s:%d]\n%s\n" % (os.path.basename(path), src.count("\n", 0, m.start()) + 1, "\n".join(lines)))
     return "".join(out)
