@@ -73,8 +73,8 @@ KNOWN_BUGS = [
 ]
 # The second rules table: a release's fix line whose bug shows as a HANG, a SLOWDOWN, a WRONG
 # RESULT or a FAILURE (kind 'error': an NCCL error, a crash, or the user's words that it fails) whose
-# line says nothing of the bug itself (a generic 'unhandled cuda error', a launch failure). explain offers each (versions.judge) only when the log ran
-# an affected NCCL AND shows that kind of symptom (hang: the c10d watchdog's collective timeout,
+# line says nothing of the bug itself (a generic 'unhandled cuda error', a launch failure). explain offers
+# each (versions.judge) only when the log ran an affected NCCL AND shows that kind of symptom (hang: the c10d watchdog's collective timeout,
 # NCCL's hang triage, or the user's words that the job hangs; slow: the user's words that it is
 # slow; wrong: the words of WORDS["wrong"]) AND every one of its `words` (the condition the note
 # names, as a log or a user writes it: the collective, the variable, the GPU). Never on a version
@@ -121,8 +121,6 @@ WORDS = {
     "ll128": r"LL128",
     "avg": r"ReduceOp\.AVG|ncclAvg|op=avg",
     "symmetric": r"NCCL_WIN_COLL_SYMMETRIC|ncclCommWindowRegister|symmetric (?:memory|kernel)",
-    # what a wrong result looks like in a log or a user's words, or nccl-tests' data check. Its needles are given: 'loss' and 'result' alone
-    # are on every step line of a training log
     # GPUs of compute capability 12.0 (sm_120, the GeForce RTX 50 series and the RTX PRO Blackwell cards:
     # https://developer.nvidia.com/cuda-gpus), as nvidia-smi, torch or nccl-tests name them, or the arch itself
     "sm120": (r"\bRTX 50[5-9]0\b|RTX PRO [4-6]000 Blackwell|\bsm_?120a?\b|compute capability:? 12\.0\b|"
@@ -147,6 +145,8 @@ WORDS = {
     "fails": (r"\berrors?\b|\bfail(?:s|ed|ure|ing)?\b|\bcrash(?:es|ed)?\b|Segmentation fault|SIGSEGV|"
               r"NCCL WARN|报错|失败",
               ["error", "fail", "crash", "segmentationfault", "sigsegv", "ncclwarn", "报错", "失败"]),
+    # what a wrong result looks like in a log or a user's words, or nccl-tests' data check. Its needles are given: 'loss' and 'result' alone
+    # are on every step line of a training log
     "wrong": (r"loss\W{0,4}(?:is|becomes?|became|=|:)?\W{0,3}nan\b|\bnan (?:loss|values?|gradients?)|"
               r"wrong (?:result|value|output|answer|sum)s?|incorrect (?:result|value|output|sum)s?|data corruption|"
               r"corrupt(?:ed)? (?:data|results?|gradients?|values?)|results? (?:differ|are different|mismatch)|"
