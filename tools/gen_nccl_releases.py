@@ -71,14 +71,14 @@ KNOWN_BUGS = [
      {"together": [r"NCCL_NET_GDR_C2C", r"NCCL WARN"]}, 60,
      "NCCL_NET_GDR_C2C=1 (new in 2.26.2) and an NCCL failure at initialization"),
 ]
-# The second rules table: a release's fix line whose bug shows as a HANG, a SLOWDOWN, a WRONG
-# RESULT or a FAILURE (kind 'error': an NCCL error, a crash, or the user's words that it fails) whose
-# line says nothing of the bug itself (a generic 'unhandled cuda error', a launch failure). explain offers
-# each (versions.judge) only when the log ran an affected NCCL AND shows that kind of symptom (hang: the c10d watchdog's collective timeout,
-# NCCL's hang triage, or the user's words that the job hangs; slow: the user's words that it is
-# slow; wrong: the words of WORDS["wrong"]) AND every one of its `words` (the condition the note
-# names, as a log or a user writes it: the collective, the variable, the GPU). Never on a version
-# alone; never above a root that names its cause with certainty. FROM as for KNOWN_BUGS, or the
+# The second rules table: a release's fix line whose bug shows as a HANG, a SLOWDOWN, a WRONG RESULT or a
+# FAILURE (kind 'error': an NCCL error, a crash, or the user's words that it fails) whose line says nothing
+# of the bug itself (a generic 'unhandled cuda error', a launch failure). explain offers each
+# (versions.judge) only when the log ran an affected NCCL AND shows that kind of symptom (hang: the c10d
+# watchdog's collective timeout, NCCL's hang triage, or the user's words that the job hangs; slow: the
+# user's words that it is slow; wrong: the words of WORDS["wrong"]) AND every one of its `words` (the
+# condition the note names, as a log or a user writes it: the collective, the variable, the GPU). Never on a
+# version alone; never above a root that names its cause with certainty. FROM as for KNOWN_BUGS, or the
 # release the note's thread or feature names (the `why` column says which).
 WORDS = {
     # torch's OpType=ALLTOALL / ALLTOALL_BASE (ProcessGroupNCCL.cpp opTypeToString), all_to_all[_single],
