@@ -6,6 +6,8 @@ the input a line belongs to, and what counts as advancing progress. The scans ar
 
 from types import SimpleNamespace
 
+import pytest
+
 from gpudoctor.explain import outcome as O
 
 WARN = "[rank1]:[W1126 14:18:30.553 ProcessGroupGloo.cpp:524] Warning: Unable to resolve hostname to a (local) address"
@@ -209,3 +211,50 @@ def test_what_leaves_the_warning_the_root():
     assert _pw([warn, err], term)[0][0]["id"] == "code.exception"
     norank = [_p(5, "step", 1), _p(6, "step", 2), PAST[2]]
     assert _pw([warn, err], norank)[0][0]["id"] == "code.exception"
+
+
+# ------------------------------------------------------------------ classify, read_tail, record
+
+@pytest.mark.parametrize("raw,want", [
+    # tqdm redraws its bar after '\r' (tqdm/std.py): the last state is the line's
+    ("10%|#  | 1/10 [00:01<00:09]\r 20%|##  | 2/10 [00:02<00:08]", ("progress", "tqdm", 2.0)),
+    ("step 3 loss 1\r", ("progress", "step", 3.0)),  # a line that only ends in '\r' is read whole
+    ("Killed", ("fatal", None, None)),
+    # transformers' "Saving model checkpoint to %s"; torch/_inductor/select_algorithm.py's autotune line
+    ("Saving model checkpoint to /out/checkpoint-500", ("done", None, None)),
+    ("SingleProcess AUTOTUNE benchmarking takes 1.2345 seconds and 0.0000 seconds precompiling for 20 choices",
+     ("done", None, None)),
+    ("global step 7", ("progress", "glob", 7.0)), ("loss: 0.5", ("progress", None, None)),
+    ("training " + "a" * 86 + " done", ("done", None, None)),  # a script's own end line: 100 characters at most
+    ("training " + "a" * 87 + " done", (None, None, None)),
+])
+def test_classify(raw, want):
+    assert O.classify(raw) == want
+
+
+def test_read_tail():
+    data = b"step 1\n[rank3]: step 2 " + b"x" * 200 + b"\n\xff\xfe bad bytes\n"
+    assert O.read_tail("<t>", 10, data) == {"path": "<t>", "first": 8, "last": 10, "events": [
+        (8, "progress", "step", 1.0, None, "step 1"), (9, "progress", "step", 2.0, "3", "step 2 " + "x" * 153)]}
+    # more than MAX_LINES lines: the last ones, numbered from the input's end
+    many = b"".join(b"step %d\n" % i for i in range(O.MAX_LINES + 5))
+    got = O.read_tail("<t>", 1000, many)
+    assert got["first"] == 1000 - O.MAX_LINES + 1 and len(got["events"]) == O.MAX_LINES
+    assert got["events"][0][:4] == (601, "progress", "step", 5.0)
+    # a full tail: its first line may be the end of a longer one, left out
+    full = b"step 9 " + b"y" * (O.TAIL - 20) + b"\nstep 10\nstep 11\n"
+    got = O.read_tail("<t>", 50, full)
+    assert got["first"] == 49 and [e[0] for e in got["events"]] == [49, 50]
+    assert O.read_tail("<t>", 3, b"") == {"path": "<t>", "first": 4, "last": 3, "events": []}
+
+
+def test_record_keeps_the_first_inputs():
+    scan = SimpleNamespace(stopped=False, stop_reason=lambda: None)
+    for i in range(O.MAX_INPUTS + 2):
+        O.record(scan, "in%d" % i, 1, b"step 1\n")
+    assert len(scan.outcomes) == O.MAX_INPUTS and scan.outcomes[-1]["path"] == "in%d" % (O.MAX_INPUTS - 1)
+    assert scan.outcomes[0] == {"path": "in0", "first": 1, "last": 1, "whole": True,
+                                "events": [(1, "progress", "step", 1.0, None, "step 1")]}
+    cut = SimpleNamespace(stopped=True, stop_reason=lambda: None)
+    O.record(cut, "x", 1, b"")
+    assert cut.outcomes[0]["whole"] is False
