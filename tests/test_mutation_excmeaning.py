@@ -454,3 +454,64 @@ def test_advice_bounds():
     long = "Use " + "word " * 50
     assert E.advice(long) == E._clip(long.strip(), 200) and E.advice(long).endswith("[...]")
     assert E.advice("Use " + "w" * 190 + " word.") == "Use " + "w" * 190 + " word."
+
+
+# ------------------------------------------------------------------ from the after run's survivors
+
+def test_an_errno_with_a_path_and_its_own_fix(kb):
+    # IsADirectoryError's '[Errno 21] Is a directory: ...': the path's check first, then the errno's own fix
+    t = _t("IsADirectoryError", "[Errno 21] Is a directory: 'ckpt/'")
+    assert E.read(kb.by_id, t, [])["fix"] == [
+        "check ckpt/ on the node that raised it (ls -ld ckpt/; df -h ckpt/)",
+        "pass the file's path (e.g. .../pytorch_model.bin or the .pt file), or the loader that takes a directory"]
+
+
+def test_an_environment_variable_named_outside_torchs_frames_is_no_refused_value(kb):
+    msg = ("Expected all tensors to be on the same device (set CUDA_VISIBLE_DEVICES), but found at least two devices, "
+           "cuda:0 and cpu!")
+    assert E.read(kb.by_id, _t("RuntimeError", msg), [])["eid"] == "usercode.tensors_on_two_devices"
+    # a non-Error exception with torch's words is passed
+    assert E.read(kb.by_id, _t("KeyboardInterrupt", TWO_DEV), []) is None
+
+
+def test_a_library_frame_on_windows_and_a_library_named_twice_in_the_path(kb):
+    t = _t("ValueError", "the value of max_steps must be positive", "C:\\venv\\Lib\\site-packages\\transformers\\trainer.py")
+    assert E.read(kb.by_id, t, [])["how"] == "transformers refused an option in trainer.py (max_steps)"
+    # the file part is read after the last '/deepspeed/' (a checkout folder named deepspeed/configs is not config.py)
+    t = _t("ValueError", "`offload_optimizer` is only supported with ZeRO stage 2 or 3",
+           "/home/u/deepspeed/configs/venv/lib/python3.11/site-packages/deepspeed/runtime/engine.py")
+    assert E.read(kb.by_id, t, []) is None
+
+
+ADV_TB = ("Traceback (most recent call last):\n  File \"/work/job/t.py\", line 4, in <module>\n    y = f(x)\n"
+          "  File \"/opt/venv/lib/python3.11/site-packages/torch/x.py\", line 9, in f\n    raise RuntimeError(msg)\n"
+          "RuntimeError: Something odd happened in the call. Use torch.foo() instead.\n")
+LOAD_TB = ("Traceback (most recent call last):\n  File \"/work/job/t_load_trunc.py\", line 6, in <module>\n"
+           "    torch.load(\"ck_trunc.pt\")\n"
+           "  File \"/opt/venv/lib/python3.11/site-packages/torch/serialization.py\", line 1568, in load\n"
+           "    with _open_zipfile_reader(opened_file) as opened_zipfile:\n"
+           "  File \"/opt/venv/lib/python3.11/site-packages/torch/serialization.py\", line 807, in __init__\n"
+           "    super().__init__(torch._C.PyTorchFileReader(name_or_buffer))\nOSError: [Errno 22] Invalid argument\n")
+
+
+def test_finding_the_advice_alone_and_how_sure(kb):
+    from gpudoctor import explain
+
+    f = explain.explain_text(ADV_TB, kb)["findings"][0]
+    assert f["id"] == "torch.usage" and f["causes"][0]["text"] == (
+        "The call was refused (RuntimeError: Something odd happened in the call. Use torch.foo() instead.). The message "
+        "says what to do: \u201cUse torch.foo() instead.\u201d")
+    assert f["notes"][0].startswith("How sure: low. No known message matched; the family is read from the log's shape "
+                                    "(torch refused the call and said what to do).")
+    f = explain.explain_text(LOAD_TB, kb)["findings"][0]
+    assert f["id"] == "torch.checkpoint_load" and f["notes"][0].startswith(
+        "How sure: medium. No known message matched; the family is read from the text's shape (OSError raised while "
+        "torch.load read the file)")
+
+
+def test_the_quotes_of_a_short_write_and_a_state_dict_at_80_characters(kb):
+    # (a blank at the 75th character: a cut at 81 would keep one word more)
+    got = E.read(kb.by_id, _ser("RuntimeError", "unexpected pos 8320 vs 726 " + "ab " * 30, "save"), [])
+    assert got["how"] == "torch.save's writer saw a short write ('unexpected pos 8320 vs 726 %s[...]')" % ("ab " * 15)
+    got = E.read(kb.by_id, _t("RuntimeError", "Error(s) in loading state_dict for Netz1: " + "ab " * 30), [])
+    assert got["how"] == "load_state_dict's refusal ('Error(s) in loading state_dict for Netz1: %s[...]')" % ("ab " * 10)
