@@ -209,3 +209,12 @@ def test_a_rendezvous_line_inside_another_librarys_traceback():
         ["rendezvous.echo"], [])
     assert R.outside_component([], {}, BY_RDZV, scan) == ([], [])
     assert R.outside_component(order, hit, BY_RDZV, SimpleNamespace()) == (order, [])
+
+
+def test_from_the_after_runs_survivors(kb):
+    # an echo root keeps its place even when another entry has an earlier WARN of its thread
+    matched = {"echo": _m(_w(9)), "b": _m(_w(5))}
+    assert R.first_in_thread(["echo", "b"], matched, BY) == ["echo", "b"]
+    # rendezvous.init_hang's finding is the structural kind (read from the text's shape, hang._made)
+    res = explain.explain_text(ADDED + "\n" + WAIT + "\n", kb)
+    assert res["findings"][0]["confidence"] == "structural"
