@@ -258,3 +258,25 @@ def test_record_keeps_the_first_inputs():
     cut = SimpleNamespace(stopped=True, stop_reason=lambda: None)
     O.record(cut, "x", 1, b"")
     assert cut.outcomes[0]["whole"] is False
+
+
+def test_from_the_after_runs_survivors():
+    plain = [_p(5, "step", 1), _p(6, "step", 2)]
+    # a launcher's report that the job failed, as a finding's line (the progress is of no rank, as srun's line)
+    assert O.went_on(_scan([plain]), [_f(3, "Warning: no rank")]) == (6, "step 2", "progress")
+    assert O.went_on(_scan([plain]), [_f(3, "srun: error: node1: task 0: Exited with exit code 1")]) is None
+    # a finding's line that says the process died: its rank's later lines are not it going on
+    assert O.went_on(_scan([STEPS]), [_f(4, "[rank1]: RuntimeError: boom")]) is None
+    # a progress line at the failure's own line (a warning printed at the end of a tqdm bar) is not after it
+    assert O._past({"events": [_p(5, "tqdm", 5), _p(6, "tqdm", 6)]}, [(5, None)]) is None
+    # the last progress line before the failure is where the job went past the warning
+    three = [_p(5, "step", 1, "1"), _p(6, "step", 2, "1"), _p(7, "step", 3, "1", "[rank1]: step 3"), PAST[2]]
+    warn, err = _w("gloo.hostname", 3), _w("code.exception", 9, "ValueError: x", "error")
+    assert _pw([warn, err], three)[1] == [("gloo.hostname", (7, "[rank1]: step 3", "progress"))]
+    # only warning findings go: an error before the progress and an echo of warning lines stay
+    before = _w("other.error", 4, "connect failed", "error")
+    echo = _w("echo.w", 2, WARN, "echo")
+    got, notes = _pw([warn, before, echo, err])
+    assert [f["id"] for f in got] == ["code.exception", "other.error", "echo.w"] and len(notes) == 1
+    # an echo after the progress is no later failure
+    assert _pw([warn, _w("echo.late", 9, "x", "echo")]) == ([warn, _w("echo.late", 9, "x", "echo")], [])
