@@ -130,3 +130,25 @@ def test_the_nccl_variable_a_function_is_given():
     assert N._enclosing(NCCL_SRC, 4) == "ncclTopoGetXmlFromFile"
     assert N._enclosing(NCCL_SRC, 10) == "ncclTopoGetSystem"
     assert N._enclosing("int x;\n", 1) is None
+
+
+def test_from_the_after_runs_survivors(tmp_path):
+    src = ('opal_output(orte_clean_output, "---\\n" "ERROR:\\n" "details unable\\n");\n'
+           'opal_output(orte_clean_output, "---\\n" "unable to connect\\n");\n'
+           'opal_output(0, "%s WARNING: could not bind, failed", x);\n')
+    assert list(G.sites_of("x.c", src)) == [("output", "error", "x.c:1", "ERROR:"),
+                                            ("output", "error", "x.c:2", "unable to connect"),
+                                            ("output", "warn", "x.c:3", "%s WARNING: could not bind, failed")]
+    # two new files and a known file with two new topics in one tag
+    repo = str(tmp_path)
+    _git(repo, "init", "-q")
+    _write(repo, {"a/help-a.txt": "[a]\nA.\n", "a/help-b.txt": "[b]\nB.\n", "b/help-mpi-runtime.txt": RUNTIME +
+                  "[third]\nThird failed.\n"})
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "a")
+    _git(repo, "tag", "v1")
+    files, version = H.from_tags(repo, ["v1"], {"help-mpi-runtime.txt": "[other]\nx\n"})
+    assert files == [("help-a.txt", "[a]\nA.\n"), ("help-b.txt", "[b]\nB.\n"),
+                     ("help-mpi-runtime.txt", "[mpi_init:startup]\nThe MPI startup failed.\n[no-pmix-but]\nNo PMIx "
+                      "server was reachable, but a PMI1/2 was detected.\n[third]\nThird failed.\n")]
+    assert version.endswith("): 2 files, 3 more topics")
