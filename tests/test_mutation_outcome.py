@@ -280,3 +280,8 @@ def test_from_the_after_runs_survivors():
     assert [f["id"] for f in got] == ["code.exception", "other.error", "echo.w"] and len(notes) == 1
     # an echo after the progress is no later failure
     assert _pw([warn, _w("echo.late", 9, "x", "echo")]) == ([warn, _w("echo.late", 9, "x", "echo")], [])
+
+
+def test_an_error_line_where_the_process_died():
+    err = SimpleNamespace(line=4, text="[rank1]: RuntimeError: boom", origin=None)
+    assert O.went_on(_scan([STEPS], errors=[err], error_lines=[4]), [_f(1, WARN)]) is None
