@@ -107,3 +107,16 @@ def test_more_processes_per_node_than_visible_gpus():
 ])
 def test_no_more_processes_than_gpus(cmds):
     assert _nvv(cmds, [(1, 1, "0", "another input's line")]) == []
+
+
+def test_from_the_after_runs_survivors():
+    # a value as the last word; a name given in '_' spelling finds the '-' one too
+    assert L._srun_opts(["-n", "8"]) == ({"-n": "8"}, []) and L._srun_opts(["--ntasks", "8"]) == ({"--ntasks": "8"}, [])
+    assert L._flag(["--nnodes", "2"], "--nnodes") == "2" and L._flag(["--num-gpus", "2"], "--num_gpus") == "2"
+    # processes per machine rounded down (5 over 2 machines is 2 per node: as many as the GPUs)
+    acc = _cmd(["accelerate", "launch", "--num_processes=5", "--num_machines=2"], env={"CUDA_VISIBLE_DEVICES": "0,1"})
+    assert _nvv([acc]) == []
+    # a command that is no launcher before the one that is
+    py = dict(_cmd(["python", "t.py"], line=2), prog="python")
+    tr = _cmd(["torchrun", "--nproc-per-node=4", "train.py"], env={"CUDA_VISIBLE_DEVICES": "0,1"})
+    assert len(_nvv([py, _cmd([], line=3), _cmd(["torchrun", "--nproc-per-node=1"], line=4), tr])) == 1
