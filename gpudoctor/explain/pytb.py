@@ -177,6 +177,7 @@ def parse_back(lines, exc_text=None):
     if not m:
         return None
     frames, nframes, header, gap, group = [], 0, None, 0, margin
+    fidx = []  # each kept frame's index in lines (for its source line: frame_source)
     i = len(lines) - 2
     while i >= 0 and len(lines) - 1 - i <= MAX_BACK_LINES:
         body, marg = _body(lines[i])
@@ -191,6 +192,7 @@ def parse_back(lines, exc_text=None):
             nframes += 1
             if len(frames) < FRAMES_KEPT:
                 frames.append(f)
+                fidx.append(i)
             gap = 0
         elif not nframes and (body in (CAUSE, CONTEXT) or _EXC_NAMED.match(body)):
             return None  # the exception line is not the end of a traceback (another one ended before it)
@@ -213,8 +215,44 @@ def parse_back(lines, exc_text=None):
             if body:
                 break
     frames.reverse()
+    fidx.reverse()
     return {"exc": m.group("exc"), "msg": (m.group("msg") or "").strip()[:300], "frames": frames,
-            "nframes": nframes, "header": header, "chain": chain, "group": group}
+            "nframes": nframes, "header": header, "chain": chain, "group": group,
+            "src": [frame_source(lines, k) for k in fidx]}
+
+
+MAX_SRC = 300  # characters of a frame's source line kept
+# the caret line CPython 3.11+ prints under a frame's source line (Lib/traceback.py
+# StackSummary.format_frame_summary: '~' under the whole expression, '^' under the part that failed)
+_CARETS = re.compile(r"^ {0,400}[~^]{1,400} {0,4}$")
+
+
+def frame_source(lines, k):
+    """(source, focus) of the frame at lines[k]: the source line CPython printed under it
+    (format_frame_summary prints it stripped, indented four spaces) and the part of it its caret line
+    (3.11+) marks, or None for either; ('', None) when the frame printed no source line (a frozen
+    module, code without a file)."""
+    if k + 1 >= len(lines) - 1 or FRAME.match(_body(lines[k])[0]) is None:
+        return "", None
+    raw = clean(lines[k + 1])
+    src, _ = _body(raw)
+    if not src or FRAME.match(src) or HEADER.match(src) or _CARETS.match(src) or len(src) > 2000:
+        return "", None
+    focus = None
+    if k + 2 < len(lines) - 1:
+        craw = clean(lines[k + 2])
+        cbody, _ = strip_prefix(craw)
+        if ("^" in cbody or "~" in cbody) and _CARETS.match(cbody):
+            # columns: the caret line carries the same launcher prefix as the source line; its carets start
+            # where the marked expression starts
+            start = raw.find(src)
+            left = len(craw) - len(craw.lstrip(" \t>")) if not cbody.strip() else craw.find(cbody.strip())
+            width = len(cbody.strip())
+            if start >= 0 and left >= start:
+                part = src[left - start:left - start + width]
+                if part.strip() and len(part) == width:
+                    focus = part[:MAX_SRC]
+    return src[:MAX_SRC], focus
 
 
 def parse(text):
