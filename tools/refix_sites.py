@@ -50,6 +50,7 @@ TABLES = {
     "apptainer_messages": ("gen_apptainer_messages", ["MSG_FIX"]),
     "ucc_messages": ("gen_ucc_messages", ["MSG_FIX"]),
     "ray_messages": ("gen_ray_messages", ["MSG_FIX"]),
+    "oci_messages": ("gen_oci_messages", ["MSG_FIX"]),
 }
 
 

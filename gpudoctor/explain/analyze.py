@@ -159,6 +159,9 @@ def analyze(scan, kb, assume_error=False):
     order = _guard.first_in_thread(order, matched, kb.by_id)  # a thread's first NCCL WARN is its root (rootguard.py)
     order, gone = _guard.outside_component(order, matched, kb.by_id, scan)  # its line, another library's traceback
     context.extend(gone)
+    from gpudoctor.explain import ocirt as _ocirt
+
+    order = _ocirt.runtime_line_first(order, matched, kb.by_id)  # a container engine's own line leads (ocirt.py)
     alone = None
     if not causes and not real_error:
         # a warning the user asks about because it says something failed ('There was an error
@@ -526,7 +529,8 @@ SOURCES = {"nccl_messages": "NCCL", "cuda_errors": "CUDA", "nvml": "NVML", "errn
            "nvrm_messages": "the NVIDIA kernel driver (NVRM)", "dcgm_errors": "DCGM",
            "framework_libs": "a framework's CUDA library loading", "torch_core_messages": "torch",
            "nvidia_smi_messages": "nvidia-smi", "apptainer_messages": "Apptainer", "ucc_messages": "UCC",
-           "ray_messages": "Ray", "trainer_messages": "the training library (DeepSpeed, accelerate, transformers, PEFT)"}
+           "ray_messages": "Ray", "oci_messages": "the container runtime (podman, docker, runc, crun, conmon, CDI)",
+           "trainer_messages": "the training library (DeepSpeed, accelerate, transformers, PEFT)"}
 
 
 def _confidence(e, f=None):

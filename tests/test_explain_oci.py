@@ -1,0 +1,128 @@
+"""The OCI container runtimes' own messages (issue 18): podman (with the container libraries it vendors), docker's
+daemon, runc, crun, conmon and the NVIDIA Container Toolkit / CDI, read from their sources by
+tools/gen_oci_messages.py (its slice tools/data/oci_messages_slice.txt keeps the cut files with their line numbers).
+The generator regenerates the committed sites; failures made here for real and texts of public threads (cited per
+text) get the container.oci_* family and its fix.
+"""
+
+import os
+import re
+import sys
+
+from explainhelp import explain_paste, fixes, ids, root_of
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SLICE = os.path.join(REPO, "tools", "data", "oci_messages_slice.txt")
+sys.path.insert(0, os.path.join(REPO, "tools"))
+
+import gen_oci_messages as gen  # noqa: E402
+import knowgen  # noqa: E402
+
+# Made for real on this project's development machine (Debian 12, podman 4.3.1, runc 1.1.5, rootful, cgroupfs), each
+# with `podman --cgroup-manager=cgroupfs --runtime runc run --rm --ulimit nofile=1024:1024 --ulimit nproc=1024:1024`
+# and an image imported from a tar of /usr/bin/dash and its libraries (no registry is reachable there), plus:
+MADE_HERE = {
+    # -v /nonexistent/data:/data
+    "bind_missing": ("Error: statfs /nonexistent/data: no such file or directory\n", "container.oci_mount",
+                     "shared filesystem"),
+    # --device nvidia.com/gpu=all on a host without a CDI spec
+    "cdi": ("Error: setting up CDI devices: unresolvable CDI devices nvidia.com/gpu=all\n", "container.oci_gpu",
+            "nvidia-ctk cdi generate"),
+    # --ulimit memlock=-1:-1 above the sandbox's 8 MiB hard limit
+    "memlock": ("Error: runc: runc create failed: unable to start container process: error during container init: "
+                "error setting rlimits for ready process: error setting rlimit type 8: operation not permitted: OCI "
+                "permission denied\n", "container.oci_ulimit", "LimitMEMLOCK"),
+    # --userns=keep-id as root
+    "keepid": ("Error: keep-id is only supported in rootless mode\n", "container.oci_userns", "--user"),
+    # --userns=auto with no 'containers' entry in /etc/subuid
+    "userns_auto": ('time="2026-11-26T16:21:47Z" level=error msg="Cannot find mappings for user \\"containers\\": no '
+                    'subuid ranges found for user \\"containers\\" in /etc/subuid"\nError: creating container storage: '
+                    "could not find enough available IDs\n", "container.oci_userns", "add-subuids"),
+    # two containers publishing -p 18080:80
+    "port": ("Error: cannot listen on the TCP port: listen tcp4 :18080: bind: address already in use\n",
+             "container.oci_network", "publish another port"),
+    # --network nosuchnet
+    "network": ("Error: unable to find network with name or ID nosuchnet: network not found\n",
+                "container.oci_network", "podman network create"),
+    # an image named by a short name, registries.conf without unqualified-search-registries
+    "shortname": ('Error: short-name "pytorch" did not resolve to an alias and no unqualified-search registries are '
+                  'defined in "/etc/containers/registries.conf"\n', "container.oci_image", "docker.io/library"),
+    # --device /dev/nvidia0 on a node without a GPU
+    "device": ("Error: stat /dev/nvidia0: no such file or directory\n", "container.oci_device", "--gres=gpu"),
+    # the command is not in the image
+    "notfound": ('Error: runc: runc create failed: unable to start container process: exec: "python3": executable '
+                 'file not found in $PATH: OCI runtime attempted to invoke a command that was not found\n',
+                 "container.oci_runtime", "full path"),
+}
+
+PUBLIC = {
+    # https://github.com/NVIDIA/nvidia-container-toolkit/issues/146 (podman 4.4.1, toolkit 1.14.3; settled: the CDI
+    # spec and podman's CDI directories)
+    "toolkit_146": ("Error: error setting up CDI devices: unresolvable CDI devices nvidia.com/gpu=all\n",
+                    "container.oci_gpu", "nvidia-ctk cdi generate"),
+    # https://github.com/coreos/fedora-coreos-tracker/issues/2056 (sudo podman run --userns=auto; no 'containers'
+    # ranges in /etc/subuid)
+    "fcos_2056": ('ERRO[0003] Cannot find mappings for user "containers": no subuid ranges found for user "containers" '
+                  "in /etc/subuid\nError: creating container storage: not enough unused IDs in user namespace\n",
+                  "container.oci_userns", "containers"),
+    # https://github.com/whyour/qinglong/issues/2567 (docker 2024: the entrypoint path is not in the image); no message
+    # site knows the whole line: the structural fallback on the runtime's own prefix names the family
+    "qinglong_2567": ('docker: Error response from daemon: failed to create task for container: failed to create shim '
+                      'task: OCI runtime create failed: runc create failed: unable to start container process: exec: '
+                      '"./docker/docker-entrypoint.sh": stat ./docker/docker-entrypoint.sh: no such file or directory: '
+                      "unknown.\n", "container.oci_runtime", "full path"),
+}
+
+
+def test_generator_regenerates_the_committed_sites_from_the_slice(tmp_path):
+    got = knowgen.regenerated(gen.main, SLICE, tmp_path / "oci_messages.json")
+    full = knowgen.committed("oci_messages")
+    assert got["header"]["version"] == full["header"]["version"] and full["header"]["version"].count("(commit ") == 6
+    by_text = {s["text"]: s for s in full["sites"]}
+    assert len(got["sites"]) >= 20
+    for s in got["sites"]:  # one text printed at several places: the whole tree keeps its first (id, where)
+        assert {k: v for k, v in s.items() if k not in ("id", "where")} == \
+            {k: v for k, v in by_text[s["text"]].items() if k not in ("id", "where")}, s["id"]
+    sites = {s["text"]: s for s in got["sites"]}
+    assert sites["unresolvable CDI devices %s"]["family"] == "container.oci_gpu" and sites["unresolvable CDI devices %s"]["fix"]
+    assert sites["error setting rlimit type %s: %s"]["family"] == "container.oci_ulimit"
+    # podman 4.3's text that the newest podman reworded is kept, marked
+    assert sites["keep-id is only supported in rootless mode"]["until"]
+    assert full["unassigned"] == sorted(s["id"] for s in full["sites"] if not s.get("family"))
+
+
+def test_the_prefix_is_the_runtimes_own_and_case_sensitive():
+    sites = {s["text"]: s for s in knowgen.committed("oci_messages")["sites"]}
+    rx = re.compile(sites["unresolvable CDI devices %s"]["re"], re.I)  # explain compiles with IGNORECASE
+    assert rx.search("Error: setting up CDI devices: unresolvable CDI devices nvidia.com/gpu=all")
+    assert rx.search('time="x" level=error msg="unresolvable CDI devices nvidia.com/gpu=0"')
+    assert not rx.search("unresolvable CDI devices nvidia.com/gpu=all")  # no runtime's prefix
+    assert not rx.search("RuntimeError: CUDA error: unresolvable CDI devices x")  # 'error: ' is not podman's 'Error: '
+
+
+def _check(cli, tmp_path, cases):
+    for name, (text, entry, fix) in cases.items():
+        rc, doc = explain_paste(cli, tmp_path, text, "--file", rcs=(0, 1), name=name + ".log")
+        root = root_of(doc)
+        assert root and root["id"] == entry, (name, ids(doc))
+        assert fix in fixes(root, confirm=True), (name, fixes(root))
+
+
+def test_failures_made_here_get_their_family_and_fix(cli, tmp_path):
+    _check(cli, tmp_path, MADE_HERE)
+
+
+def test_public_thread_texts_get_their_family_and_fix(cli, tmp_path):
+    _check(cli, tmp_path, PUBLIC)
+
+
+def test_the_engines_own_line_leads_over_the_wrapped_errno(cli, tmp_path):
+    # podman's published port carries the kernel's EADDRINUSE words, which the rendezvous family knows too: on the
+    # engine's own line the container family leads, the rendezvous one follows (ocirt.runtime_line_first)
+    rc, doc = explain_paste(cli, tmp_path, MADE_HERE["port"][0], "--file", rcs=(0, 1))
+    assert ids(doc)[:2] == ["container.oci_network", "rendezvous.address_in_use"], ids(doc)
+    # torch's own EADDRINUSE, with no engine line, keeps its answer
+    text = ("RuntimeError: The server socket has failed to listen on any local network address. The server socket has "
+            "failed to bind to [::]:29500 (errno: 98 - Address already in use).\n")
+    rc, doc = explain_paste(cli, tmp_path, text, "--file", rcs=(0, 1), name="torch.log")
+    assert ids(doc)[0] == "rendezvous.address_in_use" and not any(i.startswith("container.") for i in ids(doc))
