@@ -210,7 +210,9 @@ def test_a_users_own_file_under_torchrun_rank_prefixes(kb):
     assert _root(res) == ("root_cause", "code.exception", "structural")
     f = res["findings"][0]
     assert f["notes"][0].startswith("How sure: medium")
-    assert "open /home/u/proj/train.py (line 88)" in f["causes"][0]["fix"][0] and "not the cluster" in f["notes"][1]
+    # the line's own reading leads (userline.py: the key and the mapping it reads), the file's fix follows
+    assert "`batch = cfg[\"labels\"]`" in f["causes"][0]["text"] and "sorted(cfg)" in f["causes"][0]["fix"][0]
+    assert "open /home/u/proj/train.py (line 88)" in f["causes"][1]["fix"][0] and "not the cluster" in f["notes"][1]
 
 
 def test_transtrack_63_keyerror_in_the_projects_code_beside_torchruns_echo(kb):
@@ -226,7 +228,8 @@ def test_transtrack_63_keyerror_in_the_projects_code_beside_torchruns_echo(kb):
             "binary: /root/miniconda3/bin/python3\n")
     res = explain.explain_text(text, kb)
     assert res["findings"][0]["id"] == "code.exception" and res["findings"][0]["role"] == "root"
-    assert "sampler_video_distributed.py (line 36)" in res["findings"][0]["causes"][0]["fix"][0]
+    assert "reads the key 'frame_id' of `img_info`" in res["findings"][0]["causes"][0]["text"]
+    assert "sampler_video_distributed.py (line 36)" in res["findings"][0]["causes"][1]["fix"][0]
     assert res["findings"][1]["family"] == "cascade"
 
 

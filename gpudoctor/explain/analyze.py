@@ -277,6 +277,9 @@ def analyze(scan, kb, assume_error=False):
             f["notes"].insert(0, "How sure: high. The message names the family; the line '%s' names the cause below."
                               % _clip(ev["text"], 160))
     _famfix.finish(findings, HOW_SURE["family"])  # which cause a family's line points at, names (famfix.py)
+    from gpudoctor.explain import userline as _userline
+
+    _userline.fill(scan, findings)  # the user's own line the traceback ends in, by the API it calls (userline.py)
     findings = _gpuhw.fold(findings)  # one root per GPU: the same GPU's other hardware lines are its notes
     late = late_rank(scan) if findings else None
     f = next((f for f in findings if any(t in f["id"] for t in ("timeout", "watchdog"))), None)
