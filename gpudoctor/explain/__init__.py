@@ -104,6 +104,9 @@ def explain_inputs(inputs, kb=None, assume_error=False, facts=None, deadline=Non
     from gpudoctor.explain import versions
 
     versions.judge(result, scan, kb)  # a known NCCL bug whose symptom is a hang, a slowdown or a wrong result
+    from gpudoctor.explain import settings
+
+    settings.judge(result, scan, kb)  # a told symptom joined to the setting in the text that causes it (settings.py)
     from gpudoctor.explain import symptoms
 
     symptoms.judge(result, scan, kb)  # a failure told in words (symptoms.toml): the root only when nothing surer is

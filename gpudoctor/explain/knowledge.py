@@ -1088,10 +1088,12 @@ def load_knowledge(files=None, known_checks="registry"):
     from gpudoctor.explain.symptoms import patterns as words_patterns
     # ... and read by meaning (symptoms.toml's `means`: the concept classes of explain/meaning.py)
     from gpudoctor.explain.meaning import patterns as meaning_patterns
+    # settings in any form a log shows them, and the told symptoms they explain (explain/settings.py)
+    from gpudoctor.explain.settings import patterns as settings_patterns
 
     kb = Knowledge(entries, generic_error_patterns() + launcher_patterns() + structural_patterns() +
                    nccl_info_patterns() + paste_patterns() + hang_patterns() + ranks_patterns() + words_patterns(entries) +
-                   meaning_patterns(entries))
+                   meaning_patterns(entries) + settings_patterns())
     if files:  # files given (not the built-in knowledge): every pattern compiles, or the load fails
         for e in entries:
             for p in e["_patterns"] + [ev for c in e["causes"] for ev in c["_evidence"]]:

@@ -579,6 +579,10 @@ def _replay(scan, lineno, win, got):
                 from gpudoctor.explain.meaning import record as meaning_record
 
                 meaning_record(scan, hit)
+            elif p.entry == "_settings":  # a setting in any form, or a told symptom it may explain (settings.py)
+                from gpudoctor.explain.settings import record as settings_record
+
+                settings_record(scan, hit, win)
             else:
                 from gpudoctor.explain.ncclinfo import record
 

@@ -1,0 +1,575 @@
+"""A symptom told in words joined to the setting that causes it, in whatever form the text shows the setting
+(issue 18, words3).
+
+"Training is 3x slower than on the other machine" with `CUDA_LAUNCH_BLOCKING=1` in an env dump, `--dataloader_num_
+workers 0` on a printed command line, `num_workers: 0` in a YAML print, `"offload_optimizer": {"device": "cpu"}` in a
+DeepSpeed config, `backend=gloo` in the job's own print, `torch.backends.cudnn.benchmark = True`, NCCL's own 'NCCL
+INFO NCCL_IB_DISABLE set by environment to 1.': the setting is the answer when the text tells the symptom it costs.
+
+Three parts:
+- the reader (read_line): KEY=VALUE settings in every form a log shows them, for the keys of the table only (the
+  scan hands this module only the lines that hold a key's name, or a word of a told symptom: the prefilter), each
+  line cut to MAX_LINE characters, every regex bounded (linear time). Forms: `export K=V`, `K=V cmd`, env / printenv
+  dumps, os.environ['K'] = 'V' / setdefault / putenv, `--flag value` / `--flag=value` / a bare `--flag` (true),
+  YAML / JSON / TOML `key: value` / `"key": value` / `key = value`, DeepSpeed's config print `key ....... value`
+  (deepspeed/runtime/config.py print_user_config / print: `"  {} {} {}".format(arg, dots, value)`), reprs
+  `Name(... key=value, ...)` (TrainingArguments, DataLoader, Lightning's Trainer), attribute assignments
+  `torch.backends.cudnn.benchmark = True`, calls `set_detect_anomaly(True)`, and NCCL's ENV lines (src/misc/param.cc
+  ncclLoadParam: INFO(NCCL_ENV, "%s set by environment to %s.", ...)). A value that is a block (`offload_optimizer:
+  {` or `...Config(device='cpu', ...)`) is read for the row's `nested` key on the same line or the next NEST lines.
+- the table: [[setting]] rows of knowledge/settings.toml, each written from the document it cites (what the
+  setting costs: slow, memory, nondeterminism; how sure; the entry whose family the answer names; the fix).
+- the join (judge): the user's own lines tell a symptom (slow words, a step time beside what was expected,
+  out of memory, results that differ every run; English and Chinese), and a row of that symptom has its setting
+  in the text with a value that costs it: the answer is the row's entry, its first causes the rows found (surest
+  first), each quoting the line and the form it was read in. A setting with no told symptom is never a root (a
+  healthy log prints its environment too). A slowness told against another machine or an earlier run ("same
+  script, 3x slower on this cluster") with no setting in the text gets the family answer: the table's
+  environment settings as the ways to tell apart, and one command that prints them.
+"""
+
+import os
+import re
+
+from gpudoctor.explain.knowledge import Pattern, squash
+
+ENTRY = "_settings"
+MAX_LINE = 2000  # characters of a line read
+MAX_SETTINGS = 256  # settings kept per scan
+MAX_TOLD = 32  # told lines kept per scan
+MAX_PER_LINE = 16  # key occurrences read per line
+NEST = 6  # lines after a block value read for its nested key
+MAX_CAUSES = 5
+
+_HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TABLE = os.path.join(_HERE, "data", "knowledge", "settings.toml")
+_table = None
+
+SYMPTOMS = ("slow", "memory", "nondeterminism")
+SURE = {"high": 3, "medium": 2, "low": 1}
+
+
+# ------------------------------------------------------------------ the table
+
+def table():
+    """The [[setting]] rows (validated once): the table's own errors are the package's bug, raised at load."""
+    global _table
+    if _table is not None:
+        return _table
+    from gpudoctor.explain.knowledge import KnowledgeError, _toml
+
+    with open(TABLE, "rb") as f:
+        doc = _toml().load(f)
+    rows = []
+    for r in doc.get("setting", []):
+        rid = r.get("id")
+        need = ("id", "keys", "when", "symptoms", "sure", "entry", "what", "fix", "source")
+        missing = [k for k in need if not r.get(k)]
+        extra = set(r) - set(need) - {"line_has", "nested", "with", "needs"}
+        if missing or extra:
+            raise KnowledgeError("settings.toml: %s: missing %s, unknown %s" % (rid, missing, sorted(extra)))
+        if not set(r["symptoms"]) <= set(SYMPTOMS) or r["sure"] not in SURE or \
+                r.get("needs") not in (None, "gpu", "shapes") or not r["source"].startswith("https://"):
+            raise KnowledgeError("settings.toml: %s: bad symptoms / sure / needs / source" % rid)
+        _cond(r["when"])  # raises on a bad condition
+        for k, v in (r.get("with") or {}).items():
+            _cond(v)
+        rows.append(dict(r, keys=[k.lower() for k in r["keys"]], line_has=[x.lower() for x in r.get("line_has", [])]))
+    _table = rows
+    return rows
+
+
+def _cond(when):
+    """A condition as a function of a value (a str)."""
+    if isinstance(when, list):
+        words = {w.lower() for w in when}
+        return lambda v: v.lower() in words
+    if when in ("true", "false"):
+        want = when == "true"
+        return lambda v: _bool(v) is want
+    m = re.fullmatch(r"(<=|>=|<|>|=)(-?\d+(?:\.\d+)?)", when or "")
+    if not m:
+        raise ValueError("settings.toml: bad condition %r" % (when,))
+    op, n = m.group(1), float(m.group(2))
+    test = {"<=": lambda x: x <= n, ">=": lambda x: x >= n, "<": lambda x: x < n, ">": lambda x: x > n,
+            "=": lambda x: x == n}[op]
+    return lambda v: _num(v) is not None and test(_num(v))
+
+
+_TRUE = {"1", "true", "yes", "on", "y", "t"}
+_FALSE = {"0", "false", "no", "off", "n", "f", "none", "null"}
+
+
+def _bool(v):
+    v = v.lower()
+    return True if v in _TRUE else False if v in _FALSE else None
+
+
+def _num(v):
+    v = v.replace(",", "").replace("_", "")
+    try:
+        return float(v) if len(v) <= 30 else None
+    except ValueError:
+        return None
+
+
+def _needles():
+    out = set()
+    for r in table():
+        for k in list(r["keys"]) + list(r.get("with") or {}):
+            out.add(squash(k).decode("utf-8"))
+    return sorted(out)
+
+
+# ------------------------------------------------------------------ the reader
+
+# a key's occurrence: not part of a longer name before it (a dotted key may be the tail of a path) or after it
+_KEY_AFTER = re.compile(r"[A-Za-z0-9_]")
+# the separator and the value after a key (the key's end at the start): NCCL's ENV line, a call, '= v', ': v',
+# DeepSpeed's dotted leader, a flag's blank
+_SEP = re.compile(r"(?P<q>[\"']?\]?)(?:(?P<nccl> set by environment to )|(?P<call>\s{0,2}\(\s{0,2}(?:mode\s?=\s?)?)|"
+                  r"(?P<eq>\s{0,3}=\s{0,3})|(?P<comma>\s{0,2},\s{0,2})|(?P<colon>[\"']?\s{0,3}:\s{0,3})|(?P<dots>\s{1,3}\.{3,80}\s{1,3})|(?P<ws>\s{1,3}))")
+_VALUE = re.compile(r"\"(?P<dq>[^\"\n]{0,200})\"|'(?P<sq>[^'\n]{0,200})'|(?P<bare>[^\s,;)\]}\"'(]{1,200})|(?P<open>[{(\[]|$)")
+_ENV_BEFORE = re.compile(r"(?:environ\s{0,2}\[\s{0,2}|environ\.setdefault\(\s{0,2}|putenv\(\s{0,2}|getenv\(\s{0,2})[\"']$")
+_ENV_NAME = re.compile(r"[A-Z][A-Z0-9_]{2,80}$")
+_CALL_NAME = re.compile(r"\s{0,2}\(")
+
+
+def read_line(text, keys=None):
+    """[(key as written, value, form, start)] of the table's keys (or ``keys``, lower case) on one line. Forms: env,
+    nccl, flag, config, repr, attr, call. A block value is returned as '{' / '(' / '' (read_nested finds its key)."""
+    text = text[:MAX_LINE]
+    low = text.lower()
+    keys = keys if keys is not None else _all_keys()
+    out, taken = [], []
+    for k in keys:  # the longest first: 'cudnn.benchmark' is not read again as 'benchmark'
+        i = low.find(k)
+        while i >= 0 and len(out) < MAX_PER_LINE:
+            if not any(a <= i < b for a, b in taken):
+                got = _at(text, i, len(k))
+                if got:
+                    out.append(got)
+                    taken.append((i, i + len(k)))
+            i = low.find(k, i + len(k))
+    out.sort(key=lambda x: x[3])
+    return out
+
+
+_keys_cache = None
+
+
+def _all_keys():
+    global _keys_cache
+    if _keys_cache is None:
+        _keys_cache = sorted({k for r in table() for k in r["keys"]} |
+                             {k.lower() for r in table() for k in (r.get("with") or {})}, key=len, reverse=True)
+    return _keys_cache
+
+
+# the tail of a path that is a setting: args.num_workers, config.backend, torch.backends.cudnn.benchmark
+_PATH_OK = re.compile(r"(?:^|[^\w.])(?:self\.)?(?:args|config|cfg|opt|opts|hparams|training_args|conf|"
+                      r"(?:torch\.)?backends\.cudnn|cudnn)\.$")
+
+
+def _at(text, i, n):
+    j = i + n
+    if j < len(text) and _KEY_AFTER.match(text, j):
+        return None
+    prev = text[i - 1] if i else ""
+    if prev.isalnum() or prev == "_":
+        return None
+    key = text[i:j]
+    before = text[max(0, i - 40):i]
+    if prev == "." and "." not in key and not _PATH_OK.search(before):
+        return None
+    if before.endswith("-") and not before.endswith("---"):
+        return _flag(text, key, i, j)
+    m = _SEP.match(text, j)
+    if not m:
+        return None
+    env_call = _ENV_BEFORE.search(before)
+    if m.group("nccl"):
+        form = "nccl"
+    elif env_call:
+        if not (m.group("q") and (m.group("eq") or m.group("comma"))):
+            return None
+        form = "env"
+    elif m.group("comma"):
+        return None
+    elif m.group("call"):
+        form = "call"
+    elif m.group("dots"):
+        form = "config"
+    elif m.group("colon"):
+        form = "config"
+    elif m.group("eq"):
+        if m.group("q"):
+            return None
+        if _ENV_NAME.match(key) and m.group("eq") == "=":
+            form = "env"
+        elif "." in key or prev == ".":
+            form = "attr"
+        elif text.count("(", 0, i) > text.count(")", 0, i):
+            form = "repr"
+        elif not text[:i].strip() or text[:i].rstrip().endswith((",", "{")):
+            form = "config"
+        else:
+            form = "repr"
+    else:
+        return None
+    return _value(text, key, form, m.end(), i)
+
+
+def _value(text, key, form, at, i):
+    v = _VALUE.match(text, at)
+    if not v:
+        return None
+    if v.group("open") is not None:
+        return (key, text[at:at + 1], form, i)
+    value = v.group("dq") if v.group("dq") is not None else v.group("sq") if v.group("sq") is not None else v.group("bare")
+    if form == "nccl":
+        value = value.rstrip(".")
+    if v.group("bare") is not None and text[v.end():v.end() + 1] == "(":
+        return (key, "(", form, i)  # 'offload_optimizer=DeepSpeedZeroOffloadOptimizerConfig(device='cpu', ...)'
+    return (key, value, form, i)
+
+
+def _flag(text, key, i, j):
+    """--flag=value, --flag value, or a bare --flag (a switch: true)."""
+    if text[j:j + 1] == "=":
+        return _value(text, key, "flag", j + 1, i)
+    if j < len(text) and not text[j].isspace():
+        return None
+    rest = text[j:].lstrip()
+    if not rest or (rest.startswith("-") and _num(rest.split()[0]) is None) or rest[:1] in "|;&":
+        return (key, "true", "flag", i)
+    return _value(text, key, "flag", len(text) - len(rest), i)
+
+
+def read_nested(lines, key):
+    """The value of ``key`` inside a block that starts at lines[0] (from the block's key on): on the same line (a
+    repr's or an inline object's members) or in the NEST lines after it, until the block closes."""
+    depth = 0
+    for n, text in enumerate(lines[:NEST + 1]):
+        for got in read_line(text, [key]):
+            return got[1], n
+        depth += text.count("{") + text.count("(") - text.count("}") - text.count(")")
+        if n and depth <= 0 and text.strip() and not text[:1].isspace():
+            break
+    return None, None
+
+
+# ------------------------------------------------------------------ what the user tells
+
+# slowness in words, or a step time beside what was expected; out of memory; results that differ every run
+_SLOW = re.compile(r"\bslow(?:er|ly|s|ness|down|ed)?\b|\bsluggish\b|\bcrawl(?:s|ing|ed)?\b|\btakes? (?:forever|ages)\b|"
+                   r"\btoo long\b|\b(?:twice|two times|three times|\d{1,3}(?:\.\d)?\s?x) as (?:long|slow)\b|\btakes? (?:much |way |a lot )?longer\b|"
+                   r"\bdoubl(?:e|ed|es) (?:the )?(?:time|step time|epoch time)\b|\b\d{1,4}(?:\.\d{1,2})?\s?(?:x|times)\s(?:slower|longer|as long|more time|what|the time)\b|"
+                   r"\b(?:low|poor|bad|terrible) (?:throughput|performance|speed|gpu util\w{0,8})\b|"
+                   r"\bthroughput (?:is |was )?(?:low|only|under|below|terrible|poor)\b|\bnot (?:any |much )?faster\b|"
+                   r"\b(?:gpus?|utili[sz]ation|util)\s(?:\w{1,10}\s){0,3}(?:mostly |almost always )?(?:idle|low)\b|"
+                   r"\bidle\b|\bnever (?:goes |gets )?above \d|慢|速度(?:很|非常|特别)?低|利用率(?:很|非常|一直)?(?:低|不高)", re.I)
+_SLOW_WEAK = re.compile(r"\bexpected\b|\bshould (?:take|be|run)\b|\bused to\b|\babsurd\b|\bridiculous\b|\bbetter part of\b|"
+                        r"\binstead of\b|\bunder \d|\bonly \d|\bwhat (?:the same|it) (?:\w{1,10} )?(?:takes|took)\b", re.I)
+_FIG = re.compile(r"\d(?:[\d.,]{0,8})\s?(?:ms|s|sec|secs|seconds|min|mins|minutes|hours?|it/s|samples/s|img/s|images/s|"
+                  r"tokens/s|tok/s)\b|\bper (?:step|iteration|epoch|batch)\b|\bfew (?:ms|milliseconds|seconds)\b|"
+                  r"\ba second\b", re.I)
+_MEM = re.compile(r"\bout of memory\b|\bOOM(?:s|ed|-ed)?\b|\b(?:more|too much|high|higher|huge) (?:gpu |cuda )?memory\b|"
+                  r"\bmemory (?:usage |use )?(?:is |was )?(?:too |very |much )?(?:high|higher|huge|large)\b|"
+                  r"\bruns? out of (?:gpu |cuda )?memory\b|显存(?:不足|溢出|爆)|爆显存", re.I)
+_UNREPRO = re.compile(r"\b(?:not|non|ir)[- ]?reproduc\w{0,6}|\bnon-?determinis\w{0,6}|\bdifferent (?:\w{1,10} )?(?:results?|"
+                      r"loss(?:es)?|outputs?|accuracy|numbers|metrics) (?:on |for |in |with )?(?:every|each|between|across) "
+                      r"(?:runs?|time|seeds?)\b|\b(?:is|are) different (?:on |for )?(?:every|each) (?:run|time)\b|"
+                      r"\bdiffer\w{0,3} (?:from run to run|between runs|on every run|every run|each run|each time|every time)\b|"
+                      r"无法复现|不能复现|复现不了|每次(?:结果|运行|训练).{0,8}(?:不一样|不同)", re.I)
+# a program's own words (transformers' 'Using a slow image processor', tokenizers' 'slow tokenizer'): no complaint
+_PROGRAM = re.compile(r"\bslow(?:er)? (?:tokenizer|image processor|processor|path|implementation|version|fallback|mode|"
+                      r"variant|conversion|kernel)s?\b|use_fast|\bslow_|_slow\b|\bfast tokenizer\b", re.I)
+# the same code slower here than elsewhere or than before: the difference is in the environment
+_ELSEWHERE = re.compile(r"\bsame (?:\w{1,12} ){0,2}(?:script|code|container|image|model|job|config|setup|data|program)s?\b|"
+                        r"\bother (?:\w{1,12} )?(?:machines?|nodes?|box(?:es)?|servers?|clusters?|hosts?|systems?)\b|"
+                        r"\bused to\b|\blast (?:week|month|time|year)\b|\bthan (?:before|yesterday)\b|"
+                        r"\bnew (?:\w{1,12} ){0,2}(?:template|cluster|machines?|nodes?|environment|image|container|"
+                        r"job script|partition)\b|\bsince (?:we|i) (?:moved|switched|changed|upgraded|migrated)\b|"
+                        r"同样的(?:代码|脚本)|另一台|之前", re.I)
+_SHAPES = re.compile(r"\bvariable[- ](?:size|length|shape|resolution)s?\b|\b(?:sizes?|shapes?|resolutions?) (?:change|changes|"
+                     r"changing|vary|varies|varying|differ)\b|\bdifferent (?:input )?(?:sizes|shapes|resolutions)\b|"
+                     r"\bdynamic (?:shapes?|sizes?)\b|\bmulti-?scale\b", re.I)
+_SHAPE_PRINT = re.compile(r"\b(?:shape|size)[\s:=]{1,3}[(\[]\s?(\d{1,5}(?:\s?,\s?\d{1,5}){1,4})\s?[)\]]", re.I)
+_GPU = re.compile(r"\b(?:[AHBVL]\d{2,3}[A-Za-z]{0,4}|RTX ?\d{4}|\d{4} ?Ti|A\d{4}|gpus?|cuda(?::\d)?|nvidia|nccl|fsdp\d?|"
+                  r"ddp|tensor cores?)\b|显卡|卡", re.I)
+
+# (squashed: lower case, no blanks; precise words only: 'memory' or 'size' alone are on many lines of a big log)
+TOLD_NEEDLES = ["slow", "sluggish", "crawl", "forever", "takesages", "toolong", "xslower", "timesslower", "xlonger",
+                "timeslonger", "aslong", "asslow", "takeslonger", "takelonger", "muchlonger", "waylonger", "doublethe",
+                "doubled", "xwhat", "timeswhat", "throughput", "lowperformance", "poorperformance", "notfaster",
+                "notmuchfaster", "idle", "utiliz", "utilis", "expected", "shouldtake", "shouldbe", "usedto", "absurd",
+                "ridiculous", "betterpartof", "insteadof", "outofmemory", "oom", "morememory", "muchmemory",
+                "highmemory", "hugememory", "memoryusage", "memoryis", "memorywas", "reproduc", "determinis",
+                "differentresult", "differentloss", "differentoutput", "differentaccura", "differentnumbers",
+                "differentmetric", "isdifferent", "aredifferent", "differfrom", "differsfrom", "differbetween",
+                "differsbetween", "differevery", "differsevery", "differeach", "differseach", "differon", "differson",
+                "复现", "慢", "显存", "利用率", "速度", "variable-", "variablesize", "variablelength", "sizeschang",
+                "shapeschang", "sizesvary", "shapesvary", "sizesdiffer", "differentsizes", "differentshapes",
+                "differentinput", "dynamicshape", "multi-scale", "multiscale", "shape(", "shape:(", "shape=(", "size:(",
+                "shape[", "h100", "a100", "h200", "v100", "a10g", "l40s", "b200", "gpus"]
+
+
+def patterns():
+    """The scan pattern that hands record() the lines holding a key of the table or a told symptom's word."""
+    needles = sorted(set(_needles()) | set(TOLD_NEEDLES))
+    # (the line itself is read whole from the window, up to MAX_LINE: the match only says a needle is on it)
+    return [Pattern(ENTRY, "fact", r"^[^\n]{1,200}", 0, site={"symptom": "settings", "class": "settings", "id": "settings"},
+                    needles=needles)]
+
+
+class State(object):
+    def __init__(self):
+        self.settings = []  # (line, key as written, value, form, text, nested line or None, tried)
+        self.told = []  # (line, symptom, text, elsewhere)
+        self.gpu = False
+        self.shapes = set()  # the input sizes the job printed
+        self.shapes_told = False
+
+
+def _state(scan):
+    st = getattr(scan, "settings_st", None)
+    if st is None:
+        st = scan.settings_st = State()
+    return st
+
+
+def record(scan, hit, win):
+    st = _state(scan)
+    text = win.text(0)[:MAX_LINE]
+    if not st.gpu and _GPU.search(text):
+        st.gpu = True
+    if len(st.shapes) < 8:
+        for m in _SHAPE_PRINT.finditer(text):
+            st.shapes.add(re.sub(r"\s", "", m.group(1)))
+    if len(st.settings) < MAX_SETTINGS:
+        tried = None
+        for key, value, form, _i in read_line(text):
+            if tried is None:
+                tried = _tried(text)
+            nested_line = None
+            if value in ("{", "(", "[", ""):
+                rows = [r for r in table() if key.lower() in r["keys"] and r.get("nested")]
+                if not rows:
+                    continue
+                lines = [text[_i:]] + [win.text(n) for n in range(1, NEST + 1)]
+                value, n = read_nested(lines, rows[0]["nested"])
+                if value is None:
+                    continue
+                nested_line = hit.line + n
+            st.settings.append((hit.line, key, value, form, text.strip()[:400], nested_line, tried))
+    if len(st.told) < MAX_TOLD and hit.severity is None:
+        _told(st, hit.line, text[:600])
+
+
+# the user's own sentence that says a setting was tried ('Setting NCCL_P2P_DISABLE=1 did workaround but got really low
+# speed', NVIDIA/nccl#667): what the user did about another failure, not the job's configuration
+_TRIED = re.compile(r"\b(?:work\s?around|workaround|works?|worked|fix(?:es|ed)?|solves?|solved|helps?|helped|avoids?|"
+                    r"avoided|resolves?|resolved|tried|trying|try)\b", re.I)
+
+
+def _tried(text):
+    from gpudoctor.explain.meaning import _WORDS, users_line
+
+    return bool(users_line(text) and _WORDS.search(text) and _TRIED.search(text))
+
+
+def _told(st, line, text):
+    from gpudoctor.explain.meaning import users_line
+
+    if not users_line(text) or _PROGRAM.search(text):
+        return
+    if _SHAPES.search(text):
+        st.shapes_told = True
+    got = []
+    if _SLOW.search(text) or (_SLOW_WEAK.search(text) and _FIG.search(text)):
+        got.append("slow")
+    if _MEM.search(text):
+        got.append("memory")
+    if _UNREPRO.search(text):
+        got.append("nondeterminism")
+    for s in got:
+        st.told.append((line, s, text.strip(), bool(_ELSEWHERE.search(text))))
+
+
+# ------------------------------------------------------------------ the join
+
+def found(scan):
+    """[(row, [(line, key, value, form, text, nested line)], told)] of the rows whose setting the text shows with a
+    value that costs a symptom the text tells, the surest first."""
+    st = getattr(scan, "settings_st", None)
+    if st is None or not st.told or not st.settings:
+        return []
+    told = {}
+    for t in st.told:
+        told.setdefault(t[1], t)
+    by_key = {}
+    for s in st.settings:
+        by_key.setdefault(s[1].lower(), []).append(s)
+    out = []
+    for r in table():
+        sym = next((s for s in r["symptoms"] if s in told), None)
+        if sym is None:
+            continue
+        if r.get("needs") == "gpu" and not st.gpu:
+            continue
+        if r.get("needs") == "shapes" and not (st.shapes_told or len(st.shapes) >= 3):
+            continue
+        test = _cond(r["when"])
+        hits = []
+        for k in r["keys"]:
+            for s in by_key.get(k, ()):
+                if s[6]:
+                    continue  # a setting the user says was tried for something else
+                if r["line_has"] and not any(x in s[4].lower() for x in r["line_has"]):
+                    continue
+                if test(s[2]):
+                    hits.append(s)
+        if not hits:
+            continue
+        ok = True
+        for k, cond in (r.get("with") or {}).items():
+            c = _cond(cond)
+            vals = [s for s in by_key.get(k.lower(), ())]
+            if not vals or not all(c(s[2]) for s in vals):
+                ok = False
+        if not ok:
+            continue
+        # the last value the text shows wins (an env dump after the script's own default)
+        last = _last_values(st, r)
+        if last is not None and not test(last):
+            continue
+        out.append((r, sorted(hits)[:3], told[sym]))
+    out.sort(key=lambda x: (-SURE[x[0]["sure"]], x[1][0][0]))
+    return out
+
+
+def _last_values(st, r):
+    got = [s for s in st.settings if s[1].lower() in r["keys"] and
+           (not r["line_has"] or any(x in s[4].lower() for x in r["line_has"]))]
+    return got[-1][2] if got else None
+
+
+_FORM = {"env": "an environment setting", "nccl": "NCCL's own ENV line", "flag": "a command-line flag",
+         "config": "a config print", "repr": "the arguments printed", "attr": "an assignment", "call": "a call"}
+
+
+def _cause(r, hits):
+    ln, key, value, form = hits[0][0], hits[0][1], hits[0][2], hits[0][3]
+    return {"text": "%s=%s (line %d, %s): %s (%s)." % (key, value, ln, _FORM.get(form, form), r["what"], r["source"]),
+            "checks": [], "confirm": ["change it and time (or measure) a few steps"], "fix": [r["fix"]], "exports": {},
+            "static_rank": 0, "computed": None,
+            "evidence": [{"line": h[0], "text": h[4]} for h in hits]}
+
+
+SAID = {"slow": "slowness", "memory": "running out of memory", "nondeterminism": "results that differ between runs"}
+
+
+def judge(result, scan, kb):
+    """The join: the root when nothing surer answered (or only a hang / INFO triage or a words-only symptom did),
+    else a note beside the answer. Returns the root it made, or None."""
+    got = found(scan)
+    findings = result["findings"]
+    root = findings[0] if findings else None
+    # (the hang triage's family answer and ncclinfo's 'nothing clearly wrong' give way, as they do to symptoms.judge)
+    weak = root is None or (root["id"] in ("nccl.hang", "nccl.info_only") and root.get("from_info_lines") and
+                            root.get("confidence") != "cause")
+    if not got:
+        if weak and root is None and result["verdict"] == "no_error":
+            return _elsewhere(result, scan, kb)
+        return None
+    if not weak:
+        # an error line's answer stays; a setting of the root's own family becomes its first cause ('CUDA out of
+        # memory' beside gpu_memory_fraction: 0.05), any other is a note
+        for r, hits, told in got[:3]:
+            e = kb.by_id.get(r["entry"])
+            fam = e.get("family") if e else None
+            if root["id"] == r["entry"] or (fam and root.get("family") == fam and r["sure"] == "high"):
+                root["causes"].insert(0, _cause(r, hits))
+                return None
+        r, hits, told = got[0]
+        result["context"].append({"id": "settings", "severity": "warning",
+                                  "note": "Your words tell %s, and line %d sets %s=%s: %s." % (
+                                      SAID[told[1]], hits[0][0], hits[0][1], hits[0][2], r["what"]),
+                                  "fix": r["fix"], "first_line": hits[0][0], "text": hits[0][4], "match_count": 1})
+        return None
+    r0, hits0, told = got[0]
+    e = kb.by_id.get(r0["entry"])
+    if e is None:
+        return None
+    from gpudoctor.explain.launchpaste import lines_finding
+    from gpudoctor.explain.scan import Hit
+
+    ev = [Hit(h[0], h[4], None, {}, None) for h in hits0]
+    surest = [x for x in got if SURE[x[0]["sure"]] == SURE[r0["sure"]]]
+    sure = "cause" if r0["sure"] == "high" and len(surest) == 1 else "family"
+    how = ("How sure: %s. Your words (line %d: %s) tell %s, and the text sets %s; %s" % (
+        "high" if sure == "cause" else "medium", told[0], _clip(told[2], 120), SAID[told[1]],
+        ", ".join("%s=%s (line %d)" % (h[0][1], h[0][2], h[0][0]) for _r, h, _t in got[:MAX_CAUSES]),
+        "its docs say it costs that." if len(got) == 1 else
+        "the causes below are listed by how sure their docs are; change one at a time and time a few steps."))
+    c0 = _cause(r0, hits0)
+    f = lines_finding(e, ev, "root", scan, c0["text"], r0["fix"], how)
+    f["causes"][0]["confirm"] = c0["confirm"]
+    for r, hits, _t in got[1:MAX_CAUSES]:
+        f["causes"].insert(len([c for c in f["causes"] if c.get("static_rank") == 0]), _cause(r, hits))
+    f["confidence"] = sure
+    f["from_settings"] = True
+    if root is not None:
+        root["role"] = "related"
+    findings.insert(0, f)
+    result["verdict"], result["matched"], result["root"] = "root_cause", True, f["id"]
+    result["triage"], result["errors"] = [], []
+    return f
+
+
+def _elsewhere(result, scan, kb):
+    """No setting in the text, no error, the user tells the same code is slower here than elsewhere or than before:
+    the family answer, the table's environment settings as the ways to tell apart (nothing in the text names one)."""
+    st = getattr(scan, "settings_st", None)
+    if st is None:
+        return None
+    told = next((t for t in st.told if t[1] == "slow" and t[3]), None)
+    if told is None:
+        return None
+    from gpudoctor.explain import symptoms
+
+    if symptoms.found(scan, kb):
+        return None  # the words name a symptom of their own (symptoms.judge answers it)
+    e = kb.by_id.get("torch.slow_debug_setting")
+    if e is None:
+        return None
+    envs = [r for r in table() if "slow" in r["symptoms"] and any(_ENV_NAME.match(k.upper()) and "_" in k for k in r["keys"])
+            and r["sure"] in ("high", "medium") and r["entry"] == "torch.slow_debug_setting"]
+    names = sorted({k.upper() for r in envs for k in r["keys"]})
+    from gpudoctor.explain.analyze import _finding
+    from gpudoctor.explain.scan import Hit
+
+    h = Hit(told[0], told[2], None, {}, None)
+    m = {"hits": [h], "count": 1, "rank": e["rank"], "score": e["rank"], "first": told[0], "signal_hits": []}
+    f = _finding(e, m, "root", scan)
+    grep = "env | grep -E '%s'" % "|".join(names)
+    for i, r in enumerate(envs):
+        f["causes"].insert(i, {"text": "%s: %s (%s)." % ("/".join(k.upper() for k in r["keys"]), r["what"], r["source"]),
+                               "checks": [], "confirm": [grep + "   (in the job, on both machines)"], "fix": [r["fix"]],
+                               "exports": {}, "static_rank": 0, "computed": None, "evidence": []})
+    f["debug"].insert(0, grep + "   (in the slow job and in the fast one: the difference is the cause)")
+    f["notes"].insert(0, "How sure: low. Your words (line %d: %s) say the same code is slower here than elsewhere or "
+                         "than before, and the text shows no setting: the environment differs. The settings below "
+                         "are the ones whose docs say they slow every step; compare them in both jobs." % (
+                             told[0], _clip(told[2], 120)))
+    f["confidence"] = "family"
+    f["from_words"] = True
+    result["findings"].insert(0, f)
+    result["verdict"], result["matched"], result["root"] = "root_cause", True, f["id"]
+    return f
+
+
+def _clip(s, n):
+    s = " ".join(s.split())
+    return s if len(s) <= n else s[:n - 3] + "..."
