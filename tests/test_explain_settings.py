@@ -141,3 +141,65 @@ def test_reader_is_linear_on_long_lines():
         t = time.perf_counter()
         settings.read_line(line)
         assert time.perf_counter() - t < 0.5
+
+
+# deepspeedai/DeepSpeed#2998 (title and the config the reporter pasted, cut to the offload part)
+DS_OFFLOAD = """[BUG] Zero Offload Is Significantly Slower Than Normal Training
+I'm training Flan-t5-large(760M parameters) with DeepSpeed . I'm running RoCM(RX 5600XT, 8GB of Vram) with 16GB of Ram backing it on Ubuntu 22.04.
+Then I enabled DeepSpeed zero 1 with this config; I'm leaving only stuff relating to offloading:
+```
+{
+    "zero_optimization": {
+        "stage": 1,
+        "offload_optimizer": {
+            "device": "cpu",
+            "pin_memory": true
+        },
+        "allgather_partitions": true,
+"""
+
+# Peterande/D-FINE#5 (its title, then two lines of the cfg dict the training script printed, as pasted)
+DFINE = """The GPU utilization rate is low during training, and the training is very slow！
+cfg:  {'task': 'detection', '_model': None, '_postprocessor': None, '_criterion': None, '_optimizer': None, '_lr_scheduler': None, '_lr_warmup_scheduler': None, '_train_
+dataloader': None, '_val_dataloader': None, '_ema': None, '_scaler': None, '_train_dataset': None, '_val_dataset': None, '_collate_fn': None, '_evaluator': None, '_write
+r': None, 'num_workers': 0, 'batch_size': None, '_train_batch_size': None, '_val_batch_size': None, '_train_shuffle': None, '_val_shuffle': None, 'resume': None, 'tuning
+"""
+
+# NVIDIA/nccl#667: the setting is the reporter's workaround for a hang, not the job's configuration (the settled
+# answer is the PCIe ACS / VT-d hang, not the variable)
+NCCL_667 = """all_reduce_perf works fine only with those linked through SYS. The rest will result in hanging.
+
+Setting NCCL_P2P_DISABLE=1 did workaround but got really low speed.
+
+NCCL version 2.10.X
+"""
+
+
+def test_real_deepspeed_offload():
+    r, root = _root(DS_OFFLOAD)
+    assert root["id"] == "deepspeed.offload_slow"
+    first = root["causes"][0]
+    assert first["text"].startswith("offload_optimizer=cpu") and [e["line"] for e in first["evidence"]] == [8, 9]
+
+
+def test_real_dict_print_num_workers():
+    r, root = _root(DFINE)
+    assert root["id"] == "torch.slow_setting" and root["causes"][0]["text"].startswith("num_workers=0")
+
+
+def test_real_tried_setting_is_not_the_answer():
+    r, root = _root(NCCL_667)
+    assert not (root and root.get("from_settings"))
+    line = NCCL_667.splitlines()[2]
+    assert settings.read_line(line)[0][:2] == ("NCCL_P2P_DISABLE", "1") and settings._tried(line)  # read, then refused
+
+
+def test_oom_root_gets_the_memory_fraction_as_its_first_cause():
+    # torch's caching allocator message (c10/cuda/CUDACachingAllocator.cpp: "... of which X is free ... Y allowed;")
+    # beside a config print of the cap the script passes to torch.cuda.set_per_process_memory_fraction
+    text = ("config: {'gpu_memory_fraction': 0.1, 'batch': 64}\n"
+            "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB. GPU 0 has a total capacity of "
+            "79.18 GiB of which 70.01 GiB is free. 7.92 GiB allowed; Of the allocated memory 7.50 GiB is allocated by "
+            "PyTorch\n")
+    r, root = _root(text)
+    assert root["id"] == "cuda.oom" and root["causes"][0]["text"].startswith("gpu_memory_fraction=0.1")

@@ -325,7 +325,7 @@ def patterns():
 
 class State(object):
     def __init__(self):
-        self.settings = []  # (line, key as written, value, form, text, nested line or None, tried)
+        self.settings = []  # (line, key as written, value, form, text, (nested line, its text) or None, tried)
         self.told = []  # (line, symptom, text, elsewhere)
         self.gpu = False
         self.shapes = set()  # the input sizes the job printed
@@ -361,7 +361,7 @@ def record(scan, hit, win):
                 value, n = read_nested(lines, rows[0]["nested"])
                 if value is None:
                     continue
-                nested_line = hit.line + n
+                nested_line = (hit.line + n, (win.text(n) if n else text).strip()[:400])
             st.settings.append((hit.line, key, value, form, text.strip()[:400], nested_line, tried))
     if len(st.told) < MAX_TOLD and hit.severity is None:
         _told(st, hit.line, text[:600])
@@ -399,15 +399,19 @@ def _told(st, line, text):
 
 # ------------------------------------------------------------------ the join
 
-def found(scan):
-    """[(row, [(line, key, value, form, text, nested line)], told)] of the rows whose setting the text shows with a
-    value that costs a symptom the text tells, the surest first."""
+def found(scan, told=None):
+    """[(row, [(line, key, value, form, text, nested, tried)], told)] of the rows whose setting the text shows with a
+    value that costs a symptom the text tells (or ``told``: {symptom: (line, symptom, text, elsewhere)}), the
+    surest first."""
     st = getattr(scan, "settings_st", None)
-    if st is None or not st.told or not st.settings:
+    if st is None or not st.settings:
         return []
-    told = {}
-    for t in st.told:
-        told.setdefault(t[1], t)
+    if told is None:
+        told = {}
+        for t in st.told:
+            told.setdefault(t[1], t)
+    if not told:
+        return []
     by_key = {}
     for s in st.settings:
         by_key.setdefault(s[1].lower(), []).append(s)
@@ -464,7 +468,17 @@ def _cause(r, hits):
     return {"text": "%s=%s (line %d, %s): %s (%s)." % (key, value, ln, _FORM.get(form, form), r["what"], r["source"]),
             "checks": [], "confirm": ["change it and time (or measure) a few steps"], "fix": [r["fix"]], "exports": {},
             "static_rank": 0, "computed": None,
-            "evidence": [{"line": h[0], "text": h[4]} for h in hits]}
+            "evidence": _evidence(hits)}
+
+
+def _evidence(hits):
+    """The lines a setting was read from: its key's line, and the nested key's line of a block value."""
+    out = []
+    for h in hits:
+        out.append({"line": h[0], "text": h[4]})
+        if h[5] and h[5][0] != h[0]:
+            out.append({"line": h[5][0], "text": h[5][1]})
+    return out
 
 
 SAID = {"slow": "slowness", "memory": "running out of memory", "nondeterminism": "results that differ between runs"}
@@ -473,9 +487,10 @@ SAID = {"slow": "slowness", "memory": "running out of memory", "nondeterminism":
 def judge(result, scan, kb):
     """The join: the root when nothing surer answered (or only a hang / INFO triage or a words-only symptom did),
     else a note beside the answer. Returns the root it made, or None."""
-    got = found(scan)
     findings = result["findings"]
     root = findings[0] if findings else None
+    said = _root_symptom(root)
+    got = found(scan, said) if said else found(scan)
     # (the hang triage's family answer and ncclinfo's 'nothing clearly wrong' give way, as they do to symptoms.judge)
     weak = root is None or (root["id"] in ("nccl.hang", "nccl.info_only") and root.get("from_info_lines") and
                             root.get("confidence") != "cause")
@@ -489,7 +504,8 @@ def judge(result, scan, kb):
         for r, hits, told in got[:3]:
             e = kb.by_id.get(r["entry"])
             fam = e.get("family") if e else None
-            if root["id"] == r["entry"] or (fam and root.get("family") == fam and r["sure"] == "high"):
+            if root["id"] == r["entry"] or (fam and root.get("family") == fam and r["sure"] == "high") or \
+                    (said and r["entry"] == "cuda.oom" and r["sure"] == "high"):
                 root["causes"].insert(0, _cause(r, hits))
                 return None
         r, hits, told = got[0]
@@ -505,7 +521,7 @@ def judge(result, scan, kb):
     from gpudoctor.explain.launchpaste import lines_finding
     from gpudoctor.explain.scan import Hit
 
-    ev = [Hit(h[0], h[4], None, {}, None) for h in hits0]
+    ev = [Hit(x["line"], x["text"], None, {}, None) for x in _evidence(hits0)]
     surest = [x for x in got if SURE[x[0]["sure"]] == SURE[r0["sure"]]]
     sure = "cause" if r0["sure"] == "high" and len(surest) == 1 else "family"
     how = ("How sure: %s. Your words (line %d: %s) tell %s, and the text sets %s; %s" % (
@@ -516,6 +532,8 @@ def judge(result, scan, kb):
     c0 = _cause(r0, hits0)
     f = lines_finding(e, ev, "root", scan, c0["text"], r0["fix"], how)
     f["causes"][0]["confirm"] = c0["confirm"]
+    if e.get("source_file", "").replace(os.sep, "/").endswith("knowledge/settings.toml"):
+        del f["causes"][1:]  # this file's entries are answered by their rows: their placeholder cause goes
     for r, hits, _t in got[1:MAX_CAUSES]:
         f["causes"].insert(len([c for c in f["causes"] if c.get("static_rank") == 0]), _cause(r, hits))
     f["confidence"] = sure
@@ -526,6 +544,20 @@ def judge(result, scan, kb):
     result["verdict"], result["matched"], result["root"] = "root_cause", True, f["id"]
     result["triage"], result["errors"] = [], []
     return f
+
+
+# an error root that is itself a symptom of the table (CUDA's out of memory): its rows of that symptom may be its cause
+_ROOT_SYMPTOM = (("cuda.oom", "memory"), ("torch.c10_cuda_cudacachingallocator", "memory"))
+
+
+def _root_symptom(root):
+    if root is None or root.get("from_words") or root.get("from_settings"):
+        return None
+    for prefix, sym in _ROOT_SYMPTOM:
+        if any((x or "").startswith(prefix) for x in (root["id"], root.get("family"))):
+            m = root["matches"][0] if root.get("matches") else {"line": root.get("first_line") or 0, "text": ""}
+            return {sym: (m["line"], sym, m["text"], False)}
+    return None
 
 
 def _elsewhere(result, scan, kb):
