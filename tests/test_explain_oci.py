@@ -126,3 +126,44 @@ def test_the_engines_own_line_leads_over_the_wrapped_errno(cli, tmp_path):
             "failed to bind to [::]:29500 (errno: 98 - Address already in use).\n")
     rc, doc = explain_paste(cli, tmp_path, text, "--file", rcs=(0, 1), name="torch.log")
     assert ids(doc)[0] == "rendezvous.address_in_use" and not any(i.startswith("container.") for i in ids(doc))
+
+
+# The container's run line behind a symptom (explain/ocictx.py, read through launchctx). Made for real here (podman
+# 4.3.1, runc 1.1.5, the image above with a /tmp directory), each pasted as a user would: the command, its output and
+# the shell's exit status.
+RUN_LINE = {
+    # the container's memory cgroup OOM-kills dd's 100 MB buffer: no output, exit 137
+    "memory": ("$ podman run --rm --memory 20m ocitest dd if=/dev/zero of=/dev/null bs=100M count=1; echo exit=$?\n"
+               "exit=137\n", "container.oci_cgroup", "--memory 20m"),
+    # a read-only root file system without podman's tmpfs on /tmp
+    "readonly": ('$ podman run --rm --read-only --read-only-tmpfs=false ocitest sh -c "echo x > /tmp/ckpt"\n'
+                 "sh: 1: cannot create /tmp/ckpt: Read-only file system\nexit=2\n", "container.oci_mount", "--tmpfs /tmp"),
+}
+
+
+def test_the_run_line_names_the_containers_cause(cli, tmp_path):
+    for name, (text, entry, quoted) in RUN_LINE.items():
+        rc, doc = explain_paste(cli, tmp_path, text, "--file", rcs=(0, 1), name=name + ".log")
+        root = root_of(doc)
+        assert root and root["id"] == entry and root["confidence"] == "cause", (name, ids(doc))
+        assert quoted in root["causes"][0]["text"] + " ".join(root["causes"][0]["fix"]), (name, root["causes"][0])
+    # the default /dev/shm (no --shm-size, no --ipc=host) named as the first cause of /dev/shm's ENOSPC
+    text = ("$ podman run --rm ocitest dd if=/dev/zero of=/dev/shm/batch bs=1M count=100\n"
+            "dd: error writing '/dev/shm/batch': No space left on device\n63+0 records in\n62+0 records out\n"
+            "65536000 bytes (66 MB, 62 MiB) copied, 0.106229 s, 617 MB/s\nexit=1\n")
+    rc, doc = explain_paste(cli, tmp_path, text, "--file", rcs=(0, 1), name="shm.log")
+    root = root_of(doc)
+    assert root["id"] == "shm.size" and "--shm-size=16g" in root["causes"][0]["fix"][0], root["causes"][0]
+    # the same options on a run that worked: nothing (podman mounts a tmpfs on /tmp under --read-only by default)
+    text = '$ podman run --rm --read-only --memory 2g ocitest sh -c "echo x > /tmp/ckpt"\nexit=0\n'
+    rc, doc = explain_paste(cli, tmp_path, text, "--file", rcs=(0, 1), name="ok.log")
+    assert doc["verdict"] == "no_error" and not doc["findings"] and not doc["context"], doc["context"]
+
+
+def test_run_options_are_read_as_docker_and_podman_define_them():
+    from gpudoctor.explain.ocictx import run_options
+
+    o = run_options("+ docker container run --rm -it --gpus all -m 8g --shm-size=16g -v /d:/d:ro img python x.py "
+                    "--memory 1g")
+    assert o["-m"] == ["8g"] and o["--gpus"] == ["all"] and o["--shm-size"] == ["16g"] and "--memory" not in o
+    assert run_options("echo docker running fine") is None and run_options("podman run 'unclosed") is None

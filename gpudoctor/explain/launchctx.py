@@ -112,8 +112,10 @@ _MPI = ("mpirun", "mpiexec", "mpiexec.hydra", "orterun")
 
 
 def patterns():
+    from gpudoctor.explain import ocictx  # a container's docker/podman run line and what the job printed (ocictx.py)
+
     return [Pattern(ENTRY, "paste", rx, 0, site={"class": cls, "id": "launchctx-" + cls}, needles=_NEEDLES.get(cls))
-            for cls, rx in FACTS.items()]
+            for cls, rx in FACTS.items()] + ocictx.patterns(ENTRY)
 
 
 class Ctx(object):
@@ -139,6 +141,10 @@ def record(scan, hit, win=None):
     """One line a pattern of FACTS matched (launchpaste.record hands it here, with the scan's window)."""
     st = _state(scan)
     cls = hit.pattern.site["class"]
+    if cls.startswith("ctr"):
+        from gpudoctor.explain import ocictx
+
+        return ocictx.record(scan, hit)
     text = hit.text[:MAX_LINE]
     src = max(len(scan.sources) - 1, 0)
     if cls == "cmd":
@@ -795,7 +801,9 @@ def read(scan):
     if not any(x.eid == "slurm.visible_devices_renumbered" for x in out):
         _local_rank_unseen(st, alloc, sb, out)
     _replica(st, out)
-    return out
+    from gpudoctor.explain import ocictx
+
+    return out + ocictx.read(scan, Found)  # the container's run options behind the symptom (ocictx.py)
 
 
 # ------------------------------------------------------------------ into the answer
