@@ -125,7 +125,27 @@ READ = [
     ("DataLoader(ds, batch_size=8, num_workers=0)", "num_workers", "0", "repr"),
     ("torch.backends.cudnn.benchmark = True", "cudnn.benchmark", "True", "attr"),
     ("wall_clock_breakdown ......... True", "wall_clock_breakdown", "True", "config"),
+    ('declare -x NCCL_P2P_DISABLE="1"', "NCCL_P2P_DISABLE", "1", "env"),
+    ("srun --export=ALL,NCCL_NET=Socket python x.py", "NCCL_NET", "Socket", "env"),
+    ("python train.py data.num_workers=0 trainer.max_epochs=3", "num_workers", "0", "attr"),
+    ("trainer = Trainer(accelerator='gpu', precision=32, detect_anomaly=True)", "detect_anomaly", "True", "repr"),
+    ("torch.cuda.set_per_process_memory_fraction(0.3)", "set_per_process_memory_fraction", "0.3", "call"),
+    ("--gradient_checkpointing --bf16 False", "gradient_checkpointing", "true", "flag"),
+    ("  offload_param=DeepSpeedZeroOffloadParamConfig(device='cpu', nvme_path=None)", "offload_param", "(", "config"),
 ]
+
+
+def test_not_settings():
+    # a name inside another name, a path's tail, prose without a separator
+    for line in ("max_num_workers=0", "loader.num_workers.count=0", "we use num_workers 0 here", "NCCL_P2P_DISABLE_X=1"):
+        assert not settings.read_line(line), line
+
+
+def test_kubernetes_env_pair():
+    text = ('Training on 8 A100s is really slow\nspec:\n  containers:\n  - env:\n    - name: NCCL_IB_DISABLE\n'
+            '      value: "1"\n')
+    r, root = _root(text)
+    assert root["id"] == "nccl.falls_back_to_sockets" and root["causes"][0]["text"].startswith("NCCL_IB_DISABLE=1")
 
 
 @pytest.mark.parametrize("line, key, value, form", READ)

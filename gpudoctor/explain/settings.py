@@ -171,6 +171,10 @@ _PATH_OK = re.compile(r"(?:^|[^\w.])(?:self\.)?(?:args|config|cfg|opt|opts|hpara
                       r"(?:torch\.)?backends\.cudnn|cudnn)\.$")
 
 
+# a Hydra / NeMo override or a dotted config path at a token's start: 'data.num_workers=0', '+model.train_ds.num_workers=16'
+_OVERRIDE = re.compile(r"(?:^|[\s+(,'\"])(?:[A-Za-z_][A-Za-z0-9_]{0,40}\.){1,6}$")
+
+
 def _at(text, i, n):
     j = i + n
     if j < len(text) and _KEY_AFTER.match(text, j):
@@ -180,7 +184,7 @@ def _at(text, i, n):
         return None
     key = text[i:j]
     before = text[max(0, i - 40):i]
-    if prev == "." and "." not in key and not _PATH_OK.search(before):
+    if prev == "." and "." not in key and not (_PATH_OK.search(before) or _OVERRIDE.search(before)):
         return None
     if before.endswith("-") and not before.endswith("---"):
         return _flag(text, key, i, j)
@@ -332,6 +336,11 @@ class State(object):
         self.shapes_told = False
 
 
+# a Kubernetes container's env list (core/v1 EnvVar: name, value): '- name: NCCL_P2P_DISABLE' then '  value: "1"'
+_K8S_NAME = re.compile(r"^\s{0,40}-?\s{0,4}name:\s{0,4}[\"']?([A-Za-z_][A-Za-z0-9_]{1,80})[\"']?\s{0,4}$")
+_K8S_VALUE = re.compile(r"^\s{0,40}value:\s{0,4}(?:\"([^\"\n]{0,200})\"|'([^'\n]{0,200})'|([^\s\"']{1,200}))\s{0,4}$")
+
+
 def _state(scan):
     st = getattr(scan, "settings_st", None)
     if st is None:
@@ -363,6 +372,12 @@ def record(scan, hit, win):
                     continue
                 nested_line = (hit.line + n, (win.text(n) if n else text).strip()[:400])
             st.settings.append((hit.line, key, value, form, text.strip()[:400], nested_line, tried))
+        m = _K8S_NAME.match(text)
+        if m and m.group(1).lower() in _all_keys():
+            v = _K8S_VALUE.match(win.text(1))
+            if v:
+                st.settings.append((hit.line, m.group(1), v.group(1) or v.group(2) or v.group(3), "env",
+                                    text.strip()[:400], (hit.line + 1, win.text(1).strip()[:400]), False))
     if len(st.told) < MAX_TOLD and hit.severity is None:
         _told(st, hit.line, text[:600])
 
@@ -370,7 +385,7 @@ def record(scan, hit, win):
 # the user's own sentence that says a setting was tried ('Setting NCCL_P2P_DISABLE=1 did workaround but got really low
 # speed', NVIDIA/nccl#667): what the user did about another failure, not the job's configuration
 _TRIED = re.compile(r"\b(?:work\s?around|workaround|works?|worked|fix(?:es|ed)?|solves?|solved|helps?|helped|avoids?|"
-                    r"avoided|resolves?|resolved|tried|trying|try)\b", re.I)
+                    r"avoided|resolves?|resolved)\b", re.I)
 
 
 def _tried(text):
