@@ -106,7 +106,10 @@ _TORCH_WORDS = re.compile(r"\btensors?\b|\bdtypes?\b|c10::|\baten[.:]|\bcuda:\d|
                           r"\bDimension out of range\b|\bshape '\[|\bleaf Variable\b|\brequires? grad\b|"
                           r"\bcannot be converted to Scalar\b|"
                           # aten/src/ATen/native/Blas.cpp addmv's and dot's size checks
-                          r"\bsize mismatch, got input\b|\binconsistent tensor size\b", re.I)
+                          r"\bsize mismatch, got input\b|\binconsistent tensor size\b|"
+                          # aten/src/ATen/TensorIterator.cpp compute_types: an (in-place) output's dtype the result's
+                          # cannot be cast to
+                          r"\bcan't be cast to the desired output type\b", re.I)
 # a tensor of no elements where the call needed a parameter's values: 'vec (0)', 'torch.Size([0])', 'src [0]'
 _EMPTY = re.compile(r"\bvec \(0\)|\bmat \(0x|torch\.Size\(\[0\]\)|\bsrc \[0\]|\band 0 elements\b")
 # first match wins: autograd's first (its messages name a tensor's type: 'torch.cuda.FloatTensor [4, 8]')
@@ -139,7 +142,8 @@ _TENSOR_RULE = [
     ("usercode.dtype_mismatch",
      re.compile(r"\bdtypes?\b|scalar type|\b(?:Half|BFloat16|Float|Double|Long|Int|Bool|Byte)Tensor\b|"
                 r"c10::(?:Half|BFloat16)|\b(?:floating point|integral|integer) type\b|"
-                r"\bgot (?:Long|Float|Half|BFloat16|Double|Int|Bool|Byte)\b", re.I)),
+                r"\bgot (?:Long|Float|Half|BFloat16|Double|Int|Bool|Byte)\b|\bresult type \w{1,24} can't be cast\b",
+                re.I)),
     ("usercode.nan_inf", re.compile(r"\b(?:nan|inf|non-?finite)\b", re.I)),
     ("usercode.index_out_of_range", re.compile(r"out of (?:range|bounds)|\bindex \d{1,12} is out", re.I)),
     ("usercode.shape_mismatch",

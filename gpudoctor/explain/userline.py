@@ -69,8 +69,8 @@ BEARS = {
 _SAY = {"index": "an index past the end", "key": "a key that is not there", "dtype": "a dtype the operation refuses",
         "device": "tensors on two devices", "state": "a saved state that does not fit the object it is loaded into",
         "shape": "a shape or size that does not fit", "file": "a file that is not there"}
-# a rank's number in a file name: 'epoch1_rank1.pt', 'ckpt-rank-3', 'model_r2.bin'
-_RANK_IN_PATH = re.compile(r"(?i)(?:^|[/_.\-])(rank|r)[_\-]?(\d{1,5})(?=[_.\-/]|$)")
+# a rank's number in a file name: 'epoch1_rank1.pt', 'ckpt-rank-3' (not a bare 'r2': a run's or a round's)
+_RANK_IN_PATH = re.compile(r"(?i)(?:^|[/_.\-])(rank)[_\-]?(\d{1,5})(?=[_.\-/]|$)")
 _MISSING = re.compile(r"\[Errno 2\] No such file or directory: '([^'\n]{1,300})'")
 # torch/csrc/autograd/engine.cpp validate_outputs: "Function <name> returned an invalid gradient at index <i> -
 # got <sizes> but expected shape compatible with <shape>"
@@ -92,10 +92,10 @@ def quote(src):
     """The source line as it may be shown: no control or bidi characters, blanks squashed, bounded, no
     backquote (the quote's own delimiter)."""
     text = " ".join(_CTRL.sub(" ", src or "").split()).replace("`", "'")
-    return text if len(text) <= MAX_LINE else text[:MAX_LINE - 5] + " [...]"
+    return text if len(text) <= MAX_LINE else text[:MAX_LINE - 6] + " [...]"
 
 
-_IDENT = re.compile(r"^(?:[A-Za-z_]\w{0,60}(?:\.[A-Za-z_]\w{0,60}){0,4}|\d{1,9})$")
+_IDENT = re.compile(r"^(?:[A-Za-z_]\w{0,60}(?:\.[A-Za-z_]\w{0,60}){0,4}|\d{1,9}(?:\.\d{1,9})?)$")
 
 
 def ident(text, other):
@@ -180,9 +180,11 @@ def _dims(s):
 def specific(uf, tbr, mean):
     """(text, fix) of a rule that reads the line's expression with the exception, or None."""
     msg, src = tbr["msg"] or "", uf["src"]
-    exc = tbr["exc"].rsplit(".", 1)[-1]
     subs = _SUBSCRIPT.findall(uf["focus"] or src)
-    if mean == "index" and uf["fn"] == "__getitem__" and subs:
+    # (a subscript read as the raiser only where the user's frame is the innermost one: a KeyError that a library's
+    # __getitem__ raises with a message of its own is no missing key of the line)
+    own = not uf["callees"]
+    if mean == "index" and uf["fn"] == "__getitem__" and subs and own:
         seq, idx = subs[-1]
         off = re.search(r"[+-] ?([A-Za-z_][\w.]{0,60}|\d{1,6})\s*$", idx)
         text = ("Your dataset's __getitem__ reads `%s[%s]` past the end of %s: the DataLoader's sampler asks for "
@@ -194,7 +196,7 @@ def specific(uf, tbr, mean):
                    ", len(%s) %s %s, since __getitem__ adds %s to the index" % (
                        ident(seq, "the sequence"), "-" if "+" in off.group(0) else "+", k, k) if k else ""))
         return text, fix
-    if mean == "key" and subs:
+    if mean == "key" and subs and own:
         key = msg.strip().strip("'\"")[:80]
         seq = next((s for s, i in subs if key and key in i), subs[-1][0])
         text = "Your line reads the key %s of `%s`, and %s has no such key." % (quote(repr(key)), quote(seq),
