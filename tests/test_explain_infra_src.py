@@ -68,6 +68,78 @@ def test_committed_nccl_sites_name_their_variables(kb):
     assert "NCCL_GRAPH_FILE" in graph[1]["fix"][0] and "NCCL_TOPO_FILE" in topo[1]["fix"][0]
 
 
+# NVIDIA/nccl 5067397c (2.30.7), cut to the lines that matter: src/graph/xml.h kvConvertToInt (425-434),
+# src/graph/topo.cc (643, 1738-1742, 1776-1780), src/ras/client_support.cc rasClientInitSocket (167-171),
+# src/bootstrap.cc bootstrapNetInit (109-113), src/init.cc (1135-1137)
+XML_H = """static ncclResult_t kvConvertToInt(const char* str, int* value, struct kvDict* dict) {
+  struct kvDict* d = dict;
+  WARN("KV Convert to int : could not find value of '%s' in dictionary, falling back to %d", str, d->value);
+}
+"""
+TOPO_CC = """ncclResult_t ncclTopoAddPci(struct ncclXmlNode* xmlPci) {
+  NCCLCHECK(kvConvertToInt(str, &type, kvDictPciClass));
+}
+ncclResult_t ncclTopoGetFusionEnv(int* mergeLevel, const char** forceMerge) {
+  const char* mergeLevelEnv = ncclGetEnv("NCCL_NET_MERGE_LEVEL");
+  if (mergeLevelEnv) {
+    kvConvertToInt(mergeLevelEnv, mergeLevel, nicPathKvList);
+  }
+}
+ncclResult_t ncclTopoGetSystem(struct ncclComm* comm, struct ncclTopoSystem** system, const char* dumpXmlFile) {
+  const char* xmlTopoFile = ncclGetEnv("NCCL_TOPO_FILE");
+  if (xmlTopoFile) {
+    NCCLCHECKGOTO(ncclTopoGetXmlFromFile(xmlTopoFile, xml, 1), ret, fail);
+  } else {
+    NCCLCHECKGOTO(ncclTopoGetXmlFromFile("/var/run/nvidia-topologyd/virtualTopology.xml", xml, 0), ret, fail);
+  }
+  if (dumpXmlFile && comm->rank == ncclParamTopoDumpFileRank()) {
+    NCCLCHECKGOTO(ncclTopoDumpXmlToFile(dumpXmlFile, xml), ret, fail);
+  }
+}
+ncclResult_t ncclTopoDumpGraphs(struct ncclTopoSystem* system, int ngraphs, struct ncclTopoGraph** graphs) {
+  const char* str = ncclGetEnv("NCCL_GRAPH_DUMP_FILE");
+  if (str) {
+    NCCLCHECKGOTO(ncclTopoDumpXmlToFile(str, xml), ret, fail);
+  }
+}
+"""
+INIT_CC = """static ncclResult_t initTransportsRank(struct ncclComm* comm, struct ncclComm* parent, uint64_t timers[TIMERS_INIT_COUNT]) {
+  dumpXmlFile = ncclGetEnv("NCCL_TOPO_DUMP_FILE");
+  if (dumpXmlFile) {
+    NCCLCHECKGOTO(ncclTopoGetSystem(comm, NULL, dumpXmlFile), ret, fail);
+  }
+}
+"""
+RAS_CC = """ncclResult_t rasClientInitSocket() {
+  const char* clientAddr = "localhost:" STR(NCCL_RAS_CLIENT_PORT);
+  union ncclSocketAddress addr;
+  if (const char* env = ncclGetEnv("NCCL_RAS_ADDR")) clientAddr = env;
+  NCCLCHECKGOTO(ncclSocketGetAddrFromString(&addr, clientAddr), ret, fail);
+}
+ncclResult_t bootstrapNetInit() {
+      const char* env = ncclGetEnv("NCCL_COMM_ID");
+      if (env) {
+        union ncclSocketAddress remoteAddr;
+        if (ncclSocketGetAddrFromString(&remoteAddr, env) != ncclSuccess) {
+"""
+
+
+def test_a_helper_called_for_several_values_names_all_of_them_or_none():
+    env_of = nccl._env_functions([("src/graph/xml.h", XML_H), ("src/graph/topo.cc", TOPO_CC),
+                                  ("src/init.cc", INIT_CC), ("src/ras/client_support.cc", RAS_CC)])
+    # kvConvertToInt converts NCCL_NET_MERGE_LEVEL once and an XML attribute elsewhere: no variable
+    assert "kvConvertToInt" not in env_of
+    # a literal path given to the same reader is no other variable
+    assert env_of["ncclTopoGetXmlFromFile"] == ["NCCL_TOPO_FILE"]
+    # the dump writer: NCCL_GRAPH_DUMP_FILE's value, and NCCL_TOPO_DUMP_FILE's through ncclTopoGetSystem's parameter
+    assert env_of["ncclTopoDumpXmlToFile"] == ["NCCL_GRAPH_DUMP_FILE", "NCCL_TOPO_DUMP_FILE"]
+    # the value copied once (clientAddr = env) is NCCL_RAS_ADDR's
+    assert env_of["ncclSocketGetAddrFromString"] == ["NCCL_COMM_ID", "NCCL_RAS_ADDR"]
+    site = [s for s in nccl.build([("src/graph/xml.h", XML_H), ("src/graph/topo.cc", TOPO_CC)], "slice")["sites"]
+            if s["where"] == "src/graph/xml.h:3"][0]
+    assert "env" not in site and site["family"] == "nccl.topology"
+
+
 # https://github.com/JuliaGPU/CUDA.jl/issues/1053 (CUDA-aware Open MPI on memory of CUDA's stream-ordered
 # allocator, which the legacy cuIpc* calls do not support)
 CUIPC = ("The call to cuIpcGetMemHandle failed. This means the GPU RDMA protocol\n"

@@ -864,6 +864,14 @@ _NOT_LINUX = re.compile(r"(?:^|/)src/os/windows\w*\.cc$")
 # printed inside f (the function whose definition encloses the WARN/INFO) then gets the site field env=NCCL_Y.
 # One level only: a helper f calls in turn (the XML parser under the file reader) is not followed, as it is
 # called for files NCCL writes itself too.
+# A helper called for several values names all of them or none: every other call of f is read too, and the
+# argument at the place the variable's value had is either another traced variable's value, a literal
+# (src/graph/topo.cc reads the fixed "/var/run/nvidia-topologyd/virtualTopology.xml" with the same reader as
+# NCCL_TOPO_FILE: that file's message prints its own path), a parameter of a function that is itself given
+# a variable (init.cc passes NCCL_TOPO_DUMP_FILE's value to ncclTopoGetSystem, which hands it on to
+# ncclTopoDumpXmlToFile, the writer NCCL_GRAPH_DUMP_FILE uses too), or any other value, and then the
+# message is not about a variable: kvConvertToInt (src/graph/xml.h) converts NCCL_NET_MERGE_LEVEL once and
+# the XML topology's attributes (a PCI class, a link type, a CPU vendor) everywhere else.
 ENV_WINDOW = 600
 _GETENV = re.compile(r"(\w+)\s*=\s*ncclGetEnv\(\s*\"(NCCL_\w+)\"\s*\)")
 _NOT_READERS = frozenset("if while for return sizeof strlen strcmp strncmp strcasecmp strncasecmp strdup strndup strchr "
@@ -872,19 +880,86 @@ _NOT_READERS = frozenset("if while for return sizeof strlen strcmp strncmp strca
                          "NCCLCHECK NCCLCHECKGOTO".split())
 # a function definition: a line at column 0 (not a preprocessor line, no ';' before the name's '(')
 _FUNC_DEF = re.compile(r"^(?![ \t#/])[^\n;{}()=]*?\b(\w+)\s*\(", re.M)
+# an argument that is no variable's value: a string literal (or several joined), NULL, a number
+_CONSTANT = re.compile(r'^(?:"(?:[^"\\\n]|\\.)*"\s*)+$|^(?:NULL|nullptr|-?\d+)$')
+
+
+def _traced_calls(files):
+    """{(path, offset of the callee's name): (callee, argument index, variable)} of the calls given an
+    NCCL_* variable's value (`x = ncclGetEnv("NCCL_Y"); ...; f(.., x, ..)`)."""
+    out = {}
+    for path, src in files:
+        for m in _GETENV.finditer(src):
+            var, env = m.group(1), m.group(2)
+            start = m.end()
+            tail = src[start:start + ENV_WINDOW]
+            # the value copied once (src/ras/client_support.cc: `if (const char* env = ncclGetEnv("NCCL_RAS_ADDR"))
+            # clientAddr = env;`) is the same value
+            names = [var] + re.findall(r"(?<![\w.>])([A-Za-z_]\w*)\s*=\s*%s\s*;" % re.escape(var), tail)
+            for name in names:
+                for c in re.finditer(r"(?<![\w.>])([A-Za-z_]\w*)\s*\((?:[^();]{0,120},\s*)?%s\s*[,)]" % re.escape(name),
+                                     tail):
+                    if c.group(1) in _NOT_READERS:
+                        continue
+                    args = knowgen.call_args(src, src.index("(", start + c.end(1)) + 1) or []
+                    if name in args:
+                        out[(path, start + c.start(1))] = (c.group(1), args.index(name), env)
+    return out
+
+
+def _calls_of(files, name):
+    """[(path, offset, src)] of the calls of ``name``: not its definition or declaration (a line at column 0),
+    not a comment."""
+    out = []
+    for path, src in files:
+        for m in re.finditer(r"(?<![\w.>])%s\s*\(" % re.escape(name), src):
+            bol = src.rfind("\n", 0, m.start()) + 1
+            head = src[bol:m.start()]
+            if not head[:1].isspace() or "//" in head or head.lstrip().startswith("*"):
+                continue
+            out.append((path, m.start(), src))
+    return out
+
+
+def _params(src, offset):
+    """The parameter names of the function whose definition encloses ``offset`` (None outside one)."""
+    last = None
+    for m in _FUNC_DEF.finditer(src, 0, offset):
+        last = m
+    if last is None:
+        return None, ()
+    args = knowgen.call_args(src, last.end()) or []
+    names = (re.findall(r"[A-Za-z_]\w*", a.split("=")[0].split("[")[0]) for a in args)
+    return last.group(1), tuple(n[-1] for n in names if n)
 
 
 def _env_functions(files):
-    """{function name: sorted NCCL_* variables whose values the source passes to it}."""
+    """{function name: sorted NCCL_* variables whose values the source passes to it}: a function also called
+    with a value that is no variable's (see above) is left out."""
+    traced = _traced_calls(files)
+    given = {}
+    for (_path, _off), (f, _i, env) in traced.items():
+        given.setdefault(f, set()).add(env)
     out = {}
-    for _path, src in files:
-        for m in _GETENV.finditer(src):
-            var, env = m.group(1), m.group(2)
-            tail = src[m.end():m.end() + ENV_WINDOW]
-            for c in re.finditer(r"(?<![\w.>])([A-Za-z_]\w*)\s*\((?:[^();]{0,120},\s*)?%s\s*[,)]" % re.escape(var), tail):
-                if c.group(1) not in _NOT_READERS:
-                    out.setdefault(c.group(1), set()).add(env)
-    return {f: sorted(v) for f, v in out.items()}
+    for f in sorted(given):
+        places = {i for (g, i, _e) in traced.values() if g == f}
+        names, shared = set(given[f]), False
+        for path, off, src in _calls_of(files, f):
+            if (path, off) in traced:
+                continue
+            args = knowgen.call_args(src, src.index("(", off) + 1) or []
+            for i in places:
+                a = args[i] if i < len(args) else ""
+                if not a or _CONSTANT.match(a):
+                    continue
+                outer, params = _params(src, off)
+                if a in params and outer in given and outer != f:
+                    names |= given[outer]
+                    continue
+                shared = True
+        if not shared:
+            out[f] = sorted(names)
+    return out
 
 
 def _enclosing(src, line):
