@@ -135,7 +135,10 @@ K8S_EVICTED = ("Status:           Failed\nReason:           Evicted\nMessage:   
 def test_kubernetes_reasons(kb):
     r, roots = _answer(K8S_OOM, kb)
     assert roots == ["errno.enomem"] and "limits.memory" in _fixes(r)
+    # the kubelet's eviction is Kubernetes' own family (knowledge/k8s.toml, tests/test_explain_k8s.py): the
+    # eviction message's resource picks the cause
     r, roots = _answer(K8S_EVICTED, kb)
-    assert roots == ["errno.enospc"] and "ephemeral-storage" in " ".join(r["findings"][0]["notes"])
+    assert roots == ["k8s.evicted"] and "ephemeral-storage" in r["findings"][0]["causes"][0]["text"]
+    # the container's own log has the error: the family says to read it (kubectl logs --previous), no cause
     r, roots = _answer("train-worker-0   0/1   CrashLoopBackOff   5   3m\n", kb)
-    assert roots == [] and r["verdict"] == "unknown_error"  # its own log has the error
+    assert roots == ["k8s.crashloop"] and "--previous" in _fixes(r)

@@ -1,0 +1,248 @@
+#!/usr/bin/env python3
+"""Generate gpudoctor/data/knowledge/generated/k8s_messages.json: what Kubernetes and the GPU operators around
+a training job print when a pod cannot be scheduled, is evicted, cannot pull its image, mount its volumes or
+keep its container running, and what the NVIDIA device plugin logs when it finds no GPU; read from three
+Go sources, never executed:
+
+- kubernetes/kubernetes: the scheduler's message (pkg/scheduler/framework/types.go NoNodeAvailableMsg
+  '0/%v nodes are available', which FitError.Error() follows with each plugin's reason and its node count) and
+  each filter plugin's reasons (pkg/scheduler/framework/plugins/*: noderesources 'Insufficient %v',
+  tainttoleration, nodeaffinity, nodeports, nodeunschedulable, volumebinding ...); the kubelet's event texts and
+  reasons (pkg/kubelet/events/event.go, kubelet.go, images/, kuberuntime/, eviction/helpers.go,
+  active_deadline.go, container/sync_result.go) and the volume operations' events
+  (pkg/volume/util/operationexecutor/);
+- NVIDIA/k8s-device-plugin: its klog.Error*/Warning*/Info and fmt.Errorf / errors.New texts (cmd/, internal/);
+- kubeflow/training-operator (v1, PyTorchJob): the environment variables it sets in each pod
+  (pkg/controller.v1/pytorch/envvar.go, master.go, elastic.go), kept as the table "env" (not matchers).
+
+Each string in a message context (fmt.Sprintf / fmt.Errorf / errors.New / klog.* / recorder.Eventf /
+framework.NewStatus / Status.AppendReason arguments, a const or var `Name = "..."`, a struct field `Reason: "..."`) is a site; Go's
+verbs %v %+v %q %w %T %t read as %s. A site becomes a bounded matcher assigned to a knowledge family
+(k8s.toml) by RULES; the rest is listed (unassigned). Short words (an event reason such as 'BackOff', a
+container state reason such as 'ErrImagePull') are too vague to match alone: they are kept as the table
+"reasons" ({reason, where, family}) that gpudoctor/explain/k8s.py reads beside a Warning event's message.
+
+Usage:
+    python tools/gen_k8s_messages.py --k8s GITDIR [--k8s-rev REV] [--k8s-prefix PATH/] \\
+        --device-plugin GITDIR [--device-plugin-rev REV] --operator GITDIR [--operator-rev v1.9.0] [-o OUT]
+    python tools/gen_k8s_messages.py --slice tools/data/k8s_messages_slice.txt -o OUT   (the test)
+
+--k8s-prefix reads kubernetes' pkg/ where a repository keeps it: kubernetes/autoscaler vendored
+k8s.io/kubernetes v1.31.0-alpha.2 at commit 2244a049128c (cluster-autoscaler/vendor/k8s.io/kubernetes/), which is
+how the committed file was made (the kubernetes repository itself is the same files at v1.31.0-alpha.2).
+
+Sources: https://github.com/kubernetes/kubernetes (Apache-2.0), https://github.com/NVIDIA/k8s-device-plugin
+(Apache-2.0), https://github.com/kubeflow/training-operator (Apache-2.0), each read with `git show REV:path`.
+Docs: https://kubernetes.io/docs/tasks/debug/debug-application/debug-pods/,
+https://kubernetes.io/docs/concepts/scheduling-eviction/node-pressure-eviction/,
+https://www.kubeflow.org/docs/components/trainer/legacy-v1/user-guides/pytorch/.
+"""
+
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import knowgen  # noqa: E402
+
+GENERATOR = "tools/gen_k8s_messages.py"
+K8S_FILES = re.compile(r"^pkg/(?:scheduler/schedule_one\.go|scheduler/framework/(?:types\.go|runtime/framework\.go|plugins/[a-z]+/[a-z_]+\.go)|"
+                       r"kubelet/(?:kubelet\.go|active_deadline\.go|events/event\.go|eviction/helpers\.go|"
+                       r"images/(?:types|image_manager)\.go|container/sync_result\.go|"
+                       r"kuberuntime/kuberuntime_(?:manager|container)\.go)|"
+                       r"volume/util/operationexecutor/operation_generator\.go)$")
+PLUGIN_FILES = re.compile(r"^(?:cmd/nvidia-device-plugin|internal/(?:plugin|rm))/[a-z_-]+\.go$")
+OPERATOR_FILES = re.compile(r"^pkg/controller\.v1/pytorch/(?:envvar|master|elastic)\.go$")
+# where a site's path says which source it is from
+SOURCES = {"k8s": "kubernetes/kubernetes", "device-plugin": "NVIDIA/k8s-device-plugin",
+           "operator": "kubeflow/training-operator"}
+
+_CALL = re.compile(r"\b(?P<fn>fmt\.Sprintf|fmt\.Errorf|errors\.New|klog\.(?:Errorf|Error|Warningf|Warning|Infof|Info|"
+                   r"Fatalf|Fatal)|Eventf|NewStatus|AppendReason)\(")
+_CONST = re.compile(r'^[ \t]*(?P<name>[A-Za-z_]\w{0,80})(?:[ \t]+[A-Za-z_][\w.]{0,80})?[ \t]*=[ \t]*(?=")', re.M)
+_REASON = re.compile(r'\bReason:[ \t]*(?=")')
+_GO_VERB = re.compile(r"%[-+# 0]*\d*(?:\.\d+)?[vwqTt]")
+_LEVEL = {"klog.Errorf": "error", "klog.Error": "error", "klog.Fatalf": "error", "klog.Fatal": "error",
+          "klog.Warningf": "warning", "klog.Warning": "warning", "klog.Infof": "info", "klog.Info": "info",
+          "Eventf": "event", "NewStatus": "status", "AppendReason": "status"}
+_ENV = re.compile(r'(?:\b(?:Env|PET)\w{0,40}[ \t]*=[ \t]*|\bName:[ \t]*)"(?P<env>[A-Z][A-Z0-9_]{2,40})"')
+_WORD = re.compile(r"^[A-Z][A-Za-z]{2,40}$")  # an event or container state reason: one CamelCase word
+
+# (rule, knowledge entry, {field: regex}); fields: where (source:path:line), text, level. The first that matches
+# wins. Scheduler reasons are matched only through their message '0/N nodes are available: <reasons>' (the
+# nodes-available site): alone, 'Insufficient memory' or 'Too many pods' are other programs' words too.
+RULES = [
+    ("info", None, {"level": r"^info$", "text": r"^(?!No devices found)"}),
+    ("scheduler", "k8s.unschedulable", {"where": r"^kubernetes/kubernetes:pkg/scheduler/framework/types\.go",
+                                        "text": r"nodes are available"}),
+    ("scheduler-reason", "k8s.unschedulable", {"where": r"^kubernetes/kubernetes:pkg/scheduler/framework/plugins/",
+                                               "text": r"^node\(s\) (?:had untolerated taint|had taints that the pod|"
+                                                       r"didn't match Pod's node affinity|didn't have free ports|"
+                                                       r"were unschedulable|didn't find available persistent|"
+                                                       r"had volume node affinity conflict)|"
+                                                       r"^pod has unbound immediate PersistentVolumeClaims"}),
+    ("eviction", "k8s.evicted", {"where": r"^kubernetes/kubernetes:pkg/kubelet/eviction/",
+                                 "text": r"low on resource|exceeds the (?:total )?limit|exceeded its local ephemeral|"
+                                         r"was using %s, request is"}),
+    ("image-pull", "k8s.image_pull", {"where": r"^kubernetes/kubernetes:pkg/kubelet/(?:images|kuberuntime)/",
+                                      "text": r"pulling image|ImagePullBackOff|ErrImagePull|InvalidImageName|"
+                                              r"ErrImageNeverPull"}),
+    ("crashloop", "k8s.crashloop", {"where": r"^kubernetes/kubernetes:pkg/kubelet/",
+                                    "text": r"^Back-off restarting failed container|^CrashLoopBackOff$"}),
+    ("config", "k8s.container_config", {"where": r"^kubernetes/kubernetes:pkg/kubelet/kuberuntime/",
+                                        "text": r"^CreateContainerConfigError$"}),
+    ("mount", "k8s.mount", {"where": r"^kubernetes/kubernetes:pkg/(?:kubelet|volume)/",
+                            "text": r"Unable to attach or mount volumes|^MountVolume\.|^FailedMount$"}),
+    ("deadline", "k8s.deadline", {"where": r"^kubernetes/kubernetes:pkg/kubelet/active_deadline",
+                                  "text": r"longer than the specified deadline|^DeadlineExceeded$"}),
+    ("evicted-reason", "k8s.evicted", {"where": r"^kubernetes/kubernetes:pkg/kubelet/eviction/", "text": r"^Evicted$"}),
+    ("scheduling-reason", "k8s.unschedulable", {"where": r"^kubernetes/kubernetes:pkg/scheduler/schedule_one",
+                                                "text": r"^FailedScheduling$"}),
+    ("mount-reason", "k8s.mount", {"where": r"^kubernetes/kubernetes:pkg/kubelet/events/",
+                                   "text": r"^(?:FailedMount|FailedAttachVolume|FailedMapVolume)$"}),
+    ("device-plugin", "k8s.device_plugin", {"where": r"^NVIDIA/k8s-device-plugin:",
+                                            "text": r"did you set the docker default runtime|did you configure the "
+                                                    r"NVIDIA Container Toolkit|^Incompatible strategy detected|"
+                                                    r"^No devices found\. Waiting indefinitely|"
+                                                    r"^unknown MIG strategy|more than one MIG device type|"
+                                                    r"^nvml init failed"}),
+]
+
+# What one message means and what to do: [(regex over the text, means, [fix])]
+MSG_FIX = [
+    (r"^node\(s\) had untolerated taint \{%s: %s\}$",
+     "nodes carry the taint {%1|<key>}: {%2|<value>} and the pod has no toleration for it: the scheduler never "
+     "places the pod there. GPU node pools are often tainted (nvidia.com/gpu=present:NoSchedule) so that only "
+     "pods that ask for GPUs land on them.",
+     ["kubectl describe node <node> | grep -A3 Taints", "add to the pod template: tolerations: [{key: "
+      "\"{%1|<key>}\", operator: \"Exists\", effect: \"NoSchedule\"}]"]),
+    (r"^node\(s\) didn't match Pod's node affinity/selector$",
+     "the pod's nodeSelector or required nodeAffinity names labels that these nodes do not have.",
+     ["kubectl get nodes --show-labels   (compare with the pod's spec.nodeSelector / spec.affinity.nodeAffinity)",
+      "fix the selector, or label the GPU nodes: kubectl label node <node> <key>=<value>"]),
+    (r"^No devices found\. Waiting indefinitely\.$",
+     "the NVIDIA device plugin started on this node but found no GPU to advertise: the node gets no "
+     "nvidia.com/gpu capacity, so GPU pods stay Pending ('Insufficient nvidia.com/gpu').",
+     ["kubectl logs -n <namespace> <nvidia-device-plugin pod on that node>   (the lines before this one)",
+      "on the node: nvidia-smi; the container runtime must run the plugin with the NVIDIA runtime "
+      "(nvidia-ctk runtime configure --runtime=containerd --set-as-default; restart containerd)"]),
+]
+
+
+def _go_format(src, i):
+    """The printf format of the Go string argument at src[i] (adjacent '"..." +' pieces are not joined; Go's
+    %v %q %w ... read as %s); None when none starts there."""
+    fmt = knowgen.c_format(src, i)
+    return fmt and _GO_VERB.sub("%s", fmt)
+
+
+def sites_of(source, path, src):
+    """(where, format, level) of each message string of one Go file."""
+    def at(i):
+        return "%s:%s:%d" % (SOURCES[source], path, src.count("\n", 0, i) + 1)
+
+    for m in _CALL.finditer(src):
+        args = knowgen.call_args(src, m.end())
+        if not args:
+            continue
+        first = next((a for a in args if a.startswith('"')), None)
+        if first is None:
+            continue
+        fmt = _go_format(first, 0)
+        if fmt:
+            yield at(m.start()), fmt, _LEVEL.get(m.group("fn"), "error")
+    for rx, level in ((_CONST, "const"), (_REASON, "reason")):
+        for m in rx.finditer(src):
+            fmt = _go_format(src, m.end())
+            if fmt:
+                yield at(m.start()), fmt, level
+
+
+def _reason_sites(reason, where, family, ids):
+    """The two places a person sees a kubelet's or the scheduler's reason word, as sites: a Warning event's row
+    (`kubectl describe pod`'s Events table, columns Type Reason Age From Message: kubectl's
+    pkg/describe/describe.go DescribeEvents; `kubectl get events`: LAST SEEN TYPE REASON OBJECT MESSAGE, kubectl's
+    printers.go printEvent), Type and Reason side by side; and describe's container state or pod status field
+    'Reason:  <word>'. A Normal event's row never matches: only the Warning type is read as a failure."""
+    for form, rx in (("Warning %s", r"\bWarning\s{1,40}%s\b"), ("Reason: %s", r"\bReason:\s{1,40}%s\b")):
+        text = form % reason
+        yield {"id": knowgen.unique_id("k8s.reason." + knowgen.slug(text), ids), "where": where, "text": text,
+               "level": "reason", "re": rx % re.escape(reason), "family": family, "rule": "reason"}
+
+
+def build(files, version):
+    sites, reasons, env, seen, ids = [], [], [], set(), set()
+    for path, src in files:
+        source, _, rel = path.partition(":")
+        if source == "operator":
+            for m in _ENV.finditer(src):
+                where = "%s:%s:%d" % (SOURCES[source], rel, src.count("\n", 0, m.start()) + 1)
+                if m.group("env") not in {e["name"] for e in env}:
+                    env.append({"name": m.group("env"), "where": where})
+            continue
+        for where, fmt, level in sites_of(source, rel, src):
+            if _WORD.match(fmt) and level in ("const", "error", "reason", "event"):
+                if not re.match(r"[^:]+:pkg/(?:kubelet/|scheduler/schedule_one)", where):
+                    continue  # a plugin's or a resource kind's name, not a state or an event
+                rule, family = knowgen.assign(RULES, {}, {"where": where, "text": fmt, "level": "reason"})
+                if fmt not in {r["reason"] for r in reasons}:
+                    reasons.append({"reason": fmt, "where": where, "family": family})
+                    if family:
+                        sites.extend(_reason_sites(fmt, where, family, ids))
+                continue
+            if (fmt, level) in seen:
+                continue
+            seen.add((fmt, level))
+            site = {"id": knowgen.unique_id("k8s." + knowgen.slug(where.split(":", 1)[1]), ids), "where": where,
+                    "text": fmt, "level": level}
+            rx, literal = knowgen.printf_to_regex(fmt)
+            if not knowgen.unanchored(site, rx, literal, need=16):
+                rule, family = knowgen.assign(RULES, site, {"where": where, "text": fmt, "level": level})
+                site.update({"re": rx, "family": family, "rule": rule or "no rule"})
+                knowgen.give_fix(site, MSG_FIX, fmt)
+            sites.append(site)
+    doc = {"header": knowgen.header("kubernetes/kubernetes, NVIDIA/k8s-device-plugin, kubeflow/training-operator",
+                                    version, GENERATOR,
+                                    "scheduler reasons, kubelet events and eviction messages, container state "
+                                    "reasons (reasons), the NVIDIA device plugin's log lines, and the environment "
+                                    "variables training-operator sets in a PyTorchJob's pods (env); families from "
+                                    "the RULES table of the generator"),
+           "sites": sites, "reasons": reasons, "env": env}
+    return doc
+
+
+def from_repos(a):
+    files, versions = [], []
+    for source, keep in (("k8s", K8S_FILES), ("device-plugin", PLUGIN_FILES), ("operator", OPERATOR_FILES)):
+        git = knowgen.git_reader(getattr(a, source.replace("-", "_")))
+        rev = getattr(a, source.replace("-", "_") + "_rev")
+        prefix = a.k8s_prefix if source == "k8s" else ""
+        got = knowgen.tree_files(git, rev, [prefix + "pkg", prefix + "cmd", prefix + "internal"] if prefix else [],
+                                 lambda p: p.startswith(prefix) and keep.match(p[len(prefix):]))
+        files += [("%s:%s" % (source, p[len(prefix):]), text) for p, text in got]
+        name = SOURCES[source]
+        if source == "k8s" and prefix:
+            mod = re.search(r"^\s*k8s\.io/kubernetes (\S+)", git("show", "%s:%sgo.mod" % (rev, prefix.split("vendor/")[0])),
+                            re.M)
+            versions.append("%s %s (vendored at %s, %s)" % (name, mod.group(1) if mod else "?", prefix,
+                                                           knowgen.revision(git, rev, untagged=rev)))
+        else:
+            versions.append("%s %s" % (name, knowgen.revision(git, rev, untagged=rev)))
+    return files, "; ".join(versions)
+
+
+def main(argv):
+    src = ("k8s", "device-plugin", "operator")
+    a = knowgen.arguments(__doc__, argv, source=src, source_opts={s: {} for s in src},
+                          extra=(("--k8s-rev", {"default": "HEAD"}), ("--k8s-prefix", {"default": ""}),
+                                 ("--device-plugin-rev", {"default": "HEAD"}),
+                                 ("--operator-rev", {"default": "v1.9.0"})))
+    files, version = from_repos(a) if a.k8s else knowgen.read_slice(a.slice)
+    doc = build(files, version)
+    if a.k8s:
+        knowgen.stale_fixes(a, "MSG_FIX", MSG_FIX, doc["sites"])
+    return knowgen.emit("k8s_messages", doc, a.out)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
