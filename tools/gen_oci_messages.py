@@ -98,7 +98,7 @@ RULES = [
     # unprivileged containers: user namespaces, /etc/subuid and /etc/subgid, newuidmap, --userns=keep-id/auto
     ("userns", "container.oci_userns", {"text": r"subuid|subgid|newuidmap|newgidmap|user namespace|userns|keep-id|"
                                                 r"uid_map|gid_map|uid mapping|gid mapping|ID mappings?|mappings for user|"
-                                                r"available IDs|rootless|UID/GID for user|setgroups"}),
+                                                r"available IDs|rootless(?!port)|UID/GID for user|setgroups"}),
     # /dev/shm and the IPC namespace (--shm-size, --ipc)
     ("shm", "container.oci_shm", {"text": r"/dev/shm|shm-size|shm size|\bshm\b|ShmSize|--ipc|ipc namespace|"
                                           r"\bIPC mode"}),
@@ -112,8 +112,10 @@ RULES = [
     ("security", "container.oci_security", {"text": r"seccomp|(?<!compute )(?<!MIG )capabilit|apparmor|no_new_privs|"
                                                     r"NoNewPrivileges"}),
     # mounts and volumes: bind sources, SELinux relabel (:z/:Z), read-only, propagation, tmpfs, the rootfs
-    ("mount", "container.oci_mount", {"text": r"\bmount|\bvolume|bind|rootfs|read-only|readonly|propagation|"
-                                              r"relabel|SELinux|selinux|tmpfs|statfs|overlay mount"}),
+    # (not a bare 'bind': 'bind PF_NETLINK', 'bind socket to', 'invalid bind address' are sockets)
+    ("mount", "container.oci_mount", {"text": r"\bmount|\bvolume|bind.?mount|rbind|bind source|rootfs|read-only|"
+                                              r"readonly|propagation|relabel|SELinux|selinux|tmpfs|statfs|"
+                                              r"overlay mount"}),
     # devices passed with --device (/dev/infiniband, /dev/nvidia*), the devices cgroup's rules
     ("device", "container.oci_device", {"text": r"\bdevices?\b|/dev/"}),
     # image pull and storage: registries, short names, a pull that fails, the storage driver, disk space
@@ -127,7 +129,7 @@ RULES = [
                                                   r"host port|port mapping|published port|network with name|"
                                                   r"network not found|No such network|netavark|slirp4netns|pasta|"
                                                   r"network mode|--network|bind for|rootlessport|\bCNI\b|"
-                                                  r"listen on the"}),
+                                                  r"listen on the|port binding|bind address"}),
     # the container's process: exec, entrypoint, working directory, the OCI runtime itself and conmon
     ("exec", "container.oci_runtime", {"text": r"\bexec\b|executable|entrypoint|working directory|workdir|"
                                                r"container process|container init|\bOCI\b|oci runtime|"
@@ -206,6 +208,28 @@ MSG_FIX = [
 ]
 
 
+def _strerror():
+    """The C library's error texts (generated/errno.json, tools/gen_errno.py: glibc's strerror as Python prints
+    it): a format that is one of them whole ('No such device or address') is every program's words."""
+    import json
+
+    try:
+        with open(os.path.join(knowgen.OUT_DIR, "errno.json")) as f:
+            return {str(x.get("text", "")).lower() for x in json.load(f)["sites"]}
+    except (OSError, ValueError, KeyError):
+        return set()
+
+
+_STRERROR = _strerror()
+
+
+def _vague(fmt):
+    """A format too vague to be a runtime's own: one word once its conversions are gone (crun's bare syscall
+    names: 'memfd_create', 'sigtimedwait'), or a C library error text whole."""
+    words = re.findall(r"[A-Za-z][\w./-]*", re.sub(r"%[-+ #0]*\d*(?:\.\d+)?[a-zA-Z]", " ", fmt))
+    return len(words) < 2 or fmt.strip().lower() in _STRERROR
+
+
 def go_sites(path, src):
     """(line, format, level) of each Go error or log call with a literal format."""
     for m in _GO_CALL.finditer(src):
@@ -245,7 +269,7 @@ def build(files, version):
             seen.add(fmt)
             where = "%s:%s:%d" % (repo, rel, line)
             rule, family = knowgen.assign(RULES, {}, {"where": where, "text": fmt, "level": level})
-            if not family or SKIP_TEXT.search(fmt):
+            if not family or SKIP_TEXT.search(fmt) or _vague(fmt):
                 continue
             newest[repo] = newest.get(repo, 0) + 1
             site = {"id": knowgen.unique_id("oci.%s%s" % (knowgen.slug(where), "_" + knowgen.slug(tag) if tag else ""),
