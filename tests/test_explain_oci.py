@@ -71,6 +71,14 @@ PUBLIC = {
                       'task: OCI runtime create failed: runc create failed: unable to start container process: exec: '
                       '"./docker/docker-entrypoint.sh": stat ./docker/docker-entrypoint.sh: no such file or directory: '
                       "unknown.\n", "container.oci_runtime", "full path"),
+    # https://github.com/jorvis/GALES/issues/26 (docker run -v of a directory the host does not have)
+    "gales_26": ('docker: Error response from daemon: invalid mount config for type "bind": bind source path does not '
+                 "exist: /dbs/coding_hmm.lib.bin.\n", "container.oci_mount", "create the directory"),
+    # https://github.com/docker/getting-started/issues/97 (another container holds the published port 3000)
+    "getting_started_97": ("docker: Error response from daemon: driver failed programming external connectivity on "
+                           "endpoint pensive_meitner (97c005c64c2f6ab1dabb8106a3b57285ba610717b36fd3ec82f1c97ad7efa648): "
+                           "Bind for 0.0.0.0:3000 failed: port is already allocated.\n", "container.oci_network",
+                           "remove the old container"),
 }
 
 
