@@ -223,3 +223,22 @@ def test_oom_root_gets_the_memory_fraction_as_its_first_cause():
             "PyTorch\n")
     r, root = _root(text)
     assert root["id"] == "cuda.oom" and root["causes"][0]["text"].startswith("gpu_memory_fraction=0.1")
+
+
+@pytest.mark.parametrize("line", [
+    # a shell loop and a script comment (fixtures/explain/healthy: a healthy job's own script), not a complaint
+    "for i in $(seq 1 100); do sinfo -h -o %t 2>/dev/null | grep -q idle && break; sleep 0.2; done",
+    "# begin once the node of the second start is idle (its plugin start-up is not a job)",
+])
+def test_code_lines_tell_nothing(line):
+    r, root = _root(line + "\naccelerate launch --num_processes=1 --mixed_precision=no train.py\n")
+    assert root is None
+
+
+def test_fresh_forms_of_telling():
+    # told as a halved throughput, NCCL's own ENV lines the only settings shown
+    text = ("throughput dropped by half after we moved to the new image\n"
+            "[0] NCCL INFO NCCL_SHM_DISABLE set by environment to 1.\n[0] NCCL INFO NCCL_P2P_DISABLE set by environment to 1.\n")
+    r, root = _root(text)
+    assert root["id"] == "nccl.p2p_not_used" and root["causes"][0]["text"].startswith("NCCL_P2P_DISABLE=1")
+    assert "NCCL_SHM_DISABLE" in _all(root)  # the medium one follows the sure one

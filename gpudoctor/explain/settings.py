@@ -270,9 +270,11 @@ _SLOW = re.compile(r"\bslow(?:er|ly|s|ness|down|ed)?\b|\bsluggish\b|\bcrawl(?:s|
                    r"\btoo long\b|\b(?:twice|two times|three times|\d{1,3}(?:\.\d)?\s?x) as (?:long|slow)\b|\btakes? (?:much |way |a lot )?longer\b|"
                    r"\bdoubl(?:e|ed|es) (?:the )?(?:time|step time|epoch time)\b|\b\d{1,4}(?:\.\d{1,2})?\s?(?:x|times)\s(?:slower|longer|as long|more time|what|the time)\b|"
                    r"\b(?:low|poor|bad|terrible) (?:throughput|performance|speed|gpu util\w{0,8})\b|"
-                   r"\bthroughput (?:is |was )?(?:low|only|under|below|terrible|poor)\b|\bnot (?:any |much )?faster\b|"
+                   r"\bthroughput (?:is |was )?(?:low|only|under|below|terrible|poor)\b|\bhalved\b|\b(?:by|to) half\b|\bhalf the "
+                   r"(?:speed|throughput)\b|\b(?:speed|throughput|performance|it/s|samples/s|tokens/s|mfu)\s(?:\w{1,10}\s)?"
+                   r"(?:dropped|drops|fell|falls|decreased|degraded|went down|goes down|is down)\b|\bnot (?:any |much )?faster\b|"
                    r"\b(?:gpus?|utili[sz]ation|util)\s(?:\w{1,10}\s){0,3}(?:mostly |almost always )?(?:idle|low)\b|"
-                   r"\bidle\b|\bnever (?:goes |gets )?above \d|慢|速度(?:很|非常|特别)?低|利用率(?:很|非常|一直)?(?:低|不高)", re.I)
+                   r"\bnever (?:goes |gets )?above \d|慢|速度(?:很|非常|特别)?低|利用率(?:很|非常|一直)?(?:低|不高)", re.I)
 _SLOW_WEAK = re.compile(r"\bexpected\b|\bshould (?:take|be|run)\b|\bused to\b|\babsurd\b|\bridiculous\b|\bbetter part of\b|"
                         r"\binstead of\b|\bunder \d|\bonly \d|\bwhat (?:the same|it) (?:\w{1,10} )?(?:takes|took)\b", re.I)
 _FIG = re.compile(r"\d(?:[\d.,]{0,8})\s?(?:ms|s|sec|secs|seconds|min|mins|minutes|hours?|it/s|samples/s|img/s|images/s|"
@@ -289,6 +291,10 @@ _UNREPRO = re.compile(r"\b(?:not|non|ir)[- ]?reproduc\w{0,6}|\bnon-?determinis\w
 # a program's own words (transformers' 'Using a slow image processor', tokenizers' 'slow tokenizer'): no complaint
 _PROGRAM = re.compile(r"\bslow(?:er)? (?:tokenizer|image processor|processor|path|implementation|version|fallback|mode|"
                       r"variant|conversion|kernel)s?\b|use_fast|\bslow_|_slow\b|\bfast tokenizer\b", re.I)
+# a shell or Python line of code or a comment, not a sentence ('for i in $(seq 1 100); do sinfo ... | grep -q idle && break;
+# done', '# begin once the node ... is idle'); a markdown heading ('## Training is slow') stays a sentence
+_CODE = re.compile(r"\$\(|&&|\|\||;\s{0,2}(?:do|then|done|fi)\b|[12]?>\s{0,2}/dev/null|\|\s{0,2}grep\b|"
+                   r"^\s{0,8}(?:for|while|if|def|elif|return|import|from)\s|^\s{0,8}#(?!#)|[=!]=|\w\(\w{0,40}\)\s{0,2}:\s{0,2}$")
 # the same code slower here than elsewhere or than before: the difference is in the environment
 _ELSEWHERE = re.compile(r"\bsame (?:\w{1,12} ){0,2}(?:script|code|container|image|model|job|config|setup|data|program)s?\b|"
                         r"\bother (?:\w{1,12} )?(?:machines?|nodes?|box(?:es)?|servers?|clusters?|hosts?|systems?)\b|"
@@ -305,7 +311,8 @@ _GPU = re.compile(r"\b(?:[AHBVL]\d{2,3}[A-Za-z]{0,4}|RTX ?\d{4}|\d{4} ?Ti|A\d{4}
 
 # (squashed: lower case, no blanks; precise words only: 'memory' or 'size' alone are on many lines of a big log)
 TOLD_NEEDLES = ["slow", "sluggish", "crawl", "forever", "takesages", "toolong", "xslower", "timesslower", "xlonger",
-                "timeslonger", "aslong", "asslow", "takeslonger", "takelonger", "muchlonger", "waylonger", "doublethe",
+                "timeslonger", "halved", "byhalf", "tohalf", "halfthe", "dropped", "drops", "fell", "falls", "decreased",
+                "degraded", "wentdown", "goesdown", "isdown", "aslong", "asslow", "takeslonger", "takelonger", "muchlonger", "waylonger", "doublethe",
                 "doubled", "xwhat", "timeswhat", "throughput", "lowperformance", "poorperformance", "notfaster",
                 "notmuchfaster", "idle", "utiliz", "utilis", "expected", "shouldtake", "shouldbe", "usedto", "absurd",
                 "ridiculous", "betterpartof", "insteadof", "outofmemory", "oom", "morememory", "muchmemory",
@@ -397,7 +404,7 @@ def _tried(text):
 def _told(st, line, text):
     from gpudoctor.explain.meaning import users_line
 
-    if not users_line(text) or _PROGRAM.search(text):
+    if not users_line(text) or _PROGRAM.search(text) or _CODE.search(text):
         return
     if _SHAPES.search(text):
         st.shapes_told = True
