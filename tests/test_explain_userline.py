@@ -313,3 +313,121 @@ def test_a_keyerror_a_library_raises_is_no_missing_key_of_the_line():
                      ("/opt/venv/lib/python3.11/site-packages/torch/distributed/device_mesh.py", 640, "__getitem__")],
           "src": [('tp_mesh = mesh[cfg["tp_dim_name"]]', None), ("raise KeyError(", None)]}
     assert userline.specific(userline.user_frame(tb), tb, "key") is None
+
+
+# bert_long2.py (transformers 5.24.0):
+#   import torch
+#   from transformers import BertConfig, BertModel
+#
+#   cfg = BertConfig(vocab_size=100, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+#                    intermediate_size=32, max_position_embeddings=32)
+#   encoder = BertModel(cfg)
+#   hidden = encoder(torch.randint(0, 100, (1, 40))).last_hidden_state
+BERT_LONG2 = (
+    'Traceback (most recent call last):\n'
+    '  File "/home/u/proj/bert_long2.py", line 7, in <module>\n'
+    '    hidden = encoder(torch.randint(0, 100, (1, 40))).last_hidden_state\n'
+    '             ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n'
+    '  File "/opt/venv/lib/python3.11/site-packages/torch/nn/modules/module.py", line 1778, in _wrapped_call_impl\n'
+    '    return self._call_impl(*args, **kwargs)\n'
+    '           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n'
+    '  File "/opt/venv/lib/python3.11/site-packages/torch/nn/modules/module.py", line 1789, in _call_impl\n'
+    '    return forward_call(*args, **kwargs)\n'
+    '           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n'
+    '  File "/opt/venv/lib/python3.11/site-packages/transformers/utils/generic.py", line 1182, in wrapper\n'
+    '    output = func(self, *args, **kwargs)\n'
+    '             ^^^^^^^^^^^^^^^^^^^^^^^^^^^\n'
+    '  File "/opt/venv/lib/python3.11/site-packages/transformers/utils/output_capturing.py", line 361, in wrapper\n'
+    '    outputs = func(self, *args, **kwargs)\n'
+    '              ^^^^^^^^^^^^^^^^^^^^^^^^^^^\n'
+    '  File "/opt/venv/lib/python3.11/site-packages/transformers/utils/deprecation.py", line 173, in wrapped_func\n'
+    '    return func(*args, **kwargs)\n'
+    '           ^^^^^^^^^^^^^^^^^^^^^\n'
+    '  File "/opt/venv/lib/python3.11/site-packages/transformers/models/bert/modeling_bert.py", line 657, in forward\n'
+    '    embedding_output = self.embeddings(\n'
+    '                       ^^^^^^^^^^^^^^^^\n'
+    '  File "/opt/venv/lib/python3.11/site-packages/torch/nn/modules/module.py", line 1778, in _wrapped_call_impl\n'
+    '    return self._call_impl(*args, **kwargs)\n'
+    '           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n'
+    '  File "/opt/venv/lib/python3.11/site-packages/torch/nn/modules/module.py", line 1789, in _call_impl\n'
+    '    return forward_call(*args, **kwargs)\n'
+    '           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n'
+    '  File "/opt/venv/lib/python3.11/site-packages/transformers/models/bert/modeling_bert.py", line 95, in forward\n'
+    '    token_type_ids = buffered_token_type_ids.expand(batch_size, seq_length)\n'
+    '                     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n'
+    'RuntimeError: The expanded size of the tensor (40) must match the existing size (32) at non-singleton dimension 1.  Target sizes: [1, 40].  Tensor sizes: [1, 32]\n'
+)
+
+
+# bert_long.py (transformers 5.24.0):
+#   import torch
+#   from transformers import BertConfig, BertForSequenceClassification
+#
+#   cfg = BertConfig(vocab_size=100, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+#                    intermediate_size=32, max_position_embeddings=32)
+#   model = BertForSequenceClassification(cfg)
+#   ids = torch.randint(0, 100, (2, 144))
+#   logits = model(input_ids=ids, token_type_ids=torch.zeros_like(ids)).logits
+BERT_LONG = (
+    'Traceback (most recent call last):\n'
+    '  File "/home/u/proj/bert_long.py", line 8, in <module>\n'
+    '    logits = model(input_ids=ids, token_type_ids=torch.zeros_like(ids)).logits\n'
+    '             ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n'
+    '  File "/opt/venv/lib/python3.11/site-packages/torch/nn/modules/module.py", line 1778, in _wrapped_call_impl\n'
+    '    return self._call_impl(*args, **kwargs)\n'
+    '           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n'
+    '  File "/opt/venv/lib/python3.11/site-packages/torch/nn/modules/module.py", line 1789, in _call_impl\n'
+    '    return forward_call(*args, **kwargs)\n'
+    '           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n'
+    '  File "/opt/venv/lib/python3.11/site-packages/transformers/utils/generic.py", line 1036, in wrapper\n'
+    '    output = func(self, *args, **kwargs)\n'
+    '             ^^^^^^^^^^^^^^^^^^^^^^^^^^^\n'
+    '  File "/opt/venv/lib/python3.11/site-packages/transformers/models/bert/modeling_bert.py", line 1098, in forward\n'
+    '    outputs = self.bert(\n'
+    '              ^^^^^^^^^^\n'
+    '  File "/opt/venv/lib/python3.11/site-packages/torch/nn/modules/module.py", line 1778, in _wrapped_call_impl\n'
+    '    return self._call_impl(*args, **kwargs)\n'
+    '           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n'
+    '  File "/opt/venv/lib/python3.11/site-packages/torch/nn/modules/module.py", line 1789, in _call_impl\n'
+    '    return forward_call(*args, **kwargs)\n'
+    '           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n'
+    '  File "/opt/venv/lib/python3.11/site-packages/transformers/utils/generic.py", line 1182, in wrapper\n'
+    '    output = func(self, *args, **kwargs)\n'
+    '             ^^^^^^^^^^^^^^^^^^^^^^^^^^^\n'
+    '  File "/opt/venv/lib/python3.11/site-packages/transformers/utils/output_capturing.py", line 361, in wrapper\n'
+    '    outputs = func(self, *args, **kwargs)\n'
+    '              ^^^^^^^^^^^^^^^^^^^^^^^^^^^\n'
+    '  File "/opt/venv/lib/python3.11/site-packages/transformers/utils/deprecation.py", line 173, in wrapped_func\n'
+    '    return func(*args, **kwargs)\n'
+    '           ^^^^^^^^^^^^^^^^^^^^^\n'
+    '  File "/opt/venv/lib/python3.11/site-packages/transformers/models/bert/modeling_bert.py", line 657, in forward\n'
+    '    embedding_output = self.embeddings(\n'
+    '                       ^^^^^^^^^^^^^^^^\n'
+    '  File "/opt/venv/lib/python3.11/site-packages/torch/nn/modules/module.py", line 1778, in _wrapped_call_impl\n'
+    '    return self._call_impl(*args, **kwargs)\n'
+    '           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n'
+    '  File "/opt/venv/lib/python3.11/site-packages/torch/nn/modules/module.py", line 1789, in _call_impl\n'
+    '    return forward_call(*args, **kwargs)\n'
+    '           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n'
+    '  File "/opt/venv/lib/python3.11/site-packages/transformers/models/bert/modeling_bert.py", line 105, in forward\n'
+    '    embeddings = embeddings + position_embeddings\n'
+    '                 ~~~~~~~~~~~^~~~~~~~~~~~~~~~~~~~~\n'
+    'RuntimeError: The size of tensor a (144) must match the size of tensor b (32) at non-singleton dimension 1\n'
+)
+
+
+def test_a_size_refusal_inside_a_models_embeddings_names_truncation(kb):
+    # 14 frames: the user's line is beyond the 12 innermost that pytb keeps (tb['user'])
+    f = _root(kb, BERT_LONG2)
+    c = f["causes"][0]
+    assert "`hidden = encoder(torch.randint(0, 100, (1, 40))).last_hidden_state`" in c["text"]
+    assert "inside the model's embeddings (models/bert/modeling_bert.py)" in c["text"]
+    assert "40 positions asked of a table of 32" in c["text"]
+    assert "truncation=True, max_length=model.config.max_position_embeddings" in c["fix"][0]
+
+
+def test_the_embeddings_reading_is_a_note_where_a_known_message_has_its_evidence(kb):
+    # torch's broadcast message is a known entry's line (usercode.shape_mismatch, with its evidence): it stays first
+    f = _root(kb, BERT_LONG)
+    assert f["id"] == "usercode.shape_mismatch" and not f["causes"][0]["text"].startswith("Your line")
+    assert any(n.startswith("Your line bert_long.py:8") and "max_length" in n for n in f["notes"])

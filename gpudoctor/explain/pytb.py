@@ -178,6 +178,7 @@ def parse_back(lines, exc_text=None):
         return None
     frames, nframes, header, gap, group = [], 0, None, 0, margin
     fidx = []  # each kept frame's index in lines (for its source line: frame_source)
+    user = None
     i = len(lines) - 2
     while i >= 0 and len(lines) - 1 - i <= MAX_BACK_LINES:
         body, marg = _body(lines[i])
@@ -193,6 +194,8 @@ def parse_back(lines, exc_text=None):
             if len(frames) < FRAMES_KEPT:
                 frames.append(f)
                 fidx.append(i)
+            elif user is None and not any(where(x[0])[0] == "user" for x in frames) and where(f[0])[0] == "user":
+                user = (f, i)  # the innermost frame of the user's code, beyond the kept ones (a deep library stack)
             gap = 0
         elif not nframes and (body in (CAUSE, CONTEXT) or _EXC_NAMED.match(body)):
             return None  # the exception line is not the end of a traceback (another one ended before it)
@@ -218,7 +221,9 @@ def parse_back(lines, exc_text=None):
     fidx.reverse()
     return {"exc": m.group("exc"), "msg": (m.group("msg") or "").strip()[:300], "frames": frames,
             "nframes": nframes, "header": header, "chain": chain, "group": group,
-            "src": [frame_source(lines, k) for k in fidx]}
+            "src": [frame_source(lines, k) for k in fidx],
+            # (file, line, fn, (source, focus)) of the innermost user frame when the kept frames hold none
+            "user": user[0] + (frame_source(lines, user[1]),) if user else None}
 
 
 MAX_SRC = 300  # characters of a frame's source line kept

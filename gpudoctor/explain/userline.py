@@ -117,6 +117,10 @@ def user_frame(tb):
             return None
         return {"file": file, "line": line, "fn": fn or "", "src": src, "focus": focus,
                 "callees": [(f[0].replace("\\", "/"), f[2]) for f in frames[k + 1:]]}
+    deep = tb.get("user")  # beyond the innermost frames pytb keeps: every kept frame is below it
+    if deep and deep[3][0] and not deep[0].startswith("<"):
+        return {"file": deep[0], "line": deep[1], "fn": deep[2] or "", "src": deep[3][0], "focus": deep[3][1],
+                "callees": [(f[0].replace("\\", "/"), f[2]) for f in frames]}
     return None
 
 
@@ -177,9 +181,55 @@ def _dims(s):
     return [int(x) for x in re.findall(r"\d+", s)]
 
 
-def specific(uf, tbr, mean):
+# aten/src/ATen/ExpandUtils.cpp infer_size_impl / expand's check: "The expanded size of the tensor (<n>) must match
+# the existing size (<m>) at non-singleton dimension <d>"
+_EXPAND = re.compile(r"expanded size of the tensor \((\d{1,9})\) must match the existing size \((\d{1,9})\)")
+# a Hugging Face model's forward calling its embeddings module (transformers/models/<m>/modeling_<m>.py:
+# `embedding_output = self.embeddings(`, `inputs_embeds = self.embed_tokens(`, `self.wpe(position_ids)`)
+_EMBED_CALL = re.compile(r"\bself\.(?:embeddings|embed_tokens|embed_positions|wpe|wte|position_embeddings)\b")
+
+
+def _in_embeddings(tbr):
+    """The model file whose frame called its embeddings module, when the exception was raised at or below that
+    call; else None."""
+    frames, srcs = tbr.get("frames") or [], tbr.get("src") or []
+    for k, (file, _line, _fn) in enumerate(frames):
+        norm = file.replace("\\", "/")
+        if "/transformers/models/" in norm and k < len(srcs) and _EMBED_CALL.search(srcs[k][0] or ""):
+            return norm.rsplit("/transformers/", 1)[-1]
+    return None
+
+
+def _embeddings_overflow(uf, tbr, mean, tb):
+    """An index or size refusal raised inside a transformers model's embeddings, under the user's call of the
+    model: the input is longer than the model's position table (BertEmbeddings.forward slices position_ids and
+    expands the token_type_ids buffer, both max_position_embeddings long: transformers/models/bert/modeling_bert.py)
+    or holds a token id past the vocabulary (nn.Embedding: 'index out of range in self'); the tokenizer's
+    parameters that bound the length, from the table."""
+    if mean not in ("index", "shape") or not uf["callees"]:
+        return None
+    where = _in_embeddings(tbr)
+    if where is None:
+        return None
+    tok = (tb.get("apis", {}).get("transformers.PreTrainedTokenizerBase.__call__") or {})
+    bound = [p for p in _params(tok) if p in ("truncation", "max_length")] or ["truncation", "max_length"]
+    ex = _EXPAND.search(tbr["msg"] or "")
+    sizes = (" (%s positions asked of a table of %s)" % ex.groups()) if ex else ""
+    text = ("It was raised inside the model's embeddings (%s), under your call of the model: the input is longer "
+            "than the model's position table%s - its config's max_position_embeddings - or holds a token id past the "
+            "vocabulary (a tokenizer of another model)." % (where, sizes))
+    fix = ("tokenize with %s so no input is longer than the model takes: tokenizer(texts, truncation=True, "
+           "max_length=model.config.max_position_embeddings) (PreTrainedTokenizerBase.__call__'s %s); and use the "
+           "tokenizer of the same checkpoint as the model" % (" and ".join(bound), ", ".join(bound)))
+    return text, fix
+
+
+def specific(uf, tbr, mean, tb=None):
     """(text, fix) of a rule that reads the line's expression with the exception, or None."""
     msg, src = tbr["msg"] or "", uf["src"]
+    emb = _embeddings_overflow(uf, tbr, mean, table() if tb is None else tb)
+    if emb:
+        return emb
     subs = _SUBSCRIPT.findall(uf["focus"] or src)
     # (a subscript read as the raiser only where the user's frame is the innermost one: a KeyError that a library's
     # __getitem__ raises with a message of its own is no missing key of the line)
@@ -315,7 +365,7 @@ def read(f, tbr, tb=None):
         src = src.split("#", 1)[0]  # a trailing comment (no string before it could hold the '#')
     line = "Your line %s: `%s`." % (quote(where), quote(src))
     tb = table() if tb is None else tb
-    got, own = specific(uf, tbr, mean), True
+    got, own = specific(uf, tbr, mean, tb), True
     if got and mean == "key":
         more = _prefixed_key(tbr, (tbr["msg"] or "").strip().strip("'\"")[:80], tb)
         if more:
