@@ -184,3 +184,17 @@ def test_prefilter_holds_every_sentence_a_symptom_is_read_from(kb):
 ])
 def test_figures_said_with_gpu_counts(kb, text, want):
     assert _root(kb, text) == want
+
+
+@pytest.mark.parametrize("sents,want", [
+    # written here: a sentence that only names the tool (meaning.TOPICS), then the symptom
+    (("I start it with mpirun on two nodes.", "All 8 processes train on the same data."), "mpi.every_rank_zero"),
+    (("We launch with mpirun.", "Every worker prints the same loss."), "mpi.every_rank_zero"),
+    (("The job uses FSDP.", "All ranks see the same batches."), "torch.no_distributed_sampler"),
+])
+def test_one_line_and_two_lines_give_one_answer(kb, sents, want):
+    # meaning.found reads a topic-only sentence with the next one, whether it is on the same line or the next
+    # (it once paired a sentence of the line with itself when no line came before: the one-line form lost
+    # 'mpirun' and answered the sampler)
+    assert _root(kb, " ".join(sents)) == want
+    assert _root(kb, "\n".join(sents)) == want

@@ -547,8 +547,11 @@ def found(scan, kb):
         if near:
             windows.append(merged(prev, sents[0]))
         # a sentence that only names the tool (TOPICS) is read with the next one first: 'with mpirun ...' then 'each
-        # trains on the whole data set' is the MPI symptom before the sentence alone is the sampler's
-        first = [merged(a, b) for a, b in zip(([prev] if near else []) + sents, sents) if _topic_only(a)]
+        # trains on the whole data set' is the MPI symptom before the sentence alone is the sampler's; the next one
+        # of the same line or of the next line alike (each sentence with its successor, never with itself), so
+        # one line and the same words over two lines give one answer
+        seq = ([prev] if near else []) + list(sents)
+        first = [merged(a, b) for a, b in zip(seq, seq[1:]) if _topic_only(a)]
         windows = first + windows
         ctx = sents[0]
         for x in ([prev] if near else []) + list(sents[1:]):
