@@ -1,0 +1,150 @@
+"""Host programs' messages (issue 18, host-src): the NVIDIA kernel module's build and load (nvidia-installer, DKMS,
+kmod, the kernel's module loader and modpost), the LLVM/Intel OpenMP runtime, OpenBLAS (tools/gen_host_messages.py
+-> generated/host_messages.json), and the hand-written entries of hostprog.toml for MKL's threading layer and DCGM's
+host engine. The generator regenerates the committed sites from its slice; real lines of public threads (cited per
+text) get their family and the fix the thread settled on.
+"""
+
+import os
+import re
+import sys
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SLICE = os.path.join(REPO, "tools", "data", "host_messages_slice.txt")
+sys.path.insert(0, os.path.join(REPO, "tools"))
+
+import gen_host_messages as gen  # noqa: E402
+import knowgen  # noqa: E402
+from explainhelp import explain_paste, ids, root_of  # noqa: E402
+
+REAL = {
+    # https://github.com/NVIDIA/gpu-operator/issues/751 (the 535 driver's build refused by a newer kernel)
+    "gpl_only": "ERROR: modpost: GPL-incompatible module nvidia.ko uses GPL-only symbol 'rcu_read_unlock_strict'\n",
+    # https://github.com/realsenseai/realsense_mipi_platform_driver/issues/281 (kern.log after a module rebuild)
+    "symbols": ("Jun 26 08:48:30 robocatsorin kernel: [   15.726225] nvidia: disagrees about version of symbol "
+                "i2c_get_adapter\nJun 26 08:48:30 robocatsorin kernel: [   15.726238] nvidia: Unknown symbol "
+                "i2c_get_adapter (err -22)\n"),
+    # https://github.com/korvahannu/arch-nvidia-drivers-installation-guide/issues/37 (DKMS after a kernel upgrade)
+    "dkms": ("==> dkms install --no-depmod nvidia/470.256.02 -k 6.14.4-arch1-2\n\nError! Bad return status for module "
+             "build on kernel: 6.14.4-arch1-2 (x86_64)\nConsult /var/lib/dkms/nvidia/470.256.02/build/make.log for more "
+             "information.\n"),
+    # https://github.com/NVIDIA/nvidia-docker/issues/365 (module-init-tools' modprobe after a kernel upgrade)
+    "modprobe": ("$ sudo modprobe nvidia\nmodprobe: FATAL: Module nvidia not found.\n"),
+    # https://github.com/shelmangroup/coreos-gpu-installer/issues/2 (nvidia-installer wraps at 80 columns)
+    "installer": ("ERROR: Unable to load the kernel module 'nvidia.ko'.  This happens most\n       frequently when this "
+                  "kernel module was built against the wrong or\n       improperly configured kernel sources, with a "
+                  "version of gcc that\n"),
+    # https://github.com/kuprel/min-dalle/issues/12
+    "omp15": "OMP: Error #15: Initializing libiomp5.dylib, but found libomp.dylib already initialized.\n",
+    # https://github.com/InternLM/xtuner/issues/350
+    "mkl": ("LLaVA Pretrain Error: mkl-service + Intel(R) MKL: MKL_THREADING_LAYER=INTEL is incompatible with "
+            "libgomp.so.1 library.\n"),
+    # https://github.com/NVIDIA/DCGM/issues/133
+    "dcgm": ("Error: unable to establish a connection to the specified host: 10.112.220.8\n"
+             "Error: Unable to connect to host engine. Host engine connection invalid/disconnected.\n"),
+}
+
+
+def test_generator_regenerates_the_committed_sites_from_the_slice(tmp_path):
+    got = knowgen.regenerated(gen.main, SLICE, tmp_path / "host_messages.json")
+    full = knowgen.committed("host_messages")
+    assert "(commit " in full["header"]["version"] and "llvm-project" in full["header"]["version"]
+    by_text = {(s["id"].split(".")[1], s["text"]): s for s in full["sites"]}
+    assert len(got["sites"]) >= 30
+    for s in got["sites"]:
+        want = by_text[(s["id"].split(".")[1], s["text"])]
+        assert {k: v for k, v in s.items() if k not in ("id", "where")} == \
+            {k: v for k, v in want.items() if k not in ("id", "where")}, s["id"]
+    sites = {s["text"]: s for s in got["sites"]}
+    assert sites["GPL-incompatible module %s.ko uses GPL-only symbol '%s'"]["family"] == "gpu.driver_module"
+    assert "newer driver that supports" in sites["GPL-incompatible module %s.ko uses GPL-only symbol '%s'"]["fix"][0]
+    assert sites["Bad return status for module build on kernel: %s (%s)"]["family"] == "gpu.driver_module"
+    dup = sites["Initializing %1$s, but found %2$s already initialized."]
+    assert dup["family"] == "code.openmp_duplicate" and dup["code"] == 15 and "#15: " in dup["re"]
+    # a kernel notice every out-of-tree module prints on a healthy system is no answer
+    assert not sites["%s: module verification failed: signature and/or required key missing - tainting kernel"].get(
+        "family")
+    assert full["unassigned"] == sorted(s["id"] for s in full["sites"] if not s.get("family"))
+
+
+def test_catalog_numbers_count_obsolete_entries():
+    src = '-*- MESSAGES -*-\nA "one"\nOBSOLETE "gone"\nB "three %1$s"\n    "continued"\n-*- HINTS -*-\nC "hint"\n'
+    assert gen.catalog(src) == [(1, "A", "one"), (2, "OBSOLETE", "gone"), (3, "B", "three %1$scontinued")]
+
+
+def test_matchers_are_linear_on_long_lines():
+    full = knowgen.committed("host_messages")
+    import time
+
+    line = "OMP: Error #15: " + "Initializing a, but found " * 400 + "\n" + "'%s' " * 2000
+    t = time.monotonic()
+    for s in full["sites"]:
+        if s.get("re"):
+            re.search(s["re"], line)
+    assert time.monotonic() - t < 2.0
+
+
+def test_real_texts(cli, tmp_path):
+    want = {"gpl_only": ("gpu.driver_module", "newer driver that supports"),
+            "symbols": ("gpu.driver_module", "rebuild"),
+            "dkms": ("gpu.driver_module", "make.log"),
+            "modprobe": ("gpu.driver_module", "dkms autoinstall"),
+            "installer": ("gpu.driver_module", "nvidia-installer.log"),
+            "omp15": ("code.openmp_duplicate", "one OpenMP runtime"),
+            "mkl": ("code.mkl_threading_layer", "MKL_THREADING_LAYER=GNU"),
+            "dcgm": ("dcgm.hostengine", "nv-hostengine -b <")}
+    for name, (fid, fix) in want.items():
+        rc, doc = explain_paste(cli, tmp_path, REAL[name], "--file", rcs=(0, 1))
+        root = root_of(doc)
+        assert root and root["id"] == fid, (name, ids(doc))
+        first = (root.get("causes") or [{}])[0]
+        assert fix in " ".join([first.get("text", "")] + list(first.get("fix") or [])), (name, first)
+
+
+DCGM_SLICE = os.path.join(REPO, "tools", "data", "dcgm_status_slice.txt")
+
+
+def test_dcgm_generator_regenerates_the_committed_sites_from_the_slice(tmp_path):
+    import gen_dcgm_status as dgen
+
+    got = knowgen.regenerated(dgen.main, DCGM_SLICE, tmp_path / "dcgm_status.json")
+    full = knowgen.committed("dcgm_status")
+    assert got["header"]["version"] == full["header"]["version"] and "(commit " in full["header"]["version"]
+    by_text = {s["text"]: s for s in full["sites"]}
+    assert len(got["sites"]) >= 30
+    for s in got["sites"]:
+        assert {k: v for k, v in s.items() if k not in ("id", "where")} == \
+            {k: v for k, v in by_text[s["text"]].items() if k not in ("id", "where")}, s["id"]
+    sites = {s.get("name") or s["text"]: s for s in got["sites"]}
+    assert sites["DCGM_ST_CONNECTION_NOT_VALID"]["family"] == "dcgm.hostengine"
+    assert sites["DCGM_ST_CONNECTION_NOT_VALID"]["code"] == -21
+    assert sites["DCGM_ST_PROFILING_LIBRARY_ERROR"]["family"] == "dcgm.profiling"
+    assert "dcgmi profile --pause" in " ".join(sites["DCGM_ST_PROFILING_LIBRARY_ERROR"]["fix"])
+    # a short code text is DCGM's only on a line that names DCGM
+    assert sites["DCGM_ST_NO_PERMISSION"]["re"].startswith("(?:DCGM|dcgm")
+    assert sites["unable to establish a connection to the specified host:"]["family"] == "dcgm.hostengine"
+    assert full["unassigned"] == sorted(s["id"] for s in full["sites"] if not s.get("family"))
+
+
+def test_dcgm_profiling_error_of_a_real_thread(cli, tmp_path):
+    # https://github.com/NVIDIA/DCGM/issues/53 (dcgmi dmon -e 1001 on DCGM 2.x): the generic library error names
+    # the family and both ways to tell the causes apart, not one cause
+    text = ("# Entity  GRACT\n      Id\nError setting watches. Result: The third-party Profiling module returned an "
+            "unrecoverable error\n")
+    rc, doc = explain_paste(cli, tmp_path, text, "--file", rcs=(0, 1))
+    root = root_of(doc)
+    assert root and root["id"] == "dcgm.profiling", ids(doc)
+    words = " ".join(c.get("text", "") + " ".join(c.get("fix") or []) for c in root.get("causes") or [])
+    assert "dcgmi profile --pause" in words and "at least as new as the driver" in words
+
+
+def test_healthy_host_lines_get_no_root(cli, tmp_path):
+    # what a healthy node prints when the NVIDIA module loads (an out-of-tree, unsigned module taints the kernel:
+    # kernel/module/main.c), and libgomp's warning for an OMP_NUM_THREADS it ignores (libgomp/env.c), before a run
+    # that ends well
+    text = ("[   21.252559] nvidia: module license 'NVIDIA' taints kernel.\n"
+            "[   21.254560] nvidia: module verification failed: signature and/or required key missing - tainting "
+            "kernel\n\nlibgomp: Invalid value for environment variable OMP_NUM_THREADS\nstep 0 loss 0.0292\n"
+            "step 1 loss 0.0312\ntraining finished\n")
+    rc, doc = explain_paste(cli, tmp_path, text, "--file", rcs=(0, 1))
+    assert root_of(doc) is None and doc["verdict"] == "no_error", ids(doc)
