@@ -61,6 +61,20 @@ REAL = {
                   "k8s.crashloop"),
 }
 
+# https://github.com/kubeflow/pytorch-operator/issues/125 (a PyTorchJob worker that started before its master)
+WORKER_FIRST = (" kubectl logs optimizer-worker-0\n"
+                "  File \"/root/.local/lib/python3.7/site-packages/torch/distributed/rendezvous.py\", line 143, in "
+                "_env_rendezvous_handler\n    store = TCPStore(master_addr, master_port, start_daemon)\n"
+                "ValueError: host not found: Name or service not known\n")
+# https://github.com/kubeflow/trainer/issues/2034 (a worker's init container waiting for a master that never started)
+INIT_PYTORCH = ("Events:\n  Type     Reason          Age                    From               Message\n"
+                "  ----     ------          ----                   ----               -------\n"
+                "  Normal   Pulled          9m32s                  kubelet            Successfully pulled image "
+                "\"quay.io/bharathappali/alpine:3.10\" in 1.065165424s (1.065174057s including waiting)\n"
+                "  Warning  BackOff         2m49s                  kubelet            Back-off restarting failed "
+                "container init-pytorch in pod random-exp-jw6qxmrm-worker-0_sampler(8d6860a7-204d-45c8-bb57-8d84a6cf8e66)\n"
+                "  Normal   Created         2m34s (x3 over 9m31s)  kubelet            Created container init-pytorch\n")
+
 # https://dille.name/slides/2021-11-18/120_kubernetes/controller/events/ (kubectl get events --watch of a healthy
 # Deployment: every row Normal)
 HEALTHY_EVENTS = (
@@ -145,3 +159,17 @@ def test_reading_the_reasons_is_linear_and_bounded():
     assert got and all(n <= 999999 for n, _ in got)
     assert k8s.reasons("no scheduler message here " * 1000) == []
     assert k8s.reasons("0/4 nodes are available: 4 Insufficient cpu.") == [(4, "Insufficient cpu")]
+
+
+def test_a_job_pod_name_that_does_not_resolve_is_the_headless_service(cli, tmp_path):
+    rc, doc = explain_paste(cli, tmp_path, WORKER_FIRST, "--file", rcs=(0, 1))
+    first = root_of(doc)["causes"][0]
+    assert root_id(doc) == "rendezvous.hostname" and "headless Service" in first["text"], ids(doc)
+    assert "init-pytorch" in first["fix"][0] and "svc.cluster.local" in first["fix"][0]
+    # a name of no Kubernetes shape keeps the generic cause first (pytorch/pytorch#64990's line)
+    rc, doc = explain_paste(cli, tmp_path, "ValueError: host not found: Temporary failure in name resolution\n",
+                            "--file", rcs=(0, 1))
+    assert root_id(doc) == "rendezvous.hostname" and "Kubernetes" not in root_of(doc)["causes"][0]["text"]
+    rc, doc = explain_paste(cli, tmp_path, INIT_PYTORCH, "--file", rcs=(0, 1))
+    assert root_id(doc) == "k8s.crashloop" and "init-pytorch" in root_of(doc)["causes"][0]["text"]
+
