@@ -83,8 +83,9 @@ def parse_codes(header, strings):
 def dcgmi_lines(path, src):
     for m in _STREAM.finditer(src):
         text = "".join(knowgen.c_unescape(x) for x in knowgen.C_STRING.findall(m.group(1)))
+        text = text.split("\n")[0].rstrip()  # a usage text after the message: its first line is the message
         if text.startswith("Error: ") and len(text) > len("Error: ") + 8:
-            yield "%s:%d" % (path, src.count("\n", 0, m.start()) + 1), text[len("Error: "):].rstrip()
+            yield "%s:%d" % (path, src.count("\n", 0, m.start()) + 1), text[len("Error: "):]
 
 
 def build(files, version):

@@ -259,6 +259,9 @@ def build(files, version):
     sites, seen = [], set()
 
     def add(source, where, level, fmt, extra=None):
+        # a message printed over several lines is kept (and matched) by its first line, when that says something
+        first = fmt.split("\n")[0].rstrip()
+        fmt = first if len(first) >= 8 else " ".join(fmt.split("\n")).strip()
         if (source, fmt) in seen or "$(" in fmt or "\\" in fmt:
             return  # a shell expansion this reader does not take apart
         seen.add((source, fmt))
