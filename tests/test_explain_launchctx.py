@@ -236,3 +236,59 @@ def test_srun_gpu_binding_renumbers(kb):
     assert "its one GPU" in r["findings"][0]["causes"][0]["text"]
     r, fs = _answer(text.replace("--accel-bind=gn", "--gpu-bind=none"), kb)
     assert fs[0][0] == "cuda.invalid_device_ordinal"
+
+
+# pytorch/examples distributed/ddp-tutorial-series/slurm/sbatch_run.sh (commit 0646d69f), verbatim: srun torchrun
+# with its options over continuation lines, as sbatch scripts write a long command
+SBATCH_RUN = """#!/bin/bash
+
+#SBATCH --job-name=multinode-example
+#SBATCH --nodes=4
+#SBATCH --ntasks=4
+#SBATCH --gpus-per-task=1
+#SBATCH --cpus-per-task=4
+
+nodes=( $( scontrol show hostnames $SLURM_JOB_NODELIST ) )
+nodes_array=($nodes)
+head_node=${nodes_array[0]}
+head_node_ip=$(srun --nodes=1 --ntasks=1 -w "$head_node" hostname --ip-address)
+
+echo Node IP: $head_node_ip
+export LOGLEVEL=INFO
+
+job_id=2024
+srun torchrun \\
+--nnodes 4 \\
+--nproc_per_node 1 \\
+--rdzv_id ${job_id} \\
+--rdzv_backend c10d \\
+--rdzv_endpoint $head_node_ip:29500 \\
+/shared/examples/multinode_torchrun.py 50 10
+"""
+
+
+def _cmds(text, kb):
+    import io
+
+    from gpudoctor.explain.scan import Scan, scan_stream
+
+    s = Scan()
+    scan_stream(io.BytesIO(text.encode()), kb, s, "<t>")
+    return [(c["line"], c["prog"], c["argv"]) for c in s.launchctx.cmds]
+
+
+def test_a_command_over_continuation_lines_is_one_command(kb):
+    got = _cmds("$ cat sbatch_run.sh\n" + SBATCH_RUN, kb)
+    assert got == [(19, "spawner", ["torchrun", "--nnodes", "4", "--nproc_per_node", "1", "--rdzv_id", "${job_id}",
+                                    "--rdzv_backend", "c10d", "--rdzv_endpoint", "$head_node_ip:29500",
+                                    "/shared/examples/multinode_torchrun.py", "50", "10"])]
+    # the made-here job of test_srun_times_torchrun with its srun line split the same way: torchrun on a line of its
+    # own is still the program srun starts (it was read as a command without srun)
+    split = TIMES_TASKS.replace("srun torchrun --nnodes 1 --nproc-per-node 2 --master-port 29771 train.py",
+                                "srun \\\n  torchrun --nnodes 1 \\\n  --nproc-per-node 2 \\\n  --master-port 29771 train.py")
+    r, fs = _answer(split, kb)
+    assert fs[:2] == [("slurm.launcher_times_tasks", "root"), ("rendezvous.address_in_use", "related")]
+    # bounded: at most MAX_CONT continuation lines are joined
+    long = "$ srun \\\n" + "  -l \\\n" * 40 + "  python train.py\n"
+    (line, prog, argv), = _cmds(long, kb)
+    assert line == 1 and argv == [] and prog is None

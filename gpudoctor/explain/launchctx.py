@@ -128,6 +128,7 @@ class Ctx(object):
         self.cvd = []  # (src, line, value, text)
         self.rankcvd = []  # (line, local rank, CUDA_VISIBLE_DEVICES value, text)
         self.srun_exit = []  # (line, host, number of task ids, text)
+        self.cont = set()  # (src, line): continuation lines of a command read (_joined)
 
 
 def _state(scan):
@@ -148,11 +149,9 @@ def record(scan, hit, win=None):
     text = hit.text[:MAX_LINE]
     src = max(len(scan.sources) - 1, 0)
     if cls == "cmd":
-        if len(st.cmds) < MAX_CMDS and not any(c["line"] == hit.line and c["src"] == src for c in st.cmds):
-            c = _command(text)
-            if c is not None:
-                c.update(src=src, line=hit.line, text=text.strip()[:400])
-                st.cmds.append(c)
+        if len(st.cmds) < MAX_CMDS and (src, hit.line) not in st.cont and \
+                not any(c["line"] == hit.line and c["src"] == src for c in st.cmds):
+            _add(st, src, hit.line, _joined(st, src, hit.line, text, win))
     elif cls == "banner":
         if len(st.banners) < MAX_BANNERS:
             m = _GLOG_PID.match(text)
@@ -207,12 +206,37 @@ def script_lines(scan, hit, win):
             return
         text = raw[:MAX_LINE].decode("utf-8", "replace")
         ln = hit.line + i
+        if (src, ln) in st.cont:  # a line of a command joined above (`srun \` then `  python train.py`)
+            continue
         if not _CMD_AT.search(text) or any(c["line"] == ln and c["src"] == src for c in st.cmds):
             continue
-        c = _command(text)
-        if c is not None:
-            c.update(src=src, line=ln, text=text.strip()[:400])
-            st.cmds.append(c)
+        _add(st, src, ln, _joined(st, src, ln, text, win, i))
+
+
+MAX_CONT = 32  # continuation lines joined to a command (a `\` at a line's end)
+
+
+def _joined(st, src, line, text, win, i=0):
+    """The command that starts on ``text`` (line i of the window), its continuation lines joined: a line that ends
+    in a backslash goes on on the next line, as bash reads it (bash(1) QUOTING: "A \\<newline> pair is treated as a
+    line continuation"), the way every sbatch script writes a long srun / torchrun line; at most MAX_CONT lines and
+    MAX_LINE characters. The lines joined are remembered (st.cont): none of them is a command of its own."""
+    n = 0
+    while win is not None and text.rstrip(" \t\r").endswith("\\") and n < MAX_CONT and len(text) < MAX_LINE:
+        nxt = win.raw(i + n + 1)
+        if not nxt:
+            break
+        n += 1
+        st.cont.add((src, line + n))
+        text = text.rstrip(" \t\r")[:-1] + " " + nxt[:MAX_LINE].decode("utf-8", "replace").strip()
+    return text[:MAX_LINE]
+
+
+def _add(st, src, line, text):
+    c = _command(text)
+    if c is not None:
+        c.update(src=src, line=line, text=text.strip()[:400])
+        st.cmds.append(c)
 
 
 def _command(text, depth=0):
