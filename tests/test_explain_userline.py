@@ -431,3 +431,197 @@ def test_the_embeddings_reading_is_a_note_where_a_known_message_has_its_evidence
     f = _root(kb, BERT_LONG)
     assert f["id"] == "usercode.shape_mismatch" and not f["causes"][0]["text"].startswith("Your line")
     assert any(n.startswith("Your line bert_long.py:8") and "max_length" in n for n in f["notes"])
+
+
+# decode.py (reviews.csv holds latin-1 bytes: printf 'id,text\\n1,caf\\xe9 cr\\xe8me\\n'):
+#   import csv
+#   from torch.utils.data import Dataset, DataLoader
+#
+#
+#   class Reviews(Dataset):
+#       def __init__(self, path):
+#           self.path = path
+#
+#       def __len__(self):
+#           return 1
+#
+#       def __getitem__(self, i):
+#           with open(self.path, newline="") as f:
+#               rows = list(csv.reader(f))
+#           return rows[i + 1][1]
+#
+#
+#   for batch in DataLoader(Reviews("reviews.csv"), batch_size=1):
+#       print(batch)
+DECODE = (
+    'Traceback (most recent call last):\n'
+    '  File "/home/u/proj/decode.py", line 18, in <module>\n'
+    '    for batch in DataLoader(Reviews("reviews.csv"), batch_size=1):\n'
+    '  File "/opt/venv/lib/python3.11/site-packages/torch/utils/data/dataloader.py", line 725, in __next__\n'
+    '    data = self._next_data()\n'
+    '           ^^^^^^^^^^^^^^^^^\n'
+    '  File "/opt/venv/lib/python3.11/site-packages/torch/utils/data/dataloader.py", line 785, in _next_data\n'
+    '    data = self._dataset_fetcher.fetch(index)  # may raise StopIteration\n'
+    '           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n'
+    '  File "/opt/venv/lib/python3.11/site-packages/torch/utils/data/_utils/fetch.py", line 54, in fetch\n'
+    '    data = [self.dataset[idx] for idx in possibly_batched_index]\n'
+    '           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n'
+    '  File "/opt/venv/lib/python3.11/site-packages/torch/utils/data/_utils/fetch.py", line 54, in <listcomp>\n'
+    '    data = [self.dataset[idx] for idx in possibly_batched_index]\n'
+    '            ~~~~~~~~~~~~^^^^^\n'
+    '  File "/home/u/proj/decode.py", line 14, in __getitem__\n'
+    '    rows = list(csv.reader(f))\n'
+    '           ^^^^^^^^^^^^^^^^^^^\n'
+    '  File "<frozen codecs>", line 322, in decode\n'
+    "UnicodeDecodeError: 'utf-8' codec can't decode byte 0xe9 in position 13: invalid continuation byte\n"
+)
+
+
+# spawnguard.py:
+#   import torch
+#   from torch.utils.data import DataLoader, TensorDataset
+#
+#   ds = TensorDataset(torch.randn(8, 2))
+#   loader = DataLoader(ds, batch_size=4, num_workers=1, multiprocessing_context="spawn")
+#   for (xb,) in loader:
+#       print(xb.shape)
+SPAWNGUARD = (
+    'Traceback (most recent call last):\n'
+    '  File "<string>", line 1, in <module>\n'
+    '  File "/usr/lib/python3.11/multiprocessing/spawn.py", line 122, in spawn_main\n'
+    '    exitcode = _main(fd, parent_sentinel)\n'
+    '               ^^^^^^^^^^^^^^^^^^^^^^^^^^\n'
+    '  File "/usr/lib/python3.11/multiprocessing/spawn.py", line 131, in _main\n'
+    '    prepare(preparation_data)\n'
+    '  File "/usr/lib/python3.11/multiprocessing/spawn.py", line 246, in prepare\n'
+    "    _fixup_main_from_path(data['init_main_from_path'])\n"
+    '  File "/usr/lib/python3.11/multiprocessing/spawn.py", line 297, in _fixup_main_from_path\n'
+    '    main_content = runpy.run_path(main_path,\n'
+    '                   ^^^^^^^^^^^^^^^^^^^^^^^^^\n'
+    '  File "<frozen runpy>", line 291, in run_path\n'
+    '  File "<frozen runpy>", line 98, in _run_module_code\n'
+    '  File "<frozen runpy>", line 88, in _run_code\n'
+    '  File "/home/u/proj/spawnguard.py", line 6, in <module>\n'
+    '    for (xb,) in loader:\n'
+    '  File "/opt/venv/lib/python3.11/site-packages/torch/utils/data/dataloader.py", line 505, in __iter__\n'
+    '    return self._get_iterator()\n'
+    '           ^^^^^^^^^^^^^^^^^^^^\n'
+    '  File "/opt/venv/lib/python3.11/site-packages/torch/utils/data/dataloader.py", line 438, in _get_iterator\n'
+    '    return _MultiProcessingDataLoaderIter(self)\n'
+    '           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n'
+    '  File "/opt/venv/lib/python3.11/site-packages/torch/utils/data/dataloader.py", line 1176, in __init__\n'
+    '    w.start()\n'
+    '  File "/usr/lib/python3.11/multiprocessing/process.py", line 121, in start\n'
+    '    self._popen = self._Popen(self)\n'
+    '                  ^^^^^^^^^^^^^^^^^\n'
+    '  File "/usr/lib/python3.11/multiprocessing/context.py", line 288, in _Popen\n'
+    '    return Popen(process_obj)\n'
+    '           ^^^^^^^^^^^^^^^^^^\n'
+    '  File "/usr/lib/python3.11/multiprocessing/popen_spawn_posix.py", line 32, in __init__\n'
+    '    super().__init__(process_obj)\n'
+    '  File "/usr/lib/python3.11/multiprocessing/popen_fork.py", line 19, in __init__\n'
+    '    self._launch(process_obj)\n'
+    '  File "/usr/lib/python3.11/multiprocessing/popen_spawn_posix.py", line 42, in _launch\n'
+    '    prep_data = spawn.get_preparation_data(process_obj._name)\n'
+    '                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n'
+    '  File "/usr/lib/python3.11/multiprocessing/spawn.py", line 164, in get_preparation_data\n'
+    '    _check_not_importing_main()\n'
+    '  File "/usr/lib/python3.11/multiprocessing/spawn.py", line 140, in _check_not_importing_main\n'
+    "    raise RuntimeError('''\n"
+    'RuntimeError: \n'
+    '        An attempt has been made to start a new process before the\n'
+    '        current process has finished its bootstrapping phase.\n'
+    '\n'
+    '        This probably means that you are not using fork to start your\n'
+    '        child processes and you have forgotten to use the proper idiom\n'
+    '        in the main module:\n'
+    '\n'
+    "            if __name__ == '__main__':\n"
+    '                freeze_support()\n'
+    '                ...\n'
+    '\n'
+    '        The "freeze_support()" line can be omitted if the program\n'
+    '        is not going to be frozen to produce an executable.\n'
+    '\n'
+    '        To fix this issue, refer to the "Safe importing of main module"\n'
+    '        section in https://docs.python.org/3/library/multiprocessing.html\n'
+    '        \n'
+    'Traceback (most recent call last):\n'
+    '  File "/opt/venv/lib/python3.11/site-packages/torch/utils/data/dataloader.py", line 1291, in _try_get_data\n'
+    '    data = self._data_queue.get(timeout=timeout)\n'
+    '           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n'
+    '  File "/usr/lib/python3.11/multiprocessing/queues.py", line 113, in get\n'
+    '    if not self._poll(timeout):\n'
+    '           ^^^^^^^^^^^^^^^^^^^\n'
+    '  File "/usr/lib/python3.11/multiprocessing/connection.py", line 257, in poll\n'
+    '    return self._poll(timeout)\n'
+    '           ^^^^^^^^^^^^^^^^^^^\n'
+    '  File "/usr/lib/python3.11/multiprocessing/connection.py", line 440, in _poll\n'
+    '    r = wait([self], timeout)\n'
+    '        ^^^^^^^^^^^^^^^^^^^^^\n'
+    '  File "/usr/lib/python3.11/multiprocessing/connection.py", line 947, in wait\n'
+    '    ready = selector.select(timeout)\n'
+    '            ^^^^^^^^^^^^^^^^^^^^^^^^\n'
+    '  File "/usr/lib/python3.11/selectors.py", line 415, in select\n'
+    '    fd_event_list = self._selector.poll(timeout)\n'
+    '                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n'
+    '  File "/opt/venv/lib/python3.11/site-packages/torch/utils/data/_utils/signal_handling.py", line 73, in handler\n'
+    '    _error_if_any_worker_fails()\n'
+    'RuntimeError: DataLoader worker (pid 29088) exited unexpectedly with exit code 1. Details are lost due to multiprocessing. Rerunning with num_workers=0 may give better error trace.\n'
+    '\n'
+    'The above exception was the direct cause of the following exception:\n'
+    '\n'
+    'Traceback (most recent call last):\n'
+    '  File "/home/u/proj/spawnguard.py", line 6, in <module>\n'
+    '    for (xb,) in loader:\n'
+    '  File "/opt/venv/lib/python3.11/site-packages/torch/utils/data/dataloader.py", line 725, in __next__\n'
+    '    data = self._next_data()\n'
+    '           ^^^^^^^^^^^^^^^^^\n'
+    '  File "/opt/venv/lib/python3.11/site-packages/torch/utils/data/dataloader.py", line 1505, in _next_data\n'
+    '    idx, data = self._get_data()\n'
+    '                ^^^^^^^^^^^^^^^^\n'
+    '  File "/opt/venv/lib/python3.11/site-packages/torch/utils/data/dataloader.py", line 1464, in _get_data\n'
+    '    success, data = self._try_get_data()\n'
+    '                    ^^^^^^^^^^^^^^^^^^^^\n'
+    '  File "/opt/venv/lib/python3.11/site-packages/torch/utils/data/dataloader.py", line 1304, in _try_get_data\n'
+    '    raise RuntimeError(\n'
+    'RuntimeError: DataLoader worker (pid(s) 29088) exited unexpectedly\n'
+)
+
+
+# exhausted.py:
+#   import torch
+#   batches = iter([torch.randn(4, 2) for _ in range(3)])
+#   for step in range(5):
+#       xb = next(batches)
+EXHAUSTED = (
+    'Traceback (most recent call last):\n'
+    '  File "/home/u/proj/exhausted.py", line 4, in <module>\n'
+    '    xb = next(batches)\n'
+    '         ^^^^^^^^^^^^^\n'
+    'StopIteration\n'
+)
+
+
+def test_a_decode_error_names_the_files_encoding(kb):
+    c = _root(kb, DECODE)["causes"][0]
+    assert "`rows = list(csv.reader(f))`" in c["text"] and "not utf-8 text" in c["text"]
+    assert 'encoding="latin-1"' in c["fix"][0]
+
+
+def test_a_spawned_child_that_reran_the_script_names_the_main_guard(kb):
+    # the child's traceback begins in multiprocessing/spawn.py _fixup_main_from_path, beyond the 12 innermost frames
+    f = _root(kb, SPAWNGUARD)
+    c = f["causes"][0]
+    assert "`for (xb,) in loader:`" in c["text"] and "ran again inside a child process" in c["text"]
+    assert 'if __name__ == "__main__"' in c["fix"][0]
+
+
+def test_next_on_an_exhausted_iterator_says_so_and_rank_advice_only_with_ranks(kb):
+    c = _root(kb, EXHAUSTED)["causes"][0]
+    assert "`xb = next(batches)`" in c["text"] and "iterator exhausted" in c["text"]
+    assert "DistributedSampler" not in c["fix"][0]  # one process: no rank ran out before another
+    tb = pytb.parse(EXHAUSTED)[0]
+    tb["rank"] = 1
+    text, fix = userline.specific(userline.user_frame(tb), tb, None)
+    assert "rank 1 ran out of batches" in text and "DistributedSampler" in fix and "Join" in fix

@@ -37,6 +37,7 @@ MAX_GAP = 40  # lines without a frame before the walk gives up (not a traceback)
 MAX_SOURCE = 20  # source and caret lines between the innermost frame and the exception line (3.13 prints
 # a multi-line expression whole; rich shows 3 lines around it in a panel)
 FRAMES_KEPT = 12  # innermost frames kept per traceback
+OUTER_KEPT = 32  # frames beyond those, kept as (file, line, fn) only
 MAX_TRIES = 256  # exception / 'prog: error:' lines read back per scan (a log of thousands costs no more)
 # programs whose 'prog: error: ...' lines are their own logging, never argparse's (Slurm's log.c)
 _NOT_ARGPARSE = frozenset(("srun", "sbatch", "salloc", "slurmd", "slurmstepd", "slurmctld", "scontrol", "sacct"))
@@ -178,7 +179,7 @@ def parse_back(lines, exc_text=None):
         return None
     frames, nframes, header, gap, group = [], 0, None, 0, margin
     fidx = []  # each kept frame's index in lines (for its source line: frame_source)
-    user = None
+    user, outer = None, []
     i = len(lines) - 2
     while i >= 0 and len(lines) - 1 - i <= MAX_BACK_LINES:
         body, marg = _body(lines[i])
@@ -194,8 +195,11 @@ def parse_back(lines, exc_text=None):
             if len(frames) < FRAMES_KEPT:
                 frames.append(f)
                 fidx.append(i)
-            elif user is None and not any(where(x[0])[0] == "user" for x in frames) and where(f[0])[0] == "user":
-                user = (f, i)  # the innermost frame of the user's code, beyond the kept ones (a deep library stack)
+            else:
+                if len(outer) < OUTER_KEPT:
+                    outer.append(f)  # (how the stack began: multiprocessing's spawn re-running the main file)
+                if user is None and not any(where(x[0])[0] == "user" for x in frames) and where(f[0])[0] == "user":
+                    user = (f, i)  # the innermost frame of the user's code, beyond the kept ones (a deep library stack)
             gap = 0
         elif not nframes and (body in (CAUSE, CONTEXT) or _EXC_NAMED.match(body)):
             return None  # the exception line is not the end of a traceback (another one ended before it)
@@ -223,7 +227,8 @@ def parse_back(lines, exc_text=None):
             "nframes": nframes, "header": header, "chain": chain, "group": group,
             "src": [frame_source(lines, k) for k in fidx],
             # (file, line, fn, (source, focus)) of the innermost user frame when the kept frames hold none
-            "user": user[0] + (frame_source(lines, user[1]),) if user else None}
+            "user": user[0] + (frame_source(lines, user[1]),) if user else None,
+            "outer": outer[::-1]}  # frames beyond the kept ones, outermost first (at most OUTER_KEPT)
 
 
 MAX_SRC = 300  # characters of a frame's source line kept

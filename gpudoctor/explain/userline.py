@@ -224,10 +224,50 @@ def _embeddings_overflow(uf, tbr, mean, tb):
     return text, fix
 
 
+# Objects/exceptions.c UnicodeDecodeError_str: "'%U' codec can't decode byte 0x%02x in position %zd: %U"
+_DECODE = re.compile(r"'([\w-]{1,30})' codec can't decode byte")
+
+
+def _stdlib_reads(uf, tbr, mean, tb):
+    """Readings from what the standard library's frames say: the main module run again in a spawned child
+    (Lib/multiprocessing/spawn.py _fixup_main_from_path runs the parent's __main__ file with runpy.run_path in
+    every child the 'spawn' / 'forkserver' start method makes, so module-level code that starts processes runs
+    again there), a file read with the wrong codec, an iterator that ran out at the line's next()."""
+    exc = tbr["exc"].rsplit(".", 1)[-1]
+    frames = list(tbr.get("outer") or []) + list(tbr.get("frames") or [])
+    if uf["fn"] == "<module>" and any(f[2] == "_fixup_main_from_path" and f[0].replace("\\", "/").endswith(
+            "multiprocessing/spawn.py") for f in frames):
+        return ("Your script's module level ran again inside a child process: the 'spawn' start method (DataLoader "
+                "workers, torch.multiprocessing, ProcessPoolExecutor) re-runs the main file in every child "
+                "(multiprocessing/spawn.py _fixup_main_from_path), and this line started processes there again.",
+                "put the script's top-level code under a main guard, if __name__ == \"__main__\": main() - every "
+                "line that builds the DataLoader, the model or starts processes (https://docs.python.org/3/library/"
+                "multiprocessing.html#the-spawn-and-forkserver-start-methods)")
+    dec = _DECODE.search(tbr["msg"] or "") if exc == "UnicodeDecodeError" else None
+    if dec:
+        return ("The file your line reads is not %s text (a byte %s cannot decode): it was written in another "
+                "encoding (latin-1 / cp1252 from a spreadsheet or Windows, utf-16)." % (dec.group(1), dec.group(1)),
+                "open it with the file's own encoding, open(path, encoding=\"latin-1\") (or \"cp1252\"; file -i "
+                "<path> guesses it), or convert the file to utf-8 once (iconv -f latin1 -t utf-8); errors=\"replace\" "
+                "only to skip bad bytes")
+    if exc == "StopIteration" and not uf["callees"] and re.search(r"\bnext\(", uf["src"]):
+        rank = tbr.get("rank")
+        return ("next() on your line found the iterator exhausted%s." % (
+                    ": rank %s ran out of batches before the others - ranks that step a different number of times "
+                    "cannot meet in the same collectives" % rank if rank is not None else ""),
+                "loop over the loader (for batch in loader) or catch StopIteration and start a new epoch's iterator"
+                "%s" % ("; give every rank the same number of steps: DistributedSampler(dataset) pads every rank to "
+                        "the same count (drop_last=False), or take min over ranks of len(loader) (all_reduce with "
+                        "MIN); for uneven inputs by design, torch.distributed.algorithms.Join" if rank is not None
+                        else ""))
+    return None
+
+
 def specific(uf, tbr, mean, tb=None):
     """(text, fix) of a rule that reads the line's expression with the exception, or None."""
     msg, src = tbr["msg"] or "", uf["src"]
-    emb = _embeddings_overflow(uf, tbr, mean, table() if tb is None else tb)
+    tb = table() if tb is None else tb
+    emb = _embeddings_overflow(uf, tbr, mean, tb) or _stdlib_reads(uf, tbr, mean, tb)
     if emb:
         return emb
     subs = _SUBSCRIPT.findall(uf["focus"] or src)
@@ -378,10 +418,12 @@ def read(f, tbr, tb=None):
     return "%s %s" % (line, text), "on your line %s (%s): %s" % (sh(uf["file"]), uf["line"], fix), own
 
 
-def _traceback_of(scan, f):
+def _tracebacks_of(scan, f):
+    """The tracebacks with a frame of the user's code: the one whose exception line the root matched first, then
+    the others in the log's order (a spawned child's traceback printed before the parent's)."""
     lines = {m["line"] for m in f.get("matches") or []}
     tbs = [t for t in getattr(scan, "tracebacks", []) if user_frame(t)]
-    return next((t for t in tbs if t["line"] in lines), None) or (tbs[0] if tbs else None)
+    return sorted(tbs, key=lambda t: t["line"] not in lines)
 
 
 def fill(scan, findings):
@@ -389,10 +431,13 @@ def fill(scan, findings):
     f = findings[0] if findings else None
     if f is None or f.get("role") != "root" or not f["id"].startswith(FAMILIES) or not f.get("causes"):
         return
-    tbr = _traceback_of(scan, f)
-    if tbr is None:
-        return
-    got = read(f, tbr)
+    got = None
+    for tbr in _tracebacks_of(scan, f):
+        one = read(f, tbr)
+        if one and (one[2] or got is None):
+            got = one
+        if got and got[2]:
+            break  # a reading of a line's expression, over the API alone of the root's own traceback
     if got is None:
         return
     text, fix, own = got
