@@ -79,6 +79,12 @@ PUBLIC = {
                            "endpoint pensive_meitner (97c005c64c2f6ab1dabb8106a3b57285ba610717b36fd3ec82f1c97ad7efa648): "
                            "Bind for 0.0.0.0:3000 failed: port is already allocated.\n", "container.oci_network",
                            "remove the old container"),
+    # https://github.com/containers/podman/issues/12492 (-v /mnt/mynfs:...:z on NFS; maintainer: don't add :z)
+    "podman_12492": ("Error: lsetxattr /mnt/mynfs/: operation not supported\n", "container.oci_mount", "drop :z/:Z"),
+    # https://github.com/webanck/docker-wine-steam/issues/15 (--device /dev/nvidia-uvm before the module made it)
+    "wine_steam_15": ('Error response from daemon: linux runtime spec devices: error gathering device information while '
+                      'adding custom device "/dev/nvidia-uvm": lstat /dev/nvidia-uvm: no such file or directory\n',
+                      "container.oci_device", "nvidia-modprobe -u"),
 }
 
 

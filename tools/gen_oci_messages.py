@@ -195,11 +195,16 @@ MSG_FIX = [
      "the registry {%1|of the image} could not be reached from this node (DNS, a proxy, an air-gapped node).",
      ["pull where the registry is reachable and copy the image in (podman save / podman load, or a shared "
       "image store); set HTTPS_PROXY for the engine when the cluster has a proxy"]),
+    # podman appends it to every runtime message that holds 'executable file not found in', 'no such file or
+    # directory' or 'open executable' (libpod/oci_util.go getOCIRuntimeError): not only a missing command
     (r"^OCI runtime attempted to invoke a command that was not found$",
-     "the container's command is not in its image (not on its PATH): python3, torchrun or the script's "
-     "interpreter is missing, or the command names a path that exists on the host only.",
-     ["podman run --rm --entrypoint ls <image> -l /usr/bin /usr/local/bin   (what the image has); install it "
-      "in the image or call it by its full path in the image"]),
+     "the OCI runtime could not find a file it needed: podman says this of every runtime message with 'no such "
+     "file or directory' or 'executable file not found' (libpod/oci_util.go), so the runtime's words before it "
+     "name which: the container's command (python3, torchrun, the script's interpreter) missing from the image, "
+     "or a file the runtime itself needed: a device (/dev/nvidia-uvm: its module not loaded), a hook, a mount source.",
+     ["read the path before 'OCI runtime attempted ...': a command: podman run --rm --entrypoint ls <image> -l "
+      "/usr/bin /usr/local/bin (install it in the image or call it by its full path there); a /dev path: the device "
+      "or driver module on the host (ls -l /dev/nvidia*; sudo nvidia-modprobe -u -c=0 for /dev/nvidia-uvm)"]),
     (r"^OCI permission denied$",
      "the OCI runtime was refused a privileged step (a resource limit, a device, a mount) by the host: "
      "the message before it names which.",
