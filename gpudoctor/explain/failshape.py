@@ -45,8 +45,9 @@ _SIG_NUM = {"1": "SIGHUP", "2": "SIGINT", "3": "SIGQUIT", "9": "SIGKILL", "15": 
 PATTERNS = {
     # bash (execute_cmd.c: internal_error (_("%s: command not found"), ...)), zsh (exec.c: zerr("command not
     # found: %s")), tcsh ('%s: Command not found.'), Ubuntu's command-not-found (CommandNotFound.py: "Command
-    # '%(command)s' not found")
-    "_struct_fs_notfound": [r"(?:^|[\s:])(?P<cmd>[\w.+-]{1,60}): command not found\b",
+    # '%(command)s' not found"). (bash's form is not followed by ': ': zsh's 'zsh: command not found: torchrun' and
+    # 'zsh:1: command not found: x' name the command after it, not 'zsh' / '1' before it)
+    "_struct_fs_notfound": [r"(?:^|[\s:])(?P<cmd>[\w.+-]{1,60}): command not found\b(?!:)",
                             r"\bcommand not found: (?P<cmd>[\w.+-]{1,60})",
                             r"^\s{0,8}command '?(?P<cmd>[\w.+-]{1,60})'? not found\b"],
     "_struct_fs_signal": [p % (pre, s) for s in _SIG_TEXT for pre, p in (
