@@ -242,3 +242,12 @@ def test_fresh_forms_of_telling():
     r, root = _root(text)
     assert root["id"] == "nccl.p2p_not_used" and root["causes"][0]["text"].startswith("NCCL_P2P_DISABLE=1")
     assert "NCCL_SHM_DISABLE" in _all(root)  # the medium one follows the sure one
+
+
+def test_oom_root_takes_a_trade_off_after_its_own_first_cause():
+    text = ("TrainingArguments(\ngradient_checkpointing=False,\nper_device_train_batch_size=16,\n)\n"
+            "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
+            "79.18 GiB of which 1.01 GiB is free.\n")
+    r, root = _root(text)
+    assert root["id"] == "cuda.oom"
+    assert root["causes"][1]["text"].startswith("gradient_checkpointing=False")  # low: after the batch that does not fit

@@ -528,7 +528,9 @@ def judge(result, scan, kb):
             fam = e.get("family") if e else None
             if root["id"] == r["entry"] or (fam and root.get("family") == fam and r["sure"] == "high") or \
                     (said and r["entry"] == "cuda.oom" and r["sure"] == "high"):
-                root["causes"].insert(0, _cause(r, hits))
+                # a cap the docs say always costs leads; a trade-off (checkpointing off, ZeRO stage 1) follows the
+                # entry's own first cause
+                root["causes"].insert(0 if r["sure"] == "high" else min(1, len(root["causes"])), _cause(r, hits))
                 return None
         r, hits, told = got[0]
         result["context"].append({"id": "settings", "severity": "warning",
