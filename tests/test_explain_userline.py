@@ -424,6 +424,8 @@ def test_a_size_refusal_inside_a_models_embeddings_names_truncation(kb):
     assert "inside the model's embeddings (models/bert/modeling_bert.py)" in c["text"]
     assert "40 positions asked of a table of 32" in c["text"]
     assert "truncation=True, max_length=model.config.max_position_embeddings" in c["fix"][0]
+    # pyanswer's library fix names the user's call too (pytb.last_user_frame reads tb['user'])
+    assert any("called from your /home/u/proj/bert_long2.py, line 7" in x for c in f["causes"] for x in c["fix"])
 
 
 def test_the_embeddings_reading_is_a_note_where_a_known_message_has_its_evidence(kb):

@@ -302,7 +302,8 @@ def last_user_frame(tb):
     for file, line, fn in reversed((tb or {}).get("frames") or []):
         if where(file)[0] == "user":
             return file, line, fn
-    return None
+    deep = (tb or {}).get("user")  # beyond the innermost frames kept (parse_back: a deep library stack)
+    return tuple(deep[:3]) if deep else None
 
 
 def _lines_before(scan, win, count, limit):
