@@ -13,7 +13,8 @@ Usage:
         (creates a venv at DIR, pip installs PINS there - torch from its CPU index
         https://download.pytorch.org/whl/cpu - and reads them)
     python tools/gen_train_api.py --python PY [--record ...] [-o OUT]
-        (an interpreter that already has the four packages installed)
+        (an interpreter that already has the four packages installed: the committed table was made so, from a
+        venv holding exactly PINS, since download.pytorch.org does not resolve on the machine that made it)
     python tools/gen_train_api.py --slice tools/data/train_api_slice.json -o OUT   (the test)
 
 Source: the packages as pip installs them (PINS; the versions read are recorded in the header). What is
@@ -189,10 +190,11 @@ def from_python(py):
     return json.loads(res.stdout)
 
 
-def make_venv(path):
+def make_venv(path, torch_index=TORCH_INDEX):
     subprocess.run([sys.executable, "-m", "venv", path], check=True)
     py = os.path.join(path, "bin", "python")
-    subprocess.run([py, "-m", "pip", "install", "-q", "--index-url", TORCH_INDEX, PINS[0]], check=True)
+    subprocess.run([py, "-m", "pip", "install", "-q"] + (["--index-url", torch_index] if torch_index else []) +
+                   [PINS[0] if torch_index else PINS[0].split("+")[0]], check=True)
     subprocess.run([py, "-m", "pip", "install", "-q"] + list(PINS[1:]), check=True)
     return py
 
@@ -209,13 +211,14 @@ def main(argv):
     g.add_argument("--python")
     g.add_argument("--slice")
     ap.add_argument("--record")
+    ap.add_argument("--torch-index", default=TORCH_INDEX, help="where --venv gets torch ('' for the default index)")
     ap.add_argument("-o", "--out", default=OUT)
     a = ap.parse_args(argv)
     if a.slice:
         with open(a.slice) as f:
             raw = json.load(f)
     else:
-        raw = from_python(make_venv(a.venv) if a.venv else a.python)
+        raw = from_python(make_venv(a.venv, a.torch_index) if a.venv else a.python)
         raw["date"] = __import__("datetime").date.today().isoformat()
         if a.record:
             with open(a.record, "w") as f:
