@@ -1,7 +1,7 @@
 """Kubernetes as a training job meets it (issue 18, k8s-src): the scheduler's '0/N nodes are available' and its
 reasons, the kubelet's evictions, image pulls, mounts and restarts, the NVIDIA device plugin's log, and the
-Warning rows of `kubectl describe pod` / `kubectl get events`. Read from kubernetes v1.31.0-alpha.2 (as
-kubernetes/autoscaler vendored it), NVIDIA/k8s-device-plugin v0.20.0 and kubeflow/training-operator v1.9.0 by
+Warning rows of `kubectl describe pod` / `kubectl get events`, the GPU operator's validator. Read from kubernetes v1.31.0-alpha.2 (as
+kubernetes/autoscaler vendored it), NVIDIA/k8s-device-plugin v0.20.0, kubeflow/training-operator v1.9.0 and NVIDIA/gpu-operator v26.7.0 by
 tools/gen_k8s_messages.py (its slice tools/data/k8s_messages_slice.txt keeps the statements used here with their
 line numbers). The texts are real outputs quoted in the public threads cited beside each.
 """
@@ -54,6 +54,10 @@ REAL = {
                    "  Warning  FailedMount  31m (x58 over 10h)    kubelet  Unable to attach or mount volumes: unmounted "
                    "volumes=[job-logs], unattached volumes=[job-logs job-scandata-exports jobservice-config]: timed out "
                    "waiting for the condition\n", "k8s.mount"),
+    # https://github.com/NVIDIA/gpu-operator/issues/1687 (the driver-validation init container's log, logrus)
+    "gpuop1687": ("INFO[0000] Attempting to validate a pre-installed driver on the host\n"
+                  "INFO[0000] Attempting to validate a driver container installation\n"
+                  "WARN[0000] failed to validate the driver, retrying after 5 seconds\n", "k8s.gpu_operator"),
     # https://github.com/kubeflow/katib/issues/1112 (kubectl get pods of a PyTorchJob)
     "katib1112": ("NAME                                         READY   STATUS             RESTARTS   AGE\n"
                   "pytorchjob-example-82cjcqdz-master-0         0/2     CrashLoopBackOff   8          2m32s\n"
@@ -98,6 +102,7 @@ def test_generator_regenerates_the_committed_sites_from_the_slice(tmp_path):
     full = knowgen.committed("k8s_messages")
     assert got["header"]["version"] == full["header"]["version"]
     assert "v1.31.0-alpha.2" in full["header"]["version"] and "v1.9.0" in full["header"]["version"]
+    assert "NVIDIA/gpu-operator v26.7.0" in full["header"]["version"]
     by_text = {(s["text"], s["level"]): s for s in full["sites"]}
     assert len(got["sites"]) >= 30
     for s in got["sites"]:
@@ -110,6 +115,7 @@ def test_generator_regenerates_the_committed_sites_from_the_slice(tmp_path):
     assert sites["Failed to initialize NVML: %s."]["family"] is None
     # a Warning event's reason is a site; a Normal event's reason (Pulled, Killing) is only listed
     assert sites["Warning FailedMount"]["family"] == "k8s.mount"
+    assert sites["error validating toolkit installation: %s"]["family"] == "k8s.gpu_operator"
     assert not any(s["text"] in ("Warning Pulled", "Warning Killing") for s in full["sites"])
     reasons = {r["reason"]: r["family"] for r in full["reasons"]}
     assert reasons["CrashLoopBackOff"] == "k8s.crashloop" and reasons["Pulled"] is None
@@ -126,6 +132,12 @@ def test_real_texts_get_their_entry(cli, tmp_path):
     assert "nvidia-ctk runtime configure" in root_of(doc)["causes"][0]["fix"][0]
     rc, doc = explain_paste(cli, tmp_path, REAL["k91600"][0], "--file", rcs=(0, 1))
     assert "ephemeral-storage" in root_of(doc)["causes"][0]["text"]
+    rc, doc = explain_paste(cli, tmp_path, REAL["gpuop1687"][0], "--file", rcs=(0, 1))
+    assert "driver.enabled=false" in root_of(doc)["causes"][0]["fix"][0]
+    # the eviction's resource picks the cause (helpers.go signalToResource: pid.available -> pids)
+    rc, doc = explain_paste(cli, tmp_path, REAL["k91600"][0].replace("ephemeral-storage", "pids"), "--file",
+                            rcs=(0, 1))
+    assert "process IDs" in root_of(doc)["causes"][0]["text"]
 
 
 def test_normal_events_are_not_failures(cli, tmp_path):

@@ -13,7 +13,10 @@ Go sources, never executed:
   (pkg/volume/util/operationexecutor/);
 - NVIDIA/k8s-device-plugin: its klog.Error*/Warning*/Info and fmt.Errorf / errors.New texts (cmd/, internal/);
 - kubeflow/training-operator (v1, PyTorchJob): the environment variables it sets in each pod
-  (pkg/controller.v1/pytorch/envvar.go, master.go, elastic.go), kept as the table "env" (not matchers).
+  (pkg/controller.v1/pytorch/envvar.go, master.go, elastic.go), kept as the table "env" (not matchers);
+- NVIDIA/gpu-operator: its validator's messages (cmd/nvidia-validator/: the init containers of
+  nvidia-operator-validator that check the driver, the container toolkit, CUDA and the device plugin on each node;
+  logrus log.* and fmt.Errorf).
 
 Each string in a message context (fmt.Sprintf / fmt.Errorf / errors.New / klog.* / recorder.Eventf /
 framework.NewStatus / Status.AppendReason arguments, a const or var `Name = "..."`, a struct field `Reason: "..."`) is a site; Go's
@@ -24,7 +27,8 @@ container state reason such as 'ErrImagePull') are too vague to match alone: the
 
 Usage:
     python tools/gen_k8s_messages.py --k8s GITDIR [--k8s-rev REV] [--k8s-prefix PATH/] \\
-        --device-plugin GITDIR [--device-plugin-rev REV] --operator GITDIR [--operator-rev v1.9.0] [-o OUT]
+        --device-plugin GITDIR [--device-plugin-rev REV] --operator GITDIR [--operator-rev v1.9.0] \\
+        --gpu-operator GITDIR [--gpu-operator-rev REV] [-o OUT]
     python tools/gen_k8s_messages.py --slice tools/data/k8s_messages_slice.txt -o OUT   (the test)
 
 --k8s-prefix reads kubernetes' pkg/ where a repository keeps it: kubernetes/autoscaler vendored
@@ -32,7 +36,8 @@ k8s.io/kubernetes v1.31.0-alpha.2 at commit 2244a049128c (cluster-autoscaler/ven
 how the committed file was made (the kubernetes repository itself is the same files at v1.31.0-alpha.2).
 
 Sources: https://github.com/kubernetes/kubernetes (Apache-2.0), https://github.com/NVIDIA/k8s-device-plugin
-(Apache-2.0), https://github.com/kubeflow/training-operator (Apache-2.0), each read with `git show REV:path`.
+(Apache-2.0), https://github.com/kubeflow/training-operator (Apache-2.0), https://github.com/NVIDIA/gpu-operator
+(Apache-2.0), each read with `git show REV:path`.
 Docs: https://kubernetes.io/docs/tasks/debug/debug-application/debug-pods/,
 https://kubernetes.io/docs/concepts/scheduling-eviction/node-pressure-eviction/,
 https://www.kubeflow.org/docs/components/trainer/legacy-v1/user-guides/pytorch/.
@@ -53,17 +58,21 @@ K8S_FILES = re.compile(r"^pkg/(?:scheduler/schedule_one\.go|scheduler/framework/
                        r"volume/util/operationexecutor/operation_generator\.go)$")
 PLUGIN_FILES = re.compile(r"^(?:cmd/nvidia-device-plugin|internal/(?:plugin|rm))/[a-z_-]+\.go$")
 OPERATOR_FILES = re.compile(r"^pkg/controller\.v1/pytorch/(?:envvar|master|elastic)\.go$")
+GPU_OPERATOR_FILES = re.compile(r"^cmd/nvidia-validator/(?:main|driver)\.go$")
 # where a site's path says which source it is from
 SOURCES = {"k8s": "kubernetes/kubernetes", "device-plugin": "NVIDIA/k8s-device-plugin",
-           "operator": "kubeflow/training-operator"}
+           "operator": "kubeflow/training-operator", "gpu-operator": "NVIDIA/gpu-operator"}
 
 _CALL = re.compile(r"\b(?P<fn>fmt\.Sprintf|fmt\.Errorf|errors\.New|klog\.(?:Errorf|Error|Warningf|Warning|Infof|Info|"
-                   r"Fatalf|Fatal)|Eventf|NewStatus|AppendReason)\(")
+                   r"Fatalf|Fatal)|log\.(?:Errorf|Error|Warningf|Warnf|Warning|Warn|Infof|Info)|Eventf|NewStatus|"
+                   r"AppendReason)\(")
 _CONST = re.compile(r'^[ \t]*(?P<name>[A-Za-z_]\w{0,80})(?:[ \t]+[A-Za-z_][\w.]{0,80})?[ \t]*=[ \t]*(?=")', re.M)
 _REASON = re.compile(r'\bReason:[ \t]*(?=")')
 _GO_VERB = re.compile(r"%[-+# 0]*\d*(?:\.\d+)?[vwqTt]")
 _LEVEL = {"klog.Errorf": "error", "klog.Error": "error", "klog.Fatalf": "error", "klog.Fatal": "error",
           "klog.Warningf": "warning", "klog.Warning": "warning", "klog.Infof": "info", "klog.Info": "info",
+          "log.Errorf": "error", "log.Error": "error", "log.Warningf": "warning", "log.Warnf": "warning",
+          "log.Warning": "warning", "log.Warn": "warning", "log.Infof": "info", "log.Info": "info",
           "Eventf": "event", "NewStatus": "status", "AppendReason": "status"}
 _ENV = re.compile(r'(?:\b(?:Env|PET)\w{0,40}[ \t]*=[ \t]*|\bName:[ \t]*)"(?P<env>[A-Z][A-Z0-9_]{2,40})"')
 _WORD = re.compile(r"^[A-Z][A-Za-z]{2,40}$")  # an event or container state reason: one CamelCase word
@@ -100,6 +109,14 @@ RULES = [
                                                 "text": r"^FailedScheduling$"}),
     ("mount-reason", "k8s.mount", {"where": r"^kubernetes/kubernetes:pkg/kubelet/events/",
                                    "text": r"^(?:FailedMount|FailedAttachVolume|FailedMapVolume)$"}),
+    ("gpu-operator", "k8s.gpu_operator", {"where": r"^NVIDIA/gpu-operator:",
+                                          "text": r"^error validating (?:driver|toolkit|plugin) installation|"
+                                                  r"^error validating cuda workload|^driver is not ready|"
+                                                  r"^failed to validate the driver|"
+                                                  r"^GPU resources are not discovered by the node|"
+                                                  r"^unable to find any allocatable GPU resource|"
+                                                  r"^failed to find an executable 'nvidia-smi'|"
+                                                  r"^failed to locate (?:driver libraries|nvidia-smi)"}),
     ("device-plugin", "k8s.device_plugin", {"where": r"^NVIDIA/k8s-device-plugin:",
                                             "text": r"did you set the docker default runtime|did you configure the "
                                                     r"NVIDIA Container Toolkit|^Incompatible strategy detected|"
@@ -201,10 +218,12 @@ def build(files, version):
                 site.update({"re": rx, "family": family, "rule": rule or "no rule"})
                 knowgen.give_fix(site, MSG_FIX, fmt)
             sites.append(site)
-    doc = {"header": knowgen.header("kubernetes/kubernetes, NVIDIA/k8s-device-plugin, kubeflow/training-operator",
+    doc = {"header": knowgen.header("kubernetes/kubernetes, NVIDIA/k8s-device-plugin, kubeflow/training-operator, "
+                                    "NVIDIA/gpu-operator",
                                     version, GENERATOR,
                                     "scheduler reasons, kubelet events and eviction messages, container state "
-                                    "reasons (reasons), the NVIDIA device plugin's log lines, and the environment "
+                                    "reasons (reasons), the NVIDIA device plugin's log lines, the GPU operator's "
+                                    "validator's messages, and the environment "
                                     "variables training-operator sets in a PyTorchJob's pods (env); families from "
                                     "the RULES table of the generator"),
            "sites": sites, "reasons": reasons, "env": env}
@@ -213,7 +232,8 @@ def build(files, version):
 
 def from_repos(a):
     files, versions = [], []
-    for source, keep in (("k8s", K8S_FILES), ("device-plugin", PLUGIN_FILES), ("operator", OPERATOR_FILES)):
+    for source, keep in (("k8s", K8S_FILES), ("device-plugin", PLUGIN_FILES), ("operator", OPERATOR_FILES),
+                         ("gpu-operator", GPU_OPERATOR_FILES)):
         git = knowgen.git_reader(getattr(a, source.replace("-", "_")))
         rev = getattr(a, source.replace("-", "_") + "_rev")
         prefix = a.k8s_prefix if source == "k8s" else ""
@@ -232,11 +252,12 @@ def from_repos(a):
 
 
 def main(argv):
-    src = ("k8s", "device-plugin", "operator")
+    src = ("k8s", "device-plugin", "operator", "gpu-operator")
     a = knowgen.arguments(__doc__, argv, source=src, source_opts={s: {} for s in src},
                           extra=(("--k8s-rev", {"default": "HEAD"}), ("--k8s-prefix", {"default": ""}),
                                  ("--device-plugin-rev", {"default": "HEAD"}),
-                                 ("--operator-rev", {"default": "v1.9.0"})))
+                                 ("--operator-rev", {"default": "v1.9.0"}),
+                                 ("--gpu-operator-rev", {"default": "HEAD"})))
     files, version = from_repos(a) if a.k8s else knowgen.read_slice(a.slice)
     doc = build(files, version)
     if a.k8s:
