@@ -148,3 +148,31 @@ def test_healthy_host_lines_get_no_root(cli, tmp_path):
             "step 1 loss 0.0312\ntraining finished\n")
     rc, doc = explain_paste(cli, tmp_path, text, "--file", rcs=(0, 1))
     assert root_of(doc) is None and doc["verdict"] == "no_error", ids(doc)
+
+
+def test_fabric_manager_without_nvswitch(cli, tmp_path):
+    # https://github.com/NVIDIA/gpu-operator/issues/610 (two A40s with an NVLink bridge, the fabric manager installed)
+    text = ("11月 15 14:15:47 leon-NF5468M6 systemd[1]: Starting NVIDIA fabric manager service...\n"
+            "11月 15 14:15:47 leon-NF5468M6 nv-fabricmanager[4177]: request to query NVSwitch device information from "
+            "NVSwitch driver failed with error:WARNING Nothing to do [NV_WARN_NOTHING_TO_DO]\n"
+            "11月 15 14:15:47 leon-NF5468M6 systemd[1]: nvidia-fabricmanager.service: Control process exited, "
+            "code=exited, status=1/FAILURE\n")
+    rc, doc = explain_paste(cli, tmp_path, text, "--file", rcs=(0, 1))
+    root = root_of(doc)
+    assert root and root["id"] == "fabric.manager_start", ids(doc)
+    assert "systemctl disable --now nvidia-fabricmanager" in " ".join(root["causes"][0].get("fix") or [])
+
+
+def test_blas_parameter_error_names_the_ways_to_tell_apart(cli, tmp_path):
+    # https://github.com/pytorch/pytorch/issues/5100 (an older system MKL on LD_LIBRARY_PATH); the line alone names
+    # no cause: the family, with the MKL-mix cause among those listed
+    rc, doc = explain_paste(cli, tmp_path, "Intel MKL ERROR: Parameter 10 was incorrect on entry to DSYRK \n", "--file",
+                            rcs=(0, 1))
+    root = root_of(doc)
+    assert root and root["id"] == "code.blas_parameter", ids(doc)
+    words = " ".join(c.get("text", "") + " ".join(c.get("fix") or []) for c in root.get("causes") or [])
+    assert "LD_LIBRARY_PATH" in words and "isfinite" in words
+    # oneMKL's newer wording (huggingface/candle#3018)
+    rc, doc = explain_paste(cli, tmp_path, "Intel oneMKL ERROR: Parameter 10 was incorrect on entry to SGEMM .\n",
+                            "--file", rcs=(0, 1))
+    assert root_of(doc) and root_of(doc)["id"] == "code.blas_parameter", ids(doc)
