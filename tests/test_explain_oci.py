@@ -205,3 +205,15 @@ def test_the_matchers_stay_linear_on_lines_full_of_runtime_prefixes(kb):
         for p in pats:
             p.regex.search(line)
     assert time.process_time() - t < 4
+
+
+def test_nvidia_container_cli_permission_error_is_the_capabilities(cli, tmp_path):
+    # https://github.com/NVIDIA/enroot/issues/88 (SELinux enforcing): nvidia-container-cli's own line, not the hook's
+    # echo after it, is the root, with the capabilities cause
+    text = ("[opc@inst-2a21p-distinct-cougar pytorch]$ enroot start cuda\nnvidia-container-cli: permission error: "
+            "capability change failed: operation not permitted\n[ERROR] /etc/enroot/hooks.d/98-nvidia.sh exited with "
+            "return code 1\n")
+    rc, doc = explain_paste(cli, tmp_path, text, "--file", rcs=(0, 1))
+    root = root_of(doc)
+    assert root["id"] == "container.oci_gpu" and "capabilities" in root["causes"][0]["text"], ids(doc)
+    assert "setenforce 0" in root["causes"][0]["fix"][0] and "enroot.nvidia_hook" in ids(doc)
