@@ -176,3 +176,17 @@ def test_blas_parameter_error_names_the_ways_to_tell_apart(cli, tmp_path):
     rc, doc = explain_paste(cli, tmp_path, "Intel oneMKL ERROR: Parameter 10 was incorrect on entry to SGEMM .\n",
                             "--file", rcs=(0, 1))
     assert root_of(doc) and root_of(doc)["id"] == "code.blas_parameter", ids(doc)
+
+
+def test_module_with_no_device(cli, tmp_path):
+    # https://github.com/Witko/nvidia-xrun/issues/151: modprobe's ENODEV alone names the probe, with the kernel's
+    # NVRM lines the GPU that fell off the bus is the root
+    line = "modprobe: ERROR: could not insert 'nvidia': No such device\n"
+    rc, doc = explain_paste(cli, tmp_path, line, "--file", rcs=(0, 1))
+    root = root_of(doc)
+    assert root and root["id"] == "gpu.driver_module" and "No such device" in root["causes"][0]["text"], ids(doc)
+    text = line + ("[  103.648845] NVRM: The NVIDIA GPU 0000:01:00.0\n               NVRM: (PCI ID: 10de:1c8c) installed "
+                   "in this system has\n               NVRM: fallen off the bus and is not responding to commands.\n"
+                   "[  103.652060] NVRM: The NVIDIA probe routine failed for 1 device(s).\n")
+    rc, doc = explain_paste(cli, tmp_path, text, "--file", rcs=(0, 1))
+    assert root_of(doc)["id"] == "gpu.xid.fallen_off_bus", ids(doc)
