@@ -79,6 +79,17 @@ INIT_PYTORCH = ("Events:\n  Type     Reason          Age                    From
                 "container init-pytorch in pod random-exp-jw6qxmrm-worker-0_sampler(8d6860a7-204d-45c8-bb57-8d84a6cf8e66)\n"
                 "  Normal   Created         2m34s (x3 over 9m31s)  kubelet            Created container init-pytorch\n")
 
+# https://github.com/kubernetes/kubernetes/issues/110158 (a comment: the pod 'does spin up successfully post few sec')
+MOUNT_THEN_PULLING = (
+    "  Warning  FailedMount  34s    kubelet            Unable to attach or mount volumes: unmounted volumes=[dags], "
+    "unattached volumes=[config dags kube-api-access-t8b2v logs]: timed out waiting for the condition\n"
+    "  Normal   Pulling      20s    kubelet            Pulling image \"xxxxx/1f64fdf8-afd3-4e48-892b-82c6ab17398e:v1\"\n")
+# https://github.com/falcosecurity/test-infra/issues/333 (the events as a table pasted from a dashboard)
+PIPES = ("Type | Reason | Age | Source | Message\n-- | -- | -- | -- | --\n"
+         "Warning | FailedScheduling | 21h13m | default-scheduler | 0/4 nodes are available: 4 Insufficient cpu.\n"
+         "Normal | TriggeredScaleUp | 21h14m | cluster-autoscaler | pod triggered scale-up: "
+         "[{eks-acbbb95d-8f23-5104-2f0b-00defe6f32a8 3->6 (max: 10)}]\n")
+
 # https://dille.name/slides/2021-11-18/120_kubernetes/controller/events/ (kubectl get events --watch of a healthy
 # Deployment: every row Normal)
 HEALTHY_EVENTS = (
@@ -184,4 +195,21 @@ def test_a_job_pod_name_that_does_not_resolve_is_the_headless_service(cli, tmp_p
     assert root_id(doc) == "rendezvous.hostname" and "Kubernetes" not in root_of(doc)["causes"][0]["text"]
     rc, doc = explain_paste(cli, tmp_path, INIT_PYTORCH, "--file", rcs=(0, 1))
     assert root_id(doc) == "k8s.crashloop" and "init-pytorch" in root_of(doc)["causes"][0]["text"]
+
+
+
+
+def test_a_warning_a_later_normal_event_undid_is_a_note(cli, tmp_path):
+    # the kubelet pulls a pod's images only once its volumes are mounted: the mount was retried and succeeded
+    rc, doc = explain_paste(cli, tmp_path, MOUNT_THEN_PULLING, "--file", rcs=(0,))
+    assert doc["findings"] == [] and doc["verdict"] == "no_error", ids(doc)
+    assert any(n["id"] == "k8s.mount" and "later event resolved it (line 2" in n["note"] for n in doc["context"])
+    # without the later event it is the root
+    rc, doc = explain_paste(cli, tmp_path, MOUNT_THEN_PULLING.split("\n")[0] + "\n", "--file", rcs=(0, 1))
+    assert root_id(doc) == "k8s.mount"
+    # a pasted table's '|' columns: a Warning row is still a failure line, a Normal one (TriggeredScaleUp) is not
+    # a resolution of it
+    rc, doc = explain_paste(cli, tmp_path, PIPES, "--file", rcs=(0, 1))
+    assert root_id(doc) == "k8s.unschedulable" and "Warning | FailedScheduling" in root_of(doc)["matches"][0]["text"]
+    assert "CPU" in root_of(doc)["causes"][0]["text"]
 

@@ -180,8 +180,10 @@ def _reason_sites(reason, where, family, ids):
     (`kubectl describe pod`'s Events table, columns Type Reason Age From Message: kubectl's
     pkg/describe/describe.go DescribeEvents; `kubectl get events`: LAST SEEN TYPE REASON OBJECT MESSAGE, kubectl's
     printers.go printEvent), Type and Reason side by side; and describe's container state or pod status field
-    'Reason:  <word>'. A Normal event's row never matches: only the Warning type is read as a failure."""
-    for form, rx in (("Warning %s", r"\bWarning\s{1,40}%s\b"), ("Reason: %s", r"\bReason:\s{1,40}%s\b")):
+    'Reason:  <word>'. A Normal event's row never matches: only the Warning type is read as a failure. (A table
+    pasted from a dashboard puts '|' between the columns.)"""
+    for form, rx in (("Warning %s", r"\bWarning(?:\s{1,40}|\s{0,40}\|\s{0,40})%s\b"),
+                     ("Reason: %s", r"\bReason:\s{1,40}%s\b")):
         text = form % reason
         yield {"id": knowgen.unique_id("k8s.reason." + knowgen.slug(text), ids), "where": where, "text": text,
                "level": "reason", "re": rx % re.escape(reason), "family": family, "rule": "reason"}

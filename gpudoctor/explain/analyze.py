@@ -240,6 +240,11 @@ def analyze(scan, kb, assume_error=False):
     done = _completed(scan, findings)
     if done is None and (findings or errors):
         done = _outcome.went_on(scan, findings)
+    from gpudoctor.explain import k8s as _k8s
+
+    findings, undone, k8s_done = _k8s.resolved(scan, findings)  # a Warning event a later Normal event undid (k8s.py)
+    notes.extend(undone)
+    done = done if done is not None or findings else k8s_done
     if done is not None:
         # every error of the text came before the run said it completed: it went on after them
         notes.extend(_went_on_before(f, done) for f in findings)

@@ -895,6 +895,9 @@ STRUCTURAL = {
 from gpudoctor.explain.failshape import PATTERNS as _FAILSHAPE  # noqa: E402
 
 STRUCTURAL.update(_FAILSHAPE)
+from gpudoctor.explain.k8s import PATTERNS as _K8S  # noqa: E402  (Kubernetes' Normal events: k8s.resolved)
+
+STRUCTURAL.update(_K8S)
 
 
 def structural_patterns():
