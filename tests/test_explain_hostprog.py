@@ -34,6 +34,8 @@ REAL = {
     "installer": ("ERROR: Unable to load the kernel module 'nvidia.ko'.  This happens most\n       frequently when this "
                   "kernel module was built against the wrong or\n       improperly configured kernel sources, with a "
                   "version of gcc that\n"),
+    # https://github.com/mlc-ai/mlc-llm/issues/95 (the wording of nvidia-installer before 550: --older-installer)
+    "loaded": "ERROR: An NVIDIA kernel module 'nvidia-uvm' appears to already be loaded in your kernel. \n",
     # https://github.com/kuprel/min-dalle/issues/12
     "omp15": "OMP: Error #15: Initializing libiomp5.dylib, but found libomp.dylib already initialized.\n",
     # https://github.com/InternLM/xtuner/issues/350
@@ -90,6 +92,7 @@ def test_real_texts(cli, tmp_path):
             "dkms": ("gpu.driver_module", "make.log"),
             "modprobe": ("gpu.driver_module", "dkms autoinstall"),
             "installer": ("gpu.driver_module", "nvidia-installer.log"),
+            "loaded": ("gpu.driver_module", "rmmod"),
             "omp15": ("code.openmp_duplicate", "one OpenMP runtime"),
             "mkl": ("code.mkl_threading_layer", "MKL_THREADING_LAYER=GNU"),
             "dcgm": ("dcgm.hostengine", "nv-hostengine -b <")}

@@ -3,7 +3,8 @@
 when the NVIDIA kernel module cannot be built or loaded, and when the CPU threading runtimes refuse, each turned into
 a bounded matcher and assigned to a knowledge family (hostprog.toml) by the RULES table below:
 
-- nvidia-installer (NVIDIA/nvidia-installer): every ui_error()/ui_warn() format of its C sources, printed as
+- nvidia-installer (NVIDIA/nvidia-installer): every ui_error()/ui_warn() format of its C sources (and, with
+  --older-installer TAG, the wordings only older releases print, each with `until`: the newest tag read that does), printed as
   'ERROR: <text>' / 'WARNING: <text>' and wrapped at 80 columns (the matcher keeps the text's first sentence, at
   most FIRST characters, so a wrapped message is still found: explain's scan reads wrapped lines);
 - DKMS (dell/dkms): the messages dkms.in passes to die / diewarn / report_build_problem / error / warn, printed after
@@ -22,7 +23,7 @@ a bounded matcher and assigned to a knowledge family (hostprog.toml) by the RULE
 
 Usage:
     python tools/gen_host_messages.py --installer <git> --dkms <git> --kmod <git> --openblas <git> \\
-        --recorded tools/data/host_recorded.txt [-o OUT]
+        --recorded tools/data/host_recorded.txt [--older-installer TAG ...] [-o OUT]
     python tools/gen_host_messages.py --slice tools/data/host_messages_slice.txt -o OUT   (the test)
 
 In a slice (and in the recorded file) each file's path is prefixed with its source: installer:, dkms:, kmod:,
@@ -56,12 +57,12 @@ RULES = [
                                    r"no symbol version|Module %s not found|Protected symbol|module_layout"}),
     ("dkms", "gpu.driver_module", {"where": r"^dkms:", "level": r"^(?:die|report_build_problem|error)$",
                                    "text": r"kernel|headers|[Bb]uild|install|sign|depmod"}),
-    ("installer", "gpu.driver_module", {"where": r"^installer:", "level": r"^ui_error$",
+    ("installer", "gpu.driver_module", {"where": r"^installer[@:]", "level": r"^ui_error$",
                                         "text": r"kernel (?:source|header|module|output|interface)|[Nn]ouveau|"
                                         r"sign|Secure Boot|precompiled|build the|load the|failed to load|"
-                                        r"DKMS|dkms|module .{0,20}(?:loaded|was not created)"}),
+                                        r"DKMS|dkms|module .{0,20}(?:loaded|was not created)|appears to (?:already be|be already) loaded"}),
     # a warning of the installer's is an answer only where it names what keeps the module out
-    ("installer-warn", "gpu.driver_module", {"where": r"^installer:", "level": r"^ui_warn$",
+    ("installer-warn", "gpu.driver_module", {"where": r"^installer[@:]", "level": r"^ui_warn$",
                                              "text": r"[Nn]ouveau kernel driver is currently in use|"
                                              r"appears to be already loaded|incompatible with the GPU"}),
     # the OpenMP runtime: one process with two OpenMP runtimes, and the runtime's fatal errors
@@ -267,6 +268,9 @@ def build(files, version):
         seen.add((source, fmt))
         site = {"id": "host.%s.%s" % (source, knowgen.slug(where)), "where": where, "level": level, "text": fmt}
         site.update(extra or {})
+        if "@" in where.split(":", 1)[0]:
+            # only an older release prints this wording: the newest of the tags read that does
+            site["until"] = where.split(":", 1)[0].split("@", 1)[1]
         if source == "openmp":
             rx, lit = omp_regex(extra["code"], fmt)
             lit = "OMP: Error #: " + lit  # the runtime's own prefix anchors a short text
@@ -285,7 +289,7 @@ def build(files, version):
         sites.append(site)
 
     for path, src in files:
-        source = path.split(":", 1)[0]
+        source, _, older = path.split(":", 1)[0].partition("@")
         if source == "installer" and path.endswith(".c"):
             for call, where, fmt in c_sites(path, src, ("ui_error", "ui_warn"), lambda c: 1):
                 add(source, where, call, fmt)
@@ -328,6 +332,13 @@ def from_sources(a):
         names = git("ls-tree", "-r", "--name-only", "HEAD").split("\n")
         files += [(prefix + p, git("show", "HEAD:" + p)) for p in names if keep(p)]
         versions.append("%s %s" % (name, knowgen.revision(git, "HEAD", untagged="?")))
+    git = knowgen.git_reader(a.installer)
+    for tag in a.older_installer or ():
+        # the wordings older drivers' installers print (still in the logs and threads of their users), newest first
+        names = git("ls-tree", "--name-only", tag).split("\n")
+        files += [("installer@%s:%s" % (tag, p), git("show", "%s:%s" % (tag, p))) for p in names
+                  if p.endswith(".c")]
+        versions.append("installer --older %s" % tag)
     rec, rec_version = knowgen.read_slice(a.recorded)
     files += rec
     versions.append(rec_version)
@@ -335,7 +346,8 @@ def from_sources(a):
 
 
 def main(argv):
-    a = knowgen.arguments(__doc__, argv, ("installer", "dkms", "kmod", "openblas", "recorded"))
+    a = knowgen.arguments(__doc__, argv, ("installer", "dkms", "kmod", "openblas", "recorded"),
+                          extra=(("--older-installer", {"action": "append", "metavar": "TAG"}),))
     files, version = from_sources(a) if a.slice is None else knowgen.read_slice(a.slice)
     doc = build(files, version)
     if a.slice is None:
