@@ -193,3 +193,17 @@ def test_module_with_no_device(cli, tmp_path):
                    "[  103.652060] NVRM: The NVIDIA probe routine failed for 1 device(s).\n")
     rc, doc = explain_paste(cli, tmp_path, text, "--file", rcs=(0, 1))
     assert root_of(doc)["id"] == "gpu.xid.fallen_off_bus", ids(doc)
+
+
+def test_build_check_of_the_module_sources(cli, tmp_path):
+    # https://github.com/NixOS/nixpkgs/issues/74890 (kernel-open/conftest.sh's module_symvers_sanity_check)
+    text = ("Building linux driver against kernel: /nix/store/wjclfa70y2dcavx9pwg3ndqs2vk36iya-linux-5.4.1-dev\n"
+            "The Module.symvers file is missing, or does not contain any\nsymbols exported from the kernel. This could "
+            "cause the NVIDIA\nkernel modules to be built against a configuration that does\nnot accurately reflect the "
+            "actual target kernel.\nThe Module.symvers file check can be disabled by setting the\nenvironment variable "
+            "IGNORE_MISSING_MODULE_SYMVERS to 1.\nmake[3]: *** [/build/kernel/Kbuild:181: module_symvers_sanity_check] "
+            "Error 1\n")
+    rc, doc = explain_paste(cli, tmp_path, text, "--file", rcs=(0, 1))
+    root = root_of(doc)
+    assert root and root["id"] == "gpu.driver_module", ids(doc)
+    assert "Module.symvers" in root["causes"][0]["text"] and "linux-headers" in root["causes"][0]["fix"][0]

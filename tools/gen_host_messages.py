@@ -7,6 +7,9 @@ a bounded matcher and assigned to a knowledge family (hostprog.toml) by the RULE
   --older-installer TAG, the wordings only older releases print, each with `until`: the newest tag read that does), printed as
   'ERROR: <text>' / 'WARNING: <text>' and wrapped at 80 columns (the matcher keeps the text's first sentence, at
   most FIRST characters, so a wrapped message is still found: explain's scan reads wrapped lines);
+- the NVIDIA kernel module's build checks (NVIDIA/open-gpu-kernel-modules kernel-open/conftest.sh, with
+  --open-gpu-kernel-modules GIT): the `echo "..."` lines of its sanity checks that the build prints (the compiler,
+  the kernel's compiler version, Xen and PREEMPT_RT kernels, Module.symvers), one site per line;
 - DKMS (dell/dkms): the messages dkms.in passes to die / diewarn / report_build_problem / error / warn, printed after
   'Error! ' or 'Warning: ' (each $var or $(...) read as a value);
 - kmod (kmod-project/kmod): the ERR()/LOG() formats of modprobe, insmod and rmmod (tools/*.c), printed
@@ -23,10 +26,10 @@ a bounded matcher and assigned to a knowledge family (hostprog.toml) by the RULE
 
 Usage:
     python tools/gen_host_messages.py --installer <git> --dkms <git> --kmod <git> --openblas <git> \\
-        --recorded tools/data/host_recorded.txt [--older-installer TAG ...] [-o OUT]
+        --recorded tools/data/host_recorded.txt [--open-gpu-kernel-modules <git>] [--older-installer TAG ...] [-o OUT]
     python tools/gen_host_messages.py --slice tools/data/host_messages_slice.txt -o OUT   (the test)
 
-In a slice (and in the recorded file) each file's path is prefixed with its source: installer:, dkms:, kmod:,
+In a slice (and in the recorded file) each file's path is prefixed with its source: installer:, conftest:, dkms:, kmod:,
 linux:, openmp:, libgomp:, openblas:.
 """
 
@@ -38,7 +41,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import knowgen  # noqa: E402
 
 GENERATOR = "tools/gen_host_messages.py"
-SOURCE = ("NVIDIA/nvidia-installer (https://github.com/NVIDIA/nvidia-installer) *.c; dell/dkms "
+SOURCE = ("NVIDIA/nvidia-installer (https://github.com/NVIDIA/nvidia-installer) *.c; NVIDIA/open-gpu-kernel-modules "
+          "(https://github.com/NVIDIA/open-gpu-kernel-modules) kernel-open/conftest.sh; dell/dkms "
           "(https://github.com/dell/dkms) dkms.in; kmod-project/kmod (https://github.com/kmod-project/kmod) tools/*.c; "
           "torvalds/linux (https://github.com/torvalds/linux) kernel/module/*.c, scripts/mod/modpost.c (recorded); "
           "llvm/llvm-project (https://github.com/llvm/llvm-project) openmp/runtime/src/i18n/en_US.txt (recorded); "
@@ -61,6 +65,9 @@ RULES = [
                                         "text": r"kernel (?:source|header|module|output|interface)|[Nn]ouveau|"
                                         r"sign|Secure Boot|precompiled|build the|load the|failed to load|"
                                         r"DKMS|dkms|module .{0,20}(?:loaded|was not created)|appears to (?:already be|be already) loaded"}),
+    ("conftest", "gpu.driver_module", {"where": r"^conftest:", "text": r"Bailing out|does not appear to be able to|"
+                                       r"Module\.symvers file is missing|installing for is a|version check failed|"
+                                       r"Failed CC version check"}),
     # a warning of the installer's is an answer only where it names what keeps the module out
     ("installer-warn", "gpu.driver_module", {"where": r"^installer[@:]", "level": r"^ui_warn$",
                                              "text": r"[Nn]ouveau kernel driver is currently in use|"
@@ -129,6 +136,23 @@ MSG_FIX = [
      "module load error' and 'Kernel messages') says why: nouveau holding the GPU, a module built against other "
      "kernel sources, Secure Boot, or a GPU this release does not support.",
      ["tail -50 /var/log/nvidia-installer.log; dmesg | grep -iE 'nvidia|nouveau|NVRM'; lsmod | grep nouveau"]),
+    (r"^The Module\.symvers file is missing",
+     "The kernel headers the module is built against are incomplete: they lack Module.symvers, the kernel's list of "
+     "exported symbols (a kernel source tree that was never built, or a headers package without it), so the module "
+     "would not match the running kernel.",
+     ["install the distribution's headers package for the running kernel (linux-headers-$(uname -r), kernel-devel-"
+      "$(uname -r)), which ships Module.symvers; for a self-built kernel, build it (make modules) in that tree first; "
+      "IGNORE_MISSING_MODULE_SYMVERS=1 only skips the check"]),
+    (r"Failed CC version check|Compiler version check failed",
+     "The compiler building the module is another version than the one that built the kernel.",
+     ["install the kernel's compiler (its version is in cat /proc/version) and build with it: CC=gcc-<that version> "
+      "(DKMS and the installer honour CC); IGNORE_CC_MISMATCH=1 only silences the check"]),
+    (r"does not appear to be able to",
+     "There is no working C compiler and libc development files to build the module with.",
+     ["sudo apt-get install build-essential (dnf install gcc make glibc-devel), then build again"]),
+    (r"installing for is a (?:PREEMPT_RT|Xen) kernel",
+     "The NVIDIA module does not support this kind of kernel (a real-time or Xen kernel).",
+     ["boot a standard kernel of the distribution (without the real-time patches / Xen) and install the driver for it"]),
     (r"Nouveau kernel driver is currently in use",
      "nouveau, the open driver, holds the GPU: the NVIDIA module cannot load beside it.",
      ["blacklist nouveau (echo -e 'blacklist nouveau\\noptions nouveau modeset=0' | sudo tee "
@@ -194,6 +218,19 @@ def sh_sites(path, src):
         yield "error", "%s:%d" % (path, src.count("\n", 0, m.start()) + 1), _SH_VAR.sub("%s", text)
 
 
+_ECHO = re.compile(r'^\s*echo "([A-Z*][^"]{18,})"', re.M)
+
+
+def echo_lines(path, src):
+    """conftest.sh: each `echo "..."` line of a sanity check (a capital or '*' first: not the C code it writes into
+    the test files), shell expansions read as %s."""
+    for m in _ECHO.finditer(src):
+        text = m.group(1).strip()
+        if "CONFTEST" in text or text.startswith("#"):
+            continue
+        yield "%s:%d" % (path, src.count("\n", 0, m.start()) + 1), _SH_VAR.sub("%s", text)
+
+
 def catalog(src):
     """en_US.txt's MESSAGES section: [(number, name, text)]; continuation lines of a text joined. A message's
     number is its place in the section (OBSOLETE entries counted), or the one a recorded excerpt gives."""
@@ -230,6 +267,7 @@ _SHAPE = {
     "openmp": None,  # its own prefix, with the number (omp_regex)
     "linux": None,
     "libgomp": r"libgomp: ",
+    "conftest": None,
     "openblas": None,
 }
 
@@ -293,6 +331,9 @@ def build(files, version):
         if source == "installer" and path.endswith(".c"):
             for call, where, fmt in c_sites(path, src, ("ui_error", "ui_warn"), lambda c: 1):
                 add(source, where, call, fmt)
+        elif source == "conftest":
+            for where, text in echo_lines(path, src):
+                add(source, where, "echo", text)
         elif source == "dkms":
             for call, where, fmt in sh_sites(path, src):
                 add(source, where, call, fmt)
@@ -332,6 +373,10 @@ def from_sources(a):
         names = git("ls-tree", "-r", "--name-only", "HEAD").split("\n")
         files += [(prefix + p, git("show", "HEAD:" + p)) for p in names if keep(p)]
         versions.append("%s %s" % (name, knowgen.revision(git, "HEAD", untagged="?")))
+    if a.open_gpu_kernel_modules:
+        ogit = knowgen.git_reader(a.open_gpu_kernel_modules)
+        files.append(("conftest:kernel-open/conftest.sh", ogit("show", "HEAD:kernel-open/conftest.sh")))
+        versions.append("open-gpu-kernel-modules %s" % knowgen.revision(ogit, "HEAD", untagged="?"))
     git = knowgen.git_reader(a.installer)
     for tag in a.older_installer or ():
         # the wordings older drivers' installers print (still in the logs and threads of their users), newest first
@@ -347,7 +392,8 @@ def from_sources(a):
 
 def main(argv):
     a = knowgen.arguments(__doc__, argv, ("installer", "dkms", "kmod", "openblas", "recorded"),
-                          extra=(("--older-installer", {"action": "append", "metavar": "TAG"}),))
+                          extra=(("--older-installer", {"action": "append", "metavar": "TAG"}),
+                                 ("--open-gpu-kernel-modules", {"metavar": "GIT"})))
     files, version = from_sources(a) if a.slice is None else knowgen.read_slice(a.slice)
     doc = build(files, version)
     if a.slice is None:
