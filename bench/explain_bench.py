@@ -16,6 +16,7 @@ process with its peak RSS:
     python bench/explain_bench.py --shape longline   # one 10 MB line of 'error ' (no newline in it)
     python bench/explain_bench.py --shape noise      # 500 MB of log noise, streamed (never on disk)
     python bench/explain_bench.py --shape distinct   # 33,000 distinct known message lines (2 MB)
+    python bench/explain_bench.py --shape alone      # 100,000 lines of 'rank 0 of 1: step N' (3.3 MB)
 
 `distinct` (issue 18): lines drawn (seeded) from the message sites of
 gpudoctor/data/knowledge/generated/*.json, their printf conversions filled (%s a word, %d a number,
@@ -174,7 +175,16 @@ def _distinct():
     return io.BytesIO(("\n".join(distinct_lines()) + "\n").encode("utf-8"))
 
 
+def _rank_alone():
+    # a script's own print that it is rank 0 of a world of 1, on every step (what each copy of a job prints when
+    # mpirun / srun start processes that never join one world): launchctx keeps the first MAX_ALONE of them
+    import io
+
+    return io.BytesIO(b"".join(b"rank 0 of 1: step %d loss 0.%04d\n" % (i, i % 9973) for i in range(100000)))
+
+
 SHAPES = {
+    "alone": _rank_alone,  # 100,000 lines of 'rank 0 of 1' (3.3 MB)
     "distinct": _distinct,
     "repeated": lambda: _Stream(1000 * len(_repeated_chunk(0)), _repeated_chunk),  # 1,000,000 lines
     "longline": lambda: _Stream(10 * 1000 * 1000, lambda i: b"error " * 100000),

@@ -292,3 +292,20 @@ def test_a_command_over_continuation_lines_is_one_command(kb):
     long = "$ srun \\\n" + "  -l \\\n" * 40 + "  python train.py\n"
     (line, prog, argv), = _cmds(long, kb)
     assert line == 1 and argv == [] and prog is None
+
+
+def test_a_full_reader_retires_its_pattern(kb):
+    # 10^5 'rank 0 of 1' lines cost 5.5 s CPU at ecf38c7 (each a candidate line through the whole per-line path
+    # while launchctx kept only the first MAX_ALONE): the pattern is retired once its list is full, so only the
+    # lines before that are tried (counted, not timed); the answer is the same
+    import io
+
+    from gpudoctor.explain import launchctx
+    from gpudoctor.explain.scan import Scan, scan_stream
+
+    text = "$ mpirun -np 2 python mpi_train.py\n" + "".join("rank 0 of 1: step %d\n" % i for i in range(3000))
+    s = Scan()
+    scan_stream(io.BytesIO(text.encode()), kb, s, "<t>")
+    assert len(s.launchctx.alone) == launchctx.MAX_ALONE and len(s.retired) == 1
+    assert s.tried <= launchctx.MAX_ALONE + 2
+    assert _answer(text, kb)[1] == [("mpi.every_rank_zero", "root")]

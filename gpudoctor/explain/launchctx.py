@@ -188,6 +188,16 @@ def record(scan, hit, win=None):
             # last):"), or the text holds only the wrapper
             nxt = win.raw(1)[:200].decode("utf-8", "replace") if win is not None else ""
             st.replica = (hit.line, text.strip()[:300], "Original Traceback" in nxt)
+    kept, most = _KEPT.get(cls, ("replica", None))
+    got = getattr(st, kept)
+    if (got is not None if most is None else len(got) >= most) and hasattr(scan, "retire"):
+        scan.retire(hit.pattern)  # full: its further lines are no candidates (Scan.retire)
+
+
+# each class's list and its bound: a full one keeps nothing more
+_KEPT = {"cmd": ("cmds", MAX_CMDS), "banner": ("banners", MAX_BANNERS), "alone": ("alone", MAX_ALONE),
+         "member": ("member", MAX_ALONE), "cvd": ("cvd", MAX_ALONE), "rankcvd": ("rankcvd", MAX_ALONE),
+         "srun_exit": ("srun_exit", MAX_ALONE)}
 
 
 SCRIPT_LINES = 40  # lines read after an #SBATCH line: the batch script's commands

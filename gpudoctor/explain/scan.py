@@ -112,6 +112,17 @@ class Scan:
         self.argparse = []  # argparse refusals: 'usage: prog ...' then 'prog: error: ...' (pytb.record_argparse)
         self.behind = b""  # the input's last bytes before the current buffer (pytb reads a traceback back)
         self.tb_tries = self.ap_tries = 0  # exception / 'prog: error:' lines pytb read back (pytb.MAX_TRIES)
+        self.retired = set()  # patterns whose reader keeps nothing more (retire)
+        self._live = {}  # needle -> whether a pattern it leads to is not retired (_live_needles)
+
+    def retire(self, pattern):
+        """``pattern``'s reader holds all it keeps (launchctx's MAX_ALONE 'rank 0 of 1' lines, its MAX_CMDS command
+        lines): a line whose needles lead only to retired patterns is no longer a candidate. Each candidate line
+        costs the whole per-line path (its window, every pattern of its needles, its severity, the reader), so
+        10^5 such lines cost seconds for answers the reader drops; the prefilter still finds them (linear)."""
+        if pattern not in self.retired:
+            self.retired.add(pattern)
+            self._live.clear()
 
     def past_deadline(self):
         return self.stop_reason() is not None
@@ -856,6 +867,7 @@ def _scan_buffer(scan, kb, buf, base, limit):
     q_s = q_end = -1  # that line's start and end in the squashed block
     islong, bounds, cur_c, cur_w, last, wrap = False, None, None, None, None, None
     stop = False
+    retired = scan.retired
     for nb, found in enumerate(_hits(kb, flat)):
         if nb and scan.past_deadline():  # one 4 MiB line of 'error ' holds 700,000 hits: ~3 s past a 1 s deadline
             # the line it stopped at is the first one not judged: the block's first candidate line (its lines were
@@ -865,6 +877,8 @@ def _scan_buffer(scan, kb, buf, base, limit):
             scan.stopped = {"reason": scan.stop_reason(), "line": base + 1 + buf.count(b"\n", 0, first)}
             return
         for qs, needle in found:
+            if retired and not _live_needles(scan, kb, (needle,)):
+                continue  # (it leads only to patterns retired in an earlier block: no candidate, nothing mapped)
             if qs >= q_end:  # the first hit on a new line: map it back once (hits come in order)
                 o = start_of(qs)
                 s = rfind(b"\n", max(0, line_end), o) + 1
@@ -930,4 +944,22 @@ def _scan_buffer(scan, kb, buf, base, limit):
             return
         line += buf.count(b"\n", counted, s)
         counted = s
-        _consider(scan, kb, line + 1, _Window(buf, s), cands[s], wins.get(s))
+        needles = cands[s]
+        if scan.retired:
+            needles = _live_needles(scan, kb, needles)
+            if not needles:
+                continue
+        _consider(scan, kb, line + 1, _Window(buf, s), needles, wins.get(s))
+
+
+def _live_needles(scan, kb, needles):
+    """The needles of a candidate line that lead to a pattern not retired (Scan.retire)."""
+    live, retired = scan._live, scan.retired
+    out = set()
+    for h in needles:
+        ok = live.get(h)
+        if ok is None:
+            ok = live[h] = not all(p in retired for p in kb.by_hit[h])
+        if ok:
+            out.add(h)
+    return out
