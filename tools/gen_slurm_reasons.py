@@ -29,11 +29,15 @@ FILES = ("slurm/slurm.h", "src/common/job_state_reason.c")
 
 # (rule, entry id, {"name": regex over the enum name, "reason": regex over the string}); the first
 # rule that matches wins. Pending reasons that are part of normal scheduling -> slurm.pending.
+# WAIT_ARRAY_TASK_LIMIT (JobArrayTaskLimit) is the array's own throttle, no QOS or association limit: slurmctld sets it
+# when the array's running tasks reach array_recs->max_run_tasks (src/slurmctld/job_mgr.c job_array_start_test), the
+# '%N' of sbatch --array=0-15%4 (doc/man/man1/sbatch.1) or scontrol's ArrayTaskThrottle (doc/man/man1/scontrol.1): the
+# job asked for it, and a healthy array shows it on its pending tasks while N of them run.
 RULES = [
     ("normal", "slurm.pending", {"name": r"^WAIT_(PRIORITY|RESOURCES|DEPENDENCY|TIME|PROLOG|CLEANING|RESERVATION|"
                                          r"LICENSES|BURST_BUFFER_STAGING|BURST_BUFFER_RESOURCE|FED_JOB_LOCK|"
-                                         r"NVIDIA_IMEX_CHANNELS|MAX_POWERED_NODES|MPI_PORTS_BUSY|HELD_USER)$|"
-                                         r"^FAIL_DEFER$"}),
+                                         r"NVIDIA_IMEX_CHANNELS|MAX_POWERED_NODES|MPI_PORTS_BUSY|HELD_USER|"
+                                         r"ARRAY_TASK_LIMIT)$|^FAIL_DEFER$"}),
     ("held", "slurm.held", {"name": r"^WAIT_HELD$|^WAIT_MAX_REQUEUE$|^FAIL_LAUNCH$"}),
     ("time", "slurm.time_limit", {"name": r"^FAIL_TIMEOUT$|^FAIL_DEADLINE$"}),
     ("oom", "slurm.oom", {"name": r"^FAIL_OOM$"}),
@@ -41,7 +45,7 @@ RULES = [
     ("constraints", "slurm.node_config", {"name": r"^FAIL_BAD_CONSTRAINTS$|^FAIL_CONSTRAINTS$"}),
     ("partition", "slurm.partition", {"name": r"^WAIT_PART_|^FAIL_DOWN_PARTITION$"}),
     ("account", "slurm.account", {"name": r"^FAIL_ACCOUNT$|^WAIT_ACCOUNT$"}),
-    ("qos", "slurm.qos_limit", {"name": r"QOS|ASSOC|ACCOUNT_POLICY|PN_MEM_LIMIT|ARRAY_TASK_LIMIT"}),
+    ("qos", "slurm.qos_limit", {"name": r"QOS|ASSOC|ACCOUNT_POLICY|PN_MEM_LIMIT"}),
     ("reservation", "slurm.reservation", {"name": r"^WAIT_RESV_(DELETED|INVALID)$"}),
     ("dependency", "slurm.error", {"name": r"^WAIT_DEP_INVALID$|^FAIL_SYSTEM$|"
                                            r"^FAIL_INACTIVE_LIMIT$|^FAIL_BURST_BUFFER_OP$"}),
@@ -51,6 +55,12 @@ RULES = [
 
 # What a reason means and what to do, where its family's fix is not enough: enum name -> (means, [fix])
 REASON_FIX = {
+    "WAIT_ARRAY_TASK_LIMIT": (
+        "Pending: the job array's own throttle, the '%N' of --array (sbatch --array=0-7%2 runs at most 2 tasks at a "
+        "time; squeue shows it in the array's id, '17_[2-5%2]'): the other tasks start as running ones end.",
+        ["scontrol show job <JOBID> | grep ArrayTaskId   (ArrayTaskId=1-7%1: the throttle after '%')",
+         "to run more at once: scontrol update jobid=<JOBID> ArrayTaskThrottle=<N> (0: no limit), or submit with a "
+         "larger %N or none"]),
     "WAIT_NODE_NOT_AVAIL": (
         "Pending: a node the job needs (asked with -w, or every node that could run it) is not available. The text "
         "after the comma says why (squeue -o '%R'; slurmctld's node_scheduler.c): 'UnavailableNodes:<list>' names "

@@ -332,6 +332,21 @@ def record(scan, hit):
         kept.append((hit.line, text, sents))
 
 
+MAX_INSIDE = 16  # matches of one class inside identifiers looked past in a sentence (bounded: linear in it)
+
+
+def _said(rx, s):
+    """Whether a class's regex matches a word of the sentence, not a piece of a snake_case name: a variable,
+    option or function name is a name, not the user's word ('TORCH_NCCL_NAN_CHECK=1', the NaN check torch's
+    ProcessGroupNCCL reads, printed by a healthy job, is no NaN; 'nan' of 'loss_nan_count' neither). A match that
+    holds the underscore itself ('CUDA_VISIBLE_DEVICES') is the name the class is about."""
+    for i, m in enumerate(rx.finditer(s)):
+        a, b = m.span()
+        if "_" in m.group(0) or not ((a and s[a - 1] == "_") or s[b:b + 1] == "_") or i >= MAX_INSIDE:
+            return True
+    return False
+
+
 def sentences(text):
     return [s.strip() for s in _SPLIT.split(text[:MAX_LINE]) if s and s.strip()]
 
@@ -347,7 +362,7 @@ def classes(sentence, live=None, topics=False):
     if ("_solved" in live and _SOLVED.search(s)) or _HOWTO.search(s) or \
             ("_fine" in live and _FINE_SAID.search(s) and not _BESIDE.search(s)):
         return None
-    got = {k: True for k, rx in _searched(live) if rx.search(s)}
+    got = {k: True for k, rx in _searched(live) if _said(rx, s)}
     figs = _figures(s) if "_count" in live else []
     if _PREDICATES.isdisjoint(got) and not ("_idx" in live and _IDX.search(s)) and not figs and \
             not (topics and not _TOPICS.isdisjoint(got)):

@@ -1,0 +1,74 @@
+"""Fewer confidently-wrong answers, by mechanism (issue 18, "wrong-guard2").
+
+1. meaning.py: a class's word found only inside a snake_case name is not the user's word. A healthy DDP job
+   that prints its settings ('[rank1] TORCH_NCCL_NAN_CHECK=1', the NaN check torch's ProcessGroupNCCL reads)
+   was a NaN on one rank ('nan' of the name, '[rank1]' of the prefix).
+2. gen_slurm_reasons.py: JobArrayTaskLimit is the array's own throttle (the '%N' of sbatch --array; slurmctld
+   job_mgr.c job_array_start_test sets it when the array's running tasks reach array_recs->max_run_tasks), a
+   normal pending reason, no QOS limit: a healthy throttled array is no error; a user saying only one task runs
+   gets the throttle (slurm.job_pending_words' cause, its evidence the reason on the text's own line).
+
+The Slurm text was made here for real (Debian's slurm-wlm 22.05, one node, `sbatch --array=0-5%1`, then squeue
+and scontrol show job); the user's sentences and the settings lines are written here.
+"""
+
+import json
+import os
+
+from gpudoctor.explain import explain_text, meaning
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+
+# made here: slurm-wlm 22.05, one node, a throttled array of six tasks
+THROTTLED = """$ sbatch --array=0-5%1 sweep.sh
+Submitted batch job 1
+$ squeue
+             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)
+         1_[1-5%1]     debug sweep.sh     root PD       0:00      1 (JobArrayTaskLimit)
+               1_0     debug sweep.sh     root  R       0:01      1 vm
+$ scontrol show job
+JobId=2 ArrayJobId=1 ArrayTaskId=0 ArrayTaskThrottle=1 JobName=sweep.sh
+   JobState=RUNNING Reason=None Dependency=(null)
+JobId=1 ArrayJobId=1 ArrayTaskId=1-5%1 ArrayTaskThrottle=1 JobName=sweep.sh
+   JobState=PENDING Reason=JobArrayTaskLimit Dependency=(null)
+"""
+
+
+def test_a_word_inside_a_name_is_not_said():
+    c = meaning.classes("[rank1] 13:53:34 TORCH_NCCL_NAN_CHECK=1")
+    assert c is None or not c.get("nan")
+    assert meaning.classes("the loss is nan on rank 1 only")["nan"]
+    assert meaning.classes("the loss_nan_count of rank 1 grows, then loss is nan")["nan"]  # the word said after the name
+    # a class whose match holds the underscore is about the name itself
+    assert meaning.classes("CUDA_VISIBLE_DEVICES is ignored, the job still uses GPU 0").get("cvd")
+
+
+def test_healthy_settings_lines_are_no_symptom(kb):
+    text = ("[rank1] TORCH_NCCL_NAN_CHECK=1\n[rank0] TORCH_NCCL_NAN_CHECK=1\n[rank0] step 10 loss 1.74\n"
+            "[rank1] step 10 loss 1.70\n[rank0] step 20 loss 1.55\n[rank1] step 20 loss 1.57\n[rank0] done\n[rank1] done\n")
+    r = explain_text(text, kb)
+    assert r["verdict"] != "root_cause", r.get("root")
+    # the same words said by the user still read
+    told = explain_text("[rank1] the loss turns nan on rank 1 only, the other ranks are fine\n", kb)
+    assert told["root"] == "torch.nan_one_rank"
+
+
+def test_array_throttle_is_a_normal_pending_reason(kb):
+    with open(os.path.join(ROOT, "gpudoctor", "data", "knowledge", "generated", "slurm_reasons.json")) as f:
+        sites = {s["name"]: s for s in json.load(f)["sites"]}
+    site = sites["WAIT_ARRAY_TASK_LIMIT"]
+    assert site["family"] == "slurm.pending" and site["rule"] == "normal"
+    assert "ArrayTaskThrottle" in " ".join(site["fix"])
+    assert sites["WAIT_QOS_MAX_JOB_PER_USER"]["family"] == "slurm.qos_limit"  # a QOS limit stays one
+    r = explain_text(THROTTLED, kb)
+    assert r["verdict"] != "root_cause", r.get("root")
+    assert "slurm.pending" in [c.get("id") for c in r["context"] if isinstance(c, dict)]
+
+
+def test_told_throttle_names_the_throttle(kb):
+    text = ("My sweep is a job array of 6 trials. Only one trial runs at a time, the rest just wait. Why?\n\n"
+            + THROTTLED)
+    r = explain_text(text, kb)
+    assert r["root"] == "slurm.job_pending_words"
+    first = r["findings"][0]["causes"][0]
+    assert "JobArrayTaskLimit" in first["text"] and "ArrayTaskThrottle" in " ".join(first["fix"])
