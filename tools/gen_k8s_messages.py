@@ -182,6 +182,11 @@ def _reason_sites(reason, where, family, ids):
     printers.go printEvent), Type and Reason side by side; and describe's container state or pod status field
     'Reason:  <word>'. A Normal event's row never matches: only the Warning type is read as a failure. (A table
     pasted from a dashboard puts '|' between the columns.)"""
+    if len(reason) <= len("Reason:"):
+        # the prefilter's needle is a matcher's longest literal: for a reason as short as 'Evicted' it would be
+        # 'warning' / 'reason:', words of every log (a 20 MB training log had 23,650 'warning' lines, each then
+        # tried); such a reason is read from its message's own site ('The node was low on resource: %v. ')
+        return
     for form, rx in (("Warning %s", r"\bWarning(?:\s{1,40}|\s{0,40}\|\s{0,40})%s\b"),
                      ("Reason: %s", r"\bReason:\s{1,40}%s\b")):
         text = form % reason
