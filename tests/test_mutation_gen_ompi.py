@@ -83,7 +83,9 @@ def test_from_tags_reads_new_files_and_new_topics(tmp_path):
     repo = str(tmp_path)
     _git(repo, "init", "-q")
     _write(repo, {"ompi/runtime/help-mpi-runtime.txt": RUNTIME, "opal/mca/x/help-new.txt": "[one]\nFirst one.\n",
-                  "ompi/test/help-test.txt": "[t]\nx\n", "ompi/runtime/notes.txt": "[n]\nx\n"})
+                  "ompi/test/help-test.txt": "[t]\nx\n", "test/help-top.txt": "[t]\nx\n",
+                  "opal/mca/testing/help-testing.txt": "[x]\nA component named testing.\n",
+                  "ompi/runtime/notes.txt": "[n]\nx\n"})
     _git(repo, "add", "-A")
     _git(repo, "commit", "-q", "-m", "a")
     _git(repo, "tag", "v5.0.0")
@@ -95,8 +97,10 @@ def test_from_tags_reads_new_files_and_new_topics(tmp_path):
     files, version = H.from_tags(repo, ["v5.0.0", "v5.0.9"], have)
     assert files == [("help-mpi-runtime.txt", "[no-pmix-but]\nNo PMIx server was reachable, but a PMI1/2 was detected."
                                               "\n"),
-                     ("help-new.txt", "[one]\nFirst one.\n"), ("help-new.txt", "[two]\nSecond.\n")]
-    assert version == ("open-mpi/ompi v5.0.0 (commit %s): 1 files, 1 more topics, v5.0.9 (commit %s): 0 files, "
+                     ("help-testing.txt", "[x]\nA component named testing.\n"), ("help-new.txt", "[one]\nFirst one.\n"),
+                     ("help-new.txt", "[two]\nSecond.\n")]
+    # (a test tree at the top, test/, is left out too; a folder whose name only starts with 'test' is read)
+    assert version == ("open-mpi/ompi v5.0.0 (commit %s): 2 files, 1 more topics, v5.0.9 (commit %s): 0 files, "
                        "1 more topics" % (c1, c2))
     assert H.from_tags(repo, [], have) == ([], "open-mpi/ompi ")
 

@@ -376,7 +376,7 @@ def from_tags(repo, tags, have):
         n = m = 0
         for p in sorted(git("ls-tree", "-r", "--name-only", tag).splitlines()):
             name = os.path.basename(p)
-            if not re.fullmatch(r"help-[^/]+\.txt", name) or "/test" in p:
+            if not re.fullmatch(r"help-[^/]+\.txt", name) or re.search(r"(?:^|/)tests?/", p):
                 continue
             text = git("show", "%s:%s" % (tag, p))
             if name not in known:
