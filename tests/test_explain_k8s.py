@@ -152,6 +152,10 @@ def test_real_texts_get_their_entry(cli, tmp_path):
     rc, doc = explain_paste(cli, tmp_path, REAL["k91600"][0].replace("ephemeral-storage", "pids"), "--file",
                             rcs=(0, 1))
     assert "process IDs" in root_of(doc)["causes"][0]["text"]
+    # https://github.com/kubernetes/kubernetes/issues/28272 (a comment: the memory-backed /dev/shm over its limit)
+    rc, doc = explain_paste(cli, tmp_path, "  Warning  Evicted  9m38s  kubelet, x_machine_x  Usage of EmptyDir volume "
+                            "\"dshm\" exceeds the limit \"1Gi\".\n", "--file", rcs=(0, 1))
+    assert root_id(doc) == "k8s.evicted" and "sizeLimit" in root_of(doc)["causes"][0]["fix"][0]
 
 
 def test_normal_events_are_not_failures(cli, tmp_path):
