@@ -207,3 +207,17 @@ def test_build_check_of_the_module_sources(cli, tmp_path):
     root = root_of(doc)
     assert root and root["id"] == "gpu.driver_module", ids(doc)
     assert "Module.symvers" in root["causes"][0]["text"] and "linux-headers" in root["causes"][0]["fix"][0]
+
+
+def test_installer_matchers_fit_its_first_output_line():
+    # nvidia-installer wraps at 75 columns without a terminal and indents the rest (common-utils/msg.c
+    # DEFAULT_WIDTH), which explain's scan does not join: each installer matcher stops within the first line
+    assert gen.first_line("Unable to find the kernel source tree for the currently running kernel.") == \
+        "Unable to find the kernel source tree for the currently running"
+    full = knowgen.committed("host_messages")
+    for s in full["sites"]:
+        if s["id"].startswith("host.installer") and s.get("re"):
+            # the literal text the matcher needs, its values' groups (a string, a number) left out
+            text = re.sub(r"\[\^\\n\]\{0,200\}|-\?\\d\{1,20\}|\(\?:0x\)\?\[0-9a-f\]\{1,16\}|\\", "",
+                          s["re"].replace("(?:ERROR|WARNING): ", ""))
+            assert len(text) <= 66, s["re"]

@@ -5,8 +5,8 @@ a bounded matcher and assigned to a knowledge family (hostprog.toml) by the RULE
 
 - nvidia-installer (NVIDIA/nvidia-installer): every ui_error()/ui_warn() format of its C sources (and, with
   --older-installer TAG, the wordings only older releases print, each with `until`: the newest tag read that does), printed as
-  'ERROR: <text>' / 'WARNING: <text>' and wrapped at 80 columns (the matcher keeps the text's first sentence, at
-  most FIRST characters, so a wrapped message is still found: explain's scan reads wrapped lines);
+  'ERROR: <text>' / 'WARNING: <text>' and wrapped at the terminal's width (75 columns without one) with the rest
+  indented: the matcher keeps the words of the first sentence that fit on the first line (INSTALLER_LINE);
 - the NVIDIA kernel module's build checks (NVIDIA/open-gpu-kernel-modules kernel-open/conftest.sh, with
   --open-gpu-kernel-modules GIT): the `echo "..."` lines of its sanity checks that the build prints (the compiler,
   the kernel's compiler version, Xen and PREEMPT_RT kernels, Module.symvers), one site per line;
@@ -284,6 +284,21 @@ def first_sentence(fmt):
     return fmt
 
 
+# nvidia-installer's stream UI (stream-ui.c stream_message: the 'ERROR: ' / 'WARNING: ' prefix, then
+# common-utils/msg.c nv_info_msg_to_file) wraps a message at the terminal's width, DEFAULT_WIDTH 75 when there is none
+# (a log, a CI job), and indents the rest by the prefix's width: the first line holds about 66 characters of the text
+INSTALLER_LINE = 66
+
+
+def first_line(fmt):
+    """The words of ``fmt`` that fit on the installer's first output line (a wrapped rest is indented, which explain's
+    scan does not join)."""
+    if len(fmt) <= INSTALLER_LINE:
+        return fmt
+    cut = fmt[:INSTALLER_LINE]
+    return cut[:cut.rfind(" ")] if " " in cut[20:] else cut
+
+
 def omp_regex(number, text):
     """'OMP: Error #15: Initializing libiomp5.so, but found libomp.so already initialized.' (kmp_i18n.cpp
     __kmp_msg: the Fatal / Warning / Info / SysErr formats of the same catalog)."""
@@ -313,7 +328,12 @@ def build(files, version):
             rx, lit = omp_regex(extra["code"], fmt)
             lit = "OMP: Error #: " + lit  # the runtime's own prefix anchors a short text
         else:
-            rx, lit = knowgen.printf_to_regex(first_sentence(fmt) if source in ("installer", "dkms") else fmt)
+            head = fmt
+            if source in ("installer", "dkms"):
+                head = first_sentence(fmt)
+            if source == "installer":
+                head = first_line(head)
+            rx, lit = knowgen.printf_to_regex(head)
         if knowgen.unanchored(site, rx, lit, need=12):
             sites.append(site)
             return
