@@ -72,3 +72,34 @@ def test_told_throttle_names_the_throttle(kb):
     assert r["root"] == "slurm.job_pending_words"
     first = r["findings"][0]["causes"][0]
     assert "JobArrayTaskLimit" in first["text"] and "ArrayTaskThrottle" in " ".join(first["fix"])
+
+
+# 3. oserror.py: torch's c10d FileStore raises the C library's text of errno as the whole message
+# (torch/csrc/distributed/c10d/FileStore.cpp SYSASSERT: C10_THROW_ERROR(DistStoreError, c10::utils::str_error(errno)));
+# the lines are written here in CPython's traceback format with that message
+def _filestore_tb(msg):
+    return ("Traceback (most recent call last):\n"
+            '  File "/work/train.py", line 4, in <module>\n'
+            '    dist.init_process_group("gloo", init_method="file:///tmp/pg_init", rank=0, world_size=1)\n'
+            '  File "/opt/venv/site-packages/torch/distributed/distributed_c10d.py", line 1892, in init_process_group\n'
+            "    store, rank, world_size = next(rendezvous_iterator)\n"
+            '  File "/opt/venv/site-packages/torch/distributed/rendezvous.py", line 151, in _file_rendezvous_handler\n'
+            "    store = FileStore(path, world_size)\n"
+            "torch.distributed.DistStoreError: %s\n" % msg)
+
+
+def test_a_message_that_is_an_os_error_names_it(kb):
+    from gpudoctor.explain import oserror
+
+    assert oserror.site_of("Read-only file system")["name"] == "EROFS"
+    assert oserror.site_of("No space left on device.")["name"] == "ENOSPC"
+    assert oserror.site_of("Invalid argument") is None  # errno.syscall: the type says more
+    assert oserror.site_of("the file system is read-only, see Read-only file system") is None  # the whole message only
+    r = explain_text(_filestore_tb("Read-only file system"), kb)
+    f = r["findings"][0]
+    assert r["root"] == "errno.permission" and f["family"] == "errno.permission"
+    assert "read-only" in f["causes"][0]["text"].lower()  # the errno site's own meaning first
+    assert any("EROFS" in n for n in f["notes"])
+    # the store's own timeout is still the store's
+    r = explain_text(_filestore_tb("Timed out after 301 seconds waiting for clients. 1/2 clients joined."), kb)
+    assert r["root"] != "errno.permission"

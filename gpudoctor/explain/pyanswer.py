@@ -9,7 +9,7 @@ code.exception with the file and line - or argparse's '<prog>: error: <message>'
 
 import re
 
-from gpudoctor.explain import excmeaning, pytb
+from gpudoctor.explain import excmeaning, oserror, pytb
 from gpudoctor.fixline import sh
 from gpudoctor.explain.text import clip as _clip, severity
 from gpudoctor.explain.analyze import _ECHO_EXC, _EXC_FAMILY, _TORCHDIST, _structural_finding
@@ -154,8 +154,9 @@ def _traceback_finding(scan, kb, tb):
     file, line, fn, kind, lib = inner
     user = pytb.last_user_frame(tb)
     at = "%s:%d%s" % (file, line, " in %s" % fn if fn and not fn.startswith("<") else "")
-    f = None
-    for t in [tb] + chain:
+    # a message that is an OS error's whole text names it, before the type's family (oserror.py)
+    f = oserror.finding(scan, kb, [tb] + chain, _structural_finding)
+    for t in [tb] + chain if f is None else ():
         for words, eid in _EXC_FAMILY:
             if any(w.lower() in t["exc"].lower() for w in words) and eid in by:
                 f = _structural_finding(by[eid], hit, "the exception type %s" % t["exc"], scan)
