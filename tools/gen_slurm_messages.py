@@ -25,6 +25,7 @@ src/common/log.c): %m is strerror(errno), %pJ / %ps / %pS / %pA print a job, a s
 address; they are read as strings here.
 """
 
+import json
 import os
 import re
 import sys
@@ -154,7 +155,7 @@ RULES = [
                                             r"no user information for user|look up username for uid"}),
     ("auth", "slurm.auth", {"text": r"[Mm]unge|MUNGE|credential|[Aa]uthenticat"}),
     # the plugin loader's own message names the plugin in its %s (mpi/pmix, gres/gpu): no family by the file
-    ("plugin-load", None, {"text": r"specified plugin name for %s"}),
+    ("plugin-load", None, {"text": r"specified plugin name for %s|plugin for %s"}),
     ("gres", "slurm.gres", {"where": r"(?:interfaces|common)/gres\.c"}),
     ("gres-text", "slurm.gres", {"text": r"\bgres\b|\bGRES\b|--gpus|--gres|gpu_bind|gpus-per"}),
     ("qos", "slurm.qos_limit", {"text": r"\bQOS\b|association \(acc=|AssocGrp|MaxTRES|exceeds .{0,30}limit"}),
@@ -177,6 +178,78 @@ RULES = [
                                         r"incompatible with --distribution|you need to specify a nodelist|"
                                         r"too large for|to small for"}),
 ]
+# Assigned by SOURCE CONTEXT (issue 18, assign-sites): a site that no rule above assigns by its words, printed at an
+# error level (the line carries 'error: ' / 'fatal: ', src/common/log.c log_msg; err_msg: slurmctld's refusal that the
+# client prints at error level), gets the family of the part of Slurm that prints it. These families name what failed,
+# not why (generic entries in slurm_context.toml and families.toml, or a family a site-only match answers as 'family':
+# explain/analyze.py _finding); a site's own MSG_FIX row still comes first. Sites at info/warning level stay with the
+# word rules above: without the error marker a line is no failure by itself (the file's "not a failure" count).
+CTX_LEVELS = r"^(?:error|fatal|fatal_abort|error_in_daemon|slurm_perror|PMIXP_ERROR\w*|PMIXP_ABORT|err_msg)$"
+CONTEXT_RULES = [
+    # slurmctld's refusal of a request, printed by the client (_ERRMSG)
+    ("ctx-refusal", "slurm.error", r"^src/slurmctld/(?:job_mgr|node_scheduler|acct_policy)\.c:"),
+    # the configuration readers: slurm.conf and its node lines (read_config.c, node_conf.c), configless (fetch_config.c,
+    # slurm_resolv.c), the plugin loader (plugin.c: a plugin slurm.conf names)
+    ("ctx-config", "slurm.config", r"^src/(?:common/(?:read_config|node_conf|fetch_config|slurm_resolv|plugin)|"
+                                   r"slurmctld/read_config)\.c:"),
+    ("ctx-cgroup", "slurm.cgroup", r"^src/(?:plugins/(?:task/cgroup|cgroup|proctrack/cgroup)/|(?:interfaces|common)/cgroup\.c:)"),
+    ("ctx-prep", "slurm.prolog", r"^src/plugins/prep/"),
+    # the PMI servers srun and slurmstepd run for the tasks (src/api/slurm_pmi.c, pmi_server.c: PMI-1 through srun)
+    ("ctx-mpi", "slurm.mpi", r"^src/(?:plugins/mpi/|api/(?:slurm_pmi|pmi_server|pmi)\.c:|(?:interfaces/mpi|common/slurm_mpi)\.c:)"),
+    ("ctx-gpu", "slurm.node_gres", r"^src/(?:plugins/gres/|(?:interfaces|common)/gpu\.c:)"),
+    ("ctx-uid", "slurm.user_unknown", r"^src/common/uid\.c:"),
+    # Slurm's RPC layer, and the I/O stream between srun and slurmstepd (src/api/step_io.c)
+    ("ctx-comm", "slurm.communication", r"^src/(?:common/slurm_protocol_(?:api|socket)\.c|api/step_io\.c):"),
+    # the daemons: slurmd and slurmstepd on the node (and their shared src/slurmd/common), slurmctld, a step's
+    # accounting gather (jobacct_gather runs in slurmstepd)
+    ("ctx-daemon", "slurm.daemon", r"^src/(?:slurmd/|slurmctld/|interfaces/jobacct_gather\.c:|common/slurm_jobacct_gather\.c:)"),
+    # the client commands and their API: what the user ran (sbatch, srun, salloc; the option and environment code)
+    ("ctx-client", "slurm.error", r"^src/(?:sbatch|srun|salloc|api)/|^src/common/(?:slurm_opt|proc_args|env)\.c:"),
+]
+CONTEXT_RULE_NAMES = {name for name, _family, _where in CONTEXT_RULES}
+RULES += [
+    # a task's exit status as srun reports it ('srun: error: node1: task 0: Exited with exit code 1', src/srun/launch.c;
+    # slurmstepd's 'exited with exit code'): the echo of the program's own failure, printed before it; no Slurm family
+    ("not a failure: a task's exit status, the echo of its own error", None, {"text": r"[Ee]xited with exit code|exit code %d$|[Kk]illed by signal"}),
+] + [(name, family, {"level": CTX_LEVELS, "where": where}) for name, family, where in CONTEXT_RULES]
+# the rule an unassigned info/warning site carries (bench/explain_accuracy.py coverage(): the "not a failure" column)
+NOT_A_FAILURE = "not a failure: info/warning level, no error marker"
+# a site that only a ctx-* rule would assign, but whose own words are too few to be this message alone: its longest
+# literal run has fewer than CTX_WORDS words ('%s: invalid %pI' matched every 'Batch job submission failed: Invalid
+# account ...' line), is a line of asterisks, or is the text of an errno (strerror, the C library's table) or of a
+# Slurm error code (slurm_strerror, src/common/slurm_errno.c: generated/slurm_errors.json) that any line may quote
+# ('%s: address family not supported' matched NCCL's 'Socket creation failed : Address family not supported by
+# protocol'): such a site stays unassigned
+CTX_WORDS = 3
+VAGUE = "too few words of its own to assign by its source file"
+
+
+def _strerror_texts():
+    """Lower-cased texts of errno (os.strerror) and of Slurm's error codes (the generated slurm_errors table)."""
+    out = {os.strerror(n).lower() for n in range(1, 134)}
+    path = os.path.join(knowgen.OUT_DIR, "slurm_errors.json")
+    try:
+        with open(path) as f:
+            out.update(s["text"].lower() for s in json.load(f)["sites"] if s.get("text"))
+    except (OSError, ValueError, KeyError):
+        pass
+    return out
+
+
+_ERRTEXTS = []
+
+
+def specific_enough(fmt):
+    """Whether a format's own words name its message (see VAGUE): its longest literal run, the conversions taken out."""
+    runs = re.split(r"%(?:p[A-Za-z]|m|[-+ #0-9.*]*(?:hh|h|ll|l|z|j|t|L)?[a-zA-Z])|%%", fmt)
+    run = max(runs, key=lambda r: len(re.findall(r"[A-Za-z]{2,}", r)))
+    words = re.findall(r"[A-Za-z]{2,}", run)
+    if len(words) < CTX_WORDS:
+        return False
+    if not _ERRTEXTS:
+        _ERRTEXTS.append(_strerror_texts())
+    said = " ".join(w.lower() for w in words)
+    return not any(said in t for t in _ERRTEXTS[0])
 
 # What one message means and what to do, where its family's fix is not enough (the first regex
 # over the format that matches): [(regex, means, [fix])]
@@ -1106,6 +1179,10 @@ def _collect(files, sites, seen, tag=None):
                     # printed at info/verbose/debug level too: only the line with the marker is the error
                     rx = r"\b" + _MARKER + rx
                 rule, family = knowgen.assign(RULES, site, {"where": where, "text": fmt, "level": level})
+                if rule in CONTEXT_RULE_NAMES and not specific_enough(fmt):
+                    rule, family = VAGUE, None
+                if family is None and rule is None and level in ("info", "warning"):
+                    rule = NOT_A_FAILURE  # listed apart from the sites still to assign (docs/explain.md)
                 site.update({"re": rx, "family": family, "rule": rule})
                 knowgen.give_fix(site, MSG_FIX, fmt)
             sites.append(site)

@@ -1,0 +1,105 @@
+"""Slurm message sites assigned by their SOURCE CONTEXT (issue 18, assign-sites): tools/gen_slurm_messages.py's
+CONTEXT_RULES give a site printed at an error level the family of the part of Slurm that prints it (slurmd /
+slurmstepd / slurmctld -> slurm.daemon, the configuration readers -> slurm.config, the commands -> slurm.error ...:
+gpudoctor/data/knowledge/slurm_context.toml), unless its own words are too few (VAGUE), it reports a task's exit
+status, or it is an info/warning line (NOT_A_FAILURE). Such a site names the family, not the cause: explain answers
+it with confidence "family" and the family's ways to tell the causes apart. The real texts are from the public
+threads cited above each; the lines composed from a format say so.
+"""
+
+import importlib.util
+import os
+
+import pytest
+from explainhelp import assert_root
+
+from gpudoctor import explain
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _generator():
+    spec = importlib.util.spec_from_file_location("gen_slurm_messages", os.path.join(REPO, "tools",
+                                                                                     "gen_slurm_messages.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(scope="module")
+def sliced(tmp_path_factory):
+    gen = _generator()
+    import knowgen  # tools/ is on the path once the generator is loaded
+
+    doc = knowgen.regenerated(gen.main, os.path.join(REPO, "tools", "data", "slurm_messages_slice.txt"),
+                              str(tmp_path_factory.mktemp("slurm") / "slurm_messages.json"))
+    return gen, {s["where"]: s for s in doc["sites"]}
+
+
+@pytest.mark.parametrize("where,rule,family", [
+    ("src/slurmd/slurmstepd/mgr.c:2176", "ctx-daemon", "slurm.daemon"),
+    ("src/slurmd/slurmd/req.c:902", "ctx-daemon", "slurm.daemon"),
+    ("src/common/read_config.c:2265", "ctx-config", "slurm.config"),
+    ("src/api/step_io.c:520", "ctx-comm", "slurm.communication"),
+    ("src/api/allocate.c:208", "ctx-client", "slurm.error"),
+    ("src/api/pmi_server.c:493", "ctx-mpi", "slurm.mpi"),
+    ("src/plugins/task/cgroup/task_cgroup_cpuset.c:92", "ctx-cgroup", "slurm.cgroup"),
+])
+def test_a_site_no_word_rule_assigns_gets_the_family_of_its_source_file(sliced, where, rule, family):
+    site = sliced[1][where]
+    assert (site["rule"], site["family"]) == (rule, family)
+
+
+def test_vague_exit_status_and_info_sites_stay_unassigned_and_say_why(sliced):
+    gen, sites = sliced
+    # '%s: invalid %pI' (slurmctld's proc_req.c): two words of its own would match any 'Batch job submission failed:
+    # Invalid account ...' line
+    assert (sites["src/slurmctld/proc_req.c:2699"]["rule"], sites["src/slurmctld/proc_req.c:2699"]["family"]) == \
+        (gen.VAGUE, None)
+    assert sites["src/srun/launch.c:388"]["family"] is None
+    assert sites["src/srun/launch.c:388"]["rule"].startswith("not a failure")
+    assert (sites["src/api/allocate.c:1376"]["rule"], sites["src/api/allocate.c:1376"]["family"]) == \
+        (gen.NOT_A_FAILURE, None)
+    assert gen.specific_enough("exec of slurmstepd failed: %m")
+    assert not gen.specific_enough("%s: address family not supported")  # strerror(EAFNOSUPPORT)'s words
+
+
+CASES = [
+    # https://github.com/ovis-hpc/ldms/issues/778 (slurmd.log of a step with job_container/tmpfs)
+    ("container-join",
+     "[2021-08-25T09:09:02.858] [15.0] debug:  job_container/tmpfs: _read_slurm_jc_conf: Reading job_container.conf "
+     "file /etc/slurm/job_container.conf\n"
+     "[2021-08-25T09:09:02.859] [15.0] error: container_p_join: setns failed for /slurm-tmp/15/.ns: Invalid argument\n"
+     "[2021-08-25T09:09:02.859] [15.0] error: container_g_join failed: 15\n"
+     "[2021-08-25T09:09:02.861] [15.0] task 0 (12064) exited with exit code 1.\n", "slurm.daemon"),
+    # https://github.com/MITIBMxGraph/SALIENT_artifact/issues/2
+    ("forkexec", "error: _forkexec_slurmstepd: slurmstepd failed to send return code got 0: No error\n", "slurm.daemon"),
+    # https://github.com/lyulyul/shine-cluster/issues/29
+    ("taskset",
+     "slurmstepd-eureka: error: task/cgroup: hwloc_get_obj_below_by_type() failing, task/affinity plugin may be "
+     "required to address bug fixed in HWLOC version 1.11.5\n"
+     "slurmstepd-eureka: error: task/cgroup: task[0] unable to set taskset '0x0'\n", "slurm.cgroup"),
+]
+
+
+@pytest.mark.parametrize("name,text,family", CASES, ids=[c[0] for c in CASES])
+def test_a_context_assigned_line_names_its_family_not_a_cause(kb, name, text, family):
+    root = assert_root(explain.explain_text(text, kb), verdict="root_cause", entry=family, confidence="family")
+    assert len(root["causes"]) >= 2  # the ways to tell the causes apart
+
+
+def test_the_plugin_cause_leads_where_the_line_names_a_container_plugin(kb):
+    root = explain.explain_text(CASES[0][1], kb)["findings"][0]
+    assert "plugin" in root["causes"][0]["text"]
+
+
+@pytest.mark.parametrize("text", [
+    # composed from NCCL's 'Socket creation failed : %s' (src/include/socket.h) and glibc's strerror(EAFNOSUPPORT)
+    "include/socket.h:344 WARN Socket creation failed : Address family not supported by protocol\n",
+    # composed from srun's 'srun: error: %s: %s %s: Exited with exit code %d' (src/srun/launch.c)
+    "srun: error: node1: task 0: Exited with exit code 1\n",
+])
+def test_lines_that_only_share_a_context_sites_words_match_no_slurm_message(kb, text):
+    # (srun's exit line alone still gets the structural 'a Slurm error line' answer, as before: no site of it)
+    got = explain.explain_text(text, kb)["findings"]
+    assert not [n for f in got for n in f["notes"] if n.startswith("Known message of Slurm")], got and got[0]["notes"]
