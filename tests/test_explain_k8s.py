@@ -58,6 +58,18 @@ REAL = {
     "gpuop1687": ("INFO[0000] Attempting to validate a pre-installed driver on the host\n"
                   "INFO[0000] Attempting to validate a driver container installation\n"
                   "WARN[0000] failed to validate the driver, retrying after 5 seconds\n", "k8s.gpu_operator"),
+    # https://github.com/k8snetworkplumbingwg/ib-sriov-cni/issues/66 (an RDMA secondary network that did not set up)
+    "ibsriov66": ("  Warning  FailedCreatePodSandBox  12s                kubelet            Failed to create pod sandbox: "
+                  "rpc error: code = Unknown desc = [failed to set up sandbox container \"777d1178ca6d\" network for "
+                  "pod \"my-test-pod-fnjk7\": networkPlugin cni failed to set up pod \"my-test-pod-fnjk7_default\" "
+                  "network: [default/my-test-pod-fnjk7/:sriov-network]: error adding container to network "
+                  "\"sriov-network\": infiniBand SRI-OV CNI failed to configure VF \"VF ib4 GUID is not valid\"]\n",
+                  "k8s.pod_sandbox"),
+    # https://github.com/NVIDIA/gpu-operator/issues/730 (the sandbox of a RuntimeClass nvidia containerd lacks: the
+    # container runtime's own family answers, k8s.pod_sandbox beside it)
+    "gpuop730": ("  Warning  FailedCreatePodSandBox  12s (x10 over 2m11s)  kubelet            Failed to create pod sandbox: "
+                 "rpc error: code = Unknown desc = failed to get sandbox runtime: no runtime for \"nvidia\" is "
+                 "configured\n", "container.runtime_unknown"),
     # https://github.com/kubeflow/katib/issues/1112 (kubectl get pods of a PyTorchJob)
     "katib1112": ("NAME                                         READY   STATUS             RESTARTS   AGE\n"
                   "pytorchjob-example-82cjcqdz-master-0         0/2     CrashLoopBackOff   8          2m32s\n"
@@ -146,6 +158,8 @@ def test_real_texts_get_their_entry(cli, tmp_path):
     assert "nvidia-ctk runtime configure" in root_of(doc)["causes"][0]["fix"][0]
     rc, doc = explain_paste(cli, tmp_path, REAL["k91600"][0], "--file", rcs=(0, 1))
     assert "ephemeral-storage" in root_of(doc)["causes"][0]["text"]
+    rc, doc = explain_paste(cli, tmp_path, REAL["ibsriov66"][0], "--file", rcs=(0, 1))
+    assert "CNI plugin" in root_of(doc)["causes"][0]["text"]
     rc, doc = explain_paste(cli, tmp_path, REAL["gpuop1687"][0], "--file", rcs=(0, 1))
     assert "driver.enabled=false" in root_of(doc)["causes"][0]["fix"][0]
     # the eviction's resource picks the cause (helpers.go signalToResource: pid.available -> pids)

@@ -102,6 +102,8 @@ RULES = [
                                         "text": r"^CreateContainerConfigError$"}),
     ("mount", "k8s.mount", {"where": r"^kubernetes/kubernetes:pkg/(?:kubelet|volume)/",
                             "text": r"Unable to attach or mount volumes|^MountVolume\.|^FailedMount$"}),
+    ("sandbox", "k8s.pod_sandbox", {"where": r"^kubernetes/kubernetes:pkg/kubelet/(?:kuberuntime|events)/",
+                                    "text": r"^Failed to create pod sandbox: |^FailedCreatePodSandBox$"}),
     ("deadline", "k8s.deadline", {"where": r"^kubernetes/kubernetes:pkg/kubelet/active_deadline",
                                   "text": r"longer than the specified deadline|^DeadlineExceeded$"}),
     ("evicted-reason", "k8s.evicted", {"where": r"^kubernetes/kubernetes:pkg/kubelet/eviction/", "text": r"^Evicted$"}),
