@@ -36,10 +36,10 @@ def test_fill_causes_reads_the_causes_own_lines():
     ssh = int.from_bytes(b"SSH-", "little")
     causes = [{"text": "{$var|v}", "fix": ["{$ping4|p}"], "confirm": ["{$option|o}"],
                "evidence": [{"line": 3, "text": PING % ssh}, {"line": 4}, {"text": None}] +
-               [{"text": "x"}] * 6 + [{"text": "NCCL_LATE --late"}]},
+               [{"text": "x"}] * 5 + [{"text": "NCCL_LATE --late"}]},
               {"text": "{$var|v}", "fix": [], "confirm": [], "evidence": None}]
     F.fill_causes(causes, ["TORCH_X"])
-    assert causes[0]["text"] == "TORCH_X" and causes[0]["confirm"] == ["o"]  # the 10th evidence line is past 8
+    assert causes[0]["text"] == "TORCH_X" and causes[0]["confirm"] == ["o"]  # the 9th evidence line is past 8
     assert causes[0]["fix"] == ["SSH- (the bytes %d: that program's first words)" % ssh]
     assert causes[1]["text"] == "TORCH_X"
     causes = [{"text": "{$option|o}", "fix": [], "confirm": [], "evidence": [{"text": "a --bb"}]}]
@@ -109,10 +109,13 @@ def _root(texts, fix, fid="cuda.oom", conf="structural", role="root", causes=Tru
 
 
 def test_values_lead_a_structural_roots_fixes():
-    lines = ["AttributeError: Can't pickle local object 'f'", "x", "y", "ValueError: 'a' is not a valid B"]
-    f = _root(lines, ["open t.py (line 3)", "b"], fid="torch.distributed_error")
+    f = _root(["x", "y", "z", "ValueError: 'a' is not a valid B"], ["b"])
     F.finish([f], "N")
-    assert f["causes"][0]["fix"] == ["open t.py (line 3)", PICKLE, "b"]  # after the user's frame; 3 lines read
+    assert f["causes"][0]["fix"] == ["b"]  # the first 3 matched lines are read
+    f = _root(["x", "y", "AttributeError: Can't pickle local object 'f'"], ["open t.py (line 3)", "b"],
+              fid="torch.distributed_error")
+    F.finish([f], "N")
+    assert f["causes"][0]["fix"] == ["open t.py (line 3)", PICKLE, "b"]  # after the user's frame
     f = _root(["ValueError: 'a' is not a valid B - Can't pickle local object 'f'"], ["b", PICKLE])
     F.finish([f], "N")
     assert f["causes"][0]["fix"] == [ENUM % ("a", "B", "B"), "b", PICKLE]  # (one already there is not repeated)
