@@ -166,6 +166,10 @@ def test_real_texts_get_their_entry(cli, tmp_path):
     rc, doc = explain_paste(cli, tmp_path, REAL["k91600"][0].replace("ephemeral-storage", "pids"), "--file",
                             rcs=(0, 1))
     assert "process IDs" in root_of(doc)["causes"][0]["text"]
+    # https://github.com/intel/pmem-csi/issues/261 (kubectl get pods: the STATUS column)
+    rc, doc = explain_paste(cli, tmp_path, "pmem-csi-node-testing-dml4m               0/1     Evicted   0          2m4s    "
+                            "<none>        host-1   <none>           <none>\n", "--file", rcs=(0, 1))
+    assert root_id(doc) == "k8s.evicted"
     # https://github.com/kubernetes/kubernetes/issues/28272 (a comment: the memory-backed /dev/shm over its limit)
     rc, doc = explain_paste(cli, tmp_path, "  Warning  Evicted  9m38s  kubelet, x_machine_x  Usage of EmptyDir volume "
                             "\"dshm\" exceeds the limit \"1Gi\".\n", "--file", rcs=(0, 1))
@@ -202,6 +206,13 @@ def test_reading_the_reasons_is_linear_and_bounded():
     assert time.perf_counter() - t < 0.5
     assert got and all(n <= 999999 for n, _ in got)
     assert k8s.reasons("no scheduler message here " * 1000) == []
+    # the event-row reader and the Normal rows' pattern on long adversarial lines
+    import re
+    t = time.perf_counter()
+    assert k8s._row("Warning |" * 50000)[0] == "Warning" and k8s._row("x pod/" + "a" * 100000) is None
+    assert re.search(k8s.PATTERNS["_struct_k8s_normal"][0], "Normal  | " * 50000) is None
+    assert time.perf_counter() - t < 0.5
+    assert k8s._row("  Warning | FailedMount | 3m | kubelet | x") == ("Warning", "FailedMount", None)
     assert k8s.reasons("0/4 nodes are available: 4 Insufficient cpu.") == [(4, "Insufficient cpu")]
 
 
