@@ -103,3 +103,28 @@ def test_a_message_that_is_an_os_error_names_it(kb):
     # the store's own timeout is still the store's
     r = explain_text(_filestore_tb("Timed out after 301 seconds waiting for clients. 1/2 clients joined."), kb)
     assert r["root"] != "errno.permission"
+
+
+# 4. pyanswer._distributed_check: an argument check raised in a torch.distributed subpackage that _TORCHDIST does not
+# name (torch/distributed/pipelining/schedules.py's microbatch check), under the user's call, is torch.distributed's
+# refusal, not the user's own code; the traceback is written here in CPython's format (torch 2.11's file layout)
+def _torch_tb(path, exc, msg):
+    return ("Traceback (most recent call last):\n"
+            '  File "/work/train_pp.py", line 83, in main\n'
+            "    schedule = ScheduleGPipe(stage, n_microbatches=n_mb, loss_fn=loss_fn)\n"
+            '  File "/opt/venv/lib/python3.12/site-packages/torch/%s", line 829, in __init__\n'
+            "    raise %s(\n"
+            "%s: %s\n" % (path, exc, exc, msg))
+
+
+def test_an_argument_check_of_torch_distributed_is_its_refusal(kb):
+    r = explain_text(_torch_tb("distributed/pipelining/schedules.py", "ValueError",
+                               "n_microbatches (1) must be at least the number of stages (2)"), kb)
+    assert r["root"] == "torch.distributed_usage"
+    assert any("torch/distributed/pipelining" in n for n in r["findings"][0]["notes"])
+    # the same check raised in torch's nn code stays the user's call (code.exception), and an exception that is no
+    # argument check (a KeyError) in torch.distributed is not read as one
+    assert explain_text(_torch_tb("nn/modules/module.py", "ValueError", "n must be at least 2"), kb)["root"] \
+        != "torch.distributed_usage"
+    assert explain_text(_torch_tb("distributed/pipelining/schedules.py", "KeyError", "'stage_0'"), kb)["root"] \
+        != "torch.distributed_usage"

@@ -87,6 +87,32 @@ def _lib_entry(by, file, lib):
     return (eid if eid in by else "code.library_error"), None
 
 
+# what an API's own argument check raises (Doc/library/exceptions.rst: ValueError "an argument that has the right type but
+# an inappropriate value", TypeError, an assert, a path not implemented for that input)
+_ARG_CHECK = ("ValueError", "TypeError", "AssertionError", "NotImplementedError")
+
+
+def _distributed_check(scan, kb, tb, file, at, what, user):
+    """torch.distributed's Python API checks what the user passed in its own subpackages beside those _TORCHDIST
+    names (pipelining's schedules and stages: 'Number of microbatches (1) must be greater than or equal to the number
+    of stages (2)', torch/distributed/pipelining/schedules.py; FSDP's, DCP's planners): such a check raised there,
+    under the user's call, where excmeaning read nothing of the message, is a call torch.distributed refused
+    (torch.distributed_usage), not the user's own code (code.exception)."""
+    norm = file.replace("\\", "/")
+    i = norm.rfind("/torch/distributed/")
+    exc = tb["exc"].rsplit(".", 1)[-1]
+    if i < 0 or not user or exc not in _ARG_CHECK or "torch.distributed_usage" not in kb.by_id or \
+            _lib_entry(kb.by_id, file, "torch")[1] is not None:
+        return None
+    sub = "torch/distributed/" + norm[i + len("/torch/distributed/"):].split("/", 1)[0]
+    f = _structural_finding(kb.by_id["torch.distributed_usage"], tb["hit"], "%s raised by an argument check of %s "
+                            "(torch.distributed's own code)" % (tb["exc"], sub), scan)
+    f["notes"].append("Raised inside torch.distributed at %s, called from your %s:%d: %s. torch.distributed refused "
+                      "what the call passed: its message names the argument and the value it needs." % (
+                          at, user[0], user[1], what.rstrip(".")))
+    return f
+
+
 def _what(tb):
     return "%s: %s" % (tb["exc"], _clip(tb["msg"], 200)) if tb["msg"] else tb["exc"]
 
@@ -168,6 +194,8 @@ def _traceback_finding(scan, kb, tb):
                                                     if user and user[0] != file else ""))
     if f is None and not (kind == "lib" and _lib_entry(by, file, lib)[1]):
         f = excmeaning.finding(scan, kb, tb, chain, what, "%s:%d" % user[:2] if user else at)  # (excmeaning.py)
+    if f is None and kind == "lib" and lib == "torch":
+        f = _distributed_check(scan, kb, tb, file, at, what, user)
     torch_in = None
     if f is None and kind == "lib" and lib == "torch" and user and _lib_entry(by, file, lib)[1] is None:
         # torch's own frames are in every traceback: an exception raised in torch's Python code (outside the
