@@ -70,6 +70,19 @@ REAL = {
     "gpuop730": ("  Warning  FailedCreatePodSandBox  12s (x10 over 2m11s)  kubelet            Failed to create pod sandbox: "
                  "rpc error: code = Unknown desc = failed to get sandbox runtime: no runtime for \"nvidia\" is "
                  "configured\n", "container.runtime_unknown"),
+    # https://github.com/ZhongAnTech/kubecloud/issues/1 (describe's Events of an image that is not public)
+    "kubecloud1": (
+        "Events:\n  Type     Reason     Age                  From                  Message\n"
+        "  ----     ------     ----                 ----                  -------\n"
+        "  Normal   Scheduled  3m11s                default-scheduler     Successfully assigned "
+        "kubecloud/kubecloud-7789fd444f-6cscw to ks-allinone\n"
+        "  Normal   Pulling    81s (x3 over 3m10s)  kubelet, ks-allinone  Pulling image \"kubecloud\"\n"
+        "  Warning  Failed     47s (x3 over 2m32s)  kubelet, ks-allinone  Failed to pull image \"kubecloud\": rpc error: "
+        "code = Unknown desc = Error response from daemon: pull access denied for kubecloud, repository does not exist "
+        "or may require 'docker login'\n"
+        "  Warning  Failed     47s (x3 over 2m32s)  kubelet, ks-allinone  Error: ErrImagePull\n"
+        "  Normal   BackOff    11s (x5 over 2m31s)  kubelet, ks-allinone  Back-off pulling image \"kubecloud\"\n"
+        "  Warning  Failed     11s (x5 over 2m31s)  kubelet, ks-allinone  Error: ImagePullBackOff\n", "k8s.image_pull"),
     # https://github.com/kubeflow/katib/issues/1112 (kubectl get pods of a PyTorchJob)
     "katib1112": ("NAME                                         READY   STATUS             RESTARTS   AGE\n"
                   "pytorchjob-example-82cjcqdz-master-0         0/2     CrashLoopBackOff   8          2m32s\n"
@@ -158,6 +171,9 @@ def test_real_texts_get_their_entry(cli, tmp_path):
     assert "nvidia-ctk runtime configure" in root_of(doc)["causes"][0]["fix"][0]
     rc, doc = explain_paste(cli, tmp_path, REAL["k91600"][0], "--file", rcs=(0, 1))
     assert "ephemeral-storage" in root_of(doc)["causes"][0]["text"]
+    # a later 'Normal Pulling' is the next try, not a success: still the root, the name first
+    rc, doc = explain_paste(cli, tmp_path, REAL["kubecloud1"][0], "--file", rcs=(0, 1))
+    assert "name or tag" in root_of(doc)["causes"][0]["text"]
     rc, doc = explain_paste(cli, tmp_path, REAL["ibsriov66"][0], "--file", rcs=(0, 1))
     assert "CNI plugin" in root_of(doc)["causes"][0]["text"]
     rc, doc = explain_paste(cli, tmp_path, REAL["gpuop1687"][0], "--file", rcs=(0, 1))

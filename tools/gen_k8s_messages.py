@@ -94,7 +94,8 @@ RULES = [
                                  "text": r"low on resource|exceeds the (?:total )?limit|exceeded its local ephemeral|"
                                          r"was using %s, request is"}),
     ("image-pull", "k8s.image_pull", {"where": r"^kubernetes/kubernetes:pkg/kubelet/(?:images|kuberuntime)/",
-                                      "text": r"pulling image|ImagePullBackOff|ErrImagePull|InvalidImageName|"
+                                      "text": r"^Back-off pulling image|^Failed to pull image|ImagePullBackOff|"
+                                              r"ErrImagePull|InvalidImageName|"
                                               r"ErrImageNeverPull"}),
     ("crashloop", "k8s.crashloop", {"where": r"^kubernetes/kubernetes:pkg/kubelet/",
                                     "text": r"^Back-off restarting failed container|^CrashLoopBackOff$"}),
