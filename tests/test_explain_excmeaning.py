@@ -269,6 +269,27 @@ def test_a_path_given_as_a_hub_id_is_a_missing_folder(kb):
     assert "ls -ld /scratch/runs/ft/checkpoint-1500" in f["causes"][0]["fix"][0]
 
 
+# chflame163/ComfyUI_LayerStyle_Advance#110: the message line as reported (a Windows drive path as the id), in
+# HUB_PATH's traceback
+HUB_WIN = HUB_PATH.replace(
+    "huggingface_hub.errors.HFValidationError: Repo id must be in the form 'repo_name' or 'namespace/repo_name': "
+    "'/scratch/runs/ft/checkpoint-1500'. Use `repo_type` argument if needed.",
+    "huggingface_hub.errors.HFValidationError: Repo id must use alphanumeric chars or '-', '_', '.', '--' and '..' are "
+    "forbidden, '-' and '.' cannot start or end the name, max length is 96: "
+    "'D:\\ComfyUI-Nunchaku\\ComfyUI\\models\\LLavacheckpoints\\files_for_uform_gen2_qwen'.")
+
+
+def test_a_windows_path_given_as_a_hub_id_is_a_path(kb):
+    assert "D:\\ComfyUI-Nunchaku" in HUB_WIN
+    rid, f = root(kb, HUB_WIN)
+    assert rid == "transformers.hub"
+    assert f["causes"][0]["text"].startswith("D:\\ComfyUI-Nunchaku\\ComfyUI\\models") and \
+        "no folder of that name exists" in f["causes"][0]["text"]
+    # the note that quotes a message ending in its own period adds none ('... if needed..' before)
+    _, g = root(kb, HUB_PATH)
+    assert any(n.endswith("Use `repo_type` argument if needed.") for n in g["notes"] if isinstance(n, str))
+
+
 def test_another_librarys_tensor_words_stay_that_librarys(kb):
     rid, _ = root(kb, HOROVOD)
     assert rid and rid.startswith("horovod.")

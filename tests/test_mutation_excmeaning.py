@@ -408,7 +408,8 @@ def test_finding_a_tensor_refusal_and_its_advice(kb):
         "subspaces). [...]). The message says what to do: \u201cUse .reshape(...) instead.\u201d",
         [LOOK_FIX % "/work/job/t_view.py:3"])
     assert causes[1]["static_rank"] == 1 and causes[1]["text"].startswith("A Linear layer gets another number")
-    assert note == "Read from the words of the exception raised at /work/job/t_view.py:3: RuntimeError: %s." % VIEW_MSG
+    # (the message's own period ends the note: no second one)
+    assert note == "Read from the words of the exception raised at /work/job/t_view.py:3: RuntimeError: %s" % VIEW_MSG
 
 
 def test_finding_an_empty_parameter_first(kb):
@@ -448,8 +449,12 @@ def test_advice_bounds():
     assert len(cut) == E.MSG and E.advice(cut) == "Use a now."
     three = ("Use a now. Use b now. Use c" + " c" * 300)[:E.WHOLE]
     assert E.advice(three) == "Use a now. Use b now."
-    # the first 20 sentences only
-    assert E.advice("No. " * 20 + "Use a now.") == "" and E.advice("No. " * 19 + "Use a now.") == "Use a now."
+    # the first WHOLE characters only (advice.find's grammar, excmeaning's bound)
+    assert E.advice("Bad. " * 20 + "Use a now.") == "Use a now." and E.advice("Bad. " * 300 + "Use a now.") == ""
+    # without a remedy, where the message says to look (advice.find's 'detail')
+    assert E.advice("Bad value. For more info on various settings, try TORCH_LOGS=\"help\"") == \
+        'For more info on various settings, try TORCH_LOGS="help"'
+    assert E.advice("Bad value. Use a now. For more info, see https://x.org/doc") == "Use a now."
     # each clipped to 200 characters
     long = "Use " + "word " * 50
     assert E.advice(long) == E._clip(long.strip(), 200) and E.advice(long).endswith("[...]")

@@ -74,7 +74,10 @@ _IMPERATIVE = (
     "use", "set", "pass", "specify", "increase", "decrease", "reduce", "lower", "add", "remove", "delete",
     "install", "reinstall", "upgrade", "downgrade", "update", "ensure", "run", "rerun", "re-run", "call", "disable",
     "enable", "unset", "check", "verify", "change", "rename", "replace", "restart", "reboot", "configure",
-    "recompile", "rebuild", "avoid", "try", "consider", "please", "convert", "mount", "edit", "contact", "adjust")
+    "recompile", "rebuild", "avoid", "try", "consider", "please", "convert", "mount", "edit", "contact", "adjust",
+    # torch's own (torch/_inductor/cudagraph_trees.py: '... clone the tensor outside of torch.compile()'; ATen's
+    # 'move the tensor to ...')
+    "clone", "move")
 # after ', ' / ' or ' / ' and ' / ' then ': only these (a comma-clause is more often a statement:
 # NCCL's 'minCTAs %d is larger than maxCTAs %d, set both to %d' says what NCCL did)
 _AFTER_COMMA = ("use", "set", "pass", "specify", "increase", "decrease", "reduce", "try", "consider", "please",
@@ -92,7 +95,12 @@ _ADVISORY = re.compile("|".join([
     r"\bwe (?:recommend|suggest|advise)\b", r"\bas a workaround\b",
     r"\bto (?:fix|resolve|solve|avoid|work around|silence|suppress|ignore) (?:this|it|that|the)\b",
     r"\bdid you mean\b", r"\bmaybe you meant\b", r"\bdid you forget to\b", r"\(choose from\b",
-    r"\bthe (?:fix|solution|workaround) is\b"]), re.IGNORECASE)
+    r"\bthe (?:fix|solution|workaround) is\b",
+    # a purpose, then what to do: torch/_inductor/cudagraph_trees.py 'To prevent overwriting, clone the tensor ...'
+    r"(?:^|(?<=: ))to (?:prevent|avoid|fix|resolve|enable|disable|use)\b[^,.;\n]{1,120},",
+    # safetensors/torch.py _remove_duplicate_names: 'A potential way to correctly save your model is to use
+    # `save_model`'
+    r"\b(?:way|fix|solution|workaround)\b[^.\n]{0,80}?\bis to (?:use|call|set|pass|run|install)\b"]), re.IGNORECASE)
 # right after an imperative: a statement of what failed, not an instruction ('Check failed: x == y', glog's
 # CHECK; 'Set device failed'; 'Call to recv failed', NCCL's misc/socket.cc; 'pass NULL socket')
 _STATEMENT = re.compile("|".join([

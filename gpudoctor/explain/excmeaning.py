@@ -41,6 +41,7 @@ Every regex is bounded and runs on the exception's line (pytb keeps 300 characte
 
 import re
 
+from gpudoctor.explain import advice as _advice
 from gpudoctor.explain import famfix
 from gpudoctor.fixline import sh
 from gpudoctor.explain.text import clip as _clip
@@ -95,6 +96,8 @@ _HUB = re.compile(r"LocalEntryNotFound|OfflineModeIsEnabled|HF_HUB_OFFLINE|TRANS
 # validate_repo_id's message quotes the id it refused (huggingface_hub/utils/_validators.py; its 'Repo id must use
 # alphanumeric chars or ...' form has 140 characters before the id: './qlora-out' has one '/' and fails that check)
 _REPO_ID = re.compile(r"Repo id must [^\n]{0,200}?: '([^'\n]{1,300})'")
+# a local path in any form a user passes: absolute, ./ ../ ~, a Windows drive (C:\models, D:/runs) or share (\\host)
+_LOCAL_ID = re.compile(r"^(?:[/~]|\.{1,2}[/\\]|[A-Za-z]:[/\\]|\\\\)")
 
 # ------------------------------------------------------------------ 4. torch's refusals
 
@@ -175,41 +178,24 @@ _OPTION = re.compile(r"[`'\"]([A-Za-z_][\w.\-]{1,60})[`'\"]|\b([a-z][a-z0-9]{0,3
 
 # ------------------------------------------------------------------ the library's own advice
 
-# a sentence that tells the reader what to do: imperative openings, "To <verb> ..., <do>", "you can / should"
-_ADVICE = re.compile(r"^(?:Use|use|Try|try|Consider|consider|Please|please|Set|set|Call|call|Pass|pass|Make sure|"
-                     r"make sure|Either|either|Run|run|Install|install|Move|move|Add|add|Remove|remove|Specify|"
-                     r"specify|Convert|convert|Clone|clone|Enable|enable|Disable|disable|Did you mean|did you mean|"
-                     r"To (?:prevent|fix|avoid|resolve|enable|disable|use)|You (?:can|should|may|need|must)|"
-                     r"you (?:can|should|may|need|must))\b[^\n]{3,}")
-# advice said inside a sentence: 'A potential way to correctly save your model is to use `save_model`'
-_ADVICE_MID = re.compile(r"\b(?:way|fix|solution|workaround)\b[^.\n]{0,80}?\bis to (?:use|call|set|pass|run|install)\b",
-                         re.I)
-# a sentence ends at . ! ? ; or where a line of a multi-line message starts with a capital (a line that starts in
-# lower case goes on with the sentence the line before wrapped)
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\s{1,20}|\n(?=[A-Z])")
-# a sentence that asks for a bug report is no advice for the user's code
-_REPORT = re.compile(r"\b(?:file an issue|report (?:it|this|a bug)|bug report|github\.com)", re.I)
+# (the sentences that say what to do are advice.py's grammar, one place for every message's advice)
 # TORCH_CHECK's convention (c10/util/Exception.h; ATen's checks): 'Expected <what> to be <X>, but got <Y>'
 _EXPECTED = re.compile(r"\b[Ee]xpected (?:all )?([\w.\[\]]{1,60}) (?:dtype |tensors? |device |size |shape |argument )?"
                        r"to (?:be|have|match) ([^,;\n]{1,120}?),? but (?:got|found) ([^\n]{1,120})")
 
 
 def advice(msg):
-    """The sentences of a message that tell what to do (at most two, each clipped), '' when none."""
+    """The sentences of a message that tell what to do (advice.find's remedies: at most two, each clipped), ''
+    when none."""
     msg = (msg or "")[:WHOLE]
-    sents = _SENTENCE_END.split(msg)
-    if len(msg) in (MSG, WHOLE) and sents:
-        sents = sents[:-1]  # the last one was cut by the reader's limit
-    out = []
-    for s in sents[:20]:
-        s = " ".join(s.split())
-        # 'You can turn off determinism ..., or you can use ...': a clause after a comma counts too
-        parts = [s] + [p.strip() for p in s.split(", ")[1:]]
-        if not _REPORT.search(s) and (any(_ADVICE.match(p) for p in parts) or _ADVICE_MID.search(s)):
-            out.append(_clip(s, 200))
-        if len(out) == 2:
-            break
-    return " ".join(out)
+    if len(msg) in (MSG, WHOLE):  # the last sentence was cut by the reader's limit
+        sents = _advice._sentences(msg)
+        msg = msg[:sents[-1][0]] if sents else ""
+    found = _advice.find(msg)
+    # what to do (a remedy); without one, where the message says to look ('For more info on various settings, try
+    # TORCH_LOGS="help"', torch/_logging/_internal.py: the values it accepts)
+    got = [q for kind, q in found if kind == "remedy"][:2] or [q for kind, q in found if kind == "detail"][:1]
+    return " ".join(_clip(q, 200) for q in got)
 
 
 def expected(msg):
@@ -351,7 +337,7 @@ def read(by, tb, chain):
         msg = _msg(t)
         if (_HUB.search(msg) or _HUB.search(t["exc"])) and "transformers.hub" in by:
             rid = _REPO_ID.search(msg)
-            local = rid and rid.group(1).startswith(("/", "./", "../", "~"))
+            local = rid and _LOCAL_ID.match(rid.group(1))
             text = ("%s is a path, and no folder of that name exists where this rank ran: from_pretrained takes a "
                     "name that is not a local folder for a Hub repository id" % rid.group(1)) if local else None
             fix = (["the folder %s does not exist on this node (ls -ld %s): check the path, the mount on every node "
@@ -492,5 +478,6 @@ def finding(scan, kb, tb, chain, what, where):
         f["causes"].insert(0, {"text": got["first"]["text"], "checks": [], "confirm": [],
                                "fix": list(got["first"]["fix"]), "exports": {}, "evidence": [], "static_rank": 0,
                                "computed": None})
-    f["notes"].append("Read from the words of the exception raised at %s: %s." % (where, what))
+    f["notes"].append("Read from the words of the exception raised at %s: %s%s" % (
+        where, what, "" if what.endswith((".", "!", "?")) else "."))  # (a message's own period, or '...', ends it)
     return f
