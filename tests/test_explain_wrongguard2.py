@@ -128,3 +128,22 @@ def test_an_argument_check_of_torch_distributed_is_its_refusal(kb):
         != "torch.distributed_usage"
     assert explain_text(_torch_tb("distributed/pipelining/schedules.py", "KeyError", "'stage_0'"), kb)["root"] \
         != "torch.distributed_usage"
+
+
+# 5. Hydra's 'unrecognized argument <name>' is mpi.implementation_mismatch only by the name: an option of Open MPI's
+# mpirun (-x); any other (a misspelt one) is mpi.hydra_option. Both made here with Debian's MPICH 4 mpiexec.hydra.
+def _hydra(name):
+    return ("$ mpiexec.hydra -n 2 -%s ... hostname\n"
+            "[mpiexec@vm] match_arg (utils/args/args.c:163): unrecognized argument %s\n"
+            "[mpiexec@vm] HYDU_parse_array (utils/args/args.c:178): argument matching returned error\n"
+            "[mpiexec@vm] parse_args (ui/mpich/utils.c:1639): error parsing input array\n"
+            "[mpiexec@vm] HYD_uii_mpx_get_parameters (ui/mpich/utils.c:1691): unable to parse user arguments\n"
+            "[mpiexec@vm] main (ui/mpich/mpiexec.c:127): error parsing parameters\n" % (name, name))
+
+
+def test_hydra_unknown_option_by_its_name(kb):
+    r = explain_text(_hydra("ranks-per-node"), kb)
+    assert r["root"] == "mpi.hydra_option" and r["findings"][0]["family"] == "mpi.mpich_launch"
+    assert "mpiexec -h" in " ".join(r["findings"][0]["causes"][0]["fix"])
+    assert explain_text(_hydra("x"), kb)["root"] == "mpi.implementation_mismatch"
+    assert explain_text(_hydra("xyz"), kb)["root"] == "mpi.hydra_option"  # a whole name, not its first letter

@@ -43,7 +43,9 @@ RULES = [
                                              r"(?:event|completion)|terminated badly|error cleaning up|unable to "
                                              r"cleanup|error in waiting for event"}),
     ("exec", "mpi.exec_not_found", {"text": r"execvp|unable to find (?:the )?executable|executable not found"}),
-    ("args", "mpi.implementation_mismatch", {"text": r"unrecognized argument|argument matching returned error"}),
+    # hydra's own command line (utils/args/args.c match_arg / HYDU_parse_array): an option this mpiexec does not have;
+    # that it is Open MPI's (the other mpirun) is mpi.implementation_mismatch's own pattern, by the option's name
+    ("args", "mpi.hydra_option", {"text": r"unrecognized argument|argument matching returned error"}),
     ("memlock", "rdma.memlock", {"text": r"memlock|locked memory|ibv_reg_mr|register memory"}),
     ("iface", "mpi.mpich_iface", {"text": r"network interface|\biface\b|ifaddr|find interface|interface name|"
                                           r"interface selection"}),
