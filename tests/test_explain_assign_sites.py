@@ -103,3 +103,28 @@ def test_lines_that_only_share_a_context_sites_words_match_no_slurm_message(kb, 
     # (srun's exit line alone still gets the structural 'a Slurm error line' answer, as before: no site of it)
     got = explain.explain_text(text, kb)["findings"]
     assert not [n for f in got for n in f["notes"] if n.startswith("Known message of Slurm")], got and got[0]["notes"]
+
+
+def test_torch_raises_no_word_rule_assigns_get_their_subsystems_family():
+    from explainhelp import generated_sites
+
+    got = {s["where"]: (s["rule"], s["family"]) for s in generated_sites("torch_core_messages")}
+    assert got["torch/_dynamo/eval_frame.py:916"] == ("ctx-compile", "torch.compile_error")
+    assert got["torch/utils/cpp_extension.py:701"] == ("ctx-extension", "build.extension")
+    assert got["torch/_weights_only_unpickler.py:466"] == ("ctx-unpickler", "torch.checkpoint_load")
+    assert got["torch/serialization.py:803"] == ("ctx-serialization", "torch.usage")
+    assert got["torch/_dynamo/exc.py:1165"][1] is None  # 'WON'T CONVERT ...': Dynamo falls back to eager and goes on
+    assert got["torch/_weights_only_unpickler.py:557"][1] is None  # 'negative argument': too few words of its own
+
+
+@pytest.mark.parametrize("text,family", [
+    # composed from torch 2.1.0's torch/_dynamo/exc.py InvalidBackend format ('Invalid backend: %s, see ...'; the
+    # wording pytorch/pytorch#189333 quotes is the later one, with '. See')
+    ("torch._dynamo.exc.InvalidBackend: Invalid backend: 'indutcor', see `torch._dynamo.list_backends()` for "
+     "available backends.\n", "torch.compile_error"),
+    # composed from torch/utils/cpp_extension.py's raise
+    ("RuntimeError: setuptools>=49.4.0 is required\n", "build.extension"),
+])
+def test_a_torch_context_site_answers_its_family(kb, text, family):
+    root = assert_root(explain.explain_text(text, kb), verdict="root_cause", entry=family, confidence="family")
+    assert root["causes"] and root["causes"][0]["fix"]

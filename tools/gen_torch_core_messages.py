@@ -190,6 +190,19 @@ RULES = [
     ("usage", "torch.usage", {"where": r"^torch/(?:nn/modules|nn/functional|nn/utils|nn/parallel|nn/attention|optim|"
                                        r"autograd|utils/data|"
                                        r"utils/checkpoint|cuda|amp)\b", "level": r"raise"}),
+    # Assigned by SOURCE CONTEXT (issue 18, assign-sites): a raise no rule above assigns by its words gets the family
+    # of the subsystem whose file raises it; these families name what failed, not why (a site-only match answers
+    # 'family', explain/analyze.py _finding). A message that says the program goes on (Dynamo falling back to eager
+    # for a frame, torch/_dynamo/exc.py SkipFrame / 'WON'T CONVERT') is no failure of the run.
+    ("not a failure: the program falls back and goes on", None,
+     {"where": r"^torch/_dynamo/", "text": r"fall(?:s|ing)? back|skip the frame|WON'T CONVERT"}),
+    ("ctx-compile", "torch.compile_error", {"where": r"^torch/(?:_dynamo|_inductor)/", "level": r"^raise$"}),
+    # torch.load(weights_only=True)'s unpickler refusing what the file holds
+    ("ctx-unpickler", "torch.checkpoint_load", {"where": r"^torch/_weights_only_unpickler\.py", "level": r"^raise$"}),
+    # torch.save / torch.load checking their own arguments
+    ("ctx-serialization", "torch.usage", {"where": r"^torch/serialization\.py", "level": r"^raise$"}),
+    # torch.utils.cpp_extension building or loading a C++/CUDA extension (knowledge/torch_context.toml)
+    ("ctx-extension", "build.extension", {"where": r"^torch/utils/cpp_extension\.py", "level": r"^raise$"}),
 ]
 
 _NO_CUDA_WHEEL = ("install a CUDA build of torch: pip install torch --index-url https://download.pytorch.org/whl/cu<XY> "
@@ -1398,6 +1411,11 @@ def build(files, version):
                 "level": level, "text": fmt}
         if not knowgen.unanchored(site, rx, literal, 12):
             rule, family = knowgen.assign(RULES, site, {"where": where, "text": fmt, "level": level})
+            if str(rule).startswith("ctx-") and len(re.findall(r"[A-Za-z]{2,}", max(
+                    re.split(r"%[-+ #0-9.]*[a-zA-Z]", fmt), key=lambda r: len(re.findall(r"[A-Za-z]{2,}", r))))) < 3:
+                # too few words of its own to be this message alone ('negative argument', 'Missing argument %s'):
+                # left unassigned rather than given its file's family (tools/gen_slurm_messages.py VAGUE)
+                rule, family = "too few words of its own to assign by its source file", None
             if level == "warning" and (src == "python" or family is None):
                 # a warning is printed by healthy runs too: listed, never a finding
                 rule, family = "a warning, not an error", None
