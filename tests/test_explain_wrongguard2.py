@@ -147,3 +147,40 @@ def test_hydra_unknown_option_by_its_name(kb):
     assert "mpiexec -h" in " ".join(r["findings"][0]["causes"][0]["fix"])
     assert explain_text(_hydra("x"), kb)["root"] == "mpi.implementation_mismatch"
     assert explain_text(_hydra("xyz"), kb)["root"] == "mpi.hydra_option"  # a whole name, not its first letter
+
+
+# 6. sdpa.toml: 'No available kernel. Aborting execution.' (aten sdp_utils.cpp select_sdp_backend) raised under the
+# user's call of F.scaled_dot_product_attention was code.exception by its type; the UserWarnings torch prints before
+# it name the check that refused, and order the causes
+X_TRANSFORMERS_143 = (  # lucidrains/x-transformers#143 (its warnings, then the error of its title)
+    "/content/x_transformers/attend.py:168: UserWarning: Memory efficient kernel not used because: (Triggered "
+    "internally at ../aten/src/ATen/native/transformers/cuda/sdp_utils.h:545.)\n"
+    "  out = F.scaled_dot_product_attention(\n"
+    "/content/x_transformers/attend.py:168: UserWarning: Memory Efficient attention has been runtime disabled. "
+    "(Triggered internally at ../aten/src/ATen/native/transformers/cuda/sdp_utils.h:338.)\n"
+    "  out = F.scaled_dot_product_attention(\n"
+    "/content/x_transformers/attend.py:168: UserWarning: Flash attention kernel not used because: (Triggered "
+    "internally at ../aten/src/ATen/native/transformers/cuda/sdp_utils.h:547.)\n"
+    "  out = F.scaled_dot_product_attention(\n"
+    "/content/x_transformers/attend.py:168: UserWarning: Both fused kernels do not support non-null attn_mask. "
+    "(Triggered internally at ../aten/src/ATen/native/transformers/cuda/sdp_utils.h:191.)\n"
+    "  out = F.scaled_dot_product_attention(\n"
+    "Traceback (most recent call last):\n"
+    '  File "/content/x_transformers/attend.py", line 168, in flash_attn\n'
+    "    out = F.scaled_dot_product_attention(\n"
+    "RuntimeError: No available kernel. Aborting execution.\n")
+COMFY_SAM2_61 = (  # neverbiasu/ComfyUI-SAM2#61 (a Windows wheel)
+    "UserWarning: Flash attention kernel not used because: (Triggered internally at C:\\actions-runner\\_work\\pytorch\\"
+    "pytorch\\pytorch\\aten\\src\\ATen\\native\\transformers\\cuda\\sdp_utils.cpp:860.)\n"
+    "UserWarning: Torch was not compiled with flash attention. (Triggered internally at C:\\actions-runner\\_work\\"
+    "pytorch\\pytorch\\pytorch\\aten\\src\\ATen\\native\\transformers\\cuda\\sdp_utils.cpp:674.)\n"
+    "RuntimeError: No available kernel. Aborting execution.\n")
+
+
+def test_sdpa_no_kernel_causes_by_its_warnings(kb):
+    r = explain_text(X_TRANSFORMERS_143, kb)
+    f = r["findings"][0]
+    assert r["root"] == "torch.sdpa_no_kernel" and f["family"] == "torch.usage"
+    assert "attn_mask" in f["causes"][0]["text"] and f["causes"][0]["evidence"]
+    f = explain_text(COMFY_SAM2_61, kb)["findings"][0]
+    assert f["id"] == "torch.sdpa_no_kernel" and "not compiled with flash" in f["causes"][0]["text"]
