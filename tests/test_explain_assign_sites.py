@@ -128,3 +128,19 @@ def test_torch_raises_no_word_rule_assigns_get_their_subsystems_family():
 def test_a_torch_context_site_answers_its_family(kb, text, family):
     root = assert_root(explain.explain_text(text, kb), verdict="root_cause", entry=family, confidence="family")
     assert root["causes"] and root["causes"][0]["fix"]
+
+
+def test_ucx_completion_syndromes_get_the_completion_family_and_the_syndromes_cause(kb):
+    from explainhelp import generated_sites
+
+    got = {s["text"]: (s["rule"], s["family"]) for s in generated_sites("ucx_messages") if s.get("kind") == "cqe"}
+    assert got["Local protection error"] == ("ctx-cqe", "rdma.completion_error")
+    assert got["WR flushed because QP in error state"][1] is None  # logged at trace level: the echo
+    # composed from src/uct/ib/mlx5/ib_mlx5_log.c's '%s on <dev>:<port>/IB (synd 0x%x vend 0x%x hw_synd %d/%d)' in
+    # UCX's log-line layout (the syndrome and vendor values of openucx/ucx#9515, whose older UCX wrote
+    # 'Local protection on')
+    text = ("[1701292112.836500] [a670n1:162239:0]     ib_mlx5_log.c:177  UCX  ERROR Local protection error on "
+            "mlx5_0:1/IB (synd 0x4 vend 0x51 hw_synd 0/2)\n")
+    root = assert_root(explain.explain_text(text, kb), verdict="root_cause", entry="rdma.completion_error",
+                       confidence="family")
+    assert "nvidia_peermem" in root["causes"][0]["fix"][0]
