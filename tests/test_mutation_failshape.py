@@ -16,6 +16,7 @@ import os
 import pytest
 
 from gpudoctor.explain import failshape as F
+from gpudoctor.explain.analyze import _structural_finding
 from gpudoctor.explain.scan import Scan, scan_stream
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -49,6 +50,13 @@ TEXTS = {
                       "/lib/x86_64-linux-gnu/libffi.so.8\n",
     "gdb_unknown_package": "Program received signal SIGSEGV, Segmentation fault.\n#0  0x00007ffff7149f7a in g () from "
                            "/opt/venv/lib/python3.11/site-packages/nosuchpkg/lib/x.so\n",
+    "gdb_no_library": "Program received signal SIGSEGV, Segmentation fault.\n#0  0x0000000000401000 in main ()\n",
+    "gdb_lib_not_next": "Program received signal SIGSEGV, Segmentation fault.\n#0  0x0000000000401000 in f ()\n"
+                        "#1  0x0000000000401001 in g ()\n   from " + SO + "\n",
+    "gdb_flash_attn": "Program received signal SIGSEGV, Segmentation fault.\n#0  0x00007f in fwd () from /opt/venv/lib/"
+                      "python3.11/site-packages/flash_attn/flash_attn_2_cuda.cpython-311-x86_64-linux-gnu.so\n",
+    "gdb_long": "Program received signal SIGSEGV, Segmentation fault.\n#0  0x00007f in " + "n" * 85 + " () from /opt/"
+                + "d" * 40 + "/site-packages/torch/lib/lib" + "t" * 85 + ".so\n",
     "gdb_frame_before": "#0  0x00007f92fef2548f in f () from " + SO + "\nProgram received signal SIGSEGV, Segmentation "
                         "fault.\n",
     "gdb_frame_far": "Program received signal SIGSEGV, Segmentation fault.\n" + "x\n" * 40 +
@@ -74,6 +82,7 @@ TEXTS = {
               "srcSelectDimSize failed.\n",
     "thc": "cublas runtime error : resource allocation failed at THCGeneral.c:411\n",
     "thc_old_spelling": "cublas runtime error : ressource allocation failed at THCGeneral.c:411\n",
+    "thc_no_entry": "cublas runtime error : an access to gpu memory space failed at THCGeneral.c:411\n",
     "thc_unknown": "cublas runtime error : something else happened at THCGeneral.c:411\n",
     "cma_eperm": "Read -1, expected 4096, errno = 1\n",
     "cma_v5": "CMA read -1, expected 65536, errno =14\n",
@@ -87,6 +96,9 @@ TEXTS = {
     # the first line that can be answered, and an info line
     "first_of_two": "curl: (6) Could not resolve host: x\nenroot import docker://x\nrun.sh: line 9: 77 Killed   "
                     "python3 t.py\n",
+    "signal_before_curl": "run.sh: line 3: 13319 Killed   python3 t.py\nenroot import docker://x\n"
+                          "curl: (6) Could not resolve host: x\n",
+    "assert_long": "k.cu:1: f: block: [1,0,0], thread: [2,0,0] Assertion " + "i" * 130 + " failed.\n",
     "info_line": "INFO: zsh: command not found: torchrun\n",
 }
 
@@ -101,9 +113,15 @@ def _got(text, kb):
     s = _scan(text, kb)
     hit = F._answer_hit(s)
     f = F.structural(s, kb)
-    return {"seen": F.seen(s), "hit": [hit[0], hit[1].line] if hit else None,
-            "root": f and {"id": f["id"], "first_note": f["notes"][0], "last_note": f["notes"][-1],
-                           "first_fix": f["causes"][0]["fix"][0] if f["causes"][0]["fix"] else None}}
+    if f is None:
+        return {"seen": F.seen(s), "hit": [hit[0], hit[1].line] if hit else None, "root": None}
+    # what the entry gives on its own (knowledge text, not failshape's): named, not copied
+    base = _structural_finding(kb.by_id[f["id"]], hit[1], "-", s)
+    first_fix = f["causes"][0]["fix"][0] if f["causes"][0]["fix"] else None
+    return {"seen": F.seen(s), "hit": [hit[0], hit[1].line],
+            "root": {"id": f["id"], "first_note": f["notes"][0],
+                     "last_note": "<the entry's own>" if f["notes"][-1] == base["notes"][-1] else f["notes"][-1],
+                     "first_fix": "<the entry's own>" if base["causes"][0]["fix"][:1] == [first_fix] else first_fix}}
 
 
 @pytest.mark.parametrize("name", sorted(TEXTS))

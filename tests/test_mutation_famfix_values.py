@@ -68,6 +68,7 @@ SO = ("the loader found no %s: install the package that provides it in the envir
     (["ValueError: 'fp61' is not a valid PrecisionType"], [ENUM % ("fp61", "PrecisionType", "PrecisionType")]),
     (["ValueError: -3 is not a valid ShardingStrategy.X"], [ENUM % ("-3", "ShardingStrategy.X", "ShardingStrategy.X")]),
     (["ValueError: x.'a' is not a valid T", "ValueError: 'a' is not a valid T.y_"], [ENUM % ("a", "T.y_", "T.y_")]),
+    (["ValueError: 'XLA' is not a valid DeviceType"], [ENUM % ("XLA", "DeviceType", "DeviceType")]),  # (only quotes cut)
     (["'a' is not a valid T_x, please select one of ['b']"], [ENUM % ("a", "T_x", "T_x")]),  # transformers' form
     (["AttributeError: Can't pickle local object 'main.<locals>.f'"], [PICKLE]),
     (["_pickle.PicklingError: Can't pickle <function <lambda> at 0x7f>: attribute lookup <lambda> on __main__ "
