@@ -119,7 +119,9 @@ def explain_inputs(inputs, kb=None, assume_error=False, facts=None, deadline=Non
     from gpudoctor.explain import advice
 
     advice.apply(result, scan)  # what the root's own message says to do (after the computed fixes, never above them)
-    return result
+    from gpudoctor.explain import redact
+
+    return redact.apply(result)  # secret-looking values in the lines quoted back (docs/security.md 26.)
 
 
 def explain_text(text, kb=None, source="<text>", assume_error=False, facts=None):

@@ -1,0 +1,108 @@
+"""Secret-looking values in the lines explain quotes back are replaced with REDACTED (red team 2026-11-26g,
+docs/security.md 26.).
+
+explain quotes the lines it reads (the matched line, a setting's line, a launch line) in the text and JSON answers,
+which users paste into issues and CI keeps as artifacts. The lines the settings reader picks are env dumps, exports
+and command lines: where tokens live (`export HF_TOKEN=hf_... CUDA_LAUNCH_BLOCKING=1`). The project's rule for
+environment values (collector/system.py, docs/security.md 10. and 22.) is that a secret-looking value never leaves
+in clear; here the same rule is applied to every string of the answer once, at its end (apply()), so no reader of
+this session or later can quote one:
+
+- the value of an assignment whose name reads as a secret (`NAME=V`, `NAME: V`, `"name": "v"`, `--name V`,
+  `--name=V`, `os.environ['NAME'] = 'V'`): the name's last word (split at `_`, `-`, `.`) is a token, secret,
+  password, passwd, passphrase, apikey, credential(s), pass, auth, jwt or bearer, or `key` after another word
+  (WANDB_API_KEY, AWS_SECRET_ACCESS_KEY); a tokenizer's special tokens (pad_token, eos_token ...) are not secrets;
+- a value that has the shape of a known credential whatever its name: Hugging Face `hf_...`, AWS access key ids
+  `AKIA...`, GitHub `ghp_` / `gho_` / `ghu_` / `ghs_` / `ghr_` / `github_pat_`, GitLab `glpat-`, Slack `xox?-`,
+  OpenAI-style `sk-...`, a JWT (`eyJ...` three parts), `Bearer X`, and the password of a URL's userinfo
+  (`https://user:pass@host`, RFC 3986 section 3.2.1 deprecates it for this reason).
+
+REDACTED is a plain word: a redacted line pasted into a shell stays inert (no redirection, glob or expansion).
+Placeholders (`$HF_TOKEN`, `<token>`, `...`, `xxx`) and booleans are kept. Every regex is bounded and linear; a
+string is searched only when a cheap lower-case substring test finds a needle.
+"""
+
+import re
+
+MARK = "REDACTED"
+MAX_STRING = 65536  # longer strings are cut by the renderers anyway; past this only the shapes are searched
+
+_LAST = {"token", "secret", "password", "passwd", "passphrase", "apikey", "credential", "credentials", "pass",
+         "auth", "jwt", "bearer", "secretkey", "accesskey", "privatekey", "accesstoken", "authtoken", "pwd"}
+_SPECIAL = {"pad", "eos", "bos", "unk", "sep", "cls", "mask", "special", "additional", "max", "num", "new"}
+_NEEDLES = ("token", "secret", "pass", "key", "cred", "auth", "jwt", "bearer", "pwd", "hf_", "akia", "gh", "glpat",
+            "xox", "sk-", "eyj", "://")
+
+# a name, its operator, its value (a quoted string or a run up to a separator); the name is read whole from a
+# non-word character so that no split of it is tried twice
+_VALUE = r"""(?:"[^"\n]{0,512}"|'[^'\n]{0,512}'|[^\s"',;})\]]{1,512})"""
+_ASSIGN = re.compile(
+    r"""(?<![\w.-])(?P<q>["']?)(?P<name>[A-Za-z_][\w.-]{0,80})(?P=q)(?P<op>\]?\s{0,4}(?:=|:)\s{0,4})"""
+    r"(?P<value>" + _VALUE + ")")
+_FLAG = re.compile(r"(?<![\w-])(?P<name>--?[A-Za-z][\w-]{0,80})(?P<op>=|\s{1,4})(?P<value>" + _VALUE + ")")
+_SHAPES = re.compile(
+    r"(?<![A-Za-z0-9_])(?:hf_[A-Za-z0-9]{30,80}|AKIA[0-9A-Z]{16}|gh[opusr]_[A-Za-z0-9]{30,80}"
+    r"|github_pat_[A-Za-z0-9_]{22,120}|glpat-[A-Za-z0-9_-]{20,80}|xox[abprs]-[A-Za-z0-9-]{10,120}"
+    r"|sk-[A-Za-z0-9_-]{20,160}|eyJ[A-Za-z0-9_-]{8,2000}\.eyJ[A-Za-z0-9_-]{8,4000}\.[A-Za-z0-9_-]{0,2000})"
+    r"(?![A-Za-z0-9_])")
+_BEARER = re.compile(r"(?i)(?<![\w-])(Bearer|Basic)\s{1,4}[A-Za-z0-9._~+/=-]{8,4000}")
+_USERINFO = re.compile(r"(://[^\s:/@]{1,128}:)[^\s/@]{1,256}@")
+_PLACEHOLDER = re.compile(r"""^["']?(?:\$\{?\w{1,80}\}?|<[^<>]{0,80}>|\.{2,}|x{3,}|\*{3,}|REDACTED|"""
+                          r"""true|false|none|null|yes|no|)["']?$""", re.I)
+
+
+def secret_name(name):
+    """Whether a setting's name reads as a secret (its last word; `key` only after another word)."""
+    words = [w for w in re.split(r"[_.\-]+", name.strip("-").lower()) if w]
+    if not words:
+        return False
+    last = words[-1]
+    if last == "key":
+        return len(words) > 1 and words[-2] not in ("sort", "cache", "primary", "foreign", "metric", "dict")
+    if last == "token" and len(words) > 1 and words[-2] in _SPECIAL:
+        return False
+    return last in _LAST or last.endswith(("token", "secret", "password", "apikey"))
+
+
+def _value(m):
+    v = m.group("value")
+    if _PLACEHOLDER.match(v) or not secret_name(m.group("name")) or (v[0] == "-" and not m.group("op").strip()):
+        return m.group(0)  # a placeholder, another name, or the next flag after a bare switch
+    q = v[0] if v[0] in "\"'" and len(v) > 1 and v[-1] == v[0] else ""
+    return m.group(0)[:m.start("value") - m.start(0)] + q + MARK + q
+
+
+def redact(text):
+    """The string with every secret-looking value replaced by REDACTED."""
+    if not isinstance(text, str) or not text:
+        return text
+    low = text[:MAX_STRING].lower()
+    if not any(n in low for n in _NEEDLES):
+        return text
+    head, tail = text[:MAX_STRING], text[MAX_STRING:]
+    if any(n in low for n in ("token", "secret", "pass", "key", "cred", "auth", "jwt", "bearer", "pwd")):
+        head = _FLAG.sub(_value, head)
+        head = _ASSIGN.sub(_value, head)
+    head = _SHAPES.sub(MARK, head)
+    if "bearer" in low or "basic" in low:
+        head = _BEARER.sub(lambda m: m.group(1) + " " + MARK, head)
+    if "://" in low:
+        head = _USERINFO.sub(lambda m: m.group(1) + MARK + "@", head)
+    return head + (_SHAPES.sub(MARK, tail) if tail else "")
+
+
+def apply(obj):
+    """Every string of an answer (dicts, lists, tuples), redacted in place; returns the object."""
+    if isinstance(obj, dict):
+        for k in list(obj):
+            obj[k] = apply(obj[k])
+        return obj
+    if isinstance(obj, list):
+        for i, v in enumerate(obj):
+            obj[i] = apply(v)
+        return obj
+    if isinstance(obj, tuple):
+        return tuple(apply(v) for v in obj)
+    if isinstance(obj, str):
+        return redact(obj)
+    return obj
