@@ -26,16 +26,14 @@ first cause has no evidence of its own (a generic fix); with evidence it is a no
 import re
 
 from gpudoctor.explain import pytb
+from gpudoctor.explain.advice import clean
 from gpudoctor.fixline import sh
 
 MAX_LINE = 160
 # families whose fix is the user's code (the brief of issue 18: code.*, usercode.*, torch.* and the libraries'
 # usage entries a user's call reaches)
 FAMILIES = ("code.", "usercode.", "torch.", "transformers.", "peft.", "accelerate.")
-# C0/C1 controls, zero-width and bidi overrides (Trojan Source, CVE-2021-42574): never echoed
-_CTRL = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
 _CALL = re.compile(r"(?<![\w.])(\.?)([A-Za-z_]\w{0,60}(?:\.[A-Za-z_]\w{0,60}){0,6})[ \t]{0,3}\(")
-_METHOD = re.compile(r"\.([A-Za-z_]\w{0,60})[ \t]{0,3}\(")
 _SUBSCRIPT = re.compile(r"([A-Za-z_][\w.]{0,80})\[([^\[\]\n]{1,80})\]")
 _AUGMENTED = re.compile(r"^([A-Za-z_][\w.\[\]'\"]{0,80}) ?(\+|-|\*|/|//|%|\*\*|@|&|\||\^|<<|>>)= ?(.{1,120})$")
 # the names users give these classes (torch's own docs and tutorials: `from torch.nn.parallel import
@@ -91,7 +89,8 @@ def table():
 def quote(src):
     """The source line as it may be shown: no control or bidi characters, blanks squashed, bounded, no
     backquote (the quote's own delimiter)."""
-    text = " ".join(_CTRL.sub(" ", src or "").split()).replace("`", "'")
+    text = clean(src or "").replace("`", "'")  # (advice.clean: C0/C1 controls, zero-width and bidi overrides -
+    # Trojan Source, CVE-2021-42574 - and line separators never echoed, blanks folded)
     return text if len(text) <= MAX_LINE else text[:MAX_LINE - 6] + " [...]"
 
 
