@@ -144,3 +144,17 @@ def test_ucx_completion_syndromes_get_the_completion_family_and_the_syndromes_ca
     root = assert_root(explain.explain_text(text, kb), verdict="root_cause", entry="rdma.completion_error",
                        confidence="family")
     assert "nvidia_peermem" in root["causes"][0]["fix"][0]
+
+
+def test_ucx_completion_error_in_the_fatal_handlers_line_and_older_wording(kb):
+    # https://github.com/openucx/ucx/issues/9515 (GPU RDMA ping-pong, UCX_IB_GPU_DIRECT_RDMA=1): an older UCX's
+    # 'Local protection' through ucs_handle_error's line, which carries no 'UCX ERROR'
+    text = ("[1701292112.836497] [a670n1:162239:0]          ucp_ep.c:1508 UCX  DIAG  ep 0x7f1eac0b5108: error "
+            "'Input/output error' on rc_mlx5/mlx5_0:1 will not be handled since no error callback is installed\n"
+            "[a670n1:162239:0:162239] ib_mlx5_log.c:177  Local protection on mlx5_0:1/IB (synd 0x4 vend 0x51 "
+            "hw_synd 0/2)\n"
+            "[a670n1:162239:0:162239] ib_mlx5_log.c:177  RC QP 0x169 wqe[3]: SEND s-- [inl len 10] [va 0x7f1c3c800000 "
+            "len 1 lkey 0xb5d2] [rqpn 0x169 dlid=12 sl=0 port=1 src_path_bits=0]\n")
+    root = assert_root(explain.explain_text(text, kb), verdict="root_cause", entry="rdma.completion_error",
+                       confidence="family")
+    assert "nvidia_peermem" in root["causes"][0]["fix"][0]

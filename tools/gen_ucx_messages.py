@@ -70,6 +70,19 @@ LOG_PREFIX = (r"\.(?:c|h|inl):\d{1,6}\s{1,40}(?:UCX\s{1,10}(?:FATAL|ERROR|WARN|D
               r"\s{1,100}[^\n]{0,200}?")
 # a ucs_status_string() text (ucp_ep_create() failed: Shared memory error) needs UCX words on its line
 STATUS_PREFIX = r"(?:UCX|ucx|uc[pst]_\w{0,60})[^\n]{0,200}?"
+# a completion syndrome is also matched where ib_mlx5_log.c prints it (uct_ib_mlx5_completion_with_err: ucs_log(
+# '%s on <dev>:<port>/<IB|RoCE> (synd 0x%x ...)'), at ERROR level or, fatal, through ucs_handle_error's
+# '[host:pid:tid:tid] ib_mlx5_log.c:177  Local protection on mlx5_0:1/IB (synd 0x4 ...' (openucx/ucx#9515), which
+# carries no 'UCX'; UCX up to v1.15 wrote the syndromes without their last word (v1.15.0: "Local protection",
+# "Remote access"; v1.16.0: "Local protection error"): that word is optional there
+CQE_PREFIX = r"ib_mlx5_log\.c:\d{1,6}\s{1,40}(?:UCX\s{1,10}(?:FATAL|ERROR|WARN|DIAG)\s{1,40})?"
+
+
+def _cqe_regex(rx):
+    """The matcher of a completion syndrome's text ``rx`` (escaped): after UCX words, or where ib_mlx5_log.c prints it
+    (CQE_PREFIX ... ' on '), its trailing '\\ error' optional there."""
+    at = rx[:-len(r"\ error")] + r"(?:\ error)?" if rx.endswith(r"\ error") else rx
+    return "(?:%s%s|%s%s\\ on\\ )" % (STATUS_PREFIX, rx, CQE_PREFIX, at)
 
 
 def _first_arg(src, i):
@@ -146,7 +159,11 @@ def build(files, version):
                                                              "level": site.get("level", "")})
                 if rule == "reg-mr":  # ENOMEM only: EFAULT ('Bad address', openucx/ucx#8999) is another story
                     rx += r"\ Cannot\ allocate\ memory"
-                site.update({"re": (STATUS_PREFIX if kind != "log" else LOG_PREFIX) + rx,
+                if kind == "cqe":
+                    rx = _cqe_regex(rx)
+                else:
+                    rx = (STATUS_PREFIX if kind != "log" else LOG_PREFIX) + rx
+                site.update({"re": rx,
                              "family": family, "rule": rule})
             sites.append(site)
     return {"header": knowgen.header("openucx/ucx (https://github.com/openucx/ucx)", version, GENERATOR,
