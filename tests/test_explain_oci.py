@@ -169,6 +169,13 @@ def test_the_run_line_names_the_containers_cause(cli, tmp_path):
         root = root_of(doc)
         assert root and root["id"] == entry and root["confidence"] == "cause", (name, ids(doc))
         assert quoted in root["causes"][0]["text"] + " ".join(root["causes"][0]["fix"]), (name, root["causes"][0])
+    # the memory run line as a script writes a long one, continued with backslashes (the same command to bash): its
+    # options are read whole, the limit on a continuation line included
+    text = RUN_LINE["memory"][0].replace(" --rm --memory 20m ", " --rm \\\n    --memory 20m \\\n    ", 1)
+    assert text.count("\\\n") == 2
+    rc, doc = explain_paste(cli, tmp_path, text, "--file", rcs=(0, 1), name="memory-continued.log")
+    root = root_of(doc)
+    assert root and root["id"] == "container.oci_cgroup" and "--memory 20m" in root["causes"][0]["text"], ids(doc)
     # the default /dev/shm (no --shm-size, no --ipc=host) named as the first cause of /dev/shm's ENOSPC
     text = ("$ podman run --rm ocitest dd if=/dev/zero of=/dev/shm/batch bs=1M count=100\n"
             "dd: error writing '/dev/shm/batch': No space left on device\n63+0 records in\n62+0 records out\n"

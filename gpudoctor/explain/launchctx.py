@@ -145,7 +145,7 @@ def record(scan, hit, win=None):
     if cls.startswith("ctr"):
         from gpudoctor.explain import ocictx
 
-        return ocictx.record(scan, hit)
+        return ocictx.record(scan, hit, win)
     text = hit.text[:MAX_LINE]
     src = max(len(scan.sources) - 1, 0)
     if cls == "cmd":

@@ -70,6 +70,7 @@ class State(object):
         self.cmds = []  # dicts: line, text, opts {name: [values]}
         self.kill = []  # (line, text)
         self.ro = []  # (line, text)
+        self.cont = set()  # (0, line): continuation lines of a run line read (launchctx._joined)
 
 
 def _state(scan):
@@ -111,12 +112,17 @@ def run_options(text):
     return opts
 
 
-def record(scan, hit):
+def record(scan, hit, win=None):
     st = _state(scan)
     cls = hit.pattern.site["class"]
     text = hit.text[:MAX_LINE]
     if cls == "ctr":
-        if len(st.cmds) < MAX_CMDS and not any(c["line"] == hit.line for c in st.cmds):
+        if len(st.cmds) < MAX_CMDS and (0, hit.line) not in st.cont and not any(c["line"] == hit.line for c in st.cmds):
+            from gpudoctor.explain.launchctx import _joined
+
+            # a run line continued with a backslash (`docker run --gpus all \` then `  --memory 8g \` ...): its
+            # options read whole, joined as launchctx joins an srun / torchrun line
+            text = _joined(st, 0, hit.line, text, win)
             opts = run_options(text)
             if opts is not None:
                 st.cmds.append({"line": hit.line, "text": text.strip()[:400], "opts": opts})
