@@ -158,9 +158,9 @@ def test_reader_is_linear_on_long_lines():
     import time
 
     for line in ("num_workers" * 5000, "--num_workers " * 3000, "a=" * 20000 + "num_workers", "(" * 30000):
-        t = time.perf_counter()
+        t = time.process_time()  # (CPU, not wall: the machine is shared)
         settings.read_line(line)
-        assert time.perf_counter() - t < 0.5
+        assert time.process_time() - t < 0.5
 
 
 # deepspeedai/DeepSpeed#2998 (title and the config the reporter pasted, cut to the offload part)
