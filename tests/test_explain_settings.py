@@ -67,6 +67,17 @@ def test_paraphrases(text, name, fam):
     assert first["evidence"], first  # the line the setting was read from
 
 
+def test_the_entrys_own_cause_of_the_same_setting_is_folded_into_the_rows():
+    # torch.slow_debug_setting has a cause of its own for CUDA_LAUNCH_BLOCKING=1: one cause, the row's, with its
+    # confirm line (analyze._fold_restated, as a generated site's restated family cause)
+    r, root = _root(PARAPHRASES[2][0])
+    assert root["id"] == "torch.slow_debug_setting"
+    said = [c for c in root["causes"] if "CUDA_LAUNCH_BLOCKING" in c["text"]]
+    assert len(said) == 1 and said[0] is root["causes"][0], [c["text"][:60] for c in root["causes"]]
+    assert any("echo $CUDA_LAUNCH_BLOCKING" in x for x in said[0]["confirm"]), said[0]["confirm"]
+    assert len(root["causes"]) >= 3  # the entry's other causes stay
+
+
 def test_several_candidates_listed_by_how_sure():
     text = ("Training is slower than it should be on 8 A100s, roughly 3x slower than the reference numbers.\n"
             "TrainingArguments(\n_n_gpu=8,\nbf16=False,\ndataloader_num_workers=0,\nfp16=False,\n"

@@ -544,6 +544,7 @@ def judge(result, scan, kb):
                 # a cap the docs say always costs leads; a trade-off (checkpointing off, ZeRO stage 1) follows the
                 # entry's own first cause
                 root["causes"].insert(0 if r["sure"] == "high" else min(1, len(root["causes"])), _cause(r, hits))
+                _fold(root["causes"])
                 return None
         r, hits, told = got[0]
         result["context"].append({"id": "settings", "severity": "warning",
@@ -573,6 +574,7 @@ def judge(result, scan, kb):
         del f["causes"][1:]  # this file's entries are answered by their rows: their placeholder cause goes
     for r, hits, _t in got[1:MAX_CAUSES]:
         f["causes"].insert(len([c for c in f["causes"] if c.get("static_rank") == 0]), _cause(r, hits))
+    _fold(f["causes"])
     f["confidence"] = sure
     f["from_settings"] = True
     if root is not None:
@@ -581,6 +583,22 @@ def judge(result, scan, kb):
     result["verdict"], result["matched"], result["root"] = "root_cause", True, f["id"]
     result["triage"], result["errors"] = [], []
     return f
+
+
+def _fold(causes):
+    """A cause of the entry's own (static_rank > 0) that a row's cause (static_rank 0) says again is folded into the
+    row's, as analyze folds a generated site's restated family cause (analyze._fold_restated: its confirm and fix
+    lines join the row's, it is not listed again): 'CUDA_LAUNCH_BLOCKING=1 (line 2, an environment setting): ...'
+    and then the entry's 'CUDA_LAUNCH_BLOCKING=1 is set (left from debugging a CUDA error) ...' were two causes."""
+    from gpudoctor.explain.analyze import _fold_restated
+
+    for row in [c for c in causes if c.get("static_rank") == 0]:
+        own = [c for c in causes if c.get("static_rank")]
+        group = [row] + own
+        _fold_restated(group)
+        for c in own:
+            if not any(c is g for g in group):
+                causes.remove(c)
 
 
 # an error root that is itself a symptom of the table (CUDA's out of memory): its rows of that symptom may be its cause
