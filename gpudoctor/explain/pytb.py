@@ -179,7 +179,7 @@ def parse_back(lines, exc_text=None):
         return None
     frames, nframes, header, gap, group = [], 0, None, 0, margin
     fidx = []  # each kept frame's index in lines (for its source line: frame_source)
-    user, outer = None, []
+    user, outer, kept_user = None, [], None
     i = len(lines) - 2
     while i >= 0 and len(lines) - 1 - i <= MAX_BACK_LINES:
         body, marg = _body(lines[i])
@@ -198,7 +198,9 @@ def parse_back(lines, exc_text=None):
             else:
                 if len(outer) < OUTER_KEPT:
                     outer.append(f)  # (how the stack began: multiprocessing's spawn re-running the main file)
-                if user is None and not any(where(x[0])[0] == "user" for x in frames) and where(f[0])[0] == "user":
+                if kept_user is None:  # whether the kept frames hold one of the user's (read once: they are full)
+                    kept_user = any(where(x[0])[0] == "user" for x in frames)
+                if user is None and not kept_user and where(f[0])[0] == "user":
                     user = (f, i)  # the innermost frame of the user's code, beyond the kept ones (a deep library stack)
             gap = 0
         elif not nframes and (body in (CAUSE, CONTEXT) or _EXC_NAMED.match(body)):
