@@ -281,8 +281,6 @@ def analyze(scan, kb, assume_error=False):
             ev = f["causes"][0]["evidence"][0]
             f["notes"].insert(0, "How sure: high. The message names the family; the line '%s' names the cause below."
                               % _clip(ev["text"], 160))
-    from gpudoctor.explain import k8s as _k8s
-
     _k8s.order(findings, kb.by_id)  # Kubernetes' '0/N nodes are available': the reason with most nodes first (k8s.py)
     _famfix.finish(findings, HOW_SURE["family"])  # which cause a family's line points at, names (famfix.py)
     from gpudoctor.explain import userline as _userline
