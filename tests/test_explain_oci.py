@@ -196,6 +196,22 @@ def test_run_options_are_read_as_docker_and_podman_define_them():
                     "--memory 1g")
     assert o["-m"] == ["8g"] and o["--gpus"] == ["all"] and o["--shm-size"] == ["16g"] and "--memory" not in o
     assert run_options("echo docker running fine") is None and run_options("podman run 'unclosed") is None
+    # docker/cli's own cases (cli/command/container/opts_test.go: mustParse(args + " ubuntu bash"), TestParseRunLinks,
+    # TestParseRunAttach, TestParseWithVolumes, TestRunFlagsParseWithMemory, TestParseWithMemorySwap,
+    # TestParseHostnameDomainname); the options stop at the image, whatever its command's own flags
+    cases = {"--link a:b --link c:d": {"--link": ["a:b", "c:d"]}, "": {}, "-i": {"-i": ["true"]},
+             "-a stdin -a stdout -a stderr": {"-a": ["stdin", "stdout", "stderr"]},
+             "-v /hostTmp:/containerTmp:ro -v /hostVar:/containerVar:rw":
+                 {"-v": ["/hostTmp:/containerTmp:ro", "/hostVar:/containerVar:rw"]},
+             "--memory=1G": {"--memory": ["1G"]}, "--memory-swap=-1": {"--memory-swap": ["-1"]},
+             "--hostname=some.prefix --domainname=domainname": {"--hostname": ["some.prefix"],
+                                                                "--domainname": ["domainname"]},
+             # shorthand clusters as pflag reads them (spf13/pflag flag.go parseSingleShortArg: '-f=arg', '-farg',
+             # '-f arg', booleans first in a cluster)
+             "-m=1G": {"-m": ["1G"]}, "-m1G": {"-m": ["1G"]}, "-itm 8g": {"-i": ["true"], "-t": ["true"], "-m": ["8g"]},
+             "-dm8g": {"-d": ["true"], "-m": ["8g"]}}
+    for args, want in cases.items():
+        assert run_options("docker run %s ubuntu bash -m 3g --memory 9g" % args) == want, args
 
 
 def test_the_matchers_stay_linear_on_lines_full_of_runtime_prefixes(kb):

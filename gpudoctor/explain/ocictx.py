@@ -53,11 +53,12 @@ SHM = {"shm.size", "container.shm_too_small", "usercode.dataloader_shm", "userco
        "nccl_shm_disable", "container.ucx_shm"}
 NO_GPU = {"cuda.init_failed", "gpu.no_devices", "errno.no_device", "transformers.precision_no_gpu"}
 
-# options that take a value (docker-run(1) / podman-run(1)); the rest read as flags
+# the shorthands that take a value (docker-run(1) / podman-run(1)); the others (-d -i -t -P -q) are booleans
 _VALUE_SHORT = set("acehlmpuvw")
-_FLAGS = {"--rm", "-d", "--detach", "-i", "--interactive", "-t", "--tty", "-it", "-ti", "--privileged", "--read-only",
-          "--init", "-P", "--publish-all", "--replace", "--sig-proxy", "--no-healthcheck", "-q", "--quiet",
-          "--read-only-tmpfs", "--rmi", "--http-proxy", "--oom-kill-disable"}
+# the long options that are booleans (a value only as --name=value); every other long option takes the next word
+_FLAGS = {"--rm", "--detach", "--interactive", "--tty", "--privileged", "--read-only", "--init", "--publish-all",
+          "--replace", "--sig-proxy", "--no-healthcheck", "--quiet", "--read-only-tmpfs", "--rmi", "--http-proxy",
+          "--oom-kill-disable", "--env-host", "--no-hosts", "--passwd", "--rootfs", "--disable-content-trust"}
 
 
 def patterns(entry):
@@ -103,11 +104,24 @@ def run_options(text):
                 i += 1
             opts.setdefault(name, []).append(val if eq or name not in _FLAGS else "true")
         else:
-            name, val = a[:2], a[2:]
-            if name[1:] in _VALUE_SHORT and not val:
-                val = argv[i + 1] if i + 1 < len(argv) else ""
-                i += 1
-            opts.setdefault(name, []).append(val or "true")
+            # a cluster of shorthands, as pflag reads it (docker's and podman's CLI: spf13/pflag flag.go parseShortArg
+            # / parseSingleShortArg): '-it' is -i -t; a shorthand that takes a value ends the cluster, its value is the
+            # rest ('-m8g', '-m=8g': '-f=arg') or the next word ('-dm 8g')
+            k = 1
+            while k < len(a):
+                c, rest = a[k], a[k + 1:]
+                if rest[:1] == "=" and len(rest) > 1:
+                    opts.setdefault("-" + c, []).append(rest[1:])
+                    break
+                if c not in _VALUE_SHORT:
+                    opts.setdefault("-" + c, []).append("true")
+                    k += 1
+                    continue
+                if not rest:
+                    rest = argv[i + 1] if i + 1 < len(argv) else ""
+                    i += 1
+                opts.setdefault("-" + c, []).append(rest)
+                break
         i += 1
     return opts
 
