@@ -90,6 +90,10 @@ def test_a_launch_line_quoted_by_another_reader_keeps_no_token(kb):
     ("StrictHostKeyChecking=accept-new max_new_tokens=512 metric_key_prefix=eval", None),
     ("HF_TOKEN=$HF_TOKEN torchrun --use_auth_token True x.py", None),
     ("the token expired, --api-key --verbose", None),
+    # prose and file names around the secret words (the knowledge's own fixes and the programs' messages)
+    ("give the job a token: huggingface-cli login; 'passwd: files sss'; ls -l /etc/munge/munge.key: not", None),
+    ("required option --passphrase or --pem-path missing; unable to find token: key", None),
+    ("db:\n  password: hunter2", "db:\n  password: REDACTED"),
 ])
 def test_redact_takes_secret_values_only(line, want):
     assert redact(line) == (line if want is None else want)
@@ -106,6 +110,25 @@ def test_a_redacted_line_stays_inert_in_a_shell():
     # REDACTED is a plain word: no redirection, glob or expansion where a value was
     got = redact("HF_TOKEN='$(x)' API_KEY=`y` srun a")
     assert got == "HF_TOKEN='REDACTED' API_KEY=REDACTED srun a"
+
+
+def test_redacting_a_shell_quoted_line_keeps_its_quoting(tmp_path):
+    # a fix line that quoted a value (fixline.sh, or double quotes with escapes) stays inert after a value in it is
+    # replaced: no span replaced holds a quote or a backslash other than its own delimiters
+    from gpudoctor.fixline import sh
+
+    from test_redteam_2026_11_26d import PAYLOADS, paste
+
+    lines = []
+    for p in PAYLOADS + ['a"; touch MARKER; "', 'a\\"; touch MARKER; \\"', "'\"'; touch MARKER; '\"'"]:
+        for form in ("HF_TOKEN=%s", 'HF_TOKEN="%s"', "HF_TOKEN='%s'", "--hf-token %s", '{"hf_token": "%s"}',
+                     "https://u:%s@h/x", "API_KEY=`%s`"):
+            v = form % p
+            dq = v.replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$").replace("`", "\\`")
+            lines += [redact("echo %s" % sh(v)), redact('echo "%s"' % dq)]
+    assert sum("REDACTED" in x for x in lines) > 40
+    assert paste(lines, tmp_path) == []
+    assert redact("or by passing `token=<your_token>`.") == "or by passing `token=<your_token>`."
 
 
 def test_redact_is_linear_on_crafted_strings():

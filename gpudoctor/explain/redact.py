@@ -35,25 +35,28 @@ _NEEDLES = ("token", "secret", "pass", "key", "cred", "auth", "jwt", "bearer", "
 
 # a name, its operator, its value (a quoted string or a run up to a separator); the name is read whole from a
 # non-word character so that no split of it is tried twice
-_VALUE = r"""(?:"[^"\n]{0,512}"|'[^'\n]{0,512}'|[^\s"',;})\]]{1,512})"""
+# (no span replaced holds a quote or a backslash other than its own delimiters, which are written back: a line that
+# was quoted for a shell (fixline.sh) keeps its quoting after the value is replaced)
+_VALUE = r"""(?:"[^"'`\\\n]{0,512}"|'[^'"`\\\n]{0,512}'|`[^`'"\\\n]{0,512}`|[^\s"'`\\,;})\]]{1,512})"""
 _ASSIGN = re.compile(
-    r"""(?<![\w.-])(?P<q>["']?)(?P<name>[A-Za-z_][\w.-]{0,80})(?P=q)(?P<op>\]?\s{0,4}(?:=|:)\s{0,4})"""
+    r"""(?<![\w.-])(?P<q>["']?)(?P<name>[A-Za-z_][\w.-]{0,80})(?P=q)(?P<op>\]?[ \t]{0,4}(?:=|:)[ \t]{0,4})"""
     r"(?P<value>" + _VALUE + ")")
-_FLAG = re.compile(r"(?<![\w-])(?P<name>--?[A-Za-z][\w-]{0,80})(?P<op>=|\s{1,4})(?P<value>" + _VALUE + ")")
+_FLAG = re.compile(r"(?<![\w-])(?P<name>--?[A-Za-z][\w-]{0,80})(?P<op>=|[ \t]{1,4})(?P<value>" + _VALUE + ")")
 _SHAPES = re.compile(
     r"(?<![A-Za-z0-9_])(?:hf_[A-Za-z0-9]{30,80}|AKIA[0-9A-Z]{16}|gh[opusr]_[A-Za-z0-9]{30,80}"
     r"|github_pat_[A-Za-z0-9_]{22,120}|glpat-[A-Za-z0-9_-]{20,80}|xox[abprs]-[A-Za-z0-9-]{10,120}"
     r"|sk-[A-Za-z0-9_-]{20,160}|eyJ[A-Za-z0-9_-]{8,2000}\.eyJ[A-Za-z0-9_-]{8,4000}\.[A-Za-z0-9_-]{0,2000})"
     r"(?![A-Za-z0-9_])")
 _BEARER = re.compile(r"(?i)(?<![\w-])(Bearer|Basic)\s{1,4}[A-Za-z0-9._~+/=-]{8,4000}")
-_USERINFO = re.compile(r"(://[^\s:/@]{1,128}:)[^\s/@]{1,256}@")
+_USERINFO = re.compile(r"(://[^\s:/@]{1,128}:)[^\s/@'\"`\\]{1,256}@")
 _PLACEHOLDER = re.compile(r"""^["']?(?:\$\{?\w{1,80}\}?|<[^<>]{0,80}>|\.{2,}|x{3,}|\*{3,}|REDACTED|"""
                           r"""true|false|none|null|yes|no|)["']?$""", re.I)
 
 
 def secret_name(name):
     """Whether a setting's name reads as a secret (its last word; `key` only after another word)."""
-    words = [w for w in re.split(r"[_.\-]+", name.strip("-").lower()) if w]
+    # (a dotted name is read by its last part: 'munge.key' is a file, 'args.hub_token' a setting)
+    words = [w for w in re.split(r"[_\-]+", name.strip("-").lower().rsplit(".", 1)[-1]) if w]
     if not words:
         return False
     last = words[-1]
@@ -64,10 +67,22 @@ def secret_name(name):
     return last in _LAST or last.endswith(("token", "secret", "password", "apikey"))
 
 
+# words a flag's blank-separated 'value' is, in prose ('required option --passphrase or --pem-path missing')
+_PROSE = {"or", "and", "to", "is", "are", "was", "not", "with", "for", "the", "a", "an", "in", "of", "on", "option",
+          "flag", "missing", "given", "set", "required", "must", "should", "instead", "argument", "only", "if"}
+_LINE_START = re.compile(r"(?:^|\n)[ \t]{0,40}(?:-[ \t]{1,4})?$")
+
+
 def _value(m):
-    v = m.group("value")
-    if _PLACEHOLDER.match(v) or not secret_name(m.group("name")) or (v[0] == "-" and not m.group("op").strip()):
-        return m.group(0)  # a placeholder, another name, or the next flag after a bare switch
+    v, name, op = m.group("value"), m.group("name"), m.group("op")
+    if _PLACEHOLDER.match(v) or not secret_name(name):
+        return m.group(0)  # a placeholder, or another name
+    if not op.strip() and (v[0] == "-" or v.lower() in _PROSE):
+        return m.group(0)  # the next flag after a bare switch, or prose after an option's name
+    if ":" in op and "q" in m.re.groupindex and not m.group("q") and not re.search(r"[_-]", name) and \
+            not _LINE_START.search(m.string, 0, m.start()):
+        return m.group(0)  # 'a token: huggingface-cli login', '(token: %s)': a one-word name with ':' is a YAML key
+        #                     only at its line's start
     q = v[0] if v[0] in "\"'" and len(v) > 1 and v[-1] == v[0] else ""
     return m.group(0)[:m.start("value") - m.start(0)] + q + MARK + q
 
