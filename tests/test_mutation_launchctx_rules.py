@@ -96,6 +96,38 @@ TEXTS = {
     "other_names": MPI_ENV,
     "other_names_srun": "$ srun -n 2 python train.py\n",
     "other_names_binary": "$ mpirun -np 2 ./train\n",
+    # from the after run's survivors: srun bash -c (its assignments joined to the outer ones), shell
+    # operators and wrappers that end or precede the command, a continued line (bash(1): '\\<newline>') at the
+    # input's end and past 32 lines, an #SBATCH option without its value, more #SBATCH lines than are quoted, long
+    # argument lists and values, the rules' loops past a first command that does not count
+    "bash_c": "$ srun -n 2 bash -c 'RANK=$SLURM_PROCID python train.py'\n",
+    "bash_xc_same_rank": "$ MASTER_ADDR=n1 srun -n 1 bash -xc 'WORLD_SIZE=2 RANK=0 MASTER_PORT=29400 python t.py' &\n"
+                         "$ MASTER_ADDR=n1 srun -n 1 bash -xc 'WORLD_SIZE=2 RANK=0 MASTER_PORT=29400 python t.py'\n" + ADDR,
+    "one_node_or": "#SBATCH --nodes=2\npython train.py || echo failed\n",
+    "one_node_tee": "#SBATCH --nodes=2\npython train.py |& tee log.txt\n",
+    "one_node_nohup": "#SBATCH --nodes=2\nnohup python train.py > out.log\n",
+    "one_node_time": "#SBATCH --nodes=2\ntime python train.py\n",
+    "one_node_long": "#SBATCH --nodes=2\n#SBATCH --ntasks=2\n#SBATCH -N 2\n#SBATCH --ntasks-per-node=1\n"
+                     "python -u train.py --epochs 3 --lr 0.1 --bs 8\n",
+    "one_node_launcher": "#SBATCH --nodes=2\ntorchrun --nproc-per-node 4 train.py\npython eval.py\n",
+    "cont_at_end": "$ srun -n 2 python t.py \\\n",
+    "cont_33": "$ srun --ntasks-per-node=4 --gpu-bind=closest \\\n" + "  --label \\\n" * 32 + "  python t.py\n" + ORDINAL,
+    "alloc_no_value": "#SBATCH --ntasks-per-node=4\n#SBATCH --gpus-per-task\nsrun python t.py\n" + ORDINAL,
+    "renumbered_srun_bind_none": "$ srun --ntasks-per-node=4 --gpus-per-task=1 --gpu-bind=none python t.py\n" + ORDINAL,
+    "renumbered_many_lines": "#SBATCH --ntasks-per-node=4\n#SBATCH --ntasks=4\n#SBATCH --gpus-per-task=1\n"
+                             "#SBATCH --ntasks-per-core=1\nsrun python t.py\n" + ORDINAL,
+    "bound_second": "$ srun -n 1 hostname\n$ srun --ntasks-per-node=4 --gpu-bind=closest python t.py\n" + ORDINAL,
+    "bound_mask": "$ srun --ntasks-per-node=2 --gpu-bind=mask_gpu:0x1,0x2 python t.py\n" + ORDINAL,
+    "local_rank_uuid": "LOCAL_RANK=2 CUDA_VISIBLE_DEVICES=GPU-5f1b2c3d-aaaa-bbbb-cccc-0123456789ab,"
+                       "GPU-6e2c3d4e-dddd-eeee-ffff-0123456789ab\n" + ORDINAL,
+    "local_rank_sbatch": "#SBATCH --ntasks-per-node=2\nLOCAL_RANK=1 CUDA_VISIBLE_DEVICES=1\n" + ORDINAL,
+    "same_rank_other_script": "$ WORLD_SIZE=2 RANK=0 python train.py &\n$ WORLD_SIZE=2 RANK=0 python eval.py\n",
+    "same_rank_two_groups": "user@a:~$ torchrun --nnodes 2 --node-rank 0 t.py\nuser@b:~$ torchrun --nnodes 2 "
+                            "--node-rank 0 t.py\n$ WORLD_SIZE=2 RANK=0 python x.py &\n$ WORLD_SIZE=2 RANK=0 python x.py\n",
+    "same_rank_after_single": "$ WORLD_SIZE=2 RANK=1 python x.py &\n$ WORLD_SIZE=2 RANK=0 python x.py &\n"
+                              "$ WORLD_SIZE=2 RANK=0 python x.py\n",
+    "same_rank_env_spawner": "user@a:~$ RANK=0 WORLD_SIZE=2 torchrun --nnodes 2 --node-rank 1 t.py\n"
+                             "user@b:~$ RANK=0 WORLD_SIZE=2 torchrun --nnodes 2 --node-rank 1 t.py\n",
     # DataParallel
     "replica": REPLICA,
     "replica_alone": REPLICA.split("Original")[0],
