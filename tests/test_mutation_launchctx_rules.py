@@ -128,6 +128,31 @@ TEXTS = {
                               "$ WORLD_SIZE=2 RANK=0 python x.py\n",
     "same_rank_env_spawner": "user@a:~$ RANK=0 WORLD_SIZE=2 torchrun --nnodes 2 --node-rank 1 t.py\n"
                              "user@b:~$ RANK=0 WORLD_SIZE=2 torchrun --nnodes 2 --node-rank 1 t.py\n",
+    # a container's run line (ocictx.py, read through read(); docker-run(1) / podman-run(1) options): no GPU option
+    # beside nvidia-smi's 'No devices were found', a memory limit and a kill, a read-only root, the default /dev/shm
+    "ctr_no_gpu": "$ docker run --rm img nvidia-smi\nNo devices were found\n",
+    "ctr_gpus": "$ docker run --rm --gpus all img nvidia-smi\nNo devices were found\n",
+    "ctr_runtime": "$ docker run --rm --runtime=nvidia img nvidia-smi\nNo devices were found\n",
+    "ctr_device": "$ podman run --rm --device nvidia.com/gpu=all img nvidia-smi\nNo devices were found\n",
+    "ctr_env": "$ docker run --rm -e NVIDIA_VISIBLE_DEVICES=all img nvidia-smi\nNo devices were found\n",
+    "ctr_env_long": "$ docker container run --rm --env NVIDIA_VISIBLE_DEVICES=0 img nvidia-smi\nNo devices were found\n",
+    "ctr_memory": "$ docker run -dm 8g img python t.py\nKilled\n",
+    "ctr_memory_long": "$ docker run --memory=8g --name=x img python t.py\ntrain exited with code 137\n",
+    "ctr_memory_before": "Killed\n$ docker run --memory 8g img python t.py\n",
+    "ctr_readonly": "$ docker run --read-only img python t.py\nOSError: [Errno 30] Read-only file system: '/tmp/x'\n",
+    "ctr_readonly_tmpfs": "$ docker run --read-only --tmpfs /tmp:rw img python t.py\n"
+                          "OSError: [Errno 30] Read-only file system: '/tmp/x'\n",
+    "ctr_readonly_podman": "$ podman run --read-only img python t.py\nOSError: [Errno 30] Read-only file system: '/x'\n",
+    "ctr_readonly_podman_off": "$ podman run --read-only --read-only-tmpfs=false img python t.py\n"
+                               "OSError: [Errno 30] Read-only file system: '/tmp/x'\n",
+    "ctr_shm": "$ docker run -it img python t.py\nERROR: Unexpected bus error encountered in worker. This might be caused "
+               "by insufficient shared memory (shm).\n",
+    "ctr_shm_size": "$ docker run --shm-size=8g img python t.py\nERROR: Unexpected bus error encountered in worker. This "
+                    "might be caused by insufficient shared memory (shm).\n",
+    "ctr_ipc_host": "$ docker run --ipc host img python t.py\nERROR: Unexpected bus error encountered in worker. This "
+                    "might be caused by insufficient shared memory (shm).\n",
+    "ctr_ipc_container": "$ docker run --ipc=container:peer img python t.py\nERROR: Unexpected bus error encountered in "
+                         "worker. This might be caused by insufficient shared memory (shm).\n",
     # DataParallel
     "replica": REPLICA,
     "replica_alone": REPLICA.split("Original")[0],
