@@ -8,6 +8,9 @@ test that tries more than the reproducer. CPU-time bounds (time.process_time), n
   `--password` value in the text and JSON answers (a launch line quoted by any other reader did the same since
   before b3f02a5). explain/redact.py now replaces every secret-looking value in the answer with REDACTED, at its
   end, by the names' rule of collector/system.py and the known credential shapes (docs/security.md 26.).
+- the redactor's own first version (caught here before it shipped): it replaced prose and file names of the
+  knowledge's own fixes ('a token: huggingface-cli login', 'munge.key: not'), and a replaced span could hold a quote,
+  so a line quoted for a shell (fixline.sh) lost its balance and left a payload bare.
 - explain/settings.py: a line handed to the settings reader for a key alone was searched by every regex of the
   told symptoms too (8 case-insensitive alternations over 600 characters): 20 MB of indented `offload_optimizer:`
   lines (a deep YAML print) took 30 s of CPU against 6.7 s at b3f02a5. Those regexes now run only on a line with
