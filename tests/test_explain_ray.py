@@ -66,3 +66,43 @@ def test_a_line_from_the_source_format_gets_its_fix(cli, tmp_path):
             "`--address` flag or `RAY_ADDRESS` environment variable.\n")
     rc, doc = explain_paste(cli, tmp_path, text, "--file", rcs=(0, 1))
     assert root_id(doc) == "ray.no_cluster" and "ray start --head" in root_of(doc)["causes"][0]["fix"][0]
+
+
+def test_sites_no_word_rule_assigns_get_the_family_of_the_code_that_raises_them(tmp_path):
+    # issue 18, assign-sites2: tools/gen_ray_messages.py CONTEXT_RULES (the pattern of gen_slurm_messages.py)
+    sites = {s["text"]: s for s in knowgen.regenerated(gen.main, SLICE, tmp_path / "ray_messages.json")["sites"]}
+    start = next(s for t, s in sites.items() if t.startswith("The current node timed out during startup."))
+    assert (start["rule"], start["family"]) == ("ctx-start", "ray.start")
+    assert sites["Unable to succeed in selecting a random port."]["family"] == "ray.start"  # logger.error
+    bundles = next(s for t, s in sites.items() if t.startswith("Bundles must be a non-empty list"))
+    assert (bundles["rule"], bundles["family"]) == ("ctx-usage", "ray.usage")
+    # ray.init's arguments, not the cluster's resources (the word 'num_gpus' made it ray.resources before)
+    assert sites["When connecting to an existing cluster, num_cpus and num_gpus must not be provided."]["family"] \
+        == "ray.usage"
+    # too few words of its own (the longest literal run, 'values, expected') to assign by its file
+    assert sites["Callback %s returned %s with %s values, expected %s."]["family"] is None
+    # a message constant (a raise formats it) is not assigned by its file: it may be one line of a longer message
+    assert sites["The cluster was started with:"]["family"] is None
+    assert sites["Failed to connect to Ray cluster at %s"]["family"] == "ray.no_cluster"  # its words, before its file
+
+
+CONTEXT_REAL = {
+    # https://github.com/facebookresearch/fairchem/pull/1635 (ray.init(address=...) with num_cpus / num_gpus)
+    "init_existing_fairchem_1635": (
+        '  File "/storage/home/rgao/envs/fairchem/lib/python3.12/site-packages/ray/_private/worker.py", line 1859, '
+        "in init\n    raise ValueError(\nValueError: When connecting to an existing cluster, num_cpus and num_gpus "
+        "must not be provided.\n", "ray.usage", "ray.init"),
+    # https://github.com/ray-project/ray/issues/54655 (ray start --include-dashboard=true on Windows)
+    "dashboard_54655": (
+        "Local node IP: 127.0.0.1\n2025-07-16 16:22:06,259 ERROR services.py:1355 -- Failed to start the dashboard , "
+        "return code 3221226505\n2025-07-16 16:22:06,259 ERROR services.py:1380 -- Error should be written to "
+        "'dashboard.log' or 'dashboard.err'. We are printing the last 20 lines for you.\n", "ray.start", "ray[default]"),
+}
+
+
+def test_real_texts_of_a_context_site_get_the_family_and_the_cause_their_words_name(cli, tmp_path):
+    for name, (text, want, fix) in CONTEXT_REAL.items():
+        rc, doc = explain_paste(cli, tmp_path, text, "--file", name=name + ".txt", rcs=(0, 1))
+        assert root_id(doc) == want, (name, ids(doc))
+        root = root_of(doc)
+        assert root["confidence"] == "family" and fix in " ".join(root["causes"][0]["fix"]), (name, root["causes"][0])

@@ -41,7 +41,11 @@ RULES = [
     ("no-cluster", "ray.no_cluster", {"text": r"Could not find any running Ray instance|Unable to connect to GCS|"
                                               r"Failed to %s GCS|Failed to (?:start|connect to) GCS|"
                                               r"Did GCS start successfully|head node or gcs start|"
-                                              r"Can't find a `node_ip_address\.json`"}),
+                                              r"Can't find a `node_ip_address\.json`|"
+                                              r"Failed to connect to Ray cluster at"}),
+    # ray.init(address=...) given settings only a new cluster takes (worker.py: 'When connecting to an existing
+    # cluster, num_cpus and num_gpus must not be provided.'): the call's arguments, not the cluster's resources
+    ("init-existing", "ray.usage", {"text": r"^When connecting to an existing cluster, .{1,80} must not be provided"}),
     ("resources", "ray.resources", {"text": r"[Pp]lacement group|PlacementGroup|[Ii]nfeasible|[Ii]nsufficient "
                                             r"(?:cluster )?resources|cannot be scheduled|not enough (?:GPUs|CPUs|"
                                             r"resources)|resources_per_worker|num_gpus"}),
@@ -49,6 +53,39 @@ RULES = [
                                                                          r"[Ww]orker group failed|workers? (?:failed|died)|"
                                                                          r"failed to initialize|TorchConfig"}),
 ]
+# Assigned by SOURCE CONTEXT (issue 18, assign-sites2; tools/gen_slurm_messages.py CONTEXT_RULES, the same pattern): a
+# raise or error no rule above assigns by its words gets the family of the part of Ray that raises it
+# (knowledge/ray_context.toml): the family and the ways to tell its causes apart, never one cause. Too few words of
+# its own (VAGUE) stays unassigned.
+CONTEXT_RULES = [
+    # the node's processes: ray start (scripts.py) and the code both it and ray.init run to start or join (services.py:
+    # GCS, raylet, dashboard, object store; node.py: the session, ports, spilling)
+    ("ctx-start", "ray.start", r"^ray/(?:_private/(?:services|node)|scripts/scripts)\.py:"),
+    # the worker group of Ray Train (v1 backend_executor / worker_group, v2 execution/worker_group)
+    ("ctx-train-workers", "ray.train_backend", r"^ray/train/(?:_internal/(?:backend_executor|worker_group)\.py|"
+                                               r"v2/_internal/execution/worker_group/)"),
+    # the program's own calls and settings: ray core's API (worker.py: ray.init / put / get / wait / kill; utils.py:
+    # runtime_env, namespace), placement_group(), Ray Train's public API and config classes, ray.train.torch
+    ("ctx-usage", "ray.usage", r"^ray/(?:_private/(?:worker|utils)\.py|util/placement_group\.py|train/v2/api/|"
+                               r"train/torch/)"),
+]
+RULES += [(name, family, {"level": r"^(?:raise|error|critical)$", "where": where})
+          for name, family, where in CONTEXT_RULES]
+CTX_WORDS = 3
+VAGUE = "too few words of its own to assign by its source file"
+
+
+def specific_enough(fmt):
+    """Whether a format's own words name its message: its longest literal run (the conversions taken out) has at least
+    CTX_WORDS words and is not an errno's text (tools/gen_slurm_messages.py specific_enough, the same test)."""
+    runs = re.split(r"%[-+ #0-9.]*[a-zA-Z]", fmt)
+    # words, not identifiers: 'listen_error_messages: %s' (worker.py) is one name, no words of its own
+    words = re.findall(r"\b[A-Za-z]{2,}\b", max(runs, key=lambda r: len(re.findall(r"\b[A-Za-z]{2,}\b", r))))
+    if len(words) < CTX_WORDS:
+        return False
+    said = " ".join(w.lower() for w in words)
+    return not any(said in os.strerror(n).lower() for n in range(1, 134))
+
 
 # What one message means and what to do: [(regex over the text, means, [fix])]
 MSG_FIX = [
@@ -113,6 +150,12 @@ def _constants(tree):
                 yield node.lineno, fmt.split("\n")[0]
 
 
+# the level of a message constant's site: written "raise" in the table (a raise formats it), but no ctx-* rule assigns
+# it: a constant may be a line of a longer message ('The cluster was started with:', mismatch_msg) or a healthy one
+# ('Ray runtime started.', scripts.py's startup message)
+CONSTANT = "constant"
+
+
 def sites_of(path, src):
     src = textwrap.dedent(src)  # a slice's statement blocks keep their indentation
     for level, line, fmt in knowgen.py_messages(src):
@@ -122,13 +165,14 @@ def sites_of(path, src):
     except SyntaxError:
         return
     for line, fmt in _constants(tree):
-        yield "%s:%d" % (path, line), " ".join(fmt.split()), "raise"
+        yield "%s:%d" % (path, line), " ".join(fmt.split()), CONSTANT
 
 
 def build(files, version):
     sites, seen, ids = [], set(), set()
     for path, src in files:
         for where, fmt, level in sites_of(path, src):
+            const, level = level == CONSTANT, "raise" if level == CONSTANT else level
             if fmt in seen:
                 continue
             seen.add(fmt)
@@ -137,6 +181,8 @@ def build(files, version):
             rx, literal = knowgen.printf_to_regex(fmt)
             if not knowgen.unanchored(site, rx, literal, need=12):
                 rule, family = knowgen.assign(RULES, site, {"where": where, "text": fmt, "level": level})
+                if str(rule).startswith("ctx-") and (const or not specific_enough(fmt)):
+                    rule, family = ("a message constant, not assigned by its source file" if const else VAGUE), None
                 site.update({"re": rx, "family": family, "rule": rule or "no rule"})
                 knowgen.give_fix(site, MSG_FIX, fmt)
             sites.append(site)
