@@ -67,3 +67,38 @@ def test_real_texts_get_container_apptainer_gpu(cli, tmp_path):
             "error: nvml error: driver not loaded\n")
     rc, doc = explain_paste(cli, tmp_path, text, "--file", rcs=(0, 1))
     assert {"container.nvml_driver", "container.apptainer_gpu"} <= set(ids(doc)), ids(doc)
+
+
+def test_sites_no_word_rule_assigns_get_the_family_of_the_code_that_prints_them(tmp_path):
+    # issue 18, assign-sites2: tools/gen_apptainer_messages.py CONTEXT_RULES (the pattern of gen_slurm_messages.py)
+    got = {s["where"]: (s["rule"], s["family"]) for s in
+           knowgen.regenerated(gen.main, SLICE, tmp_path / "apptainer_messages.json")["sites"]}
+    # the starter's error value, printed as 'FATAL:   container creation failed: <the engine's error>'
+    assert got["internal/app/starter/master_linux.go:53"] == ("ctx-starter", "container.apptainer_launch")
+    assert got["internal/pkg/runtime/launch/launcher_linux.go:234"] == ("ctx-launch", "container.apptainer_launch")
+    assert got["internal/pkg/runtime/launch/launcher_linux.go:372"][1] is None  # 'instance %s already exists': too few
+    assert got["internal/pkg/runtime/engine/apptainer/container_linux.go:827"] == ("a warning, not an error", None)
+
+
+CONTEXT_REAL = {
+    # https://github.com/apptainer/apptainer/issues/1143 (APPTAINER_BINDPATH with --home and --bind)
+    "bindpath_1143": ("$ APPTAINER_BINDPATH=$PWD /cvmfs/oasis.opensciencegrid.org/mis/apptainer/bin/apptainer exec "
+                      "--home $PWD/b --bind $PWD/d /cvmfs/cernvm-prod.cern.ch/cvm3 pwd\nFATAL:   container creation "
+                      "failed: mount hook function failure: mount /afs/cern.ch/user/c/cburr/a/d->/afs/cern.ch/user/c/"
+                      "cburr/a/d error: while mounting /afs/cern.ch/user/c/cburr/a/d: destination /afs/cern.ch/user/c/"
+                      "cburr/a/d doesn't exist in container\n"),
+    # https://github.com/apptainer/apptainer/issues/1315 (setuid build, a sandbox, an autofs-mounted bind source)
+    "scratch_1315": ("$ /apps/apptainer/1.1.8s/bin/apptainer shell /apps/ubuntu/22.04/container\n"
+                     "WARNING: could not mount /etc/localtime: operation not supported\n"
+                     "FATAL:   container creation failed: mount hook function failure: mount /scratch/local->/scratch/"
+                     "local error: while mounting /scratch/local: could not mount /scratch/local: operation not "
+                     "supported\n"),
+}
+
+
+def test_a_container_creation_failure_gets_the_launch_family_and_the_bind_cause_first(cli, tmp_path):
+    for name, text in CONTEXT_REAL.items():
+        rc, doc = explain_paste(cli, tmp_path, text, "--file", name=name + ".txt", rcs=(0, 1))
+        root = doc["findings"][0]
+        assert root["id"] == "container.apptainer_launch" and root["confidence"] == "family", (name, ids(doc))
+        assert "-B /src:/dst" in root["causes"][0]["fix"][0], (name, root["causes"][0])

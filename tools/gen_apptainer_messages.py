@@ -28,6 +28,9 @@ import knowgen  # noqa: E402
 
 GENERATOR = "tools/gen_apptainer_messages.py"
 GPU_DIRS = ("internal/pkg/util/gpu/", "internal/pkg/runtime/launch/")
+# the starter's master process (internal/app/starter/master_linux.go) sends its errors to fatalChan, printed by
+# sylog.Fatalf("%s", fatal): 'FATAL:   container creation failed: <the engine's error>' (assign-sites2)
+VALUE_DIRS = GPU_DIRS + ("internal/app/starter/",)
 
 # sylog's line (pkg/sylog/sylog.go prefix(): '%-8s ' of 'LEVEL:', or with --debug the level, [U=..,P=..] and the
 # function): a site needs it, so that a short format never matches another program's words. INFO too: Singularity
@@ -49,7 +52,36 @@ RULES = [
     # unprivileged containers: user namespaces, --fakeroot's subuid/subgid mappings, a setuid install
     ("userns", "container.apptainer_userns", {"text": r"user namespace|fakeroot|subuid|subgid|newuidmap|newgidmap|"
                                             r"setuid|set-uid|unprivileged"}),
+    # a WARNING no rule above assigns: Apptainer warns and goes on (healthy runs print them too); listed, never a
+    # finding (bench/explain_accuracy.py's "not a failure" column)
+    ("a warning, not an error", None, {"level": r"^warning$"}),
 ]
+# Assigned by SOURCE CONTEXT (issue 18, assign-sites2; tools/gen_slurm_messages.py CONTEXT_RULES, the same pattern): a
+# FATAL / ERROR line (or an error value the launcher wraps into one) no rule above assigns by its words gets the family
+# of the code that prints it (knowledge/apptainer_context.toml): the family and the ways to tell its causes apart,
+# never one cause. Too few words of its own (VAGUE) stays unassigned.
+CONTEXT_RULES = [
+    # the launcher of run / exec / shell / instance start (internal/pkg/runtime/launch/) and the engine that sets up
+    # and runs the container (internal/pkg/runtime/engine/apptainer/): the image, binds and mounts, home, cgroups
+    ("ctx-launch", "container.apptainer_launch", r"^internal/pkg/runtime/(?:launch|engine/apptainer)/"),
+    # the starter that creates the container: 'container creation failed: %s', 'pre start process failed: %s'
+    ("ctx-starter", "container.apptainer_launch", r"^internal/app/starter/"),
+]
+RULES += [(name, family, {"level": r"^(?:fatal|error|error-value)$", "where": where})
+          for name, family, where in CONTEXT_RULES]
+CTX_WORDS = 3
+VAGUE = "too few words of its own to assign by its source file"
+
+
+def specific_enough(fmt):
+    """Whether a format's own words name its message: its longest literal run (the conversions taken out) has at least
+    CTX_WORDS words and is not an errno's text (tools/gen_slurm_messages.py specific_enough, the same test)."""
+    runs = re.split(r"%[-+ #0-9.]*[a-zA-Z]", fmt)
+    words = re.findall(r"\b[A-Za-z]{2,}\b", max(runs, key=lambda r: len(re.findall(r"\b[A-Za-z]{2,}\b", r))))
+    if len(words) < CTX_WORDS:
+        return False
+    said = " ".join(w.lower() for w in words)
+    return not any(said in os.strerror(n).lower() for n in range(1, 134))
 
 # What one message means and what to do: [(regex over the text, means, [fix])]
 MSG_FIX = [
@@ -139,7 +171,7 @@ def sites_of(path, src):
         fmt = go_format(src, m.end())
         if fmt:
             yield "%s:%d" % (path, src.count("\n", 0, m.start()) + 1), fmt, LEVELS[m.group(1)]
-    if path.startswith(GPU_DIRS):
+    if path.startswith(VALUE_DIRS):
         for m in _ERR.finditer(src):
             fmt = go_format(src, m.end())
             if fmt:
@@ -159,13 +191,15 @@ def build(files, version):
             rx, literal = knowgen.printf_to_regex(fmt)
             if not knowgen.unanchored(site, rx, literal):
                 rule, family = knowgen.assign(RULES, site, {"where": where, "text": fmt, "level": level})
+                if str(rule).startswith("ctx-") and not specific_enough(fmt):
+                    rule, family = VAGUE, None
                 site.update({"re": PREFIX + rx, "family": family, "rule": rule or "no rule"})
                 knowgen.give_fix(site, MSG_FIX, fmt)
             sites.append(site)
     return {"header": knowgen.header("apptainer/apptainer (https://github.com/apptainer/apptainer)", version,
                                      GENERATOR, "sylog.Fatalf/Errorf/Warningf formats of cmd/, internal/, pkg/ and the "
-                                     "GPU setup's fmt.Errorf/errors.New texts; families from the RULES table of the "
-                                     "generator"), "sites": sites}
+                                     "GPU setup's and the starter's fmt.Errorf/errors.New texts; families from the RULES "
+                                     "table of the generator"), "sites": sites}
 
 
 def from_repo(repo, rev):
