@@ -79,11 +79,11 @@ def test_matchers_are_linear_on_long_lines():
     import time
 
     line = "OMP: Error #15: " + "Initializing a, but found " * 400 + "\n" + "'%s' " * 2000
-    t = time.monotonic()
+    t = time.process_time()  # CPU time: other processes loading the machine do not count
     for s in full["sites"]:
         if s.get("re"):
             re.search(s["re"], line)
-    assert time.monotonic() - t < 2.0
+    assert time.process_time() - t < 2.0
 
 
 def test_real_texts(cli, tmp_path):

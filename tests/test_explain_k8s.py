@@ -217,17 +217,17 @@ def test_the_reason_with_most_nodes_leads(cli, tmp_path):
 
 def test_reading_the_reasons_is_linear_and_bounded():
     long = "0/9 nodes are available: " + "1 x, " * 20000 + ("9" * 7 + " y" + ", ") * 5000
-    t = time.perf_counter()
+    t = time.process_time()  # CPU time: other processes loading the machine do not count
     got = k8s.reasons(long)
-    assert time.perf_counter() - t < 0.5
+    assert time.process_time() - t < 0.5
     assert got and all(n <= 999999 for n, _ in got)
     assert k8s.reasons("no scheduler message here " * 1000) == []
     # the event-row reader and the Normal rows' pattern on long adversarial lines
     import re
-    t = time.perf_counter()
+    t = time.process_time()
     assert k8s._row("Warning |" * 50000)[0] == "Warning" and k8s._row("x pod/" + "a" * 100000) is None
     assert re.search(k8s.PATTERNS["_struct_k8s_normal"][0], "Normal  | " * 50000) is None
-    assert time.perf_counter() - t < 0.5
+    assert time.process_time() - t < 0.5
     assert k8s._row("  Warning | FailedMount | 3m | kubelet | x") == ("Warning", "FailedMount", None)
     assert k8s.reasons("0/4 nodes are available: 4 Insufficient cpu.") == [(4, "Insufficient cpu")]
 
