@@ -178,3 +178,18 @@ def test_binary_strings_are_gnu_strings_runs():
     assert knowgen.binary_strings(data, 6) == ["NCCL error:\tunhandled", "Socket Timeout"]
     assert knowgen.binary_strings(data, 5) == ["short", "NCCL error:\tunhandled", "Socket Timeout"]
     assert knowgen.binary_strings(b"\x00\x00", 1) == []
+
+
+def test_specific_enough_counts_a_formats_own_words():
+    # the formats the generators' CONTEXT_RULES met (gen_slurm_messages, gen_ray_messages, gen_torch_core_messages)
+    assert not knowgen.specific_enough("%s: invalid %pI")           # Slurm's %pI is a conversion: one word
+    assert not knowgen.specific_enough("Missing argument %s")       # two words
+    assert knowgen.specific_enough("Unable to contact slurm controller (connect failure)")
+    # printf lengths are conversions, not words ('%llu bytes in %llu allocations': two words a run)
+    assert knowgen.own_words("NVRM: %llu bytes in %llu allocations untracked") == ["bytes", "in"]
+    # an errno text (any line may quote one) is no message of its own, unless errtexts says otherwise
+    assert not knowgen.specific_enough("%s: address family not supported")
+    assert knowgen.specific_enough("%s: address family not supported", errtexts=())
+    # names=False: an identifier is one name, no words ('listen_error_messages: %s', ray worker.py)
+    assert knowgen.specific_enough("listen_error_messages: %s")
+    assert not knowgen.specific_enough("listen_error_messages: %s", names=False)

@@ -69,19 +69,7 @@ CONTEXT_RULES = [
 ]
 RULES += [(name, family, {"level": r"^(?:fatal|error|error-value)$", "where": where})
           for name, family, where in CONTEXT_RULES]
-CTX_WORDS = 3
-VAGUE = "too few words of its own to assign by its source file"
-
-
-def specific_enough(fmt):
-    """Whether a format's own words name its message: its longest literal run (the conversions taken out) has at least
-    CTX_WORDS words and is not an errno's text (tools/gen_slurm_messages.py specific_enough, the same test)."""
-    runs = re.split(r"%[-+ #0-9.]*[a-zA-Z]", fmt)
-    words = re.findall(r"\b[A-Za-z]{2,}\b", max(runs, key=lambda r: len(re.findall(r"\b[A-Za-z]{2,}\b", r))))
-    if len(words) < CTX_WORDS:
-        return False
-    said = " ".join(w.lower() for w in words)
-    return not any(said in os.strerror(n).lower() for n in range(1, 134))
+VAGUE = "too few words of its own to assign by its source file"  # knowgen.specific_enough
 
 # What one message means and what to do: [(regex over the text, means, [fix])]
 MSG_FIX = [
@@ -191,7 +179,7 @@ def build(files, version):
             rx, literal = knowgen.printf_to_regex(fmt)
             if not knowgen.unanchored(site, rx, literal):
                 rule, family = knowgen.assign(RULES, site, {"where": where, "text": fmt, "level": level})
-                if str(rule).startswith("ctx-") and not specific_enough(fmt):
+                if str(rule).startswith("ctx-") and not knowgen.specific_enough(fmt, names=False):
                     rule, family = VAGUE, None
                 site.update({"re": PREFIX + rx, "family": family, "rule": rule or "no rule"})
                 knowgen.give_fix(site, MSG_FIX, fmt)

@@ -226,7 +226,7 @@ VAGUE = "too few words of its own to assign by its source file"
 
 def _strerror_texts():
     """Lower-cased texts of errno (os.strerror) and of Slurm's error codes (the generated slurm_errors table)."""
-    out = {os.strerror(n).lower() for n in range(1, 134)}
+    out = set(knowgen.ERRNO_TEXTS)
     path = os.path.join(knowgen.OUT_DIR, "slurm_errors.json")
     try:
         with open(path) as f:
@@ -240,16 +240,10 @@ _ERRTEXTS = []
 
 
 def specific_enough(fmt):
-    """Whether a format's own words name its message (see VAGUE): its longest literal run, the conversions taken out."""
-    runs = re.split(r"%(?:p[A-Za-z]|m|[-+ #0-9.*]*(?:hh|h|ll|l|z|j|t|L)?[a-zA-Z])|%%", fmt)
-    run = max(runs, key=lambda r: len(re.findall(r"[A-Za-z]{2,}", r)))
-    words = re.findall(r"[A-Za-z]{2,}", run)
-    if len(words) < CTX_WORDS:
-        return False
+    """Whether a format's own words name its message (see VAGUE): knowgen.specific_enough with Slurm's error texts."""
     if not _ERRTEXTS:
         _ERRTEXTS.append(_strerror_texts())
-    said = " ".join(w.lower() for w in words)
-    return not any(said in t for t in _ERRTEXTS[0])
+    return knowgen.specific_enough(fmt, CTX_WORDS, _ERRTEXTS[0])
 
 # What one message means and what to do, where its family's fix is not enough (the first regex
 # over the format that matches): [(regex, means, [fix])]

@@ -1411,8 +1411,7 @@ def build(files, version):
                 "level": level, "text": fmt}
         if not knowgen.unanchored(site, rx, literal, 12):
             rule, family = knowgen.assign(RULES, site, {"where": where, "text": fmt, "level": level})
-            if str(rule).startswith("ctx-") and len(re.findall(r"[A-Za-z]{2,}", max(
-                    re.split(r"%[-+ #0-9.]*[a-zA-Z]", fmt), key=lambda r: len(re.findall(r"[A-Za-z]{2,}", r))))) < 3:
+            if str(rule).startswith("ctx-") and not knowgen.specific_enough(fmt, errtexts=()):
                 # too few words of its own to be this message alone ('negative argument', 'Missing argument %s'):
                 # left unassigned rather than given its file's family (tools/gen_slurm_messages.py VAGUE)
                 rule, family = "too few words of its own to assign by its source file", None

@@ -380,6 +380,32 @@ def unanchored(site, rx, literal, need=MIN_LITERAL):
     return True
 
 
+# what splits a format into its literal runs for own_words: a printf conversion, Slurm's %pX (src/common/log.c),
+# glibc's %m, and '%%'
+_CONV_RUN = re.compile(r"%(?:p[A-Za-z]|m|[-+ #0-9.*]*(?:hh|h|ll|l|z|j|t|L)?[a-zA-Z])|%%")
+# the C library's error texts (strerror, glibc on Linux): any program's line may quote one
+ERRNO_TEXTS = frozenset(os.strerror(n).lower() for n in range(1, 134))
+
+
+def own_words(fmt, names=True):
+    """The words (2+ letters) of the literal run of a format that holds the most of them, its conversions taken
+    out. ``names=False``: a word inside an identifier ('listen_error_messages: %s') is no word of its own."""
+    word = re.compile(r"[A-Za-z]{2,}" if names else r"\b[A-Za-z]{2,}\b")
+    return word.findall(max(_CONV_RUN.split(fmt), key=lambda r: len(word.findall(r))))
+
+
+def specific_enough(fmt, need=3, errtexts=ERRNO_TEXTS, names=True):
+    """Whether a format's own words name its message, so that the source file that prints it may give it that
+    file's family (the generators' CONTEXT_RULES): its own_words are at least ``need`` and are not within one of
+    ``errtexts`` (lower case; default the errno texts), which any line may quote. Too few ('%s: invalid %pI',
+    'Missing argument %s') stays unassigned."""
+    words = own_words(fmt, names)
+    if len(words) < need:
+        return False
+    said = " ".join(w.lower() for w in words)
+    return not any(said in t for t in errtexts)
+
+
 def give_fix(site, fixes, text):
     """Give an assigned site (its family set) the meaning and fix of the first row (regex, means,
     [commands]) of a generator's fix table (MSG_FIX, SITE_FIX) whose regex matches the site's format
