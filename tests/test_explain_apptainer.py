@@ -42,8 +42,8 @@ def test_generator_regenerates_the_committed_sites_from_the_slice(tmp_path):
 
 def test_go_formats_are_read_as_printf():
     src = 'sylog.Warningf("a %v b %w " +\n\t"c %q: 100%% %%test", x)'
-    assert gen.go_format(src, src.index("(") + 1) == "a %s b %s c %s: 100%% %%test"
-    rx, _ = knowgen.printf_to_regex(gen.go_format(src, src.index("(") + 1))
+    assert knowgen.go_format(src, src.index("(") + 1) == "a %s b %s c %s: 100%% %%test"
+    rx, _ = knowgen.printf_to_regex(knowgen.go_format(src, src.index("(") + 1))
     assert re.search(rx, 'a 1 b err c "x": 100% %test')
 
 

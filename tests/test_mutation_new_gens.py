@@ -368,5 +368,5 @@ def test_main_writes_the_generated_file_by_default(gen, name, tmp_path, monkeypa
 def test_go_format(src, want):
     # Go's interpreted and raw string literals joined by '+' (The Go Programming Language Specification, "String
     # literals"), %v-family verbs read as %s, '%%' kept
-    assert apptainer.go_format(src, 0) == want
-    assert apptainer.go_format("f(" + src, 2) == want
+    assert knowgen.go_format(src, 0) == want
+    assert knowgen.go_format("f(" + src, 2) == want

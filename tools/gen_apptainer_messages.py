@@ -39,7 +39,6 @@ PREFIX = r"(?:FATAL|ERROR|WARNING|INFO)(?::|\s{1,10}\[U=\d{1,10},P=\d{1,10}\])\s
 
 _SYLOG = re.compile(r"\bsylog\.(Fatalf|Errorf|Warningf)\(")
 _ERR = re.compile(r"\b(?:fmt\.Errorf|errors\.New)\(")
-_GO_VERB = re.compile(r"%[-+# 0]*\d*(?:\.\d+)?[vwqTt]")
 LEVELS = {"Fatalf": "fatal", "Errorf": "error", "Warningf": "warning"}
 
 # (rule, knowledge entry, {field: regex}); fields: where (path:line), text, level. The first that matches wins.
@@ -121,47 +120,14 @@ MSG_FIX = [
 ]
 
 
-def go_format(src, i):
-    """The format a Go call argument starting at src[i] spells: an interpreted string literal ("...", its C-like
-    escapes read by knowgen.c_unescape) or a raw one (`...`), each '+' of such joined, Go's %v-family verbs
-    read as %s; None when it starts with no literal."""
-    out, n = [], len(src)
-    while i < n:
-        while i < n and src[i] in " \t\r\n":
-            i += 1
-        if i < n and src[i] == '"':
-            m = knowgen.C_STRING.match(src, i)
-            if not m:
-                return None
-            out.append(knowgen.c_unescape(m.group(1)))
-            i = m.end()
-        elif i < n and src[i] == "`":
-            j = src.find("`", i + 1)
-            if j < 0:
-                return None
-            out.append(src[i + 1:j])
-            i = j + 1
-        else:
-            break
-        j = i
-        while j < n and src[j] in " \t\r\n":
-            j += 1
-        if j < n and src[j] == "+":
-            i = j + 1
-            continue
-        break
-    # '%%' is a literal '%' ('%%test sections'): kept whole, never read as the verb %t
-    return "%%".join(_GO_VERB.sub("%s", part) for part in "".join(out).split("%%")) if out else None
-
-
 def sites_of(path, src):
     for m in _SYLOG.finditer(src):
-        fmt = go_format(src, m.end())
+        fmt = knowgen.go_format(src, m.end())
         if fmt:
             yield "%s:%d" % (path, src.count("\n", 0, m.start()) + 1), fmt, LEVELS[m.group(1)]
     if path.startswith(VALUE_DIRS):
         for m in _ERR.finditer(src):
-            fmt = go_format(src, m.end())
+            fmt = knowgen.go_format(src, m.end())
             if fmt:
                 yield "%s:%d" % (path, src.count("\n", 0, m.start()) + 1), fmt, "error-value"
 

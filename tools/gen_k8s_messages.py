@@ -68,7 +68,6 @@ _CALL = re.compile(r"\b(?P<fn>fmt\.Sprintf|fmt\.Errorf|errors\.New|klog\.(?:Erro
                    r"AppendReason)\(")
 _CONST = re.compile(r'^[ \t]*(?P<name>[A-Za-z_]\w{0,80})(?:[ \t]+[A-Za-z_][\w.]{0,80})?[ \t]*=[ \t]*(?=")', re.M)
 _REASON = re.compile(r'\bReason:[ \t]*(?=")')
-_GO_VERB = re.compile(r"%[-+# 0]*\d*(?:\.\d+)?[vwqTt]")
 _LEVEL = {"klog.Errorf": "error", "klog.Error": "error", "klog.Fatalf": "error", "klog.Fatal": "error",
           "klog.Warningf": "warning", "klog.Warning": "warning", "klog.Infof": "info", "klog.Info": "info",
           "log.Errorf": "error", "log.Error": "error", "log.Warningf": "warning", "log.Warnf": "warning",
@@ -149,13 +148,6 @@ MSG_FIX = [
 ]
 
 
-def _go_format(src, i):
-    """The printf format of the Go string argument at src[i] (adjacent '"..." +' pieces are not joined; Go's
-    %v %q %w ... read as %s); None when none starts there."""
-    fmt = knowgen.c_format(src, i)
-    return fmt and _GO_VERB.sub("%s", fmt)
-
-
 def sites_of(source, path, src):
     """(where, format, level) of each message string of one Go file."""
     def at(i):
@@ -168,12 +160,12 @@ def sites_of(source, path, src):
         first = next((a for a in args if a.startswith('"')), None)
         if first is None:
             continue
-        fmt = _go_format(first, 0)
+        fmt = knowgen.go_format(first, 0)
         if fmt:
             yield at(m.start()), fmt, _LEVEL.get(m.group("fn"), "error")
     for rx, level in ((_CONST, "const"), (_REASON, "reason")):
         for m in rx.finditer(src):
-            fmt = _go_format(src, m.end())
+            fmt = knowgen.go_format(src, m.end())
             if fmt:
                 yield at(m.start()), fmt, level
 

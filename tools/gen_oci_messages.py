@@ -42,7 +42,6 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import knowgen  # noqa: E402
-from gen_apptainer_messages import go_format  # noqa: E402  (Go literals, '+' joins, %v-family verbs as %s)
 
 GENERATOR = "tools/gen_oci_messages.py"
 MIN_LITERAL = 12  # Go errors are wrapped into long lines: a shorter anchor ('permission denied') is anyone's words
@@ -238,7 +237,7 @@ def _vague(fmt):
 def go_sites(path, src):
     """(line, format, level) of each Go error or log call with a literal format."""
     for m in _GO_CALL.finditer(src):
-        fmt = go_format(src, m.end())
+        fmt = knowgen.go_format(src, m.end())
         if fmt:
             name = re.match(r"\.(\w+)", m.group()).group(1)
             yield src.count("\n", 0, m.start()) + 1, fmt, _GO_LEVEL.get(name, "error")

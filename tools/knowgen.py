@@ -17,7 +17,7 @@ What every generator repeats lives here, so that its own file holds only what is
         files, version = knowgen.source_files(a, from_repo)    # from_repo: tree_files + revision
         return knowgen.emit("<source>", build(files, version), a.out)   # write + summary line
 
-and build() reads each format (c_format for a C argument, py_messages for Python's raise/assert/
+and build() reads each format (c_format for a C argument, go_format for a Go one, py_messages for Python's raise/assert/
 logging calls), gives each site its id (slug), drops a vague format (unanchored), matches it
 (printf_to_regex; matcher: a message that spans lines by its first line, py_first_lines), names
 its family (assign) and its fix (give_fix; stale_fixes in main() stops when a fix row lost its
@@ -235,6 +235,44 @@ def c_format(src, i, macro=None, lead=False):
             continue
         break
     return "".join(out) if saw else None
+
+
+# Go's fmt verbs that print a value as text (https://pkg.go.dev/fmt: %v %+v %#v, %w in Errorf, %q, %T, %t): read
+# as %s by go_format
+_GO_VERB = re.compile(r"%[-+# 0]*\d*(?:\.\d+)?[vwqTt]")
+
+
+def go_format(src, i):
+    """The format a Go call argument starting at src[i] spells: an interpreted string literal ("...", its C-like
+    escapes read by c_unescape) or a raw one (`...`), each '+' of such joined, Go's %v-family verbs
+    read as %s; None when it starts with no literal."""
+    out, n = [], len(src)
+    while i < n:
+        while i < n and src[i] in " \t\r\n":
+            i += 1
+        if i < n and src[i] == '"':
+            m = C_STRING.match(src, i)
+            if not m:
+                return None
+            out.append(c_unescape(m.group(1)))
+            i = m.end()
+        elif i < n and src[i] == "`":
+            j = src.find("`", i + 1)
+            if j < 0:
+                return None
+            out.append(src[i + 1:j])
+            i = j + 1
+        else:
+            break
+        j = i
+        while j < n and src[j] in " \t\r\n":
+            j += 1
+        if j < n and src[j] == "+":
+            i = j + 1
+            continue
+        break
+    # '%%' is a literal '%' ('%%test sections'): kept whole, never read as the verb %t
+    return "%%".join(_GO_VERB.sub("%s", part) for part in "".join(out).split("%%")) if out else None
 
 
 def py_format(node):
