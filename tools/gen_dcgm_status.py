@@ -127,14 +127,13 @@ def build(files, version):
 
 def from_repo(repo, rev):
     git = knowgen.git_reader(repo)
-    names = git("ls-tree", "-r", "--name-only", rev).split("\n")
-    keep = [p for p in names if p in (HEADER, STRINGS) or (p.startswith(DCGMI) and p.endswith(".cpp"))]
-    return [(p, git("show", "%s:%s" % (rev, p))) for p in keep], knowgen.revision(git, rev, untagged="?")
+    keep = lambda p: p in (HEADER, STRINGS) or (p.startswith(DCGMI) and p.endswith(".cpp"))  # noqa: E731
+    return knowgen.tree_files(git, rev, (), keep), knowgen.revision(git, rev, untagged="?")
 
 
 def main(argv):
     a = knowgen.arguments(__doc__, argv, "repo", rev="HEAD")
-    files, version = from_repo(a.repo, a.rev) if a.slice is None else knowgen.read_slice(a.slice)
+    files, version = knowgen.source_files(a, from_repo)
     doc = build(files, version)
     if a.slice is None:
         knowgen.stale_fixes(a, "MSG_FIX", MSG_FIX, doc["sites"])

@@ -390,8 +390,7 @@ def from_sources(a):
                                ("kmod", "kmod:", lambda p: p.startswith("tools/") and p.endswith(".c")),
                                ("openblas", "openblas:", lambda p: p.startswith("driver/others/") and p.endswith(".c"))):
         git = knowgen.git_reader(getattr(a, name))
-        names = git("ls-tree", "-r", "--name-only", "HEAD").split("\n")
-        files += [(prefix + p, git("show", "HEAD:" + p)) for p in names if keep(p)]
+        files += [(prefix + p, text) for p, text in knowgen.tree_files(git, "HEAD", (), keep)]
         versions.append("%s %s" % (name, knowgen.revision(git, "HEAD", untagged="?")))
     if a.open_gpu_kernel_modules:
         ogit = knowgen.git_reader(a.open_gpu_kernel_modules)
@@ -400,9 +399,8 @@ def from_sources(a):
     git = knowgen.git_reader(a.installer)
     for tag in a.older_installer or ():
         # the wordings older drivers' installers print (still in the logs and threads of their users), newest first
-        names = git("ls-tree", "--name-only", tag).split("\n")
-        files += [("installer@%s:%s" % (tag, p), git("show", "%s:%s" % (tag, p))) for p in names
-                  if p.endswith(".c")]
+        files += [("installer@%s:%s" % (tag, p), text)
+                  for p, text in knowgen.tree_files(git, tag, (), lambda p: p.endswith(".c") and "/" not in p)]
         versions.append("installer --older %s" % tag)
     rec, rec_version = knowgen.read_slice(a.recorded)
     files += rec
