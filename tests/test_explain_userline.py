@@ -7,17 +7,10 @@ stderr kept whole; the script's text is in the comment above its log.
 import json
 import os
 
-import pytest
-
 from gpudoctor import explain
 from gpudoctor.explain import pytb, userline
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-@pytest.fixture(scope="module")
-def kb():
-    return explain.load_knowledge()
 
 
 def _root(kb, text):
