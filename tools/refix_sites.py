@@ -51,6 +51,9 @@ TABLES = {
     "ucc_messages": ("gen_ucc_messages", ["MSG_FIX"]),
     "ray_messages": ("gen_ray_messages", ["MSG_FIX"]),
     "oci_messages": ("gen_oci_messages", ["MSG_FIX"]),
+    "k8s_messages": ("gen_k8s_messages", ["MSG_FIX"]),
+    "host_messages": ("gen_host_messages", ["MSG_FIX"]),
+    "dcgm_status": ("gen_dcgm_status", ["MSG_FIX"]),
 }
 
 
