@@ -278,3 +278,18 @@ def test_a_computed_fix_and_a_site_fix_that_says_it_are_never_displaced():
     generic["computed_fix"] = "export NCCL_SOCKET_IFNAME=ens5"
     advice.place(r)
     assert r["findings"][0]["causes"][0] is generic and r["findings"][0]["causes"][1].get("advice")
+
+
+def test_a_stated_rule_is_its_own_kind_and_only_when_asked():
+    # accelerate's src/accelerate/accelerator.py: a prohibition, nothing to do
+    msg = "You can't customize device placements with DeepSpeed or Megatron-LM."
+    assert advice.find(msg) == []  # (the root's advice cause, apply(), never quotes a rule as what to do)
+    assert advice.find(msg, rules=True) == [("rule", msg)]
+    # a remedy beside the rule: the remedy is what is found (accelerator.py's Megatron-LM scheduler message)
+    both = ("You can't use a custom scheduler with Megatron-LM. Please use the "
+            "`accelerate.utils.MegatronLMDummyScheduler` instead.")
+    assert [k for k, _ in advice.find(both, rules=True)] == ["rule", "remedy"]
+    # bounded: a long sentence of near-matches ('only ... is' without the last word) stays linear
+    t0 = time.process_time()
+    advice.find(("only x " * 20000) + "is", rules=True)
+    assert time.process_time() - t0 < 1.0

@@ -332,3 +332,57 @@ def test_a_python_lists_index_in_torchs_frame_is_no_tensor_rule(kb):
     # bounds for dimension 0 with size 4')
     rid, _ = root(kb, PY_INDEX.replace("list index out of range", "index 7 is out of bounds for dimension 0 with size 4"))
     assert rid == "usercode.index_out_of_range"
+
+
+# A library's refusal that says nothing to do states a rule: quoted, labelled as the message's rule, in the first
+# cause's text, never in a fix line (a regression of cfadfe9: the merged grammar took only remedies). The texts are
+# the libraries' own format strings, filled in: Lightning's
+# src/lightning/pytorch/trainer/connectors/logger_connector/fx_validator.py check_logging_levels ("You can't
+# `self.log({}={})` inside `{}`, must be one of {}.") and callbacks/model_checkpoint.py; accelerate's
+# src/accelerate/accelerator.py, commands/launch.py and parallelism_config.py.
+@pytest.mark.parametrize("msg,want", [
+    ("You can't `self.log(on_step=True)` inside `on_train_epoch_end`, must be one of (False,).",
+     "You can't `self.log(on_step=True)` inside `on_train_epoch_end`, must be one of (False,)."),
+    ("You can't train a model that has been loaded with `device_map='auto'` in any distributed mode.",
+     "You can't train a model that has been loaded with `device_map='auto'` in any distributed mode."),
+    ("--no_python cannot be used with TPU launcher", "--no_python cannot be used with TPU launcher"),
+    ("cp_backend must be one of ['allgather', 'alltoall'], but got ring", "must be one of ['allgather'"),
+    ("`ModelCheckpoint(save_last='link')` is only supported for local file paths, got `dirpath=s3://b/ck`.",
+     "is only supported for local file paths"),
+    # a remedy in the message: that is quoted, not the rule (fx_validator.py check_logging's HINT)
+    ("You can't `self.log()` inside `on_fit_start`. HINT: You can still log directly to the logger by using "
+     "`self.logger.experiment`.", None),
+    ("the dataset shards were written with another schema", ""),
+])
+def test_a_refusal_with_no_remedy_gives_the_rule_it_states(msg, want):
+    from gpudoctor.explain.excmeaning import advice, rule
+
+    if want is None:
+        assert "self.logger.experiment" in advice(msg)
+        return
+    assert advice(msg) == ""
+    got = rule(msg)
+    assert (want in got) if want else got == ""
+
+
+# made here from fx_validator.py's format (above): self.log(..., on_step=True) in on_train_epoch_end, Lightning 2.x
+PL_LOG = """Traceback (most recent call last):
+  File "/work/job/train.py", line 41, in <module>
+    trainer.fit(model, datamodule=dm)
+  File "/opt/venv/lib/python3.11/site-packages/lightning/pytorch/core/module.py", line 481, in log
+    on_step, on_epoch = _FxValidator.check_logging_and_get_default_levels(
+  File "/opt/venv/lib/python3.11/site-packages/lightning/pytorch/trainer/connectors/logger_connector/fx_validator.py", \
+line 185, in check_logging_levels
+    raise MisconfigurationException(msg)
+lightning.fabric.utilities.exceptions.MisconfigurationException: You can't `self.log(on_step=True)` inside \
+`on_train_epoch_end`, must be one of (False,).
+"""
+
+
+def test_a_librarys_stated_rule_is_quoted_as_its_rule_never_as_a_fix(kb):
+    rid, f = root(kb, PL_LOG)
+    assert rid == "lightning.library_error"
+    assert "The message states the rule: \u201cYou can't `self.log(on_step=True)` inside `on_train_epoch_end`" \
+        in f["causes"][0]["text"], f["causes"][0]["text"]
+    assert "What to do" not in f["causes"][0]["text"] and "says what to do" not in f["causes"][0]["text"]
+    assert not any("self.log(on_step" in x for c in f["causes"] for x in c["fix"])

@@ -138,6 +138,28 @@ _DETAIL = re.compile("|".join([
     r"\bsee:? https?://", r"\bmore (?:details|information|info) (?:at|on|in|here)\b",
     r"\b(?:enable|print|get|see) (?:the )?traceback\b"]), re.IGNORECASE)
 
+# a rule or a prohibition the message states (what the call broke, not what to do): read only where a caller asks
+# for it (find(rules=True): excmeaning quotes it, labelled as the message's rule, in a cause's text, never in a fix
+# line). The libraries word their refusals so: Lightning's MisconfigurationException texts ("You can't
+# `self.log({}={})` inside `{}`, must be one of {}.", src/lightning/pytorch/trainer/connectors/logger_connector/
+# fx_validator.py check_logging_levels; "`ModelCheckpoint(save_last='link')` is only supported for local file
+# paths", callbacks/model_checkpoint.py), accelerate's ValueError/RuntimeError texts ("You can't train a model that
+# has been loaded with `device_map='auto'` in any distributed mode.", "--no_python cannot be used with TPU
+# launcher", "cp_backend must be one of ...", src/accelerate/accelerator.py, commands/launch.py,
+# parallelism_config.py). Every part is a word alternation or a bounded repetition (linear).
+_STATED = re.compile("|".join([
+    r"\byou (?:can't|cannot|can not|must not|mustn't|may not|should not|shouldn't"
+    r"|are not (?:allowed|permitted|supposed) to)(?![\w'])",
+    r"\b(?:is|are|was|were)(?: currently| yet)? not (?:allowed|permitted|supported|compatible)\b",
+    r"\b(?:is|are) (?:only|not yet) (?:supported|allowed|available|compatible)\b",
+    r"\bonly\b[^.;\n]{1,80}?\b(?:is|are) (?:supported|allowed|accepted|permitted)\b",
+    r"\b(?:can't|cannot|can not|must not|may not) be (?:used|combined|set|passed|specified|enabled|called|mixed)\b",
+    r"\bcan only be (?:used|set|passed|specified|enabled|called|one of)\b",
+    r"\b(?:must|should|has to|have to|needs? to)(?: not)? (?:be|have|match|contain|equal) (?:one of|either|in|at "
+    r"least|at most|greater|less|larger|smaller|positive|non-negative|divisible|equal|the same)\b",
+    r"\b(?:expected|valid|allowed|supported|accepted)(?: values?| options?| choices?)?(?: are| is)?:? one of\b"]),
+    re.IGNORECASE)
+
 
 def clean(text):
     """Log text made safe to quote: control characters, bidi overrides and separators removed
@@ -239,10 +261,11 @@ def _quote(s, at):
     return ("... " + q) if cut else q
 
 
-def find(text):
+def find(text, rules=False):
     """[(kind, clause)] of one message text (a line, or a message's lines): kind 'remedy'
     (what the message says to do) or 'detail' (how to get more detail: debug output,
-    documentation); in the text's order, without repeats."""
+    documentation), and with ``rules`` kind 'rule' (a sentence with no remedy that states what
+    the call broke: _STATED); in the text's order, without repeats."""
     lines = list(text) if isinstance(text, (list, tuple)) else str(text)[:MAX_TEXT].split("\n")
     text = _join(lines)
     out, seen = [], set()
@@ -251,12 +274,18 @@ def find(text):
         if len(s) < 8 or _PERSON.search(s) or "**" in s:  # a person's prose (markdown bold: a thread's)
             continue
         at = _trigger(s)
-        if at is None or _DROP.search(s):
+        if _DROP.search(s):
             continue
+        kind = None
+        if at is None:
+            rule = _STATED.search(s) if rules else None
+            if rule is None:
+                continue
+            at, kind = rule.start(), "rule"  # (the sentence from its start: the rule's subject is in it)
         q = _quote(s, at)
         if len(q) < 8:
             continue
-        kind = "detail" if _DETAIL.search(q) else "remedy"
+        kind = kind or ("detail" if _DETAIL.search(q) else "remedy")
         key = q.lower()
         if key not in seen:
             seen.add(key)

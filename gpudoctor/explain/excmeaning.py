@@ -198,6 +198,27 @@ def advice(msg):
     return " ".join(_clip(q, 200) for q in got)
 
 
+def rule(msg):
+    """The first sentence of a message that states the rule the call broke, when it says nothing to do
+    (advice.find's 'rule': Lightning's "You can't `self.log(on_step=True)` inside `on_train_epoch_end`, must be one
+    of (False,)."), clipped; '' when none."""
+    msg = (msg or "")[:WHOLE]
+    if len(msg) in (MSG, WHOLE):  # the last sentence was cut by the reader's limit
+        sents = _advice._sentences(msg)
+        msg = msg[:sents[-1][0]] if sents else ""
+    got = [q for kind, q in _advice.find(msg, rules=True) if kind == "rule"]
+    return _clip(got[0], 200) if got else ""
+
+
+# how a cause's text quotes the message: what it says to do, or (with no remedy) the rule it states
+SAYS_DO = "The message says what to do: \u201c%s\u201d"
+SAYS_RULE = "The message states the rule: \u201c%s\u201d"
+
+
+def _rule_of(tb, chain):
+    return next((r for r in (rule(_msg(t)) for t in [tb] + list(chain)) if r), "")
+
+
 def expected(msg):
     """'<what> must be <X> (it got <Y>)' from a message in TORCH_CHECK's 'Expected ... but got ...' form, or ''."""
     m = _EXPECTED.search((msg or "")[:WHOLE])
@@ -439,12 +460,15 @@ _SHARDED = {
 def with_advice(f, tb, chain):
     """The message's own advice in the first cause of a structural answer that did not come from read()
     (pyanswer's library / code.exception answers): its text, quoted, never a fix line."""
-    if f is None or not f.get("causes") or any("The message says what to do" in c["text"] for c in f["causes"]):
+    if f is None or not f.get("causes") or any(("The message says what to do" in c["text"] or
+                                                "The message states the rule" in c["text"]) for c in f["causes"]):
         return f
     adv = next((a for a in (advice(_msg(t)) for t in [tb] + list(chain)) if a), "")
-    if adv:
+    rl = "" if adv else _rule_of(tb, chain)
+    said = (SAYS_DO % adv) if adv else (SAYS_RULE % rl) if rl else ""
+    if said:
         c = f["causes"][0]
-        c["text"] = "%s The message says what to do: \u201c%s\u201d" % (c["text"], adv)
+        c["text"] = "%s %s" % (c["text"], said)
     return f
 
 
@@ -463,8 +487,13 @@ def finding(scan, kb, tb, chain, what, where):
         got["fix"] = ["print the %s of that call's tensors just before it (%s), and make them fit what the message "
                       "asks" % (_LOOK[got["eid"]], sh(where))]
     if adv:
-        text = "%s The message says what to do: \u201c%s\u201d" % (text or "The call was refused (%s)." % _clip(
-            what, 160), adv)
+        text = "%s %s" % (text or "The call was refused (%s)." % _clip(what, 160), SAYS_DO % adv)
+    # no remedy: the rule the message states, quoted in the cause's text (TORCH_CHECK's 'Expected ...' is read above)
+    rl = "" if adv or (text and "the rule the message states" in text) else _rule_of(tb, chain)
+    if rl and text:
+        text = "%s %s" % (text, SAYS_RULE % rl)
+    elif rl:
+        f["causes"][0]["text"] = "%s %s" % (f["causes"][0]["text"], SAYS_RULE % rl)
     if text:
         f["causes"].insert(0, {"text": text, "checks": [], "confirm": [],
                                "fix": got["fix"] or list(f["causes"][0]["fix"]), "exports": {},
