@@ -348,7 +348,7 @@ def test_a_python_lists_index_in_torchs_frame_is_no_tensor_rule(kb):
     ("--no_python cannot be used with TPU launcher", "--no_python cannot be used with TPU launcher"),
     ("cp_backend must be one of ['allgather', 'alltoall'], but got ring", "must be one of ['allgather'"),
     ("`ModelCheckpoint(save_last='link')` is only supported for local file paths, got `dirpath=s3://b/ck`.",
-     "is only supported for local file paths"),
+     "`ModelCheckpoint(save_last='link')` is only supported for local file paths"),  # (its code span whole)
     # a remedy in the message: that is quoted, not the rule (fx_validator.py check_logging's HINT)
     ("You can't `self.log()` inside `on_fit_start`. HINT: You can still log directly to the logger by using "
      "`self.logger.experiment`.", None),

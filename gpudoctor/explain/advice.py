@@ -251,6 +251,9 @@ def _quote(s, at):
         at -= opened + 1
     head = _HEAD.match(s)
     a = head.end() if head and head.end() <= at else 0
+    if s[:1] == "`" and a and not s[:a].strip("`'\"") and s[a:].count("`") % 2 and \
+            not (s[a:].count("`") == 1 and s[a:].rstrip(" .!?").endswith("`")):  # (not one quoted sentence)
+        a = 0  # a code span the sentence starts with ('`ModelCheckpoint(...)` is only supported ...'): its backtick
     cut = len(s) - a > MAX_CLAUSE and at > a
     q = s[at if cut else a:].strip()
     if len(q) > MAX_CLAUSE:
