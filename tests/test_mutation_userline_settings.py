@@ -404,3 +404,55 @@ def test_settings_found_rows_and_state(kb):
                      "found_mem": [r["id"] for r, _h, _t in settings.found(scan, {"memory": (1, "memory", "x", False)})]}
     _check("settings/found", got)
 
+
+
+# the table, its needles and the scan pattern are built once per process (module globals): a test that empties the
+# caches builds them again here, so a mistake in building them shows (they ran before any test otherwise)
+
+def test_settings_table_built_again(monkeypatch):
+    monkeypatch.setattr(settings, "_table", None)
+    monkeypatch.setattr(settings, "_keys_cache", None)
+    rows = settings.table()
+    assert settings.table() is rows  # cached
+    got = {"rows": [[r["id"], r["keys"], r["line_has"], r.get("nested"), r["sure"], r["entry"]] for r in rows],
+           "needles": settings._needles(), "all_keys": sorted(settings._all_keys())}
+    keys = settings._all_keys()
+    assert keys is settings._all_keys() and [len(k) for k in keys] == sorted(map(len, keys), reverse=True)
+    p = settings.patterns()
+    assert len(p) == 1 and p[0].entry == settings.ENTRY and p[0].role == "fact" and p[0].rank == 0
+    got["pattern"] = [p[0].source, p[0].site, sorted(n.decode() for n in p[0].needles_b)]
+    _check("settings/table", got)
+
+
+ROW = '''[[setting]]
+id = "r1"
+keys = ["FOO_BAR"]
+when = "true"
+symptoms = ["slow"]
+sure = "high"
+entry = "torch.slow_setting"
+what = "w"
+fix = "f"
+source = "https://example.org/doc"
+'''
+
+
+@pytest.mark.parametrize("change", [
+    ("", ""), ('keys = ["FOO_BAR"]\n', ""), ('what = "w"\n', 'what = ""\n'), ("", 'color = "red"\n'),
+    ('symptoms = ["slow"]', 'symptoms = ["slow", "fast"]'), ('sure = "high"', 'sure = "very"'),
+    ("", 'needs = "cpu"\n'), ("https://", "http://"), ('when = "true"', 'when = "~1"'), ("", 'with = {x = "maybe"}\n'),
+    ("", 'needs = "gpu"\nline_has = ["A"]\nnested = "device"\nwith = {x = ">1"}\n')])
+def test_settings_table_refuses_a_bad_row(tmp_path, monkeypatch, change):
+    from gpudoctor.explain.knowledge import KnowledgeError
+
+    path = tmp_path / "settings.toml"
+    path.write_text(ROW.replace(change[0], change[1]) if change[0] else ROW + change[1])
+    monkeypatch.setattr(settings, "TABLE", str(path))
+    monkeypatch.setattr(settings, "_table", None)
+    if change == ("", "") or change[1].startswith('needs = "gpu"'):
+        rows = settings.table()
+        assert rows[0]["keys"] == ["foo_bar"] and rows[0]["line_has"] == (["a"] if change[1] else [])
+        return
+    with pytest.raises((KnowledgeError, ValueError)) as e:
+        settings.table()
+    assert "bad condition" in str(e.value) or "r1" in str(e.value)
