@@ -166,6 +166,12 @@ def test_userline_calls_resolution():
         "spaced": ("torch.load   (p)", None, []),
         "unknown": ("frobnicate(x)", None, []),
         "repeat": ("torch.load(a) or torch.load(b)", None, []),
+        "dist_gather": ("dist.gather(t)", None, []),
+        "torch_gather": ("torch.distributed.gather(t)", None, []),
+        "accel_gather": ("accelerator.gather(t)", None, []),
+        "bare_gather": ("gather(t)", None, []),
+        "frame_first": ("torch.load(p); model.load_state_dict(x)", None, [(LIB + "torch/optim/optimizer.py", "f")]),
+        "frame_first_focus": ("a.step(); torch.load(p)", "torch.load(p)", [(LIB + "torch/amp/grad_scaler.py", "step")]),
     }
     got = {}
     for k, (src, focus, callees) in cases.items():
@@ -270,7 +276,7 @@ def test_userline_fill_placement():
     # the traceback the root matched comes first, a spawned child's earlier one after it
     two = U.KEYERR + U.INPLACE
     scan = type("S", (), {"tracebacks": pytb.parse(two)})()
-    line = two.splitlines().index("RuntimeError: result type Float can't be cast to the desired output type Long") + 1
+    line = pytb.parse(two)[-1]["line"]  # the second traceback's: it comes first
     got["order"] = [t["line"] for t in userline._tracebacks_of(scan, {"matches": [{"line": line}]})]
     got["order_none"] = [t["line"] for t in userline._tracebacks_of(scan, {})]
     _check("userline/fill", got)
@@ -456,3 +462,22 @@ def test_settings_table_refuses_a_bad_row(tmp_path, monkeypatch, change):
     with pytest.raises((KnowledgeError, ValueError)) as e:
         settings.table()
     assert "bad condition" in str(e.value) or "r1" in str(e.value)
+
+
+def test_userline_read_forms():
+    got = {}
+    frames = [("/w/train.py", 10, "main"), (LIB + "transformers/trainer.py", 100, "evaluate"),
+              ("C:\\w\\metrics.py", 20, "compute_metrics")]
+    for key in ("eval_f1", "f1"):
+        t = _tb("KeyError", "'%s'" % key, frames, [("main()", None), ("x()", None), ('return {"f1": m["%s"]}' % key, None)])
+        got["prefixed/" + key] = userline.read({"id": "code.exception"}, t)
+    for src in ("v = d['a#b']  # note", "hits *= 0.5  # a # b", "hits *= 0.5 # x"):
+        t = _tb("RuntimeError", "result type Float can't be cast to the desired output type Long",
+                [("/w/a/b.py", 3, "<module>")], [(src, None)])
+        got["comment/" + src] = userline.read({"id": "usercode.dtype_mismatch"}, t)
+    t = _tb("KeyError", "'a#b'", [("/w/a/b.py", 3, "f")], [("v = d['a#b']  # note", None)])
+    got["comment_in_string"] = userline.read({"id": "code.exception"}, t)
+    t = _tb("FileNotFoundError", "[Errno 2] No such file or directory: 'x.pt'", [("/w/a.py", 3, "f"),
+            (LIB + "torch/serialization.py", 1, "load")], [("y = torch.load(p)", None), ("", None)])
+    got["api_only"] = userline.read({"id": "torch.x"}, t)
+    _check("userline/read", got)
