@@ -538,7 +538,7 @@ SOURCES = {"nccl_messages": "NCCL", "cuda_errors": "CUDA", "nvml": "NVML", "errn
            "nvrm_messages": "the NVIDIA kernel driver (NVRM)", "dcgm_errors": "DCGM",
            "framework_libs": "a framework's CUDA library loading", "torch_core_messages": "torch",
            "nvidia_smi_messages": "nvidia-smi", "apptainer_messages": "Apptainer", "ucc_messages": "UCC",
-           "ray_messages": "Ray", "oci_messages": "the container runtime (podman, docker, runc, crun, conmon, CDI)",
+           "ray_messages": "Ray", "megatron_messages": "Megatron-LM / Megatron-Core", "oci_messages": "the container runtime (podman, docker, runc, crun, conmon, CDI)",
            "trainer_messages": "the training library (DeepSpeed, accelerate, transformers, PEFT)"}
 
 
