@@ -1,0 +1,88 @@
+"""vLLM, SGLang and Triton messages (issue 18, serving13): read from the vllm 0.33.0 (and older 0.6.3.post1), sglang
+0.5.23 and triton 3.9.0 (and older 3.0.0) wheels by tools/gen_vllm_messages.py, gen_sglang_messages.py and
+gen_triton_messages.py (their slices tools/data/{vllm,sglang,triton}_messages_slice.txt keep the statements of the
+sites tested here with their line numbers): each generator regenerates the committed sites, and real texts of public
+threads (cited per text) get their entry and the fix the code that raises them points at.
+"""
+
+import os
+import re
+import sys
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(REPO, "tools"))
+
+import gen_sglang_messages  # noqa: E402
+import gen_triton_messages  # noqa: E402
+import gen_vllm_messages  # noqa: E402
+import knowgen  # noqa: E402
+from explainhelp import explain_paste, fixes, ids, root_id, root_of  # noqa: E402
+
+GENERATORS = {"vllm_messages": gen_vllm_messages, "sglang_messages": gen_sglang_messages,
+              "triton_messages": gen_triton_messages}
+
+_LD = "/usr/bin/ld: cannot find -lcuda: No such file or directory\ncollect2: error: ld returned 1 exit status\n"
+REAL = {
+    # https://github.com/pytorch/pytorch/issues/103417 (torch.compile; Triton's launcher build, the linker's lines only)
+    "triton_ld_pytorch_103417": (_LD * 3, "triton.build", r"TRITON_LIBCUDA_PATH"),
+    # https://github.com/JIA-Lab-research/Seg-Zero/issues/63 (triton 3.x: the linker's line, then the build command)
+    "triton_ld_segzero_63": (
+        "/usr/bin/ld: cannot find -lcuda\ncollect2: error: ld returned 1 exit status\n\n"
+        "subprocess.CalledProcessError: Command '['/usr/bin/gcc', '/tmp/tmpe7nu9b0l/main.c', '-O3', '-shared', '-fPIC', "
+        "'-Wno-psabi', '-o', '/tmp/tmpe7nu9b0l/cuda_utils.cpython-312-x86_64-linux-gnu.so', '-lcuda', "
+        "'-L/home/sim/anaconda3/envs/visionreasoner/lib/python3.12/site-packages/triton/backends/nvidia/lib', "
+        "'-L/lib/x86_64-linux-gnu', '-L/lib/i386-linux-gnu', "
+        "'-I/home/sim/anaconda3/envs/visionreasoner/lib/python3.12/site-packages/triton/backends/nvidia/include', "
+        "'-I/tmp/tmpe7nu9b0l', '-I/home/sim/anaconda3/envs/visionreasoner/include/python3.12']' returned non-zero "
+        "exit status 1.\n", "triton.build", r"TRITON_LIBCUDA_PATH|ldconfig"),
+    # https://github.com/triton-lang/triton/pull/1981 (triton 2.x: the linker's lines, then a KeyError of the cache)
+    "triton_ld_1981": ("/usr/bin/ld: cannot find -lcuda\ncollect2: error: ld returned 1 exit status\n"
+                       "Traceback (most recent call last):\n  File \"<string>\", line 21, in add_kernel\n"
+                       "KeyError: ('2-.-0-.-0--d6252949da17ceb5f3a278a70250af13',)\n", "triton.build",
+                       r"TRITON_LIBCUDA_PATH"),
+    # https://github.com/QwenLM/Qwen3/issues/295 (vLLM 0.4, the v0 worker's check)
+    "vllm_kv_qwen_295": ("    raise ValueError(\nValueError: The model's max seq len (32768) is larger than the maximum "
+                         "number of tokens that can be stored in KV cache (7344). Try increasing "
+                         "`gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.\n",
+                         "serving.kv_cache_memory", r"--max-model-len"),
+    # https://github.com/vllm-project/vllm/issues/2652 (52 heads, 8 GPUs)
+    "vllm_heads_2652": ("ValueError: Total number of attention heads (52) must be divisible by tensor parallel size "
+                        "(8).\n", "serving.parallel_config", r"--tensor-parallel-size to a divisor"),
+    # https://github.com/sgl-project/sglang/issues/4330 (sglang 0.4.3.post2, the KV pool after the weights)
+    "sglang_mem_4330": ("RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.\n",
+                        "serving.kv_cache_memory", r"--mem-fraction-static"),
+}
+
+
+def test_generators_regenerate_the_committed_sites_from_their_slices(tmp_path):
+    for name, gen in GENERATORS.items():
+        got = knowgen.regenerated(gen.main, os.path.join(REPO, "tools", "data", name + "_slice.txt"),
+                                  tmp_path / (name + ".json"))
+        full = knowgen.committed(name)
+        assert got["header"]["version"] == full["header"]["version"], name
+        by_text = {s["text"]: s for s in full["sites"]}
+        assert len(got["sites"]) >= 8, name
+        for s in got["sites"]:
+            assert {k: v for k, v in s.items() if k not in ("id", "where")} == \
+                {k: v for k, v in by_text[s["text"]].items() if k not in ("id", "where")}, (name, s["id"])
+        assert full["unassigned"] == sorted(s["id"] for s in full["sites"] if not s.get("family")), name
+    sites = {s["text"]: s for s in knowgen.committed("triton_messages")["sites"]}
+    # what the toolchain prints for the launcher build, read from the code that specifies it: -lcuda (triton 3.0's
+    # `libraries = ['cuda']`), -l:libcuda.so.1 (3.9's), the #included Python.h, and the build command's repr
+    assert sites["cannot find -lcuda"]["family"] == "triton.build" and sites["cannot find -lcuda"]["older"]
+    assert sites["cannot find -l:libcuda.so.1"]["family"] == "triton.build"
+    assert sites["fatal error: Python.h: No such file or directory"]["fix"]
+    assert "fatal error: stdbool.h: No such file or directory" not in sites  # a C library's own header
+    assert sites["'%s', '-O3', '-shared', '-fPIC', '-Wno-psabi', '-o', '%s'"]["family"] == "triton.build"
+    vllm = {s["text"]: s for s in knowgen.committed("vllm_messages")["sites"]}
+    # a warning is context: vLLM turns its custom all-reduce off and goes on
+    assert vllm["Custom allreduce is disabled because your platform lacks GPU P2P capability or P2P test failed. To "
+                "silence this warning, specify disable_custom_all_reduce=True explicitly."]["family"] is None
+
+
+def test_real_texts_get_their_entry_and_fix(cli, tmp_path):
+    for name, (text, want, fix_re) in REAL.items():
+        rc, doc = explain_paste(cli, tmp_path, text, "--file", name=name + ".txt", rcs=(0, 1))
+        assert root_id(doc) == want, (name, ids(doc))
+        # the first cause's fix: the site's own (MSG_FIX) or the family's cause its words name
+        assert re.search(fix_re, "\n".join(root_of(doc)["causes"][0]["fix"])), (name, fixes(root_of(doc)))

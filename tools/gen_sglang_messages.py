@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Generate gpudoctor/data/knowledge/generated/sglang_messages.json: what SGLang's server prints when its arguments
+refuse each other, when its KV cache pool does not fit (--mem-fraction-static, --context-length), when its parallel
+layout does not fit the model, and what its distributed layer (custom all-reduce, pynccl, shared-memory broadcast)
+refuses. The shape of tools/gen_vllm_messages.py (tools/wheelmsgs.py), with the same families (knowledge/serving.toml).
+
+Read from the sglang wheel (PyPI), never executed: every `raise X("...")`, `assert ..., "..."` and logger .error /
+.warning call of FILES, and a message built in a variable first and then raised (model_executor/pool_configurator.py:
+`msg = "Not enough memory. Please try to increase --mem-fraction-static."`). Warnings are context only; a raise no rule
+assigns is listed, never guessed.
+
+Usage:
+    pip download --no-deps --only-binary :all: sglang -d /tmp/w
+    python tools/gen_sglang_messages.py --wheel /tmp/w/sglang-0.5.23-...whl [--record tools/data/sglang_messages_slice.txt]
+    python tools/gen_sglang_messages.py --slice tools/data/sglang_messages_slice.txt -o OUT   (the test)
+
+Source: sglang (https://pypi.org/project/sglang/, Apache-2.0; https://github.com/sgl-project/sglang, python/sglang/srt/):
+server_args.py and arg_groups/ (the server's arguments and their checks), distributed/ (parallel_state.py, utils.py,
+device_communicators/: custom all-reduce, pynccl, shm_broadcast), model_executor/model_runner.py and
+pool_configurator.py, mem_cache/kv_cache_configurator.py, managers/tp_worker.py and scheduler.py. The regenerated
+table read sglang 0.5.23. Server arguments: https://docs.sglang.ai/advanced_features/server_arguments.html.
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import knowgen  # noqa: E402
+import wheelmsgs  # noqa: E402
+
+GENERATOR = "tools/gen_sglang_messages.py"
+FILES = (r"^sglang/srt/(?:server_args\.py|arg_groups/[a-z_]+\.py|distributed/(?:parallel_state|utils|"
+         r"communication_op)\.py|distributed/device_communicators/(?:custom_all_reduce|custom_all_reduce_utils|"
+         r"pynccl|pynccl_wrapper|shm_broadcast|cuda_wrapper)\.py|model_executor/(?:model_runner|pool_configurator)\.py|"
+         r"mem_cache/kv_cache_configurator\.py|managers/(?:tp_worker|scheduler)\.py)$")
+
+KV = (r"--mem-fraction-static|mem_fraction_static|Not enough memory|max_total_num_tokens|KV cache pool|"
+      r"not enough GPU memory|--context-length")
+PARALLEL = (r"must be divisible by --tp-size|must be divisible by (?:the )?(?:tp|tensor parallel|world) size|"
+            r"^%s is not divisible by %s$|tp_size \* pp_size|number of GPUs")
+RULES = [
+    ("internal", None, {"text": r"should not happen|is not initialized$|already initialized|should be attached to a "
+                                r"non-NCCL group|^%s [!=]= %s$|not implemented|not supported yet\.?$|"
+                                r"double free|^Unexpected "}),
+    ("kv-cache", "serving.kv_cache_memory", {"text": KV}),
+    ("parallel", "serving.parallel_config", {"text": PARALLEL}),
+    ("nccl-library", "nccl.lib_missing", {"text": r"^Failed to load NCCL library from"}),
+    ("p2p", "gpu.p2p", {"text": r"testing peer-to-peer access"}),
+    ("ctx-config", "serving.config", {"level": r"^(?:raise|error)$", "where": r"^sglang/srt/(?:server_args|arg_groups/)"}),
+    ("ctx-executor", "serving.executor", {"level": r"^(?:raise|error)$",
+                                          "where": r"^sglang/srt/(?:managers/|model_executor/model_runner)"}),
+    ("ctx-distributed", "serving.distributed", {"level": r"^(?:raise|error)$", "where": r"^sglang/srt/distributed/"}),
+]
+
+MSG_FIX = [
+    (r"^Not enough memory\. Please try to increase --mem-fraction-static",
+     "python/sglang/srt/model_executor/pool_configurator.py: after the weights (and CUDA graphs' reserve) the share "
+     "--mem-fraction-static of each GPU leaves no room for the KV cache pool: a model too large for the GPUs, another "
+     "process on the GPU, or a low fraction.",
+     ["raise --mem-fraction-static (e.g. 0.85-0.9) if nothing else uses the GPU (nvidia-smi); else spread the model "
+      "(--tp 2/4/8), quantize it, or free the GPU (an RL trainer colocated with the rollout: lower its share)"]),
+    (r"^%s is not divisible by %s$",
+     "python/sglang/srt/distributed/utils.py ensure_divisibility: a size of the model (attention or KV heads, a "
+     "layer's width, experts) does not split evenly over the tensor-parallel GPUs.",
+     ["--tp to a divisor of the model's num_attention_heads and num_key_value_heads (its config.json); --pp for "
+      "the other GPUs"]),
+]
+
+
+def build(files, version):
+    sites = wheelmsgs.py_sites(files, "sglang.", RULES, MSG_FIX)
+    return {"header": knowgen.header("sglang (https://pypi.org/project/sglang/)", version, GENERATOR,
+                                     "raise/assert/logger messages of sglang/srt's server arguments, distributed "
+                                     "layer, model runner and KV pool configuration, scheduler and TP worker; "
+                                     "families from the RULES table of the generator"),
+            "sites": sites}
+
+
+def main(argv):
+    a = knowgen.arguments(__doc__, argv, source="wheel", extra=[
+        ("--record", {"help": "write the slice (the statements of the sites with a fix of their own, and a few more)"})])
+    files, version = wheelmsgs.from_wheel(a.wheel, FILES, "sglang") if a.wheel else knowgen.read_slice(a.slice)
+    doc = build(files, version)
+    if a.wheel:
+        knowgen.stale_fixes(a, "MSG_FIX", MSG_FIX, doc["sites"], of="wheel")
+        if a.record:
+            keep = {wheelmsgs.site_key(s) for s in doc["sites"]
+                    if s.get("fix") or s.get("family") in ("serving.kv_cache_memory", "serving.parallel_config")}
+            wheelmsgs.write_record(a.record, version, files, keep.__contains__, GENERATOR)
+    return knowgen.emit("sglang_messages", doc, a.out)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

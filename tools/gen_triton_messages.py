@@ -1,0 +1,285 @@
+#!/usr/bin/env python3
+"""Generate gpudoctor/data/knowledge/generated/triton_messages.json: what Triton prints when it cannot build the small C
+launcher it compiles at run time (no C compiler, the linker finds no libcuda, Python's headers missing), when a kernel
+needs more shared memory than the GPU has, when ptxas fails, and when no GPU driver is active.
+
+Read from the triton wheel (PyPI), never executed (tools/wheelmsgs.py): every `raise X("...")`, `assert ..., "..."`
+and logger .error / .warning call of FILES, a message built in a variable first (driver.py: `msg = 'libcuda.so cannot
+found!\\n'; msg += ...; assert ..., msg`), the messages of the exception classes' __str__ (runtime/errors.py:
+OutOfResources, PTXASError), and the C launcher's PyErr_SetString texts (backends/nvidia/driver.c). Besides, what the
+toolchain prints when Triton's build of that launcher fails, read from the code that runs it:
+  - runtime/build.py's cc_cmd (`[cc, src, "-O3", "-shared", "-fPIC", ..., "-o", so]`): the CalledProcessError that
+    subprocess.check_call raises ("Command '[...]' returned non-zero exit status 1.") is matched on the list's repr;
+  - backends/nvidia/driver.py's `libraries` (['cuda'] in triton 3.0, ['libcuda.so.1'] now, passed as -l<lib> or
+    -l:<lib>, build.py _library_flag): GNU ld's "cannot find -l<lib>" (binutils ld/ldfile.c, ldfile_open_file:
+    "%P: cannot find %s" / "%P: cannot find -l%s");
+  - each header the launcher #includes that no C library ships (Python.h, cuda.h): GCC's "fatal error: <h>: No such
+    file or directory" (libcpp/files.cc, open_file_failed) and clang's "fatal error: '<h>' file not found".
+Each becomes a bounded matcher assigned to a knowledge family (knowledge/triton.toml) by RULES; MSG_FIX gives a
+message its own meaning and fix, written from the condition that raises it; warnings are context only.
+
+Usage:
+    pip download --no-deps --only-binary :all: triton -d /tmp/w; pip download ... triton==3.0.0 -d /tmp/w
+    python tools/gen_triton_messages.py --wheel /tmp/w/triton-3.9.0-...whl --older /tmp/w/triton-3.0.0-...whl \\
+        [--record tools/data/triton_messages_slice.txt] [-o OUT]
+    python tools/gen_triton_messages.py --slice tools/data/triton_messages_slice.txt -o OUT   (the test)
+
+Source: triton (https://pypi.org/project/triton/, MIT; https://github.com/triton-lang/triton, python/triton/ and
+third_party/nvidia/backend/): runtime/build.py, runtime/errors.py, runtime/driver.py, runtime/cache.py,
+runtime/autotuner.py, runtime/jit.py, compiler/compiler.py, compiler/errors.py, backends/nvidia/driver.py,
+backends/nvidia/compiler.py, backends/nvidia/driver.c. The regenerated table read triton 3.9.0 and the older 3.0.0.
+"""
+
+import ast
+import os
+import re
+import sys
+import textwrap
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import knowgen  # noqa: E402
+import wheelmsgs  # noqa: E402
+
+GENERATOR = "tools/gen_triton_messages.py"
+FILES = (r"^triton/(?:runtime/(?:build|errors|driver|cache|autotuner|jit)\.py|compiler/(?:compiler|errors)\.py|"
+         r"backends/nvidia/(?:driver|compiler)\.py|backends/nvidia/driver\.c)$")
+
+# Headers a C toolchain's own library ships (C11 7.1.2, POSIX.1-2017 headers): their absence is no Triton matter
+STANDARD_HEADERS = frozenset("""assert.h complex.h ctype.h errno.h fenv.h float.h inttypes.h iso646.h limits.h locale.h
+math.h setjmp.h signal.h stdalign.h stdarg.h stdatomic.h stdbool.h stddef.h stdint.h stdio.h stdlib.h stdnoreturn.h
+string.h tgmath.h threads.h time.h uchar.h wchar.h wctype.h dlfcn.h pthread.h unistd.h fcntl.h sys/types.h
+sys/stat.h sys/mman.h""".split())
+
+_BUILD = (r"Failed to find C(?:\+\+)? compiler|libcuda\.so cannot found|Failed to open libcuda|^cannot find -l|"
+          r"^fatal error: |^'%s', '-O3', '-shared'|from libcuda\.so\.1")
+# (rule, knowledge entry, {field: regex}); fields: where (path:line), text, level. The first that matches wins.
+RULES = [
+    ("internal", None, {"text": r"should not happen|^Unexpected |^Internal Triton|Unknown key|Signature keys must|"
+                                r"must be of GPUTarget type|source must be either"}),
+    ("launcher-build", "triton.build", {"text": _BUILD}),
+    ("no-driver", "cuda.not_available", {"text": r"active drivers \(%s\)\. There should only be one|"
+                                                 r"^Backend device '%s' is not active"}),
+    ("out-of-resources", "triton.out_of_resources", {"text": r"^out of resource: "}),
+    ("ptxas", "triton.ptxas", {"text": r"PTXAS error|`ptxas`|ptxas|TRITON_PTXAS_PATH|only support CUDA 10\.0 or higher"}),
+    ("cache", "triton.cache", {"text": r"cache dir"}),
+    # the kernel's own code and its launch: @triton.jit, autotune configs, compile() of the kernel (ctx-: by file)
+    ("ctx-kernel", "triton.usage", {"level": r"^(?:raise|error)$",
+                                    "where": r"^triton/(?:runtime/(?:jit|autotuner)|compiler/compiler|"
+                                             r"backends/nvidia/compiler)\.py:"}),
+]
+
+# What one message means and what to do: [(regex over the text, means, [fix])]
+MSG_FIX = [
+    (r"^Failed to find C compiler",
+     "triton/runtime/build.py _find_compiler(): Triton compiles a small C launcher for each kernel signature the first "
+     "time it runs, with $CC, else gcc, else clang from PATH; none was found (a slim image without a compiler).",
+     ["install a C compiler where the job runs (apt-get install -y gcc / dnf install -y gcc, or build-essential), or "
+      "export CC=<path of an installed gcc/clang>"]),
+    (r"^libcuda\.so cannot found!",
+     "triton/backends/nvidia/driver.py libcuda_dirs(): Triton links its launcher against the driver's libcuda.so.1 and "
+     "found it neither in `/sbin/ldconfig -p` nor on LD_LIBRARY_PATH (a container started without the NVIDIA runtime, "
+     "or a driver installed outside the linker cache).",
+     ["export TRITON_LIBCUDA_PATH=<the folder holding libcuda.so.1> (find / -name 'libcuda.so*' 2>/dev/null; in WSL "
+      "/usr/lib/wsl/lib)", "or refresh the linker cache: sudo ldconfig (the message's advice); in a container start "
+      "it with the GPUs (docker run --gpus all)"]),
+    (r"^cannot find -l",
+     "GNU ld could not find the library Triton links its launcher against (triton/backends/nvidia/driver.py "
+     "`libraries`: -lcuda in triton <= 3.x, -l:libcuda.so.1 later): -lcuda needs a file named libcuda.so (the driver "
+     "installs only libcuda.so.1; the unversioned link comes with a -dev package or CUDA's stubs), in a folder the "
+     "linker searches.",
+     ["export TRITON_LIBCUDA_PATH=<the folder holding libcuda.so.1> (find / -name 'libcuda.so*' 2>/dev/null) so that "
+      "Triton passes it as -L", "or register the driver's folder with the linker: sudo ldconfig (as in the "
+      "state-spaces/mamba and triton threads), or export LIBRARY_PATH=/usr/local/cuda/lib64/stubs:$LIBRARY_PATH, or "
+      "create the link: sudo ln -s libcuda.so.1 <that folder>/libcuda.so"]),
+    (r"^fatal error: '?Python\.h",
+     "The C compiler found no Python.h: Triton (or another package building a C extension) compiles against this "
+     "Python's headers (sysconfig's include folder), and the interpreter was installed without its development "
+     "files.",
+     ["install the headers of this Python: apt-get install -y python3-dev (python3.X-dev for a deadsnakes Python) / "
+      "dnf install -y python3-devel; a conda or uv Python ships them"]),
+    (r"^fatal error: '?cuda\.h",
+     "The C compiler found no cuda.h: Triton's launcher includes the cuda.h its wheel ships in "
+     "triton/backends/nvidia/include; a broken or partial install (or an include path that CC overrides) loses it.",
+     ["pip install --force-reinstall --no-deps triton==<the version torch pins> (pip show torch: Requires)"]),
+    (r"^'%s', '-O3', '-shared', '-fPIC'",
+     "subprocess.check_call of Triton's launcher build (triton/runtime/build.py: `cc <main.c> -O3 -shared -fPIC ... "
+     "-lcuda -L... -I...`) failed: the compiler's own message is printed just above this traceback (cannot find "
+     "-lcuda, Python.h missing, a CC that is no compiler).",
+     ["read the compiler's lines above the traceback: `cannot find -lcuda` -> export TRITON_LIBCUDA_PATH=<folder of "
+      "libcuda.so.1> or sudo ldconfig; `Python.h: No such file or directory` -> apt-get install python3-dev; a CC that "
+      "is not a C compiler -> unset CC"]),
+    (r"^out of resource: %s, Required: %s, Hardware limit: %s",
+     "triton/compiler/compiler.py (CompiledKernel._init_handles): the compiled kernel asks for more shared memory (or "
+     "threads, tensor memory) per block than this GPU has; the block sizes and num_stages of the kernel's config "
+     "decide it (a config tuned for an H100's 228 KiB runs out on GPUs with 100 KiB or less).",
+     ["lower BLOCK_M/BLOCK_N/BLOCK_K or num_stages in the kernel's triton.Config (the message's advice); with "
+      "autotune keep a smaller config in the list", "torch.compile: mode='max-autotune' skips such configs by "
+      "itself; a fixed kernel from a library needs the library's release for this GPU"]),
+    (r"^PTXAS error: |`ptxas` failed with error code",
+     "triton/backends/nvidia/compiler.py make_cubin(): ptxas (the PTX assembler Triton runs, its own copy in "
+     "triton/backends/nvidia/bin or TRITON_PTXAS_PATH) failed on the generated PTX; its stderr follows in the message.",
+     ["read the `ptxas` stderr in the message: 'Unsupported .version' / 'not defined for option gpu-name' -> a ptxas "
+      "older than this GPU or PTX: unset TRITON_PTXAS_PATH (use Triton's own) or point it at a CUDA toolkit's that "
+      "knows the GPU; else upgrade triton (and the torch that pins it)"]),
+    (r"^Triton only support CUDA 10\.0 or higher",
+     "The ptxas Triton found reports a CUDA release older than 10.0 (TRITON_PTXAS_PATH or an old toolkit on PATH).",
+     ["unset TRITON_PTXAS_PATH so that Triton uses the ptxas its wheel ships"]),
+    (r"active drivers \(%s\)\. There should only be one",
+     "triton/runtime/driver.py: no GPU backend is active: Triton found no usable GPU driver (no GPU visible to this "
+     "process: CUDA_VISIBLE_DEVICES empty, a container without --gpus, a CPU-only node) when a kernel first ran.",
+     ["run where a GPU is visible: nvidia-smi in the same environment; docker run --gpus all; a Slurm job with "
+      "--gres=gpu:N; CUDA_VISIBLE_DEVICES unset or naming a GPU"]),
+    (r"^Could not create or locate cache dir",
+     "triton/runtime/cache.py FileCacheManager: the kernel cache folder (TRITON_CACHE_DIR, default ~/.triton/cache) "
+     "could not be made or found: HOME unset or not writable, a read-only or full file system.",
+     ["export TRITON_CACHE_DIR=<a writable folder of your own> (a local disk: /tmp/$USER/triton or the job's "
+      "scratch)"]),
+]
+
+
+def _str_messages(src):
+    """(level, line, format) of the messages an exception class formats in its __str__ (`return f"out of resource:
+    {self.name}, ..."`): the text Python prints after the class name."""
+    try:
+        tree = ast.parse(src)
+    except SyntaxError:
+        return
+    for cls in ast.walk(tree):
+        if not isinstance(cls, ast.ClassDef):
+            continue
+        for fn in cls.body:
+            if isinstance(fn, ast.FunctionDef) and fn.name == "__str__":
+                for node in ast.walk(fn):
+                    if isinstance(node, ast.Return) and isinstance(node.value, ast.JoinedStr):
+                        fmt = knowgen.py_format(node.value)
+                        if fmt and re.search(r"[A-Za-z]{3}", fmt.replace("%s", "")):
+                            yield "raise", node.lineno, " ".join(fmt.split())
+
+
+_INCLUDE = re.compile(r'#include\s*(?:<|\\?")([\w./]+)(?:>|\\?")')
+_PYERR = re.compile(r'PyErr_SetString\(\s*PyExc_\w+\s*,\s*"((?:[^"\\\n]|\\.)*)"')
+
+
+def toolchain_sites(path, src):
+    """(level, line, format, kind) of what the toolchain prints for the launcher build that ``src`` (one file)
+    specifies: 'link' for each library of `libraries = [...]`, 'include' for each non-standard #include, 'command'
+    for build.py's cc_cmd, 'c' for a PyErr_SetString text of the C launcher."""
+    out = []
+    lines = src.splitlines()
+    for i, line in enumerate(lines, 1):
+        for m in _INCLUDE.finditer(line):
+            if m.group(1) not in STANDARD_HEADERS:
+                out.append(("raise", i, "fatal error: %s: No such file or directory" % m.group(1), "include"))
+                out.append(("raise", i, "fatal error: '%s' file not found" % m.group(1), "include"))
+        if path.endswith(".c"):
+            for m in _PYERR.finditer(line):
+                out.append(("raise", i, knowgen.c_unescape(m.group(1)), "c"))
+    if path.endswith(".py"):
+        try:
+            tree = ast.parse(textwrap.dedent(src))
+        except SyntaxError:
+            tree = None
+        for node in ast.walk(tree) if tree else ():
+            if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                    and isinstance(node.value, ast.List)):
+                continue
+            name, items = node.targets[0].id, node.value.elts
+            if name == "libraries" and items and all(isinstance(e, ast.Constant) for e in items):
+                for e in items:  # build.py _library_flag: a file name (.so / .so.N / .a) is passed as -l:<name>
+                    flag = "-l:%s" % e.value if re.search(r"\.so(?:\.\d+)*$|\.a$", e.value) else "-l%s" % e.value
+                    out.append(("raise", node.lineno, "cannot find %s" % flag, "link"))
+            elif name == "cc_cmd" and len(items) > 3:
+                consts = [e.value for e in items[2:] if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+                if "-o" in consts:
+                    consts = consts[:consts.index("-o") + 1]
+                    # the list as Python's repr prints it inside "Command '[...]' returned non-zero exit status N."
+                    out.append(("raise", node.lineno, "'%s', " + ", ".join("'%s'" % c for c in consts) + ", '%s'",
+                                "command"))
+    return out
+
+
+def build(files, version):
+    sites, seen, ids = [], set(), set()
+    sites += wheelmsgs.py_sites(files, "triton.", RULES, MSG_FIX, seen, ids)
+    for path, srcs in wheelmsgs.group(files).items():
+        m = re.match(r"older/([a-z_]+)-([^/]+)/(.+)$", path)
+        real = m.group(3) if m else path
+        found = []
+        for src in srcs:
+            found += [(lvl, line, fmt, "str") for lvl, line, fmt in _str_messages(textwrap.dedent(src))]
+            found += toolchain_sites(real, src)
+        for level, line, fmt, kind in sorted(set(found), key=lambda s: (s[1], s[2])):
+            if fmt in seen:
+                continue
+            seen.add(fmt)
+            site = wheelmsgs.site_for("triton." + ("%s_%s_" % (m.group(1), knowgen.slug(m.group(2))) if m else "")
+                                      + kind + "_", ids, level, "%s:%d" % (real, line), fmt, RULES, MSG_FIX,
+                                      older=m and "%s %s" % (m.group(1), m.group(2)))
+            sites.append(site)
+    return {"header": knowgen.header("triton (https://pypi.org/project/triton/)", version, GENERATOR,
+                                     "raise/assert/logger messages and exception __str__ texts of triton/runtime, "
+                                     "triton/compiler and triton/backends/nvidia; the C launcher's PyErr_SetString "
+                                     "texts; the compiler's and linker's messages for the launcher's #includes, "
+                                     "libraries and build command; families from the RULES table of the generator"),
+            "sites": sites}
+
+
+def read(wheel, older=None):
+    files, version = wheelmsgs.from_wheel(wheel, FILES, "triton")
+    if older:
+        ofiles, oversion = wheelmsgs.from_wheel(older, FILES, "triton")
+        v = oversion.split()[1]
+        files += [("older/triton-%s/%s" % (v, p), src) for p, src in ofiles]
+        version += "; older: " + oversion
+    return files, version
+
+
+def _keep_lines(files, doc):
+    """The extra blocks of the slice: the lines toolchain_sites reads (#include lines, PyErr_SetString calls, the
+    `libraries` and `cc_cmd` assignments), whole statements, for the sites it made."""
+    want = {wheelmsgs.site_key(s) for s in doc["sites"] if s.get("family") and
+            re.match(r"triton\.(?:[a-z_0-9]+_)?(?:link|include|command|c|str)_", s["id"])}
+    out = []
+    for p, src in files:
+        lines = src.splitlines()
+        for key in sorted(k for k in want if k.rsplit(":", 1)[0] == p):
+            ln = int(key.rsplit(":", 1)[1])
+            end = ln
+            if p.endswith(".py"):
+                try:
+                    tree = ast.parse(src)
+                    node = next((n for n in ast.walk(tree) if isinstance(n, (ast.stmt,)) and n.lineno == ln and
+                                 not isinstance(n, (ast.FunctionDef, ast.ClassDef, ast.If, ast.For, ast.With))), None)
+                    end = node.end_lineno if node is not None else ln
+                except SyntaxError:
+                    pass
+                text = "\n".join(lines[ln - 1:end])
+                if any(isinstance(n, ast.Return) for n in ast.walk(ast.parse(textwrap.dedent(text)))) if \
+                        text.strip().startswith("return") else False:
+                    # a __str__'s return: recorded inside its class and method, so that _str_messages finds it
+                    text = "class E(Exception):\n    def __str__(self):\n" + textwrap.indent(textwrap.dedent(text),
+                                                                                                " " * 8)
+                    out.append((p, ln - 2, text))
+                    continue
+                out.append((p, ln, textwrap.dedent(text)))
+            else:
+                out.append((p, ln, lines[ln - 1]))
+    return out
+
+
+def main(argv):
+    a = knowgen.arguments(__doc__, argv, source="wheel", extra=[
+        ("--older", {"help": "an older triton wheel: the messages it printed that the current one no longer does"}),
+        ("--record", {"help": "write the slice (the statements of the assigned sites)"})])
+    files, version = read(a.wheel, a.older) if a.wheel else knowgen.read_slice(a.slice)
+    doc = build(files, version)
+    if a.wheel:
+        knowgen.stale_fixes(a, "MSG_FIX", MSG_FIX, doc["sites"], of="wheel")
+        if a.record:
+            keep = {wheelmsgs.site_key(s) for s in doc["sites"] if s.get("family")}
+            wheelmsgs.write_record(a.record, version, files, keep.__contains__, GENERATOR, _keep_lines(files, doc))
+    return knowgen.emit("triton_messages", doc, a.out)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
