@@ -262,3 +262,20 @@ def test_oom_root_takes_a_trade_off_after_its_own_first_cause():
     r, root = _root(text)
     assert root["id"] == "cuda.oom"
     assert root["causes"][1]["text"].startswith("gradient_checkpointing=False")  # low: after the batch that does not fit
+
+
+def test_a_default_of_getenv_is_not_a_setting():
+    # os.getenv(key, default) / os.environ.get(key, default) return the default only when the variable is NOT set
+    # (https://docs.python.org/3/library/os.html#os.getenv): the text shows a read, not the job's value
+    for line in ("x = os.getenv('CUDA_LAUNCH_BLOCKING', '1')", 'x = os.environ.get("CUDA_LAUNCH_BLOCKING", "1")',
+                 "n = int(os.environ.pop('NCCL_P2P_DISABLE', 1))"):
+        assert not [s for s in settings.read_line(line) if s[0].lower() != "num_workers"], line
+    # an assignment still is one
+    assert settings.read_line("os.environ.setdefault('CUDA_LAUNCH_BLOCKING', '1')")[0][1] == "1"
+    text = ("Training is about 3x slower than I expected on one A100, roughly 2 s per step.\n"
+            "import os\nblocking = os.getenv(\"CUDA_LAUNCH_BLOCKING\", \"1\")\n")
+    r, root = _root(text)
+    assert root is None or "CUDA_LAUNCH_BLOCKING" not in _all(root)[:200], root["causes"][0]["text"]
+    r, root = _root(text.replace('blocking = os.getenv("CUDA_LAUNCH_BLOCKING", "1")',
+                                 'os.environ["CUDA_LAUNCH_BLOCKING"] = "1"'))
+    assert root["id"] == "torch.slow_debug_setting" and root["causes"][0]["text"].startswith("CUDA_LAUNCH_BLOCKING=1")

@@ -130,7 +130,12 @@ _KEY_AFTER = re.compile(r"[A-Za-z0-9_]")
 _SEP = re.compile(r"(?P<q>[\"']?\]?)(?:(?P<nccl> set by environment to )|(?P<call>\s{0,2}\(\s{0,2}(?:mode\s?=\s?)?)|"
                   r"(?P<eq>\s{0,3}=\s{0,3})|(?P<comma>\s{0,2},\s{0,2})|(?P<colon>[\"']?\s{0,3}:\s{0,3})|(?P<dots>\s{1,3}\.{3,80}\s{1,3})|(?P<ws>\s{1,3}))")
 _VALUE = re.compile(r"\"(?P<dq>[^\"\n]{0,200})\"|'(?P<sq>[^'\n]{0,200})'|(?P<bare>[^\s,;)\]}\"'(]{1,200})|(?P<open>[{(\[]|$)")
-_ENV_BEFORE = re.compile(r"(?:environ\s{0,2}\[\s{0,2}|environ\.setdefault\(\s{0,2}|putenv\(\s{0,2}|getenv\(\s{0,2})[\"']$")
+_ENV_BEFORE = re.compile(r"(?:environ\s{0,2}\[\s{0,2}|environ\.setdefault\(\s{0,2}|putenv\(\s{0,2})[\"']$")
+# a read of the environment, not a setting: the second argument of os.getenv(key, default) / os.environ.get(key,
+# default) is what the program uses when K is NOT set (https://docs.python.org/3/library/os.html#os.getenv), so
+# `os.getenv('CUDA_LAUNCH_BLOCKING', '1')` says nothing of the job's value; only an assignment (os.environ['K'] = 'V',
+# setdefault, putenv, export, an env dump, NCCL's 'set by environment' line) is one
+_ENV_READ = re.compile(r"(?:getenv|environ\s{0,2}\.\s{0,2}(?:get|pop))\(\s{0,2}[\"']$")
 _ENV_NAME = re.compile(r"[A-Z][A-Z0-9_]{2,80}$")
 _CALL_NAME = re.compile(r"\s{0,2}\(")
 
@@ -190,6 +195,8 @@ def _at(text, i, n):
         return _flag(text, key, i, j)
     m = _SEP.match(text, j)
     if not m:
+        return None
+    if _ENV_READ.search(before):
         return None
     env_call = _ENV_BEFORE.search(before)
     if m.group("nccl"):
