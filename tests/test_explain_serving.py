@@ -48,6 +48,14 @@ REAL = {
     # https://github.com/vllm-project/vllm/issues/2652 (52 heads, 8 GPUs)
     "vllm_heads_2652": ("ValueError: Total number of attention heads (52) must be divisible by tensor parallel size "
                         "(8).\n", "serving.parallel_config", r"--tensor-parallel-size to a divisor"),
+    # https://github.com/vllm-project/vllm/issues/7077 (vLLM 0.5.3: forked workers; the cause's fix names vLLM's variable)
+    "vllm_fork_7077": ("(VllmWorkerProcess pid=13359) ERROR 08-02 18:15:15 multiproc_worker_utils.py:226] RuntimeError: "
+                       "Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use "
+                       "the 'spawn' start method\n(VllmWorkerProcess pid=13360) ERROR 08-02 18:15:15 "
+                       "multiproc_worker_utils.py:226] Exception in worker VllmWorkerProcess while processing method "
+                       "init_device: Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, "
+                       "you must use the 'spawn' start method, Traceback (most recent call last):\n",
+                       "cuda.init_failed", r"export VLLM_WORKER_MULTIPROC_METHOD=spawn"),
     # https://github.com/sgl-project/sglang/issues/4330 (sglang 0.4.3.post2, the KV pool after the weights)
     "sglang_mem_4330": ("RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.\n",
                         "serving.kv_cache_memory", r"--mem-fraction-static"),
@@ -83,6 +91,17 @@ def test_generators_regenerate_the_committed_sites_from_their_slices(tmp_path):
 def test_real_texts_get_their_entry_and_fix(cli, tmp_path):
     for name, (text, want, fix_re) in REAL.items():
         rc, doc = explain_paste(cli, tmp_path, text, "--file", name=name + ".txt", rcs=(0, 1))
+        if name == "vllm_fork_7077":
+            # torch's message: whichever table's site ranks first, cuda.init_failed's cause for vLLM's forked workers
+            # is offered with vLLM's variable
+            got = next(f for f in doc["findings"] if f["id"] == want)
+            assert re.search(fix_re, fixes(got)), fixes(got)
+            continue
         assert root_id(doc) == want, (name, ids(doc))
         # the first cause's fix: the site's own (MSG_FIX) or the family's cause its words name
         assert re.search(fix_re, "\n".join(root_of(doc)["causes"][0]["fix"])), (name, fixes(root_of(doc)))
+    # a line that lost the rest of torch's message still names the fork, and vLLM's variable first
+    rc, doc = explain_paste(cli, tmp_path, REAL["vllm_fork_7077"][0].split("\n")[1].split(" To use")[0] + "\n",
+                            "--file", name="cut.txt", rcs=(0, 1))
+    got = next(f for f in doc["findings"] if f["id"] == "cuda.init_failed")
+    assert "VLLM_WORKER_MULTIPROC_METHOD=spawn" in got["causes"][0]["fix"][0]

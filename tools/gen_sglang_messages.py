@@ -37,8 +37,11 @@ FILES = (r"^sglang/srt/(?:server_args\.py|arg_groups/[a-z_]+\.py|distributed/(?:
 KV = (r"--mem-fraction-static|mem_fraction_static|Not enough memory|max_total_num_tokens|KV cache pool|"
       r"not enough GPU memory|--context-length")
 PARALLEL = (r"must be divisible by --tp-size|must be divisible by (?:the )?(?:tp|tensor parallel|world) size|"
-            r"^%s is not divisible by %s$|tp_size \* pp_size|number of GPUs")
+            r"tp_size \* pp_size|number of GPUs")
 RULES = [
+    # ensure_divisibility's '%s is not divisible by %s': the same words in Megatron's, vLLM's and SGLang's helpers (and
+    # torch's): a line of it names no library, so no family from this table (megatron_messages.json has its own)
+    ("shared-helper", None, {"text": r"^%s is not divisible by %s$"}),
     ("internal", None, {"text": r"should not happen|is not initialized$|already initialized|should be attached to a "
                                 r"non-NCCL group|^%s [!=]= %s$|not implemented|not supported yet\.?$|"
                                 r"double free|^Unexpected "}),
@@ -59,11 +62,6 @@ MSG_FIX = [
      "process on the GPU, or a low fraction.",
      ["raise --mem-fraction-static (e.g. 0.85-0.9) if nothing else uses the GPU (nvidia-smi); else spread the model "
       "(--tp 2/4/8), quantize it, or free the GPU (an RL trainer colocated with the rollout: lower its share)"]),
-    (r"^%s is not divisible by %s$",
-     "python/sglang/srt/distributed/utils.py ensure_divisibility: a size of the model (attention or KV heads, a "
-     "layer's width, experts) does not split evenly over the tensor-parallel GPUs.",
-     ["--tp to a divisor of the model's num_attention_heads and num_key_value_heads (its config.json); --pp for "
-      "the other GPUs"]),
 ]
 
 

@@ -55,9 +55,12 @@ PARALLEL = (r"must be divisible by tensor parallel size|^World size \(%s\) is la
             r"must evenly divide the total world size|^Pipeline parallelism is not supported for this model|"
             r"requires `--tensor-parallel-size`|must be divisible by dcp_size|must be divisible by the number of data "
             r"parallel node groups|must be a multiple of number of devices per node|divisible by nnodes_within_dp|"
-            r"^%s is not divisible by %s$|is not equal to tensor_model_parallel_size")
+            r"is not equal to tensor_model_parallel_size")
 # (rule, knowledge entry, {field: regex}); fields: where (path:line), text, level. The first that matches wins.
 RULES = [
+    # ensure_divisibility's '%s is not divisible by %s': the same words in Megatron's, vLLM's and SGLang's helpers (and
+    # torch's): a line of it names no library, so no family from this table (megatron_messages.json has its own)
+    ("shared-helper", None, {"text": r"^%s is not divisible by %s$"}),
     ("internal", None, {"text": r"should not happen|should always exist|out of sync with|is not initialized$|"
                                 r"already initialized|should be attached to a non-NCCL group|should be tested with a "
                                 r"non-NCCL group|must be set by this point|^%s [!=]= %s$|unexpected error|"
@@ -133,11 +136,6 @@ MSG_FIX = [
      "Tensor parallelism splits a quantized layer's input into shards that are not whole quantization groups: the "
      "--tensor-parallel-size does not fit this model's quantization group size.",
      ["a smaller --tensor-parallel-size (the message's advice), with --pipeline-parallel-size for more GPUs"]),
-    (r"^%s is not divisible by %s$",
-     "vllm/distributed/utils.py ensure_divisibility: a size of the model (heads, KV heads, a layer's width, experts) "
-     "does not split evenly over the tensor- (or expert-) parallel GPUs.",
-     ["--tensor-parallel-size to a divisor of the model's attention heads and KV heads (its config.json: "
-      "num_attention_heads, num_key_value_heads); use --pipeline-parallel-size for the other GPUs"]),
     (r"To allow overriding this maximum, set the env var VLLM_ALLOW_LONG_MAX_MODEL_LEN=1",
      "vllm/config (_get_and_verify_max_len): the --max-model-len asked for is longer than the model's config allows "
      "(max_position_embeddings or model_max_length in its config.json, with its rope scaling): the model was not "

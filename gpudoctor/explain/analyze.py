@@ -539,7 +539,9 @@ SOURCES = {"nccl_messages": "NCCL", "cuda_errors": "CUDA", "nvml": "NVML", "errn
            "framework_libs": "a framework's CUDA library loading", "torch_core_messages": "torch",
            "nvidia_smi_messages": "nvidia-smi", "apptainer_messages": "Apptainer", "ucc_messages": "UCC",
            "ray_messages": "Ray", "megatron_messages": "Megatron-LM / Megatron-Core", "oci_messages": "the container runtime (podman, docker, runc, crun, conmon, CDI)",
-           "trainer_messages": "the training library (DeepSpeed, accelerate, transformers, PEFT)"}
+           "trainer_messages": "the training library (DeepSpeed, accelerate, transformers, PEFT)",
+           "vllm_messages": "vLLM", "sglang_messages": "SGLang",
+           "triton_messages": "Triton (or the compiler and linker of the launcher it builds)"}
 
 
 def _confidence(e, f=None):
