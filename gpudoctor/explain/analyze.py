@@ -541,6 +541,7 @@ SOURCES = {"nccl_messages": "NCCL", "cuda_errors": "CUDA", "nvml": "NVML", "errn
            "ray_messages": "Ray", "megatron_messages": "Megatron-LM / Megatron-Core", "oci_messages": "the container runtime (podman, docker, runc, crun, conmon, CDI)",
            "trainer_messages": "the training library (DeepSpeed, accelerate, transformers, PEFT)",
            "vllm_messages": "vLLM", "sglang_messages": "SGLang",
+           "lightning_messages": "Lightning (PyTorch Lightning, Lightning Fabric) or torchmetrics",
            "triton_messages": "Triton (or the compiler and linker of the launcher it builds)"}
 
 
