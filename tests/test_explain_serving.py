@@ -40,6 +40,13 @@ REAL = {
                        "Traceback (most recent call last):\n  File \"<string>\", line 21, in add_kernel\n"
                        "KeyError: ('2-.-0-.-0--d6252949da17ceb5f3a278a70250af13',)\n", "triton.build",
                        r"TRITON_LIBCUDA_PATH"),
+    # https://github.com/lllyasviel/FramePack/issues/350 (its title: Triton's compiler pipeline)
+    "triton_passmanager_framepack_350": ("RuntimeError: PassManager::run failed\n", "triton.compile",
+                                         r"MLIR error above"),
+    # https://github.com/intel/intel-xpu-backend-for-triton/issues/4580 (MLIR's own line with the kernel's file)
+    "triton_mlir_xpu_4580": ("/tmp/torchinductor_jovyan/qn/cqnwmj5hliwreiqlsg6gpi7a3vnqtqahsv4jpcktf6twphrkuvwt.py:18:0: "
+                             "error: Failures have been detected while processing an MLIR pass pipeline\n"
+                             "Error: `RuntimeError: PassManager::run failed`\n", "triton.compile", r"MLIR"),
     # https://github.com/QwenLM/Qwen3/issues/295 (vLLM 0.4, the v0 worker's check)
     "vllm_kv_qwen_295": ("    raise ValueError(\nValueError: The model's max seq len (32768) is larger than the maximum "
                          "number of tokens that can be stored in KV cache (7344). Try increasing "
@@ -82,6 +89,8 @@ def test_generators_regenerate_the_committed_sites_from_their_slices(tmp_path):
     assert sites["fatal error: Python.h: No such file or directory"]["fix"]
     assert "fatal error: stdbool.h: No such file or directory" not in sites  # a C library's own header
     assert sites["'%s', '-O3', '-shared', '-fPIC', '-Wno-psabi', '-o', '%s'"]["family"] == "triton.build"
+    # the C++ compiler's message, read from libtriton.so
+    assert sites["PassManager::run failed"]["family"] == "triton.compile"
     vllm = {s["text"]: s for s in knowgen.committed("vllm_messages")["sites"]}
     # a warning is context: vLLM turns its custom all-reduce off and goes on
     assert vllm["Custom allreduce is disabled because your platform lacks GPU P2P capability or P2P test failed. To "

@@ -27,7 +27,8 @@ Usage:
 Source: triton (https://pypi.org/project/triton/, MIT; https://github.com/triton-lang/triton, python/triton/ and
 third_party/nvidia/backend/): runtime/build.py, runtime/errors.py, runtime/driver.py, runtime/cache.py,
 runtime/autotuner.py, runtime/jit.py, compiler/compiler.py, compiler/errors.py, backends/nvidia/driver.py,
-backends/nvidia/compiler.py, backends/nvidia/driver.c. The regenerated table read triton 3.9.0 and the older 3.0.0.
+backends/nvidia/compiler.py, backends/nvidia/driver.c, and the C++ compiler's messages in _C/libtriton.so (BINARY_NEEDLES).
+The regenerated table read triton 3.9.0 and the older 3.0.0.
 """
 
 import ast
@@ -62,6 +63,8 @@ RULES = [
     ("out-of-resources", "triton.out_of_resources", {"text": r"^out of resource: "}),
     ("ptxas", "triton.ptxas", {"text": r"PTXAS error|`ptxas`|ptxas|TRITON_PTXAS_PATH|only support CUDA 10\.0 or higher"}),
     ("cache", "triton.cache", {"text": r"cache dir"}),
+    ("compile", "triton.compile", {"text": r"^PassManager::run failed$|^Failures have been detected while processing an "
+                                           r"MLIR pass pipeline$"}),
     # the kernel's own code and its launch: @triton.jit, autotune configs, compile() of the kernel (ctx-: by file)
     ("ctx-kernel", "triton.usage", {"level": r"^(?:raise|error)$",
                                     "where": r"^triton/(?:runtime/(?:jit|autotuner)|compiler/compiler|"
@@ -129,6 +132,14 @@ MSG_FIX = [
      "process: CUDA_VISIBLE_DEVICES empty, a container without --gpus, a CPU-only node) when a kernel first ran.",
      ["run where a GPU is visible: nvidia-smi in the same environment; docker run --gpus all; a Slurm job with "
       "--gres=gpu:N; CUDA_VISIBLE_DEVICES unset or naming a GPU"]),
+    (r"^PassManager::run failed$|^Failures have been detected while processing an MLIR pass pipeline$",
+     "A pass of Triton's compiler (the kernel's MLIR pipeline, python/src/ir.cc) failed: the kernel uses an operation or "
+     "type this Triton cannot lower for this GPU (fp8 tl.dot below sm_89, bf16 on pre-Ampere GPUs in older releases, "
+     "Hopper-only features elsewhere), or a compiler bug for this kernel; the MLIR error printed just above names the "
+     "operation.",
+     ["read the MLIR error above the traceback (`error: ...` with the kernel's file and line); run where the GPU "
+      "supports the operation or change the dtype, or install the triton release the kernel's library requires "
+      "(MLIR_ENABLE_DUMP=1 shows the failing pass)"]),
     (r"^Could not create or locate cache dir",
      "triton/runtime/cache.py FileCacheManager: the kernel cache folder (TRITON_CACHE_DIR, default ~/.triton/cache) "
      "could not be made or found: HOME unset or not writable, a read-only or full file system.",
@@ -174,6 +185,8 @@ def toolchain_sites(path, src):
         if path.endswith(".c"):
             for m in _PYERR.finditer(line):
                 out.append(("raise", i, knowgen.c_unescape(m.group(1)), "c"))
+        if path.endswith(".so") and line.strip():  # binary_strings: one message a line
+            out.append(("raise", i, line.strip(), "so"))
     if path.endswith(".py"):
         try:
             tree = ast.parse(textwrap.dedent(src))
@@ -224,8 +237,39 @@ def build(files, version):
             "sites": sites}
 
 
+# Messages of Triton's C++ compiler (python/src/ir.cc: `throw std::runtime_error("PassManager::run failed")` when a pass
+# of the kernel's MLIR pipeline fails), read as the printable run of libtriton.so that holds each: their presence in
+# the pinned build is what the generator checks
+BINARY = "triton/_C/libtriton.so"
+# and MLIR's own diagnostic before it (mlir/lib/Pass/Pass.cpp, linked into libtriton.so), printed with the kernel's
+# file and line: '<kernel>.py:18:0: error: Failures have been detected while processing an MLIR pass pipeline'
+BINARY_NEEDLES = (b"PassManager::run failed", b"Failures have been detected while processing an MLIR pass pipeline")
+
+
+def binary_strings(wheel):
+    """The printable runs (GNU strings' sense, knowgen.binary_strings) of the wheel's libtriton.so that hold one of
+    BINARY_NEEDLES, one a line; found by the needle and widened to its run, so the 500 MB library is not split."""
+    import zipfile
+
+    with zipfile.ZipFile(wheel) as z:
+        data = z.read(BINARY)
+    out = []
+    for needle in BINARY_NEEDLES:
+        i = data.find(needle)
+        if i < 0:
+            continue
+        a, b = i, i + len(needle)
+        while a > 0 and 0x20 <= data[a - 1] <= 0x7e:
+            a -= 1
+        while b < len(data) and 0x20 <= data[b] <= 0x7e:
+            b += 1
+        out.append(data[a:b].decode("ascii"))
+    return "\n".join(out) + "\n"
+
+
 def read(wheel, older=None):
     files, version = wheelmsgs.from_wheel(wheel, FILES, "triton")
+    files.append((BINARY, binary_strings(wheel)))
     if older:
         ofiles, oversion = wheelmsgs.from_wheel(older, FILES, "triton")
         v = oversion.split()[1]
@@ -238,7 +282,7 @@ def _keep_lines(files, doc):
     """The extra blocks of the slice: the lines toolchain_sites reads (#include lines, PyErr_SetString calls, the
     `libraries` and `cc_cmd` assignments), whole statements, for the sites it made."""
     want = {wheelmsgs.site_key(s) for s in doc["sites"] if s.get("family") and
-            re.match(r"triton\.(?:[a-z_0-9]+_)?(?:link|include|command|c|str)_", s["id"])}
+            re.match(r"triton\.(?:[a-z_0-9]+_)?(?:link|include|command|c|str|so)_", s["id"])}
     out = []
     for p, src in files:
         lines = src.splitlines()
