@@ -63,6 +63,15 @@ REAL = {
                        "init_device: Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, "
                        "you must use the 'spawn' start method, Traceback (most recent call last):\n",
                        "cuda.init_failed", r"export VLLM_WORKER_MULTIPROC_METHOD=spawn"),
+    # https://github.com/vllm-project/vllm/issues/29639 (v1 engine: a worker failed earlier; only the engine's line here)
+    "vllm_engine_29639": ("(APIServer pid=184662) RuntimeError: Engine core initialization failed. See root cause above. "
+                          "Failed core proc(s): {}\n", "serving.executor", r"first error of a worker|find the first error"),
+    # https://github.com/vllm-project/vllm/pull/35616 (the message as that PR made it, vllm/v1/engine/core_client.py)
+    "vllm_ready_timeout_35616": ("TimeoutError: Timed out waiting for engine core processes to start. This is often caused "
+                                 "by slow weight loading for large models. Waited 600s (configured by "
+                                 "VLLM_ENGINE_READY_TIMEOUT_S). To increase the timeout, set the environment variable: "
+                                 "VLLM_ENGINE_READY_TIMEOUT_S=<seconds>\n", "serving.executor",
+                                 r"export VLLM_ENGINE_READY_TIMEOUT_S"),
     # https://github.com/sgl-project/sglang/issues/4330 (sglang 0.4.3.post2, the KV pool after the weights)
     "sglang_mem_4330": ("RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.\n",
                         "serving.kv_cache_memory", r"--mem-fraction-static"),

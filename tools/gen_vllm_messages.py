@@ -22,8 +22,8 @@ Source: vllm (https://pypi.org/project/vllm/, Apache-2.0; https://github.com/vll
 (parallel_state.py, utils.py, device_communicators/: custom all-reduce, pynccl, shm_broadcast), vllm/executor/ and
 vllm/v1/executor/, vllm/config.py and vllm/config/, vllm/engine/arg_utils.py, vllm/worker/ and vllm/v1/worker/
 (gpu_worker.py), vllm/v1/core/kv_cache_utils.py and kv_cache_planning.py, vllm/platforms/cuda.py, vllm/v1/engine/
-utils.py (Ray data-parallel placement), vllm/utils/mem_utils.py. The regenerated table read vllm 0.33.0 and the older
-0.6.3.post1. Engine arguments: https://docs.vllm.ai/en/latest/configuration/engine_args.html; memory:
+utils.py (Ray data-parallel placement) and core_client.py (waiting for the engine core), vllm/utils/mem_utils.py.
+The regenerated table read vllm 0.33.0 and the older 0.6.3.post1. Engine arguments: https://docs.vllm.ai/en/latest/configuration/engine_args.html; memory:
 https://docs.vllm.ai/en/latest/configuration/conserving_memory.html; distributed serving:
 https://docs.vllm.ai/en/latest/serving/parallelism_scaling.html.
 """
@@ -42,7 +42,7 @@ FILES = (r"^vllm/(?:distributed/(?:parallel_state|utils|communication_op)\.py|di
          r"v1/executor/[a-z_0-9]+\.py|config\.py|config/(?:parallel|cache|model|vllm|scheduler|device|load|"
          r"quantization)\.py|engine/arg_utils\.py|worker/(?:worker|cache_engine|worker_base)\.py|"
          r"v1/worker/(?:gpu_worker|worker_base)\.py|v1/core/kv_cache_(?:utils|planning)\.py|"
-         r"platforms/(?:cuda|interface)\.py|v1/engine/utils\.py|utils/mem_utils\.py)$")
+         r"platforms/(?:cuda|interface)\.py|v1/engine/(?:utils|core_client)\.py|utils/mem_utils\.py)$")
 
 # the memory left for the KV cache after the weights and the profiled activations: gpu_memory_utilization x the GPU,
 # against max_model_len's need (v1/core/kv_cache_planning.py _check_enough_kv_cache_memory; worker/worker.py in 0.6)
@@ -75,6 +75,8 @@ RULES = [
                                                 r"cluster"}),
     # shm_broadcast.py: the message queue's shared memory in /dev/shm ('Increase %s (e.g. --shm-size or --ipc=host)')
     ("shm", "shm.size", {"text": r"^Insufficient space in %s for %s: %s MiB required"}),
+    # platforms/cuda.py (0.6): the job hides every GPU
+    ("no-gpu", "cuda.not_available", {"text": r"^CUDA_VISIBLE_DEVICES is set to empty string"}),
     ("nccl-library", "nccl.lib_missing", {"text": r"^Failed to load NCCL library from"}),
     ("p2p", "gpu.p2p", {"text": r"testing peer-to-peer access"}),
     ("no-ray", "code.package_too_old", {"text": r"install Ray with `pip install ray`|requires installation of ray|"
@@ -83,8 +85,8 @@ RULES = [
     ("ctx-config", "serving.config", {"level": r"^(?:raise|error)$",
                                       "where": r"^vllm/(?:config|engine/arg_utils|platforms/)"}),
     ("ctx-executor", "serving.executor", {"level": r"^(?:raise|error)$",
-                                          "where": r"^vllm/(?:executor/|v1/executor/|v1/engine/utils\.py|worker/|"
-                                                   r"v1/worker/)"}),
+                                          "where": r"^vllm/(?:executor/|v1/executor/|v1/engine/(?:utils|core_client)\.py|"
+                                                   r"worker/|v1/worker/)"}),
     ("ctx-distributed", "serving.distributed", {"level": r"^(?:raise|error)$", "where": r"^vllm/distributed/"}),
 ]
 
@@ -166,6 +168,19 @@ MSG_FIX = [
      "node, or containers that share an address.",
      ["unset VLLM_HOST_IP (or set it per node to that node's own address); give each node's Ray its own "
       "--node-ip-address"]),
+    (r"^Timed out waiting for engine core processes to start\.",
+     "vllm/v1/engine/core_client.py: the engine core processes did not report ready within VLLM_ENGINE_READY_TIMEOUT_S: "
+     "loading a large model's weights (from a slow or network file system, or downloading them) took longer, or a "
+     "worker hangs at start (NCCL between the GPUs, a dead peer).",
+     ["export VLLM_ENGINE_READY_TIMEOUT_S=<seconds> above the time the weights take to load (the message's variable); "
+      "put the weights on a local disk; if a worker hangs instead, run with NCCL_DEBUG=INFO and read where it stops"]),
+    (r"^Worker proc %s died unexpectedly",
+     "vllm/v1/executor/multiproc_executor.py: a GPU worker process exited; its exit code says how: -9 (SIGKILL) is most "
+     "often the host's out-of-memory killer (loading weights into CPU memory on every worker), -11 / -6 a crash in a "
+     "kernel or library; its own error, if any, is earlier in the log.",
+     ["for -9: sudo dmesg -T | grep -i 'killed process' (the host OOM killer): give the job more host memory, or load "
+      "the weights with fewer copies in CPU memory (safetensors, --load-format); else read the worker's own error "
+      "above this line"]),
     (r"^Failed to load NCCL library from",
      "vLLM's pynccl could not load libnccl (VLLM_NCCL_SO_PATH, else the nvidia-nccl-cu12 wheel torch brings): "
      "missing, or built for another CUDA.",

@@ -66,7 +66,8 @@ def _named(tree):
 
 
 def sites_of(path, srcs):
-    """(level, 'path:line', format, first line or None) of the messages of one file (``srcs``: the file, or the slice's blocks of it)."""
+    """(level, 'path:line', format, first line or None) of the messages of one file (``srcs``: the file, or the
+    slice's blocks of it)."""
     out, trees = set(), []
     for src in srcs:
         src = textwrap.dedent(src)
