@@ -620,3 +620,59 @@ def test_next_on_an_exhausted_iterator_says_so_and_rank_advice_only_with_ranks(k
     tb["rank"] = 1
     text, fix = userline.specific(userline.user_frame(tb), tb, None)
     assert "rank 1 ran out of batches" in text and "DistributedSampler" in fix and "Join" in fix
+
+
+# Two calls of one name on a line, told apart by where CPython says the line raised, never by the order written.
+# Each script ran here under CPython 3.10.13 and 3.11.7 (26 Nov 2026) with a stand-in torch package on PYTHONPATH
+# (torch/optim/optimizer.py: Optimizer.load_state_dict raising torch's own "loaded state dict contains a parameter
+# group ..." ValueError; torch/nn/modules/module.py: Module.load_state_dict / state_dict returning), so the frames and
+# the caret lines are CPython's own:
+#   twoloads.py: net.load_state_dict(net.state_dict()); head_only.load_state_dict(saved)
+#   nested2.py:  opt.load_state_dict(net.load_state_dict({}))    (net a Module, opt an Optimizer)
+def _two(py, script, src, caret=""):
+    return ('Traceback (most recent call last):\n  File "/home/u/proj/%s", line 4, in <module>\n    %s\n%s'
+            '  File "/opt/venv/lib/python%s/site-packages/torch/optim/optimizer.py", line 3, in load_state_dict\n'
+            '    raise ValueError(\nValueError: loaded state dict contains a parameter group that doesn\'t match the '
+            'size of optimizer\'s group\n' % (script, src, caret, py))
+
+
+TWO_310 = _two("3.10", "twoloads.py", "net.load_state_dict(net.state_dict()); head_only.load_state_dict(saved)")
+TWO_311 = _two("3.11", "twoloads.py", "net.load_state_dict(net.state_dict()); head_only.load_state_dict(saved)",
+               "    " + " " * 39 + "^" * 32 + "\n")
+NESTED_310 = _two("3.10", "nested2.py", "opt.load_state_dict(net.load_state_dict({}))")
+NESTED_311 = _two("3.11", "nested2.py", "opt.load_state_dict(net.load_state_dict({}))")
+
+
+def test_same_named_calls_are_told_apart_by_where_the_line_raised():
+    def first(text):
+        return userline.calls(userline.user_frame(pytb.parse(text)[-1]))[0][:2]
+
+    opt = "torch.optim.Optimizer.load_state_dict"
+    # 3.11's caret line marks the second call
+    assert first(TWO_311) == ("head_only.load_state_dict", opt)
+    # 3.11 prints no caret line under a frame whose raising call is its whole line: the outer call
+    # (Lib/traceback.py format_frame_summary); the inner one returned
+    assert first(NESTED_311) == ("opt.load_state_dict", opt)
+    # before 3.11 nothing tells them apart: both are named, the first is not given the optimizer's API
+    assert first(TWO_310) == ("one of net.load_state_dict / head_only.load_state_dict", opt)
+    assert first(NESTED_310) == ("one of opt.load_state_dict / net.load_state_dict", opt)
+    # the other call of the line is no Optimizer's because the traceback went into optimizer.py
+    assert all(n != opt for _w, n, _r in userline.calls(userline.user_frame(pytb.parse(TWO_311)[-1]))[1:])
+    f = {"id": "torch.usage"}
+    text = userline.read(f, pytb.parse(TWO_310)[-1])[0]
+    assert "calls one of net.load_state_dict / head_only.load_state_dict (torch.optim.Optimizer" in text
+
+
+def test_the_api_is_the_frame_of_its_own_function_not_its_file_alone():
+    # `loss = model(batch.to(dev))`'s traceback goes into module.py's _call_impl, not Module.to: the .to is not named
+    # the API the traceback went into (a frame in module.py alone said so before)
+    uf = {"src": "loss = crit(model.to(dev)(x), y)", "focus": None, "carets": True,
+          "callees": [("/v/lib/python3.11/site-packages/torch/nn/modules/module.py", "_call_impl"),
+                      ("/v/lib/python3.11/site-packages/torch/nn/modules/module.py", "to")]}
+    assert userline.calls(uf)[0][:2] == ("model.to", "torch.nn.Module.to")
+    uf["callees"] = [("/v/lib/python3.11/site-packages/torch/nn/modules/module.py", "_call_impl"),
+                     ("/v/lib/python3.11/site-packages/torch/nn/modules/linear.py", "forward")]
+    uf["src"] = "loss = crit(model(batch.to(dev)), y)"
+    assert all(n != "torch.nn.Module.to" for _w, n, _r in userline.calls(uf))
+    # (where pytb cut the frames between, a frame in the API's file is all there is)
+    assert userline.calls(dict(uf, cut=True))[0][:2] == ("batch.to", "torch.nn.Module.to")

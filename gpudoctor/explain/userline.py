@@ -103,10 +103,16 @@ def ident(text, other):
     return text if _IDENT.match(text or "") else other
 
 
+_PY311 = re.compile(r"[/\\]python3\.(?:1[1-9]|[2-9]\d)[/\\]")
+
+
 def user_frame(tb):
     """The innermost frame of the user's own code that printed its source line: dict(file, line, fn, src,
     focus, callees: the files and functions of the frames it called), or None."""
     frames, srcs = tb.get("frames") or [], tb.get("src") or []
+    # a 3.11+ traceback (a caret line on a frame, or a frame under lib/python3.11+): a frame with no caret line
+    # raised on its whole line (Lib/traceback.py format_frame_summary prints carets only under a part of the line)
+    carets = any(x[1] for x in srcs) or any(_PY311.search(f[0]) for f in frames)
     for k in range(len(frames) - 1, -1, -1):
         file, line, fn = frames[k]
         if pytb.where(file)[0] != "user" or file.startswith("<"):
@@ -114,12 +120,12 @@ def user_frame(tb):
         src, focus = srcs[k] if k < len(srcs) else ("", None)
         if not src:
             return None
-        return {"file": file, "line": line, "fn": fn or "", "src": src, "focus": focus,
+        return {"file": file, "line": line, "fn": fn or "", "src": src, "focus": focus, "carets": carets,
                 "callees": [(f[0].replace("\\", "/"), f[2]) for f in frames[k + 1:]]}
     deep = tb.get("user")  # beyond the innermost frames pytb keeps: every kept frame is below it
     if deep and deep[3][0] and not deep[0].startswith("<"):
         return {"file": deep[0], "line": deep[1], "fn": deep[2] or "", "src": deep[3][0], "focus": deep[3][1],
-                "callees": [(f[0].replace("\\", "/"), f[2]) for f in frames]}
+                "carets": carets, "cut": True, "callees": [(f[0].replace("\\", "/"), f[2]) for f in frames]}
     return None
 
 
@@ -132,26 +138,84 @@ def _params(rec):
     return [p.split("=")[0].strip() for p in inner.split(",") if p.split("=")[0].strip().isidentifier()]
 
 
+def _close(text, i):
+    """The index of the parenthesis that closes the one at text[i] (quotes skipped), or len(text): one pass."""
+    depth, quote_ch = 0, None
+    for k in range(i, len(text)):
+        ch = text[k]
+        if quote_ch:
+            if ch == quote_ch:
+                quote_ch = None
+        elif ch in "'\"":
+            quote_ch = ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                return k
+    return len(text)
+
+
+def _went_into(name, rec, callee, by_fn):
+    """Whether the frame ``callee`` (file, function) is API ``name``'s: its file, and (by_fn) its own function (a
+    method's name; a class's __init__ / __new__ / __post_init__)."""
+    f = rec.get("file")
+    if not f or not callee[0].endswith("/" + f):
+        return False
+    short = name.rsplit(".", 1)[-1]
+    return not by_fn or callee[1] in ((short, "__init__", "__new__", "__post_init__") if rec.get("kind") == "class"
+                                      else (short,))
+
+
 def calls(uf, tb=None):
     """The training APIs the line calls, [(what the line wrote, API name, record)], the one the traceback went
-    into first (its frames' files), then the others in the order written."""
+    into first, then the others in the order written.
+
+    The API the traceback went into is the one whose file and function are a frame after the user's (its file
+    alone where the frames between were cut). Several calls of that name on the line
+    (`net.load_state_dict(...); opt.load_state_dict(...)`, `model.to(dev)(x.to(dev))`) are told apart by where
+    CPython says the line raised, never by the order written: the part its 3.11+ caret line marks (the outermost
+    call there); with carets on the traceback's other frames but none on this one, the marked part is the whole
+    line (Lib/traceback.py format_frame_summary omits carets that would span the line), so the line's own outer
+    call; otherwise (before 3.11) nothing tells them apart and the answer names them all."""
     tb = table() if tb is None else tb
     apis, names = tb.get("apis", {}), tb.get("calls", {})
+    callees = uf["callees"]
+    src, focus = uf["src"][:pytb.MAX_SRC], uf["focus"] or ""
+    occ = []  # (in the focus, start, end, what the line wrote, candidate APIs)
+    for in_focus, text in ((True, focus), (False, src)):
+        for m in _CALL.finditer(text):
+            dotted = m.group(2)
+            last = dotted.rsplit(".", 1)[-1]
+            cands = names.get(_ALIAS.get(last, last), [])
+            if cands:
+                occ.append((in_focus, m.start(), _close(text, m.end() - 1), dotted, cands))
+    # the API the traceback went into: the first frame after the user's that is a called API's own function (a
+    # frame in its file alone is not: `model(batch.to(dev))` goes into module.py's _call_impl, not Module.to), or in
+    # its file where pytb cut the frames between; the line's other calls returned (the frames say nothing of them)
+    target = next((n for by_fn in ((True, False) if uf.get("cut") else (True,)) for c in callees for o in occ
+                   for n in o[4] if _went_into(n, apis[n], c, by_fn)), None)
     out = []
-    # the part the caret line marks first (3.11+: the call that raised, of several on the line)
-    for m in list(_CALL.finditer(uf["focus"] or "")) + list(_CALL.finditer(uf["src"][:pytb.MAX_SRC])):
-        dotted = m.group(2)
-        last = dotted.rsplit(".", 1)[-1]
-        cands = names.get(_ALIAS.get(last, last), [])
-        if not cands:
+    if target:
+        claim = [o for o in occ if target in o[4]]
+        chosen = next((o for o in claim if o[0]), None)
+        if chosen is None and not focus and uf.get("carets"):
+            # the whole line raised: its outer call ends where the line ends
+            tail = len(src.rstrip()) - 1
+            chosen = next((o for o in claim if o[2] == tail), None)
+        wrote = {o[3] for o in claim if not o[0]} | ({chosen[3]} if chosen else set())
+        if chosen is not None or len(wrote) == 1:
+            out.append((chosen[3] if chosen else claim[0][3], target, apis[target]))
+        else:
+            out.append(("one of " + " / ".join(sorted(wrote, key=lambda w: src.find(w + "("))), target, apis[target]))
+            occ = [o for o in occ if target not in o[4]]  # (read as that one call)
+    for in_focus, _start, _end, dotted, cands in occ:
+        if any(p[0] == dotted and p[1] == target for p in out):
             continue
+        cands = [n for n in cands if n != target]
         pick = None
-        for name in cands:
-            f = apis[name].get("file")
-            if f and any(c[0].endswith("/" + f) for c in uf["callees"]):
-                pick = name
-                break
-        if pick is None and len(cands) > 1:
+        if len(cands) > 1:
             # the dotted prefix the line wrote, against the API's module path ('dist.barrier', 'torch.load')
             head = dotted.rsplit(".", 1)[0] if "." in dotted else ""
             alias = {"dist": "torch.distributed", "F": "torch.nn.functional", "nn": "torch.nn", "np": "numpy"}
@@ -161,7 +225,6 @@ def calls(uf, tb=None):
             pick = cands[0]
         if pick and all(p[1] != pick for p in out):
             out.append((dotted, pick, apis[pick]))
-    out.sort(key=lambda c: not any(c[2].get("file") and x[0].endswith("/" + c[2]["file"]) for x in uf["callees"]))
     return out
 
 
