@@ -23,9 +23,11 @@ rule assigns is listed, never guessed.
 Usage:
     pip download --no-deps --only-binary :all: datasets trl bitsandbytes -d /tmp/w
     pip download --no-deps --only-binary :all: datasets==2.21.0 trl==0.12.2 bitsandbytes==0.41.1 -d /tmp/w
+    pip download --no-deps --only-binary :all: trl==0.16.0 -d /tmp/w; pip download ... trl==0.17.0 -d /tmp/w
     python tools/gen_hflibs_messages.py --datasets /tmp/w/datasets-5.2.0-py3-none-any.whl \\
         --trl /tmp/w/trl-1.16.0-py3-none-any.whl --bitsandbytes /tmp/w/bitsandbytes-0.50.2-...whl \\
         --older-datasets /tmp/w/datasets-2.21.0-py3-none-any.whl --older-trl /tmp/w/trl-0.12.2-py3-none-any.whl \\
+        --older-trl /tmp/w/trl-0.16.0-py3-none-any.whl --older-trl /tmp/w/trl-0.17.0-py3-none-any.whl \\
         --older-bitsandbytes /tmp/w/bitsandbytes-0.41.1-py3-none-any.whl [--record tools/data/hflibs_messages_slice.txt]
     python tools/gen_hflibs_messages.py --slice tools/data/hflibs_messages_slice.txt -o OUT   (the test)
 
@@ -33,7 +35,8 @@ Sources: datasets (https://pypi.org/project/datasets/, Apache-2.0; https://githu
 src/datasets/), trl (https://pypi.org/project/trl/, Apache-2.0; https://github.com/huggingface/trl, trl/),
 bitsandbytes (https://pypi.org/project/bitsandbytes/, MIT; https://github.com/bitsandbytes-foundation/bitsandbytes,
 bitsandbytes/). The regenerated table read datasets 5.2.0, trl 1.16.0, bitsandbytes 0.50.2 and the older datasets
-2.21.0 (the last 2.x, which most threads quote), trl 0.12.2 (SFTConfig's first releases) and bitsandbytes 0.41.1
+2.21.0 (the last 2.x, which most threads quote), trl 0.12.2 (SFTConfig's first releases), 0.16.0 and
+0.17.0 (GRPOTrainer's 2025 wordings: 'The global train batch size ...', then 'The effective train batch size ...') and bitsandbytes 0.41.1
 (the CUDA SETUP log of 2023's threads). Docs: https://huggingface.co/docs/datasets/process (map, batched,
 num_proc, remove_columns), https://huggingface.co/docs/datasets/stream, https://huggingface.co/docs/datasets/loading,
 https://huggingface.co/docs/trl/sft_trainer#dataset-format-support, https://huggingface.co/docs/trl/grpo_trainer,
@@ -85,7 +88,12 @@ RULES = [
                                 r"is supposed to be used|^Call get_instance\(\) instead|internal error|"
                                 r"^Unexpected tokenization|Please override the `|^parse_response returned None|"
                                 r"^State must contain|Something when wrong"}),
-    ("foreign-wording", None, {"text": r"^'%s' object has no attribute|^descriptor '__init__'"}),
+    # Python's own wordings (a module's / an object's AttributeError) and torch.optim.Optimizer.load_state_dict's,
+    # which bitsandbytes' Optimizer8bit copies: another program prints the same words
+    ("foreign-wording", None, {"text": r"^'%s' object has no attribute|^descriptor '__init__'|"
+                                       r"^module %s has no attribute %s$|^loaded state dict has a different number of "
+                                       r"parameter groups|^loaded state dict contains a parameter group that doesn't "
+                                       r"match the size of optimizer's group"}),
     ("bnb-setup", "bitsandbytes.setup", {"where": r"^bitsandbytes/", "text": _BNB_SETUP}),
     ("version", "code.package_too_old", {"text": _VERSION, "level": r"^(?:raise|error)$"}),
     # the disk the cache is on (builder.py _check_disk_space before download_and_prepare)
@@ -234,7 +242,7 @@ MSG_FIX = [
      r"supported",
      "datasets <= 2.14.5 checks the cache's filesystem class, and fsspec 2023.9 changed the name it reports for "
      "the local one ('LocalFileSystem' is no longer recognised), so even a local cache is refused.",
-     ["pip install -U datasets (2.14.6+ fixed the check; https://github.com/huggingface/datasets/pull/6240), or pin "
+     ["pip install -U datasets (2.14.6+ reads the new name; https://github.com/huggingface/datasets/issues/6352), or pin "
       "fsspec==2023.6.0 with the old datasets"]),
     (r"^Dataset '%s' is a gated dataset on the Hub|gated dataset",
      "The dataset is gated on the Hub: the user must accept its conditions and the job must send a token.",
@@ -492,6 +500,8 @@ def build(files, version):
 
 
 def read(wheels, older=None):
+    """([(path, text)], version) of the three wheels and of the older releases ``older`` ({dist: [wheel, ...]}),
+    whose files are read under 'older/<dist>-<version>/<path>', in the order given."""
     files, versions = [], []
     for dist in DISTS:
         f, v = wheelmsgs.from_wheel(wheels[dist], FILES[dist], dist)
@@ -499,8 +509,8 @@ def read(wheels, older=None):
         versions.append(v)
     olds = []
     for dist in DISTS:
-        if (older or {}).get(dist):
-            f, v = wheelmsgs.from_wheel(older[dist], FILES[dist], dist)
+        for wheel in (older or {}).get(dist) or ():
+            f, v = wheelmsgs.from_wheel(wheel, FILES[dist], dist)
             files += [("older/%s-%s/%s" % (dist, v.split()[1], p), src) for p, src in f]
             olds.append(v)
     return files, "; ".join(versions) + ("; older: " + "; ".join(olds) if olds else "")
@@ -544,10 +554,10 @@ def main(argv):
     a = knowgen.arguments(__doc__, argv, source=DISTS, source_opts={
         "datasets": {"help": "the datasets wheel"}, "trl": {"help": "the trl wheel"},
         "bitsandbytes": {"help": "the bitsandbytes wheel"}}, extra=[
-        ("--older-datasets", {"help": "an older datasets wheel: the messages it printed that the current one no "
-                                      "longer does"}),
-        ("--older-trl", {"help": "an older trl wheel"}),
-        ("--older-bitsandbytes", {"help": "an older bitsandbytes wheel"}),
+        ("--older-datasets", {"action": "append", "help": "an older datasets wheel: the messages it printed that "
+                                                          "the current one no longer does (repeatable)"}),
+        ("--older-trl", {"action": "append", "help": "an older trl wheel (repeatable)"}),
+        ("--older-bitsandbytes", {"action": "append", "help": "an older bitsandbytes wheel (repeatable)"}),
         ("--record", {"help": "write the slice (the statements of the assigned sites)"})])
     if a.slice:
         files, version = knowgen.read_slice(a.slice)
