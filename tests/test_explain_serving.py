@@ -72,6 +72,11 @@ REAL = {
                                  "VLLM_ENGINE_READY_TIMEOUT_S). To increase the timeout, set the environment variable: "
                                  "VLLM_ENGINE_READY_TIMEOUT_S=<seconds>\n", "serving.executor",
                                  r"export VLLM_ENGINE_READY_TIMEOUT_S"),
+    # https://github.com/sgl-project/sglang/issues/5285 (sglang's decode CUDA graphs, out of memory while capturing)
+    "sglang_graph_5285": ("  File \"/sgl-workspace/sglang/python/sglang/srt/model_executor/cuda_graph_runner.py\", line "
+                          "269, in __init__\n    raise Exception(\nException: Capture cuda graph failed: CUDA out of "
+                          "memory. Tried to allocate 448.00 MiB. GPU 7 has a total capacity of 95.00\n",
+                          "serving.cuda_graph", r"smaller --mem-fraction-static"),
     # https://github.com/sgl-project/sglang/issues/4330 (sglang 0.4.3.post2, the KV pool after the weights)
     "sglang_mem_4330": ("RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.\n",
                         "serving.kv_cache_memory", r"--mem-fraction-static"),

@@ -16,8 +16,9 @@ Usage:
 
 Source: sglang (https://pypi.org/project/sglang/, Apache-2.0; https://github.com/sgl-project/sglang, python/sglang/srt/):
 server_args.py and arg_groups/ (the server's arguments and their checks), distributed/ (parallel_state.py, utils.py,
-device_communicators/: custom all-reduce, pynccl, shm_broadcast), model_executor/model_runner.py and
-pool_configurator.py, mem_cache/kv_cache_configurator.py, managers/tp_worker.py and scheduler.py. The regenerated
+device_communicators/: custom all-reduce, pynccl, shm_broadcast), model_executor/model_runner.py,
+pool_configurator.py and runner/decode_cuda_graph_runner.py (the decode CUDA graphs' capture),
+mem_cache/kv_cache_configurator.py, managers/tp_worker.py and scheduler.py. The regenerated
 table read sglang 0.5.23. Server arguments: https://docs.sglang.ai/advanced_features/server_arguments.html.
 """
 
@@ -31,7 +32,8 @@ import wheelmsgs  # noqa: E402
 GENERATOR = "tools/gen_sglang_messages.py"
 FILES = (r"^sglang/srt/(?:server_args\.py|arg_groups/[a-z_]+\.py|distributed/(?:parallel_state|utils|"
          r"communication_op)\.py|distributed/device_communicators/(?:custom_all_reduce|custom_all_reduce_utils|"
-         r"pynccl|pynccl_wrapper|shm_broadcast|cuda_wrapper)\.py|model_executor/(?:model_runner|pool_configurator)\.py|"
+         r"pynccl|pynccl_wrapper|shm_broadcast|cuda_wrapper)\.py|model_executor/(?:model_runner|pool_configurator|"
+         r"runner/decode_cuda_graph_runner)\.py|"
          r"mem_cache/kv_cache_configurator\.py|managers/(?:tp_worker|scheduler)\.py)$")
 
 KV = (r"--mem-fraction-static|mem_fraction_static|Not enough memory|max_total_num_tokens|KV cache pool|"
@@ -45,6 +47,8 @@ RULES = [
     ("internal", None, {"text": r"should not happen|is not initialized$|already initialized|should be attached to a "
                                 r"non-NCCL group|^%s [!=]= %s$|not implemented|not supported yet\.?$|"
                                 r"double free|^Unexpected "}),
+    # runner/decode_cuda_graph_runner.py: the capture of the decode graphs, its solutions appended
+    ("cuda-graph", "serving.cuda_graph", {"text": r"^Capture cuda graph failed: "}),
     ("kv-cache", "serving.kv_cache_memory", {"text": KV}),
     ("parallel", "serving.parallel_config", {"text": PARALLEL}),
     ("nccl-library", "nccl.lib_missing", {"text": r"^Failed to load NCCL library from"}),
@@ -83,7 +87,8 @@ def main(argv):
         knowgen.stale_fixes(a, "MSG_FIX", MSG_FIX, doc["sites"], of="wheel")
         if a.record:
             keep = {wheelmsgs.site_key(s) for s in doc["sites"]
-                    if s.get("fix") or s.get("family") in ("serving.kv_cache_memory", "serving.parallel_config")}
+                    if s.get("fix") or s.get("family") in ("serving.kv_cache_memory", "serving.parallel_config",
+                                                           "serving.cuda_graph")}
             wheelmsgs.write_record(a.record, version, files, keep.__contains__, GENERATOR)
     return knowgen.emit("sglang_messages", doc, a.out)
 
