@@ -20,17 +20,26 @@ a bounded matcher and assigned to a knowledge family (hostprog.toml) by the RULE
 - the LLVM / Intel OpenMP runtime (llvm/llvm-project openmp/runtime/src/i18n/en_US.txt, the message catalog libomp
   and libiomp5 print from): each message with its number (its place in the MESSAGES section, OBSOLETE entries
   counted), printed 'OMP: Error #<n>: <text>' (or Warning / Info / System error);
-- GNU OpenMP (gcc-mirror/gcc libgomp/team.c, env.c, alloc.c): gomp_fatal / gomp_error formats, printed after
-  'libgomp: ' (libgomp/error.c gomp_verror), recorded verbatim like the kernel's;
+  With --openmp GIT (llvm-mirror/openmp, the runtime's own repository until LLVM moved to one tree) the whole catalog
+  of a release tag (--openmp-rev, default svn-tags/RELEASE_900: LLVM 9.0.0, its files under final/) is read, and the
+  runtime's sources at that tag say how each message is printed (the source context): KMP_FATAL / __kmp_fatal /
+  __kmp_msg(kmp_ms_fatal, ...) / __kmp_error_construct abort the program (kmp_i18n.h: 'kmp_ms_fatal // Fatal error,
+  program aborts'), KMP_WARNING / kmp_ms_warning ('Non-fatal error, execution continues') and KMP_INFORM /
+  kmp_ms_inform ('Just information for the user') do not; each site's level is the most severe call that prints it;
+- GNU OpenMP (gcc-mirror/gcc libgomp/team.c, env.c, alloc.c, config/linux/affinity.c): gomp_fatal / gomp_error
+  formats, printed after 'libgomp: ' (libgomp/error.c: gomp_error prints and returns, gomp_fatal prints and exits),
+  recorded verbatim like the kernel's;
 - OpenBLAS (OpenMathLib/OpenBLAS driver/others/*.c): its printf/fprintf messages that name OpenBLAS.
 
 Usage:
     python tools/gen_host_messages.py --installer <git> --dkms <git> --kmod <git> --openblas <git> \\
-        --recorded tools/data/host_recorded.txt [--open-gpu-kernel-modules <git>] [--older-installer TAG ...] [-o OUT]
+        --recorded tools/data/host_recorded.txt [--open-gpu-kernel-modules <git>] [--older-installer TAG ...] \\
+        [--openmp <llvm-mirror/openmp git> [--openmp-rev svn-tags/RELEASE_900]] [-o OUT]
     python tools/gen_host_messages.py --slice tools/data/host_messages_slice.txt -o OUT   (the test)
 
 In a slice (and in the recorded file) each file's path is prefixed with its source: installer:, conftest:, dkms:, kmod:,
-linux:, openmp:, libgomp:, openblas:.
+linux:, openmp:, libgomp:, openblas:; omp-src: the OpenMP runtime's C++ sources (only the calls that print a
+catalog message are read from them).
 """
 
 import os
@@ -46,6 +55,8 @@ SOURCE = ("NVIDIA/nvidia-installer (https://github.com/NVIDIA/nvidia-installer) 
           "(https://github.com/dell/dkms) dkms.in; kmod-project/kmod (https://github.com/kmod-project/kmod) tools/*.c; "
           "torvalds/linux (https://github.com/torvalds/linux) kernel/module/*.c, scripts/mod/modpost.c (recorded); "
           "llvm/llvm-project (https://github.com/llvm/llvm-project) openmp/runtime/src/i18n/en_US.txt (recorded); "
+          "llvm-mirror/openmp (https://github.com/llvm-mirror/openmp) runtime/src/i18n/en_US.txt and runtime/src/*.cpp "
+          "at a release tag; "
           "gcc-mirror/gcc (https://github.com/gcc-mirror/gcc) libgomp/team.c, env.c, alloc.c (recorded); "
           "OpenMathLib/OpenBLAS (https://github.com/OpenMathLib/OpenBLAS) driver/others/*.c")
 FIRST = 110  # the most characters of a long message's first sentence a matcher keeps
@@ -74,7 +85,9 @@ RULES = [
                                              r"appears to be already loaded|incompatible with the GPU"}),
     # the OpenMP runtime: one process with two OpenMP runtimes, and the runtime's fatal errors
     ("omp-duplicate", "code.openmp_duplicate", {"where": r"^openmp:", "name": r"^DuplicateLibrary$"}),
-    ("omp-fatal", "code.openmp_error", {"where": r"^openmp:", "name": r"^(?:CantCreateThread|CantRegisterNewThread|"
+    # (by name, where the runtime's sources were not read: a level of 'catalog'; a warning's name stays out, below)
+    ("omp-fatal", "code.openmp_error", {"where": r"^openmp:", "level": r"^(?:fatal|catalog)$",
+                                        "name": r"^(?:CantCreateThread|CantRegisterNewThread|"
                                         r"NoResourcesFor\w+|FunctionError|CantSetWorkerStackSize|StackOverflow|"
                                         r"StackOverlap|OutOfHeapMemory|MemoryAllocFailed|AssertionFailure|"
                                         r"FatalSysError|IncompatibleLibrary|WrongMessageCatalog|"
@@ -82,6 +95,18 @@ RULES = [
                                         r"BarriersInDifferentOrder|ThreadIdentInvalid|RTLNotInitialized)$"}),
     ("gomp-fatal", "code.openmp_error", {"where": r"^libgomp:", "level": r"^gomp_fatal$",
                                          "text": r"Thread creation failed|Out of memory allocating"}),
+    # Assigned by SOURCE CONTEXT (issue 18, assign13; the pattern of gen_slurm_messages' CONTEXT_RULES): how the
+    # runtime prints a message, not its words. A catalog message the OpenMP runtime prints through __kmp_fatal
+    # (levels: omp_levels) aborts the program: the runtime stopped it, code.openmp_error (generic: the number, the
+    # 'OMP: System error' and 'OMP: Hint' lines after it tell the causes apart). libgomp's gomp_fatal likewise
+    # (libgomp/error.c: gomp_vfatal prints, then exit (EXIT_FAILURE)).
+    ("ctx-omp-fatal", "code.openmp_error", {"where": r"^openmp:", "level": r"^fatal$"}),
+    ("ctx-gomp-fatal", "code.openmp_error", {"where": r"^libgomp:", "level": r"^gomp_fatal$"}),
+    # the runtime's warnings and notes go on running (kmp_ms_warning 'Non-fatal error, execution continues',
+    # kmp_ms_inform; libgomp's gomp_error returns): an ignored setting, a fallback, the affinity report. No failure by
+    # themselves ('OMP: Info #276: omp_set_nested routine deprecated', printed by healthy runs)
+    ("not a failure: the OpenMP runtime's warning or note (it goes on)", None,
+     {"where": r"^(?:openmp|libgomp):", "level": r"^(?:warning|info|gomp_error)$"}),
     # OpenBLAS: its fixed thread and buffer tables
     # (blas_thread_init's pthread_create failure is errno.eagain's: the user's process limit, families.toml)
     ("openblas", "code.blas_threads", {"where": r"^openblas:", "text": r"NUM_THREADS exceeded|memory regions|"
@@ -257,6 +282,38 @@ def catalog(src):
     return [tuple(x) for x in out]
 
 
+# How the OpenMP runtime prints a catalog message (openmp/runtime/src/kmp_i18n.h): KMP_FATAL(Name, ...) and
+# __kmp_fatal(KMP_MSG(Name, ...), ...) abort, as do __kmp_error_construct[2](kmp_i18n_msg_Name, ...) (kmp_error.cpp:
+# they call __kmp_fatal); KMP_WARNING / KMP_INFORM and __kmp_msg(kmp_ms_<severity>, KMP_MSG(Name ...)) print and go on.
+# kmp_i18n.h's own KMP_SYSFAIL macro is read too: __kmp_fatal(KMP_MSG(FunctionError, func), ...).
+_OMP_CALLS = (
+    (re.compile(r"\b(KMP_FATAL|KMP_WARNING|KMP_INFORM)\s*\(\s*(\w+)"), None),
+    (re.compile(r"\b__kmp_fatal\s*\(\s*KMP_MSG\s*\(\s*(\w+)"), "fatal"),
+    (re.compile(r"\b__kmp_msg\s*\(\s*kmp_ms_(fatal|warning|inform)\s*,\s*KMP_MSG\s*\(\s*(\w+)"), "severity"),
+    (re.compile(r"\b__kmp_error_construct2?\s*\(\s*kmp_i18n_msg_(\w+)"), "fatal"),
+)
+_OMP_LEVEL = {"KMP_FATAL": "fatal", "KMP_WARNING": "warning", "KMP_INFORM": "info", "fatal": "fatal",
+              "warning": "warning", "inform": "info"}
+_OMP_ORDER = ("fatal", "warning", "info")
+
+
+def omp_levels(sources):
+    """{message name: level} of the OpenMP runtime's sources (_OMP_CALLS): the most severe way any call prints it."""
+    seen = {}
+    for src in sources:
+        for rx, kind in _OMP_CALLS:
+            for m in rx.finditer(src):
+                if kind is None:
+                    level, name = _OMP_LEVEL[m.group(1)], m.group(2)
+                elif kind == "severity":
+                    level, name = _OMP_LEVEL[m.group(1)], m.group(2)
+                else:
+                    level, name = kind, m.group(1)
+                if name != "__VA_ARGS__":
+                    seen.setdefault(name, set()).add(level)
+    return {name: next(lv for lv in _OMP_ORDER if lv in got) for name, got in seen.items()}
+
+
 # --- matchers
 
 # the line shapes that carry each source's message (a short text needs one of them)
@@ -306,7 +363,9 @@ def omp_regex(number, text):
     if rx is None:
         return None, ""
     num = r"\d{1,4}" if number is None else str(number)
-    return r"OMP: (?:Error|Warning|Info|System error) #%s: %s" % (num, rx), lit
+    # a text that starts with a value ('%1$s routine deprecated, ...': printf_to_regex drops it) has it after the prefix
+    lead = knowgen._CONV.match(text) and not text.startswith("%%")
+    return r"OMP: (?:Error|Warning|Info|System error) #%s: %s%s" % (num, r"[^\n]{0,200}" if lead else "", rx), lit
 
 
 def build(files, version):
@@ -316,9 +375,11 @@ def build(files, version):
         # a message printed over several lines is kept (and matched) by its first line, when that says something
         first = fmt.split("\n")[0].rstrip()
         fmt = first if len(first) >= 8 else " ".join(fmt.split("\n")).strip()
-        if (source, fmt) in seen or "$(" in fmt or "\\" in fmt:
+        # the OpenMP catalog's numbers moved between releases (FunctionError: #177 in 9.0.0, #179 later): one site each
+        key = (source, fmt, (extra or {}).get("code"))
+        if key in seen or "$(" in fmt or "\\" in fmt:
             return  # a shell expansion this reader does not take apart
-        seen.add((source, fmt))
+        seen.add(key)
         site = {"id": "host.%s.%s" % (source, knowgen.slug(where)), "where": where, "level": level, "text": fmt}
         site.update(extra or {})
         if "@" in where.split(":", 1)[0]:
@@ -346,6 +407,7 @@ def build(files, version):
         knowgen.give_fix(site, MSG_FIX, fmt)
         sites.append(site)
 
+    levels = omp_levels(src for path, src in files if path.startswith("omp-src:"))
     for path, src in files:
         source, _, older = path.split(":", 1)[0].partition("@")
         if source == "installer" and path.endswith(".c"):
@@ -368,7 +430,7 @@ def build(files, version):
             for number, name, text in catalog(src):
                 if name == "OBSOLETE":
                     continue
-                add(source, "%s:%s" % (path, name), "catalog", text, {"code": number, "name": name})
+                add(source, "%s:%s" % (path, name), levels.get(name, "catalog"), text, {"code": number, "name": name})
         elif source == "libgomp":
             for call, where, fmt in c_sites(path, src, ("gomp_fatal", "gomp_error"), lambda c: 0):
                 add(source, where, call, fmt)
@@ -405,13 +467,25 @@ def from_sources(a):
     rec, rec_version = knowgen.read_slice(a.recorded)
     files += rec
     versions.append(rec_version)
+    if a.openmp:
+        # after the recorded catalog: a text and number both print is one site, the recorded (newer) one
+        mgit = knowgen.git_reader(a.openmp)
+        rev = a.openmp_rev
+        top = "final/" if "svn-tags/" in rev else ""  # an svn tag holds the release under final/
+        files.append(("openmp:%sruntime/src/i18n/en_US.txt" % top,
+                      mgit("show", "%s:%sruntime/src/i18n/en_US.txt" % (rev, top))))
+        files += [("omp-src:" + p, text) for p, text in knowgen.tree_files(
+            mgit, rev, (top + "runtime/src",), lambda p: re.search(r"\.(?:cpp|c|h)$", p) is not None)]
+        versions.append("openmp %s (commit %s)" % (rev.split("/")[-1], mgit("rev-parse", rev + "^{commit}").strip()))
     return files, "; ".join(versions)
 
 
 def main(argv):
     a = knowgen.arguments(__doc__, argv, ("installer", "dkms", "kmod", "openblas", "recorded"),
                           extra=(("--older-installer", {"action": "append", "metavar": "TAG"}),
-                                 ("--open-gpu-kernel-modules", {"metavar": "GIT"})))
+                                 ("--open-gpu-kernel-modules", {"metavar": "GIT"}),
+                                 ("--openmp", {"metavar": "GIT"}),
+                                 ("--openmp-rev", {"default": "origin/svn-tags/RELEASE_900"})))
     files, version = from_sources(a) if a.slice is None else knowgen.read_slice(a.slice)
     doc = build(files, version)
     if a.slice is None:
