@@ -85,9 +85,13 @@ RULES = [
                                 r"shouldn't happen|should never happen|^Unexpected |This should not be reachable|"
                                 r"report (?:it|this) (?:to|on|at)|^Unreachable|property isn't defined\. Accessed "
                                 r"outside of scope|reference has not been set yet"}),
-    # words Python itself prints the same (an AttributeError of the user's own object): no family from these
+    # words Python itself prints the same (an AttributeError of the user's own object), the shell's: no family
+    # and torch's / DeepSpeed's own messages a module repeats (strategies/launchers/multiprocessing.py raises torch's
+    # fork message, utilities/deepspeed.py DeepSpeed's zero_to_fp32 one): theirs, whose tables name them
     ("foreign-wording", None, {"text": r"^'%s' object has no attribute '%s'$|^%s object has no attribute %s$|"
-                                        r"^nvidia-smi: command not found$|^invalid truth value"}),
+                                        r"^nvidia-smi: command not found$|^invalid truth value|"
+                                        r"^Cannot re-initialize CUDA in forked subprocess|"
+                                        r"^Unable to find 'latest' file at"}),
     ("version", "code.package_too_old", {"text": _VERSION}),
     # Lightning's removed APIs (lightning/pytorch/_graveyard, lightning/fabric/_graveyard): the message names the
     # release that removed it and what replaces it
@@ -265,6 +269,35 @@ MSG_FIX = [
     (r"^You provided multiple `%s_dataloader`, but no `dataloader_idx` argument",
      "loops/utilities.py: with several validation / test loaders Lightning passes the loader's index.",
      ["add it to the step: def validation_step(self, batch, batch_idx, dataloader_idx=0)"]),
+    (r"^You provided only a single `%s_dataloader`, but have included `dataloader_idx`",
+     "loops/utilities.py: with one loader Lightning passes no dataloader_idx, and the step requires it.",
+     ["give it a default: def validation_step(self, batch, batch_idx, dataloader_idx=0), or remove it"]),
+    (r"^`val_check_interval` \(%s\) must be less than or equal to the number of the training batches",
+     "loops/fit_loop.py (1.x trainer.py): an integer val_check_interval counts training batches, and an epoch has "
+     "fewer (a small dataset, limit_train_batches, a larger batch or more GPUs share the data).",
+     ["val_check_interval=<at most the batches per epoch>, a float (0.5 = twice an epoch), or "
+      "check_val_every_n_epoch=N with val_check_interval=None"]),
+    (r"^You requested to check %s of the `%s_dataloader` but %s \* %s < 1",
+     "data_connector.py: limit_*_batches as a fraction of this loader's length leaves no batch.",
+     ["raise limit_*_batches (the message's 'Try at least' value) or give an integer number of batches"]),
+    (r"^When using an `?IterableDataset`?(?: for `train_dataloader`)?, `Trainer\((?:val_check_interval|"
+     r"limit_%s_batches|limit_train_batches)\)` must be",
+     "fit_loop.py / data_connector.py: an IterableDataset has no length, so a fraction of an epoch means nothing.",
+     ["give an integer number of batches (val_check_interval=1000, limit_val_batches=50), or 1.0"]),
+    (r"^You passed `devices=%s` but haven't specified `accelerator=",
+     "accelerator_connector.py (1.x): devices was given a list or mapping of indices without saying which "
+     "accelerator they index.",
+     ["Trainer(accelerator='gpu', devices=[0, 1]) (or accelerator='auto')"]),
+    (r"^You set `\.load_from_checkpoint\(\.\.\., strict=%s\)` which is in conflict with",
+     "core/saving.py: the strict argument of load_from_checkpoint and the module's strict_loading disagree.",
+     ["pass the same value to both: Model.load_from_checkpoint(path, strict=False) with self.strict_loading = False"]),
+    (r"^The attribute name for the learning rate was set to %s, but could not find|^When using the learning rate "
+     r"finder, either `model` or `model\.hparams` should have one of these fields|^`auto_lr_find` was set to|"
+     r"^When `auto_lr_find=True`, either `model` or `model\.hparams`",
+     "tuner/lr_finder.py: the learning-rate finder writes its result to an attribute (lr / learning_rate) the "
+     "module or its hparams must have.",
+     ["give the module self.lr (or self.learning_rate, or self.hparams.lr via save_hyperparameters()) and use it in "
+      "configure_optimizers, or name your attribute: LearningRateFinder(attr_name='my_lr')"]),
     (r"^Support for `(?:training_epoch_end|validation_epoch_end|%s)` has been removed in v2\.0\.0",
      "trainer/configuration_validator.py: Lightning 2.0 removed the *_epoch_end(outputs) hooks.",
      ["rename to on_train_epoch_end / on_validation_epoch_end (no outputs argument); keep the step outputs "
@@ -337,8 +370,7 @@ MSG_FIX = [
      "fabric/plugins/environments/torchelastic.py: under torchrun the world size is --nnodes x --nproc-per-node, "
      "and Trainer's devices x num_nodes differs.",
      ["make Trainer(devices=<--nproc-per-node>, num_nodes=<--nnodes>) equal to the torchrun launch"]),
-    (r"^Lightning can't create new processes if CUDA is already initialized|"
-     r"^Cannot re-initialize CUDA in forked subprocess",
+    (r"^Lightning can't create new processes if CUDA is already initialized",
      "strategies/launchers/multiprocessing.py: a fork-based strategy (ddp_fork, ddp_notebook) needs CUDA untouched "
      "in the parent; the code called torch.cuda.* or moved a tensor to the GPU before trainer.fit.",
      ["remove the CUDA calls before fit (torch.cuda.device_count() is safe from torch 2.x; .cuda() / .to('cuda') "
