@@ -11,15 +11,18 @@ assigns is listed, never guessed.
 
 Usage:
     pip download --no-deps --only-binary :all: sglang -d /tmp/w
-    python tools/gen_sglang_messages.py --wheel /tmp/w/sglang-0.5.23-...whl [--record tools/data/sglang_messages_slice.txt]
+    pip download --no-deps --only-binary :all: sglang==0.4.6.post5 -d /tmp/w   (the release 2025 threads quote)
+    python tools/gen_sglang_messages.py --wheel /tmp/w/sglang-0.5.23-...whl --older /tmp/w/sglang-0.4.6.post5-...whl \\
+        [--record tools/data/sglang_messages_slice.txt]
     python tools/gen_sglang_messages.py --slice tools/data/sglang_messages_slice.txt -o OUT   (the test)
 
 Source: sglang (https://pypi.org/project/sglang/, Apache-2.0; https://github.com/sgl-project/sglang, python/sglang/srt/):
 server_args.py and arg_groups/ (the server's arguments and their checks), distributed/ (parallel_state.py, utils.py,
 device_communicators/: custom all-reduce, pynccl, shm_broadcast), model_executor/model_runner.py,
 pool_configurator.py and runner/decode_cuda_graph_runner.py (the decode CUDA graphs' capture),
-mem_cache/kv_cache_configurator.py, managers/tp_worker.py and scheduler.py. The regenerated
-table read sglang 0.5.23. Server arguments: https://docs.sglang.ai/advanced_features/server_arguments.html.
+mem_cache/kv_cache_configurator.py, managers/tp_worker.py and scheduler.py (and 0.4's model_executor/cuda_graph_runner.py,
+mem_cache/memory_pool.py). The regenerated table read sglang 0.5.23 and the older 0.4.6.post5. Server arguments:
+https://docs.sglang.ai/advanced_features/server_arguments.html.
 """
 
 import os
@@ -33,7 +36,7 @@ GENERATOR = "tools/gen_sglang_messages.py"
 FILES = (r"^sglang/srt/(?:server_args\.py|arg_groups/[a-z_]+\.py|distributed/(?:parallel_state|utils|"
          r"communication_op)\.py|distributed/device_communicators/(?:custom_all_reduce|custom_all_reduce_utils|"
          r"pynccl|pynccl_wrapper|shm_broadcast|cuda_wrapper)\.py|model_executor/(?:model_runner|pool_configurator|"
-         r"runner/decode_cuda_graph_runner)\.py|"
+         r"runner/decode_cuda_graph_runner|cuda_graph_runner)\.py|mem_cache/memory_pool\.py|"
          r"mem_cache/kv_cache_configurator\.py|managers/(?:tp_worker|scheduler)\.py)$")
 
 KV = (r"--mem-fraction-static|mem_fraction_static|Not enough memory|max_total_num_tokens|KV cache pool|"
@@ -46,7 +49,7 @@ RULES = [
     ("shared-helper", None, {"text": r"^%s is not divisible by %s$"}),
     ("internal", None, {"text": r"should not happen|is not initialized$|already initialized|should be attached to a "
                                 r"non-NCCL group|^%s [!=]= %s$|not implemented|not supported yet\.?$|"
-                                r"double free|^Unexpected "}),
+                                r"double free|^Unexpected |memory leak detected"}),
     # runner/decode_cuda_graph_runner.py: the capture of the decode graphs, its solutions appended
     ("cuda-graph", "serving.cuda_graph", {"text": r"^Capture cuda graph failed: "}),
     ("kv-cache", "serving.kv_cache_memory", {"text": KV}),
@@ -78,10 +81,20 @@ def build(files, version):
             "sites": sites}
 
 
+def read(wheel, older=None):
+    files, version = wheelmsgs.from_wheel(wheel, FILES, "sglang")
+    if older:
+        ofiles, oversion = wheelmsgs.from_wheel(older, FILES, "sglang")
+        files += [("older/sglang-%s/%s" % (oversion.split()[1], p), src) for p, src in ofiles]
+        version += "; older: " + oversion
+    return files, version
+
+
 def main(argv):
     a = knowgen.arguments(__doc__, argv, source="wheel", extra=[
+        ("--older", {"help": "an older sglang wheel: the messages it printed that the current one no longer does"}),
         ("--record", {"help": "write the slice (the statements of the sites with a fix of their own, and a few more)"})])
-    files, version = wheelmsgs.from_wheel(a.wheel, FILES, "sglang") if a.wheel else knowgen.read_slice(a.slice)
+    files, version = read(a.wheel, a.older) if a.wheel else knowgen.read_slice(a.slice)
     doc = build(files, version)
     if a.wheel:
         knowgen.stale_fixes(a, "MSG_FIX", MSG_FIX, doc["sites"], of="wheel")
