@@ -68,6 +68,20 @@ RULES = [
     # itself the family only
     ("slurm", "munge.error", {"where": r"^slurm:", "text": r"[Mm]unge|MUNGE"}),
 ]
+# Assigned by SOURCE CONTEXT (issue 18, assign13; the pattern of gen_slurm_messages' CONTEXT_RULES): what the call
+# that prints a message does, and where. munge's log_err / log_errno 'Logs a fatal message ... after which it exits the
+# program' (src/libcommon/log.c; log_err_or_warn the same unless --force): in src/munged/ every such site stops the
+# daemon, so each client and Slurm then fails with the socket error (munge.daemon, generic: munged exited, the line
+# names why). libmunge's m_msg.c / m_msg_client.c build the text a client gets when its request to munged over the
+# socket fails (connect, send, receive: munge_ctx_strerror, which Slurm prints after 'Munge encode failed: '): munged
+# not reachable (munge.not_running). A site whose own words are fewer than 3 stays unassigned (knowgen.specific_enough).
+CONTEXT_RULES = [
+    ("ctx-munged-exit", "munge.daemon", {"where": r"^munge:src/munged/", "level": r"^log_err(?:no|_or_warn)?$"}),
+    ("ctx-munge-socket", "munge.not_running", {"where": r"^munge:src/libmunge/m_msg(?:_client)?\.c:",
+                                               "level": r"^strdupf$"}),
+]
+CTX_WORDS = 3
+VAGUE = "too few words of its own to assign by its source file"
 
 # What one message means, where its family's causes are not enough: [(regex over the text, means, [fix])]
 MSG_FIX = [
@@ -184,6 +198,10 @@ def build(files, version):
             if len("".join(lit.split())) < CONTEXT_BELOW:
                 rx = _CONTEXT + rx
             rule, family = knowgen.assign(RULES, site, {"where": where, "text": fmt})
+            if family is None:
+                rule, family = knowgen.assign(CONTEXT_RULES, site, {"where": where, "level": call})
+                if family is not None and not knowgen.specific_enough(fmt.replace("%m", "%s"), CTX_WORDS):
+                    rule, family = VAGUE, None
             site.update({"re": rx, "family": family, "rule": rule})
             knowgen.give_fix(site, MSG_FIX, fmt)
             sites.append(site)
