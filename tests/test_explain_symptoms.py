@@ -288,3 +288,28 @@ def test_a_busy_log_line_is_no_candidate_of_the_words(kb, line):
 
     hits = {p.entry for found in scan._hits(kb, squash(line.encode())) for _, n in found for p in kb.by_hit[n]}
     assert not [e for e in hits if e.startswith(symptoms.PREFIX)], hits
+
+
+# transformers' own warning (src/transformers/models/auto/image_processing_auto.py, AutoImageProcessor.from_pretrained,
+# https://github.com/huggingface/transformers/blob/v4.48.0/src/transformers/models/auto/image_processing_auto.py),
+# printed on healthy runs: the program's words, no complaint
+SLOW_PROCESSOR = ("Using a slow image processor as `use_fast` is unset and a slow processor was saved with this model. "
+                  "`use_fast=True` will be the default behavior in v4.52, even if the model was saved with a slow "
+                  "processor. This will result in minor differences in outputs. You'll still be able to use a slow "
+                  "processor with `use_fast=False`.")
+
+
+@pytest.mark.parametrize("line", [
+    SLOW_PROCESSOR,
+    "# this makes every step much slower, only for debugging",  # a comment of the job script
+    "if slow_mode == True: print('training is very slow')",  # a line of Python
+])
+def test_a_program_or_code_line_is_no_told_symptom(line):
+    # settings.py's refusals (_PROGRAM, _CODE) hold for symptoms.py's readers too: the export beside such a line was
+    # torch.slow_debug_setting's root, read from the words of the program or the code
+    text = "export CUDA_LAUNCH_BLOCKING=1\n%s\nepoch 1 loss 0.3\n" % line
+    r = explain_text(text)
+    assert r["verdict"] == "no_error" and not r["findings"], [f["id"] for f in r["findings"]]
+    # the user's own sentence beside the same export still is one
+    r = explain_text("export CUDA_LAUNCH_BLOCKING=1\nTraining is much slower than on my other machine, about 3x.\n")
+    assert r["findings"][0]["id"] == "torch.slow_debug_setting"

@@ -344,8 +344,18 @@ _COMMAND = re.compile(r"^\s{0,8}(?:[^\s$#%>]{0,60}[$#%>]\s{1,4}|\+{1,3}\s{1,4})?
                       r"exec\b|apply\b)")
 
 
+def _said(text):
+    """Whether a line may tell a symptom at all: not a program's own words that happen to hold one
+    (transformers' 'Using a slow image processor as `use_fast` is unset', tokenizers' 'slow tokenizer') and not a
+    line of shell or Python code or a comment; settings.py's refusals of told lines, the same for both readers."""
+    from gpudoctor.explain.settings import _CODE, _PROGRAM
+
+    return not (_PROGRAM.search(text) or _CODE.search(text))
+
+
 def _users(hit, program):
-    if hit.severity is not None or hit.line in program or _NOT_USERS.search(hit.text) or _COMMAND.search(hit.text):
+    if hit.severity is not None or hit.line in program or _NOT_USERS.search(hit.text) or _COMMAND.search(hit.text) \
+            or not _said(hit.text):
         return False
     # the user saying it is all right ('deepspeed uses all GPUs as expected'), in a clause about the same thing
     # (hang._called_fine: 'the first node works fine, but the second node is idle' is still a complaint)
@@ -387,7 +397,7 @@ def found(scan, kb=None):
     for eid, line, text, n in (meaning.found(scan, kb) if kb is not None else []):
         if program is None:
             program = _program_lines(scan)
-        if eid not in have and line not in program:
+        if eid not in have and line not in program and _said(text):
             got.append((eid, Hit(line, text, None, None, None), n))
     rank = (lambda eid: kb.by_id[eid]["rank"] if eid in kb.by_id else 0) if kb is not None else (lambda eid: 0)
     got.sort(key=lambda t: (-rank(t[0]), -t[2], t[1].line, t[0]))
