@@ -1,0 +1,210 @@
+#!/usr/bin/env python3
+"""Generate gpudoctor/data/knowledge/generated/compile_messages.json: the graph breaks torch.compile (TorchDynamo) cannot
+trace, as `torch._dynamo.exc.Unsupported: <graph break type>` prints them when fullgraph=True (or
+torch._dynamo.config.error_on_graph_break) makes a graph break an error, each with the explanation and hints PyTorch
+registers for it.
+
+Read from the torch wheel (PyPI), never imported: torch/_dynamo/graph_break_registry.json (every graph break type Dynamo
+raises through torch/_dynamo/exc.py unimplemented(): {"GBnnnn": [{"Gb_type", "Context", "Explanation", "Hints"}, ...]},
+the first variant of each id being the current one) and torch/_dynamo/graph_break_hints.py (the generic hint lists
+the registry's hints are built from: USER_ERROR, DYNAMO_BUG, DIFFICULT, FUNDAMENTAL, SUPPORTABLE, ...). The text an
+error shows is exc.py format_graph_break_message(): the graph break type on the exception's line, then
+'  Explanation: ...', one '  Hint: ...' line per hint and '  Developer debug context: ...'. Each graph break type
+becomes a site whose matcher is `Unsupported: <type>` (the exception's class and the message's first line: a
+TORCH_LOGS=graph_breaks log of a healthy run prints the type after 'Graph Break Reason: ', never as an exception).
+Its meaning is the registered explanation; its fix is the registry's own hints that are specific to it (the generic
+ones left out), then what the generic hint's category asks for (USER_ERROR: run eagerly to see the code's own error;
+FUNDAMENTAL / SUPPORTABLE: keep that code out of the compiled region or let Dynamo fall back; DYNAMO_BUG / DIFFICULT:
+a newer torch), then fullgraph=False. A graph break type whose registered hints are empty gets its fix from
+MSG_FIX, written from the explanation and the documentation of what it names.
+
+Usage:
+    pip download --no-deps --only-binary :all: torch -d /tmp/w   (any platform's wheel: only the two files are read)
+    python tools/gen_compile_messages.py --wheel /tmp/w/torch-2.14.1-...whl [--record tools/data/compile_messages_slice.txt]
+    python tools/gen_compile_messages.py --slice tools/data/compile_messages_slice.txt -o OUT   (the test)
+
+Source: torch (https://pypi.org/project/torch/, BSD-3-Clause; https://github.com/pytorch/pytorch,
+torch/_dynamo/graph_break_registry.json, graph_break_hints.py, exc.py). The regenerated table read torch 2.14.1.
+Docs: https://docs.pytorch.org/docs/stable/compile/programming_model.graph_breaks_index.html,
+https://docs.pytorch.org/docs/stable/torch.compiler_troubleshooting.html, the per-type pages
+https://meta-pytorch.github.io/compile-graph-break-site/gb/ that exc.py links to.
+"""
+
+import ast
+import json
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import knowgen  # noqa: E402
+import wheelmsgs  # noqa: E402
+
+GENERATOR = "tools/gen_compile_messages.py"
+FILES = r"^torch/_dynamo/(?:graph_break_registry\.json|graph_break_hints\.py)$"
+REGISTRY = "torch/_dynamo/graph_break_registry.json"
+HINTS = "torch/_dynamo/graph_break_hints.py"
+FAMILY = "compile.graph_break"
+NEED = 12  # the graph break type's own characters below which it is too vague to match
+
+# what each generic hint category of graph_break_hints.py asks the user to do (the category's own words)
+CATEGORY_FIX = {
+    "USER_ERROR": "run the same code without torch.compile (torch.compiler.set_stance('force_eager'), or drop the "
+                  "torch.compile call): the code fails in eager too, and its own error says what to fix",
+    "FUNDAMENTAL": "keep that code out of the compiled region: move it outside the compiled function, or decorate "
+                   "the function that holds it with @torch.compiler.disable",
+    "SUPPORTABLE": "move that call out of the compiled function (or @torch.compiler.disable on the function that makes "
+                   "it); Dynamo does not trace it in this release",
+    "DYNAMO_BUG": "a Dynamo bug: pip install -U torch (a newer release may trace it); meanwhile @torch.compiler.disable "
+                  "on the function that holds it",
+    "DIFFICULT": "pip install -U torch; meanwhile @torch.compiler.disable on the function that holds it",
+    "CAUSED_BY_EARLIER_GRAPH_BREAK": "look for an earlier graph break in the log (TORCH_LOGS=graph_breaks) and resolve "
+                                     "that one first",
+}
+_FULLGRAPH = ("or let Dynamo fall back for it: torch.compile(..., fullgraph=False) (and "
+              "torch._dynamo.config.error_on_graph_break = False); TORCH_LOGS=graph_breaks python train.py shows each "
+              "graph break and the user line that makes it")
+
+# graph break types registered without hints: (regex over the type, means, [fix]) from the explanation and the docs of
+# what they name (https://docs.pytorch.org/docs/stable/cond.html for torch.cond; the item()/capture_scalar_outputs and
+# dynamic shape pages of the troubleshooting guide)
+MSG_FIX = [
+    (r"^Data-dependent branching$",
+     "Python control flow on a tensor's value (if x.sum() > 0:, while t.any():): Dynamo traces one graph per shape "
+     "and cannot decide the branch without running the tensor computation.",
+     ["compute the branch with tensor ops instead: torch.where(cond, a, b), or torch.cond(pred, true_fn, false_fn, "
+      "(x,)) for two functions; or take the decision outside the compiled function and pass it in as a Python bool"]),
+    (r"^Storing Tensor hook handle in globals",
+     "A tensor hook's handle is stored in a global variable inside the compiled function.",
+     ["register the hook outside the compiled function (or keep the handle local)"]),
+]
+
+
+def _hint_lists(src):
+    """{NAME: [text, ...]} of graph_break_hints.py's module-level lists of string constants."""
+    out = {}
+    for node in ast.parse(src).body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and \
+                isinstance(node.value, ast.List):
+            texts = [e.value for e in node.value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+            if texts:
+                out[node.targets[0].id] = texts
+    return out
+
+
+def _joined(hints):
+    """The registry's hints with the pieces of one sentence joined: the registry keeps each string constant of an
+    implicitly concatenated hint apart ('Set `...capture_scalar_outputs = True` ', 'or `export ...=1` ', 'to include
+    ...'); a piece that ends in a blank continues in the next."""
+    out, cur = [], ""
+    for h in hints:
+        cur += h
+        if not h.endswith(" "):
+            out.append(cur.strip())
+            cur = ""
+    if cur.strip():
+        out.append(cur.strip())
+    return out
+
+
+def _plain(text):
+    """A registry text as a reader sees it: a replacement field {expr} as <expr>; an explanation the registry kept as
+    source ('"Detected ... " "Dynamo does ..." + trace_info') as its string constants joined."""
+    text = text.strip()
+    if text.startswith('"'):
+        parts = re.findall(r'"((?:[^"\\]|\\.)*)"', text)
+        text = "".join(parts) if parts else text
+    return re.sub(r"\{([^{}]{1,80})\}", r"<\1>", text).strip()
+
+
+def sites_of(registry, hints):
+    """One site per graph break type of the registry (its first variant per id)."""
+    categories = {name: [" ".join(t.split()) for t in texts] for name, texts in hints.items()}
+    sites, seen, ids = [], set(), set()
+    for gbid, variants in sorted(registry.items()):
+        v = variants[0]
+        gb = " ".join(v["Gb_type"].split())
+        if gb in seen:
+            continue
+        seen.add(gb)
+        fmt = "Unsupported: " + gb.replace("%", "%%")
+        site = {"id": knowgen.unique_id("compile." + gbid.lower(), ids), "where": "%s:%s" % (REGISTRY, gbid),
+                "level": "raise", "text": fmt}
+        rx, literal = knowgen.matcher(fmt, None, NEED)
+        if knowgen.unanchored(site, rx, literal, NEED) or not re.search(r"[A-Za-z]{3}", gb):
+            site.update({"re": None, "family": None, "rule": "no literal anchor"})
+            sites.append(site)
+            continue
+        own, cats = [], []
+        for h in _joined(v.get("Hints") or []):
+            cat = next((name for name, texts in categories.items() if " ".join(h.split()) in texts), None)
+            if cat:
+                cats.append(cat)
+            else:
+                own.append(_plain(h))
+        expl = _plain(v.get("Explanation") or "").rstrip(".")
+        if re.fullmatch(r"[\w.<>]*", expl):  # a variable's name the registry kept ('explanation'): no text
+            expl = ""
+        means = "torch.compile (TorchDynamo) cannot trace this construct: a graph break ('%s')%s. With fullgraph=True " \
+                "(or torch._dynamo.config.error_on_graph_break) a graph break is an error; without it Dynamo runs " \
+                "that part in Python." % (gb, (": " + expl) if expl else "")
+        fix = [h for h in own if not re.search(r"report an issue|open an issue|file an issue", h, re.I)]
+        fix += [CATEGORY_FIX[c] for c in cats if c in CATEGORY_FIX]
+        mf = next((m for r, m, f in MSG_FIX if re.search(r, gb)), None)
+        if mf and not fix:
+            fix = list(next(f for r, m, f in MSG_FIX if re.search(r, gb)))
+        fix.append(_FULLGRAPH if fix else "drop fullgraph=True: torch.compile(..., fullgraph=False) lets Dynamo run "
+                                          "that part in Python; " + _FULLGRAPH.split("; ", 1)[1])
+        site.update({"re": rx, "family": FAMILY, "rule": "graph break registry",
+                     "means": mf or means, "fix": fix})
+        sites.append(site)
+    return sites
+
+
+def build(files, version):
+    by = dict(files)
+    registry = json.loads(by[REGISTRY])
+    hints = _hint_lists(by[HINTS])
+    return {"header": knowgen.header("torch (https://pypi.org/project/torch/) torch/_dynamo/graph_break_registry.json "
+                                     "and graph_break_hints.py", version, GENERATOR,
+                                     "one site per graph break type, matched as the Unsupported exception prints it; "
+                                     "meaning and fix from the registry's explanation and hints (MSG_FIX where it "
+                                     "registers none)"),
+            "sites": sites_of(registry, hints)}
+
+
+def _recorded(files):
+    """The slice's blocks: the registry with the fields the generator reads (first variant per id), and the hints
+    module whole."""
+    by = dict(files)
+    registry = json.loads(by[REGISTRY])
+    slim = {k: [{f: v[0].get(f) for f in ("Gb_type", "Explanation", "Hints")}] for k, v in registry.items()}
+    return [(REGISTRY, json.dumps(slim, indent=0, sort_keys=True)), (HINTS, by[HINTS])]
+
+
+def main(argv):
+    a = knowgen.arguments(__doc__, argv, source="wheel", extra=[
+        ("--record", {"help": "write the slice (the registry's fields that are read, the hints module)"})])
+    if a.wheel:
+        files, version = wheelmsgs.from_wheel(a.wheel, FILES, "torch")
+    else:
+        files, version = knowgen.read_slice(a.slice)
+    doc = build(files, version)
+    if a.wheel:
+        # a MSG_FIX row whose graph break type the registry no longer has: moved by hand, never silently lost
+        types = [s["text"][len("Unsupported: "):] for s in doc["sites"] if s.get("family")]
+        unused = [r for r, _, _ in MSG_FIX if not any(re.search(r, t) for t in types)]
+        if unused:
+            a.error("MSG_FIX entries match no graph break type of this wheel: %s" % "; ".join(unused))
+        if a.record:
+            with open(a.record, "w") as f:
+                f.write("# Recorded by %s --record: the graph break registry's fields it reads and the hints module.\n"
+                        % GENERATOR)
+                f.write("#! version %s\n" % version)
+                for p, text in _recorded(files):
+                    f.write("=== %s\n%s\n" % (p, text.rstrip("\n")))
+    return knowgen.emit("compile_messages", doc, a.out)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
