@@ -40,7 +40,7 @@ FILES = (r"^sglang/srt/(?:server_args\.py|arg_groups/[a-z_]+\.py|distributed/(?:
          r"mem_cache/kv_cache_configurator\.py|managers/(?:tp_worker|scheduler)\.py)$")
 
 KV = (r"--mem-fraction-static|mem_fraction_static|Not enough memory|max_total_num_tokens|KV cache pool|"
-      r"not enough GPU memory|--context-length")
+      r"not enough GPU memory|--context-length|Not enough space for mamba|state cache is too small")
 PARALLEL = (r"must be divisible by --tp-size|must be divisible by (?:the )?(?:tp|tensor parallel|world) size|"
             r"tp_size \* pp_size|number of GPUs")
 RULES = [
@@ -56,6 +56,8 @@ RULES = [
     ("parallel", "serving.parallel_config", {"text": PARALLEL}),
     ("nccl-library", "nccl.lib_missing", {"text": r"^Failed to load NCCL library from"}),
     ("p2p", "gpu.p2p", {"text": r"testing peer-to-peer access"}),
+    # a check elsewhere (mem_cache/, the pool configurator) that names the server flag or SGLANG_ variable it refuses
+    ("flag", "serving.config", {"level": r"^(?:raise|error)$", "text": r"--[a-z][a-z0-9-]{3,60}|SGLANG_[A-Z0-9_]{3,60}"}),
     ("ctx-config", "serving.config", {"level": r"^(?:raise|error)$", "where": r"^sglang/srt/(?:server_args|arg_groups/)"}),
     ("ctx-executor", "serving.executor", {"level": r"^(?:raise|error)$",
                                           "where": r"^sglang/srt/(?:managers/|model_executor/model_runner)"}),
