@@ -43,3 +43,59 @@ def test_munged_thread_failure_is_munged_exiting(cli, tmp_path):
     assert root and root["id"] == "munge.daemon", doc
     site = next(s for s in knowgen.committed("munge_messages")["sites"] if s["text"] == "Failed to init work thread mutex")
     assert re.search(site["re"], text)
+
+
+# ------------------------------------------------------------------ NVRM: the function and its error path
+
+import gen_nvrm_messages as nvrm  # noqa: E402
+
+NV_SRC = '''static int
+nv_start_device(nv_state_t *nv)
+{
+    nv_printf(NV_DBG_ERRORS, "NVRM: loading %s\\n", v);   /* a { in a comment */
+    if (rc != 0)
+    {
+        NV_DEV_PRINTF(NV_DBG_ERRORS, nv, "request_irq() failed (%d) {\\n", rc);
+        goto failed;
+    }
+    if (x)
+    {
+        nv_printf(NV_DBG_ERRORS, "NVRM: went on after this\\n");
+        y = 1;
+    }
+}
+'''
+
+
+def test_error_path_and_function_are_read_from_the_code():
+    code = nvrm.code_only(NV_SRC)
+    assert len(code) == len(NV_SRC) and "loading" not in code and "a {" not in code
+    at = {t: NV_SRC.index(t) for t in ("loading", "request_irq", "went on")}
+    assert {nvrm.enclosing_function(code, i) for i in at.values()} == {"nv_start_device"}
+    ends = {t: knowgen.statement_end(NV_SRC, i) for t, i in at.items()}
+    assert not nvrm.on_error_path(code, ends["loading"])  # the function's own body
+    assert nvrm.on_error_path(code, ends["request_irq"])  # its block leaves with goto
+    assert not nvrm.on_error_path(code, ends["went on"])  # its block goes on
+
+
+def test_nvrm_sites_assigned_by_context():
+    sites = {s["text"]: s for s in knowgen.committed("nvrm_messages")["sites"]}
+    irq = sites["NVRM: GPU %04x:%02x:%02x.%x: request_irq() failed (%d)"]
+    assert (irq["function"], irq["path"], irq["family"], irq["rule"]) == ("nv_start_device", "error", "gpu.xid.init",
+                                                                         "ctx-gpu-init")
+    chrdev = sites["NVRM: register_chrdev_region() failed for %s!"]
+    assert (chrdev["family"], chrdev["rule"]) == ("gpu.driver_not_loaded", "ctx-module-load")
+    # a healthy line at NV_DBG_ERRORS: the module's banner, on no error path
+    loading = sites["NVRM: loading %s"]
+    assert loading["function"] == "nvidia_init_module" and "path" not in loading and not loading.get("family")
+    xids = [s for s in sites.values() if s.get("rule") == "ctx-xid"]
+    assert xids and all(s["family"] == "gpu.xid" and isinstance(s["xid"], int) for s in xids)
+
+
+def test_an_irq_failure_is_the_gpu_not_brought_up(cli, tmp_path):
+    # composed from the format of NVIDIA/open-gpu-kernel-modules kernel-open/nvidia/nv.c nv_start_device
+    # (NV_DEV_PRINTF(NV_DBG_ERRORS, nv, "request_irq() failed (%d)\n", rc); then goto failed), in dmesg's shape
+    text = "[   12.345678] NVRM: GPU 0000:3b:00.0: request_irq() failed (-22)\n"
+    rc, doc = explain_paste(cli, tmp_path, text, "--file", rcs=(0, 1))
+    root = root_of(doc)
+    assert root and root["id"] == "gpu.xid.init", doc

@@ -46,7 +46,7 @@ def _regen(gen, name, tmp_path, capsys=None):
 
 def test_nvrm_slice_regenerates_its_committed_sites(tmp_path):
     got, full = _regen(nvrm, "nvrm_messages", tmp_path)
-    assert len(got["sites"]) == 17
+    assert len(got["sites"]) == 32  # the slice keeps whole functions of its prints (assign13: their context)
     for s in got["sites"]:
         assert s == full[s["id"]], s["id"]
     assert sum(1 for s in got["sites"] if s.get("family")) >= 14
@@ -319,9 +319,11 @@ def test_nvrm_build_assigns_families_prefixes_and_fixes():
     assert (dbe["means"], dbe["fix"]) == nvrm.xid_fix(48)
     rpc = by["src/nvidia/src/kernel/gpu/ecc.c:6"]
     assert (rpc["xid"], rpc["family"], rpc["rule"]) == (119, "gpu.xid.gsp", "xid-gsp")
-    # an Xid no rule assigns: no family, and no catalog fix either
+    # an Xid no word rule assigns: by source context (assign13: nvErrorLog_va prints a GPU fault event) the generic
+    # gpu.xid, with the catalog's fix for its number
     gr = by["src/nvidia/src/kernel/gpu/ecc.c:7"]
-    assert (gr["xid"], gr["family"], gr["rule"]) == (13, None, None) and "fix" not in gr and "means" not in gr
+    assert (gr["xid"], gr["family"], gr["rule"]) == (13, "gpu.xid", "ctx-xid") and (gr["means"], gr["fix"]) == \
+        nvrm.xid_fix(13)
     gsp = by["src/nvidia/src/kernel/gpu/gsp/kernel_gsp.c:2"]
     assert (gsp["kind"], gsp["family"], gsp["rule"]) == ("gsp", "gpu.xid.gsp", "gsp")
     assert gsp["re"] == nvrm.NVRM_PREFIX + knowgen.printf_to_regex(gsp["text"])[0] and "fix" not in gsp

@@ -67,6 +67,21 @@ RULES = [
     ("no-gpu", "gpu.driver_not_loaded", {"text": r"No NVIDIA (GPU|PCI devices|devices probed)"}),
     ("api-mismatch", "nvml.mismatch", {"text": r"API mismatch"}),
     ("recovery", "gpu.xid", {"xid": r"^154$"}),
+    # Assigned by SOURCE CONTEXT (issue 18, assign13; the pattern of gen_slurm_messages' CONTEXT_RULES): what the
+    # function that prints does, and whether the print is on its error path (on_error_path), not the words.
+    # An Xid text is printed by nvErrorLog_va as 'NVRM: Xid (PCI:...): N, ...': a GPU fault event by definition
+    # (gpu.xid, generic: the number tells the kind; NVIDIA's Xid catalog gives each number's action).
+    ("ctx-xid", "gpu.xid", {"kind": r"^xid$", "xid": r"^\d+$"}),
+    # a failure while one GPU is brought up: the PCI probe and starting the device (nv-pci.c nv_pci_probe, nv.c
+    # nv_start_device, the RM's adapter init); opening it (nv_open_device: an excluded GPU, one being unbound) is not
+    ("ctx-gpu-init", "gpu.xid.init", {"kind": r"^printf$", "level": r"^NV_DBG_ERRORS$", "path": r"^error$",
+                                      "function": r"^(?:nv_pci_probe|nv_start_device|RmInitAdapter|rm_init_adapter)$"}),
+    # a failure while the module loads (nv.c nvidia_init_module and the registrations it calls): no driver then
+    ("ctx-module-load", "gpu.driver_not_loaded", {"kind": r"^printf$", "level": r"^NV_DBG_ERRORS$", "path": r"^error$",
+                                                  "function": r"^(?:nvidia_init_module|nv_register_chrdev|"
+                                                              r"nv_drivers_init|nv_module_init|nvidia_modeset_init)$"}),
+    # Not marked 'not a failure': a print on no error path found here may still report one ('register_chrdev_region()
+    # failed' then 'return rc', a NUMA onlining that fails and goes on), so those stay unassigned.
 ]
 
 # site kind -> level shown
@@ -87,6 +102,64 @@ def _line_of(src, i):
     return src.count("\n", 0, i) + 1
 
 
+# Source context of a print (issue 18, assign13): the function it is in, and whether it is on that function's error
+# path. kernel-open/nvidia prints healthy lines at NV_DBG_ERRORS too ('NVRM: loading ...', 'NVRM: Applied patches'),
+# so a level says nothing of a failure there; what the code does next does: a print inside a block that then leaves
+# with goto, returns an error (-E..., NV_ERR_..., NV_FALSE, NULL, -1, or the rc / ret / status / err it holds) or sets one (rc = -E..., status = NV_ERR_...) is
+# the report of a failure. A print in a function's own body (not in a block of it) is not on an error path.
+_ERROR_EXIT = re.compile(r"\bgoto\s+\w+\s*;|\breturn\s+(?:-\s*E[A-Z]+|NV_ERR_\w+|NV_FALSE|NULL|-1|rc|ret|status|err)\s*;|"
+                         r"=\s*-\s*E[A-Z]+\s*;|=\s*NV_ERR_\w+\s*;")
+_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+
+
+def code_only(src):
+    """``src`` with each string literal's body and each comment blanked (same length, line breaks kept), so that
+    braces and words inside them are not read as code."""
+    blank = lambda m: re.sub(r"[^\n]", " ", m.group())  # noqa: E731
+    out = knowgen.C_STRING.sub(lambda m: '"' + blank(m)[1:-1] + '"', src)
+    return _COMMENT.sub(blank, out)
+
+
+def enclosing_function(code, i):
+    """The name of the C function whose body (its '{' at the start of a line: the kernel's and NVIDIA's style)
+    holds position ``i`` of ``code`` (code_only), or '' when none does."""
+    j = code.rfind("\n{", 0, i)
+    if j < 0:
+        return ""
+    start = code.rfind("\n\n", 0, j)
+    head = "\n".join(x for x in code[start + 1 if start >= 0 else 0:j].split("\n") if not x.lstrip().startswith("#"))
+    m = re.search(r"([A-Za-z_]\w*)\s*\(", head)
+    return m.group(1) if m else ""
+
+
+def on_error_path(code, end):
+    """Whether the statement that ends at ``end`` (its ';') is followed, in its own block, by an error exit
+    (_ERROR_EXIT); never for a statement of a function's own body."""
+    depth, i = 0, end
+    while i > 0:
+        i -= 1
+        c = code[i]
+        if c == "}":
+            depth += 1
+        elif c == "{":
+            if depth == 0:
+                break
+            depth -= 1
+    if i <= 0 or code[i - 1] == "\n":
+        return False  # the function's body (its brace starts a line), or no block at all
+    depth, j = 0, end + 1
+    while j < len(code):
+        c = code[j]
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            if depth == 0:
+                break
+            depth -= 1
+        j += 1
+    return bool(_ERROR_EXIT.search(code, end + 1, j))
+
+
 def _best_line(fmt):
     """The kernel-log line of a format that is most specific: a format with '\\n' inside prints
     several lines, each 'NVRM: ...'; the one with the longest literal run is matched."""
@@ -102,10 +175,12 @@ def _best_line(fmt):
     return best[1], best[2], best[3]
 
 
-def sites_of(path, src, xids):
-    """(kind, where, format, level, xid) of each message site of a file."""
+def sites_of(path, src, xids, context=None):
+    """(kind, where, format, level, xid) of each message site of a file; ``context`` (a dict) gets each printf
+    site's where -> (its function, whether it is on an error path)."""
     if path.endswith(".c") and (path.startswith("kernel-open/nvidia/") or
                                 path.startswith("src/nvidia/arch/nvalloc/unix/src/")):
+        code = code_only(src)
         for m in _PRINTF.finditer(src):
             args = knowgen.call_args(src, m.end())
             k = _FMT_ARG[m.group(1)]
@@ -116,7 +191,11 @@ def sites_of(path, src, xids):
                 continue
             if m.group(1) != "nv_printf":
                 fmt = "NVRM: GPU %04x:%02x:%02x.%x: " + fmt
-            yield "printf", "%s:%d" % (path, _line_of(src, m.start())), fmt, args[0], None
+            where = "%s:%d" % (path, _line_of(src, m.start()))
+            if context is not None:
+                context[where] = (enclosing_function(code, m.start()),
+                                  on_error_path(code, knowgen.statement_end(src, m.start())))
+            yield "printf", where, fmt, args[0], None
     if path.startswith(("src/nvidia/src/kernel/", "src/nvidia/arch/nvalloc/unix/src/")):
         for m in _ERRLOG.finditer(src):
             args = knowgen.call_args(src, m.end())
@@ -166,8 +245,9 @@ def xid_fix(num):
 def build(files, version):
     xids = xid_numbers(files)
     sites, seen = [], set()
+    context = {}
     for path, src in files:
-        for kind, where, fmt, level, xid in sites_of(path, src, xids):
+        for kind, where, fmt, level, xid in sites_of(path, src, xids, context):
             text = " ".join(fmt.split())
             if (kind, text) in seen:
                 continue
@@ -177,9 +257,15 @@ def build(files, version):
                     "level": level}
             if xid is not None:
                 site["xid"] = xid
+            if context.get(where, ("",))[0]:
+                site["function"] = context[where][0]  # the C function that prints it
+            if context.get(where, ("", False))[1]:
+                site["path"] = "error"  # the print is on that function's error path (on_error_path)
             if not knowgen.unanchored(site, rx, literal):
                 rule, family = knowgen.assign(RULES, site, {"text": text, "where": where, "kind": kind,
-                                                             "level": level, "xid": xid if xid is not None else ""})
+                                                             "level": level, "xid": xid if xid is not None else "",
+                                                             "function": site.get("function", ""),
+                                                             "path": site.get("path", "")})
                 prefix = XID_PREFIX % xid if xid is not None else NVRM_PREFIX
                 if line.startswith("NVRM:"):
                     prefix = ""
