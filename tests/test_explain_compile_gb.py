@@ -45,13 +45,28 @@ SKIPPED_155426 = (
     "not be traced.\n  Hint: Avoid calling the function `_immutable_list_unflatten`.\n")
 
 
+# torch 2.4.1's torch/_dynamo/backends/distributed.py message (its format in the slice) as BackendCompilerFailed
+# prints it; the settled workaround: https://github.com/pytorch/pytorch/issues/104674 (maintainer: "disable DDP
+# optimizer using torch._dynamo.config.optimize_ddp = False"), seen again with FlexAttention in pytorch#137481
+DDP_HOP = (
+    "torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:\nNotImplementedError: DDPOptimizer backend: "
+    "Found a higher order op in the graph. This is not supported. Please turn off DDP optimizer using "
+    "torch._dynamo.config.optimize_ddp=False. Note that this can cause performance degradation because there will be "
+    "one bucket for the entire Dynamo graph. Please refer to this issue - "
+    "https://github.com/pytorch/pytorch/issues/104674.\n")
+
+
 def test_generator_regenerates_the_committed_sites_from_its_slice(tmp_path):
     got = knowgen.regenerated(gen_compile_messages.main, os.path.join(REPO, "tools", "data",
                                                                       "compile_messages_slice.txt"),
                               tmp_path / "compile_messages.json")
     full = knowgen.committed("compile_messages")
     assert got["header"]["version"] == full["header"]["version"]
-    assert got["sites"] == full["sites"] and len(full["sites"]) > 500
+    # every assigned site of the full read comes back from the slice as it is (the graph break registry whole,
+    # the Python sites' statements); an unassigned Python site is listed, not recorded
+    assigned = [s for s in full["sites"] if s.get("family")]
+    assert got["sites"] == assigned and len(assigned) > 500
+    assert full["unassigned"] == sorted(s["id"] for s in full["sites"] if not s.get("family"))
 
 
 def test_a_sites_fix_is_the_registrys_own_hints_then_its_category():
@@ -62,7 +77,8 @@ def test_a_sites_fix_is_the_registrys_own_hints_then_its_category():
                                      "TORCHDYNAMO_CAPTURE_SCALAR_OUTPUTS=1`")
     # a generic hint (graph_break_hints.py) is replaced by what its category asks for, never quoted as it is
     assert not any("report an issue" in f for s in sites.values() for f in s.get("fix", []))
-    assert all(s["family"] == "compile.graph_break" for s in sites.values() if s.get("re"))
+    assert all(s["family"] == "compile.graph_break" for s in sites.values() if s["text"].startswith("Unsupported: ")
+               and s.get("re"))
 
 
 def test_fullgraph_failure_gets_its_fix_and_a_logged_graph_break_stays_healthy(kb):
@@ -72,5 +88,8 @@ def test_fullgraph_failure_gets_its_fix_and_a_logged_graph_break_stays_healthy(k
     assert re.search(r"torch\.cond", "\n".join(root["causes"][0]["fix"]))
     res = explain.explain_text(SKIPPED_155426, kb)
     assert res["findings"][0]["id"] == "compile.graph_break"
+    res = explain.explain_text(DDP_HOP, kb)
+    assert res["findings"][0]["id"] == "compile.ddp_optimizer"
+    assert "optimize_ddp = False" in "\n".join(res["findings"][0]["causes"][0]["fix"])
     res = explain.explain_text(LOGGED, kb)
     assert res["verdict"] == "no_error" and not res["findings"]

@@ -35,13 +35,15 @@ import json
 import os
 import re
 import sys
+import textwrap
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import knowgen  # noqa: E402
 import wheelmsgs  # noqa: E402
 
 GENERATOR = "tools/gen_compile_messages.py"
-FILES = r"^torch/_dynamo/(?:graph_break_registry\.json|graph_break_hints\.py)$"
+FILES = (r"^torch/(?:_dynamo/(?:graph_break_registry\.json|graph_break_hints\.py|backends/distributed\.py)|"
+         r"_inductor/(?:async_compile|codecache|cpp_builder)\.py)$")
 REGISTRY = "torch/_dynamo/graph_break_registry.json"
 HINTS = "torch/_dynamo/graph_break_hints.py"
 FAMILY = "compile.graph_break"
@@ -77,6 +79,46 @@ MSG_FIX = [
     (r"^Storing Tensor hook handle in globals",
      "A tensor hook's handle is stored in a global variable inside the compiled function.",
      ["register the hook outside the compiled function (or keep the handle local)"]),
+]
+
+
+# Inductor's build of its kernels and DDPOptimizer (torch._dynamo.backends.distributed, torch.compile of a DDP model):
+# raise / assert / logger sites of the current and an older wheel (tools/wheelmsgs.py), assigned by their words
+PY_RULES = [
+    ("build", "compile.inductor_build", {"where": r"^torch/_inductor/",
+                                         "text": r"mounted with noexec|C\+\+ compiler|nvcc is required|"
+                                                 r"compilation subprocess exited unexpectedly|compile-worker future|"
+                                                 r"daemonic multiprocessing|Failed to load library from"}),
+    ("ddp", "compile.ddp_optimizer", {"where": r"^torch/_dynamo/backends/distributed\.py",
+                                      "text": r"DDPOptimizer|optimize_ddp|higher order op"}),
+]
+PY_FIX = [
+    (r"is mounted with noexec",
+     "Inductor builds each compiled kernel as a shared object in its cache folder (TORCHINDUCTOR_CACHE_DIR, default "
+     "<tmp>/torchinductor_<user>) and loads it with dlopen; the folder's file system is mounted noexec (Docker's "
+     "default for a tmpfs /tmp), so the loader refuses to map it.",
+     ["export TORCHINDUCTOR_CACHE_DIR=<a folder on an exec-mounted file system> (e.g. $HOME/.cache/torchinductor) "
+      "(the message's advice), or remount /tmp with exec (docker run --tmpfs /tmp:exec)"]),
+    (r"process pools are disabled in daemonic multiprocessing processes",
+     "torch.compile ran inside a daemonic multiprocessing process (a DataLoader worker, a multiprocessing.Pool "
+     "worker), which may not start Inductor's compile-worker pool.",
+     ["torch._inductor.config.worker_start_method = 'subprocess' (or export "
+      "TORCHINDUCTOR_WORKER_START=subprocess) (the message's advice), or compile in the main process"]),
+    (r"^A compilation subprocess exited unexpectedly",
+     "One of Inductor's parallel compile workers died (killed for memory by the OOM killer when many compile at once, "
+     "or a crash of the compiler).",
+     ["export TORCHINDUCTOR_COMPILE_THREADS=1 to compile in the main process and see the real error (the message's "
+      "advice); dmesg -T | grep -i 'killed process' for an OOM kill"]),
+    (r"^Inductor compile-worker future for %s did not complete within",
+     "An Inductor compile worker did not finish its kernel in time (a slow or overloaded node, a hung compiler).",
+     ["export TORCHINDUCTOR_COMPILE_WORKER_WAIT_TIMEOUT=<seconds> (the message's advice), or "
+      "TORCHINDUCTOR_COMPILE_THREADS=1"]),
+    (r"DDPOptimizer|optimize_ddp|higher order op",
+     "torch.compile of a DDP-wrapped model splits the graph at DDP's gradient buckets (DDPOptimizer, "
+     "torch._dynamo.config.optimize_ddp) so that all-reduce overlaps backward; this release's DDPOptimizer cannot "
+     "split a graph with a higher-order op (activation checkpointing, torch.cond, a HOP from a library) in it.",
+     ["torch._dynamo.config.optimize_ddp = False before torch.compile (one bucket for the whole graph: less "
+      "overlap) (the message's advice), or pip install -U torch (newer releases split such graphs)"]),
 ]
 
 
@@ -165,12 +207,18 @@ def build(files, version):
     by = dict(files)
     registry = json.loads(by[REGISTRY])
     hints = _hint_lists(by[HINTS])
-    return {"header": knowgen.header("torch (https://pypi.org/project/torch/) torch/_dynamo/graph_break_registry.json "
-                                     "and graph_break_hints.py", version, GENERATOR,
+    seen, ids = set(), set()
+    py = wheelmsgs.py_sites([(p, t) for p, t in files if p.endswith(".py") and not p.endswith(HINTS)], "compile.",
+                            PY_RULES, PY_FIX, seen, ids)
+    return {"header": knowgen.header("torch (https://pypi.org/project/torch/) torch/_dynamo/graph_break_registry.json, "
+                                     "graph_break_hints.py, backends/distributed.py, torch/_inductor/async_compile.py, "
+                                     "codecache.py, cpp_builder.py", version, GENERATOR,
                                      "one site per graph break type, matched as the Unsupported exception prints it; "
                                      "meaning and fix from the registry's explanation and hints (MSG_FIX where it "
-                                     "registers none)"),
-            "sites": sites_of(registry, hints)}
+                                     "registers none); raise/assert/logger messages of Inductor's kernel build "
+                                     "(async_compile.py, codecache.py, cpp_builder.py) and DDPOptimizer "
+                                     "(_dynamo/backends/distributed.py), families from PY_RULES"),
+            "sites": sites_of(registry, hints) + py}
 
 
 def _recorded(files):
@@ -184,15 +232,23 @@ def _recorded(files):
 
 def main(argv):
     a = knowgen.arguments(__doc__, argv, source="wheel", extra=[
-        ("--record", {"help": "write the slice (the registry's fields that are read, the hints module)"})])
+        ("--older", {"help": "an older torch wheel: the Python messages it printed that the current one no longer "
+                             "does (DDPOptimizer's higher-order-op refusal)"}),
+        ("--record", {"help": "write the slice (the registry's fields that are read, the hints module, the "
+                              "statements of the assigned Python sites)"})])
     if a.wheel:
         files, version = wheelmsgs.from_wheel(a.wheel, FILES, "torch")
+        if a.older:
+            ofiles, oversion = wheelmsgs.from_wheel(a.older, FILES, "torch")
+            files += [("older/torch-%s/%s" % (oversion.split()[1], p), t) for p, t in ofiles if p.endswith(".py")]
+            version += "; older: " + oversion
     else:
         files, version = knowgen.read_slice(a.slice)
     doc = build(files, version)
     if a.wheel:
         # a MSG_FIX row whose graph break type the registry no longer has: moved by hand, never silently lost
-        types = [s["text"][len("Unsupported: "):] for s in doc["sites"] if s.get("family")]
+        knowgen.stale_fixes(a, "PY_FIX", PY_FIX, [s for s in doc["sites"] if s["family"] != FAMILY], of="wheel")
+        types = [s["text"][len("Unsupported: "):] for s in doc["sites"] if s.get("family") == FAMILY]
         unused = [r for r, _, _ in MSG_FIX if not any(re.search(r, t) for t in types)]
         if unused:
             a.error("MSG_FIX entries match no graph break type of this wheel: %s" % "; ".join(unused))
@@ -203,6 +259,13 @@ def main(argv):
                 f.write("#! version %s\n" % version)
                 for p, text in _recorded(files):
                     f.write("=== %s\n%s\n" % (p, text.rstrip("\n")))
+            keep = {wheelmsgs.site_key(s) for s in doc["sites"] if s.get("family") and s["family"] != FAMILY}
+            with open(a.record, "a") as f:
+                for p, src in files:
+                    if p.endswith(".py") and not p.endswith(HINTS):
+                        lines = src.splitlines()
+                        for x, y in wheelmsgs.statements(src, keep.__contains__, p):
+                            f.write("=== %s @%d\n%s\n" % (p, x, textwrap.dedent("\n".join(lines[x - 1:y]))))
     return knowgen.emit("compile_messages", doc, a.out)
 
 
