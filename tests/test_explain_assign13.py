@@ -99,3 +99,22 @@ def test_an_irq_failure_is_the_gpu_not_brought_up(cli, tmp_path):
     rc, doc = explain_paste(cli, tmp_path, text, "--file", rcs=(0, 1))
     root = root_of(doc)
     assert root and root["id"] == "gpu.xid.init", doc
+
+
+# ------------------------------------------------------------------ host programs: nvidia-installer and DKMS
+
+
+def test_installer_and_dkms_sites_by_the_call_and_file():
+    sites = {s["id"]: s for s in knowgen.committed("host_messages")["sites"]}
+    by_text = {s["text"]: s for s in sites.values()}
+    # kernel.c builds, installs and loads the module: its ui_error is that step failing
+    assert by_text["Unable to create a temporary build directory."]["rule"] == "ctx-installer-kernel"
+    assert by_text["Unable to create a temporary build directory."]["family"] == "gpu.driver_module"
+    # DKMS's report_build_problem dies after filing the build problem
+    assert by_text["Application of patch %s failed."]["rule"] == "ctx-dkms-build"
+    # a warning (ui_warn / dkms warn) returns and the installer goes on
+    warn = by_text["Unable to determine the version of the running kernel (%s)."]
+    assert warn["level"] == "ui_warn" and not warn.get("family") and warn["rule"].startswith("not a failure")
+    # a word rule still comes first: the installer's nouveau warning is an answer
+    assert by_text["The Nouveau kernel driver is currently in use by your system.  This driver is incompatible with "
+                   "the NVIDIA driver, and must be disabled before proceeding."]["family"] == "gpu.driver_module"

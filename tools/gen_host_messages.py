@@ -107,11 +107,25 @@ RULES = [
     # themselves ('OMP: Info #276: omp_set_nested routine deprecated', printed by healthy runs)
     ("not a failure: the OpenMP runtime's warning or note (it goes on)", None,
      {"where": r"^(?:openmp|libgomp):", "level": r"^(?:warning|info|gomp_error)$"}),
+    # nvidia-installer's kernel.c builds, installs and loads the kernel module (run_make, the sanity checks, the load
+    # test): a ui_error there is that step failing (source context; a word rule above comes first)
+    ("ctx-installer-kernel", "gpu.driver_module", {"where": r"^installer(?:@[^:]*)?:kernel\.c:", "level": r"^ui_error$"}),
+    # DKMS's report_build_problem (dkms.in) files the build problem and dies: the module was not built
+    ("ctx-dkms-build", "gpu.driver_module", {"where": r"^dkms:", "level": r"^report_build_problem$"}),
+    # a warning nvidia-installer (user-interface.c ui_warn: prints at NV_MSG_LEVEL_WARNING and returns) or DKMS
+    # (dkms.in warn: prints 'Warning: ' and returns) prints, and goes on
+    ("not a failure: a warning nvidia-installer or DKMS prints and goes on (ui_warn, warn)", None,
+     {"where": r"^(?:installer(?:@[^:]*)?|dkms):", "level": r"^(?:ui_warn|warn)$"}),
     # OpenBLAS: its fixed thread and buffer tables
     # (blas_thread_init's pthread_create failure is errno.eagain's: the user's process limit, families.toml)
     ("openblas", "code.blas_threads", {"where": r"^openblas:", "text": r"NUM_THREADS exceeded|memory regions|"
                                        r"maximum of %d threads|from many threads in parallel|larger NUM_THREADS"}),
 ]
+
+# a site a ctx- rule assigns needs CTX_WORDS words of its own (knowgen.specific_enough; the catalog's 'OMP: Error #N'
+# prefix and number make an OpenMP message specific whatever its words)
+CTX_WORDS = 3
+VAGUE = "too few words of its own to assign by its source file"
 
 # What one message means, where its family's causes are not enough: [(regex over the text, means, [fix])]
 MSG_FIX = [
@@ -403,6 +417,8 @@ def build(files, version):
             rx = shape + r"[^\n]{0,40}?" + rx if source == "kmod" else shape + rx
         rule, family = knowgen.assign(RULES, site, {"where": where, "level": level, "text": fmt,
                                                     "name": site.get("name", "")})
+        if family and rule.startswith("ctx-") and source != "openmp" and not knowgen.specific_enough(fmt, CTX_WORDS):
+            rule, family = VAGUE, None  # too few words of its own to be this message alone
         site.update({"re": rx, "family": family, "rule": rule})
         knowgen.give_fix(site, MSG_FIX, fmt)
         sites.append(site)
