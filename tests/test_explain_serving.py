@@ -128,3 +128,25 @@ def test_real_texts_get_their_entry_and_fix(cli, tmp_path):
                             "--file", name="cut.txt", rcs=(0, 1))
     got = next(f for f in doc["findings"] if f["id"] == "cuda.init_failed")
     assert "VLLM_WORKER_MULTIPROC_METHOD=spawn" in got["causes"][0]["fix"][0]
+
+
+def test_a_healthy_start_and_vllms_fallback_warning_are_no_failure(cli, tmp_path):
+    healthy = {
+        # https://github.com/vllm-project/vllm/issues/10517 (the 20k run that started: memory profiling, KV cache)
+        "profile_10517": ("Loading model weights took 14.9888 GB\nMemory profiling results: total_gpu_memory=23.58GiB "
+                          "initial_memory_usage=15.34GiB peak_torch_memory=17.06GiB memory_usage_post_profile=15.35GiB "
+                          "non_torch_memory=0.35GiB kv_cache_size=3.81GiB gpu_memory_utilization=0.90\n"
+                          "GPU blocks: 1952, # CPU blocks: 2048\nMaximum concurrency for 20000 tokens per request: "
+                          "1.56x\n"),
+        # https://github.com/vllm-project/vllm/issues/4770 (vLLM's custom all-reduce turned off: NCCL does it instead)
+        "fallback_4770": ("(eager_allreduce pid=3040) INFO 05-13 08:48:35 utils.py:132] reading GPU P2P access cache from "
+                          "/root/.config/vllm/gpu_p2p_access_cache_for_0,1.json\n(eager_allreduce pid=3040) WARNING "
+                          "05-13 08:48:35 custom_all_reduce.py:166] Custom allreduce is disabled because your platform "
+                          "lacks GPU P2P capability or P2P test failed. To silence this warning, specify "
+                          "disable_custom_all_reduce=True explicitly.\n"),
+    }
+    for name, text in healthy.items():
+        rc, doc = explain_paste(cli, tmp_path, text, "--file", name=name + ".txt", rcs=(0, 1))
+        assert doc["verdict"] == "no_error" and root_id(doc) is None, (name, ids(doc))
+    # the warning is told as what it is (knowledge/serving.toml serving.custom_allreduce_off)
+    assert [c["id"] for c in doc["context"]] == ["serving.custom_allreduce_off"], doc["context"]
