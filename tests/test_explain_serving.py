@@ -47,6 +47,12 @@ REAL = {
     "triton_mlir_xpu_4580": ("/tmp/torchinductor_jovyan/qn/cqnwmj5hliwreiqlsg6gpi7a3vnqtqahsv4jpcktf6twphrkuvwt.py:18:0: "
                              "error: Failures have been detected while processing an MLIR pass pipeline\n"
                              "Error: `RuntimeError: PassManager::run failed`\n", "triton.compile", r"MLIR"),
+    # https://github.com/triton-lang/triton/issues/8539 (a DGX Spark's sm_121a, the wheel's ptxas too old for it)
+    "triton_ptxas_8539": ("triton.runtime.errors.PTXASError: PTXAS error: Internal Triton PTX codegen error\n`ptxas` "
+                          "stderr:\nptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'\n\nRepro "
+                          "command: /home/xxxx/miniforge3/envs/pt10/lib/python3.10/site-packages/triton/backends/nvidia/"
+                          "bin/ptxas -lineinfo -v --gpu-name=sm_121a /tmp/tmpkw7ug6t8.ptx -o /tmp/tmpkw7ug6t8.ptx.o\n",
+                          "triton.ptxas", r"TRITON_PTXAS_PATH"),
     # https://github.com/QwenLM/Qwen3/issues/295 (vLLM 0.4, the v0 worker's check)
     "vllm_kv_qwen_295": ("    raise ValueError(\nValueError: The model's max seq len (32768) is larger than the maximum "
                          "number of tokens that can be stored in KV cache (7344). Try increasing "
@@ -105,6 +111,8 @@ def test_generators_regenerate_the_committed_sites_from_their_slices(tmp_path):
     assert sites["'%s', '-O3', '-shared', '-fPIC', '-Wno-psabi', '-o', '%s'"]["family"] == "triton.build"
     # the C++ compiler's message, read from libtriton.so
     assert sites["PassManager::run failed"]["family"] == "triton.compile"
+    # the bundled ptxas' own message for a GPU it does not know (the option: compiler.py's --gpu-name)
+    assert sites["Value '%s' is not defined for option 'gpu-name'"]["family"] == "triton.ptxas"
     vllm = {s["text"]: s for s in knowgen.committed("vllm_messages")["sites"]}
     # a warning is context: vLLM turns its custom all-reduce off and goes on
     assert vllm["Custom allreduce is disabled because your platform lacks GPU P2P capability or P2P test failed. To "

@@ -27,7 +27,8 @@ Usage:
 Source: triton (https://pypi.org/project/triton/, MIT; https://github.com/triton-lang/triton, python/triton/ and
 third_party/nvidia/backend/): runtime/build.py, runtime/errors.py, runtime/driver.py, runtime/cache.py,
 runtime/autotuner.py, runtime/jit.py, compiler/compiler.py, compiler/errors.py, backends/nvidia/driver.py,
-backends/nvidia/compiler.py, backends/nvidia/driver.c, and the C++ compiler's messages in _C/libtriton.so (BINARY_NEEDLES).
+backends/nvidia/compiler.py, backends/nvidia/driver.c, the C++ compiler's messages in _C/libtriton.so (BINARY_NEEDLES) and
+the bundled ptxas' messages about a GPU or PTX version it does not know (PTXAS_NEEDLES).
 The regenerated table read triton 3.9.0 and the older 3.0.0.
 """
 
@@ -61,7 +62,8 @@ RULES = [
     ("no-driver", "cuda.not_available", {"text": r"active drivers \(%s\)\. There should only be one|"
                                                  r"^Backend device '%s' is not active"}),
     ("out-of-resources", "triton.out_of_resources", {"text": r"^out of resource: "}),
-    ("ptxas", "triton.ptxas", {"text": r"PTXAS error|`ptxas`|ptxas|TRITON_PTXAS_PATH|only support CUDA 10\.0 or higher"}),
+    ("ptxas", "triton.ptxas", {"text": r"PTXAS error|`ptxas`|ptxas|TRITON_PTXAS_PATH|only support CUDA 10\.0 or higher|"
+                                       r"for option 'gpu-name'|^Unsupported \.version "}),
     ("cache", "triton.cache", {"text": r"cache dir"}),
     ("compile", "triton.compile", {"text": r"^PassManager::run failed$|^Failures have been detected while processing an "
                                            r"MLIR pass pipeline$"}),
@@ -124,6 +126,17 @@ MSG_FIX = [
      ["read the `ptxas` stderr in the message: 'Unsupported .version' / 'not defined for option gpu-name' -> a ptxas "
       "older than this GPU or PTX: unset TRITON_PTXAS_PATH (use Triton's own) or point it at a CUDA toolkit's that "
       "knows the GPU; else upgrade triton (and the torch that pins it)"]),
+    (r"^Value '%s' is not defined for option 'gpu-name'$",
+     "The ptxas Triton runs (its wheel's backends/nvidia/bin/ptxas, or TRITON_PTXAS_PATH) does not know this GPU's "
+     "architecture (--gpu-name=sm_<capability>): a triton release older than the GPU (a Blackwell sm_100 / sm_120 with "
+     "triton < 3.3), or a ptxas from an older CUDA toolkit.",
+     ["upgrade triton with the torch that pins it (a torch built for CUDA 12.8+ brings a triton that knows sm_100 / "
+      "sm_120), or export TRITON_PTXAS_PATH=<a CUDA >= 12.8 toolkit>/bin/ptxas; unset a TRITON_PTXAS_PATH that names "
+      "an older one"]),
+    (r"^Unsupported \.version %s; current version is '%s'",
+     "The PTX Triton generated asks for a newer PTX ISA version than the ptxas it runs supports: TRITON_PTXAS_PATH "
+     "names an older CUDA toolkit's ptxas than the one the wheel ships.",
+     ["unset TRITON_PTXAS_PATH (the wheel's own ptxas matches its PTX), or point it at a newer CUDA toolkit's ptxas"]),
     (r"^Triton only support CUDA 10\.0 or higher",
      "The ptxas Triton found reports a CUDA release older than 10.0 (TRITON_PTXAS_PATH or an old toolkit on PATH).",
      ["unset TRITON_PTXAS_PATH so that Triton uses the ptxas its wheel ships"]),
@@ -187,6 +200,13 @@ def toolchain_sites(path, src):
                 out.append(("raise", i, knowgen.c_unescape(m.group(1)), "c"))
         if path.endswith(".so") and line.strip():  # binary_strings: one message a line
             out.append(("raise", i, line.strip(), "so"))
+        if path.endswith("/bin/ptxas") and line.strip():
+            msg = line.strip()
+            if msg.startswith("Value '%s' is not defined for option '%s'"):
+                # the option Triton gives an architecture: compiler.py's ptxas command, --gpu-name=sm_<capability>
+                out.append(("raise", i, "Value '%s' is not defined for option 'gpu-name'", "ptxas"))
+            elif msg.startswith("Unsupported .version "):
+                out.append(("raise", i, msg, "ptxas"))
     if path.endswith(".py"):
         try:
             tree = ast.parse(textwrap.dedent(src))
@@ -246,15 +266,24 @@ BINARY = "triton/_C/libtriton.so"
 BINARY_NEEDLES = (b"PassManager::run failed", b"Failures have been detected while processing an MLIR pass pipeline")
 
 
-def binary_strings(wheel):
-    """The printable runs (GNU strings' sense, knowgen.binary_strings) of the wheel's libtriton.so that hold one of
-    BINARY_NEEDLES, one a line; found by the needle and widened to its run, so the 500 MB library is not split."""
+# The ptxas the wheel ships (backends/nvidia/bin/ptxas, the assembler compiler.py runs): its messages about a GPU or a
+# PTX version it does not know, printed as 'ptxas fatal   : <message>' when Triton's launch of it fails
+PTXAS = "triton/backends/nvidia/bin/ptxas"
+PTXAS_NEEDLES = (b"' is not defined for option '", b"Unsupported .version ")
+
+
+def binary_strings(wheel, member=BINARY, needles=BINARY_NEEDLES):
+    """The printable runs (GNU strings' sense, knowgen.binary_strings) of the wheel's ``member`` (libtriton.so, ptxas)
+    that hold one of ``needles``, one a line; found by the needle and widened to its run, so the 500 MB library is
+    not split."""
     import zipfile
 
     with zipfile.ZipFile(wheel) as z:
-        data = z.read(BINARY)
+        if member not in z.namelist():
+            return ""
+        data = z.read(member)
     out = []
-    for needle in BINARY_NEEDLES:
+    for needle in needles:
         i = data.find(needle)
         if i < 0:
             continue
@@ -270,10 +299,12 @@ def binary_strings(wheel):
 def read(wheel, older=None):
     files, version = wheelmsgs.from_wheel(wheel, FILES, "triton")
     files.append((BINARY, binary_strings(wheel)))
+    files.append((PTXAS, binary_strings(wheel, PTXAS, PTXAS_NEEDLES)))
     if older:
         ofiles, oversion = wheelmsgs.from_wheel(older, FILES, "triton")
         v = oversion.split()[1]
         files += [("older/triton-%s/%s" % (v, p), src) for p, src in ofiles]
+        files.append(("older/triton-%s/%s" % (v, PTXAS), binary_strings(older, PTXAS, PTXAS_NEEDLES)))
         version += "; older: " + oversion
     return files, version
 
@@ -282,7 +313,7 @@ def _keep_lines(files, doc):
     """The extra blocks of the slice: the lines toolchain_sites reads (#include lines, PyErr_SetString calls, the
     `libraries` and `cc_cmd` assignments), whole statements, for the sites it made."""
     want = {wheelmsgs.site_key(s) for s in doc["sites"] if s.get("family") and
-            re.match(r"triton\.(?:[a-z_0-9]+_)?(?:link|include|command|c|str|so)_", s["id"])}
+            re.match(r"triton\.(?:[a-z_0-9]+_)?(?:link|include|command|c|str|so|ptxas)_", s["id"])}
     out = []
     for p, src in files:
         lines = src.splitlines()
