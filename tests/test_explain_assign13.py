@@ -118,3 +118,32 @@ def test_installer_and_dkms_sites_by_the_call_and_file():
     # a word rule still comes first: the installer's nouveau warning is an answer
     assert by_text["The Nouveau kernel driver is currently in use by your system.  This driver is incompatible with "
                    "the NVIDIA driver, and must be disabled before proceeding."]["family"] == "gpu.driver_module"
+
+
+# ------------------------------------------------------------------ the NVIDIA device plugin and the GPU operator
+
+
+def test_k8s_nvidia_sites_by_the_call_that_reports_them():
+    sites = [s for s in knowgen.committed("k8s_messages")["sites"] if s["where"].startswith("NVIDIA/")]
+    by_text = {s["text"]: s for s in sites}
+    reg = by_text["Could not register device plugin: %s"]
+    assert (reg["call"], reg["family"], reg["rule"]) == ("klog.Errorf", "k8s.device_plugin_error", "ctx-device-plugin")
+    val = by_text["error validating nvidia-peermem driver installation: %s"]
+    assert (val["call"], val["family"], val["rule"]) == ("fmt.Errorf", "k8s.gpu_operator", "ctx-validator")
+    # NVML's own line stays NVML's; a warning goes on; a test file is no site of the plugin's
+    assert not by_text["Failed to initialize NVML: %s."].get("family")
+    assert by_text["Ignoring error getting device memory: %s"]["rule"].startswith("not a failure")
+    assert not any(s.get("rule", "").startswith("ctx-") and "_test.go:" in s["where"] for s in sites)
+    # an Sprintf (a path, a name) is no error report
+    assert all(s["call"] != "fmt.Sprintf" for s in sites if str(s.get("rule")).startswith("ctx-"))
+
+
+def test_a_registration_failure_names_the_device_plugin(cli, tmp_path):
+    # composed from NVIDIA/k8s-device-plugin internal/plugin/server.go (klog.Errorf("Could not register device plugin:
+    # %s", err)) with the kubelet socket's gRPC error, in klog's line shape
+    text = ("E1126 10:00:00.000000       1 server.go:120] Could not register device plugin: rpc error: code = "
+            "Unavailable desc = connection error: desc = \"transport: Error while dialing: dial unix "
+            "/var/lib/kubelet/device-plugins/kubelet.sock: connect: no such file or directory\"\n")
+    rc, doc = explain_paste(cli, tmp_path, text, "--file", rcs=(0, 1))
+    root = root_of(doc)
+    assert root and root["id"] == "k8s.device_plugin_error", doc

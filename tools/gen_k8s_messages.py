@@ -124,8 +124,32 @@ RULES = [
                                                     r"NVIDIA Container Toolkit|^Incompatible strategy detected|"
                                                     r"^No devices found\. Waiting indefinitely|"
                                                     r"^unknown MIG strategy|more than one MIG device type|"
-                                                    r"^nvml init failed"}),
+                                                    r"^nvml init failed|"
+                                                    # internal/plugin/factory.go logs these in the same block as
+                                                    # the lines above (the same failed NVML init)
+                                                    r"^You can check the prerequisites at|"
+                                                    r"^You can learn how to set the runtime at|"
+                                                    r"^If this is not a GPU node, you should set up a toleration"}),
+    # NVML's own error, which the plugin logs ('Failed to initialize NVML: <nvmlErrorString>'): NVML's matcher names it,
+    # and the plugin's next lines (above) name the plugin; no family here, not by the context rules below either
+    ("nvml-own-line", None, {"where": r"^NVIDIA/k8s-device-plugin:", "text": r"^Failed to initialize NVML: "}),
+    # Assigned by SOURCE CONTEXT (issue 18, assign13; the pattern of gen_slurm_messages' CONTEXT_RULES): the call that
+    # reports it and the program it is in, not the words. An error the device plugin returns or logs (fmt.Errorf,
+    # errors.New, klog.Error*/Fatal*) stops its start, its resource managers (MIG, CDI, the device map) or its gRPC
+    # registration with the kubelet: the node then advertises no or fewer GPUs (k8s.device_plugin_error, generic).
+    ("ctx-device-plugin", "k8s.device_plugin_error", {"where": r"^NVIDIA/k8s-device-plugin:(?!.*_test\.go:)",
+                                                      "call": r"^(?:fmt\.Errorf|errors\.New|klog\.(?:Errorf|Error|"
+                                                              r"Fatalf|Fatal))$"}),
+    # an error of nvidia-operator-validator (cmd/nvidia-validator: the init containers that check the driver, the
+    # toolkit, CUDA, the plugin, nvidia-peermem, GDS, MOFED on the node) is a validation that did not pass
+    ("ctx-validator", "k8s.gpu_operator", {"where": r"^NVIDIA/gpu-operator:cmd/nvidia-validator/",
+                                           "call": r"^(?:fmt\.Errorf|errors\.New|log\.(?:Errorf|Error))$"}),
+    # their warnings (klog.Warning*, logrus log.Warn*) go on: 'Ignoring error getting device memory'
+    ("not a failure: a warning the device plugin or the validator logs and goes on", None,
+     {"where": r"^NVIDIA/(?:k8s-device-plugin|gpu-operator):", "level": r"^warning$"}),
 ]
+CTX_WORDS = 3  # a site a ctx- rule assigns needs 3 words of its own (knowgen.specific_enough)
+VAGUE = "too few words of its own to assign by its source file"
 
 # What one message means and what to do: [(regex over the text, means, [fix])]
 MSG_FIX = [
@@ -162,12 +186,12 @@ def sites_of(source, path, src):
             continue
         fmt = knowgen.go_format(first, 0)
         if fmt:
-            yield at(m.start()), fmt, _LEVEL.get(m.group("fn"), "error")
+            yield at(m.start()), fmt, _LEVEL.get(m.group("fn"), "error"), m.group("fn")
     for rx, level in ((_CONST, "const"), (_REASON, "reason")):
         for m in rx.finditer(src):
             fmt = knowgen.go_format(src, m.end())
             if fmt:
-                yield at(m.start()), fmt, level
+                yield at(m.start()), fmt, level, ""
 
 
 def _reason_sites(reason, where, family, ids):
@@ -199,7 +223,7 @@ def build(files, version):
                 if m.group("env") not in {e["name"] for e in env}:
                     env.append({"name": m.group("env"), "where": where})
             continue
-        for where, fmt, level in sites_of(source, rel, src):
+        for where, fmt, level, call in sites_of(source, rel, src):
             if _WORD.match(fmt) and level in ("const", "error", "reason", "event"):
                 if not re.match(r"[^:]+:pkg/(?:kubelet/|scheduler/schedule_one)", where):
                     continue  # a plugin's or a resource kind's name, not a state or an event
@@ -214,9 +238,14 @@ def build(files, version):
             seen.add((fmt, level))
             site = {"id": knowgen.unique_id("k8s." + knowgen.slug(where.split(":", 1)[1]), ids), "where": where,
                     "text": fmt, "level": level}
+            if source in ("device-plugin", "gpu-operator") and call:
+                site["call"] = call  # the Go call that reports it (the source context of the ctx- rules)
             rx, literal = knowgen.printf_to_regex(fmt)
             if not knowgen.unanchored(site, rx, literal, need=16):
-                rule, family = knowgen.assign(RULES, site, {"where": where, "text": fmt, "level": level})
+                rule, family = knowgen.assign(RULES, site, {"where": where, "text": fmt, "level": level,
+                                                            "call": site.get("call", "")})
+                if family and rule.startswith("ctx-") and not knowgen.specific_enough(fmt, CTX_WORDS, names=False):
+                    rule, family = VAGUE, None
                 site.update({"re": rx, "family": family, "rule": rule or "no rule"})
                 knowgen.give_fix(site, MSG_FIX, fmt)
             sites.append(site)
