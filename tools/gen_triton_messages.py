@@ -132,7 +132,8 @@ MSG_FIX = [
      "triton < 3.3), or a ptxas from an older CUDA toolkit.",
      ["upgrade triton with the torch that pins it (a torch built for CUDA 12.8+ brings a triton that knows sm_100 / "
       "sm_120), or export TRITON_PTXAS_PATH=<a CUDA >= 12.8 toolkit>/bin/ptxas; unset a TRITON_PTXAS_PATH that names "
-      "an older one"]),
+      "an older one", "if the log is JAX's or TensorFlow's (XLA runs the CUDA toolkit's ptxas, not Triton's): pip "
+      "install -U 'jax[cuda12]' (a newer nvidia-cuda-nvcc-cu12) or a newer CUDA toolkit first on PATH"]),
     (r"^Unsupported \.version %s; current version is '%s'",
      "The PTX Triton generated asks for a newer PTX ISA version than the ptxas it runs supports: TRITON_PTXAS_PATH "
      "names an older CUDA toolkit's ptxas than the one the wheel ships.",
