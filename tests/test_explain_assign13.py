@@ -147,3 +147,29 @@ def test_a_registration_failure_names_the_device_plugin(cli, tmp_path):
     rc, doc = explain_paste(cli, tmp_path, text, "--file", rcs=(0, 1))
     root = root_of(doc)
     assert root and root["id"] == "k8s.device_plugin_error", doc
+
+
+# ------------------------------------------------------------------ DCGM's failure codes by their own category
+
+
+def test_dcgm_codes_by_their_category_and_severity():
+    sites = {s["name"]: s for s in knowgen.committed("dcgm_errors")["sites"]}
+    cuda = sites["DCGM_FR_CUDA_CONTEXT"]
+    assert (cuda["category"], cuda["family"], cuda["rule"]) == ("software_cuda", "dcgm.diag", "ctx-dcgm-diag")
+    assert cuda["fix"][0] == cuda["next"]  # DCGM's own next step is the site's fix
+    assert sites["DCGM_FR_HOSTENGINE_CONN"]["family"] == "dcgm.hostengine"
+    assert sites["DCGM_FR_TEST_SKIPPED"]["rule"].startswith("not a failure") and not sites["DCGM_FR_TEST_SKIPPED"].get(
+        "family")
+    # a message with fewer than 3 words of its own stays unassigned: any program could print it
+    assert not sites["DCGM_FR_API_FAIL"].get("family") and sites["DCGM_FR_API_FAIL"]["rule"].startswith("too few")
+
+
+def test_a_dcgm_persistence_failure_is_the_diagnostic(cli, tmp_path):
+    # composed from NVIDIA/DCGM dcgmlib/dcgm_errors.h DCGM_FR_PERSISTENCE_MODE_MSG ("Persistence mode for GPU %u is
+    # disabled."), as dcgmi diag prints a failed check's message in its results table
+    text = "|  - Warning                | Persistence mode for GPU 0 is disabled.                |\n"
+    rc, doc = explain_paste(cli, tmp_path, text, "--file", rcs=(0, 1))
+    root = root_of(doc)
+    assert root and root["id"] == "dcgm.diag", doc
+    assert "nvidia-smi -i <gpuId> -pm 1" in " ".join(root["causes"][0].get("fix") or []) or \
+        any("persistence" in " ".join(c.get("fix") or []).lower() for c in root["causes"]), root["causes"]

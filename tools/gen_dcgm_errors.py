@@ -44,8 +44,22 @@ RULES = [
     ("slowdown", "gpu.slowdown", {"category": r"HARDWARE_(THERMAL|POWER)$", "severity": r"MONITOR|TRIAGE"}),
     ("clocks", "gpu.slowdown", {"name": r"CLOCKS_EVENT"}),
     ("p2p", "gpu.xid", {"name": r"BROKEN_P2P"}),
+    # the client could not reach nv-hostengine (DCGM_FR_HOSTENGINE_CONN 'Could not connect to the host engine')
+    ("hostengine", "dcgm.hostengine", {"name": r"^DCGM_FR_HOSTENGINE_CONN$"}),
+    # DCGM's own notes, no failure: a test skipped or disabled, the run aborted by the user's signal, 'The operation
+    # completed successfully', and the cap on how many errors one call returns
+    ("not a failure: a test DCGM skipped, or a note of its own", None,
+     {"name": r"^DCGM_FR_(?:TEST_SKIPPED|TEST_DISABLED|L1TAG_UNSUPPORTED|CONCURRENT_GPUS|ABORTED|OK|TOO_MANY_ERRORS)$"}),
+    # Assigned by SOURCE CONTEXT (issue 18, assign13; the pattern of gen_slurm_messages' CONTEXT_RULES): the category
+    # and severity DCGM itself gives the code (dcgm_errors.c dcgmErrorMeta: DCGM_ERROR_TABLE_ENTRY(code, severity,
+    # category)). A code of a software, internal, performance or other hardware category with a severity that asks
+    # for an action is a failure the diagnostic or a health check reported (dcgm.diag, generic); DCGM's _NEXT text
+    # is the site's own fix.
+    ("ctx-dcgm-diag", "dcgm.diag", {"category": r"^DCGM_FR_EC_(?:SOFTWARE|INTERNAL|PERF|HARDWARE)_",
+                                    "severity": r"^DCGM_ERROR_(?:ISOLATE|RESET|TRIAGE|CONFIG|MONITOR)$"}),
 ]
 
+CTX_WORDS = 3  # a site the ctx- rule assigns needs 3 words of its own (knowgen.specific_enough)
 _ENUM = re.compile(r"\b(DCGM_FR_\w+)\s*=\s*(\d+)\s*,")
 _DEFINE = re.compile(r"^[ \t]*#define[ \t]+(\w+)[ \t]*((?:[^\n\\]|\\\n|\\.)*)", re.M)
 _ENTRY = re.compile(r"DCGM_ERROR_TABLE_ENTRY\(\s*(DCGM_FR_\w+)\s*,\s*(DCGM_ERROR_\w+)\s*,\s*(DCGM_FR_EC_\w+)\s*\)")
@@ -132,6 +146,9 @@ def build(files, version):
             sites.append(site)
             continue
         rule, family = knowgen.assign(RULES, site, {"name": name, "category": cat, "severity": sev, "text": text})
+        if family and rule.startswith("ctx-") and not knowgen.specific_enough(text, CTX_WORDS):
+            # too few words of its own to be DCGM's line alone ('API call %s failed: '%s'' is any program's)
+            rule, family = "too few words of its own to assign by its category", None
         site.update({"re": rx, "family": family, "rule": rule})
         if family:
             fix = [site["next"]] if site["next"] and site["next"] != "N/A" else []
