@@ -31,7 +31,10 @@ def _together(scan, e):
         for anchor in lists[0]:
             chosen = [anchor]
             for other in lists[1:]:
-                near = [h for h in other if abs(h.line - anchor.line) <= t["within"]]
+                # ordered: each other part on a line after the first part's (a traceback's exception line, then
+                # the frames Dynamo lists under it), within the same distance
+                near = [h for h in other if abs(h.line - anchor.line) <= t["within"]
+                        and (not t.get("ordered") or h.line > anchor.line)]
                 if not near:
                     break
                 chosen.append(min(near, key=lambda h: abs(h.line - anchor.line)))

@@ -693,9 +693,10 @@ def _validate(e, where, known_checks):
         pats.append(e["_resolved_by"])
     for gi, t in enumerate(e.get("together", [])):
         if not (isinstance(t, dict) and isinstance(t.get("all"), list) and len(t["all"]) >= 2
-                and _int(t.get("within")) and _int(t.get("rank", e["rank"])) and set(t) <= {"all", "within", "rank"}):
-            raise KnowledgeError("%s: %s: together is {all = ['re1', 're2', ...], within = LINES, rank = N}"
-                                 % (where, eid))
+                and _int(t.get("within")) and _int(t.get("rank", e["rank"]))
+                and isinstance(t.get("ordered", False), bool) and set(t) <= {"all", "within", "rank", "ordered"}):
+            raise KnowledgeError("%s: %s: together is {all = ['re1', 're2', ...], within = LINES, rank = N, "
+                                 "ordered = true (optional: the others after the first)}" % (where, eid))
         for i, src in enumerate(t["all"]):
             pats.append(Pattern(eid, "part", src, t.get("rank", e["rank"]), group=gi, index=i))
     if not any(p.role in ("match", "distinct", "part") for p in pats) and not e.get("structural"):
