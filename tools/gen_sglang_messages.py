@@ -47,6 +47,8 @@ RULES = [
     # ensure_divisibility's '%s is not divisible by %s': the same words in Megatron's, vLLM's and SGLang's helpers (and
     # torch's): a line of it names no library, so no family from this table (megatron_messages.json has its own)
     ("shared-helper", None, {"text": r"^%s is not divisible by %s$"}),
+    # a wrapper: the scheduler logs the traceback of what failed in it, whose own lines name the error
+    ("wrapper", None, {"text": r"^Scheduler hit an exception: %s$"}),
     ("internal", None, {"text": r"should not happen|is not initialized$|already initialized|should be attached to a "
                                 r"non-NCCL group|^%s [!=]= %s$|not implemented|not supported yet\.?$|"
                                 r"double free|^Unexpected |memory leak detected"}),
