@@ -279,3 +279,36 @@ def test_a_default_of_getenv_is_not_a_setting():
     r, root = _root(text.replace('blocking = os.getenv("CUDA_LAUNCH_BLOCKING", "1")',
                                  'os.environ["CUDA_LAUNCH_BLOCKING"] = "1"'))
     assert root["id"] == "torch.slow_debug_setting" and root["causes"][0]["text"].startswith("CUDA_LAUNCH_BLOCKING=1")
+
+
+# settings that keep a stuck collective from failing (knowledge/settings.toml, 'hang' rows, each from PyTorch's or
+# transformers' docs): told with a hang, they follow the hang answer's first cause; they never lead it
+STUCK_INFO = ("node1:1234:1234 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n"
+              "node1:1234:1234 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n"
+              "node1:1234:1250 [0] NCCL INFO comm 0x5555 rank 0 nranks 16 cudaDev 0 busId 1c000 - Init COMPLETE\n"
+              "The job is stuck at the first all_reduce forever.\n")
+
+
+def test_a_setting_that_keeps_a_hang_from_failing_follows_the_hang_answers_first_cause():
+    plain = _root(STUCK_INFO)[1]
+    r, root = _root("export TORCH_NCCL_ASYNC_ERROR_HANDLING=0\n" + STUCK_INFO)
+    assert root["id"] == plain["id"] and root["causes"][0]["text"] == plain["causes"][0]["text"]
+    assert root["causes"][1]["text"].startswith("TORCH_NCCL_ASYNC_ERROR_HANDLING=0 (line 1, an environment setting)")
+    assert "TORCH_NCCL_DUMP_ON_TIMEOUT=1" in root["causes"][1]["fix"][0]
+    assert any(n.startswith("Your words tell a job that hangs (line 5)") for n in root["notes"])
+    # the default (3) and a value that handles errors are no cause
+    for v in ("3", "1"):
+        r, root = _root("export TORCH_NCCL_ASYNC_ERROR_HANDLING=%s\n" % v + STUCK_INFO)
+        assert "ASYNC_ERROR_HANDLING" not in _all(root)
+
+
+def test_a_huge_ddp_timeout_is_read_only_beside_a_hang():
+    cmd = "python -m torch.distributed.run --nproc_per_node 4 run_clm.py --ddp_timeout %d --bf16\n"
+    told = "Training hangs at step 1200 on 4 GPUs with no output for hours.\n"
+    r, root = _root(cmd % 36000 + told)
+    assert any(c["text"].startswith("ddp_timeout=36000 (line 1, a command-line flag)") for c in root["causes"][:2])
+    assert not root["causes"][0]["text"].startswith("ddp_timeout")
+    r, root = _root(cmd % 1800 + told)  # the default
+    assert "ddp_timeout" not in _all(root)
+    r, root = _root(cmd % 36000 + "epoch 1 loss 0.3\nepoch 2 loss 0.2\n")  # no hang told: a healthy log
+    assert r["verdict"] == "no_error" and root is None

@@ -45,7 +45,7 @@ _HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TABLE = os.path.join(_HERE, "data", "knowledge", "settings.toml")
 _table = None
 
-SYMPTOMS = ("slow", "memory", "nondeterminism")
+SYMPTOMS = ("slow", "memory", "nondeterminism", "hang")
 SURE = {"high": 3, "medium": 2, "low": 1}
 
 
@@ -452,6 +452,9 @@ def found(scan, told=None):
         told = {}
         for t in st.told:
             told.setdefault(t[1], t)
+        hung = _hang_told(scan)
+        if hung is not None:
+            told.setdefault("hang", hung)
     if not told:
         return []
     by_key = {}
@@ -495,6 +498,20 @@ def found(scan, told=None):
     return out
 
 
+def _hang_told(scan):
+    """(line, 'hang', text, False) where the text says the job hangs or is stuck: hang.py's reading of the user's
+    words (its COMPLAINTS and ncclinfo's, a store barrier still waiting, a py-spy dump in a collective), the one
+    explain's hang triage answers from; None otherwise."""
+    if not any("hang" in r["symptoms"] for r in table()):
+        return None
+    from gpudoctor.explain.hang import _SLOW, _complaint
+
+    got = _complaint(scan) if getattr(scan, "hang", None) is not None else None
+    if not got or _SLOW.search(got[1]):
+        return None  # (a slow run is hang.py's other complaint: the rows of 'slow' answer it)
+    return (got[0], "hang", got[1], False)
+
+
 def _last_values(st, r):
     got = [s for s in st.settings if s[1].lower() in r["keys"] and
            (not r["line_has"] or any(x in s[4].lower() for x in r["line_has"]))]
@@ -523,7 +540,8 @@ def _evidence(hits):
     return out
 
 
-SAID = {"slow": "slowness", "memory": "running out of memory", "nondeterminism": "results that differ between runs"}
+SAID = {"slow": "slowness", "memory": "running out of memory", "nondeterminism": "results that differ between runs",
+        "hang": "a job that hangs"}
 
 
 def judge(result, scan, kb):
@@ -539,6 +557,17 @@ def judge(result, scan, kb):
     if not got:
         if weak and root is None and result["verdict"] == "no_error":
             return _elsewhere(result, scan, kb)
+        return None
+    hung = [x for x in got if x[2][1] == "hang"]
+    if root is not None and hung and got[0] is hung[0]:
+        # a setting that keeps a stuck collective from failing is why the job waits, not what left a rank behind: the
+        # answer there is (hang.py's ranking, an error line's) stays, the setting follows its first cause
+        for i, (r, hits, _t) in enumerate(hung[:MAX_CAUSES]):
+            root["causes"].insert(min(1 + i, len(root["causes"])), _cause(r, hits))
+        root["notes"].append("Your words tell %s (line %d), and the text sets %s: %s" % (
+            SAID["hang"], hung[0][2][0], ", ".join("%s=%s (line %d)" % (h[0][1], h[0][2], h[0][0]) for _r, h, _t in
+                                                  hung[:MAX_CAUSES]),
+            "the cause below says why it waits instead of failing at the process group's timeout."))
         return None
     if not weak:
         # an error line's answer stays; a setting of the root's own family becomes its first cause ('CUDA out of
