@@ -73,6 +73,13 @@ def test_the_module_that_raises_names_the_family_and_warnings_stay_context():
     assert sites["'%s' object has no attribute '%s'"]["family"] is None
     assert sites["No GPUs available."]["family"] is None
     assert all(not s["family"] for s in sites.values() if s["level"] == "warning")
+    # no MSG_FIX row: the message's own advice, else the rule it states (advice.find), quoted with '...' for a value
+    fsdp = sites["`precision=%s)` is not supported in FSDP. `precision` must be one of: %s."]
+    assert fsdp["means"] == "The message states the rule: \u201c`precision` must be one of: \u2026\u201d"
+    tpu = sites["`Trainer.tpu_cores` was deprecated in v1.6 and is no longer accessible as of v1.8. Please use "
+                "`Trainer.num_devices` instead."]
+    assert tpu["means"].startswith("The message says what to do") and tpu["fix"] == \
+        ["Please use `Trainer.num_devices` instead."]
     # a message that names the module matches both namings of the package (lightning.pytorch, pytorch_lightning)
     moved = [s for t, s in sites.items() if t.startswith("`lightning.pytorch.utilities.cli.LightningCLI` was deprecated")]
     assert moved and moved[0]["family"] == "lightning.removed_api"

@@ -436,6 +436,43 @@ MSG_FIX = [
 
 
 
+# how a site with no MSG_FIX row quotes its own message (the words of gpudoctor/explain/excmeaning.py SAYS_DO /
+# SAYS_RULE, which quote a traceback's message the same way)
+SAYS_DO = "The message says what to do: \u201c%s\u201d"
+SAYS_RULE = "The message states the rule: \u201c%s\u201d"
+_TOKEN = "QQVALUE%dQQ"  # a conversion while advice.find reads the sentence (letters: no sentence ends in it)
+
+
+def _own_words(fmt):
+    """(means, [fix]) from a message's own words, for an assigned site no MSG_FIX row covers: what it says to do
+    (gpudoctor/explain/advice.py find's 'remedy': 'HINT: Set `devices=%s`.', 'Please resume training with the same
+    number of optimizers'), else the rule it states ('rule': '`max_epochs` must be a non-negative integer or -1');
+    each value '\u2026'. None when it says neither."""
+    from gpudoctor.explain import advice
+
+    n = [0]
+
+    def tok(m):
+        if m.group(0) == "%%":
+            return "%"
+        n[0] += 1
+        return _TOKEN % n[0]
+
+    text = re.sub(r"%%|%[-+ #0-9.]*[sdifgxXeEr]", tok, fmt)
+    found = advice.find(text, rules=True)
+    remedy = [q for kind, q in found if kind == "remedy"][:1]
+    # of the rules, one that lists what is accepted ('`precision` must be one of: %s.') before one that says no
+    rule = sorted((q for kind, q in found if kind == "rule"), key=lambda q: "one of" not in q)[:1]
+    if not (remedy or rule):
+        return None
+    # a value is '...' here: the matched line beside it shows it (slots.py would print it as one shell word, a
+    # tuple of choices as a wall of quotes)
+    q = re.sub(r"QQVALUE\d+QQ", "\u2026", (remedy or rule)[0]).replace("\u2026.", "\u2026")
+    if remedy:
+        return SAYS_DO % q, [q]
+    return SAYS_RULE % q, ["make the call or setting the message names follow its rule: %s" % q]
+
+
 def _more(node):
     """(level, message node) of Lightning's / torchmetrics' own warning calls and of their module loggers."""
     if not (isinstance(node, ast.Call) and node.args):
@@ -571,6 +608,10 @@ def build(files, version):
                 rule, family = "too few words of its own (%d) for its module's family" % OWN, None
             site.update({"re": rx, "family": family, "rule": rule})
             knowgen.give_fix(site, MSG_FIX, fmt)
+            own = family and "fix" not in site and _own_words(fmt)
+            if own:  # no row: the message's own advice, or the rule it states, quoted
+                site["means"], site["fix"] = own[0], own[1]
+                site["quoted"] = True
             sites.append(site)
     return {"header": knowgen.header("lightning (https://pypi.org/project/lightning/) lightning/pytorch and "
                                      "lightning/fabric (the same messages as the standalone pytorch_lightning and "
