@@ -55,7 +55,7 @@ PARALLEL = (r"must be divisible by tensor parallel size|^World size \(%s\) is la
             r"must evenly divide the total world size|^Pipeline parallelism is not supported for this model|"
             r"requires `--tensor-parallel-size`|must be divisible by dcp_size|must be divisible by the number of data "
             r"parallel node groups|must be a multiple of number of devices per node|divisible by nnodes_within_dp|"
-            r"is not equal to tensor_model_parallel_size")
+            r"is not equal to tensor_model_parallel_size|less than max local gpu count")
 # (rule, knowledge entry, {field: regex}); fields: where (path:line), text, level. The first that matches wins.
 RULES = [
     # ensure_divisibility's '%s is not divisible by %s': the same words in Megatron's, vLLM's and SGLang's helpers (and
@@ -123,7 +123,7 @@ MSG_FIX = [
      "multiple of --tensor-parallel-size.",
      ["--tensor-parallel-size to a divisor of the head count (e.g. 2, 4, 8 for 32 or 64 heads); to use more GPUs add "
       "--pipeline-parallel-size (pipeline stages split the layers instead)"]),
-    (r"^World size \(%s\) is larger than the number of available GPUs",
+    (r"^World size \(%s\) is larger than the number of available GPUs|less than max local gpu count",
      "tensor_parallel_size x pipeline_parallel_size (the world size) asks for more GPUs than this node shows "
      "(CUDA_VISIBLE_DEVICES, the container's --gpus, the job's allocation).",
      ["--tensor-parallel-size x --pipeline-parallel-size <= the GPUs of the node (nvidia-smi -L; echo "
@@ -174,7 +174,7 @@ MSG_FIX = [
      "worker hangs at start (NCCL between the GPUs, a dead peer).",
      ["export VLLM_ENGINE_READY_TIMEOUT_S=<seconds> above the time the weights take to load (the message's variable); "
       "put the weights on a local disk; if a worker hangs instead, run with NCCL_DEBUG=INFO and read where it stops"]),
-    (r"^Worker proc %s died unexpectedly",
+    (r"^Worker proc %s died unexpectedly|^Worker %s pid %s died, exit code: %s",
      "vllm/v1/executor/multiproc_executor.py: a GPU worker process exited; its exit code says how: -9 (SIGKILL) is most "
      "often the host's out-of-memory killer (loading weights into CPU memory on every worker), -11 / -6 a crash in a "
      "kernel or library; its own error, if any, is earlier in the log.",
