@@ -173,3 +173,20 @@ def test_a_dcgm_persistence_failure_is_the_diagnostic(cli, tmp_path):
     assert root and root["id"] == "dcgm.diag", doc
     assert "nvidia-smi -i <gpuId> -pm 1" in " ".join(root["causes"][0].get("fix") or []) or \
         any("persistence" in " ".join(c.get("fix") or []).lower() for c in root["causes"]), root["causes"]
+
+
+def test_dcgmi_return_lines_are_a_dcgm_call_failing(cli, tmp_path):
+    sites = {s["text"]: s for s in knowgen.committed("dcgm_status")["sites"]}
+    assert (sites["Unable to set health watches. Return:"]["family"], sites["Unable to set health watches. Return:"][
+        "rule"]) == ("dcgm.error", "ctx-dcgmi-return")
+    assert not sites["Invalid severity string"].get("family")  # no 'Return: <code>' printed: a usage error
+    # composed from NVIDIA/DCGM dcgmi/Health.cpp ('Error: Unable to set health watches. Return: ' << errorString(result))
+    # with DCGM_ST_REQUIRES_ROOT's errorString
+    text = "Error: Unable to set health watches. Return: This request is serviced only by the root user.\n"
+    rc, doc = explain_paste(cli, tmp_path, text, "--file", rcs=(0, 1))
+    root = root_of(doc)
+    assert root and root["id"] == "dcgm.error", doc
+    # the return code's own site names the hostengine when that is the text after 'Return: '
+    text = "Error: Unable to get GPU info. Return: Host engine connection invalid/disconnected.\n"
+    rc, doc = explain_paste(cli, tmp_path, text, "--file", rcs=(0, 1))
+    assert root_of(doc)["id"] == "dcgm.hostengine"

@@ -42,7 +42,13 @@ RULES = [
                              r"NVML_ERROR|NVML_NOT_LOADED|NVML_DRIVER_TIMEOUT|INSUFFICIENT_DRIVER_VERSION|"
                              r"MODULE_NOT_LOADED|LIBRARY_NOT_FOUND|INIT_ERROR|VER_MISMATCH|RESET_REQUIRED|"
                              r"NVVS_BINARY_NOT_FOUND|DIAG_ALREADY_RUNNING|PAUSED)$"}),
+    # Assigned by SOURCE CONTEXT (issue 18, assign13; the pattern of gen_slurm_messages' CONTEXT_RULES): an 'Error: '
+    # line of dcgmi whose statement prints the DCGM call's return code after 'Return: ' (dcgmi/*.cpp:
+    # `std::cout << "Error: Unable to ... Return: " << errorString(result)`) reports that DCGM call failing: the
+    # generic dcgm.error, whose causes the return code's text (matched by its own site) tells apart
+    ("ctx-dcgmi-return", "dcgm.error", {"where": r"^dcgmi/", "level": r"^Error$", "text": r"Return ?:"}),
 ]
+CTX_WORDS = 3  # a site the ctx- rule assigns needs 3 words of its own (knowgen.specific_enough)
 
 MSG_FIX = [
     (r"^Host engine connection invalid",
@@ -116,7 +122,9 @@ def build(files, version):
             if knowgen.unanchored(site, rx, lit, need=16):
                 sites.append(site)
                 continue
-            rule, family = knowgen.assign(RULES, site, {"name": "", "text": text})
+            rule, family = knowgen.assign(RULES, site, {"name": "", "text": text, "where": where, "level": "Error"})
+            if family and rule.startswith("ctx-") and not knowgen.specific_enough(text, CTX_WORDS):
+                rule, family = "too few words of its own to assign by its source file", None
             site.update({"re": "Error: " + rx, "family": family, "rule": rule})
             knowgen.give_fix(site, MSG_FIX, text)
             sites.append(site)
