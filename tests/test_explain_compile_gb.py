@@ -110,3 +110,20 @@ def test_ddp_wrapper_compiled_is_told_from_a_compiled_model_inside_ddp(kb):
     outer = explain.explain_text(DDP_OUTER, kb)["findings"][0]
     assert outer["id"] == "compile.ddp_wrapper_fullgraph"
     assert "model = torch.compile(model); model = DDP(model" in outer["causes"][0]["fix"][0]
+
+
+def test_inductor_without_triton_in_older_wordings(kb):
+    texts = [
+        # https://github.com/triton-lang/triton/issues/4034 (torch 2.3/2.4: the scheduler's check, openai/triton URL)
+        "RuntimeError: Cannot find a working triton installation. More information on installing Triton can be found "
+        "at https://github.com/openai/triton\n\nSet TORCH_LOGS=\"+dynamo\" and TORCHDYNAMO_VERBOSE=1 for more "
+        "information\n",
+        # https://github.com/welltop-cn/ComfyUI-TeaCache/issues/40 (torch 2.5/2.6: 'Either the package is not installed')
+        "backend='inductor' raised:\nRuntimeError: Cannot find a working triton installation. Either the package is "
+        "not installed or it is too old. More information on installing Triton can be found at "
+        "https://github.com/openai/triton\n\nSet TORCH_LOGS=\"+dynamo\" and TORCHDYNAMO_VERBOSE=1 for more information\n",
+    ]
+    for text in texts:
+        root = explain.explain_text(text, kb)["findings"][0]
+        assert root["id"] == "torch.compile_error", text
+        assert "triton" in root["causes"][0]["fix"][0] and "backend='aot_eager'" in "\n".join(root["causes"][0]["fix"])

@@ -19,12 +19,23 @@ a newer torch), then fullgraph=False. A graph break type whose registered hints 
 MSG_FIX, written from the explanation and the documentation of what it names.
 
 Usage:
-    pip download --no-deps --only-binary :all: torch -d /tmp/w   (any platform's wheel: only the two files are read)
-    python tools/gen_compile_messages.py --wheel /tmp/w/torch-2.14.1-...whl [--record tools/data/compile_messages_slice.txt]
+    pip download --no-deps --only-binary :all: torch -d /tmp/w   (the files read are the same on every platform)
+    pip download --no-deps --only-binary :all: --python-version 3.11 --platform manylinux1_x86_64 torch==2.6.0 -d /tmp/w
+    pip download ... torch==2.4.1 -d /tmp/w
+    python tools/gen_compile_messages.py --wheel /tmp/w/torch-2.14.1-...whl --older /tmp/w/torch-2.6.0-...whl \\
+        --older /tmp/w/torch-2.4.1-...whl [--record tools/data/compile_messages_slice.txt]
     python tools/gen_compile_messages.py --slice tools/data/compile_messages_slice.txt -o OUT   (the test)
 
+Besides the registry, the raise / assert / logger sites (tools/wheelmsgs.py) of Inductor's kernel build
+(torch/_inductor/async_compile.py, codecache.py, cpp_builder.py, scheduler.py) and of DDPOptimizer
+(torch/_dynamo/backends/distributed.py), in the current wheel and the older ones (`--older`, repeatable: what they
+printed that the current one no longer does: 2.4's 'DDPOptimizer backend: Found a higher order op in the graph',
+the scheduler's 'Cannot find a working triton installation ...' of 2.4 and 2.6), assigned by PY_RULES, their
+meaning and fix from PY_FIX.
+
 Source: torch (https://pypi.org/project/torch/, BSD-3-Clause; https://github.com/pytorch/pytorch,
-torch/_dynamo/graph_break_registry.json, graph_break_hints.py, exc.py). The regenerated table read torch 2.14.1.
+torch/_dynamo/graph_break_registry.json, graph_break_hints.py, exc.py, backends/distributed.py, torch/_inductor/).
+The regenerated table read torch 2.14.1 and the older 2.6.0 and 2.4.1.
 Docs: https://docs.pytorch.org/docs/stable/compile/programming_model.graph_breaks_index.html,
 https://docs.pytorch.org/docs/stable/torch.compiler_troubleshooting.html, the per-type pages
 https://meta-pytorch.github.io/compile-graph-break-site/gb/ that exc.py links to.
@@ -43,7 +54,7 @@ import wheelmsgs  # noqa: E402
 
 GENERATOR = "tools/gen_compile_messages.py"
 FILES = (r"^torch/(?:_dynamo/(?:graph_break_registry\.json|graph_break_hints\.py|backends/distributed\.py)|"
-         r"_inductor/(?:async_compile|codecache|cpp_builder)\.py)$")
+         r"_inductor/(?:async_compile|codecache|cpp_builder|scheduler)\.py)$")
 REGISTRY = "torch/_dynamo/graph_break_registry.json"
 HINTS = "torch/_dynamo/graph_break_hints.py"
 FAMILY = "compile.graph_break"
@@ -85,6 +96,11 @@ MSG_FIX = [
 # Inductor's build of its kernels and DDPOptimizer (torch._dynamo.backends.distributed, torch.compile of a DDP model):
 # raise / assert / logger sites of the current and an older wheel (tools/wheelmsgs.py), assigned by their words
 PY_RULES = [
+    # torch <= 2.5 checked triton in the scheduler (_inductor/scheduler.py create_backend) before exc.py's TritonMissing
+    # and GPUTooOldForTriton (torch_core_messages.json's) took the words over
+    ("triton", "torch.compile_error", {"where": r"^torch/_inductor/scheduler\.py",
+                                       "text": r"working triton installation|too old to be supported by the triton"}),
+    ("Inductor's scheduler's own invariants", None, {"where": r"^torch/_inductor/scheduler\.py"}),
     ("build", "compile.inductor_build", {"where": r"^torch/_inductor/",
                                          "text": r"mounted with noexec|C\+\+ compiler|nvcc is required|"
                                                  r"compilation subprocess exited unexpectedly|compile-worker future|"
@@ -93,6 +109,16 @@ PY_RULES = [
                                       "text": r"DDPOptimizer|optimize_ddp|higher order op"}),
 ]
 PY_FIX = [
+    (r"^Cannot find a working triton installation",
+     "torch.compile's default backend (inductor) generates Triton kernels for the GPU and found no usable triton "
+     "package (not installed, or too old for this torch; torch <= 2.5's scheduler.py check).",
+     ["install the triton this torch release pins (pip show torch: Requires-Dist triton==<version>; pip install "
+      "torch reinstalls it)", "or compile without Triton: torch.compile(model, backend='aot_eager'), or drop "
+      "torch.compile"]),
+    (r"which is too old to be supported by the triton GPU compiler",
+     "torch.compile's inductor backend needs a GPU of compute capability 7.0 or newer for Triton (a P100, K80 or "
+     "GTX 10xx is older).",
+     ["run without torch.compile on this GPU, or torch.compile(model, backend='aot_eager') (no Triton kernels)"]),
     (r"is mounted with noexec",
      "Inductor builds each compiled kernel as a shared object in its cache folder (TORCHINDUCTOR_CACHE_DIR, default "
      "<tmp>/torchinductor_<user>) and loads it with dlopen; the folder's file system is mounted noexec (Docker's "
@@ -212,11 +238,11 @@ def build(files, version):
                             PY_RULES, PY_FIX, seen, ids)
     return {"header": knowgen.header("torch (https://pypi.org/project/torch/) torch/_dynamo/graph_break_registry.json, "
                                      "graph_break_hints.py, backends/distributed.py, torch/_inductor/async_compile.py, "
-                                     "codecache.py, cpp_builder.py", version, GENERATOR,
+                                     "codecache.py, cpp_builder.py, scheduler.py", version, GENERATOR,
                                      "one site per graph break type, matched as the Unsupported exception prints it; "
                                      "meaning and fix from the registry's explanation and hints (MSG_FIX where it "
                                      "registers none); raise/assert/logger messages of Inductor's kernel build "
-                                     "(async_compile.py, codecache.py, cpp_builder.py) and DDPOptimizer "
+                                     "(async_compile.py, codecache.py, cpp_builder.py, scheduler.py) and DDPOptimizer "
                                      "(_dynamo/backends/distributed.py), families from PY_RULES"),
             "sites": sites_of(registry, hints) + py}
 
@@ -232,16 +258,20 @@ def _recorded(files):
 
 def main(argv):
     a = knowgen.arguments(__doc__, argv, source="wheel", extra=[
-        ("--older", {"help": "an older torch wheel: the Python messages it printed that the current one no longer "
-                             "does (DDPOptimizer's higher-order-op refusal)"}),
+        ("--older", {"action": "append", "help": "an older torch wheel: the Python messages it printed that the "
+                                                 "current one no longer does (DDPOptimizer's higher-order-op refusal, "
+                                                 "the scheduler's triton checks); repeatable"}),
         ("--record", {"help": "write the slice (the registry's fields that are read, the hints module, the "
                               "statements of the assigned Python sites)"})])
     if a.wheel:
         files, version = wheelmsgs.from_wheel(a.wheel, FILES, "torch")
-        if a.older:
-            ofiles, oversion = wheelmsgs.from_wheel(a.older, FILES, "torch")
+        olds = []
+        for wheel in a.older or ():
+            ofiles, oversion = wheelmsgs.from_wheel(wheel, FILES, "torch")
             files += [("older/torch-%s/%s" % (oversion.split()[1], p), t) for p, t in ofiles if p.endswith(".py")]
-            version += "; older: " + oversion
+            olds.append(oversion)
+        if olds:
+            version += "; older: " + "; ".join(olds)
     else:
         files, version = knowgen.read_slice(a.slice)
     doc = build(files, version)
