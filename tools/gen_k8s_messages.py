@@ -133,6 +133,10 @@ RULES = [
     # NVML's own error, which the plugin logs ('Failed to initialize NVML: <nvmlErrorString>'): NVML's matcher names it,
     # and the plugin's next lines (above) name the plugin; no family here, not by the context rules below either
     ("nvml-own-line", None, {"where": r"^NVIDIA/k8s-device-plugin:", "text": r"^Failed to initialize NVML: "}),
+    # an error value that wraps another ('error starting plugins: %w' ... 'error getting device memory info: %w'):
+    # the chain is printed on one line and its last, wrapped error names the cause (NVIDIA/k8s-device-plugin#399:
+    # NVML's 'Insufficient Permissions' under MIG), so a wrapper gets no family of its own from the context rules
+    ("wrapper: the error it wraps names the cause", None, {"where": r"^NVIDIA/", "wraps": r"^wraps$"}),
     # Assigned by SOURCE CONTEXT (issue 18, assign13; the pattern of gen_slurm_messages' CONTEXT_RULES): the call that
     # reports it and the program it is in, not the words. An error the device plugin returns or logs (fmt.Errorf,
     # errors.New, klog.Error*/Fatal*) stops its start, its resource managers (MIG, CDI, the device map) or its gRPC
@@ -186,7 +190,12 @@ def sites_of(source, path, src):
             continue
         fmt = knowgen.go_format(first, 0)
         if fmt:
-            yield at(m.start()), fmt, _LEVEL.get(m.group("fn"), "error"), m.group("fn")
+            # an error value that wraps another: fmt.Errorf("...: %w", err) (its last argument an error variable or
+            # err.Error(), or NVML's return code ret, and its last verb at the end): it names the step, the error it
+            # wraps names the cause
+            wraps = m.group("fn") == "fmt.Errorf" and fmt.rstrip().endswith("%s") and \
+                re.fullmatch(r"(?:err|e|error|\w*Err|ret|\w*Ret)(?:\.Error\(\))?", args[-1].strip()) is not None
+            yield at(m.start()), fmt, _LEVEL.get(m.group("fn"), "error"), m.group("fn") + (" wraps" if wraps else "")
     for rx, level in ((_CONST, "const"), (_REASON, "reason")):
         for m in rx.finditer(src):
             fmt = knowgen.go_format(src, m.end())
@@ -239,11 +248,14 @@ def build(files, version):
             site = {"id": knowgen.unique_id("k8s." + knowgen.slug(where.split(":", 1)[1]), ids), "where": where,
                     "text": fmt, "level": level}
             if source in ("device-plugin", "gpu-operator") and call:
-                site["call"] = call  # the Go call that reports it (the source context of the ctx- rules)
+                site["call"] = call.split()[0]  # the Go call that reports it (the source context of the ctx- rules)
+                if call.endswith(" wraps"):
+                    site["wraps"] = True  # it wraps an error value (fmt.Errorf("...: %w", err))
             rx, literal = knowgen.printf_to_regex(fmt)
             if not knowgen.unanchored(site, rx, literal, need=16):
                 rule, family = knowgen.assign(RULES, site, {"where": where, "text": fmt, "level": level,
-                                                            "call": site.get("call", "")})
+                                                            "call": site.get("call", ""),
+                                                            "wraps": "wraps" if site.get("wraps") else ""})
                 if family and rule.startswith("ctx-") and not knowgen.specific_enough(fmt, CTX_WORDS, names=False):
                     rule, family = VAGUE, None
                 site.update({"re": rx, "family": family, "rule": rule or "no rule"})
