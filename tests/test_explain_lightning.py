@@ -1,5 +1,5 @@
 """Lightning's and torchmetrics' own refusals (issue 18, lightning13): read from the lightning 2.6.6 wheel
-(lightning/pytorch, lightning/fabric; older 2.0.9, 1.9.5 and pytorch_lightning 1.6.5.post0) and torchmetrics 1.9.0
+(lightning/pytorch, lightning/fabric; older 2.0.9, 1.9.5 and pytorch_lightning 1.6.5.post0, 1.4.9) and torchmetrics 1.9.0
 (older 0.11.4) by tools/gen_lightning_messages.py, whose slice tools/data/lightning_messages_slice.txt keeps every
 statement that holds a message: the generator regenerates the committed table from it, the module that raises a
 message names its family, and real texts of public threads (cited per text) get the entry and the fix.
@@ -26,6 +26,11 @@ REAL = {
                 "'grad_2.0_norm_total', 'val/loss', 'usdr_other', 'usdr_vocals', 'usdr', 'epoch', 'step']. HINT: Did "
                 "you call `log('val/usdr', value)` in the `LightningModule`?\n",
                 "lightning.checkpoint", "self.log("),
+    # https://github.com/curiousily/Getting-Things-Done-with-Pytorch/issues/23 (pytorch_lightning 1.x's wording of the
+    # same check: read from pytorch_lightning 1.4.9)
+    "gtd_23": ("pytorch_lightning.utilities.exceptions.MisconfigurationException: ModelCheckpoint(monitor='val_loss') "
+               "not found in the returned metrics: ['train_loss']. HINT: Did you call self.log('val_loss', tensor) in "
+               "the LightningModule?\n", "lightning.checkpoint", "monitor"),
     # https://github.com/hyyan2k/LiSenNet/issues/8 (pytorch_lightning 2.1.3: training_step kept optimizer_idx)
     "lisennet_8": ("Training with multiple optimizers is only supported with manual optimization. Remove the "
                    "`optimizer_idx` argument from `training_step`, set `self.automatic_optimization = False` and access "
@@ -56,7 +61,7 @@ def test_generator_regenerates_the_committed_sites_from_the_slice(tmp_path):
     got = knowgen.regenerated(gen.main, SLICE, tmp_path / "lightning_messages.json")
     full = knowgen.committed("lightning_messages")
     assert got["sites"] == full["sites"] and got["header"]["version"] == full["header"]["version"]
-    assert "lightning 2.6.6" in full["header"]["version"] and "pytorch_lightning 1.6.5.post0" in full["header"]["version"]
+    assert "lightning 2.6.6" in full["header"]["version"] and "pytorch_lightning 1.4.9" in full["header"]["version"]
     assert full["unassigned"] == sorted(s["id"] for s in full["sites"] if not s.get("family"))
 
 

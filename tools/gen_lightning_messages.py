@@ -28,8 +28,8 @@ wheel) lightning/pytorch/** and lightning/fabric/**; torchmetrics (https://pypi.
 Apache-2.0, wheel) torchmetrics/metric.py, collections.py, aggregation.py, utilities/**, wrappers/**,
 classification/**, regression/** and functional/classification/**, functional/regression/**. The regenerated slice read lightning 2.6.6 and torchmetrics 1.9.0 and the
 older lightning 2.0.9 and 1.9.5 (whose lightning/pytorch mirrors pytorch_lightning 1.9.5, the release before 2.0
-removed the 1.x names many public threads quote), pytorch_lightning 1.6.5.post0 (--older-pytorch-lightning: the
-standalone wheel of mid-1.x, whose pytorch_lightning/X is the tree's lightning/pytorch/X for RULES) and torchmetrics
+removed the 1.x names many public threads quote), pytorch_lightning 1.6.5.post0 and 1.4.9 (--older-pytorch-lightning:
+the standalone wheels of 1.x, whose pytorch_lightning/X is the tree's lightning/pytorch/X for RULES) and torchmetrics
 0.11.4 (the releases from the wheels' dist-info METADATA). --record
 writes the statements that hold a message (each `=== path @LINE` block: one statement as the source has it)
 as the slice.
@@ -214,7 +214,7 @@ MSG_FIX = [
      "backward on output['loss']; the dict training_step returned has no 'loss' key.",
      ["return the tensor to backpropagate under 'loss': return {'loss': loss, ...} (or just return loss and log "
       "the rest with self.log)"]),
-    (r"^In automatic optimization, `training_step` must return a Tensor, a dict, or None",
+    (r"^In automatic optimization, `training_step` must (?:either )?return a Tensor, a dict",
      "loops/optimization/automatic.py: training_step returned another type (a float from loss.item(), a tuple, "
      "a list); Lightning needs the loss tensor to call backward.",
      ["return the loss tensor itself (not loss.item()), a dict with 'loss', or None to skip the batch"]),
@@ -303,7 +303,8 @@ MSG_FIX = [
      ["rename to on_train_epoch_end / on_validation_epoch_end (no outputs argument); keep the step outputs "
       "yourself: self.step_outputs.append(...) in the step, use and clear them in the epoch-end hook"]),
     # ---- callbacks that monitor a logged metric
-    (r"^`ModelCheckpoint\(monitor=%s\)` could not find the monitored key in the returned metrics",
+    (r"^`ModelCheckpoint\(monitor=%s\)` could not find the monitored key in the returned metrics|"
+     r"^ModelCheckpoint\(monitor='%s'\) not found in the returned metrics",
      "callbacks/model_checkpoint.py: the checkpoint's monitor names a metric that was not logged before it "
      "saved (a typo or another name than self.log used, or a validation metric while validation did not run).",
      ["use the same name in both: ModelCheckpoint(monitor=<a key the message lists>) or self.log(<the monitor "
@@ -317,7 +318,8 @@ MSG_FIX = [
      "callbacks/model_checkpoint.py: save_top_k > 1 ranks checkpoints by a monitored metric, and none is set.",
      ["ModelCheckpoint(monitor='val_loss', save_top_k=k) with a logged metric, or save_top_k=1 / -1"]),
     # ---- checkpoints
-    (r"^Trying to restore (?:optimizer|learning rate scheduler) state but checkpoint contains only the model",
+    (r"^Trying to restore (?:optimizer|learning rate scheduler|training) state but checkpoint contains only the "
+     r"model",
      "trainer/connectors/checkpoint_connector.py: fit(ckpt_path=...) resumes the whole training state, and the "
      "file was saved with save_weights_only=True.",
      ["to resume, save full checkpoints (ModelCheckpoint(save_weights_only=False)); to start from the weights "
