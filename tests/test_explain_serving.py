@@ -83,6 +83,14 @@ REAL = {
                           "269, in __init__\n    raise Exception(\nException: Capture cuda graph failed: CUDA out of "
                           "memory. Tried to allocate 448.00 MiB. GPU 7 has a total capacity of 95.00\n",
                           "serving.cuda_graph", r"smaller --mem-fraction-static"),
+    # https://github.com/vllm-project/vllm/issues/9774 (the custom all-reduce's CUDACHECK, no traceback after it)
+    "vllm_custom_ar_9774": ("Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:336 'invalid argument'\n",
+                            "serving.custom_allreduce", r"--disable-custom-all-reduce"),
+    # https://github.com/vllm-project/vllm/issues/42609 (expandable_segments with DP and TP: the IPC of VMM memory)
+    "vllm_custom_ar_42609": ("PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True \\\nvllm serve Qwen/Qwen3-0.6B "
+                             "--data-parallel-size 2 --tensor-parallel-size 2\nFailed: Cuda error "
+                             "custom_all_reduce.cuh:455 'invalid argument'\nEngineCore failed to start: Worker proc "
+                             "VllmWorker-* died unexpectedly\n", "serving.custom_allreduce", r"expandable_segments"),
     # https://github.com/sgl-project/sglang/issues/4330 (sglang 0.4.3.post2, the KV pool after the weights)
     "sglang_mem_4330": ("RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.\n",
                         "serving.kv_cache_memory", r"--mem-fraction-static"),
@@ -111,6 +119,9 @@ def test_generators_regenerate_the_committed_sites_from_their_slices(tmp_path):
     assert sites["'%s', '-O3', '-shared', '-fPIC', '-Wno-psabi', '-o', '%s'"]["family"] == "triton.build"
     # the C++ compiler's message, read from libtriton.so
     assert sites["PassManager::run failed"]["family"] == "triton.compile"
+    vllm_sites = {s["text"]: s for s in knowgen.committed("vllm_messages")["sites"]}
+    # the custom all-reduce's CUDACHECK format and its file, both read from the wheel's _C library
+    assert vllm_sites["Failed: Cuda error %scsrc/custom_all_reduce.cuh:%d '%s'"]["family"] == "serving.custom_allreduce"
     # the bundled ptxas' own message for a GPU it does not know (the option: compiler.py's --gpu-name)
     assert sites["Value '%s' is not defined for option 'gpu-name'"]["family"] == "triton.ptxas"
     vllm = {s["text"]: s for s in knowgen.committed("vllm_messages")["sites"]}

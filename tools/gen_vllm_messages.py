@@ -29,6 +29,7 @@ https://docs.vllm.ai/en/latest/serving/parallelism_scaling.html.
 """
 
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -79,6 +80,7 @@ RULES = [
     ("no-gpu", "cuda.not_available", {"text": r"^CUDA_VISIBLE_DEVICES is set to empty string"}),
     ("nccl-library", "nccl.lib_missing", {"text": r"^Failed to load NCCL library from"}),
     ("p2p", "gpu.p2p", {"text": r"testing peer-to-peer access"}),
+    ("custom-allreduce", "serving.custom_allreduce", {"text": r"^Failed: Cuda error %scsrc/custom_all_reduce\.cuh:"}),
     ("no-ray", "code.package_too_old", {"text": r"install Ray with `pip install ray`|requires installation of ray|"
                                                 r"Ray accelerated DAG is not installed|Ray version %s is required"}),
     # by the part of vLLM that raises it: the message names what it refused
@@ -193,8 +195,64 @@ MSG_FIX = [
 ]
 
 
+# The custom all-reduce's CUDA calls (csrc/custom_all_reduce.cuh, compiled into the wheel's _C library): its CUDACHECK
+# prints "Failed: Cuda error %s:%d '%s'" with __FILE__, the build's path of custom_all_reduce.cuh. Both strings are
+# read from the library (their printable runs, as GNU strings finds them), and the site is that format with the file's
+# name after the build's folder: "Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:455 'invalid argument'"
+LIBRARIES = ("vllm/_C_stable_libtorch.abi3.so", "vllm/_C.abi3.so")
+CUDACHECK = b"Failed: Cuda error %s:%d '%s'"
+CUSTOM_AR = b"csrc/custom_all_reduce.cuh"
+
+
+def library_strings(wheel):
+    """The runs of the first of LIBRARIES in ``wheel`` that hold CUDACHECK and CUSTOM_AR, one a line ('' if none)."""
+    import zipfile
+
+    with zipfile.ZipFile(wheel) as z:
+        name = next((n for n in LIBRARIES if n in z.namelist()), None)
+        if name is None:
+            return name, ""
+        data = z.read(name)
+    out = []
+    for needle in (CUDACHECK, CUSTOM_AR):
+        i = data.find(needle)
+        if i < 0:
+            continue
+        a, b = i, i + len(needle)
+        while a > 0 and 0x20 <= data[a - 1] <= 0x7e:
+            a -= 1
+        while b < len(data) and 0x20 <= data[b] <= 0x7e:
+            b += 1
+        out.append(data[a:b].decode("ascii"))
+    return name, "\n".join(out) + "\n"
+
+
+def library_sites(files, ids, seen):
+    """The custom all-reduce's CUDACHECK site of each library text (library_strings) that holds both strings."""
+    out = []
+    for path, src in files:
+        if not path.endswith(".so"):
+            continue
+        lines = src.splitlines()
+        fmt = next((ln for ln in lines if ln == CUDACHECK.decode()), None)
+        cuh = next((i for i, ln in enumerate(lines, 1) if ln.endswith(CUSTOM_AR.decode())), None)
+        if fmt is None or cuh is None:
+            continue
+        text = "Failed: Cuda error %s" + CUSTOM_AR.decode() + ":%d '%s'"
+        if text in seen:
+            continue
+        seen.add(text)
+        m = re.match(r"older/([a-z_]+)-([^/]+)/(.+)$", path)
+        out.append(wheelmsgs.site_for("vllm." + ("%s_%s_" % (m.group(1), knowgen.slug(m.group(2))) if m else ""),
+                                      ids, "raise", "%s:%d" % (m.group(3) if m else path, cuh), text, RULES, MSG_FIX,
+                                      older=m and "%s %s" % (m.group(1), m.group(2))))
+    return out
+
+
 def build(files, version):
-    sites = wheelmsgs.py_sites(files, "vllm.", RULES, MSG_FIX)
+    seen, ids = set(), set()
+    sites = wheelmsgs.py_sites(files, "vllm.", RULES, MSG_FIX, seen, ids)
+    sites += library_sites(files, ids, seen)
     return {"header": knowgen.header("vllm (https://pypi.org/project/vllm/)", version, GENERATOR,
                                      "raise/assert/logger messages of vllm/distributed, the executors, the config "
                                      "and engine arguments, the workers, the KV cache planning and the CUDA "
@@ -204,8 +262,10 @@ def build(files, version):
 
 def read(wheel, older=None):
     files, version = wheelmsgs.from_wheel(wheel, FILES, "vllm")
+    files.append(library_strings(wheel))
     if older:
         ofiles, oversion = wheelmsgs.from_wheel(older, FILES, "vllm")
+        ofiles.append(library_strings(older))
         files += [("older/vllm-%s/%s" % (oversion.split()[1], p), src) for p, src in ofiles]
         version += "; older: " + oversion
     return files, version
@@ -221,7 +281,8 @@ def main(argv):
         knowgen.stale_fixes(a, "MSG_FIX", MSG_FIX, doc["sites"], of="wheel")
         if a.record:
             keep = {wheelmsgs.site_key(s) for s in doc["sites"] if s.get("fix")}
-            wheelmsgs.write_record(a.record, version, files, keep.__contains__, GENERATOR)
+            wheelmsgs.write_record(a.record, version, files, keep.__contains__, GENERATOR,
+                                   [(p, 1, src) for p, src in files if p.endswith(".so") and src.strip()])
     return knowgen.emit("vllm_messages", doc, a.out)
 
 
