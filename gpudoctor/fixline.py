@@ -18,11 +18,12 @@ tuple becomes its quoted items joined by spaces). Text the check itself chose an
 shell to read (``$USER``) is passed as ``Literal("$USER")``.
 """
 
+import re
 import shlex
 import string
 import unicodedata
 
-__all__ = ["sh", "cmd", "Literal", "Fix", "needs_ansi_c"]
+__all__ = ["sh", "cmd", "Literal", "Fix", "needs_ansi_c", "Shown", "hostile"]
 
 
 class Literal(str):
@@ -95,3 +96,51 @@ def cmd(template, *args, **values):
     """The fix ``template`` (the check's own text, ``str.format`` fields) with every field
     filled by ``sh``. Literal braces are written ``{{`` and ``}}``."""
     return Fix(_FORMATTER.format(template, *args, **values))
+
+
+# A description (a finding's message, what was observed and expected, a check's evidence) is prose, not a command,
+# but it names node values (a hostname, an env value, a path, a version string) that the node chose: one that holds
+# what a shell acts on (a command substitution, ';', a quote, a newline) or a control character is shown there as
+# the same one shell word a fix line would hold (sh), so a description copied into a terminal runs nothing and
+# shows what the value holds. Plain values (every healthy node's) are shown as they are.
+_ACTIVE = frozenset("$`;|&<>\\'\"\n\r")
+MAX_SHOWN = 512  # hostile values of one run looked for in its descriptions (the longest first)
+MAX_VALUE = 4096
+
+
+def hostile(value):
+    """Whether a node value must be quoted where a description names it: 3+ characters, one of them a letter or a
+    digit (a bare ';' or '&' is the prose's own), and a character a shell acts on or a control character."""
+    return (isinstance(value, str) and 3 <= len(value) <= MAX_VALUE and any(c.isalnum() for c in value)
+            and (any(c in _ACTIVE for c in value) or needs_ansi_c(value)))
+
+
+class Shown(object):
+    """The descriptions of a run with its nodes' hostile values each made one sh() word; ``Shown(values)(text)``.
+    One pass over the text (an alternation of the values, the longest first: a value inside another is never
+    quoted twice); a value already between single quotes is left (a check that quoted it itself)."""
+
+    def __init__(self, values):
+        vals = sorted({v for v in values if hostile(v)}, key=len, reverse=True)[:MAX_SHOWN]
+        self._rx = re.compile("(?<!')(?:%s)(?!')" % "|".join(re.escape(v) for v in vals)) if vals else None
+
+    def __call__(self, text):
+        if self._rx is None or not isinstance(text, str):
+            return text
+        return self._rx.sub(lambda m: sh(m.group(0)), text)
+
+
+def leaf_strings(facts, limit=100000):
+    """Every string of a node's facts, keys too (an env variable's name is the node's), up to ``limit``."""
+    out, stack = [], [facts]
+    while stack and len(out) < limit:
+        x = stack.pop()
+        if isinstance(x, dict):
+            out.extend(k for k in x if isinstance(k, str))
+            stack.extend(x.values())
+        elif isinstance(x, (list, tuple)):
+            stack.extend(x)
+        elif isinstance(x, str):
+            out.append(x)
+    return out
+

@@ -157,17 +157,26 @@ class Report(Record):
     def to_dict(self):
         from gpudoctor.profile import profile
 
+        shown = shown_of(self.nodes)
         return {
             "schema": "gpudoctor.report/2",
             "version": __version__,
             "nodes": [dict({"host": n.host, "reachable": n.reachable, "error_kind": n.error_kind, "error": n.error,
-                            "profile": profile(n.facts) if n.reachable else None},
+                            "profile": _shown_profile(profile(n.facts), shown) if n.reachable else None},
                            # how a node of a cluster run was reached (srun, ssh; docs/report-schema.md)
                            **_via(n)) for n in self.nodes],
             "checks": [check_dict(r) for r in self.results],
             "findings": [finding_dict(f) for f in self.findings],
             "summary": self.summary,
         }
+
+
+def _shown_profile(prof, shown):
+    if isinstance(prof, dict):
+        return {k: _shown_profile(v, shown) for k, v in prof.items()}
+    if isinstance(prof, list):
+        return [_shown_profile(v, shown) for v in prof]
+    return shown(prof) if isinstance(prof, str) else prof
 
 
 def _via(n):
@@ -315,9 +324,25 @@ def _cluster_status(res):
     return "na"
 
 
+def shown_of(nodes):
+    """fixline.Shown over every reachable node's facts: the descriptions name node values as one shell word where
+    the value holds what a shell or a terminal acts on (docs/security.md 27.)."""
+    from gpudoctor.fixline import Shown, leaf_strings
+
+    return Shown(v for n in nodes if n.reachable and isinstance(n.facts, dict) for v in leaf_strings(n.facts))
+
+
+def _shown_result(res, shown):
+    for f in res.findings:
+        f.message, f.observed, f.expected = shown(f.message), shown(f.observed), shown(f.expected)
+    for host, (st, text) in list(res.outcomes.items()):
+        res.outcomes[host] = (st, shown(text))
+
+
 def run_checks(nodes, checks, config):
     results, raw = [], []
     live = [n for n in nodes if n.reachable]
+    shown = shown_of(nodes)
     overrides = getattr(config, "severity", {}) or {}
     for chk in checks:
         override = overrides.get(chk.id)
@@ -330,6 +355,7 @@ def run_checks(nodes, checks, config):
             _run_cluster_check(chk, res, live, config, override)
         for f in res.findings:
             f.check = chk.id
+        _shown_result(res, shown)
         res.findings = merge_findings(res.findings)
         res.status = _cluster_status(res)
         if not live:

@@ -26,7 +26,10 @@ STYLE = {"PASS": "green", "FAIL": "bold red", "WARN": "yellow", "SKIP": "dim", "
 
 
 def _profile_lines(report):
-    live = {n.host: profile(n.facts) for n in report.nodes if n.reachable}
+    from gpudoctor.runner import _shown_profile, shown_of
+
+    shown = shown_of(report.nodes)
+    live = {n.host: _shown_profile(profile(n.facts), shown) for n in report.nodes if n.reachable}
     if not live:
         return []
     out = []
@@ -49,7 +52,8 @@ def wrap(style, text, indent, width=WIDTH):
     """(style, line) pairs of one line of prose, wrapped at ``width`` columns between words (a word longer than
     that, a path or a URL, stays whole), the lines after the first indented by ``indent``. A line with control
     characters is left whole (render() shows them escaped)."""
-    if len(text) <= width or not text.isprintable():
+    if len(text) <= width or not text.isprintable() or "$'" in text or "$(" in text or "`" in text:
+        # (a node value shown as a shell word, fixline.Shown: never split over two lines)
         return [(style, text)]
     import textwrap
 
