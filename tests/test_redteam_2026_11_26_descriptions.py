@@ -19,7 +19,7 @@ from conftest import node_facts
 from gpudoctor.fixline import hostile, sh
 
 # (shell: a command substitution, a separator, backquotes, quotes, a pipe; terminal: a newline, an OSC title sequence)
-PAYLOADS = ["$(touch /tmp/PWN);`id`'\"|&x", "x\ny\x1b]0;T\x07z"]
+PAYLOADS = ["$(touch /tmp/PWN);`id`'\"|&x\ny\x1b]0;T\x07z"]
 SKIP_KEYS = {"status", "schema", "collected_at", "kind", "state"}
 
 
