@@ -1,5 +1,5 @@
 """Hugging Face datasets, TRL and bitsandbytes messages (issue 18, libs13b): read from the datasets 5.2.0 (and older
-2.21.0), trl 1.16.0 (and older 0.12.2, 0.16.0, 0.17.0) and bitsandbytes 0.50.2 (and older 0.41.1) wheels by
+2.21.0), trl 1.16.0 (and older 0.12.2, 0.16.0, 0.17.0) and bitsandbytes 0.50.2 (and older 0.43.3, 0.41.1) wheels by
 tools/gen_hflibs_messages.py (its slice tools/data/hflibs_messages_slice.txt keeps the statements of the assigned
 sites with their line numbers): the generator regenerates the committed sites, and real texts of public threads
 (cited per text) get their entry and the fix the code that raises them points at.
@@ -45,6 +45,12 @@ REAL = {
     # https://github.com/bitsandbytes-foundation/bitsandbytes/issues/693 (bitsandbytes <= 0.41: the library is None)
     "bnb_none_lib_693": ("AttributeError: 'NoneType' object has no attribute 'cquantize_blockwise_fp16_nf4'\n",
                          "bitsandbytes.setup", r"CUDA SETUP"),
+    # https://github.com/bitsandbytes-foundation/bitsandbytes/issues/1559 (bitsandbytes 0.43-0.45, a source checkout)
+    "bnb_native_lib_1559": (
+        "Could not find the bitsandbytes CUDA binary at PosixPath('/notebooks/bitsandbytes/bitsandbytes/"
+        "libbitsandbytes_cuda124.so')\nCould not load bitsandbytes native library: /notebooks/bitsandbytes/"
+        "bitsandbytes/libbitsandbytes_cpu.so: cannot open shared object file: No such file or directory\n",
+        "bitsandbytes.setup", r"pip install -U bitsandbytes|BNB_CUDA_VERSION"),
     # https://github.com/huggingface/trl/issues/2858 (trl 0.15/0.16 GRPOTrainer, num_generations=8 on one process)
     "trl_grpo_generations_2858": (
         "ValueError: The global train batch size (1 x 1) must be evenly divisible by the number of generations per "
@@ -76,9 +82,11 @@ def test_what_the_rules_keep_out():
         "family"] == "bitsandbytes.setup"
     assert sites["CUDA SETUP: Solution 1): Your paths are probably not up-to-date. You can update them via: sudo "
                  "ldconfig."]["family"] is None
-    # the None library's AttributeError is read only from the release that leaves the library None (0.41.1)
+    # the None library's AttributeError is read only from the releases that leave the library None (0.43.3, 0.41.1);
+    # 0.50's ErrorHandlerMockBNBNativeLibrary raises its own text instead
     none_lib = [s for s in sites.values() if s["text"].startswith("'NoneType' object has no attribute 'c")]
-    assert none_lib and all(s.get("older") == "bitsandbytes 0.41.1" for s in none_lib)
+    assert none_lib and all(s.get("older") in ("bitsandbytes 0.43.3", "bitsandbytes 0.41.1") for s in none_lib)
+    assert sites["Could not load bitsandbytes native library: %s"]["family"] == "bitsandbytes.setup"
     # words Python and torch.optim print too (TRL's lazy module, bitsandbytes' copy of Optimizer.load_state_dict)
     assert sites["module %s has no attribute %s"]["family"] is None
     assert sites["loaded state dict has a different number of parameter groups"]["family"] is None

@@ -24,10 +24,12 @@ Usage:
     pip download --no-deps --only-binary :all: datasets trl bitsandbytes -d /tmp/w
     pip download --no-deps --only-binary :all: datasets==2.21.0 trl==0.12.2 bitsandbytes==0.41.1 -d /tmp/w
     pip download --no-deps --only-binary :all: trl==0.16.0 -d /tmp/w; pip download ... trl==0.17.0 -d /tmp/w
+    pip download --no-deps --only-binary :all: bitsandbytes==0.43.3 -d /tmp/w
     python tools/gen_hflibs_messages.py --datasets /tmp/w/datasets-5.2.0-py3-none-any.whl \\
         --trl /tmp/w/trl-1.16.0-py3-none-any.whl --bitsandbytes /tmp/w/bitsandbytes-0.50.2-...whl \\
         --older-datasets /tmp/w/datasets-2.21.0-py3-none-any.whl --older-trl /tmp/w/trl-0.12.2-py3-none-any.whl \\
         --older-trl /tmp/w/trl-0.16.0-py3-none-any.whl --older-trl /tmp/w/trl-0.17.0-py3-none-any.whl \\
+        --older-bitsandbytes /tmp/w/bitsandbytes-0.43.3-...whl \\
         --older-bitsandbytes /tmp/w/bitsandbytes-0.41.1-py3-none-any.whl [--record tools/data/hflibs_messages_slice.txt]
     python tools/gen_hflibs_messages.py --slice tools/data/hflibs_messages_slice.txt -o OUT   (the test)
 
@@ -35,10 +37,10 @@ Sources: datasets (https://pypi.org/project/datasets/, Apache-2.0; https://githu
 src/datasets/), trl (https://pypi.org/project/trl/, Apache-2.0; https://github.com/huggingface/trl, trl/),
 bitsandbytes (https://pypi.org/project/bitsandbytes/, MIT; https://github.com/bitsandbytes-foundation/bitsandbytes,
 bitsandbytes/). The regenerated table read datasets 5.2.0, trl 1.16.0, bitsandbytes 0.50.2 and the older datasets
-2.21.0 (the last 2.x, which most threads quote), trl 0.12.2 (SFTConfig's first releases), 0.16.0 and
-0.17.0 (GRPOTrainer's 2025 wordings: 'The global train batch size ...', then 'The effective train batch size ...') and bitsandbytes 0.41.1
-(the CUDA SETUP log of 2023's threads). Docs: https://huggingface.co/docs/datasets/process (map, batched,
-num_proc, remove_columns), https://huggingface.co/docs/datasets/stream, https://huggingface.co/docs/datasets/loading,
+2.21.0 (the last 2.x, which most threads quote), trl 0.12.2 (SFTConfig's first releases), 0.16.0 and 0.17.0
+(GRPOTrainer's 2025 wordings: 'The global train batch size ...', then 'The effective train batch size ...') and
+bitsandbytes 0.43.3 (2024: 'Could not load bitsandbytes native library') and 0.41.1 (the CUDA SETUP log of 2023's
+threads). Docs: https://huggingface.co/docs/datasets/process (map, batched, num_proc, remove_columns), https://huggingface.co/docs/datasets/stream, https://huggingface.co/docs/datasets/loading,
 https://huggingface.co/docs/trl/sft_trainer#dataset-format-support, https://huggingface.co/docs/trl/grpo_trainer,
 https://huggingface.co/docs/trl/vllm_integration, https://huggingface.co/docs/bitsandbytes/main/en/installation.
 """
@@ -80,7 +82,8 @@ _BNB_SETUP = (r"CUDA Setup failed|CUDA SETUP: (?:Setup Failed|Required library v
               r"Forgot to compile the bitsandbytes library|binary not found at|binary found at|"
               r"not available in CPU-only version|failed to load backend|library load error|"
               r"Failed to load CPU-only bitsandbytes library|^'NoneType' object has no attribute 'c|"
-              r"^%s=%s: value must be digits only|Native code method attempted to call")
+              r"^%s=%s: value must be digits only|Native code method attempted to call|"
+              r"^Could not load bitsandbytes native library")
 # (rule, knowledge entry, {field: regex}); fields: where (path:line), text, level. The first that matches wins.
 RULES = [
     # their internal invariants and words Python itself prints for any object
@@ -435,16 +438,19 @@ def _none_lib_calls(tree):
     """(level, line, format) of Python's AttributeError for each `lib.c<name>` of bitsandbytes <= 0.41's functional.py,
     which sets `lib = None` when its CUDA setup fails (cextension.py)."""
     seen = set()
+    # a reference inside an `if` test is guarded (0.43: `if lib and lib.compiled_with_cuda:`), never raised
+    guarded = {id(n) for t in ast.walk(tree) if isinstance(t, (ast.If, ast.IfExp, ast.While)) for n in ast.walk(t.test)}
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "lib" and \
-                re.match(r"c[a-z]\w{4,}$", node.attr) and node.attr not in seen:
+                re.match(r"c[a-z]\w{4,}$", node.attr) and node.attr not in seen and id(node) not in guarded:
             seen.add(node.attr)
             yield "raise", node.lineno, "'NoneType' object has no attribute '%s'" % node.attr
 
 
 # a release whose cextension.py leaves `lib` None when the setup fails (0.41.1: `if lib is None and
-# torch.cuda.is_available(): ... raise RuntimeError(...)`; later releases put an ErrorHandlerMockBNBNativeLibrary there)
-_NONE_LIB = re.compile(r"\blib is None\b")
+# torch.cuda.is_available(): ... raise RuntimeError(...)`; 0.43: `except Exception as e: lib = None`; later releases
+# put an ErrorHandlerMockBNBNativeLibrary there)
+_NONE_LIB = re.compile(r"\blib is None\b|^\s*lib = None\b", re.M)
 
 
 def extra_sites(path, srcs, none_lib=False):
@@ -519,7 +525,7 @@ def read(wheels, older=None):
 def _keep_lines(files, doc):
     """The extra blocks of the slice: for each site extra_sites made that has a family, the source it reads (the
     add_log_entry statement; the _format_* method whole; the line of the `lib.<name>` call) and, for a release with
-    such `lib.<name>` sites, the `if lib is None ...` statement of its cextension.py (_NONE_LIB)."""
+    such `lib.<name>` sites, the statement of its cextension.py that leaves the library None (_NONE_LIB)."""
     made = [s for s in doc["sites"] if s.get("family") and
             re.match(r"hflibs\.(?:[a-z_0-9]+_)?(?:log|fmt|nonelib)_", s["id"])]
     want = {wheelmsgs.site_key(s) for s in made}
@@ -531,9 +537,11 @@ def _keep_lines(files, doc):
         lines = src.splitlines()
         tree = ast.parse(src)
         spans = []
-        if p in none_lib:
+        if p in none_lib:  # the `if lib is None ...` test (0.41) or the `lib = None` assignment (0.43)
             spans += [(n.lineno, n.end_lineno) for n in ast.walk(tree) if isinstance(n, ast.If) and
                       _NONE_LIB.search(ast.get_source_segment(src, n.test) or "")]
+            spans += [(n.lineno, n.end_lineno) for n in ast.walk(tree) if isinstance(n, ast.Assign) and
+                      _NONE_LIB.search(ast.get_source_segment(src, n) or "")]
         for ln in keys:
             fn = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and
                        re.match(r"_format_\w*error", n.name) and n.lineno <= ln <= n.end_lineno), None)
