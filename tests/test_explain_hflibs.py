@@ -12,6 +12,7 @@ import sys
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "tools"))
 
+import gen_arrow_messages  # noqa: E402
 import gen_hflibs_messages  # noqa: E402
 import knowgen  # noqa: E402
 
@@ -108,3 +109,36 @@ def test_datasets_progress_lines_are_healthy(kb):
     res = explain.explain_text("Map (num_proc=8): 100%|##########| 1000/1000 [00:02<00:00, 450.12 examples/s]\n"
                                "Generating train split: 1000 examples [00:00, 2000.00 examples/s]\n", kb)
     assert res["verdict"] == "no_error" and not res["findings"]
+
+
+# Apache Arrow's refusals under datasets (tools/gen_arrow_messages.py, apache-arrow-25.0.1)
+ARROW = {
+    # https://github.com/huggingface/datasets/issues/1817 (a batched map that concatenates input_ids only; the
+    # maintainer: the other columns kept their length)
+    "arrow_collen_1817": ("pyarrow.lib.ArrowInvalid: Column 1 named input_ids expected length 599 but got length 1500\n",
+                          r"remove_columns=ds.column_names"),
+    # https://github.com/huggingface/datasets/issues/6460 (pyarrow.json: a list column of numbers then strings)
+    "arrow_json_6460": ("ArrowInvalid: JSON parse error: Column(/ner/[]/[]/[]) changed from number to string in row 0\n",
+                        r"features=Features"),
+    # https://github.com/hiyouga/LlamaFactory/issues/412 (datasets' json builder on a file that is one JSON document)
+    "arrow_json_412": ("  File \"pyarrow/error.pxi\", line 100, in pyarrow.lib.check_status\npyarrow.lib.ArrowInvalid: "
+                       "JSON parse error: Column() changed from object to array in row 0\n", r"field="),
+}
+
+
+def test_arrow_generator_regenerates_and_its_real_texts(tmp_path, kb):
+    got = knowgen.regenerated(gen_arrow_messages.main, os.path.join(REPO, "tools", "data", "arrow_messages_slice.txt"),
+                              tmp_path / "arrow_messages.json")
+    full = knowgen.committed("arrow_messages")
+    assert got["header"]["version"] == full["header"]["version"]
+    by_text = {s["text"]: s for s in full["sites"]}
+    assert {t for t, s in by_text.items() if s.get("family")} == {s["text"] for s in got["sites"] if s.get("family")}
+    for s in got["sites"]:
+        assert {k: v for k, v in s.items() if k not in ("id", "where")} == \
+            {k: v for k, v in by_text[s["text"]].items() if k not in ("id", "where")}, s["id"]
+    # a helper's prefix is read from the source (csv/parser.cc ParseError: 'CSV parse error: ')
+    assert by_text["CSV parse error: Expected %s columns, got %s: %s%s"]["family"] == "datasets.arrow"
+    for name, (text, fix_re) in ARROW.items():
+        root = explain.explain_text(text, kb)["findings"][0]
+        assert root["id"] == "datasets.arrow", name
+        assert re.search(fix_re, "\n".join(root["causes"][0]["fix"])), (name, root["causes"][0]["fix"])
