@@ -240,3 +240,33 @@ def test_nvidia_container_cli_permission_error_is_the_capabilities(cli, tmp_path
     root = root_of(doc)
     assert root["id"] == "container.oci_gpu" and "capabilities" in root["causes"][0]["text"], ids(doc)
     assert "setenforce 0" in root["causes"][0]["fix"][0] and "enroot.nvidia_hook" in ids(doc)
+
+
+# The runtimes' prefix as it was written before left13: '\b' first stopped Python's re from skipping ahead (a BRANCH
+# whose alternatives do not all begin with a literal gets no first-character set: Lib/re/_compiler.py
+# _get_charset_prefix), so every OCI matcher was entered at every position of a line.
+OLD_PREFIX = (r"(?-i:\bError: |from daemon: |level=(?:error|fatal|warning) msg=\"|(?:ERRO|WARN|FATA)\[\d{1,8}\] |"
+              r"\b(?:runc|crun|conmon|nvidia-(?:container-[a-z-]{3,20}|ctk|cdi-hook))(?:\.real)?(?:\[\d{1,10}\])?: |"
+              r"\[conmon:[ewid]\]: |OCI runtime [a-z]{3,6} failed: )[^\n]{0,200}?")
+
+
+def test_the_prefix_starts_on_a_literal_and_matches_what_the_word_boundary_form_matched():
+    from re import _compiler, _parser
+
+    parsed = _parser.parse(gen.PREFIX + "x", re.I)
+    assert _compiler._get_charset_prefix(parsed, parsed.state.flags), "no first-character set"
+    old, new = re.compile(OLD_PREFIX + "tail", re.I), re.compile(gen.PREFIX + "tail", re.I)
+    heads = ["Error: ", "Error response from daemon: ", 'level=error msg="', "ERRO[0000] ", "WARN[12] ", "FATA[1] ",
+             "runc: ", "runc.real[42]: ", "crun: ", "conmon: ", "conmon[7]: ", "nvidia-container-cli: ",
+             "nvidia-ctk: ", "nvidia-cdi-hook: ", "[conmon:e]: ", "OCI runtime create failed: ", "xError: ",
+             "CUDA error: ", "ERROR: ", "prerunc: ", "zcrun: ", "_conmon: ", "anvidia-ctk: ", "Runc: ", "podman: Error: "]
+    for h in heads:
+        for line in (h + "tail", "2026 " + h + "a b tail", h + "TAIL", h, "x" + h + "tail"):
+            a, b = old.search(line), new.search(line)
+            assert (a and a.span()) == (b and b.span()), line
+    # every committed matcher is the generator's prefix and its own format
+    import json
+
+    with open(os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated", "oci_messages.json")) as f:
+        sites = [s for s in json.load(f)["sites"] if s.get("re")]
+    assert len(sites) > 2000 and all(s["re"].startswith(gen.PREFIX) for s in sites)

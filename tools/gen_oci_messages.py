@@ -80,9 +80,15 @@ _C_MACRO = r"[A-Z_][A-Z0-9_]{2,40}\b"
 
 # What each runtime prints before its message; a site matches only after one of them on its line. Case-sensitive
 # ((?-i:...): explain compiles every pattern with re.IGNORECASE): 'CUDA error: ' is not podman's 'Error: '.
-PREFIX = (r"(?-i:\bError: |from daemon: |level=(?:error|fatal|warning) msg=\"|(?:ERRO|WARN|FATA)\[\d{1,8}\] |"
-          r"\b(?:runc|crun|conmon|nvidia-(?:container-[a-z-]{3,20}|ctk|cdi-hook))(?:\.real)?(?:\[\d{1,10}\])?: |"
-          r"\[conmon:[ewid]\]: |OCI runtime [a-z]{3,6} failed: )[^\n]{0,200}?")
+# Every alternative starts on a literal character (a word boundary is the lookbehind after it: 'E(?<!\wE)rror: ' is
+# '\bError: '): then Python's re compiles the set of those first characters into the pattern's info block and its
+# search skips every position that holds none of them, instead of entering the alternation at each one
+# (Lib/re/_compiler.py _get_charset_prefix: a BRANCH whose every alternative begins with a LITERAL).
+_TAIL = r"(?:\.real)?(?:\[\d{1,10}\])?: "  # 'runc.real[42]: '
+PREFIX = (r"(?-i:E(?<!\wE)rror: |from daemon: |level=(?:error|fatal|warning) msg=\"|ERRO\[\d{1,8}\] |WARN\[\d{1,8}\] |"
+          r"FATA\[\d{1,8}\] |r(?<!\wr)unc" + _TAIL + r"|c(?<!\wc)run" + _TAIL + r"|c(?<!\wc)onmon" + _TAIL +
+          r"|n(?<!\wn)vidia-(?:container-[a-z-]{3,20}|ctk|cdi-hook)" + _TAIL +
+          r"|\[conmon:[ewid]\]: |OCI runtime [a-z]{3,6} failed: )[^\n]{0,200}?")
 
 # The areas kept: a format of none of them is counted, not kept (texts of podman's remote API, quadlet, ...).
 # (rule, knowledge entry, {field: regex}); fields: where (repo:path:line), text, level. The first match wins.
