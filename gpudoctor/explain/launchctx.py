@@ -114,8 +114,10 @@ _MPI = ("mpirun", "mpiexec", "mpiexec.hydra", "orterun")
 def patterns():
     from gpudoctor.explain import ocictx  # a container's docker/podman run line and what the job printed (ocictx.py)
 
+    from gpudoctor.explain import launchenv  # a rank variable against what the launcher sets (launchenv.py)
+
     return [Pattern(ENTRY, "paste", rx, 0, site={"class": cls, "id": "launchctx-" + cls}, needles=_NEEDLES.get(cls))
-            for cls, rx in FACTS.items()] + ocictx.patterns(ENTRY)
+            for cls, rx in FACTS.items()] + ocictx.patterns(ENTRY) + launchenv.patterns(ENTRY)
 
 
 class Ctx(object):
@@ -146,6 +148,10 @@ def record(scan, hit, win=None):
         from gpudoctor.explain import ocictx
 
         return ocictx.record(scan, hit, win)
+    if cls.startswith("lenv"):
+        from gpudoctor.explain import launchenv
+
+        return launchenv.record(scan, hit, win)
     text = hit.text[:MAX_LINE]
     src = max(len(scan.sources) - 1, 0)
     if cls == "cmd":
@@ -819,7 +825,9 @@ def read(scan):
     """[Found] of what the launch lines show."""
     st = getattr(scan, "launchctx", None)
     if st is None:
-        return []
+        from gpudoctor.explain import launchenv
+
+        return launchenv.read(scan, Found)  # its lines may be all the text holds of the launch
     alloc, sb = _alloc(scan)
     out = []
     _times_tasks(st, alloc, sb, out)
@@ -837,7 +845,11 @@ def read(scan):
     _replica(st, out)
     from gpudoctor.explain import ocictx
 
-    return out + ocictx.read(scan, Found)  # the container's run options behind the symptom (ocictx.py)
+    from gpudoctor.explain import launchenv
+
+    # the container's run options behind the symptom (ocictx.py); a rank variable the launcher does or does not set
+    # (launchenv.py)
+    return out + ocictx.read(scan, Found) + launchenv.read(scan, Found)
 
 
 # ------------------------------------------------------------------ into the answer
@@ -888,9 +900,11 @@ def judge(result, scan, kb):
                                           "confirm": [], "fix": [x.fix], "exports": {}, "static_rank": 0,
                                           "computed": None,
                                           "evidence": [{"line": ln, "text": t} for ln, t in x.ev]})
-            else:
+                continue
+            if getattr(x, "instead", None) is None:
                 notes.append(x)
-            continue
+                continue
+            x = x.instead  # the entry this launch fact is, where the root is not its symptom (launchenv.py)
         e = kb.by_id.get(x.eid)
         if e is None or any(f["id"] == x.eid for f in findings):
             continue
