@@ -61,6 +61,11 @@ def test_generator_regenerates_the_committed_sites_from_the_slice(tmp_path):
     # older wordings carry the newest release that prints them
     assert sites["world size (%s) is not divisible by tensor model parallel size (%s)"]["until"] == "core_v0.5.0"
     assert sites["ERROR: Invalid metadata file %s. Exiting"]["level"] == "exit"  # print_rank_0 then sys.exit()
+    # v2.x's ensure_divisibility names no size (every library's helper of that name prints it): not assigned
+    assert sites["%s is not divisible by %s"]["family"] is None
+    # 23.06's format has two places for three values: its fix says which number is which
+    old = sites["world size is not divisible by tensor parallel size (%s) times pipeline parallel size (%s)"]
+    assert old["until"] == "23.06" and "the first number it prints is the world size" in old["means"]
     assert sites["tensor model parallel group is not initialized"]["family"] == "megatron.parallel_state_init"
     assert full["unassigned"] == sorted(s["id"] for s in full["sites"] if not s.get("family"))
 

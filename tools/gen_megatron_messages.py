@@ -12,12 +12,12 @@ be a multiple of expert model parallel_size.') while the condition states the ru
 (`args.num_experts % args.expert_model_parallel_size == 0`), so the site's fix quotes it. An assert with no message
 prints a bare `AssertionError` after the traceback's source line `assert <condition>`: that line (one source line,
 naming a setting) is the site's text and matcher. With --older TAG, the sites only older releases print (their
-wordings, and the files' older places: megatron/arguments.py before core_v0.6), each with `until` (the newest of those
-tags that prints it).
+wordings, and the files' older places: megatron/arguments.py before core_v0.6, megatron/mpu/ in v2.x, the release the
+Megatron-DeepSpeed forks started from), each with `until` (the newest of those tags that prints it).
 
 Usage:
     python tools/gen_megatron_messages.py --repo <NVIDIA/Megatron-LM.git> --rev core_v0.19.0 \\
-        --older core_v0.5.0 --older core_v0.12.0 [-o OUT]
+        --older core_v0.12.0 --older core_v0.5.0 --older 23.06 --older v2.6 [-o OUT]
     python tools/gen_megatron_messages.py --slice tools/data/megatron_messages_slice.txt -o OUT   (the test)
 
 Source: NVIDIA/Megatron-LM (https://github.com/NVIDIA/Megatron-LM, BSD-3-Clause-style license): megatron/training/
@@ -40,7 +40,7 @@ GENERATOR = "tools/gen_megatron_messages.py"
 KEEP = re.compile(r"^megatron/(?:(?:training/)?(?:arguments|initialize|checkpointing)\.py|core/parallel_state\.py|"
                   r"core/model_parallel_config\.py|core/transformer/transformer_config\.py|core/num_microbatches_calculator\.py|"
                   r"microbatches\.py|core/transformer/transformer_block\.py|"
-                  r"core/tensor_parallel/(?:mappings|layers|utils|data|random)\.py|"
+                  r"core/tensor_parallel/(?:mappings|layers|utils|data|random)\.py|mpu/(?:initialize|mappings|layers|utils)\.py|"
                   r"core/(?:distributed|optimizer)/.{1,120}\.py)$")
 
 
@@ -48,7 +48,10 @@ def place(path):
     """The path a site is recorded at: the file's current place (megatron/arguments.py moved to megatron/training/ in
     core_v0.6), so that rules and ids name one file whichever release printed the site."""
     path = re.sub(r"^megatron/(arguments|initialize|checkpointing)\.py$", r"megatron/training/\1.py", path)
-    return re.sub(r"^megatron/microbatches\.py$", "megatron/core/num_microbatches_calculator.py", path)
+    path = re.sub(r"^megatron/microbatches\.py$", "megatron/core/num_microbatches_calculator.py", path)
+    # Megatron-LM v2.x (and the Megatron-DeepSpeed forks of it) kept parallel_state and tensor_parallel in megatron/mpu/
+    path = re.sub(r"^megatron/mpu/initialize\.py$", "megatron/core/parallel_state.py", path)
+    return re.sub(r"^megatron/mpu/(mappings|layers|utils)\.py$", r"megatron/core/tensor_parallel/\1.py", path)
 
 
 # the internal code of DDP, the buffers, FSDP and the optimizers: its sizes are of buffers, not the user's layout
@@ -57,6 +60,10 @@ _NOT_INTERNAL = r"^(?!megatron/core/(?:distributed|optimizer)/)"  # (tensor_para
 # assert's condition, '' for others), level. The first that matches wins (IGNORECASE, knowgen.assign).
 RULES = [
     ("warning", None, {"level": r"^warning$"}),
+    # ensure_divisibility's text (megatron/mpu/utils.py in v2.x, core/utils.py's divide()): it names no size, and every
+    # library's helper of that name prints it (vLLM, Colossal-AI, MiniLLM): not Megatron's to answer
+    ("generic-divisibility", None, {"text": r"^%s (?:is not |must be |should be )?(?:evenly )?(?:divisible by|a "
+                                            r"multiple of) %s\.?$"}),
     # arguments.py / parallel_state.py / initialize.py: sequence parallel and TP/CP comm overlap need one CUDA work
     # queue (the kernels' launch order is the communication order), FSDP needs more than one
     ("max-connections", "megatron.cuda_device_max_connections", {"text": r"CUDA_DEVICE_MAX_CONNECTIONS"}),
@@ -74,6 +81,7 @@ RULES = [
               r"[ v]{0,3}(?:>=|version|v?\d)|is not installed|pip install|No module named|"
               r"(?:module|package|packages) (?:is |are )?(?:required|needed)|is required for|needs '?(?:yaml|einops)|"
               r"Cannot import|requires (?:the )?[a-z_]{3,40} package|Megatron requires CUDA|"
+              r"transformer[-_ ]engine (?:is )?required|"
               r"Installed [a-z_-]{3,40} does not support|for pytorch v\d"}),
     ("dependency-cond", "megatron.dependency", {"cond": r"is_te_min_version|is_torch_min_version|HAVE_[A-Z_]{2,40}\b|"
                                                         r"get_te_version|te_version"}),
@@ -95,6 +103,9 @@ RULES = [
                                                        r"num_query_groups|num_experts|hidden_size)[^=]{0,200}%"}),
     # loading and saving (checkpointing.py and the checkpoint formats the arguments name)
     ("checkpoint", "megatron.checkpoint", {"where": r"^megatron/training/checkpointing\.py:"}),
+    # activation checkpointing (recomputation) is a model setting, not a checkpoint file (v2.x arguments.py)
+    ("activation-recompute", "megatron.args", {"text": r"checkpointed activations|activation[- ]checkpoint|"
+                                                        r"checkpoint(?:ing)? activations|distribute-checkpointed"}),
     ("checkpoint-words", "megatron.checkpoint", {"text": r"checkpoint|ckpt|--load\b|--save\b|dist-ckpt"}),
 ]
 # Assigned by SOURCE CONTEXT, always to a generic family (megatron.parallel_sizes and .batch_size name a cause: only
@@ -133,6 +144,14 @@ MSG_FIX = [
      "({%3|world size / (TP x PP x CP)}) (megatron/core/num_microbatches_calculator.py).",
      ["set --global-batch-size to a multiple of --micro-batch-size x data-parallel size (data-parallel size = world "
       "size / (TP x PP x CP)); or change --micro-batch-size or the number of ranks"]),
+    (r"^world size is not divisible by tensor parallel size \(%s\) times pipeline parallel size \(%s\)",
+     "Megatron needs the world size (the number of ranks) to be a multiple of --tensor-model-parallel-size x "
+     "--pipeline-model-parallel-size: the ranks left over are the data-parallel replicas. This release's message "
+     "(megatron/arguments.py of Megatron-LM 23.x) has two places for three values: the first number it prints is the "
+     "world size ({%1|the first number}) and the second the tensor-parallel size ({%2|the second number}), not the "
+     "pipeline size.",
+     ["launch a multiple of TP x PP ranks (torchrun --nproc-per-node x --nnodes, srun -n), or lower "
+      "--tensor-model-parallel-size / --pipeline-model-parallel-size so that their product divides the world size"]),
     (r"^(?:number of layers of the model must be divisible pipeline model parallel size|Number of layers should be "
      r"divisible by the pipeline-model-parallel size|num_layers(?:=%s)? should be divisible by "
      r"(?:config\.)?pipeline_model_parallel_size)",
@@ -373,7 +392,7 @@ def main(argv):
         files, version = from_repo(a.repo, a.rev)
         git = knowgen.git_reader(a.repo)
         older = [(t, knowgen.tree_files(git, t, ["megatron"], KEEP.match)) for t in a.older]
-        older.sort(key=lambda x: [int(n) for n in re.findall(r"\d+", x[0])], reverse=True)
+        # (in the order given, newest first: the tags mix schemes, core_v0.12.0, 23.06, v2.6)
     else:
         files, version = knowgen.read_slice(a.slice)
         files, older = _older_from_slice(files)
