@@ -127,3 +127,20 @@ def test_inductor_without_triton_in_older_wordings(kb):
         root = explain.explain_text(text, kb)["findings"][0]
         assert root["id"] == "torch.compile_error", text
         assert "triton" in root["causes"][0]["fix"][0] and "backend='aot_eager'" in "\n".join(root["causes"][0]["fix"])
+
+
+def test_older_graph_break_wordings_and_their_logged_form(kb):
+    # https://github.com/pytorch/pytorch/issues/145596 (torch 2.6: unimplemented("data dependent operator: ..."))
+    text = ("  File \"/home/leslie/community/pytorch/torch/_dynamo/exc.py\", line 361, in unimplemented\n"
+            "    raise Unsupported(msg, case_name=case_name)\ntorch._dynamo.exc.Unsupported: data dependent operator: "
+            "aten._local_scalar_dense.default; to enable, set torch._dynamo.config.capture_scalar_outputs = True\n")
+    root = explain.explain_text(text, kb)["findings"][0]
+    assert root["id"] == "compile.graph_break" and "capture_scalar_outputs = True" in root["causes"][0]["fix"][0]
+    # torch 2.4's TORCH_LOGS=graph_breaks logs a graph break with its traceback (symbolic_convert.py:
+    # graph_break_log.debug("Graph break: from user code at:\n%s", ..., exc_info=True)), each line at the
+    # artifact logger's verbose level: a run that goes on stays healthy
+    pre = "V1126 19:34:59.567000 11777 torch/_dynamo/symbolic_convert.py:534] [0/0] [__graph_breaks] "
+    logged = (pre + "Graph break: from user code at:\n" + pre + "  File \"/work/train.py\", line 14, in forward\n"
+              + pre + "Traceback (most recent call last):\n" + pre + text.splitlines()[-1] + "\nstep 0 loss 7.07\ndone\n")
+    res = explain.explain_text(logged, kb)
+    assert res["verdict"] == "no_error" and not res["findings"]

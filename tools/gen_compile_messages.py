@@ -55,6 +55,9 @@ import wheelmsgs  # noqa: E402
 GENERATOR = "tools/gen_compile_messages.py"
 FILES = (r"^torch/(?:_dynamo/(?:graph_break_registry\.json|graph_break_hints\.py|backends/distributed\.py)|"
          r"_inductor/(?:async_compile|codecache|cpp_builder|scheduler)\.py)$")
+# torch <= 2.7 raised a graph break as unimplemented("<text>") (no registry yet): its Dynamo files, read from older wheels
+OLD_DYNAMO = r"^torch/_dynamo/(?:symbolic_convert|utils|output_graph|side_effects|variables/[a-z_]+)\.py$"
+PY_FILES = r"^torch/(?:_dynamo/backends/distributed|_inductor/(?:async_compile|codecache|cpp_builder|scheduler))\.py$"
 REGISTRY = "torch/_dynamo/graph_break_registry.json"
 HINTS = "torch/_dynamo/graph_break_hints.py"
 FAMILY = "compile.graph_break"
@@ -87,6 +90,11 @@ MSG_FIX = [
      "and cannot decide the branch without running the tensor computation.",
      ["compute the branch with tensor ops instead: torch.where(cond, a, b), or torch.cond(pred, true_fn, false_fn, "
       "(x,)) for two functions; or take the decision outside the compiled function and pass it in as a Python bool"]),
+    (r"^Data dependent operator$",
+     "An operator whose non-tensor output depends on the tensor's data (Tensor.item(), aten._local_scalar_dense, a "
+     "count from nonzero): Dynamo cannot trace its value into the graph unless scalar outputs are captured.",
+     ["torch._dynamo.config.capture_scalar_outputs = True (or export TORCHDYNAMO_CAPTURE_SCALAR_OUTPUTS=1), the "
+      "setting the older message named; or keep that value out of the compiled function"]),
     (r"^Storing Tensor hook handle in globals",
      "A tensor hook's handle is stored in a global variable inside the compiled function.",
      ["register the hook outside the compiled function (or keep the handle local)"]),
@@ -229,13 +237,81 @@ def sites_of(registry, hints):
     return sites
 
 
+# what torch <= 2.7's own unimplemented() texts ask, where the registry's later hint for the same break says it
+OLD_FIX = [
+    (r"^data dependent operator: |^Tensor\.item$",
+     "Dynamo (torch <= 2.7) met an operator whose output depends on tensor values (Tensor.item(), "
+     "aten._local_scalar_dense, nonzero's count) while capture_scalar_outputs was off.",
+     ["torch._dynamo.config.capture_scalar_outputs = True (or TORCHDYNAMO_CAPTURE_SCALAR_OUTPUTS=1), or keep the "
+      ".item() / data-dependent value out of the compiled function"]),
+    (r"^dynamic shape operator: ",
+     "Dynamo (torch <= 2.7) met an operator whose output shape depends on tensor values (nonzero, unique, boolean "
+     "masking) while capture_dynamic_output_shape_ops was off.",
+     ["torch._dynamo.config.capture_dynamic_output_shape_ops = True, or move that operation out of the compiled "
+      "function"]),
+]
+
+
+def older_unimplemented(files, seen, ids):
+    """The sites of torch <= 2.7's graph breaks: each unimplemented("<text>") of OLD_DYNAMO in an older wheel, matched
+    as 'Unsupported: <text>' like the registry's types (the exception printed the text alone)."""
+    out = []
+    for path, srcs in wheelmsgs.group(files).items():
+        m = re.match(r"older/([a-z_]+)-([^/]+)/(.+)$", path)
+        if not m or not re.match(OLD_DYNAMO, m.group(3)):
+            continue
+        found = []
+        for src in srcs:
+            try:
+                tree = ast.parse(textwrap.dedent(src))
+            except SyntaxError:
+                continue
+            for node in ast.walk(tree):
+                fn = node.func if isinstance(node, ast.Call) else None
+                name = fn.id if isinstance(fn, ast.Name) else fn.attr if isinstance(fn, ast.Attribute) else None
+                if name == "unimplemented" and node.args:
+                    fmt = knowgen.py_format(node.args[0])
+                    if fmt:
+                        found.append((node.lineno, " ".join(fmt.split())))
+        for line, fmt in sorted(set(found)):
+            text = "Unsupported: " + fmt
+            if text in seen:
+                continue
+            seen.add(text)
+            where = "%s:%d" % (m.group(3), line)
+            site = {"id": knowgen.unique_id("compile.%s_%s_%s" % (m.group(1), knowgen.slug(m.group(2)),
+                                                                     knowgen.slug(where)), ids),
+                    "where": where, "level": "raise", "text": text, "older": "%s %s" % (m.group(1), m.group(2))}
+            rx, literal = knowgen.matcher(text, None, NEED)
+            # the text's own words after 'Unsupported: ' must name the break: 'Unsupported: %s' or 'Unsupported:
+            # call_method %s %s' is any break
+            if knowgen.unanchored(site, rx, literal, NEED) or not knowgen.specific_enough(fmt, names=False):
+                site.update({"re": None, "family": None, "rule": "too few words of its own"})
+                out.append(site)
+                continue
+            own = next(((mm, f) for r, mm, f in OLD_FIX if re.search(r, fmt)), None)
+            site.update({"re": rx, "family": FAMILY, "rule": "older unimplemented()",
+                         "means": own[0] if own else "torch.compile (TorchDynamo, torch <= 2.7) cannot trace this "
+                                                     "construct: a graph break ('%s'). With fullgraph=True a graph "
+                                                     "break is an error; without it Dynamo runs that part in "
+                                                     "Python." % fmt,
+                         "fix": (list(own[1]) + [_FULLGRAPH]) if own else
+                         ["drop fullgraph=True: torch.compile(..., fullgraph=False) lets Dynamo run that part in "
+                          "Python; " + _FULLGRAPH.split("; ", 1)[1], "or move that code out of the compiled function "
+                          "(@torch.compiler.disable on the function that holds it); a newer torch traces more "
+                          "constructs (pip install -U torch)"]})
+            out.append(site)
+    return out
+
+
 def build(files, version):
     by = dict(files)
     registry = json.loads(by[REGISTRY])
     hints = _hint_lists(by[HINTS])
     seen, ids = set(), set()
-    py = wheelmsgs.py_sites([(p, t) for p, t in files if p.endswith(".py") and not p.endswith(HINTS)], "compile.",
-                            PY_RULES, PY_FIX, seen, ids)
+    py = wheelmsgs.py_sites([(p, t) for p, t in files if re.match(PY_FILES, re.sub(r"^older/[^/]+/", "", p))],
+                            "compile.", PY_RULES, PY_FIX, seen, ids)
+    py += older_unimplemented(files, {s["text"] for s in py}, ids)
     return {"header": knowgen.header("torch (https://pypi.org/project/torch/) torch/_dynamo/graph_break_registry.json, "
                                      "graph_break_hints.py, backends/distributed.py, torch/_inductor/async_compile.py, "
                                      "codecache.py, cpp_builder.py, scheduler.py", version, GENERATOR,
@@ -256,6 +332,31 @@ def _recorded(files):
     return [(REGISTRY, json.dumps(slim, indent=0, sort_keys=True)), (HINTS, by[HINTS])]
 
 
+def _unindent(lines):
+    """A statement's lines without its first line's indentation (textwrap.dedent keeps it when a string literal
+    of the statement goes on at column 0); the message's blanks are squashed when it is read, so a string line
+    that loses the indentation reads the same."""
+    ind = re.match(r"\s*", lines[0]).group()
+    return "\n".join(ln[len(ind):] if ln.startswith(ind) else ln for ln in lines)
+
+
+def _call_statements(src, path, keys):
+    """[(first, last)] of the smallest statement holding each unimplemented() call whose 'path:line' is in keys."""
+    want = sorted(int(k.rsplit(":", 1)[1]) for k in keys if k.rsplit(":", 1)[0] == path)
+    if not want:
+        return []
+    tree = ast.parse(src)
+    spans = set()
+    simple = [n for n in ast.walk(tree) if isinstance(n, ast.stmt) and not isinstance(
+        n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.While, ast.With, ast.Try))]
+    for ln in want:
+        st = min((n for n in simple if n.lineno <= ln <= n.end_lineno), key=lambda n: n.end_lineno - n.lineno,
+                 default=None)
+        if st is not None:
+            spans.add((st.lineno, st.end_lineno))
+    return sorted(spans)
+
+
 def main(argv):
     a = knowgen.arguments(__doc__, argv, source="wheel", extra=[
         ("--older", {"action": "append", "help": "an older torch wheel: the Python messages it printed that the "
@@ -267,7 +368,7 @@ def main(argv):
         files, version = wheelmsgs.from_wheel(a.wheel, FILES, "torch")
         olds = []
         for wheel in a.older or ():
-            ofiles, oversion = wheelmsgs.from_wheel(wheel, FILES, "torch")
+            ofiles, oversion = wheelmsgs.from_wheel(wheel, "(?:%s)|(?:%s)" % (FILES, OLD_DYNAMO), "torch")
             files += [("older/torch-%s/%s" % (oversion.split()[1], p), t) for p, t in ofiles if p.endswith(".py")]
             olds.append(oversion)
         if olds:
@@ -290,12 +391,15 @@ def main(argv):
                 for p, text in _recorded(files):
                     f.write("=== %s\n%s\n" % (p, text.rstrip("\n")))
             keep = {wheelmsgs.site_key(s) for s in doc["sites"] if s.get("family") and s["family"] != FAMILY}
+            olds = {wheelmsgs.site_key(s) for s in doc["sites"] if s.get("rule") == "older unimplemented()"}
             with open(a.record, "a") as f:
                 for p, src in files:
                     if p.endswith(".py") and not p.endswith(HINTS):
                         lines = src.splitlines()
                         for x, y in wheelmsgs.statements(src, keep.__contains__, p):
                             f.write("=== %s @%d\n%s\n" % (p, x, textwrap.dedent("\n".join(lines[x - 1:y]))))
+                        for x, y in _call_statements(src, p, olds):
+                            f.write("=== %s @%d\n%s\n" % (p, x, _unindent(lines[x - 1:y])))
     return knowgen.emit("compile_messages", doc, a.out)
 
 
