@@ -67,6 +67,11 @@ def test_generator_regenerates_the_committed_sites_from_the_slice(tmp_path):
     old = sites["world size is not divisible by tensor parallel size (%s) times pipeline parallel size (%s)"]
     assert old["until"] == "23.06" and "the first number it prints is the world size" in old["means"]
     assert sites["tensor model parallel group is not initialized"]["family"] == "megatron.parallel_state_init"
+    # the datasets' files: a prefix with no .bin/.idx (its fix names preprocess_data.py), and log_single_rank(ERROR)
+    # followed by sys.exit (the C++ helpers' build)
+    idx = sites["One or both of the .idx and .bin files cannot be found at the path prefix %s"]
+    assert idx["family"] == "megatron.data" and "preprocess_data.py" in idx["fix"][0]
+    assert sites["Failed to compile the C++ dataset helper functions"]["level"] == "exit"
     assert full["unassigned"] == sorted(s["id"] for s in full["sites"] if not s.get("family"))
 
 

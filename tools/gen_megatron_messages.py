@@ -39,7 +39,8 @@ import knowgen  # noqa: E402
 GENERATOR = "tools/gen_megatron_messages.py"
 KEEP = re.compile(r"^megatron/(?:(?:training/)?(?:arguments|initialize|checkpointing)\.py|core/parallel_state\.py|"
                   r"core/model_parallel_config\.py|core/transformer/transformer_config\.py|core/num_microbatches_calculator\.py|"
-                  r"microbatches\.py|core/transformer/transformer_block\.py|"
+                  r"microbatches\.py|core/transformer/transformer_block\.py|training/training\.py|"
+                  r"core/datasets/[a-z_]{2,60}\.py|training/datasets/[a-z_]{2,60}\.py|"
                   r"core/tensor_parallel/(?:mappings|layers|utils|data|random)\.py|mpu/(?:initialize|mappings|layers|utils)\.py|"
                   r"core/(?:distributed|optimizer)/.{1,120}\.py)$")
 
@@ -116,6 +117,10 @@ CONTEXT_RULES = [
     # the command line's arguments and the model / parallel config classes built from them
     ("ctx-args", "megatron.args", r"^megatron/(?:training/(?:arguments|initialize)\.py|core/(?:model_parallel_config|"
                                   r"transformer/transformer_(?:config|block))\.py):"),
+    # the datasets: --data-path's .bin/.idx prefixes, blends and splits, the C++ helpers built at start
+    ("ctx-data", "megatron.data", r"^megatron/(?:core|training)/datasets/"),
+    # the training loop's own checks (training.py): its arguments
+    ("ctx-train", "megatron.args", r"^megatron/training/training\.py:"),
     # the microbatch calculator (global batch = micro batch x data-parallel size x accumulation steps)
     ("ctx-batch", "megatron.args", r"^megatron/core/num_microbatches_calculator\.py:"),
     # the process groups' layout (RankGenerator, initialize_model_parallel)
@@ -124,7 +129,8 @@ CONTEXT_RULES = [
     # another layout trips
     ("ctx-internal", "megatron.internal", r"^megatron/core/(?:distributed|optimizer|tensor_parallel)/"),
 ]
-RULES += [(name, family, {"level": r"^(?:raise|assert|exit)$", "where": where}) for name, family, where in CONTEXT_RULES]
+RULES += [(name, family, {"level": r"^(?:raise|assert|exit|error)$", "where": where})
+          for name, family, where in CONTEXT_RULES]
 VAGUE = "too few words of its own to assign by its source file"  # knowgen.specific_enough
 
 
@@ -223,6 +229,18 @@ MSG_FIX = [
     (r"^--use-checkpoint-args requires --load",
      "--use-checkpoint-args reads the model's arguments from the checkpoint given by --load or --pretrained-checkpoint, "
      "and neither was given.", ["add --load <checkpoint dir> (or drop --use-checkpoint-args)"]),
+    (r"^One or both of the \.idx and \.bin files cannot be found at the path prefix",
+     "--data-path (or a blend's entry) names a prefix with no {%1|<prefix>}.bin / .idx beside it: tools/"
+     "preprocess_data.py writes <output-prefix>_text_document.bin and .idx (the JSON key's name in place of 'text'), "
+     "and --data-path takes that prefix without the extension, on a path every node can read "
+     "(megatron/core/datasets/indexed_dataset.py).",
+     ["ls {%1|<prefix>}.bin {%1|<prefix>}.idx on every node; pass --data-path <dir>/<name>_text_document (no .bin/.idx), "
+      "or run tools/preprocess_data.py --input <data>.jsonl --output-prefix <dir>/<name> first"]),
+    (r"^Failed to compile the C\+\+ dataset helper functions",
+     "Megatron builds megatron/core/datasets/helpers_cpp at start with `make -C megatron/core/datasets` on rank 0, "
+     "and the build failed (no C++ compiler, no pybind11, or a read-only checkout).",
+     ["pip install pybind11; make -C megatron/core/datasets (from the Megatron-LM checkout, writable) and read its "
+      "error; a g++ / build-essential in the image"]),
     (r"^Megatron requires CUDA\.",
      "torch.cuda.is_available() is False in this process: a CPU-only torch, no GPU visible (CUDA_VISIBLE_DEVICES, the "
      "container's --gpus) or a driver torch cannot use.",
@@ -278,6 +296,15 @@ def _print_sites(tree):
                     continue
                 f = s.value.func
                 name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+                if name == "log_single_rank" and len(s.value.args) >= 3:
+                    # megatron/core/utils.py log_single_rank(logger, logging.ERROR, msg): the level is its argument
+                    lv = s.value.args[1]
+                    lv = lv.attr if isinstance(lv, ast.Attribute) else ""
+                    fmt = knowgen.py_format(s.value.args[2])
+                    if fmt and lv in ("ERROR", "CRITICAL", "WARNING"):
+                        yield ("warning" if lv == "WARNING" else "exit" if _exits(stmts, i) else "error",
+                               s.lineno, " ".join(fmt.split()))
+                    continue
                 if name not in ("print_rank_0", "print", "warn_rank_0", "print_rank_last"):
                     continue
                 fmt = knowgen.py_format(s.value.args[0])
