@@ -15,7 +15,7 @@ sys.path.insert(0, os.path.join(REPO, "tools"))
 
 import gen_launch_env as gen  # noqa: E402
 import knowgen  # noqa: E402
-from explainhelp import explain_paste, ids, root_id, root_of  # noqa: E402
+from explainhelp import explain_paste, fixes, ids, root_id, root_of  # noqa: E402
 
 
 def test_generator_regenerates_the_committed_table_from_the_slice(tmp_path):
@@ -35,6 +35,8 @@ def test_generator_regenerates_the_committed_table_from_the_slice(tmp_path):
     assert "LOCAL_RANK" not in ls["pytorchjob"]["sets"] and ls["pytorchjob"]["delegates"]["to"] == "torchrun"
     assert "NODE_RANK" in ls["composer"]["reads"]  # composer/utils/dist.py _get_distributed_config_var(env_var=...)
     assert full["meanings"]["the node's rank"]["deepspeed"] == "CROSS_RANK"
+    assert ls["srun"]["sets"]["SLURM_LOCALID"][0].startswith("src/common/env.c:")  # setenvf(&env->env, ...)
+    assert full["meanings"]["the local rank"]["srun"] == "SLURM_LOCALID"
 
 
 def test_the_launcher_s_own_name_for_the_variable(cli, tmp_path):
@@ -72,6 +74,17 @@ def test_a_variable_the_launcher_sets_and_the_library_s_own_launcher(cli, tmp_pa
             "Torch distributed is initialized but environment variable NODE_RANK is not set.\n")
     rc, doc = explain_paste(cli, tmp_path, text, "--file", name="torchx.txt", rcs=(0, 1))
     assert root_id(doc) == "rendezvous.env_missing" and "the composer launcher" in root_of(doc)["causes"][0]["fix"][0]
+
+
+def test_srun_starting_the_script_itself(cli, tmp_path):
+    # composed from a batch script's directives and srun's task-exit line (src/srun, Slurm 26.05): srun sets
+    # SLURM_LOCALID, not LOCAL_RANK; the fix sets one from the other in the process (a per-task value)
+    text = ("#SBATCH --nodes=2\n#SBATCH --ntasks-per-node=4\nsrun python train.py\nTraceback (most recent call last):\n"
+            "  File \"train.py\", line 5, in <module>\nKeyError: 'LOCAL_RANK'\n"
+            "srun: error: node01: task 0: Exited with exit code 1\n")
+    rc, doc = explain_paste(cli, tmp_path, text, "--file", name="srun.txt", rcs=(0, 1))
+    assert root_id(doc) == "rendezvous.env_missing"
+    assert "os.environ.setdefault('LOCAL_RANK', os.environ['SLURM_LOCALID'])" in fixes(root_of(doc))
 
 
 def test_nothing_without_the_launcher_or_a_rank_variable(cli, tmp_path):

@@ -12,7 +12,9 @@ versions (never executed):
 - DeepSpeed's launcher (deepspeed/launcher/{launch,runner,multinode_runner,constants}.py), from deepspeedai/DeepSpeed
   at a tag;
 - Kubeflow training-operator's PyTorchJob and MPIJob controllers (pkg/controller.v1/{pytorch,mpi}/*.go: each
-  corev1.EnvVar{Name: ...}, a constant's name resolved to its string), from kubeflow/training-operator at a tag.
+  corev1.EnvVar{Name: ...}, a constant's name resolved to its string), from kubeflow/training-operator at a tag;
+- Slurm's srun (src/common/env.c: each setenvf / env_array_overwrite* of a task's environment, SLURM_PROCID,
+  SLURM_LOCALID, SLURM_NTASKS, SLURM_NODEID ...), from SchedMD/slurm at a tag.
 
 Python: a variable is SET by `X["NAME"] = ...` / `X.setdefault("NAME", ...)` / `X.update({"NAME": ...})` where X is
 os.environ or a name holding 'env', a dict literal assigned to such a name, and the keyword arguments of a call whose
@@ -30,14 +32,16 @@ Usage:
     python tools/gen_launch_env.py --torch 2.15.0 --torchx torchx-0.7.0-py3-none-any.whl \\
         --composer mosaicml-0.32.1-py3-none-any.whl --accelerate accelerate-1.15.0-py3-none-any.whl \\
         --ray ray-2.60.0-cp311-cp311-manylinux2014_x86_64.whl --deepspeed <deepspeedai/DeepSpeed.git> \\
-        --deepspeed-rev v0.19.5 --kubeflow <kubeflow/training-operator.git> --kubeflow-rev v1.9.0 [-o OUT]
+        --deepspeed-rev v0.19.5 --kubeflow <kubeflow/training-operator.git> --kubeflow-rev v1.9.0 \\
+        --slurm <SchedMD/slurm.git> --slurm-rev slurm-26-05-3-1 [-o OUT]
         [--record tools/data/launch_env_slice.txt]
     python tools/gen_launch_env.py --slice tools/data/launch_env_slice.txt -o OUT   (the test)
 
 Sources: torch (https://pypi.org/project/torch/), torchx (https://pypi.org/project/torchx/), mosaicml
 (https://pypi.org/project/mosaicml/), accelerate (https://pypi.org/project/accelerate/), ray
 (https://pypi.org/project/ray/), deepspeedai/DeepSpeed (https://github.com/deepspeedai/DeepSpeed),
-kubeflow/training-operator (https://github.com/kubeflow/training-operator). The variables torchrun sets are documented
+kubeflow/training-operator (https://github.com/kubeflow/training-operator), SchedMD/slurm
+(https://github.com/SchedMD/slurm). The variables torchrun sets are documented
 at https://pytorch.org/docs/stable/elastic/run.html#environment-variables, Composer's at
 https://docs.mosaicml.com/projects/composer/en/stable/notes/distributed_training.html, a PyTorchJob's at
 https://www.kubeflow.org/docs/components/trainer/legacy-v1/user-guides/pytorch/.
@@ -70,13 +74,16 @@ FILES = {
     "pytorchjob": ("training-operator", ["pkg/controller.v1/pytorch/envvar.go", "pkg/controller.v1/pytorch/master.go",
                                          "pkg/controller.v1/pytorch/elastic.go"]),
     "mpijob": ("training-operator", ["pkg/controller.v1/mpi/mpijob.go", "pkg/controller.v1/mpi/mpijob_controller.go"]),
+    # srun's task environment (setup_env() and the env_array_* of a step and a batch job)
+    "srun": ("slurm", ["src/common/env.c"]),
 }
 
 TITLES = {"torchrun": "torchrun (python -m torch.distributed.run)", "torchx": "TorchX (torchx run dist.ddp)",
           "composer": "the composer launcher (MosaicML Composer's composer -n N train.py)",
           "accelerate": "accelerate launch",
           "ray_train": "Ray Train (TorchTrainer's torch backend)", "deepspeed": "the deepspeed launcher",
-          "pytorchjob": "a Kubeflow PyTorchJob (training-operator)", "mpijob": "a Kubeflow MPIJob (training-operator)"}
+          "pytorchjob": "a Kubeflow PyTorchJob (training-operator)", "mpijob": "a Kubeflow MPIJob (training-operator)",
+          "srun": "Slurm's srun (its task environment)"}
 
 # How a log shows each launcher: its traceback frames and modules, its banner or log lines, its resource kind. Bounded,
 # each with a literal of 6+ characters (explain/launchctx.py FACTS 'lenv_who').
@@ -99,6 +106,8 @@ DETECT = {
                   r"\[launch\.py:\d{1,5}:main\]"],
     "pytorchjob": [r"\bPyTorchJob\b", r"\bpytorchjobs?\b", r"kubeflow\.org/v1"],
     "mpijob": [r"\bMPIJob\b", r"\bmpijobs?\b"],
+    # (srun's and slurmstepd's own error prefixes, a batch script's directives, an srun command with an option)
+    "srun": [r"\bsrun: error:", r"\bslurmstepd: error:", r"#SBATCH --?[a-z]", r"\bsrun --?[A-Za-z]"],
 }
 
 # The flag or field that gives a variable its value: launcher -> {variable: how}
@@ -126,6 +135,8 @@ FLAGS = {
                    "PET_NNODES": "the replicas (elasticPolicy: minReplicas:maxReplicas)", "PET_NODE_RANK":
                    "the pod's index", "MASTER_ADDR": "the Master pod's service", "MASTER_PORT":
                    "the Master container's port named pytorchjob-port (default 23456)"},
+    "srun": {"SLURM_NTASKS": "-n / --ntasks (or --nodes x --ntasks-per-node)", "SLURM_PROCID": "the task's index",
+             "SLURM_LOCALID": "the task's index on its node", "SLURM_NODEID": "the node's index in the step"},
 }
 
 # How a script is started through each launcher so that its processes get the variables (the launchers' docs)
@@ -145,6 +156,10 @@ USAGE = {
     "pytorchjob": "the PyTorchJob's Master and Worker replicas (one pod each) with the container's command `torchrun "
                   "...` and spec.nprocPerNode for several processes per pod (PET_* are torchrun's options)",
     "mpijob": "mpirun in the launcher pod; ranks come from Open MPI (OMPI_COMM_WORLD_RANK / _SIZE / _LOCAL_RANK)",
+    "srun": "one torchrun per node: srun --ntasks-per-node=1 torchrun --nnodes $SLURM_NNODES --nproc-per-node <GPUs> "
+            "--rdzv-backend c10d --rdzv-endpoint $(scontrol show hostnames $SLURM_JOB_NODELIST | head -n1):29500 "
+            "train.py; or one task per GPU with RANK=$SLURM_PROCID LOCAL_RANK=$SLURM_LOCALID WORLD_SIZE=$SLURM_NTASKS "
+            "MASTER_ADDR / MASTER_PORT exported in each task (srun bash -c '...')",
 }
 
 # A library whose own reader of the rank variables expects its own launcher, and the error it raises when one is missing:
@@ -169,17 +184,17 @@ DELEGATES = {
 # One meaning, each launcher's name for it. The generator checks each name against the variables that launcher sets.
 MEANINGS = {
     "the node's rank": {"torchrun": "GROUP_RANK", "composer": "NODE_RANK", "ray_train": "NODE_RANK",
-                        "deepspeed": "CROSS_RANK", "pytorchjob": "PET_NODE_RANK"},
+                        "deepspeed": "CROSS_RANK", "pytorchjob": "PET_NODE_RANK", "srun": "SLURM_NODEID"},
     "the processes on this node": {"torchrun": "LOCAL_WORLD_SIZE", "composer": "LOCAL_WORLD_SIZE",
                                    "ray_train": "LOCAL_WORLD_SIZE", "deepspeed": "LOCAL_SIZE",
                                    "pytorchjob": "PET_NPROC_PER_NODE"},
     "the number of nodes": {"torchrun": "GROUP_WORLD_SIZE", "deepspeed": "CROSS_SIZE", "pytorchjob": "PET_NNODES"},
     "the local rank": {"torchrun": "LOCAL_RANK", "composer": "LOCAL_RANK", "ray_train": "LOCAL_RANK",
-                       "deepspeed": "LOCAL_RANK"},
+                       "deepspeed": "LOCAL_RANK", "srun": "SLURM_LOCALID"},
     "the global rank": {"torchrun": "RANK", "composer": "RANK", "ray_train": "RANK", "deepspeed": "RANK",
-                        "pytorchjob": "RANK"},
+                        "pytorchjob": "RANK", "srun": "SLURM_PROCID"},
     "the world size": {"torchrun": "WORLD_SIZE", "composer": "WORLD_SIZE", "ray_train": "WORLD_SIZE",
-                       "deepspeed": "WORLD_SIZE", "pytorchjob": "WORLD_SIZE"},
+                       "deepspeed": "WORLD_SIZE", "pytorchjob": "WORLD_SIZE", "srun": "SLURM_NTASKS"},
     "the rendezvous host": {"torchrun": "MASTER_ADDR", "composer": "MASTER_ADDR", "ray_train": "MASTER_ADDR",
                             "deepspeed": "MASTER_ADDR", "pytorchjob": "MASTER_ADDR", "accelerate": "MASTER_ADDR"},
     "the rendezvous port": {"torchrun": "MASTER_PORT", "composer": "MASTER_PORT", "ray_train": "MASTER_PORT",
@@ -302,6 +317,22 @@ def go_env(path, src, consts):
                 yield "read", k, i
 
 
+# ------------------------------------------------------------------ C sources (Slurm)
+
+_C_SET = re.compile(r"\b(?:setenvf|env_array_overwrite(?:_het)?(?:_fmt)?|env_array_append(?:_fmt)?|setenv)\(\s{0,8}&?"
+                    r"[\w>.-]{1,80},\s{0,8}\"([A-Z][A-Z0-9_]{1,60})\"")
+_C_READ = re.compile(r"\b(?:getenv|getenvp)\(\s{0,8}(?:[\w>.-]{1,80},\s{0,8})?\"([A-Z][A-Z0-9_]{1,60})\"")
+
+
+def c_env(path, src, consts):
+    """(kind, NAME, line) of a C source: setenvf / env_array_overwrite* / setenv (set), getenv / getenvp (read)."""
+    for i, line in enumerate(src.splitlines(), 1):
+        for m in _C_SET.finditer(line):
+            yield "set", m.group(1), i
+        for m in _C_READ.finditer(line):
+            yield "read", m.group(1), i
+
+
 # ------------------------------------------------------------------ build
 
 def build(sources, version):
@@ -324,7 +355,8 @@ def build(sources, version):
                 consts.update(dict(_GO_CONST.findall(t)))
         sets, reads = {}, {}
         for path, text in files:
-            found = go_env(path, text, consts) if path.endswith(".go") else py_env(path, text, consts)
+            found = go_env(path, text, consts) if path.endswith(".go") else c_env(path, text, consts) \
+                if path.endswith(".c") else py_env(path, text, consts)
             for kind, var, line in found:
                 if not VAR.match(var):
                     continue
@@ -361,7 +393,7 @@ def build(sources, version):
                     not (who in DELEGATES and var in launchers.get(DELEGATES[who][0], {}).get("sets", {})):
                 raise SystemExit("FLAGS: %s sets no %s" % (who, var))
     doc = {"header": knowgen.header("the launchers' sources: torch, torchx, mosaicml, accelerate, ray (PyPI), "
-                                    "deepspeedai/DeepSpeed, kubeflow/training-operator", version, GENERATOR,
+                                    "deepspeedai/DeepSpeed, kubeflow/training-operator, SchedMD/slurm", version, GENERATOR,
                                     "the environment variables each launcher sets in the processes it starts and those "
                                     "it reads, with their source lines; DETECT, FLAGS, DELEGATES and MEANINGS are the "
                                     "generator's hand-written tables"),
@@ -406,9 +438,9 @@ def _statements(path, text, lines):
     """The statements of ``text`` that hold ``lines`` (a Python file's, outermost simple statements; a Go file's lines),
     as slice blocks `=== path @N`; the module constants of a Python file are kept too."""
     out = []
-    if path.endswith(".go"):
+    if not path.endswith(".py"):
         src = text.splitlines(True)
-        keep = set(lines) | {i for i, ln in enumerate(src, 1) if _GO_CONST.match(ln)}
+        keep = set(lines) | {i for i, ln in enumerate(src, 1) if path.endswith(".go") and _GO_CONST.match(ln)}
         for i in sorted(keep):
             out.append((i, src[i - 1]))
         return ["=== %s @%d\n%s" % (path, i, t if t.endswith("\n") else t + "\n") for i, t in out]
@@ -484,12 +516,14 @@ def main(argv):
     a = knowgen.arguments(__doc__, argv, source=None, extra=[
         ("--torch", {}), ("--torchx", {}), ("--composer", {}), ("--accelerate", {}), ("--ray", {}),
         ("--deepspeed", {}), ("--deepspeed-rev", {"default": "v0.19.5"}), ("--kubeflow", {}),
-        ("--kubeflow-rev", {"default": "v1.9.0"}), ("--record", {})])
+        ("--kubeflow-rev", {"default": "v1.9.0"}), ("--slurm", {}), ("--slurm-rev", {"default": "slurm-26-05-3-1"}),
+        ("--record", {})])
     if a.slice:
         sources = read_slice(a.slice)
     else:
-        if not all((a.torch, a.torchx, a.composer, a.accelerate, a.ray, a.deepspeed, a.kubeflow)):
-            a.error("give every source (--torch --torchx --composer --accelerate --ray --deepspeed --kubeflow), or --slice")
+        if not all((a.torch, a.torchx, a.composer, a.accelerate, a.ray, a.deepspeed, a.kubeflow, a.slurm)):
+            a.error("give every source (--torch --torchx --composer --accelerate --ray --deepspeed --kubeflow --slurm), "
+                    "or --slice")
         sources = {
             "torchrun": _torch_files(a.torch, FILES["torchrun"][1]),
             "torchx": _wheel_files(a.torchx, FILES["torchx"][1]),
@@ -499,6 +533,7 @@ def main(argv):
             "deepspeed": _git_files(a.deepspeed, a.deepspeed_rev, FILES["deepspeed"][1]),
             "pytorchjob": _git_files(a.kubeflow, a.kubeflow_rev, FILES["pytorchjob"][1]),
             "mpijob": _git_files(a.kubeflow, a.kubeflow_rev, FILES["mpijob"][1]),
+            "srun": _git_files(a.slurm, a.slurm_rev, FILES["srun"][1]),
         }
     doc = build(sources, _version(sources))
     if a.record:

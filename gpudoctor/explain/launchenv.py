@@ -34,7 +34,7 @@ _ERR = (r"\bKeyError: ['\"](?P<k>[A-Z][A-Z0-9_]{1,60})['\"]|environment variable
 # what a rank variable is called (a KeyError of another name, 'MODEL_PATH', is the job's own)
 _RANKISH = re.compile(r"RANK|WORLD|SIZE|MASTER_(?:ADDR|PORT)|NNODES|NPROC|NODE")
 # the more specific launcher first: one that hands its workers to torchrun shows torchrun's frames too
-_ORDER = ("composer", "ray_train", "deepspeed", "pytorchjob", "mpijob", "torchx", "accelerate", "torchrun")
+_ORDER = ("composer", "ray_train", "deepspeed", "pytorchjob", "mpijob", "torchx", "accelerate", "torchrun", "srun")
 # the root whose first cause this is: the error itself; any other root this explains (the KeyError read as the job's
 # own code), or none, makes rendezvous.env_missing the root with this as its cause
 SYMPTOMS = {"rendezvous.env_missing"}
@@ -156,14 +156,17 @@ def read(scan, found):
         what = ("the text shows %s%s, which does not set %s (%s); it sets %s, its name for %s (%s)%s" % (
             seen, via, var, "%s is %s under %s" % (var, meaning, by) if by else "another launcher's name", other,
             meaning, _src(ee["sets"].get(other) or e["sets"].get(other)), "; its value: %s" % how if how else ""))
-        fix = ("read %s instead of %s in the script (os.environ['%s']), or export %s=<its value> before the launcher, "
-               "whose processes inherit the environment%s" % (other, var, other, var,
-                                                             " (%s's value: %s)" % (other, how) if how else ""))
+        # (set from the other name in the process itself: a per-process value, LOCAL_RANK, cannot be exported once
+        # before the launcher)
+        fix = ("read %s instead of %s in the script (os.environ['%s']), or set it from that before it is read: "
+               "os.environ.setdefault('%s', os.environ['%s'])%s" % (other, var, other, var, other,
+                                                                   " (%s's value: %s)" % (other, how) if how else ""))
         return [_cause(found, what, ev, fix)]
     setters = sorted(w for w, x in ls.items() if var in x.get("sets", {}))
     what = ("the text shows %s%s, which sets no %s (%s)" % (
         seen, via, var, "set by %s" % ", ".join(ls[w]["title"] for w in setters[:3]) if setters else
         "no launcher read here sets it"))
+    best = next((w for w in reversed(_ORDER) if w in setters), setters[0] if setters else None)  # torchrun first
     fix = "set %s yourself before the script reads it, or start the script with a launcher that sets it%s" % (
-        var, ": " + ls[setters[0]].get("usage", "") if setters else "")
+        var, ": " + ls[best].get("usage", "") if best else "")
     return [_cause(found, what, ev, fix)]
