@@ -545,7 +545,9 @@ SOURCES = {"nccl_messages": "NCCL", "cuda_errors": "CUDA", "nvml": "NVML", "errn
            "trainer_messages": "the training library (DeepSpeed, accelerate, transformers, PEFT)",
            "vllm_messages": "vLLM", "sglang_messages": "SGLang",
            "lightning_messages": "Lightning (PyTorch Lightning, Lightning Fabric) or torchmetrics",
-           "triton_messages": "Triton (or the compiler and linker of the launcher it builds)"}
+           "triton_messages": "Triton (or the compiler and linker of the launcher it builds)",
+           "compile_messages": "torch", "hflibs_messages": "the training library (datasets, TRL, bitsandbytes)",
+           "arrow_messages": "Apache Arrow (under datasets)"}
 
 
 def _confidence(e, f=None):
