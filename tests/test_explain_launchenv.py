@@ -95,3 +95,6 @@ def test_nothing_without_the_launcher_or_a_rank_variable(cli, tmp_path):
             "KeyError: 'MODEL_PATH'\n")
     rc, doc = explain_paste(cli, tmp_path, text, "--file", name="other.txt", rcs=(0, 1))
     assert root_id(doc) != "rendezvous.env_missing"
+    # a rank-like name no launcher sets is the job's own key
+    rc, doc = explain_paste(cli, tmp_path, text.replace("MODEL_PATH", "BATCH_SIZE"), "--file", name="own.txt", rcs=(0, 1))
+    assert root_id(doc) != "rendezvous.env_missing"

@@ -119,6 +119,8 @@ def read(scan, found):
     if who is None:
         return []
     line, var, text, reader = st.err[0]
+    if not any(var in x.get("sets", {}) for x in ls.values()):
+        return []  # a key of the job's own (KeyError: 'BATCH_SIZE' in a config dict): no launcher's variable
     e = ls[who]
     if reader and reader != who and reader in ls and var in ls[reader]["sets"]:
         # the library that raised reads the variables its own launcher sets; the text shows another launcher
