@@ -37,7 +37,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import knowgen  # noqa: E402
 
 GENERATOR = "tools/gen_megatron_messages.py"
-KEEP = re.compile(r"^megatron/(?:(?:training/)?(?:arguments|initialize|checkpointing)\.py|core/parallel_state\.py|"
+KEEP = re.compile(r"^tools/checkpoint/[a-z_]{2,60}\.py$|^megatron/(?:(?:training/)?(?:arguments|initialize|checkpointing)\.py|core/parallel_state\.py|"
                   r"core/model_parallel_config\.py|core/transformer/transformer_config\.py|core/num_microbatches_calculator\.py|"
                   r"microbatches\.py|core/transformer/transformer_block\.py|training/training\.py|"
                   r"core/datasets/[a-z_]{2,60}\.py|training/datasets/[a-z_]{2,60}\.py|"
@@ -119,6 +119,8 @@ CONTEXT_RULES = [
                                   r"transformer/transformer_(?:config|block))\.py):"),
     # the datasets: --data-path's .bin/.idx prefixes, blends and splits, the C++ helpers built at start
     ("ctx-data", "megatron.data", r"^megatron/(?:core|training)/datasets/"),
+    # the checkpoint converters (tools/checkpoint/convert.py's loaders and savers, the inspector)
+    ("ctx-ckpt-tools", "megatron.checkpoint", r"^tools/checkpoint/"),
     # the training loop's own checks (training.py): its arguments
     ("ctx-train", "megatron.args", r"^megatron/training/training\.py:"),
     # the microbatch calculator (global batch = micro batch x data-parallel size x accumulation steps)
@@ -352,7 +354,7 @@ def sites_of(path, src):
 
 
 def _site(where, fmt, level, cond, ids):
-    site = {"id": knowgen.unique_id("megatron." + knowgen.slug(where.replace("megatron/", "", 1)), ids),
+    site = {"id": knowgen.unique_id("megatron." + knowgen.slug(re.sub(r"^megatron/", "", where)), ids),
             "where": where, "text": fmt, "level": level}
     if cond:
         site["condition"] = cond
@@ -397,7 +399,8 @@ def build(files, version, older=()):
 
 def from_repo(repo, rev):
     git = knowgen.git_reader(repo)
-    return knowgen.tree_files(git, rev, ["megatron"], KEEP.match), knowgen.revision(git, rev, describe=False)
+    return knowgen.tree_files(git, rev, ["megatron", "tools/checkpoint"], KEEP.match), \
+        knowgen.revision(git, rev, describe=False)
 
 
 def _older_from_slice(files):
@@ -418,7 +421,7 @@ def main(argv):
     if a.repo:
         files, version = from_repo(a.repo, a.rev)
         git = knowgen.git_reader(a.repo)
-        older = [(t, knowgen.tree_files(git, t, ["megatron"], KEEP.match)) for t in a.older]
+        older = [(t, knowgen.tree_files(git, t, ["megatron", "tools/checkpoint"], KEEP.match)) for t in a.older]
         # (in the order given, newest first: the tags mix schemes, core_v0.12.0, 23.06, v2.6)
     else:
         files, version = knowgen.read_slice(a.slice)
