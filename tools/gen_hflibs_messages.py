@@ -346,8 +346,8 @@ MSG_FIX = [
     (r"^You set `assistant_only_loss=True`, but the dataset is not conversational|^You're using "
      r"`assistant_only_loss=True`, but at least one example has no assistant tokens",
      "assistant_only_loss needs conversational data ('messages') and a chat template that marks the assistant's "
-     "turns with {% generation %} ... {% endgeneration %} (the tokenizer's return_assistant_tokens_mask).",
-     ["use a 'messages' dataset and a chat template with {% generation %} markers (or assistant_only_loss=False); "
+     "turns with Jinja's generation ... endgeneration block tags (the tokenizer's return_assistant_tokens_mask).",
+     ["use a 'messages' dataset and a chat template with generation / endgeneration block tags (or assistant_only_loss=False); "
       "https://huggingface.co/docs/trl/sft_trainer#train-on-assistant-messages-only"]),
     # ---- bitsandbytes: its CUDA setup (cextension.py, cuda_setup/main.py)
     (r"^CUDA Setup failed despite GPU being available|^CUDA SETUP: Setup Failed!|^CUDA SETUP: CUDA detection failed",
