@@ -14,7 +14,8 @@ Time (issue 23): the work is linear in the input whatever it holds.
   tried in windows of WINDOW bytes that start every STEP bytes (only those around the pattern's
   own needles), so a match up to STEP bytes long is still found whole, and a pattern that
   backtracks costs at most its price on WINDOW bytes per window (tests/test_explain_time.py
-  holds every pattern to a budget there).
+  proves the generated patterns linear or times them, and holds every other pattern to a budget
+  there).
 - A line seen before (the same text once the digits of its rank/host/time prefix are set
   aside, and the same lines after it) is not tried again: its answer is replayed, counted and
   attributed to its own line, rank and host.
