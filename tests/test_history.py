@@ -45,7 +45,9 @@ def _up_interface():
 
     net = collect(Context(), only={"network"})["network"]
     for i in net.get("interfaces") or []:
-        if i.get("state") == "up" and i.get("ipv4") and i.get("name") != "lo":
+        # not a virtual one (a container bridge such as cni-podman0, which this machine gains once podman
+        # has run): nccl.env rightly fails NCCL_SOCKET_IFNAME naming only those
+        if i.get("state") == "up" and i.get("ipv4") and i.get("name") != "lo" and not i.get("virtual"):
             return i["name"]
     return None
 
