@@ -13,6 +13,8 @@ sites and gives each site that has a fix the text of its row again:
   words, is the site's committed means/fix read the same way (a site's row is found by what it
   says, so a generator with two tables, torch's SITE_FIX and USER_FIX, needs no rule for which one
   a site took, and a second run changes nothing);
+- a site no row covers whose generator words it from the site itself (DERIVED: Megatron's assert
+  condition, Lightning's own advice or stated rule) takes that wording again, found the same way;
 - a site whose committed text no row says any more stops the run (exit 2): a row's words changed
   beyond its slots, and the generator must be run on its source (its own usage line says how).
 
@@ -54,6 +56,16 @@ TABLES = {
     "k8s_messages": ("gen_k8s_messages", ["MSG_FIX"]),
     "host_messages": ("gen_host_messages", ["MSG_FIX"]),
     "dcgm_status": ("gen_dcgm_status", ["MSG_FIX"]),
+    "megatron_messages": ("gen_megatron_messages", ["MSG_FIX"]),
+    "lightning_messages": ("gen_lightning_messages", ["MSG_FIX"]),
+}
+
+# NAME -> how its generator words a site that no row covers, from the site alone ((means, [fix]) or None): such a
+# site's committed text is that wording again, re-applied the same way as a row's (Megatron's assert condition,
+# gen_megatron_messages._cond_fix; Lightning's own advice or stated rule, gen_lightning_messages._own_words)
+DERIVED = {
+    "megatron_messages": lambda gen, site: site.get("condition") and gen._cond_fix(site, site["where"]),
+    "lightning_messages": lambda gen, site: site.get("quoted") and gen._own_words(site["text"]),
 }
 
 
@@ -75,6 +87,9 @@ def refix(name, doc):
         old = (words(site["means"]), [words(x) for x in site["fix"]])  # the committed text, as its words
         got = next(((means, fx) for rx, means, fx in rows if (words(means), [words(x) for x in fx]) == old
                     and re.search(rx, site["text"])), None)
+        if got is None and name in DERIVED:
+            own = DERIVED[name](gen, site)
+            got = own if own and (words(own[0]), [words(x) for x in own[1]]) == old else None
         if got is None:
             lost.append(site["id"])
             continue
