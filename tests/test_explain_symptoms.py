@@ -313,3 +313,14 @@ def test_a_program_or_code_line_is_no_told_symptom(line):
     # the user's own sentence beside the same export still is one
     r = explain_text("export CUDA_LAUNCH_BLOCKING=1\nTraining is much slower than on my other machine, about 3x.\n")
     assert r["findings"][0]["id"] == "torch.slow_debug_setting"
+
+
+@pytest.mark.parametrize("line", [
+    "for some reason the training is much slower than on my other machine, about 3x.",
+    "from the second epoch on, training is much slower than on my other machine, about 3x.",
+])
+def test_a_sentence_that_begins_with_a_python_keyword_is_still_told(line):
+    # settings._CODE counts a keyword at a line's start only in a statement's shape (review13-a): these sentences, in
+    # lower case, were refused as code and the export beside them was no longer the answer (it was at 80c39cc)
+    r = explain_text("export CUDA_LAUNCH_BLOCKING=1\n%s\n" % line)
+    assert r["findings"] and r["findings"][0]["id"] == "torch.slow_debug_setting", [f["id"] for f in r["findings"]]

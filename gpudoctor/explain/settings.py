@@ -299,9 +299,14 @@ _UNREPRO = re.compile(r"\b(?:not|non|ir)[- ]?reproduc\w{0,6}|\bnon-?determinis\w
 _PROGRAM = re.compile(r"\bslow(?:er)? (?:tokenizer|image processor|processor|path|implementation|version|fallback|mode|"
                       r"variant|conversion|kernel)s?\b|use_fast|\bslow_|_slow\b|\bfast tokenizer\b", re.I)
 # a shell or Python line of code or a comment, not a sentence ('for i in $(seq 1 100); do sinfo ... | grep -q idle && break;
-# done', '# begin once the node ... is idle'); a markdown heading ('## Training is slow') stays a sentence
+# done', '# begin once the node ... is idle'); a markdown heading ('## Training is slow') stays a sentence. A Python
+# keyword at the line's start counts only in a statement's shape (a header ending in ':', `def f(`, `import a.b`,
+# `from a import`): a sentence written in lower case ('for some reason training is slow', 'from the second epoch on
+# it hangs') is the user's
 _CODE = re.compile(r"\$\(|&&|\|\||;\s{0,2}(?:do|then|done|fi)\b|[12]?>\s{0,2}/dev/null|\|\s{0,2}grep\b|"
-                   r"^\s{0,8}(?:for|while|if|def|elif|return|import|from)\s|^\s{0,8}#(?!#)|[=!]=|\w\(\w{0,40}\)\s{0,2}:\s{0,2}$")
+                   r"^\s{0,8}(?:(?:for|while|if|elif|with)\s[^\n]{1,200}:\s{0,2}$|def\s{1,4}\w{1,80}\s{0,2}\(|return\s|"
+                   r"import\s{1,4}[\w.]{1,80}(?:\s{1,4}as\s{1,4}\w{1,80})?(?:\s{0,2},\s{0,2}[\w.]{1,80}){0,20}\s{0,2}$|"
+                   r"from\s{1,4}[\w.]{1,80}\s{1,4}import\s)|^\s{0,8}#(?!#)|[=!]=|\w\(\w{0,40}\)\s{0,2}:\s{0,2}$")
 # the same code slower here than elsewhere or than before: the difference is in the environment
 _ELSEWHERE = re.compile(r"\bsame (?:\w{1,12} ){0,2}(?:script|code|container|image|model|job|config|setup|data|program)s?\b|"
                         r"\bother (?:\w{1,12} )?(?:machines?|nodes?|box(?:es)?|servers?|clusters?|hosts?|systems?)\b|"
