@@ -106,6 +106,7 @@ def cmd(template, *args, **values):
 _ACTIVE = frozenset("$`;|&<>\\'\"\n\r")
 MAX_SHOWN = 512  # hostile values of one run looked for in its descriptions (the longest first)
 MAX_VALUE = 4096
+MAX_TOTAL = 32768  # characters of all those values together: the alternation's cost per character of a description
 
 
 def hostile(value):
@@ -117,17 +118,71 @@ def hostile(value):
 
 class Shown(object):
     """The descriptions of a run with its nodes' hostile values each made one sh() word; ``Shown(values)(text)``.
-    One pass over the text (an alternation of the values, the longest first: a value inside another is never
-    quoted twice); a value already between single quotes is left (a check that quoted it itself)."""
+    Every occurrence of every value is found, overlapping ones too, and each run of overlapping occurrences becomes
+    one sh() word (red team 2026-11-26h, docs/security.md 28.: a second value that began before the first one and
+    ended inside it was quoted alone, leaving the first one's rest bare). A value already between single quotes, with
+    none of its own, is left (a check that quoted it itself). Where the nodes hold more hostile values than are looked
+    for (more than MAX_SHOWN, or MAX_TOTAL characters together: the alternation costs up to that per character of a
+    description), or one longer than MAX_VALUE, every space-separated word of a description that holds what a shell or a
+    terminal acts on is made one sh() word instead (the prose's own quotes too: safe before pretty)."""
 
     def __init__(self, values):
-        vals = sorted({v for v in values if hostile(v)}, key=len, reverse=True)[:MAX_SHOWN]
-        self._rx = re.compile("(?<!')(?:%s)(?!')" % "|".join(re.escape(v) for v in vals)) if vals else None
+        vals, every = set(), False
+        for v in values:
+            if hostile(v):
+                vals.add(v)
+            elif isinstance(v, str) and len(v) > MAX_VALUE and _acts(v):
+                every = True
+        self._every = every or len(vals) > MAX_SHOWN or sum(len(v) for v in vals) > MAX_TOTAL
+        vals = sorted(vals, key=len, reverse=True)
+        self._rx = re.compile("|".join(re.escape(v) for v in vals)) if vals and not self._every else None
 
     def __call__(self, text):
-        if self._rx is None or not isinstance(text, str):
+        if not isinstance(text, str):
             return text
-        return self._rx.sub(lambda m: sh(m.group(0)), text)
+        if self._every:
+            return _WORD.sub(lambda m: shown_word(m.group(0)) if _acts(m.group(0)) else m.group(0), text)
+        if self._rx is None:
+            return text
+        runs, pos = [], 0
+        while True:  # every occurrence: the next search starts one past the last match's start
+            m = self._rx.search(text, pos)
+            if m is None:
+                break
+            s, e = m.span()
+            if runs and s < runs[-1][1]:
+                runs[-1] = [runs[-1][0], max(e, runs[-1][1]), False]
+            else:
+                runs.append([s, e, "'" not in m.group(0)])
+            pos = s + 1
+        out, last = [], 0
+        for s, e, alone in runs:
+            word = text[s:e]
+            if alone and 0 < s and e < len(text) and text[s - 1] == "'" == text[e]:
+                if " " not in word:
+                    continue
+                s, e = s - 1, e + 1  # the check's own 'a;b c': written as shown_word writes it (never split)
+            out.append(text[last:s])
+            out.append(shown_word(word))
+            last = e
+        out.append(text[last:])
+        return "".join(out)
+
+
+_WORD = re.compile(r"[^ ]+")
+
+
+def shown_word(value):
+    """sh(value) as a description shows it: one holding a space is written $'...' with the space as \\x20, so the
+    text report, which wraps prose at spaces and never a line holding $', cannot split it over two lines (the second
+    line began inside the quote and ran when copied alone: docs/security.md 28.)."""
+    if " " not in value:
+        return sh(value)
+    return _ansi_c(value).replace(" ", "\\x20")
+
+
+def _acts(text):
+    return any(c in _ACTIVE for c in text) or needs_ansi_c(text)
 
 
 def leaf_strings(facts, limit=100000):

@@ -53,7 +53,8 @@ def wrap(style, text, indent, width=WIDTH):
     that, a path or a URL, stays whole), the lines after the first indented by ``indent``. A line with control
     characters is left whole (render() shows them escaped)."""
     if len(text) <= width or not text.isprintable() or "$'" in text or "$(" in text or "`" in text:
-        # (a node value shown as a shell word, fixline.Shown: never split over two lines)
+        # (a node value shown as a shell word, fixline.Shown: never split over two lines; one holding a space is
+        # written $'...\x20...', so it is never split at that space either: docs/security.md 28.)
         return [(style, text)]
     import textwrap
 
