@@ -98,3 +98,7 @@ def test_nothing_without_the_launcher_or_a_rank_variable(cli, tmp_path):
     # a rank-like name no launcher sets is the job's own key
     rc, doc = explain_paste(cli, tmp_path, text.replace("MODEL_PATH", "BATCH_SIZE"), "--file", name="own.txt", rcs=(0, 1))
     assert root_id(doc) != "rendezvous.env_missing"
+    # ... and does not hide a launcher's variable read later in the same text
+    both = text.replace("MODEL_PATH", "BATCH_SIZE") + "KeyError: 'LOCAL_RANK'\n"
+    rc, doc = explain_paste(cli, tmp_path, both, "--file", name="both.txt", rcs=(0, 1))
+    assert root_id(doc) == "rendezvous.env_missing" and "LOCAL_RANK" in root_of(doc)["causes"][0]["text"]

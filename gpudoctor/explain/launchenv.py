@@ -118,9 +118,12 @@ def read(scan, found):
     who = next((w for w in _ORDER if w in st.who and w in ls), None)
     if who is None:
         return []
-    line, var, text, reader = st.err[0]
-    if not any(var in x.get("sets", {}) for x in ls.values()):
-        return []  # a key of the job's own (KeyError: 'BATCH_SIZE' in a config dict): no launcher's variable
+    # the first error that names a variable some launcher sets: a key of the job's own (KeyError: 'BATCH_SIZE' in a
+    # config dict) is no launcher's variable, and neither answers nor hides a later one that is
+    err = next((x for x in st.err if any(x[1] in y.get("sets", {}) for y in ls.values())), None)
+    if err is None:
+        return []
+    line, var, text, reader = err
     e = ls[who]
     if reader and reader != who and reader in ls and var in ls[reader]["sets"]:
         # the library that raised reads the variables its own launcher sets; the text shows another launcher
