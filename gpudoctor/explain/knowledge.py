@@ -933,6 +933,44 @@ def generated_table(name):
     return _TABLES[name]
 
 
+# What the Python interpreter itself says when an exception is raised (CPython 3.11, github.com/python/cpython/blob/3.11/:
+# Objects/moduleobject.c module_getattro, Objects/object.c PyObject_GenericGetAttr, Python/import.c, Python/ceval.c
+# import_from / format_missing / too_many_positional / unpack_iterable / NAME_ERROR_MSG, Objects/abstract.c,
+# Objects/call.c, Objects/listobject.c, Objects/tupleobject.c, Objects/longobject.c, Objects/floatobject.c,
+# Objects/dictobject.c). A library that raises one of these in its own words (sglang's server_args.py re-raises
+# "module %s has no attribute %s") prints a line that any Python program prints: a generated site whose words are
+# only these says nothing of its library, and the source file that prints it gives no family (wrong13: an
+# AttributeError of a project's own module shadowing the standard library's read as SGLang's server arguments).
+INTERPRETER_WORDINGS = (
+    "module %s has no attribute %s", "%s object has no attribute %s", "No module named %s",
+    "cannot import name %s from %s", "list index out of range", "tuple index out of range",
+    "%s object is not subscriptable", "%s object is not callable", "%s object is not iterable",
+    "%s got an unexpected keyword argument %s", "%s missing %d required positional argument",
+    "%s missing %d required positional arguments", "%s takes %d positional arguments but %d were given",
+    "unsupported operand type(s) for %s: %s and %s", "division by zero", "float division by zero",
+    "not enough values to unpack (expected %d, got %d)", "too many values to unpack (expected %d)",
+    "invalid literal for int() with base %d: %s", "could not convert string to float: %s",
+    "dictionary changed size during iteration", "maximum recursion depth exceeded", "name %s is not defined",
+)
+_WORD = re.compile(r"[A-Za-z]{2,}")
+# a conversion of a printf format or of a str.format / f-string field, as the generators write a site's text
+_CONVERSION = re.compile(r"%(?:[-+ #0-9.*]{0,8}(?:hh|h|ll|l|z|j|t|L)?[a-zA-Z])|\{[^{}\n]{0,40}\}")
+
+
+def _words(text):
+    return tuple(w.lower() for w in _WORD.findall(_CONVERSION.sub(" ", text)))
+
+
+_INTERPRETER = frozenset(_words(t) for t in INTERPRETER_WORDINGS)
+
+
+def interpreter_wording(text):
+    """Whether a message format's words are exactly those of an exception message the Python interpreter prints
+    (INTERPRETER_WORDINGS; its values and quotes aside): 'module %s has no attribute %s' is, 'Unsupported operand
+    %s' (torch's weights-only unpickler, words of its own) and '%s has no attribute %s; pass --foo' are not."""
+    return isinstance(text, str) and _words(text) in _INTERPRETER
+
+
 def _attach_sites(path, by_id):
     """Each assigned site of a generated file becomes a pattern of the entry its family names
     (rank: the entry's site_rank, else GENERATED_RANK). A site naming no entry is a bug in the
@@ -951,7 +989,7 @@ def _attach_sites(path, by_id):
             raise KnowledgeError("%s: header has no %s" % (name, key))
     for site in sites:
         fam, rx = site.get("family"), site.get("re")
-        if not fam or not rx:
+        if not fam or not rx or interpreter_wording(site.get("text")):
             continue
         e = by_id.get(fam)
         if e is None:
