@@ -111,10 +111,12 @@ def test_generators_regenerate_the_committed_sites_from_their_slices(tmp_path):
         assert full["unassigned"] == sorted(s["id"] for s in full["sites"] if not s.get("family")), name
     sites = {s["text"]: s for s in knowgen.committed("triton_messages")["sites"]}
     # what the toolchain prints for the launcher build, read from the code that specifies it: -lcuda (triton 3.0's
-    # `libraries = ['cuda']`), -l:libcuda.so.1 (3.9's), the #included Python.h, and the build command's repr
+    # `libraries = ['cuda']`), -l:libcuda.so.1 (3.9's), the #included Python.h (unassigned), and the build command's repr
     assert sites["cannot find -lcuda"]["family"] == "triton.build" and sites["cannot find -lcuda"]["older"]
     assert sites["cannot find -l:libcuda.so.1"]["family"] == "triton.build"
-    assert sites["fatal error: Python.h: No such file or directory"]["fix"]
+    # the header line is every C build's: read, but no family by itself (triton.toml's `together` gives it Triton's)
+    assert sites["fatal error: Python.h: No such file or directory"]["rule"] == "compiler-header"
+    assert sites["fatal error: Python.h: No such file or directory"]["family"] is None
     assert "fatal error: stdbool.h: No such file or directory" not in sites  # a C library's own header
     assert sites["'%s', '-O3', '-shared', '-fPIC', '-Wno-psabi', '-o', '%s'"]["family"] == "triton.build"
     # the C++ compiler's message, read from libtriton.so
@@ -169,3 +171,30 @@ def test_a_healthy_start_and_vllms_fallback_warning_are_no_failure(cli, tmp_path
         assert doc["verdict"] == "no_error" and root_id(doc) is None, (name, ids(doc))
     # the warning is told as what it is (knowledge/serving.toml serving.custom_allreduce_off)
     assert [c["id"] for c in doc["context"]] == ["serving.custom_allreduce_off"], doc["context"]
+
+
+def test_a_missing_header_is_tritons_only_beside_tritons_lines(cli, tmp_path):
+    # the compiler's header line is what every C build prints (review13-c): psutil's setup.py without Python.h is no
+    # Triton failure; ld's 'cannot find -lcuda' stays triton.build by itself (driver.py's `libraries`)
+    psutil = ("  building 'psutil._psutil_linux' extension\n  gcc -pthread -Wno-unused-result -fPIC "
+              "-I/usr/include/python3.10 -c psutil/_psutil_common.c -o build/temp/_psutil_common.o\n"
+              "  psutil/_psutil_common.c:9:10: fatal error: Python.h: No such file or directory\n"
+              "      9 | #include <Python.h>\n        |          ^~~~~~~~~~\n  compilation terminated.\n"
+              "  error: command '/usr/bin/gcc' failed with exit code 1\n")
+    rc, doc = explain_paste(cli, tmp_path, psutil, "--file", name="psutil.txt", rcs=(0, 1))
+    assert "triton.build" not in ids(doc), ids(doc)
+    ld = ("  building 'my_ext._C' extension\n  g++ -pthread -shared build/temp.linux-x86_64-cpython-310/csrc/ops.o "
+          "-L/usr/local/cuda/lib64 -lcuda -lcudart -o build/lib.linux-x86_64-cpython-310/my_ext/_C.so\n"
+          "  /usr/bin/ld: cannot find -lcuda: No such file or directory\n  collect2: error: ld returned 1 exit status\n"
+          "  error: command '/usr/bin/g++' failed with exit code 1\n  ERROR: Failed building wheel for my_ext\n")
+    rc, doc = explain_paste(cli, tmp_path, ld, "--file", name="ld.txt", rcs=(0, 1))
+    assert root_id(doc) == "triton.build", ids(doc)
+    # the same header line beside a frame of Triton's driver.py (it builds the launcher with the header): Triton's, with
+    # the Python.h cause's fix
+    triton = ("/tmp/tmpq1w2e3/main.c:5:10: fatal error: Python.h: No such file or directory\ncompilation terminated.\n"
+              "Traceback (most recent call last):\n  File \"/opt/venv/lib/python3.11/site-packages/triton/backends/"
+              "nvidia/driver.py\", line 72, in __init__\n    mod = compile_module_from_src(Path(os.path.join(dirname, "
+              "\"driver.c\")).read_text(), \"cuda_utils\")\n")
+    rc, doc = explain_paste(cli, tmp_path, triton, "--file", name="triton.txt", rcs=(0, 1))
+    assert root_id(doc) == "triton.build", ids(doc)
+    assert re.search(r"python3-dev", fixes(root_of(doc))), fixes(root_of(doc))

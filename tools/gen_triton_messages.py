@@ -53,11 +53,16 @@ string.h tgmath.h threads.h time.h uchar.h wchar.h wctype.h dlfcn.h pthread.h un
 sys/stat.h sys/mman.h""".split())
 
 _BUILD = (r"Failed to find C(?:\+\+)? compiler|libcuda\.so cannot found|Failed to open libcuda|^cannot find -l|"
-          r"^fatal error: |^'%s', '-O3', '-shared'|from libcuda\.so\.1")
+          r"^'%s', '-O3', '-shared'|from libcuda\.so\.1")
 # (rule, knowledge entry, {field: regex}); fields: where (path:line), text, level. The first that matches wins.
 RULES = [
     ("internal", None, {"text": r"should not happen|^Unexpected |^Internal Triton|Unknown key|Signature keys must|"
                                 r"must be of GPUTarget type|source must be either"}),
+    # GCC's / clang's "fatal error: <header>: No such file or directory" for the launcher's #includes is what every C
+    # build prints for that header (psutil's or any C extension's setup.py lacks Python.h the same way): no family by
+    # the line alone; triton.toml's triton.build takes it beside Triton's own lines (its build.py frame, a `together`
+    # with a triton/ path or a TRITON_ variable)
+    ("compiler-header", None, {"text": r"^fatal error: "}),
     ("launcher-build", "triton.build", {"text": _BUILD}),
     ("no-driver", "cuda.not_available", {"text": r"active drivers \(%s\)\. There should only be one|"
                                                  r"^Backend device '%s' is not active"}),
@@ -96,16 +101,6 @@ MSG_FIX = [
       "Triton passes it as -L", "or register the driver's folder with the linker: sudo ldconfig (as in the "
       "state-spaces/mamba and triton threads), or export LIBRARY_PATH=/usr/local/cuda/lib64/stubs:$LIBRARY_PATH, or "
       "create the link: sudo ln -s libcuda.so.1 <that folder>/libcuda.so"]),
-    (r"^fatal error: '?Python\.h",
-     "The C compiler found no Python.h: Triton (or another package building a C extension) compiles against this "
-     "Python's headers (sysconfig's include folder), and the interpreter was installed without its development "
-     "files.",
-     ["install the headers of this Python: apt-get install -y python3-dev (python3.X-dev for a deadsnakes Python) / "
-      "dnf install -y python3-devel; a conda or uv Python ships them"]),
-    (r"^fatal error: '?cuda\.h",
-     "The C compiler found no cuda.h: Triton's launcher includes the cuda.h its wheel ships in "
-     "triton/backends/nvidia/include; a broken or partial install (or an include path that CC overrides) loses it.",
-     ["pip install --force-reinstall --no-deps triton==<the version torch pins> (pip show torch: Requires)"]),
     (r"^'%s', '-O3', '-shared', '-fPIC'",
      "subprocess.check_call of Triton's launcher build (triton/runtime/build.py: `cc <main.c> -O3 -shared -fPIC ... "
      "-lcuda -L... -I...`) failed: the compiler's own message is printed just above this traceback (cannot find "
