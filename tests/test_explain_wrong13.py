@@ -47,3 +47,23 @@ def test_stdlib_shadowing_attribute_error_is_no_serving_config(cli, tmp_path):
     _, doc = explain_paste(cli, tmp_path, text)
     assert root_id(doc) != "serving.config"
     assert not any(f["family"].startswith("serving.") for f in doc["findings"]), doc["findings"]
+
+
+# https://github.com/huggingface/trl/issues/6064 (CI, test_sft_peft[fsdp2]; the issue's excerpt, its last frames)
+TRL_6064 = """CI fails for distributed smoke tests (test_sft_peft[fsdp2]):
+[rank1]:   File "/__w/trl/trl/.venv/lib/python3.12/site-packages/torch/nn/modules/module.py", line 1832, in inner
+[rank1]:     result = forward_call(*args, **kwargs)
+[rank1]:   File "/__w/trl/trl/.venv/lib/python3.12/site-packages/peft/peft_model.py", line 1993, in forward
+[rank1]:     return self.base_model(
+[rank1]:   File "/__w/trl/trl/.venv/lib/python3.12/site-packages/peft/tuners/tuners_utils.py", line 330, in forward
+[rank1]:     return self.model.forward(*args, **kwargs)
+[...]
+RuntimeError: aten.mm.default got mixed torch.Tensor and DTensor, need to convert all torch.Tensor to DTensor before calling distributed operators!
+"""
+
+
+def test_dtensor_mixed_is_torch_distributed_not_the_frame_library(cli, tmp_path):
+    # torch/distributed/tensor/_dispatch.py's message is matched, not read from the library whose frame raised it
+    _, doc = explain_paste(cli, tmp_path, TRL_6064)
+    assert root_id(doc) == "torch.distributed_usage"
+    assert "fully_shard" in doc["findings"][0]["causes"][0]["fix"][0]
