@@ -223,11 +223,15 @@ MSG_FIX = [
     (r"^Detected load from a distributed checkpoint, but neither --use-dist-ckpt nor --auto-detect-ckpt-format is set",
      "--load points at a distributed (torch_dist) checkpoint while this run reads the legacy per-rank format.",
      ["add --auto-detect-ckpt-format (or --ckpt-format torch_dist / --use-dist-ckpt)"]),
+    # checkpointing.py load_checkpoint raises it only with --pretrained-checkpoint given, when neither that nor --load
+    # holds the tracker file checkpoint_exists() looks for; --exit-on-missing-checkpoint has no part in it
     (r"^No checkpoint found in load directory or pretrained directory",
-     "--load (or --pretrained-checkpoint) names a directory with no latest_checkpointed_iteration.txt and no "
-     "iter_NNNNNNN folder this run can read.",
-     ["ls <--load dir>  (latest_checkpointed_iteration.txt, iter_*/); point --load at the directory that holds them, "
-      "or drop --exit-on-missing-checkpoint to start from scratch"]),
+     "--pretrained-checkpoint was given and neither it nor --load holds latest_checkpointed_iteration.txt, the "
+     "tracker file Megatron looks for at the top of a checkpoint directory (megatron/training/checkpointing.py "
+     "checkpoint_exists).",
+     ["ls <--load dir> <--pretrained-checkpoint dir>  (latest_checkpointed_iteration.txt beside iter_*/); point "
+      "--pretrained-checkpoint (or --load) at the directory that holds the tracker file, not at an iter_NNNNNNN "
+      "folder inside it; or drop --pretrained-checkpoint to start from random weights"]),
     (r"^--use-checkpoint-args requires --load",
      "--use-checkpoint-args reads the model's arguments from the checkpoint given by --load or --pretrained-checkpoint, "
      "and neither was given.", ["add --load <checkpoint dir> (or drop --use-checkpoint-args)"]),
