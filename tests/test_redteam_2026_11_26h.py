@@ -110,3 +110,39 @@ def test_many_values_sharing_a_prefix_cost_no_more_than_the_check(tmp_path):
     doc = json.loads(_check(tmp_path, n1, _node("n2", {"NCCL_SOCKET_IFNAME": "eth0"}), "--json"))
     assert time.monotonic() - t < 10
     assert any("a" * 4000 in s for s in _descriptions(doc))
+
+
+# 29. explain quoted these secrets back (the root line carries them; 5 forms of 27 tried leaked, text and --json)
+SECRETS = [
+    # the _ASSIGN pass read 'https' ':' and the rest of the URL as one value: the query's names were never read
+    ("https://x.example/a?access_token=Zq8Zq8Zq8Zq8Zq8Zq8Zq8Zq8Zq8Zq8&b=1", "Zq8Zq8Zq8Zq8"),
+    # Azure SAS (learn.microsoft.com/azure/storage/common/storage-sas-overview): 'sig' is the signature
+    ("https://acct.blob.core.windows.net/c/b?sv=2021-06-08&sig=abcDEFghiJKLmnoPQRstuVWXyz0123456789%2B%3D", "PQRstuVWXyz"),
+    # S3 presigned URL (docs.aws.amazon.com/AmazonS3/latest/API/sigv4-query-string-auth.html)
+    ("https://b.s3.amazonaws.com/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Security-Token=IQoJb3JpZ2luX2VjEJr"
+     "&X-Amz-Signature=fe5f80f77d5fa3beca038a248ff027d0445342fe2855ddc963176630326f1024", "fe5f80f77d5fa3"),
+    # an Azure storage connection string: a camelCase name ('AccountKey') was one word
+    ("AccountKey=Zq8Zq8Zq8Zq8Zq8Zq8Zq8Zq8Zq8Zq8Zq8Zq8Zq8Zq8Zq8Zq8Zq8Zq8==;EndpointSuffix=core.windows.net", "Zq8Zq8Zq8Zq8"),
+    ('{"clientSecret": "Qm9vbTpib29tYm9vbWJvb21i"}', "Qm9vbTpib29t"),
+    # a PEM private key's body on its header's line, and a service-account JSON's '\n'-escaped key
+    ("-----BEGIN RSA PRIVATE KEY----- MIIEowIBAAKCAQEAexampleexampleexampleexample", "MIIEowIBAAKC"),
+    ('"private_key": "-----BEGIN PRIVATE KEY-----\\nMIIEvgIBADANBgkqhkiG9w0BAQEFAASCBKgwggSkAgEAAoIBAQC\\n'
+     'AQEFAASCBKgwggSk\\n-----END PRIVATE KEY-----\\n"', "ADANBgkqhkiG9w0"),
+]
+
+
+def test_explain_quotes_no_secret_of_a_query_a_camel_case_name_or_a_pem_body():
+    import io
+
+    from gpudoctor.explain import explain_text, render_text
+    from gpudoctor.explain.redact import redact
+
+    for text, core in SECRETS:
+        doc = explain_text("RuntimeError: CUDA error: out of memory %s\n" % text)
+        out = io.StringIO()
+        render_text(doc, out)
+        assert doc["root"] == "cuda.oom" and "out of memory" in out.getvalue()
+        assert core not in out.getvalue() + json.dumps(doc), text
+    for plain in ("https://pytorch.org/docs/stable/notes/cuda.html?highlight=alloc&page=2", "sortKey=abc",
+                  "tokenizer.pad_token=<pad>", "cacheKey: 12"):
+        assert redact(plain) == plain

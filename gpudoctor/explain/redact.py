@@ -49,6 +49,17 @@ _SHAPES = re.compile(
     r"(?![A-Za-z0-9_])")
 _BEARER = re.compile(r"(?i)(?<![\w-])(Bearer|Basic)\s{1,4}[A-Za-z0-9._~+/=-]{8,4000}")
 _USERINFO = re.compile(r"(://[^\s:/@]{1,128}:)[^\s/@'\"`\\]{1,256}@")
+# a URL's query parameter (red team 2026-11-26h, docs/security.md 29.): the _ASSIGN pass reads 'https' ':' and the rest of
+# the URL as one value, so '?access_token=...' after it was never read as a name; the query's signatures too (Azure
+# SAS 'sig', S3 / GCS presigned 'X-Amz-Signature', 'X-Amz-Security-Token', 'X-Goog-Signature': learn.microsoft.com
+# /azure/storage/common/storage-sas-overview, docs.aws.amazon.com/AmazonS3/latest/API/sigv4-query-string-auth.html)
+_QUERY = re.compile(r"(?<=[?&;])(?P<name>[A-Za-z_][\w.-]{0,80})=(?P<value>[^\s&#'\"`\\]{1,2048})")
+_QUERY_SECRET = {"sig", "signature", "x-amz-signature", "x-amz-security-token", "x-amz-credential", "x-goog-signature",
+                 "x-goog-credential", "code", "key"}
+# a PEM private key's body on the line of its header (RFC 7468 section 2; a JSON service-account file writes the
+# key with '\n' escapes: cloud.google.com/iam/docs/keys-create-delete)
+_PEM = re.compile(r"(-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----)(?:\\n|[ \t]){0,4}[A-Za-z0-9+/=]{8,4096}"
+                  r"(?:(?:\\n|[ \t]){1,4}[A-Za-z0-9+/=]{1,4096}){0,400}")
 _PLACEHOLDER = re.compile(r"""^["']?(?:\$\{?\w{1,80}\}?|<[^<>]{0,80}>|\.{2,}|x{3,}|\*{3,}|REDACTED|"""
                           r"""true|false|none|null|yes|no|)["']?$""", re.I)
 
@@ -56,7 +67,9 @@ _PLACEHOLDER = re.compile(r"""^["']?(?:\$\{?\w{1,80}\}?|<[^<>]{0,80}>|\.{2,}|x{3
 def secret_name(name):
     """Whether a setting's name reads as a secret (its last word; `key` only after another word)."""
     # (a dotted name is read by its last part: 'munge.key' is a file, 'args.hub_token' a setting)
-    words = [w for w in re.split(r"[_\-]+", name.strip("-").lower().rsplit(".", 1)[-1]) if w]
+    # (camelCase read as words too: Azure's 'AccountKey=', 'clientSecret', 'accessToken')
+    name = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name.strip("-").rsplit(".", 1)[-1])
+    words = [w for w in re.split(r"[_\-]+", name.lower()) if w]
     if not words:
         return False
     last = words[-1]
@@ -103,6 +116,12 @@ def redact(text):
         head = _BEARER.sub(lambda m: m.group(1) + " " + MARK, head)
     if "://" in low:
         head = _USERINFO.sub(lambda m: m.group(1) + MARK + "@", head)
+    if "=" in head and ("?" in head or "&" in head):
+        head = _QUERY.sub(lambda m: m.group(0) if _PLACEHOLDER.match(m.group("value")) or not (
+            secret_name(m.group("name")) or m.group("name").lower() in _QUERY_SECRET)
+            else m.group("name") + "=" + MARK, head)
+    if "private key-----" in low:
+        head = _PEM.sub(lambda m: m.group(1) + " " + MARK, head)
     return head + (_SHAPES.sub(MARK, tail) if tail else "")
 
 
