@@ -95,19 +95,10 @@ def read(wheel, older=None):
 
 
 def main(argv):
-    a = knowgen.arguments(__doc__, argv, source="wheel", extra=[
-        ("--older", {"help": "an older sglang wheel: the messages it printed that the current one no longer does"}),
-        ("--record", {"help": "write the slice (the statements of the sites with a fix of their own, and a few more)"})])
-    files, version = read(a.wheel, a.older) if a.wheel else knowgen.read_slice(a.slice)
-    doc = build(files, version)
-    if a.wheel:
-        knowgen.stale_fixes(a, "MSG_FIX", MSG_FIX, doc["sites"], of="wheel")
-        if a.record:
-            keep = {wheelmsgs.site_key(s) for s in doc["sites"]
-                    if s.get("fix") or s.get("family") in ("serving.kv_cache_memory", "serving.parallel_config",
-                                                           "serving.cuda_graph")}
-            wheelmsgs.write_record(a.record, version, files, keep.__contains__, GENERATOR)
-    return knowgen.emit("sglang_messages", doc, a.out)
+    return wheelmsgs.main(argv, __doc__, "sglang_messages", "sglang", read, build, MSG_FIX, GENERATOR,
+                          lambda s: s.get("fix") or s.get("family") in ("serving.kv_cache_memory",
+                                                                        "serving.parallel_config", "serving.cuda_graph"),
+                          "the statements of the sites with a fix of their own, and a few more")
 
 
 if __name__ == "__main__":

@@ -308,7 +308,7 @@ def read(wheel, older=None):
 def _keep_lines(files, doc):
     """The extra blocks of the slice: the lines toolchain_sites reads (#include lines, PyErr_SetString calls, the
     `libraries` and `cc_cmd` assignments), whole statements, for the sites it made."""
-    want = {wheelmsgs.site_key(s) for s in doc["sites"] if s.get("family") and
+    want = {wheelmsgs.site_key(s) for s in doc["sites"] if (s.get("family") or s.get("rule") == "compiler-header") and
             re.match(r"triton\.(?:[a-z_0-9]+_)?(?:link|include|command|c|str|so|ptxas)_", s["id"])}
     out = []
     for p, src in files:
@@ -339,17 +339,9 @@ def _keep_lines(files, doc):
 
 
 def main(argv):
-    a = knowgen.arguments(__doc__, argv, source="wheel", extra=[
-        ("--older", {"help": "an older triton wheel: the messages it printed that the current one no longer does"}),
-        ("--record", {"help": "write the slice (the statements of the assigned sites)"})])
-    files, version = read(a.wheel, a.older) if a.wheel else knowgen.read_slice(a.slice)
-    doc = build(files, version)
-    if a.wheel:
-        knowgen.stale_fixes(a, "MSG_FIX", MSG_FIX, doc["sites"], of="wheel")
-        if a.record:
-            keep = {wheelmsgs.site_key(s) for s in doc["sites"] if s.get("family")}
-            wheelmsgs.write_record(a.record, version, files, keep.__contains__, GENERATOR, _keep_lines(files, doc))
-    return knowgen.emit("triton_messages", doc, a.out)
+    return wheelmsgs.main(argv, __doc__, "triton_messages", "triton", read, build, MSG_FIX, GENERATOR,
+                          lambda s: s.get("family"), "the statements of the assigned sites and of the launcher's "
+                          "#includes", _keep_lines)
 
 
 if __name__ == "__main__":

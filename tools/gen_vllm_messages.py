@@ -272,18 +272,9 @@ def read(wheel, older=None):
 
 
 def main(argv):
-    a = knowgen.arguments(__doc__, argv, source="wheel", extra=[
-        ("--older", {"help": "an older vllm wheel: the messages it printed that the current one no longer does"}),
-        ("--record", {"help": "write the slice (the statements of the sites with a fix of their own)"})])
-    files, version = read(a.wheel, a.older) if a.wheel else knowgen.read_slice(a.slice)
-    doc = build(files, version)
-    if a.wheel:
-        knowgen.stale_fixes(a, "MSG_FIX", MSG_FIX, doc["sites"], of="wheel")
-        if a.record:
-            keep = {wheelmsgs.site_key(s) for s in doc["sites"] if s.get("fix")}
-            wheelmsgs.write_record(a.record, version, files, keep.__contains__, GENERATOR,
-                                   [(p, 1, src) for p, src in files if p.endswith(".so") and src.strip()])
-    return knowgen.emit("vllm_messages", doc, a.out)
+    return wheelmsgs.main(argv, __doc__, "vllm_messages", "vllm", read, build, MSG_FIX, GENERATOR,
+                          lambda s: s.get("fix"), "the statements of the sites with a fix of their own",
+                          lambda files, doc: [(p, 1, src) for p, src in files if p.endswith(".so") and src.strip()])
 
 
 if __name__ == "__main__":

@@ -201,3 +201,20 @@ def write_record(path, version, files, keep, generator, extra=()):
                 f.write("=== %s @%d\n%s\n" % (p, a, textwrap.dedent("\n".join(lines[a - 1:b]))))
         for p, line, text in extra:
             f.write("=== %s @%d\n%s\n" % (p, line, text.rstrip("\n")))
+
+
+def main(argv, doc, name, dist, read, build, msg_fix, generator, keep, record_help, extra=None):
+    """The command line the one-wheel generators share (gen_vllm/sglang/triton_messages): --wheel [--older] [--record]
+    reads the wheel (``read(wheel, older)``), checks that every MSG_FIX row still meets a site and records the slice of
+    the sites ``keep`` accepts (plus ``extra(files, doc)``'s blocks); --slice reads a recorded slice (the test)."""
+    a = knowgen.arguments(doc, argv, source="wheel", extra=[
+        ("--older", {"help": "an older %s wheel: the messages it printed that the current one no longer does" % dist}),
+        ("--record", {"help": "write the slice (%s)" % record_help})])
+    files, version = read(a.wheel, a.older) if a.wheel else knowgen.read_slice(a.slice)
+    out = build(files, version)
+    if a.wheel:
+        knowgen.stale_fixes(a, "MSG_FIX", msg_fix, out["sites"], of="wheel")
+        if a.record:
+            kept = {site_key(s) for s in out["sites"] if keep(s)}
+            write_record(a.record, version, files, kept.__contains__, generator, extra(files, out) if extra else ())
+    return knowgen.emit(name, out, a.out)
