@@ -62,6 +62,10 @@ READ = [
     ("Composer's reader, a variable Composer does not set", ["torchrun"], [(30, "GROUP_RANK", "environment variable "
                                                                            "GROUP_RANK is not set", "composer")]),
     ("a reader the table lacks", ["torchrun"], [(30, "RANK", "x", "nobody")]),
+    ("Composer's reader under a long torchrun line (cut at 160)",
+     [("torchrun", (3, "torchrun --nnodes 2 --nproc-per-node 8 " + "--rdzv-conf timeout=900 " * 8 + "train.py"))],
+     [(30, "NODE_RANK", "environment variable NODE_RANK is not set", "composer")]),
+    ("torchrun's GROUP_WORLD_SIZE for CROSS_SIZE (no flag gives it)", ["torchrun"], [_ke("CROSS_SIZE")]),
     ("the more specific launcher first", ["torchrun", "composer"], [_ke("LOCAL_WORLD_SIZE")]),
     ("DeepSpeed before torchrun", ["torchrun", "deepspeed"], [_ke("LOCAL_WORLD_SIZE")]),
     ("no launcher's variable first, then one", ["torchrun"], [_ke("NNODES_OF_MINE", 11), _ke("WORLD_SIZE", 12),
@@ -82,7 +86,8 @@ def _read(who, err):
     if who or err:
         st = LE.State()
         for w in who:
-            st.who[w] = BANNER[w]
+            w, banner = w if isinstance(w, tuple) else (w, BANNER[w])
+            st.who[w] = banner
         st.err = list(err)
         scan.launchenv = st
     return [_found(x) for x in LE.read(scan, launchctx.Found)]
