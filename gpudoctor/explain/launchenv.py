@@ -137,8 +137,10 @@ def read(scan, found):
         return [_cause(found, what, [(line, text), st.who[who]], fix)]
     eff = who
     d = e.get("delegates")
-    if var not in e["sets"] and d and var in ls.get(d["to"], {}).get("sets", {}):
-        eff = d["to"]  # TorchX's dist.ddp, accelerate, a PyTorchJob's container: torchrun starts the workers
+    if var not in e["sets"] and d and d["to"] in ls:
+        # TorchX's dist.ddp, accelerate, a PyTorchJob's container: torchrun starts the workers, so its variables
+        # (and its names for what it does not set: GROUP_RANK for a node's rank) are the ones the workers have
+        eff = d["to"]
     ee = ls[eff]
     seen = "%s (line %d: %s)" % (e["title"], st.who[who][0], st.who[who][1][:160])
     via = "" if eff == who else ", whose workers %s starts (%s)" % (ee["title"], d["how"])
