@@ -48,6 +48,10 @@ RULES = [
                                                                         r"discovery|num_proc|-np\b"}),
     ("init", "horovod.init", {"text": r"has not been initialized|hvd\.init\(\)"}),
     ("gloo-http", "horovod.error", {"where": r"gloo", "level": r"^(raise|error)$"}),
+    # lsf.py's '%s failed with exit code %s' names neither program nor cause: the same words are setuptools' /
+    # distutils' own (_distutils/spawn.py: "command {cmd!r} failed with exit code {exitcode}", what every failed
+    # C-extension build prints), so the words say nothing of horovod
+    ("foreign-wording", None, {"text": r"^%s failed with exit code %s$"}),
     ("other", "horovod.error", {"level": r"^(raise|error)$"}),
 ]
 
