@@ -113,11 +113,20 @@ def _join_groups(groups, limit=3):
 class Report(Record):
     _fields = ("nodes", "results", "findings", "strict")
 
-    def __init__(self, nodes, results, findings, strict=False):
+    def __init__(self, nodes, results, findings, strict=False, shown=None):
         self.nodes = nodes  # [Node]
         self.results = results  # [CheckResult]
         self.findings = findings  # [Finding]
         self.strict = strict
+        self._shown = shown  # fixline.Shown over the nodes' values: run_checks' own, else built once on first use
+
+    def shown_profile(self, node):
+        """The node's profile, its hostile values shown as one shell word each (docs/security.md 27.)."""
+        from gpudoctor.profile import profile
+
+        if self._shown is None:
+            self._shown = shown_of(self.nodes)
+        return _shown_profile(profile(node.facts), self._shown)
 
     @property
     def crashed(self):
@@ -155,14 +164,11 @@ class Report(Record):
         return 0
 
     def to_dict(self):
-        from gpudoctor.profile import profile
-
-        shown = shown_of(self.nodes)
         return {
             "schema": "gpudoctor.report/2",
             "version": __version__,
             "nodes": [dict({"host": n.host, "reachable": n.reachable, "error_kind": n.error_kind, "error": n.error,
-                            "profile": _shown_profile(profile(n.facts), shown) if n.reachable else None},
+                            "profile": self.shown_profile(n) if n.reachable else None},
                            # how a node of a cluster run was reached (srun, ssh; docs/report-schema.md)
                            **_via(n)) for n in self.nodes],
             "checks": [check_dict(r) for r in self.results],
@@ -363,7 +369,7 @@ def run_checks(nodes, checks, config):
         results.append(res)
         raw.extend(res.findings)
     raw.sort(key=lambda f: (SEVERITY_RANK[f.severity], f.check))
-    return Report(nodes=nodes, results=results, findings=raw, strict=getattr(config, "strict", False))
+    return Report(nodes=nodes, results=results, findings=raw, strict=getattr(config, "strict", False), shown=shown)
 
 
 def merge_findings(findings):

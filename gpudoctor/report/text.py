@@ -11,7 +11,7 @@ import sys
 
 from gpudoctor.fixline import sh
 from gpudoctor.nodes import fold
-from gpudoctor.profile import folded, profile, rows
+from gpudoctor.profile import folded, rows
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 # the widest line of prose (a check's line, a note): longer ones are wrapped. A fix line is a command to paste
@@ -26,10 +26,7 @@ STYLE = {"PASS": "green", "FAIL": "bold red", "WARN": "yellow", "SKIP": "dim", "
 
 
 def _profile_lines(report):
-    from gpudoctor.runner import _shown_profile, shown_of
-
-    shown = shown_of(report.nodes)
-    live = {n.host: _shown_profile(profile(n.facts), shown) for n in report.nodes if n.reachable}
+    live = {n.host: report.shown_profile(n) for n in report.nodes if n.reachable}
     if not live:
         return []
     out = []
