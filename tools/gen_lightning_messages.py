@@ -661,30 +661,12 @@ def release_of(roots, older=None):
 
 
 def write_record(path, version, files):
-    """The slice: each statement that holds a message, as `=== path @LINE` and its source lines."""
-    with open(path, "w") as f:
-        f.write("# Recorded by tools/gen_lightning_messages.py --record: each raise / assert / warning / logging call\n"
-                "# that holds a message, as the source has it (=== path @first line).\n")
-        f.write("#! version %s\n" % version)
-        for p, src in files:
-            try:
-                tree = ast.parse(src)
-            except SyntaxError:
-                continue
-            lines = src.splitlines()
-            spans = set()
-            for node in ast.walk(tree):
-                if not isinstance(node, ast.stmt) or isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.If,
-                                                                       ast.For, ast.While, ast.With, ast.Try,
-                                                                       ast.AsyncFunctionDef)):
-                    continue
-                inner = [node] + [n for n in ast.walk(node) if isinstance(n, ast.Call)]
-                if any(knowgen.py_message(n)[0] or _more(n)[0] for n in inner):
-                    spans.add((node.lineno, node.end_lineno))
-            spans.update(_formats(tree))
-            spans.update((a.lineno, a.end_lineno) for a, _ in gen_trainer_messages._named(tree))
-            for a, b in sorted(spans):
-                f.write("=== %s @%d\n%s\n" % (p, a, textwrap.dedent("\n".join(lines[a - 1:b]))))
+    """The slice (gen_trainer_messages.write_record): also the warnings and logging calls, and the formats."""
+    gen_trainer_messages.write_record(
+        path, version, files,
+        head=("# Recorded by tools/gen_lightning_messages.py --record: each raise / assert / warning / logging call\n"
+              "# that holds a message, as the source has it (=== path @first line).\n"),
+        holds=lambda n: knowgen.py_message(n)[0] or _more(n)[0], more=_formats)
 
 
 def main(argv):

@@ -1534,11 +1534,19 @@ def release_of(roots, older=None):
     return out
 
 
-def write_record(path, version, files):
-    """The slice: each statement that holds a message, as `=== path @LINE` and its source lines."""
-    with open(path, "w") as f:
-        f.write("# Recorded by tools/gen_trainer_messages.py --record: each raise / assert / logger call that holds a\n"
+_RECORD_HEAD = ("# Recorded by tools/gen_trainer_messages.py --record: each raise / assert / logger call that holds a\n"
                 "# message, as the source has it (=== path @first line).\n")
+
+
+def write_record(path, version, files, head=_RECORD_HEAD, holds=lambda n: knowgen.py_message(n)[0], more=None):
+    """The slice: each statement that holds a message, as `=== path @LINE` and its source lines. ``holds(node)``: a
+    statement or call holds a message; ``more(tree)``: the (first, last) line spans a generator reads besides
+    (tools/gen_lightning_messages.py: its message formats); a message assigned to a name, then raised (_named), is
+    recorded too."""
+    import textwrap
+
+    with open(path, "w") as f:
+        f.write(head)
         f.write("#! version %s\n" % version)
         for p, src in files:
             try:
@@ -1553,18 +1561,13 @@ def write_record(path, version, files):
                                                                        ast.AsyncFunctionDef)):
                     continue
                 inner = [node] + [n for n in ast.walk(node) if isinstance(n, ast.Call)]
-                if any(knowgen.py_message(n)[0] for n in inner):
+                if any(holds(n) for n in inner):
                     spans.add((node.lineno, node.end_lineno))
+            if more is not None:
+                spans.update(more(tree))
             spans.update((a.lineno, a.end_lineno) for a, _ in _named(tree))
             for a, b in sorted(spans):
-                body = "\n".join(ln for ln in lines[a - 1:b])
-                f.write("=== %s @%d\n%s\n" % (p, a, _dedent(body)))
-
-
-def _dedent(text):
-    import textwrap
-
-    return textwrap.dedent(text)
+                f.write("=== %s @%d\n%s\n" % (p, a, textwrap.dedent("\n".join(lines[a - 1:b]))))
 
 
 def main(argv):
