@@ -180,6 +180,15 @@ def test_binary_strings_are_gnu_strings_runs():
     assert knowgen.binary_strings(b"\x00\x00", 1) == []
 
 
+def test_run_around_is_the_printable_run_holding_the_needle():
+    # vLLM's _C: the custom all-reduce's CUDA check format beside other strings (tools/gen_vllm_messages.py)
+    data = b"\x00\x07Failed: Cuda error %s:%d '%s'\x00\tcsrc/custom_all_reduce.cuh\x00"
+    assert knowgen.run_around(data, b"Cuda error") == "Failed: Cuda error %s:%d '%s'"
+    assert knowgen.run_around(data, b"custom_all_reduce") == "csrc/custom_all_reduce.cuh"  # a tab ends a run
+    assert knowgen.run_around(data, b"absent") is None
+    assert knowgen.run_around(b"edge", b"edge") == "edge"
+
+
 def test_specific_enough_counts_a_formats_own_words():
     # the formats the generators' CONTEXT_RULES met (gen_slurm_messages, gen_ray_messages, gen_torch_core_messages)
     assert not knowgen.specific_enough("%s: invalid %pI")           # Slurm's %pI is a conversion: one word

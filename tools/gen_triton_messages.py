@@ -278,17 +278,7 @@ def binary_strings(wheel, member=BINARY, needles=BINARY_NEEDLES):
         if member not in z.namelist():
             return ""
         data = z.read(member)
-    out = []
-    for needle in needles:
-        i = data.find(needle)
-        if i < 0:
-            continue
-        a, b = i, i + len(needle)
-        while a > 0 and 0x20 <= data[a - 1] <= 0x7e:
-            a -= 1
-        while b < len(data) and 0x20 <= data[b] <= 0x7e:
-            b += 1
-        out.append(data[a:b].decode("ascii"))
+    out = [r for r in (knowgen.run_around(data, n) for n in needles) if r is not None]
     return "\n".join(out) + "\n"
 
 

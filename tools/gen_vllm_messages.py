@@ -213,17 +213,7 @@ def library_strings(wheel):
         if name is None:
             return name, ""
         data = z.read(name)
-    out = []
-    for needle in (CUDACHECK, CUSTOM_AR):
-        i = data.find(needle)
-        if i < 0:
-            continue
-        a, b = i, i + len(needle)
-        while a > 0 and 0x20 <= data[a - 1] <= 0x7e:
-            a -= 1
-        while b < len(data) and 0x20 <= data[b] <= 0x7e:
-            b += 1
-        out.append(data[a:b].decode("ascii"))
+    out = [r for r in (knowgen.run_around(data, n) for n in (CUDACHECK, CUSTOM_AR)) if r is not None]
     return name, "\n".join(out) + "\n"
 
 

@@ -392,6 +392,20 @@ def binary_strings(data, minimum):
     return [m.group().decode("ascii") for m in re.finditer(rb"[\x20-\x7e\t]{%d,}" % minimum, data)]
 
 
+def run_around(data, needle):
+    """The printable run (bytes 0x20-0x7e, no tab) of a binary's bytes that holds the first ``needle``, or None:
+    a message the linker keeps whole around a piece of it that is known (a format's file path, its literal)."""
+    i = data.find(needle)
+    if i < 0:
+        return None
+    a, b = i, i + len(needle)
+    while a > 0 and 0x20 <= data[a - 1] <= 0x7e:
+        a -= 1
+    while b < len(data) and 0x20 <= data[b] <= 0x7e:
+        b += 1
+    return data[a:b].decode("ascii")
+
+
 def slug(text):
     """A place or a name as part of a site id: lower case, each run of other characters than a-z and
     0-9 one '_', none at the ends ('src/ucs/sys/sys.c:42' -> 'src_ucs_sys_sys_c_42')."""
