@@ -100,6 +100,15 @@ def _hermetic_history(request, monkeypatch, _history_base):
                 shutil.rmtree(state, ignore_errors=True)
 
 
+# This process keeps the collected tests for the whole run (and explain's knowledge: knowledge.load_knowledge
+# freezes what it built); Python's cyclic garbage collector went over them at every full collection, never
+# freeing one. Once collected, what is alive is moved out of its reach (gc.freeze, Python 3.7+).
+def pytest_collection_finish(session):
+    import gc
+
+    gc.freeze()
+
+
 @pytest.fixture(scope="module")
 def kb():
     """explain's knowledge, loaded once per test module."""
