@@ -69,6 +69,33 @@ def _free_port():
         return s.getsockname()[1]
 
 
+def start_requeued_now(run, job, pending_seen_at, timeout=3):
+    """``scontrol update jobid=JOB StartTime=now`` for a batch job that a requeue left PENDING
+    (seen so at ``pending_seen_at``, this machine's clock, which is slurmctld's), once the
+    clock is in a later second than that.
+
+    Why: the requeue's kill revoked the job's credential on its nodes at the kill's time, in
+    whole seconds (src/slurmd/slurmd/req.c _rpc_terminate_job -> slurm_cred_revoke). A new
+    credential counts as revoked while its ctime <= that time, and slurmd forgets the
+    revocation only for a newer one (src/common/slurm_cred.c slurm_cred_revoked,
+    slurm_cred_handle_reissue). Slurm itself makes a requeued job eligible 121 s later for
+    that reason (src/slurmctld/job_mgr.c batch_requeue_fini: "The time stamp on the new batch
+    launch credential must be larger than the time stamp on the revoke request"). A begin
+    time moved to now skips that: when slurmctld started the rerun in the same second as the
+    requeue, slurmd refused its launch ("Job N already killed, do not launch batch job") and
+    slurmctld ended the job FAILED, ExitCode 1:0 ("Killing non-startable batch JobId=N: Job
+    credential revoked", src/slurmctld/agent.c) - CI's failure of the multi-node requeue
+    test, reproduced 8 times in 8 by a requeue at a second's start then StartTime=now. The
+    kill came before the PENDING that was seen, so a rerun allocated in a later second holds a
+    newer credential. StartTime=now+1 would do too, but slurmctld then started the job only
+    at its next periodic pass (23-26 s here)."""
+    t0 = time.time()
+    while int(time.time()) <= int(pending_seen_at):  # at most one second
+        assert time.time() - t0 < timeout, "the clock did not move on (%s)" % time.time()
+        time.sleep(0.01)
+    run("scontrol", "update", "jobid=%s" % job, "StartTime=now", check=True)
+
+
 class MultiSlurm(object):
     """faults: {node index (1-based): "shm" | "memlock" | "uverbs"}."""
 

@@ -416,6 +416,7 @@ def test_batch_job_is_requeued_not_held_and_runs_once_the_node_is_healthy(cluste
     state, reason = cluster.wait_state(lambda st, r: "DRAIN" in st and (r or "").startswith("gpudoctor:"))
     fields = cluster.wait_job(job, lambda f: f.get("Restarts") == "1" and f.get("JobState") == "PENDING",
                               what="requeued and pending")
+    pending_at = time.time()
     assert fields.get("Reason") != "launch_failed_requeued_held", fields  # not held
     assert fields.get("Priority") != "0", fields  # a held job has priority 0
 
@@ -424,8 +425,12 @@ def test_batch_job_is_requeued_not_held_and_runs_once_the_node_is_healthy(cluste
     assert hc.returncode == 0 and "gpudoctor: slurm: resumed %s" % NODE in hc.stdout, hc.stdout + hc.stderr
     # Slurm makes a requeued batch job eligible only ~2 minutes later (EligibleTime = requeue
     # + 121 s on 22.05). The owner may move its begin time to now: that does not release a
-    # held job (priority 0 stays 0), so the job running still shows it was not held.
-    cluster.run("scontrol", "update", "jobid=" + job, "StartTime=now", check=True)
+    # held job (priority 0 stays 0), so the job running still shows it was not held. In a later
+    # second than the requeue: a rerun in the same second meets the requeue's revocation of the
+    # job's credential on the node and ends FAILED (slurmcluster.start_requeued_now).
+    import slurmcluster
+
+    slurmcluster.start_requeued_now(cluster.run, job, pending_at)
     try:
         fields = cluster.wait_job(job, lambda f: f.get("JobState") in ("COMPLETED", "FAILED", "CANCELLED"),
                                   timeout=60, what="the requeued job ran")

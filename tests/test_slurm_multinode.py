@@ -342,14 +342,16 @@ def test_a_batch_job_whose_prolog_fails_on_one_node_runs_on_healthy_ones(ms):
     """slurm.conf(5) Prolog + SchedulerParameters=nohold_on_prolog_fail across nodes: the job
     lands first on sn[1-3], sn3's prolog fails (its /dev/shm), gpudoctor drains sn3 by name,
     the job is requeued unheld and then runs on sn1, sn2 and sn4."""
+    import slurmcluster
+
     ms.set_config('shm_min = "1GiB"\n')
     ms.enable("prolog")
     # slurmctld sends the batch script to sn1 at allocation, and sn1 runs it once its own prolog
     # has passed, whatever sn3's prolog says later (slurmctld.log here: "_job_complete: JobId=1
-    # WEXITSTATUS 0", then "Requeuing JobId=1" 18 ms after). Slurm requeued even that completed
-    # job, but a race between the two was left open. The first run waits to be ended by the
-    # requeue; the rerun exits at once. SLURM_RESTART_COUNT: sbatch(1), OUTPUT ENVIRONMENT VARIABLES.
-    script = '[ "${SLURM_RESTART_COUNT:-0}" -ge 1 ] || exec sleep 60'
+    # WEXITSTATUS 0", then "Requeuing JobId=1" 18 ms after). The first run waits to be ended by
+    # the requeue; the rerun says where it ran and exits. SLURM_RESTART_COUNT: sbatch(1), OUTPUT
+    # ENVIRONMENT VARIABLES.
+    script = '[ "${SLURM_RESTART_COUNT:-0}" -ge 1 ] || exec sleep 60; echo "run $SLURM_RESTART_COUNT on $SLURM_JOB_NODELIST"'
     r = ms.run("sbatch", "-N3", "-t", "1", "--chdir", ms.cwd, "-o", "job-%j.out", "--wrap", script, "--parsable",
                check=True)
     job = r.stdout.strip().split(";")[0]
@@ -366,20 +368,33 @@ def test_a_batch_job_whose_prolog_fails_on_one_node_runs_on_healthy_ones(ms):
     assert (st["sn3"][1] or "").startswith("gpudoctor: shm.size:"), st
     assert all("DRAIN" not in st[h][0] for h in ("sn1", "sn2", "sn4")), st
     t0 = time.time()
-    while not (fields().get("Restarts") == "1" and fields().get("JobState") == "PENDING"):
-        assert time.time() - t0 < 30, fields()
-        time.sleep(0.1)
-    assert fields().get("Reason") != "launch_failed_requeued_held"
-    # Slurm makes a requeued job eligible ~2 minutes later; its owner may move that to now
-    ms.run("scontrol", "update", "jobid=" + job, "StartTime=now", check=True)
+    while True:  # one read of the job a round: JobState and Restarts of the same moment
+        f = fields()
+        if f.get("Restarts") == "1" and f.get("JobState") == "PENDING":
+            pending_at = time.time()
+            break
+        assert time.time() - t0 < 30, f
+        time.sleep(0.05)
+    assert f.get("Reason") != "launch_failed_requeued_held", f
+    # Slurm makes a requeued job eligible ~2 minutes later; its owner may move that to now, in a
+    # later second than the requeue's kill (slurmcluster.start_requeued_now: a rerun started in
+    # the same second was refused by slurmd, its credential revoked, and the job ended FAILED)
+    slurmcluster.start_requeued_now(ms.run, job, pending_at)
     t0 = time.time()
-    while fields().get("JobState") not in ("COMPLETED", "FAILED", "CANCELLED"):
-        assert time.time() - t0 < 60, (fields(), ms.states())
-        time.sleep(0.1)
-    f = fields()
+    while f.get("JobState") not in ("COMPLETED", "FAILED", "CANCELLED"):
+        assert time.time() - t0 < 60, (f, ms.states())
+        time.sleep(0.05)
+        f = fields()
     ms.run("scancel", job)
+    try:
+        with open(os.path.join(ms.cwd, "job-%s.out" % job)) as out:
+            said = out.read()
+    except OSError as e:
+        said = str(e)
     assert f["JobState"] == "COMPLETED" and f["NodeList"] == "sn[1-2,4]" and f["Restarts"] == "1", (
-        f, ms.states(), ms.log_lines(job))
+        f, said, ms.states(), ms.log_lines(job))
+    # the rerun itself ran, on the healthy nodes (its own words in the job's output file)
+    assert "run 1 on sn[1-2,4]" in said, said
 
 
 def test_probe_via_ssh_inside_an_allocation_is_the_users_choice(ms):
