@@ -52,3 +52,16 @@ def test_the_quick_look_decides_as_the_words_do_on_every_site():
     said = [t for t in texts if knowledge.interpreter_wording(t)]
     assert said == [t for t in texts if isinstance(t, str) and knowledge._words(t) in knowledge._INTERPRETER]
     assert len(said) >= 2 * len(knowledge.INTERPRETER_WORDINGS)  # each wording, in either case, and more
+
+
+def test_the_meaning_classes_compile_and_are_searched_in_their_order():
+    import re
+
+    from gpudoctor.explain import meaning
+
+    eager = [(k, re.compile(v, meaning._F)) for k, v in meaning.CLASSES.items()]  # each compiles (no longer at import)
+    live = frozenset(list(meaning.CLASSES)[::3]) | {"_idx", "not a class"}
+    got = meaning._searched(live)
+    assert [(k, rx.pattern, rx.flags) for k, rx in got] == [(k, rx.pattern, rx.flags) for k, rx in eager if k in live]
+    assert len(got) >= 10
+

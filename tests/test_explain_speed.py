@@ -128,7 +128,17 @@ def test_the_cache_gives_what_the_toml_gives(tmp_path, monkeypatch):
 
     monkeypatch.setattr(knowledge, "_read_toml", no_toml)
     monkeypatch.setattr(knowledge, "needles_of", no_toml)
+    monkeypatch.setattr(knowledge, "_DOCS", {})
     assert _fingerprint(_fresh_load(monkeypatch)) == first
+    # settings.toml's table comes with the cache (settings.table() parses no TOML then), as the file gives it
+    from gpudoctor.explain import settings
+
+    assert settings.TABLE in knowledge._DOCS
+    monkeypatch.setattr(settings, "_table", None)
+    from_cache = settings.table()
+    monkeypatch.setattr(knowledge, "_DOCS", {})
+    monkeypatch.setattr(settings, "_table", None)
+    assert settings.table() == from_cache and len(from_cache) > 20
 
 
 def test_the_cache_is_read_only_from_this_users_own_files(tmp_path, monkeypatch):

@@ -1042,6 +1042,7 @@ def first_of(rx):
 
 
 _cache = {}
+_DOCS = {}  # path -> its TOML table as the built-in knowledge's load read it (kcache or the file): settings.table()
 
 
 def _read_toml(path, rel):
@@ -1112,6 +1113,7 @@ def _load(files, known_checks):
         rel = os.path.relpath(path, root) if path.startswith(root) else path
         if cache is not None:
             doc = cache[0][i]
+            _DOCS[path] = doc
         else:
             doc = _read_toml(path, rel)
             if key is not None and fresh is not None:

@@ -204,7 +204,18 @@ CLASSES.update({
                 r"\bjump\w{0,3} between 0\s?%? and 100|\bgpu usage is (?:only|low|around|about)\b|"
                 r"利用率.{0,6}(?:低|不高|波动|忽高忽低|上不去)",
 })
-_CLS = {k: re.compile(v, _F) for k, v in CLASSES.items()}
+_CLS = {}  # class -> its compiled regex, compiled when a sentence first may hold it (_searched): at import, compiling
+# all of them was 40 ms of every `gpudoctor explain` start, most of whose texts hold none (tests/test_explain_loadgc.py
+# compiles each)
+
+
+def _cls(k):
+    got = _CLS.get(k)
+    if got is None:
+        got = _CLS[k] = re.compile(CLASSES[k], _F)
+    return got
+
+
 # the derived classes (_derive), and `ev`: a cause of the entry has its evidence in the text (found() sets it per
 # entry: a symptom said in general words, "it got slow", is answered only beside the line that names its cause)
 KNOWN = set(CLASSES) | {"gpu0", "same_gpu", "contrast", "ev"}
@@ -423,7 +434,7 @@ def _searched(live):
     if got is None:
         if len(_SEARCHED) >= 1024:
             _SEARCHED.clear()
-        got = _SEARCHED[live] = [(k, rx) for k, rx in _CLS.items() if k in live]
+        got = _SEARCHED[live] = [(k, _cls(k)) for k in CLASSES if k in live]
     return got
 
 

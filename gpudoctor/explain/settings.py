@@ -56,10 +56,12 @@ def table():
     global _table
     if _table is not None:
         return _table
-    from gpudoctor.explain.knowledge import KnowledgeError, _toml
+    from gpudoctor.explain.knowledge import _DOCS, KnowledgeError, _toml
 
-    with open(TABLE, "rb") as f:
-        doc = _toml().load(f)
+    doc = _DOCS.get(TABLE)  # the load of the knowledge read it from its cache (kcache.py): not parsed again
+    if doc is None:
+        with open(TABLE, "rb") as f:
+            doc = _toml().load(f)
     rows = []
     for r in doc.get("setting", []):
         rid = r.get("id")
