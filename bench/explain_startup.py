@@ -54,6 +54,7 @@ def main():
         got = {}
         for i, tree in enumerate(trees):
             tenv = dict(env, XDG_CACHE_HOME=os.path.join(tmp, "cache%d" % i))
+            os.makedirs(tenv["XDG_CACHE_HOME"], 0o700)  # (the cache is kept only under a folder of one's own)
             one(tree, tenv)  # warm-up: bytecode and the knowledge cache written
             got[tree] = (tenv, [])
         for _ in range(args.runs):

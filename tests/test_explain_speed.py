@@ -97,8 +97,8 @@ def test_a_given_files_bad_regex_is_refused_at_load(tmp_path):
 def _fingerprint(kb):
     import json
 
-    pats = [(p.entry, p.role, p.source, p.rank, p.needles_b, p.cause, p.weight, p.near, p.group, p.index, p.on_info)
-            for p in kb.patterns]
+    pats = [(p.entry, p.role, p.source, p.rank, p.needles_b, p.cause, p.weight, p.near, p.group, p.index, p.on_info,
+             p.site) for p in kb.patterns]
     def plain(v):  # the data as read, without the Pattern objects load adds (keys '_...')
         if isinstance(v, dict):
             return {k: plain(x) for k, x in v.items() if not k.startswith("_")}
@@ -119,8 +119,9 @@ def test_the_cache_gives_what_the_toml_gives(tmp_path, monkeypatch):
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     first = _fingerprint(_fresh_load(monkeypatch))  # derived, then written
-    (f,) = os.listdir(str(tmp_path / "gpudoctor"))
+    f, sites = sorted(os.listdir(str(tmp_path / "gpudoctor")))
     assert f.startswith(kcache.PREFIX) and os.stat(str(tmp_path / "gpudoctor" / f)).st_mode & 0o777 == 0o600
+    assert sites.startswith(kcache.SITES_PREFIX) and os.stat(str(tmp_path / "gpudoctor" / sites)).st_mode & 0o777 == 0o600
     assert os.stat(str(tmp_path / "gpudoctor")).st_mode & 0o777 == 0o700
 
     def no_toml(path, rel):
@@ -128,6 +129,7 @@ def test_the_cache_gives_what_the_toml_gives(tmp_path, monkeypatch):
 
     monkeypatch.setattr(knowledge, "_read_toml", no_toml)
     monkeypatch.setattr(knowledge, "needles_of", no_toml)
+    monkeypatch.setattr(knowledge, "_site_rows", lambda path: no_toml(path, path))  # the sites: from their cache too
     monkeypatch.setattr(knowledge, "_DOCS", {})
     assert _fingerprint(_fresh_load(monkeypatch)) == first
     # settings.toml's table comes with the cache (settings.table() parses no TOML then), as the file gives it
@@ -177,6 +179,43 @@ def test_the_cache_is_read_only_from_this_users_own_files(tmp_path, monkeypatch)
     os.chmod(str(shared), 0o777)
     monkeypatch.setenv("XDG_CACHE_HOME", str(shared))
     kcache.write(key, docs, needles)
+    assert not os.path.exists(str(shared / "gpudoctor"))
+
+
+def test_the_sites_file_is_read_back_only_as_rows_of_this_users_own(tmp_path, monkeypatch):
+    import marshal
+
+    from gpudoctor.explain import kcache
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    paths = knowledge.generated_files()[:2]
+    key = kcache.sites_key(paths)
+    assert key and key != kcache.sites_key(paths[:1]) and kcache.sites_key(paths + ["/no/such.json"]) is None
+    rows = [[["a.b", r"abcd \d{1,4}", ["abcd"], {"id": "x.1", "code": 3, "fix": ["f"]}]], []]
+    kcache.write_sites(key, rows)
+    path = kcache._sites_path(key)
+    assert os.stat(path).st_mode & 0o777 == 0o600 and kcache.read_sites(key, 2) == rows
+    assert kcache.read_sites(key, 3) is None and kcache.read_sites("cd" * 32, 2) is None
+    os.chmod(path, 0o640)
+    assert kcache.read_sites(key, 2) is None  # readable by the group
+    os.chmod(path, 0o600)
+    with open(path, "rb") as f:
+        head = f.readline()
+    code = compile("1", "x", "eval")
+    for bad in ([[["a.b", "abcd", None, {"id": code}]], []], [[("a.b", "abcd", None, {})], []],
+                [[["a.b", "abcd", [b"abcd"], {}]], []], [[["a.b", "abcd", None, {"fix": [1]}]], []], [{}, []]):
+        with open(path, "wb") as f:
+            f.write(head + marshal.dumps(bad))
+        assert kcache.read_sites(key, 2) is None, bad  # a code object, a tuple, bytes: not a row
+    for body in (b"", b"\xff\x00", marshal.dumps(rows)[:-3]):
+        with open(path, "wb") as f:
+            f.write(head + body)
+        assert kcache.read_sites(key, 2) is None, body  # cut short or not marshal's
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    os.chmod(str(shared), 0o777)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(shared))
+    kcache.write_sites(key, rows)
     assert not os.path.exists(str(shared / "gpudoctor"))
 
 

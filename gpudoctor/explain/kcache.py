@@ -99,3 +99,93 @@ def write(key, docs_json, needles):
         privcache.write(_path(key), head, data, PREFIX, ".json")
     except (OSError, TypeError, ValueError, UnicodeError):
         pass
+
+
+# ------------------------------------------------------------------ the generated sites
+
+# The rows knowledge._site_rows makes of gpudoctor/data/knowledge/generated/*.json (24,000 sites: their family,
+# regex, needles and what is shown of them), kept in one file by the same rules as above, named by the SHA-256 of
+# those files' names and bytes, knowledge.py, this file and the interpreter's version. In marshal's format: the
+# rows are lists, strings, numbers and dicts only, and marshal reads them back in half the time JSON takes (which
+# was as long as building them). marshal is safe only on data this user wrote: privcache.read gives back only a file
+# this user owns in a folder nobody else can write, and what it holds is used only where it has a row's shape
+# (anything else, a code object included: the rows are built again).
+SITES_FORMAT = "gpudoctor-sites-cache 1"
+SITES_PREFIX = "sites-"
+SITES_MAX = 64 << 20
+_PLAIN = (str, int, float, bool, type(None))
+
+
+def sites_key(paths):
+    """The SHA-256 of the generated files (name and bytes), knowledge.py, this file, the interpreter's version
+    and SITES_FORMAT; None when one cannot be read."""
+    import hashlib
+    import sys
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    h = hashlib.sha256(("%s\0%s\0" % (SITES_FORMAT, sys.version)).encode())
+    try:
+        for path in [os.path.join(here, "knowledge.py"), os.path.abspath(__file__)] + list(paths):
+            with open(path, "rb") as f:
+                data = f.read()
+            h.update(b"\0%s\0%d\0" % (os.path.basename(path).encode("utf-8", "surrogateescape"), len(data)) + data)
+    except OSError:
+        return None
+    return h.hexdigest()
+
+
+def _sites_path(key):
+    return os.path.join(cache_dir(), SITES_PREFIX + key[:40] + ".marshal")
+
+
+def _row_ok(r):
+    if not (type(r) is list and len(r) == 4 and type(r[0]) is str and type(r[1]) is str and type(r[3]) is dict):
+        return False
+    needles = r[2]
+    if needles is not None and not (type(needles) is list and all(type(n) is str for n in needles)):
+        return False
+    for k, v in r[3].items():
+        if type(k) is not str or not (type(v) in _PLAIN or (type(v) is list and all(type(x) is str for x in v))):
+            return False
+    return True
+
+
+def read_sites(key, nfiles):
+    """The rows kept under ``key`` (one list per generated file), or None."""
+    import marshal
+
+    from gpudoctor import privcache
+
+    if not key:
+        return None
+    body = privcache.read(_sites_path(key), ("%s %s" % (SITES_FORMAT, key)).encode(), SITES_MAX)
+    if body is None:
+        return None
+    try:
+        rows = marshal.loads(body)
+    except (EOFError, ValueError, TypeError):
+        return None
+    if not (type(rows) is list and len(rows) == nfiles and all(type(rs) is list for rs in rows)):
+        return None
+    if not all(_row_ok(r) for rs in rows for r in rs):
+        return None
+    return rows
+
+
+def write_sites(key, rows):
+    """Keep ``rows`` under ``key``; as write(), nothing where the folder is not this user's own, and a failure to
+    write is no error."""
+    import marshal
+
+    from gpudoctor import privcache
+
+    if not key:
+        return
+    try:
+        head = ("%s %s" % (SITES_FORMAT, key)).encode()
+        data = marshal.dumps(rows)
+        if len(head) + 1 + len(data) > SITES_MAX:
+            return
+        privcache.write(_sites_path(key), head, data, SITES_PREFIX, ".marshal")
+    except (OSError, ValueError, TypeError):
+        pass

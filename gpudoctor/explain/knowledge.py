@@ -975,10 +975,10 @@ def interpreter_wording(text):
             and _words(text) in _INTERPRETER)
 
 
-def _attach_sites(path, by_id):
-    """Each assigned site of a generated file becomes a pattern of the entry its family names
-    (rank: the entry's site_rank, else GENERATED_RANK). A site naming no entry is a bug in the
-    generator's rules table."""
+def _site_rows(path):
+    """[family, regex, needles, info] of each assigned site of a generated file, in its order (a site with no
+    family, or whose words are only the interpreter's, is none): what _attach_rows makes patterns of. A malformed
+    file or site is a KnowledgeError."""
     import json
 
     name = os.path.basename(path)
@@ -991,15 +991,11 @@ def _attach_sites(path, by_id):
     for key in ("source", "version", "generator", "date"):
         if not head.get(key):
             raise KnowledgeError("%s: header has no %s" % (name, key))
+    rows = []
     for site in sites:
         fam, rx = site.get("family"), site.get("re")
         if not fam or not rx or interpreter_wording(site.get("text")):
             continue
-        e = by_id.get(fam)
-        if e is None:
-            raise KnowledgeError("%s: site %s names family %r, which no knowledge entry defines"
-                                 % (name, site.get("id"), fam))
-        rank = e.get("site_rank", min(e["rank"], GENERATED_RANK))
         info = {k: site[k] for k in ("id", "where", "text", "name", "code", "level", "means") if k in site}
         fix = site.get("fix")
         if fix is not None:
@@ -1010,8 +1006,43 @@ def _attach_sites(path, by_id):
                                      % (name, site.get("id")))
             info["fix"] = list(fix)
         info["source"] = name[:-5]
-        e["_patterns"].append(Pattern(e["id"], "match", first_of(rx), rank, site=info, needles=site.get("needles")))
+        rows.append([fam, first_of(rx), site.get("needles"), info])
+    return rows
+
+
+def _attach_rows(rows, by_id, name):
+    """Each site row (_site_rows) becomes a pattern of the entry its family names (rank: the entry's site_rank,
+    else GENERATED_RANK). A site naming no entry is a bug in the generator's rules table."""
+    for fam, rx, needles, info in rows:
+        e = by_id.get(fam)
+        if e is None:
+            raise KnowledgeError("%s: site %s names family %r, which no knowledge entry defines"
+                                 % (name, info.get("id"), fam))
+        rank = e.get("site_rank", min(e["rank"], GENERATED_RANK))
+        e["_patterns"].append(Pattern(e["id"], "match", rx, rank, site=info, needles=needles))
         e.setdefault("_sites", []).append(info)
+
+
+def _attach_sites(path, by_id):
+    """Each assigned site of a generated file becomes a pattern of the entry its family names."""
+    _attach_rows(_site_rows(path), by_id, os.path.basename(path))
+
+
+def _attach_generated(by_id):
+    """Every generated file's sites (_attach_sites). Their rows are what the 19 MB of generated/*.json give, read
+    back from kcache.py's sites file when it was written from these very files (parsing the JSON, reading
+    each site's words and cutting its regex were two thirds of loading the knowledge); built and written there
+    otherwise."""
+    from gpudoctor.explain import kcache
+
+    paths = generated_files()
+    key = kcache.sites_key(paths)
+    rows = kcache.read_sites(key, len(paths))
+    if rows is None:
+        rows = [_site_rows(path) for path in paths]
+        kcache.write_sites(key, rows)
+    for path, got in zip(paths, rows):
+        _attach_rows(got, by_id, os.path.basename(path))
 
 
 # A generated matcher reads each printf value as _WILD (knowgen.printf_to_regex). With three or more values, each
@@ -1139,8 +1170,7 @@ def _load(files, known_checks):
             entries.append(e)
     by_id = {e["id"]: e for e in entries}
     if files is None:
-        for path in generated_files():
-            _attach_sites(path, by_id)
+        _attach_generated(by_id)
     from gpudoctor.explain.text import generic_error_patterns, launcher_patterns
 
     from gpudoctor.explain.ncclinfo import patterns as nccl_info_patterns
