@@ -149,7 +149,8 @@ def _needles_memo(source):
     if got is None:
         got = needles_of(source)
         _NEEDLES[source] = got
-        _DERIVED[0] += 1
+        if got:  # (kcache keeps no empty list: counting one would write the cache again at every run)
+            _DERIVED[0] += 1
     return got
 
 
@@ -1200,6 +1201,7 @@ def _load(files, known_checks):
         if cache is not None:  # a pattern of the code changed: the tables as the files give them
             fresh = [_json_or_none(_read_toml(path, path)) for path in paths]
         if fresh is not None and None not in fresh:
-            needles = {p.source: _NEEDLES[p.source] for p in kb.patterns if p.source in _NEEDLES}
+            # the patterns' needles and the symptoms' concepts' (symptoms._needles)
+            needles = {source: got for source, got in _NEEDLES.items() if got}
             kcache.write(key, fresh, needles)
     return kb

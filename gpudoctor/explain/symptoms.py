@@ -27,7 +27,7 @@ no KEY=VALUE dump (a healthy log's "CUDA_VISIBLE_DEVICES=0,1" is not a complaint
 
 import re
 
-from gpudoctor.explain.knowledge import KnowledgeError, Pattern, needles_of, squash
+from gpudoctor.explain.knowledge import KnowledgeError, Pattern, _needles_memo, squash
 
 PREFIX = "_words."
 SPAN = 600  # characters of one line the concepts of a way are looked for in
@@ -252,7 +252,7 @@ def _needles(concept, raw=None):
     if m and isinstance(MACROS.get(m.group(1)), Phrases):
         return MACROS[m.group(1)].needles
     try:
-        raw = needles_of(concept)
+        raw = _needles_memo(concept)  # (kept in the knowledge cache with the patterns' needles: kcache.py)
     except (re.error, RecursionError, OverflowError) as exc:
         raise KnowledgeError("concept %r does not compile: %s" % (concept, exc))
     got = sorted({squash(n) for n in raw})
