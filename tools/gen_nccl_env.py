@@ -48,6 +48,15 @@ LITERAL = re.compile(r'"((?:TORCH_)?NCCL_[A-Z0-9_]+)"')
 # and may be followed by "(since 2.1, removed in 2.5)"
 RST_TITLE = re.compile(r'^(NCCL_[A-Z0-9_]+)[ \t]*\n[-=~^]{4,}[ \t]*\n(?:[ \t]*\n)*(\([^)\n]*\))?', re.M)
 RELEASE_TAG = re.compile(r'^v(\d+)\.(\d+)\.(\d+)-(\d+)$')
+# env.rst's parts: a title underlined with '=' ("System configuration", "Debugging"); the page says of the second
+# "should not be used in production nor retained in scripts ... Keeping them set may result in sub-optimal behavior"
+RST_PART = re.compile(r'^([A-Z][A-Za-z /-]{2,60})[ \t]*\n={4,}[ \t]*$', re.M)
+# a variable's stated default: "The default is 4194304 (4 MiB).", "Default is 0 (disabled).", "The default value is
+# 1.", "The default is unset"; or the one value that changes it: "Define and set to 1 to disable ..."
+RST_DEFAULT = re.compile(r'\b[Dd]efault(?: value)? (?:is|:) ``?([A-Za-z0-9_^.:-]{1,40})``?|'
+                         r'\b[Dd]efault(?: value)? (?:is|:) ([A-Za-z0-9_^:-]{1,40}(?:\.\d{1,6})?)\b')
+NOT_A_VALUE = {"platform", "dependent", "undefined", "set", "to", "the", "a", "an", "based", "none"}
+RST_SET_TO = re.compile(r'\b[Dd]efine and set to ([A-Za-z0-9_]{1,20}) to (?:disable|enable|force|use)')
 
 # PyTorch: statements that read an environment variable
 TORCH_READERS = re.compile(r'getCvar\w*|getenv|check_env|std::vector<std::string>|environ|env_var')
@@ -176,6 +185,63 @@ def scan_nccl(tree):
     return dict((k, sorted(v)) for k, v in found.items()), documented
 
 
+def _plain(text):
+    """rst text as one line of words: ``X`` -> X, :ref:`x` -> x, blanks folded."""
+    text = re.sub(r":\w+:`([^`<]{0,200})(?:<[^>]{0,200}>)?`", r"\1", text)
+    return " ".join(text.replace("``", "").split())
+
+
+def _sentences(text):
+    return [x for x in re.split(r"(?<=[.!?])\s+(?=[A-Z(])", _plain(text)) if x]
+
+
+def read_doc_parts(rst):
+    """{name: {"doc_part", "doc_says", "doc_default", "doc_sets"}} for the variables of env.rst that sit in one of the
+    page's '=' parts, and {part: its own first sentences}. doc_says: the variable's first sentence and any sentence
+    of its section on performance or on when (not) to set it; doc_default: the stated default's first word
+    ("unset" where the page says the default is unset or that NCCL picks it itself); doc_sets: the value a
+    'Define and set to V to disable' variable is set to (any other value leaves NCCL's choice)."""
+    parts = [(m.start(), m.group(1).strip()) for m in RST_PART.finditer(rst)]
+    intro = {}
+    for i, (at, part) in enumerate(parts):
+        end = parts[i + 1][0] if i + 1 < len(parts) else len(rst)
+        body = rst[at:end].split("\n", 2)[2] if rst[at:end].count("\n") >= 2 else ""
+        first = RST_TITLE.search(body)
+        head = body[:first.start()] if first else body
+        head = re.sub(r"^\.\. _[^\n]{0,200}$", "", head, flags=re.M)
+        intro[part] = " ".join(_sentences(head)[:3])
+    titles = list(RST_TITLE.finditer(rst))
+    out = {}
+    for i, m in enumerate(titles):
+        part = None
+        for at, name in parts:
+            if at < m.start():
+                part = name
+        if part is None:
+            continue
+        end = titles[i + 1].start() if i + 1 < len(titles) else len(rst)
+        nxt = [at for at, _n in parts if m.end() < at < end]
+        body = rst[m.end():min([end] + nxt)]
+        body = re.sub(r"^\.\. _[^\n]{0,200}$", "", body, flags=re.M)
+        # the prose before "Values accepted" (a title underlined with '^'), and the values part
+        cut = re.search(r"^[^\n]{1,60}\n\^{3,}[ \t]*$", body, re.M)
+        prose, values = (body[:cut.start()], body[cut.start():]) if cut else (body, "")
+        sents = _sentences(prose)
+        says = sents[:1] + [x for x in sents[1:] if re.search(
+            r"perform|slow|bandwidth|latency|discouraged|should not|not recommended|debug|best|optimal", x, re.I)]
+        rec = {"doc_part": part, "doc_says": " ".join(says)[:600]}
+        d = RST_DEFAULT.search(body)
+        if d and (d.group(1) or d.group(2)).rstrip(".").lower() not in NOT_A_VALUE:
+            rec["doc_default"] = (d.group(1) or d.group(2)).rstrip(".")
+        elif re.search(r"default is unset|isn't specified, NCCL will|is not set, NCCL will", _plain(body), re.I):
+            rec["doc_default"] = "unset"
+        s = RST_SET_TO.search(_plain(values) or _plain(body))
+        if s and "doc_default" not in rec:
+            rec["doc_sets"] = s.group(1)
+        out[m.group(1)] = rec
+    return out, intro
+
+
 def release_tags(gitdir):
     """The last release of each minor series, oldest first: [(version, tag)]."""
     best = {}
@@ -262,6 +328,13 @@ def build(nccl_path, ref, torch_path, previous):
         e["documented"] = True
         if note:
             e["doc_note"] = note  # env.rst's own "(since 2.1, removed in 2.5)"
+    doc_parts, part_intro = {}, {}
+    for p in tree.files():
+        if p.endswith("env.rst"):
+            doc_parts, part_intro = read_doc_parts(tree.read(p) or "")
+    for name, rec in doc_parts.items():
+        if name in names:
+            names[name].update(rec)
     for name, entry in names.items():
         entry.setdefault("documented", False)
         if not entry["read_by"]:
@@ -319,6 +392,7 @@ def build(nccl_path, ref, torch_path, previous):
             "nccl-docs": "documented on NCCL's environment page, not found read in the source",
             "torch": "read by PyTorch's ProcessGroupNCCL / c10d",
         },
+        "doc_parts": part_intro,
         "names": dict(sorted(names.items())),
         "former": dict(sorted(former.items())),
         "not_nccl": NOT_NCCL,

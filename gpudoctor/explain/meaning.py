@@ -109,7 +109,12 @@ CLASSES = {
                  r"\b(?:whole|full|entire|complete) (?:\w{1,12} )?(?:data ?set|data|set)\b|\b(?:over|on|through) all (?:\d{1,9} )?(?:the )?"
                  r"(?:samples|data|images|examples)\b|完整的数据集|全部数据|数据.{0,8}(?:一样|相同)|"
                  r"batch.{0,6}(?:完全)?相同|没有打乱|不打乱|\bshuffl\w{0,4}\s(?:\w{1,12}\s){0,2}(?:doesn't|does not|isn't|"
-                 r"is not|not|never)\b|" + _NEG + r"\s(?:\w{1,12}\s){0,2}shuffl\w{0,4}|\bcurves? of all ranks are identical\b",
+                 r"is not|not|never)\b|" + _NEG + r"\s(?:\w{1,12}\s){0,2}shuffl\w{0,4}|\bcurves? of all ranks are identical\b|"
+                 # the ranks' shards overlap: fewer distinct samples than the ranks took together (DistributedSampler's
+                 # docs: each process gets a subset exclusive to it, given one seed in every process)
+                 r"\b(?:distinct|unique)\s(?:\w{1,12}\s){0,2}(?:samples?|indices|indexes|examples|images)\b[^.;\n]{0,80}?\bonly\b|"
+                 r"\b(?:samples?|data|shards?|indices|batches)\s(?:\w{1,12}\s){0,3}overlap\w{0,3}\b|\boverlapping (?:samples|data|"
+                 r"shards|indices|batches)\b",
     "differ": r"\bdiffer\w{0,6}|\bnot the same\b|\b(?:doesn't|does not|don't|do not) match\b|\bmismatch\w{0,4}|\blower\b|"
               r"\bworse\b|\bhigher\b|\bdrops?\b|\bdegrad\w{0,5}|\bless accurate\b|下降|不一样|不同|不一致|低了|变差|更差|高|低",
     "nan": r"(?<![a-z])nans?(?![a-z])|(?<![a-z])inf(?![a-z])",
@@ -141,7 +146,8 @@ CLASSES.update({
     # ---- subjects
     "runs": r"\b(?:runs|each run|every run|every time|each time|between runs|across runs|run[- ]to[- ]run|re-?runs?|rerunning|"
             r"seeds?|seeded|seeding|manual_seed|set_seed|back[- ]to[- ]back|twice)\b|每次(?:运行|跑|训练|结果|实验)|[两三四五几多\d]\s?次|随机种子|种子",
-    "params": r"\bweights?\b|\bparam(?:eter)?s?\b|\bstate_dicts?\b|\bchecksums?\b|\breplicas?\b|权重|参数",
+    # (a gradient norm too: after DDP's all-reduce every rank holds the same gradients, so the same norm)
+    "params": r"\bweights?\b|\bparam(?:eter)?s?\b|\bstate_dicts?\b|\bchecksums?\b|\breplicas?\b|\bgrad(?:ient)?[_ ]norms?\b|权重|参数",
     "fsdp": r"\bfsdp2?\b|\bfully_shard\w{0,6}|\bfullyshardeddataparallel\b",
     "accum": r"\bgradient[- _]accumulation\w{0,6}|\bgrad(?:ient)?[_ ]accum\w{0,14}|\baccumulat\w{0,5}\s(?:steps?|gradients?|grads?)\b|"
              r"\baccumulation\b|\baccum(?:ulation)?_steps\b|\bmicro[- _]?(?:batch|step)\w{0,2}|梯度累[积加计]",
@@ -242,6 +248,7 @@ _SPLIT = re.compile(r"(?<=[.!?;])\s+|[。！？；\n]|(?<=[?!])(?=\S)")
 # the prefilter: a line holds one of these (squashed: lower case, no blanks) or the scan never hands it here
 NEEDLES = sorted({
     "hang", "hung", "stuck", "freez", "froze", "noprogress", "deadlock", "forever", "slow", "faster", "speedup",
+    "distinct", "overlap",
     "speed-up", "longer", "zerousage", "0usage", "doublethetime", "idle", "at0%", "s0%", "e0%", "y0%", "0%u", "0%w", "0%b",
     "0%a", "0percent", "unused", "nothing", "notworking",
     "noprocess", "empty", "busy", "pegged", "justone", "asingle", "onegpuisused",

@@ -77,8 +77,49 @@ def table():
         for k, v in (r.get("with") or {}).items():
             _cond(v)
         rows.append(dict(r, keys=[k.lower() for k in r["keys"]], line_has=[x.lower() for x in r.get("line_has", [])]))
+    rows.extend(_nccl_doc_rows({k for r in rows for k in r["keys"]}))
     _table = rows
     return rows
+
+
+NCCL_ENV_PAGE = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html"
+
+
+def _nccl_doc_rows(have):
+    """Rows made from gpudoctor/data/nccl_env.json (tools/gen_nccl_env.py over NCCL's own env.rst): every variable
+    the page lists under "Debugging" ("forcing them to a particular value will prevent NCCL from selecting the best
+    setting automatically. They can therefore cause performance problems"; "should not be used in production nor
+    retained in scripts") that no hand-written row above already judges, set to a value other than its documented
+    default (or, for a 'Define and set to 1 to disable' variable, to that value): a cause of a told slowness, low
+    sureness, its own doc sentence quoted."""
+    from gpudoctor import data
+
+    try:
+        doc = data.load("nccl_env")
+    except (OSError, ValueError):
+        return []
+    # the page's own words on why (its sentences on choosing the best setting and on performance)
+    part = " ".join(x for x in re.split(r"(?<=\.)\s+", (doc.get("doc_parts") or {}).get("Debugging", ""))
+                    if re.search(r"best setting|performance", x)) or "should not be set for production code"
+    out = []
+    for name, e in sorted((doc.get("names") or {}).items()):
+        if e.get("doc_part") != "Debugging" or name.lower() in have:
+            continue
+        if e.get("doc_sets"):
+            when = [e["doc_sets"]] if _num(e["doc_sets"]) is None else "=%s" % e["doc_sets"]
+        elif e.get("doc_default") and e["doc_default"] != "unset":
+            when = "!=" + e["doc_default"]
+        else:
+            when = "any"
+        out.append({"id": "nccl_doc_" + name.lower(), "keys": [name.lower()], "when": when, "symptoms": ["slow"],
+                    "sure": "low", "entry": "nccl.env_slows", "line_has": [],
+                    "what": "%s is one of the variables NCCL's environment page lists under Debugging: \"%s\" Of "
+                            "this one it says: \"%s\"" % (name, _clip(part, 300), _clip(e.get("doc_says", ""), 300)),
+                    "generated": True,
+                    "fix": "unset %s (NCCL's page: fine for experiments or to debug a problem, but should generally "
+                           "not be set for production code)" % name,
+                    "source": "%s#%s" % (NCCL_ENV_PAGE, name.lower().replace("_", "-"))})
+    return out
 
 
 def _cond(when):
@@ -89,6 +130,12 @@ def _cond(when):
     if when in ("true", "false"):
         want = when == "true"
         return lambda v: _bool(v) is want
+    if when == "any":  # set at all (a variable whose documented default is to leave it unset)
+        return lambda v: bool(v.strip())
+    if isinstance(when, str) and when.startswith("!=") and len(when) > 2:  # any value but the documented default
+        base = when[2:].lower()
+        return lambda v: bool(v.strip()) and (_num(v) != _num(base) if _num(v) is not None and _num(base) is not None
+                                              else v.strip().lower() != base)
     m = re.fullmatch(r"(<=|>=|<|>|=)(-?\d+(?:\.\d+)?)", when or "")
     if not m:
         raise ValueError("settings.toml: bad condition %r" % (when,))
@@ -182,8 +229,15 @@ _PATH_OK = re.compile(r"(?:^|[^\w.])(?:self\.)?(?:args|config|cfg|opt|opts|hpara
 _OVERRIDE = re.compile(r"(?:^|[\s+(,'\"])(?:[A-Za-z_][A-Za-z0-9_]{0,40}\.){1,6}$")
 
 
+# a Python warning printed from a module's own file ('.../torch/profiler/profiler.py:224: UserWarning: ...'): a key that
+# is a path is read only so, as the module being in use (value 'on')
+_PYWARN = re.compile(r":\d{1,6}: [A-Za-z]{0,40}Warning\b")
+
+
 def _at(text, i, n):
     j = i + n
+    if "/" in text[i:j]:
+        return (text[i:j], "on", "warn", i) if _PYWARN.match(text, j) else None
     if j < len(text) and _KEY_AFTER.match(text, j):
         return None
     prev = text[i - 1] if i else ""
@@ -280,7 +334,7 @@ _SLOW = re.compile(r"\bslow(?:er|ly|s|ness|down|ed)?\b|\bsluggish\b|\bcrawl(?:s|
                    r"\bdoubl(?:e|ed|es) (?:the )?(?:time|step time|epoch time)\b|\b\d{1,4}(?:\.\d{1,2})?\s?(?:x|times)\s(?:slower|longer|as long|more time|what|the time)\b|"
                    r"\b(?:low|poor|bad|terrible) (?:throughput|performance|speed|gpu util\w{0,8})\b|"
                    r"\bthroughput (?:is |was )?(?:low|only|under|below|terrible|poor)\b|\bhalved\b|\b(?:by|to) half\b|\bhalf the "
-                   r"(?:speed|throughput)\b|\b(?:speed|throughput|performance|it/s|samples/s|tokens/s|mfu)\s(?:\w{1,10}\s)?"
+                   r"(?:speed|throughput|bandwidth)\b|\b(?:half|a third|a quarter|one third|one quarter|a fraction|\d{1,2}\s?%) as fast\b|\b(?:speed|throughput|performance|it/s|samples/s|tokens/s|mfu)\s(?:\w{1,10}\s)?"
                    r"(?:dropped|drops|fell|falls|decreased|degraded|went down|goes down|is down)\b|\bnot (?:any |much )?faster\b|"
                    r"\b(?:gpus?|utili[sz]ation|util)\s(?:\w{1,10}\s){0,3}(?:mostly |almost always )?(?:idle|low)\b|"
                    r"\bnever (?:goes |gets )?above \d|慢|速度(?:很|非常|特别)?低|利用率(?:很|非常|一直)?(?:低|不高)", re.I)
@@ -328,7 +382,7 @@ TOLD_NEEDLES = ["slow", "sluggish", "crawl", "forever", "takesages", "toolong", 
                 "timeslonger", "halved", "byhalf", "tohalf", "halfthe", "dropped", "drops", "fell", "falls", "decreased",
                 "degraded", "wentdown", "goesdown", "isdown", "aslong", "asslow", "takeslonger", "takelonger", "muchlonger", "waylonger", "doublethe",
                 "doubled", "xwhat", "timeswhat", "throughput", "lowperformance", "poorperformance", "notfaster",
-                "notmuchfaster", "idle", "utiliz", "utilis", "expected", "shouldtake", "shouldbe", "usedto", "absurd",
+                "notmuchfaster", "asfast", "idle", "utiliz", "utilis", "expected", "shouldtake", "shouldbe", "usedto", "absurd",
                 "ridiculous", "betterpartof", "insteadof", "outofmemory", "oom", "morememory", "muchmemory",
                 "highmemory", "hugememory", "memoryusage", "memoryis", "memorywas", "reproduc", "determinis",
                 "differentresult", "differentloss", "differentoutput", "differentaccura", "differentnumbers",
@@ -501,7 +555,8 @@ def found(scan, told=None):
         if last is not None and not test(last):
             continue
         out.append((r, sorted(hits)[:3], told[sym]))
-    out.sort(key=lambda x: (-SURE[x[0]["sure"]], x[1][0][0]))
+    # (a hand-written row, which names the values that cost, before a row made from NCCL's page at the same sureness)
+    out.sort(key=lambda x: (-SURE[x[0]["sure"]], bool(x[0].get("generated")), x[1][0][0]))
     return out
 
 
@@ -526,12 +581,15 @@ def _last_values(st, r):
 
 
 _FORM = {"env": "an environment setting", "nccl": "NCCL's own ENV line", "flag": "a command-line flag",
-         "config": "a config print", "repr": "the arguments printed", "attr": "an assignment", "call": "a call"}
+         "config": "a config print", "repr": "the arguments printed", "attr": "an assignment", "call": "a call",
+         "warn": "a warning printed from that module"}
 
 
 def _cause(r, hits):
     ln, key, value, form = hits[0][0], hits[0][1], hits[0][2], hits[0][3]
-    return {"text": "%s=%s (line %d, %s): %s (%s)." % (key, value, ln, _FORM.get(form, form), r["what"], r["source"]),
+    said = ("line %d is a warning printed from %s" % (ln, key)) if form == "warn" else \
+        "%s=%s (line %d, %s)" % (key, value, ln, _FORM.get(form, form))
+    return {"text": "%s: %s (%s)." % (said, r["what"], r["source"]),
             "checks": [], "confirm": ["change it and time (or measure) a few steps"], "fix": [r["fix"]], "exports": {},
             "static_rank": 0, "computed": None,
             "evidence": _evidence(hits)}

@@ -1,0 +1,139 @@
+"""words14 (issue 18): settings that make a run slow or different, taken from the documents that say so, and the
+distributed symptoms whose causes PyTorch's docs list.
+
+- NCCL's own env page (docs/userguide/source/env.rst of NVIDIA/nccl, read by tools/gen_nccl_env.py into
+  gpudoctor/data/nccl_env.json): every variable of its "Debugging" part is a row of settings.py (set to a value other
+  than the documented default, a told slowness names it, its own doc sentence quoted);
+- torch.set_default_dtype(torch.float64), optimizer foreach=False, torch.profiler left on (its call, its with_stack /
+  profile_memory switches, or a warning printed from torch/profiler/profiler.py itself);
+- "N as fast" told as slowness;
+- DistributedSampler seeded per rank, torch.nn.utils.clip_grad_norm_ under FSDP, dist.reduce read on a rank other
+  than dst (the docs of DistributedSampler, FullyShardedDataParallel.clip_grad_norm_ and torch.distributed.reduce).
+
+The texts are written here, in this session's own words (torch is not installed on this machine, so no run made
+them): the code and env lines are in the forms the programs and shells print (cited beside each); the profiler's
+warning line is the wording of torch/profiler/profiler.py's warn() call in torch 2.11."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from gpudoctor import data
+from gpudoctor.explain import explain_text, settings
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _root(text):
+    r = explain_text(text)
+    return r, (r["findings"][0] if r["findings"] else None)
+
+
+def _all(f):
+    return "\n".join(c["text"] + " " + " ".join(c["fix"]) for c in f["causes"])
+
+
+TOLD = [
+    # an `env | grep NCCL` dump; the variable is in the Debugging part of NCCL's page and no hand row judges it
+    ("All-reduce on this node is half as fast as on its twin next to it.\n$ env | grep NCCL\nNCCL_SHM_DISABLE=0\n"
+     "NCCL_NTHREADS=512\nNCCL_CHECK_POINTERS=1\nNCCL_DEBUG=WARN\n", "nccl.env_slows", "NCCL_CHECK_POINTERS"),
+    # NCCL's own ENV line (src/misc/param.cc: INFO(NCCL_ENV, "%s set by environment to %s."))
+    ("Since the image update our step takes twice as long.\n"
+     "n1:88:88 [0] NCCL INFO NCCL_PROTO set by environment to LL\n", "nccl.env_slows", "NCCL_PROTO"),
+    # a call in a pasted module
+    ("Our trainer is about 4x slower and uses twice the memory since we import the shared utils.\n"
+     "# utils.py\nimport torch\ntorch.set_default_dtype(torch.float64)\n", "torch.slow_setting", "set_default_dtype"),
+    # an optimizer built in a pasted snippet
+    ("With the low-memory settings each step takes 56 ms instead of 30 ms, much slower.\n"
+     "opt = torch.optim.AdamW(model.parameters(), lr=3e-4, foreach=False)\n", "torch.slow_setting", "foreach"),
+    # the profiler's context manager around the loop
+    ("Training got about 50% slower than last month.\n"
+     "with torch.profiler.profile(activities=[ProfilerActivity.CUDA], record_shapes=True) as prof:\n"
+     "    for step, batch in enumerate(loader):\n", "torch.slow_debug_setting", "profile"),
+    # a warning printed from the profiler's own module (warnings.warn's 'file:line: Category: message' form)
+    ("Training is much slower than the same script last month, no errors.\n"
+     "/opt/venv/lib/python3.12/site-packages/torch/profiler/profiler.py:224: UserWarning: Warning: Profiler clears "
+     "events at the end of each cycle.Only events from the current cycle will be reported.\n  _warn_once(\n"
+     "step 100 loss 4.6 3.2 ms/step\n", "torch.slow_debug_setting", "profiler"),
+]
+
+
+@pytest.mark.parametrize("text, entry, name", TOLD)
+def test_told_slowness_names_the_setting(text, entry, name):
+    r, f = _root(text)
+    assert f is not None and f["id"] == entry and f.get("from_settings"), r
+    assert name.lower() in f["causes"][0]["text"].lower()
+
+
+@pytest.mark.parametrize("text", [t for t, _e, _n in TOLD])
+def test_without_a_told_symptom_no_root(text):
+    # the same settings with the user's sentence taken away: a healthy log shows its environment too
+    body = text.split("\n", 1)[1]
+    r, f = _root(body)
+    assert not (f and f.get("from_settings")), r
+
+
+def test_the_documented_default_is_no_cause():
+    # NCCL_NTHREADS=512 is the page's default, NCCL_SHM_DISABLE=0 not the 'set to 1' value: neither is named
+    r, f = _root("Our all-reduce is half as fast as on the other node.\nNCCL_NTHREADS=512\nNCCL_SHM_DISABLE=0\n")
+    assert f is None or "NCCL_NTHREADS" not in _all(f) and "NCCL_SHM_DISABLE" not in _all(f), r
+
+
+def test_generated_rows_come_from_nccls_debugging_part():
+    doc = data.load("nccl_env")
+    debug = {n for n, e in doc["names"].items() if e.get("doc_part") == "Debugging"}
+    assert {"NCCL_PROTO", "NCCL_ALGO", "NCCL_P2P_DISABLE", "NCCL_BUFFSIZE", "NCCL_MAX_NCHANNELS"} <= debug
+    assert "NCCL_SOCKET_IFNAME" not in debug and "NCCL_DEBUG" not in debug  # System configuration
+    assert "best setting" in doc["doc_parts"]["Debugging"]
+    rows = {r["id"]: r for r in settings.table()}
+    hand = {k for r in rows.values() if not r.get("generated") for k in r["keys"]}
+    gen = {r["keys"][0].upper() for r in rows.values() if r.get("generated")}
+    assert gen == {n for n in debug if n.lower() not in hand}  # every Debugging variable no hand row judges
+    assert rows["nccl_doc_nccl_check_pointers"]["when"] == "!=0"
+    assert rows["nccl_doc_nccl_p2p_direct_disable"]["when"] == "=1"
+
+
+def test_generator_reads_the_pages_parts(tmp_path):
+    # a slice of env.rst (NVIDIA/nccl 5067397c, docs/userguide/source/env.rst) kept in tools/data
+    sys.path.insert(0, os.path.join(REPO, "tools"))
+    import gen_nccl_env
+
+    with open(os.path.join(REPO, "tools", "data", "nccl_env_doc_slice.rst")) as f:
+        recs, intro = gen_nccl_env.read_doc_parts(f.read())
+    full = data.load("nccl_env")
+    assert intro["Debugging"] == full["doc_parts"]["Debugging"]
+    for name, rec in recs.items():
+        got = {k: v for k, v in full["names"][name].items() if k in rec}
+        assert got == rec, name
+    assert recs["NCCL_BUFFSIZE"]["doc_default"] == "4194304"
+    assert recs["NCCL_P2P_DISABLE"]["doc_sets"] == "1" and recs["NCCL_SOCKET_IFNAME"]["doc_part"] == "System configuration"
+
+
+def test_as_fast_is_told_slowness():
+    assert settings._SLOW.search("our all-reduce is less than half as fast as on the other node")
+    assert settings._SLOW.search("it runs at a third as fast")
+    assert not settings._SLOW.search("as fast as possible")
+
+
+DIST = [
+    # DistributedSampler's docs: the seed 'should be identical across all processes in the distributed group'
+    ("With 2 GPUs the model is worse than with 1 GPU. I counted the distinct samples both ranks saw per epoch: "
+     "only 3100 of 4096.\nsampler = DistributedSampler(ds, shuffle=True, seed=rank)\n",
+     "torch.no_distributed_sampler", "seed=<the same number"),
+    # FullyShardedDataParallel.clip_grad_norm_: the norm over every rank's shard
+    ("After moving from DDP to FSDP the grad norm we log is different on the two ranks.\n"
+     "torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n", "torch.ranks_diverge", "model.clip_grad_norm_"),
+    # torch.distributed.reduce: only rank dst receives the result
+    ("Our two ranks log different validation losses every epoch and we use it for early stopping on every rank.\n"
+     "dist.reduce(val, dst=0)\n", "torch.metric_differs_ranks", "all_reduce"),
+]
+
+
+@pytest.mark.parametrize("text, entry, fix", DIST)
+def test_distributed_words_get_the_documented_cause_first(text, entry, fix):
+    r, f = _root(text)
+    assert f is not None and f["id"] == entry, r
+    assert fix in " ".join(f["causes"][0]["fix"]), f["causes"][0]
