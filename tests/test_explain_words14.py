@@ -137,3 +137,25 @@ def test_distributed_words_get_the_documented_cause_first(text, entry, fix):
     r, f = _root(text)
     assert f is not None and f["id"] == entry, r
     assert fix in " ".join(f["causes"][0]["fix"]), f["causes"][0]
+
+
+NAMED = [
+    # slower and twice the memory, no setting shown: the float64 default dtype (8 bytes an element against 4)
+    ("Since we import the shared helpers our model trains 4x slower and needs twice the memory. No errors.\n"
+     "step 50 loss 4.60 9.2 ms/step\n", "torch.slow_setting", "set_default_dtype"),
+    # the optimizer named in the sentence that tells the slowdown
+    ("With the optimizer settings from our memory-saving guide a step takes 56 ms instead of 30 ms.\n"
+     "step 50 loss 2.87 59.7 ms/step\n", "torch.slow_setting", "foreach"),
+]
+
+
+@pytest.mark.parametrize("text, entry, name", NAMED)
+def test_a_slowdown_that_names_the_settings_subject_gets_the_family_answer(text, entry, name):
+    r, f = _root(text)
+    assert f is not None and f["id"] == entry and f["confidence"] == "family", r
+    assert name in _all(f)
+
+
+def test_naming_the_subject_without_a_slowdown_is_no_answer():
+    r, f = _root("We changed the optimizer settings and use twice the memory now, fine for us.\nstep 50 loss 2.87\n")
+    assert not (f and f["id"] == "torch.slow_setting"), r

@@ -67,13 +67,15 @@ def table():
         rid = r.get("id")
         need = ("id", "keys", "when", "symptoms", "sure", "entry", "what", "fix", "source")
         missing = [k for k in need if not r.get(k)]
-        extra = set(r) - set(need) - {"line_has", "nested", "with", "needs"}
+        extra = set(r) - set(need) - {"line_has", "nested", "with", "needs", "told"}
         if missing or extra:
             raise KnowledgeError("settings.toml: %s: missing %s, unknown %s" % (rid, missing, sorted(extra)))
         if not set(r["symptoms"]) <= set(SYMPTOMS) or r["sure"] not in SURE or \
                 r.get("needs") not in (None, "gpu", "shapes") or not r["source"].startswith("https://"):
             raise KnowledgeError("settings.toml: %s: bad symptoms / sure / needs / source" % rid)
         _cond(r["when"])  # raises on a bad condition
+        if r.get("told"):
+            re.compile(r["told"])  # raises on a bad regex
         for k, v in (r.get("with") or {}).items():
             _cond(v)
         rows.append(dict(r, keys=[k.lower() for k in r["keys"]], line_has=[x.lower() for x in r.get("line_has", [])]))
@@ -345,7 +347,8 @@ _FIG = re.compile(r"\d(?:[\d.,]{0,8})\s?(?:ms|s|sec|secs|seconds|min|mins|minute
                   r"\ba second\b", re.I)
 _MEM = re.compile(r"\bout of memory\b|\bOOM(?:s|ed|-ed)?\b|\b(?:more|too much|high|higher|huge) (?:gpu |cuda )?memory\b|"
                   r"\bmemory (?:usage |use )?(?:is |was )?(?:too |very |much )?(?:high|higher|huge|large)\b|"
-                  r"\bruns? out of (?:gpu |cuda )?memory\b|显存(?:不足|溢出|爆)|爆显存", re.I)
+                  r"\bruns? out of (?:gpu |cuda )?memory\b|\b(?:twice|double|two times|\d(?:\.\d)?\s?x) (?:the |as much )?"
+                  r"(?:gpu |cuda )?memory\b|显存(?:不足|溢出|爆)|爆显存", re.I)
 _UNREPRO = re.compile(r"\b(?:not|non|ir)[- ]?reproduc\w{0,6}|\bnon-?determinis\w{0,6}|\bdifferent (?:\w{1,10} )?(?:results?|"
                       r"loss(?:es)?|outputs?|accuracy|numbers|metrics) (?:on |for |in |with )?(?:every|each|between|across) "
                       r"(?:runs?|time|seeds?)\b|\b(?:is|are) different (?:on |for )?(?:every|each) (?:run|time)\b|"
@@ -382,7 +385,7 @@ TOLD_NEEDLES = ["slow", "sluggish", "crawl", "forever", "takesages", "toolong", 
                 "timeslonger", "halved", "byhalf", "tohalf", "halfthe", "dropped", "drops", "fell", "falls", "decreased",
                 "degraded", "wentdown", "goesdown", "isdown", "aslong", "asslow", "takeslonger", "takelonger", "muchlonger", "waylonger", "doublethe",
                 "doubled", "xwhat", "timeswhat", "throughput", "lowperformance", "poorperformance", "notfaster",
-                "notmuchfaster", "asfast", "idle", "utiliz", "utilis", "expected", "shouldtake", "shouldbe", "usedto", "absurd",
+                "notmuchfaster", "asfast", "twicethe", "asmuchmemory", "xmemory", "idle", "utiliz", "utilis", "expected", "shouldtake", "shouldbe", "usedto", "absurd",
                 "ridiculous", "betterpartof", "insteadof", "outofmemory", "oom", "morememory", "muchmemory",
                 "highmemory", "hugememory", "memoryusage", "memoryis", "memorywas", "reproduc", "determinis",
                 "differentresult", "differentloss", "differentoutput", "differentaccura", "differentnumbers",
@@ -621,7 +624,7 @@ def judge(result, scan, kb):
                             root.get("confidence") != "cause")
     if not got:
         if weak and root is None and result["verdict"] == "no_error":
-            return _elsewhere(result, scan, kb)
+            return _elsewhere(result, scan, kb) or _named(result, scan, kb)
         return None
     hung = [x for x in got if x[2][1] == "hang"]
     if root is not None and hung and got[0] is hung[0]:
@@ -714,6 +717,56 @@ def _root_symptom(root):
             m = root["matches"][0] if root.get("matches") else {"line": root.get("first_line") or 0, "text": ""}
             return {sym: (m["line"], sym, m["text"], False)}
     return None
+
+
+def _named(result, scan, kb):
+    """No setting in the text, no error; the user tells a slowness in a sentence that names what a row's setting is
+    about (its `told`: the optimizer for foreach=False, the profiler, twice the memory for a float64 default dtype):
+    the row's entry as the family answer, the rows so named as the causes to look for in the code, low sureness."""
+    st = getattr(scan, "settings_st", None)
+    if st is None or not any(t[1] == "slow" for t in st.told):
+        return None
+    from gpudoctor.explain import symptoms
+
+    if symptoms.found(scan, kb):
+        return None  # the words name a symptom of their own (symptoms.judge answers it)
+    said = [t for t in st.told]
+    rows, told = [], None
+    for r in table():
+        if not r.get("told") or "slow" not in r["symptoms"]:
+            continue
+        t = next((t for t in said if re.search(r["told"], t[2], re.I)), None)
+        if t is not None and (not rows or r["entry"] == rows[0]["entry"]):
+            rows.append(r)
+            told = told or t
+    if not rows:
+        return None
+    e = kb.by_id.get(rows[0]["entry"])
+    if e is None:
+        return None
+    from gpudoctor.explain.analyze import _finding
+    from gpudoctor.explain.scan import Hit
+
+    h = Hit(told[0], told[2], None, {}, None)
+    m = {"hits": [h], "count": 1, "rank": e["rank"], "score": e["rank"], "first": told[0], "signal_hits": []}
+    f = _finding(e, m, "root", scan)
+    if e.get("source_file", "").replace(os.sep, "/").endswith("knowledge/settings.toml"):
+        del f["causes"][:]  # (this file's entries are answered by their rows: their placeholder cause goes)
+    for i, r in enumerate(rows[:MAX_CAUSES]):
+        f["causes"].insert(i, {"text": "%s: %s (%s)." % (" / ".join(r["keys"][:2]), r["what"], r["source"]),
+                               "checks": [], "confirm": ["grep -rn '%s' in the training code and the modules it imports"
+                                                         % "\\|".join(k for k in r["keys"][:2] if "/" not in k)],
+                               "fix": [r["fix"]], "exports": {}, "static_rank": 0, "computed": None, "evidence": []})
+    _fold(f["causes"])
+    f["notes"].insert(0, "How sure: low. Your words (line %d: %s) tell a slowdown and name what the setting%s below "
+                         "%s about, but the text shows no setting: %s its docs say costs that; look for it in the code." % (
+                             told[0], _clip(told[2], 120), "s" if len(rows) > 1 else "", "are" if len(rows) > 1 else "is",
+                             "these are the settings" if len(rows) > 1 else "it is the setting"))
+    f["confidence"] = "family"
+    f["from_words"] = True
+    result["findings"].insert(0, f)
+    result["verdict"], result["matched"], result["root"] = "root_cause", True, f["id"]
+    return f
 
 
 def _elsewhere(result, scan, kb):
