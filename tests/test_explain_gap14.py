@@ -1,0 +1,97 @@
+"""gap14 (issue 18): the store's host given as a URL (MASTER_ADDR=tcp://HOST).
+
+torch/distributed/rendezvous.py passes MASTER_ADDR unchanged to TCPStore as its host name (only init_method is parsed
+as a URL), so c10d's socket.cpp looks 'tcp://HOST' up as a name and retries until its timeout; the scheme in the host
+that its lookup warning and its timeout print is the mistake (rendezvous.toml, rendezvous.hostname's cause).
+
+Texts: a run here (torch 2.13.0+cpu, `MASTER_ADDR=tcp://127.0.0.1 MASTER_PORT=29533 RANK=1 WORLD_SIZE=2`,
+init_process_group('gloo', timeout=8 s); the C++ frame lines left out), the seen set P18's case, and bare host
+names that do not resolve, from public threads (the cause must not be read from them)."""
+
+import glob
+import json
+import os
+
+import pytest
+
+from gpudoctor.explain import explain_text
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+RUN_HERE = """2.13.0+cpu
+[W1126 22:55:58.938427383 socket.cpp:764] [c10d] The IPv6 network addresses of (tcp://127.0.0.1, 29533) cannot be retrieved (gai error: -2 - Name or service not known).
+[W1126 22:55:59.535630053 socket.cpp:764] [c10d] The IPv6 network addresses of (tcp://127.0.0.1, 29533) cannot be retrieved (gai error: -2 - Name or service not known).
+[W1126 22:56:00.474866293 socket.cpp:764] [c10d] The IPv6 network addresses of (tcp://127.0.0.1, 29533) cannot be retrieved (gai error: -2 - Name or service not known).
+[W1126 22:56:01.475314272 socket.cpp:764] [c10d] The IPv6 network addresses of (tcp://127.0.0.1, 29533) cannot be retrieved (gai error: -2 - Name or service not known).
+[W1126 22:56:03.983615539 socket.cpp:764] [c10d] The IPv6 network addresses of (tcp://127.0.0.1, 29533) cannot be retrieved (gai error: -2 - Name or service not known).
+[E1126 22:56:03.983650103 socket.cpp:1028] [c10d] The client socket has timed out after 8000ms while trying to connect to (tcp://127.0.0.1, 29533).
+[W1126 22:56:03.020528914 TCPStore.cpp:340] [c10d] TCP client failed to connect/validate to host tcp://127.0.0.1:29533 - retrying (try=0, timeout=8000ms, delay=2163ms): The client socket has timed out after 8000ms while trying to connect to (tcp://127.0.0.1, 29533).
+Exception raised from throwTimeoutError at /__w/pytorch/pytorch/torch/csrc/distributed/c10d/socket.cpp:1030 (most recent call first):
+Traceback (most recent call last):
+  File "<string>", line 4, in <module>
+  File "/tmp/venv/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py", line 1892, in init_process_group
+    store, rank, world_size = next(rendezvous_iterator)
+  File "/tmp/venv/lib/python3.11/site-packages/torch/distributed/rendezvous.py", line 280, in _env_rendezvous_handler
+    store = _create_c10d_store(
+  File "/tmp/venv/lib/python3.11/site-packages/torch/distributed/rendezvous.py", line 199, in _create_c10d_store
+    return TCPStore(
+torch.distributed.DistNetworkError: The client socket has timed out after 8000ms while trying to connect to (tcp://127.0.0.1, 29533).
+"""
+
+
+def _seen(case_id):
+    for path in glob.glob(os.path.join(REPO, "bench", "data", "explain_heldout_*.jsonl")):
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                if line.strip() and json.loads(line)["id"] == case_id:
+                    return json.loads(line)["text"]
+    raise AssertionError(case_id)
+
+
+def _first_cause(text):
+    r = explain_text(text)
+    assert r["findings"], r["verdict"]
+    f = r["findings"][0]
+    return f, f["causes"][0]
+
+
+@pytest.mark.parametrize("text", [RUN_HERE, "P18"], ids=["run-here-torch-2.13", "seen-p18"])
+def test_a_scheme_in_the_stores_host_is_named_first(text):
+    if text == "P18":
+        text = _seen("p18-tr_master_addr_with_scheme")
+    f, c = _first_cause(text)
+    assert f["id"] == "rendezvous.hostname"
+    assert "scheme" in c["text"] and c["evidence"]
+    fix = " ".join(c["fix"])
+    assert "MASTER_ADDR=127.0.0.1" in fix and "init_method" in fix
+
+
+# bare host names that do not resolve (public threads): the lookup fails for another reason; the URL cause has no
+# evidence there and is not put first
+BARE = [
+    # https://github.com/meta-pytorch/torchx/issues/540
+    "[0]:[W socket.cpp:558] [c10d] The IPv6 network addresses of (codeflare-ray-jiajie-csqcn-head-sjvwx, 50176) "
+    "cannot be retrieved (gai error: -2 - Name or service not known).\n"
+    "[0]:[W socket.cpp:558] [c10d] The IPv4 network addresses of (codeflare-ray-jiajie-csqcn-head-sjvwx, 50176) "
+    "cannot be retrieved (gai error: -2 - Name or service not known).\n"
+    "[0]:[E socket.cpp:610] [c10d] The client socket has failed to connect to any network address of "
+    "(codeflare-ray-jiajie-csqcn-head-sjvwx, 50176).\n",
+    # https://github.com/meta-pytorch/monarch/pull/1571 (the PR's quoted lines)
+    "[W1008 23:40:22.781961348 socket.cpp:767] [c10d] The IPv6 network addresses of "
+    "(job-01k72wn5f8waqw7d81mfggagn4.internal, 50745) cannot be retrieved (gai error: -2 - Name or service not known).\n"
+    "[W1008 23:40:22.836678340 socket.cpp:767] [c10d] The IPv6 network addresses of "
+    "(job-01k72wn5f8waqw7d81mfggagn4.internal, 50745) cannot be retrieved (gai error: -2 - Name or service not known).\n"
+    "[W1008 23:40:22.881961348 socket.cpp:767] [c10d] The IPv6 network addresses of "
+    "(job-01k72wn5f8waqw7d81mfggagn4.internal, 50745) cannot be retrieved (gai error: -2 - Name or service not known).\n"
+    "torch.distributed.DistNetworkError: The client socket has timed out after 600000ms while trying to connect to "
+    "(job-01k72wn5f8waqw7d81mfggagn4.internal, 50745).\n",
+]
+
+
+@pytest.mark.parametrize("text", BARE, ids=["torchx-540", "monarch-1571"])
+def test_a_bare_host_that_does_not_resolve_is_not_read_as_a_url(text):
+    r = explain_text(text)
+    causes = [c for f in r["findings"] for c in f["causes"]]
+    assert r["findings"] and r["findings"][0]["id"] == "rendezvous.hostname"
+    assert not any("scheme" in c["text"] and c["evidence"] for c in causes)
+    assert "scheme" not in r["findings"][0]["causes"][0]["text"]
