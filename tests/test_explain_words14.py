@@ -159,3 +159,18 @@ def test_a_slowdown_that_names_the_settings_subject_gets_the_family_answer(text,
 def test_naming_the_subject_without_a_slowdown_is_no_answer():
     r, f = _root("We changed the optimizer settings and use twice the memory now, fine for us.\nstep 50 loss 2.87\n")
     assert not (f and f["id"] == "torch.slow_setting"), r
+
+
+def test_lightnings_tensor_cores_message_is_the_fp32_matmul_setting():
+    # Lightning's message on an A100 with float32 matmul precision 'highest' (wording as printed by lightning 2.x,
+    # e.g. https://lightning.ai/docs/pytorch/stable/ users' logs; lightning/fabric/accelerators/cuda.py)
+    msg = ("You are using a CUDA device ('NVIDIA A100-SXM4-40GB') that has Tensor Cores. To properly utilize them, you "
+           "should set `torch.set_float32_matmul_precision('medium' | 'high')` which will trade-off precision for "
+           "performance. For more details, read https://pytorch.org/docs/stable/generated/"
+           "torch.set_float32_matmul_precision.html#torch.set_float32_matmul_precision\n")
+    r, f = _root("Training is much slower than I expected on this A100.\n" + msg)
+    assert f is not None and f["id"] == "torch.slow_setting" and "set_float32_matmul_precision('high')" in _all(f), r
+    r, f = _root("GPU available: True (cuda), used: True\n" + msg + "Epoch 0: 100%|##########| 50/50\n")
+    assert f is None or not f.get("from_settings"), r
+    # the message's own `torch.set_float32_matmul_precision('medium' | 'high')` is not read as a setting of 'medium'
+    assert [x[:3] for x in settings.read_line(msg)] == [("To properly utilize them, you should set", "on", "said")]

@@ -240,6 +240,8 @@ def _at(text, i, n):
     j = i + n
     if "/" in text[i:j]:
         return (text[i:j], "on", "warn", i) if _PYWARN.match(text, j) else None
+    if " " in text[i:j]:  # a key that is a program's own sentence: the program says the setting is in effect
+        return (text[i:j], "on", "said", i)
     if j < len(text) and _KEY_AFTER.match(text, j):
         return None
     prev = text[i - 1] if i else ""
@@ -585,12 +587,13 @@ def _last_values(st, r):
 
 _FORM = {"env": "an environment setting", "nccl": "NCCL's own ENV line", "flag": "a command-line flag",
          "config": "a config print", "repr": "the arguments printed", "attr": "an assignment", "call": "a call",
-         "warn": "a warning printed from that module"}
+         "warn": "a warning printed from that module", "said": "the program's own message"}
 
 
 def _cause(r, hits):
     ln, key, value, form = hits[0][0], hits[0][1], hits[0][2], hits[0][3]
     said = ("line %d is a warning printed from %s" % (ln, key)) if form == "warn" else \
+        ("line %d says '%s'" % (ln, key)) if form == "said" else \
         "%s=%s (line %d, %s)" % (key, value, ln, _FORM.get(form, form))
     return {"text": "%s: %s (%s)." % (said, r["what"], r["source"]),
             "checks": [], "confirm": ["change it and time (or measure) a few steps"], "fix": [r["fix"]], "exports": {},
