@@ -53,6 +53,9 @@ FAMILIES = {
     "ENOLCK": "errno.file_lock", "ENOTSUPP": "errno.file_lock",
     "ENOTCONN": "errno.io",  # a FUSE mount whose daemon died (s3fs, gcsfuse, sshfs): 'Transport endpoint is not connected'
     "EXDEV": "errno.exdev",  # rename(2) across filesystems
+    # write(2) EFBIG: past the process's RLIMIT_FSIZE (setrlimit(2): SIGXFSZ, EFBIG where the signal is ignored, as
+    # CPython ignores it) or the filesystem's largest file; errno.efbig tells the limit's places apart (limits14)
+    "EFBIG": "errno.efbig",
 }
 # errno name -> (what it means in a training job, [fixes]) where the code alone says more than its
 # family's first cause (hand-written; where the code comes from: errno(3), connect(2), bind(2),
@@ -242,9 +245,12 @@ MEANS.update({
         ["build into a per-job directory (TORCH_EXTENSIONS_DIR=/tmp/$USER/$SLURM_JOB_ID) or wait for the running "
          "processes to end"]),
     "EFBIG": (
-        "a file grew past the limit (EFBIG): the process's file-size limit (ulimit -f) or the filesystem's largest "
-        "file (4 GiB on FAT/vfat, 2 GiB on old NFS)",
-        ["ulimit -f unlimited in the job; write large checkpoints to a filesystem that allows them (not vfat)"]),
+        "a file grew past the limit (EFBIG): the process's file-size limit (ulimit -f, RLIMIT_FSIZE: Python ignores "
+        "SIGXFSZ, so the write fails with EFBIG instead of killing the process) or the filesystem's largest file "
+        "(4 GiB on FAT/vfat, 2 GiB on old NFS)",
+        ["ulimit -f unlimited in the job (ulimit -f prints the limit in 1024-byte blocks; set where the job's shell "
+         "gets it: limits.conf fsize, systemd LimitFSIZE=, docker/podman --ulimit fsize=-1, Slurm propagates the "
+         "submitting shell's limit); write large checkpoints to a filesystem that allows them (not vfat)"]),
     "ENOSYS": (
         "the system call or function is not implemented here (ENOSYS): an older kernel, a filesystem without the "
         "operation (flock on some NFS or Lustre mounts), or a container's seccomp profile returning it",

@@ -237,6 +237,12 @@ _LIMIT_KEYS = {
     "Max open files": "nofile",
     "Max stack size": "stack",
     "Max processes": "nproc",
+    # the rest of what bites a training job (setrlimit(2); checks/rlimits.py): RLIMIT_FSIZE, _AS, _DATA, _CPU, _CORE
+    "Max file size": "fsize",
+    "Max address space": "as",
+    "Max data size": "data",
+    "Max cpu time": "cpu",
+    "Max core file size": "core",
 }
 
 
