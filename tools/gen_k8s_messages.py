@@ -62,6 +62,42 @@ GPU_OPERATOR_FILES = re.compile(r"^cmd/nvidia-validator/(?:main|driver)\.go$")
 # where a site's path says which source it is from
 SOURCES = {"k8s": "kubernetes/kubernetes", "device-plugin": "NVIDIA/k8s-device-plugin",
            "operator": "kubeflow/training-operator", "gpu-operator": "NVIDIA/gpu-operator"}
+# The operators a GPU job meets whose own configuration decides whether it runs (k8s14, issue 18): (source, repository,
+# the files read). Kueue: its flavor assigner's reasons (why a Workload got no quota), the ClusterQueue's inactive
+# reasons and the Workload's queue checks, the reason constants of its v1beta2 API; the RDMA shared device plugin: its
+# config validation and device discovery; nvidia-ctk-installer: the container toolkit's installer, which is the GPU
+# operator's nvidia-container-toolkit DaemonSet (it edits and signals the node's containerd/CRI-O/docker); mpi-operator:
+# the MPIJob controller's events and errors; Volcano: the scheduler's PodGroup and queue reasons; JobSet: its
+# conditions' reasons and messages.
+OPERATORS = (
+    ("kueue", "kubernetes-sigs/kueue",
+     r"^(?:pkg/(?:scheduler/flavorassigner/flavorassigner|cache/scheduler/clusterqueue|cache/queue/manager|"
+     r"controller/core/workload_controller)\.go|apis/kueue/v1beta2/(?:clusterqueue|localqueue|workload)_types\.go)$"),
+    ("rdma-shared-dp", "Mellanox/k8s-rdma-shared-dev-plugin",
+     r"^(?:cmd/k8s-rdma-shared-dp/main|pkg/resources/(?:resources_manager|pci_net_device|rdma_device_spec|server))\.go$"),
+    ("ctk-installer", "NVIDIA/nvidia-container-toolkit",
+     r"^cmd/nvidia-ctk-installer/(?:main|container/container|container/runtime/runtime|"
+     r"container/runtime/(?:containerd|crio|docker)/[a-z_]+)\.go$"),
+    ("mpi-operator", "kubeflow/mpi-operator", r"^pkg/controller/mpi_job_controller\.go$"),
+    ("volcano", "volcano-sh/volcano",
+     r"^pkg/scheduler/(?:cache/cache|api/unschedule_info|plugins/(?:gang/gang|capacity/capacity|"
+     r"proportion/proportion))\.go$"),
+    ("jobset", "kubernetes-sigs/jobset", r"^pkg/constants/constants\.go$"),
+)
+SOURCES.update({name: repo for name, repo, _ in OPERATORS})
+OPERATOR_KEYS = tuple(name for name, _, _ in OPERATORS)
+# the calls that report a message in these operators beside _CALL's: Go's log package (log.Printf / Println /
+# Fatalf / Fatalln: the RDMA plugin), logr's log.Error(err, "msg") (controller-runtime: Kueue, JobSet), logrus'
+# Warningf (the installer), Kueue's Status.appendf (flavorassigner.go: each reason a flavor did not fit) and its
+# strings.Builder message (Assignment.Message: 'couldn't assign flavors to pod set '), Volcano's
+# util.FormatResourceNames (the PodGroup event 'queue resource quota insufficient: ...') and recorder.Event
+_OP_CALL = re.compile(r"\b(?P<fn>log\.(?:Printf|Println|Fatalf|Fatalln|Fatal)|appendf|builder\.WriteString|"
+                      r"FormatResourceNames|recorder\.Event|(?:log|logrus|reqLogger)\.(?:Error|Errorf|Warningf|Warnf))\(")
+_OP_LEVEL = {"log.Fatalf": "error", "log.Fatalln": "error", "log.Fatal": "error", "appendf": "status",
+             "builder.WriteString": "status", "FormatResourceNames": "status", "recorder.Event": "event",
+             "log.Error": "error", "log.Errorf": "error", "logrus.Error": "error", "logrus.Errorf": "error",
+             "reqLogger.Error": "error", "reqLogger.Errorf": "error", "log.Warningf": "warning",
+             "log.Warnf": "warning", "logrus.Warningf": "warning", "logrus.Warnf": "warning"}
 
 _CALL = re.compile(r"\b(?P<fn>fmt\.Sprintf|fmt\.Errorf|errors\.New|klog\.(?:Errorf|Error|Warningf|Warning|Infof|Info|"
                    r"Fatalf|Fatal)|log\.(?:Errorf|Error|Warningf|Warnf|Warning|Warn|Infof|Info)|Eventf|NewStatus|"
@@ -80,6 +116,61 @@ _WORD = re.compile(r"^[A-Z][A-Za-z]{2,40}$")  # an event or container state reas
 # wins. Scheduler reasons are matched only through their message '0/N nodes are available: <reasons>' (the
 # nodes-available site): alone, 'Insufficient memory' or 'Too many pods' are other programs' words too.
 RULES = [
+    # -- the operators' own configuration (k8s14). Rules by the program and the call that reports a site; the text
+    # only where one file reports both a configuration error and its own internal ones.
+    # Kueue: why a Workload gets no quota (flavorassigner.go: each reason is a Status.appendf of the flavor assigner,
+    # joined by Assignment.Message after 'couldn't assign flavors to pod set <name>: '; the Workload's
+    # QuotaReserved=False message), why a ClusterQueue is inactive (clusterqueue.go inactiveReason: 'Can't admit new
+    # workloads: references missing ResourceFlavor(s): ...'), and the Workload's queue checks
+    # (workload_controller.go: 'LocalQueue %s doesn't exist', 'ClusterQueue %s is inactive' ...)
+    ("kueue-admission", "k8s.kueue", {"where": r"^kubernetes-sigs/kueue:pkg/scheduler/flavorassigner/",
+                                      "call": r"^(?:appendf|builder\.WriteString|fmt\.Sprintf)$",
+                                      "text": r"flavor|quota|taint|affinity|resource"}),
+    ("kueue-clusterqueue", "k8s.kueue", {"where": r"^kubernetes-sigs/kueue:pkg/cache/scheduler/clusterqueue\.go",
+                                         "call": r"^fmt\.Sprintf$", "text": r"^(?:references |Can't admit|there is no)"}),
+    ("kueue-queue", "k8s.kueue", {"where": r"^kubernetes-sigs/kueue:pkg/(?:controller/core/workload_controller|"
+                                           r"cache/queue/manager)\.go",
+                                  "call": r"^(?:fmt\.Sprintf|errors\.New)$",
+                                  "text": r"^(?:LocalQueue|ClusterQueue|localQueue|clusterQueue) (?:%s )?"
+                                          r"(?:doesn't exist|is inactive|is terminating|is stopped)"}),
+    # the reasons of the ClusterQueue's Active=False condition that name a missing object (FlavorNotFound,
+    # AdmissionCheckNotFound, TopologyNotFound) and a Workload's QuotaReserved=False reasons of its flavors and quota
+    ("kueue-reason", "k8s.kueue", {"where": r"^kubernetes-sigs/kueue:apis/",
+                                   "call": r"^const (?:ClusterQueueActiveReason[A-Za-z]{1,40}NotFound|"
+                                           r"WorkloadQuotaReservedReason(?:NoMatchingFlavor|ExceedsMaxQuota))$"}),
+    # the RDMA shared device plugin: it exits (log.Fatalf) or returns an error on its config (resources_manager.go
+    # ValidateConfigs, ValidateRdmaSystemMode) and on the devices its selectors pick (pci_net_device.go,
+    # rdma_device_spec.go); a resource whose selectors matched nothing is served empty ('no devices in device pool')
+    ("rdma-shared-dp-empty", "k8s.rdma_device_plugin",
+     {"where": r"^Mellanox/k8s-rdma-shared-dev-plugin:", "text": r"no devices in device pool"}),
+    ("rdma-shared-dp", "k8s.rdma_device_plugin",
+     {"where": r"^Mellanox/k8s-rdma-shared-dev-plugin:pkg/resources/(?:resources_manager|pci_net_device|"
+               r"rdma_device_spec)\.go", "call": r"^(?:fmt\.Errorf|errors\.New)$"}),
+    ("rdma-shared-dp-exit", "k8s.rdma_device_plugin",
+     {"where": r"^Mellanox/k8s-rdma-shared-dev-plugin:cmd/", "call": r"^log\.Fatal"}),
+    # nvidia-ctk-installer (the GPU operator's container toolkit): it edits the runtime's config file and signals its
+    # socket (containerd_linux.go SignalContainerd: 'unable to dial: ...' retried as 'Error signaling containerd,
+    # attempt i/n: ...'); k3s / RKE2 / MicroK8s keep both elsewhere
+    ("toolkit-signal", "k8s.gpu_operator", {"where": r"^NVIDIA/nvidia-container-toolkit:cmd/nvidia-ctk-installer/",
+                                            "text": r"^Error signaling (?:containerd|docker)|^Max retries reached"}),
+    ("toolkit", "k8s.gpu_operator", {"where": r"^NVIDIA/nvidia-container-toolkit:cmd/nvidia-ctk-installer/",
+                                     "call": r"^(?:fmt\.Errorf|errors\.New)$",
+                                     "text": r"^unable to (?:dial|send SIGHUP|restart|load|configure|update config|"
+                                             r"flush config)|^error restarting|^failed to update runtime"}),
+    # mpi-operator: the MPIJob controller's Warning events (the pods it could not create, the spec's validation)
+    ("mpi-operator", "k8s.mpi_operator", {"where": r"^kubeflow/mpi-operator:", "level": r"^(?:event|const|error)$",
+                                          "text": r"created failed|validation errors|already exists and is not "
+                                                  r"managed"}),
+    # Volcano: the PodGroup's Unschedulable reasons (cache.go RecordJobStatusEvent: '%v/%v tasks in gang
+    # unschedulable: %v'; capacity / proportion: 'queue resource quota insufficient'), unschedule_info.go's
+    # node reasons, and a queue that does not exist
+    ("volcano", "k8s.volcano", {"where": r"^volcano-sh/volcano:pkg/scheduler/", "level": r"^(?!warning|info)",
+                                "text": r"tasks in gang unschedulable|queue resource quota insufficient|"
+                                        r"all nodes are unavailable|node\(s\) resource fit failed|"
+                                        r"^\[[a-z]{1,20}\] queue %s not found|is not leaf queue"}),
+    # JobSet: the messages of its Failed condition (pkg/constants: ReachedMaxRestartsMessage, FailedJobsMessage)
+    ("jobset", "k8s.jobset", {"where": r"^kubernetes-sigs/jobset:pkg/constants/", "call": r"^const \w{1,60}Message$",
+                              "text": r"^jobset failed due to|violated JobSet exclusive placement"}),
     ("info", None, {"level": r"^info$", "text": r"^(?!No devices found)"}),
     ("scheduler", "k8s.unschedulable", {"where": r"^kubernetes/kubernetes:pkg/scheduler/framework/types\.go",
                                         "text": r"nodes are available"}),
@@ -181,7 +272,12 @@ def sites_of(source, path, src):
     def at(i):
         return "%s:%s:%d" % (SOURCES[source], path, src.count("\n", 0, i) + 1)
 
-    for m in _CALL.finditer(src):
+    operator = source in OPERATOR_KEYS
+    calls = list(_CALL.finditer(src))
+    if operator:
+        taken = {m.start() for m in calls}
+        calls = sorted(calls + [m for m in _OP_CALL.finditer(src) if m.start() not in taken], key=lambda m: m.start())
+    for m in calls:
         args = knowgen.call_args(src, m.end())
         if not args:
             continue
@@ -195,12 +291,20 @@ def sites_of(source, path, src):
             # wraps names the cause
             wraps = m.group("fn") == "fmt.Errorf" and fmt.rstrip().endswith("%s") and \
                 re.fullmatch(r"(?:err|e|error|\w*Err|ret|\w*Ret)(?:\.Error\(\))?", args[-1].strip()) is not None
-            yield at(m.start()), fmt, _LEVEL.get(m.group("fn"), "error"), m.group("fn") + (" wraps" if wraps else "")
+            level = _LEVEL.get(m.group("fn")) or _OP_LEVEL.get(m.group("fn"), "error")
+            if operator and m.group("fn") in ("log.Printf", "log.Println"):
+                # Go's log package has no levels: the RDMA plugin writes 'Warning: ...' / 'error: ...' in the text
+                level = "warning" if fmt.lower().startswith("warning") else \
+                    "error" if fmt.lower().startswith("error") else "info"
+            if operator and any("EventTypeNormal" in a for a in args):
+                level = "info"  # a Normal event (recorder.Event(obj, corev1.EventTypeNormal, reason, msg))
+            yield at(m.start()), fmt, level, m.group("fn") + (" wraps" if wraps else "")
     for rx, level in ((_CONST, "const"), (_REASON, "reason")):
         for m in rx.finditer(src):
             fmt = knowgen.go_format(src, m.end())
             if fmt:
-                yield at(m.start()), fmt, level, ""
+                # an operator's constant keeps its name: Kueue's ClusterQueueActiveReasonFlavorNotFound = "FlavorNotFound"
+                yield at(m.start()), fmt, level, ("const " + m.group("name")) if operator and level == "const" else ""
 
 
 def _reason_sites(reason, where, family, ids):
@@ -234,6 +338,14 @@ def build(files, version):
             continue
         for where, fmt, level, call in sites_of(source, rel, src):
             if _WORD.match(fmt) and level in ("const", "error", "reason", "event"):
+                if source in OPERATOR_KEYS and level == "const" and "Reason" in call:
+                    # an operator's condition reason (Kueue's ClusterQueueActiveReasonFlavorNotFound = "FlavorNotFound")
+                    rule, family = knowgen.assign(RULES, {}, {"where": where, "text": fmt, "level": "reason",
+                                                              "call": call})
+                    if family and fmt not in {r["reason"] for r in reasons}:
+                        reasons.append({"reason": fmt, "where": where, "family": family})
+                        sites.extend(_reason_sites(fmt, where, family, ids))
+                    continue
                 if not re.match(r"[^:]+:pkg/(?:kubelet/|scheduler/schedule_one)", where):
                     continue  # a plugin's or a resource kind's name, not a state or an event
                 rule, family = knowgen.assign(RULES, {}, {"where": where, "text": fmt, "level": "reason"})
@@ -247,12 +359,19 @@ def build(files, version):
             seen.add((fmt, level))
             site = {"id": knowgen.unique_id("k8s." + knowgen.slug(where.split(":", 1)[1]), ids), "where": where,
                     "text": fmt, "level": level}
-            if source in ("device-plugin", "gpu-operator") and call:
-                site["call"] = call.split()[0]  # the Go call that reports it (the source context of the ctx- rules)
+            if (source in ("device-plugin", "gpu-operator") or source in OPERATOR_KEYS) and call:
+                # the Go call that reports it (the source context of the ctx- rules); an operator's constant: its name
+                site["call"] = call if call.startswith("const ") else call.split()[0]
                 if call.endswith(" wraps"):
                     site["wraps"] = True  # it wraps an error value (fmt.Errorf("...: %w", err))
             rx, literal = knowgen.printf_to_regex(fmt)
-            if not knowgen.unanchored(site, rx, literal, need=16):
+            need = 16
+            if source in OPERATOR_KEYS and rx is not None and \
+                    len(re.sub(r"%[-+ #0-9.]*[a-zA-Z]|\s", "", fmt)) >= 20 and len(literal.replace(" ", "")) >= 10:
+                # an operator's short message around a name: 'LocalQueue %s doesn't exist' (Kueue),
+                # 'RDMA device %q not found': its literals hold 20+ characters, the longest (the needle) 10+
+                need = 10
+            if not knowgen.unanchored(site, rx, literal, need=need):
                 rule, family = knowgen.assign(RULES, site, {"where": where, "text": fmt, "level": level,
                                                             "call": site.get("call", ""),
                                                             "wraps": "wraps" if site.get("wraps") else ""})
@@ -262,11 +381,13 @@ def build(files, version):
                 knowgen.give_fix(site, MSG_FIX, fmt)
             sites.append(site)
     doc = {"header": knowgen.header("kubernetes/kubernetes, NVIDIA/k8s-device-plugin, kubeflow/training-operator, "
-                                    "NVIDIA/gpu-operator",
+                                    "NVIDIA/gpu-operator, " + ", ".join(repo for _, repo, _ in OPERATORS),
                                     version, GENERATOR,
                                     "scheduler reasons, kubelet events and eviction messages, container state "
                                     "reasons (reasons), the NVIDIA device plugin's log lines, the GPU operator's "
-                                    "validator's messages, and the environment "
+                                    "validator's messages, the operators' own configuration messages (Kueue, "
+                                    "the RDMA shared device plugin, the container toolkit's installer, "
+                                    "mpi-operator, Volcano, JobSet), and the environment "
                                     "variables training-operator sets in a PyTorchJob's pods (env); families from "
                                     "the RULES table of the generator"),
            "sites": sites, "reasons": reasons, "env": env}
@@ -276,7 +397,7 @@ def build(files, version):
 def from_repos(a):
     files, versions = [], []
     for source, keep in (("k8s", K8S_FILES), ("device-plugin", PLUGIN_FILES), ("operator", OPERATOR_FILES),
-                         ("gpu-operator", GPU_OPERATOR_FILES)):
+                         ("gpu-operator", GPU_OPERATOR_FILES)) + tuple((n, re.compile(rx)) for n, _, rx in OPERATORS):
         git = knowgen.git_reader(getattr(a, source.replace("-", "_")))
         rev = getattr(a, source.replace("-", "_") + "_rev")
         prefix = a.k8s_prefix if source == "k8s" else ""
@@ -295,12 +416,13 @@ def from_repos(a):
 
 
 def main(argv):
-    src = ("k8s", "device-plugin", "operator", "gpu-operator")
+    src = ("k8s", "device-plugin", "operator", "gpu-operator") + OPERATOR_KEYS
     a = knowgen.arguments(__doc__, argv, source=src, source_opts={s: {} for s in src},
                           extra=(("--k8s-rev", {"default": "HEAD"}), ("--k8s-prefix", {"default": ""}),
                                  ("--device-plugin-rev", {"default": "HEAD"}),
                                  ("--operator-rev", {"default": "v1.9.0"}),
-                                 ("--gpu-operator-rev", {"default": "HEAD"})))
+                                 ("--gpu-operator-rev", {"default": "HEAD"}))
+                          + tuple(("--%s-rev" % n, {"default": "HEAD"}) for n in OPERATOR_KEYS))
     files, version = from_repos(a) if a.k8s else knowgen.read_slice(a.slice)
     doc = build(files, version)
     if a.k8s:
