@@ -86,8 +86,7 @@ def fix_for(key, container, floor):
     ])
 
 
-@check("limits.process", title="process limits a training job needs: file size, address space, data, CPU time, "
-                               "open files, processes (stack and core shown)", needs=("limits",), also_reads=("host",))
+@check("limits.process", title="no file-size, address-space or CPU limit; open files/processes high", needs=("limits",), also_reads=("host",))
 def process_limits(facts, config):
     lims = facts["limits"]
     shown, problems, bad, absent = [], [], [], []
@@ -134,8 +133,8 @@ def _soft(facts, key):
     return show(key, lim["soft"])
 
 
-@check("limits.parity", title="process limits (memlock, file size, address space, open files, processes ...) are "
-                              "the same on every node", needs=("limits",), scope="cluster")
+@check("limits.parity", title="process limits (ulimit) are the same on every node", needs=("limits",),
+       scope="cluster")
 def limits_parity(nodes, config):
     same, compared = [], 0
     for key in ("memlock",) + JUDGED + SHOWN:
