@@ -174,3 +174,18 @@ def test_lightnings_tensor_cores_message_is_the_fp32_matmul_setting():
     assert f is None or not f.get("from_settings"), r
     # the message's own `torch.set_float32_matmul_precision('medium' | 'high')` is not read as a setting of 'medium'
     assert [x[:3] for x in settings.read_line(msg)] == [("To properly utilize them, you should set", "on", "said")]
+
+
+def test_the_same_random_draws_in_every_rank():
+    # accelerate's set_seed docs: device_specific differs the seed on each device with the process index
+    r, f = _root("On 4 GPUs every rank applies the same random augmentation to its images, step after step.\n"
+                 "seed_everything(42)\n")
+    assert f is not None and f["id"] == "torch.ranks_same_random", r
+    assert "device_specific=True" in " ".join(f["causes"][0]["fix"])
+
+
+def test_loss_differs_multi_gpu_lists_set_epoch_when_the_sampler_is_there():
+    r, f = _root("The loss on 4 GPUs is worse than on 1 GPU after the same number of epochs.\n"
+                 "sampler = DistributedSampler(ds, shuffle=True)\n")
+    assert f is not None and f["id"] == "torch.loss_differs_multi_gpu", r
+    assert "set_epoch" in _all(f)
