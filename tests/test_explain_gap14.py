@@ -95,3 +95,30 @@ def test_a_bare_host_that_does_not_resolve_is_not_read_as_a_url(text):
     assert r["findings"] and r["findings"][0]["id"] == "rendezvous.hostname"
     assert not any("scheme" in c["text"] and c["evidence"] for c in causes)
     assert "scheme" not in r["findings"][0]["causes"][0]["text"]
+
+
+# MPICH Hydra's unknown option (W: the right cause, without the option's name): match_arg's line names the option,
+# its dashes stripped (src/pm/hydra/lib/utils/args.c), and mpi.hydra_option's fix now says which one to drop.
+# Texts: the seen set P11's case (MPICH 4.0.2, run by that set's evaluator) and horovod#1807's (Open MPI's
+# --allow-run-as-root given to MPICH's mpirun: https://github.com/horovod/horovod/issues/1807, fixtures/logs/dev),
+# where mpi.hydra_option is the related finding.
+def _hydra_fix(r):
+    f = next(f for f in r["findings"] if f["id"] == "mpi.hydra_option")
+    return " ".join(f["causes"][0]["fix"])
+
+
+def test_hydras_unknown_option_is_named_in_the_fix():
+    r = explain_text(_seen("p11-hydra_unknown_option"))
+    assert r["findings"][0]["id"] == "mpi.hydra_option"
+    assert "(print-rank-map: the word Hydra did not know)" in _hydra_fix(r)
+    with open(os.path.join(REPO, "fixtures", "logs", "dev", "mpi.implementation_mismatch__horovod-1807-mpich-"
+                           "unrecognized-allow-run-as-root.log"), encoding="utf-8") as f:
+        r = explain_text(f.read())
+    assert r["findings"][0]["id"] == "mpi.implementation_mismatch"
+    assert "(allow-run-as-root: the word Hydra did not know)" in _hydra_fix(r)
+
+
+def test_a_cut_hydra_line_keeps_the_words():
+    r = explain_text("[mpiexec@vm] match_arg (utils/args/args.c:163): unrecognized argument\n"
+                     "[mpiexec@vm] HYDU_parse_array (utils/args/args.c:178): argument matching returned error\n")
+    assert "(its dashes stripped: the word Hydra did not know)" in _hydra_fix(r)

@@ -31,7 +31,7 @@ from gpudoctor.fixline import sh
 MAX_LINE = 4096  # characters of a matched line searched for a name
 MAX_NAME = 64
 
-SLOT = re.compile(r"\{\$(var|option|ping4)\|([^{}|]{1,80})\}")
+SLOT = re.compile(r"\{\$(var|option|ping4|hydraarg)\|([^{}|]{1,80})\}")
 # Variables a training job's stack reads (NCCL's src/misc/param.cc ncclGetEnv names, torch's
 # TORCH_* / PYTORCH_* (c10d Utils.hpp getCvar*), CUDA's, the launchers' and MPI's): a prefix and
 # an upper-case name, as whole words; bounded, so linear in the line
@@ -43,7 +43,10 @@ _OPTION = re.compile(r"(?<![\w-])(--[a-z][a-z0-9_-]{1,60})(?![\w-])")
 # torch/csrc/distributed/c10d/TCPStore.cpp, TCPStore::ping(): "Ping failed, invalid value returned from server.
 # Expected: <pid>, Got: <uint32>": the value is the first 4 bytes the program on the port sent, little-endian
 _PING = re.compile(r"Ping failed, invalid value returned from server\. Expected: \d{1,10}, Got: (\d{1,10})\b")
-_FIND = {"var": _VAR, "option": _OPTION, "ping4": _PING}
+# MPICH's Hydra (src/pm/hydra/lib/utils/args.c match_arg: HYDU_ERR_SETANDJUMP(..., "unrecognized argument %s\n", arg),
+# https://github.com/pmodels/mpich/blob/main/src/pm/hydra/lib/utils/args.c): the option as given, its dashes stripped
+_HYDRA_ARG = re.compile(r"match_arg \(utils/args/args\.c:\d{1,6}\): unrecognized argument ([A-Za-z0-9][\w.:+-]{0,59})(?![\w.:+-])")
+_FIND = {"var": _VAR, "option": _OPTION, "ping4": _PING, "hydraarg": _HYDRA_ARG}
 
 
 def _ping4(value):
