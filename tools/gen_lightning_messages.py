@@ -472,7 +472,78 @@ def _own_words(fmt):
     q = re.sub(r"QQVALUE\d+QQ", "\u2026", (remedy or rule)[0]).replace("\u2026.", "\u2026")
     if remedy:
         return SAYS_DO % q, [q]
-    return SAYS_RULE % q, ["make the call or setting the message names follow its rule: %s" % q]
+    return SAYS_RULE % q, [rule_action(q)]
+
+
+# A stated rule is no action (docs/explain.md, excmeaning: "never a remedy"); the action it implies, for the
+# sentence shapes Lightning's and torchmetrics' checks are written in (raise MisconfigurationException /
+# ValueError(f"...") in lightning/pytorch/trainer/connectors/accelerator_connector.py, lightning/fabric/connector.py,
+# torchmetrics/functional/classification/*.py): a list of accepted values ('`precision` must be one of: %s',
+# 'should be either `linear` or `exponential`', 'Expected one of: Precision, CheckpointIO, ...'), two things that
+# do not go together ('AMP and the LBFGS optimizer are not compatible', 'You cannot set both `a` and `b`'), a thing
+# refused where it is used ('Loading a single optimizer object ... is not supported yet with the FSDP strategy',
+# 'Calling `.launch()` again is not allowed'), an order ('`%s` cannot be called before `.increment()` has been
+# called'). Any other shape says only that the message states the rule, never the rule again as if it were an
+# action.
+RULE_FALLBACK = "the message states the rule (quoted above): change the call or setting it names so that the rule holds"
+_ONE_OF = re.compile(r"\b(?:(?:must|should|has to|have to|can only) be (?:either|one of|either of|in)|"
+                     r"Expected one of|expected one of|should be one of)\b")
+_NAMED = re.compile(r"`([^`\n]{1,80})`|``([^`\n]{1,80})``|\b(?:argument|parameter) `?(\w{1,60})")
+_NOT_TOGETHER = re.compile(r"^(?P<a>[^,.;]{2,80}?) and (?P<b>[^,.;]{2,80}?) are not compatible\b")
+_BOTH = re.compile(r"^You (?:cannot|can not|can't) (?P<rest>(?:set|pass|use|provide|mark|execute)\b[^\n]{1,200}?)\.?$")
+# what is refused: one phrase (no clause of its own: 'You set `x` and provided `y`, but this is not allowed' is none)
+_WHAT = r"(?P<what>(?!You |If |When )[^,\n]{2,160}?)"
+_TAIL = r"(?P<tail> (?:with|on|in|by|for|when|unless|before) [^,\n]{1,160}?)?(?: because [^\n]{1,200}?)?(?: \([^()\n]{1,80}\))?\.?$"
+_GERUND = re.compile(r"^(?P<what>[A-Z][a-z]{1,20}ing\b[^,\n]{1,160}?) (?:is |are ){1,2}(?:currently )?not (?:supported|allowed)"
+                     r"(?: yet| anymore)?" + _TAIL)
+_NOT_SUPPORTED = re.compile("^" + _WHAT + r" (?:is|are) (?:currently )?not (?:supported|allowed)(?: yet| anymore)?" + _TAIL)
+_ONLY = re.compile("^" + _WHAT + r" (?:is|are) only (?:supported|available|compatible) (?P<only>(?:on|in|with|for) [^,\n]{1,160}?)"
+                   r"(?:,? (?:but|found|got)\b[^\n]{0,160})?\.?$|"
+                   r"^(?P<what2>(?!You |If |When )[^,\n]{2,120}?) can only be used (?P<only2>with [^\n]{1,160}?)"
+                   r"(?:, (?:found|got)\b[^\n]{0,160})?\.?$")
+_BEFORE = re.compile(r"^(?P<a>`[^`\n]{1,80}`) cannot be called before (?P<b>`[^`\n]{1,80}`) has been called\.?$")
+_SUBJECT = re.compile(r"`([^`\n]{1,80})`|\b(\w{2,60}) (?:should|must|has to)\b")
+
+
+def _lower_first(text):
+    """An article or a gerund starts lower-case inside the fix; a name (DeepSpeed, IPUs, AMP) keeps its case."""
+    first = text.split(" ", 1)[0]
+    return text[:1].lower() + text[1:] if first in ("The", "A", "An") or re.match(r"^[A-Z][a-z]+ing$", first) else text
+
+
+def _tail(m):
+    t = m.group("tail") or ""
+    return re.sub(r"^ by ", " with ", t)
+
+
+def rule_action(rule):
+    """The action a stated rule implies (see above), else RULE_FALLBACK."""
+    r = rule.strip()
+    one = _ONE_OF.search(r)
+    if one:
+        named = next((g for m in _SUBJECT.finditer(r[:one.end()]) for g in m.groups() if g), None)
+        what = "`%s`" % named if named and named != "\u2026" else "the argument the message names"
+        return "set %s to one of the values the message lists" % what
+    m = _NOT_TOGETHER.match(r)
+    if m:
+        return "use %s or %s, not both together" % (_lower_first(m.group("a")), m.group("b"))
+    m = _BOTH.match(r)
+    if m:
+        return "do not %s" % m.group("rest")
+    m = _BEFORE.match(r)
+    if m:
+        return "call %s before %s" % (m.group("b"), m.group("a"))
+    m = _GERUND.match(r)
+    if m:
+        return "avoid %s%s" % (_lower_first(m.group("what")), _tail(m))
+    m = _ONLY.match(r)
+    if m:
+        what, only = m.group("what") or m.group("what2"), m.group("only") or m.group("only2")
+        return "use %s only %s" % (_lower_first(what), only)
+    m = _NOT_SUPPORTED.match(r)
+    if m:
+        return "do not use %s%s" % (_lower_first(m.group("what")), _tail(m))
+    return RULE_FALLBACK
 
 
 def _more(node):

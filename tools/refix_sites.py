@@ -14,7 +14,8 @@ sites and gives each site that has a fix the text of its row again:
   says, so a generator with two tables, torch's SITE_FIX and USER_FIX, needs no rule for which one
   a site took, and a second run changes nothing);
 - a site no row covers whose generator words it from the site itself (DERIVED: Megatron's assert
-  condition, Lightning's own advice or stated rule) takes that wording again, found the same way;
+  condition, Lightning's own advice or stated rule) takes that wording again, found by its means (which
+  quotes the site's own message or condition), so a changed fix wording of the generator is re-applied;
 - a site whose committed text no row says any more stops the run (exit 2): a row's words changed
   beyond its slots, and the generator must be run on its source (its own usage line says how).
 
@@ -89,7 +90,9 @@ def refix(name, doc):
                     and re.search(rx, site["text"])), None)
         if got is None and name in DERIVED:
             own = DERIVED[name](gen, site)
-            got = own if own and (words(own[0]), [words(x) for x in own[1]]) == old else None
+            # its means quotes the site's own message (or condition): the same means is the same site, whose fix
+            # wording the generator may have changed (Lightning's stated rule -> the action it implies)
+            got = own if own and words(own[0]) == old[0] else None
         if got is None:
             lost.append(site["id"])
             continue
