@@ -47,6 +47,16 @@ RULES = [
                                                                  r"differs from rank|another rank has"}),
     # the nodes differ (NIC counts): the machines, not a setting, even where the text names the override
     ("nodes-differ", "nccl.topology", {"text": r"mixed local \w+ device counts across ranks"}),
+    # the bootstrap root (src/bootstrap.cc bootstrapRoot, every release from 2.4) receives each process's
+    # `struct extInfo info` (its rank, nranks, nroots: what that process passed to ncclCommInitRank) and WARNs
+    # where one disagrees with the first process's: `nranks != info.nranks` ('mismatch in info from procs',
+    # 'mismatch in rank count from procs'), a rank outside the range (`localId`, from info.rank) or one whose slot
+    # is already filled (`rankAddressesRoot[localId]`, 'has already checked in'). The ranks were told different
+    # world sizes or the same rank, or two jobs met at one root address: how NCCL is called, not the socket
+    # (the file's other sites are the bootstrap's sockets). Read from the `if` condition above the WARN (``cond``)
+    ("ranks-disagree", "nccl.invalid_usage", {"func": r"^bootstrapRoot$",
+                                              "cond": r"\binfo\.(?:nranks|nroots|iroot|offset|rank)\b|\blocalId\b|"
+                                                      r"\brank(?:Addresses|Handles)Root\["}),
     ("dmabuf", "nccl.dmabuf", {"text": r"ibv_reg_dmabuf_mr|register memory with DMA-BUF|DMA-BUF handle"}),
     ("after-error", "nccl.previous_error", {"text": r"Attempt to use communicator before|communicator was revoked|"
                                                     r"SetAsyncError|commReclaim|commDestroySync|destroys proxy"}),
@@ -971,6 +981,24 @@ def _enclosing(src, line):
     return name
 
 
+# the `if (...)` whose block a message is printed in: NCCL writes `if (cond) {` on the line(s) just above its WARN
+_IF = re.compile(r"\bif\s*\(")
+COND_LINES = 3
+
+
+def _condition(src, line):
+    """The condition of the `if` just above ``line`` (1-based; within COND_LINES lines, ending in `{`), '' else."""
+    lines = src.split("\n")
+    for k in range(line - 2, max(-1, line - 2 - COND_LINES), -1):
+        text = lines[k] if 0 <= k < len(lines) else ""
+        if text.rstrip().endswith(";") or text.rstrip().endswith("}"):
+            return ""  # another statement ends between them: the message is not that `if`'s first statement
+        m = _IF.search(text)
+        if m:
+            return " ".join(" ".join(lines[k:line - 1])[m.start():].split())[:300]
+    return ""
+
+
 def build(files, version, older=()):
     """``older``: [(version, files)] of earlier releases, newest first: a format that only they
     print (a message removed or reworded since, still in the logs of jobs that run them) becomes
@@ -986,8 +1014,9 @@ def build(files, version, older=()):
                 if key in seen:  # one format printed at several places (or releases): one matcher
                     continue
                 seen.add(key)
-                env = env_of.get(_enclosing(src, int(where.rsplit(":", 1)[1])))
-                sites.append(_site(level, where, fmt, rel, env))
+                line = int(where.rsplit(":", 1)[1])
+                func = _enclosing(src, line)
+                sites.append(_site(level, where, fmt, rel, env_of.get(func), func, _condition(src, line)))
     note = "WARN(...) and failure INFO(...) format strings of NCCL's src/; families from the RULES table of the " \
            "generator"
     if older:
@@ -1008,7 +1037,7 @@ _OWN_WORDS = re.compile(r"nccl|nvml|Cuda failure|NVLS|XML|DOCA|\bIB\b|dlsym|ndev
                         r"Attribute %s of node|network %s not found", re.IGNORECASE)
 
 
-def _site(level, where, fmt, until=None, env=None):
+def _site(level, where, fmt, until=None, env=None, func=None, cond=""):
     rx, literal = knowgen.printf_to_regex(fmt)
     tag = "" if until is None else "v%s." % until.replace(".", "_")
     site = {"id": "nccl.%s.%s%s" % (level.lower(), tag, knowgen.slug(where)), "where": where, "level": level,
@@ -1019,7 +1048,8 @@ def _site(level, where, fmt, until=None, env=None):
         site["env"] = list(env)
     if not knowgen.unanchored(site, rx, literal):
         rule, family = knowgen.assign(RULES, site, {"where": where, "text": fmt, "level": level,
-                                                    "env": " ".join(env or ())})
+                                                    "env": " ".join(env or ()), "func": func or "",
+                                                    "cond": cond})
         if len("".join(literal.split())) < CONTEXT_BELOW and not _OWN_WORDS.search(fmt):
             rx = _CONTEXT + rx
         site.update({"re": None if rule == "too-generic" else rx, "family": family, "rule": rule})
