@@ -49,6 +49,63 @@ def _together(scan, e):
     return best
 
 
+def _own_assert(scan, hit):
+    """Whether a generated site of an assert with no message (level 'assert': its text is the source line
+    `assert <condition>`, tools/gen_megatron_messages.py) matched where that assert failed: CPython prints the
+    raising frame's source line above a bare 'AssertionError' (Lib/traceback.py: the frame's line, then
+    format_exception_only, the bare name when str() is empty), so the line must be the innermost frame's source
+    line of a traceback that ends in a bare AssertionError, and that frame's file the site's file. The same words
+    in the user's own file, or above another exception (a TypeError raised while the condition was evaluated),
+    are not that check failing."""
+    from gpudoctor.explain.pytb import MAX_BACK_LINES
+
+    site = hit.pattern.site or {}
+    file = str(site.get("where") or "").rsplit(":", 1)[0].replace("\\", "/")
+    for tb in scan.tracebacks:
+        if not (tb["line"] > hit.line >= (tb.get("header_line") or tb["line"] - MAX_BACK_LINES)) or not tb["frames"]:
+            continue
+        path = str(tb["frames"][-1][0]).replace("\\", "/")
+        src = ((tb.get("src") or [("", None)])[-1][0] or "").strip()
+        return (tb["exc"] == "AssertionError" and not tb["msg"] and bool(file) and bool(src)
+                and (path == file or path.endswith("/" + file)) and hit.text.strip().endswith(src))
+    return False
+
+
+def _drop_foreign_asserts(scan, matched):
+    """Hits of bare-assert sites (_own_assert) where that assert did not fail are no match."""
+    for eid in list(matched):
+        m = matched[eid]
+        gone = {h.line for h in m["hits"] if h.pattern is not None and (h.pattern.site or {}).get("level") == "assert"
+                and not _own_assert(scan, h)}
+        if not gone:
+            continue
+        if all(h.line in gone for h in m["hits"]) and m["count"] <= len(m["hits"]) and not m.get("together"):
+            del matched[eid]
+            continue
+        m["hits"] = [h for h in m["hits"] if h.line not in gone]
+        m["lines"] = [ln for ln in m["lines"] if ln not in gone]
+        m["count"] -= len(gone)
+
+
+# torch's c10 logger (c10/util/Logging.h, glog's format when built with it: c10/util/logging_is_not_google_glog.h
+# MessageLogger prints '[' + "IWEF"[severity] + date time file:line] ') has a level of its own for errors ([E...,
+# [F... fatal), so its '[W...' / 'W1126 ...' line is a warning. NCCL has none: it prints its failures at WARN
+# (src/debug.cc, NCCL_DEBUG levels VERSION / WARN / INFO / TRACE), and the '-> N' return lines after its WARN are the
+# same failure (rootguard.first_in_thread), so an NCCL WARN keeps its place.
+_C10_WARN = re.compile(r"\[W(?:\d{4} | )|(?:^|[\s:\]])W\d{4} \d\d:\d\d", re.A)
+
+
+def _later_error_lines(matched, kb):
+    """{entry id: lines at error level (no INFO / WARN marker) that OTHER entries of kind error matched}: what
+    tells a warning-level line of an error entry from the failure (its first error line, and its kept hits')."""
+    own = {}
+    for eid, m in matched.items():
+        if kb.by_id[eid]["kind"] != "error" or None not in m["ranks"]:
+            continue
+        own[eid] = {m["firsts"][None]} | {h.line for h in m["hits"] if h.severity is None}
+    return {eid: [ln for other, lines in own.items() if other != eid for ln in lines] for eid in matched}
+
+
 def _signals(scan, e, lines):
     """Bonus and the signal hits that earned it."""
     bonus, seen = 0, []
@@ -98,6 +155,7 @@ def analyze(scan, kb, assume_error=False):
                 m["count"] += len(hits)
                 m["lines"] += [h.line for h in hits]
                 m["distinct"] = {"key": key, "values": sorted(values)}
+    _drop_foreign_asserts(scan, matched)
     # a line that a hand-written warning entry knows (elastic.ipv6_attempt: c10d's per-address IPv6 attempt, which
     # torch follows with IPv4) is that warning, not an error of the family a generated message site gives it
     warned = {ln for eid, m in matched.items() if kb.by_id[eid]["kind"] == "warning" for ln in m["lines"]}
@@ -133,10 +191,17 @@ def analyze(scan, kb, assume_error=False):
         ("warn" in m["ranks"] and kb.by_id[eid]["kind"] == "error") for eid, m in matched.items())
     has_error = assume_error or real_error
     causes, context = [], []
+    later_error = _later_error_lines(matched, kb)
     for eid, m in matched.items():
         e = kb.by_id[eid]
         eligible = [s for s in m["ranks"] if s is None or (s == "warn" and (e["kind"] == "error" or has_error
                                                                             and e["kind"] == "echo"))]
+        if eligible == ["warn"] and not m.get("together") and not m.get("distinct") and \
+                any(ln > m["firsts"]["warn"] for ln in later_error.get(eid, ())) and \
+                all(_C10_WARN.search(h.text[:80]) for h in m["hits"] if h.severity == "warn"):
+            # a line torch's c10 logger printed at warning level is the root only when nothing at error level
+            # follows it: another entry's error line after it is the failure
+            eligible = []
         if e["kind"] == "warning":
             # a known warning (NCCL fell back to sockets, Open MPI's openib banner) is a note,
             # never the root cause: with an error nothing explains, the answer stays "unknown"
