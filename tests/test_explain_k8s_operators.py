@@ -72,6 +72,15 @@ REAL = {
         "  Warning  FailedScheduling  45m   volcano  10/6 tasks in gang unschedulable: pod group is not ready, 10 "
         "minAvailable, 6 Pending.\n",
         "k8s.volcano", ("minAvailable",)),
+    # https://github.com/kubeflow/mpi-operator/issues/481 (an MPIJob launcher's log; the fix became #484, 'Run workers
+    # first and wait for them': spec.launcherCreationPolicy WaitForWorkersReady). Open MPI's orted family answers
+    "mpiop481": (
+        "ssh: Could not resolve hostname tensorflow-benchmarks-worker-0.tensorflow-benchmarks-worker: Name or service "
+        "not known\nssh: Could not resolve hostname tensorflow-benchmarks-worker-1.tensorflow-benchmarks-worker: Name "
+        "or service not known\n"
+        "--------------------------------------------------------------------------\n"
+        "ORTE was unable to reliably start one or more daemons.\nThis usually is caused by:\n",
+        "mpi.orted", ("launcherCreationPolicy: WaitForWorkersReady",)),
 }
 
 # https://github.com/kubernetes-sigs/kueue/issues/9048 (an active ClusterQueue) and the RDMA plugin's start-up lines
