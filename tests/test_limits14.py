@@ -46,6 +46,13 @@ def test_sigxfsz_as_launchers_print_it(kb, line):
     assert r["root"] == "errno.efbig" and "LimitFSIZE=infinity" in _causes(root)
 
 
+@pytest.mark.parametrize("text", [_fixture("cpu_time_bash.txt"), "srun: error: n1: task 0: CPU time limit exceeded",
+                                  "  traceback : Signal 24 (SIGXCPU) received by PID 77"])
+def test_cpu_time_limit_forms_name_the_limit(kb, text):
+    r, root = _root(kb, text)
+    assert r["root"] == "limits.cpu_time" and "ulimit -t unlimited" in _causes(root)
+
+
 def test_bad_alloc_under_ulimit_v_names_the_address_space_limit_first(kb):
     r, root = _root(kb, _fixture("bad_alloc_ulimit_v.txt"))
     assert r["root"] == "errno.enomem"
