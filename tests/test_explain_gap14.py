@@ -122,3 +122,40 @@ def test_a_cut_hydra_line_keeps_the_words():
     r = explain_text("[mpiexec@vm] match_arg (utils/args/args.c:163): unrecognized argument\n"
                      "[mpiexec@vm] HYDU_parse_array (utils/args/args.c:178): argument matching returned error\n")
     assert "(its dashes stripped: the word Hydra did not know)" in _hydra_fix(r)
+
+
+# Slurm's job state reasons that end a job or keep it pending for good had only slurm.error's generic words (M: the
+# site is read, no fix row); tools/gen_slurm_reasons.py's REASON_FIX now gives each its meaning and fix from
+# https://slurm.schedmd.com/job_reason_codes.html. Texts: a run here (Slurm 22.05.8, one slurmctld + slurmd on this
+# machine, auth/none: `sbatch --wrap 'python3 -c "import sys; sys.exit(3)"'`, then `sbatch --dependency=afterok:1
+# --wrap 'echo training'`), in squeue's and scontrol's forms, and the seen set P11's case.
+DEP_SQUEUE = """$ sbatch --dependency=afterok:1 --wrap 'echo training'
+Submitted batch job 2
+$ squeue
+             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)
+                 2     debug     wrap     root PD       0:00      1 (DependencyNeverSatisfied)
+"""
+DEP_SCONTROL = """$ scontrol show job 2 | grep -E 'JobState|Dependency'
+   JobState=PENDING Reason=DependencyNeverSatisfied Dependency=afterok:1(failed)
+"""
+
+
+@pytest.mark.parametrize("text", [DEP_SQUEUE, DEP_SCONTROL, "P11"], ids=["squeue", "scontrol", "seen-p11"])
+def test_a_dependency_that_can_never_be_satisfied_gets_its_own_fix(text):
+    if text == "P11":
+        text = _seen("p11-dependency_never_satisfied")
+    f, c = _first_cause(text)
+    assert f["id"] == "slurm.error"
+    assert "can never be satisfied" in c["text"]
+    fix = " ".join(c["fix"])
+    assert "dependency=afterok:<new job id>" in fix and "scancel <JOBID>" in fix
+
+
+def test_every_ending_reason_has_its_own_fix():
+    """Each reason assigned to a family that ends the job or holds it for good has a fix of its own (the normal
+    pending reasons, slurm.pending, need none: the job starts when they clear)."""
+    with open(os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated", "slurm_reasons.json")) as f:
+        sites = json.load(f)["sites"]
+    bare = [s["name"] for s in sites if s.get("family") in ("slurm.error", "slurm.time_limit", "slurm.node_config")
+            and not s.get("fix")]
+    assert bare == []

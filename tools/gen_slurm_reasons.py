@@ -166,6 +166,56 @@ REASON_FIX = {
         "Pending: a limit of the QOS or association holds the job (AccountingPolicy).",
         ["sacctmgr show assoc user=$USER format=account,qos,grptres,maxtres,maxjobs; sacctmgr show qos",
          "ask for less (--time, --gres, --nodes) or another --qos / -A"]),
+    # gap14 (issue 18): the reasons that end a job or keep it pending for good and had only their family's generic
+    # words, from https://slurm.schedmd.com/job_reason_codes.html and the sbatch / slurm.conf man pages they name
+    "WAIT_DEP_INVALID": (
+        "Pending forever: the job's --dependency can never be satisfied (job_reason_codes: DependencyNeverSatisfied): "
+        "the job it waits for ended in a state the condition excludes (afterok: that job failed, was cancelled or "
+        "timed out; afternotok: it succeeded), or names a job that does not exist. Slurm does not start or cancel it "
+        "unless SchedulerParameters has kill_invalid_depend.",
+        ["scontrol show job <JOBID> | grep -i dependency   (the condition and the job it names, e.g. "
+         "afterok:1234(failed)); sacct -j <that job> -o JobID,State,ExitCode",
+         "fix and rerun the job it depends on, then point this one at the new job: scontrol update jobid=<JOBID> "
+         "dependency=afterok:<new job id>; or scancel <JOBID> and resubmit (afterany: start whatever the other job's "
+         "state; sbatch --kill-on-invalid-dep=yes makes Slurm cancel such a job itself)"]),
+    "FAIL_SYSTEM": (
+        "The job ended because of a failure outside it (job_reason_codes: SystemFailure: Slurm itself, a file system, "
+        "the network): not the program's own error.",
+        ["sacct -j <JOBID> -o JobID,State,ExitCode,NodeList,Reason; sinfo -R   (the nodes' reasons)",
+         "resubmit (sbatch --requeue lets Slurm do it); if it repeats on the same nodes: --exclude=<node> and tell the "
+         "admins (slurmctld / slurmd logs)"]),
+    "FAIL_INACTIVE_LIMIT": (
+        "The job was ended after its srun or salloc stopped answering the controller for longer than slurm.conf's "
+        "InactiveLimit (job_reason_codes: InactiveLimit): the terminal or login session that ran it closed, "
+        "or the client hung or lost the network.",
+        ["scontrol show config | grep -i InactiveLimit",
+         "run the work as a batch job (sbatch), or keep the interactive client alive (tmux / screen on the login "
+         "node, nohup srun ...) for the job's whole run"]),
+    "FAIL_BURST_BUFFER_OP": (
+        "A burst buffer operation of the job failed (job_reason_codes: BurstBufferOperation): its stage-in, stage-out "
+        "or allocation (#BB / #DW directives, the burst buffer plugin).",
+        ["scontrol show burst; scontrol show job <JOBID> | grep -i burst",
+         "check the job's #BB / #DW lines (paths, sizes, the pool); resubmit; if it repeats, the admins (the plugin's "
+         "log in slurmctld's)"]),
+    "FAIL_DEADLINE": (
+        "The job's --deadline came before it could run to the end (job_reason_codes: DeadLine): Slurm removes a job "
+        "that can no longer finish by its deadline.",
+        ["scontrol show job <JOBID> | grep -E 'Deadline|TimeLimit|StartTime'",
+         "a later --deadline, or a shorter --time (or --time-min) that fits before it; drop --deadline if the job "
+         "may end late"]),
+    "WAIT_RESV_DELETED": (
+        "Pending: the reservation the job asked for (--reservation) no longer exists (job_reason_codes: "
+        "ReservationDeleted).",
+        ["scontrol show reservation   (the reservations that exist now)",
+         "scontrol update jobid=<JOBID> reservation=<an existing one> (or reservation= with no name to run outside "
+         "any), or scancel and resubmit"]),
+    "FAIL_CONSTRAINTS": (
+        "Pending: no node can satisfy the job's -C/--constraint features now (job_reason_codes: Constraints): the "
+        "nodes that have them are down, drained or used, or the combination of features (&, |, counts) matches too "
+        "few of them.",
+        ["sinfo -N -o '%N %f %T'   (each node's features and state); scontrol show job <JOBID> | grep -i features",
+         "loosen -C (fewer features, | instead of &) or wait for the nodes that have them; an admin resumes a drained "
+         "node"]),
 }
 
 
