@@ -107,7 +107,8 @@ def test_operator_sites_regenerate_with_their_families(tmp_path):
                          ("Error signaling containerd, attempt %s/%s: %s", "k8s.gpu_operator"),
                          ("%s/%s tasks in gang unschedulable: %s", "k8s.volcano"),
                          ("launcher pod created failed: %s", "k8s.mpi_operator"),
-                         ("jobset failed due to reaching max number of restarts", "k8s.jobset")):
+                         ("jobset failed due to reaching max number of restarts", "k8s.jobset"),
+                         ("node does not have topology label: %s", "k8s.lws")):
         assert sites[text]["family"] == family, (text, sites[text].get("rule"))
     # a reason of a ClusterQueue that is fine is no site; a message too short to anchor stays unassigned
     assert "Reason: Ready" not in sites and sites["LocalQueue %s is stopped"]["family"] is None

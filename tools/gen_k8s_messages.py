@@ -83,6 +83,7 @@ OPERATORS = (
      r"^pkg/scheduler/(?:cache/cache|api/unschedule_info|plugins/(?:gang/gang|capacity/capacity|"
      r"proportion/proportion))\.go$"),
     ("jobset", "kubernetes-sigs/jobset", r"^pkg/constants/constants\.go$"),
+    ("lws", "kubernetes-sigs/lws", r"^pkg/controllers/(?:leaderworkerset|pod)_controller\.go$"),
 )
 SOURCES.update({name: repo for name, repo, _ in OPERATORS})
 OPERATOR_KEYS = tuple(name for name, _, _ in OPERATORS)
@@ -171,6 +172,11 @@ RULES = [
     # JobSet: the messages of its Failed condition (pkg/constants: ReachedMaxRestartsMessage, FailedJobsMessage)
     ("jobset", "k8s.jobset", {"where": r"^kubernetes-sigs/jobset:pkg/constants/", "call": r"^const \w{1,60}Message$",
                               "text": r"^jobset failed due to|violated JobSet exclusive placement"}),
+    # LeaderWorkerSet: its Warning events when it cannot create a group's StatefulSets or headless Service, and
+    # exclusive placement (the leaderworkerset.sigs.k8s.io/exclusive-topology annotation) on a node without that label
+    ("lws", "k8s.lws", {"where": r"^kubernetes-sigs/lws:pkg/controllers/",
+                        "text": r"^node does not have topology label|^Failed to create (?:leader|worker) statefulset|"
+                                r"^Failed to create headless service"}),
     ("info", None, {"level": r"^info$", "text": r"^(?!No devices found)"}),
     ("scheduler", "k8s.unschedulable", {"where": r"^kubernetes/kubernetes:pkg/scheduler/framework/types\.go",
                                         "text": r"nodes are available"}),
@@ -387,7 +393,7 @@ def build(files, version):
                                     "reasons (reasons), the NVIDIA device plugin's log lines, the GPU operator's "
                                     "validator's messages, the operators' own configuration messages (Kueue, "
                                     "the RDMA shared device plugin, the container toolkit's installer, "
-                                    "mpi-operator, Volcano, JobSet), and the environment "
+                                    "mpi-operator, Volcano, JobSet, LeaderWorkerSet), and the environment "
                                     "variables training-operator sets in a PyTorchJob's pods (env); families from "
                                     "the RULES table of the generator"),
            "sites": sites, "reasons": reasons, "env": env}
