@@ -172,3 +172,18 @@ def test_a_warning_line_with_nothing_after_it_keeps_its_answer(kb):
     alone, _, _ = _root(kb, GLOO_WARN)
     before, _, _ = _root(kb, GLOO_WARN + "epoch 1 loss 0.5\n")
     assert alone == before  # what it was: the reader did not change for a warning alone
+
+
+@pytest.mark.parametrize("line,level", [
+    # torch's c10 logger, glog's format (c10/util/logging_is_not_google_glog.h MessageLogger: "IWEF"[severity], then
+    # the date, time, file:line)
+    ("[W1126 13:50:38.189318288 socket.cpp:207] [c10d] The hostname of the client socket cannot be retrieved. err=-3",
+     "warn"),
+    ("[E1126 13:51:04.542719989 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught collective operation timeout", None),
+    ("[F1126 13:51:04.542719989 ProcessGroupNCCL.cpp:1500] [Rank 1] [PG 0 Rank 1] Watchdog timed out", None),
+    ("[I1126 13:50:38.189318288 TCPStore.cpp:312] [c10d - debug] The server has started on port = 29500.", "info"),
+])
+def test_c10_log_levels(line, level):
+    from gpudoctor.explain.text import severity
+
+    assert severity(line) == level
