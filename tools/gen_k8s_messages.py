@@ -18,6 +18,11 @@ Go sources, never executed:
   nvidia-operator-validator that check the driver, the container toolkit, CUDA and the device plugin on each node;
   logrus log.* and fmt.Errorf).
 
+- the operators whose own configuration decides whether a GPU job runs (OPERATORS, k8s14): kubernetes-sigs/kueue,
+  Mellanox/k8s-rdma-shared-dev-plugin, NVIDIA/nvidia-container-toolkit's cmd/nvidia-ctk-installer (the GPU operator's
+  toolkit DaemonSet), kubeflow/mpi-operator, volcano-sh/volcano, kubernetes-sigs/jobset and kubernetes-sigs/lws; each
+  with --<name> GITDIR [--<name>-rev REV].
+
 Each string in a message context (fmt.Sprintf / fmt.Errorf / errors.New / klog.* / recorder.Eventf /
 framework.NewStatus / Status.AppendReason arguments, a const or var `Name = "..."`, a struct field `Reason: "..."`) is a site; Go's
 verbs %v %+v %q %w %T %t read as %s. A site becomes a bounded matcher assigned to a knowledge family
@@ -28,7 +33,8 @@ container state reason such as 'ErrImagePull') are too vague to match alone: the
 Usage:
     python tools/gen_k8s_messages.py --k8s GITDIR [--k8s-rev REV] [--k8s-prefix PATH/] \\
         --device-plugin GITDIR [--device-plugin-rev REV] --operator GITDIR [--operator-rev v1.9.0] \\
-        --gpu-operator GITDIR [--gpu-operator-rev REV] [-o OUT]
+        --gpu-operator GITDIR [--gpu-operator-rev REV] --kueue GITDIR --rdma-shared-dp GITDIR \\
+        --ctk-installer GITDIR --mpi-operator GITDIR --volcano GITDIR --jobset GITDIR --lws GITDIR [-o OUT]
     python tools/gen_k8s_messages.py --slice tools/data/k8s_messages_slice.txt -o OUT   (the test)
 
 --k8s-prefix reads kubernetes' pkg/ where a repository keeps it: kubernetes/autoscaler vendored
@@ -37,6 +43,9 @@ how the committed file was made (the kubernetes repository itself is the same fi
 
 Sources: https://github.com/kubernetes/kubernetes (Apache-2.0), https://github.com/NVIDIA/k8s-device-plugin
 (Apache-2.0), https://github.com/kubeflow/training-operator (Apache-2.0), https://github.com/NVIDIA/gpu-operator
+(Apache-2.0), https://github.com/kubernetes-sigs/kueue, https://github.com/Mellanox/k8s-rdma-shared-dev-plugin,
+https://github.com/NVIDIA/nvidia-container-toolkit, https://github.com/kubeflow/mpi-operator,
+https://github.com/volcano-sh/volcano, https://github.com/kubernetes-sigs/jobset, https://github.com/kubernetes-sigs/lws
 (Apache-2.0), each read with `git show REV:path`.
 Docs: https://kubernetes.io/docs/tasks/debug/debug-application/debug-pods/,
 https://kubernetes.io/docs/concepts/scheduling-eviction/node-pressure-eviction/,
