@@ -173,8 +173,10 @@ RULES = [
                                               r"^CUDA was not found on the system"}),
     ("ninja", "build.ninja", {"where": r"cpp_extension", "level": r"raise", "text": r"^Ninja is required|ninja is required"}),
     ("cuda-mismatch", "build.cuda_mismatch", {"where": r"cpp_extension", "level": r"raise",
-                                              "text": r"mismatches the version that was used to compile|"
-                                                      r"required version by CUDA"}),
+                                              "text": r"mismatches the version that was used to compile"}),
+    # _check_cuda_version's CUDA_GCC_VERSIONS / CUDA_CLANG_VERSIONS: the host compiler, not the toolkit (cbuild14)
+    ("host-compiler", "build.host_compiler", {"where": r"cpp_extension", "level": r"raise",
+                                              "text": r"required version by CUDA"}),
     ("arch", "build.nvcc_arch", {"where": r"cpp_extension", "level": r"raise", "text": r"^Unknown CUDA arch"}),
     # torch.compile
     ("dynamo", "torch.compile_error", {"where": r"_dynamo/", "level": r"raise",
@@ -532,9 +534,11 @@ MSG_FIX = [
      ["point CUDA_HOME at a toolkit of torch.version.cuda's major version (module load cuda/{%2|<X.Y>}), or install "
       "the torch build for the toolkit you have"]),
     (r"^The current installed version of %s \(%s\) is (?:less|greater) than the (?:minimum|maximum) required version by CUDA",
-     "The host compiler (gcc / clang) is outside the versions this CUDA toolkit's nvcc supports.",
-     ["use a supported compiler: export CC=gcc-<N> CXX=g++-<N> (module load gcc/<N>), or a CUDA toolkit that "
-      "supports this compiler (the CUDA installation guide lists the versions)"]),
+     "The host compiler (gcc / clang) is outside the versions torch.utils.cpp_extension allows for this CUDA "
+     "release (its CUDA_GCC_VERSIONS / CUDA_CLANG_VERSIONS table: {%-1|the range the message names}).",
+     ["build with a compiler in that range: install it (apt-get install gcc-<N> g++-<N>; conda install -c conda-forge "
+      "gxx=<N>) and export CC=gcc-<N> CXX=g++-<N> before the build (module load gcc/<N>; torch passes CC to nvcc as "
+      "-ccbin), or use a CUDA toolkit (and a torch built for it) that allows this compiler"]),
     (r"^Unknown CUDA arch \(%s\) or GPU not supported",
      "TORCH_CUDA_ARCH_LIST (or the GPU's compute capability) names {%1|an architecture} this torch's cpp_extension does "
      "not know (a newer GPU than the torch release, or a typo).",
