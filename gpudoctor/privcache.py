@@ -11,7 +11,13 @@ Used by the collector blob (collector/bundle.py) and explain's knowledge cache
   symlink), at most ``limit`` bytes, and only when its first line is the caller's ``head`` (the
   format and the key its name came from);
 - it is written as a temporary file (mkstemp: 0600) renamed into place, and the files of other
-  keys (same prefix and suffix) are removed then.
+  keys (same prefix and suffix) are removed then;
+- its first line also carries the SHA-256 of the rest (red team 2026-11-27): a file cut short, a
+  flipped bit or any other change since it was written is not read back (a garbled sites file whose
+  rows still had a row's shape named an unknown family or a regex that does not compile, and explain
+  ended with exit 3; one with a changed fix printed it), and the caller builds its content again;
+- the file is opened O_NONBLOCK (a FIFO at its name is refused, never waited on), and a folder that
+  is not an absolute path (HOME unset and no passwd entry: expanduser gives '~') is no cache.
 """
 
 import os
@@ -30,15 +36,37 @@ def _owned(st, mode_mask):
     return st.st_uid == os.geteuid() and not st.st_mode & mode_mask and not stat.S_ISLNK(st.st_mode)
 
 
+def _sha256(data):
+    import sys
+
+    if "hashlib" in sys.modules:  # OpenSSL's (SHA-NI: 12 MB in 8 ms), once something imported it
+        return sys.modules["hashlib"].sha256(data).hexdigest().encode()
+    try:  # else the built-in one: hashlib would load OpenSSL (5 ms of a run; blobcache.py)
+        from _sha256 import sha256
+    except ImportError:
+        try:
+            from _sha2 import sha256
+        except ImportError:
+            from hashlib import sha256
+    return sha256(data).hexdigest().encode()
+
+
+def _sealed(head, body):
+    return head + b" sha256:" + _sha256(body)
+
+
 def read(path, head, limit):
-    """The bytes after the first line of ``path`` when that line is ``head`` and the rules above
-    hold; None otherwise (an absent file included)."""
+    """The bytes after the first line of ``path`` when that line is ``head`` and the SHA-256 of
+    those bytes, and the rules above hold; None otherwise (an absent file included)."""
     import stat
 
+    if not os.path.isabs(path):
+        return None
     try:
         if not _owned(os.lstat(os.path.dirname(path)), 0o022):
             return None
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+                     | getattr(os, "O_NOCTTY", 0))
     except OSError:
         return None
     try:
@@ -54,16 +82,20 @@ def read(path, head, limit):
         if fd is not None:
             os.close(fd)
     first, _, body = data.partition(b"\n")
-    return body if first == head and len(data) <= limit else None
+    if len(data) > limit or not first.startswith(head + b" sha256:") or first != _sealed(head, body):
+        return None
+    return body
 
 
 def write(path, head, body, prefix, suffix):
-    """Keep ``head`` + newline + ``body`` at ``path`` (in cache_dir()), then remove the other
+    """Keep ``head``, the SHA-256 of ``body``, newline, ``body`` at ``path`` (in cache_dir()), then remove the other
     ``prefix``*``suffix`` files there. A folder that is not this user's own gets nothing; a
     failure to write is no error (the caller builds the content again next time)."""
     import tempfile
 
     d = os.path.dirname(path)
+    if not os.path.isabs(d):
+        return
     try:
         if not _owned(os.lstat(os.path.dirname(d)), 0o022):
             return
@@ -73,7 +105,7 @@ def write(path, head, body, prefix, suffix):
         fd, tmp = tempfile.mkstemp(dir=d, prefix="." + prefix)  # 0600
         try:
             with os.fdopen(fd, "wb") as f:
-                f.write(head + b"\n" + body)
+                f.write(_sealed(head, body) + b"\n" + body)
             os.replace(tmp, path)
         except BaseException:
             os.unlink(tmp)

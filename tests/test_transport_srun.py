@@ -294,13 +294,18 @@ def test_bundle_blob_cache_is_used_only_when_owned_private_and_keyed(tmp_path, m
     path = d / ("collector-%s.blob" % key[:40])
     assert (os.stat(d).st_mode & 0o777, os.stat(path).st_mode & 0o777) == (0o700, 0o600)
     kept = b"%d\n" % len(loader.encode()) + loader.encode()  # the loader's text first (format 2)
-    assert path.read_bytes() == blobcache.FORMAT + b" " + key.encode() + b"\n" + kept + blob
+    from gpudoctor import privcache
+
+    def sealed(body):  # the first line carries the SHA-256 of the rest (privcache.py)
+        return privcache._sealed(blobcache.FORMAT + b" " + key.encode(), body) + b"\n" + body
+
+    assert path.read_bytes() == sealed(kept + blob)
 
     def fresh():
         monkeypatch.setattr(bundle, "_parts", {})
         return bundle.build_parts(("watch",))[1]
 
-    path.write_bytes(blobcache.FORMAT + b" " + key.encode() + b"\n" + kept + b"from the cache")
+    path.write_bytes(sealed(kept + b"from the cache"))
     assert fresh() == b"from the cache"  # read back, not built
     # blobcache is srun's reader, which imports no collector module for it
     monkeypatch.setattr(blobcache, "_read", {})
