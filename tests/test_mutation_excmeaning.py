@@ -195,9 +195,14 @@ def test_a_file_that_could_not_be_opened_is_not_its_contents(exc, msg):
 
 WRITE_TEXT = ("The checkpoint's file stopped taking bytes while torch.save wrote it (a short write: PyTorchStreamWriter's "
               "position fell behind, caffe2/serialize/inline_container.cc): the filesystem refused the write - a full "
-              "disk or a used-up quota first (ENOSPC, EDQUOT), else an I/O error of a network filesystem (EIO).")
+              "disk or a used-up quota first (ENOSPC, EDQUOT), a file-size limit on the process (ulimit -f, "
+              "RLIMIT_FSIZE: EFBIG, since Python ignores SIGXFSZ; setrlimit(2)), else an I/O error of a network "
+              "filesystem (EIO).")
 WRITE_FIX = ["df -h and quota -s (Lustre: lfs quota -h -u $USER <mount>) on the checkpoint's folder; free space or "
-             "save to a filesystem with room, and keep fewer checkpoints (save_total_limit)"]
+             "save to a filesystem with room, and keep fewer checkpoints (save_total_limit)",
+             "ulimit -f in the job's shell (srun bash -c 'ulimit -f'): anything but 'unlimited' caps every file; "
+             "ulimit -f unlimited before the launcher (limits.conf fsize, LimitFSIZE=, --ulimit fsize=-1 where it is "
+             "set)"]
 
 
 def test_a_short_write_of_torch_save(kb):
