@@ -159,3 +159,26 @@ def test_every_ending_reason_has_its_own_fix():
     bare = [s["name"] for s in sites if s.get("family") in ("slurm.error", "slurm.time_limit", "slurm.node_config")
             and not s.get("fix")]
     assert bare == []
+
+
+# ssh's own reason before a launcher's 'ssh exited with exit code 255' (ssh.pdsh; checks/ssh.knowledge.toml): a changed
+# host key and sshd's MaxAuthTries. Texts: runs here (pdsh 2.34 -R ssh against OpenSSH's sshd on 127.0.0.1 started with
+# MaxAuthTries=2, an ssh config offering four keys none of which is authorized; then a known_hosts line holding
+# another host key), and the seen sets P11's and P15's cases.
+PDSH_AUTH = '$ pdsh -R ssh -w gnode[1-2] hostname\ngnode2: Received disconnect from 127.0.0.1 port 45579:2: Too many authentication failures\ngnode2: Disconnected from 127.0.0.1 port 45579\npdsh@vm: gnode2: ssh exited with exit code 255\ngnode1: Received disconnect from 127.0.0.1 port 45579:2: Too many authentication failures\ngnode1: Disconnected from 127.0.0.1 port 45579\npdsh@vm: gnode1: ssh exited with exit code 255\n'
+PDSH_HOSTKEY = '$ pdsh -R ssh -w gnode1 hostname\ngnode1: @@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@\ngnode1: @    WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!     @\ngnode1: @@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@\ngnode1: IT IS POSSIBLE THAT SOMEONE IS DOING SOMETHING NASTY!\ngnode1: Someone could be eavesdropping on you right now (man-in-the-middle attack)!\ngnode1: It is also possible that a host key has just been changed.\ngnode1: The fingerprint for the ED25519 key sent by the remote host is\ngnode1: SHA256:PvMegdM79pr5kASM86DxKQvdY86V1ZBsa8HP5g5dNjI.\ngnode1: Please contact your system administrator.\ngnode1: Add correct host key in /tmp/gap14_ssh/known_hosts to get rid of this message.\ngnode1: Offending ED25519 key in /tmp/gap14_ssh/known_hosts:1\ngnode1:   remove with:\ngnode1:   ssh-keygen -f "/tmp/gap14_ssh/known_hosts" -R "[127.0.0.1]:45579"\ngnode1: Host key for [127.0.0.1]:45579 has changed and you have requested strict checking.\ngnode1: Host key verification failed.\npdsh@vm: gnode1: ssh exited with exit code 255\n'
+
+
+@pytest.mark.parametrize("text,words,fix", [
+    (PDSH_AUTH, "too many failed attempts", "IdentitiesOnly yes"),
+    ("p15-ssh_too_many_auth_failures", "too many failed attempts", "IdentitiesOnly yes"),
+    (PDSH_HOSTKEY, "refused the node's host key", "ssh-keygen -R <host>"),
+    ("p11-pdsh_host_key_changed", "refused the node's host key", "ssh-keygen -R <host>"),
+], ids=["auth-run-here", "auth-seen-p15", "hostkey-run-here", "hostkey-seen-p11"])
+def test_the_launchers_ssh_failure_names_ssh_own_reason(text, words, fix):
+    if text.startswith("p1"):
+        text = _seen(text)
+    f, c = _first_cause(text)
+    assert f["id"] == "ssh.pdsh"
+    assert words in c["text"] and c["evidence"]
+    assert fix in " ".join(c["fix"])
