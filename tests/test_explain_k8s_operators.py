@@ -81,6 +81,12 @@ REAL = {
         "--------------------------------------------------------------------------\n"
         "ORTE was unable to reliably start one or more daemons.\nThis usually is caused by:\n",
         "mpi.orted", ("launcherCreationPolicy: WaitForWorkersReady",)),
+    # https://github.com/NVIDIA/k8s-device-plugin/issues/16 (kubectl get pods, then the plugin run by hand: NVML does
+    # not load without the NVIDIA runtime; the plugin exits on it, --fail-on-init-error being on by default)
+    "dp16": ("NAME                                   READY     STATUS             RESTARTS   AGE\n"
+             "nvidia-device-plugin-daemonset-2h9rh   0/1       CrashLoopBackOff   11          33m\n"
+             "14:25:40 Loading NVML\n14:25:40 Failed to start nvml with error: could not load NVML library.\n",
+             "k8s.crashloop", ('"default-runtime": "nvidia"', "default_runtime_name")),
 }
 
 # https://github.com/kubernetes-sigs/kueue/issues/9048 (an active ClusterQueue) and the RDMA plugin's start-up lines
