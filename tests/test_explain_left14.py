@@ -187,3 +187,24 @@ def test_c10_log_levels(line, level):
     from gpudoctor.explain.text import severity
 
     assert severity(line) == level
+
+
+# --- a site whose matcher is only the start of an interpreter wording ----------------------------------------------
+# torch/_weights_only_unpickler.py raises UnpicklingError(f"Unsupported operand {key[0]}"), matched as
+# 'Unsupported operand' (case-insensitive); CPython's own 'unsupported operand type(s) for %.100s: ...'
+# (Objects/abstract.c binop_type_error) is any program's TypeError. torch.serialization prints its own line with
+# 'WeightsUnpickler error: ' before the unpickler's message (torch/serialization.py, _get_wo_message).
+UNPICKLER = ("_pickle.UnpicklingError: Weights only load failed. Re-running `torch.load` with `weights_only` set to "
+             "`False` will likely succeed, but it can result in arbitrary code execution. Do it only if you got the "
+             "file from a trusted source.\nPlease file an issue with the following so that we can make "
+             "`weights_only=True` compatible with your use case: WeightsUnpickler error: Unsupported operand 149\n")
+
+
+def test_the_interpreters_unsupported_operand_is_no_checkpoint_error(kb):
+    from gpudoctor.explain import knowledge
+
+    assert knowledge._not_interpreter("Unsupported operand %s", r"Unsupported\ operand") == \
+        r"Unsupported\ operand(?!\ type\(s\)\ for\ )"
+    text = MEGATRON_TB.replace("AssertionError", "TypeError: unsupported operand type(s) for %: 'NoneType' and 'int'")
+    assert _root(kb, text)[0] != "torch.checkpoint_load"
+    assert _root(kb, UNPICKLER)[0] == "torch.checkpoint_load"

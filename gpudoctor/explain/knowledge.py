@@ -968,6 +968,25 @@ _INTERPRETER = frozenset(_words(t) for t in INTERPRETER_WORDINGS)
 _INTERPRETER_KEY = re.compile("|".join(sorted({max(w, key=len) for w in _INTERPRETER})))
 
 
+# each wording's first literal run ('unsupported operand type(s) for '): a site whose matcher is only a shorter start
+# of one (torch's weights-only unpickler 'Unsupported operand %s', matched as 'Unsupported\ operand' with
+# IGNORECASE) would take the interpreter's line ("TypeError: unsupported operand type(s) for %: 'NoneType' and
+# 'int'"); _not_interpreter makes it stop there
+_INTERPRETER_HEADS = tuple(sorted({_CONVERSION.split(t)[0].lower() for t in INTERPRETER_WORDINGS} - {""}))
+
+
+def _not_interpreter(text, rx):
+    """``rx`` (a site's matcher), with a lookahead that refuses the rest of an interpreter wording when the matcher
+    is exactly its format's first literal run and that run is a shorter start of the wording's (see above)."""
+    lit = _CONVERSION.split(text)[0].rstrip() if isinstance(text, str) else ""
+    if len(lit) < 4 or rx != re.escape(lit):
+        return rx
+    for head in _INTERPRETER_HEADS:
+        if head.startswith(lit.lower()) and len(head.rstrip()) > len(lit):
+            return "%s(?!%s)" % (rx, re.escape(head[len(lit):len(lit) + 40]))
+    return rx
+
+
 def interpreter_wording(text):
     """Whether a message format's words are exactly those of an exception message the Python interpreter prints
     (INTERPRETER_WORDINGS; its values and quotes aside): 'module %s has no attribute %s' is, 'Unsupported operand
@@ -1007,7 +1026,7 @@ def _site_rows(path):
                                      % (name, site.get("id")))
             info["fix"] = list(fix)
         info["source"] = name[:-5]
-        rows.append([fam, first_of(rx), site.get("needles"), info])
+        rows.append([fam, first_of(_not_interpreter(site.get("text"), rx)), site.get("needles"), info])
     return rows
 
 
