@@ -12,6 +12,8 @@ The texts in fixtures/build/ were made on this machine by the real programs (202
 - gcc12_python_h_missing.log: gcc 12.2 compiling `#include <Python.h>` without Python's include folder;
 - gcc12_cuda118_host_config.log: gcc 12.2 including CUDA 11.8's crt/host_config.h (nvidia-cuda-nvcc-cu11 11.8.89)
   with __CUDACC__ defined, as nvcc does (the header's #warning about a direct include is left out);
+- pip23_wheel_built_verbose_healthy.log: pip 23.2.1 `pip wheel -v --no-deps ./good` of a C extension that builds
+  (gcc's command lines, setuptools' and pip's progress): a healthy log;
 - nvcc13_*.log: nvcc 13.0.88 of the nvidia-cuda-nvcc wheel, `nvcc <flags> -c k.cu` with -arch=sm_35,
   -gencode arch=compute_50,code=sm_50, -arch=compute_61 and -std=c++23.
 """
@@ -123,18 +125,55 @@ def test_pip_wrapper_lines_are_a_family_whose_cause_is_the_compiler_error_above(
     assert "header the package includes is not installed" in f["causes"][0]["text"]
 
 
-def test_the_wrapper_lines_do_not_hide_the_real_compiler_error():
-    # the Python.h line above pip's wrapper lines is the root, not the wrapper (the pip log's lines, Python.h missing)
-    text = open(os.path.join(FIX, "pip23_wheel_missing_header.log")).read().replace(
-        "badhdr.c:2:10: fatal error: cuda_missing_header.h: No such file or directory",
-        "badhdr.c:1:10: fatal error: Python.h: No such file or directory")
+@pytest.mark.parametrize("text", [
+    # https://github.com/Mebus/restatic/issues/2 (psutil; settled: python3-dev / python3.x-dev)
+    "  psutil/_psutil_common.c:9:10: fatal error: Python.h: No such file or directory\n   #include <Python.h>\n"
+    "            ^~~~~~~~~~\n  compilation terminated.\n  error: command 'x86_64-linux-gnu-gcc' failed with exit "
+    "status 1\n  \n  ----------------------------------------\n  Failed building wheel for psutil\n",
+    # https://github.com/jdidion/atropos/issues/142 (pip >= 22 around a module's gcc; RHEL 8)
+    "      atropos/align/_align.c:29:10: fatal error: Python.h: No such file or directory\n"
+    "         29 | #include \"Python.h\"\n            |          ^~~~~~~~~~\n      compilation terminated.\n"
+    "      error: command '/nas/longleaf/rhel8/apps/gcc/11.2.0/bin/gcc' failed with exit code 1\n"
+    "      [end of output]\n\n  note: This error originates from a subprocess, and is likely not a problem with pip.\n",
+])
+def test_the_wrapper_lines_do_not_hide_the_real_compiler_error(text):
     _, f = _first(text)
-    assert f["id"] == "build.python_headers"
+    assert f["id"] == "build.python_headers" and "python3-dev" in _words(f)
+
+
+def test_numpy_distutils_command_line_is_the_build_family():
+    # https://github.com/gkrsv/split_audio/issues/4 (numba's build: numpy.distutils' double-quoted Command)
+    _, f = _first('      error: Command "x86_64-linux-gnu-gcc -Wno-unused-result -Wsign-compare -DNDEBUG -g -fwrapv -O2 '
+                  '-fPIC -I/usr/include/python3.10 -c numba/_dynfuncmod.c -o build/temp.linux-x86_64-cpython-310/numba/'
+                  '_dynfuncmod.o -g" failed with exit status 1\n      [end of output]\n')
+    assert f["id"] == "build.wheel_failed"
 
 
 def test_build_isolation_without_torch_is_no_build_isolation():
     r, f = _first(open(os.path.join(FIX, "pip23_build_isolation_no_torch.log")).read())
     assert f["id"] == "build.isolation" and "--no-build-isolation" in _words(f)
+
+
+UV_NO_TORCH = (
+    # https://github.com/ai-bond/flash-attention-v100/pull/23 (uv pip install . of a setup.py that imports torch)
+    "(flash-attention-v100) flash-attention-v100 git:main  \u276f uv pip install . \u23ce\n"
+    "Resolved 31 packages in 9ms\n"
+    "  \u00d7 Failed to build `flash-attn-v100 @ file:///[...]/git/flash-attention-v100`\n"
+    "  \u251c\u2500\u25b6 The build backend returned an error\n"
+    "  \u2570\u2500\u25b6 Call to `setuptools.build_meta.build_wheel` failed (exit status: 1)\n\n"
+    "      [stderr]\n      Traceback (most recent call last):\n"
+    "        File \"<string>\", line 15, in get_ext_modules\n"
+    "      ModuleNotFoundError: No module named 'torch'\n")
+
+
+def test_uv_build_without_torch_is_no_build_isolation():
+    _, f = _first(UV_NO_TORCH)
+    assert f["id"] == "build.isolation" and "--no-build-isolation" in _words(f)
+
+
+def test_uv_wrapper_lines_alone_are_the_build_family():
+    _, f = _first(UV_NO_TORCH.split("\n\n")[0] + "\n")
+    assert f["id"] == "build.wheel_failed" and f["confidence"] == "family"
 
 
 def test_nvcc_std_value_not_defined():
@@ -173,3 +212,8 @@ def test_no_module_named_torch_outside_a_build_is_not_build_isolation():
     _, f = _first("Traceback (most recent call last):\n  File \"train.py\", line 1, in <module>\n    import torch\n"
                   "ModuleNotFoundError: No module named 'torch'\n")
     assert f is None or f["id"] != "build.isolation"
+
+
+def test_a_verbose_build_that_succeeds_is_healthy():
+    r, f = _first(open(os.path.join(FIX, "pip23_wheel_built_verbose_healthy.log")).read())
+    assert r["verdict"] == "no_error" and f is None
