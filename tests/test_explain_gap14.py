@@ -182,3 +182,32 @@ def test_the_launchers_ssh_failure_names_ssh_own_reason(text, words, fix):
     assert f["id"] == "ssh.pdsh"
     assert words in c["text"] and c["evidence"]
     assert fix in " ".join(c["fix"])
+
+
+# torch's own refusals whose condition names the cause (torch_usercode.toml): DataLoader(timeout=N) expired (dataloader.py
+# _try_get_data; the workers are slow, not dead) and a negative target other than ignore_index (LossNLL.cpp). Texts:
+# runs here (torch 2.13.0+cpu: a dataset sleeping 3 s per item with num_workers=1, timeout=1; cross_entropy with
+# labels padded with -1), and the seen sets P12's and P14's cases.
+LOADER_TIMEOUT = 'Traceback (most recent call last):\n  File "/tmp/gap14_torch/slow.py", line 9, in <module>\n    for b in DataLoader(Slow(), batch_size=2, num_workers=1, timeout=1):\n  File "/tmp/libs13b/tv/lib/python3.11/site-packages/torch/utils/data/dataloader.py", line 725, in __next__\n    data = self._next_data()\n           ^^^^^^^^^^^^^^^^^\n  File "/tmp/libs13b/tv/lib/python3.11/site-packages/torch/utils/data/dataloader.py", line 1505, in _next_data\n    idx, data = self._get_data()\n                ^^^^^^^^^^^^^^^^\n  File "/tmp/libs13b/tv/lib/python3.11/site-packages/torch/utils/data/dataloader.py", line 1449, in _get_data\n    raise RuntimeError(\nRuntimeError: DataLoader timed out after 1 seconds\n'
+TARGET_NEG = 'Traceback (most recent call last):\n  File "/tmp/gap14_torch/pad.py", line 5, in <module>\n    print(F.cross_entropy(logits, labels))\n          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n  File "/tmp/libs13b/tv/lib/python3.11/site-packages/torch/nn/functional.py", line 3555, in cross_entropy\n    return torch._C._nn.cross_entropy_loss(\n           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\nIndexError: Target -1 is out of bounds.\n'
+
+
+@pytest.mark.parametrize("text,entry,words,fix", [
+    (LOADER_TIMEOUT, "usercode.dataloader_killed", "DataLoader(timeout=N)", "raise timeout="),
+    ("p12-loader_timeout_slow_dataset", "usercode.dataloader_killed", "DataLoader(timeout=N)", "raise timeout="),
+    (TARGET_NEG, "usercode.index_out_of_range", "negative target", "ignore_index"),
+    ("p14-labels_pad_minus_one", "usercode.index_out_of_range", "negative target", "ignore_index"),
+], ids=["timeout-run-here", "timeout-seen-p12", "target-run-here", "target-seen-p14"])
+def test_torchs_refusal_names_the_condition_it_checks(text, entry, words, fix):
+    if text.startswith("p1"):
+        text = _seen(text)
+    r = explain_text(text)
+    f = r["findings"][0]
+    assert f["id"] == entry
+    c = next(c for c in f["causes"] if words in c["text"])
+    assert c["evidence"] and fix in " ".join(c["fix"])
+
+
+def test_a_target_past_the_classes_is_not_read_as_padding():
+    r = explain_text(TARGET_NEG.replace("Target -1 is", "Target 7 is"))
+    assert not any("negative target" in c["text"] and c["evidence"] for f in r["findings"] for c in f["causes"])
