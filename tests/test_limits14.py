@@ -93,6 +93,13 @@ def test_erofs_under_a_ro_volume_names_the_ro_option(kb):
     assert "drop :ro" in _causes(root)
 
 
+def test_coreutils_refusal_under_a_ro_volume(kb):
+    # GNU coreutils' "<prog>: cannot touch 'x': <strerror>" (src/touch.c), read as the errno it ends with
+    r, root = _root(kb, _fixture("ro_touch_podman.txt"))
+    assert r["root"] == "errno.permission" and "drop :ro" in _causes(root)
+    assert explain_text("mkdir: cannot create directory '/x': File exists\n", kb)["root"] is None  # EEXIST: context only
+
+
 def test_healthy_lines_about_limits_and_volumes_stay_healthy(kb):
     text = ("$ ulimit -a | grep -E -- '-(f|v)'\nfile size                   (blocks, -f) unlimited\n"
             "virtual memory              (kbytes, -v) unlimited\n"

@@ -391,6 +391,12 @@ def build(rows, version):
                 r"%s \(%d\)" % (re.escape(text), num), r"\berrno[ =:]{1,3}%d\b[^\n]{0,40}?%s" % (num, re.escape(text))]
         if len(text) >= _MIN_BARE and name not in CONTEXT_ONLY:
             alts.append(re.escape(text))
+        if name in FAMILIES and name not in CONTEXT_ONLY:
+            # GNU coreutils' refusals (touch, cp, mkdir, rm, tee, install ...): error (0, errno, _("cannot touch %s"),
+            # quoteaf (file)) prints '<prog>: cannot touch 'x': <strerror>' (src/touch.c, src/copy.c, src/mkdir.c);
+            # the quoted name after 'cannot <verb>' names a file, so the text is this errno (limits14)
+            alts.append(r"\b(?:cannot|failed to) [a-z][a-z ]{1,60} '[^'\n]{1,200}'(?: for [a-z]{1,12})?: %s"
+                        % re.escape(text))
         site = {"id": "errno.%s" % name.lower(), "name": name, "code": num, "text": text,
                 "re": "(?:%s)" % "|".join(alts), "family": FAMILIES.get(name),
                 "rule": "FAMILIES[%s]" % name if name in FAMILIES else None}
