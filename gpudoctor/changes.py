@@ -170,8 +170,10 @@ def show(value, label=""):
         return "(none)" if value is None else ABSENT
     if isinstance(value, tuple):
         return "[%s]" % ", ".join(str(v) for v in value)[:MAX_SHOWN]
+    # the limits in bytes (collector/system.py _LIMIT_KEYS: /proc/self/limits' 'bytes' rows)
     if isinstance(value, int) and not isinstance(value, bool) and ("memlock" in label or "bytes" in label
-                                                                    or label.startswith(("stack", "/dev/shm"))):
+                                                                    or label.startswith(("stack", "/dev/shm", "fsize ",
+                                                                                         "as ", "data ", "core "))):
         return human_bytes(value)
     text = str(value)
     return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN] + "..."

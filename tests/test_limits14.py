@@ -169,3 +169,13 @@ def test_limits_parity_names_the_odd_node():
     out = _run("limits.parity", {"n1": a, "n2": a, "n3": b})
     odd = [o for o in out if getattr(o, "severity", None) == "warning"]
     assert len(odd) == 1 and odd[0].hosts == ["n3"] and "nofile" in odd[0].message
+
+
+def test_drift_between_runs_shows_the_new_limits_in_bytes():
+    from gpudoctor.changes import compare
+
+    before = {"limits": parse_limits(_fixture("proc_limits_prlimit.txt"))}
+    after = {"limits": parse_limits(_fixture("proc_limits_prlimit.txt").replace(
+        "Max file size             1048576              1048576", "Max file size             unlimited            unlimited"))}
+    texts = [c.text for c in compare(before, after)]
+    assert "fsize soft 1.0 MiB -> unlimited" in texts, texts
