@@ -195,6 +195,19 @@ def _sentences(text):
     return [x for x in re.split(r"(?<=[.!?])\s+(?=[A-Z(])", _plain(text)) if x]
 
 
+# a stated default that holds only for older releases: "Before 2.4.2, the default ...", "Default is 0 in 2.18",
+# "The default is 16384 (up to 2.2)"; "Default is 1 (since NCCL 2.28; it was 0 in NCCL 2.27)" is today's
+OLDER_BEFORE = re.compile(r'\b(?:[Bb]efore|[Uu]p to|[Uu]ntil|[Ii]n) (?:NCCL )?\d+\.\d+(?:\.\d+)?,?\s+(?:the )?$')
+OLDER_AFTER = re.compile(r'``?\s*\(?\s*(?:in|up to|until|before) (?:NCCL )?\d+\.\d+|\s*\(?\s*(?:in|up to|until|before) '
+                         r'(?:NCCL )?\d+\.\d+')
+
+
+def _older_default(body, d):
+    """True where the default matched by RST_DEFAULT (d, over body) is stated for older releases only."""
+    flat = re.sub(r"\s+", " ", body[max(0, d.start() - 60):d.start()])
+    return bool(OLDER_BEFORE.search(flat) or OLDER_AFTER.match(body, d.end()))
+
+
 def read_doc_parts(rst):
     """{name: {"doc_part", "doc_says", "doc_default", "doc_sets"}} for the variables of env.rst that sit in one of the
     page's '=' parts, and {part: its own first sentences}. doc_says: the variable's first sentence and any sentence
@@ -231,7 +244,12 @@ def read_doc_parts(rst):
             r"perform|slow|bandwidth|latency|discouraged|should not|not recommended|debug|best|optimal", x, re.I)]
         rec = {"doc_part": part, "doc_says": " ".join(says)[:600]}
         d = RST_DEFAULT.search(body)
-        if d and (d.group(1) or d.group(2)).rstrip(".").lower() not in NOT_A_VALUE:
+        if d and (d.group(1) or d.group(2)).rstrip(".").lower() not in NOT_A_VALUE and _older_default(body, d):
+            # the value stated is an older release's default ("Default is 0 in 2.18 (disabled); since 2.19 this
+            # feature is auto-enabled", "Before 2.4.2, the default value is 0 ...", "16384 (up to 2.2) or is
+            # dependent on the number of ranks"): today's default is not one value of the page
+            rec["doc_default"] = "varies"
+        elif d and (d.group(1) or d.group(2)).rstrip(".").lower() not in NOT_A_VALUE:
             rec["doc_default"] = (d.group(1) or d.group(2)).rstrip(".")
         elif re.search(r"default is unset|isn't specified, NCCL will|is not set, NCCL will", _plain(body), re.I):
             rec["doc_default"] = "unset"

@@ -107,6 +107,8 @@ def _nccl_doc_rows(have):
     for name, e in sorted((doc.get("names") or {}).items()):
         if e.get("doc_part") != "Debugging" or name.lower() in have:
             continue
+        if e.get("doc_default") == "varies":  # the page's default is an older release's (NCCL_NET_GDR_READ: 1 on
+            continue  # NVLink platforms since 2.4.2): a value that is today's default must not be told as a cause
         if e.get("doc_sets"):
             when = [e["doc_sets"]] if _num(e["doc_sets"]) is None else "=%s" % e["doc_sets"]
         elif e.get("doc_default") and e["doc_default"] != "unset":
