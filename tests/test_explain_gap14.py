@@ -211,3 +211,19 @@ def test_torchs_refusal_names_the_condition_it_checks(text, entry, words, fix):
 def test_a_target_past_the_classes_is_not_read_as_padding():
     r = explain_text(TARGET_NEG.replace("Target -1 is", "Target 7 is"))
     assert not any("negative target" in c["text"] and c["evidence"] for f in r["findings"] for c in f["causes"])
+
+
+# A whole model pickled with torch.save(model), loaded where its class is not (torch_core.toml, torch.checkpoint_load):
+# pickle's find_class message. Texts: a run here (torch 2.13.0+cpu: save.py defines Net in __main__ and saves the
+# module; load.py calls torch.load(..., weights_only=False)) and the seen set P12's case.
+PICKLED_MODEL = 'Traceback (most recent call last):\n  File "/tmp/gap14_torch/load.py", line 2, in <module>\n    model = torch.load("model.pt", weights_only=False)\n            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n  File "/tmp/libs13b/tv/lib/python3.11/site-packages/torch/serialization.py", line 1610, in load\n    return _load(\n           ^^^^^^\n  File "/tmp/libs13b/tv/lib/python3.11/site-packages/torch/serialization.py", line 2221, in _load\n    result = unpickler.load()\n             ^^^^^^^^^^^^^^^^\n  File "/tmp/libs13b/tv/lib/python3.11/site-packages/torch/serialization.py", line 2210, in find_class\n    return super().find_class(mod_name, name)\n           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\nAttributeError: Can\'t get attribute \'Net\' on <module \'__main__\' from \'/tmp/gap14_torch/load.py\'>\n'
+
+
+@pytest.mark.parametrize("text", [PICKLED_MODEL, "p12-whole_model_pickle_load"], ids=["run-here", "seen-p12"])
+def test_a_pickled_model_without_its_class_names_state_dict(text):
+    if text.startswith("p12"):
+        text = _seen(text)
+    f, c = _first_cause(text)
+    assert f["id"] == "torch.checkpoint_load"
+    assert "whole pickled object" in c["text"] and c["evidence"]
+    assert "model.state_dict()" in " ".join(c["fix"])
