@@ -14,6 +14,9 @@ The texts in fixtures/build/ were made on this machine by the real programs (202
   with __CUDACC__ defined, as nvcc does (the header's #warning about a direct include is left out);
 - pip23_wheel_built_verbose_healthy.log: pip 23.2.1 `pip wheel -v --no-deps ./good` of a C extension that builds
   (gcc's command lines, setuptools' and pip's progress): a healthy log;
+- torch213_cuda_extension_cuda_home_unset.log: torch 2.13.0+cpu, `python setup.py build_ext` of a CUDAExtension with
+  CUDA_HOME unset and no nvcc on PATH; torch213_load_inline_no_ninja.log: torch.utils.cpp_extension.load_inline with no
+  ninja on PATH;
 - nvcc13_*.log: nvcc 13.0.88 of the nvidia-cuda-nvcc wheel, `nvcc <flags> -c k.cu` with -arch=sm_35,
   -gencode arch=compute_50,code=sm_50, -arch=compute_61 and -std=c++23.
 """
@@ -217,3 +220,12 @@ def test_no_module_named_torch_outside_a_build_is_not_build_isolation():
 def test_a_verbose_build_that_succeeds_is_healthy():
     r, f = _first(open(os.path.join(FIX, "pip23_wheel_built_verbose_healthy.log")).read())
     assert r["verdict"] == "no_error" and f is None
+
+
+@pytest.mark.parametrize("name,entry,words", [
+    ("torch213_cuda_extension_cuda_home_unset.log", "build.cuda_home", "CUDA_HOME"),
+    ("torch213_load_inline_no_ninja.log", "build.ninja", "pip install ninja"),
+])
+def test_torch_cpp_extension_toolchain_checks_made_here(name, entry, words):
+    _, f = _first(open(os.path.join(FIX, name)).read())
+    assert f["id"] == entry and words in _words(f)
