@@ -86,3 +86,26 @@ def test_a_home_that_is_not_a_path_is_no_cache(tmp_path, monkeypatch):
     assert privcache.read(os.path.join(privcache.cache_dir(), "f"), head, 100) is None
     privcache.write(os.path.join(privcache.cache_dir(), "g"), head, body, "g", "")
     assert not (d / "g").exists()
+
+
+@pytest.mark.parametrize("path", ["/proc/self/environ", "/proc", "/sys/kernel", "/proc/self/fd/../status"])
+def test_explain_reads_no_kernel_file(path, tmp_path):
+    """/proc/kmsg and trace_pipe are regular files whose read blocks until the kernel writes: `explain /proc/kmsg`
+    (and `explain /proc`, which walked to it) as root waited past --timeout and a first SIGTERM. A path that
+    resolves under /proc or /sys is refused, a link to one too; /dev/shm's files are still read."""
+    from gpudoctor.errors import InputError
+    from gpudoctor.explain import inputs
+
+    link = tmp_path / "env.log"
+    link.symlink_to(path)
+    for p in (path, str(link)):
+        with pytest.raises(InputError, match="kernel file"):
+            inputs.collect([p])
+    if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK):
+        import tempfile
+
+        with tempfile.NamedTemporaryFile("w", dir="/dev/shm", suffix=".log") as f:
+            f.write("RuntimeError: boom\n")
+            f.flush()
+            logs, _, _ = inputs.collect([f.name])
+            assert [name for name, _ in logs] == [f.name]

@@ -121,6 +121,24 @@ def _walk(root):
     return out
 
 
+# Kernel files: /proc/kmsg and tracefs' trace_pipe are regular files whose read blocks until the kernel has
+# something to say, before --timeout or a first SIGTERM can stop it (red team 2026-11-27: `explain /proc/kmsg`
+# and `explain /proc` as root waited forever); /proc/PID/environ and the like hold no log. A path that resolves
+# under them is not read (as atomic.py writes nothing there).
+KERNEL_DIRS = ("/proc", "/sys")  # (not /dev: /dev/shm holds files; devices are refused by open_input)
+
+
+def _not_kernel(p):
+    try:
+        real = os.path.realpath(p)
+    except (OSError, ValueError):
+        return
+    for top in KERNEL_DIRS:
+        if real == top or real.startswith(top + "/"):
+            raise InputError("%s is under %s (a kernel file, whose read may block until the kernel writes): not "
+                             "read; save it to a file first (dmesg > kern.txt)" % (excerpt(p, 200), top))
+
+
 def collect(paths):
     """([(name, opener)] of the logs, Flight Recorder findings or None, NCCL RAS report items)
     for the paths given: files are read in the order given, a folder's files in name order. A
@@ -130,6 +148,7 @@ def collect(paths):
 
     files, walked = [], set()
     for p in paths:
+        _not_kernel(p)
         try:
             st = os.stat(p)
         except OSError as exc:
