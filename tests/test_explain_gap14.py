@@ -227,3 +227,21 @@ def test_a_pickled_model_without_its_class_names_state_dict(text):
     assert f["id"] == "torch.checkpoint_load"
     assert "whole pickled object" in c["text"] and c["evidence"]
     assert "model.state_dict()" in " ".join(c["fix"])
+
+
+# NVML's NOT_SUPPORTED (tools/gen_nvml.py's row, W: the right meaning without the action): the fix names pynvml's
+# exception class to catch. Texts: https://github.com/sehoffmann/dmlcloud/issues/55 (nvmlDeviceGetSerial on a GPU that
+# does not report it) and the seen set P10's case (nvmlDeviceGetFanSpeed on an H100).
+NVML_SERIAL = ("[rank1]:   File \"/x/dmlcloud/core/callbacks.py\", line 583, in pre_run\n"
+               "[rank1]:     'serial': pynvml.nvmlDeviceGetSerial(handle),\n"
+               "[rank1]:   File \"/x/site-packages/pynvml.py\", line 1042, in _nvmlCheckReturn\n"
+               "[rank1]:     raise NVMLError(ret)\n[rank1]: pynvml.NVMLError_NotSupported: Not Supported\n")
+
+
+@pytest.mark.parametrize("text", [NVML_SERIAL, "p10-nvml_fan_not_supported"], ids=["dmlcloud-55", "seen-p10"])
+def test_nvml_not_supported_names_the_exception_to_catch(text):
+    if text.startswith("p10"):
+        text = _seen(text)
+    f, c = _first_cause(text)
+    assert f["id"] == "nvml.error"
+    assert "catch pynvml.NVMLError_NotSupported" in " ".join(c["fix"])

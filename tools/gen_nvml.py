@@ -94,8 +94,10 @@ MEANS.update({
         "the query or setting is not available on this GPU or in this mode (a GeForce or a vGPU lacking the "
         "counter, per-process queries with MIG on, a clock or power setting the board does not allow): the tool "
         "asked for something this GPU does not report, not a fault",
-        ["nothing is broken: make the monitoring tolerate it (skip that metric); nvidia-smi -q shows 'N/A' or "
-         "'Not Supported' for it on this GPU"]),
+        ["nothing is broken: make the monitoring tolerate it: catch pynvml.NVMLError_NotSupported (pynvml's class "
+         "for this code) around that query and report N/A, or skip that metric; nvidia-smi -q shows 'N/A' or "
+         "'Not Supported' for it on this GPU (nvmlDeviceGetFanSpeed, for one, serves only boards with their own "
+         "fan: data-center GPUs cooled by the chassis return this code)"]),
     "NVML_ERROR_ALREADY_INITIALIZED": (
         "a deprecated code (NVML counts initialisations since CUDA 5): an old tool or pynvml",
         ["upgrade nvidia-ml-py (pip install -U nvidia-ml-py) and the tool that prints it"]),
