@@ -82,6 +82,14 @@ def test_the_documented_default_is_no_cause():
     assert f is None or "NCCL_NTHREADS" not in _all(f) and "NCCL_SHM_DISABLE" not in _all(f), r
 
 
+def test_the_profiler_as_the_users_instrument_is_no_cause():
+    # 'the profiler shows' is how the user measured the slowdown, not a profiler left on (review14)
+    r, f = _root("The profiler shows the backward pass is slow on 8 GPUs.\n")
+    assert not (f and f["id"] == "torch.slow_debug_setting"), r
+    r, f = _root("Since we added the profiler around the loop, every step is 3x slower.\n")
+    assert f is not None and f["id"] == "torch.slow_debug_setting", r
+
+
 def test_an_older_releases_default_is_no_cause():
     # env.rst (https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html) states these defaults for older
     # releases only: NCCL_NET_GDR_READ is 1 on NVLink platforms since 2.4.2, NCCL_CUMEM_ENABLE auto-enabled since
