@@ -118,6 +118,19 @@ def _outside(path):
     return os.path.commonpath([real, _CONFINED[-1]]) != _CONFINED[-1]
 
 
+def _kernel_file(fd):
+    """Whether the open file ``fd`` is under /proc or /sys (its own path, as the kernel names it: links and
+    a rename after the open do not change it). /proc/kmsg and tracefs' trace_pipe are regular files whose
+    read blocks until the kernel has something to say, past --timeout and a first SIGTERM (red team
+    2026-11-27: `plan`, `check --hosts`, `--config`, a hostfile and a script's `source /proc/kmsg` waited
+    forever as root); nothing gpudoctor takes as input lives there."""
+    try:
+        real = os.readlink("/proc/self/fd/%d" % fd)
+    except OSError:  # no /proc (not Linux): nothing to tell
+        return False
+    return any(real == top or real.startswith(top + "/") for top in ("/proc", "/sys"))
+
+
 def open_input(path, what, shown=None):
     """A binary stream of a file the user named, refused (InputError: one line, exit 2)
     before a byte is read when it is not a regular file: a FIFO would block the read
@@ -158,6 +171,9 @@ def open_input(path, what, shown=None):
         null = stat.S_ISCHR(st.st_mode) and st.st_rdev == os.makedev(1, 3)
         if not stat.S_ISREG(st.st_mode) and not null:
             raise NotRegularFile("%s %s is %s, not a regular file: not read" % (what, name, _kind(st.st_mode)))
+        if not null and _kernel_file(fd):
+            raise NotRegularFile("%s %s is a kernel file (under /proc or /sys, where a read may wait until the "
+                                 "kernel writes): not read; save it to a file first" % (what, name))
         os.set_blocking(fd, True)
         return os.fdopen(fd, "rb")
     except BaseException:

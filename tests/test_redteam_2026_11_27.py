@@ -109,3 +109,20 @@ def test_explain_reads_no_kernel_file(path, tmp_path):
             f.flush()
             logs, _, _ = inputs.collect([f.name])
             assert [name for name, _ in logs] == [f.name]
+
+
+def test_no_input_reader_opens_a_kernel_file(tmp_path):
+    """errors.open_input, every input's reader: a file under /proc or /sys (by the open file's own path, a link
+    to it too) is refused before a byte is read; `plan` notes a script's `source` of one and goes on."""
+    from gpudoctor.errors import NotRegularFile, read_input
+    from gpudoctor.launch import script
+
+    link = tmp_path / "hosts"
+    link.symlink_to("/proc/self/environ")
+    for p in ("/proc/self/environ", str(link), "/proc/self/status"):
+        with pytest.raises(NotRegularFile, match="kernel file"):
+            read_input(p, "hostfile", limit=1 << 20)
+    sh = tmp_path / "run.sh"
+    sh.write_text("source %s\ntorchrun --nproc_per_node 8 train.py\n" % link)
+    res = script.read_script(str(sh))
+    assert any("kernel file" in n for n in res.notes), res.notes

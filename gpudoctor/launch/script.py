@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
 from gpudoctor.collector.system import ENV_SECRET_WORDS, env_shown
-from gpudoctor.errors import InputError, excerpt, read_input
+from gpudoctor.errors import InputError, NotRegularFile, excerpt, read_input
 
 MAX_SCRIPT = 1 << 20
 MAX_COMMANDS = 20000
@@ -1260,7 +1260,13 @@ class Reader:
                                          "unknown)" % (self.line, w0, self.shown(target)))
                 return
             # read (never run) like the script itself: a config.env of NAME=value lines
-            data = read_input(path, "sourced file", limit=MAX_SCRIPT)
+            try:
+                data = read_input(path, "sourced file", limit=MAX_SCRIPT)
+            except NotRegularFile as exc:  # a FIFO, a device, /proc/kmsg (errors.open_input): never waited on
+                self.result.notes.append("line %d: %s %s is not read (%s)" % (
+                    self.line, w0, self.shown(target), "a kernel file" if "kernel file" in str(exc) else
+                    "not a regular file"))
+                return
             self.result.notes.append("line %d: read %s (%s)" % (self.line, self.shown(target), w0))
             line = self.line
             self.depth += 1
