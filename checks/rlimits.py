@@ -19,7 +19,6 @@ of its own: a pod gets the container runtime's (containerd's systemd unit's) lim
 """
 
 from gpudoctor.drift import describe, group
-from gpudoctor.nodes import fold
 from gpudoctor.registry import NA, Finding, Pass, Skip, check
 from gpudoctor.util import container_of, human_bytes
 
@@ -155,9 +154,11 @@ def limits_parity(nodes, config):
         # a warning: limits.process (and limits.memlock) judge each node's value itself
         yield Finding(severity="warning", message=describe(label, groups),
                       observed="; ".join(g.show() for g in groups[1:]), expected=str(groups[0].value),
-                      fix="make %s's %s limit match %s (%s) where the job's processes get it: limits.conf, the "
-                          "slurmd/containerd unit's Limit*=, --ulimit, the submitting shell" % (
-                              fold(odd), key, fold(groups[0].hosts), groups[0].value), hosts=odd)
+                      # a constant (tests/test_fix_paste.py: no fix is formatted from node values); the
+                      # message names the nodes and their values
+                      fix="make this limit match on the nodes named above where the job's processes get it: "
+                          "limits.conf, the slurmd/containerd unit's Limit*=, --ulimit, the submitting shell",
+                      hosts=odd)
     if not compared:
         yield NA("no limit known on two nodes or more")
     elif same:
