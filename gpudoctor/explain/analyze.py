@@ -96,12 +96,13 @@ _C10_WARN = re.compile(r"\[W(?:\d{4} | )|(?:^|[\s:\]])W\d{4} \d\d:\d\d", re.A)
 
 
 def _later_error_lines(matched, kb):
-    """{entry id: lines at error level (no INFO / WARN marker) that OTHER entries of kind error matched}: what
+    """{entry id: lines at error level (no INFO / WARN marker) that OTHER entries of kind error, not of the cascade
+    family, matched}: what
     tells a warning-level line of an error entry from the failure (its first error line, and its kept hits')."""
     own = {}
     for eid, m in matched.items():
-        if kb.by_id[eid]["kind"] != "error" or None not in m["ranks"]:
-            continue
+        if kb.by_id[eid]["kind"] != "error" or None not in m["ranks"] or kb.by_id[eid].get("family") == "cascade":
+            continue  # an error entry of the cascade family (elastic.sigabrt: the abort follows its cause) is no failure
         own[eid] = {m["firsts"][None]} | {h.line for h in m["hits"] if h.severity is None}
     return {eid: [ln for other, lines in own.items() if other != eid for ln in lines] for eid in matched}
 
