@@ -51,9 +51,29 @@ def _record_all(lines):
 def test_a_line_of_many_short_sentences_without_a_predicate_costs_little():
     meaning._needled()  # derived once per process
     lines = ["a. " * 190 + "cpux %d" % i for i in range(400)]
-    kept, cpu = _cpu(_record_all, lines)
-    # before: ~1.8 ms a line (0.7 s here), all 37 class regexes on each of its 191 sentences; now ~0.1 ms
-    assert not kept and cpu < 0.3, cpu
+    # before: every class regex on each of the line's sentences (1.8 ms a line when written). The needles have grown
+    # since, and the gated cost is ~0.65 ms a line (0.25-0.33 s for these 400 at load 6-10 on the 2-core CI VM),
+    # so a fixed 0.3 s failed under load (0.339). process_time still counts what a loaded machine takes from the
+    # process (cache, frequency), so the cost is read as timeit advises, the best of three, and held against the
+    # ungated path (every class searched in every sentence: what the red team found) timed here, now, on a quarter
+    # of the lines: the gate must save at least half of it (it saves ~3/4; the bug saved nothing).
+    every = frozenset(k for k, _nd in meaning._needled())
+
+    def _ungated(part):
+        for text in part:
+            for s in meaning.sentences(text)[:meaning.MAX_SENTS]:
+                meaning.classes(s, every, topics=True)
+
+    _, ungated = _cpu(_ungated, lines[:100])
+    ungated *= 4
+    readings = []
+    for _ in range(3):
+        kept, cpu = _cpu(_record_all, lines)
+        assert not kept
+        readings.append(cpu)
+        if cpu < ungated / 2:
+            break
+    assert min(readings) < ungated / 2, (readings, ungated)
     # the same line with a complaint in it is still read
     kept = _record_all(["a. " * 20 + "both processes end up on GPU 0."])
     assert kept and kept[0][2][-1].get("same_gpu"), kept
