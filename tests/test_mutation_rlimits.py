@@ -81,6 +81,7 @@ case("one-malformed-hard", P, node(lims(**good(nproc=(65536, -1)))), "pass")
 case("one-bool", P, node(lims(**good(cpu=(True, True)))), "pass")
 case("one-not-a-dict", P, node(dict(lims(**good()), data="unlimited")), "pass")
 case("malformed-and-low", P, node(dict(lims(**good(fsize=1 << 20)), nofile=[1])), "fail")
+case("two-malformed", P, node(dict(lims(**good()), nofile="many", nproc={"soft": -2, "hard": 1})), "pass")
 case("none-known", P, node({"status": "ok", "memlock": {"soft": U, "hard": U}}), "skipped")
 case("all-malformed", P, node({"status": "ok", "fsize": "x", "as": {"soft": 1.5, "hard": 2}, "cpu": None}), "skipped")
 
@@ -98,6 +99,10 @@ case("parity-node-without-nofile", Q, {"a": node(A, host="a"), "b": node(copy.de
 case("parity-malformed-on-one", Q, {"a": node(A, host="a"), "b": node(copy.deepcopy(A), host="b"),
                                     "c": node(dict(copy.deepcopy(A), nofile={"soft": "x", "hard": 1}), host="c")},
      "skipped")
+case("parity-no-memlock-anywhere", Q, {"a": node(lims(drop=("memlock",), **good()), host="a"),
+                                       "b": node(lims(drop=("memlock",), **good(nofile=1024)), host="b")}, "warn")
+case("parity-three-values", Q, {"a": node(A, host="a"), "b": node(copy.deepcopy(A), host="b"), "c": node(B, host="c"),
+                                "d": node(lims(**good(nofile=4096)), host="d")}, "warn")
 case("parity-nothing-on-two", Q, {"a": node(A, host="a"), "b": node({"status": "ok"}, host="b")}, "na")
 
 
@@ -128,3 +133,16 @@ def test_rlimits_outcome(request, check_id, facts, status):
             json.dump(doc, f, indent=1, sort_keys=True, ensure_ascii=False)
             f.write("\n")
     assert got == _load().get(name)
+
+
+def test_soft_reads_only_a_collected_limits_section():
+    """_soft directly: the runner hands limits.parity only nodes whose section was collected, so these guards are
+    reached only by a node's facts that are not what the collector writes."""
+    from gpudoctor.checks import rlimits
+
+    one = {"soft": 1024, "hard": 4096}
+    assert rlimits._soft({"limits": {"status": "ok", "nofile": one}}, "nofile") == "1024"
+    assert rlimits._soft({"limits": {"nofile": one}}, "nofile") == "1024"  # an older collector wrote no status
+    assert rlimits._soft({"limits": {"status": "error", "nofile": one}}, "nofile") is None
+    assert rlimits._soft({"limits": {"STATUS": "error", "status": "unsupported", "nofile": one}}, "nofile") is None
+    assert rlimits._soft(["limits"], "nofile") is None and rlimits._soft({"limits": "ok"}, "nofile") is None
