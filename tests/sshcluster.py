@@ -106,6 +106,27 @@ SCRIPTS = {
 }
 
 
+def _listens(pid, addr, port):
+    """Whether process ``pid`` holds the TCP socket listening on addr:port (/proc/PID/net/tcp's inode among its
+    fds)."""
+    import struct
+
+    want = "%08X:%04X" % (struct.unpack("=I", socket.inet_aton(addr))[0], port)
+    inodes = set()
+    with open("/proc/%d/net/tcp" % pid) as f:  # the process's own network namespace
+        for line in f.readlines()[1:]:
+            col = line.split()
+            if col[1] == want and col[3] == "0A":  # 0A: LISTEN
+                inodes.add("socket:[%s]" % col[9])
+    if not inodes:
+        return False
+    fds = "/proc/%d/fd" % pid
+    try:
+        return any(os.readlink(os.path.join(fds, fd)) in inodes for fd in os.listdir(fds))
+    except OSError:
+        return False
+
+
 def leftovers(marker):
     """Pids of processes whose command line holds `marker` (left behind on the node)."""
     found = []
@@ -176,7 +197,31 @@ class Cluster(object):
                             "home": home, "hostkey": hostkey, "authorized": authorized}
         return self
 
+    def _port_free_on_nodes(self):
+        # free_port() binds 127.0.0.1 only; the nodes listen on 127.<subnet>.0.x, where another test run's
+        # cluster may hold the same port (then our sshd exits on 'Address already in use' and its address
+        # answers with the other run's sshd, until that run ends: 'connection refused' mid-test)
+        # (SO_REUSEADDR as sshd sets it: a restarted cluster's TIME_WAIT connections do not hold the port;
+        # an address that is not local here, a node in a network namespace, is not ours to look at)
+        import errno
+
+        for n in self.nodes.values():
+            s = socket.socket()
+            try:
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                s.bind((n["addr"], self.port))
+            except OSError as e:
+                if e.errno == errno.EADDRINUSE:
+                    return False
+            finally:
+                s.close()
+        return True
+
     def start(self):
+        for _ in range(50):
+            if self._port_free_on_nodes():
+                break
+            self.port = free_port()
         lines = []
         for name, n in self.nodes.items():
             host = "%s.invalid" % name if n["kind"] == "unresolvable" else n["addr"]
@@ -222,15 +267,22 @@ class Cluster(object):
         if n["memlock_kib"] is not None:
             cmd = ["prlimit", "--memlock=%d:%d" % (n["memlock_kib"] * 1024, n["memlock_kib"] * 1024)] + cmd
         log = open(os.path.join(d, "log"), "w")
-        self.procs.append(subprocess.Popen(cmd, stdout=log, stderr=log))
+        n["proc"] = subprocess.Popen(cmd, stdout=log, stderr=log)
+        self.procs.append(n["proc"])
 
-    def _wait_ready(self, timeout=10):
+    def _wait_ready(self, timeout=60):  # 30 sshd starts on a loaded 2-core VM
         deadline = time.time() + timeout
         for name, n in self.nodes.items():
             if n["kind"] != "sshd":
                 continue
             while True:
                 try:
+                    if n["proc"].poll() is not None:
+                        raise RuntimeError("sshd of %s exited (%s): %s" % (name, n["proc"].returncode, open(
+                            os.path.join(self.base, name, "log")).read()))
+                    # ours, not another listener on the same address and port
+                    if not _listens(n["proc"].pid, n["addr"], self.port):
+                        raise OSError("not listening yet")
                     socket.create_connection((n["addr"], self.port), timeout=0.5).close()
                     break
                 except OSError:
