@@ -375,6 +375,10 @@ def test_sigint_and_sigterm_end_the_run_print_the_partial_report_and_leave_nothi
     # not start within that (the run then ends them itself, without any measurement to
     # interrupt): the budget goes to 150 (a 15 s hello window), as kill_a_run_once_its_workers_run
     for budget in (60, 150):
+        # workers of this run only: a probe process already alive (another test run's on this machine: /proc is
+        # shared) would have the signal sent while this run's interpreter is still importing (CI saw exit 1 with a
+        # KeyboardInterrupt in site.py, and -15 for SIGTERM, before gpudoctor's handlers existed)
+        before = set(probe_processes())
         p = subprocess.Popen(GD + ["probe", "--hosts", bed.hostfile(["n1", "n2", "n3"]), "--mode", "tcp",
                                    "--tcp-seconds", "3", "--budget", str(budget), "--ports", PORTS,
                                    "--ssh-config", bed.ssh_config],
@@ -382,9 +386,9 @@ def test_sigint_and_sigterm_end_the_run_print_the_partial_report_and_leave_nothi
         try:
             # wait until workers run on the nodes, or the run has ended without any
             deadline = time.time() + 60
-            while not probe_processes() and p.poll() is None and time.time() < deadline:
+            while not set(probe_processes()) - before and p.poll() is None and time.time() < deadline:
                 time.sleep(0.05)
-            if probe_processes():
+            if set(probe_processes()) - before:
                 p.send_signal(sig)
                 out, err = p.communicate(timeout=30)
                 break
