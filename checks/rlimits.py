@@ -117,7 +117,12 @@ def process_limits(facts, config):
                       observed=observed, expected=expected, fix=fix_for(key, container, floor))
     if bad:
         yield Finding.info("not judged: the facts' %s limit is not a number or 'unlimited'" % ", ".join(bad))
-    if not problems:
+    missing = [k for k in JUDGED if k in absent]
+    if not problems and missing:
+        # the title's claim is not earned for a limit the facts do not hold (facts of an older collector)
+        yield Skip("not judged: %s not in the facts (collected by an older gpudoctor?); read: %s" % (
+            ", ".join(missing), ", ".join(shown)))
+    elif not problems:
         yield Pass("%s (read from %s%s)" % (", ".join(shown), lims.get("source", "getrlimit"),
                                             "; not in the facts: %s" % ", ".join(absent) if absent else ""))
 
