@@ -57,6 +57,40 @@ def test_the_key_is_the_files_names_and_bytes(tmp_path):
     assert kcache.key_of(a, str(tmp_path / "elsewhere")) != key
 
 
+def _expected(fmt, files, names):
+    """The key as kcache's docstring defines it, computed here: SHA-256 over the format and the interpreter's
+    version, then per file its name, its length and its bytes, each field framed by NUL."""
+    import hashlib
+
+    h = hashlib.sha256(("%s\0%s\0" % (fmt, sys.version)).encode())
+    for path, name in zip(files, names):
+        with open(path, "rb") as f:
+            data = f.read()
+        h.update(b"\0" + name.encode("utf-8", "surrogateescape") + b"\0" + str(len(data)).encode() + b"\0" + data)
+    return h.hexdigest()
+
+
+def test_the_key_is_the_documented_digest(tmp_path):
+    here = os.path.join(os.path.dirname(os.path.abspath(kcache.__file__)), "knowledge.py")
+    a = _files(tmp_path, [("x.toml", b"one"), ("sub/y.toml", b"two")])
+    # knowledge.py comes first, by its whole path (it is not under the knowledge root)
+    assert kcache.key_of(a, str(tmp_path)) == _expected(kcache.FORMAT, [here] + a, [here, "x.toml", "sub/y.toml"])
+    outside = str(tmp_path / "other")
+    assert kcache.key_of(a, outside) == _expected(kcache.FORMAT, [here] + a, [here] + a)
+    this = os.path.abspath(kcache.__file__)
+    assert kcache.sites_key(a) == _expected(kcache.SITES_FORMAT, [here, this] + a,
+                                            ["knowledge.py", "kcache.py", "x.toml", "y.toml"])
+
+
+def test_a_file_name_that_is_not_utf8_still_gives_a_key(tmp_path):
+    name = os.fsdecode(b"\xff-odd.toml")  # a Linux name of bytes that are not UTF-8 (a surrogate escape)
+    with open(os.path.join(str(tmp_path), name), "wb") as f:
+        f.write(b"x")
+    path = os.path.join(str(tmp_path), name)
+    assert len(kcache.key_of([path], str(tmp_path))) == 64
+    assert len(kcache.sites_key([path])) == 64
+
+
 def test_the_key_follows_the_interpreter_and_the_format(tmp_path, monkeypatch):
     a = _files(tmp_path, [("x.toml", b"one")])
     key = kcache.key_of(a, str(tmp_path))
@@ -160,6 +194,30 @@ def test_write_keeps_nothing_over_the_bound(cache, monkeypatch):
     monkeypatch.setattr(kcache, "MAX", size + 100)  # the seal's own bytes are privcache's, inside read's limit
     kcache.write(KEY, docs, needles)
     assert kcache.read(KEY, 1) == ([{"entry": [{"id": "a.b"}]}], needles)
+
+
+def test_write_at_the_bound_writes_and_removes_the_other_keys_files(cache, monkeypatch):
+    docs, needles = ['{"entry": [{"id": "a.b"}]}', '{"rows": []}'], {"abcd": ["abcd"]}
+    size = len(("%s %s" % (kcache.FORMAT, KEY)).encode()) + 1 + len(
+        ('{"docs": [%s], "needles": %s}' % (", ".join(docs), json.dumps(needles))).encode())
+    monkeypatch.setattr(kcache, "MAX", size)  # exactly at the bound: written
+    kcache.write(KEY, docs, needles)
+    assert os.path.exists(kcache._path(KEY))
+    monkeypatch.setattr(kcache, "MAX", 8 << 20)
+    assert kcache.read(KEY, 2) == ([{"entry": [{"id": "a.b"}]}, {"rows": []}], needles)  # two tables, joined
+    folder = os.path.dirname(kcache._path(KEY))
+    for other in ("knowledge-old.json", "knowledge-keep.txt", "sites-old.marshal"):
+        with open(os.path.join(folder, other), "w") as f:
+            f.write("x")
+    kcache.write("cd" * 32, docs, needles)  # another key: the old key's file and any knowledge-*.json go
+    assert sorted(os.listdir(folder)) == sorted(["knowledge-" + ("cd" * 32)[:40] + ".json", "knowledge-keep.txt",
+                                                 "sites-old.marshal"])
+    rows = [[ROW]]
+    size = len(("%s %s" % (kcache.SITES_FORMAT, KEY)).encode()) + 1 + len(marshal.dumps(rows))
+    monkeypatch.setattr(kcache, "SITES_MAX", size)
+    kcache.write_sites(KEY, rows)
+    assert sorted(os.listdir(folder)) == sorted(["knowledge-" + ("cd" * 32)[:40] + ".json", "knowledge-keep.txt",
+                                                 "sites-" + KEY[:40] + ".marshal"])
 
 
 def test_write_of_what_json_cannot_hold_is_no_error(cache):
