@@ -54,6 +54,15 @@ _ANSI_B = re.compile(rb"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\n]*\x07|[@-Z\\-_])
 _NOT_CONTINUATION = set(b"[( \t0123456789\x1b")
 _NOT_CONTINUATION_B = {bytes([c]) for c in _NOT_CONTINUATION}
 _LEAD = b" \t>"
+# A line that starts a record of its own is never the rest of a message wrapped from the line before: CPython's
+# exception line ('<qualified name>: <message>', or the bare name: Lib/traceback.py format_exception_only) and the
+# header lines of its tracebacks and fatal-error reports (Python/pylifecycle.c fatal_error: 'Fatal Python error: ',
+# 'Python runtime state: '; Modules/faulthandler.c: 'Current thread 0x...' / 'Thread 0x...'). Without this, 'Python
+# runtime state: core initialized' joined with the 'ModuleNotFoundError: ...' after it read as one exception,
+# 'initializedModuleNotFoundError'.
+_RECORD_HEAD_B = re.compile(
+    rb"(?:[A-Za-z_][\w.]{0,120}(?:Error|Exception|Exit|Interrupt|Warning)(?::|\s*$)"
+    rb"|Traceback \(most recent call last\)|Fatal Python error: |Python runtime state: |(?:Current )?[Tt]hread 0x[0-9a-f])")
 _LEAD_SET = set(_LEAD)
 _DIGITS_B = re.compile(rb"\d+")
 _GLOG_B = rb"\[?[IWEF]\d{4} \d\d:\d\d:\d\d(?:\.\d+)?(?: +\d+)? [\w.-]{1,80}:\d+\]"
@@ -216,7 +225,8 @@ class _Window:
                     raw = raw[len(lead0):]
                 # cheap refusals first: blank, indented (deeper than the block) or prefixed lines
                 # start a new record
-                if not raw.strip() or raw[:1] in _NOT_CONTINUATION_B or raw[:1] == b">" or _PREFIX_B.match(raw):
+                if (not raw.strip() or raw[:1] in _NOT_CONTINUATION_B or raw[:1] == b">" or _PREFIX_B.match(raw)
+                        or _RECORD_HEAD_B.match(raw)):
                     break
                 body, prefixed = self.body(i)
                 if prefixed or not body.strip():
