@@ -147,3 +147,12 @@ def test_each_entry_gets_the_error_lines_of_the_others():
     assert sorted(out["a.x"]) == [30, 31]
     assert sorted(out["b.y"]) == [5]  # a.x's warn-level hit on line 9 is not an error line
     assert sorted(out["c.z"]) == sorted(out["d.w"]) == sorted(out["e.v"]) == [5, 30, 31]
+
+
+def test_every_entry_is_judged_whatever_comes_before_it():
+    # an entry with nothing to drop, then one that goes whole, then one that keeps a hit: each is judged
+    other = _hit(40, text="AssertionError: sizes differ", level="error")
+    matched = {"clean": _matched([other]), "gone": _matched([_hit(3)]), "trimmed": _matched([_hit(5), other])}
+    analyze._drop_foreign_asserts(_scan(), matched)
+    assert sorted(matched) == ["clean", "trimmed"]
+    assert matched["trimmed"]["lines"] == [40] and matched["trimmed"]["count"] == 1
