@@ -637,7 +637,8 @@ def _toml():
 
 ENTRY_KEYS = {"id", "title", "kind", "rank", "explain", "patterns", "distinct", "causes", "references", "debug",
               "lookup", "family", "signals", "together", "note", "computed", "site_rank", "generic", "known_bug", "structural",
-              "by_evidence", "root_when_alone", "affects", "words", "means", "means_order", "resolved_by"}
+              "by_evidence", "root_when_alone", "affects", "words", "means", "means_order", "resolved_by",
+              "resolved_anywhere"}
 CAUSE_KEYS = {"text", "checks", "confirm", "fix", "exports", "evidence", "computed", "when"}
 COMPUTED = {"torch_build", "socket_ifname", "launcher_port", "visible_gpus", "btl_tcp_if", "min_driver", "cuda_toolkit",
             "torch_api", "ds_batch", "api_history"}
@@ -746,7 +747,7 @@ def _validate(e, where, known_checks):
             raise KnowledgeError("%s: %s: a reference is {title = '...', url = 'https://...'}" % (where, eid))
     e.setdefault("debug", [])
     e.setdefault("lookup", {})
-    for key in ("by_evidence", "root_when_alone"):
+    for key in ("by_evidence", "root_when_alone", "resolved_anywhere"):
         if not isinstance(e.get(key, False), bool):
             raise KnowledgeError("%s: %s: %s must be true or false" % (where, eid, key))
     if e.get("root_when_alone") and e["kind"] != "warning":
@@ -754,6 +755,8 @@ def _validate(e, where, known_checks):
     if e.get("resolved_by") is not None and not (isinstance(e["resolved_by"], str) and e.get("root_when_alone")):
         # the line the program prints when what the warning waits for happened (explain/waits.py)
         raise KnowledgeError("%s: %s: resolved_by is a regex string, beside root_when_alone = true" % (where, eid))
+    if e.get("resolved_anywhere") and e.get("resolved_by") is None:
+        raise KnowledgeError("%s: %s: resolved_anywhere is for an entry with resolved_by" % (where, eid))
     if e.get("affects") is not None:
         # a known bug of some NCCL releases: a finding only where the log ran one (explain/versions.py)
         from gpudoctor.explain.versions import validate as _affects_error

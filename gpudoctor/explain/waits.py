@@ -12,6 +12,10 @@ kind warning with `root_when_alone = true` and `resolved_by = '<regex of the lin
 answer (as root_when_alone makes a warning that says something failed the answer: analyze.py) when nothing else
 in the text failed AND no line after its last waiting line matches `resolved_by`: the text ends while the program
 still waits, which is what the user asks about (a step that never starts, only one of several steps running).
+
+With `resolved_anywhere = true` the entry is a state rather than a wait (rdma_state.toml's rdma.port_down: a port
+that is not Active in ibv_devinfo / ibstat): a resolved_by line ANYWHERE in the text (another port Active) answers
+it, so a dual-port HCA with one port unplugged stays healthy.
 """
 
 
@@ -22,6 +26,10 @@ def unresolved(scan, entry, match):
     lines = match.get("lines") or [h.line for h in match.get("hits", ())]
     if pat is None or not lines:
         return False
+    if entry.get("resolved_anywhere"):
+        # a state, not a wait (rdma_state.toml: a port that is not Active): any line of the text in the working
+        # state (another port Active) says the listing is not that of a failure, before or after it
+        return not scan.signals.get(pat)
     last = max(lines)
     return not any(h.line > last for h in scan.signals.get(pat, ()))
 
