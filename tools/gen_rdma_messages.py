@@ -48,12 +48,19 @@ RULES = [
     ("config-dir", "rdma.no_provider", {"text": r"couldn't open config directory"}),
     # ibverbs_get_device_list (init.c): a kernel device that no loaded provider claims
     ("no-provider", "rdma.no_provider", {"text": r"no userspace device-specific driver found"}),
-    ("abi", "rdma.no_provider", {"text": r"does not support the kernel ABI"}),
+    ("abi", "rdma.no_provider", {"text": r"does not support the kernel ABI|kernel ABI version %d doesn't match"}),
     # load_driver: one provider named in /etc/libibverbs.d is not installed; harmless when the NIC's own loads
     ("load-driver", "rdma.libibverbs_warning", {"text": r"couldn't load driver"}),
     # check_memlock_limit (init.c)
     ("memlock", "rdma.memlock", {"text": r"RLIMIT_MEMLOCK is"}),
-    # the tools: no device listed at all, or the named one missing
+    # the tools' queue pair transitions (ibv_modify_qp to INIT / RTR / RTS: the pingpong tools' pp_connect_ctx)
+    ("modify-qp", "rdma.modify_qp", {"where": r"^libibverbs/examples/", "text": r"^Failed to modify (?:\w+ )?QP"}),
+    # ibv_reg_mr refused: the locked-memory limit, most often (the pingpong tools' pp_init_ctx)
+    ("reg-mr", "rdma.memlock", {"where": r"^libibverbs/examples/", "text": r"^Couldn't register MR"}),
+    # the device listed but not usable by this process (ibv_open_device: /dev/infiniband/uverbsN missing or not
+    # accessible in the container, ibv_query_port on it)
+    ("open-device", "rdma.no_device", {"where": r"^libibverbs/examples/",
+                                       "text": r"^Couldn't get context for %s"}),
     ("no-device", "rdma.no_device", {"where": r"^libibverbs/examples/",
                                      "text": r"^No IB devices found|^Failed to get IB devices? list|"
                                              r"^IB device %s not found|^IB device '%s' wasn't found"}),
@@ -209,7 +216,7 @@ def build(files, version):
         site = {"id": knowgen.unique_id("rdma.state.%s" % knowgen.slug("%s %s %s" % (tool, field, value)), ids),
                 "where": where, "program": tool, "field": field, "value": value, "text": text, "re": rx}
         if HEALTHY.match(value):
-            site.update({"healthy": True, "family": None, "rule": "healthy state"})
+            site.update({"healthy": True, "family": None, "rule": "healthy state: not a failure"})
         else:
             rule, family = knowgen.assign(STATE_RULES, site, {"field": field, "value": value})
             site.update({"family": family, "rule": rule})
