@@ -819,6 +819,9 @@ _MPI_TRANSPORT = ("connect", "socket", "send", "recv", "read", "write", "peer", 
                   "ucx", "ucp", "uct", "ofi", "fabric", "verbs", "ibv", "endpoint", "completion", "qp", "rdma", "tcp")
 
 
+_SHOW_HELP = re.compile(r"ORTE_ERROR_LOG: [^\n]{0,120}? in file [^\s]{0,200}show_help\.c\b")
+
+
 def _mpi_failures(scan):
     return [h for h in scan.matches.get("_struct_mpi", [])
             if any(w in (h.groups.get("msg") or "").lower() for w in _MPI_FAILURE)
@@ -828,6 +831,11 @@ def _mpi_failures(scan):
 def _mpi_structural(scan, kb, hits=None):
     """structural()'s answer for an MPI or UCX error line that no entry explains (how sure: low)."""
     hits = _mpi_failures(scan) if hits is None else hits
+    # ORTE_ERROR_LOG 'in file .../util/show_help.c': Open MPI's help-message relay (orte/util/show_help.c, which
+    # forwards a daemon's or rank's show_help text to mpirun) failed to unpack or print one; it follows the message
+    # it carried ('Data unpack would read past end of buffer', 'Out of resource'), so the failure is another line
+    # (https://github.com/open-mpi/ompi/blob/v4.1.x/orte/util/show_help.c)
+    hits = [h for h in hits if not _SHOW_HELP.search(h.text[:400])] or hits
     by = kb.by_id
     if not hits or "mpi.transport" not in by:
         return None

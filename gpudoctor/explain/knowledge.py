@@ -863,7 +863,8 @@ STRUCTURAL = {
     # (src/pm/hydra/lib/hydra.h HYDU_error_printf); Open MPI / PRRTE's ORTE_ERROR_LOG-style lines
     # (orte/mca/errmgr/errmgr.h: '[[jobid,vpid],rank] ORTE_ERROR_LOG: <text> in file <f> at line <n>'), its MCA
     # components' messages ('btl_tcp_endpoint.c:626:...] ... failed'), MPI_ERRORS_ARE_FATAL's '*** An error occurred
-    # in MPI_X' (ompi/errhandler/errhandler_predefined.c); UCX's 'file.c:N  UCX  ERROR text' (src/ucs/debug/log.c)
+    # in MPI_X' (ompi/errhandler/errhandler_predefined.c); UCX's 'file.c:N  UCX  ERROR text' (src/ucs/debug/log.c);
+    # the PML selection's abort (ompi/mca/pml/base/pml_base_select.c: 'PML %s cannot be selected')
     "_struct_mpi": [r"Fatal error in (?P<fn>P?MPI_\w{1,60}|internal_\w{1,60}): (?P<msg>[^\n]{1,200})",
                     # an inner line of MPICH's error stack ('find_provider(170).........: text', padded with dots)
                     r"(?P<stack>\w{1,100})\(\d{1,7}\)\.\.\.\.{0,200}:[ \t]{0,4}(?P<msg>\S[^\n]{0,200})",
@@ -871,6 +872,9 @@ STRUCTURAL = {
                     r"(?P<msg>[^\n]{1,200})",
                     r"(?P<orte>ORTE|PRTE|OPAL|PMIX|OMPI)_ERROR_LOG: (?P<msg>[^\n]{1,200}?) in file",
                     r"(?P<orte>PMIX|PRTE) ERROR: (?P<msg>[^\n]{1,200}?) in file",
+                    # mca_pml_base_select (ompi/mca/pml/base/pml_base_select.c): no PML of the include list (--mca pml
+                    # X) initialised on this rank: orte_errmgr.abort(1, "PML %s cannot be selected", ...)
+                    r"\b(?P<mca>PML) (?P<msg>[\w-]{1,40} cannot be selected)",
                     r"\*\*\* (?P<msg>An error occurred in (?P<fn>MPI_\w{1,60}))",
                     r"(?P<ucx>[\w-]{1,60}\.(?:c|h|inl)):\d{1,6}\s{1,40}(?:UCX\s{1,10}(?:ERROR|FATAL)|Fatal:)\s{1,100}"
                     r"(?P<msg>[^\n]{1,200})"] + [

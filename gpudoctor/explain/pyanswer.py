@@ -205,6 +205,14 @@ def _traceback_finding(scan, kb, tb):
         at = "%s:%d%s" % (file, line, " in %s" % fn if fn and not fn.startswith("<") else "")
     if f is None and kind == "lib":
         eid, sub = _lib_entry(by, file, lib)
+        if sub == "torch/distributed/rendezvous" and tb["exc"].rsplit(".", 1)[-1] == "ValueError" and \
+                "rendezvous.env_missing" in by:
+            # torch/distributed/rendezvous.py raises ValueError only where it reads the rendezvous values: its
+            # _rendezvous_error ('Error initializing torch.distributed using env:// rendezvous: environment variable
+            # %s expected, but not set', 'tcp:// rendezvous: rank parameter missing') and int() of an env variable or
+            # a URL query value; reaching the store fails in TCPStore (RuntimeError, DistNetworkError, TimeoutError).
+            # https://github.com/pytorch/pytorch/blob/main/torch/distributed/rendezvous.py
+            eid = "rendezvous.env_missing"
         f = _structural_finding(by[eid], hit, "%s raised in %s's code" % (tb["exc"], sub or lib), scan)
         called = " (called from your %s:%d)" % (user[0], user[1]) if user else ""
         f["notes"].append("Raised inside %s at %s%s: %s. The library refused the call: read its message; check %s's "

@@ -344,13 +344,24 @@ _COMMAND = re.compile(r"^\s{0,8}(?:[^\s$#%>]{0,60}[$#%>]\s{1,4}|\+{1,3}\s{1,4})?
                       r"exec\b|apply\b)")
 
 
+# accelerate launch's defaults warning (accelerate/commands/launch.py _validate_launch_command: 'The following values were
+# not passed to `accelerate launch` and had defaults used instead:', '\t`--num_cpu_threads_per_process` was set to `%d`
+# to improve out-of-box performance when training on CPUs', '\t`--%s` was set to a value of `%s`', 'To avoid this
+# warning pass in values for each of the problematic parameters or run `accelerate config`.'), printed on every launch
+# without those options, GPU or not: its 'training on CPUs' is no complaint of running on the CPU
+# (https://github.com/huggingface/accelerate/blob/main/src/accelerate/commands/launch.py)
+_LAUNCH_DEFAULTS = re.compile(r"`--[\w-]{1,60}` was set to (?:a value of )?`|had defaults used instead|"
+                              r"To avoid this warning pass in values for each")
+
+
 def _said(text):
     """Whether a line may tell a symptom at all: not a program's own words that happen to hold one
-    (transformers' 'Using a slow image processor as `use_fast` is unset', tokenizers' 'slow tokenizer') and not a
-    line of shell or Python code or a comment; settings.py's refusals of told lines, the same for both readers."""
+    (transformers' 'Using a slow image processor as `use_fast` is unset', tokenizers' 'slow tokenizer', accelerate
+    launch's defaults warning) and not a line of shell or Python code or a comment; settings.py's refusals of told
+    lines, the same for both readers."""
     from gpudoctor.explain.settings import _CODE, _PROGRAM
 
-    return not (_PROGRAM.search(text) or _CODE.search(text))
+    return not (_PROGRAM.search(text) or _CODE.search(text) or _LAUNCH_DEFAULTS.search(text))
 
 
 def _users(hit, program):
