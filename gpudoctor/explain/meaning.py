@@ -231,9 +231,10 @@ PREDICATES = ("nogpu", "ignores", "still", "stuck", "slow", "no_gain", "idle", "
               "grows", "oom", "freed", "same_rand", "util_low")
 
 # a sentence that says it is solved, or asks how to do something ('Why ...?' is a complaint)
-# ('fixed' as an adjective is no fix: 'one fixed batch', 'the seed is fixed')
+# ('fixed' as an adjective is no fix: 'one fixed batch', 'the seed is fixed', and after an article: 'on the same
+# fixed eval batch', 'a fixed learning-rate schedule')
 _SOLVED = re.compile(r"\b(?:works?|working|runs?) (?:now|fine now|again)\b|(?<!seed is )(?<!seeds are )(?<!seed was )"
-                     r"\b(?:fixed|solved|resolved)\b(?! (?:batch|seed|size|learning rate|lr|number|length|value|set|sample|input|"
+                     r"(?<!\bthe )(?<!\bsame )(?<!\ba )\b(?:fixed|solved|resolved)\b(?! (?:batch|seed|size|learning rate|lr|number|length|value|set|sample|input|"
                      r"shape|point|step|order)s?\b)(?! (?:to|at) \d)|\bno longer\b|"
                      r"解决|搞定|好了", _F)
 # ... or calls it fine, unless about the others ('rank 3 gets NaN while the others look normal')

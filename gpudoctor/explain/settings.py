@@ -45,7 +45,7 @@ _HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TABLE = os.path.join(_HERE, "data", "knowledge", "settings.toml")
 _table = None
 
-SYMPTOMS = ("slow", "memory", "nondeterminism", "hang")
+SYMPTOMS = ("slow", "memory", "nondeterminism", "hang", "nocompile")
 SURE = {"high": 3, "medium": 2, "low": 1}
 
 
@@ -80,6 +80,7 @@ def table():
             _cond(v)
         rows.append(dict(r, keys=[k.lower() for k in r["keys"]], line_has=[x.lower() for x in r.get("line_has", [])]))
     rows.extend(_nccl_doc_rows({k for r in rows for k in r["keys"]}))
+    rows.extend(_torch_switch_rows({k for r in rows for k in r["keys"]}))
     _table = rows
     return rows
 
@@ -123,6 +124,36 @@ def _nccl_doc_rows(have):
                     "fix": "unset %s (NCCL's page: fine for experiments or to debug a problem, but should generally "
                            "not be set for production code)" % name,
                     "source": "%s#%s" % (NCCL_ENV_PAGE, name.lower().replace("_", "-"))})
+    return out
+
+
+def _torch_switch_rows(have):
+    """Rows made from gpudoctor/data/torch_switches.json (tools/gen_torch_switches.py over the torch wheel's own Python):
+    each switch its rules name (an environment variable that turns torch.compile off or its caches, read where
+    torch/_dynamo/config.py, eval_frame.py and torch/compiler/config.py read it; the DataLoader's persistent_workers,
+    from its docstring) that no hand-written row judges. A row may carry `absent_default` (the docstring's default,
+    in effect where the text shows the DataLoader's other arguments but not this one) and `told_has` (the told
+    sentence must also say this: a slowness told per epoch for workers started again every epoch)."""
+    from gpudoctor import data
+
+    try:
+        doc = data.load("torch_switches")
+    except (OSError, ValueError):
+        return []
+    out = []
+    for site in doc.get("sites", ()):
+        if not site.get("rule") or not site.get("family") or not site.get("keys"):
+            continue
+        keys = [k.lower() for k in site["keys"]]
+        if set(keys) & have:
+            continue
+        row = {"id": "torch_switch_" + site["id"], "keys": keys, "when": site["when"], "symptoms": site["symptoms"],
+               "sure": site["sure"], "entry": site["family"], "line_has": [], "what": site["what"], "fix": site["fix"],
+               "source": site["source"], "generated": True}
+        for k in ("with", "absent_default", "told_has"):
+            if site.get(k):
+                row[k] = site[k]
+        out.append(row)
     return out
 
 
@@ -358,6 +389,14 @@ _UNREPRO = re.compile(r"\b(?:not|non|ir)[- ]?reproduc\w{0,6}|\bnon-?determinis\w
                       r"(?:runs?|time|seeds?)\b|\b(?:is|are) different (?:on |for )?(?:every|each) (?:run|time)\b|"
                       r"\bdiffer\w{0,3} (?:from run to run|between runs|on every run|every run|each run|each time|every time)\b|"
                       r"无法复现|不能复现|复现不了|每次(?:结果|运行|训练).{0,8}(?:不一样|不同)", re.I)
+# torch.compile told to do nothing: it has no effect, no speed-up, no compile warm-up, the model runs eagerly (what a
+# switch that turns the compiler off does: data/torch_switches.json's compile_off rows)
+_NOCOMPILE = re.compile(r"\b(?:torch\.)?compil(?:e|ed|ing|ation)\b[^.;\n]{0,40}?\b(?:does(?:n'?t| not)? (?:do )?(?:nothing|"
+                        r"anything)|has no (?:effect|impact)|makes? no difference|(?:gives?|brings?) no (?:speed-?up|"
+                        r"gain)|not (?:faster|doing anything|kicking in|compiling|taking effect)|is (?:a )?no-?op|"
+                        r"(?:is |gets )?(?:skipped|silently disabled))\b|\bno (?:compile|compilation|dynamo|inductor) "
+                        r"(?:warm-?up|time|step|phase|logs?|output)\b|\bnever (?:compiles|recompiles)\b|"
+                        r"\b(?:runs?|running|stays?) (?:in )?eager(?:ly| mode)?\b", re.I)
 # a program's own words (transformers' 'Using a slow image processor', tokenizers' 'slow tokenizer'): no complaint
 _PROGRAM = re.compile(r"\bslow(?:er)? (?:tokenizer|image processor|processor|path|implementation|version|fallback|mode|"
                       r"variant|conversion|kernel)s?\b|use_fast|\bslow_|_slow\b|\bfast tokenizer\b", re.I)
@@ -398,7 +437,10 @@ TOLD_NEEDLES = ["slow", "sluggish", "crawl", "forever", "takesages", "toolong", 
                 "复现", "慢", "显存", "利用率", "速度", "variable-", "variablesize", "variablelength", "sizeschang",
                 "shapeschang", "sizesvary", "shapesvary", "sizesdiffer", "differentsizes", "differentshapes",
                 "differentinput", "dynamicshape", "multi-scale", "multiscale", "shape(", "shape:(", "shape=(", "size:(",
-                "shape[", "h100", "a100", "h200", "v100", "a10g", "l40s", "b200", "gpus"]
+                "shape[", "h100", "a100", "h200", "v100", "a10g", "l40s", "b200", "gpus",
+                "torch.compile", "nocompil", "compiledoes", "compilehasno", "compilemakesno", "compileisnot",
+                "compileisano", "ineager", "runseager", "runningeager", "eagerly", "eagermode", "nodynamo",
+                "noinductor", "neverrecompiles", "nevercompiles"]
 
 
 def patterns():
@@ -478,8 +520,9 @@ _told_rx = None
 
 
 # the user's own sentence that says a setting was tried ('Setting NCCL_P2P_DISABLE=1 did workaround but got really low
-# speed', NVIDIA/nccl#667): what the user did about another failure, not the job's configuration
-_TRIED = re.compile(r"\b(?:work\s?around|workaround|works?|worked|fix(?:es|ed)?|solves?|solved|helps?|helped|avoids?|"
+# speed', NVIDIA/nccl#667): what the user did about another failure, not the job's configuration. 'work' alone is a
+# noun as often ('even though the GPU work is tiny'): only 'works' / 'worked' / 'work around' say it was tried
+_TRIED = re.compile(r"\b(?:work\s?around|workaround|works|worked|fix(?:es|ed)?|solves?|solved|helps?|helped|avoids?|"
                     r"avoided|resolves?|resolved)\b", re.I)
 
 
@@ -503,6 +546,8 @@ def _told(st, line, text):
         got.append("memory")
     if _UNREPRO.search(text):
         got.append("nondeterminism")
+    if _NOCOMPILE.search(text):
+        got.append("nocompile")
     for s in got:
         st.told.append((line, s, text.strip(), bool(_ELSEWHERE.search(text))))
 
@@ -537,8 +582,14 @@ def found(scan, told=None):
             continue
         if r.get("needs") == "shapes" and not (st.shapes_told or len(st.shapes) >= 3):
             continue
+        told_r = told[sym]
+        if r.get("told_has"):
+            told_r = next((t for t in st.told if t[1] == sym and re.search(r["told_has"], t[2], re.I)), None)
+            if told_r is None:
+                continue
         test = _cond(r["when"])
         hits = []
+        shown = any(by_key.get(k) for k in r["keys"])
         for k in r["keys"]:
             for s in by_key.get(k, ()):
                 if s[6]:
@@ -547,6 +598,9 @@ def found(scan, told=None):
                     continue
                 if test(s[2]):
                     hits.append(s)
+        if not hits and not shown and r.get("absent_default") and test(r["absent_default"]) and r.get("with"):
+            # the key is not in the text and its documented default costs: the `with` settings are the evidence
+            hits = [s for k in r["with"] for s in by_key.get(k.lower(), ()) if not s[6]]
         if not hits:
             continue
         ok = True
@@ -561,7 +615,7 @@ def found(scan, told=None):
         last = _last_values(st, r)
         if last is not None and not test(last):
             continue
-        out.append((r, sorted(hits)[:3], told[sym]))
+        out.append((r, sorted(hits)[:3], told_r))
     # (a hand-written row, which names the values that cost, before a row made from NCCL's page at the same sureness)
     out.sort(key=lambda x: (-SURE[x[0]["sure"]], bool(x[0].get("generated")), x[1][0][0]))
     return out
@@ -614,7 +668,7 @@ def _evidence(hits):
 
 
 SAID = {"slow": "slowness", "memory": "running out of memory", "nondeterminism": "results that differ between runs",
-        "hang": "a job that hangs"}
+        "hang": "a job that hangs", "nocompile": "that torch.compile has no effect"}
 
 
 def judge(result, scan, kb):
