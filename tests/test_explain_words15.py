@@ -14,7 +14,8 @@ broadcast at construction.
 
 The program lines are outputs of runs made here (torch 2.13.0+cpu, this machine, 2026-11-27): /tmp scripts that
 time a DataLoader's epochs with a 0.5 s worker_init_fn (persistent_workers False then True) and a torch.compile'd MLP
-with and without TORCH_COMPILE_DISABLE=1 (first call 0.10 s against 56.45 s of compilation). The sentences around
+with and without TORCH_COMPILE_DISABLE=1 (first call 0.10 s against 56.45 s of compilation), and a one-process gloo
+DDP built with find_unused_parameters=True (the reducer's warning). The sentences around
 them are the user's words, written here. A setting with no told symptom is never a root (each case is run again
 with its sentence taken away)."""
 
@@ -34,6 +35,13 @@ LOADER_TRUE = ("DataLoader(num_workers=2, persistent_workers=True)\nepoch 0 0.87
                "epoch 3 0.01s\ntotal 0.9s\n")
 EPOCHS_ONLY = "epoch 0 1.00s\nepoch 1 0.87s\nepoch 2 0.90s\nepoch 3 0.89s\ntotal 3.7s\n"
 COMPILE_OFF = "torch 2.13.0+cpu TORCH_COMPILE_DISABLE=1 first call 0.10s, then 3.18 ms/step\n"
+# DDP (gloo, one process) built with find_unused_parameters=True over a model whose parameters all get gradients
+FIND_UNUSED = ("[rank0]:[W1127 02:10:51.702157467 reducer.cpp:1529] Warning: find_unused_parameters=True was specified "
+               "in DDP constructor, but did not find any unused parameters in the forward pass. This flag results in an "
+               "extra traversal of the autograd graph every iteration,  which can adversely affect performance. If your "
+               "model indeed never has any unused parameters in the forward pass, consider turning this flag off. Note "
+               "that this warning may be a false positive if your model has flow control causing later iterations to "
+               "have unused parameters. (function operator())\n")
 
 
 def _root(text):
@@ -59,6 +67,9 @@ CASES = [
     ("My compiled model is 2x slower than my colleague's with the same script.\n", COMPILE_OFF,
      "torch.slow_setting", "unset TORCH_COMPILE_DISABLE"),
     # TORCHDYNAMO_DISABLE (eval_frame.py) as an export in the job script
+    # DDP's reducer's own warning says the flag is on (settings.toml's hand row, from the tuning guide and that warning)
+    ("With DDP on 4 GPUs each step takes 410 ms instead of the 300 ms we expected from the single-GPU run.\n",
+     FIND_UNUSED, "torch.slow_setting", "find_unused_parameters=False"),
     ("The compiled model runs eagerly, never compiles, in our Slurm job.\n#!/bin/bash\n",
      "export TORCHDYNAMO_DISABLE=1\npython train.py\n", "torch.slow_setting", "unset TORCHDYNAMO_DISABLE"),
 ]
