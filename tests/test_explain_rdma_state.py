@@ -45,7 +45,7 @@ def test_sites_take_their_family_from_the_source_tables():
 def test_resolved_by_reads_every_healthy_state_the_tools_print():
     e = next(e for e in load_knowledge().entries if e["id"] == "rdma.port_down")
     healthy = [s for s in _sites() if s.get("healthy") and s["field"] in ("state", "State")]
-    assert len(healthy) == 2
+    assert {s["program"] for s in healthy} == {"ibv_devinfo", "ibstat", "ibstatus"}
     for s in healthy:
         line = "\t\t\t" + s["text"].replace("\t", "\t\t\t") if s["program"] == "ibv_devinfo" else "\t\t" + s["text"]
         assert re.search(s["re"], line) and re.search(e["resolved_by"], line), s["text"]
@@ -65,6 +65,18 @@ NO_PROVIDER = ("root@scout:~# ibv_devinfo\nlibibverbs: Warning: couldn't open co
 
 # Azure/azhpc-diagnostics issue 76: an ibstat port that is down (https://github.com/Azure/azhpc-diagnostics/issues/76)
 IBSTAT_DOWN = "Port 1:\n                State: Down\n                Physical state: Polling\n"
+
+# Mellanox/network-operator issue 249: an SR-IOV InfiniBand VF in a pod, Down with its link up
+# (https://github.com/Mellanox/network-operator/issues/249)
+VF_IN_POD = ("root@test-sriov-ib-pod:~# ibstat mlx5_7\nCA 'mlx5_7'\n        CA type: MT4124\n        Number of ports: 1\n"
+             "        Port 1:\n                State: Down\n                Physical state: LinkUp\n"
+             "                Rate: 200\n                Base lid: 65535\n                SM lid: 1\n"
+             "                Link layer: InfiniBand\n")
+
+# ibstatus' lines (infiniband-diags/scripts/ibstatus: the kernel's sysfs values) of a port with no link
+IBSTATUS_DOWN = ("Infiniband device 'mlx5_0' port 1 status:\n\tdefault gid:\t fe80:0000:0000:0000:b8ce:f603:00f2:4a5c\n"
+                 "\tbase lid:\t 0x0\n\tsm lid:\t\t 0x0\n\tstate:\t\t 1: DOWN\n\tphys state:\t 2: Polling\n"
+                 "\trate:\t\t 40 Gb/sec (4X QDR)\n\tlink_layer:\t InfiniBand\n")
 
 # openshift/sriov-network-device-plugin issue 20: VFs without a GUID
 # (https://github.com/openshift/sriov-network-device-plugin/issues/20)
@@ -93,12 +105,20 @@ ALL_INIT = _DEVINFO.format(n=0, state="PORT_INIT (2)") + "\n" + _DEVINFO.format(
     (IBSTAT_DOWN, "rdma.port_down", r"cable"),
     (VF_NO_GUID, "rdma.vf_no_guid", r"node_guid .* port_guid"),
     (ALL_INIT, "rdma.port_down", r"opensm"),
-], ids=["made-here-enosys", "no-provider", "ibstat-down", "vf-guid-zero", "no-subnet-manager"])
+    (IBSTATUS_DOWN, "rdma.port_down", r"cable"),
+], ids=["made-here-enosys", "no-provider", "ibstat-down", "vf-guid-zero", "no-subnet-manager", "ibstatus-down"])
 def test_rdma_states_and_messages_get_their_family_and_fix(cli, tmp_path, text, entry, fix):
     rc, doc = explain_paste(cli, tmp_path, text, "--file", rcs=(0, 1))
     root = root_of(doc)
     assert root and root["id"] == entry, doc["findings"]
     assert re.search(fix, root["causes"][0]["text"] + "\n" + "\n".join(root["causes"][0]["fix"])), fixes(root)
+
+
+def test_a_vf_in_a_pod_names_its_link_state(cli, tmp_path):
+    rc, doc = explain_paste(cli, tmp_path, VF_IN_POD, "--file", rcs=(0, 1))
+    root = root_of(doc)
+    assert root and root["id"] == "rdma.port_down", doc["findings"]
+    assert "linkState: enable" in fixes(root) and "vf <n> state enable" in fixes(root)
 
 
 def test_a_listing_with_an_active_port_stays_healthy(cli, tmp_path):

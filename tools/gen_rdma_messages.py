@@ -14,7 +14,8 @@ rdma.toml) by the RULES tables below:
   GUID as guid_str's '%04x:%04x:%04x:%04x'), ibv_devices' '%-16s\t%016llx' node GUID rows
   (libibverbs/examples/device_list.c), and ibstat's port_state_str / port_phy_state_str arrays
   (infiniband-diags/ibstat.c: 'State: %s', 'Physical state: %s', 'Node GUID: 0x%016' PRIx64,
-  'Port GUID: 0x%016' PRIx64). A state that is not the working one (a port not Active, a physical link not
+  'Port GUID: 0x%016' PRIx64), and ibstatus' 'state:' / 'phys state:' lines (infiniband-diags/scripts/ibstatus:
+  the kernel's sysfs values, '1: DOWN', '2: Polling', from a table recorded in SYSFS_STATES). A state that is not the working one (a port not Active, a physical link not
   LinkUp, a GUID of zeros) is a site of its family; the working states are recorded with `healthy: true` and
   no family (rdma_state.toml's resolved_by reads them: a listing with an Active port is not a port that is
   down).
@@ -39,6 +40,13 @@ SOURCE = ("linux-rdma/rdma-core (https://github.com/linux-rdma/rdma-core) libibv
 FILES_LIB = "libibverbs/"
 FILES_TOOLS = "libibverbs/examples/"
 IBSTAT = "infiniband-diags/ibstat.c"
+IBSTATUS = "infiniband-diags/scripts/ibstatus"
+# ibstatus prints the kernel's sysfs files as they are ('echo "\tstate:\t\t" `cat $port_dir/state`'): the kernel
+# writes them as '%d: %s' (drivers/infiniband/core/sysfs.c state_show / phys_state_show) with the names of
+# include/rdma/ib_verbs.h ib_port_state_to_str and ib_port_phys_state_str (https://github.com/torvalds/linux), a
+# table recorded here (the kernel is not read by this generator)
+SYSFS_STATES = [(1, "DOWN"), (2, "INIT"), (3, "ARMED"), (4, "ACTIVE")]
+SYSFS_PHYS = [(1, "Sleep"), (2, "Polling"), (3, "Disabled"), (5, "LinkUp"), (6, "LinkErrorRecovery")]
 PFX = "libibverbs: "
 # A message's family, by its text and where it is printed: the first rule that matches wins.
 RULES = [
@@ -69,11 +77,11 @@ STATE_RULES = [
     ("guid-zero", "rdma.vf_no_guid", {"field": r"guid", "value": r"^0+$"}),
     ("port-state", "rdma.port_down", {"field": r"^(?:state|State)$", "value": r"^(?:PORT_)?(?:DOWN|Down|INIT|"
                                                                               r"Initializing|ARMED|Armed)$"}),
-    ("phys-state", "rdma.port_down", {"field": r"^(?:phys_state|Physical state)$",
+    ("phys-state", "rdma.port_down", {"field": r"^(?:phys_state|phys state|Physical state)$",
                                       "value": r"^(?:SLEEP|Sleep|POLLING|Polling|DISABLED|Disabled|"
                                                r"LINK_ERROR_RECOVERY|LinkErrorRecovery)$"}),
 ]
-HEALTHY = re.compile(r"^(?:PORT_ACTIVE|Active|LINK_UP|LinkUp)$")
+HEALTHY = re.compile(r"^(?:PORT_ACTIVE|Active|ACTIVE|LINK_UP|LinkUp)$")
 
 # What one message means, where its family's causes are not enough: [(regex over the text, means, [fix])]
 MSG_FIX = [
@@ -180,6 +188,14 @@ def state_sites(by_path):
                 continue  # "???" / "No state change": never printed for a real port
             rx = r"^[ \t]{0,40}%s: %s(?![\w-])" % (re.escape(field), re.escape(text))
             out.append(("ibstat", field, text, "%s: %s" % (field, text), rx, IBSTAT + ":" + name))
+    script = by_path.get(IBSTATUS, "")
+    for field, table in (("state", SYSFS_STATES), ("phys state", SYSFS_PHYS)):
+        if not re.search(r"echo \"\t%s:\t" % re.escape(field), script):
+            continue
+        for n, text in table:
+            rx = r"^[ \t]{0,40}%s:[ \t]{1,40}%d: %s(?![\w-])" % (re.escape(field), n, re.escape(text))
+            out.append(("ibstatus", field, text.upper() if field == "state" else text, "%s:\t%d: %s" % (field, n, text),
+                        rx, IBSTATUS))
     for label in ("Node GUID", "Port GUID"):
         if label + ": 0x%016" in st:
             out.append(("ibstat", label, "0000000000000000", "%s: 0x0000000000000000" % label,
@@ -232,6 +248,7 @@ def from_repo(repo, rev):
     files = knowgen.tree_files(git, rev, (FILES_LIB.rstrip("/"),), lambda p: p.endswith(".c") and (
         p.count("/") == 1 or p.startswith(FILES_TOOLS)))
     files.append((IBSTAT, git("show", "%s:%s" % (rev, IBSTAT))))
+    files.append((IBSTATUS, git("show", "%s:%s" % (rev, IBSTATUS))))
     return files, knowgen.revision(git, rev, untagged="?")
 
 
