@@ -56,6 +56,12 @@ RULES = (
     ("compile_off", lambda s: s["file"] == "_dynamo/eval_frame.py" and s.get("null_decorator")),
     ("caches_off", lambda s: s["config"] == "force_disable_caches"),
     ("loader_not_persistent", lambda s: s["file"] == "utils/data/dataloader.py" and s["config"] == "persistent_workers"),
+    # the comment above the statement says what it costs
+    ("eager_fallback", lambda s: s["var"] and re.search(r"\bfallback to eager\b", s["comment"])),
+    ("perf_hit", lambda s: s["var"] and re.search(r"\bexpect (?:a )?perf(?:ormance)? hit\b", s["comment"], re.I)),
+    ("slow_autotune", lambda s: s["var"] and re.search(r"\benable slow autotuning\b", s["comment"])),
+    ("debug_trace", lambda s: s["var"] and re.search(r"\bmaster switch for all debugging flags\b|\bcprofile trace of "
+                                                     r"Dynamo\b|\bEnable Dynamo profiler\b", s["comment"])),
 )
 
 # a slowness told per epoch, or the first epoch told apart from the rest (what restarting the workers costs)
@@ -75,6 +81,31 @@ KIND = {
         "what": "%(var)s=1 forces torch.compile's caches off (%(said)s): every process compiles every graph from "
                 "scratch (no FX graph or autotune cache), so each run pays the full compile time",
         "fix": "unset %(var)s so that compiled graphs are cached between runs",
+    },
+    "eager_fallback": {
+        "family": "torch.slow_setting", "symptoms": ["slow", "nocompile"], "sure": "medium",
+        "what": "%(var)s is set (%(said)s): a graph that fails to compile runs eagerly instead, with no error printed, "
+                "so torch.compile may be doing nothing for the parts that fail",
+        "fix": "unset %(var)s and run once: the compile error it hid is printed (fix it, or wrap only that region in "
+               "torch.compiler.disable)",
+    },
+    "perf_hit": {
+        "family": "torch.slow_setting", "symptoms": ["slow"], "sure": "medium",
+        "what": "%(var)s=1 (%(said)s)",
+        "fix": "unset %(var)s when bitwise-reproducible compiled kernels are not needed",
+    },
+    "slow_autotune": {
+        "family": "torch.slow_setting", "symptoms": ["slow"], "sure": "low",
+        "what": "%(var)s=1 turns on Inductor's slow autotuning (%(said)s): the first steps, and every new input shape, "
+                "wait while candidate kernels are benchmarked",
+        "fix": "unset %(var)s where the compile time does not pay off (short runs, changing shapes); keep "
+               "mode='max-autotune' for long runs with fixed shapes",
+    },
+    "debug_trace": {
+        "family": "torch.slow_setting", "symptoms": ["slow"], "sure": "low",
+        "what": "%(var)s turns on torch.compile's debugging output (%(said)s): every compiled graph is traced, profiled "
+                "or dumped to files, which slows compilation",
+        "fix": "unset %(var)s for training runs",
     },
     "loader_not_persistent": {
         "family": "torch.slow_setting", "symptoms": ["slow"], "sure": "medium",
@@ -133,7 +164,8 @@ def env_sites(path, text):
         found = []
         for m in ENV_GET.finditer(line):
             default = (m.group(2) or "").strip()
-            when = "=" + m.group(4) if m.group(3) else "true"
+            # `== "1"` turns it on; a bare read is Python truthiness: any non-empty value ('0' too) is on
+            when = "=" + m.group(4) if m.group(3) else "any"
             found.append((m.group(1), default, when, "os.environ"))
         for m in ENV_CONFIG.finditer(line):
             for var in NAMES.findall(m.group(2)):
@@ -181,7 +213,7 @@ def _said(s):
     if s["file"] == "utils/data/dataloader.py":
         return re.sub(r"^If ``True``, ", "", re.split(r"(?<=\.)\s", s["comment"])[0]).rstrip(".")
     if s["comment"]:
-        return "torch/%s: '# %s'" % (s["file"], s["comment"][:120])
+        return "torch/%s: '# %s'" % (s["file"], s["comment"][:220])
     return "torch/%s sets %s from it" % (s["file"], s["config"])
 
 
