@@ -1,8 +1,9 @@
 """timm, OmegaConf and Hydra refusals (issue 18, libarg15): read from the timm 1.0.31 (and older 0.9.16, 0.6.13),
 omegaconf 2.4.0 (and 2.1.2) and hydra-core 1.3.2 wheels by tools/gen_pylibs_messages.py (its slice
 tools/data/pylibs_messages_slice.txt keeps the statements of the assigned sites with their line numbers): the
-generator regenerates the committed sites; texts made here by running OmegaConf 2.4.0 and Hydra 1.3.2 (with OmegaConf
-2.3.1) in a venv (tests/data/pylibs/*.log, verbatim: `$ <command>` then the output) and texts of public threads
+generator regenerates the committed sites; texts made here by running OmegaConf 2.4.0, Hydra 1.3.2 (with OmegaConf
+2.3.1), timm 1.0.31 and torch 2.14.1 (CPU) in a venv (tests/data/pylibs/*.log, verbatim: `$ <command>` then the
+output) and texts of public threads
 (cited per text) get their entry and the fix the code that raises them points at. And gpudoctor/explain/libarg.py:
 a library's refusal whose message names an argument the user's line passes says which argument of which call.
 """
@@ -30,6 +31,8 @@ RUNS = [
     ("hydra_config_dir.log", "hydra.config", r"config_path"),
     ("hydra_override_struct.log", "hydra.override", r"\+key=value"),
     ("hydra_group_option.log", "hydra.config", r"Available options in"),
+    ("timm_unknown_model.log", "timm.model_name", r"timm\.list_models\('resnet\*'\)"),
+    ("timm_vit_input_height.log", "timm.input_size", r"img_size="),
 ]
 
 REAL = {
@@ -116,3 +119,39 @@ def test_healthy_lines_of_these_libraries_stay_healthy(kb):
         "  warnings.warn(f\"Importing from {__name__} is deprecated, please import via timm.layers\", FutureWarning)\n"
         "[2026-11-27 02:00:00,000][__main__][INFO] - epoch 1 loss 0.31\n", kb)
     assert res["verdict"] == "no_error" and not res["findings"]
+
+
+# libarg.py on texts made here: (file, the argument named, how) or None when no argument is named
+ARGS = [
+    # torch/utils/data/dataloader.py (BatchSampler): the line passes batch_size=GLOBAL_BATCH // WORLD (0)
+    ("dataloader_batch_size_zero.log", "batch_size", "written on the line"),
+    # torch/optim/sgd.py: "Nesterov momentum requires a momentum and zero dampening", momentum=0.0 on the line
+    ("sgd_nesterov_momentum.log", "momentum", "written on the line"),
+    # torch.nn.Linear's shapes: the message names no argument of the line (model(torch.randn(4, 6)))
+    ("linear_shapes.log", None, None),
+    # timm's registry: 'Unknown model (resnet_18)' names the value, not the argument
+    ("timm_unknown_model.log", None, None),
+]
+
+
+def test_the_refused_argument_of_the_users_call_is_named():
+    for name, param, how in ARGS:
+        with open(os.path.join(DATA, name)) as f:
+            tb = pytb.parse(f.read())[-1]
+        got = libarg.argument(tb)
+        assert (got and (got["param"], got["how"])) == ((param, how) if param else None), (name, got)
+    with open(os.path.join(DATA, "sgd_nesterov_momentum.log")) as f:
+        text = f.read()
+    got = libarg.argument(pytb.parse(text)[-1])
+    assert got["call"] == "torch.optim.SGD" and got["line"] == 3 and got["lib"] == "torch"
+    # a message that refuses nothing (no words of a check) names no argument, even with the name on the line
+    tb = pytb.parse(text.replace("requires a momentum and zero dampening", "momentum and dampening"))[-1]
+    assert libarg.argument(tb) is None
+
+
+def test_the_answer_says_which_argument_to_change(kb):
+    with open(os.path.join(DATA, "dataloader_batch_size_zero.log")) as f:
+        root = explain.explain_text(f.read(), kb)["findings"][0]
+    fixes = "\n".join(root["causes"][0]["fix"])
+    assert "the value given as batch_size to DataLoader is rejected by torch" in fixes and "line 5" in fixes
+    assert any("an argument your line train.py:5 passes to DataLoader" in n for n in root["notes"])

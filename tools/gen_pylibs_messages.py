@@ -196,8 +196,10 @@ MSG_FIX = [
      "file that declares @hydra.main (a directory of another name, or a path meant relative to the working "
      "directory).",
      ["point config_path at the folder that holds the configs, relative to the script that declares @hydra.main "
-      "(or absolute); python <script> --info searchpath shows where Hydra looks; " + _HYDRA_DOC +
-      "tutorials/basic/your_first_app/config_file/"]),
+      "(e.g. config_path='../configs' for a script in src/ and configs at the project root), or absolute; or give "
+      "it on the command line: --config-path <folder> (-cp) / --config-dir <folder> (-cd, added to the search "
+      "path); python <script> --info searchpath shows where Hydra looks; " + _HYDRA_DOC +
+      "advanced/hydra-command-line-flags/"]),
     (r"^Available options in '%s':",
      "hydra: a config group's option (group=option, on the command line or in the defaults list) names no file "
      "<group>/<option>.yaml; Hydra lists the options the group has below this line.",
@@ -215,8 +217,9 @@ MSG_FIX = [
      "hydra/_internal/instantiate: hydra.utils.instantiate could not import or call the config's _target_ (a module or "
      "class path that is not importable, or the target's __init__ rejected the config's arguments; the cause "
      "follows in the message).",
-     ["check the _target_ path imports (python -c 'import <module>') and that the config's keys are the target's "
-      "parameters; the original error is printed below the message; " + _HYDRA_DOC +
+     ["check the _target_ path for a typo: module and class names are case-sensitive (python -c 'from <module> "
+      "import <Name>' must work), and that the config's keys are the target's parameters; the original error is "
+      "printed below the message (HYDRA_FULL_ERROR=1 for the whole chain); " + _HYDRA_DOC +
       "advanced/instantiate_objects/overview/"]),
 ]
 
@@ -333,13 +336,13 @@ def read(wheels, older=None):
     for dist in DISTS:
         f, v = wheelmsgs.from_wheel(wheels[dist], FILES[dist], WHEEL_DIST[dist])
         files += f
-        versions.append(v)
+        versions.append(v.split(" (")[0])  # ('<dist> <version>'; the wheel's file name left out)
     for dist in DISTS:
         for wheel in (older or {}).get(dist) or ():
             f, v = wheelmsgs.from_wheel(wheel, FILES[dist], WHEEL_DIST[dist])
             files += [("older/%s-%s/%s" % (dist, v.split()[1], p), src) for p, src in f]
-            olds.append(v)
-    return files, "; ".join(versions) + ("; older: " + "; ".join(olds) if olds else "")
+            olds.append(v.split(" (")[0])
+    return files, ", ".join(versions) + ("; older: " + ", ".join(olds) if olds else "")
 
 
 def _keep_lines(files, doc):

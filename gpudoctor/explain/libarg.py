@@ -1,0 +1,115 @@
+"""The argument of the user's call that a library refused (issue 18): an exception raised in an installed library's
+frame (site-packages / dist-packages: pytb.where) under a line of the user's own file, whose message names one of
+the arguments that line passes, is that argument's value refused; the answer names the argument, the call and the
+line, so that the fix says what to change, not only that "a library raised an error".
+
+Evidence, never a guess: the argument's name must be a word of the message and either
+  - a keyword argument written on the user's line (`L.Trainer(..., limit_train_batches=1.5)`: CPython prints the
+    line under the frame, pytb.frame_source), or
+  - a parameter of the API the line calls (generated/train_api.json, the signatures read from torch, transformers,
+    accelerate and peft: userline.calls) whose name is not a plain word (snake_case, or quoted in the message), so a
+    value passed by position or through **cfg is named too;
+and the message must read as a refusal (must / should / invalid / expected / requires / has to ...: the words of an
+argument check). The value written on the line is shown when the message quotes it. The message itself stays in the
+cause's text; the fix line names only the argument, the call and the line (plain names: userline.ident).
+"""
+
+import re
+
+from gpudoctor.explain import pytb, userline
+from gpudoctor.fixline import sh
+
+# the words of an argument check's message (what a value must be, may not be, or is not)
+_REFUSAL = re.compile(r"\b(?:must|should|has to|have to|needs?|requires?|invalid|not (?:a )?valid|expected|"
+                      r"expects?|only|not supported|unsupported|not allowed|cannot|can't|got|out of range|"
+                      r"between|positive|negative|greater|less|at least|at most|one of|incompatible|unknown)\b", re.I)
+# keyword arguments written on a line: name=value (not ==, <=, >=, !=), the value up to the next top-level ',' or ')'
+_KW = re.compile(r"(?<![\w.=!<>])([A-Za-z_]\w{1,60})[ \t]{0,2}=(?!=)[ \t]{0,2}([^,()\[\]{}\n]{1,80})")
+_TOKEN = re.compile(r"[A-Za-z_]\w{1,60}")
+_QUOTED = re.compile(r"[`'\"]([A-Za-z_]\w{1,60})[`'\"]")
+_CALLEE = re.compile(r"([A-Za-z_][\w.]{0,80})[ \t]{0,2}$")
+# names that are words of every message, never an argument's evidence
+_COMMON = frozenset("""self cls args kwargs input output value values type dtype device size shape data
+the and for not but got with from into must should only one has have was were are this that""".split())
+
+
+def _call(src):
+    """(what the line calls, the text of its arguments) of the line's first call, or None."""
+    i = src.find("(")
+    if i <= 0:
+        return None
+    m = _CALLEE.search(src[:i])
+    if not m:
+        return None
+    return m.group(1), src[i + 1:userline._close(src, i)]
+
+
+def argument(tb):
+    """dict(param, value, call, file, line, lib, how) for the traceback ``tb`` when its message names an argument
+    of the user's call that went into the library that raised (module docstring), else None."""
+    inner = pytb.innermost(tb)
+    if not inner or inner[3] != "lib":
+        return None
+    msg = tb.get("msg") or ""
+    if not msg or not _REFUSAL.search(msg):
+        return None
+    uf = userline.user_frame(tb)
+    if uf is None or not uf["callees"] or pytb.where(uf["callees"][0][0])[0] != "lib":
+        return None  # the user's line must call into a library (not a helper of the user's own)
+    got = _call(uf["src"])
+    if got is None:
+        return None
+    written, argtext = got
+    kws = {}
+    for m in _KW.finditer(argtext):
+        kws.setdefault(m.group(1), m.group(2).strip())
+    quoted = set(_QUOTED.findall(msg))
+    words = [w for w in _TOKEN.findall(msg) if w.lower() not in _COMMON]
+    params = set()
+    for _wrote, _name, rec in userline.calls(uf)[:1]:
+        params.update(userline._params(rec))
+    for w in words:
+        if w in kws and (len(w) >= 3 or w in quoted):
+            value = kws[w]
+            return {"param": w, "value": value if value in msg else None, "call": written, "file": uf["file"],
+                    "line": uf["line"], "lib": inner[4], "how": "written on the line"}
+    for w in words:
+        if w in params and ("_" in w or w in quoted):
+            return {"param": w, "value": None, "call": written, "file": uf["file"], "line": uf["line"],
+                    "lib": inner[4], "how": "a parameter of the API the line calls"}
+    return None
+
+
+def _root_traceback(scan, f):
+    lines = {m["line"] for m in f.get("matches") or []}
+    tbs = [t for t in getattr(scan, "tracebacks", []) or [] if t.get("line") in lines]
+    return tbs[0] if tbs else None
+
+
+def fill(scan, findings):
+    """Name the refused argument in the root's first cause (analyze.analyze's hook, after userline.fill)."""
+    f = findings[0] if findings else None
+    if f is None or f.get("role") != "root" or not f.get("causes"):
+        return
+    tb = _root_traceback(scan, f)
+    got = argument(tb) if tb else None
+    if got is None:
+        return
+    name = userline.ident(got["param"], "the argument")
+    call = userline.ident(got["call"], "the call")
+    shown = "%s=%s" % (got["param"], got["value"]) if got["value"] else got["param"]
+    f["notes"].append("The message names %s, an argument your line %s:%d passes to %s (%s): that value is what %s "
+                      "refused: \u201c%s\u201d." % (
+                          userline.quote(shown), userline.quote(got["file"].replace("\\", "/").rsplit("/", 1)[-1]),
+                          got["line"], userline.quote(got["call"]), got["how"], userline.quote(got["lib"]),
+                          userline.quote((tb_msg(scan, f) or "")[:200])))
+    fix = ("the value given as %s to %s is rejected by %s: change %s in that call (%s, line %d), or the config "
+           "value that feeds it, to one the message allows" % (name, call, sh(got["lib"]), name, sh(got["file"]),
+                                                             got["line"]))
+    first = f["causes"][0]
+    first["fix"].insert(0 if not first.get("evidence") else 1, fix)
+
+
+def tb_msg(scan, f):
+    tb = _root_traceback(scan, f)
+    return tb.get("msg") if tb else None
