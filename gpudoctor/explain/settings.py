@@ -440,7 +440,9 @@ TOLD_NEEDLES = ["slow", "sluggish", "crawl", "forever", "takesages", "toolong", 
                 "shape[", "h100", "a100", "h200", "v100", "a10g", "l40s", "b200", "gpus",
                 "torch.compile", "nocompil", "compiledoes", "compilehasno", "compilemakesno", "compileisnot",
                 "compileisano", "ineager", "runseager", "runningeager", "eagerly", "eagermode", "nodynamo",
-                "noinductor", "neverrecompiles", "nevercompiles"]
+                "noinductor", "neverrecompiles", "nevercompiles", "hasnoeffect", "hasnoimpact", "nospeedup",
+                "nospeed-up", "makesnodifference", "makenodifference", "doesnothing", "doesn'tdoanything",
+                "doesnotdoanything", "no-op", "noop", "silentlydisabled", "notkickingin", "nottakingeffect"]
 
 
 def patterns():
