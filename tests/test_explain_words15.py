@@ -181,3 +181,12 @@ def test_generator_regenerates_the_committed_rows(tmp_path):
     # every row that settings.py makes of them is in its table, after the hand rows
     ids = [r["id"] for r in settings.table()]
     assert "torch_switch_torch_compile_disable_dynamo_config_py" in ids
+
+
+def test_a_bandwidth_cap_is_told_slowness():
+    st = settings.State()
+    settings._told(st, 1, "all_reduce on our node tops out at ~21 GB/s bus bandwidth, the node next to it does 295 GB/s")
+    assert [t[1] for t in st.told] == ["slow"]
+    st = settings.State()
+    settings._told(st, 1, "GPU memory peaks at 40 GB during the first epoch")
+    assert st.told == []

@@ -375,10 +375,10 @@ _SLOW = re.compile(r"\bslow(?:er|ly|s|ness|down|ed)?\b|\bsluggish\b|\bcrawl(?:s|
                    r"(?:dropped|drops|fell|falls|decreased|degraded|went down|goes down|is down)\b|\bnot (?:any |much )?faster\b|"
                    r"\b(?:gpus?|utili[sz]ation|util)\s(?:\w{1,10}\s){0,3}(?:mostly |almost always )?(?:idle|low)\b|"
                    r"\bnever (?:goes |gets )?above \d|慢|速度(?:很|非常|特别)?低|利用率(?:很|非常|一直)?(?:低|不高)", re.I)
-_SLOW_WEAK = re.compile(r"\bexpected\b|\bshould (?:take|be|run)\b|\bused to\b|\babsurd\b|\bridiculous\b|\bbetter part of\b|"
+_SLOW_WEAK = re.compile(r"\btops? out at\b|\bmax(?:es)? out at\b|\bpeaks? at\b|\bexpected\b|\bshould (?:take|be|run)\b|\bused to\b|\babsurd\b|\bridiculous\b|\bbetter part of\b|"
                         r"\binstead of\b|\bunder \d|\bonly \d|\bwhat (?:the same|it) (?:\w{1,10} )?(?:takes|took)\b", re.I)
 _FIG = re.compile(r"\d(?:[\d.,]{0,8})\s?(?:ms|s|sec|secs|seconds|min|mins|minutes|hours?|it/s|samples/s|img/s|images/s|"
-                  r"tokens/s|tok/s)\b|\bper (?:step|iteration|epoch|batch)\b|\bfew (?:ms|milliseconds|seconds)\b|"
+                  r"tokens/s|tok/s|GB/s|Gb/s|MB/s|Gbps|GiB/s)(?!\w)|\bper (?:step|iteration|epoch|batch)\b|\bfew (?:ms|milliseconds|seconds)\b|"
                   r"\ba second\b", re.I)
 _MEM = re.compile(r"\bout of memory\b|\bOOM(?:s|ed|-ed)?\b|\b(?:more|too much|high|higher|huge) (?:gpu |cuda )?memory\b|"
                   r"\bmemory (?:usage |use )?(?:is |was )?(?:too |very |much )?(?:high|higher|huge|large)\b|"
@@ -442,7 +442,7 @@ TOLD_NEEDLES = ["slow", "sluggish", "crawl", "forever", "takesages", "toolong", 
                 "compileisano", "ineager", "runseager", "runningeager", "eagerly", "eagermode", "nodynamo",
                 "noinductor", "neverrecompiles", "nevercompiles", "hasnoeffect", "hasnoimpact", "nospeedup",
                 "nospeed-up", "makesnodifference", "makenodifference", "doesnothing", "doesn'tdoanything",
-                "doesnotdoanything", "no-op", "noop", "silentlydisabled", "notkickingin", "nottakingeffect"]
+                "doesnotdoanything", "no-op", "noop", "silentlydisabled", "notkickingin", "nottakingeffect", "topsout", "topout", "maxesout", "maxout", "peaksat", "peakat"]
 
 
 def patterns():
