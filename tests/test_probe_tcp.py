@@ -490,8 +490,10 @@ def test_a_short_budget_skips_rounds_and_says_so(bed):
             break
         assert wait_no_probe_processes() == []
     doc = json.loads(out) if out else pytest.fail("no report (exit %s): %s" % (rc, err[-2000:]))
-    assert took < budget + 2  # interpreter start and imports aside, the run is inside its budget
+    # (each assertion says what it saw: one failure in a full-file run beside another probe run, load ~8, was not
+    # reproduced in 6 runs of this test alone and left nothing to read)
+    assert took < budget + 2, (budget, took, rc)  # interpreter start and imports aside, the run is inside its budget
     iso = doc["isolation"]
-    assert iso["rounds_total"] == 3 and iso["rounds_skipped"] >= 1
-    assert [f["message"] for f in doc["findings"] if f["check"] == "probe.budget"]
+    assert iso["rounds_total"] == 3 and iso["rounds_skipped"] >= 1, (budget, iso)
+    assert [f["message"] for f in doc["findings"] if f["check"] == "probe.budget"], (budget, doc["findings"])
     assert wait_no_probe_processes() == []
