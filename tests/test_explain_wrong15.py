@@ -192,30 +192,3 @@ def test_pml_selection_abort_is_the_transport(cli, tmp_path):
     # only the relay's lines: still answered from them (nothing else to read)
     _, doc = explain_paste(cli, tmp_path, "\n".join(PML_UCX.splitlines()[:3]) + "\n")
     assert root_id(doc) == "mpi.launch"
-
-
-# https://github.com/thu-ml/RoboticsDiffusionTransformer/issues/44 (the issue's text: a script's multi-node NCCL
-# settings run on one machine)
-RDT_44 = """# export NCCL_IB_HCA=mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1,mlx5_4:1,mlx5_7:1,mlx5_8:1,mlx5_9:1
-# export NCCL_IB_DISABLE=0
-# export NCCL_SOCKET_IFNAME=bond0
-# export NCCL_DEBUG=INFO
-# export NCCL_NVLS_ENABLE=0
-File "../miniconda3/envs/rdt/lib/python3.10/site-packages/torch/distributed/distributed_c10d.py", line 1910, in broadcast
-    work = group.broadcast([tensor], opts)
-RuntimeError: [1] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d key-value store by key '0', but store->get('0') got error: Connection reset by peer. This may indicate a possible application crash on rank 0 or a network set up issue.
-"""
-
-# a planted run (bench/data/explain_heldout_2026-11-26p6.jsonl, planted:store_timeout_rank_late), its error line
-LATE = ("[rank1]: torch.distributed.DistBackendError: [1] is setting up NCCL communicator and retrieving ncclUniqueId "
-        "from [0] via c10d key-value store by key '0', but store->get('0') got error: wait timeout after 10000ms, keys: "
-        "/default_pg/0//cuda//0\n")
-
-
-def test_unique_id_fetch_reset_is_rank_0_gone_not_a_timeout(cli, tmp_path):
-    _, doc = explain_paste(cli, tmp_path, RDT_44)
-    assert root_id(doc) == "rendezvous.connect", [f["id"] for f in doc["findings"]]
-    first = doc["findings"][0]["causes"][0]
-    assert "Rank 0" in first["text"] and "NCCL_SOCKET_IFNAME" in first["fix"][0]
-    _, doc = explain_paste(cli, tmp_path, LATE)
-    assert root_id(doc) == "rendezvous.store_timeout"
