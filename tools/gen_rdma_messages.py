@@ -36,7 +36,7 @@ import knowgen  # noqa: E402
 
 GENERATOR = "tools/gen_rdma_messages.py"
 SOURCE = ("linux-rdma/rdma-core (https://github.com/linux-rdma/rdma-core) libibverbs/*.c, libibverbs/examples/*.c, "
-          "infiniband-diags/ibstat.c")
+          "infiniband-diags/ibstat.c, infiniband-diags/scripts/ibstatus")
 FILES_LIB = "libibverbs/"
 FILES_TOOLS = "libibverbs/examples/"
 IBSTAT = "infiniband-diags/ibstat.c"
@@ -239,7 +239,7 @@ def build(files, version):
         sites.append(site)
     return {"header": knowgen.header(SOURCE, version, GENERATOR,
                                      "libibverbs' warnings, the verbs tools' messages, and the port states and "
-                                     "GUIDs ibv_devinfo, ibv_devices and ibstat print; families from the RULES "
+                                     "GUIDs ibv_devinfo, ibv_devices, ibstat and ibstatus print; families from the RULES "
                                      "tables of the generator (a healthy state has none)"), "sites": sites}
 
 
