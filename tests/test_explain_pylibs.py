@@ -91,6 +91,9 @@ def test_what_the_reader_finds_and_the_rules_keep_out():
     assert sites["Available options in '%s':"]["family"] == "hydra.config"
     # words any program prints stay unassigned; a warning is context only
     assert sites["Could not find '%s'"]["family"] is None
+    # each assigned site's function and parameters, read from its `def` (the slice records the header)
+    unknown = sites["Unknown model (%s)"]
+    assert unknown["func"] == "_resolve_model_source" and unknown["params"][0] == "model_name"
     assert all(s["family"] is None for s in sites.values() if s["level"] == "warning")
 
 
@@ -131,6 +134,10 @@ ARGS = [
     ("linear_shapes.log", None, None),
     # timm's registry: 'Unknown model (resnet_18)' names the value, not the argument
     ("timm_unknown_model.log", None, None),
+    # timm/scheduler/scheduler_factory.py create_scheduler_v2(updates_per_epoch=0): a default the line left, named by
+    # the raising function's parameters (generated/pylibs_messages.json func / params)
+    ("timm_scheduler_updates_per_epoch.log", "updates_per_epoch",
+     "a parameter of create_scheduler_v2, the library function that raised"),
 ]
 
 

@@ -293,6 +293,86 @@ def extra_sites(srcs):
     return sorted(out)
 
 
+_DEF = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+\w")
+
+
+def _sig(text):
+    """(name, [parameter names]) of a function's `def` header as the source has it (its lines up to the body), or
+    None."""
+    text = textwrap.dedent(text.strip("\n"))
+    for src in (text, text + "\n    pass"):
+        try:
+            node = ast.parse(src).body[0]
+        except (SyntaxError, IndexError):
+            continue
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            a = node.args
+            names = [x.arg for x in a.posonlyargs + a.args + a.kwonlyargs] + \
+                [x.arg for x in (a.vararg, a.kwarg) if x is not None]
+            return node.name, [n for n in names if n not in ("self", "cls")]
+    return None
+
+
+def headers(src):
+    """[(first line, header text)] of the functions of a whole Python file: each `def` line up to its body's first
+    line (decorators left out)."""
+    try:
+        tree = ast.parse(src)
+    except SyntaxError:
+        return []
+    lines = src.splitlines()
+    out = []
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            end = max(n.lineno, n.body[0].lineno - 1)
+            out.append((n.lineno, n.end_lineno, "\n".join(lines[n.lineno - 1:end])))
+    return out
+
+
+def _enclosing(line, heads):
+    """The function a site's line is in, read as the slice can read it: the nearest recorded `def` header at or
+    above the line ([(first line, text)]) -> (name, params) or None."""
+    got = max((h for h in heads if h[0] <= line), default=None)
+    return _sig(got[1]) if got else None
+
+
+def _slice_headers(srcs):
+    """[(first line, text)] of the `def` header blocks of one file's slice (blocks padded to their line)."""
+    out = []
+    for src in srcs:
+        body = src.lstrip("\n")
+        if _DEF.match(body):
+            out.append((len(src) - len(body) + 1, body))
+    return out
+
+
+def with_functions(files, doc):
+    """Each assigned site gets the function it is raised in ("func", "params": the parameter names of its `def`,
+    self and cls left out), read from the `def` header nearest above it among the headers of the functions that hold
+    an assigned site (what the slice records: _keep_lines); a site outside any function gets none. The same reading
+    from a wheel and from its slice."""
+    by = {}
+    for s in doc["sites"]:
+        if s.get("family"):
+            by.setdefault(wheelmsgs.site_key(s).rsplit(":", 1)[0], []).append(s)
+    for path, srcs in wheelmsgs.group(files).items():
+        if path not in by:
+            continue
+        if len(srcs) == 1 and not srcs[0].startswith("\n") and not _DEF.match(srcs[0]):
+            # a whole file (a wheel's): the headers of the functions that hold an assigned site
+            full = headers(srcs[0])
+            lines = [int(wheelmsgs.site_key(s).rsplit(":", 1)[1]) for s in by[path]]
+            heads = sorted({(a, t) for a, b, t in full for ln in lines if a <= ln <= b and
+                            not any(a < a2 <= ln <= b2 for a2, b2, _ in full)})
+        else:
+            heads = _slice_headers(srcs)
+        for s in by[path]:
+            got = _enclosing(int(wheelmsgs.site_key(s).rsplit(":", 1)[1]), heads)
+            if got:
+                s["func"], s["params"] = got[0], got[1]
+    return doc
+
+
 def build(files, version):
     sites, seen, ids = [], set(), set()
     for path, srcs in wheelmsgs.group(files).items():
@@ -325,7 +405,8 @@ def build(files, version):
                                      "(https://pypi.org/project/hydra-core/)", version, GENERATOR,
                                      "raise/assert/_assert/logger messages and exceptions made for a helper to raise "
                                      "of timm's model factory, layers, data/optim/scheduler factories, OmegaConf and "
-                                     "Hydra; families from the RULES table of the generator"),
+                                     "Hydra; families from the RULES table of the generator; each assigned site's "
+                                     "function and its parameter names (func, params)"),
             "sites": sites}
 
 
@@ -373,6 +454,12 @@ def _keep_lines(files, doc):
                             isinstance(c, ast.Call) and _is_exc(c) and isinstance(_msg_arg(c), ast.Name) and
                             _msg_arg(c).id == name for c in ast.walk(n)) or _names(n, name)):
                         spans.add((n.lineno, n.end_lineno))
+        full = headers(src)
+        for ln in keys:  # the `def` header of the function that holds the site (with_functions)
+            inner = [(a, b, t) for a, b, t in full if a <= ln <= b]
+            if inner:
+                a, _b, t = max(inner)
+                out.append((p, a, textwrap.dedent(t)))
         for a, b in sorted(spans):
             out.append((p, a, textwrap.dedent("\n".join(lines[a - 1:b]))))
     return out
@@ -397,7 +484,7 @@ def main(argv):
         files, version = knowgen.read_slice(a.slice)
     else:
         files, version = read({d: getattr(a, d) for d in DISTS}, {d: getattr(a, "older_" + d) for d in DISTS})
-    doc = build(files, version)
+    doc = with_functions(files, build(files, version))
     if not a.slice:
         knowgen.stale_fixes(a, "MSG_FIX", MSG_FIX, doc["sites"], of="wheel")
         if a.record:

@@ -9,6 +9,9 @@ Evidence, never a guess: the argument's name must be a word of the message and e
   - a parameter of the API the line calls (generated/train_api.json, the signatures read from torch, transformers,
     accelerate and peft: userline.calls) whose name is not a plain word (snake_case, or quoted in the message), so a
     value passed by position or through **cfg is named too;
+  - a parameter of the library function that raised (the innermost library frame's file and function, as a
+    generated table records them for its sites: generated/pylibs_messages.json's func / params), the same kind of
+    name (a value the call passes on, or a default it left);
 and the message must read as a refusal (must / should / invalid / expected / requires / has to ...: the words of an
 argument check). The value written on the line is shown when the message quotes it. The message itself stays in the
 cause's text; the fix line names only the argument, the call and the line (plain names: userline.ident).
@@ -77,7 +80,33 @@ def argument(tb):
         if w in params and ("_" in w or w in quoted):
             return {"param": w, "value": None, "call": written, "file": uf["file"], "line": uf["line"],
                     "lib": inner[4], "how": "a parameter of the API the line calls"}
+    own = _raiser_params(inner[0], inner[2])
+    for w in words:
+        if w in own and ("_" in w or w in quoted):
+            return {"param": w, "value": None, "call": written, "file": uf["file"], "line": uf["line"],
+                    "lib": inner[4], "how": "a parameter of %s, the library function that raised" % inner[2]}
     return None
+
+
+_FUNCS = None
+
+
+def _raiser_params(file, fn):
+    """The parameter names of the library function ``fn`` of ``file`` (a site-packages path) as a generated table
+    records them for its message sites (generated/pylibs_messages.json: func, params), or ()."""
+    global _FUNCS
+    if _FUNCS is None:
+        from gpudoctor.explain.knowledge import generated_table
+
+        _FUNCS = {}
+        for site in generated_table("pylibs_messages").get("sites") or []:
+            if site.get("func"):
+                _FUNCS[(site["where"].rsplit(":", 1)[0], site["func"])] = tuple(site.get("params") or ())
+    norm = (file or "").replace("\\", "/")
+    for marker in ("/site-packages/", "/dist-packages/"):
+        if marker in norm:
+            return _FUNCS.get((norm.rsplit(marker, 1)[1], fn), ())
+    return ()
 
 
 def _root_traceback(scan, f):
@@ -98,11 +127,13 @@ def fill(scan, findings):
     name = userline.ident(got["param"], "the argument")
     call = userline.ident(got["call"], "the call")
     shown = "%s=%s" % (got["param"], got["value"]) if got["value"] else got["param"]
-    f["notes"].append("The message names %s, an argument your line %s:%d passes to %s (%s): that value is what %s "
-                      "refused: \u201c%s\u201d." % (
-                          userline.quote(shown), userline.quote(got["file"].replace("\\", "/").rsplit("/", 1)[-1]),
-                          got["line"], userline.quote(got["call"]), got["how"], userline.quote(got["lib"]),
-                          userline.quote((tb_msg(scan, f) or "")[:200])))
+    written = got["how"] == "written on the line"
+    f["notes"].append("The message names %s, %s your line %s:%d %s %s (%s): that value is what %s refused: "
+                      "\u201c%s\u201d." % (
+                          userline.quote(shown), "an argument" if written else "a parameter of the call",
+                          userline.quote(got["file"].replace("\\", "/").rsplit("/", 1)[-1]), got["line"],
+                          "passes to" if written else "makes,", userline.quote(got["call"]), got["how"],
+                          userline.quote(got["lib"]), userline.quote((tb_msg(scan, f) or "")[:200])))
     fix = ("the value given as %s to %s is rejected by %s: change %s in that call (%s, line %d), or the config "
            "value that feeds it, to one the message allows" % (name, call, sh(got["lib"]), name, sh(got["file"]),
                                                              got["line"]))
