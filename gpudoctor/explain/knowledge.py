@@ -874,7 +874,9 @@ STRUCTURAL = {
                     r"(?P<orte>PMIX|PRTE) ERROR: (?P<msg>[^\n]{1,200}?) in file",
                     # mca_pml_base_select (ompi/mca/pml/base/pml_base_select.c): no PML of the include list (--mca pml
                     # X) initialised on this rank: orte_errmgr.abort(1, "PML %s cannot be selected", ...)
-                    r"\b(?P<mca>PML) (?P<msg>[\w-]{1,40} cannot be selected)",
+                    # (msg keeps 'PML': analyze's word list reads it as the transport; no mca group, which names the
+                    # component-prefix patterns below)
+                    r"\b(?P<msg>PML [\w-]{1,40} cannot be selected)",
                     r"\*\*\* (?P<msg>An error occurred in (?P<fn>MPI_\w{1,60}))",
                     r"(?P<ucx>[\w-]{1,60}\.(?:c|h|inl)):\d{1,6}\s{1,40}(?:UCX\s{1,10}(?:ERROR|FATAL)|Fatal:)\s{1,100}"
                     r"(?P<msg>[^\n]{1,200})"] + [
