@@ -373,6 +373,31 @@ def with_functions(files, doc):
     return doc
 
 
+# a message matched on its own words alone needs OWN words and LITERAL characters of its own (as
+# tools/gen_stdlib_messages.py holds its module-assigned sites): fewer, and other programs print the same words
+OWN, LITERAL = 4, 20
+_RAISE = re.compile(r"\braise[ \t]+(?:builtins\.)?([A-Z]\w{0,60}(?:Error|Exception|Interrupt))\b")
+
+
+def _own_enough(fmt):
+    literal = "".join(re.sub(r"%[-#0-9.]*[a-zA-Z]", "", fmt).split())
+    return knowgen.specific_enough(fmt, need=OWN) and len(literal) >= LITERAL
+
+
+def _raised_class(srcs, line):
+    """The exception class the statement at ``line`` raises ('raise X(...)'; torch's _assert and a bare `assert`
+    raise AssertionError), or None."""
+    for src in srcs:
+        lines = src.splitlines()
+        text = lines[line - 1] if 0 < line <= len(lines) else ""
+        m = _RAISE.search(text)
+        if m:
+            return m.group(1)
+        if re.match(r"[ \t]*(?:torch\.)?_assert\(|[ \t]*assert\b", text):
+            return "AssertionError"
+    return None
+
+
 def build(files, version):
     sites, seen, ids = [], set(), set()
     for path, srcs in wheelmsgs.group(files).items():
@@ -398,6 +423,14 @@ def build(files, version):
                 # %s%s"): OmegaConf's exceptions are classes of
                 # omegaconf/errors.py, which Python's traceback prints by their qualified name before the message
                 first = "omegaconf.errors.%s: " + _template(first or fmt)
+            elif path.startswith("timm/") and not _own_enough(fmt):
+                # timm raises Python's own exception classes, which the traceback prints before the message
+                # ('RuntimeError: Unknown model (x)', 'AssertionError: Input height (736) ...'); a message with fewer
+                # than OWN words / LITERAL characters of its own ('Could not import %s: %s', 'Config file not found:
+                # %s') is what any program may print, so it is matched only after the class its statement raises
+                cls = _raised_class(srcs, line)
+                if cls:
+                    first = cls + ": " + _template(first or fmt)
             sites.append(wheelmsgs.site_for(prefix, ids, level, "%s:%d" % (path, line), fmt, RULES, MSG_FIX,
                                             older=older, first=first and _template(first)))
     return {"header": knowgen.header("timm (https://pypi.org/project/timm/), omegaconf "

@@ -1,0 +1,39 @@
+"""review15: timm's short messages are matched only after the exception class that raises them (tools/gen_pylibs_messages.py
+_own_enough / _raised_class). A timm message with fewer than 4 words or 20 characters of its own ('Could not import %s:
+%s', 'Config file not found: %s', 'Expected %s channels, got %s') is what any program may print: matched alone it made
+another program's line (an optional package's import warning, an app's config notice) a confidently-wrong timm root.
+"""
+
+import re
+
+from gpudoctor import explain
+from gpudoctor.explain.knowledge import load_knowledge
+
+import explainhelp
+
+# lines of other programs that carry a short timm message's words (a healthy run's warnings and notices): no root of
+# timm's entries
+OTHERS = [
+    "WARNING: Could not import apex: falling back to native AMP",
+    "[INFO] Config file not found: /etc/myapp.conf, using defaults",
+    "Expected 3 channels, got 1 (converting the grayscale image to RGB)",
+    "Failed to load 5 consecutive samples from shard 12, skipping it",
+    "Tensor size mismatch fc.weight: [10] vs fc.weight: [20]. Remap failed.",
+]
+
+
+def test_short_timm_messages_need_their_exception_class():
+    sites = [s for s in explainhelp.generated_sites("pylibs_messages") if s.get("family") and s["where"].startswith("timm/")]
+    short = [s for s in sites if s["text"] in ("Could not import %s: %s", "Config file not found: %s",
+                                                "Expected %s channels, got %s", "Unknown model (%s)")]
+    assert len(short) == 4, [s["text"] for s in short]
+    for s in short:
+        assert re.match(r"[A-Z]\w*(?:Error|Exception)(?::|\\:)", s["re"]), s
+
+
+def test_other_programs_lines_get_no_timm_root():
+    kb = load_knowledge()
+    for text in OTHERS:
+        doc = explain.explain_text(text + "\n", kb)
+        roots = [f["id"] for f in doc.get("findings") or [] if f.get("role") == "root"]
+        assert not [r for r in roots if r.startswith("timm.")], (text, roots)
