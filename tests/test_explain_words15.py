@@ -12,7 +12,7 @@ broadcast at construction.
   broadcasts the parameters and buffers at construction, and without that "the user is required to ensure themselves
   that the weights are the same on all ranks".
 
-The program lines are outputs of runs made here (torch 2.13.0+cpu, this machine, 2026-11-27): /tmp scripts that
+The program lines are outputs of runs made here (torch 2.13.0+cpu, this machine, 2026-11-27): small scripts that
 time a DataLoader's epochs with a 0.5 s worker_init_fn (persistent_workers False then True) and a torch.compile'd MLP
 with and without TORCH_COMPILE_DISABLE=1 (first call 0.10 s against 56.45 s of compilation), and a one-process gloo
 DDP built with find_unused_parameters=True (the reducer's warning). The sentences around
