@@ -39,6 +39,7 @@ omegaconf 2.1.2 (what most public threads quote: timm <= 0.9 printed "Input imag
 """
 
 import ast
+import builtins
 import os
 import re
 import sys
@@ -379,6 +380,10 @@ OWN, LITERAL = 4, 20
 _RAISE = re.compile(r"\braise[ \t]+(?:builtins\.)?([A-Z]\w{0,60}(?:Error|Exception|Interrupt))\b")
 
 
+_BUILTIN_EXC = frozenset(n for n in dir(builtins) if isinstance(getattr(builtins, n), type) and
+                         issubclass(getattr(builtins, n), BaseException))
+
+
 def _own_enough(fmt):
     literal = "".join(re.sub(r"%[-#0-9.]*[a-zA-Z]", "", fmt).split())
     return knowgen.specific_enough(fmt, need=OWN) and len(literal) >= LITERAL
@@ -389,12 +394,17 @@ def _raised_class(srcs, line):
     raise AssertionError), or None."""
     for src in srcs:
         lines = src.splitlines()
-        text = lines[line - 1] if 0 < line <= len(lines) else ""
-        m = _RAISE.search(text)
-        if m:
-            return m.group(1)
-        if re.match(r"[ \t]*(?:torch\.)?_assert\(|[ \t]*assert\b", text):
-            return "AssertionError"
+        # the message's line, or the lines above it that open the call ('raise ImportError(' then the f-string)
+        for k in range(line, max(0, line - 3), -1):
+            text = lines[k - 1] if k <= len(lines) else ""
+            m = _RAISE.search(text)
+            if m:  # as the traceback names it: IOError / EnvironmentError are OSError
+                cls = getattr(builtins, m.group(1), None)
+                return cls.__name__ if isinstance(cls, type) else m.group(1)
+            if re.match(r"[ \t]*(?:torch\.)?_assert\(|[ \t]*assert\b", text):
+                return "AssertionError"
+            if k < line and not text.rstrip().endswith("("):
+                break
     return None
 
 
@@ -423,13 +433,16 @@ def build(files, version):
                 # %s%s"): OmegaConf's exceptions are classes of
                 # omegaconf/errors.py, which Python's traceback prints by their qualified name before the message
                 first = "omegaconf.errors.%s: " + _template(first or fmt)
-            elif path.startswith("timm/") and not _own_enough(fmt):
+            elif path.startswith(("timm/", "hydra/")) and not _own_enough(fmt):
                 # timm raises Python's own exception classes, which the traceback prints before the message
                 # ('RuntimeError: Unknown model (x)', 'AssertionError: Input height (736) ...'); a message with fewer
                 # than OWN words / LITERAL characters of its own ('Could not import %s: %s', 'Config file not found:
                 # %s') is what any program may print, so it is matched only after the class its statement raises
                 cls = _raised_class(srcs, line)
-                if cls:
+                # (Hydra prints its own CompactHydraException messages bare, without the class or a traceback:
+                # hydra/_internal/utils.py run_and_report; Python's built-in classes come with their traceback)
+                # (a KeyError prints its message as a repr, in quotes: left as it was)
+                if cls and cls != "KeyError" and (path.startswith("timm/") or cls in _BUILTIN_EXC):
                     first = cls + ": " + _template(first or fmt)
             sites.append(wheelmsgs.site_for(prefix, ids, level, "%s:%d" % (path, line), fmt, RULES, MSG_FIX,
                                             older=older, first=first and _template(first)))
