@@ -187,6 +187,18 @@ def analyze(scan, kb, assume_error=False):
     from gpudoctor.explain import pyanswer as _py
 
     went_on = _py.went_on(scan)
+    if went_on:
+        # a generated message site matched only inside an ignored exception's traceback ('Exception ignored in: ...' then
+        # multiprocessing's 'AssertionError: can only test a child process' from a DataLoader's __del__) is that
+        # traceback's text, which the program went on after: no failure of the site's family
+        # (only the interpreter's own 'Exception ignored in:' report, sys.unraisablehook: a traceback logged by a
+        # launcher that went on may still be the failure it reports, deepspeed's runner's ValueError)
+        spans = [(tb["intro_line"], tb["line"]) for tb in went_on
+                 if tb.get("intro_line") and (tb.get("intro") or "").startswith("Exception ignored")]
+        for eid in [eid for eid, m in matched.items() if m["lines"] and not m.get("together") and not m.get("distinct")
+                    and all(h.pattern is not None and getattr(h.pattern, "site", None) for h in m["hits"])
+                    and all(any(a <= ln <= b for a, b in spans) for ln in m["lines"])]:
+            del matched[eid]
     real_error = (errors > 0 and not went_on) or any(
         (None in m["ranks"] and kb.by_id[eid]["kind"] != "warning") or
         ("warn" in m["ranks"] and kb.by_id[eid]["kind"] == "error") for eid, m in matched.items())
