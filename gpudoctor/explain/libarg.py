@@ -138,7 +138,20 @@ def fill(scan, findings):
            "value that feeds it, to one the message allows" % (name, call, sh(got["lib"]), name, sh(got["file"]),
                                                              got["line"]))
     first = f["causes"][0]
-    first["fix"].insert(0 if not first.get("evidence") else 1, fix)
+    if _generic(f):
+        first["fix"].insert(0 if not first.get("evidence") else 1, fix)
+    else:
+        # a specific root (a device mismatch naming 'bias', a dtype check naming 'weight') has its own fix: the
+        # message's argument is where to look, not what to change first (review15)
+        first["fix"].append(fix)
+
+
+def _generic(f):
+    """Whether the root is an answer by family or by the traceback's shape only (a library raised, no entry knows
+    the message): then the refused argument is the most specific fix there is."""
+    eid = f.get("id") or ""
+    return (f.get("confidence") == "structural" or eid.endswith(".library_error") or
+            eid in ("code.exception", "code.library_error", "torch.usage"))
 
 
 def tb_msg(scan, f):
