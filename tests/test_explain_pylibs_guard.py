@@ -39,3 +39,21 @@ def test_other_programs_lines_get_no_timm_root():
         doc = explain.explain_text(text + "\n", kb)
         roots = [f["id"] for f in doc.get("findings") or [] if f.get("role") == "root"]
         assert not [r for r in roots if r.startswith(("timm.", "hydra."))], (text, roots)
+
+
+def test_a_specific_roots_own_fix_stays_first_before_the_refused_argument():
+    # torch's device check names the argument ('when checking argument for argument bias'); the root's own fix
+    # (move the tensor) comes first, libarg's 'change bias in that call' after it (review15)
+    from gpudoctor.explain import explain_text
+
+    text = ('Traceback (most recent call last):\n  File "/home/u/train.py", line 12, in <module>\n'
+            "    out = F.linear(x, w, bias=b)\n"
+            '  File "/opt/conda/lib/python3.10/site-packages/torch/nn/functional.py", line 100, in linear\n'
+            "    return torch._C._nn.linear(input, weight, bias)\n"
+            "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and "
+            "cpu! (when checking argument for argument bias in method wrapper_CUDA__addmm)\n")
+    f = explain_text(text)["findings"][0]
+    assert f["id"] == "usercode.tensors_on_two_devices"
+    fixes = f["causes"][0]["fix"]
+    assert "move the named tensor" in fixes[0]
+    assert any("change bias in that call" in x for x in fixes[1:])
