@@ -6,6 +6,8 @@ another program's line (an optional package's import warning, an app's config no
 
 import re
 
+import pytest
+
 from gpudoctor import explain
 from gpudoctor.explain.knowledge import load_knowledge
 
@@ -57,3 +59,14 @@ def test_a_specific_roots_own_fix_stays_first_before_the_refused_argument():
     fixes = f["causes"][0]["fix"]
     assert "move the named tensor" in fixes[0]
     assert any("change bias in that call" in x for x in fixes[1:])
+
+
+@pytest.mark.parametrize("finding, generic", [
+    ({"id": "usercode.tensors_on_two_devices"}, False), ({"id": "cuda.oom"}, False),
+    ({"id": "timm.library_error"}, True), ({"id": "code.exception"}, True), ({"id": "code.library_error"}, True),
+    ({"id": "torch.usage"}, True), ({"id": "rendezvous.connect", "confidence": "structural"}, True),
+])
+def test_which_roots_take_the_refused_argument_first(finding, generic):
+    from gpudoctor.explain import libarg
+
+    assert libarg._generic(finding) is generic
