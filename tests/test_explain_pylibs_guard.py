@@ -1,5 +1,5 @@
 """review15: timm's short messages (and Hydra's raised as a built-in class) are matched only after the exception class that raises them (tools/gen_pylibs_messages.py
-_own_enough / _raised_class). A timm message with fewer than 4 words or 20 characters of its own ('Could not import %s:
+knowgen.own_enough / _raised_class). A timm message with fewer than 4 words or 20 characters of its own ('Could not import %s:
 %s', 'Config file not found: %s', 'Expected %s channels, got %s') is what any program may print: matched alone it made
 another program's line (an optional package's import warning, an app's config notice) a confidently-wrong timm root.
 """

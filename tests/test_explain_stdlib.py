@@ -46,8 +46,8 @@ def test_the_vague_and_the_builtin_are_told_apart():
     said = gen_stdlib_messages._said_by_builtins
     assert said("assignment index out of range", builtins) == "list assignment index out of range"
     assert said("Can't pickle %r: it's not the same object as %s.%s", builtins) is None
-    assert not gen_stdlib_messages._own_enough("handle is closed")
-    assert gen_stdlib_messages._own_enough("daemonic processes are not allowed to have children")
+    assert not knowgen.own_enough("handle is closed")
+    assert knowgen.own_enough("daemonic processes are not allowed to have children")
 
 
 @pytest.mark.parametrize("name, entry, fix", [

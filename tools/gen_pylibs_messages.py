@@ -374,19 +374,11 @@ def with_functions(files, doc):
     return doc
 
 
-# a message matched on its own words alone needs OWN words and LITERAL characters of its own (as
-# tools/gen_stdlib_messages.py holds its module-assigned sites): fewer, and other programs print the same words
-OWN, LITERAL = 4, 20
 _RAISE = re.compile(r"\braise[ \t]+(?:builtins\.)?([A-Z]\w{0,60}(?:Error|Exception|Interrupt))\b")
 
 
 _BUILTIN_EXC = frozenset(n for n in dir(builtins) if isinstance(getattr(builtins, n), type) and
                          issubclass(getattr(builtins, n), BaseException))
-
-
-def _own_enough(fmt):
-    literal = "".join(re.sub(r"%[-#0-9.]*[a-zA-Z]", "", fmt).split())
-    return knowgen.specific_enough(fmt, need=OWN) and len(literal) >= LITERAL
 
 
 def _raised_class(srcs, line):
@@ -433,10 +425,10 @@ def build(files, version):
                 # %s%s"): OmegaConf's exceptions are classes of
                 # omegaconf/errors.py, which Python's traceback prints by their qualified name before the message
                 first = "omegaconf.errors.%s: " + _template(first or fmt)
-            elif path.startswith(("timm/", "hydra/")) and not _own_enough(fmt):
+            elif path.startswith(("timm/", "hydra/")) and not knowgen.own_enough(fmt):
                 # timm raises Python's own exception classes, which the traceback prints before the message
                 # ('RuntimeError: Unknown model (x)', 'AssertionError: Input height (736) ...'); a message with fewer
-                # than OWN words / LITERAL characters of its own ('Could not import %s: %s', 'Config file not found:
+                # than knowgen.OWN_WORDS words / OWN_CHARS characters of its own ('Could not import %s: %s', 'Config file not found:
                 # %s') is what any program may print, so it is matched only after the class its statement raises
                 cls = _raised_class(srcs, line)
                 # (Hydra prints its own CompactHydraException messages bare, without the class or a traceback:

@@ -165,19 +165,13 @@ def constructed(path, src):
 
 # A message assigned by its module alone ('ctx-' rules) must be told from what any other program prints: the
 # standard library's short refusals ('index out of range', 'handle is closed', 'size is negative') are also the ends
-# of the builtins' own messages ('IndexError: list index out of range') and of other libraries'. So: at least OWN
-# words of its own and LITERAL characters (non-blank) of literal text, unless MSG_FIX names it (a message read and
-# given its own meaning: 'Ran out of input').
-OWN, LITERAL = 4, 20
-
-
-def _own_enough(fmt):
-    literal = "".join(re.sub(r"%[-#0-9.]*[a-zA-Z]", "", fmt).split())
-    return knowgen.specific_enough(fmt, need=OWN) and len(literal) >= LITERAL
+# of the builtins' own messages ('IndexError: list index out of range') and of other libraries'. So: knowgen.own_enough
+# (words and characters of its own), unless MSG_FIX names it (a message read and given its own meaning: 'Ran out of
+# input').
 
 
 def _longest_literal(fmt):
-    return max((p.strip() for p in re.split(r"%[-#0-9.]*[a-zA-Z]", fmt)), key=len)
+    return max((p.strip() for p in knowgen.PY_CONV.split(fmt)), key=len)
 
 
 _CONVS = re.compile(r"(?:%[-#0-9.]*[a-zA-Z][.:]?)+")
@@ -212,7 +206,7 @@ def build(files, version):
     for site in sites:
         if not (site.get("rule") or "").startswith("ctx-") or site.get("fix"):
             continue
-        if not _own_enough(site["text"]):
+        if not knowgen.own_enough(site["text"]):
             why = "too short to be told from other programs' messages"
         elif _said_by_builtins(site["text"], builtins):
             why = "the interpreter's own messages say the same"

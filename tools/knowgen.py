@@ -458,6 +458,19 @@ def specific_enough(fmt, need=3, errtexts=ERRNO_TEXTS, names=True):
     return not any(said in t for t in errtexts)
 
 
+# A message matched on its own words alone (a generator's 'ctx-' rules, or a short message no exception class
+# anchors) needs OWN_WORDS words and OWN_CHARS non-blank characters of literal text of its own: fewer, and other
+# programs print the same words ('index out of range' ends the builtins' 'list index out of range'; 'Config file not
+# found: %s'). Python's %-conversions (py_format's) are not literal text.
+OWN_WORDS, OWN_CHARS = 4, 20
+PY_CONV = re.compile(r"%[-#0-9.]*[a-zA-Z]")
+
+
+def own_enough(fmt):
+    """Whether a (Python) message format has OWN_WORDS words and OWN_CHARS characters of literal text of its own."""
+    return specific_enough(fmt, need=OWN_WORDS) and len("".join(PY_CONV.sub("", fmt).split())) >= OWN_CHARS
+
+
 def give_fix(site, fixes, text):
     """Give an assigned site (its family set) the meaning and fix of the first row (regex, means,
     [commands]) of a generator's fix table (MSG_FIX, SITE_FIX) whose regex matches the site's format
