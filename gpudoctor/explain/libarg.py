@@ -149,9 +149,7 @@ def fill(scan, findings):
 def _generic(f):
     """Whether the root is an answer by family or by the traceback's shape only (a library raised, no entry knows
     the message): then the refused argument is the most specific fix there is."""
-    eid = f.get("id") or ""
-    return (f.get("confidence") == "structural" or eid.endswith(".library_error") or
-            eid in ("code.exception", "code.library_error", "torch.usage"))
+    return f.get("confidence") in ("family", "structural")  # analyze._confidence / _structural_finding
 
 
 def tb_msg(scan, f):
