@@ -43,8 +43,11 @@ BINARY = "./usr/lib/nvidia/current/nvidia-smi"
 MESSAGE = re.compile(r"^(?:Unable to|Failed to|Failed |Error |ERROR: |Couldn't|Could not|Cannot |Invalid |"
                      r"No devices|No MIG-enabled|NVIDIA-SMI has failed|NVIDIA-SMI couldn't|Mismatch|Warning: |WARNING: |Only one |"
                      r"Setting |Changing |Resetting |Clearing |Specified clock|GPU Reset couldn't|GPU is lost|"
-                     r"Provided |The current user does not|Field \"|%s : not a valid|Format modifier|\"--format=\")"
-                     r"|is not supported|not supported for")
+                     r"Provided |The current user does not|Field \"|%s : not a valid|Format modifier|\"--format=\"|"
+                     r"The following GPUs could not be reset)"
+                     r"|is not supported|not supported for|currently being used by one or more other processes|"
+                     r"is (?:the primary GPU and cannot be reset|currently in use by another process)|"
+                     r"did not complete reset successfully")
 # strings nvidia-smi keeps of NVML's own error texts (nvmlErrorString): nvml.json has them
 NVML_STRINGS = re.compile(r"^(?:Invalid Argument|Insufficient (?:Permissions|Size|External Power|Memory|Resources)|"
                           r"GPU is lost|GPU requires reset|vGPU ECC not supported|Invalid Frequency|Invalid argument|"
@@ -70,7 +73,12 @@ RULES = [
                                            r"^Specified clocks \"%s\" are not valid"}),
     ("permission", "nvidia_smi.permission", {"text": r"does not have permissions? to change|Check permissions"}),
     ("reset", "nvidia_smi.reset", {"text": r"^GPU Reset couldn't|^Unable to reset GPU|^Resetting GPU %s is not "
-                                           r"supported|^Error (?:encountered|occurred) during reset of GPU"}),
+                                           r"supported|^Error (?:encountered|occurred) during reset of GPU|"
+                                           # -r's refusals when something holds the GPU (the list header, the
+                                           # count line, the per-GPU lines) and -mig's 'pending until reset' line
+                                           r"^The following GPUs could not be reset|currently being used by one or "
+                                           r"more other processes|is the primary GPU and cannot be reset|"
+                                           r"is currently in use by another process|did not complete reset"}),
     # ('instace': the binary's own spelling of one message)
     ("mig", "nvidia_smi.mig", {"text": r"MIG Mode|MIG mode is in pending|GPU instance|GPU instace|compute instance|"
                                        r"^No MIG-enabled"}),
@@ -128,6 +136,32 @@ MSG_FIX = [
      "nvidia-smi could not gather the GPUs that must be reset together.",
      ["stop every process using the GPUs (nvidia-smi --query-compute-apps=pid --format=csv; systemctl stop "
       "nvidia-persistenced dcgm nvidia-fabricmanager), then nvidia-smi -r -i <gpu> again"]),
+    # -r's refusal when the GPUs are open: the man page's -r (nvidia-smi.1: 'There can't be any applications using
+    # these devices (e.g. CUDA application, graphics application like X server, monitoring application like other
+    # instance of nvidia-smi)'); the display stack's kernel module nvidia_drm counts as such a user: NVIDIA's
+    # mig-parted README, Known Issues (https://github.com/NVIDIA/mig-parted#known-issues: the reset that toggles MIG
+    # mode fails while nvidia_drm is loaded; unload it before, load it after)
+    (r"^(?:%u %s currently being used by one or more other processes \(e\.g\., Fabric Manager|"
+     r"The following GPUs could not be reset|GPU %s is currently in use by another process)",
+     "nvidia-smi -r (or a tool that resets GPUs to change MIG mode: nvidia-mig-parted, the GPU operator's MIG "
+     "manager) refused: something still has the GPUs open. Besides a CUDA process, nvidia-persistenced, DCGM, the "
+     "fabric manager or a monitoring agent, the display stack holds them: with the nvidia_drm kernel module loaded "
+     "(a desktop, a framebuffer console, modeset=1) every GPU stays open and the reset is refused even when "
+     "nvidia-smi lists no process.",
+     ["sudo fuser -v /dev/nvidia*; lsmod | grep -E '^nvidia_(drm|modeset)'   (who holds the GPUs; whether "
+      "nvidia_drm is loaded)",
+      "stop what holds them (sudo systemctl stop nvidia-persistenced nvidia-dcgm nvidia-fabricmanager, or nvidia-smi "
+      "-pm 0 -i <gpu> for persistence mode; the display manager), unload the display module: sudo rmmod nvidia_drm (then nvidia_modeset), reset or apply the MIG "
+      "configuration, then sudo modprobe nvidia_drm; or reboot the node"]),
+    (r"^%s is currently being used by one or more other processes \(e\.g\. CUDA application",
+     "the MIG mode change is recorded but needs a GPU reset, which is refused while a process (or the display "
+     "module nvidia_drm) has the GPU open.",
+     ["sudo fuser -v /dev/nvidia*; stop those processes; sudo rmmod nvidia_drm if it is loaded; then nvidia-smi -r "
+      "-i <gpu> (and sudo modprobe nvidia_drm after); or reboot the node"]),
+    (r"^GPU %s is the primary GPU and cannot be reset|^GPU Reset couldn't run because GPU %s is the primary GPU",
+     "the GPU is the system's primary (boot / console display) GPU, which nvidia-smi does not reset.",
+     ["reboot the node to clear the GPU's state; or reset only the other GPUs (nvidia-smi -r -i <others>); on a "
+      "machine with a display, make another adapter the primary one (firmware setting)"]),
     (r"^GPU Reset couldn't progress because the specified devices do not meet the reset criterion",
      "the GPUs are linked (NVLink/NVSwitch) and must be reset together: nvidia-smi lists which ones to add.",
      ["nvidia-smi -r with every GPU the message lists (-i 0,1,2,...), after stopping the processes on them; "
