@@ -10,7 +10,11 @@ Usage:
     python tools/gen_slurm_errors.py --slice tools/data/slurm_errno_slice.c -o OUT   (the test)
 
 Source: SchedMD/slurm (https://github.com/SchedMD/slurm), src/common/slurm_errno.c, read with
-`git show REV:path`.
+`git show REV:path`; and, for the codes of a job that is accepted but only queues, src/slurmctld/job_mgr.c's
+job_allocate() (its "Non-fatal error, but job can't be scheduled right now" list, less the codes it turns into
+success for a queued job) with src/api/allocate.c, where srun and salloc print that code's text at info level
+('srun: Partition in DOWN state', then 'srun: job N queued and waiting for resources'): those codes match
+'srun: <text>' / 'salloc: <text>' as a line of its own too. A slice holds the table, then the two excerpts.
 """
 
 import os
@@ -77,7 +81,8 @@ CODE_FIX = {
         ["sinfo -s   (State of each partition)", "submit to an UP partition (-p <NAME>), or wait for the admins"]),
     "ESLURM_PARTITION_DOWN": (
         "The partition is DOWN: jobs queue but none starts.",
-        ["sinfo -s   (State)", "use another partition (-p <NAME>) or wait until the admins set it UP"]),
+        ["sinfo -s   (State)", "use another partition (-p <NAME>) or wait until the admins set it UP (an admin: "
+         "scontrol update partitionname=<NAME> state=up, scontrol(1))"]),
     "ESLURM_INVALID_ACCOUNT": (
         "There is no association for this user with the account named by -A/--account (or the user's default "
         "account) on this partition: the account name is wrong, or the user/partition is not in it.",
@@ -405,6 +410,30 @@ _PROGS = r"(?:sbatch|srun|salloc|sinfo|squeue|scontrol|sacct|sacctmgr|scancel|sl
 _CONTEXT = _PROGS + r"(?:\[\d{1,10}\])?: (?:error|fatal): (?:(?!%s[:\[])[^\n]){0,120}?" % _PROGS
 
 
+# job_mgr.c job_allocate(): the condition of the codes that leave a job queued (the branch commented "Non-fatal
+# error, but job can't be scheduled right now"), and the inner condition of those turned into SLURM_SUCCESS for a
+# queued job (no code is then returned, nothing printed); a term with '&&' is turned only sometimes (PARTITION_DOWN
+# for a batch job), so it stays
+_NONFATAL = re.compile(r"else if \(((?:[^{};]|\n){0,3000}?)\)\s*\{\s*/\*\s*\*?\s*Non-fatal error, but job can't be "
+                       r"scheduled right now")
+_TO_SUCCESS = re.compile(r"job remains queued \*/\s*if \(((?:[^{};]|\n){0,2000}?)\)\s*\{\s*error_code = SLURM_SUCCESS;")
+# allocate.c slurm_allocate_resources_blocking(): a pending allocation's code, printed by info() ('srun: <text>')
+_INFO_PRINT = re.compile(r"info\(\"%s\",\s*slurm_strerror\(resp->error_code\)\)")
+
+
+def queued_codes(text):
+    """The codes whose text srun / salloc print at info level for a job that was accepted and only queues (see
+    _NONFATAL); empty when the source no longer has that branch or allocate.c's print."""
+    m, inner = _NONFATAL.search(text), _TO_SUCCESS.search(text)
+    if not m or not _INFO_PRINT.search(text):
+        return set()
+    codes = set(re.findall(r"error_code == (\w+)", m.group(1)))
+    if inner:
+        codes -= {re.search(r"error_code == (\w+)", t).group(1) for t in inner.group(1).split("||")
+                  if "&&" not in t and "error_code ==" in t}
+    return codes
+
+
 def parse(text):
     out = []
     for name, desc in re.findall(r"ERRTAB_ENTRY\((\w+)\),\s*((?:\"(?:[^\"\\]|\\.)*\"\s*)+)", text):
@@ -413,7 +442,7 @@ def parse(text):
     return out
 
 
-def build(rows, version):
+def build(rows, version, queued=frozenset()):
     sites = []
     for name, text in rows:
         if name in ("SLURM_SUCCESS", "EINPROGRESS") or not text:
@@ -421,33 +450,43 @@ def build(rows, version):
         alts = [_CONTEXT + re.escape(text)]
         if len(text) >= _MIN_BARE:
             alts.append(re.escape(text))
+        elif name in queued:  # the info line of a queued allocation, a line of its own
+            alts.append(r"^(?:srun|salloc): %s[ \t]{0,8}$" % re.escape(text))
         rule, family = knowgen.assign(RULES, None, {"name": name, "text": text})
         site = {"id": "slurm.%s" % name.lower(), "name": name, "text": text, "re": "(?:%s)" % "|".join(alts),
                 "family": family, "rule": rule}
+        if name in queued:
+            site["queued"] = True  # srun / salloc print it at info level, and the job waits in the queue
         if name in CODE_FIX:
             site["means"], site["fix"] = CODE_FIX[name][0], list(CODE_FIX[name][1])
         sites.append(site)
-    return {"header": knowgen.header("SchedMD/slurm (https://github.com/SchedMD/slurm) src/common/slurm_errno.c",
+    return {"header": knowgen.header("SchedMD/slurm (https://github.com/SchedMD/slurm) src/common/slurm_errno.c; "
+                                     "src/slurmctld/job_mgr.c job_allocate() and src/api/allocate.c (queued codes)",
                                      version, GENERATOR), "sites": sites}
 
 
 def from_repo(repo, rev):
     git = knowgen.git_reader(repo)
-    return parse(git("show", "%s:src/common/slurm_errno.c" % rev)), knowgen.slurm_release(git, rev)
+    text = "\n".join(git("show", "%s:%s" % (rev, p)) for p in ("src/common/slurm_errno.c", "src/slurmctld/job_mgr.c",
+                                                               "src/api/allocate.c"))
+    return (parse(text), queued_codes(text)), knowgen.slurm_release(git, rev)
 
 
 def _slice(path):
     with open(path) as f:
-        return parse(f.read()), "slice"
+        text = f.read()
+    return (parse(text), queued_codes(text)), "slice"
 
 
 def main(argv):
     a = knowgen.arguments(__doc__, argv, rev="HEAD")
-    rows, version = knowgen.source_files(a, from_repo, _slice)
+    (rows, queued), version = knowgen.source_files(a, from_repo, _slice)
+    if a.repo and not queued:  # job_allocate's branch or allocate.c's print changed: read them again by hand
+        a.error("no queued-allocation codes found in src/slurmctld/job_mgr.c / src/api/allocate.c")
     stale = sorted(set(CODE_FIX) - {name for name, _ in rows})
     if a.repo and stale:  # a code renamed or removed upstream: its fix must be moved by hand
         a.error("CODE_FIX names codes this revision does not have: %s" % ", ".join(stale))
-    return knowgen.emit("slurm_errors", build(rows, version), a.out, "codes")
+    return knowgen.emit("slurm_errors", build(rows, version, queued), a.out, "codes")
 
 
 if __name__ == "__main__":
