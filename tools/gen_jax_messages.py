@@ -50,7 +50,7 @@ import knowgen  # noqa: E402
 import wheelmsgs  # noqa: E402
 
 GENERATOR = "tools/gen_jax_messages.py"
-FILES = (r"^jax/_src/(?:api|pjit|pmap|sharding|sharding_impls|named_sharding|mesh|mesh_utils|distributed|xla_bridge|"
+FILES = (r"^jax/_src/(?:api|core|pjit|pmap|sharding|sharding_impls|named_sharding|mesh|mesh_utils|distributed|xla_bridge|"
          r"array|dispatch)\.py$|^jax/_src/clusters/[a-z_0-9]+\.py$|^jax/_src/interpreters/pxla\.py$")
 XLA_PATH = "xla/parse_flags_from_env.cc"
 

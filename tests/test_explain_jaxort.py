@@ -1,0 +1,133 @@
+"""JAX's, XLA's and ONNX Runtime's own refusals (issue 18, frameworks16): read from the jax 0.12.0 (and older 0.4.30)
+wheel, XLA's xla/parse_flags_from_env.cc and the onnxruntime 1.32.0 wheel by tools/gen_jax_messages.py and
+tools/gen_onnxruntime_messages.py (their slices in tools/data/ keep the statements of the assigned sites at their line
+numbers): each generator regenerates the committed sites; outputs made here by running jax 0.10.2 (CPU), XLA and
+onnxruntime 1.32.0 (tests/data/jaxort/, README.md there says how) and texts of public threads (cited per text) get
+their entry and the fix the code that raises them points at; a healthy JAX run stays healthy.
+"""
+
+import os
+import re
+import sys
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(REPO, "tools"))
+
+import gen_jax_messages  # noqa: E402
+import gen_onnxruntime_messages  # noqa: E402
+import knowgen  # noqa: E402
+
+from gpudoctor import explain  # noqa: E402
+
+DATA = os.path.join(REPO, "tests", "data", "jaxort")
+
+# made here: (file, entry, family, a regex over the first cause's fixes)
+RUNS = [
+    ("pmap_more.log", "jax.sharding_shape", "usercode.shape_mismatch", r"local_device_count"),
+    ("pmap_more_unfiltered.log", "jax.sharding_shape", "usercode.shape_mismatch", r"local_device_count"),
+    ("shard_indiv.log", "jax.sharding_shape", "usercode.shape_mismatch", r"multiple of the mesh axis"),
+    ("dist_late.log", "jax.distributed_init", "code.exception", r"top of the program"),
+    ("dist_noargs.log", "jax.distributed_init", "code.exception", r"num_processes=.*process_id="),
+    ("xla_flag.log", "xla.flags", "xla.flags", r"misspelled"),
+    ("ort_cuda.log", "onnxruntime.provider_absent", "code.python_env", r"pip install onnxruntime-gpu"),
+]
+
+REAL = {
+    # https://github.com/Naozumi520/g2pW-Cantonese/issues/1 (the CPU wheel in requirements.txt; onnxruntime-gpu fixed it)
+    "ort_cpu_wheel_g2pw_1": (
+        "UserWarning: Specified provider 'CUDAExecutionProvider' is not in available provider names.Available "
+        "providers: 'AzureExecutionProvider, CPUExecutionProvider'\n", "onnxruntime.provider_absent",
+        r"onnxruntime-gpu"),
+    # https://github.com/bytedance/LatentSync/issues/225 (onnxruntime 1.x, the model then ran on the CPU)
+    "ort_cpu_latentsync_225": (
+        "/workspace/lipsync_backend_ad/lipsync-venv/lib/python3.10/site-packages/onnxruntime/capi/"
+        "onnxruntime_inference_collection.py:118: UserWarning: Specified provider 'CUDAExecutionProvider' is not in "
+        "available provider names.Available providers: 'AzureExecutionProvider, CPUExecutionProvider'\n"
+        "  warnings.warn(\nApplied providers: ['CPUExecutionProvider'], with options: {'CPUExecutionProvider': {}}\n",
+        "onnxruntime.provider_absent", r"onnxruntime-gpu"),
+    # https://github.com/mlnomadpy/flaxchat/issues/8 (jax.default_backend() at import time, initialize() after it)
+    "jax_init_late_flaxchat_8": (
+        "RuntimeError: jax.distributed.initialize() must be called before any JAX calls that might initialise the "
+        "XLA backend. This includes any computation, but also calls to jax.devices, jax.device_put, and others.\n",
+        "jax.distributed_init", r"top of the program"),
+}
+
+
+def _regenerates(main, name, slice_name, tmp_path):
+    got = knowgen.regenerated(main, os.path.join(REPO, "tools", "data", slice_name), tmp_path / (name + ".json"))
+    full = knowgen.committed(name)
+    assert got["header"]["version"] == full["header"]["version"]
+    by_text = {s["text"]: s for s in full["sites"]}
+    for s in got["sites"]:
+        assert {k: v for k, v in s.items() if k not in ("id", "where")} == \
+            {k: v for k, v in by_text[s["text"]].items() if k not in ("id", "where")}, s["id"]
+    # every assigned site of the full read is in the slice
+    assert {t for t, s in by_text.items() if s.get("family")} <= {s["text"] for s in got["sites"]}
+    assert full["unassigned"] == sorted(s["id"] for s in full["sites"] if not s.get("family"))
+    return got
+
+
+def test_generators_regenerate_the_committed_sites_from_their_slices(tmp_path):
+    got = _regenerates(gen_jax_messages.main, "jax_messages", "jax_messages_slice.txt", tmp_path)
+    assert len(got["sites"]) >= 200
+    got = _regenerates(gen_onnxruntime_messages.main, "onnxruntime_messages", "onnxruntime_messages_slice.txt",
+                       tmp_path)
+    assert len(got["sites"]) >= 20
+
+
+def test_what_the_readers_find_and_the_rules_keep_out():
+    sites = {s["text"]: s for s in knowgen.committed("jax_messages")["sites"]}
+    # jax <= 0.4's `msg = ("... {} ..."); raise ValueError(msg.format(...))` (the older wheel)
+    old = sites["compiling computation that requires %s logical devices, but only %s XLA devices are available "
+                "(num_replicas=%s)"]
+    assert old["family"] == "jax.sharding_shape" and old["older"] == "jax 0.4.30"
+    # XLA's LOG(QFATAL) stream: the ternary both ways, `envvar` each variable the function compares it with
+    for text in ("Unknown flag in XLA_FLAGS: %s%s", "Unknown flags in XLA_FLAGS: %s%s",
+                 "Unknown flag in TF_XLA_FLAGS: %s%s"):
+        assert sites[text]["family"] == "xla.flags", text
+    # the user's call order and arguments -> code.exception's case; the shape against the mesh -> the shape family
+    assert sites["coordinator_address should be defined."]["family"] == "jax.distributed_init"
+    assert sites["%s implies that array axis %s is partitioned %s times, but the dimension size is %s (full shape: "
+                 "%s, per-dimension tiling factors: %s should evenly divide the shape)"]["family"] == "jax.sharding_shape"
+    # the CUDA backend's own messages are framework_libs.json's; internal invariants and warnings are no family
+    assert all(not s["family"] for t, s in sites.items() if "CUDA-enabled jaxlib" in t)
+    assert all(not s["family"] for s in sites.values() if s["level"] == "warning")
+    assert all(not s["family"] for t, s in sites.items() if "file a bug" in t)
+    ort = {s["text"]: s for s in knowgen.committed("onnxruntime_messages")["sites"]}
+    # the one warning that is the failure (the provider is dropped), the others context only
+    absent = ort["Specified provider '%s' is not in available provider names.Available providers: '%s'"]
+    assert absent["family"] == "onnxruntime.provider_absent" and absent["level"] == "warning"
+    assert ort["Duplicate provider '%s' encountered, ignoring."]["family"] is None
+    # too few words of its own to be assigned by the file alone
+    assert ort["Unsupported device type: %s"]["family"] is None
+
+
+def test_pep695_type_parameters_are_read_on_python_311():
+    src = "def vmap[F: Callable](fun: F) -> F:\n    raise ValueError('vmap must be given a function here')\n"
+    assert gen_jax_messages._py311(src).startswith("def vmap(fun: F) -> F:")
+
+
+def test_runs_made_here_get_their_entry_and_fix(kb):
+    for name, want, family, fix_re in RUNS:
+        with open(os.path.join(DATA, name)) as f:
+            res = explain.explain_text(f.read(), kb)
+        root = res["findings"][0] if res["findings"] else None
+        assert root and root["id"] == want, (name, [f["id"] for f in res["findings"]])
+        assert root.get("family") == family, (name, root.get("family"))
+        assert re.search(fix_re, "\n".join(root["causes"][0]["fix"])), (name, root["causes"][0]["fix"])
+
+
+def test_public_threads_get_their_entry_and_fix(kb):
+    for name, (text, want, fix_re) in REAL.items():
+        res = explain.explain_text(text, kb)
+        root = res["findings"][0] if res["findings"] else None
+        assert root and root["id"] == want, (name, [f["id"] for f in res["findings"]])
+        assert re.search(fix_re, "\n".join(root["causes"][0]["fix"])), (name, root["causes"][0]["fix"])
+
+
+def test_a_healthy_jax_run_stays_healthy(kb):
+    # a two-process JAX run's own lines (jax 0.10.2 here) and onnxruntime on the provider it has
+    res = explain.explain_text(
+        "process 0/2 local [CpuDevice(id=0)] global 2\nstep 0 loss 62.07114\nstep 10 loss 0.59275\n"
+        "onnxruntime 1.32.0 device CPU\nsession providers: ['CPUExecutionProvider']\ndone loss 0.000000\n", kb)
+    assert res["verdict"] == "no_error" and not res["findings"]
