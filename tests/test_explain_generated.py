@@ -35,9 +35,11 @@ GENERATORS = [
     ("gen_munge_messages.py", "munge_messages_slice.txt", "munge_messages"),
     ("gen_container_messages.py", "container_messages_slice.txt", "container_messages"),
     ("gen_rdma_messages.py", "rdma_messages_slice.txt", "rdma_messages"),
+    ("gen_ssh_messages.py", "ssh_messages_slice.txt", "ssh_messages"),
 ]
 # slices cut from the very revisions of the committed file, which they name: '... (commit <sha>)'
-SAME_VERSION = {"slurm_reasons", "slurm_messages", "munge_messages", "container_messages", "rdma_messages"}
+SAME_VERSION = {"slurm_reasons", "slurm_messages", "munge_messages", "container_messages", "rdma_messages",
+                "ssh_messages"}
 
 
 def _committed(name):

@@ -1,0 +1,42 @@
+"""The OpenSSH client's own messages (issue 18), read from openssh/openssh-portable V_9_2_P1 by
+tools/gen_ssh_messages.py (generated/ssh_messages.json; families in gpudoctor/data/knowledge/ssh.toml and
+checks/ssh.knowledge.toml). The texts were made here by running Debian 12's ssh (OpenSSH_9.2p1, the same release)
+against nothing (port 1), a config with a misspelt option, an over-long ControlPath, and an sshd of its own on
+127.0.0.61 that offers only an ed25519 host key and authorizes no key (fixtures/ssh/)."""
+
+import os
+
+import pytest
+
+from gpudoctor import explain
+
+FIX = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures", "ssh")
+
+
+@pytest.mark.parametrize("name,root,fix", [
+    ("controlpath-too-long.txt", "ssh.control_path_too_long", "%C"),
+    ("negotiate-hostkey-type.txt", "ssh.negotiate", "HostKeyAlgorithms +ssh-rsa"),
+    ("config-bad-option.txt", "ssh.config", "IgnoreUnknown"),
+    ("connect-refused.txt", "ssh.connect", "start sshd"),
+    ("host-key-unknown-strict.txt", "ssh.host_key", "ssh-keyscan"),
+    ("publickey-denied.txt", "ssh.publickey", "ssh-copy-id"),
+])
+def test_what_ssh_printed_here_names_its_family_and_fix(kb, name, root, fix):
+    with open(os.path.join(FIX, name)) as f:
+        res = explain.explain_text(f.read(), kb)
+    f = res["findings"][0]
+    assert res["verdict"] == "root_cause" and f["id"] == root and f["role"] == "root", [x["id"] for x in res["findings"]]
+    assert fix in " ".join(x for c in f["causes"] for x in c.get("fix") or [])
+    if root == "ssh.control_path_too_long":  # the family of the limit it meets (a Unix socket's 108-byte sun_path)
+        assert f["family"] == "errno.enametoolong"
+
+
+def test_a_launchers_own_entry_keeps_the_answer_and_a_short_control_path_is_healthy(kb):
+    # mpirun's daemon could not start because ssh refused the host key: Open MPI's entry stays the root
+    res = explain.explain_text("Host key verification failed.\n" + "-" * 74 + "\nORTE was unable to reliably start "
+                               "one or more daemons.\n", kb)
+    assert res["findings"][0]["id"] == "mpi.orted"
+    # the healthy twin: a %C ControlPath, the master started and told to exit
+    res = explain.explain_text("$ ssh -o ControlMaster=auto -o ControlPersist=5 -o ControlPath=/tmp/cm/%C node2 "
+                               "hostname; ssh -o ControlPath=/tmp/cm/%C -O exit node2\nnode2\nExit request sent.\n", kb)
+    assert res["verdict"] == "no_error"
