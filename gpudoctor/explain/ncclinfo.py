@@ -407,6 +407,18 @@ def _answer(fx, st, scan, kb):
             "host memory and slow the whole job." % (", ".join(gdr_mixed[:3]), ", ".join(hosts[:4])),
             "On those nodes: lsmod | grep nvidia_peermem || sudo modprobe nvidia-peermem; then look for 'GPU Direct "
             "RDMA Enabled' with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET."])
+    # (a slowdown only: two identities on one machine cost bandwidth; they do not make a job hang)
+    told = _told_slow(scan) or (complaint if complaint and re.search(r"slow|bandwidth", complaint[1], re.I) else None)
+    if told is not None and _one_host_nodes(fx, st) and "nccl.falls_back_to_sockets" in by:
+        f = _finding(by["nccl.falls_back_to_sockets"], scan, st, st["first"].get("comm_shape", (told[0],))[0],
+                     "cause", [_SPLIT_HOST % (told[0], _clip(told[1], 120), fx["hosts"][0], fx["nodes"],
+                                              ", ".join("%s x%d" % kv for kv in fx["transports"].items()))])
+        f["causes"].insert(0, {"text": "The ranks run on one machine (%s) but have different NCCL host identities "
+                                       "(NCCL_HOSTID set per rank, or each rank in its own container): NCCL counts "
+                                       "%d nodes and connects them over the network." % (fx["hosts"][0], fx["nodes"]),
+                               "checks": [], "confirm": [], "fix": [_SPLIT_HOST_FIX], "exports": {}, "static_rank": 0,
+                               "computed": None, "evidence": []})
+        return f
     if complaint is None:
         return None
     said = "the text says the job is slow or hangs (line %d: %s)" % (complaint[0], complaint[1][:120])
@@ -448,6 +460,43 @@ def _answer(fx, st, scan, kb):
             "on the bootstrap interface" % ("NCCL set up %s channel(s) over the network" % fx["transports"].get(
                 "NET/Socket", sum(fx["transports"].values())) if fx["transports"] else "No failure in NCCL's setup")])
     return None
+
+
+# NCCL counts nodes by a host hash, "Equivalent of a hash of; $(hostname)$(cat /proc/sys/kernel/random/boot_id)",
+# which "can be overridden by using the NCCL_HOSTID env var" (src/misc/utils.cc getHostHash,
+# https://github.com/NVIDIA/nccl/blob/master/src/misc/utils.cc); its INFO prefix is the real gethostname (src/debug.cc).
+# Ranks whose every line names one host, counted as several nodes, have different host hashes on one machine: a
+# per-rank NCCL_HOSTID (a wrapper giving each rank its own identity, as separate containers would have), and so
+# NCCL connects them over the network instead of P2P / shared memory (words16)
+_SPLIT_HOST = ("How sure: high. Your words tell a slowdown (line %d: %s), and every NCCL line comes from one host (%s) "
+               "while NCCL counts %d nodes (nNodes, localRanks 1): NCCL groups ranks by a hash of the hostname and "
+               "the boot id, which NCCL_HOSTID replaces (src/misc/utils.cc getHostHash), so these ranks have different "
+               "host identities on one machine and talk over the network (%s) instead of NVLink / PCIe P2P or shared "
+               "memory.")
+_SPLIT_HOST_FIX = ("Give the ranks of one machine one host identity: unset NCCL_HOSTID (or set it per machine, never per "
+                   "rank) in the launcher's wrapper and environment, and run the ranks of one machine in one container / "
+                   "pod; confirm with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ENV: 'NCCL_HOSTID set by environment to' "
+                   "per rank, then 'nNodes 1' and channels 'via P2P' or 'via SHM'.")
+
+
+def _one_host_nodes(fx, st):
+    """Every NCCL line names one host (no line without one), at least two processes print, NCCL counts more than one
+    node, and the channels go over the network."""
+    return len(fx["hosts"]) == 1 and set(st["hosts"]) == set(fx["hosts"]) and (fx["nodes"] or 0) > 1 and \
+        fx["processes"] >= 2 and any(k.startswith("NET/") for k in fx["transports"])
+
+
+def _clip(text, n):
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[:n - 3] + "..."
+
+
+def _told_slow(scan):
+    """(line, text) of the user's own sentence that tells a slowdown (settings.py's reading of the told symptom:
+    slow words, or a run compared with another in figures), or None."""
+    st = getattr(scan, "settings_st", None)
+    got = next((t for t in (st.told if st is not None else ()) if t[1] == "slow"), None)
+    return (got[0], got[2]) if got else None
 
 
 def _finding(e, scan, st, line, confidence, notes):

@@ -45,7 +45,7 @@ _HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TABLE = os.path.join(_HERE, "data", "knowledge", "settings.toml")
 _table = None
 
-SYMPTOMS = ("slow", "memory", "nondeterminism", "hang", "nocompile")
+SYMPTOMS = ("slow", "memory", "nondeterminism", "hang", "nocompile", "slowstart")
 SURE = {"high": 3, "medium": 2, "low": 1}
 
 
@@ -81,6 +81,7 @@ def table():
         rows.append(dict(r, keys=[k.lower() for k in r["keys"]], line_has=[x.lower() for x in r.get("line_has", [])]))
     rows.extend(_nccl_doc_rows({k for r in rows for k in r["keys"]}))
     rows.extend(_torch_switch_rows({k for r in rows for k in r["keys"]}))
+    rows.extend(_runtime_switch_rows({k for r in rows for k in r["keys"]}))
     _table = rows
     return rows
 
@@ -157,6 +158,35 @@ def _torch_switch_rows(have):
     return out
 
 
+def _runtime_switch_rows(have):
+    """Rows made from gpudoctor/data/runtime_switches.json (tools/gen_runtime_switches.py over the documents that define
+    the settings: the CUDA Programming Guide's environment variables page, Triton's knobs.py and README, JAX's
+    config.py flags and GPU memory page, JAX's compile log): each setting a rule assigns that no row above judges
+    (CUDA_LAUNCH_BLOCKING has its hand row). A row carries `told`, the words that name what it is about (Triton, a
+    kernel, JAX, the first CUDA call), which put it first when the text shows no setting (_named, _elsewhere), and
+    may need JAX's compile log to show one function compiled again and again (needs = "recompiles")."""
+    from gpudoctor import data
+
+    try:
+        doc = data.load("runtime_switches")
+    except (OSError, ValueError):
+        return []
+    out = []
+    for site in doc.get("sites", ()):
+        if not site.get("rule") or not site.get("family") or not site.get("keys"):
+            continue
+        keys = list(dict.fromkeys(k.lower() for k in site["keys"]))  # (JAX_DISABLE_JIT and jax_disable_jit: one key)
+        if set(keys) & have:
+            continue
+        row = {"id": "runtime_" + site["id"], "keys": keys, "when": site["when"], "symptoms": site["symptoms"],
+               "sure": site["sure"], "entry": site["family"], "line_has": [], "what": site["what"], "fix": site["fix"],
+               "source": site["source"], "generated": True, "told": site["told"]}
+        if site.get("needs"):
+            row["needs"] = site["needs"]
+        out.append(row)
+    return out
+
+
 def _cond(when):
     """A condition as a function of a value (a str)."""
     if isinstance(when, list):
@@ -215,6 +245,8 @@ _SEP = re.compile(r"(?P<q>[\"']?\]?)(?:(?P<nccl> set by environment to )|(?P<cal
                   r"(?P<eq>\s{0,3}=\s{0,3})|(?P<comma>\s{0,2},\s{0,2})|(?P<colon>[\"']?\s{0,3}:\s{0,3})|(?P<dots>\s{1,3}\.{3,80}\s{1,3})|(?P<ws>\s{1,3}))")
 _VALUE = re.compile(r"\"(?P<dq>[^\"\n]{0,200})\"|'(?P<sq>[^'\n]{0,200})'|(?P<bare>[^\s,;)\]}\"'(]{1,200})|(?P<open>[{(\[]|$)")
 _ENV_BEFORE = re.compile(r"(?:environ\s{0,2}\[\s{0,2}|environ\.setdefault\(\s{0,2}|putenv\(\s{0,2})[\"']$")
+# JAX's own way to set a flag in code: jax.config.update("jax_disable_jit", True) (jax/_src/config.py Config.update)
+_CONF_UPDATE = re.compile(r"config\.update\(\s{0,2}[\"']$")
 # a read of the environment, not a setting: the second argument of os.getenv(key, default) / os.environ.get(key,
 # default) is what the program uses when K is NOT set (https://docs.python.org/3/library/os.html#os.getenv), so
 # `os.getenv('CUDA_LAUNCH_BLOCKING', '1')` says nothing of the job's value; only an assignment (os.environ['K'] = 'V',
@@ -292,12 +324,13 @@ def _at(text, i, n):
     if _ENV_READ.search(before):
         return None
     env_call = _ENV_BEFORE.search(before)
+    conf_call = not env_call and _CONF_UPDATE.search(before)
     if m.group("nccl"):
         form = "nccl"
-    elif env_call:
+    elif env_call or conf_call:
         if not (m.group("q") and (m.group("eq") or m.group("comma"))):
             return None
-        form = "env"
+        form = "env" if env_call else "call"
     elif m.group("comma"):
         return None
     elif m.group("call"):
@@ -397,6 +430,52 @@ _NOCOMPILE = re.compile(r"\b(?:torch\.)?compil(?:e|ed|ing|ation)\b[^.;\n]{0,40}?
                         r"(?:is |gets )?(?:skipped|silently disabled))\b|\bno (?:compile|compilation|dynamo|inductor) "
                         r"(?:warm-?up|time|step|phase|logs?|output)\b|\bnever (?:compiles|recompiles)\b|"
                         r"\b(?:runs?|running|stays?) (?:in )?eager(?:ly| mode)?\b", re.I)
+# a slow start told (words16): the first CUDA call, CUDA's initialisation, the process's start-up named in a sentence
+# that says it is slow or what it costs in seconds ('spends ~5 s in its first CUDA call'): what the CUDA Programming
+# Guide says CUDA_MODULE_LOADING=EAGER, a disabled JIT cache or forced PTX JIT cost ("startup time", "load time")
+_START = re.compile(r"\bfirst (?:cuda |gpu |torch |jax )?(?:call|op|operation|kernel|launch)s?\b|\bcuda init\w{0,10}\b|"
+                    r"\b(?:cuda )?context (?:creation|init\w{0,10})\b|\bstart-?up\b|\binitiali[sz]ation\b|"
+                    r"\bimport(?:ing)? (?:torch|jax)\b", re.I)
+_START_COST = re.compile(r"\b(?:spends?|spent|takes?|took|taking|wastes?|wasted|needs?|needed|waits?|lasts?)\b[^.;\n]{0,40}?"
+                         r"\d[\d.,]{0,8}\s?(?:s|sec|secs|seconds|min|mins|minutes)\b", re.I)
+# memory held before the job allocated anything: at start-up, by the context ('already holds ~1.3 GB of GPU memory before
+# any tensor exists'): the "GPU memory footprint" of module loading
+_MEM_INIT = re.compile(r"\b(?:holds?|holding|uses?|using|occupies|occupying|takes?|taking|allocates?|reserves?|already)\b"
+                       r"[^.;\n]{0,30}?\d[\d.,]{0,6}\s?(?:GB|GiB|MB|MiB)\b[^.;\n]{0,40}?\b(?:before (?:any|a single|the "
+                       r"first|we) (?:tensors?|allocations?|kernels?|steps?|batch(?:es)?|model)|(?:right )?after (?:cuda )?"
+                       r"init\w{0,10}|at start-?up|(?:for|by) the (?:cuda )?context)\b", re.I)
+# two figures of one kind in a sentence that compares this run with another ('takes 4.7 SECONDS per call ...; the same
+# script on another node takes 0.05 ms', 'takes 106 ms (2.5 GB/s) ... the same train.py ... 0.9 ms (292 GB/s)'): a
+# slowness told by its numbers, when they differ by 2x or more
+_TIME_FIG = re.compile(r"(?<![\w.])(\d{1,6}(?:\.\d{1,4})?)\s?(ms|msec|milliseconds?|µs|microseconds?|s|secs?|seconds?|min|mins|"
+                       r"minutes?|h|hours?)(?![\w/])", re.I)
+_BW_FIG = re.compile(r"(?<![\w.])(\d{1,6}(?:\.\d{1,4})?)\s?(GB/s|GiB/s|MB/s|Gb/s|Gbps)(?!\w)", re.I)
+_UNIT = {"ms": 1e-3, "msec": 1e-3, "millisecond": 1e-3, "µs": 1e-6, "microsecond": 1e-6, "s": 1.0, "sec": 1.0,
+         "second": 1.0, "min": 60.0, "minute": 60.0, "h": 3600.0, "hour": 3600.0, "gb/s": 1.0, "gib/s": 1.07,
+         "mb/s": 1e-3, "gbps": 0.125}
+_CONTENT = re.compile(r"\bas expected\b|\bwhich is (?:fine|expected|normal)\b|\b(?:is|looks|seems) (?:fine|normal|ok)\b", re.I)
+
+
+def _spread(rx, text):
+    vals = []
+    for m in rx.finditer(text[:600]):
+        unit = m.group(2).lower().rstrip("s") if m.group(2).lower() not in ("s", "gb/s", "gib/s", "mb/s", "gbps", "ms", "µs") \
+            else m.group(2).lower()
+        try:
+            vals.append(float(m.group(1)) * _UNIT.get(unit, _UNIT.get(unit.rstrip("s"), 1.0)))
+        except ValueError:
+            continue
+    vals = [v for v in vals if v > 0]
+    return len(vals) >= 2 and max(vals) >= 2 * min(vals)
+
+
+def _compared(text):
+    """Whether a sentence that compares this run with another (same script, another node) gives two times or two
+    bandwidths that differ by 2x or more."""
+    return bool(_ELSEWHERE.search(text)) and not _CONTENT.search(text) and \
+        (_spread(_TIME_FIG, text) or _spread(_BW_FIG, text))
+
+
 # a program's own words (transformers' 'Using a slow image processor', tokenizers' 'slow tokenizer'): no complaint
 _PROGRAM = re.compile(r"\bslow(?:er)? (?:tokenizer|image processor|processor|path|implementation|version|fallback|mode|"
                       r"variant|conversion|kernel)s?\b|use_fast|\bslow_|_slow\b|\bfast tokenizer\b", re.I)
@@ -411,8 +490,8 @@ _CODE = re.compile(r"\$\(|&&|\|\||;\s{0,2}(?:do|then|done|fi)\b|[12]?>\s{0,2}/de
                    r"from\s{1,4}[\w.]{1,80}\s{1,4}import\s)|^\s{0,8}#(?!#)|[=!]=|\w\(\w{0,40}\)\s{0,2}:\s{0,2}$")
 # the same code slower here than elsewhere or than before: the difference is in the environment
 _ELSEWHERE = re.compile(r"\bsame (?:\w{1,12} ){0,2}(?:script|code|container|image|model|job|config|setup|data|program)s?\b|"
-                        r"\bother (?:\w{1,12} )?(?:machines?|nodes?|box(?:es)?|servers?|clusters?|hosts?|systems?)\b|"
-                        r"\bused to\b|\blast (?:week|month|time|year)\b|\bthan (?:before|yesterday)\b|"
+                        r"\b(?:an)?other (?:\w{1,12} )?(?:machines?|nodes?|box(?:es)?|servers?|clusters?|hosts?|systems?)\b|"
+                        r"\bsame [\w-]{1,40}\.(?:py|sh)\b|\bused to\b|\blast (?:week|month|time|year)\b|\bthan (?:before|yesterday)\b|"
                         r"\bnew (?:\w{1,12} ){0,2}(?:template|cluster|machines?|nodes?|environment|image|container|"
                         r"job script|partition)\b|\bsince (?:we|i) (?:moved|switched|changed|upgraded|migrated)\b|"
                         r"同样的(?:代码|脚本)|另一台|之前", re.I)
@@ -442,12 +521,26 @@ TOLD_NEEDLES = ["slow", "sluggish", "crawl", "forever", "takesages", "toolong", 
                 "compileisano", "ineager", "runseager", "runningeager", "eagerly", "eagermode", "nodynamo",
                 "noinductor", "neverrecompiles", "nevercompiles", "hasnoeffect", "hasnoimpact", "nospeedup",
                 "nospeed-up", "makesnodifference", "makenodifference", "doesnothing", "doesn'tdoanything",
-                "doesnotdoanything", "no-op", "noop", "silentlydisabled", "notkickingin", "nottakingeffect", "topsout", "topout", "maxesout", "maxout", "peaksat", "peakat"]
+                "doesnotdoanything", "no-op", "noop", "silentlydisabled", "notkickingin", "nottakingeffect", "topsout", "topout", "maxesout", "maxout", "peaksat", "peakat",
+                # words16: a slow start, memory held before any tensor, a run compared with another
+                "firstcuda", "firstgpu", "firstcall", "cudainit", "contextcreation", "startup", "start-up",
+                "beforeany", "samescript", "samecode", "samecontainer", "sameimage", "samejob", "anothernode",
+                "othernode", "anothermachine", "othermachine", "anotherhost", "otherhost", "anotherbox",
+                "colleague"]
+# JAX's compile log under jax_log_compiles (jax/_src/interpreters/pxla.py: "Compiling %s with global shapes and types
+# %s. Argument mapping: %s."; "Finished XLA compilation of {fun_name} in {elapsed_time:.9f} sec", the formats
+# tools/gen_runtime_switches.py records from the wheel): one function compiled for shape after shape
+LOG_NEEDLES = ["withglobalshapesandtypes", "finishedxlacompilationof"]
+_JAX_COMPILING = re.compile(r"\bCompiling (?:jit\()?([A-Za-z_][\w.<>-]{0,120})\)? with global shapes and types "
+                            r"([^\n]{1,600}?)\. Argument mapping")
+_JAX_COMPILED = re.compile(r"\bFinished XLA compilation of (?:jit\()?([A-Za-z_][\w.<>-]{0,120})\)? in "
+                           r"(\d{1,6}(?:\.\d{1,12})?) sec")
+MAX_FUNCS = 64
 
 
 def patterns():
     """The scan pattern that hands record() the lines holding a key of the table or a told symptom's word."""
-    needles = sorted(set(_needles()) | set(TOLD_NEEDLES))
+    needles = sorted(set(_needles()) | set(TOLD_NEEDLES) | set(LOG_NEEDLES))
     # (the line itself is read whole from the window, up to MAX_LINE: the match only says a needle is on it)
     return [Pattern(ENTRY, "fact", r"^[^\n]{1,200}", 0, site={"symptom": "settings", "class": "settings", "id": "settings"},
                     needles=needles)]
@@ -460,6 +553,7 @@ class State(object):
         self.gpu = False
         self.shapes = set()  # the input sizes the job printed
         self.shapes_told = False
+        self.compiles = {}  # JAX function -> (set of the shapes it was compiled for, first line, seconds compiling)
 
 
 # a Kubernetes container's env list (core/v1 EnvVar: name, value): '- name: NCCL_P2P_DISABLE' then '  value: "1"'
@@ -474,9 +568,37 @@ def _state(scan):
     return st
 
 
+def _jax_log(st, line, text):
+    """A JAX compile log line (LOG_NEEDLES' formats): the function and the shapes it was compiled for, or its time."""
+    m = _JAX_COMPILING.search(text)
+    if m:
+        fn = m.group(1)
+        if fn in st.compiles or len(st.compiles) < MAX_FUNCS:
+            got = st.compiles.setdefault(fn, [set(), line, 0.0, text.strip()[:400]])
+            if len(got[0]) < 64:
+                got[0].add(m.group(2)[:200])
+        return
+    m = _JAX_COMPILED.search(text)
+    if m and m.group(1) in st.compiles:
+        st.compiles[m.group(1)][2] += float(m.group(2))
+
+
+def _recompiled(st):
+    """The function JAX compiled for the most different input shapes (3 or more), the one that took longest compiling
+    among them first: (name, shapes, first line, seconds), or None."""
+    many = [(fn, v) for fn, v in st.compiles.items() if len(v[0]) >= 3]
+    if not many:
+        return None
+    fn, v = max(many, key=lambda kv: (kv[1][2], len(kv[1][0])))
+    return fn, len(v[0]), v[1], v[2], v[3]
+
+
 def record(scan, hit, win):
     st = _state(scan)
     text = win.text(0)[:MAX_LINE]
+    if "with global shapes and types" in text or "Finished XLA compilation of" in text:
+        _jax_log(st, hit.line, text)
+        return
     if not st.gpu and _GPU.search(text):
         st.gpu = True
     if len(st.shapes) < 8:
@@ -534,17 +656,37 @@ def _tried(text):
     return bool(users_line(text) and _WORDS.search(text) and _TRIED.search(text))
 
 
-def _told(st, line, text):
+# the clauses of a user's line (words16): a sentence that tells a slowdown in figures ('0.8-1.8 s per step on H100 ...;
+# a colleague's copy finishes 120 steps in 2.5 s') holds more numbers than meaning.users_line allows a line
+_CLAUSE = re.compile(r"(?<=[.;!?])\s{1,4}(?=\S)")
+
+
+def _users_clauses(text):
+    """The line itself when it is the user's; else, when its first clause is the user's (the line starts in the user's
+    words: no logger, NCCL or traceback prefix), the clauses of it that are the user's, joined (a figure-heavy clause,
+    or one that names 'NCCL INFO' below, is left out on its own); else None."""
     from gpudoctor.explain.meaning import users_line
 
-    if not users_line(text) or _PROGRAM.search(text) or _CODE.search(text):
+    if users_line(text):
+        return text
+    parts = _CLAUSE.split(text)[:16]
+    if len(parts) < 2 or not users_line(parts[0]):
+        return None
+    return " ".join(p for p in parts if users_line(p))
+
+
+def _told(st, line, text):
+    text = _users_clauses(text)
+    if text is None or _PROGRAM.search(text) or _CODE.search(text):
         return
     if _SHAPES.search(text):
         st.shapes_told = True
     got = []
-    if _SLOW.search(text) or (_SLOW_WEAK.search(text) and _FIG.search(text)):
+    if _SLOW.search(text) or (_SLOW_WEAK.search(text) and _FIG.search(text)) or _compared(text):
         got.append("slow")
-    if _MEM.search(text):
+    if _START.search(text) and ("slow" in got or _START_COST.search(text)):
+        got.append("slowstart")
+    if _MEM.search(text) or _MEM_INIT.search(text):
         got.append("memory")
     if _UNREPRO.search(text):
         got.append("nondeterminism")
@@ -561,7 +703,7 @@ def found(scan, told=None):
     value that costs a symptom the text tells (or ``told``: {symptom: (line, symptom, text, elsewhere)}), the
     surest first."""
     st = getattr(scan, "settings_st", None)
-    if st is None or not st.settings:
+    if st is None or not (st.settings or st.compiles):
         return []
     if told is None:
         told = {}
@@ -584,6 +726,8 @@ def found(scan, told=None):
             continue
         if r.get("needs") == "shapes" and not (st.shapes_told or len(st.shapes) >= 3):
             continue
+        if r.get("needs") == "recompiles" and not _recompiled(st):
+            continue
         told_r = told[sym]
         if r.get("told_has"):
             told_r = next((t for t in st.told if t[1] == sym and re.search(r["told_has"], t[2], re.I)), None)
@@ -591,6 +735,11 @@ def found(scan, told=None):
                 continue
         test = _cond(r["when"])
         hits = []
+        if r.get("needs") == "recompiles":
+            rc = _recompiled(st)  # (the log's lines are the evidence: the function, how many shapes, the seconds)
+            out.append((r, [(rc[2], "jax.compile", "%s|%d|%.1f" % (rc[0], rc[1], rc[3]), "log", rc[4], None, False)],
+                        told_r))
+            continue
         shown = any(by_key.get(k) for k in r["keys"])
         for k in r["keys"]:
             for s in by_key.get(k, ()):
@@ -648,11 +797,24 @@ _FORM = {"env": "an environment setting", "nccl": "NCCL's own ENV line", "flag":
          "warn": "a warning printed from that module", "said": "the program's own message"}
 
 
+def _shown(hits):
+    """A row's first hit as the answer's sentences name it: 'K=V (line N)', or JAX's compile log."""
+    h = hits[0]
+    if h[3] == "log":
+        return "JAX compiling %s for %s input shapes (line %d on)" % tuple(h[2].split("|")[:2] + [h[0]])
+    return "%s=%s (line %d)" % (h[1], h[2], h[0])
+
+
 def _cause(r, hits):
     ln, key, value, form = hits[0][0], hits[0][1], hits[0][2], hits[0][3]
-    said = ("line %d is a warning printed from %s" % (ln, key)) if form == "warn" else \
-        ("line %d says '%s'" % (ln, key)) if form == "said" else \
-        "%s=%s (line %d, %s)" % (key, value, ln, _FORM.get(form, form))
+    if form == "log":  # JAX's compile log: 'function|shapes|seconds'
+        fn, n, secs = value.split("|")
+        said = "line %d on: JAX's compile log shows %s compiled for %s different input shapes (%s s compiling)" % (
+            ln, fn, n, secs)
+    else:
+        said = ("line %d is a warning printed from %s" % (ln, key)) if form == "warn" else \
+            ("line %d says '%s'" % (ln, key)) if form == "said" else \
+            "%s=%s (line %d, %s)" % (key, value, ln, _FORM.get(form, form))
     return {"text": "%s: %s (%s)." % (said, r["what"], r["source"]),
             "checks": [], "confirm": ["change it and time (or measure) a few steps"], "fix": [r["fix"]], "exports": {},
             "static_rank": 0, "computed": None,
@@ -670,7 +832,8 @@ def _evidence(hits):
 
 
 SAID = {"slow": "slowness", "memory": "running out of memory", "nondeterminism": "results that differ between runs",
-        "hang": "a job that hangs", "nocompile": "that torch.compile has no effect"}
+        "hang": "a job that hangs", "nocompile": "that torch.compile has no effect",
+        "slowstart": "a slow start (the first CUDA call, initialisation)"}
 
 
 def judge(result, scan, kb):
@@ -694,7 +857,7 @@ def judge(result, scan, kb):
         for i, (r, hits, _t) in enumerate(hung[:MAX_CAUSES]):
             root["causes"].insert(min(1 + i, len(root["causes"])), _cause(r, hits))
         root["notes"].append("Your words tell %s (line %d), and the text sets %s: %s" % (
-            SAID["hang"], hung[0][2][0], ", ".join("%s=%s (line %d)" % (h[0][1], h[0][2], h[0][0]) for _r, h, _t in
+            SAID["hang"], hung[0][2][0], ", ".join(_shown(h) for _r, h, _t in
                                                   hung[:MAX_CAUSES]),
             "the cause below says why it waits instead of failing at the process group's timeout."))
         return None
@@ -713,8 +876,9 @@ def judge(result, scan, kb):
                 return None
         r, hits, told = got[0]
         result["context"].append({"id": "settings", "severity": "warning",
-                                  "note": "Your words tell %s, and line %d sets %s=%s: %s." % (
-                                      SAID[told[1]], hits[0][0], hits[0][1], hits[0][2], r["what"]),
+                                  "note": "Your words tell %s, and %s: %s." % (
+                                      SAID[told[1]], ("line %d sets %s=%s" % (hits[0][0], hits[0][1], hits[0][2]))
+                                      if hits[0][3] != "log" else "the text shows " + _shown(hits), r["what"]),
                                   "fix": r["fix"], "first_line": hits[0][0], "text": hits[0][4], "match_count": 1})
         return None
     r0, hits0, told = got[0]
@@ -729,7 +893,7 @@ def judge(result, scan, kb):
     sure = "cause" if r0["sure"] == "high" and len(surest) == 1 else "family"
     how = ("How sure: %s. Your words (line %d: %s) tell %s, and the text sets %s; %s" % (
         "high" if sure == "cause" else "medium", told[0], _clip(told[2], 120), SAID[told[1]],
-        ", ".join("%s=%s (line %d)" % (h[0][1], h[0][2], h[0][0]) for _r, h, _t in got[:MAX_CAUSES]),
+        ", ".join(_shown(h) for _r, h, _t in got[:MAX_CAUSES]),
         "its docs say it costs that." if len(got) == 1 else
         "the causes below are listed by how sure their docs are; change one at a time and time a few steps."))
     c0 = _cause(r0, hits0)
@@ -780,28 +944,40 @@ def _root_symptom(root):
     return None
 
 
+_SLOW_ENTRIES = {"torch.slow_setting", "torch.slow_debug_setting"}
+# JAX's recompilation row has no setting to grep for: its own log says it (jax_log_compiles, jax/_src/config.py)
+_RECOMPILE_SHOWN = "jax.jit compiling again for new input shapes"
+_RECOMPILE_CONFIRM = ("JAX_LOG_COMPILES=1 python train.py (jax_log_compiles): a 'Compiling jit(<step>) with global shapes "
+                      "and types ...' line at every step with a new shape is the cause")
+
+
 def _named(result, scan, kb):
     """No setting in the text, no error; the user tells a slowness in a sentence that names what a row's setting is
     about (its `told`: the optimizer for foreach=False, the profiler, twice the memory for a float64 default dtype):
     the row's entry as the family answer, the rows so named as the causes to look for in the code, low sureness."""
     st = getattr(scan, "settings_st", None)
-    if st is None or not any(t[1] == "slow" for t in st.told):
+    if st is None or not any(t[1] in ("slow", "slowstart") for t in st.told):
         return None
     from gpudoctor.explain import symptoms
 
     if symptoms.found(scan, kb):
         return None  # the words name a symptom of their own (symptoms.judge answers it)
     said = [t for t in st.told]
+    told_syms = {t[1] for t in said}
     rows, told = [], None
     for r in table():
-        if not r.get("told") or "slow" not in r["symptoms"]:
+        if not r.get("told") or not set(r["symptoms"]) & told_syms & {"slow", "slowstart"}:
             continue
         t = next((t for t in said if re.search(r["told"], t[2], re.I)), None)
-        if t is not None and (not rows or r["entry"] == rows[0]["entry"]):
+        # (a setting kept for debugging and one that costs speed are one kind of answer: words16's rows hold both)
+        if t is not None and (not rows or r["entry"] == rows[0]["entry"] or
+                              {r["entry"], rows[0]["entry"]} <= _SLOW_ENTRIES):
             rows.append(r)
             told = told or t
     if not rows:
         return None
+    # the rows of the most told symptoms first, then the surest (a stable sort: the table's order otherwise)
+    rows.sort(key=lambda r: (-len(set(r["symptoms"]) & told_syms), -SURE[r["sure"]]))
     e = kb.by_id.get(rows[0]["entry"])
     if e is None:
         return None
@@ -814,8 +990,10 @@ def _named(result, scan, kb):
     if e.get("source_file", "").replace(os.sep, "/").endswith("knowledge/settings.toml"):
         del f["causes"][:]  # (this file's entries are answered by their rows: their placeholder cause goes)
     for i, r in enumerate(rows[:MAX_CAUSES]):
-        f["causes"].insert(i, {"text": "%s: %s (%s)." % (" / ".join(r["keys"][:2]), r["what"], r["source"]),
-                               "checks": [], "confirm": ["grep -rn '%s' in the training code and the modules it imports"
+        f["causes"].insert(i, {"text": "%s: %s (%s)." % (_RECOMPILE_SHOWN if r.get("needs") == "recompiles" else
+                                                         " / ".join(r["keys"][:2]), r["what"], r["source"]),
+                               "checks": [], "confirm": [_RECOMPILE_CONFIRM if r.get("needs") == "recompiles" else
+                                                         "grep -rn '%s' in the training code and the modules it imports"
                                                          % "\\|".join(k for k in r["keys"][:2] if "/" not in k)],
                                "fix": [r["fix"]], "exports": {}, "static_rank": 0, "computed": None, "evidence": []})
     _fold(f["causes"])
@@ -836,7 +1014,7 @@ def _elsewhere(result, scan, kb):
     st = getattr(scan, "settings_st", None)
     if st is None:
         return None
-    told = next((t for t in st.told if t[1] == "slow" and t[3]), None)
+    told = next((t for t in st.told if t[1] in ("slow", "slowstart") and t[3]), None)
     if told is None:
         return None
     from gpudoctor.explain import symptoms
@@ -847,7 +1025,24 @@ def _elsewhere(result, scan, kb):
     if e is None:
         return None
     envs = [r for r in table() if "slow" in r["symptoms"] and any(_ENV_NAME.match(k.upper()) and "_" in k for k in r["keys"])
-            and r["sure"] in ("high", "medium") and r["entry"] == "torch.slow_debug_setting"]
+            and r["sure"] in ("high", "medium") and r["entry"] == "torch.slow_debug_setting" and
+            not r["id"].startswith("runtime_")]
+    # (words16) the rows whose `told` the user's sentences name (Triton, a kernel, JAX, the first CUDA call) and whose
+    # symptom they tell come first, the most told symptoms and the surest first; a slow start told alone is answered
+    # by the rows of a slow start only
+    told_syms = {t[1] for t in st.told}
+    texts = [t[2] for t in st.told if t[1] in ("slow", "slowstart", "memory")]
+    named = [r for r in table() if r.get("told") and set(r["symptoms"]) & told_syms & {"slow", "slowstart"} and
+             r["entry"] in _SLOW_ENTRIES and any(_ENV_NAME.match(k.upper()) and "_" in k for k in r["keys"]) and
+             any(re.search(r["told"], x, re.I) for x in texts)]
+    named.sort(key=lambda r: (-len(set(r["symptoms"]) & told_syms), -SURE[r["sure"]]))
+    if named:
+        envs = named[:MAX_CAUSES]
+    elif "slow" not in told_syms:
+        envs = [r for r in table() if "slowstart" in r["symptoms"] and r["entry"] in _SLOW_ENTRIES and
+                any(_ENV_NAME.match(k.upper()) and "_" in k for k in r["keys"])][:MAX_CAUSES]
+    if not envs:
+        return None
     names = sorted({k.upper() for r in envs for k in r["keys"]})
     from gpudoctor.explain.analyze import _finding
     from gpudoctor.explain.scan import Hit
@@ -857,14 +1052,18 @@ def _elsewhere(result, scan, kb):
     f = _finding(e, m, "root", scan)
     grep = "env | grep -E '%s'" % "|".join(names)
     for i, r in enumerate(envs):
-        f["causes"].insert(i, {"text": "%s: %s (%s)." % ("/".join(k.upper() for k in r["keys"]), r["what"], r["source"]),
+        f["causes"].insert(i, {"text": "%s: %s (%s)." % ("/".join(dict.fromkeys(k.upper() for k in r["keys"])), r["what"],
+                                                         r["source"]),
                                "checks": [], "confirm": [grep + "   (in the job, on both machines)"], "fix": [r["fix"]],
                                "exports": {}, "static_rank": 0, "computed": None, "evidence": []})
     f["debug"].insert(0, grep + "   (in the slow job and in the fast one: the difference is the cause)")
     f["notes"].insert(0, "How sure: low. Your words (line %d: %s) say the same code is slower here than elsewhere or "
                          "than before, and the text shows no setting: the environment differs. The settings below "
-                         "are the ones whose docs say they slow every step; compare them in both jobs." % (
-                             told[0], _clip(told[2], 120)))
+                         "are %s; compare them in both jobs." % (
+                             told[0], _clip(told[2], 120),
+                             "the ones your words name (%s) whose docs say they cost that" % ", ".join(
+                                 sorted({SAID[x] for r in envs for x in r["symptoms"] if x in told_syms}))
+                             if named else "the ones whose docs say they slow every step"))
     f["confidence"] = "family"
     f["from_words"] = True
     result["findings"].insert(0, f)
