@@ -40,3 +40,16 @@ def test_a_launchers_own_entry_keeps_the_answer_and_a_short_control_path_is_heal
     res = explain.explain_text("$ ssh -o ControlMaster=auto -o ControlPersist=5 -o ControlPath=/tmp/cm/%C node2 "
                                "hostname; ssh -o ControlPath=/tmp/cm/%C -O exit node2\nnode2\nExit request sent.\n", kb)
     assert res["verdict"] == "no_error"
+
+
+def test_a_login_refused_by_slurms_pam_module_is_the_job_not_ssh(kb):
+    # pam_slurm_adopt's constant message (SchedMD/slurm contribs/pam_slurm_adopt/pam_slurm_adopt.c send_user_msg),
+    # then ssh's packet.c 'Connection closed by %s port %d': the node lets in only users with a job running there
+    res = explain.explain_text("$ ssh gpu07 nvidia-smi\nAccess denied by pam_slurm_adopt: you have no active jobs "
+                               "on this node\nConnection closed by 10.20.0.17 port 22\n", kb)
+    f = res["findings"][0]
+    assert f["id"] == "slurm.pam_adopt" and f["family"] == "slurm.auth"
+    assert "--overlap" in " ".join(x for c in f["causes"] for x in c["fix"])
+    # the closed connection alone is ssh's generic answer
+    res = explain.explain_text("Connection closed by 10.20.0.17 port 22\n", kb)
+    assert res["findings"][0]["id"] == "ssh.connect"
