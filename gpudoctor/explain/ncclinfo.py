@@ -413,9 +413,14 @@ def _answer(fx, st, scan, kb):
         f = _finding(by["nccl.falls_back_to_sockets"], scan, st, st["first"].get("comm_shape", (told[0],))[0],
                      "cause", [_SPLIT_HOST % (told[0], _clip(told[1], 120), fx["hosts"][0], fx["nodes"],
                                               ", ".join("%s x%d" % kv for kv in fx["transports"].items()))])
+        ids = fx["env"].get("NCCL_HOSTID")
+        shown = (" NCCL's ENV lines show NCCL_HOSTID set to %s (line %d)." % (
+            ", ".join(ids if isinstance(ids, list) else [ids])[:200], st["first"]["env:NCCL_HOSTID"][0])
+            if ids and "env:NCCL_HOSTID" in st["first"] else "")
         f["causes"].insert(0, {"text": "The ranks run on one machine (%s) but have different NCCL host identities "
                                        "(NCCL_HOSTID set per rank, or each rank in its own container): NCCL counts "
-                                       "%d nodes and connects them over the network." % (fx["hosts"][0], fx["nodes"]),
+                                       "%d nodes and connects them over the network.%s" % (fx["hosts"][0], fx["nodes"],
+                                                                                            shown),
                                "checks": [], "confirm": [], "fix": [_SPLIT_HOST_FIX], "exports": {}, "static_rank": 0,
                                "computed": None, "evidence": []})
         return f

@@ -1,0 +1,164 @@
+"""words16 (issue 18): settings that slow or change a run, from the documents that define them
+(tools/gen_runtime_switches.py -> gpudoctor/data/runtime_switches.json), joined to the symptom the user tells.
+
+The texts in tests/data/words16/ are outputs of runs made here (CPU, no GPU on this machine):
+- tri.log: tests/data/words16/triton_scale.py run with TRITON_INTERPRET=1 (triton 3.8.0, torch 2.14.1+cu130 on CPU;
+  Triton cannot compile for a GPU here, so the interpreter is the only way it runs: 887 ms per call for 2^18 floats);
+- jaxrec.log: tests/data/words16/jax_varbatch.py (jax 0.10.2 on CPU) with jax.config.update("jax_log_compiles",
+  True), fed batches of 96..127 rows: JAX's own 'Compiling jit(train_step) with global shapes and types ...' for
+  every step (0.3-0.8 s of XLA compilation each);
+- modload.log: an env dump and a torch import with CUDA_MODULE_LOADING=EAGER set (torch 2.14.1+cu130).
+The user's sentence on top of each is added here (said in each test); every case is run again without it and must
+give no root: a setting with no told symptom is never a root (words14's rule).
+"""
+
+import os
+import sys
+
+import pytest
+
+from gpudoctor import explain
+from gpudoctor.explain import settings
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DATA = os.path.join(REPO, "tests", "data", "words16")
+
+
+def _read(name):
+    with open(os.path.join(DATA, name), encoding="utf-8") as f:
+        return f.read()
+
+
+def _nccl_fixture(name):
+    with open(os.path.join(REPO, "fixtures", "explain", "nccl-info-h100-2026-11-25", name), encoding="utf-8") as f:
+        return f.read()
+
+
+def _root(text):
+    r = explain.explain_text(text)
+    f = r["findings"][0] if r["verdict"] == "root_cause" and r["findings"] else None
+    return r, f
+
+
+def _all_text(f):
+    return " ".join(c["text"] + " " + " ".join(c["fix"]) for c in f["causes"])
+
+
+CASES = [
+    # (name, told sentence added here, the run's output, root entry, a word its first cause must hold)
+    ("triton_interpret", "Our Triton scale kernel is correct but painfully slow in the training job: almost a second "
+                         "per call.\n", "tri.log", "torch.slow_debug_setting", "TRITON_INTERPRET"),
+    ("jax_recompiles", "Our JAX training loop is very slow: every step takes 0.4-0.9 s although the model is tiny.\n",
+     "jaxrec.log", "torch.slow_setting", "compiled for 6 different input shapes"),
+    ("cuda_module_loading", "Every rank spends ~5 s in its first CUDA call and already holds 1.3 GB of GPU memory "
+                            "before any tensor exists.\n", "modload.log", "torch.slow_setting", "CUDA_MODULE_LOADING=EAGER"),
+]
+
+
+@pytest.mark.parametrize("name,told,log,entry,word", CASES, ids=[c[0] for c in CASES])
+def test_told_symptom_with_the_setting_is_the_root(name, told, log, entry, word):
+    r, f = _root(told + _read(log))
+    assert f is not None and f["id"] == entry, (r["verdict"], r.get("root"))
+    assert word in f["causes"][0]["text"]
+    # without the user's sentence the same output is no failure
+    r2, f2 = _root(_read(log))
+    assert f2 is None and r2["verdict"] == "no_error"
+
+
+def test_triton_interpret_is_sure_and_names_the_readme():
+    _r, f = _root(CASES[0][1] + _read("tri.log"))
+    assert f["confidence"] == "cause"  # the README's words: instead of running on the GPU (a 'high' row, the only one)
+    assert "uses the Triton interpreter instead of running on the GPU" in f["causes"][0]["text"]
+    assert "unset TRITON_INTERPRET" in f["causes"][0]["fix"][0]
+
+
+def test_jax_recompile_fix_pads_batches():
+    _r, f = _root(CASES[1][1] + _read("jaxrec.log"))
+    c = f["causes"][0]
+    assert "train_step" in c["text"] and "pad batches" in c["fix"][0] and "JAX_LOG_COMPILES=1" in c["fix"][0]
+
+
+def test_jax_flag_set_in_code_is_read():
+    # jax.config.update is JAX's own way to set a flag (jax/_src/config.py): the value after the name is the setting
+    text = ("The training loop is 30x slower than yesterday.\n"
+            "import jax\njax.config.update(\"jax_disable_jit\", True)\nstep 10 loss 0.52 step_time 812 ms\n")
+    _r, f = _root(text)
+    assert f is not None and f["id"] == "torch.slow_debug_setting"
+    assert f["causes"][0]["text"].startswith("jax_disable_jit=True (line 3, a call)")
+    assert _root(text.split("\n", 1)[1])[1] is None
+
+
+def test_slow_start_told_alone_answers_the_load_rows():
+    # no setting in the text, the same container elsewhere starts fast: the rows of a slow start and of memory held at
+    # init (the CUDA page's EAGER bullet) come first, with the env command to compare both jobs
+    text = ("Every process spends ~5 s in its first CUDA call and holds ~1.3 GB before any tensor exists; the same "
+            "container started from a clean shell: first CUDA op 0.7 s, 620 MiB.\n")
+    _r, f = _root(text)
+    assert f is not None and f["id"] == "torch.slow_debug_setting" and f["confidence"] == "family"
+    assert f["causes"][0]["text"].startswith("CUDA_MODULE_LOADING:")
+    assert "CUDA_MODULE_LOADING" in " ".join(f["debug"])
+
+
+def test_a_run_compared_in_figures_is_a_told_slowness():
+    st = settings.State()
+    settings._told(st, 1, "The kernel takes 4.7 SECONDS per call in the job; the same script on another node takes "
+                          "0.05 ms.")
+    assert [t[1] for t in st.told] == ["slow"] and st.told[0][3]
+    st = settings.State()
+    settings._told(st, 1, "On the other node it takes 1.2 s per step and 1.0 s here.")
+    assert st.told == []  # (the figures agree)
+    st = settings.State()
+    settings._told(st, 1, "The same script takes 2.4 s per step on the old node and 1.0 s here, which is fine.")
+    assert st.told == []  # (the user says it is fine)
+
+
+def test_split_host_identity_on_one_machine_is_the_socket_fallback():
+    # the fixture's two ranks set their own NCCL_HOSTID on one H100 VM (its README); the slowness sentence is added
+    text = ("all_reduce of 4 MiB takes 40 ms in this job; the same script started without our wrapper takes 0.3 ms.\n"
+            + _nccl_fixture("fakehosts-2ranks-default.log"))
+    _r, f = _root(text)
+    assert f is not None and f["id"] == "nccl.falls_back_to_sockets" and f["confidence"] == "cause"
+    c = f["causes"][0]
+    assert "one machine (vm)" in c["text"] and "NCCL_HOSTID set to fakenode" in c["text"]
+    assert "unset NCCL_HOSTID" in c["fix"][0]
+    r2, _f2 = _root(_nccl_fixture("fakehosts-2ranks-default.log"))
+    assert r2["verdict"] == "no_error"
+
+
+def test_env_dump_with_every_new_setting_and_no_complaint_stays_healthy():
+    text = "\n".join(["CUDA_MODULE_LOADING=EAGER", "CUDA_CACHE_DISABLE=1", "CUDA_FORCE_PTX_JIT=1",
+                      "CUDA_DEVICE_WAITS_ON_EXCEPTION=1", "TRITON_INTERPRET=1", "TRITON_ALWAYS_COMPILE=1",
+                      "MLIR_ENABLE_DUMP=1", "JAX_DISABLE_JIT=1", "JAX_DEBUG_NANS=True",
+                      "XLA_PYTHON_CLIENT_ALLOCATOR=platform", "epoch 1 done in 12.3 s", ""]) + _read("jaxrec.log")
+    r = explain.explain_text(text)
+    assert r["verdict"] == "no_error"
+
+
+def test_every_generated_row_is_in_the_table_after_the_hand_rows():
+    ids = [r["id"] for r in settings.table()]
+    got = [i for i in ids if i.startswith("runtime_")]
+    assert {"runtime_cuda_cuda_module_loading", "runtime_triton_triton_interpret", "runtime_jax_compile",
+            "runtime_jax_xla_python_client_allocator", "runtime_jax_jax_disable_jit"} <= set(got)
+    assert "runtime_cuda_cuda_launch_blocking" not in got  # (the hand row of settings.toml judges it)
+    assert ids.index(got[0]) > ids.index("cuda_launch_blocking")
+
+
+def test_generator_regenerates_the_committed_rows(tmp_path):
+    sys.path.insert(0, os.path.join(REPO, "tools"))
+    import gen_runtime_switches
+    import knowgen
+
+    got = knowgen.regenerated(gen_runtime_switches.main, os.path.join(REPO, "tools", "data",
+                                                                      "runtime_switches_slice.txt"), tmp_path / "o.json")
+    from gpudoctor import data
+
+    full = data.load("runtime_switches")
+    assert got["header"]["version"] == full["header"]["version"]
+    by_id = {s["id"]: s for s in full["sites"]}
+    for s in got["sites"]:
+        assert by_id.get(s["id"]) == s, s["id"]
+    rules = {s["rule"] for s in got["sites"] if s.get("rule")}
+    assert rules == {k for k, _t in gen_runtime_switches.RULES}
+    assert {s["var"] for s in got["sites"] if s.get("rule") == "interpreter"} == {"TRITON_INTERPRET"}
+    assert {s["var"] for s in got["sites"] if s.get("rule") == "load_eager"} == {"CUDA_MODULE_LOADING"}
+    assert sum(1 for s in got["sites"] if not s.get("family")) >= 40  # the rest are listed, unassigned
