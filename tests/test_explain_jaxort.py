@@ -1,9 +1,11 @@
-"""JAX's, XLA's and ONNX Runtime's own refusals (issue 18, frameworks16): read from the jax 0.12.0 (and older 0.4.30)
-wheel, XLA's xla/parse_flags_from_env.cc and the onnxruntime 1.32.0 wheel by tools/gen_jax_messages.py and
-tools/gen_onnxruntime_messages.py (their slices in tools/data/ keep the statements of the assigned sites at their line
-numbers): each generator regenerates the committed sites; outputs made here by running jax 0.10.2 (CPU), XLA and
-onnxruntime 1.32.0 (tests/data/jaxort/, README.md there says how) and texts of public threads (cited per text) get
-their entry and the fix the code that raises them points at; a healthy JAX run stays healthy.
+"""JAX's, XLA's, ONNX Runtime's and three kinds of torch's own refusals (issue 18, frameworks16): read from the jax
+0.12.0 (and older 0.4.30) wheel, XLA's xla/parse_flags_from_env.cc, the onnxruntime 1.32.0 wheel and the torch 2.14.1
+wheel (tensor parallelism's plan warnings, DCP's file names, dynamic-shape constraints) by tools/gen_jax_messages.py,
+tools/gen_onnxruntime_messages.py and tools/gen_torch_extra_messages.py (their slices in tools/data/ keep the
+statements of the assigned sites at their line numbers): each generator regenerates the committed sites; outputs made
+here by running jax 0.10.2 (CPU), XLA, onnxruntime 1.32.0 and torch 2.13.0+cpu (tests/data/jaxort/, README.md there
+says how) and texts of public threads (cited per text) get their entry and the fix the code that raises them points
+at; a healthy JAX run stays healthy.
 """
 
 import os
@@ -15,6 +17,7 @@ sys.path.insert(0, os.path.join(REPO, "tools"))
 
 import gen_jax_messages  # noqa: E402
 import gen_onnxruntime_messages  # noqa: E402
+import gen_torch_extra_messages  # noqa: E402
 import knowgen  # noqa: E402
 
 from gpudoctor import explain  # noqa: E402
@@ -30,6 +33,9 @@ RUNS = [
     ("dist_noargs.log", "jax.distributed_init", "code.exception", r"num_processes=.*process_id="),
     ("xla_flag.log", "xla.flags", "xla.flags", r"misspelled"),
     ("ort_cuda.log", "onnxruntime.provider_absent", "code.python_env", r"pip install onnxruntime-gpu"),
+    ("tp_plan.log", "torch.tp_plan", "torch.distributed_usage", r"named_modules"),
+    ("dcp_per_rank.log", "torch.dcp_files", "torch.checkpoint_load", r"same checkpoint_id on every rank"),
+    ("mark_dynamic.log", "compile.dynamic_constraint", "torch.compile_error", r"x\.shape\[0\]"),
 ]
 
 REAL = {
@@ -73,6 +79,9 @@ def test_generators_regenerate_the_committed_sites_from_their_slices(tmp_path):
     got = _regenerates(gen_onnxruntime_messages.main, "onnxruntime_messages", "onnxruntime_messages_slice.txt",
                        tmp_path)
     assert len(got["sites"]) >= 20
+    got = _regenerates(gen_torch_extra_messages.main, "torch_extra_messages", "torch_extra_messages_slice.txt",
+                       tmp_path)
+    assert len(got["sites"]) >= 10
 
 
 def test_what_the_readers_find_and_the_rules_keep_out():
@@ -100,6 +109,13 @@ def test_what_the_readers_find_and_the_rules_keep_out():
     assert ort["Duplicate provider '%s' encountered, ignoring."]["family"] is None
     # too few words of its own to be assigned by the file alone
     assert ort["Unsupported device type: %s"]["family"] is None
+    tx = {s["text"]: s for s in knowgen.committed("torch_extra_messages")["sites"]}
+    # DCP's shard file name read from filesystem.py (prefix f"__{rank}_", DEFAULT_SUFFIX) as FileNotFoundError prints it
+    assert tx["[Errno 2] No such file or directory: '%s/__%d_%d.distcp'"]["family"] == "torch.dcp_files"
+    # a message handed to symbolic_shapes' record_constraint_violation helper through a name assigned above it
+    assert any(s["family"] == "compile.dynamic_constraint" for t, s in tx.items() if "specialized it to be a constant" in t)
+    assert tx["Parallelize plan key '%s' could not be resolved: no submodule matching token '%s' in module %s, skipping "
+              "this plan entry."]["family"] == "torch.tp_plan"
 
 
 def test_pep695_type_parameters_are_read_on_python_311():

@@ -233,20 +233,6 @@ def cc_log_sites(src):
     return out
 
 
-def _overlay(srcs):
-    """One text of a file's sources: the file itself, or its slice's blocks (each padded to its first line), each
-    line where its block puts it."""
-    if len(srcs) == 1:
-        return srcs[0]
-    lines = []
-    for src in srcs:
-        for i, line in enumerate(src.split("\n")):
-            if line.strip():
-                lines += [""] * (i + 1 - len(lines))
-                lines[i] = line
-    return "\n".join(lines)
-
-
 def build(files, version):
     sites, seen, ids = [], set(), set()
     py = [(p, s) for p, s in files if p.endswith(".py")]
@@ -255,7 +241,7 @@ def build(files, version):
         m = re.match(r"older/([a-z_]+)-([^/]+)/(.+)$", path)
         real = m.group(3) if m else path
         found = []
-        src = _overlay(srcs)  # a slice's blocks at their lines: the assignment and its raise, the LOG and `envvar ==`
+        src = wheelmsgs.overlay(srcs)  # a slice's blocks at their lines: the assignment and its raise, the LOG and `envvar ==`
         if path.endswith(".py"):
             try:
                 found += [("raise", line, fmt) for line, fmt in _format_named(ast.parse(src))]

@@ -90,6 +90,21 @@ def sites_of(path, srcs):
         yield level, "%s:%d" % (path, line), fmt, firsts.get(line)
 
 
+def overlay(srcs):
+    """One text of a file's sources: the file itself, or its slice's blocks (each padded to its first line) with each
+    line where its block puts it, so that what a reader needs from several statements (an assignment and the call that
+    hands it on, a constant and the f-string that uses it) reads from the slice as from the file."""
+    if len(srcs) == 1:
+        return srcs[0]
+    lines = []
+    for src in srcs:
+        for i, line in enumerate(src.split("\n")):
+            if line.strip():
+                lines += [""] * (i + 1 - len(lines))
+                lines[i] = line
+    return "\n".join(lines)
+
+
 def group(files):
     """{path: [text, ...]} in the order of ``files`` (a slice holds one block per statement)."""
     by = {}
