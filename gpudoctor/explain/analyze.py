@@ -14,6 +14,7 @@ import re
 from gpudoctor.explain import failshape as _failshape
 from gpudoctor.explain import famfix as _famfix
 from gpudoctor.explain import gpuhw as _gpuhw
+from gpudoctor.explain import provenance as _provenance
 from gpudoctor.explain import slots as _slots
 from gpudoctor.explain.scan import MAX_SHOWN
 from gpudoctor.explain.text import clip as _clip
@@ -711,7 +712,10 @@ _EXC_FAMILY = [
     (("TimeoutError", "DistStoreError"), "errno.timeout"),
     (("PermissionError",), "errno.permission"),
     (("MemoryError",), "errno.enomem"),
-    (("ModuleNotFoundError", "ImportError"), "code.python_env"),
+    # (torch's elastic rendezvous replaces a missing python-etcd with a stub whose every call raises EtcdStubError, an
+    # ImportError: torch/distributed/elastic/rendezvous/_etcd_stub.py, 'class EtcdStubError(ImportError)', imported by
+    # etcd_rendezvous.py 'except ModuleNotFoundError: from . import _etcd_stub as etcd'; family16)
+    (("ModuleNotFoundError", "ImportError", "EtcdStubError"), "code.python_env"),
     (("OutOfMemoryError",), "cuda.oom"),
     # Python's float error, raised by a training loop's own check ('loss is inf') or by numpy's errstate(raise)
     (("FloatingPointError",), "usercode.nan_inf"),
@@ -795,7 +799,9 @@ def structural(scan, kb):
         frames.append((h.line, sub.split("/")[0] if sub.startswith(("deepspeed/", "accelerate/")) else
                        "torch.distributed", sub, h))
     if not excs and not (frames and scan.matches.get("_struct_traceback")):
-        return _failshape.structural(scan, kb)  # a shell's, gdb's, torchrun agent's ... failure line (failshape.py)
+        # a shell's, gdb's, torchrun agent's ... failure line (failshape.py); else the interpreter's own
+        # failure line without a traceback (provenance.py)
+        return _failshape.structural(scan, kb) or _provenance.bare_line(scan, kb, _structural_finding)
     hit = excs[0] if excs else max(frames, key=lambda x: (x[0], x[2] is not None))[3]
     if excs and hit.pattern.entry == "_struct_exc":
         # a Python exception's own frames are the ones of its traceback (between its 'Traceback (most
@@ -820,7 +826,7 @@ def structural(scan, kb):
     if scan.matches.get("_struct_traceback"):
         return _structural_finding(by["code.exception"], hit, "%s at the end of a traceback with no frame of a "
                                    "known library" % (exc or "an error"), scan)
-    return _failshape.structural(scan, kb)
+    return _failshape.structural(scan, kb) or _provenance.bare_line(scan, kb, _structural_finding)
 
 
 # An MPI / UCX error line no entry explains -> the implementation (from the line's shape) and the family (from

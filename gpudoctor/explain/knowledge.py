@@ -846,6 +846,11 @@ STRUCTURAL = {
                           r"elastic/multiprocessing(?!/errors/__init__)|rendezvous|distributed_c10d|run|launch)\b",
                           r"(?:site|dist)-packages/(?P<sub>deepspeed/launcher|deepspeed/ops|accelerate/commands)/"],
     "_struct_terminate": [r"terminate called after throwing an instance of '(?P<exc>[^'\n]{1,120})'"],
+    # CPython's fatal error and the runtime's state under it (Python/pylifecycle.c fatal_error and
+    # fatal_error_dump_runtime): a state before 'initialized' is a stop while the interpreter started
+    # (provenance.bare_line, family16)
+    "_struct_pyfatal": [r"Fatal Python error: (?P<msg>[^\n]{1,300})",
+                        r"Python runtime state: (?P<state>preinitializing|preinitialized|initializing|core initialized)"],
     # the run finished: what the trainers print once training has ended (analyze._completed). transformers'
     # Trainer (src/transformers/trainer.py, _inner_training_loop: logger.info("\n\nTraining completed. Do not
     # forget to share your model on huggingface.co/models =)\n\n"), then its metrics dict with 'train_runtime');

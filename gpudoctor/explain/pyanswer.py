@@ -9,7 +9,7 @@ code.exception with the file and line - or argparse's '<prog>: error: <message>'
 
 import re
 
-from gpudoctor.explain import excmeaning, oserror, pytb
+from gpudoctor.explain import excmeaning, oserror, provenance, pytb
 from gpudoctor.fixline import sh
 from gpudoctor.explain.text import clip as _clip, severity
 from gpudoctor.explain.analyze import _ECHO_EXC, _EXC_FAMILY, _TORCHDIST, _structural_finding
@@ -84,7 +84,10 @@ def _lib_entry(by, file, lib):
         # source torch.distributed_usage names
         return "torch.distributed_usage", "torch/nn/parallel/distributed.py"
     eid = "%s.library_error" % lib
-    return (eid if eid in by else "code.library_error"), None
+    if eid not in by:
+        # a package with no entry of its own: the family its own messages have in the generated tables (provenance.py)
+        eid = provenance.library_entry(by, lib) or "code.library_error"
+    return eid, None
 
 
 # what an API's own argument check raises (Doc/library/exceptions.rst: ValueError "an argument that has the right type but
@@ -110,6 +113,43 @@ def _distributed_check(scan, kb, tb, file, at, what, user):
     f["notes"].append("Raised inside torch.distributed at %s, called from your %s:%d: %s. torch.distributed refused "
                       "what the call passed: its message names the argument and the value it needs." % (
                           at, user[0], user[1], what.rstrip(".")))
+    return f
+
+
+API_DEPTH = 3  # a library's frames between the user's call and the raise, for "the function you called checked it"
+
+
+def _refused_call(scan, kb, tb, lib, user, at, what):
+    """A library's own argument check that refused the user's call (family16): an argument-check exception
+    (_ARG_CHECK: ValueError, TypeError, AssertionError, NotImplementedError; Doc/library/exceptions.rst) raised within
+    API_DEPTH frames of that library directly under the user's own frame (every frame between them the library's), in
+    a library other than torch (pyanswer reads torch's own frames under the user's call as that call already). What the
+    user's line passed is wrong for the function it called: the library's usage family '<lib>.usage' where one exists
+    (triton.usage, timm.usage, ...), else the user's own code (code.exception), never '<lib>.library_error' (a fault
+    inside the library). A deeper raise, or another exception class (RuntimeError, an OSError), is left to
+    <lib>.library_error: an internal state of the stack, not the call's arguments."""
+    exc = tb["exc"].rsplit(".", 1)[-1]
+    frames = tb.get("frames") or []
+    if exc not in _ARG_CHECK or not user or not frames:
+        return None
+    k = len(frames)
+    while k > 0 and pytb.where(frames[k - 1][0]) == ("lib", lib):
+        k -= 1
+    depth = len(frames) - k
+    if not 1 <= depth <= API_DEPTH or k == 0 or pytb.where(frames[k - 1][0])[0] != "user":
+        return None
+    by = kb.by_id
+    eid = provenance.usage_entry(by, lib) or "code.exception"
+    if eid not in by:
+        return None
+    called = frames[k][2] if frames[k][2] and not frames[k][2].startswith("<") else lib
+    f = _structural_finding(by[eid], tb["hit"], "%s raised by %s's own check in %s, which your %s:%d called" % (
+        tb["exc"], lib, called, user[0], user[1]), scan, sure="medium" if eid != "code.exception" else "low")
+    f["notes"].append("%s's %s (at %s) refused what your line passed it (%s:%d): %s. The message names the argument or "
+                      "the shape it wanted; change the call (its arguments, their shapes or order), not the library."
+                      % (lib, called, at, user[0], user[1], what.rstrip(".")))
+    f["causes"][0]["fix"].insert(0, "open %s (line %d) and change what it passes to %s.%s as the message asks" % (
+        sh(user[0]), user[1], sh(lib), called))
     return f
 
 
@@ -203,6 +243,8 @@ def _traceback_finding(scan, kb, tb):
         # that call's, as structural() did before it read the frames; torch is named in the note
         torch_in, (file, line, fn), kind = at, user, "user"
         at = "%s:%d%s" % (file, line, " in %s" % fn if fn and not fn.startswith("<") else "")
+    if f is None and kind == "lib" and lib != "torch":
+        f = _refused_call(scan, kb, tb, lib, user, at, what)
     if f is None and kind == "lib":
         eid, sub = _lib_entry(by, file, lib)
         if sub == "torch/distributed/rendezvous" and tb["exc"].rsplit(".", 1)[-1] == "ValueError" and \
@@ -315,13 +357,31 @@ def _input_end(scan, line):
     return end
 
 
+# a logging record that carries the traceback after it (Lib/logging/__init__.py Formatter.format: the record's
+# message, then formatException's traceback on the next lines) names its level as logging does ('WARNING', 'WARN';
+# the 'W<mmdd>' / '[W ...]' header of torch's and glog's formatters) and has a message of words. A warning another
+# program printed just before an uncaught traceback is not that record, and the traceback stays the failure (family16):
+# ssh's own 'Warning: Permanently added '[host]:port' (ED25519) to the list of known hosts.' before the remote
+# python's traceback (openssh sshconnect.c), the row of asterisks that ends torchrun's OMP_NUM_THREADS banner before
+# torchrun's own traceback (torch/distributed/run.py logs the banner as one warning, its formatter prefixing each line)
+_LOG_LEVEL = re.compile(r"(?<![A-Za-z])WARN(?:ING)?(?![A-Za-z])|^\[?W(?:\d{4} |\s)")
+_LOG_HEAD = re.compile(r"^\[?W\d{4} [\d:.]{8,20}(?: {1,4}\d{1,10})? [^\]\n]{1,200}\] ?")
+_WORD = re.compile(r"[A-Za-z]{2}")
+
+
+def _logged_record(intro):
+    if severity(intro) != "warn" or not _LOG_LEVEL.search(intro):
+        return False
+    return _WORD.search(_LOG_HEAD.sub("", intro, count=1)) is not None
+
+
 def _went_on_one(scan, tb):
     intro = tb.get("intro") or ""
     if intro.startswith("Exception ignored"):
         # CPython's default sys.unraisablehook (Python/errors.c: 'Exception ignored in: %R', then the
         # traceback): an exception the interpreter could not raise (a __del__, a thread's cleanup): it went on
         return True
-    if intro and severity(intro) == "warn":
+    if intro and _logged_record(intro):
         return True  # a logger's WARNING record with its traceback (logger.warning(..., exc_info=True)): not fatal
     if tb.get("rank") is not None or getattr(scan, "several", False):
         # one rank's traceback among ranks' lines (or files): the lines after it may be the other ranks'

@@ -1,0 +1,115 @@
+"""Where a failure line came from, when no knowledge entry knows its words (issue 18 item 2, family16): the family
+of the program or library that printed it, a family-only answer (analyze.structural's, How sure: low or medium).
+
+- **The package a traceback's innermost frame is in** (pyanswer._lib_entry, _refused_call): a library without an
+  entry of its own ('<lib>.library_error') is answered by the family its own messages have. That map is not written
+  by hand: it is read, when first asked, from the generated tables the knowledge loaded (generated/*.json, each made
+  from one pinned wheel or repository by a tools/gen_*.py), whose every assigned site records the file that raises it
+  ('ray/_private/node.py:850') and the entry its family names; only tables read from a wheel (their header's source
+  names pypi.org/project/) count, whose paths are installed packages' as a traceback shows them. A package's family area
+  is the first part of the entry ids most of its sites are assigned to ('ray' -> ray.*, 'op_builder' -> deepspeed.*);
+  the answer is that area's '<area>.library_error' entry, else its '<area>.usage' entry (the library refused a call),
+  else nothing (code.library_error stays).
+- **The interpreter's own failure line, with no traceback** (bare_line, after every other structural reading):
+  CPython's fatal error during its own start (Python/pylifecycle.c fatal_error: 'Fatal Python error: <func>:
+  <message>', then fatal_error_dump_runtime's 'Python runtime state: <state>'): a state before 'initialized'
+  ('preinitializing', 'preinitialized', 'initializing', 'core initialized') means the interpreter stopped while
+  reading its configuration (PYTHON* variables, PYTHONHOME / PYTHONPATH, its own install: Python/initconfig.c,
+  Python/pathconfig.c), before any line of the program ran: code.python_env (python_fatal.toml's entries answer the
+  messages they know first).
+"""
+
+import re
+
+# an assigned site's 'where' inside a Python package: '<package>/<path>.py:<line>'
+_PY_WHERE = re.compile(r"^([A-Za-z_]\w{0,60})/[^:\s]{1,300}\.py:\d{1,7}$")
+MAJORITY = 0.5  # share of a package's assigned sites that its family area must hold
+_CACHE = [None, None]  # (the entries dict the map was read from, the map)
+
+
+_HEAD_SOURCE = re.compile(r'"source": "([^"\n]{1,2000})"')
+
+
+def _wheel_tables():
+    """The generated tables made from a wheel (their header's source names pypi.org/project/): their 'where' paths
+    are installed package paths, as a traceback's frames show them. A repository's ('NVIDIA/Megatron-LM' ...) are
+    paths in its checkout ('tools/checkpoint/...'), which name no installed package."""
+    from gpudoctor.explain.knowledge import generated_files
+
+    out = set()
+    for path in generated_files():
+        with open(path, encoding="utf-8") as f:
+            m = _HEAD_SOURCE.search(f.read(4096))
+        if m and "pypi.org/project/" in m.group(1):
+            out.add(path.rsplit("/", 1)[-1][:-len(".json")])
+    return out
+
+
+def package_areas(by):
+    """{package: (area, sites of that area, assigned sites)} from the generated sites the knowledge holds."""
+    if _CACHE[0] is by:
+        return _CACHE[1]
+    wheels = _wheel_tables()
+    counts = {}
+    for eid, e in by.items():
+        area = eid.split(".", 1)[0]
+        for site in e.get("_sites") or ():
+            if site.get("source") not in wheels:
+                continue
+            m = _PY_WHERE.match(site.get("where") or "")
+            if m:
+                per = counts.setdefault(m.group(1), {})
+                per[area] = per.get(area, 0) + 1
+    out = {}
+    for pkg, per in counts.items():
+        total = sum(per.values())
+        area, n = max(per.items(), key=lambda x: (x[1], x[0]))
+        if n >= MAJORITY * total:
+            out[pkg] = (area, n, total)
+    _CACHE[0], _CACHE[1] = by, out
+    return out
+
+
+def library_entry(by, lib):
+    """The entry for an exception raised inside package ``lib`` that has no '<lib>.library_error' entry: its family
+    area's library_error or usage entry (package_areas), else None."""
+    got = package_areas(by).get(lib)
+    if not got:
+        return None
+    for eid in ("%s.library_error" % got[0], "%s.usage" % got[0]):
+        if eid in by and by[eid].get("kind", "error") != "echo":
+            return eid
+    return None
+
+
+def usage_entry(by, lib):
+    """The entry for a call that package ``lib`` refused: '<lib>.usage', else its family area's usage entry."""
+    if "%s.usage" % lib in by:
+        return "%s.usage" % lib
+    got = package_areas(by).get(lib)
+    eid = "%s.usage" % got[0] if got else None
+    return eid if eid in by else None
+
+
+# ---------------------------------------------------------------- a failure line without a traceback
+
+FATAL_STATE_LINES = 3  # lines between the fatal error's header and its runtime state (its own lines between)
+
+
+def bare_line(scan, kb, structural_finding):
+    """structural()'s answer for a failure line of the interpreter that no traceback holds; None else."""
+    by = kb.by_id
+    hits = scan.matches.get("_struct_pyfatal", [])
+    states = [h for h in hits if h.groups.get("state")]
+    for h in hits:
+        state = next((s for s in states if 0 < s.line - h.line <= FATAL_STATE_LINES), None)
+        if h.groups.get("msg") and state and "code.python_env" in by:
+            f = structural_finding(by["code.python_env"], h, "CPython's fatal error while it started ('Python "
+                                   "runtime state: %s')" % state.groups["state"], scan)
+            f["notes"].append("The interpreter stopped before any line of the program ran (%s): its configuration is "
+                              "wrong - a PYTHON* environment variable (PYTHONHASHSEED, PYTHONHOME, PYTHONPATH), another "
+                              "Python's paths carried into this environment, or the install itself. Run `env | grep "
+                              "^PYTHON` where the job runs and unset or fix what it names."
+                              % h.groups["msg"].strip()[:200])
+            return f
+    return None

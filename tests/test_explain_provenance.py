@@ -1,0 +1,98 @@
+"""The family from where a failure line came from (explain/provenance.py, pyanswer._refused_call / _logged_record;
+family16, issue 18 item 2).
+
+Texts run here: CPython 3.11.7 (`PYTHONHASHSEED=abc python3 -c pass`), numpy 2.4.6 (`np.split(np.arange(1001), 2)`);
+and texts of the seen held-out sets (bench/data/explain_heldout_2026-11-27p22.jsonl / p23 / p19.jsonl: runs their
+evaluators made on an H100 host and on CPU, each cited by its case id)."""
+
+import json
+import os
+
+import pytest
+
+from gpudoctor import explain
+from gpudoctor.explain import provenance
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+RUN_HERE_HASHSEED = ('$ PYTHONHASHSEED=abc python3 -c pass\n'
+                     'Fatal Python error: config_init_hash_seed: PYTHONHASHSEED must be "random" or an integer in range '
+                     '[0; 4294967295]\nPython runtime state: preinitialized\n\n')
+
+RUN_HERE_NUMPY_SPLIT = (
+    'Traceback (most recent call last):\n'
+    '  File "/tmp/f16/split.py", line 2, in <module>\n'
+    '    shards = np.split(np.arange(1001), 2)\n'
+    '             ^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n'
+    '  File "/tmp/libarg15/venv/lib/python3.11/site-packages/numpy/lib/_shape_base_impl.py", line 872, in split\n'
+    '    raise ValueError(\n'
+    'ValueError: array split does not result in an equal division\n')
+
+
+def _case(name, cid):
+    path = os.path.join(HERE, "..", "bench", "data", "explain_heldout_%s.jsonl" % name)
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                c = json.loads(line)
+                if c["id"] == cid:
+                    return c["text"]
+    raise AssertionError(cid)
+
+
+def _root(text, kb):
+    r = explain.explain_text(text, kb)
+    assert r["verdict"] == "root_cause", (r["verdict"], r["findings"])
+    return r["findings"][0]
+
+
+def test_cpython_fatal_error_while_starting_is_the_environment(kb):
+    f = _root(RUN_HERE_HASHSEED, kb)
+    assert f["id"] == "code.python_env" and f["confidence"] == "structural"
+    assert "preinitialized" in f["notes"][0] and "PYTHONHASHSEED" in " ".join(f["notes"])
+    # after start ('initialized'): not the configuration (python_fatal.toml's own entries, else nothing here)
+    later = RUN_HERE_HASHSEED.replace("preinitialized", "initialized")
+    r = explain.explain_text(later, kb)
+    assert not r["findings"] or r["findings"][0]["id"] != "code.python_env"
+
+
+def test_another_programs_warning_before_a_traceback_is_not_its_logged_record(kb):
+    # P23 (ssh to a node, the remote python's KeyError): ssh's own 'Warning: Permanently added ...' just before
+    # 'Traceback' was read as a logger's WARNING record with exc_info, and the traceback as one the program went on
+    # after ('no error')
+    f = _root(_case("2026-11-27p23", "p23-ssh_sendenv_not_accepted"), kb)
+    assert f["id"] == "code.exception" and "join.py" in " ".join(f["notes"])
+    # P19: the row of asterisks that ends torchrun's OMP_NUM_THREADS banner, then torchrun's own traceback: the etcd
+    # stub's EtcdStubError is an ImportError (torch/distributed/elastic/rendezvous/_etcd_stub.py)
+    f = _root(_case("2026-11-27p19", "p19-torchrun_rdzv_etcd"), kb)
+    assert f["id"] == "code.python_env"
+    # a logger's WARNING record carrying its traceback is still one the program went on after
+    text = ("2024-03-01 12:00:00,123 - WARNING - checkpoint upload failed, retrying\nTraceback (most recent call "
+            "last):\n  File \"/home/u/train.py\", line 20, in upload\n    raise ConnectionResetError(\"s3 reset\")\n"
+            "ConnectionResetError: s3 reset\n")
+    assert explain.explain_text(text, kb)["verdict"] == "no_error"
+
+
+def test_a_call_the_library_refused_is_the_callers_not_a_library_fault(kb):
+    # numpy has no entry: its own argument check one frame under the user's call is the user's code
+    f = _root(RUN_HERE_NUMPY_SPLIT, kb)
+    assert f["id"] == "code.exception"
+    assert "numpy's split" in " ".join(f["notes"]) and "split.py" in f["causes"][0]["fix"][0]
+    # triton's launcher refused a CPU tensor (P22, H100): the library's usage family
+    assert _root(_case("2026-11-27p22", "p22-triton_cpu_tensor"), kb)["id"] == "triton.usage"
+    # another exception class (RuntimeError), or a raise deeper than API_DEPTH frames, stays the library's
+    deep = RUN_HERE_NUMPY_SPLIT.replace("ValueError: array", "RuntimeError: array")
+    assert _root(deep, kb)["id"] == "code.library_error"
+    frames = "".join('  File "/v/lib/python3.11/site-packages/numpy/lib/m.py", line %d, in f%d\n    f%d()\n'
+                     % (i, i, i + 1) for i in range(5))
+    deep = RUN_HERE_NUMPY_SPLIT.replace("    raise ValueError(\n", "    raise ValueError(\n" + frames, 1)
+    assert _root(deep, kb)["id"] == "code.library_error"
+
+
+@pytest.mark.parametrize("pkg,entry", [("ray", "ray.usage"), ("timm", "timm.usage"), ("op_builder",
+                                                                                      "deepspeed.library_error"),
+                                       ("torchmetrics", "torchmetrics.usage"), ("nosuchpkg", None), ("tools", None)])
+def test_package_family_is_read_from_the_generated_tables(kb, pkg, entry):
+    # the package -> family map is what the wheels' generated sites say ('tools/...' is a path in Megatron-LM's
+    # repository, not an installed package)
+    assert provenance.library_entry(kb.by_id, pkg) == entry
