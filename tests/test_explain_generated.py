@@ -37,10 +37,11 @@ GENERATORS = [
     ("gen_rdma_messages.py", "rdma_messages_slice.txt", "rdma_messages"),
     ("gen_ssh_messages.py", "ssh_messages_slice.txt", "ssh_messages"),
     ("gen_perftest_messages.py", "perftest_messages_slice.txt", "perftest_messages"),
+    ("gen_nvshmem_messages.py", "nvshmem_messages_slice.txt", "nvshmem_messages"),
 ]
 # slices cut from the very revisions of the committed file, which they name: '... (commit <sha>)'
 SAME_VERSION = {"slurm_reasons", "slurm_messages", "munge_messages", "container_messages", "rdma_messages",
-                "ssh_messages", "perftest_messages"}
+                "ssh_messages", "perftest_messages", "nvshmem_messages"}
 
 
 def _committed(name):
