@@ -978,7 +978,10 @@ def _named(result, scan, kb):
         return None
     # the rows of the most told symptoms first, then the surest (a stable sort: the table's order otherwise)
     rows.sort(key=lambda r: (-len(set(r["symptoms"]) & told_syms), -SURE[r["sure"]]))
-    e = kb.by_id.get(rows[0]["entry"])
+    # rows of both slow entries (a debugging setting left on, a setting that costs speed): the answer is the general
+    # one, torch.slow_setting (a setting whose docs say it costs speed), of which the debugging settings are a kind
+    entries = {r["entry"] for r in rows[:MAX_CAUSES]}
+    e = kb.by_id.get(rows[0]["entry"] if len(entries) == 1 else "torch.slow_setting")
     if e is None:
         return None
     from gpudoctor.explain.analyze import _finding
@@ -1038,6 +1041,8 @@ def _elsewhere(result, scan, kb):
     named.sort(key=lambda r: (-len(set(r["symptoms"]) & told_syms), -SURE[r["sure"]]))
     if named:
         envs = named[:MAX_CAUSES]
+        if {r["entry"] for r in envs} == {"torch.slow_setting"}:
+            e = kb.by_id.get("torch.slow_setting") or e  # (the rows named are all of that entry: it answers)
     elif "slow" not in told_syms:
         envs = [r for r in table() if "slowstart" in r["symptoms"] and r["entry"] in _SLOW_ENTRIES and
                 any(_ENV_NAME.match(k.upper()) and "_" in k for k in r["keys"])][:MAX_CAUSES]
