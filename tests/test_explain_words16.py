@@ -94,7 +94,7 @@ def test_slow_start_told_alone_answers_the_load_rows():
     text = ("Every process spends ~5 s in its first CUDA call and holds ~1.3 GB before any tensor exists; the same "
             "container started from a clean shell: first CUDA op 0.7 s, 620 MiB.\n")
     _r, f = _root(text)
-    assert f is not None and f["id"] == "torch.slow_debug_setting" and f["confidence"] == "family"
+    assert f is not None and f["id"] == "torch.slow_setting" and f["confidence"] == "family"
     assert f["causes"][0]["text"].startswith("CUDA_MODULE_LOADING:")
     assert "CUDA_MODULE_LOADING" in " ".join(f["debug"])
 
