@@ -1,7 +1,8 @@
 """The family from where a failure line came from (explain/provenance.py, pyanswer._refused_call / _logged_record;
 family16, issue 18 item 2).
 
-Texts run here: CPython 3.11.7 (`PYTHONHASHSEED=abc python3 -c pass`), numpy 2.4.6 (`np.split(np.arange(1001), 2)`);
+Texts run here: CPython 3.11.7 (`PYTHONHASHSEED=abc python3 -c pass`, `python3 /nonexistent/train.py`), numpy 2.4.6
+(`np.split(np.arange(1001), 2)`);
 and texts of the seen held-out sets (bench/data/explain_heldout_2026-11-27p22.jsonl / p23 / p19.jsonl: runs their
 evaluators made on an H100 host and on CPU, each cited by its case id)."""
 
@@ -18,6 +19,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 RUN_HERE_HASHSEED = ('$ PYTHONHASHSEED=abc python3 -c pass\n'
                      'Fatal Python error: config_init_hash_seed: PYTHONHASHSEED must be "random" or an integer in range '
                      '[0; 4294967295]\nPython runtime state: preinitialized\n\n')
+
+RUN_HERE_CANT_OPEN = ("$ python3 /nonexistent/train.py\n/root/.pyenv/versions/3.11.7/bin/python3: can't open file "
+                      "'/nonexistent/train.py': [Errno 2] No such file or directory\n")
 
 RUN_HERE_NUMPY_SPLIT = (
     'Traceback (most recent call last):\n'
@@ -87,6 +91,19 @@ def test_a_call_the_library_refused_is_the_callers_not_a_library_fault(kb):
                      % (i, i, i + 1) for i in range(5))
     deep = RUN_HERE_NUMPY_SPLIT.replace("    raise ValueError(\n", "    raise ValueError(\n" + frames, 1)
     assert _root(deep, kb)["id"] == "code.library_error"
+
+
+def test_the_first_line_a_command_printed_is_its_own_refusal(kb):
+    # CPython's refusal to open its script (Modules/main.c): the command line named a file that is not there
+    f = _root(RUN_HERE_CANT_OPEN, kb)
+    assert f["id"] == "launcher.script_args" and "/nonexistent/train.py" in " ".join(f["notes"])
+    # P15 (podman 4, CPU): the line right after '$ podman run ...' is the engine's / its runtime's refusal
+    f = _root(_case("2026-11-26p15", "p15-podman_entrypoint_crlf"), kb)
+    assert f["id"] == "container.oci_runtime" and "podman" in " ".join(f["notes"])
+    # the same line after other output (the payload ran first) is not read as the engine's
+    text = _case("2026-11-26p15", "p15-podman_entrypoint_crlf").replace("trainer:v3\n", "trainer:v3\nstarting\n")
+    r = explain.explain_text(text, kb)
+    assert not r["findings"] or r["findings"][0]["id"] != "container.oci_runtime"
 
 
 @pytest.mark.parametrize("pkg,entry", [("ray", "ray.usage"), ("timm", "timm.usage"), ("op_builder",

@@ -851,6 +851,11 @@ STRUCTURAL = {
     # (provenance.bare_line, family16)
     "_struct_pyfatal": [r"Fatal Python error: (?P<msg>[^\n]{1,300})",
                         r"Python runtime state: (?P<state>preinitializing|preinitialized|initializing|core initialized)"],
+    # a shell command the text shows ('$ podman run ...'), for the program whose own refusal is the first line it
+    # printed (provenance.bare_line); the program's name leads the needles (a pasted prompt is rare in a log)
+    "_struct_shell": [r"^\$ (?:(?:sudo|time|env|nohup|exec) {1,4}){0,3}(?:[A-Za-z_]\w{0,40}=\S{0,200} {1,4}){0,8}"
+                      r"(?:\S{0,200}/)?(?P<prog>podman|docker|nerdctl|enroot|apptainer|singularity|srun|sbatch|salloc)"
+                      r"(?= |$)"],
     # the run finished: what the trainers print once training has ended (analyze._completed). transformers'
     # Trainer (src/transformers/trainer.py, _inner_training_loop: logger.info("\n\nTraining completed. Do not
     # forget to share your model on huggingface.co/models =)\n\n"), then its metrics dict with 'train_runtime');

@@ -16,7 +16,11 @@ of the program or library that printed it, a family-only answer (analyze.structu
   ('preinitializing', 'preinitialized', 'initializing', 'core initialized') means the interpreter stopped while
   reading its configuration (PYTHON* variables, PYTHONHOME / PYTHONPATH, its own install: Python/initconfig.c,
   Python/pathconfig.c), before any line of the program ran: code.python_env (python_fatal.toml's entries answer the
-  messages they know first).
+  messages they know first); CPython's refusal to open its script (Modules/main.c: "<prog>: can't open file '<path>':
+  [Errno 2] ..."): the command line named a file that is not there (launcher.script_args);
+- **The first line a shell command printed** (a '$ podman run ...' line the text shows, the failure on the next line):
+  the program's own refusal before it ran anything, its family from SHELL_PROGRAMS (the container engines, enroot,
+  apptainer, Slurm's srun / sbatch / salloc).
 """
 
 import re
@@ -96,8 +100,56 @@ def usage_entry(by, lib):
 FATAL_STATE_LINES = 3  # lines between the fatal error's header and its runtime state (its own lines between)
 
 
+# CPython's refusal to open the script it was given (Modules/main.c pymain_run_file_obj: "%ls: can't open file %R:
+# [Errno %d] %s"): the path on the command line is not there where the interpreter ran
+_CANT_OPEN = re.compile(r"^(?P<prog>[\w./-]{1,200}): can't open file (?P<path>'[^'\n]{1,300}'|\"[^\"\n]{1,300}\"): "
+                        r"\[Errno (?P<code>\d{1,4})\]")
+# the program a shell command line starts -> the entry of its own refusals (the first line it prints when it stops
+# before running what it was given): the container engines' run (podman(1), docker-run(1): the engine's or its OCI
+# runtime's error), enroot start, apptainer / singularity exec, Slurm's srun / sbatch / salloc
+SHELL_PROGRAMS = {"podman": "container.oci_runtime", "docker": "container.oci_runtime",
+                  "nerdctl": "container.oci_runtime", "enroot": "enroot.error",
+                  "apptainer": "container.apptainer_launch", "singularity": "container.apptainer_launch",
+                  "srun": "slurm.error", "sbatch": "slurm.error", "salloc": "slurm.error"}
+
+
+def _cant_open(scan, kb, structural_finding):
+    by = kb.by_id
+    for h in scan.errors[:64]:
+        m = _CANT_OPEN.match(h.text.strip())
+        if m and "launcher.script_args" in by:
+            f = structural_finding(by["launcher.script_args"], h, "the interpreter's own refusal to open the script "
+                                   "it was given (%s: can't open file)" % m.group("prog"), scan, sure="medium")
+            f["notes"].append("%s was started with %s as its script, and no such file is where it ran: a path "
+                              "relative to another working directory (a container image's WORKDIR, the directory a "
+                              "launcher or a batch script starts in), a file only on another node, or a program's "
+                              "name given where a script was expected (an image whose entrypoint is python, started "
+                              "with 'torchrun ...' as its arguments)." % (m.group("prog"), m.group("path")))
+            return f
+    return None
+
+
+def _first_output(scan, kb, structural_finding):
+    """A failure line printed right after a shell command of SHELL_PROGRAMS is that program's own refusal: it
+    stopped before running what it was given (the payload's output would come first otherwise)."""
+    by = kb.by_id
+    shells = {h.line: h for h in scan.matches.get("_struct_shell", [])}
+    for h in scan.errors[:64]:
+        cmd = shells.get(h.line - 1)
+        eid = SHELL_PROGRAMS.get(cmd.groups.get("prog")) if cmd else None
+        if eid in by:
+            f = structural_finding(by[eid], h, "the first line '%s' printed after it was started" % cmd.groups["prog"],
+                                   scan)
+            f["notes"].append("Printed by %s (or what it started) as the first line after the command: it stopped "
+                              "before running what it was given. Its own message names what it refused; rerun the "
+                              "command alone to see it again." % cmd.groups["prog"])
+            return f
+    return None
+
+
 def bare_line(scan, kb, structural_finding):
-    """structural()'s answer for a failure line of the interpreter that no traceback holds; None else."""
+    """structural()'s answer for a failure line of the interpreter that no traceback holds, or the first line a
+    shell command printed; None else."""
     by = kb.by_id
     hits = scan.matches.get("_struct_pyfatal", [])
     states = [h for h in hits if h.groups.get("state")]
@@ -112,4 +164,4 @@ def bare_line(scan, kb, structural_finding):
                               "^PYTHON` where the job runs and unset or fix what it names."
                               % h.groups["msg"].strip()[:200])
             return f
-    return None
+    return _cant_open(scan, kb, structural_finding) or _first_output(scan, kb, structural_finding)
