@@ -162,3 +162,23 @@ def test_generator_regenerates_the_committed_rows(tmp_path):
     assert {s["var"] for s in got["sites"] if s.get("rule") == "interpreter"} == {"TRITON_INTERPRET"}
     assert {s["var"] for s in got["sites"] if s.get("rule") == "load_eager"} == {"CUDA_MODULE_LOADING"}
     assert sum(1 for s in got["sites"] if not s.get("family")) >= 40  # the rest are listed, unassigned
+
+
+# jax-ml/jax#19213 (https://github.com/jax-ml/jax/issues/19213): its reproducer's output, JAX's device set printed as
+# '{cuda(id=0)}' and nvidia-smi's 12626MiB / 16160MiB after one tiny op; the told sentence is jax-ml/jax#19267's
+# ("Jax still allocates ~90% of memory when the first jax call is made"), added here
+_JAX_19213_OUT = ("{cuda(id=0)}\n"
+                  "|   0  Tesla V100-PCIE...  On   | 00000001:00:00.0 Off |                  Off |\n"
+                  "| N/A   26C    P0    36W / 250W |  12626MiB / 16160MiB |      0%      Default |\n")
+
+
+def test_jax_on_a_gpu_with_memory_told_names_its_preallocation():
+    told = "Jax still allocates ~90% of memory when the first jax call is made, so too much GPU memory is used.\n"
+    _r, f = _root(told + _JAX_19213_OUT)
+    assert f is not None and f["id"] == "cuda.oom"
+    assert "JAX will preallocate 90%" in _all_text(f) and "XLA_PYTHON_CLIENT_PREALLOCATE=false" in _all_text(f)
+    assert _root(_JAX_19213_OUT)[1] is None
+    # the issue's own reproducer sets it false before importing jax: the row does not claim what the text undoes
+    code = 'import os\nos.environ["XLA_PYTHON_CLIENT_PREALLOCATE"] = "false"\nimport jax\n'
+    _r, f = _root(told + code + _JAX_19213_OUT)
+    assert f is None or "JAX will preallocate" not in _all_text(f)

@@ -138,6 +138,13 @@ KIND = {
                           "its GPU memory instead of reusing JAX's pool)",
                   "fix": "unset %(key)s (JAX's default allocator pools memory; to use less of the GPU set "
                          "XLA_PYTHON_CLIENT_MEM_FRACTION or XLA_PYTHON_CLIENT_PREALLOCATE=false instead)"},
+    "preallocates": {"family": "cuda.oom", "symptoms": ["memory"], "sure": "medium",
+                     "told": r"\bjax\b|\bxla\b|\bflax\b",
+                     "what": "JAX is on the GPU and XLA_PYTHON_CLIENT_PREALLOCATE is not false: JAX's GPU memory page "
+                             "says \"%(said)s\"; that memory stays JAX's, so PyTorch (or a second JAX process) on the "
+                             "same GPU gets only what is left",
+                     "fix": "XLA_PYTHON_CLIENT_PREALLOCATE=false (or XLA_PYTHON_CLIENT_MEM_FRACTION=.25) in the "
+                            "environment before jax is imported, or run the JAX part in a process of its own"},
     "recompiles": {"family": "torch.slow_setting", "symptoms": ["slow"], "sure": "medium",
                    "told": r"\bjax\b|\bxla\b|\bjit\b|\bflax\b|\boptax\b",
                    "what": "jax.jit compiles a function again for every new set of input shapes and dtypes (JAX logs "
@@ -169,6 +176,8 @@ RULES = (
     ("jax_checks_low", lambda s: s["src"] == "jax" and re.match(r"Add inf checks to every operation|.{0,200}may have "
                                                                 r"performance impacts", s["says"])),
     ("very_slow", lambda s: s["src"] == "jax" and "This is very slow" in s["says"]),
+    ("preallocates", lambda s: s["src"] == "jax" and s.get("preamble") and "This disables the preallocation"
+     in s["says"]),
     ("recompiles", lambda s: s["src"] == "jax" and s["read"] == "log" and s["config"] == "compile"),
 )
 
@@ -269,8 +278,10 @@ def jax_sites(config, doc, logs, version, doc_ref):
                     "default": "" if dflt is None else str(dflt), "values": [], "value": "True" if fn == "bool_state"
                     else "", "value_says": "", "says": _squash(help_ or "")[:600], "read": "flag",
                     "kind_of": fn, "source": JAX_BLOB % (version, "config.py", node.lineno)})
+    pre = re.search(r"\*\*(JAX will preallocate [^*]{1,200})\*\*", doc)
     for m in JAXDOC_VAR.finditer(doc):
         out.append({"src": "jax", "var": m.group(1), "config": "", "file": F_JAXDOC,
+                    "preamble": " ".join(pre.group(1).split()) if pre else "",
                     "line": doc[:m.start()].count("\n") + 1, "default": "", "values": [m.group(2)],
                     "value": m.group(2), "value_says": "", "says": _squash(m.group(3)), "read": "env",
                     "source": JAX_DOC % doc_ref + "#L%d" % (doc[:m.start()].count("\n") + 1)})
@@ -331,12 +342,15 @@ def build(files, version):
         k = KIND[kind]
         s["rule"], s["family"], s["symptoms"], s["sure"], s["told"] = kind, k["family"], list(k["symptoms"]), \
             k["sure"], k["told"]
-        said = s["value_says"] if kind in ("load_eager", "init_cost") else s["says"]
+        said = s["value_says"] if kind in ("load_eager", "init_cost") else s["preamble"] if kind == "preallocates" \
+            else s["says"]
         if kind in ("load_eager", "init_cost"):
             said = next((x for x in re.split(r"(?<=\.)\s", said) if re.search(r"startup time|memory footprint", x)),
                         said)
         elif kind == "recompiles":
             said = s["says"].replace("%s", "jit(f)", 1).replace(" %s. ", " ...").strip()
+        elif kind == "preallocates":
+            pass
         else:
             said = next((x for x in re.split(r"(?<=[.!])\s", said) if re.search(
                 r"slow|load time|halt and wait|interpreter|regardless|dumps|debugging|Disable JIT|checks to every|"
@@ -352,6 +366,9 @@ def build(files, version):
         if kind == "recompiles":
             s["keys"], s["when"] = ["jax.compile"], "any"
             s["needs"] = "recompiles"
+        elif kind == "preallocates":
+            # preallocating is the default: in effect where the text sets no value, on a GPU JAX is seen using
+            s["keys"], s["when"], s["absent_default"], s["needs"] = [s["var"]], "true", "true", "jax_gpu"
         elif s["src"] == "jax" and s["read"] == "flag":
             s["keys"], s["when"] = [s["var"], s["config"]], "true"
         else:

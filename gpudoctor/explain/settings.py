@@ -181,8 +181,9 @@ def _runtime_switch_rows(have):
         row = {"id": "runtime_" + site["id"], "keys": keys, "when": site["when"], "symptoms": site["symptoms"],
                "sure": site["sure"], "entry": site["family"], "line_has": [], "what": site["what"], "fix": site["fix"],
                "source": site["source"], "generated": True, "told": site["told"]}
-        if site.get("needs"):
-            row["needs"] = site["needs"]
+        for k in ("needs", "absent_default"):
+            if site.get(k):
+                row[k] = site[k]
         out.append(row)
     return out
 
@@ -530,12 +531,16 @@ TOLD_NEEDLES = ["slow", "sluggish", "crawl", "forever", "takesages", "toolong", 
 # JAX's compile log under jax_log_compiles (jax/_src/interpreters/pxla.py: "Compiling %s with global shapes and types
 # %s. Argument mapping: %s."; "Finished XLA compilation of {fun_name} in {elapsed_time:.9f} sec", the formats
 # tools/gen_runtime_switches.py records from the wheel): one function compiled for shape after shape
-LOG_NEEDLES = ["withglobalshapesandtypes", "finishedxlacompilationof"]
+LOG_NEEDLES = ["withglobalshapesandtypes", "finishedxlacompilationof", "device(id=", "cuda(id=", "gpu(id=",
+               "rocm(id="]
 _JAX_COMPILING = re.compile(r"\bCompiling (?:jit\()?([A-Za-z_][\w.<>-]{0,120})\)? with global shapes and types "
                             r"([^\n]{1,600}?)\. Argument mapping")
 _JAX_COMPILED = re.compile(r"\bFinished XLA compilation of (?:jit\()?([A-Za-z_][\w.<>-]{0,120})\)? in "
                            r"(\d{1,6}(?:\.\d{1,12})?) sec")
 MAX_FUNCS = 64
+# JAX's GPU device as jax.devices() prints it (jax >= 0.4.31 'CudaDevice(id=0)'; before, 'StreamExecutorGpuDevice(id=0,
+# ...)' / 'GpuDevice(id=0, ...)'): JAX holds memory on that GPU (its preallocation, gpu_memory_allocation.rst)
+_JAX_GPU = re.compile(r"\b(?:(?:Cuda|Rocm|StreamExecutorGpu|Gpu)Device|cuda|rocm|gpu)\(id=\d{1,4}")
 
 
 def patterns():
@@ -554,6 +559,7 @@ class State(object):
         self.shapes = set()  # the input sizes the job printed
         self.shapes_told = False
         self.compiles = {}  # JAX function -> (set of the shapes it was compiled for, first line, seconds compiling)
+        self.jax_gpu = None  # a line that shows JAX using a GPU (its device repr), as a settings tuple
 
 
 # a Kubernetes container's env list (core/v1 EnvVar: name, value): '- name: NCCL_P2P_DISABLE' then '  value: "1"'
@@ -596,6 +602,10 @@ def _recompiled(st):
 def record(scan, hit, win):
     st = _state(scan)
     text = win.text(0)[:MAX_LINE]
+    if st.jax_gpu is None and "(id=" in text:
+        m = _JAX_GPU.search(text)
+        if m:
+            st.jax_gpu = (hit.line, "jax", m.group(0) + ")", "jaxgpu", text.strip()[:400], None, False)
     if "with global shapes and types" in text or "Finished XLA compilation of" in text:
         _jax_log(st, hit.line, text)
         return
@@ -703,7 +713,7 @@ def found(scan, told=None):
     value that costs a symptom the text tells (or ``told``: {symptom: (line, symptom, text, elsewhere)}), the
     surest first."""
     st = getattr(scan, "settings_st", None)
-    if st is None or not (st.settings or st.compiles):
+    if st is None or not (st.settings or st.compiles or st.jax_gpu):
         return []
     if told is None:
         told = {}
@@ -728,6 +738,8 @@ def found(scan, told=None):
             continue
         if r.get("needs") == "recompiles" and not _recompiled(st):
             continue
+        if r.get("needs") == "jax_gpu" and st.jax_gpu is None:
+            continue
         told_r = told[sym]
         if r.get("told_has"):
             told_r = next((t for t in st.told if t[1] == sym and re.search(r["told_has"], t[2], re.I)), None)
@@ -749,6 +761,9 @@ def found(scan, told=None):
                     continue
                 if test(s[2]):
                     hits.append(s)
+        if not hits and not shown and r.get("absent_default") and test(r["absent_default"]) and \
+                r.get("needs") == "jax_gpu":
+            hits = [st.jax_gpu]  # (the default is in effect: the line that shows JAX on a GPU is the evidence)
         if not hits and not shown and r.get("absent_default") and test(r["absent_default"]) and r.get("with"):
             # the key is not in the text and its documented default costs: the `with` settings are the evidence
             hits = [s for k in r["with"] for s in by_key.get(k.lower(), ()) if not s[6]]
@@ -802,12 +817,16 @@ def _shown(hits):
     h = hits[0]
     if h[3] == "log":
         return "JAX compiling %s for %s input shapes (line %d on)" % tuple(h[2].split("|")[:2] + [h[0]])
+    if h[3] == "jaxgpu":
+        return "JAX on a GPU (line %d) with XLA_PYTHON_CLIENT_PREALLOCATE not set" % h[0]
     return "%s=%s (line %d)" % (h[1], h[2], h[0])
 
 
 def _cause(r, hits):
     ln, key, value, form = hits[0][0], hits[0][1], hits[0][2], hits[0][3]
-    if form == "log":  # JAX's compile log: 'function|shapes|seconds'
+    if form == "jaxgpu":
+        said = "line %d shows JAX on a GPU (%s)" % (ln, value)
+    elif form == "log":  # JAX's compile log: 'function|shapes|seconds'
         fn, n, secs = value.split("|")
         said = "line %d on: JAX's compile log shows %s compiled for %s different input shapes (%s s compiling)" % (
             ln, fn, n, secs)
@@ -878,7 +897,8 @@ def judge(result, scan, kb):
         result["context"].append({"id": "settings", "severity": "warning",
                                   "note": "Your words tell %s, and %s: %s." % (
                                       SAID[told[1]], ("line %d sets %s=%s" % (hits[0][0], hits[0][1], hits[0][2]))
-                                      if hits[0][3] != "log" else "the text shows " + _shown(hits), r["what"]),
+                                      if hits[0][3] not in ("log", "jaxgpu") else "the text shows " + _shown(hits),
+                                      r["what"]),
                                   "fix": r["fix"], "first_line": hits[0][0], "text": hits[0][4], "match_count": 1})
         return None
     r0, hits0, told = got[0]
