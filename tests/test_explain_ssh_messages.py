@@ -53,3 +53,25 @@ def test_a_login_refused_by_slurms_pam_module_is_the_job_not_ssh(kb):
     # the closed connection alone is ssh's generic answer
     res = explain.explain_text("Connection closed by 10.20.0.17 port 22\n", kb)
     assert res["findings"][0]["id"] == "ssh.connect"
+
+
+def test_a_variable_exported_before_ssh_that_the_remote_process_lacked(kb):
+    # made here: ssh 9.2p1 with SendEnv MASTER_ADDR MASTER_PORT against an sshd without AcceptEnv (node2) and one with
+    # it (node3, the healthy twin); gpudoctor/explain/sshenv.py reads the export, the ssh line and the KeyError
+    with open(os.path.join(FIX, "sendenv-not-accepted.txt")) as f:
+        text = f.read()
+    res = explain.explain_text(text, kb)
+    f = res["findings"][0]
+    assert f["id"] == "rendezvous.env_missing" and f["role"] == "root"
+    first = f["causes"][0]
+    assert "AcceptEnv" in first["text"] and "AcceptEnv MASTER_ADDR" in first["fix"][0]
+    with open(os.path.join(FIX, "sendenv-accepted.txt")) as f:
+        assert explain.explain_text(f.read(), kb)["verdict"] == "no_error"
+    # a variable of the job's own: the cause goes first under the code's own exception
+    res = explain.explain_text(text.replace("MASTER_ADDR", "DATA_ROOT"), kb)
+    f = res["findings"][0]
+    assert f["id"] == "code.exception" and "through ssh" in f["causes"][0]["text"]
+    # set in the remote command itself: not this
+    res = explain.explain_text(text.replace("'python3", "'DATA_ROOT=/d python3").replace("MASTER_ADDR", "DATA_ROOT"),
+                               kb)
+    assert not any("through ssh" in c["text"] for c in res["findings"][0]["causes"])

@@ -116,8 +116,11 @@ def patterns():
 
     from gpudoctor.explain import launchenv  # a rank variable against what the launcher sets (launchenv.py)
 
+    from gpudoctor.explain import sshenv  # a variable exported before an ssh the remote process lacked (sshenv.py)
+
     return [Pattern(ENTRY, "paste", rx, 0, site={"class": cls, "id": "launchctx-" + cls}, needles=_NEEDLES.get(cls))
-            for cls, rx in FACTS.items()] + ocictx.patterns(ENTRY) + launchenv.patterns(ENTRY)
+            for cls, rx in FACTS.items()] + ocictx.patterns(ENTRY) + launchenv.patterns(ENTRY) + \
+        sshenv.patterns(ENTRY)
 
 
 class Ctx(object):
@@ -152,6 +155,10 @@ def record(scan, hit, win=None):
         from gpudoctor.explain import launchenv
 
         return launchenv.record(scan, hit, win)
+    if cls.startswith("sshenv"):
+        from gpudoctor.explain import sshenv
+
+        return sshenv.record(scan, hit, win)
     text = hit.text[:MAX_LINE]
     src = max(len(scan.sources) - 1, 0)
     if cls == "cmd":
@@ -825,9 +832,10 @@ def read(scan):
     """[Found] of what the launch lines show."""
     st = getattr(scan, "launchctx", None)
     if st is None:
-        from gpudoctor.explain import launchenv
+        from gpudoctor.explain import launchenv, sshenv
 
-        return launchenv.read(scan, Found)  # its lines may be all the text holds of the launch
+        # their lines may be all the text holds of the launch
+        return launchenv.read(scan, Found) + sshenv.read(scan, Found)
     alloc, sb = _alloc(scan)
     out = []
     _times_tasks(st, alloc, sb, out)
@@ -849,7 +857,9 @@ def read(scan):
 
     # the container's run options behind the symptom (ocictx.py); a rank variable the launcher does or does not set
     # (launchenv.py)
-    return out + ocictx.read(scan, Found) + launchenv.read(scan, Found)
+    from gpudoctor.explain import sshenv
+
+    return out + ocictx.read(scan, Found) + launchenv.read(scan, Found) + sshenv.read(scan, Found)
 
 
 # ------------------------------------------------------------------ into the answer
