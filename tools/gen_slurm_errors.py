@@ -41,6 +41,11 @@ RULES = [
     ("gres", "slurm.gres", {"name": r"(?:^|_)(?:GRES|TRES)(?:_|$)|CORES_PER_GPU"}),
     ("partition", "slurm.partition", {"name": r"PARTITION|_PART_"}),
     ("account", "slurm.account", {"name": r"ACCOUNT(?!ING)|ASSOC|WCKEY"}),
+    # before 'qos' (LIMIT in its name): src/slurmctld/job_mgr.c returns it where the job's own --time-min exceeds the
+    # partition's MaxTime, its --time or its --deadline (_valid_job_part 'job's min time
+    # greater than partition's', 'job's min_time greater time limit', 'job's min_time exceeds the deadline'): the
+    # request's time options conflict, no QOS or accounting limit (wrong16)
+    ("time-min", "slurm.error", {"name": r"^ESLURM_INVALID_TIME_MIN_LIMIT$"}),
     ("qos", "slurm.qos_limit", {"name": r"QOS|ACCOUNTING_POLICY|LIMIT|TIME_LIMIT|_HELD|JOB_HELD|MAX_|BURST_BUFFER_PERM"}),
     ("auth", "slurm.auth", {"name": r"AUTH|MUNGE|CRED|SIGNATURE|ACCESS_DENIED|USER_GROUP"}),
     ("comm", "slurm.communication", {"name": r"COMMUNICATIONS|PROTOCOL|SOCKET_IMPL|SOCKET_ZERO|TIMEOUT|_CONNECTION|"
@@ -107,6 +112,11 @@ CODE_FIX = {
         "--time exceeds the partition's MaxTime (or the QOS MaxWall), or is missing where one is required.",
         ["sinfo -o '%P %l'   (each partition's time limit)", "sbatch --time=<at most that> ... (or a partition "
          "or --qos with a longer limit)"]),
+    "ESLURM_INVALID_TIME_MIN_LIMIT": (
+        "--time-min is larger than the job's own --time, than the partition's MaxTime, or than the time left before "
+        "its --deadline (src/slurmctld/job_mgr.c): the request's time options conflict.",
+        ["lower --time-min to at most --time (and the partition's MaxTime from sinfo -o '%P %l'), or raise --time; "
+         "with --deadline, a --time-min that fits before it"]),
     "ESLURM_MISSING_TIME_LIMIT": (
         "This cluster requires every job to give --time.",
         ["sinfo -o '%P %l'   (the limits)", "sbatch --time=HH:MM:SS ..."]),

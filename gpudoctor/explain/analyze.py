@@ -310,8 +310,9 @@ def analyze(scan, kb, assume_error=False):
     if findings and findings[0]["kind"] == "echo":
         # only a launcher's echo matched (DeepSpeed's '... exits with return code = 1',
         # torchrun's ChildFailedError): the rank's own exception earlier in the text may still
-        # name the family by its shape, as it would without the echo; the echo follows it
-        got = _beside_echo(scan, kb)
+        # name the family by its shape, as it would without the echo; the echo follows it. A rank that failed in a
+        # collective its peers had ended without calling is their different collectives (rootguard.peer_finished)
+        got = _guard.peer_finished(scan, kb) or _beside_echo(scan, kb)
         if got:
             findings[0]["role"] = "cascade"
             findings.insert(0, got)

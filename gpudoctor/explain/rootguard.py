@@ -208,3 +208,83 @@ def outside_component(order, matched, by, scan):
         if tb is None or len(tb["frames"]) < 2 or any(_COMPONENT_FRAME.search(f[0]) for f in tb["frames"]):
             return order, []
     return order[1:], order[:1]
+
+
+# ---- a rank waited in a collective that the other ranks never called: they had ended (wrong16, issue 18 item 3)
+# torchrun's own report says which workers failed: ChildFailedError.format_msg lists every failed worker of the
+# agent's group as a '[idx]:' block (torch/distributed/elastic/multiprocessing/errors/__init__.py; '<NO_OTHER_FAILURES>'
+# when the root cause is the only one), and when the agent stops the group it logs 'Sending process %s closing signal
+# %s' for each worker still running (torch/distributed/elastic/multiprocessing/api.py, PContext close). Its
+# 'Setting OMP_NUM_THREADS environment variable for each process' banner is printed only when it starts more than one
+# worker (torch/distributed/run.py). One failed worker, several started, and none still running to be stopped: the
+# others had exited with code 0. If the one that failed did so inside a torch.distributed collective with its peer
+# gone (Gloo's 'Connection closed by peer', gloo/transport/tcp/pair.cc; 'Connection reset by peer'; NCCL's 'remote
+# process exited or there was a network error'), the peers finished the program without calling that collective: the
+# ranks ran different collectives (a metric's compute() / sync, an evaluation, a save or a print under `if rank == 0`),
+# not a network fault and not another rank's crash (errno.peer_gone's echo reading).
+_PEER_GONE = re.compile(r"Connection (?:closed|reset) by peer|remote process exited or there was a network error",
+                        re.I)
+_COLLECTIVES = frozenset((
+    "all_reduce", "all_gather", "all_gather_into_tensor", "all_gather_object", "broadcast", "broadcast_object_list",
+    "barrier", "monitored_barrier", "reduce", "reduce_scatter", "reduce_scatter_tensor", "gather", "gather_object",
+    "scatter", "scatter_object_list", "all_to_all", "all_to_all_single"))
+
+
+def _collective_frame(tb):
+    """(file, line, fn) of the outermost torch.distributed collective of a traceback's frames, else None."""
+    for f in tb.get("frames") or ():
+        if f[0].replace("\\", "/").endswith("torch/distributed/distributed_c10d.py") and f[2] in _COLLECTIVES:
+            return f
+    return None
+
+
+def peer_finished(scan, kb):
+    """analyze's answer where a rank failed in a collective whose peers had exited normally (above):
+    torch.collective_mismatch with this text's evidence as its first cause, else None."""
+    e = kb.by_id.get("torch.collective_mismatch")
+    if e is None or not getattr(scan, "tracebacks", None):
+        return None
+    from gpudoctor.explain import elastic as _elastic
+
+    reps = _elastic.reports(scan)
+    blocks = [h for h in scan.matches.get("_struct_elastic", []) if _elastic._kind(h) == "exit"]
+    if len(reps) != 1 or len(blocks) != 1 or reps[0]["signal"] is not None:
+        return None  # one agent's report whose only failed worker exited by itself (not killed by a signal)
+    st = getattr(scan, "launchctx", None)
+    if not st or not getattr(st, "banners", None):
+        return None  # torchrun started more than one worker
+    if any("closing signal" in (h.text or "") for h in scan.matches.get("cascade.teardown", [])):
+        return None  # a worker was still running when the agent stopped the group
+    rank = reps[0]["rank"]
+    for tb in scan.tracebacks:
+        coll = _collective_frame(tb)
+        if coll is None or not _PEER_GONE.search(tb.get("msg") or ""):
+            continue
+        if tb.get("rank") is not None and rank is not None and str(tb["rank"]) != str(rank):
+            continue
+        from gpudoctor.explain.analyze import _finding
+
+        hit = tb["hit"]
+        m = {"hits": [hit], "count": 1, "rank": e["rank"], "score": e["rank"], "first": hit.line, "signal_hits": []}
+        f = _finding(e, m, "root", scan)
+        f["confidence"] = "cause"
+        who = "rank %s" % rank if rank is not None else "one worker"
+        cause = ("%s waited in torch.distributed.%s (line %d) while the other workers had already ended without "
+                 "calling it: torchrun's report lists %s as the only failure, no worker was still running to be "
+                 "stopped, and the peer closed the connection. The collective runs on some ranks only: a call that "
+                 "synchronises across processes (a metric's compute() or sync, an all_gather for logging, a "
+                 "barrier) made under `if rank == 0` / is_main_process, or after a loop the ranks leave at "
+                 "different steps." % (who[0].upper() + who[1:], coll[2], hit.line, who))
+        f["causes"].insert(0, {
+            "text": cause, "checks": [], "confirm": [
+                "the line of your code in the traceback above the collective: is it inside a branch that only "
+                "some ranks take?"],
+            "fix": ["call it on every rank and only print / save on rank 0 (compute on all ranks, then `if rank == "
+                    "0: print(...)`); torchmetrics: call metric.compute() on every rank, or build the metric with "
+                    "sync_on_compute=False for a rank-local value; give every rank the same number of steps "
+                    "(DistributedSampler, drop_last=True)"],
+            "exports": {}, "evidence": [{"line": hit.line, "text": hit.text}], "static_rank": 0, "computed": None})
+        f["notes"].insert(0, "How sure: medium. torchrun's own report says the other workers ended by themselves "
+                             "while %s waited in a collective; the code shown names which collective." % who)
+        return f
+    return None

@@ -1,0 +1,122 @@
+"""Never confidently wrong (issue 18 item 3, wrong16): mechanisms of the seen sets' confidently-wrong answers
+(docs/explain.md, "Confidently wrong, by mechanism (session 16)"; bench/data/wrong16_by_mechanism.json), each fixed
+where the text shows its own evidence, from the source that prints the line.
+
+1. A generic runtime line read as the image's fault: the container runtime not finding nvidia-smi (or another of
+   the driver's programs the NVIDIA toolkit mounts in from the host: libnvidia-container src/nvc_info.c
+   utility_bins / compute_bins) says the container got no GPU, not that the image lacks a program.
+2. A generic library check read as that library's configuration: a weight of shape torch.Size([0]) (accelerate's
+   set_module_tensor_to_device, torch's load_state_dict) is DeepSpeed ZeRO-3's partitioned placeholder
+   (deepspeed/runtime/zero/partition_parameters.py frees a partitioned parameter's data to torch.empty(0)).
+3. An echo read as the failure: a peer-closed error in a collective, where torchrun's own report says the other
+   workers ended by themselves (one failure listed, none left to stop), is the ranks running different
+   collectives (torch.collective_mismatch), not a crash elsewhere.
+4. A generated family rule too wide: Slurm's ESLURM_INVALID_TIME_MIN_LIMIT has LIMIT in its name but
+   src/slurmctld/job_mgr.c returns it for the request's own --time-min against its --time / the partition's
+   MaxTime / --deadline: slurm.error with that fix, not a QOS limit.
+"""
+
+import json
+import os
+
+from explainhelp import explain_paste, root_id
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def _seen(set_name, case_id):
+    with open(os.path.join(ROOT, "bench", "data", "explain_heldout_%s.jsonl" % set_name), encoding="utf-8") as f:
+        for line in f:
+            case = json.loads(line)
+            if case.get("id") == case_id:
+                return case["text"]
+    raise KeyError(case_id)
+
+
+# https://github.com/NVIDIA/nvidia-container-runtime/issues/190 (podman, crun)
+PODMAN_190 = """sudo podman run --rm --gpus all ubuntu nvidia-smi -L
+Error: crun: executable file `nvidia-smi` not found in $PATH: No such file or directory: OCI runtime attempted to invoke a command that was not found
+"""
+# https://github.com/google-deepmind/alphafold/issues/374 (docker, runc)
+DOCKER_374 = """#docker run --rm -e NVIDIA_VISIBLE_DEVICES=all nvidia/cuda:11.5.1-base-centos8 nvidia-smi
+docker: Error response from daemon: OCI runtime create failed: container_linux.go:380: starting container process caused: exec: "nvidia-smi": executable file not found in $PATH: unknown.
+"""
+# https://github.com/NVIDIA/nvidia-docker/issues/1382 (its title: an older runc that escapes the quotes)
+DOCKER_1382 = ('centos container_linux.go:345: starting container process caused "exec: \\"nvidia-smi\\": executable '
+               'file not found in $PATH": unknown.\n')
+# the image's own command missing: still the runtime's 'not in the image' answer
+NO_PYTHON = ('docker: Error response from daemon: failed to create shim task: OCI runtime create failed: runc create '
+             'failed: unable to start container process: exec: "python": executable file not found in $PATH: unknown.\n')
+
+
+def test_driver_program_missing_in_container_is_no_gpu(cli, tmp_path):
+    for text in (PODMAN_190, DOCKER_374, DOCKER_1382):
+        _, doc = explain_paste(cli, tmp_path, text)
+        assert root_id(doc) == "container.oci_gpu", [f["id"] for f in doc["findings"]]
+        first = doc["findings"][0]["causes"][0]
+        assert "got no GPU" in first["text"] and "nvidia.com/gpu=all" in first["fix"][0]
+    _, doc = explain_paste(cli, tmp_path, NO_PYTHON)
+    assert root_id(doc) == "container.oci_runtime", [f["id"] for f in doc["findings"]]
+
+
+# https://github.com/axolotl-ai-cloud/axolotl/issues/1240 (its title, as the issue quotes the error)
+AXOLOTL_1240 = ('multi gpu - transformers/modeling_utils.py - Trying to set a tensor of shape torch.Size([32000, '
+                '4096]) in "weight" (which has shape torch.Size([0])), this look incorrect.\n')
+# https://github.com/deepspeedai/DeepSpeed/issues/3574 (the model is partitioned: current model [0])
+DS_3574 = """Traceback (most recent call last):
+  File "/home/lxr/workspace/t5_train/esm5.py", line 66, in <module>
+    engine.load_module_state_dict(torch.load("weight/mt5-small/pytorch_model.bin"))
+  File "/home/lxr/workspace/t5_train/deepspeed/runtime/engine.py", line 2421, in load_module_state_dict
+    raise RuntimeError('Error(s) in loading state_dict for {}:\\n\\t{}'.format(
+RuntimeError: Error(s) in loading state_dict for MT5ForConditionalGeneration:
+        size mismatch for shared.weight: copying a param with shape torch.Size([250112, 512]) from checkpoint, the shape in current model is torch.Size([0]).
+"""
+# https://github.com/huggingface/transformers/issues/20082 (the checkpoint was saved partitioned: checkpoint [0])
+TF_20082 = """RuntimeError: Error(s) in loading state_dict for OPTForCausalLM:
+        size mismatch for model.decoder.layers.25.fc1.weight: copying a param with shape torch.Size([0]) from checkpoint, the shape in current model is torch.Size([10240, 2560]).
+"""
+# an ordinary mismatch (another model's checkpoint): not ZeRO-3
+PLAIN_MISMATCH = """RuntimeError: Error(s) in loading state_dict for ResNet:
+        size mismatch for fc.weight: copying a param with shape torch.Size([1000, 2048]) from checkpoint, the shape in current model is torch.Size([10, 2048]).
+"""
+
+
+def test_zero3_placeholder_shape(cli, tmp_path):
+    for text, cause in ((AXOLOTL_1240, "already partitioned"), (DS_3574, "already partitioned"),
+                        (TF_20082, "saved from a ZeRO-3 model")):
+        _, doc = explain_paste(cli, tmp_path, text)
+        assert root_id(doc) == "deepspeed.zero3_placeholder", [f["id"] for f in doc["findings"]]
+        assert doc["findings"][0]["family"] == "deepspeed.config"
+        assert cause in doc["findings"][0]["causes"][0]["text"], doc["findings"][0]["causes"][0]["text"]
+    _, doc = explain_paste(cli, tmp_path, PLAIN_MISMATCH)
+    assert root_id(doc) == "usercode.state_dict_mismatch", [f["id"] for f in doc["findings"]]
+
+
+def test_peer_ended_before_the_collective(cli, tmp_path):
+    # planted:p23-torchmetrics_compute_rank0_only (bench/data/explain_heldout_2026-11-27p23.jsonl): torchrun, 2 CPU
+    # workers, metric.compute() under `if rank == 0`; rank 1 exited 0, rank 0's all_gather saw the peer close
+    text = _seen("2026-11-27p23", "p23-torchmetrics_compute_rank0_only")
+    _, doc = explain_paste(cli, tmp_path, text)
+    assert root_id(doc) == "torch.collective_mismatch", [f["id"] for f in doc["findings"]]
+    first = doc["findings"][0]["causes"][0]
+    assert "all_gather" in first["text"] and "every rank" in first["fix"][0]
+    # a worker the agent still had to stop (it was running: torchrun's 'Sending process N closing signal'): not
+    # the evidence that the peers had ended by themselves
+    stopped = text.replace("E1127 01:54:21.581000 31282 torch/distributed/elastic/multiprocessing/api.py:1002] failed",
+                           "W1127 01:54:21.570000 31282 torch/distributed/elastic/multiprocessing/api.py:900] Sending "
+                           "process 31498 closing signal SIGTERM\nE1127 01:54:21.581000 31282 "
+                           "torch/distributed/elastic/multiprocessing/api.py:1002] failed")
+    assert stopped != text
+    _, doc = explain_paste(cli, tmp_path, stopped)
+    assert root_id(doc) != "torch.collective_mismatch", [f["id"] for f in doc["findings"]]
+
+
+def test_slurm_time_min_is_the_request(cli, tmp_path):
+    # planted:p23-slurm_time_min_over_time (bench/data/explain_heldout_2026-11-27p23.jsonl), Slurm's own line
+    text = ("$ srun -t 10 --time-min=30 -n1 python3 server.py\nsrun: error: Unable to allocate resources: Invalid "
+            "time-min specification (exceeds job's time or other limits)\n")
+    _, doc = explain_paste(cli, tmp_path, text)
+    f = doc["findings"][0]
+    assert f["family"] == "slurm.error", [g["id"] for g in doc["findings"]]
+    assert "--time-min" in f["causes"][0]["fix"][0]
