@@ -182,3 +182,25 @@ def test_jax_on_a_gpu_with_memory_told_names_its_preallocation():
     code = 'import os\nos.environ["XLA_PYTHON_CLIENT_PREALLOCATE"] = "false"\nimport jax\n'
     _r, f = _root(told + code + _JAX_19213_OUT)
     assert f is None or "JAX will preallocate" not in _all_text(f)
+
+
+# pytorch/pytorch#44828 (https://github.com/pytorch/pytorch/issues/44828): THCudaCheck's line for a kernel with no
+# image for the GPU (a K80, sm_37); the env line and the arch-list line (the output of cuda.toml's debug command,
+# torch.cuda.get_device_capability() and torch.cuda.get_arch_list()) are added here
+_NO_IMAGE = ("THCudaCheck FAIL file=/pytorch/aten/src/ATen/native/cuda/Dropout.cu line=147 error=209 : no kernel image "
+             "is available for execution on the device\n")
+
+
+def test_forced_ptx_jit_is_the_first_cause_of_no_kernel_image_when_set():
+    _r, f = _root("$ env | grep CUDA_\nCUDA_FORCE_PTX_JIT=1\n" + _NO_IMAGE)
+    assert f is not None and f["id"] == "cuda.no_kernel_image"
+    assert f["causes"][0]["text"].startswith("CUDA_FORCE_PTX_JIT=1 (line 2, an environment setting)")
+    assert "ignore any CUBIN embedded in an application" in f["causes"][0]["text"]
+
+
+def test_an_arch_list_holding_the_gpu_points_at_forced_jit():
+    _r, f = _root("(3, 7) ['sm_37', 'sm_50', 'sm_60', 'sm_70']\n" + _NO_IMAGE)
+    assert f["id"] == "cuda.no_kernel_image"
+    assert "arch list holds this GPU's sm_37" in f["causes"][1]["text"]  # after the entry's own first cause
+    _r, f = _root("(3, 7) ['sm_50', 'sm_60', 'sm_70']\n" + _NO_IMAGE)
+    assert not any("CUDA_FORCE_PTX_JIT" in c["text"] for c in f["causes"])  # the build lacks sm_37: no such cause

@@ -91,6 +91,16 @@ KIND = {
                   "what": "%(key)s=%(value)s: the CUDA Programming Guide says \"%(said)s\" (PTX is compiled for the GPU "
                           "at start-up, every run)",
                   "fix": "unset %(key)s (it exists to validate PTX / JIT compatibility, not for production runs)"},
+    "forced_jit": {"family": "torch.slow_setting", "symptoms": ["slowstart", "nokernel"], "sure": "low",
+                   "told": r"\b(?:first (?:cuda |gpu )?(?:call|op|operation|kernel|run)|(?:cuda )?init\w{0,8}|start-?up|"
+                           r"load(?:ing)? time|jit|ptx)\b",
+                   "what": "%(key)s=%(value)s: the CUDA Programming Guide says these variables \"%(nokernel)s\" and "
+                           "\"%(said)s\": a build that ships machine code (SASS) for this GPU but no PTX it can "
+                           "compile for it (a wheel carries PTX only for the architectures its build lists with +PTX, "
+                           "usually its newest) then has no "
+                           "kernel image for it, and a build that can JIT pays the compilation at start-up",
+                   "fix": "unset %(key)s (and CUDA_FORCE_JIT) in the job's environment, shell profile and container "
+                          "image: it exists to validate PTX / JIT compatibility, not for production runs"},
     "slower_execution": {"family": "torch.slow_debug_setting", "symptoms": ["slow"], "sure": "high",
                          "told": r"\bcuda\b|\bkernels?\b|\bgpu\b",
                          "what": "%(key)s=%(value)s: the CUDA Programming Guide says \"%(said)s\"",
@@ -161,6 +171,8 @@ RULES = (
     ("load_eager", lambda s: s["src"] == "cuda" and "higher startup time and gpu memory footprint" in s["value_says"].lower()),
     ("init_cost", lambda s: s["src"] == "cuda" and "increases the memory footprint and the time required for cuda "
      "driver initialization" in s["value_says"].lower()),
+    ("forced_jit", lambda s: s["src"] == "cuda" and "ignore any CUBIN embedded in an application" in s["says"] and
+     "load time" in s["says"]),
     ("load_time", lambda s: s["src"] == "cuda" and "increases an application" in s["says"] and "load time" in s["says"]),
     ("slower_execution", lambda s: s["src"] == "cuda" and "results in slower execution" in s["says"]),
     ("waits_on_exception", lambda s: s["src"] == "cuda" and "halt and wait when a device-side exception" in s["says"]),
@@ -357,15 +369,21 @@ def build(files, version):
                 r"performance", x)), said)
         value = s["value"] or "1"
         key = s["var"]
+        nokernel = next((x for x in re.split(r"(?<=\.)\s", s["says"]) if "ignore any CUBIN" in x), "").rstrip(".")
+        nokernel = re.sub(r"^The environment variables instruct", "instruct", nokernel)
         # (the page's DEFAULT is 'equivalent to LAZY': name what it does)
         dflt = "LAZY" if s["default"] == "DEFAULT" else s["default"]
-        fill = {"key": key, "value": value, "said": said.rstrip(".")[:300], "default": dflt or "LAZY",
+        fill = {"key": key, "value": value, "said": said.rstrip(".")[:300], "default": dflt or "LAZY", "nokernel": nokernel,
                 "flag": s["config"], "env": s["var"]}
         s["what"] = k["what"] % fill
         s["fix"] = k["fix"] % fill
         if kind == "recompiles":
             s["keys"], s["when"] = ["jax.compile"], "any"
             s["needs"] = "recompiles"
+        elif kind == "forced_jit" and s["var"] == "CUDA_FORCE_PTX_JIT":
+            # (the page: CUDA_FORCE_PTX_JIT overrides CUDA_FORCE_JIT) where the text shows neither, a build whose arch
+            # list holds this GPU failing with 'no kernel image' is what forcing PTX JIT does: the row is that cause
+            s["keys"], s["when"], s["needs"] = [s["var"]], "=1", "arch_covered"
         elif kind == "preallocates":
             # preallocating is the default: in effect where the text sets no value, on a GPU JAX is seen using
             s["keys"], s["when"], s["absent_default"], s["needs"] = [s["var"]], "true", "true", "jax_gpu"

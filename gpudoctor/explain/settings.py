@@ -45,7 +45,7 @@ _HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TABLE = os.path.join(_HERE, "data", "knowledge", "settings.toml")
 _table = None
 
-SYMPTOMS = ("slow", "memory", "nondeterminism", "hang", "nocompile", "slowstart")
+SYMPTOMS = ("slow", "memory", "nondeterminism", "hang", "nocompile", "slowstart", "nokernel")
 SURE = {"high": 3, "medium": 2, "low": 1}
 
 
@@ -532,7 +532,7 @@ TOLD_NEEDLES = ["slow", "sluggish", "crawl", "forever", "takesages", "toolong", 
 # %s. Argument mapping: %s."; "Finished XLA compilation of {fun_name} in {elapsed_time:.9f} sec", the formats
 # tools/gen_runtime_switches.py records from the wheel): one function compiled for shape after shape
 LOG_NEEDLES = ["withglobalshapesandtypes", "finishedxlacompilationof", "device(id=", "cuda(id=", "gpu(id=",
-               "rocm(id="]
+               "rocm(id=", "['sm_", "capability("]
 _JAX_COMPILING = re.compile(r"\bCompiling (?:jit\()?([A-Za-z_][\w.<>-]{0,120})\)? with global shapes and types "
                             r"([^\n]{1,600}?)\. Argument mapping")
 _JAX_COMPILED = re.compile(r"\bFinished XLA compilation of (?:jit\()?([A-Za-z_][\w.<>-]{0,120})\)? in "
@@ -560,6 +560,8 @@ class State(object):
         self.shapes_told = False
         self.compiles = {}  # JAX function -> (set of the shapes it was compiled for, first line, seconds compiling)
         self.jax_gpu = None  # a line that shows JAX using a GPU (its device repr), as a settings tuple
+        self.arch = None  # (line, text, the sm_XY of the build's arch list) as torch.cuda.get_arch_list() prints it
+        self.cap = None  # (line, text, 'sm_XY') of the GPU's compute capability as the text prints it
 
 
 # a Kubernetes container's env list (core/v1 EnvVar: name, value): '- name: NCCL_P2P_DISABLE' then '  value: "1"'
@@ -589,6 +591,35 @@ def _jax_log(st, line, text):
         st.compiles[m.group(1)][2] += float(m.group(2))
 
 
+# torch.cuda.get_arch_list() printed ("['sm_75', 'sm_80', 'sm_90']"), and the GPU's compute capability as
+# torch.cuda.get_device_capability() prints it ("capability (9, 0)") or torch's own words ("which is of cuda capability
+# 9.0", "with CUDA capability sm_90")
+_ARCH_LIST = re.compile(r"\[\s{0,2}'sm_\d{2,3}[a-z]?'(?:\s{0,2},\s{0,2}'(?:sm|compute)_\d{2,3}[a-z]?'){0,24}\s{0,2}\]")
+_CAP_TUPLE = re.compile(r"\((\d{1,2}),\s{0,2}(\d)\)\s{0,3}\[\s{0,2}'sm_")
+_CAPABILITY = re.compile(r"\bcapability\W{0,3}(?:\((\d{1,2}),\s{0,2}(\d)\)|(\d{1,2})\.(\d)\b|sm_(\d{2,3})\b)", re.I)
+
+
+def _arch_line(st, line, text):
+    m = _ARCH_LIST.search(text)
+    if m and st.arch is None:
+        st.arch = (line, text.strip()[:400], set(re.findall(r"'sm_(\d{2,3})[a-z]?'", m.group(0))))
+    c = _CAPABILITY.search(text)
+    if c and st.cap is None:
+        sm = c.group(5) or (c.group(1) + c.group(2) if c.group(1) else c.group(3) + c.group(4))
+        st.cap = (line, text.strip()[:400], sm)
+    # cuda.toml's debug command prints both as one line: "(8, 6) ['sm_50', ..., 'sm_86']"
+    t = _CAP_TUPLE.search(text) if m and st.cap is None else None
+    if t:
+        st.cap = (line, text.strip()[:400], t.group(1) + t.group(2))
+
+
+def _arch_covered(st):
+    """The settings tuple of the arch list line when the build's arch list holds the GPU's sm_XY, else None."""
+    if st.arch is None or st.cap is None or st.cap[2] not in st.arch[2]:
+        return None
+    return (st.arch[0], "arch list", "sm_" + st.cap[2], "archcover", st.arch[1], None, False)
+
+
 def _recompiled(st):
     """The function JAX compiled for the most different input shapes (3 or more), the one that took longest compiling
     among them first: (name, shapes, first line, seconds), or None."""
@@ -602,6 +633,8 @@ def _recompiled(st):
 def record(scan, hit, win):
     st = _state(scan)
     text = win.text(0)[:MAX_LINE]
+    if (st.arch is None or st.cap is None) and ("'sm_" in text or "capability" in text.lower()):
+        _arch_line(st, hit.line, text)
     if st.jax_gpu is None and "(id=" in text:
         m = _JAX_GPU.search(text)
         if m:
@@ -713,7 +746,7 @@ def found(scan, told=None):
     value that costs a symptom the text tells (or ``told``: {symptom: (line, symptom, text, elsewhere)}), the
     surest first."""
     st = getattr(scan, "settings_st", None)
-    if st is None or not (st.settings or st.compiles or st.jax_gpu):
+    if st is None or not (st.settings or st.compiles or st.jax_gpu or st.arch):
         return []
     if told is None:
         told = {}
@@ -740,6 +773,7 @@ def found(scan, told=None):
             continue
         if r.get("needs") == "jax_gpu" and st.jax_gpu is None:
             continue
+        covered = r.get("needs") == "arch_covered" and _arch_covered(st)
         told_r = told[sym]
         if r.get("told_has"):
             told_r = next((t for t in st.told if t[1] == sym and re.search(r["told_has"], t[2], re.I)), None)
@@ -761,6 +795,8 @@ def found(scan, told=None):
                     continue
                 if test(s[2]):
                     hits.append(s)
+        if not hits and not shown and covered:
+            hits = [covered]  # (no value in the text: the build's arch list holding this GPU is the evidence)
         if not hits and not shown and r.get("absent_default") and test(r["absent_default"]) and \
                 r.get("needs") == "jax_gpu":
             hits = [st.jax_gpu]  # (the default is in effect: the line that shows JAX on a GPU is the evidence)
@@ -817,6 +853,8 @@ def _shown(hits):
     h = hits[0]
     if h[3] == "log":
         return "JAX compiling %s for %s input shapes (line %d on)" % tuple(h[2].split("|")[:2] + [h[0]])
+    if h[3] == "archcover":
+        return "this GPU's %s in the build's arch list (line %d)" % (h[2], h[0])
     if h[3] == "jaxgpu":
         return "JAX on a GPU (line %d) with XLA_PYTHON_CLIENT_PREALLOCATE not set" % h[0]
     return "%s=%s (line %d)" % (h[1], h[2], h[0])
@@ -826,6 +864,10 @@ def _cause(r, hits):
     ln, key, value, form = hits[0][0], hits[0][1], hits[0][2], hits[0][3]
     if form == "jaxgpu":
         said = "line %d shows JAX on a GPU (%s)" % (ln, value)
+    elif form == "archcover":
+        said = ("line %d: the build's arch list holds this GPU's %s, so its kernels are there and the driver was told "
+                "not to use them; look for %s=1 (or CUDA_FORCE_JIT=1) in the job's environment" % (
+                    ln, value, r["keys"][0].upper()))
     elif form == "log":  # JAX's compile log: 'function|shapes|seconds'
         fn, n, secs = value.split("|")
         said = "line %d on: JAX's compile log shows %s compiled for %s different input shapes (%s s compiling)" % (
@@ -852,7 +894,8 @@ def _evidence(hits):
 
 SAID = {"slow": "slowness", "memory": "running out of memory", "nondeterminism": "results that differ between runs",
         "hang": "a job that hangs", "nocompile": "that torch.compile has no effect",
-        "slowstart": "a slow start (the first CUDA call, initialisation)"}
+        "slowstart": "a slow start (the first CUDA call, initialisation)",
+        "nokernel": "no kernel image for this GPU"}
 
 
 def judge(result, scan, kb):
@@ -886,6 +929,14 @@ def judge(result, scan, kb):
         for r, hits, told in got[:3]:
             e = kb.by_id.get(r["entry"])
             fam = e.get("family") if e else None
+            if said and "nokernel" in said and "nokernel" in r["symptoms"]:
+                # (words16) a setting that makes the driver skip the build's machine code, for 'no kernel image':
+                # first when the text shows it; inferred from an arch list that holds the GPU, after the entry's first
+                # cause (a build's arch list holding the GPU has had other causes: dusty-nv/jetson-inference#812)
+                root["causes"].insert(0 if hits[0][3] != "archcover" else min(1, len(root["causes"])),
+                                      _cause(r, hits))
+                _fold(root["causes"])
+                return None
             if root["id"] == r["entry"] or (fam and root.get("family") == fam and r["sure"] == "high") or \
                     (said and r["entry"] == "cuda.oom" and r["sure"] == "high"):
                 # a cap the docs say always costs leads; a trade-off (checkpointing off, ZeRO stage 1) follows the
@@ -897,7 +948,8 @@ def judge(result, scan, kb):
         result["context"].append({"id": "settings", "severity": "warning",
                                   "note": "Your words tell %s, and %s: %s." % (
                                       SAID[told[1]], ("line %d sets %s=%s" % (hits[0][0], hits[0][1], hits[0][2]))
-                                      if hits[0][3] not in ("log", "jaxgpu") else "the text shows " + _shown(hits),
+                                      if hits[0][3] not in ("log", "jaxgpu", "archcover")
+                                      else "the text shows " + _shown(hits),
                                       r["what"]),
                                   "fix": r["fix"], "first_line": hits[0][0], "text": hits[0][4], "match_count": 1})
         return None
@@ -951,7 +1003,8 @@ def _fold(causes):
 
 
 # an error root that is itself a symptom of the table (CUDA's out of memory): its rows of that symptom may be its cause
-_ROOT_SYMPTOM = (("cuda.oom", "memory"), ("torch.c10_cuda_cudacachingallocator", "memory"))
+_ROOT_SYMPTOM = (("cuda.oom", "memory"), ("torch.c10_cuda_cudacachingallocator", "memory"),
+                 ("cuda.no_kernel_image", "nokernel"))
 
 
 def _root_symptom(root):
