@@ -32,6 +32,7 @@ RUNS = [
     ("dist_late.log", "jax.distributed_init", "code.exception", r"top of the program"),
     ("dist_noargs.log", "jax.distributed_init", "code.exception", r"num_processes=.*process_id="),
     ("xla_flag.log", "xla.flags", "xla.flags", r"misspelled"),
+    ("tracer.log", "jax.tracer", "code.exception", r"jax\.lax\.cond"),
     ("ort_cuda.log", "onnxruntime.provider_absent", "code.python_env", r"pip install onnxruntime-gpu"),
     ("tp_plan.log", "torch.tp_plan", "torch.distributed_usage", r"named_modules"),
     ("dcp_per_rank.log", "torch.dcp_files", "torch.checkpoint_load", r"same checkpoint_id on every rank"),
@@ -96,6 +97,9 @@ def test_what_the_readers_find_and_the_rules_keep_out():
         assert sites[text]["family"] == "xla.flags", text
     # the user's call order and arguments -> code.exception's case; the shape against the mesh -> the shape family
     assert sites["coordinator_address should be defined."]["family"] == "jax.distributed_init"
+    # jax/_src/errors.py's classes, as the traceback prints them (the mixin's _module_name, the class name)
+    assert sites["jax.errors.TracerBoolConversionError: %s"]["family"] == "jax.tracer"
+    assert not any(t.startswith("jax.errors.JAXTypeError") for t in sites)
     assert sites["%s implies that array axis %s is partitioned %s times, but the dimension size is %s (full shape: "
                  "%s, per-dimension tiling factors: %s should evenly divide the shape)"]["family"] == "jax.sharding_shape"
     # the CUDA backend's own messages are framework_libs.json's; internal invariants and warnings are no family

@@ -51,7 +51,7 @@ import wheelmsgs  # noqa: E402
 
 GENERATOR = "tools/gen_jax_messages.py"
 FILES = (r"^jax/_src/(?:api|core|pjit|pmap|sharding|sharding_impls|named_sharding|mesh|mesh_utils|distributed|xla_bridge|"
-         r"array|dispatch)\.py$|^jax/_src/clusters/[a-z_0-9]+\.py$|^jax/_src/interpreters/pxla\.py$")
+         r"array|dispatch|errors)\.py$|^jax/_src/clusters/[a-z_0-9]+\.py$|^jax/_src/interpreters/pxla\.py$")
 XLA_PATH = "xla/parse_flags_from_env.cc"
 
 _SHAPE = (r"implies that array axis %s is partitioned %s times|is not divisible by axis_size|is only valid for values "
@@ -76,6 +76,9 @@ RULES = [
     ("framework-libs", None, {"where": r"^jax/_src/xla_bridge\.py:", "text": r"backend|plugin|jaxlib|PJRT|TPU"}),
     ("jax-shape", "jax.sharding_shape", {"where": r"^jax/", "text": _SHAPE}),
     ("xla-flags", "xla.flags", {"where": r"^xla/parse_flags_from_env\.cc:"}),
+    # jax/_src/errors.py's classes: the job's own code used a traced value where Python needs a concrete one, leaked a
+    # tracer out of a transformation, or reused a PRNG key (the classes' docstrings, JAX's errors page)
+    ("jax-tracer", "jax.tracer", {"where": r"^jax/_src/errors\.py:", "text": r"^jax\.errors\.\w+: "}),
     # the front ends' other refusals of the call (ctx-: by the file that raises them)
     ("ctx-jax", "jax.usage", {"level": r"^raise$", "where": r"^jax/_src/(?:pjit|pmap|sharding|sharding_impls|"
                                                            r"named_sharding|mesh|mesh_utils|dispatch|array)\.py:"}),
@@ -139,6 +142,29 @@ MSG_FIX = [
      "call had already started the backends.",
      ["set it first: jax.config.update(...) (or the JAX_* environment variable) at the top of the program, before "
       "any JAX call"]),
+    (r"^jax\.errors\.(?:ConcretizationTypeError|TracerBoolConversionError|TracerIntegerConversionError|"
+     r"NonConcreteBooleanIndexError): ",
+     "jax/_src/errors.py: inside jax.jit (or another transformation) the arguments are abstract tracers, and the code "
+     "used one where Python needs a concrete value: an `if` / `while` on it, bool() / int() / range() of it, an index "
+     "or a shape computed from it, boolean-mask indexing (a data-dependent shape).",
+     ["write the branch with jax.lax.cond / jnp.where (loops: jax.lax.fori_loop / while_loop) so that it stays traced, "
+      "or mark the argument static when its value decides the shape or the branch: jax.jit(f, static_argnums=(i,)) / "
+      "static_argnames=('name',) (one compile per value); boolean masks: jnp.where(mask, x, 0) or a size= argument; "
+      + _DOC + "101/errors.html"]),
+    (r"^jax\.errors\.TracerArrayConversionError: ",
+     "jax/_src/errors.py: a NumPy function (np.* / .__array__()) was called on a traced value inside a JAX "
+     "transformation: NumPy needs concrete data, which the tracer does not have.",
+     ["use jax.numpy (jnp.*) instead of numpy inside the jitted / grad / vmap'ed function, or move the NumPy call out "
+      "of it (jax.device_get the result after the call)"]),
+    (r"^jax\.errors\.UnexpectedTracerError: ",
+     "jax/_src/errors.py: a traced value leaked out of the transformation that made it (stored into a global, a list "
+     "or self inside a jitted / scanned function, or a side effect) and was used after it ended.",
+     ["return the value from the function instead of storing it outside (no global / list / attribute writes inside "
+      "jit, scan or vmap); with jax.checking_leaks() JAX names where the tracer leaked"]),
+    (r"^jax\.errors\.KeyReuseError: ",
+     "jax/_src/errors.py: a PRNG key was used twice (jax_debug_key_reuse is on): JAX's random numbers are a pure "
+     "function of the key, so reusing it repeats the same numbers.",
+     ["split the key before each use: key, sub = jax.random.split(key); x = jax.random.normal(sub, ...)"]),
     (r"^Unknown flags? in (?:TF_)?XLA_FLAGS",
      "XLA (xla/parse_flags_from_env.cc) parses XLA_FLAGS when the backend starts and stops the process (a fatal log "
      "line, F...) at a flag it does not know: the name is misspelled, or the flag was renamed or removed in the XLA "
@@ -233,6 +259,31 @@ def cc_log_sites(src):
     return out
 
 
+_CLASS = re.compile(r"^class[ \t]+(\w{1,80})(?:\(([\w, \t.]{1,200})\))?:", re.M)
+_MODULE = re.compile(r"^[ \t]+_module_name[ \t]*=[ \t]*[\"']([\w.]{1,80})[\"']", re.M)
+
+
+def error_class_sites(src):
+    """(level, line, format) of the exception classes of jax/_src/errors.py, as Python's traceback prints them: each
+    class that derives (through the file's own classes) from its error mixin, whose __init__ appends 'See
+    <error page>#<module>.<class>', is printed '<_module_name>.<Class>: <message>'."""
+    module = _MODULE.search(src)
+    if not module:
+        return []
+    bases = {m.group(1): (m.start(), [b.strip() for b in (m.group(2) or "").split(",") if b.strip()])
+             for m in _CLASS.finditer(src)}
+    mixin = next((c for c in bases if c.endswith("ErrorMixin")), None)
+
+    def derives(c, seen=()):
+        return c == mixin or any(b in bases and b not in seen and derives(b, seen + (c,)) for b in bases[c][1])
+
+    out = []
+    for c, (at, _b) in bases.items():
+        if c != mixin and not c.startswith("_") and not re.match(r"JAX\w*Error$", c) and derives(c):
+            out.append(("raise", src.count("\n", 0, at) + 1, "%s.%s: %%s" % (module.group(1), c)))
+    return out
+
+
 def build(files, version):
     sites, seen, ids = [], set(), set()
     py = [(p, s) for p, s in files if p.endswith(".py")]
@@ -247,6 +298,8 @@ def build(files, version):
                 found += [("raise", line, fmt) for line, fmt in _format_named(ast.parse(src))]
             except SyntaxError:
                 pass
+            if real == "jax/_src/errors.py":
+                found += error_class_sites(src)
         elif path.endswith(".cc"):
             found += cc_log_sites(src)
         for level, line, fmt in sorted(set(found), key=lambda s: (s[1], s[2])):
@@ -311,6 +364,10 @@ def _keep_lines(files, doc):
             continue
         if not p.endswith(".py"):
             continue
+        if p.endswith("jax/_src/errors.py"):  # error_class_sites reads the class lines and the mixin's module name
+            for i, text in enumerate(lines, 1):
+                if _CLASS.match(text) or _MODULE.match(text):
+                    out.append((p, i, text) if _CLASS.match(text) else (p, i - 1, "if True:\n" + text))
         tree = ast.parse(src)
         for line, fmt in _format_named(tree):
             if "%s:%d" % (p, line) not in want:
