@@ -46,3 +46,10 @@ def test_perftest_run_here_without_a_device_and_a_healthy_run(kb):
         " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]\n"
         " 65536      5000             97.52              97.51  \t\t   0.185993\n", kb)
     assert res["verdict"] == "no_error"
+
+
+def test_another_programs_couldnt_connect_to_a_url_is_not_perftest(kb):
+    # transformers' hub error (utils/hub.py): the words of perftest's 'Couldn't connect to %s:%d' inside another line
+    res = explain.explain_text("OSError: We couldn't connect to 'https://huggingface.co' to load the files, and "
+                               "couldn't find them in the cached files.\n", kb)
+    assert not any(f["id"].startswith("rdma.perftest") for f in res["findings"]), [f["id"] for f in res["findings"]]

@@ -133,6 +133,13 @@ def build(files, version):
             site = {"id": knowgen.unique_id("perftest.%s" % knowgen.slug(where), ids), "where": where,
                     "level": call, "text": fmt}
             rx, lit = knowgen.printf_to_regex(fmt.strip())
+            if rx:
+                # perftest prints each message as a line of its own (fprintf(stderr, "...\n")): matched at a line's
+                # start (after a launcher's 'host: ' prefix at most), with a number that ends it kept ('Couldn't
+                # connect to %s:%d' is not any 'couldn't connect to <url>:' of another program)
+                if re.search(r"%[-+ #0-9]*(?:l|ll|z)?[du]$", fmt.strip()) and not lit.endswith(fmt.strip()):
+                    rx += r"-?\d{1,20}"
+                rx = r"^(?:[\w.@-]{1,64}:[ \t]{1,4})?[ \t]{0,8}" + rx
             if knowgen.unanchored(site, rx, lit):
                 sites.append(site)
                 continue
