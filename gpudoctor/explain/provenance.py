@@ -18,6 +18,9 @@ of the program or library that printed it, a family-only answer (analyze.structu
   Python/pathconfig.c), before any line of the program ran: code.python_env (python_fatal.toml's entries answer the
   messages they know first); CPython's refusal to open its script (Modules/main.c: "<prog>: can't open file '<path>':
   [Errno 2] ..."): the command line named a file that is not there (launcher.script_args);
+- **A standard library module the program did not get** (shadowed_stdlib): the standard library's own code failing
+  on "module 'tokenize' has no attribute 'open'" imported a file of the user's with the module's name
+  (code.python_env);
 - **The first line a shell command printed** (a '$ podman run ...' line the text shows, the failure on the next line):
   the program's own refusal before it ran anything, its family from SHELL_PROGRAMS (the container engines, enroot,
   apptainer, Slurm's srun / sbatch / salloc).
@@ -93,6 +96,36 @@ def usage_entry(by, lib):
     got = package_areas(by).get(lib)
     eid = "%s.usage" % got[0] if got else None
     return eid if eid in by else None
+
+
+# ---------------------------------------------------------------- a standard library module shadowed
+
+# CPython's AttributeError for a module (Objects/moduleobject.c module_getattro: "module '%U' has no attribute '%U'";
+# 'partially initialized module ...' is a circular import, not this)
+_MODULE_ATTR = re.compile(r"^module '(?P<mod>[A-Za-z_][\w.]{0,80})' has no attribute '(?P<attr>\w{1,80})'")
+
+
+def shadowed_stdlib(tb):
+    """The standard library module an AttributeError says lacks an attribute, when the traceback's innermost frames
+    are the standard library's own (a stdlib module calling another): the module it got is not the standard
+    library's - a file or folder of that name in the script's directory (sys.path[0], the directory of the script run)
+    or on PYTHONPATH shadows it (CPython 3.13 says so in the message: 'consider renaming ... since it has the same
+    name as the standard library module'). The names are the running interpreter's sys.stdlib_module_names (3.10+);
+    None otherwise."""
+    import sys
+
+    names = getattr(sys, "stdlib_module_names", None)
+    if not names or tb["exc"].rsplit(".", 1)[-1] != "AttributeError":
+        return None
+    m = _MODULE_ATTR.match(tb["msg"] or "")
+    if not m or m.group("mod").split(".")[0] not in names:
+        return None
+    from gpudoctor.explain import pytb
+
+    frames = tb.get("frames") or []
+    if not frames or pytb.where(frames[-1][0])[0] != "stdlib":
+        return None
+    return m.group("mod")
 
 
 # ---------------------------------------------------------------- a failure line without a traceback

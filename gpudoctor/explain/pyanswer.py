@@ -222,6 +222,18 @@ def _traceback_finding(scan, kb, tb):
     at = "%s:%d%s" % (file, line, " in %s" % fn if fn and not fn.startswith("<") else "")
     # a message that is an OS error's whole text names it, before the type's family (oserror.py)
     f = oserror.finding(scan, kb, [tb] + chain, _structural_finding)
+    shadowed = provenance.shadowed_stdlib(tb) if f is None and "code.python_env" in by else None
+    if shadowed:
+        # the standard library's own code got another module of that name (provenance.py)
+        f = _structural_finding(by["code.python_env"], hit, "the standard library's %s has no attribute the "
+                                "standard library's own code uses" % shadowed, scan, sure="medium")
+        f["notes"].append("The standard library's code at %s used %s's attribute and the %s module the program "
+                          "imported has none: it is not the standard library's. A file %s.py or a folder %s/ in the "
+                          "script's directory (or on PYTHONPATH) shadows it; rename it and delete its __pycache__."
+                          % (at, shadowed, shadowed, shadowed.split(".")[0], shadowed.split(".")[0]))
+        f["causes"][0]["fix"].insert(0, "rename your %s.py (or %s/) next to the script or on PYTHONPATH: it hides the "
+                                        "standard library's module (python -c 'import %s; print(%s.__file__)' shows "
+                                        "which file is imported)" % ((shadowed.split(".")[0],) * 4))
     for t in [tb] + chain if f is None else ():
         for words, eid in _EXC_FAMILY:
             if any(w.lower() in t["exc"].lower() for w in words) and eid in by:

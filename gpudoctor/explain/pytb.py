@@ -27,7 +27,7 @@ training log is full of them; test_explain_speed) and the work is bounded per tr
 
 import re
 
-from gpudoctor.explain.text import clean, origin, strip_prefix
+from gpudoctor.explain.text import PREFIX as _PREFIX, clean, origin, strip_prefix
 
 MAX_TRACEBACKS = 16  # tracebacks read per scan (the first ones: the first error is usually the root)
 MAX_ARGPARSE = 8
@@ -417,6 +417,24 @@ def record(scan, hit, win):
 _EXC_CLASS = re.compile(r"^(?:(?:[A-Za-z_]\w{0,80}\.){1,12}[A-Za-z_]\w{0,80}|[A-Z]\w{0,80})(?::|$)")
 
 
+def _indent(text):
+    """The spaces a traceback line starts with, after a launcher's per-line prefix ('[rank0]: ', text.PREFIX)."""
+    t = clean(text)
+    lead = len(t) - len(t.lstrip(" \t"))
+    rest = t.lstrip(" \t>")
+    for _ in range(6):
+        m = _PREFIX.match(rest)
+        if not m or m.end() == 0:
+            break
+        end = m.end()
+        while end > 0 and rest[end - 1] in " \t":
+            end -= 1  # (PREFIX takes the spaces after the prefix too: they are the line's indentation)
+        rest = rest[end:]
+        lead = len(rest) - len(rest.lstrip(" \t"))
+        rest = rest.lstrip(" \t")
+    return lead
+
+
 def record_header(scan, hit, win):
     """Read forward from a 'Traceback (most recent call last):' line (a '_struct_traceback' hit) to the
     exception line that ends it, for the exceptions whose names the scan's exception pattern does not
@@ -446,7 +464,9 @@ def record_header(scan, hit, win):
             continue
         if HEADER.match(body) or body in (CAUSE, CONTEXT):
             return  # a header without an exception line: cut
-        if nframes and _EXC_CLASS.match(body) and EXC_LINE.match(body):
+        if nframes and _EXC_CLASS.match(body) and EXC_LINE.match(body) and _indent(text) <= _indent(text0):
+            # (the exception line is at the header's margin; a frame's source line is indented past it: '    f.line'
+            # under 'File ".../traceback.py", line 433' is a dotted name too, and was read as the exception - family16)
             tb = parse_back(lines)
             if tb is None:
                 return
