@@ -52,6 +52,16 @@ REAL = {
         "available provider names.Available providers: 'AzureExecutionProvider, CPUExecutionProvider'\n"
         "  warnings.warn(\nApplied providers: ['CPUExecutionProvider'], with options: {'CPUExecutionProvider': {}}\n",
         "onnxruntime.provider_absent", r"onnxruntime-gpu"),
+    # https://github.com/jax-ml/jax/issues/22755 (a jitted update that does not fit the GPU)
+    "xla_oom_jax_22755": (
+        "Traceback (most recent call last):\n  File \"./hydrogen-finiteT-hf-new/src/main.py\", line 720, in <module>\n"
+        "    = update(params_flow, params_van, params_wfn, state_idx, mo_coeff, bands, s, x, keys)\n"
+        "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 3743729664 "
+        "bytes.\n", "xla.oom", r"jax\.checkpoint"),
+    # https://github.com/kingoflolz/mesh-transformer-jax/issues/66 (the plain StreamExecutor allocator's wording)
+    "xla_oom_mesh_transformer_66": (
+        "RuntimeError: Resource exhausted: Failed to allocate request for 32.00MiB (33554432B) on device ordinal 0\n",
+        "xla.oom", r"XLA_PYTHON_CLIENT_MEM_FRACTION"),
     # https://github.com/mlnomadpy/flaxchat/issues/8 (jax.default_backend() at import time, initialize() after it)
     "jax_init_late_flaxchat_8": (
         "RuntimeError: jax.distributed.initialize() must be called before any JAX calls that might initialise the "
@@ -100,6 +110,12 @@ def test_what_the_readers_find_and_the_rules_keep_out():
     # jax/_src/errors.py's classes, as the traceback prints them (the mixin's _module_name, the class name)
     assert sites["jax.errors.TracerBoolConversionError: %s"]["family"] == "jax.tracer"
     assert not any(t.startswith("jax.errors.JAXTypeError") for t in sites)
+    # XLA's allocators: StrCat's two ternaries on one condition take one branch together (no device text with the host
+    # advice), the constexpr explanation resolved; StrFormat's format as it is
+    assert sites["Out of memory while trying to allocate %s bytes."]["family"] == "xla.oom"
+    assert "XLA_PJRT_GPU_HOST_MEMORY_LIMIT_GB" in next(t for t in sites if t.startswith("Out of host memory"))
+    assert not any(t.startswith("Out of memory") and "HOST_MEMORY_LIMIT" in t for t in sites)
+    assert sites["Failed to allocate request for %s (%uB) on device ordinal %d"]["family"] == "xla.oom"
     assert sites["%s implies that array axis %s is partitioned %s times, but the dimension size is %s (full shape: "
                  "%s, per-dimension tiling factors: %s should evenly divide the shape)"]["family"] == "jax.sharding_shape"
     # the CUDA backend's own messages are framework_libs.json's; internal invariants and warnings are no family

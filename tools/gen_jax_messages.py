@@ -11,6 +11,12 @@ Read, never executed:
     first, and a `"...".format(...)` text assigned to a name and raised through it (_format_named: jax <= 0.4's pxla
     `msg = ("compiling computation that requires {} logical devices, ..."); raise ValueError(msg.format(...))`);
     --older adds what an older release printed that the current one no longer does (most threads quote 0.4.x);
+  - XLA's GPU allocators (openxla/xla; the jax-cuda plugin links them): the `absl::<Kind>Error(absl::StrCat(...))` of
+    xla/stream_executor/integrations/tf_allocator_adapter.cc (its ternaries on one condition taking one branch
+    together, a `constexpr absl::string_view` operand resolved: `Out of memory while trying to allocate %s bytes.`, the
+    host variant with XLA_PJRT_GPU_HOST_MEMORY_LIMIT_GB) and the `absl::StrFormat` formats of
+    xla/stream_executor/stream_executor_address_allocator.cc (`Failed to allocate request for %s (%uB) on device
+    ordinal %d`) -> xla.oom (a case of cuda.oom);
   - XLA's xla/parse_flags_from_env.cc (openxla/xla at a commit; jaxlib links it): each `LOG(QFATAL) << ...` statement
     read as one message, its string literals joined, each other operand a value, a `(cond ? "s" : "")` operand both
     ways, and the `envvar` operand each environment variable the same function compares it with (XLA_FLAGS,
@@ -29,9 +35,16 @@ Usage:
     pip download --no-deps --only-binary :all: --python-version 3.12 jax==0.12.0 jax==0.4.30 -d /tmp/w  (one each)
     curl -o /tmp/w/parse_flags_from_env.cc \\
         https://raw.githubusercontent.com/openxla/xla/001918b7024cf5f020051a9d25d2dd57a5896aaa/xla/parse_flags_from_env.cc
+    curl -o /tmp/w/tf_allocator_adapter.cc https://raw.githubusercontent.com/openxla/xla/\\
+370cfa8d30b2fdf224fabb57fc0263f6f14b07e0/xla/stream_executor/integrations/tf_allocator_adapter.cc
+    curl -o /tmp/w/stream_executor_address_allocator.cc https://raw.githubusercontent.com/openxla/xla/\\
+3bf46366636e052d993bb8a4ad6ba0524daa05b2/xla/stream_executor/stream_executor_address_allocator.cc
     python tools/gen_jax_messages.py --wheel /tmp/w/jax-0.12.0-py3-none-any.whl \\
-        --older /tmp/w/jax-0.4.30-py3-none-any.whl --xla-file /tmp/w/parse_flags_from_env.cc \\
-        --xla-commit 001918b7024cf5f020051a9d25d2dd57a5896aaa [--record tools/data/jax_messages_slice.txt] [-o OUT]
+        --older /tmp/w/jax-0.4.30-py3-none-any.whl \\
+        --xla-file /tmp/w/parse_flags_from_env.cc --xla-commit 001918b7024cf5f020051a9d25d2dd57a5896aaa \\
+        --xla-file /tmp/w/tf_allocator_adapter.cc --xla-commit 370cfa8d30b2fdf224fabb57fc0263f6f14b07e0 \\
+        --xla-file /tmp/w/stream_executor_address_allocator.cc --xla-commit 3bf46366636e052d993bb8a4ad6ba0524daa05b2 \\
+        [--record tools/data/jax_messages_slice.txt] [-o OUT]
     python tools/gen_jax_messages.py --slice tools/data/jax_messages_slice.txt -o OUT   (the test)
 
 Sources: jax (https://pypi.org/project/jax/, Apache-2.0; https://github.com/jax-ml/jax, jax/_src/), openxla/xla
@@ -53,6 +66,12 @@ GENERATOR = "tools/gen_jax_messages.py"
 FILES = (r"^jax/_src/(?:api|core|pjit|pmap|sharding|sharding_impls|named_sharding|mesh|mesh_utils|distributed|xla_bridge|"
          r"array|dispatch|errors)\.py$|^jax/_src/clusters/[a-z_0-9]+\.py$|^jax/_src/interpreters/pxla\.py$")
 XLA_PATH = "xla/parse_flags_from_env.cc"
+# the XLA files read (--xla-file, by their name): the flag parser, and the GPU allocators whose out-of-memory status
+# a jitted step gets (the allocator adapter's MemoryAllocationError over JAX's BFC pool; the plain StreamExecutor
+# allocator's, without the pool: XLA_PYTHON_CLIENT_ALLOCATOR=platform)
+XLA_FILES = {"parse_flags_from_env.cc": XLA_PATH,
+             "tf_allocator_adapter.cc": "xla/stream_executor/integrations/tf_allocator_adapter.cc",
+             "stream_executor_address_allocator.cc": "xla/stream_executor/stream_executor_address_allocator.cc"}
 
 _SHAPE = (r"implies that array axis %s is partitioned %s times|is not divisible by axis_size|is only valid for values "
           r"of rank at least|^Number of devices %s must (?:equal|be >=) the product of|doesn't match received "
@@ -76,6 +95,8 @@ RULES = [
     ("framework-libs", None, {"where": r"^jax/_src/xla_bridge\.py:", "text": r"backend|plugin|jaxlib|PJRT|TPU"}),
     ("jax-shape", "jax.sharding_shape", {"where": r"^jax/", "text": _SHAPE}),
     ("xla-flags", "xla.flags", {"where": r"^xla/parse_flags_from_env\.cc:"}),
+    ("xla-oom", "xla.oom", {"where": r"^xla/stream_executor/", "text": r"memory while trying to allocate|^Failed to "
+                                                                     r"allocate request for"}),
     # jax/_src/errors.py's classes: the job's own code used a traced value where Python needs a concrete one, leaked a
     # tracer out of a transformation, or reused a PRNG key (the classes' docstrings, JAX's errors page)
     ("jax-tracer", "jax.tracer", {"where": r"^jax/_src/errors\.py:", "text": r"^jax\.errors\.\w+: "}),
@@ -173,6 +194,21 @@ MSG_FIX = [
      ["correct the misspelled flag name (a typo: compare it letter by letter with XLA's list, "
       "xla/debug_options_flags.cc of the XLA your jaxlib was built with) or remove it from XLA_FLAGS; a flag that a "
       "newer XLA dropped has to go; a TensorFlow flag goes in TF_XLA_FLAGS"]),
+    (r"^Out of host memory while trying to allocate",
+     "XLA's GPU client (xla/stream_executor/integrations/tf_allocator_adapter.cc MemoryAllocationError) could not "
+     "allocate pinned host memory (host offloading, host-side buffers): its host memory pool is limited, 64 GB by "
+     "default.",
+     ["raise the limit: export XLA_PJRT_GPU_HOST_MEMORY_LIMIT_GB=<GB> (the message's advice), or offload less to the "
+      "host"]),
+    (r"^Out of memory while trying to allocate|^Failed to allocate request for",
+     "XLA's GPU client (xla/stream_executor/integrations/tf_allocator_adapter.cc MemoryAllocationError): the "
+     "jitted computation's buffers (parameters, optimizer state, activations, the step's temporaries) do not fit in "
+     "the GPU memory JAX's allocator holds (75% of the GPU by default), or another process / framework holds the "
+     "rest.",
+     ["lower the per-device batch, rematerialize activations (jax.checkpoint / jax.remat on the blocks), donate the "
+      "buffers the step replaces (jax.jit(step, donate_argnums=(0,)) for the train state), or shard the state over "
+      "more devices; when another framework or process shares the GPU: XLA_PYTHON_CLIENT_PREALLOCATE=false or "
+      "XLA_PYTHON_CLIENT_MEM_FRACTION=<fraction>; " + _DOC + "gpu_memory_allocation.html"]),
     (r"^Could not open file \"%s\" to read flags",
      "XLA reads the variable's value as a file name when it does not start with '--' (xla/parse_flags_from_env.cc), "
      "and no such file exists: the flags were written without their leading '--'.",
@@ -284,6 +320,84 @@ def error_class_sites(src):
     return out
 
 
+_STRCAT = re.compile(r"\babsl::\w{1,40}Error\(\s*absl::StrCat\(")
+_CONSTEXPR = re.compile(r'constexpr[ \t]+absl::string_view[ \t]+(\w{1,60})[ \t]*=\s*((?:"(?:[^"\\\n]|\\.)*"\s*)+);')
+
+
+def _args(text, i):
+    """The top-level comma-separated arguments of the call whose '(' is before ``i``, and where it ends."""
+    out, depth, cur = [], 0, []
+    while i < len(text):
+        c = text[i]
+        if c == '"':
+            m = _STR.match(text, i)
+            cur.append(m.group(0))
+            i = m.end()
+            continue
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            if depth == 0:
+                out.append("".join(cur).strip())
+                return out, i
+            depth -= 1
+        if c == "," and depth == 0:
+            out.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(c)
+        i += 1
+    return out, i
+
+
+_STRFORMAT = re.compile(r'\babsl::\w{1,40}Error\(\s*absl::StrFormat\(\s*((?:"(?:[^"\\\n]|\\.)*"\s*)+)')
+
+
+def cc_strformat_sites(src):
+    """(level, line, format) of each `absl::<Kind>Error(absl::StrFormat("<format>", ...))`: the format as it is."""
+    return [("raise", src.count("\n", 0, m.start()) + 1,
+             " ".join("".join(knowgen.c_unescape(x) for x in _STR.findall(m.group(1))).split()))
+            for m in _STRFORMAT.finditer(src)]
+
+
+def cc_strcat_sites(src):
+    """(level, line, format) of each `absl::<Kind>Error(absl::StrCat(...))` of a C++ source: its string literals
+    joined, a `(cond ? a : b)` operand both ways (a literal, or a `constexpr absl::string_view` of the file), any other
+    operand a value (%s)."""
+    consts = {m.group(1): "".join(knowgen.c_unescape(x) for x in _STR.findall(m.group(2)))
+              for m in _CONSTEXPR.finditer(src)}
+    out = []
+    for m in _STRCAT.finditer(src):
+        args, _end = _args(src, m.end())
+        variants = [("", {})]  # (text, {condition: branch}): ternaries on one condition take the same branch
+        for op in args:
+            op = " ".join(op.split())
+            t = re.match(r'^\(?([^?"]{1,120})\?\s*("(?:[^"\\\n]|\\.)*"|\w{1,60})\s*:\s*("(?:[^"\\\n]|\\.)*"|\w{1,60})'
+                         r'\s*\)?$', op)
+            if re.fullmatch(r'(?:"(?:[^"\\\n]|\\.)*"\s*)+', op):
+                parts = {None: "".join(knowgen.c_unescape(x) for x in _STR.findall(op)).replace("%", "%%")}
+                cond = None
+            elif t:
+                cond = t.group(1).strip()
+                parts = {k: knowgen.c_unescape(x[1:-1]) if x.startswith('"') else consts.get(x, "%s")
+                         for k, x in enumerate(t.groups()[1:])}
+            else:
+                parts, cond = {None: "%s"}, None
+            nxt = []
+            for text, chosen in variants:
+                for k, p in parts.items():
+                    if cond is None or chosen.get(cond, k) == k:
+                        nxt.append((text + p, dict(chosen, **({cond: k} if cond is not None else {}))))
+            variants = nxt
+        variants = [v for v, _ in variants]
+        line = src.count("\n", 0, m.start()) + 1
+        for v in variants:
+            text = " ".join(v.split())
+            if re.search(r"[A-Za-z]{3}", text.replace("%s", "")):
+                out.append(("raise", line, text))
+    return out
+
+
 def build(files, version):
     sites, seen, ids = [], set(), set()
     py = [(p, s) for p, s in files if p.endswith(".py")]
@@ -301,7 +415,7 @@ def build(files, version):
             if real == "jax/_src/errors.py":
                 found += error_class_sites(src)
         elif path.endswith(".cc"):
-            found += cc_log_sites(src)
+            found += cc_log_sites(src) + cc_strcat_sites(src) + cc_strformat_sites(src)
         for level, line, fmt in sorted(set(found), key=lambda s: (s[1], s[2])):
             if fmt in seen:
                 continue
@@ -329,7 +443,7 @@ def _py311(src):
     return _TYPE_PARAMS.sub(r"\1", src)
 
 
-def read(wheel, older, xla_file, xla_commit):
+def read(wheel, older, xla_files, xla_commits):
     files, version = wheelmsgs.from_wheel(wheel, FILES, "jax")
     files = [(p, _py311(s)) for p, s in files]
     version = version.split(" (")[0]
@@ -338,9 +452,10 @@ def read(wheel, older, xla_file, xla_commit):
         v = over.split()[1]
         files += [("older/jax-%s/%s" % (v, p), src) for p, src in ofiles]
         version += "; older: jax %s" % v
-    with open(xla_file) as f:
-        files.append((XLA_PATH, f.read()))
-    version += "; openxla/xla %s" % xla_commit
+    for path, commit in zip(xla_files, xla_commits):
+        with open(path) as f:
+            files.append((XLA_FILES[os.path.basename(path)], f.read()))
+        version += "; openxla/xla %s %s" % (XLA_FILES[os.path.basename(path)], commit)
     return files, version
 
 
@@ -355,6 +470,9 @@ def _keep_lines(files, doc):
             for i, text in enumerate(lines, 1):
                 if re.search(r'\benvvar\s*==\s*"', text):
                     out.append((p, i, text.strip()))
+            for m in _CONSTEXPR.finditer(src):
+                a = src.count("\n", 0, m.start()) + 1
+                out.append((p, a, textwrap.dedent("\n".join(lines[a - 1:src.count("\n", 0, m.end()) + 1]))))
             for key in sorted(k for k in want if k.rsplit(":", 1)[0] == p):
                 ln = int(key.rsplit(":", 1)[1])
                 end = ln
@@ -385,12 +503,12 @@ def _keep_lines(files, doc):
 def main(argv):
     a = knowgen.arguments(__doc__, argv, source="wheel", extra=[
         ("--older", {"action": "append", "help": "an older jax wheel (repeatable)"}),
-        ("--xla-file", {"help": "openxla/xla's xla/parse_flags_from_env.cc at --xla-commit"}),
-        ("--xla-commit", {"help": "the openxla/xla commit the file was read at"}),
+        ("--xla-file", {"action": "append", "help": "an openxla/xla file of XLA_FILES (repeatable)"}),
+        ("--xla-commit", {"action": "append", "help": "the openxla/xla commit each --xla-file was read at"}),
         ("--record", {"help": "write the slice (the statements of the assigned sites)"})])
     if a.wheel:
-        if not (a.xla_file and a.xla_commit):
-            a.error("give --xla-file and --xla-commit with --wheel")
+        if not (a.xla_file and a.xla_commit) or len(a.xla_file) != len(a.xla_commit):
+            a.error("give each --xla-file with its --xla-commit with --wheel")
         files, version = read(a.wheel, a.older, a.xla_file, a.xla_commit)
     else:
         files, version = knowgen.read_slice(a.slice)
