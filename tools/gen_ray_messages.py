@@ -31,6 +31,7 @@ import knowgen  # noqa: E402
 
 GENERATOR = "tools/gen_ray_messages.py"
 FILES = re.compile(r"^ray/(?:_private/(?:services|worker|node|utils)\.py|scripts/scripts\.py|util/placement_group\.py|"
+                   r"autoscaler/_private/autoscaler\.py|"
                    r"train/(?:torch/[a-z_]+\.py|_internal/[a-z_]+\.py|v2/api/[a-z_]+\.py|"
                    r"v2/_internal/(?:execution|callbacks)/.{1,80}\.py))$")
 
@@ -46,7 +47,7 @@ RULES = [
     # ray.init(address=...) given settings only a new cluster takes (worker.py: 'When connecting to an existing
     # cluster, num_cpus and num_gpus must not be provided.'): the call's arguments, not the cluster's resources
     ("init-existing", "ray.usage", {"text": r"^When connecting to an existing cluster, .{1,80} must not be provided"}),
-    ("resources", "ray.resources", {"text": r"[Pp]lacement group|PlacementGroup|[Ii]nfeasible|[Ii]nsufficient "
+    ("resources", "ray.resources", {"text": r"can fulfill resource request|[Pp]lacement group|PlacementGroup|[Ii]nfeasible|[Ii]nsufficient "
                                             r"(?:cluster )?resources|cannot be scheduled|not enough (?:GPUs|CPUs|"
                                             r"resources)|resources_per_worker|num_gpus"}),
     ("train-backend", "ray.train_backend", {"where": r"^ray/train/", "text": r"process group|NCCL|nccl|MASTER_ADDR|"
@@ -106,6 +107,15 @@ MSG_FIX = [
      ["ray status   (the cluster's total and used resources; every node must have joined)", "ask for what the "
       "cluster has: ScalingConfig(num_workers=<GPUs in the cluster>, use_gpu=True, resources_per_worker={'GPU': 1, "
       "'CPU': <cores per GPU>})"]),
+    (r"^Error: No available node types can fulfill resource request %s\.",
+     "Ray's autoscaler (autoscaler/_private/autoscaler.py) found the request it prints (resource: amount) larger than "
+     "any node the cluster has or may add: a task or actor asks for GPUs (num_gpus) on a cluster whose nodes declared "
+     "none -- ray.init(num_gpus=0), ray start on a node without GPUs (or without --num-gpus where Ray does not see "
+     "them), the GPU nodes never joined -- or for more of one resource than a single node has.",
+     ["ray status   (each node's resources: is there a node with the GPUs asked for?)",
+      "give the cluster the resource: ray start --address=<head IP>:6379 --num-gpus=<N> on the GPU nodes (the head "
+      "too if tasks run there), ray.init() without num_gpus=0; or ask for what one node has "
+      "(@ray.remote(num_gpus=...), ScalingConfig(resources_per_worker=...))"]),
     (r"^Insufficient cluster resources to launch training workers\.",
      "the worker group asks for more than the cluster can ever provide (the next line names the resource, the "
      "amount asked for and the most the cluster has): ScalingConfig asks for more workers, GPUs or CPUs per "
@@ -143,9 +153,22 @@ def _constants(tree):
 CONSTANT = "constant"
 
 
+def _summarized(node):
+    """The autoscaler's event_summarizer.add_once_per_interval(message, ...) (ray/autoscaler/_private/autoscaler.py):
+    the driver prints each such message as a line of its own, '(autoscaler +17s) Error: No available node types
+    can fulfill resource request {'GPU': 1.0, 'CPU': 1.0}. Add suitable node types ...' (ray.init(num_gpus=0) and
+    a task with num_gpus=1, run here with ray 2.60.0); one that starts with 'Error:' is an error, the rest
+    warnings (context)."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+            node.func.attr == "add_once_per_interval" and node.args:
+        fmt = knowgen.py_format(node.args[0]) or ""
+        return ("error" if fmt.startswith("Error:") else "warning"), node.args[0]
+    return None, None
+
+
 def sites_of(path, src):
     src = textwrap.dedent(src)  # a slice's statement blocks keep their indentation
-    for level, line, fmt in knowgen.py_messages(src):
+    for level, line, fmt in knowgen.py_messages(src, _summarized):
         yield "%s:%d" % (path, line), fmt, level
     try:
         tree = ast.parse(src)

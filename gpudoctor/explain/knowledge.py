@@ -1045,8 +1045,30 @@ def _site_rows(path):
                                      % (name, site.get("id")))
             info["fix"] = list(fix)
         info["source"] = name[:-5]
-        rows.append([fam, first_of(_not_interpreter(site.get("text"), rx)), site.get("needles"), info])
+        needles = site.get("needles")
+        if isinstance(needles, list):
+            needles = [n[:-1] if isinstance(n, str) and n.endswith(".") and len(n) > 4 else n for n in needles]
+        rows.append([fam, first_of(_not_interpreter(site.get("text"), end_stop(rx))), needles, info])
     return rows
+
+
+# A message quoted without its closing full stop where the line ends: an issue's title, a chat or a log line cut
+# there ('Ray does not allocate any GPUs on the driver node. Consider adjusting the Ray placement group or running
+# the driver on a GPU node', argilla-io/distilabel#842's words for vLLM's executor/ray_gpu_executor.py message). A
+# generated matcher that ends in its format's '.' takes the end of the line (a few blanks, then the line break or the
+# text's end) in its place; never a longer message that goes on after the same words. Its needles drop a final '.'
+# too (a needle only narrows which lines are tried).
+_END_STOP = r"(?:\.|[ \t]{0,8}(?:\n|$))"
+
+
+def end_stop(rx):
+    """``rx`` whose last token is an escaped '.', with that token made ``_END_STOP``; else ``rx``."""
+    if not rx.endswith("\\."):
+        return rx
+    head = rx[:-1]
+    if (len(head) - len(head.rstrip("\\"))) % 2 == 0:  # the backslash before '.' is itself escaped: '.' is a wildcard
+        return rx
+    return rx[:-2] + _END_STOP
 
 
 def _attach_rows(rows, by_id, name):

@@ -1,0 +1,153 @@
+"""Launchers and inference runtimes started with another process count or placement than the model, engine or hosts
+were made for (issue 18, placement16): tools/gen_placement_messages.py's sites (TensorRT-LLM's engine world size, Meta's
+Llama runner's checkpoint shards, fairscale's model-parallel init, ColossalAI's `colossalai run`), Ray's autoscaler
+refusing a GPU request (tools/gen_ray_messages.py) and vLLM's driver-node message quoted without its full stop.
+
+Texts: runs made here (tests/data/placement/: fairscale v0.4.13 under torchrun 2.14 on gloo, ray 2.60.0 on CPU) and
+public threads, cited per text. In process (explain.explain_text with the module's knowledge): no CLI start per text.
+"""
+
+import os
+import re
+import sys
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DATA = os.path.join(REPO, "tests", "data", "placement")
+SLICE = os.path.join(REPO, "tools", "data", "placement_messages_slice.txt")
+sys.path.insert(0, os.path.join(REPO, "tools"))
+
+import gen_placement_messages as gen  # noqa: E402
+import knowgen  # noqa: E402
+from gpudoctor import explain  # noqa: E402
+from gpudoctor.explain.knowledge import end_stop  # noqa: E402
+
+
+def _read(name):
+    with open(os.path.join(DATA, name)) as f:
+        return f.read()
+
+
+def _root(kb, text):
+    res = explain.explain_text(text, kb)
+    roots = [f for f in res["findings"] if f.get("role") == "root"]
+    return res, (roots[0] if roots else None)
+
+
+def _fixes(root):
+    return "\n".join(x for c in root.get("causes") or [] for x in [c.get("text", "")] + list(c.get("fix") or []))
+
+
+def test_generator_regenerates_the_committed_sites_from_its_slice(tmp_path):
+    got = knowgen.regenerated(gen.main, SLICE, tmp_path / "placement_messages.json")
+    full = knowgen.committed("placement_messages")
+    assert got["header"]["version"] == full["header"]["version"]
+    assert re.search(r"ColossalAI v0\.5\.1 \(commit [0-9a-f]{40}\)", full["header"]["version"])
+    by_id = {s["id"]: s for s in full["sites"]}
+    assert len(got["sites"]) >= 12
+    for s in got["sites"]:
+        assert s == by_id[s["id"]], s["id"]
+    fams = {s["text"]: s.get("family") for s in full["sites"]}
+    assert fams["Loading a checkpoint for MP=%s but world size is %s"] == "launcher.model_parallel_size"
+    assert fams["Engine world size (%s) != Runtime world size (%s)"] == "launcher.model_parallel_size"
+    assert fams["Error: failed to run %s on %s"] == "launcher.colossalai_run"  # v0.2.0's form (older)
+    assert fams["%s is not divisible by %s"] is None  # a helper's words other libraries print too
+    assert full["unassigned"] == sorted(s["id"] for s in full["sites"] if not s.get("family"))
+
+
+REAL = [
+    # https://github.com/NVIDIA/TensorRT-LLM/issues/108 (maintainer: 'mpirun -n 2 python run.py')
+    ("trtllm_108", "AssertionError: Engine world size (2) != Runtime world size (1)\n",
+     "launcher.model_parallel_size", "mpirun -n 2 python run.py"),
+    # https://github.com/NVIDIA/TensorRT-LLM/issues/440 (an engine of 1 rank started by mpirun -n 8)
+    ("trtllm_440", "mpirun -n 8 --allow-run-as-root python3 run.py --max_output_len=50 --tokenizer_dir llama70b "
+                   "--engine_dir=llama70b/trt_engines/int4_AWQ/8-gpu\n"
+                   '  File "/code/tensorrt_llm/examples/llama/run.py", line 54, in read_config\n'
+                   "    assert world_size == tensorrt_llm.mpi_world_size(), \\\n"
+                   "AssertionError: Engine world size (1) != Runtime world size (8)\n",
+     "launcher.model_parallel_size", "mpirun -n 1 python run.py"),
+    # https://github.com/meta-llama/llama/issues/415 (13B: 2 shards, torchrun --nproc_per_node 1)
+    ("llama_415", "$ torchrun --nproc_per_node 1 example_chat_completion.py  --ckpt_dir llama-2-13b-chat/  "
+                  "--tokenizer_path tokenizer.model  --max_seq_len 512 --max_batch_size 4\n"
+                  '  File "/home/yyf/llama/llama/generation.py", line 80, in build\n'
+                  "    assert model_parallel_size == len(\n"
+                  "AssertionError: Loading a checkpoint for MP=2 but world size is 1\n"
+                  "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: "
+                  "2219637) of binary: /usr/bin/python3\n",
+     "launcher.model_parallel_size", "torchrun --nproc_per_node 2 example_chat_completion.py"),
+    # https://github.com/ColossalAI/ColossalAI/issues/2441 (colossalai 0.2.0's form: no exception after the host)
+    ("colossalai_2441", "Error: failed to run torchrun --nproc_per_node=4 --nnodes=1 --node_rank=0 --rdzv_backend=c10d "
+                        "--rdzv_endpoint=127.0.0.1:29500 --rdzv_id=colossalai-default-job train.py --config config.py "
+                        "-s on 127.0.0.1\n",
+     "launcher.colossalai_run", "ssh-copy-id"),
+]
+
+
+@pytest.mark.parametrize("name,text,want,fix", REAL, ids=[r[0] for r in REAL])
+def test_public_threads_get_the_launch_and_its_counts(kb, name, text, want, fix):
+    res, root = _root(kb, text)
+    assert root and root["id"] == want, (name, [f["id"] for f in res["findings"]])
+    assert fix in _fixes(root), _fixes(root)
+
+
+def test_mpirun_of_another_mpi_is_a_cause_when_the_launch_line_shows_several(kb):
+    # https://github.com/NVIDIA/TensorRT-LLM/issues/753: mpirun -n 2 and still a runtime world of 1
+    text = ("mpirun -n 2 --allow-run-as-root \\\n    python ../run.py --input_text \"hello\" --max_output_len=50 \\\n"
+            "    --engine_dir=./tmp/baichuan_v1_13b/trt_engines/fp16/2-gpu/\n"
+            'tensorrt_llm/runtime/model_runner.py", line 81, in read_config\n'
+            "    assert world_size == tensorrt_llm.mpi_world_size(), \\\n"
+            "AssertionError: Engine world size (2 * 1) != Runtime world size (1)\n")
+    _, root = _root(kb, text)
+    assert root["id"] == "launcher.model_parallel_size"
+    texts = [c["text"] for c in root["causes"]]
+    assert any("another MPI" in t for t in texts[:2]), texts
+    assert "mpi4py" in _fixes(root)
+    # without a launch line the MPI cause is not listed (TensorRT-LLM#108's single line)
+    _, alone = _root(kb, "AssertionError: Engine world size (2) != Runtime world size (1)\n")
+    assert not any("another MPI" in c["text"] for c in alone["causes"])
+
+
+def test_colossalai_run_names_the_export_or_the_ssh_login(kb):
+    # https://github.com/hpcaitech/ColossalAI/issues/3638 (bash refused a variable of the exported environment)
+    _, root = _root(kb, "/bin/bash: line 0: export: `=/usr/bin/supervisord': not a valid identifier Error: failed to "
+                        "run torchrun --nproc_per_node=1 --nnodes=1 --node_rank=0 --rdzv_backend=c10d "
+                        "--rdzv_endpoint=127.0.0.\n")
+    assert root["id"] == "launcher.colossalai_run"
+    assert "not a valid identifier" in root["causes"][0]["text"] and "torchrun directly" in root["causes"][0]["fix"][0]
+    # https://github.com/hpcaitech/ColossalAI-Examples/issues/180 (maintainer: 'connected by ssh without password?')
+    _, root = _root(kb, "Error: failed to run torchrun --nproc_per_node=4 --nnodes=2 --node_rank=1 --rdzv_backend=c10d "
+                        "--rdzv_endpoint=10.0.0.1:29500 --rdzv_id=colossalai-default-job train.py on 10.0.0.2\n")
+    assert root["id"] == "launcher.colossalai_run" and "authorized_keys" in _fixes(root)
+
+
+def test_fairscale_world_not_a_multiple_of_the_model_parallel_size(kb):
+    # made here: torchrun --nproc-per-node 3 and initialize_model_parallel(2) (fairscale v0.4.13, gloo)
+    _, root = _root(kb, _read("fairscale_mp2_world3.txt"))
+    assert root["id"] == "launcher.model_parallel_size" and "nproc_per_node" in _fixes(root)
+    # the same helper's words under no fairscale frame name no family of their own
+    res, root = _root(kb, "Traceback (most recent call last):\n  File \"x.py\", line 3, in <module>\n    f()\n"
+                          "AssertionError: 3 is not divisible by 2\n")
+    assert root is None or root["id"] != "launcher.model_parallel_size"
+    # a run that fits (2 processes, size 2) prints fairscale's init lines and is healthy
+    res, root = _root(kb, _read("fairscale_mp2_world2_ok.txt"))
+    assert root is None and res["verdict"] == "no_error"
+
+
+def test_ray_refuses_a_gpu_request_on_a_cluster_without_gpus(kb):
+    # made here: ray 2.60.0, ray.init(num_gpus=0) and a task with num_gpus=1 (the autoscaler's event line)
+    _, root = _root(kb, _read("ray_gpu_task_no_gpu.txt"))
+    assert root["id"] == "ray.resources" and "--num-gpus" in _fixes(root)
+
+
+def test_a_message_quoted_without_its_full_stop_still_matches_where_the_line_ends(kb):
+    # https://github.com/argilla-io/distilabel/pull/842 quotes vLLM's message without its final '.'
+    text = ("Ray does not allocate any GPUs on the driver node. Consider adjusting the Ray placement group or running "
+            "the driver on a GPU node\n")
+    _, root = _root(kb, text)
+    assert root["id"] == "ray.resources" and "STRICT_PACK" in _fixes(root)
+    rx = end_stop(re.escape("Consider adjusting the Ray placement group or running the driver on a GPU node."))
+    said = "Consider adjusting the Ray placement group or running the driver on a GPU node"
+    assert re.search(rx, said + "  \nnext") and re.search(rx, said + ".") and re.search(rx, said)
+    assert not re.search(rx, said + " which it is")  # never a longer message
+    assert end_stop(r"a\\.") == r"a\\." and end_stop("abc") == "abc"
