@@ -120,3 +120,38 @@ def test_slurm_time_min_is_the_request(cli, tmp_path):
     f = doc["findings"][0]
     assert f["family"] == "slurm.error", [g["id"] for g in doc["findings"]]
     assert "--time-min" in f["causes"][0]["fix"][0]
+
+
+def test_slow_dataparallel_is_its_design_not_an_nccl_hang(cli, tmp_path):
+    # planted:w_dataparallel_slower (bench/data/explain_heldout_2026-11-27p22.jsonl): nn.DataParallel over 2 H100s,
+    # slower than one GPU, told in words; no NCCL line, no launcher
+    text = _seen("2026-11-27p22", "p22-w_dataparallel_slower")
+    _, doc = explain_paste(cli, tmp_path, text)
+    assert root_id(doc) == "torch.dataparallel_slow", [f["id"] for f in doc["findings"]]
+    assert "DistributedDataParallel" in doc["findings"][0]["causes"][0]["fix"][0]
+    # DistributedDataParallel is the other class: not this answer
+    ddp = text.replace("DataParallel=True", "DistributedDataParallel=True")
+    _, doc = explain_paste(cli, tmp_path, ddp)
+    assert root_id(doc) != "torch.dataparallel_slow", [f["id"] for f in doc["findings"]]
+
+
+def test_one_thread_many_communicators_hang(cli, tmp_path):
+    # planted:w_cupy_nccl_no_group (bench/data/explain_heldout_2026-11-27p22.jsonl): one process, communicators from
+    # NcclCommunicator.initAll([0, 1]), allReduce per device in a plain loop; told it hangs
+    text = _seen("2026-11-27p22", "p22-w_cupy_nccl_no_group")
+    _, doc = explain_paste(cli, tmp_path, text)
+    f = doc["findings"][0]
+    assert f["id"] == "nccl.info_only" and f["family"] == "nccl.hang", [(g["id"], g["family"]) for g in doc["findings"]]
+    assert "ncclGroupStart" in f["causes"][0]["fix"][0]
+    # told slow instead: the INFO-lines answer keeps its own family
+    _, doc = explain_paste(cli, tmp_path, text.replace("It hangs in the first all-reduce, no error, killed after 35 s.",
+                                                       "The all-reduce is slow, 10x slower than expected."))
+    assert all(g["family"] != "nccl.hang" or g["id"] != "nccl.info_only" for g in doc["findings"])
+
+
+def test_device_map_refusal_is_accelerate_refusing_the_call(cli, tmp_path):
+    # planted:hf_device_map_auto_ddp (bench/data/explain_heldout_2026-11-27p22.jsonl): torchrun 2 ranks,
+    # from_pretrained(device_map='auto') + Trainer.train(): accelerate's prepare() refuses
+    _, doc = explain_paste(cli, tmp_path, _seen("2026-11-27p22", "p22-hf_device_map_auto_ddp"))
+    f = doc["findings"][0]
+    assert f["id"] == "accelerate.quantized_distributed" and f["family"] == "accelerate.config"

@@ -821,7 +821,8 @@ def judge(result, scan, kb):
     if e["id"] == "nccl.hang":  # stopped at the process group's start with no NCCL line: its rendezvous (rootguard.py)
         from gpudoctor.explain import rootguard
 
-        f = rootguard.hang_at_rendezvous(by, scan, ev, said, triage)
+        f = rootguard.hang_at_rendezvous(by, scan, ev, said, triage) or \
+            rootguard.slow_dataparallel(by, scan, ev, said, triage)  # a slow nn.DataParallel run: its design
         if f is not None:
             return _set_root(result, f)
     shown = (top[2] or [ev["complaint"][:2]])

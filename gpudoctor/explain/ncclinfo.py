@@ -456,7 +456,7 @@ def _answer(fx, st, scan, kb):
             "How sure: low. %s, and NCCL's last lines are its NVLink SHARP (NVLS) setup." % said,
             "Try once with NCCL_NVLS_ENABLE=0; check the fabric manager: nvidia-smi -q | grep -i -A3 fabric."])
     if "nccl.info_only" in by:
-        return _finding(by["nccl.info_only"], scan, st, complaint[0], "structural", [
+        f = _finding(by["nccl.info_only"], scan, st, complaint[0], "structural", [
             "How sure: low. %s; NCCL's INFO lines show no failure and nothing clearly wrong (%s)." % (
                 said, _summary(fx) or "few facts"),
             "%s: find the rank that is behind (TORCH_NCCL_TRACE_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1, "
@@ -464,6 +464,13 @@ def _answer(fx, st, scan, kb):
             "init (an 'Init COMPLETE' line per rank with NCCL_DEBUG_SUBSYS=INIT) and that the nodes reach each other "
             "on the bootstrap interface" % ("NCCL set up %s channel(s) over the network" % fx["transports"].get(
                 "NET/Socket", sum(fx["transports"].values())) if fx["transports"] else "No failure in NCCL's setup")])
+        from gpudoctor.explain.hang import _SLOW
+
+        if not _SLOW.search(complaint[1]):
+            # the text says it hangs, not that it is slow: an NCCL hang whose INFO lines show nothing wrong (wrong16:
+            # its family is nccl.hang's, as hang.judge's own answer for the same text without these lines would be)
+            f["family"] = "nccl.hang"
+        return f
     return None
 
 

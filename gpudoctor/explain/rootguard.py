@@ -288,3 +288,43 @@ def peer_finished(scan, kb):
                              "while %s waited in a collective; the code shown names which collective." % who)
         return f
     return None
+
+
+# ---- a slow multi-GPU run that is nn.DataParallel, answered as an NCCL hang (wrong16, issue 18 item 3)
+# hang.judge named nccl.hang for any text that says the job is slow and mentions GPUs. nn.DataParallel runs every
+# replica from one process (replicate, scatter, gather on device_ids[0] each step; torch/nn/parallel/data_parallel.py)
+# with no process group, no launcher and no NCCL communicator of its own to hang or stall: its slowness is its design
+# (DataParallel's docs: 'It is recommended to use DistributedDataParallel, instead of this class, to do multi-GPU
+# training, even if there is only a single node'). The program's own lines name it: the module's repr
+# 'DataParallel(' (torch's Module.__repr__) or the word in what the script prints; 'DistributedDataParallel' is the
+# other class.
+_DP = re.compile(r"(?<![A-Za-z])DataParallel\b")
+
+
+def slow_dataparallel(by, scan, ev, said, triage):
+    """hang.judge's answer for a told slowness whose text runs nn.DataParallel and shows no NCCL line, no launcher
+    and no collective: torch.dataparallel_slow, else None."""
+    e = by.get("torch.dataparallel_slow")
+    if e is None or not ev.get("slow") or ev.get("info") or ev.get("nccl_tests") or ev.get("net") or ev.get("sbb") \
+            or getattr(scan, "launchers", None) or any(d.get("collective") for d in ev.get("pyspy") or ()):
+        return None
+    from gpudoctor.explain.hang import _made, _tails
+
+    shown = None
+    for tl in _tails(scan):
+        for ln, t in tl.get("user") or ():
+            t = t[:MAX_TEXT]
+            if "DistributedDataParallel" in t or "NCCL" in t:
+                return None
+            if shown is None and _DP.search(t):
+                shown = (ln, t)
+    if shown is None:
+        return None
+    head = ("How sure: medium. %s, and the run is nn.DataParallel (line %d: %s) with no NCCL line and no launcher: "
+            "one process drives every GPU, replicating the model and gathering the outputs on the first GPU each "
+            "step, so it is no faster (or slower) than one GPU by design, not a stalled network." % (
+                said[0].upper() + said[1:], shown[0], _clip(shown[1], 160)))
+    shown_lines = [shown] + ([tuple(ev["complaint"][:2])] if ev.get("complaint") else [])
+    f = _made(e, scan, shown_lines, "cause", [head])
+    f["triage"] = triage
+    return f
