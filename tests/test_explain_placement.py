@@ -151,3 +151,21 @@ def test_a_message_quoted_without_its_full_stop_still_matches_where_the_line_end
     assert re.search(rx, said + "  \nnext") and re.search(rx, said + ".") and re.search(rx, said)
     assert not re.search(rx, said + " which it is")  # never a longer message
     assert end_stop(r"a\\.") == r"a\\." and end_stop("abc") == "abc"
+
+
+def test_mpi4py_spawn_failing_inside_a_slurm_job(kb):
+    # https://github.com/ai-dynamo/dynamo/pull/808 (TensorRT-LLM's MpiPoolSession spawning under srun; trimmed there)
+    text = ("$ srun --container-image <dynamo_trtllm_image> ...\n$ dynamo serve graphs.agg:Frontend -f ./configs/agg.yaml\n"
+            "rank 0 using MpiPoolSession to spawn MPI processes\n...\n"
+            "Exception in thread Thread-4 (_manager_spawn):\nTraceback (most recent call last):\n"
+            '  File "/usr/lib/python3.12/threading.py", line 1010, in run\n'
+            "    self._target(*self._args, **self._kwargs)\n"
+            '  File "/usr/local/lib/python3.12/dist-packages/mpi4py/futures/_lib.py", line 324, in _manager_spawn\n'
+            "    comm = serialized(client_spawn)(pyexe, pyargs, nprocs, info)\n")
+    _, root = _root(kb, text)
+    assert root["id"] == "mpi.comm_spawn" and root["family"] == "mpi.launch"
+    assert "Slurm" in root["causes"][0]["text"] and "unset SLURM_JOBID" in root["causes"][0]["fix"][0]
+    # the pool's start line alone is no failure
+    res, root = _root(kb, "[TRT-LLM] [I] Using LLM with PyTorch backend\nrank 0 using MpiPoolSession to spawn MPI "
+                          "processes\n[TensorRT-LLM][INFO] Refreshed the MPI local session\n")
+    assert root is None
