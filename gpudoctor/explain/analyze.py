@@ -630,7 +630,8 @@ SOURCES = {"nccl_messages": "NCCL", "cuda_errors": "CUDA", "nvml": "NVML", "errn
            "lightning_messages": "Lightning (PyTorch Lightning, Lightning Fabric) or torchmetrics",
            "triton_messages": "Triton (or the compiler and linker of the launcher it builds)",
            "compile_messages": "torch", "hflibs_messages": "the training library (datasets, TRL, bitsandbytes)",
-           "arrow_messages": "Apache Arrow (under datasets)"}
+           "arrow_messages": "Apache Arrow (under datasets)",
+           "placement_messages": "the launcher or runtime (TensorRT-LLM, Llama's runner, fairscale, ColossalAI)"}
 
 
 def _confidence(e, f=None):
