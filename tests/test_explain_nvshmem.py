@@ -38,3 +38,11 @@ def test_nvshmem_errors_get_their_family_and_fix(kb, name):
 def test_the_same_words_without_nvshmems_file_and_prefix_are_not_nvshmem(kb):
     res = explain.explain_text("worker.py:88: Unable to create ah. retrying\n", kb)
     assert not any(f["id"].startswith(("rdma.nvshmem", "nvshmem.")) for f in res["findings"])
+
+
+def test_a_transport_nvshmem_skips_and_goes_on_without_is_no_failure(kb):
+    # ibrc.cpp / ibgda.cpp: NVSHMEMI_ERROR_PRINT("neither nv_peer_mem, or nvidia_peermem detected. Skipping
+    # transport.\n"): a node without GPUDirect RDMA runs over NVLink alone
+    res = explain.explain_text("/opt/nvshmem/src/modules/transport/ibrc/ibrc.cpp:nvshmemt_init:1700: neither "
+                               "nv_peer_mem, or nvidia_peermem detected. Skipping transport.\nstep 10 loss 1.23\n", kb)
+    assert not any(f["id"].startswith(("rdma.nvshmem", "nvshmem.")) and f["role"] == "root" for f in res["findings"])

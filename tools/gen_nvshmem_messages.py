@@ -12,7 +12,7 @@ build machine's path, so a site is matched on the file's own name, the prefix an
 ('ibgda.cpp:<n>: NULL value Unable to create ah.'): the file's name anchors even a short message. This generator
 reads every such call of src/ (its format argument's adjacent literals) and the macro header itself (each macro's
 prefix, so that a changed prefix changes the matchers). NVSHMEMI_WARN_PRINT ('WARN: ...' on stdout: NVSHMEM goes on)
-is recorded, unassigned.
+is recorded, unassigned, and so is a transport NVSHMEM skips and goes on without.
 
 Usage:
     python tools/gen_nvshmem_messages.py --repo /path/to/nvshmem.git [--rev REV] [-o OUT]
@@ -41,6 +41,9 @@ _CALL = re.compile(r"(?<![A-Za-z0-9_])(%s)\s*\(" % "|".join(sorted(FORMAT_ARG, k
 # A message's family, by the file that prints it (and its text): the first rule that matches wins.
 RULES = [
     ("warning", None, {"macro": r"^NVSHMEMI_WARN_PRINT$"}),
+    # a transport NVSHMEM leaves out and goes on without ('... Skipping transport.': no peermem, no libibverbs on a
+    # node that then runs over NVLink alone), and the transports' unimplemented show-info hook: not a failure
+    ("not a failure: skipped and went on", None, {"text": r"Skipping|show info not implemented"}),
     # the heap every PE maps the same size of (NVSHMEM_SYMMETRIC_SIZE, src/include/host/env/env_defs.h)
     ("heap", "nvshmem.heap", {"where": r"^src/host/mem/", "text": r"heap|symmetric|malloc|alloc|size|memory"}),
     # how the PEs find each other before any transport: PMI / PMI-2 / PMIx, MPI, SHMEM, UID (NVSHMEM_BOOTSTRAP)
