@@ -62,6 +62,11 @@ REAL = {
     "xla_oom_mesh_transformer_66": (
         "RuntimeError: Resource exhausted: Failed to allocate request for 32.00MiB (33554432B) on device ordinal 0\n",
         "xla.oom", r"XLA_PYTHON_CLIENT_MEM_FRACTION"),
+    # https://github.com/pytorch/pytorch/issues/141251 (torch <= 2.5's wording of a specialized dynamic size)
+    "dynamic_inferred_constant_141251": (
+        "Not all values of RelaxedUnspecConstraint(L['old_my_residual_1'].size()[0]) are valid because "
+        "L['old_my_residual_1'].size()[0] was inferred to be a constant (256).\n", "compile.dynamic_constraint",
+        r"x\.shape\[0\]"),
     # https://github.com/mlnomadpy/flaxchat/issues/8 (jax.default_backend() at import time, initialize() after it)
     "jax_init_late_flaxchat_8": (
         "RuntimeError: jax.distributed.initialize() must be called before any JAX calls that might initialise the "
@@ -134,6 +139,7 @@ def test_what_the_readers_find_and_the_rules_keep_out():
     assert tx["[Errno 2] No such file or directory: '%s/__%d_%d.distcp'"]["family"] == "torch.dcp_files"
     # a message handed to symbolic_shapes' record_constraint_violation helper through a name assigned above it
     assert any(s["family"] == "compile.dynamic_constraint" for t, s in tx.items() if "specialized it to be a constant" in t)
+    assert tx["Not all values of %s are valid because %s was inferred to be a constant (%s)."]["older"] == "torch 2.4.1"
     assert tx["Parallelize plan key '%s' could not be resolved: no submodule matching token '%s' in module %s, skipping "
               "this plan entry."]["family"] == "torch.tp_plan"
 

@@ -24,12 +24,15 @@ message its own meaning and fix, written from the code that prints it and PyTorc
 Usage:
     pip download --no-deps --only-binary :all: torch==2.14.1 -d /tmp/w
     python tools/gen_torch_extra_messages.py --wheel /tmp/w/torch-2.14.1-cp311-cp311-manylinux_2_28_x86_64.whl \\
-        [--record tools/data/torch_extra_messages_slice.txt] [-o OUT]
+        --older 2.4.1 [--record tools/data/torch_extra_messages_slice.txt] [-o OUT]
+        (--older: an older release's FILES read from its PyPI wheel by range requests, as gen_torch_core_messages.py
+        reads them: torch <= 2.5 worded a specialized dynamic size 'Not all values of %s are valid because %s was
+        inferred to be a constant (%s).')
     python tools/gen_torch_extra_messages.py --slice tools/data/torch_extra_messages_slice.txt -o OUT   (the test)
 
 Source: torch (https://pypi.org/project/torch/, BSD-3-Clause; https://github.com/pytorch/pytorch:
 torch/distributed/tensor/parallel/api.py, torch/distributed/checkpoint/filesystem.py,
-torch/fx/experimental/symbolic_shapes.py). The regenerated table read torch 2.14.1.
+torch/fx/experimental/symbolic_shapes.py). The regenerated table read torch 2.14.1 and the older 2.4.1.
 """
 
 import ast
@@ -95,7 +98,7 @@ MSG_FIX = [
      "stopped early, or a per-rank directory where only rank 0's holds the metadata).",
      ["load from the directory the save was given (the same checkpoint_id on every rank, on a shared filesystem) "
       "and check that it holds .metadata; " + _DCP_DOC]),
-    (r"as dynamic but your code specialized it to be a constant",
+    (r"as dynamic but your code specialized it to be a constant|was inferred to be a constant \(%s\)",
      "torch/fx/experimental/symbolic_shapes.py: the size was marked dynamic (torch._dynamo.mark_dynamic, or "
      "Dim.DYNAMIC in torch.export), but the traced code made it a constant: it uses the size as a fixed number (a "
      "stored batch size in reshape / view, a Python int it computed from the shape, a branch on the size), so the "
@@ -196,7 +199,7 @@ def dcp_sites(src):
 
 def build(files, version):
     sites, seen, ids = [], set(), set()
-    py = [(p, s) for p, s in files if p == TP]
+    py = [(p, s) for p, s in files if re.sub(r"^older/torch-[^/]+/", "", p) == TP]
     for s in wheelmsgs.py_sites(py, "torch_extra.", [], MSG_FIX, seen, ids):
         if s.get("level") != "warning" or not s.get("re"):
             continue  # gen_torch_messages.py reads this file's raise statements
@@ -206,7 +209,9 @@ def build(files, version):
                 knowgen.give_fix(s, MSG_FIX, s["text"])
                 break
         sites.append(s)
-    for path, srcs in wheelmsgs.group(files).items():
+    for full, srcs in wheelmsgs.group(files).items():
+        m = re.match(r"older/(torch)-([^/]+)/(.+)$", full)
+        path = m.group(3) if m else full
         found, firsts = [], {}
         for src in [wheelmsgs.overlay([textwrap.dedent(s) for s in srcs])]:  # a slice's blocks at their lines
             if path == DCP:
@@ -221,8 +226,9 @@ def build(files, version):
                 continue
             seen.add(fmt)
             first = firsts.get(line)
-            sites.append(wheelmsgs.site_for("torch_extra.", ids, level, "%s:%d" % (path, line), fmt, RULES, MSG_FIX,
-                                            first=first))
+            sites.append(wheelmsgs.site_for("torch_extra." + ("torch_%s_" % knowgen.slug(m.group(2)) if m else ""),
+                                            ids, level, "%s:%d" % (path, line), fmt, RULES, MSG_FIX,
+                                            older=m and "torch %s" % m.group(2), first=first))
     return {"header": knowgen.header("torch (https://pypi.org/project/torch/)", version, GENERATOR,
                                      "parallelize_module's warnings (tensor/parallel/api.py), the files DCP names "
                                      "(checkpoint/filesystem.py) as FileNotFoundError prints them, the dynamic-shape "
@@ -233,7 +239,28 @@ def build(files, version):
 
 def read(wheel, older=None):
     files, version = wheelmsgs.from_wheel(wheel, FILES, "torch")
-    return files, version.split(" (")[0]
+    version = version.split(" (")[0]
+    for release in older or ():
+        ofiles, oversion = older_files(release)
+        files += ofiles
+        version += "; older: " + oversion
+    return files, version
+
+
+def older_files(release):
+    """([(path, text)], 'torch <release>') of FILES in torch ``release``'s Linux x86_64 wheel on PyPI, under
+    'older/torch-<release>/': one look-up of PyPI's JSON API, then range requests for those members only
+    (gen_torch_api.zip_members, as gen_torch_core_messages.py --older reads)."""
+    import json
+
+    import gen_torch_api as api
+    import gen_torch_core_messages as core
+
+    meta = json.loads(api._get("https://pypi.org/pypi/torch/json"))
+    w = core._wheel(meta, release)
+    got = api.zip_members(api._file_url(w["url"]), w["size"], lambda n: re.match(FILES, n) is not None)
+    return ([("older/torch-%s/%s" % (release, n), got[n].decode("utf-8", "replace")) for n in sorted(got)],
+            "torch %s" % release)
 
 
 def _keep_lines(files, doc):
@@ -252,13 +279,14 @@ def _keep_lines(files, doc):
         def block(n):
             out.append((p, n.lineno, textwrap.dedent("\n".join(lines[n.lineno - 1:n.end_lineno]))))
 
-        if p == DCP:
+        real = re.sub(r"^older/torch-[^/]+/", "", p)
+        if real == DCP:
             for n in stmts:
                 seg = "\n".join(lines[n.lineno - 1:n.end_lineno])
                 if re.search(r"^\s*(?:DEFAULT_SUFFIX|_metadata_fn)\b[^=\n]{0,20}=", seg) or \
                         re.search(r'f"__\{[^}]{1,40}\}_"', seg) or "{DEFAULT_SUFFIX}" in seg:
                     block(n)
-        elif p == SYM:
+        elif real == SYM:
             for n in stmts:
                 calls = [c for c in ast.walk(n) if isinstance(c, ast.Call) and getattr(c.func, "id", None) == HELPER]
                 if calls and isinstance(n, ast.Expr):
@@ -275,9 +303,18 @@ def _keep_lines(files, doc):
 
 
 def main(argv):
-    return wheelmsgs.main(argv, __doc__, "torch_extra_messages", "torch", read, build, MSG_FIX, GENERATOR,
-                          lambda s: s.get("family") and s["where"].startswith(TP), "the statements of the assigned "
-                          "sites", _keep_lines)
+    a = knowgen.arguments(__doc__, argv, source="wheel", extra=[
+        ("--older", {"action": "append", "help": "an older torch release, read from PyPI by range requests "
+                                                 "(repeatable)"}),
+        ("--record", {"help": "write the slice (the statements of the assigned sites)"})])
+    files, version = read(a.wheel, a.older) if a.wheel else knowgen.read_slice(a.slice)
+    out = build(files, version)
+    if a.wheel:
+        knowgen.stale_fixes(a, "MSG_FIX", MSG_FIX, out["sites"], of="wheel")
+        if a.record:
+            kept = {wheelmsgs.site_key(s) for s in out["sites"] if s.get("family") and s["where"].startswith(TP)}
+            wheelmsgs.write_record(a.record, version, files, kept.__contains__, GENERATOR, _keep_lines(files, out))
+    return knowgen.emit("torch_extra_messages", out, a.out)
 
 
 if __name__ == "__main__":
