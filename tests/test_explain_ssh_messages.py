@@ -18,6 +18,9 @@ FIX = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 
     ("negotiate-hostkey-type.txt", "ssh.negotiate", "HostKeyAlgorithms +ssh-rsa"),
     ("config-bad-option.txt", "ssh.config", "IgnoreUnknown"),
     ("connect-refused.txt", "ssh.connect", "start sshd"),
+    # a listener on the port that closes every connection at once (a python socket here): sshd's MaxStartups or a
+    # refused host look the same to the client
+    ("kex-connection-reset.txt", "ssh.connect", "MaxStartups"),
     ("host-key-unknown-strict.txt", "ssh.host_key", "ssh-keyscan"),
     ("publickey-denied.txt", "ssh.publickey", "ssh-copy-id"),
 ])

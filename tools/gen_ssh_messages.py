@@ -97,8 +97,14 @@ MSG_FIX = [
 _OWN = 2
 
 
+# a function's definition in OpenSSH's style (style(9)): its name at a line's start, then '('
+_DEF = re.compile(r"^([A-Za-z_][A-Za-z0-9_]{0,80})\(", re.M)
+
+
 def sites_of(path, src):
-    """(level, where, format) of each message of the log macros in one file."""
+    """(level, where, format) of each message of the log macros in one file. An _f / _fr form prints the function's
+    name first (log.c sshlogv: '%s: %s' of __func__ and the message): the definition nearest above the call."""
+    defs = [(d.start(), d.group(1)) for d in _DEF.finditer(src)]
     for m in _CALL.finditer(src):
         macro, form = m.group(1), m.group(2) or ""
         args = knowgen.call_args(src, m.end())
@@ -117,6 +123,10 @@ def sites_of(path, src):
                 fmt = fmt[:convs[k].start()] + "%s port %d" + fmt[convs[k].end():]
         if form in ("_r", "_fr"):
             fmt += ": %s"  # log.c sshlogv: the message, ': ', then ssh_err(r)
+        if form in ("_f", "_fr"):
+            func = next((name for at, name in reversed(defs) if at < m.start()), None)
+            if func:
+                fmt = "%s: %s" % (func.replace("%", "%%"), fmt)
         yield LEVEL[macro], "%s:%d" % (path, src.count("\n", 0, m.start()) + 1), fmt.strip("\n").split("\n")[0]
 
 
