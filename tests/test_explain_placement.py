@@ -53,6 +53,7 @@ def test_generator_regenerates_the_committed_sites_from_its_slice(tmp_path):
     assert fams["Engine world size (%s) != Runtime world size (%s)"] == "launcher.model_parallel_size"
     assert fams["Error: failed to run %s on %s"] == "launcher.colossalai_run"  # v0.2.0's form (older)
     assert fams["%s is not divisible by %s"] is None  # a helper's words other libraries print too
+    assert fams["[TensorRT-LLM][ERROR] Assertion failed: mpiSize == tp * pp"] == "launcher.model_parallel_size"
     assert full["unassigned"] == sorted(s["id"] for s in full["sites"] if not s.get("family"))
 
 
@@ -76,6 +77,18 @@ REAL = [
                   "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: "
                   "2219637) of binary: /usr/bin/python3\n",
      "launcher.model_parallel_size", "torchrun --nproc_per_node 2 example_chat_completion.py"),
+    # https://github.com/NVIDIA/TensorRT-LLM/issues/1950 (a 2-GPU engine, python3 ../run.py: MPI size 1)
+    ("trtllm_1950", "> [TensorRT-LLM][INFO] MPI size: 1, rank: 0\nTraceback (most recent call last):\n"
+                    '  File "/usr/local/lib/python3.10/dist-packages/tensorrt_llm/runtime/model_runner_cpp.py", line 98, '
+                    "in from_dir\n    world_config = WorldConfig.mpi(tensor_parallelism=tp_size,\n"
+                    "RuntimeError: [TensorRT-LLM][ERROR] Assertion failed: mpiSize == tp * pp "
+                    "(/tmp/tritonbuild/tensorrtllm/tensorrt_llm/cpp/tensorrt_llm/runtime/worldConfig.cpp:99)\n",
+     "launcher.model_parallel_size", "mpirun -n <tp x pp"),
+    # https://github.com/NVIDIA/TensorRT-LLM/issues/1992 (the same, 0.12's wording with the counts)
+    ("trtllm_1992", "RuntimeError: [TensorRT-LLM][ERROR] Assertion failed: MPI size 1 != TP size 2 * PP size 1 "
+                    "(/home/jenkins/agent/workspace/LLM/main/L0_PostMerge/tensorrt_llm/cpp/tensorrt_llm/runtime/"
+                    "worldConfig.cpp:101)\n",
+     "launcher.model_parallel_size", "mpirun -n <2 x 1> python run.py"),
     # https://github.com/ColossalAI/ColossalAI/issues/2441 (colossalai 0.2.0's form: no exception after the host)
     ("colossalai_2441", "Error: failed to run torchrun --nproc_per_node=4 --nnodes=1 --node_rank=0 --rdzv_backend=c10d "
                         "--rdzv_endpoint=127.0.0.1:29500 --rdzv_id=colossalai-default-job train.py --config config.py "

@@ -73,6 +73,9 @@ RULES = [
                                 r"is not found in the current connections"}),
     # the process count against the size the model / engine / checkpoint was made for
     ("world-size", "launcher.model_parallel_size", {"level": r"^raise$", "text": WORLD}),
+    # TensorRT-LLM's C++ runtime (runtime/worldConfig.cpp WorldConfig::mpi): MPI's size against the engine's tp x pp
+    ("mpi-size", "launcher.model_parallel_size", {"where": r"worldConfig\.cpp:", "text": r"mpiSize == tp|MPI size %d != TP"}),
+    ("tllm-internal", None, {"where": r"\.cpp:"}),
     # colossalai.launch_from_torch / _slurm / _openmpi (initialize.py): the variables the launcher it names sets per
     # process are missing (KeyError re-raised): the script was not started by that launcher
     ("colossalai-env", "rendezvous.env_missing", {"where": r"^colossalai/initialize\.py:",
@@ -100,6 +103,18 @@ MSG_FIX = [
      "number of} process(es) (mpi_world_size(): 1 under plain python).",
      ["mpirun -n <tp x pp = {%1|tp} x {%2|pp}> python run.py --engine_dir ... (one MPI rank per engine rank), or "
       "rebuild the engine (trtllm-build --tp_size / --pp_size) for the GPUs you start"]),
+    (r"^\[TensorRT-LLM\]\[ERROR\] Assertion failed: mpiSize == tp \* pp",
+     "TensorRT-LLM's C++ runtime (runtime/worldConfig.cpp WorldConfig::mpi) checks that MPI started as many ranks as "
+     "the engine's tensor x pipeline parallelism (x context parallelism); they differ: run.py / the server started "
+     "as one process (python ..., MPI size 1) for an engine of several ranks, or mpirun -n with another count.",
+     ["mpirun -n <tp x pp of the engine: its config.json mapping> python run.py ... (one MPI rank per engine rank), or "
+      "rebuild the engine for the GPUs you start (trtllm-build --tp_size / --pp_size)"]),
+    (r"^\[TensorRT-LLM\]\[ERROR\] Assertion failed: MPI size %d != TP size %d \* PP size %d",
+     "TensorRT-LLM's C++ runtime (runtime/worldConfig.cpp WorldConfig::mpi): MPI started {%1|N} rank(s) and the "
+     "engine needs TP {%2|tp} x PP {%3|pp} (x CP in later releases): run.py / the server started as one process, or "
+     "mpirun -n with another count.",
+     ["mpirun -n <{%2|tp} x {%3|pp}> python run.py ... (one MPI rank per engine rank; --allow-run-as-root in a "
+      "container), or rebuild the engine for {%1|the ranks you start} (trtllm-build --tp_size / --pp_size)"]),
     (r"^Loading a checkpoint for MP=%s but world size is %s$",
      "llama/generation.py Llama.build(): the model-parallel size is the world size torchrun started (WORLD_SIZE), "
      "and it must equal the checkpoint's number of shards (consolidated.*.pth): the checkpoint has {%1|MP} "
@@ -145,9 +160,38 @@ def _echo(node):
     return None, None
 
 
+# TensorRT-LLM's C++ checks (cpp/include/tensorrt_llm/common/assert.h): TLLM_CHECK(cond) throws with the condition as
+# written, TLLM_CHECK_WITH_INFO(cond, fmt, ...) with the formatted info; either prints as '[TensorRT-LLM][ERROR]
+# Assertion failed: <that> (<file>:<line>)' (tensorrt_llm::common::throwRuntimeError, TllmException).
+_TLLM_CHECK = re.compile(r"\bTLLM_CHECK(_WITH_INFO)?\s*\(")
+TLLM_PREFIX = "[TensorRT-LLM][ERROR] Assertion failed: "
+
+
+def cpp_sites_of(src):
+    """(level, line, format) of TensorRT-LLM's TLLM_CHECK / TLLM_CHECK_WITH_INFO in a C++ source."""
+    for m in _TLLM_CHECK.finditer(src):
+        args = knowgen.call_args(src, m.end())
+        if not args:
+            continue
+        if m.group(1):
+            if len(args) < 2:
+                continue
+            fmt = knowgen.c_format(args[1], 0)
+        else:
+            fmt = " ".join(args[0].split()).replace("%", "%%")
+        if fmt:
+            yield "raise", src.count("\n", 0, m.start()) + 1, TLLM_PREFIX + " ".join(fmt.split())
+
+
 def sites_of(path, srcs):
     """(level, 'path:line', format) of the messages of one file (``srcs``: the file, or its slice's blocks)."""
     out = set()
+    if path.endswith(".cpp"):
+        for src in srcs:
+            out.update(cpp_sites_of(src))
+        for level, line, fmt in sorted(out, key=lambda s: (s[1], s[0], s[2])):
+            yield level, "%s:%d" % (path, line), fmt
+        return
     for src in srcs:
         out.update(knowgen.py_messages(textwrap.dedent(src), _echo if "/cli/" in path else None))
     for level, line, fmt in sorted(out, key=lambda s: (s[1], s[0], s[2])):
@@ -157,11 +201,11 @@ def sites_of(path, srcs):
 def build(files, version):
     sites, seen, ids = [], set(), set()
     for path, srcs in wheelmsgs.group(files).items():
-        if not path.endswith(".py"):
+        if not path.endswith((".py", ".cpp")):
             continue
         m = re.match(r"older/([a-z_]+)-([^/]+)/(.+)$", path)
         real = m.group(3) if m else path
-        firsts = knowgen.py_first_lines([textwrap.dedent(s) for s in srcs])
+        firsts = knowgen.py_first_lines([textwrap.dedent(s) for s in srcs]) if path.endswith(".py") else {}
         for level, where, fmt in sites_of(real, srcs):
             if fmt in seen:
                 continue
@@ -242,6 +286,11 @@ def write_record(path, version, files, sites):
             for src in srcs:
                 text = textwrap.dedent(src)
                 lines = text.splitlines()
+                if p.endswith(".cpp"):  # a C++ file comes as its blocks (--trtllm-blocks): each kept whole
+                    first = len(src) - len(src.lstrip("\n")) + 1
+                    if any(first <= ln <= len(lines) for ln in keep.get(p, ())):
+                        f.write("=== %s @%d\n%s\n" % (p, first, "\n".join(lines[first - 1:]).rstrip("\n")))
+                    continue
                 for a_, b in _statements(text, keep.get(p, ())):
                     f.write("=== %s @%d\n%s\n" % (p, a_, textwrap.dedent("\n".join(lines[a_ - 1:b]))))
 
