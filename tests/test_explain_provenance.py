@@ -133,6 +133,14 @@ def test_a_standard_library_module_shadowed_by_a_file_of_the_user(kb):
     assert _root(other, kb)["id"] != "code.python_env"
 
 
+def test_a_worker_command_the_launcher_could_not_exec_is_no_echo(kb):
+    # torchrun --no-python with a script that is no program: Popen's exec fails in the agent itself
+    # (subprocess._execute_child), under elastic/multiprocessing, whose frames otherwise report a failed worker
+    with open(os.path.join(HERE, "data", "provenance", "torchrun_no_python.log"), encoding="utf-8") as fh:
+        f = _root(fh.read(), kb)
+    assert f["id"] == "launcher.script_args" and "shebang" in " ".join(f["notes"])
+
+
 @pytest.mark.parametrize("pkg,entry", [("ray", "ray.usage"), ("timm", "timm.usage"), ("op_builder",
                                                                                       "deepspeed.library_error"),
                                        ("torchmetrics", "torchmetrics.usage"), ("nosuchpkg", None), ("tools", None)])

@@ -45,6 +45,20 @@ _STOPPED = ("KeyboardInterrupt", "SystemExit", "GeneratorExit", "CancelledError"
 _MISSING_PATH = re.compile(r"\[Errno 2\] No such file or directory: '([^'\n]{1,300})'")
 
 
+# Popen's exec of its child failed (CPython Lib/subprocess.py _execute_child: the child reports the exec's errno and
+# the parent raises child_exception_type(errno_num, err_msg, err_filename)): the process never started, so a traceback
+# that ends there is the parent's failure to start a command, never its report of a child that ran and failed
+_OS_ERRORS = ("FileNotFoundError", "PermissionError", "OSError", "NotADirectoryError", "IsADirectoryError")
+
+
+def _exec_failed(tb):
+    frames = tb.get("frames") or []
+    if not frames or tb["exc"].rsplit(".", 1)[-1] not in _OS_ERRORS:
+        return False
+    file, _line, fn = frames[-1]
+    return fn == "_execute_child" and file.replace("\\", "/").endswith("/subprocess.py")
+
+
 def _tb_echo(tb):
     return any(w in tb["exc"] for w in _ECHO_EXC) or tb["exc"].rsplit(".", 1)[-1] in _STOPPED
 
@@ -170,7 +184,7 @@ def structural(scan, kb):
         eid = None
         if inner and inner[3] == "lib":
             eid = _lib_entry(by, inner[0], inner[4])[0]
-        if eid in by and by[eid]["kind"] == "echo":
+        if eid in by and by[eid]["kind"] == "echo" and not _exec_failed(tb):
             continue  # a launcher's own traceback reporting a failed worker: its echo
         cands.append(tb)
     # a traceback the program went on after (a caught exception logged) is not the one that ended it, when a
@@ -222,6 +236,16 @@ def _traceback_finding(scan, kb, tb):
     at = "%s:%d%s" % (file, line, " in %s" % fn if fn and not fn.startswith("<") else "")
     # a message that is an OS error's whole text names it, before the type's family (oserror.py)
     f = oserror.finding(scan, kb, [tb] + chain, _structural_finding)
+    if f is None and _exec_failed(tb) and kind == "lib" and "launcher.script_args" in by and \
+            "/torch/distributed/elastic/" in file.replace("\\", "/"):
+        # torchrun's agent could not start its worker's command (provenance: Popen's exec in the agent, not a worker)
+        f = _structural_finding(by["launcher.script_args"], hit, "%s raised by Popen's exec of the worker's command in "
+                                "torchrun's agent" % tb["exc"], scan, sure="medium")
+        f["notes"].append("torchrun could not start the worker's command (%s): the entrypoint is not there where the "
+                          "agent runs, or not executable. With --no-python (--no_python) the script is run as a program: "
+                          "it needs a shebang line (#!/usr/bin/env python3) and chmod +x, or drop --no-python." % what)
+        f["causes"][0]["fix"].insert(0, "check the entrypoint torchrun was given: ls -l it on that node; with "
+                                        "--no-python give it a shebang and chmod +x, or run without --no-python")
     shadowed = provenance.shadowed_stdlib(tb) if f is None and "code.python_env" in by else None
     if shadowed:
         # the standard library's own code got another module of that name (provenance.py)
