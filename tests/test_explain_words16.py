@@ -7,6 +7,8 @@ The texts in tests/data/words16/ are outputs of runs made here (CPU, no GPU on t
 - jaxrec.log: tests/data/words16/jax_varbatch.py (jax 0.10.2 on CPU) with jax.config.update("jax_log_compiles",
   True), fed batches of 96..127 rows: JAX's own 'Compiling jit(train_step) with global shapes and types ...' for
   every step (0.3-0.8 s of XLA compilation each);
+- jaxmiss.log: the same loop (tests/data/words16/jax_varbatch_misses.py) with jax_explain_cache_misses instead: JAX's
+  'TRACING CACHE MISS at ...' / '  for train_step defined at ...' / 'different input types' for every step;
 - modload.log: an env dump and a torch import with CUDA_MODULE_LOADING=EAGER set (torch 2.14.1+cu130).
 The user's sentence on top of each is added here (said in each test); every case is run again without it and must
 give no root: a setting with no told symptom is never a root (words14's rule).
@@ -50,6 +52,8 @@ CASES = [
                          "per call.\n", "tri.log", "torch.slow_debug_setting", "TRITON_INTERPRET"),
     ("jax_recompiles", "Our JAX training loop is very slow: every step takes 0.4-0.9 s although the model is tiny.\n",
      "jaxrec.log", "torch.slow_setting", "compiled for 6 different input shapes"),
+    ("jax_cache_misses", "Our JAX training loop is very slow: every step takes 0.7-0.9 s although the model is tiny.\n",
+     "jaxmiss.log", "torch.slow_setting", "train_step compiled for 6 different input shapes"),
     ("cuda_module_loading", "Every rank spends ~5 s in its first CUDA call and already holds 1.3 GB of GPU memory "
                             "before any tensor exists.\n", "modload.log", "torch.slow_setting", "CUDA_MODULE_LOADING=EAGER"),
 ]

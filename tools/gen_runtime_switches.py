@@ -53,9 +53,10 @@ JAX_BLOB = "https://github.com/jax-ml/jax/blob/jax-v%s/jax/_src/%s#L%d"
 JAX_DOC = "https://github.com/jax-ml/jax/blob/%s/docs/gpu_memory_allocation.rst"
 
 # the files of the slice / of the sources, by the name the generator reads them under
-F_CUDA, F_KNOBS, F_README, F_CONFIG, F_PXLA, F_PJIT, F_JAXDOC, F_JAXVER = (
+F_CUDA, F_KNOBS, F_README, F_CONFIG, F_PXLA, F_PJIT, F_JAXDOC, F_JAXVER, F_PEVAL = (
     "cuda/environment-variables.md", "triton/knobs.py", "triton/README.md", "jax/_src/config.py",
-    "jax/_src/interpreters/pxla.py", "jax/_src/pjit.py", "jax/docs/gpu_memory_allocation.rst", "jax/version.py")
+    "jax/_src/interpreters/pxla.py", "jax/_src/pjit.py", "jax/docs/gpu_memory_allocation.rst", "jax/version.py",
+    "jax/_src/interpreters/partial_eval.py")
 
 CUDA_VAR = re.compile(r"^### 5\.2\.\d{1,2}\.\d{1,2}\. `([A-Z][A-Z0-9_]{2,80})`(?: and `([A-Z][A-Z0-9_]{2,80})`)?", re.M)
 CUDA_VALUE = re.compile(r"^\*\s{1,4}`([^`\n]{1,40})`: ([^\n]{1,600})", re.M)
@@ -70,6 +71,9 @@ JAXDOC_VAR = re.compile(r"^``(XLA_PYTHON_CLIENT_[A-Z_]{2,40})=([^`\n]{1,20})``\n
 JAX_LOG = (
     (F_PXLA, re.compile(r"\"(Compiling %s with global shapes and types %s\. )\"")),
     (F_PJIT, re.compile(r"\"(Finished tracing \{fun_name\} for jit in \{elapsed_time:\.9f\} sec)\"")),
+    # jax_explain_cache_misses: each miss of the tracing cache, and the function it is for
+    (F_PEVAL, re.compile(r"p\(f\"(TRACING CACHE MISS at \{callsite\}:)\"\)")),
+    (F_PEVAL, re.compile(r"p\(f\"(  for \{func_name\}\{src_info\})\"\)")),
 )
 
 KIND = {
@@ -304,7 +308,8 @@ def jax_sites(config, doc, logs, version, doc_ref):
             m = rx.search(text)
             if m:
                 ln = text[:m.start()].count("\n") + 1
-                out.append({"src": "jax", "var": "", "config": "compile" if path == F_PXLA else "trace",
+                out.append({"src": "jax", "var": "", "config": "compile" if path == F_PXLA else "trace" if
+                            path == F_PJIT else "cache_miss" if "CACHE MISS" in m.group(1) else "cache_miss_for",
                             "file": path, "line": ln, "default": "", "values": [], "value": "", "value_says": "",
                             "says": m.group(1), "read": "log",
                             "source": JAX_BLOB % (version, path[len("jax/_src/"):], ln)})
@@ -341,7 +346,7 @@ def build(files, version):
     for s in sites:
         if s["src"] == "triton" and "?" in s["source"]:
             s["source"] = TRITON_BLOB % (refs.get("triton", "?"), s["line"])
-    sites += jax_sites(by[F_CONFIG], by[F_JAXDOC], [(p, by[p]) for p in (F_PXLA, F_PJIT) if p in by],
+    sites += jax_sites(by[F_CONFIG], by[F_JAXDOC], [(p, by[p]) for p in (F_PXLA, F_PJIT, F_PEVAL) if p in by],
                        refs.get("jax", "?"), refs.get("jax_doc", "main"))
     ids = set()
     for s in sites:
@@ -413,6 +418,7 @@ def read_sources(a):
                        (F_CONFIG, os.path.join(a.jax, "_src", "config.py")),
                        (F_PXLA, os.path.join(a.jax, "_src", "interpreters", "pxla.py")),
                        (F_PJIT, os.path.join(a.jax, "_src", "pjit.py")), (F_JAXDOC, a.jax_doc),
+                       (F_PEVAL, os.path.join(a.jax, "_src", "interpreters", "partial_eval.py")),
                        (F_JAXVER, os.path.join(a.jax, "version.py"))):
         with open(path, encoding="utf-8", errors="replace") as f:
             files.append((name, f.read()))

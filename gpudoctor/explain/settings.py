@@ -531,13 +531,18 @@ TOLD_NEEDLES = ["slow", "sluggish", "crawl", "forever", "takesages", "toolong", 
 # JAX's compile log under jax_log_compiles (jax/_src/interpreters/pxla.py: "Compiling %s with global shapes and types
 # %s. Argument mapping: %s."; "Finished XLA compilation of {fun_name} in {elapsed_time:.9f} sec", the formats
 # tools/gen_runtime_switches.py records from the wheel): one function compiled for shape after shape
-LOG_NEEDLES = ["withglobalshapesandtypes", "finishedxlacompilationof", "device(id=", "cuda(id=", "gpu(id=",
+LOG_NEEDLES = ["withglobalshapesandtypes", "finishedxlacompilationof", "tracingcachemissat", "device(id=", "cuda(id=", "gpu(id=",
                "rocm(id=", "['sm_", "capability("]
 _JAX_COMPILING = re.compile(r"\bCompiling (?:jit\()?([A-Za-z_][\w.<>-]{0,120})\)? with global shapes and types "
                             r"([^\n]{1,600}?)\. Argument mapping")
 _JAX_COMPILED = re.compile(r"\bFinished XLA compilation of (?:jit\()?([A-Za-z_][\w.<>-]{0,120})\)? in "
                            r"(\d{1,6}(?:\.\d{1,12})?) sec")
 MAX_FUNCS = 64
+# jax_explain_cache_misses (jax/_src/interpreters/partial_eval.py explain): 'TRACING CACHE MISS at <callsite>:', then
+# '  for <function> defined at <file>:<line>' ("all previously seen cache keys differ": a new signature), or
+# '  never seen function:' and '    <function> id=<n> defined at <file>:<line>' (its first)
+_JAX_MISS_FOR = re.compile(r"^\s{2}for ([A-Za-z_][\w.<>-]{0,120}) defined at \S{1,300}\s{0,4}$")
+_JAX_MISS_NEW = re.compile(r"^\s{4}([A-Za-z_][\w.<>-]{0,120}) id=\d{1,24} defined at \S{1,300}\s{0,4}$")
 # JAX's GPU device as jax.devices() prints it (jax >= 0.4.31 'CudaDevice(id=0)'; before, 'StreamExecutorGpuDevice(id=0,
 # ...)' / 'GpuDevice(id=0, ...)'): JAX holds memory on that GPU (its preallocation, gpu_memory_allocation.rst)
 _JAX_GPU = re.compile(r"\b(?:(?:Cuda|Rocm|StreamExecutorGpu|Gpu)Device|cuda|rocm|gpu)\(id=\d{1,4}")
@@ -576,8 +581,18 @@ def _state(scan):
     return st
 
 
-def _jax_log(st, line, text):
-    """A JAX compile log line (LOG_NEEDLES' formats): the function and the shapes it was compiled for, or its time."""
+def _jax_log(st, line, text, win=None):
+    """A JAX compile log line (LOG_NEEDLES' formats): the function and the shapes it was compiled for, or its time;
+    a tracing cache miss: a new signature of the function the next lines name."""
+    if "TRACING CACHE MISS at" in text and win is not None:
+        nxt = win.text(1)[:600]
+        m = _JAX_MISS_FOR.match(nxt) or (_JAX_MISS_NEW.match(win.text(2)[:600]) if "never seen function" in nxt
+                                         else None)
+        if m and (m.group(1) in st.compiles or len(st.compiles) < MAX_FUNCS):
+            got = st.compiles.setdefault(m.group(1), [set(), line, 0.0, text.strip()[:400]])
+            if len(got[0]) < 64:
+                got[0].add("miss at line %d" % line)  # (JAX: "all previously seen cache keys differ")
+        return
     m = _JAX_COMPILING.search(text)
     if m:
         fn = m.group(1)
@@ -639,8 +654,8 @@ def record(scan, hit, win):
         m = _JAX_GPU.search(text)
         if m:
             st.jax_gpu = (hit.line, "jax", m.group(0) + ")", "jaxgpu", text.strip()[:400], None, False)
-    if "with global shapes and types" in text or "Finished XLA compilation of" in text:
-        _jax_log(st, hit.line, text)
+    if "with global shapes and types" in text or "Finished XLA compilation of" in text or "TRACING CACHE MISS" in text:
+        _jax_log(st, hit.line, text, win)
         return
     if not st.gpu and _GPU.search(text):
         st.gpu = True
@@ -870,8 +885,8 @@ def _cause(r, hits):
                     ln, value, r["keys"][0].upper()))
     elif form == "log":  # JAX's compile log: 'function|shapes|seconds'
         fn, n, secs = value.split("|")
-        said = "line %d on: JAX's compile log shows %s compiled for %s different input shapes (%s s compiling)" % (
-            ln, fn, n, secs)
+        said = "line %d on: JAX's compile log shows %s compiled for %s different input shapes%s" % (
+            ln, fn, n, " (%s s compiling)" % secs if secs != "0.0" else "")
     else:
         said = ("line %d is a warning printed from %s" % (ln, key)) if form == "warn" else \
             ("line %d says '%s'" % (ln, key)) if form == "said" else \
