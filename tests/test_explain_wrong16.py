@@ -155,3 +155,43 @@ def test_device_map_refusal_is_accelerate_refusing_the_call(cli, tmp_path):
     _, doc = explain_paste(cli, tmp_path, _seen("2026-11-27p22", "p22-hf_device_map_auto_ddp"))
     f = doc["findings"][0]
     assert f["id"] == "accelerate.quantized_distributed" and f["family"] == "accelerate.config"
+
+
+# https://github.com/ggml-org/llama.cpp/issues/24489 (compute-sanitizer's report, as the issue quotes it)
+LLAMACPP_24489 = """========= Invalid __global__ write of size 16 bytes
+=========     at ncclDevFunc_AllReduce_Sum_bf16_RING_SIMPLE()+0x14440
+=========     by thread (221,0,0) in block (0,0,0)
+=========     Address 0x1bc00031d0 is out of bounds
+=========     and is 34,357,653,969 bytes after the nearest allocation at 0x13c0000000 of size 2,097,152 bytes
+=========     Host Frame: [0x4c047]
+=========                in /lib/x86_64-linux-gnu/libnccl.so.2
+"""
+
+
+def test_sanitizer_report_in_nccls_kernel_is_not_the_users(cli, tmp_path):
+    _, doc = explain_paste(cli, tmp_path, LLAMACPP_24489)
+    f = doc["findings"][0]
+    assert f["id"] == "usercode.nccl_kernel_out_of_bounds" and f["family"] == "code.library_error", \
+        [g["id"] for g in doc["findings"]]
+    # the user's own kernel named on the 'at' line: still the user's out-of-bounds access
+    mine = LLAMACPP_24489.replace("ncclDevFunc_AllReduce_Sum_bf16_RING_SIMPLE()", "scale_kernel(float*, int)")
+    _, doc = explain_paste(cli, tmp_path, mine)
+    assert root_id(doc) == "usercode.kernel_out_of_bounds", [g["id"] for g in doc["findings"]]
+
+
+# https://github.com/shenduldh/ComfyUI-Lightning/issues/3 (torch 2.5.1; inductor's CUDA graph trees under ComfyUI's
+# cudaMallocAsync backend), the traceback's last lines as the issue quotes them
+COMFY_LIGHTNING_3 = """python3.9/site-packages/torch/_inductor/cudagraph_trees.py", line 1734, in check_memory_pool
+    if torch._C._cuda_checkPoolLiveAllocations(device, pool_id, unique_storages):
+RuntimeError: cudaMallocAsync does not yet support checkPoolLiveAllocations. If you need it, please file an issue describing your use case.
+"""
+
+
+def test_cuda_malloc_async_missing_method_is_the_allocator_setting(cli, tmp_path):
+    # c10/cuda/CUDAMallocAsyncAllocator.cpp's TORCH_CHECK for each method it lacks; SGLang's generic
+    # '%s does not yet support %s' site had answered P16's recordHistory text (serving.config)
+    for text in (COMFY_LIGHTNING_3, _seen("2026-11-26p16", "p16-malloc_async_memory_history")):
+        _, doc = explain_paste(cli, tmp_path, text)
+        f = doc["findings"][0]
+        assert f["id"] == "cuda.alloc_conf", [g["id"] for g in doc["findings"]]
+        assert "backend:cudaMallocAsync" in f["causes"][0]["fix"][0]
