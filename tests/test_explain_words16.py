@@ -208,3 +208,31 @@ def test_an_arch_list_holding_the_gpu_points_at_forced_jit():
     assert "arch list holds this GPU's sm_37" in f["causes"][1]["text"]  # after the entry's own first cause
     _r, f = _root("(3, 7) ['sm_50', 'sm_60', 'sm_70']\n" + _NO_IMAGE)
     assert not any("CUDA_FORCE_PTX_JIT" in c["text"] for c in f["causes"])  # the build lacks sm_37: no such cause
+
+
+# triton-lang/triton#5995 (https://github.com/triton-lang/triton/issues/5995), as posted: the vector-add tutorial
+# "crazy slow" on an RTX 4070 (0.03-0.07 GB/s against torch's 8-110), the script setting TRITON_INTERPRET before
+# importing triton
+TRITON_5995 = """Hi, I'm trying to start the tutorials on Triton-Lang.org. I'm working on the vector-add tutorial, and noticed the performance results to be crazy slow.
+
+vector-add-performance:
+       size    Triton       Torch
+0    4096.0  0.033637    8.000000
+1    8192.0  0.048363   13.714286
+2   16384.0  0.055879   27.428571
+
+My code is as follows. I'm running on GeForce RTX 4070 GPU. Please help! Thank you.
+
+import os
+
+os.environ["TRITON_INTERPRET"] = "1"
+
+import triton, torch
+import triton.language as tl
+"""
+
+
+def test_triton_5995_names_the_interpreter():
+    _r, f = _root(TRITON_5995)
+    assert f is not None and f["id"] == "torch.slow_debug_setting"
+    assert f["causes"][0]["text"].startswith("TRITON_INTERPRET=1 (line 13, an environment setting)")
