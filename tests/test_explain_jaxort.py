@@ -34,6 +34,8 @@ RUNS = [
     ("xla_flag.log", "xla.flags", "xla.flags", r"misspelled"),
     ("tracer.log", "jax.tracer", "code.exception", r"jax\.lax\.cond"),
     ("ort_cuda.log", "onnxruntime.provider_absent", "code.python_env", r"pip install onnxruntime-gpu"),
+    ("ort_feed_shape.log", "onnxruntime.input_shape", "usercode.shape_mismatch", r"dynamic_axes"),
+    ("ort_feed_dtype.log", "onnxruntime.input_dtype", "usercode.dtype_mismatch", r"astype\(np\.float32\)"),
     ("tp_plan.log", "torch.tp_plan", "torch.distributed_usage", r"named_modules"),
     ("dcp_per_rank.log", "torch.dcp_files", "torch.checkpoint_load", r"same checkpoint_id on every rank"),
     ("mark_dynamic.log", "compile.dynamic_constraint", "torch.compile_error", r"x\.shape\[0\]"),
@@ -134,6 +136,11 @@ def test_what_the_readers_find_and_the_rules_keep_out():
     assert ort["Duplicate provider '%s' encountered, ignoring."]["family"] is None
     # too few words of its own to be assigned by the file alone
     assert ort["Unsupported device type: %s"]["family"] is None
+    # the C++ session's feed checks: ORT_MAKE_STATUS / the ostr stream joined, the moniker both ways (one branch per
+    # message), only the input side assigned
+    assert ort["Got invalid dimensions for input: %s for the following indices"]["family"] == "onnxruntime.input_shape"
+    assert ort["Got invalid dimensions for output: %s for the following indices"]["family"] is None
+    assert "feed names has %s elements, but fetch has %s elements." not in ort
     tx = {s["text"]: s for s in knowgen.committed("torch_extra_messages")["sites"]}
     # DCP's shard file name read from filesystem.py (prefix f"__{rank}_", DEFAULT_SUFFIX) as FileNotFoundError prints it
     assert tx["[Errno 2] No such file or directory: '%s/__%d_%d.distcp'"]["family"] == "torch.dcp_files"
