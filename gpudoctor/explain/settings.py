@@ -198,6 +198,9 @@ def _cond(when):
         return lambda v: _bool(v) is want
     if when == "any":  # set at all (a variable whose documented default is to leave it unset)
         return lambda v: bool(v.strip())
+    if isinstance(when, str) and when.startswith("re:"):  # a value of that shape (a bounded regex, searched)
+        rx = re.compile(when[3:])
+        return lambda v: bool(rx.search(v[:400]))
     if isinstance(when, str) and when.startswith("!=") and len(when) > 2:  # any value but the documented default
         base = when[2:].lower()
         return lambda v: bool(v.strip()) and (_num(v) != _num(base) if _num(v) is not None and _num(base) is not None
@@ -254,6 +257,7 @@ _CONF_UPDATE = re.compile(r"config\.update\(\s{0,2}[\"']$")
 # setdefault, putenv, export, an env dump, NCCL's 'set by environment' line) is one
 _ENV_READ = re.compile(r"(?:getenv|environ\s{0,2}\.\s{0,2}(?:get|pop))\(\s{0,2}[\"']$")
 _ENV_NAME = re.compile(r"[A-Z][A-Z0-9_]{2,80}$")
+_SHELL_WORD = re.compile(r"[^\s;|&$()]{0,80}\$\([^()\n]{0,80}\)[^\s;|&()]{0,120}")
 _CALL_NAME = re.compile(r"\s{0,2}\(")
 
 
@@ -367,6 +371,10 @@ def _value(text, key, form, at, i):
     value = v.group("dq") if v.group("dq") is not None else v.group("sq") if v.group("sq") is not None else v.group("bare")
     if form == "nccl":
         value = value.rstrip(".")
+    if form == "env" and v.group("bare") is not None and text[v.end():v.end() + 1] == "(" and value.endswith("$"):
+        # a shell command substitution ('NCCL_HOSTID=$(hostname)-$LOCAL_RANK'): the word up to the next blank
+        w = _SHELL_WORD.match(text, at)
+        return (key, w.group(0), form, i) if w else None
     if v.group("bare") is not None and text[v.end():v.end() + 1] == "(":
         return (key, "(", form, i)  # 'offload_optimizer=DeepSpeedZeroOffloadOptimizerConfig(device='cpu', ...)'
     return (key, value, form, i)
