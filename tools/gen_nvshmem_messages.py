@@ -10,8 +10,9 @@ NVSHMEMI_ERROR_PRINT / ERROR_EXIT '<file>:<function>:<line>: ', NVSHMEMI_NZ_EXIT
 <n>: <strerror>, exiting... ', NVSHMEMI_CHECK_ERROR_JMP '<file>:<line>: '. <file> is the compiler's __FILE__, the
 build machine's path, so a site is matched on the file's own name, the prefix and the format
 ('ibgda.cpp:<n>: NULL value Unable to create ah.'): the file's name anchors even a short message. This generator
-reads every such call of src/ (its format argument's adjacent literals) and the macro header itself (each macro's
-prefix, so that a changed prefix changes the matchers). NVSHMEMI_WARN_PRINT ('WARN: ...' on stdout: NVSHMEM goes on)
+reads every such call of src/ (its format argument's adjacent literals) and the macro headers themselves (each
+macro's prefix, so that a changed prefix changes the matchers), with the bootstrap plugins' own copies of the macros
+(src/modules/bootstrap/common/bootstrap_util.h: BOOTSTRAP_ERROR_PRINT, BOOTSTRAP_NZ_ERROR_JMP, ...). NVSHMEMI_WARN_PRINT ('WARN: ...' on stdout: NVSHMEM goes on)
 is recorded, unassigned, and so is a transport NVSHMEM skips and goes on without.
 
 Usage:
@@ -31,11 +32,16 @@ import knowgen  # noqa: E402
 GENERATOR = "tools/gen_nvshmem_messages.py"
 SOURCE = "NVIDIA/nvshmem (https://github.com/NVIDIA/nvshmem) src/ (the nvshmemx_error.h macros' calls)"
 HEADER = "src/include/non_abi/nvshmemx_error.h"
+# the bootstrap plugins' own copies of the macros (PMI, PMI-2, PMIx, MPI, SHMEM, UID: src/modules/bootstrap/)
+BOOT_HEADER = "src/modules/bootstrap/common/bootstrap_util.h"
+HEADERS = (HEADER, BOOT_HEADER)
 # each macro: the index of its format argument
 FORMAT_ARG = {"NVSHMEMI_NULL_ERROR_JMP": 4, "NVSHMEMI_NZ_ERROR_JMP": 3, "NVSHMEMI_NE_ERROR_JMP": 4,
               "NVSHMEMI_EQ_ERROR_JMP": 4, "NVSHMEMI_ERROR_JMP": 3, "NVSHMEMI_ERROR_PRINT": 0,
               "NVSHMEMI_ERROR_EXIT": 0, "NVSHMEMI_WARN_PRINT": 0, "NVSHMEMI_NZ_EXIT": 1,
-              "NVSHMEMI_CHECK_ERROR_JMP": 4}
+              "NVSHMEMI_CHECK_ERROR_JMP": 4,
+              "BOOTSTRAP_ERROR_PRINT": 0, "BOOTSTRAP_NE_ERROR_JMP": 4, "BOOTSTRAP_NZ_ERROR_JMP": 3,
+              "BOOTSTRAP_NULL_ERROR_JMP": 4}
 _CALL = re.compile(r"(?<![A-Za-z0-9_])(%s)\s*\(" % "|".join(sorted(FORMAT_ARG, key=len, reverse=True)))
 
 # A message's family, by the file that prints it (and its text): the first rule that matches wins.
@@ -67,7 +73,7 @@ def prefixes(header):
     """{macro: the text it prints before the call's format, as a printf format with the file as '%s' first}, read
     from the macro header (its first fprintf(stderr|stdout, "...") line)."""
     out = {}
-    for m in re.finditer(r"#define (NVSHMEMI_\w+)\((?:[^)]*)\)((?:[^\n]*\\\n)+[^\n]*)", header):
+    for m in re.finditer(r"#define ((?:NVSHMEMI|BOOTSTRAP)_\w+)\((?:[^)]*)\)((?:[^\n]*\\\n)+[^\n]*)", header):
         first = re.search(r"fprintf\((?:stderr|stdout),\s*(\"(?:[^\"\\]|\\.)*\")\s*(,|\))", m.group(2))
         if m.group(1) in FORMAT_ARG and first and first.group(2) == ",":
             out[m.group(1)] = knowgen.c_unescape(first.group(1)[1:-1])
@@ -99,13 +105,15 @@ def printed(prefix, path, fmt):
 
 def build(files, version):
     by_path = dict(files)
-    pre = prefixes(by_path.get(HEADER, ""))
+    pre = {}
+    for h in HEADERS:
+        pre.update(prefixes(by_path.get(h, "")))
     missing = sorted(set(FORMAT_ARG) - set(pre))
     if missing:
-        raise SystemExit("%s: no prefix read for %s" % (HEADER, ", ".join(missing)))
+        raise SystemExit("%s: no prefix read for %s" % (" / ".join(HEADERS), ", ".join(missing)))
     sites, seen, ids = [], set(), set()
     for path, src in files:
-        if path == HEADER or not path.endswith((".c", ".cpp", ".cu", ".h")):
+        if path in HEADERS or not path.endswith((".c", ".cpp", ".cu", ".h")):
             continue
         for macro, where, fmt in sites_of(path, src):
             line = printed(pre[macro], path, fmt)
@@ -129,7 +137,7 @@ def build(files, version):
 
 def from_repo(repo, rev):
     git = knowgen.git_reader(repo)
-    files = knowgen.tree_files(git, rev, ("src",), lambda p: p.endswith((".c", ".cpp", ".cu")) or p == HEADER)
+    files = knowgen.tree_files(git, rev, ("src",), lambda p: p.endswith((".c", ".cpp", ".cu")) or p in HEADERS)
     # the release the tree builds (CMakeLists.txt's project VERSION; the mirror's tags are older releases)
     v = re.search(r"^\s*VERSION\s+([0-9][0-9.]*)", git("show", "%s:CMakeLists.txt" % rev), re.M)
     return files, "%s (commit %s)" % (v.group(1) if v else "?", git("rev-parse", rev).strip())
