@@ -111,7 +111,7 @@ def test_a_call_the_library_refused_is_the_callers_not_a_library_fault(kb):
 def test_the_first_line_a_command_printed_is_its_own_refusal(kb):
     # CPython's refusal to open its script (Modules/main.c): the command line named a file that is not there
     f = _root(RUN_HERE_CANT_OPEN, kb)
-    assert f["id"] == "launcher.script_args" and "/nonexistent/train.py" in " ".join(f["notes"])
+    assert f["id"] == "launcher.script_missing" and "/nonexistent/train.py" in " ".join(f["notes"])
     # P15 (podman 4, CPU): the line right after '$ podman run ...' is the engine's / its runtime's refusal
     f = _root(_case("2026-11-26p15", "p15-podman_entrypoint_crlf"), kb)
     assert f["id"] == "container.oci_runtime" and "podman" in " ".join(f["notes"])
@@ -138,7 +138,7 @@ def test_a_worker_command_the_launcher_could_not_exec_is_no_echo(kb):
     # (subprocess._execute_child), under elastic/multiprocessing, whose frames otherwise report a failed worker
     with open(os.path.join(HERE, "data", "provenance", "torchrun_no_python.log"), encoding="utf-8") as fh:
         f = _root(fh.read(), kb)
-    assert f["id"] == "launcher.script_args" and "shebang" in " ".join(f["notes"])
+    assert f["id"] == "launcher.script_missing" and "shebang" in " ".join(f["notes"])
 
 
 @pytest.mark.parametrize("pkg,entry", [("ray", "ray.usage"), ("timm", "timm.usage"), ("op_builder",

@@ -17,7 +17,8 @@ of the program or library that printed it, a family-only answer (analyze.structu
   reading its configuration (PYTHON* variables, PYTHONHOME / PYTHONPATH, its own install: Python/initconfig.c,
   Python/pathconfig.c), before any line of the program ran: code.python_env (python_fatal.toml's entries answer the
   messages they know first); CPython's refusal to open its script (Modules/main.c: "<prog>: can't open file '<path>':
-  [Errno 2] ..."): the command line named a file that is not there (launcher.script_args);
+  [Errno 2] ..."): the command line named a file that is not there (launcher.script_missing, family
+  launcher.script_args);
 - **A standard library module the program did not get** (shadowed_stdlib): the standard library's own code failing
   on "module 'tokenize' has no attribute 'open'" imported a file of the user's with the module's name
   (code.python_env);
@@ -150,8 +151,8 @@ def _cant_open(scan, kb, structural_finding):
     by = kb.by_id
     for h in scan.errors[:64]:
         m = _CANT_OPEN.match(h.text.strip())
-        if m and "launcher.script_args" in by:
-            f = structural_finding(by["launcher.script_args"], h, "the interpreter's own refusal to open the script "
+        if m and "launcher.script_missing" in by:
+            f = structural_finding(by["launcher.script_missing"], h, "the interpreter's own refusal to open the script "
                                    "it was given (%s: can't open file)" % m.group("prog"), scan, sure="medium")
             f["notes"].append("%s was started with %s as its script, and no such file is where it ran: a path "
                               "relative to another working directory (a container image's WORKDIR, the directory a "

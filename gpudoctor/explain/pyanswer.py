@@ -236,10 +236,10 @@ def _traceback_finding(scan, kb, tb):
     at = "%s:%d%s" % (file, line, " in %s" % fn if fn and not fn.startswith("<") else "")
     # a message that is an OS error's whole text names it, before the type's family (oserror.py)
     f = oserror.finding(scan, kb, [tb] + chain, _structural_finding)
-    if f is None and _exec_failed(tb) and kind == "lib" and "launcher.script_args" in by and \
+    if f is None and _exec_failed(tb) and kind == "lib" and "launcher.script_missing" in by and \
             "/torch/distributed/elastic/" in file.replace("\\", "/"):
         # torchrun's agent could not start its worker's command (provenance: Popen's exec in the agent, not a worker)
-        f = _structural_finding(by["launcher.script_args"], hit, "%s raised by Popen's exec of the worker's command in "
+        f = _structural_finding(by["launcher.script_missing"], hit, "%s raised by Popen's exec of the worker's command in "
                                 "torchrun's agent" % tb["exc"], scan, sure="medium")
         f["notes"].append("torchrun could not start the worker's command (%s): the entrypoint is not there where the "
                           "agent runs, or not executable. With --no-python (--no_python) the script is run as a program: "
