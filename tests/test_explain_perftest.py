@@ -20,6 +20,10 @@ TEXTS = {
     "connect": ("# ib_write_bw -d rocep133s0f0 192.168.125.211\nCouldn't connect to 192.168.125.211:18515\n"
                 "Unable to open file descriptor for socket connection Unable to init the socket connection\n",
                 "rdma.perftest_connect", "start the server first"),
+    # src/perftest_resources.h NOTIFY_COMP_ERROR_SEND's lines with ibv_wc_status_str's name of status 12 (the client
+    # side of https://github.com/linux-rdma/perftest/issues/262 and #295)
+    "retry_exceeded": (" Completion with error at client\n Failed status-transport retry counter exceeded (12): wr_id 0 "
+                       "syndrom 0x81\n scnt=128, ccnt=0\n", "rdma.completion_error", "-x <index from show_gids>"),
     # https://github.com/linux-rdma/perftest/issues/132 (the server, ib_write_bw -R)
     "exchange": ("ethernet_read_keys: Couldn't read remote address\nUnable to read to socket/rdma_cm\n"
                  "Failed to exchange data between server and clients\n", "rdma.perftest_connect", "same perftest"),

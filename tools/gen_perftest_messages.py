@@ -5,7 +5,8 @@ fails, each message turned into a bounded matcher and assigned to a knowledge fa
 rdma_state.toml) by the RULES table below.
 
 It reads every `fprintf(stderr, "...")` and `perror("...")` (printed '<text>: <strerror>') of the tools' C sources
-(src/*.c: the shared perftest_resources.c, perftest_communication.c, perftest_parameters.c and each test's main),
+(src/*.c: the shared perftest_resources.c, perftest_communication.c, perftest_parameters.c and each test's main;
+src/*.h: perftest_resources.h's completion-error macros),
 and the constant texts perftest_communication.c passes to its error handler (`error_message = "..."`). A message
 printed at several places keeps its first site.
 
@@ -24,7 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import knowgen  # noqa: E402
 
 GENERATOR = "tools/gen_perftest_messages.py"
-SOURCE = "linux-rdma/perftest (https://github.com/linux-rdma/perftest) src/*.c"
+SOURCE = "linux-rdma/perftest (https://github.com/linux-rdma/perftest) src/*.c, src/*.h"
 
 # A message's family, by its text and the file that prints it: the first rule that matches wins.
 RULES = [
@@ -35,6 +36,9 @@ RULES = [
                                                    r"receiver )?CQ|Couldn't create (?:XRC )?SRQ|Couldn't create QP|"
                                                    r"Requested QP size might be too big|Current TX depth is|"
                                                    r"Couldn't create (?:the )?(?:DC|UD|XRC|RC|UC)? ?QP)"}),
+    # perftest_resources.h NOTIFY_COMP_ERROR_SEND / _RECV: a work completion with an error status (ibv_poll_cq), the
+    # status's name from ibv_wc_status_str
+    ("completion", "rdma.completion_error", {"text": r"^ ?Completion with error at|^ ?Failed status-%s"}),
     # ib_*_{bw,lat}.c main(): ctx_init failed; the step that failed printed its own line before
     ("resources", "rdma.perftest_setup", {"text": r"^ ?Couldn't create IB resources|^ ?Unable to create the resources "
                                                   r"needed by comm struct|^ ?Unable to create rdma resources"}),
@@ -158,7 +162,7 @@ def build(files, version):
 
 def from_repo(repo, rev):
     git = knowgen.git_reader(repo)
-    files = knowgen.tree_files(git, rev, ("src",), lambda p: p.endswith(".c"))
+    files = knowgen.tree_files(git, rev, ("src",), lambda p: p.endswith((".c", ".h")))
     return files, knowgen.revision(git, rev, untagged="?")
 
 
