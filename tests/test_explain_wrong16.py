@@ -195,3 +195,20 @@ def test_cuda_malloc_async_missing_method_is_the_allocator_setting(cli, tmp_path
         f = doc["findings"][0]
         assert f["id"] == "cuda.alloc_conf", [g["id"] for g in doc["findings"]]
         assert "backend:cudaMallocAsync" in f["causes"][0]["fix"][0]
+
+
+# https://github.com/openucx/ucx/issues/6049 (UCX's line and the kernel's mlx5 line, as the issue quotes them)
+UCX_6049 = """[1608298882.555115] [b2294:54275:0]          ib_md.c:1678 UCX  ERROR ibv_open_device(mlx5_0) failed: Cannot allocate memory
+[2605244.823409] mlx5_core 0000:61:00.0: mlx5_cmd_check:795:(pid 53945): ALLOC_UAR(0x802) op_mod(0x0) failed, status limits exceeded(0x8), syndrome (0x5a7939)
+"""
+
+
+def test_mlx5_firmware_limit_is_not_host_memory(cli, tmp_path):
+    # Linux mlx5 cmd.c returns 'limits exceeded' as -ENOMEM: the verbs call's 'Cannot allocate memory' is the adapter's
+    _, doc = explain_paste(cli, tmp_path, UCX_6049)
+    f = doc["findings"][0]
+    assert f["id"] == "rdma.fw_limit", [g["id"] for g in doc["findings"]]
+    assert "UAR" in f["causes"][0]["text"]
+    # the verbs line alone: still the errno's family (nothing says the adapter's limit)
+    _, doc = explain_paste(cli, tmp_path, UCX_6049.splitlines()[0] + "\n")
+    assert root_id(doc) != "rdma.fw_limit"
