@@ -479,6 +479,18 @@ def test_a_third_party_on_the_peers_address_without_the_key_is_refused(bed):
     assert rc == 0 and not [f for f in doc["findings"] if f["severity"] in ("error", "warning")]
 
 
+def _hello_missed(out):
+    """A node's worker that did not say hello within the run's hello window (3 s for these budgets: gpudoctor/
+    probe/run.py, _hello) is reported as hung, and with fewer than two live nodes there are no rounds to skip. Seen
+    once, at load ~13 with a second copy of the suite running beside this one (2026-11-27): the run is then repeated
+    with a larger budget, as for the facts phase."""
+    try:
+        doc = json.loads(out)
+    except ValueError:
+        return False
+    return doc.get("isolation") is None and any(n.get("error_kind") == "hang" for n in doc.get("nodes") or [])
+
+
 def test_a_short_budget_skips_rounds_and_says_so(bed):
     # A budget of 4 s is too short for 3 rounds of 0.5 s once the four nodes' facts are in. At load ~15 from other
     # sessions the facts alone took the 4 s ('--budget 4s was spent gathering facts', exit 2, no JSON; 3 runs of 4
@@ -486,10 +498,11 @@ def test_a_short_budget_skips_rounds_and_says_so(bed):
     for budget in (4, 6, 9):
         rc, out, err, took = gd(bed, "probe", "--hosts", bed.hostfile(["n1", "n2", "n3", "slow"]), "--mode", "tcp",
                                 "--json", "--budget", str(budget), "--tcp-seconds", "0.5", "--ports", PORTS)
-        if not (rc == 2 and "was spent gathering facts" in err):
+        if not (rc == 2 and "was spent gathering facts" in err) and not _hello_missed(out):
             break
         assert wait_no_probe_processes() == []
     doc = json.loads(out) if out else pytest.fail("no report (exit %s): %s" % (rc, err[-2000:]))
+    assert doc["isolation"] is not None, (budget, rc, [(n["host"], n["error_kind"], n["error"]) for n in doc["nodes"]])
     # (each assertion says what it saw: one failure in a full-file run beside another probe run, load ~8, was not
     # reproduced in 6 runs of this test alone and left nothing to read)
     # the run is inside its budget by its own clock (elapsed_s counts from the budget's start, after the imports; the
