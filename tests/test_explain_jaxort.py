@@ -31,6 +31,8 @@ RUNS = [
     ("shard_indiv.log", "jax.sharding_shape", "usercode.shape_mismatch", r"multiple of the mesh axis"),
     ("dist_late.log", "jax.distributed_init", "code.exception", r"top of the program"),
     ("dist_noargs.log", "jax.distributed_init", "code.exception", r"num_processes=.*process_id="),
+    # libarg names the argument the line wrote (process_id=2) beside the site's own fix
+    ("dist_badid.log", "jax.distributed_init", "code.exception", r"change process_id in that call"),
     ("xla_flag.log", "xla.flags", "xla.flags", r"misspelled"),
     ("tracer.log", "jax.tracer", "code.exception", r"jax\.lax\.cond"),
     ("ort_cuda.log", "onnxruntime.provider_absent", "code.python_env", r"pip install onnxruntime-gpu"),
