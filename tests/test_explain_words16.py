@@ -251,3 +251,15 @@ def test_nccl_hostid_built_from_the_rank_in_a_wrapper_is_the_cause():
     # one identity per machine (what earlier planted sets used to fake two nodes) is not built from the rank
     _r, f = _root("all_reduce is 40x slower than with plain torchrun.\nexport NCCL_HOSTID=fakenode0\n")
     assert f is None or not f["causes"][0]["text"].startswith("NCCL_HOSTID=")
+
+
+def test_jax_full_precision_matmuls_are_a_low_cause_of_a_told_slowness():
+    # jax/_src/config.py's help: "The 'bfloat16' option is the fastest and least precise; 'float32' is similar to full
+    # float32 precision"; 'highest' is the legacy name of the same end of the enum
+    text = "Our JAX model trains 3x slower on the H100s than the same script did last month.\n" \
+           "export JAX_DEFAULT_MATMUL_PRECISION=highest\n"
+    _r, f = _root(text)
+    assert f is not None and f["id"] == "torch.slow_setting" and f["confidence"] == "family"
+    assert f["causes"][0]["text"].startswith("JAX_DEFAULT_MATMUL_PRECISION=highest (line 2")
+    assert _root(text.replace("highest", "bfloat16"))[1] is None or \
+        not _root(text.replace("highest", "bfloat16"))[1]["causes"][0]["text"].startswith("JAX_DEFAULT")

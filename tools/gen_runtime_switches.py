@@ -146,6 +146,12 @@ KIND = {
                        "told": r"\bjax\b|\bxla\b|\bjit\b|\bflax\b|\boptax\b",
                        "what": "%(key)s=%(value)s: JAX's flag %(flag)s, \"%(said)s\"",
                        "fix": "unset %(env)s / jax.config.update('%(flag)s', False) for training runs"},
+    "matmul_precision": {"family": "torch.slow_setting", "symptoms": ["slow"], "sure": "low",
+                         "told": r"\bjax\b|\bxla\b|\bjit\b|\bflax\b|\boptax\b|\bmatmul\b",
+                         "what": "%(key)s=%(value)s: JAX's flag %(flag)s says \"%(said)s\": full float32 matmuls "
+                                 "and convolutions do not use the tensor cores' TF32 / bf16 paths",
+                         "fix": "unset %(env)s (JAX's default precision) or set it to 'tensorfloat32' / 'bfloat16' "
+                                "where that accuracy is enough"},
     "very_slow": {"family": "torch.slow_debug_setting", "symptoms": ["slow"], "sure": "medium",
                   "told": r"\bjax\b|\bxla\b|\bjit\b|\bflax\b|\boptax\b",
                   "what": "%(key)s=%(value)s: JAX's GPU memory page: \"%(said)s\" (every operation allocates and frees "
@@ -192,6 +198,7 @@ RULES = (
     ("jax_checks_low", lambda s: s["src"] == "jax" and re.match(r"Add inf checks to every operation|.{0,200}may have "
                                                                 r"performance impacts", s["says"])),
     ("very_slow", lambda s: s["src"] == "jax" and "This is very slow" in s["says"]),
+    ("matmul_precision", lambda s: s["src"] == "jax" and "option is the fastest and least precise" in s["says"]),
     ("preallocates", lambda s: s["src"] == "jax" and s.get("preamble") and "This disables the preallocation"
      in s["says"]),
     ("recompiles", lambda s: s["src"] == "jax" and s["read"] == "log" and s["config"] == "compile"),
@@ -292,7 +299,7 @@ def jax_sites(config, doc, logs, version, doc_ref):
         dflt = _const(default) if default is not None else None
         out.append({"src": "jax", "var": name.upper(), "config": name, "file": F_CONFIG, "line": node.lineno,
                     "default": "" if dflt is None else str(dflt), "values": [], "value": "True" if fn == "bool_state"
-                    else "", "value_says": "", "says": _squash(help_ or "")[:600], "read": "flag",
+                    else "", "value_says": "", "says": _squash(help_ or "")[:1200], "read": "flag",
                     "kind_of": fn, "source": JAX_BLOB % (version, "config.py", node.lineno)})
     pre = re.search(r"\*\*(JAX will preallocate [^*]{1,200})\*\*", doc)
     for m in JAXDOC_VAR.finditer(doc):
@@ -371,8 +378,8 @@ def build(files, version):
         else:
             said = next((x for x in re.split(r"(?<=[.!])\s", said) if re.search(
                 r"slow|load time|halt and wait|interpreter|regardless|dumps|debugging|Disable JIT|checks to every|"
-                r"performance", x)), said)
-        value = s["value"] or "1"
+                r"performance|is the fastest", x)), said)
+        value = "float32" if kind == "matmul_precision" else s["value"] or "1"
         key = s["var"]
         nokernel = next((x for x in re.split(r"(?<=\.)\s", s["says"]) if "ignore any CUBIN" in x), "").rstrip(".")
         nokernel = re.sub(r"^The environment variables instruct", "instruct", nokernel)
@@ -392,6 +399,10 @@ def build(files, version):
         elif kind == "preallocates":
             # preallocating is the default: in effect where the text sets no value, on a GPU JAX is seen using
             s["keys"], s["when"], s["absent_default"], s["needs"] = [s["var"]], "true", "true", "jax_gpu"
+        elif kind == "matmul_precision":
+            # the values the help names as the full-precision end ('float32' "is similar to full float32 precision"),
+            # and the legacy 'highest' and the F32 / F64 dot algorithm presets of its enum
+            s["keys"], s["when"] = [s["var"], s["config"]], ["float32", "highest", "F32_F32_F32", "F64_F64_F64"]
         elif s["src"] == "jax" and s["read"] == "flag":
             s["keys"], s["when"] = [s["var"], s["config"]], "true"
         else:
