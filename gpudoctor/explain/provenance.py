@@ -23,8 +23,8 @@ of the program or library that printed it, a family-only answer (analyze.structu
   on "module 'tokenize' has no attribute 'open'" imported a file of the user's with the module's name
   (code.python_env);
 - **The first line a shell command printed** (a '$ podman run ...' line the text shows, the failure on the next line):
-  the program's own refusal before it ran anything, its family from SHELL_PROGRAMS (the container engines, enroot,
-  apptainer, Slurm's srun / sbatch / salloc).
+  the program's own refusal before it ran anything, its family from SHELL_PROGRAMS (the container engines: their OCI
+  runtime's failure to start the container's process comes in the container's output, unprefixed).
 """
 
 import re
@@ -139,12 +139,14 @@ FATAL_STATE_LINES = 3  # lines between the fatal error's header and its runtime 
 _CANT_OPEN = re.compile(r"^(?P<prog>[\w./-]{1,200}): can't open file (?P<path>'[^'\n]{1,300}'|\"[^\"\n]{1,300}\"): "
                         r"\[Errno (?P<code>\d{1,4})\]")
 # the program a shell command line starts -> the entry of its own refusals (the first line it prints when it stops
-# before running what it was given): the container engines' run (podman(1), docker-run(1): the engine's or its OCI
-# runtime's error), enroot start, apptainer / singularity exec, Slurm's srun / sbatch / salloc
+# before running what it was given): the container engines' run (podman(1), docker-run(1)), whose OCI runtime reports
+# a container process it could not start in the container's own output, without the engine's 'Error: ' prefix
+# (P15's podman 4 + runc: 'exec /opt/app/entrypoint.sh: no such file or directory'). Not Slurm's srun / sbatch /
+# salloc, enroot or apptainer: they prefix every message of their own ('srun: ', src/common/log.c; enroot's
+# '[ERROR] '; apptainer's 'FATAL: '), which their tables read, so a line without it after them is the payload's
+# (knowledge._struct_shell reads their command lines too; this table decides)
 SHELL_PROGRAMS = {"podman": "container.oci_runtime", "docker": "container.oci_runtime",
-                  "nerdctl": "container.oci_runtime", "enroot": "enroot.error",
-                  "apptainer": "container.apptainer_launch", "singularity": "container.apptainer_launch",
-                  "srun": "slurm.error", "sbatch": "slurm.error", "salloc": "slurm.error"}
+                  "nerdctl": "container.oci_runtime"}
 
 
 def _cant_open(scan, kb, structural_finding):
