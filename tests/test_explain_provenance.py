@@ -106,6 +106,9 @@ def test_a_call_the_library_refused_is_the_callers_not_a_library_fault(kb):
                      % (i, i, i + 1) for i in range(5))
     deep = RUN_HERE_NUMPY_SPLIT.replace("    raise ValueError(\n", "    raise ValueError(\n" + frames, 1)
     assert _root(deep, kb)["id"] == "code.library_error"
+    # a bare assert (no message) checks the library's own state, not what the call passed (review16)
+    bare = RUN_HERE_NUMPY_SPLIT.replace("ValueError: array split does not result in an equal division", "AssertionError")
+    assert _root(bare, kb)["id"] == "code.library_error"
 
 
 def test_the_first_line_a_command_printed_is_its_own_refusal(kb):
@@ -119,6 +122,16 @@ def test_the_first_line_a_command_printed_is_its_own_refusal(kb):
     text = _case("2026-11-26p15", "p15-podman_entrypoint_crlf").replace("trainer:v3\n", "trainer:v3\nstarting\n")
     r = explain.explain_text(text, kb)
     assert not r["findings"] or r["findings"][0]["id"] != "container.oci_runtime"
+    # the payload's own first line (it ran and failed at once) is not the engine's: only the engine's / its OCI
+    # runtime's own form is (review16)
+    payload = "$ docker run --rm --gpus all trainer:v3 python train.py\nERROR: dataset /data/train not found\n"
+    r = explain.explain_text(payload, kb)
+    assert not r["findings"] or r["findings"][0]["id"] != "container.oci_runtime"
+    engine = payload.replace("ERROR: dataset /data/train not found", "docker: Error response from daemon: could not "
+                             "select device driver \"\" with capabilities: [[gpu]].")
+    assert explain.explain_text(engine, kb)["findings"][0]["family"].startswith("container.")
+    engine = payload.replace("ERROR: dataset /data/train not found", "docker: failed to start the container: unknown flag value")
+    assert _root(engine, kb)["id"] == "container.oci_runtime"
 
 
 def test_a_standard_library_module_shadowed_by_a_file_of_the_user(kb):
@@ -139,6 +152,17 @@ def test_a_worker_command_the_launcher_could_not_exec_is_no_echo(kb):
     with open(os.path.join(HERE, "data", "provenance", "torchrun_no_python.log"), encoding="utf-8") as fh:
         f = _root(fh.read(), kb)
     assert f["id"] == "launcher.script_missing" and "shebang" in " ".join(f["notes"])
+
+
+def test_a_container_started_with_ipc_none_has_no_dev_shm(kb):
+    # P15 (podman 4, CPU): a DataLoader's workers under `podman run --ipc=none`: multiprocessing's SemLock cannot
+    # create its semaphore in /dev/shm (podman-run(1): --ipc=none mounts no /dev/shm)
+    text = _case("2026-11-26p15", "p15-podman_ipc_none_loader")
+    f = _root(text, kb)
+    assert f["id"] == "container.oci_shm" and "--ipc=none" in f["causes"][0]["text"]
+    # the same traceback under the default IPC namespace: not this
+    r = explain.explain_text(text.replace("--ipc=none", "--ipc=private"), kb)
+    assert not r["findings"] or "--ipc=none" not in " ".join(c["text"] for c in r["findings"][0]["causes"])
 
 
 @pytest.mark.parametrize("pkg,entry", [("ray", "ray.usage"), ("timm", "timm.usage"), ("op_builder",

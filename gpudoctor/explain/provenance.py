@@ -147,6 +147,14 @@ _CANT_OPEN = re.compile(r"^(?P<prog>[\w./-]{1,200}): can't open file (?P<path>'[
 # (knowledge._struct_shell reads their command lines too; this table decides)
 SHELL_PROGRAMS = {"podman": "container.oci_runtime", "docker": "container.oci_runtime",
                   "nerdctl": "container.oci_runtime"}
+# ... and only a line in the engine's or its OCI runtime's own form (review16): a payload that fails at once prints ITS
+# first line right after the command too ('$ docker run img python x.py' then the script's 'ERROR: no data'). The OCI
+# runtime that cannot exec the container's process: 'exec <path>: <strerror>' (opencontainers/runc
+# libcontainer/standard_init_linux.go, &os.PathError{Op: "exec"}), or its own name ('crun: ', 'runc: ', 'OCI runtime');
+# the engine's own: podman's 'Error: ' (containers/podman cmd/podman/root.go formatError), the docker CLI's
+# 'docker: ' (docker/cli cli/command/container/run.go reportError) or the daemon's 'Error response from daemon: ', nerdctl's logrus 'FATA[0000] ' / 'level=fatal'
+OWN_LINE = re.compile(r"^(?:exec \S{1,300}: |(?:crun|runc|conmon|Error|podman|docker(?: run)?|nerdctl): |OCI runtime |"
+                      r"Error response from daemon: |FATA\[\d{1,8}\] |time=\S{1,60} level=fatal )")
 
 
 def _cant_open(scan, kb, structural_finding):
@@ -173,7 +181,7 @@ def _first_output(scan, kb, structural_finding):
     for h in scan.errors[:64]:
         cmd = shells.get(h.line - 1)
         eid = SHELL_PROGRAMS.get(cmd.groups.get("prog")) if cmd else None
-        if eid in by:
+        if eid in by and OWN_LINE.match(h.text.strip()):
             f = structural_finding(by[eid], h, "the first line '%s' printed after it was started" % cmd.groups["prog"],
                                    scan)
             f["notes"].append("Printed by %s (or what it started) as the first line after the command: it stopped "

@@ -146,6 +146,9 @@ def _refused_call(scan, kb, tb, lib, user, at, what):
     frames = tb.get("frames") or []
     if exc not in _ARG_CHECK or not user or not frames:
         return None
+    if exc == "AssertionError" and not (tb["msg"] or "").strip():
+        # a bare 'assert self.buf is not None' checks the library's own state, names no argument (review16)
+        return None
     k = len(frames)
     while k > 0 and pytb.where(frames[k - 1][0]) == ("lib", lib):
         k -= 1
