@@ -42,10 +42,12 @@ def test_the_batch_scripts_shell_not_finding_the_program_is_the_jobs_environment
     assert "slurm_script: line 4" in f["causes"][0]["evidence"][0]["text"]
 
 
-@pytest.mark.parametrize("name", ["srun-partition-down.txt", "salloc-partition-down.txt"])
+@pytest.mark.parametrize("name", ["srun-partition-down.txt", "salloc-partition-down.txt",
+                                  "srun-partition-inactive.txt", "sbatch-partition-drain.txt"])
 def test_an_allocation_that_only_queues_in_a_down_partition_is_the_partition(kb, name):
     # made here: Debian's slurm-wlm 22.05 (tests/slurmcluster.py, one node), `scontrol update partitionname=debug
-    # state=down`, then srun / salloc cut after 6 s (they wait forever). srun and salloc print the code of a queued
+    # state=down` (inactive, drain: refused at once with 'Required partition not available (inactive or drain)'),
+    # then srun / salloc cut after 6 s (they wait forever). srun and salloc print the code of a queued
     # allocation at info level (src/api/allocate.c: info("%s", slurm_strerror(resp->error_code))), which
     # tools/gen_slurm_errors.py reads with job_mgr.c's list of the codes that leave a job queued
     import os
@@ -55,7 +57,7 @@ def test_an_allocation_that_only_queues_in_a_down_partition_is_the_partition(kb,
         res = explain.explain_text(f.read(), kb)
     f = res["findings"][0]
     assert res["verdict"] == "root_cause" and f["id"] == "slurm.partition" and f["role"] == "root"
-    assert "state=up" in " ".join(x for c in f["causes"] for x in c["fix"])
+    assert "state=up" in " ".join(x for c in f["causes"] for x in c["fix"]) or "UP partition" in f["causes"][0]["fix"][1]
     # the same words inside another program's line are no Slurm allocation
     res = explain.explain_text("INFO: report: Partition in DOWN state (0 of 4 shards)\n", kb)
     assert not any(x["id"] == "slurm.partition" for x in res["findings"])
