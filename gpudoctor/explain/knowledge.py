@@ -1045,10 +1045,10 @@ def _site_rows(path):
                                      % (name, site.get("id")))
             info["fix"] = list(fix)
         info["source"] = name[:-5]
-        needles = site.get("needles")
-        if isinstance(needles, list):
+        needles, cut = site.get("needles"), end_stop(rx)
+        if cut != rx and isinstance(needles, list):
             needles = [n[:-1] if isinstance(n, str) and n.endswith(".") and len(n) > 4 else n for n in needles]
-        rows.append([fam, first_of(_not_interpreter(site.get("text"), end_stop(rx))), needles, info])
+        rows.append([fam, first_of(_not_interpreter(site.get("text"), cut)), needles, info])
     return rows
 
 
