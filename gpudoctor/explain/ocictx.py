@@ -36,14 +36,19 @@ FACTS = {
     # what the job printed when it died: killed (exit 137, SIGKILL, OOMKilled) or a read-only file system
     "ctrhint": r"\b(?:exit(?:ed)?(?:[ \t]{1,4}with)?[ \t]{0,4}(?:code|status)?[ \t]{0,4}[=:]?[ \t]{0,4}137\b|"
                r"(?:return|exit)[ \t]?code[ \t]{0,4}[=:]?[ \t]{0,4}137\b|OOMKilled|signal[ \t]{1,4}9\b|SIGKILL|"
-               r"^Killed\b|Read-only file system|\bEROFS\b|No usable temporary directory)",
+               r"^Killed\b|Read-only file system|\bEROFS\b|No usable temporary directory|"
+               # a process using POSIX shared memory: multiprocessing's semaphores (Lib/multiprocessing/synchronize.py
+               # SemLock: sem_open, a file of /dev/shm), or the path itself (family16: for --ipc=none)
+               r"_multiprocessing\.SemLock\(|\bsem_open\b|/dev/shm\b)",
 }
 _NEEDLES = {"ctr": ["dockerrun", "podmanrun", "nerdctlrun", "dockercreate", "podmancreate", "dockercontainerrun",
                     "podmancontainerrun"],
             "ctrhint": ["code137", "status137", "exit=137", "code=137", "exit137", "oomkilled", "signal9", "sigkill",
-                        "killed", "read-onlyfilesystem", "erofs", "nousabletemporarydirectory"]}
+                        "killed", "read-onlyfilesystem", "erofs", "nousabletemporarydirectory",
+                        "_multiprocessing.semlock(", "sem_open", "/dev/shm"]}
 _KILL = re.compile(r"137\b|OOMKilled|signal[ \t]{1,4}9\b|SIGKILL|^Killed\b", re.I)
 _RO = re.compile(r"Read-only file system|\bEROFS\b|No usable temporary directory", re.I)
+_SHM_USE = re.compile(r"_multiprocessing\.SemLock\(|\bsem_open\b|/dev/shm\b")
 
 # the symptoms each container fact causes (knowledge entry ids or families)
 KILLED = {"elastic.sigkill", "cascade.signal", "errno.enomem", "usercode.dataloader_killed", "slurm.oom",
@@ -71,6 +76,7 @@ class State(object):
         self.cmds = []  # dicts: line, text, opts {name: [values]}
         self.kill = []  # (line, text)
         self.ro = []  # (line, text)
+        self.shm = []  # (line, text): a line of POSIX shared memory's use (SemLock, sem_open, /dev/shm)
         self.cont = set()  # (0, line): continuation lines of a run line read (launchctx._joined)
 
 
@@ -141,7 +147,9 @@ def record(scan, hit, win=None):
             if opts is not None:
                 st.cmds.append({"line": hit.line, "text": text.strip()[:400], "opts": opts})
     elif cls == "ctrhint":
-        if _RO.search(text) and len(st.ro) < MAX_HINTS:
+        if _SHM_USE.search(text) and not _RO.search(text) and len(st.shm) < MAX_HINTS:
+            st.shm.append((hit.line, text.strip()[:300]))
+        elif _RO.search(text) and len(st.ro) < MAX_HINTS:
             st.ro.append((hit.line, text.strip()[:300]))
         elif _KILL.search(text) and len(st.kill) < MAX_HINTS:
             st.kill.append((hit.line, text.strip()[:300]))
@@ -193,6 +201,16 @@ def read(scan, found):
                              "or point TMPDIR and the job's files at a writable volume (-v /scratch:/scratch)",
                              READONLY, alone=True))
         ipc = _get(o, "--ipc") or ""
+        shm = [x for x in st.shm if x[0] > c["line"]]
+        if ipc == "none" and shm and (scan.error_count or scan.tracebacks):
+            # --ipc=none: a private IPC namespace with no /dev/shm mounted (podman-run(1) --ipc: 'none: private IPC
+            # namespace, with /dev/shm not mounted'; docker-run(1) the same), so POSIX shared memory and the
+            # semaphores multiprocessing makes there (a DataLoader's workers, a Lock) fail with ENOENT (family16)
+            out.append(found("container.oci_shm", "the container was started with --ipc=none, its own IPC namespace "
+                             "with no /dev/shm mounted, and the job uses POSIX shared memory (%s)" % shm[0][1][:80],
+                             [cmd, shm[0]], "start it with --ipc=private (a /dev/shm of --shm-size, 64 MB by default: "
+                             "--shm-size=16g) or --ipc=host, not --ipc=none", SHM | {"code.exception", "errno.syscall"},
+                             alone=True))
         if seen & SHM and not _get(o, "--shm-size") and not (ipc == "host" or ipc.startswith("container:")):
             out.append(found("_cause", "the container was started without --shm-size or --ipc=host (%s), so its "
                              "/dev/shm is the default 64 MB" % c["text"][:120], [cmd],
