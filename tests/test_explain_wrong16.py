@@ -133,6 +133,10 @@ def test_slow_dataparallel_is_its_design_not_an_nccl_hang(cli, tmp_path):
     ddp = text.replace("DataParallel=True", "DistributedDataParallel=True")
     _, doc = explain_paste(cli, tmp_path, ddp)
     assert root_id(doc) != "torch.dataparallel_slow", [f["id"] for f in doc["findings"]]
+    # a user who left DataParallel for DDP and is still slow is not running DataParallel (review16)
+    moved = "I switched from DataParallel to DDP on 4 GPUs but training is still very slow.\nstep 100 loss 2.31\n"
+    _, doc = explain_paste(cli, tmp_path, moved)
+    assert root_id(doc) != "torch.dataparallel_slow", [f["id"] for f in doc["findings"]]
 
 
 def test_one_thread_many_communicators_hang(cli, tmp_path):
@@ -212,3 +216,15 @@ def test_mlx5_firmware_limit_is_not_host_memory(cli, tmp_path):
     # the verbs line alone: still the errno's family (nothing says the adapter's limit)
     _, doc = explain_paste(cli, tmp_path, UCX_6049.splitlines()[0] + "\n")
     assert root_id(doc) != "rdma.fw_limit"
+
+
+def test_job_launch_failure_ended_the_job_not_held(cli, tmp_path):
+    # planted:array_output_dir_missing (bench/data/explain_heldout_2026-11-26p15.jsonl, Slurm 22.05): FAIL_LAUNCH
+    # ends the job (JobState=FAILED; src/slurmctld/job_mgr.c), a held launch failure is 'launch failed requeued held'
+    _, doc = explain_paste(cli, tmp_path, _seen("2026-11-26p15", "p15-array_output_dir_missing"))
+    f = doc["findings"][0]
+    assert f["id"] == "slurm.job_env", [g["id"] for g in doc["findings"]]
+    assert "-o/-e" in f["causes"][0]["text"]
+    held = "   JobState=PENDING Reason=JobHeldUser Dependency=(null)\n   StateDesc=launch failed requeued held\n"
+    _, doc = explain_paste(cli, tmp_path, held)
+    assert root_id(doc) in ("slurm.held", "slurm.prolog"), [g["id"] for g in doc["findings"]]

@@ -38,7 +38,11 @@ RULES = [
                                          r"LICENSES|BURST_BUFFER_STAGING|BURST_BUFFER_RESOURCE|FED_JOB_LOCK|"
                                          r"NVIDIA_IMEX_CHANNELS|MAX_POWERED_NODES|MPI_PORTS_BUSY|HELD_USER|"
                                          r"ARRAY_TASK_LIMIT)$|^FAIL_DEFER$"}),
-    ("held", "slurm.held", {"name": r"^WAIT_HELD$|^WAIT_MAX_REQUEUE$|^FAIL_LAUNCH$"}),
+    # FAIL_LAUNCH (JobLaunchFailure) ends the job, it does not hold it: slurmctld sets it with the job FAILED when the batch
+    # step's return code is a signal (22.05 src/slurmctld/job_mgr.c _job_complete) or with BOOT_FAIL (job_mgr.c
+    # _job_fail); a launch failure that is held is WAIT_HELD_USER with 'launch failed requeued held' (wrong16)
+    ("held", "slurm.held", {"name": r"^WAIT_HELD$|^WAIT_MAX_REQUEUE$"}),
+    ("launch", "slurm.job_env", {"name": r"^FAIL_LAUNCH$"}),
     ("time", "slurm.time_limit", {"name": r"^FAIL_TIMEOUT$|^FAIL_DEADLINE$"}),
     ("oom", "slurm.oom", {"name": r"^FAIL_OOM$"}),
     ("node-down", "slurm.node_down", {"name": r"^WAIT_NODE_NOT_AVAIL$|^FAIL_DOWN_NODE$"}),
@@ -103,8 +107,13 @@ REASON_FIX = {
         ["sacct -j <JOBID> --duplicates -o JobID,State,NodeList,Reason", "fix the launch failure, then scontrol "
          "release <JOBID>"]),
     "FAIL_LAUNCH": (
-        "The job could not be launched on its node (prolog, slurmd, the batch script's setup).",
-        ["scontrol show job <JOBID> | grep StateDesc; sinfo -R", "admins: the node's slurmd log"]),
+        "The job ended at its launch on the node (JobState FAILED, or BOOT_FAIL): slurmstepd could not set it up - its "
+        "-o/-e file could not be opened (Slurm 22.05's slurmstepd opens the path as given, so a directory that does not "
+        "exist fails it, src/slurmd/slurmstepd/io.c 'Could not open stdout file'; newer releases create the path), "
+        "its working directory or user environment, or the node failed to boot.",
+        ["scontrol show job <JOBID> | grep -E 'StdOut|StdErr|WorkDir|StateDesc' (does each directory exist on the "
+         "node?); mkdir -p the -o/-e directory before sbatch, or give paths on shared storage that exist",
+         "sinfo -R (a node that failed to boot); admins: the node's slurmd log"]),
     "FAIL_BAD_CONSTRAINTS": (
         "The job's constraints (-C features, --gres, memory or CPUs per node) can never be met by the nodes of its "
         "partition.",
