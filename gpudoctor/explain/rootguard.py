@@ -299,6 +299,7 @@ def peer_finished(scan, kb):
 # 'DataParallel(' (torch's Module.__repr__) or the word in what the script prints; 'DistributedDataParallel' is the
 # other class.
 _DP = re.compile(r"(?<![A-Za-z])DataParallel\b")
+_DDP = re.compile(r"\bDDP\b")
 
 
 def slow_dataparallel(by, scan, ev, said, triage):
@@ -314,8 +315,8 @@ def slow_dataparallel(by, scan, ev, said, triage):
     for tl in _tails(scan):
         for ln, t in tl.get("user") or ():
             t = t[:MAX_TEXT]
-            if "DistributedDataParallel" in t or "NCCL" in t:
-                return None
+            if "DistributedDataParallel" in t or "NCCL" in t or _DDP.search(t):
+                return None  # the other class, or NCCL's lines: not (only) nn.DataParallel ('switched from DP to DDP')
             if shown is None and _DP.search(t):
                 shown = (ln, t)
     if shown is None:
