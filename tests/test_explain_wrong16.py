@@ -110,6 +110,11 @@ def test_peer_ended_before_the_collective(cli, tmp_path):
     assert stopped != text
     _, doc = explain_paste(cli, tmp_path, stopped)
     assert root_id(doc) != "torch.collective_mismatch", [f["id"] for f in doc["findings"]]
+    # several nodes: the peer may be another node's worker, outside this agent's report
+    nodes = text.replace("torchrun --nproc-per-node 2", "torchrun --nnodes 2 --nproc-per-node 2")
+    assert nodes != text
+    _, doc = explain_paste(cli, tmp_path, nodes)
+    assert root_id(doc) != "torch.collective_mismatch", [f["id"] for f in doc["findings"]]
 
 
 def test_slurm_time_min_is_the_request(cli, tmp_path):

@@ -224,6 +224,8 @@ def outside_component(order, matched, by, scan):
 # not a network fault and not another rank's crash (errno.peer_gone's echo reading).
 _PEER_GONE = re.compile(r"Connection (?:closed|reset) by peer|remote process exited or there was a network error",
                         re.I)
+# torchrun's --nnodes (N, or MIN:MAX) above 1: the peers may be on another node, outside this agent's report
+_MULTI_NODE = re.compile(r"--nnodes[= ]{1,3}(?:\d{1,4}:)?(?:[2-9]|\d{2,4})\b")
 _COLLECTIVES = frozenset((
     "all_reduce", "all_gather", "all_gather_into_tensor", "all_gather_object", "broadcast", "broadcast_object_list",
     "barrier", "monitored_barrier", "reduce", "reduce_scatter", "reduce_scatter_tensor", "gather", "gather_object",
@@ -255,6 +257,8 @@ def peer_finished(scan, kb):
         return None  # torchrun started more than one worker
     if any("closing signal" in (h.text or "") for h in scan.matches.get("cascade.teardown", [])):
         return None  # a worker was still running when the agent stopped the group
+    if any(_MULTI_NODE.search(c.get("text") or "") for c in getattr(st, "cmds", None) or ()):
+        return None  # other nodes' workers are in other agents' reports: this one cannot say they ended
     rank = reps[0]["rank"]
     for tb in scan.tracebacks:
         coll = _collective_frame(tb)
