@@ -46,3 +46,17 @@ def test_a_transport_nvshmem_skips_and_goes_on_without_is_no_failure(kb):
     res = explain.explain_text("/opt/nvshmem/src/modules/transport/ibrc/ibrc.cpp:nvshmemt_init:1700: neither "
                                "nv_peer_mem, or nvidia_peermem detected. Skipping transport.\nstep 10 loss 1.23\n", kb)
     assert not any(f["id"].startswith(("rdma.nvshmem", "nvshmem.")) and f["role"] == "root" for f in res["findings"])
+
+
+@pytest.mark.parametrize("line,first_fix", [
+    # NVIDIA/nvshmem 3.5.1.1 src/modules/transport/ibgda/ibgda.cpp:4451 NVSHMEMI_ERROR_JMP on the variable's value, and
+    # :775 NVSHMEMI_NE_ERROR_JMP(status, cudaSuccess, ...) printing cudaMalloc's own status (2: out of memory); the
+    # format filled in (review16): not GPUDirect RDMA's setup, which the file's name alone would put first
+    ("/opt/nvshmem/src/modules/transport/ibgda/ibgda.cpp:4451: non-zero status: 7 NVSHMEM_QP_DEPTH must be a positive "
+     "number.\n", "set the variable the message names"),
+    ("/opt/nvshmem/src/modules/transport/ibgda/ibgda.cpp:775: non-zero status: 2 cudaMalloc failed.\n",
+     "for 2 (out of memory)"),
+])
+def test_a_transport_setting_or_cuda_call_is_not_gpudirect_setup(kb, line, first_fix):
+    f = explain.explain_text(line, kb)["findings"][0]
+    assert f["id"] == "rdma.nvshmem_transport" and f["causes"][0]["fix"][0].startswith(first_fix), f["causes"][0]
