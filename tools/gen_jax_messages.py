@@ -91,6 +91,10 @@ RULES = [
                                 r"not implemented|^Unexpected XLA|implemented in C\+\+|^No pxla_result_handler|"
                                 r"must implement"}),
     ("jax-distributed", "jax.distributed_init", {"text": _DIST}),
+    # jax.Array's copies of numpy's own TypeErrors (jax/_src/array.py: '# same as numpy error'; numpy's array_iter and
+    # array_length, numpy/_core/src/multiarray/sequence.c and arrayobject.c): a plain numpy traceback prints the same
+    # words, so they name no library (review16)
+    ("numpy's own wording", None, {"text": r"^(?:len\(\) of unsized object|iteration over a 0-d array)$"}),
     # the CUDA / TPU backend and its plugins: generated/framework_libs.json (jax.backend_init, jax.no_cuda_plugin)
     ("framework-libs", None, {"where": r"^jax/_src/xla_bridge\.py:", "text": r"backend|plugin|jaxlib|PJRT|TPU"}),
     ("jax-shape", "jax.sharding_shape", {"where": r"^jax/", "text": _SHAPE}),
