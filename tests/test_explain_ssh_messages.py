@@ -78,3 +78,14 @@ def test_a_variable_exported_before_ssh_that_the_remote_process_lacked(kb):
     res = explain.explain_text(text.replace("'python3", "'DATA_ROOT=/d python3").replace("MASTER_ADDR", "DATA_ROOT"),
                                kb)
     assert not any("through ssh" in c["text"] for c in res["findings"][0]["causes"])
+
+
+def test_a_config_line_refusal_needs_ssh_configs_file_name(kb):
+    # readconf.c prints '<file> line <n>: ...' with ssh_config's name or 'command-line' (-o, ssh.c); the same words
+    # after another parser's file are not ssh's (review16)
+    f = explain.explain_text("/home/u/.ssh/config line 12: invalid quotes\n", kb)["findings"][0]
+    assert f["id"] == "ssh.config"
+    f = explain.explain_text("command-line line 0: missing argument.\n", kb)["findings"][0]
+    assert f["id"] == "ssh.config"
+    res = explain.explain_text("Error: /data/labels.csv line 12: invalid quotes\n", kb)
+    assert not any(g["id"] == "ssh.config" for g in res["findings"])

@@ -144,6 +144,11 @@ def build(files, version):
                 rx = rx.replace(r"[^\n]{0,200}\ [^\n]{0,200}", r"[^\n]{0,200}")
             if rx and fmt.endswith(" port %d"):  # the peer's port ends the line: keep it (printf_to_regex drops it)
                 rx += r"\ \d{1,5}(?!\w)"
+            if rx and re.match(r"%(?:\.\d{1,4})?s:? line %d: ", fmt) and "line" in rx:
+                # readconf.c's '<file> line <n>: ...': the file is ssh_config (~/.ssh/config, /etc/ssh/ssh_config,
+                # ssh_config.d/*.conf) or 'command-line' for -o (ssh.c process_config_line(..., "command-line", ...));
+                # 'line 3: invalid quotes' alone is any parser's (review16)
+                rx = r"(?:config|conf|command-line):?\ " + rx[rx.index("line"):]
             if knowgen.unanchored(site, rx, lit):
                 sites.append(site)
                 continue
