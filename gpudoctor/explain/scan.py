@@ -124,6 +124,7 @@ class Scan:
         self.tb_tries = self.ap_tries = 0  # exception / 'prog: error:' lines pytb read back (pytb.MAX_TRIES)
         self.retired = set()  # patterns whose reader keeps nothing more (retire)
         self._live = {}  # needle -> whether a pattern it leads to is not retired (_live_needles)
+        self._rec = None  # (buffer, line start, state): the last line whose absl/glog record was read (record_state)
 
     def retire(self, pattern):
         """``pattern``'s reader holds all it keeps (launchctx's MAX_ALONE 'rank 0 of 1' lines, its MAX_CMDS command
@@ -509,6 +510,85 @@ def _deps(win, flags):
     return (tuple(win.continuations()) if conts else None, _norm_prefix(win.raw(1)[:WINDOW]) if nxt else None)
 
 
+# absl / glog log records. abseil's prefix (abseil-cpp absl/log/internal/log_format.cc FormatLogMessage /
+# FormatLogPrefix: "%c%02d%02d %02d:%02d:%02d.%06d %7d %s:%d] ", the first letter of the severity's name I, W, E or F)
+# and glog's (google/glog src/logging.cc LogMessage::Init: the same fields; glog >= 0.7 writes the year too,
+# 'I20251127 ...'); torch's c10 logger prints it in brackets without the thread ('[W1126 13:53:31.247387868
+# ProcessGroupNCCL.cpp:1575]', c10/util/Logging.cpp). XLA, TensorFlow, gRPC, jaxlib and many C++ libraries a job loads
+# log this way. A record is the message written whole, newlines and all (absl's LogMessage formats the message into
+# one buffer and a sink writes it at once): the lines after its header up to the next record are its body - a
+# Status's detail ('Additional GRPC error information from remote target ...', ':UNAVAILABLE:failed to connect to all
+# addresses; ... Connection refused', '=== Source Location Trace: ===' and its file lines). A body line has its
+# record's severity: under an I or W header it is context, as the header is (a 'went on' note, never a root alone);
+# under E or F it stays an error line. The body ends at a blank line, at a line with another launcher tag than its
+# header's (srun -l '1: ', '[rank1]:'), at a line that starts a record of its own (another header, a logger's or
+# launcher's prefix, a Python traceback or exception line, a level word, a program's 'srun: error: ') and after
+# MAX_BODY lines (a line further down is read as its own, as before).
+_TAG_B = (rb"(?:\[(?:rank|default|local_rank|node)?\d{1,7}\] {0,2}:? {0,2}|(?:rank)?\d{1,5}: {1,4}"
+          rb"|\[\d{1,7},\d{1,7}\]<std(?:out|err)>: {0,4}|\(\w{1,60} pid=\d{1,10}(?:, ip=[\d.]{1,40})?\) {0,4})?")
+_REC_HEAD_B = re.compile(
+    _TAG_B + rb"\[?([IWEF])(?:\d{4}|\d{8}) \d\d:\d\d:\d\d(?:\.\d{1,9})?(?: {1,12}\d{1,10})? [\w./+-]{1,200}:\d{1,6}\]")
+_TAG_ONLY_B = re.compile(_TAG_B)
+# a line that starts a record of its own: a level word (Python's logging 'ERROR:root:', '[WARNING]'), a program's own
+# message ('srun: error: ...', 'slurmstepd: error: ...'), a Python traceback or exception line (_RECORD_HEAD_B)
+_OWN_RECORD_B = re.compile(rb"\[?(?:DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|CRITICAL|FATAL)\b"
+                           rb"|[\w./-]{1,60}(?:\[\d{1,10}\])?: (?:error|fatal|warning|warn)\b", re.I)
+MAX_BODY = 64  # body lines of one record followed back to its header
+MAX_BODY_BYTES = 1 << 16  # bytes walked back from a line to its header
+
+
+def _line_kind(line):
+    """(kind, tag, severity letter) of one line for record_state: 'head' (an absl/glog header), 'stop' (a line that
+    is no record's body) or 'plain' (a line that may be the body of the record above it)."""
+    m = _REC_HEAD_B.match(line)
+    if m:
+        return "head", line[:m.start(1)].rstrip(b"[ "), m.group(1)
+    t = _TAG_ONLY_B.match(line)
+    tag = line[:t.end()].rstrip()
+    rest = line[t.end():]
+    if (not rest.strip() or _PREFIX_B.match(rest) or _RECORD_HEAD_B.match(rest) or _OWN_RECORD_B.match(rest)):
+        return "stop", tag, None
+    return "plain", tag, None
+
+
+def record_state(scan, buf, s):
+    """(severity letter, header's tag, lines after the header) when the line of ``buf`` starting at ``s`` is an
+    absl/glog header (0) or a line of its body (1..MAX_BODY), else None. Lines are asked in order within a buffer:
+    the walk back stops at the last line asked (Scan._rec), so a buffer's lines are read about once."""
+    memo = scan._rec
+    lines, pos, state, known = [], s, None, False
+    lo = max(0, s - MAX_BODY_BYTES)
+    while len(lines) <= MAX_BODY:
+        if memo is not None and memo[0] is buf and memo[1] == pos:
+            state, known = memo[2], True
+            break
+        end = buf.find(b"\n", pos)
+        kind, tag, sev = _line_kind(buf[pos:(len(buf) if end < 0 else end)][:512])
+        if kind != "plain":
+            state, known = ((sev, tag, 0) if kind == "head" else None), True
+            break
+        lines.append(tag)
+        if pos == 0 or pos <= lo:
+            break
+        pos = buf.rfind(b"\n", 0, pos - 1) + 1
+    if not known:
+        state = None  # no header within MAX_BODY lines (or the buffer's start): read as its own
+    for tag in reversed(lines):
+        state = (state[0], tag, state[2] + 1) if state and state[1] == tag and state[2] < MAX_BODY else None
+    scan._rec = (buf, s, state)
+    return state
+
+
+def _in_record(scan, win, got):
+    """``got`` with the severity of the absl/glog record whose body the line is, when it has none of its own."""
+    if not got[0] or got[1] is not None:
+        return got
+    st = record_state(scan, win.buf, win.start)
+    if st and st[2] and st[0] in b"IW":
+        return got[0], ("info" if st[0] == b"I" else "warn")
+    return got
+
+
 def _consider(scan, kb, lineno, win, needles, wins=None):
     if not needles:
         return
@@ -516,7 +596,8 @@ def _consider(scan, kb, lineno, win, needles, wins=None):
     if len(raw0) > WINDOW:
         results = _evaluate_long(scan, kb, win, needles, wins or {})
         scan.tried += 1
-        _replay(scan, lineno, win, (results, severity(win.body(0)[0][:WINDOW]) if results else None))
+        _replay(scan, lineno, win, _in_record(scan, win, (results, severity(win.body(0)[0][:WINDOW]) if results
+                                                           else None)))
         return
     # A line seen before (the same bytes once the digits of its prefixes are set aside, the
     # same needles) gets the same answer, if what else it read (the lines after it) is the same.
@@ -526,7 +607,7 @@ def _consider(scan, kb, lineno, win, needles, wins=None):
         got = entry[1].get(_deps(win, entry[0]))
         if got is not None:
             scan.replayed += 1
-            _replay(scan, lineno, win, got)
+            _replay(scan, lineno, win, _in_record(scan, win, got))
             return
     results, multi = _evaluate(kb, win, needles)
     scan.tried += 1
@@ -538,7 +619,7 @@ def _consider(scan, kb, lineno, win, needles, wins=None):
         entry = scan._cache[k0] = (flags, {})
     if len(entry[1]) < 16:
         entry[1][_deps(win, flags)] = got
-    _replay(scan, lineno, win, got)
+    _replay(scan, lineno, win, _in_record(scan, win, got))
 
 
 def _replay(scan, lineno, win, got):
