@@ -185,3 +185,16 @@ def test_mpi4py_spawn_failing_inside_a_slurm_job(kb):
     res, root = _root(kb, "[TRT-LLM] [I] Using LLM with PyTorch backend\nrank 0 using MpiPoolSession to spawn MPI "
                           "processes\n[TensorRT-LLM][INFO] Refreshed the MPI local session\n")
     assert root is None
+
+
+def test_vllm_driver_node_without_a_gpu_bundle(kb):
+    # https://github.com/vllm-project/vllm/issues/29265 (vllm's ray_utils.py: the resources dict is longer than a
+    # generated matcher's bounded value; ray.toml's pattern reads the message's own words)
+    text = ("(EngineCore_DP0 pid=504) ValueError: Current node has no GPU available. current_node_resource="
+            "{'accelerator_type:T4': 1.0, 'bundle_group_7_5dae406aeb52bbda8836db50069101000000': 999.999, 'memory': "
+            "188995160884.0, 'bundle_group_6_5dae406aeb52bbda8836db50069101000000': 999.999, 'node:74.10.28.48': 1.0, "
+            "'bundle_group_5dae406aeb52bbda8836db50069101000000': 1999.998, 'CPU': 112.0, 'object_store_memory': "
+            "80997926092.0}. vLLM engine cannot start without GPU. Make sure you have at least 1 GPU available in a node "
+            "current_node_id='25ce3df78af6f2152950b2eb804c59f55b331e21f8c4f92db852228d' current_ip='74.10.28.48'.\n")
+    _, root = _root(kb, text)
+    assert root["id"] == "ray.resources" and "STRICT_PACK" in root["causes"][0]["fix"][0]
