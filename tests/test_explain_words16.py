@@ -127,6 +127,11 @@ def test_split_host_identity_on_one_machine_is_the_socket_fallback():
     assert "unset NCCL_HOSTID" in c["fix"][0]
     r2, _f2 = _root(_nccl_fixture("fakehosts-2ranks-default.log"))
     assert r2["verdict"] == "no_error"
+    # one node's own log of a job across nodes names one host too, with fewer processes than nRanks: not a split
+    # identity (review16)
+    node0 = text.replace("nRanks 2 nNodes 2 localRanks 1", "nRanks 4 nNodes 2 localRanks 2")
+    _r, f = _root(node0)
+    assert f is None or "one machine" not in f["causes"][0]["text"]
 
 
 def test_env_dump_with_every_new_setting_and_no_complaint_stays_healthy():

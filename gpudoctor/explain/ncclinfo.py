@@ -493,9 +493,11 @@ _SPLIT_HOST_FIX = ("Give the ranks of one machine one host identity: unset NCCL_
 
 def _one_host_nodes(fx, st):
     """Every NCCL line names one host (no line without one), at least two processes print, NCCL counts more than one
-    node, and the channels go over the network."""
+    node, the channels go over the network, and every rank of the communicator printed from that host (nRanks): one
+    node's own log of a job across nodes also names one host, with fewer processes than nRanks (review16)."""
     return len(fx["hosts"]) == 1 and set(st["hosts"]) == set(fx["hosts"]) and (fx["nodes"] or 0) > 1 and \
-        fx["processes"] >= 2 and any(k.startswith("NET/") for k in fx["transports"])
+        fx["processes"] >= 2 and any(k.startswith("NET/") for k in fx["transports"]) and \
+        fx["processes"] >= max((int(n) for n in st["nranks"]), default=0)
 
 
 def _clip(text, n):
