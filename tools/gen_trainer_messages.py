@@ -157,18 +157,19 @@ MSG_FIX = [
     (r"^You can't train a model that has been loaded with `device_map='auto'` in any distributed mode",
      "accelerate/accelerator.py prepare_model(): a model spread over several GPUs by device_map='auto' (big-model "
      "inference placement) cannot be wrapped in DDP, which needs one whole copy per process.",
-     ["load the model on this process's GPU: device_map={'': PartialState().process_index} (or "
-      "{'': torch.cuda.current_device()}), or run one process (python train.py / --num_processes=1) to keep "
+     ["load the whole model on each process's own GPU: device_map={'': PartialState().local_process_index} (the "
+      "process's index on its machine, accelerate/state.py; process_index counts over all machines), or "
+      "{'': torch.cuda.current_device()}; or run one process (python train.py / --num_processes=1) to keep "
       "device_map='auto' (naive model parallelism)"]),
     (r"^You can't train a model that has been loaded in 8-bit (?:or 4-bit )?precision on multiple devices",
      "accelerate/accelerator.py prepare_model(): a bitsandbytes 8-bit / 4-bit model placed on several GPUs "
      "(device_map='auto') cannot be trained with DDP/FSDP; the quantized weights cannot be moved either.",
-     ["under accelerate launch / torchrun load it with device_map={'': PartialState().process_index} so each "
+     ["under accelerate launch / torchrun load it with device_map={'': PartialState().local_process_index} so each "
       "process holds the whole quantized model on its own GPU; or one process with device_map='auto'"]),
     (r"^You can't train a model that has been loaded in 8-bit (?:or 4-bit )?precision on a different device",
      "accelerate/accelerator.py prepare_model(): the quantized model sits on another GPU than this process's "
      "device (every rank loaded it onto cuda:0), and 8-bit / 4-bit weights cannot be moved.",
-     ["load with device_map={'': torch.cuda.current_device()} (or {'': PartialState().process_index}) after the "
+     ["load with device_map={'': torch.cuda.current_device()} (or {'': PartialState().local_process_index}) after the "
       "process group is set up, so rank N loads onto GPU N"]),
     (r"^You can't train a model that has been loaded in 8-bit (?:or 4-bit )?precision with CPU or disk offload",
      "accelerate/accelerator.py prepare_model(): part of the quantized model was offloaded to the CPU or disk "
@@ -177,7 +178,7 @@ MSG_FIX = [
     (r"^Your model contains `DTensor` parameters, which is incompatible with DDP",
      "accelerate/accelerator.py prepare_model(): transformers loaded the model with a tensor-parallel plan "
      "(device_map='auto' under torchrun gives DTensor parameters), which DDP cannot wrap.",
-     ["load with device_map='cuda' (or {'': PartialState().process_index}) instead of 'auto' under distributed "
+     ["load with device_map='cuda' (or {'': PartialState().local_process_index}) instead of 'auto' under distributed "
       "training"]),
     (r"^Please correct the following DeepSpeed config values that mismatch (?:kwargs|TrainingArguments) values",
      "accelerate/utils/dataclasses.py / transformers/integrations/deepspeed.py: a value in the DeepSpeed config "
