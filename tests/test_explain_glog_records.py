@@ -90,3 +90,9 @@ def test_an_error_record_and_a_failure_after_a_warning_record_are_still_errors(k
         "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
         "79.10 GiB of which 1.00 GiB is free.\n", kb)
     assert res["findings"] and res["findings"][0]["family"] == "cuda.oom", [f["id"] for f in res["findings"]]
+    # the shell's report of a process killed by a signal after a W record is the shell's, not the record's body
+    # (review16: it was read as the warning's detail and the text as 'no error')
+    for crash in ("Segmentation fault (core dumped)", "./run.sh: line 3: 4242 Segmentation fault      (core dumped) "
+                  "python train.py"):
+        res = explain.explain_text("W1127 01:00:53.431996    8243 a.cc:1] slow\n" + crash + "\n", kb)
+        assert res["verdict"] != "no_error", crash

@@ -532,7 +532,13 @@ _TAG_ONLY_B = re.compile(_TAG_B)
 # a line that starts a record of its own: a level word (Python's logging 'ERROR:root:', '[WARNING]'), a program's own
 # message ('srun: error: ...', 'slurmstepd: error: ...'), a Python traceback or exception line (_RECORD_HEAD_B)
 _OWN_RECORD_B = re.compile(rb"\[?(?:DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|CRITICAL|FATAL)\b"
-                           rb"|[\w./-]{1,60}(?:\[\d{1,10}\])?: (?:error|fatal|warning|warn)\b", re.I)
+                           rb"|[\w./-]{1,60}(?:\[\d{1,10}\])?: (?:error|fatal|warning|warn)\b"
+                           # the shell's report of a child killed by a signal (bash jobs.c: its strsignal text, 'bash:
+                           # line 1: 4242 Segmentation fault (core dumped)'), libstdc++'s terminate handler, CPython's
+                           # fatal error: printed by another program than the record's, never a record's body (review16)
+                           rb"|(?:[\w./-]{1,200}: line \d{1,7}: {1,4}\d{1,10} {1,4})?(?:Segmentation fault|Aborted|Killed|"
+                           rb"Bus error|Illegal instruction|Floating point exception|Terminated)\b|terminate called |"
+                           rb"Fatal Python error: ", re.I)
 MAX_BODY = 64  # body lines of one record followed back to its header
 MAX_BODY_BYTES = 1 << 16  # bytes walked back from a line to its header
 
