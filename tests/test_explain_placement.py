@@ -151,9 +151,12 @@ def test_ray_refuses_a_gpu_request_on_a_cluster_without_gpus(kb):
     # made here: ray 2.60.0, ray.init(num_gpus=0) and a task with num_gpus=1 (the autoscaler's event line)
     _, root = _root(kb, _read("ray_gpu_task_no_gpu.txt"))
     assert root["id"] == "ray.resources" and "--num-gpus" in _fixes(root)
-    # the same with RAY_enable_autoscaler_v2=1: autoscaler/v2/event_logger.py's wording ('... resource requests {...}*1.')
-    _, root = _root(kb, _read("ray_gpu_task_no_gpu_autoscaler_v2.txt"))
-    assert root["id"] == "ray.resources" and root["causes"][0]["text"].startswith("No node the cluster has or can add")
+    assert root["causes"][0]["text"].startswith("Ray's autoscaler") and any(
+        c["text"].startswith("No node the cluster has or can add") for c in root["causes"])
+    # the same with RAY_enable_autoscaler_v2=1: autoscaler/v2/event_logger.py's '... resource requests {...}*1.' is also
+    # printed for requests that only queue and then run, so it is no root by itself (ray.toml)
+    res, root = _root(kb, _read("ray_gpu_task_no_gpu_autoscaler_v2.txt"))
+    assert root is None or root["id"] != "ray.resources"
 
 
 def test_a_message_quoted_without_its_full_stop_still_matches_where_the_line_ends(kb):
