@@ -169,3 +169,33 @@ def test_rank_names():
         assert sshenv._RANKISH.search(v), v
     for v in ("DATA_ROOT", "HF_HOME", "MASTER", "CUDA_VISIBLE_DEVICES"):
         assert not sshenv._RANKISH.search(v), v
+
+
+def test_the_patterns_find_each_line_and_its_needle():
+    # knowledge loads them once per process (the cache): read them here on their own
+    import re
+
+    from gpudoctor.explain.knowledge import squash
+
+    pats = sshenv.patterns("launch.sshenv")
+    assert [p.site for p in pats] == [{"class": "sshenv_cmd", "id": "sshenv-cmd"},
+                                      {"class": "sshenv_export", "id": "sshenv-export"},
+                                      {"class": "sshenv_err", "id": "sshenv-err"}]
+    assert {p.entry for p in pats} == {"launch.sshenv"} and {p.role for p in pats} == {"paste"}
+    assert {p.rank for p in pats} == {0}
+    lines = [["$ ssh n1 c", "# ssh n1 c", "% ssh n1 c", "> ssh n1 c", "x; ssh n1 c", "x;ssh n1 c", "x && ssh n1 c",
+              "x&&ssh n1 c"],
+             ["$ export AB=1", "u@h:~# export _X=1", "% export A9=1", "> export a=1"],
+             ["KeyError: 'MASTER_ADDR'", 'KeyError: "DATA_ROOT"', "environment variable RANK expected, but not set"]]
+    nots = [["$ sshd -D", "$ ssh  ", "myssh n1", "x; echo ssh n1"], ["$ export 1A=1", "export AB=1", "$ export AB"],
+            ["KeyError: 'A'", "KeyError: 0", "environment variable rank expected, but not set"]]
+    for p, yes, no in zip(pats, lines, nots):
+        rx = re.compile(p.source, re.M)
+        for line in yes:
+            assert rx.search(line), (p.source, line)
+            assert any(n in squash(line) for n in p.needles_b), (p.needles_b, line)
+        for line in no:
+            assert not rx.search(line), (p.source, line)
+    # an ssh line without a prompt or separator: the regex's '^' takes it, no needle does (the prefilter never hands it
+    # over; the module reads only command lines after a prompt, ';' or '&&')
+    assert re.match(pats[0].source, "ssh n1 c") and not any(n in squash("ssh n1 c") for n in pats[0].needles_b)
