@@ -131,6 +131,10 @@ def _distributed_check(scan, kb, tb, file, at, what, user):
 
 
 API_DEPTH = 3  # a library's frames between the user's call and the raise, for "the function you called checked it"
+# what an argument check's TypeError says ('expected Tensor as element 0 in argument 0, but got list', 'must be str,
+# not int', 'takes 2 positional arguments but 3 were given', 'unsupported operand type(s)')
+_ARG_WORDS = re.compile(r"argument|expect|must be|should be|\bgot\b|\btakes\b|\bnot supported|unsupported|"
+                        r"\bmissing\b|required|invalid|\bnot an?\b|\btype\b", re.I)
 
 
 def _refused_call(scan, kb, tb, lib, user, at, what):
@@ -148,6 +152,11 @@ def _refused_call(scan, kb, tb, lib, user, at, what):
         return None
     if exc == "AssertionError" and not (tb["msg"] or "").strip():
         # a bare 'assert self.buf is not None' checks the library's own state, names no argument (review16)
+        return None
+    if exc == "TypeError" and not _ARG_WORDS.search(tb["msg"] or ""):
+        # a TypeError that names no argument is the library against another package's version more often than a
+        # call's argument: protobuf's 'Descriptors cannot be created directly.' (a _pb2.py generated for another
+        # protobuf, google/protobuf/descriptor.py) raised under the user's import (review16)
         return None
     k = len(frames)
     while k > 0 and pytb.where(frames[k - 1][0]) == ("lib", lib):
@@ -282,7 +291,9 @@ def _traceback_finding(scan, kb, tb):
         # that call's, as structural() did before it read the frames; torch is named in the note
         torch_in, (file, line, fn), kind = at, user, "user"
         at = "%s:%d%s" % (file, line, " in %s" % fn if fn and not fn.startswith("<") else "")
-    if f is None and kind == "lib" and lib != "torch":
+    if f is None and kind == "lib" and lib != "torch" and _lib_entry(by, file, lib)[1] is None:
+        # (a launcher's or op builder's own package names its family first: deepspeed/ops, deepspeed/launcher,
+        # accelerate/commands, analyze._TORCHDIST)
         f = _refused_call(scan, kb, tb, lib, user, at, what)
     if f is None and kind == "lib":
         eid, sub = _lib_entry(by, file, lib)
