@@ -96,3 +96,95 @@ def test_an_error_record_and_a_failure_after_a_warning_record_are_still_errors(k
                   "python train.py"):
         res = explain.explain_text("W1127 01:00:53.431996    8243 a.cc:1] slow\n" + crash + "\n", kb)
         assert res["verdict"] != "no_error", crash
+
+
+# ---- XLA's coordination service (jax.distributed): tools/gen_xla_coordination.py, knowledge/xla_coordination.toml
+
+import re  # noqa: E402
+import sys  # noqa: E402
+
+sys.path.insert(0, os.path.join(REPO, "tools"))
+import gen_xla_coordination  # noqa: E402
+import knowgen  # noqa: E402
+
+DATA = os.path.join(REPO, "tests", "data", "glog16")
+
+
+def test_the_generator_regenerates_the_committed_sites_from_its_slice(tmp_path):
+    got = knowgen.regenerated(gen_xla_coordination.main, os.path.join(REPO, "tools", "data",
+                                                                     "xla_coordination_slice.txt"), tmp_path / "x.json")
+    want = knowgen.committed("xla_coordination")
+    assert [(s["id"], s.get("family"), s.get("re")) for s in got["sites"]] == \
+        [(s["id"], s.get("family"), s.get("re")) for s in want["sites"]]
+    def fam(start):
+        return next(s.get("family") for s in got["sites"] if s["text"].startswith(start))
+
+    assert fam("heartbeat timeout. This indicates") == "xla.coord_peer_failed"
+    assert fam("Barrier timed out. Id: %s.") == "xla.coord_barrier_late"
+    assert fam("unexpectedly tried to connect with a different") == "xla.coord_task_restarted"
+    assert fam("Shutdown barrier in coordination service has failed") == "xla.coord_peer_failed"
+    assert fam("Coordination service agent failed to register") == "xla.coord_connect"
+    assert fam("Conflicting tasks specified") == "jax.distributed_init"
+    assert not any(s.get("family") for s in got["sites"] if "has passed" in s["text"] or "is enabled" in s["text"])
+
+
+def test_the_leading_sentences_are_the_matcher():
+    # the advice after them is reworded between releases (jax-ml/jax#23599 quotes the older 'to debug further.')
+    lead = gen_xla_coordination._leading(
+        "heartbeat timeout. This indicates that the remote task has failed, got preempted, or crashed unexpectedly. "
+        "Check the task logs for an earlier error or scheduler events (e.g. preemption, eviction) to debug further.")
+    assert lead.endswith("crashed unexpectedly.") and "Check" not in lead
+
+
+# made here (tests/data/glog16/README.md): (file, verdict, entry of the first finding, family, a regex over its fixes)
+RUNS = [
+    ("peer_killed.0.log", "echo_only", "xla.coord_peer_failed", "cascade", r"task the message names"),
+    ("peer_never_started.0.log", "echo_only", "xla.coord_peer_failed", "cascade", r"num_processes processes"),
+]
+
+REAL = {
+    # https://github.com/jax-ml/jax/issues/23599 (qGentry's comment: an older XLA's wording of the heartbeat timeout)
+    "jax_23599_heartbeat": (
+        "2024-10-09 15:47:38.568412: E external/xla/xla/tsl/distributed_runtime/coordination/coordination_service.cc:"
+        "1170] /job:jax_worker/replica:0/task:0 has been set to ERROR in coordination service: UNAVAILABLE: Task "
+        "/job:jax_worker/replica:0/task:0 heartbeat timeout. This indicates that the remote task has failed, got "
+        "preempted, or crashed unexpectedly. Check the task logs for an earlier error to debug further. "
+        "[type.googleapis.com/tensorflow.CoordinationServiceError='']\n", "xla.coord_peer_failed", r"process_id N"),
+    # https://github.com/jax-ml/jax/pull/39095 (docs/new_docs/501/fault-tolerance.rst: process 0's service gone)
+    "jax_39095_leader_gone": (
+        "E0929 17:42:48.594192 1044529 coordination_service_agent.cc:332] Polled an error from coordination service "
+        "(this can be an error from this or another task).\n"
+        "F0929 17:42:48.594200 1044529 client.h:77] Terminating process because the JAX distributed service detected "
+        "fatal errors. This most likely indicates that another task died; see the other task logs for more details. "
+        "Disable Python buffering, i.e. `python -u`, to be sure to see all the previous output. absl::Status: "
+        "UNAVAILABLE: Failed to send RPC to coordination service. Either the leader task was preempted/died/restarted "
+        "unexpectedly or this task is experiencing network issues. Check earlier\n"
+        "Additional GRPC error information from remote target coordination_service while calling "
+        "/tensorflow.CoordinationService/PollForError:\n"
+        ":UNKNOWN:Error received from peer  {grpc_message:\"Socket closed\", grpc_status:14}\n",
+        "xla.coord_peer_failed", r"first error"),
+}
+
+
+def test_runs_made_here_get_the_coordination_services_answer(kb):
+    for name, verdict, want, family, fix_re in RUNS:
+        with open(os.path.join(DATA, name)) as f:
+            res = explain.explain_text(f.read(), kb)
+        root = res["findings"][0] if res["findings"] else None
+        assert res["verdict"] == verdict and root and root["id"] == want, (name, res["verdict"],
+                                                                           [f["id"] for f in res["findings"]])
+        assert root.get("family") == family, (name, root.get("family"))
+        fixes = "\n".join(fx for c in root["causes"] for fx in c["fix"])
+        assert re.search(fix_re, fixes), (name, fixes)
+    with open(os.path.join(DATA, "clean_two_processes.log")) as f:
+        res = explain.explain_text(f.read(), kb)
+    assert res["verdict"] == "no_error" and not res["findings"]
+
+
+def test_public_threads_get_the_coordination_services_answer(kb):
+    for name, (text, want, fix_re) in REAL.items():
+        res = explain.explain_text(text, kb)
+        root = res["findings"][0] if res["findings"] else None
+        assert root and root["id"] == want, (name, [f["id"] for f in res["findings"]])
+        fixes = "\n".join(fx for c in root["causes"] for fx in c["fix"])
+        assert re.search(fix_re, fixes), (name, fixes)

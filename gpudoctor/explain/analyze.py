@@ -915,7 +915,11 @@ def _beside_echo(scan, kb):
     own.update(t["line"] for t in scan.tracebacks if not any(w in t["exc"] for w in _ECHO_EXC))
     if own:
         got = structural(scan, kb)
-        if got and got["kind"] != "echo" and got["first_line"] in own:
+        # (not when that exception's own line is a known echo's message: 'Connection closed by peer' in XLA's
+        # JaxRuntimeError says the peer went away, which the shape's 'the library refused the call' does not)
+        if got and got["kind"] != "echo" and got["first_line"] in own and not any(
+                got["first_line"] in scan.match_lines.get(eid, ()) for eid in scan.match_lines
+                if not eid.startswith("_") and eid in kb.by_id and kb.by_id[eid]["kind"] == "echo"):
             return got
     # an MPI launcher's own failure line that no entry knows, beside the echo (Intel MPI's Hydra: 'check_exit_codes
     # (...): unable to run bstrap_proxy on <host>' before the event loop's 'error waiting for event')
