@@ -14,7 +14,8 @@
 #   MUTATION_NAMES="gpudoctor.node.xǁNodeǁ__init__*" bench/mutation.sh  # only these mutants (fnmatch
 #       globs over mutmut's names, which `mutmut run NAMES` takes), of the files MUTATION_ONLY names
 #   MUTATION_TESTS="tests/test_nccl_infolog.py" bench/mutation.sh  # judge by these tests (files or
-#       pytest node ids) instead of the checks' and the runner's (tests/test_mutation_*.py always)
+#       pytest node ids) instead of the checks' and the runner's (tests/test_mutation_*.py always, unless
+#       MUTATION_OWN_TESTS=1: then these alone)
 #
 # Why a copy, and why checks/ moves: mutmut 3 names a mutant after its file's path
 # (checks/shm.py -> "checks.shm") and activates it only in a function whose __module__ has that
@@ -61,6 +62,9 @@ else
     echo "source: working tree of $(git -C "$REPO" rev-parse --short HEAD) (uncommitted changes included)"
 fi
 mv "$WORK/checks" "$WORK/gpudoctor/checks"
+# MUTATION_OWN_TESTS=1: judge by MUTATION_TESTS alone, without every tests/test_mutation_*.py (a function that every
+# explain calls, as sshenv.read or settings._told, is otherwise run under hundreds of golden-table tests per mutant)
+[ -n "${MUTATION_OWN_TESTS:-}" ] || \
 for t in "$WORK"/tests/test_mutation_*.py; do [ -e "$t" ] && TESTS="$TESTS tests/$(basename "$t")"; done
 
 # mutmut 3 does not mutate a decorated function (mutmut/mutation/file_mutation.py: "ignore decorated
