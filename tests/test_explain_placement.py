@@ -76,7 +76,7 @@ REAL = [
                   "AssertionError: Loading a checkpoint for MP=2 but world size is 1\n"
                   "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: "
                   "2219637) of binary: /usr/bin/python3\n",
-     "launcher.model_parallel_size", "torchrun --nproc_per_node 2 example_chat_completion.py"),
+     "launcher.model_parallel_size", "(2 by this message"),
     # https://github.com/NVIDIA/TensorRT-LLM/issues/1950 (a 2-GPU engine, python3 ../run.py: MPI size 1)
     ("trtllm_1950", "> [TensorRT-LLM][INFO] MPI size: 1, rank: 0\nTraceback (most recent call last):\n"
                     '  File "/usr/local/lib/python3.10/dist-packages/tensorrt_llm/runtime/model_runner_cpp.py", line 98, '

@@ -119,8 +119,9 @@ MSG_FIX = [
      "llama/generation.py Llama.build(): the model-parallel size is the world size torchrun started (WORLD_SIZE), "
      "and it must equal the checkpoint's number of shards (consolidated.*.pth): the checkpoint has {%1|MP} "
      "shard(s), torchrun started {%2|a different number of} process(es).",
-     ["torchrun --nproc_per_node {%1|<the checkpoint's MP>} example_chat_completion.py --ckpt_dir <dir> ... "
-      "(MP is the number of consolidated.*.pth files: 1 for 7B/8B, 2 for 13B, 8 for 70B; the README's table)"]),
+     ["torchrun --nproc_per_node <MP> example_chat_completion.py --ckpt_dir <dir> ..., MP being the checkpoint's "
+      "number of consolidated.*.pth files ({%1|MP} by this message; 0 means --ckpt_dir holds none: fix the path "
+      "first); the README's table: 1 for 7B/8B, 2 for 13B, 8 for 70B"]),
     (r"^Could not find %s in the torch environment",
      "colossalai.launch_from_torch() (colossalai/initialize.py) reads RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR and "
      "MASTER_PORT, which torchrun (and colossalai run, which starts torchrun) set in each process it starts; "
