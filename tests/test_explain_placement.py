@@ -201,3 +201,12 @@ def test_vllm_driver_node_without_a_gpu_bundle(kb):
             "current_node_id='25ce3df78af6f2152950b2eb804c59f55b331e21f8c4f92db852228d' current_ip='74.10.28.48'.\n")
     _, root = _root(kb, text)
     assert root["id"] == "ray.resources" and "STRICT_PACK" in root["causes"][0]["fix"][0]
+
+
+def test_vllm_engine_built_in_every_torchrun_rank(kb):
+    # https://github.com/open-compass/VLMEvalKit/issues/561 (vllm.LLM in a script started by torchrun --nproc-per-node=8)
+    text = ("$ torchrun --nproc-per-node=8 run.py --data Video-MME --model Qwen2_VL-M-RoPE-80k\n"
+            "[rank1]:     raise RuntimeError(\n[rank1]: RuntimeError: world_size (8) is not equal to "
+            "tensor_model_parallel_size (1) x pipeline_model_parallel_size (1)\n")
+    _, root = _root(kb, text)
+    assert root["id"] == "serving.parallel_config" and "external_launcher" in root["causes"][0]["fix"][0]
