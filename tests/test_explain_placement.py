@@ -210,3 +210,11 @@ def test_vllm_engine_built_in_every_torchrun_rank(kb):
             "tensor_model_parallel_size (1) x pipeline_model_parallel_size (1)\n")
     _, root = _root(kb, text)
     assert root["id"] == "serving.parallel_config" and "external_launcher" in root["causes"][0]["fix"][0]
+
+
+def test_triton_trtllm_backend_in_an_mpi_world_of_another_size(kb):
+    # https://github.com/NVIDIA/TensorRT-LLM/issues/2021 (its title: the executor's leader-mode check)
+    text = ("[TensorRT-LLM][ERROR] Assertion failed: With communicationMode kLEADER, MPI worldSize is expected to be "
+            "equal to tp*pp when participantIds are not specified\n")
+    _, root = _root(kb, text)
+    assert root["id"] == "launcher.model_parallel_size" and "--world_size" in root["causes"][0]["fix"][0]
