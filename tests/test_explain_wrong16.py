@@ -91,6 +91,12 @@ def test_zero3_placeholder_shape(cli, tmp_path):
         assert cause in doc["findings"][0]["causes"][0]["text"], doc["findings"][0]["causes"][0]["text"]
     _, doc = explain_paste(cli, tmp_path, PLAIN_MISMATCH)
     assert root_id(doc) == "usercode.state_dict_mismatch", [f["id"] for f in doc["findings"]]
+    # the same size-0 weight in a text that names FSDP and not DeepSpeed: FSDP's own shards, not ZeRO-3 (review16)
+    fsdp = "Training with FSDP (use_orig_params=True), then loading the saved state dict:\n" + TF_20082
+    _, doc = explain_paste(cli, tmp_path, fsdp)
+    assert root_id(doc) != "deepspeed.zero3_placeholder", [f["id"] for f in doc["findings"]]
+    _, doc = explain_paste(cli, tmp_path, fsdp.replace("FSDP", "DeepSpeed ZeRO-3"))
+    assert root_id(doc) == "deepspeed.zero3_placeholder", [f["id"] for f in doc["findings"]]
 
 
 def test_peer_ended_before_the_collective(cli, tmp_path):

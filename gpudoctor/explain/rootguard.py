@@ -193,9 +193,23 @@ def _in_traceback(tbs, line):
     return next((tb for tb in tbs if tb["header_line"] <= line <= tb["line"]), None)
 
 
+# a size-0 weight (deepspeed.zero3_placeholder) in a text that names FSDP and not DeepSpeed: FSDP's own sharded
+# parameters (review16; the entry's two signals say which the text names)
+_ZERO3 = "deepspeed.zero3_placeholder"
+
+
+def _fsdp_not_deepspeed(scan):
+    named = {("fsdp" if "FSDP" in p.source else "ds") for p, hits in (getattr(scan, "signals", None) or {}).items()
+             if p.entry == _ZERO3 and hits}
+    return named == {"fsdp"}
+
+
 def outside_component(order, matched, by, scan):
     """(order, demoted): the root taken out of analyze's cause order when it is a rendezvous / gloo entry whose every
-    matched line lies in a Python traceback that never enters those components (above), else (order, [])."""
+    matched line lies in a Python traceback that never enters those components (above), or the ZeRO-3 placeholder
+    entry in a text that names FSDP and not DeepSpeed, else (order, [])."""
+    if order and order[0] == _ZERO3 and _fsdp_not_deepspeed(scan):
+        return order[1:], order[:1]
     if not order or not order[0].startswith(_GUARDED) or by[order[0]]["kind"] == "echo":
         return order, []
     tbs = [tb for tb in getattr(scan, "tracebacks", None) or () if tb.get("header_line") is not None]
