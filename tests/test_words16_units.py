@@ -46,3 +46,72 @@ def test_clip_the_quoted_sentence():
     assert ncclinfo._clip("a  b\n\t c", 5) == "a b c"
     assert ncclinfo._clip("x" * 10, 10) == "x" * 10
     assert ncclinfo._clip("x" * 11, 10) == "x" * 7 + "..."
+
+
+# JAX 0.10.2's own lines (tests/data/words16/jaxrec.log, jaxmiss.log: runs made here on CPU)
+COMPILING = ("Compiling jit(train_step) with global shapes and types (ShapedArray(float32[64,1]), "
+             "ShapedArray(float32[%d,64]), ShapedArray(float32[%d,1])). Argument mapping: (UnspecifiedValue, "
+             "UnspecifiedValue, UnspecifiedValue).")
+FINISHED = "Finished XLA compilation of jit(train_step) in %s sec"
+
+
+class _Win(object):
+    def __init__(self, lines):
+        self.lines = lines
+
+    def text(self, n):
+        return self.lines[n] if n < len(self.lines) else ""
+
+
+def _jax(lines):
+    st = settings.State()
+    for i, line in enumerate(lines):
+        if "with global shapes and types" in line or "Finished XLA compilation of" in line or \
+                "TRACING CACHE MISS" in line:
+            settings._jax_log(st, i + 1, line, _Win(lines[i:]))
+    return st
+
+
+def test_jax_compile_log_counts_shapes_and_seconds():
+    st = _jax([COMPILING % (123, 123), FINISHED % "0.769737720", COMPILING % (116, 116), FINISHED % "0.353952646",
+               COMPILING % (123, 123), "Finished XLA compilation of jit(other_fn) in 9.5 sec"])
+    assert list(st.compiles) == ["train_step"]
+    shapes, first, secs, text = st.compiles["train_step"]
+    assert len(shapes) == 2 and first == 1 and abs(secs - 1.123690366) < 1e-9 and text == COMPILING % (123, 123)
+    assert "(ShapedArray(float32[64,1]), ShapedArray(float32[116,64]), ShapedArray(float32[116,1]))" in shapes
+    assert settings._recompiled(st) is None  # two shapes: not recompilation
+    st = _jax([COMPILING % (n, n) for n in (96, 97, 98)] + [FINISHED % "0.5"])
+    assert settings._recompiled(st) == ("train_step", 3, 1, 0.5, COMPILING % (96, 96))
+
+
+def test_jax_compile_log_caps():
+    st = _jax([COMPILING.replace("train_step", "f%d" % i) % (1, 1) for i in range(settings.MAX_FUNCS)] +
+              [COMPILING.replace("train_step", "late") % (1, 1), COMPILING.replace("train_step", "f0") % (2, 2)])
+    assert len(st.compiles) == settings.MAX_FUNCS and "late" not in st.compiles and len(st.compiles["f0"][0]) == 2
+    st = _jax([COMPILING % (n, n) for n in range(70)])
+    assert len(st.compiles["train_step"][0]) == 64
+
+
+def test_jax_cache_misses_are_new_signatures_of_the_function_named_next():
+    miss = "TRACING CACHE MISS at /tmp/words16/run/jaxmiss.py:21:11 (<module>):"
+    new = [miss, "  never seen function:", "    train_step id=139881201780512 defined at /tmp/words16/run/jaxmiss.py:6"]
+    again = [miss, "  for train_step defined at /tmp/words16/run/jaxmiss.py:6",
+             "  all previously seen cache keys differ. For the closest previous key:"]
+    st = _jax(new + again + again)
+    shapes, first, secs, text = st.compiles["train_step"]
+    assert shapes == {"miss at line 1", "miss at line 4", "miss at line 7"} and first == 1 and secs == 0.0
+    assert text == miss
+    assert settings._recompiled(st)[:3] == ("train_step", 3, 1)
+    # a miss without the lines after it (no window) or followed by something else counts nothing
+    st = settings.State()
+    settings._jax_log(st, 1, miss)
+    settings._jax_log(st, 2, miss, _Win([miss, "  something else"]))
+    settings._jax_log(st, 3, miss, _Win([miss, "  never seen function:", "  train_step defined"]))
+    assert st.compiles == {}
+
+
+def test_recompiled_takes_the_longest_compiling_then_the_most_shapes():
+    st = settings.State()
+    st.compiles = {"a": [{1, 2, 3}, 5, 1.0, "a"], "b": [{1, 2, 3, 4}, 9, 0.5, "b"], "c": [{1, 2}, 1, 9.0, "c"],
+                   "d": [{1, 2, 3, 4, 5}, 2, 1.0, "d"]}
+    assert settings._recompiled(st) == ("d", 5, 2, 1.0, "d")
