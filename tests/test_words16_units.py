@@ -115,3 +115,52 @@ def test_recompiled_takes_the_longest_compiling_then_the_most_shapes():
     st.compiles = {"a": [{1, 2, 3}, 5, 1.0, "a"], "b": [{1, 2, 3, 4}, 9, 0.5, "b"], "c": [{1, 2}, 1, 9.0, "c"],
                    "d": [{1, 2, 3, 4, 5}, 2, 1.0, "d"]}
     assert settings._recompiled(st) == ("d", 5, 2, 1.0, "d")
+
+
+def _told(text, line=3):
+    st = settings.State()
+    settings._told(st, line, text)
+    return st
+
+
+@pytest.mark.parametrize("text,told", [
+    ("Training is very slow on the new cluster.", [("slow", True)]),
+    ("Throughput tops out at 120 samples/s.", [("slow", False)]),  # a weak word with a figure
+    ("Throughput tops out at the limit.", []),  # ... without one
+    ("Every rank spends ~5 s in its first CUDA call.", [("slowstart", False)]),  # a start told by its cost
+    ("The first CUDA call is slow.", [("slow", False), ("slowstart", False)]),
+    ("Startup is where we are.", []),
+    ("Every rank already holds 1.3 GB of GPU memory before any tensor exists.", [("memory", False)]),
+    ("We run out of GPU memory at step 10.", [("memory", False)]),
+    ("The loss is different on every run.", [("nondeterminism", False)]),
+    ("torch.compile does nothing for us.", [("nocompile", False)]),
+    ("The kernel takes 4.7 SECONDS per call in the job; the same script on another node takes 0.05 ms.",
+     [("slow", True)]),  # compared in figures only
+    ("It used to take 2 s per step.", [("slow", True)]),
+    # a program's own words and code are no told symptom
+    ("Using a slow image processor as `use_fast` is unset.", []), ("# training is slow here", []),
+    ("x=1 && echo slow", []),
+])
+def test_told_symptoms_of_a_users_line(text, told):
+    st = _told(text)
+    assert [(t[1], t[3]) for t in st.told] == told
+    assert all(t[0] == 3 and t[2] == text for t in st.told)
+    assert st.shapes_told is False
+
+
+def test_told_shapes_and_the_stripped_text():
+    st = _told("  The input shapes change every batch and it is slow.  ", 7)
+    assert st.shapes_told is True and st.told == [(7, "slow", "The input shapes change every batch and it is slow.", False)]
+
+
+def test_the_users_clauses_of_a_line():
+    assert settings._users_clauses("Training is slow.") == "Training is slow."
+    # the user's clauses around a pasted NCCL line; a line that starts with the tool's is none
+    mixed = ("Training is slow. It takes 3 s per step. NCCL INFO Channel 00/0 : 0[0] -> 1[1] via NET/Socket/0 1024. "
+             "Help!")
+    assert settings._users_clauses(mixed) == "Training is slow. It takes 3 s per step. Help!"
+    assert _told(mixed).told == [(3, "slow", "Training is slow. It takes 3 s per step. Help!", False)]
+    nccl_first = "NCCL INFO Channel 00/0 : 0[0] -> 1[1] via NET/Socket/0 1024 1024 1024. It is slow."
+    assert settings._users_clauses(nccl_first) is None and _told(nccl_first).told == []
+    nccl = "[rank0]: NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC slow"
+    assert settings._users_clauses(nccl) is None and _told(nccl).told == []
