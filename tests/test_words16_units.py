@@ -164,3 +164,30 @@ def test_the_users_clauses_of_a_line():
     assert settings._users_clauses(nccl_first) is None and _told(nccl_first).told == []
     nccl = "[rank0]: NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC slow"
     assert settings._users_clauses(nccl) is None and _told(nccl).told == []
+
+
+def test_one_host_counted_as_several_nodes():
+    def fx(**kw):
+        d = {"hosts": ["vm"], "nodes": 2, "processes": 2, "transports": {"NET/Socket": 4, "P2P/IPC": 2}}
+        d.update(kw)
+        return d
+
+    st = {"hosts": ["vm"]}
+    assert ncclinfo._one_host_nodes(fx(), st)
+    assert ncclinfo._one_host_nodes(fx(transports={"NET/IB": 1}, processes=3, nodes=3), st)
+    assert not ncclinfo._one_host_nodes(fx(hosts=["vm", "vm2"]), {"hosts": ["vm", "vm2"]})
+    assert not ncclinfo._one_host_nodes(fx(), {"hosts": ["vm", ""]})  # a line without the host
+    assert not ncclinfo._one_host_nodes(fx(nodes=1), st) and not ncclinfo._one_host_nodes(fx(nodes=None), st)
+    assert not ncclinfo._one_host_nodes(fx(processes=1), st)
+    assert not ncclinfo._one_host_nodes(fx(transports={"P2P/IPC": 4}), st)
+    assert not ncclinfo._one_host_nodes(fx(transports={}), st)
+
+
+def test_told_slow_is_the_first_slow_sentence():
+    from types import SimpleNamespace
+
+    assert ncclinfo._told_slow(SimpleNamespace()) is None
+    st = settings.State()
+    assert ncclinfo._told_slow(SimpleNamespace(settings_st=st)) is None
+    st.told = [(1, "memory", "m", False), (4, "slow", "first", False), (6, "slow", "second", True)]
+    assert ncclinfo._told_slow(SimpleNamespace(settings_st=st)) == (4, "first")
