@@ -98,6 +98,17 @@ def test_an_error_record_and_a_failure_after_a_warning_record_are_still_errors(k
         assert res["verdict"] != "no_error", crash
 
 
+def test_a_fatal_record_is_an_error(kb):
+    # glog / abseil CHECK: 'Check failed: ' at FATAL, then '*** Check failure stack trace: ***' (any FATAL record)
+    for text in ("step 1 loss 0.5\nF0123 12:00:00.000000    1234 foo.cc:12] Check failed: x == y (1 vs. 2)\n",
+                 "step 1 loss 0.5\nF0123 12:00:00.000000    1234 foo.cc:12] the thing is gone\n"
+                 "*** Check failure stack trace: ***\n    @     0x7ff7f3440634  absl::log_internal::LogMessage::SendToLog()\n"):
+        res = explain.explain_text(text, kb)
+        assert res["verdict"] != "no_error", text
+    # a health check's words elsewhere in a line are not a CHECK
+    res = explain.explain_text("step 1 loss 0.5\nnote: the disk health check failed: retrying is not needed\n", kb)
+    assert res["verdict"] == "no_error"
+
 # ---- XLA's coordination service (jax.distributed): tools/gen_xla_coordination.py, knowledge/xla_coordination.toml
 
 import re  # noqa: E402

@@ -125,6 +125,7 @@ class Scan:
         self.retired = set()  # patterns whose reader keeps nothing more (retire)
         self._live = {}  # needle -> whether a pattern it leads to is not retired (_live_needles)
         self._rec = None  # (buffer, line start, state): the last line whose absl/glog record was read (record_state)
+        self._own_kind = {}  # line cache key -> _line_kind of the line itself (_in_record)
 
     def retire(self, pattern):
         """``pattern``'s reader holds all it keeps (launchctx's MAX_ALONE 'rank 0 of 1' lines, its MAX_CMDS command
@@ -585,10 +586,20 @@ def record_state(scan, buf, s):
     return state
 
 
-def _in_record(scan, win, got):
-    """``got`` with the severity of the absl/glog record whose body the line is, when it has none of its own."""
+def _in_record(scan, win, got, key=None):
+    """``got`` with the severity of the absl/glog record whose body the line is, when it has none of its own.
+    ``key``: the line's cache key (_consider): a line that is a header or a record of its own is one whatever comes
+    before it, so its kind is read once per such line (a million lines of one error read it once)."""
     if not got[0] or got[1] is not None:
         return got
+    if key is not None:
+        own = scan._own_kind.get(key)
+        if own is None:
+            if len(scan._own_kind) >= MAX_CACHE:
+                scan._own_kind.clear()
+            own = scan._own_kind[key] = _line_kind(win.raw(0)[:512])[0]
+        if own != "plain":
+            return got
     st = record_state(scan, win.buf, win.start)
     if st and st[2] and st[0] in b"IW":
         return got[0], ("info" if st[0] == b"I" else "warn")
@@ -613,7 +624,7 @@ def _consider(scan, kb, lineno, win, needles, wins=None):
         got = entry[1].get(_deps(win, entry[0]))
         if got is not None:
             scan.replayed += 1
-            _replay(scan, lineno, win, _in_record(scan, win, got))
+            _replay(scan, lineno, win, _in_record(scan, win, got, k0))
             return
     results, multi = _evaluate(kb, win, needles)
     scan.tried += 1
@@ -625,7 +636,7 @@ def _consider(scan, kb, lineno, win, needles, wins=None):
         entry = scan._cache[k0] = (flags, {})
     if len(entry[1]) < 16:
         entry[1][_deps(win, flags)] = got
-    _replay(scan, lineno, win, _in_record(scan, win, got))
+    _replay(scan, lineno, win, _in_record(scan, win, got, k0))
 
 
 def _replay(scan, lineno, win, got):

@@ -213,6 +213,11 @@ GENERIC_ERRORS = [
     r"^\s*(?:fatal|error|failed|failure)\b",
     r"\b(?:fatal error|failed to|failed with|has failed|is failed|failed\b.{0,20}\b(?:error|code|status))",
     r"\bsegmentation fault\b",
+    # a failed CHECK of glog / abseil (glog src/glog/logging.h, absl/log/internal/check_op.h: 'Check failed: <cond>',
+    # logged at FATAL, 'F0123 ... file.cc:12] Check failed: ...'), and the stack trace both print after any FATAL
+    # record ('*** Check failure stack trace: ***'): the process aborts
+    r"(?:^\s{0,8}|\] )Check failed: ",
+    r"^\s{0,8}\*\*\* Check failure stack trace: \*\*\*",
     r"\bcore dumped\b",
     # (SIGBUS: 'Bus error (core dumped)'; not Linux AER's 'PCIe Bus Error: severity=Corrected', an error the link
     # corrected, drivers/pci/pcie/aer.c: a note, gpu.pcie_corrected)
