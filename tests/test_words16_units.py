@@ -172,11 +172,14 @@ def test_one_host_counted_as_several_nodes():
         d.update(kw)
         return d
 
-    st = {"hosts": ["vm"]}
+    st = {"hosts": ["vm"], "nranks": {"2": 1}}
     assert ncclinfo._one_host_nodes(fx(), st)
-    assert ncclinfo._one_host_nodes(fx(transports={"NET/IB": 1}, processes=3, nodes=3), st)
-    assert not ncclinfo._one_host_nodes(fx(hosts=["vm", "vm2"]), {"hosts": ["vm", "vm2"]})
-    assert not ncclinfo._one_host_nodes(fx(), {"hosts": ["vm", ""]})  # a line without the host
+    assert ncclinfo._one_host_nodes(fx(), {"hosts": ["vm"], "nranks": {}})
+    # one node's own log of a job with more ranks than print here (review16): not a split identity
+    assert not ncclinfo._one_host_nodes(fx(), {"hosts": ["vm"], "nranks": {"2": 1, "4": 1}})
+    assert ncclinfo._one_host_nodes(fx(transports={"NET/IB": 1}, processes=3, nodes=3), {"hosts": ["vm"], "nranks": {"3": 2}})
+    assert not ncclinfo._one_host_nodes(fx(hosts=["vm", "vm2"]), {"hosts": ["vm", "vm2"], "nranks": {}})
+    assert not ncclinfo._one_host_nodes(fx(), {"hosts": ["vm", ""], "nranks": {}})  # a line without the host
     assert not ncclinfo._one_host_nodes(fx(nodes=1), st) and not ncclinfo._one_host_nodes(fx(nodes=None), st)
     assert not ncclinfo._one_host_nodes(fx(processes=1), st)
     assert not ncclinfo._one_host_nodes(fx(transports={"P2P/IPC": 4}), st)
