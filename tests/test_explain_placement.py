@@ -89,6 +89,12 @@ REAL = [
                     "(/home/jenkins/agent/workspace/LLM/main/L0_PostMerge/tensorrt_llm/cpp/tensorrt_llm/runtime/"
                     "worldConfig.cpp:101)\n",
      "launcher.model_parallel_size", "mpirun -n <2 x 1> python run.py"),
+    # https://github.com/deepspeedai/DeepSpeed/issues/5267 (DeepSpeed-MII: tensor_parallel=16 on hosts of 8 slots)
+    ("mii_5267", "import mii\n    client = mii.serve(\"path of mixtral-instruct 8*7b\",\n            tensor_parallel=16,\n"
+                 "            replica_num=2,\n            hostfile=\"tmp/hostfile\"\n            )\nmy hostfile like "
+                 "this:\nip1 slots=8\nip2 slots=8\nValueError: Only able to place 0 replicas, but 2 replicas were "
+                 "requested.\n",
+     "launcher.model_parallel_size", "tensor_parallel=8, replica_num=2"),
     # https://github.com/ColossalAI/ColossalAI/issues/2441 (colossalai 0.2.0's form: no exception after the host)
     ("colossalai_2441", "Error: failed to run torchrun --nproc_per_node=4 --nnodes=1 --node_rank=0 --rdzv_backend=c10d "
                         "--rdzv_endpoint=127.0.0.1:29500 --rdzv_id=colossalai-default-job train.py --config config.py "

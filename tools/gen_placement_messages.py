@@ -14,6 +14,7 @@ message prints ({%N|...} slots: explain/slots.py). A raise no rule assigns is li
 Usage:
     python tools/gen_placement_messages.py --colossalai <git dir of hpcaitech/ColossalAI> \\
         --llama <git dir of meta-llama/llama> --fairscale <git dir of facebookresearch/fairscale> \\
+        --mii <git dir of deepspeedai/DeepSpeed-MII> \\
         --trtllm <git dir of NVIDIA/TensorRT-LLM> | --trtllm-blocks FILE  [--record tools/data/placement_messages_slice.txt]
         (revisions: --colossalai-rev v0.5.1 --colossalai-older-rev v0.2.0 --llama-rev HEAD --fairscale-rev v0.4.13
         --trtllm-rev / --trtllm-older-rev: the commits TRTLLM_FILES names)
@@ -37,6 +38,9 @@ Sources (each at the revision its header records):
   ensure_divisibility() asserts '%s is not divisible by %s' (world size, model-parallel size) -- words that
   Megatron's and vLLM's helpers print too, so no family by its words alone (knowledge/placement.toml reads it under
   fairscale's own frame).
+- deepspeedai/DeepSpeed-MII (https://github.com/deepspeedai/DeepSpeed-MII, Apache-2.0) mii/config.py at v0.3.3:
+  _allocate_devices() puts each replica's tensor_parallel GPUs on one host of the hostfile ('Only able to place %s
+  replicas, but %s replicas were requested.').
 - NVIDIA/TensorRT-LLM (https://github.com/NVIDIA/TensorRT-LLM, Apache-2.0) TRTLLM_FILES: the engine's world size
   (tensor_parallel x pipeline_parallel of its config.json) against MPI's (mpi_world_size(): the ranks mpirun
   started; 1 under plain python). Its repository (2.5 GB) was not fetched here: --trtllm-blocks reads the
@@ -59,6 +63,7 @@ COLOSSALAI_FILES = ["colossalai/cli/launcher/run.py", "colossalai/cli/launcher/m
 COLOSSALAI_OLDER_FILES = ["colossalai/cli/launcher/run.py", "colossalai/cli/launcher/multinode_runner.py"]
 LLAMA_FILES = ["llama/generation.py"]
 FAIRSCALE_FILES = ["fairscale/nn/model_parallel/initialize.py", "fairscale/nn/model_parallel/utils.py"]
+MII_FILES = ["mii/config.py"]
 # (path, which revision: current or older 0.5); the v0.5 examples' runners (examples/<model>/run.py) all carry
 # the same assert, llama's stands for them
 TRTLLM_FILES = [("tensorrt_llm/runtime/model_runner.py", "current"), ("examples/llama/run.py", "older")]
@@ -76,6 +81,10 @@ RULES = [
     # TensorRT-LLM's C++ runtime (runtime/worldConfig.cpp WorldConfig::mpi): MPI's size against the engine's tp x pp
     ("mpi-size", "launcher.model_parallel_size", {"where": r"worldConfig\.cpp:", "text": r"mpiSize == tp|MPI size %d != TP"}),
     ("tllm-internal", None, {"where": r"\.cpp:"}),
+    # DeepSpeed-MII (mii/config.py _allocate_devices): each replica's tensor_parallel GPUs on one host of the hostfile
+    ("mii-placement", "launcher.model_parallel_size", {"where": r"^mii/config\.py:",
+                                                       "text": r"^Only able to place %s replicas|^Device map contains %s mappings|"
+                                                               r"^Number of devices must match tensor_parallel"}),
     # colossalai.launch_from_torch / _slurm / _openmpi (initialize.py): the variables the launcher it names sets per
     # process are missing (KeyError re-raised): the script was not started by that launcher
     ("colossalai-env", "rendezvous.env_missing", {"where": r"^colossalai/initialize\.py:",
@@ -122,6 +131,23 @@ MSG_FIX = [
      ["torchrun --nproc_per_node <MP> example_chat_completion.py --ckpt_dir <dir> ..., MP being the checkpoint's "
       "number of consolidated.*.pth files ({%1|MP} by this message; 0 means --ckpt_dir holds none: fix the path "
       "first); the README's table: 1 for 7B/8B, 2 for 13B, 8 for 70B"]),
+    (r"^Only able to place %s replicas, but %s replicas were requested",
+     "DeepSpeed-MII (mii/config.py _allocate_devices) places each replica's tensor_parallel GPUs on one host of the "
+     "hostfile: a host of N slots holds N // tensor_parallel replicas, so {%1|fewer} replica(s) fit where {%2|more} "
+     "were asked for (a tensor_parallel larger than one host's slots fits none: it is per replica, not in total).",
+     ["mii.serve(..., tensor_parallel=<at most one host's slots>, replica_num=<sum over hosts of slots // "
+      "tensor_parallel>): e.g. two hosts of slots=8 -> tensor_parallel=8, replica_num=2; or a device_map naming each "
+      "replica's GPUs"]),
+    (r"^Device map contains %s mappings, but only %s replicas were requested",
+     "DeepSpeed-MII (mii/config.py _allocate_devices): the device_map given names {%1|another number of} GPU groups "
+     "than replica_num {%2|asks for}; each group is one replica's tensor_parallel GPUs.",
+     ["give replica_num equal to the device_map's groups (one list of tensor_parallel GPU indices per replica), or "
+      "drop device_map and let MII fill the hostfile's slots"]),
+    (r"^Number of devices must match tensor_parallel\. Found %s devices for host %s, but tensor_parallel=%s",
+     "DeepSpeed-MII (mii/config.py _allocate_devices): a replica's GPU list in the device_map for host {%2|the host} "
+     "holds {%1|another number of} GPU(s), and each replica needs exactly tensor_parallel ({%3|N}) of them on one host.",
+     ["give each replica a list of tensor_parallel GPU indices of one host in device_map ({'<host>': [[0, 1], [2, 3]]} "
+      "for tensor_parallel=2), or set tensor_parallel to the list's length"]),
     (r"^Could not find %s in the torch environment",
      "colossalai.launch_from_torch() (colossalai/initialize.py) reads RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR and "
      "MASTER_PORT, which torchrun (and colossalai run, which starts torchrun) set in each process it starts; "
@@ -218,8 +244,9 @@ def build(files, version):
             if level == "echo" and site.get("re") and not site.get("family"):
                 site["rule"] = "an echo, not an error"
             sites.append(site)
-    return {"header": knowgen.header("hpcaitech/ColossalAI, meta-llama/llama, facebookresearch/fairscale and "
-                                     "NVIDIA/TensorRT-LLM (https://github.com/...)", version, GENERATOR,
+    return {"header": knowgen.header("hpcaitech/ColossalAI, meta-llama/llama, facebookresearch/fairscale, "
+                                     "deepspeedai/DeepSpeed-MII and NVIDIA/TensorRT-LLM (https://github.com/...)",
+                                     version, GENERATOR,
                                      "raise/assert/logger/click.echo messages of ColossalAI's launcher, Llama's "
                                      "reference runner, fairscale's model-parallel init and TensorRT-LLM's runners; "
                                      "families from the RULES table of the generator"),
@@ -237,7 +264,8 @@ def read_sources(a):
     files, versions = [], []
     for name, repo, rev, paths in (("ColossalAI", a.colossalai, a.colossalai_rev, COLOSSALAI_FILES),
                                    ("llama", a.llama, a.llama_rev, LLAMA_FILES),
-                                   ("fairscale", a.fairscale, a.fairscale_rev, FAIRSCALE_FILES)):
+                                   ("fairscale", a.fairscale, a.fairscale_rev, FAIRSCALE_FILES),
+                                   ("DeepSpeed-MII", a.mii, a.mii_rev, MII_FILES)):
         got, v = _git_files(repo, rev, paths)
         files += got
         versions.append("%s %s" % (name, v))
@@ -302,16 +330,17 @@ def main(argv):
         ("--colossalai-older-rev", {"default": "v0.2.0"}),
         ("--llama", {}), ("--llama-rev", {"default": "HEAD"}),
         ("--fairscale", {}), ("--fairscale-rev", {"default": "v0.4.13"}),
+        ("--mii", {}), ("--mii-rev", {"default": "v0.3.3"}),
         ("--trtllm", {}), ("--trtllm-rev", {"default": "2340c776201e4dba9aa625b8615e3e6ca9d7a7f6"}),
         ("--trtllm-older-rev", {"default": "23bc5b7c490576071a021d6fcfc32c5808db36a2"}),
         ("--trtllm-blocks", {"help": "TRTLLM_FILES' statements as a slice, when the repository cannot be read"}),
         ("--record", {"help": "write the slice"})])
     if a.slice:
         files, version = knowgen.read_slice(a.slice)
-    elif a.colossalai and a.llama and a.fairscale and (a.trtllm or a.trtllm_blocks):
+    elif a.colossalai and a.llama and a.fairscale and a.mii and (a.trtllm or a.trtllm_blocks):
         files, version = read_sources(a)
     else:
-        a.error("give --colossalai, --llama, --fairscale and --trtllm (or --trtllm-blocks), or --slice")
+        a.error("give --colossalai, --llama, --fairscale, --mii and --trtllm (or --trtllm-blocks), or --slice")
     doc = build(files, version)
     if not a.slice:
         knowgen.stale_fixes(a, "MSG_FIX", MSG_FIX, doc["sites"], "revision")
