@@ -151,6 +151,8 @@ def test_the_leading_sentences_are_the_matcher():
 RUNS = [
     ("peer_killed.0.log", "echo_only", "xla.coord_peer_failed", "cascade", r"task the message names"),
     ("peer_never_started.0.log", "echo_only", "xla.coord_peer_failed", "cascade", r"num_processes processes"),
+    ("barrier_late_peer.0.log", "root_cause", "xla.coord_barrier_late", "rendezvous.store_barrier",
+     r"reach the same barriers"),
 ]
 
 REAL = {
