@@ -224,3 +224,16 @@ def test_triton_trtllm_backend_in_an_mpi_world_of_another_size(kb):
             "equal to tp*pp when participantIds are not specified\n")
     _, root = _root(kb, text)
     assert root["id"] == "launcher.model_parallel_size" and "--world_size" in root["causes"][0]["fix"][0]
+
+
+def test_ray_start_with_an_empty_head_address(kb):
+    # https://github.com/ModalMinds/MM-EUREKA/issues/54 ($MASTER_ADDR unset: ray start --address=:6379)
+    text = ("+ ray start --address=:6379 --num-gpus 8 --block\nLocal node IP: 127.0.0.1\n"
+            "[2025-07-23 10:05:49,679 W 51000 51000] gcs_rpc_client.h:151: Failed to connect to GCS at address :6379 "
+            "within 5 seconds.\n[2025-07-23 10:06:19,681 W 51000 51000] gcs_client.cc:183: Failed to get cluster ID "
+            "from GCS server: TimedOut: Timed out while waiting for GCS to become available.\n")
+    _, root = _root(kb, text)
+    assert root["id"] == "launcher.empty_address" and "MASTER_ADDR" in root["causes"][0]["fix"][0]
+    # a host in the address is another matter (the head is down or unreachable): not this entry
+    res, root = _root(kb, text.replace("address :6379", "address 10.0.0.5:6379").replace("=:6379", "=10.0.0.5:6379"))
+    assert root is None or root["id"] != "launcher.empty_address"
