@@ -25,6 +25,7 @@ from gpudoctor.explain.launchctx import Found
     # a prompt before ssh: only what follows the last '$ ' or '# ' is the command line
     ("old$ export Z=1 ;x$ export A=1; ssh n1 c", ("n1", "c", {"A"})),
     ("x# export A=1; ssh n1 c", ("n1", "c", {"A"})),
+    ("r# export Z=1 ;x# export A=1; ssh n1 c", ("n1", "c", {"A"})),
     ("export A=1;ssh n1 c", ("n1", "c", {"A"})),
     ("> ssh n1 c", ("n1", "c", set())),
     ("% ssh\tn1 c", ("n1", "c", set())),
