@@ -237,3 +237,13 @@ def test_ray_start_with_an_empty_head_address(kb):
     # a host in the address is another matter (the head is down or unreachable): not this entry
     res, root = _root(kb, text.replace("address :6379", "address 10.0.0.5:6379").replace("=:6379", "=10.0.0.5:6379"))
     assert root is None or root["id"] != "launcher.empty_address"
+
+
+def test_c10d_client_waiting_on_port_zero(kb):
+    # https://github.com/NVIDIA-NeMo/Run/pull/292 (a c10d rendezvous forced to localhost:0 on one node)
+    text = "[default7]:[I715 22:47:11.296780083 socket.cpp:872] [c10d] No socket on (localhost, 0) is listening yet, will retry.\n"
+    _, root = _root(kb, text)
+    assert root["id"] == "launcher.port_zero_client" and "--standalone" in root["causes"][0]["fix"][0]
+    # a real port: the usual wait while rank 0 starts, no finding of this entry
+    res, root = _root(kb, text.replace("(localhost, 0)", "(localhost, 29500)"))
+    assert root is None or root["id"] != "launcher.port_zero_client"
