@@ -63,6 +63,7 @@ def test_the_area_gives_its_library_error_else_its_usage_entry():
     assert provenance.library_entry(by, "echolib") is None
     assert provenance.library_entry(by, "nosuch") is None
     # a refused call: the package's own usage entry, else its area's, else none
+    assert provenance.usage_entry(by, "op_builder") == "deepspeed.usage"
     by["op_builder.usage"] = {}
     assert provenance.usage_entry(by, "op_builder") == "op_builder.usage"
     assert provenance.usage_entry(by, "ray") == "ray.usage"
