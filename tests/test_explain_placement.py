@@ -247,3 +247,11 @@ def test_c10d_client_waiting_on_port_zero(kb):
     # a real port: the usual wait while rank 0 starts, no finding of this entry
     res, root = _root(kb, text.replace("(localhost, 0)", "(localhost, 29500)"))
     assert root is None or root["id"] != "launcher.port_zero_client"
+
+
+def test_verl_driver_not_joined_to_the_multinode_ray_cluster(kb):
+    # https://github.com/volcengine/verl/issues/3358 (two nodes of 16 GPUs; the driver's Ray sees one node's)
+    text = ('  File "/home/verl/verl/trainer/ppo/ray_trainer.py", line 134, in _check_resource_available\n'
+            "    raise ValueError(\nValueError: Total available GPUs 16.0 is less than total desired GPUs 32\n")
+    _, root = _root(kb, text)
+    assert root["id"] == "ray.resources" and "ray start --address" in root["causes"][0]["fix"][0]

@@ -14,7 +14,7 @@ message prints ({%N|...} slots: explain/slots.py). A raise no rule assigns is li
 Usage:
     python tools/gen_placement_messages.py --colossalai <git dir of hpcaitech/ColossalAI> \\
         --llama <git dir of meta-llama/llama> --fairscale <git dir of facebookresearch/fairscale> \\
-        --mii <git dir of deepspeedai/DeepSpeed-MII> \\
+        --mii <git dir of deepspeedai/DeepSpeed-MII> --verl <git dir of volcengine/verl> \\
         --trtllm <git dir of NVIDIA/TensorRT-LLM> | --trtllm-blocks FILE  [--record tools/data/placement_messages_slice.txt]
         (revisions: --colossalai-rev v0.5.1 --colossalai-older-rev v0.2.0 --llama-rev HEAD --fairscale-rev v0.4.13
         --trtllm-rev / --trtllm-older-rev: the commits TRTLLM_FILES names)
@@ -41,6 +41,9 @@ Sources (each at the revision its header records):
 - deepspeedai/DeepSpeed-MII (https://github.com/deepspeedai/DeepSpeed-MII, Apache-2.0) mii/config.py at v0.3.3:
   _allocate_devices() puts each replica's tensor_parallel GPUs on one host of the hostfile ('Only able to place %s
   replicas, but %s replicas were requested.').
+- volcengine/verl (https://github.com/volcengine/verl, Apache-2.0) verl/trainer/ppo/ray_trainer.py at v0.7.0: the
+  trainer's check of the Ray cluster's GPUs against its resource pools ('Total available GPUs %s is less than total
+  desired GPUs %s').
 - NVIDIA/TensorRT-LLM (https://github.com/NVIDIA/TensorRT-LLM, Apache-2.0) TRTLLM_FILES: the engine's world size
   (tensor_parallel x pipeline_parallel of its config.json) against MPI's (mpi_world_size(): the ranks mpirun
   started; 1 under plain python). Its repository (2.5 GB) was not fetched here: --trtllm-blocks reads the
@@ -64,6 +67,7 @@ COLOSSALAI_OLDER_FILES = ["colossalai/cli/launcher/run.py", "colossalai/cli/laun
 LLAMA_FILES = ["llama/generation.py"]
 FAIRSCALE_FILES = ["fairscale/nn/model_parallel/initialize.py", "fairscale/nn/model_parallel/utils.py"]
 MII_FILES = ["mii/config.py"]
+VERL_FILES = ["verl/trainer/ppo/ray_trainer.py"]
 # (path, which revision: current or older 0.5); the v0.5 examples' runners (examples/<model>/run.py) all carry
 # the same assert, llama's stands for them
 TRTLLM_FILES = [("tensorrt_llm/runtime/model_runner.py", "current"), ("examples/llama/run.py", "older")]
@@ -81,6 +85,9 @@ RULES = [
     # TensorRT-LLM's C++ runtime (runtime/worldConfig.cpp WorldConfig::mpi): MPI's size against the engine's tp x pp
     ("mpi-size", "launcher.model_parallel_size", {"where": r"worldConfig\.cpp:", "text": r"mpiSize == tp|MPI size %d != TP"}),
     ("tllm-internal", None, {"where": r"\.cpp:"}),
+    # verl (trainer/ppo/ray_trainer.py ResourcePoolManager._check_resource_available): the GPUs of the Ray cluster the
+    # driver joined against the resource pools' total
+    ("verl-resources", "ray.resources", {"where": r"^verl/", "text": r"^Total available GPUs %s is less than total desired"}),
     # DeepSpeed-MII (mii/config.py _allocate_devices): each replica's tensor_parallel GPUs on one host of the hostfile
     ("mii-placement", "launcher.model_parallel_size", {"where": r"^mii/config\.py:",
                                                        "text": r"^Only able to place %s replicas|^Device map contains %s mappings|"
@@ -148,6 +155,15 @@ MSG_FIX = [
      "holds {%1|another number of} GPU(s), and each replica needs exactly tensor_parallel ({%3|N}) of them on one host.",
      ["give each replica a list of tensor_parallel GPU indices of one host in device_map ({'<host>': [[0, 1], [2, 3]]} "
       "for tensor_parallel=2), or set tensor_parallel to the list's length"]),
+    (r"^Total available GPUs %s is less than total desired GPUs %s",
+     "verl's trainer (trainer/ppo/ray_trainer.py _check_resource_available) counts the GPUs of the Ray cluster its "
+     "driver is connected to: {%1|fewer} against {%2|the resource pools' total} (trainer.n_gpus_per_node x "
+     "trainer.nnodes): the driver's ray.init() started a new one-node cluster instead of joining the multi-node one, "
+     "the other nodes did not join, or other jobs hold GPUs.",
+     ["start Ray on every node (head: ray start --head --port=6379; others: ray start --address=<head IP>:6379) and "
+      "run the trainer on the head joined to it (RAY_ADDRESS=<head IP>:6379 or ray.init(address='auto'), or ray job "
+      "submit --address=http://<head IP>:8265 -- python3 -m verl.trainer.main_ppo ...); ray status must list every "
+      "node's GPUs; or ask for what the cluster has (trainer.nnodes, trainer.n_gpus_per_node)"]),
     (r"^Could not find %s in the torch environment",
      "colossalai.launch_from_torch() (colossalai/initialize.py) reads RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR and "
      "MASTER_PORT, which torchrun (and colossalai run, which starts torchrun) set in each process it starts; "
@@ -245,7 +261,7 @@ def build(files, version):
                 site["rule"] = "an echo, not an error"
             sites.append(site)
     return {"header": knowgen.header("hpcaitech/ColossalAI, meta-llama/llama, facebookresearch/fairscale, "
-                                     "deepspeedai/DeepSpeed-MII and NVIDIA/TensorRT-LLM (https://github.com/...)",
+                                     "deepspeedai/DeepSpeed-MII, volcengine/verl and NVIDIA/TensorRT-LLM (https://github.com/...)",
                                      version, GENERATOR,
                                      "raise/assert/logger/click.echo messages of ColossalAI's launcher, Llama's "
                                      "reference runner, fairscale's model-parallel init and TensorRT-LLM's runners; "
@@ -265,7 +281,8 @@ def read_sources(a):
     for name, repo, rev, paths in (("ColossalAI", a.colossalai, a.colossalai_rev, COLOSSALAI_FILES),
                                    ("llama", a.llama, a.llama_rev, LLAMA_FILES),
                                    ("fairscale", a.fairscale, a.fairscale_rev, FAIRSCALE_FILES),
-                                   ("DeepSpeed-MII", a.mii, a.mii_rev, MII_FILES)):
+                                   ("DeepSpeed-MII", a.mii, a.mii_rev, MII_FILES),
+                                   ("verl", a.verl, a.verl_rev, VERL_FILES)):
         got, v = _git_files(repo, rev, paths)
         files += got
         versions.append("%s %s" % (name, v))
@@ -331,16 +348,17 @@ def main(argv):
         ("--llama", {}), ("--llama-rev", {"default": "HEAD"}),
         ("--fairscale", {}), ("--fairscale-rev", {"default": "v0.4.13"}),
         ("--mii", {}), ("--mii-rev", {"default": "v0.3.3"}),
+        ("--verl", {}), ("--verl-rev", {"default": "v0.7.0"}),
         ("--trtllm", {}), ("--trtllm-rev", {"default": "2340c776201e4dba9aa625b8615e3e6ca9d7a7f6"}),
         ("--trtllm-older-rev", {"default": "23bc5b7c490576071a021d6fcfc32c5808db36a2"}),
         ("--trtllm-blocks", {"help": "TRTLLM_FILES' statements as a slice, when the repository cannot be read"}),
         ("--record", {"help": "write the slice"})])
     if a.slice:
         files, version = knowgen.read_slice(a.slice)
-    elif a.colossalai and a.llama and a.fairscale and a.mii and (a.trtllm or a.trtllm_blocks):
+    elif a.colossalai and a.llama and a.fairscale and a.mii and a.verl and (a.trtllm or a.trtllm_blocks):
         files, version = read_sources(a)
     else:
-        a.error("give --colossalai, --llama, --fairscale, --mii and --trtllm (or --trtllm-blocks), or --slice")
+        a.error("give --colossalai, --llama, --fairscale, --mii, --verl and --trtllm (or --trtllm-blocks), or --slice")
     doc = build(files, version)
     if not a.slice:
         knowgen.stale_fixes(a, "MSG_FIX", MSG_FIX, doc["sites"], "revision")
