@@ -65,6 +65,16 @@ def test_a_records_body_has_its_headers_severity_up_to_the_next_record():
     assert _states(text, [1, 5, 9])[9] == st[9]
 
 
+def test_glogs_header_with_the_year_is_a_header_and_its_severity():
+    # google/glog src/logging.cc LogMessage::Init: the year first with its log_year_in_prefix flag
+    from gpudoctor.explain.text import severity
+
+    head = "W20251127 01:00:53.431996  8243 client.cc:12] failed to connect to the peer"
+    assert severity(head) == "warn" and severity("I" + head[1:]) == "info" and severity("E" + head[1:]) is None
+    st = _states(head + "\nConnection refused\n")
+    assert st[0] == (b"W", b"", 0) and st[1] == (b"W", b"", 1)
+
+
 def test_a_body_longer_than_max_body_is_read_as_its_own():
     text = "W1127 01:00:53.431996    8243 a.cc:1] w\n" + "x\n" * (S.MAX_BODY + 3)
     st = _states(text)

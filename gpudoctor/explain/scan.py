@@ -514,8 +514,8 @@ def _deps(win, flags):
 # absl / glog log records. abseil's prefix (abseil-cpp absl/log/internal/log_format.cc FormatLogMessage /
 # FormatLogPrefix: "%c%02d%02d %02d:%02d:%02d.%06d %7d %s:%d] ", the first letter of the severity's name I, W, E or F)
 # and glog's (google/glog src/logging.cc LogMessage::Init: the same fields, and the year first when its flag
-# log_year_in_prefix is set, 'I20251127 ...'); torch's c10 logger prints it in brackets without the thread ('[W1126 13:53:31.247387868
-# ProcessGroupNCCL.cpp:1575]', c10/util/Logging.cpp). XLA, TensorFlow, gRPC, jaxlib and many C++ libraries a job loads
+# log_year_in_prefix is set, 'I20251127 ...'); torch's c10 logger prints it in brackets without the thread
+# ('[W1126 13:53:31.247387868 ProcessGroupNCCL.cpp:1575]', c10/util/Logging.cpp). XLA, TensorFlow, gRPC, jaxlib and many C++ libraries a job loads
 # log this way. A record is the message written whole, newlines and all (absl's LogMessage formats the message into
 # one buffer and a sink writes it at once): the lines after its header up to the next record are its body - a
 # Status's detail ('Additional GRPC error information from remote target ...', ':UNAVAILABLE:failed to connect to all

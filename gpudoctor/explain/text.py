@@ -37,9 +37,11 @@ PREFIX = re.compile(r"^\s*(?:%s)\s*" % "|".join("(?:%s)" % p for p in _PREFIXES)
 # the same over bytes, for the scanner's cheap "is this line a new record?" test
 PREFIX_B = re.compile((r"\s*(?:%s)" % "|".join("(?:%s)" % p for p in _PREFIXES)).encode())
 
+# (glog's 'I20251127 12:00:00' too: the year first with its log_year_in_prefix flag, google/glog src/logging.cc)
 # Severity markers, looked for at the start of the prefix-free line (or NCCL's, anywhere in
 # its first 80 characters: 'host:pid:tid [0] NCCL INFO ...').
-_INFO = re.compile(r"^(?:\[\d+\]\s*)?(?:NCCL (?:INFO|TRACE)\b|\[?(?:INFO|DEBUG|TRACE|NOTICE)\b\]?|I\d{4} \d\d:\d\d"
+_INFO = re.compile(r"^(?:\[\d+\]\s*)?(?:NCCL (?:INFO|TRACE)\b|\[?(?:INFO|DEBUG|TRACE|NOTICE)\b\]?"
+                   r"|I\d{4}(?:\d{4})? \d\d:\d\d"
                    r"|I (?=\S+\.(?:cc|cpp|h):\d+\])"
                    r"|\[I(?: |\d{4} |\w*\s))|^\S.{0,60}?\b(?:NCCL INFO)\b|^.{0,60}?(?:[-|] INFO [-|]|\bINFO:)"
                    # Slurm's debug levels (src/common/log.c log_msg: 'debug:  ', 'debug2: ' .. 'debug5: ' after
@@ -47,7 +49,8 @@ _INFO = re.compile(r"^(?:\[\d+\]\s*)?(?:NCCL (?:INFO|TRACE)\b|\[?(?:INFO|DEBUG|T
                    # file)
                    r"|^(?:(?:srun|sbatch|salloc|sattach|sbcast|scontrol|slurmd|slurmstepd|slurmctld|slurmdbd)"
                    r"(?:\[\d{1,10}\])?: )?(?:\[[^\]\n]{1,40}\] )?debug\d?: ")
-_WARN = re.compile(r"^(?:\[\d+\]\s*)?(?:NCCL WARN\b|\[?(?:WARN|WARNING)\b\]?|W\d{4} \d\d:\d\d|\[W(?: |\d{4} |\w*\s)"
+_WARN = re.compile(r"^(?:\[\d+\]\s*)?(?:NCCL WARN\b|\[?(?:WARN|WARNING)\b\]?|W\d{4}(?:\d{4})? \d\d:\d\d"
+                   r"|\[W(?: |\d{4} |\w*\s)"
                    r"|W (?=\S+\.(?:cc|cpp|h):\d+\]))"
                    r"|^.{0,60}?\bNCCL WARN\b|^.{0,60}?(?:[-|] WARN(?:ING)? [-|]|\bWARN(?:ING)?:)"
                    r"|^.{0,200}?\b\w*Warning: ")
