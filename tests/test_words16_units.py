@@ -112,9 +112,10 @@ def test_jax_cache_misses_are_new_signatures_of_the_function_named_next():
 
 def test_recompiled_takes_the_longest_compiling_then_the_most_shapes():
     st = settings.State()
-    st.compiles = {"a": [{1, 2, 3}, 5, 1.0, "a"], "b": [{1, 2, 3, 4}, 9, 0.5, "b"], "c": [{1, 2}, 1, 9.0, "c"],
-                   "d": [{1, 2, 3, 4, 5}, 2, 1.0, "d"]}
-    assert settings._recompiled(st) == ("d", 5, 2, 1.0, "d")
+    # (the winner is neither the largest name nor the largest text)
+    st.compiles = {"d": [{1, 2, 3}, 5, 1.0, "z"], "b": [{1, 2, 3, 4}, 9, 0.5, "y"], "c": [{1, 2}, 1, 9.0, "x"],
+                   "a": [{1, 2, 3, 4, 5}, 2, 1.0, "w"]}
+    assert settings._recompiled(st) == ("a", 5, 2, 1.0, "w")
 
 
 def _told(text, line=3):
@@ -155,6 +156,11 @@ def test_told_shapes_and_the_stripped_text():
 
 def test_the_users_clauses_of_a_line():
     assert settings._users_clauses("Training is slow.") == "Training is slow."
+    # two clauses, the second a pasted NCCL line; and at most 16 clauses are read
+    nccl_line = "NCCL INFO Channel 00/0 : 0[0] -> 1[1] via NET/Socket/0 1024 1024 1024."
+    assert settings._users_clauses("Training is slow. " + nccl_line) == "Training is slow."
+    many = "Training is slow. " + " ".join([nccl_line] * 15) + " Help me."
+    assert settings._users_clauses(many) == "Training is slow."
     # the user's clauses around a pasted NCCL line; a line that starts with the tool's is none
     mixed = ("Training is slow. It takes 3 s per step. NCCL INFO Channel 00/0 : 0[0] -> 1[1] via NET/Socket/0 1024. "
              "Help!")
@@ -194,3 +200,27 @@ def test_told_slow_is_the_first_slow_sentence():
     assert ncclinfo._told_slow(SimpleNamespace(settings_st=st)) is None
     st.told = [(1, "memory", "m", False), (4, "slow", "first", False), (6, "slow", "second", True)]
     assert ncclinfo._told_slow(SimpleNamespace(settings_st=st)) == (4, "first")
+
+
+def test_jax_cache_miss_caps_and_a_long_line():
+    miss = "TRACING CACHE MISS at /tmp/words16/run/jaxmiss.py:21:11 (<module>):"
+    lines = [COMPILING.replace("train_step", "f%d" % i) % (1, 1) for i in range(settings.MAX_FUNCS)]
+    st = _jax(lines + [miss, "  for late defined at /x.py:6", "", miss, "  for f0 defined at /x.py:6", ""])
+    assert "late" not in st.compiles and len(st.compiles["f0"][0]) == 2
+    again = [miss, "  for train_step defined at /tmp/words16/run/jaxmiss.py:6", ""]
+    assert len(_jax(again * 70).compiles["train_step"][0]) == 64
+    # the window's third line is read only after 'never seen function'
+    st = settings.State()
+    settings._jax_log(st, 1, miss, _Win([miss, "  something else", "    train_step id=1 defined at /x.py:6"]))
+    assert st.compiles == {}
+    # a pasted line cut before its time: nothing added
+    settings._jax_log(st, 1, "Finished XLA compilation of jit(train_step) in", _Win([]))
+    assert st.compiles == {}
+    # a jit of many arguments: the shapes are kept to 200 characters, the line to 400
+    args = ", ".join("ShapedArray(float32[%d,64])" % n for n in range(100, 120))
+    line = "Compiling jit(step) with global shapes and types (%s). Argument mapping: ()." % args
+    shapes, _first, _secs, text = _jax([line]).compiles["step"]
+    assert [len(s) for s in shapes] == [200] and text == line[:400]
+    long_miss = "TRACING CACHE MISS at /%s/jaxmiss.py:21:11 (<module>):" % ("d" * 420)
+    st = _jax([long_miss, "  for train_step defined at /x.py:6"])
+    assert st.compiles["train_step"][3] == long_miss[:400]
