@@ -26,7 +26,9 @@ def test_only_tables_made_from_a_wheel_count():
 
 def test_a_package_is_the_area_most_of_its_sites_are_assigned_to():
     w = "ray_messages"  # a wheel table
-    by = _by(ray__usage=[_site(w, "ray/_private/node.py:850"), _site(w, "ray/util/x.py:3")],
+    # (a repository's site first in an entry's list does not end the entry's sites)
+    by = _by(ray__usage=[_site("megatron_messages", "ray/x.py:1"), _site(w, "ray/_private/node.py:850"),
+                         _site(w, "ray/util/x.py:3")],
              ray__library_error=[_site(w, "ray/_private/worker.py:12")],
              serve__usage=[_site(w, "ray/serve/api.py:1")],
              # a tie of two areas: the larger name wins, and half is enough
@@ -47,6 +49,8 @@ def test_a_package_is_the_area_most_of_its_sites_are_assigned_to():
     other = dict(by)
     other["x.y"] = {"_sites": [_site(w, "late/a.py:1")]}
     assert provenance.package_areas(other)["late"] == ("x", 1, 1)
+    # an entry id of three parts: its area is the first
+    assert provenance.package_areas({"lib.sub.entry": {"_sites": [_site(w, "three/a.py:1")]}}) == {"three": ("lib", 1, 1)}
 
 
 def test_the_area_gives_its_library_error_else_its_usage_entry():

@@ -79,3 +79,14 @@ def test_a_frame_of_another_kind_between_the_call_and_the_library_is_no_refused_
         '    return dispatch(args[0].__class__)(*args, **kw)\n  File "/tmp/libarg15/', 1)
     assert text != RUN_HERE_NUMPY_SPLIT
     assert _root(text, kb)["id"] == "code.library_error"
+
+
+def test_a_type_error_naming_the_argument_is_a_refused_call(kb):
+    # (review16: a TypeError naming no argument is left to the library; one that names it is the call's)
+    text = RUN_HERE_NUMPY_SPLIT.replace("ValueError: array split does not result in an equal division",
+                                        "TypeError: split() got an unexpected keyword argument 'parts'")
+    f = _root(text, kb)
+    assert f["id"] == "code.exception" and "TypeError raised by numpy's own check" in f["notes"][0]
+    text = RUN_HERE_NUMPY_SPLIT.replace("ValueError: array split does not result in an equal division",
+                                        "TypeError: Descriptors cannot be created directly.")
+    assert _root(text, kb)["id"] == "code.library_error"

@@ -36,7 +36,7 @@ def test_an_ssh_command_line(text, want):
     assert sshenv._ssh_line(text) == want
 
 
-@pytest.mark.parametrize("text", ["$ sshd -D", "$ ssh -p", "$ ssh -v -F", "$ ssh n1 'unterminated", "echo ssh n1",
+@pytest.mark.parametrize("text", ["$ sshd -D", "$ ssh -p", "$ ssh -v", "$ ssh -p 22", "$ ssh -v -F", "$ ssh n1 'unterminated", "echo ssh n1",
                                   "$ myssh n1 c", "$ ls; echo done"])
 def test_no_ssh_command_line(text):
     assert sshenv._ssh_line(text) is None
@@ -76,7 +76,8 @@ def test_record_keeps_the_three_kinds():
                  _hit("sshenv_err", 5, "KeyError: 'DATA_ROOT'\n"),
                  _hit("sshenv_err", 6, "ValueError: Error initializing torch.distributed using env:// rendezvous: "
                                        "environment variable RANK expected, but not set\n"),
-                 _hit("sshenv_err", 7, "KeyError: 0\n"))
+                 _hit("sshenv_err", 7, "KeyError: 0\n"),
+                 _hit("sshenv_export", 8, "export Z=1\n"))  # no prompt: not an export line of the shell
     st = scan.sshenv
     assert st.exports == [(1, {"A", "B", "C", "FOO"}, "$ export A=1 B=2 && export C=3; FOO=x")]
     assert st.ssh == [(3, "node2", "python3 join.py", set(), SSH.strip())]
@@ -200,3 +201,36 @@ def test_the_patterns_find_each_line_and_its_needle():
     # an ssh line without a prompt or separator: the regex's '^' takes it, no needle does (the prefilter never hands it
     # over; the module reads only command lines after a prompt, ';' or '&&')
     assert re.match(pats[0].source, "ssh n1 c") and not any(n in squash("ssh n1 c") for n in pats[0].needles_b)
+
+
+def test_record_keeps_300_characters_of_each_line():
+    st = _scan(_hit("sshenv_export", 1, "$ export LONG=%s\n" % ("x" * 400)),
+               _hit("sshenv_cmd", 2, "$ ssh n1 'python run.py %s'\n" % ("y" * 400)),
+               _hit("sshenv_err", 3, "KeyError: 'LONG' %s\n" % ("z" * 400))).sshenv
+    assert [len(st.exports[0][2]), len(st.ssh[0][4]), len(st.err[0][2])] == [300, 300, 300]
+
+
+def test_read_skips_an_ssh_line_that_sets_the_variable_and_takes_the_next():
+    got = _read(_hit("sshenv_export", 1, "$ export AX=1\n"), _hit("sshenv_cmd", 2, "$ ssh n0 'AX=2 python x.py'\n"),
+                _hit("sshenv_cmd", 3, SSH), _hit("sshenv_err", 6, "KeyError: 'AX'\n"))
+    assert len(got) == 1 and "(line 3)" in got[0].what
+
+
+def test_read_says_it_whole_and_clips_host_and_command():
+    host, remote = "h" * 90, "r" * 90
+    got = _read(_hit("sshenv_export", 1, "$ export DATA_ROOT=/d\n"), _hit("sshenv_cmd", 2, "$ ssh %s %s\n" % (host, remote)),
+                _hit("sshenv_err", 9, "KeyError: 'DATA_ROOT'\n"))
+    x = got[0]
+    assert x.what == ("DATA_ROOT was exported in the launching shell (line 1) and the command ran on %s through ssh "
+                      "(line 2), which passes no variable of the local environment to the remote command unless the "
+                      "client sends it (SendEnv / SetEnv in ssh_config) and the node's sshd accepts it (AcceptEnv in "
+                      "sshd_config; by default it accepts none): the process there had no DATA_ROOT (line 9)" % host[:80])
+    assert x.fix == ("set the variables in the remote command itself: ssh %s 'DATA_ROOT=<value> ... %s' (or export them "
+                     "there); or send them: SendEnv DATA_ROOT in ~/.ssh/config together with AcceptEnv DATA_ROOT in the "
+                     "nodes' sshd_config (then reload sshd)" % (host[:80], remote[:80]))
+    assert x.sure == ("medium (the export, the ssh line and the missing variable are in the text; sshd's AcceptEnv is "
+                      "not)")
+    rank = _read(_hit("sshenv_cmd", 1, "$ export RANK=0; ssh node2 python3 join.py\n"),
+                 _hit("sshenv_err", 4, "KeyError: 'RANK'\n"))[0]
+    assert rank.fix == rank.instead.fix and rank.fix.startswith("set the variables in the remote command itself: ssh "
+                                                                "node2 'RANK=<value> ... python3 join.py'")
