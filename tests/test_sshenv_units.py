@@ -234,3 +234,8 @@ def test_read_says_it_whole_and_clips_host_and_command():
                  _hit("sshenv_err", 4, "KeyError: 'RANK'\n"))[0]
     assert rank.fix == rank.instead.fix and rank.fix.startswith("set the variables in the remote command itself: ssh "
                                                                 "node2 'RANK=<value> ... python3 join.py'")
+
+
+def test_record_keeps_a_command_that_ends_in_x():
+    st = _scan(_hit("sshenv_cmd", 2, "$ ssh node2 python train.py --mode X\r\n")).sshenv
+    assert st.ssh[0][2] == "python train.py --mode X"
