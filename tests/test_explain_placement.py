@@ -255,3 +255,15 @@ def test_verl_driver_not_joined_to_the_multinode_ray_cluster(kb):
             "    raise ValueError(\nValueError: Total available GPUs 16.0 is less than total desired GPUs 32\n")
     _, root = _root(kb, text)
     assert root["id"] == "ray.resources" and "ray start --address" in root["causes"][0]["fix"][0]
+
+
+def test_torchrun_node_rank_past_nnodes_with_the_static_rendezvous(kb):
+    # made here (torch 2.14 CPU, gloo): torchrun --nnodes 1 --node-rank 1 waits on its own master port (interrupted
+    # after 25 s); the static rendezvous takes the node rank as the agent's rank and rank 0 hosts the store
+    res, root = _root(kb, _read("torchrun_node_rank_past_nnodes.txt"))
+    assert root["id"] == "launcher.same_rank" and "--node_rank 1 on a 1-node job" in root["causes"][0]["text"]
+    assert "--standalone" in root["causes"][0]["fix"][0]
+    # the second node of a two-node job (--node-rank 1 of --nnodes 2) is no finding of it
+    _, root = _root(kb, "$ torchrun --nnodes 2 --node-rank 1 --nproc-per-node 2 --master-addr 10.0.0.1 "
+                        "--master-port 29731 hello.py\n")
+    assert root is None or root["id"] != "launcher.same_rank"

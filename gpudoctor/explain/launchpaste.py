@@ -550,6 +550,18 @@ def _launch_checks(r, paste_lines, gpn, gpn_from, files, out, notes, envs=()):
                 plan.nproc_per_node, gpn, "" if gpn == 1 else "s", gpn_from), [line],
                 "%s %d (one process per GPU)" % ("--num_gpus" if plan.launcher == "deepspeed" else "--nproc_per_node",
                                                  gpn), EXPLAINS["launcher.nproc_gpus"]))
+        # the static rendezvous takes the node rank as the agent's rank (torch/distributed/run.py config_from_args:
+        # rdzv_configs["rank"] = node_rank) and the agent of rank 0 hosts the store: a rank at or past --nnodes is a
+        # node that never comes, so rank 0's store is hosted by no one (or waits for it) and every agent waits
+        if plan.machine_rank is not None and plan.nnodes_max and plan.machine_rank >= plan.nnodes_max \
+                and plan.launcher in ("torchrun", "torch.distributed.launch"):
+            n = plan.nnodes_max
+            out.append(Found("launcher.same_rank", "--node_rank %d on a %d-node job: node ranks are 0..%d, and with the "
+                             "static rendezvous the node of rank 0 hosts the store, so the agents wait for a node that "
+                             "never comes" % (plan.machine_rank, n, n - 1), [line],
+                             "--node-rank 0 on the first node (1..%d on the others); on one node --node-rank 0, or "
+                             "torchrun --standalone" % (n - 1) if n > 1 else "--node-rank 0 (one node), or torchrun "
+                             "--standalone", EXPLAINS["launcher.same_rank"]))
         nodes = alloc.get("nodes")
         if nodes and nodes > 1 and plan.launcher in ("torchrun", "torch.distributed.launch", "accelerate",
                                                      "deepspeed") and plan.nnodes_max == 1 and not plan.nodes[1:]:
