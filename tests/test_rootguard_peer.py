@@ -98,3 +98,25 @@ def test_the_outermost_collective_frame():
     # a function of that name elsewhere, or another function of the module: none
     assert rootguard._collective_frame({"frames": [("/job/train.py", 3, "all_reduce"), (c10d, 9, "wrapper")]}) is None
     assert rootguard._collective_frame({"frames": []}) is None and rootguard._collective_frame({}) is None
+
+
+def test_the_answer_said_whole(kb):
+    r = explain.explain_text(TEXT, kb)
+    f, echo = r["findings"][0], r["findings"][1]
+    # the same fields as any finding, and its first cause as any cause
+    assert set(f) == set(echo) and set(f["causes"][0]) == set(echo["causes"][0] if echo["causes"] else f["causes"][1])
+    assert f["role"] == "root" and f["match_count"] == 1 and f["confidence"] == "cause"
+    c = f["causes"][0]
+    assert c["text"] == (
+        "Rank 0 waited in torch.distributed.all_gather (line 37) while the other workers had already ended without "
+        "calling it: torchrun's report lists rank 0 as the only failure, no worker was still running to be stopped, "
+        "and the peer closed the connection. The collective runs on some ranks only: a call that synchronises across "
+        "processes (a metric's compute() or sync, an all_gather for logging, a barrier) made under `if rank == 0` / "
+        "is_main_process, or after a loop the ranks leave at different steps.")
+    assert c["confirm"] == ["the line of your code in the traceback above the collective: is it inside a branch that "
+                            "only some ranks take?"] and c["checks"] == []
+    assert c["fix"] == ["call it on every rank and only print / save on rank 0 (compute on all ranks, then `if rank == "
+                        "0: print(...)`); torchmetrics: call metric.compute() on every rank, or build the metric with "
+                        "sync_on_compute=False for a rank-local value; give every rank the same number of steps "
+                        "(DistributedSampler, drop_last=True)"]
+    assert c["evidence"][0]["line"] == 37 and "Connection closed by peer" in c["evidence"][0]["text"]
