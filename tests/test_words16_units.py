@@ -14,6 +14,8 @@ from gpudoctor.explain import ncclinfo, settings
     ("1 min here, 60 sec there", False), ("3 hours here, 180 min there", False),
     ("1500 milliseconds here, 1.5 seconds there", False), ("2000 microseconds here, 2 msec there", False),
     ("1 GB/s here, 1000 MB/s there", False), ("8 Gbps here, 1 GB/s there", False),
+    # Gb/s is gigabits (as Gbps), GB/s and gb/s bytes: 100 Gb/s is 12.5 GB/s (mutation16 found the bits read as bytes)
+    ("100 Gb/s here, 12.5 GB/s there", False), ("100 Gb/s here, 5 GB/s there", True), ("100 gb/s here, 12.5 GB/s there", True),
     # exactly twice is a spread; a bit under is not; GiB/s is 1.07 GB/s
     ("1 min here, 30 s there", True), ("1 min here, 31 s there", False), ("2.5 s here, 1 s there", True),
     ("1.9 GiB/s here, 1 GB/s there", True), ("1.8 GiB/s here, 1 GB/s there", False),

@@ -468,8 +468,11 @@ _CONTENT = re.compile(r"\bas expected\b|\bwhich is (?:fine|expected|normal)\b|\b
 def _spread(rx, text):
     vals = []
     for m in rx.finditer(text[:600]):
-        unit = m.group(2).lower().rstrip("s") if m.group(2).lower() not in ("s", "gb/s", "gib/s", "mb/s", "gbps", "ms", "µs") \
-            else m.group(2).lower()
+        # 'Gb/s' (a lower-case b) is gigabits, as 'Gbps' (SI / IEC 80000-13: b bit, B byte; the link speeds
+        # ibstat and ethtool print, '100 Gb/sec'): 100 Gb/s is 12.5 GB/s, no spread; 'gb/s' and 'GB/s' are bytes
+        raw = "Gbps" if m.group(2) == "Gb/s" else m.group(2)
+        unit = raw.lower().rstrip("s") if raw.lower() not in ("s", "gb/s", "gib/s", "mb/s", "gbps", "ms", "µs") \
+            else raw.lower()
         try:
             vals.append(float(m.group(1)) * _UNIT.get(unit, _UNIT.get(unit.rstrip("s"), 1.0)))
         except ValueError:
