@@ -102,27 +102,6 @@ _CHOICE = re.compile(r'const[ \t]+char\*[ \t]+const[ \t]+(\w{1,60})[ \t]*=[ \t]*
                      r'[ \t]*"([^"\n]*)"[ \t]*;')
 
 
-def _split(args):
-    """Top-level comma-separated arguments of a call's text (literals and parentheses kept whole)."""
-    out, depth, cur, i = [], 0, [], 0
-    while i < len(args):
-        c = args[i]
-        if c == '"':
-            m = _STR.match(args, i)
-            cur.append(m.group(0))
-            i = m.end()
-            continue
-        depth += (c == "(") - (c == ")")
-        if c == "," and depth == 0:
-            out.append("".join(cur).strip())
-            cur = []
-        else:
-            cur.append(c)
-        i += 1
-    out.append("".join(cur).strip())
-    return out
-
-
 def cc_sites(src):
     """(level, line, format) of the session's statuses in a C++ excerpt: each `ORT_MAKE_STATUS(ONNXRUNTIME, <CODE>,
     args...)` and each `ostr << ...;` stream, their string literals joined, an operand named by the excerpt's
@@ -134,7 +113,7 @@ def cc_sites(src):
     for start, end, kind in calls:
         stop = src.find(";", end)
         body = src[end:stop]
-        ops = _split(body.rstrip().rstrip(")"))[2:] if kind == "call" else [o.strip() for o in body.split("<<")]
+        ops = (knowgen.call_args(body, 0) or [])[2:] if kind == "call" else [o.strip() for o in body.split("<<")]
         variants = [("", {})]  # (text, {name: branch}): a name used twice takes the same branch
         for op in ops:
             if re.fullmatch(r'(?:"(?:[^"\\\n]|\\.)*"\s*)+', op):
