@@ -90,7 +90,8 @@ _NEEDLES = {"rankcvd": ["cuda_visible_devices"],
                       "process0of1", "process0/1", "task0of1", "task0/1", "worldsize", "world_size",
                       "numberofprocesses", "numberofranks", "totalprocesses", "commsize", "comm_size"]}
 
-_GLOG_PID = re.compile(r"^\s{0,8}(?:\d{1,5}:\s{1,4}|\[[\w.-]{1,40}\]:\s{0,4})?[IWEF]\d{4} [\d:.]{8,20}\s{1,8}(\d{1,10}) ")
+# (glog 0.7 writes the thread's pthread_t there, up to 20 digits; its year first: text.GLOG_HEAD)
+_GLOG_PID = re.compile(r"^\s{0,8}(?:\d{1,5}:\s{1,4}|\[[\w.-]{1,40}\]:\s{0,4})?[IWEF](?:\d{4})?\d{4} [\d:.]{8,20}\s{1,8}(\d{1,20}) ")
 _RANK_OF = re.compile(r"(?<![\w.])(?<!local )(?<!local_)rank[ \t]{0,2}[:=#]?[ \t]{0,2}(\d{1,6})\b", re.I)
 _MEMBER = re.compile(r"GLOBAL_RANK: (\d{1,7}), MEMBER: (\d{1,7})/(\d{1,7})")
 # (a notebook's shell escape '!' counts as a prompt: `! mpiexec -np 4 python x.py`)

@@ -52,7 +52,7 @@ finding as it is), except a root on warning lines only that the job went past (p
 import re
 
 from gpudoctor.explain.scan import TAIL
-from gpudoctor.explain.text import GENERIC_ERRORS, clean, origin, strip_prefix
+from gpudoctor.explain.text import GENERIC_ERRORS, GLOG_HEAD_NC, clean, origin, strip_prefix
 
 MAX_INPUTS = 64  # inputs whose tails are read (the first ones: a folder of 10,000 per-rank logs reads 64)
 MAX_LINES = 400  # lines read from an input's end
@@ -111,7 +111,7 @@ _FATAL_EXTRA = re.compile(r"\bNCCL WARN\b|^\s{0,4}Killed\s{0,4}$|\bSIG(?:KILL|TE
                           r"\bCANCELLED\b|DUE TO TIME LIMIT|oom[-_ ]kill|\bAborted\b")
 _GENERIC = re.compile("|".join("(?:%s)" % p for p in GENERIC_ERRORS), re.I)  # one pass, not twenty
 # torch's logging header, not part of what a quoted line says ('I1126 14:06:42.263000 25838 torch/.../api.py:932] ')
-_GLOG_HEAD = re.compile(r"^\[?[IWEF]\d{4} [\d:.]{8,20}(?: {1,4}\d{1,10})? [\w./-]{1,120}:\d{1,6}\] ?")
+_GLOG_HEAD = re.compile(r"^%s ?" % GLOG_HEAD_NC)
 
 
 # Needles (lower case) without which a line cannot match the regexes after them: most lines of a log hold none, and

@@ -28,6 +28,7 @@ no KEY=VALUE dump (a healthy log's "CUDA_VISIBLE_DEVICES=0,1" is not a complaint
 import re
 
 from gpudoctor.explain.knowledge import KnowledgeError, Pattern, _needles_memo, squash
+from gpudoctor.explain.text import GLOG_HEAD_NC
 
 PREFIX = "_words."
 SPAN = 600  # characters of one line the concepts of a way are looked for in
@@ -323,8 +324,8 @@ def patterns(entries):
 # log prefix (c10/util/Logging.cpp: '[rank0]:[E1126 04:06:40.415529201 ProcessGroupNCCL.cpp:736] Stack trace of the
 # failed collective not found, ...' was nccl.falls_back_to_sockets's words: 'roce' of 'Process', 'not found') and
 # glog's ('E1126 04:06:40.415529 12345 file.cc:42] ...')
-_NOT_USERS = re.compile(r"^\s{0,8}(?:\[rank\d{1,7}\]:\s?)?\[[IWEF]\d{4} \d{2}:\d{2}:\d{2}(?:\.\d{1,9})?\s|"
-                        r"^\s{0,8}[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d{1,9}\s{1,8}\d{1,10}\s[\w.-]{1,80}:\d{1,6}\]|"
+_NOT_USERS = re.compile(r"^\s{0,8}(?:\[rank\d{1,7}\]:\s?)?\[[IWEF](?:\d{4})?\d{4} \d{2}:\d{2}:\d{2}(?:\.\d{1,9})?\s|"
+                        r"^\s{0,8}" + GLOG_HEAD_NC + "|"
                         r"NCCL (?:INFO|WARN)\b|^\s{0,8}(?:PASS|FAIL|WARN|N/A|SKIP|SKIPPED|NA)\s{1,4}[a-z][\w.]{1,60}\s|"
                         r"^\s{0,12}\"[\w.-]{1,60}\":\s|^\s{0,8}File \"|^\s{0,8}[A-Za-z_][A-Za-z0-9_]{0,127}=\S{0,200}\s{0,4}$|"
                         r"^\s{0,8}(?:export|set|setenv)\s[A-Za-z_]{1,128}=|\[\s?(?:INFO|WARNING|WARN|DEBUG|ERROR)\s?\]"

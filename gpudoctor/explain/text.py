@@ -37,6 +37,27 @@ PREFIX = re.compile(r"^\s*(?:%s)\s*" % "|".join("(?:%s)" % p for p in _PREFIXES)
 # the same over bytes, for the scanner's cheap "is this line a new record?" test
 PREFIX_B = re.compile((r"\s*(?:%s)" % "|".join("(?:%s)" % p for p in _PREFIXES)).encode())
 
+# The header of an absl / glog / c10 log record, one definition for every reader. abseil-cpp's
+# (absl/log/internal/log_format.cc FormatLogPrefix: 'I1127 01:00:53.429734    8216 file.cc:12] ', the thread id '%7d');
+# glog's (google/glog src/logging.cc LogMessage::Init: the year first by default since 0.6, flag log_year_in_prefix,
+# 'I20250331 ...'; the thread id printed as std::this_thread::get_id() since 0.7, which libstdc++ writes as the
+# pthread_t, fifteen digits on x86-64 Linux, in a field of 5); torch's c10 logger in brackets without the thread
+# (c10/util/Logging.cpp: '[W1126 13:53:31.247387868 ProcessGroupNCCL.cpp:1575]'). Groups: severity letter, year
+# (or None), MMDD, clock, thread id (or None), file, line. glog's own golden output checks it
+# (tests/test_explain_glog_upstream.py).
+GLOG_HEAD = (r"\[?([IWEF])(\d{4})?(\d{4}) (\d\d:\d\d:\d\d(?:\.\d{1,9})?)(?: {1,12}(\d{1,20}))?"
+             r" ([\w./+-]{1,200}):(\d{1,6})\]")
+GLOG_HEAD_NC = re.sub(r"\((?!\?)", "(?:", GLOG_HEAD)  # the same without groups, to embed in other patterns
+
+
+def glog_when(year, mmdd, clock):
+    """origin()'s time of a glog/absl header: an ISO date when glog printed the year, else the month and day."""
+    if year:
+        day = "%s-%s-%s" % (year, mmdd[:2], mmdd[2:])
+        return ("iso", day + "T" + clock, "%s %s" % (day, clock))
+    key = "%s-%s %s" % (mmdd[:2], mmdd[2:], clock)
+    return ("mmdd", key, key)
+
 # (glog's 'I20251127 12:00:00' too: the year first with its log_year_in_prefix flag, google/glog src/logging.cc)
 # Severity markers, looked for at the start of the prefix-free line (or NCCL's, anywhere in
 # its first 80 characters: 'host:pid:tid [0] NCCL INFO ...').
@@ -117,12 +138,12 @@ _ORIGINS = [
     # ((?:[\w-]+\.)*[\w-]*\d[\w.-]*) cost 0.1 s on a 4,000-digit line, read back from every traceback)
     (re.compile(r"((?:(?:[^\W\d]|-)+(?:\.(?:[^\W\d]|-)+)*\.?)?\d[\w.-]*):(?=\s)"), "host"),
     # torch / glog: '[W1123 12:00:00.123456 1234 ProcessGroupNCCL.cpp:616]'
-    (re.compile(r"\[?[IWEF](\d{4}) (\d\d:\d\d:\d\d(?:\.\d+)?)(?: +\d+)? [\w.-]{1,80}:\d+\]"), "glog"),
+    (re.compile(GLOG_HEAD), "glog"),
 ]
 # one match finds which prefix comes next (then its own regex reads its groups)
 _ORIGIN_ANY = re.compile("(?:%s)\\s*" % "|".join("(?P<o%d>%s)" % (i, rx.pattern) for i, (rx, _) in enumerate(_ORIGINS)))
 _ORIGIN_AT = {"o%d" % i: (_ORIGIN_ANY.groupindex["o%d" % i], kind) for i, (_, kind) in enumerate(_ORIGINS)}
-_GLOG = re.compile(r"\[?[IWEF](\d{4}) (\d\d:\d\d:\d\d(?:\.\d+)?)")  # the same, not closed
+_GLOG = re.compile(GLOG_HEAD[:GLOG_HEAD.index(")(?: {1,12}") + 1])  # its date and time, not closed
 _MONTHS = {m: i for i, m in enumerate("Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split(), 1)}
 
 
@@ -162,8 +183,7 @@ def origin(text):
         elif kind == "host" and host is None and g1 and "_" not in g1:  # mlx5_core: is no host
             host = g1
         elif kind == "glog" and when is None:
-            key = "%s-%s %s" % (m.group(1)[:2], m.group(1)[2:], m.group(2))
-            when = ("mmdd", key, key)
+            when = glog_when(m.group(2), m.group(3), m.group(4))
         elif kind == "iso" and when is None:
             clock = m.group(2).replace(",", ".")
             when = ("iso", m.group(1) + "T" + clock, "%s %s" % (m.group(1), clock))
@@ -181,8 +201,7 @@ def origin(text):
     if when is None:
         m = _GLOG.match(text, pos)
         if m:
-            key = "%s-%s %s" % (m.group(1)[:2], m.group(1)[2:], m.group(2))
-            when = ("mmdd", key, key)
+            when = glog_when(m.group(2), m.group(3), m.group(4))
     return rank, host, when
 
 
