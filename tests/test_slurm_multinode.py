@@ -143,9 +143,18 @@ def test_down_and_drained_nodes_are_classified_and_the_others_reported(ms):
 
 
 def test_a_dead_slurmd_is_classified_before_slurmctld_notices(ms):
-    ms.kill_slurmd("sn2")
-    assert ms.states()["sn2"][0] == "IDLE"  # slurmctld still offers it
-    rc, nodes, err, took = srun_check(ms, timeout_s=NO_WAIT_DEADLINE)
+    for attempt in (1, 2):
+        ms.kill_slurmd("sn2")
+        assert ms.states()["sn2"][0] == "IDLE"  # slurmctld still offers it
+        rc, nodes, err, took = srun_check(ms, timeout_s=NO_WAIT_DEADLINE)
+        noticed = ms.states()["sn2"]  # 'DOWN*' / 'IDLE*' (NOT_RESPONDING), reason 'Not responding'
+        if attempt == 2 or noticed[0] == "IDLE" or nodes["sn2"]["error_kind"] != "node-down":
+            break
+        # slurmctld's ping (SlurmdTimeout 10 s) declared sn2 "Not responding" before gpudoctor read the node's
+        # state (seen once in CI on a loaded machine): node-down is then the right answer for what slurmctld
+        # said; the window before it notices is tried once more with a fresh slurmd
+        print("slurmctld noticed the dead slurmd first; once more:", noticed)
+        ms.reset()
     assert nodes["sn2"]["error_kind"] == "slurmd" and "connection refused" in nodes["sn2"]["error"], nodes
     assert all(nodes[h]["reachable"] for h in ("sn1", "sn3", "sn4")), (nodes, err)
     assert rc == 1 and took < NO_WAIT_BOUND, took
