@@ -1,0 +1,103 @@
+"""Infrastructure told across components (issue 18, infra17): aws-ofi-nccl's own messages and its static topology
+files (tools/gen_ofi_messages.py -> generated/ofi_messages.json), enroot's NVIDIA hook without the image's NVIDIA_*
+environment, CUDA fabric memory without an IMEX channel, Mellanox HCOLL under Open MPI, a GPU build of MPICH on a CPU
+node, GCP TCPXO's RxDM (gpudoctor/data/knowledge/fabric_context.toml and causes in nccl.toml, nvidia_smi.toml,
+fabric.toml). Public threads, cited per text; in process (one knowledge load)."""
+
+import json
+import os
+import re
+
+import pytest
+
+from gpudoctor import explain
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+TEXTS = {
+    # https://github.com/aws/aws-ofi-nccl/issues/785 (p5.48xlarge, a subset of the GPUs; maintainer: upgrade the plugin)
+    "static_topology": ("2a8874e7d1e6:2196:2275 [1] graph/xml.h:101 NCCL WARN Attribute arch of node cpu not found\n"
+                        "2a8874e7d1e6:2196:2275 [1] NCCL INFO graph/topo.cc:493 -> 3\n"
+                        "2a8874e7d1e6:2196:2275 [1] NCCL INFO graph/topo.cc:623 -> 3\n"
+                        "2a8874e7d1e6:2196:2275 [1] NCCL INFO graph/topo.cc:773 -> 3\n",
+                        "nccl.topo_file", "nccl.topo_file", "v1.11.0-aws"),
+    # https://github.com/aws-samples/aws-do-eks/pull/63 (EFA in an EKS pod with /dev/infiniband as a hostPath)
+    "efa_no_provider": ("NET/OFI Using transport protocol RDMA (platform set)\nNET/OFI No eligible providers were found\n"
+                        "NET/OFI aws-ofi-nccl initialization failed\nNET/IB : No device found\n"
+                        "Failed to initialize NET plugin IB\nInitialized NET plugin Socket\n",
+                        "nccl.net_plugin", "nccl.net_plugin", "hostPath"),
+    # https://github.com/aws/aws-ofi-nccl/issues/889 (a NET/OFI WARN the table reads: src/nccl_ofi_net.cpp)
+    "ofi_endpoint": ("ip-10-0-0-1:123:456 [0] nccl_net_ofi_domain_get_ep:969 NCCL WARN NET/OFI Creating new endpoint for "
+                     "domain 0x7f9befa99380 failed: Invalid argument\n", "nccl.net_plugin", "nccl.net_plugin", "FI_LOG_LEVEL=warn"),
+    # https://github.com/microsoft/mscclpp/issues/467 (8xH200 in docker; fixed by mknod channel0)
+    "imex": (">>> mem = GpuBuffer(128, dtype=cp.float32)\nTraceback (most recent call last):\n"
+             "  File \"<stdin>\", line 1, in <module>\n"
+             "mscclpp._mscclpp.CuError: (800, 'Call to cuMemCreate(&memHandle, nbytes, &prop, 0 ) failed./root/mscclpp/"
+             "src/gpu_utils.cc:113 (Cu failure: operation not permitted)')\n",
+             "cuda.imex_channel", "cuda.api_error", "mknod /dev/nvidia-caps-imex-channels/channel0"),
+    # https://github.com/open-mpi/ompi/issues/11469 (HCOLL's ucx_p2p level with UCX_TLS=xpmem)
+    "hcoll": ("$ UCX_TLS=xpmem mpiexec -n 2 ./a.out\n[LOG_CAT_ML] component ucx_p2p is not available but requested in "
+              "hierarchy: ucx_p2p:p2p\n[LOG_CAT_ML] ml_discover_hierarchy exited with error\n",
+              "mpi.hcoll", "mpi.warning", "--mca coll ^hcoll"),
+    # https://github.com/pmodels/mpich/issues/6686 (a CUDA-enabled MPICH on a CPU-only node)
+    "mpich_gpu": ("CUDA Error (yaksuri_cuda_init_hook:src/backend/cuda/hooks/yaksuri_cuda_init_hooks.c,173): no "
+                  "CUDA-capable device is detected\n", "mpi.mpich_gpu", "mpi.mpich_error", "MPIR_CVAR_ENABLE_GPU=0"),
+    # https://github.com/NVIDIA/aicr/pull/1662 (GKE a3-megagpu-8g: a gVNIC network displaced a GPU NIC)
+    "tcpxo": ("Number of GPUs detected in the PCI tree 7 is not equal to the actual number of GPUs reported by CUDA 8\n"
+              "connect() error: 111: Connection refused\nORTE was unable to reliably start one or more daemons\n",
+              "nccl.tcpxo_rxdm", "nccl.net_plugin", "gvnicCidr"),
+    # https://github.com/NVIDIA/pyxis/issues/96 (a squashfs made from 'docker export')
+    "pyxis_env": ("srun --ntasks=1 --container-image=./out.squashfs --container-name=language_model nvidia-smi\n"
+                  "NVIDIA-SMI couldn't find libnvidia-ml.so library in your system. Please make sure that the NVIDIA "
+                  "Display Driver is properly installed and present in your system.\n",
+                  "container.no_driver_libs", "container.no_driver_libs", "NVIDIA_VISIBLE_DEVICES=all"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TEXTS))
+def test_the_cause_in_another_component_is_named(kb, name):
+    text, root, family, fix = TEXTS[name]
+    res = explain.explain_text(text, kb)
+    f = res["findings"][0]
+    assert res["verdict"] == "root_cause" and f["role"] == "root" and f["id"] == root, \
+        [(x["id"], x["role"]) for x in res["findings"]]
+    assert f["family"] == family
+    assert fix in "\n".join(x for c in f["causes"] for x in c.get("fix") or []), f["causes"]
+
+
+@pytest.mark.parametrize("text", [
+    # a healthy start of the plugin: INFO lines only (src/nccl_ofi_net.cpp, nccl_ofi_rdma.cpp formats)
+    "ip-1:1:2 [0] NCCL INFO NET/OFI Initializing aws-ofi-nccl 1.14.2\n"
+    "ip-1:1:2 [0] NCCL INFO NET/OFI Using transport protocol RDMA (platform set)\n"
+    "ip-1:1:2 [0] NCCL INFO NET/OFI Selected provider is efa, fabric is efa-direct (found 4 nics)\n"
+    "#  Avg bus bandwidth    : 180.5\n",
+    # the same CUDA call that worked, and an HCOLL log line that is no failure
+    "cuMemCreate(&handle, size, &prop, 0) returned CUDA_SUCCESS\n[LOG_CAT_ML] hierarchy ucx_p2p:p2p ready\n",
+    # enroot's hook in a healthy pyxis job: the variables set, nvidia-smi's table
+    "srun --container-image=nvcr.io#nvidia/pytorch:24.05-py3 --container-env=NVIDIA_VISIBLE_DEVICES nvidia-smi -L\n"
+    "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-00000000-0000-0000-0000-000000000000)\n",
+])
+def test_healthy_texts_of_the_same_components_have_no_root(kb, text):
+    res = explain.explain_text(text, kb)
+    assert not any(f["role"] == "root" for f in res["findings"]), [(f["id"], f["role"]) for f in res["findings"]]
+
+
+def test_the_topology_cause_says_what_the_plugins_own_tables_say():
+    # nccl.toml's cause names the releases; generated/ofi_messages.json (read from every release's
+    # platform-aws platform_data_map) is the authority: a regenerated table that moves them fails here
+    with open(os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated", "ofi_messages.json")) as f:
+        doc = json.load(f)
+    hist = doc["topology_history"]
+    p5 = hist["p5.48xlarge"]
+    with open(os.path.join(REPO, "gpudoctor", "data", "knowledge", "nccl.toml")) as f:
+        toml = f.read()
+    cause = re.search(r'text = "(A static topology file of the whole machine[^"]+)"', toml).group(1)
+    assert "from %s to %s (%s)" % (p5["first"], p5["last"], p5["static_topology"]) in cause
+    assert "%s generates the topology" % p5["stopped_in"] in cause
+    still = sorted(name for name, h in hist.items() if h["stopped_in"] is None)
+    assert still == ["g5.48xlarge", "p4d.24xlarge", "p4de.24xlarge"] and all(n in cause for n in still)
+    # the platforms that export a static file at the pinned release are those the history keeps
+    assert sorted(p["name"] for p in doc["platforms"] if p["topology"]) == still
+    # the plugin's variables: OFI_NCCL_ + the name nccl_ofi_param.h gives (src/nccl_ofi_param.cpp)
+    envs = {p["env"] for p in doc["params"] if "env" in p}
+    assert {"OFI_NCCL_PROTOCOL", "OFI_NCCL_EXCLUDE_TCP_IF"} <= envs
