@@ -38,10 +38,11 @@ GENERATORS = [
     ("gen_ssh_messages.py", "ssh_messages_slice.txt", "ssh_messages"),
     ("gen_perftest_messages.py", "perftest_messages_slice.txt", "perftest_messages"),
     ("gen_nvshmem_messages.py", "nvshmem_messages_slice.txt", "nvshmem_messages"),
+    ("gen_ofi_messages.py", "ofi_messages_slice.txt", "ofi_messages"),
 ]
 # slices cut from the very revisions of the committed file, which they name: '... (commit <sha>)'
 SAME_VERSION = {"slurm_reasons", "slurm_messages", "munge_messages", "container_messages", "rdma_messages",
-                "ssh_messages", "perftest_messages", "nvshmem_messages"}
+                "ssh_messages", "perftest_messages", "nvshmem_messages", "ofi_messages"}
 
 
 def _committed(name):
