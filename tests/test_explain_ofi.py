@@ -101,3 +101,63 @@ def test_the_topology_cause_says_what_the_plugins_own_tables_say():
     # the plugin's variables: OFI_NCCL_ + the name nccl_ofi_param.h gives (src/nccl_ofi_param.cpp)
     envs = {p["env"] for p in doc["params"] if "env" in p}
     assert {"OFI_NCCL_PROTOCOL", "OFI_NCCL_EXCLUDE_TCP_IF"} <= envs
+
+
+# enroot's hooks (tools/gen_enroot_hooks.py -> generated/enroot_hooks.json): what they need from the image's
+# environment; the hand-written causes that cite them must say what the hooks do
+def _hooks():
+    with open(os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated", "enroot_hooks.json")) as f:
+        return json.load(f)
+
+
+def test_enroot_hooks_regenerate_from_their_slice(tmp_path):
+    import sys
+
+    sys.path.insert(0, os.path.join(REPO, "tools"))
+    import gen_enroot_hooks
+    import knowgen
+
+    got = knowgen.regenerated(gen_enroot_hooks.main, os.path.join(REPO, "tools", "data", "enroot_hooks_slice.txt"),
+                              tmp_path / "h.json")
+    full = _hooks()
+    assert got["header"]["version"] == full["header"]["version"] and got["sites"] == full["sites"] == []
+    by_hook = {h["hook"]: h for h in full["hooks"]}
+    assert len(got["hooks"]) == 3 and all(h == by_hook[h["hook"]] for h in got["hooks"])
+
+
+def test_the_enroot_causes_say_what_the_hooks_do():
+    doc = _hooks()
+    needs = doc["needs"]
+    nvidia = {n["hook"]: n["when"] for n in needs["NVIDIA_VISIBLE_DEVICES"]}
+    mellanox = {n["hook"]: n["when"] for n in needs["MELLANOX_VISIBLE_DEVICES"]}
+    assert nvidia["conf/hooks/98-nvidia.sh"] == ["unset", "void"]
+    assert mellanox["conf/hooks/99-mellanox.sh"] == ["unset", "void", "none"]
+    assert needs["ENROOT_RESTRICT_DEV"] == [{"hook": "conf/hooks/10-devices.sh", "when": ["unset"]}]
+    hook98 = next(h for h in doc["hooks"] if h["hook"] == "conf/hooks/98-nvidia.sh")
+    assert hook98["defaults"] == {"NVIDIA_DRIVER_CAPABILITIES": "utility"}
+    assert {"compute", "utility", "graphics", "video"} <= set(hook98["values"]["NVIDIA_DRIVER_CAPABILITIES"])
+    kdir = os.path.join(REPO, "gpudoctor", "data", "knowledge")
+    with open(os.path.join(kdir, "rdma_state.toml")) as f:
+        rdma = f.read()
+    with open(os.path.join(kdir, "cuda.toml")) as f:
+        cuda = f.read()
+    assert "does nothing when it is unset, 'void' or 'none'" in rdma and "ENROOT_RESTRICT_DEV" in rdma
+    assert "defaults to utility" in cuda and "NVIDIA_VISIBLE_DEVICES is unset or 'void'" in cuda
+
+
+@pytest.mark.parametrize("text,root,fix,shown", [
+    # ibv_devinfo's message (rdma-core libibverbs/examples/devinfo.c) in a pyxis step: the RDMA devices were not mounted
+    ("srun --container-image=nvcr.io#nvidia/pytorch:24.05-py3 ibv_devinfo\nNo IB devices found\n",
+     "rdma.no_device", "MELLANOX_VISIBLE_DEVICES=all", True),
+    # the loader's message for libcuda in a pyxis step: the compute capability was not asked for
+    ("srun --container-image=./img.sqsh ./app\n./app: error while loading shared libraries: libcuda.so.1: cannot open "
+     "shared object file: No such file or directory\n", "cuda.libs", "NVIDIA_DRIVER_CAPABILITIES=compute,utility", True),
+    # the same in a docker container: enroot's cause is not offered
+    ("$ docker run img ./app\n./app: error while loading shared libraries: libcuda.so.1: cannot open shared object file: "
+     "No such file or directory\n", "cuda.libs", "NVIDIA_DRIVER_CAPABILITIES=compute,utility", False),
+])
+def test_enroot_hooks_that_left_a_device_out_are_named_only_under_pyxis(kb, text, root, fix, shown):
+    res = explain.explain_text(text, kb)
+    f = res["findings"][0]
+    assert f["id"] == root and f["role"] == "root", [(x["id"], x["role"]) for x in res["findings"]]
+    assert (fix in "\n".join(x for c in f["causes"] for x in c.get("fix") or [])) is shown
