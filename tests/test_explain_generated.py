@@ -39,6 +39,7 @@ GENERATORS = [
     ("gen_perftest_messages.py", "perftest_messages_slice.txt", "perftest_messages"),
     ("gen_nvshmem_messages.py", "nvshmem_messages_slice.txt", "nvshmem_messages"),
     ("gen_ofi_messages.py", "ofi_messages_slice.txt", "ofi_messages"),
+    ("gen_nvc_capabilities.py", "nvc_capabilities_slice.txt", "nvc_capabilities"),
 ]
 # slices cut from the very revisions of the committed file, which they name: '... (commit <sha>)'
 SAME_VERSION = {"slurm_reasons", "slurm_messages", "munge_messages", "container_messages", "rdma_messages",

@@ -161,3 +161,41 @@ def test_enroot_hooks_that_left_a_device_out_are_named_only_under_pyxis(kb, text
     f = res["findings"][0]
     assert f["id"] == root and f["role"] == "root", [(x["id"], x["role"]) for x in res["findings"]]
     assert (fix in "\n".join(x for c in f["causes"] for x in c.get("fix") or [])) is shown
+
+
+# libnvidia-container's capabilities (tools/gen_nvc_capabilities.py -> generated/nvc_capabilities.json)
+def test_each_library_is_mounted_by_the_capabilities_the_source_says():
+    with open(os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated", "nvc_capabilities.json")) as f:
+        doc = json.load(f)
+    caps = {r["library"]: r["capabilities"] for r in doc["libraries"]}
+    # options.h container_opts: video selects the compute libraries too; display the graphics ones
+    assert caps["libnvcuvid.so"] == ["video"] and caps["libnvidia-encode.so"] == ["video"]
+    assert caps["libcuda.so"] == ["compute", "video"] and caps["libnvidia-ml.so"] == ["utility"]
+    assert caps["libnvoptix.so"] == ["graphics", "display"] and caps["libnvidia-ngx.so"] == ["ngx"]
+    sites = {s["text"].split(":")[0] for s in doc["sites"]}
+    # no site for what compute,utility mount (cuda.libs / container.no_driver_libs have them), nor for GLVND's loaders
+    assert "libnvcuvid.so" in sites and not sites & {"libcuda.so", "libnvidia-ml.so", "libGL.so", "libEGL.so"}
+
+
+@pytest.mark.parametrize("text,cap", [
+    # https://github.com/NVIDIA/DALI/issues/2362 (DALI's VideoReader in docker; maintainer: the video capability)
+    ("Error when constructing operator: VideoReader encountered:\n[/opt/dali/dali/operators/reader/loader/"
+     "video_loader.h:182] Assert on \"lib_handle_\" failed: Failed to load libnvcuvid.so, needed by the VideoReader "
+     "operator. If you are running in a Docker container, please refer to https://github.com/NVIDIA/nvidia-docker/wiki/"
+     "Usage\n", "video"),
+    # the loader's refusal of the encoder (glibc dlerror's format, as ctypes raises it)
+    ("OSError: libnvidia-encode.so.1: cannot open shared object file: No such file or directory\n", "video"),
+    ("OSError: libnvoptix.so.1: cannot open shared object file: No such file or directory\n", "graphics"),
+])
+def test_a_library_of_another_capability_names_it(kb, text, cap):
+    res = explain.explain_text(text, kb)
+    f = res["findings"][0]
+    assert f["id"] == "container.driver_capability" and f["role"] == "root", [x["id"] for x in res["findings"]]
+    fixes = "\n".join(x for c in f["causes"] for x in c.get("fix") or [])
+    assert "NVIDIA_DRIVER_CAPABILITIES" in fixes and cap in fixes
+
+
+def test_opencvs_libgl_is_not_a_driver_capability(kb):
+    # libGL.so.1 is GLVND's loader (libgl1), which a slim image lacks: not the container runtime's capability
+    res = explain.explain_text("ImportError: libGL.so.1: cannot open shared object file: No such file or directory\n", kb)
+    assert not any(f["id"] == "container.driver_capability" for f in res["findings"])
