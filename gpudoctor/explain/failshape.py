@@ -104,7 +104,7 @@ _THC_CUBLAS = {"library not initialized": "CUBLAS_STATUS_NOT_INITIALIZED",
 
 # console scripts of the Python packages a training job runs (their setup entry points: torch 'torchrun',
 # deepspeed 'deepspeed' / 'ds_report' ..., accelerate 'accelerate', huggingface_hub 'huggingface-cli')
-_PY_SCRIPTS = frozenset((
+PY_SCRIPTS = _PY_SCRIPTS = frozenset((
     "python", "python3", "pip", "pip3", "torchrun", "deepspeed", "ds", "ds_report", "ds_ssh", "accelerate",
     "accelerate-launch", "huggingface-cli", "transformers-cli", "ray", "torchx", "llamafactory-cli", "vllm",
     "yolo", "wandb", "jupyter", "lightning", "conda"))

@@ -208,4 +208,69 @@ def bare_line(scan, kb, structural_finding):
                               "^PYTHON` where the job runs and unset or fix what it names."
                               % h.groups["msg"].strip()[:200])
             return f
-    return _cant_open(scan, kb, structural_finding) or _first_output(scan, kb, structural_finding)
+    return (_cant_open(scan, kb, structural_finding) or _first_output(scan, kb, structural_finding) or
+            printer(scan, kb, structural_finding))
+
+
+# ---------------------------------------------------------------- the program a failure line's own form names
+
+# (family17) a failure line nothing else read, whose form is one program's own (its error prefix or log header, from
+# its source), answered by that program's family (How sure: low): no answer is never given to a text whose failure
+# line names its printer.
+# pdsh's own errors (src/common/err.c: err("%p: ...") writes '<prog>@<this host>: '; src/pdsh/main.c's modules
+# print '<prog>@<host>: <target>: <what>'): pdsh.error, whose causes tell the rcmd module and the remote apart
+_PDSH = re.compile(r"^pdsh@[\w.-]{1,100}: \S")
+# Ray's C++ runtime log (src/ray/util/logging.cc: the spdlog pattern '[%Y-%m-%d %H:%M:%S,%e %L %P %t] %@: %v', %L
+# the level's letter): an E or F record of its core worker, raylet or GCS is Ray's own processes failing (ray.start)
+_RAY_CPP = re.compile(r"^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} (?P<lvl>[EF]) \d{1,10} \d{1,10}\] "
+                      r"(?P<file>[\w.-]{1,80}\.(?:cc|h)):\d{1,7}: ")
+# Hydra's refusal of a command-line override its grammar cannot parse, printed before the app ran
+# (hydra/core/override_parser/overrides_parser.py: OverrideParseException "Error parsing override '<override>'",
+# then the ANTLR parser's own words; hydra/_internal/utils.py run_and_report prints the message alone without
+# HYDRA_FULL_ERROR=1)
+_HYDRA_PARSE = re.compile(r"^Error parsing override '")
+
+
+def printer(scan, kb, structural_finding):
+    """structural()'s last answer: the program whose own error form the first failure line has."""
+    by = kb.by_id
+    from gpudoctor.explain import failshape
+
+    for h in scan.errors[:64]:
+        text = h.text.strip()
+        if _PDSH.match(text) and "pdsh.error" in by:
+            f = structural_finding(by["pdsh.error"], h, "pdsh's own error line ('pdsh@<host>: ...')", scan)
+            f["notes"].append("Printed by pdsh itself (its 'pdsh@<host>:' prefix): it could not run the command on "
+                              "a target - its remote-command module (pdsh -V names the default: rsh or ssh; "
+                              "pdsh -R ssh or PDSH_RCMD_TYPE=ssh selects ssh) or the target's daemon refused it.")
+            return f
+        m = _RAY_CPP.match(text)
+        if m and "ray.start" in by:
+            f = structural_finding(by["ray.start"], h, "an %s record of Ray's C++ runtime (%s)" % (
+                "ERROR" if m.group("lvl") == "E" else "FATAL", m.group("file")), scan)
+            f["notes"].append("Printed by Ray's own processes (core worker, raylet, GCS: %s): Ray could not set "
+                              "itself up on this node; its session logs (/tmp/ray/session_latest/logs/raylet.out, "
+                              "gcs_server.out) say why." % m.group("file"))
+            return f
+    lines = scan.matches.get("_struct_fs_notfound", [])
+    for h in lines:
+        cmd = (h.groups.get("cmd") or "")
+        if cmd and cmd.lower() not in failshape.PY_SCRIPTS and h.severity != "info" and \
+                "launcher.script_missing" in by:
+            f = structural_finding(by["launcher.script_missing"], h, "a shell's 'command not found' for %s" % cmd,
+                                   scan)
+            f["notes"].append("A shell could not find the program '%s' that its command line names (bash's "
+                              "'<shell>: line N: %s: command not found' is a -c string: ssh's remote command, a "
+                              "launcher's): not installed or not on PATH there, or a word of a value the shell "
+                              "split off and ran as a command (an unquoted variable with spaces)." % (cmd, cmd))
+            return f
+    for h in scan.errors[:64]:
+        if _HYDRA_PARSE.match(h.text.strip()) and "hydra.override" in by:
+            f = structural_finding(by["hydra.override"], h, "Hydra's own refusal of an override ('Error parsing "
+                                   "override')", scan, sure="medium")
+            f["notes"].append("Hydra's override grammar refused a command-line override before the app ran: lists "
+                              "are written with square brackets (key=[a,b]), a value with spaces or grammar "
+                              "characters is quoted ('key=\"a b\"'); the parser's line after it names the "
+                              "character it did not expect.")
+            return f
+    return None

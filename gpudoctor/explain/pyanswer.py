@@ -130,6 +130,11 @@ def _distributed_check(scan, kb, tb, file, at, what, user):
     return f
 
 
+# a package a library needs and does not find (family17; the sources in _traceback_finding)
+_NOT_INSTALLED = re.compile(r"\brequires? (?:the )?`?(?P<pkg>[A-Za-z][\w.-]{0,60})`? (?:library |package )?(?:to be "
+                            r"installed|but it was not found in your environment)")
+
+
 API_DEPTH = 3  # a library's frames between the user's call and the raise, for "the function you called checked it"
 # what an argument check's TypeError says ('expected Tensor as element 0 in argument 0, but got list', 'must be str,
 # not int', 'takes 2 positional arguments but 3 were given', 'unsupported operand type(s)')
@@ -270,6 +275,19 @@ def _traceback_finding(scan, kb, tb):
         f["causes"][0]["fix"].insert(0, "rename your %s.py (or %s/) next to the script or on PYTHONPATH: it hides the "
                                         "standard library's module (python -c 'import %s; print(%s.__file__)' shows "
                                         "which file is imported)" % ((shadowed.split(".")[0],) * 4))
+    missing = _NOT_INSTALLED.search(tb["msg"] or "") if f is None and "code.python_env" in by else None
+    if missing:
+        # (family17) a library's own check that a package it needs is installed (transformers/utils/import_utils.py
+        # requires_backends: '<x> requires the <pkg> library but it was not found in your environment';
+        # transformers/integrations/integration_utils.py: 'WandbCallback requires wandb to be installed. Run `pip
+        # install wandb`.'): the environment lacks the package, whatever exception class carries it
+        pkg = missing.group("pkg")
+        f = _structural_finding(by["code.python_env"], hit, "%s says the package %s is not installed" % (
+            tb["exc"], pkg), scan, sure="medium")
+        f["notes"].append("%s needs %s and it is not installed in the environment the job ran in (or a setting of "
+                          "yours asked for it: a logger, a backend, an integration)." % (lib or "The code", pkg))
+        f["causes"][0]["fix"].insert(0, "pip install %s in the job's environment, or stop asking for it (the setting "
+                                        "that names it)" % sh(pkg))
     for t in [tb] + chain if f is None else ():
         for words, eid in _EXC_FAMILY:
             if any(w.lower() in t["exc"].lower() for w in words) and eid in by:
@@ -317,10 +335,11 @@ def _traceback_finding(scan, kb, tb):
         # it says what the entry's generic first fix says ('read the exception's message and the last
         # frame of your own code ...', structural.toml), with the library and the frame: it replaces it
         fixes[:] = [x for x in fixes if not x.startswith("read the exception's message")]
+        dist = pytb.distribution(lib)  # the distribution pip installs it from (generated/wheel_packages.json)
         fixes.insert(0, "read the message of %s on the line above and change the call%s or its "
-                        "configuration; check the version of %s against torch's (pip list)" % (
+                        "configuration; check the version of %s against torch's (%s)" % (
                             sh(lib), (" (called from your %s, line %d)" % (sh(user[0]), user[1]))
-                            if user else "", sh(lib)))
+                            if user else "", sh(dist), "pip list" if dist == lib else "pip show %s" % sh(dist)))
     elif f is None:
         sure = "medium" if kind == "user" and not torch_in and (tb["exc"].rsplit(".", 1)[-1] in _PLAIN_EXC or
                                                                  tb["exc"] in _PLAIN_EXC) else "low"
@@ -419,9 +438,32 @@ _LOG_HEAD = re.compile(r"^\[?W\d{4} [\d:.]{8,20}(?: {1,4}\d{1,10})? [^\]\n]{1,20
 _WORD = re.compile(r"[A-Za-z]{2}")
 
 
-def _logged_record(intro):
+# the source location a record's header names (Lib/logging/__init__.py LogRecord.pathname / lineno, as formatters
+# print them: DeepSpeed's '[real_accelerator.py:213:get_accelerator]', torch's and glog's 'W1127 ... utils.py:2134]')
+_REC_WHERE = re.compile(r"(?:^|[\s\[/])(?P<file>[A-Za-z_][\w.-]{0,80}\.py):\d{1,7}(?=[\]:\s])")
+
+
+def _outermost(tb):
+    """The outermost frame's file of a traceback, when the text holds every frame of it; else None."""
+    frames = list(tb.get("outer") or []) + list(tb.get("frames") or [])
+    if not frames or tb.get("nframes", len(frames)) > len(frames):
+        return None
+    return frames[0][0]
+
+
+def _logged_record(intro, tb=None):
     if severity(intro) != "warn" or not _LOG_LEVEL.search(intro):
         return False
+    if tb is not None:
+        # (family17) logging's exc_info traceback (Formatter.formatException, traceback.print_exception) begins at
+        # the frame that caught the exception, the one whose code called the logger: the file the record names
+        # (Logger.findCaller's pathname). A record that names another file than the traceback's outermost frame
+        # is a warning printed just before an uncaught traceback (DeepSpeed's '[WARNING] [real_accelerator.py:
+        # 213:get_accelerator] Setting accelerator to CPU' before the script's own traceback), not its carrier
+        m = _REC_WHERE.search(intro[:300])
+        outer = _outermost(tb) if m else None
+        if outer and re.split(r"[/\\]", outer)[-1] != m.group("file"):
+            return False
     return _WORD.search(_LOG_HEAD.sub("", intro, count=1)) is not None
 
 
@@ -431,7 +473,7 @@ def _went_on_one(scan, tb):
         # CPython's default sys.unraisablehook (Python/errors.c: 'Exception ignored in: %R', then the
         # traceback): an exception the interpreter could not raise (a __del__, a thread's cleanup): it went on
         return True
-    if intro and _logged_record(intro):
+    if intro and _logged_record(intro, tb):
         return True  # a logger's WARNING record with its traceback (logger.warning(..., exc_info=True)): not fatal
     if tb.get("rank") is not None or getattr(scan, "several", False):
         # one rank's traceback among ranks' lines (or files): the lines after it may be the other ranks'

@@ -97,6 +97,26 @@ _BIN = re.compile(r"[/\\]bin[/\\](%s)$" % "|".join(_BIN_LIBS))
 _EGG = re.compile(r"^([A-Za-z_][\w]*?)(?:-\d[^/\\]*)?(?:\.egg|\.py|\.so|\.pyd)?$")
 
 
+def _wheels():
+    from gpudoctor.explain.knowledge import generated_table
+
+    return generated_table("wheel_packages")
+
+
+def owner(name):
+    """The package a frame of import package ``name`` is read as: the main package of the distribution whose wheel
+    installs it (generated/wheel_packages.json, tools/gen_wheel_packages.py: 'functorch' and 'torchgen' are torch's,
+    'op_builder' DeepSpeed's, 'cupyx' CuPy's has no main one and stays), else ``name`` itself (family17)."""
+    t = _wheels()
+    dist = (t.get("packages") or {}).get(name)
+    return (t.get("main") or {}).get(dist) or name if dist else name
+
+
+def distribution(name):
+    """The distribution pip installs import package ``name`` from ('sklearn' -> 'scikit-learn'), else ``name``."""
+    return (_wheels().get("packages") or {}).get(name) or name
+
+
 def where(path):
     """('user', None), ('lib', name) or ('stdlib', None) for a frame's file path."""
     if path.startswith("<"):
@@ -111,7 +131,7 @@ def where(path):
         pkg = m.group("pkg")
         e = _EGG.match(pkg)
         name = e.group(1) if e else pkg
-        return "lib", _ALIASES.get(name, name)
+        return "lib", _ALIASES.get(name) or owner(name)
     parts = re.split(r"[/\\]", path)
     for p in parts[:-1]:
         if p in KNOWN_LIBS:
