@@ -99,8 +99,10 @@ def build(files, version):
                       "means": "%s is a driver library the NVIDIA container runtime mounts only with the driver "
                                "capability %s; compute,utility (the CUDA images' value) leave it out." % (
                                    lib, " or ".join("'%s'" % c for c in capsof)),
+                      # docker's --gpus value is one CSV record (docker/cli opts/gpus.go GpuOpts.Set): the
+                      # capabilities' commas need their own quoted field, all,"capabilities=a,b"
                       "fix": ["add %s to the container's NVIDIA_DRIVER_CAPABILITIES: docker run --gpus "
-                              "'\"all,capabilities=compute,utility,%s\"' or -e NVIDIA_DRIVER_CAPABILITIES=compute,"
+                              "'all,\"capabilities=compute,utility,%s\"' or -e NVIDIA_DRIVER_CAPABILITIES=compute,"
                               "utility,%s (pyxis: export it and srun --container-env=NVIDIA_DRIVER_CAPABILITIES; "
                               "Kubernetes: the pod's env)" % (need, need, need),
                               "outside a container: install the driver's package that ships %s (the same version as "
