@@ -29,6 +29,12 @@ TEXTS = {
     # https://github.com/aws/aws-ofi-nccl/issues/889 (a NET/OFI WARN the table reads: src/nccl_ofi_net.cpp)
     "ofi_endpoint": ("ip-10-0-0-1:123:456 [0] nccl_net_ofi_domain_get_ep:969 NCCL WARN NET/OFI Creating new endpoint for "
                      "domain 0x7f9befa99380 failed: Invalid argument\n", "nccl.net_plugin", "nccl.net_plugin", "FI_LOG_LEVEL=warn"),
+    # https://github.com/aws/aws-ofi-nccl/issues/663 (the security group had no outbound rule to itself)
+    "ofi_av_insert": ("[rank1]: torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/"
+                      "ProcessGroupNCCL.cpp:1970, internal error - please report this issue to the NCCL developers, NCCL "
+                      "version 2.20.5\n[rank1]: ncclInternalError: Internal check failed.\n[rank1]: Last error:\n"
+                      "[rank1]: NET/OFI Unable to insert remote address into address vector for device 1. RC: 0\n",
+                      "nccl.net_plugin", "nccl.net_plugin", "outbound all traffic to the security group itself"),
     # https://github.com/microsoft/mscclpp/issues/467 (8xH200 in docker; fixed by mknod channel0)
     "imex": (">>> mem = GpuBuffer(128, dtype=cp.float32)\nTraceback (most recent call last):\n"
              "  File \"<stdin>\", line 1, in <module>\n"

@@ -58,6 +58,14 @@ RULES = [
 
 # What one message means, where its family's causes are not enough: [(regex over the text, means, [fix])]
 MSG_FIX = [
+    # AWS EC2 user guide, 'Get started with EFA' (efa-start.html), 'Prepare an EFA-enabled security group': all inbound
+    # AND outbound traffic to and from the security group itself; aws/aws-ofi-nccl#663 (an egress rule was missing)
+    (r"Unable to insert remote address into address vector",
+     "Libfabric could not add the peer's EFA address to its address vector (device {%1|N}): EFA traffic between the "
+     "instances is not allowed, or the peer is not reachable over EFA.",
+     ["give the instances' security group both rules AWS's EFA guide requires: inbound all traffic from the security "
+      "group itself AND outbound all traffic to the security group itself (an egress rule limited to 0.0.0.0/0 on some "
+      "ports is not enough); keep the instances in one subnet / availability zone (a cluster placement group)"]),
     (r"^NET/OFI WARNING: %s set to invalid value %s$",
      "the plugin's variable {%1|<variable>} has a value it does not accept ({%2|<value>}); the plugin refuses to "
      "start.",
