@@ -35,6 +35,10 @@ TEXTS = {
                       "version 2.20.5\n[rank1]: ncclInternalError: Internal check failed.\n[rank1]: Last error:\n"
                       "[rank1]: NET/OFI Unable to insert remote address into address vector for device 1. RC: 0\n",
                       "nccl.net_plugin", "nccl.net_plugin", "outbound all traffic to the security group itself"),
+    # https://github.com/awslabs/awsome-distributed-ai/pull/1241 (GIN in EKS pods without /dev/gdrdrv)
+    "ofi_gdrcopy": ("NCCL INFO  NET/OFI gin: Initializing\nNCCL INFO  NET/OFI Failed to open gdr handle\n"
+                    "NCCL WARN  NET/OFI Failed to initialize GDRCopy: Failed to open gdr handle   (nccl_ofi_gin_init:71)\n",
+                    "nccl.net_plugin", "nccl.net_plugin", "NVIDIA_GDRCOPY=enabled"),
     # https://github.com/microsoft/mscclpp/issues/467 (8xH200 in docker; fixed by mknod channel0)
     "imex": (">>> mem = GpuBuffer(128, dtype=cp.float32)\nTraceback (most recent call last):\n"
              "  File \"<stdin>\", line 1, in <module>\n"

@@ -58,6 +58,15 @@ RULES = [
 
 # What one message means, where its family's causes are not enough: [(regex over the text, means, [fix])]
 MSG_FIX = [
+    # src/nccl_ofi_gdrcopy.cpp: gdr_open() returned no handle ('Failed to open gdr handle', INFO) or libgdrapi.so did
+    # not load; GDRCopy's gdr_open opens /dev/gdrdrv, the gdrdrv kernel module's device (NVIDIA/gdrcopy README);
+    # enroot's 98-nvidia.sh binds /dev/gdrdrv for the compute capability (generated/enroot_hooks.json's source)
+    (r"^NET/OFI Failed to initialize GDRCopy: %s$",
+     "GPU-initiated networking (GIN) needs GDRCopy, which did not start ({%1|the reason}): 'Failed to open gdr handle' "
+     "is gdr_open() without /dev/gdrdrv, 'Could not load libgdrapi.so' the library missing.",
+     ["load the gdrdrv kernel module on the host (NVIDIA/gdrcopy's gdrdrv package or insmod.sh) and give the container "
+      "/dev/gdrdrv: NVIDIA_GDRCOPY=enabled with the NVIDIA container toolkit, docker run --device /dev/gdrdrv, or the "
+      "device in the pod; install libgdrapi.so (gdrcopy) in the image"]),
     # AWS EC2 user guide, 'Get started with EFA' (efa-start.html), 'Prepare an EFA-enabled security group': all inbound
     # AND outbound traffic to and from the security group itself; aws/aws-ofi-nccl#663 (an egress rule was missing)
     (r"Unable to insert remote address into address vector",
