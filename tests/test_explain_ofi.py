@@ -39,6 +39,11 @@ TEXTS = {
     "ofi_gdrcopy": ("NCCL INFO  NET/OFI gin: Initializing\nNCCL INFO  NET/OFI Failed to open gdr handle\n"
                     "NCCL WARN  NET/OFI Failed to initialize GDRCopy: Failed to open gdr handle   (nccl_ofi_gin_init:71)\n",
                     "nccl.net_plugin", "nccl.net_plugin", "NVIDIA_GDRCOPY=enabled"),
+    # https://github.com/NVIDIA/enroot/issues/105 (enroot's hook with nvidia_uvm not loaded on the host)
+    "enroot_uvm": (" [WARN] Kernel module nvidia_uvm is not loaded. Make sure the NVIDIA device driver is installed and "
+                   "loaded\n nvidia-container-cli: initialization error: driver error: failed to process request\n"
+                   " [ERROR] /usr/local/etc/enroot/hooks.d/98-nvidia.sh exited with return code 1\n",
+                   "container.nvml_driver", "container.nvml_driver", "modprobe nvidia_uvm"),
     # https://github.com/microsoft/mscclpp/issues/467 (8xH200 in docker; fixed by mknod channel0)
     "imex": (">>> mem = GpuBuffer(128, dtype=cp.float32)\nTraceback (most recent call last):\n"
              "  File \"<stdin>\", line 1, in <module>\n"
