@@ -44,6 +44,11 @@ TEXTS = {
                    "loaded\n nvidia-container-cli: initialization error: driver error: failed to process request\n"
                    " [ERROR] /usr/local/etc/enroot/hooks.d/98-nvidia.sh exited with return code 1\n",
                    "container.nvml_driver", "container.nvml_driver", "modprobe nvidia_uvm"),
+    # https://github.com/aws/aws-ofi-nccl/issues/889 (its later log: the GDR check of platform-aws on p4d.24xlarge)
+    "ofi_gdr_required": ("ip-10-36-29-253:84:2553 [0] platform_config_endpoint:626 NCCL WARN NET/OFI GDR disabled on "
+                         "GDR-supported instance type p4d.24xlarge\nip-10-36-29-253:84:2553 [0] nccl_net_ofi_create_plugin:"
+                         "335 NCCL WARN NET/OFI aws-ofi-nccl initialization failed\n",
+                         "nccl.net_plugin", "nccl.net_plugin", "OFI_NCCL_DISABLE_GDR_REQUIRED_CHECK=1"),
     # https://github.com/microsoft/mscclpp/issues/467 (8xH200 in docker; fixed by mknod channel0)
     "imex": (">>> mem = GpuBuffer(128, dtype=cp.float32)\nTraceback (most recent call last):\n"
              "  File \"<stdin>\", line 1, in <module>\n"

@@ -58,6 +58,15 @@ RULES = [
 
 # What one message means, where its family's causes are not enough: [(regex over the text, means, [fix])]
 MSG_FIX = [
+    # src/platform-aws.cpp config_endpoint: on an instance type whose platform entry has gdr_required (p4d and later)
+    # the endpoint's Libfabric reported no GPUDirect RDMA (FI_HMEM); include/nccl_ofi_param.h: 'Disable the check for
+    # required GDR support on EC2 instances' (OFI_NCCL_DISABLE_GDR_REQUIRED_CHECK)
+    (r"^NET/OFI GDR disabled on GDR-supported instance type %s$",
+     "This instance type ({%1|the instance}) needs GPUDirect RDMA over EFA, and the Libfabric the plugin loaded offers "
+     "none (no FI_HMEM for CUDA on the efa provider).",
+     ["load the EFA installer's libfabric (/opt/amazon/efa/lib first on LD_LIBRARY_PATH, not a libfabric of the image "
+      "or a pip wheel) and check fi_info -p efa -c FI_HMEM; keep the EFA installer and the NVIDIA driver current",
+      "to run without GPUDirect RDMA (slower): OFI_NCCL_DISABLE_GDR_REQUIRED_CHECK=1"]),
     # src/nccl_ofi_gdrcopy.cpp: gdr_open() returned no handle ('Failed to open gdr handle', INFO) or libgdrapi.so did
     # not load; GDRCopy's gdr_open opens /dev/gdrdrv, the gdrdrv kernel module's device (NVIDIA/gdrcopy README);
     # enroot's 98-nvidia.sh binds /dev/gdrdrv for the compute capability (generated/enroot_hooks.json's source)
