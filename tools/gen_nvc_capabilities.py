@@ -92,7 +92,8 @@ def build(files, version):
             continue  # libGL.so / libEGL.so / libGLES*: GLVND's loaders any distribution ships (opencv's libGL.so.1)
         need = capsof[0]
         text = "%s: cannot open shared object file" % lib
-        rx = r"(?<![\w.-])%s(?:\.\d{1,4}){0,4}: cannot open shared object file" % re.escape(lib)
+        # the soname's version ('.1', '.535.129.03') as one bounded run: no repeat inside a repeat (linear, bounded)
+        rx = r"(?<![\w.-])%s(?:\.[0-9.]{1,16})?: cannot open shared object file" % re.escape(lib)
         sites.append({"id": knowgen.unique_id("nvc.%s" % knowgen.slug(lib), ids), "where": "src/nvc_info.c %s" % row["list"],
                       "level": "error", "text": text, "re": rx, "family": FAMILY, "rule": "capability",
                       "capabilities": capsof,
