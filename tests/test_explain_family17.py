@@ -78,8 +78,11 @@ def test_a_record_of_another_file_before_a_traceback_is_not_its_carrier(kb):
     assert f["id"] == "transformers.usage"
     # P24 (H100): inductor's 'W1127 ... torch/_inductor/utils.py:2134] Failed to import CUTLASS' record, then the
     # uncaught InductorError of train.py: an answer, not 'a traceback the program went on after'
+    # uncaught InductorError of train.py: an answer, and the class's package (torch/_inductor/exc.py) names the
+    # compile stack, not 'torch refused the call' (excmeaning._COMPILE_EXC)
     r = explain.explain_text(_case("2026-11-27p24", "p24-inductor_gemm_backends_cutlass"), kb)
     assert r["verdict"] == "root_cause" and "code.caught_exception" not in [n["id"] for n in r["context"]]
+    assert r["findings"][0]["id"] == "torch.compile_error"
 
 
 def test_a_library_that_says_a_package_is_not_installed_is_the_environment(kb):
@@ -98,6 +101,19 @@ def test_the_program_whose_own_error_form_the_line_has(kb, name, cid, eid, words
     f = _root(_case(name, cid), kb)
     assert f["id"] == eid and f["confidence"] == "structural"
     assert words in " ".join(f["notes"])
+
+
+def test_an_exception_line_alone_is_read_by_its_words_not_guessed(kb):
+    # Y (huggingface/transformers#30228): c10's lazy-allocation RuntimeError quoted alone: torch's words
+    f = _root(_case("2026-11-27y", "y-tf30228-fsdp-generate-lazy-alloc"), kb)
+    assert f["id"] == "torch.usage" and "Only the exception's last line" in " ".join(f["notes"])
+    # Y (NVIDIA-NeMo/Automodel#1835): a builtin ValueError whose words name no family stays unanswered (a guessed
+    # code.library_error was as often wrong as right on the seen sets)
+    r = explain.explain_text(_case("2026-11-27y", "y-automodel1835-dp-replicate-dim-single-gpu-recipe"), kb)
+    assert r["verdict"] == "unknown_error" and not r["findings"]
+    # a line a knowledge entry knows is the entry's (DataParallel's 'Caught RuntimeError in replica')
+    r = explain.explain_text("RuntimeError: Caught RuntimeError in replica 1 on device 1.\n", kb)
+    assert r["findings"][0]["id"] == "launcher.single_process"
 
 
 def test_a_python_console_script_not_found_stays_the_environment(kb):

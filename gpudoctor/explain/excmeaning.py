@@ -133,6 +133,8 @@ _TORCH_RULES = [
     ("usercode.dtype_mismatch", re.compile(r"not implemented for '(?:Half|BFloat16|Float|Double|Long|Int|Short|Char|"
                                            r"Byte|Bool|ComplexFloat|ComplexDouble|Float8_\w{1,12})'")),
 ]
+# the exception classes of torch.compile's own packages (family17)
+_COMPILE_EXC = re.compile(r"^torch\._(?:dynamo|inductor)\.exc\.[A-Z]\w{0,80}$")
 # The tensor rule an exception of torch's breaks, read from the words torch's checks use to say it
 # (ATen's TORCH_CHECK messages name the two devices, dtypes, sizes or the index: c10/util/Exception.h, e.g.
 # aten/src/ATen/native/TensorShape.cpp 'view size is not compatible with input tensor's size and stride',
@@ -403,6 +405,12 @@ def read(by, tb, chain):
                 if _EMPTY.search(msg) and eid in ("usercode.shape_mismatch", "usercode.dtype_mismatch"):
                     got["first"] = _SHARDED
                 return got
+        if _COMPILE_EXC.match(t["exc"]) and "torch.compile_error" in by:
+            # (family17) an exception class torch.compile's own packages define and raise (torch/_dynamo/exc.py:
+            # BackendCompilerFailed, Unsupported, ...; torch/_inductor/exc.py: InductorError, LoweringException's
+            # wrapper): the compile stack stopped, whose words no rule above read
+            return {"eid": "torch.compile_error", "how": "%s, an exception of torch.compile's own" % t["exc"],
+                    "sure": "low", "text": None, "fix": [], "advice": advice(msg)}
         adv = advice(msg)
         if adv and "torch.usage" in by:
             return {"eid": "torch.usage", "how": "torch refused the call and said what to do", "sure": "low",

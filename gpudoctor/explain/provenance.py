@@ -264,6 +264,9 @@ def printer(scan, kb, structural_finding):
                               "launcher's): not installed or not on PATH there, or a word of a value the shell "
                               "split off and ran as a command (an unquoted variable with spaces)." % (cmd, cmd))
             return f
+    got = _bare_exception(scan, kb, structural_finding)
+    if got:
+        return got
     for h in scan.errors[:64]:
         if _HYDRA_PARSE.match(h.text.strip()) and "hydra.override" in by:
             f = structural_finding(by["hydra.override"], h, "Hydra's own refusal of an override ('Error parsing "
@@ -274,3 +277,55 @@ def printer(scan, kb, structural_finding):
                               "character it did not expect.")
             return f
     return None
+
+
+# an exception line alone, as Python prints the last line of an uncaught exception (Lib/traceback.py
+# format_exception_only: '<module>.<Class>: <message>', the module left out for builtins), its frames not in the text
+_EXC_ALONE = re.compile(r"^(?P<exc>(?:[A-Za-z_]\w{0,60}\.){0,8}[A-Z]\w{0,60}(?:Error|Exception|Failure))"
+                        r": (?P<msg>\S[^\n]{0,400})$")
+
+
+def _bare_exception(scan, kb, structural_finding):
+    """An uncaught exception's line with no traceback (a thread quotes the last line, a log keeps only it): its
+    words read as excmeaning reads a traceback's (an OS error, torch's words, a checkpoint); else the library its
+    class's module names, when that library has a family of its own (<lib>.library_error, provenance's map) -
+    family only, with the next step: the frames, which say whose code raised it. A builtin class whose words read as
+    nothing stays unanswered."""
+    from gpudoctor.explain import excmeaning, pytb
+    from gpudoctor.explain.text import strip_prefix
+
+    by = kb.by_id
+    known = set()  # lines a knowledge entry matched: theirs to answer
+    for eid, lines in scan.match_lines.items():
+        if not eid.startswith("_"):
+            known.update(lines)
+    for h in scan.matches.get("_struct_exc", [])[:16]:
+        if h.severity == "info" or scan.tracebacks:
+            return None
+        if h.line in known:
+            continue
+        m = _EXC_ALONE.match(strip_prefix(h.text.strip())[0])
+        if not m:
+            continue
+        exc, msg = m.group("exc"), m.group("msg").strip()
+        tb = {"exc": exc, "msg": msg[:300], "more": "", "frames": [], "hit": h, "chain": None, "line": h.line}
+        what = "%s: %s" % (exc, msg[:200])
+        f = excmeaning.finding(scan, kb, tb, [], what, "the line shown")
+        lib = pytb.owner(exc.split(".", 1)[0]) if "." in exc else None
+        if f is None and lib and lib != "builtins":
+            eid = "%s.library_error" % lib if "%s.library_error" % lib in by else library_entry(by, lib)
+            if eid in by:  # (jaxlib.xla_extension.XlaRuntimeError: jaxlib has none, and stays unanswered)
+                f = structural_finding(by[eid], h, "%s, an exception class of %s, alone (no traceback)" % (exc, lib),
+                                       scan)
+        # (a builtin class alone names no printer: the stack's generic code.library_error was measured wrong as
+        # often as right on the seen sets - a shared-memory RuntimeError of torch's, an OS error - and is not given)
+        if f is not None:
+            f["notes"].append("Only the exception's last line is here (%s): the traceback printed above it names the "
+                              "file that raised it - a library's (site-packages/<name>/...) or your own. Paste the "
+                              "whole error, or rerun and keep stderr, to tell them apart." % _clip_line(what))
+            return f
+    return None
+
+
+def _clip_line(s, n=160):
+    return s if len(s) <= n else s[:n - 3] + "..."
