@@ -51,3 +51,26 @@ def test_every_docker_gpus_value_in_the_knowledge_parses_as_docker_reads_it():
     for name, v in values:
         req = _docker_gpus(v)
         assert "capabilities" not in req or "utility" in req["capabilities"] or "compute" in req["capabilities"], (name, v)
+
+
+def _tb(raise_line, msg):
+    return ('Traceback (most recent call last):\n  File "/home/u/train.py", line 9, in <module>\n    m = fit(x)\n'
+            '  File "/v/lib/python3.11/site-packages/foo/core.py", line 70, in fit\n    %s\nRuntimeError: %s\n'
+            % (raise_line, msg))
+
+
+@pytest.mark.parametrize("msg,fix", [
+    # a program, not a Python package: no 'pip install Java' (9ee4954 said it)
+    ("This feature requires Java to be installed", None),
+    ("Saving the animation requires ffmpeg to be installed", None),
+    # an import name of a wheel: the distribution pip installs it from (generated/wheel_packages.json)
+    ("fit(method='gp') requires sklearn to be installed", "pip install scikit-learn"),
+])
+def test_a_package_that_is_not_installed_is_named_as_pip_installs_it(kb, msg, fix):
+    from gpudoctor import explain
+
+    res = explain.explain_text(_tb('raise RuntimeError("%s")' % msg, msg), kb)
+    fixes = [x for f in res["findings"] for c in f["causes"] for x in c.get("fix") or []]
+    assert not any(x.startswith("pip install Java") or x.startswith("pip install ffmpeg") for x in fixes), fixes
+    if fix:
+        assert res["findings"][0]["id"] == "code.python_env" and fixes[0].startswith(fix), fixes

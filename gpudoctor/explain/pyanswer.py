@@ -133,6 +133,14 @@ def _distributed_check(scan, kb, tb, file, at, what, user):
 # a package a library needs and does not find (family17; the sources in _traceback_finding)
 _NOT_INSTALLED = re.compile(r"\brequires? (?:the )?`?(?P<pkg>[A-Za-z][\w.-]{0,60})`? (?:library |package )?(?:to be "
                             r"installed|but it was not found in your environment)")
+def _a_wheel(name):
+    """Whether ``name`` is an import package or a distribution of the wheels gen_wheel_packages read."""
+    packages = pytb._wheels().get("packages") or {}
+    return name in packages or name.lower() in {d.lower() for d in packages.values()}
+
+
+# the install command the message gives itself ('Run `pip install wandb`.'; transformers' 'pip install pillow' for PIL)
+_PIP_SAYS = re.compile(r"\bpip3? install (?P<what>[A-Za-z][\w.\[\],<>=-]{0,80})")
 
 
 API_DEPTH = 3  # a library's frames between the user's call and the raise, for "the function you called checked it"
@@ -276,6 +284,13 @@ def _traceback_finding(scan, kb, tb):
                                         "standard library's module (python -c 'import %s; print(%s.__file__)' shows "
                                         "which file is imported)" % ((shadowed.split(".")[0],) * 4))
     missing = _NOT_INSTALLED.search(tb["msg"] or "") if f is None and "code.python_env" in by else None
+    pip_says = _PIP_SAYS.search(tb["msg"] or "") if missing else None
+    if missing and not (pip_says or "not found in your environment" in missing.group(0) or
+                        _a_wheel(missing.group("pkg"))):
+        # (review17) 'requires Java / ffmpeg / CUDA to be installed' is no Python package: a Python library's
+        # requirement only where the message gives its pip command, transformers' requires_backends form, or
+        # the name is a wheel's import package (generated/wheel_packages.json)
+        missing = None
     if missing:
         # (family17) a library's own check that a package it needs is installed (transformers/utils/import_utils.py
         # requires_backends: '<x> requires the <pkg> library but it was not found in your environment';
@@ -286,8 +301,10 @@ def _traceback_finding(scan, kb, tb):
             tb["exc"], pkg), scan, sure="medium")
         f["notes"].append("%s needs %s and it is not installed in the environment the job ran in (or a setting of "
                           "yours asked for it: a logger, a backend, an integration)." % (lib or "The code", pkg))
-        f["causes"][0]["fix"].insert(0, "pip install %s in the job's environment, or stop asking for it (the setting "
-                                        "that names it)" % sh(pkg))
+        f["causes"][0]["fix"].insert(0, "%s in the job's environment, or stop asking for it (the setting "
+                                        "that names it)" % ("pip install " + sh(pip_says.group("what").rstrip(".,")
+                                                                                 if pip_says else
+                                                                                 pytb.distribution(pkg))))
     for t in [tb] + chain if f is None else ():
         for words, eid in _EXC_FAMILY:
             if any(w.lower() in t["exc"].lower() for w in words) and eid in by:
