@@ -70,7 +70,10 @@ TEXTS = {
     "pyxis_env": ("srun --ntasks=1 --container-image=./out.squashfs --container-name=language_model nvidia-smi\n"
                   "NVIDIA-SMI couldn't find libnvidia-ml.so library in your system. Please make sure that the NVIDIA "
                   "Display Driver is properly installed and present in your system.\n",
-                  "container.no_driver_libs", "container.no_driver_libs", "NVIDIA_VISIBLE_DEVICES=all"),
+                  "enroot.nvidia_hook", "enroot.nvidia_hook", "NVIDIA_VISIBLE_DEVICES=all"),
+    # bash's message for the utility binary the hook did not mount, in a pyxis step (composed)
+    "pyxis_no_smi": ("$ srun --container-image=ubuntu:22.04 nvidia-smi\nbash: nvidia-smi: command not found\n",
+                     "enroot.nvidia_hook", "enroot.nvidia_hook", "NVIDIA_VISIBLE_DEVICES=all"),
 }
 
 
@@ -100,6 +103,11 @@ def test_the_cause_in_another_component_is_named(kb, name):
 def test_healthy_texts_of_the_same_components_have_no_root(kb, text):
     res = explain.explain_text(text, kb)
     assert not any(f["role"] == "root" for f in res["findings"]), [(f["id"], f["role"]) for f in res["findings"]]
+
+
+def test_nvidia_smi_missing_outside_pyxis_is_not_enroots(kb):
+    res = explain.explain_text("$ nvidia-smi\nbash: nvidia-smi: command not found\n", kb)
+    assert not any(f["id"] == "enroot.nvidia_hook" for f in res["findings"])
 
 
 def test_the_topology_cause_says_what_the_plugins_own_tables_say():
