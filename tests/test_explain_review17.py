@@ -74,3 +74,50 @@ def test_a_package_that_is_not_installed_is_named_as_pip_installs_it(kb, msg, fi
     assert not any(x.startswith("pip install Java") or x.startswith("pip install ffmpeg") for x in fixes), fixes
     if fix:
         assert res["findings"][0]["id"] == "code.python_env" and fixes[0].startswith(fix), fixes
+
+
+_HELPER_LOGGED = """2026-11-20 10:00:01,120 INFO [train.py:88] epoch 1 step 100 loss 2.31
+2026-11-20 10:00:05,331 WARNING [utils.py:41] upload of checkpoint metrics failed, will retry
+Traceback (most recent call last):
+  File "/home/u/train.py", line 120, in train_loop
+    push_metrics(step)
+  File "/home/u/utils.py", line 37, in push_metrics
+    r = requests.post(URL, json=m, timeout=5)
+  File "/opt/venv/lib/python3.10/site-packages/requests/adapters.py", line 519, in send
+    raise ConnectionError(e, request=request)
+requests.exceptions.ConnectionError: HTTPSConnectionPool(host='metrics.internal', port=443): Max retries exceeded
+"""
+# Ray's driver-shutdown record after the workload's own end (src/ray/core_worker/core_worker_process.cc)
+_RAY_AFTER_END = """2026-11-20 10:00:01,120\tINFO worker.py:1724 -- Started a local Ray instance.
+(train_fn pid=4121) epoch 0 loss 0.91
+(train_fn pid=4121) epoch 1 loss 0.55
+Training finished.
+[2026-11-20 10:05:01,511 E 4031 4077] core_worker_process.cc:216: Failed to get the system config from raylet because \
+it is dead. Worker will terminate. Status: GrpcUnavailable: RPC Error message: failed to connect to all addresses
+"""
+# a sourced profile script's complaint at a job's start (Lmod's 'module' in a non-login shell), then the job runs
+_PROFILE_CNF = """/etc/profile.d/lmod.sh: line 12: module: command not found
++ python train.py --epochs 2
+epoch 0 loss 0.91
+epoch 1 loss 0.55
+"""
+
+
+@pytest.mark.parametrize("text", [_HELPER_LOGGED, _RAY_AFTER_END, _PROFILE_CNF],
+                         ids=["helper-logged-exc_info", "ray-shutdown-after-end", "profile-command-not-found"])
+def test_lines_a_run_went_past_get_no_root_from_their_printer(kb, text):
+    # 9ee4954: a logged exc_info traceback whose record names a helper's file was read as uncaught
+    # (rendezvous.connect); Ray's shutdown E record after the run's end -> ray.start; a profile script's
+    # 'command not found' before the job's progress -> launcher.script_missing
+    from gpudoctor import explain
+
+    res = explain.explain_text(text, kb)
+    assert not [f for f in res["findings"] if f.get("role") == "root"], [(f["id"], f["role"]) for f in res["findings"]]
+
+
+def test_a_remote_shells_command_not_found_is_still_the_launchers(kb):
+    from gpudoctor import explain
+
+    res = explain.explain_text("$ RUN_NAME=\"bert base\" ./launch.sh n1 n2\nbash: line 1: base: command not found\n"
+                               "bash: line 1: base: command not found\nlaunched 2 ranks\n", kb)
+    assert res["findings"] and res["findings"][0]["id"] == "launcher.script_missing"

@@ -231,6 +231,27 @@ _RAY_CPP = re.compile(r"^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} (?P<lvl>[EF]) \d
 _HYDRA_PARSE = re.compile(r"^Error parsing override '")
 
 
+# (review17) bash / sh / zsh / dash / ksh reporting a -c string's word ('bash: line 1: base: command not found', ssh's
+# remote command, a launcher's): a sourced file's own ('/etc/profile.d/lmod.sh: line 12: module: command not found',
+# printed at a healthy job's start) is not the job's command line
+_SHELL_C = re.compile(r"(?:^|[\s:])-?(?:ba|z|da|k)?sh: (?:line \d{1,7}: |command not found: )")
+
+
+def _ran_past(scan, line):
+    """Whether the run printed its end ('done' / 'end', outcome.py) anywhere in the tail outcome read, or made
+    progress (two lines or more) after ``line``: a failure line of a run that finished or went on is not what
+    stopped it (Ray's C++ E records at a finished driver's shutdown, a profile script's complaint at its start).
+    (review17, for printer's answers: outcome.went_on reads only the lines a finding or an error holds)"""
+    progress = 0
+    for out in getattr(scan, "outcomes", None) or ():
+        for ev in out.get("events") or ():
+            if ev[1] in ("end", "done"):
+                return True
+            if ev[1] == "progress" and ev[0] > line:
+                progress += 1
+    return progress >= 2
+
+
 def printer(scan, kb, structural_finding):
     """structural()'s last answer: the program whose own error form the first failure line has."""
     by = kb.by_id
@@ -238,6 +259,8 @@ def printer(scan, kb, structural_finding):
 
     for h in scan.errors[:64]:
         text = h.text.strip()
+        if _ran_past(scan, h.line):
+            continue
         if _PDSH.match(text) and "pdsh.error" in by:
             f = structural_finding(by["pdsh.error"], h, "pdsh's own error line ('pdsh@<host>: ...')", scan)
             f["notes"].append("Printed by pdsh itself (its 'pdsh@<host>:' prefix): it could not run the command on "
@@ -256,7 +279,7 @@ def printer(scan, kb, structural_finding):
     for h in lines:
         cmd = (h.groups.get("cmd") or "")
         if cmd and cmd.lower() not in failshape.PY_SCRIPTS and h.severity != "info" and \
-                "launcher.script_missing" in by:
+                "launcher.script_missing" in by and _SHELL_C.search(h.text or "") and not _ran_past(scan, h.line):
             f = structural_finding(by["launcher.script_missing"], h, "a shell's 'command not found' for %s" % cmd,
                                    scan)
             f["notes"].append("A shell could not find the program '%s' that its command line names (bash's "

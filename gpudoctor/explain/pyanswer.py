@@ -461,9 +461,15 @@ _REC_WHERE = re.compile(r"(?:^|[\s\[/])(?P<file>[A-Za-z_][\w.-]{0,80}\.py):\d{1,
 
 
 def _outermost(tb):
-    """The outermost frame's file of a traceback, when the text holds every frame of it; else None."""
+    """The outermost frame's file of a traceback, when the text holds every frame of it and that frame is a
+    program's top level (an uncaught exception's traceback starts there: a script's '<module>', runpy's
+    '_run_module_as_main' for python -m); else None. (review17: a logged exc_info traceback starts at the frame
+    that caught the exception, which need not be the file that called the logger: a helper such as utils.py's
+    log_failure() called from train.py's except block)"""
     frames = list(tb.get("outer") or []) + list(tb.get("frames") or [])
     if not frames or tb.get("nframes", len(frames)) > len(frames):
+        return None
+    if frames[0][2] not in ("<module>", "_run_module_as_main"):
         return None
     return frames[0][0]
 
