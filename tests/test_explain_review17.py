@@ -103,8 +103,19 @@ epoch 1 loss 0.55
 """
 
 
-@pytest.mark.parametrize("text", [_HELPER_LOGGED, _RAY_AFTER_END, _PROFILE_CNF],
-                         ids=["helper-logged-exc_info", "ray-shutdown-after-end", "profile-command-not-found"])
+# an exception's line alone, logged mid-run, then the run's progress (5feb843's _bare_exception gave
+# deepspeed.library_error)
+_LOGGED_EXC_LINE = """step 10 loss 2.10
+step 20 loss 2.01
+deepspeed.runtime.zero.utils.ZeRORuntimeException: something odd happened, retrying
+step 30 loss 1.95
+step 40 loss 1.90
+"""
+
+
+@pytest.mark.parametrize("text", [_HELPER_LOGGED, _RAY_AFTER_END, _PROFILE_CNF, _LOGGED_EXC_LINE],
+                         ids=["helper-logged-exc_info", "ray-shutdown-after-end", "profile-command-not-found",
+                              "exception-line-the-run-went-past"])
 def test_lines_a_run_went_past_get_no_root_from_their_printer(kb, text):
     # 9ee4954: a logged exc_info traceback whose record names a helper's file was read as uncaught
     # (rendezvous.connect); Ray's shutdown E record after the run's end -> ray.start; a profile script's

@@ -325,8 +325,8 @@ def _bare_exception(scan, kb, structural_finding):
     for h in scan.matches.get("_struct_exc", [])[:16]:
         if h.severity == "info" or scan.tracebacks:
             return None
-        if h.line in known:
-            continue
+        if h.line in known or _ran_past(scan, h.line):
+            continue  # (review17: a logged exception line the run went past, or after its end, stopped nothing)
         m = _EXC_ALONE.match(strip_prefix(h.text.strip())[0])
         if not m:
             continue
