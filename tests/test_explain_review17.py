@@ -132,3 +132,19 @@ def test_a_remote_shells_command_not_found_is_still_the_launchers(kb):
     res = explain.explain_text("$ RUN_NAME=\"bert base\" ./launch.sh n1 n2\nbash: line 1: base: command not found\n"
                                "bash: line 1: base: command not found\nlaunched 2 ranks\n", kb)
     assert res["findings"] and res["findings"][0]["id"] == "launcher.script_missing"
+
+
+def test_flashattention_build_fix_names_each_builds_own_switch():
+    # 89b796c told 'unset the FLASHATTENTION_DISABLE_<feature> variables ... its setup.py reads them' for both builds:
+    # FlashAttention-2's setup.py (v2.8.3) reads no such variable (commented-out -D flags); FlashAttention-3's
+    # hopper/setup.py reads FLASH_ATTENTION_DISABLE_<X> and is not what 'pip install flash-attn' installs
+    import json
+
+    with open(os.path.join(KDIR, "generated", "flashattn_messages.json")) as f:
+        sites = [s for s in json.load(f)["sites"] if s["text"].startswith("This flash attention build does not")
+                 and "headdim" not in s["text"]]  # (the head-size site has the head-size fix)
+    assert len(sites) >= 10
+    for s in sites:
+        fix = " ".join(s["fix"])
+        assert "pip install flash-attn" in fix and "hopper/" in fix and "FLASH_ATTENTION_DISABLE_" in fix, s["where"]
+        assert "FLASHATTENTION_DISABLE_<feature> variables" not in fix, s["where"]

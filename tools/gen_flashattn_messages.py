@@ -83,10 +83,17 @@ _HEAD_FIX = [
     "a model whose head dimension (hidden_size / num_attention_heads) FlashAttention supports: at most 256 and a "
     "multiple of 8; otherwise attn_implementation=\"sdpa\" (or \"eager\") for this model",
 ]
+# (review17) the two builds leave features out differently: FlashAttention-2's setup.py (v2.8.3) reads no such
+# variable, its -DFLASHATTENTION_DISABLE_* flags are commented-out nvcc flags a custom build un-comments, and the
+# release wheel has every feature; FlashAttention-3's hopper/setup.py reads FLASH_ATTENTION_DISABLE_<X>=TRUE
+# (FLASH_ATTENTION_DISABLE_BACKWARD, _SPLIT, _PAGEDKV, _APPENDKV, _PACKGQA, _FP16, _FP8, _VARLEN, ...) at build time,
+# and FA3 is built from hopper/, not installed by 'pip install flash-attn'
 _BUILD_FIX = [
-    "install a full FlashAttention build: pip install flash-attn --no-build-isolation (the release wheel) and unset "
-    "the FLASHATTENTION_DISABLE_<feature> variables the package was built with (its setup.py reads them at build "
-    "time)",
+    "FlashAttention-2 (flash_attn): install the release, which has every feature: pip install flash-attn "
+    "--no-build-isolation (a build without one came from a setup.py whose -DFLASHATTENTION_DISABLE_* nvcc flags were "
+    "un-commented)",
+    "FlashAttention-3 (flash_attn_interface, built from hopper/): rebuild it in hopper/ (python setup.py install) "
+    "without the FLASH_ATTENTION_DISABLE_<feature>=TRUE variables its setup.py read at build time",
 ]
 # What one message means and what to do: [(regex over the text, means, [fix])], from the condition in flash_api.cpp
 MSG_FIX = [
@@ -103,8 +110,9 @@ MSG_FIX = [
      "flash_api.cpp's kernels exist for head dimensions up to 256 in multiples of 8 (a build without the other sizes: "
      "multiples of 32): this model's head dimension is another.", _HEAD_FIX),
     (r"^This flash attention build does not support",
-     "This FlashAttention was compiled without the feature the call asks for (setup.py's FLASHATTENTION_DISABLE_* "
-     "variables at build time, used to shorten the build).", _BUILD_FIX),
+     "This FlashAttention was compiled without the feature the call asks for (FLASHATTENTION_DISABLE_* defines, "
+     "used to shorten the build: FlashAttention-3's hopper/setup.py sets them from FLASH_ATTENTION_DISABLE_* "
+     "variables).", _BUILD_FIX),
 ]
 
 
