@@ -15,6 +15,9 @@ user set one, and the NCCL variables it sets), at the pinned release AND at ever
 says which release stopped shipping a platform's static topology (p5.48xlarge: v1.11.0-aws, whose release notes say
 'Autogenerate topology file on P5 by default ... instead of using a static file').
 
+Messages that only older releases print (OLDER: v1.17.3, v1.14.2, v1.11.1-aws, v1.7.4-aws) are kept too, each with
+`until` (the newest of those releases that printed it): threads quote the plugin their EFA installer or AMI shipped.
+
 INFO sites are recorded with no family (NCCL prints them on a healthy start too); a WARN that says the plugin goes on
 (deprecated variable, a fallback) is recorded, unassigned.
 
@@ -99,6 +102,9 @@ MSG_FIX = [
 ]
 
 MAP_START = re.compile(r"platform_data_map\s*\[\s*\]\s*=\s*\{")
+# Older releases whose messages are kept where the pinned one reworded or removed them (clusters run the plugin the EFA
+# installer or the AMI shipped: 1.7 to 1.17 are common in threads), newest first; each such site says 'until'
+OLDER = ("v1.17.3", "v1.14.2", "v1.11.1-aws", "v1.7.4-aws")
 
 
 def prefix_of(header):
@@ -214,6 +220,28 @@ def build(files, version):
             site.update({"re": rx, "family": family, "rule": rule or "no rule"})
             knowgen.give_fix(site, MSG_FIX, line)
             sites.append(site)
+    # messages only older releases print (OLDER, newest first): kept with the release that last printed them
+    for tag in OLDER:
+        for otag, path, src in older:
+            if otag != tag or not path.endswith((".c", ".cpp", ".h", ".hpp")) or path == LOG_HEADER:
+                continue
+            for macro, where, fmt in sites_of(path, src, package):
+                line = pre + fmt
+                if line in seen:
+                    continue
+                seen.add(line)
+                level = MACROS[macro][1]
+                site = {"id": knowgen.unique_id("ofi.%s.%s" % (knowgen.slug(tag), knowgen.slug(where)), ids),
+                        "where": "%s (%s)" % (where, tag), "level": level, "text": line, "until": tag}
+                rx, lit = knowgen.printf_to_regex(line)
+                if knowgen.unanchored(site, rx, lit):
+                    sites.append(site)
+                    continue
+                own = "yes" if knowgen.specific_enough(fmt) else "no"
+                rule, family = knowgen.assign(RULES, site, {"where": where, "text": fmt, "level": level, "own": own})
+                site.update({"re": rx, "family": family, "rule": rule or "no rule"})
+                knowgen.give_fix(site, MSG_FIX, line)
+                sites.append(site)
     plat_src = next((by_path[p] for p in PLATFORM if p in by_path), "")
     tables = sorted(((tag, platforms(src)) for tag, path, src in older if path in PLATFORM),
                     key=lambda t: release_key(t[0]) or (0,))
@@ -241,6 +269,10 @@ def from_repo(repo, rev):
         path = next((p for p in PLATFORM if p in names), None)
         if path:
             files.append(("@%s:%s" % (tag, path), git("show", "%s:%s" % (tag, path))))
+    for tag in OLDER:
+        for path in git("ls-tree", "-r", "--name-only", tag, "--", "src", "include").split():
+            if path.endswith((".c", ".cpp", ".h", ".hpp")) and path not in PLATFORM and not path.startswith("include/nccl/"):
+                files.append(("@%s:%s" % (tag, path), git("show", "%s:%s" % (tag, path))))
     return files, knowgen.revision(git, rev, describe=False)
 
 
