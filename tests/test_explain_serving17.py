@@ -63,3 +63,61 @@ def test_real_texts_get_their_entry_and_fix(cli, tmp_path):
         assert root and root["id"] == want, (name, root and root["id"])
         assert root.get("family") == "flash_attn.library_error", name
         assert re.search(fix_re, fixes(root)), (name, fixes(root))
+
+
+# ---- vLLM: pipeline parallelism per model architecture and release (tools/gen_vllm_pp.py, generated/vllm_pp.json)
+import gen_vllm_pp  # noqa: E402
+from gpudoctor.explain import vllmpp  # noqa: E402
+
+_PP = ("NotImplementedError: Pipeline parallelism is not supported for this model. Supported models implement the "
+       "`SupportsPP` interface.\n")
+PP_REAL = {
+    # https://github.com/vllm-project/vllm/issues/16231 (Llama-4-Maverick, TP8 x PP2 over two nodes; the maintainer:
+    # a newer vLLM has SupportsPP for it)
+    "vllm_pp_16231": "python3 -m vllm.entrypoints.openai.api_server --port 8080 --model "
+                     "meta-llama/Llama-4-Maverick-17B-128E-Instruct --tensor-parallel-size 8 --pipeline-parallel-size 2\n"
+                     + _PP,
+    # https://github.com/vllm-project/vllm/issues/9015 (vLLM 0.6.2, Llama 3.2 Vision: the older wording lists the
+    # architectures that DO have it)
+    "vllm_pp_9015": "    raise NotImplementedError(\nNotImplementedError: Pipeline parallelism is only supported for the "
+                    "following  architectures: ['AquilaForCausalLM', 'AquilaModel', 'DeepseekV2ForCausalLM', "
+                    "'GPT2LMHeadModel', 'LlamaForCausalLM', 'Qwen2ForCausalLM', 'Qwen2VLForConditionalGeneration'].\n",
+}
+
+
+def test_vllm_pp_table_regenerates_from_its_slice(tmp_path):
+    got = knowgen.regenerated(gen_vllm_pp.main, os.path.join(REPO, "tools", "data", "vllm_pp_slice.txt"),
+                              tmp_path / "pp.json")
+    full = knowgen.committed("vllm_pp")
+    assert got["releases"] == full["releases"] and len(full["releases"]) >= 6
+    for arch in gen_vllm_pp.RECORD:
+        if arch in full["architectures"]:
+            assert got["architectures"][arch] == full["architectures"][arch], arch
+    # Qwen2 had pipeline parallelism from 0.6.0 (_PP_SUPPORTED_MODELS), not in 0.5.2's list
+    assert full["architectures"]["DeepseekV2ForCausalLM"]["first_pp"] == "0.6.0"
+    assert full["architectures"]["LlamaForCausalLM"]["first_pp"] == full["releases"][0]
+
+
+def test_vllm_pp_names_the_release_for_the_architecture_in_the_log():
+    tb = knowgen.committed("vllm_pp")
+    # the lines vLLM prints (vllm/config/model.py 'Resolved architecture: %s', v1/engine/core.py 'Initializing a V1
+    # LLM engine (v%s)'), with the refusal
+    got = vllmpp.compute(["Initializing a V1 LLM engine (v0.8.3) with config: model='meta-llama/Llama-4-Maverick'",
+                          "Resolved architecture: Llama4ForConditionalGeneration", _PP], tb)
+    first = tb["architectures"]["Llama4ForConditionalGeneration"]["first_pp"]
+    assert got and "vllm>=%s" % first in got[0] and "your vLLM is 0.8.3" in got[0]
+    # a release the table says has it: no computed line (another cause)
+    assert vllmpp.compute(["Initializing a V1 LLM engine (v9.0.0)", "Resolved architecture: "
+                           "Llama4ForConditionalGeneration", _PP], tb) is None
+    # the older wording's list names the architectures that have it: never read as the log's model
+    assert vllmpp.compute([PP_REAL["vllm_pp_9015"]], tb) is None
+
+
+def test_vllm_pp_real_texts(cli, tmp_path):
+    for name, text in PP_REAL.items():
+        rc, doc = explain_paste(cli, tmp_path, text, "--file", name=name + ".txt", rcs=(0, 1))
+        root = root_of(doc)
+        assert root and root["id"] == "serving.parallel_config", (name, root and root["id"])
+        assert "SupportsPP" in root["causes"][0]["text"], name
+        assert re.search(r"upgrade vLLM|--pipeline-parallel-size 1", root["causes"][0]["fix"][0]), name
+        assert "AquilaForCausalLM" not in fixes(root), name

@@ -541,6 +541,12 @@ def apply(result, facts):
                 apihistory.how_sure(f, got)
                 if got:
                     line = "%s   (%s)" % got
+            elif kind == "vllm_pp":
+                from gpudoctor.explain import vllmpp
+
+                got = vllmpp.compute(_texts(f))
+                if got:
+                    line = "%s   (%s)" % got
             elif kind == "ds_batch":
                 from gpudoctor.explain.dsconfig import ds_batch
 

@@ -641,7 +641,7 @@ ENTRY_KEYS = {"id", "title", "kind", "rank", "explain", "patterns", "distinct", 
               "resolved_anywhere"}
 CAUSE_KEYS = {"text", "checks", "confirm", "fix", "exports", "evidence", "computed", "when"}
 COMPUTED = {"torch_build", "socket_ifname", "launcher_port", "visible_gpus", "btl_tcp_if", "min_driver", "cuda_toolkit",
-            "torch_api", "ds_batch", "api_history"}
+            "torch_api", "ds_batch", "api_history", "vllm_pp"}
 
 
 def _int(v):
