@@ -96,6 +96,14 @@ RULES = [
     # GPUs: CDI specs (nvidia-ctk cdi generate), the toolkit's runtime and hook, docker's --gpus
     ("cdi", "container.oci_gpu", {"text": r"\bCDI\b|cdi spec|cdi device|nvidia\.com/gpu|--gpus|device driver|"
                                           r"NVIDIA_VISIBLE_DEVICES|nvidia-container|nvidia-ctk|\bGPUs?\b"}),
+    # the CDI hooks that write into the container's own root filesystem after its devices were granted
+    # (cmd/nvidia-cdi-hook create-symlinks: 'chroot <root> ln -s' of each link the spec lists; update-ldcache: ldconfig
+    # in the container; cudacompat: the enable-cuda-compat hook's ld.so.conf.d file): they fail on the image's own
+    # files (a link of the same name to another target: 'unexpected link target' until v1.17.1, commit 8bd5da19
+    # 'Force symlink creation in create-symlink hook'), a read-only root: a hook of the runtime that failed, not a
+    # container without its GPUs (wrong17)
+    ("cdi_root", "container.oci_runtime", {"where": r"^toolkit:cmd/nvidia-cdi-hook/(?:create-symlinks|update-ldcache|"
+                                                    r"cudacompat)/", "level": r"^(?:error|fatal)$"}),
     # the toolkit's runtime, its hooks and CDI generation (not nvidia-ctk's other subcommands)
     ("toolkit", "container.oci_gpu", {"where": r"^toolkit:(?:cmd/nvidia-container-runtime|cmd/nvidia-cdi-hook|"
                                                r"cmd/nvidia-ctk/(?:cdi|runtime)|internal/(?:modifier|runtime|oci|"

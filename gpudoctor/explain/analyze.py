@@ -241,6 +241,8 @@ def analyze(scan, kb, assume_error=False):
     order = _guard.first_in_thread(order, matched, kb.by_id)  # a thread's first NCCL WARN is its root (rootguard.py)
     order, gone = _guard.outside_component(order, matched, kb.by_id, scan)  # its line, another library's traceback
     context.extend(gone)
+    order, gone = _guard.structured_warning(order, matched, kb.by_id)  # a zap / logrus / slog warn record (rootguard.py)
+    context.extend(gone)
     from gpudoctor.explain import ocirt as _ocirt
 
     order = _ocirt.runtime_line_first(order, matched, kb.by_id)  # a container engine's own line leads (ocirt.py)

@@ -135,6 +135,7 @@ class Ctx(object):
         self.rankcvd = []  # (line, local rank, CUDA_VISIBLE_DEVICES value, text)
         self.srun_exit = []  # (line, host, number of task ids, text)
         self.cont = set()  # (src, line): continuation lines of a command read (_joined)
+        self.ignored = []  # (line, text, (line, text) of the command before it): #SBATCH lines sbatch ignores
 
 
 def _state(scan):
@@ -221,6 +222,7 @@ def script_lines(scan, hit, win):
     """The command lines of a batch script, read after one of its #SBATCH lines (launchpaste.record hands the
     window here): `python train.py` there has no prompt before it."""
     st = _state(scan)
+    _after_command(st, hit, win)
     src = max(len(scan.sources) - 1, 0)
     for i in range(1, SCRIPT_LINES + 1):
         if len(st.cmds) >= MAX_CMDS:
@@ -235,6 +237,34 @@ def script_lines(scan, hit, win):
         if not _CMD_AT.search(text) or any(c["line"] == ln and c["src"] == src for c in st.cmds):
             continue
         _add(st, src, ln, _joined(st, src, ln, text, win, i))
+
+
+# a shell prompt at a line's start ('$ sbatch job.sh', 'user@host:~$ cat job.sh'): the script shown has ended
+_SCRIPT_END = re.compile(r"^(?:\$|[\w.-]{1,40}@[\w.-]{1,60}:\S{0,200}[$#]) ")
+
+
+def _after_command(st, hit, win):
+    """#SBATCH lines of the script shown after its first command (wrong17). sbatch(1): "The batch script may contain
+    options preceded with "#SBATCH" before any executable commands in the script. sbatch will stop processing further
+    #SBATCH directives once the first non-comment non-whitespace line has been reached in the script." Read from one
+    #SBATCH line on, to the script's end (a prompt, the window's end): a later #SBATCH line after a command line is
+    a comment to sbatch."""
+    cmd = None
+    for i in range(1, SCRIPT_LINES + 1):
+        raw = win.raw(i)
+        if not raw:
+            return
+        t = raw[:MAX_LINE].decode("utf-8", "replace").strip()
+        if t.startswith("#SBATCH"):
+            if cmd is not None and len(st.ignored) < MAX_ALONE and all(x[0] != hit.line + i for x in st.ignored):
+                st.ignored.append((hit.line + i, t[:300], cmd))
+            continue
+        if not t or t.startswith("#"):
+            continue
+        if _SCRIPT_END.match(t):
+            return
+        if cmd is None:
+            cmd = (hit.line + i, t[:300])
 
 
 MAX_CONT = 32  # continuation lines joined to a command (a `\` at a line's end)
@@ -575,6 +605,32 @@ def _one_node(st, alloc, sb, out):
                      HANG, alone=alone))
 
 
+# what a batch script's allocation decides: a job that got less than the ignored lines asked for fails in these ways
+# (srun asking for more nodes or memory than the job has, a step or a rank that waits for the rest, a node count)
+SHORT = {"slurm.error", "slurm.node_config", "slurm.node_resources", "slurm.step_wait", "slurm.oom",
+         "slurm.timeout", "slurm.one_node_used"}
+
+
+def _ignored_directives(st, out):
+    """#SBATCH lines after the script's first command (_after_command): sbatch never read them, so the job ran with
+    its defaults for those options (one node, one task, the partition's memory and time)."""
+    if not st.ignored:
+        return
+    cmd = st.ignored[0][2]
+    opts = " ".join(t[len("#SBATCH"):].strip() for _l, t, _c in st.ignored)[:200]
+    ev = [cmd] + [(ln, t) for ln, t, _c in st.ignored[:4]]
+    out.append(Found("slurm.sbatch_directive_ignored",
+                     "the batch script's #SBATCH line%s %s come%s after its first command (line %d: %s): sbatch stops "
+                     "reading #SBATCH directives at the first line that is not a comment, so the job ran without %s" % (
+                         "s" if len(st.ignored) > 1 else "", ", ".join(str(ln) for ln, _t, _c in st.ignored[:6]),
+                         "" if len(st.ignored) > 1 else "s", cmd[0], cmd[1][:80], opts),
+                     ev,
+                     "move every #SBATCH line to the top of the script, right after #!/bin/bash and before the first "
+                     "command (module load, source, export ...); sbatch --test-only <script> or scontrol show job "
+                     "<id> shows what the job was given",
+                     SHORT | HANG | ORDINAL))
+
+
 def _config_rank(scan):
     """(machine_rank, num_machines, line) of the one accelerate config block in the text with num_machines >= 2
     (launchpaste's reader of its keys), else None: one block shown for several machines is one file they share."""
@@ -852,6 +908,7 @@ def read(scan):
     if not any(x.eid == "slurm.visible_devices_renumbered" for x in out):
         _local_rank_unseen(st, alloc, sb, out)
     _replica(st, out)
+    _ignored_directives(st, out)
     from gpudoctor.explain import ocictx
 
     from gpudoctor.explain import launchenv

@@ -224,6 +224,61 @@ def outside_component(order, matched, by, scan):
     return order[1:], order[:1]
 
 
+# ---- a structured logger's own warning (wrong17, issue 18 item 3)
+# A program that logs through zap, logrus or Go's log/slog chooses each record's level itself and has an error level
+# for its failures (zap's Error, logrus' Error / Fatal, slog's ERROR); a record it wrote at warn or info level is one
+# it went on after (gpud's '{"level":"warn",...,"caller":"memory/memory.go:97","msg":"NVML memory APIs not supported
+# ..., falling back to system memory","error":"Not Supported"}'). Such a record names the file that logged it when the
+# logger adds the caller (zap's "caller", go.uber.org/zap zapcore/entry.go EntryCaller.TrimmedPath; slog's "source",
+# log/slog AddSource; logrus' "file" with ReportCaller). A generated message site matched on it is not the record's
+# own words when the site is another file's (SGLang's '%s is not supported for %s' on a Go program's record), nor is
+# a code's meaning (NVML's 'Not Supported', an errno text: no file of its own) the failure of a run that logged it as a
+# warning: both become notes. A site of the record's own program (no caller named, or the same file) still answers:
+# the program's own warning may be what the user asks about (the GPU Operator's 'Error signaling containerd,
+# attempt 5/6').
+_CALLER = re.compile(r'(?:"(?:caller|file)"\s?:\s?"|\b(?:caller|source|file)=)([^"\s:]{1,160}\.(?:go|py|c|cc|cpp|rs|java)):\d')
+
+
+def _quiet_record_file(text):
+    """(is a structured record at warn / info level, the basename of the file it names as its caller or None)."""
+    from gpudoctor.explain.text import STRUCT_QUIET
+
+    t = (text or "").lstrip()[:MAX_TEXT]
+    if not STRUCT_QUIET.match(t):
+        return False, None
+    c = _CALLER.search(t)
+    return True, (c.group(1).replace("\\", "/").rsplit("/", 1)[-1] if c else None)
+
+
+def _not_the_records(h):
+    quiet, own = _quiet_record_file(h.text)
+    site = getattr(h.pattern, "site", None) if h.pattern is not None else None
+    if not quiet or not site:
+        return False
+    where = site.get("where") or ""
+    if not where:
+        return True  # a code's meaning, logged at warning level
+    return own is not None and where.rsplit(":", 1)[0].replace("\\", "/").rsplit("/", 1)[-1] != own
+
+
+def structured_warning(order, matched, by):
+    """(order, demoted): the entries of analyze's cause order whose every kept line is a structured record at warn /
+    info level read by a generated site that is not the record's own (above), taken out (they become notes)."""
+    gone = []
+    for eid in order:
+        m, e = matched[eid], by[eid]
+        hits = m.get("hits") or ()
+        if not hits or m.get("together") or m.get("distinct") or e["kind"] == "echo":
+            continue
+        if len(set(m.get("lines") or ())) > len(hits):
+            continue  # more lines than kept hits: not every line was read here
+        if all(_not_the_records(h) for h in hits):
+            gone.append(eid)
+    if not gone:
+        return order, []
+    return [x for x in order if x not in gone], gone
+
+
 # ---- a rank waited in a collective that the other ranks never called: they had ended (wrong16, issue 18 item 3)
 # torchrun's own report says which workers failed: ChildFailedError.format_msg lists every failed worker of the
 # agent's group as a '[idx]:' block (torch/distributed/elastic/multiprocessing/errors/__init__.py; '<NO_OTHER_FAILURES>'

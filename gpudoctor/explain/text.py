@@ -58,6 +58,14 @@ def glog_when(year, mmdd, clock):
     key = "%s-%s %s" % (mmdd[:2], mmdd[2:], clock)
     return ("mmdd", key, key)
 
+# A structured record's own level field, first in its line (wrong17): zap's JSON encoder writes '{"level":"warn",
+# "ts":...' (go.uber.org/zap zapcore/json_encoder.go, LowercaseLevelEncoder), logrus 'time="..." level=warning msg=...'
+# or '{"level":"info",...}' (sirupsen/logrus text_formatter.go, json_formatter.go), Go's log/slog 'time=... level=WARN
+# msg=...' and '{"time":...,"level":"INFO",...}' (log/slog handler.go). The level word is the record's severity, as
+# NCCL's WARN is; an error-level record keeps none (an error line).
+_STRUCT_LEVEL = (r'^(?:\{(?:"(?:time|ts)"\s?:\s?(?:"[^"\n]{1,40}"|[\d.e+]{1,24})\s?,\s?)?"(?:level|lvl|severity)"\s?:\s?"'
+                 r'|(?:time=(?:"[^"\n]{1,40}"|\S{1,40}) )?(?:level|lvl)=)(?i:%s)\b')
+
 # (glog's 'I20251127 12:00:00' too: the year first with its log_year_in_prefix flag, google/glog src/logging.cc)
 # Severity markers, looked for at the start of the prefix-free line (or NCCL's, anywhere in
 # its first 80 characters: 'host:pid:tid [0] NCCL INFO ...').
@@ -69,12 +77,16 @@ _INFO = re.compile(r"^(?:\[\d+\]\s*)?(?:NCCL (?:INFO|TRACE)\b|\[?(?:INFO|DEBUG|T
                    # the program's name, or after the time stamp and a step's '[12.0] ' in a daemon's log
                    # file)
                    r"|^(?:(?:srun|sbatch|salloc|sattach|sbcast|scontrol|slurmd|slurmstepd|slurmctld|slurmdbd)"
-                   r"(?:\[\d{1,10}\])?: )?(?:\[[^\]\n]{1,40}\] )?debug\d?: ")
+                   r"(?:\[\d{1,10}\])?: )?(?:\[[^\]\n]{1,40}\] )?debug\d?: "
+                   r"|" + _STRUCT_LEVEL % r"info|debug|trace")
 _WARN = re.compile(r"^(?:\[\d+\]\s*)?(?:NCCL WARN\b|\[?(?:WARN|WARNING)\b\]?|W\d{4}(?:\d{4})? \d\d:\d\d"
                    r"|\[W(?: |\d{4} |\w*\s)"
                    r"|W (?=\S+\.(?:cc|cpp|h):\d+\]))"
                    r"|^.{0,60}?\bNCCL WARN\b|^.{0,60}?(?:[-|] WARN(?:ING)? [-|]|\bWARN(?:ING)?:)"
-                   r"|^.{0,200}?\b\w*Warning: ")
+                   r"|^.{0,200}?\b\w*Warning: "
+                   r"|" + _STRUCT_LEVEL % r"warn|warning")
+# a structured record at warn, info or debug level (rootguard.structured_warning)
+STRUCT_QUIET = re.compile(_STRUCT_LEVEL % r"warn|warning|info|debug|trace")
 
 
 def clip(text, limit):
