@@ -121,3 +121,28 @@ def test_vllm_pp_real_texts(cli, tmp_path):
         assert "SupportsPP" in root["causes"][0]["text"], name
         assert re.search(r"upgrade vLLM|--pipeline-parallel-size 1", root["causes"][0]["fix"][0]), name
         assert "AquilaForCausalLM" not in fixes(root), name
+
+
+# ---- TRL's validation of vllm_mode (trl de27d612b / 7f53ac08f) and vLLM V1's engine core in another process
+CONFIG_REAL = {
+    # https://github.com/huggingface/trl/pull/3886 (the fix of #3885: a valid 'server' refused on the other ranks)
+    "trl_mode_3886": ("[rank1]: ValueError: vllm_mode must be either 'server' or 'colocate', got 'server'.\n",
+                      "trl.vllm_mode_check", r"trl>=0\.22\.0"),
+    # https://github.com/huggingface/trl/issues/3859 (vLLM 0.10.0, a trainer reaching into llm_engine.model_executor)
+    "vllm_v1_trl_3859": ("'LLMEngine' object has no attribute 'model_executor'\n  File \"/root/paddlejob/workspace/env_run/"
+                         "llm_rl_exp/dpo/train/online_dpo.py\", line 270, in _generate_vllm\n    llm_model = "
+                         "self.llm.llm_engine.model_executor.driver_worker.model_runner.model\n",
+                         "serving.v1_engine_process", r"VLLM_ENABLE_V1_MULTIPROCESSING=0"),
+}
+
+
+def test_config_refusals_get_their_entry_and_fix(cli, tmp_path):
+    for name, (text, want, fix_re) in CONFIG_REAL.items():
+        rc, doc = explain_paste(cli, tmp_path, text, "--file", name=name + ".txt", rcs=(0, 1))
+        root = root_of(doc)
+        assert root and root["id"] == want, (name, root and root["id"])
+        assert re.search(fix_re, fixes(root)), (name, fixes(root))
+    # a mode that is not one of the two stays the generated site's (a typo in GRPOConfig(vllm_mode=...))
+    rc, doc = explain_paste(cli, tmp_path, "ValueError: vllm_mode must be either 'server' or 'colocate', got 'sever'.\n",
+                            "--file", name="typo.txt", rcs=(0, 1))
+    assert root_of(doc)["id"] == "trl.vllm", root_of(doc)["id"]
