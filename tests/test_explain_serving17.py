@@ -146,3 +146,16 @@ def test_config_refusals_get_their_entry_and_fix(cli, tmp_path):
     rc, doc = explain_paste(cli, tmp_path, "ValueError: vllm_mode must be either 'server' or 'colocate', got 'sever'.\n",
                             "--file", name="typo.txt", rcs=(0, 1))
     assert root_of(doc)["id"] == "trl.vllm", root_of(doc)["id"]
+
+
+def test_megatron_bridge_environment(cli, tmp_path):
+    # https://github.com/NVIDIA-NeMo/Megatron-Bridge/issues/2074 (torchrun outside the uv environment the Dockerfile made)
+    text = "torchrun --nproc-per-node=4 ./auto_bridge_convert.py\n\nModuleNotFoundError: No module named 'megatron.bridge'\n"
+    rc, doc = explain_paste(cli, tmp_path, text, "--file", name="mb2074.txt", rcs=(0, 1))
+    root = root_of(doc)
+    assert root and root["id"] == "code.python_env", root and root["id"]
+    assert re.search(r"uv run python -m torch\.distributed\.run", root["causes"][0]["fix"][0])
+    # another package's missing module does not get Megatron-Bridge's cause
+    rc, doc = explain_paste(cli, tmp_path, "ModuleNotFoundError: No module named 'omegaconf'\n", "--file",
+                            name="omegaconf.txt", rcs=(0, 1))
+    assert "uv sync" not in fixes(root_of(doc))
