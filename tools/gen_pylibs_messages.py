@@ -409,6 +409,7 @@ def build(files, version):
         path, older = (m.group(3), "%s %s" % (m.group(1), m.group(2))) if m else (path, None)
         prefix = "pylibs." + ("%s_%s_" % (m.group(1), knowgen.slug(m.group(2))) if m else "")
         firsts = knowgen.py_first_lines([textwrap.dedent(s) for s in srcs])
+        tests = wheelmsgs.asserts_of(srcs)  # (an assert's own test: the fix of a site no MSG_FIX row covers)
         found = [(lvl, int(where.rsplit(":", 1)[1]), fmt, first) for lvl, where, fmt, first in
                  wheelmsgs.sites_of(path, srcs)]
         found += [(lvl, line, fmt, None) for lvl, line, fmt in extra_sites(srcs)]
@@ -437,7 +438,7 @@ def build(files, version):
                 if cls and cls != "KeyError" and (path.startswith("timm/") or cls in _BUILTIN_EXC):
                     first = cls + ": " + _template(first or fmt)
             sites.append(wheelmsgs.site_for(prefix, ids, level, "%s:%d" % (path, line), fmt, RULES, MSG_FIX,
-                                            older=older, first=first and _template(first)))
+                                            older=older, first=first and _template(first), guard=tests.get(line)))
     return {"header": knowgen.header("timm (https://pypi.org/project/timm/), omegaconf "
                                      "(https://pypi.org/project/omegaconf/), hydra-core "
                                      "(https://pypi.org/project/hydra-core/)", version, GENERATOR,

@@ -29,11 +29,13 @@ import argparse
 import ast
 import contextlib
 import datetime
+import functools
 import io
 import json
 import os
 import re
 import subprocess
+import textwrap
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT_DIR = os.path.join(ROOT, "gpudoctor", "data", "knowledge", "generated")
@@ -669,3 +671,198 @@ def assign(rules, site, fields):
         if all(re.search(rx, str(fields.get(k, "")), re.IGNORECASE) for k, rx in conds.items()):
             return name, family
     return None, None
+
+
+# ---------------------------------------------------------------- the condition that guards a raise (guards17)
+# A raise / assert site's guard: what its source TESTS before it fails, read with `ast` (tools/guardrules.py turns its
+# shape into advice). The reading works on a file's skeleton: the header of each compound statement (def, if, elif,
+# else, except, and the loops / with / try that only bound a block) with its line and indentation. A whole file and a
+# recorded slice that keeps the headers on a site's path (each with its own indentation) read the same path: the
+# header that encloses a statement is the nearest one above it that is indented less (a header between them inside
+# the same block is indented at least as deep as the statement).
+
+_SKEL_HEAD = re.compile(r"^[ \t]*(async[ \t]+def|def|class|elif|if|else|except|try|finally|for|async[ \t]+for|while|"
+                        r"with|async[ \t]+with|match)\b")
+GUARD_NEAR = 60  # an assignment of a name the guard tests counts within this many lines above the guard
+
+
+def _indent(line):
+    return len(line) - len(line.lstrip(" \t"))
+
+
+def py_skeleton(src):
+    """[(line, last line, indent, kind, text)] of each compound statement's header of a whole Python source (kind:
+    def (a def or class), if, elif, else, except, other; text: the header's lines as written) and each simple
+    statement (kind 'stmt', text its lines), sorted; [] when it does not parse."""
+    try:
+        tree = ast.parse(src)
+    except SyntaxError:
+        return []
+    lines = src.splitlines()
+    out = []
+
+    def add(a, b, kind):
+        out.append((a, b, _indent(lines[a - 1]), kind, "\n".join(lines[a - 1:b])))
+
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            add(node.lineno, node.lineno, "def")
+        elif isinstance(node, ast.If):
+            add(node.lineno, node.test.end_lineno, "elif" if lines[node.lineno - 1].lstrip().startswith("elif")
+                else "if")
+            if node.orelse and not (len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If) and
+                                    lines[node.orelse[0].lineno - 1].lstrip().startswith("elif")):
+                for k in range(node.orelse[0].lineno - 1, node.body[-1].end_lineno, -1):
+                    if re.match(r"^[ \t]*else[ \t]*:", lines[k - 1]):
+                        add(k, k, "else")
+                        break
+        elif isinstance(node, ast.ExceptHandler):
+            add(node.lineno, node.type.end_lineno if node.type is not None else node.lineno, "except")
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try)) or \
+                type(node).__name__ in ("Match", "TryStar"):
+            add(node.lineno, node.lineno, "other")
+        elif isinstance(node, ast.stmt):
+            add(node.lineno, node.end_lineno, "stmt")
+    return sorted(set(out))
+
+
+def slice_skeleton(srcs):
+    """py_skeleton's rows of one file's recorded blocks (each block's lines at their own line numbers, indentation as
+    the source has it): a block whose first line opens a compound statement is its header, any other a statement."""
+    out = []
+    for src in srcs:
+        body = src.lstrip("\n")
+        if not body.strip():
+            continue
+        first = len(src) - len(body) + 1
+        text = body.rstrip("\n")
+        n = text.count("\n")
+        m = _SKEL_HEAD.match(text)
+        kind = "stmt"
+        if m:
+            word = m.group(1).split()[-1]
+            kind = {"def": "def", "class": "def", "if": "if", "elif": "elif", "else": "else",
+                    "except": "except"}.get(word, "other")
+        out.append((first, first + n, _indent(text.split("\n", 1)[0]), kind, text))
+    return sorted(set(out))
+
+
+@functools.lru_cache(maxsize=65536)
+def _header_test(text, kind):
+    """The test of an if / elif header (its source, blanks squashed through ast.unparse), the exception names of an
+    except header (a tuple), or None."""
+    body = textwrap.dedent(text)
+    try:
+        if kind in ("if", "elif"):
+            node = ast.parse(re.sub(r"^elif\b", "if", body) + "\n    pass").body[0]
+            return ast.unparse(node.test)
+        if kind == "except":
+            node = ast.parse("try:\n    pass\n" + body + "\n    pass").body[0].handlers[0]
+            t = node.type
+            elts = t.elts if isinstance(t, ast.Tuple) else [t] if t is not None else []
+            return tuple(ast.unparse(e) for e in elts)
+    except (SyntaxError, IndexError, AttributeError):
+        return None
+    return None
+
+
+@functools.lru_cache(maxsize=65536)
+def _assert_test(text):
+    try:
+        return ast.unparse(ast.parse(textwrap.dedent(text)).body[0].test)
+    except (SyntaxError, IndexError, AttributeError):
+        return None
+
+
+@functools.lru_cache(maxsize=65536)
+def _assigned(text):
+    """(name, value source) of a single-target assignment statement's text, or None."""
+    try:
+        node = ast.parse(textwrap.dedent(text)).body[0]
+    except (SyntaxError, IndexError):
+        return None
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+        return node.targets[0].id, ast.unparse(node.value)
+    return None
+
+
+def guard_path(skel, line):
+    """The guard of the statement at ``line`` (skel: py_skeleton / slice_skeleton rows): [(how, test)] from the
+    innermost condition out to its function: ('assert', test) for an assert statement itself (it fails when the test
+    is false), ('if', test) for an if / elif body it is in (it runs when the test is true), ('else', test) for each
+    test of the chain an else body follows (each was false), ('except', (names)) for an exception handler; the
+    statement's own row is returned as well, (path, row) (None, None when no statement starts at ``line``)."""
+    path, own, _rows = _guard_walk(skel, line)
+    return path, own
+
+
+def guard_rows(skel, line):
+    """The skeleton rows guard_path reads for the statement at ``line`` (its own, each header it passes, the chain of
+    an else, the def that ends it): what a slice records so that it reads the same path."""
+    return _guard_walk(skel, line)[2]
+
+
+def _guard_walk(skel, line):
+    own = next((r for r in skel if r[0] <= line <= r[1] and r[3] == "stmt"), None)
+    if own is None:
+        return None, None, []
+    path, rows = [], [own]
+    if re.match(r"^[ \t]*assert\b", own[4]):
+        t = _assert_test(own[4])
+        if t:
+            path.append(("assert", t))
+    cur, at = own[2], own[0]
+    heads = [r for r in skel if r[3] != "stmt" and r[0] < at]
+    for r in sorted(heads, reverse=True):
+        if r[0] >= at or r[2] >= cur:
+            continue
+        rows.append(r)
+        if r[3] == "def":
+            break
+        cur, at = r[2], r[0]
+        if r[3] in ("if", "elif"):
+            t = _header_test(r[4], r[3])
+            if t:
+                path.append(("if", t))
+        elif r[3] == "except":
+            t = _header_test(r[4], "except")
+            if t is not None:
+                path.append(("except", t))
+        elif r[3] == "else":
+            for c in sorted((h for h in heads if h[0] < r[0] and h[2] == r[2]), reverse=True):
+                if c[3] not in ("if", "elif"):
+                    break
+                rows.append(c)
+                t = _header_test(c[4], c[3])
+                if t:
+                    path.append(("else", t))
+                if c[3] == "if":
+                    break
+    return path, own, rows
+
+
+def guard_names(skel, line, path):
+    """{name: the expression last assigned to it} for each plain name a guard test of ``path`` reads that a
+    single-target assignment above ``line`` in the same function (its def the nearest skeleton 'def' above, indented
+    less) gives, within GUARD_NEAR lines: `diff = t[1:] > t[:-1]` then `assert diff.all()` reads the comparison."""
+    names = set()
+    for how, t in path:
+        if how != "except":
+            try:
+                names.update(n.id for n in ast.walk(ast.parse(t, mode="eval")) if isinstance(n, ast.Name))
+            except SyntaxError:
+                pass
+    _path, own, rows = _guard_walk(skel, line)
+    if own is None or not names:
+        return {}
+    top = max((r[0] for r in rows if r[3] == "def"), default=0)
+    out = {}
+    for r in sorted(skel):
+        if r[3] != "stmt" or not top < r[0] < own[0] or own[0] - r[0] > GUARD_NEAR:
+            continue
+        if "=" not in r[4]:
+            continue
+        got = _assigned(r[4])
+        if got and got[0] in names:
+            out[got[0]] = (r[0], r[1], got[1])
+    return out

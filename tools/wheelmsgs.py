@@ -18,6 +18,7 @@ import textwrap
 import zipfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import guardrules  # noqa: E402
 import knowgen  # noqa: E402
 
 NEED = 12  # the longest literal run of a site's format, in non-blank characters, below which it is too vague
@@ -113,10 +114,39 @@ def group(files):
     return by
 
 
-def site_for(prefix, ids, level, where, fmt, rules, msg_fix, older=None, first=None, vague=None):
+def asserts_of(srcs):
+    """{line: the test} of each `assert test, msg` statement of a file's sources (the file, or its slice's blocks,
+    which record every assert site's statement whole): the guard the fallback of site_for reads."""
+    out = {}
+    for src in srcs:
+        try:
+            tree = ast.parse(textwrap.dedent(src))
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assert) and node.msg is not None:
+                out[node.lineno] = ast.unparse(node.test)
+    return out
+
+
+def guard_fix(site, guard):
+    """The fallback for an assigned site that no MSG_FIX row gives a fix (guards17): what its assert's own test says
+    (tools/guardrules.py advise), marked 'guard' with the rules that read it; the family stays the generator's."""
+    if not site.get("family") or site.get("fix") or not guard:
+        return site
+    got = guardrules.advise([("assert", guard)], {}, site["text"])
+    if got:
+        site["means"] = "%s checks `%s` and it did not hold: %s." % (site["where"], guard[:300], got[2])
+        site["fix"] = list(got[3])
+        site["guard"] = [["assert", guard]]
+    return site
+
+
+def site_for(prefix, ids, level, where, fmt, rules, msg_fix, older=None, first=None, vague=None, guard=None):
     """One site: id, where, level, text, its matcher (or unanchored), its family by ``rules`` (a warning: context
     only), its meaning and fix by ``msg_fix``. ``vague(site, rule)``: whether a context rule's assignment must be
-    undone (too few words of the message's own); ``first``: the message's first line when it spans lines."""
+    undone (too few words of the message's own); ``first``: the message's first line when it spans lines;
+    ``guard``: the test of the assert that raises it, read by guard_fix when no MSG_FIX row gives a fix."""
     site = {"id": knowgen.unique_id(prefix + knowgen.slug(where), ids), "where": where, "level": level, "text": fmt}
     if older:
         site["older"] = older
@@ -131,7 +161,7 @@ def site_for(prefix, ids, level, where, fmt, rules, msg_fix, older=None, first=N
         rule, family = "too few words of its own to assign by its source file", None
     site.update({"re": rx, "family": family, "rule": rule or "no rule"})
     knowgen.give_fix(site, msg_fix, fmt)
-    return site
+    return guard_fix(site, guard)
 
 
 def py_sites(files, prefix, rules, msg_fix, seen=None, ids=None):
@@ -146,13 +176,15 @@ def py_sites(files, prefix, rules, msg_fix, seen=None, ids=None):
         m = re.match(r"older/([a-z_]+)-([^/]+)/(.+)$", path)
         real = m.group(3) if m else path
         firsts = knowgen.py_first_lines([textwrap.dedent(s) for s in srcs])
+        tests = asserts_of(srcs)
         for level, where, fmt, first in sites_of(real, srcs):
             if fmt in seen:
                 continue
             seen.add(fmt)
+            line = int(where.rsplit(":", 1)[1])
             sites.append(site_for(prefix + ("%s_%s_" % (m.group(1), knowgen.slug(m.group(2))) if m else ""), ids,
                                   level, where, fmt, rules, msg_fix, older=m and "%s %s" % (m.group(1), m.group(2)),
-                                  first=first or firsts.get(int(where.rsplit(":", 1)[1]))))
+                                  first=first or firsts.get(line), guard=tests.get(line)))
     return sites
 
 
