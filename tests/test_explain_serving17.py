@@ -159,3 +159,17 @@ def test_megatron_bridge_environment(cli, tmp_path):
     rc, doc = explain_paste(cli, tmp_path, "ModuleNotFoundError: No module named 'omegaconf'\n", "--file",
                             name="omegaconf.txt", rcs=(0, 1))
     assert "uv sync" not in fixes(root_of(doc))
+
+
+def test_fsdp_params_used_outside_forward(cli, tmp_path):
+    # made here: torch 2.14.1, FSDP(M(), device_id=cpu) over gloo with 2 processes, one forward/backward of the root,
+    # then model.module.emb(x) (what generate() on a wrapped model does); the last lines of process 0's traceback
+    text = ("  File \"/tmp/serving17/fsdp/repro.py\", line 21, in run\n    inner.emb(x)\n"
+            "  File \"/venv/lib/python3.11/site-packages/torch/nn/functional.py\", line 2621, in embedding\n"
+            "    return torch.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)\n"
+            "RuntimeError: setStorage: sizes [16], strides [1], storage offset 0, and itemsize 4 requiring a storage "
+            "size of 64 are out of bounds for storage of size 0\n")
+    rc, doc = explain_paste(cli, tmp_path, text, "--file", name="fsdp_cpu.txt", rcs=(0, 1))
+    root = root_of(doc)
+    assert root and root["id"] == "torch.fsdp_freed_params" and root["family"] == "torch.usage", root and root["id"]
+    assert "summon_full_params" in root["causes"][0]["fix"][0]
