@@ -40,10 +40,12 @@ GENERATORS = [
     ("gen_nvshmem_messages.py", "nvshmem_messages_slice.txt", "nvshmem_messages"),
     ("gen_ofi_messages.py", "ofi_messages_slice.txt", "ofi_messages"),
     ("gen_nvc_capabilities.py", "nvc_capabilities_slice.txt", "nvc_capabilities"),
+    ("gen_tcpx_messages.py", "tcpx_messages_slice.txt", "tcpx_messages"),
 ]
 # slices cut from the very revisions of the committed file, which they name: '... (commit <sha>)'
 SAME_VERSION = {"slurm_reasons", "slurm_messages", "munge_messages", "container_messages", "rdma_messages",
-                "ssh_messages", "perftest_messages", "nvshmem_messages", "ofi_messages"}
+                "ssh_messages", "perftest_messages", "nvshmem_messages", "ofi_messages",
+                "tcpx_messages"}
 
 
 def _committed(name):

@@ -49,6 +49,11 @@ TEXTS = {
                          "GDR-supported instance type p4d.24xlarge\nip-10-36-29-253:84:2553 [0] nccl_net_ofi_create_plugin:"
                          "335 NCCL WARN NET/OFI aws-ofi-nccl initialization failed\n",
                          "nccl.net_plugin", "nccl.net_plugin", "OFI_NCCL_DISABLE_GDR_REQUIRED_CHECK=1"),
+    # GPUDirect-TCPX without its RxDM daemon: google/nccl-plugin-gpudirecttcpx src/net_tcpx.cc's WARN format, its
+    # value as gRPC's status prints it (composed here: no public thread quotes it)
+    "tcpx_rxdm": ("node-1:1234:1300 [0] NCCL WARN NET/GPUDirectTCPX register failed against receive_datapath_manager, "
+                  "UNAVAILABLE: failed to connect to all addresses\n", "nccl.net_plugin", "nccl.net_plugin",
+                  "NCCL_GPUDIRECTTCPX_UNIX_CLIENT_PREFIX"),
     # https://github.com/microsoft/mscclpp/issues/467 (8xH200 in docker; fixed by mknod channel0)
     "imex": (">>> mem = GpuBuffer(128, dtype=cp.float32)\nTraceback (most recent call last):\n"
              "  File \"<stdin>\", line 1, in <module>\n"
@@ -103,6 +108,16 @@ def test_the_cause_in_another_component_is_named(kb, name):
 def test_healthy_texts_of_the_same_components_have_no_root(kb, text):
     res = explain.explain_text(text, kb)
     assert not any(f["role"] == "root" for f in res["findings"]), [(f["id"], f["role"]) for f in res["findings"]]
+
+
+def test_nccls_socket_words_copied_into_the_tcpx_plugin_stay_nccls(kb):
+    # src/misc/socket_utils.cc of the TCPX plugin is NCCL's socket code: 'Net : Connection closed by remote peer'
+    res = explain.explain_text("host:1:2 [0] misc/socket.cc:47 NCCL WARN Net : Connection closed by remote peer "
+                               "10.0.0.2<45678>\n", kb)
+    assert res["findings"] and all(f["id"] != "nccl.net_plugin" for f in res["findings"]), res["findings"][:1]
+    with open(os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated", "tcpx_messages.json")) as f:
+        doc = json.load(f)
+    assert not [s["text"] for s in doc["sites"] if s.get("family") and s["text"].startswith("Net : ")]
 
 
 def test_nvidia_smi_missing_outside_pyxis_is_not_enroots(kb):
