@@ -173,3 +173,42 @@ def test_fsdp_params_used_outside_forward(cli, tmp_path):
     root = root_of(doc)
     assert root and root["id"] == "torch.fsdp_freed_params" and root["family"] == "torch.usage", root and root["id"]
     assert "summon_full_params" in root["causes"][0]["fix"][0]
+
+
+# ---- xFormers: memory_efficient_attention with no operator (tools/gen_xformers_messages.py, v0.0.35 + v0.0.23.post1)
+import gen_xformers_messages  # noqa: E402
+
+_XF_HEAD = ("NotImplementedError: No operator found for `memory_efficient_attention_forward` with inputs:\n"
+            "     query       : shape=(40, 1564, 1, 64) (torch.float32)\n     key         : shape=(40, 1564, 1, 64) "
+            "(torch.float32)\n     value       : shape=(40, 1564, 1, 64) (torch.float32)\n     attn_bias   : <class "
+            "'NoneType'>\n     p           : 0.0\n")
+XF_REAL = {
+    # https://github.com/kijai/ComfyUI-SUPIR/issues/167 (the maintainer: the xformers install is not working)
+    "xf_supir_167": (_XF_HEAD + "`fa2F@0.0.0` is not supported because:\n    xFormers wasn't build with CUDA support\n"
+                     "    requires device with capability > (8, 0) but your GPU has capability (7, 5) (too old)\n"
+                     "    dtype=torch.float32 (supported: {torch.bfloat16, torch.float16})\n    operator wasn't built - "
+                     "see `python -m xformers.info` for more info\n`cutlassF` is not supported because:\n    xFormers "
+                     "wasn't build with CUDA support\n    operator wasn't built - see `python -m xformers.info` for more "
+                     "info\n", "xformers.build", r"xformers\.info"),
+    # https://github.com/facebookresearch/xformers/issues/1143 (tensors on the CPU: every operator is CUDA's)
+    "xf_cpu_1143": (_XF_HEAD + "`fa2F@v2.5.7-pt` is not supported because:\n    device=cpu (supported: {'cuda'})\n"
+                    "    dtype=torch.float32 (supported: {torch.float16, torch.bfloat16})\n`cutlassF-pt` is not supported "
+                    "because:\n    device=cpu (supported: {'cuda'})\n", "xformers.inputs", r"cutlassF"),
+}
+
+
+def test_xformers_generator_and_real_texts(cli, tmp_path):
+    got = knowgen.regenerated(gen_xformers_messages.main, os.path.join(REPO, "tools", "data",
+                                                                        "xformers_messages_slice.txt"),
+                              tmp_path / "xf.json")
+    full = knowgen.committed("xformers_messages")
+    assert {s["text"]: s["family"] for s in got["sites"]} == {s["text"]: s["family"] for s in full["sites"]}
+    by_text = {s["text"]: s for s in full["sites"]}
+    assert by_text["xFormers wasn't build with CUDA support"]["family"] == "xformers.build"
+    assert by_text["requires device with capability > %s but your GPU has capability %s (too old)"]["older"]
+    assert by_text["dropout > 0.0"]["family"] is None  # a reason in any program's words
+    for name, (text, want, fix_re) in XF_REAL.items():
+        rc, doc = explain_paste(cli, tmp_path, text, "--file", name=name + ".txt", rcs=(0, 1))
+        root = root_of(doc)
+        assert root and root["id"] == want, (name, root and root["id"])
+        assert re.search(fix_re, fixes(root)), (name, fixes(root))
