@@ -104,9 +104,11 @@ def test_the_program_whose_own_error_form_the_line_has(kb, name, cid, eid, words
 
 
 def test_an_exception_line_alone_is_read_by_its_words_not_guessed(kb):
-    # Y (huggingface/transformers#30228): c10's lazy-allocation RuntimeError quoted alone: torch's words
-    f = _root(_case("2026-11-27y", "y-tf30228-fsdp-generate-lazy-alloc"), kb)
-    assert f["id"] == "torch.usage" and "Only the exception's last line" in " ".join(f["notes"])
+    # P24 (H100): the last line of a torch.compile failure alone, its traceback cut: torch.compile's own class
+    line = [x for x in _case("2026-11-27p24", "p24-custom_op_no_fake_compile").splitlines()
+            if x.startswith("torch._dynamo.exc.TorchRuntimeError: ")][0]
+    f = _root(line + "\n", kb)
+    assert f["id"] == "torch.compile_error" and "Only the exception's last line" in " ".join(f["notes"])
     # Y (NVIDIA-NeMo/Automodel#1835): a builtin ValueError whose words name no family stays unanswered (a guessed
     # code.library_error was as often wrong as right on the seen sets)
     r = explain.explain_text(_case("2026-11-27y", "y-automodel1835-dp-replicate-dim-single-gpu-recipe"), kb)
@@ -152,3 +154,21 @@ def test_a_frame_of_any_package_is_read_as_its_distributions(kb):
             '    raise RuntimeError("solver diverged")\nRuntimeError: solver diverged\n')
     f = _root(text, kb)
     assert f["id"] == "code.library_error" and "pip show scikit-learn" in f["causes"][0]["fix"][0]
+
+
+def test_torch_compile_stack_is_read_from_its_generated_sites(kb):
+    from gpudoctor.explain import provenance
+
+    site = "/v/lib/python3.12/site-packages/torch/"
+    for f in ("_dynamo/eval_frame.py", "_dynamo/variables/misc.py", "_inductor/codegen/x.py",
+              "fx/experimental/symbolic_shapes.py"):
+        assert provenance.torch_area(kb.by_id, site + f) == "compile", f
+    # torch/fx's own symbolic tracing has no site of its own: not read as fx/experimental's; outside torch: nothing
+    assert provenance.torch_area(kb.by_id, site + "fx/proxy.py") is None
+    assert provenance.torch_area(kb.by_id, site + "nn/modules/linear.py") == "torch"
+    assert provenance.torch_area(kb.by_id, "/w/train.py") is None
+    # P24 (H100): torch.onnx.export's chain - torch.export's GuardOnDataDependentSymNode (its message 20 lines of
+    # advice long) was the direct cause of the exporter's TorchExportError; the chain's first exception, raised in
+    # torch/fx/experimental/symbolic_shapes.py, is the compile stack's (it was 'your code, train.py:23')
+    f = _root(_case("2026-11-27p24", "p24-onnx_export_data_dependent_if"), kb)
+    assert f["id"] == "torch.compile_error" and "GuardOnDataDependentSymNode" in f["notes"][0]

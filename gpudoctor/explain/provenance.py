@@ -78,6 +78,53 @@ def package_areas(by):
     return out
 
 
+_TORCH_CACHE = [None, None]  # (the entries dict, {torch subpackage: area})
+TORCH_SUB_MIN = 8  # generated sites a torch subpackage needs for its area to count
+
+
+def torch_subpackage(path):
+    """The folder of a frame's file inside torch ('torch/_dynamo/variables'), or None outside torch."""
+    norm = path.replace("\\", "/")
+    i = norm.rfind("/torch/")
+    if i < 0 and not norm.startswith("torch/"):
+        return None
+    parts = norm[i + 1 if i >= 0 else 0:].split("/")
+    return "/".join(parts[:-1]) if len(parts) > 2 else None
+
+
+def torch_area(by, path):
+    """The family area most generated sites of the torch folder ``path`` is in are assigned to, read from the wheel
+    tables as package_areas reads theirs: torch/_dynamo's, torch/_inductor's and torch/fx/experimental's sites are the
+    compile families' ('compile.*', 'torch.compile_error': read as 'compile'). The folder's own sites (not its
+    subfolders') decide; a folder with fewer than TORCH_SUB_MIN is read as its parent, down to torch/<a>; None when
+    none has enough or no majority (torch/fx's own symbolic tracing has no sites: it is not read as
+    fx/experimental's)."""
+    if _TORCH_CACHE[0] is not by:
+        wheels = _wheel_tables()
+        counts = {}
+        for eid, e in by.items():
+            area = "compile" if eid.startswith(("compile.", "torch.compile")) else eid.split(".", 1)[0]
+            for site in e.get("_sites") or ():
+                where = (site.get("where") or "").split(":", 1)[0]
+                if site.get("source") not in wheels or not where.startswith("torch/") or where.count("/") < 2:
+                    continue
+                per = counts.setdefault(where.rsplit("/", 1)[0], {})
+                per[area] = per.get(area, 0) + 1
+        out = {}
+        for key, per in counts.items():
+            total = sum(per.values())
+            area, n = max(per.items(), key=lambda x: (x[1], x[0]))
+            out[key] = (area if n > MAJORITY * total else None, total)
+        _TORCH_CACHE[0], _TORCH_CACHE[1] = by, out
+    sub = torch_subpackage(path)
+    while sub and sub.count("/") >= 1:
+        got = _TORCH_CACHE[1].get(sub)
+        if got and got[1] >= TORCH_SUB_MIN:
+            return got[0]
+        sub = sub.rsplit("/", 1)[0]
+    return None
+
+
 def library_entry(by, lib):
     """The entry for an exception raised inside package ``lib`` that has no '<lib>.library_error' entry: its family
     area's library_error or usage entry (package_areas), else None."""

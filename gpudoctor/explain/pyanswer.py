@@ -63,13 +63,20 @@ def _tb_echo(tb):
     return any(w in tb["exc"] for w in _ECHO_EXC) or tb["exc"].rsplit(".", 1)[-1] in _STOPPED
 
 
+# lines between an exception's line and the header of the traceback chained to it (Lib/traceback.py prints the whole
+# message first - torch.export's GuardOnDataDependentSymNode tells 20 lines of advice - then a blank line and 'The
+# above exception was the direct cause ...'); only the next traceback in the text is looked at (family17: 8 lines
+# broke P24's export chain, whose first exception was then read as one the program went on after)
+CHAIN_GAP = 40
+
+
 def _chain_after(scan, tb):
     """The tracebacks printed after tb as its chain ('direct cause' / 'during handling'), in order."""
     out, cur = [], tb
     for t in scan.tracebacks:
         if t["line"] <= cur["line"] or t.get("rank") != tb.get("rank"):
             continue
-        if t["chain"] and t["header_line"] is not None and 0 < t["header_line"] - cur["line"] <= 8:
+        if t["chain"] and t["header_line"] is not None and 0 < t["header_line"] - cur["line"] <= CHAIN_GAP:
             out.append(t)
             cur = t
         elif t["line"] > cur["line"]:
@@ -214,7 +221,7 @@ def structural(scan, kb):
         cands.append(tb)
     # a traceback the program went on after (a caught exception logged) is not the one that ended it, when a
     # later one did
-    live = [t for t in cands if not _went_on_one(scan, t)]
+    live = [t for t in cands if not _went_on_one(scan, t) or _chain_after(scan, t)]  # (a chain's head propagated)
     cands = live or cands
     term = scan.matches.get("_struct_terminate", [])
     first_tb = cands[0] if cands and not (term and term[0].line < cands[0]["line"]) else None
@@ -319,6 +326,16 @@ def _traceback_finding(scan, kb, tb):
         f = excmeaning.finding(scan, kb, tb, chain, what, "%s:%d" % user[:2] if user else at)  # (excmeaning.py)
     if f is None and kind == "lib" and lib == "torch":
         f = _distributed_check(scan, kb, tb, file, at, what, user)
+    if f is None and kind == "lib" and lib == "torch" and "torch.compile_error" in by and \
+            provenance.torch_area(by, file) == "compile":
+        # (family17) raised in torch's compile stack (a subpackage whose generated sites are mostly the compile
+        # families': torch/_dynamo, torch/_inductor, torch/fx/experimental's symbolic shapes), not a call of the user's
+        # that torch refused: torch.compile (or torch.export, which traces with it) stopped
+        f = _structural_finding(by["torch.compile_error"], hit, "%s raised in torch's compile stack (%s)" % (
+            tb["exc"], provenance.torch_subpackage(file)), scan)
+        f["notes"].append("Raised inside torch's compiler at %s (%s)%s: the tracer or the backend could not handle the "
+                          "code; TORCH_LOGS and the message's own advice say which construct." % (
+                              at, what, ", under your %s:%d" % user[:2] if user else ""))
     torch_in = None
     if f is None and kind == "lib" and lib == "torch" and user and _lib_entry(by, file, lib)[1] is None:
         # torch's own frames are in every traceback: an exception raised in torch's Python code (outside the
