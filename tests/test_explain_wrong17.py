@@ -159,3 +159,32 @@ def test_sbatch_lines_after_the_first_command_were_never_read(cli, tmp_path):
     moved = moved.replace("#SBATCH --time=00:10:00\n", "#SBATCH --time=00:10:00\nmodule purge 2>/dev/null\n")
     _, doc = explain_paste(cli, tmp_path, moved)
     assert "slurm.sbatch_directive_ignored" not in ids(doc)
+
+
+def test_a_steps_memory_refusal_is_against_the_jobs_memory_not_the_nodes(cli, tmp_path):
+    # set P25 (planted on a Slurm of its own): the job's --mem=400M, srun --ntasks=2 --mem-per-cpu=600M
+    _, doc = explain_paste(cli, tmp_path, _seen("2026-11-27p25", "p25-slurm_step_mem_over_job_mem"))
+    assert root_id(doc) == "slurm.step_memory", ids(doc)
+    first = doc["findings"][0]["causes"][0]
+    assert "--mem" in first["fix"][0] and any("--mem-per-cpu=600M" in e["text"] for e in first["evidence"])
+    # the same errno at submission (Slurm's job_mgr.c): no node holds the job, the generated site's answer
+    _, doc = explain_paste(cli, tmp_path, "sbatch: error: Batch job submission failed: Memory required by task is "
+                                          "not available\n")
+    assert root_id(doc) == "slurm.node_config", ids(doc)
+
+
+def test_a_slurm_node_list_as_the_rendezvous_host(cli, tmp_path):
+    # set P25 (planted): export MASTER_ADDR=$SLURM_JOB_NODELIST, torchrun --master-addr=$MASTER_ADDR
+    _, doc = explain_paste(cli, tmp_path, _seen("2026-11-27p25", "p25-slurm_master_addr_compressed_nodelist"))
+    assert root_id(doc) == "rendezvous.slurm_hostlist", ids(doc)
+    root = doc["findings"][0]
+    assert root["family"] == "rendezvous.hostname" and "scontrol show hostnames" in root["causes"][0]["fix"][0]
+    # c10d's own lookup of the same value (torch/csrc/distributed/c10d/socket.cpp's format)
+    line = ("[W1127 03:10:00.000000000 socket.cpp:759] [c10d] The IPv4 network addresses of (gpu[01-04,07], 29500) "
+            "cannot be retrieved (gai error: -2 - Name or service not known).\n")
+    _, doc = explain_paste(cli, tmp_path, line + "torch.distributed.DistNetworkError: failed to connect\n")
+    assert root_id(doc) == "rendezvous.slurm_hostlist", ids(doc)
+    # an endpoint refused for another reason is not a node list
+    _, doc = explain_paste(cli, tmp_path, "ValueError: The hostname of the rendezvous endpoint 'node_1:29500' must be "
+                                          "a dot-separated list of labels, an IPv4 address, or an IPv6 address.\n")
+    assert root_id(doc) != "rendezvous.slurm_hostlist", ids(doc)
