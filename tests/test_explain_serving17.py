@@ -212,3 +212,28 @@ def test_xformers_generator_and_real_texts(cli, tmp_path):
         root = root_of(doc)
         assert root and root["id"] == want, (name, root and root["id"])
         assert re.search(fix_re, fixes(root)), (name, fixes(root))
+
+
+# ---- the RL trainers' configuration checks (tools/gen_rl_messages.py: OpenRLHF v0.11.0 / v0.8.0, verl v0.7.0 / v0.4.1)
+import gen_rl_messages  # noqa: E402
+
+
+def test_rl_generator_and_real_texts(cli, tmp_path):
+    got = knowgen.regenerated(gen_rl_messages.main, os.path.join(REPO, "tools", "data", "rl_messages_slice.txt"),
+                              tmp_path / "rl.json")
+    full = knowgen.committed("rl_messages")
+    assert {s["text"]: s["family"] for s in got["sites"]} == {s["text"]: s["family"] for s in full["sites"]}
+    by_text = {s["text"]: s for s in full["sites"]}
+    site = by_text["actor_num_nodes * actor_num_gpus_per_node must be equal to vllm_num_engines * "
+                   "vllm_tensor_parallel_size, got %s and %s"]
+    assert site["family"] == "rl.parallel_layout" and "--vllm_num_engines" in site["fix"][0]
+    # verl's ray_trainer.py resource check stays generated/placement_messages.json's
+    assert not any(t.startswith("Total available GPUs") for t in by_text)
+    # https://github.com/PRIME-RL/TTRL/issues/43 (verl's fsdp_workers.py, the normalized mini batch of 0)
+    text = ("Traceback (most recent call last):\n  File \"/home/tjy/TTRL/verl/verl/trainer/main_ppo.py\", line 31, in "
+            "main\n    run_ppo(config)\nAssertionError: ppo_mini_batch_size 0 should be larger than 0 after "
+            "normalization\n")
+    rc, doc = explain_paste(cli, tmp_path, text, "--file", name="ttrl43.txt", rcs=(0, 1))
+    root = root_of(doc)
+    assert root and root["id"] == "rl.parallel_layout", root and root["id"]
+    assert "n_gpus_per_node" in fixes(root)
