@@ -188,3 +188,40 @@ def test_a_slurm_node_list_as_the_rendezvous_host(cli, tmp_path):
     _, doc = explain_paste(cli, tmp_path, "ValueError: The hostname of the rendezvous endpoint 'node_1:29500' must be "
                                           "a dot-separated list of labels, an IPv4 address, or an IPv6 address.\n")
     assert root_id(doc) != "rendezvous.slurm_hostlist", ids(doc)
+
+
+def test_an_interrupted_pending_step_is_the_wait_not_a_finished_job(cli, tmp_path):
+    # set P11 (planted on a Slurm of its own): a background srun holds the allocation's 2 CPUs, the second waits, ^C
+    _, doc = explain_paste(cli, tmp_path, _seen("2026-11-26p11", "p11-step_waits_for_busy_cpus"))
+    assert root_id(doc) == "slurm.step_pending_cancelled", ids(doc)
+    root = doc["findings"][0]
+    assert root["family"] == "slurm.step_wait" and "--overlap" in root["causes"][0]["fix"][0]
+    assert root["causes"][0]["evidence"], root["causes"][0]
+    # srun's 'already completing' without the cancelled wait keeps the generated answer
+    _, doc = explain_paste(cli, tmp_path, "srun: error: Unable to create step for job 34: Job/step already completing "
+                                          "or completed\n")
+    assert root_id(doc) != "slurm.step_pending_cancelled", ids(doc)
+
+
+def test_a_non_blocking_lock_refused_is_a_held_lock_not_a_thread_limit(cli, tmp_path):
+    # set P14 (planted): every rank takes fcntl.flock(lock, LOCK_EX | LOCK_NB) on one file; rank 1 gets EAGAIN
+    _, doc = explain_paste(cli, tmp_path, _seen("2026-11-26p14", "p14-flock_every_rank"))
+    assert root_id(doc) == "errno.file_lock", ids(doc)
+    assert "rank 0" in doc["findings"][0]["causes"][0]["fix"][0]
+    # os.fork's BlockingIOError (no lock call shown) stays the process limit's
+    fork = ('Traceback (most recent call last):\n  File "train.py", line 3, in <module>\n    pid = os.fork()\n'
+            'BlockingIOError: [Errno 11] Resource temporarily unavailable\n')
+    _, doc = explain_paste(cli, tmp_path, fork)
+    assert root_id(doc) == "errno.eagain", ids(doc)
+
+
+def test_torchs_strerror_wrapper_is_that_errno(cli, tmp_path):
+    # set P15 (planted, podman): torch.save into a root-owned bind mount as --user 1000:1000
+    _, doc = explain_paste(cli, tmp_path, _seen("2026-11-26p15", "p15-podman_volume_owned_by_root"))
+    assert root_id(doc) == "errno.permission", ids(doc)
+    assert "bind mount" in doc["findings"][0]["causes"][0]["text"]
+    from gpudoctor.explain.oserror import site_of
+
+    assert site_of("[enforce fail at inline_container.cc:747] . open file failed with strerror: No space left on "
+                   "device")["name"] == "ENOSPC"
+    assert site_of("open file failed with strerror: nothing we know") is None

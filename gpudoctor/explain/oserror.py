@@ -16,6 +16,8 @@ errno.syscall (any call's failure: the type says more) and not a rendezvous fami
 unreachable address is the rendezvous only in torch.distributed's own code: rootguard.outside_component).
 """
 
+import re
+
 from gpudoctor.explain.knowledge import generated_table
 
 MAX_MSG = 80  # the longest strerror text is under 60 characters
@@ -44,12 +46,24 @@ def _table():
     return _BY_TEXT
 
 
+# (wrong17) a message that ends in the C library's text after 'strerror: ', as torch's archive writer and reader raise
+# it (caffe2/serialize/inline_container.cc: CAFFE_ENFORCE(..., "open file failed with strerror: ",
+# c10::utils::str_error(errno)) -> '[enforce fail at inline_container.cc:747] . open file failed with strerror:
+# Permission denied' from torch.save / torch.load): that errno, the same as a message that is only its text
+_STRERROR = re.compile(r"\bstrerror:? {1,2}([A-Za-z][A-Za-z ,'-]{2,60}?)\.?\s{0,4}$")
+
+
 def site_of(msg):
-    """The errno site whose text is the whole message, or None."""
+    """The errno site whose text is the whole message (or the text after a final 'strerror: '), or None."""
     m = (msg or "").strip()
-    if not m or len(m) > MAX_MSG:
+    if not m:
         return None
-    return _table().get(m.rstrip(".").lower())
+    if len(m) <= MAX_MSG:
+        got = _table().get(m.rstrip(".").lower())
+        if got is not None:
+            return got
+    t = _STRERROR.search(m[-120:])
+    return _table().get(t.group(1).lower()) if t else None
 
 
 def finding(scan, kb, tbs, structural_finding):
