@@ -296,8 +296,9 @@ def test_a_traceback_read_forward_from_its_header(kb):
             '    return fn(*args, **kwargs)\n'
             'torch._dynamo.exc.Unsupported: call_function BuiltinVariable(frobnicate) [] {}\n')
     res = explain.explain_text(text, kb)
-    assert _root(res) == ("root_cause", "code.exception", "structural")
-    assert "/w/train.py:40" in res["findings"][0]["notes"][1] and "inside torch at" in res["findings"][0]["notes"][1]
+    # (family17: an exception class of torch/_dynamo/exc.py is torch.compile's own, not the user's call torch refused)
+    assert _root(res) == ("root_cause", "torch.compile_error", "structural")
+    assert "/w/train.py:40" in " ".join(res["findings"][0]["notes"])
     # a chain: the first exception is the answer, the one it led to is named
     chain = _format(_raise_chain_cause)
     f = explain.explain_text(chain, kb)["findings"][0]
