@@ -39,6 +39,8 @@ def test_a_long_line_is_kept_to_400_characters():
     assert st.arch[1] == line[:400]
     st = _read("capability (9, 0) " + "y" * 500)
     assert st.cap == (1, ("capability (9, 0) " + "y" * 500)[:400], "90")
+    line = "(9, 0) " + ARCHES + " " + "z" * 500  # the debug command's tuple form too
+    assert _read(line).cap == (1, line[:400], "90")
 
 
 def test_each_form_of_the_capability():
