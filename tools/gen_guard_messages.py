@@ -18,8 +18,9 @@ find_spec: code.python_env), else the package's usage entry where the knowledge 
 the class raised (explain/pyanswer.py's reading of a library's refusal, family16): an argument check (ValueError,
 TypeError, AssertionError, NotImplementedError; Doc/library/exceptions.rst) is the call the user made
 (code.exception), any other class the library's state (code.library_error). A message with fewer words of its own
-than knowgen.own_enough asks is matched only after the class its statement raises ('ValueError: ...'); one text met
-at two sites whose guards say different things stays unassigned.
+than knowgen.own_enough asks ('%s not supported') is left out, as is a text another generator's table already assigns
+(lightning_messages reads torchmetrics' own messages; the slice records those texts); one text met at two sites whose
+guards say different things stays unassigned.
 
 Usage:
     pip download --no-deps --only-binary :all: gpytorch==1.15.2 botorch==0.18.1 torchdiffeq==0.2.5 \\
@@ -38,6 +39,7 @@ github.com/arogozhnikov/einops), https://pypi.org/project/diffusers/ (Apache-2.0
 """
 
 import glob
+import json
 import os
 import re
 import sys
@@ -136,9 +138,37 @@ def _means(where, path, reading):
     return "%s checks this before it goes on, and %s: %s." % (where, said[:400], reading)
 
 
-def build(files, version, whole):
+def elsewhere_texts():
+    """The message texts the other committed generated tables assign (their generator reads that source already):
+    any such text, and every one raised in a package of LIBS (lightning_messages reads torchmetrics')."""
+    out, pkgs = set(), {p for p, _ in LIBS}
+    for path in sorted(glob.glob(os.path.join(knowgen.OUT_DIR, "*.json"))):
+        if os.path.basename(path) == NAME + ".json":
+            continue
+        doc = knowgen.committed(os.path.basename(path)[:-5])
+        if isinstance(doc.get("sites"), list):
+            out.update(s["text"] for s in doc["sites"] if isinstance(s, dict) and s.get("family") and
+                       isinstance(s.get("text"), str))
+            out.update("@%s@%s" % (str(s.get("where")).split("/", 1)[0], s["text"]) for s in doc["sites"]
+                       if isinstance(s, dict) and s.get("family") and isinstance(s.get("text"), str) and
+                       str(s.get("where")).split("/", 1)[0] in pkgs)
+    return out
+
+
+def _read_elsewhere(site, elsewhere):
+    """Whether another table reads this site's message: its text, or (in the same libraries) a text its matcher finds
+    (a message cut at a line of an f-string: 'Predictions and targets are expected to have the same shape,')."""
+    if site["text"] in elsewhere:
+        return True
+    head = "@%s@" % site["where"].split("/", 1)[0]
+    rx = re.compile(site["re"], re.I)
+    return any(t.startswith(head) and rx.search(t[len(head):].replace("%s", "0")) for t in elsewhere)
+
+
+def build(files, version, whole, elsewhere=frozenset()):
     """The table: every raise site of ``files`` whose guard a rule reads, with its family and fix; ``whole``: the files
-    are whole sources (a wheel's) rather than a slice's blocks. Coverage per package in the header."""
+    are whole sources (a wheel's) rather than a slice's blocks; ``elsewhere``: texts another table assigns, left to it.
+    Coverage per package in the header."""
     candidates, coverage, rows = {}, {}, {}
     for path, srcs in wheelmsgs.group(files).items():
         if not path.endswith(".py"):
@@ -169,28 +199,31 @@ def build(files, version, whole):
             cls = raised_class(skel, own)
             candidates.setdefault(fmt, []).append((where, pkg, first or firsts.get(line), gpath, rules, rfam,
                                                    reading, fix, cls))
-    sites, ids, kept = [], set(), set()
+    sites, ids, kept, read_elsewhere = [], set(), set(), set()
     for fmt, occ in sorted(candidates.items(), key=lambda kv: kv[1][0][0]):
         where, pkg, first, gpath, rules, rfam, reading, fix, cls = occ[0]
         if len({tuple(o[4]) for o in occ}) > 1:
             kept.update(o[0] for o in occ)  # (recorded, so that the slice reads the same disagreement)
             continue  # one text, guards that say different things: which site printed it is not known
         if not knowgen.own_enough(fmt):
-            if not cls:
-                continue
-            # a short message any program may print is matched only after its class (the traceback's last line)
-            first = cls + ": " + (first or fmt)
+            # a short message any program may print ('%s not supported', '%s has no attribute %s.', 'too many
+            # dimensions'): the matcher keeps only the message's own words, which other programs' lines hold too
+            continue
         family = family_of(pkg, rfam, cls)
         site = wheelmsgs.site_for("guard.", ids, "raise", where, fmt, [("guard-" + "+".join(rules), family, {})],
                                   [(r"", _means(where, gpath, reading), fix)], first=first)
         if not site.get("family"):
             continue
+        if _read_elsewhere(site, elsewhere):
+            read_elsewhere.add(fmt)
+            continue  # another generator's table reads this message (lightning_messages reads torchmetrics' own)
         site["guard"] = [[how, list(t) if isinstance(t, tuple) else t] for how, t in gpath]
         site["raises"] = cls
         sites.append(site)
         kept.add(where)
     for pkg, cov in coverage.items():
         cov["assigned"] = sum(1 for s in sites if s["where"].split("/", 1)[0] == pkg)
+        cov["read_elsewhere"] = sum(1 for f in read_elsewhere if candidates[f][0][1] == pkg)
     doc = {"header": knowgen.header(", ".join("%s (https://pypi.org/project/%s/)" % (p, d) for p, d in LIBS), version,
                                     GENERATOR, "raise/assert messages of the libraries' modules whose guard (the "
                                     "condition the source tests before it raises) a rule of tools/guardrules.py reads: "
@@ -199,10 +232,10 @@ def build(files, version, whole):
            "sites": sites}
     if whole:
         doc["header"]["coverage"] = {p: coverage[p] for p in sorted(coverage)}
-    return doc, rows, kept
+    return doc, rows, kept, sorted(f for f in elsewhere if f in candidates or f.startswith("@"))
 
 
-def write_record(path, version, rows, kept, files):
+def write_record(path, version, rows, kept, files, elsewhere=()):
     """The slice: for each assigned site the skeleton rows its guard reads (its statement, the headers above it up to
     its function, an assignment the guard reads), each as the source has it, indentation kept (the reading needs it),
     and the statements of the message (wheelmsgs.statements: a message raised by name, its assignment and raise);
@@ -230,6 +263,8 @@ def write_record(path, version, rows, kept, files):
         f.write("# Recorded by %s --record: for each assigned site its statements and the headers its guard is read\n"
                 "# from, each as the source has it, indentation kept (=== path @first line).\n" % GENERATOR)
         f.write("#! version %s\n" % version)
+        for text in elsewhere:  # (the texts another table read when this was recorded: left to it again)
+            f.write("#! elsewhere %s\n" % json.dumps(text))
         for (p, a), text in sorted(blocks.items()):
             f.write("=== %s @%d\n%s\n" % (p, a, text.rstrip("\n")))
 
@@ -238,10 +273,16 @@ def main(argv):
     a = knowgen.arguments(__doc__, argv, source="wheels", extra=[
         ("--record", {"help": "write the slice (the assigned sites' statements and guard headers)"})])
     whole = bool(a.wheels)
-    files, version = read(a.wheels) if whole else knowgen.read_slice(a.slice)
-    doc, rows, kept = build(files, version, whole)
+    if whole:
+        files, version = read(a.wheels)
+        elsewhere = elsewhere_texts()
+    else:
+        files, version = knowgen.read_slice(a.slice)
+        with open(a.slice) as f:
+            elsewhere = {json.loads(ln[len("#! elsewhere "):]) for ln in f if ln.startswith("#! elsewhere ")}
+    doc, rows, kept, used = build(files, version, whole, elsewhere)
     if whole and a.record:
-        write_record(a.record, version, rows, kept, files)
+        write_record(a.record, version, rows, kept, files, used)
     return knowgen.emit(NAME, doc, a.out)
 
 
