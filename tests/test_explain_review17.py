@@ -148,3 +148,39 @@ def test_flashattention_build_fix_names_each_builds_own_switch():
         fix = " ".join(s["fix"])
         assert "pip install flash-attn" in fix and "hopper/" in fix and "FLASH_ATTENTION_DISABLE_" in fix, s["where"]
         assert "FLASHATTENTION_DISABLE_<feature> variables" not in fix, s["where"]
+
+
+@pytest.mark.parametrize("path,bad", [
+    # einops/einops.py: `if axis.value != axis_length: raise` inside the else of `elif isinstance(axis, str):`
+    ([("if", "axis.value != axis_length"), ("else", "isinstance(axis, str)"), ("else", "len(axes) == 0")],
+     "pass `axis` as a str"),
+    # botorch: an empty input / 'not implemented for q>1' / a kernel's own result: no dimension of size one to add
+    ([("if", "X.size(-2) == 0")], "unsqueeze"),
+    ([("if", "X.shape[-2] != 1")], "unsqueeze"),
+    ([("if", "res.shape != expected_shape"), ("if", "settings.debug.on()")], "unsqueeze"),
+    # diffusers: a private attribute is the class's own state
+    ([("if", "self._workflow_map is None")], "set `self._workflow_map`"),
+    ([("if", "not isinstance(self._input_predictions, list)")], "self._input_predictions"),
+    # safetensors/paddle.py: torch's conversion is no way to make a paddle.Tensor
+    ([("if", "not isinstance(v, paddle.Tensor)")], "torch.as_tensor"),
+])
+def test_guard_advice_that_misled_is_not_given(path, bad):
+    import sys
+
+    sys.path.insert(0, os.path.join(REPO, "tools"))
+    import guardrules
+
+    got = guardrules.advise(path, None, "")
+    assert got is None or bad not in " ".join(got[3]), got
+
+
+def test_guard_advice_an_else_chain_the_raise_is_in_still_gives():
+    import sys
+
+    sys.path.insert(0, os.path.join(REPO, "tools"))
+    import guardrules
+
+    got = guardrules.advise([("else", "isinstance(inpt, torch.Tensor)"), ("else", "isinstance(inpt, np.ndarray)")],
+                            None, "")
+    assert got and "torch.Tensor or np.ndarray" in got[3][0]
+    assert "unsqueeze" in " ".join(guardrules.advise([("if", "emission.ndim != 2")], None, "")[3])

@@ -187,7 +187,9 @@ def _instance(n, p):
     types = " or ".join(t.strip() for t in types.split(",") if t.strip())
     return ("%s is not a %s (`%s` is false)" % (_who(n.args[0]), types, _src(n)),
             ["pass %s as a %s (convert it first, e.g. torch.as_tensor(x) for a torch.Tensor)" % (_who(n.args[0]), types)
-             if "Tensor" in types else "pass %s as a %s" % (_who(n.args[0]), types)])
+             # (review17: not for another framework's Tensor: safetensors' paddle.Tensor check got torch's example)
+             if "Tensor" in types and not re.search(r"\b(?:paddle|tf|tensorflow|jax|jnp|mx|mindspore)\.", types)
+             else "pass %s as a %s" % (_who(n.args[0]), types)])
 
 
 def _callable(n, p):
@@ -276,6 +278,11 @@ def _shape(n, p):
                 ["give `%s` and `%s` the same shape (the message prints both): reshape / unsqueeze / squeeze the one "
                  "that differs, e.g. x.unsqueeze(-1) or x.squeeze(-1) for a trailing dimension of size one "
                  "(https://pytorch.org/docs/stable/generated/torch.reshape.html)" % (pair[0], pair[1])])
+    if not dims:
+        # (review17) a size compared with a number or a name (`X.size(-2) == 0`: an empty input; `X.shape[-2] != 1`
+        # before 'not implemented for q>1'; `res.shape != expected_shape`: the library's own kernel result) is no
+        # missing or extra dimension of size one: the unsqueeze / squeeze advice below would mislead; no advice
+        return None
     return ("a tensor's shape is not the one the call expects (`%s`)%s" % (_src(n), rank),
             ["give the tensor the shape the call expects (the message names it): add a dimension of size one with "
              "x.unsqueeze(-1) (e.g. targets of shape (n,) -> (n, 1)), remove one with x.squeeze(-1), or "
@@ -356,6 +363,8 @@ def _none(n, p):
     if not unset:
         return None
     if isinstance(n.left, ast.Attribute):
+        if n.left.attr.startswith("_"):
+            return None  # (review17) a private attribute (diffusers' `self._workflow_map`): the class's, not the user's
         return ("`%s` is not set yet (None) when this is called" % who,
                 ["set `%s` before this call: call what sets it first (the message names it), or pass it where the "
                  "object is made" % who])
@@ -409,6 +418,10 @@ MAX_FIXES = 2
 WEAK = ("none",)
 
 
+# an attribute the class keeps private (a leading underscore), read through self
+_PRIVATE = re.compile(r"(?<![\w.])self\._")
+
+
 def _groups(path):
     """The path's tests in groups, innermost first: an assert, each if, an except, and the tests of one else chain
     (each was false) together."""
@@ -428,6 +441,12 @@ def advise(path, names=None, text=""):
     got, family = [], None
     for depth, group in enumerate(_groups(path)):
         how, test = group[0]
+        if depth and how == "else":
+            # (review17) an ENCLOSING else chain is the branch the code took, not what failed inside it: einops'
+            # 'Length of anonymous axis does not match' raised under `if axis.value != axis_length:` in the else of
+            # `elif isinstance(axis, str):` was told "pass `axis` as a str". Only an else chain the raise is directly
+            # in (depth 0: none of the chain's tests held) says what the code expected
+            continue
         if how == "except":
             if any(re.search(r"\b(?:ImportError|ModuleNotFoundError)\b", t) for t in test):
                 m = _INSTALL.search(text or "")
@@ -445,6 +464,8 @@ def advise(path, names=None, text=""):
             for k, (node, p) in enumerate(preds):
                 if name == "none" and how == "assert" and isinstance(getattr(node, "left", None), ast.Name):
                     continue  # `assert x is not None` of a local: the library's own state, not a missing argument
+                if _PRIVATE.search(_src(node)):
+                    continue  # (review17) the object's private state (`self._input_predictions`): not the user's to pass
                 r = None if k in used else read(node, p, text) if name == "install" else read(node, p)
                 if r:
                     hits.append(r)
