@@ -17,21 +17,46 @@ table does not record (in every release read, or in none) gets no answer here.
 
 import re
 
-PKGS = ("transformers", "accelerate", "peft", "trl", "datasets", "safetensors")
-_P = r"(?:transformers|accelerate|peft|trl|datasets|safetensors)(?:\.[A-Za-z_][\w.]{0,150})?"
+PKGS = ("transformers", "accelerate", "peft", "trl", "datasets", "safetensors", "vllm", "pytorch_lightning",
+        "diffusers", "sglang", "deepspeed")
+# generated/api_history.json (the Hugging Face stack) and generated/api_history_serving.json (vLLM, Lightning,
+# diffusers, sglang, DeepSpeed): one generator, tools/gen_api_history.py --set hf / serving
+TABLES = ("api_history", "api_history_serving")
+_P = r"(?:transformers|accelerate|peft|trl|datasets|safetensors|vllm|pytorch_lightning|lightning|diffusers|sglang|" \
+     r"deepspeed)(?:\.[A-Za-z_][\w.]{0,150})?"
 _IMPORT = re.compile(r"cannot import name '([A-Za-z_]\w{0,80})' from '(%s)'" % _P)
 _ATTR = re.compile(r"module '(%s)' has no attribute '([A-Za-z_]\w{0,80})'" % _P)
 _KWARG = re.compile(r"\b([A-Za-z_]\w{0,80})(?:\.__init__)?\(\) got an unexpected keyword argument '([A-Za-z_]\w{0,80})'")
 _CALL = re.compile(r"\b([A-Z]\w{2,60})\s{0,4}\(")
+# argparse (Lib/argparse.py parse_args): "%(prog)s: error: unrecognized arguments: %s"
+_ARGV = re.compile(r"error: unrecognized arguments: (--[A-Za-z][\w-]{0,80})")
+# which program's command line: its usage line, its module or its traceback
+_PROG = (("vllm", re.compile(r"\bvllm\b|\bapi_server\.py\b")), ("sglang", re.compile(r"\bsglang\b|\blaunch_server\b")),
+         ("deepspeed", re.compile(r"usage: deepspeed\b")))
+# pydantic (DeepSpeed's config classes): "1 validation error for DeepSpeedZeroConfig" / "<field>" / "  Extra inputs
+# are not permitted" (pydantic 2; pydantic 1: "extra fields not permitted")
+_PYD_CLS = re.compile(r"validation errors? for (\w{1,80})")
+_PYD_EXTRA = re.compile(r"Extra inputs are not permitted|extra fields not permitted")
+_PYD_FIELD = re.compile(r"^\s{0,8}([A-Za-z_]\w{1,80})\s{0,4}$")
+_FRAME = re.compile(r'File "[^"\n]{0,300}?/(?:site|dist)-packages/([A-Za-z_]\w{0,60})/')
 
 
 def table():
-    """generated/api_history.json, read once ({} when missing)."""
+    """generated/api_history.json and generated/api_history_serving.json as one {"packages": ...} (read once;
+    {} when both are missing)."""
     from gpudoctor.explain.knowledge import generated_table
 
-    return generated_table("api_history")
+    got = _MERGED.get("t")
+    if got is None:
+        parts = [generated_table(n) for n in TABLES]
+        got = {"packages": {}} if any(parts) else {}
+        for t in parts:
+            got.get("packages", {}).update((t or {}).get("packages", {}))
+        _MERGED["t"] = got
+    return got
 
 
+_MERGED = {}
 _SPANS = {}
 
 
@@ -65,17 +90,30 @@ def version_in_log(texts, pkg):
     return None
 
 
+def _module(where):
+    """lightning.pytorch.X is pytorch_lightning.X (the same sources, shipped under both names)."""
+    if where == "lightning.pytorch" or where.startswith("lightning.pytorch."):
+        return "pytorch_lightning" + where[len("lightning.pytorch"):]
+    return where
+
+
 def asked(texts, tb):
-    """(package, kind, where, name): kind 'name' (where: the module) or 'kwarg' (where: the class or function)."""
-    classes = {c: p for p, d in tb.get("packages", {}).items() for c in d.get("params", {})}
+    """(package, kind, where, name): kind 'name' (where: the module), 'kwarg' (where: the class or function; also
+    a command line's flag, '<package> CLI', and a config class's field)."""
+    classes = {}
+    for p, d in tb.get("packages", {}).items():
+        for c in d.get("params", {}):
+            classes.setdefault(c, []).append(p)
     for t in texts:
         t = t[:2000]
         m = _IMPORT.search(t)
         if m:
-            return m.group(2).split(".")[0], "name", m.group(2), m.group(1)
+            where = _module(m.group(2))
+            return where.split(".")[0], "name", where, m.group(1)
         m = _ATTR.search(t)
         if m:
-            return m.group(1).split(".")[0], "name", m.group(1), m.group(2)
+            where = _module(m.group(1))
+            return where.split(".")[0], "name", where, m.group(2)
         m = _KWARG.search(t)
         if m:
             cls = m.group(1)
@@ -83,14 +121,85 @@ def asked(texts, tb):
                 # Python < 3.10 names no class: the traceback's source line of the call names it
                 cls = next((c.group(1) for u in texts for c in _CALL.finditer(u[:2000]) if c.group(1) in classes), None)
             if cls in classes:
-                return classes[cls], "kwarg", cls, m.group(2)
+                return _owner(classes[cls], cls, m.group(2), texts, tb), "kwarg", cls, m.group(2)
+        m = _ARGV.search(t)
+        if m:
+            prog = next((p for p, rx in _PROG for u in texts if rx.search(u[:2000])), None)
+            if prog and "%s CLI" % prog in classes:
+                return prog, "flag", "%s CLI" % prog, m.group(1)
+    for i, t in enumerate(texts):  # pydantic: the class two lines above, the field on the line above
+        if _PYD_EXTRA.search(t[:400]) and i >= 2:
+            f = _PYD_FIELD.match(texts[i - 1][:200])
+            c = next((c for u in texts[max(0, i - 8):i - 1] for c in [_PYD_CLS.search(u[:400])] if c), None)
+            if f and c and c.group(1) in classes:
+                return classes[c.group(1)][0], "field", c.group(1), f.group(1)
     return None
+
+
+def _owner(pkgs, cls, name, texts, tb):
+    """The package of class ``cls`` (transformers and Lightning both have a Trainer): the one the log's frames or
+    words name, else the one whose table dates ``name``."""
+    if len(pkgs) == 1:
+        return pkgs[0]
+    low = "\n".join(t[:2000] for t in texts).lower()
+    named = [p for p in pkgs if p in low or (p == "pytorch_lightning" and "lightning" in low)]
+    if len(named) == 1:
+        return named[0]
+    dated = [p for p in (named or pkgs)
+             if name in spans(tb["packages"][p].get("params", {}).get(cls, {}).get("args", ""))]
+    return (dated or named or pkgs)[0]
 
 
 def _next_line(a, b):
     """Whether release b is the minor line right after a (4.40.0 -> 4.41.0, 0.34.0 -> 1.0.0)."""
     va, vb = _vt(a), _vt(b)
     return (vb[0] == va[0] and vb[1] == va[1] + 1) or (vb[0] == va[0] + 1 and vb[1] == 0)
+
+
+# the log's own deprecation warning, printed before the failure, names the replacement the same way the sources do
+# (tools/gen_api_history.py _PAIRS): "... deprecated ... use Y (instead)", "renamed to Y", "in favor of Y"
+_LOG_NEW = re.compile(r"(?:\buse|\busing|in favou?r of|renamed to|replaced by|superseded by)\s{1,3}[`'\"]?"
+                      r"(--[A-Za-z][\w-]{1,80}(?:=[\w.-]{1,40})?|[A-Za-z_][\w.]{1,100}(?:\(\))?)", re.I)
+
+
+def _flag(name):
+    return "--" + name.replace("_", "-")
+
+
+def _spell(new, kind):
+    """The replacement as the question spells it: a flag for a command line, a keyword for a call."""
+    m = re.fullmatch(r"--([A-Za-z][\w-]{0,80})(?:=([\w.'\"-]{1,40}))?", new)
+    if m and kind != "flag":
+        kw = m.group(1).replace("-", "_")
+        return '%s="%s"' % (kw, m.group(2).strip("'\"")) if m.group(2) else kw
+    if kind == "flag" and re.fullmatch(r"[a-z][a-z0-9_]{1,80}", new):
+        return _flag(new)
+    return new
+
+
+def replacement(texts, tb, pkg, name, kind):
+    """(replacement or '', where it was read, first release with the deprecation message or None) for ``name`` of
+    ``pkg``: the log's own deprecation warning first, else the deprecation sites of the releases read."""
+    names = (name, _flag(name)) if kind == "flag" else (name,)
+    for t in texts:
+        low = t[:2000]
+        if "deprecat" not in low.lower() and "renamed" not in low.lower():
+            continue
+        for n in names:
+            i = low.find(n)
+            if i < 0:
+                continue
+            m = _LOG_NEW.search(low, i + len(n))
+            if m and m.group(1).strip(".") not in names and m.group(1).lower() not in ("it", "the", "this", "a"):
+                return m.group(1).rstrip("."), "the log's own deprecation warning", None
+    d = tb["packages"].get(pkg, {})
+    key = name.lstrip("-").replace("-", "_") if kind == "flag" else name
+    got = d.get("replaced", {}).get(key)
+    if not got:
+        return "", None, None
+    new, first, _last, msg = got
+    rel = d["releases"]
+    return new, "%s's own deprecation message, %s to %s: \"%s\"" % (pkg, rel[first], rel[_last], msg[:160]), rel[first]
 
 
 def compute(texts, tb=None):
@@ -108,14 +217,17 @@ def compute(texts, tb=None):
         sp = spans(d.get("names", {}).get(where, "")).get(name)
         what = "%s.%s" % (where, name)
     else:
-        sp = spans(d.get("params", {}).get(where, {}).get("args", "")).get(name)
-        what = "%s(%s=...)" % (where, name)
+        key = name.lstrip("-").replace("-", "_") if kind == "flag" else name
+        sp = spans(d.get("params", {}).get(where, {}).get("args", "")).get(key)
+        what = "%s %s" % (pkg, name) if kind == "flag" else \
+            ("%s field %s" % (where, name) if kind == "field" else "%s(%s=...)" % (where, name))
     if not sp:
         return None
     since_i, removed_i = sp
     have = version_in_log(texts, pkg)
     yours = " (your %s is %s)" % (pkg, have) if have else ""
-    why = "generated/api_history.json: %s is in %s %s%s of the releases read (%s to %s)" % (
+    why = "generated/%s.json: %s is in %s %s%s of the releases read (%s to %s)" % (
+        "api_history" if pkg in PKGS[:6] else "api_history_serving",
         what, pkg, rel[since_i], (" up to %s" % rel[removed_i - 1]) if removed_i else " and later", rel[0], rel[-1])
     first = rel[since_i] if since_i else None
     gone = rel[removed_i] if removed_i else None
@@ -125,9 +237,22 @@ def compute(texts, tb=None):
         if have and _vt(have) < _vt(gone) and _vt(have) >= _vt(last):
             return None  # between the last release read with it and the first without: the table cannot tell
         pin = ("'%s<%s'" % (pkg, gone)) if _next_line(last, gone) else ("'%s~=%s'" % (pkg, last))
+        new, src, dep = replacement(texts, tb, pkg, name, kind)
+        caller = _caller(texts, pkg)
+        if new:
+            use = _spell(new, kind)
+            since = (" (deprecated since %s)" % dep) if dep and dep != rel[0] else \
+                ((" (deprecated by %s, the oldest release read)" % dep) if dep else "")
+            line = "%s left %s in %s%s%s: use %s instead (as %s)%s, or pin pip install %s" % (
+                what, pkg, gone if _next_line(last, gone) else "after %s (by %s)" % (last, gone), since, yours, use,
+                src, (", in the caller: upgrade %s, whose newer release passes the replacement" % caller)
+                if caller else "", pin)
+            why += "; the replacement: %s" % src
+            return line, why
         line = "%s was removed from %s after %s (not in %s)%s: the code was written for an older %s; pin " \
-               "pip install %s, or port the code to the newer API (%s's release notes name its replacement)" % (
-                   what, pkg, last, gone, yours, pkg, pin, pkg)
+               "pip install %s, or port the code to the newer API (%s's release notes name its replacement)%s" % (
+                   what, pkg, last, gone, yours, pkg, pin, pkg,
+                   ("; the call is %s's: upgrade %s" % (caller, caller)) if caller else "")
         return line, why
     if first:
         if have and _vt(have) >= _vt(first):
@@ -141,20 +266,44 @@ def compute(texts, tb=None):
         when = ("in %s %s" % (pkg, first)) if _next_line(before, first) else \
             ("in %s after %s (by %s)" % (pkg, before, first))
         line = "%s arrived %s%s: the code was written for a newer %s; upgrade, pip install %s%s" % (
-            what, when, yours, pkg, pin, ", or drop the argument %s" % name if kind == "kwarg" else "")
+            what, when, yours, pkg, pin, ", or drop the argument %s" % name if kind != "name" else "")
         return line, why
     return None
+
+
+def _caller(texts, pkg):
+    """The installed package whose frame called into ``pkg`` (lm_eval calling vllm), from the traceback: the last
+    frame outside ``pkg`` before the first one inside it; None when that frame is the user's own code."""
+    prev, last = None, None
+    for t in texts:
+        m = _FRAME.search(t[:600])
+        if not m:
+            if 'File "' in t[:600]:
+                prev = None
+            continue
+        lib = m.group(1)
+        if lib == pkg or (pkg == "pytorch_lightning" and lib == "lightning"):
+            return prev
+        prev = lib if lib not in PKGS and lib not in _NOT_CALLERS else None
+        last = prev or last
+    # explain hands over the first frame only (an entry's signal): a library's frame and no frame of ``pkg``
+    return last
+
+
+_NOT_CALLERS = ("torch", "ray", "typing_extensions", "IPython", "ipykernel", "runpy", "click", "fire", "hydra")
 
 
 def how_sure(finding, got):
     """The finding's How sure: medium when the table dates the name (the release is read from the wheels, but the
     log may not say which release ran), else the family only: the name is in every release read or in none, so
     the release is no answer (a typo, another library's name, a shadowing file or a circular import may be)."""
+    if not got and not finding.get("id", "").endswith("api_version"):
+        return  # another entry's computed cause (a library's structural entry): its own How sure stays
     notes = finding.setdefault("notes", [])
     notes[:] = [n for n in notes if not n.startswith("How sure:")]
     if got:
         notes.insert(0, "How sure: medium. The releases that have the name are read from the libraries' own wheels "
-                        "(generated/api_history.json); the version that ran is %s." % (
+                        "(generated/api_history*.json); the version that ran is %s." % (
                             "the one the log prints" if " (your " in got[0] or "the log reports" in got[0]
                             else "not in the log: check it with pip list"))
     else:
