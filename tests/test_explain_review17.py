@@ -184,3 +184,57 @@ def test_guard_advice_an_else_chain_the_raise_is_in_still_gives():
                             None, "")
     assert got and "torch.Tensor or np.ndarray" in got[3][0]
     assert "unsqueeze" in " ".join(guardrules.advise([("if", "emission.ndim != 2")], None, "")[3])
+
+
+def test_a_deprecation_message_variable_is_read_where_it_is_used():
+    # c4ee707's reader took a message variable's LAST assignment of the function (or of the whole class, with the
+    # module's statements): diffusers' load_attn_procs got save_attn_procs' 'save_lora_adapter()'
+    import sys
+    import textwrap
+
+    sys.path.insert(0, os.path.join(REPO, "tools"))
+    import gen_api_history
+
+    src = textwrap.dedent('''\
+        class UNet2DConditionLoadersMixin:
+            def load_attn_procs(self, path):
+                deprecation_message = "Using the `load_attn_procs()` method has been deprecated. Please use `load_lora_adapter()`."
+                deprecate("load_attn_procs", "0.40.0", deprecation_message)
+
+            def save_attn_procs(self, path):
+                deprecation_message = "Using the `save_attn_procs()` method has been deprecated. Please use `save_lora_adapter()`."
+                deprecate("save_attn_procs", "0.40.0", deprecation_message)
+
+        def unfuse_lora(components, **kwargs):
+            if "unfuse_transformer" in kwargs:
+                depr_message = "Passing `unfuse_transformer` to `unfuse_lora()` is deprecated. Please use the `components` argument."
+                deprecate("unfuse_transformer", "1.0.0", depr_message)
+            if "unfuse_text_encoder" in kwargs:
+                depr_message = "Passing `unfuse_text_encoder` to `unfuse_lora()` is deprecated. Please use the `components` argument."
+                deprecate("unfuse_text_encoder", "1.0.0", depr_message)
+        ''')
+    rows = gen_api_history.deprecations([("diffusers/loaders/unet.py", src)])
+    got = {}
+    for old, new, msg in rows:
+        got.setdefault(old, set()).add((new, msg.split("`")[1]))
+    assert got["load_attn_procs"] == {("load_lora_adapter()", "load_attn_procs()")}, got
+    assert all(m == "unfuse_transformer" for _n, m in got["unfuse_transformer"]), got
+
+
+@pytest.mark.parametrize("key,row,ok", [
+    ("load_attn_procs", ["save_lora_adapter()", 7, 10, "Using the `save_attn_procs()` method has been deprecated and "
+                         "will be removed in a future version. Please use `save_lora_adapter()`."], False),
+    ("disable_cuda_graph", ["--cuda-graph-backend-", 1, 2, "Deprecated. Use --cuda-graph-backend-{decode,prefill}="
+                            "disabled instead."], False),
+    ("hybrid_kvcache_ratio", ["--swa-full-tokens-ratio", 6, 7, "Note: --hybrid-kvcache-ratio is deprecated now. Please "
+                              "use --swa-full-tokens-ratio instead."], True),
+    ("worker_use_ray", ["--distributed-executor-backend=ray", 0, 3, "Deprecated, use --distributed-executor-backend=ray."],
+     True),
+])
+def test_a_replacement_row_is_used_only_where_its_message_is_the_names_own(key, row, ok):
+    from gpudoctor.explain import apihistory
+
+    tb = {"packages": {"p": {"releases": ["1.0.0", "1.1.0", "1.2.0", "1.3.0", "1.4.0", "1.5.0", "1.6.0", "1.7.0",
+                                          "1.8.0", "1.9.0", "1.10.0"], "replaced": {key: row}}}}
+    new, where, _first = apihistory.replacement([], tb, "p", key, "kwarg")
+    assert (new == row[0]) is ok, (new, where)

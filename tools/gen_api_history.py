@@ -355,19 +355,33 @@ def deprecations(files):
                 continue
             # a function's calls, with the strings it assigns to names (msg = "..."; warnings.warn(msg)); the
             # module's own statements with the module-level ones
+            # (review17) a class's methods are read as functions of their own (ast.walk reaches them), not with
+            # the module's statements; and a name assigned twice in one function (diffusers' unfuse_lora:
+            # depr_message for unfuse_transformer, then for unfuse_text_encoder) is read at each call as its latest
+            # assignment ABOVE the call, not the function's last one
             body = [node] if not isinstance(node, ast.Module) else \
-                [x for x in node.body if not isinstance(x, (ast.FunctionDef, ast.AsyncFunctionDef))]
-            env = {}
+                [x for x in node.body if not isinstance(x, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+            assigned, env = [], {}
             for st in body:
                 for sub in ast.walk(st):
                     if isinstance(sub, ast.Assign) and len(sub.targets) == 1 and isinstance(sub.targets[0], ast.Name):
-                        got = _text(sub.value, env)
-                        if got is not None:
-                            env[sub.targets[0].id] = got
+                        assigned.append(sub)
+            assigned.sort(key=lambda a: (a.lineno, a.col_offset))
+            for sub in assigned:
+                got = _text(sub.value, env)
+                if got is not None:
+                    env[sub.targets[0].id] = got
+                    sub._review17_text = got
             for st in body:
                 for call in ast.walk(st):
                     if isinstance(call, ast.Call):
-                        out += _call_deprecations(call, env)
+                        at = {}
+                        for sub in assigned:
+                            if sub.lineno >= call.lineno:
+                                break
+                            if getattr(sub, "_review17_text", None) is not None:
+                                at[sub.targets[0].id] = sub._review17_text
+                        out += _call_deprecations(call, at)
     seen, uniq = set(), []
     for row in out:
         if row[:2] not in seen:

@@ -177,6 +177,22 @@ def _spell(new, kind):
     return new
 
 
+# a deprecation message whose subject is its site (argparse help 'Deprecated, use Y', '[Deprecated] Use Y')
+_SUBJECT = re.compile(r"^\W{0,3}deprecated\b", re.I)
+
+
+def _row_says(key, new, msg):
+    """(review17) Whether a table row's replacement is the one its own message gives for ``key``: the message names
+    the key (as a name or a flag) or is the help text of the key's own flag, and the replacement is a whole name.
+    c4ee707's table holds rows whose message is another name's (a message variable assigned twice in one function
+    or class: diffusers' load_attn_procs -> save_attn_procs' 'save_lora_adapter()', disable_vae_slicing ->
+    disable_vae_tiling's, `scale` -> FluxAttnProcessor2_0) and cut names ('--cuda-graph-backend-')."""
+    names = (key, key.replace("_", "-"))
+    if not (any(n in msg for n in names) or _SUBJECT.match(msg)):
+        return False
+    return bool(new) and not re.search(r"[-{(,]$|\{", new) and new.strip("-`'\"") not in names
+
+
 def replacement(texts, tb, pkg, name, kind):
     """(replacement or '', where it was read, first release with the deprecation message or None) for ``name`` of
     ``pkg``: the log's own deprecation warning first, else the deprecation sites of the releases read."""
@@ -195,7 +211,7 @@ def replacement(texts, tb, pkg, name, kind):
     d = tb["packages"].get(pkg, {})
     key = name.lstrip("-").replace("-", "_") if kind == "flag" else name
     got = d.get("replaced", {}).get(key)
-    if not got:
+    if not got or not _row_says(key, got[0], got[3]):
         return "", None, None
     new, first, _last, msg = got
     rel = d["releases"]
