@@ -220,6 +220,9 @@ def test_torchs_strerror_wrapper_is_that_errno(cli, tmp_path):
     _, doc = explain_paste(cli, tmp_path, _seen("2026-11-26p15", "p15-podman_volume_owned_by_root"))
     assert root_id(doc) == "errno.permission", ids(doc)
     assert "bind mount" in doc["findings"][0]["causes"][0]["text"]
+    # read from the text's shape, not a known message: one 'How sure', and it is not 'high'
+    sure = [n for n in doc["findings"][0]["notes"] if n.startswith("How sure")]
+    assert len(sure) == 1 and sure[0].startswith("How sure: low"), sure
     from gpudoctor.explain.oserror import site_of
 
     assert site_of("[enforce fail at inline_container.cc:747] . open file failed with strerror: No space left on "

@@ -362,7 +362,9 @@ def analyze(scan, kb, assume_error=False):
             f["notes"].insert(0, how)
             if e.get("by_evidence"):
                 f["notes"].insert(1, _tell_apart(e))
-        elif e.get("by_evidence") and f["role"] == "root" and f["causes"][0]["evidence"]:
+        elif e.get("by_evidence") and f["role"] == "root" and f["causes"][0]["evidence"] and \
+                f["confidence"] != "structural":
+            # (wrong17) not where no message matched: a family read from the text's shape says 'How sure: low' itself
             ev = f["causes"][0]["evidence"][0]
             f["notes"].insert(0, "How sure: high. The message names the family; the line '%s' names the cause below."
                               % _clip(ev["text"], 160))
