@@ -53,7 +53,9 @@ def test_shell_and_signal_lines(kb):
     assert roots == ["code.python_env"] and "which deepspeed" in _fixes(r)
     assert "How sure: low" in r["findings"][0]["notes"][0]
     r, roots = _answer("bash: line 1: frobnicate: command not found\n", kb)
-    assert roots == [] and r["verdict"] == "unknown_error"  # not a Python package's: a failure, no family
+    # not a Python package's: the shell's own family (family17: bash's 'command not found' for a -c string), low
+    assert roots == ["launcher.script_missing"] and "How sure: low" in r["findings"][0]["notes"][0]
+    assert "pip install" not in _fixes(r)
     r, roots = _answer(SIGNALS, kb)
     assert roots == ["errno.enospc"] and "/dev/shm" in _fixes(r)
     r, roots = _answer(KILLED, kb)
