@@ -88,3 +88,12 @@ def test_the_env_lines_values():
     f = _first(TOLD, log)
     assert f["causes"][0]["text"] == HEAD + " NCCL's ENV lines show NCCL_HOSTID set to %s (line %d)." % (
         (a + ", " + b)[:200], 1 + _line_of(FIXTURE, "to fakenode1"))
+
+
+def test_every_transport_is_named_in_the_note():
+    # one channel over another network transport beside the sockets (a line added in NCCL's form; ncclinfo's scan
+    # reads the network channels only): both are counted, in name order
+    shm = "vm:559:559 [0] NCCL INFO Channel 02/0 : 0[0] -> 1[0] [send] via NET/IB/0\n"
+    at = FIXTURE.index("vm:560:560 [0] NCCL INFO comm 0x2a8d8d50 rank 1 nranks 2 cudaDev 0 busId 60 - Destroy")
+    f = _first(TOLD, FIXTURE[:at] + shm + FIXTURE[at:])
+    assert "talk over the network (NET/IB x1, NET/Socket x8) instead of" in f["notes"][0]
