@@ -238,3 +238,25 @@ def test_a_replacement_row_is_used_only_where_its_message_is_the_names_own(key, 
                                           "1.8.0", "1.9.0", "1.10.0"], "replaced": {key: row}}}}
     new, where, _first = apihistory.replacement([], tb, "p", key, "kwarg")
     assert (new == row[0]) is ok, (new, where)
+
+
+@pytest.mark.parametrize("path,bad", [
+    # diffusers ltx2 latent_upsampler: an odd kernel size is asked for
+    ([("if", "kernel_size < 3 or kernel_size % 2 != 1")], "multiple of 2"),
+    # diffusers modeling_utils: a backend's method, no package
+    ([("if", "parallel_config_set and (not _AttentionBackendRegistry._is_context_parallel_available(backend))")],
+     "pip install"),
+    # torchmetrics ssim: the metric's own computed state
+    ([("if", "not isinstance(self.similarity, Tensor)"), ("if", "self.reduction == 'sum'")], "self.similarity"),
+])
+def test_guard_advice_that_misled_second_sample(path, bad):
+    import sys
+
+    sys.path.insert(0, os.path.join(REPO, "tools"))
+    import guardrules
+
+    got = guardrules.advise(path, None, "")
+    assert got is None or bad not in " ".join(got[3]), got
+    # what the rules still read
+    assert "multiple of 8" in guardrules.advise([("if", "width % 8 != 0")], None, "")[3][0]
+    assert "pip install peft" in guardrules.advise([("if", "not is_peft_available()")], None, "")[3][0]

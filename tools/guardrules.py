@@ -153,6 +153,11 @@ def _divisible(n, p):
     mod = next((m for m in _walk(n) if isinstance(m, ast.BinOp) and isinstance(m.op, ast.Mod)), None)
     if mod is None or not isinstance(n, ast.Compare) or isinstance(mod.left, (ast.Constant, ast.JoinedStr)):
         return None
+    # (review17) only `x % N` compared with 0: `kernel_size % 2 != 1` asks for an ODD number, and was told "make
+    # `kernel_size` a multiple of 2"
+    if not (n.left is mod and len(n.ops) == 1 and isinstance(n.comparators[0], ast.Constant) and
+            n.comparators[0].value == 0):
+        return None
     left, by = _src(mod.left), _src(mod.right)
     batch = re.search(r"\blen\(|shape\[0\]|size\(0\)|batch", left)
     fix = ["make `%s` a multiple of %s%s" % (
@@ -181,6 +186,8 @@ def _instance(n, p):
     if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "isinstance" and
             len(n.args) == 2) or p:
         return None
+    if _src(n.args[0]).startswith("self."):
+        return None  # (review17) the object's own state (torchmetrics' `self.similarity`): nothing the user passes
     types = _src(n.args[1]).strip("()")
     if not re.fullmatch(r"[A-Za-z_][\w.]{0,60}(?:, ?[A-Za-z_][\w.]{0,60}){0,5},?", types):
         return None
@@ -337,7 +344,10 @@ def _install(n, p, text=""):
         pkg = got.value.split(".")[0]
     elif isinstance(n, ast.Call):
         name = n.func.attr if isinstance(n.func, ast.Attribute) else getattr(n.func, "id", "")
-        m = re.match(r"^_?is_([a-z][a-z0-9_]{1,40})_available$", name or "")
+        # (review17) an import check takes no argument (diffusers / transformers is_peft_available()); a method
+        # such as _AttentionBackendRegistry._is_context_parallel_available(backend) tests a backend, not a package
+        # (and transformers' _is_package_available("x") names no package in its own name)
+        m = re.match(r"^_?is_([a-z][a-z0-9_]{1,40})_available$", name or "") if not (n.args or n.keywords) else None
         if m and not p:
             pkg = m.group(1)
     if pkg is None:
