@@ -43,7 +43,9 @@ RULES = [
     # the plugin says it goes on: a clamped setting, a default, a copy to a host bounce buffer (slower, not failed),
     # a slow completion it reports
     ("not a failure: goes on", None, {"text": r"by default|ignor|fall(?:ing)? ?back|deprecat|, setting (?:to|TCPX_)|"
-                                               r"^%p copied|^copied %d times|^%s data landed|tx comp timeout poll"}),
+                                               r"^%p copied|^copied %d times|^%s data landed|tx comp timeout poll|"
+                                               # (review17) src/net_tcpx.cc: WARN, then recv() into the host buffer
+                                               r"requested receive on host mem buffer"}),
     # the plugin's own calls to the receive-datapath-manager (RxDM, tcpgpudmarxd: flow steering, buffer registration)
     ("rxdm", "nccl.net_plugin", {"text": r"receive[-_ ]datapath[-_ ]manager"}),
     ("plugin", "nccl.net_plugin", {"level": r"^warn$", "own": r"^yes$"}),
