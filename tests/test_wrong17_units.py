@@ -60,6 +60,7 @@ def test_structured_warning_takes_out_only_entries_whose_every_line_is_such_a_re
                "f": _m(hits=())}
     order, gone = rootguard.structured_warning(list("abcdef"), matched, by)
     assert gone == ["c"] and order == list("abdef")
+    assert rootguard.structured_warning(["e", "c"], matched, by) == (["e"], ["c"])  # e skipped, c still read
     matched["c"] = _m(hits=(OTHER, _h(GPUD, "pkg/memory/memory.go:97")))
     assert rootguard.structured_warning(list("abcdef"), matched, by) == (list("abcdef"), [])
 
@@ -90,6 +91,12 @@ def test_sbatch_lines_after_the_first_command_said_whole():
     assert f.what.startswith("the batch script's #SBATCH lines 5, 6, 7, 8, 9, 10 come after its first command")
     assert f.what.endswith("so the job ran without " + " ".join("--opt%d=%s" % (n, "v" * 30) for n in range(5, 12))[:200])
     assert f.ev == [(3, "module load cuda/12.4")] + [(n, "#SBATCH --opt%d=%s" % (n, "v" * 30)) for n in range(5, 9)]
+    out = []  # two lines, after a command longer than the 80 characters quoted
+    long_cmd = (3, "srun --export=ALL bash -c 'source /shared/envs/train/bin/activate && python train.py --config a.yaml'")
+    launchctx._ignored_directives(NS(ignored=[(5, "#SBATCH --nodes=2", long_cmd), (6, "#SBATCH -n 16", long_cmd)]), out)
+    assert out[0].what == ("the batch script's #SBATCH lines 5, 6 come after its first command (line 3: %s): sbatch "
+                           "stops reading #SBATCH directives at the first line that is not a comment, so the job ran "
+                           "without --nodes=2 -n 16" % long_cmd[1][:80])
     out = []
     launchctx._ignored_directives(NS(ignored=[]), out)
     assert out == []
