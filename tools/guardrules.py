@@ -155,8 +155,10 @@ def _divisible(n, p):
         return None
     # (review17) only `x % N` compared with 0: `kernel_size % 2 != 1` asks for an ODD number, and was told "make
     # `kernel_size` a multiple of 2"
-    if not (n.left is mod and len(n.ops) == 1 and isinstance(n.comparators[0], ast.Constant) and
-            n.comparators[0].value == 0):
+    # (`rows % tile_rows == cols % tile_cols == 0`, bitsandbytes, chains to the 0)
+    if not (all(isinstance(o, (ast.Eq, ast.NotEq)) for o in n.ops) and
+            any(isinstance(c, ast.Constant) and c.value == 0 and not isinstance(c.value, bool)
+                for c in [n.left] + n.comparators)):
         return None
     left, by = _src(mod.left), _src(mod.right)
     batch = re.search(r"\blen\(|shape\[0\]|size\(0\)|batch", left)
