@@ -122,18 +122,7 @@ def package_name(configure):
 
 def sites_of(path, src, package):
     """(macro, where, format) of each NCCL_OFI_WARN / NCCL_OFI_INFO call of a file."""
-    for m in _CALL.finditer(src):
-        if src[max(0, m.start() - 8):m.start()].endswith("define "):
-            continue
-        args = knowgen.call_args(src, m.end())
-        i, _ = MACROS[m.group(1)]
-        if not args or len(args) <= i:
-            continue
-        arg = re.sub(r"\bPACKAGE_NAME\b", '"%s"' % package, args[i])
-        fmt = knowgen.c_format(arg, 0, macro=r"[A-Z_][A-Z0-9_]{2,}\b", lead=True)
-        if not fmt or not fmt.strip():
-            continue
-        yield m.group(1), "%s:%d" % (path, src.count("\n", 0, m.start()) + 1), fmt.strip().split("\n")[0].strip()
+    return knowgen.macro_calls(path, src, _CALL, MACROS, {"PACKAGE_NAME": package})
 
 
 def params(src):
@@ -200,48 +189,32 @@ def build(files, version):
     pre = prefix_of(by_path.get(LOG_HEADER, ""))
     package = package_name(by_path.get("configure.ac", ""))
     sites, seen, ids = [], set(), set()
+
+    def add(macro, where, fmt, idbase, shown=None, **extra):
+        """The site of one call (the first release that prints a line keeps it), family from RULES, fix from
+        MSG_FIX."""
+        line = pre + fmt
+        if line in seen:
+            return
+        seen.add(line)
+        level = MACROS[macro][1]
+        own = "yes" if knowgen.specific_enough(fmt) else "no"
+        knowgen.c_site(sites, ids, idbase, shown or where, level, line, RULES,
+                       {"where": where, "text": fmt, "level": level, "own": own}, MSG_FIX, **extra)
+
     for path, src in current:
         if path == LOG_HEADER or not path.endswith((".c", ".cpp", ".h", ".hpp")):
             continue
         for macro, where, fmt in sites_of(path, src, package):
-            line = pre + fmt
-            if line in seen:
-                continue
-            seen.add(line)
-            level = MACROS[macro][1]
-            site = {"id": knowgen.unique_id("ofi.%s" % knowgen.slug(where), ids), "where": where, "level": level,
-                    "text": line}
-            rx, lit = knowgen.printf_to_regex(line)
-            if knowgen.unanchored(site, rx, lit):
-                sites.append(site)
-                continue
-            own = "yes" if knowgen.specific_enough(fmt) else "no"
-            rule, family = knowgen.assign(RULES, site, {"where": where, "text": fmt, "level": level, "own": own})
-            site.update({"re": rx, "family": family, "rule": rule or "no rule"})
-            knowgen.give_fix(site, MSG_FIX, line)
-            sites.append(site)
+            add(macro, where, fmt, "ofi.%s" % knowgen.slug(where))
     # messages only older releases print (OLDER, newest first): kept with the release that last printed them
     for tag in OLDER:
         for otag, path, src in older:
             if otag != tag or not path.endswith((".c", ".cpp", ".h", ".hpp")) or path == LOG_HEADER:
                 continue
             for macro, where, fmt in sites_of(path, src, package):
-                line = pre + fmt
-                if line in seen:
-                    continue
-                seen.add(line)
-                level = MACROS[macro][1]
-                site = {"id": knowgen.unique_id("ofi.%s.%s" % (knowgen.slug(tag), knowgen.slug(where)), ids),
-                        "where": "%s (%s)" % (where, tag), "level": level, "text": line, "until": tag}
-                rx, lit = knowgen.printf_to_regex(line)
-                if knowgen.unanchored(site, rx, lit):
-                    sites.append(site)
-                    continue
-                own = "yes" if knowgen.specific_enough(fmt) else "no"
-                rule, family = knowgen.assign(RULES, site, {"where": where, "text": fmt, "level": level, "own": own})
-                site.update({"re": rx, "family": family, "rule": rule or "no rule"})
-                knowgen.give_fix(site, MSG_FIX, line)
-                sites.append(site)
+                add(macro, where, fmt, "ofi.%s.%s" % (knowgen.slug(tag), knowgen.slug(where)),
+                    "%s (%s)" % (where, tag), until=tag)
     plat_src = next((by_path[p] for p in PLATFORM if p in by_path), "")
     tables = sorted(((tag, platforms(src)) for tag, path, src in older if path in PLATFORM),
                     key=lambda t: release_key(t[0]) or (0,))

@@ -72,19 +72,8 @@ def product(src):
 
 
 def sites_of(path, src, name):
-    for m in _CALL.finditer(src):
-        head = src[max(0, m.start() - 8):m.start()]
-        if head.endswith("define "):
-            continue
-        args = knowgen.call_args(src, m.end())
-        i, _ = MACROS[m.group(1)]
-        if not args or len(args) <= i:
-            continue
-        arg = re.sub(r"\bPRODUCT_NAME\b", '"%s"' % name, args[i])
-        fmt = knowgen.c_format(arg, 0, macro=r"[A-Z_][A-Z0-9_]{2,}\b", lead=True)
-        if not fmt or not fmt.strip():
-            continue
-        yield m.group(1), "%s:%d" % (path, src.count("\n", 0, m.start()) + 1), fmt.strip().split("\n")[0].strip()
+    """(macro, where, format) of each WARN / INFO call of a file."""
+    return knowgen.macro_calls(path, src, _CALL, MACROS, {"PRODUCT_NAME": name})
 
 
 def params(files):
@@ -113,17 +102,9 @@ def build(files, version):
                 continue
             seen.add(fmt)
             level = MACROS[macro][1]
-            site = {"id": knowgen.unique_id("tcpx.%s" % knowgen.slug(where), ids), "where": where, "level": level,
-                    "text": fmt}
-            rx, lit = knowgen.printf_to_regex(fmt)
-            if knowgen.unanchored(site, rx, lit):
-                sites.append(site)
-                continue
             own = "yes" if fmt.startswith("NET/" + name) or knowgen.specific_enough(fmt, need=4) else "no"
-            rule, family = knowgen.assign(RULES, site, {"where": where, "text": fmt, "level": level, "own": own})
-            site.update({"re": rx, "family": family, "rule": rule or "no rule"})
-            knowgen.give_fix(site, MSG_FIX, fmt)
-            sites.append(site)
+            knowgen.c_site(sites, ids, "tcpx.%s" % knowgen.slug(where), where, level, fmt, RULES,
+                           {"where": where, "text": fmt, "level": level, "own": own}, MSG_FIX)
     return {"header": knowgen.header(SOURCE, version, GENERATOR,
                                      "WARN / INFO formats (PRODUCT_NAME from src/macro.h); families from the RULES "
                                      "table of the generator; params from TCPX_PARAM / TCPX_GET_ENV"),

@@ -665,6 +665,40 @@ def write(name, doc, out=None):
     return path
 
 
+def macro_calls(path, src, call, macros, names=None):
+    """(macro, 'path:line', format) of each call of a C/C++ logging macro in a file, its #define left out: ``call`` a
+    regex whose group 1 is the macro's name and whose match ends at its '('; ``macros`` the name -> (index of the
+    format argument, level); ``names`` {constant: string} written into the format first (a PACKAGE_NAME or
+    PRODUCT_NAME macro the message spells). The format's first line, stripped (c_format, other macros as values)."""
+    for m in call.finditer(src):
+        if src[max(0, m.start() - 8):m.start()].endswith("define "):
+            continue
+        args = call_args(src, m.end())
+        i = macros[m.group(1)][0]
+        if not args or len(args) <= i:
+            continue
+        arg = args[i]
+        for const, text in (names or {}).items():
+            arg = re.sub(r"\b%s\b" % re.escape(const), '"%s"' % text, arg)
+        fmt = c_format(arg, 0, macro=r"[A-Z_][A-Z0-9_]{2,}\b", lead=True)
+        if fmt and fmt.strip():
+            yield m.group(1), "%s:%d" % (path, src.count("\n", 0, m.start()) + 1), fmt.strip().split("\n")[0].strip()
+
+
+def c_site(sites, ids, idbase, where, level, line, rules, fields, fixes, **extra):
+    """Append the site of one message ``line`` to ``sites``: a unique id from ``idbase``, where and level, the
+    ``extra`` keys; with its matcher, the family ``rules`` give over ``fields`` and its row of ``fixes``, unless its
+    literal text is too short to anchor one (kept without, unanchored)."""
+    site = dict({"id": unique_id(idbase, ids), "where": where, "level": level, "text": line}, **extra)
+    rx, lit = printf_to_regex(line)
+    if not unanchored(site, rx, lit):
+        rule, family = assign(rules, site, fields)
+        site.update({"re": rx, "family": family, "rule": rule or "no rule"})
+        give_fix(site, fixes, line)
+    sites.append(site)
+    return site
+
+
 def assign(rules, site, fields):
     """The first rule (name, family, {field: regex}) whose regexes all match the site's fields."""
     for name, family, conds in rules:
