@@ -231,9 +231,9 @@ _KIND2 = r"(?: (?:argument|parameter|option|flag|attribute|function|method|class
          r"environment variable|property|kwarg)s?)?"
 _USE = r"(?:use|using|in favou?r of|replaced (?:by|with)|switch to|migrate to|pass)" \
        r"(?: the(?: equivalent| function| class| method| argument| flag| option| new)?)?"
-# a name after "for" / "of" is not the message's subject ("using `EvaluationStrategy` for `evaluation_strategy` is
-# deprecated ... Use `IntervalStrategy`": the value is deprecated, not the argument)
-_PAIRS = [re.compile(r"(?<!\bfor )(?<!\bof )(?<!\bin )" + r, re.I) for r in (
+# a name after "for" is not the message's subject ("using `EvaluationStrategy` for `evaluation_strategy` is
+# deprecated ... Use `IntervalStrategy`": the value is deprecated, not the argument); "Use of `X` is deprecated" is X's
+_PAIRS = [re.compile(r"(?<!\bfor )" + r, re.I) for r in (
     r"%s%s%s (?:is|are|has been|have been|was|were|will be) (?:now |being )?deprecated[^\n]{0,200}?\b%s:? %s" % (
         _KIND, _OLD, _KIND2, _USE, _NEW),
     r"%s%s%s (?:has been |have been |was |were |is |are |will be )?renamed (?:to|as) %s" % (_KIND, _OLD, _KIND2, _NEW),
