@@ -155,3 +155,26 @@ def test_cdi_hooks_and_dcgm_config_name_their_fix(cli, tmp_path, text, entry, fi
     root = root_of(doc)
     assert root and root["id"] == entry, doc["findings"]
     assert re.search(fix, fixes(root)), fixes(root)
+
+
+def _seen(case_id):
+    import json
+
+    with open(os.path.join(REPO, "bench", "data", "explain_heldout_2026-11-27ab.jsonl"), encoding="utf-8") as f:
+        return next(json.loads(l)["text"] for l in f if l.strip() and json.loads(l)["id"] == case_id)
+
+
+@pytest.mark.parametrize("case_id", ["ab-amzndrivers114-healthy-ibstat-efa0",
+                                     "ab-libfabric11256-healthy-fi-info-efa-ibv-devinfo"])
+def test_an_efa_devices_zero_guid_is_no_vf_without_one(cli, tmp_path, case_id):
+    # EFA has no GUID: ibstat 'Link layer: Unknown', ibv_devinfo 'transport: unspecified (4)' and vendor 0x1d0f
+    # (https://github.com/amzn/amzn-drivers/issues/114, https://github.com/ofiwg/libfabric/issues/11256)
+    text = _seen(case_id)
+    assert re.search(r"(?m)^\s*(?:Node GUID: 0x0{16}|node_guid:\s+0000:0000:0000:0000)", text)
+    rc, doc = explain_paste(cli, tmp_path, text, "--file", rcs=(0,))
+    assert doc["verdict"] == "no_error" and root_of(doc) is None, doc["findings"]
+    # the same listing of an InfiniBand device (transport InfiniBand, link layer InfiniBand) is still the VF's
+    ib = text.replace("unspecified (4)", "InfiniBand (0)").replace("Link layer: Unknown", "Link layer: InfiniBand") \
+        .replace("0x1d0f", "0x15b3")
+    rc, doc = explain_paste(cli, tmp_path, ib, "--file", rcs=(0, 1))
+    assert root_of(doc) and root_of(doc)["id"] == "rdma.vf_no_guid", doc["findings"]
