@@ -48,6 +48,7 @@ import re
 import shlex
 
 from gpudoctor.explain.knowledge import Pattern
+from gpudoctor.explain.text import GLOG_HEAD
 from gpudoctor.fixline import sh
 
 ENTRY = "_paste_launchctx"
@@ -90,8 +91,8 @@ _NEEDLES = {"rankcvd": ["cuda_visible_devices"],
                       "process0of1", "process0/1", "task0of1", "task0/1", "worldsize", "world_size",
                       "numberofprocesses", "numberofranks", "totalprocesses", "commsize", "comm_size"]}
 
-# (glog 0.7 writes the thread's pthread_t there, up to 20 digits; its year first: text.GLOG_HEAD)
-_GLOG_PID = re.compile(r"^\s{0,8}(?:\d{1,5}:\s{1,4}|\[[\w.-]{1,40}\]:\s{0,4})?[IWEF](?:\d{4})?\d{4} [\d:.]{8,20}\s{1,8}(\d{1,20}) ")
+# a glog/absl record's header after a launcher's tag: its thread id (text.GLOG_HEAD's group 5) tells the processes apart
+_GLOG_PID = re.compile(r"^\s{0,8}(?:\d{1,5}:\s{1,4}|\[[\w.-]{1,40}\]:\s{0,4})?" + GLOG_HEAD)
 _RANK_OF = re.compile(r"(?<![\w.])(?<!local )(?<!local_)rank[ \t]{0,2}[:=#]?[ \t]{0,2}(\d{1,6})\b", re.I)
 _MEMBER = re.compile(r"GLOBAL_RANK: (\d{1,7}), MEMBER: (\d{1,7})/(\d{1,7})")
 # (a notebook's shell escape '!' counts as a prompt: `! mpiexec -np 4 python x.py`)
@@ -170,7 +171,7 @@ def record(scan, hit, win=None):
     elif cls == "banner":
         if len(st.banners) < MAX_BANNERS:
             m = _GLOG_PID.match(text)
-            st.banners.append((hit.line, m.group(1) if m else None, text.strip()[:300]))
+            st.banners.append((hit.line, m.group(5) if m else None, text.strip()[:300]))
     elif cls == "alone":
         if len(st.alone) < MAX_ALONE and not re.search(r"rror|xception|Traceback|warn", text, re.I):
             st.alone.append((src, hit.line, text.strip()[:300]))

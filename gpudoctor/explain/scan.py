@@ -29,7 +29,7 @@ from bisect import bisect_right
 
 from gpudoctor.explain.knowledge import _WS
 from gpudoctor.explain.text import PREFIX_B as _PREFIX_B
-from gpudoctor.explain.text import GLOG_HEAD_NC
+from gpudoctor.explain.text import GLOG_HEAD_NC, GLOG_REST, GLOG_SEVERITY, GLOG_WHEN, ungrouped
 from gpudoctor.explain.text import clean, severity, strip_prefix
 
 BLOCK = 1 << 22  # bytes read at a time
@@ -529,7 +529,7 @@ def _deps(win, flags):
 _TAG_B = (rb"(?:\[(?:rank|default|local_rank|node)?\d{1,7}\] {0,2}:? {0,2}|(?:rank)?\d{1,5}: {1,4}"
           rb"|\[\d{1,7},\d{1,7}\]<std(?:out|err)>: {0,4}|\(\w{1,60} pid=\d{1,10}(?:, ip=[\d.]{1,40})?\) {0,4})?")
 _REC_HEAD_B = re.compile(
-    _TAG_B + rb"\[?([IWEF])" + GLOG_HEAD_NC.encode()[len(rb"\[?(?:[IWEF])"):])
+    _TAG_B + (GLOG_SEVERITY + ungrouped(GLOG_WHEN + GLOG_REST)).encode())
 _TAG_ONLY_B = re.compile(_TAG_B)
 # a line that starts a record of its own: a level word (Python's logging 'ERROR:root:', '[WARNING]'), a program's own
 # message ('srun: error: ...', 'slurmstepd: error: ...'), a Python traceback or exception line (_RECORD_HEAD_B)

@@ -45,9 +45,18 @@ PREFIX_B = re.compile((r"\s*(?:%s)" % "|".join("(?:%s)" % p for p in _PREFIXES))
 # (c10/util/Logging.cpp: '[W1126 13:53:31.247387868 ProcessGroupNCCL.cpp:1575]'). Groups: severity letter, year
 # (or None), MMDD, clock, thread id (or None), file, line. glog's own golden output checks it
 # (tests/test_explain_glog_upstream.py).
-GLOG_HEAD = (r"\[?([IWEF])(\d{4})?(\d{4}) (\d\d:\d\d:\d\d(?:\.\d{1,9})?)(?: {1,12}(\d{1,20}))?"
-             r" ([\w./+-]{1,200}):(\d{1,6})\]")
-GLOG_HEAD_NC = re.sub(r"\((?!\?)", "(?:", GLOG_HEAD)  # the same without groups, to embed in other patterns
+GLOG_SEVERITY = r"\[?([IWEF])"
+GLOG_WHEN = r"(\d{4})?(\d{4}) (\d\d:\d\d:\d\d(?:\.\d{1,9})?)"  # its date and time: year, MMDD, clock
+GLOG_REST = r"(?: {1,12}(\d{1,20}))? ([\w./+-]{1,200}):(\d{1,6})\]"  # thread id, file, line
+GLOG_HEAD = GLOG_SEVERITY + GLOG_WHEN + GLOG_REST
+
+
+def ungrouped(rx):
+    """``rx`` with its groups made non-capturing, to embed in another pattern."""
+    return re.sub(r"\((?!\?)", "(?:", rx)
+
+
+GLOG_HEAD_NC = ungrouped(GLOG_HEAD)
 
 
 def glog_when(year, mmdd, clock):
@@ -155,7 +164,7 @@ _ORIGINS = [
 # one match finds which prefix comes next (then its own regex reads its groups)
 _ORIGIN_ANY = re.compile("(?:%s)\\s*" % "|".join("(?P<o%d>%s)" % (i, rx.pattern) for i, (rx, _) in enumerate(_ORIGINS)))
 _ORIGIN_AT = {"o%d" % i: (_ORIGIN_ANY.groupindex["o%d" % i], kind) for i, (_, kind) in enumerate(_ORIGINS)}
-_GLOG = re.compile(GLOG_HEAD[:GLOG_HEAD.index(")(?: {1,12}") + 1])  # its date and time, not closed
+_GLOG = re.compile(GLOG_SEVERITY + GLOG_WHEN)  # its date and time, not closed
 _MONTHS = {m: i for i, m in enumerate("Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split(), 1)}
 
 
