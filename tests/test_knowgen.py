@@ -41,6 +41,13 @@ def test_tree_files_and_revision_read_the_revision_not_the_work_tree(tmp_path):
     assert knowgen.revision(git, "v1.0") == "v1.0 (commit %s)" % sha
     assert knowgen.revision(git, "HEAD") == "v1.0 (commit %s)" % sha  # git describe --tags
     assert knowgen.revision(git, "HEAD", describe=False) == "HEAD (commit %s)" % sha
+    # An annotated tag (`git tag -a`) is an object of its own: the commit recorded is the one it points
+    # to, as aws-ofi-nccl's v1.21.1, arrow's and Slurm's release tags are (their tag-object ids were
+    # recorded as "commit" once).
+    _git(repo, "tag", "-a", "-m", "release", "v1.1")
+    assert git("cat-file", "-t", "v1.1").strip() == "tag"
+    assert git("rev-parse", "v1.1").strip() != sha
+    assert knowgen.revision(git, "v1.1", describe=False) == "v1.1 (commit %s)" % sha
 
 
 def test_arguments_take_one_source_and_the_site_rules(capsys):

@@ -213,7 +213,7 @@ def from_repo(repo, rev):
     git = knowgen.git_reader(repo)
     return (knowgen.tree_files(git, rev, ("gloo",), lambda p: re.search(r"\.(cc|h|cpp)$", p) and "/test" not in p
                                and "benchmark" not in p),
-            "commit %s" % git("rev-parse", rev).strip())
+            "commit %s" % git("rev-parse", rev + "^{commit}").strip())
 
 
 def main(argv):

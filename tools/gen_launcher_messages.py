@@ -513,7 +513,7 @@ def read_older_accelerate(repo, rev):
     """FILES["accelerate"] of an older accelerate, at ``rev`` of a git directory of huggingface/accelerate
     (the package under src/), as 'older/accelerate-<version>/<path>'; and "accelerate <version> (commit <sha>)"."""
     git = knowgen.git_reader(repo)
-    commit = git("rev-parse", rev).strip()
+    commit = git("rev-parse", rev + "^{commit}").strip()
     version = rev[1:] if rev.startswith("v") else rev
     files = [("older/accelerate-%s/%s" % (version, g), git("show", "%s:src/%s" % (commit, g))) for g in FILES["accelerate"]]
     return files, "accelerate %s (commit %s)" % (version, commit)
@@ -522,7 +522,7 @@ def read_older_accelerate(repo, rev):
 def read_pdsh(repo, rev):
     """PDSH_FILES at a commit of a pdsh git directory, and "pdsh <git describe> (commit <sha>)"."""
     git = knowgen.git_reader(repo)
-    commit = git("rev-parse", rev).strip()
+    commit = git("rev-parse", rev + "^{commit}").strip()
     described = git("describe", "--tags", "--always", rev).strip()
     return [(p, git("show", "%s:%s" % (commit, p))) for p in PDSH_FILES], \
         "pdsh %s (commit %s)" % (described.replace("pdsh-", "", 1), commit)

@@ -1073,7 +1073,7 @@ def _results(text):
 
 def from_repo(repo, rev):
     git = knowgen.git_reader(repo)
-    commit = git("rev-parse", rev).strip()
+    commit = git("rev-parse", rev + "^{commit}").strip()
     ver = git("show", "%s:makefiles/version.mk" % rev)
     v = ".".join(re.search(r"NCCL_%s\s*:=\s*(\d+)" % k, ver).group(1) for k in ("MAJOR", "MINOR", "PATCH"))
     files = knowgen.tree_files(git, rev, ("src",), lambda p: re.search(r"\.(cc|cu|h|cpp)$", p))

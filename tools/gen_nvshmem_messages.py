@@ -140,7 +140,7 @@ def from_repo(repo, rev):
     files = knowgen.tree_files(git, rev, ("src",), lambda p: p.endswith((".c", ".cpp", ".cu")) or p in HEADERS)
     # the release the tree builds (CMakeLists.txt's project VERSION; the mirror's tags are older releases)
     v = re.search(r"^\s*VERSION\s+([0-9][0-9.]*)", git("show", "%s:CMakeLists.txt" % rev), re.M)
-    return files, "%s (commit %s)" % (v.group(1) if v else "?", git("rev-parse", rev).strip())
+    return files, "%s (commit %s)" % (v.group(1) if v else "?", git("rev-parse", rev + "^{commit}").strip())
 
 
 def main(argv):

@@ -76,7 +76,7 @@ def banners(path, src):
 
 def from_repo(repo, rev):
     git = knowgen.git_reader(repo)
-    commit = git("rev-parse", rev).strip()
+    commit = git("rev-parse", rev + "^{commit}").strip()
     paths = sorted((p for p in git("ls-tree", "-r", "--name-only", rev).splitlines()
                     if re.search(r"(?:^|/)help-[^/]+\.txt$", p) and "/test" not in p),
                    key=lambda p: (not p.startswith("src/docs/show-help-files/"), p))

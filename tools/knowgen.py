@@ -602,8 +602,10 @@ def revision(git, rev, describe=True, untagged=None):
     """The version a generator records for a git revision: '<name> (commit <sha>)', the name being
     `git describe --tags` of ``rev`` (or ``rev`` itself when it is a tag, or when ``describe`` is
     false: a pinned release tag such as v4.1.8). ``untagged``: the name when describe finds no tag
-    (a mirror fetched without tags); without it, that is an error."""
-    commit = git("rev-parse", rev).strip()
+    (a mirror fetched without tags); without it, that is an error. The commit is the one the name
+    points to: an annotated tag is peeled (``rev^{commit}``, gitrevisions(7)), never the tag object's
+    own id, which no `git checkout` of a clone without tags can find."""
+    commit = git("rev-parse", rev + "^{commit}").strip()
     name = rev
     if describe and rev not in git("tag").split():
         try:
@@ -620,7 +622,7 @@ def slurm_release(git, rev):
     <sha>)' ('26.11.0 (commit 284c3b9...)'; '?' when META names none). Slurm's tags
     (slurm-26-11-0-1) are not the version its programs print."""
     v = re.search(r"Version:\s*(\S+)", git("show", "%s:META" % rev))
-    return "%s (commit %s)" % (v.group(1) if v else "?", git("rev-parse", rev).strip())
+    return "%s (commit %s)" % (v.group(1) if v else "?", git("rev-parse", rev + "^{commit}").strip())
 
 
 def emit(name, doc, out=None, what="sites"):
