@@ -209,3 +209,44 @@ def test_specific_enough_counts_a_formats_own_words():
     # names=False: an identifier is one name, no words ('listen_error_messages: %s', ray worker.py)
     assert knowgen.specific_enough("listen_error_messages: %s")
     assert not knowgen.specific_enough("listen_error_messages: %s", names=False)
+
+
+def test_sites_main_records_the_slice_it_regenerates_from(tmp_path, capsys):
+    """sites_main (the main() of flash-attention's, xformers' and the RL frameworks' generators): a
+    --repo --record run writes each site's statement under `=== path @line`; the --slice run reads the
+    same files back and builds the same document; a MSG_FIX entry no site carries stops the run (2)."""
+    repo = tmp_path / "lib.git"
+    repo.mkdir()
+    (repo / "m.py").write_text("x = 1\nif bad:\n    raise ValueError(\n        'head dim must be even')\n")
+    _git(repo, "init", "-q")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "one")
+    _git(repo, "tag", "-a", "-m", "r", "v1")
+
+    def load(a):
+        git = knowgen.git_reader(a.repo)
+        return [("m.py", git("show", "%s:m.py" % a.rev))], knowgen.revision(git, a.rev, describe=False)
+
+    def spans(path, src):
+        return [(3, 4)] if "raise" in src else []
+
+    def build(files, version):
+        sites = [{"id": "m.even", "text": t.strip(), "fix": "use an even head dim" if "even" in t else None}
+                 for _, src in files for t in re.findall(r"'([^']+)'", src)]
+        return {"source": "lib", "version": version, "sites": sites}
+
+    fix = [(r"must be even", "use an even head dim", [])]
+    rec, out1, out2 = tmp_path / "slice.txt", tmp_path / "a.json", tmp_path / "b.json"
+    argv = ["--repo", str(repo), "--rev", "v1", "--record", "-o", str(out1)]
+    assert knowgen.sites_main("Gen.\n", argv, "x", "tools/gen_x.py", build, fix, str(rec), spans, load, rev="v1") == 0
+    sha = knowgen.git_reader(str(repo))("rev-parse", "v1^{commit}").strip()
+    assert rec.read_text() == ("# Recorded by tools/gen_x.py --record: the statement of each message site, as the "
+                               "source has it\n# (=== path @first line).\n#! version v1 (commit %s)\n"
+                               "=== m.py @3\n    raise ValueError(\n        'head dim must be even')\n" % sha)
+    assert knowgen.sites_main("Gen.\n", ["--slice", str(rec), "-o", str(out2)], "x", "tools/gen_x.py", build, fix,
+                              str(rec), spans, load, rev="v1") == 0
+    assert out1.read_text() == out2.read_text()
+    with pytest.raises(SystemExit) as e:
+        knowgen.sites_main("Gen.\n", argv, "x", "tools/gen_x.py", build, fix + [(r"gone upstream", "f", [])],
+                           str(rec), spans, load, rev="v1")
+    assert e.value.code == 2 and "MSG_FIX entries match no assigned site" in capsys.readouterr().err

@@ -194,27 +194,10 @@ def from_repo(repo, rev):
     return [(p, git("show", "%s:%s" % (rev, p))) for p in FILES], knowgen.revision(git, rev, describe=False)
 
 
-def write_record(path, files, version):
-    """The slice: each site's statement as the source has it (=== path @first line)."""
-    with open(path, "w") as f:
-        f.write("# Recorded by %s --record: the statement of each message site, as the source has it\n"
-                "# (=== path @first line).\n#! version %s\n" % (GENERATOR, version))
-        for p, src in files:
-            lines = src.splitlines()
-            for _, _, (a, b) in _sites_of(p, src):
-                f.write("=== %s @%d\n%s\n" % (p, a, "\n".join(lines[a - 1:b])))
-
-
 def main(argv):
-    a = knowgen.arguments(__doc__, argv, rev="v2.8.3", extra=[
-        ("--record", {"action": "store_true", "help": "write the slice (%s)" % SLICE})])
-    files, version = knowgen.source_files(a, from_repo)
-    doc = build(files, version)
-    if a.repo:
-        knowgen.stale_fixes(a, "MSG_FIX", MSG_FIX, doc["sites"])
-        if a.record:
-            write_record(SLICE, files, version)
-    return knowgen.emit(NAME, doc, a.out)
+    return knowgen.sites_main(__doc__, argv, NAME, GENERATOR, build, MSG_FIX, SLICE, rev="v2.8.3",
+                              spans=lambda p, src: [span for _, _, span in _sites_of(p, src)],
+                              load=lambda a: from_repo(a.repo, a.rev))
 
 
 if __name__ == "__main__":

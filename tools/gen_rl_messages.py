@@ -154,26 +154,11 @@ def from_repos(openrlhf, verl):
     return out, "; ".join(versions)
 
 
-def write_record(path, files, version):
-    with open(path, "w") as f:
-        f.write("# Recorded by %s --record: the statement of each message site, as the source has it\n"
-                "# (=== path @first line).\n#! version %s\n" % (GENERATOR, version))
-        for p, src in files:
-            lines = src.splitlines()
-            for _, (a, b), _ in _messages(src):
-                f.write("=== %s @%d\n%s\n" % (p, a, textwrap.dedent("\n".join(lines[a - 1:b]))))
-
-
 def main(argv):
-    a = knowgen.arguments(__doc__, argv, source=("openrlhf", "verl"), extra=[
-        ("--record", {"action": "store_true", "help": "write the slice (%s)" % SLICE})])
-    files, version = from_repos(a.openrlhf, a.verl) if a.openrlhf else knowgen.read_slice(a.slice)
-    doc = build(files, version)
-    if a.openrlhf:
-        knowgen.stale_fixes(a, "MSG_FIX", MSG_FIX, doc["sites"])
-        if a.record:
-            write_record(SLICE, files, version)
-    return knowgen.emit(NAME, doc, a.out)
+    return knowgen.sites_main(__doc__, argv, NAME, GENERATOR, build, MSG_FIX, SLICE, source=("openrlhf", "verl"),
+                              spans=lambda p, src: [span for _, span, _ in _messages(src)],
+                              shape=lambda lines: textwrap.dedent("\n".join(lines)),
+                              load=lambda a: from_repos(a.openrlhf, a.verl))
 
 
 if __name__ == "__main__":

@@ -625,6 +625,37 @@ def slurm_release(git, rev):
     return "%s (commit %s)" % (v.group(1) if v else "?", git("rev-parse", rev + "^{commit}").strip())
 
 
+def write_statements(path, generator, version, files, spans, shape="\n".join):
+    """Record the slice of a message generator: a header naming ``generator`` and ``version``, then
+    each site's statement as the source has it, `=== path @first line` above it. ``spans(path, src)``
+    yields each site's (first, last) line, 1-based; ``shape(lines)`` makes the statement's text (a
+    generator whose statements must parse alone dedents them here)."""
+    with open(path, "w") as f:
+        f.write("# Recorded by %s --record: the statement of each message site, as the source has it\n"
+                "# (=== path @first line).\n#! version %s\n" % (generator, version))
+        for p, src in files:
+            lines = src.splitlines()
+            for a, b in spans(p, src):
+                f.write("=== %s @%d\n%s\n" % (p, a, shape(lines[a - 1:b])))
+
+
+def sites_main(doc, argv, name, generator, build, msg_fix, slice_path, spans, load, shape="\n".join,
+               source="repo", **opts):
+    """The main() of a generator of message sites read from pinned repositories: parse the shared
+    command line (arguments(), with --record), read the files (``load(a)`` from the repositories, else
+    the slice), ``build(files, version)`` the document, and, from repositories only, stop on a stale
+    MSG_FIX entry (stale_fixes) and --record the slice (write_statements). Returns emit()'s status."""
+    a = arguments(doc, argv, source=source, extra=[
+        ("--record", {"action": "store_true", "help": "write the slice (%s)" % slice_path})], **opts)
+    files, version = read_slice(a.slice) if a.slice else load(a)
+    built = build(files, version)
+    if not a.slice:
+        stale_fixes(a, "MSG_FIX", msg_fix, built["sites"])
+        if a.record:
+            write_statements(slice_path, generator, version, files, spans, shape)
+    return emit(name, built, a.out)
+
+
 def emit(name, doc, out=None, what="sites"):
     """Write ``doc`` as generated/<name>.json (or ``out``: write) and print the summary line (report);
     the exit status of a generator's main (0)."""
