@@ -11,6 +11,7 @@ back to sockets) on an INFO or WARN line is context.
 
 import re
 
+from gpudoctor.explain import explicit as _explicit
 from gpudoctor.explain import failshape as _failshape
 from gpudoctor.explain import famfix as _famfix
 from gpudoctor.explain import gpuhw as _gpuhw
@@ -340,7 +341,8 @@ def analyze(scan, kb, assume_error=False):
             findings[0]["notes"].append("Only the echo of a failure was found: the error that started it is earlier "
                                         "in the full log or in another rank's log.")
     elif done is None and ((errors and not went_on) or (has_error and not notes) or _failure_warn(scan)
-                           or scan.matches.get("_struct_watchdog") or _mpi_failures(scan) or _failshape.seen(scan)):
+                           or scan.matches.get("_struct_watchdog") or _mpi_failures(scan) or _failshape.seen(scan)
+                           or _explicit.seen(scan)):
         # an error line nothing explains; or text given as an error (an argument) that matched
         # nothing at all. An argument that is a known INFO/WARN line gets its note instead.
         # The log's shape may still name the family (structural()): never "no known error" for
@@ -807,7 +809,8 @@ def structural(scan, kb):
     if not excs and not (frames and scan.matches.get("_struct_traceback")):
         # a shell's, gdb's, torchrun agent's ... failure line (failshape.py); else the interpreter's own
         # failure line without a traceback (provenance.py)
-        return _failshape.structural(scan, kb) or _provenance.bare_line(scan, kb, _structural_finding)
+        return (_failshape.structural(scan, kb) or _provenance.bare_line(scan, kb, _structural_finding) or
+                _explicit.structural(scan, kb, _structural_finding))
     hit = excs[0] if excs else max(frames, key=lambda x: (x[0], x[2] is not None))[3]
     if excs and hit.pattern.entry == "_struct_exc":
         # a Python exception's own frames are the ones of its traceback (between its 'Traceback (most
@@ -832,7 +835,8 @@ def structural(scan, kb):
     if scan.matches.get("_struct_traceback"):
         return _structural_finding(by["code.exception"], hit, "%s at the end of a traceback with no frame of a "
                                    "known library" % (exc or "an error"), scan)
-    return _failshape.structural(scan, kb) or _provenance.bare_line(scan, kb, _structural_finding)
+    return (_failshape.structural(scan, kb) or _provenance.bare_line(scan, kb, _structural_finding) or
+            _explicit.structural(scan, kb, _structural_finding))
 
 
 # An MPI / UCX error line no entry explains -> the implementation (from the line's shape) and the family (from

@@ -919,6 +919,9 @@ STRUCTURAL.update(_FAILSHAPE)
 from gpudoctor.explain.k8s import PATTERNS as _K8S  # noqa: E402  (Kubernetes' Normal events: k8s.resolved)
 
 STRUCTURAL.update(_K8S)
+from gpudoctor.explain.explicit import PATTERNS as _EXPLICIT  # noqa: E402  (explicit failures without a family)
+
+STRUCTURAL.update(_EXPLICIT)
 
 
 def structural_patterns():
