@@ -51,7 +51,7 @@ PATTERNS = {
                           ["cannotbestarted", "couldnotbestarted", "failedtostart", "didnotstart"]),
                          (r"\b(?:Failed to start|[Uu]nable to start|[Cc]annot start|[Cc]ould not start) (?:the )?"
                           r"(?P<prog>NVIDIA [Ff]abric ?[Mm]anager|[Ff]abric ?[Mm]anager|nvidia-fabricmanager|"
-                          r"nv-hostengine|NVIDIA DCGM|DCGM host engine)\b",
+                          r"nv-hostengine|nvidia-dcgm(?![\w-])|NVIDIA DCGM(?= service\b|\.?$)|DCGM host engine)\b",
                           ["failedtostart", "unabletostart", "cannotstart", "couldnotstart"])],
     # a build tool's own report of a failed step (the programs' own forms): GNU make (src/job.c child_error: '*** [%s]
     # Error %d', src/remake.c / main.c: '*** No rule to make target ...  Stop.', printed as 'make: ' / 'make[N]: '),
@@ -142,6 +142,9 @@ def structural(scan, kb, structural_finding):
         svc = next((s for s in _SERVICES if s[0] in prog), None)
         if svc and svc[1] in by and not _ran_past(scan, h.line):
             f = structural_finding(by[svc[1]], h, "%s could not start (the line names it)" % svc[2], scan)
+            # the entry's cause that the program is not running first (dcgm.hostengine's first cause is a client's
+            # remote --host, which a start failure is not: review18)
+            f["causes"].sort(key=lambda c: "not running" not in (c.get("text") or ""))
             f["notes"].append("The line says %s did not start; the words before it on the line (or the lines just "
                               "before) say what it found missing. Its own log and `journalctl -u <its unit>` hold "
                               "the rest." % svc[2])
@@ -195,6 +198,12 @@ def _named_class(scan, kb, structural_finding, known):
         dist = table[name]
         lib = pytb.owner((pytb._wheels().get("main") or {}).get(dist) or dist.replace("-", "_"))
         if lib == "torch":
+            continue
+        if name == exc.rsplit(".", 1)[-1] and "." in exc and pytb.owner(exc.split(".", 1)[0]) != lib:
+            # the line names the class's module, another package's: a wheel's copy of that class is not it
+            # (tensorflow.python.framework.errors_impl.InvalidArgumentError is TensorFlow's, not tensorboard's stub;
+            # aiohttp.client_exceptions.ClientConnectorError not ray's vendored aiohttp; java.lang.OutOfMemoryError;
+            # torch.OutOfMemoryError) (review18)
             continue
         eid = "%s.library_error" % lib if "%s.library_error" % lib in by else (
             provenance.library_entry(by, lib) or "code.library_error")

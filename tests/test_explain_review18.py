@@ -1,0 +1,39 @@
+"""review18: confidently-wrong answers found while reviewing session 18's commits (issue 18), each fixed in the commit
+named in its test, with the texts that showed it."""
+
+from gpudoctor import explain
+
+
+def _findings(text, kb):
+    return explain.explain_text(text, kb)["findings"]
+
+
+def test_a_dcgm_exporter_that_failed_to_start_is_not_the_host_engine(kb):
+    # noanswer18 3c1e57b read 'Failed to start NVIDIA DCGM <anything>' as nv-hostengine's start failure. dcgm-exporter's
+    # own unit is 'NVIDIA DCGM-exporter service' (NVIDIA/dcgm-exporter packaging/config-files/systemd/
+    # nvidia-dcgm-exporter.service) and hand-written units are 'NVIDIA DCGM Exporter'; the host engine's unit is
+    # 'NVIDIA DCGM service' (NVIDIA/DCGM config-files/systemd/nvidia-dcgm.service.in). systemd's forms: src/core/job.c
+    # 'Failed to start %s.' and, since v250, 'Failed to start %s - %s.' (unit name, Description).
+    for line in ("Failed to start NVIDIA DCGM Exporter.", "Failed to start NVIDIA DCGM-exporter service.",
+                 "Failed to start nvidia-dcgm-exporter.service - NVIDIA DCGM-exporter service."):
+        fs = _findings("Nov 27 10:00:01 node1 systemd[1]: %s\n" % line, kb)
+        assert not any(f["id"] == "dcgm.hostengine" for f in fs), line
+    for line in ("Failed to start NVIDIA DCGM service.", "Failed to start nvidia-dcgm.service - NVIDIA DCGM service."):
+        fs = _findings("Nov 27 10:00:01 node1 systemd[1]: %s\n" % line, kb)
+        assert fs and fs[0]["id"] == "dcgm.hostengine", line
+        # a start failure is the engine not running, not a client's remote --host
+        assert "not running" in fs[0]["causes"][0]["text"], line
+
+
+def test_an_exception_line_naming_another_packages_module_is_not_a_wheels_copy(kb):
+    # noanswer18 3c1e57b read the class name alone: tensorboard ships TensorFlow's error classes
+    # (tensorboard/compat/tensorflow_stub/errors.py), ray vendors aiohttp, ray defines an OutOfMemoryError; the line's
+    # module path names whose class it is (CPython's traceback prints '<module>.<qualname>').
+    for line, wrong in (
+            ("tensorflow.python.framework.errors_impl.InvalidArgumentError: Graph execution error: Incompatible "
+             "shapes: [32,10] vs. [32,1]", "tensorboard"),
+            ("aiohttp.client_exceptions.ClientConnectorError: Cannot connect to host huggingface.co:443 "
+             "ssl:default [Connection reset by peer]", "ray"),
+            ('Exception in thread "main" java.lang.OutOfMemoryError: Java heap space', "ray")):
+        for f in _findings("loading data\n%s\n" % line, kb):
+            assert "a class %s defines" % wrong not in " ".join(f["notes"]), line
