@@ -61,7 +61,7 @@ GENERATOR = "tools/gen_trailers.py"
 NAME = "trailers"
 # the files of each wheel that append a trailer (read whole; the readers below find the appends)
 FILES = re.compile(r"^(?:jax/_src/(?:traceback_util|source_info_util)\.py|equinox/_(?:errors|jit)\.py|"
-                   r"hydra/_internal/utils\.py)$")
+                   r"hydra/_internal/utils\.py|torch/_dynamo/exc\.py)$")
 CPP_NAMES = ("CUDAException.cpp", "CUDAMiscFunctions.cpp", "CUDADeviceAssertionHost.cpp")
 # the function of CUDAException.cpp that builds every CUDA error's message, and what it appends it from
 _APPEND = re.compile(r"check_message\.append\(\s*(?:c10::cuda::)?(\w{1,80})\(")
@@ -170,7 +170,9 @@ def py_trailers(path, src):
                 continue  # (the message itself is a local: msg, e, ...)
             rest = ast.JoinedStr(values=node.values[1:])
             t = _const(rest, names)
-            if t and knowgen.own_enough(t.replace(FIELD, " ")):
+            if t and FIELD not in t and knowgen.own_enough(t):
+                # (text of its own after the message, no other value: a field after it is the message's own
+                # structure - torch/_dynamo's f"{gb_type}\n  Explanation: {...}" - not a trailer)
                 out.append(("appended", t, "", node.lineno))
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             printed = None
@@ -180,14 +182,22 @@ def py_trailers(path, src):
                     if f.attr in ("print_exception", "print_exc") and isinstance(f.value, ast.Name) and \
                             f.value.id == "traceback":
                         printed = sub.lineno if printed is None else min(printed, sub.lineno)
-            if printed is None:
-                continue
-            for sub in ast.walk(node):
+            for sub in ast.walk(node) if printed is not None else ():
                 if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr == "write" \
                         and ast.unparse(sub.func.value) == "sys.stderr" and sub.args and sub.lineno > printed:
                     t = _const(sub.args[0], names)
                     if t and knowgen.own_enough(t):
                         out.append(("after_traceback", t, "", sub.lineno))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+                isinstance(sub, ast.Assign) and any(isinstance(t, ast.Attribute) and t.attr == "args"
+                                                    for t in sub.targets) for sub in ast.walk(node)):
+            # a function that puts the message plus text of its own back into the exception's args
+            # (torch/_dynamo/exc.py augment_exc_message: 'msg += "\nSet TORCHDYNAMO_VERBOSE=1 ..."')
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.AugAssign) and isinstance(sub.op, ast.Add) and isinstance(sub.target, ast.Name):
+                    t = _const(sub.value, names)
+                    if t and knowgen.own_enough(t.replace(FIELD, " ")):
+                        out.append(("args", t, "", sub.lineno))
     for st in tree.body:
         if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name):
             v = names.get(st.targets[0].id)
@@ -313,11 +323,13 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--wheel", action="append", default=[])
     ap.add_argument("--cpp-file", action="append", default=[], help="PATH@COMMIT of a c10/cuda file")
+    ap.add_argument("--site", action="append", default=[],
+                    help="PKG@DIR: a package installed from its wheel (site-packages DIR; torch: no small wheel)")
     ap.add_argument("--slice")
     ap.add_argument("--record")
     ap.add_argument("-o", "--out")
     a = ap.parse_args(argv)
-    if bool(a.slice) == bool(a.wheel or a.cpp_file):
+    if bool(a.slice) == bool(a.wheel or a.cpp_file or a.site):
         ap.error("give --wheel/--cpp-file or --slice")
     py, cpp, versions = [], [], {}
     if a.slice:
@@ -336,6 +348,16 @@ def main(argv=None):
             pkg, ver, files = _wheel_files(w)
             versions[pkg] = ver
             py += [(pkg, n, s) for n, s in files]
+        for spec in a.site:
+            pkg, _, d = spec.partition("@")
+            dist = [n for n in os.listdir(d) if n.startswith(pkg + "-") and n.endswith(".dist-info")]
+            versions[pkg] = knowgen.package_version([os.path.join(d, n, "METADATA") for n in dist])
+            for root, _, names in os.walk(os.path.join(d, pkg)):
+                for n in sorted(names):
+                    rel = os.path.relpath(os.path.join(root, n), d).replace(os.sep, "/")
+                    if FILES.match(rel):
+                        with open(os.path.join(root, n)) as f:
+                            py.append((pkg, rel, f.read()))
         for spec in a.cpp_file:
             path, _, commit = spec.partition("@")
             with open(path) as f:

@@ -116,6 +116,9 @@ def explain_inputs(inputs, kb=None, assume_error=False, facts=None, deadline=Non
     _in.apply_ras(result, ras)
     _in.advise_recorder(result)
     fixes.apply(result, facts)
+    from gpudoctor.explain import errordocs
+
+    errordocs.apply(result, scan)  # the fix the library documents for the root's exception class (docerrors18)
     from gpudoctor.explain import advice
 
     advice.apply(result, scan)  # what the root's own message says to do (after the computed fixes, never above them)

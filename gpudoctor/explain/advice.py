@@ -45,6 +45,8 @@ prints it through render.py's _one_line like every other log text.
 
 import re
 
+from gpudoctor.explain import trailers
+
 MAX_TEXT = 8192  # characters of one text (a line and its continuation) read for advice
 MAX_SENTENCE = 600  # characters of one sentence tried
 MAX_CLAUSE = 240  # characters of one quoted clause
@@ -278,6 +280,15 @@ def find(text, rules=False):
             continue
         at = _trigger(s)
         if _DROP.search(s):
+            continue
+        if trailers.in_sentence(s):
+            # a library's trailer (trailers.py: JAX's 'Set JAX_TRACEBACK_FILTERING=off to include these.', Hydra's
+            # HYDRA_FULL_ERROR): never what to do about the error; at most how to see more of it
+            if at is not None and _DETAIL.search(s):
+                q = _quote(s, at)
+                if len(q) >= 8 and q.lower() not in seen:
+                    seen.add(q.lower())
+                    out.append(("detail", q))
             continue
         kind = None
         if at is None:

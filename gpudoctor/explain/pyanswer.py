@@ -9,7 +9,7 @@ code.exception with the file and line - or argparse's '<prog>: error: <message>'
 
 import re
 
-from gpudoctor.explain import excmeaning, oserror, provenance, pytb
+from gpudoctor.explain import errordocs, excmeaning, oserror, provenance, pytb, trailers
 from gpudoctor.fixline import sh
 from gpudoctor.explain.text import clip as _clip, severity
 from gpudoctor.explain.analyze import _ECHO_EXC, _EXC_FAMILY, _TORCHDIST, _structural_finding
@@ -212,6 +212,8 @@ def structural(scan, kb):
         if tb.get("went_on") or _tb_echo(tb) or tb["chain"] and any(
                 t["line"] < tb["line"] and tb in _chain_after(scan, t) for t in scan.tracebacks):
             continue  # a chain is answered from its first exception
+        if trailers.is_header(tb["msg"]):
+            continue  # (docerrors18) a library's header before the real exception, which ends a later traceback
         inner = pytb.innermost(tb)
         eid = None
         if inner and inner[3] == "lib":
@@ -278,6 +280,9 @@ def _traceback_finding(scan, kb, tb):
                           "it needs a shebang line (#!/usr/bin/env python3) and chmod +x, or drop --no-python." % what)
         f["causes"][0]["fix"].insert(0, "check the entrypoint torchrun was given: ls -l it on that node; with "
                                         "--no-python give it a shebang and chmod +x, or run without --no-python")
+    if f is None:
+        # (docerrors18) an error class its library documents with the cause and the fix (errordocs.py)
+        f = errordocs.finding(scan, kb, tb, chain, _structural_finding)
     shadowed = provenance.shadowed_stdlib(tb) if f is None and "code.python_env" in by else None
     if shadowed:
         # the standard library's own code got another module of that name (provenance.py)
@@ -449,6 +454,9 @@ def _argparse_finding(scan, kb, a):
 # ---------------------------------------------------------------- a traceback the program went on after
 
 WENT_ON_LINES = 50  # lines after a traceback, none an error line: the program printed it and went on
+# CPython's unraisablehook for an atexit callback (Python/pylifecycle.c / Modules/atexitmodule.c: 'Exception ignored in
+# atexit callback: %R'): printed while the interpreter exits
+_AT_EXIT = "Exception ignored in atexit callback"
 
 
 def _input_end(scan, line):
@@ -544,6 +552,12 @@ def went_on(scan):
         if span[2] not in ok:
             ok.append(span[2])
     if not ok or not all(_went_on_one(scan, tb) for tb in ok):
+        return []
+    if any(not (tb.get("intro") or "").startswith("Exception ignored") and
+           any(t["line"] > tb["line"] and (t.get("intro") or "").startswith(_AT_EXIT) for t in tbs) for tb in ok):
+        # (docerrors18) an exception the interpreter printed at exit after it (an atexit callback's: Python's
+        # atexit runs its callbacks when the interpreter exits, Doc/library/atexit.rst; jax's clean_up after an
+        # equinox runtime error and its 30 lines of message and trailer): the program ended there, it did not go on
         return []
     last = max(tb["line"] for tb in ok)
     if any(ln > last + 3 for ln in scan.error_lines):

@@ -27,6 +27,7 @@ training log is full of them; test_explain_speed) and the work is bounded per tr
 
 import re
 
+from gpudoctor.explain import trailers
 from gpudoctor.explain.text import PREFIX as _PREFIX, clean, origin, strip_prefix
 
 MAX_TRACEBACKS = 16  # tracebacks read per scan (the first ones: the first error is usually the root)
@@ -384,13 +385,18 @@ def _message_after(win, start):
             break
         body, margin = _body(text)
         if not body or margin or HEADER.match(body) or body in (CAUSE, CONTEXT) or _NOT_MESSAGE.match(body) or \
-                _EXC_NAMED.match(body):
-            break
+                _EXC_NAMED.match(body) or trailers.is_line(body):
+            break  # (a library's trailer - JAX's 'For simplicity, JAX has removed ...' note - is no part of it)
         out.append(body[:300])
         size += len(out[-1]) + 1
         if size >= MAX_MORE_CHARS:
             break
+    while out and _RULE_LINE.match(out[-1]):
+        out.pop()  # the rule of dashes a trailer is printed under (jax's add_note, equinox's block)
     return "\n".join(out)[:MAX_MORE_CHARS]
+
+
+_RULE_LINE = re.compile(r"^[-=_*~]{3,300}$")
 
 
 def record(scan, hit, win):

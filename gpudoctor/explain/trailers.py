@@ -39,7 +39,7 @@ def _load():
         for ln in t.get("lines") or []:
             if "%s" in ln:
                 parts = [re.escape(fold(p)) for p in ln.split("%s")]
-                fields.append(re.compile(r"^%s" % r" ?[0-9a-z ]{0,80}? ?".join(p for p in parts if p)))
+                fields.append(re.compile(r"^%s" % r" ?[0-9a-z ]{0,200}? ?".join(p for p in parts if p)))
             else:
                 plain.add(fold(ln))
             whole.append(fold(ln.replace("%s", " ")))
