@@ -158,6 +158,9 @@ def test_the_error_docs_table_regenerates_from_its_slice(tmp_path):
     ("Search for `cudaErrorMemoryAllocation' in https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html "
      "for more information.", True),
     ("Set the environment variable HYDRA_FULL_ERROR=1 for a complete stack trace.", True),
+    # torch 2.0-2.2's torch/_dynamo/exc.py augment_exc_message (the generator reads torch 2.1.2's)
+    ("You can suppress this exception and fall back to eager by setting:", True),
+    ("    torch._dynamo.config.suppress_errors = True", True),
     ("RuntimeError: CUDA error: an illegal memory access was encountered", False),
     ("ValueError: Operands could not be broadcast together for add on shapes (512, 1) (1,)", False),
     ("Set NCCL_SOCKET_IFNAME to the interface that reaches the other nodes.", False),
@@ -175,6 +178,11 @@ def test_a_trailer_is_never_a_remedy():
     got = advice.find("CUDA error: device-side assert triggered\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1")
     assert [k for k, _ in got] == ["detail"]
     assert advice.find("Set NCCL_SOCKET_IFNAME=eth0 to use the right interface.")[0][0] == "remedy"
+    # torch 2.1's torch.compile note: hiding the error is no fix of it
+    got = advice.find("Failed running call_function <built-in function add>: Attempting to broadcast a dimension\n\n"
+                      "You can suppress this exception and fall back to eager by setting:\n    import torch._dynamo\n"
+                      "    torch._dynamo.config.suppress_errors = True")
+    assert not [q for k, q in got if k == "remedy"]
 
 
 def _shown(f):

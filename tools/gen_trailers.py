@@ -39,7 +39,12 @@ Usage:
         --cpp-file /tmp/w/CUDAException.cpp@0e4c6cd66277444e521c0d3190b00ee3992cff03 \\
         --cpp-file /tmp/w/CUDAMiscFunctions.cpp@0ac83aeb35494c139d2634d868b81b5cff666ec9 \\
         --cpp-file /tmp/w/CUDADeviceAssertionHost.cpp@035290b77d8b4bd106cf5f9a728516d4335d5a42 \\
+        --wheel /tmp/w/torch-2.1.2-cp311-none-macosx_11_0_arm64.whl \\
+        --site torch@<site-packages of a torch 2.14.1 install> \\
         [--record tools/data/trailers_slice.txt] [-o OUT]
+    (torch/_dynamo/exc.py from two releases: 2.1's augment_exc_message appended "You can suppress this exception and
+    fall back to eager by setting: ... torch._dynamo.config.suppress_errors = True", 2.14's TORCHDYNAMO_VERBOSE note;
+    the macOS wheel of 2.1.2 is the smallest that holds the file, which is the same on every platform)
     python tools/gen_trailers.py --slice tools/data/trailers_slice.txt -o OUT   (the test)
 
 Sources: jax (https://github.com/jax-ml/jax, Apache-2.0), equinox (https://github.com/patrick-kidger/equinox,
@@ -279,13 +284,13 @@ def lines_of(text):
     return out
 
 
-def build(py_files, cpp_files, versions):
+def build(py_files, cpp_files):
     rows = []
-    for pkg, path, src in py_files:
+    for pkg, ver, path, src in py_files:
         for how, text, head, line in py_trailers(path, src):
             ls = lines_of(text)
             if ls:
-                rows.append({"package": pkg, "version": versions.get(pkg, "?"), "file": path,
+                rows.append({"package": pkg, "version": ver, "file": path,
                              "how": how, "lines": ls, "header": " ".join(head.split())})
     cpp = cpp_trailers([(p, s) for p, s, _ in cpp_files])
     commits = {p: c for p, _, c in cpp_files}
@@ -331,46 +336,44 @@ def main(argv=None):
     a = ap.parse_args(argv)
     if bool(a.slice) == bool(a.wheel or a.cpp_file or a.site):
         ap.error("give --wheel/--cpp-file or --slice")
-    py, cpp, versions = [], [], {}
+    py, cpp = [], []  # (package, version, path, text); (name, text, commit)
     if a.slice:
         files, _ = knowgen.read_slice(a.slice)
         for path, text in files:
             kind, _, rest = path.partition(":")
             if kind == "py":
                 pkg, ver, name = rest.split(" ", 2)
-                versions[pkg] = ver
-                py.append((pkg, name, text))
+                py.append((pkg, ver, name, text))
             else:
                 name, commit = rest.split(" ", 1)
                 cpp.append((name, text, commit))
     else:
         for w in a.wheel:
             pkg, ver, files = _wheel_files(w)
-            versions[pkg] = ver
-            py += [(pkg, n, s) for n, s in files]
+            py += [(pkg, ver, n, s) for n, s in files]
         for spec in a.site:
             pkg, _, d = spec.partition("@")
             dist = [n for n in os.listdir(d) if n.startswith(pkg + "-") and n.endswith(".dist-info")]
-            versions[pkg] = knowgen.package_version([os.path.join(d, n, "METADATA") for n in dist])
+            ver = knowgen.package_version([os.path.join(d, n, "METADATA") for n in dist])
             for root, _, names in os.walk(os.path.join(d, pkg)):
                 for n in sorted(names):
                     rel = os.path.relpath(os.path.join(root, n), d).replace(os.sep, "/")
                     if FILES.match(rel):
                         with open(os.path.join(root, n)) as f:
-                            py.append((pkg, rel, f.read()))
+                            py.append((pkg, ver, rel, f.read()))
         for spec in a.cpp_file:
             path, _, commit = spec.partition("@")
             with open(path) as f:
                 cpp.append((os.path.basename(path), f.read(), commit))
-    rows = build(py, cpp, versions)
+    rows = build(py, cpp)
     if a.record:
         with open(a.record, "w") as f:
             f.write("# recorded by %s: the files that append a trailer (whole) for the regeneration test\n" % GENERATOR)
-            for pkg, name, text in py:
-                f.write("=== py:%s %s %s\n%s" % (pkg, versions[pkg], name, reduced(text)))
+            for pkg, ver, name, text in py:
+                f.write("=== py:%s %s %s\n%s" % (pkg, ver, name, reduced(text)))
             for name, text, commit in cpp:
                 f.write("=== cpp:%s %s\n%s" % (name, commit, text if text.endswith("\n") else text + "\n"))
-    source = ", ".join(["%s %s" % kv for kv in sorted(versions.items())] +
+    source = ", ".join(sorted({"%s %s" % (p, v) for p, v, _, _ in py}) +
                        ["pytorch/pytorch c10/cuda/%s@%s" % (n, c[:12]) for n, _, c in cpp])
     doc = {"header": knowgen.header(source, "see source", GENERATOR,
                                     "text a library appends to every error: a note, never the failure or its fix"),
