@@ -37,3 +37,34 @@ def test_an_exception_line_naming_another_packages_module_is_not_a_wheels_copy(k
             ('Exception in thread "main" java.lang.OutOfMemoryError: Java heap space', "ray")):
         for f in _findings("loading data\n%s\n" % line, kb):
             assert "a class %s defines" % wrong not in " ".join(f["notes"]), line
+
+
+def test_the_class_table_holds_no_vendored_or_standard_library_class(kb, tmp_path):
+    # noanswer18 3c1e57b's table had 370 names of code a wheel vendors or copies: ray's thirdparty_files/aiohttp
+    # (ClientConnectorError), tensorboard's compat/tensorflow_stub (ResourceExhaustedError), the standard library's
+    # (mpi4py's ThreadPoolExecutor, ray's SpooledTemporaryFile): a bare line naming one was that wheel's family
+    import json
+    import os
+    import sys
+    import zipfile
+
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with open(os.path.join(repo, "gpudoctor", "data", "knowledge", "generated", "wheel_classes.json")) as f:
+        table = json.load(f)["classes"]
+    for name in ("ClientConnectorError", "ResourceExhaustedError", "DeadlineExceededError", "ThreadPoolExecutor",
+                 "SpooledTemporaryFile"):
+        assert name not in table, name
+    assert table["DeepSpeedZeroOptimizer_Stage3"] == "deepspeed"
+    fs = _findings("AttributeError: 'SpooledTemporaryFile' object has no attribute 'readable'\n", kb)
+    assert not any("a class ray defines" in " ".join(f["notes"]) for f in fs)
+    # the generator: a vendored tree's classes and the interpreter's own are not the wheel's
+    sys.path.insert(0, os.path.join(repo, "tools"))
+    import gen_wheel_classes as g
+
+    whl = tmp_path / "pkg-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(whl, "w") as z:
+        z.writestr("pkg/engine.py", "class OneForwardOneBackwardEngine:\n    pass\nclass ThreadPoolExecutor:\n    pass\n")
+        z.writestr("pkg/_private/thirdparty_files/aiohttp/client_exceptions.py", "class ClientConnectorError(E):\n")
+        z.writestr("pkg/compat/tensorflow_stub/errors.py", "class InvalidArgumentError(OpError):\n")
+        z.writestr("pkg/_vendor/packaging/version.py", "class InvalidVersionSpecifier(ValueError):\n")
+    assert g.classes_of(str(whl), ["pkg"], g.stdlib_classes()) == ["OneForwardOneBackwardEngine"]

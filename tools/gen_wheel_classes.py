@@ -18,8 +18,9 @@ DeepSpeed publishes an sdist only: pip's own wheel built from it) into a cache o
 of a distribution of tools/gen_wheel_packages.py's STACK found in DIR is read (its read_wheel), each version: a class
 an older release defined still names its library in that release's messages (torchao 0.8's
 WeightWithDelayedFloat8CastTensor, gone from 0.18).
-Every `class <Name>` statement of every .py file of the wheel's import packages (not its tests/, examples/ ...) is
-read with a regex over the lines (a class statement starts a logical line: Python's grammar). Kept: distinctive
+Every `class <Name>` statement of every .py file of the wheel's import packages (not its tests/, examples/ ..., nor
+the code it vendors from another project: thirdparty/, _vendor/, tensorboard's tensorflow_stub/; nor a name the
+interpreter's standard library defines) is read with a regex over the lines (a class statement starts a logical line: Python's grammar). Kept: distinctive
 names only (DISTINCT: at least MIN_LEN characters and three capitalised words, or a word joined by an underscore or a
 digit: 'DeepSpeedZeroOptimizer_Stage3', 'WeightWithDelayedFloat8CastTensor'); a name two distributions define
 ('LlamaForCausalLM' is transformers', vLLM's and SGLang's) names none of them and is left out (the table never
@@ -44,8 +45,28 @@ NAME = "wheel_classes"
 MIN_LEN = 12
 _CLASS = re.compile(r"^[ \t]{0,40}class[ \t]{1,8}(?P<name>[A-Za-z_]\w{2,100})[ \t]{0,8}[(:]", re.M)
 _HUMP = re.compile(r"[A-Z][a-z0-9]+")
-# a file of the wheel that is not its library's code: tests, examples, benchmarks shipped inside a package
-_NOT_CODE = re.compile(r"(?:^|/)(?:tests?|testing|examples?|benchmarks?|docs?|scripts?)/|(?:^|/)test_[^/]*\.py$")
+# a file of the wheel that is not its library's code: tests, examples, benchmarks shipped inside a package; another
+# project's code it vendors (ray/_private/runtime_env/agent/thirdparty_files/aiohttp, ray/_private/thirdparty/pynvml,
+# pip-style _vendor/) and tensorboard's copy of TensorFlow's classes (tensorboard/compat/tensorflow_stub/errors.py:
+# InvalidArgumentError, ResourceExhaustedError ...): those classes are the other project's (review18)
+_NOT_CODE = re.compile(r"(?:^|/)(?:tests?|testing|examples?|benchmarks?|docs?|scripts?|_?vendor(?:ed)?|"
+                       r"_?third_?party(?:_files)?|tensorflow_stub)/|(?:^|/)test_[^/]*\.py$")
+
+
+def stdlib_classes():
+    """The class names the running interpreter's standard library defines (its Lib/ .py files, not its tests): a
+    wheel's class of the same name is a copy (mpi4py's ThreadPoolExecutor, ray's SpooledTemporaryFile), which names
+    no library (review18)."""
+    import sysconfig
+
+    root, out = sysconfig.get_paths()["stdlib"], set()
+    for d, dirs, files in os.walk(root):
+        dirs[:] = sorted(x for x in dirs if x not in ("site-packages", "dist-packages", "test", "tests", "idlelib"))
+        for n in files:
+            if n.endswith(".py"):
+                with open(os.path.join(d, n), encoding="utf-8", errors="replace") as f:
+                    out.update(m.group("name") for m in _CLASS.finditer(f.read()))
+    return out
 
 
 def distinct(name):
@@ -59,8 +80,8 @@ def distinct(name):
     return humps >= 3 or (humps >= 2 and bool(re.search(r"[a-z][_0-9]|[0-9_][A-Z]", core)))
 
 
-def classes_of(path, pkgs):
-    """The distinctive class names the .py files of a wheel's import packages define (sorted)."""
+def classes_of(path, pkgs, stdlib=frozenset()):
+    """The distinctive class names the .py files of a wheel's import packages define (sorted), less ``stdlib``'s."""
     roots = {p.lstrip("~") for p in pkgs}
     out = set()
     with zipfile.ZipFile(path) as z:
@@ -71,7 +92,7 @@ def classes_of(path, pkgs):
                 continue
             text = z.read(n).decode("utf-8", "replace")
             out.update(m.group("name") for m in _CLASS.finditer(text) if distinct(m.group("name")))
-    return sorted(out)
+    return sorted(out - stdlib)
 
 
 def every(dirs):
@@ -139,11 +160,11 @@ def main(argv=None):
     if a.slice:
         rows = read_slice(a.slice)
     else:
-        rows = []
+        rows, stdlib = [], stdlib_classes()
         for path in every(a.wheels):
             try:
                 d, v, pkgs = wp.read_wheel(path)
-                rows.append((d, v, os.path.basename(path), classes_of(path, pkgs)))
+                rows.append((d, v, os.path.basename(path), classes_of(path, pkgs, stdlib)))
             except (zipfile.BadZipFile, StopIteration) as e:  # a download cut short: say so, read the rest
                 sys.stderr.write("skipped %s: %s\n" % (path, e or "no METADATA"))
     if a.record:
