@@ -63,7 +63,8 @@ def test_the_class_table_holds_no_vendored_or_standard_library_class(kb, tmp_pat
 
     whl = tmp_path / "pkg-1.0-py3-none-any.whl"
     with zipfile.ZipFile(whl, "w") as z:
-        z.writestr("pkg/engine.py", "class OneForwardOneBackwardEngine:\n    pass\nclass ThreadPoolExecutor:\n    pass\n")
+        z.writestr("pkg/engine.py", "class OneForwardOneBackwardEngine:\n    pass\n"
+                   "class ThreadPoolExecutor:\n    pass\n")
         z.writestr("pkg/_private/thirdparty_files/aiohttp/client_exceptions.py", "class ClientConnectorError(E):\n")
         z.writestr("pkg/compat/tensorflow_stub/errors.py", "class InvalidArgumentError(OpError):\n")
         z.writestr("pkg/_vendor/packaging/version.py", "class InvalidVersionSpecifier(ValueError):\n")

@@ -20,7 +20,8 @@ an older release defined still names its library in that release's messages (tor
 WeightWithDelayedFloat8CastTensor, gone from 0.18).
 Every `class <Name>` statement of every .py file of the wheel's import packages (not its tests/, examples/ ..., nor
 the code it vendors from another project: thirdparty/, _vendor/, tensorboard's tensorflow_stub/; nor a name the
-interpreter's standard library defines) is read with a regex over the lines (a class statement starts a logical line: Python's grammar). Kept: distinctive
+interpreter's standard library defines) is read with a regex over the lines (a class statement starts a logical line:
+Python's grammar). Kept: distinctive
 names only (DISTINCT: at least MIN_LEN characters and three capitalised words, or a word joined by an underscore or a
 digit: 'DeepSpeedZeroOptimizer_Stage3', 'WeightWithDelayedFloat8CastTensor'); a name two distributions define
 ('LlamaForCausalLM' is transformers', vLLM's and SGLang's) names none of them and is left out (the table never
