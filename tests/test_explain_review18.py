@@ -69,3 +69,29 @@ def test_the_class_table_holds_no_vendored_or_standard_library_class(kb, tmp_pat
         z.writestr("pkg/compat/tensorflow_stub/errors.py", "class InvalidArgumentError(OpError):\n")
         z.writestr("pkg/_vendor/packaging/version.py", "class InvalidVersionSpecifier(ValueError):\n")
     assert g.classes_of(str(whl), ["pkg"], g.stdlib_classes()) == ["OneForwardOneBackwardEngine"]
+
+
+def test_a_documented_fix_is_never_the_fix_of_the_docstrings_own_example():
+    # docerrors18 f63bf7d quoted, as jax's documented fix for any TracerBoolConversionError, "This can be fixed by
+    # replacing it with `jnp.minimum`." and for TracerArrayConversionError "In this case, you can fix the issue by using
+    # jax.numpy.sin in place of numpy.sin." (jax/_src/errors.py: the fix of the example just shown); and flax's
+    # enumerated line block leaked "2. |" into a fix (flax/errors.py ScopeCollectionNotFound)
+    import json
+    import os
+    import sys
+
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with open(os.path.join(repo, "gpudoctor", "data", "knowledge", "generated", "error_docs.json")) as f:
+        fixes = " | ".join(x for r in json.load(f)["classes"] for x in r["fix"])
+    for bad in ("jnp.minimum", "numpy.sin", "2. |"):
+        assert bad not in fixes, bad
+    assert "mark this value as static" in fixes and "three-term jax.numpy.where" in fixes
+    sys.path.insert(0, os.path.join(repo, "tools"))
+    import gen_error_docs as g
+
+    doc = ("Raised when a traced value is used as a bool.\n\n  Another option is to use jnp.where instead.\n\n"
+           "    >>> f(x)\n    Traceback (most recent call last):\n    Error\n\n"
+           "  In this case, you can fix the issue by using jnp.sin in place of np.sin.\n\n"
+           "  You can pass `static_argnums` to mark the argument as static.\n")
+    assert g.fixes(doc) == ["Another option is to use jnp.where instead.",
+                            "You can pass `static_argnums` to mark the argument as static."]

@@ -68,6 +68,13 @@ _NUMBERED = re.compile(r"\s\d{1,2}\.$")  # an enumerated list's next number glue
 _CUT = re.compile(r"\b(?:can|use|to|the|a|of|with|as|by|following|this|like|either|example|instance|below)$", re.I)
 # a sentence about when the error is raised or that introduces an example, not a fix
 _NOT_FIX = re.compile(r"\b(?:raises?|is raised|the following example|for instance, when)\b", re.I)
+# the text right after an example's code that fixes that example: 'In this case, you can fix the issue by using
+# jax.numpy.sin in place of numpy.sin', 'This can be fixed by replacing it with `jnp.minimum`' (jax/_src/errors.py):
+# the example's own call, which the user's code need not have (review18)
+_ABOUT_EXAMPLE = re.compile(r"^In this (?:case|example)\b|\breplac(?:e|ing) (?:it|this|them) with\b|"
+                            r"\bin place of\b", re.I)
+# an enumerated list's item marker, with a reStructuredText line block after it ('2. | The collection ...')
+_ITEM = re.compile(r"^\d{1,2}\.\s{1,4}(?:\|\s{0,4})?(?=\S)")
 _WORKS = re.compile(r"#\s*(?:this |that )?(?:works|is correct|correct|ok|good|fixed|right)\b", re.I)
 _ROLE = re.compile(r":(?:[a-z]{1,12}:)?[a-z]{1,12}:`(?:[^`<\n]{0,80}<)?([^`>\n]{1,120})>?`")
 _LINK = re.compile(r"`([^`<\n]{1,120}?)\s*<[^>\n]{1,300}>`_{1,2}")
@@ -80,16 +87,23 @@ def plain(text):
     return text.replace("``", "`")
 
 
-def _paragraphs(doc):
-    """(prose paragraphs, code lines) of a docstring: a paragraph that ends with '::' or a '>>>' line starts code."""
+def _paragraphs(doc, after_code=None):
+    """(prose paragraphs, code lines) of a docstring: a paragraph that ends with '::' or a '>>>' line starts code.
+    ``after_code``: a set that gets the index of each paragraph that follows an example's code."""
     import inspect
 
     doc = inspect.cleandoc(doc)
     paras, code, cur, in_code, code_indent = [], [], [], False, 0
-    fenced = False
+    fenced, had_code = False, False
+    after = after_code if after_code is not None else set()
     for ln in doc.split("\n"):
         indent = len(ln) - len(ln.lstrip())
         s = ln.strip()
+        if _ITEM.match(s):  # an enumerated list's next item ('2. | The collection is empty ...'): its own paragraph
+            if cur:
+                paras.append(" ".join(cur))
+                cur = []
+            s = _ITEM.sub("", s)
         if s.startswith("```"):  # (a Markdown docstring's code fence: huggingface_hub's)
             if cur:
                 paras.append(" ".join(cur))
@@ -99,6 +113,7 @@ def _paragraphs(doc):
         if fenced:
             if s:
                 code.append(s)
+                had_code = True
             continue
         if s.startswith("| ") or s == "|":  # (reStructuredText's line block)
             s = s[1:].strip()
@@ -108,12 +123,14 @@ def _paragraphs(doc):
             else:
                 if s:
                     code.append(s)
+                    had_code = True
                 continue
         if s.startswith(">>>"):
             if cur:
                 paras.append(" ".join(cur))
                 cur = []
             code.append(s)
+            had_code = True
             in_code, code_indent = True, indent - 1
             continue
         if not s:
@@ -121,6 +138,9 @@ def _paragraphs(doc):
                 paras.append(" ".join(cur))
                 cur = []
             continue
+        if not cur and had_code:  # the first prose after an example's code
+            after.add(len(paras))
+            had_code = False
         cur.append(s)
         if s.endswith("::"):
             paras.append(" ".join(cur)[:-1])
@@ -139,14 +159,19 @@ def fixes(doc):
     """The fix sentences and the working code lines of a docstring."""
     from gpudoctor.explain import advice
 
-    paras, code = _paragraphs(doc)
+    after = set()
+    paras, code = _paragraphs(doc, after)
     out = []
-    for p in paras[1:] if len(paras) > 1 else paras:
+    for i, p in enumerate(paras):
+        if i == 0 and len(paras) > 1:
+            continue
         if p.lower().startswith(("examples", "example", "for example")) and len(p) < 20:
             continue
         for s in _sentences(p):
             if len(s) > 400 or s.lower().startswith(("this error occurs", "this error is raised")):
                 continue
+            if i in after and _ABOUT_EXAMPLE.search(s):
+                continue  # the fix of the example just shown (its own call), not of the user's code (review18)
             s = _NUMBERED.sub("", s).strip().rstrip(":").rstrip()
             if _MORE.search(s) or not s[:1].isupper() and s[:1] not in "`(" or _CUT.search(s) or _NOT_FIX.search(s):
                 continue  # where to read more, a fragment, or a sentence that introduces the example after it
