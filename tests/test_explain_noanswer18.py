@@ -43,6 +43,9 @@ def test_a_dcgm_code_is_looked_up_in_dcgms_table(kb):
     f = _root(_case("2026-11-27ab", "ab-eksnma63-dcgm-health-122-imex-false-positive"), kb)
     assert f["id"] == "dcgm.error" and f["confidence"] == "structural"
     assert "DCGM_FR_IMEX_UNHEALTHY" in _notes(f) and "Check IMEX" in f["causes"][0]["fix"][0]
+    # code 0 is DCGM_FR_OK: nothing failed
+    assert explain.explain_text("node condition {Type:AcceleratedHardwareReady Status:True Reason:DCGMHealthCode0}\n",
+                                kb)["verdict"] == "no_error"
     # a code the table assigns a family of its own answers with it (DCGM_FR_VOLATILE_DBE_DETECTED, code 8:
     # gpu.xid.ecc in dcgm_errors.json), in the same agent's form
     code = next(s for s in explain.knowledge.generated_table("dcgm_errors")["sites"] if s["family"] == "gpu.xid.ecc")
@@ -63,6 +66,10 @@ def test_a_service_that_could_not_start_is_its_programs(kb):
     # systemd's job result for the unit (src/core/job.c: 'Failed to start %s.', the unit's Description)
     f = _root("Nov 27 09:00:01 node systemd[1]: Failed to start NVIDIA fabric manager service.\n", kb)
     assert f["id"] == "fabric.manager_start"
+    # ... and restarted (Restart=on-failure): systemd's 'Started %s.' after it - it runs
+    r = explain.explain_text("Nov 27 09:00:01 node systemd[1]: Failed to start NVIDIA fabric manager service.\n"
+                             "Nov 27 09:00:12 node systemd[1]: Started NVIDIA fabric manager service.\n", kb)
+    assert not r["findings"] or r["findings"][0]["id"] != "fabric.manager_start"
 
 
 def test_a_traceback_cut_before_its_exception_line(kb):

@@ -53,6 +53,12 @@ PATTERNS = {
                           r"(?P<prog>NVIDIA [Ff]abric ?[Mm]anager|[Ff]abric ?[Mm]anager|nvidia-fabricmanager|"
                           r"nv-hostengine|nvidia-dcgm(?![\w-])|NVIDIA DCGM(?= service\b|\.?$)|DCGM host engine)\b",
                           ["failedtostart", "unabletostart", "cannotstart", "couldnotstart"])],
+    # systemd's job result for a unit that did start (src/core/job.c: 'Started %s.'): a start that failed before it was
+    # retried and went through (Restart=on-failure) is not what stopped anything
+    "_struct_ex_started": [(r"\bStarted (?P<prog>NVIDIA [Ff]abric ?[Mm]anager|nvidia-fabricmanager|NVIDIA DCGM|"
+                            r"nv-hostengine)\b",
+                            ["startednvidiafabric", "startednvidia-fabricmanager", "startednvidiadcgm",
+                             "startednv-hostengine"])],
     # a build tool's own report of a failed step (the programs' own forms): GNU make (src/job.c child_error: '*** [%s]
     # Error %d', src/remake.c / main.c: '*** No rule to make target ...  Stop.', printed as 'make: ' / 'make[N]: '),
     # CMake (Source/cmMessenger.cxx: 'CMake Error at <file>:<line> (<command>):', 'CMake Error: '), ninja
@@ -100,6 +106,27 @@ def _hits(scan, eid, known=None):
     return [h for h in scan.matches.get(eid, []) if h.severity != "info" and h.line not in known]
 
 
+def _dcgm_hits(scan, known=None):
+    """DCGM code lines whose code is a failure dcgm_errors.json holds (not DCGM_FR_OK, 0)."""
+    from gpudoctor.explain.knowledge import generated_table
+
+    codes = {s.get("code") for s in generated_table("dcgm_errors").get("sites") or ()}
+    return [h for h in _hits(scan, "_struct_ex_dcgm", known) if int(h.groups["code"]) in codes - {0}]
+
+
+def _start_hits(scan, known=None):
+    """Start failures not followed by the same program's start (systemd's 'Started <Description>.')."""
+    started = scan.matches.get("_struct_ex_started", [])
+    return [h for h in _hits(scan, "_struct_ex_start", known)
+            if not any(s.line > h.line and _service(s.groups.get("prog")) == _service(h.groups.get("prog"))
+                       for s in started)]
+
+
+def _service(prog):
+    prog = (prog or "").lower()
+    return next((s for s in _SERVICES if s[0] in prog), None)
+
+
 def _wc_hits(scan, known=None):
     return [h for h in _hits(scan, "_struct_ex_wc", known) if (h.groups.get("status") or "0") != "0"]
 
@@ -107,8 +134,8 @@ def _wc_hits(scan, known=None):
 def seen(scan):
     """Whether the text has an explicit failure line structural() reads (analyze: never 'no error' for it)."""
     known = _known(scan)
-    return bool(_hits(scan, "_struct_ex_dcgm", known) or _wc_hits(scan, known) or
-                _hits(scan, "_struct_ex_start", known) or _hits(scan, "_struct_ex_build", known) or
+    return bool(_dcgm_hits(scan, known) or _wc_hits(scan, known) or
+                _start_hits(scan, known) or _hits(scan, "_struct_ex_build", known) or
                 cut_traceback(scan))
 
 
@@ -118,7 +145,7 @@ def structural(scan, kb, structural_finding):
 
     by = kb.by_id
     known = _known(scan)
-    for h in _hits(scan, "_struct_ex_dcgm", known):
+    for h in _dcgm_hits(scan, known):
         if _ran_past(scan, h.line):
             continue
         got = _dcgm(scan, by, h, structural_finding)
@@ -137,9 +164,8 @@ def structural(scan, kb, structural_finding):
                               "switch, PCIe ACS / IOMMU between the GPU and the adapter)." % (
                                   status, name, h.groups.get("vendor")))
             return f
-    for h in _hits(scan, "_struct_ex_start", known):
-        prog = (h.groups.get("prog") or "").lower()
-        svc = next((s for s in _SERVICES if s[0] in prog), None)
+    for h in _start_hits(scan, known):
+        svc = _service(h.groups.get("prog"))
         if svc and svc[1] in by and not _ran_past(scan, h.line):
             f = structural_finding(by[svc[1]], h, "%s could not start (the line names it)" % svc[2], scan)
             # the entry's cause that the program is not running first (dcgm.hostengine's first cause is a client's
