@@ -95,3 +95,21 @@ def test_a_documented_fix_is_never_the_fix_of_the_docstrings_own_example():
            "  You can pass `static_argnums` to mark the argument as static.\n")
     assert g.fixes(doc) == ["Another option is to use jnp.where instead.",
                             "You can pass `static_argnums` to mark the argument as static."]
+
+
+def test_an_atexit_traceback_long_after_a_logged_one_does_not_make_it_the_root(kb):
+    # docerrors18 7583046: a traceback followed by CPython's 'Exception ignored in atexit callback' (Modules/
+    # atexitmodule.c) was never one the program went on after; a healthy run that logged a caught exception, went on
+    # for 80 steps and ended, then printed an atexit callback's BrokenPipeError at exit, got code.library_error
+    lines = ["step 0 loss 2.0", "2026-11-27 10:00:01,000 - ERROR - checkpoint upload failed, will retry",
+             "Traceback (most recent call last):", '  File "/opt/train.py", line 88, in upload', "    client.put(path)",
+             '  File "/usr/lib/python3.11/site-packages/botocore/client.py", line 12, in put',
+             '    raise RuntimeError("upload quota reached for bucket ckpt")',
+             "RuntimeError: upload quota reached for bucket ckpt"]
+    lines += ["step %d loss %.3f" % (i, 2.0 - i / 100) for i in range(1, 80)]
+    ended = ["Training finished: 80 steps", "Exception ignored in atexit callback: <function _cleanup at 0x7f00>",
+             "Traceback (most recent call last):",
+             '  File "/usr/lib/python3.11/site-packages/wandb/sdk/wandb_manager.py", line 150, in _cleanup',
+             "    self._service.teardown()", "BrokenPipeError: [Errno 32] Broken pipe"]
+    r = explain.explain_text("\n".join(lines + ended) + "\n", kb)
+    assert r["verdict"] == "no_error", (r["verdict"], [f["id"] for f in r["findings"]])

@@ -554,10 +554,14 @@ def went_on(scan):
     if not ok or not all(_went_on_one(scan, tb) for tb in ok):
         return []
     if any(not (tb.get("intro") or "").startswith("Exception ignored") and
-           any(t["line"] > tb["line"] and (t.get("intro") or "").startswith(_AT_EXIT) for t in tbs) for tb in ok):
-        # (docerrors18) an exception the interpreter printed at exit after it (an atexit callback's: Python's
+           any(t["line"] > tb["line"] and (t.get("intro") or "").startswith(_AT_EXIT) and
+               (t.get("intro_line") or t["header_line"] or t["line"]) - tb["line"] < WENT_ON_LINES for t in tbs)
+           for tb in ok):
+        # (docerrors18) an exception the interpreter printed at exit right after it (an atexit callback's: Python's
         # atexit runs its callbacks when the interpreter exits, Doc/library/atexit.rst; jax's clean_up after an
-        # equinox runtime error and its 30 lines of message and trailer): the program ended there, it did not go on
+        # equinox runtime error and its 30 lines of message and trailer): the program ended there, it did not go on.
+        # Not one WENT_ON_LINES or more later: the run went on and ended, and the atexit noise (wandb's teardown
+        # BrokenPipeError) is no sign the earlier traceback stopped it (review18)
         return []
     last = max(tb["line"] for tb in ok)
     if any(ln > last + 3 for ln in scan.error_lines):
