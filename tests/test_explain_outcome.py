@@ -82,10 +82,12 @@ def test_a_warning_the_job_went_past_is_a_note_and_the_later_failure_the_root(kb
     assert root["id"] == "code.exception" and "batch 2 has 0 samples" in root["matches"][0]["text"]
     went = [n for n in res["context"] if "Unable to resolve hostname" in (n["text"] or "")]
     assert went and all("then the job went on (line 14: step 1 loss 0.5000)" in n["note"] for n in went)
-    # the same warning with nothing after it: still what the text shows (a warning alone is not judged here)
+    # the same warning with nothing after it: torch's TORCH_WARN that it used a fallback, nothing else failed, is no
+    # root (wrong18, torchwarn.py: P27's healthy sbatch + torchrun run was mpi.hostname)
     with open(os.path.join(DATA, "gloo_loopback_fallback_then_valueerror.log"), encoding="utf-8") as f:
         head = "".join(f.readlines()[:12])
-    assert explain.explain_text(head, kb)["findings"][0]["id"] != "code.exception"
+    alone = explain.explain_text(head, kb)
+    assert alone["verdict"] == "no_error" and not alone["findings"], alone["findings"]
 
 
 def test_a_warning_of_what_may_happen_is_not_the_job_hanging(kb):

@@ -170,6 +170,12 @@ def analyze(scan, kb, assume_error=False):
     # ... and the error words on such lines ('Error From <host>: [W socket.cpp:436] ...' where a log shipper marked it)
     # are not an error nothing explains
     errors = scan.error_count
+    if warned:
+        # ... and the fields of an Open MPI help banner whose topic is such a warning ('Error message: failed to bind
+        # memory' under 'WARNING: ... This is a warning only; your job will continue': helpbanner.py, wrong18)
+        from gpudoctor.explain.helpbanner import warned_banners
+
+        warned = warned | warned_banners(scan, warned)
     if warned and errors == len(scan.error_lines) and all(ln in warned for ln in scan.error_lines):
         errors = 0
     # a known bug of some NCCL releases (`affects`): only where the log ran one (versions.py)
@@ -255,7 +261,10 @@ def analyze(scan, kb, assume_error=False):
         # (or, with resolved_by, whose wait the text never shows ended: srun's step retries, explain/waits.py)
         from gpudoctor.explain import waits as _waits
 
+        from gpudoctor.explain.helpbanner import says_it_goes_on
+
         alone = max((eid for eid in context if kb.by_id[eid].get("root_when_alone")
+                     and not says_it_goes_on(scan, matched[eid]["lines"])  # (its banner: 'your job will continue')
                      and (any(h.severity != "info" and any(w in h.text.lower() for w in _FAILURE_WORDS)
                               for h in matched[eid]["hits"]) or _waits.unresolved(scan, kb.by_id[eid], matched[eid]))),
                     key=lambda eid: (kb.by_id[eid]["rank"], -min(matched[eid]["firsts"].values())), default=None)
@@ -331,6 +340,12 @@ def analyze(scan, kb, assume_error=False):
     findings, undone, k8s_done = _k8s.resolved(scan, findings)  # a Warning event a later Normal event undid (k8s.py)
     notes.extend(undone)
     done = done if done is not None or findings else k8s_done
+    from gpudoctor.explain import torchwarn as _torchwarn
+
+    if done is None and findings and not errors and all(_torchwarn.fell_back(f) for f in findings):
+        # (wrong18) torch's TORCH_WARN that it took a fallback, with nothing else failed: what it went on after
+        notes.extend(_torchwarn.note(f) for f in findings)
+        findings = []
     if done is not None:
         # every error of the text came before the run said it completed: it went on after them
         notes.extend(_went_on_before(f, done) for f in findings)

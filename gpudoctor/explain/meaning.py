@@ -104,8 +104,9 @@ CLASSES = {
     "same_words": r"\bsame (?:gpu|card|device|cuda device)\b|同一张卡|同一个\s?gpu|同一块|"
                   r"\b(?:all|both|every|each)\s(?:\w{1,12}\s){0,3}(?:process|proc|rank|worker)(?:es|s)?\s(?:\w{1,12}\s){0,4}"
                   r"(?:on|in|at|to)\s(?:the\s)?(?:gpu|cuda|device|card)\s?[:#]?\s?\d|进程.{0,6}都在\s?(?:gpu|cuda)?\s?\d",
-    "data_same": r"\b(?:same|identical)\s(?:\w{1,12}\s){0,2}(?:data|batch(?:es)?|samples?|order|images|inputs|examples|"
-                 r"sequence)\b|\b(?:data|batch(?:es)?|samples?|order)\s(?:\w{1,12}\s){0,3}(?:are |is )?(?:identical|the same)\b|"
+    # ('the same batch size' is DataLoader's batch_size setting, not the batches: wrong18)
+    "data_same": r"\b(?:same|identical)\s(?:\w{1,12}\s){0,2}(?:data|batch(?:es)?(?![ _-]?sizes?\b)|samples?|order|images|"
+                 r"inputs|examples|sequence)\b|\b(?:data|batch(?:es)?|samples?|order)\s(?:\w{1,12}\s){0,3}(?:are |is )?(?:identical|the same)\b|"
                  r"\b(?:whole|full|entire|complete) (?:\w{1,12} )?(?:data ?set|data|set)\b|\b(?:over|on|through) all (?:\d{1,9} )?(?:the )?"
                  r"(?:samples|data|images|examples)\b|完整的数据集|全部数据|数据.{0,8}(?:一样|相同)|"
                  r"batch.{0,6}(?:完全)?相同|没有打乱|不打乱|\bshuffl\w{0,4}\s(?:\w{1,12}\s){0,2}(?:doesn't|does not|isn't|"

@@ -15,7 +15,10 @@ from the program that prints it:
   transformers' Trainer (src/transformers/trainer.py _inner_training_loop: "Training completed. Do not
   forget to share your model on huggingface.co/models =)", then the metrics dict with 'train_runtime';
   Trainer.log_metrics prints the same metrics as "  train_runtime = 0:01:02.03");
-  Lightning (src/lightning/pytorch/loops/fit_loop.py: "`Trainer.fit` stopped: `max_epochs=N` reached.");
+  Lightning (src/lightning/pytorch/loops/fit_loop.py: "`Trainer.fit` stopped: `max_epochs=N` reached."; its
+  callbacks that stop the fit at its end: callbacks/early_stopping.py "Monitored metric %s did not improve in the last
+  %d records. Best score: %.3f. Signaling Trainer to stop.", callbacks/timer.py "Time limit reached. Elapsed time is
+  %s. Signaling Trainer to stop." - not early stopping's 'is not finite' or divergence reasons, a run gone wrong);
   torchrun's agent (torch/distributed/elastic/agent/server/api.py _invoke_run: "[%s] worker group
   successfully finished. Waiting %s seconds for other agents to finish."; _exit_barrier's "Local worker
   group finished (SUCCEEDED)");
@@ -62,6 +65,7 @@ MAX_DONE_LEN = 100  # a script's own end line is short
 _END = re.compile(
     r"Training completed\. Do not forget to share your model|'train_runtime': \d|^\s{0,8}train_runtime\s{1,40}= ?\d"
     r"|`Trainer\.fit` stopped: `max_(?:epochs|steps)=-?\d{1,12}` reached"
+    r"|(?:did not improve in the last \d{1,9} records|Time limit reached)\.[^\n]{0,200}? Signaling Trainer to stop\."
     r"|worker group successfully finished|Local worker group finished \((?:WorkerState\.)?SUCCEEDED\)"
     r"|\btorchelastic\.worker\.status\.SUCCEEDED\b"
     r"|Process \d{1,10} exits successfully\."
@@ -119,7 +123,8 @@ _GLOG_HEAD = re.compile(r"^%s ?" % GLOG_HEAD_NC)
 # text.GENERIC_ERRORS' patterns (a pattern added there without its needle here is only read as fatal less often).
 _TERMINAL_N = ("task", "terminated normally", "non-zero", "childfailederror", "root cause", "exits with return code",
                "exited on signal", "exited due to", "cancelled at")
-_END_N = ("train_runtime", "trainer.fit", "finished", "succeeded", "successfully", "completed", "avg bus bandwidth")
+_END_N = ("train_runtime", "trainer.fit", "finished", "succeeded", "successfully", "completed", "avg bus bandwidth",
+          "signaling trainer to stop")
 _FATAL_N = ("nccl warn", "killed", "sig", "cancelled", "time limit", "oom", "aborted", "traceback", "error",
             "exception", "fatal", "fail", "segmentation", "core dumped", "exit", "symbol", "cannot", "unable",
             "could not", "permission denied", "no such file", "refused", "timed out")

@@ -295,6 +295,8 @@ def _traceback_finding(scan, kb, tb):
         f["causes"][0]["fix"].insert(0, "rename your %s.py (or %s/) next to the script or on PYTHONPATH: it hides the "
                                         "standard library's module (python -c 'import %s; print(%s.__file__)' shows "
                                         "which file is imported)" % ((shadowed.split(".")[0],) * 4))
+    if f is None:
+        f = _asked(scan, kb, tb, what, at)  # (wrong18) the printer answered pickle's or another package's request
     missing = _NOT_INSTALLED.search(tb["msg"] or "") if f is None and "code.python_env" in by else None
     pip_says = _PIP_SAYS.search(tb["msg"] or "") if missing else None
     if missing and not (pip_says or "not found in your environment" in missing.group(0) or
@@ -416,6 +418,43 @@ def _traceback_finding(scan, kb, tb):
                           % (_what(last)[:200], "raised from it" if last["chain"] == "cause" else
                              "raised while handling it"))
     return excmeaning.with_advice(f, tb, chain)  # the message's own advice, when it gives one
+
+
+def _asked(scan, kb, tb, what, at):
+    """(wrong18) A library's exception that answers another party's request (asker.py): pickle asking an object how
+    to write it -> python.pickle; another installed package asking a module for a name it lacks ->
+    code.lib_api_version. None otherwise."""
+    from gpudoctor.explain import asker
+
+    by, hit = kb.by_id, tb["hit"]
+    hook = asker.pickle_hook(tb) if "python.pickle" in by else None
+    if hook:
+        f = _structural_finding(by["python.pickle"], hit, "%s raised in %s (%s:%d), which pickle called to write an "
+                                "object" % (tb["exc"], hook[0], hook[1], hook[2]), scan, sure="medium")
+        f["notes"].append("pickle asked the object how to write it (%s at %s) and it refused (%s): the object cannot "
+                          "be sent to another process or saved whole. What is pickled is the program's choice: with "
+                          "the spawn / forkserver start method a DataLoader's Dataset, collate_fn and worker_init_fn "
+                          "(and all they hold) go to every worker, as do mp.spawn's arguments." % (hook[0], at, what))
+        return f  # (python.pickle's cause for an object that refuses, by its evidence, comes first)
+    got = asker.foreign_attribute(tb) if "code.lib_api_version" in by else None
+    if got:
+        mod, attr, lib = got["mod"], got["attr"], got["asker"]
+        top = mod.split(".")[0]
+        f = _structural_finding(by["code.lib_api_version"], hit, "%s: %s's code (%s:%d) asks %s for %s, which the "
+                                "installed %s does not have" % (tb["exc"], lib, got["file"], got["line"], mod, attr,
+                                                                top), scan, sure="medium")
+        f["notes"].append("%s's own code at %s:%d uses %s.%s (%s), and the installed %s has no such name: %s was made "
+                          "for another release of %s (one that still had it, or already had it). The two installed "
+                          "releases do not fit each other; neither your code nor a fault of %s." % (
+                              lib, got["file"], got["line"], mod, attr, what, top, lib, top, lib))
+        a, t = asker.pip_name(lib), asker.pip_name(top)
+        f["causes"][0]["fix"][:0] = [
+            "upgrade %s to a release made for the installed %s (pip install -U %s; its release notes name the %s "
+            "versions it supports)" % (a, t, sh(a), t),
+            "or pin %s to the last release that has %s.%s (pip install '%s<VERSION>' with the version %s's "
+            "requirements name; pip show %s prints the installed one)" % (t, mod, attr, t, a, sh(t))]
+        return f
+    return None
 
 
 def _argparse_finding(scan, kb, a):

@@ -1,0 +1,139 @@
+"""Never confidently wrong, healthy logs without a root (issue 18 item 3, wrong18): mechanisms of the seen sets'
+confidently-wrong answers and flagged healthy logs at the session's start (docs/explain.md, "Confidently wrong and
+healthy logs flagged, by mechanism (session 18)"; bench/data/wrong18_by_mechanism.json), each read from the source
+that prints the line.
+
+1. The printer's family where its frames show whose request it answered (asker.py): an exception raised in one of
+   pickle's protocol methods (__getnewargs__, __getstate__, __reduce__...) is pickle's refusal (python.pickle), and
+   "module 'M' has no attribute 'A'" raised where another installed package asked M for it is the two packages'
+   releases not fitting (code.lib_api_version).
+2. A warning the program went past: torch's TORCH_WARN saying it used a fallback ('Using the loopback address as
+   fallback', ProcessGroupGloo.cpp), with nothing else failed, is no other program's failure (torchwarn.py); the fields of an Open
+   MPI help banner whose topic is a warning are that warning, and a banner that says 'your job will continue' is no
+   root (helpbanner.py); Lightning's own end of a fit (early stopping, Timer) ends the run (outcome.py).
+3. 'The same batch size' is DataLoader's batch_size setting, not the ranks being given the same batches (meaning.py
+   data_same).
+"""
+
+import json
+import os
+
+from explainhelp import explain_paste, fixes, ids, root_id
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def _seen(set_name, case_id):
+    with open(os.path.join(ROOT, "bench", "data", "explain_heldout_%s.jsonl" % set_name), encoding="utf-8") as f:
+        for line in f:
+            case = json.loads(line)
+            if case.get("id") == case_id:
+                return case["text"]
+    raise KeyError(case_id)
+
+
+_SITE = "/opt/venv/lib/python3.12/site-packages"
+
+
+def _tb(frames, last):
+    out = ["Traceback (most recent call last):"]
+    for file, line, fn in frames:
+        out += ['  File "%s", line %d, in %s' % (file, line, fn), "    pass"]
+    return "\n".join(out + [last]) + "\n"
+
+
+def test_an_object_that_refuses_pickling_is_pickles_refusal(cli, tmp_path):
+    # P26 (planted, run here on 2 GPUs: h5py 3.16.0, torch 2.11.0): a Dataset holding an h5py.File under spawn
+    # workers; h5py/_hl/base.py HLObject.__getnewargs__ raises TypeError("h5py objects cannot be pickled")
+    _, doc = explain_paste(cli, tmp_path, _seen("2026-11-27p26", "p26-h5py_spawn_pickle"))
+    assert root_id(doc) == "python.pickle", ids(doc)
+    first = doc["findings"][0]["causes"][0]
+    assert "lazily" in " ".join(first["fix"]) and "worker_init_fn" in " ".join(first["fix"]), first
+    # any library's protocol method, called by multiprocessing's ForkingPickler (Lib/multiprocessing/reduction.py)
+    text = _tb([("train.py", 9, "<module>"), ("/usr/lib/python3.12/multiprocessing/reduction.py", 60, "dump"),
+                (_SITE + "/lmdb_ds/env.py", 41, "__getstate__")], "TypeError: Environment objects cannot be pickled")
+    _, doc = explain_paste(cli, tmp_path, text, name="b.txt")
+    assert root_id(doc) == "python.pickle", ids(doc)
+    # the same exception raised in an ordinary method of the library is not pickle's
+    text = _tb([("train.py", 9, "<module>"), (_SITE + "/lmdb_ds/env.py", 41, "open_env")],
+               "TypeError: Environment objects cannot be pickled")
+    _, doc = explain_paste(cli, tmp_path, text, name="c.txt")
+    assert root_id(doc) != "python.pickle", ids(doc)
+
+
+def test_a_name_another_package_asks_a_module_for_is_a_version_pair(cli, tmp_path):
+    # P26 (planted, run here: numba-cuda 0.30.4 under numpy 2.5.2): numba_cuda's arrayobj.py calls np.row_stack, which
+    # numpy/__init__.py's module __getattr__ (PEP 562) no longer has
+    _, doc = explain_paste(cli, tmp_path, _seen("2026-11-27p26", "p26-numba_tpb_2048"))
+    assert root_id(doc) == "code.lib_api_version", ids(doc)
+    said = fixes(doc["findings"][0])
+    assert "numba-cuda" in said and "row_stack" in said, said
+    # CPython's own 'cannot import name' (Python/ceval.c import_from) in another package's import line
+    text = _tb([("train.py", 3, "<module>"), (_SITE + "/imgaug/imgaug.py", 12, "<module>")],
+               "ImportError: cannot import name 'sctypes' from 'numpy' (%s/numpy/__init__.py)" % _SITE)
+    _, doc = explain_paste(cli, tmp_path, text, name="b.txt")
+    assert root_id(doc) == "code.lib_api_version", ids(doc)
+    # a module asking itself, and a circular import, are not two releases
+    text = _tb([("train.py", 3, "<module>"), (_SITE + "/numpy/core/x.py", 12, "f")],
+               "AttributeError: module 'numpy' has no attribute 'row_stack'")
+    _, doc = explain_paste(cli, tmp_path, text, name="c.txt")
+    assert root_id(doc) != "code.lib_api_version", ids(doc)
+    text = _tb([("train.py", 3, "<module>"), (_SITE + "/imgaug/imgaug.py", 12, "<module>")],
+               "ImportError: cannot import name 'x' from partially initialized module 'numpy' (most likely due to a "
+               "circular import)")
+    _, doc = explain_paste(cli, tmp_path, text, name="d.txt")
+    assert root_id(doc) != "code.lib_api_version", ids(doc)
+
+
+def test_torchs_fallback_warning_is_no_other_programs_failure(cli, tmp_path):
+    # P27 (planted, run here: sbatch + torchrun on one node, Gloo): ProcessGroupGloo.cpp's TORCH_WARN 'Unable to resolve
+    # hostname to a (local) address. Using the loopback address as fallback.', then the ranks' results
+    text = _seen("2026-11-27p27", "p27-healthy_slurm_sbatch_torchrun")
+    _, doc = explain_paste(cli, tmp_path, text, rcs=(0,))
+    assert doc["verdict"] == "no_error" and not doc["findings"], ids(doc)
+    assert any("went on with the fallback" in n["note"] for n in doc["context"]), doc["context"]
+    # a failure after it still has its root
+    _, doc = explain_paste(cli, tmp_path, text + "RuntimeError: CUDA error: out of memory\n", name="b.txt")
+    assert doc["findings"], doc["verdict"]
+    # the same words outside torch's warning header keep their entries (an MPI launcher's own line)
+    _, doc = explain_paste(cli, tmp_path, "ORTE was unable to resolve the host name node7\n", name="c.txt")
+    assert root_id(doc) == "mpi.hostname", ids(doc)
+
+
+_BANNER = ("-" * 74 + "\n%s\n\n  Local host:        n1\n  Application name:  python3\n"
+           "  Error message:     failed to bind memory\n  Location:          rtc_hwloc.c:447\n\n" + "-" * 74 + "\n")
+
+
+def test_an_open_mpi_warning_banner_is_one_warning(cli, tmp_path):
+    # https://github.com/g-adopt/g-adopt/issues/219: help-orte-odls-default.txt [memory not bound]
+    _, doc = explain_paste(cli, tmp_path, _seen("2026-11-27v", "v-healthy-gadopt-219-ompi-bind-memory-warning"), rcs=(0,))
+    assert doc["verdict"] == "no_error" and not doc["findings"], ids(doc)
+    # the same fields under a topic that is no warning still are an error nothing explains
+    _, doc = explain_paste(cli, tmp_path, _BANNER % "Open MPI could not do what it was asked.", name="b.txt")
+    assert doc["verdict"] != "no_error", doc["verdict"]
+
+
+def test_the_same_batch_size_is_a_setting_not_the_same_data(cli, tmp_path):
+    # P26 (planted, run here): 'twice as slow ... same model and batch size' compared with the old code
+    _, doc = explain_paste(cli, tmp_path, _seen("2026-11-27p26", "p26-w_tm_sync_on_step"))
+    assert root_id(doc) != "torch.no_distributed_sampler", ids(doc)
+    # every rank given the same batches still is
+    _, doc = explain_paste(cli, tmp_path, "torchrun --nproc_per_node 4 train.py\nAll 4 ranks get the same batches "
+                           "every epoch.\n", name="e.txt")
+    assert root_id(doc) == "torch.no_distributed_sampler", ids(doc)
+
+
+def test_lightnings_own_end_of_fit_ends_the_run(cli, tmp_path):
+    # lightning/pytorch/callbacks/early_stopping.py and callbacks/timer.py end the fit with '... Signaling Trainer to
+    # stop.': a warning printed before it did not end the run; early stopping on a metric that is not finite did
+    warn = ("[W1127 10:00:01.000000000 socket.cpp:663] [c10d] The client socket has failed to connect to [node1]:29500 "
+            "(errno: 111 - Connection refused).\nGPU available: True (cuda), used: True\n")
+    for i, end in enumerate(["Monitored metric val_loss did not improve in the last 3 records. Best score: 0.412. "
+                             "Signaling Trainer to stop.", "Time limit reached. Elapsed time is 1 day, 0:00:03. "
+                             "Signaling Trainer to stop."]):
+        _, doc = explain_paste(cli, tmp_path, warn + end + "\n", name="%d.txt" % i, rcs=(0,))
+        assert doc["verdict"] == "no_error" and not doc["findings"], (end, ids(doc))
+    _, doc = explain_paste(cli, tmp_path, warn + "Monitored metric val_loss = nan is not finite. Previous best value was "
+                           "0.412. Signaling Trainer to stop.\n", name="nan.txt")
+    assert doc["findings"], doc["verdict"]
