@@ -113,3 +113,14 @@ def test_an_atexit_traceback_long_after_a_logged_one_does_not_make_it_the_root(k
              "    self._service.teardown()", "BrokenPipeError: [Errno 32] Broken pipe"]
     r = explain.explain_text("\n".join(lines + ended) + "\n", kb)
     assert r["verdict"] == "no_error", (r["verdict"], [f["id"] for f in r["findings"]])
+
+
+def test_a_block_between_a_logs_own_dash_lines_is_no_open_mpi_banner(kb):
+    # wrong18 c6f5b4c took any two lines of 60-90 dashes for an Open MPI help banner, so a log's own '-' * 80 block
+    # whose first line was a known warning made the error lines below it that warning's: a failing text said
+    # 'no error'. show_help's dash_line is 74 dashes (open-mpi/ompi opal/util/show_help.c).
+    dash = "-" * 80
+    text = ("starting job\n%s\n[W socket.cpp:436] [c10d] The server socket cannot be initialized on [::]:29500 "
+            "(errno: 97 - Address family not supported by protocol).\nERROR: data shard 17 checksum mismatch, "
+            "aborting\nFATAL: worker exited with code 3\n%s\n" % (dash, dash))
+    assert explain.explain_text(text, kb)["verdict"] != "no_error"

@@ -11,7 +11,9 @@ that warning, not an error that nothing explains.
 
 import re
 
-_DASHES = re.compile(r"^\s{0,8}-{60,90}\s{0,4}$")
+# show_help's dash_line is 74 dashes (opal/util/show_help.c): exactly, so that a log's own separators ('-' * 80 around
+# a block of lines) are no banner whose first line would make its error lines a warning's (review18)
+_DASHES = re.compile(r"^\s{0,8}-{74}\s{0,4}$")
 MAX_BANNER = 40  # lines of one banner (help topics are short)
 
 
