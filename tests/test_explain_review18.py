@@ -124,3 +124,17 @@ def test_a_block_between_a_logs_own_dash_lines_is_no_open_mpi_banner(kb):
             "(errno: 97 - Address family not supported by protocol).\nERROR: data shard 17 checksum mismatch, "
             "aborting\nFATAL: worker exited with code 3\n%s\n" % (dash, dash))
     assert explain.explain_text(text, kb)["verdict"] != "no_error"
+
+
+def test_lightnings_early_stopping_end_line_is_no_flat_loss(kb):
+    # wrong18 c6f5b4c made Lightning's EarlyStopping report an end of the run (outcome.py: lightning/pytorch/callbacks/
+    # early_stopping.py 'Monitored metric {monitor} did not improve in the last {wait_count} records. Best score:
+    # {best:.3f}. Signaling Trainer to stop.'), but meaning.py still read the same line as the user saying 'the loss
+    # does not go down': torch.loss_not_decreasing (zero_grad between backward and step) on a run that ended well
+    text = ("Epoch 9: 100%|##########| 50/50 [00:03<00:00, val_loss=0.124]\nMonitored metric val_loss did not improve "
+            "in the last 3 records. Best score: 0.123. Signaling Trainer to stop.\n")
+    r = explain.explain_text(text, kb)
+    assert r["verdict"] == "no_error", [f["id"] for f in r["findings"]]
+    # its divergence stop is a run gone wrong, still read
+    nan = "Monitored metric val_loss = nan is not finite. Previous best value was 0.500. Signaling Trainer to stop.\n"
+    assert explain.explain_text(nan, kb)["findings"][0]["id"] == "torch.loss_nan"

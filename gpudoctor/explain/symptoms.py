@@ -360,9 +360,12 @@ def _said(text):
     (transformers' 'Using a slow image processor as `use_fast` is unset', tokenizers' 'slow tokenizer', accelerate
     launch's defaults warning) and not a line of shell or Python code or a comment; settings.py's refusals of told
     lines, the same for both readers."""
+    from gpudoctor.explain.outcome import _END
     from gpudoctor.explain.settings import _CODE, _PROGRAM
 
-    return not (_PROGRAM.search(text) or _CODE.search(text) or _LAUNCH_DEFAULTS.search(text))
+    # (review18) nor a program's own line that its run ended as it should: Lightning's EarlyStopping 'Monitored
+    # metric val_loss did not improve in the last 3 records. ... Signaling Trainer to stop.' is no "loss flat"
+    return not (_PROGRAM.search(text) or _CODE.search(text) or _LAUNCH_DEFAULTS.search(text) or _END.search(text))
 
 
 def _users(hit, program):
