@@ -115,6 +115,29 @@ HYDRA_APP = (
     'Set the environment variable HYDRA_FULL_ERROR=1 for a complete stack trace.\n'
 )
 
+# jax 0.4.30 on CPython 3.10.13 (before add_note): the note is the str() of jax.errors.SimplifiedTraceback, raised as the
+# cause of the real exception (jax_value.py: jnp.reshape of 16 elements to (3, 5) under jax.jit)
+JAX04_VALUE = (
+    'jax.errors.SimplifiedTraceback: For simplicity, JAX has removed its internal frames from the traceback of the following exception. Set JAX_TRACEBACK_FILTERING=off to include these.\n'
+    '\n'
+    'The above exception was the direct cause of the following exception:\n'
+    '\n'
+    'Traceback (most recent call last):\n'
+    '  File "/work/job/jax_value.py", line 5, in <module>\n'
+    '    step(jnp.ones(16))\n'
+    '  File "/work/job/jax_value.py", line 4, in step\n'
+    '    return jnp.reshape(x, (3, 5))\n'
+    '  File "/opt/venv/lib/python3.10/site-packages/jax/_src/numpy/lax_numpy.py", line 1256, in reshape\n'
+    '    return a.reshape(shape, order=order)  # type: ignore[call-overload,union-attr]\n'
+    '  File "/opt/venv/lib/python3.10/site-packages/jax/_src/numpy/array_methods.py", line 745, in meth\n'
+    '    return getattr(self.aval, name).fun(self, *args, **kwargs)\n'
+    '  File "/opt/venv/lib/python3.10/site-packages/jax/_src/numpy/array_methods.py", line 149, in _reshape\n'
+    '    newshape = _compute_newshape(a, args[0] if len(args) == 1 else args)\n'
+    '  File "/opt/venv/lib/python3.10/site-packages/jax/_src/numpy/array_methods.py", line 137, in _compute_newshape\n'
+    '    raise TypeError(f"cannot reshape array of shape {np.shape(a)} (size {np.size(a)}) "\n'
+    'TypeError: cannot reshape array of shape (16,) (size 16) into shape (3, 5) (size 15)\n'
+)
+
 
 def _root(kb, text):
     res = explain.explain_text(text, kb)
@@ -236,3 +259,11 @@ def test_the_exception_after_equinox_header_is_read_and_atexit_means_the_program
     assert f["id"] == "code.library_error"
     assert "A linear solver returned non-finite" in _shown(f)
     assert "An error occurred during the runtime" not in _said(f)
+
+
+def test_jax_before_add_note_prints_the_note_as_an_exception_and_the_real_one_is_read(kb):
+    full = knowgen.committed("trailers")
+    assert any("jax.errors.SimplifiedTraceback" in (t.get("classes") or []) for t in full["trailers"])
+    f = _root(kb, JAX04_VALUE)
+    assert f["id"] == "jax.usage"
+    assert "cannot reshape array" in _shown(f) and "JAX_TRACEBACK_FILTERING" not in _said(f)

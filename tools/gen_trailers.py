@@ -152,9 +152,23 @@ def reduced(src):
                isinstance(st.targets[0], ast.Name) and _const(st.value, {}) is not None or
                isinstance(st, ast.Assign) and isinstance(st.value, (ast.BinOp, ast.JoinedStr))]
     base = len(py_trailers(None, ast.Module(body=strings, type_ignores=[])))
+    strings += [st for st in tree.body if isinstance(st, ast.Assign) and len(st.targets) == 1 and
+                isinstance(st.targets[0], ast.Attribute) and st.targets[0].attr == "__module__"]
     keep = [st for st in tree.body if st in strings or
             len(py_trailers(None, ast.Module(body=strings + [st], type_ignores=[]))) > base]
     return "\n\n".join(ast.unparse(st) for st in keep) + "\n"
+
+
+def _class_name(tree, name, path):
+    """The name a class is printed with: '<module>.<name>', the module its `__module__` is set to in the file (jax:
+    SimplifiedTraceback.__module__ = "jax.errors") or the file's own."""
+    for st in tree.body:
+        if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Attribute) and \
+                st.targets[0].attr == "__module__" and ast.unparse(st.targets[0].value) == name and \
+                isinstance(st.value, ast.Constant):
+            return "%s.%s" % (st.value.value, name)
+    mod = (path or "").rsplit(".", 1)[0].replace("/", ".")
+    return "%s.%s" % (mod, name) if mod else name
 
 
 def py_trailers(path, src):
@@ -203,6 +217,17 @@ def py_trailers(path, src):
                     t = _const(sub.value, names)
                     if t and knowgen.own_enough(t.replace(FIELD, " ")):
                         out.append(("args", t, "", sub.lineno))
+    for st in tree.body:
+        # an exception class whose str() is text of the module's own (jax's SimplifiedTraceback, raised as the cause
+        # of the real exception before Python 3.11 had add_note: 'jax.errors.SimplifiedTraceback: For simplicity,
+        # ...' then 'The above exception was the direct cause of the following exception:')
+        if isinstance(st, ast.ClassDef):
+            for fn in st.body:
+                if isinstance(fn, ast.FunctionDef) and fn.name == "__str__" and len(fn.body) == 1 and \
+                        isinstance(fn.body[0], ast.Return) and fn.body[0].value is not None:
+                    t = _const(fn.body[0].value, names)
+                    if t and FIELD not in t and knowgen.own_enough(t):
+                        out.append(("str", t, "", st.lineno, _class_name(tree, st.name, path)))
     for st in tree.body:
         if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name):
             v = names.get(st.targets[0].id)
@@ -287,11 +312,11 @@ def lines_of(text):
 def build(py_files, cpp_files):
     rows = []
     for pkg, ver, path, src in py_files:
-        for how, text, head, line in py_trailers(path, src):
+        for how, text, head, line, *cls in py_trailers(path, src):
             ls = lines_of(text)
             if ls:
                 rows.append({"package": pkg, "version": ver, "file": path,
-                             "how": how, "lines": ls, "header": " ".join(head.split())})
+                             "how": how, "lines": ls, "header": " ".join(head.split()), "classes": cls})
     cpp = cpp_trailers([(p, s) for p, s, _ in cpp_files])
     commits = {p: c for p, _, c in cpp_files}
     # 'Search for `' <name> '' in https://... for more information.': one line with a field for the name
@@ -308,12 +333,16 @@ def build(py_files, cpp_files):
         if ls:
             rows.append({"package": "torch", "version": commits.get(path, "?"), "file": "c10/cuda/" + path,
                          "how": how, "function": fn, "lines": ls, "header": ""})
-    seen, out = set(), []
+    seen, out = {}, []
     for r in rows:
         key = tuple(r["lines"])
-        if key not in seen:
-            seen.add(key)
-            out.append(r)
+        if key in seen:
+            # the same text appended another way (jax's note, and its SimplifiedTraceback class before Python 3.11)
+            first = seen[key]
+            first["classes"] = sorted(set(first.get("classes") or []) | set(r.get("classes") or []))
+            continue
+        seen[key] = r
+        out.append(r)
     return out
 
 
