@@ -138,3 +138,14 @@ def test_lightnings_early_stopping_end_line_is_no_flat_loss(kb):
     # its divergence stop is a run gone wrong, still read
     nan = "Monitored metric val_loss = nan is not finite. Previous best value was 0.500. Signaling Trainer to stop.\n"
     assert explain.explain_text(nan, kb)["findings"][0]["id"] == "torch.loss_nan"
+
+
+def test_a_ninja_build_the_user_interrupted_is_no_failed_step(kb):
+    # noanswer18 3c1e57b read every 'ninja: build stopped: %s.' (ninja-build/ninja src/ninja.cc) as a failed build
+    # step; its reason 'interrupted by user' (src/build.cc, SIGINT) is the user's Ctrl-C, not a compiler's error
+    fs = _findings("[1/3] Building CUDA object kernel.cu.o\n[2/3] Linking\nninja: build stopped: interrupted by user.\n",
+                   kb)
+    assert not any(f["id"] == "build.tool_error" for f in fs)
+    fs = _findings("[2/3] Building CUDA object kernel.cu.o\nFAILED: kernel.cu.o\nninja: build stopped: subcommand "
+                   "failed.\n", kb)
+    assert fs and fs[0]["id"] == "build.tool_error"

@@ -67,7 +67,8 @@ PATTERNS = {
     # (scripts/Dpkg/ErrorHandling.pm: '<program>: error: <message>')
     "_struct_ex_build": [(r"^(?P<prog>g?make)(?:\[\d{1,4}\])?: \*\*\* (?P<msg>[^\n]{1,300})", ["make:***", "]:***"]),
                          (r"^(?P<prog>CMake) Error(?: at [^\n]{1,300}?:\d{1,7} \(\w{1,60}\))?:", ["cmakeerror"]),
-                         (r"^(?P<prog>ninja): build stopped: (?P<msg>[^\n]{1,200})", ["ninja:buildstopped"]),
+                         (r"^(?P<prog>ninja): build stopped: (?!interrupted by user)(?P<msg>[^\n]{1,200})",
+                          ["ninja:buildstopped"]),
                          (r"\b(?P<prog>collect2): error: ld returned \d{1,3} exit status", ["collect2:error"]),
                          (r"^(?P<prog>dh_[a-z_]{2,40}|dpkg-buildpackage|dpkg-source|debuild): error: "
                           r"(?P<msg>[^\n]{1,300})", ["dh_", "dpkg-", "debuild:"])],
