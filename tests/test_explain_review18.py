@@ -149,3 +149,15 @@ def test_a_ninja_build_the_user_interrupted_is_no_failed_step(kb):
     fs = _findings("[2/3] Building CUDA object kernel.cu.o\nFAILED: kernel.cu.o\nninja: build stopped: subcommand "
                    "failed.\n", kb)
     assert fs and fs[0]["id"] == "build.tool_error"
+
+
+def test_a_module_without_its_own_dunder_is_no_release_mismatch(kb):
+    # wrong18 c6f5b4c answered "module 'numpy' has no attribute '__version__'" raised in pandas' frame as the two
+    # releases not fitting ("pin numpy to the last release that has numpy.__version__"): every numpy has it; a module
+    # without it is a same-named folder found first or a broken install
+    text = ('Traceback (most recent call last):\n  File "/home/u/proj/train.py", line 1, in <module>\n'
+            '    import pandas as pd\n  File "/usr/lib/python3.11/site-packages/pandas/compat/numpy/__init__.py", '
+            'line 4, in <module>\n    _np_version = np.__version__\n'
+            "AttributeError: module 'numpy' has no attribute '__version__'\n")
+    for f in _findings(text, kb):
+        assert "has numpy.__version__" not in " ".join(" ".join(c.get("fix") or []) for c in f["causes"])

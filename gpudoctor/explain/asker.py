@@ -63,7 +63,9 @@ def foreign_attribute(tb):
     msg = (tb.get("msg") or "").strip()
     m = _MODULE_ATTR.match(msg) if exc == "AttributeError" else (
         _IMPORT_NAME.match(msg) if exc == "ImportError" else None)
-    if not m:
+    if not m or re.match(r"__\w+__$", m.group("attr")):
+        # (review18) a module without its own __version__ / __file__ is no release of it that lacks the name: a folder
+        # of that name found first (a namespace package) or a broken install, whatever asked
         return None
     mod = m.group("mod")
     top = mod.split(".")[0]
