@@ -161,3 +161,14 @@ def test_a_module_without_its_own_dunder_is_no_release_mismatch(kb):
             "AttributeError: module 'numpy' has no attribute '__version__'\n")
     for f in _findings(text, kb):
         assert "has numpy.__version__" not in " ".join(" ".join(c.get("fix") or []) for c in f["causes"])
+
+
+def test_dcgm_exporter_that_started_does_not_undo_the_host_engines_failure(kb):
+    # noanswer18 4f4e304: a later 'Started <Description>.' of the same program undoes its start failure; 'Started
+    # NVIDIA DCGM Exporter.' (another unit) counted as DCGM's host engine having started
+    text = ("Nov 27 10:00:01 node1 systemd[1]: Failed to start NVIDIA DCGM service.\n"
+            "Nov 27 10:00:02 node1 systemd[1]: Started NVIDIA DCGM Exporter.\n")
+    fs = _findings(text, kb)
+    assert fs and fs[0]["id"] == "dcgm.hostengine"
+    fs = _findings(text.replace("Exporter", "service"), kb)
+    assert not any(f["id"] == "dcgm.hostengine" for f in fs)

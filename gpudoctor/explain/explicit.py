@@ -61,7 +61,8 @@ PATTERNS = {
                           ["failedwithresult", "mainprocessexited"])],
     # systemd's job result for a unit that did start (src/core/job.c: 'Started %s.'): a start that failed before it was
     # retried and went through (Restart=on-failure) is not what stopped anything
-    "_struct_ex_started": [(r"\bStarted (?P<prog>NVIDIA [Ff]abric ?[Mm]anager|nvidia-fabricmanager|NVIDIA DCGM|"
+    "_struct_ex_started": [(r"\bStarted (?P<prog>NVIDIA [Ff]abric ?[Mm]anager|nvidia-fabricmanager|"
+                            r"NVIDIA DCGM(?= service\b|\.?$)|"
                             r"nv-hostengine|MUNGE authentication service|Slurm (?:node|controller|DBD accounting) "
                             r"daemon)\b",
                             ["startednvidiafabric", "startednvidia-fabricmanager", "startednvidiadcgm",
