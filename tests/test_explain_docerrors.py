@@ -267,3 +267,24 @@ def test_jax_before_add_note_prints_the_note_as_an_exception_and_the_real_one_is
     f = _root(kb, JAX04_VALUE)
     assert f["id"] == "jax.usage"
     assert "cannot reshape array" in _shown(f) and "JAX_TRACEBACK_FILTERING" not in _said(f)
+
+
+@pytest.mark.parametrize("exc, msg, frame, found", [
+    ("flax.errors.ModifyScopeVariableError", "Cannot update variable", None, "flax.errors.ModifyScopeVariableError"),
+    # jax <= 0.4 printed the class from the module that defines it
+    ("jax._src.errors.ConcretizationTypeError", "Abstract tracer value encountered", None,
+     "jax.errors.ConcretizationTypeError"),
+    ("ConcretizationTypeError", "Abstract tracer value encountered where concrete value is expected",
+     "/usr/lib/python3/site-packages/jax/_src/core.py", "jax.errors.ConcretizationTypeError"),
+    ("ConcretizationTypeError", "See https://docs.jax.dev/en/latest/errors.html#jax.errors.ConcretizationTypeError",
+     "/work/job/train.py", "jax.errors.ConcretizationTypeError"),
+    # the same name in the user's own code or another package is not jax's
+    ("ConcretizationTypeError", "my own error", "/work/job/train.py", None),
+    ("mylib.errors.ConcretizationTypeError", "my own error", None, None),
+])
+def test_a_documented_class_is_known_by_its_name_in_its_package(exc, msg, frame, found):
+    from gpudoctor.explain import errordocs
+
+    tb = {"exc": exc, "msg": msg, "more": "", "frames": [(frame, 1, "f")] if frame else []}
+    row = errordocs.lookup(tb)
+    assert (row["class"] if row else None) == found

@@ -7,7 +7,8 @@ sentences and working code lines, and the doc URL the class's message ends with.
 - ``apply(result, scan)``: when a knowledge entry answered the text (jax.tracer's pattern on jax.errors' URL), the
   documented cause and fix of the exception at the root's line go first, unless the answer came from here.
 
-A class is known by its full name in the exception line ('flax.errors.ModifyScopeVariableError'), or by its bare
+A class is known by its full name in the exception line ('flax.errors.ModifyScopeVariableError'), by its name under
+another module of the same package (jax <= 0.4 printed 'jax._src.errors.ConcretizationTypeError'), or by its bare
 name where the message carries the class's own doc URL ('...errors.html#jax.errors.TracerBoolConversionError') or
 the innermost frame is in the class's package. The quoted fix is documentation's text: a fix line names it as such
 (never pasted as a command).
@@ -49,6 +50,10 @@ def lookup(tb):
     frames = tb.get("frames") or []
     for row in rows:
         if row.get("url") and row["url"].split("#", 1)[-1] in text:
+            return row
+        if "." in exc and exc.split(".", 1)[0] == row["package"]:
+            # the class printed from the module that defines it in another release (jax <= 0.4:
+            # 'jax._src.errors.ConcretizationTypeError', 'jax.core.ConcretizationTypeError'): same package, same name
             return row
         if "." not in exc and frames:
             from gpudoctor.explain import pytb
