@@ -11,7 +11,10 @@ that prints the line.
    fallback', ProcessGroupGloo.cpp), with nothing else failed, is no other program's failure (torchwarn.py); the fields of an Open
    MPI help banner whose topic is a warning are that warning, and a banner that says 'your job will continue' is no
    root (helpbanner.py); Lightning's own end of a fit (early stopping, Timer) ends the run (outcome.py).
-3. 'The same batch size' is DataLoader's batch_size setting, not the ranks being given the same batches (meaning.py
+3. A bare line that quotes a record the text holds at its program's INFO level (an issue title quoting NCCL's INFO
+   line) is that record (quoted.py); a traceback that ends in a warning category is the warnings filter set to
+   'error' (asker.warning_raised: python.warning_as_error).
+4. 'The same batch size' is DataLoader's batch_size setting, not the ranks being given the same batches (meaning.py
    data_same).
 """
 
@@ -137,3 +140,27 @@ def test_lightnings_own_end_of_fit_ends_the_run(cli, tmp_path):
     _, doc = explain_paste(cli, tmp_path, warn + "Monitored metric val_loss = nan is not finite. Previous best value was "
                            "0.412. Signaling Trainer to stop.\n", name="nan.txt")
     assert doc["findings"], doc["verdict"]
+
+
+def test_a_title_quoting_an_info_line_is_that_info_line(cli, tmp_path):
+    # https://github.com/NVIDIA/nccl/issues/1292: the title 'Failed to find ncclNetPlugin_v8 symbol', then NCCL's INFO
+    text = _seen("2026-11-26r", "healthy-nccl-1292-netplugin-v8-symbol-info")
+    _, doc = explain_paste(cli, tmp_path, text, rcs=(0,))
+    assert doc["verdict"] == "no_error" and not doc["findings"], (doc["verdict"], ids(doc))
+    # the same words with no INFO record of them are still a failure nothing explains
+    _, doc = explain_paste(cli, tmp_path, text.split("\n")[0] + "\n", name="b.txt")
+    assert doc["verdict"] != "no_error", doc["verdict"]
+
+
+def test_a_warning_raised_as_an_exception_is_the_warnings_filter(cli, tmp_path):
+    # P13 (planted, run here on 2 GPUs: torch 2.11.0, PYTHONWARNINGS=error): torch.utils.checkpoint's use_reentrant
+    # UserWarning raised by warnings.warn under the 'error' filter (Lib/warnings.py)
+    _, doc = explain_paste(cli, tmp_path, _seen("2026-11-26p13", "p13-env_pythonwarnings_error"))
+    assert root_id(doc) == "python.warning_as_error", ids(doc)
+    assert doc["findings"][0]["family"] == "code.python_env"
+    assert "use_reentrant" in fixes(doc["findings"][0]), fixes(doc["findings"][0])
+    # an exception that is no warning category is not
+    text = _tb([("train.py", 9, "<module>"), (_SITE + "/torch/utils/checkpoint.py", 481, "checkpoint")],
+               "RuntimeError: use_reentrant must be passed")
+    _, doc = explain_paste(cli, tmp_path, text, name="b.txt")
+    assert root_id(doc) != "python.warning_as_error", ids(doc)

@@ -19,6 +19,12 @@ the asker's, not the printer's.
   the name: numba-cuda's arrayobj.py calling np.row_stack, which numpy removed): code.lib_api_version (family
   code.python_env), pin the module or upgrade the asker; not the module's misuse by the user, nor the asker's bug. A
   circular import ('partially initialized module') is not this.
+- **the warnings filter asked for an exception** (warning_raised): warnings.warn() raises the warning itself when the
+  filter's action for it is 'error' (Lib/warnings.py warn_explicit: `if action == "error": raise message`;
+  https://docs.python.org/3/library/warnings.html#the-warnings-filter): PYTHONWARNINGS=error, python -W error,
+  warnings.simplefilter('error'), pytest's -W error. A traceback that ends in a warning category (UserWarning,
+  FutureWarning, DeprecationWarning, ...) is that filter, not the code that warned (torch.utils.checkpoint's
+  use_reentrant UserWarning under PYTHONWARNINGS=error): python.warning_as_error (family code.python_env).
 """
 
 import re
@@ -79,6 +85,17 @@ def foreign_attribute(tb):
     if kind != "lib" or not lib or lib in (top, pytb.owner(top)):
         return None
     return {"mod": mod, "attr": m.group("attr"), "asker": lib, "file": file, "line": line}
+
+
+# a warning category's class (Doc/library/warnings.rst "Warning Categories": Warning and its subclasses, a library's
+# own named ...Warning), as the traceback's last line names it
+_WARNING_CLASS = re.compile(r"^(?:[A-Za-z_]\w{0,60}\.){0,8}[A-Z]\w{0,60}Warning$")
+
+
+def warning_raised(tb):
+    """The warning category a traceback ends in (a warning the warnings filter raised), else None."""
+    exc = tb.get("exc") or ""
+    return exc.rsplit(".", 1)[-1] if _WARNING_CLASS.match(exc) else None
 
 
 def pip_name(name):

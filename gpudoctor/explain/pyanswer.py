@@ -436,6 +436,14 @@ def _asked(scan, kb, tb, what, at):
                           "the spawn / forkserver start method a DataLoader's Dataset, collate_fn and worker_init_fn "
                           "(and all they hold) go to every worker, as do mp.spawn's arguments." % (hook[0], at, what))
         return f  # (python.pickle's cause for an object that refuses, by its evidence, comes first)
+    cat = asker.warning_raised(tb) if "python.warning_as_error" in by else None
+    if cat:
+        f = _structural_finding(by["python.warning_as_error"], hit, "a %s raised as an exception: warnings.warn() "
+                                "raises it when the warnings filter says 'error'" % cat, scan, sure="medium")
+        f["notes"].append("The program warned (%s, at %s) and a warnings filter set to 'error' made the warning an "
+                          "exception that ended it: the warning alone would have been printed and the run gone on. "
+                          "The warning's own words say what it wants changed." % (_clip(what, 240), at))
+        return f
     got = asker.foreign_attribute(tb) if "code.lib_api_version" in by else None
     if got:
         mod, attr, lib = got["mod"], got["attr"], got["asker"]
