@@ -212,6 +212,12 @@ def analyze(scan, kb, assume_error=False):
                     and all(h.pattern is not None and getattr(h.pattern, "site", None) for h in m["hits"])
                     and all(any(a <= ln <= b for a, b in spans) for ln in m["lines"])]:
             del matched[eid]
+        # (config18) a parser's refusal of a file or a record (config_files.toml: YAML, JSON, TOML) inside a traceback
+        # the program went on after (a dataset that logs a corrupt JSON record and skips it) is not the failure
+        spans = [(tb["intro_line"] or tb["header_line"], tb["line"] + 3) for tb in went_on]
+        for eid in [eid for eid, m in matched.items() if eid.startswith("config.") and m["lines"]
+                    and all(any(a <= ln <= b for a, b in spans) for ln in m["lines"])]:
+            del matched[eid]
     real_error = (errors > 0 and not went_on) or any(
         (None in m["ranks"] and kb.by_id[eid]["kind"] != "warning") or
         ("warn" in m["ranks"] and kb.by_id[eid]["kind"] == "error") for eid, m in matched.items())

@@ -9,7 +9,7 @@ code.exception with the file and line - or argparse's '<prog>: error: <message>'
 
 import re
 
-from gpudoctor.explain import errordocs, excmeaning, oserror, provenance, pytb, trailers
+from gpudoctor.explain import cfgvalue, errordocs, excmeaning, oserror, provenance, pytb, trailers
 from gpudoctor.fixline import sh
 from gpudoctor.explain.text import clip as _clip, severity
 from gpudoctor.explain.analyze import _ECHO_EXC, _EXC_FAMILY, _TORCHDIST, _structural_finding
@@ -270,6 +270,8 @@ def _traceback_finding(scan, kb, tb):
     at = "%s:%d%s" % (file, line, " in %s" % fn if fn and not fn.startswith("<") else "")
     # a message that is an OS error's whole text names it, before the type's family (oserror.py)
     f = oserror.finding(scan, kb, [tb] + chain, _structural_finding)
+    if f is None:  # a hyperparameter guard given a str (a YAML 1.1 number without a dot: cfgvalue.py)
+        f = cfgvalue.finding(scan, kb, tb, _structural_finding)
     if f is None and _exec_failed(tb) and kind == "lib" and "launcher.script_missing" in by and \
             "/torch/distributed/elastic/" in file.replace("\\", "/"):
         # torchrun's agent could not start its worker's command (provenance: Popen's exec in the agent, not a worker)
