@@ -172,3 +172,18 @@ def test_dcgm_exporter_that_started_does_not_undo_the_host_engines_failure(kb):
     assert fs and fs[0]["id"] == "dcgm.hostengine"
     fs = _findings(text.replace("Exporter", "service"), kb)
     assert not any(f["id"] == "dcgm.hostengine" for f in fs)
+
+
+def test_a_warning_class_the_code_raised_itself_is_no_warnings_filter(kb):
+    # wrong18 fcf633c read every traceback ending in a warning category as warnings.warn under an 'error' filter
+    # (python.warning_as_error: unset PYTHONWARNINGS); code that raises the class itself has no filter to drop. Both
+    # texts made here with CPython 3.11 (python3 -W error, and a plain run).
+    warned = ('step 1\nTraceback (most recent call last):\n  File "/tmp/w1.py", line 5, in <module>\n    f()\n'
+              '  File "/tmp/w1.py", line 3, in f\n    warnings.warn("use_reentrant parameter should be passed '
+              'explicitly", UserWarning)\nUserWarning: use_reentrant parameter should be passed explicitly\n')
+    assert _findings(warned, kb)[0]["id"] == "python.warning_as_error"
+    raised = ('loading\nTraceback (most recent call last):\n  File "/tmp/w2.py", line 4, in <module>\n    load({})\n'
+              '  File "/tmp/w2.py", line 2, in load\n    raise UserWarning("config key \'fp16\' is not supported with '
+              'this model, use \'bf16\'")\nUserWarning: config key \'fp16\' is not supported with this model, use '
+              '\'bf16\'\n')
+    assert all(f["id"] != "python.warning_as_error" for f in _findings(raised, kb))

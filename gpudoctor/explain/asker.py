@@ -95,7 +95,14 @@ _WARNING_CLASS = re.compile(r"^(?:[A-Za-z_]\w{0,60}\.){0,8}[A-Z]\w{0,60}Warning$
 def warning_raised(tb):
     """The warning category a traceback ends in (a warning the warnings filter raised), else None."""
     exc = tb.get("exc") or ""
-    return exc.rsplit(".", 1)[-1] if _WARNING_CLASS.match(exc) else None
+    if not _WARNING_CLASS.match(exc):
+        return None
+    src = ((tb.get("src") or [("", None)])[-1][0] or "").strip()
+    if src.startswith("raise "):
+        # (review18) the code raised the warning class itself (`raise UserWarning("...")`): an exception like any
+        # other, no filter involved (warnings.warn's raise is in C: the last frame shown is the warn() call)
+        return None
+    return exc.rsplit(".", 1)[-1]
 
 
 def pip_name(name):
