@@ -90,6 +90,10 @@ def test_a_traceback_cut_before_its_exception_line(kb):
     r = explain.explain_text('Traceback (most recent call last):\n  File "/x/site-packages/torch/distributed/'
                              'distributed_c10d.py", line 3505, in new_group\n    pg = _new_group_with_tag(\n', kb)
     assert not any("is not in the text" in _notes(f) for f in r["findings"])
+    # the deepest frame shown need not be the raiser: a library without a family of its own, no raise statement shown
+    r = explain.explain_text('Traceback (most recent call last):\n  File "/x/site-packages/colossalai/booster/'
+                             'booster.py", line 120, in boost\n    model = self.plugin.configure(model)\n', kb)
+    assert not any("is not in the text" in _notes(f) for f in r["findings"])
     # logging's stack_info (Lib/logging/__init__.py Formatter.formatStack) prints frames of a program that goes on
     stack = ('WARNING:root:slow step\nStack (most recent call last):\n  File "/usr/lib/python3.11/site-packages/'
              'vllm/utils.py", line 12, in run\n    log()\n')
@@ -101,6 +105,10 @@ def test_an_exception_line_alone_naming_a_librarys_class(kb):
     assert f["id"] == "deepspeed.library_error" and "DeepSpeedZeroOptimizer_Stage3" in _notes(f)
     f = _root(_case("2026-11-27u", "u-nanotron347-pp8-microbatches"), kb)
     assert f["id"] == "code.library_error" and "nanotron" in _notes(f)
+    # the exception's own class name alone is not looked up (ray defines a class OutOfMemoryError; torch.cuda's is an
+    # alias of torch._C's, no class statement): only classes its message names
+    r = explain.explain_text("InvalidReplicaPolicyError: the policy of the layer is unknown\n", kb)
+    assert not any(f["id"].startswith("deepspeed.") for f in r["findings"])
     # a class of torch's (every library's objects are torch's too) names no library
     r = explain.explain_text("AttributeError: 'ProcessGroupAllocMixin' object has no attribute 'foo'\n", kb)
     assert not r["findings"] or "ProcessGroupAllocMixin" not in _notes(r["findings"][0])

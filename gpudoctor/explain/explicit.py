@@ -234,7 +234,10 @@ def _named_class(scan, kb, structural_finding, known):
         if not m or m.start() > 0 and body[m.start() - 1] not in " `'\"([:":
             continue
         exc, msg = m.group("exc"), m.group("msg").rstrip("`'\" ")
-        names = [exc.rsplit(".", 1)[-1]] + _CLASS_WORD.findall(msg)
+        # (the classes the message names, not the exception's own: a class name alone may be another library's alias
+        # of it - torch.cuda's 'OutOfMemoryError = torch._C.OutOfMemoryError' is no class statement, ray's is - and a
+        # module-qualified one is provenance's to read)
+        names = _CLASS_WORD.findall(msg)
         name = next((n for n in names if n in table), None)
         if not name:
             continue
@@ -368,6 +371,11 @@ def _cut_finding(scan, kb, structural_finding):
                                    "traceback cut before its exception line" % at, scan)
     if f is None and kind == "lib" and lib and lib != "torch":
         eid = pyanswer._lib_entry(by, file, lib)[0]
+        # the deepest frame shown need not be the one that raised (the traceback goes on below it): only a library
+        # with a family of its own is answered, or one whose own raise statement is the frame's line; the generic
+        # code.library_error of any other was right for 1 of 4 seen texts that other knowledge answers
+        if eid == "code.library_error" and not m:
+            eid = None
         if eid in by and by[eid]["kind"] != "echo":
             f = structural_finding(by[eid], hit, "the innermost frame of a traceback cut before its exception line "
                                    "is %s's (%s)" % (lib, at), scan)
