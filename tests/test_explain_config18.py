@@ -1,5 +1,5 @@
 """The configuration files a training job reads (config18, issue 18 item 1): the sites tools/gen_config_messages.py
-reads from PyYAML 6.0.4, OmegaConf 2.4.0's YAML loader, CPython 3.11.7's json decoder (and its _json accelerator) and
+reads from PyYAML 6.0.4 (and the libyaml linked into its wheel), OmegaConf 2.4.0's YAML loader, CPython 3.11.7's json decoder (and its _json accelerator) and
 tomllib, and the hyperparameter guards of torch 2.14.1's torch.optim and transformers 5.24.0, regenerate from the
 recorded slice (tools/data/config_messages_slice.txt); real runs made here (fixtures/explain/config18/make_runs.py: the
 real parsers on broken files, a real torch.optim / lr_scheduler call given a YAML-loaded value) get their entry and
@@ -50,6 +50,8 @@ def test_contexts_and_vague_texts_get_no_family():
     ("yaml_indent", "config.yaml_syntax", "fix the indentation"),
     ("yaml_dedent", "config.yaml_syntax", "same indentation"),
     ("yaml_unclosed_quote", "config.yaml_syntax", "close the quote"),
+    ("yaml_cloader_dedent", "config.yaml_syntax", "same indentation"),  # libyaml's wording (CSafeLoader)
+    ("yaml_cloader_tab", "config.yaml_syntax", "never tabs"),
     ("yaml_winpath", "config.yaml_syntax", "single quotes"),
     ("yaml_python_tuple", "config.yaml_syntax", "FullLoader"),
     ("yaml_two_docs", "config.yaml_syntax", "safe_load_all"),

@@ -8,6 +8,9 @@ Read, never imported or run:
     context_mark, problem, problem_mark)` of yaml/scanner.py, parser.py, composer.py and constructor.py (its context
     and its problem: yaml/error.py MarkedYAMLError.__str__ prints each on a line of its own), and the two texts of
     yaml/reader.py ReaderError.__str__ (a character the reader refuses, a byte its codec cannot decode);
+  - libyaml (the C library of yaml.CLoader / CSafeLoader, linked into the wheel's yaml/_yaml*.so, whose problems
+    yaml/_yaml.pyx raises as the same classes): the printable runs of that shared object that are its problem and
+    context texts ('did not find expected key', 'found a tab character that violates indentation');
   - OmegaConf's own YAML loader (omegaconf/_yaml.py: a duplicate key, aliases that expand too far), read the same way;
   - CPython's json decoder (Lib/json/decoder.py: `JSONDecodeError(msg, ...)`, and the texts of the C accelerator
     Modules/_json.c that the interpreter uses by default, read as the printable runs of its _json shared object),
@@ -57,6 +60,13 @@ JSON_SO = "lib-dynload/_json"  # the slice's name for the printable runs of CPyt
 # the C accelerator's texts (Modules/_json.c raise_errmsg): its runs that begin as the decoder's messages do
 JSON_C_TEXT = re.compile(r"^(?:Expecting [a-z ',:]{1,60}|Invalid [a-zA-Z \\]{1,40}|Unterminated string starting at|"
                          r"Extra data|Illegal trailing comma[a-z ]{1,40})$")
+# libyaml's texts (the C library yaml.CLoader / CSafeLoader use, linked into the wheel's yaml/_yaml*.so; yaml/_yaml.pyx
+# raises them as the same MarkedYAMLError classes): its scanner's and parser's problems and contexts
+LIBYAML = "yaml/_yaml.so"  # the slice's name for the printable runs of the wheel's libyaml
+LIBYAML_TEXT = re.compile(r"^(?:did not find (?:expected|the expected) [\w<>'!,.\] -]{1,60}|found (?:a tab character|"
+                          r"character that|unexpected|undefined|duplicate) [\w%<>' -]{1,60}|(?:block sequence entries|"
+                          r"mapping (?:keys|values)) are not allowed in this context|could not find expected [\w':]{1,30}|"
+                          r"control characters are not allowed|while (?:scanning|parsing) an? [\w% ]{1,30})$")
 GUARD_FILES = r"^(?:torch/optim/[a-z_]+\.py|transformers/(?:training_args|optimization)\.py)$"
 # the functions that take the user's values: a constructor, a dataclass's __post_init__ and the validation it calls
 CONSTRUCTORS = re.compile(r"^(?:__init__|__post_init__|_?validate\w{0,40})$")
@@ -74,40 +84,40 @@ _YAML11 = "https://yaml.org/spec/1.1/"
 _YAML12 = "https://yaml.org/spec/1.2.2/"
 # What one message means and what to do: [(regex over the text, means, [fix])]
 MSG_FIX = [
-    (r"^found character %r that cannot start any token",
+    (r"^found character (?:%r )?that cannot start any token|^found a tab character",
      "yaml/scanner.py fetch_more_tokens(): at the line and column printed below it the file has a character no YAML "
      "token starts with: a TAB used to indent (YAML forbids tabs in indentation: " + _YAML12 + "#61-indentation-spaces)"
      ", or an unquoted value that begins with a reserved indicator ('@' or '`').",
      ["indent with spaces, never tabs: replace the tabs in that file (expand -t 2 f.yaml > f2.yaml, or sed -i "
       "'s/\\t/  /g' f.yaml; an editor's 'convert indentation to spaces'), and quote a value that begins with @ or `"]),
-    (r"^could not find expected ':'",
+    (r"^could not find expected ':'$",
      "yaml/scanner.py: a line began a plain 'key' that never reached its ':' (a key and a ':' must be on one line): a "
      "'key:value' with no space after the colon, a value continued on the next line less indented, or a list item "
      "or a line that lost its '- ' or its ':'.",
      ["write each mapping line as `key: value` (a space after the colon) and keep a long value on one line or quote "
       "it; check the line above the one printed"]),
-    (r"^mapping values are not allowed here",
+    (r"^mapping values are not allowed (?:here|in this context)",
      "yaml/scanner.py fetch_value(): a ': ' appeared where a plain value is still being read: an unquoted value that "
      "itself holds ': ' (a message, a URL with a port, a Windows path, 'a: b: c'), or a key indented under a line "
      "that already has a value.",
      ["quote the value that holds ': ' (`msg: \"error: x\"`), or fix the indentation so that the nested key sits "
       "under a key with no value of its own (`parent:` then the children indented by spaces)"]),
-    (r"^sequence entries are not allowed here",
+    (r"^(?:block )?sequence entries are not allowed (?:here|in this context)",
      "yaml/scanner.py fetch_block_entry(): a '- ' list item where a value was already given on the same key "
      "(`key: value` then `- item` under it) or at an indentation that belongs to no list.",
      ["put the list under a key that has no value of its own (`key:` then `  - item` lines), each item at the same "
       "indentation"]),
-    (r"^expected <block end>, but found %r",
+    (r"^expected <block end>, but found %r|^did not find expected key$|^did not find expected '-' indicator",
      "yaml/parser.py: a line is indented differently from the keys (or list items) of the block it belongs to: "
      "siblings must start in the same column, and the block ends only where the indentation goes back.",
      ["give every key of the same mapping (every item of the same list) the same indentation, with spaces: compare "
       "the line printed with the key above it at the same level"]),
-    (r"^expected ',' or '\]', but got %r|^expected ',' or '\}', but got %r",
+    (r"^expected ',' or '\]', but got %r|^expected ',' or '\}', but got %r|^did not find expected ',' or ",
      "yaml/parser.py: a flow collection ([a, b] or {k: v}) is not closed or lacks a comma between its items (an "
      "unquoted item holding ',' or ': ', or a bracket left open across lines).",
      ["close the bracket and separate the items with ', ' (quote an item that holds ',' or ': '), or write the "
       "collection in block style, one item a line"]),
-    (r"^expected the node content, but found %r",
+    (r"^expected the node content, but found %r|^did not find expected node content",
      "yaml/parser.py: a key, '-' or '?' is followed by something that cannot be a value there (a stray ',' , ']' or "
      "'}', or an anchor or tag with nothing after it).",
      ["give the key a value (or quote the value that begins with the character printed)"]),
@@ -221,6 +231,10 @@ def read(pyyaml, omegaconf, lib, torch, transformers):
         got, v = _wheel(wheel, pattern)
         files += got
         versions.append(v)
+    with zipfile.ZipFile(pyyaml) as z:  # after PyYAML's Python: a text both print is the Python scanner's site
+        so = next(n for n in z.namelist() if re.match(r"^yaml/_yaml\.[\w.-]+\.so$", n))
+        runs = sorted({r for r in knowgen.binary_strings(z.read(so), 8) if LIBYAML_TEXT.match(r)})
+    files.append((LIBYAML, "\n".join(runs) + "\n"))
     for rel in LIB_FILES:
         with open(os.path.join(lib, rel), encoding="utf-8") as f:
             files.append((rel, f.read()))
@@ -299,6 +313,12 @@ def messages(files):
                         if m), "")
     out = []
     for path, blocks in by.items():
+        if path == LIBYAML:
+            for i, line in enumerate(blocks[0].splitlines(), 1):
+                if line.strip():
+                    out.append(("%s:%d" % (path, i), "context" if line.startswith("while ") else "problem",
+                                line.strip()))
+            continue
         if path == JSON_SO:
             for i, line in enumerate(blocks[0].splitlines(), 1):
                 if line.strip():
@@ -411,7 +431,7 @@ def _record(path, files, out, version):
         f.write("#! version %s\n" % version)
         for p, src in files:
             lines = src.split("\n")
-            if p == JSON_SO:
+            if p in (JSON_SO, LIBYAML):
                 f.write("=== %s @1\n%s\n" % (p, src.rstrip("\n")))
                 continue
             spans = set()
