@@ -288,3 +288,11 @@ def test_a_documented_class_is_known_by_its_name_in_its_package(exc, msg, frame,
     tb = {"exc": exc, "msg": msg, "more": "", "frames": [(frame, 1, "f")] if frame else []}
     row = errordocs.lookup(tb)
     assert (row["class"] if row else None) == found
+
+
+def test_a_documented_exception_line_pasted_alone_gets_the_documented_fix(kb):
+    # JAX_BOOL's exception line and its doc URL without the traceback (a paste of the last lines)
+    text = "".join(ln for ln in JAX_BOOL.splitlines(True) if ln.startswith(("jax.errors.", "The error occurred", "See ")))
+    f = _root(kb, text)
+    doc = [c for c in f["causes"] if c.get("documented")]
+    assert doc and doc[0]["documented"] == "jax.errors.TracerBoolConversionError", _said(f)

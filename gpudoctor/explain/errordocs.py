@@ -90,24 +90,43 @@ def finding(scan, kb, tb, chain, make):
     return None
 
 
+# a documented class named in a matched line: an exception line ('jax.errors.X: ...', '[rank0]: flax.errors.X: ...') or
+# its doc URL's fragment ('errors.html#jax.errors.X'); bounded, anchored on the module path's dots
+_NAMED = re.compile(r"(?:^|[\s#:\]])((?:[a-z_][a-z0-9_]{0,40}\.){1,6}[A-Z][A-Za-z0-9]{2,80})(?=:|\s|$|\))")
+
+
+def _insert(root, row):
+    causes = root["causes"]
+    # below a cause this very message already has (a generated site's, static_rank 0), above the family's
+    at = 1 if causes and causes[0].get("static_rank") == 0 and causes[0].get("evidence") is not None and \
+        root.get("confidence") != "structural" else 0
+    causes.insert(at, cause(row))
+
+
 def apply(result, scan):
-    """The documented cause of the exception at the root finding's line, first (see the module's doc)."""
+    """The documented cause of the exception at the root finding's line, first (see the module's doc): the
+    traceback that ends at (or just before) a matched line, else a documented class a matched line names (an
+    exception line pasted alone, its doc URL)."""
     findings = result.get("findings") or []
-    if not findings or result.get("verdict") not in ("root_cause", "echo_only") or not scan.tracebacks:
+    if not findings or result.get("verdict") not in ("root_cause", "echo_only"):
         return result
     root = findings[0]
     if any(c.get("documented") for c in root.get("causes") or []):
         return result
-    lines = [m.get("line") for m in root.get("matches") or [] if isinstance(m.get("line"), int)]
+    matches = [m for m in root.get("matches") or [] if isinstance(m.get("line"), int)]
+    lines = [m["line"] for m in matches]
     for tb in scan.tracebacks:
         if not any(0 <= ln - tb["line"] <= NEAR for ln in lines):
             continue
         row = lookup(tb)
         if row:
-            causes = root["causes"]
-            # below a cause this very message already has (a generated site's, static_rank 0), above the family's
-            at = 1 if causes and causes[0].get("static_rank") == 0 and causes[0].get("evidence") is not None and \
-                root.get("confidence") != "structural" else 0
-            causes.insert(at, cause(row))
+            _insert(root, row)
             return result
+    full = _table()["full"]
+    for m in matches[:4]:
+        for name in _NAMED.findall((m.get("text") or "")[:2000]):
+            row = full.get(name)
+            if row:
+                _insert(root, row)
+                return result
     return result
