@@ -13,7 +13,8 @@ that prints the line.
    root (helpbanner.py); Lightning's own end of a fit (early stopping, Timer) ends the run (outcome.py).
 3. A bare line that quotes a record the text holds at its program's INFO level (an issue title quoting NCCL's INFO
    line) is that record (quoted.py); a traceback that ends in a warning category is the warnings filter set to
-   'error' (asker.warning_raised: python.warning_as_error).
+   'error' (asker.warning_raised: python.warning_as_error); CPython's refusal of a call's arguments at the user's
+   line that calls an installed package's callable is that package's usage family (asker.library_signature).
 4. 'The same batch size' is DataLoader's batch_size setting, not the ranks being given the same batches (meaning.py
    data_same).
 """
@@ -164,3 +165,17 @@ def test_a_warning_raised_as_an_exception_is_the_warnings_filter(cli, tmp_path):
                "RuntimeError: use_reentrant must be passed")
     _, doc = explain_paste(cli, tmp_path, text, name="b.txt")
     assert root_id(doc) != "python.warning_as_error", ids(doc)
+
+
+def test_a_call_whose_arguments_a_librarys_signature_refused_is_that_librarys_usage(cli, tmp_path):
+    # P23 (planted, run here: torchmetrics 1.x): 'Accuracy.__new__() missing 1 required positional argument: 'task''
+    # raised by CPython's argument binding at the user's line 'torchmetrics.Accuracy(num_classes=5)'
+    _, doc = explain_paste(cli, tmp_path, _seen("2026-11-27p23", "p23-torchmetrics_accuracy_no_task"))
+    assert root_id(doc) == "torchmetrics.usage", ids(doc)
+    # the user's own function, or a name no installed package has, stays the user's code
+    for i, src in enumerate(["acc = make_metric(num_classes=5)", "acc = tm.Accuracy(num_classes=5)"]):
+        text = ('Traceback (most recent call last):\n  File "/job/eval.py", line 4, in <module>\n    %s\n'
+                "TypeError: %s() missing 1 required positional argument: 'task'\n" % (
+                    src, "make_metric" if i == 0 else "Accuracy.__new__"))
+        _, doc = explain_paste(cli, tmp_path, text, name="%d.txt" % i)
+        assert root_id(doc) != "torchmetrics.usage", (src, ids(doc))

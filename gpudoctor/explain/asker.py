@@ -25,6 +25,13 @@ the asker's, not the printer's.
   warnings.simplefilter('error'), pytest's -W error. A traceback that ends in a warning category (UserWarning,
   FutureWarning, DeprecationWarning, ...) is that filter, not the code that warned (torch.utils.checkpoint's
   use_reentrant UserWarning under PYTHONWARNINGS=error): python.warning_as_error (family code.python_env).
+- **the user's line asked a library's callable with arguments its signature does not take** (library_signature):
+  CPython binds a call's arguments before the callee's frame exists (Python/ceval.c: "%U() missing %i required
+  positional argument(s)", "%U() got an unexpected keyword argument '%S'", "%U() takes %d positional arguments but %d
+  were given"), so the traceback ends at the caller's own line and names no library frame. When that line calls the
+  callee through an installed package's name (`torchmetrics.Accuracy(num_classes=5)` and "Accuracy.__new__() missing
+  1 required positional argument: 'task'"), the installed release of that package refused the call: its usage
+  family (`<lib>.usage`), not the user's own code.
 """
 
 import re
@@ -103,6 +110,37 @@ def warning_raised(tb):
         # other, no filter involved (warnings.warn's raise is in C: the last frame shown is the warn() call)
         return None
     return exc.rsplit(".", 1)[-1]
+
+
+# CPython's argument binding errors, the callee's qualified name first (Python/ceval.c missing_arguments,
+# too_many_positional, the unexpected keyword check)
+_BINDING = re.compile(r"^(?P<fn>[A-Za-z_][\w.]{0,120}?)\(\) (?:missing \d{1,3} required (?:positional|keyword-only) "
+                      r"arguments?:|got an unexpected keyword argument '|takes (?:from \d{1,3} to )?\d{1,3} "
+                      r"positional arguments? but \d{1,3}|got multiple values for argument ')")
+
+
+def library_signature(tb):
+    """{'lib', 'fn', 'module'} when a TypeError of CPython's argument binding (above) was raised at the user's own
+    line and that line calls the callee through an installed package's name; else None."""
+    if (tb.get("exc") or "").rsplit(".", 1)[-1] != "TypeError":
+        return None
+    m = _BINDING.match((tb.get("msg") or "").strip())
+    frames = tb.get("frames") or []
+    if not m or not frames or pytb.where(frames[-1][0])[0] != "user":
+        return None
+    src = (tb.get("src") or [("", None)])[-1][0] or ""
+    name = next((p for p in m.group("fn").split(".") if not p.startswith("__")), None)
+    if not name:
+        return None
+    call = re.search(r"(?<![\w.])([A-Za-z_]\w{0,60})\.(?:[A-Za-z_]\w{0,60}\.){0,6}%s[ \t]{0,2}\(" % re.escape(name),
+                     src[:pytb.MAX_SRC])
+    if not call:
+        return None
+    module = call.group(1)
+    packages = pytb._wheels().get("packages") or {}
+    if module not in packages:
+        return None  # (an alias, a variable, the user's own module: no package named)
+    return {"lib": pytb.owner(module), "fn": m.group("fn"), "module": module}
 
 
 def pip_name(name):

@@ -446,6 +446,20 @@ def _asked(scan, kb, tb, what, at):
                           "exception that ended it: the warning alone would have been printed and the run gone on. "
                           "The warning's own words say what it wants changed." % (_clip(what, 240), at))
         return f
+    call = asker.library_signature(tb)
+    eid = provenance.usage_entry(by, call["lib"]) if call else None
+    if eid in by:
+        f = _structural_finding(by[eid], hit, "CPython refused the arguments of your call to %s's %s (a TypeError of "
+                                "the call's binding, raised at your line)" % (call["lib"], call["fn"]), scan,
+                                sure="medium")
+        f["notes"].append("%s: the installed %s's %s does not take the arguments your line passes (%s). Python checks "
+                          "a call's arguments against the callee's signature before it runs, so no frame of %s is in "
+                          "the traceback; its release may name the argument otherwise, or require one that older "
+                          "releases did not." % (_clip(what, 240), call["lib"], call["fn"], at, call["lib"]))
+        f["causes"][0]["fix"].insert(0, "change the call at %s to the installed %s's signature (python -c 'import %s; "
+                                        "help(%s.%s)' prints it; the message names the argument it wants or refused)"
+                                     % (at, call["lib"], call["module"], call["module"], call["fn"].split(".")[0]))
+        return f
     got = asker.foreign_attribute(tb) if "code.lib_api_version" in by else None
     if got:
         mod, attr, lib = got["mod"], got["attr"], got["asker"]
