@@ -81,6 +81,17 @@ def test_a_service_that_could_not_start_is_its_programs(kb):
     assert r["verdict"] == "no_error"
 
 
+def test_a_build_tools_own_report(kb):
+    # CMake's configure error (Source/cmMessenger.cxx) and debhelper's (Dh_Lib.pm error) are their own
+    r = explain.explain_text("CMake Error at CMakeLists.txt:5 (project):\n"
+                             "  No CMAKE_CUDA_COMPILER could be found.\n", kb)
+    assert r["verdict"] == "root_cause" and r["findings"][0]["id"] == "build.tool_error"
+    assert _root("dh_install: error: missing files, aborting\n", kb)["id"] == "build.tool_error"
+    # make's '*** [target] Error N' (src/job.c) is the echo of the command it ran: only an echo
+    r = explain.explain_text("make[1]: *** [Makefile:12: all] Error 2\nmake: *** [Makefile:91: all] Error 2\n", kb)
+    assert r["verdict"] == "echo_only" and r["findings"][0]["id"] == "build.step_failed"
+
+
 def test_a_traceback_cut_before_its_exception_line(kb):
     f = _root(_case("2026-11-27aa", "aa-verl575-wakeup-oom-empty-cache"), kb)
     assert f["id"] == "vllm.library_error" and "utils.py:2196, in run_method" in _notes(f)

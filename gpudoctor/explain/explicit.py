@@ -193,9 +193,12 @@ def structural(scan, kb, structural_finding):
                               "the rest." % svc[2])
             return f
     for h in _hits(scan, "_struct_ex_build", known):
-        if "build.tool_error" in by and not _ran_past(scan, h.line):
-            prog = h.groups.get("prog") or "the build tool"
-            f = structural_finding(by["build.tool_error"], h, "%s's own report of a failed build step" % prog, scan)
+        prog = h.groups.get("prog") or "the build tool"
+        # make / ninja / collect2 report a command they ran that failed (its echo: make runs any command, sbatch as
+        # well as a compiler); CMake's and debhelper's errors are their own
+        eid = "build.step_failed" if prog in ("make", "gmake", "ninja", "collect2") else "build.tool_error"
+        if eid in by and not _ran_past(scan, h.line):
+            f = structural_finding(by[eid], h, "%s's own report of a failed build step" % prog, scan)
             f["notes"].append("%s reports that a step failed; the step's own error (the compiler's, the linker's, "
                               "the configure check's) is printed above this line: that first error names the cause."
                               % prog)
