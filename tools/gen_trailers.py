@@ -107,6 +107,8 @@ def _module_strings(tree):
     return names
 
 
+# the local a message is held in (jax: msg; equinox: msg), as the f-string's first field
+_MESSAGE_NAME = re.compile(r"^(?:msg|message|err_?msg|error_?msg|errmsg|text|err|error|e|exc|s)$")
 _MSG_FIELD = re.compile(r"\{(?:msg|message|error|err)\}")
 
 
@@ -185,8 +187,8 @@ def py_trailers(path, src):
                 out.append(("note", t, "", node.lineno))
         elif isinstance(node, ast.JoinedStr) and len(node.values) > 1 and isinstance(node.values[0], ast.FormattedValue):
             first = node.values[0].value
-            if not (isinstance(first, ast.Name) and first.id not in names):
-                continue  # (the message itself is a local: msg, e, ...)
+            if not (isinstance(first, ast.Name) and first.id not in names and _MESSAGE_NAME.match(first.id)):
+                continue  # (the message itself first: a local msg / message / err - not a subject: f"{name} is not ...")
             rest = ast.JoinedStr(values=node.values[1:])
             t = _const(rest, names)
             if t and FIELD not in t and knowgen.own_enough(t):
