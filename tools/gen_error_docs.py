@@ -317,7 +317,8 @@ def main(argv=None):
             for dist, ver, path, text in files:
                 f.write("#@@ file %s %s %s\n%s" % (dist, ver, path, reduced(text)))
     source = ", ".join("%s %s" % (d, c["version"]) for d, c in sorted(counts.items()))
-    doc = {"header": knowgen.header(source, "see source", GENERATOR,
+    version = "%d errors modules of %d wheels" % (len(files), len(counts))
+    doc = {"header": knowgen.header(source, version, GENERATOR,
                                     "documented error classes: cause, fix and doc URL of each"),
            "sites": [],  # (no matcher of its own: explain/errordocs.py reads the classes)
            "counts": counts, "classes": rows}

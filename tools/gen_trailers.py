@@ -406,7 +406,8 @@ def main(argv=None):
                 f.write("=== cpp:%s %s\n%s" % (name, commit, text if text.endswith("\n") else text + "\n"))
     source = ", ".join(sorted({"%s %s" % (p, v) for p, v, _, _ in py}) +
                        ["pytorch/pytorch c10/cuda/%s@%s" % (n, c[:12]) for n, _, c in cpp])
-    doc = {"header": knowgen.header(source, "see source", GENERATOR,
+    version = "%d Python files of %d packages, %d c10/cuda files" % (len(py), len({p for p, _, _, _ in py}), len(cpp))
+    doc = {"header": knowgen.header(source, version, GENERATOR,
                                     "text a library appends to every error: a note, never the failure or its fix"),
            "sites": [],  # (no matcher of its own: explain/trailers.py reads the lines)
            "trailers": rows}
