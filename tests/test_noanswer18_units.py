@@ -79,8 +79,11 @@ def test_a_service_start_failure_said_whole(kb):
 
 
 def test_a_build_tools_report_said_whole(kb):
-    f = _root("make[2]: *** [CMakeFiles/foo.dir/build.make:76: foo.o] Error 1\n", kb)
-    assert f["id"] == "build.tool_error"
+    # (noanswer18 992919c: make's report is the echo of the command it ran that failed, build.step_failed)
+    r = explain.explain_text("make[2]: *** [CMakeFiles/foo.dir/build.make:76: foo.o] Error 1\n", kb)
+    assert r["verdict"] == "echo_only"
+    f = r["findings"][0]
+    assert f["id"] == "build.step_failed"
     assert f["notes"] == [
         LOW % "make's own report of a failed build step",
         "make reports that a step failed; the step's own error (the compiler's, the linker's, the configure "
