@@ -25,10 +25,11 @@ def test_the_slice_regenerates_the_committed_table(tmp_path):
     got = knowgen.regenerated(gen_config_messages.main, os.path.join(REPO, "tools", "data",
                                                                      "config_messages_slice.txt"), tmp_path / "o.json")
     want = knowgen.committed("config_messages")
-    assert got["sites"] == want["sites"] and got["guards"] == want["guards"]
+    assert got["sites"] == want["sites"] and got["guards"] == want["guards"] and got["uses"] == want["uses"]
     assert sum(1 for s in got["sites"] if s.get("family")) > 80
     assert {"torch/optim/adam.py", "torch/optim/sgd.py", "torch/optim/lr_scheduler.py",
-            "transformers/training_args.py"} <= {g["where"].rsplit(":", 1)[0] for g in got["guards"]}
+            "transformers/training_args.py", "timm/optim/adamw.py"} <= {g["where"].rsplit(":", 1)[0] for g in got["guards"]}
+    assert any(u["names"] == ["self.eta_min"] for u in got["uses"])
 
 
 def test_contexts_and_vague_texts_get_no_family():
@@ -64,6 +65,8 @@ def test_contexts_and_vague_texts_get_no_family():
     ("optim_lr_string", "config.yaml_string_number", "lr=float(cfg['lr'])"),
     ("sgd_lr_string", "config.yaml_string_number", "lr=float(cfg['optim']['lr'])"),
     ("warm_restarts_t0_string", "config.yaml_string_number", "T_0=int(float(cfg['T_0']))"),
+    # arithmetic on a value the scheduler's __init__ kept (self.eta_min), not a guard
+    ("cosine_eta_min_string", "config.yaml_string_number", "eta_min=float("),
 ])
 def test_runs_here_get_their_entry_and_fix(name, entry, fix):
     with open(os.path.join(RUNS, name + ".txt"), encoding="utf-8") as f:

@@ -67,7 +67,10 @@ LIBYAML_TEXT = re.compile(r"^(?:did not find (?:expected|the expected) [\w<>'!,.
                           r"character that|unexpected|undefined|duplicate) [\w%<>' -]{1,60}|(?:block sequence entries|"
                           r"mapping (?:keys|values)) are not allowed in this context|could not find expected [\w':]{1,30}|"
                           r"control characters are not allowed|while (?:scanning|parsing) an? [\w% ]{1,30})$")
-GUARD_FILES = r"^(?:torch/optim/[a-z_]+\.py|transformers/(?:training_args|optimization)\.py)$"
+GUARD_FILES = (r"^(?:torch/optim/[a-z_]+\.py|transformers/(?:training_args|optimization)\.py|timm/optim/[a-z_0-9]+\.py|"
+               r"bitsandbytes/optim/[a-z_0-9]+\.py)$")
+USES = "uses/"  # the slice's name prefix for the generator's reading of a guard file's arithmetic (uses())
+_BINOPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Pow, ast.Mod)
 # the functions that take the user's values: a constructor, a dataclass's __post_init__ and the validation it calls
 CONSTRUCTORS = re.compile(r"^(?:__init__|__post_init__|_?validate\w{0,40})$")
 MESSAGE_CLASSES = re.compile(r"(?:Scanner|Parser|Composer|Constructor|JSONDecode)Error$")
@@ -223,11 +226,11 @@ def _wheel(path, files):
         return [(n, z.read(n).decode("utf-8", "replace")) for n in names], version
 
 
-def read(pyyaml, omegaconf, lib, torch, transformers):
-    """([(path, text)], version) of the pinned sources."""
+def read(pyyaml, omegaconf, lib, torch, transformers, more=()):
+    """([(path, text)], version) of the pinned sources (``more``: other wheels whose optimizers' guards are read)."""
     files, versions = [], []
     for wheel, pattern in ((pyyaml, YAML_FILES), (omegaconf, OMEGACONF_FILES), (torch, GUARD_FILES),
-                           (transformers, GUARD_FILES)):
+                           (transformers, GUARD_FILES)) + tuple((w, GUARD_FILES) for w in more):
         got, v = _wheel(wheel, pattern)
         files += got
         versions.append(v)
@@ -324,7 +327,7 @@ def messages(files):
                 if line.strip():
                     out.append(("%s:%d" % (path, i), "problem", line.strip() + json_suffix))
             continue
-        if re.match(GUARD_FILES, path):
+        if re.match(GUARD_FILES, path) or path.startswith(USES):
             continue
         suffix = json_suffix if path.startswith("json/") else toml_suffix if path.startswith("tomllib/") else ""
         for line, _, part, fmt in sorted(raised(blocks)):
@@ -392,6 +395,67 @@ def guards(files):
     return rows
 
 
+def _self_attr(node):
+    return node.attr if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and \
+        node.value.id == "self" else None
+
+
+def read_uses(path, src):
+    """[(line, function, names, text)] of the arithmetic of a guard file that takes a value the user gave: a binary
+    operation (+ - * / // ** %) one of whose operands is a parameter of its function (not self) or an attribute
+    `self.x` that its class's __init__ assigned from a parameter (`self.eta_min = eta_min`). The text is the source line
+    the operation starts on (what a traceback prints for it: CPython 3.11+ prints the line of the failing operation)."""
+    try:
+        tree = ast.parse(src)
+    except SyntaxError:
+        return []
+    lines, out = src.split("\n"), set()
+
+    def walk(fn, attrs):
+        params = {a.arg for a in fn.args.args + fn.args.kwonlyargs if a.arg not in ("self", "cls")}
+        for node in ast.walk(fn):
+            if not (isinstance(node, ast.BinOp) and isinstance(node.op, _BINOPS)):
+                continue
+            names = sorted({x.id for x in (node.left, node.right) if isinstance(x, ast.Name) and x.id in params} |
+                           {"self." + a for a in map(_self_attr, (node.left, node.right)) if a in attrs})
+            if names:
+                out.add((node.lineno, fn.name, tuple(names), lines[node.lineno - 1].strip()))
+
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            walk(node, set())
+        elif isinstance(node, ast.ClassDef):
+            init = next((f for f in node.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None)
+            params = {a.arg for a in init.args.args + init.args.kwonlyargs} - {"self"} if init else set()
+            attrs = {t.attr for n in ast.walk(init) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Name) and
+                     n.value.id in params for t in n.targets if _self_attr(t)} if init else set()
+            for f in node.body:
+                if isinstance(f, ast.FunctionDef):
+                    walk(f, attrs)
+    return sorted(out)
+
+
+def uses(files):
+    """[{where, function, line, names}] of the arithmetic on the user's values of each guard file (read_uses), from the
+    file or from the slice's record of that reading (a `uses/<path>` block: line, function, names, text a row)."""
+    rows = []
+    for path, text in files:
+        if path.startswith(USES):
+            got = []
+            for row in text.split("\n"):
+                if row.strip():
+                    ln, fn, names, line = row.split("\t", 3)
+                    got.append((int(ln), fn, tuple(names.split(",")), line))
+            path = path[len(USES):]
+        elif re.match(GUARD_FILES, path):
+            got = read_uses(path, text)
+        else:
+            continue
+        rows += [{"where": "%s:%d" % (path, ln), "function": fn, "line": line, "names": list(names)}
+                 for ln, fn, names, line in got]
+    return rows
+
+
 def build(files, version):
     sites, ids, seen = [], set(), set()
     for where, part, fmt in messages(files):
@@ -417,7 +481,7 @@ def build(files, version):
                                      "the parsers' error messages (PyYAML's context and problem texts, json's and "
                                      "tomllib's messages with their position suffix) and the number comparisons of "
                                      "the hyperparameter guards; families from the RULES table of the generator"),
-            "sites": sites, "guards": guards(files)}
+            "sites": sites, "guards": guards(files), "uses": uses(files)}
 
 
 def _record(path, files, out, version):
@@ -430,6 +494,11 @@ def _record(path, files, out, version):
                 "# each as the source has it (=== path @first line).\n" % GENERATOR)
         f.write("#! version %s\n" % version)
         for p, src in files:
+            if re.match(GUARD_FILES, p):
+                rows = read_uses(p, src)
+                if rows:
+                    f.write("=== %s%s @1\n%s\n" % (USES, p, "\n".join("%d\t%s\t%s\t%s" % (ln, fn, ",".join(n), line)
+                                                                   for ln, fn, n, line in rows)))
             lines = src.split("\n")
             if p in (JSON_SO, LIBYAML):
                 f.write("=== %s @1\n%s\n" % (p, src.rstrip("\n")))
@@ -459,9 +528,11 @@ def _record(path, files, out, version):
 
 def main(argv):
     a = knowgen.arguments(__doc__, argv, source=("pyyaml", "omegaconf", "lib", "torch", "transformers"), extra=[
+        ("--more", {"action": "append", "default": [], "help": "another wheel whose optimizers' guards are read "
+                    "(timm, bitsandbytes; repeatable)"}),
         ("--record", {"help": "write the slice (the statements of the sites, the guard lines)"})])
     if a.pyyaml:
-        files, version = read(a.pyyaml, a.omegaconf, a.lib, a.torch, a.transformers)
+        files, version = read(a.pyyaml, a.omegaconf, a.lib, a.torch, a.transformers, a.more)
     else:
         files, version = knowgen.read_slice(a.slice)
     out = build(files, version)

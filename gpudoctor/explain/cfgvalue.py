@@ -1,8 +1,11 @@
 """A hyperparameter that came in as a string (config18, issue 18 item 1): a traceback whose exception is Python's
 TypeError for an order comparison between a str and a number ("'<=' not supported between instances of 'float' and
 'str'", Objects/object.c do_richcompare) and whose innermost frame is one of the guards a constructor of torch.optim /
-torch.optim.lr_scheduler / transformers' TrainingArguments applies to the value it was given (`if not 0.0 <= lr:`),
-read from the wheels by tools/gen_config_messages.py (generated/config_messages.json "guards").
+torch.optim.lr_scheduler / transformers' TrainingArguments / timm's and bitsandbytes' optimizers applies to the value
+it was given (`if not 0.0 <= lr:`), or Python's TypeError for arithmetic between a str and a number ("unsupported
+operand type(s) for -: 'float' and 'str'", Objects/abstract.c) at a line of those files that computes with a value
+the user gave (a parameter, or `self.eta_min` that __init__ assigned from one); both read from the wheels by
+tools/gen_config_messages.py (generated/config_messages.json "guards" and "uses").
 
 The usual way such a value becomes a string is YAML 1.1's resolver (PyYAML yaml/resolver.py: a float needs a '.', so
 `lr: 3e-4` is the string '3e-4'; https://yaml.org/type/float.html), so the fix names both edits: a number with a dot
@@ -19,18 +22,34 @@ from gpudoctor.fixline import sh
 # Objects/object.c do_richcompare: "'%s' not supported between instances of '%.100s' and '%.100s'"
 _ORDER = re.compile(r"^'(?P<op><=|>=|<|>)' not supported between instances of '(?P<a>[\w.]{1,100})' and "
                     r"'(?P<b>[\w.]{1,100})'$")
+# Objects/abstract.c binop_type_error: "unsupported operand type(s) for %.100s: '%.100s' and '%.100s'"; str + number:
+# Objects/unicodeobject.c 'can only concatenate str (not "%.200s") to str'
+_ARITH = re.compile(r"^unsupported operand type\(s\) for (?P<op>[-+*/%@]{1,2}|\*\*|//): '(?P<a>[\w.]{1,100})' and "
+                    r"'(?P<b>[\w.]{1,100})'$|^can only concatenate (?P<a2>str) \(not \"(?P<b2>float|int)\"\) to str$")
 _NUMBER = ("float", "int")
 # where a site-packages path's package starts
-_PKG = re.compile(r"(?:^|[\\/])((?:torch|transformers)[\\/][\w\\/]{1,200}\.py)$")
+_PKG = re.compile(r"(?:^|[\\/])((?:torch|transformers|timm|bitsandbytes)[\\/][\w\\/]{1,200}\.py)$")
 
 
-def _guards():
-    rows = knowledge.generated_table("config_messages").get("guards") or []
+def _rows(key):
+    rows = knowledge.generated_table("config_messages").get(key) or []
     by = {}
     for g in rows:
         path = g["where"].rsplit(":", 1)[0]
         by.setdefault(path, []).append(g)
     return by
+
+
+def _types(tb):
+    """('guard' or 'use', (type, type)) of a TypeError's message: an order comparison, or arithmetic; else None."""
+    msg = tb.get("msg") or ""
+    m = _ORDER.match(msg)
+    if m:
+        return "guards", (m.group("a"), m.group("b"))
+    m = _ARITH.match(msg)
+    if m:
+        return "uses", ((m.group("a"), m.group("b")) if m.group("a") else (m.group("a2"), m.group("b2")))
+    return None
 
 
 def _norm(src):
@@ -41,23 +60,25 @@ def guard_of(tb):
     """The guard row the traceback's innermost frame is, with the operand types; None when it is not one."""
     if not tb or not tb.get("frames") or tb["exc"].rsplit(".", 1)[-1] != "TypeError":
         return None
-    m = _ORDER.match(tb.get("msg") or "")
-    if not m or sorted((m.group("a"), m.group("b")))[1] != "str" or \
-            not ({m.group("a"), m.group("b")} - {"str"}) <= set(_NUMBER):
+    got = _types(tb)
+    if not got or sorted(got[1])[1] != "str" or not (set(got[1]) - {"str"}) or not (set(got[1]) - {"str"}) <= \
+            set(_NUMBER):
         return None
     file, _line, fn = tb["frames"][-1]
     p = _PKG.search(file.replace("\\", "/"))
     if not p:
         return None
-    rows = _guards().get(p.group(1).replace("\\", "/"))
+    rows = _rows(got[0]).get(p.group(1).replace("\\", "/"))
     if not rows:
         return None
     src = _norm((tb.get("src") or [("", None)])[-1][0])
     if src:
         row = next((g for g in rows if _norm(g["line"]) == src), None)
-    else:  # no source line printed: the function must hold a guard
+    elif got[0] == "guards":  # no source line printed: the function must hold a guard
         row = next((g for g in rows if g["function"] == fn), None)
-    return row
+    else:
+        row = None
+    return dict(row, kind=got[0], types=got[1]) if row else None
 
 
 def _user_expr(tb, names):
@@ -85,18 +106,21 @@ def finding(scan, kb, tb, make):
     row = guard_of(tb)
     if row is None:
         return None
-    m = _ORDER.match(tb["msg"])
+    types = row["types"]
     name = row["names"][0]
-    f = make(kb.by_id["config.yaml_string_number"], tb["hit"], "a TypeError comparing %s with %s in the guard `%s` "
-             "(%s)" % (m.group("a"), m.group("b"), row["line"], row["where"].rsplit(":", 1)[0]), scan, sure="medium")
+    guard = row["kind"] == "guards"
+    f = make(kb.by_id["config.yaml_string_number"], tb["hit"], "a TypeError %s %s with %s in `%s` (%s)" % (
+        "comparing" if guard else "computing", types[0], types[1], row["line"], row["where"].rsplit(":", 1)[0]),
+        scan, sure="medium")
     expr = _user_expr(tb, row["names"])
     user = pytb.last_user_frame(tb)
-    f["notes"].append("%s checks the value it was given (`%s`) and got a str for %s: the value came in as a string "
+    f["notes"].append("%s %s the value it was given (`%s`) and got a str for %s: the value came in as a string "
                       "(a YAML 1.1 number without a dot such as 3e-4, a quoted value, or text from the command line "
-                      "or the environment)%s." % (row["where"].rsplit(":", 1)[0], row["line"], name,
+                      "or the environment)%s." % (row["where"].rsplit(":", 1)[0], "checks" if guard else "computes with",
+                                                  row["line"], name,
                                                   ", passed at your %s:%d" % user[:2] if user else ""))
     fixes = f["causes"][0]["fix"]
-    count = "int" in (m.group("a"), m.group("b"))  # compared with an int: a count (T_0, total_steps)
+    count = guard and "int" in types  # compared with an int: a count (T_0, total_steps)
     if expr:
         fixes.insert(0, "cast it where it is passed: %s=%s, or write the number %s in the YAML file" % (
             name.split("[")[0].split(".")[-1], ("int(float(%s))" if count else "float(%s)") % expr,
@@ -104,6 +128,10 @@ def finding(scan, kb, tb, make):
     elif count:
         fixes.insert(0, "write the count as a plain integer in the YAML file (1000, not 1e3), or cast it with "
                         "int(float(value)) where the config is read")
+    else:  # (the call that passed it is not in the traceback: a scheduler computes with it at step())
+        base = name.split("[")[0].split(".")[-1]
+        fixes.insert(0, "cast it where %s is passed: %s=float(<the value>), or write the number with a dot in the "
+                        "YAML file (1.0e-6 or 0.000001, not 1e-6)" % (base, base))
     if user:
         fixes.append("open %s (line %d): the value passed there is a str" % (sh(user[0]), user[1]))
     return f
