@@ -51,22 +51,23 @@ PATTERNS = {
                           ["cannotbestarted", "couldnotbestarted", "failedtostart", "didnotstart"]),
                          (r"\b(?:Failed to start|[Uu]nable to start|[Cc]annot start|[Cc]ould not start) (?:the )?"
                           r"(?P<prog>NVIDIA [Ff]abric ?[Mm]anager|[Ff]abric ?[Mm]anager|nvidia-fabricmanager|"
-                          r"nv-hostengine|nvidia-dcgm(?![\w-])|NVIDIA DCGM(?= service\b|\.?$)|DCGM host engine|"
-                          r"MUNGE authentication service|Slurm (?:node|controller|DBD accounting) daemon)\b",
+                          r"nv-hostengine|nvidia-dcgm(?![\w-])|NVIDIA DCGM(?= service\b|\.?$)|DCGM host engine)\b",
                           ["failedtostart", "unabletostart", "cannotstart", "couldnotstart"]),
-                         # systemd's own lines for a unit that failed (src/core/unit.c unit_log_failure: '<unit>: Failed
-                         # with result '%s'.'; src/core/service.c: '<unit>: Main process exited, code=%s, status=%i/%s')
-                         (r"\b(?P<prog>nvidia-fabricmanager|nvidia-dcgm|munge|slurmd|slurmctld|slurmdbd)\.service: "
+                         # systemd's own lines for a unit that failed (src/core/unit.c unit_log_failure: '<unit>:
+                         # Failed with result '%s'.'; src/core/service.c: '<unit>: Main process exited, code=%s,
+                         # status=%i/%s'). Not Slurm's or MUNGE's daemons: theirs is an echo of the daemon's own error,
+                         # which names the cause (set B's two slurmd units failing on gres.conf and on the controller's
+                         # name: slurm.gres, slurm.communication, not a family of the daemon)
+                         (r"\b(?P<prog>nvidia-fabricmanager|nvidia-dcgm)\.service: "
                           r"(?:Failed with result '|Main process exited, code=(?:exited|killed|dumped), status=(?!0/))",
                           ["failedwithresult", "mainprocessexited"])],
     # systemd's job result for a unit that did start (src/core/job.c: 'Started %s.'): a start that failed before it was
     # retried and went through (Restart=on-failure) is not what stopped anything
     "_struct_ex_started": [(r"\bStarted (?P<prog>NVIDIA [Ff]abric ?[Mm]anager|nvidia-fabricmanager|"
                             r"NVIDIA DCGM(?= service\b|\.?$)|"
-                            r"nv-hostengine|MUNGE authentication service|Slurm (?:node|controller|DBD accounting) "
-                            r"daemon)\b",
+                            r"nv-hostengine)\b",
                             ["startednvidiafabric", "startednvidia-fabricmanager", "startednvidiadcgm",
-                             "startednv-hostengine", "startedmungeauthentica", "startedslurm"])],
+                             "startednv-hostengine"])],
     # a build tool's own report of a failed step (the programs' own forms): GNU make (src/job.c child_error: '*** [%s]
     # Error %d', src/remake.c / main.c: '*** No rule to make target ...  Stop.', printed as 'make: ' / 'make[N]: '),
     # CMake (Source/cmMessenger.cxx: 'CMake Error at <file>:<line> (<command>):', 'CMake Error: '), ninja
@@ -85,19 +86,11 @@ PATTERNS = {
 # the programs a start failure names -> the entry of that program's failure to start
 # (Fabric Manager user guide: the nvidia-fabricmanager service, https://docs.nvidia.com/datacenter/tesla/
 # fabric-manager-user-guide/index.html; DCGM user guide: the nvidia-dcgm service runs nv-hostengine,
-# https://docs.nvidia.com/datacenter/dcgm/latest/user-guide/getting-started.html; the units' Description lines:
-# MUNGE src/etc/munge.service.in 'MUNGE authentication service', https://github.com/dun/munge; Slurm
-# etc/slurmd.service.in 'Slurm node daemon', slurmctld.service.in 'Slurm controller daemon', slurmdbd.service.in
-# 'Slurm DBD accounting daemon', https://github.com/SchedMD/slurm/tree/master/etc)
+# https://docs.nvidia.com/datacenter/dcgm/latest/user-guide/getting-started.html)
 _SERVICES = (("fabric", "fabric.manager_start", "the NVIDIA Fabric Manager (nvidia-fabricmanager)"),
              ("hostengine", "dcgm.hostengine", "DCGM's host engine (nv-hostengine)"),
              ("host engine", "dcgm.hostengine", "DCGM's host engine (nv-hostengine)"),
-             ("dcgm", "dcgm.hostengine", "DCGM's host engine (nv-hostengine)"),
-             ("munge", "munge.daemon_start", "MUNGE's daemon (munged)"),
-             ("slurm node", "slurm.daemon", "Slurm's node daemon (slurmd)"),
-             ("slurm controller", "slurm.daemon", "Slurm's controller (slurmctld)"),
-             ("slurm dbd", "slurm.daemon", "Slurm's accounting daemon (slurmdbd)"),
-             ("slurm", "slurm.daemon", "a Slurm daemon (slurmd, slurmctld or slurmdbd)"))
+             ("dcgm", "dcgm.hostengine", "DCGM's host engine (nv-hostengine)"))
 
 # enum ibv_wc_status (rdma-core libibverbs/verbs.h, https://github.com/linux-rdma/rdma-core/blob/master/libibverbs/
 # verbs.h), the names ibv_wc_status_str() spells (libibverbs/verbs.c)
