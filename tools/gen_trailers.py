@@ -183,7 +183,9 @@ def py_trailers(path, src):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_note" \
                 and node.args:
             t = _const(node.args[0], names)
-            if t:
+            if t and FIELD not in t:
+                # (a constant note, the same on every error; one with a value is that error's context: sglang's
+                # add_note(f"when handling name={name} ..."))
                 out.append(("note", t, "", node.lineno))
         elif isinstance(node, ast.JoinedStr) and len(node.values) > 1 and isinstance(node.values[0], ast.FormattedValue):
             first = node.values[0].value
