@@ -14,7 +14,8 @@ that prints the line.
 3. A bare line that quotes a record the text holds at its program's INFO level (an issue title quoting NCCL's INFO
    line) is that record (quoted.py); a traceback that ends in a warning category is the warnings filter set to
    'error' (asker.warning_raised: python.warning_as_error); CPython's refusal of a call's arguments at the user's
-   line that calls an installed package's callable is that package's usage family (asker.library_signature).
+   line that calls an installed package's callable is that package's usage family (asker.library_signature); the
+   user's sentence that introduces a known warning ('... messages at log level error:') is no error of its own.
 4. 'The same batch size' is DataLoader's batch_size setting, not the ranks being given the same batches (meaning.py
    data_same).
 """
@@ -150,6 +151,18 @@ def test_a_title_quoting_an_info_line_is_that_info_line(cli, tmp_path):
     assert doc["verdict"] == "no_error" and not doc["findings"], (doc["verdict"], ids(doc))
     # the same words with no INFO record of them are still a failure nothing explains
     _, doc = explain_paste(cli, tmp_path, text.split("\n")[0] + "\n", name="b.txt")
+    assert doc["verdict"] != "no_error", doc["verdict"]
+
+
+
+def test_the_users_sentence_introducing_a_known_warning_is_no_error(cli, tmp_path):
+    # https://github.com/pytorch/pytorch/issues/128998 (c10d's IPv6 attempt, errno 97, logged as an error by the
+    # user's log shipper): '... training proceeds correctly, but emits these misleading messages at log level error:'
+    text = _seen("2026-11-26e", "healthy-c10d-ipv6-server-socket-errno97-warning")
+    _, doc = explain_paste(cli, tmp_path, text, rcs=(0,))
+    assert doc["verdict"] == "no_error" and not doc["findings"], (doc["verdict"], ids(doc))
+    # the same sentence before a failure that no entry knows still says something failed
+    _, doc = explain_paste(cli, tmp_path, text.split("\n")[0] + "\nsegfault in worker 3, exit code 139\n", name="b.txt")
     assert doc["verdict"] != "no_error", doc["verdict"]
 
 

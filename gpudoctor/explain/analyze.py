@@ -178,9 +178,11 @@ def analyze(scan, kb, assume_error=False):
         warned = warned | warned_banners(scan, warned)
     # ... and a bare line that is the message of a record its program printed at INFO level in the same text (an
     # issue's title quoting NCCL's 'NET/Plugin: Failed to find ncclNetPlugin_v8 symbol.': quoted.py, wrong18)
-    from gpudoctor.explain.quoted import quoted_info
+    from gpudoctor.explain.quoted import intro_lines, quoted_info
 
     warned = warned | quoted_info(scan, matched)
+    if warned:
+        warned = warned | intro_lines(scan)  # (the user's sentence that introduces those lines: quoted.py)
     if warned and errors == len(scan.error_lines) and all(ln in warned for ln in scan.error_lines):
         errors = 0
     # a known bug of some NCCL releases (`affects`): only where the log ran one (versions.py)

@@ -5,6 +5,11 @@ the log below it holding NCCL's ' NCCL INFO NET/Plugin: Failed to find ncclNetPl
 the message's level when it printed it: NCCL's INFO lines are not failures (src/debug.cc: NCCL_DEBUG levels VERSION,
 WARN, INFO, TRACE; its failures are WARN lines). A bare line whose whole text is the message of such an INFO record of
 the same text is that record quoted, not an error nothing explains.
+
+The user's own sentence that introduces the lines quoted after it ('When using nodes connected by IPv6, training
+proceeds correctly, but emits these misleading messages at log level error:', intro_lines) names no failure of its own:
+a program's 'error:' has its message after the colon. Such a line counts with the quoted lines (analyze.py: only
+where those are warnings an entry knows).
 """
 
 import re
@@ -28,5 +33,23 @@ def quoted_info(scan, matched):
     for h in getattr(scan, "errors", None) or ():
         q = _norm((h.text or "")[:MAX_LINE])
         if len(q) >= MIN_QUOTE and any(q in r for r in records):
+            out.add(h.line)
+    return out
+
+
+_INTRO_LAST = frozenset(("error", "errors", "warning", "warnings", "message", "messages", "output", "log", "logs"))
+MIN_INTRO_WORDS = 6
+
+
+def intro_lines(scan):
+    """The error lines that are a sentence introducing what follows: one colon, at the end, after MIN_INTRO_WORDS
+    words or more, the last of them 'error(s)', 'warning(s)', 'message(s)', 'output' or 'log(s)'."""
+    out = set()
+    for h in getattr(scan, "errors", None) or ():
+        t = (h.text or "")[:MAX_LINE].strip()
+        if not t.endswith(":") or t.count(":") != 1 or t[:1] in "[<{(":
+            continue
+        words = t[:-1].split()
+        if len(words) >= MIN_INTRO_WORDS and words[-1].lower() in _INTRO_LAST:
             out.add(h.line)
     return out
