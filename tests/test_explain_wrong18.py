@@ -192,3 +192,101 @@ def test_a_call_whose_arguments_a_librarys_signature_refused_is_that_librarys_us
                     src, "make_metric" if i == 0 else "Accuracy.__new__"))
         _, doc = explain_paste(cli, tmp_path, text, name="%d.txt" % i)
         assert root_id(doc) != "torchmetrics.usage", (src, ids(doc))
+
+
+# ---- the readers alone (no knowledge load)
+
+def _tbd(exc, msg, frames, src=None):
+    return {"exc": exc, "msg": msg, "frames": frames, "src": src or [("", None)] * len(frames)}
+
+
+def test_pickle_hook_reads_the_raising_frame_only():
+    from gpudoctor.explain.asker import pickle_hook
+
+    red = "/usr/lib/python3.12/multiprocessing/reduction.py"
+    assert pickle_hook(_tbd("TypeError", "x", [("t.py", 1, "<module>"), (_SITE + "/a/b.py", 3, "__reduce_ex__")]))[0] \
+        == "__reduce_ex__"
+    # the hook must be the innermost frame, not one above it
+    assert pickle_hook(_tbd("TypeError", "x", [(_SITE + "/a/b.py", 3, "__getstate__"), (_SITE + "/a/c.py", 4, "f")])) \
+        is None
+    # CPython's own refusal under the stdlib pickler; not under another stdlib file, nor another message
+    assert pickle_hook(_tbd("TypeError", "cannot pickle '_thread.lock' object", [(red, 60, "dump")]))[0] == "the pickler"
+    assert pickle_hook(_tbd("TypeError", "cannot pickle '_thread.lock' object", [("/usr/lib/python3.12/json/x.py", 1,
+                                                                                  "f")])) is None
+    assert pickle_hook(_tbd("TypeError", "unhashable type: 'list'", [(red, 60, "dump")])) is None
+    assert pickle_hook(_tbd("ValueError", "cannot pickle 'x' object", [(red, 60, "dump")])) is None
+
+
+def test_foreign_attribute_needs_another_installed_packages_frame():
+    from gpudoctor.explain.asker import foreign_attribute, pip_name
+
+    np_init = (_SITE + "/numpy/__init__.py", 769, "__getattr__")
+    asker = (_SITE + "/numba_cuda/numba/cuda/np/arrayobj.py", 6860, "<module>")
+    got = foreign_attribute(_tbd("AttributeError", "module 'numpy' has no attribute 'row_stack'", [asker, np_init]))
+    assert got and got["asker"] == "numba_cuda" and got["mod"] == "numpy" and got["attr"] == "row_stack", got
+    assert pip_name("numba_cuda") == "numba-cuda"
+    # raised in C at the asker's own frame (no __getattr__ frame)
+    assert foreign_attribute(_tbd("AttributeError", "module 'numpy' has no attribute 'float'", [asker]))
+    # the user's own frame, the module's own package, another exception class: not two packages' releases
+    assert foreign_attribute(_tbd("AttributeError", "module 'numpy' has no attribute 'float'", [("t.py", 1, "f")])) \
+        is None
+    assert foreign_attribute(_tbd("AttributeError", "module 'numpy' has no attribute 'x'",
+                                  [(_SITE + "/numpy/core/a.py", 1, "f")])) is None
+    assert foreign_attribute(_tbd("TypeError", "module 'numpy' has no attribute 'x'", [asker])) is None
+
+
+def test_warning_raised_reads_the_class_only():
+    from gpudoctor.explain.asker import warning_raised
+
+    assert warning_raised({"exc": "UserWarning"}) == "UserWarning"
+    assert warning_raised({"exc": "torch.jit.TracerWarning"}) == "TracerWarning"
+    assert warning_raised({"exc": "RuntimeError"}) is None
+    assert warning_raised({"exc": "WarningError"}) is None
+
+
+def test_a_banner_is_a_pair_of_dash_lines_whose_first_line_is_warned():
+    from gpudoctor.explain.helpbanner import says_it_goes_on, warned_banners
+
+    dash = "-" * 74
+    lines = [(1, dash), (2, "WARNING: a"), (3, "Error message: x"), (4, dash), (5, dash), (6, "Other topic"),
+             (7, "Error message: y"), (8, dash)]
+
+    class S:
+        tails = [{"user": lines}]
+    assert warned_banners(S, {2}) == {1, 2, 3, 4}
+    assert warned_banners(S, {7}) == set()  # a warned line that is not the topic's first line
+    assert not says_it_goes_on(S, [2])
+    S.tails = [{"user": lines[:2] + [(3, "This is a warning only; your job will continue")] + lines[2:4]}]
+    assert says_it_goes_on(S, [2]) and not says_it_goes_on(S, [9])
+
+
+def test_intro_and_quoted_lines():
+    from gpudoctor.explain.quoted import intro_lines, quoted_info
+
+    class H:
+        def __init__(self, line, text, severity=None):
+            self.line, self.text, self.severity = line, text, severity
+
+    class S:
+        errors = [H(1, "The job prints these misleading messages at log level error:"), H(2, "error: x failed:"),
+                  H(3, "I get the error:"), H(4, "Failed to find ncclNetPlugin_v8 symbol"), H(5, "failed")]
+    assert intro_lines(S) == {1}  # a colon inside, or too few words, is no introduction
+    matched = {"nccl.net_plugin": {"hits": [H(9, "h:1:1 [0] NCCL INFO NET/Plugin: Failed to find ncclNetPlugin_v8 "
+                                                 "symbol.", "info")]}}
+    assert quoted_info(S, matched) == {4}  # 'failed' alone is too short to be a quote
+    matched["nccl.net_plugin"]["hits"][0].severity = None
+    assert quoted_info(S, matched) == set()  # an error-level record is no INFO record
+
+
+def test_fell_back_needs_torchs_warning_header_and_every_line():
+    from gpudoctor.explain.torchwarn import fell_back
+
+    w = ("[W1127 06:47:29.919101921 ProcessGroupGloo.cpp:527] Warning: Unable to resolve hostname to a (local) "
+         "address. Using the loopback address as fallback. (function operator())")
+    assert fell_back({"matches": [{"text": w}], "match_count": 1})
+    assert fell_back({"matches": [{"text": "[W socket.cpp:1] Falling back to default options"}], "match_count": 1})
+    # the same words without torch's W header, a finding with lines not shown, one line of another kind
+    assert not fell_back({"matches": [{"text": w[w.index("]") + 2:]}], "match_count": 1})
+    assert not fell_back({"matches": [{"text": w}], "match_count": 3})
+    assert not fell_back({"matches": [{"text": w}, {"text": "[E1127 x.cpp:1] failed"}], "match_count": 2})
+    assert not fell_back({"matches": [], "match_count": 0})
