@@ -17,8 +17,9 @@ Read, never imported or run:
     each with the suffix JSONDecodeError.__init__ writes (': line %d column %d (char %d)');
   - CPython's tomllib (Lib/tomllib/_parser.py: `suffixed_err(src, pos, msg)`, which appends ' (at line L, column C)');
   - the guards a hyperparameter meets first (`if not 0.0 <= lr:`): each `if` / `elif` / `assert` test of
-    torch/optim/*.py and transformers' training_args.py / optimization.py that compares a value with a number
-    literal. YAML 1.1's resolver (PyYAML yaml/resolver.py: a float needs a '.', so `lr: 3e-4` resolves to the string
+    torch/optim/*.py, transformers' training_args.py / optimization.py, timm/optim/ and bitsandbytes/optim/ that
+    compares a value with a number literal in a constructor; and the arithmetic of those files on a value the user
+    gave (uses()). YAML 1.1's resolver (PyYAML yaml/resolver.py: a float needs a '.', so `lr: 3e-4` resolves to the string
     '3e-4'; https://yaml.org/type/float.html) hands such a guard a str, and Python raises
     "TypeError: '<=' not supported between instances of 'float' and 'str'" there: explain/cfgvalue.py reads the
     traceback's innermost frame against these rows.
@@ -28,17 +29,21 @@ that prints it); MSG_FIX gives a message its own meaning and fix, written from t
 format's specification (YAML 1.1 / 1.2, RFC 8259, TOML 1.0).
 
 Usage:
-    pip download --no-deps pyyaml==6.0.4 omegaconf==2.4.0 transformers==5.24.0 torch==2.14.1 -d /tmp/w
+    pip download --no-deps pyyaml==6.0.4 omegaconf==2.4.0 transformers==5.24.0 torch==2.14.1 timm==1.0.31 \\
+        bitsandbytes==0.50.2 -d /tmp/w
     python tools/gen_config_messages.py --pyyaml /tmp/w/pyyaml-6.0.4-*.whl --omegaconf /tmp/w/omegaconf-2.4.0-*.whl \\
         --lib /root/.pyenv/versions/3.11.7/lib/python3.11 --torch /tmp/w/torch-2.14.1-*.whl \\
-        --transformers /tmp/w/transformers-5.24.0-*.whl [--record tools/data/config_messages_slice.txt]
+        --transformers /tmp/w/transformers-5.24.0-*.whl --more /tmp/w/timm-1.0.31-*.whl \\
+        --more /tmp/w/bitsandbytes-0.50.2-*.whl [--record tools/data/config_messages_slice.txt]
     python tools/gen_config_messages.py --slice tools/data/config_messages_slice.txt -o OUT   (the test)
 
 Sources: PyYAML (https://github.com/yaml/pyyaml, MIT), omegaconf (https://github.com/omry/omegaconf, BSD-3-Clause),
 CPython (https://github.com/python/cpython, PSF License: Lib/json/decoder.py, Modules/_json.c, Lib/tomllib/),
 torch (https://github.com/pytorch/pytorch, BSD-3-Clause: torch/optim/), transformers
-(https://github.com/huggingface/transformers, Apache-2.0). The regenerated table read PyYAML 6.0.4, omegaconf 2.4.0,
-CPython 3.11.7, torch 2.14.1 and transformers 5.24.0.
+(https://github.com/huggingface/transformers, Apache-2.0), timm (https://github.com/huggingface/pytorch-image-models,
+Apache-2.0: timm/optim/), bitsandbytes (https://github.com/bitsandbytes-foundation/bitsandbytes, MIT:
+bitsandbytes/optim/). The regenerated table read PyYAML 6.0.4, omegaconf 2.4.0, CPython 3.11.7, torch 2.14.1,
+transformers 5.24.0, timm 1.0.31 and bitsandbytes 0.50.2.
 """
 
 import ast
