@@ -179,3 +179,15 @@ def test_seen_for_each_kind_alone(kb, text):
 ])
 def test_seen_not_for_a_success(kb, text):
     assert explicit.seen(_scan(text, kb)) is False
+
+
+@pytest.mark.parametrize("code,eid,name,text", [
+    (1, "dcgm.error", "DCGM_FR_UNKNOWN", "Unknown error."),  # no family of its own and no next step ('')
+    (32, "dcgm.diag", "DCGM_FR_CANNOT_GET_FIELD_TAG", "Unable to get field information for field id %hu"),
+])
+def test_a_dcgm_code_without_a_next_step(kb, code, eid, name, text):
+    f = _root("Message:DCGM detected issues in health check system with error code %d\n" % code, kb)
+    assert f["id"] == eid
+    assert f["notes"] == [LOW % ("DCGM's error code %d (%s, dcgm_errors.h)" % (code, name)),
+                          "DCGM's code %d is %s: '%s'." % (code, name, text)]
+    assert not any(c["text"].startswith("DCGM reported") for c in f["causes"])
