@@ -83,7 +83,10 @@ def test_a_name_another_package_asks_a_module_for_is_a_version_pair(cli, tmp_pat
     text = _tb([("train.py", 3, "<module>"), (_SITE + "/numpy/core/x.py", 12, "f")],
                "AttributeError: module 'numpy' has no attribute 'row_stack'")
     _, doc = explain_paste(cli, tmp_path, text, name="c.txt")
-    assert root_id(doc) != "code.lib_api_version", ids(doc)
+    # (removed18) lib_api.toml's numpy pattern makes it code.lib_api_version (family code.python_env: a mixed install),
+    # but never a pair of two packages' releases nor a release answer (apihistory.caller_frame: 'self')
+    assert root_id(doc) != "code.lib_api_version" or not any(
+        w in fixes(doc["findings"][0]) for w in ("still calls", "asks numpy", "left numpy")), ids(doc)
     text = _tb([("train.py", 3, "<module>"), (_SITE + "/imgaug/imgaug.py", 12, "<module>")],
                "ImportError: cannot import name 'x' from partially initialized module 'numpy' (most likely due to a "
                "circular import)")

@@ -49,6 +49,9 @@ GENERATOR = "tools/gen_api_history.py"
 SETS = {
     "hf": ("api_history", "transformers, accelerate, peft, trl, datasets and safetensors"),
     "serving": ("api_history_serving", "vllm, pytorch_lightning, diffusers, sglang and deepspeed (an sdist)"),
+    # (removed18) the libraries the others run on: a name one of them removed, still called by another library's
+    # older release ('numba-cuda still calls np.row_stack'), is a version mismatch between the two
+    "sci": ("api_history_sci", "numpy, scipy, pandas, jax, flax, optax, huggingface_hub, torchvision and torchaudio"),
 }
 SOURCE = ("the wheels on PyPI (pip download --no-deps; DeepSpeed's sdist) of %s, the first release of each minor "
           "line, their .py files read with ast")
@@ -60,16 +63,22 @@ FIRST = {
     # sglang from 0.4 (ServerArgs)
     "serving": {"vllm": (0, 5), "pytorch_lightning": (1, 9), "diffusers": (0, 18), "sglang": (0, 4),
                 "deepspeed": (0, 12)},
+    # numpy from 1.20 (its deprecated type aliases, expired in 1.24) and jax from 0.4.16, its first wheel (its patch
+    # releases are its lines: jax.tree_map, jax.abstract_arrays ... left within 0.4.x and later)
+    "sci": {"numpy": (1, 20), "scipy": (1, 10), "pandas": (1, 5), "jax": (0, 4, 16), "flax": (0, 6), "optax": (0, 1),
+            "huggingface_hub": (0, 10), "torchvision": (0, 15), "torchaudio": (2, 0)},
 }
 # transformers releases a minor line every few weeks and reading one takes ~30 s: every STEP-th line is read (and
 # the newest), so its spans are "by release B" rather than "in release B" (the answer still names a release that
 # has the name). vLLM's wheels are ~300 MB each: every line up to EARLY (the V0 -> V1 engine years), then every
 # STEP-th line counted back from the newest. sglang changes its server arguments within a minor line: its patch
 # releases are its lines (PATCH)
-STEP = {"transformers": 3, "vllm": 4, "diffusers": 2, "sglang": 3}
+STEP = {"transformers": 3, "vllm": 4, "diffusers": 2, "sglang": 3, "jax": 4, "flax": 5, "huggingface_hub": 4,
+        "optax": 3, "torchvision": 2, "torchaudio": 2}
 EARLY = {"vllm": (0, 11)}
-PATCH = {"sglang"}
+PATCH = {"sglang", "jax", "flax", "optax"}
 SDIST = {"deepspeed"}  # DeepSpeed publishes no wheel: its sdist (a .tar.gz) is read the same way
+NEWER_PY = ["--python-version", "3.13", "--only-binary=:all:"]
 DEPTH = 3  # transformers.utils.import_utils: 3 parts
 # transformers.models.<m>.modeling_<m> of the models scripts patch most (attention classes, rotary helpers)
 MODELING = ("llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen2_vl", "qwen3", "gemma", "gemma2", "phi3",
@@ -200,12 +209,48 @@ class FastSources(Sources):
         got = self.text.get(mod)
         if got is not None and mod not in self._trees:
             m = self._ALL.search(got[0])
-            if m and "__all__ +=" not in got[0] and "__all__.extend" not in got[0]:
+            if m and "__all__ +=" not in got[0] and "__all__.extend" not in got[0] and \
+                    not (self.sub_all and "extend_all(" in got[0]):
                 try:
                     return set(ast.literal_eval(m.group(1)))
                 except (ValueError, SyntaxError):
                     pass
-        return Sources.public(self, mod, depth)
+        got = Sources.public(self, mod, depth)
+        if self.sub_all and got is not None and depth < 6:
+            got = set(got) | self._sub_all(mod, depth)
+        return got
+
+    sub_all = False  # (removed18) the sci set reads `__all__ += sub.__all__` too
+
+    def _sub_all(self, mod, depth):
+        """(removed18) The names `__all__ += sub.__all__` / `__all__.extend(sub.__all__)` add, sub a submodule
+        (numpy 1.x's core/__init__.py: `__all__ += numeric.__all__`; numpy/__init__.py: `__all__.extend(core.__all__)`):
+        without them np.float_, np.product ... would be in no release read before 2.0."""
+        got = self.tree(mod)
+        out = set()
+        if got is None:
+            return out
+        tree, is_pkg = got
+        base = mod if is_pkg else mod.rsplit(".", 1)[0]
+        for node in _body_nodes(tree.body):
+            val = None
+            if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id == "__all__":
+                val = node.value
+            elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and \
+                    isinstance(node.value.func, ast.Attribute) and node.value.func.attr == "extend" and \
+                    isinstance(node.value.func.value, ast.Name) and node.value.func.value.id == "__all__" and \
+                    node.value.args:
+                val = node.value.args[0]
+            elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and \
+                    isinstance(node.value.func, ast.Name) and node.value.func.id == "extend_all" and \
+                    len(node.value.args) == 1 and isinstance(node.value.args[0], ast.Name):
+                # numpy 1.x core/numeric.py: extend_all(fromnumeric) appends that module's __all__ to its own
+                val = ast.Attribute(value=node.value.args[0], attr="__all__")
+            if isinstance(val, ast.Attribute) and val.attr == "__all__" and isinstance(val.value, ast.Name):
+                sub = "%s.%s" % (base, val.value.id)
+                if sub in self.text and sub != mod:
+                    out |= self.public(sub, depth + 1)
+        return out
 
 
 # --------------------------------------------------------------------------- deprecation sites
@@ -228,7 +273,7 @@ _OLD, _NEW = _ID.format("old"), _ID.format("new")
 _KIND = r"(?:the )?(?:(?:argument|parameter|option|flag|attribute|function|method|class|module|field|key|" \
         r"keyword(?: argument)?|environment variable|env var|config(?:uration)?(?: key)?|property)s? )?"
 _KIND2 = r"(?: (?:argument|parameter|option|flag|attribute|function|method|class|module|field|key|keyword argument|" \
-         r"environment variable|property|kwarg)s?)?"
+         r"environment variable|property|kwarg|alias)s?)?"
 _USE = r"(?:use|using|in favou?r of|replaced (?:by|with)|switch to|migrate to|pass)" \
        r"(?: the(?: equivalent| function| class| method| argument| flag| option| new)?)?"
 # a name after "for" is not the message's subject ("using `EvaluationStrategy` for `evaluation_strategy` is
@@ -353,6 +398,8 @@ def deprecations(files):
         for node in ast.walk(tree):
             if isinstance(node, ast.ClassDef):
                 out += _field_deprecations(node)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                out += _decorator_deprecations(node)
             if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
                 continue
             # a function's calls, with the strings it assigns to names (msg = "..."; warnings.warn(msg)); the
@@ -423,6 +470,29 @@ def _call_deprecations(call, env):
     return out
 
 
+def _decorator_deprecations(node):
+    """(removed18) A function or class whose decorator deprecates it: huggingface_hub's
+    @_deprecate_method(version=..., message="Use `hf_hub_download` instead.") (utils/_deprecation.py), typing_extensions'
+    / warnings' @deprecated("Use Y"): the decorated name is the message's subject."""
+    out = []
+    for d in node.decorator_list:
+        if not isinstance(d, ast.Call):
+            continue
+        f = d.func
+        fname = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+        if "deprecat" not in fname.lower():
+            continue
+        msgs = [_text(a, {}) for a in d.args] + [_text(k.value, {}) for k in d.keywords
+                                                 if k.arg in ("message", "reason", "msg", "details", "additional_message")]
+        for m in msgs:
+            if not m or node.name.startswith("_"):
+                continue
+            pairs = [p for p in _pairs_in(m, "`%s`" % node.name) if p[0] == node.name]
+            new = next((p[1] for p in pairs if p[1]), "") or table_new(node.name, m)
+            out.append((node.name, new, " ".join(m.split())[:200].rstrip()))
+    return out
+
+
 def _field_deprecations(cls):
     """DeepSpeed's DeepSpeedConfigModel fields: name: T = Field(default, deprecated=True, new_param="other") (or
     json_schema_extra={"deprecated": True, "new_param": "other"})."""
@@ -446,6 +516,7 @@ def extract(pkg, files):
     """What one release of ``pkg`` holds: {"names": {module: [...]}, "params": {class: [...]}, "deprecated":
     [(old, new, message)]}."""
     src = FastSources(files)
+    src.sub_all = pkg in FIRST["sci"]
     names = {}
     for mod in sorted(src.text):
         if mod == pkg or mod.startswith(pkg + ".") and tracked(mod, pkg):
@@ -498,7 +569,227 @@ def extract(pkg, files):
                         re.fullmatch(prefix + r"[A-Z0-9_]{1,80}", k.value)}
         if env:
             params["%s ENV" % pkg] = sorted(env)
-    return {"names": names, "params": params, "deprecated": sorted(deprecations(files))}
+    deprecated, gone = deprecations(files), set()
+    for mod, name, state, new, msg in attr_tables(files, pkg):
+        if state == "present" and mod in names and name not in names[mod]:
+            names[mod] = sorted(names[mod] + [name])
+        elif state == "gone":
+            gone.add((mod, name))
+        deprecated.append((name, new, msg))
+    return {"names": names, "params": params, "deprecated": sorted(set(deprecated)), "gone": sorted(gone)}
+
+
+# --------------------------------------------------------------------------- attribute tables (removed18)
+
+# Libraries that keep the message of a deprecated or removed module attribute in a table their module __getattr__
+# (PEP 562) reads:
+# - numpy/__init__.py (https://github.com/numpy/numpy/blob/v1.26.0/numpy/__init__.py): __deprecated_attrs__
+#   {name: (value, message)} (a DeprecationWarning, still served: 1.20's np.float, np.int ...), __former_attrs__
+#   {name: message} (AttributeError with the message: those aliases from 1.24 on), __expired_functions__ (NEP 32's
+#   financial functions, 1.20-1.25: callable, raising RuntimeError);
+# - numpy/_expired_attrs_2_0.py __expired_attributes__ {name: migration note} (numpy 2.0's __getattr__: AttributeError
+#   "`np.X` was removed in the NumPy 2.0 release. <note>",
+#   https://github.com/numpy/numpy/blob/v2.0.0/numpy/_expired_attrs_2_0.py);
+# - jax's _deprecations {name: (message, fn)} in each public module, read by jax/_src/deprecations.py
+#   deprecation_getattr: fn None raises AttributeError(message), else warns DeprecationWarning(message)
+#   (https://github.com/jax-ml/jax/blob/main/jax/_src/deprecations.py).
+# The tables are built by literal code (string templates, str.format, comprehensions over lists of tuples): _Static
+# evaluates that subset of the module's statements, nothing is imported.
+ATTR_TABLES = {"__deprecated_attrs__": "deprecated", "__former_attrs__": "removed", "__expired_functions__": "removed",
+               "__expired_attributes__": "removed", "_deprecations": "pair"}
+# the replacement a table's message names for its own key: "use `Y` (instead)", "alias for (the builtin) `Y`",
+# "available as `Y`", "in favor of Y", "replaced by Y", "moved to Y"
+_TABLE_NEW = re.compile(r"(?:\buse|in favou?r of|replaced (?:by|with)|alias (?:for|of)|available (?:as|from)|"
+                        r"switch to|moved to|migrate to)(?: the)?(?: builtin| equivalent| function| new)?:? %s" % _NEW,
+                        re.I)
+
+
+class _Opaque(object):
+    """A value the static reader does not compute (an object, a call): formats as '{}'."""
+
+    def __format__(self, spec):
+        return "{}"
+
+    def __repr__(self):
+        return "{}"
+
+    __str__ = __repr__
+
+
+_OPAQUE = _Opaque()
+
+
+class _Static(object):
+    """Evaluates the literal part of a module's statements: constants, f-strings, '+', str.format, tuples, lists,
+    dicts, one-generator comprehensions, d[k] = v, d.update(...), into if / try / with blocks."""
+
+    def __init__(self):
+        self.env = {}
+
+    def run(self, body, depth=0):
+        for st in body:
+            if depth > 8:
+                return
+            if isinstance(st, ast.Assign) and len(st.targets) == 1:
+                t = st.targets[0]
+                if isinstance(t, ast.Name):
+                    self.env[t.id] = self.ev(st.value)
+                elif isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and \
+                        isinstance(self.env.get(t.value.id), dict):
+                    k = self.ev(t.slice)
+                    if isinstance(k, str):
+                        self.env[t.value.id][k] = self.ev(st.value)
+            elif isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name) and st.value is not None:
+                self.env[st.target.id] = self.ev(st.value)
+            elif isinstance(st, ast.Expr) and isinstance(st.value, ast.Call):
+                f = st.value.func
+                if isinstance(f, ast.Attribute) and f.attr == "update" and isinstance(f.value, ast.Name) and \
+                        isinstance(self.env.get(f.value.id), dict) and len(st.value.args) == 1:
+                    got = self.ev(st.value.args[0])
+                    if isinstance(got, dict):
+                        self.env[f.value.id].update(got)
+            elif isinstance(st, ast.If):
+                self.run(st.body, depth + 1)
+                self.run(st.orelse, depth + 1)
+            elif isinstance(st, ast.Try):
+                self.run(st.body + st.orelse + st.finalbody, depth + 1)
+            elif isinstance(st, ast.With):
+                self.run(st.body, depth + 1)
+
+    def ev(self, node, depth=0):
+        if depth > 40:
+            return _OPAQUE
+        d = depth + 1
+        if isinstance(node, ast.Constant):
+            return node.value
+        if isinstance(node, ast.JoinedStr):
+            out = []
+            for v in node.values:
+                x = v.value if isinstance(v, ast.Constant) else self.ev(v.value, d)
+                out.append(x if isinstance(x, str) else "{}")
+            return "".join(out)
+        if isinstance(node, ast.Name):
+            return self.env.get(node.id, _OPAQUE)
+        if isinstance(node, (ast.Tuple, ast.List)):
+            got = [self.ev(e, d) for e in node.elts]
+            return tuple(got) if isinstance(node, ast.Tuple) else got
+        if isinstance(node, ast.Dict):
+            out = {}
+            for k, v in zip(node.keys, node.values):
+                kk = self.ev(k, d) if k is not None else None
+                if isinstance(kk, str):
+                    out[kk] = self.ev(v, d)
+            return out
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            a, b = self.ev(node.left, d), self.ev(node.right, d)
+            if isinstance(a, str) and isinstance(b, str) or isinstance(a, list) and isinstance(b, list):
+                return a + b
+            return _OPAQUE
+        if isinstance(node, (ast.DictComp, ast.ListComp)) and len(node.generators) == 1:
+            g = node.generators[0]
+            items = self.ev(g.iter, d)
+            if not isinstance(items, (list, tuple)) or len(items) > 5000 or g.ifs:
+                return _OPAQUE
+            names = [g.target.id] if isinstance(g.target, ast.Name) else \
+                [e.id for e in g.target.elts if isinstance(e, ast.Name)] if isinstance(g.target, ast.Tuple) else []
+            out = {} if isinstance(node, ast.DictComp) else []
+            saved = dict(self.env)
+            try:
+                for it in items:
+                    vals = [it] if isinstance(g.target, ast.Name) else it
+                    if not isinstance(vals, (list, tuple)) or len(vals) != len(names) or not names:
+                        continue
+                    self.env.update(zip(names, vals))
+                    if isinstance(node, ast.DictComp):
+                        k = self.ev(node.key, d)
+                        if isinstance(k, str):
+                            out[k] = self.ev(node.value, d)
+                    else:
+                        out.append(self.ev(node.elt, d))
+            finally:
+                self.env = saved
+            return out
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format":
+            base = self.ev(node.func.value, d)
+            if isinstance(base, str):
+                args = [self.ev(a, d) for a in node.args]
+                kw = {k.arg: self.ev(k.value, d) for k in node.keywords if k.arg}
+                try:
+                    return base.format(*args, **kw)
+                except (IndexError, KeyError, ValueError, AttributeError):
+                    return _OPAQUE
+        return _OPAQUE
+
+
+def _table_module(path, pkg):
+    """The module a table of file ``path`` answers for: the module itself, or the public package above a private
+    module (numpy/_expired_attrs_2_0.py is numpy's); None inside a private package."""
+    mod = path[:-3].replace("/", ".")
+    if mod.endswith(".__init__"):
+        mod = mod[:-9]
+    parts = mod.split(".")
+    if any(p.startswith("_") for p in parts[:-1]):
+        return None
+    if parts[-1].startswith("_"):
+        parts = parts[:-1]
+    return ".".join(parts) if parts and parts[0] == pkg else None
+
+
+def table_new(name, msg, mod=""):
+    """The replacement a table message names for its own key ``name`` of module ``mod`` ('' where it names none):
+    the same name elsewhere counts ('jax.linear_util' -> 'jax.extend.linear_util', np.float -> the builtin
+    'float'), the key's own spelling ('np.float', 'jax.tree_map') does not."""
+    own = {"np." + name, "numpy." + name, "%s.%s" % (mod, name)}
+    one = " ".join(msg.split())
+    for m in _TABLE_NEW.finditer(one):
+        new = _clean_new(m.group("new"))
+        # 'Use DimSize = int | Any' spells a definition, not a name to use
+        if new and _strong(new, m.group("newq")) and new not in own and not re.match(r"(?:e\.g|i\.e)\b", new) \
+                and not one[m.end():].lstrip().startswith("="):
+            return new
+    return ""
+
+
+def attr_tables(files, pkg):
+    """[(module, name, 'present' or 'gone', replacement, message)] of the attribute tables (ATTR_TABLES) of one
+    release's .py files."""
+    out = []
+    for path, text in files:
+        if not any(t in text for t in ATTR_TABLES):
+            continue
+        mod = _table_module(path, pkg)
+        if mod is None:
+            continue
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        st = _Static()
+        st.run(tree.body)
+        for var, kind in ATTR_TABLES.items():
+            got = st.env.get(var)
+            if not isinstance(got, dict):
+                continue
+            for name, v in sorted(got.items()):
+                if not re.fullmatch(r"[A-Za-z_]\w{0,80}", name):
+                    continue
+                if kind == "pair":  # jax: (message, fn or None)
+                    if not (isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], str)):
+                        continue
+                    msg, state = v[0], "gone" if v[1] is None else "present"
+                elif kind == "deprecated":  # numpy: (value, message)
+                    if not (isinstance(v, tuple) and len(v) == 2 and isinstance(v[1], str)):
+                        continue
+                    msg, state = v[1], "present"
+                else:
+                    if not isinstance(v, str):
+                        continue
+                    msg, state = v, "gone"
+                msg = " ".join(msg.split())
+                if var == "__expired_attributes__":  # numpy 2's __getattr__ prints the note after its own words
+                    msg = "`np.%s` was removed in the NumPy 2.0 release. %s" % (name, msg)
+                out.append((mod, name, state, table_new(name, msg, mod), msg[:200].rstrip()))
+    return out
 
 
 # --------------------------------------------------------------------------- the table
@@ -588,6 +879,16 @@ def build(per_pkg, version, which="hf"):
             for cls, ps in per[r]["params"].items():
                 for n in ps:
                     params.setdefault(cls, {}).setdefault(n, set()).add(r)
+        # (removed18) a name a release's table lists as removed (numpy's __expired_attributes__: "`np.float_` was
+        # removed in the NumPy 2.0 release") was in the releases before it, even where the reader did not bind it
+        # (set up by code it does not follow): it is counted in every release read before the first that lists it
+        first_gone = {}
+        for i, r in enumerate(releases):
+            for mod, n in per[r].get("gone", ()):
+                first_gone.setdefault((mod, n), i)
+        for (mod, n), i in sorted(first_gone.items()):
+            if i and mod in names and not names[mod].get(n):
+                names[mod][n] = {r for r in releases[:i] if r in mods.get(mod, ())}
         full = len(releases)
         named = {m: {n: _span(rs, releases) for n, rs in sorted(ns.items()) if len(rs) < full and len(rs) < len(mods[m])}
                  for m, ns in sorted(names.items())}
@@ -674,6 +975,11 @@ def write_record(path, version, rows):
                 f.write("p %s %s\n" % (cls.replace(" ", "~"), " ".join(ps)))
             for old, new, msg in got.get("deprecated", ()):
                 f.write("d\t%s\t%s\t%s\n" % (old, new, " ".join(msg.split())))
+            gone = {}
+            for mod, n in got.get("gone", ()):
+                gone.setdefault(mod, []).append(n)
+            for mod, ns in sorted(gone.items()):
+                f.write("g %s %s\n" % (mod, " ".join(sorted(ns))))
             prev[pkg] = got
 
 
@@ -688,7 +994,7 @@ def from_slice(path):
                 _, _, pkg, release = line.split()[:4]
                 before = prev.get(pkg)
                 cur = {"names": {m: list(ns) for m, ns in before["names"].items()} if before else {}, "params": {},
-                       "deprecated": []}
+                       "deprecated": [], "gone": []}
                 per.setdefault(pkg, {})[release] = cur
                 prev[pkg] = cur
             elif cur is None or not line or line.startswith("#"):
@@ -708,6 +1014,8 @@ def from_slice(path):
                     cur["names"].pop(what, None)
                 elif kind == "p":
                     cur["params"][what.replace("~", " ")] = items
+                elif kind == "g":  # (removed18) names the release's attribute tables list as removed
+                    cur["gone"] += [(what, n) for n in items]
     return per, version
 
 
@@ -716,17 +1024,22 @@ def from_slice(path):
 def releases_of(pkg, which="hf"):
     """The first release of each minor line from FIRST[pkg] on (each patch release: PATCH), as `pip index versions`
     lists them, thinned by STEP / EARLY."""
-    out = subprocess.run([sys.executable, "-m", "pip", "index", "versions", pkg], capture_output=True, text=True,
-                         timeout=120).stdout
-    m = re.search(r"Available versions: (.*)", out)
-    if not m:
+    listed = []
+    # (removed18) pip lists only the releases this Python can install: numpy 2.5 and jax 0.11 need Python >= 3.12,
+    # so the sci set also asks for those of a newer one
+    for py in ([], NEWER_PY) if which == "sci" else ([],):
+        out = subprocess.run([sys.executable, "-m", "pip", "index", "versions", pkg] + py, capture_output=True,
+                             text=True, timeout=120).stdout
+        m = re.search(r"Available versions: (.*)", out)
+        listed += m.group(1).split(", ") if m else []
+    if not listed:
         raise SystemExit("pip index versions %s: no versions" % pkg)
     best = {}
-    for v in m.group(1).split(", "):
+    for v in listed:
         if re.fullmatch(r"\d+\.\d+\.\d+", v):
             k = _key(v)
             line = k if pkg in PATCH else k[:2]
-            if k[:2] >= FIRST[which][pkg] and (line not in best or k < best[line]):
+            if (k if pkg in PATCH else k[:2]) >= FIRST[which][pkg] and (line not in best or k < best[line]):
                 best[line] = k
     keys = sorted(best)
     step = STEP.get(pkg, 1)
@@ -783,9 +1096,14 @@ def from_wheels(d, download, record=None, jobs=2, which="hf"):
             if path is None and download:
                 how = ["--no-binary=:all:"] if pkg in SDIST else \
                     ["--only-binary=:all:"]
-                subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps"] + how +
-                               ["-d", d, "%s==%s" % (pkg, release)], timeout=900)
-                path = _wheel(d, pkg, release)
+                for py in ([], ["--python-version", "3.9", "--platform", "manylinux2014_x86_64"],
+                           NEWER_PY + ["--platform", "manylinux_2_28_x86_64", "--platform", "manylinux2014_x86_64"]):
+                    # (removed18) numpy 1.20's wheels are for Python <= 3.9: the same sources, another tag
+                    subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps"] + how + py +
+                                   ["-d", d, "%s==%s" % (pkg, release)], timeout=900)
+                    path = _wheel(d, pkg, release)
+                    if path is not None or pkg in SDIST:
+                        break
             if path is None:
                 print("skipped %s %s: no wheel" % (pkg, release), file=sys.stderr)
                 continue

@@ -115,7 +115,7 @@ def explain_inputs(inputs, kb=None, assume_error=False, facts=None, deadline=Non
         _in.apply_flight_recorder(result, flight)
     _in.apply_ras(result, ras)
     _in.advise_recorder(result)
-    fixes.apply(result, facts)
+    fixes.apply(result, facts, scan)  # scan: the tracebacks' frames say whose call a removed name was (apihistory)
     from gpudoctor.explain import errordocs
 
     errordocs.apply(result, scan)  # the fix the library documents for the root's exception class (docerrors18)

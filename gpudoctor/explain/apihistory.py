@@ -19,11 +19,20 @@ import re
 
 PKGS = ("transformers", "accelerate", "peft", "trl", "datasets", "safetensors", "vllm", "pytorch_lightning",
         "diffusers", "sglang", "deepspeed")
+# (removed18) the libraries the others run on: generated/api_history_sci.json (tools/gen_api_history.py --set sci)
+SCI = ("numpy", "scipy", "pandas", "jax", "flax", "optax", "huggingface_hub", "torchvision", "torchaudio")
 # generated/api_history.json (the Hugging Face stack) and generated/api_history_serving.json (vLLM, Lightning,
 # diffusers, sglang, DeepSpeed): one generator, tools/gen_api_history.py --set hf / serving
-TABLES = ("api_history", "api_history_serving")
+TABLES = ("api_history", "api_history_serving", "api_history_sci")
 _P = r"(?:transformers|accelerate|peft|trl|datasets|safetensors|vllm|pytorch_lightning|lightning|diffusers|sglang|" \
-     r"deepspeed)(?:\.[A-Za-z_][\w.]{0,150})?"
+     r"deepspeed|numpy|scipy|pandas|jax|flax|optax|huggingface_hub|torchvision|torchaudio)(?:\.[A-Za-z_][\w.]{0,150})?"
+# (removed18) a removed name's own AttributeError, printed from the library's table (tools/gen_api_history.py
+# attr_tables): numpy 2's __getattr__ "`np.X` was removed in the NumPy 2.0 release. <note>" (numpy/__init__.py), jax's
+# deprecation_getattr raising the table's message "jax.X was removed in JAX v0.6.0: use ..."
+# (jax/_src/deprecations.py)
+_SAID = re.compile(r"\bwas removed in (?:JAX v|the NumPy )(\d{1,3}\.\d{1,3}(?:\.\d{1,3})?)\b")
+_GONE = re.compile(r"`np\.([A-Za-z_]\w{0,80})` was removed in the NumPy|"
+                   r"\b(jax(?:\.[a-z_]\w{0,40}){0,4})\.([A-Za-z_]\w{0,80}) (?:was|has been) removed\b")
 _IMPORT = re.compile(r"cannot import name '([A-Za-z_]\w{0,80})' from '(%s)'" % _P)
 _ATTR = re.compile(r"module '(%s)' has no attribute '([A-Za-z_]\w{0,80})'" % _P)
 _KWARG = re.compile(r"\b([A-Za-z_]\w{0,80})(?:\.__init__)?\(\) got an unexpected keyword argument '([A-Za-z_]\w{0,80})'")
@@ -114,6 +123,10 @@ def asked(texts, tb):
         if m:
             where = _module(m.group(1))
             return where.split(".")[0], "name", where, m.group(2)
+        m = _GONE.search(t)
+        if m:
+            return ("numpy", "name", "numpy", m.group(1)) if m.group(1) else \
+                ("jax", "name", m.group(2), m.group(3))
         m = _KWARG.search(t)
         if m:
             cls = m.group(1)
@@ -181,7 +194,7 @@ def _spell(new, kind):
 _SUBJECT = re.compile(r"^\W{0,3}deprecated\b", re.I)
 
 
-def _row_says(key, new, msg):
+def _row_says(key, new, msg, pkg=""):
     """(review17) Whether a table row's replacement is the one its own message gives for ``key``: the message names
     the key (as a name or a flag) or is the help text of the key's own flag, and the replacement is a whole name.
     c4ee707's table holds rows whose message is another name's (a message variable assigned twice in one function
@@ -190,7 +203,9 @@ def _row_says(key, new, msg):
     names = (key, key.replace("_", "-"))
     if not (any(n in msg for n in names) or _SUBJECT.match(msg)):
         return False
-    return bool(new) and not re.search(r"[-{(,]$|\{", new) and new.strip("-`'\"") not in names
+    # (removed18) numpy's aliases of a builtin name it ("`np.float` was a deprecated alias for the builtin `float`")
+    builtin = pkg in SCI and new == key and ("builtin `%s`" % key) in msg
+    return bool(new) and not re.search(r"[-{(,]$|\{", new) and (new.strip("-`'\"") not in names or builtin)
 
 
 def replacement(texts, tb, pkg, name, kind):
@@ -211,15 +226,52 @@ def replacement(texts, tb, pkg, name, kind):
     d = tb["packages"].get(pkg, {})
     key = name.lstrip("-").replace("-", "_") if kind == "flag" else name
     got = d.get("replaced", {}).get(key)
-    if not got or not _row_says(key, got[0], got[3]):
+    if not got or not _row_says(key, got[0], got[3], pkg):
         return "", None, None
     new, first, _last, msg = got
     rel = d["releases"]
     return new, "%s's own deprecation message, %s to %s: \"%s\"" % (pkg, rel[first], rel[_last], msg[:160]), rel[first]
 
 
-def compute(texts, tb=None):
-    """(fix line, why) for the library name or keyword a log asks for, or None."""
+def frames_of(scan, finding):
+    """The frames [(file, line, function)] of the traceback that ends at the finding's first matched line, from the
+    scanner's tracebacks (pytb.record), outermost first; [] when there is none."""
+    lines = {h.get("line") for h in finding.get("matches") or []}
+    for t in getattr(scan, "tracebacks", None) or ():
+        if t.get("line") in lines and t.get("frames"):
+            return list(t["frames"])
+    return []
+
+
+def caller_frame(frames, pkg):
+    """(removed18) Who asked ``pkg`` for the name: walking out from the innermost frame past ``pkg``'s own frames
+    (numpy's __getattr__) and the interpreter's (importlib), the first frame of another installed library (its
+    distribution, as pip installs it: 'numba_cuda' -> 'numba-cuda') or 'user' (the script's own file); None when
+    the frames do not say."""
+    from gpudoctor.explain import pytb
+
+    for f in reversed(frames or ()):
+        kind, lib = pytb.where(str(f[0]).replace("\\", "/"))
+        if kind == "stdlib":
+            continue
+        if kind == "lib" and lib == pkg:
+            if f[2] in _ACCESSORS:
+                continue
+            return "self"  # the library asked itself (a mixed install, a circular import): no pair of releases
+        if kind == "lib":
+            return pytb.distribution(lib).replace("_", "-")
+        return "user" if kind == "user" else None
+    return None
+
+
+# the frames that only answer for a module's names: its PEP 562 __getattr__ (numpy/__init__.py), jax's
+# deprecation_getattr's inner getattr (jax/_src/deprecations.py)
+_ACCESSORS = ("__getattr__", "getattr")
+
+
+def compute(texts, tb=None, frames=None):
+    """(fix line, why) for the library name or keyword a log asks for, or None. ``frames``: the traceback's
+    frames (frames_of), which say whose call it was."""
     tb = table() if tb is None else tb
     got = asked(texts, tb) if tb else None
     if not got:
@@ -238,12 +290,15 @@ def compute(texts, tb=None):
         what = "%s %s" % (pkg, name) if kind == "flag" else \
             ("%s field %s" % (where, name) if kind == "field" else "%s(%s=...)" % (where, name))
     if not sp:
-        return None
+        return _undated(pkg, what, frames, d)
     since_i, removed_i = sp
-    have = version_in_log(texts, pkg)
+    # (removed18) the removed name's own message names the release it left in ("was removed in JAX v0.6.0"): that
+    # is the library's history, not the installed release
+    said = next((m.group(1) for t in texts for m in [_SAID.search(t[:2000])] if m), None) if pkg in SCI else None
+    have = version_in_log([t for t in texts if not _GONE.search(t[:2000])], pkg)
     yours = " (your %s is %s)" % (pkg, have) if have else ""
     why = "generated/%s.json: %s is in %s %s%s of the releases read (%s to %s)" % (
-        "api_history" if pkg in PKGS[:6] else "api_history_serving",
+        "api_history" if pkg in PKGS[:6] else "api_history_sci" if pkg in SCI else "api_history_serving",
         what, pkg, rel[since_i], (" up to %s" % rel[removed_i - 1]) if removed_i else " and later", rel[0], rel[-1])
     first = rel[since_i] if since_i else None
     gone = rel[removed_i] if removed_i else None
@@ -254,6 +309,17 @@ def compute(texts, tb=None):
             return None  # between the last release read with it and the first without: the table cannot tell
         pin = ("'%s<%s'" % (pkg, gone)) if _next_line(last, gone) else ("'%s~=%s'" % (pkg, last))
         new, src, dep = replacement(texts, tb, pkg, name, kind)
+        if pkg in SCI:
+            asker = caller_frame(frames, pkg) or _caller(texts, pkg)
+            if asker == "self":
+                return None
+            when = ("in %s" % gone) if _next_line(last, gone) else "after %s (by %s)" % (last, gone)
+            said_t = _vt(said) + (0,) * (3 - len(_vt(said))) if said else None
+            if said and _vt(last) < said_t < _vt(gone):
+                when, pin = "in %s" % said, "'%s<%s'" % (pkg, said)
+            return _sci_line(pkg, what, name, when,
+                             pin, yours, new, src, asker), why + (
+                "; the replacement: %s" % src if new else "")
         caller = _caller(texts, pkg)
         if new:
             use = _spell(new, kind)
@@ -287,6 +353,37 @@ def compute(texts, tb=None):
     return None
 
 
+def _undated(pkg, what, frames, d):
+    """(removed18) A name the table does not date (in every release read, or in none) that ANOTHER installed library
+    asked for (the traceback's frames): the two releases do not fit, whichever release dropped it (wrong18's asker
+    reading, asker.foreign_attribute, says the same); None otherwise."""
+    caller = caller_frame(frames, pkg) if pkg in SCI else None
+    if not caller or caller in ("user", "self"):
+        return None
+    rel = d.get("releases") or ["?"]
+    return ("%s is not in the installed %s; %s asks for it: upgrade %s (pip install -U %s), or install the %s release "
+            "it was written for (its requirements pin it)" % (what, pkg, caller, caller, caller, pkg),
+            "the traceback: %s's frame asked %s for it; generated/api_history_sci.json does not date it (%s %s to %s "
+            "read)" % (caller, pkg, pkg, rel[0], rel[-1]))
+
+
+def _sci_line(pkg, what, name, when, pin, yours, new, src, caller):
+    """(removed18) A name a library the others run on removed: raised inside ANOTHER library's frame, the two
+    releases do not match (pin the older one, or upgrade the caller); in the user's own frame, the code needs the
+    replacement."""
+    use = (" (use %s)" % new) if new else ""
+    head = "%s left %s %s%s" % (what, pkg, when, yours)
+    if caller and caller != "user":
+        head = "%s left %s %s%s%s" % (what, pkg, when, use, yours)
+        return "%s; %s still calls it: pin pip install %s, or upgrade %s (pip install -U %s: a release written for the " \
+               "newer %s)" % (head, caller, pin, caller, caller, pkg)
+    if new:
+        return "%s: use %s instead of %s in the code (as %s), or pin pip install %s" % (
+            head, new, what, src or "the library's own deprecation message", pin)
+    return "%s: the code was written for an older %s; pin pip install %s, or port it (%s's release notes name the " \
+           "replacement)" % (head, pkg, pin, pkg)
+
+
 def _caller(texts, pkg):
     """The installed package whose frame called into ``pkg`` (lm_eval calling vllm), from the traceback: the last
     frame outside ``pkg`` before the first one inside it; None when that frame is the user's own code."""
@@ -317,7 +414,10 @@ def how_sure(finding, got):
         return  # another entry's computed cause (a library's structural entry): its own How sure stays
     notes = finding.setdefault("notes", [])
     notes[:] = [n for n in notes if not n.startswith("How sure:")]
-    if got:
+    if got and got[1].startswith("the traceback:"):  # (removed18) _undated: the frames, not the table, say it
+        notes.insert(0, "How sure: medium. Another installed library's frame asked for the name (the traceback); "
+                        "which release of either dropped or added it is not in the releases read: pip list shows both.")
+    elif got:
         notes.insert(0, "How sure: medium. The releases that have the name are read from the libraries' own wheels "
                         "(generated/api_history*.json); the version that ran is %s." % (
                             "the one the log prints" if " (your " in got[0] or "the log reports" in got[0]

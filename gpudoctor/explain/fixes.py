@@ -497,7 +497,7 @@ def _nics(nodes):
                                              (" ..." if len(got) > 4 else ""))
 
 
-def apply(result, facts):
+def apply(result, facts, scan=None):
     """Put computed fix lines first in the causes that ask for them. ``facts``: one node's
     facts, a list of nodes' facts (the first decides GPU questions), or None."""
     nodes = facts if isinstance(facts, list) else ([facts] if facts else [])
@@ -537,7 +537,7 @@ def apply(result, facts):
             elif kind == "api_history":
                 from gpudoctor.explain import apihistory
 
-                got = apihistory.compute(_texts(f))
+                got = apihistory.compute(_texts(f), frames=apihistory.frames_of(scan, f))
                 apihistory.how_sure(f, got)
                 if got:
                     line = "%s   (%s)" % got
