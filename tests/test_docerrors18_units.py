@@ -178,3 +178,19 @@ def test_apply():
     # a traceback of no documented class, then one: the second is read
     other = {"exc": "ValueError", "line": 10}
     assert _texts(errordocs.apply(_result(10), _Scan([other, tb])))[0] == "jax documents Concre"
+
+
+def test_apply_without_a_traceback_reads_the_class_a_matched_line_names():
+    def res(*texts):
+        return {"verdict": "root_cause", "findings": [{"confidence": "cause", "causes": [
+            {"text": "the family's", "static_rank": 5, "evidence": []}],
+            "matches": [{"line": i + 1, "text": t} for i, t in enumerate(texts)]}]}
+
+    line = "[rank0]: jax.errors.ConcretizationTypeError: Abstract tracer value encountered where concrete value is " \
+           "expected"
+    assert _texts(errordocs.apply(res(line), _Scan([])))[0] == "jax documents Concre"
+    assert _texts(errordocs.apply(res("See https://docs.jax.dev/en/latest/101/errors.html#jax.errors."
+                                      "ConcretizationTypeError"), _Scan([])))[0] == "jax documents Concre"
+    # only the first four matched lines are read; a class no table documents is nothing
+    assert _texts(errordocs.apply(res("a", "b", "c", "d", line), _Scan([]))) == ["the family's"]
+    assert _texts(errordocs.apply(res("mylib.errors.ConcretizationTypeError: x"), _Scan([]))) == ["the family's"]
