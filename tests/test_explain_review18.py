@@ -188,3 +188,22 @@ def test_a_warning_class_the_code_raised_itself_is_no_warnings_filter(kb):
               'this model, use \'bf16\'")\nUserWarning: config key \'fp16\' is not supported with this model, use '
               '\'bf16\'\n')
     assert all(f["id"] != "python.warning_as_error" for f in _findings(raised, kb))
+
+
+def test_a_shadowed_or_broken_module_is_not_a_release_that_lacks_the_name(kb):
+    # removed18 471eb83 made every "module 'numpy|pandas|...' has no attribute 'X'" code.lib_api_version with its
+    # release cause first: for numpy.__version__ asked by pandas it said "numpy.__version__ is not in the installed
+    # numpy; pandas asks for it: upgrade pandas"; CPython 3.13's own hint "(consider renaming '<file>' if it has the
+    # same name as a library you intended to import)" (Objects/moduleobject.c) got the release cause first too
+    dunder = ('Traceback (most recent call last):\n  File "/home/u/proj/train.py", line 1, in <module>\n'
+              '    import pandas as pd\n  File "/usr/lib/python3.11/site-packages/pandas/compat/numpy/__init__.py", '
+              'line 4, in <module>\n    _np_version = np.__version__\n'
+              "AttributeError: module 'numpy' has no attribute '__version__'\n")
+    shadow = ('Traceback (most recent call last):\n  File "/home/u/proj/train.py", line 5, in <module>\n'
+              '    df = pd.read_csv("data.csv")\n'
+              "AttributeError: module 'pandas' has no attribute 'read_csv' (consider renaming '/home/u/proj/pandas.py' "
+              "if it has the same name as a library you intended to import)\n")
+    for text in (dunder, shadow):
+        f = _findings(text, kb)[0]
+        assert "another copy of the library" in f["causes"][0]["text"], f["causes"][0]["text"]
+        assert "is not in the installed numpy" not in " ".join(x for c in f["causes"] for x in c.get("fix") or [])

@@ -278,7 +278,9 @@ def compute(texts, tb=None, frames=None):
         return None
     pkg, kind, where, name = got
     d = tb["packages"].get(pkg)
-    if not d:
+    if not d or re.match(r"__\w+__$", name):
+        # (review18) a module without its own __version__ / __file__ is no release that lacks it: a same-named folder
+        # found first or a broken install (lib_api.toml: that cause's evidence)
         return None
     rel = d["releases"]
     if kind == "name":
