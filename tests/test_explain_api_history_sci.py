@@ -92,6 +92,13 @@ ImportError: cannot import name 'cached_download' from 'huggingface_hub' (/tmp/r
     raise AttributeError(message)
 AttributeError: jax.tree_map was removed in JAX v0.6.0: use jax.tree.map (jax v0.4.25 or newer) or jax.tree_util.tree_map (any JAX version).
 """, ("jax.tree_map left jax in 0.6.0", "use jax.tree.map instead of jax.tree_map in the code", "'jax<0.6.0'")),
+    # pandas 2.2.3 + numpy 2.0.2: the script's own import of pandas.util.testing (a module pandas 2.0 removed; the
+    # table's module spans date it)
+    "own_pandas_util_testing": ("""Traceback (most recent call last):
+  File "/tmp/removed18run/pdtest.py", line 2, in <module>
+    import pandas.util.testing as tm
+ModuleNotFoundError: No module named 'pandas.util.testing'
+""", ("pandas.util.testing left pandas in 2.0.0", "'pandas<2.0.0'")),
 }
 
 
@@ -119,6 +126,17 @@ def test_the_caller_is_the_frame_that_asked():
     assert "'numpy<2.5.0'" in fix and why.startswith("generated/api_history_sci.json")
     fix, _ = apihistory.compute([line], frames=frames[:1] + frames[2:])
     assert "use np.vstack instead of numpy.row_stack" in fix and "still calls" not in fix
+
+
+def test_a_removed_submodule_another_library_imports():
+    # basicsr's degradations.py importing torchvision.transforms.functional_tensor (torchvision 0.17 removed it)
+    frames = [("/w/inference_realesrgan.py", 5, "<module>"),
+              ("/v/lib/python3.11/site-packages/basicsr/data/degradations.py", 8, "<module>")]
+    fix, _ = apihistory.compute(["ModuleNotFoundError: No module named 'torchvision.transforms.functional_tensor'"],
+                                frames=frames)
+    assert "functional_tensor left torchvision after 0.15.1 (by 0.17.0)" in fix and "basicsr still imports it" in fix
+    # the package itself missing is not a removed submodule
+    assert apihistory.compute(["ModuleNotFoundError: No module named 'torchvision'"], frames=frames) is None
 
 
 def test_static_reader_evaluates_the_tables():

@@ -30,6 +30,11 @@ _P = r"(?:transformers|accelerate|peft|trl|datasets|safetensors|vllm|pytorch_lig
 # attr_tables): numpy 2's __getattr__ "`np.X` was removed in the NumPy 2.0 release. <note>" (numpy/__init__.py), jax's
 # deprecation_getattr raising the table's message "jax.X was removed in JAX v0.6.0: use ..."
 # (jax/_src/deprecations.py)
+# (removed18) a submodule a release removed (torchvision 0.17 dropped transforms.functional_tensor, which basicsr
+# still imports): CPython's "No module named %R" (Python/import.c) for a dotted name of one of SCI; the table's
+# "modules" spans date it
+_NOMOD = re.compile(r"No module named '((?:numpy|scipy|pandas|jax|flax|optax|huggingface_hub|torchvision|torchaudio)"
+                    r"(?:\.[A-Za-z_]\w{0,80}){1,6})'")
 _SAID = re.compile(r"\bwas removed in (?:JAX v|the NumPy )(\d{1,3}\.\d{1,3}(?:\.\d{1,3})?)\b")
 _GONE = re.compile(r"`np\.([A-Za-z_]\w{0,80})` was removed in the NumPy|"
                    r"\b(jax(?:\.[a-z_]\w{0,40}){0,4})\.([A-Za-z_]\w{0,80}) (?:was|has been) removed\b")
@@ -123,6 +128,9 @@ def asked(texts, tb):
         if m:
             where = _module(m.group(1))
             return where.split(".")[0], "name", where, m.group(2)
+        m = _NOMOD.search(t)
+        if m:
+            return m.group(1).split(".")[0], "module", m.group(1), m.group(1)
         m = _GONE.search(t)
         if m:
             return ("numpy", "name", "numpy", m.group(1)) if m.group(1) else \
@@ -286,6 +294,9 @@ def compute(texts, tb=None, frames=None):
     if kind == "name":
         sp = spans(d.get("names", {}).get(where, "")).get(name)
         what = "%s.%s" % (where, name)
+    elif kind == "module":
+        sp = spans(d.get("modules", "")).get(where)
+        what = where
     else:
         key = name.lstrip("-").replace("-", "_") if kind == "flag" else name
         sp = spans(d.get("params", {}).get(where, {}).get("args", "")).get(key)
@@ -377,8 +388,9 @@ def _sci_line(pkg, what, name, when, pin, yours, new, src, caller):
     head = "%s left %s %s%s" % (what, pkg, when, yours)
     if caller and caller != "user":
         head = "%s left %s %s%s%s" % (what, pkg, when, use, yours)
-        return "%s; %s still calls it: pin pip install %s, or upgrade %s (pip install -U %s: a release written for the " \
-               "newer %s)" % (head, caller, pin, caller, caller, pkg)
+        return "%s; %s still %s it: pin pip install %s, or upgrade %s (pip install -U %s: a release written for the " \
+               "newer %s)" % (head, caller, "imports" if what.count(".") and what == name else "calls", pin, caller,
+                              caller, pkg)
     if new:
         return "%s: use %s instead of %s in the code (as %s), or pin pip install %s" % (
             head, new, what, src or "the library's own deprecation message", pin)
