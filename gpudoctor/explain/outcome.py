@@ -195,7 +195,43 @@ def read_tail(path, end, data):
         if kind is not None:
             shown = _GLOG_HEAD.sub("", strip_prefix(clean(raw[-MAX_LINE:]))[0]).strip()[:160]
             events.append((first + i, kind, key, value, origin(raw[:MAX_LINE])[0], shown))
-    return {"path": path, "first": first, "last": end, "events": events}
+    heads = {ln: h for ln, h in ((ln, record_head(t)) for ln, _k, _kk, _v, _r, t in events) if h}
+    return {"path": path, "first": first, "last": end, "events": events, "heads": heads}
+
+
+# (healthy18) the header of a Python logging record: a Formatter's fmt prints %(levelname)s, one of DEBUG, INFO,
+# WARNING, ERROR, CRITICAL (Lib/logging/__init__.py _levelToName), before the message; its text up to the level name,
+# digits as 0 (the time stamp's), with the character after the name: '0000-00-00 00:00:00,000 L ', 'L:', '[L]'
+_REC_LEVEL = re.compile(r"(?<![A-Za-z])(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)(?![A-Za-z])")
+_DIGITS = re.compile(r"\d")
+_REC_NAME = re.compile(r"[^\w\n]{1,3}(?:[\w.-]{1,60}[^\w\n]{1,2})?")  # the separator, the logger's name after it
+
+
+def record_head(body, levels=None):
+    """The shape of a logging record's header (above), or None; ``levels``: the level names it may have."""
+    m = _REC_LEVEL.search(body[:80])
+    if not m or (levels and m.group(0) not in levels) or not _REC_NAME.match(body, m.end()):
+        return None
+    name = _REC_NAME.match(body, m.end())
+    return _DIGITS.sub("0", body[:m.start()]) + "L" + name.group(0)
+
+
+def _caught(scan, outs):
+    """The exception lines of the tracebacks a logging record carried (Logger.exception(), exc_info=True: logging
+    formats the exception being handled under the record, Lib/logging/__init__.py; 'This method should only be called
+    from an exception handler') when a later progress / done / end line of the same input is a record with the same
+    header: the program that caught it was still logging after it; the process did not die there."""
+    got = set()
+    for tb in getattr(scan, "tracebacks", None) or ():
+        intro, at = tb.get("intro") or "", tb.get("intro_line")
+        if at is None or tb.get("header_line") is None or at != tb["header_line"] - 1:
+            continue
+        head = record_head(intro, ("WARNING", "ERROR", "CRITICAL"))
+        out = outs[_source_index(scan, tb["line"])] if head else None
+        if out and any(ln > tb["line"] and h.replace("L", "", 1) == head.replace("L", "", 1)
+                       for ln, h in (out.get("heads") or {}).items()):
+            got.add(tb["line"])
+    return got
 
 
 def record(scan, path, end, data):
@@ -248,9 +284,11 @@ def went_on(scan, findings):
     texts = [(m["line"], m.get("text") or "") for f in findings for m in f.get("matches", ())]
     texts += [(h.line, h.text or "") for h in scan.errors]
     died = {ln for ln, t in texts if _DIED.search(_GLOG_HEAD.sub("", strip_prefix(clean(t[:MAX_LINE]))[0]).strip())}
+    caught = _caught(scan, outs)  # (healthy18) a traceback a logging record carried, the same logger going on after it
+    died -= caught
     best = None
     for si, lst in fails.items():
-        got = _past(outs[si], lst, died)
+        got = _past(outs[si], lst, died, caught)
         if got is None:
             return None
         if best is None or got[0] > best[0]:
@@ -262,7 +300,7 @@ def _source_index(scan, line):
     return max((i for i, s in enumerate(scan.sources) if s.get("first_line", 1) <= line), default=0)
 
 
-def _past(out, fails, died_at=()):
+def _past(out, fails, died_at=(), caught=()):
     """The event of one input's tail that shows it went on after its failure lines ``fails`` [(line, rank)],
     or None."""
     events = out["events"]
@@ -281,7 +319,8 @@ def _past(out, fails, died_at=()):
         return None
     # a process that died there (an uncaught exception's last line, a kill, a crash): a short 'done' line after it is
     # the wrapper's ('python train.py; echo "job done"' prints it whatever python did), not the job's end
-    died = last in died_at or any(kind == "fatal" and ln == last and _DIED.search(t) for ln, kind, _k, _v, _r, t in events)
+    died = last in died_at or last not in caught and any(kind == "fatal" and ln == last and _DIED.search(t)
+                                                         for ln, kind, _k, _v, _r, t in events)
     strong = [e for e in after if e[1] == "end" or (e[1] == "done" and not died)]
     # ... nor progress: a process that died prints none of its own after it; such lines are another process's (an
     # interleaved log) or text appended after the failure. A launcher's restart shows as its own failure line after
