@@ -207,3 +207,20 @@ def test_a_shadowed_or_broken_module_is_not_a_release_that_lacks_the_name(kb):
         f = _findings(text, kb)[0]
         assert "another copy of the library" in f["causes"][0]["text"], f["causes"][0]["text"]
         assert "is not in the installed numpy" not in " ".join(x for c in f["causes"] for x in c.get("fix") or [])
+
+
+def test_a_config_file_the_program_skipped_at_warning_level_is_no_root(kb):
+    # config18 516c96f: healthy18's real run (fixtures/explain/healthy18/yaml-json-configs-one-skipped-with-warning.log:
+    # PyYAML 6.0.4, a loader that logs the files it cannot parse at WARNING and loads the rest) got config.json_syntax
+    import os
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    path = os.path.join(os.path.dirname(here), "fixtures", "explain", "healthy18",
+                        "yaml-json-configs-one-skipped-with-warning.log")
+    with open(path, encoding="utf-8") as f:
+        r = explain.explain_text(f.read(), kb)
+    assert r["verdict"] == "no_error", [x["id"] for x in r["findings"]]
+    # the same parser error that ends the program (nothing after it) is still the config's
+    fs = _findings("WARNING:configs:skipping old.json: Expecting property name enclosed in double quotes: line 1 "
+                   "column 43 (char 42)\n", kb)
+    assert fs and fs[0]["id"] == "config.json_syntax"

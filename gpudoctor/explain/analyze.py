@@ -95,6 +95,7 @@ def _drop_foreign_asserts(scan, matched):
 # (src/debug.cc, NCCL_DEBUG levels VERSION / WARN / INFO / TRACE), and the '-> N' return lines after its WARN are the
 # same failure (rootguard.first_in_thread), so an NCCL WARN keeps its place.
 _C10_WARN = re.compile(r"\[W(?:\d{4} | )|(?:^|[\s:\]])W\d{4} \d\d:\d\d", re.A)
+CONFIG_RECORD_LINES = 8  # lines of a parser's message under a logged record (PyYAML's context / problem / marks)
 
 
 def _later_error_lines(matched, kb):
@@ -220,6 +221,16 @@ def analyze(scan, kb, assume_error=False):
         for eid in [eid for eid, m in matched.items() if eid.startswith("config.") and m["lines"]
                     and all(any(a <= ln <= b for a, b in spans) for ln in m["lines"])]:
             del matched[eid]
+    # (review18) ... nor one the program logged at its own WARNING or INFO level and went on after ('WARNING:configs:
+    # skipping old.json: Expecting property name ...', a PyYAML error's lines under such a record, then
+    # 'INFO:configs:2 of 4 configs loaded': healthy18's real run): the program chose the level and went on
+    leveled = [h.line for eid, m in matched.items() if eid.startswith("config.") for h in m["hits"]
+               if h.severity in ("warn", "info")]
+    for eid in [eid for eid, m in matched.items() if eid.startswith("config.") and m["lines"] and leveled
+                and all(h.severity in ("warn", "info") or any(0 < h.line - w <= CONFIG_RECORD_LINES for w in leveled)
+                        for h in m["hits"])
+                and max(m["lines"]) < getattr(scan, "lines", 0) - 1]:
+        del matched[eid]
     real_error = (errors > 0 and not went_on) or any(
         (None in m["ranks"] and kb.by_id[eid]["kind"] != "warning") or
         ("warn" in m["ranks"] and kb.by_id[eid]["kind"] == "error") for eid, m in matched.items())
