@@ -145,6 +145,11 @@ def test_lightnings_own_end_of_fit_ends_the_run(cli, tmp_path):
     _, doc = explain_paste(cli, tmp_path, warn + "Monitored metric val_loss = nan is not finite. Previous best value was "
                            "0.412. Signaling Trainer to stop.\n", name="nan.txt")
     assert doc["findings"], doc["verdict"]
+    # a script's own short 'Training complete.' (outcome's done line), not one that goes on about a problem
+    _, doc = explain_paste(cli, tmp_path, warn + "Training complete.\n", name="tc.txt", rcs=(0,))
+    assert doc["verdict"] == "no_error" and not doc["findings"], ids(doc)
+    _, doc = explain_paste(cli, tmp_path, warn + "Training complete, but the loss is NaN.\n", name="tc2.txt")
+    assert doc["findings"], doc["verdict"]
 
 
 def test_a_title_quoting_an_info_line_is_that_info_line(cli, tmp_path):

@@ -81,7 +81,8 @@ _COUNTER = re.compile(r"\b(?P<key>global[_ ]step|step|iter(?:ation)?|epoch)['\"]
                       r"[ \t]{0,2}(?P<n>\d{1,9}(?:\.\d{1,6})?)(?![\d.]{0,1}\d)(?:[ \t]{0,2}/[ \t]{0,2}\d{1,9})?", re.I)
 _LOSS = re.compile(r"\bloss['\"]?[ \t]{0,3}[:=]?[ \t]{0,3}(?:tensor\()?[-+]?\d{1,9}(?:\.\d{1,12})?", re.I)
 _TQDM = re.compile(r"\d{1,3}%\|[^|\n]{0,120}\|[ \t]{0,2}(?P<n>\d{1,12})/(?P<total>\d{1,12}) \[")
-_DONE = re.compile(r"\b(?:done|finished|completed|succeeded|successfully|saved)\b", re.I)
+# ('Training complete.': the adjective as a script says it, wrong18)
+_DONE = re.compile(r"\b(?:done|finished|complete|completed|succeeded|successfully|saved)\b", re.I)
 # words that make a 'done' line something else: a failure, a condition, a question, a narration ('it finished
 # the first epoch, then crashed'), a wait
 _NOT_DONE = re.compile(
@@ -128,7 +129,7 @@ _END_N = ("train_runtime", "trainer.fit", "finished", "succeeded", "successfully
 _FATAL_N = ("nccl warn", "killed", "sig", "cancelled", "time limit", "oom", "aborted", "traceback", "error",
             "exception", "fatal", "fail", "segmentation", "core dumped", "exit", "symbol", "cannot", "unable",
             "could not", "permission denied", "no such file", "refused", "timed out")
-_GOOD_N = ("step", "iter", "epoch", "loss", "autotune", "checkpoint", "saving model", "done", "finished", "completed",
+_GOOD_N = ("step", "iter", "epoch", "loss", "autotune", "checkpoint", "saving model", "done", "finished", "complete",
            "succeeded", "successfully", "saved")
 
 
