@@ -299,15 +299,3 @@ def test_fell_back_needs_torchs_warning_header_and_every_line():
     assert not fell_back({"matches": [{"text": w}, {"text": "[E1127 x.cpp:1] failed"}], "match_count": 2})
     assert not fell_back({"matches": [], "match_count": 0})
 
-
-def test_a_users_own_pdsh_command_is_not_deepspeeds_runner(cli, tmp_path):
-    # P15 (planted, run here: pdsh -R ssh over two sshd nodes): the remote python has no torch; DeepSpeed's runner
-    # runs 'pdsh -S -f <fan-out> -w <workers>' (deepspeed/launcher/multinode_runner.py PDSHRunner.get_cmd), this is not
-    _, doc = explain_paste(cli, tmp_path, _seen("2026-11-26p15", "p15-ssh_user_environment_ignored"))
-    assert doc["findings"] and root_id(doc) != "deepspeed.remote_env", ids(doc)
-    # DeepSpeed's own pdsh command with the same remote failure still is
-    cmd = ("[2024-01-01 10:00:00,000] [INFO] [runner.py:623:main] cmd = pdsh -S -f 1024 -w node1,node2 export "
-           "PYTHONPATH=/p; cd /p; /v/bin/python -u -m deepspeed.launcher.launch --node_rank=%n train.py\n"
-           "node2: ModuleNotFoundError: No module named 'torch'\npdsh@node1: node2: ssh exited with exit code 1\n")
-    _, doc = explain_paste(cli, tmp_path, cmd, name="ds.txt")
-    assert root_id(doc) == "deepspeed.remote_env", ids(doc)
