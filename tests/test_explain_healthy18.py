@@ -61,3 +61,16 @@ def test_record_head():
     assert record_head("INFO:configs:2 of 4") == "L:configs:"
     assert record_head("the INFO") is None and record_head("ERROR") is None
     assert record_head("INFO x: y", ("ERROR",)) is None
+
+
+@pytest.mark.parametrize("err,info", [
+    # Hydra's job logging format, logging.basicConfig()'s default, a '|'-separated format (Lib/logging Formatter)
+    ("[2026-11-27 10:47:09,439][__main__][ERROR] - ", "[2026-11-27 10:47:09,440][__main__][INFO] - "),
+    ("ERROR:root:", "INFO:root:"),
+    ("2026-11-27 10:47:09 | ERROR | prep | ", "2026-11-27 10:47:10 | INFO | prep | "),
+])
+def test_the_logged_traceback_in_other_record_formats(kb, err, info):
+    tb = LOOP[LOOP.index("Traceback"):]
+    text = info + "record 1: 1 tokens\n" + err + "record 2 could not be read, skipping it\n" + tb
+    assert explain_text(text + info + "finished: 3 of 6 records written\n", kb=kb)["verdict"] == "no_error"
+    assert explain_text(text, kb=kb)["verdict"] != "no_error"  # nothing after it: the exception may have ended it
