@@ -42,9 +42,10 @@ def test_a_dcgm_code_said_whole(kb):
         "DCGM's code 122 is DCGM_FR_IMEX_UNHEALTHY: 'IMEX %s status is %s (%s)'. DCGM's next step for it: Check IMEX "
         "installation, configuration, domain and daemon status, and network connectivity."]
     c = f["causes"][0]
-    assert (c["text"], c["fix"], c["evidence"], c["static_rank"]) == (
-        "DCGM reported DCGM_FR_IMEX_UNHEALTHY (code 122): 'IMEX %s status is %s (%s)'.",
-        ["Check IMEX installation, configuration, domain and daemon status, and network connectivity."], [], 0)
+    assert c == {"text": "DCGM reported DCGM_FR_IMEX_UNHEALTHY (code 122): 'IMEX %s status is %s (%s)'.",
+                 "checks": [], "confirm": [], "fix": ["Check IMEX installation, configuration, domain and daemon "
+                                                      "status, and network connectivity."],
+                 "exports": {}, "evidence": [], "static_rank": 0, "computed": None}
     # the run went on past it: not what stopped anything
     r = explain.explain_text("node condition {Type:AcceleratedHardwareReady Status:False Reason:DCGMHealthCode122}\n"
                              + PROGRESS, kb)
@@ -191,3 +192,31 @@ def test_a_dcgm_code_without_a_next_step(kb, code, eid, name, text):
     assert f["notes"] == [LOW % ("DCGM's error code %d (%s, dcgm_errors.h)" % (code, name)),
                           "DCGM's code %d is %s: '%s'." % (code, name, text)]
     assert not any(c["text"].startswith("DCGM reported") for c in f["causes"])
+
+
+@pytest.mark.parametrize("first", [
+    "ValueError: value out of range\n",  # an exception line naming no class of the table
+    "x" + CLASS + "\n",  # glued to a word
+    "I1127 10:00:00.000000 1 x.py:1] " + CLASS + "\n",  # an INFO record (glog's I header)
+])
+def test_an_exception_line_after_one_not_read_is_read(kb, first):
+    f = _root(first + CLASS + "\n", kb)
+    assert f["notes"] == _named("DeepSpeedZeroOptimizer_Stage3", "AttributeError", True)
+
+
+def test_an_info_records_exception_line_alone_is_not_read(kb):
+    r = explain.explain_text("I1127 10:00:00.000000 1 x.py:1] " + CLASS + "\n", kb)
+    assert not any(f["id"] == "deepspeed.library_error" for f in r["findings"])
+
+
+def test_a_cut_traceback_with_relative_paths(kb):
+    f = _root(CUT_USER.replace("/home/u/train.py", "train.py"), kb)
+    assert f["notes"][-1] == CUT_END % "train.py:31, in main"
+
+
+def test_a_start_failure_after_an_earlier_start_or_before_another_units_start(kb):
+    fm = "Nov 27 10:00:01 node systemd[1]: Failed to start NVIDIA fabric manager service.\n"
+    assert _root("Nov 27 09:00:01 node systemd[1]: Started NVIDIA fabric manager service.\n" + fm,
+                 kb)["id"] == "fabric.manager_start"
+    assert _root(fm + "Nov 27 10:00:11 node systemd[1]: Started NVIDIA DCGM service.\n", kb)["id"] == \
+        "fabric.manager_start"
