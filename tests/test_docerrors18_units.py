@@ -194,3 +194,33 @@ def test_apply_without_a_traceback_reads_the_class_a_matched_line_names():
     # only the first four matched lines are read; a class no table documents is nothing
     assert _texts(errordocs.apply(res("a", "b", "c", "d", line), _Scan([]))) == ["the family's"]
     assert _texts(errordocs.apply(res("mylib.errors.ConcretizationTypeError: x"), _Scan([]))) == ["the family's"]
+
+
+def test_the_bounds_of_a_trailer_line(fresh):
+    assert trailers.is_line("CUDA kernel errors might")  # exactly the 24 characters of a prefix
+    assert not trailers.is_line("Error 1 here")  # 12 characters folded, no trailer's
+    assert not trailers.is_line("Error 1")  # under 12
+    line = HYDRA + " " + "x" * (599 - len(HYDRA))
+    assert len(line) == 600 and trailers.is_line(line)  # 600 characters: still read
+    assert trailers.in_sentence("HYDRA_FULL_ERROR")  # exactly 16 characters folded
+    # a sentence over two lines of one trailer (equinox's numbered advice)
+    assert trailers.in_sentence("Setting the environment variable `EQX_ON_ERROR=breakpoint` is usually the most useful "
+                                "way to debug such errors.")
+
+
+def test_lookup_by_frame_needs_a_bare_name_and_the_packages_frame(fresh):
+    jax_frame = [("/w/train.py", 3, "<module>"), ("/venv/lib/python3.11/site-packages/jax/_src/core.py", 1, "f")]
+    assert errordocs.lookup({"exc": "mylib.ConcretizationTypeError", "msg": "x", "frames": jax_frame}) is None
+    flax_frame = [("/w/train.py", 3, "<module>"), ("/venv/lib/python3.11/site-packages/flax/core/scope.py", 1, "f")]
+    assert errordocs.lookup({"exc": "ConcretizationTypeError", "msg": "x", "frames": flax_frame}) is None
+
+
+def test_cause_clips_a_fix_at_300():
+    c = errordocs.cause(dict(MODIFY, fix=["f" * 400]))
+    assert c["fix"][0] == "flax's documentation of ModifyScopeVariableError: " + errordocs._clip("f" * 400, 300)
+
+
+def test_apply_reads_a_later_traceback_near_the_line():
+    far = {"exc": "jax.errors.ConcretizationTypeError", "line": 100}
+    near = {"exc": "flax.errors.ModifyScopeVariableError", "line": 10}
+    assert _texts(errordocs.apply(_result(12), _Scan([far, near])))[0] == "flax documents Modif"
