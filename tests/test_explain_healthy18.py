@@ -74,3 +74,16 @@ def test_the_logged_traceback_in_other_record_formats(kb, err, info):
     text = info + "record 1: 1 tokens\n" + err + "record 2 could not be read, skipping it\n" + tb
     assert explain_text(text + info + "finished: 3 of 6 records written\n", kb=kb)["verdict"] == "no_error"
     assert explain_text(text, kb=kb)["verdict"] != "no_error"  # nothing after it: the exception may have ended it
+
+
+def test_a_command_whose_failure_make_ignored_is_no_error(kb):
+    # GNU make src/job.c child_error: ' (ignored)' for a '-' recipe line (the build goes on); '*** ' when it stops
+    ran = "rm old.txt\nrm: cannot remove 'old.txt': No such file or directory\n"
+    assert explain_text(ran + "make: [Makefile:4: clean] Error 1 (ignored)\ncc -o hello hello.c\n", kb=kb)["verdict"] \
+        == "no_error"
+    assert explain_text(ran + "make[2]: [clean] Error 1 (ignored)\n", kb=kb)["verdict"] == "no_error"  # make 3.81
+    stopped = explain_text(ran + "make: *** [Makefile:4: clean] Error 1\n", kb=kb)
+    assert stopped["verdict"] != "no_error"
+    # an error line elsewhere in the text is still one
+    other = explain_text("RuntimeError: boom\n" + "x\n" + ran + "make: [Makefile:4: clean] Error 1 (ignored)\n", kb=kb)
+    assert other["verdict"] != "no_error"

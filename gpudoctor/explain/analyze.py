@@ -184,6 +184,9 @@ def analyze(scan, kb, assume_error=False):
     warned = warned | quoted_info(scan, matched)
     if warned:
         warned = warned | intro_lines(scan)  # (the user's sentence that introduces those lines: quoted.py)
+    from gpudoctor.explain.makeignored import ignored_lines
+
+    warned = warned | ignored_lines(scan)  # (a command whose failure GNU make ignored, and its output: healthy18)
     if warned and errors == len(scan.error_lines) and all(ln in warned for ln in scan.error_lines):
         errors = 0
     # a known bug of some NCCL releases (`affects`): only where the log ran one (versions.py)
