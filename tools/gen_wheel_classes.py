@@ -132,23 +132,10 @@ def build(rows):
 
 
 def write_slice(path, rows):
-    with open(path, "w") as f:
-        f.write("# the distinctive class names of each wheel read by %s (distribution version wheel-file: names)\n"
-                % GENERATOR)
-        for dist, version, wheel, names in rows:
-            f.write("%s %s %s: %s\n" % (dist, version, wheel, " ".join(names)))
+    wp.write_slice(path, rows, "distinctive class names", "names", GENERATOR)
 
 
-def read_slice(path):
-    rows = []
-    with open(path) as f:
-        for line in f:
-            if not line.strip() or line.startswith("#"):
-                continue
-            head, _, names = line.rstrip("\n").partition(": ")
-            dist, version, wheel = head.split(" ")
-            rows.append((dist, version, wheel, names.split()))
-    return rows
+read_slice = wp.read_slice
 
 
 def main(argv=None):

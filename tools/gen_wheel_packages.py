@@ -159,23 +159,26 @@ def build(rows):
             "packages": packages, "main": dict(sorted(main.items())), "shared": shared}
 
 
-def write_slice(path, rows):
+def write_slice(path, rows, what="import packages", field="packages", generator=GENERATOR):
+    """The slice of a wheel generator: one line per wheel, 'distribution version wheel-file: names...' (the
+    import packages here; gen_wheel_classes writes its class names the same way)."""
     with open(path, "w") as f:
-        f.write("# the import packages of each wheel read by %s (distribution version wheel-file: packages)\n"
-                % GENERATOR)
-        for dist, version, wheel, pkgs in rows:
-            f.write("%s %s %s: %s\n" % (dist, version, wheel, " ".join(pkgs)))
+        f.write("# the %s of each wheel read by %s (distribution version wheel-file: %s)\n"
+                % (what, generator, field))
+        for dist, version, wheel, names in rows:
+            f.write("%s %s %s: %s\n" % (dist, version, wheel, " ".join(names)))
 
 
 def read_slice(path):
+    """[(distribution, version, wheel file, [names])] of a slice write_slice wrote."""
     rows = []
     with open(path) as f:
         for line in f:
             if not line.strip() or line.startswith("#"):
                 continue
-            head, _, pkgs = line.rstrip("\n").partition(": ")
+            head, _, names = line.rstrip("\n").partition(": ")
             dist, version, wheel = head.split(" ")
-            rows.append((dist, version, wheel, pkgs.split()))
+            rows.append((dist, version, wheel, names.split()))
     return rows
 
 
