@@ -224,3 +224,21 @@ def test_a_config_file_the_program_skipped_at_warning_level_is_no_root(kb):
     fs = _findings("WARNING:configs:skipping old.json: Expecting property name enclosed in double quotes: line 1 "
                    "column 43 (char 42)\n", kb)
     assert fs and fs[0]["id"] == "config.json_syntax"
+
+
+def test_the_elastic_agents_shutdown_warning_is_no_rendezvous_failure():
+    """DynamicRendezvousHandler.shutdown() (torch/distributed/elastic/rendezvous/dynamic_rendezvous.py) warns 'The
+    node ... has failed to shutdown the rendezvous ... due to an error of type RendezvousConnectionError' when the
+    agent exits after its workers and the store's host agent is already gone: set P29's healthy two-agent run
+    (bench/data/explain_heldout_2026-11-27p29.jsonl, p29-healthy_two_agent_c10d_shutdown_warning) was read as
+    rendezvous.connect. The error class raised in a traceback still is."""
+    from gpudoctor import explain
+    done = ("rank 1/2 on vm finished\nrank 0/2 on vm finished\n"
+            "W1127 09:43:01.438000 18183 torch/distributed/elastic/rendezvous/dynamic_rendezvous.py:1298] The node "
+            "'localhost_18183_0' has failed to shutdown the rendezvous 'job-f2a8' due to an error of type "
+            "RendezvousConnectionError.\n")
+    assert explain.explain_text(done)["verdict"] == "no_error"
+    raised = ("torch.distributed.elastic.rendezvous.api.RendezvousConnectionError: The connection to the C10d store "
+              "has failed. See inner exception for details.\n")
+    res = explain.explain_text(raised)
+    assert res["verdict"] == "root_cause" and res["findings"][0]["id"] == "rendezvous.connect"
