@@ -31,7 +31,6 @@ The slice records, per wheel, its distribution, version, file name and the disti
 test regenerates the table without the wheels.
 """
 
-import argparse
 import os
 import re
 import sys
@@ -139,12 +138,7 @@ read_slice = wp.read_slice
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--wheels", nargs="*", default=[], help="folders holding the downloaded wheels")
-    ap.add_argument("--slice", help="regenerate from a recorded slice instead")
-    ap.add_argument("--record", help="write the slice of what was read here")
-    ap.add_argument("-o", "--out", default=os.path.join(knowgen.OUT_DIR, NAME + ".json"))
-    a = ap.parse_args(argv)
+    a = wp.arguments(__doc__, NAME, argv)
     if a.slice:
         rows = read_slice(a.slice)
     else:

@@ -182,13 +182,19 @@ def read_slice(path):
     return rows
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def arguments(doc, name, argv):
+    """The command line of a generator that reads downloaded wheels (this one, gen_wheel_classes): --wheels
+    FOLDER... or --slice FILE, --record FILE, -o OUT (default: generated/<name>.json)."""
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
     ap.add_argument("--wheels", nargs="*", default=[], help="folders holding the downloaded wheels")
     ap.add_argument("--slice", help="regenerate from a recorded slice instead")
     ap.add_argument("--record", help="write the slice of what was read here")
-    ap.add_argument("-o", "--out", default=os.path.join(knowgen.OUT_DIR, NAME + ".json"))
-    a = ap.parse_args(argv)
+    ap.add_argument("-o", "--out", default=os.path.join(knowgen.OUT_DIR, name + ".json"))
+    return ap.parse_args(argv)
+
+
+def main(argv=None):
+    a = arguments(__doc__, NAME, argv)
     if a.slice:
         rows = read_slice(a.slice)
     else:
