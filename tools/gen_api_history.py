@@ -41,7 +41,7 @@ import zipfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import knowgen  # noqa: E402
-from gen_torch_api import Sources, _body_nodes, _key  # noqa: E402
+from gen_torch_api import Sources, _all_extended, _body_nodes, _key  # noqa: E402
 
 GENERATOR = "tools/gen_api_history.py"
 # two sets of packages, each its own table: the Hugging Face training stack (api_history.json) and the serving /
@@ -236,11 +236,8 @@ class FastSources(Sources):
             val = None
             if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id == "__all__":
                 val = node.value
-            elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and \
-                    isinstance(node.value.func, ast.Attribute) and node.value.func.attr == "extend" and \
-                    isinstance(node.value.func.value, ast.Name) and node.value.func.value.id == "__all__" and \
-                    node.value.args:
-                val = node.value.args[0]
+            elif _all_extended(node) is not None:
+                val = _all_extended(node)
             elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and \
                     isinstance(node.value.func, ast.Name) and node.value.func.id == "extend_all" and \
                     len(node.value.args) == 1 and isinstance(node.value.args[0], ast.Name):

@@ -169,6 +169,16 @@ def _body_nodes(body):
             yield from _body_nodes(node.body)
 
 
+def _all_extended(node):
+    """The argument of a module-level `__all__.extend(X)` statement, else None."""
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and node.value.args:
+        func = node.value.func
+        if isinstance(func, ast.Attribute) and func.attr == "extend" and isinstance(func.value, ast.Name) and \
+                func.value.id == "__all__":
+            return node.value.args[0]
+    return None
+
+
 def _all_of(tree):
     """A module's __all__ when it is a literal list/tuple of strings (+= and .extend of literals too), else None."""
     out = None
@@ -181,11 +191,8 @@ def _all_of(tree):
             if isinstance(node, ast.AnnAssign):
                 out = []
             val = node.value
-        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and \
-                isinstance(node.value.func, ast.Attribute) and node.value.func.attr == "extend" and \
-                isinstance(node.value.func.value, ast.Name) and node.value.func.value.id == "__all__" and \
-                node.value.args:
-            val = node.value.args[0]
+        elif _all_extended(node) is not None:
+            val = _all_extended(node)
         if val is not None and isinstance(val, (ast.List, ast.Tuple)):
             out = (out or []) + [e.value for e in val.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
     return out
