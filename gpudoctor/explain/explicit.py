@@ -116,12 +116,20 @@ def _hits(scan, eid, known=None):
     return [h for h in scan.matches.get(eid, []) if h.severity != "info" and h.line not in known]
 
 
-def _dcgm_hits(scan, known=None):
-    """DCGM code lines whose code is a failure dcgm_errors.json holds (not DCGM_FR_OK, 0)."""
+def _dcgm_sites():
+    """{code: site} of generated/dcgm_errors.json (the first site of each code)."""
     from gpudoctor.explain.knowledge import generated_table
 
-    codes = {s.get("code") for s in generated_table("dcgm_errors").get("sites") or ()}
-    return [h for h in _hits(scan, "_struct_ex_dcgm", known) if int(h.groups["code"]) in codes - {0}]
+    out = {}
+    for s in generated_table("dcgm_errors").get("sites") or ():
+        out.setdefault(s.get("code"), s)
+    return out
+
+
+def _dcgm_hits(scan, known=None):
+    """DCGM code lines whose code is a failure dcgm_errors.json holds (not DCGM_FR_OK, 0)."""
+    codes = _dcgm_sites()
+    return [h for h in _hits(scan, "_struct_ex_dcgm", known) if int(h.groups["code"]) in codes.keys() - {0}]
 
 
 def _start_hits(scan, known=None):
@@ -265,10 +273,8 @@ def _named_class(scan, kb, structural_finding, known):
 
 
 def _dcgm(scan, by, h, structural_finding):
-    from gpudoctor.explain.knowledge import generated_table
-
     code = int(h.groups["code"])
-    site = next((s for s in generated_table("dcgm_errors").get("sites") or () if s.get("code") == code), None)
+    site = _dcgm_sites().get(code)
     if site is None or not code:
         return None
     eid = site.get("family") if site.get("family") in by else "dcgm.error"
