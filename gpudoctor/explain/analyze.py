@@ -872,8 +872,16 @@ def structural(scan, kb):
             where = sub if lib != "torch.distributed" else "torch/distributed/%s" % sub
             return _structural_finding(by[eid], hit, "%s raised in %s" % (exc or "an error", where), scan)
         # (torch's own frames: no "check that its version matches torch's")
-        return _structural_finding(by["code.library_error"], hit, "%s raised in %s's code" % (exc or "an error", lib),
-                                   scan, lib=None if lib == "torch.distributed" else lib)
+        f = _structural_finding(by["code.library_error"], hit, "%s raised in %s's code" % (exc or "an error", lib),
+                                scan, lib=None if lib == "torch.distributed" else lib)
+        if lib != "torch.distributed":  # (upgrade19) the installation to change (upgrade.py)
+            from gpudoctor.explain import upgrade as _upgrade
+
+            up, note, internal = _upgrade.advice(scan, {"exc": exc}, lib)
+            f["causes"][0]["fix"][len(f["causes"][0]["fix"]) if not internal else 0:0] = up
+            if note:
+                f["notes"].append(note)
+        return f
     if scan.matches.get("_struct_traceback"):
         return _structural_finding(by["code.exception"], hit, "%s at the end of a traceback with no frame of a "
                                    "known library" % (exc or "an error"), scan)

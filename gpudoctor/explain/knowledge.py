@@ -922,6 +922,9 @@ STRUCTURAL.update(_K8S)
 from gpudoctor.explain.explicit import PATTERNS as _EXPLICIT  # noqa: E402  (explicit failures without a family)
 
 STRUCTURAL.update(_EXPLICIT)
+from gpudoctor.explain.upgrade import PATTERNS as _UPGRADE  # noqa: E402  (installed versions: upgrade.py)
+
+STRUCTURAL.update(_UPGRADE)
 
 
 def structural_patterns():

@@ -9,7 +9,7 @@ code.exception with the file and line - or argparse's '<prog>: error: <message>'
 
 import re
 
-from gpudoctor.explain import cfgvalue, errordocs, excmeaning, oserror, provenance, pytb, trailers
+from gpudoctor.explain import cfgvalue, errordocs, excmeaning, oserror, provenance, pytb, trailers, upgrade
 from gpudoctor.fixline import sh
 from gpudoctor.explain.text import clip as _clip, severity
 from gpudoctor.explain.analyze import _ECHO_EXC, _EXC_FAMILY, _TORCHDIST, _structural_finding
@@ -383,6 +383,16 @@ def _traceback_finding(scan, kb, tb):
                         "configuration; check the version of %s against torch's (%s)" % (
                             sh(lib), (" (called from your %s, line %d)" % (sh(user[0]), user[1]))
                             if user else "", sh(dist), "pip list" if dist == lib else "pip show %s" % sh(dist)))
+        # (upgrade19) the installation to change: the package that raised, and the one whose code called into it;
+        # first for an internal-failure class, else the last alternative (upgrade.py)
+        up, note, internal = upgrade.advice(scan, tb, lib)
+        if up:
+            if internal:
+                fixes[:0] = up
+            else:
+                fixes.extend(up)
+            if note:
+                f["notes"].append(note)
     elif f is None:
         sure = "medium" if kind == "user" and not torch_in and (tb["exc"].rsplit(".", 1)[-1] in _PLAIN_EXC or
                                                                  tb["exc"] in _PLAIN_EXC) else "low"

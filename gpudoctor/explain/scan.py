@@ -739,7 +739,8 @@ def _record(scan, eid, hit, rank):
         if (hit.pattern.site or {}).get("fix") and not (lst[-1].pattern.site or {}).get("fix"):
             lst[-1] = hit
         return
-    if len(lst) < (MAX_PG_STATUS if eid in ("_struct_pg_status", "_struct_elastic") else MAX_SHOWN):
+    if len(lst) < (MAX_PG_STATUS if eid in ("_struct_pg_status", "_struct_elastic", "_struct_pkg_version")
+                   else MAX_SHOWN):  # (a pip freeze: upgrade.installed reads every package's line)
         lst.append(hit)
     scan.counts[eid] = scan.counts.get(eid, 0) + 1
     ml = scan.match_lines.setdefault(eid, [])

@@ -1,0 +1,212 @@
+"""Which installation to change when a library's own code failed (issue 18, session 19: "name the fix").
+
+A traceback that ends inside a library's frames with an exception of Python's own internal-failure classes
+(Doc/library/exceptions.rst: AttributeError, KeyError, IndexError, AssertionError, TypeError, NameError,
+UnboundLocalError, ImportError / ModuleNotFoundError), where no argument check of the user's call refused it
+(pyanswer._refused_call reads those), is the installed code failing on itself: a fault of that release, or of its fit
+with another installed package. The settled fix in public threads is then nearly always an installation: upgrade the
+package (its next release fixed it), or pin the release the other package supports. This module reads, from the
+traceback and the text, what to name:
+
+- **the raising package**: the innermost frame's (pytb.where: site-packages / dist-packages paths, the wheel tables'
+  import package -> distribution, generated/wheel_packages.json);
+- **the integrating package**: the nearest frame outward of the raising package's run that belongs to another
+  library (a plugin, connector or adapter calling into the raising package's internals: an LMCache connector calling
+  vLLM, TRL calling vLLM, a framework calling Transformer Engine). torch's frames and the standard library's are
+  stepped over (torch.nn.Module.__call__, threading, asyncio, functools dispatch a call, they do not make it); the
+  user's own frame stops the walk (the user called the package directly);
+- **the installed versions** the text prints: pip's requirement form (`pip freeze`, `pip install X==V`,
+  torch.utils.collect_env's `[pip3] vllm==0.7.0`), a banner or environment report's `<Name> version: V`
+  (transformers-cli env's '- `transformers` version: 4.46.3', collect_env's 'PyTorch version: 2.1.0', vLLM's
+  'vLLM Version: 0.7.0'), and a frame path with the version in it (an egg's 'vllm-0.7.0-py3.12.egg/vllm/...', a
+  build folder 'vllm-0.7.0/vllm/...').
+
+The fix is an installation command in the user's words (pip install -U <distribution>), the integrating package
+first when one calls into another's internals, then the pin that undoes a mismatch. Any other exception raised deep in
+a library (RuntimeError, ValueError) keeps the library's own reading first; the upgrade is its last alternative.
+"""
+
+import re
+
+from gpudoctor.fixline import sh
+
+# Python's internal-failure classes (Doc/library/exceptions.rst): raised by code that met a state it did not expect,
+# not by a check that refuses a value (ValueError, a library's own exception classes)
+INTERNAL = frozenset(("AttributeError", "KeyError", "IndexError", "AssertionError", "TypeError", "NameError",
+                      "UnboundLocalError", "ImportError", "ModuleNotFoundError"))
+# packages whose frames dispatch a call they did not choose: torch (Module.__call__, autograd.Function.apply, the
+# compile wrappers: every library's call goes through them)
+DISPATCH = frozenset(("torch",))
+
+# a check's own words (an assert or a TypeError that states the rule a value broke: 'local_world_size (16) must be
+# less than or equal to ...', 'expected Tensor as element 0'): a validation of what the program gave, not an internal
+# failure; the upgrade is then the last alternative
+_RULE = re.compile(r"\b(?:must|should|expected|expects|only supports?|not supported|unsupported|invalid|required|"
+                   r"cannot be|can't be|needs? to be|is not allowed|takes \d|got an unexpected)\b", re.I)
+# CPython's refusal of a call's arguments by the callee's signature (Python/ceval.c, Python/getargs.c)
+_BINDING = re.compile(r"got an unexpected keyword argument|takes (?:from )?\d{1,3} (?:to \d{1,3} )?positional "
+                      r"arguments? but|missing \d{1,3} required (?:positional|keyword-only) argument")
+# a version as packages print it (PEP 440's public part, a local label)
+_VER = r"(?P<ver>\d{1,4}(?:\.\d{1,6}){1,3}(?:(?:a|b|rc|\.post|\.dev)\d{0,6})?(?:\+[\w.]{1,40})?)"
+# the scan's patterns (knowledge.STRUCTURAL '_struct_pkg_version'); the requirement form's needles are given ('=='
+# and the version's first digit: two characters alone are no needle)
+PATTERNS = {"_struct_pkg_version": [
+    (r"(?<![\w.-])(?P<dist>[A-Za-z][\w.-]{0,60}) ?== ?" + _VER + r"(?![\w.])", ["==%d" % d for d in range(10)]),
+    (r"(?<![\w.-])`?(?P<dist>[A-Za-z][\w.-]{0,40})`? [Vv]ersion: ?v?" + _VER + r"(?![\w.])", ["version:"])]}
+# a frame path with a version in a folder name: an egg or wheel-unpacked folder, a source tree named by its release
+_PATH_VER = re.compile(r"[/\\](?P<dist>[A-Za-z][\w.]{0,60}?)-(?P<ver>\d{1,4}(?:\.\d{1,6}){1,3}(?:(?:a|b|rc|\.post|"
+                       r"\.dev)\d{0,6})?)(?:-py\d[^/\\]{0,60}|\.egg|\.dist-info)?[/\\]")
+# names a report prints for a distribution
+_SAID = {"pytorch": "torch"}
+MAX_VERSIONS = 256  # version lines kept by the scan (a pip freeze of a large environment: scan.py)
+
+
+def norm(name):
+    """A distribution name as PEP 503 normalizes it (lower case, runs of '-', '_', '.' as one '-')."""
+    n = re.sub(r"[-_.]+", "-", (name or "").lower())
+    return _SAID.get(n, n)
+
+
+def installed(scan, tb=None):
+    """{normalized distribution: (version, line or None)} of the versions the text prints (the module docstring),
+    the first one printed for each."""
+    out = {}
+    for h in (scan.matches.get("_struct_pkg_version") or ()):
+        d, v = norm(h.groups.get("dist")), h.groups.get("ver")
+        if d and v:
+            out.setdefault(d, (v, h.line))
+    frames = list((tb or {}).get("outer") or []) + list((tb or {}).get("frames") or [])
+    for file, _line, _fn in frames:
+        for m in _PATH_VER.finditer(file or ""):
+            out.setdefault(norm(m.group("dist")), (m.group("ver"), None))
+    return out
+
+
+def _where(path):
+    from gpudoctor.explain import pytb
+
+    return pytb.where(path)
+
+
+def integrator(tb, lib):
+    """(package, file, line, fn) of the nearest frame outward of the innermost run of ``lib``'s frames that belongs to
+    another library, stepping over DISPATCH's and the standard library's; None when the user's own frame (or
+    nothing) comes first."""
+    frames = list(tb.get("outer") or []) + list(tb.get("frames") or [])
+    k = len(frames)
+    while k > 0 and _where(frames[k - 1][0])[0] == "stdlib":
+        k -= 1
+    if k == 0 or _where(frames[k - 1][0]) != ("lib", lib):
+        return None
+    while k > 0 and _where(frames[k - 1][0]) == ("lib", lib):
+        k -= 1
+    while k > 0:
+        kind, other = _where(frames[k - 1][0])
+        if kind == "user":
+            return None
+        if kind == "lib" and other not in DISPATCH and other != lib:
+            file, line, fn = frames[k - 1]
+            return other, file, line, fn
+        k -= 1
+    return None
+
+
+def _dist(name):
+    from gpudoctor.explain import pytb
+
+    return pytb.distribution(name)
+
+
+_SITE = re.compile(r"[/\\](?:site|dist)-packages[/\\]")
+
+
+def _short(path):
+    """A frame's file from its package folder on ('lmcache/integration/vllm/vllm_adapter.py'), as pip installs it."""
+    m = None
+    for m in _SITE.finditer(path or ""):
+        pass
+    return path[m.end():] if m else path
+
+
+def _install(name, file=None, vers=None):
+    """The command that upgrades import package ``name``: pip's, with the distribution the wheel tables name; a
+    package the tables do not know is named as imported (pip list names its distribution); a frame outside
+    site-packages is a source checkout (a git pull and reinstall there)."""
+    from gpudoctor.explain import pytb
+
+    d = _dist(name)
+    if file and not _SITE.search(file) and "/" in file.replace("\\", "/"):
+        path = file.replace("\\", "/")
+        i = path.rfind("/%s/" % name)
+        root = path[:i] if i > 0 else path.rsplit("/", 1)[0]
+        return d, "a source checkout at %s: git -C %s pull, then reinstall it (pip install -e %s)" % (
+            root, sh(root), sh(root))
+    known = d != name or name in (pytb._wheels().get("packages") or {}) or norm(d) in (vers or {})
+    return d, "pip install -U %s%s" % (sh(d), "" if known else "; pip list | grep -i %s names its distribution"
+                                       % sh(name.split("_")[0]))
+
+
+def _installed_say(vers, dist):
+    got = vers.get(norm(dist))
+    if not got:
+        return ""
+    return "; installed: %s %s%s" % (dist, got[0], " (line %d)" % got[1] if got[1] else "")
+
+
+def inner_file(tb):
+    """The file of the innermost frame outside the standard library (pytb.innermost), or None."""
+    from gpudoctor.explain import pytb
+
+    got = pytb.innermost(tb) if tb.get("frames") else None
+    return got[0] if got else None
+
+
+def advice(scan, tb, lib):
+    """(fix lines, note, internal) for an exception ``tb`` raised inside ``lib``'s code: the installation to change.
+    ([], None, False) when there is no library to name."""
+    if not lib or lib in ("builtins",) or lib in DISPATCH:
+        return [], None, False
+    exc = (tb.get("exc") or "").rsplit(".", 1)[-1]
+    vers = installed(scan, tb)
+    caller = integrator(tb, lib) if tb.get("frames") else None
+    msg = tb.get("msg") or ""
+    # a call the other package made that the installed one's signature refuses is their mismatch (CPython's own
+    # binding messages); a rule a check states is a validation of what the program gave
+    internal = exc in INTERNAL and ((caller is not None and exc == "TypeError" and _BINDING.search(msg)) or
+                                    not (exc in ("AssertionError", "TypeError") and _RULE.search(msg)))
+    fixes = []
+    d, how = _install(lib, inner_file(tb), vers)
+    if caller:
+        p, file, line, fn = caller
+        pd, phow = _install(p, file, vers)
+        fixes.append("upgrade %s (%s%s): its code (%s:%d%s) calls into %s, and the installed %s is not the release it "
+                     "was written for; or pin %s to the release %s supports (pip show %s lists its requirement; pip "
+                     "install '%s==<that version>')" % (
+                         pd, phow, _installed_say(vers, pd), _short(file), line, " in %s" % fn if fn and
+                         not fn.startswith("<") else "", d, d, d, pd, sh(pd), d))
+        fixes.append("or upgrade %s (%s%s) when its own release notes name the fix" % (d, how, _installed_say(vers, d)))
+        note = ("%s (%s) was raised inside %s's code, which %s's code called (%s:%d): an integration of %s with %s's "
+                "internals. When such a call fails inside the callee, the two installed releases do not fit each other "
+                "or the callee's release has the bug: upgrade %s first (its newer releases follow %s), or pin %s to "
+                "the release %s supports." % (exc, "an internal failure" if internal else "the library's own error",
+                                               lib, p, _short(file), line, p, lib, pd, d, d, pd))
+    else:
+        if internal:
+            fixes.append("upgrade %s (%s%s): %s inside %s's own code is a fault of this release or of its fit with "
+                         "the installed torch and other libraries; its release notes and issue tracker name the release "
+                         "that fixed it; or pin %s to the release the other packages support (pip check lists the "
+                         "requirements that do not hold)" % (
+                             d, how, _installed_say(vers, d), "an %s" % exc if exc[:1] in "AEIOU" else "a %s" % exc,
+                             lib, d))
+        else:
+            fixes.append("if the call and its configuration are what %s's documentation asks for: upgrade %s (%s%s), "
+                         "whose release may have this as a bug (its release notes and issue tracker name the release "
+                         "that fixed it), or pin the release the other packages support (pip check)" % (
+                             d, d, how, _installed_say(vers, d)))
+        note = None
+        if internal:
+            note = ("%s is one of Python's internal-failure classes, raised in %s's own frames and not by an argument "
+                    "check of your call: the installed %s failed on its own state (a bug of this release, or a "
+                    "mismatch with another installed package); an upgrade, or the release the other packages pin, is "
+                    "the fix threads settle on." % (exc, lib, d))
+    return fixes, note, internal

@@ -1,0 +1,119 @@
+"""upgrade19: the installation as the fix (issue 18, "name the fix"): the package that raised and the one whose code
+called into it, the versions the text prints (gpudoctor/explain/upgrade.py)."""
+
+from gpudoctor import explain
+from gpudoctor.explain import pytb, upgrade
+
+# huggingface/trl#3304 (https://github.com/huggingface/trl/issues/3304): `trl vllm-serve` with a vLLM older than TRL's
+# own requirement (the settled fix: pip install trl[vllm], which pins the vLLM TRL supports)
+TRL3304 = """Traceback (most recent call last):
+  File "/usr/local/bin/trl", line 8, in <module>
+    sys.exit(main())
+  File "/usr/local/lib/python3.10/dist-packages/trl/cli.py", line 95, in main
+    vllm_serve_main(script_args)
+  File "/usr/local/lib/python3.10/dist-packages/trl/scripts/vllm_serve.py", line 238, in main
+    llm = LLM(
+  File "/usr/local/lib/python3.10/dist-packages/vllm/utils.py", line 1022, in inner
+    return fn(*args, **kwargs)
+  File "/usr/local/lib/python3.10/dist-packages/vllm/entrypoints/llm.py", line 212, in __init__
+    engine_args = EngineArgs(
+TypeError: EngineArgs.__init__() got an unexpected keyword argument 'worker_extension_cls'
+"""
+# huggingface/trl#3859 (https://github.com/huggingface/trl/issues/3859): the issue template's system info (TRL's
+# `trl env`), and torch.utils.collect_env's pip lines as vLLM's bug template shows them
+ENV = """- Python version: 3.12.0
+- TRL version: 0.19.1
+- PyTorch version: 2.7.1
+- Transformers version: 4.54.1
+- vLLM version: 0.10.0
+[pip3] lmcache==0.3.9.post2
+"""
+
+
+def _tb(text):
+    got = pytb.parse(text)
+    return got[-1] if isinstance(got, list) else got
+
+
+def _fixes(f):
+    return [x for c in f["causes"] for x in c["fix"]]
+
+
+def test_the_integrating_package_is_the_library_frame_that_called_into_the_raiser():
+    tb = _tb(TRL3304)
+    assert tb and pytb.innermost(tb)[4] == "vllm"
+    p, file, line, fn = upgrade.integrator(tb, "vllm")
+    assert (p, line, fn) == ("trl", 238, "main") and file.endswith("trl/scripts/vllm_serve.py")
+    # the user's own frame first: no integrating package
+    user = TRL3304.replace("/usr/local/lib/python3.10/dist-packages/trl/scripts/vllm_serve.py", "/home/u/serve.py")
+    assert upgrade.integrator(_tb(user), "vllm") is None
+
+
+def test_the_versions_the_text_prints_are_read_by_distribution(kb):
+    import io
+
+    from gpudoctor.explain.scan import scan_stream
+
+    got = upgrade.installed(scan_stream(io.BytesIO(ENV.encode()), kb))
+    assert got["trl"][0] == "0.19.1" and got["vllm"][0] == "0.10.0" and got["torch"][0] == "2.7.1"
+    assert got["lmcache"][0] == "0.3.9.post2" and got["transformers"][0] == "4.54.1"
+    assert upgrade.norm("Transformer_Engine") == "transformer-engine"
+    assert explain.explain_text(ENV, kb)["verdict"] == "no_error"  # version lines are no error
+    # a version in a frame's folder (an egg)
+    tb = {"frames": [("/opt/py/lib/python3.10/site-packages/vllm-0.7.0-py3.10-linux-x86_64.egg/vllm/x.py", 3, "f")]}
+    assert upgrade.installed(scan_stream(io.BytesIO(b"x\n"), kb), tb)["vllm"] == ("0.7.0", None)
+
+
+def test_an_internal_failure_inside_a_library_names_the_upgrade_first(kb):
+    # the shape of LMCache/LMCache#2069 (https://github.com/LMCache/LMCache/pull/2069: vLLM 0.11.0 against LMCache's
+    # trunk, "'CachedRequestData' object has no attribute 'resumed_req_ids'") with the integrating package's frame
+    # outward of the raiser's: the fix names both installations and the versions printed
+    text = ENV + """Traceback (most recent call last):
+  File "/home/u/serve.py", line 10, in <module>
+    engine.step()
+  File "/usr/local/lib/python3.12/dist-packages/lmcache/integration/vllm/vllm_v1_adapter.py", line 569, in wait_for_layer_load
+    self._engine.wait(layer_name)
+  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/core/sched/output.py", line 120, in wait
+    return self.kv[layer_name]
+KeyError: 'model.layers.0.self_attn.attn'
+"""
+    f = explain.explain_text(text, kb)["findings"][0]
+    fixes = _fixes(f)
+    assert fixes[0].startswith("upgrade lmcache (pip install -U lmcache; installed: lmcache 0.3.9.post2"), fixes[0]
+    assert "pin vllm to the release lmcache supports" in fixes[0]
+    assert fixes[1].startswith("or upgrade vllm (pip install -U vllm; installed: vllm 0.10.0"), fixes[1]
+
+
+def test_a_check_that_states_its_rule_keeps_the_librarys_reading_first(kb):
+    # vllm-project/vllm#28873's assert (https://github.com/vllm-project/vllm/issues/28873): a rule the check states is a
+    # validation of what the program gave (raised deeper than an argument check of the user's call): the upgrade is
+    # the last alternative; a frame in a source checkout (not site-packages) is upgraded there (git pull), not with pip
+    text = """Traceback (most recent call last):
+  File "/home/u/run.py", line 3, in <module>
+    llm = LLM(model)
+  File "/home/u/workspace/vllm/vllm/entrypoints/llm.py", line 297, in __init__
+    self.llm_engine = LLMEngine.from_engine_args(
+  File "/home/u/workspace/vllm/vllm/v1/engine/llm_engine.py", line 112, in from_engine_args
+    return cls(vllm_config=vllm_config)
+  File "/home/u/workspace/vllm/vllm/v1/executor/uniproc_executor.py", line 47, in _init_executor
+    self.collective_rpc("init_device")
+  File "/home/u/workspace/vllm/vllm/v1/worker/gpu_worker.py", line 212, in init_device
+    assert self.parallel_config.local_world_size <= visible_device_count, (
+AssertionError: local_world_size (16) must be less than or equal to the number of visible devices (8).
+"""
+    f = explain.explain_text(text, kb)["findings"][0]
+    fixes = _fixes(f)
+    last = [x for x in fixes if "upgrade vllm" in x]
+    assert last and not fixes[0].startswith("upgrade"), fixes
+    assert "git -C /home/u/workspace/vllm pull" in last[0]
+
+
+def test_no_upgrade_for_torchs_own_frames_or_a_users_file(kb):
+    text = """Traceback (most recent call last):
+  File "/home/u/train.py", line 5, in <module>
+    x = cfg["lr"]
+KeyError: 'lr'
+"""
+    f = explain.explain_text(text, kb)["findings"][0]
+    assert not any("pip install -U" in x for x in _fixes(f))
+    assert upgrade.advice(None, {"exc": "KeyError"}, "torch") == ([], None, False)
