@@ -446,7 +446,8 @@ def _says_it(q, causes):
 def _specific(c):
     """A cause that is this site's or this log's own: a generated site's fix, a fix computed
     from facts or the log, a launch-config reading, a cause the log's evidence points at."""
-    return c.get("static_rank") == 0 or bool(c.get("computed_fix")) or bool(c.get("evidence"))
+    return c.get("static_rank") == 0 or bool(c.get("computed_fix")) or bool(c.get("evidence")) or \
+        bool(c.get("edit"))  # (a concrete edit from the message and the user's call line: argedit.py)
 
 
 def apply(result, scan):

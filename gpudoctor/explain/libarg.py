@@ -19,7 +19,7 @@ cause's text; the fix line names only the argument, the call and the line (plain
 
 import re
 
-from gpudoctor.explain import pytb, userline
+from gpudoctor.explain import argedit, pytb, userline
 from gpudoctor.fixline import sh
 
 # the words of an argument check's message (what a value must be, may not be, or is not)
@@ -123,6 +123,7 @@ def fill(scan, findings):
     tb = _root_traceback(scan, f)
     got = argument(tb) if tb else None
     if got is None:
+        argedit.fill(scan, findings, tb)  # the concrete edit the message gives (argedit.py), argument or not
         return
     name = userline.ident(got["param"], "the argument")
     call = userline.ident(got["call"], "the call")
@@ -144,6 +145,7 @@ def fill(scan, findings):
         # a specific root (a device mismatch naming 'bias', a dtype check naming 'weight') has its own fix: the
         # message's argument is where to look, not what to change first (review15)
         first["fix"].append(fix)
+    argedit.fill(scan, findings, tb, got)  # the concrete edit first (argedit.py)
 
 
 def _generic(f):
