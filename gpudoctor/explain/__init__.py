@@ -110,6 +110,9 @@ def explain_inputs(inputs, kb=None, assume_error=False, facts=None, deadline=Non
     from gpudoctor.explain import symptoms
 
     symptoms.judge(result, scan, kb)  # a failure told in words (symptoms.toml): the root only when nothing surer is
+    from gpudoctor.explain import envcause
+
+    envcause.judge(result, scan, kb)  # a setting the text shows, as a cause of the root's error (envcause.py)
     _in.locate(result, scan)
     if flight is not None:
         _in.apply_flight_recorder(result, flight)

@@ -120,9 +120,11 @@ def patterns():
 
     from gpudoctor.explain import sshenv  # a variable exported before an ssh the remote process lacked (sshenv.py)
 
+    from gpudoctor.explain import envcause  # a printed script's unexported variable, the error that lacks it
+
     return [Pattern(ENTRY, "paste", rx, 0, site={"class": cls, "id": "launchctx-" + cls}, needles=_NEEDLES.get(cls))
             for cls, rx in FACTS.items()] + ocictx.patterns(ENTRY) + launchenv.patterns(ENTRY) + \
-        sshenv.patterns(ENTRY)
+        sshenv.patterns(ENTRY) + envcause.patterns(ENTRY)
 
 
 class Ctx(object):
@@ -162,6 +164,10 @@ def record(scan, hit, win=None):
         from gpudoctor.explain import sshenv
 
         return sshenv.record(scan, hit, win)
+    if cls.startswith("envc_"):
+        from gpudoctor.explain import envcause
+
+        return envcause.record_paste(scan, hit, win)
     text = hit.text[:MAX_LINE]
     src = max(len(scan.sources) - 1, 0)
     if cls == "cmd":

@@ -561,7 +561,9 @@ _JAX_GPU = re.compile(r"\b(?:(?:Cuda|Rocm|StreamExecutorGpu|Gpu)Device|cuda|rocm
 
 def patterns():
     """The scan pattern that hands record() the lines holding a key of the table or a told symptom's word."""
-    needles = sorted(set(_needles()) | set(TOLD_NEEDLES) | set(LOG_NEEDLES))
+    from gpudoctor.explain import envcause  # (the variables envcause.py joins to the error, and NCCL's WARN lines)
+
+    needles = sorted(set(_needles()) | set(TOLD_NEEDLES) | set(LOG_NEEDLES) | set(envcause.needles()))
     # (the line itself is read whole from the window, up to MAX_LINE: the match only says a needle is on it)
     return [Pattern(ENTRY, "fact", r"^[^\n]{1,200}", 0, site={"symptom": "settings", "class": "settings", "id": "settings"},
                     needles=needles)]
@@ -697,6 +699,9 @@ def record(scan, hit, win):
                                     text.strip()[:400], (hit.line + 1, win.text(1).strip()[:400]), False))
     if len(st.told) < MAX_TOLD and hit.severity is None and _may_tell(text[:600]):
         _told(st, hit.line, text[:600])
+    from gpudoctor.explain import envcause
+
+    envcause.record(scan, hit.line, text)  # a variable set in the text, against the error it may cause
 
 
 def _may_tell(text):

@@ -1,0 +1,600 @@
+"""A setting the text shows, named as the cause of the error it explains (issue 18, settings19: "name the fix").
+
+settings.py joins a setting to a symptom the user tells in words. This module joins a setting the text shows to the
+ERROR explain already answered, and gives the concrete action ("unset NCCL_COMM_BLOCKING", "CUDA_VISIBLE_DEVICES=0,1",
+"dos2unix machines", "export DATA_ROOT"). It never makes a root: a healthy log prints its environment too, so a
+setting is only ever a cause of an error found some other way.
+
+Four readings, each from the text's own evidence and a source's documented semantics:
+
+- a documented variable set to a value other than its documented default, where the root is of the variable's
+  subsystem (RULES, keyed by prefix, from the documents that define the variables): NCCL's environment page
+  (gpudoctor/data/nccl_env.json, tools/gen_nccl_env.py over NCCL's env.rst and its source: which file reads each
+  variable, the page's part, its stated default, the one value that changes it). The cause says "X is set to V
+  (default D): unset X, or set X=D", quotes the line, and ranks:
+    * first, when NCCL's own WARN line in the text was printed from a source file that reads the variable (the
+      'init.cc:381 NCCL WARN ...' prefix, src/include/debug.h: "%s:%d NCCL WARN" with __FILE__/__LINE__);
+    * else after the causes the text's own lines already point to (evidence, computed), before the entry's generic
+      ones, for a variable the page lists under "Debugging" ("forcing them to a particular value will prevent NCCL
+      from selecting the best setting automatically ... should not be used in production nor retained in scripts");
+    * else last, for a "System configuration" variable (an interface, a device list: legitimately set).
+  NCCL's logging variables (NCCL_DEBUG and the rest of the debug-output group) change what is printed, nothing else.
+- CUDA_VISIBLE_DEVICES against its documented grammar (CUDA C++ Programming Guide, "CUDA Environment Variables": a
+  comma-separated sequence of GPU identifiers, integer indices or GPU-/MIG- UUID strings; "If one of the indices is
+  invalid, only the devices whose index precedes the invalid index are visible"): an empty value hides every GPU, a
+  list with another separator ('0;1', '0 1', '0:1') or a word that is no identifier stops where it stops being one.
+  The cause says so, and gives the well-formed form (the same integers joined by commas) or unset.
+- carriage returns in what the error quotes: bash's $'...\\r' quoting of a word (its "command not found" for a line
+  of a script with Windows line ends), '^M' beside a word ("/bin/bash^M: bad interpreter"), a quoted value ending in
+  '\\r' ('node1\\r'), or an error line that starts with ': ' (a tool's "%s: %s" whose first value ended in a carriage
+  return, so the terminal or the log split the line there: pdsh's "node1\\r: hostname contains invalid characters"):
+  the file the value came from has CRLF line ends: dos2unix FILE (or sed -i 's/\\r$//' FILE).
+- a shell variable set without export in a script the text prints (a bare 'VAR=value' line, no 'export VAR', no
+  'set -a'), then an error that the process found no VAR (os.environ's KeyError: 'VAR', OmegaConf's oc.env
+  "Environment variable 'VAR' not found", torch's env:// "environment variable VAR expected, but not set"): bash
+  passes only exported variables to the commands it starts (bash(1), ENVIRONMENT), so the launcher and its ranks never
+  had it: export VAR. The launcher the script runs adds its own propagation rule (torchrun's workers inherit the
+  agent's environment; Open MPI's mpirun passes a variable to remote ranks only with -x VAR; DeepSpeed's multi-node
+  runner only what .deepspeed_env lists; pdsh / ssh nothing of the local environment).
+
+record() is called by settings.record (the same scan pattern: its needles include this module's keys and NCCL's WARN
+tag) and by launchctx (the script anchors and the missing-variable errors, role "paste"); judge() runs after
+symptoms.judge.
+"""
+
+import re
+
+MAX_KEPT = 64  # settings kept per scan
+MAX_WARN_FILES = 16
+MAX_SCRIPT = 60  # lines of a printed script read after its anchor
+MAX_ERR = 8
+
+NCCL_ENV_PAGE = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html"
+CUDA_ENV_PAGE = "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#cuda-environment-variables"
+BASH_ENV = "https://www.gnu.org/software/bash/manual/bash.html#Environment"
+
+# the rules, one per subsystem: the roots a variable of it explains (a root's id or family starting with one of
+# `roots`; those of `roots_if_text` only where the text shows the subsystem's own error line too), the table the
+# variables and their defaults come from, and the variables that change only what is printed. NCCL's page: "NCCL_DEBUG
+# ... controls the debug information that is displayed from NCCL"; NCCL_DEBUG_SUBSYS / _FILE / _TIMESTAMP_* choose
+# what and where. torch's TORCHDYNAMO_VERBOSE / TORCH_LOGS-like switches: their config comment says "[@compile_ignored:
+# debug]" and a name of printing (VERBOSE, LOG, PRINT, TRACE, DEBUG_DIR).
+RULES = {
+    "nccl": {"table": "nccl_env (tools/gen_nccl_env.py: NCCL's env.rst and source)", "source": NCCL_ENV_PAGE,
+             "roots": ("nccl.",), "roots_if_text": ("torch.c10d", "torch.distributed", "cascade.", "elastic."),
+             "text": "NCCL",
+             "print_only": ("NCCL_DEBUG", "NCCL_DEBUG_SUBSYS", "NCCL_DEBUG_FILE", "NCCL_DEBUG_TIMESTAMP_FORMAT",
+                            "NCCL_DEBUG_TIMESTAMP_LEVELS", "NCCL_WARN_ENABLE_DEBUG_INFO")},
+    "torch": {"table": "torch_switches (tools/gen_torch_switches.py: torch's _dynamo / _inductor / compiler config)",
+              "roots": ("compile.", "torch.compile", "triton.", "torch.dynamo", "torch.inductor"), "roots_if_text": (),
+              "print_only": ()},
+    "cuda": {"table": "runtime_switches (tools/gen_runtime_switches.py: the CUDA Programming Guide's environment "
+                      "variables)", "roots": ("cuda.", "cudalib.", "gpu."), "roots_if_text": (), "print_only": ()},
+    "triton": {"table": "runtime_switches (tools/gen_runtime_switches.py: Triton's knobs.py and README)",
+               "roots": ("triton.", "compile.", "torch.compile"), "roots_if_text": (), "print_only": ()},
+    "jax": {"table": "runtime_switches (tools/gen_runtime_switches.py: JAX's config.py and GPU memory page)",
+            "roots": ("jax.", "xla."), "roots_if_text": (), "print_only": ()},
+}
+_PRINTING = re.compile(r"VERBOSE|_LOGS?\b|_LOG_|PRINT|_TRACE|DEBUG_DIR|DUMP")
+# the roots a malformed CUDA_VISIBLE_DEVICES explains: no GPU, an ordinal past the visible ones, a count of them
+CVD_ROOTS = ("cuda.", "gpu.", "launcher.nproc_gpus", "torch.cuda", "launcher.")
+
+_vars = None
+
+
+def _literal(d, read):
+    """A default as the table writes it, as a value: '"0"' -> '0', False -> '0', None / no default -> '' (unset);
+    None where it is an expression (is_fbcode(), 60 * 5) or not stated."""
+    d = (d or "").strip()
+    if not d:
+        return "" if read == "os.environ" else None
+    if d in ("None",):
+        return ""
+    if d in ("False", "True"):
+        return "0" if d == "False" else "1"
+    m = re.fullmatch(r"\"([^\"]{0,80})\"|'([^']{0,80})'|(-?\d{1,12}(?:\.\d{1,6})?)|([A-Za-z_][A-Za-z0-9_]{0,40})", d)
+    if not m:
+        return None
+    if m.group(4) is not None and read != "env":
+        return None  # a name (layout_opt_default): the value of another setting
+    return next(g for g in m.groups() if g is not None)
+
+
+def variables():
+    """{NAME: {sub, default ('' unset, None unknown), sets, part, says, source, config, files}} from the three tables."""
+    global _vars
+    if _vars is not None:
+        return _vars
+    from gpudoctor import data
+
+    out = {}
+
+    def load(name):
+        try:
+            return data.load(name) or {}
+        except (OSError, ValueError):
+            return {}
+
+    for name, e in (load("nccl_env").get("names") or {}).items():
+        if not e.get("doc_part") or name in RULES["nccl"]["print_only"]:
+            continue
+        d = e.get("doc_default")
+        out[name] = {"sub": "nccl", "default": None if not d or d == "varies" else "" if d == "unset" else d,
+                     "varies": d == "varies", "sets": e.get("doc_sets"), "part": e.get("doc_part"),
+                     "says": e.get("doc_says", ""), "config": None,
+                     "files": {f.rsplit("/", 1)[-1] for f in e.get("files", ())},
+                     "source": "%s#%s" % (NCCL_ENV_PAGE, name.lower().replace("_", "-"))}
+    for site in load("torch_switches").get("sites", ()):
+        v = site.get("var") or ""
+        if site.get("read") not in ("os.environ", "Config(env_name_force)", "Config(env_name_default)") or \
+                not re.fullmatch(r"[A-Z][A-Z0-9_]{2,80}", v) or v in out:
+            continue
+        debug = "debug]" in (site.get("comment") or "") and _PRINTING.search(v)
+        if debug:
+            continue
+        out[v] = {"sub": "torch", "default": _literal(site.get("default"), site["read"]), "sets": None, "part": None,
+                  "says": (site.get("comment") or "").split("[@")[0].strip()[:300], "config": site.get("config"),
+                  "files": set(), "source": site.get("source", ""), "where": site.get("where")}
+    for site in load("runtime_switches").get("sites", ()):
+        v = site.get("var") or ""
+        if site.get("read") != "env" or not re.fullmatch(r"[A-Z][A-Z0-9_]{2,80}", v) or v in out or \
+                site.get("src") not in RULES or _PRINTING.search(v):
+            continue
+        out[v] = {"sub": site["src"], "default": _literal(site.get("default"), "env"), "sets": None, "part": None,
+                  "says": site.get("says", "")[:300], "config": site.get("config") or None, "files": set(),
+                  "source": site.get("source", ""), "values": site.get("values") or []}
+    out.pop("CUDA_VISIBLE_DEVICES", None)  # (its grammar is read on its own: _cvd)
+    _vars = out
+    return out
+
+
+_keys = None
+
+
+def keys():
+    """The variables read (lower case, longest first): the tables' variables, and CUDA_VISIBLE_DEVICES."""
+    global _keys
+    if _keys is None:
+        _keys = sorted({n.lower() for n in variables()} | {"cuda_visible_devices"}, key=len, reverse=True)
+    return _keys
+
+
+def needles():
+    return sorted(set(keys()) | {"ncclwarn"})
+
+
+# ------------------------------------------------------------------ reading (during the scan)
+
+class State(object):
+    def __init__(self):
+        self.env = []  # (line, KEY, value, form, text)
+        self.warn_files = {}  # 'init.cc' -> (line, text) of NCCL's WARN lines
+        self.assigned = {}  # VAR -> (line, text) of a bare 'VAR=value' line of a printed script
+        self.exported = set()  # VARs exported (or all, '*' for set -a)
+        self.missing = []  # (line, VAR, text) of the errors that say the process had no VAR
+        self.launch = {}  # launcher -> (line, text) from a printed script or command line
+        self.cmds = []  # (line, text) of command lines that read hosts or a script from a file
+        self.cr = None  # (line, text, 'inside' / 'end', command line, its text): a raw carriage return after a command
+
+
+def _state(scan):
+    st = getattr(scan, "envcause", None)
+    if st is None:
+        st = scan.envcause = State()
+    return st
+
+
+_WARN_FILE = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]{0,60}\.(?:cc|cu|h|c|cpp)):\d{1,6} NCCL WARN ")
+_CVD_EMPTY = re.compile(r"(?:^|[\s;&(])(?:export[ \t]{1,4})?CUDA_VISIBLE_DEVICES=(?:\"\"|''|(?=[ \t;&|)]|$))")
+
+
+def record(scan, line, text):
+    """A line the settings pattern handed over: this module's variables on it, and NCCL's WARN line's file."""
+    st = _state(scan)
+    if "NCCL WARN" in text and len(st.warn_files) < MAX_WARN_FILES:
+        m = _WARN_FILE.search(text)
+        if m:
+            st.warn_files.setdefault(m.group(1), (line, text.strip()[:400]))
+    if len(st.env) >= MAX_KEPT:
+        return
+    from gpudoctor.explain.settings import read_line
+
+    low = text.lower()
+    ks = [k for k in keys() if k in low]
+    if not ks:
+        return
+    for key, value, form, i in read_line(text, ks):
+        if form not in ("env", "nccl"):
+            continue  # (a repr, a config print, a flag: not the variable's value in the environment)
+        if form == "env" and not _setting_at(text, i):
+            continue  # advice in a message ('consider passing CUDA_LAUNCH_BLOCKING=1'), not the job's setting
+        st.env.append((line, key.upper(), value, form, text.strip()[:400]))
+    if "cuda_visible_devices" in ks:
+        m = _CVD_EMPTY.search(text)
+        if m and _setting_at(text, text.find("CUDA_VISIBLE_DEVICES", m.start())):
+            st.env.append((line, "CUDA_VISIBLE_DEVICES", "", "env", text.strip()[:400]))
+
+
+# what may stand before K=V on a line that sets it: a prompt, `set -x`'s '+ ', a rank tag, export / env / declare -x /
+# Dockerfile ENV, other assignments of the same command ('NCCL_DEBUG=WARN NCCL_X=0 torchrun ...'), mpirun's -x,
+# docker's -e / --env, srun's --export=...,; or os.environ[...] / setdefault / putenv (read_line's env calls). Anything
+# else (a sentence: 'For debugging consider passing CUDA_LAUNCH_BLOCKING=1', '(run with NCCL_DEBUG=WARN for
+# details)') is a message's advice, not the job's setting.
+_SHELL_BEFORE = re.compile(
+    r"^[ \t]{0,8}(?:\[[^\]\n]{0,40}\]:?[ \t]{0,2})?(?:[$#%>][ \t]{1,4}|\+{1,3}[ \t]{1,2})?"
+    r"(?:(?:export|env|sudo|declare[ \t]{1,4}-x|ENV|local|readonly)[ \t]{1,4})?"
+    r"(?:[A-Za-z_][A-Za-z0-9_]{0,60}=(?:\"[^\"\n]{0,200}\"|'[^'\n]{0,200}'|[^\s\"']{0,200})[ \t]{1,4}){0,12}[\"']?$|"
+    r"(?:^|[ \t])(?:-x|-e|--env|--export(?:=|[ \t]{1,4})(?:[^\s,]{0,200},){0,12})[ \t]{0,2}$|"
+    r"(?:environ[ \t]{0,2}\[[ \t]{0,2}|environ\.setdefault\([ \t]{0,2}|putenv\([ \t]{0,2})[\"']$")
+
+
+def _setting_at(text, i):
+    return i >= 0 and bool(_SHELL_BEFORE.search(text[max(0, i - 400):i]))
+
+
+# a printed script (its shebang, `cat FILE` after a prompt, a batch directive) and the errors that name a variable
+# the process did not have
+_SCRIPT = r"^#!\s{0,2}/(?:usr/)?bin/(?:env[ \t]{1,4})?(?:ba|z|k)?sh\b|^[$#%>][ \t]{1,4}cat[ \t]{1,4}[^\s|;&<>]{1,200}"
+# a command line after a prompt that reads a list of hosts or a script from a file (the file a carriage return may come
+# from): pdsh -w ^FILE, --hostfile / -hostfile / --machinefile / -f / --nodefile FILE, sbatch / bash / sh FILE
+_CMD = r"^[$#%>][ \t]{1,4}[^\n]{0,200}?(?:\bpdsh\b|\bclush\b|hostfile|machinefile|nodefile|\bsbatch[ \t])"
+_MISSING = (r"\bKeyError: ['\"](?P<k>[A-Za-z_][A-Za-z0-9_]{1,60})['\"]|Environment variable '(?P<o>[A-Za-z_][A-Za-z0-9_]"
+            r"{1,60})' not found|environment variable (?P<e>[A-Z][A-Z0-9_]{1,60}) expected, but not set")
+_ASSIGN = re.compile(r"^[ \t]{0,8}(?:[$#%>][ \t]{1,4})?([A-Za-z_][A-Za-z0-9_]{0,60})=(?:\"[^\"\n]{0,300}\"|'[^'\n]{0,300}'|"
+                     r"[^\s;&|'\"]{0,300})[ \t]{0,8}(?:#[^\n]{0,200})?$")
+_EXPORT = re.compile(r"^[ \t]{0,8}(?:[$#%>][ \t]{1,4})?(?:export|declare[ \t]{1,4}-[a-zA-Z]{0,4}x[a-zA-Z]{0,4})[ \t]{1,4}"
+                     r"([A-Za-z_][A-Za-z0-9_ \t=\"'/.:,${}-]{0,300})")
+_SET_A = re.compile(r"^[ \t]{0,8}(?:set[ \t]{1,4}-[a-zA-Z]{0,6}a|set[ \t]{1,4}-o[ \t]{1,4}allexport)\b")
+# the launchers whose propagation rule the answer adds (a word of the script's command line)
+_LAUNCHERS = (("torchrun", re.compile(r"(?:^|[\s/])torchrun\b|-m[ \t]{1,4}torch\.distributed\.(?:run|launch)\b")),
+              ("mpirun", re.compile(r"(?:^|[\s/])(?:mpirun|mpiexec|orterun)\b")),
+              ("deepspeed", re.compile(r"(?:^|[\s/])deepspeed[ \t]{1,4}(?:--|\S{1,200}\.py)")),
+              ("pdsh", re.compile(r"(?:^|[\s/])(?:pdsh|clush)\b")),
+              ("srun", re.compile(r"(?:^|[\s/])srun\b")))
+
+
+def patterns(entry):
+    from gpudoctor.explain.knowledge import Pattern
+
+    return [Pattern(entry, "paste", _SCRIPT, 0, site={"class": "envc_script", "id": "envcause-script"},
+                    needles=["#!/bin/", "#!/usr/bin/", "$cat", "#cat", "%cat", ">cat"]),
+            Pattern(entry, "paste", _CMD, 0, site={"class": "envc_cmd", "id": "envcause-cmd"},
+                    needles=["pdsh", "clush", "hostfile", "machinefile", "nodefile", "sbatch"]),
+            Pattern(entry, "paste", _MISSING, 0, site={"class": "envc_missing", "id": "envcause-missing"},
+                    needles=["keyerror:", "environmentvariable'", "expected,butnotset"])]
+
+
+def record_paste(scan, hit, win):
+    st = _state(scan)
+    cls = hit.pattern.site["class"]
+    if cls == "envc_missing":
+        if len(st.missing) < MAX_ERR:
+            m = re.search(_MISSING, hit.text[:600])
+            if m:
+                st.missing.append((hit.line, m.group("k") or m.group("o") or m.group("e"), hit.text.strip()[:400]))
+        return
+    if cls == "envc_cmd":
+        if len(st.cmds) < MAX_ERR:
+            st.cmds.append((hit.line, hit.text.strip()[:400]))
+        _cr_output(st, hit, win)
+        return
+    # a printed script or file: its lines up to the next prompt (or MAX_SCRIPT lines)
+    head = hit.text.strip()
+    shell = head.startswith("#!") or bool(re.search(r"\.(?:sh|bash|slurm|sbatch|job)\b", head))
+    if head[:1] in "$#%>" and not head.startswith("#!"):
+        _cr_output(st, hit, win, printed=True)
+    for i in range(1 if not head.startswith("#!") else 0, MAX_SCRIPT):
+        raw = win.raw(i)
+        if i and not raw and not win.raw(i + 1):
+            break
+        t = win.text(i)[:600] if i else hit.text[:600]
+        if i and re.match(r"^[$%>][ \t]", t):
+            break
+        if i == 1 and t.startswith("#!"):
+            shell = True
+        if not shell:
+            continue
+        if _SET_A.match(t):
+            st.exported.add("*")
+            continue
+        e = _EXPORT.match(t)
+        if e:
+            for w in re.findall(r"(?:^|\s)([A-Za-z_][A-Za-z0-9_]{0,60})(?==|\s|$)", e.group(1)):
+                st.exported.add(w)
+            continue
+        a = _ASSIGN.match(t)
+        if a and len(st.assigned) < MAX_KEPT and not t.lstrip().startswith("#"):
+            st.assigned.setdefault(a.group(1), (hit.line + i, t.strip()[:400]))
+            continue
+        for who, rx in _LAUNCHERS:
+            if who not in st.launch and rx.search(t) and not t.lstrip().startswith("#!"):
+                st.launch[who] = (hit.line + i, t.strip()[:400])
+
+
+# a carriage return inside a line of a command's output, before ': ' or a quote (the scan's text has it as a blank:
+# scan._decode joins a line's '\r' parts): the value printed before it ended in '\r'
+_RAW_CR = re.compile(rb"[^\s]\r(?:: |['\"])")
+
+
+def _cr_output(st, hit, win, printed=False):
+    """The raw lines after a command line: a carriage return inside one (a value that ended in it), or, for a file
+    printed with cat, at the end of its lines while the prompt line itself has none (the file has CRLF ends, the
+    log does not)."""
+    if st.cr is not None or win.raw(0).endswith(b"\r"):
+        return
+    ends = 0
+    for i in range(1, 40):
+        raw = win.raw(i)
+        if not raw:
+            if not win.raw(i + 1):
+                break
+            continue
+        if raw[:2] in (b"$ ", b"% ", b"> ") and i > 1:
+            break
+        if _RAW_CR.search(raw[:600]):
+            st.cr = (hit.line + i, win.text(i)[:400].strip(), "inside", hit.line, hit.text.strip()[:400])
+            return
+        if printed and raw.endswith(b"\r"):
+            ends += 1
+            if ends >= 1 and st.cr is None:
+                st.cr = (hit.line + i, win.text(i)[:400].strip(), "end", hit.line, hit.text.strip()[:400])
+                return
+
+
+# ------------------------------------------------------------------ the join (after the answers)
+
+def _of(root, prefixes):
+    ids = (root.get("id") or "", root.get("family") or "")
+    return any(x.startswith(p) for x in ids for p in prefixes)
+
+
+def _num(v):
+    try:
+        return float(v)
+    except ValueError:
+        return None
+
+
+def _insert_at(causes):
+    """After the leading causes the text's own lines point to (their evidence, a computed fix, a row's cause)."""
+    n = 0
+    while n < len(causes) and (causes[n].get("evidence") or causes[n].get("computed") or
+                               causes[n].get("static_rank") == 0):
+        n += 1
+    return n
+
+
+def _cause(text, fix, ev):
+    return {"text": text, "checks": [], "confirm": [], "fix": fix, "exports": {}, "static_rank": 0,
+            "computed": None, "evidence": [{"line": ln, "text": t} for ln, t in ev], "from_env": True}
+
+
+def judge(result, scan, kb):
+    """Add the causes this text's settings give to the root. Returns the number added."""
+    findings = result.get("findings") or []
+    root = findings[0] if findings else None
+    if root is None or result.get("verdict") != "root_cause" or root.get("from_words") or root.get("from_settings"):
+        return 0
+    st = getattr(scan, "envcause", None) or State()
+    added = 0
+    for where, c in _crlf(root, st) + _not_exported(st, root) + _cvd(st, root) + _switches(st, root):
+        causes = root["causes"]
+        if any(x.get("text") == c["text"] for x in causes):
+            continue
+        i = 0 if where == "first" else len(causes) if where == "last" else _insert_at(causes)
+        causes.insert(i, c)
+        added += 1
+    return added
+
+
+def _last(st):
+    """The last value the text shows of each variable (an env dump after the script's own default)."""
+    out = {}
+    for s in st.env:
+        out[s[1]] = s
+    return out
+
+
+_TRUE = {"1", "true", "yes", "on", "y", "t"}
+_FALSE = {"0", "false", "no", "off", "n", "f"}
+
+
+def _same(v, d):
+    if _num(v) is not None and _num(d) is not None:
+        return _num(v) == _num(d)
+    if d in ("0", "1") and v.lower() in _TRUE | _FALSE:
+        return (v.lower() in _TRUE) == (d == "1")
+    return v.lower() == d.lower()
+
+
+def _is_default(v, e):
+    """(True / False / None: unknown) whether value v is the variable's documented default."""
+    v = v.strip()
+    sets = e.get("sets") if "sets" in e else e.get("doc_sets")
+    d = e.get("default") if "default" in e else e.get("doc_default")
+    if sets:  # 'Define and set to 1 to disable': the documented value that changes it
+        return not _same(v, sets)
+    if d is None or d == "varies":
+        return None
+    if d in ("", "unset"):
+        return not v
+    return _same(v, d)
+
+
+def _named_in(root, names):
+    """The first of ``names`` (a variable, its config attribute) that the root's own lines name, as a word."""
+    texts = " ".join((m.get("text") or "")[:600] for m in (root.get("matches") or [])[:8])
+    for n in names:
+        if n and len(n) >= 8 and re.search(r"(?<![A-Za-z0-9_])%s(?![A-Za-z0-9_])" % re.escape(n), texts):
+            return n
+    return None
+
+
+def _switches(st, root):
+    shown = _last(st)
+    vs = variables()
+    out = []
+    for key, (ln, _k, value, form, text) in sorted(shown.items(), key=lambda kv: kv[1][0]):
+        e = vs.get(key)
+        if e is None or not value.strip():
+            continue
+        rule = RULES[e["sub"]]
+        if not _of(root, rule["roots"]) and not (
+                _of(root, rule["roots_if_text"]) and (st.warn_files or rule.get("text", "\0") in " ".join(
+                    (m.get("text") or "") for m in root.get("matches") or []))):
+            continue
+        known = _is_default(value, e)
+        if known is True:
+            continue
+        d = e["default"]
+        dflt = ("default: unset" if d == "" else "default %s" % d) if d is not None else \
+            "its default depends on the release and the platform" if e.get("varies") else "no default stated"
+        linked = sorted(f for f in e["files"] if f in st.warn_files)
+        named = _named_in(root, [key, e.get("config")])
+        said = ("line %d, NCCL's own ENV line" % ln) if form == "nccl" else "line %d" % ln
+        ev = [(ln, text)]
+        if linked:
+            w = st.warn_files[linked[0]]
+            where, how = "first", "NCCL's WARN on line %d was printed from %s, a file of NCCL that reads %s" % (
+                w[0], linked[0], key)
+            ev.append(w)
+        elif named:
+            where, how = "first", "the error itself names %s" % named
+        elif e["sub"] == "nccl" and e.get("part") == "Debugging":
+            where, how = "mid", ("NCCL's environment page lists it under Debugging: forcing such a variable "
+                                 "\"should not be used in production nor retained in scripts\"")
+        elif e["sub"] == "nccl":
+            where, how = "last", "a system-configuration variable of NCCL's environment page"
+        elif known is False:
+            where, how = "mid", "not its default in %s" % rule["table"].split(" (")[0]
+        else:
+            where, how = "last", "a variable %s reads" % rule["table"].split(" (")[0]
+        back = "" if d is None or d == "" else ", or set %s=%s" % (key, d)
+        fix = ["unset %s%s   (in the job's environment: the launch line, the batch script, ~/.bashrc, the container's "
+               "ENV, the launcher's env file)" % (key, back)]
+        why = e.get("says") or ""
+        out.append((where, _cause("%s is set to %s (%s; %s): %s.%s (%s)." % (
+            key, value, said, dflt, how, " " + why.rstrip(".") + "." if why else "", e["source"]), fix, ev)))
+    return out[:4]
+
+
+_CVD_ID = re.compile(r"^(?:\d{1,4}|GPU-[0-9A-Fa-f-]{1,60}|MIG-[0-9A-Za-z/-]{1,80})$")
+
+
+def _cvd(st, root):
+    s = _last(st).get("CUDA_VISIBLE_DEVICES")
+    if s is None or not _of(root, CVD_ROOTS):
+        return []
+    ln, _k, value, _form, text = s
+    v = value.strip()
+    if v and all(_CVD_ID.match(x.strip()) for x in v.split(",")):
+        return []  # well formed: an ordinal past it is the entry's own cause
+    ints = re.findall(r"\d{1,4}", v)
+    if not v:
+        what = "CUDA_VISIBLE_DEVICES is set to the empty string (line %d): an empty list names no GPU, so CUDA sees " \
+               "none" % ln
+        fix = ["unset CUDA_VISIBLE_DEVICES (every GPU of the node), or list the GPUs it should see, comma-separated "
+               "(CUDA_VISIBLE_DEVICES=0,1 for the first two)"]
+    else:
+        items = [x.strip() for x in v.split(",")]
+        bad = next(x for x in items if not _CVD_ID.match(x))
+        good = ",".join(ints) if ints and re.fullmatch(r"[\d\s;:.|/-]{1,200}", v) else None
+        what = ("CUDA_VISIBLE_DEVICES is set to '%s' (line %d), which is not a comma-separated list of GPU indices or "
+                "UUIDs: CUDA reads the list only up to the first identifier it cannot parse ('%s'), so at most the "
+                "GPUs before it are visible" % (v, ln, bad))
+        fix = ["CUDA_VISIBLE_DEVICES=%s   (commas between the GPUs)" % good if good else
+               "write it as comma-separated GPU indices or UUIDs (CUDA_VISIBLE_DEVICES=0,1), or unset "
+               "CUDA_VISIBLE_DEVICES", "or unset CUDA_VISIBLE_DEVICES (every GPU of the node)"]
+    return [("first", _cause("%s (the CUDA Programming Guide's environment variables: \"a comma-separated sequence of "
+                             "GPU identifiers\"; \"only the devices whose index precedes the invalid index are "
+                             "visible\"; %s)." % (what, CUDA_ENV_PAGE), fix, [(ln, text)]))]
+
+
+# ------------------------------------------------------------------ carriage returns
+
+# bash's quoting of a word with a carriage return ($'\r', $'python\r'), '^M' ending a word, a quoted value ending in
+# \r (a Python repr: 'node1\r'), a literal CR before ': '
+_CR = re.compile(r"\$'[^'\n]{0,200}\\r'|[A-Za-z0-9_./-]\^M(?=[\s:'\"]|$)|['\"][^'\"\n]{1,200}\\r['\"]|[^\s]\r: ")
+_COLON_HEAD = re.compile(r"^: [A-Za-z][^\n]{8,300}$")
+_FILE_OF = re.compile(r"(?:-w[ \t]{0,2}\^|--hostfile[= ]|-hostfile[ \t]{1,4}|--machinefile[= ]|-machinefile[ \t]{1,4}|"
+                      r"-f[ \t]{1,4}|--nodefile[= ]|(?:^|[\s/])(?:sbatch|bash|sh|source)[ \t]{1,4})([^\s;&|'\"]{1,200})")
+
+
+def _crlf(root, st):
+    ms = root.get("matches") or []
+    hit = next((m for m in ms if _CR.search(m.get("text") or "")), None)
+    how = "quotes a value that ends in a carriage return ('\\r' / '^M')"
+    where = "first"
+    if hit is None:
+        hit = next((m for m in ms if _COLON_HEAD.match((m.get("text") or "").strip("\n"))), None)
+        how = ("starts with ': ': the value printed before it (a host name, a path, the line above) ended in a carriage "
+               "return, which sent the rest of the message to the start of a line")
+    cmds = list(st.cmds)
+    if hit is None and st.cr is not None:
+        ln, text, kind, cl, ct = st.cr
+        hit = {"line": ln, "text": text}
+        cmds.append((cl, ct))
+        if kind == "inside":
+            how = ("holds a carriage return inside the line (the text has it raw): the value printed before it ended "
+                   "in '\\r'")
+        else:
+            how = "ends in a carriage return, as every line of the file printed above it (line %d: %s)" % (cl, ct[:80])
+            where = "mid"
+    if hit is None:
+        return []
+    ev = [(hit["line"], hit["text"])]
+    f = None
+    for ln, t in cmds:
+        m = _FILE_OF.search(t) or re.search(r"^[$#%>][ \t]{1,4}cat[ \t]{1,4}([^\s|;&<>]{1,200})", t)
+        if m and ln < hit["line"]:
+            f, ev = m.group(1), [(ln, t)] + ev
+    name = f or "<the hostfile / script>"
+    return [(where, _cause(
+        "Line %d %s: the file that value was read from (%s) has Windows (CRLF) line ends, so each line keeps its "
+        "'\\r' and the name or value is not what was written." % (
+            hit["line"], how, "%s, line %d" % (f, ev[0][0]) if f else "a hostfile, a script, an env file"),
+        ["dos2unix %s   (or sed -i 's/\\r$//' %s); `file %s` says 'with CRLF line terminators' before, and `cat -A "
+         "%s` shows '^M$' at each line end" % (name, name, name, name)], ev))]
+
+
+# ------------------------------------------------------------------ a variable set but not exported
+
+_PROPAGATE = {
+    "torchrun": "torchrun's workers inherit the environment torchrun itself was started with "
+                "(https://pytorch.org/docs/stable/elastic/run.html), which has only the exported variables",
+    "mpirun": "Open MPI's mpirun passes a variable to the ranks on other nodes only with -x VAR "
+              "(https://docs.open-mpi.org/en/main/man-openmpi/man1/mpirun.1.html)",
+    "deepspeed": "DeepSpeed's multi-node runner passes to the other nodes only the variables of its exported list and "
+                 "what ~/.deepspeed_env or ./.deepspeed_env lists, one VAR=value a line "
+                 "(https://www.deepspeed.ai/getting-started/#multi-node-environment-variables)",
+    "pdsh": "pdsh runs the command through ssh with the node's login environment, none of the local one "
+            "(https://github.com/chaos/pdsh)",
+    "srun": "srun passes the exported environment to its tasks (--export=ALL by default, "
+            "https://slurm.schedmd.com/srun.html#OPT_export)",
+}
+
+
+def _not_exported(st, root):
+    if not st.missing or not st.assigned or "*" in st.exported:
+        return []
+    got = next((x for x in st.missing if x[1] in st.assigned and x[1] not in st.exported and
+                st.assigned[x[1]][0] < x[0]), None)
+    if got is None:
+        return []
+    ln, var, text = got
+    a = st.assigned[var]
+    who = next((w for w, _rx in _LAUNCHERS if w in st.launch), None)
+    extra = ""
+    fix = ["export %s   (in the script: `export %s` instead of `%s`)" % (var, a[1].split("#")[0].strip(),
+                                                                          a[1].split("#")[0].strip())]
+    if who:
+        extra = "; %s" % _PROPAGATE[who]
+        if who == "mpirun":
+            fix.append("mpirun -x %s ...   (the ranks on other nodes get it only so)" % var)
+        elif who == "deepspeed":
+            fix.append("echo %s=<value> >> ~/.deepspeed_env   (DeepSpeed's runner then sets it on every node)" % var)
+    ev = [a, (ln, text)] + ([st.launch[who]] if who else [])
+    return [("first", _cause(
+        "%s is set as a shell variable (line %d: %s) but never exported, and the process that raised (line %d) had no "
+        "%s: bash passes only exported variables to the commands it starts (bash manual, Environment: %s)%s." % (
+            var, a[0], a[1][:120], ln, var, BASH_ENV, extra), fix, ev))]

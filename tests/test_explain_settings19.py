@@ -1,0 +1,128 @@
+"""explain/envcause.py (settings19, issue 18 "name the fix"): a setting the text shows, named as the cause of the error
+explain answered, with the concrete action.
+
+Real texts only: the runs made here (fixtures/explain/settings19/, README.md says how: pdsh with a CRLF hostfile, a
+bash script with CRLF line ends, torchrun 2.13 CPU with a variable set but not exported and the same with export),
+and the seen sets' texts of real runs on an H200 (bench/data p28: NCCL 2.28.9 / torch 2.11 with NCCL_COMM_BLOCKING=0,
+CUDA_VISIBLE_DEVICES="0;1" and CUDA_VISIBLE_DEVICES= ; p29: the same CRLF hostfile as a log copy shows it).
+All in process (no CLI start)."""
+
+import json
+import os
+
+import pytest
+
+from gpudoctor.explain import envcause, explain_text
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIX = os.path.join(HERE, "..", "fixtures", "explain", "settings19")
+DATA = os.path.join(HERE, "..", "bench", "data")
+
+
+def _seen(name, cid):
+    with open(os.path.join(DATA, name), encoding="utf-8") as f:
+        for line in f:
+            c = json.loads(line)
+            if c["id"] == cid:
+                return c["text"]
+    raise AssertionError(cid)
+
+
+def _fixture(name):
+    with open(os.path.join(FIX, name), "rb") as f:
+        return f.read().decode("utf-8")
+
+
+def _first(text):
+    r = explain_text(text)
+    assert r["verdict"] == "root_cause", r["verdict"]
+    return r, r["findings"][0], r["findings"][0]["causes"][0]
+
+
+def _env_causes(f):
+    return [c for c in f["causes"] if c.get("from_env")]
+
+
+def test_nccl_comm_blocking_first_cause_linked_by_the_warn_lines_file():
+    # NCCL_COMM_BLOCKING=0 on the command line; NCCL's WARN 'init.cc:381' is printed from a file that reads it
+    _r, f, c = _first(_seen("explain_heldout_2026-11-27p28.jsonl", "p28-nccl_comm_blocking_0"))
+    assert c.get("from_env") and c["text"].startswith("NCCL_COMM_BLOCKING is set to 0 (line 1")
+    assert "init.cc" in c["text"] and c["fix"][0].startswith("unset NCCL_COMM_BLOCKING")
+    assert [e["line"] for e in c["evidence"]] == [1, 10]
+    assert len(_env_causes(f)) == 1  # NCCL_DEBUG=WARN on the same line changes only what is printed
+
+
+def test_cuda_visible_devices_semicolon_gives_the_comma_form():
+    _r, f, c = _first(_seen("explain_heldout_2026-11-27p28.jsonl", "p28-cvd_semicolon"))
+    assert f["id"] == "cuda.invalid_device_ordinal"
+    assert "'0;1'" in c["text"] and c["fix"][0].startswith("CUDA_VISIBLE_DEVICES=0,1")
+
+
+def test_cuda_visible_devices_empty_hides_every_gpu():
+    _r, _f, c = _first(_seen("explain_heldout_2026-11-27p28.jsonl", "p28-nproc_gpu_cvd_empty"))
+    assert "empty string" in c["text"] and c["fix"][0].startswith("unset CUDA_VISIBLE_DEVICES")
+
+
+@pytest.mark.parametrize("value", ["0,1", "GPU-8e4d6c2a-1b2c-4d5e-9f00-0123456789ab", "MIG-GPU-8e4d6c2a/1/0", "3"])
+def test_cuda_visible_devices_well_formed_is_no_cause(value):
+    text = _seen("explain_heldout_2026-11-27p28.jsonl", "p28-cvd_semicolon").replace('"0;1"', value, 1)
+    _r, f, _c = _first(text)
+    assert not _env_causes(f)
+
+
+def test_pdsh_crlf_hostfile_raw_carriage_returns():
+    # pdsh 2.34 here: 'pdsh -w ^machines' with a CRLF file; the raw '\r' before ': ' is in the text
+    text = _fixture("pdsh-hostfile-crlf.log")
+    assert "\r: hostname contains invalid characters" in text
+    _r, f, c = _first(text)
+    assert f["id"].startswith("ssh.")
+    assert c["fix"][0].startswith("dos2unix machines") and "machines, line 1" in c["text"]
+
+
+def test_pdsh_crlf_hostfile_as_a_log_copy_splits_it():
+    # the same output where the copy turned each '\r' into a line end (P29's text): lines start with ': '
+    text = _fixture("pdsh-hostfile-crlf.log").replace("\r", "\n")
+    _r, _f, c = _first(text)
+    assert "starts with ': '" in c["text"] and c["fix"][0].startswith("dos2unix machines")
+    _r, _f, c = _first(_seen("explain_heldout_2026-11-27p29.jsonl", "p29-pdsh_hostfile_crlf"))
+    assert c["fix"][0].startswith("dos2unix machines")
+
+
+def test_torchrun_variable_not_exported_then_exported():
+    _r, f, c = _first(_fixture("torchrun-var-not-exported.log"))
+    assert c["fix"][0].startswith("export DATA_ROOT") and "torchrun's workers inherit" in c["text"]
+    assert [e["line"] for e in c["evidence"]][:1] == [3]
+    r = explain_text(_fixture("torchrun-var-exported-healthy.log"))
+    assert r["verdict"] == "no_error" and not r["findings"]
+
+
+def test_not_exported_with_set_a_or_an_export_later_in_the_script_is_no_cause():
+    text = _fixture("torchrun-var-not-exported.log")
+    for add in ("set -a\n", "export DATA_ROOT\n"):
+        t = text.replace("torchrun --nproc-per-node 2 train.py\n", add + "torchrun --nproc-per-node 2 train.py\n", 1)
+        _r, f, _c = _first(t)
+        assert not _env_causes(f), add
+
+
+def test_bash_crlf_script_without_an_answer_gets_no_root():
+    # bash's "cd: $'/tmp\r': No such file or directory" is no error explain answers: nothing is added to nothing
+    r = explain_text(_fixture("bash-script-crlf.log"))
+    assert not r["findings"] or not _env_causes(r["findings"][0])
+
+
+@pytest.mark.parametrize("value, entry, want", [
+    ("0", {"doc_default": "0"}, True), ("0x0", {"doc_default": "0"}, False), ("1", {"doc_default": "0"}, False),
+    ("4194304", {"doc_default": "4194304"}, True), ("", {"doc_default": "unset"}, True),
+    ("1", {"doc_sets": "1"}, False), ("0", {"doc_sets": "1"}, True), ("1", {"doc_default": "varies"}, None),
+    ("0", {}, None)])
+def test_is_default(value, entry, want):
+    assert envcause._is_default(value, entry) is want
+
+
+def test_a_setting_is_never_a_root_and_print_only_variables_are_not_read():
+    # the NCCL healthy run made on an H100 pair (NCCL_IB_DISABLE / NCCL_SOCKET_IFNAME set) stays healthy
+    path = os.path.join(HERE, "..", "fixtures", "explain", "nccl-info-h100-2026-11-25", "fakehosts-2ranks-ibdisable-lo.log")
+    with open(path, encoding="utf-8", errors="replace") as f:
+        r = explain_text(f.read())
+    assert r["verdict"] == "no_error" and not r["findings"]
+    assert "nccl_debug" not in envcause.keys() and "nccl_comm_blocking" in envcause.keys()
