@@ -117,3 +117,56 @@ KeyError: 'lr'
     f = explain.explain_text(text, kb)["findings"][0]
     assert not any("pip install -U" in x for x in _fixes(f))
     assert upgrade.advice(None, {"exc": "KeyError"}, "torch") == ([], None, False)
+
+
+# ---------------------------------------------------------------- built without a feature (tools/gen_build_features.py)
+
+def test_the_build_features_slice_regenerates_the_committed_table(tmp_path):
+    import os
+    import sys
+
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    sys.path.insert(0, os.path.join(repo, "tools"))
+    import gen_build_features
+    import knowgen
+
+    got = knowgen.regenerated(gen_build_features.main, os.path.join(repo, "tools", "data",
+                                                                    "build_features_slice.txt"), tmp_path / "o.json")
+    assert got["sites"] == knowgen.committed("build_features")["sites"]
+    opts = {s["option"] for s in got["sites"] if s.get("family")}
+    assert {"--enable-mt", "MPI_HOME", "NCCL_HOME"} <= opts
+    # a macro a configure probe decides (a header found) is no option: UCX's HAVE_CURAND follows AC_MSG_CHECKING
+    assert not any(s["macro"] == "HAVE_CURAND" for s in got["sites"])
+
+
+def test_a_ucx_without_thread_support_names_enable_mt(kb):
+    # open-mpi/ompi#6171 (https://github.com/open-mpi/ompi/issues/6171): Open MPI 3.1's pml ucx over a self-built UCX
+    # without --enable-mt, under MPI_THREAD_MULTIPLE
+    text = ("[pge328:67669] ../../../../../openmpi-3.1.2/ompi/mca/pml/ucx/pml_ucx.c:226 Error: UCP worker does not "
+            "support MPI_THREAD_MULTIPLE\n")
+    f = explain.explain_text(text, kb)["findings"][0]
+    assert f["id"] == "ucx.build_feature"
+    assert "--enable-mt" in f["causes"][0]["fix"][0] and "ucx_info -b" in " ".join(f["causes"][0]["fix"])
+    # UCX's own diag line (src/ucp/core/ucp_worker.c, printed at UCX_LOG_LEVEL=diag)
+    diag = ("[1732700000.123456] [node1:4242 :0]      ucp_worker.c:2665 UCX  DIAG  multi-threaded worker is "
+            "requested, but library is built without multi-thread support\n")
+    f = explain.explain_text(diag, kb)["findings"][0]
+    assert f["id"] == "ucx.build_feature" and "ENABLE_MT" in f["causes"][0]["text"]
+
+
+def test_nccl_tests_without_mpis_header_names_mpi_home(kb):
+    # NVIDIA/nccl-tests#103 (https://github.com/NVIDIA/nccl-tests/issues/103): make MPI=1 with an MPI_HOME whose
+    # include/ has no mpi.h
+    text = """make -C src build
+make[1]: Entering directory '/root/nccl-tests/src'
+Compiling  all_reduce.cu                       > ../build/all_reduce.o
+In file included from all_reduce.cu:8:
+common.h:15:10: fatal error: mpi.h: No such file or directory
+   15 | #include "mpi.h"
+      |          ^~~~~~~
+compilation terminated.
+make[1]: *** [Makefile:88: ../build/all_reduce.o] Error 1
+"""
+    f = explain.explain_text(text, kb)["findings"][0]
+    assert f["id"] == "nccltests.build"
+    assert f["causes"][0]["fix"][0].startswith("make MPI=1 MPI_HOME=")
