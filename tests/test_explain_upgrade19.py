@@ -105,7 +105,7 @@ AssertionError: local_world_size (16) must be less than or equal to the number o
     fixes = _fixes(f)
     last = [x for x in fixes if "upgrade vllm" in x]
     assert last and not fixes[0].startswith("upgrade"), fixes
-    assert "git -C /home/u/workspace/vllm pull" in last[0]
+    assert "git -C /home/u/workspace/vllm pull" in last[0] and "--target /home/u/workspace/vllm vllm" in last[0]
 
 
 def test_no_upgrade_for_torchs_own_frames_or_a_users_file(kb):

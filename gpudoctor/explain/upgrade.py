@@ -139,8 +139,9 @@ def _install(name, file=None, vers=None):
         path = file.replace("\\", "/")
         i = path.rfind("/%s/" % name)
         root = path[:i] if i > 0 else path.rsplit("/", 1)[0]
-        return d, "a source checkout at %s: git -C %s pull, then reinstall it (pip install -e %s)" % (
-            root, sh(root), sh(root))
+        return d, "where it is installed, %s, not site-packages: a source checkout - git -C %s pull, then pip " \
+                  "install -e %s - or a pip --target folder - pip install -U --target %s %s" % (
+                      root, sh(root), sh(root), sh(root), sh(d))
     known = d != name or name in (pytb._wheels().get("packages") or {}) or norm(d) in (vers or {})
     return d, "pip install -U %s%s" % (sh(d), "" if known else "; pip list | grep -i %s names its distribution"
                                        % sh(name.split("_")[0]))
@@ -174,6 +175,11 @@ def advice(scan, tb, lib):
     # binding messages); a rule a check states is a validation of what the program gave
     internal = exc in INTERNAL and ((caller is not None and exc == "TypeError" and _BINDING.search(msg)) or
                                     not (exc in ("AssertionError", "TypeError") and _RULE.search(msg)))
+    if not internal:
+        # a library's own error (its exception class, a stated rule) raised under another package's call is that
+        # package using it as documented more often than a mismatch (a callback: antlr4's visitor calling
+        # omegaconf's, a solver calling its linear-algebra package): the raiser's upgrade alone, as the last step
+        caller = None
     fixes = []
     d, how = _install(lib, inner_file(tb), vers)
     if caller:
