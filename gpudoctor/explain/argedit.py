@@ -53,15 +53,21 @@ KIND_RULES = [
         r"\bat most one of\b|\bexactly one of\b|\bnot both\b|\bpassing both\b|\bcannot (?:pass|use|set|specify|"
         r"provide|combine) both\b|\b(?:are|is) (?:not compatible|incompatible) with\b|\bare incompatible\b|"
         r"\bcannot be used (?:together )?with\b|\bcannot be combined with\b|\bnot supported together\b|"
-        r"\b(?:use|pass|set|specify|provide) (?:only )?(?:one|either) of (?:them|the two|these|those)\b", re.I)),
-    ("requires", re.compile(r"\bat least one of\b", re.I)),
+        r"\b(?:use|pass|set|specify|provide) (?:only )?(?:one|either) of (?:them|the two|these|those)\b|"
+        r"\b(?:is|are) not (?:yet )?(?:supported|allowed|compatible) (?:together )?(?:with|when|in combination with)\b|"
+        r"\bisn't (?:yet )?supported (?:with|when)\b|\bdoes not work with\b|\bcan(?:not|'t) be used when\b", re.I)),
+    ("requires", re.compile(r"\bat least one of\b|\beither [^.\n]{1,80}? or [^.\n]{1,80}? (?:should|must|has to|needs? to) "
+                            r"be\b|\brequires? (?:specifying |passing |setting )?either\b|\b(?:is|are) required (?:when|if|for|"
+                            r"with)\b", re.I)),
     ("allowed", re.compile(
         r"\bone of\b|\bchoose from\b|\bselect (?:one )?from\b|\binvalid choice\b|\bis not a valid\b|"
         r"\bcan be\b[^.\n]{1,200}?\bgot\b|"
-        r"\b(?:supported|valid|allowed|available|possible|accepted|known|expected) (?:[\w-]{1,30} ){0,2}"
-        r"(?:values|options|choices|modes|types|names|strategies|backends|keys|arguments|modules|formats|kinds|"
-        r"methods|precisions|dtypes)\b[^.\n]{0,20}?(?:\bare\b|\bis\b|\binclude\b|:)|"
-        r"\bmust be (?:either )?(?:'[^'\n]{1,40}'|\"[^\"\n]{1,40}\"|`[^`\n]{1,40}`),? (?:or|,)", re.I)),
+        r"\b(?:supported|valid|allowed|available|possible|accepted|known|expected|example) (?:[\w-]{1,30} ){0,2}"
+        r"[a-z]{2,30}s\b[^.\n]{0,20}?(?:\bare\b|\bis\b|\binclude\b|:)|"
+        r"\b(?:must|should) be [\w-]{1,40}(?:/[\w-]{1,40}){1,10}(?:,? not\b|,? got\b|,? or\b|\.|$)|"
+        r"\b(?:must be|expected) (?:either )?(?:'[^'\n]{1,40}'|\"[^\"\n]{1,40}\"|`[^`\n]{1,40}`),? (?:or|,)|"
+        r"\bonly (?:'[^'\n]{1,40}'|\"[^\"\n]{1,40}\"|`[^`\n]{1,40}`)(?:,? (?:or|and)|,) [^.\n]{1,200}? (?:are|is) "
+        r"(?:supported|allowed|valid)\b", re.I)),
     ("type", re.compile(
         r"\b(?:be|is|of) (?:of )?type\b|\bto be an? (?:instance|subclass) of\b|\bmust be an? (?:instance|subclass) "
         r"of\b|\b(?:must|should) be (?:an? )?`?(?:int|integer|float|str|string|bool|boolean|list|tuple|dict|"
@@ -69,16 +75,20 @@ KIND_RULES = [
         r"\b(?! (?:value|greater|larger|smaller|less|multiple))|\bexpected (?:an? )?`?(?:int|integer|float|str|"
         r"string|bool|boolean|list|tuple|dict|callable|sequence|iterable|(?:torch\.)?Tensor|(?:torch\.)?dtype|"
         r"(?:datetime\.)?timedelta|number)`?,? (?:but )?(?:got|received|found)\b|\bnot an? (?:int|integer|float|"
-        r"str|string|bool|boolean|list|tuple|dict|callable|tensor|Tensor)\b|\bmust be [\w.]{1,60}, not [\w.]{1,60}",
+        r"str|string|bool|boolean|list|tuple|dict|callable|tensor|Tensor)\b|\bmust be [\w.]{1,60}, not [\w.]{1,60}|"
+        r"\b(?:must|should) be (?:of )?(?:dtype )?(?:torch\.)?(?:float(?:16|32|64)|bfloat16|int(?:8|16|32|64)|uint8|half)\b",
         re.I)),
     ("range", re.compile(
         r"\b(?:must|should|has to|needs to|have to) be (?:a |an )?(?:strictly )?(?:positive|non-?negative|negative|"
         r"non-?zero|>=?|<=?|greater|less|larger|smaller|bigger|at least|at most|no (?:more|less|greater|larger|"
         r"smaller) than|between|in (?:the )?(?:range|interval)|in [\[(]|within|odd|even)|\bout of (?:range|bounds)\b|"
         r"\bexpected (?:a )?(?:positive|non-?negative)\b|\bpositive (?:integer|int|float|number|value)\b|"
-        r"\btoo (?:large|small|big|high|low)\b|\bexceeds? (?:the )?(?:maximum|max|limit)\b", re.I)),
+        r"\btoo (?:large|small|big|high|low)\b|\bexceeds? (?:the )?(?:maximum|max|limit)\b|\bdivisible by\b|"
+        r"\b(?:a )?multiple of\b|\bexpected `?[A-Za-z_][\w.]{0,60} ?(?:>=?|<=?) ?-?[\d.]{1,20}`?|"
+        r"^assert [A-Za-z_][\w.]{0,60} ?(?:>=?|<=?) ?-?[\d.]{1,20}$", re.I)),
     ("requires", re.compile(
-        r"\b(?:requires?|needs?) " + _Q + r"[A-Za-z_][\w.-]{0,60}" + _Q + r" ?(?:>=?|<=?|==|!=|=) ?[\w.'\"-]{1,40}|"
+        r"\b(?:requires?|needs?) " + _Q + r"(?:--)?[A-Za-z_][\w.-]{0,60}" + _Q + r" ?(?:>=?|<=?|==|!=|=) ?[\w.'\"-]{1,40}|"
+        r"\b(?:must|should) (?:have the same|match|be equal to|equal)\b|"
         r"\b(?:requires?|needs?) " + _Q + r"[A-Za-z_][\w.-]{0,60}" + _Q + r" (?:to be|be set|set)\b|"
         r"\b(?:is |are |can )?only (?:be )?(?:supported|valid|allowed|available|possible|used|applicable|set|"
         r"enabled|specified|works?|applies) (?:when|with|if|for)\b|"
@@ -87,6 +97,11 @@ KIND_RULES = [
         r"\b(?:when|if) [^,.\n]{1,80}, [^.\n]{0,80}\b(?:must|should|has to|needs to)\b|"
         r"\bto use " + _Q + r"[\w.-]{1,60}" + _Q + r", (?:you must|please|set|pass)\b|"
         r"\brequires? " + _Q + r"[a-z][a-z0-9]{0,30}_[\w.]{1,40}" + _Q, re.I)),
+    # a value outside a set the message does not list ('Unknown strategy %s', "Invalid kv_cache_dtype: '%s'"): the
+    # allowed values are the API's documented ones (the value a format string's placeholder or quoted)
+    ("allowed", re.compile(r"\b(?:unknown|invalid|unrecogni[sz]ed|unsupported|unexpected) (?!error|exception|failure)"
+                           r"`?[A-Za-z_][\w.-]{0,40}`?(?: (?:value|name|type|mode|option|choice|argument))?(?: for [\w`'.-]"
+                           r"{1,40})?:? (?:'[^'\n]{0,80}'|\"[^\"\n]{0,80}\"|`[^`\n]{0,80}`|%s)[.,;]?(?:$|\s)", re.I)),
 ]
 
 
@@ -108,6 +123,10 @@ _VALUE = [
     re.compile(r"\b(?:but )?(?:got|received|found)(?: value| type)?:? (?P<v>" + _TOKEN + r")"),
     re.compile(r"\b(?:passed|given|provided) (?:is|was|were):? (?P<v>" + _TOKEN + r")"),
     re.compile(r"\bbut (?:it )?is:? (?P<v>" + _TOKEN + r")"),
+    re.compile(r"\b(?:unknown|invalid|unsupported|unrecogni[sz]ed) `?[A-Za-z_][\w.-]{0,40}`?(?: (?:value|name|type|mode|"
+               r"option|choice))?:? (?P<v>" + _TOKEN + r")(?=[.,;]|$)", re.I),
+    re.compile(r"`[A-Za-z_]\w{0,60}` (?P<v>" + _TOKEN + r") is (?:invalid|not valid|not supported|unknown)\b"),
+    re.compile(r", not (?P<v>" + _TOKEN + r")$"),
 ]
 _LIST_INTRO = re.compile(
     r"\(choose from (?P<paren>[^)\n]{1,2000})\)|"
@@ -116,12 +135,15 @@ _LIST_INTRO = re.compile(
     r"\bexpected (?:[\w`'-]{1,40} )?(?:to be )?one of:? |"
     r"\bone of:? |"
     r"\bcan be (?=[^.\n]{1,400}?\bgot\b)|"
-    r"\b(?:supported|valid|allowed|available|possible|accepted|known) (?:[\w-]{1,30} ){0,2}(?:values|options|choices|"
-    r"modes|types|names|strategies|backends|keys|arguments|modules|formats|kinds|methods|precisions|dtypes)"
-    r"(?: for [\w`'-]{1,40})? ?(?:are|is|include)?:? ?|"
-    r"\bmust be (?:either )?(?=(?:'[^'\n]{1,40}'|\"[^\"\n]{1,40}\"|`[^`\n]{1,40}`),? (?:or|,))", re.I)
-_LIST_END = re.compile(r",? (?:but )?(?:got|received|found|instead)\b|\. |\.$|;|\n|, please\b| but\b| \(")
-_ITEM = re.compile(r"^[`'\"]?([A-Za-z0-9_.:/+-]{1,60})[`'\"]?$")
+    r"\b(?:supported|valid|allowed|available|possible|accepted|known|example) (?:[\w-]{1,30} ){0,2}[a-z]{2,30}s\b"
+    r"(?: for [\w`'-]{1,40})? ?(?:are|is|include)?:? ?(?=[\[({'\"`A-Za-z0-9])|"
+    r"\b(?:must|should) be (?=[\w-]{1,40}(?:/[\w-]{1,40}){1,10}\b)|"
+    r"\b(?:must be|expected) (?:either )?(?=(?:'[^'\n]{1,40}'|\"[^\"\n]{1,40}\"|`[^`\n]{1,40}`),? (?:or|,))|"
+    r"\bonly (?=(?:'[^'\n]{1,40}'|\"[^\"\n]{1,40}\"|`[^`\n]{1,40}`)(?:,? (?:or|and)|,) [^.\n]{1,200}? (?:are|is) "
+    r"(?:supported|allowed|valid))", re.I)
+_LIST_END = re.compile(r",? (?:but )?(?:got|received|found|instead|not)\b|\. |\.$|;|\n|, please\b| but\b| \(|"
+                       r" (?:are|is) (?:supported|allowed|valid)\b")
+_ITEM = re.compile(r"^[`'\"]?([A-Za-z0-9_.:+-]{1,60})[`'\"]?$")
 _BOUND = [
     (re.compile(r"\bstrictly positive|\bpositive\b|\bnon-?zero\b|\bgreater than (?:0|zero)\b|> ?0(?![.\d])", re.I),
      ("> 0", None)),
@@ -150,6 +172,7 @@ _WANT = [
 # names in a message: `x`, 'x', "x", x=..., --x-y
 _NAMED = re.compile(r"[`'\"](?P<q>[A-Za-z_][\w.]{0,60})(?:=[^`'\"]{0,40})?[`'\"]|(?<![\w.-])(?P<kv>[A-Za-z_]\w{0,60})="
                     r"|(?<![\w-])(?P<flag>--[A-Za-z][\w-]{0,60})")
+_CODE = re.compile(r"`([A-Za-z_]\w{0,60})`")  # a name written as code
 _WORD = re.compile(r"(?<![\w.-])[A-Za-z_]\w{0,60}(?![\w-])")
 # a torch dtype's name (torch/_C/_VariableFunctions: torch.float32 ...), for a dtype written as a string
 _DTYPES = frozenset("""float32 float float64 double float16 half bfloat16 int8 uint8 int16 short int32 int int64 long
@@ -192,19 +215,25 @@ def _names(msg):
 
 
 def _list(text):
-    """The items of a choices list: a bracketed list, or comma / 'or' / 'and' separated tokens."""
+    """The items of a choices list: a bracketed list, or comma / 'or' / 'and' / '/' separated tokens; '...' and
+    empty items skipped; the last item of a bracket the message does not close (a message cut short) left out."""
     text = text.strip()
+    cut = False
     if text[:1] in "[({":
         close = {"[": "]", "(": ")", "{": "}"}[text[0]]
         end = text.find(close)
+        cut = end < 0
         body = text[1:end if end > 0 else len(text)]
     else:
         m = _LIST_END.search(text)
         body = text[:m.start()] if m else text
-    parts = re.split(r",\s*(?:or |and )?|\s+or\s+|\s+and\s+|\s*\|\s*", body)
+    parts = [p.strip() for p in re.split(r",\s*(?:or |and )?|\s+or\s+|\s+and\s+|\s*\|\s*|/", body)]
+    parts = [p for p in parts if p and p not in ("...", "\u2026", "etc", "etc.")]
+    if cut and parts:
+        parts.pop()
     out = []
     for p in parts[:MAX_CHOICES]:
-        m = _ITEM.match(p.strip())
+        m = _ITEM.match(p)
         if not m:
             return []  # a list of phrases, not of values
         item = m.group(1)
@@ -219,7 +248,7 @@ def read(msg):
     kind = classify(msg)
     if kind is None:
         return None
-    got = {"kind": kind, "names": _names(msg), "value": None, "choices": [], "bound": None, "want": None}
+    got = {"kind": kind, "msg": msg, "names": _names(msg), "value": None, "choices": [], "bound": None, "want": None}
     for rx in _VALUE:
         m = rx.search(msg)
         if m:
@@ -456,15 +485,19 @@ def _allowed(c, tb, msg, kws, on_line, got, scan):
         arg = _enum_arg(tb, msg)
     if arg is None and got:
         arg = got.get("param")
-    if arg is None:
-        arg = next((n for n in c["names"] if not n.startswith("--") and n not in choices), None) if c["names"] else None
+    if arg is None:  # a name the message writes as code (`mode`), neither a choice nor the value
+        arg = next((n for n in _CODE.findall(msg) if n not in choices and n != value), None)
     if arg is None or not _ident(arg):
         return []
     if value is None and arg in kws and _is_str(kws[arg]):
         value = _safe(_unq(kws[arg]))
     picks = closest(value, choices) if value else []
     written = kws.get(arg)
-    cli = _cli_value(scan, arg) if scan is not None and written is None else None
+    cli = None
+    if scan is not None and (written is None or re.match(r"^(?:args|opts|options|cfg|config|hparams|flags)\.\w{1,60}$",
+                                                         written.strip())):
+        # not on the line, or read from the parsed command line (args.x): the `--x v` the text's command line gave
+        cli = _cli_value(scan, arg if written is None else written.strip().split(".")[1])
     if not picks:
         shown = ", ".join(choices[:12]) + (", ..." if len(choices) > 12 else "")
         if cli:
@@ -562,7 +595,7 @@ def _range(c, kws, on_line, got, names, scan):
     if arg is None:
         # the message's own quoted name of the argument (`r` should be a positive integer): where the call that
         # built it is not the traceback's
-        arg = next((n for n in names if not n.startswith("--")), None)
+        arg = next((n for n in _CODE.findall(c.get("msg") or "") if n != c["value"]), None)
         if arg is None or not _ident(arg):
             return []
         return ["set %s to a value %s (where it is given: the call or config that builds it)" % (arg, bound)]
@@ -606,7 +639,7 @@ def fill(scan, findings, tb, got=None):
 # Lib/argparse.py ArgumentError.__str__: "argument %(argument_name)s: %(message)s", the name the option strings
 # joined by '/' (or the positional's metavar / dest); _check_value: "invalid choice: %(value)r (choose from ...)"
 _ARGPARSE_CHOICE = re.compile(r"^argument (?P<names>[^:\n]{1,200}): invalid choice: (?P<v>'[^'\n]{0,80}'|\"[^\"\n]{0,80}\"|"
-                              r"\S{1,80}) \(choose from (?P<list>[^)\n]{1,2000})\)")
+                              r"\S{1,80}) (?P<list>\(choose from [^)\n]{1,2000}\)?)")
 
 
 def _argparse_edit(scan, f):
@@ -619,7 +652,7 @@ def _argparse_edit(scan, f):
         m = _ARGPARSE_CHOICE.match(a.get("msg") or "")
         if not m:
             return []
-        choices = _list(m.group("list"))
+        choices = _list("(" + m.group("list")[len("(choose from "):])  # (a line cut short: its last item left out)
         value = _safe(_unq(m.group("v")))
         if value is None:
             return []
