@@ -126,3 +126,69 @@ def test_a_setting_is_never_a_root_and_print_only_variables_are_not_read():
         r = explain_text(f.read())
     assert r["verdict"] == "no_error" and not r["findings"]
     assert "nccl_debug" not in envcause.keys() and "nccl_comm_blocking" in envcause.keys()
+
+
+def test_mpirun_one_liner_shell_variable_then_x_var():
+    # P23 (a real Open MPI 5 run): '$ DATA_ROOT=/scratch/shards; mpirun ... -x DATA_ROOT python3 shards.py', mpirun's
+    # 'could not find environment variable "DATA_ROOT"' and the ranks' KeyError
+    text = _seen("explain_heldout_2026-11-27p23.jsonl", "p23-mpirun_x_var_not_exported")
+    _r, _f, c = _first(text)
+    assert c["fix"][0].startswith("export DATA_ROOT") and "mpirun -x DATA_ROOT=/scratch/shards" in c["fix"][1]
+    # the same variable in the command's own environment ('A=1 cmd'), or exported on the line: no cause
+    for line in ("$ DATA_ROOT=/scratch/shards mpirun", "$ export DATA_ROOT=/scratch/shards; mpirun"):
+        t = text.replace("$ DATA_ROOT=/scratch/shards; mpirun", line, 1)
+        r = explain_text(t)
+        assert not r["findings"] or not _env_causes(r["findings"][0]), line
+
+
+def test_statements_follow_bash_simple_command_rules():
+    st = envcause.State()
+    envcause._statements(st, 1, "$ A=1; B=2 C=3 && D=4 torchrun x.py; export E=5 F; G=6 || true")
+    assert sorted(st.assigned) == ["A", "B", "C", "G"] and st.assigned["C"][2] == "C=3"
+    assert st.prefixed == {"D"} and st.exported == {"E", "F"} and "torchrun" in st.launch
+
+
+def _st(lines):
+    """The module's reading of these lines (as the settings pattern hands them over), through a stand-in window."""
+    class Win(object):
+        def __init__(self, i):
+            self.i = i
+
+        def text(self, n):
+            return lines[self.i + n] if self.i + n < len(lines) else ""
+
+    class Scan(object):
+        pass
+
+    scan = Scan()
+    for i, t in enumerate(lines):
+        envcause.record(scan, i + 1, t, Win(i))
+    return scan.envcause
+
+
+@pytest.mark.parametrize("line, want", [
+    ("$ NCCL_DEBUG=INFO NCCL_ALGO=Tree torchrun train.py", "Tree"),
+    ("export NCCL_ALGO=Tree", "Tree"),
+    ("+ NCCL_ALGO=Tree", "Tree"),
+    ("[rank0]: NCCL_ALGO=Tree", "Tree"),
+    ("mpirun -np 8 -x NCCL_ALGO=Tree ./all_reduce_perf", "Tree"),
+    ("docker run --gpus all -e NCCL_ALGO=Tree img", "Tree"),
+    ("srun --export=ALL,NCCL_ALGO=Tree python x.py", "Tree"),
+    ("os.environ['NCCL_ALGO'] = 'Tree'", "Tree"),
+    ("vm:1:1 [0] NCCL INFO NCCL_ALGO set by environment to Tree", "Tree"),
+    ("For debugging try NCCL_ALGO=Tree and report back", None),
+    ("Consider setting NCCL_ALGO=Tree to avoid this", None),
+])
+def test_a_setting_only_where_the_line_sets_it(line, want):
+    got = [s[2] for s in _st([line]).env if s[1] == "NCCL_ALGO"]
+    assert got == ([want] if want else [])
+
+
+def test_kubernetes_env_list_and_a_value_outside_the_documented_ones():
+    st = _st(["        env:", "        - name: CUDA_MODULE_LOADING", '          value: "LAZYY"'])
+    assert [(s[1], s[2]) for s in st.env] == [("CUDA_MODULE_LOADING", "LAZYY")]
+    root = {"id": "cuda.api_error", "family": "cuda.api_error", "matches": [], "causes": []}
+    (where, c), = envcause._switches(st, root)
+    assert where == "mid" and "DEFAULT, LAZY, EAGER" in c["text"] and c["fix"][0].startswith("unset CUDA_MODULE_LOADING")
+    # a root of another subsystem: nothing
+    assert envcause._switches(st, {"id": "nccl.timeout", "family": "nccl.timeout", "matches": [], "causes": []}) == []

@@ -171,6 +171,7 @@ class State(object):
         self.warn_files = {}  # 'init.cc' -> (line, text) of NCCL's WARN lines
         self.assigned = {}  # VAR -> (line, text) of a bare 'VAR=value' line of a printed script
         self.exported = set()  # VARs exported (or all, '*' for set -a)
+        self.prefixed = set()  # VARs put in one command's environment ('A=1 cmd')
         self.missing = []  # (line, VAR, text) of the errors that say the process had no VAR
         self.launch = {}  # launcher -> (line, text) from a printed script or command line
         self.cmds = []  # (line, text) of command lines that read hosts or a script from a file
@@ -188,9 +189,19 @@ _WARN_FILE = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]{0,60}\.(?:cc|cu|h|c|cpp)):\d{
 _CVD_EMPTY = re.compile(r"(?:^|[\s;&(])(?:export[ \t]{1,4})?CUDA_VISIBLE_DEVICES=(?:\"\"|''|(?=[ \t;&|)]|$))")
 
 
-def record(scan, line, text):
+def record(scan, line, text, win=None):
     """A line the settings pattern handed over: this module's variables on it, and NCCL's WARN line's file."""
     st = _state(scan)
+    if win is not None and "name:" in text and len(st.env) < MAX_KEPT:
+        # a Kubernetes container's env list (core/v1 EnvVar): '- name: NCCL_P2P_DISABLE' then '  value: "1"'
+        from gpudoctor.explain.settings import _K8S_NAME, _K8S_VALUE
+
+        m = _K8S_NAME.match(text)
+        if m and m.group(1).lower() in keys():
+            v = _K8S_VALUE.match(win.text(1))
+            if v:
+                st.env.append((line, m.group(1).upper(), v.group(1) or v.group(2) or v.group(3) or "", "env",
+                               text.strip()[:400]))
     if "NCCL WARN" in text and len(st.warn_files) < MAX_WARN_FILES:
         m = _WARN_FILE.search(text)
         if m:
@@ -237,9 +248,17 @@ def _setting_at(text, i):
 _SCRIPT = r"^#!\s{0,2}/(?:usr/)?bin/(?:env[ \t]{1,4})?(?:ba|z|k)?sh\b|^[$#%>][ \t]{1,4}cat[ \t]{1,4}[^\s|;&<>]{1,200}"
 # a command line after a prompt that reads a list of hosts or a script from a file (the file a carriage return may come
 # from): pdsh -w ^FILE, --hostfile / -hostfile / --machinefile / -f / --nodefile FILE, sbatch / bash / sh FILE
-_CMD = r"^[$#%>][ \t]{1,4}[^\n]{0,200}?(?:\bpdsh\b|\bclush\b|hostfile|machinefile|nodefile|\bsbatch[ \t])"
+# ... or a command line typed after a prompt that sets a variable as a statement of its own ('$ DATA_ROOT=/x; mpirun
+# ...', '$ export A=1 && torchrun ...')
+_CMD = (r"^[$#%>][ \t]{1,4}[^\n]{0,200}?(?:\bpdsh\b|\bclush\b|hostfile|machinefile|nodefile|\bsbatch[ \t]|"
+        r"[A-Za-z_][A-Za-z0-9_]{0,60}=[^\s;&|]{0,300}[ \t]{0,4}(?:;|&&))")
+# the errors that say a process had no VAR: os.environ's KeyError, OmegaConf's oc.env resolver
+# (omegaconf/resolvers/oc/__init__.py: "Environment variable '{key}' not found"), torch's env:// rendezvous
+# (_env_error), Open MPI's mpirun for a -x VAR its own environment lacks (orte/prrte schizo: 'Warning: could not find
+# environment variable "%s"')
 _MISSING = (r"\bKeyError: ['\"](?P<k>[A-Za-z_][A-Za-z0-9_]{1,60})['\"]|Environment variable '(?P<o>[A-Za-z_][A-Za-z0-9_]"
-            r"{1,60})' not found|environment variable (?P<e>[A-Z][A-Z0-9_]{1,60}) expected, but not set")
+            r"{1,60})' not found|environment variable (?P<e>[A-Z][A-Z0-9_]{1,60}) expected, but not set|"
+            r"could not find environment variable \"(?P<m>[A-Za-z_][A-Za-z0-9_]{1,60})\"")
 _ASSIGN = re.compile(r"^[ \t]{0,8}(?:[$#%>][ \t]{1,4})?([A-Za-z_][A-Za-z0-9_]{0,60})=(?:\"[^\"\n]{0,300}\"|'[^'\n]{0,300}'|"
                      r"[^\s;&|'\"]{0,300})[ \t]{0,8}(?:#[^\n]{0,200})?$")
 _EXPORT = re.compile(r"^[ \t]{0,8}(?:[$#%>][ \t]{1,4})?(?:export|declare[ \t]{1,4}-[a-zA-Z]{0,4}x[a-zA-Z]{0,4})[ \t]{1,4}"
@@ -259,9 +278,10 @@ def patterns(entry):
     return [Pattern(entry, "paste", _SCRIPT, 0, site={"class": "envc_script", "id": "envcause-script"},
                     needles=["#!/bin/", "#!/usr/bin/", "$cat", "#cat", "%cat", ">cat"]),
             Pattern(entry, "paste", _CMD, 0, site={"class": "envc_cmd", "id": "envcause-cmd"},
-                    needles=["pdsh", "clush", "hostfile", "machinefile", "nodefile", "sbatch"]),
+                    needles=["pdsh", "clush", "hostfile", "machinefile", "nodefile", "sbatch", "mpirun", "mpiexec",
+                             "torchrun", "srun", "deepspeed", "accelerate", "python", "export"]),
             Pattern(entry, "paste", _MISSING, 0, site={"class": "envc_missing", "id": "envcause-missing"},
-                    needles=["keyerror:", "environmentvariable'", "expected,butnotset"])]
+                    needles=["keyerror:", "environmentvariable'", "expected,butnotset", "couldnotfindenvironmentvariable"])]
 
 
 def record_paste(scan, hit, win):
@@ -271,11 +291,13 @@ def record_paste(scan, hit, win):
         if len(st.missing) < MAX_ERR:
             m = re.search(_MISSING, hit.text[:600])
             if m:
-                st.missing.append((hit.line, m.group("k") or m.group("o") or m.group("e"), hit.text.strip()[:400]))
+                st.missing.append((hit.line, m.group("k") or m.group("o") or m.group("e") or m.group("m"),
+                                   hit.text.strip()[:400]))
         return
     if cls == "envc_cmd":
         if len(st.cmds) < MAX_ERR:
             st.cmds.append((hit.line, hit.text.strip()[:400]))
+        _statements(st, hit.line, hit.text[:2000])
         _cr_output(st, hit, win)
         return
     # a printed script or file: its lines up to the next prompt (or MAX_SCRIPT lines)
@@ -304,11 +326,45 @@ def record_paste(scan, hit, win):
             continue
         a = _ASSIGN.match(t)
         if a and len(st.assigned) < MAX_KEPT and not t.lstrip().startswith("#"):
-            st.assigned.setdefault(a.group(1), (hit.line + i, t.strip()[:400]))
+            st.assigned.setdefault(a.group(1), (hit.line + i, t.strip()[:400],
+                                                _WORD_ASSIGN.search(t).group(0)))
             continue
         for who, rx in _LAUNCHERS:
             if who not in st.launch and rx.search(t) and not t.lstrip().startswith("#!"):
                 st.launch[who] = (hit.line + i, t.strip()[:400])
+
+
+_STATEMENT = re.compile(r"[ \t]{0,8}(?:;|&&|\|\|)[ \t]{0,8}")
+_WORD_ASSIGN = re.compile(r"([A-Za-z_][A-Za-z0-9_]{0,60})=(?:\"[^\"\n]{0,300}\"|'[^'\n]{0,300}'|[^\s;&|'\"]{0,300})")
+
+
+def _statements(st, line, text):
+    """A command line's statements (bash(1), SIMPLE COMMAND EXPANSION): 'A=1' alone sets a shell variable, not passed
+    to the commands after it; 'export A=1' / 'export A' exports it; 'A=1 cmd' puts A in cmd's environment only."""
+    body = re.sub(r"^[$#%>][ \t]{1,4}", "", text.strip(), count=1)
+    for part in _STATEMENT.split(body)[:16]:
+        part = part.strip()
+        if part.startswith("export ") or part.startswith("declare -x "):
+            for w in re.findall(r"(?:^|\s)([A-Za-z_][A-Za-z0-9_]{0,60})(?==|\s|$)", part.split(None, 1)[1]):
+                st.exported.add(w)
+            continue
+        pos, names = 0, []
+        while True:
+            m = _WORD_ASSIGN.match(part, pos)
+            if not m:
+                break
+            names.append(m.group(1))
+            pos = m.end()
+            while pos < len(part) and part[pos] in " \t":
+                pos += 1
+        if names and pos >= len(part) and len(st.assigned) < MAX_KEPT:  # assignments alone: shell variables
+            for m in _WORD_ASSIGN.finditer(part):
+                st.assigned.setdefault(m.group(1), (line, text.strip()[:400], m.group(0)))
+        elif names:  # 'A=1 cmd': in cmd's environment
+            st.prefixed.update(names)
+        for who, rx in _LAUNCHERS:
+            if who not in st.launch and rx.search(" " + part):
+                st.launch[who] = (line, text.strip()[:400])
 
 
 # a carriage return inside a line of a command's output, before ': ' or a quote (the scan's text has it as a blank:
@@ -446,6 +502,8 @@ def _switches(st, root):
         known = _is_default(value, e)
         if known is True:
             continue
+        vals = [str(x) for x in e.get("values") or () if str(x).strip()]
+        odd = len(vals) >= 2 and value.strip().lower() not in {x.lower() for x in vals}
         d = e["default"]
         dflt = ("default: unset" if d == "" else "default %s" % d) if d is not None else \
             "its default depends on the release and the platform" if e.get("varies") else "no default stated"
@@ -453,7 +511,9 @@ def _switches(st, root):
         named = _named_in(root, [key, e.get("config")])
         said = ("line %d, NCCL's own ENV line" % ln) if form == "nccl" else "line %d" % ln
         ev = [(ln, text)]
-        if linked:
+        if odd:
+            where, how = "mid", "not one of the values its document lists (%s)" % ", ".join(vals[:8])
+        elif linked:
             w = st.warn_files[linked[0]]
             where, how = "first", "NCCL's WARN on line %d was printed from %s, a file of NCCL that reads %s" % (
                 w[0], linked[0], key)
@@ -470,6 +530,8 @@ def _switches(st, root):
         else:
             where, how = "last", "a variable %s reads" % rule["table"].split(" (")[0]
         back = "" if d is None or d == "" else ", or set %s=%s" % (key, d)
+        if odd and not back:
+            back = ", or set it to one of %s" % ", ".join(vals[:8])
         fix = ["unset %s%s   (in the job's environment: the launch line, the batch script, ~/.bashrc, the container's "
                "ENV, the launcher's env file)" % (key, back)]
         why = e.get("says") or ""
@@ -578,23 +640,23 @@ def _not_exported(st, root):
     if not st.missing or not st.assigned or "*" in st.exported:
         return []
     got = next((x for x in st.missing if x[1] in st.assigned and x[1] not in st.exported and
-                st.assigned[x[1]][0] < x[0]), None)
+                x[1] not in st.prefixed and st.assigned[x[1]][0] <= x[0]), None)
     if got is None:
         return []
     ln, var, text = got
     a = st.assigned[var]
     who = next((w for w, _rx in _LAUNCHERS if w in st.launch), None)
     extra = ""
-    fix = ["export %s   (in the script: `export %s` instead of `%s`)" % (var, a[1].split("#")[0].strip(),
-                                                                          a[1].split("#")[0].strip())]
+    fix = ["export %s   (`export %s` instead of `%s`)" % (var, a[2], a[2])]
     if who:
         extra = "; %s" % _PROPAGATE[who]
         if who == "mpirun":
-            fix.append("mpirun -x %s ...   (the ranks on other nodes get it only so)" % var)
+            fix.append("or give mpirun the value itself: mpirun -x %s ...   (-x VAR alone forwards only an exported "
+                       "VAR)" % a[2])
         elif who == "deepspeed":
-            fix.append("echo %s=<value> >> ~/.deepspeed_env   (DeepSpeed's runner then sets it on every node)" % var)
-    ev = [a, (ln, text)] + ([st.launch[who]] if who else [])
+            fix.append("echo %s >> ~/.deepspeed_env   (DeepSpeed's runner then sets it on every node)" % a[2])
+    ev = sorted({(a[0], a[1]), (ln, text)} | ({st.launch[who]} if who else set()))
     return [("first", _cause(
         "%s is set as a shell variable (line %d: %s) but never exported, and the process that raised (line %d) had no "
         "%s: bash passes only exported variables to the commands it starts (bash manual, Environment: %s)%s." % (
-            var, a[0], a[1][:120], ln, var, BASH_ENV, extra), fix, ev))]
+            var, a[0], a[2][:120], ln, var, BASH_ENV, extra), fix, ev))]

@@ -701,7 +701,7 @@ def record(scan, hit, win):
         _told(st, hit.line, text[:600])
     from gpudoctor.explain import envcause
 
-    envcause.record(scan, hit.line, text)  # a variable set in the text, against the error it may cause
+    envcause.record(scan, hit.line, text, win)  # a variable set in the text, against the error it may cause
 
 
 def _may_tell(text):
