@@ -9,7 +9,7 @@ code.exception with the file and line - or argparse's '<prog>: error: <message>'
 
 import re
 
-from gpudoctor.explain import cfgvalue, errordocs, excmeaning, oserror, provenance, pytb, trailers, upgrade
+from gpudoctor.explain import cfgvalue, errordocs, excmeaning, libwhere, oserror, provenance, pytb, trailers, upgrade
 from gpudoctor.fixline import sh
 from gpudoctor.explain.text import clip as _clip, severity
 from gpudoctor.explain.analyze import _ECHO_EXC, _EXC_FAMILY, _TORCHDIST, _structural_finding
@@ -354,8 +354,10 @@ def _traceback_finding(scan, kb, tb):
         at = "%s:%d%s" % (file, line, " in %s" % fn if fn and not fn.startswith("<") else "")
     if f is None and kind == "lib" and lib != "torch" and _lib_entry(by, file, lib)[1] is None:
         # (a launcher's or op builder's own package names its family first: deepspeed/ops, deepspeed/launcher,
-        # accelerate/commands, analyze._TORCHDIST)
-        f = _refused_call(scan, kb, tb, lib, user, at, what)
+        # accelerate/commands, analyze._TORCHDIST); (family19) the library's own raise names the finer family of the
+        # module that raised it, or of the argument check that refused the call (libwhere.py)
+        f = libwhere.finding(scan, kb, tb, lib, user, at, what, _structural_finding, API_DEPTH) or \
+            _refused_call(scan, kb, tb, lib, user, at, what)
     if f is None and kind == "lib":
         eid, sub = _lib_entry(by, file, lib)
         if sub == "torch/distributed/rendezvous" and tb["exc"].rsplit(".", 1)[-1] == "ValueError" and \
