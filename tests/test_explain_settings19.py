@@ -192,3 +192,14 @@ def test_kubernetes_env_list_and_a_value_outside_the_documented_ones():
     assert where == "mid" and "DEFAULT, LAZY, EAGER" in c["text"] and c["fix"][0].startswith("unset CUDA_MODULE_LOADING")
     # a root of another subsystem: nothing
     assert envcause._switches(st, {"id": "nccl.timeout", "family": "nccl.timeout", "matches": [], "causes": []}) == []
+
+
+def test_torch_process_group_variables_last_unless_the_error_names_them():
+    st = _st(["$ TORCH_NCCL_BLOCKING_WAIT=1 torchrun --nproc-per-node 2 train.py"])
+    root = {"id": "nccl.timeout", "family": "nccl.timeout", "causes": [],
+            "matches": [{"line": 9, "text": "[rank0]:[E ProcessGroupNCCL.cpp:616] Watchdog caught collective operation timeout"}]}
+    (where, c), = envcause._switches(st, root)
+    assert where == "last" and c["fix"][0].startswith("unset TORCH_NCCL_BLOCKING_WAIT")
+    root["matches"] = [{"line": 9, "text": "RuntimeError: Invalid value for environment variable: TORCH_NCCL_BLOCKING_WAIT"}]
+    (where, c), = envcause._switches(st, root)
+    assert where == "first" and "the error itself names TORCH_NCCL_BLOCKING_WAIT" in c["text"]

@@ -52,6 +52,7 @@ MAX_ERR = 8
 NCCL_ENV_PAGE = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html"
 CUDA_ENV_PAGE = "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#cuda-environment-variables"
 BASH_ENV = "https://www.gnu.org/software/bash/manual/bash.html#Environment"
+TORCH_NCCL_PAGE = "https://pytorch.org/docs/stable/torch_nccl_environment_variables.html"
 
 # the rules, one per subsystem: the roots a variable of it explains (a root's id or family starting with one of
 # `roots`; those of `roots_if_text` only where the text shows the subsystem's own error line too), the table the
@@ -124,6 +125,15 @@ def variables():
                      "says": e.get("doc_says", ""), "config": None,
                      "files": {f.rsplit("/", 1)[-1] for f in e.get("files", ())},
                      "source": "%s#%s" % (NCCL_ENV_PAGE, name.lower().replace("_", "-"))}
+    torch_at = ((load("nccl_env").get("torch") or {}).get("version") or "")
+    for name, e in (load("nccl_env").get("names") or {}).items():
+        # the variables torch's ProcessGroupNCCL reads (nccl_env.json's torch part, read from a torch wheel): no
+        # default in the table (they are C++ reads); a cause where the error names one, else after the others
+        if "torch" not in (e.get("read_by") or ()) or name in out or name.endswith("_HOME") or _PRINTING.search(name):
+            continue
+        out[name] = {"sub": "nccl", "default": None, "sets": None, "part": "torch", "config": None, "files": set(),
+                     "says": "torch's ProcessGroupNCCL reads it (torch %s)" % torch_at if torch_at else "",
+                     "source": TORCH_NCCL_PAGE}
     for site in load("torch_switches").get("sites", ()):
         v = site.get("var") or ""
         if site.get("read") not in ("os.environ", "Config(env_name_force)", "Config(env_name_default)") or \
@@ -523,6 +533,8 @@ def _switches(st, root):
         elif e["sub"] == "nccl" and e.get("part") == "Debugging":
             where, how = "mid", ("NCCL's environment page lists it under Debugging: forcing such a variable "
                                  "\"should not be used in production nor retained in scripts\"")
+        elif e["sub"] == "nccl" and e.get("part") == "torch":
+            where, how = "last", "a variable of PyTorch's NCCL process group, not NCCL's"
         elif e["sub"] == "nccl":
             where, how = "last", "a system-configuration variable of NCCL's environment page"
         elif known is False:
