@@ -170,3 +170,25 @@ make[1]: *** [Makefile:88: ../build/all_reduce.o] Error 1
     f = explain.explain_text(text, kb)["findings"][0]
     assert f["id"] == "nccltests.build"
     assert f["causes"][0]["fix"][0].startswith("make MPI=1 MPI_HOME=")
+
+
+def test_a_pip_list_tables_rows_are_the_installed_versions(kb):
+    import io
+
+    from gpudoctor.explain.scan import scan_stream
+
+    # rows of modelscope/ms-swift#4248's `pip list` (https://github.com/modelscope/ms-swift/issues/4248), under the
+    # header and ruler pip prints (pip/_internal/commands/list.py); a conda list's '# Name Version Build Channel'
+    text = """Package                           Version
+--------------------------------- ------------
+typer                             0.15.2
+vllm                              0.8.3
+xformers                          0.0.29.post2
+
+# Name                    Version                   Build  Channel
+lmcache                   0.3.9.post2              pypi_0    pypi
+"""
+    got = upgrade.installed(scan_stream(io.BytesIO(text.encode()), kb))
+    assert got["vllm"] == ("0.8.3", 4) and got["xformers"][0] == "0.0.29.post2" and got["typer"][0] == "0.15.2"
+    assert got["lmcache"] == ("0.3.9.post2", 8)
+    assert explain.explain_text(text, kb)["verdict"] == "no_error"

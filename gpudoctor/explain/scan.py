@@ -726,6 +726,10 @@ def _replay(scan, lineno, win, got):
                 from gpudoctor.explain import pytb  # (or argparse's usage line) around it
 
                 pytb.RECORD[p.entry](scan, hit, win)
+            elif p.entry == "_struct_pip_list":  # (upgrade19) a pip list / conda list table: its rows below
+                from gpudoctor.explain import upgrade
+
+                upgrade.record_table(scan, hit, win)
 
 
 def _record(scan, eid, hit, rank):

@@ -15,7 +15,8 @@ traceback and the text, what to name:
   vLLM, TRL calling vLLM, a framework calling Transformer Engine). torch's frames and the standard library's are
   stepped over (torch.nn.Module.__call__, threading, asyncio, functools dispatch a call, they do not make it); the
   user's own frame stops the walk (the user called the package directly);
-- **the installed versions** the text prints: pip's requirement form (`pip freeze`, `pip install X==V`,
+- **the installed versions** the text prints: `pip list` / `conda list` tables (their header, then the rows under it:
+  record_table), pip's requirement form (`pip freeze`, `pip install X==V`,
   torch.utils.collect_env's `[pip3] vllm==0.7.0`), a banner or environment report's `<Name> version: V`
   (transformers-cli env's '- `transformers` version: 4.46.3', collect_env's 'PyTorch version: 2.1.0', vLLM's
   'vLLM Version: 0.7.0'), and a frame path with the version in it (an egg's 'vllm-0.7.0-py3.12.egg/vllm/...', a
@@ -52,7 +53,16 @@ _VER = r"(?P<ver>\d{1,4}(?:\.\d{1,6}){1,3}(?:(?:a|b|rc|\.post|\.dev)\d{0,6})?(?:
 # and the version's first digit: two characters alone are no needle)
 PATTERNS = {"_struct_pkg_version": [
     (r"(?<![\w.-])(?P<dist>[A-Za-z][\w.-]{0,60}) ?== ?" + _VER + r"(?![\w.])", ["==%d" % d for d in range(10)]),
-    (r"(?<![\w.-])`?(?P<dist>[A-Za-z][\w.-]{0,40})`? [Vv]ersion: ?v?" + _VER + r"(?![\w.])", ["version:"])]}
+    (r"(?<![\w.-])`?(?P<dist>[A-Za-z][\w.-]{0,40})`? [Vv]ersion: ?v?" + _VER + r"(?![\w.])", ["version:"])],
+    # the header of `pip list`'s table (pip/_internal/commands/list.py format_for_columns: 'Package', 'Version',
+    # then 'Editable project location' / 'Location' with -v) and of `conda list` ('# Name  Version  Build  Channel'):
+    # record_table reads the rows under it
+    "_struct_pip_list": [(r"^(?:Package {1,80}Version|# ?Name {1,80}Version {1,80}Build)\b",
+                          ["packageversion", "#nameversionbuild"])]}
+# a row of those tables: the name, blanks, the version, more columns
+_ROW = re.compile(r"^(?P<dist>[A-Za-z0-9][\w.-]{0,80}) {1,80}v?" + _VER + r"(?: {1,80}\S[^\n]{0,300})?\s*$")
+_RULER = re.compile(r"^-{3,80}(?: {1,8}-{3,200}){1,4}\s*$")
+MAX_ROWS = 1000  # rows read under one table's header
 # a frame path with a version in a folder name: an egg or wheel-unpacked folder, a source tree named by its release
 _PATH_VER = re.compile(r"[/\\](?P<dist>[A-Za-z][\w.]{0,60}?)-(?P<ver>\d{1,4}(?:\.\d{1,6}){1,3}(?:(?:a|b|rc|\.post|"
                        r"\.dev)\d{0,6})?)(?:-py\d[^/\\]{0,60}|\.egg|\.dist-info)?[/\\]")
@@ -67,6 +77,25 @@ def norm(name):
     return _SAID.get(n, n)
 
 
+def record_table(scan, hit, win):
+    """The scan's reader of a pip list / conda list table: each row under the header (its ruler skipped) until a line
+    that is not one, as {normalized distribution: (version, line)} in scan.pkg_rows (the first row of each)."""
+    rows = getattr(scan, "pkg_rows", None)
+    if rows is None:
+        rows = scan.pkg_rows = {}
+    for i in range(1, MAX_ROWS + 1):
+        raw = win.raw(i)
+        if not raw.strip():
+            break
+        text = raw.decode("utf-8", "replace").rstrip("\r")
+        if i == 1 and _RULER.match(text):
+            continue
+        m = _ROW.match(text)
+        if not m:
+            break
+        rows.setdefault(norm(m.group("dist")), (m.group("ver"), hit.line + i))
+
+
 def installed(scan, tb=None):
     """{normalized distribution: (version, line or None)} of the versions the text prints (the module docstring),
     the first one printed for each."""
@@ -75,6 +104,8 @@ def installed(scan, tb=None):
         d, v = norm(h.groups.get("dist")), h.groups.get("ver")
         if d and v:
             out.setdefault(d, (v, h.line))
+    for d, got in (getattr(scan, "pkg_rows", None) or {}).items():
+        out.setdefault(d, got)
     frames = list((tb or {}).get("outer") or []) + list((tb or {}).get("frames") or [])
     for file, _line, _fn in frames:
         for m in _PATH_VER.finditer(file or ""):
