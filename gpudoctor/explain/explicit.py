@@ -83,6 +83,12 @@ PATTERNS = {
                           r"(?P<msg>[^\n]{1,300})", ["dh_", "dpkg-", "debuild:"])],
 }
 
+# (noanswer19) a source-file prefix's project (srcprov.py) and a build's missing input (buildinputs.py)
+from gpudoctor.explain import buildinputs as _buildinputs, srcprov as _srcprov  # noqa: E402
+
+PATTERNS.update(_srcprov.PATTERNS)
+PATTERNS.update(_buildinputs.PATTERNS)
+
 # the programs a start failure names -> the entry of that program's failure to start
 # (Fabric Manager user guide: the nvidia-fabricmanager service, https://docs.nvidia.com/datacenter/tesla/
 # fabric-manager-user-guide/index.html; DCGM user guide: the nvidia-dcgm service runs nv-hostengine,
@@ -154,7 +160,7 @@ def seen(scan):
     known = _known(scan)
     return bool(_dcgm_hits(scan, known) or _wc_hits(scan, known) or
                 _start_hits(scan, known) or _hits(scan, "_struct_ex_build", known) or
-                cut_traceback(scan))
+                cut_traceback(scan) or _buildinputs.hits(scan, known) or _srcprov.hits(scan, known))
 
 
 def structural(scan, kb, structural_finding):
@@ -193,6 +199,9 @@ def structural(scan, kb, structural_finding):
                               "before) say what it found missing. Its own log and `journalctl -u <its unit>` hold "
                               "the rest." % svc[2])
             return f
+    got = _buildinputs.structural(scan, kb, structural_finding, known)
+    if got:
+        return got
     for h in _hits(scan, "_struct_ex_build", known):
         prog = h.groups.get("prog") or "the build tool"
         # make / ninja / collect2 report a command they ran that failed (its echo: make runs any command, sbatch as
@@ -204,7 +213,8 @@ def structural(scan, kb, structural_finding):
                               "the configure check's) is printed above this line: that first error names the cause."
                               % prog)
             return f
-    return _named_class(scan, kb, structural_finding, known) or _cut_finding(scan, kb, structural_finding)
+    return (_named_class(scan, kb, structural_finding, known) or _cut_finding(scan, kb, structural_finding) or
+            _srcprov.structural(scan, kb, structural_finding, known))
 
 
 # -------------------------------------------------------- an exception's line alone that names a library's class

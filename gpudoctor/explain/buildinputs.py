@@ -1,0 +1,150 @@
+"""A build that stopped on a missing input (issue 18 item 2, noanswer19): the header, library, pkg-config module or
+CMake package its tool names, the package of the stack that provides it and the variable the build reads for its
+prefix (generated/build_inputs.json, tools/gen_build_inputs.py: Debian bookworm's -dev packages' and NVIDIA's wheels'
+file lists; MPI_HOME / NCCL_HOME from NVIDIA/nccl-tests src/Makefile, CUDA_HOME from NCCL's makefiles/common.mk).
+
+Each tool's own words (cited where the pattern is): the preprocessor's missing header, the linker's missing -l
+library, pkg-config's missing module, CMake's failed find_package, and debhelper's dh_install, whose '<package> missing
+files: <list>' warning always ends in its 'missing files, aborting' error (debhelper dh_install: ++$missing_files,
+then error("missing files, aborting")). Answered with the group's entry (build.tool_error, build.cuda_home,
+build.python_headers), How sure: medium when the table knows the name, low else; the first cause names the package
+and the variable.
+"""
+
+PATTERNS = {
+    # GCC's preprocessor (libcpp/files.cc open_file_failed: '<name>: No such file or directory', a fatal error),
+    # clang (DiagnosticLexKinds.td err_pp_file_not_found: "'%0' file not found"), nvcc's EDG front end
+    # ('catastrophic error: cannot open source file "<name>"')
+    "_struct_ex_bi_header": [(r"\bfatal error: (?P<name>[\w./+-]{1,200}\.(?:h|hh|hpp|hxx|cuh|H)): No such file or directory",
+                           ["fatalerror:"]),
+                          (r"\bfatal error: '(?P<name>[\w./+-]{1,200}\.(?:h|hh|hpp|hxx|cuh|H))' file not found",
+                           ["fatalerror:"]),
+                          (r"\bcatastrophic error: cannot open source file \"(?P<name>[\w./+-]{1,200})\"",
+                           ["catastrophicerror:"])],
+    # GNU ld (ld/ldfile.c: '%P: cannot find %s' with '-l<name>'), lld ('unable to find library -l<name>')
+    "_struct_ex_bi_lib": [(r"\b(?:cannot find|unable to find library) -l(?P<name>[\w.+-]{1,100})",
+                        ["cannotfind-l", "unabletofindlibrary-l"])],
+    # pkg-config (pkg.c: 'Package %s was not found in the pkg-config search path.', "No package '%s' found"),
+    # pkgconf ("Package '%s', required by '%s', not found")
+    "_struct_ex_bi_pc": [(r"\bPackage '?(?P<name>[\w.+-]{1,100})'?,? (?:was not found in the pkg-config search path|"
+                       r"required by '[^'\n]{1,200}', not found)", ["wasnotfoundinthepkg-config", "requiredby'"]),
+                      (r"\bNo package '(?P<name>[\w.+-]{1,100})' found", ["nopackage'"])],
+    # CMake (Modules/FindPackageHandleStandardArgs.cmake: 'Could NOT find <Name>'; cmFindPackageCommand.cxx: 'Could not
+    # find a package configuration file provided by "<Name>"')
+    "_struct_ex_bi_cmake": [(r"\bCould NOT find (?P<name>[\w.+-]{1,80})", ["couldnotfind"]),
+                         (r"\bCould not find a package configuration file provided by \"(?P<name>[\w.+-]{1,80})\"",
+                          ["couldnotfindapackageconfiguration"])],
+    # debhelper's dh_install (warning("$package missing files: @$set"), then error("missing files, aborting"))
+    "_struct_ex_bi_dh": [(r"\bdh_install: (?:warning: |error: )?(?P<pkg>[\w.+-]{1,100}) missing files: "
+                       r"(?P<name>[^\n]{1,300})", ["missingfiles:"])],
+}
+KINDS = (("_struct_ex_bi_header", "header"), ("_struct_ex_bi_lib", "lib"), ("_struct_ex_bi_pc", "pc"),
+         ("_struct_ex_bi_cmake", "cmake"), ("_struct_ex_bi_dh", "dh"))
+TABLE_KEYS = {"header": "headers", "lib": "libs", "pc": "pkgconfig", "cmake": "cmake_packages"}
+WHAT = {"header": "the header", "lib": "the library", "pc": "the pkg-config module", "cmake": "the CMake package"}
+
+
+def _table():
+    from gpudoctor.explain.knowledge import generated_table
+
+    return generated_table("build_inputs")
+
+
+def hits(scan, known):
+    """The missing-input lines no knowledge entry matched: [(kind, Hit)] in line order."""
+    out = [(kind, h) for eid, kind in KINDS for h in scan.matches.get(eid, [])
+           if h.severity != "info" and h.line not in known]
+    return sorted(out, key=lambda x: x[1].line)
+
+
+def lookup(kind, name):
+    """(group, [packages]) that provide ``name`` of ``kind`` (header / lib / pc / cmake), or (None, [])."""
+    t = _table()
+    if kind == "cmake":
+        mod = (t.get("cmake_modules") or {}).get(name)
+        if mod:
+            return mod["group"], (t.get("groups") or {}).get(mod["group"], {}).get("packages") or []
+    names = [name] + ([name.rsplit("/", 1)[1]] if kind == "header" and "/" in name else [])
+    if kind == "lib":
+        names.append(name.split(".", 1)[0])
+    for n in names:
+        pkgs = (t.get(TABLE_KEYS[kind]) or {}).get(n)
+        if pkgs:
+            group = (t.get("packages") or {}).get(pkgs[0], {}).get("group")
+            return group, pkgs
+    return None, []
+
+
+def _install(pkgs):
+    t = _table().get("packages") or {}
+    debs = [p for p in pkgs if (t.get(p) or {}).get("from") == "deb"]
+    wheels = [p for p in pkgs if (t.get(p) or {}).get("from") == "wheel"]
+    out = []
+    if debs:
+        out.append("apt-get install %s (Debian / Ubuntu; %s)" % (" or ".join(debs) if len(debs) > 1 else debs[0],
+                                                                  "one of them" if len(debs) > 1 else "its -dev package"))
+    if wheels:
+        out.append("the files of %s (the pip wheel's nvidia/<lib>/include and lib folders, or the same library's "
+                   "system install)" % ", ".join(wheels))
+    return " or ".join(out)
+
+
+def structural(scan, kb, structural_finding, known):
+    from gpudoctor.explain.provenance import _ran_past
+
+    by = kb.by_id
+    t = _table()
+    for kind, h in hits(scan, known)[:16]:
+        if _ran_past(scan, h.line):
+            continue
+        name = (h.groups.get("name") or "").strip()
+        if kind == "dh":
+            if "build.tool_error" not in by:
+                continue
+            pkg = h.groups.get("pkg")
+            f = structural_finding(by["build.tool_error"], h, "debhelper's dh_install: files the package %s lists "
+                                   "were not built" % pkg, scan, sure="medium")
+            f["causes"].insert(0, _cause(
+                "dh_install stops after this line (debhelper's dh_install: 'missing files, aborting'): the install "
+                "list of the package %s (debian/%s.install) names %s, which the build's install step did not put "
+                "in place." % (pkg, pkg, name),
+                ["Make the build install %s (the project's install rule: the Makefile's list of headers or files it "
+                 "exports), or take it out of debian/%s.install when this version no longer has it." % (name, pkg)]))
+            return f
+        group, pkgs = lookup(kind, name)
+        g = (t.get("groups") or {}).get(group) or {}
+        eid = g.get("entry") if g.get("entry") in by else "build.tool_error"
+        if eid not in by:
+            continue
+        f = structural_finding(by[eid], h, "the build's missing %s %s%s" % (
+            WHAT[kind][4:], name, " (%s)" % g.get("what") if g else ""), scan,
+            sure="medium" if pkgs else "low")
+        if pkgs:
+            fixes = ["Install it: %s." % _install(pkgs)]
+            for v in g.get("variables") or ():
+                fixes.append("Or point the build at an install that has it: set %s to its prefix (the folder whose "
+                             "include/ and lib/ hold %s: `dpkg -L %s | grep %s` shows where), e.g. `make %s=<prefix>` "
+                             "(read by %s)." % (v["name"], name if kind == "header" else "it", pkgs[0],
+                                                name.rsplit("/", 1)[-1], v["name"], v["read_by"]))
+            if kind == "cmake":
+                mod = (t.get("cmake_modules") or {}).get(name)
+                if mod:
+                    fixes.append("Or tell CMake where it is: cmake -D%s=<prefix> (Find%s's hint variable)." % (
+                        mod["variable"], name))
+            f["causes"].insert(0, _cause("The build needs %s %s, which %s provides (%s): not installed here, or "
+                                         "installed where the build does not look." % (
+                                             WHAT.get(kind, kind), name, " / ".join(pkgs), g.get("what") or group),
+                                         fixes))
+        else:
+            f["causes"].insert(0, _cause(
+                "The build needs %s %s, which nothing installed where it looks provides." % (WHAT.get(kind, kind),
+                                                                                             name),
+                ["Find the package that has it (`apt-file search %s`, `dpkg -S %s` where it is installed elsewhere) "
+                 "and install it, or add its folder to the build's include / library path." % (name, name)]))
+        return f
+    return None
+
+
+def _cause(text, fixes):
+    return {"text": text, "checks": [], "confirm": [], "fix": fixes, "exports": {}, "evidence": [], "static_rank": 0,
+            "computed": None}

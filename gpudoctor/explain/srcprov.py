@@ -1,0 +1,194 @@
+"""The project a failure line's source-file prefix names (issue 18 item 2, noanswer19): a line that starts its message
+with 'file.c:NNN' (or '[file.cpp:NNN]', a klog header's 'file.go:NNN]') was printed by the program whose source has
+that file. The table of which project has which file is read from the projects' trees (generated/source_files.json,
+tools/gen_source_files.py: UCX, NCCL, Open MPI, PRRTE, OpenPMIx, rdma-core, aws-ofi-nccl, gloo, NVSHMEM, the TCPX
+plugin, DCGM, dcgm-exporter, Slurm, NVIDIA's device plugin, GPU operator and container toolkit, the kubelet).
+
+A prefix alone is no failure: healthy programs log their source file at every level. The line is a failure when the
+level its project's logger wrote says so (a klog / glog / c10 header's first letter E or F, k8s.io/klog/v2 klog.go
+formatHeader and c10/util/Logging.cpp; UCX's level word ERROR / FATAL after 'UCX', src/ucs/debug/log.c
+ucs_log_level_names; DCGM's plog 'ERROR' / 'FATAL' before the record, common/DcgmLoggingImpl.h), or, where the line
+keeps no level, when its message says it failed (error, failed, fatal, cannot, unable, not found, could not, refused,
+abort). A level that is not a failure (I, W, INFO, WARN, DIAG, DEBUG, TRACE) is never one, whatever its words say.
+
+The family: the project's message site in that file whose text starts the message (the project's generated table:
+ucx_messages.json's 'src/uct/ib/rc/verbs/rc_verbs_iface.c:124 send completion with error: %s ...'), else the
+family most of that file's assigned sites have, else the project's own area (the generator's RULES). A basename two
+projects have ('common.cc', 'main.go') answers only when the line's folder tells them apart or both have one
+family. Family only, How sure: low; the next step is the project's own log around the line.
+"""
+
+import re
+
+from gpudoctor.explain.text import strip_prefix
+
+SUFFIX = r"(?:c|cc|cpp|cxx|cu|go)"
+# a source path and line as loggers print them: a token that starts at a blank, '[' or '(' (the line's start too),
+# a path of at most 300 characters ending in a C / C++ / CUDA / Go source name, ':', the line number
+_FILE = (r"(?<![\w.+/-])(?P<path>[\w.+/-]{1,300}\.%s):(?P<lno>\d{1,7})\b(?P<rest>[^\n]{0,400})" % SUFFIX)
+_NEEDLES = [".%s:" % s for s in ("c", "cc", "cpp", "cxx", "cu", "go")]
+PATTERNS = {"_struct_ex_src": [(_FILE, _NEEDLES)]}
+
+# the logger's level where the line keeps it
+# klog / glog / c10 (torch's LOG without glog): 'E1127 12:00:00.123456   1234 file.go:12] ', '[E socket.cpp:860] ',
+# '[E1127 12:00:00.123456 1234 ProcessGroupNCCL.cpp:123] '
+_GLOG = re.compile(r"(?:^|\[)(?P<lvl>[IWEF])(?:\d{4} \d\d:\d\d:\d\d\.\d{1,9} {1,12}\d{1,10})? {1,12}[\w.+/-]{1,300}$")
+# UCX: 'file.c:NNN  UCX  ERROR ' (UCS_LOG_METADATA_FMT), NCCL's '[0] file.cc:NNN NCCL WARN ' (src/debug.cc: NCCL's
+# own readers take its WARN lines), or a level word alone after the prefix
+_AFTER = re.compile(r"^\]?:? {0,8}(?:UCX {1,10}|NCCL {1,4})?(?P<lvl>FATAL|ERROR|WARN(?:ING)?|DIAG|INFO|DEBUG|TRACE\w{0,10}|"
+                    r"PRINT)\b")
+# DCGM's plog record: '<time> ERROR [pid:tid] message [file:line] [function]'
+_BEFORE = re.compile(r"\b(?P<lvl>FATAL|ERROR|WARN(?:ING)?|INFO|DEBUG|VERB)\b")
+FAILURE_LEVELS = frozenset(("E", "F", "FATAL", "ERROR"))
+_FAILS = re.compile(r"\b(?:error|errors|failed|failure|fatal|cannot|can't|unable|not found|could not|couldn't|"
+                    r"refused|abort(?:ed|ing)?)\b", re.I)
+# a compiler's diagnostic about the file ('file.c:12:10: error: ...', 'file.c:12: warning:'): the build's, not the
+# program's log (buildinputs.py and explicit.py's build readers)
+_COMPILER = re.compile(r"^(?::\d{1,5})?: (?:fatal error|error|warning|note|catastrophic error)\b|^:\d{1,5}:")
+# a Go stack frame ('\t/go/src/x/file.go:123 +0x1d'), a frame of gdb / a backtrace: not a message
+_FRAME = re.compile(r"^ {0,4}(?:\+0x[0-9a-f]{1,16})?\s*$")
+
+
+def _table():
+    from gpudoctor.explain.knowledge import generated_table
+
+    return generated_table("source_files")
+
+
+def level(text, hit_path, rest):
+    """The logger's level the line carries ('E', 'ERROR', ...), or None when it keeps none."""
+    i = text.find(hit_path)
+    before = text[:i] if i >= 0 else ""
+    m = _GLOG.search((before + hit_path)[-400:])
+    if m:
+        return m.group("lvl")
+    m = _AFTER.match(rest)
+    if m:
+        return m.group("lvl").upper()
+    m = None
+    for m in _BEFORE.finditer(before[-200:]):
+        pass
+    return m.group("lvl").upper() if m else None
+
+
+def failure(hit):
+    """Whether the hit's line is a failure its project's logger printed (see the module's doc)."""
+    g = hit.groups
+    rest = g.get("rest") or ""
+    if _COMPILER.match(rest) or _FRAME.match(rest):
+        return False
+    text = strip_prefix(hit.text.strip())[0] if hit.text else ""
+    lvl = level(text, g.get("path") or "", rest)
+    if lvl is not None:
+        return lvl in FAILURE_LEVELS
+    return bool(_FAILS.search(rest))
+
+
+def project_of(path):
+    """(project, folder) of the source file ``path`` names ('rc_verbs_iface.c', 'transport/net_ib.cc'), or None when
+    no project has it or several do and the folder does not tell them apart (and their families differ)."""
+    t = _table()
+    base = path.rsplit("/", 1)[-1]
+    where = t.get("files", {}).get(base)
+    if not where:
+        return None
+    given = path.rsplit("/", 1)[0].strip("./") if "/" in path else ""
+    cands = [w.split(":", 1) for w in where]
+    if given:
+        narrowed = [c for c in cands if ("/" + c[1]).endswith("/" + given)]
+        cands = narrowed or cands
+    projects = {c[0] for c in cands}
+    if len(projects) == 1:
+        return cands[0][0], cands[0][1]
+    fams = {(t.get("projects", {}).get(p) or {}).get("family") for p in projects}
+    if len(fams) == 1 and None not in fams:
+        return sorted(projects)[0], None
+    return None
+
+
+_SITE_CACHE = [None, None]
+
+
+def _file_sites(by):
+    """{(table, basename): [(literal start of the site's text, family)]} of the generated sites the knowledge holds."""
+    if _SITE_CACHE[0] is by:
+        return _SITE_CACHE[1]
+    out = {}
+    for eid, e in by.items():
+        for site in e.get("_sites") or ():
+            where = (site.get("where") or "").rsplit(":", 1)[0]
+            base = where.rsplit("/", 1)[-1].rsplit(":", 1)[-1]
+            if base.endswith((".c", ".cc", ".cpp", ".cxx", ".cu", ".go", ".h", ".hpp")):
+                lit = re.split(r"%|\{", site.get("text") or "", 1)[0].strip()
+                out.setdefault((site.get("source"), base), []).append((lit, e.get("family") or eid))
+    _SITE_CACHE[0], _SITE_CACHE[1] = by, out
+    return out
+
+
+def _wc_status(rest):
+    """The name of a failed verbs work completion status the message quotes (rdma-core libibverbs/verbs.c
+    ibv_wc_status_str(): every program on verbs prints it; explicit.WC_STATUS, enum ibv_wc_status), or None."""
+    from gpudoctor.explain.explicit import WC_STATUS
+
+    low = rest.lower()
+    return next((n for n in WC_STATUS[1:] if len(n) >= 12 and n.lower() in low), None)
+
+
+def family(by, project, base, rest):
+    """(entry id, how it was chosen) for a failure line of ``project``'s file ``base`` whose message is ``rest``."""
+    meta = _table().get("projects", {}).get(project) or {}
+    name = _wc_status(rest)
+    if name and "rdma.completion_error" in by:
+        return "rdma.completion_error", "a verbs work completion's failed status '%s' (ibv_wc_status_str)" % name
+    fam = (meta.get("file_families") or {}).get(base)
+    if fam in by:
+        return fam, "the family of %s's %s" % (project, base)
+    sites = [s for tbl in meta.get("tables") or () for s in _file_sites(by).get((tbl, base), ())]
+    msg = re.sub(r"^\]?:?\s{0,8}(?:UCX\s{1,10})?(?:FATAL|ERROR)?\s{0,8}", "", rest.strip())
+    for lit, fam in sorted(sites, key=lambda s: -len(s[0])):
+        if len(lit) >= 12 and msg.lower().startswith(lit.lower()) and fam in by:
+            return fam, "its message site in %s" % base
+    counts = {}
+    for _, fam in sites:
+        if fam in by:
+            counts[fam] = counts.get(fam, 0) + 1
+    if counts:
+        fam, n = max(counts.items(), key=lambda x: (x[1], x[0]))
+        if n * 2 > len(sites):
+            return fam, "the family of %d of the %d message sites of %s" % (n, len(sites), base)
+    fam = meta.get("family")
+    if fam in by:
+        return fam, "%s's family" % project
+    return None, None
+
+
+def hits(scan, known):
+    """The source-prefix failure lines no knowledge entry matched."""
+    return [h for h in scan.matches.get("_struct_ex_src", [])
+            if h.severity != "info" and h.line not in known and failure(h) and project_of(h.groups.get("path") or "")]
+
+
+def structural(scan, kb, structural_finding, known):
+    from gpudoctor.explain.provenance import _ran_past
+
+    by = kb.by_id
+    t = _table()
+    for h in hits(scan, known)[:16]:
+        if _ran_past(scan, h.line):
+            continue
+        path = h.groups.get("path") or ""
+        project, folder = project_of(path)
+        base = path.rsplit("/", 1)[-1]
+        eid, how = family(by, project, base, h.groups.get("rest") or "")
+        if eid is None or by[eid].get("kind") == "echo":
+            continue
+        meta = t["projects"][project]
+        f = structural_finding(by[eid], h, "the source file %s:%s the line starts with is %s's (%s)" % (
+            base, h.groups.get("lno"), project, how), scan)
+        f["notes"].append("Printed by %s (%s, its source file %s%s, line %s): the prefix is the statement that "
+                          "logged it. Its own log around this line (the lines just before, at a more verbose level: "
+                          "the project's debug setting) says what it was doing; the family is read from the file, "
+                          "not from the message's words." % (
+                              project, meta.get("url"), (folder + "/") if folder else "", base, h.groups.get("lno")))
+        return f
+    return None
