@@ -72,14 +72,14 @@ KIND_RULES = [
         r"\b(?:be|is|of) (?:of )?type\b|\bto be an? (?:instance|subclass) of\b|\bmust be an? (?:instance|subclass) "
         r"of\b|\b(?:must|should) be (?:an? )?`?(?:int|integer|float|str|string|bool|boolean|list|tuple|dict|"
         r"callable|sequence|iterable|(?:torch\.)?Tensor|(?:torch\.)?dtype|(?:datetime\.)?timedelta|Path|number)s?`?"
-        r"\b(?! (?:value|greater|larger|smaller|less|multiple))|\bexpected (?:an? )?`?(?:int|integer|float|str|"
+        r"\b(?! (?:value|greater|larger|smaller|less|multiple|in|between|within|at|from))|\bexpected (?:an? )?`?(?:int|integer|float|str|"
         r"string|bool|boolean|list|tuple|dict|callable|sequence|iterable|(?:torch\.)?Tensor|(?:torch\.)?dtype|"
         r"(?:datetime\.)?timedelta|number)`?,? (?:but )?(?:got|received|found)\b|\bnot an? (?:int|integer|float|"
         r"str|string|bool|boolean|list|tuple|dict|callable|tensor|Tensor)\b|\bmust be [\w.]{1,60}, not [\w.]{1,60}|"
         r"\b(?:must|should) be (?:of )?(?:dtype )?(?:torch\.)?(?:float(?:16|32|64)|bfloat16|int(?:8|16|32|64)|uint8|half)\b",
         re.I)),
     ("range", re.compile(
-        r"\b(?:must|should|has to|needs to|have to) be (?:a |an )?(?:strictly )?(?:positive|non-?negative|negative|"
+        r"\b(?:must|should|has to|needs to|have to) be (?:a |an )?(?:number |value |float |integer |int )?(?:strictly )?(?:positive|non-?negative|negative|"
         r"non-?zero|>=?|<=?|greater|less|larger|smaller|bigger|at least|at most|no (?:more|less|greater|larger|"
         r"smaller) than|between|in (?:the )?(?:range|interval)|in [\[(]|within|odd|even)|\bout of (?:range|bounds)\b|"
         r"\bexpected (?:a )?(?:positive|non-?negative)\b|\bpositive (?:integer|int|float|number|value)\b|"
@@ -131,9 +131,9 @@ _VALUE = [
 _LIST_INTRO = re.compile(
     r"\(choose from (?P<paren>[^)\n]{1,2000})\)|"
     r"\b(?:select|choose|pick|use) (?:one )?(?:of|from):? |"
-    r"\b(?:must|should|has to|needs to|can only) be (?:either )?one of:? |"
-    r"\bexpected (?:[\w`'-]{1,40} )?(?:to be )?one of:? |"
-    r"\bone of:? |"
+    r"\b(?:must|should|has to|needs to|can only) be (?:either )?one of(?: the following(?: [\w-]{1,30}){0,2})?:? |"
+    r"\bexpected (?:[\w`'-]{1,40} )?(?:to be )?one of(?: the following(?: [\w-]{1,30}){0,2})?:? |"
+    r"\bone of(?: the following(?: [\w-]{1,30}){0,2})?:? |"
     r"\bcan be (?=[^.\n]{1,400}?\bgot\b)|"
     r"\b(?:supported|valid|allowed|available|possible|accepted|known|example) (?:[\w-]{1,30} ){0,2}[a-z]{2,30}s\b"
     r"(?: for [\w`'-]{1,40})? ?(?:are|is|include)?:? ?(?=[\[({'\"`A-Za-z0-9])|"
@@ -642,6 +642,12 @@ _ARGPARSE_CHOICE = re.compile(r"^argument (?P<names>[^:\n]{1,200}): invalid choi
                               r"\S{1,80}) (?P<list>\(choose from [^)\n]{1,2000}\)?)")
 
 
+# Lib/argparse.py _get_value: "invalid %(type)s value: %(value)r" (the type callable's __name__)
+_ARGPARSE_TYPE = re.compile(r"^argument (?P<names>[^:\n]{1,200}): invalid (?P<t>[\w.]{1,40}) value: (?P<v>'[^'\n]{0,80}'|"
+                            r"\"[^\"\n]{0,80}\")")
+_ARGPARSE_TYPES = {"int": "an integer", "float": "a number", "Path": "a path"}
+
+
 def _argparse_edit(scan, f):
     """The edit of an argparse refusal of a value outside an option's choices (the root's own 'prog: error:'
     line): `--flag <closest choice>`."""
@@ -649,6 +655,13 @@ def _argparse_edit(scan, f):
     for a in getattr(scan, "argparse", None) or []:
         if a.get("line") not in lines:
             continue
+        t = _ARGPARSE_TYPE.match(a.get("msg") or "")
+        if t:
+            flag = next((n for n in t.group("names").split("/") if n.startswith("--")), t.group("names").split("/")[0])
+            if re.match(r"^-{0,2}[A-Za-z_][\w-]{0,60}$", flag) and t.group("t") in _ARGPARSE_TYPES:
+                return ["%s <%s>: the option's type=%s refuses %s" % (
+                    flag, _ARGPARSE_TYPES[t.group("t")], t.group("t"), _safe(_unq(t.group("v"))) or "the value given")]
+            return []
         m = _ARGPARSE_CHOICE.match(a.get("msg") or "")
         if not m:
             return []
