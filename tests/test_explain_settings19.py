@@ -203,3 +203,14 @@ def test_torch_process_group_variables_last_unless_the_error_names_them():
     root["matches"] = [{"line": 9, "text": "RuntimeError: Invalid value for environment variable: TORCH_NCCL_BLOCKING_WAIT"}]
     (where, c), = envcause._switches(st, root)
     assert where == "first" and "the error itself names TORCH_NCCL_BLOCKING_WAIT" in c["text"]
+
+
+def test_interleaved_ranks_line_starting_with_colon_is_no_carriage_return():
+    # hustvl/Vim#61 (fixtures/logs): two ranks' tracebacks interleaved, 'RuntimeErrorRuntimeError: ...' then
+    # ': CUDA error: invalid device ordinal' - a CUDA root, not a tool that prints a name read from a file
+    import glob
+
+    path, = glob.glob(os.path.join(HERE, "..", "fixtures", "logs", "*", "cuda.invalid_device_ordinal__vim-61-*.log"))
+    with open(path, encoding="utf-8") as f:
+        _r, f_, _c = _first(f.read())
+    assert f_["id"] == "cuda.invalid_device_ordinal" and not _env_causes(f_)

@@ -590,6 +590,11 @@ def _cvd(st, root):
 # \r (a Python repr: 'node1\r'), a literal CR before ': '
 _CR = re.compile(r"\$'[^'\n]{0,200}\\r'|[A-Za-z0-9_./-]\^M(?=[\s:'\"]|$)|['\"][^'\"\n]{1,200}\\r['\"]|[^\s]\r: ")
 _COLON_HEAD = re.compile(r"^: [A-Za-z][^\n]{8,300}$")
+# the roots of tools that print 'NAME: message' with a name read from a file (pdsh's and clush's host prefix, ssh's
+# and bash's 'name: message', a launcher's hostfile, Slurm's and MPI's node lists): there a line that starts with ': '
+# is a name that ended in '\r'; elsewhere it is as often two processes' output interleaved ('RuntimeErrorRuntimeError:
+# ...' then ': CUDA error ...'), so it is not read there
+_CR_SPLIT_ROOTS = ("ssh.", "pdsh.", "launcher.", "slurm.", "mpi.", "deepspeed.", "host.", "errno.", "horovod.")
 _FILE_OF = re.compile(r"(?:-w[ \t]{0,2}\^|--hostfile[= ]|-hostfile[ \t]{1,4}|--machinefile[= ]|-machinefile[ \t]{1,4}|"
                       r"-f[ \t]{1,4}|--nodefile[= ]|(?:^|[\s/])(?:sbatch|bash|sh|source)[ \t]{1,4})([^\s;&|'\"]{1,200})")
 
@@ -599,7 +604,7 @@ def _crlf(root, st):
     hit = next((m for m in ms if _CR.search(m.get("text") or "")), None)
     how = "quotes a value that ends in a carriage return ('\\r' / '^M')"
     where = "first"
-    if hit is None:
+    if hit is None and _of(root, _CR_SPLIT_ROOTS):
         hit = next((m for m in ms if _COLON_HEAD.match((m.get("text") or "").strip("\n"))), None)
         how = ("starts with ': ': the value printed before it (a host name, a path, the line above) ended in a carriage "
                "return, which sent the rest of the message to the start of a line")
