@@ -25,9 +25,14 @@ def _committed(name):
 def test_tables_carry_meaning_and_fix_and_pending_reasons_are_not_errors(kb):
     reasons = {s["text"]: s for s in _committed("slurm_reasons")["sites"]}
     # the normal pending reasons go to a warning entry: a note, never a root cause by itself
-    for r in ("Priority", "Resources", "Dependency", "BeginTime", "Prolog"):
+    for r in ("Priority", "Resources", "Prolog"):
         assert reasons[r]["family"] == "slurm.pending", r
     assert kb.by_id["slurm.pending"]["kind"] == "warning"
+    # (slurm19) the reasons a job asks for itself: a warning of the same family, the answer only when alone
+    for r in ("Dependency", "BeginTime", "JobHeldUser"):
+        assert reasons[r]["family"] == "slurm.pending_requested", r
+    e = kb.by_id["slurm.pending_requested"]
+    assert e["kind"] == "warning" and e["family"] == "slurm.pending" and e["root_when_alone"]
     # limits say whether the job waits or never starts as it is
     assert "never starts" in reasons["QOSMaxCpuPerJobLimit"]["means"]
     assert "starts when" in reasons["QOSGrpJobsLimit"]["means"]

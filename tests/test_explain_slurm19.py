@@ -75,3 +75,74 @@ def test_a_slurm_variable_the_job_lacks_names_the_option_that_sets_it(kb, name, 
     fx = _fixes(f)
     for w in want:
         assert w in fx, (w, fx)
+
+
+def test_an_sbatch_line_after_the_first_command_is_the_line_to_move(kb):
+    # late.sh: '#SBATCH --cpus-per-task=2' below 'set -u': sbatch never read it, so the variable stayed unset
+    f = _root(kb, "directive_after_command")
+    first = f["causes"][0]["fix"][0]
+    assert first.startswith("move line 5 '#SBATCH --cpus-per-task=2' up, above line 4 'set -u'"), first
+    assert 'echo "cpus=${SLURM_CPUS_PER_TASK:-1}"' in _fixes(f)
+
+
+@pytest.mark.parametrize("name,want", [
+    ("directive_space", ['#SBATCH --job-name="grid search"', "#SBATCH --job-name=grid-search"]),
+    ("directive_space_comment", ['#SBATCH --comment="baseline run 3"']),
+    ("wrap_and_script", ["sbatch --job-name=sw sweep.sh 0.1",
+                         "sbatch --job-name=sw --wrap 'python3 train.py --lr 0.1'"]),
+])
+def test_sbatch_refusals_of_a_script_name_the_edited_line(kb, name, want):
+    f = _root(kb, name)
+    assert f["family"] == "slurm.error"
+    for w in want:
+        assert w in f["causes"][0]["fix"][0], (w, f["causes"][0]["fix"])
+
+
+def test_module_command_not_found_in_a_batch_script_is_the_modules_init(kb):
+    f = _root(kb, "module_not_found")
+    assert f["id"] == "slurm.module_not_initialized" and f["family"] == "slurm.job_env"
+    assert "#!/bin/bash -l" in _fixes(f) and "/etc/profile.d/" in _fixes(f)
+
+
+@pytest.mark.parametrize("name,want", [
+    ("pending_begin_time", "scontrol update JobId=6 StartTime=now"),
+    ("pending_dependency", "scontrol update JobId=8 Dependency="),
+    ("pending_held_user", "scontrol release 9"),
+])
+def test_a_job_pending_on_its_own_condition_is_the_answer_with_its_id(kb, name, want):
+    f = _root(kb, name)
+    assert f["id"] == "slurm.pending_requested" and f["family"] == "slurm.pending"
+    assert want in f["causes"][0]["fix"][0], f["causes"][0]["fix"]
+
+
+def test_a_pending_job_the_text_shows_running_later_is_no_error(kb):
+    # the same job's scontrol block later says RUNNING: it only waited for its begin time (and another job's
+    # RUNNING line does not end this job's wait)
+    text = _text("pending_begin_time")
+    later = "$ scontrol show job 6 | grep JobState\n   JobState=RUNNING Reason=None Dependency=(null)\n"
+    other = "$ scontrol -o show job 4\nJobId=4 JobName=prep JobState=RUNNING Reason=None\n"
+    res = explain.explain_text(text + other, kb)
+    assert res["findings"] and res["findings"][0]["id"] == "slurm.pending_requested"
+    res = explain.explain_text(text + "$ scontrol show job 6\nJobId=6 JobName=bench-night\n" + later, kb)
+    assert not res["findings"] and res["verdict"] == "no_error", [f["id"] for f in res["findings"]]
+    assert any(n["id"] == "slurm.pending_requested" for n in res["context"])
+
+
+@pytest.mark.parametrize("after", ["$ cat eval-8.out\neval\n", "$ tail -n 1 slurm-8.out\neval\n"])
+def test_a_pending_job_whose_output_file_the_text_shows_ran(kb, after):
+    # Slurm creates the job's output file (its name carries the job id: %j) when the job starts
+    text = _text("pending_dependency")
+    assert explain.explain_text(text, kb)["findings"]
+    res = explain.explain_text(text + after, kb)
+    assert res["verdict"] == "no_error" and not res["findings"], [f["id"] for f in res["findings"]]
+    # another job's output file, or this one's that does not exist, is no sign that it ran
+    res = explain.explain_text(text + "$ cat eval-7.out\neval\n", kb)
+    assert res["findings"] and res["findings"][0]["id"] == "slurm.pending_requested"
+
+
+def test_a_normal_pending_reason_stays_a_note(kb):
+    text = ("$ squeue -u alice\n             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)\n"
+            "                41     debug  train.sh    alice PD       0:00      2 (Priority)\n"
+            "                40     debug  eval.sh     alice  R       5:00      1 gpu01\n")
+    res = explain.explain_text(text, kb)
+    assert res["verdict"] == "no_error" and not res["findings"]

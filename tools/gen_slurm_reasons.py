@@ -33,10 +33,15 @@ FILES = ("slurm/slurm.h", "src/common/job_state_reason.c")
 # when the array's running tasks reach array_recs->max_run_tasks (src/slurmctld/job_mgr.c job_array_start_test), the
 # '%N' of sbatch --array=0-15%4 (doc/man/man1/sbatch.1) or scontrol's ArrayTaskThrottle (doc/man/man1/scontrol.1): the
 # job asked for it, and a healthy array shows it on its pending tasks while N of them run.
+# (slurm19) The three a job asks for itself - a --begin time (WAIT_TIME, BeginTime), a --dependency
+# (WAIT_DEPENDENCY) and a user hold (WAIT_HELD_USER: sbatch --hold, scontrol hold) - hold it until the user's own
+# condition is met, whatever the cluster does: slurm.pending_requested (family slurm.pending), the answer when
+# nothing else in the text failed and the text never shows that job running (its fix says how to lift the condition).
 RULES = [
-    ("normal", "slurm.pending", {"name": r"^WAIT_(PRIORITY|RESOURCES|DEPENDENCY|TIME|PROLOG|CLEANING|RESERVATION|"
+    ("requested", "slurm.pending_requested", {"name": r"^WAIT_(TIME|DEPENDENCY|HELD_USER)$"}),
+    ("normal", "slurm.pending", {"name": r"^WAIT_(PRIORITY|RESOURCES|PROLOG|CLEANING|RESERVATION|"
                                          r"LICENSES|BURST_BUFFER_STAGING|BURST_BUFFER_RESOURCE|FED_JOB_LOCK|"
-                                         r"NVIDIA_IMEX_CHANNELS|MAX_POWERED_NODES|MPI_PORTS_BUSY|HELD_USER|"
+                                         r"NVIDIA_IMEX_CHANNELS|MAX_POWERED_NODES|MPI_PORTS_BUSY|"
                                          r"ARRAY_TASK_LIMIT)$|^FAIL_DEFER$"}),
     # FAIL_LAUNCH (JobLaunchFailure) ends the job, it does not hold it: slurmctld sets it with the job FAILED when the batch
     # step's return code is a signal (22.05 src/slurmctld/job_mgr.c _job_complete) or with BOOT_FAIL (job_mgr.c
@@ -59,6 +64,58 @@ RULES = [
 
 # What a reason means and what to do, where its family's fix is not enough: enum name -> (means, [fix])
 REASON_FIX = {
+    # (slurm19) the reasons a job's own request sets: what lifts each, from sbatch(1) (--begin, --dependency, --hold)
+    # and scontrol(1) (update StartTime= / Dependency=, release)
+    "WAIT_TIME": (
+        "Pending until its begin time (BeginTime): the job was submitted with --begin (sbatch(1): 'Submit the batch "
+        "script to the Slurm controller immediately, like normal, but tell the controller to defer the allocation of "
+        "the job until the specified time'), or its begin time was set later (scontrol update StartTime=, a requeue "
+        "delay); scontrol show job prints it as EligibleTime= / StartTime=. It starts by itself at that time.",
+        ["scontrol update JobId=<JOBID> StartTime=now   (run it now); for the next submission remove --begin from "
+         "the #SBATCH lines or the sbatch command line",
+         "scontrol show job <JOBID> | grep -E 'EligibleTime|StartTime'   (when it will start by itself)"]),
+    "WAIT_DEPENDENCY": (
+        "Pending until the job it depends on reaches the state the --dependency asks for (afterok: completed "
+        "with exit code 0; afterany: ended; after: started; singleton: no other job of that name and user runs); "
+        "scontrol show job prints the condition as Dependency=afterok:<id>(unfulfilled). It starts by itself then; if "
+        "that job fails, the reason becomes DependencyNeverSatisfied.",
+        ["to run it without waiting: scontrol update JobId=<JOBID> Dependency=   (an empty value drops the "
+         "dependency); or wait for that job to end as the condition asks",
+         "scontrol show job <JOBID> | grep Dependency   (the job it waits for); squeue -j <that job>   (its state)"]),
+    # the normal reasons (slurm.pending, a note): what each waits for and what shortens the wait
+    # (https://slurm.schedmd.com/job_reason_codes.html; squeue(1) --start; sprio(1); sbatch(1) --time-min)
+    "WAIT_PRIORITY": (
+        "Pending: jobs of higher priority are queued for the same partition or reservation (Priority); it starts "
+        "when its turn comes, or earlier through backfill when it fits a gap.",
+        ["squeue -j <JOBID> --start   (the start time Slurm expects); sprio -j <JOBID>   (its priority factors)",
+         "a shorter --time (or --time-min) or a smaller request (--nodes, --gres) fits backfill gaps sooner"]),
+    "WAIT_RESOURCES": (
+        "Pending: the nodes, CPUs, memory or GPUs the job asks for are in use (Resources); it is next in line and "
+        "starts when they are freed.",
+        ["squeue -j <JOBID> --start; sinfo -p <PARTITION> -o '%P %a %D %T %G'   (what the partition has free)",
+         "ask for what is free (fewer GPUs or nodes, a shorter --time) or another partition; a request larger than "
+         "any node (--gres, --mem) never starts: compare with sinfo -N -o '%N %G %m %c'"]),
+    "WAIT_LICENSES": (
+        "Pending: the licenses the job asks for (-L/--licenses) are all in use (Licenses).",
+        ["scontrol show licenses   (total and in use)", "wait, or ask for fewer licenses (-L name:count)"]),
+    "WAIT_RESERVATION": (
+        "Pending: the advanced reservation the job asked for (--reservation) is not active yet, or is full "
+        "(Reservation).",
+        ["scontrol show reservation   (its StartTime, nodes and users)",
+         "wait for it to start, or scontrol update JobId=<JOBID> Reservation= to run outside it"]),
+    "WAIT_PROLOG": (
+        "Pending: the job's PrologSlurmctld is still running (Prolog).",
+        ["scontrol show job <JOBID> | grep -E 'JobState|Reason'", "wait; if it stays, the admins' "
+         "PrologSlurmctld (slurmctld's log)"]),
+    "WAIT_CLEANING": (
+        "Pending: the job was requeued and its previous run is still being cleaned up on the nodes (Cleaning).",
+        ["scontrol show job <JOBID> | grep -E 'Restarts|NodeList'", "wait; a node that stays in COMPLETING: "
+         "sinfo -R and the admins"]),
+    "WAIT_HELD_USER": (
+        "Held by its user: submitted with sbatch --hold (-H: 'Specify the job is to be submitted in a held state "
+        "(priority of zero)') or held with scontrol hold / uhold. A held job never starts until it is released.",
+        ["scontrol release <JOBID>   (it then pends for resources as usual); for the next submission drop --hold / "
+         "-H from the #SBATCH lines or the sbatch command line"]),
     "WAIT_ARRAY_TASK_LIMIT": (
         "Pending: the job array's own throttle, the '%N' of --array (sbatch --array=0-7%2 runs at most 2 tasks at a "
         "time; squeue shows it in the array's id, '17_[2-5%2]'): the other tasks start as running ones end.",

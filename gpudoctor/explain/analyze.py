@@ -420,6 +420,9 @@ def analyze(scan, kb, assume_error=False):
     from gpudoctor.explain import libarg as _libarg
 
     _libarg.fill(scan, findings)  # the argument of that line a library refused, when its message names it (libarg.py)
+    from gpudoctor.explain import slurmscript as _slurmscript
+
+    _slurmscript.fill(scan, findings)  # a batch script's edit, a Slurm job's id in the fix lines (slurmscript.py)
     findings = _gpuhw.fold(findings)  # one root per GPU: the same GPU's other hardware lines are its notes
     late = late_rank(scan) if findings else None
     f = next((f for f in findings if any(t in f["id"] for t in ("timeout", "watchdog"))), None)

@@ -638,7 +638,7 @@ def _toml():
 ENTRY_KEYS = {"id", "title", "kind", "rank", "explain", "patterns", "distinct", "causes", "references", "debug",
               "lookup", "family", "signals", "together", "note", "computed", "site_rank", "generic", "known_bug", "structural",
               "by_evidence", "root_when_alone", "affects", "words", "means", "means_order", "resolved_by",
-              "resolved_anywhere"}
+              "resolved_anywhere", "resolved_by_job"}
 CAUSE_KEYS = {"text", "checks", "confirm", "fix", "exports", "evidence", "computed", "when"}
 COMPUTED = {"torch_build", "socket_ifname", "launcher_port", "visible_gpus", "btl_tcp_if", "min_driver", "cuda_toolkit",
             "torch_api", "ds_batch", "api_history", "vllm_pp"}
@@ -747,7 +747,7 @@ def _validate(e, where, known_checks):
             raise KnowledgeError("%s: %s: a reference is {title = '...', url = 'https://...'}" % (where, eid))
     e.setdefault("debug", [])
     e.setdefault("lookup", {})
-    for key in ("by_evidence", "root_when_alone", "resolved_anywhere"):
+    for key in ("by_evidence", "root_when_alone", "resolved_anywhere", "resolved_by_job"):
         if not isinstance(e.get(key, False), bool):
             raise KnowledgeError("%s: %s: %s must be true or false" % (where, eid, key))
     if e.get("root_when_alone") and e["kind"] != "warning":
@@ -925,6 +925,9 @@ STRUCTURAL.update(_EXPLICIT)
 from gpudoctor.explain.upgrade import PATTERNS as _UPGRADE  # noqa: E402  (installed versions: upgrade.py)
 
 STRUCTURAL.update(_UPGRADE)
+from gpudoctor.explain.slurmscript import PATTERNS as _SLURMSCRIPT  # noqa: E402  (batch scripts, jobs: slurmscript.py)
+
+STRUCTURAL.update(_SLURMSCRIPT)
 
 
 def structural_patterns():

@@ -16,12 +16,21 @@ still waits, which is what the user asks about (a step that never starts, only o
 With `resolved_anywhere = true` the entry is a state rather than a wait (rdma_state.toml's rdma.port_down: a port
 that is not Active in ibv_devinfo / ibstat): a resolved_by line ANYWHERE in the text (another port Active) answers
 it, so a dual-port HCA with one port unplugged stays healthy.
+
+With `resolved_by_job = true` (slurm_script.toml's slurm.pending_requested) the wait is a pending Slurm job's:
+explain/slurmscript.py reads which job each waiting line is (its squeue row's id, or the JobId= of its scontrol block)
+and whether a later squeue row, scontrol or sacct line shows that same job running or done.
 """
 
 
 def unresolved(scan, entry, match):
     """True when ``entry`` (a knowledge entry with resolved_by) matched lines (``match``: analyze's record of its
     hits) and no line after the last of them is its resolved_by line."""
+    if entry.get("resolved_by_job"):
+        # (slurm19) a pending Slurm job: its wait ends where the text shows that same job running or done
+        from gpudoctor.explain import slurmscript
+
+        return slurmscript.job_unresolved(scan, match)
     pat = entry.get("_resolved_by")
     lines = match.get("lines") or [h.line for h in match.get("hits", ())]
     if pat is None or not lines:
@@ -38,6 +47,10 @@ def still_waiting(scan, entry, match):
     """The root finding's first note when the text ends while the program still waits, else None."""
     if not unresolved(scan, entry, match):
         return None
+    if entry.get("resolved_by_job"):
+        from gpudoctor.explain import slurmscript
+
+        return slurmscript.still_pending(scan, match)
     return ("How sure: medium. A wait, not an error: line %d is the last retry, and no line after it says the wait "
             "ended ('%s ...'), with nothing else failed in this text: when it was taken, the program was still "
             "waiting for this." % (max(match.get("lines") or [h.line for h in match["hits"]]),
