@@ -214,3 +214,15 @@ def test_interleaved_ranks_line_starting_with_colon_is_no_carriage_return():
     with open(path, encoding="utf-8") as f:
         _r, f_, _c = _first(f.read())
     assert f_["id"] == "cuda.invalid_device_ordinal" and not _env_causes(f_)
+
+
+def test_a_root_matched_on_the_setting_line_itself_does_not_name_it():
+    # NVIDIA/nccl#1837 (fixtures/logs): the root matched NCCL's own 'NCCL_SOCKET_IFNAME set to eth2' line; the entry's
+    # own cause (an interface that does not exist here) stays first, the setting (a system-configuration variable) last
+    import glob
+
+    path, = glob.glob(os.path.join(HERE, "..", "fixtures", "logs", "*", "nccl.socket_ifname__nccl-1837-*.log"))
+    with open(path, encoding="utf-8") as f:
+        _r, f_, c = _first(f.read())
+    assert not c.get("from_env") and f_["causes"][-1].get("from_env")
+    assert f_["causes"][-1]["text"].startswith("NCCL_SOCKET_IFNAME is set to eth2")

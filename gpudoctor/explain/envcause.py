@@ -487,11 +487,15 @@ def _is_default(v, e):
     return _same(v, d)
 
 
-def _named_in(root, names):
-    """The first of ``names`` (a variable, its config attribute) that the root's own lines name, as a word."""
-    texts = " ".join((m.get("text") or "")[:600] for m in (root.get("matches") or [])[:8])
+def _named_in(root, names, line):
+    """The first of ``names`` (a variable, its config attribute) that the root's own error lines name, as a word: not
+    the setting's own line, nor a line that only says it is set ('X set by environment to V', 'X set to V', 'X=V',
+    the text's own '# fix:' notes)."""
+    texts = " ".join((m.get("text") or "")[:600] for m in (root.get("matches") or [])[:8]
+                     if m.get("line") != line and not (m.get("text") or "").lstrip().startswith("#"))
     for n in names:
-        if n and len(n) >= 8 and re.search(r"(?<![A-Za-z0-9_])%s(?![A-Za-z0-9_])" % re.escape(n), texts):
+        if n and len(n) >= 8 and re.search(r"(?<![A-Za-z0-9_])%s(?![A-Za-z0-9_])(?!\s{0,2}=| set (?:by environment )?to )"
+                                           % re.escape(n), texts):
             return n
     return None
 
@@ -518,7 +522,7 @@ def _switches(st, root):
         dflt = ("default: unset" if d == "" else "default %s" % d) if d is not None else \
             "its default depends on the release and the platform" if e.get("varies") else "no default stated"
         linked = sorted(f for f in e["files"] if f in st.warn_files)
-        named = _named_in(root, [key, e.get("config")])
+        named = _named_in(root, [key, e.get("config")], ln)
         said = ("line %d, NCCL's own ENV line" % ln) if form == "nccl" else "line %d" % ln
         ev = [(ln, text)]
         if odd:
