@@ -69,7 +69,7 @@ RULES = [
     ("lt-ckpt", "lightning.checkpoint", PL + r"(?:callbacks/model_checkpoint\.py|core/saving\.py|"
                                         r"trainer/connectors/checkpoint_connector\.py|plugins/io/|"
                                         r"utilities/upgrade_checkpoint\.py|utilities/migration/|utilities/deepspeed\.py|"
-                                        r"utilities/model_registry\.py)|" +
+                                        r"utilities/model_registry\.py|utilities/consolidate_checkpoint\.py)|" +
                                         FAB + r"(?:plugins/io/|utilities/cloud_io\.py|utilities/load\.py|"
                                         r"utilities/consolidate_checkpoint\.py)"),
     # the callbacks (EarlyStopping, LearningRateMonitor, StochasticWeightAveraging, ...) and the connector that
@@ -87,7 +87,7 @@ RULES = [
     ("lt-fabric", "fabric.usage", FAB + r"(?:fabric|wrappers|utilities/init|utilities/throughput|utilities/spike)\.py"),
     # the strategies and their launchers (DDP, FSDP, DeepSpeed, model parallel, XLA), collectives
     ("lt-strategy", "lightning.strategy", LT + r"(?:strategies/|overrides/distributed\.py|utilities/distributed\.py|"
-                                          r"plugins/collectives/)"),
+                                          r"plugins/collectives/|plugins/layer_sync\.py)"),
     # the LightningModule and the loops that call its hooks, and the checks of the hooks it defines
     ("lt-hooks", "lightning.hooks", PL + r"(?:core/|loops/|trainer/configuration_validator\.py|trainer/call\.py|"
                                     r"overrides/|utilities/model_helpers\.py|utilities/signature_utils\.py)"),
@@ -108,9 +108,12 @@ RULES = [
     # the Accelerator, its state, the plugins' dataclasses (__post_init__ checks of DeepSpeedPlugin,
     # FullyShardedDataParallelPlugin, ProjectConfiguration, ...), the parallelism config, the DeepSpeed / FSDP /
     # Megatron-LM / TransformerEngine / torchao / bitsandbytes integrations it configures, its wrappers of the
-    # dataloader, optimizer and scheduler, checkpointing (save_state / load_state) and trackers (log_with)
+    # dataloader, optimizer and scheduler, checkpointing (save_state / load_state) and trackers (log_with); the big
+    # model API (init_empty_weights, dispatch_model, load_checkpoint_and_dispatch, infer_auto_device_map: a device_map
+    # or max_memory it refuses)
     ("acc-config", "accelerate.config", r"^accelerate/(?:accelerator|state|parallelism_config|data_loader|optimizer|"
-                                        r"scheduler|checkpointing|tracking|local_sgd|launchers)\.py$|"
+                                        r"scheduler|checkpointing|tracking|local_sgd|launchers|big_modeling)\.py$|"
+                                        r"^accelerate/utils/modeling\.py$|"
                                         r"^accelerate/utils/(?:dataclasses|deepspeed|fsdp_utils|megatron_lm|"
                                         r"transformer_engine|ao|bnb|environment|torch_xla)\.py$"),
     # ---- datasets (src/datasets)
