@@ -108,6 +108,29 @@ AssertionError: local_world_size (16) must be less than or equal to the number o
     assert "git -C /home/u/workspace/vllm pull" in last[0] and "--target /home/u/workspace/vllm vllm" in last[0]
 
 
+def test_a_key_inside_a_library_is_upgraded_after_its_own_reading(kb):
+    # a KeyError in a library's own frames may be the program's data (a dataset without the column): the upgrade is
+    # the second step, after the library's reading; an AttributeError names no data: the upgrade is first
+    head = """Traceback (most recent call last):
+  File "/home/u/train.py", line 9, in <module>
+    trainer.train()
+  File "/usr/lib/python3/dist-packages/transformers/trainer.py", line 2241, in train
+    return inner_training_loop(
+  File "/usr/lib/python3/dist-packages/transformers/trainer.py", line 2548, in _inner_training_loop
+    tr_loss_step = self.training_step(model, inputs)
+  File "/usr/lib/python3/dist-packages/transformers/trainer.py", line 3698, in training_step
+    loss = self.compute_loss(model, inputs)
+  File "/usr/lib/python3/dist-packages/transformers/trainer.py", line 3759, in compute_loss
+    loss = outputs["loss"] if isinstance(outputs, dict) else outputs[0]
+"""
+    fixes = _fixes(explain.explain_text(head + "KeyError: 'loss'\n", kb)["findings"][0])
+    at = [i for i, x in enumerate(fixes) if x.startswith("upgrade transformers (pip install -U transformers)")]
+    assert at and at[0] >= 1, fixes
+    fixes = _fixes(explain.explain_text(head + "AttributeError: 'dict' object has no attribute 'logits'\n", kb)
+                   ["findings"][0])
+    assert any(x.startswith("upgrade transformers (pip install -U transformers)") for x in fixes), fixes
+
+
 def test_no_upgrade_for_torchs_own_frames_or_a_users_file(kb):
     text = """Traceback (most recent call last):
   File "/home/u/train.py", line 5, in <module>

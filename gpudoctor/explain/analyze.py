@@ -881,7 +881,9 @@ def structural(scan, kb):
             from gpudoctor.explain import upgrade as _upgrade
 
             up, note, internal = _upgrade.advice(scan, {"exc": exc}, lib)
-            f["causes"][0]["fix"][len(f["causes"][0]["fix"]) if not internal else 0:0] = up
+            fx = f["causes"][0]["fix"]
+            at = {"first": 0, "second": 1}.get(internal, len(fx))
+            fx[at:at] = up
             if note:
                 f["notes"].append(note)
         return f

@@ -389,10 +389,8 @@ def _traceback_finding(scan, kb, tb):
         # first for an internal-failure class, else the last alternative (upgrade.py)
         up, note, internal = upgrade.advice(scan, tb, lib)
         if up:
-            if internal:
-                fixes[:0] = up
-            else:
-                fixes.extend(up)
+            at = {"first": 0, "second": 1}.get(internal, len(fixes))
+            fixes[at:at] = up
             if note:
                 f["notes"].append(note)
     elif f is None:

@@ -35,6 +35,8 @@ from gpudoctor.fixline import sh
 # not by a check that refuses a value (ValueError, a library's own exception classes)
 INTERNAL = frozenset(("AttributeError", "KeyError", "IndexError", "AssertionError", "TypeError", "NameError",
                       "UnboundLocalError", "ImportError", "ModuleNotFoundError"))
+# the internal failures that name no value of the program's: an attribute, an import, a name of the code itself
+_NAMES_NO_DATA = frozenset(("AttributeError", "ImportError", "ModuleNotFoundError", "NameError", "UnboundLocalError"))
 # packages whose frames dispatch a call they did not choose: torch (Module.__call__, autograd.Function.apply, the
 # compile wrappers: every library's call goes through them)
 DISPATCH = frozenset(("torch",))
@@ -194,8 +196,9 @@ def inner_file(tb):
 
 
 def advice(scan, tb, lib):
-    """(fix lines, note, internal) for an exception ``tb`` raised inside ``lib``'s code: the installation to change.
-    ([], None, False) when there is no library to name."""
+    """(fix lines, note, place) for an exception ``tb`` raised inside ``lib``'s code: the installation to change, and
+    where the fix list takes them ('first', 'second': after the library's own reading, False: last). ([], None, False)
+    when there is no library to name."""
     if not lib or lib in ("builtins",) or lib in DISPATCH:
         return [], None, False
     exc = (tb.get("exc") or "").rsplit(".", 1)[-1]
@@ -246,4 +249,9 @@ def advice(scan, tb, lib):
                     "check of your call: the installed %s failed on its own state (a bug of this release, or a "
                     "mismatch with another installed package); an upgrade, or the release the other packages pin, is "
                     "the fix threads settle on." % (exc, lib, d))
-    return fixes, note, internal
+    # where the caller puts the lines: first for a failure that names no data of the program's (a missing attribute,
+    # import or name; or any internal failure under another package's call); after the library's own reading for a
+    # KeyError / IndexError / assert / TypeError of its own frames (a key or an index is often the program's data:
+    # a dataset without the column, a config without the field); last for the library's own errors
+    place = ("first" if caller is not None or exc in _NAMES_NO_DATA else "second") if internal else False
+    return fixes, note, place
