@@ -49,7 +49,8 @@ GROUPS = {
     "mpi": (("libopenmpi-dev", "libmpich-dev"), "build.tool_error", "an MPI implementation's development files"),
     "cuda": (("nvidia-cublas", "nvidia-cuda-cupti", "nvidia-cuda-nvrtc", "nvidia-cufft", "nvidia-curand",
               "nvidia-cusolver", "nvidia-cusparse", "nvidia-nvjitlink", "nvidia-nvtx", "nvidia-cufile",
-              "nvidia-cudnn-cu13", "nvidia-cusparselt-cu13", "nvidia-cuda-runtime-cu12"), "build.cuda_home", "the CUDA toolkit's files"),
+              "nvidia-cudnn-cu13", "nvidia-cusparselt-cu13", "nvidia-cuda-runtime-cu12"), "build.cuda_home",
+             "the CUDA toolkit's files"),
     "nccl": (("nvidia-nccl-cu13",), "build.tool_error", "NCCL's development files"),
     "nvshmem": (("nvidia-nvshmem-cu13",), "build.tool_error", "NVSHMEM's development files"),
     "rdma": (("libibverbs-dev", "librdmacm-dev"), "build.tool_error", "rdma-core's verbs / RDMA CM development files"),
@@ -220,9 +221,9 @@ def build(packages, variables):
         "and NVIDIA's wheels on PyPI (https://pypi.org/project/<distribution>/): their file lists; the build files "
         "that read each prefix variable (NVIDIA/nccl-tests, NVIDIA/nccl)",
         ", ".join("%s %s" % (p, v) for p, v, _, _ in packages), GENERATOR,
-        "headers / libs / pkgconfig / cmake_packages: a build input's name -> the packages that provide it (groups: GROUPS and "
-        "VARIABLES of the generator); cmake_modules: CMake's find modules -> group and hint variable; shared: names "
-        "several groups provide, left out"),
+        "headers / libs / pkgconfig / cmake_packages: a build input's name -> the packages that provide it (groups: "
+        "GROUPS and VARIABLES of the generator); cmake_modules: CMake's find modules -> group and hint variable; "
+        "shared: names several groups provide, left out"),
         "sites": [], "groups": groups,
         "packages": {p: {"version": v, "from": k, "group": group_of(p)} for p, v, k, _ in packages},
         "cmake_modules": {k: {"group": g, "variable": v} for k, (g, v) in sorted(CMAKE_MODULES.items())},

@@ -63,7 +63,8 @@ PROJECTS = (
     ("rdma-core", "linux-rdma/rdma-core", "691953d8d502f54088f776c5ba2aeed0a5ac945d", (), ("rdma_messages",), None,
      "providers' verbs_err / fprintf (no file prefix of its own: only its message sites name a family)"),
     ("aws-ofi-nccl", "aws/aws-ofi-nccl", "2475c4c736907e68ebeadb3848f31231ee4a44d0", ("src", "include"),
-     ("ofi_messages",), "nccl.net_plugin", "NCCL_OFI_WARN through NCCL's logger: '<file>:<line> NCCL WARN NET/OFI ...'"),
+     ("ofi_messages",), "nccl.net_plugin",
+     "NCCL_OFI_WARN through NCCL's logger: '<file>:<line> NCCL WARN NET/OFI ...'"),
     ("gloo", "pytorch/gloo", "70dc360272dfc57e3617184c78ff9b06f8cd4757", ("gloo",), ("gloo_messages",),
      "gloo.enforce", "GLOO_ENFORCE: '[enforce fail at <path>:<line>] <condition>. <message>' (gloo/common/logging.h)"),
     ("nvshmem", "NVIDIA/nvshmem", "2d7d25f0816235e3c2b51779571ec032606ea0dd", ("src",), ("nvshmem_messages",),
@@ -96,9 +97,11 @@ PROJECTS = (
 
 # a file whose family is not its project's area (RULES, by the file's own job): torch's TCPStore client and its socket
 # layer (torch/csrc/distributed/c10d/TCPStore.cpp, socket.cpp: the store every rank connects to at init_process_group,
-# the rendezvous)
+# the rendezvous); its NCCL process group's files, whose errors are NCCL's result codes (NCCLUtils.hpp C10D_NCCL_CHECK:
+# "NCCL error in: " __FILE__ ":" __LINE__ ", " ncclGetErrorWithVersion(result)) and its watchdog's
 FILE_FAMILIES = {"torch": {"TCPStore.cpp": "rendezvous.connect", "TCPStoreBackend.cpp": "rendezvous.connect",
-                           "TCPStoreLibUvBackend.cpp": "rendezvous.connect", "socket.cpp": "rendezvous.connect"}}
+                           "TCPStoreLibUvBackend.cpp": "rendezvous.connect", "socket.cpp": "rendezvous.connect",
+                           "ProcessGroupNCCL.cpp": "nccl.internal_error", "NCCLUtils.cpp": "nccl.internal_error"}}
 # the release a pinned commit is, where `git describe` names another tag (NCCL's nccl4py-v0.3.1 sits on 2.30.7's
 # commit, as tools/gen_nccl_messages.py records it)
 LABELS = {"nccl": "2.30.7"}

@@ -15,7 +15,8 @@ PATTERNS = {
     # GCC's preprocessor (libcpp/files.cc open_file_failed: '<name>: No such file or directory', a fatal error),
     # clang (DiagnosticLexKinds.td err_pp_file_not_found: "'%0' file not found"), nvcc's EDG front end
     # ('catastrophic error: cannot open source file "<name>"')
-    "_struct_ex_bi_header": [(r"\bfatal error: (?P<name>[\w./+-]{1,200}\.(?:h|hh|hpp|hxx|cuh|H)): No such file or directory",
+    "_struct_ex_bi_header": [(r"\bfatal error: (?P<name>[\w./+-]{1,200}\.(?:h|hh|hpp|hxx|cuh|H)): "
+                              r"No such file or directory",
                            ["fatalerror:"]),
                           (r"\bfatal error: '(?P<name>[\w./+-]{1,200}\.(?:h|hh|hpp|hxx|cuh|H))' file not found",
                            ["fatalerror:"]),
@@ -31,8 +32,11 @@ PATTERNS = {
                       (r"\bNo package '(?P<name>[\w.+-]{1,100})' found", ["nopackage'"])],
     # CMake (Modules/FindPackageHandleStandardArgs.cmake: 'Could NOT find <Name>'; cmFindPackageCommand.cxx: 'Could not
     # find a package configuration file provided by "<Name>"')
-    "_struct_ex_bi_cmake": [(r"\bCould NOT find (?P<name>[\w.+-]{1,80})", ["couldnotfind"]),
-                         (r"\bCould not find a package configuration file provided by \"(?P<name>[\w.+-]{1,80})\"",
+    # ('NOT' in capitals, case and all: explain's patterns are read without case, and 'could not find the ...' is
+    # any program's prose)
+    "_struct_ex_bi_cmake": [(r"\b(?-i:Could NOT find) (?P<name>[\w.+-]{1,80})", ["couldnotfind"]),
+                         (r"\b(?P<cfg>Could not find a package configuration file) provided by "
+                          r"\"(?P<name>[\w.+-]{1,80})\"",
                           ["couldnotfindapackageconfiguration"])],
     # debhelper's dh_install (warning("$package missing files: @$set"), then error("missing files, aborting"))
     "_struct_ex_bi_dh": [(r"\bdh_install: (?:warning: |error: )?(?P<pkg>[\w.+-]{1,100}) missing files: "
@@ -81,8 +85,8 @@ def _install(pkgs):
     wheels = [p for p in pkgs if (t.get(p) or {}).get("from") == "wheel"]
     out = []
     if debs:
-        out.append("apt-get install %s (Debian / Ubuntu; %s)" % (" or ".join(debs) if len(debs) > 1 else debs[0],
-                                                                  "one of them" if len(debs) > 1 else "its -dev package"))
+        out.append("apt-get install %s (Debian / Ubuntu; %s)" % (
+            " or ".join(debs), "one of them" if len(debs) > 1 else "its -dev package"))
     if wheels:
         out.append("the files of %s (the pip wheel's nvidia/<lib>/include and lib folders, or the same library's "
                    "system install)" % ", ".join(wheels))
@@ -128,7 +132,9 @@ def structural(scan, kb, structural_finding, known):
                                                 name.rsplit("/", 1)[-1], v["name"], v["read_by"]))
             if kind == "cmake":
                 mod = (t.get("cmake_modules") or {}).get(name)
-                if mod:
+                if h.groups.get("cfg"):
+                    fixes.append(_config_fix(name))
+                elif mod:
                     fixes.append("Or tell CMake where it is: cmake -D%s=<prefix> (Find%s's hint variable)." % (
                         mod["variable"], name))
             f["causes"].insert(0, _cause("The build needs %s %s, which %s provides (%s): not installed here, or "
@@ -139,10 +145,19 @@ def structural(scan, kb, structural_finding, known):
             f["causes"].insert(0, _cause(
                 "The build needs %s %s, which nothing installed where it looks provides." % (WHAT.get(kind, kind),
                                                                                              name),
-                ["Find the package that has it (`apt-file search %s`, `dpkg -S %s` where it is installed elsewhere) "
-                 "and install it, or add its folder to the build's include / library path." % (name, name)]))
+                [_config_fix(name)] if h.groups.get("cfg") else [
+                    "Find the package that has it (`apt-file search %s`, `dpkg -S %s` where it is installed "
+                    "elsewhere) and install it, or add its folder to the build's include / library path." % (name,
+                                                                                                            name)]))
         return f
     return None
+
+
+def _config_fix(name):
+    # CMake's find_package in config mode (cmFindPackageCommand.cxx: 'Add the installation prefix of "<Name>" to
+    # CMAKE_PREFIX_PATH or set "<Name>_DIR" to a directory containing one of the above files')
+    return ("Tell CMake where %s is installed: cmake -DCMAKE_PREFIX_PATH=<its install prefix>, or -D%s_DIR=<the "
+            "folder holding %sConfig.cmake>; or install the package that provides it." % (name, name, name))
 
 
 def _cause(text, fixes):

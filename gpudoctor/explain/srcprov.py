@@ -31,11 +31,13 @@ PATTERNS = {"_struct_ex_src": [(_FILE, _NEEDLES)]}
 
 # the logger's level where the line keeps it
 # klog / glog / c10 (torch's LOG without glog): 'E1127 12:00:00.123456   1234 file.go:12] ', '[E socket.cpp:860] ',
-# '[E1127 12:00:00.123456 1234 ProcessGroupNCCL.cpp:123] '
-_GLOG = re.compile(r"(?:^|\[)(?P<lvl>[IWEF])(?:\d{4} \d\d:\d\d:\d\d\.\d{1,9} {1,12}\d{1,10})? {1,12}[\w.+/-]{1,300}$")
+# '[E109 22:46:25.933527530 ProcessGroupNCCL.cpp:632] ' (c10's month without its zero, no thread id)
+_GLOG = re.compile(r"(?:^|\[)(?P<lvl>[IWEF])(?:\d{3,4} \d\d:\d\d:\d\d\.\d{1,9}(?: {1,12}\d{1,10})?)? {1,12}"
+                   r"[\w.+/-]{1,300}$")
 # UCX: 'file.c:NNN  UCX  ERROR ' (UCS_LOG_METADATA_FMT), NCCL's '[0] file.cc:NNN NCCL WARN ' (src/debug.cc: NCCL's
 # own readers take its WARN lines), or a level word alone after the prefix
-_AFTER = re.compile(r"^\]?:? {0,8}(?:UCX {1,10}|NCCL {1,4})?(?P<lvl>FATAL|ERROR|WARN(?:ING)?|DIAG|INFO|DEBUG|TRACE\w{0,10}|"
+_AFTER = re.compile(r"^\]?:? {0,8}(?:UCX {1,10}|NCCL {1,4})?"
+                    r"(?P<lvl>FATAL|ERROR|WARN(?:ING)?|DIAG|INFO|DEBUG|TRACE\w{0,10}|"
                     r"PRINT)\b")
 # DCGM's plog record: '<time> ERROR [pid:tid] message [file:line] [function]'
 _BEFORE = re.compile(r"\b(?P<lvl>FATAL|ERROR|WARN(?:ING)?|INFO|DEBUG|VERB)\b")
@@ -71,17 +73,28 @@ def level(text, hit_path, rest):
     return m.group("lvl").upper() if m else None
 
 
+def distinct(base):
+    """Whether a basename is its own project's more than any program's: a stem with an underscore, a digit or a
+    lower-upper hump ('rc_verbs_iface', 'ProcessGroupNCCL', 'TCPStore'), or of 12 characters or more. A plain word
+    ('socket.c', 'main.go', 'server.go') is every program's: cherokee's '(error) socket.c:428 - Could not create
+    socket' (cherokee/webserver#693) is no Open MPI line."""
+    stem = base.rsplit(".", 1)[0]
+    return bool(re.search(r"[_\d]|[a-z][A-Z]|[A-Z]{2}[a-z]", stem)) or len(stem) >= 12
+
+
 def failure(hit):
-    """Whether the hit's line is a failure its project's logger printed (see the module's doc)."""
+    """Whether the hit's line is a failure its project's logger printed (see the module's doc). A plain basename
+    (distinct) counts only with its logger's level in the line."""
     g = hit.groups
     rest = g.get("rest") or ""
     if _COMPILER.match(rest) or _FRAME.match(rest):
         return False
     text = strip_prefix(hit.text.strip())[0] if hit.text else ""
-    lvl = level(text, g.get("path") or "", rest)
+    path = g.get("path") or ""
+    lvl = level(text, path, rest)
     if lvl is not None:
         return lvl in FAILURE_LEVELS
-    return bool(_FAILS.search(rest))
+    return distinct(path.rsplit("/", 1)[-1]) and bool(_FAILS.search(rest))
 
 
 def project_of(path):
