@@ -54,7 +54,7 @@ def first_fix(case):
     ("zeros_dtype", "dtype=torch.float32"),
     # range, with the value's source
     ("loader_bs0", "batch_size=<a value > 0> (not batch_size=0)"),
-    ("trainer_limit", "limit_train_batches=<a value in [0.0, 1.0]>"),
+    ("trainer_limit", "limit_train_batches=<a value in [0.0, 1.0] or an integer>"),
     ("ckpt_topk", "save_top_k=<a value >= -1>"),
     ("env_batch", "export BATCH_SIZE=<a value > 0>"),
 ])

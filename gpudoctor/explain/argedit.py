@@ -273,6 +273,9 @@ def read(msg):
                     got["bound"] = "%s %s" % (op, gd["n"].rstrip("."))
                 else:
                     got["bound"] = op
+                alt = re.search(r"\bor an? (int|integer|None)\b", msg)
+                if alt:  # 'it has to be in [0.0, 1.0] or an int' (Lightning's limit_*_batches): both forms
+                    got["bound"] += " or %s" % ("None" if alt.group(1) == "None" else "an integer")
                 break
     elif kind == "type":
         for rx in _WANT:
