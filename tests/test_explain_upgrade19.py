@@ -44,6 +44,11 @@ def test_the_integrating_package_is_the_library_frame_that_called_into_the_raise
     assert tb and pytb.innermost(tb)[4] == "vllm"
     p, file, line, fn = upgrade.integrator(tb, "vllm")
     assert (p, line, fn) == ("trl", 238, "main") and file.endswith("trl/scripts/vllm_serve.py")
+    # an executor's frame (Ray's actor call) is stepped over like torch's: it runs what it is handed
+    cli = '    llm = LLM(\n'
+    ray = TRL3304.replace(cli, cli + '  File "/usr/local/lib/python3.10/dist-packages/ray/_private/function_manager.py", '
+                          'line 696, in actor_method_executor\n    return method(__ray_actor, *args, **kwargs)\n')
+    assert "ray/_private" in ray and upgrade.integrator(_tb(ray), "vllm")[0] == "trl"
     # the user's own frame first: no integrating package
     user = TRL3304.replace("/usr/local/lib/python3.10/dist-packages/trl/scripts/vllm_serve.py", "/home/u/serve.py")
     assert upgrade.integrator(_tb(user), "vllm") is None

@@ -38,8 +38,13 @@ INTERNAL = frozenset(("AttributeError", "KeyError", "IndexError", "AssertionErro
 # the internal failures that name no value of the program's: an attribute, an import, a name of the code itself
 _NAMES_NO_DATA = frozenset(("AttributeError", "ImportError", "ModuleNotFoundError", "NameError", "UnboundLocalError"))
 # packages whose frames dispatch a call they did not choose: torch (Module.__call__, autograd.Function.apply, the
-# compile wrappers: every library's call goes through them)
-DISPATCH = frozenset(("torch",))
+# compile wrappers: every library's call goes through them), executors that run the functions they are handed (Ray's
+# remote calls and actors, Dask, joblib, Celery), the command-line and app frameworks that call the program's
+# functions (click, typer, fire, Hydra, uvicorn / starlette / fastapi / anyio), notebooks, pytest, and tqdm (an
+# iterator wrapper whose frame sits between a loop and the data it draws)
+DISPATCH = frozenset(("torch", "ray", "dask", "distributed", "joblib", "celery", "click", "typer", "fire", "hydra",
+                      "uvicorn", "starlette", "fastapi", "anyio", "uvloop", "IPython", "ipykernel", "pytest", "_pytest",
+                      "pluggy", "tqdm"))
 
 # a check's own words (an assert or a TypeError that states the rule a value broke: 'local_world_size (16) must be
 # less than or equal to ...', 'expected Tensor as element 0'): a validation of what the program gave, not an internal
