@@ -119,7 +119,8 @@ def test_coverage_tool_counts_every_kind(tmp_path):
     sys.path.insert(0, os.path.join(HERE, "..", "tools"))
     import arg_constraints
 
-    rows = [{"where": "torch/optim/adam.py:1", "level": "raise", "text": "`fused` and `foreach` cannot be `True` together."},
+    rows = [{"where": "torch/optim/adam.py:1", "level": "raise",
+             "text": "`fused` and `foreach` cannot be `True` together."},
             {"where": "lightning/x.py:2", "level": "raise", "text": "`mode` can be %s, got %s"},
             {"where": "pytorch_lightning/x.py:3", "level": "raise", "text": "`mode` can be %s, got %s"},
             {"where": "torch/x.py:4", "level": "warning", "text": "mesh_dim must be an int, got %s"},

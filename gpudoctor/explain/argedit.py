@@ -56,8 +56,10 @@ KIND_RULES = [
         r"\b(?:use|pass|set|specify|provide) (?:only )?(?:one|either) of (?:them|the two|these|those)\b|"
         r"\b(?:is|are) not (?:yet )?(?:supported|allowed|compatible) (?:together )?(?:with|when|in combination with)\b|"
         r"\bisn't (?:yet )?supported (?:with|when)\b|\bdoes not work with\b|\bcan(?:not|'t) be used when\b", re.I)),
-    ("requires", re.compile(r"\bat least one of\b|\beither [^.\n]{1,80}? or [^.\n]{1,80}? (?:should|must|has to|needs? to) "
-                            r"be\b|\brequires? (?:specifying |passing |setting )?either\b|\b(?:is|are) required (?:when|if|for|"
+    ("requires", re.compile(r"\bat least one of\b|\beither [^.\n]{1,80}? or [^.\n]{1,80}? (?:should|must|has to|"
+                            r"needs? to) "
+                            r"be\b|\brequires? (?:specifying |passing |setting )?either\b|\b(?:is|"
+                            r"are) required (?:when|if|for|"
                             r"with)\b", re.I)),
     ("allowed", re.compile(
         r"\bone of\b|\bchoose from\b|\bselect (?:one )?from\b|\binvalid choice\b|\bis not a valid\b|"
@@ -72,14 +74,17 @@ KIND_RULES = [
         r"\b(?:be|is|of) (?:of )?type\b|\bto be an? (?:instance|subclass) of\b|\bmust be an? (?:instance|subclass) "
         r"of\b|\b(?:must|should) be (?:an? )?`?(?:int|integer|float|str|string|bool|boolean|list|tuple|dict|"
         r"callable|sequence|iterable|(?:torch\.)?Tensor|(?:torch\.)?dtype|(?:datetime\.)?timedelta|Path|number)s?`?"
-        r"\b(?! (?:value|greater|larger|smaller|less|multiple|in|between|within|at|from))|\bexpected (?:an? )?`?(?:int|integer|float|str|"
+        r"\b(?! (?:value|greater|larger|smaller|less|multiple|in|between|within|at|from))|"
+        r"\bexpected (?:an? )?`?(?:int|integer|float|str|"
         r"string|bool|boolean|list|tuple|dict|callable|sequence|iterable|(?:torch\.)?Tensor|(?:torch\.)?dtype|"
         r"(?:datetime\.)?timedelta|number)`?,? (?:but )?(?:got|received|found)\b|\bnot an? (?:int|integer|float|"
         r"str|string|bool|boolean|list|tuple|dict|callable|tensor|Tensor)\b|\bmust be [\w.]{1,60}, not [\w.]{1,60}|"
-        r"\b(?:must|should) be (?:of )?(?:dtype )?(?:torch\.)?(?:float(?:16|32|64)|bfloat16|int(?:8|16|32|64)|uint8|half)\b",
+        r"\b(?:must|should) be (?:of )?(?:dtype )?(?:torch\.)?(?:float(?:16|32|64)|bfloat16|int(?:8|16|32|64)|"
+        r"uint8|half)\b",
         re.I)),
     ("range", re.compile(
-        r"\b(?:must|should|has to|needs to|have to) be (?:a |an )?(?:number |value |float |integer |int )?(?:strictly )?(?:positive|non-?negative|negative|"
+        r"\b(?:must|should|has to|needs to|have to) be (?:a |an )?(?:number |value |float |integer |"
+        r"int )?(?:strictly )?(?:positive|non-?negative|negative|"
         r"non-?zero|>=?|<=?|greater|less|larger|smaller|bigger|at least|at most|no (?:more|less|greater|larger|"
         r"smaller) than|between|in (?:the )?(?:range|interval)|in [\[(]|within|odd|even)|\bout of (?:range|bounds)\b|"
         r"\bexpected (?:a )?(?:positive|non-?negative)\b|\bpositive (?:integer|int|float|number|value)\b|"
@@ -87,7 +92,8 @@ KIND_RULES = [
         r"\b(?:a )?multiple of\b|\bexpected `?[A-Za-z_][\w.]{0,60} ?(?:>=?|<=?) ?-?[\d.]{1,20}`?|"
         r"^assert [A-Za-z_][\w.]{0,60} ?(?:>=?|<=?) ?-?[\d.]{1,20}$", re.I)),
     ("requires", re.compile(
-        r"\b(?:requires?|needs?) " + _Q + r"(?:--)?[A-Za-z_][\w.-]{0,60}" + _Q + r" ?(?:>=?|<=?|==|!=|=) ?[\w.'\"-]{1,40}|"
+        r"\b(?:requires?|needs?) " + _Q + r"(?:--)?[A-Za-z_][\w.-]{0,60}" + _Q +
+        r" ?(?:>=?|<=?|==|!=|=) ?[\w.'\"-]{1,40}|"
         r"\b(?:must|should) (?:have the same|match|be equal to|equal)\b|"
         r"\b(?:requires?|needs?) " + _Q + r"[A-Za-z_][\w.-]{0,60}" + _Q + r" (?:to be|be set|set)\b|"
         r"\b(?:is |are |can )?only (?:be )?(?:supported|valid|allowed|available|possible|used|applicable|set|"
@@ -100,7 +106,8 @@ KIND_RULES = [
     # a value outside a set the message does not list ('Unknown strategy %s', "Invalid kv_cache_dtype: '%s'"): the
     # allowed values are the API's documented ones (the value a format string's placeholder or quoted)
     ("allowed", re.compile(r"\b(?:unknown|invalid|unrecogni[sz]ed|unsupported|unexpected) (?!error|exception|failure)"
-                           r"`?[A-Za-z_][\w.-]{0,40}`?(?: (?:value|name|type|mode|option|choice|argument))?(?: for [\w`'.-]"
+                           r"`?[A-Za-z_][\w.-]{0,40}`?(?: (?:value|name|type|mode|option|choice|"
+                           r"argument))?(?: for [\w`'.-]"
                            r"{1,40})?:? (?:'[^'\n]{0,80}'|\"[^\"\n]{0,80}\"|`[^`\n]{0,80}`|%s)[.,;]?(?:$|\s)", re.I)),
 ]
 
@@ -123,7 +130,8 @@ _VALUE = [
     re.compile(r"\b(?:but )?(?:got|received|found)(?: value| type)?:? (?P<v>" + _TOKEN + r")"),
     re.compile(r"\b(?:passed|given|provided) (?:is|was|were):? (?P<v>" + _TOKEN + r")"),
     re.compile(r"\bbut (?:it )?is:? (?P<v>" + _TOKEN + r")"),
-    re.compile(r"\b(?:unknown|invalid|unsupported|unrecogni[sz]ed) `?[A-Za-z_][\w.-]{0,40}`?(?: (?:value|name|type|mode|"
+    re.compile(r"\b(?:unknown|invalid|unsupported|unrecogni[sz]ed) `?[A-Za-z_][\w.-]{0,40}`?(?: (?:value|name|"
+               r"type|mode|"
                r"option|choice))?:? (?P<v>" + _TOKEN + r")(?=[.,;]|$)", re.I),
     re.compile(r"`[A-Za-z_]\w{0,60}` (?P<v>" + _TOKEN + r") is (?:invalid|not valid|not supported|unknown)\b"),
     re.compile(r", not (?P<v>" + _TOKEN + r")$"),
@@ -641,13 +649,14 @@ def fill(scan, findings, tb, got=None):
 
 # Lib/argparse.py ArgumentError.__str__: "argument %(argument_name)s: %(message)s", the name the option strings
 # joined by '/' (or the positional's metavar / dest); _check_value: "invalid choice: %(value)r (choose from ...)"
-_ARGPARSE_CHOICE = re.compile(r"^argument (?P<names>[^:\n]{1,200}): invalid choice: (?P<v>'[^'\n]{0,80}'|\"[^\"\n]{0,80}\"|"
+_ARGPARSE_CHOICE = re.compile(r"^argument (?P<names>[^:\n]{1,200}): invalid choice: (?P<v>'[^'\n]{0,80}'|"
+                              r"\"[^\"\n]{0,80}\"|"
                               r"\S{1,80}) (?P<list>\(choose from [^)\n]{1,2000}\)?)")
 
 
 # Lib/argparse.py _get_value: "invalid %(type)s value: %(value)r" (the type callable's __name__)
-_ARGPARSE_TYPE = re.compile(r"^argument (?P<names>[^:\n]{1,200}): invalid (?P<t>[\w.]{1,40}) value: (?P<v>'[^'\n]{0,80}'|"
-                            r"\"[^\"\n]{0,80}\")")
+_ARGPARSE_TYPE = re.compile(r"^argument (?P<names>[^:\n]{1,200}): invalid (?P<t>[\w.]{1,40}) value: "
+                            r"(?P<v>'[^'\n]{0,80}'|\"[^\"\n]{0,80}\")")
 _ARGPARSE_TYPES = {"int": "an integer", "float": "a number", "Path": "a path"}
 
 
