@@ -105,11 +105,26 @@ def test_torch_c10d_store_line(kb):
     # cherokee/webserver#693 (https://github.com/cherokee/webserver/issues/693): another program's plain 'socket.c'
     # without a level its logger is known by
     ("(error) socket.c:428 - Could not create socket: Address family not supported by protocol", False),
+    # NVIDIA/nccl-tests#14 (fixtures/logs/dev/nccl.system_error__nccl-tests-14-docker-no-ip-interface.log): NCCL's
+    # header logs with its own __FILE__, at WARN, NCCL's failure level
+    ("e66aa18dc444:3171:3171 [0] include/socket.h:311 WARN Socket creation failed : Address family not supported by "
+     "protocol", True),
+    # ... but its WARN saying nothing failed is none, and another project's WARN never is (UCX's)
+    ("e66aa18dc444:3171:3171 [0] include/socket.h:311 WARN Socket family 10 chosen", False),
+    ("[1597347557.520494] [r2i7n3:64774:0]       mm_posix.c:195  UCX  WARN open(file_name=/proc/64773/fd/21) failed",
+     False),
+    # XLA's client.h (external/xla/xla/pjrt/distributed/client.h) is no project's of the table, whatever its basename
+    ("2025-04-05 18:39:10.838153: F external/xla/xla/pjrt/distributed/client.h:80] Terminating process because the "
+     "JAX distributed service detected fatal errors.", None),
     # a compiler's diagnostic about a project file is the build's, not the program's log
     ("src/transport/net_ib.cc:12:10: fatal error: infiniband/verbs.h: No such file or directory", False),
 ])
 def test_failure_levels(line, failed):
-    assert srcprov.failure(_hit(line)) is failed
+    h = _hit(line)
+    if failed is None:
+        assert srcprov.project_of(h.groups["path"]) is None
+    else:
+        assert srcprov.failure(h) is failed
 
 
 def test_a_missing_header_names_its_package_and_variable(kb):

@@ -13,6 +13,11 @@ logging.h). A pasted line keeps that prefix when it loses every other word of it
 send completion with error: remote access error'. The prefix names the program that printed the line; explain
 (srcprov.py) answers such a failure line with that project's family when no message table knew its words.
 
+NCCL's own level is read by its project: WARN is the level NCCL prints its failures at (src/debug.cc: ncclDebugLog's
+NCCL_LOG_WARN, which every ncclResult_t error path uses; INFO and TRACE are the rest), so for NCCL and the plugins that log
+through its logger (aws-ofi-nccl, the TCPX plugin: WARN_LEVEL_PROJECTS in explain) a WARN line that says it failed is a
+failure; for every other project a warning is not.
+
 Usage:
     python tools/gen_source_files.py --mirrors DIR --torch-wheel WHEEL [--record SLICE] [-o OUT]
     python tools/gen_source_files.py --slice tools/data/source_files_slice.txt -o OUT   (the test)
@@ -44,7 +49,8 @@ import knowgen  # noqa: E402
 
 GENERATOR = "tools/gen_source_files.py"
 NAME = "source_files"
-SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".cu", ".go")
+# (a header's inline functions log with the header's own __FILE__: NCCL's src/include/socket.h, checks.h)
+SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".cu", ".go", ".h", ".hpp", ".cuh")
 
 # (project, repository, commit, folders to read (the whole tree when empty), the generated message tables whose
 # sites are this project's (explain's per-file family), the family area RULES assign, what it logs through)
@@ -106,8 +112,8 @@ FILE_FAMILIES = {"torch": {"TCPStore.cpp": "rendezvous.connect", "TCPStoreBacken
 # commit, as tools/gen_nccl_messages.py records it)
 LABELS = {"nccl": "2.30.7"}
 TORCH = "torch"  # the project read from a wheel's shared libraries, not a repository
-_SO_FILE = re.compile(rb"(?:torch/csrc|c10)/[\w./+-]{1,200}?\.(?:cpp|cc|cu)\x00")
-_SO_PATH = re.compile(r"^(?:torch/csrc|c10)/(?:[\w+-]{1,80}/){0,8}[\w+-]{1,100}\.(?:cpp|cc|cu)$")
+_SO_FILE = re.compile(rb"(?:torch/csrc|c10)/[\w./+-]{1,200}?\.(?:cpp|cc|cu|h|hpp|cuh)\x00")
+_SO_PATH = re.compile(r"^(?:torch/csrc|c10)/(?:[\w+-]{1,80}/){0,8}[\w+-]{1,100}\.(?:cpp|cc|cu|h|hpp|cuh)$")
 
 # a file that is another project's (vendored) or a test's, not the project's own logging code
 _NOT_OWN = re.compile(r"(?:^|/)(?:vendor|third_party|third-party|3rd-party|thirdparty|tests?|testing|testdata|"

@@ -22,11 +22,11 @@ import re
 
 from gpudoctor.explain.text import strip_prefix
 
-SUFFIX = r"(?:c|cc|cpp|cxx|cu|go)"
+SUFFIX = r"(?:c|cc|cpp|cxx|cu|go|h|hpp|cuh)"
 # a source path and line as loggers print them: a token that starts at a blank, '[' or '(' (the line's start too),
 # a path of at most 300 characters ending in a C / C++ / CUDA / Go source name, ':', the line number
 _FILE = (r"(?<![\w.+/-])(?P<path>[\w.+/-]{1,300}\.%s):(?P<lno>\d{1,7})\b(?P<rest>[^\n]{0,400})" % SUFFIX)
-_NEEDLES = [".%s:" % s for s in ("c", "cc", "cpp", "cxx", "cu", "go")]
+_NEEDLES = [".%s:" % s for s in ("c", "cc", "cpp", "cxx", "cu", "go", "h", "hpp", "cuh")]
 PATTERNS = {"_struct_ex_src": [(_FILE, _NEEDLES)]}
 
 # the logger's level where the line keeps it
@@ -42,6 +42,9 @@ _AFTER = re.compile(r"^\]?:? {0,8}(?:UCX {1,10}|NCCL {1,4})?"
 # DCGM's plog record: '<time> ERROR [pid:tid] message [file:line] [function]'
 _BEFORE = re.compile(r"\b(?P<lvl>FATAL|ERROR|WARN(?:ING)?|INFO|DEBUG|VERB)\b")
 FAILURE_LEVELS = frozenset(("E", "F", "FATAL", "ERROR"))
+# NCCL's logger prints its failures at WARN (src/debug.cc: every ncclResult_t error path logs with WARN; INFO / TRACE
+# are the rest), and so do the NET plugins that log through it: their WARN line that says it failed is a failure
+WARN_LEVEL_PROJECTS = frozenset(("nccl", "aws-ofi-nccl", "gpudirect-tcpx"))
 _FAILS = re.compile(r"\b(?:error|errors|failed|failure|fatal|cannot|can't|unable|not found|could not|couldn't|"
                     r"refused|abort(?:ed|ing)?)\b", re.I)
 # a compiler's diagnostic about the file ('file.c:12:10: error: ...', 'file.c:12: warning:'): the build's, not the
@@ -92,6 +95,9 @@ def failure(hit):
     text = strip_prefix(hit.text.strip())[0] if hit.text else ""
     path = g.get("path") or ""
     lvl = level(text, path, rest)
+    if lvl in ("WARN", "WARNING"):
+        got = project_of(path)
+        return bool(got and got[0] in WARN_LEVEL_PROJECTS and _FAILS.search(rest))
     if lvl is not None:
         return lvl in FAILURE_LEVELS
     return distinct(path.rsplit("/", 1)[-1]) and bool(_FAILS.search(rest))
@@ -108,8 +114,16 @@ def project_of(path):
     given = path.rsplit("/", 1)[0].strip("./") if "/" in path else ""
     cands = [w.split(":", 1) for w in where]
     if given:
-        narrowed = [c for c in cands if ("/" + c[1]).endswith("/" + given)]
-        cands = narrowed or cands
+        # the line's folder and the file's own: one ends the other ('transport/net_ib.cc' in src/transport; a build
+        # tree's '/pytorch/third_party/gloo/gloo/transport/tcp/'), else the same last folder (torch 1.x's
+        # torch/lib/c10d for today's torch/csrc/distributed/c10d); a folder none has is another program's file
+        # (XLA's external/xla/.../distributed/client.h is not Slurm's client.h)
+        narrowed = [c for c in cands if ("/" + c[1]).endswith("/" + given) or ("/" + given).endswith("/" + c[1])]
+        if not narrowed:
+            narrowed = [c for c in cands if c[1].rsplit("/", 1)[-1] == given.rsplit("/", 1)[-1]]
+        if not narrowed:
+            return None
+        cands = narrowed
     projects = {c[0] for c in cands}
     if len(projects) == 1:
         return cands[0][0], cands[0][1]
@@ -131,7 +145,7 @@ def _file_sites(by):
         for site in e.get("_sites") or ():
             where = (site.get("where") or "").rsplit(":", 1)[0]
             base = where.rsplit("/", 1)[-1].rsplit(":", 1)[-1]
-            if base.endswith((".c", ".cc", ".cpp", ".cxx", ".cu", ".go", ".h", ".hpp")):
+            if base.endswith((".c", ".cc", ".cpp", ".cxx", ".cu", ".go", ".h", ".hpp", ".cuh")):
                 lit = re.split(r"%|\{", site.get("text") or "", 1)[0].strip()
                 out.setdefault((site.get("source"), base), []).append((lit, e.get("family") or eid))
     _SITE_CACHE[0], _SITE_CACHE[1] = by, out
