@@ -3,7 +3,8 @@ table read from the pinned wheels (tools/gen_lib_modules.py -> generated/lib_mod
 it the answer (explain/libwhere.py).
 
 Texts: fixtures/explain/family19/*.log, each made here by running its .py beside it with the real libraries
-(lightning 2.6.6, accelerate 1.15.0, transformers 5.24.0, torch 2.13.0+cpu, CPython 3.11.7), and
+(lightning 2.6.6, accelerate 1.15.0, transformers 5.24.0, torchmetrics 1.9.0, omegaconf 2.4.0, torch 2.13.0+cpu,
+CPython 3.11.7), and
 ai-responder#7's traceback (https://github.com/Eiztrips/ai-responder/issues/7) with its message replaced."""
 
 import json
@@ -40,7 +41,8 @@ def test_the_module_table_regenerates_from_its_slice(tmp_path, kb):
         d["header"].pop("date")
     assert got == committed
     cov = committed["coverage"]
-    assert set(cov) == {"lightning", "accelerate", "datasets", "transformers", "peft", "trl"}
+    assert set(cov) == {"lightning", "accelerate", "datasets", "transformers", "peft", "trl", "deepspeed", "timm",
+                        "torchmetrics", "hydra-core", "omegaconf"}
     assert all(c["modules"] == c["assigned"] + c["unassigned"] and c["assigned"] > 0 for c in cov.values())
     # every family a rule names is an entry of the knowledge
     assert {fam for _, fam, _ in g.RULES} <= set(kb.by_id)
@@ -67,6 +69,13 @@ def test_the_module_table_regenerates_from_its_slice(tmp_path, kb):
     ("/v/lib/python3.11/site-packages/transformers/generation/utils.py", "transformers.usage"),
     ("/v/lib/python3.11/site-packages/peft/tuners/lora/model.py", "peft.usage"),
     ("/v/lib/python3.11/site-packages/trl/trainer/grpo_config.py", "trl.config"),
+    ("/v/lib/python3.11/site-packages/deepspeed/runtime/zero/config.py", "deepspeed.config"),
+    ("/v/lib/python3.11/site-packages/deepspeed/runtime/engine.py", "deepspeed.usage"),
+    ("/v/lib/python3.11/site-packages/timm/models/_registry.py", "timm.model_name"),
+    ("/v/lib/python3.11/site-packages/timm/layers/patch_embed.py", "timm.input_size"),
+    ("/v/lib/python3.11/site-packages/torchmetrics/functional/classification/stat_scores.py", "torchmetrics.usage"),
+    ("/v/lib/python3.11/site-packages/hydra/_internal/instantiate/_instantiate2.py", "hydra.instantiate"),
+    ("/v/lib/python3.11/site-packages/omegaconf/resolvers/oc/__init__.py", "omegaconf.interpolation"),
     # model code and the libraries' helpers: no finer family
     ("/v/lib/python3.11/site-packages/transformers/models/llama/modeling_llama.py", None),
     ("/v/lib/python3.11/site-packages/accelerate/utils/operations.py", None),
@@ -103,6 +112,20 @@ def test_an_enum_refusing_a_value_the_library_converted(kb):
     assert f["id"] == "transformers.trainer" and f["family"] == "transformers.library_error"
 
 
+def test_a_class_of_the_librarys_errors_module_names_its_family(kb):
+    # OmegaConf raises every error through omegaconf/_utils.py format_and_raise (its module says nothing); the class
+    # omegaconf.errors.InterpolationResolutionError does (oc.env of an unset variable, omegaconf 2.4.0 run here)
+    _res, f = _root(kb, "oc_env.log")
+    assert f["id"] == "omegaconf.interpolation"
+    assert "an exception class omegaconf defines" in f["notes"][0]
+    from gpudoctor.explain.knowledge import generated_table
+
+    classes = generated_table("lib_modules")["classes"]
+    assert classes["omegaconf.errors.MissingMandatoryValue"] == "omegaconf.missing"
+    assert classes["hydra.errors.MissingConfigException"] == "hydra.config"  # (through its base)
+    assert classes["datasets.exceptions.DataFilesNotFoundError"] == "datasets.load"
+
+
 def test_an_internal_failure_stays_the_library_error(kb):
     # Accelerator.save_state() without a project_dir: os.makedirs(None) - CPython's own TypeError in posixpath,
     # not a raise of accelerate's
@@ -127,6 +150,10 @@ LIB = '  File "/v/lib/python3.11/site-packages/lightning/pytorch/callbacks/early
     ("    y = a + None\nTypeError: unsupported operand type(s) for +: 'int' and 'NoneType'\n", None),
     # an internal-failure class even on a raise line
     ("    raise AttributeError('x')\nAttributeError: x\n", None),
+    # a lookup error: only with a sentence of the library's own on its raise line
+    ("    raise KeyError(key)\nKeyError: 'maximize'\n", None),
+    ("    raise KeyError(f\"Environment variable '{key}' not found\")\n"
+     "KeyError: \"Environment variable 'DATA_ROOT' not found\"\n", True),
 ])
 def test_how_it_raised(tail, own):
     got = libwhere.raiser(_tb(HEAD + LIB + tail), "lightning")

@@ -28,7 +28,12 @@ rule names stays unassigned (its exceptions keep '<lib>.library_error'). The sta
 same tree as pytorch_lightning/ and lightning_fabric/ (the source tree above builds all three): explain reads
 their paths as lightning/pytorch/ and lightning/fabric/.
 
-Output: modules (path -> family, the assigned ones), folders (a folder every read module of which the rules assign
+The exception classes of the libraries' errors modules (ERROR_MODULES: omegaconf/errors.py, hydra/errors.py,
+datasets/exceptions.py, peft/utils/error.py) are read from their class statements and assigned by CLASS_RULES (a
+class no rule names takes its bases' family): such an exception is the library's own raise whichever of its
+frames raised it. The slice records them as 'class:<module>:<name>(<bases>)'.
+
+Output: modules (path -> family, the assigned ones), classes (exception class -> family), folders (a folder every read module of which the rules assign
 to one family -> that family: a module of another release in that folder, absent from the pinned wheel, is read
 by its folder), coverage per package (modules read, assigned, unassigned). The slice records, per wheel, its
 distribution, version, file name and the modules read (gen_wheel_packages.write_slice's format), so the test
@@ -40,6 +45,7 @@ import json
 import os
 import re
 import sys
+import tarfile
 import zipfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -50,11 +56,16 @@ GENERATOR = "tools/gen_lib_modules.py"
 NAME = "lib_modules"
 # the distributions read and their import packages whose modules are listed
 DISTS = {"lightning": ("lightning",), "accelerate": ("accelerate",), "datasets": ("datasets",),
-         "transformers": ("transformers",), "peft": ("peft",), "trl": ("trl",)}
+         "transformers": ("transformers",), "peft": ("peft",), "trl": ("trl",), "deepspeed": ("deepspeed", "op_builder"),
+         "timm": ("timm",), "torchmetrics": ("torchmetrics",), "hydra-core": ("hydra",), "omegaconf": ("omegaconf",)}
+# DeepSpeed publishes a source distribution only (its wheel is built where it is installed): its sdist's file list,
+# less the sdist's top folder, is the module list the installed package has
+_SDIST = re.compile(r"^(?P<dist>[A-Za-z0-9_.-]+?)-(?P<version>\d[^-]*)\.tar\.gz$")
 _PY = re.compile(r"^(?P<pkg>[A-Za-z_]\w*)/[\w/]*\w\.py$")
 # a module of a library that is not its library code: its demos and test utilities (lightning/pytorch/demos: the
 # example models; accelerate/test_utils: its own test scripts), tests shipped inside a package
-_SKIP = re.compile(r"^(?:lightning/pytorch/demos/|accelerate/test_utils/|transformers/testing_utils\.py$)|"
+_SKIP = re.compile(r"^(?:lightning/pytorch/demos/|accelerate/test_utils/|transformers/testing_utils\.py$|"
+                   r"hydra/test_utils/|omegaconf/vendor/|deepspeed/runtime/zero/test\.py$)|"
                    r"(?:^|/)tests?/|(?:^|/)test_[^/]*\.py$")
 
 PL = r"^lightning/pytorch/"
@@ -154,8 +165,80 @@ RULES = [
     ("trl-dataset", "trl.dataset", r"^trl/(?:data_utils|chat_template_utils)\.py$"),
     # the trainers and their configs (stable and experimental): their argument checks
     ("trl-config", "trl.config", r"^trl/trainer/|^trl/experimental/(?:\w+/)?\w+_(?:config|trainer)\.py$"),
+    # ---- DeepSpeed (https://github.com/deepspeedai/DeepSpeed/tree/master/deepspeed)
+    # the launcher and the op builders are explain's launcher / build families (analyze._TORCHDIST)
+    ("ds-launcher", "deepspeed.launcher", r"^deepspeed/launcher/"),
+    ("ds-ops", "deepspeed.ops", r"^deepspeed/ops/|^op_builder/"),
+    # the config JSON's readers: runtime/config.py (DeepSpeedConfig), the pydantic models of each section
+    # (config_utils.DeepSpeedConfigModel: zero, offload, activation checkpointing, monitor, comm, ...)
+    ("ds-config", "deepspeed.config", r"^deepspeed/(?:[\w/]*/)?\w*config(?:_utils|_v2|s)?\.py$"),
+    # the engine and the ZeRO / bf16 / pipeline optimizers and modules: deepspeed.initialize's arguments, backward /
+    # step / checkpoint calls, zero.Init and GatheredParameters, combinations of features they refuse
+    ("ds-usage", "deepspeed.usage", r"^deepspeed/__init__\.py$|^deepspeed/runtime/(?:engine|bf16_optimizer|"
+                                    r"zero/(?:stage_1_and_2|stage3|partition_parameters|parameter_offload|"
+                                    r"partitioned_param_coordinator|linear|tiling)|pipe/(?:engine|module|schedule|"
+                                    r"topology)|fp16/\w+|lr_schedules|dataloader|hybrid_engine|"
+                                    r"activation_checkpointing/checkpointing)\.py$|^deepspeed/pipe/"),
+    # ---- timm (https://github.com/huggingface/pytorch-image-models/tree/main/timm)
+    # create_model's name lookup and pretrained tags: the registry, the factory, the Hub and pretrained configs
+    ("timm-name", "timm.model_name", r"^timm/models/_(?:registry|factory|hub|pretrained)\.py$"),
+    # the patch embedding's image-size check
+    ("timm-input", "timm.input_size", r"^timm/layers/(?:patch_embed|format)\.py$"),
+    # the model builder, checkpoint loading, features_only, and the data, optimizer, scheduler and loss factories
+    ("timm-usage", "timm.usage", r"^timm/models/_(?:builder|helpers|features|features_fx|manipulate|input|prune)\.py$|"
+                                 r"^timm/(?:data|optim|scheduler|loss)/"),
+    # ---- torchmetrics (https://github.com/Lightning-AI/torchmetrics/tree/master/src/torchmetrics): every metric's
+    # argument and input checks, the Metric base class, collections and wrappers (tools/gen_lightning_messages.py's
+    # ctx-tm), less its import and print helpers
+    ("tm-usage", "torchmetrics.usage", r"^torchmetrics/(?!__init__\.py$|__about__\.py$|utilities/(?:imports|prints|"
+                                       r"exceptions)\.py$)"),
+    # ---- Hydra (https://github.com/facebookresearch/hydra/tree/main/hydra)
+    ("hydra-instantiate", "hydra.instantiate", r"^hydra/_internal/instantiate/|^hydra/utils\.py$"),
+    ("hydra-override", "hydra.override", r"^hydra/core/override_parser/|^hydra/_internal/grammar/|"
+                                         r"^hydra/_internal/core_plugins/basic_sweeper\.py$"),
+    # composing the config: the loader, the repository of config sources, the search path, the defaults list, the
+    # config store, @hydra.main's / initialize()'s / compose()'s arguments
+    ("hydra-config", "hydra.config", r"^hydra/_internal/(?:config_loader_impl|config_repository|"
+                                     r"config_search_path_impl|defaults_list|sources_registry)\.py$|"
+                                     r"^hydra/_internal/core_plugins/\w+_config_source\.py$|"
+                                     r"^hydra/(?:main|initialize|compose)\.py$|^hydra/core/(?:config_store|"
+                                     r"config_search_path|default_element|config_loader)\.py$|"
+                                     r"^hydra/plugins/config_source\.py$"),
+    # ---- OmegaConf (https://github.com/omry/omegaconf/tree/master/omegaconf): the interpolation grammar and the
+    # built-in resolvers (oc.env, oc.select, oc.dict ...); its other errors are raised through _utils.format_and_raise
+    # for every kind, whose module says nothing
+    ("oc-interpolation", "omegaconf.interpolation", r"^omegaconf/(?:grammar_parser|grammar_visitor)\.py$|"
+                                                    r"^omegaconf/(?:resolvers|grammar)/"),
 ]
 _RULES = [(name, fam, re.compile(rx)) for name, fam, rx in RULES]
+
+# The exception classes a library defines in its errors module, by name: an exception of such a class is the
+# library's own raise, whichever of its frames raised it (OmegaConf raises every error through _utils.format_and_raise,
+# whose module says nothing; the class says which kind). (module, class name regex, family); a class no rule names
+# takes the family of its first base within the module that has one (InterpolationKeyError(InterpolationResolutionError),
+# MissingConfigException(IOError, ConfigCompositionException)).
+ERROR_MODULES = ("omegaconf/errors.py", "hydra/errors.py", "datasets/exceptions.py", "peft/utils/error.py")
+CLASS_RULES = [
+    # omegaconf/errors.py: interpolation ${...} resolution and its grammar; a ??? value read; a key or value the
+    # (structured / struct-mode / read-only) config refuses
+    ("omegaconf/errors.py", r"^(?:InterpolationResolutionError|UnsupportedInterpolationType|GrammarParseError|"
+                            r"ConfigCycleDetectedException)$", "omegaconf.interpolation"),
+    ("omegaconf/errors.py", r"^MissingMandatoryValue$", "omegaconf.missing"),
+    ("omegaconf/errors.py", r"^(?:ValidationError|KeyValidationError|ReadonlyConfigError|"
+                            r"Config(?:Key|Attribute|Type|Index|Value)Error)$", "omegaconf.structured"),
+    # hydra/errors.py: the override grammar, instantiate(), composing the config (MissingConfigException is one)
+    ("hydra/errors.py", r"^OverrideParseException$", "hydra.override"),
+    ("hydra/errors.py", r"^InstantiationException$", "hydra.instantiate"),
+    ("hydra/errors.py", r"^(?:ConfigCompositionException|SearchPathException)$", "hydra.config"),
+    # datasets/exceptions.py: a dataset or its data files not found, a defunct dataset, building it (file formats,
+    # generation, casting the files to one schema), its checksums and splits
+    ("datasets/exceptions.py", r"^(?:DefunctDatasetError|FileNotFoundDatasetsError|DatasetBuildError|"
+                               r"ChecksumVerificationError|SplitsVerificationError)$", "datasets.load"),
+    # peft/utils/error.py: no module of the model matches the adapter's target
+    ("peft/utils/error.py", r"^NoMatchingPeftModuleError$", "peft.usage"),
+]
+_CLASS_RULES = [(mod, re.compile(rx), fam) for mod, rx, fam in CLASS_RULES]
+_CLASS = re.compile(r"^class[ \t]+(?P<name>[A-Za-z_]\w{0,100})[ \t]*\((?P<bases>[^)]{0,300})\)[ \t]*:", re.M)
 
 
 def modules_of(names, packages):
@@ -169,12 +252,62 @@ def modules_of(names, packages):
     return sorted(out)
 
 
+def class_lines(module, src):
+    """The slice's entries of an errors module: 'class:<module>:<name>(<bases>)' per class statement."""
+    return ["class:%s:%s(%s)" % (module, m.group("name"), ",".join(b.strip() for b in m.group("bases").split(",")
+                                                                  if b.strip()))
+            for m in _CLASS.finditer(src)]
+
+
 def read(path):
-    """(distribution, version, [modules]) of one wheel."""
+    """(distribution, version, [modules and the class statements of its ERROR_MODULES]) of one wheel, or of a source
+    distribution (.tar.gz: its file list less its top folder)."""
+    m = _SDIST.match(os.path.basename(path))
+    if m:
+        with tarfile.open(path) as t:
+            names = [n.split("/", 1)[1] for n in t.getnames() if "/" in n]
+        dist = wp.canon(m.group("dist"))
+        return dist, m.group("version"), modules_of(names, DISTS.get(dist, ()))
     dist, version, _ = wp.read_wheel(path)
     with zipfile.ZipFile(path) as z:
         names = z.namelist()
-    return dist, version, modules_of(names, DISTS.get(dist, ()))
+        mods = modules_of(names, DISTS.get(dist, ()))
+        for mod in ERROR_MODULES:
+            if mod in names:
+                mods += class_lines(mod, z.read(mod).decode("utf-8", "replace"))
+    return dist, version, mods
+
+
+def classes_of(entries):
+    """{'<module dotted>.<class>': family} of the class entries of the slice (CLASS_RULES, then the family of its first
+    base within the module that has one)."""
+    out = {}
+    for e in entries:
+        m = re.match(r"^class:(?P<mod>[\w/]+\.py):(?P<name>\w+)\((?P<bases>[^)]*)\)$", e)
+        if not m:
+            continue
+        mod, name = m.group("mod"), m.group("name")
+        dotted = mod[:-len(".py")].replace("/", ".")
+        fam = next((f for rm, rx, f in _CLASS_RULES if rm == mod and rx.match(name)), None)
+        if fam is None:  # (its first base within the module that has one: MissingConfigException(IOError, ...))
+            fam = next((out["%s.%s" % (dotted, b)] for b in m.group("bases").split(",") if "%s.%s" % (dotted, b) in out),
+                       None)
+        if fam:
+            out["%s.%s" % (dotted, name)] = fam
+    return out
+
+
+def sdists(dirs):
+    """{distribution: path} of the newest source distribution of each of DISTS in the folders (DeepSpeed's)."""
+    found = {}
+    for d in dirs:
+        for n in sorted(os.listdir(d)):
+            m = _SDIST.match(n)
+            if m and wp.canon(m.group("dist")) in DISTS:
+                key = wp.canon(m.group("dist"))
+                if key not in found or wp._version_key(m.group("version")) > wp._version_key(found[key][0]):
+                    found[key] = (m.group("version"), os.path.join(d, n))
+    return {k: v[1] for k, v in found.items()}
 
 
 def assign(module):
@@ -189,7 +322,10 @@ def build(rows):
     """The table from [(distribution, version, wheel file, [modules])]."""
     modules, coverage, by_rule = {}, {}, collections.Counter()
     folder_fams = collections.defaultdict(set)
-    for dist, _, _, mods in rows:
+    classes = {}
+    for dist, _, _, entries in rows:
+        classes.update(classes_of(entries))
+        mods = [e for e in entries if not e.startswith("class:")]
         n = assigned = 0
         for mod in mods:
             n += 1
@@ -211,12 +347,13 @@ def build(rows):
                 ", ".join("%s %s" % (d, v) for d, v, _, _ in rows), GENERATOR,
                 "generated by %s; do not edit by hand, run it again. modules: a library module's path (as a "
                 "traceback's site-packages frame shows it) -> the finer family its own raises belong to (RULES); "
-                "folders: a folder whose every module is assigned to one family -> it; coverage: modules read, "
-                "assigned, unassigned per distribution" % GENERATOR),
+                "folders: a folder whose every module is assigned to one family -> it; classes: an exception class "
+                "of a library's errors module (as a traceback prints it) -> its family (CLASS_RULES); coverage: "
+                "modules read, assigned, unassigned per distribution" % GENERATOR),
             "sites": [],  # (no message sites: libwhere.py reads the table itself, knowledge.generated_table)
             "wheels": {d: w for d, _, w, _ in rows},
             "coverage": coverage, "rules": dict(sorted(by_rule.items())),
-            "modules": dict(sorted(modules.items())), "folders": folders}
+            "modules": dict(sorted(modules.items())), "folders": folders, "classes": dict(sorted(classes.items()))}
 
 
 def main(argv=None):
@@ -225,7 +362,9 @@ def main(argv=None):
         rows = wp.read_slice(a.slice)
     else:
         rows = []
-        for dist, path in wp.newest(a.wheels).items():
+        found = sdists(a.wheels)
+        found.update(wp.newest(a.wheels))  # (a wheel, where there is one, before its sdist)
+        for dist, path in sorted(found.items()):
             if dist not in DISTS:
                 continue
             d, v, mods = read(path)

@@ -15,12 +15,17 @@ When no knowledge entry knows an exception's words, pyanswer answers from its in
   line, the way it refuses a call or a setting: the innermost frame is the library's (not the standard library's or
   another package's under it), its source line, where the traceback prints it, is a `raise` statement, and the class
   is not one of Python's internal failures (INTERNAL: AttributeError, KeyError, IndexError, AssertionError, ...
-  Doc/library/exceptions.rst: a missing attribute, key or index, a failed invariant - the library's own state, or
-  another package's version under it: '<lib>.library_error' stays). Without a printed source line, a class the
+  Doc/library/exceptions.rst: a missing attribute, a failed invariant - the library's own state, or another
+  package's version under it: '<lib>.library_error' stays; a KeyError / IndexError only on a printed `raise` line
+  with a sentence of its own: LOOKUP). Without a printed source line, a class the
   library itself defines (its module is the library's: lightning.fabric.utilities.exceptions.
   MisconfigurationException) or a ValueError / NotImplementedError ('an argument that has the right type but an
   inappropriate value') is read as its own raise; a TypeError is so only on a printed `raise` line (CPython raises
   TypeErrors of its own for any operation: 'expected str, bytes or os.PathLike object, not NoneType').
+- **A class of the library's errors module** (the table's classes: omegaconf/errors.py, hydra/errors.py,
+  datasets/exceptions.py, peft/utils/error.py): an exception of such a class is the library's own raise whichever
+  of its frames raised it - OmegaConf raises every error through _utils.format_and_raise, whose module says nothing,
+  and InterpolationResolutionError says omegaconf.interpolation.
 - **An argument check with no module family**: an own raise of an argument-check class (ValueError, TypeError,
   NotImplementedError, or the library's own exception class) in an argument-checking frame (CHECKING: __init__,
   __post_init__, validate* / _validate*, check* / _check*, verify* / _verify*, the name-mangled __validate*) within
@@ -35,10 +40,15 @@ import re
 from gpudoctor.explain import pytb
 
 # Python's exceptions that report an internal failure, not a refusal (Doc/library/exceptions.rst)
-INTERNAL = frozenset(("AttributeError", "KeyError", "IndexError", "AssertionError", "NameError", "UnboundLocalError",
-                      "ZeroDivisionError", "RecursionError", "StopIteration", "ImportError", "ModuleNotFoundError",
-                      "OverflowError", "UnicodeDecodeError", "UnicodeEncodeError", "MemoryError", "SystemError",
-                      "LookupError", "ReferenceError"))
+INTERNAL = frozenset(("AttributeError", "AssertionError", "NameError", "UnboundLocalError", "ZeroDivisionError",
+                      "RecursionError", "StopIteration", "ImportError", "ModuleNotFoundError", "OverflowError",
+                      "UnicodeDecodeError", "UnicodeEncodeError", "MemoryError", "SystemError", "ReferenceError"))
+# a missing key or index: internal (a dict or list lookup in the library's code), unless the library's own printed
+# `raise` line raised it with a sentence of its own (omegaconf's oc.env resolver: raise KeyError(f"Environment
+# variable '{key}' not found"), omegaconf/resolvers/oc/__init__.py) - never a bare key (raise KeyError(key))
+LOOKUP = frozenset(("KeyError", "IndexError", "LookupError"))
+LOOKUP_WORDS = 3  # words a lookup error's own message needs
+_WORD = re.compile(r"[A-Za-z]{2,}")
 # what an argument check raises (Doc/library/exceptions.rst: ValueError, TypeError, NotImplementedError)
 ARG_CHECK = frozenset(("ValueError", "TypeError", "NotImplementedError"))
 # the functions that check a call's arguments: a constructor, a dataclass's __post_init__, a validation helper
@@ -150,7 +160,13 @@ def raiser(tb, lib):
     srcs = tb.get("src") or []
     src = (srcs[-1][0] if len(srcs) == len(frames) and srcs[-1] else "") or ""
     if src:
-        return (len(frames) - 1, True) if _RAISE.match(src.strip()) else None
+        if not _RAISE.match(src.strip()):
+            return None
+        if exc in LOOKUP and len(_WORD.findall(tb.get("msg") or "")) < LOOKUP_WORDS:
+            return None
+        return len(frames) - 1, True
+    if exc in LOOKUP:
+        return None
     if _own_class(tb["exc"], lib) or exc in ("ValueError", "NotImplementedError"):
         return len(frames) - 1, None  # (no source line printed: its class says a refusal)
     return None
@@ -187,12 +203,15 @@ def _checked_call(tb, lib, depth, k):
 
 def choose(by, tb, lib, depth):
     """(entry id, how) of the finer family for an exception raised in library ``lib`` (module docstring), or None:
-    how is ('module', module path) or ('check', function)."""
+    how is ('class', the exception's class), ('module', module path) or ('check', function)."""
+    frames = tb.get("frames") or []
+    fam = (_table().get("classes") or {}).get(tb["exc"])
+    if fam and fam in by and frames and _own_class(tb["exc"], lib):
+        return fam, ("class", tb["exc"])  # (a class of the library's errors module: its own raise)
     got = raiser(tb, lib)
     if got is None:
         return None
     k, own = got
-    frames = tb["frames"]
     fam = module_family(frames[k][0])
     if fam and fam in by and by[fam].get("kind", "error") != "echo":
         return fam, ("module", module_path(frames[k][0]))
@@ -220,7 +239,9 @@ def finding(scan, kb, tb, lib, user, at, what, structural_finding, depth):
         return None
     eid, (how, where) = got
     if how == "module":
-        why = "%s raised by %s's own check in %s (%s's %s module)" % (tb["exc"], lib, where, lib, by[eid]["id"])
+        why = "%s raised by %s's own check in %s (a module of %s's %s part)" % (tb["exc"], lib, where, lib, eid)
+    elif how == "class":
+        why = "%s, an exception class %s defines for its %s errors" % (tb["exc"], lib, eid)
     else:
         why = "%s raised by %s's argument check %s, called from your line" % (tb["exc"], lib, where)
     f = structural_finding(by[eid], tb["hit"], why, scan, sure="medium")
@@ -229,6 +250,8 @@ def finding(scan, kb, tb, lib, user, at, what, structural_finding, depth):
         lib, at, called, what.rstrip("."),
         "That module is %s's %s part (%s): the library refused the call or the setting there; its message names "
         "what it wants." % (lib, eid, where) if how == "module" else
+        "%s defines that class for this kind of error (%s): its message names the key, value or target it could not "
+        "use." % (lib, eid) if how == "class" else
         "%s checks the arguments it was given and refused one your line passes: change that argument as the "
         "message asks, not the library." % where))
     base = "%s.library_error" % lib if "%s.library_error" % lib in by else "code.library_error"
