@@ -171,3 +171,12 @@ def test_an_unknown_header_still_answers_the_build():
     assert buildinputs.lookup("header", "my_own_header.h") == (None, [])
     assert buildinputs.lookup("header", "infiniband/verbs.h")[0] == "rdma"
     assert buildinputs.lookup("cmake", "MPI")[0] == "mpi"
+
+
+def test_a_library_missing_at_run_time(kb):
+    # made here: CPython 3.11's ctypes.CDLL('libmpich.so.12') on a node without MPICH (glibc's dl-load.c text)
+    f = _root("OSError: libmpich.so.12: cannot open shared object file: No such file or directory\n", kb)
+    assert f["id"] == "loader.cannot_open" and "libmpich-dev" in f["causes"][0]["text"]
+    # a library no package of the table has still names the loader's family
+    f = _root("OSError: libfoo_private.so.3: cannot open shared object file: No such file or directory\n", kb)
+    assert f["id"] == "loader.cannot_open"

@@ -62,6 +62,10 @@ GROUPS = {
     "python": (("python3.11-dev", "libpython3.11-dev"), "build.python_headers", "the Python headers"),
 }
 
+# the entry of a group's library missing when a program runs (the dynamic loader's 'cannot open shared object file',
+# glibc elf/dl-load.c), where the group has one of its own; else loader.cannot_open
+RUNTIME_ENTRIES = {"nccl": "nccl.lib_missing", "cuda": "cuda.libs", "rdma": "rdma.libibverbs_missing"}
+
 # the variable that points a build at a group's prefix, where a build file of the stack reads it:
 # (group, variable, repository, commit, file, a literal of the line that reads it)
 VARIABLES = (
@@ -214,7 +218,8 @@ def build(packages, variables):
     groups = {}
     for g, (pkgs, eid, what) in GROUPS.items():
         have = [p for p, _, _, _ in packages if p in pkgs]
-        groups[g] = {"what": what, "entry": eid, "packages": have,
+        groups[g] = {"what": what, "entry": eid, "runtime_entry": RUNTIME_ENTRIES.get(g, "loader.cannot_open"),
+                     "packages": have,
                      "variables": [{"name": v, "read_by": w} for gg, v, w in variables if gg == g]}
     doc = {"header": knowgen.header(
         "Debian bookworm's packages (https://packages.debian.org/bookworm/<package>, apt-get download; dpkg-deb -c) "

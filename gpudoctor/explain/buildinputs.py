@@ -38,12 +38,16 @@ PATTERNS = {
                          (r"\b(?P<cfg>Could not find a package configuration file) provided by "
                           r"\"(?P<name>[\w.+-]{1,80})\"",
                           ["couldnotfindapackageconfiguration"])],
+    # glibc's dynamic loader (elf/dl-load.c: '<name>: cannot open shared object file: <errno text>'), through the
+    # program's start ('error while loading shared libraries: ') or dlopen (Python's OSError / ImportError)
+    "_struct_ex_bi_so": [(r"(?<![\w.+-])(?P<name>lib[\w.+-]{1,100}?\.so(?:\.\d{1,6}){0,4}): cannot open shared object "
+                          r"file", ["cannotopensharedobjectfile"])],
     # debhelper's dh_install (warning("$package missing files: @$set"), then error("missing files, aborting"))
     "_struct_ex_bi_dh": [(r"\bdh_install: (?:warning: |error: )?(?P<pkg>[\w.+-]{1,100}) missing files: "
                        r"(?P<name>[^\n]{1,300})", ["missingfiles:"])],
 }
 KINDS = (("_struct_ex_bi_header", "header"), ("_struct_ex_bi_lib", "lib"), ("_struct_ex_bi_pc", "pc"),
-         ("_struct_ex_bi_cmake", "cmake"), ("_struct_ex_bi_dh", "dh"))
+         ("_struct_ex_bi_cmake", "cmake"), ("_struct_ex_bi_so", "so"), ("_struct_ex_bi_dh", "dh"))
 TABLE_KEYS = {"header": "headers", "lib": "libs", "pc": "pkgconfig", "cmake": "cmake_packages"}
 WHAT = {"header": "the header", "lib": "the library", "pc": "the pkg-config module", "cmake": "the CMake package"}
 
@@ -69,6 +73,9 @@ def lookup(kind, name):
         if mod:
             return mod["group"], (t.get("groups") or {}).get(mod["group"], {}).get("packages") or []
     names = [name] + ([name.rsplit("/", 1)[1]] if kind == "header" and "/" in name else [])
+    if kind == "so":
+        kind, stem = "lib", name[3:].split(".so", 1)[0]
+        names = [stem, stem.split(".", 1)[0]]
     if kind == "lib":
         names.append(name.split(".", 1)[0])
     for n in names:
@@ -117,6 +124,11 @@ def structural(scan, kb, structural_finding, known):
             return f
         group, pkgs = lookup(kind, name)
         g = (t.get("groups") or {}).get(group) or {}
+        if kind == "so":
+            got = _runtime(scan, by, h, name, g, pkgs, structural_finding)
+            if got:
+                return got
+            continue
         eid = g.get("entry") if g.get("entry") in by else "build.tool_error"
         if eid not in by:
             continue
@@ -151,6 +163,25 @@ def structural(scan, kb, structural_finding, known):
                                                                                                             name)]))
         return f
     return None
+
+
+def _runtime(scan, by, h, name, g, pkgs, structural_finding):
+    """The dynamic loader did not find a library when the program ran (not a build): the group's runtime entry (NCCL's,
+    CUDA's, rdma-core's), else loader.cannot_open; the package whose development files hold it names which library
+    (its runtime package is the one to install where the program runs)."""
+    eid = g.get("runtime_entry") if g.get("runtime_entry") in by else "loader.cannot_open"
+    if eid not in by or by[eid].get("kind") == "echo":
+        return None
+    f = structural_finding(by[eid], h, "the dynamic loader's missing %s%s" % (
+        name, " (%s)" % g.get("what") if g else ""), scan, sure="medium" if pkgs else "low")
+    if pkgs:
+        f["causes"].insert(0, _cause(
+            "The program needs %s, %s's library (%s): not installed where it runs, or not on the loader's path."
+            % (name, " / ".join(pkgs), g.get("what")),
+            ["Install %s's runtime where the program runs (the package %s depends on; %s), or add the folder that "
+             "holds %s to LD_LIBRARY_PATH there (`ldconfig -p | grep %s` shows what the loader knows)."
+             % (" / ".join(pkgs), pkgs[0], _install(pkgs), name, name.split(".so", 1)[0])]))
+    return f
 
 
 def _config_fix(name):
