@@ -3,7 +3,7 @@ table read from the pinned wheels (tools/gen_lib_modules.py -> generated/lib_mod
 it the answer (explain/libwhere.py).
 
 Texts: fixtures/explain/family19/*.log, each made here by running its .py beside it with the real libraries
-(lightning 2.6.6, accelerate 1.15.0, transformers 5.24.0, torchmetrics 1.9.0, omegaconf 2.4.0, torch 2.13.0+cpu,
+(lightning 2.6.6, accelerate 1.15.0, transformers 5.24.0, datasets 5.2.0, omegaconf 2.4.0, torch 2.13.0+cpu,
 CPython 3.11.7), and
 ai-responder#7's traceback (https://github.com/Eiztrips/ai-responder/issues/7) with its message replaced."""
 
@@ -126,11 +126,27 @@ def test_a_class_of_the_librarys_errors_module_names_its_family(kb):
     assert classes["datasets.exceptions.DataFilesNotFoundError"] == "datasets.load"
 
 
+def test_a_dataset_operation_with_words_no_entry_knows_is_the_usage_family(kb):
+    # Dataset.train_test_split(test_size=5) (datasets 5.2.0 run here): its own message is a generated site; the same
+    # traceback with a message no entry knows is still datasets/arrow_dataset.py's own raise -> datasets.usage
+    with open(os.path.join(FIX, "ds_split.log"), encoding="utf-8") as f:
+        real = f.read()
+    assert explain.explain_text(real, kb)["findings"][0]["id"] == "datasets.usage"
+    text = real.replace("test_size=5 should be either positive and smaller than the number of samples 3 or a float "
+                        "in the (0, 1) range", "a frobnicator needs a widget")
+    f = explain.explain_text(text, kb)["findings"][0]
+    assert f["id"] == "datasets.usage" and "datasets/arrow_dataset.py" in f["notes"][0]
+
+
 def test_an_internal_failure_stays_the_library_error(kb):
     # Accelerator.save_state() without a project_dir: os.makedirs(None) - CPython's own TypeError in posixpath,
     # not a raise of accelerate's
     _res, f = _root(kb, "acc_save.log")
     assert f["id"] == "accelerate.library_error"
+    # load_dataset("json", data_files=<a pattern nothing matches>) offline (datasets 5.2.0): a StopIteration of
+    # next(iter(...)) in the json builder, no raise of datasets' own
+    _res, f = _root(kb, "ds_files.log")
+    assert f["id"] == "datasets.library_error"
 
 
 def _tb(text):
