@@ -220,3 +220,20 @@ lmcache                   0.3.9.post2              pypi_0    pypi
     assert got["vllm"] == ("0.8.3", 4) and got["xformers"][0] == "0.0.29.post2" and got["typer"][0] == "0.15.2"
     assert got["lmcache"] == ("0.3.9.post2", 8)
     assert explain.explain_text(text, kb)["verdict"] == "no_error"
+
+
+def test_an_apex_extension_module_missing_names_the_build_flag(kb):
+    # NVIDIA/apex#1208 (https://github.com/NVIDIA/apex/issues/1208): an Apex installed without its C++/CUDA
+    # extensions (amp_C is built only with --cuda_ext / APEX_CUDA_EXT=1, setup.py)
+    text = """Traceback (most recent call last):
+  File "/home/thinker/pythonProject/yolov3 train/yolov3-9.5.0/train.py", line 44, in <module>
+    from apex import amp
+  File "/home/thinker/.local/lib/python3.9/site-packages/apex/__init__.py", line 20, in <module>
+    from . import transformer
+  File "/home/thinker/.local/lib/python3.9/site-packages/apex/transformer/pipeline_parallel/utils.py", line 26, in <module>
+    import amp_C
+ModuleNotFoundError: No module named 'amp_C'
+"""
+    f = explain.explain_text(text, kb)["findings"][0]
+    assert f["id"] == "code.python_env"  # the family it had: the site adds the fix
+    assert "APEX_CUDA_EXT=1" in f["causes"][0]["fix"][0] and "--cuda_ext" in f["causes"][0]["text"]

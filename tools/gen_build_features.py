@@ -14,6 +14,11 @@ build systems that decide them (upgrade19, issue 18: the installation as the fix
   UCS_THREAD_MODE_MULTI. UCX's own source decides it: the only code that gives a worker UCP_WORKER_FLAG_THREAD_MULTI
   (src/ucp/core/ucp_worker.c) is compiled under `#if ENABLE_MT`, so these are UCX's --enable-mt too (the generator
   stops when UCX's source no longer says so).
+- **Apex** (NVIDIA/apex): setup.py's `if has_flag("--X", "APEX_X"):` blocks (read with Python's ast) and the
+  CUDAExtension / CppExtension modules each builds (`amp_C`, `fused_layer_norm_cuda`, `apex_C`, ...), with the
+  ENV_TO_FLAG table that maps each flag to its environment variable: a program's `No module named '<module>'` for one
+  of them is an Apex installed without that option (the Python-only build), answered in the family
+  code.python_env already gives it, with the rebuild as the site's own fix.
 - **nccl-tests** (NVIDIA/nccl-tests): src/Makefile's `-I$(<VAR>)/include` flags and the condition that adds each
   (`ifeq ($(MPI), 1)` for MPI_HOME), and each header the sources include that is not in the tree (src/common.h's
   `#include "mpi.h"` under MPI_SUPPORT, `#include "nccl.h"`): the compiler's missing-header line for it, named by the
@@ -22,12 +27,15 @@ build systems that decide them (upgrade19, issue 18: the installation as the fix
 
 Usage:
     python tools/gen_build_features.py --ucx /path/to/ucx.git --ompi /path/to/ompi.git \\
-        --nccl-tests /path/to/nccl-tests.git [--record] [-o OUT]
+        --nccl-tests /path/to/nccl-tests.git --apex /path/to/apex.git [--record] [-o OUT]
     python tools/gen_build_features.py --slice tools/data/build_features_slice.txt -o OUT   (the test)
 
 Sources: openucx/ucx (https://github.com/openucx/ucx), open-mpi/ompi (https://github.com/open-mpi/ompi),
-NVIDIA/nccl-tests (https://github.com/NVIDIA/nccl-tests), read with `git show REV:path`.
+NVIDIA/nccl-tests (https://github.com/NVIDIA/nccl-tests), NVIDIA/apex (https://github.com/NVIDIA/apex), read with
+`git show REV:path`.
 """
+
+import ast
 
 import os
 import re
@@ -38,7 +46,7 @@ import knowgen  # noqa: E402
 
 GENERATOR = "tools/gen_build_features.py"
 SLICE = os.path.join(knowgen.ROOT, "tools", "data", "build_features_slice.txt")
-UCX_REV, NCCL_TESTS_REV = "HEAD", "HEAD"
+UCX_REV, NCCL_TESTS_REV, APEX_REV = "HEAD", "HEAD", "HEAD"
 OMPI_TAGS = ("v3.1.6", "v4.1.8", "v5.0.9")
 OMPI_FILES = ("ompi/mca/pml/ucx/pml_ucx.c", "ompi/mca/osc/ucx/osc_ucx_component.c", "opal/mca/common/ucx/common_ucx.c")
 
@@ -215,6 +223,46 @@ def _missing_header_re(including, header):
             % (inc, h, h))
 
 
+# ---------------------------------------------------------------- Apex's setup.py: the extension modules of each flag
+
+_EXTENSION_CALLS = ("CUDAExtension", "CppExtension")
+
+
+def _const(node):
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def apex_extensions(src):
+    """([(module, flag, env var, line)], {env var: flag}) of Apex's setup.py: each CUDAExtension / CppExtension built
+    inside an `if has_flag(FLAG, ENV):` block (its name: the `name=` keyword or the first argument), and the
+    ENV_TO_FLAG table."""
+    tree = ast.parse(src)
+    env_to_flag = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "ENV_TO_FLAG"
+                                                for t in node.targets) and isinstance(node.value, ast.Dict):
+            env_to_flag = {_const(k): _const(v) for k, v in zip(node.value.keys, node.value.values)
+                           if _const(k) and _const(v)}
+    out = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.If) and isinstance(node.test, ast.Call) and
+                isinstance(node.test.func, ast.Name) and node.test.func.id == "has_flag" and len(node.test.args) == 2):
+            continue
+        flag, env = _const(node.test.args[0]), _const(node.test.args[1])
+        if not flag or not env:
+            continue
+        for stmt in node.body:
+            for call in ast.walk(stmt):
+                if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and
+                        call.func.id in _EXTENSION_CALLS):
+                    continue
+                name = next((_const(k.value) for k in call.keywords if k.arg == "name"), None) or \
+                    (_const(call.args[0]) if call.args else None)
+                if name:
+                    out.append((name, flag, env, call.lineno))
+    return out, env_to_flag
+
+
 # ---------------------------------------------------------------- build
 
 def build(files, version):
@@ -302,13 +350,38 @@ def build(files, version):
                                                       % var, after),
                             "check: %s" % check % (var, header)]}
             sites.append(site)
+    # Apex: a module its Python-only build does not have
+    apex = next((src for p, src in files if p == "apex/setup.py"), None)
+    if apex is not None:
+        exts, env_to_flag = apex_extensions(apex)
+        core = " ".join("%s=1" % e for e, f in sorted(env_to_flag.items()) if f in ("--cpp_ext", "--cuda_ext"))
+        seen = set()
+        for name, flag, env, line in exts:
+            if name in seen:
+                continue
+            seen.add(name)
+            envs = core + ("" if flag in ("--cpp_ext", "--cuda_ext") else " %s=1" % env)
+            site = {"id": "apex.%s" % knowgen.slug(name), "package": "apex", "where": "setup.py:%d" % line,
+                    "text": "No module named '%s'" % name, "level": "error", "macro": env, "option": flag,
+                    "option_where": "setup.py (if has_flag(%r, %r))" % (flag, env),
+                    "re": r"No module named '%s'" % re.escape(name), "family": "code.python_env",
+                    "rule": "apex-extension",
+                    "means": "%s is a compiled extension of Apex that its setup.py builds only with %s (%s=1): this "
+                             "Apex was installed without it (the Python-only build, `pip install apex` from PyPI "
+                             "(another project), or a build whose compiler step was skipped)." % (name, flag, env),
+                    "fix": ["rebuild Apex with it from its checkout: %s pip install -v --no-build-isolation "
+                            "--no-cache-dir ./   (or --config-settings \"--build-option=%s\"); nvcc of torch.version."
+                            "cuda on PATH" % (envs, flag),
+                            "check: python -c 'import %s'   (after the rebuild, in the job's environment)" % name]}
+            sites.append(site)
     return {"header": knowgen.header(
         "openucx/ucx (https://github.com/openucx/ucx) configure.ac, config/m4, src; open-mpi/ompi "
         "(https://github.com/open-mpi/ompi) %s; NVIDIA/nccl-tests (https://github.com/NVIDIA/nccl-tests) src/Makefile "
-        "and src" % ", ".join(OMPI_FILES), version, GENERATOR,
+        "and src; NVIDIA/apex (https://github.com/NVIDIA/apex) setup.py" % ", ".join(OMPI_FILES), version, GENERATOR,
         "messages printed because a build lacks a feature, with the configure option or make variable that gives "
         "it: UCX's off-branch log formats of its configure macros, Open MPI's UCX thread-mode check (UCX's "
-        "--enable-mt), nccl-tests' headers found through its Makefile's prefix variables"), "sites": sites}
+        "--enable-mt), nccl-tests' headers found through its Makefile's prefix variables, Apex's extension modules "
+        "of each setup.py flag"), "sites": sites}
 
 
 def _spans_of(path, src):
@@ -356,9 +429,11 @@ def from_repos(a):
     files += [("nccl-tests/" + p, nt("show", "%s:%s" % (NCCL_TESTS_REV, p))) for p in names
               if p == "src/Makefile" or p.endswith((".h", ".cu"))]
     files.append(("nccl-tests/TREE", "\n".join(names)))
-    version = "ucx %s; ompi %s; nccl-tests %s" % (
+    apex = knowgen.git_reader(a.apex)
+    files.append(("apex/setup.py", apex("show", "%s:setup.py" % APEX_REV)))
+    version = "ucx %s; ompi %s; nccl-tests %s; apex %s" % (
         knowgen.revision(ucx, UCX_REV), ", ".join(knowgen.revision(ompi, t, describe=False) for t in OMPI_TAGS),
-        knowgen.revision(nt, NCCL_TESTS_REV))
+        knowgen.revision(nt, NCCL_TESTS_REV), knowgen.revision(apex, APEX_REV))
     return files, version
 
 
@@ -366,7 +441,7 @@ def _record(path, version, files, sites):
     """The slice: the lines of each file that make its sites (_spans_of), the tree listing of nccl-tests whole."""
     kept = []
     for p, src in files:
-        if p == "nccl-tests/TREE":
+        if p in ("nccl-tests/TREE", "apex/setup.py"):
             kept.append((p, src))
             continue
         lines = src.split("\n")
@@ -388,7 +463,7 @@ def _record(path, version, files, sites):
 
 
 def main(argv):
-    a = knowgen.arguments(__doc__, argv, source=("ucx", "ompi", "nccl-tests"), extra=[
+    a = knowgen.arguments(__doc__, argv, source=("ucx", "ompi", "nccl-tests", "apex"), extra=[
         ("--record", {"action": "store_true", "help": "write the slice (%s)" % SLICE})])
     if a.slice:
         files, version = knowgen.read_slice(a.slice)
