@@ -11,6 +11,8 @@ build.python_headers), How sure: medium when the table knows the name, low else;
 and the variable.
 """
 
+import re
+
 PATTERNS = {
     # GCC's preprocessor (libcpp/files.cc open_file_failed: '<name>: No such file or directory', a fatal error),
     # clang (DiagnosticLexKinds.td err_pp_file_not_found: "'%0' file not found"), nvcc's EDG front end
@@ -50,6 +52,11 @@ KINDS = (("_struct_ex_bi_header", "header"), ("_struct_ex_bi_lib", "lib"), ("_st
          ("_struct_ex_bi_cmake", "cmake"), ("_struct_ex_bi_so", "so"), ("_struct_ex_bi_dh", "dh"))
 TABLE_KEYS = {"header": "headers", "lib": "libs", "pc": "pkgconfig", "cmake": "cmake_packages"}
 WHAT = {"header": "the header", "lib": "the library", "pc": "the pkg-config module", "cmake": "the CMake package"}
+
+
+# Open MPI's component loader says it went on without the component (opal/mca/base/mca_base_component_repository.c:
+# "mca_base_component_repository_open: unable to open %s: %s (ignored)")
+_IGNORED = re.compile(r"\(ignored\)\s*$")
 
 
 def _table():
@@ -125,6 +132,8 @@ def structural(scan, kb, structural_finding, known):
         group, pkgs = lookup(kind, name)
         g = (t.get("groups") or {}).get(group) or {}
         if kind == "so":
+            if _IGNORED.search(h.text or ""):
+                continue  # a component Open MPI skipped and went on without: a warning, no failure
             got = _runtime(scan, by, h, name, g, pkgs, structural_finding)
             if got:
                 return got
