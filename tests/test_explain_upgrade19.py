@@ -237,3 +237,16 @@ ModuleNotFoundError: No module named 'amp_C'
     f = explain.explain_text(text, kb)["findings"][0]
     assert f["id"] == "code.python_env"  # the family it had: the site adds the fix
     assert "APEX_CUDA_EXT=1" in f["causes"][0]["fix"][0] and "--cuda_ext" in f["causes"][0]["text"]
+
+
+def test_a_transformer_engine_built_without_an_option_names_it(kb):
+    # the line Transformer Engine's NVTE_ERROR prints (transformer_engine/common/util/logging.h: '<file>:<line> in
+    # function <func>: <message>', thrown as std::runtime_error and raised in Python as RuntimeError) for
+    # userbuffers-host.cpp's off-branch error (https://github.com/NVIDIA/TransformerEngine/blob/main/
+    # transformer_engine/common/comm_gemm_overlap/userbuffers/userbuffers-host.cpp)
+    text = ("RuntimeError: /opt/TransformerEngine/transformer_engine/common/comm_gemm_overlap/userbuffers/"
+            "userbuffers-host.cpp:442 in function create_communicator_grouped2_mpi: Bootstrapping Userbuffers with "
+            "MPI requires buildingTransformer Engine with NVTE_UB_WITH_MPI=1 and MPI_HOME=/path/to/mpi\n")
+    f = explain.explain_text(text, kb)["findings"][0]
+    assert f["family"] == "megatron.dependency" or f["id"] == "megatron.dependency", f["id"]
+    assert "NVTE_UB_WITH_MPI=1 MPI_HOME=<path>" in f["causes"][0]["fix"][0]

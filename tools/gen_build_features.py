@@ -19,6 +19,13 @@ build systems that decide them (upgrade19, issue 18: the installation as the fix
   ENV_TO_FLAG table that maps each flag to its environment variable: a program's `No module named '<module>'` for one
   of them is an Apex installed without that option (the Python-only build), answered in the family
   code.python_env already gives it, with the rebuild as the site's own fix.
+- **Transformer Engine** (NVIDIA/TransformerEngine): setup.py's `if bool(int(os.getenv("NVTE_X", "0"))):` blocks
+  that pass `-DNVTE_X=ON` to CMake (with the variables the block asserts, MPI_HOME for NVTE_UB_WITH_MPI), the
+  `option(NVTE_X ...)` of transformer_engine/common/CMakeLists.txt that defines the macro, and every NVTE_ERROR /
+  NVTE_CHECK format of transformer_engine/common compiled in that macro's off branch (`#ifdef NVTE_UB_WITH_MPI ...
+  #else NVTE_ERROR("Bootstrapping Userbuffers with MPI requires building" "Transformer Engine with
+  NVTE_UB_WITH_MPI=1 ...")`): megatron.dependency's family (the installed Transformer Engine lacks what the
+  feature needs), the rebuild with the variable as the fix.
 - **nccl-tests** (NVIDIA/nccl-tests): src/Makefile's `-I$(<VAR>)/include` flags and the condition that adds each
   (`ifeq ($(MPI), 1)` for MPI_HOME), and each header the sources include that is not in the tree (src/common.h's
   `#include "mpi.h"` under MPI_SUPPORT, `#include "nccl.h"`): the compiler's missing-header line for it, named by the
@@ -27,12 +34,13 @@ build systems that decide them (upgrade19, issue 18: the installation as the fix
 
 Usage:
     python tools/gen_build_features.py --ucx /path/to/ucx.git --ompi /path/to/ompi.git \\
-        --nccl-tests /path/to/nccl-tests.git --apex /path/to/apex.git [--record] [-o OUT]
+        --nccl-tests /path/to/nccl-tests.git --apex /path/to/apex.git --te /path/to/TransformerEngine.git \\
+        [--record] [-o OUT]
     python tools/gen_build_features.py --slice tools/data/build_features_slice.txt -o OUT   (the test)
 
 Sources: openucx/ucx (https://github.com/openucx/ucx), open-mpi/ompi (https://github.com/open-mpi/ompi),
-NVIDIA/nccl-tests (https://github.com/NVIDIA/nccl-tests), NVIDIA/apex (https://github.com/NVIDIA/apex), read with
-`git show REV:path`.
+NVIDIA/nccl-tests (https://github.com/NVIDIA/nccl-tests), NVIDIA/apex (https://github.com/NVIDIA/apex),
+NVIDIA/TransformerEngine (https://github.com/NVIDIA/TransformerEngine), read with `git show REV:path`.
 """
 
 import ast
@@ -46,7 +54,7 @@ import knowgen  # noqa: E402
 
 GENERATOR = "tools/gen_build_features.py"
 SLICE = os.path.join(knowgen.ROOT, "tools", "data", "build_features_slice.txt")
-UCX_REV, NCCL_TESTS_REV, APEX_REV = "HEAD", "HEAD", "HEAD"
+UCX_REV, NCCL_TESTS_REV, APEX_REV, TE_REV = "HEAD", "HEAD", "HEAD", "HEAD"
 OMPI_TAGS = ("v3.1.6", "v4.1.8", "v5.0.9")
 OMPI_FILES = ("ompi/mca/pml/ucx/pml_ucx.c", "ompi/mca/osc/ucx/osc_ucx_component.c", "opal/mca/common/ucx/common_ucx.c")
 
@@ -110,8 +118,9 @@ def _format_at(src, i):
     return "".join(_LITERAL.findall(first.group(1))) if first else None
 
 
-def off_branch_sites(path, src, macros):
-    """(line, level, format, macro) of each UCX logging call compiled only when one of ``macros`` is off."""
+def off_branch_sites(path, src, macros, calls=_UCS_LOG, fmt_at=None):
+    """(line, level, format, macro) of each logging call (``calls``: UCX's ucs_* by default) compiled only when one
+    of ``macros`` is off; ``fmt_at(src, offset after '(')`` reads its format (_format_at by default)."""
     stack, pos = [], 0
     for n, line in enumerate(src.split("\n"), 1):
         start, pos = pos, pos + len(line) + 1
@@ -128,11 +137,11 @@ def off_branch_sites(path, src, macros):
             elif kind == "endif" and stack:
                 stack.pop()
             continue
-        for call in _UCS_LOG.finditer(line):
+        for call in calls.finditer(line):
             off = [s[0] for s in stack if s[1] and s[0] in macros]
-            fmt = _format_at(src, start + call.end())
+            fmt = (fmt_at or _format_at)(src, start + call.end()) if off else None
             if off and fmt:
-                yield n, call.group(1), fmt, off[-1]
+                yield n, call.group(1).lower(), fmt, off[-1]
 
 
 # ---------------------------------------------------------------- Open MPI's UCX glue: UCX's thread mode
@@ -263,6 +272,58 @@ def apex_extensions(src):
     return out, env_to_flag
 
 
+# ---------------------------------------------------------------- Transformer Engine: setup.py -> CMake -> #ifdef
+
+_TE_ENV = re.compile(r'if bool\(int\(os\.getenv\("(?P<env>NVTE_\w{1,60})", "0"\)\)\):\n(?P<body>(?:[ \t]{8}[^\n]*\n|[ \t]*\n){0,12}?)'
+                     r'[ \t]{8}cmake_flags\.append\("-D(?P<opt>NVTE_\w{1,60})=ON"\)')
+_TE_NEEDS = re.compile(r'os\.getenv\("(\w{1,40})"\) is not None')
+_CMAKE_OPTION = re.compile(r'option\((NVTE_\w{1,60}) "([^"\n]{1,200})" OFF\)\s*\nif \(\1\)(?P<body>(?:\n(?!endif)[^\n]*){0,80})\n'
+                           r'endif')
+_TE_LOG = re.compile(r"\b(NVTE_ERROR|NVTE_CHECK)\s*\(")
+
+
+def te_options(setup, cmake):
+    """{macro: (env var, [variables the block requires], CMake option's description)} of Transformer Engine: each
+    setup.py block that turns NVTE_X=1 into -DNVTE_X=ON, whose CMake option defines the macro
+    (target_compile_definitions(... NVTE_X) under `if (NVTE_X)`)."""
+    defined = {m.group(1): m.group(2) for m in _CMAKE_OPTION.finditer(cmake)
+               if re.search(r"target_compile_definitions\([^)]{0,200}\b%s\b" % m.group(1), m.group("body"))}
+    out = {}
+    for m in _TE_ENV.finditer(setup):
+        if m.group("env") == m.group("opt") and m.group("opt") in defined:
+            out[m.group("opt")] = (m.group("env"), _TE_NEEDS.findall(m.group("body")), defined[m.group("opt")])
+    return out
+
+
+def _te_format(src, i):
+    """The message of an NVTE_ERROR(...) / NVTE_CHECK(cond, ...) whose '(' ends at ``i``: its string literals joined
+    (std::string("a") + std::string("b") is one string), an expression between them %s."""
+    stmt = src[i:knowgen.statement_end(src, i)]
+    if src[i - len("NVTE_CHECK("):i].startswith("NVTE_CHECK"):
+        depth, k = 0, 0
+        while k < len(stmt) and not (stmt[k] == "," and depth == 0):  # the condition, then the message
+            depth += {"(": 1, ")": -1}.get(stmt[k], 0)
+            k += 1
+        stmt = stmt[k + 1:]
+    lits = list(_LITERAL.finditer(stmt))
+    if not lits:
+        return None
+    out, pos = [], 0
+    for m in lits:
+        gap = re.sub(r"std::string\s*\(|\)|\+|\s", "", stmt[pos:m.start()])
+        if out and gap:
+            out.append("%s")
+        out.append(m.group(1))
+        pos = m.end()
+    return "".join(out)
+
+
+def te_sites(path, src, macros):
+    """(line, format, macro) of each NVTE_ERROR / NVTE_CHECK compiled only when one of ``macros`` is off."""
+    for line, _level, fmt, macro in off_branch_sites(path, src, macros, _TE_LOG, _te_format):
+        yield line, fmt, macro
+
+
 # ---------------------------------------------------------------- build
 
 def build(files, version):
@@ -350,6 +411,38 @@ def build(files, version):
                                                       % var, after),
                             "check: %s" % check % (var, header)]}
             sites.append(site)
+    # Transformer Engine: a feature its build left out
+    te_setup = next((src for p, src in files if p == "te/setup.py"), None)
+    te_cmake = next((src for p, src in files if p == "te/transformer_engine/common/CMakeLists.txt"), "")
+    te_macros = te_options(te_setup, te_cmake) if te_setup else {}
+    seen = set()
+    for path, src in files:
+        if not path.startswith("te/transformer_engine/common/") or not path.endswith((".cpp", ".h", ".cu", ".cuh")):
+            continue
+        real = path[len("te/"):]
+        for line, fmt, macro in te_sites(real, src, te_macros):
+            if fmt in seen:
+                continue
+            seen.add(fmt)
+            env, needs, desc = te_macros[macro]
+            rx, literal = knowgen.printf_to_regex(fmt)
+            site = {"id": "te.%s" % knowgen.slug("%s:%d" % (real, line)), "package": "transformer-engine",
+                    "where": "%s:%d" % (real, line), "text": fmt, "level": "error", "macro": macro, "option": env,
+                    "option_where": "setup.py (NVTE env -> -D%s=ON), transformer_engine/common/CMakeLists.txt "
+                                    "(option %s)" % (macro, macro), "option_help": desc}
+            if not knowgen.unanchored(site, rx, literal, 24):
+                envs = " ".join(["NVTE_FRAMEWORK=pytorch", "%s=1" % env] + ["%s=<path>" % v for v in needs])
+                site.update({"re": rx, "family": "megatron.dependency", "rule": "te-off-branch",
+                             "means": "This Transformer Engine was built without %s (%s: %s=1 at build time turns "
+                                      "on CMake's %s); this error is compiled only when %s is off." % (
+                                          macro, desc, env, macro, macro),
+                             "fix": ["rebuild Transformer Engine with it: %s pip install --no-build-isolation -v "
+                                     "<TransformerEngine checkout or git+https://github.com/NVIDIA/TransformerEngine"
+                                     ".git@stable>%s" % (envs, "" if not needs else " (%s: the install prefix)"
+                                                         % ", ".join(needs)),
+                                     "or use what the build has: a Transformer Engine wheel or NGC container built "
+                                     "with it, or the feature's other backend (the option that chose %s)" % macro]})
+            sites.append(site)
     # Apex: a module its Python-only build does not have
     apex = next((src for p, src in files if p == "apex/setup.py"), None)
     if apex is not None:
@@ -377,11 +470,13 @@ def build(files, version):
     return {"header": knowgen.header(
         "openucx/ucx (https://github.com/openucx/ucx) configure.ac, config/m4, src; open-mpi/ompi "
         "(https://github.com/open-mpi/ompi) %s; NVIDIA/nccl-tests (https://github.com/NVIDIA/nccl-tests) src/Makefile "
-        "and src; NVIDIA/apex (https://github.com/NVIDIA/apex) setup.py" % ", ".join(OMPI_FILES), version, GENERATOR,
+        "and src; NVIDIA/apex (https://github.com/NVIDIA/apex) setup.py; NVIDIA/TransformerEngine "
+        "(https://github.com/NVIDIA/TransformerEngine) setup.py, transformer_engine/common" % ", ".join(OMPI_FILES),
+        version, GENERATOR,
         "messages printed because a build lacks a feature, with the configure option or make variable that gives "
         "it: UCX's off-branch log formats of its configure macros, Open MPI's UCX thread-mode check (UCX's "
         "--enable-mt), nccl-tests' headers found through its Makefile's prefix variables, Apex's extension modules "
-        "of each setup.py flag"), "sites": sites}
+        "of each setup.py flag, Transformer Engine's off-branch errors of its NVTE_* build options"), "sites": sites}
 
 
 def _spans_of(path, src):
@@ -409,7 +504,7 @@ def _spans_of(path, src):
             yield src.count("\n", 0, t.start()) + 1, src.count("\n", 0, max(k, t.start())) + 1
         return
     for n, line in enumerate(lines, 1):
-        if _UCS_LOG.search(line) or _INCLUDE.match(line) or _COND.match(line) or \
+        if _UCS_LOG.search(line) or _TE_LOG.search(line) or _INCLUDE.match(line) or _COND.match(line) or \
                 "UCP_WORKER_FLAG_THREAD_MULTI;" in line:
             yield n, n + (2 if not _INCLUDE.match(line) and not _COND.match(line) else 0)
 
@@ -431,9 +526,14 @@ def from_repos(a):
     files.append(("nccl-tests/TREE", "\n".join(names)))
     apex = knowgen.git_reader(a.apex)
     files.append(("apex/setup.py", apex("show", "%s:setup.py" % APEX_REV)))
-    version = "ucx %s; ompi %s; nccl-tests %s; apex %s" % (
+    te = knowgen.git_reader(a.te)
+    files += [("te/" + p, s) for p, s in knowgen.tree_files(
+        te, TE_REV, ("setup.py", "transformer_engine/common"),
+        lambda p: p in ("setup.py", "transformer_engine/common/CMakeLists.txt") or
+        p.endswith((".cpp", ".h", ".cu", ".cuh")))]
+    version = "ucx %s; ompi %s; nccl-tests %s; apex %s; transformer-engine %s" % (
         knowgen.revision(ucx, UCX_REV), ", ".join(knowgen.revision(ompi, t, describe=False) for t in OMPI_TAGS),
-        knowgen.revision(nt, NCCL_TESTS_REV), knowgen.revision(apex, APEX_REV))
+        knowgen.revision(nt, NCCL_TESTS_REV), knowgen.revision(apex, APEX_REV), knowgen.revision(te, TE_REV))
     return files, version
 
 
@@ -441,7 +541,7 @@ def _record(path, version, files, sites):
     """The slice: the lines of each file that make its sites (_spans_of), the tree listing of nccl-tests whole."""
     kept = []
     for p, src in files:
-        if p in ("nccl-tests/TREE", "apex/setup.py"):
+        if p in ("nccl-tests/TREE", "apex/setup.py", "te/setup.py", "te/transformer_engine/common/CMakeLists.txt"):
             kept.append((p, src))
             continue
         lines = src.split("\n")
@@ -463,7 +563,7 @@ def _record(path, version, files, sites):
 
 
 def main(argv):
-    a = knowgen.arguments(__doc__, argv, source=("ucx", "ompi", "nccl-tests", "apex"), extra=[
+    a = knowgen.arguments(__doc__, argv, source=("ucx", "ompi", "nccl-tests", "apex", "te"), extra=[
         ("--record", {"action": "store_true", "help": "write the slice (%s)" % SLICE})])
     if a.slice:
         files, version = knowgen.read_slice(a.slice)
