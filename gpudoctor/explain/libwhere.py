@@ -265,4 +265,13 @@ def finding(scan, kb, tb, lib, user, at, what, structural_finding, depth):
                             "confirm": list(c.get("confirm") or ()), "fix": list(c.get("fix") or ()),
                             "exports": dict(c.get("exports") or {}), "evidence": [], "static_rank": n,
                             "computed": c.get("computed")})
+    # (upgrade19) the installation to change, as pyanswer's library-error answer gives it: for a refusal of the
+    # library's own (never an internal failure here) the last alternative, beside the generic version cause
+    from gpudoctor.explain import upgrade
+
+    up, note, _internal = upgrade.advice(scan, tb, lib)
+    if up:
+        f["causes"][-1]["fix"].extend(up)
+        if note:
+            f["notes"].append(note)
     return f
