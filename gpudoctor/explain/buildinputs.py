@@ -68,7 +68,7 @@ def _table():
 def hits(scan, known):
     """The missing-input lines no knowledge entry matched: [(kind, Hit)] in line order."""
     out = [(kind, h) for eid, kind in KINDS for h in scan.matches.get(eid, [])
-           if h.severity != "info" and h.line not in known]
+           if h.severity != "info" and h.line not in known and not (kind == "so" and _IGNORED.search(h.text or ""))]
     return sorted(out, key=lambda x: x[1].line)
 
 
@@ -132,8 +132,6 @@ def structural(scan, kb, structural_finding, known):
         group, pkgs = lookup(kind, name)
         g = (t.get("groups") or {}).get(group) or {}
         if kind == "so":
-            if _IGNORED.search(h.text or ""):
-                continue  # a component Open MPI skipped and went on without: a warning, no failure
             got = _runtime(scan, by, h, name, g, pkgs, structural_finding)
             if got:
                 return got

@@ -160,7 +160,8 @@ def seen(scan):
     known = _known(scan)
     return bool(_dcgm_hits(scan, known) or _wc_hits(scan, known) or
                 _start_hits(scan, known) or _hits(scan, "_struct_ex_build", known) or
-                cut_traceback(scan) or _buildinputs.hits(scan, known) or _srcprov.hits(scan, known))
+                cut_traceback(scan) or _buildinputs.hits(scan, known) or
+                _srcprov.hits(scan, known, answerable=True))
 
 
 def structural(scan, kb, structural_finding):

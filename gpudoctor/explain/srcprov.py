@@ -189,10 +189,24 @@ def family(by, project, base, rest):
     return None, None
 
 
-def hits(scan, known):
-    """The source-prefix failure lines no knowledge entry matched."""
-    return [h for h in scan.matches.get("_struct_ex_src", [])
-            if h.severity != "info" and h.line not in known and failure(h) and project_of(h.groups.get("path") or "")]
+def hits(scan, known, answerable=False):
+    """The source-prefix failure lines no knowledge entry matched; ``answerable``: only those whose project has a
+    family of its own (RULES' area or the file's: what explicit.seen counts, so that a project answered only through
+    its message sites - the kubelet's, rdma-core's - never turns a text into 'no known error' without an answer)."""
+    out = []
+    for h in scan.matches.get("_struct_ex_src", []):
+        if h.severity == "info" or h.line in known or not failure(h):
+            continue
+        got = project_of(h.groups.get("path") or "")
+        if not got:
+            continue
+        if answerable:
+            meta = _table().get("projects", {}).get(got[0]) or {}
+            base = (h.groups.get("path") or "").rsplit("/", 1)[-1]
+            if not (meta.get("family") or (meta.get("file_families") or {}).get(base)):
+                continue
+        out.append(h)
+    return out
 
 
 def structural(scan, kb, structural_finding, known):
