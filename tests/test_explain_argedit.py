@@ -44,6 +44,7 @@ def first_fix(case):
     ("argparse_choice", "--optim adamw (not --optim adam)"),  # argparse's own refusal
     ("hfparser_sched", "--lr_scheduler_type linear"),  # HfArgumentParser's choices
     ("torchrun_cli_optim", "--optim adamw_8bit"),  # TrainingArguments(optim=args.optim) under torchrun --optim
+    ("hydra_es", "early_stopping.mode=max (not early_stopping.mode=maximum)"),  # a Hydra override on the torchrun line
     # exclusive: keep one of the arguments the line passes
     ("loader_sampler_shuffle", "keep only one of sampler / shuffle=True: drop shuffle=True (or set shuffle=False)"),
     ("upsample_both", "keep only one of size=(16, 16) / scale_factor=2.0: drop scale_factor=2.0"),

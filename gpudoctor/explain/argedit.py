@@ -408,8 +408,20 @@ def _enum_arg(tb, msg):
     return None
 
 
-def _cli_value(scan, name):
-    """(how the flag was written, its value) of `--name v` / `--name=v` on a command line the text prints."""
+# a Hydra override on the command line: key=value, +key=value, ++key=value, the key dotted
+# (https://hydra.cc/docs/advanced/override_grammar/basic/)
+_OVERRIDE = re.compile(r"^(?P<key>\+{0,2}(?:[A-Za-z_][\w-]{0,60}\.){0,8}(?P<last>[A-Za-z_]\w{0,60}))="
+                       r"(?P<v>[^\s=]{1,80})$")
+
+
+# a value read from the parsed command line or config: args.lr, cfg.trainer.mode
+_PARSED = re.compile(r"^(?:args|opts|options|cfg|conf|config|hparams|flags)(?:\.\w{1,60}){1,8}$")
+
+
+def _cli_value(scan, name, value=None):
+    """(how it was written, its value, the separator) of `--name v` / `--name=v` on a command line the text prints
+    (launchctx's torchrun / srun / accelerate launch lines), or of a Hydra override `a.b.name=v` whose value is the
+    refused ``value``; None when there is none."""
     st = getattr(scan, "launchctx", None)
     if st is None or not name:
         return None
@@ -418,10 +430,13 @@ def _cli_value(scan, name):
         argv = c.get("argv") or []
         for i, a in enumerate(argv[:400]):
             if a in flags and i + 1 < len(argv):
-                return (a, _safe(argv[i + 1])) if _safe(argv[i + 1]) else None
+                return (a, _safe(argv[i + 1]), " ") if _safe(argv[i + 1]) else None
             head, eq, val = a.partition("=")
             if eq and head in flags:
-                return (head, _safe(val)) if _safe(val) else None
+                return (head, _safe(val), "=") if _safe(val) else None
+            o = _OVERRIDE.match(a) if value is not None else None
+            if o and o.group("last") == name and o.group("v").strip("'\"") == value:
+                return o.group("key").lstrip("+"), value, "="
     return None
 
 
@@ -505,17 +520,17 @@ def _allowed(c, tb, msg, kws, on_line, got, scan):
     picks = closest(value, choices) if value else []
     written = kws.get(arg)
     cli = None
-    if scan is not None and (written is None or re.match(r"^(?:args|opts|options|cfg|config|hparams|flags)\.\w{1,60}$",
-                                                         written.strip())):
-        # not on the line, or read from the parsed command line (args.x): the `--x v` the text's command line gave
-        cli = _cli_value(scan, arg if written is None else written.strip().split(".")[1])
+    if scan is not None and (written is None or _PARSED.match(written.strip())):
+        # not on the line, or read from the parsed command line (args.x, cfg.a.x): the `--x v` or the Hydra override
+        # `a.x=v` the text's command line gave
+        cli = _cli_value(scan, arg if written is None else written.strip().rsplit(".", 1)[1], value)
     if not picks:
         shown = ", ".join(choices[:12]) + (", ..." if len(choices) > 12 else "")
         if cli:
-            return ["pass %s one of the values it takes: %s" % (cli[0], shown)]
+            return ["give %s one of the values it takes: %s" % (cli[0], shown)]
         return ["set %s to one of the values the message lists: %s" % (arg, shown)]
     if cli and cli[1] == value:
-        return ["%s (not %s %s)" % (" or ".join("%s %s" % (cli[0], p) for p in picks), cli[0], value)]
+        return ["%s (not %s%s%s)" % (" or ".join("%s%s%s" % (cli[0], cli[2], p) for p in picks), cli[0], cli[2], value)]
     if written is not None and not _is_str(written) and _ident(written.strip()) and not _NUMBER.match(written):
         # the value comes from a variable or a config attribute: name it
         var = written.strip()
@@ -616,9 +631,11 @@ def _range(c, kws, on_line, got, names, scan):
         var, default = env
         return ["export %s=<a value %s> before the run (the call reads %s=%s from the environment%s)" % (
             var, bound, arg, "$" + var, ", falling back to %s" % default if default else "")]
-    cli = _cli_value(scan, arg) if scan is not None and not w else None
+    cli = None
+    if scan is not None and (not w or _PARSED.match(w)):  # (a value from the command line: its flag / override)
+        cli = _cli_value(scan, w.rsplit(".", 1)[1] if w else arg, c["value"])
     if cli:
-        return ["%s <a value %s> (not %s %s)" % (cli[0], bound, cli[0], cli[1])]
+        return ["%s%s<a value %s> (not %s%s%s)" % (cli[0], cli[2], bound, cli[0], cli[2], cli[1])]
     lit = _lit(w)
     if w and lit and _ident(lit) and not _NUMBER.match(lit) and lit not in ("True", "False", "None"):
         return ["set %s to a value %s where it is set (the call passes %s=%s)" % (lit, bound, arg, lit)]
