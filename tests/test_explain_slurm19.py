@@ -146,3 +146,48 @@ def test_a_normal_pending_reason_stays_a_note(kb):
             "                40     debug  eval.sh     alice  R       5:00      1 gpu01\n")
     res = explain.explain_text(text, kb)
     assert res["verdict"] == "no_error" and not res["findings"]
+
+
+@pytest.mark.parametrize("name,line", [
+    ("empty_argparse", "python3 prep.py --workers ${SLURM_CPUS_PER_TASK:-1}"),
+    ("empty_int", "export NUM_WORKERS=${SLURM_CPUS_PER_TASK:-1}"),
+])
+def test_an_empty_value_from_a_variable_no_directive_sets_names_the_option(kb, name, line):
+    # argparse's 'expected one argument' / int('') after the script expanded an unset $SLURM_CPUS_PER_TASK
+    f = _root(kb, name)
+    c = f["causes"][0]
+    assert c["text"].startswith("SLURM_CPUS_PER_TASK is empty in this job"), c["text"]
+    assert "#SBATCH --cpus-per-task=" in c["fix"][0] and line in c["fix"][1]
+    # with the option on an #SBATCH line (long or short form) the variable is set: no such cause
+    for opt in ("--cpus-per-task=4", "-c 4"):
+        text = _text(name).replace("#SBATCH --output=", "#SBATCH %s\n#SBATCH --output=" % opt, 1)
+        res = explain.explain_text(text, kb)
+        assert not res["findings"][0]["causes"][0]["text"].startswith("SLURM_CPUS_PER_TASK is empty"), opt
+
+
+@pytest.mark.parametrize("name", ["nodelist_exclude_overlap", "nodelist_exclude_overlap_srun"])
+def test_a_node_both_required_and_excluded_is_named(kb, name):
+    # slurmctld answers the overlap with ESLURM_INVALID_NODE_NAME (job_mgr.c); srun's -x is a hostlist (s[18-20])
+    f = _root(kb, name)
+    c = f["causes"][0]
+    assert "s19 is in --nodelist (-w) and in --exclude (-x)" in c["text"], c["text"]
+    assert c["fix"][0].startswith("drop one of the two for s19")
+
+
+def test_hostlists_are_expanded():
+    from gpudoctor.explain.slurmscript import _hosts, _node_lists
+
+    assert _hosts("gpu[01-03,07],cpu1") == ["gpu01", "gpu02", "gpu03", "gpu07", "cpu1"]
+    assert _node_lists(["-w", "a1", "--exclude=a[0-2]"]) == ({"a1"}, {"a0", "a1", "a2"})
+
+
+def test_the_jobs_partition_and_qos_fill_the_fix_lines(kb):
+    # the squeue row's partition and scontrol's QOS= name the <PARTITION> / <QOS> of the reasons' fix lines
+    head = "             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)\n"
+    text = (head + "               311       gpu train.sh      bob PD       0:00      1 (PartitionTimeLimit)\n"
+            "$ scontrol show job 311 | grep QOS\n   Priority=1 Nice=0 Account=proj QOS=short\n")
+    f = explain.explain_text(text, kb)["findings"][0]
+    assert "scontrol update jobid=311 timelimit=" in _fixes(f)
+    text = text.replace("(PartitionTimeLimit)", "(QOSMaxWallDurationPerJobLimit)")
+    f = explain.explain_text(text, kb)["findings"][0]
+    assert "sacctmgr show qos short format=name,maxwall" in _fixes(f), _fixes(f)

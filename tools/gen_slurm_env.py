@@ -151,10 +151,22 @@ def _fix(name, kind, opts, set_by):
                    "to run it outside Slurm too, read it with a default: %s" % dflt]
 
 
+# an option's header in sbatch(1)'s OPTIONS section: '\fB\-c\fR, \fB\-\-cpus\-per\-task\fR=<\fIncpus\fR>'
+_ALIAS = re.compile(r"^\\fB\\-([A-Za-z])\\fR, \\fB\\-\\-([a-z][\w\\-]{0,60}?)\\fR", re.M)
+
+
+def aliases(text):
+    """{long option: short option} of a man page's option headers ('-c, --cpus-per-task')."""
+    return {"--" + lng.replace("\\-", "-"): "-" + short for short, lng in _ALIAS.findall(text)}
+
+
 def build(files, version):
     per = {}  # name -> {command: description}
     order = []
+    short = {}
     for path, text in files:
+        if path.endswith("sbatch.1"):
+            short.update(aliases(text))
         cmd = os.path.basename(path)[:-2]
         for name, desc in parse_section(text):
             if name not in per:
@@ -174,6 +186,7 @@ def build(files, version):
             kind = "always"
         site = {"id": "slurm.env.%s" % name.lower(), "name": name,
                 "set_by": {c: k for c, (k, _) in set_by.items()}, "kind": kind, "options": opts,
+                "short": [short[o] for o in opts if o in short],
                 "man": descs.get(where, ""), "text": "%s: unbound variable" % name,
                 "re": r"(?:\b%s: %s|KeyError: '%s')" % (re.escape(name), _SHELL, re.escape(name))}
         rule, family = knowgen.assign(RULES, None, {"kind": kind})
@@ -203,6 +216,10 @@ def record(path, files, version):
             body = body[:len(SECTION) + j.start()] if j else body
             first = text[:i].count("\n") + 1
             f.write("=== %s @%d\n%s" % (p, first, body if body.endswith("\n") else body + "\n"))
+            if p.endswith("sbatch.1"):  # the options' headers, for their short forms (aliases)
+                for m in _ALIAS.finditer(text):
+                    f.write("=== %s @%d\n%s\n" % (p, text[:m.start()].count("\n") + 1,
+                                                   text[m.start():text.find("\n", m.start())]))
 
 
 def main(argv):

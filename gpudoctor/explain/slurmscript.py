@@ -14,41 +14,82 @@ change.
   from its string, so a script file (and its arguments) after it is refused: the user's sbatch line without --wrap
   (submit the script) and without the script (submit the wrapped command);
 - a pending job's id: <JOBID> in the fix lines of a Slurm root is the job the text shows (its squeue row, JobId=,
-  'Submitted batch job N') when the text shows exactly one; and whether the text shows that job running or done
+  'Submitted batch job N') when the text shows exactly one (<PARTITION>, <QOS>, <ACCOUNT> likewise, from the squeue
+  row, scontrol's fields or the #SBATCH options); and whether the text shows that job running or done
   after its pending line (waits.py: slurm_script.toml's slurm.pending_requested, resolved_by_job).
 
 analyze.analyze calls fill() after the other fills; waits.unresolved calls job_unresolved().
 """
 
+import json
+import os
 import re
 import shlex
 
 from gpudoctor.fixline import sh
 
+_TABLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "knowledge", "generated",
+                      "slurm_env.json")
+
+
+def _option_words():
+    """The options (long and short) that make Slurm set a variable (generated/slurm_env.json), as a regex
+    alternation: an #SBATCH line or an sbatch command line that carries one sets that variable."""
+    try:
+        with open(_TABLE) as f:
+            sites = json.load(f)["sites"]
+    except (OSError, ValueError, KeyError):
+        sites = []
+    words = sorted({o for s in sites if s.get("kind") == "option" for o in s.get("options", []) + s.get("short", [])},
+                   key=lambda o: (-len(o), o))
+    return "|".join(re.escape(o) for o in words) or "--cpus-per-task"
+
+# Each pattern ends at its line's end ('\n'): a two-line pattern is searched on its line and the next one joined by a
+# line break (scan.py _search_text), so its match stays on its own line; a one-line pattern may be tried on a line
+# joined to the next as if wrapped, and '#SBATCH --job-name=x' + 'python3 -c ...' would read '-c' as an option.
 PATTERNS = {
     # an #SBATCH line whose unquoted value is followed by another word that is no option and no comment
     "_struct_sb_spaced": [r"^[ \t]{0,8}#SBATCH[ \t]{1,8}(?P<opt>--?[A-Za-z][\w-]{0,40})(?P<sep>[= ])"
-                          r"(?P<val>[^\s\"'#-][^\s\"'=]{0,200})[ \t]{1,8}(?P<rest>[^\s#-][^\n#]{0,200}?)[ \t\r]{0,8}$"],
+                          r"(?P<val>[^\s\"'#-][^\s\"'=]{0,200})[ \t]{1,8}(?P<rest>[^\s#-][^\n#]{0,200}?)[ \t\r]{0,8}\n"],
     # the user's sbatch command line with --wrap
-    "_struct_sb_wrap": [r"\bsbatch[ \t][^\n]{0,400}--wrap\b[^\n]{0,600}"],
+    "_struct_sb_wrap": [r"\bsbatch[ \t][^\n]{0,400}--wrap\b[^\n]{0,600}\n"],
     # a script line that reads a Slurm variable (bash $VAR / ${VAR}, Python os.environ['VAR'])
-    "_struct_sb_varuse": [r"\$\{?SLURM_(?P<var>[A-Z0-9_]{2,60})\b",
-                          r"\benviron\[[\"']SLURM_(?P<var>[A-Z0-9_]{2,60})[\"']\]"],
+    "_struct_sb_varuse": [r"\$\{?SLURM_(?P<var>[A-Z0-9_]{2,60})\b[^\n]{0,400}\n",
+                          r"\benviron\[[\"']SLURM_(?P<var>[A-Z0-9_]{2,60})[\"']\][^\n]{0,400}\n"],
+    # an #SBATCH line, and one that carries an option that makes Slurm set a variable; the user's sbatch command line
+    "_struct_sb_directive": [r"^[ \t]{0,8}#SBATCH[ \t][^\n]{0,400}\n"],
+    "_struct_sb_optline": [r"^[ \t]{0,8}#SBATCH[ \t][^\n]{0,300}?(?<![\w-])(?P<opt>%s)(?![\w-])[^\n]{0,300}\n"
+                           % _option_words()],
+    "_struct_sb_cmd": [r"(?:^|[$#>][ \t]{1,4})(?:sbatch|srun|salloc)[ \t][^\n]{1,400}\n"],
+    # an #SBATCH line that names nodes to run on or to leave out
+    "_struct_sb_nodes": [r"^[ \t]{0,8}#SBATCH[ \t][^\n]{0,300}?(?<![\w-])(?:--nodelist|--exclude|-w|-x)\b[^\n]{0,300}\n"],
+    # the job's partition, QOS and account where the text shows them: scontrol's fields, the #SBATCH options
+    "_struct_sb_part": [r"\bPartition=(?P<v>[\w.-]{1,60})\b[^\n]{0,400}\n",
+                        r"^[ \t]{0,8}#SBATCH[ \t][^\n]{0,200}?(?:--partition[= ]|-p[ \t]{1,4})(?P<v>[\w.-]{1,60})[^\n]{0,200}\n"],
+    "_struct_sb_qos": [r"\bQOS=(?P<v>[\w.-]{1,60})\b[^\n]{0,400}\n",
+                       r"^[ \t]{0,8}#SBATCH[ \t][^\n]{0,200}?--qos[= ](?P<v>[\w.-]{1,60})[^\n]{0,200}\n"],
+    "_struct_sb_acct": [r"\bAccount=(?P<v>[\w.-]{1,60})\b[^\n]{0,400}\n",
+                        r"^[ \t]{0,8}#SBATCH[ \t][^\n]{0,200}?(?:--account[= ]|-A[ \t]{1,4})(?P<v>[\w.-]{1,60})[^\n]{0,200}\n"],
     # a job's id where the text names it: scontrol's block head, sbatch's answer
-    "_struct_sb_jobid": [r"\bJobId=(?P<id>\d{1,10})\b", r"\bSubmitted batch job (?P<id>\d{1,10})\b"],
+    "_struct_sb_jobid": [r"\bJobId=(?P<id>\d{1,10})\b[^\n]{0,400}\n", r"\bSubmitted batch job (?P<id>\d{1,10})\b[^\n]{0,200}\n"],
     # a job's state: scontrol's JobState=, sacct's / squeue -l's state column on a row that starts with the job id
-    "_struct_sb_state": [r"\bJobState=(?P<state>[A-Z_]{3,20})\b",
+    "_struct_sb_state": [r"\bJobState=(?P<state>[A-Z_]{3,20})\b[^\n]{0,400}\n",
                          r"^[ \t]{0,20}(?P<id>\d{1,10})(?:\.[\w+-]{1,20})?[ \t][^\n]{0,200}?"
-                         r"\b(?P<state>RUNNING|COMPLETED|COMPLETING)\b"],
+                         r"\b(?P<state>RUNNING|COMPLETED|COMPLETING)\b[^\n]{0,200}\n"],
     # a command that reads a file whose name carries a job id (slurm-24.out, train-24.out, eval_24.log): Slurm
     # creates the job's --output / --error file (default slurm-%j.out; %j is the job id, sbatch(1) filename pattern)
     # when the job starts (slurmstepd opens it at launch), so its content shown means that job ran; coreutils' 'No
     # such file or directory' for it means it did not
     "_struct_sb_outfile": [r"^(?:\$|[\w.-]{1,40}@[^\s$#]{0,200}[$#])[ \t]{1,4}(?:cat|tail|head|less|more|grep)\b"
-                           r"[^\n]{0,200}?[-_.](?P<id>\d{1,10})(?:_\d{1,6})?\.(?:out|err|log)\b",
+                           r"[^\n]{0,200}?[-_.](?P<id>\d{1,10})(?:_\d{1,6})?\.(?:out|err|log)\b[^\n]{0,200}\n",
                            r"\b(?:cat|tail|head|grep): (?:cannot open )?'?[^\n:']{0,200}?[-_.](?P<id>\d{1,10})(?:_\d{1,6})?"
                            r"\.(?:out|err|log)'?(?: for reading)?: (?P<missing>No such file or directory)"],
 }
+
+# the patterns above that read the user's own lines (a batch script's, a command line), not a program's output: a
+# symptom told in words on such a line is still the user's (symptoms._program_lines)
+USER_LINES = frozenset(("_struct_sb_spaced", "_struct_sb_wrap", "_struct_sb_varuse", "_struct_sb_directive",
+                        "_struct_sb_optline", "_struct_sb_cmd", "_struct_sb_nodes", "_struct_sb_outfile"))
 
 _RAN = ("RUNNING", "COMPLETING", "COMPLETED")
 _ROW_ID = re.compile(r"^[ \t]{0,20}(\d{1,10})(?:_\S{1,40})?[ \t]")
@@ -113,17 +154,48 @@ def _one_job(scan, f):
     return ids.pop() if len(ids) == 1 else None
 
 
-def _fill_jobid(scan, f):
+def _one_value(scan, key):
+    vals = {h.groups.get("v") for h in _hits(scan, key)} - {None, "null"}
+    return vals.pop() if len(vals) == 1 else None
+
+
+def _row_partition(f):
+    """The partition column of the squeue row the root matched (JOBID PARTITION NAME ...), or None."""
+    for c in f.get("causes") or ():
+        for ev in c.get("evidence") or ():
+            m = re.match(r"^[ \t]{0,20}\d{1,10}(?:_\S{1,40})?[ \t]{1,20}([\w.-]{1,60})[ \t]", ev["text"])
+            if m:
+                return m.group(1)
+    return None
+
+
+def _fill_ids(scan, f):
+    """<JOBID>, <PARTITION>, <QOS>, <ACCOUNT> in a Slurm finding's fix and confirm lines: the one value the text
+    shows (the root's squeue row, scontrol's fields, the #SBATCH options), printed as one shell word."""
     if not (f.get("family") or "").startswith("slurm") and not f["id"].startswith("slurm"):
         return
-    if not any("<JOBID>" in x for c in f.get("causes") or () for x in c["fix"] + c["confirm"]):
+    lines = [x for c in f.get("causes") or () for x in c["fix"] + c["confirm"]]
+    if not any("<" in x for x in lines):
         return
-    jid = _one_job(scan, f)
-    if not jid:
+    vals = {}
+    for slot, get in (("<JOBID>", lambda: _one_job(scan, f)),
+                      ("<PARTITION>", lambda: _row_partition(f) or _one_value(scan, "_struct_sb_part")),
+                      ("<QOS>", lambda: _one_value(scan, "_struct_sb_qos")),
+                      ("<ACCOUNT>", lambda: _one_value(scan, "_struct_sb_acct"))):
+        if any(slot in x for x in lines):
+            v = get()
+            if v:
+                vals[slot] = sh(v)
+    if not vals:
         return
     for c in f["causes"]:
-        c["fix"] = [x.replace("<JOBID>", jid) for x in c["fix"]]
-        c["confirm"] = [x.replace("<JOBID>", jid) for x in c["confirm"]]
+        for key in ("fix", "confirm"):
+            out = []
+            for x in c[key]:
+                for slot, v in vals.items():
+                    x = x.replace(slot, v)
+                out.append(x)
+            c[key] = out
 
 
 def _env_site(name):
@@ -247,16 +319,142 @@ def _wrap(scan, f):
         return
 
 
+# how a program reports the empty value an unset variable expands to: Python's int('') / float('') ("invalid
+# literal for int() with base 10: ''", "could not convert string to float: ''"), argparse's option left without its
+# value ("argument --workers: expected one argument": an unquoted empty $VAR is no word at all), bash's arithmetic
+# ("syntax error: operand expected")
+_EMPTY = re.compile(r"(?:with base \d{1,2}|to float): (?:''|\"\")|: expected one argument|operand expected")
+
+
+def _empty(scan, f):
+    """An empty value in the root's line, and a script line shown reading a Slurm variable that only an option sets,
+    with no #SBATCH line (nor sbatch command line) of the text giving that option: that variable is empty in this
+    job, and the value is what it expanded to. A cause first: pass the option, or read it with a default."""
+    texts = [m["text"] for m in f.get("matches") or []] + [e["text"] for c in f["causes"][:1]
+                                                            for e in c.get("evidence") or []]
+    if not any(_EMPTY.search(t or "") for t in texts) or not _hits(scan, "_struct_sb_directive"):
+        return
+    if _UNBOUND.search(" ".join(t or "" for t in texts)):
+        return  # the variable's own site answers it
+    given = {h.groups.get("opt") for h in _hits(scan, "_struct_sb_optline")}
+    cmds = " ".join(h.text for h in _hits(scan, "_struct_sb_cmd"))
+    for h in _hits(scan, "_struct_sb_varuse"):
+        name = "SLURM_" + (h.groups.get("var") or "")
+        site = _env_site(name)
+        if site is None or site.get("kind") != "option" or not site.get("options"):
+            continue
+        opts = site["options"] + site.get("short", [])
+        if given & set(opts) or any(re.search(r"(?<![\w-])%s(?![\w-])" % re.escape(o), cmds) for o in opts):
+            continue
+        src = _PROMPT.sub("", h.text.strip())[:300]
+        default = "1" if name == "SLURM_CPUS_PER_TASK" else "<default>"
+        new = re.sub(r"\$\{?%s\}?(?![\w:])" % re.escape(name), "${%s:-%s}" % (name, default), src)
+        fixes = list(site.get("fix") or [])[:1]
+        if new != src:
+            fixes.append("or give it a default on the line that reads it: %s   (was: %s)" % (new, src))
+        f["causes"].insert(0, {
+            "text": "%s is empty in this job: Slurm sets it only when the job is given %s (sbatch(1) OUTPUT "
+                    "ENVIRONMENT VARIABLES), and no #SBATCH line shown gives it; the script's line '%s' passes that "
+                    "empty value on." % (name, site["options"][0], src[:120]),
+            "checks": [], "confirm": ["grep -n '^#SBATCH' <script>   (no %s there)" % site["options"][0]],
+            "fix": fixes, "exports": {}, "evidence": [{"line": h.line, "text": h.text.strip()[:300]}],
+            "static_rank": 0, "computed": None})
+        return
+
+
+_RANGE = re.compile(r"^([^\[\],]{0,60})\[([\d,-]{1,80})\]([^\[\],]{0,20})$")
+
+
+def _hosts(value):
+    """The host names of a Slurm hostlist ('gpu[01-03,07],cpu1'), at most 256; a form it does not read stays whole."""
+    out, parts, depth, cur = [], [], 0, ""
+    for ch in value[:400]:
+        depth += ch == "["
+        depth -= ch == "]"
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    parts.append(cur)
+    for part in parts:
+        m = _RANGE.match(part)
+        if not m:
+            out.append(part)
+            continue
+        for r in m.group(2).split(","):
+            a, _, b = r.partition("-")
+            if not a.isdigit() or (b and not b.isdigit()):
+                continue
+            for n in range(int(a), int(b or a) + 1):
+                if len(out) >= 256:
+                    return out
+                out.append("%s%0*d%s" % (m.group(1), len(a), n, m.group(3)))
+    return [h for h in out if h]
+
+
+def _node_lists(words):
+    """({required hosts}, {excluded hosts}) of an option list (-w/--nodelist, -x/--exclude; '=' or the next word)."""
+    req, exc = set(), set()
+    for i, w in enumerate(words):
+        for names, into in ((("-w", "--nodelist"), req), (("-x", "--exclude"), exc)):
+            for n in names:
+                if w == n and i + 1 < len(words):
+                    into.update(_hosts(words[i + 1]))
+                elif w.startswith(n + "=") or (len(n) == 2 and w.startswith(n) and len(w) > 2 and w[2] != "-"):
+                    into.update(_hosts(w[len(n) + 1:] if w.startswith(n + "=") else w[2:]))
+    return req, exc
+
+
+def _overlap(scan, f):
+    """slurmctld's 'Invalid node name specified' (ESLURM_INVALID_NODE_NAME) is also its answer to a job whose required
+    and excluded node lists overlap (src/slurmctld/job_mgr.c: "Job's required and excluded node lists overlap"):
+    with a node in both the text's --nodelist and --exclude (#SBATCH lines, the sbatch / srun / salloc line), drop it
+    from one."""
+    first = f["causes"][0]
+    texts = [m["text"] for m in f.get("matches") or []] + [e["text"] for e in first.get("evidence") or []]
+    if not any("Invalid node name specified" in (t or "") for t in texts):
+        return
+    words = []
+    for h in _hits(scan, "_struct_sb_nodes") + _hits(scan, "_struct_sb_cmd"):
+        line = h.text.strip()
+        line = line[line.find("#SBATCH") + 7:] if "#SBATCH" in line else _PROMPT.sub("", line)
+        try:
+            words.extend(shlex.split(line, comments=True)[:100])
+        except ValueError:
+            continue
+    req, exc = _node_lists(words)
+    both = sorted(req & exc)
+    if not both:
+        return
+    node = both[0]
+    shown = ", ".join(both[:4]) + (" ..." if len(both) > 4 else "")
+    f["causes"].insert(0, {
+        "text": "The job's required and excluded node lists overlap: %s is in --nodelist (-w) and in --exclude (-x). "
+                "slurmctld refuses such a job with ESLURM_INVALID_NODE_NAME, 'Invalid node name specified', although "
+                "the name is known (src/slurmctld/job_mgr.c: \"Job's required and excluded node lists overlap\")."
+                % shown,
+        "checks": [], "confirm": ["grep -nE -- '--nodelist|--exclude|-w |-x ' <script>; sinfo -N   (the node names)"],
+        "fix": ["drop one of the two for %s: remove it from --exclude (-x), or remove it from --nodelist (-w)"
+                % sh(node)],
+        "exports": {}, "evidence": [{"line": h.line, "text": h.text.strip()[:300]}
+                                    for h in _hits(scan, "_struct_sb_nodes")[:2]],
+        "static_rank": 0, "computed": None})
+
+
 def fill(scan, findings):
-    """The concrete edit in the root's first cause (module docstring); <JOBID> filled in every Slurm finding."""
+    """The concrete edit in the root's first cause (module docstring); <JOBID>, <PARTITION>, <QOS>, <ACCOUNT> filled
+    in every Slurm finding."""
     f = findings[0] if findings else None
     if f is not None and f.get("role") == "root" and f.get("causes"):
         try:
             _unbound(scan, f)
+            _empty(scan, f)
+            _overlap(scan, f)
             _spaced(scan, f)
             _wrap(scan, f)
         except (KeyError, TypeError, IndexError):  # a finding of an unusual shape: left as it is
             pass
     for g in findings:
         if g.get("causes"):
-            _fill_jobid(scan, g)
+            _fill_ids(scan, g)
