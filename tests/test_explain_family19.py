@@ -138,6 +138,15 @@ def test_a_dataset_operation_with_words_no_entry_knows_is_the_usage_family(kb):
     assert f["id"] == "datasets.usage" and "datasets/arrow_dataset.py" in f["notes"][0]
 
 
+def test_the_exception_line_alone_names_its_class_family(kb):
+    # the last line of oc_env.log's traceback pasted alone (no frames): the class still names the family
+    with open(os.path.join(FIX, "oc_env.log"), encoding="utf-8") as f:
+        alone = "\n".join(f.read().splitlines()[-3:]) + "\n"
+    assert alone.startswith("omegaconf.errors.InterpolationResolutionError: ")
+    res = explain.explain_text(alone, kb)
+    assert res["verdict"] == "root_cause" and res["findings"][0]["id"] == "omegaconf.interpolation"
+
+
 def test_an_internal_failure_stays_the_library_error(kb):
     # Accelerator.save_state() without a project_dir: os.makedirs(None) - CPython's own TypeError in posixpath,
     # not a raise of accelerate's

@@ -4,40 +4,46 @@ libraries, read from the wheels' own file lists (family19, issue 18 "the right f
 
 When no knowledge entry knows an exception's words, explain answers from where it was raised (pyanswer.py): a
 library's frame named '<lib>.library_error' whatever part of the library raised it, though the library's finer
-families exist (lightning.callbacks, datasets.load, accelerate.config, transformers.trainer ...) and the
-traceback's innermost frame names the module. This table says which module of which package belongs to which of
-those families; explain reads it (libwhere.py) for an exception the library raised itself, with its own `raise`
-line (an argument check, a refusal), never for an internal failure (an AttributeError, a KeyError, an exception
-another package raised under it).
+families exist (lightning.callbacks, datasets.load, accelerate.config, transformers.trainer ...) and the traceback's
+innermost frame names the module. This table says which module of which package belongs to which of those families;
+explain reads it (libwhere.py) for an exception the library raised itself, with its own `raise` line (an argument
+check, a refusal), never for an internal failure (an AttributeError, a KeyError, an exception another package raised
+under it).
 
 Usage:
-    pip download --no-deps --only-binary=:all: lightning accelerate datasets transformers peft trl -d DIR
+    pip download --no-deps --only-binary=:all: lightning accelerate datasets transformers peft trl timm torchmetrics \
+        hydra-core omegaconf -d DIR;  pip download --no-deps --no-binary=:all: deepspeed -d DIR
     python tools/gen_lib_modules.py --wheels DIR [DIR ...] [--record tools/data/lib_modules_slice.txt] [-o OUT]
     python tools/gen_lib_modules.py --slice tools/data/lib_modules_slice.txt -o OUT   (the test)
 
-Sources: the wheels on PyPI (https://pypi.org/project/<distribution>/), fetched with pip's ordinary client: lightning
-(https://github.com/Lightning-AI/pytorch-lightning/tree/master/src/lightning), accelerate
+Sources: the wheels on PyPI (https://pypi.org/project/<distribution>/), fetched with pip's ordinary client:
+lightning (https://github.com/Lightning-AI/pytorch-lightning/tree/master/src/lightning), accelerate
 (https://github.com/huggingface/accelerate/tree/main/src/accelerate), datasets
 (https://github.com/huggingface/datasets/tree/main/src/datasets), transformers
 (https://github.com/huggingface/transformers/tree/main/src/transformers), peft
-(https://github.com/huggingface/peft/tree/main/src/peft), trl (https://github.com/huggingface/trl/tree/main/trl).
-The newest wheel of each in DIR is read (gen_wheel_packages.newest / read_wheel); its file list (the zip's names,
-PEP 427) gives every .py module of its import packages, less tests/, demos/ shipped inside them (_SKIP). RULES, hand-written below from each package's module layout and what its modules
-do (cited per rule), assign a module to a family by its path; the first rule that matches decides; a module no
-rule names stays unassigned (its exceptions keep '<lib>.library_error'). The standalone Lightning wheels install the
-same tree as pytorch_lightning/ and lightning_fabric/ (the source tree above builds all three): explain reads
-their paths as lightning/pytorch/ and lightning/fabric/.
+(https://github.com/huggingface/peft/tree/main/src/peft), trl (https://github.com/huggingface/trl/tree/main/trl),
+timm (https://github.com/huggingface/pytorch-image-models/tree/main/timm), torchmetrics
+(https://github.com/Lightning-AI/torchmetrics/tree/master/src/torchmetrics), hydra-core
+(https://github.com/facebookresearch/hydra/tree/main/hydra), omegaconf (https://github.com/omry/omegaconf), and
+DeepSpeed's sdist (https://github.com/deepspeedai/DeepSpeed/tree/master/deepspeed: it publishes no wheel; the
+sdist's file list less its top folder). The newest wheel (or sdist) of each in DIR is read
+(gen_wheel_packages.newest / read_wheel); its file list (the zip's names, PEP 427) gives every .py module of its
+import packages, less tests/, demos/ shipped inside them (_SKIP). RULES, hand-written below from each package's
+module layout and what its modules do (cited per rule), assign a module to a family by its path; the first rule that
+matches decides; a module no rule names stays unassigned (its exceptions keep '<lib>.library_error'). The standalone
+Lightning wheels install the same tree as pytorch_lightning/ and lightning_fabric/ (the source tree above builds all
+three): explain reads their paths as lightning/pytorch/ and lightning/fabric/.
 
 The exception classes of the libraries' errors modules (ERROR_MODULES: omegaconf/errors.py, hydra/errors.py,
 datasets/exceptions.py, peft/utils/error.py) are read from their class statements and assigned by CLASS_RULES (a
-class no rule names takes its bases' family): such an exception is the library's own raise whichever of its
-frames raised it. The slice records them as 'class:<module>:<name>(<bases>)'.
+class no rule names takes its bases' family): such an exception is the library's own raise whichever of its frames
+raised it. The slice records them as 'class:<module>:<name>(<bases>)'.
 
-Output: modules (path -> family, the assigned ones), classes (exception class -> family), folders (a folder every read module of which the rules assign
-to one family -> that family: a module of another release in that folder, absent from the pinned wheel, is read
-by its folder), coverage per package (modules read, assigned, unassigned). The slice records, per wheel, its
-distribution, version, file name and the modules read (gen_wheel_packages.write_slice's format), so the test
-regenerates the table without the wheels.
+Output: modules (path -> family, the assigned ones), classes (exception class -> family), folders (a folder every
+read module of which the rules assign to one family -> that family: a module of another release in that folder,
+absent from the pinned wheel, is read by its folder), coverage per package (modules read, assigned, unassigned). The
+slice records, per wheel, its distribution, version, file name and the modules read
+(gen_wheel_packages.write_slice's format), so the test regenerates the table without the wheels.
 """
 
 import collections
@@ -56,8 +62,9 @@ GENERATOR = "tools/gen_lib_modules.py"
 NAME = "lib_modules"
 # the distributions read and their import packages whose modules are listed
 DISTS = {"lightning": ("lightning",), "accelerate": ("accelerate",), "datasets": ("datasets",),
-         "transformers": ("transformers",), "peft": ("peft",), "trl": ("trl",), "deepspeed": ("deepspeed", "op_builder"),
-         "timm": ("timm",), "torchmetrics": ("torchmetrics",), "hydra-core": ("hydra",), "omegaconf": ("omegaconf",)}
+         "transformers": ("transformers",), "peft": ("peft",), "trl": ("trl",),
+         "deepspeed": ("deepspeed", "op_builder"), "timm": ("timm",), "torchmetrics": ("torchmetrics",),
+         "hydra-core": ("hydra",), "omegaconf": ("omegaconf",)}
 # DeepSpeed publishes a source distribution only (its wheel is built where it is installed): its sdist's file list,
 # less the sdist's top folder, is the module list the installed package has
 _SDIST = re.compile(r"^(?P<dist>[A-Za-z0-9_.-]+?)-(?P<version>\d[^-]*)\.tar\.gz$")
@@ -79,8 +86,9 @@ RULES = [
     # ModelCheckpoint and the checkpoint I/O: saving, loading, ckpt_path, converting DeepSpeed / FSDP checkpoints
     ("lt-ckpt", "lightning.checkpoint", PL + r"(?:callbacks/model_checkpoint\.py|core/saving\.py|"
                                         r"trainer/connectors/checkpoint_connector\.py|plugins/io/|"
-                                        r"utilities/upgrade_checkpoint\.py|utilities/migration/|utilities/deepspeed\.py|"
-                                        r"utilities/model_registry\.py|utilities/consolidate_checkpoint\.py)|" +
+                                        r"utilities/upgrade_checkpoint\.py|utilities/migration/|"
+                                        r"utilities/deepspeed\.py|utilities/model_registry\.py|"
+                                        r"utilities/consolidate_checkpoint\.py)|" +
                                         FAB + r"(?:plugins/io/|utilities/cloud_io\.py|utilities/load\.py|"
                                         r"utilities/consolidate_checkpoint\.py)"),
     # the callbacks (EarlyStopping, LearningRateMonitor, StochasticWeightAveraging, ...) and the connector that
@@ -104,11 +112,13 @@ RULES = [
                                     r"overrides/|utilities/model_helpers\.py|utilities/signature_utils\.py)"),
     # the Trainer's / Fabric's flags: accelerator, devices, strategy and precision names, their parsers, the
     # accelerators, precision plugins, cluster environments, loggers, profilers, the tuner and the CLI
-    ("lt-config", "lightning.config", LT + r"(?:trainer/connectors/accelerator_connector\.py|connector\.py|accelerators/|"
-                                      r"plugins/precision/|plugins/environments/|utilities/device_parser\.py|"
+    ("lt-config", "lightning.config", LT + r"(?:trainer/connectors/accelerator_connector\.py|connector\.py|"
+                                      r"accelerators/|plugins/precision/|plugins/environments/|"
+                                      r"utilities/device_parser\.py|"
                                       r"utilities/device_dtype_mixin\.py|trainer/trainer\.py|trainer/setup\.py|"
                                       r"trainer/connectors/signal_connector\.py|cli\.py|tuner/|profilers/|loggers/|"
-                                      r"utilities/seed\.py|utilities/parsing\.py|utilities/compile\.py|utilities/cli\.py|"
+                                      r"utilities/seed\.py|utilities/parsing\.py|utilities/compile\.py|"
+                                      r"utilities/cli\.py|"
                                       r"utilities/argparse\.py|trainer/states\.py|utilities/grads\.py|"
                                       r"utilities/model_summary/)"),
     # ---- accelerate (src/accelerate)
@@ -132,7 +142,8 @@ RULES = [
     # packaged loaders (json, csv, parquet, text, imagefolder ...), downloads, the Hub, splits, streaming
     ("ds-load", "datasets.load", r"^datasets/(?:load|data_files|builder|hub|inspect|info|splits|streaming|naming|"
                                  r"config)\.py$|^datasets/(?:download|packaged_modules|io|filesystems)/|"
-                                 r"^datasets/utils/(?:file_utils|hub|info_utils|metadata|extract|_dataset_viewer)\.py$"),
+                                 r"^datasets/utils/(?:file_utils|hub|info_utils|metadata|extract|"
+                                 r"_dataset_viewer)\.py$"),
     # Apache Arrow's tables under a Dataset: the writer (batches, schemas), the reader, pyarrow table wrappers
     ("ds-arrow", "datasets.arrow", r"^datasets/(?:arrow_writer|arrow_reader|table)\.py$"),
     # a Dataset's / DatasetDict's / IterableDataset's own operations: map, filter, select, columns, formats,
@@ -142,7 +153,8 @@ RULES = [
                                    r"^datasets/utils/(?:stratify|sharding|py_utils)\.py$"),
     # ---- transformers (src/transformers)
     # the Trainer, its arguments, callbacks and helpers
-    ("tf-trainer", "transformers.trainer", r"^transformers/(?:trainer|trainer_\w+|training_args|training_args_\w+)\.py$"),
+    ("tf-trainer", "transformers.trainer", r"^transformers/(?:trainer|trainer_\w+|training_args|"
+                                           r"training_args_\w+)\.py$"),
     # from_pretrained's downloads: the Hub, the cache, remote code
     ("tf-hub", "transformers.hub", r"^transformers/(?:utils/hub|dynamic_module_utils)\.py$"),
     # the public APIs a script calls with its arguments: configurations, from_pretrained / save_pretrained, generate
@@ -215,8 +227,8 @@ _RULES = [(name, fam, re.compile(rx)) for name, fam, rx in RULES]
 # The exception classes a library defines in its errors module, by name: an exception of such a class is the
 # library's own raise, whichever of its frames raised it (OmegaConf raises every error through _utils.format_and_raise,
 # whose module says nothing; the class says which kind). (module, class name regex, family); a class no rule names
-# takes the family of its first base within the module that has one (InterpolationKeyError(InterpolationResolutionError),
-# MissingConfigException(IOError, ConfigCompositionException)).
+# takes the family of its first base within the module that has one
+# (InterpolationKeyError(InterpolationResolutionError), MissingConfigException(IOError, ConfigCompositionException)).
 ERROR_MODULES = ("omegaconf/errors.py", "hydra/errors.py", "datasets/exceptions.py", "peft/utils/error.py")
 CLASS_RULES = [
     # omegaconf/errors.py: interpolation ${...} resolution and its grammar; a ??? value read; a key or value the
@@ -290,8 +302,8 @@ def classes_of(entries):
         dotted = mod[:-len(".py")].replace("/", ".")
         fam = next((f for rm, rx, f in _CLASS_RULES if rm == mod and rx.match(name)), None)
         if fam is None:  # (its first base within the module that has one: MissingConfigException(IOError, ...))
-            fam = next((out["%s.%s" % (dotted, b)] for b in m.group("bases").split(",") if "%s.%s" % (dotted, b) in out),
-                       None)
+            fam = next((out["%s.%s" % (dotted, b)] for b in m.group("bases").split(",")
+                        if "%s.%s" % (dotted, b) in out), None)
         if fam:
             out["%s.%s" % (dotted, name)] = fam
     return out

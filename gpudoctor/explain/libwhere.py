@@ -5,34 +5,37 @@ When no knowledge entry knows an exception's words, pyanswer answers from its in
 '<lib>.library_error' whatever part of the library raised it. The traceback says more:
 
 - **Where** (generated/lib_modules.json, tools/gen_lib_modules.py: every module of the pinned lightning, accelerate,
-  datasets, transformers, peft and trl wheels, assigned by a hand-written rules table to the families these
-  libraries' knowledge has): lightning/pytorch/callbacks/early_stopping.py is lightning.callbacks,
-  datasets/load.py datasets.load, accelerate/accelerator.py accelerate.config, transformers/training_args.py
+  datasets, transformers, peft, trl, timm, torchmetrics, hydra-core and omegaconf wheels and DeepSpeed's sdist,
+  assigned by a hand-written rules table to the families these libraries' knowledge has):
+  lightning/pytorch/callbacks/early_stopping.py is lightning.callbacks, datasets/load.py datasets.load,
+  accelerate/accelerator.py accelerate.config, transformers/training_args.py
   transformers.trainer. The standalone wheels' pytorch_lightning/ and lightning_fabric/ are the same tree as
   lightning/pytorch/ and lightning/fabric/. A module the pinned wheel lacks (another release's) is read by its
   folder when every module of that folder has one family.
 - **How**: the module's family is the answer only for an exception the library raised itself with its own `raise`
   line, the way it refuses a call or a setting: the innermost frame is the library's (not the standard library's or
   another package's under it), its source line, where the traceback prints it, is a `raise` statement, and the class
-  is not one of Python's internal failures (INTERNAL: AttributeError, KeyError, IndexError, AssertionError, ...
+  is not one of Python's internal failures (INTERNAL: AttributeError, AssertionError, NameError, ...
   Doc/library/exceptions.rst: a missing attribute, a failed invariant - the library's own state, or another
   package's version under it: '<lib>.library_error' stays; a KeyError / IndexError only on a printed `raise` line
-  with a sentence of its own: LOOKUP). Without a printed source line, a class the
-  library itself defines (its module is the library's: lightning.fabric.utilities.exceptions.
-  MisconfigurationException) or a ValueError / NotImplementedError ('an argument that has the right type but an
-  inappropriate value') is read as its own raise; a TypeError is so only on a printed `raise` line (CPython raises
-  TypeErrors of its own for any operation: 'expected str, bytes or os.PathLike object, not NoneType').
+  with a sentence of its own: LOOKUP). Without a printed source line, a class the library itself defines (its
+  module is the library's: lightning.fabric.utilities.exceptions.MisconfigurationException) or a ValueError /
+  NotImplementedError ('an argument that has the right type but an inappropriate value') is read as its own raise;
+  a TypeError is so only on a printed `raise` line (CPython raises TypeErrors of its own for any operation: 'expected
+  str, bytes or os.PathLike object, not NoneType').
 - **A class of the library's errors module** (the table's classes: omegaconf/errors.py, hydra/errors.py,
   datasets/exceptions.py, peft/utils/error.py): an exception of such a class is the library's own raise whichever
   of its frames raised it - OmegaConf raises every error through _utils.format_and_raise, whose module says nothing,
-  and InterpolationResolutionError says omegaconf.interpolation.
+  and InterpolationResolutionError says omegaconf.interpolation. The class alone, an exception line pasted without
+  its traceback, says it too (provenance._bare_exception asks class_family).
 - **An argument check with no module family**: an own raise of an argument-check class (ValueError, TypeError,
   NotImplementedError, or the library's own exception class) in an argument-checking frame (CHECKING: __init__,
   __post_init__, validate* / _validate*, check* / _check*, verify* / _verify*, the name-mangled __validate*) within
   pyanswer.API_DEPTH library frames under the user's frame, whose message names an argument of the user's call
   (libarg.argument), is the library's usage family ('<lib>.usage', else '<lib>.config'), not a fault inside it.
 
-The finer family's causes and fixes come first; the generic fallback's cause list follows them (finding()).
+The finer family's causes and fixes come first; the generic fallback's cause list follows them, with upgrade19's
+installation alternative last (finding()).
 """
 
 import re
@@ -201,12 +204,18 @@ def _checked_call(tb, lib, depth, k):
     return None
 
 
+def class_family(by, exc):
+    """The family the table's classes give the exception class ``exc`` (dotted, as a traceback prints it), or None."""
+    fam = (_table().get("classes") or {}).get(exc or "")
+    return fam if fam in by and by[fam].get("kind", "error") != "echo" else None
+
+
 def choose(by, tb, lib, depth):
     """(entry id, how) of the finer family for an exception raised in library ``lib`` (module docstring), or None:
     how is ('class', the exception's class), ('module', module path) or ('check', function)."""
     frames = tb.get("frames") or []
-    fam = (_table().get("classes") or {}).get(tb["exc"])
-    if fam and fam in by and frames and _own_class(tb["exc"], lib):
+    fam = class_family(by, tb["exc"])
+    if fam and frames and _own_class(tb["exc"], lib):
         return fam, ("class", tb["exc"])  # (a class of the library's errors module: its own raise)
     got = raiser(tb, lib)
     if got is None:

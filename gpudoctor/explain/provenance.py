@@ -383,7 +383,11 @@ def _bare_exception(scan, kb, structural_finding):
         f = excmeaning.finding(scan, kb, tb, [], what, "the line shown")
         lib = pytb.owner(exc.split(".", 1)[0]) if "." in exc else None
         if f is None and lib and lib != "builtins":
-            eid = "%s.library_error" % lib if "%s.library_error" % lib in by else library_entry(by, lib)
+            from gpudoctor.explain import libwhere
+
+            # (family19) a class of the library's errors module names its finer family (generated/lib_modules.json)
+            eid = libwhere.class_family(by, exc) or ("%s.library_error" % lib if "%s.library_error" % lib in by
+                                                     else library_entry(by, lib))
             if eid in by:  # (jaxlib.xla_extension.XlaRuntimeError: jaxlib has none, and stays unanswered)
                 f = structural_finding(by[eid], h, "%s, an exception class of %s, alone (no traceback)" % (exc, lib),
                                        scan)
