@@ -191,3 +191,13 @@ def test_the_jobs_partition_and_qos_fill_the_fix_lines(kb):
     text = text.replace("(PartitionTimeLimit)", "(QOSMaxWallDurationPerJobLimit)")
     f = explain.explain_text(text, kb)["findings"][0]
     assert "sacctmgr show qos short format=name,maxwall" in _fixes(f), _fixes(f)
+
+
+def test_an_empty_operand_in_the_batch_scripts_arithmetic(kb):
+    # bash: '$(( $SLURM_GPUS_PER_NODE * SLURM_NNODES ))' with the variable unset -> 'operand expected'
+    f = _root(kb, "empty_arith")
+    assert f["id"] == "slurm.script_empty_operand" and f["family"] == "slurm.job_env"
+    c = f["causes"][0]
+    assert c["text"].startswith("SLURM_GPUS_PER_NODE is empty in this job")
+    assert "#SBATCH --gpus-per-node=" in c["fix"][0]
+    assert "WORLD=$(( ${SLURM_GPUS_PER_NODE:-<default>} * SLURM_NNODES ))" in c["fix"][1]
