@@ -44,7 +44,9 @@ def _all(f):
 
 
 @pytest.mark.parametrize("gen, slice_name, name", [("gen_source_files", "source_files_slice.txt", "source_files"),
-                                                    ("gen_build_inputs", "build_inputs_slice.txt", "build_inputs")])
+                                                    ("gen_build_inputs", "build_inputs_slice.txt", "build_inputs"),
+                                                    ("gen_source_messages", "source_messages_slice.txt",
+                                                     "source_messages")])
 def test_the_tables_regenerate_from_their_slices(gen, slice_name, name, tmp_path):
     import importlib
 
@@ -185,3 +187,22 @@ def test_a_library_missing_at_run_time(kb):
     # a library no package of the table has still names the loader's family
     f = _root("OSError: libfoo_private.so.3: cannot open shared object file: No such file or directory\n", kb)
     assert f["id"] == "loader.cannot_open"
+
+
+def test_a_message_alone_names_the_project_whose_literal_it_is(kb):
+    # NVIDIA/dcgm-exporter#324: DCGM's own words with neither its prefix nor a code
+    f = _root(_case("2026-11-27ae", "ae-dcgmexporter324-nvvs-missing-in-exporter-image"), kb)
+    assert f["family"].startswith("dcgm") and "dcgm" in _all(f)
+    # NCCL's ncclGetErrorString text, the last part of torch's chain
+    assert srcprov.message_projects("remote process exited or there was a network error, NCCL version 2.27.3")[0] \
+        == ["nccl:init.cc"]
+    # glibc's gai_strerror text is every program's (Open MPI's copy of libevent holds it): no project
+    assert srcprov.message_projects("socket.gaierror: [Errno -3] Temporary failure in name resolution")[0] is None
+
+
+def test_an_error_chain_is_answered_by_its_last_part(kb):
+    # NVIDIA/k8s-device-plugin's chain ending in NVML's own error (k8s-device-plugin#399's shape): the wrapper is the
+    # device plugin's literal, the cause is not: no project's family from the wrapper
+    r = explain.explain_text("error starting plugins: unable to add default resources to config: error visiting "
+                             "devices: error getting MIG devices: Insufficent Permissions\n", kb)
+    assert not any("failure message of" in " ".join(f["notes"]) for f in r["findings"])

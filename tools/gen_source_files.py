@@ -116,8 +116,11 @@ _SO_FILE = re.compile(rb"(?:torch/csrc|c10)/[\w./+-]{1,200}?\.(?:cpp|cc|cu|h|hpp
 _SO_PATH = re.compile(r"^(?:torch/csrc|c10)/(?:[\w+-]{1,80}/){0,8}[\w+-]{1,100}\.(?:cpp|cc|cu|h|hpp|cuh)$")
 
 # a file that is another project's (vendored) or a test's, not the project's own logging code
+# (Open MPI embeds whole projects in its tree: libevent, hwloc, ROMIO, PMIx, libltdl, treematch - their messages and
+# files are theirs: libevent's evutil.c holds glibc's 'Temporary failure in name resolution')
 _NOT_OWN = re.compile(r"(?:^|/)(?:vendor|third_party|third-party|3rd-party|thirdparty|tests?|testing|testdata|"
-                      r"examples?|docs?|mocks?)/|_test\.go$|(?:^|/)test_[^/]*$")
+                      r"examples?|docs?|mocks?|libevent\w{0,20}|hwloc\d{0,4}|romio\d{0,4}|pmix\d{1,4}x?|libltdl|"
+                      r"treematch)/|_test\.go$|(?:^|/)test_[^/]*$")
 _TRIM = "cluster-autoscaler/vendor/k8s.io/kubernetes/"  # the vendored Kubernetes' own paths start at pkg/
 
 

@@ -215,7 +215,8 @@ def structural(scan, kb, structural_finding):
                               % prog)
             return f
     return (_named_class(scan, kb, structural_finding, known) or _cut_finding(scan, kb, structural_finding) or
-            _srcprov.structural(scan, kb, structural_finding, known))
+            _srcprov.structural(scan, kb, structural_finding, known) or
+            _srcprov.message_finding(scan, kb, structural_finding, known))
 
 
 # -------------------------------------------------------- an exception's line alone that names a library's class

@@ -134,20 +134,39 @@ def project_of(path):
 
 
 _SITE_CACHE = [None, None]
+# the repository prefix a table of several repositories puts before a site's path (k8s_messages:
+# 'NVIDIA/k8s-device-plugin:cmd/...', oci_messages: 'toolkit:...') -> the project of source_files.json it is
+_SITE_PREFIX = {"toolkit": "nvidia-container-toolkit", "kubernetes/kubernetes": "kubelet", "pyxis": None}
+
+
+def _site_owner(prefix):
+    """The project a site's repository prefix names: '' without one (or a version, 'v5.0.11:'), '?' for a repository
+    of no project here (volcano's, kueue's: not this project's file of the same name)."""
+    if not prefix:
+        return ""
+    if prefix in _SITE_PREFIX:
+        return _SITE_PREFIX[prefix] or "?"
+    for name, meta in (_table().get("projects") or {}).items():
+        if meta.get("repo") == prefix:
+            return name
+    return "?" if "/" in prefix else ""
 
 
 def _file_sites(by):
-    """{(table, basename): [(literal start of the site's text, family)]} of the generated sites the knowledge holds."""
+    """{(table, basename): [(literal start of the site's text, family, the project a repository prefix names)]} of
+    the generated sites the knowledge holds."""
     if _SITE_CACHE[0] is by:
         return _SITE_CACHE[1]
     out = {}
     for eid, e in by.items():
         for site in e.get("_sites") or ():
             where = (site.get("where") or "").rsplit(":", 1)[0]
-            base = where.rsplit("/", 1)[-1].rsplit(":", 1)[-1]
+            prefix, _, path = where.rpartition(":")
+            base = path.rsplit("/", 1)[-1]
             if base.endswith((".c", ".cc", ".cpp", ".cxx", ".cu", ".go", ".h", ".hpp", ".cuh")):
                 lit = re.split(r"%|\{", site.get("text") or "", 1)[0].strip()
-                out.setdefault((site.get("source"), base), []).append((lit, e.get("family") or eid))
+                out.setdefault((site.get("source"), base), []).append((lit, e.get("family") or eid,
+                                                                       _site_owner(prefix)))
     _SITE_CACHE[0], _SITE_CACHE[1] = by, out
     return out
 
@@ -170,7 +189,9 @@ def family(by, project, base, rest):
     fam = (meta.get("file_families") or {}).get(base)
     if fam in by:
         return fam, "the family of %s's %s" % (project, base)
-    sites = [s for tbl in meta.get("tables") or () for s in _file_sites(by).get((tbl, base), ())]
+    # (a table of several repositories: only this project's sites)
+    sites = [s[:2] for tbl in meta.get("tables") or () for s in _file_sites(by).get((tbl, base), ())
+             if s[2] in ("", project)]
     msg = re.sub(r"^\]?:?\s{0,8}(?:UCX\s{1,10})?(?:FATAL|ERROR)?\s{0,8}", "", rest.strip())
     for lit, fam in sorted(sites, key=lambda s: -len(s[0])):
         if len(lit) >= 12 and msg.lower().startswith(lit.lower()) and fam in by:
@@ -231,5 +252,81 @@ def structural(scan, kb, structural_finding, known):
                           "the project's debug setting) says what it was doing; the family is read from the file, "
                           "not from the message's words." % (
                               project, meta.get("url"), (folder + "/") if folder else "", base, h.groups.get("lno")))
+        return f
+    return None
+
+
+# ---------------------------------------------------------------- a message alone, found in a project's literals
+
+KEY_WORDS = 4  # the words a fragment is looked up by
+MIN_MATCH = 6  # words of a fragment the line must hold in a row, from its start (or the whole fragment)
+_WORD = re.compile(r"[^\s]{1,80}")
+_MSG_CACHE = [None]
+_CHAIN = re.compile(r":\s(?=\S)")
+
+
+def _fragments():
+    """{first KEY_WORDS words: [(the fragment's words, ['project:basename', ...])]} of generated/source_messages.json
+    (tools/gen_source_messages.py: the projects' failure literals between their format conversions)."""
+    if _MSG_CACHE[0] is None:
+        from gpudoctor.explain.knowledge import generated_table
+
+        index = {}
+        for fr, where in (generated_table("source_messages").get("fragments") or {}).items():
+            words = fr.split()
+            index.setdefault(" ".join(words[:KEY_WORDS]), []).append((words, where))
+        _MSG_CACHE[0] = index
+    return _MSG_CACHE[0]
+
+
+def message_projects(text):
+    """(['project:basename', ...], the fragment's words matched) of the first project literal a line's words hold
+    (MIN_MATCH words in a row from the literal's start, or the whole literal), or (None, 0)."""
+    index = _fragments()
+    words = [w.strip(".,;:'\"()[]`").lower() for w in _WORD.findall(text)][:200]
+    for i in range(max(0, len(words) - KEY_WORDS + 1)):
+        for frw, where in index.get(" ".join(words[i:i + KEY_WORDS]), ()):
+            n = 0
+            while n < len(frw) and i + n < len(words) and words[i + n] == frw[n].strip(".,;:'\"()[]`"):
+                n += 1
+            if n >= min(MIN_MATCH, len(frw)):
+                return where, n
+    return None, 0
+
+
+def message_finding(scan, kb, structural_finding, known):
+    """An error line no entry matched whose words start one project's failure literal: that project's family (its
+    file's, as for a source prefix), family only. Several projects' literal: answered when their families agree."""
+    from gpudoctor.explain.provenance import _ran_past
+
+    by = kb.by_id
+    for h in scan.errors[:64]:
+        if h.line in known or h.severity == "info" or _ran_past(scan, h.line):
+            continue
+        text = strip_prefix(h.text.strip())[0]
+        # an error chain ('<what>: <wrapped error>': Go's fmt.Errorf("...: %w"), C's "%s: %s") names its cause last:
+        # the last part must be a project's own literal too, or the wrapper names the printer, not the cause (the
+        # device plugin's 'error starting plugins: ...: <NVML's error>')
+        parts = [p for p in _CHAIN.split(text) if p.strip()]
+        where, n = message_projects(parts[-1] if parts else text)
+        if not where:
+            continue
+        fams = {}
+        for w in where:
+            project, base = w.split(":", 1)
+            fam, how = family(by, project, base, text)
+            if fam:
+                fams.setdefault(fam, (project, base, how))
+        if len(fams) != 1:
+            continue
+        eid, (project, base, how) = next(iter(fams.items()))
+        if by[eid].get("kind") == "echo":
+            continue
+        meta = _table().get("projects", {}).get(project) or {}
+        f = structural_finding(by[eid], h, "its words are a failure message of %s's source (%s, %d words), %s" % (
+            project, base, n, how), scan)
+        f["notes"].append("The line's words are %s's own message (%s, in %s): %s printed it, though the line keeps "
+                          "none of its prefix. Its log around this line, or the command that ran it, says more."
+                          % (project, meta.get("url"), base, project))
         return f
     return None
