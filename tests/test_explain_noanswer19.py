@@ -182,7 +182,8 @@ def test_a_library_missing_at_run_time(kb):
     # Open MPI's component it went on without (conda-forge/fenics-feedstock#211,
     # https://github.com/conda-forge/fenics-feedstock/issues/211) is a warning, not this failure
     r = explain.explain_text("[host:04098] mca_base_component_repository_open: unable to open mca_btl_openib: "
-                             "librdmacm.so.1: cannot open shared object file: No such file or directory (ignored)\n", kb)
+                             "librdmacm.so.1: cannot open shared object file: No such file or directory "
+                             "(ignored)\n", kb)
     assert not any("dynamic loader's missing" in " ".join(f["notes"]) for f in r["findings"])
     # a library no package of the table has still names the loader's family
     f = _root("OSError: libfoo_private.so.3: cannot open shared object file: No such file or directory\n", kb)

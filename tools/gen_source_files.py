@@ -14,9 +14,9 @@ send completion with error: remote access error'. The prefix names the program t
 (srcprov.py) answers such a failure line with that project's family when no message table knew its words.
 
 NCCL's own level is read by its project: WARN is the level NCCL prints its failures at (src/debug.cc: ncclDebugLog's
-NCCL_LOG_WARN, which every ncclResult_t error path uses; INFO and TRACE are the rest), so for NCCL and the plugins that log
-through its logger (aws-ofi-nccl, the TCPX plugin: WARN_LEVEL_PROJECTS in explain) a WARN line that says it failed is a
-failure; for every other project a warning is not.
+NCCL_LOG_WARN, which every ncclResult_t error path uses; INFO and TRACE are the rest), so for NCCL and the plugins that
+log through its logger (aws-ofi-nccl, the TCPX plugin: WARN_LEVEL_PROJECTS in explain) a WARN line that says it failed
+is a failure; for every other project a warning is not.
 
 Usage:
     python tools/gen_source_files.py --mirrors DIR --torch-wheel WHEEL [--record SLICE] [-o OUT]
