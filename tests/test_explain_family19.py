@@ -42,7 +42,8 @@ def test_the_module_table_regenerates_from_its_slice(tmp_path, kb):
     assert got == committed
     cov = committed["coverage"]
     assert set(cov) == {"lightning", "accelerate", "datasets", "transformers", "peft", "trl", "deepspeed", "timm",
-                        "torchmetrics", "hydra-core", "omegaconf"}
+                        "torchmetrics", "hydra-core", "omegaconf", "pytorch-lightning 1.4.9",
+                        "pytorch-lightning 1.6.5.post0"}
     assert all(c["modules"] == c["assigned"] + c["unassigned"] and c["assigned"] > 0 for c in cov.values())
     # every family a rule names is an entry of the knowledge
     assert {fam for _, fam, _ in g.RULES} <= set(kb.by_id)
@@ -57,6 +58,10 @@ def test_the_module_table_regenerates_from_its_slice(tmp_path, kb):
     # the standalone wheels: the same tree under another name
     ("/v/lib/python3.11/site-packages/pytorch_lightning/callbacks/early_stopping.py", "lightning.callbacks"),
     ("C:\\v\\Lib\\site-packages\\lightning_fabric\\strategies\\fsdp.py", "lightning.strategy"),
+    # the 1.x standalone wheels' own layout (read from pytorch_lightning 1.4.9 and 1.6.5.post0)
+    ("/v/lib/python3.8/site-packages/pytorch_lightning/plugins/training_type/ddp.py", "lightning.strategy"),
+    ("/v/lib/python3.8/site-packages/pytorch_lightning/trainer/optimizers.py", "lightning.optimizers"),
+    ("/v/lib/python3.8/site-packages/pytorch_lightning/trainer/data_loading.py", "lightning.data"),
     # a module of another release, absent from the pinned wheel: its folder's one family
     ("/v/lib/python3.11/site-packages/lightning/pytorch/strategies/bagua.py", "lightning.strategy"),
     ("/v/lib/python3.11/site-packages/datasets/load.py", "datasets.load"),

@@ -64,7 +64,12 @@ NAME = "lib_modules"
 DISTS = {"lightning": ("lightning",), "accelerate": ("accelerate",), "datasets": ("datasets",),
          "transformers": ("transformers",), "peft": ("peft",), "trl": ("trl",),
          "deepspeed": ("deepspeed", "op_builder"), "timm": ("timm",), "torchmetrics": ("torchmetrics",),
-         "hydra-core": ("hydra",), "omegaconf": ("omegaconf",)}
+         "hydra-core": ("hydra",), "omegaconf": ("omegaconf",), "pytorch-lightning": ("pytorch_lightning",)}
+# read in every version found, not the newest only: the standalone Lightning 1.x wheels, whose module layout
+# (plugins/training_type/, profiler/, trainer/optimizers.py, lite/ ...) public threads' tracebacks still show; their
+# pytorch_lightning/X is read as lightning/pytorch/X, as explain reads their frames
+EVERY_VERSION = ("pytorch-lightning",)
+_RENAME = (("pytorch_lightning/", "lightning/pytorch/"), ("lightning_fabric/", "lightning/fabric/"))
 # DeepSpeed publishes a source distribution only (its wheel is built where it is installed): its sdist's file list,
 # less the sdist's top folder, is the module list the installed package has
 _SDIST = re.compile(r"^(?P<dist>[A-Za-z0-9_.-]+?)-(?P<version>\d[^-]*)\.tar\.gz$")
@@ -87,29 +92,36 @@ RULES = [
     ("lt-ckpt", "lightning.checkpoint", PL + r"(?:callbacks/model_checkpoint\.py|core/saving\.py|"
                                         r"trainer/connectors/checkpoint_connector\.py|plugins/io/|"
                                         r"utilities/upgrade_checkpoint\.py|utilities/migration/|"
+                                        r"utilities/migration\.py|utilities/cloud_io\.py|"
                                         r"utilities/deepspeed\.py|utilities/model_registry\.py|"
                                         r"utilities/consolidate_checkpoint\.py)|" +
                                         FAB + r"(?:plugins/io/|utilities/cloud_io\.py|utilities/load\.py|"
                                         r"utilities/consolidate_checkpoint\.py)"),
     # the callbacks (EarlyStopping, LearningRateMonitor, StochasticWeightAveraging, ...) and the connector that
     # checks and orders them
-    ("lt-callbacks", "lightning.callbacks", PL + r"(?:callbacks/|trainer/connectors/callback_connector\.py)"),
+    ("lt-callbacks", "lightning.callbacks", PL + r"(?:callbacks/|trainer/connectors/callback_connector\.py|"
+                                            r"trainer/callback_hook\.py)"),
     # self.log / log_dict: the logger connector checks and reduces what a hook logs
-    ("lt-log", "lightning.log", PL + r"trainer/connectors/logger_connector/"),
+    ("lt-log", "lightning.log", PL + r"(?:trainer/connectors/logger_connector/|trainer/logging\.py)"),
     # configure_optimizers' return value, lr scheduler configs, the optimization loops (automatic / manual)
-    ("lt-optim", "lightning.optimizers", PL + r"(?:core/optimizer\.py|loops/optimization/)"),
+    ("lt-optim", "lightning.optimizers", PL + r"(?:core/optimizer\.py|loops/optimization/|trainer/optimizers\.py|"
+                                             r"trainer/connectors/optimizer_connector\.py)"),
     # the dataloaders: DataModule, the data connector, samplers, CombinedLoader
     ("lt-data", "lightning.data", PL + r"(?:trainer/connectors/data_connector\.py|core/datamodule\.py|"
-                                  r"utilities/data\.py|utilities/combined_loader\.py|loops/fetchers\.py)|" +
+                                  r"utilities/data\.py|utilities/combined_loader\.py|loops/fetchers\.py|"
+                                  r"trainer/supporters\.py|trainer/data_loading\.py|utilities/fetching\.py)|" +
                                   FAB + r"utilities/data\.py"),
     # Fabric's own call order (launch, setup_*, backward) and its wrappers
-    ("lt-fabric", "fabric.usage", FAB + r"(?:fabric|wrappers|utilities/init|utilities/throughput|utilities/spike)\.py"),
+    ("lt-fabric", "fabric.usage", FAB + r"(?:fabric|wrappers|utilities/init|utilities/throughput|utilities/spike)\.py|" +
+                                  PL + r"lite/"),  # (1.x's LightningLite)
     # the strategies and their launchers (DDP, FSDP, DeepSpeed, model parallel, XLA), collectives
     ("lt-strategy", "lightning.strategy", LT + r"(?:strategies/|overrides/distributed\.py|utilities/distributed\.py|"
-                                          r"plugins/collectives/|plugins/layer_sync\.py)"),
+                                          r"plugins/collectives/|plugins/layer_sync\.py|plugins/training_type/|"
+                                          r"distributed/)"),
     # the LightningModule and the loops that call its hooks, and the checks of the hooks it defines
     ("lt-hooks", "lightning.hooks", PL + r"(?:core/|loops/|trainer/configuration_validator\.py|trainer/call\.py|"
-                                    r"overrides/|utilities/model_helpers\.py|utilities/signature_utils\.py)"),
+                                    r"overrides/|utilities/model_helpers\.py|utilities/signature_utils\.py|"
+                                    r"trainer/model_hooks\.py|trainer/connectors/model_connector\.py)"),
     # the Trainer's / Fabric's flags: accelerator, devices, strategy and precision names, their parsers, the
     # accelerators, precision plugins, cluster environments, loggers, profilers, the tuner and the CLI
     ("lt-config", "lightning.config", LT + r"(?:trainer/connectors/accelerator_connector\.py|connector\.py|"
@@ -120,7 +132,11 @@ RULES = [
                                       r"utilities/seed\.py|utilities/parsing\.py|utilities/compile\.py|"
                                       r"utilities/cli\.py|"
                                       r"utilities/argparse\.py|trainer/states\.py|utilities/grads\.py|"
-                                      r"utilities/model_summary/)"),
+                                      r"utilities/model_summary/|utilities/model_summary\.py|profiler/|"
+                                      r"utilities/argparse_utils\.py|trainer/connectors/(?:debugging|env_vars|slurm|"
+                                      r"training_trick)_connector\.py)"),
+    # Lightning 1.x's own metrics package (pytorch_lightning.metrics, moved to torchmetrics)
+    ("lt-metrics", "torchmetrics.usage", PL + r"metrics/"),
     # ---- accelerate (src/accelerate)
     # the launcher and its config commands are explain's launcher families (analyze._TORCHDIST 'accelerate/commands');
     # the config file's own questions and its loader are accelerate.config
@@ -260,6 +276,9 @@ def modules_of(names, packages):
         m = _PY.match(n)
         if not m or m.group("pkg") not in packages or _SKIP.search(n):
             continue
+        for old, new in _RENAME:
+            if n.startswith(old):
+                n = new + n[len(old):]
         out.append(n)
     return sorted(out)
 
@@ -335,8 +354,10 @@ def build(rows):
     modules, coverage, by_rule = {}, {}, collections.Counter()
     folder_fams = collections.defaultdict(set)
     classes = {}
-    for dist, _, _, entries in rows:
+    for dist, version, _, entries in rows:
         classes.update(classes_of(entries))
+        if dist in EVERY_VERSION:
+            dist = "%s %s" % (dist, version)
         mods = [e for e in entries if not e.startswith("class:")]
         n = assigned = 0
         for mod in mods:
@@ -376,9 +397,13 @@ def main(argv=None):
         rows = []
         found = sdists(a.wheels)
         found.update(wp.newest(a.wheels))  # (a wheel, where there is one, before its sdist)
-        for dist, path in sorted(found.items()):
-            if dist not in DISTS:
-                continue
+        paths = [p for d, p in sorted(found.items()) if d in DISTS and d not in EVERY_VERSION]
+        for folder in a.wheels:
+            for n in sorted(os.listdir(folder)):
+                m = wp._WHEEL.match(n)
+                if m and wp.canon(m.group("dist")) in EVERY_VERSION:
+                    paths.append(os.path.join(folder, n))
+        for path in paths:
             d, v, mods = read(path)
             rows.append((d, v, os.path.basename(path), mods))
     if a.record:
