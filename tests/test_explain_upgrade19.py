@@ -250,3 +250,13 @@ def test_a_transformer_engine_built_without_an_option_names_it(kb):
     f = explain.explain_text(text, kb)["findings"][0]
     assert f["family"] == "megatron.dependency" or f["id"] == "megatron.dependency", f["id"]
     assert "NVTE_UB_WITH_MPI=1 MPI_HOME=<path>" in f["causes"][0]["fix"][0]
+
+
+def test_a_wheels_class_without_an_attribute_names_both_installations(kb):
+    # the exception line of zjysteven/lmms-finetune#64 (https://github.com/zjysteven/lmms-finetune/issues/64):
+    # DeepSpeed's ZeRO-3 optimizer asked for an attribute by a caller made for another DeepSpeed
+    text = "AttributeError: 'DeepSpeedZeroOptimizer_Stage3' object has no attribute 'train'\n"
+    f = explain.explain_text(text, kb)["findings"][0]
+    first = f["causes"][0]["fix"][0]
+    assert first.startswith("upgrade deepspeed and the package whose code asked its DeepSpeedZeroOptimizer_Stage3 "
+                            "for 'train'") and "pip install -U deepspeed <that package>" in first

@@ -280,6 +280,17 @@ def _named_class(scan, kb, structural_finding, known):
                               name, dist, dist, " An attribute its %s lacks: the caller (another library or your "
                               "code) was written for another release of %s - check the versions installed together "
                               "(pip show %s)." % (name, dist, dist) if attr else "", dist))
+        if attr:
+            # (upgrade19) the installation to change: the two releases do not fit each other
+            from gpudoctor.fixline import sh
+
+            wanted = re.search(r"has no attribute '(\w{1,80})", msg)  # (msg: its closing quote stripped)
+            f["causes"][0]["fix"].insert(0, "upgrade %s and the package whose code asked its %s for %s (the frame "
+                                            "above %s's in the whole traceback) to releases made for each other: pip "
+                                            "install -U %s <that package>; or pin %s to the release that package "
+                                            "supports (pip show <that package> lists its requirement)" % (
+                                                dist, name, "'%s'" % wanted.group(1) if wanted else "the attribute",
+                                                dist, sh(dist), sh(dist)))
         return f
     return None
 
