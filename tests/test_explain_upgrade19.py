@@ -260,3 +260,12 @@ def test_a_wheels_class_without_an_attribute_names_both_installations(kb):
     first = f["causes"][0]["fix"][0]
     assert first.startswith("upgrade deepspeed and the package whose code asked its DeepSpeedZeroOptimizer_Stage3 "
                             "for 'train'") and "pip install -U deepspeed <that package>" in first
+
+
+def test_a_librarys_own_exception_alone_ends_with_its_upgrade(kb):
+    # vLLM's engine-dead error quoted alone (vllm/engine/async_llm_engine.py AsyncEngineDeadError): the library's own
+    # class, no frames: the upgrade is the last alternative, after the library's reading
+    text = "vllm.engine.async_llm_engine.AsyncEngineDeadError: Background loop has errored already.\n"
+    f = explain.explain_text(text, kb)["findings"][0]
+    fixes = f["causes"][0]["fix"]
+    assert f["id"] == "vllm.library_error" and "upgrade vllm (pip install -U vllm)" in fixes[-1], fixes

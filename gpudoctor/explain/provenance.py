@@ -391,6 +391,9 @@ def _bare_exception(scan, kb, structural_finding):
             if eid in by:  # (jaxlib.xla_extension.XlaRuntimeError: jaxlib has none, and stays unanswered)
                 f = structural_finding(by[eid], h, "%s, an exception class of %s, alone (no traceback)" % (exc, lib),
                                        scan)
+                from gpudoctor.explain import upgrade  # (upgrade19) the library's own error: its upgrade, last
+
+                f["causes"][0]["fix"].extend(upgrade.advice(scan, {"exc": exc, "msg": msg}, lib)[0])
         # (a builtin class alone names no printer: the stack's generic code.library_error was measured wrong as
         # often as right on the seen sets - a shared-memory RuntimeError of torch's, an OS error - and is not given)
         if f is not None:
