@@ -201,3 +201,12 @@ def test_an_empty_operand_in_the_batch_scripts_arithmetic(kb):
     assert c["text"].startswith("SLURM_GPUS_PER_NODE is empty in this job")
     assert "#SBATCH --gpus-per-node=" in c["fix"][0]
     assert "WORLD=$(( ${SLURM_GPUS_PER_NODE:-<default>} * SLURM_NNODES ))" in c["fix"][1]
+
+
+def test_a_slurm_variable_in_a_double_quoted_wrap_was_expanded_at_submission(kb):
+    # bash expands $SLURM_CPUS_ON_NODE inside "..." on the login shell, where Slurm has not set it
+    f = _root(kb, "wrap_double_quotes")
+    c = f["causes"][0]
+    assert c["text"].startswith("$SLURM_CPUS_ON_NODE is inside a double-quoted command")
+    assert '--wrap "python3 prep.py --workers \\$SLURM_CPUS_ON_NODE"' in c["fix"][0]
+    assert "--wrap 'python3 prep.py --workers $SLURM_CPUS_ON_NODE'" in c["fix"][1]

@@ -326,16 +326,51 @@ def _wrap(scan, f):
 _EMPTY = re.compile(r"(?:with base \d{1,2}|to float): (?:''|\"\")|: expected one argument|operand expected")
 
 
+# a command Slurm runs later, given in double quotes on the submitting line: sbatch --wrap "...", srun / salloc
+# bash -c "..."; bash(1) QUOTING: inside double quotes '$' keeps its meaning, so the submitting shell expands the
+# variable there, before the job (where Slurm sets it) exists
+_DQ_LATER = re.compile(r"\b(?:sbatch|salloc|srun)\b[^\n]{0,300}?(?:--wrap[= ]|\b(?:ba)?sh -l?c )\"([^\"\n]{0,400})\"")
+
+
+def _expanded_early(scan, f):
+    """A Slurm variable written in a double-quoted command that sbatch --wrap / srun bash -c runs in the job: the
+    submitting shell replaced it by its value there (empty: Slurm had not set it yet). A first cause: escape it or
+    quote the command with single quotes."""
+    for h in _hits(scan, "_struct_sb_varuse"):
+        name = "SLURM_" + (h.groups.get("var") or "")
+        src = _PROMPT.sub("", h.text.strip())[:400]
+        m = _DQ_LATER.search(src)
+        if not m or not re.search(r"\$\{?%s\b" % re.escape(name), m.group(1)) or _env_site(name) is None:
+            continue
+        inner = m.group(1)
+        escaped = src[:m.start(1)] + re.sub(r"(?<!\\)\$(\{?%s\b)" % re.escape(name), r"\\$\1", inner) + src[m.end(1):]
+        single = src[:m.start(1) - 1] + "'" + inner + "'" + src[m.end(1) + 1:] if "'" not in inner else None
+        fixes = ["escape it so that the job's shell expands it: %s" % escaped]
+        if single:
+            fixes.append("or quote the whole command with single quotes: %s" % single)
+        f["causes"].insert(0, {
+            "text": "$%s is inside a double-quoted command on the submitting line ('%s'): the submitting shell "
+                    "expanded it before Slurm ran the command, where Slurm had not set it, so the command got an "
+                    "empty value (bash(1) QUOTING: '$' keeps its meaning inside double quotes)." % (name, src[:160]),
+            "checks": [], "confirm": ["scontrol show job <JOBID> | grep -i command   (the command as Slurm got it)"],
+            "fix": fixes, "exports": {}, "evidence": [{"line": h.line, "text": h.text.strip()[:300]}],
+            "static_rank": 0, "computed": None})
+        return True
+    return False
+
+
 def _empty(scan, f):
     """An empty value in the root's line, and a script line shown reading a Slurm variable that only an option sets,
     with no #SBATCH line (nor sbatch command line) of the text giving that option: that variable is empty in this
     job, and the value is what it expanded to. A cause first: pass the option, or read it with a default."""
     texts = [m["text"] for m in f.get("matches") or []] + [e["text"] for c in f["causes"][:1]
                                                             for e in c.get("evidence") or []]
-    if not any(_EMPTY.search(t or "") for t in texts) or not _hits(scan, "_struct_sb_directive"):
+    if not any(_EMPTY.search(t or "") for t in texts):
         return
     if _UNBOUND.search(" ".join(t or "" for t in texts)):
         return  # the variable's own site answers it
+    if _expanded_early(scan, f) or not _hits(scan, "_struct_sb_directive"):
+        return
     given = {h.groups.get("opt") for h in _hits(scan, "_struct_sb_optline")}
     cmds = " ".join(h.text for h in _hits(scan, "_struct_sb_cmd"))
     for h in _hits(scan, "_struct_sb_varuse"):
