@@ -81,9 +81,11 @@ def test_the_module_table_regenerates_from_its_slice(tmp_path, kb):
     ("/v/lib/python3.11/site-packages/torchmetrics/functional/classification/stat_scores.py", "torchmetrics.usage"),
     ("/v/lib/python3.11/site-packages/hydra/_internal/instantiate/_instantiate2.py", "hydra.instantiate"),
     ("/v/lib/python3.11/site-packages/omegaconf/resolvers/oc/__init__.py", "omegaconf.interpolation"),
+    ("/v/lib/python3.11/site-packages/transformers/models/llama/configuration_llama.py", "transformers.usage"),
+    ("/v/lib/python3.11/site-packages/accelerate/utils/operations.py", "accelerate.config"),
     # model code and the libraries' helpers: no finer family
     ("/v/lib/python3.11/site-packages/transformers/models/llama/modeling_llama.py", None),
-    ("/v/lib/python3.11/site-packages/accelerate/utils/operations.py", None),
+    ("/v/lib/python3.11/site-packages/accelerate/utils/imports.py", None),
     ("/home/u/train.py", None),
 ])
 def test_where_a_module_is(path, family):

@@ -147,10 +147,11 @@ RULES = [
     # Megatron-LM / TransformerEngine / torchao / bitsandbytes integrations it configures, its wrappers of the
     # dataloader, optimizer and scheduler, checkpointing (save_state / load_state) and trackers (log_with); the big
     # model API (init_empty_weights, dispatch_model, load_checkpoint_and_dispatch, infer_auto_device_map: a device_map
-    # or max_memory it refuses)
+    # or max_memory it refuses); the collective helpers a script calls (gather, broadcast, pad_across_processes,
+    # send_to_device: utils/operations.py refuses the types and shapes it is given)
     ("acc-config", "accelerate.config", r"^accelerate/(?:accelerator|state|parallelism_config|data_loader|optimizer|"
                                         r"scheduler|checkpointing|tracking|local_sgd|launchers|big_modeling)\.py$|"
-                                        r"^accelerate/utils/modeling\.py$|"
+                                        r"^accelerate/utils/(?:modeling|operations)\.py$|"
                                         r"^accelerate/utils/(?:dataclasses|deepspeed|fsdp_utils|megatron_lm|"
                                         r"transformer_engine|ao|bnb|environment|torch_xla)\.py$"),
     # ---- datasets (src/datasets)
@@ -180,7 +181,13 @@ RULES = [
                                        r"processing_utils|feature_extraction_\w+|image_processing_\w+|"
                                        r"video_processing_utils|hf_argparser|optimization|modelcard)\.py$|"
                                        r"^transformers/(?:generation|data|pipelines)/|"
-                                       r"^transformers/utils/quantization_config\.py$"),
+                                       r"^transformers/utils/quantization_config\.py$|"
+                                       # each model's configuration class and its tokenizer / processor classes
+                                       # (models/<name>/configuration_<name>.py, tokenization_*, processing_*,
+                                       # image_processing_*, feature_extraction_*): their own checks refuse the
+                                       # arguments they are built with; the modeling code stays unassigned
+                                       r"^transformers/models/\w+/(?:configuration|tokenization|processing|"
+                                       r"image_processing|video_processing|feature_extraction)_\w+\.py$"),
     # ---- peft (src/peft): the adapter configs, get_peft_model / PeftModel, every tuner's injection and its
     # target_modules matching, saving and loading adapters, the optimizers it builds
     ("peft-usage", "peft.usage", r"^peft/(?:config|mapping|mapping_func|peft_model|mixed_model|auto|helpers)\.py$|"
