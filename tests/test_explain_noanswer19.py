@@ -201,6 +201,16 @@ def test_a_message_alone_names_the_project_whose_literal_it_is(kb):
     assert srcprov.message_projects("socket.gaierror: [Errno -3] Temporary failure in name resolution")[0] is None
 
 
+def test_a_sentence_any_program_prints_is_no_projects_literal():
+    # review19: literals made only of words other projects' literals use too (DCGM's 'failed to get process memory',
+    # Slurm's 'needs to be positive integer' / 'unable to allocate memory for buffer') are any program's sentence
+    for line in ("[ERROR] failed to get process memory for pid 1234", "ValueError: needs to be positive integer",
+                 "myapp: unable to allocate memory for buffer", "Error: could not parse configuration file app.toml"):
+        assert srcprov.message_projects(line)[0] is None, line
+    # a word of one project's literals only ('nvvs') or a long run of the literal's words still names it
+    assert srcprov.message_projects("the nvvs binary was not found in the specified location")[0]
+
+
 def test_an_error_chain_is_answered_by_its_last_part(kb):
     # NVIDIA/k8s-device-plugin's chain ending in NVML's own error (k8s-device-plugin#399's shape): the wrapper is the
     # device plugin's literal, the cause is not: no project's family from the wrapper

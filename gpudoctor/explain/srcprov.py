@@ -260,9 +260,11 @@ def structural(scan, kb, structural_finding, known):
 
 KEY_WORDS = 4  # the words a fragment is looked up by
 MIN_MATCH = 6  # words of a fragment the line must hold in a row, from its start (or the whole fragment)
+OWN_OR = 7  # ... and a word of one project's literals only among them, or OWN_OR words or more (review19)
 _WORD = re.compile(r"[^\s]{1,80}")
 _MSG_CACHE = [None]
 _CHAIN = re.compile(r":\s(?=\S)")
+_STRIP = ".,;:'\"()[]`"
 
 
 def _fragments():
@@ -271,25 +273,31 @@ def _fragments():
     if _MSG_CACHE[0] is None:
         from gpudoctor.explain.knowledge import generated_table
 
-        index = {}
+        index, projects = {}, {}
         for fr, where in (generated_table("source_messages").get("fragments") or {}).items():
             words = fr.split()
             index.setdefault(" ".join(words[:KEY_WORDS]), []).append((words, where))
-        _MSG_CACHE[0] = index
+            for w in words:
+                projects.setdefault(w.strip(_STRIP), set()).update(x.split(":", 1)[0] for x in where)
+        # a word of one project's literals only (review19): a fragment of words every project's literals share
+        # ('unable to open configuration file', 'failed to get process memory', 'needs to be positive integer') is
+        # any program's sentence, not that project's
+        own = frozenset(w for w, ps in projects.items() if len(ps) == 1 and len(w) >= 3 and not w.startswith("%"))
+        _MSG_CACHE[0] = (index, own)
     return _MSG_CACHE[0]
 
 
 def message_projects(text):
     """(['project:basename', ...], the fragment's words matched) of the first project literal a line's words hold
     (MIN_MATCH words in a row from the literal's start, or the whole literal), or (None, 0)."""
-    index = _fragments()
-    words = [w.strip(".,;:'\"()[]`").lower() for w in _WORD.findall(text)][:200]
+    index, own = _fragments()
+    words = [w.strip(_STRIP).lower() for w in _WORD.findall(text)][:200]
     for i in range(max(0, len(words) - KEY_WORDS + 1)):
         for frw, where in index.get(" ".join(words[i:i + KEY_WORDS]), ()):
             n = 0
-            while n < len(frw) and i + n < len(words) and words[i + n] == frw[n].strip(".,;:'\"()[]`"):
+            while n < len(frw) and i + n < len(words) and words[i + n] == frw[n].strip(_STRIP):
                 n += 1
-            if n >= min(MIN_MATCH, len(frw)):
+            if n >= min(MIN_MATCH, len(frw)) and (n >= OWN_OR or any(w in own for w in words[i:i + n])):
                 return where, n
     return None, 0
 
