@@ -210,3 +210,14 @@ def test_a_slurm_variable_in_a_double_quoted_wrap_was_expanded_at_submission(kb)
     assert c["text"].startswith("$SLURM_CPUS_ON_NODE is inside a double-quoted command")
     assert '--wrap "python3 prep.py --workers \\$SLURM_CPUS_ON_NODE"' in c["fix"][0]
     assert "--wrap 'python3 prep.py --workers $SLURM_CPUS_ON_NODE'" in c["fix"][1]
+
+
+@pytest.mark.parametrize("name,want", [
+    ("multiprog_missing_task", "add one for task 1, a range (0-1) or '*' for the rest"),
+    ("nodelist_file_missing", "create ./hosts.txt with the node names, one per line"),
+    ("nodelist_more_than_nodes", "-N 2 (--nodes=2), or list only 1 node(s) in -w"),
+])
+def test_srun_refusals_give_the_edit_from_their_values(kb, name, want):
+    # gen_slurm_messages MSG_FIX rows whose slots take the message's own values (multi_prog.c, allocate.c, opt.c)
+    f = _root(kb, name)
+    assert want in f["causes"][0]["fix"][0], f["causes"][0]["fix"]

@@ -964,6 +964,26 @@ MSG_FIX = [
      "VARIABLES).",
      ["man sbatch (or man srun) for that option's syntax; grep -n '^#SBATCH' <script>; env | grep -E '^S(BATCH|LURM)_'",
       "give the option a value of that syntax, or drop it"]),
+    # (slurm19) what the line's own values say to change. srun's opt.c (Slurm <= 22.05): a -w/--nodelist longer than
+    # the maximum node count (-N) is cut to that count, and the job runs on fewer nodes than it names
+    (r"^Required nodelist includes more nodes than permitted by max-node count",
+     "-w/--nodelist names {%1|more} nodes but -N/--nodes allows at most {%2|fewer}: srun drops nodes from the list and "
+     "the step runs on fewer nodes than it names.",
+     ["ask for as many nodes as the list names: -N {%1|<count>} (--nodes={%1|<count>}), or list only {%2|<max>} "
+      "node(s) in -w"]),
+    # src/srun/multi_prog.c: every task id of the step (0 .. -n minus 1) needs a line in the --multi-prog file
+    (r"^Configuration file %s invalid, no record for task id %d$",
+     "srun --multi-prog: the file {%1|given} has no line for task {%2|<id>}; every task id of the step (0 to -n minus "
+     "1) needs one (a single id, a range such as 0-3, a list, or '*' for every task not listed).",
+     ["give every task id a line in {%1|the file}: add one for task {%2|<id>}, a range (0-{%2|N}) or '*' for the "
+      "rest; or start only as many tasks (-n) as the file describes"]),
+    # src/api/allocate.c slurm_read_hostfile: -w/--nodelist with a '/' in it (or SLURM_HOSTFILE) is a file of node
+    # names (srun(1), sbatch(1) --nodelist: "If a filename is specified ... it is assumed to be a file")
+    (r"^slurm_allocate_resources error opening file %s, %m$",
+     "-w/--nodelist with a '/' in it (or SLURM_HOSTFILE) is read as a file of node names, and {%1|that file} could "
+     "not be opened ({%2|the error}).",
+     ["create {%1|the file} with the node names, one per line, at that path; or pass the node names themselves: "
+      "-w <node>[,<node>...]"]),
 ]
 
 # the log calls, and the mpi/pmix plugin's own error macros (src/plugins/mpi/pmix/pmixp_debug.h: they call
