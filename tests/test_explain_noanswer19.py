@@ -118,6 +118,12 @@ def test_torch_c10d_store_line(kb):
     # XLA's client.h (external/xla/xla/pjrt/distributed/client.h) is no project's of the table, whatever its basename
     ("2025-04-05 18:39:10.838153: F external/xla/xla/pjrt/distributed/client.h:80] Terminating process because the "
      "JAX distributed service detected fatal errors.", None),
+    # review19: a plain basename at a failure level is its project's only in that project's own logger's form: NCCL
+    # fails at WARN, never in a glog E line or after 'ERROR'; gloo and Slurm print no level beside a file prefix
+    ("E1127 10:00:00.123456 12345 transport.cc:55] connection failed", False),
+    ("ERROR proxy.cc:310 failed to reach backend", False),
+    ("E1127 10:00:00.123456 12345 main.cc:55] failed to start", False),
+    ("ERROR client.c:310 failed to reach backend", False),
     # a compiler's diagnostic about a project file is the build's, not the program's log
     ("src/transport/net_ib.cc:12:10: fatal error: infiniband/verbs.h: No such file or directory", False),
 ])
