@@ -18,18 +18,17 @@ from gpudoctor.explain import argedit, explain_text
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CASES = os.path.join(HERE, "..", "fixtures", "explain", "edits19")
-_RESULTS = {}
 
 
 def first_fix(case):
-    """(the root's first cause's fix lines, whether that cause carries an edit) for a fixture text."""
-    if case not in _RESULTS:
-        with open(os.path.join(CASES, case + ".log"), encoding="utf-8") as fh:
-            res = explain_text(fh.read())
-        root = (res.get("findings") or [None])[0]
-        cause = root["causes"][0] if root and root.get("causes") else {}
-        _RESULTS[case] = (cause.get("fix") or [], cause.get("edit"))
-    return _RESULTS[case]
+    """(the root's first cause's fix lines, whether that cause carries an edit) for a fixture text. Not cached: each
+    case is read by one test, and a cache kept in the module outlives mutmut's fork (bench/mutation.sh: the stats run
+    fills it in the parent, so every mutant's test would read the unmutated answer)."""
+    with open(os.path.join(CASES, case + ".log"), encoding="utf-8") as fh:
+        res = explain_text(fh.read())
+    root = (res.get("findings") or [None])[0]
+    cause = root["causes"][0] if root and root.get("causes") else {}
+    return cause.get("fix") or [], cause.get("edit")
 
 
 @pytest.mark.parametrize("case, edit", [
