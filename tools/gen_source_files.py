@@ -108,6 +108,26 @@ PROJECTS = (
 FILE_FAMILIES = {"torch": {"TCPStore.cpp": "rendezvous.connect", "TCPStoreBackend.cpp": "rendezvous.connect",
                            "TCPStoreLibUvBackend.cpp": "rendezvous.connect", "socket.cpp": "rendezvous.connect",
                            "ProcessGroupNCCL.cpp": "nccl.internal_error", "NCCLUtils.cpp": "nccl.internal_error"}}
+# how each project is made to say more around a failure (its own documented verbosity setting): the next step of a
+# family-only answer. UCX: UCX_LOG_LEVEL (https://openucx.readthedocs.io/en/master/faq.html); NCCL and the NET
+# plugins logging through it: NCCL_DEBUG / NCCL_DEBUG_SUBSYS
+# (https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html);
+# Open MPI: the MCA '<framework>_base_verbose' parameters (https://docs.open-mpi.org/en/v5.0.x/mca.html); NVSHMEM:
+# NVSHMEM_DEBUG (https://docs.nvidia.com/nvshmem/api/gen/env.html); torch's C++: TORCH_CPP_LOG_LEVEL and
+# TORCH_DISTRIBUTED_DEBUG (https://pytorch.org/docs/stable/distributed.html#debugging-torch-distributed-applications);
+# Slurm: slurm.conf's SlurmdDebug / SlurmctldDebug and srun -v (https://slurm.schedmd.com/slurm.conf.html); the kubelet:
+# --v (klog's verbosity, https://kubernetes.io/docs/reference/command-line-tools-reference/kubelet/); DCGM's host
+# engine: nv-hostengine --log-level (https://docs.nvidia.com/datacenter/dcgm/latest/user-guide/getting-started.html);
+# the container toolkit: config.toml's debug log files (https://docs.nvidia.com/datacenter/cloud-native/
+# container-toolkit/latest/troubleshooting.html)
+DEBUG = {"ucx": "UCX_LOG_LEVEL=debug", "nccl": "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=ALL",
+         "aws-ofi-nccl": "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET", "gpudirect-tcpx": "NCCL_DEBUG=INFO",
+         "open-mpi": "mpirun --mca <framework>_base_verbose 100 (btl, pml, plm ...: the framework the file is under)",
+         "nvshmem": "NVSHMEM_DEBUG=INFO", "torch": "TORCH_CPP_LOG_LEVEL=INFO TORCH_DISTRIBUTED_DEBUG=DETAIL",
+         "slurm": "srun -vvv, or SlurmdDebug=debug2 / SlurmctldDebug=debug2 in slurm.conf",
+         "kubelet": "the kubelet's --v=4", "dcgm": "nv-hostengine --log-level DEBUG",
+         "nvidia-container-toolkit": "uncomment the debug log files in /etc/nvidia-container-runtime/config.toml"}
+
 # the release a pinned commit is, where `git describe` names another tag (NCCL's nccl4py-v0.3.1 sits on 2.30.7's
 # commit, as tools/gen_nccl_messages.py records it)
 LABELS = {"nccl": "2.30.7"}
@@ -215,6 +235,8 @@ def build(projects):
                 n += 1
         meta[name] = {"repo": repo, "url": "https://github.com/%s" % repo, "version": version, "family": family,
                       "tables": list(tables), "log": log, "files": n}
+        if DEBUG.get(name):
+            meta[name]["debug"] = DEBUG[name]
         if FILE_FAMILIES.get(name):
             meta[name]["file_families"] = FILE_FAMILIES[name]
     shared = sorted(b for b, w in files.items() if len({x.split(":", 1)[0] for x in w}) > 1)

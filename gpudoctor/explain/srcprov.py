@@ -269,10 +269,10 @@ def structural(scan, kb, structural_finding, known):
         f = structural_finding(by[eid], h, "the source file %s:%s the line starts with is %s's (%s)" % (
             base, h.groups.get("lno"), project, how), scan)
         f["notes"].append("Printed by %s (%s, its source file %s%s, line %s): the prefix is the statement that "
-                          "logged it. Its own log around this line (the lines just before, at a more verbose level: "
-                          "the project's debug setting) says what it was doing; the family is read from the file, "
-                          "not from the message's words." % (
-                              project, meta.get("url"), (folder + "/") if folder else "", base, h.groups.get("lno")))
+                          "logged it. Its own log around this line (the lines just before, at a more verbose level%s) "
+                          "says what it was doing; the family is read from the file, not from the message's words." % (
+                              project, meta.get("url"), (folder + "/") if folder else "", base, h.groups.get("lno"),
+                              ": rerun with %s" % meta["debug"] if meta.get("debug") else ""))
         return f
     return None
 
@@ -355,7 +355,8 @@ def message_finding(scan, kb, structural_finding, known):
         f = structural_finding(by[eid], h, "its words are a failure message of %s's source (%s, %d words), %s" % (
             project, base, n, how), scan)
         f["notes"].append("The line's words are %s's own message (%s, in %s): %s printed it, though the line keeps "
-                          "none of its prefix. Its log around this line, or the command that ran it, says more."
-                          % (project, meta.get("url"), base, project))
+                          "none of its prefix. Its log around this line, or the command that ran it, says more%s."
+                          % (project, meta.get("url"), base, project,
+                             " (rerun with %s)" % meta["debug"] if meta.get("debug") else ""))
         return f
     return None
