@@ -128,6 +128,18 @@ def test_a_setting_is_never_a_root_and_print_only_variables_are_not_read():
     assert "nccl_debug" not in envcause.keys() and "nccl_comm_blocking" in envcause.keys()
 
 
+def test_a_name_or_value_with_a_shell_character_is_not_written_into_a_pasted_line():
+    # review19: the fix lines are pasted into a shell; a file name or an assignment the text shows with '$(...)' /
+    # a backquote is not copied into them (a placeholder instead)
+    text = _fixture("pdsh-hostfile-crlf.log").replace("^machines", "^$(pwd)/machines")
+    _r, _f, c = _first(text)
+    assert c["fix"][0].startswith("dos2unix <the hostfile / script>") and "$(" not in c["fix"][0]
+    text = _seen("explain_heldout_2026-11-27p23.jsonl", "p23-mpirun_x_var_not_exported")
+    _r, _f, c = _first(text.replace("$ DATA_ROOT=/scratch/shards; mpirun", "$ DATA_ROOT=`pwd`/shards; mpirun", 1))
+    assert c["fix"][0].startswith("export DATA_ROOT") and "mpirun -x DATA_ROOT=<value>" in c["fix"][1]
+    assert not any("`pwd`" in x for x in c["fix"])
+
+
 def test_mpirun_one_liner_shell_variable_then_x_var():
     # P23 (a real Open MPI 5 run): '$ DATA_ROOT=/scratch/shards; mpirun ... -x DATA_ROOT python3 shards.py', mpirun's
     # 'could not find environment variable "DATA_ROOT"' and the ranks' KeyError

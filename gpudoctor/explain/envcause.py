@@ -637,7 +637,9 @@ def _crlf(root, st):
         m = _FILE_OF.search(t) or re.search(r"^[$#%>][ \t]{1,4}cat[ \t]{1,4}([^\s|;&<>]{1,200})", t)
         if m and ln < hit["line"]:
             f, ev = m.group(1), [(ln, t)] + ev
-    name = f or "<the hostfile / script>"
+    # (the name goes into lines a person pastes into a shell: one with a shell character - '$(...)', '`', '>' - is
+    # not written there, review19)
+    name = f if f and re.match(r"^[\w./~+@:,%=-]{1,200}$", f) else "<the hostfile / script>"
     return [(where, _cause(
         "Line %d %s: the file that value was read from (%s) has Windows (CRLF) line ends, so each line keeps its "
         "'\\r' and the name or value is not what was written." % (
@@ -674,14 +676,18 @@ def _not_exported(st, root):
     a = st.assigned[var]
     who = next((w for w, _rx in _LAUNCHERS if w in st.launch), None)
     extra = ""
-    fix = ["export %s   (`export %s` instead of `%s`)" % (var, a[2], a[2])]
+    # (the assignment goes into lines a person pastes into a shell: as written only when it holds no shell
+    # character, else VAR=<value>, review19)
+    shown = a[2] if re.match(r"^[A-Za-z_]\w{0,60}=(?:[\w./~+@:,%=-]{0,300}|\"[^\"$`\\\n]{0,300}\"|'[^'\n]{0,300}')$",
+                             a[2]) else "%s=<value>" % var
+    fix = ["export %s   (`export %s` instead of `%s`)" % (var, shown, shown)]
     if who:
         extra = "; %s" % _PROPAGATE[who]
         if who == "mpirun":
             fix.append("or give mpirun the value itself: mpirun -x %s ...   (-x VAR alone forwards only an exported "
-                       "VAR)" % a[2])
+                       "VAR)" % shown)
         elif who == "deepspeed":
-            fix.append("echo %s >> ~/.deepspeed_env   (DeepSpeed's runner then sets it on every node)" % a[2])
+            fix.append("echo %s >> ~/.deepspeed_env   (DeepSpeed's runner then sets it on every node)" % shown)
     ev = sorted({(a[0], a[1]), (ln, text)} | ({st.launch[who]} if who else set()))
     return [("first", _cause(
         "%s is set as a shell variable (line %d: %s) but never exported, and the process that raised (line %d) had no "
