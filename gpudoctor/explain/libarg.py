@@ -19,7 +19,7 @@ cause's text; the fix line names only the argument, the call and the line (plain
 
 import re
 
-from gpudoctor.explain import argedit, pytb, userline
+from gpudoctor.explain import argedit, paramdocs, pytb, userline
 from gpudoctor.fixline import sh
 
 # the words of an argument check's message (what a value must be, may not be, or is not)
@@ -124,6 +124,7 @@ def fill(scan, findings):
     got = argument(tb) if tb else None
     if got is None:
         argedit.fill(scan, findings, tb)  # the concrete edit the message gives (argedit.py), argument or not
+        paramdocs.fill(scan, findings, tb)  # what the called API's documentation says (paramdocs.py)
         return
     name = userline.ident(got["param"], "the argument")
     call = userline.ident(got["call"], "the call")
@@ -146,6 +147,7 @@ def fill(scan, findings):
         # message's argument is where to look, not what to change first (review15)
         first["fix"].append(fix)
     argedit.fill(scan, findings, tb, got)  # the concrete edit first (argedit.py)
+    paramdocs.fill(scan, findings, tb, got)  # then what the called API's documentation says (paramdocs.py)
 
 
 def _generic(f):

@@ -1,0 +1,213 @@
+"""What the called API's own documentation says about the argument a library refused (paramdocs19, issue 18).
+
+A library's check often names the argument without the values it takes ("mode maximum is unknown!",
+torch/optim/lr_scheduler.py ReduceLROnPlateau._init_is_better) or names none ("invalid combination"), while the
+API's docstring does ("mode (str): One of `min`, `max`."). generated/param_docs.json (tools/gen_param_docs.py) holds,
+per public class / function / method of the training libraries, each documented parameter's default, first doc
+sentences and listed choices. When libarg / argedit see a refusal under the user's call line, this module:
+
+  1. finds the argument: the one libarg names (the message names it, the line passes it); else the keyword of the
+     user's line that the raising frame's own source line checks, when exactly one is (`raise ValueError("mode " +
+     mode + " is unknown!")` reads `mode`);
+  2. finds the callee: the first library frame under the user's line (its file relative to site-packages, its
+     function: `__init__` of the class the line names, or the method the line calls) among the table's callables of
+     that file; else the name the line calls, among the callables of the raising package with that name (one, or
+     all documenting the argument alike); pytorch_lightning / lightning_fabric paths read as lightning's;
+  3. writes what the documentation gives, never more:
+     - choices, and the value written (or given on the command line) is not one: the closest documented choice as
+       the edit, in the user's syntax (argedit's writer: `mode="max"`, a variable named where it is set, a
+       `--flag v` / Hydra override);
+     - a default, and the line passes the argument: "drop <arg>=<V> (its documented default: <D>)";
+     - a note quoting the doc sentence, with the callable and the package version it comes from.
+The family never changes; an edit argedit already wrote from the message itself stays first.
+"""
+
+import re
+
+from gpudoctor.explain import argedit, pytb, userline
+
+_TABLE = None
+_INDEX = None
+# the standalone Lightning packages are the unified package's modules (lightning/pytorch, lightning/fabric)
+_MIRRORS = (("pytorch_lightning/", "lightning/pytorch/"), ("lightning_fabric/", "lightning/fabric/"))
+_WORD = re.compile(r"(?<![\w.])[A-Za-z_]\w{0,60}(?![\w])")
+_DEFAULT = re.compile(r"^(?:-?[\d.e+-]{1,20}|None|True|False|'[\w.:/+-]{0,40}'|\"[\w.:/+-]{0,40}\"|[A-Za-z_]\w{0,30}\.[\w.]{1,60}|"
+                      r"\((?:-?[\d.e+-]{1,20}, ){1,4}-?[\d.e+-]{1,20}\))$")
+_CHOICE = re.compile(r"^[\w.:+-]{1,40}$")
+
+
+def table():
+    global _TABLE
+    if _TABLE is None:
+        from gpudoctor.explain.knowledge import generated_table
+
+        _TABLE = generated_table("param_docs")
+    return _TABLE
+
+
+def _index():
+    """({file: [qualified name]}, {short name: [qualified name]}) of the table's callables."""
+    global _INDEX
+    if _INDEX is None:
+        by_file, by_name = {}, {}
+        for qual, rec in (table().get("callables") or {}).items():
+            by_file.setdefault(rec.get("file"), []).append(qual)
+            by_name.setdefault(qual.rsplit(".", 1)[1], []).append(qual)
+        _INDEX = (by_file, by_name)
+    return _INDEX
+
+
+def site_path(file):
+    """A frame's file relative to site-packages (the standalone Lightning packages as lightning's), or None."""
+    norm = (file or "").replace("\\", "/")
+    for marker in ("/site-packages/", "/dist-packages/"):
+        if marker in norm:
+            rel = norm.rsplit(marker, 1)[1]
+            for a, b in _MIRRORS:
+                if rel.startswith(a):
+                    rel = b + rel[len(a):]
+            return rel
+    return None
+
+
+def lookup(written, param, callees):
+    """(qualified name, the parameter's record) of the callable the user's line called, that documents ``param``:
+    ``written`` what the line calls (`torch.optim.lr_scheduler.ReduceLROnPlateau`, `trainer.fit`), ``callees`` the
+    (file, function) of the frames under the line. None when the table does not tell one."""
+    calls = table().get("callables") or {}
+    by_file, by_name = _index()
+    short = (written or "").rsplit(".", 1)[-1]
+    if not short or not param:
+        return None
+    first = next(((site_path(f), fn) for f, fn in callees if site_path(f)), None) if callees else None
+    if first:
+        rel, fn = first
+        names = (short,) if fn == "__init__" else (fn, short)
+        for q in by_file.get(rel, ()):
+            if q.rsplit(".", 1)[1] in names and param in calls[q]["params"]:
+                return q, calls[q]["params"][param]
+    pkg = first[0].split("/", 1)[0] if first else None
+    cands = [q for q in by_name.get(short, ()) if param in calls[q]["params"] and
+             (pkg is None or calls[q]["package"] == pkg)]
+    if not cands:
+        return None
+    if len({repr(sorted(calls[q]["params"][param].items())) for q in cands}) == 1:
+        return sorted(cands, key=len)[0], calls[cands[0]]["params"][param]
+    return None
+
+
+def _version(pkg):
+    counts = table().get("counts") or {}
+    dist = {"lightning_fabric": "lightning", "pytorch_lightning": "lightning"}.get(pkg, pkg)
+    c = counts.get(dist)
+    return "%s %s" % (dist, c["version"]) if c and c.get("version") else dist
+
+
+def in_message(msg, kws):
+    """The keyword of the user's line whose literal value (a quoted word, a number) the message quotes, when exactly
+    one is: the refused value names its argument ("threshold mode relative is unknown!" and threshold_mode=
+    "relative"; "Invalid learning rate: -0.001" and lr=-0.001)."""
+    words = set(re.findall(r"[\w.:+-]{1,80}", msg))
+    got = []
+    for k, w in kws.items():
+        v = argedit._unq(w) if argedit._is_str(w) else w.strip()
+        if v and (argedit._is_str(w) or argedit._NUMBER.match(v)) and v in words and v not in ("0", "1", "True",
+                                                                                             "False", "None"):
+            got.append(k)
+    return got[0] if len(got) == 1 else None
+
+
+def checked_argument(tb, kws):
+    """The keyword of the user's line that the raising frame's source line reads, when exactly one is."""
+    srcs = tb.get("src") or []
+    frames = tb.get("frames") or []
+    if not srcs or not frames or len(srcs) < len(frames):
+        return None
+    src = srcs[len(frames) - 1][0] or ""
+    words = set(_WORD.findall(src))
+    got = [k for k in kws if k in words and len(k) >= 2]
+    return got[0] if len(got) == 1 else None
+
+
+def _picked(edit):
+    """Whether an edit already written (argedit's, from the message itself) names a value (not 'set x to one of')."""
+    return bool(edit) and not edit.startswith(("set ", "give ", "pass "))
+
+
+def advise(tb, scan=None, got=None, edit_done=None):
+    """(edit lines, note) from the callee's documentation of the refused argument, or ([], None); ``edit_done``: the
+    edit argedit already wrote from the message (then no documented choice is offered again)."""
+    from gpudoctor.explain.libarg import _REFUSAL, _call
+
+    msg = (tb.get("msg") or "").strip()
+    if not msg or not (_REFUSAL.search(msg) or argedit.classify(msg)):
+        return [], None
+    uf = userline.user_frame(tb)
+    if uf is None:
+        return [], None
+    call = _call(uf["src"][:pytb.MAX_SRC])
+    if call is None:
+        return [], None
+    kws = argedit._kwargs(uf["src"])
+    param = in_message(msg, kws) or (got or {}).get("param") or checked_argument(tb, kws)
+    if not param:
+        return [], None
+    found = lookup(call[0], param, uf["callees"])
+    if found is None:
+        return [], None
+    qual, rec = found
+    pkg = (table().get("callables") or {})[qual].get("package", qual.split(".", 1)[0])
+    shown = qual.rsplit(".", 2)[-2] + "." + qual.rsplit(".", 1)[1] if (table().get("callables") or {})[qual].get(
+        "kind") == "method" else qual.rsplit(".", 1)[1]
+    lines = []
+    choices = [c for c in rec.get("choices") or [] if _CHOICE.match(c)]
+    written = kws.get(param)
+    value = argedit._safe(argedit._unq(written)) if written is not None and argedit._is_str(written) else None
+    if value is not None and value in choices:
+        return [], None  # a value the documentation allows: not the argument the library refused
+    if choices and not _picked(edit_done):
+        c = {"kind": "allowed", "msg": msg, "names": [param], "value": value, "choices": choices, "bound": None,
+             "want": None}
+        got2 = dict(got or {}, param=param)
+        out = argedit._allowed(c, tb, msg, kws, [param] if param in kws else [], got2, scan) if value else []
+        if out and not out[0].startswith(("set ", "give ")):
+            lines.append("%s: the values %s documents for %s are %s" % (
+                out[0], shown, param, ", ".join(choices[:12]) + (", ..." if len(choices) > 12 else "")))
+        elif not edit_done:
+            lines.append("set %s to one of the values %s documents: %s" % (
+                param, shown, ", ".join(choices[:12]) + (", ..." if len(choices) > 12 else "")))
+    default = rec.get("default")
+    if written is not None and "default" in rec and default is not None and _DEFAULT.match(default) and \
+            written.strip() != default:
+        lit = argedit._lit(written)
+        lines.append("drop %s from the call (%s's documented default: %s=%s)" % (
+            "%s=%s" % (param, lit) if lit else param, shown, param, default))
+    note = "%s's documentation of %s (%s, %s): \u201c%s\u201d" % (
+        shown, param, _version(pkg), rec.get("type") and "type %s" % userline.quote(rec["type"]) or "no type given",
+        userline.quote(rec.get("doc") or ""))
+    return lines, note
+
+
+def fill(scan, findings, tb, got=None):
+    """Add the documented edit to the root's first cause (libarg.fill's hook, after argedit.fill)."""
+    f = findings[0] if findings else None
+    if f is None or f.get("role") != "root" or not f.get("causes") or not tb:
+        return
+    inner = pytb.innermost(tb)
+    if not inner or inner[3] != "lib":
+        return
+    first = f["causes"][0]
+    lines, note = advise(tb, scan, got, first.get("edit"))
+    if note is None:
+        return
+    fixes = first["fix"]
+    # argedit's edit from the message itself stays first, unless it names no value and the documentation does
+    chose = bool(lines) and not lines[0].startswith(("drop ", "set "))
+    at = 0 if not first.get("edit") or (chose and not _picked(first["edit"])) else 1
+    for line in reversed(lines[:2]):
+        if line not in fixes:
+            fixes.insert(at, line)
+    if lines and at == 0:
+        first["edit"] = lines[0]
+    if note not in f["notes"]:
+        f["notes"].append(note)
