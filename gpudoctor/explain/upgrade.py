@@ -210,6 +210,9 @@ def advice(scan, tb, lib):
     vers = installed(scan, tb)
     caller = integrator(tb, lib) if tb.get("frames") else None
     msg = tb.get("msg") or ""
+    # an attribute of None is a value the code was handed (an argument left None, a batch without the field) as often
+    # as the library's own state: the upgrade after the library's own reading, on that condition (review19)
+    none = exc == "AttributeError" and msg.startswith("'NoneType' object has no attribute")
     # a call the other package made that the installed one's signature refuses is their mismatch (CPython's own
     # binding messages); a rule a check states is a validation of what the program gave
     internal = exc in INTERNAL and ((caller is not None and exc == "TypeError" and _BINDING.search(msg)) or
@@ -236,7 +239,12 @@ def advice(scan, tb, lib):
                 "the release %s supports." % (exc, "an internal failure" if internal else "the library's own error",
                                                lib, p, _short(file), line, p, lib, pd, d, d, pd))
     else:
-        if internal:
+        if internal and none:
+            fixes.append("if no argument or field your call passes is None: upgrade %s (%s%s), whose release may fail "
+                         "on its own state here (its release notes and issue tracker name the release that fixed it), "
+                         "or pin %s to the release the other packages support (pip check)" % (
+                             d, how, _installed_say(vers, d), d))
+        elif internal:
             fixes.append("upgrade %s (%s%s): %s inside %s's own code is a fault of this release or of its fit with "
                          "the installed torch and other libraries; its release notes and issue tracker name the release "
                          "that fixed it; or pin %s to the release the other packages support (pip check lists the "
@@ -249,7 +257,7 @@ def advice(scan, tb, lib):
                          "that fixed it), or pin the release the other packages support (pip check)" % (
                              d, d, how, _installed_say(vers, d)))
         note = None
-        if internal:
+        if internal and not none:
             note = ("%s is one of Python's internal-failure classes, raised in %s's own frames and not by an argument "
                     "check of your call: the installed %s failed on its own state (a bug of this release, or a "
                     "mismatch with another installed package); an upgrade, or the release the other packages pin, is "
@@ -258,5 +266,5 @@ def advice(scan, tb, lib):
     # import or name; or any internal failure under another package's call); after the library's own reading for a
     # KeyError / IndexError / assert / TypeError of its own frames (a key or an index is often the program's data:
     # a dataset without the column, a config without the field); last for the library's own errors
-    place = ("first" if caller is not None or exc in _NAMES_NO_DATA else "second") if internal else False
+    place = ("first" if caller is not None or (exc in _NAMES_NO_DATA and not none) else "second") if internal else False
     return fixes, note, place
