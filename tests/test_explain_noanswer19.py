@@ -203,6 +203,9 @@ def test_a_message_alone_names_the_project_whose_literal_it_is(kb):
     # NCCL's ncclGetErrorString text, the last part of torch's chain
     assert srcprov.message_projects("remote process exited or there was a network error, NCCL version 2.27.3")[0] \
         == ["nccl:init.cc"]
+    # ... with the punctuation around its words read as a line's ('(run with ...')
+    assert srcprov.message_projects("ProcessGroupNCCL.cpp:1191, unhandled system error (run with NCCL_DEBUG=INFO for "
+                                    "details), NCCL version 2.18.1")[0] == ["nccl:init.cc"]
     # glibc's gai_strerror text is every program's (Open MPI's copy of libevent holds it): no project
     assert srcprov.message_projects("socket.gaierror: [Errno -3] Temporary failure in name resolution")[0] is None
 

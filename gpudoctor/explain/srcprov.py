@@ -296,7 +296,9 @@ def _fragments():
 
         index, projects = {}, {}
         for fr, where in (generated_table("source_messages").get("fragments") or {}).items():
-            words = fr.split()
+            # (its words as a line's are read: without the punctuation around them, so that the key of
+            # 'unhandled system error (run with ...' is the line's own)
+            words = [w for w in (w.strip(_STRIP) for w in fr.split()) if w]
             index.setdefault(" ".join(words[:KEY_WORDS]), []).append((words, where))
             for w in words:
                 projects.setdefault(w.strip(_STRIP), set()).update(x.split(":", 1)[0] for x in where)
@@ -312,11 +314,11 @@ def message_projects(text):
     """(['project:basename', ...], the fragment's words matched) of the first project literal a line's words hold
     (MIN_MATCH words in a row from the literal's start, or the whole literal), or (None, 0)."""
     index, own = _fragments()
-    words = [w.strip(_STRIP).lower() for w in _WORD.findall(text)][:200]
+    words = [w for w in (w.strip(_STRIP).lower() for w in _WORD.findall(text)) if w][:200]
     for i in range(max(0, len(words) - KEY_WORDS + 1)):
         for frw, where in index.get(" ".join(words[i:i + KEY_WORDS]), ()):
             n = 0
-            while n < len(frw) and i + n < len(words) and words[i + n] == frw[n].strip(_STRIP):
+            while n < len(frw) and i + n < len(words) and words[i + n] == frw[n]:
                 n += 1
             if n >= min(MIN_MATCH, len(frw)) and (n >= OWN_OR or any(w in own for w in words[i:i + n])):
                 return where, n
