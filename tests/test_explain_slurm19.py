@@ -221,3 +221,15 @@ def test_srun_refusals_give_the_edit_from_their_values(kb, name, want):
     # gen_slurm_messages MSG_FIX rows whose slots take the message's own values (multi_prog.c, allocate.c, opt.c)
     f = _root(kb, name)
     assert want in f["causes"][0]["fix"][0], f["causes"][0]["fix"]
+
+
+def test_other_jobs_pending_on_their_own_conditions_are_no_error(kb):
+    # a squeue listing where the jobs waiting on a dependency / a begin time are not ones this text submitted
+    head = "             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)\n"
+    text = ("$ squeue\n" + head + "               501     debug  stage2.sh    carol PD       0:00      1 (Dependency)\n"
+            "               502     debug  nightly     dave PD       0:00      1 (BeginTime)\n"
+            "               499     debug  train.sh    alice  R      10:00      1 gpu01\n")
+    res = explain.explain_text(text, kb)
+    assert res["verdict"] == "no_error" and not res["findings"], [f["id"] for f in res["findings"]]
+    res = explain.explain_text("$ sbatch --begin=now+1hour stage3.sh\nSubmitted batch job 502\n" + text, kb)
+    assert res["findings"] and res["findings"][0]["id"] == "slurm.pending_requested"

@@ -113,7 +113,8 @@ def _job_of(scan, line, text):
 
 
 def job_unresolved(scan, match):
-    """True when no line after the last pending line shows that job (by its id) running or done: scontrol's
+    """True when the pending job is one the text submits or shows by JobId= ('Submitted batch job N', scontrol's
+    block), and no line after the last pending line shows that job (by its id) running or done: scontrol's
     JobState= (of the JobId= block it is in), a sacct / squeue -l row of that id, or a command that reads the
     job's output file (its name carries the id; not one cat / tail says does not exist)."""
     hits = match.get("hits") or []
@@ -122,6 +123,11 @@ def job_unresolved(scan, match):
         return False
     last = max(lines)
     ids = {i for i in (_job_of(scan, h.line, h.text) for h in hits) if i}
+    named = {h.groups.get("id") for h in _hits(scan, "_struct_sb_jobid")}
+    if ids and not ids & named:
+        # a squeue listing of other jobs (other users' pipelines wait on their dependencies and begin times): only a
+        # job the text submits or shows by its JobId= is the user's
+        return False
     heads = sorted((h.line, h.groups.get("id")) for h in _hits(scan, "_struct_sb_jobid") if "JobId=" in h.text)
     for h in _hits(scan, "_struct_sb_state"):
         if h.line <= last or h.groups.get("state") not in _RAN:
