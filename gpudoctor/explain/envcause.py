@@ -269,7 +269,7 @@ _SCRIPT = r"^#!\s{0,2}/(?:usr/)?bin/(?:env[ \t]{1,4})?(?:ba|z|k)?sh\b|^[$#%>][ \
 # ... or a command line typed after a prompt that sets a variable as a statement of its own ('$ DATA_ROOT=/x; mpirun
 # ...', '$ export A=1 && torchrun ...')
 _CMD = (r"^[$#%>][ \t]{1,4}[^\n]{0,200}?(?:\bpdsh\b|\bclush\b|hostfile|machinefile|nodefile|\bsbatch[ \t]|"
-        r"[A-Za-z_][A-Za-z0-9_]{0,60}=[^\s;&|]{0,300}[ \t]{0,4}(?:;|&&))")
+        r"[A-Za-z_][A-Za-z0-9_]{0,60}=[^\s;&|]{0,200}[ \t]{0,4}(?:;|&&))")
 # the errors that say a process had no VAR: os.environ's KeyError, OmegaConf's oc.env resolver
 # (omegaconf/resolvers/oc/__init__.py: "Environment variable '{key}' not found"), torch's env:// rendezvous
 # (_env_error), Open MPI's mpirun for a -x VAR its own environment lacks (orte/prrte schizo: 'Warning: could not find
