@@ -229,12 +229,25 @@ def test_interleaved_ranks_line_starting_with_colon_is_no_carriage_return():
 
 
 def test_a_root_matched_on_the_setting_line_itself_does_not_name_it():
-    # NVIDIA/nccl#1837 (fixtures/logs): the root matched NCCL's own 'NCCL_SOCKET_IFNAME set to eth2' line; the entry's
-    # own cause (an interface that does not exist here) stays first, the setting (a system-configuration variable) last
+    # NVIDIA/nccl#1837 (fixtures/logs): the root matched NCCL's own 'NCCL_SOCKET_IFNAME set to eth2' line, which is no
+    # error naming the variable; and the entry's own cause (an interface that does not exist here) already quotes that
+    # line, so the setting is not said again
     import glob
 
     path, = glob.glob(os.path.join(HERE, "..", "fixtures", "logs", "*", "nccl.socket_ifname__nccl-1837-*.log"))
     with open(path, encoding="utf-8") as f:
         _r, f_, c = _first(f.read())
-    assert not c.get("from_env") and f_["causes"][-1].get("from_env")
-    assert f_["causes"][-1]["text"].startswith("NCCL_SOCKET_IFNAME is set to eth2")
+    assert f_["id"] == "nccl.socket_ifname" and not _env_causes(f_)
+    st = envcause.State()
+    st.env.append((6, "NCCL_SOCKET_IFNAME", "eth2", "nccl", "NCCL INFO NCCL_SOCKET_IFNAME set to eth2"))
+    (where, _c), = envcause._switches(st, {"id": "nccl.socket_ifname", "family": "nccl.socket_ifname", "causes": [],
+                                           "matches": [{"line": 6, "text": "NCCL INFO NCCL_SOCKET_IFNAME set to eth2"}]})
+    assert where == "last"
+
+
+def test_a_setting_line_an_entry_cause_already_quotes_is_not_said_again():
+    text = ("The all-reduce between our two nodes is extremely slow, 10x slower than nccl-tests on the other pair.\n"
+            "node1:1234:1234 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.\n"
+            "node1:1234:1234 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\n")
+    _r, f_, c = _first(text)
+    assert any(e["line"] == 2 for e in c["evidence"]) and not _env_causes(f_)

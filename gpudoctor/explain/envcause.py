@@ -154,6 +154,16 @@ def variables():
                   "says": site.get("says", "")[:300], "config": site.get("config") or None, "files": set(),
                   "source": site.get("source", ""), "values": site.get("values") or []}
     out.pop("CUDA_VISIBLE_DEVICES", None)  # (its grammar is read on its own: _cvd)
+    # a variable a hand-written row of settings.toml judges: the row's condition names the values that cost, from the
+    # variable's own docs (TORCH_NCCL_ASYNC_ERROR_HANDLING: 0 keeps a stuck collective from failing; 3, the default, and
+    # 1 do not): a value no such row's condition holds is no cause here either
+    from gpudoctor.explain import settings
+
+    for r in settings.table():
+        if not r.get("generated"):
+            for k in r["keys"]:
+                if k.upper() in out:
+                    out[k.upper()].setdefault("costs", []).append(settings._cond(r["when"]))
     _vars = out
     return out
 
@@ -459,12 +469,23 @@ def judge(result, scan, kb):
     added = 0
     for where, c in _crlf(root, st) + _not_exported(st, root) + _cvd(st, root) + _switches(st, root):
         causes = root["causes"]
-        if any(x.get("text") == c["text"] for x in causes):
+        key = c.pop("key", None)
+        if any(x.get("text") == c["text"] for x in causes) or _said_already(causes, c, key):
             continue
         i = 0 if where == "first" else len(causes) if where == "last" else _insert_at(causes)
         causes.insert(i, c)
         added += 1
     return added
+
+
+def _said_already(causes, c, key):
+    """Whether a cause of the root already has this setting's line as its evidence: the entry's own cause that the line
+    moved up ('InfiniBand was turned off by configuration.' for 'NCCL_IB_DISABLE set by environment to 1'), or
+    settings.py's row for a told symptom ('TORCH_NCCL_ASYNC_ERROR_HANDLING=0 (line 1, an environment setting)')."""
+    if not key:
+        return False
+    line = c["evidence"][0]["line"]
+    return any(any(e.get("line") == line for e in x.get("evidence") or ()) for x in causes)
 
 
 def _last(st):
@@ -528,7 +549,7 @@ def _switches(st, root):
                     (m.get("text") or "") for m in root.get("matches") or []))):
             continue
         known = _is_default(value, e)
-        if known is True:
+        if known is True or (e.get("costs") and not any(c(value) for c in e["costs"])):
             continue
         vals = [str(x) for x in e.get("values") or () if str(x).strip()]
         odd = len(vals) >= 2 and value.strip().lower() not in {x.lower() for x in vals}
@@ -565,8 +586,10 @@ def _switches(st, root):
         fix = ["unset %s%s   (in the job's environment: the launch line, the batch script, ~/.bashrc, the container's "
                "ENV, the launcher's env file)" % (key, back)]
         why = e.get("says") or ""
-        out.append((where, _cause("%s is set to %s (%s; %s): %s.%s (%s)." % (
-            key, value, said, dflt, how, " " + why.rstrip(".") + "." if why else "", e["source"]), fix, ev)))
+        c = _cause("%s is set to %s (%s; %s): %s.%s (%s)." % (
+            key, value, said, dflt, how, " " + why.rstrip(".") + "." if why else "", e["source"]), fix, ev)
+        c["key"] = key
+        out.append((where, c))
     return out[:4]
 
 
