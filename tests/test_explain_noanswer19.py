@@ -226,3 +226,10 @@ def test_an_error_chain_is_answered_by_its_last_part(kb):
     r = explain.explain_text("error starting plugins: unable to add default resources to config: error visiting "
                              "devices: error getting MIG devices: Insufficent Permissions\n", kb)
     assert not any("failure message of" in " ".join(f["notes"]) for f in r["findings"])
+
+
+def test_a_driver_library_is_the_hosts():
+    # libnvidia-container's own lists (nvc_capabilities.json): libcuda is mounted with 'compute', NVML with 'utility'
+    assert "compute" in buildinputs._driver_library("libcuda.so.1")
+    assert buildinputs._driver_library("libnvidia-ml.so.1") == ["utility"]
+    assert buildinputs._driver_library("libmpich.so.12") is None

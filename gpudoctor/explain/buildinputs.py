@@ -176,11 +176,25 @@ def _runtime(scan, by, h, name, g, pkgs, structural_finding):
     """The dynamic loader did not find a library when the program ran (not a build): the group's runtime entry (NCCL's,
     CUDA's, rdma-core's), else loader.cannot_open; the package whose development files hold it names which library
     (its runtime package is the one to install where the program runs)."""
+    driver = None if g else _driver_library(name)
     eid = g.get("runtime_entry") if g.get("runtime_entry") in by else "loader.cannot_open"
+    if driver and "container.no_driver_libs" in by:
+        eid = "container.no_driver_libs"
     if eid not in by or by[eid].get("kind") == "echo":
         return None
     f = structural_finding(by[eid], h, "the dynamic loader's missing %s%s" % (
         name, " (%s)" % g.get("what") if g else ""), scan, sure="medium" if pkgs else "low")
+    if driver:
+        f["causes"].insert(0, _cause(
+            "%s is the NVIDIA driver's own library (libnvidia-container's list, capability %s): no package of the "
+            "image provides it; the host's driver does. In a container the NVIDIA Container Toolkit mounts it when "
+            "the container gets the GPUs (--gpus / the nvidia runtime / CDI) with NVIDIA_DRIVER_CAPABILITIES "
+            "including %s; on a host, the driver's user-space libraries are not installed or not on the loader's "
+            "path." % (name, "/".join(driver), driver[0]),
+            ["Run the container with the GPUs and that capability: docker run --gpus all -e "
+             "NVIDIA_DRIVER_CAPABILITIES=%s ... (or the nvidia runtime / CDI device); on a host, check the driver: "
+             "`ldconfig -p | grep %s`, nvidia-smi." % (",".join(sorted(set(driver) | {"utility"})),
+                                                      name.split(".so", 1)[0])]))
     if pkgs:
         f["causes"].insert(0, _cause(
             "The program needs %s, %s's library (%s): not installed where it runs, or not on the loader's path."
@@ -189,6 +203,18 @@ def _runtime(scan, by, h, name, g, pkgs, structural_finding):
              "holds %s to LD_LIBRARY_PATH there (`ldconfig -p | grep %s` shows what the loader knows)."
              % (" / ".join(pkgs), pkgs[0], _install(pkgs), name, name.split(".so", 1)[0])]))
     return f
+
+
+def _driver_library(name):
+    """The NVIDIA_DRIVER_CAPABILITIES that mount the driver library ``name`` ('libcuda.so.1' -> ['compute', 'video']),
+    from libnvidia-container's own lists (generated/nvc_capabilities.json, tools/gen_nvc_capabilities.py), or None."""
+    from gpudoctor.explain.knowledge import generated_table
+
+    base = name.split(".so", 1)[0] + ".so"
+    for lib in generated_table("nvc_capabilities").get("libraries") or ():
+        if lib.get("library") == base:
+            return list(lib.get("capabilities") or ()) or None
+    return None
 
 
 def _config_fix(name):
