@@ -60,14 +60,24 @@ def test_the_documented_edit_comes_first(case, edit, quoted):
 
 @pytest.mark.parametrize("case, alt", [
     # an edit argedit wrote from the message stays first; the documented default is the alternative after it
-    ("paramdocs19/loader_persistent", "drop persistent_workers=True from the call (DataLoader's documented default: "
-                                      "persistent_workers=False)"),
+    ("paramdocs19/ckpt_n_steps_neg", "drop every_n_train_steps=-10 from the call (ModelCheckpoint's documented "
+                                     "default: every_n_train_steps=None)"),
     ("paramdocs19/es_mode_word", 'drop mode="minimum" from the call (EarlyStopping\'s documented default: mode=\'min\')'),
-    ("paramdocs19/loader_timeout_neg", "drop timeout=-5 from the call (DataLoader's documented default: timeout=0)"),
+    ("paramdocs19/ce_label_smooth", "drop label_smoothing=1.5 from the call (cross_entropy's documented default: "
+                                    "label_smoothing=0.0)"),
 ])
 def test_the_documented_default_follows_the_messages_own_edit(case, alt):
     fixes, first_edit, _notes = _first(case)
     assert first_edit and not first_edit.startswith("drop ") and fixes.index(alt) == 1, fixes[:3]
+
+
+@pytest.mark.parametrize("case", ["paramdocs19/loader_persistent", "paramdocs19/loader_timeout_neg"])
+def test_no_documented_default_where_the_message_does_not_quote_the_value(case):
+    # 'persistent_workers option needs num_workers > 0', 'timeout option should be non-negative': the message names
+    # the argument but quotes no value of it (a combination, or a bound): argedit's edit only, no 'drop'
+    fixes, first_edit, notes = _first(case)
+    assert first_edit and not any(f.startswith("drop ") for f in fixes)
+    assert not any("documentation of" in n for n in notes)
 
 
 def test_an_argument_whose_value_the_documentation_allows_is_not_blamed():

@@ -103,17 +103,46 @@ def _version(pkg):
     return "%s %s" % (dist, c["version"]) if c and c.get("version") else dist
 
 
+_TOKENS = re.compile(r"[\w.:+-]{1,80}")
+_PLAIN = ("0", "1", "True", "False", "None")
+
+
+def _num(v):
+    try:
+        return float(v)
+    except ValueError:
+        return None
+
+
+def _quotes(msg, k, w):
+    """Whether the message quotes the value written for keyword k: the literal itself (a quoted word, a number, the
+    same number written otherwise: -1e-8 / -1e-08), `k=value` as written, or a number / word of the message inside
+    the written value ('Invalid beta parameter at index 1: 1.2' and betas=(0.9, 1.2)); 0, 1, True, False and None
+    only in the `k=value` form."""
+    w = w.strip()
+    if re.search(r"(?<![\w.])%s ?= ?%s(?![\w.])" % (re.escape(k), re.escape(w)), msg):
+        return True
+    words = [t.rstrip(".:") for t in _TOKENS.findall(msg)]
+    words = [t for t in words if t and t not in _PLAIN and len(t) <= 60]
+    v = argedit._unq(w) if argedit._is_str(w) else w
+    if argedit._is_str(w) or argedit._NUMBER.match(v):
+        if v in _PLAIN:
+            return False
+        if v in words:
+            return True
+        n = _num(v) if argedit._NUMBER.match(v) else None
+        return n is not None and any(_num(t) == n for t in words if argedit._NUMBER.match(t))
+    if argedit._NUMBERS.match(v):  # a tuple of numbers: one of them quoted
+        parts = re.findall(r"-?[\d.]{1,12}", v)
+        return any(t in parts for t in words if argedit._NUMBER.match(t))
+    return False
+
+
 def in_message(msg, kws):
-    """The keyword of the user's line whose literal value (a quoted word, a number) the message quotes, when exactly
-    one is: the refused value names its argument ("threshold mode relative is unknown!" and threshold_mode=
-    "relative"; "Invalid learning rate: -0.001" and lr=-0.001)."""
-    words = set(re.findall(r"[\w.:+-]{1,80}", msg))
-    got = []
-    for k, w in kws.items():
-        v = argedit._unq(w) if argedit._is_str(w) else w.strip()
-        if v and (argedit._is_str(w) or argedit._NUMBER.match(v)) and v in words and v not in ("0", "1", "True",
-                                                                                             "False", "None"):
-            got.append(k)
+    """The keyword of the user's line whose value the message quotes (_quotes), when exactly one is: the refused
+    value names its argument ("threshold mode relative is unknown!" and threshold_mode="relative"; "Invalid
+    learning rate: -0.001" and lr=-0.001)."""
+    got = [k for k, w in kws.items() if _quotes(msg, k, w)]
     return got[0] if len(got) == 1 else None
 
 
@@ -149,7 +178,8 @@ def advise(tb, scan=None, got=None, edit_done=None):
     if call is None:
         return [], None
     kws = argedit._kwargs(uf["src"])
-    param = in_message(msg, kws) or (got or {}).get("param") or checked_argument(tb, kws)
+    quoted = in_message(msg, kws)
+    param = quoted or (got or {}).get("param") or checked_argument(tb, kws)
     if not param:
         return [], None
     found = lookup(call[0], param, uf["callees"])
@@ -177,11 +207,15 @@ def advise(tb, scan=None, got=None, edit_done=None):
             lines.append("set %s to one of the values %s documents: %s" % (
                 param, shown, ", ".join(choices[:12]) + (", ..." if len(choices) > 12 else "")))
     default = rec.get("default")
-    if written is not None and "default" in rec and default is not None and _DEFAULT.match(default) and \
+    # the documented default replaces only a value the message itself refused (it quotes it): an argument the message
+    # merely names may be the one a combination needs ('Nesterov momentum requires a momentum')
+    if quoted == param and written is not None and "default" in rec and default is not None and _DEFAULT.match(default) and \
             written.strip() != default:
         lit = argedit._lit(written)
         lines.append("drop %s from the call (%s's documented default: %s=%s)" % (
             "%s=%s" % (param, lit) if lit else param, shown, param, default))
+    if not lines:
+        return [], None  # (nothing to do from the documentation: no note either)
     note = "%s's documentation of %s (%s, %s): \u201c%s\u201d" % (
         shown, param, _version(pkg), rec.get("type") and "type %s" % userline.quote(rec["type"]) or "no type given",
         userline.quote(rec.get("doc") or ""))
