@@ -277,6 +277,8 @@ def analyze(scan, kb, assume_error=False):
     context.extend(gone)
     order, gone = _guard.structured_warning(order, matched, kb.by_id)  # a zap / logrus / slog warn record (rootguard.py)
     context.extend(gone)
+    order, gone = _guard.other_librarys_site(order, matched, kb.by_id, scan)  # another library raised it (rootguard.py)
+    context.extend(gone)
     from gpudoctor.explain import ocirt as _ocirt
 
     order = _ocirt.runtime_line_first(order, matched, kb.by_id)  # a container engine's own line leads (ocirt.py)

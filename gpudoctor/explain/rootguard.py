@@ -224,6 +224,54 @@ def outside_component(order, matched, by, scan):
     return order[1:], order[:1]
 
 
+# ---- another library's copy of a check (review19, issue 18 item 3)
+# A generated message site of a Python package (its 'where': '<package>/<module>.py:<line>') is that package's raise
+# statement. When the traceback whose exception line it matched was raised by a NEW exception built in another
+# library's own frame (the innermost frame is a site-packages file of another distribution, its source line 'raise
+# X(...)'), the words are that other library's: bitsandbytes' optimizers copy torch's 'Invalid learning rate: %s'
+# (bitsandbytes/optim/optimizer.py), SGLang's '%s is not supported for %s' reads torch's "padding='same' is not
+# supported for strided convolutions" (torch/nn/modules/conv.py). The site's entry is then no root (the traceback's
+# own reading answers). A re-raise ('raise', 'raise e', 'raise value.as_instanceof_cause()') keeps the message of
+# the code that built it, so only a 'raise <Name>(' line counts.
+_PY_SITE = re.compile(r"^(?P<pkg>[A-Za-z_]\w{0,60})/[\w/.-]{0,200}\.py:\d")
+_NEW_RAISE = re.compile(r"^raise [A-Za-z_][\w.]{0,80}\(")
+
+
+def _site_pkg(h):
+    from gpudoctor.explain import pytb
+
+    site = getattr(h.pattern, "site", None) if h.pattern is not None else None
+    m = _PY_SITE.match((site or {}).get("where") or "")
+    if not m:
+        return None
+    kind, lib = pytb.where("/site-packages/%s/x.py" % m.group("pkg"))
+    return lib if kind == "lib" else None
+
+
+def other_librarys_site(order, matched, by, scan):
+    """(order, demoted): the root taken out of analyze's cause order when every line it matched is read by a Python
+    package's generated site inside a traceback that another library raised with an exception it built (above)."""
+    from gpudoctor.explain import pytb
+
+    if not order or by[order[0]]["kind"] == "echo":
+        return order, []
+    tbs = [tb for tb in getattr(scan, "tracebacks", None) or () if tb.get("header_line") is not None]
+    m = matched[order[0]]
+    hits = m.get("hits") or ()
+    if not tbs or not hits or len(set(m.get("lines") or ())) > len(hits):
+        return order, []
+    for h in hits:
+        pkg = _site_pkg(h)
+        tb = _in_traceback(tbs, h.line) if pkg else None
+        if tb is None or not tb.get("frames"):
+            return order, []
+        kind, raiser = pytb.where(tb["frames"][-1][0])
+        src = ((tb.get("src") or [])[-1:] or [(None, None)])[0][0] or ""
+        if kind != "lib" or not raiser or raiser == pkg or not _NEW_RAISE.match(src.strip()):
+            return order, []
+    return order[1:], order[:1]
+
+
 # ---- a structured logger's own warning (wrong17, issue 18 item 3)
 # A program that logs through zap, logrus or Go's log/slog chooses each record's level itself and has an error level
 # for its failures (zap's Error, logrus' Error / Fatal, slog's ERROR); a record it wrote at warn or info level is one

@@ -1,0 +1,48 @@
+"""review19: a generated Python message site is no root when another library built and raised the exception
+(rootguard.other_librarys_site). Real runs: fixtures/explain/paramdocs19 (torch 2.13.0+cpu, made by paramdocs19)."""
+
+import os
+
+from gpudoctor.explain import explain_text
+
+FIX = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "explain", "paramdocs19")
+
+
+def _root(text):
+    r = explain_text(text)
+    return r["findings"][0] if r["findings"] else None
+
+
+def _fixture(name):
+    with open(os.path.join(FIX, name), encoding="utf-8") as f:
+        return f.read()
+
+
+def test_torchs_own_raise_is_not_another_librarys_copy_of_its_words():
+    # torch/optim/adam.py raises 'Invalid learning rate: -0.001'; bitsandbytes/optim/optimizer.py holds the same words
+    assert _root(_fixture("adam_lr_neg.log"))["id"] == "torch.usage"
+    # torch/nn/modules/conv.py's "padding='same' is not supported for strided convolutions" is no SGLang option
+    assert not _root(_fixture("conv_same_stride.log"))["family"].startswith("serving")
+
+
+BNB = """Traceback (most recent call last):
+  File "/home/u/train.py", line 3, in <module>
+    opt = bnb.optim.Adam8bit(m.parameters(), lr=-0.001)
+  File "/usr/lib/python3/dist-packages/bitsandbytes/optim/adam.py", line 120, in __init__
+    super().__init__(
+  File "/usr/lib/python3/dist-packages/bitsandbytes/optim/optimizer.py", line 459, in __init__
+    %s
+ValueError: Invalid learning rate: -0.001
+"""
+
+
+def test_the_sites_own_library_or_a_re_raise_keeps_the_site():
+    # the site's own package raised it: its entry answers
+    assert _root(BNB % 'raise ValueError(f"Invalid learning rate: {lr}")')["id"] == "bitsandbytes.usage"
+    # another package's frame re-raising what it caught keeps the words of the code that built it
+    text = BNB % 'raise ValueError(f"Invalid learning rate: {lr}")'
+    assert _root(text.replace("/dist-packages/bitsandbytes/optim/optimizer.py", "/dist-packages/accelerate/x.py")
+                 .replace('raise ValueError(f"Invalid learning rate: {lr}")', "raise e"))["id"] == "bitsandbytes.usage"
+    # ... while the same words built in accelerate's own frame are not bitsandbytes'
+    f = _root(text.replace("/dist-packages/bitsandbytes/optim/optimizer.py", "/dist-packages/accelerate/x.py"))
+    assert f is None or not f["id"].startswith("bitsandbytes")
