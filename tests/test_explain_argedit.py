@@ -99,6 +99,17 @@ def test_classify_format_strings(text, kind):
     assert argedit.classify(text) == kind
 
 
+def test_a_hydra_append_override_keeps_its_prefix():
+    # review19: Hydra's '+key=v' appends a key the config lacks ('key=v' would then fail), '++key=v' appends or
+    # overrides (https://hydra.cc/docs/advanced/override_grammar/basic/): the edit keeps the prefix the user wrote
+    with open(os.path.join(CASES, "hydra_es.log"), encoding="utf-8") as fh:
+        text = fh.read()
+    for prefix in ("+", "++"):
+        res = explain_text(text.replace("early_stopping.mode=maximum", prefix + "early_stopping.mode=maximum"))
+        fix = res["findings"][0]["causes"][0]["fix"][0]
+        assert fix == "%searly_stopping.mode=max (not %searly_stopping.mode=maximum)" % (prefix, prefix), fix
+
+
 def test_closest_choice():
     assert argedit.closest("maximize", ["min", "max"]) == ["max"]
     assert argedit.closest("bf-16", ["bf16", "fp16"]) == ["bf16"]  # case and '-' / '_' only

@@ -436,7 +436,9 @@ def _cli_value(scan, name, value=None):
                 return (head, _safe(val), "=") if _safe(val) else None
             o = _OVERRIDE.match(a) if value is not None else None
             if o and o.group("last") == name and o.group("v").strip("'\"") == value:
-                return o.group("key").lstrip("+"), value, "="
+                # (the key as written: Hydra's '+key=v' appends a key the config lacks, where 'key=v' would fail,
+                # and '++key=v' appends or overrides: the edit keeps the user's prefix, review19)
+                return o.group("key"), value, "="
     return None
 
 
