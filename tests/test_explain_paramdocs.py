@@ -62,7 +62,7 @@ def test_the_documented_edit_comes_first(case, edit, quoted):
     # an edit argedit wrote from the message stays first; the documented default is the alternative after it
     ("paramdocs19/ckpt_n_steps_neg", "drop every_n_train_steps=-10 from the call (ModelCheckpoint's documented "
                                      "default: every_n_train_steps=None)"),
-    ("paramdocs19/es_mode_word", 'drop mode="minimum" from the call (EarlyStopping\'s documented default: mode=\'min\')'),
+    ("paramdocs19/es_mode_word", 'drop mode="minimum" from the call (EarlyStopping\'s documented default: mode="min")'),
     ("paramdocs19/ce_label_smooth", "drop label_smoothing=1.5 from the call (cross_entropy's documented default: "
                                     "label_smoothing=0.0)"),
 ])

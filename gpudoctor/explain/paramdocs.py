@@ -212,6 +212,9 @@ def advise(tb, scan=None, got=None, edit_done=None):
     if quoted == param and written is not None and "default" in rec and default is not None and _DEFAULT.match(default) and \
             written.strip() != default:
         lit = argedit._lit(written)
+        if default[:1] in "'\"" and argedit._is_str(written):  # the default in the line's own quoting
+            q = argedit._quote_of(written)
+            default = q + default[1:-1] + q
         lines.append("drop %s from the call (%s's documented default: %s=%s)" % (
             "%s=%s" % (param, lit) if lit else param, shown, param, default))
     if not lines:
