@@ -46,3 +46,13 @@ def test_the_sites_own_library_or_a_re_raise_keeps_the_site():
     # ... while the same words built in accelerate's own frame are not bitsandbytes'
     f = _root(text.replace("/dist-packages/bitsandbytes/optim/optimizer.py", "/dist-packages/accelerate/x.py"))
     assert f is None or not f["id"].startswith("bitsandbytes")
+
+
+def test_the_drivers_own_library_is_not_a_cuda_runtime_to_install():
+    # libcuda.so.1 / libnvidia-ml.so.1 come with the NVIDIA driver (a container gets them from the toolkit), no
+    # nvidia-cuda-runtime wheel holds them: the first fix is the driver's, not 'pip install nvidia-cuda-runtime-cu12'
+    for lib in ("libcuda.so.1", "libnvidia-ml.so.1"):
+        f = _root("ImportError: %s: cannot open shared object file: No such file or directory\n" % lib)
+        assert "--gpus all" in f["causes"][0]["fix"][0] and "nvidia-cuda-runtime" not in f["causes"][0]["fix"][0]
+    f = _root("ImportError: libcudart.so.11.0: cannot open shared object file: No such file or directory\n")
+    assert "nvidia-cuda-runtime" in f["causes"][0]["fix"][0]
