@@ -56,3 +56,12 @@ def test_the_drivers_own_library_is_not_a_cuda_runtime_to_install():
         assert "--gpus all" in f["causes"][0]["fix"][0] and "nvidia-cuda-runtime" not in f["causes"][0]["fix"][0]
     f = _root("ImportError: libcudart.so.11.0: cannot open shared object file: No such file or directory\n")
     assert "nvidia-cuda-runtime" in f["causes"][0]["fix"][0]
+
+
+def test_a_wheels_files_are_listed_by_pip_not_dpkg():
+    # nccl.h's package in the build-inputs table is NVIDIA's wheel: `dpkg -L nvidia-nccl-cu13` lists nothing
+    f = _root("src/foo.cu:1:10: fatal error: nccl.h: No such file or directory\n")
+    fixes = " ".join(f["causes"][0]["fix"])
+    assert "pip install nvidia-nccl-cu" in fixes and "pip show -f nvidia-nccl-cu" in fixes and "dpkg -L nvidia" not in fixes
+    f = _root("fatal error: mpi.h: No such file or directory\n")
+    assert "dpkg -L lib" in " ".join(f["causes"][0]["fix"])

@@ -102,8 +102,9 @@ def _install(pkgs):
         out.append("apt-get install %s (Debian / Ubuntu; %s)" % (
             " or ".join(debs), "one of them" if len(debs) > 1 else "its -dev package"))
     if wheels:
-        out.append("the files of %s (the pip wheel's nvidia/<lib>/include and lib folders, or the same library's "
-                   "system install)" % ", ".join(wheels))
+        # (the wheel named is the table's release; its -cuNN suffix is the CUDA major it is built for, review19)
+        out.append("pip install %s (the wheel of your CUDA major version, -cu12 / -cu13: its nvidia/<lib>/include and "
+                   "lib folders), or the same library's system install" % " or ".join(wheels))
     return " or ".join(out)
 
 
@@ -144,10 +145,13 @@ def structural(scan, kb, structural_finding, known):
             sure="medium" if pkgs else "low")
         if pkgs:
             fixes = ["Install it: %s." % _install(pkgs)]
+            # (dpkg lists a Debian package's files, pip a wheel's: `dpkg -L nvidia-nccl-cu13` finds nothing, review19)
+            wheel = ((t.get("packages") or {}).get(pkgs[0]) or {}).get("from") == "wheel"
             for v in g.get("variables") or ():
                 fixes.append("Or point the build at an install that has it: set %s to its prefix (the folder whose "
-                             "include/ and lib/ hold %s: `dpkg -L %s | grep %s` shows where), e.g. `make %s=<prefix>` "
-                             "(read by %s)." % (v["name"], name if kind == "header" else "it", pkgs[0],
+                             "include/ and lib/ hold %s: `%s %s | grep %s` shows where), e.g. `make %s=<prefix>` "
+                             "(read by %s)." % (v["name"], name if kind == "header" else "it",
+                                                "pip show -f" if wheel else "dpkg -L", pkgs[0],
                                                 name.rsplit("/", 1)[-1], v["name"], v["read_by"]))
             if kind == "cmake":
                 mod = (t.get("cmake_modules") or {}).get(name)
