@@ -7,8 +7,8 @@ concrete change.
   pass that option or to read it with a default (${VAR:-default}); an srun-only variable is read inside the step.
 
 The texts in fixtures/explain/slurm19/ were made here by running Debian's Slurm 22.05.8 (slurmctld + slurmd with
-auth/none, the testbed of ../shared/reference/testbed.md): the scripts as shown, sbatch's and the jobs' own output
-as the programs printed it.
+auth/none, on this project's test machine): the scripts as shown, sbatch's and the jobs' own output as the
+programs printed it.
 """
 
 import os
