@@ -251,3 +251,10 @@ def test_a_setting_line_an_entry_cause_already_quotes_is_not_said_again():
             "node1:1234:1234 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\n")
     _r, f_, c = _first(text)
     assert any(e["line"] == 2 for e in c["evidence"]) and not _env_causes(f_)
+
+
+def test_a_value_with_a_carriage_return_inside_from_a_crlf_env_file():
+    # CPython 3.11 here: env.sh written with CRLF ends, 'source env.sh && python3 train_ws.py': the variable keeps '\r'
+    _r, f, c = _first(_fixture("python-env-file-crlf.log"))
+    assert "data\\r/shard-000.bin" in f["matches"][0]["text"]
+    assert c.get("from_env") and c["fix"][0].startswith("dos2unix")

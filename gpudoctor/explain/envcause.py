@@ -627,9 +627,10 @@ def _cvd(st, root):
 
 # ------------------------------------------------------------------ carriage returns
 
-# bash's quoting of a word with a carriage return ($'\r', $'python\r'), '^M' ending a word, a quoted value ending in
-# \r (a Python repr: 'node1\r'), a literal CR before ': '
-_CR = re.compile(r"\$'[^'\n]{0,200}\\r'|[A-Za-z0-9_./-]\^M(?=[\s:'\"]|$)|['\"][^'\"\n]{1,200}\\r['\"]|[^\s]\r: ")
+# bash's quoting of a word with a carriage return ($'\r', $'python\r'), '^M' ending a word, a quoted value with a \r
+# in it (a Python repr: 'node1\r', '/data\r/shard-000.bin' from a variable a CRLF env file set), a literal CR before ': '
+_CR = re.compile(r"\$'[^'\n]{0,200}\\r'|[A-Za-z0-9_./-]\^M(?=[\s:'\"]|$)|['\"][^'\"\n\\]{1,200}\\r(?:[^'\"\n]{0,200})['\"]|"
+                 r"[^\s]\r: ")
 _COLON_HEAD = re.compile(r"^: [A-Za-z][^\n]{8,300}$")
 # the roots of tools that print 'NAME: message' with a name read from a file (pdsh's and clush's host prefix, ssh's
 # and bash's 'name: message', a launcher's hostfile, Slurm's and MPI's node lists): there a line that starts with ': '
