@@ -266,5 +266,6 @@ def advice(scan, tb, lib):
     # import or name; or any internal failure under another package's call); after the library's own reading for a
     # KeyError / IndexError / assert / TypeError of its own frames (a key or an index is often the program's data:
     # a dataset without the column, a config without the field); last for the library's own errors
-    place = ("first" if caller is not None or (exc in _NAMES_NO_DATA and not none) else "second") if internal else False
+    first = caller is not None or (exc in _NAMES_NO_DATA and not none)
+    place = ("first" if first else "second") if internal else False
     return fixes, note, place
