@@ -54,9 +54,9 @@ def test_the_command_names_where_the_package_is_installed():
     assert upgrade._short("/venv/lib/site-packages/x/lib/python3/site-packages/y/z.py") == "y/z.py"  # the last one
     assert upgrade._short("/home/u/a.py") == "/home/u/a.py"
     # a source checkout: the folder above the package's own
-    ck = ("vllm", "where it is installed, /home/u/ws/vllm, not site-packages: a source checkout - git -C /home/u/ws/vllm "
-          "pull, then pip install -e /home/u/ws/vllm - or a pip --target folder - pip install -U --target "
-          "/home/u/ws/vllm vllm")
+    ck = ("vllm", "where it is installed, /home/u/ws/vllm, not site-packages: a source checkout - git -C "
+          "/home/u/ws/vllm pull, then pip install -e /home/u/ws/vllm - or a pip --target folder - pip install -U "
+          "--target /home/u/ws/vllm vllm")
     assert upgrade._install("vllm", "/home/u/ws/vllm/vllm/engine/x.py") == ck
     assert upgrade._install("vllm", "C:\\ws\\vllm\\vllm\\x.py")[1].startswith("where it is installed, C:/ws/vllm, ")
     # a file not under a folder of the package's name: its own folder; a relative path and one at the root
@@ -96,11 +96,11 @@ def test_advice_under_another_packages_call_names_both_installations():
         "or upgrade xformers (pip install -U xformers; installed: xformers 0.0.29.post2 (line 4)) when its own release "
         "notes name the fix"]
     assert note == (
-        "TypeError (an internal failure) was raised inside xformers's code, which vllm's code called (/home/u/workspace/"
-        "vllm/vllm/attention/backends/xformers.py:120): an integration of vllm with xformers's internals. When such a "
-        "call fails inside the callee, the two installed releases do not fit each other or the callee's release has "
-        "the bug: upgrade vllm first (its newer releases follow xformers), or pin xformers to the release vllm "
-        "supports.")
+        "TypeError (an internal failure) was raised inside xformers's code, which vllm's code called "
+        "(/home/u/workspace/vllm/vllm/attention/backends/xformers.py:120): an integration of vllm with xformers's "
+        "internals. When such a call fails inside the callee, the two installed releases do not fit each other or the "
+        "callee's release has the bug: upgrade vllm first (its newer releases follow xformers), or pin xformers to the "
+        "release vllm supports.")
     # a caller at a module's top level: no ' in <module>'
     top = XF[:1] + [XF[1][:2] + ("<module>",)] + XF[2:]
     fixes = upgrade.advice(_scan(), {"exc": "TypeError", "msg": BINDING, "frames": top}, "xformers")[0]
@@ -115,8 +115,8 @@ def test_advice_for_the_librarys_own_failure_and_for_its_own_error():
                                "torch and other libraries; its release notes and issue tracker name the release that "
                                "fixed it; or pin vllm to the release the other packages support (pip check lists the "
                                "requirements that do not hold)"], "first")
-    assert note == ("AttributeError is one of Python's internal-failure classes, raised in vllm's own frames and not by "
-                    "an argument check of your call: the installed vllm failed on its own state (a bug of this "
+    assert note == ("AttributeError is one of Python's internal-failure classes, raised in vllm's own frames and not "
+                    "by an argument check of your call: the installed vllm failed on its own state (a bug of this "
                     "release, or a mismatch with another installed package); an upgrade, or the release the other "
                     "packages pin, is the fix threads settle on.")
     # an attribute of None (review19): the upgrade after the library's reading, on that condition, no note
