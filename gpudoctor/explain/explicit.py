@@ -161,7 +161,8 @@ def seen(scan):
     return bool(_dcgm_hits(scan, known) or _wc_hits(scan, known) or
                 _start_hits(scan, known) or _hits(scan, "_struct_ex_build", known) or
                 cut_traceback(scan) or _buildinputs.hits(scan, known) or
-                _srcprov.hits(scan, known, answerable=True))
+                _srcprov.hits(scan, known, answerable=True) or
+                (bool(scan.matches.get("_struct_ex_pymsg")) and bool(_srcprov.py_hits(scan, known))))
 
 
 def structural(scan, kb, structural_finding):
@@ -216,7 +217,8 @@ def structural(scan, kb, structural_finding):
             return f
     return (_named_class(scan, kb, structural_finding, known) or _cut_finding(scan, kb, structural_finding) or
             _srcprov.structural(scan, kb, structural_finding, known) or
-            _srcprov.message_finding(scan, kb, structural_finding, known))
+            _srcprov.message_finding(scan, kb, structural_finding, known) or
+            _srcprov.py_message_finding(scan, kb, structural_finding, known))
 
 
 # -------------------------------------------------------- an exception's line alone that names a library's class

@@ -27,7 +27,11 @@ SUFFIX = r"(?:c|cc|cpp|cxx|cu|go|h|hpp|cuh)"
 # a path of at most 300 characters ending in a C / C++ / CUDA / Go source name, ':', the line number
 _FILE = (r"(?<![\w.+/-])(?P<path>[\w.+/-]{1,300}\.%s):(?P<lno>\d{1,7})\b(?P<rest>[^\n]{0,400})" % SUFFIX)
 _NEEDLES = [".%s:" % s for s in ("c", "cc", "cpp", "cxx", "cu", "go", "h", "hpp", "cuh")]
-PATTERNS = {"_struct_ex_src": [(_FILE, _NEEDLES)]}
+# (pymsg19) a bare 'Exception: <message>' line, as CPython prints `raise Exception("...")` uncaught
+# (Lib/traceback.py format_exception_only): text.GENERIC_ERRORS' '<Name>Error|Exception:' needs a word before it, so
+# the bare class is no error line by itself; py_message_finding reads it when the message is a library's own
+_PY_EXC = r"(?<![\w.])Exception: (?P<msg>\S[^\n]{0,400})"
+PATTERNS = {"_struct_ex_src": [(_FILE, _NEEDLES)], "_struct_ex_pymsg": [(_PY_EXC, ["exception:"])]}
 
 # the logger's level where the line keeps it
 # klog / glog / c10 (torch's LOG without glog): 'E1127 12:00:00.123456   1234 file.go:12] ', '[E socket.cpp:860] ',
@@ -360,5 +364,144 @@ def message_finding(scan, kb, structural_finding, known):
                           "none of its prefix. Its log around this line, or the command that ran it, says more%s."
                           % (project, meta.get("url"), base, project,
                              " (rerun with %s)" % meta["debug"] if meta.get("debug") else ""))
+        return f
+    return None
+
+
+# ---------------------------------------------------------------- a Python library's message alone (pymsg19)
+
+# a logger's failure level on the line (Python logging's levelname: Lib/logging/__init__.py _levelToName), which a
+# message the library prints only as a warning needs before it answers: a run goes past its warnings
+_PY_ERROR_LEVEL = re.compile(r"\b(?:ERROR|CRITICAL|FATAL)\b")
+_PY_CACHE = [None]
+
+
+def _py_fragments():
+    """({first KEY_WORDS words: [(the fragment's words, [[dist, level, module, versions]])]}, the words one
+    distribution's messages hold only, {dist: [versions read]}) of generated/py_messages.json
+    (tools/gen_py_messages.py)."""
+    if _PY_CACHE[0] is None:
+        from gpudoctor.explain.knowledge import generated_table
+
+        doc = generated_table("py_messages")
+        index, dists = {}, {}
+        for fr, rows in (doc.get("fragments") or {}).items():
+            words = [w for w in (w.strip(_STRIP) for w in fr.split()) if w]
+            index.setdefault(" ".join(words[:KEY_WORDS]), []).append((words, rows))
+            for w in words:
+                dists.setdefault(w, set()).update(r[0] for r in rows)
+        own = frozenset(w for w, ds in dists.items() if len(ds) == 1 and len(w) >= 3)
+        _PY_CACHE[0] = (index, own, doc.get("versions") or {})
+    return _PY_CACHE[0]
+
+
+def py_message_rows(text):
+    """(rows, the fragment's words matched) of the first Python stack message a line's words hold (as
+    message_projects: MIN_MATCH words in a row from the fragment's start, or the whole fragment, and a word one
+    distribution's messages hold only unless OWN_OR words match), or (None, 0)."""
+    index, own, _ = _py_fragments()
+    words = [w for w in (w.strip(_STRIP).lower() for w in _WORD.findall(text)) if w][:200]
+    for i in range(max(0, len(words) - KEY_WORDS + 1)):
+        got, best = {}, 0
+        for frw, rows in index.get(" ".join(words[i:i + KEY_WORDS]), ()):
+            n = 0
+            while n < len(frw) and i + n < len(words) and words[i + n] == frw[n]:
+                n += 1
+            if n >= min(MIN_MATCH, len(frw)) and (n >= OWN_OR or any(w in own for w in words[i:i + n])):
+                # every fragment the words start (one release's message may go on where another's stopped: vLLM
+                # 0.33 added a sentence to 0.6's): a distribution's rows merged, their releases unioned
+                best = max(best, n)
+                for dist, level, module, vers in rows:
+                    row = got.get(dist)
+                    if row is None:
+                        got[dist] = [dist, level, module, vers]
+                        continue
+                    if _LEVEL_RANK[level] < _LEVEL_RANK[row[1]]:
+                        row[1], row[2] = level, module
+                    row[3] = " ".join(sorted(set(row[3].split()) | set(vers.split()), key=_vkey))
+        if got:
+            return [got[d] for d in sorted(got)], best
+    return None, 0
+
+
+_LEVEL_RANK = {"raise": 0, "error": 1, "warning": 2}
+
+
+def _vkey(v):
+    return tuple(int(x) if x.isdigit() else -1 for x in re.split(r"[.+-]", v)[:4])
+
+
+def _releases(dist, have, read):
+    """'in vllm 0.5.4, 0.6.3 (of 0.5.4 ... 0.33.0 read); not in 0.8.5 and later' -> (words, whether the newest
+    release read lacks it)."""
+    have = have.split()
+    gone = bool(read) and read[-1] not in have
+    if set(read) <= set(have):
+        return "in every %s release read (%s)" % (dist, ", ".join(read)), False
+    say = "in %s %s of the releases read (%s)" % (dist, ", ".join(have), ", ".join(read))
+    if gone:
+        after = [v for v in read if read.index(v) > max(read.index(h) for h in have if h in read)] if any(
+            h in read for h in have) else []
+        say += "; not in %s%s" % (after[0] if after else read[-1], " and later" if len(after) > 1 else "")
+    return say, gone
+
+
+def py_hits(scan, known):
+    """[(hit, rows, words matched)] of the error lines (and bare 'Exception: ' lines) no entry matched whose words
+    hold a Python stack message; a message printed only as a warning counts only on a line at a failure level."""
+    out, seen = [], set()
+    for h in sorted(scan.errors[:64] + scan.matches.get("_struct_ex_pymsg", [])[:16], key=lambda x: x.line):
+        if h.line in known or h.line in seen or h.severity in ("info", "warn"):
+            continue
+        seen.add(h.line)
+        rows, n = py_message_rows(strip_prefix(h.text.strip())[0])
+        if rows and (any(r[1] != "warning" for r in rows) or _PY_ERROR_LEVEL.search(h.text)):
+            out.append((h, rows, n))
+    return out
+
+
+def py_message_finding(scan, kb, structural_finding, known):
+    """An error line no entry matched whose words hold a message the Python stack's code raises or logs
+    (generated/py_messages.json): that distribution's family (its package area, provenance.package_areas; torch's
+    by its subpackage, provenance.torch_area), family only, How sure: low, with the releases that print it and,
+    when the newest release read no longer does, the upgrade. A message the distributions print only as a warning
+    answers only a line at a logger's failure level."""
+    from gpudoctor.explain import provenance, pytb
+    from gpudoctor.explain.provenance import _ran_past
+
+    by = kb.by_id
+    if scan.tracebacks:
+        return None  # (a traceback's frames name the package: pytb / provenance read it)
+    for h, rows, n in py_hits(scan, known):
+        if _ran_past(scan, h.line):
+            continue
+        fams = {}
+        for dist, level, module, vers in rows:
+            lib = pytb.owner(module.split("/", 1)[0])
+            if lib == "torch":
+                area = provenance.torch_area(by, module)
+                eid = next((e for e in ("%s.library_error" % area, "%s.usage" % area)
+                            if area and e in by and by[e].get("kind", "error") != "echo"), None)
+            else:
+                eid = "%s.library_error" % lib if "%s.library_error" % lib in by else provenance.library_entry(by, lib)
+            if eid:
+                fams.setdefault(eid, (dist, level, module, vers))
+        if len(fams) != 1:
+            continue
+        eid, (dist, level, module, vers) = next(iter(fams.items()))
+        read = _py_fragments()[2].get(dist) or []
+        say, gone = _releases(dist, vers, read)
+        f = structural_finding(by[eid], h, "its words are a message %s's own code %s (%s, %d words)" % (
+            dist, "raises" if level == "raise" else "logs at %s" % level, module, n), scan)
+        f["notes"].append("The line's words are %s's own message (%s): %s printed it, though the line keeps no "
+                          "traceback. The message is %s. The whole traceback (or the log lines before it) names "
+                          "the call that met it." % (dist, module, dist, say))
+        if gone and f.get("causes"):
+            from gpudoctor.fixline import sh
+
+            f["causes"][0]["fix"].insert(0, "upgrade %s: the message is from an older release (%s); the newest "
+                                            "read, %s %s, no longer prints it - pip install -U %s (pip show %s "
+                                            "names the installed release)" % (
+                                                dist, vers, dist, read[-1], sh(dist), sh(dist)))
         return f
     return None
