@@ -41,6 +41,8 @@ def _first(case):
     ("paramdocs19/plateau_threshold_mode", 'threshold_mode="rel" (not threshold_mode="relative")', "One of 'rel', 'abs'"),
     ("edits19/plateau_mode", 'mode="max" (not mode="maximum")', "One of 'min', 'max'"),
     ("paramdocs19/interp_mode", 'mode="bilinear"', "'nearest' | 'linear' | 'bilinear'"),
+    # the value from the command line (args.mode): the word of the message a documented choice is close to
+    ("paramdocs19/plateau_mode_args", 'args.mode="max" where it is set (it holds maximum now', "One of 'min', 'max'"),
     ("edits19/trainer_accel", 'accelerator="gpu" (not accelerator="gpus")', '"cpu", "gpu"'),
     # a documented default, the argument written on the line (the message names a bound or no value)
     ("paramdocs19/adam_lr_neg", "drop lr=-0.001 from the call (Adam's documented default: lr=0.001)", "learning rate"),

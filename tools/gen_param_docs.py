@@ -10,7 +10,7 @@ writes the edit from the documented choices or default, quoting the doc sentence
 Read per module (a .py file of the package, not private - no path part that starts with '_' but __init__.py -, nor
 its tests / examples / benchmarks, nor transformers/models/ - the per-architecture configs and modules, thousands of
 parameters a training script does not pass -), statically with ast (never imported):
-  - every public top-level class: its constructor's parameters (its own __init__, or its dataclass fields:
+  - every public top-level class: its constructor's parameters (its own __init__ or __new__, or its dataclass fields:
     `x: T = field(default=..., metadata={"help": ...})`), documented in the class's or __init__'s docstring;
   - every public top-level function, and every public method of those classes, documented in its own docstring.
 The parameter documentation read: Google style ("Args:" / "Arguments:" / "Parameters:" / "Keyword Args:" sections,
@@ -21,7 +21,8 @@ sentences of its doc (at most MAX_DOC characters, reStructuredText and Markdown 
 that the signature's Literal[...] annotation, a field's metadata choices, or the doc itself lists (after 'one of',
 'can be', 'either', 'choices', 'options', 'supported', 'possible values', 'valid values' ...: two or more quoted words
 joined as a list - `min`, ``'max'`` or "cosine" -, a braced list {min, max}, or a bullet list of quoted words; or three
-or more quoted words joined by '|' anywhere: 'none' | 'mean' | 'sum'). A parameter with no doc is not kept; nor a callable with none.
+or more quoted words joined by '|' anywhere: 'none' | 'mean' | 'sum'). A parameter no doc mentions is kept only for its Literal[...] choices; a callable
+with no parameter kept is not kept.
 
 Usage:
     (the packages, pip installed in a venv from their PyPI wheels - torch from https://download.pytorch.org/whl/cpu -,
@@ -306,9 +307,9 @@ def _record(params, docs, helps=None):
     out = []
     helps = helps or {}
     for name, default, has, choices in params:
-        raw = docs.get(name) or helps.get(name)
-        if not raw:
-            continue
+        raw = docs.get(name) or helps.get(name) or ""
+        if not raw and not choices:
+            continue  # (a parameter no doc mentions is kept only for its signature's Literal[...] choices)
         out.append([name, default, has, choices, raw[:MAX_RAW]])
     return out
 
@@ -379,7 +380,10 @@ def read_module(path, src, consts=None):
             if got:
                 out["%s.%s" % (mod, node.name)] = {"file": path, "kind": "function", "params": got}
         elif isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
-            init = next((b for b in node.body if isinstance(b, ast.FunctionDef) and b.name == "__init__"), None)
+            # the constructor: __init__, else __new__ (torchmetrics' task wrappers: Accuracy(task=...) builds the
+            # task's class in __new__)
+            init = next((b for name in ("__init__", "__new__") for b in node.body
+                         if isinstance(b, ast.FunctionDef) and b.name == name), None)
             docs = param_docs(_doc(node, consts) or later.get(node.name, ""))
             if init is not None:
                 for k, v in param_docs(_doc(init)).items():
@@ -479,7 +483,7 @@ def build(raw_rows):
             params = {}
             for name, default, has, choices, raw in rec["params"]:
                 typ, doc = first_sentences(raw)
-                if not doc:
+                if not doc and not choices:
                     continue
                 ch = list(choices) or doc_choices(raw)
                 p = {"doc": doc}

@@ -146,6 +146,26 @@ def in_message(msg, kws):
     return got[0] if len(got) == 1 else None
 
 
+_NOT_VALUE = frozenset("""unknown invalid unsupported supported expected valid value values mode option options
+argument arguments must should one either got but not and the for with only""".split())
+
+
+def _refused_word(msg, param, choices):
+    """The refused value as the message quotes it, for an argument whose value the line does not write (a variable, a
+    parsed option): the one word of the message, not a choice itself nor the argument's name, that a documented
+    choice is close to ("mode maximum is unknown!" -> 'maximum', close to 'max'); None when none or several are."""
+    from gpudoctor.explain.libarg import _COMMON
+
+    got = []
+    for w in dict.fromkeys(t.strip(".:'\"`") for t in _TOKENS.findall(msg[:300])):
+        if len(w) < 2 or w in choices or w == param or w.lower() in _COMMON or w.lower() in _NOT_VALUE or \
+                w.lower() in param.lower().split("_") or not argedit._safe(w):
+            continue
+        if argedit.closest(w, choices):
+            got.append(w)
+    return got[0] if len(got) == 1 else None
+
+
 def checked_argument(tb, kws):
     """The keyword of the user's line that the raising frame's source line reads, when exactly one is."""
     srcs = tb.get("src") or []
@@ -195,6 +215,8 @@ def advise(tb, scan=None, got=None, edit_done=None):
     value = argedit._safe(argedit._unq(written)) if written is not None and argedit._is_str(written) else None
     if value is not None and value in choices:
         return [], None  # a value the documentation allows: not the argument the library refused
+    if value is None and choices and written is not None:
+        value = _refused_word(msg, param, choices)  # (a value from a variable / the command line: the message's)
     if choices and not _picked(edit_done):
         c = {"kind": "allowed", "msg": msg, "names": [param], "value": value, "choices": choices, "bound": None,
              "want": None}
@@ -219,9 +241,13 @@ def advise(tb, scan=None, got=None, edit_done=None):
             "%s=%s" % (param, lit) if lit else param, shown, param, default))
     if not lines:
         return [], None  # (nothing to do from the documentation: no note either)
-    note = "%s's documentation of %s (%s, %s): \u201c%s\u201d" % (
-        shown, param, _version(pkg), rec.get("type") and "type %s" % userline.quote(rec["type"]) or "no type given",
-        userline.quote(rec.get("doc") or ""))
+    if rec.get("doc"):
+        note = "%s's documentation of %s (%s, %s): \u201c%s\u201d" % (
+            shown, param, _version(pkg), rec.get("type") and "type %s" % userline.quote(rec["type"]) or "no type given",
+            userline.quote(rec["doc"]))
+    else:
+        note = "%s's signature (%s) gives %s the values %s (Literal[...])" % (
+            shown, _version(pkg), param, ", ".join(choices[:12]))
     return lines, note
 
 
