@@ -21,6 +21,7 @@ def test_integrator_walks_the_frames_outward_from_the_raisers_run():
     # standard-library frames inside the raiser's run are stepped over (a decorator's wrapper)
     assert upgrade.integrator({"frames": [TRL, VLLM, STD]}, "vllm")[:3] == ("trl", TRL[0], 238)
     assert upgrade.integrator({"frames": [STD, STD]}, "vllm") is None
+    assert upgrade.integrator({"frames": [STD]}, "vllm") is None
     # the innermost frame is not the raiser's: no integrating package
     assert upgrade.integrator({"frames": [VLLM, TRL]}, "vllm") is None
     # only the raiser's frames, or the integrating frame the outermost one
@@ -133,6 +134,14 @@ def test_advice_for_the_librarys_own_failure_and_for_its_own_error():
                     "and issue tracker name the release that fixed it), or pin the release the other packages support "
                     "(pip check)"], None, False)
     assert upgrade.advice(_scan(), {"exc": "KeyError"}, "builtins") == ([], None, False)
+    # the versions: an egg folder's in the frames; a package no wheel table knows, named by its printed version
+    egg = (SP + "vllm-0.7.0-py3.10.egg/vllm/x.py", 3, "f")
+    assert "(pip install -U vllm; installed: vllm 0.7.0): a KeyError" in upgrade.advice(
+        _scan(), {"exc": "KeyError", "msg": "'x'", "frames": [egg]}, "vllm")[0][0]
+    mine = (SP + "mylibx_core/x.py", 3, "f")
+    assert upgrade.advice(_scan(**{"mylibx-core": ("1.0", 2)}), {"exc": "KeyError", "msg": "'x'", "frames": [mine]},
+                          "mylibx_core")[0][0].startswith(
+        "upgrade mylibx_core (pip install -U mylibx_core; installed: mylibx_core 1.0 (line 2)): a KeyError")
 
 
 def test_which_failures_are_the_installations():
