@@ -66,3 +66,14 @@ def test_a_wheels_files_are_listed_by_pip_not_dpkg():
     assert "dpkg -L nvidia" not in fixes
     f = _root("fatal error: mpi.h: No such file or directory\n")
     assert "dpkg -L lib" in " ".join(f["causes"][0]["fix"])
+
+
+def test_a_long_literals_first_words_alone_name_no_library():
+    from gpudoctor.explain import srcprov
+
+    # 'must be divisible by the number of' (7 words every library writes) starts vLLM's '... data parallel node
+    # groups' (vllm/config/parallel.py): a sentence that only shares those words is not vLLM's
+    assert srcprov.py_message_rows("AssertionError: world size must be divisible by the number of pipeline stages")[0] \
+        is None
+    # the whole of a long literal still names it (NCCL's ncclRemoteError text)
+    assert srcprov.message_projects("remote process exited or there was a network error")[0] == ["nccl:init.cc"]

@@ -285,7 +285,18 @@ def structural(scan, kb, structural_finding, known):
 
 KEY_WORDS = 4  # the words a fragment is looked up by
 MIN_MATCH = 6  # words of a fragment the line must hold in a row, from its start (or the whole fragment)
-OWN_OR = 7  # ... and a word of one project's literals only among them, or OWN_OR words or more (review19)
+OWN_OR = 7  # ... and a word of one project's literals only among them, or the whole literal of OWN_OR words or more
+
+
+def _specific(frw, n, matched, own):
+    """Whether n words matched of the fragment ``frw`` name its project (review19): MIN_MATCH words in a row from its
+    start (or the whole fragment), and among them a word only one project's literals hold, or the whole fragment of
+    OWN_OR words or more. A long fragment's first words alone are any program's ('must be divisible by the number of'
+    starts vLLM's '... data parallel node groups': 'world size must be divisible by the number of pipeline stages' is
+    no vLLM line)."""
+    if n < min(MIN_MATCH, len(frw)):
+        return False
+    return (n >= OWN_OR and n == len(frw)) or any(w in own for w in matched)
 _WORD = re.compile(r"[^\s]{1,80}")
 _MSG_CACHE = [None]
 _CHAIN = re.compile(r":\s(?=\S)")
@@ -324,7 +335,7 @@ def message_projects(text):
             n = 0
             while n < len(frw) and i + n < len(words) and words[i + n] == frw[n]:
                 n += 1
-            if n >= min(MIN_MATCH, len(frw)) and (n >= OWN_OR or any(w in own for w in words[i:i + n])):
+            if _specific(frw, n, words[i:i + n], own):
                 return where, n
     return None, 0
 
@@ -407,7 +418,7 @@ def py_message_rows(text):
             n = 0
             while n < len(frw) and i + n < len(words) and words[i + n] == frw[n]:
                 n += 1
-            if n >= min(MIN_MATCH, len(frw)) and (n >= OWN_OR or any(w in own for w in words[i:i + n])):
+            if _specific(frw, n, words[i:i + n], own):
                 # every fragment the words start (one release's message may go on where another's stopped: vLLM
                 # 0.33 added a sentence to 0.6's): a distribution's rows merged, their releases unioned
                 best = max(best, n)
