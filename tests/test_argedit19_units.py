@@ -116,3 +116,114 @@ def test_cli_value_needs_a_launch_context_and_a_name():
     assert argedit._cli_value(SimpleNamespace(), "lr") is None
     assert argedit._cli_value(_scan(["python", "t.py", "--", "x"]), "") is None
     assert argedit._cli_value(_scan(["python", "t.py", "--lr", "0.1"]), "lr") == ("--lr", "0.1", " ")
+
+
+def _allowed(msg, kws, on_line, got=None, scan=None):
+    c = argedit.read(msg)
+    return argedit._allowed(c, {"src": []}, c["msg"], kws, on_line, got, scan)
+
+
+MODE = "`mode` can be min, max, got maximize"  # lightning/pytorch/callbacks/early_stopping.py's words
+
+
+def test_allowed_finds_the_argument_and_writes_it_as_given():
+    ok = ['mode="max" (not mode="maximize")']
+    assert _allowed(MODE, {"monitor": '"val_loss"', "mode": '"maximize"'}, ["monitor", "mode"]) == ok
+    # the argument of the line that holds the refused value, not the first one the message names
+    assert _allowed("zz can be min, max, got maximize", {"other": '"x"', "mode": "maximize"}, ["other", "mode"]) == [
+        'maximize="max" where it is set (it holds maximize now; the call passes mode=maximize)']
+    assert _allowed(MODE, {"alias": '"maximize"', "mode": '"maximize"'}, ["mode"]) == ok
+    # a string keyword holding the value (the message's names not on the line), then libarg's, then the code name
+    assert _allowed(MODE, {"m": '"maximize"'}, []) == ['m="max" (not m="maximize")']
+    assert _allowed("zz can be min, max, got maximize", {}, [], {"param": "zz_mode"}) == [
+        'zz_mode="max" (not zz_mode="maximize")']
+    assert _allowed("zz can be min, max, got maximize", {}, []) == []
+    assert _allowed("`min` is no `mode` here; " + MODE, {}, []) == ok  # a code name that is a choice is not it
+    # no value in the message: the line's string; not a string: the list
+    assert _allowed("`mode` must be one of: min, max", {"mode": '"maximize"'}, ["mode"]) == ok
+    assert _allowed("`mode` must be one of: min, max", {"mode": "3"}, ["mode"]) == [
+        "set mode to one of the values the message lists: min, max"]
+    # quoting kept, several picks
+    assert _allowed("`mode` can be max_a, max_b, got max", {"mode": "'max'"}, ["mode"]) == [
+        "mode='max_a' or mode='max_b' (not mode='max')"]
+    assert _allowed("`mode` can be max_a, max_b, got max", {"mode": "MODE"}, ["mode"]) == [
+        'MODE="max_a" or "max_b" where it is set (it holds max now; the call passes mode=MODE)']
+
+
+def test_allowed_on_the_command_line_and_long_lists():
+    launch = _scan(["python", "t.py", "--mode", "maximize"])
+    assert _allowed(MODE, {}, [], scan=launch) == ["--mode max (not --mode maximize)"]
+    assert _allowed(MODE, {"mode": "args.opt_mode"}, ["mode"], scan=_scan(["python", "t.py", "--opt_mode", "maximize"])
+                    ) == ["--opt_mode max (not --opt_mode maximize)"]
+    far = "`mode` can be min, max, got zzz"
+    assert _allowed(far, {}, [], scan=_scan(["python", "t.py", "--mode", "zzz"])) == [
+        "give --mode one of the values it takes: min, max"]
+    assert _allowed(far, {"mode": '"zzz"'}, ["mode"]) == ["set mode to one of the values the message lists: min, max"]
+    twelve = ", ".join("c%02d" % i for i in range(12))
+    assert _allowed("`mode` can be %s, got zzz" % twelve, {"mode": '"zzz"'}, ["mode"]) == [
+        "set mode to one of the values the message lists: %s" % twelve]
+    assert _allowed("`mode` can be %s, c12, got zzz" % twelve, {"mode": '"zzz"'}, ["mode"]) == [
+        "set mode to one of the values the message lists: %s, ..." % twelve]
+
+
+def test_cli_value_reads_flags_and_overrides():
+    cv = argedit._cli_value
+    assert cv(_scan(["python", "t.py", "--lr", "0.1"]), "--lr") == ("--lr", "0.1", " ")  # a flag name as given
+    assert cv(_scan(["python", "t.py", "--batch_size", "4"]), "batch_size") == ("--batch_size", "4", " ")
+    assert cv(_scan(["python", "t.py", "--lr"]), "lr") is None  # the last word: no value
+    assert cv(_scan(["python", "t.py", "--lr", "$(x)"]), "lr") is None  # not pasted
+    assert cv(_scan(["python", "t.py", "--lr=$(x)"]), "lr") is None
+    assert cv(_scan(["python", "t.py", "--lr=0.1"]), "lr") == ("--lr", "0.1", "=")
+    assert cv(_scan(["python", "t.py", "x=1", "--lr", "0.1"]), "lr") == ("--lr", "0.1", " ")
+    assert cv(_scan(["python", "t.py", "--opt=k=v", "--opt", "1"]), "opt") is None
+    assert cv(_scan(["x"] * 400 + ["--lr", "0.1"]), "lr") is None  # 400 words read
+    # Hydra overrides: quoted, appended with '+'
+    assert cv(_scan(["python", "t.py", "es.mode='maximum'"]), "mode", "maximum") == ("es.mode", "maximum", "=")
+    assert cv(_scan(["python", "t.py", "+trainer.mode=maximum"]), "mode", "maximum") == ("trainer.mode", "maximum",
+                                                                                          "=")
+
+
+EARLY = """Traceback (most recent call last):
+  File "/home/u/train.py", line 7, in <module>
+    cb = EarlyStopping(monitor="val_loss", mode="maximize")
+  File "/usr/local/lib/python3.10/dist-packages/lightning/pytorch/callbacks/early_stopping.py", line 146, in __init__
+    raise MisconfigurationException(f"`mode` can be {', '.join(self.mode_dict.keys())}, got {self.mode}")
+lightning.fabric.utilities.exceptions.MisconfigurationException: `mode` can be min, max, got maximize
+"""
+
+
+def test_fill_puts_the_edit_first_in_a_roots_first_cause():
+    from gpudoctor.explain import pytb
+
+    def root():
+        return [{"role": "root", "causes": [{"fix": ["read the docs"]}]}]
+
+    f = root()
+    argedit.fill(None, f, pytb.parse(EARLY)[-1])
+    assert f[0]["causes"][0] == {"fix": ['mode="max" (not mode="maximize")', "read the docs"],
+                                 "edit": 'mode="max" (not mode="maximize")'}
+    argedit.fill(None, [], pytb.parse(EARLY)[-1])  # nothing to fill
+    for f in ([{"role": "root", "causes": []}], [{"role": "symptom", "causes": [{"fix": ["read the docs"]}]}]):
+        before = repr(f)
+        argedit.fill(None, f, pytb.parse(EARLY)[-1])
+        assert repr(f) == before
+    # raised in the user's own file: no library refused it
+    own = EARLY.replace("/usr/local/lib/python3.10/dist-packages/lightning/pytorch/callbacks/early_stopping.py",
+                        "/home/u/mycb.py")
+    f = root()
+    argedit.fill(None, f, pytb.parse(own)[-1])
+    assert f == root()
+    # the refused argument libarg found (the message names none)
+    loader = """Traceback (most recent call last):
+  File "/home/u/train.py", line 7, in <module>
+    dl = DataLoader(ds, bs)
+  File "/usr/local/lib/python3.10/dist-packages/torch/utils/data/dataloader.py", line 300, in __init__
+    raise ValueError("should be a positive integer value, but got 0")
+ValueError: should be a positive integer value, but got 0
+"""
+    f = root()
+    argedit.fill(None, f, pytb.parse(loader)[-1], {"param": "batch_size"})
+    assert f[0]["causes"][0]["fix"] == ["batch_size=<a value > 0>", "read the docs"]
+    f = root()
+    argedit.fill(None, f, pytb.parse(loader)[-1])
+    assert f == root()
