@@ -62,6 +62,14 @@ def test_an_older_releases_message_names_the_release_and_the_upgrade(kb):
     assert rows and rows[0][0] == "vllm" and "0.6.3" in rows[0][3].split() and "0.33.0" not in rows[0][3].split()
     say, gone = srcprov._releases("vllm", rows[0][3], ["0.5.4", "0.6.3", "0.8.5", "0.10.2", "0.33.0"])
     assert gone and "not in 0.8.5 and later" in say
+    # pasted alone: vLLM's family, the releases that print it, and the upgrade among the fixes
+    r = explain.explain_text("ValueError: Chunked prefill is not supported with sliding window. Set "
+                             "--disable-sliding-window to disable sliding window.", kb)
+    f = r["findings"][0]
+    assert r["verdict"] == "root_cause" and f["family"].startswith("vllm")
+    assert "vllm/engine/arg_utils.py" in _all(f) and "not in 0.8.5 and later" in _all(f)
+    assert any(x.startswith("upgrade vllm: the message is from an older release (0.5.4, 0.6.3)") and
+               "pip install -U vllm" in x for c in f["causes"] for x in c["fix"])
 
 
 def test_a_warning_only_message_needs_an_error_level(kb):

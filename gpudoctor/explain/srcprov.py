@@ -513,6 +513,6 @@ def py_message_finding(scan, kb, structural_finding, known):
             f["causes"][0]["fix"].insert(0, "upgrade %s: the message is from an older release (%s); the newest "
                                             "read, %s %s, no longer prints it - pip install -U %s (pip show %s "
                                             "names the installed release)" % (
-                                                dist, vers, dist, read[-1], sh(dist), sh(dist)))
+                                                dist, ", ".join(vers.split()), dist, read[-1], sh(dist), sh(dist)))
         return f
     return None
