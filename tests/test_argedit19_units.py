@@ -177,10 +177,11 @@ def test_cli_value_reads_flags_and_overrides():
     assert cv(_scan(["python", "t.py", "x=1", "--lr", "0.1"]), "lr") == ("--lr", "0.1", " ")
     assert cv(_scan(["python", "t.py", "--opt=k=v", "--opt", "1"]), "opt") is None
     assert cv(_scan(["x"] * 400 + ["--lr", "0.1"]), "lr") is None  # 400 words read
-    # Hydra overrides: quoted, appended with '+'
+    # Hydra overrides: quoted; appended with '+', the prefix kept (review19's e6e6bb3)
     assert cv(_scan(["python", "t.py", "es.mode='maximum'"]), "mode", "maximum") == ("es.mode", "maximum", "=")
-    assert cv(_scan(["python", "t.py", "+trainer.mode=maximum"]), "mode", "maximum") == ("trainer.mode", "maximum",
+    assert cv(_scan(["python", "t.py", "+trainer.mode=maximum"]), "mode", "maximum") == ("+trainer.mode", "maximum",
                                                                                           "=")
+    assert cv(_scan(["python", "t.py", "es.mode=maximum"]), "mode") is None  # no refused value to match
 
 
 EARLY = """Traceback (most recent call last):
