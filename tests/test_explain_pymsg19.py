@@ -72,6 +72,17 @@ def test_an_older_releases_message_names_the_release_and_the_upgrade(kb):
                "pip install -U vllm" in x for c in f["causes"] for x in c["fix"])
 
 
+def test_a_line_cut_inside_the_message_still_names_it():
+    # a thread quoting the message's rest (the line starts mid-message, its class and first words cut off): the
+    # fragment's words from the line's first word to the fragment's end, CUT_MIN words or more
+    rows, n = srcprov.py_message_rows("is not supported with sliding window. Set --disable-sliding-window to disable "
+                                      "sliding window.")
+    assert rows and rows[0][0] == "vllm" and n >= srcprov.CUT_MIN
+    # ... never a run of a message's words that stops short inside both the line and the fragment
+    assert srcprov.py_message_rows("is not supported with sliding window. Set --disable-sliding-window to avoid "
+                                   "it, says the wiki") == (None, 0)
+
+
 def test_a_warning_only_message_needs_an_error_level(kb):
     # vLLM's scheduler warns and goes on (vllm/core/scheduler.py logger.warning, 0.5.4-0.10.2): never a root unless
     # the line is at a failure level

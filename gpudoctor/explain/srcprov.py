@@ -395,22 +395,46 @@ def _py_fragments():
         from gpudoctor.explain.knowledge import generated_table
 
         doc = generated_table("py_messages")
-        index, dists = {}, {}
+        index, mid, dists = {}, {}, {}
         for fr, rows in (doc.get("fragments") or {}).items():
             words = [w for w in (w.strip(_STRIP) for w in fr.split()) if w]
             index.setdefault(" ".join(words[:KEY_WORDS]), []).append((words, rows))
+            # (a line cut inside the message: its words from every KEY_WORDS-th word on, so that CUT_MIN words in a
+            # row of the fragment always hold one whole key)
+            for k in range(KEY_WORDS, len(words) - KEY_WORDS + 1, KEY_WORDS):
+                mid.setdefault(" ".join(words[k:k + KEY_WORDS]), []).append((words, rows, k))
             for w in words:
                 dists.setdefault(w, set()).update(r[0] for r in rows)
         own = frozenset(w for w, ds in dists.items() if len(ds) == 1 and len(w) >= 3)
-        _PY_CACHE[0] = (index, own, doc.get("versions") or {})
+        _PY_CACHE[0] = (index, own, doc.get("versions") or {}, mid)
     return _PY_CACHE[0]
+
+
+CUT_MIN = 8  # words of a fragment a line cut inside it must hold, from the line's first word to the fragment's end
+
+
+def _cut_rows(words, mid, own):
+    """(rows, words matched) of the fragment a line cut inside a message holds (a thread quoting the message's rest):
+    the line's first words on are the fragment's from its middle, CUT_MIN words or more with a word one distribution's
+    messages hold only, up to the fragment's end or the line's; else (None, 0)."""
+    for i in range(0, max(0, min(len(words), CUT_MIN) - KEY_WORDS + 1)):
+        for frw, rows, k in mid.get(" ".join(words[i:i + KEY_WORDS]), ()):
+            if k < i or words[:i] != frw[k - i:k]:
+                continue
+            start = k - i  # the fragment's word the line starts at
+            n = 0
+            while start + n < len(frw) and n < len(words) and words[n] == frw[start + n]:
+                n += 1
+            if n >= CUT_MIN and (start + n == len(frw) or n == len(words)) and any(w in own for w in words[:n]):
+                return rows, n
+    return None, 0
 
 
 def py_message_rows(text):
     """(rows, the fragment's words matched) of the first Python stack message a line's words hold (as
     message_projects: MIN_MATCH words in a row from the fragment's start, or the whole fragment, and a word one
     distribution's messages hold only unless OWN_OR words match), or (None, 0)."""
-    index, own, _ = _py_fragments()
+    index, own = _py_fragments()[:2]
     words = [w for w in (w.strip(_STRIP).lower() for w in _WORD.findall(text)) if w][:200]
     for i in range(max(0, len(words) - KEY_WORDS + 1)):
         got, best = {}, 0
@@ -432,7 +456,7 @@ def py_message_rows(text):
                     row[3] = " ".join(sorted(set(row[3].split()) | set(vers.split()), key=_vkey))
         if got:
             return [got[d] for d in sorted(got)], best
-    return None, 0
+    return _cut_rows(words, _py_fragments()[3], own)
 
 
 _LEVEL_RANK = {"raise": 0, "error": 1, "warning": 2}
