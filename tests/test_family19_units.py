@@ -101,3 +101,25 @@ def test_a_library_without_module_families_refusing_an_argument_is_its_usage(kb)
     # a message that names no argument of the call: not shown to be the call's refusal
     other = text.replace("zq invalid optim_bits: 12 zq", "zq invalid bits: 12 zq")
     assert libwhere.choose(kb.by_id, pytb.parse(other)[-1], "bitsandbytes", 3) is None
+
+
+def test_a_lookup_error_the_library_raised_with_its_sentence_is_not_called_its_own_fault(kb):
+    # omegaconf's oc.env resolver (omegaconf/resolvers/oc/__init__.py: raise KeyError(f"Environment variable '{key}'
+    # not found")), the KeyError's own traceback: libwhere reads the library's refusal (omegaconf.interpolation); the
+    # installation alternative must not then call it 'a fault of this release' with the internal-failure note
+    # (upgrade.advice counted every KeyError internal; mutation round 14, x_finding__mutmut_194-196)
+    from gpudoctor import explain
+
+    text = """Traceback (most recent call last):
+  File "/home/u/run.py", line 3, in <module>
+    print(cfg.data.root)
+  File "/usr/local/lib/python3.11/site-packages/omegaconf/resolvers/oc/__init__.py", line 38, in env
+    raise KeyError(f"Environment variable '{key}' not found")
+KeyError: "Environment variable 'DATA_DIR' not found"
+"""
+    f = explain.explain_text(text, kb)["findings"][0]
+    assert f["id"] == "omegaconf.interpolation"
+    fixes = [x for c in f["causes"] for x in c["fix"]]
+    assert fixes[-1].startswith("if the call and its configuration are what omegaconf's documentation asks for: "
+                                "upgrade omegaconf"), fixes[-1]
+    assert not any("internal-failure" in n for n in f["notes"]) and not any("fault of this release" in x for x in fixes)

@@ -278,7 +278,7 @@ def finding(scan, kb, tb, lib, user, at, what, structural_finding, depth):
     # library's own (never an internal failure here) the last alternative, beside the generic version cause
     from gpudoctor.explain import upgrade
 
-    up, note, _internal = upgrade.advice(scan, tb, lib)
+    up, note, _internal = upgrade.advice(scan, tb, lib, own=True)  # (a KeyError with its sentence: the library's own)
     if up:
         f["causes"][-1]["fix"].extend(up)
         if note:

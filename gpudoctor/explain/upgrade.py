@@ -200,10 +200,12 @@ def inner_file(tb):
     return got[0] if got else None
 
 
-def advice(scan, tb, lib):
+def advice(scan, tb, lib, own=False):
     """(fix lines, note, place) for an exception ``tb`` raised inside ``lib``'s code: the installation to change, and
     where the fix list takes them ('first', 'second': after the library's own reading, False: last). ([], None, False)
-    when there is no library to name."""
+    when there is no library to name. ``own``: the caller read the exception as the library's own refusal (libwhere:
+    a KeyError with a sentence of its own on a printed raise line, omegaconf's "Environment variable 'X' not found"),
+    never an internal failure whatever its class."""
     if not lib or lib in ("builtins",) or lib in DISPATCH:
         return [], None, False
     exc = (tb.get("exc") or "").rsplit(".", 1)[-1]
@@ -215,8 +217,9 @@ def advice(scan, tb, lib):
     none = exc == "AttributeError" and msg.startswith("'NoneType' object has no attribute")
     # a call the other package made that the installed one's signature refuses is their mismatch (CPython's own
     # binding messages); a rule a check states is a validation of what the program gave
-    internal = exc in INTERNAL and ((caller is not None and exc == "TypeError" and _BINDING.search(msg)) or
-                                    not (exc in ("AssertionError", "TypeError") and _RULE.search(msg)))
+    internal = not own and exc in INTERNAL and (
+        (caller is not None and exc == "TypeError" and _BINDING.search(msg)) or
+        not (exc in ("AssertionError", "TypeError") and _RULE.search(msg)))
     if not internal:
         # a library's own error (its exception class, a stated rule) raised under another package's call is that
         # package using it as documented more often than a mismatch (a callback: antlr4's visitor calling
