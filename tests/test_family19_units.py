@@ -123,3 +123,118 @@ KeyError: "Environment variable 'DATA_DIR' not found"
     assert fixes[-1].startswith("if the call and its configuration are what omegaconf's documentation asks for: "
                                 "upgrade omegaconf"), fixes[-1]
     assert not any("internal-failure" in n for n in f["notes"]) and not any("fault of this release" in x for x in fixes)
+
+
+EARLY = """Traceback (most recent call last):
+  File "/home/u/train.py", line 7, in <module>
+    cb = EarlyStopping(monitor="val_loss", mode="maximize")
+  File "/usr/local/lib/python3.10/dist-packages/lightning/pytorch/callbacks/early_stopping.py", line 146, in __init__
+    raise MisconfigurationException(f"`mode` can be {', '.join(self.mode_dict.keys())}, got {self.mode}")
+lightning.fabric.utilities.exceptions.MisconfigurationException: `mode` can be min, max, got maximize
+"""
+
+
+def test_how_the_library_raised_it():
+    lib = (SP + "lightning/pytorch/callbacks/early_stopping.py", 146, "__init__")
+    raising = ("raise ValueError(x)", None)
+    # the class's last part decides: a dotted internal-failure class is one
+    assert libwhere.raiser({"exc": "lightning.x.AttributeError", "frames": [USER, lib],
+                            "src": [("f()", None), raising]}, "lightning") is None
+    # an Enum's refusal of a value the library converted is its own
+    assert libwhere.raiser({"exc": "ValueError", "frames": [USER, POST, ENUM, ENUM2], "src": []}, "accelerate") == (
+        1, True)
+    # source lines not printed for every frame: the class decides (ValueError, NotImplementedError: a refusal)
+    for exc in ("ValueError", "NotImplementedError"):
+        assert libwhere.raiser({"exc": exc, "frames": [USER, lib], "src": [("f()", None)]}, "lightning") == (1, None)
+    assert libwhere.raiser({"exc": "ValueError", "frames": [lib], "src": [raising]}, "lightning") == (0, True)
+    # a lookup error's own sentence needs three words
+    for msg, own in (("'FOO missing'", None), ("'variable FOO missing'", (1, True))):
+        tb = {"exc": "KeyError", "msg": msg, "frames": [USER, lib], "src": [("f()", None), ("raise KeyError(m)", None)]}
+        assert libwhere.raiser(tb, "lightning") == own, msg
+
+
+def test_a_class_of_the_errors_table_unless_its_entry_is_an_echo():
+    cls = "datasets.exceptions.DataFilesNotFoundError"
+    assert libwhere.class_family({"datasets.load": {}}, cls) == "datasets.load"
+    assert libwhere.class_family({"datasets.load": {"kind": "echo"}}, cls) is None
+    assert libwhere.class_family({}, cls) is None and libwhere.class_family({"datasets.load": {}}, None) is None
+
+
+def test_the_module_family_unless_its_entry_is_an_echo():
+    tb = pytb.parse(EARLY)[-1]
+    assert libwhere.choose({"lightning.callbacks": {}}, tb, "lightning", 3) == (
+        "lightning.callbacks", ("module", "lightning/pytorch/callbacks/early_stopping.py"))
+    assert libwhere.choose({"lightning.callbacks": {"kind": "echo"}}, tb, "lightning", 3) is None
+
+
+def test_the_finer_familys_answer_then_the_generic_causes_then_the_upgrade():
+    from types import SimpleNamespace
+
+    tb = dict(pytb.parse(EARLY)[-1], hit=None)
+    generic = [{"text": "generic A", "checks": ["c1"], "confirm": ["cf"], "fix": ["fx"], "exports": {"E": "1"},
+                "computed": "k"},
+               {"text": "own cause"}, {"text": "when", "when": "x"}, {"text": "evidence", "evidence": ["e"]},
+               {"text": "generic B"}]
+    by = {"lightning.callbacks": {}, "lightning.library_error": {"causes": generic}}
+    made = []
+
+    def structural(entry, hit, why, scan, sure):
+        made.append((why, sure))
+        return {"causes": [{"text": "own cause", "fix": ["own fix"]}], "notes": []}
+
+    f = libwhere.finding(SimpleNamespace(matches={}, pkg_rows={}), SimpleNamespace(by_id=by), tb, "lightning",
+                         ("/home/u/train.py", 7), "early_stopping.py:146", "the words.", structural, 3)
+    assert made == [("lightning.fabric.utilities.exceptions.MisconfigurationException raised by lightning's own check "
+                     "in lightning/pytorch/callbacks/early_stopping.py (a module of lightning's lightning.callbacks "
+                     "part)", "medium")]
+    assert f["notes"] == ["Raised by lightning's own `raise` at early_stopping.py:146 (called from your "
+                          "/home/u/train.py:7): the words. That module is lightning's lightning.callbacks part "
+                          "(lightning/pytorch/callbacks/early_stopping.py): the library refused the call or the "
+                          "setting there; its message names what it wants."]
+    up = ("if the call and its configuration are what lightning's documentation asks for: upgrade lightning (pip "
+          "install -U lightning), whose release may have this as a bug (its release notes and issue tracker name the "
+          "release that fixed it), or pin the release the other packages support (pip check)")
+    assert f["causes"] == [
+        {"text": "own cause", "fix": ["own fix"]},
+        {"text": "generic A", "checks": ["c1"], "confirm": ["cf"], "fix": ["fx"], "exports": {"E": "1"},
+         "evidence": [], "static_rank": 2, "computed": "k"},
+        {"text": "generic B", "checks": [], "confirm": [], "fix": [up], "exports": {}, "evidence": [],
+         "static_rank": 3, "computed": None}]
+    # no library_error entry of its own: code.library_error's causes; no user frame
+    by = {"lightning.callbacks": {}, "code.library_error": {"causes": [{"text": "code's"}]}}
+    f = libwhere.finding(SimpleNamespace(matches={}, pkg_rows={}), SimpleNamespace(by_id=by), tb, "lightning", None,
+                         "x.py:1", "w", structural, 3)
+    assert [c["text"] for c in f["causes"]] == ["own cause", "code's"] and "(called from" not in f["notes"][0]
+    # the class and the check hows' words
+    made.clear()
+    cls = dict(tb, exc="datasets.exceptions.DataFilesNotFoundError",
+               frames=[USER, (SP + "datasets/load.py", 1, "load_dataset")])
+    f = libwhere.finding(SimpleNamespace(matches={}, pkg_rows={}), SimpleNamespace(by_id={"datasets.load": {}}), cls,
+                         "datasets", None, "load.py:1", "w", structural, 3)
+    assert made[0][0] == ("datasets.exceptions.DataFilesNotFoundError, an exception class datasets defines for its "
+                          "datasets.load errors")
+    assert f["notes"][0].endswith("datasets defines that class for this kind of error (datasets.load): its message "
+                                  "names the key, value or target it could not use.")
+
+
+def test_the_argument_checks_answer_words(kb):
+    from types import SimpleNamespace
+
+    text = ("Traceback (most recent call last):\n"
+            '  File "/home/u/train.py", line 12, in <module>\n'
+            "    opt = bnb.optim.AdamW8bit(model.parameters(), lr=1e-3, optim_bits=12)\n"
+            '  File "%sbitsandbytes/optim/optimizer.py", line 400, in __init__\n'
+            '    raise ValueError(f"zq invalid optim_bits: {optim_bits} zq")\n'
+            "ValueError: zq invalid optim_bits: 12 zq\n") % SP
+    made = []
+
+    def structural(entry, hit, why, scan, sure):
+        made.append(why)
+        return {"causes": [{"text": "own", "fix": []}], "notes": []}
+
+    f = libwhere.finding(SimpleNamespace(matches={}, pkg_rows={}), kb, dict(pytb.parse(text)[-1], hit=None),
+                         "bitsandbytes", None, "optimizer.py:400", "w", structural, 3)
+    assert made == ["ValueError raised by bitsandbytes's argument check __init__, called from your line"]
+    assert f["notes"][0] == ("Raised by bitsandbytes's own `raise` at optimizer.py:400: w. __init__ checks the "
+                             "arguments it was given and refused one your line passes: change that argument as the "
+                             "message asks, not the library.")
