@@ -228,3 +228,33 @@ ValueError: should be a positive integer value, but got 0
     f = root()
     argedit.fill(None, f, pytb.parse(loader)[-1])
     assert f == root()
+
+
+def test_the_writers_rarer_branches():
+    # _allowed: no value and an argument the line does not pass; two picks on the command line
+    assert _allowed("`mode` must be one of: min, max", {}, [], {"param": "mode"}) == [
+        "set mode to one of the values the message lists: min, max"]
+    assert _allowed("`mode` can be max_a, max_b, got max", {}, [], scan=_scan(["python", "t.py", "--mode", "max"])) == [
+        "--mode max_a or --mode max_b (not --mode max)"]
+    # _exclusive: five flags on the command line, four named; two arguments neither of which is True
+    five = ["--a", "--b", "--c", "--d", "--e"]
+    assert argedit._exclusive([], {}, _scan(["python", "t.py"] + [w for f in five for w in (f, "1")]), five) == [
+        "keep only one of --a / --b / --c / --d: drop --e from the command line (or drop --a / --b / --c / --d)"]
+    assert argedit._exclusive(["size", "scale_factor"], {"size": "(16, 16)", "scale_factor": "2.0"}, None, []) == [
+        "keep only one of size=(16, 16) / scale_factor=2.0: drop scale_factor=2.0, or drop size=(16, 16) instead"]
+    # _requires: the other argument written as an expression
+    assert argedit._requires(argedit.read(NEEDS), {"persistent_workers": "True", "num_workers": "f(x)"}) == [
+        "set num_workers to a value > 0 (it is num_workers=... now), or persistent_workers=False"]
+    # _type: the string 'false'
+    assert argedit._type({"want": "bool"}, {"flag": "'false'"}, ["flag"], None) == [
+        "flag=False (a bool, not the string 'false')"]
+    # _range: a Hydra override of the parsed config's dotted value; a parsed value under another flag name
+    c = argedit.read("`batch_size` must be > 0, got 0")
+    assert argedit._range(c, {"batch_size": "cfg.trainer.batch_size"}, ["batch_size"], None, c["names"],
+                          _scan(["python", "t.py", "trainer.batch_size=0"])) == [
+        "trainer.batch_size=<a value > 0> (not trainer.batch_size=0)"]
+    assert argedit._range(c, {"batch_size": "args.bs"}, ["batch_size"], None, c["names"],
+                          _scan(["python", "t.py", "--bs", "0"])) == ["--bs <a value > 0> (not --bs 0)"]
+    # _cli_value: a value that starts with X (the quotes stripped, nothing else)
+    assert argedit._cli_value(_scan(["python", "t.py", "es.backend=XLA"]), "backend", "XLA") == ("es.backend", "XLA",
+                                                                                                "=")
