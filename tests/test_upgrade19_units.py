@@ -121,8 +121,10 @@ def test_advice_for_the_librarys_own_failure_and_for_its_own_error():
                     "release, or a mismatch with another installed package); an upgrade, or the release the other "
                     "packages pin, is the fix threads settle on.")
     # an attribute of None (review19): the upgrade after the library's reading, on that condition, no note
-    assert upgrade.advice(_scan(), dict(tb, msg="'NoneType' object has no attribute 'logits'"), "vllm") == (
-        ["if no argument or field your call passes is None: upgrade vllm (pip install -U vllm), whose release may "
+    assert upgrade.advice(_scan(vllm=("0.10.0", 3)), dict(tb, msg="'NoneType' object has no attribute 'logits'"),
+                          "vllm") == (
+        ["if no argument or field your call passes is None: upgrade vllm (pip install -U vllm; installed: vllm 0.10.0 "
+         "(line 3)), whose release may "
          "fail on its own state here (its release notes and issue tracker name the release that fixed it), or pin "
          "vllm to the release the other packages support (pip check)"], None, "second")
     fixes = upgrade.advice(_scan(), dict(tb, exc="KeyError", msg="'loss'"), "vllm")[0]
