@@ -21,6 +21,7 @@ def test_module_path_inside_and_outside_site_packages():
     # a source tree of a known library: from its last folder of that name, the standalone wheels' names aliased
     assert mp("/home/u/src/pytorch_lightning/trainer/trainer.py") == "lightning/pytorch/trainer/trainer.py"
     assert mp("/src/lightning_fabric/connector.py") == "lightning/fabric/connector.py"
+    assert mp("/home/u/src/lightning/pytorch/trainer/trainer.py") == "lightning/pytorch/trainer/trainer.py"
     assert mp("/home/u/accelerate/src/accelerate/state.py") == "accelerate/state.py"
     assert mp("/w/transformers/src/transformers/trainer.py") == "transformers/trainer.py"
     assert mp("/w/peft/src/peft/mapping.py") == "peft/mapping.py"
@@ -34,6 +35,9 @@ def test_a_module_the_wheel_lacks_takes_its_folders_family():
         "lightning.callbacks"
     assert libwhere.module_family(SP + "accelerate/commands/config/zz_other.py") == "accelerate.config"
     assert libwhere.module_family(SP + "zz_unknown_pkg/a/b.py") is None
+    # every level from the deepest folder up to a library's first folder (datasets/io: two parts)
+    assert libwhere.module_family(SP + "lightning/pytorch/callbacks/progress/sub/zz.py") == "lightning.callbacks"
+    assert libwhere.module_family(SP + "datasets/io/zz_new.py") == "datasets.load"
     assert libwhere.module_family("/home/u/train.py") is None
 
 
@@ -98,6 +102,13 @@ def test_a_library_without_module_families_refusing_an_argument_is_its_usage(kb)
     tb = pytb.parse(text)[-1]
     assert libwhere.choose(kb.by_id, tb, "bitsandbytes", 3) == ("bitsandbytes.usage", ("check", "__init__"))
     assert libwhere.choose(kb.by_id, tb, "bitsandbytes", 1) is None
+    # a class that states no refusal (RuntimeError) is no argument check; the library's own class is
+    assert libwhere.choose(kb.by_id, pytb.parse(text.replace("ValueError", "RuntimeError"))[-1], "bitsandbytes",
+                           3) is None
+    own = text.replace("raise ValueError", "raise BnbOptimError").replace("ValueError:",
+                                                                        "bitsandbytes.optim.BnbOptimError:")
+    assert libwhere.choose(kb.by_id, pytb.parse(own)[-1], "bitsandbytes", 3) == ("bitsandbytes.usage",
+                                                                                  ("check", "__init__"))
     # a message that names no argument of the call: not shown to be the call's refusal
     other = text.replace("zq invalid optim_bits: 12 zq", "zq invalid bits: 12 zq")
     assert libwhere.choose(kb.by_id, pytb.parse(other)[-1], "bitsandbytes", 3) is None
