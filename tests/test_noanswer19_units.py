@@ -105,3 +105,49 @@ def test_dh_install_names_the_file_and_the_install_list(kb):
     assert f["notes"][0].startswith("How sure: medium. No known message matched; the family is read from the text's "
                                     "shape (debhelper's dh_install: files the package libnccl-dev lists were not "
                                     "built)")
+
+
+def test_lookup_install_and_the_run_time_cause():
+    from gpudoctor.explain import buildinputs as b
+
+    assert b.lookup("header", "x/y/mpi.h") == b.lookup("header", "mpi.h") == ("mpi", ["libmpich-dev", "libopenmpi-dev"])
+    assert b._cause("t", ["f"]) == {"text": "t", "checks": [], "confirm": [], "fix": ["f"], "exports": {},
+                                    "evidence": [], "static_rank": 0, "computed": None}
+    wheel = ("pip install %s (the wheel of your CUDA major version, -cu12 / -cu13: its nvidia/<lib>/include and lib "
+             "folders), or the same library's system install")
+    assert b._install(["libmpich-dev", "nvidia-nccl-cu13"]) == (
+        "apt-get install libmpich-dev (Debian / Ubuntu; its -dev package) or " + wheel % "nvidia-nccl-cu13")
+    assert b._install(["nvidia-cublas", "nvidia-cuda-cupti"]) == wheel % "nvidia-cublas or nvidia-cuda-cupti"
+
+    def made(entry, hit, why, scan, sure):
+        return {"why": why, "sure": sure, "causes": [{"text": "entry"}], "notes": []}
+
+    # a driver library no package provides (libnvidia-container's lists): the host's driver and its capability
+    f = b._runtime(None, {"container.no_driver_libs": {}, "loader.cannot_open": {}}, None, "libcuda.so.1", {}, [], made)
+    assert (f["why"], f["sure"]) == ("the dynamic loader's missing libcuda.so.1", "low")
+    assert f["causes"][0] == b._cause(
+        "libcuda.so.1 is the NVIDIA driver's own library (libnvidia-container's list, capability compute/video): no "
+        "package of the image provides it; the host's driver does. In a container the NVIDIA Container Toolkit mounts "
+        "it when the container gets the GPUs (--gpus / the nvidia runtime / CDI) with NVIDIA_DRIVER_CAPABILITIES "
+        "including compute; on a host, the driver's user-space libraries are not installed or not on the loader's "
+        "path.", ["Run the container with the GPUs and that capability: docker run --gpus all -e "
+                  "NVIDIA_DRIVER_CAPABILITIES=compute,utility,video ... (or the nvidia runtime / CDI device); on a "
+                  "host, check the driver: `ldconfig -p | grep libcuda`, nvidia-smi."])
+    # a library two packages provide; an echo entry gives no answer
+    g = {"what": "an MPI implementation's development files", "runtime_entry": "loader.cannot_open"}
+    f = b._runtime(None, {"loader.cannot_open": {}}, None, "libmpi.so.40", g, ["libmpich-dev", "libopenmpi-dev"], made)
+    assert (f["why"], f["sure"]) == (
+        "the dynamic loader's missing libmpi.so.40 (an MPI implementation's development files)", "medium")
+    assert f["causes"][0] == b._cause(
+        "The program needs libmpi.so.40, libmpich-dev / libopenmpi-dev's library (an MPI implementation's development "
+        "files): not installed where it runs, or not on the loader's path.",
+        ["Install libmpich-dev / libopenmpi-dev's runtime where the program runs (the package libmpich-dev depends on; "
+         "apt-get install libmpich-dev or libopenmpi-dev (Debian / Ubuntu; one of them)), or add the folder that holds "
+         "libmpi.so.40 to LD_LIBRARY_PATH there (`ldconfig -p | grep libmpi` shows what the loader knows)."])
+    assert b._runtime(None, {"loader.cannot_open": {"kind": "echo"}}, None, "libx.so.1", {}, [], made) is None
+    # the group's own run-time entry when the knowledge has it
+    seen = []
+    b._runtime(None, {"nccl.lib_missing": {"id": "nccl"}}, None, "libnccl.so.2",
+               {"runtime_entry": "nccl.lib_missing", "what": "NCCL"}, [], lambda e, *a, **k: seen.append(e) or
+               made(e, *a, **k))
+    assert seen == [{"id": "nccl"}]
