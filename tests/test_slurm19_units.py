@@ -1,0 +1,78 @@
+"""Answers of explain/slurmscript.py (slurm19) that mutation testing round 14 found unasserted (docs/mutation.md,
+"Round 14"): the first cause of each fixture its new readers answer (_overlap, _empty, _wrap / _expanded_early),
+asserted whole, text and fix lines (test_explain_slurm19.py checks words inside them). The texts are that file's
+fixtures: real outputs of Slurm 22.05.8 run here (fixtures/explain/slurm19)."""
+
+import os
+
+import pytest
+
+from gpudoctor import explain
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CASES = os.path.join(HERE, "..", "fixtures", "explain", "slurm19")
+ANSWERS = {
+    'nodelist_exclude_overlap': ('slurm.node_config',
+        "The job's required and excluded node lists overlap: s19 is in --nodelist (-w) and in "
+        "--exclude (-x). slurmctld refuses such a job with ESLURM_INVALID_NODE_NAME, 'Invalid node "
+        "name specified', although the name is known (src/slurmctld/job_mgr.c: \"Job's required and "
+        "excluded node lists overlap\").",
+        ["drop one of the two for s19: remove it from --exclude (-x), or remove it from --nodelist "
+         "(-w)"]),
+    'nodelist_exclude_overlap_srun': ('slurm.node_config',
+        "The job's required and excluded node lists overlap: s19 is in --nodelist (-w) and in "
+        "--exclude (-x). slurmctld refuses such a job with ESLURM_INVALID_NODE_NAME, 'Invalid node "
+        "name specified', although the name is known (src/slurmctld/job_mgr.c: \"Job's required and "
+        "excluded node lists overlap\").",
+        ["drop one of the two for s19: remove it from --exclude (-x), or remove it from --nodelist "
+         "(-w)"]),
+    'empty_int': ('code.exception',
+        "SLURM_CPUS_PER_TASK is empty in this job: Slurm sets it only when the job is given "
+        "--cpus-per-task (sbatch(1) OUTPUT ENVIRONMENT VARIABLES), and no #SBATCH line shown gives "
+        "it; the script's line 'export NUM_WORKERS=$SLURM_CPUS_PER_TASK' passes that empty value "
+        "on.",
+        ["pass the option: add '#SBATCH --cpus-per-task=<value>' to the #SBATCH lines at the top of "
+         "the script, before its first command (or sbatch --cpus-per-task=<value> <script>); Slurm "
+         "sets SLURM_CPUS_PER_TASK only then",
+         "or give it a default on the line that reads it: export "
+         "NUM_WORKERS=${SLURM_CPUS_PER_TASK:-1}   (was: export NUM_WORKERS=$SLURM_CPUS_PER_TASK)"]),
+    'empty_argparse': ('launcher.script_args',
+        "SLURM_CPUS_PER_TASK is empty in this job: Slurm sets it only when the job is given "
+        "--cpus-per-task (sbatch(1) OUTPUT ENVIRONMENT VARIABLES), and no #SBATCH line shown gives "
+        "it; the script's line 'python3 prep.py --workers $SLURM_CPUS_PER_TASK' passes that empty "
+        "value on.",
+        ["pass the option: add '#SBATCH --cpus-per-task=<value>' to the #SBATCH lines at the top of "
+         "the script, before its first command (or sbatch --cpus-per-task=<value> <script>); Slurm "
+         "sets SLURM_CPUS_PER_TASK only then",
+         "or give it a default on the line that reads it: python3 prep.py --workers "
+         "${SLURM_CPUS_PER_TASK:-1}   (was: python3 prep.py --workers $SLURM_CPUS_PER_TASK)"]),
+    'empty_arith': ('slurm.script_empty_operand',
+        "SLURM_GPUS_PER_NODE is empty in this job: Slurm sets it only when the job is given "
+        "--gpus-per-node (sbatch(1) OUTPUT ENVIRONMENT VARIABLES), and no #SBATCH line shown gives "
+        "it; the script's line 'WORLD=$(( $SLURM_GPUS_PER_NODE * SLURM_NNODES ))' passes that empty "
+        "value on.",
+        ["pass the option: add '#SBATCH --gpus-per-node=<value>' to the #SBATCH lines at the top of "
+         "the script, before its first command (or sbatch --gpus-per-node=<value> <script>); Slurm "
+         "sets SLURM_GPUS_PER_NODE only then",
+         "or give it a default on the line that reads it: WORLD=$(( "
+         "${SLURM_GPUS_PER_NODE:-<default>} * SLURM_NNODES ))   (was: WORLD=$(( $SLURM_GPUS_PER_NODE "
+         "* SLURM_NNODES )))"]),
+    'wrap_double_quotes': ('launcher.script_args',
+        "$SLURM_CPUS_ON_NODE is inside a double-quoted command on the submitting line ('sbatch "
+        "--output=wrap-%j.out --wrap \"python3 prep.py --workers $SLURM_CPUS_ON_NODE\"'): the "
+        "submitting shell expanded it before Slurm ran the command, where Slurm had not set it, so "
+        "the command got an empty value (bash(1) QUOTING: '$' keeps its meaning inside double "
+        "quotes).",
+        ["escape it so that the job's shell expands it: sbatch --output=wrap-%j.out --wrap \"python3 "
+         "prep.py --workers \\$SLURM_CPUS_ON_NODE\"",
+         "or quote the whole command with single quotes: sbatch --output=wrap-%j.out --wrap 'python3 "
+         "prep.py --workers $SLURM_CPUS_ON_NODE'"]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ANSWERS))
+def test_the_first_cause_whole(kb, name):
+    with open(os.path.join(CASES, name + ".txt"), encoding="utf-8") as fh:
+        f = explain.explain_text(fh.read(), kb)["findings"][0]
+    eid, text, fix = ANSWERS[name]
+    assert (f["id"], f["causes"][0]["text"], f["causes"][0]["fix"]) == (eid, text, fix)
