@@ -156,9 +156,9 @@ def test_lookup_install_and_the_run_time_cause():
 def test_the_notes_name_the_missing_input(kb):
     f = explain.explain_text("m.c:1:10: fatal error: mpi.h: No such file or directory\ncompilation terminated.\n",
                              kb)["findings"][0]
-    assert f["notes"][0] == ("How sure: medium. No known message matched; the family is read from the text's shape (the "
-                             "build's missing header mpi.h (an MPI implementation's development files)), which names "
-                             "where the error was raised, not a cluster cause.")
+    assert f["notes"][0] == ("How sure: medium. No known message matched; the family is read from the text's shape "
+                             "(the build's missing header mpi.h (an MPI implementation's development files)), which "
+                             "names where the error was raised, not a cluster cause.")
     f = explain.explain_text("m.c:1:10: fatal error: my_own_header.h: No such file or directory\ncompilation "
                              "terminated.\n", kb)["findings"][0]
     assert f["notes"][0] == ("How sure: low. No known message matched; the family is read from the log's shape (the "
