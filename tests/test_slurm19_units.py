@@ -76,3 +76,15 @@ def test_the_first_cause_whole(kb, name):
         f = explain.explain_text(fh.read(), kb)["findings"][0]
     eid, text, fix = ANSWERS[name]
     assert (f["id"], f["causes"][0]["text"], f["causes"][0]["fix"]) == (eid, text, fix)
+
+
+def test_hostlists_and_node_options():
+    from gpudoctor.explain.slurmscript import _hosts, _node_lists
+
+    assert _hosts("x,n[1-2]") == ["x", "n1", "n2"] and _hosts("n[08-10]") == ["n08", "n09", "n10"]
+    assert _hosts("a" * 399 + "bc") == ["a" * 399 + "b"]  # 400 characters read
+    assert len(_hosts("n[1-300]")) == 256 and _hosts("n[1-300]")[-1] == "n256"  # 256 hosts at most
+    assert _node_lists(["-w"]) == (set(), set()) and _node_lists(["-w", "a1"]) == ({"a1"}, set())
+    assert _node_lists(["-wa1", "-xb[1-2]"]) == ({"a1"}, {"b1", "b2"}) and _node_lists(["-wa"]) == ({"a"}, set())
+    assert _node_lists(["-w-foo"]) == (set(), set())  # not a glued value
+    assert _node_lists(["--nodelist=a[1-2]", "--exclude", "a2"]) == ({"a1", "a2"}, {"a2"})
