@@ -88,3 +88,18 @@ def test_hostlists_and_node_options():
     assert _node_lists(["-wa1", "-xb[1-2]"]) == ({"a1"}, {"b1", "b2"}) and _node_lists(["-wa"]) == ({"a"}, set())
     assert _node_lists(["-w-foo"]) == (set(), set())  # not a glued value
     assert _node_lists(["--nodelist=a[1-2]", "--exclude", "a2"]) == ({"a1", "a2"}, {"a2"})
+
+
+@pytest.mark.parametrize("name, confirm, evidence", [
+    ("wrap_double_quotes", "scontrol show job <JOBID> | grep -i command   (the command as Slurm got it)",
+     [(1, '$ sbatch --output=wrap-%j.out --wrap "python3 prep.py --workers $SLURM_CPUS_ON_NODE"')]),
+    ("nodelist_exclude_overlap", "grep -nE -- '--nodelist|--exclude|-w |-x ' <script>; sinfo -N   (the node names)",
+     [(4, "#SBATCH --nodelist=s19"), (5, "#SBATCH --exclude=s19")]),
+    ("empty_int", "grep -n '^#SBATCH' <script>   (no --cpus-per-task there)",
+     [(5, "export NUM_WORKERS=$SLURM_CPUS_PER_TASK")]),
+])
+def test_the_causes_other_fields(kb, name, confirm, evidence):
+    with open(os.path.join(CASES, name + ".txt"), encoding="utf-8") as fh:
+        c = explain.explain_text(fh.read(), kb)["findings"][0]["causes"][0]
+    assert (c["checks"], c["confirm"], c["exports"], c["static_rank"], c["computed"]) == ([], [confirm], {}, 0, None)
+    assert [(e["line"], e["text"]) for e in c["evidence"]] == evidence
