@@ -85,3 +85,25 @@ def generated_sites(name):
     """The sites of gpudoctor/data/knowledge/generated/<name>.json, as its generator wrote them."""
     with open(os.path.join(GENERATED, name + ".json")) as f:
         return json.load(f)["sites"]
+
+
+SEEN_DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench", "data")
+
+
+def seen_text(case_id, set_name=None):
+    """The text of one case of a seen held-out set (bench/data/explain_heldout_<set>.jsonl): set_name is the set
+    ('2026-11-27p28') or its file name; None searches every set. A missing case fails the caller's test."""
+    if set_name is None:
+        names = sorted(n for n in os.listdir(SEEN_DATA) if n.startswith("explain_heldout_") and n.endswith(".jsonl"))
+    elif set_name.endswith(".jsonl"):
+        names = [set_name]
+    else:
+        names = ["explain_heldout_%s.jsonl" % set_name]
+    for name in names:
+        with open(os.path.join(SEEN_DATA, name), encoding="utf-8") as f:
+            for line in f:
+                if line.strip():
+                    case = json.loads(line)
+                    if case.get("id") == case_id:
+                        return case["text"]
+    raise AssertionError("no seen case %r in %s" % (case_id, set_name or "bench/data"))

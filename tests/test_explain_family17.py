@@ -19,6 +19,7 @@ import pytest
 
 from gpudoctor import explain
 from gpudoctor.explain import pytb
+from explainhelp import seen_text
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -28,14 +29,7 @@ DS_FORMAT = "[%(asctime)s] [%(levelname)s] [%(filename)s:%(lineno)d:%(funcName)s
 
 
 def _case(name, cid):
-    path = os.path.join(REPO, "bench", "data", "explain_heldout_%s.jsonl" % name)
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            if line.strip():
-                c = json.loads(line)
-                if c["id"] == cid:
-                    return c["text"]
-    raise AssertionError(cid)
+    return seen_text(cid, name)
 
 
 def _root(text, kb):

@@ -8,13 +8,13 @@ Texts: a run here (torch 2.13.0+cpu, `MASTER_ADDR=tcp://127.0.0.1 MASTER_PORT=29
 init_process_group('gloo', timeout=8 s); the C++ frame lines left out), the seen set P18's case, and bare host
 names that do not resolve, from public threads (the cause must not be read from them)."""
 
-import glob
 import json
 import os
 
 import pytest
 
 from gpudoctor.explain import explain_text
+from explainhelp import seen_text
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -40,12 +40,7 @@ torch.distributed.DistNetworkError: The client socket has timed out after 8000ms
 
 
 def _seen(case_id):
-    for path in glob.glob(os.path.join(REPO, "bench", "data", "explain_heldout_*.jsonl")):
-        with open(path, encoding="utf-8") as f:
-            for line in f:
-                if line.strip() and json.loads(line)["id"] == case_id:
-                    return json.loads(line)["text"]
-    raise AssertionError(case_id)
+    return seen_text(case_id)
 
 
 def _first_cause(text):

@@ -14,19 +14,14 @@ import sys
 
 from gpudoctor import explain
 from gpudoctor.explain import explicit
+from explainhelp import seen_text
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 
 
 def _case(name, cid):
-    with open(os.path.join(REPO, "bench", "data", "explain_heldout_%s.jsonl" % name), encoding="utf-8") as f:
-        for line in f:
-            if line.strip():
-                c = json.loads(line)
-                if c["id"] == cid:
-                    return c["text"]
-    raise AssertionError(cid)
+    return seen_text(cid, name)
 
 
 def _root(text, kb):

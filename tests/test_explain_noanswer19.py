@@ -9,7 +9,6 @@ source: NVIDIA's HPC-X known issues, xdnf.cn's nccl-tests build, gitcode's NCCL 
 (cited by URL), and outputs made here by the real programs (Debian bookworm: gcc 12.2.0, GNU ld 2.40, pkg-config
 1.8.1, cmake 3.25.1)."""
 
-import json
 import os
 import sys
 
@@ -17,6 +16,7 @@ import pytest
 
 from gpudoctor import explain
 from gpudoctor.explain import buildinputs, srcprov
+from explainhelp import seen_text
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -24,13 +24,7 @@ sys.path.insert(0, os.path.join(REPO, "tools"))
 
 
 def _case(name, cid):
-    with open(os.path.join(REPO, "bench", "data", "explain_heldout_%s.jsonl" % name), encoding="utf-8") as f:
-        for line in f:
-            if line.strip():
-                c = json.loads(line)
-                if c["id"] == cid:
-                    return c["text"]
-    raise AssertionError(cid)
+    return seen_text(cid, name)
 
 
 def _root(text, kb):

@@ -7,13 +7,13 @@ beside a script that calls linecache.getline), numpy 2.4.6
 and texts of the seen held-out sets (bench/data/explain_heldout_2026-11-27p22.jsonl / p23 / p19.jsonl: runs their
 evaluators made on an H100 host and on CPU, each cited by its case id)."""
 
-import json
 import os
 
 import pytest
 
 from gpudoctor import explain
 from gpudoctor.explain import provenance
+from explainhelp import seen_text
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -48,14 +48,7 @@ RUN_HERE_NUMPY_SPLIT = (
 
 
 def _case(name, cid):
-    path = os.path.join(HERE, "..", "bench", "data", "explain_heldout_%s.jsonl" % name)
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            if line.strip():
-                c = json.loads(line)
-                if c["id"] == cid:
-                    return c["text"]
-    raise AssertionError(cid)
+    return seen_text(cid, name)
 
 
 def _root(text, kb):

@@ -15,7 +15,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "tools"))
 
 import knowgen  # noqa: E402
-from explainhelp import explain_paste, fixes, root_of  # noqa: E402
+from explainhelp import explain_paste, fixes, root_of, seen_text  # noqa: E402
 
 from gpudoctor.explain.knowledge import load_knowledge  # noqa: E402
 
@@ -158,10 +158,7 @@ def test_cdi_hooks_and_dcgm_config_name_their_fix(cli, tmp_path, text, entry, fi
 
 
 def _seen(case_id):
-    import json
-
-    with open(os.path.join(REPO, "bench", "data", "explain_heldout_2026-11-27ab.jsonl"), encoding="utf-8") as f:
-        return next(json.loads(l)["text"] for l in f if l.strip() and json.loads(l)["id"] == case_id)
+    return seen_text(case_id, "2026-11-27ab")
 
 
 @pytest.mark.parametrize("case_id", ["ab-amzndrivers114-healthy-ibstat-efa0",

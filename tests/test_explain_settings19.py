@@ -7,12 +7,12 @@ and the seen sets' texts of real runs on an H200 (bench/data p28: NCCL 2.28.9 / 
 CUDA_VISIBLE_DEVICES="0;1" and CUDA_VISIBLE_DEVICES= ; p29: the same CRLF hostfile as a log copy shows it).
 All in process (no CLI start)."""
 
-import json
 import os
 
 import pytest
 
 from gpudoctor.explain import envcause, explain_text
+from explainhelp import seen_text
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIX = os.path.join(HERE, "..", "fixtures", "explain", "settings19")
@@ -20,12 +20,7 @@ DATA = os.path.join(HERE, "..", "bench", "data")
 
 
 def _seen(name, cid):
-    with open(os.path.join(DATA, name), encoding="utf-8") as f:
-        for line in f:
-            c = json.loads(line)
-            if c["id"] == cid:
-                return c["text"]
-    raise AssertionError(cid)
+    return seen_text(cid, name)
 
 
 def _fixture(name):

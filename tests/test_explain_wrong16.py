@@ -16,22 +16,16 @@ where the text shows its own evidence, from the source that prints the line.
    MaxTime / --deadline: slurm.error with that fix, not a QOS limit.
 """
 
-import json
 import os
 
-from explainhelp import explain_paste, root_id
+from explainhelp import explain_paste, root_id, seen_text
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 
 def _seen(set_name, case_id):
-    with open(os.path.join(ROOT, "bench", "data", "explain_heldout_%s.jsonl" % set_name), encoding="utf-8") as f:
-        for line in f:
-            case = json.loads(line)
-            if case.get("id") == case_id:
-                return case["text"]
-    raise KeyError(case_id)
+    return seen_text(case_id, set_name)
 
 
 # https://github.com/NVIDIA/nvidia-container-runtime/issues/190 (podman, crun)

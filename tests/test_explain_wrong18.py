@@ -20,22 +20,16 @@ that prints the line.
    data_same).
 """
 
-import json
 import os
 
-from explainhelp import explain_paste, fixes, ids, root_id
+from explainhelp import explain_paste, fixes, ids, root_id, seen_text
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 
 def _seen(set_name, case_id):
-    with open(os.path.join(ROOT, "bench", "data", "explain_heldout_%s.jsonl" % set_name), encoding="utf-8") as f:
-        for line in f:
-            case = json.loads(line)
-            if case.get("id") == case_id:
-                return case["text"]
-    raise KeyError(case_id)
+    return seen_text(case_id, set_name)
 
 
 _SITE = "/opt/venv/lib/python3.12/site-packages"
