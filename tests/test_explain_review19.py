@@ -77,3 +77,17 @@ def test_a_long_literals_first_words_alone_name_no_library():
         is None
     # the whole of a long literal still names it (NCCL's ncclRemoteError text)
     assert srcprov.message_projects("remote process exited or there was a network error")[0] == ["nccl:init.cc"]
+
+
+def test_slurm_ntasks_is_not_blamed_on_a_missing_ntasks_option():
+    # sbatch(1): SLURM_NTASKS is set by --ntasks "Or, if any of the --ntasks-per-* options are specified": the table
+    # lists only --ntasks, so the empty-value reading does not name it (fixtures/explain/slurm19/empty_int.txt, a real
+    # Slurm 22.05.8 run, with the variable swapped)
+    here = os.path.join(os.path.dirname(FIX), "slurm19", "empty_int.txt")
+    with open(here, encoding="utf-8") as f:
+        text = f.read()
+    f = _root(text)
+    assert f["causes"][0]["text"].startswith("SLURM_CPUS_PER_TASK is empty in this job")
+    f = _root(text.replace("$SLURM_CPUS_PER_TASK", "$SLURM_NTASKS").replace(
+        "#SBATCH --output=", "#SBATCH --ntasks-per-node=4\n#SBATCH --output=", 1))
+    assert not f["causes"][0]["text"].startswith("SLURM_NTASKS is empty"), f["causes"][0]["text"]
