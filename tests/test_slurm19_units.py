@@ -103,3 +103,19 @@ def test_the_causes_other_fields(kb, name, confirm, evidence):
         c = explain.explain_text(fh.read(), kb)["findings"][0]["causes"][0]
     assert (c["checks"], c["confirm"], c["exports"], c["static_rank"], c["computed"]) == ([], [confirm], {}, 0, None)
     assert [(e["line"], e["text"]) for e in c["evidence"]] == evidence
+
+
+def test_a_script_after_wrap_gets_the_users_line_both_ways(kb):
+    # sbatch's 'Script arguments not permitted with --wrap option' (src/sbatch/opt.c), the user's line shown
+    with open(os.path.join(CASES, "wrap_and_script.txt"), encoding="utf-8") as fh:
+        f = explain.explain_text(fh.read(), kb)["findings"][0]
+    c = f["causes"][0]
+    assert c["text"] == ("sbatch --wrap takes the whole command as its one argument; words after it are taken as a "
+                         "script's arguments.")
+    assert c["fix"][0] == ("submit one of the two, not both: the script with its arguments, sbatch --job-name=sw "
+                           "sweep.sh 0.1; or the wrapped command alone, sbatch --job-name=sw --wrap 'python3 train.py "
+                           "--lr 0.1' (--wrap makes the batch script from its string, so sbatch refuses a script file "
+                           "after it)")
+    assert [(e["line"], e["text"]) for e in c["evidence"]] == [
+        (2, "sbatch: error: Script arguments not permitted with --wrap option"),
+        (1, '$ sbatch --job-name=sw --wrap "python3 train.py --lr 0.1" sweep.sh 0.1')]
