@@ -119,3 +119,16 @@ def test_a_script_after_wrap_gets_the_users_line_both_ways(kb):
     assert [(e["line"], e["text"]) for e in c["evidence"]] == [
         (2, "sbatch: error: Script arguments not permitted with --wrap option"),
         (1, '$ sbatch --job-name=sw --wrap "python3 train.py --lr 0.1" sweep.sh 0.1')]
+
+
+def test_an_overlap_of_many_nodes_from_hostlists(kb):
+    # made from nodelist_exclude_overlap.txt: hostlists, a comment after a directive, -x as a short option
+    text = ("$ cat pin.sh\n#!/bin/bash\n#SBATCH --job-name=pin\n#SBATCH --nodelist=s[1-6]   # the fast ones\n"
+            "#SBATCH --exclude=s[1-5],t1\n#SBATCH -x s6\n#SBATCH --output=pin-%j.out\nhostname\n$ sbatch pin.sh\n"
+            "sbatch: error: Batch job submission failed: Invalid node name specified\n")
+    c = explain.explain_text(text, kb)["findings"][0]["causes"][0]
+    assert c["text"].startswith("The job's required and excluded node lists overlap: s1, s2, s3, s4 ... is in "
+                                "--nodelist (-w) and in --exclude (-x).")
+    assert c["fix"] == ["drop one of the two for s1: remove it from --exclude (-x), or remove it from --nodelist (-w)"]
+    assert [(e["line"], e["text"]) for e in c["evidence"]] == [(4, "#SBATCH --nodelist=s[1-6]   # the fast ones"),
+                                                               (5, "#SBATCH --exclude=s[1-5],t1")]
