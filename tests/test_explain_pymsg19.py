@@ -70,6 +70,10 @@ def test_an_older_releases_message_names_the_release_and_the_upgrade(kb):
     assert "vllm/engine/arg_utils.py" in _all(f) and "not in 0.8.5 and later" in _all(f)
     assert any(x.startswith("upgrade vllm: the message is from an older release (0.5.4, 0.6.3)") and
                "pip install -U vllm" in x for c in f["causes"] for x in c["fix"])
+    # the upgrade is the last alternative of the library's cause, after the entry's own reading (review19: the message
+    # says what to change; a release upgrade does not fix a refused setting)
+    holder = next(c["fix"] for c in f["causes"] if any(x.startswith("upgrade vllm: ") for x in c["fix"]))
+    assert len(holder) > 1 and holder[-1].startswith("upgrade vllm: ")
 
 
 def test_a_line_cut_inside_the_message_still_names_it():

@@ -534,9 +534,11 @@ def py_message_finding(scan, kb, structural_finding, known):
         if gone and f.get("causes"):
             from gpudoctor.fixline import sh
 
-            f["causes"][0]["fix"].insert(0, "upgrade %s: the message is from an older release (%s); the newest "
-                                            "read, %s %s, no longer prints it - pip install -U %s (pip show %s "
-                                            "names the installed release)" % (
+            # after the entry's own reading: a refusal whose wording changed between releases is not fixed by an
+            # upgrade, so the upgrade is the last alternative, not the first (review19)
+            f["causes"][0]["fix"].append("upgrade %s: the message is from an older release (%s); the newest "
+                                         "read, %s %s, no longer prints it - pip install -U %s (pip show %s "
+                                         "names the installed release)" % (
                                                 dist, ", ".join(vers.split()), dist, read[-1], sh(dist), sh(dist)))
         return f
     return None
