@@ -28,7 +28,6 @@ of transformers' models/ and vLLM's model_executor/models/ (each model copies th
 """
 
 import argparse
-import ast
 import os
 import re
 import sys
@@ -60,19 +59,9 @@ TORCH_KEEP = re.compile(r"^torch/(?:distributed|cuda|amp|utils/data|utils/checkp
 
 
 def fragments(fmt):
-    """The fragments of a message format worth looking up: its text between conversions, MIN_WORDS words and
-    MIN_CHARS characters at least, lower case, blanks folded (gen_source_messages' cut, no failure word needed: a
-    raised or logged message is a failure by where it is)."""
-    out = []
-    for part in gsm._CONV.split(fmt):
-        part = " ".join(part.split()).strip(" :;,.-=()[]'\"`").lower()
-        own = part
-        for t in gsm.LIBC_TEXTS:
-            own = own.replace(t, " ")
-        own = " ".join(own.split())
-        if len(own) >= MIN_CHARS and len(own.split()) >= MIN_WORDS and re.search(r"[a-z]{3}", part):
-            out.append(part)
-    return out
+    """The fragments of a message format worth looking up (gen_source_messages' cut, no failure word needed: a raised
+    or logged message is a failure by where it is; a backquote is lost at the ends too)."""
+    return gsm.cut(fmt, gsm.STRIP + "`")
 
 
 def _files(path):

@@ -51,6 +51,8 @@ def literals(text):
     return [m.group(1) for m in _LIT.finditer(joined)]
 
 
+STRIP = " :;,.-=()[]'\""  # what a fragment loses at its ends
+
 # the C library's own texts, which every program prints through strerror() / gai_strerror(): a literal that is one
 # of them names no project (glibc sysdeps/posix/gai_strerror-strs.h; strerror(3) of every errno)
 LIBC_TEXTS = tuple(sorted(knowgen.ERRNO_TEXTS | {
@@ -60,23 +62,27 @@ LIBC_TEXTS = tuple(sorted(knowgen.ERRNO_TEXTS | {
     "memory allocation failure", "system error", "unknown error"}, key=len, reverse=True))
 
 
-def fragments(lit):
-    """The fragments of a failure literal worth looking up: its text between format conversions, of MIN_WORDS words
-    and MIN_CHARS characters at least, lower case, blanks folded."""
-    if not FAILS.search(lit):
-        return []
+def cut(text, strip=STRIP):
+    """The fragments of a message worth looking up: its text between format conversions, of MIN_WORDS words and
+    MIN_CHARS characters at least once libc's own texts are taken out, lower case, blanks folded (shared with
+    tools/gen_py_messages.py)."""
     out = []
-    for part in _CONV.split(lit.replace('\\"', '"')):
-        part = " ".join(part.split()).strip(" :;,.-=()[]'\"").lower()
+    for part in _CONV.split(text):
+        part = " ".join(part.split()).strip(strip).lower()
         own = part
         for t in LIBC_TEXTS:
             own = own.replace(t, " ")
         own = " ".join(own.split())
-        if len(own) < MIN_CHARS or len(own.split()) < MIN_WORDS:
-            continue
-        if len(part) >= MIN_CHARS and len(part.split()) >= MIN_WORDS and re.search(r"[a-z]{3}", part):
+        if len(own) >= MIN_CHARS and len(own.split()) >= MIN_WORDS and re.search(r"[a-z]{3}", part):
             out.append(part)
     return out
+
+
+def fragments(lit):
+    """The fragments of a C / Go failure literal (one that says something failed, FAILS) worth looking up."""
+    if not FAILS.search(lit):
+        return []
+    return cut(lit.replace('\\"', '"'))
 
 
 def read_projects(mirrors):
