@@ -425,6 +425,9 @@ def analyze(scan, kb, assume_error=False):
     from gpudoctor.explain import slurmscript as _slurmscript
 
     _slurmscript.fill(scan, findings)  # a batch script's edit, a Slurm job's id in the fix lines (slurmscript.py)
+    from gpudoctor.explain import clidocs as _clidocs
+
+    _clidocs.fill(scan, findings)  # the man page's constraint of the option a tool refused (clidocs.py)
     findings = _gpuhw.fold(findings)  # one root per GPU: the same GPU's other hardware lines are its notes
     late = late_rank(scan) if findings else None
     f = next((f for f in findings if any(t in f["id"] for t in ("timeout", "watchdog"))), None)

@@ -928,6 +928,9 @@ STRUCTURAL.update(_UPGRADE)
 from gpudoctor.explain.slurmscript import PATTERNS as _SLURMSCRIPT  # noqa: E402  (batch scripts, jobs: slurmscript.py)
 
 STRUCTURAL.update(_SLURMSCRIPT)
+from gpudoctor.explain.clidocs import PATTERNS as _CLIDOCS  # noqa: E402  (tools' refusals, command lines: clidocs.py)
+
+STRUCTURAL.update(_CLIDOCS)
 
 
 def structural_patterns():

@@ -1,0 +1,368 @@
+"""What a command-line tool's man page says about the option it refused (clidocs20, issue 18).
+
+A tool that refuses its command line names the option ('sbatch: error: Invalid --time specification', 'sbatch:
+fatal: --mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive.', 'mpirun: Error: unknown option "--hosts"',
+'rsync: --rsh-path=x: unknown option', 'command-line: line 0: Bad configuration option: proxyjunp') and rarely says
+what the option accepts; its man page does. generated/cli_docs.json (tools/gen_cli_docs.py, read from the Debian
+packages' man pages) holds each option's spellings, argument, first sentence and the sentences that constrain it, and
+the configuration parameters (slurm.conf(5), ssh_config(5) ...) the description names.
+
+When the text shows such a refusal (PATTERNS: the tool's own prefix - Slurm's 'sbatch: error:' / 'srun: fatal:',
+glibc getopt's 'sbatch: unrecognized option', 'pdsh@host:', Open MPI's 'mpirun: Error:', rsync's, OpenSSH's
+readconf.c 'line N: Bad configuration option', getopt's 'unknown option -- Z' under a 'usage: ssh' line) the root
+finding that answers that line gets, as fix lines:
+  - an option the message names, documented: its documented constraint, quoted with the page ("sbatch(1) --time
+    <time>: ..."), and what a configuration parameter it names says (MaxArraySize of slurm.conf(5));
+  - an option the message names that the page does not document (a misspelling, another MPI's option): the page's
+    closest options with their first sentence;
+  - an ssh_config keyword the message names: the keyword's documented text, or the closest documented keywords;
+  - an option of the tool's command line shown in the text (or an #SBATCH line) whose own name is a word of the
+    message ('Invalid job array specification' and --array=...): its constraint, after those the message names.
+Options merely present on the command line are context: never a fix line. Nothing is added to a healthy log (only a
+root finding is filled) and the family never changes.
+"""
+
+import difflib
+import re
+import shlex
+
+_TABLE = None
+_INDEX = None
+
+_SLURM = r"sbatch|srun|salloc|scontrol|squeue|sacct|sinfo|scancel|sbcast|sattach|sacctmgr|sstat|strigger|sprio|sshare"
+_TOOLS = _SLURM + r"|pdsh|pdcp|mpirun|mpiexec|orterun|ssh|scp|rsync|numactl|podman"
+# getopt_long's own messages (glibc posix/getopt.c), after the program's name
+_GETOPT = (r"unrecognized option|invalid option|unknown option|illegal option|option requires an argument|"
+           r"option '[^'\n]{1,60}' (?:requires an argument|doesn't allow an argument|is ambiguous)")
+_CMD = r"(?:^|[$#>][ \t]{1,4}|^\+{1,3}[ \t]|\$\(|[;&|][ \t]{0,4})(?P<tool>(?-i:%s))[ \t](?P<args>[^\n]{1,600})"
+PATTERNS = {
+    "_struct_cli_refusal": [
+        # Slurm's commands (src/common/log.c: error() / fatal() with the program's name)
+        r"(?<![\w./-])(?P<tool>(?-i:%s)): (?:error|fatal): (?P<msg>[^\n]{1,300})" % _SLURM,
+        # getopt under the program's name: 'sbatch: unrecognized option '--arrray=1-3''
+        r"(?<![\w./-])(?P<tool>(?-i:%s)): (?P<msg>(?:%s)[^\n]{0,200})" % (_TOOLS, _GETOPT),
+        # pdsh's err() prefix (src/common/err.c '%p': pdsh@<host>)
+        r"(?P<tool>(?-i:pdsh|pdcp))@[\w.-]{1,80}: (?P<msg>[^\n]{1,300})",
+        # Open MPI's mpirun (opal/util/cmd_line.c: '%s: Error: unknown option "%s"')
+        r"(?<![\w./-])(?P<tool>(?-i:mpirun|mpiexec|orterun)): (?P<msg>Error: [^\n]{1,300})",
+        # rsync's option parser (options.c: 'rsync: %s: unknown option')
+        r"(?<![\w./-])(?P<tool>(?-i:rsync)): (?P<msg>-[^\n:]{1,200}: unknown option)",
+        # OpenSSH's readconf.c / servconf.c: '%s line %d: Bad configuration option: %s' ('command-line: line 0:')
+        r"(?P<where>command-line:?|[^\s:]{1,200}) line \d{1,6}: (?P<msg>(?-i:Bad configuration option|Unsupported "
+        r"option|Deprecated option)[^\n]{0,200})",
+        # BSD getopt (OpenSSH): 'unknown option -- Z' with the program's 'usage: ssh ...' line below
+        r"^(?P<msg>(?-i:unknown|illegal) option -- [^\n]{1,40})",
+        # Go's cobra (podman): 'Error: unknown flag: --gpu'
+        r"^Error: (?P<msg>unknown (?:shorthand )?flag: [^\n]{1,100})"],
+    # a command line of those tools (after a prompt, '+ ', a pipe or $( ... ), and a usage line that names the tool
+    "_struct_cli_cmd": [
+        _CMD % _TOOLS.replace("|ssh|scp", ""),
+        (_CMD % "ssh|scp", ["ssh", "scp"]),  # (names of three letters: the needles given)
+        r"^[ \t]{0,8}(?-i:[Uu]sage): (?P<usage>(?-i:%s))\b[^\n]{0,300}" % _TOOLS],
+}
+USER_LINES = frozenset(("_struct_cli_cmd",))
+
+_CMD_FAMILY = {"mpirun": "mpi", "mpiexec": "mpi", "orterun": "mpi", "pdsh": "pdsh", "pdcp": "pdsh", "ssh": "ssh",
+               "scp": "ssh", "rsync": "ssh", "numactl": "numa", "podman": "container"}
+# the families whose root a refusal of the tool may fill (besides a root that matched the refusal line itself)
+_FAMILIES = {"slurm": ("slurm",), "mpi": ("mpi",), "pdsh": ("pdsh", "ssh"), "ssh": ("ssh", "pdsh"),
+             "numa": ("numa",), "container": ("container", "oci")}
+# a constraint sentence that says what the option takes, refuses or needs (ranked first)
+_STRONG = re.compile(r"\b(?:must|only|maximum|minimum|mutually exclusive|requires?|cannot|can ?not|not allowed|"
+                     r"may not|instead|one per line|no spaces|at (?:most|least)|not supported|unless|exceeds?|"
+                     r"acceptable|formats?|of the form)\b", re.I)
+_OPT = re.compile(r"(?<![\w/.])(--?[A-Za-z][A-Za-z0-9_-]{0,40})(?![\w])")
+_QUOTED_OPT = re.compile(r"['\"`](--?[A-Za-z][A-Za-z0-9_-]{0,40})(?:=[^'\"`\n]{0,80})?['\"`]")
+_GETOPT_SHORT = re.compile(r"(?:option|flag)s? -- '?([A-Za-z0-9])'?")
+_KEYWORD = re.compile(r"(?:Bad configuration option|Unsupported option|Deprecated option):? \"?([A-Za-z][\w-]{1,60})")
+MAX_SENTENCES = 2
+MAX_QUOTE = 420
+
+
+def table():
+    global _TABLE
+    if _TABLE is None:
+        from gpudoctor.explain.knowledge import generated_table
+
+        _TABLE = generated_table("cli_docs")
+    return _TABLE
+
+
+def _index():
+    """{tool: {form: key}} of the table's options."""
+    global _INDEX
+    if _INDEX is None:
+        _INDEX = {t: {f: k for k, o in (rec.get("options") or {}).items() for f in o.get("forms") or [k]}
+                  for t, rec in (table().get("tools") or {}).items()}
+    return _INDEX
+
+
+def option(tool, form):
+    """(key, record) of a tool's documented option spelled ``form`` (any of its spellings), or None."""
+    key = _index().get(tool, {}).get(form)
+    if key is None:
+        return None
+    return key, table()["tools"][tool]["options"][key]
+
+
+def closest(tool, form, n=3):
+    """The documented spellings of the tool closest to ``form`` (a misspelling, another program's option)."""
+    forms = list(_index().get(tool, {}))
+    same = [f for f in forms if f.startswith("--") == form.startswith("--")]
+    got = difflib.get_close_matches(form, same, n=n, cutoff=0.72)
+    bare = form.lstrip("-")
+    for f in forms:  # the same word with another number of dashes (Hydra's -hosts, Open MPI's --host / -host)
+        if f.lstrip("-") == bare and f not in got:
+            got.append(f)
+    return got[:n]
+
+
+def _hits(scan, key):
+    return scan.matches.get(key, []) if scan is not None else []
+
+
+def _clip(text, n=MAX_QUOTE):
+    from gpudoctor.explain.userline import quote
+
+    text = quote(text)
+    return text if len(text) <= n else text[:n - 6].rstrip() + " [...]"
+
+
+def _family(tool):
+    return "slurm" if re.match(r"^(?:%s)$" % _SLURM, tool) else _CMD_FAMILY.get(tool)
+
+
+def named_options(msg):
+    """The options a refusal message names, in order: '--x' (quoted or not, '=value' cut), getopt's '-- 'Z''."""
+    out = []
+    for m in _QUOTED_OPT.finditer(msg):
+        if m.group(1) not in out:
+            out.append(m.group(1))
+    for m in _OPT.finditer(msg):
+        o = m.group(1)
+        if o not in out and not re.match(r"^-\d", o) and (o.startswith("--") or len(o) == 2):
+            out.append(o)
+    for m in _GETOPT_SHORT.finditer(msg):
+        if "-" + m.group(1) not in out:
+            out.append("-" + m.group(1))
+    return out
+
+
+# a message that refuses the option's value (its form): the sentences that give the accepted forms first
+_REFUSED_VALUE = re.compile(r"\b(?:invalid|specification|format|unrecognized|not recognized|bad|malformed|parse)\b",
+                            re.I)
+_LIMIT = re.compile(r"\b(?:maximum|minimum|exceeds?|limit|less than|greater than|at (?:most|least))\b", re.I)
+_FORM = re.compile(r"\b(?:acceptable|formats?|of the form|e\.g\.|for example|valid values|one of|either)\b", re.I)
+
+
+def _ranked(rec, value=None, msg=""):
+    """The option's constraint sentences, those that say what it takes or refuses first; a sentence that mentions
+    the value's leading character or form (pdsh's '^' file) before the others; for a message that refuses the value
+    ('Invalid --time specification'), the sentences that give the accepted forms."""
+    cons = list(rec.get("constraints") or [])
+    lead = value[:1] if value and value[:1] in "^/-@:" else None
+    form = bool(_REFUSED_VALUE.search(msg or ""))
+
+    params = [p.split(" (")[0] for p in rec.get("params") or []]
+
+    def key(s):
+        return (not (lead and ("`%s'" % lead in s or "'%s'" % lead in s or '"%s"' % lead in s)),
+                # a refused value: the cluster's limit a sentence names (MaxArraySize), then the accepted forms
+                not (form and _LIMIT.search(s) and any(re.search(r"\b%s\b" % re.escape(p), s) for p in params)),
+                not (form and _FORM.search(s)), not _STRONG.search(s))
+    return sorted(cons, key=key)[:MAX_SENTENCES]
+
+
+def _param_notes(tool, rec, sentences):
+    """'<Param> (<page>): “first sentence”' of the configuration parameters the chosen sentences name."""
+    out = []
+    confs = table().get("conf") or {}
+    for p in rec.get("params") or []:
+        name, _, page = p.partition(" (")
+        page = page[:-1]  # 'slurm.conf(5)'
+        if not any(re.search(r"\b%s\b" % re.escape(name), s) for s in sentences):
+            continue
+        conf = confs.get(page.split("(")[0]) or {}
+        prec = (conf.get("params") or {}).get(name)
+        if prec:
+            extra = [s for s in prec.get("constraints") or [] if _STRONG.search(s) or "default" in s.lower()][:2]
+            out.append("%s, %s: \u201c%s\u201d" % (name, page, _clip(" ".join([prec.get("first", "")] + extra), 240)))
+    return out[:1]
+
+
+def documented(tool, form, value=None, msg=""):
+    """The fix line quoting what the tool's man page says of ``form``, or None when it documents no such option."""
+    got = option(tool, form)
+    if got is None:
+        return None
+    key, rec = got
+    t = table()["tools"][tool]
+    sents = _ranked(rec, value, msg)
+    if not sents:
+        sents = [rec.get("first", "")]
+    forms = "/".join(rec.get("forms") or [key])
+    arg = (" " + _clip(rec["arg"], 80)) if rec.get("arg") else ""
+    line = "%s %s%s: \u201c%s\u201d" % (t["man"], forms, arg, _clip(" ".join(s for s in sents if s)))
+    params = _param_notes(tool, rec, sents)
+    if params:
+        line += " (%s)" % "; ".join(params)
+    return line
+
+
+def undocumented(tool, form):
+    """The fix line for an option the tool's page does not document: its closest documented options."""
+    t = (table().get("tools") or {}).get(tool)
+    if not t:
+        return None
+    near = closest(tool, form)
+    if not near:
+        return None
+    parts = []
+    for f in near[:2]:
+        key, rec = option(tool, f)
+        arg = (" " + _clip(rec["arg"], 80)) if rec.get("arg") else ""
+        parts.append("%s%s (\u201c%s\u201d)" % ("/".join(rec.get("forms") or [key]), arg,
+                                                 _clip(rec.get("first", ""), 200)))
+    return "%s is not an option of %s; %s documents %s" % (form, tool, t["man"], "; ".join(parts))
+
+
+def keyword_line(where, word):
+    """The fix line for an ssh_config / sshd_config keyword a 'Bad configuration option' names."""
+    page = "sshd_config" if "sshd" in (where or "") else "ssh_config"
+    params = ((table().get("conf") or {}).get(page) or {}).get("params") or {}
+    low = {k.lower(): k for k in params}
+    k = low.get(word.lower())
+    if k:
+        rec = params[k]
+        sents = [rec.get("first", "")] + [s for s in rec.get("constraints") or [] if _STRONG.search(s)][:2]
+        return "%s(5) %s: \u201c%s\u201d" % (page, k, _clip(" ".join(s for s in sents if s)))
+    near = [low[x] for x in difflib.get_close_matches(word.lower(), list(low), n=2, cutoff=0.75)]
+    if not near:
+        return None
+    return "%s is not a keyword of %s(5); the closest documented: %s" % (
+        word, page, "; ".join("%s (\u201c%s\u201d)" % (n, _clip(params[n].get("first", ""), 200)) for n in near))
+
+
+def _words(text):
+    return set(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def _shown_options(scan, tool, before):
+    """[(form, value)] of the tool's command lines (and, for sbatch, the #SBATCH lines) the text shows above line
+    ``before`` (the last such command line first)."""
+    out = []
+    cmds = [h for h in _hits(scan, "_struct_cli_cmd") if h.groups.get("tool") == tool and h.line <= before]
+    lines = [h.groups.get("args") or "" for h in sorted(cmds, key=lambda h: -h.line)]
+    if tool == "sbatch":
+        lines += [re.sub(r"^[ \t]*#SBATCH[ \t]+", "", h.text) for h in _hits(scan, "_struct_sb_directive")
+                  if h.line <= before]
+    for args in lines[:8]:
+        try:
+            words = shlex.split(args[:600], comments=True)
+        except ValueError:
+            words = args[:600].split()
+        i = 0
+        while i < len(words) and len(out) < 40:
+            w = words[i]
+            if not w.startswith("-") or w == "-" or w == "--":
+                if out and tool in ("pdsh", "pdcp", "mpirun", "mpiexec", "orterun", "ssh", "scp", "rsync",
+                                    "numactl", "podman") and i > 0 and not words[i - 1].startswith("-"):
+                    break  # the command the tool runs: its own options are not the tool's
+                i += 1
+                continue
+            form, eq, val = w.partition("=")
+            if not eq:
+                got = option(tool, form)
+                takes = got is not None and bool(got[1].get("arg")) and not got[1]["arg"].startswith("[")
+                if takes and i + 1 < len(words):
+                    val = words[i + 1]
+                    i += 1
+                elif got is None and len(form) > 2 and not form.startswith("--") and option(tool, form[:2]):
+                    form, val = form[:2], form[2:]  # '-wnode1', '-N2'
+            out.append((form, val))
+            i += 1
+    return out
+
+
+def advise(scan, hit, tool):
+    """The fix lines for one refusal line (its Hit) of ``tool``: [(line, named)] (named: the message names it)."""
+    msg = hit.groups.get("msg") or ""
+    out = []
+    if hit.groups.get("where") is not None:
+        m = _KEYWORD.search(msg)
+        line = keyword_line(hit.groups.get("where"), m.group(1)) if m else None
+        return [(line, True)] if line else []
+    shown = _shown_options(scan, tool, hit.line)
+    values = {}
+    for f, v in shown:
+        values.setdefault(f, v)
+    named = named_options(msg)
+    for form in named[:2]:
+        got = option(tool, form)
+        if got is None and "=" not in form:
+            line = undocumented(tool, form)
+        else:
+            value = next((values[f] for f in (got[1].get("forms") or []) if f in values), None) if got else None
+            line = documented(tool, form, value, msg)
+        if line and all(line != x for x, _ in out):
+            out.append((line, True))
+    if out:
+        return out
+    # an option of the tool's command line whose own name is a word of the message ('Invalid job array
+    # specification' and --array=0-5000; 'Requested time limit is invalid' and --time=...)
+    words = _words(msg)
+    seen = set()
+    for form, value in shown:
+        got = option(tool, form)
+        if got is None or got[0] in seen:
+            continue
+        seen.add(got[0])
+        parts = [p for p in got[0].lstrip("-").split("-") if p]
+        if parts and all(len(p) >= 3 and p in words for p in parts):
+            line = documented(tool, form, value, msg)
+            if line:
+                out.append((line, False))
+    return out[:2]
+
+
+def _tool_of(scan, hit):
+    tool = hit.groups.get("tool")
+    if tool:
+        return tool
+    if hit.groups.get("where") is not None:
+        return "ssh"
+    # (getopt's / cobra's message without a name: the usage line below it, else the command line above it)
+    near = [h for h in _hits(scan, "_struct_cli_cmd") if h.groups.get("usage") and 0 <= h.line - hit.line <= 3]
+    if near:
+        return near[0].groups["usage"]
+    above = [h for h in _hits(scan, "_struct_cli_cmd") if h.groups.get("tool") and h.line <= hit.line]
+    return max(above, key=lambda h: h.line).groups["tool"] if above else None
+
+
+def fill(scan, findings):
+    """Add the documented constraint of the option a tool refused to the root finding that answers the refusal."""
+    f = findings[0] if findings else None
+    if f is None or f.get("role") != "root" or not f.get("causes"):
+        return
+    refusals = _hits(scan, "_struct_cli_refusal")
+    if not refusals:
+        return
+    lines = {m.get("line") for m in f.get("matches") or []}
+    fam = (f.get("family") or f.get("id") or "").split(".")[0]
+    first = f["causes"][0]
+    fixes = first.setdefault("fix", [])
+    added = 0
+    for hit in refusals[:4]:
+        tool = _tool_of(scan, hit)
+        if not tool:
+            continue
+        tfam = _family(tool) or ("ssh" if hit.groups.get("where") is not None else None)
+        if hit.line not in lines and fam not in _FAMILIES.get(tfam, ()):
+            continue  # a refusal the root does not answer
+        for line, named in advise(scan, hit, tool):
+            if line in fixes or added >= 3:
+                continue
+            # the option the message names: its documentation is the next thing to do after the cause's own first
+            # fix; one the message only names as a word: after the cause's fixes
+            fixes.insert(min(1 + added, len(fixes)) if named else len(fixes), line)
+            added += 1
