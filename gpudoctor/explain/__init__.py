@@ -122,6 +122,9 @@ def explain_inputs(inputs, kb=None, assume_error=False, facts=None, deadline=Non
     from gpudoctor.explain import errordocs
 
     errordocs.apply(result, scan)  # the fix the library documents for the root's exception class (docerrors18)
+    from gpudoctor.explain import docremedy
+
+    docremedy.apply(result, scan, kb)  # the remedy a project's docs give for a message they quote (docs20)
     from gpudoctor.explain import advice
 
     advice.apply(result, scan)  # what the root's own message says to do (after the computed fixes, never above them)

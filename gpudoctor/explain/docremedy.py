@@ -1,0 +1,158 @@
+"""The remedy a project's own documentation gives for an error message it quotes (docs20, issue 18):
+generated/doc_remedies.json (tools/gen_doc_remedies.py) holds, per section of a troubleshooting / FAQ / guide page
+that quotes an error message and says what to do, the message's fragments (the literal text between the values a
+user's text prints differently), the section's remedy sentences, the page URL with the heading's anchor and the
+family of the project.
+
+``apply(result, scan, kb)``: when a failure line of the text (an error line the scan kept, never an INFO / WARN line,
+or a traceback's message) holds a documented fragment:
+  - with a root finding, the documented remedy joins the root's causes as a cause of its own, below the causes the
+    text proves (a generated site's own cause of this message, a cause with evidence or a computed fix) and above
+    the family's generic ones, when the line is the root's (within NEAR lines of one of its matched lines) or the
+    root's family area is the project's;
+  - with no answer (unknown_error), the project's family is the answer, How sure: low, the documented remedy its
+    first cause. (A page may quote another program's message - vLLM's troubleshooting page quotes CPython's
+    multiprocessing bootstrapping error, transformers' a CUDA device assert - which the knowledge's own entries
+    answer first; the page's remedy then joins that answer as a cause.)
+A healthy log (no_error) is never read. Matching is linear in the line: a fragment is looked up by its first
+KEY_WORDS words, then compared word by word (the whole fragment, or LONG words of a longer one in a row from its
+start), as srcprov.py matches the projects' literals.
+"""
+
+import re
+
+from gpudoctor.explain.text import clip as _clip
+from gpudoctor.explain.text import strip_prefix
+
+KEY_WORDS = 4
+LONG = 8
+NEAR = 12
+MAX_LINES = 64
+_WORD = re.compile(r"[^\s]{1,80}")
+_STRIP = ".,;:'\"()[]`"
+_STATE = {}
+
+
+def _table():
+    if "index" in _STATE:
+        return _STATE
+    from gpudoctor.explain.knowledge import generated_table
+
+    rows = generated_table("doc_remedies").get("sections") or []
+    index = {}
+    for i, row in enumerate(rows):
+        for fr in row.get("fragments") or ():
+            words = [w for w in (w.strip(_STRIP) for w in fr.split()) if w]
+            if len(words) >= KEY_WORDS:
+                index.setdefault(" ".join(words[:KEY_WORDS]), []).append((words, i))
+    _STATE.update(index=index, rows=rows)
+    return _STATE
+
+
+def _words(text):
+    return [w for w in (w.strip(_STRIP).lower() for w in _WORD.findall(text[:4000])) if w][:300]
+
+
+def sections_of(text):
+    """[(section row, words matched)] of the documented sections whose message fragment ``text`` holds, the longest
+    match first."""
+    st = _table()
+    index, words, got = st["index"], _words(text), {}
+    for i in range(max(0, len(words) - KEY_WORDS + 1)):
+        for frw, ri in index.get(" ".join(words[i:i + KEY_WORDS]), ()):
+            n = 0
+            while n < len(frw) and i + n < len(words) and words[i + n] == frw[n]:
+                n += 1
+            if n == len(frw) or n >= LONG:
+                got[ri] = max(got.get(ri, 0), n)
+    return [(st["rows"][ri], n) for ri, n in sorted(got.items(), key=lambda x: (-x[1], x[0]))]
+
+
+def _failure_texts(scan):
+    """[(line, hit, text)] of the text's failure lines: the scan's error lines (never INFO / WARN) and the tracebacks'
+    messages (with the lines the message goes on over)."""
+    out = []
+    for tb in scan.tracebacks:
+        hit = tb.get("hit")
+        if hit is not None:
+            out.append((tb["line"], hit, "%s: %s %s" % (tb.get("exc") or "", tb.get("msg") or "",
+                                                         tb.get("more") or "")))
+    for h in scan.errors[:MAX_LINES]:
+        if h.severity in ("info", "warn"):
+            continue
+        out.append((h.line, h, strip_prefix(h.text.strip())[0]))
+    out.sort(key=lambda x: x[0])
+    return out
+
+
+def cause(row):
+    """A cause dict from a documented section."""
+    where = row["heading"]
+    text = "%s's documentation quotes this message in '%s' (%s)" % (row["project"], _clip(where, 120), row["url"])
+    fix = ["%s's documentation ('%s'): %s" % (row["project"], _clip(where, 80), _clip(f, 400))
+           for f in row["fix"][:3]]
+    fix.append("read %s for the documented cases and fixes" % row["url"])
+    return {"text": text, "checks": [], "confirm": [], "fix": fix, "exports": {}, "evidence": [], "static_rank": 0,
+            "computed": None, "doc_section": row["url"]}
+
+
+def _proven(c, root):
+    """Whether a cause is one the text proves: evidence, a computed fix, a documented class's, or a generated site's
+    own cause of this message (static_rank 0 on a finding that is not a structural family answer)."""
+    return bool(c.get("evidence") or c.get("computed") or c.get("documented") or
+                (c.get("static_rank") == 0 and c.get("evidence") is not None and
+                 root.get("confidence") != "structural"))
+
+
+def _area(eid):
+    return (eid or "").split(".", 1)[0]
+
+
+def _related(root, row, line):
+    lines = [m["line"] for m in root.get("matches") or [] if isinstance(m.get("line"), int)]
+    if any(abs(line - ln) <= NEAR for ln in lines):
+        return True
+    return _area(root.get("family") or root.get("id")) == _area(row["family"]) or \
+        _area(root.get("id")) == _area(row["family"])
+
+
+def apply(result, scan, kb):
+    """See the module's doc."""
+    verdict = result.get("verdict")
+    if verdict not in ("root_cause", "echo_only", "unknown_error"):
+        return result
+    findings = result.get("findings") or []
+    root = findings[0] if findings else None
+    if root is not None and any(c.get("doc_section") for c in root.get("causes") or []):
+        return result
+    for line, hit, text in _failure_texts(scan):
+        for row, n in sections_of(text):
+            if root is not None:
+                if not _related(root, row, line):
+                    continue
+                causes = root["causes"]
+                if any(row["url"] in " ".join(c.get("fix") or []) for c in causes):
+                    return result
+                at = 0
+                while at < len(causes) and _proven(causes[at], root):
+                    at += 1
+                causes.insert(at, cause(row))
+                return result
+            by = kb.by_id
+            e = by.get(row["family"])
+            if e is None or e.get("kind") == "echo":
+                continue
+            from gpudoctor.explain.analyze import _structural_finding
+
+            f = _structural_finding(e, hit, "its message is one %s's documentation quotes (%d words), in '%s'" % (
+                row["project"], n, _clip(row["heading"], 80)), scan)
+            f["causes"].insert(0, cause(row))
+            if result.get("errors"):
+                f["notes"].append("The text's error line %s is the message the page quotes; the page's remedy is "
+                                  "the first cause." % line)
+            findings.insert(0, f)
+            result["findings"] = findings
+            result["verdict"], result["matched"], result["root"] = "root_cause", True, f["id"]
+            result["triage"] = []
+            return result
+    return result
