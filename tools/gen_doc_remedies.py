@@ -76,6 +76,12 @@ PROJECTS = [
      "jekyll", "deepspeed.library_error"),
     ("torchtitan", "pytorch/torchtitan", "docs", r"", "https://github.com/pytorch/torchtitan/blob/{commit}/docs/"
      "{page}.md", "github", "torch.library_error"),
+    ("megatron", "NVIDIA/Megatron-LM", "docs", r"", "https://github.com/NVIDIA/Megatron-LM/blob/{commit}/docs/"
+     "{page}.md", "github", "megatron.library_error"),
+    ("megatron-bridge", "NVIDIA-NeMo/Megatron-Bridge", "docs", r"^(?!fern/versions/)", "https://docs.nvidia.com/nemo/megatron-bridge/"
+     "latest/{page}.html", "github", "megatron.library_error"),
+    ("verl", "volcengine/verl", "docs", r"", "https://verl.readthedocs.io/en/latest/{page}.html", "sphinx",
+     "rl.config"),
     # (repositories over the fetch tool's size limit: their troubleshooting pages as the search index stores them,
     # given with --pages)
     ("vllm", "vllm-project/vllm", "docs", r"", "https://docs.vllm.ai/en/latest/{page}.html", "github",
@@ -93,11 +99,15 @@ CLASS_FAMILY = [
     (r"^(?:jax\.errors\.)?(?:Concretization|Tracer|NonConcrete|UnexpectedTracer)\w*Error$", "jax.tracer"),
     (r"^(?:hydra\.errors\.)?InstantiationException$", "hydra.instantiate"),
 ]
-# a Hugging Face library's section about reaching the Hub (its heading or its message: a connection, the cache, the
-# Hub's HTTP errors) is the Hub client's family, whichever library's page tells it (huggingface_hub raises them)
+# a section about reaching the Hugging Face Hub (its heading or its message: a connection, the cache, the Hub's HTTP
+# errors, a gated repository) is the Hub client's family, whichever project's page tells it (huggingface_hub raises
+# them: huggingface_hub/errors.py, utils/_http.py); on a Hugging Face library's page its heading alone says so
 HUB_PROJECTS = ("transformers", "datasets", "peft", "trl", "accelerate")
 HUB_SECTION = re.compile(r"\b(?:firewall\w*|offline|connection error|cached path|too many requests|hfhubhttperror|"
                          r"repository not found|gated repo|huggingface_hub)\b", re.I)
+HUB_MESSAGE = re.compile(r"\b(?:huggingface_hub\.\w{0,40}|HfHubHTTPError|LocalEntryNotFoundError|GatedRepoError|"
+                         r"RepositoryNotFoundError|gated repo|cannot find the requested files in the (?:disk|local|"
+                         r"cached) )", re.I)
 PAGE_EXT = (".md", ".mdx", ".rst")
 
 # ------------------------------------------------------------------------------------------------ pages -> sections
@@ -410,7 +420,7 @@ def names(fixes):
 
 
 def family(project_family, exc, project="", about=""):
-    if project in HUB_PROJECTS and HUB_SECTION.search(about):
+    if project in HUB_PROJECTS and HUB_SECTION.search(about) or HUB_MESSAGE.search(about):
         return "transformers.hub"
     for rx, fam in CLASS_FAMILY:
         if exc and re.match(rx, exc):
