@@ -74,7 +74,8 @@ def test_what_the_man_pages_say():
     ("sbatch_mem_and_mem_per_cpu", "--mem-per-gpu options are mutually exclusive"),
     ("srun_distribution_invalid", "srun(1) -m/--distribution {*|block|cyclic|arbitrary|plane=<size>}"),
     # an option the page does not document: the closest ones it does (Hydra's --hosts under Open MPI's mpirun)
-    ("mpirun_hydra_hosts", "--hosts is not an option of mpirun; mpirun(1) documents -H/-host/--host"),
+    ("mpirun_hydra_hosts", "--hosts is not an option of mpirun (mpirun(1), openmpi-bin); the closest it documents: "
+                           "-H/-host/--host <host1,host2,...,hostN>"),
     ("ssh_config_keyword_misspelt", "proxyjunp is not a keyword of ssh_config(5); the closest documented: ProxyJump"),
     # the message names the option by its word ('job array'): the array's limit, with slurm.conf(5)'s parameter
     ("sbatch_array_over_max", "maximum value is one less than the configuration parameter MaxArraySize"),
@@ -92,12 +93,16 @@ def test_the_array_limit_quotes_the_parameter_page(kb):
 
 
 def test_an_option_only_on_the_command_line_is_no_fix(kb):
-    # the message names the partition (a word of --partition's name); --time is only on the command line
-    text = ("$ sbatch --time=10 -p gpu train.sbatch\nsbatch: error: invalid partition specified: gpu\n"
-            "sbatch: error: Batch job submission failed: Invalid partition name specified\n")
-    fixes = _fixes(explain.explain_text(text, kb))
-    assert any(x.startswith("sbatch(1) -p/--partition") for x in fixes)
-    assert not any("--time" in x and "sbatch(1)" in x for x in fixes)
+    # the message names the time limit (the word of --time's name) and says it exceeds a limit: --time's sentence
+    # about the partition's limit; --mem is only on the command line
+    fixes = _fixes(explain.explain_text(_text("sbatch_time_over_partition_max"), kb))
+    line = next(x for x in fixes if x.startswith("sbatch(1) -t/--time <time>: "))
+    assert "If the requested time limit exceeds the partition's time limit" in line
+    assert not any("--mem" in x and "sbatch(1)" in x for x in fixes)
+    # a word of the wrapper ('Batch job submission failed') and common words alone name no option (--job-name)
+    text = ("$ sbatch --job-name=ft --nodelist=vm --exclude=vm job.sbatch\n"
+            "sbatch: error: Batch job submission failed: Invalid node name specified\n")
+    assert not any("--job-name" in x for x in _fixes(explain.explain_text(text, kb)))
 
 
 def test_a_healthy_submission_stays_healthy(kb):

@@ -74,8 +74,16 @@ _STRONG = re.compile(r"\b(?:must|only|maximum|minimum|mutually exclusive|require
 _OPT = re.compile(r"(?<![\w/.])(--?[A-Za-z][A-Za-z0-9_-]{0,40})(?![\w])")
 _QUOTED_OPT = re.compile(r"['\"`](--?[A-Za-z][A-Za-z0-9_-]{0,40})(?:=[^'\"`\n]{0,80})?['\"`]")
 _GETOPT_SHORT = re.compile(r"(?:option|flag)s? -- '?([A-Za-z0-9])'?")
+# a refusal of an option the program does not have (getopt, Open MPI's cmd_line.c, rsync, cobra)
+_UNKNOWN = re.compile(r"\b(?:unrecognized|unknown|invalid|illegal) (?:option|flag|shorthand flag)\b", re.I)
 _KEYWORD = re.compile(r"(?:Bad configuration option|Unsupported option|Deprecated option):? \"?([A-Za-z][\w-]{1,60})")
 MAX_SENTENCES = 2
+# Slurm's wrappers around the controller's reason (src/sbatch/sbatch.c, src/srun/allocate.c ...): their words are no
+# option's; words of an option's name too common to name it alone
+_WRAPPER = re.compile(r"^(?:Batch job submission failed|Unable to allocate resources|Job submit/allocate failed|"
+                      r"Unable to create step for job \d{1,10}|Unable to create job step|Unable to confirm allocation "
+                      r"for job \d{1,10})[: ]{0,3}", re.I)
+_GENERIC = frozenset("job name node nodes task tasks per cpu cpus mem file list type count id min max".split())
 MAX_QUOTE = 420
 
 
@@ -151,6 +159,8 @@ def named_options(msg):
 # a message that refuses the option's value (its form): the sentences that give the accepted forms first
 _REFUSED_VALUE = re.compile(r"\b(?:invalid|specification|format|unrecognized|not recognized|bad|malformed|parse)\b",
                             re.I)
+_OVER = re.compile(r"\b(?:exceeds?|exceeded|too (?:large|big|many|long)|more than|larger than|greater than|over|"
+                   r"above|limits?)\b", re.I)
 _LIMIT = re.compile(r"\b(?:maximum|minimum|exceeds?|limit|less than|greater than|at (?:most|least))\b", re.I)
 _FORM = re.compile(r"\b(?:acceptable|formats?|of the form|e\.g\.|for example|valid values|one of|either)\b", re.I)
 
@@ -162,14 +172,15 @@ def _ranked(rec, value=None, msg=""):
     cons = list(rec.get("constraints") or [])
     lead = value[:1] if value and value[:1] in "^/-@:" else None
     form = bool(_REFUSED_VALUE.search(msg or ""))
-
+    over = bool(_OVER.search(msg or ""))
     params = [p.split(" (")[0] for p in rec.get("params") or []]
 
     def key(s):
         return (not (lead and ("`%s'" % lead in s or "'%s'" % lead in s or '"%s"' % lead in s)),
-                # a refused value: the cluster's limit a sentence names (MaxArraySize), then the accepted forms
+                # a refused value: the cluster's limit a sentence names (MaxArraySize); a value over a limit ('exceeds
+                # some limit'): the sentences about limits; else the accepted forms
                 not (form and _LIMIT.search(s) and any(re.search(r"\b%s\b" % re.escape(p), s) for p in params)),
-                not (form and _FORM.search(s)), not _STRONG.search(s))
+                not (over and _LIMIT.search(s)), not (form and _FORM.search(s)), not _STRONG.search(s))
     return sorted(cons, key=key)[:MAX_SENTENCES]
 
 
@@ -223,7 +234,8 @@ def undocumented(tool, form):
         arg = (" " + _clip(rec["arg"], 80)) if rec.get("arg") else ""
         parts.append("%s%s (\u201c%s\u201d)" % ("/".join(rec.get("forms") or [key]), arg,
                                                  _clip(rec.get("first", ""), 200)))
-    return "%s is not an option of %s; %s documents %s" % (form, tool, t["man"], "; ".join(parts))
+    return "%s is not an option of %s (%s, %s); the closest it documents: %s" % (
+        form, tool, t["man"], t.get("package"), "; ".join(parts))
 
 
 def keyword_line(where, word):
@@ -299,7 +311,9 @@ def advise(scan, hit, tool):
     named = named_options(msg)
     for form in named[:2]:
         got = option(tool, form)
-        if got is None and "=" not in form:
+        if got is None and not _UNKNOWN.search(msg):
+            continue  # (an option of another release that the message names: not this page's to correct)
+        if got is None:
             line = undocumented(tool, form)
         else:
             value = next((values[f] for f in (got[1].get("forms") or []) if f in values), None) if got else None
@@ -310,7 +324,7 @@ def advise(scan, hit, tool):
         return out
     # an option of the tool's command line whose own name is a word of the message ('Invalid job array
     # specification' and --array=0-5000; 'Requested time limit is invalid' and --time=...)
-    words = _words(msg)
+    words = _words(_WRAPPER.sub("", msg))
     seen = set()
     for form, value in shown:
         got = option(tool, form)
@@ -318,10 +332,14 @@ def advise(scan, hit, tool):
             continue
         seen.add(got[0])
         parts = [p for p in got[0].lstrip("-").split("-") if p]
-        if parts and all(len(p) >= 3 and p in words for p in parts):
-            line = documented(tool, form, value, msg)
-            if line:
-                out.append((line, False))
+        if not parts or not all(len(p) >= 3 and p in words for p in parts) or all(p in _GENERIC for p in parts):
+            continue
+        # (only a documented constraint: a page that says nothing the option must or may not be gives no fix)
+        if not any(_STRONG.search(x) or _LIMIT.search(x) for x in _ranked(got[1], value, msg)):
+            continue
+        line = documented(tool, form, value, msg)
+        if line:
+            out.append((line, False))
     return out[:2]
 
 
