@@ -67,8 +67,10 @@ DISTS = {"lightning": ("lightning",), "accelerate": ("accelerate",), "datasets":
          "hydra-core": ("hydra",), "omegaconf": ("omegaconf",), "pytorch-lightning": ("pytorch_lightning",)}
 # read in every version found, not the newest only: the standalone Lightning 1.x wheels, whose module layout
 # (plugins/training_type/, profiler/, trainer/optimizers.py, lite/ ...) public threads' tracebacks still show; their
-# pytorch_lightning/X is read as lightning/pytorch/X, as explain reads their frames
-EVERY_VERSION = ("pytorch-lightning",)
+# pytorch_lightning/X is read as lightning/pytorch/X, as explain reads their frames; and TRL's 0.x wheel (0.19.1), whose
+# vLLM client was trl/extras/vllm_client.py (0.16 to 0.2x) before 1.x moved it to trl/generation/ (noanswer20: a
+# logger's name, logging.getLogger(__name__), is that module's path: waitloop.py)
+EVERY_VERSION = ("pytorch-lightning", "trl")
 _RENAME = (("pytorch_lightning/", "lightning/pytorch/"), ("lightning_fabric/", "lightning/fabric/"))
 # DeepSpeed publishes a source distribution only (its wheel is built where it is installed): its sdist's file list,
 # less the sdist's top folder, is the module list the installed package has
@@ -195,7 +197,8 @@ RULES = [
                                  r"other)\.py$"),
     # ---- trl (trl/)
     # generation with vLLM: the client of `trl vllm-serve`, the colocated engine, the server script
-    ("trl-vllm", "trl.vllm", r"^trl/generation/vllm_\w+\.py$|^trl/scripts/vllm_serve\.py$"),
+    # (trl/extras/vllm_client.py in 0.16 to 0.2x, trl/generation/ since 1.0)
+    ("trl-vllm", "trl.vllm", r"^trl/(?:generation|extras)/vllm_\w+\.py$|^trl/scripts/vllm_serve\.py$"),
     # the dataset formats: chat templates, conversational / prompt-completion / preference columns
     ("trl-dataset", "trl.dataset", r"^trl/(?:data_utils|chat_template_utils)\.py$"),
     # the trainers and their configs (stable and experimental): their argument checks

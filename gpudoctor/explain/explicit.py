@@ -88,6 +88,11 @@ from gpudoctor.explain import buildinputs as _buildinputs, srcprov as _srcprov  
 
 PATTERNS.update(_srcprov.PATTERNS)
 PATTERNS.update(_buildinputs.PATTERNS)
+# (noanswer20) a run's end status that names a signal (runend.py); a client retrying at the text's end (waitloop.py)
+from gpudoctor.explain import runend as _runend, waitloop as _waitloop  # noqa: E402
+
+PATTERNS.update(_runend.PATTERNS)
+PATTERNS.update(_waitloop.PATTERNS)
 
 # the programs a start failure names -> the entry of that program's failure to start
 # (Fabric Manager user guide: the nvidia-fabricmanager service, https://docs.nvidia.com/datacenter/tesla/
@@ -162,7 +167,8 @@ def seen(scan):
                 _start_hits(scan, known) or _hits(scan, "_struct_ex_build", known) or
                 cut_traceback(scan) or _buildinputs.hits(scan, known) or
                 _srcprov.hits(scan, known, answerable=True) or
-                (bool(scan.matches.get("_struct_ex_pymsg")) and bool(_srcprov.py_hits(scan, known))))
+                (bool(scan.matches.get("_struct_ex_pymsg")) and bool(_srcprov.py_hits(scan, known))) or
+                bool(_runend.hits(scan, known)) or bool(_waitloop.loop(scan, kb=None)))
 
 
 def structural(scan, kb, structural_finding):
@@ -218,7 +224,9 @@ def structural(scan, kb, structural_finding):
     return (_named_class(scan, kb, structural_finding, known) or _cut_finding(scan, kb, structural_finding) or
             _srcprov.structural(scan, kb, structural_finding, known) or
             _srcprov.message_finding(scan, kb, structural_finding, known) or
-            _srcprov.py_message_finding(scan, kb, structural_finding, known))
+            _srcprov.py_message_finding(scan, kb, structural_finding, known) or
+            _runend.finding(scan, kb, structural_finding, known) or
+            _waitloop.finding(scan, kb, structural_finding))
 
 
 # -------------------------------------------------------- an exception's line alone that names a library's class
