@@ -505,15 +505,17 @@ def build(raw_rows):
 
 
 # ---- sources ----
-def _site_files(site):
-    """{package: (dist, version, [(path, text)])} of PACKAGES found in a site-packages folder."""
+def _site_files(site, packages=None, skip=None):
+    """{package: (dist, version, [(path, text)])} of PACKAGES found in a site-packages folder (``packages`` /
+    ``skip``: another generator's package map and skip rule, tools/gen_api_notes.py)."""
+    packages, skip = packages or PACKAGES, skip or _SKIP
     versions = {}
     for n in os.listdir(site):
         m = re.match(r"^([A-Za-z0-9_.-]+?)-([^-]+)\.dist-info$", n)
         if m:
             versions[m.group(1).lower().replace("-", "_")] = m.group(2)
     out = {}
-    for pkg, dist in PACKAGES.items():
+    for pkg, dist in packages.items():
         root = os.path.join(site, pkg)
         if not os.path.isdir(root) or dist not in versions:
             continue
@@ -523,15 +525,16 @@ def _site_files(site):
             for n in sorted(names):
                 if n.endswith(".py"):
                     rel = os.path.relpath(os.path.join(d, n), site).replace(os.sep, "/")
-                    if not _SKIP.search(rel):
+                    if not skip.search(rel):
                         with open(os.path.join(d, n), encoding="utf-8", errors="replace") as f:
                             files.append((rel, f.read()))
         out[pkg] = (dist, versions[dist], files)
     return out
 
 
-def _dist_files(path):
-    """{package: (dist, version, [(path, text)])} of a wheel or an sdist of PACKAGES."""
+def _dist_files(path, packages=None, skip=None):
+    """{package: (dist, version, [(path, text)])} of a wheel or an sdist of PACKAGES (or ``packages``)."""
+    packages, skip = packages or PACKAGES, skip or _SKIP
     base = os.path.basename(path)
     m = re.match(r"^([A-Za-z0-9_.]+?)-(\d[^-]*?)(?:-|\.tar\.gz$)", base)
     dist, ver = m.group(1).lower(), m.group(2)
@@ -548,7 +551,7 @@ def _dist_files(path):
     out = {}
     for rel, data in sorted(items):
         pkg = rel.split("/", 1)[0]
-        if PACKAGES.get(pkg) != dist or _SKIP.search(rel):
+        if packages.get(pkg) != dist or skip.search(rel):
             continue
         out.setdefault(pkg, (dist, ver, []))[2].append((rel, data.decode("utf-8", "replace")))
     return out

@@ -19,7 +19,7 @@ cause's text; the fix line names only the argument, the call and the line (plain
 
 import re
 
-from gpudoctor.explain import argedit, paramdocs, pytb, userline
+from gpudoctor.explain import apinotes, argedit, paramdocs, pytb, userline
 from gpudoctor.fixline import sh
 
 # the words of an argument check's message (what a value must be, may not be, or is not)
@@ -125,6 +125,7 @@ def fill(scan, findings):
     if got is None:
         argedit.fill(scan, findings, tb)  # the concrete edit the message gives (argedit.py), argument or not
         paramdocs.fill(scan, findings, tb)  # what the called API's documentation says (paramdocs.py)
+        apinotes.fill(scan, findings, tb)  # the called API's documented constraint of use (apinotes.py)
         return
     name = userline.ident(got["param"], "the argument")
     call = userline.ident(got["call"], "the call")
@@ -148,6 +149,7 @@ def fill(scan, findings):
         first["fix"].append(fix)
     argedit.fill(scan, findings, tb, got)  # the concrete edit first (argedit.py)
     paramdocs.fill(scan, findings, tb, got)  # then what the called API's documentation says (paramdocs.py)
+    apinotes.fill(scan, findings, tb)  # and the called API's documented constraint of use (apinotes.py)
 
 
 def _generic(f):
