@@ -126,3 +126,28 @@ def test_closest_documented_options():
     assert "--host" in clidocs.closest("mpirun", "--hosts")
     assert clidocs.undocumented("no-such-tool", "--x") is None
     assert clidocs.keyword_line("command-line:", "identitiesonly").startswith("ssh_config(5) IdentitiesOnly: ")
+
+
+@pytest.mark.parametrize("name, entry, want", [
+    # getopt's refusals under Slurm's and pdsh's names (knowledge/cli_options.toml), with the closest documented option
+    ("sbatch_option_misspelt", "slurm.option_refused",
+     "--arrray is not an option of sbatch (sbatch(1), slurm-client); the closest it documents: -a/--array <indexes>"),
+    ("pdsh_invalid_option", "pdsh.option_refused", "write the option as pdsh(1) documents it"),
+])
+def test_a_refused_option_without_a_message_of_its_own(kb, name, entry, want):
+    res = explain.explain_text(_text(name), kb)
+    assert res["findings"][0]["id"] == entry and res["findings"][0]["family"] in ("slurm.error", "pdsh.error")
+    assert any(want in x for x in _fixes(res))
+
+
+def test_a_script_that_keeps_sbatchs_sentence_as_the_job_id(kb):
+    # JOB=$(sbatch ...) holds 'Submitted batch job 4'; scancel $JOB refuses 'Submitted' (real run, Slurm 22.05.8)
+    text = _text("sbatch_output_as_job_id")
+    res = explain.explain_text(text, kb)
+    assert res["findings"][0]["id"] == "slurm.jobid_refused"
+    line = next(x for x in _fixes(res) if x.startswith("keep only the job id: "))
+    assert "JOB=$(sbatch --parsable --wrap=\"hostname\")" in line and "sbatch(1) --parsable: \u201cOutputs only" in line
+    # the same script with --parsable (or a pipe that cuts the id out) is not read so
+    for edit in ("JOB=$(sbatch --parsable --wrap=", "JOB=$(sbatch --wrap=\"hostname\" | awk '{print $4}') #"):
+        res = explain.explain_text(text.replace("JOB=$(sbatch --wrap=", edit, 1), kb)
+        assert not any(x.startswith("keep only the job id: ") for x in _fixes(res))

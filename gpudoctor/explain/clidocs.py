@@ -357,6 +357,34 @@ def _tool_of(scan, hit):
     return max(above, key=lambda h: h.line).groups["tool"] if above else None
 
 
+# a shell capture of sbatch's output: V=$(sbatch ...) / V=`sbatch ...`
+_CAPTURE = re.compile(r"\b([A-Za-z_]\w{0,40})=(?:\$\(|`)[ \t]{0,4}sbatch\b([^\n)`]{0,400})")
+
+
+def captured_id(scan, refusals):
+    """The fix line for a script that keeps sbatch's answer as the job id: a line V=$(sbatch ...) without --parsable
+    (and without a pipe that cuts the id out), a later command line that passes $V, and a Slurm command's refusal
+    after that line. sbatch prints 'Submitted batch job <id>' (src/sbatch/sbatch.c), so $V holds the sentence and the
+    command that gets it reads its words as arguments; sbatch(1) --parsable prints the id alone. None otherwise."""
+    cmds = _hits(scan, "_struct_cli_cmd")
+    for h in cmds:
+        m = _CAPTURE.search(h.text)
+        if not m or "--parsable" in m.group(2) or "|" in m.group(2):
+            continue
+        var = m.group(1)
+        uses = [u for u in cmds if u.line > h.line and re.search(r"\$\{?%s\b" % re.escape(var), u.text)]
+        later = [r for r in refusals if r.line > h.line and _family(_tool_of(scan, r) or "") == "slurm"]
+        if not uses or not later:
+            continue
+        got = option("sbatch", "--parsable")
+        doc = " ".join([got[1].get("first", "")] + list(got[1].get("constraints") or [])[:1]) if got else ""
+        edit = h.text.strip()[:300].replace(m.group(0), m.group(0).replace("sbatch", "sbatch --parsable", 1), 1)
+        return ("keep only the job id: %s (sbatch(1) --parsable: \u201c%s\u201d); without it sbatch prints "
+                "'Submitted batch job <id>', so $%s holds that sentence and '%s' passes its words on" % (
+                    _clip(edit, 200), _clip(doc, 200), var, _clip(uses[0].text.strip(), 160)))
+    return None
+
+
 def fill(scan, findings):
     """Add the documented constraint of the option a tool refused to the root finding that answers the refusal."""
     f = findings[0] if findings else None
@@ -370,6 +398,11 @@ def fill(scan, findings):
     first = f["causes"][0]
     fixes = first.setdefault("fix", [])
     added = 0
+    if fam == "slurm":
+        line = captured_id(scan, refusals)
+        if line and line not in fixes:
+            fixes.insert(min(1, len(fixes)), line)
+            added += 1
     for hit in refusals[:4]:
         tool = _tool_of(scan, hit)
         if not tool:
