@@ -398,6 +398,8 @@ def analyze(scan, kb, assume_error=False):
             verdict = "echo_only" if got["kind"] == "echo" else "root_cause"
     else:
         verdict = "no_error"
+    if verdict == "root_cause":  # (wrong20) EEXIST from makedirs(exist_ok=True): a path that is no directory
+        findings = _guard.not_a_directory_root(findings, scan, kb)
     for f in findings:
         if f["id"] in version_notes:
             f["notes"].insert(0, version_notes[f["id"]])

@@ -139,6 +139,7 @@ class Ctx(object):
         self.srun_exit = []  # (line, host, number of task ids, text)
         self.cont = set()  # (src, line): continuation lines of a command read (_joined)
         self.ignored = []  # (line, text, (line, text) of the command before it): #SBATCH lines sbatch ignores
+        self.unread = []  # (line, text, option): a directive written in a form sbatch does not read ('# SBATCH')
 
 
 def _state(scan):
@@ -266,12 +267,48 @@ def _after_command(st, hit, win):
             if cmd is not None and len(st.ignored) < MAX_ALONE and all(x[0] != hit.line + i for x in st.ignored):
                 st.ignored.append((hit.line + i, t[:300], cmd))
             continue
+        u = _UNREAD.match(t) if t.startswith("#") else None
+        if u and _sizes(u.group("opt")) and len(st.unread) < MAX_ALONE and all(x[0] != hit.line + i for x in st.unread):
+            st.unread.append((hit.line + i, t[:300], u.group("opt")))
         if not t or t.startswith("#"):
             continue
         if _SCRIPT_END.match(t):
             return
         if cmd is None:
             cmd = (hit.line + i, t[:300])
+
+
+# (wrong20) a directive sbatch does not read because of its form. sbatch reads a line as a directive only when it begins
+# with the magic word itself: src/sbatch/opt.c _opt_batch_script (SchedMD/slurm at 284c3b95) compares the line's first
+# bytes with "#SBATCH" (or "#SLURM") by xstrncmp, case-sensitive, and any other line that starts with '#' is a comment
+# it skips. So '# SBATCH --ntasks=2' (a blank after '#') and '#sbatch --nodes=2' (another case) are comments: the job
+# runs without them. '##SBATCH' is the usual way to switch a directive off on purpose and is not read here. A line
+# pasted indented (a code block) keeps its form after the indent, so the indent itself is not judged.
+_UNREAD = re.compile(r"^#(?:[ \t]{1,4}SBATCH|(?!SBATCH)[Ss][Bb][Aa][Tt][Cc][Hh])[ \t]{1,8}"
+                     r"(?P<opt>-{1,2}[A-Za-z][\w-]{0,40}(?:[ =][^\s#]{1,200})?)")
+# the options that size or place the allocation (sbatch(1)), with the default a job gets without them: a form sbatch
+# skipped matters when its value is not that default (one node, one task, one CPU per task, no GPU)
+_SIZE_OPTS = {"-N": 1, "--nodes": 1, "-n": 1, "--ntasks": 1, "--ntasks-per-node": 1, "-c": 1, "--cpus-per-task": 1,
+              "--mem": None, "--mem-per-cpu": None, "--mem-per-gpu": None, "--gres": None, "-G": None, "--gpus": None,
+              "--gpus-per-node": None, "--gpus-per-task": None, "-t": None, "--time": None, "-p": None,
+              "--partition": None, "-w": None, "--nodelist": None, "-C": None, "--constraint": None,
+              "--exclusive": None}
+
+
+def _sizes(opt):
+    """Whether a directive's option (as written: '--ntasks=2', '-N 2') sizes or places the allocation with a value
+    other than the default (_SIZE_OPTS)."""
+    m = re.match(r"^(-{1,2}[A-Za-z][\w-]{0,40})(?:[ =](.{0,200}))?$", opt)
+    if m is None:
+        return False
+    name, val = m.group(1), m.group(2) or ""
+    if name not in _SIZE_OPTS:
+        return False
+    default = _SIZE_OPTS[name]
+    if default is None:
+        return bool(val) or name == "--exclusive"
+    n = _int(val.strip())
+    return n is not None and n != default
 
 
 MAX_CONT = 32  # continuation lines joined to a command (a `\` at a line's end)
@@ -638,6 +675,79 @@ def _ignored_directives(st, out):
                      SHORT | HANG | ORDINAL))
 
 
+def _unread_directives(st, out):
+    """Directives written in a form sbatch does not read (_UNREAD: '# SBATCH --ntasks=2'): comments to it, so the job
+    ran without those options."""
+    if not st.unread or st.ignored:
+        return
+    opts = " ".join(o for _l, _t, o in st.unread)[:200]
+    lines = ", ".join("line %d: %s" % (ln, _clipped(t, 60)) for ln, t, _o in st.unread[:4])
+    out.append(Found("slurm.sbatch_directive_ignored",
+                     "the batch script's %s %s not a directive: sbatch reads a line as a directive only when it "
+                     "starts with exactly '#SBATCH' (no blank after '#', upper case), and takes every other line that "
+                     "starts with '#' as a comment, so the job ran without %s" % (
+                         lines, "is" if len(st.unread) == 1 else "are", opts),
+                     [(ln, t) for ln, t, _o in st.unread[:4]],
+                     "write the directive as sbatch reads it, at the line's start: %s; sbatch --test-only <script> "
+                     "or scontrol show job <id> shows what the job was given" % "; ".join(
+                         "#SBATCH " + o for _l, _t, o in st.unread[:4]),
+                     SHORT | HANG | ORDINAL))
+
+
+# (wrong20) what a process that was given no GPU prints: nvidia-smi's 'No devices were found', CUDA's 'no CUDA-capable
+# device is detected', torch's 'No CUDA GPUs are available' (the entries' ids or families)
+NOGPU = {"gpu.no_devices", "gpu.driver_not_loaded", "cuda.not_available"}
+# srun(1)'s options that ask a step for GPUs: --gres=gpu[:type]:N, --gpus / -G, --gpus-per-node / -task / -socket,
+# --tres-per-task=gres/gpu:N
+_GPU_OPTS = ("--gpus", "-G", "--gpus-per-node", "--gpus-per-task", "--gpus-per-socket")
+
+
+def _no_gpu_asked(st, scan, alloc, sb, out):
+    """srun typed at a prompt with no GPU option, in a text with no batch script and no allocation of GPUs: a step
+    that asked for no GPU. Slurm gives a job or step only the GPUs it asks for (https://slurm.schedmd.com/gres.html:
+    CUDA_VISIBLE_DEVICES 'is set for each job step to determine which GPUs are available for its use'), and with
+    cgroup.conf's ConstrainDevices=yes it 'constrain[s] the job's allowed devices based on GRES allocated resources'
+    (cgroup.conf(5)): the step cannot open the node's GPUs at all. srun typed at a login prompt allocates a job of
+    its own (srun(1): 'If necessary, srun will first create a resource allocation'), so its options are the whole
+    request. Only where the text shows a no-GPU failure (NOGPU; the root, judge decides), never a note: an srun
+    without GPUs is right for a CPU job."""
+    if not any(scan.matches.get(e) for e in NOGPU):
+        return
+    if sb or alloc.get("gpus_per_node") or alloc.get("gpus"):
+        return  # a batch script's own allocation (its #SBATCH lines decide; slurm.step_without_gpus reads them)
+    for c in st.cmds:
+        o = c["srun"]
+        if o is None or not c.get("prefix") or not c["argv"]:
+            continue
+        if any(k in o for k in _GPU_OPTS) or any("gpu" in (o.get(k) or "") for k in ("--gres", "--tres-per-task")):
+            return  # a step that asked for GPUs (another srun of the text included: the user tried both)
+    cands = [c for c in st.cmds if c["srun"] is not None and c.get("prefix") and c["argv"]]
+    if not cands:
+        return
+    c = cands[0]
+    out.append(Found("slurm.step_without_gpus",
+                     "`%s` (line %d) asks Slurm for no GPU (no --gres=gpu, --gpus / -G or --gpus-per-* option), and "
+                     "the program it started found none: Slurm gives a job step only the GPUs it was allocated, and "
+                     "with ConstrainDevices the step cannot open the node's other GPUs" % (_clipped(c["text"], 100),
+                                                                                             c["line"]),
+                     [(c["line"], c["text"])],
+                     "ask for the GPUs on the srun line: %s (or --gres=gpu:<N> / --gpus-per-node=<N>); inside an "
+                     "salloc or sbatch allocation, ask for them there too (#SBATCH --gres=gpu:<N>)" % _with_gpus(c),
+                     NOGPU))
+
+
+def _with_gpus(c):
+    """The user's srun line (the text after its prompt) with --gpus=1 after 'srun'."""
+    t = c["text"]
+    p = c.get("prefix") or ""
+    cmd = t[len(p):].strip() if p and t.startswith(p) else t.strip()
+    return _clipped(re.sub(r"(?<![\w./-])srun(?=[ \t])", "srun --gpus=1", cmd, count=1), 160)
+
+
+def _clipped(t, n):
+    return t if len(t) <= n else t[:n - 3] + "..."
+
+
 def _config_rank(scan):
     """(machine_rank, num_machines, line) of the one accelerate config block in the text with num_machines >= 2
     (launchpaste's reader of its keys), else None: one block shown for several machines is one file they share."""
@@ -916,6 +1026,8 @@ def read(scan):
         _local_rank_unseen(st, alloc, sb, out)
     _replica(st, out)
     _ignored_directives(st, out)
+    _unread_directives(st, out)
+    _no_gpu_asked(st, scan, alloc, sb, out)
     from gpudoctor.explain import ocictx
 
     from gpudoctor.explain import launchenv

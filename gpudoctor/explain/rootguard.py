@@ -450,3 +450,80 @@ def slow_dataparallel(by, scan, ev, said, triage):
     f = _made(e, scan, shown_lines, "cause", [head])
     f["triage"] = triage
     return f
+
+
+# ---- a path that exists and is not a directory (wrong20, issue 18 item 3)
+# EEXIST's generated site (errno.json, tools/gen_errno.py) means 'the file or directory to create already exists':
+# several ranks creating one directory, fixed by exist_ok=True. When the traceback shows the call already passed
+# exist_ok=True, that reading is contradicted by the frame: CPython's os.makedirs re-raises the mkdir(2) error only
+# 'if not exist_ok or not path.isdir(name)' (Lib/os.py, makedirs), and pathlib's Path.mkdir 'If exist_ok is true,
+# FileExistsError will not be raised unless the given path already exists in the file system and is not a directory'
+# (https://docs.python.org/3/library/pathlib.html#pathlib.Path.mkdir). So FileExistsError raised in makedirs / mkdir
+# whose caller's line passes exist_ok=True names a path that exists and is not a directory: a FILE, a link to one or
+# a dangling link (a parent that is a file gives ENOTDIR, NotADirectoryError, instead: makedirs creates only the
+# parents that do not exist, Path.mkdir's os.mkdir fails on the file first): errno.eexist's first cause. The raising
+# frame and its caller's source line are the evidence; without them (a bare mkdir, exist_ok left out) EEXIST stays
+# the site's reading (errno.syscall).
+_EEXIST_MSG = re.compile(r"^\[Errno 17\] File exists: (?P<path>'[^'\n]{1,400}'|\"[^\"\n]{1,400}\")")
+_EXIST_OK = re.compile(r"\bexist_ok\s{0,2}=\s{0,2}True\b")
+
+
+def _mkdir_frame(f):
+    file, fn = f[0].replace("\\", "/"), f[2]
+    return (fn == "makedirs" and (file == "<frozen os>" or file.endswith("/os.py"))) or \
+        (fn == "mkdir" and ("/pathlib.py" in file or "/pathlib/" in file))
+
+
+def exists_not_a_directory(scan):
+    """(traceback, path, caller frame, caller's source) of a FileExistsError raised in os.makedirs / Path.mkdir
+    whose caller passed exist_ok=True (above), else None."""
+    for tb in getattr(scan, "tracebacks", None) or ():
+        if (tb.get("exc") or "").rsplit(".", 1)[-1] != "FileExistsError":
+            continue
+        m = _EEXIST_MSG.match(tb.get("msg") or "")
+        frames, src = tb.get("frames") or [], tb.get("src") or []
+        if m is None or not frames or not _mkdir_frame(frames[-1]):
+            continue
+        k = len(frames) - 1
+        while k >= 0 and (_mkdir_frame(frames[k]) or frames[k][0] == "<frozen os>"):
+            k -= 1  # makedirs' own recursion (makedirs(head, exist_ok=exist_ok)) is not the caller
+        if k < 0 or k >= len(src):
+            continue
+        source = (src[k] or ("", None))[0] or ""
+        if _EXIST_OK.search(source[:MAX_TEXT]):
+            return tb, m.group("path")[1:-1], frames[k], source
+    return None
+
+
+def not_a_directory_root(findings, scan, kb):
+    """analyze's findings with errno.eexist as the root, where the root is EEXIST's reading (errno.syscall, or the
+    traceback's generic family) and the traceback shows makedirs / mkdir called with exist_ok=True (above)."""
+    e = kb.by_id.get("errno.eexist")
+    if e is None or not findings or findings[0]["id"] not in ("errno.syscall", "code.exception"):
+        return findings
+    got = exists_not_a_directory(scan)
+    if got is None:
+        return findings
+    tb, path, caller, source = got
+    hit = tb["hit"]
+    if findings[0]["id"] == "errno.syscall" and hit.line not in [x["line"] for x in findings[0].get("matches") or ()]:
+        return findings  # the root's EEXIST line is another one than this traceback's
+    from gpudoctor.explain.launchpaste import lines_finding
+    from gpudoctor.explain.scan import Hit
+
+    hits = [Hit(hit.line, hit.text.strip()[:400], None, {}, None)]
+    what = ("%s (%s, line %s) calls %s with exist_ok=True, and it still raised FileExistsError for '%s': with "
+            "exist_ok=True that error means the path exists and is NOT a directory - a file, a link to one or a "
+            "dangling link - so no directory can be created there" % (
+                caller[0], caller[2], caller[1], "Path.mkdir" if tb["frames"][-1][2] == "mkdir" else "os.makedirs",
+                _clip(path, 160)))
+    fix = ("ls -ld '%s' (a regular file?); point the setting or argument that names this path (a cache or output "
+           "directory: an environment variable, a config value) at a directory, or unset it to get the default; or "
+           "move the file away if the directory belongs there" % _clip(path, 160))
+    f = lines_finding(e, hits, "root", scan, what, fix,
+                      "How sure: high. The traceback shows the call with exist_ok=True (%s, line %s: %s), which "
+                      "raises FileExistsError only for a path that is not a directory." % (
+                          caller[0], caller[1], _clip(source.strip(), 120)))
+    old = findings[0]
+    old["role"] = "related"
+    return [f] + findings
