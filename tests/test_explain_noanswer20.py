@@ -103,3 +103,59 @@ def test_a_wait_that_ended_or_an_unknown_module_is_not_answered(text, kb):
     assert not any(f["id"] == "trl.vllm" for f in r["findings"])
     if "mypkg" in text:
         assert r["verdict"] == "no_error"
+
+
+# ------------------------------------------------------------------ an operator's failed reconcile (k8sctrl.py)
+
+def test_the_controller_table_regenerates_from_its_slice(tmp_path, kb):
+    import os
+    import sys
+
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    sys.path.insert(0, os.path.join(repo, "tools"))
+    import gen_k8s_controllers as g
+    import knowgen
+
+    got = knowgen.regenerated(g.main, os.path.join(repo, "tools", "data", "k8s_controllers_slice.txt"),
+                              tmp_path / "c.json")
+    committed = knowgen.committed("k8s_controllers")
+    for d in (got, committed):
+        d["header"].pop("date")
+    assert got == committed
+    table = committed["controllers"]
+    # the operators' own names (controller.New / Named), never the builder's Kind default (Kueue's job integration
+    # names its JobSet controller 'jobset' too: pkg/controller/jobframework/reconciler.go) nor a core kind's
+    assert table["clusterpolicy-controller"]["family"] == "k8s.gpu_operator"
+    assert table["multikueue_workload"]["family"] == "k8s.kueue"
+    assert "jobset" not in table and "pod" not in table and "upgrade-controller" not in table
+    assert {r["family"] for r in table.values()} - {None} <= set(kb.by_id)
+
+
+def test_a_reconciler_error_names_its_operator(kb):
+    # canonical/microk8s.io#559 (seen set AI): controller-runtime v0.11's zap console line, logger
+    # 'controller.clusterpolicy-controller', apimachinery's NoKindMatchError in its error field
+    f = _root(seen_text("ai-microk8sio559-runtimeclass-v1beta1"), kb)
+    assert f["id"] == "k8s.gpu_operator"
+    first = f["causes"][0]
+    assert "RuntimeClass" in first["text"] and "node.k8s.io/v1beta1" in first["text"]
+    assert "upgrade the NVIDIA GPU Operator" in first["fix"][0]
+    assert "kubectl logs" in " ".join(f["notes"])
+    # controller-runtime v0.15+'s JSON form (pkg/controller/controller.go: WithValues("controller", name, ...)),
+    # with the GPU operator's nvidia-driver-controller (controllers/nvidiadriver_controller.go)
+    line = ('{"level":"error","ts":"2026-01-13T10:57:04Z","msg":"Reconciler error","controller":'
+            '"nvidia-driver-controller","controllerGroup":"nvidia.com","controllerKind":"NVIDIADriver",'
+            '"name":"default","reconcileID":"3e1b","error":"failed to get ClusterPolicy"}\n')
+    f = _root(line, kb)
+    assert f["id"] == "k8s.gpu_operator" and "failed to get ClusterPolicy" in " ".join(f["notes"])
+
+
+@pytest.mark.parametrize("line", [
+    # the builder's default name: Kueue's log names its JobSet integration 'jobset' (not JobSet's operator)
+    '{"level":"error","msg":"Reconciler error","controller":"jobset","controllerGroup":"jobset.x-k8s.io",'
+    '"error":"admission webhook denied the request"}\n',
+    # another project's controller (the AWS load balancer controller's 'ingress')
+    '{"level":"error","msg":"Reconciler error","controller":"ingress","error":"couldn\'t auto-discover subnets"}\n',
+])
+def test_a_controller_the_table_does_not_own_is_not_answered_by_it(line, kb):
+    r = _res(line, kb)
+    assert not any(f["id"].startswith("k8s.") for f in r["findings"][:1]), r["findings"][:1]

@@ -89,10 +89,11 @@ from gpudoctor.explain import buildinputs as _buildinputs, srcprov as _srcprov  
 PATTERNS.update(_srcprov.PATTERNS)
 PATTERNS.update(_buildinputs.PATTERNS)
 # (noanswer20) a run's end status that names a signal (runend.py); a client retrying at the text's end (waitloop.py)
-from gpudoctor.explain import runend as _runend, waitloop as _waitloop  # noqa: E402
+from gpudoctor.explain import k8sctrl as _k8sctrl, runend as _runend, waitloop as _waitloop  # noqa: E402
 
 PATTERNS.update(_runend.PATTERNS)
 PATTERNS.update(_waitloop.PATTERNS)
+PATTERNS.update(_k8sctrl.PATTERNS)  # (noanswer20) an operator's failed reconcile, by its controller's name
 
 # the programs a start failure names -> the entry of that program's failure to start
 # (Fabric Manager user guide: the nvidia-fabricmanager service, https://docs.nvidia.com/datacenter/tesla/
@@ -168,7 +169,8 @@ def seen(scan):
                 cut_traceback(scan) or _buildinputs.hits(scan, known) or
                 _srcprov.hits(scan, known, answerable=True) or
                 (bool(scan.matches.get("_struct_ex_pymsg")) and bool(_srcprov.py_hits(scan, known))) or
-                bool(_runend.hits(scan, known)) or bool(_waitloop.loop(scan, kb=None)))
+                bool(_runend.hits(scan, known)) or bool(_waitloop.loop(scan, kb=None)) or
+                bool(_k8sctrl.hits(scan, known)))
 
 
 def structural(scan, kb, structural_finding):
@@ -225,6 +227,7 @@ def structural(scan, kb, structural_finding):
             _srcprov.structural(scan, kb, structural_finding, known) or
             _srcprov.message_finding(scan, kb, structural_finding, known) or
             _srcprov.py_message_finding(scan, kb, structural_finding, known) or
+            _k8sctrl.finding(scan, kb, structural_finding, known) or
             _runend.finding(scan, kb, structural_finding, known) or
             _waitloop.finding(scan, kb, structural_finding))
 
