@@ -81,6 +81,11 @@ def signal_of(code):
         n = int(code)
     except (TypeError, ValueError):
         return None
+    if n == -1:
+        # (review20) -1 is the C / POSIX failure return ("On error, -1 is returned", read(2):
+        # https://man7.org/linux/man-pages/man2/read.2.html), which programs print as 'return code -1' far more
+        # often than a launcher prints subprocess's SIGHUP
+        return None
     sig = -n if n < 0 else n - 128 if n > 128 else None
     return (sig, SIGNALS[sig]) if sig in SIGNALS else None
 
