@@ -3,6 +3,8 @@
 Every test runs in process (explain.explain_text); no sleeps, no subprocess.
 """
 
+import re
+
 import pytest
 
 from gpudoctor import explain
@@ -19,3 +21,19 @@ def test_a_minus_one_return_code_is_no_signal(text):
     res = explain.explain_text(text)
     assert res["root"] != "cascade.signal", res["root"]
     assert "SIGHUP" not in " ".join(n for f in res["findings"] for n in f.get("notes") or [])
+
+
+def test_a_pasted_path_stays_one_shell_word_in_the_eexist_fix():
+    # e22f07f wrote "ls -ld '%s'" around the path the message prints: a path holding a quote ended the quoting and
+    # the rest ran ($(...)) when the line was pasted into a shell (CPython prints such a path in double quotes)
+    text = ('Traceback (most recent call last):\n'
+            '  File "/home/u/train.py", line 12, in <module>\n'
+            '    os.makedirs(out_dir, exist_ok=True)\n'
+            '  File "<frozen os>", line 225, in makedirs\n'
+            'FileExistsError: [Errno 17] File exists: "/scratch/it\'s $(touch x)/out"\n')
+    res = explain.explain_text(text)
+    assert res["root"] == "errno.eexist"
+    line = next(x for x in res["findings"][0]["causes"][0]["fix"] if x.startswith("ls -ld "))
+    word = line[len("ls -ld "):].split(" (a regular file?)")[0]
+    # one ANSI-C quoted word (bash(1) QUOTING): every quote inside it escaped, no blank
+    assert re.fullmatch(r"\$'(?:[^'\\\s]|\\.)*'", word), word

@@ -517,9 +517,12 @@ def not_a_directory_root(findings, scan, kb):
             "dangling link - so no directory can be created there" % (
                 caller[0], caller[2], caller[1], "Path.mkdir" if tb["frames"][-1][2] == "mkdir" else "os.makedirs",
                 _clip(path, 160)))
-    fix = ("ls -ld '%s' (a regular file?); point the setting or argument that names this path (a cache or output "
+    from gpudoctor.fixline import shown_word
+
+    # (review20) the path as one shell word: a quote or $( ) in a pasted path must not end the quoting
+    fix = ("ls -ld %s (a regular file?); point the setting or argument that names this path (a cache or output "
            "directory: an environment variable, a config value) at a directory, or unset it to get the default; or "
-           "move the file away if the directory belongs there" % _clip(path, 160))
+           "move the file away if the directory belongs there" % shown_word(path))
     f = lines_finding(e, hits, "root", scan, what, fix,
                       "How sure: high. The traceback shows the call with exist_ok=True (%s, line %s: %s), which "
                       "raises FileExistsError only for a path that is not a directory." % (
