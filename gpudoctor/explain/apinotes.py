@@ -13,14 +13,15 @@ module:
      raised), each looked up by its file (relative to site-packages; pytorch_lightning / lightning_fabric read as
      lightning's) and function (`__init__` stands for the class the line calls; a method brings its class's notes);
      else the name the line calls among the callables of the package it called into;
-  2. keeps the API's sentences that say what to do (must, should, only ..., requires, not supported, use ...
-     instead) and share two words of their own with the message (a word of four letters or more, not a word every
-     message has: "tensor", "value", "expected" ...; an identifier both write - `use_reentrant`, IterableDataset -
-     counts once with its parts; the words of the API's own name, and of a parameter's own name for that
-     parameter's sentence, do not count), at most two, the most words shared first; when several APIs of one frame
-     (a scheduler's get_lr, which every scheduler class of the file defines) have one, only the one that shares the
-     most words alone is kept; the example's order lines come with it when a kept sentence or the message names a
-     word of those lines;
+  2. keeps the API's sentences that say what to do (must, should not / only / be called ..., only ..., requires, not
+     supported, use ... instead) and share two words of their own with the message (a word of four letters or more,
+     not a word every message has: "tensor", "value", "expected" ...; a word more than COMMON_DF of the table's
+     sentences have - rank, state, group, step - counts half; an identifier both write - `use_reentrant`,
+     IterableDataset - counts once with its parts; the words of the API's own name do not count); a parameter's
+     sentence only when the message names that parameter, its name not counting; at most two, the most words shared
+     first; when several APIs of one frame (a scheduler's get_lr, which every scheduler class of the file defines)
+     have one, only the one that shares the most words alone is kept; the example's order lines come with it when
+     a kept sentence or the message names a word of those lines;
   3. adds them as the documented fix: a fix line quoting the sentence and the API, after the cause's own fix lines
      (a specific cause the text proves stays first), and a note with the package version, the file, the order lines
      and the API's documentation page.
@@ -34,7 +35,9 @@ from gpudoctor.explain import pytb, userline
 
 _TABLE = None
 _INDEX = None
+_DF = None
 MAX_KEPT = 2
+COMMON_DF = 100  # (of the table's 6,625 sentences: rank 191, state 264, group 162; milestone 3, placement 20)
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]{3,40}")
 # words every usage message (or every docstring) has: never the evidence that a sentence is about this failure
 _COMMON = frozenset("""tensor tensors value values type types object objects attribute attributes argument arguments
@@ -92,7 +95,8 @@ def _words(text):
 
 
 # what a kept sentence must say to be quoted as a fix: what to do or not to do (a note that only describes is not)
-_DIRECTIVE = re.compile(r"\b(?:must|should|cannot|can ?not|can't|only (?:be|supported|works?|valid|used|when|if|with|"
+_DIRECTIVE = re.compile(r"\b(?:must|should (?:not|only|never|always|first)|should be (?:called|passed|set|specified|"
+                        r"provided|given|registered|wrapped|initialized|created|done|the same|on|in)|cannot|can ?not|can't|only (?:be|supported|works?|valid|used|when|if|with|"
                         r"for|one|either|on)|requires?|required|not supported|unsupported|not allowed|make sure|"
                         r"ensure|do not|don't|never|needs? to|has to|have to|(?:before|after) (?:calling|call|you)|"
                         r"exactly one|divisible)\b|^(?:Use|Call|Pass|Set|Wrap|Avoid|Prefer|Please)\b|\buse [^.]{1,80} "
@@ -108,17 +112,32 @@ def _idents(text):
     return {m.lower() for m in _IDENT.findall(text or "") if m.lower() not in _COMMON}
 
 
-def related(sentence, mwords, mids, own=frozenset()):
+def _df():
+    """{word: how many of the table's sentences have it}: a word many APIs' notes say (rank, state, gradient,
+    layer ...) is weaker evidence than one few say (milestone, placement)."""
+    global _DF
+    if _DF is None:
+        _DF = {}
+        for rec in (table().get("callables") or {}).values():
+            for _kind, sent in rec.get("notes") or []:
+                for w in _words(sent):
+                    _DF[w] = _DF.get(w, 0) + 1
+    return _DF
+
+
+def related(sentence, mwords, mids, own=frozenset(), df=None):
     """The words a sentence shares with a message (``mwords``: its _words, ``mids``: its _idents) when they say it
     is about the same thing: two of them or more, an identifier both write (`use_reentrant`, IterableDataset)
-    counting once with its parts; the API's own name's words (``own``) do not count (a message that names a
-    parameter and a sentence that names it for something else share one identifier: not enough). None when not."""
+    counting once with its parts, a word more than COMMON_DF of the table's sentences have (``df``) half; the API's
+    own name's words (``own``) do not count (a message that names a parameter and a sentence that names it for
+    something else share one identifier: not enough). None when not."""
     ids = (_idents(sentence) & mids) - own
     parts = set()
     for i in ids:
         parts |= _words(i) | {i}
     shared = ((_words(sentence) & mwords) - own) - parts
-    if len(shared) + len(ids) >= 2:
+    weight = len(ids) + sum(0.5 if df and df.get(w, 0) > COMMON_DF else 1 for w in shared)
+    if weight >= 2:
         return shared | ids
     return None
 
@@ -163,9 +182,15 @@ def candidates(tb):
     else:
         first = list(by_frame.get((rel, fn), ()))
     if not first and short:
+        # the name the line calls, in the package it called into: `AutoConfig.from_pretrained(...)` the method of the
+        # class it names, `get_peft_model(...)` a function (or class) of that name; an instance's method
+        # (`model.from_pretrained`) names no class: none
         pkg = rel.split("/", 1)[0]
         pkg = {"pytorch_lightning": "lightning", "lightning_fabric": "lightning"}.get(pkg, pkg)
-        first = [q for q in by_name.get(short, ()) if calls[q]["package"] == pkg]
+        parts = call[0].split(".")
+        first = [q for q in by_name.get(short, ()) if calls[q]["package"] == pkg and (
+            calls[q]["name"].split(".")[-2] == parts[-2] if calls[q]["kind"] == "method" and len(parts) > 1
+            else calls[q]["kind"] != "method")]
     groups = [_with_class(first)] if first else []
     if len(libs) > 1:
         last = _with_class(by_frame.get(libs[-1], ()))
@@ -182,10 +207,12 @@ def _best(qual, mwords, mids):
     scored = []
     for i, (kind, sent) in enumerate(rec.get("notes") or []):
         mine = own
-        if kind == "param":  # ("name: sentence": the parameter's own name is no evidence either)
+        if kind == "param":  # "name: sentence": about this failure only when the message names the parameter
             name = sent.split(":", 1)[0]
-            mine = own | _words(name) | {name.lower()}
-        shared = related(sent, mwords, mids, mine) if _DIRECTIVE.search(sent) else None
+            if name.lower() not in mids and not (_words(name) and _words(name) <= mwords):
+                continue
+            mine = own | _words(name) | {name.lower()}  # (and its name is no evidence of its own)
+        shared = related(sent, mwords, mids, mine, _df()) if _DIRECTIVE.search(sent) else None
         if shared:
             scored.append((-len(shared), i, sent))
     if not scored:
