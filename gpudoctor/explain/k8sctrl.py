@@ -36,6 +36,18 @@ _ERROR = re.compile(r"\"?(?:error|err)\"?[=:]\s?\"(?P<err>(?:[^\"\\\n]|\\.){1,60
 _NOKIND = re.compile(r"no matches for kind \\?\"(?P<kind>\w{1,80})\\?\" in (?:version|group)s? \\?\"?(?P<ver>[\w./-]{1,120})")
 
 
+def _crd_group(ver):
+    """Whether an apiVersion's group ('monitoring.coreos.com/v1') is one only a CustomResourceDefinition serves: a
+    dotted group outside Kubernetes' own '*.k8s.io' (the SIGs' '*.x-k8s.io' are CRDs too). The core group ('v1') and
+    the built-in groups without a dot (apps, batch, policy, autoscaling, extensions) are Kubernetes' own
+    (https://kubernetes.io/docs/reference/using-api/#api-groups). (review20: a ServiceMonitor the GPU operator asks for
+    is prometheus-operator's CRD, not an API a Kubernetes release removed.)"""
+    group = ver.split("/", 1)[0] if "/" in ver else ""
+    if "." not in group:
+        return False
+    return group.endswith(".x-k8s.io") or not (group.endswith(".k8s.io") or group == "k8s.io")
+
+
 def _controllers():
     from gpudoctor.explain.knowledge import generated_table
 
@@ -72,7 +84,20 @@ def finding(scan, kb, structural_finding, known=()):
                           "(kubectl describe <its kind> <name>: conditions, events)." % (
                               row["name"], name, ": %s" % err[:300] if err else ""))
         k = _NOKIND.search(err or "")
-        if k:
+        if k and _crd_group(k.group("ver").rstrip("\\\"")):
+            kind, ver = k.group("kind"), k.group("ver").rstrip("\\\"")
+            group = ver.split("/", 1)[0]
+            f["causes"].insert(0, {
+                "text": "The API server does not serve %s in %s (apimachinery's NoKindMatchError): %s is an API group "
+                        "a CustomResourceDefinition defines, not one Kubernetes serves itself, so the CRD of %s is not "
+                        "installed in this cluster (or is installed without version %s). %s asks for it." % (
+                            kind, ver, group, kind, ver.split("/", 1)[-1], row["name"][:1].upper() + row["name"][1:]),
+                "checks": [], "confirm": ["kubectl get crd | grep -i %s (the CRDs of that group installed here); "
+                                          "kubectl api-resources --api-group=%s" % (group, group)],
+                "fix": ["install the CustomResourceDefinition of %s %s (it ships with the project that owns the %s "
+                        "group), or turn off %s's option that uses %s" % (kind, ver, group, row["name"], kind)],
+                "exports": {}, "evidence": [], "static_rank": 0, "computed": None})
+        elif k:
             kind, ver = k.group("kind"), k.group("ver").rstrip("\\\"")
             f["causes"].insert(0, {
                 "text": "The API server does not serve %s in %s (apimachinery's NoKindMatchError): this Kubernetes "
