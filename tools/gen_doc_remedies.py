@@ -371,8 +371,11 @@ _INSTEAD_ONLY = re.compile(r"^(?![^.]{0,200}\b(?:use|pass|set|call)\b)[^.]{0,400
 _NAME = re.compile(r"`([^`\n]{2,80})`|\b([A-Z][A-Z0-9]{1,20}(?:_[A-Z0-9]{1,20}){1,6})\b|(?<![\w-])(--[a-z][\w-]{1,40})")
 
 
-def remedies(blocks):
-    """(fix sentences, code lines the doc shows as the working form) of a section's blocks."""
+def remedies(blocks, trouble=True):
+    """(fix sentences, code lines the doc shows as the working form) of a section's blocks. Outside a page or a
+    heading about failures (``trouble`` false: a guide that shows an error in passing) a sentence counts only when it
+    names what to change (a code span) or is one of documentation's own fix phrasings (_STRONG): 'You can create
+    OmegaConf objects from structured config classes' describes the API, it fixes nothing."""
     from gpudoctor.explain import advice
 
     out = []
@@ -404,6 +407,8 @@ def remedies(blocks):
                     line = "%s `%s`" % (s, marked[0][:160])
                 else:
                     line = s.rstrip(":") + "."
+            if not trouble and "`" not in line and not _STRONG.search(s):
+                continue
             if line not in out:
                 out.append(line)
     return out[:4]
@@ -430,7 +435,8 @@ def family(project_family, exc, project="", about=""):
 
 def read_section(project, fam, url, heading, blocks, style, trouble=False):
     """(row or None, quotes a message, has a remedy) of one section; ``trouble``: the page is about failures."""
-    q = quoted(blocks, heading, trouble or bool(TROUBLE.search(heading)))
+    trouble = trouble or bool(TROUBLE.search(heading))
+    q = quoted(blocks, heading, trouble)
     frags, classes = [], []
     for exc, msg in q:
         for fr in doc_cut(msg):
@@ -438,7 +444,7 @@ def read_section(project, fam, url, heading, blocks, style, trouble=False):
                 frags.append(fr)
         if exc and exc not in classes:
             classes.append(exc)
-    fixes = remedies(blocks)
+    fixes = remedies(blocks, trouble)
     if not frags:
         return None, False, bool(fixes)
     if not fixes:

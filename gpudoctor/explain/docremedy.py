@@ -7,9 +7,10 @@ family of the project.
 ``apply(result, scan, kb)``: when a failure line of the text (an error line the scan kept, never an INFO / WARN line,
 or a traceback's message) holds a documented fragment:
   - with a root finding, the documented remedy joins the root's causes as a cause of its own, below the causes the
-    text proves (a generated site's own cause of this message, a cause with evidence or a computed fix) and above
-    the family's generic ones, when the line is the root's (within NEAR lines of one of its matched lines) or the
-    root's family area is the project's;
+    text proves (a generated site's own cause of this message, a cause with evidence or a computed fix) and below
+    the answer's first cause (a knowledge entry's most likely one, which the page's remedy - often a debugging step,
+    'run it on the CPU first' - does not replace; a structural answer's reading of the text's own words), when the
+    line is the root's (within NEAR lines of one of its matched lines) or the root's family area is the project's;
   - with no answer (unknown_error), the project's family is the answer, How sure: low, the documented remedy its
     first cause. (A page may quote another program's message - vLLM's troubleshooting page quotes CPython's
     multiprocessing bootstrapping error, transformers' a CUDA device assert - which the knowledge's own entries
@@ -136,6 +137,9 @@ def apply(result, scan, kb):
                 at = 0
                 while at < len(causes) and _proven(causes[at], root):
                     at += 1
+                if at == 0 and causes:
+                    at = 1  # (the answer's first cause: an entry's most likely one, or the reading made of the
+                    # text's own words - a structural answer's 'accelerate refused the value of X' - stays first)
                 causes.insert(at, cause(row))
                 return result
             by = kb.by_id
