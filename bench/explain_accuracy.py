@@ -247,9 +247,7 @@ def coverage(kb=None):
     """Markdown: per generated source (gpudoctor/data/knowledge/generated/*.json), how many message
     sites it holds, how many have a matcher, how many a rule assigns to a family that names a cause
     or to a generic family (its causes tell the possibilities apart), and which remain unassigned."""
-    import json
-
-    from gpudoctor.explain.knowledge import generated_files
+    from gpudoctor.explain.knowledge import generated_files, read_json, table_name
 
     kb = kb or explain.load_knowledge()
     # by source context: a generator's rule that assigns by the file a site is printed from (its rule name starts with
@@ -260,12 +258,11 @@ def coverage(kb=None):
            "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     lists = []
     for path in generated_files():
-        with open(path) as f:
-            doc = json.load(f)
+        doc = read_json(path)
         sites = doc["sites"]
         if not sites:
             continue
-        name = os.path.basename(path)[:-5]
+        name = table_name(path)
         with_re = [x for x in sites if x.get("re")]
         fam = [x for x in with_re if x.get("family")]
         generic = [x for x in fam if kb.by_id[x["family"]].get("generic")]

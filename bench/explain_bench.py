@@ -158,13 +158,11 @@ def _fill(rnd, text):
 
 def distinct_lines(n=33000, seed=1):
     """n message lines drawn from the generated sites (each file's assigned sites, in name order)."""
-    import glob
-    import json
+    from gpudoctor.explain.knowledge import generated_files, read_json
 
     texts = []
-    for path in sorted(glob.glob(os.path.join(ROOT, "gpudoctor", "data", "knowledge", "generated", "*.json"))):
-        with open(path) as f:
-            texts.extend(s["text"] for s in json.load(f)["sites"] if s.get("re") and s.get("family") and s.get("text"))
+    for path in generated_files():  # (.json and .json.gz, in name order)
+        texts.extend(s["text"] for s in read_json(path)["sites"] if s.get("re") and s.get("family") and s.get("text"))
     rnd = random.Random(seed)
     return [_fill(rnd, rnd.choice(texts)) for _ in range(n)]
 

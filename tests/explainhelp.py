@@ -10,6 +10,7 @@ before it used them, no more).
 import json
 import os
 import re
+from gpudoctor.explain.knowledge import open_generated
 
 
 def explain_cli(cli, *args, rcs=None, quiet=False):
@@ -83,7 +84,7 @@ GENERATED = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file_
 
 def generated_sites(name):
     """The sites of gpudoctor/data/knowledge/generated/<name>.json, as its generator wrote them."""
-    with open(os.path.join(GENERATED, name + ".json")) as f:
+    with open_generated(name) as f:
         return json.load(f)["sites"]
 
 

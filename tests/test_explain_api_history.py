@@ -18,8 +18,9 @@ import gen_api_history  # noqa: E402
 from explainhelp import assert_root, explain_paste  # noqa: E402
 
 from gpudoctor.explain import apihistory  # noqa: E402
+from gpudoctor.explain.knowledge import generated_path, open_table  # noqa: E402
 
-COMMITTED = os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated", "api_history.json")
+COMMITTED = generated_path("api_history")  # .json or .json.gz
 
 REAL = {
     # https://github.com/huggingface/peft/issues/821 (System Info "peft     0.3.0"; settled: a newer peft,
@@ -90,7 +91,7 @@ def test_regenerates_from_its_record(tmp_path):
     out = tmp_path / "api_history.json"
     gen_api_history.main(["--slice", os.path.join(REPO, "tools", "data", "api_history_slice.txt"), "-o", str(out)])
     got = json.loads(out.read_text())["packages"]
-    with open(COMMITTED) as f:
+    with open_table(COMMITTED) as f:
         full = json.load(f)
     assert full["header"]["generator"] == "tools/gen_api_history.py"
     full = full["packages"]

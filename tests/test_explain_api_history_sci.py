@@ -22,8 +22,9 @@ import gen_api_history  # noqa: E402
 from explainhelp import assert_root, explain_paste  # noqa: E402
 
 from gpudoctor.explain import apihistory  # noqa: E402
+from gpudoctor.explain.knowledge import generated_path, open_table  # noqa: E402
 
-COMMITTED = os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated", "api_history_sci.json")
+COMMITTED = generated_path("api_history_sci")  # .json or .json.gz
 SLICE = os.path.join(REPO, "tools", "data", "api_history_sci_slice.txt")
 
 REAL = {
@@ -176,7 +177,7 @@ def test_regenerates_from_its_record(tmp_path):
     out = tmp_path / "api_history_sci.json"
     gen_api_history.main(["--slice", SLICE, "--set", "sci", "-o", str(out)])
     got = json.loads(out.read_text())["packages"]
-    with open(COMMITTED) as f:
+    with open_table(COMMITTED) as f:
         full = json.load(f)
     assert full["header"]["generator"] == "tools/gen_api_history.py"
     full = full["packages"]

@@ -21,6 +21,7 @@ import gen_api_history  # noqa: E402
 from explainhelp import assert_root, explain_paste  # noqa: E402
 
 from gpudoctor.explain import apihistory  # noqa: E402
+from gpudoctor.explain.knowledge import open_generated  # noqa: E402
 
 GEN = os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated")
 
@@ -145,7 +146,7 @@ def test_regenerates_from_its_record(tmp_path):
     gen_api_history.main(["--slice", os.path.join(REPO, "tools", "data", "api_history_serving_slice.txt"),
                           "-o", str(out)])
     got = json.loads(out.read_text())["packages"]
-    with open(os.path.join(GEN, "api_history_serving.json")) as f:
+    with open_generated("api_history_serving") as f:
         full = json.load(f)
     assert full["header"]["generator"] == "tools/gen_api_history.py"
     full = full["packages"]

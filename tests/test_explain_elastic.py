@@ -11,6 +11,7 @@ import pytest
 from explainhelp import assert_root, fixes
 
 from gpudoctor import explain
+from gpudoctor.explain.knowledge import open_generated
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RUNS = os.path.join(REPO, "fixtures", "explain", "torchrun-cpu-2026-11-25")
@@ -148,7 +149,7 @@ def test_every_site_fix_of_the_torch_generator_names_a_committed_site():
     sys.path.insert(0, os.path.join(REPO, "tools"))
     import gen_torch_messages as gen
 
-    with open(os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated", "torch_messages.json")) as f:
+    with open_generated("torch_messages") as f:
         sites = json.load(f)["sites"]
     for rx, means, fix in gen.SITE_FIX:
         assert any(s.get("fix") == fix and s.get("means") == means and re.search(rx, s["text"]) for s in sites), rx

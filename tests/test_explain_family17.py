@@ -20,6 +20,7 @@ import pytest
 from gpudoctor import explain
 from gpudoctor.explain import pytb
 from explainhelp import seen_text
+from gpudoctor.explain.knowledge import open_generated
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -125,7 +126,7 @@ def test_the_wheel_table_regenerates_from_its_slice(tmp_path):
     out = tmp_path / "w.json"
     g.main(["--slice", os.path.join(REPO, "tools", "data", "wheel_packages_slice.txt"), "-o", str(out)])
     got = json.loads(out.read_text())
-    with open(os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated", "wheel_packages.json")) as f:
+    with open_generated("wheel_packages") as f:
         committed = json.load(f)
     for d in (got, committed):
         d["header"].pop("date")

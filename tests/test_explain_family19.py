@@ -15,6 +15,7 @@ import pytest
 
 from gpudoctor import explain
 from gpudoctor.explain import libwhere, pytb
+from gpudoctor.explain.knowledge import open_generated
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -35,7 +36,7 @@ def test_the_module_table_regenerates_from_its_slice(tmp_path, kb):
     out = tmp_path / "m.json"
     g.main(["--slice", os.path.join(REPO, "tools", "data", "lib_modules_slice.txt"), "-o", str(out)])
     got = json.loads(out.read_text())
-    with open(os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated", "lib_modules.json")) as f:
+    with open_generated("lib_modules") as f:
         committed = json.load(f)
     for d in (got, committed):
         d["header"].pop("date")

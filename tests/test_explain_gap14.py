@@ -15,6 +15,7 @@ import pytest
 
 from gpudoctor.explain import explain_text
 from explainhelp import seen_text
+from gpudoctor.explain.knowledge import open_generated
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -154,7 +155,7 @@ def test_a_dependency_that_can_never_be_satisfied_gets_its_own_fix(text, job):
 def test_every_ending_reason_has_its_own_fix():
     """Each reason assigned to a family that ends the job or holds it for good has a fix of its own (the normal
     pending reasons, slurm.pending, need none: the job starts when they clear)."""
-    with open(os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated", "slurm_reasons.json")) as f:
+    with open_generated("slurm_reasons") as f:
         sites = json.load(f)["sites"]
     bare = [s["name"] for s in sites if s.get("family") in ("slurm.error", "slurm.time_limit", "slurm.node_config")
             and not s.get("fix")]

@@ -15,7 +15,7 @@ import time
 import pytest
 
 from gpudoctor import explain
-from gpudoctor.explain.knowledge import _sre, generated_files
+from gpudoctor.explain.knowledge import _sre, generated_files, open_generated
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GEN = os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated")
@@ -49,7 +49,7 @@ SAME_VERSION = {"slurm_reasons", "slurm_messages", "munge_messages", "container_
 
 
 def _committed(name):
-    with open(os.path.join(GEN, name + ".json")) as f:
+    with open_generated(name) as f:
         return json.load(f)
 
 

@@ -19,6 +19,7 @@ import pytest
 
 from gpudoctor import explain
 from gpudoctor.explain import gpuhw
+from gpudoctor.explain.knowledge import open_generated
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GEN = os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated")
@@ -31,7 +32,7 @@ def _regen(tool, data, tmp_path):
                     "-o", str(out)], check=True, capture_output=True)
     with open(out) as f:
         got = json.load(f)
-    with open(os.path.join(GEN, os.path.basename(tool)[4:-3] + ".json")) as f:
+    with open_generated(os.path.basename(tool)[4:-3]) as f:
         full = json.load(f)
     assert got["header"]["generator"] == full["header"]["generator"] == "tools/" + tool
     assert got["header"]["version"] == full["header"]["version"]  # the slice names the revision it was cut from

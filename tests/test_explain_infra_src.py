@@ -22,6 +22,7 @@ from gpudoctor import explain
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "tools"))
 import gen_nccl_messages as nccl  # noqa: E402
+from gpudoctor.explain.knowledge import open_generated
 
 # NVIDIA/nccl 5067397c (2.30.7): src/graph/search.cc ncclTopoCompute (lines 1111-1116) and src/graph/xml.cc
 # ncclTopoGetXmlGraphFromFile (lines 1254-1259), verbatim
@@ -241,7 +242,7 @@ def test_ucx_tls_without_cuda_copy_on_gpu_buffers(kb):
 def test_open_mpi_5_topics_debian_lacks_are_read_from_the_source():
     # open-mpi/ompi v5.0.9 ompi/runtime/help-mpi-runtime.txt [no-pmix-but] (added by open-mpi/ompi#10289) and
     # v4.1.8 opal/mca/common/cuda/help-mpi-common-cuda.txt: topics no Debian help file holds
-    with open(os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated", "ompi_help.json")) as f:
+    with open_generated("ompi_help") as f:
         doc = json.load(f)
     by_where = {s["where"]: s for s in doc["sites"]}
     pmix = by_where["help-mpi-runtime.txt [no-pmix-but]"]

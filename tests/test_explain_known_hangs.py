@@ -18,6 +18,7 @@ import pytest
 from explainhelp import fixes
 
 from gpudoctor import explain
+from gpudoctor.explain.knowledge import open_generated
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -186,7 +187,7 @@ def test_the_slice_regenerates_the_symptom_rows(tmp_path):
                     os.path.join(REPO, "tools", "data", "nccl_releases_slice.txt"), "-o", str(out)], check=True,
                    capture_output=True)
     got = {b["id"]: b for b in json.loads(out.read_text())["known_bugs"]}
-    with open(os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated", "nccl_releases.json")) as f:
+    with open_generated("nccl_releases") as f:
         full = {b["id"]: b for b in json.load(f)["known_bugs"]}
     rows = [i for i in got if got[i].get("symptom")]
     # the slice holds 2.18.1 and 2.18.3: the alltoallv hang and 2.18.3's rows

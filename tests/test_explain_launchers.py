@@ -15,10 +15,11 @@ import re
 import sys
 
 from gpudoctor import explain
+from gpudoctor.explain.knowledge import generated_path, open_table
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SLICE = os.path.join(REPO, "tools", "data", "launcher_messages_slice.txt")
-COMMITTED = os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated", "launcher_messages.json")
+COMMITTED = generated_path("launcher_messages")  # .json or .json.gz
 sys.path.insert(0, os.path.join(REPO, "tools"))
 
 import gen_launcher_messages as gen  # noqa: E402
@@ -99,7 +100,7 @@ def test_generator_regenerates_the_committed_sites_from_the_slice(tmp_path):
     files, version = knowgen.read_slice(SLICE)
     knowgen.write("launcher_messages", gen.build(files, version), str(out))
     got = json.loads(out.read_text())
-    with open(COMMITTED) as f:
+    with open_table(COMMITTED) as f:
         full = json.load(f)
     assert full["header"]["version"] == got["header"]["version"] == (
         "deepspeed 0.19.8, accelerate 1.15.0, pdsh 2.35-14-g21f5996 (commit 21f59962d44abbdc66a5072384257cf2a01218f3); "
@@ -127,7 +128,7 @@ def test_generator_regenerates_the_committed_sites_from_the_slice(tmp_path):
 
 
 def test_every_message_fix_names_a_site_of_the_release():
-    with open(COMMITTED) as f:
+    with open_table(COMMITTED) as f:
         sites = json.load(f)["sites"]
     for rx, means, fix in gen.MSG_FIX:
         assert any(s.get("fix") == fix and re.search(rx, s["text"]) for s in sites), rx
@@ -269,7 +270,7 @@ def test_pdsh_messages_are_read_from_its_err_calls(kb):
     assert list(gen.c_sites_of("src/x.c", src)) == [
         ("error", "src/x.c:3", 'pdsh@%s: %s: the remote end said "no": %s'),
         ("error", "src/x.c:4", "pdsh@%s: joined literals")]
-    with open(COMMITTED) as f:
+    with open_table(COMMITTED) as f:
         pdsh = [s for s in json.load(f)["sites"] if s["where"].startswith("src/")]
     assert len(pdsh) > 80 and all(s["text"].startswith("pdsh@") for s in pdsh if s.get("family"))
     # lines as pdsh prints them: its own failures name the fix, a remote command's exit is an echo

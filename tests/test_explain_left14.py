@@ -22,6 +22,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import gen_lightning_messages as genl  # noqa: E402
 import gen_nccl_messages as genn  # noqa: E402
+from gpudoctor.explain.knowledge import open_generated
 
 GEN = os.path.join(ROOT, "gpudoctor", "data", "knowledge", "generated")
 
@@ -62,7 +63,7 @@ def test_a_stated_rule_becomes_the_action_it_implies(rule, action):
 
 
 def test_no_lightning_fix_line_repeats_its_stated_rule():
-    with open(os.path.join(GEN, "lightning_messages.json")) as f:
+    with open_generated("lightning_messages") as f:
         sites = json.load(f)["sites"]
     stated = [s for s in sites if s.get("quoted") and s["means"].startswith("The message states the rule")]
     assert len(stated) > 100
@@ -129,7 +130,7 @@ def test_the_condition_above_a_warn_is_read():
 
 
 def test_bootstrap_root_sites_are_the_ranks_disagreeing_and_the_rest_of_the_file_stays_sockets():
-    with open(os.path.join(GEN, "nccl_messages.json")) as f:
+    with open_generated("nccl_messages") as f:
         sites = json.load(f)["sites"]
     boot = [s for s in sites if s["where"].startswith("src/bootstrap.cc") and s["text"].startswith("Bootstrap Root :")]
     assert {s["family"] for s in boot} == {"nccl.invalid_usage"} and len(boot) == 5

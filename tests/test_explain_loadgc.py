@@ -3,7 +3,6 @@
 quick first look (knowledge._INTERPRETER_KEY) decides as the words alone do on every generated site's text."""
 
 import gc
-import json
 
 import pytest
 
@@ -46,8 +45,7 @@ def test_the_quick_look_decides_as_the_words_do_on_every_site():
     texts += [t.upper() for t in texts] + ["Module 'tokenize' has no attribute 'open'", "%s: No module named %s.",
                                            "modules %s have no attributes", None, 7]
     for path in knowledge.generated_files():
-        with open(path) as f:
-            texts += [s.get("text") for s in json.load(f).get("sites", [])]
+        texts += [s.get("text") for s in knowledge.read_json(path).get("sites", [])]
     assert len(texts) > 20000
     said = [t for t in texts if knowledge.interpreter_wording(t)]
     assert said == [t for t in texts if isinstance(t, str) and knowledge._words(t) in knowledge._INTERPRETER]

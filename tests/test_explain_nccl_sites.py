@@ -10,12 +10,12 @@ import os
 
 from conftest import FIXTURES
 from explainhelp import assert_root, explain_paste
+from gpudoctor.explain.knowledge import generated_path, open_table
 
 from gpudoctor import explain
 
-GENERATED = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "gpudoctor", "data",
-                         "knowledge", "generated", "nccl_messages.json")
-GLOO = os.path.join(os.path.dirname(GENERATED), "gloo_messages.json")
+GENERATED = generated_path("nccl_messages")  # .json or .json.gz
+GLOO = generated_path("gloo_messages")
 
 # https://github.com/marin-community/marin/issues/7018 (description; settled in the thread by an
 # NCCL_SOCKET_IFNAME that names the routable interface). XLA quotes NCCL's last WARN after the
@@ -78,7 +78,7 @@ def _facts(name="h100-ubuntu2404-torch211"):
 
 
 def _sites():
-    with open(GENERATED) as f:
+    with open_table(GENERATED) as f:
         return json.load(f)["sites"]
 
 
@@ -168,7 +168,7 @@ def test_gloo_timeout_points_at_the_late_rank_not_the_network(cli, tmp_path):
 
 
 def test_gloo_sites_with_their_own_fix():
-    with open(GLOO) as f:
+    with open_table(GLOO) as f:
         sites = json.load(f)["sites"]
     fixed = [s for s in sites if s.get("fix")]
     assert len(fixed) >= 15 and all(s["family"] and s["means"].startswith("gloo/") for s in fixed)

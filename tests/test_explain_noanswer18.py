@@ -15,6 +15,7 @@ import sys
 from gpudoctor import explain
 from gpudoctor.explain import explicit
 from explainhelp import seen_text
+from gpudoctor.explain.knowledge import open_generated
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -129,7 +130,7 @@ def test_the_class_table_regenerates_from_its_slice(tmp_path):
     out = tmp_path / "c.json"
     g.main(["--slice", os.path.join(REPO, "tools", "data", "wheel_classes_slice.txt"), "-o", str(out)])
     got = json.loads(out.read_text())
-    with open(os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated", "wheel_classes.json")) as f:
+    with open_generated("wheel_classes") as f:
         committed = json.load(f)
     for d in (got, committed):
         d["header"].pop("date")

@@ -17,6 +17,7 @@ sys.path.insert(0, os.path.join(REPO, "tools"))
 
 import gen_oci_messages as gen  # noqa: E402
 import knowgen  # noqa: E402
+from gpudoctor.explain.knowledge import open_generated
 
 # Made for real on this project's development machine (Debian 12, podman 4.3.1, runc 1.1.5, rootful, cgroupfs), each
 # with `podman --cgroup-manager=cgroupfs --runtime runc run --rm --ulimit nofile=1024:1024 --ulimit nproc=1024:1024`
@@ -267,6 +268,6 @@ def test_the_prefix_starts_on_a_literal_and_matches_what_the_word_boundary_form_
     # every committed matcher is the generator's prefix and its own format
     import json
 
-    with open(os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated", "oci_messages.json")) as f:
+    with open_generated("oci_messages") as f:
         sites = [s for s in json.load(f)["sites"] if s.get("re")]
     assert len(sites) > 2000 and all(s["re"].startswith(gen.PREFIX) for s in sites)

@@ -11,6 +11,7 @@ import re
 import pytest
 
 from gpudoctor import explain
+from gpudoctor.explain.knowledge import open_generated
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -115,7 +116,7 @@ def test_nccls_socket_words_copied_into_the_tcpx_plugin_stay_nccls(kb):
     res = explain.explain_text("host:1:2 [0] misc/socket.cc:47 NCCL WARN Net : Connection closed by remote peer "
                                "10.0.0.2<45678>\n", kb)
     assert res["findings"] and all(f["id"] != "nccl.net_plugin" for f in res["findings"]), res["findings"][:1]
-    with open(os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated", "tcpx_messages.json")) as f:
+    with open_generated("tcpx_messages") as f:
         doc = json.load(f)
     assert not [s["text"] for s in doc["sites"] if s.get("family") and s["text"].startswith("Net : ")]
 
@@ -128,7 +129,7 @@ def test_nvidia_smi_missing_outside_pyxis_is_not_enroots(kb):
 def test_the_topology_cause_says_what_the_plugins_own_tables_say():
     # nccl.toml's cause names the releases; generated/ofi_messages.json (read from every release's
     # platform-aws platform_data_map) is the authority: a regenerated table that moves them fails here
-    with open(os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated", "ofi_messages.json")) as f:
+    with open_generated("ofi_messages") as f:
         doc = json.load(f)
     hist = doc["topology_history"]
     p5 = hist["p5.48xlarge"]
@@ -149,7 +150,7 @@ def test_the_topology_cause_says_what_the_plugins_own_tables_say():
 # enroot's hooks (tools/gen_enroot_hooks.py -> generated/enroot_hooks.json): what they need from the image's
 # environment; the hand-written causes that cite them must say what the hooks do
 def _hooks():
-    with open(os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated", "enroot_hooks.json")) as f:
+    with open_generated("enroot_hooks") as f:
         return json.load(f)
 
 
@@ -208,7 +209,7 @@ def test_enroot_hooks_that_left_a_device_out_are_named_only_under_pyxis(kb, text
 
 # libnvidia-container's capabilities (tools/gen_nvc_capabilities.py -> generated/nvc_capabilities.json)
 def test_each_library_is_mounted_by_the_capabilities_the_source_says():
-    with open(os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated", "nvc_capabilities.json")) as f:
+    with open_generated("nvc_capabilities") as f:
         doc = json.load(f)
     caps = {r["library"]: r["capabilities"] for r in doc["libraries"]}
     # options.h container_opts: video selects the compute libraries too; display the graphics ones

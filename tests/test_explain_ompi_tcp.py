@@ -14,6 +14,7 @@ import time
 from explainhelp import assert_root, explain_paste, fixes
 
 from gpudoctor.explain import tcpif
+from gpudoctor.explain.knowledge import open_generated
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -81,7 +82,7 @@ def test_the_reader_stays_linear_on_long_lines():
 
 
 def test_unknown_peer_topics_are_the_interface_family():
-    with open(os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated", "ompi_help.json")) as f:
+    with open_generated("ompi_help") as f:
         sites = {s["id"]: s for s in json.load(f)["sites"]}
     for topic in ("server_accept_cannot_find_guid", "server_did_not_get_guid", "server_cannot_find_endpoint"):
         s = sites["ompi.mpi-btl-tcp.%s" % topic]

@@ -5,6 +5,7 @@ import os
 import re
 
 import pytest
+from gpudoctor.explain.knowledge import generated_files, open_generated, open_table
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KDIR = os.path.join(REPO, "gpudoctor", "data", "knowledge")
@@ -32,8 +33,8 @@ def _docker_gpus(value):
 
 def _gpus_values():
     out = []
-    for path in sorted(glob.glob(os.path.join(KDIR, "*.toml")) + glob.glob(os.path.join(KDIR, "generated", "*.json"))):
-        with open(path, encoding="utf-8") as f:
+    for path in sorted(glob.glob(os.path.join(KDIR, "*.toml"))) + generated_files():
+        with open_table(path) as f:
             text = f.read()
         out += [(os.path.basename(path), v.replace('\\"', '"')) for v in re.findall(r"--gpus '([^'\n]{1,200})'", text)]
     return out
@@ -140,7 +141,7 @@ def test_flashattention_build_fix_names_each_builds_own_switch():
     # hopper/setup.py reads FLASH_ATTENTION_DISABLE_<X> and is not what 'pip install flash-attn' installs
     import json
 
-    with open(os.path.join(KDIR, "generated", "flashattn_messages.json")) as f:
+    with open_generated("flashattn_messages") as f:
         sites = [s for s in json.load(f)["sites"] if s["text"].startswith("This flash attention build does not")
                  and "headdim" not in s["text"]]  # (the head-size site has the head-size fix)
     assert len(sites) >= 10

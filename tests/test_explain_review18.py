@@ -2,6 +2,7 @@
 named in its test, with the texts that showed it."""
 
 from gpudoctor import explain
+from gpudoctor.explain.knowledge import open_generated
 
 
 def _findings(text, kb):
@@ -49,7 +50,7 @@ def test_the_class_table_holds_no_vendored_or_standard_library_class(kb, tmp_pat
     import zipfile
 
     repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    with open(os.path.join(repo, "gpudoctor", "data", "knowledge", "generated", "wheel_classes.json")) as f:
+    with open_generated("wheel_classes") as f:
         table = json.load(f)["classes"]
     for name in ("ClientConnectorError", "ResourceExhaustedError", "DeadlineExceededError", "ThreadPoolExecutor",
                  "SpooledTemporaryFile"):
@@ -81,7 +82,7 @@ def test_a_documented_fix_is_never_the_fix_of_the_docstrings_own_example():
     import sys
 
     repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    with open(os.path.join(repo, "gpudoctor", "data", "knowledge", "generated", "error_docs.json")) as f:
+    with open_generated("error_docs") as f:
         fixes = " | ".join(x for r in json.load(f)["classes"] for x in r["fix"])
     for bad in ("jnp.minimum", "numpy.sin", "2. |"):
         assert bad not in fixes, bad

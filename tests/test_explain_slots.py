@@ -6,7 +6,6 @@ those words); explain fills them from the line the site matched, as one shell wo
 line does not give the value. The real texts are from public threads, cited at each one.
 """
 
-import glob
 import json
 import os
 import re
@@ -16,6 +15,7 @@ import pytest
 
 from explainhelp import explain_paste, root_of
 from gpudoctor.explain import slots
+from gpudoctor.explain.knowledge import generated_files, open_generated, read_json, table_name
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GEN = os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated")
@@ -100,10 +100,9 @@ def _line_of(site, name):
 
 def test_every_slot_of_the_generated_tables_fills_from_a_line_of_its_format():
     n = 0
-    for path in sorted(glob.glob(os.path.join(GEN, "*.json"))):
-        name = os.path.basename(path)[:-5]
-        with open(path) as f:
-            sites = json.load(f)["sites"]
+    for path in generated_files():
+        name = table_name(path)
+        sites = read_json(path)["sites"]
         for s in sites:
             texts = [s.get("means") or ""] + (s.get("fix") or [])
             if not any(slots.slots_of(t) for t in texts):
@@ -168,7 +167,7 @@ def test_refix_sites_keeps_the_committed_tables_in_step_with_the_rows():
     sys.path.insert(0, os.path.join(REPO, "tools"))
     import refix_sites
 
-    with open(os.path.join(GEN, "gloo_messages.json")) as f:
+    with open_generated("gloo_messages") as f:
         doc = json.load(f)
     before = json.dumps(doc["sites"], sort_keys=True)
     assert json.dumps(refix_sites.refix("gloo_messages", doc)["sites"], sort_keys=True) == before

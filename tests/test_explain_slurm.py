@@ -12,13 +12,14 @@ import sys
 
 import pytest
 from explainhelp import assert_root, explain_cli, explain_paste
+from gpudoctor.explain.knowledge import open_generated
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GEN = os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated")
 
 
 def _committed(name):
-    with open(os.path.join(GEN, name + ".json")) as f:
+    with open_generated(name) as f:
         return json.load(f)
 
 

@@ -16,6 +16,7 @@ import pytest
 from explainhelp import assert_root
 
 from gpudoctor import explain
+from gpudoctor.explain.knowledge import open_generated
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GEN = os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated")
@@ -145,14 +146,14 @@ def test_node_reasons_are_matched_only_where_slurm_prints_them(kb):
 
 
 def test_generated_node_sites_name_their_source():
-    with open(os.path.join(GEN, "slurm_messages.json")) as f:
+    with open_generated("slurm_messages") as f:
         sites = {s["text"]: s for s in json.load(f)["sites"]}
     gres = sites["%s count reported lower than configured (%lu < %lu)"]
     assert gres["level"] == "reason" and gres["where"].startswith("src/interfaces/gres.c:")
     assert gres["family"] == "slurm.node_gres"
     assert sites["Low socket*core*thread count"]["where"].startswith("src/slurmctld/node_mgr.c:")
     assert sites["Unable to determine this slurmd's NodeName"]["family"] == "slurm.node_name"
-    with open(os.path.join(GEN, "slurm_errors.json")) as f:
+    with open_generated("slurm_errors") as f:
         codes = {s["name"]: s for s in json.load(f)["sites"]}
     assert codes["ESLURMD_KILL_TASK_FAILED"]["family"] == "slurm.unkillable"
 

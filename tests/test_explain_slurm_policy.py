@@ -9,6 +9,7 @@ import json
 import os
 
 from explainhelp import assert_root, explain_paste, fixes
+from gpudoctor.explain.knowledge import open_generated
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -37,7 +38,7 @@ def test_real_refusals_get_the_qos_family(cli, tmp_path):
 
 
 def test_the_error_form_needs_the_whole_line():
-    with open(os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated", "slurm_reasons.json")) as f:
+    with open_generated("slurm_reasons") as f:
         sites = {s["text"]: s for s in json.load(f)["sites"]}
     import re
 

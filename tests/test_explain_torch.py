@@ -11,9 +11,10 @@ import sys
 
 import pytest
 from explainhelp import assert_root, explain_cli, explain_paste, fixes
+from gpudoctor.explain.knowledge import generated_path, open_table
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-GEN = os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated", "torch_messages.json")
+GEN = generated_path("torch_messages")  # .json or .json.gz
 
 
 def test_the_generator_regenerates_the_committed_sites_from_its_slice(tmp_path):
@@ -21,7 +22,7 @@ def test_the_generator_regenerates_the_committed_sites_from_its_slice(tmp_path):
     subprocess.run([sys.executable, os.path.join(REPO, "tools", "gen_torch_messages.py"), "--slice",
                     os.path.join(REPO, "tools", "data", "torch_messages_slice.txt"), "-o", str(out)],
                    check=True, capture_output=True)
-    with open(GEN) as f:
+    with open_table(GEN) as f:
         committed = json.load(f)
     with open(out) as f:
         got = json.load(f)
@@ -201,7 +202,7 @@ def test_an_argument_check_gets_the_meaning_and_fix_of_its_own_message(kb, name,
 def test_most_argument_checks_of_the_torch_generator_carry_their_own_fix():
     # before this table, 1 of 918 sites had its own fix; the user-facing checks of distributed_c10d.py,
     # DDP's constructor and ProcessGroupNCCL's tensor checks are what the table is for
-    with open(GEN) as f:
+    with open_table(GEN) as f:
         sites = json.load(f)["sites"]
     own = [s for s in sites if s.get("fix")]
     assert len(own) >= 150

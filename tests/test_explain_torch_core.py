@@ -14,15 +14,16 @@ import sys
 
 import pytest
 from explainhelp import assert_root
+from gpudoctor.explain.knowledge import generated_path, open_table
 
 from gpudoctor import explain
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-GEN = os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated", "torch_core_messages.json")
+GEN = generated_path("torch_core_messages")  # .json or .json.gz
 
 
 def _committed():
-    with open(GEN) as f:
+    with open_table(GEN) as f:
         return json.load(f)
 
 

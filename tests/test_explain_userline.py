@@ -9,6 +9,7 @@ import os
 
 from gpudoctor import explain
 from gpudoctor.explain import pytb, userline
+from gpudoctor.explain.knowledge import open_generated
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -288,7 +289,7 @@ def test_the_table_regenerates_from_its_recorded_slice(tmp_path):
 
     out = tmp_path / "train_api.json"
     gen_train_api.main(["--slice", os.path.join(REPO, "tools", "data", "train_api_slice.json"), "-o", str(out)])
-    with open(os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated", "train_api.json")) as f:
+    with open_generated("train_api") as f:
         committed = json.load(f)
     assert json.loads(out.read_text()) == committed
     # what the answers read from it: a sampler's and load_state_dict's parameters, two APIs of one call name

@@ -18,6 +18,7 @@ import pytest
 
 from gpudoctor import explain
 from gpudoctor.explain import versions
+from gpudoctor.explain.knowledge import open_generated
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOOLS = os.path.join(REPO, "tools")
@@ -43,7 +44,7 @@ def _root(kb, text):
 
 
 def _committed(name):
-    with open(os.path.join(GEN, name + ".json")) as f:
+    with open_generated(name) as f:
         return json.load(f)
 
 

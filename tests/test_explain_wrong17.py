@@ -13,12 +13,12 @@ where the text shows its own evidence, from the source that prints the line.
    (tools/gen_oci_messages.py rule cdi_root: container.oci_runtime).
 """
 
-import json
 import os
 
 import pytest
 
 from explainhelp import explain_paste, ids, root_id, seen_text
+from gpudoctor.explain.knowledge import read_generated
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -108,7 +108,7 @@ def test_the_cdi_root_rule_reads_the_hooks_path():
     # the hooks that act on devices stay the GPU's
     assert fam("toolkit:cmd/nvidia-cdi-hook/chmod/chmod.go:113", "failed to load container state: %s") == \
         "container.oci_gpu"
-    full = json.load(open(os.path.join(ROOT, "gpudoctor", "data", "knowledge", "generated", "oci_messages.json")))
+    full = read_generated("oci_messages")
     for s in full["sites"]:
         if s.get("family") and s["where"].startswith("toolkit:cmd/nvidia-cdi-hook/"):
             assert tuple(knowgen.assign(gen.RULES, {}, s)) == (s["rule"], s["family"]), s["id"]

@@ -16,6 +16,7 @@ import json
 import os
 
 from gpudoctor.explain import explain_text, meaning
+from gpudoctor.explain.knowledge import open_generated
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
@@ -54,7 +55,7 @@ def test_healthy_settings_lines_are_no_symptom(kb):
 
 
 def test_array_throttle_is_a_normal_pending_reason(kb):
-    with open(os.path.join(ROOT, "gpudoctor", "data", "knowledge", "generated", "slurm_reasons.json")) as f:
+    with open_generated("slurm_reasons") as f:
         sites = {s["name"]: s for s in json.load(f)["sites"]}
     site = sites["WAIT_ARRAY_TASK_LIMIT"]
     assert site["family"] == "slurm.pending" and site["rule"] == "normal"

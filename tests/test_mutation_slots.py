@@ -15,6 +15,7 @@ import sys
 import pytest
 
 from gpudoctor.explain import slots
+from gpudoctor.explain.knowledge import open_generated
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GEN = os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated")
@@ -188,7 +189,7 @@ def refix(monkeypatch):
 
 
 def _committed(name):
-    with open(os.path.join(GEN, name + ".json")) as f:
+    with open_generated(name) as f:
         return json.load(f)
 
 

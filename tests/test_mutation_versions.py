@@ -10,13 +10,14 @@ import json
 import os
 
 from gpudoctor.explain import versions as V
+from gpudoctor.explain.knowledge import open_generated
 
 GEN = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "gpudoctor", "data", "knowledge",
                    "generated")
 
 
 def _rows():
-    with open(os.path.join(GEN, "nccl_releases.json")) as f:
+    with open_generated("nccl_releases") as f:
         return json.load(f)["known_bugs"]
 
 

@@ -2,8 +2,6 @@
 "Round 11"). The map is cached per knowledge dict, so the tests through explain_text only ever ran it once per process
 (under mutmut, never for a mutant): here every case builds its own dict."""
 
-import os
-
 from gpudoctor.explain import knowledge, provenance
 
 
@@ -20,7 +18,7 @@ def test_only_tables_made_from_a_wheel_count():
     assert {"ray_messages", "triton_messages", "torch_messages", "jax_messages"} <= names
     # repositories' tables (their header's source is a GitHub or project URL, not pypi.org/project/)
     assert not names & {"megatron_messages", "slurm_errors", "stdlib_messages", "nccl_messages", "errno"}
-    every = {os.path.basename(p)[:-len(".json")] for p in knowledge.generated_files()}
+    every = {knowledge.table_name(p) for p in knowledge.generated_files()}
     assert names < every
 
 

@@ -27,7 +27,6 @@ UTF-8 and 100 KB through `explain` and `--json`. The tolerant words and the NCCL
 lines (350k one-char words 0.07 s; 'NCCL 2.19.' / 'libnccl2=2.' / 'torch==2.1.' repeated 0.1 s).
 """
 
-import glob
 import json
 import os
 import random
@@ -39,6 +38,7 @@ import pytest
 
 from conftest import node_facts
 from gpudoctor.explain import explain_text, slots, text
+from gpudoctor.explain.knowledge import generated_files, read_json, table_name
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GEN = os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated")
@@ -72,12 +72,11 @@ def paste(lines, tmp_path):
 
 
 def _slotted_sites():
-    for path in sorted(glob.glob(os.path.join(GEN, "*.json"))):
-        name = os.path.basename(path)[:-5]
-        with open(path) as f:
-            for s in json.load(f)["sites"]:
-                if any(slots.slots_of(x) for x in s.get("fix") or ()):
-                    yield name, s
+    for path in generated_files():
+        name = table_name(path)
+        for s in read_json(path)["sites"]:
+            if any(slots.slots_of(x) for x in s.get("fix") or ()):
+                yield name, s
 
 
 def _line_of(site, name, value):

@@ -23,6 +23,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from gpudoctor.explain import argedit  # noqa: E402
+from gpudoctor.explain.knowledge import read_json, table_name  # noqa: E402
 
 KINDS = ("allowed", "exclusive", "requires", "type", "range")
 LEVELS = ("raise", "assert")
@@ -38,10 +39,10 @@ def library(where):
 def sites(gen_dir):
     """(table, library, text) of every raise / assert site of the generated tables, one text per library."""
     seen = set()
-    for path in sorted(glob.glob(os.path.join(gen_dir, "*.json"))):
+    paths = glob.glob(os.path.join(gen_dir, "*.json")) + glob.glob(os.path.join(gen_dir, "*.json.gz"))
+    for path in sorted(paths, key=lambda p: table_name(p) + ".json"):  # (explain's order: knowledge.generated_files)
         try:
-            with open(path, encoding="utf-8") as fh:
-                table = json.load(fh)
+            table = read_json(path)
         except (OSError, ValueError):
             continue
         rows = table.get("sites") if isinstance(table, dict) else None

@@ -826,8 +826,8 @@ def replaced_only(d, which, out, record=None, jobs=2):
     "replaced", into the table at ``out`` (built before from the same releases: its names and params stay)."""
     from concurrent.futures import ProcessPoolExecutor
 
-    path = out or os.path.join(knowgen.OUT_DIR, SETS[which][0] + ".json")
-    with open(path) as f:
+    path = out or knowgen.out_path(SETS[which][0])
+    with knowgen.open_text(path) as f:
         doc = json.load(f)
     todo = []
     for pkg, t in sorted(doc["packages"].items()):
@@ -920,9 +920,9 @@ def build(per_pkg, version, which="hf"):
 
 
 def write(doc, out, which="hf"):
-    path = out or os.path.join(knowgen.OUT_DIR, SETS[which][0] + ".json")
+    path = out or knowgen.out_path(SETS[which][0])
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w") as f:
+    with knowgen.open_write(path) as f:
         # one line per module / class: small, and a regeneration diffs line by line
         # "sites": none (explain loads every generated file as message sites: gpudoctor/explain/knowledge.py)
         f.write('{"header": %s,\n"sites": [],\n"packages": {\n' % json.dumps(doc["header"], sort_keys=True))

@@ -245,7 +245,7 @@ def main(argv=None):
     ap.add_argument("--mirrors", help="the folder of fetched mirrors (<owner>+<name>/repo)")
     ap.add_argument("--slice", help="regenerate from a recorded slice instead")
     ap.add_argument("--record", help="write the slice of what was read here")
-    ap.add_argument("-o", "--out", default=os.path.join(knowgen.OUT_DIR, NAME + ".json"))
+    ap.add_argument("-o", "--out", default=knowgen.out_path(NAME))
     a = ap.parse_args(argv)
     if a.slice:
         packages, variables = read_slice(a.slice)

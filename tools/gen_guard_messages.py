@@ -142,10 +142,10 @@ def elsewhere_texts():
     """The message texts the other committed generated tables assign (their generator reads that source already):
     any such text, and every one raised in a package of LIBS (lightning_messages reads torchmetrics')."""
     out, pkgs = set(), {p for p, _ in LIBS}
-    for path in sorted(glob.glob(os.path.join(knowgen.OUT_DIR, "*.json"))):
-        if os.path.basename(path) == NAME + ".json":
+    for name in knowgen.committed_names():
+        if name == NAME:
             continue
-        doc = knowgen.committed(os.path.basename(path)[:-5])
+        doc = knowgen.committed(name)
         if isinstance(doc.get("sites"), list):
             out.update(s["text"] for s in doc["sites"] if isinstance(s, dict) and s.get("family") and
                        isinstance(s.get("text"), str))

@@ -257,7 +257,7 @@ def main(argv=None):
     ap.add_argument("--torch-wheel", help="the torch wheel whose shared libraries name torch's C++ source files")
     ap.add_argument("--slice", help="regenerate from a recorded slice instead")
     ap.add_argument("--record", help="write the slice of what was read here")
-    ap.add_argument("-o", "--out", default=os.path.join(knowgen.OUT_DIR, NAME + ".json"))
+    ap.add_argument("-o", "--out", default=knowgen.out_path(NAME))
     a = ap.parse_args(argv)
     if bool(a.mirrors and a.torch_wheel) == bool(a.slice):
         ap.error("give --mirrors and --torch-wheel, or --slice")

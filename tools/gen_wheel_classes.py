@@ -154,7 +154,7 @@ def main(argv=None):
     doc = build(rows)
     import json
 
-    with open(a.out, "w") as f:
+    with knowgen.open_write(a.out) as f:
         json.dump(doc, f, indent=0, sort_keys=False)
         f.write("\n")
     sys.stderr.write("%s: %d distributions, %d classes, %d shared\n" % (a.out, len(rows), len(doc["classes"]),

@@ -184,12 +184,12 @@ def read_slice(path):
 
 def arguments(doc, name, argv):
     """The command line of a generator that reads downloaded wheels (this one, gen_wheel_classes): --wheels
-    FOLDER... or --slice FILE, --record FILE, -o OUT (default: generated/<name>.json)."""
+    FOLDER... or --slice FILE, --record FILE, -o OUT (default: generated/<name>.json, or .json.gz: knowgen.out_path)."""
     ap = argparse.ArgumentParser(description=doc.split("\n")[0])
     ap.add_argument("--wheels", nargs="*", default=[], help="folders holding the downloaded wheels")
     ap.add_argument("--slice", help="regenerate from a recorded slice instead")
     ap.add_argument("--record", help="write the slice of what was read here")
-    ap.add_argument("-o", "--out", default=os.path.join(knowgen.OUT_DIR, name + ".json"))
+    ap.add_argument("-o", "--out", default=knowgen.out_path(name))
     return ap.parse_args(argv)
 
 

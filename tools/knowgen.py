@@ -40,6 +40,7 @@ import textwrap
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT_DIR = os.path.join(ROOT, "gpudoctor", "data", "knowledge", "generated")
 DATA = os.path.join(ROOT, "tools", "data")
+GZIP_LEVEL = 9  # the compression of a stored .gz table or slice (save_text): fixed, so that regeneration is repeatable
 MIN_LITERAL = 8  # a site whose longest literal run (without blanks) is shorter is too vague to match: skipped
 
 # printf conversions (C99 7.19.6.1): flags, width, precision, length, conversion
@@ -501,12 +502,72 @@ def needles(rx):
     return sorted({squash(n)[:MAX_NEEDLE].decode("utf-8", "ignore") for n in needles_of(rx)})
 
 
+def gzip_bytes(data):
+    """``data`` as a gzip member (RFC 1952) that depends on nothing but the bytes: no file name, modification time 0,
+    compression GZIP_LEVEL, XFL 2 and OS 255 (unknown) in the header, whatever Python writes it (the same zlib gives
+    the same bytes)."""
+    import zlib
+
+    c = zlib.compressobj(GZIP_LEVEL, zlib.DEFLATED, -15)
+    body = c.compress(data) + c.flush()
+    return (b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff" + body +
+            (zlib.crc32(data) & 0xFFFFFFFF).to_bytes(4, "little") + (len(data) & 0xFFFFFFFF).to_bytes(4, "little"))
+
+
+def save_text(path, text):
+    """Write ``text`` to ``path``: as UTF-8 gzip'd by gzip_bytes when the path ends in .gz (a big generated table,
+    generated/<name>.json.gz, or a big slice, tools/data/*.gz: docs/explain.md "Generated knowledge"), else as it
+    always was (open(path, "w"))."""
+    if path.endswith(".gz"):
+        with open(path, "wb") as f:
+            f.write(gzip_bytes(text.encode("utf-8")))
+    else:
+        with open(path, "w") as f:
+            f.write(text)
+
+
+@contextlib.contextmanager
+def open_write(path):
+    """A text file to write ``path`` through (``with knowgen.open_write(path) as f``): the file itself, or, for a .gz
+    path, a buffer whose text save_text writes when the block ends."""
+    if not path.endswith(".gz"):
+        with open(path, "w") as f:
+            yield f
+        return
+    buf = io.StringIO()
+    yield buf
+    save_text(path, buf.getvalue())
+
+
+def open_text(path):
+    """``path`` open for reading as text: a .gz file (a big slice or table) decoded as it is read."""
+    if path.endswith(".gz"):
+        import gzip
+
+        return gzip.open(path, "rt", encoding="utf-8")
+    return open(path)
+
+
+def out_path(name):
+    """The committed file of generated table ``name``, which its generator writes by default:
+    generated/<name>.json.gz when the table is stored compressed (tools/gzip_tables.py made it so), else
+    generated/<name>.json."""
+    gz = os.path.join(OUT_DIR, name + ".json.gz")
+    return gz if os.path.exists(gz) else os.path.join(OUT_DIR, name + ".json")
+
+
+def data_path(name):
+    """tools/data/<name>, or tools/data/<name>.gz when that slice is stored compressed (tools/gzip_tables.py)."""
+    path = os.path.join(DATA, name)
+    return path + ".gz" if os.path.exists(path + ".gz") else path
+
+
 def read_slice(path):
     """A recorded slice of a source tree: `#! version V` once, then each file as a line
     `=== path` (or `=== path @N`: the lines that follow start at line N of that file, so the
     sites keep their real line numbers) and its text. Returns ([(path, text)], version)."""
     files, cur, buf, version = [], None, [], "slice"
-    with open(path) as f:
+    with open_text(path) as f:
         for line in f:
             if line.startswith("#! version "):
                 version = line[len("#! version "):].strip()
@@ -526,7 +587,7 @@ def read_rows(path):
     """A recorded table of codes (tools/data/*_slice.tsv): `NAME<TAB>NUMBER<TAB>TEXT` a line (a
     missing TEXT is ''), blank lines and '#' comments skipped. Returns ([(name, number, text)], "slice")."""
     out = []
-    with open(path) as f:
+    with open_text(path) as f:
         for line in f:
             if line.strip() and not line.startswith("#"):
                 name, num, text = (line.rstrip("\n").split("\t") + [""])[:3]
@@ -630,7 +691,7 @@ def write_statements(path, generator, version, files, spans, shape="\n".join):
     each site's statement as the source has it, `=== path @first line` above it. ``spans(path, src)``
     yields each site's (first, last) line, 1-based; ``shape(lines)`` makes the statement's text (a
     generator whose statements must parse alone dedents them here)."""
-    with open(path, "w") as f:
+    with open_write(path) as f:
         f.write("# Recorded by %s --record: the statement of each message site, as the source has it\n"
                 "# (=== path @first line).\n#! version %s\n" % (generator, version))
         for p, src in files:
@@ -657,16 +718,22 @@ def sites_main(doc, argv, name, generator, build, msg_fix, slice_path, spans, lo
 
 
 def emit(name, doc, out=None, what="sites"):
-    """Write ``doc`` as generated/<name>.json (or ``out``: write) and print the summary line (report);
-    the exit status of a generator's main (0)."""
+    """Write ``doc`` as generated/<name>.json or .json.gz (out_path; or ``out``: write) and print the summary line
+    (report); the exit status of a generator's main (0)."""
     return report(write(name, doc, out), doc, what)
 
 
 def committed(name):
-    """The committed gpudoctor/data/knowledge/generated/<name>.json, read: what a test compares a
+    """The committed gpudoctor/data/knowledge/generated/<name>.json (or .json.gz), read: what a test compares a
     regenerated slice with."""
-    with open(os.path.join(OUT_DIR, name + ".json")) as f:
+    with open_text(out_path(name)) as f:
         return json.load(f)
+
+
+def committed_names():
+    """The names of the committed generated tables (generated/<name>.json or .json.gz), sorted."""
+    return sorted({n[:-len(".json.gz")] if n.endswith(".json.gz") else n[:-len(".json")]
+                   for n in os.listdir(OUT_DIR) if n.endswith((".json", ".json.gz"))})
 
 
 def regenerated(main, slice_path, out):
@@ -674,7 +741,7 @@ def regenerated(main, slice_path, out):
     back: what a test compares with the committed file (its summary line is not printed)."""
     with contextlib.redirect_stdout(io.StringIO()):
         main(["--slice", str(slice_path), "-o", str(out)])
-    with open(out) as f:
+    with open_text(str(out)) as f:
         return json.load(f)
 
 
@@ -689,10 +756,10 @@ def write(name, doc, out=None):
     for site in doc["sites"]:
         if site.get("re"):
             site["needles"] = needles(site["re"])
-    path = out or os.path.join(OUT_DIR, name + ".json")
+    path = out or out_path(name)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     doc["unassigned"] = sorted(s["id"] for s in doc["sites"] if not s.get("family"))
-    with open(path, "w") as f:
+    with open_write(path) as f:
         json.dump(doc, f, indent=1, sort_keys=False)
         f.write("\n")
     return path

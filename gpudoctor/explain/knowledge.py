@@ -912,6 +912,95 @@ STRUCTURAL = {
 }
 
 
+GENERATED_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "knowledge",
+                             "generated")
+_TABLES = {}
+# (Defined before the modules below are imported: slurmscript.py, versions.py ... read their tables through these.)
+# A generated table is stored as <name>.json, or, when it is big, as <name>.json.gz: the same JSON text, gzip'd
+# deterministically by tools/knowgen.py (tools/gzip_tables.py converts one; docs/explain.md "Generated knowledge").
+# Every reader goes through generated_path / open_table / read_json here, so either form reads the same.
+GZ_SUFFIX = ".json.gz"
+
+
+def table_name(path):
+    """The table name of a generated file's path: 'torch_api' for .../torch_api.json or .../torch_api.json.gz."""
+    base = os.path.basename(path)
+    for suffix in (GZ_SUFFIX, ".json"):
+        if base.endswith(suffix):
+            return base[:-len(suffix)]
+    return base
+
+
+def open_table(path):
+    """A generated file (or any .json / .json.gz), open for reading as UTF-8 text; a .gz one decoded as read."""
+    if path.endswith(".gz"):
+        import gzip
+
+        return gzip.open(path, "rt", encoding="utf-8")
+    return open(path, encoding="utf-8")
+
+
+def read_json(path):
+    """The JSON document of a .json or .json.gz file (OSError / ValueError as json.load raises them; a damaged
+    .gz is a ValueError too)."""
+    import json
+
+    if path.endswith(".gz"):
+        import gzip
+        import zlib
+
+        try:
+            with gzip.open(path, "rb") as f:
+                data = f.read()
+        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+            raise ValueError("%s: %s" % (os.path.basename(path), exc))
+        return json.loads(data.decode("utf-8"))
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def generated_path(name):
+    """The stored file of generated table ``name``: generated/<name>.json.gz when it is there, else
+    generated/<name>.json (which may not exist)."""
+    gz = os.path.join(GENERATED_DIR, name + GZ_SUFFIX)
+    return gz if os.path.exists(gz) else os.path.join(GENERATED_DIR, name + ".json")
+
+
+def read_generated(name):
+    """generated/<name>.json(.gz), parsed afresh on each call (a test's own copy); OSError / ValueError when it is
+    missing or unreadable. Modules read it once through generated_table."""
+    return read_json(generated_path(name))
+
+
+def open_generated(name):
+    """generated/<name>.json(.gz), open for reading as text (``with open_generated(name) as f: json.load(f)``)."""
+    return open_table(generated_path(name))
+
+
+def generated_files():
+    """gpudoctor/data/knowledge/generated/*.json and *.json.gz: message sites generated from their sources
+    (tools/gen_*.py), one path per table (its .json.gz when both forms are there), in the order of their names."""
+    d = GENERATED_DIR
+    if not os.path.isdir(d):
+        return []
+    names = os.listdir(d)
+    gz = {n[:-len(GZ_SUFFIX)] for n in names if n.endswith(GZ_SUFFIX)}
+    return sorted([os.path.join(d, n) for n in names if n.endswith(GZ_SUFFIX)] +
+                  [os.path.join(d, n) for n in names if n.endswith(".json") and n[:-len(".json")] not in gz],
+                  key=lambda p: table_name(p) + ".json")  # (the order of the .json names: the patterns' order)
+
+
+def generated_table(name):
+    """generated/<name>.json(.gz) as a whole (a table a module reads itself: torch_api, api_history), read once per
+    process; {} when it is missing or unreadable. Shared: a caller never changes it."""
+    if name not in _TABLES:
+        try:
+            _TABLES[name] = read_generated(name)
+        except (OSError, ValueError):
+            _TABLES[name] = {}
+    return _TABLES[name]
+
+
 # failure lines of other programs' shapes (a shell's, gdb's, torchrun's agent's, curl's, systemd's): failshape.py
 from gpudoctor.explain.failshape import PATTERNS as _FAILSHAPE  # noqa: E402
 
@@ -937,32 +1026,6 @@ def structural_patterns():
     """A source is a regex, or (regex, needles) where the needles derived from it would be too common."""
     return [Pattern(eid, "match", src, 0) if isinstance(src, str) else Pattern(eid, "match", src[0], 0, needles=src[1])
             for eid, srcs in sorted(STRUCTURAL.items()) for src in srcs]
-
-
-GENERATED_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "knowledge",
-                             "generated")
-_TABLES = {}
-
-
-def generated_files():
-    """gpudoctor/data/knowledge/generated/*.json: message sites generated from their sources
-    (tools/gen_*.py)."""
-    d = GENERATED_DIR
-    return sorted(os.path.join(d, n) for n in os.listdir(d) if n.endswith(".json")) if os.path.isdir(d) else []
-
-
-def generated_table(name):
-    """generated/<name>.json as a whole (a table a module reads itself: torch_api, api_history), read once per
-    process; {} when it is missing or unreadable."""
-    if name not in _TABLES:
-        import json
-
-        try:
-            with open(os.path.join(GENERATED_DIR, name + ".json")) as f:
-                _TABLES[name] = json.load(f)
-        except (OSError, ValueError):
-            _TABLES[name] = {}
-    return _TABLES[name]
 
 
 # What the Python interpreter itself says when an exception is raised (CPython 3.11, github.com/python/cpython/blob/3.11/:
@@ -1030,12 +1093,9 @@ def _site_rows(path):
     """[family, regex, needles, info] of each assigned site of a generated file, in its order (a site with no
     family, or whose words are only the interpreter's, is none): what _attach_rows makes patterns of. A malformed
     file or site is a KnowledgeError."""
-    import json
-
     name = os.path.basename(path)
     try:
-        with open(path) as f:
-            doc = json.load(f)
+        doc = read_json(path)
         sites, head = doc["sites"], doc["header"]
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise KnowledgeError("%s: not a generated knowledge file: %s" % (name, exc))
@@ -1056,7 +1116,7 @@ def _site_rows(path):
                 raise KnowledgeError("%s: site %s: fix must be a list of strings, with means (a string)"
                                      % (name, site.get("id")))
             info["fix"] = list(fix)
-        info["source"] = name[:-5]
+        info["source"] = table_name(path)
         needles, cut = site.get("needles"), end_stop(rx)
         if cut != rx and isinstance(needles, list):
             needles = [n[:-1] if isinstance(n, str) and n.endswith(".") and len(n) > 4 else n for n in needles]

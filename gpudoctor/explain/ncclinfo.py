@@ -19,8 +19,6 @@ A healthy INFO log (IB used; one node over P2P/SHM; sockets on nodes that have n
 complaint) gets the facts as a note and no root cause.
 """
 
-import json
-import os
 import re
 
 from gpudoctor import nccl_infolog as infolog
@@ -67,12 +65,11 @@ SCANNED = ("version", "cuda_driver", "ib_none", "ib_active", "socket_iface", "bo
 def patterns():
     """Scan patterns (role "fact") for the classified INFO sites of the generated table whose
     class is SCANNED, and the complaint phrases."""
-    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "knowledge",
-                        "generated", "nccl_info.json")
+    from gpudoctor.explain.knowledge import read_generated
+
     out = []
     try:
-        with open(path) as f:
-            doc = json.load(f)
+        doc = read_generated("nccl_info")
     except (OSError, ValueError):
         return out
     for s in doc.get("info_sites", []):

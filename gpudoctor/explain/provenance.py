@@ -42,14 +42,14 @@ def _wheel_tables():
     """The generated tables made from a wheel (their header's source names pypi.org/project/): their 'where' paths
     are installed package paths, as a traceback's frames show them. A repository's ('NVIDIA/Megatron-LM' ...) are
     paths in its checkout ('tools/checkpoint/...'), which name no installed package."""
-    from gpudoctor.explain.knowledge import generated_files
+    from gpudoctor.explain.knowledge import generated_files, open_table, table_name
 
     out = set()
     for path in generated_files():
-        with open(path, encoding="utf-8") as f:
+        with open_table(path) as f:
             m = _HEAD_SOURCE.search(f.read(4096))
         if m and "pypi.org/project/" in m.group(1):
-            out.add(path.rsplit("/", 1)[-1][:-len(".json")])
+            out.add(table_name(path))
     return out
 
 

@@ -21,23 +21,20 @@ change.
 analyze.analyze calls fill() after the other fills; waits.unresolved calls job_unresolved().
 """
 
-import json
-import os
 import re
 import shlex
 
 from gpudoctor.fixline import sh
 
-_TABLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "knowledge", "generated",
-                      "slurm_env.json")
 
 
 def _option_words():
     """The options (long and short) that make Slurm set a variable (generated/slurm_env.json), as a regex
     alternation: an #SBATCH line or an sbatch command line that carries one sets that variable."""
+    from gpudoctor.explain.knowledge import read_generated  # (late: knowledge imports this module)
+
     try:
-        with open(_TABLE) as f:
-            sites = json.load(f)["sites"]
+        sites = read_generated("slurm_env")["sites"]
     except (OSError, ValueError, KeyError):
         sites = []
     words = sorted({o for s in sites if s.get("kind") == "option" for o in s.get("options", []) + s.get("short", [])},

@@ -3,16 +3,12 @@ gets the names of nvidia-smi's own --help-query-gpu table that are closest to x 
 binary by tools/gen_nvidia_smi_messages.py into generated/nvidia_smi_messages.json: query_fields)."""
 
 import difflib
-import json
-import os
 import re
 
 from gpudoctor.explain.text import clip
 
 # nvidia-smi's message (the binary's format 'Field "%s" is not a valid field to query.'); the name is bounded
 _BAD = re.compile(r'Field "([ !#-~]{1,100})" is not a valid field to query\.')  # printable ASCII only
-_PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "knowledge", "generated",
-                     "nvidia_smi_messages.json")
 _cache = {}
 
 
@@ -21,8 +17,9 @@ def fields():
     'name'); ({}, '') when the table is not there."""
     if "f" not in _cache:
         try:
-            with open(_PATH) as f:
-                doc = json.load(f)
+            from gpudoctor.explain.knowledge import read_generated
+
+            doc = read_generated("nvidia_smi_messages")
             names = {}
             for row in doc.get("query_fields", []):
                 names[row["name"]] = row["name"]

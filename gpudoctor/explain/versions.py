@@ -22,8 +22,6 @@ the ranges: the entry's symptom alone, or a version alone, is not evidence. The 
 The finding then shows the version line and says where the NCCL version came from.
 """
 
-import json
-import os
 import re
 
 from gpudoctor.explain.text import clip as _clip
@@ -37,11 +35,10 @@ def _vt(v):
 
 
 def _generated(name):
-    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "knowledge",
-                        "generated", name + ".json")
+    from gpudoctor.explain.knowledge import read_generated  # (late: knowledge imports this module)
+
     try:
-        with open(path) as f:
-            return json.load(f)
+        return read_generated(name)
     except (OSError, ValueError):
         return {}
 
