@@ -117,7 +117,7 @@ def closest(tool, form, n=3):
     """The documented spellings of the tool closest to ``form`` (a misspelling, another program's option)."""
     forms = list(_index().get(tool, {}))
     same = [f for f in forms if f.startswith("--") == form.startswith("--")]
-    got = difflib.get_close_matches(form, same, n=n, cutoff=0.72)
+    got = difflib.get_close_matches(form, same, n=n, cutoff=0.8)
     bare = form.lstrip("-")
     for f in forms:  # the same word with another number of dashes (Hydra's -hosts, Open MPI's --host / -host)
         if f.lstrip("-") == bare and f not in got:
@@ -137,7 +137,7 @@ def _clip(text, n=MAX_QUOTE):
 
 
 def _family(tool):
-    return "slurm" if re.match(r"^(?:%s)$" % _SLURM, tool) else _CMD_FAMILY.get(tool)
+    return "slurm" if re.match(r"^(?:%s)$" % _SLURM, tool) else _CMD_FAMILY.get(tool.split(" ")[0])
 
 
 def named_options(msg):
@@ -238,16 +238,21 @@ def undocumented(tool, form):
         form, tool, t["man"], t.get("package"), "; ".join(parts))
 
 
-def keyword_line(where, word):
-    """The fix line for an ssh_config / sshd_config keyword a 'Bad configuration option' names."""
+def keyword_line(where, word, msg=""):
+    """The fix line for an ssh_config / sshd_config keyword a 'Bad configuration option' names (readconf.c /
+    servconf.c); a 'Deprecated option' / 'Unsupported option' the page no longer documents is a line to remove."""
     page = "sshd_config" if "sshd" in (where or "") else "ssh_config"
-    params = ((table().get("conf") or {}).get(page) or {}).get("params") or {}
+    conf = (table().get("conf") or {}).get(page) or {}
+    params = conf.get("params") or {}
     low = {k.lower(): k for k in params}
     k = low.get(word.lower())
     if k:
         rec = params[k]
         sents = [rec.get("first", "")] + [s for s in rec.get("constraints") or [] if _STRONG.search(s)][:2]
         return "%s(5) %s: \u201c%s\u201d" % (page, k, _clip(" ".join(s for s in sents if s)))
+    if re.match(r"^(?:Deprecated|Unsupported) option", msg or ""):
+        return "%s is not documented in %s(5) (%s): this OpenSSH no longer reads it; remove the line (or IgnoreUnknown " \
+               "%s in ssh_config)" % (word, page, conf.get("package") or "openssh", word)
     near = [low[x] for x in difflib.get_close_matches(word.lower(), list(low), n=2, cutoff=0.75)]
     if not near:
         return None
@@ -263,8 +268,11 @@ def _shown_options(scan, tool, before):
     """[(form, value)] of the tool's command lines (and, for sbatch, the #SBATCH lines) the text shows above line
     ``before`` (the last such command line first)."""
     out = []
-    cmds = [h for h in _hits(scan, "_struct_cli_cmd") if h.groups.get("tool") == tool and h.line <= before]
+    base, _, sub = tool.partition(" ")  # ('podman run': podman's subcommand, its own options after it)
+    cmds = [h for h in _hits(scan, "_struct_cli_cmd") if h.groups.get("tool") == base and h.line <= before]
     lines = [h.groups.get("args") or "" for h in sorted(cmds, key=lambda h: -h.line)]
+    if sub:
+        lines = [a.split(None, 1)[1] if a.split()[:1] == [sub] and len(a.split()) > 1 else "" for a in lines]
     if tool == "sbatch":
         lines += [re.sub(r"^[ \t]*#SBATCH[ \t]+", "", h.text) for h in _hits(scan, "_struct_sb_directive")
                   if h.line <= before]
@@ -302,7 +310,7 @@ def advise(scan, hit, tool):
     out = []
     if hit.groups.get("where") is not None:
         m = _KEYWORD.search(msg)
-        line = keyword_line(hit.groups.get("where"), m.group(1)) if m else None
+        line = keyword_line(hit.groups.get("where"), m.group(1), msg) if m else None
         return [(line, True)] if line else []
     shown = _shown_options(scan, tool, hit.line)
     values = {}
@@ -354,7 +362,13 @@ def _tool_of(scan, hit):
     if near:
         return near[0].groups["usage"]
     above = [h for h in _hits(scan, "_struct_cli_cmd") if h.groups.get("tool") and h.line <= hit.line]
-    return max(above, key=lambda h: h.line).groups["tool"] if above else None
+    if not above:
+        return None
+    last = max(above, key=lambda h: h.line)
+    sub = (last.groups.get("args") or "").split()[:1]
+    if last.groups["tool"] == "podman" and sub and sub[0] in ("run", "create"):
+        return "podman " + sub[0]  # (podman-run(1) documents run's and create's options)
+    return last.groups["tool"]
 
 
 # a shell capture of sbatch's output: V=$(sbatch ...) / V=`sbatch ...`
