@@ -151,3 +151,15 @@ def test_a_script_that_keeps_sbatchs_sentence_as_the_job_id(kb):
     for edit in ("JOB=$(sbatch --parsable --wrap=", "JOB=$(sbatch --wrap=\"hostname\" | awk '{print $4}') #"):
         res = explain.explain_text(text.replace("JOB=$(sbatch --wrap=", edit, 1), kb)
         assert not any(x.startswith("keep only the job id: ") for x in _fixes(res))
+
+
+def test_a_pdsh_hostfile_with_more_than_host_names(kb):
+    # DeepSpeed's / Open MPI's 'host slots=N' hostfile given to pdsh -w ^FILE (real run: pdsh 2.34, OpenSSH 9.2, a
+    # private sshd): pdsh(1) reads the file one host per line, so 'slots=2' became a target
+    text = _text("pdsh_hostfile_with_slots")
+    fixes = _fixes(explain.explain_text(text, kb))
+    line = next(x for x in fixes if x.startswith("give pdsh a file of host names alone: "))
+    assert "awk '{print $1}' hostfile > hostfile.hosts" in line and "one per line" in line and "'slots=2'" in line
+    # targets that are host names: the hostfile is not the cause
+    text = text.replace("slots=2", "gpu-node-2").replace("localhost gpu-node-2", "localhost\ngpu-node-2")
+    assert not any(x.startswith("give pdsh a file") for x in _fixes(explain.explain_text(text, kb)))

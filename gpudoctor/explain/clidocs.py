@@ -399,6 +399,39 @@ def captured_id(scan, refusals):
     return None
 
 
+# a target pdsh names in its own prefix ('pdsh@vm: slots=2: ssh exited ...') that no host name is: a number, a
+# 'key=value' word (a hostfile's other columns: DeepSpeed's / Open MPI's 'host slots=N', a rank column)
+_NOT_A_HOST = re.compile(r"^(?:\d{1,6}|[A-Za-z_]{1,20}=[^\s:]{0,40})$")
+
+
+def pdsh_file(scan, refusals):
+    """The fix line for pdsh -w ^FILE whose file has more than the host names: pdsh(1) reads it as a list of hosts,
+    one per line, so a number or a 'slots=N' of the file becomes a target pdsh names in its own prefix
+    ('pdsh@vm: slots=2: ssh exited with exit code 255'). None otherwise."""
+    bad = []
+    for r in refusals:
+        if (r.groups.get("tool") or "") not in ("pdsh", "pdcp"):
+            continue
+        target = (r.groups.get("msg") or "").split(": ", 1)[0].strip()
+        if _NOT_A_HOST.match(target) and target not in bad:
+            bad.append(target)
+    if not bad:
+        return None
+    last = max(r.line for r in refusals)
+    files = [v for f, v in _shown_options(scan, "pdsh", last) if f == "-w" and v.startswith("^") and len(v) > 1]
+    if not files:
+        return None
+    path = files[0][1:]
+    got = option("pdsh", "-w")
+    doc = next((x for x in (got[1].get("constraints") or []) if "`^'" in x), "") if got else ""
+    if not doc:
+        return None
+    return ("give pdsh a file of host names alone: awk '{print $1}' %s > %s.hosts && pdsh -w ^%s.hosts ... (pdsh(1) "
+            "-w: \u201c%s\u201d); the file's other columns became targets: %s" % (
+                _clip(path, 120), _clip(path, 120), _clip(path, 120), _clip(doc, 200),
+                ", ".join("'%s'" % _clip(b, 40) for b in bad[:3])))
+
+
 def fill(scan, findings):
     """Add the documented constraint of the option a tool refused to the root finding that answers the refusal."""
     f = findings[0] if findings else None
@@ -416,6 +449,11 @@ def fill(scan, findings):
         line = captured_id(scan, refusals)
         if line and line not in fixes:
             fixes.insert(min(1, len(fixes)), line)
+            added += 1
+    if fam in ("pdsh", "ssh"):
+        line = pdsh_file(scan, refusals)
+        if line and line not in fixes:
+            fixes.insert(0, line)  # (the text shows the hostfile's columns as targets: this is the cause)
             added += 1
     for hit in refusals[:4]:
         tool = _tool_of(scan, hit)
