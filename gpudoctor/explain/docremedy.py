@@ -86,12 +86,15 @@ def _failure_texts(scan):
     return out
 
 
+def _of(project):
+    return project + ("'" if project.endswith("s") else "'s")
+
+
 def cause(row):
     """A cause dict from a documented section."""
-    where = row["heading"]
-    text = "%s's documentation quotes this message in '%s' (%s)" % (row["project"], _clip(where, 120), row["url"])
-    fix = ["%s's documentation ('%s'): %s" % (row["project"], _clip(where, 80), _clip(f, 400))
-           for f in row["fix"][:3]]
+    where, who = row["heading"], _of(row["project"])
+    text = "%s documentation quotes this message in '%s' (%s)" % (who, _clip(where, 120), row["url"])
+    fix = ["%s documentation ('%s'): %s" % (who, _clip(where, 80), _clip(f, 400)) for f in row["fix"][:3]]
     fix.append("read %s for the documented cases and fixes" % row["url"])
     return {"text": text, "checks": [], "confirm": [], "fix": fix, "exports": {}, "evidence": [], "static_rank": 0,
             "computed": None, "doc_section": row["url"]}
@@ -109,12 +112,37 @@ def _area(eid):
     return (eid or "").split(".", 1)[0]
 
 
-def _related(root, row, line):
-    lines = [m["line"] for m in root.get("matches") or [] if isinstance(m.get("line"), int)]
-    if any(abs(line - ln) <= NEAR for ln in lines):
+# (review20) a project's name as a text shows it: its package in a traceback's path or an exception's module, a
+# logger's name, the program's own name on a line
+_PROJECT_NAME = {"lightning": r"(?:pytorch_)?lightning|lightning_fabric", "megatron-bridge": r"megatron",
+                 "megatron": r"megatron"}
+
+
+def _shows_project(scan, root, project):
+    """Whether the text names the project whose page quotes the message: its name or package as a word of a
+    traceback's frames or exception, of an error line or of a line the root matched."""
+    rx = re.compile(r"(?<![\w-])(?:%s)(?![\w-])" % _PROJECT_NAME.get(project, re.escape(project)), re.I)
+    texts = [m.get("text") or "" for m in root.get("matches") or []]
+    for tb in getattr(scan, "tracebacks", None) or ():
+        texts.append(tb.get("exc") or "")
+        texts.extend(str(f[0]) for f in tb.get("frames") or ())
+    texts.extend(h.text for h in (getattr(scan, "errors", None) or [])[:MAX_LINES])
+    return any(rx.search(t[:2000]) for t in texts)
+
+
+def _related(root, row, line, scan=None):
+    """Whether the section speaks to the root's failure: the root's family area is the project's (or the family the
+    section's message belongs to), or the text shows the project and the line is the root's. A page may quote a
+    message another program prints (CUDA's 'an illegal memory access was encountered' on verl's FAQ, torch's 'CUDA out
+    of memory' with transformers' TrainingArguments, 'no kernel image is available' with DeepSpeed's build from
+    source): its remedy is that project's, and reads wrong for a text of another program (review20)."""
+    if _area(root.get("family") or root.get("id")) == _area(row["family"]) or \
+            _area(root.get("id")) == _area(row["family"]):
         return True
-    return _area(root.get("family") or root.get("id")) == _area(row["family"]) or \
-        _area(root.get("id")) == _area(row["family"])
+    lines = [m["line"] for m in root.get("matches") or [] if isinstance(m.get("line"), int)]
+    if not any(abs(line - ln) <= NEAR for ln in lines):
+        return False
+    return scan is None or _shows_project(scan, root, row["project"])
 
 
 def apply(result, scan, kb):
@@ -129,7 +157,7 @@ def apply(result, scan, kb):
     for line, hit, text in _failure_texts(scan):
         for row, n in sections_of(text):
             if root is not None:
-                if not _related(root, row, line):
+                if not _related(root, row, line, scan):
                     continue
                 causes = root["causes"]
                 if any(row["url"] in " ".join(c.get("fix") or []) for c in causes):
@@ -148,8 +176,8 @@ def apply(result, scan, kb):
                 continue
             from gpudoctor.explain.analyze import _structural_finding
 
-            f = _structural_finding(e, hit, "its message is one %s's documentation quotes (%d words), in '%s'" % (
-                row["project"], n, _clip(row["heading"], 80)), scan)
+            f = _structural_finding(e, hit, "its message is one %s documentation quotes (%d words), in '%s'" % (
+                _of(row["project"]), n, _clip(row["heading"], 80)), scan)
             f["causes"].insert(0, cause(row))
             if result.get("errors"):
                 f["notes"].append("The text's error line %s is the message the page quotes; the page's remedy is "
