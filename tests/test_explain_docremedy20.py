@@ -195,3 +195,51 @@ def test_matching_is_linear_in_the_line():
 ])
 def test_anchor_of_a_heading(heading, style, want):
     assert gen.anchor(heading, style) == want
+
+
+class _Hit:
+    def __init__(self, line, text, severity=None):
+        self.line, self.text, self.severity = line, text, severity
+
+
+class _Scan:
+    def __init__(self, errors, tracebacks=()):
+        self.errors, self.tracebacks = list(errors), list(tracebacks)
+
+
+def _result(root_id, family, line, causes):
+    return {"verdict": "root_cause", "findings": [{"id": root_id, "family": family, "confidence": "medium",
+                                                   "matches": [{"line": line}], "causes": causes}]}
+
+
+def test_apply_ranks_and_relates_the_documented_cause():
+    from gpudoctor.explain import load_knowledge
+
+    kb = load_knowledge()
+    # (the DeepSpeed page's message, as a failure line)
+    msg = ("Exception: >- DeepSpeed Op Builder: Installed CUDA version 12.2 does not match the version torch was "
+           "compiled with 11.7, unable to compile cuda/cpp extensions without a matching cuda version.")
+    proven = {"text": "p", "fix": [], "evidence": [{"line": 3}], "static_rank": 1, "computed": None}
+    generic = {"text": "g", "fix": [], "evidence": [], "static_rank": 1, "computed": None}
+    # below the proven cause, and below the answer's first cause
+    res = _result("deepspeed.ops", "deepspeed.ops", 3, [proven, dict(generic)])
+    docremedy.apply(res, _Scan([_Hit(3, msg)]), kb)
+    assert [bool(c.get("doc_section")) for c in res["findings"][0]["causes"]] == [False, True, False]
+    res = _result("deepspeed.ops", "deepspeed.ops", 3, [dict(generic), dict(generic)])
+    docremedy.apply(res, _Scan([_Hit(3, msg)]), kb)
+    assert [bool(c.get("doc_section")) for c in res["findings"][0]["causes"]] == [False, True, False]
+    # a root of another family whose line is far from the documented line: not this page's message
+    res = _result("nccl.net_ib", "nccl.net_ib", 400, [dict(generic)])
+    docremedy.apply(res, _Scan([_Hit(3, msg)]), kb)
+    assert len(res["findings"][0]["causes"]) == 1
+    # ... but the root's own line (within NEAR lines) is, whatever its family
+    res = _result("cuda.api_error", "cuda.api_error", 5, [dict(generic)])
+    docremedy.apply(res, _Scan([_Hit(3, msg)]), kb)
+    assert res["findings"][0]["causes"][1]["doc_section"].endswith("#cuda-version-mismatch")
+    # a WARN line is no failure line; a healthy answer is never read
+    res = _result("deepspeed.ops", "deepspeed.ops", 3, [dict(generic)])
+    docremedy.apply(res, _Scan([_Hit(3, msg, "warn")]), kb)
+    assert len(res["findings"][0]["causes"]) == 1
+    res = {"verdict": "no_error", "findings": []}
+    docremedy.apply(res, _Scan([_Hit(3, msg)]), kb)
+    assert res == {"verdict": "no_error", "findings": []}
