@@ -54,3 +54,28 @@ def test_a_kind_of_a_crd_group_is_a_crd_not_installed_not_a_removed_api():
     text = text.replace("ServiceMonitor", "RuntimeClass").replace("monitoring.coreos.com/v1", "node.k8s.io/v1beta1")
     first = explain.explain_text(text)["findings"][0]["causes"][0]
     assert "upgrade the NVIDIA GPU Operator" in first["fix"][0]
+
+
+@pytest.mark.parametrize("text, url", [
+    # CUDA's own message, quoted on verl's FAQ ('during rollout, check the vLLM documentation') and DeepSpeed's install
+    # guide (TORCH_CUDA_ARCH_LIST for a DeepSpeed build from source), and torch's OOM on transformers' page
+    # (TrainingArguments): a text of no such project got that project's remedy as its second cause (cf20c68 / 7897442)
+    ("RuntimeError: CUDA error: an illegal memory access was encountered\n", "faq.html#illegal-memory-access"),
+    ("RuntimeError: CUDA error: no kernel image is available for execution on the device\n",
+     "#building-for-the-correct-architectures"),
+    ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB "
+     "of which 1.2 GiB is free.\n", "troubleshooting#cuda-out-of-memory"),
+])
+def test_a_remedy_for_another_programs_message_needs_the_project_in_the_text(text, url):
+    def doc(t):
+        f = explain.explain_text(t)["findings"][0]
+        return [c["doc_section"] for c in f["causes"] if c.get("doc_section")]
+
+    assert not [u for u in doc(text) if url in u]
+    # the same message under the project's own frame keeps the page's remedy
+    pkg = {"faq.html": "verl/workers/rollout/vllm_rollout.py", "#building": "deepspeed/ops/op_builder/builder.py",
+           "troubleshooting#cuda": "transformers/trainer.py"}
+    path = next(v for k, v in pkg.items() if url.startswith(k))
+    framed = ('Traceback (most recent call last):\n  File "/opt/venv/lib/python3.11/site-packages/%s", line 200, in '
+              'run\n    out = step()\n%s' % (path, text))
+    assert [u for u in doc(framed) if url in u]
