@@ -78,7 +78,7 @@ SLICE = re.compile(r"^(?:torch/distributed/tensor/parallel/loss\.py|torch/distri
                    r"peft/mapping_func\.py|datasets/arrow_dataset\.py|ray/train/torch/train_loop_utils\.py)$")
 
 _DIRECTIVE = re.compile(r"^(?P<ind>[ \t]*)\.\. (?P<kind>warning|note|important|caution|attention|danger|"
-                        r"deprecated|tip)::[ \t]*(?P<rest>.*)$", re.I)
+                        r"deprecated|tip|hint)[ \t]?::[ \t]*(?P<rest>.*)$", re.I)
 _GSECTION = re.compile(r"^(?P<ind>[ \t]*)(?P<kind>Warnings?|Notes?|Important|Caution|Tip)[ \t]*:[ \t]*(?P<rest>.*)$")
 _NPSECTION = re.compile(r"^(?P<ind>[ \t]*)(?P<kind>Notes|Warnings)[ \t]*$")
 _RULE = re.compile(r"^[ \t]*-{3,}[ \t]*$")
@@ -299,7 +299,8 @@ def _top(body):
 
 def reexports(files):
     """{(defining module, name): public name} from the public packages' __init__.py `from X import a [as b]`
-    (relative imports resolved); the shortest public name wins."""
+    (relative imports resolved; `from X import *` as (X, "*"): the importing package), the shortest public name
+    wins."""
     out = {}
     for path, text in files:
         mod = _module(path)
@@ -320,7 +321,11 @@ def reexports(files):
                 src = ".".join(base + ([src] if src else []))
             for a in st.names:
                 alias = a.asname or a.name
-                if a.name == "*" or alias.startswith("_"):
+                if a.name == "*":  # (torch/nn/__init__.py: from .modules import *: its public names are torch.nn's)
+                    if (src, "*") not in out or len(mod) < len(out[(src, "*")]):
+                        out[(src, "*")] = mod
+                    continue
+                if alias.startswith("_"):
                     continue
                 pub = "%s.%s" % (mod, alias)
                 key = (src, a.name)
@@ -353,6 +358,11 @@ def read_module(path, src, consts, public):
         name = public.get((mod, node.name)) or ("%s.%s" % (mod, node.name) if not _private(mod) else None)
         if name is None:
             continue
+        for _hop in range(4):  # a package that re-exports its subpackage's names with `import *`
+            up = public.get((name.rsplit(".", 1)[0], "*"))
+            if not up:
+                break
+            name = "%s.%s" % (up, name.rsplit(".", 1)[1])
         qual = "%s.%s" % (mod, node.name)
         if isinstance(node, ast.ClassDef):
             doc = pd._doc(node, consts) or later.get(node.name, "")

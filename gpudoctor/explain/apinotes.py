@@ -37,7 +37,7 @@ _TABLE = None
 _INDEX = None
 _DF = None
 MAX_KEPT = 2
-COMMON_DF = 100  # (of the table's 6,625 sentences: rank 191, state 264, group 162; milestone 3, placement 20)
+COMMON_DF = 100  # (of the table's 6,664 sentences: rank 192, state 267, group 163; milestone 3, placement 20)
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]{3,40}")
 # words every usage message (or every docstring) has: never the evidence that a sentence is about this failure
 _COMMON = frozenset("""tensor tensors value values type types object objects attribute attributes argument arguments
@@ -148,6 +148,19 @@ def _site(file):
     return site_path(file)
 
 
+_BY_FILE = None
+
+
+def _by_file():
+    """{file: [((file, func), [qual])]} of the table's frame index."""
+    global _BY_FILE
+    if _BY_FILE is None:
+        _BY_FILE = {}
+        for key, quals in _index()[0].items():
+            _BY_FILE.setdefault(key[0], []).append((key, quals))
+    return _BY_FILE
+
+
 def _with_class(quals):
     """The callables and, for a method, its class (a class's notes hold what its methods require)."""
     calls = table().get("callables") or {}
@@ -177,8 +190,13 @@ def candidates(tb):
     if not libs:
         return []
     rel, fn = libs[0]
-    if fn == "__init__" and short:
-        first = [q for q in by_frame.get((rel, short), ()) if calls[q]["kind"] == "class"]
+    if fn == "__init__":
+        # the class the line builds: the one it calls, or (a nested call: Sequential(..., GroupNorm(3, 8))) the
+        # classes of the frame's file the line calls by name
+        first = [q for q in by_frame.get((rel, short), ()) if calls[q]["kind"] == "class"] if short else []
+        if not first:
+            first = [q for (f, func), qs in _by_file().get(rel, ()) for q in qs if calls[q]["kind"] == "class" and
+                     re.search(r"(?<![\w])%s\s{0,2}\(" % re.escape(func), uf["src"][:pytb.MAX_SRC])]
     else:
         first = list(by_frame.get((rel, fn), ()))
     if not first and short:
