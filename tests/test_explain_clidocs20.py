@@ -163,3 +163,16 @@ def test_a_pdsh_hostfile_with_more_than_host_names(kb):
     # targets that are host names: the hostfile is not the cause
     text = text.replace("slots=2", "gpu-node-2").replace("localhost gpu-node-2", "localhost\ngpu-node-2")
     assert not any(x.startswith("give pdsh a file") for x in _fixes(explain.explain_text(text, kb)))
+
+
+def test_rsyncs_documented_diagnostic(kb):
+    # rsync(1) DIAGNOSTICS: 'protocol version mismatch -- is your shell clean?' is the remote login's startup output
+    # (set P31's real run: rsync 3.5.0 over ssh to a node whose ~/.bashrc echoes a banner); its healthy twin stays so
+    from explainhelp import seen_text
+
+    res = explain.explain_text(seen_text("p31-rsync_remote_rc_prints", "2026-11-27p31"), kb)
+    f = res["findings"][0]
+    assert f["id"] == "rsync.shell_not_clean" and f["family"] == "ssh.config"
+    assert any("[[ $- == *i* ]] || return" in x and "out.dat" in x for x in _fixes(res))
+    res = explain.explain_text(seen_text("p31-healthy_rsync_stage_dataset", "2026-11-27p31"), kb)
+    assert res["verdict"] == "no_error"
