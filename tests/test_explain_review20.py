@@ -79,3 +79,19 @@ def test_a_remedy_for_another_programs_message_needs_the_project_in_the_text(tex
     framed = ('Traceback (most recent call last):\n  File "/opt/venv/lib/python3.11/site-packages/%s", line 200, in '
               'run\n    out = step()\n%s' % (path, text))
     assert [u for u in doc(framed) if url in u]
+
+
+@pytest.mark.parametrize("name, word", [
+    ("hostfile", "hostfile.hosts"),
+    # a name holding a command substitution stays one quoted word (220e2e7 wrote it bare into 'awk ... > NAME.hosts')
+    ("h$(touch${IFS}/tmp/x)", "'h$(touch${IFS}/tmp/x).hosts'"),
+])
+def test_the_pdsh_hostfile_fix_quotes_the_file_name(name, word):
+    # pdsh 2.34 output of a 'host slots=N' file (fixtures/explain/clidocs20/pdsh_hostfile_with_slots.txt's form)
+    text = ("$ pdsh -R ssh -w ^'%s' \"nproc\"\n"
+            "slots=2: ssh: Could not resolve hostname slots=2: Name or service not known\n"
+            "pdsh@vm: slots=2: ssh exited with exit code 255\n"
+            "localhost: 2\n" % name)
+    fixes = explain.explain_text(text)["findings"][0]["causes"][0]["fix"]
+    line = next(x for x in fixes if x.startswith("give pdsh a file of host names alone"))
+    assert "> %s && pdsh -w ^%s ..." % (word, word) in line, line

@@ -424,12 +424,16 @@ def pdsh_file(scan, refusals):
     path = files[0][1:]
     got = option("pdsh", "-w")
     doc = next((x for x in (got[1].get("constraints") or []) if "`^'" in x), "") if got else ""
-    if not doc:
+    if not doc or len(path) > 200:
         return None
-    return ("give pdsh a file of host names alone: awk '{print $1}' %s > %s.hosts && pdsh -w ^%s.hosts ... (pdsh(1) "
+    from gpudoctor.fixline import shown_word
+
+    # (review20) the file's name as one shell word each time: the name comes from the pasted command line, and a
+    # '$(...)' or a quote in it must not run or end a quote when the fix line is pasted
+    src, hosts = shown_word(path), shown_word(path + ".hosts")
+    return ("give pdsh a file of host names alone: awk '{print $1}' %s > %s && pdsh -w ^%s ... (pdsh(1) "
             "-w: \u201c%s\u201d); the file's other columns became targets: %s" % (
-                _clip(path, 120), _clip(path, 120), _clip(path, 120), _clip(doc, 200),
-                ", ".join("'%s'" % _clip(b, 40) for b in bad[:3])))
+                src, hosts, hosts, _clip(doc, 200), ", ".join("'%s'" % _clip(b, 40) for b in bad[:3])))
 
 
 def fill(scan, findings):
