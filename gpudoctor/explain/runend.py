@@ -71,7 +71,13 @@ NEXT_DEFAULT = ("the process's own last lines before this one (what it printed a
 # CalledProcessError); 'returncode' / 'exit_code' / 'ExitCode' spelt as one word
 _CODE = (r"(?i)(?<![\w-])(?:(?:exit|return|termination)[ _-]?(?:code|status|value)|returncode|exitcode|exit(?:ed)? with "
          r"(?:exit )?(?:code|status))s?\b[\"']?[ \t]{0,3}[:=]?[ \t]{0,3}[\"'(]?(?P<code>-?\d{1,3})(?!\w|\.\d)")
-PATTERNS = {"_struct_ex_runend": [(_CODE, ["code", "status", "value"])]}
+# the prefilter's needles (the line lower-cased, blanks removed): the words as they are joined, never 'code' or 'status'
+# alone (every log has them)
+_NEEDLES = ["exitcode", "exit_code", "exit-code", "exitstatus", "exit_status", "exit-status", "exitvalue",
+            "exit_value", "returncode", "return_code", "return-code", "returnstatus", "return_status", "returnvalue",
+            "return_value", "terminationcode", "termination_code", "terminationstatus", "terminationvalue",
+            "exitedwith", "exitwith"]
+PATTERNS = {"_struct_ex_runend": [(_CODE, _NEEDLES)]}
 
 
 def signal_of(code):
