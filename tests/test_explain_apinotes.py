@@ -70,7 +70,7 @@ def test_the_documented_constraint_is_the_last_fix(case, api, quoted, url):
     # LBFGS's docstring repeats the message (one word of its own shared): nothing to add
     "lbfgs_groups",
     # OneCycleLR's note ("You must either provide a value for total_steps or ...") shares 'total' and 'step' with
-    # "Tried to step 11 times. The specified number of total steps is 10", 'step' a word of 162 of the table's
+    # "Tried to step 11 times. The specified number of total steps is 10", 'step' a word of 161 of the table's
     # sentences: below the bar (the price of weighing common words half)
     "onecycle_steps",
     # loss.backward() after `with loss_parallel():`: no frame of loss_parallel, its table row is not reached
@@ -130,8 +130,9 @@ def test_the_table_regenerates_from_its_slice(tmp_path):
 def test_the_docstring_reader():
     gen = _gen()
     doc = ("Do a thing.\n\nThis must be called before ``step()``.\n\n.. warning::\n    Only supported on a 1-D mesh.\n"
-           "    Use ``sum`` reduction instead here.\n\nNote:\n    Not compatible with :class:`~torch.nn.DataParallel`.\n\n<Tip "
-           "warning={true}>\n\nCall `prepare()` before the loop.\n\n</Tip>\n\nArgs:\n    mode (str): must be one of `a`, `b`.\n"
+           "    Use ``sum`` reduction instead here.\n\nNote:\n    Not compatible with :class:`~torch.nn.DataParallel`."
+           "\n\n<Tip warning={true}>\n\nCall `prepare()` before the loop.\n\n</Tip>\n\nArgs:\n"
+           "    mode (str): must be one of `a`, `b`.\n"
            "    rate (float): the rate used before decay.\n\nExample::\n\n    >>> with thing():\n    ...     "
            "loss.backward()\n    >>> print(1)\n")
     notes, order = gen.notes(doc, "thing")

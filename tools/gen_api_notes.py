@@ -58,7 +58,8 @@ MAX_DOC = 12000  # the raw docstring recorded in the slice, at most
 # not a module users call (tests, examples, vendored copies, per-architecture model code, torch's compiler / export
 # internals, of ray everything but ray.train / ray.air); unlike gen_param_docs a private module is read (its public
 # names come from the re-exports)
-_SKIP = re.compile(r"(?:^|/)(?:tests?|testing|examples?|benchmarks?|scripts?|_?vendor(?:ed)?|third_?party|"
+_SKIP = re.compile(r"(?:^|/)(?:tests?|testing|test_utils|testing_utils|pytest_plugin|examples?|benchmarks?|"
+                   r"scripts?|_?vendor(?:ed)?|third_?party|"
                    r"commands?|cli)(?:/|\.py$)|^transformers/models/|(?:^|/)test_[^/]*\.py$|"
                    r"^torch/(?:onnx|testing|_inductor|_dynamo|_functorch|_refs|_prims|_prims_common|_decomp|"
                    r"_higher_order_ops|_export|export|fx|jit|package|ao|_library|_subclasses|_numpy|_logging|"
@@ -254,12 +255,12 @@ def notes(doc, short):
         for s in sentences(text)[:2]:
             add("deprecated" if kind == "deprecated" else "warning" if kind in (
                 "warning", "danger", "caution", "attention", "important") else "note", s)
-    # the description's constraint sentences (the prose before its first section), then a parameter's own
-    # (gen_param_docs' section readers: "name: sentence")
+    # the description's constraint sentences (the prose before its first section or Sphinx field), then a
+    # parameter's own (gen_param_docs' section readers: "name: sentence")
     body = []
     lines = prose.split("\n")
     for i, ln in enumerate(lines):
-        if _SECTIONS.match(ln) or pd._SECTION.match(ln) or (
+        if _SECTIONS.match(ln) or pd._SECTION.match(ln) or pd._FIELD_END.match(ln) or (
                 pd._NUMPY.match(ln) and i + 1 < len(lines) and _RULE.match(lines[i + 1])):
             break
         body.append(ln)
@@ -514,7 +515,8 @@ def main(argv=None):
     with open(path, "w") as f:
         json.dump(doc, f, separators=(",", ":"), sort_keys=True)
         f.write("\n")
-    print("%s: %d callables kept of %d read (%s)" % (path, len(table), sum(c["read"] for c in counts.values()), ", ".join(
+    read = sum(c["read"] for c in counts.values())
+    print("%s: %d callables kept of %d read (%s)" % (path, len(table), read, ", ".join(
         "%s %d/%d" % (d, c["kept"], c["read"]) for d, c in sorted(counts.items()))))
     return 0
 

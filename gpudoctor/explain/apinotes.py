@@ -37,7 +37,7 @@ _TABLE = None
 _INDEX = None
 _DF = None
 MAX_KEPT = 2
-COMMON_DF = 100  # (of the table's 6,664 sentences: rank 192, state 267, group 163; milestone 3, placement 20)
+COMMON_DF = 100  # (of the table's 6,479 sentences: rank 192, state 254, group 153; milestone 3, placement 19)
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]{3,40}")
 # words every usage message (or every docstring) has: never the evidence that a sentence is about this failure
 _COMMON = frozenset("""tensor tensors value values type types object objects attribute attributes argument arguments
@@ -95,17 +95,17 @@ def _words(text):
 
 
 # what a kept sentence must say to be quoted as a fix: what to do or not to do (a note that only describes is not)
-_DIRECTIVE = re.compile(r"\b(?:must|should (?:not|only|never|always|first)|should be (?:called|passed|set|specified|"
-                        r"provided|given|registered|wrapped|initialized|created|done|the same|on|in)|cannot|can ?not|can't|only (?:be|supported|works?|valid|used|when|if|with|"
-                        r"for|one|either|on)|requires?|required|not supported|unsupported|not allowed|make sure|"
-                        r"ensure|do not|don't|never|needs? to|has to|have to|(?:before|after) (?:calling|call|you)|"
-                        r"exactly one|divisible)\b|^(?:Use|Call|Pass|Set|Wrap|Avoid|Prefer|Please)\b|\buse [^.]{1,80} "
-                        r"instead\b", re.I)
+_DIRECTIVE = re.compile(r"\b(?:must|should (?:not|only|never|always|first)|should be (?:called|passed|set|"
+                        r"specified|provided|given|registered|wrapped|initialized|created|done|the same|on|in)|"
+                        r"cannot|can ?not|can't|only (?:be|supported|works?|valid|used|when|if|with|for|one|either|on)|"
+                        r"requires?|required|not supported|unsupported|not allowed|make sure|ensure|do not|don't|never|"
+                        r"needs? to|has to|have to|(?:before|after) (?:calling|call|you)|exactly one|divisible)\b|"
+                        r"^(?:Use|Call|Pass|Set|Wrap|Avoid|Prefer|Please)\b|\buse [^.]{1,80} instead\b", re.I)
 # an identifier of a text: snake_case, camelCase / CamelCase with an inner capital, or dotted (use_reentrant,
 # IterableDataset, DTensor, torch.load)
-_IDENT = re.compile(r"(?<![\w.])(?:[A-Za-z][A-Za-z0-9]{0,40}(?:_[A-Za-z0-9]{1,40}){1,6}|[A-Za-z]{1,20}[a-z0-9][A-Z]"
-                    r"[A-Za-z0-9]{1,40}|[A-Z]{1,3}[A-Z][a-z][A-Za-z0-9]{1,40}|[A-Za-z_]\w{1,40}(?:\.[A-Za-z_]\w{1,40}){1,4})"
-                    r"(?![\w])")
+_IDENT = re.compile(r"(?<![\w.])(?:[A-Za-z][A-Za-z0-9]{0,40}(?:_[A-Za-z0-9]{1,40}){1,6}|"
+                    r"[A-Za-z]{1,20}[a-z0-9][A-Z][A-Za-z0-9]{1,40}|[A-Z]{1,3}[A-Z][a-z][A-Za-z0-9]{1,40}|"
+                    r"[A-Za-z_]\w{1,40}(?:\.[A-Za-z_]\w{1,40}){1,4})(?![\w])")
 
 
 def _idents(text):
@@ -118,9 +118,11 @@ def _df():
     global _DF
     if _DF is None:
         _DF = {}
+        plain = re.compile(r"[a-z]{4,40}")  # (a cheap count: _words' plain lower-case words, plurals folded)
         for rec in (table().get("callables") or {}).values():
             for _kind, sent in rec.get("notes") or []:
-                for w in _words(sent):
+                for w in {x[:-1] if x.endswith("s") and not x.endswith("ss") else x for x in plain.findall(
+                        sent.lower())}:
                     _DF[w] = _DF.get(w, 0) + 1
     return _DF
 
