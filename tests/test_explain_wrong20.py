@@ -121,3 +121,56 @@ def test_a_gpu_request_or_no_srun_keeps_the_device_answer(cli, tmp_path):
                           "GPU 0: Tesla V100-SXM2-16GB (UUID: GPU-1f2e3d4c-0000-1111-2222-333344445555)\n")
     _, doc = explain_paste(cli, tmp_path, ok, name="h.txt")
     assert doc["verdict"] == "no_error" and root_id(doc) is None, ids(doc)
+
+
+# ---- 4. a message longer than the site's
+
+def test_a_longer_message_is_not_the_short_sites_raise(cli, tmp_path):
+    # huggingface/trl#2826 (https://github.com/huggingface/trl/issues/2826, seen): TRL's GRPO trainer's ValueError
+    # contains torch's torchrun site '%s is not available.' (torch/distributed/run.py) after a value, and goes on
+    # with sentences of its own: not torchrun's message, so not torchrun's --nproc-per-node cause
+    text = seen_text("ad-trl2826-grpo-vllm-device-single-gpu", "2026-11-27ad")
+    _, doc = explain_paste(cli, tmp_path, text)
+    assert root_id(doc) != "torch.distributed_usage", ids(doc)
+    # torchrun's own message, whole on its line (P28, planted, seen: --nproc-per-node=gpu with CUDA_VISIBLE_DEVICES
+    # empty) keeps its answer
+    _, doc = explain_paste(cli, tmp_path, seen_text("p28-nproc_gpu_cvd_empty", "2026-11-27p28"), name="i.txt")
+    assert root_id(doc) == "cuda.not_available", ids(doc)
+
+
+def test_longer_than_site_reads_the_site_text_and_the_rest_of_the_line():
+    from gpudoctor.explain import rootguard as R
+    from gpudoctor.explain.knowledge import Pattern
+    from gpudoctor.explain.scan import Hit
+
+    def hit(text, site_text, where="torch/distributed/run.py:765", level="raise"):
+        site = {"id": "s", "where": where, "level": level, "text": site_text}
+        return Hit(1, text, Pattern("e", "match", r"(?:\w{0,60}Error: )[^\n]{0,200}?is not available\.", 0, site=site),
+                   {}, None)
+
+    line = ("ValueError: The requested device for vllm (cuda:1) is not available. You are likely using vLLM without "
+            "restricting the number of GPUs for training.")
+    assert R._longer_than_site(hit(line, "%s is not available."))
+    # the site's own message (a short value), the prose value alone, a short value with more text after it
+    assert not R._longer_than_site(hit("ValueError: Xpu is not available.", "%s is not available."))
+    assert not R._longer_than_site(hit(line.split(" You are")[0], "%s is not available."))
+    assert not R._longer_than_site(hit("ValueError: Xpu is not available. You are likely using it without a driver.",
+                                       "%s is not available."))
+    # other shapes of site: more than one value, not a Python raise, not a raise
+    assert not R._longer_than_site(hit(line, "%s is not available. %s"))
+    assert not R._longer_than_site(hit(line, "%s is not available.", where="run.cpp:765"))
+    assert not R._longer_than_site(hit(line, "%s is not available.", level="warning"))
+
+
+# ---- 5. a help topic's shared first line
+
+def test_the_working_directory_topic_is_not_a_missing_program(cli, tmp_path):
+    # P29 (planted, real Open MPI 4.1 mpirun, seen): --wdir to a directory never made; help-orterun.txt
+    # [orterun:wdir-not-found] shares its first line ('... as it could not') with the executable topics
+    _, doc = explain_paste(cli, tmp_path, seen_text("p29-mpirun_wdir_not_created", "2026-11-27p29"))
+    assert root_id(doc) == "mpi.error", ids(doc)
+    assert "working directory" in doc["findings"][0]["causes"][0]["text"], doc["findings"][0]["causes"][0]
+    # the executable topic ('... could not access / or execute an executable:', P25, seen) keeps its answer
+    _, doc = explain_paste(cli, tmp_path, seen_text("p25-mpirun_script_not_executable", "2026-11-27p25"),
+                           name="j.txt")
+    assert root_id(doc) == "mpi.exec_not_found", ids(doc)

@@ -279,6 +279,10 @@ def analyze(scan, kb, assume_error=False):
     context.extend(gone)
     order, gone = _guard.other_librarys_site(order, matched, kb.by_id, scan)  # another library raised it (rootguard.py)
     context.extend(gone)
+    order, gone = _guard.longer_message(order, matched, kb.by_id)  # (wrong20) a longer message than the site's
+    context.extend(gone)
+    order, gone = _guard.help_topic_continued(order, matched, kb.by_id, scan)  # (wrong20) a help topic's next line
+    context.extend(gone)
     from gpudoctor.explain import ocirt as _ocirt
 
     order = _ocirt.runtime_line_first(order, matched, kb.by_id)  # a container engine's own line leads (ocirt.py)

@@ -530,3 +530,88 @@ def not_a_directory_root(findings, scan, kb):
     old = findings[0]
     old["role"] = "related"
     return [f] + findings
+
+
+# ---- a message longer than the site's (wrong20, issue 18 item 3)
+# A Python raise site whose text is a value followed by one literal ('%s is not available.', torch's
+# torch/distributed/run.py: raise ValueError(f"{nproc_per_node} is not available.")) is a whole message: CPython prints
+# an exception line as '<type>: <str(exc)>' (Lib/traceback.py format_exception_only), and str() of an exception built
+# from that format string is the value and the literal, nothing after. The value is a short one of the program's own
+# (a device type). A line where the value's place holds a sentence of prose ('The requested device for vllm
+# (cuda:1)') and the literal is followed by sentences of their own ('... is not available. You are likely using vLLM
+# without restricting the number of GPUs ...', TRL's GRPO trainer) is another library's longer message that happens
+# to contain the site's short literal: not the site's raise. Only sites of exactly that shape (one leading value, one
+# literal) are read: a site with more text may be matched on a prefix of it (the generated regex holds enough words,
+# not all), and libraries append their own context after a message (JAX's 'This error occurs at source: ...').
+_CONV = r"(?:%[-#0 +]{0,4}\d{0,4}(?:\.\d{1,4})?[sdrifxXeEgGcu]|\{[^{}\n]{0,80}\})"
+_VALUE_THEN_LITERAL = re.compile(r"^" + _CONV + r"(?P<lit>(?:(?!" + _CONV + r")[^\n]){8,200})$")
+_PY_WHERE = re.compile(r"\.py:\d{1,6}$")
+_PROSE = re.compile(r"^[A-Z][a-z]{1,20}(?: [a-z]{2,20}){3}")
+_SENTENCE = re.compile(r"[A-Za-z]{2,40}(?:[\s,;:'\"()-]{1,4}[A-Za-z]{2,40}){3}")
+_EXC_HEAD = re.compile(r"^[\w.]{0,120}(?:Error|Exception|Timeout|Warning)\b: ")
+
+
+def _longer_than_site(h):
+    """Whether hit ``h`` is a match of a Python raise site '<value><literal>' (above) on a line whose value is prose
+    and whose literal is followed by a sentence of its own."""
+    site = getattr(h.pattern, "site", None) if h.pattern is not None else None
+    if not site or site.get("level") != "raise" or not _PY_WHERE.search(site.get("where") or ""):
+        return False
+    shape = _VALUE_THEN_LITERAL.match((site.get("text") or "").rstrip())
+    if shape is None:
+        return False
+    lit = shape.group("lit").strip()
+    line = h.text[:4000]
+    m = h.pattern.regex.search(line)
+    if m is None:
+        return False
+    head = _EXC_HEAD.match(line[m.start():])
+    at = line.find(lit, m.start())
+    if head is None or at < 0:
+        return False
+    value = line[m.start() + head.end():at].strip()
+    return bool(_PROSE.match(value)) and bool(_SENTENCE.search(line[at + len(lit):at + len(lit) + 400]))
+
+
+def longer_message(order, matched, by):
+    """(order, demoted): the root taken out of analyze's cause order when every line it matched is a Python raise
+    site's match inside a longer message (above), else (order, [])."""
+    if not order or by[order[0]]["kind"] == "echo":
+        return order, []
+    hits = matched[order[0]].get("hits") or ()
+    if not hits or not all(_longer_than_site(h) for h in hits):
+        return order, []
+    return order[1:], order[:1]
+
+
+# ---- a help topic's shared first line (wrong20, issue 18 item 3)
+# Open MPI and PRRTE print several help topics whose first line is the same sentence cut after 'as it could not':
+# help-orterun.txt (open-mpi/ompi v4.1.x, orte/tools/orterun) [orterun:wdir-not-found] '%s was unable to launch the
+# specified application as it could not / change to the specified working directory:', and openpmix/prrte
+# src/mca/schizo/prte/help-prun.txt [prun:wdir-not-found] '... as it could not find / the specified working
+# directory:', [prun:wdir-not-accessible] '... could not / access the specified working directory:' beside
+# [prun:exe-not-accessible] '... could not / access an executable:'. The line after it names the topic: a working
+# directory is mpirun's --wdir / cwd on that node (mpi.error's cause), not a program that was not found
+# (mpi.exec_not_found, whose patterns read the shared first line). show_help prints the topic between its dash lines
+# (helpbanner.py), so the banner's next line is read.
+_WDIR_TOPIC = re.compile(r"^\s{0,8}(?:(?:change to|access|find) )?the specified working directory:")
+_SHARED_FIRST = re.compile(r"unable to launch the specified application as it could not(?: find)?\s{0,4}$")
+
+
+def help_topic_continued(order, matched, by, scan):
+    """(order, demoted): mpi.exec_not_found taken out of analyze's cause order when every line it matched is the
+    shared first line of a help banner whose next line names the working-directory topic (above), else (order, [])."""
+    if not order or order[0] != "mpi.exec_not_found" or len(order) < 2:
+        return order, []
+    from gpudoctor.explain.helpbanner import banners
+
+    hits = matched[order[0]].get("hits") or ()
+    nxt = {}
+    for b in banners(scan):
+        inner = [x for x in b[1:-1] if x[1].strip()]
+        for (ln, text), (_ln2, text2) in zip(inner, inner[1:]):
+            if _SHARED_FIRST.search(text[:300]):
+                nxt[ln] = text2
+    if not hits or not all(h.line in nxt and _WDIR_TOPIC.match(nxt[h.line][:200]) for h in hits):
+        return order, []
+    return order[1:], order[:1]
