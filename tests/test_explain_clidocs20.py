@@ -176,3 +176,12 @@ def test_rsyncs_documented_diagnostic(kb):
     assert any("[[ $- == *i* ]] || return" in x and "out.dat" in x for x in _fixes(res))
     res = explain.explain_text(seen_text("p31-healthy_rsync_stage_dataset", "2026-11-27p31"), kb)
     assert res["verdict"] == "no_error"
+
+
+def test_an_input_environment_variable_the_message_names(kb):
+    # srun reads SLURM_GPUS_PER_TASK as --gpus-per-task (srun(1) INPUT ENVIRONMENT VARIABLES) and sbatch sets it in
+    # the job's environment (sbatch(1) OUTPUT ENVIRONMENT VARIABLES): a step inherits it (real srun 22.05.8 run)
+    fixes = _fixes(explain.explain_text(_text("srun_inherited_gpus_per_task"), kb))
+    line = next(x for x in fixes if x.startswith("srun(1) reads SLURM_GPUS_PER_TASK from its environment"))
+    assert "as --gpus-per-task" in line and "unset SLURM_GPUS_PER_TASK before this srun" in line
+    assert clidocs.env_line("srun", "SLURM_CPUS_PER_TASK") is None  # (22.05's srun(1) no longer lists it as input)

@@ -97,6 +97,9 @@ SLICE_OPTIONS = {
     "numactl": ("--membind", "--cpunodebind"),
 }
 
+# the pages whose environment sections the slice keeps whole
+ENV_SLICE = ("sbatch", "srun")
+
 # a description sentence that constrains the option, gives its limit or default, or says what to use instead
 CONSTRAINT = re.compile(
     r"\b(?:must|only|maximum|minimum|max(?:imum)? value|default|requires?|required|cannot|can ?not|not allowed|"
@@ -268,12 +271,45 @@ def _forms(tag_text):
     return forms, arg[:80]
 
 
+def sections(text):
+    """[(line, title)] of a -man page's .SH lines (1-based), in order."""
+    return [(i + 1, troff_text(ln[3:].strip().strip('"')).upper()) for i, ln in enumerate(text.split("\n"))
+            if ln.startswith(".SH")]
+
+
+def section_of(secs, line):
+    title = ""
+    for n, t in secs:
+        if n > line:
+            break
+        title = t
+    return title
+
+
+_ENV_NAME = re.compile(r"\\fB([A-Z][A-Z0-9_]{2,60})\\f[RP]")
+
+
 def parse_page(path, text):
-    """{"options": {form: rec}, "params": {name: rec}} of one man page's source."""
+    """{"options": {form: rec}, "params": {name: rec}, "env_in": {VAR: rec}, "env_out": [VAR]} of one man page's
+    source: env_in the variables of its INPUT ENVIRONMENT VARIABLES (or ENVIRONMENT VARIABLES) section with the options
+    each stands for ('Same as --gpus-per-task'), env_out the names of its OUTPUT ENVIRONMENT VARIABLES section (what
+    the command sets in the job's environment)."""
     mdoc = bool(re.search(r"^\.Dd\b|^\.Sh\b", text, re.M))
     conf = bool(re.search(r"\.5(?:\.gz)?$", path))
-    opts, params = {}, {}
+    opts, params, env_in, env_out = {}, {}, {}, []
+    secs = [] if mdoc else sections(text)
     for line, tag, body, _a, _b in (_items_mdoc(text) if mdoc else _items_man(text)):
+        sec = section_of(secs, line)
+        if not mdoc and "ENVIRONMENT" in sec:
+            names = _ENV_NAME.findall(tag)
+            if "OUTPUT" in sec:
+                env_out.extend(n for n in names if n not in env_out)
+                continue
+            body_text = troff_text(body)
+            named = [o for o in _LONG.findall(body_text)][:6]
+            for n in names:
+                env_in.setdefault(n, {"options": named, "first": (sentences(body_text) or [""])[0][:MAX_FIRST]})
+            continue
         if mdoc:
             m = re.match(r"^\.It\s+(Fl|Cm)\s+(\S+)(.*)$", tag)
             if not m:
@@ -303,7 +339,7 @@ def parse_page(path, text):
         if old is None or (":" in old["arg"] and ":" not in arg):
             # (Open MPI's '--map-by ppr:N:<object>' row before its '--map-by <foo>' one: the general row is the option)
             opts[key] = rec
-    return {"options": opts, "params": params}
+    return {"options": opts, "params": params, "env_in": env_in, "env_out": env_out}
 
 
 def _record(text, line, own):
@@ -330,7 +366,8 @@ def build(pages, versions, conf_names=None):
             if t in CONF_OF:
                 confs[t] = {"man": man, "package": pkg, "params": copy.deepcopy(got["params"])}
             else:
-                tools[t] = {"man": man, "package": pkg, "options": copy.deepcopy(got["options"])}
+                tools[t] = {"man": man, "package": pkg, "options": copy.deepcopy(got["options"]),
+                            "env_in": copy.deepcopy(got["env_in"]), "env_out": list(got["env_out"])}
     for t, rec in tools.items():
         fam = FAMILY_OF.get(t)
         known = {p: c for c, crec in confs.items() if CONF_OF[c] == fam for p in crec["params"]}
@@ -400,7 +437,14 @@ def _slice_items(pages):
             continue
         mdoc = bool(re.search(r"^\.Dd\b|^\.Sh\b", text, re.M))
         lines = text.split("\n")
+        secs = [] if mdoc else sections(text)
+        for n, _t in secs:  # (the sections: what an item's section is read from)
+            blocks.append((pkg, path, tnames, n, lines[n - 1], mdoc))
         for line, tag, body, start, end in (_items_mdoc(text) if mdoc else _items_man(text)):
+            if not mdoc and "ENVIRONMENT" in section_of(secs, line) and _ENV_NAME.search(tag) and \
+                    tnames[0] in ENV_SLICE:
+                blocks.append((pkg, path, tnames, start + 1, "\n".join(lines[start:end]), mdoc))
+                continue
             if mdoc:
                 m = re.match(r"^\.It\s+(Fl|Cm)\s+(\S+)", tag)
                 names = ["-" + m.group(2) if m.group(1) == "Fl" else m.group(2)] if m else []

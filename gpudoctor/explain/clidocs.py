@@ -304,6 +304,28 @@ def _shown_options(scan, tool, before):
     return out
 
 
+_ENV_VAR = re.compile(r"\b((?:SLURM|SBATCH|SALLOC|SRUN)_[A-Z0-9_]{2,60})\b")
+
+
+def env_line(tool, var):
+    """The fix line for an input environment variable a Slurm command's message names: the option its page says it
+    stands for, and, for srun, that sbatch / salloc put it in the job's environment (so every step inherits it)."""
+    t = (table().get("tools") or {}).get(tool) or {}
+    rec = (t.get("env_in") or {}).get(var)
+    if not rec or not rec.get("options"):
+        return None
+    opt = rec["options"][0]
+    line = "%s reads %s from its environment as %s (INPUT ENVIRONMENT VARIABLES: \u201c%s\u201d)" % (
+        t.get("man", tool), var, opt, _clip(rec.get("first", ""), 160))
+    setters = [c for c in ("sbatch", "salloc") if c != tool and var in ((table().get("tools") or {}).get(c) or {}).get(
+        "env_out", [])]
+    if tool == "srun" and setters:
+        line += ("; %s set it in the job's environment (OUTPUT ENVIRONMENT VARIABLES), so every srun of the job inherits "
+                 "the job's %s: unset %s before this srun (or drop %s from the job's #SBATCH options) when the step "
+                 "should not have it" % (" and ".join(setters), opt, var, opt))
+    return line
+
+
 def advise(scan, hit, tool):
     """The fix lines for one refusal line (its Hit) of ``tool``: [(line, named)] (named: the message names it)."""
     msg = hit.groups.get("msg") or ""
@@ -316,6 +338,10 @@ def advise(scan, hit, tool):
     values = {}
     for f, v in shown:
         values.setdefault(f, v)
+    for var in list(dict.fromkeys(_ENV_VAR.findall(msg)))[:2]:
+        line = env_line(tool, var)
+        if line:
+            out.append((line, True))
     named = named_options(msg)
     for form in named[:2]:
         got = option(tool, form)
@@ -329,7 +355,7 @@ def advise(scan, hit, tool):
         if line and all(line != x for x, _ in out):
             out.append((line, True))
     if out:
-        return out
+        return out[:2]
     # an option of the tool's command line whose own name is a word of the message ('Invalid job array
     # specification' and --array=0-5000; 'Requested time limit is invalid' and --time=...)
     words = _words(_WRAPPER.sub("", msg))
