@@ -12,6 +12,8 @@ interpreter measures two commits interleaved:
 
 The cache folder is a temporary XDG_CACHE_HOME of this run (its own, warm after the first run),
 and the bytecode goes to a temporary PYTHONPYCACHEPREFIX where PYTHONDONTWRITEBYTECODE is set.
+With --cold each run gets an empty cache folder: explain reads and parses every generated table
+(gpudoctor/data/knowledge/generated/, .json and .json.gz) and writes its cache, as on a first run.
 """
 
 import argparse
@@ -44,6 +46,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--tree", action="append", help="a checkout to run (repeatable; default: this one)")
     ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--cold", action="store_true", help="an empty knowledge cache for every run (a first run)")
     args = ap.parse_args()
     trees = args.tree or [os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]
     tmp = tempfile.mkdtemp(prefix="explain-startup-")
@@ -57,9 +60,12 @@ def main():
             os.makedirs(tenv["XDG_CACHE_HOME"], 0o700)  # (the cache is kept only under a folder of one's own)
             one(tree, tenv)  # warm-up: bytecode and the knowledge cache written
             got[tree] = (tenv, [])
-        for _ in range(args.runs):
-            for tree in trees:
+        for n in range(args.runs):
+            for i, tree in enumerate(trees):
                 tenv, rows = got[tree]
+                if args.cold:
+                    tenv = dict(tenv, XDG_CACHE_HOME=os.path.join(tmp, "cold%d-%d" % (i, n)))
+                    os.makedirs(tenv["XDG_CACHE_HOME"], 0o700)
                 rows.append(one(tree, tenv))
         for tree in trees:
             rows = got[tree][1]

@@ -15,7 +15,7 @@ import time
 import pytest
 
 from gpudoctor import explain
-from gpudoctor.explain.knowledge import _sre, generated_files, open_generated
+from gpudoctor.explain.knowledge import _sre, generated_files, open_generated, read_json, table_name
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GEN = os.path.join(REPO, "gpudoctor", "data", "knowledge", "generated")
@@ -143,10 +143,9 @@ def test_every_generated_matcher_is_bounded_and_linear(kb):
 
 def test_every_site_family_is_an_entry_and_sources_are_recorded(kb):
     files = generated_files()
-    assert {os.path.basename(f)[:-5] for f in files} >= {g[2] for g in GENERATORS}
+    assert {table_name(f) for f in files} >= {g[2] for g in GENERATORS}
     for path in files:
-        with open(path) as f:
-            doc = json.load(f)
+        doc = read_json(path)
         for s in doc["sites"]:
             if s.get("family") and s.get("re"):
                 assert s["family"] in kb.by_id, (path, s["id"])

@@ -1,8 +1,9 @@
 """The fix from a raise site's own guard (guards17, issue 18): tools/knowgen.py guard_path reads the condition a
 library tests before it raises, tools/guardrules.py turns its shape into advice, tools/gen_guard_messages.py writes
 generated/guard_messages.json for gpytorch, botorch, torchdiffeq, safetensors, torchaudio, torchvision, torchmetrics,
-webdataset, einops and diffusers (from the pinned wheels; regenerated here from tools/data/guard_messages_slice.txt),
-and wheelmsgs.py gives an assert site of the older wheel tables that no MSG_FIX row covers its assert's advice."""
+webdataset, einops and diffusers (from the pinned wheels; regenerated here from
+tools/data/guard_messages_slice.txt.gz), and wheelmsgs.py gives an assert site of the older wheel tables that no
+MSG_FIX row covers its assert's advice."""
 
 import os
 import sys
@@ -124,7 +125,8 @@ def test_guards_no_rule_reads_and_a_local_none_give_nothing():
 
 
 def test_the_table_regenerates_from_its_slice(tmp_path):
-    got = knowgen.regenerated(gen_guard_messages.main, os.path.join(REPO, "tools", "data", "guard_messages_slice.txt"),
+    got = knowgen.regenerated(gen_guard_messages.main,
+                              os.path.join(REPO, "tools", "data", "guard_messages_slice.txt.gz"),
                               tmp_path / "guard_messages.json")
     full = knowgen.committed("guard_messages")
     assert got["header"]["version"] == full["header"]["version"]

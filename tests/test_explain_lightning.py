@@ -1,7 +1,7 @@
 """Lightning's and torchmetrics' own refusals (issue 18, lightning13): read from the lightning 2.6.6 wheel
 (lightning/pytorch, lightning/fabric; older 2.0.9, 1.9.5 and pytorch_lightning 1.6.5.post0, 1.4.9) and torchmetrics 1.9.0
-(older 0.11.4) by tools/gen_lightning_messages.py, whose slice tools/data/lightning_messages_slice.txt keeps every
-statement that holds a message: the generator regenerates the committed table from it, the module that raises a
+(older 0.11.4) by tools/gen_lightning_messages.py, whose slice tools/data/lightning_messages_slice.txt.gz keeps
+every statement that holds a message: the generator regenerates the committed table from it, the module that raises a
 message names its family, and real texts of public threads (cited per text) get the entry and the fix.
 """
 
@@ -10,7 +10,7 @@ import re
 import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SLICE = os.path.join(REPO, "tools", "data", "lightning_messages_slice.txt")
+SLICE = os.path.join(REPO, "tools", "data", "lightning_messages_slice.txt.gz")
 sys.path.insert(0, os.path.join(REPO, "tools"))
 
 import gen_lightning_messages as gen  # noqa: E402

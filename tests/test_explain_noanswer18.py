@@ -128,7 +128,7 @@ def test_the_class_table_regenerates_from_its_slice(tmp_path):
     import gen_wheel_classes as g
 
     out = tmp_path / "c.json"
-    g.main(["--slice", os.path.join(REPO, "tools", "data", "wheel_classes_slice.txt"), "-o", str(out)])
+    g.main(["--slice", os.path.join(REPO, "tools", "data", "wheel_classes_slice.txt.gz"), "-o", str(out)])
     got = json.loads(out.read_text())
     with open_generated("wheel_classes") as f:
         committed = json.load(f)

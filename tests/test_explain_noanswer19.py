@@ -39,7 +39,7 @@ def _all(f):
 
 @pytest.mark.parametrize("gen, slice_name, name", [("gen_source_files", "source_files_slice.txt", "source_files"),
                                                     ("gen_build_inputs", "build_inputs_slice.txt", "build_inputs"),
-                                                    ("gen_source_messages", "source_messages_slice.txt",
+                                                    ("gen_source_messages", "source_messages_slice.txt.gz",
                                                      "source_messages")])
 def test_the_tables_regenerate_from_their_slices(gen, slice_name, name, tmp_path):
     import importlib

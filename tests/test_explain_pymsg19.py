@@ -25,7 +25,7 @@ def test_the_table_regenerates_from_its_slice(tmp_path):
     import gen_py_messages
     import knowgen
 
-    got = knowgen.regenerated(gen_py_messages.main, os.path.join(REPO, "tools", "data", "py_messages_slice.txt"),
+    got = knowgen.regenerated(gen_py_messages.main, os.path.join(REPO, "tools", "data", "py_messages_slice.txt.gz"),
                               tmp_path / "out.json")
     committed = knowgen.committed("py_messages")
     for d in (got, committed):

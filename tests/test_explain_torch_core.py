@@ -30,7 +30,7 @@ def _committed():
 def test_generator_regenerates_the_committed_sites_from_its_slice(tmp_path):
     out = tmp_path / "torch_core_messages.json"
     subprocess.run([sys.executable, os.path.join(REPO, "tools", "gen_torch_core_messages.py"), "--slice",
-                    os.path.join(REPO, "tools", "data", "torch_core_messages_slice.txt"), "-o", str(out)],
+                    os.path.join(REPO, "tools", "data", "torch_core_messages_slice.txt.gz"), "-o", str(out)],
                    check=True, capture_output=True)
     with open(out) as f:
         got = json.load(f)

@@ -5,7 +5,7 @@ under DDP, the DeepSpeed config disagreeing with the Trainer's arguments.
 The knowledge is generated from the libraries' own sources: tools/gen_torch_api.py reads the torch
 wheels' torch/distributed sources per release (its record tools/data/torch_api_slice.txt), and
 tools/gen_trainer_messages.py reads deepspeed's runtime config, accelerate's Accelerator and
-transformers' Trainer (its slice tools/data/trainer_messages_slice.txt). Each generator regenerates
+transformers' Trainer (its slice tools/data/trainer_messages_slice.txt.gz). Each generator regenerates
 the committed file from its slice; the real texts come from public threads, cited per text.
 """
 
@@ -207,7 +207,7 @@ def test_deepspeed_batch_values_are_computed_from_the_message():
 
 def test_trainer_messages_regenerate_from_the_slice(tmp_path):
     got = knowgen.regenerated(gen_trainer_messages.main,
-                              os.path.join(REPO, "tools", "data", "trainer_messages_slice.txt"),
+                              os.path.join(REPO, "tools", "data", "trainer_messages_slice.txt.gz"),
                               tmp_path / "trainer_messages.json")
     full = knowgen.committed("trainer_messages")
     assert got["sites"] == full["sites"] and got["header"]["version"] == full["header"]["version"]

@@ -26,8 +26,8 @@ Usage:
     pip download --no-deps --only-binary :all: gpytorch==1.15.2 botorch==0.18.1 torchdiffeq==0.2.5 \\
         safetensors==0.8.0 torchaudio==2.11.0 torchvision==0.29.1 torchmetrics==1.9.0 webdataset==1.0.2 \\
         einops==0.8.2 diffusers==0.42.1 -d /tmp/w
-    python tools/gen_guard_messages.py --wheels /tmp/w [--record tools/data/guard_messages_slice.txt]
-    python tools/gen_guard_messages.py --slice tools/data/guard_messages_slice.txt -o OUT   (the test)
+    python tools/gen_guard_messages.py --wheels /tmp/w [--record tools/data/guard_messages_slice.txt.gz]
+    python tools/gen_guard_messages.py --slice tools/data/guard_messages_slice.txt.gz -o OUT   (the test)
 
 Sources (each its PyPI page and repository): https://pypi.org/project/gpytorch/ (MIT, github.com/cornellius-gp/gpytorch),
 https://pypi.org/project/botorch/ (MIT, github.com/pytorch/botorch), https://pypi.org/project/torchdiffeq/ (MIT,
@@ -259,7 +259,7 @@ def write_record(path, version, rows, kept, files, elsewhere=()):
         done |= todo
         held = {(p, ln) for p, ln in blocks}
         todo = {w for w in rows if w not in done and (w.rsplit(":", 1)[0], int(w.rsplit(":", 1)[1])) in held}
-    with open(path, "w") as f:
+    with knowgen.open_write(path) as f:
         f.write("# Recorded by %s --record: for each assigned site its statements and the headers its guard is read\n"
                 "# from, each as the source has it, indentation kept (=== path @first line).\n" % GENERATOR)
         f.write("#! version %s\n" % version)
@@ -278,7 +278,7 @@ def main(argv):
         elsewhere = elsewhere_texts()
     else:
         files, version = knowgen.read_slice(a.slice)
-        with open(a.slice) as f:
+        with knowgen.open_text(a.slice) as f:
             elsewhere = {json.loads(ln[len("#! elsewhere "):]) for ln in f if ln.startswith("#! elsewhere ")}
     doc, rows, kept, used = build(files, version, whole, elsewhere)
     if whole and a.record:

@@ -16,8 +16,8 @@ texts, which do not name the module, so one reading covers both.
 Usage:
     pip download --no-deps lightning torchmetrics -d /tmp/pyl   (unzip each wheel into its own folder)
     python tools/gen_lightning_messages.py --lightning /tmp/pyl/lightning --torchmetrics /tmp/pyl/torchmetrics \\
-        [--older-lightning DIR ... --older-torchmetrics DIR ... --older-pytorch-lightning DIR ...] [--record tools/data/lightning_messages_slice.txt] [-o OUT]
-    python tools/gen_lightning_messages.py --slice tools/data/lightning_messages_slice.txt -o OUT   (the test)
+        [--older-lightning DIR ... --older-torchmetrics DIR ... --older-pytorch-lightning DIR ...] [--record tools/data/lightning_messages_slice.txt.gz] [-o OUT]
+    python tools/gen_lightning_messages.py --slice tools/data/lightning_messages_slice.txt.gz -o OUT   (the test)
 
 --older-lightning / --older-torchmetrics DIR [DIR ...] add the messages older releases printed that the current one no
 longer does (marked "older": most public threads quote older releases); the slice keeps them under

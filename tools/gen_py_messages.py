@@ -18,7 +18,7 @@ warning). Releases of one distribution are unioned (messages change between rele
 Usage:
     python tools/gen_py_messages.py --source PATH [PATH ...] [--record SLICE] [-o OUT]
         PATH: a wheel (.whl), an sdist (.tar.gz), or SITE_PACKAGES::DIST (an installed distribution, its RECORD)
-    python tools/gen_py_messages.py --slice tools/data/py_messages_slice.txt -o OUT   (the test)
+    python tools/gen_py_messages.py --slice tools/data/py_messages_slice.txt.gz -o OUT   (the test)
 
 Source: the wheels / sdists on PyPI (https://pypi.org/project/<distribution>/), fetched with pip's ordinary client
 (`pip download --no-deps --only-binary=:all:`; DeepSpeed publishes sdists only) into a cache outside the repository,
@@ -136,7 +136,7 @@ def knowgen_version(v):
 
 
 def write_slice(path, table, versions):
-    with open(path, "w") as f:
+    with knowgen.open_write(path) as f:
         f.write("# the failure fragments of the Python stack's releases read by %s: '#! dist NAME VERSION ...' "
                 "(the releases read), then 'level\\tmodule\\tversions\\tfragment' a line\n" % GENERATOR)
         for dist in sorted(table):
@@ -147,7 +147,7 @@ def write_slice(path, table, versions):
 
 def read_slice(path):
     table, versions, cur = {}, {}, None
-    with open(path, encoding="utf-8") as f:
+    with knowgen.open_text(path, encoding="utf-8") as f:
         for line in f:
             line = line.rstrip("\n")
             if line.startswith("#! dist "):

@@ -14,7 +14,7 @@ kept with all of them (explain answers it only when their families agree).
 
 Usage:
     python tools/gen_source_messages.py --mirrors DIR [--record SLICE] [-o OUT]
-    python tools/gen_source_messages.py --slice tools/data/source_messages_slice.txt -o OUT   (the test)
+    python tools/gen_source_messages.py --slice tools/data/source_messages_slice.txt.gz -o OUT   (the test)
 
 Source: the same repositories at the same commits as tools/gen_source_files.py (its PROJECTS; torch's C++ is not read:
 the wheel holds no source, and torch's messages have their own tables), each file read with `git cat-file --batch`.
@@ -114,7 +114,7 @@ def read_projects(mirrors):
 
 
 def write_slice(path, projects):
-    with open(path, "w") as f:
+    with knowgen.open_write(path) as f:
         f.write("# the failure fragments of each project's string literals read by %s: '#! project NAME VERSION', "
                 "then 'basename\\tfragment' a line\n" % GENERATOR)
         for name, version, by_base in projects:
@@ -126,7 +126,7 @@ def write_slice(path, projects):
 
 def read_slice(path):
     out, cur = [], None
-    with open(path) as f:
+    with knowgen.open_text(path) as f:
         for line in f:
             line = line.rstrip("\n")
             if line.startswith("#! project "):

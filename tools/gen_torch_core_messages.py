@@ -24,9 +24,9 @@ message) are that generator's: a message its USER_SELECT_PY picks is left out he
 Usage:
     python tools/gen_torch_core_messages.py --pypi 2.15.0 --older 2.1.0 --older 2.4.0 [-o OUT]
         (reads PY_FILES and LIBS of that release's Linux x86_64 wheel from PyPI by HTTP range requests,
-        as tools/gen_torch_api.py does, and writes tools/data/torch_core_messages_slice.txt too; --older: also
+        as tools/gen_torch_api.py does, and writes tools/data/torch_core_messages_slice.txt.gz too; --older: also
         the PY_FILES and OLDER_LIBS of an older release, whose wordings the newer one lacks become sites)
-    python tools/gen_torch_core_messages.py --slice tools/data/torch_core_messages_slice.txt -o OUT   (the test)
+    python tools/gen_torch_core_messages.py --slice tools/data/torch_core_messages_slice.txt.gz -o OUT   (the test)
 
 Sources: torch (https://pypi.org/project/torch/, BSD-3-Clause); pytorch/pytorch
 (https://github.com/pytorch/pytorch): torch/serialization.py, torch/_weights_only_unpickler.py,
@@ -49,7 +49,7 @@ import gen_torch_messages  # noqa: E402
 import knowgen  # noqa: E402
 
 GENERATOR = "tools/gen_torch_core_messages.py"
-SLICE = os.path.join(knowgen.DATA, "torch_core_messages_slice.txt")
+SLICE = knowgen.data_path("torch_core_messages_slice.txt")  # (stored gzip'd, .txt.gz)
 PY_FILES = ["serialization.py", "_weights_only_unpickler.py", "nn/modules/module.py", "autograd/__init__.py",
             "autograd/graph.py", "autograd/function.py", "_dynamo/exc.py", "_dynamo/convert_frame.py", "_inductor/exc.py",
             "_dynamo/eval_frame.py", "utils/data/dataloader.py", "utils/data/sampler.py",
@@ -586,7 +586,7 @@ MSG_FIX = [
      "A list value of PYTORCH_CUDA_ALLOC_CONF (roundup_power2_divisions:[...]) has no closing ']'.",
      ["close the bracket, and quote the whole value in the shell"]),
     # ---- site-fixes-3 (issue 18): the remaining user-reachable raises of the slice, each from the statement that
-    # raises it (tools/data/torch_core_messages_slice.txt, torch 2.15 and the older releases named there) and the
+    # raises it (tools/data/torch_core_messages_slice.txt.gz, torch 2.15 and the older releases named there) and the
     # docs of the call it guards. Left without a row (28 sites): checks no user argument reaches (autograd's
     # GradientEdge / NestedTensor / typeinfo internals, AOT-compile callbacks, the DataLoader's private iterator
     # classes and datapipe sharding hooks: 15), ROCm probes (amdsmi, libamd_smi.so, HIP_VISIBLE_DEVICES: 9, no
@@ -1527,8 +1527,7 @@ def main(argv):
     path = a.slice
     if a.pypi:
         text = slice_from_pypi(a.pypi, a.older)
-        with open(SLICE, "w") as f:
-            f.write(text)
+        knowgen.save_text(SLICE, text)
         path = SLICE
     files, version = knowgen.read_slice(path)
     doc = build(files, version)

@@ -9,8 +9,8 @@ rule assigns are listed in docs/explain.md, never guessed; warnings are kept as 
 Usage:
     pip download --no-deps deepspeed accelerate transformers peft -d /tmp/pyl   (unpack the sdist and the wheels)
     python tools/gen_trainer_messages.py --deepspeed /tmp/pyl/ds/deepspeed-X --accelerate /tmp/pyl/acc \\
-        --transformers /tmp/pyl/tf --peft /tmp/pyl/peft [--record tools/data/trainer_messages_slice.txt] [-o OUT]
-    python tools/gen_trainer_messages.py --slice tools/data/trainer_messages_slice.txt -o OUT   (the test)
+        --transformers /tmp/pyl/tf --peft /tmp/pyl/peft [--record tools/data/trainer_messages_slice.txt.gz] [-o OUT]
+    python tools/gen_trainer_messages.py --slice tools/data/trainer_messages_slice.txt.gz -o OUT   (the test)
 
 --older-deepspeed / --older-accelerate / --older-transformers / --older-peft DIR add the messages an older release printed
 that the current one no longer does (marked "older": most public threads quote older releases); the slice
@@ -1546,7 +1546,7 @@ def write_record(path, version, files, head=_RECORD_HEAD, holds=lambda n: knowge
     recorded too."""
     import textwrap
 
-    with open(path, "w") as f:
+    with knowgen.open_write(path) as f:
         f.write(head)
         f.write("#! version %s\n" % version)
         for p, src in files:

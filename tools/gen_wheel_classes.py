@@ -11,7 +11,7 @@ that library (explicit.py): the class is the library's, so the error was met ins
 
 Usage:
     python tools/gen_wheel_classes.py --wheels DIR [DIR ...] [--record SLICE] [-o OUT]
-    python tools/gen_wheel_classes.py --slice tools/data/wheel_classes_slice.txt -o OUT   (the test)
+    python tools/gen_wheel_classes.py --slice tools/data/wheel_classes_slice.txt.gz -o OUT   (the test)
 
 Source: the wheels on PyPI, fetched with pip's ordinary client (`pip download --no-deps --only-binary=:all: P`;
 DeepSpeed publishes an sdist only: pip's own wheel built from it) into a cache outside the repository; every wheel

@@ -162,7 +162,7 @@ def build(rows):
 def write_slice(path, rows, what="import packages", field="packages", generator=GENERATOR):
     """The slice of a wheel generator: one line per wheel, 'distribution version wheel-file: names...' (the
     import packages here; gen_wheel_classes writes its class names the same way)."""
-    with open(path, "w") as f:
+    with knowgen.open_write(path) as f:
         f.write("# the %s of each wheel read by %s (distribution version wheel-file: %s)\n"
                 % (what, generator, field))
         for dist, version, wheel, names in rows:
@@ -172,7 +172,7 @@ def write_slice(path, rows, what="import packages", field="packages", generator=
 def read_slice(path):
     """[(distribution, version, wheel file, [names])] of a slice write_slice wrote."""
     rows = []
-    with open(path) as f:
+    with knowgen.open_text(path) as f:
         for line in f:
             if not line.strip() or line.startswith("#"):
                 continue

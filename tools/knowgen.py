@@ -539,13 +539,14 @@ def open_write(path):
     save_text(path, buf.getvalue())
 
 
-def open_text(path):
-    """``path`` open for reading as text: a .gz file (a big slice or table) decoded as it is read."""
+def open_text(path, encoding=None):
+    """``path`` open for reading as text: a .gz file (a big slice or table) decoded as UTF-8 as it is read, another
+    as open(path, encoding=encoding) reads it."""
     if path.endswith(".gz"):
         import gzip
 
         return gzip.open(path, "rt", encoding="utf-8")
-    return open(path)
+    return open(path, encoding=encoding)
 
 
 def out_path(name):
