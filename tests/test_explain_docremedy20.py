@@ -243,3 +243,29 @@ def test_apply_ranks_and_relates_the_documented_cause():
     res = {"verdict": "no_error", "findings": []}
     docremedy.apply(res, _Scan([_Hit(3, msg)]), kb)
     assert res == {"verdict": "no_error", "findings": []}
+
+
+def test_a_short_fragment_needs_the_project_named():
+    # https://github.com/kubernetes-sigs/jobset/issues/67: the API server's webhook error for JobSet's own webhook
+    text = ('Error from server (InternalError): error when creating "jobset.yaml": Internal error occurred: failed '
+            'calling webhook "mjobset.kb.io": failed to call webhook: Post "https://jobset-webhook-service.jobset-'
+            'system.svc:443/mutate-batch-x-k8s-io-v1alpha1-jobset?timeout=10s": no endpoints available for service '
+            '"jobset-webhook-service"\n')
+    res, causes = _causes(text)
+    assert res["root"] == "k8s.jobset" and _doc(causes) == [0]
+    assert "jobset.sigs.k8s.io/docs/troubleshooting/" in causes[0]["doc_section"]
+    # https://github.com/elastic/cloud-on-k8s/issues/1114: the same API server words for another operator's webhook:
+    # the line holds JobSet's five-word fragment, the text never names JobSet, so no JobSet answer
+    line = ('Internal error occurred: failed calling webhook "validation.elasticsearch.elastic.co": Post https://'
+            'elastic-webhook-service.elastic-system.svc:443/validate-elasticsearches?timeout=30s: no endpoints '
+            'available for service "elastic-webhook-service"')
+    assert any(0 < n < docremedy.LONG for _r, n in docremedy.sections_of(line))
+    from gpudoctor.explain import load_knowledge
+
+    kb = load_knowledge()
+    res = {"verdict": "unknown_error", "findings": [], "errors": [{"line": 1, "text": line}]}
+    docremedy.apply(res, _Scan([_Hit(1, line)]), kb)
+    assert res["verdict"] == "unknown_error" and not res["findings"]
+    named = line.replace("elastic-webhook-service.elastic-system", "jobset-webhook-service.jobset-system")
+    assert docremedy.names_project(_Scan([_Hit(1, named)]), "jobset")
+    assert not docremedy.names_project(_Scan([_Hit(1, line)]), "jobset")

@@ -68,6 +68,8 @@ PROJECTS = [
      "https://lightning.ai/docs/pytorch/stable/{page}.html", "sphinx", "lightning.library_error"),
     ("jax", "jax-ml/jax", "docs", r"^(?!_|new_docs/)", "https://docs.jax.dev/en/latest/{page}.html", "sphinx",
      "jax.usage"),
+    ("lightning-fabric", "Lightning-AI/pytorch-lightning", "docs/source-fabric", r"",
+     "https://lightning.ai/docs/fabric/stable/{page}.html", "sphinx", "lightning.library_error"),
     ("hydra", "facebookresearch/hydra", "website/docs", r"", "https://hydra.cc/docs/{page}/", "docusaurus",
      "hydra.config"),
     ("omegaconf", "omry/omegaconf", "docs/source", r"", "https://omegaconf.readthedocs.io/en/latest/{page}.html",
@@ -82,6 +84,14 @@ PROJECTS = [
      "latest/{page}.html", "github", "megatron.library_error"),
     ("verl", "volcengine/verl", "docs", r"", "https://verl.readthedocs.io/en/latest/{page}.html", "sphinx",
      "rl.config"),
+    ("kueue", "kubernetes-sigs/kueue", "site/content/en/docs", r"", "https://kueue.sigs.k8s.io/docs/{page}/", "github",
+     "k8s.kueue"),
+    ("jobset", "kubernetes-sigs/jobset", "site/content/en/docs", r"", "https://jobset.sigs.k8s.io/docs/{page}/",
+     "github", "k8s.jobset"),
+    ("lws", "kubernetes-sigs/lws", "site/content/en/docs", r"", "https://lws.sigs.k8s.io/docs/{page}/", "github",
+     "k8s.lws"),
+    ("volcano", "volcano-sh/volcano", "docs", r"", "https://github.com/volcano-sh/volcano/blob/{commit}/docs/{page}.md",
+     "github", "k8s.volcano"),
     # (repositories over the fetch tool's size limit: their troubleshooting pages as the search index stores them,
     # given with --pages)
     ("vllm", "vllm-project/vllm", "docs", r"", "https://docs.vllm.ai/en/latest/{page}.html", "github",
@@ -313,6 +323,9 @@ _OUT_MARK = re.compile(r"(?:\b(?:error|ERROR|Error|FATAL|Fatal|CRITICAL)\b\s{0,2
                        r"\bout of memory\b|\btimed out\b)")
 
 
+_HEADER = re.compile(r"^[A-Z][A-Z_-]{1,30}(?:\s{1,80}[A-Z][A-Z_()-]{1,30}){2,20}\s*$")
+
+
 def quoted(blocks, heading, trouble):
     """[(exception class or '', message)] the section quotes: exception lines (a heading, prose, a code block's
     output) and a code block's failure lines anywhere; a code span or double-quoted text that says something failed
@@ -345,6 +358,8 @@ def quoted(blocks, heading, trouble):
                     msg = " ".join(c.strip() for c in code[i + 1:i + 4] if c.strip())
                 out.append((m.group(1), msg))
                 continue
+            if _HEADER.match(s):
+                continue  # a table's column header ('NAME  ACCEPTED  PROVISIONED  FAILED  AGE', kubectl's)
             if _OUT_MARK.search(s) and not _CODE.match(s) and not s.startswith(("'", '"', "{", "[", "-")) and \
                     not re.search(r"\s#\s|\s//\s", s) and \
                     len(s.split()) >= 4:
@@ -468,8 +483,8 @@ def page_url(form, path, commit, root):
         page = "/".join(re.sub(r"^\d+[-_.]", "", p) for p in page.split("/"))
     if form.startswith("https://www.deepspeed.ai"):  # Jekyll: _tutorials/x.md -> /tutorials/x/, _pages by permalink
         page = re.sub(r"^_", "", page)
-    if page.endswith("/index") or page == "index":
-        page = page[:-len("index")].rstrip("/")
+    if page.endswith(("/index", "/_index")) or page in ("index", "_index"):
+        page = page.rsplit("index", 1)[0].rstrip("_").rstrip("/")
     return form.format(page=page).replace("//", "/").replace(":/", "://")
 
 

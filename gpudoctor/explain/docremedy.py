@@ -15,7 +15,11 @@ or a traceback's message) holds a documented fragment:
     first cause. (A page may quote another program's message - vLLM's troubleshooting page quotes CPython's
     multiprocessing bootstrapping error, transformers' a CUDA device assert - which the knowledge's own entries
     answer first; the page's remedy then joins that answer as a cause.)
-A healthy log (no_error) is never read. Matching is linear in the line: a fragment is looked up by its first
+Either way the fragment must be LONG words or more, or the text must name the project (its name in an error line, a
+traceback's frame or exception): a short fragment may be another program's words, and the page's remedy is for the
+project's users (JobSet's troubleshooting page quotes the API server's 'no endpoints available for service', which
+every operator's webhook prints; peft's quotes torch's 'Attempting to unscale FP16 gradients', whose peft remedy,
+cast_mixed_precision_params, is no fix outside peft). A healthy log (no_error) is never read. Matching is linear in the line: a fragment is looked up by its first
 KEY_WORDS words, then compared word by word (the whole fragment, or LONG words of a longer one in a row from its
 start), as srcprov.py matches the projects' literals.
 """
@@ -84,6 +88,17 @@ def _failure_texts(scan):
         out.append((h.line, h, strip_prefix(h.text.strip())[0]))
     out.sort(key=lambda x: x[0])
     return out
+
+
+def names_project(scan, project):
+    """Whether the text names the project: its name (or with '_' for '-') in an error line, a traceback's exception or
+    one of its frames' files."""
+    names = {project, project.replace("-", "_")}
+    rx = re.compile(r"(?<![\w-])(?:%s)(?![\w])" % "|".join(re.escape(n) for n in sorted(names)), re.I)
+    for tb in scan.tracebacks:
+        if rx.search(tb.get("exc") or "") or any(rx.search(str(fr[0])) for fr in (tb.get("frames") or ())[:64]):
+            return True
+    return any(rx.search(h.text or "") for h in scan.errors[:MAX_LINES])
 
 
 def _of(project):
@@ -156,6 +171,8 @@ def apply(result, scan, kb):
         return result
     for line, hit, text in _failure_texts(scan):
         for row, n in sections_of(text):
+            if n < LONG and not names_project(scan, row["project"]):
+                continue  # (a short fragment: another program's words too, see the module's doc)
             if root is not None:
                 if not _related(root, row, line, scan):
                     continue
