@@ -95,3 +95,26 @@ def test_the_pdsh_hostfile_fix_quotes_the_file_name(name, word):
     fixes = explain.explain_text(text)["findings"][0]["causes"][0]["fix"]
     line = next(x for x in fixes if x.startswith("give pdsh a file of host names alone"))
     assert "> %s && pdsh -w ^%s ..." % (word, word) in line, line
+
+
+def test_an_srun_inside_an_salloc_that_asked_for_gpus_is_not_a_step_without_gpus():
+    # srun(1) --gres (slurm-client 22.05.8): "By default, a job step is allocated all of the generic resources that
+    # have been requested by the job": e22f07f's slurm.step_without_gpus read the srun line alone
+    text = ("$ salloc -N 1 --gres=gpu:1\nsalloc: Granted job allocation 12\n$ srun -N 1 nvidia-smi\n"
+            "No devices were found\n")
+    assert explain.explain_text(text)["root"] != "slurm.step_without_gpus"
+    # an salloc that asked for no GPU: the step has none (the reading stands)
+    assert explain.explain_text(text.replace(" --gres=gpu:1", ""))["root"] == "slurm.step_without_gpus"
+
+
+def test_guards_the_new_readers_state_but_no_test_held():
+    # (mutating each guard out left its own tests green)
+    # runend.py: "a line of a run that went on afterwards is not what stopped it"
+    text = ("Epoch 3/10 loss=0.12\nTraining end with return code: 137\nEpoch 4/10 step 100 loss=0.11\n"
+            "Epoch 4/10 step 200 loss=0.10\nEpoch 4/10 step 300 loss=0.09\n")
+    assert explain.explain_text(text)["root"] != "elastic.sigkill"
+    # clidocs (231b9fb): an option the message names but does not refuse as unknown, absent from the 22.05 page
+    # (Slurm 23.11's --tres-per-task), is not 'not an option of srun'
+    res = explain.explain_text("$ srun --tres-per-task=gres/gpu:1 -n 2 hostname\n"
+                               "srun: error: Invalid --tres-per-task specification\n")
+    assert not [x for c in res["findings"][0]["causes"] for x in c["fix"] if "is not an option of srun" in x]

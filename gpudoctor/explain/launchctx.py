@@ -702,6 +702,11 @@ NOGPU = {"gpu.no_devices", "gpu.driver_not_loaded", "cuda.not_available"}
 _GPU_OPTS = ("--gpus", "-G", "--gpus-per-node", "--gpus-per-task", "--gpus-per-socket")
 
 
+# an salloc command line that asks for GPUs (salloc(1): --gres=gpu[:type]:N, --gpus / -G, --gpus-per-*)
+_SALLOC_GPUS = re.compile(r"(?<![\w-])(?:--gres[= ][^\s]{0,80}\bgpu\b|--gpus(?:-per-\w{1,10})?[= ]\S|-G[= ]?\d|"
+                          r"--tres-per-task[= ][^\s]{0,80}\bgpu\b)")
+
+
 def _no_gpu_asked(st, scan, alloc, sb, out):
     """srun typed at a prompt with no GPU option, in a text with no batch script and no allocation of GPUs: a step
     that asked for no GPU. Slurm gives a job or step only the GPUs it asks for (https://slurm.schedmd.com/gres.html:
@@ -715,6 +720,10 @@ def _no_gpu_asked(st, scan, alloc, sb, out):
         return
     if sb or alloc.get("gpus_per_node") or alloc.get("gpus"):
         return  # a batch script's own allocation (its #SBATCH lines decide; slurm.step_without_gpus reads them)
+    for h in scan.matches.get("_struct_cli_cmd") or ():
+        if h.groups.get("tool") == "salloc" and _SALLOC_GPUS.search(h.groups.get("args") or ""):
+            return  # (review20) an srun inside an salloc that asked for GPUs gets them: srun(1) --gres "By default, a
+            # job step is allocated all of the generic resources that have been requested by the job"
     for c in st.cmds:
         o = c["srun"]
         if o is None or not c.get("prefix") or not c["argv"]:
