@@ -22,7 +22,10 @@ sentences that constrain it or say what to do instead (CONSTRAINT: must / only /
 / cannot / mutually exclusive / 'instead' / 'see' / deprecated / one per line / the acceptable formats ...; at most
 MAX_SENTENCES of at most
 MAX_SENTENCE characters), the other options its description names (related) and the configuration parameters it names
-(params: names the tool's configuration pages define, e.g. MaxArraySize of slurm.conf(5)).
+(params: names the tool's configuration pages define, e.g. MaxArraySize of slurm.conf(5)). Per Slurm command page
+also its environment sections: env_in, each variable of INPUT ENVIRONMENT VARIABLES and the options it stands for
+('SLURM_GPUS_PER_TASK: Same as --gpus-per-task'), and env_out, the names OUTPUT ENVIRONMENT VARIABLES lists (what
+sbatch / salloc set in the job's environment, which the job's srun steps then read).
 
 Usage:
     apt-get download slurm-client slurmctld slurmd openmpi-bin pdsh openssh-client openssh-server rsync numactl podman
