@@ -118,3 +118,19 @@ def test_guards_the_new_readers_state_but_no_test_held():
     res = explain.explain_text("$ srun --tres-per-task=gres/gpu:1 -n 2 hostname\n"
                                "srun: error: Invalid --tres-per-task specification\n")
     assert not [x for c in res["findings"][0]["causes"] for x in c["fix"] if "is not an option of srun" in x]
+
+
+def test_doc_remedy_sentences_that_only_describe_or_point_elsewhere_are_not_kept():
+    import os
+    import sys
+
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools"))
+    import gen_doc_remedies as gen
+
+    blocks = [("p", "Based on the reward signal and the model's output, the loss is computed, and the backward pass "
+                    "is performed to update the model's weights. Follow these steps to resolve the issue:"),
+              ("p", "If you are exclusively using GDA arguments to pjit, you can skip this section!"),
+              ("p", "If you encounter this issue, you need to upgrade the `datasets` library to the latest version.")]
+    # trl's vllm_integration page, Megatron-Bridge's bridge-guide, jax's jax_array_migration (cf20c68 kept all three)
+    assert gen.remedies(blocks) == ["If you encounter this issue, you need to upgrade the `datasets` library to the "
+                                    "latest version."]

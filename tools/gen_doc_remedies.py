@@ -374,11 +374,17 @@ _WORKS = re.compile(r"#\s*(?:add this|this works|works|correct|fixed|do this|ins
 # documentation's phrasings that always say what to do (besides advice.py's remedies)
 _STRONG = re.compile(r"\b(?:the (?:best |simplest |easiest |usual |recommended )?(?:solution|fix|workaround|way to "
                      r"(?:fix|resolve|avoid) this)\b[^.]{0,60}?\bis(?: probably)? (?:to\b|changing|using|setting)|"
-                     r"can (?:easily |often )?be (?:fixed|avoided|resolved|solved|worked around) by|to (?:fix|avoid|"
+                     r"can (?:easily |often )?be (?:fixed|avoided|resolved|solved|worked around) by|"
+                     r"(?:you|we) can (?:fix|avoid|resolve|solve) (?:it|this|that|the [\w ]{1,40}?) by|"
+                     r"\b(?:this |it )?requires? (?:setting|calling|passing|adding|installing)\b|to (?:fix|avoid|"
                      r"resolve|solve|work around|prevent) (?:this|these|the|that)\b|make sure (?:to|that|you)|"
                      r"ensure (?:that )?(?:you|the|your)|you (?:should|need to|must|have to) (?:use|pass|set|call|add|"
                      r"install|upgrade|downgrade|update|remove|run|specify|change|make|enable|disable|export)|"
-                     r"(?:upgrade|downgrade|update) (?:to|your|the)\b)", re.I)
+                     r"(?<!\bto )(?:upgrade|downgrade|update) (?:to|your|the)\b)", re.I)
+# (review20) a sentence that points at what the row does not hold (a list of steps after its ':', the section's rest)
+# or tells the reader to skip: no remedy of its own ('Follow these steps to resolve the issue:', 'If you are
+# exclusively using GDA arguments to pjit, you can skip this section!')
+_POINTER = re.compile(r"\bskip (?:this|the following|the rest of this) (?:section|page|part)\b", re.I)
 # a sentence that tells what fails, not what to do
 _TELLS = re.compile(r"\b(?:will|would) (?:get|raise|result in|fail|throw)|\bis an error\b|\byou will (?:get|see)\b|"
                     r"^(?:If|When) you (?:try|attempt)\b", re.I)
@@ -424,6 +430,8 @@ def remedies(blocks, trouble=True):
                     line = s.rstrip(":") + "."
             if not trouble and "`" not in line and not _STRONG.search(s):
                 continue
+            if line.endswith(":") or _POINTER.search(s):
+                continue  # (review20: see _POINTER)
             if line not in out:
                 out.append(line)
     return out[:4]
