@@ -113,7 +113,8 @@ CONSTRAINT = re.compile(
 _OPT = re.compile(r"(?<![\w\-/.:=$])(--?[A-Za-z0-9][A-Za-z0-9_-]{0,40})(?![\w])")
 _LONG = re.compile(r"(?<![\w\-/.:=$])(--[A-Za-z0-9][A-Za-z0-9_-]{0,40}|-[A-Za-z0-9])(?![\w])")
 _CAMEL = re.compile(r"\b[A-Z][a-z0-9]{1,30}[A-Z][A-Za-z0-9]{0,40}\b")
-_SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(\\])")
+# (not after an abbreviation: "(e.g. \"dir\" or ...)")
+_SENT = re.compile(r"(?<=[.!?])(?<!e\.g\.)(?<!i\.e\.)(?<!etc\.)(?<!\bvs\.)\s+(?=[A-Z\"'(\\])")
 _PARAM_TAG = re.compile(r"^\\fB([A-Z][A-Za-z0-9]{1,60})\\f[RP](?:\s*$|=)")
 
 
