@@ -159,3 +159,31 @@ def test_a_reconciler_error_names_its_operator(kb):
 def test_a_controller_the_table_does_not_own_is_not_answered_by_it(line, kb):
     r = _res(line, kb)
     assert not any(f["id"].startswith("k8s.") for f in r["findings"][:1]), r["findings"][:1]
+
+
+# ------------------------------------------------------------ DeepSpeed's loss scaler at its floor (scalefloor.py)
+
+def test_the_loss_scale_at_its_floor_is_a_nan_loss(kb):
+    # the transformers debugging guide's DeepSpeed log (https://huggingface.co/docs/transformers/debugging, seen set
+    # AJ): '[deepscale] OVERFLOW! ... Attempted loss scale: 1, reducing to 1' again and again at the end
+    f = _root(seen_text("aj-transformers-debugging-deepspeed-fp16-overflow-scale-collapses-to-1"), kb)
+    assert f["id"] == "torch.loss_nan"
+    fixes = " ".join(f["causes"][0]["fix"])
+    assert "bf16" in fixes and "initial_scale_power" in fixes
+
+
+@pytest.mark.parametrize("text", [
+    # a warm-up: DeepSpeed halves the scale (deepspeed/runtime/fp16/loss_scaler.py update_scale), then trains
+    "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 65536, reducing to 32768\n"
+    "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 32768, reducing to 16384\n"
+    "{'loss': 2.31, 'learning_rate': 1e-05, 'epoch': 0.01}\n",
+    # at the floor twice, then training went on (a later loss line)
+    "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 1, reducing to 1\n" * 2 +
+    "{'loss': 2.31, 'learning_rate': 1e-05, 'epoch': 0.01}\n",
+    # at the floor once
+    "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 2, reducing to 1\n"
+    "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 1, reducing to 1\n",
+])
+def test_a_scaler_that_can_still_reduce_or_recovered_is_not_read(text, kb):
+    r = _res(text, kb)
+    assert r["verdict"] == "no_error", (r["verdict"], r["findings"][:1])

@@ -89,11 +89,13 @@ from gpudoctor.explain import buildinputs as _buildinputs, srcprov as _srcprov  
 PATTERNS.update(_srcprov.PATTERNS)
 PATTERNS.update(_buildinputs.PATTERNS)
 # (noanswer20) a run's end status that names a signal (runend.py); a client retrying at the text's end (waitloop.py)
-from gpudoctor.explain import k8sctrl as _k8sctrl, runend as _runend, waitloop as _waitloop  # noqa: E402
+from gpudoctor.explain import k8sctrl as _k8sctrl, runend as _runend, scalefloor as _scalefloor  # noqa: E402
+from gpudoctor.explain import waitloop as _waitloop  # noqa: E402
 
 PATTERNS.update(_runend.PATTERNS)
 PATTERNS.update(_waitloop.PATTERNS)
 PATTERNS.update(_k8sctrl.PATTERNS)  # (noanswer20) an operator's failed reconcile, by its controller's name
+PATTERNS.update(_scalefloor.PATTERNS)  # (noanswer20) DeepSpeed's fp16 loss scaler stuck at its floor
 
 # the programs a start failure names -> the entry of that program's failure to start
 # (Fabric Manager user guide: the nvidia-fabricmanager service, https://docs.nvidia.com/datacenter/tesla/
@@ -170,7 +172,7 @@ def seen(scan):
                 _srcprov.hits(scan, known, answerable=True) or
                 (bool(scan.matches.get("_struct_ex_pymsg")) and bool(_srcprov.py_hits(scan, known))) or
                 bool(_runend.hits(scan, known)) or bool(_waitloop.loop(scan, kb=None)) or
-                bool(_k8sctrl.hits(scan, known)))
+                bool(_k8sctrl.hits(scan, known)) or bool(_scalefloor.hits(scan)))
 
 
 def structural(scan, kb, structural_finding):
@@ -229,7 +231,8 @@ def structural(scan, kb, structural_finding):
             _srcprov.py_message_finding(scan, kb, structural_finding, known) or
             _k8sctrl.finding(scan, kb, structural_finding, known) or
             _runend.finding(scan, kb, structural_finding, known) or
-            _waitloop.finding(scan, kb, structural_finding))
+            _waitloop.finding(scan, kb, structural_finding) or
+            _scalefloor.finding(scan, kb, structural_finding))
 
 
 # -------------------------------------------------------- an exception's line alone that names a library's class
