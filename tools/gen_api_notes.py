@@ -54,6 +54,7 @@ PACKAGES = dict(pd.PACKAGES, jax="jax", flax="flax", omegaconf="omegaconf", hydr
 MAX_NOTES = 5
 MAX_SENT = 300
 MAX_ORDER = 4
+MAX_METHODS = 80
 MAX_DOC = 12000  # the raw docstring recorded in the slice, at most
 # not a module users call (tests, examples, vendored copies, per-architecture model code, torch's compiler / export
 # internals, of ray everything but ray.train / ray.air); unlike gen_param_docs a private module is read (its public
@@ -352,6 +353,9 @@ def read_module(path, src, consts, public):
         if doc and doc.strip():
             out[qual] = {"file": path, "kind": kind, "func": func, "name": name, "line": node.lineno,
                          "doc": doc[:MAX_DOC]}
+            if kind == "class":  # (the functions its body defines: a frame of one of them is in this class)
+                out[qual]["methods"] = sorted({b.name for b in node.body if isinstance(
+                    b, (ast.FunctionDef, ast.AsyncFunctionDef))})[:MAX_METHODS]
 
     for node in tree.body:
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or node.name.startswith("_"):
@@ -444,6 +448,8 @@ def build(raw_rows):
                    "notes": kept}
             if order:
                 row["order"] = order
+            if rec.get("methods"):
+                row["methods"] = rec["methods"]
             table[qual] = row
             c["kept"] += 1
             c["notes"] += len(kept)

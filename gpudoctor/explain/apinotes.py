@@ -200,7 +200,7 @@ def candidates(tb):
             first = [q for (f, func), qs in _by_file().get(rel, ()) for q in qs if calls[q]["kind"] == "class" and
                      re.search(r"(?<![\w])%s\s{0,2}\(" % re.escape(func), uf["src"][:pytb.MAX_SRC])]
     else:
-        first = list(by_frame.get((rel, fn), ()))
+        first = list(by_frame.get((rel, fn), ())) + _defining(rel, fn)
     if not first and short:
         # the name the line calls, in the package it called into: `AutoConfig.from_pretrained(...)` the method of the
         # class it names, `get_peft_model(...)` a function (or class) of that name; an instance's method
@@ -213,10 +213,18 @@ def candidates(tb):
             else calls[q]["kind"] != "method")]
     groups = [_with_class(first)] if first else []
     if len(libs) > 1:
-        last = _with_class(by_frame.get(libs[-1], ()))
+        last = _with_class(list(by_frame.get(libs[-1], ())) + _defining(*libs[-1]))
         if last and last not in groups:
             groups.append(last)
     return groups
+
+
+def _defining(rel, fn):
+    """The kept classes of file ``rel`` whose body defines ``fn`` (a frame of a method with no sentence of its own:
+    DeviceStatsMonitor.setup raises what the class's docstring requires)."""
+    calls = table().get("callables") or {}
+    return [q for (_f, _func), qs in _by_file().get(rel, ()) for q in qs
+            if calls[q]["kind"] == "class" and fn in (calls[q].get("methods") or ())]
 
 
 def _best(qual, mwords, mids):
