@@ -166,3 +166,45 @@ def multislurm(tmp_path_factory):
         yield c
     finally:
         c.stop()
+
+
+# ---------------------------------------------------------------- two workers (pytest-xdist; tests/run.sh)
+# The suite is about 310 s of CPU and, on an idle 2-core machine, ~400 s of wall: the rest is the daemon beds
+# waiting (sshd, slurmd, network namespaces, the probe's hello windows and budgets). tests/run.sh runs it on two
+# pytest-xdist workers (`-n 2 --dist loadfile --no-loadscope-reorder`) where the machine has more than one core:
+# one worker runs the beds while the other runs the CPU-bound files beside them.
+# The beds are one unit, run one after another on one worker, in the serial order, because they share the
+# machine: sshd on random 127.x subnets and ports, two single-node Slurms on 127.0.0.1 and the multi-node one's
+# bridges and namespaces, watchnet's and test_probe_tcp's namespaces, veths and tc, rootful podman, and
+# test_probe_tcp counts the machine's probe workers. Every other file is a unit of its own (its module fixtures,
+# such as `kb`, built once as serially). docs/benchmarks.md ("The suite on two workers") says how it was measured.
+BEDS = frozenset("test_%s.py" % n for n in (
+    "cluster", "container_view", "early_srun", "launch_rendezvous", "mutation_early_srun", "podman",
+    "probe_hardening", "probe_local", "probe_tcp", "probe_units", "redteam_2026_11_26_descriptions", "slurm",
+    "slurm_multinode", "transport", "transport_srun", "transport_ssh", "watch"))
+
+
+def _is_bed(nodeid):
+    return nodeid.split("::", 1)[0].rsplit("/", 1)[-1] in BEDS
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """`--dist loadfile` with the beds as one unit. (xdist's own `loadgroup` with xdist_group marks does not
+    group here: xdist 3.8 renames a test's `_nodeid`, which pytest 9's `nodeid` no longer reads.)"""
+    if config.getoption("dist", None) != "loadfile":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class BedsTogether(LoadScopeScheduling):
+        def _split_scope(self, nodeid):
+            return "beds" if _is_bed(nodeid) else nodeid.split("::", 1)[0]
+
+    return BedsTogether(config, log)
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """On an xdist worker, the beds first (the longest unit; with --no-loadscope-reorder the first unit
+    handed out), in their serial order; the other files keep theirs. A serial run is not reordered."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        items.sort(key=lambda item: not _is_bed(item.nodeid))

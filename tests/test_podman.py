@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 
 import pytest
 
@@ -36,8 +37,12 @@ class Podman(object):
     def __init__(self, base):
         self.base = base
         self.image = "localhost/gpudoctor-test:%d" % os.getpid()
+        # podman refuses a --runroot longer than 50 characters; under two pytest-xdist workers the base
+        # temporary folder gains a level (.../pytest-N/popen-gw0/podman0/run: 54), so the runroot is a short
+        # folder of its own, removed by close()
+        self.runroot = tempfile.mkdtemp(prefix="gdpm-", dir="/tmp")
         # private storage: never the machine's /var/lib/containers
-        self.cmd = ["podman", "--root", os.path.join(base, "storage"), "--runroot", os.path.join(base, "run"),
+        self.cmd = ["podman", "--root", os.path.join(base, "storage"), "--runroot", self.runroot,
                     "--cgroup-manager=cgroupfs", "--runtime", "runc"]
 
     def build(self):
@@ -82,6 +87,7 @@ class Podman(object):
         subprocess.run(self.cmd + ["rmi", "-f", self.image], capture_output=True, timeout=60)
         subprocess.run(self.cmd + ["system", "reset", "-f"], capture_output=True, timeout=60)
         shutil.rmtree(self.base, ignore_errors=True)
+        shutil.rmtree(self.runroot, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
