@@ -130,9 +130,11 @@ def _hits(scan, key):
 
 
 def _clip(text, n=MAX_QUOTE):
-    from gpudoctor.explain.userline import quote
+    """Text safe to quote (advice.clean: no control or bidi characters, blanks folded; no backquote), at most n
+    characters."""
+    from gpudoctor.explain.advice import clean
 
-    text = quote(text)
+    text = clean(text or "").replace("`", "'")
     return text if len(text) <= n else text[:n - 6].rstrip() + " [...]"
 
 
@@ -184,6 +186,16 @@ def _ranked(rec, value=None, msg=""):
     return sorted(cons, key=key)[:MAX_SENTENCES]
 
 
+def _whole(sents, n):
+    """The sentences, whole, while they fit in n characters (the first always, clipped only if it alone is longer)."""
+    out = []
+    for x in (x for x in sents if x):
+        if out and len(" ".join(out + [x])) > n:
+            break
+        out.append(x)
+    return _clip(" ".join(out), max(n, 80))
+
+
 def _param_notes(tool, rec, sentences):
     """'<Param> (<page>): “first sentence”' of the configuration parameters the chosen sentences name."""
     out = []
@@ -197,7 +209,7 @@ def _param_notes(tool, rec, sentences):
         prec = (conf.get("params") or {}).get(name)
         if prec:
             extra = [s for s in prec.get("constraints") or [] if _STRONG.search(s) or "default" in s.lower()][:2]
-            out.append("%s, %s: \u201c%s\u201d" % (name, page, _clip(" ".join([prec.get("first", "")] + extra), 240)))
+            out.append("%s, %s: \u201c%s\u201d" % (name, page, _whole([prec.get("first", "")] + extra, 240)))
     return out[:1]
 
 
@@ -213,7 +225,7 @@ def documented(tool, form, value=None, msg=""):
         sents = [rec.get("first", "")]
     forms = "/".join(rec.get("forms") or [key])
     arg = (" " + _clip(rec["arg"], 80)) if rec.get("arg") else ""
-    line = "%s %s%s: \u201c%s\u201d" % (t["man"], forms, arg, _clip(" ".join(s for s in sents if s)))
+    line = "%s %s%s: \u201c%s\u201d" % (t["man"], forms, arg, _whole(sents, 320))
     params = _param_notes(tool, rec, sents)
     if params:
         line += " (%s)" % "; ".join(params)
