@@ -134,3 +134,13 @@ def test_doc_remedy_sentences_that_only_describe_or_point_elsewhere_are_not_kept
     # trl's vllm_integration page, Megatron-Bridge's bridge-guide, jax's jax_array_migration (cf20c68 kept all three)
     assert gen.remedies(blocks) == ["If you encounter this issue, you need to upgrade the `datasets` library to the "
                                     "latest version."]
+
+
+def test_the_loss_scale_floor_is_one_number():
+    # equal pairs at different scales are DeepSpeed's hysteresis steps, not the floor (1c9dce2 counted any equal pair)
+    text = ("[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 262144, reducing to 262144\n"
+            "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 262144, reducing to 131072\n"
+            "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 65536, reducing to 65536\n")
+    assert explain.explain_text(text)["root"] != "torch.loss_nan"
+    floor = "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 1, reducing to 1\n"
+    assert explain.explain_text(text + floor * 2)["root"] == "torch.loss_nan"

@@ -41,7 +41,10 @@ def hits(scan):
     got = scan.matches.get("_struct_ex_scalefloor") or []
     if not got or not _floor(got[-1]):
         return []
-    floor = [h for h in got if _floor(h)]
+    # (review20) the floor is one number: an equal pair at another scale is a hysteresis step of DeepSpeed releases
+    # that logged 'Attempted loss scale: 262144, reducing to 262144' while consuming hysteresis (the transformers
+    # DeepSpeed guide's log shows it at the top of a run), not the minimum
+    floor = [h for h in got if _floor(h) and float(h.groups.get("cur")) == float(got[-1].groups.get("cur"))]
     if len(floor) < FLOOR_LINES:
         return []
     from gpudoctor.explain.hang import _tails
