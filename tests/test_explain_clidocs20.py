@@ -185,3 +185,13 @@ def test_an_input_environment_variable_the_message_names(kb):
     line = next(x for x in fixes if x.startswith("srun(1) reads SLURM_GPUS_PER_TASK from its environment"))
     assert "as --gpus-per-task" in line and "unset SLURM_GPUS_PER_TASK before this srun" in line
     assert clidocs.env_line("srun", "SLURM_CPUS_PER_TASK") is None  # (22.05's srun(1) no longer lists it as input)
+
+
+def test_the_programs_own_options_are_not_the_tools(kb):
+    # srun's options end at the program it runs: train.py's --time is not srun's (the message names the time limit)
+    text = ("$ srun -N1 python train.py --time 5\n"
+            "srun: error: Unable to allocate resources: Requested time limit is invalid (missing or exceeds some limit)\n")
+    res = explain.explain_text(text, kb)
+    assert res["findings"] and not any(x.startswith("srun(1) -t/--time") for x in _fixes(res))
+    res = explain.explain_text(text.replace("-N1 python train.py --time 5", "-N1 --time 500 python train.py"), kb)
+    assert any(x.startswith("srun(1) -t/--time <time>: ") for x in _fixes(res))

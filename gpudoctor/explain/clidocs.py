@@ -297,9 +297,8 @@ def _shown_options(scan, tool, before):
         while i < len(words) and len(out) < 40:
             w = words[i]
             if not w.startswith("-") or w == "-" or w == "--":
-                if out and tool in ("pdsh", "pdcp", "mpirun", "mpiexec", "orterun", "ssh", "scp", "rsync",
-                                    "numactl", "podman") and i > 0 and not words[i - 1].startswith("-"):
-                    break  # the command the tool runs: its own options are not the tool's
+                if w == "--" or (i > 0 and not words[i - 1].startswith("-")):
+                    break  # the program or script the tool runs (srun python train.py --time 5): its options are its own
                 i += 1
                 continue
             form, eq, val = w.partition("=")
