@@ -388,6 +388,9 @@ _POINTER = re.compile(r"\bskip (?:this|the following|the rest of this) (?:sectio
 # a sentence that tells what fails, not what to do
 _TELLS = re.compile(r"\b(?:will|would) (?:get|raise|result in|fail|throw)|\bis an error\b|\byou will (?:get|see)\b|"
                     r"^(?:If|When) you (?:try|attempt)\b", re.I)
+# the fix of the page's own example ('We can fix the above matmul example by specifying that the argument has shape
+# `(v, v)`'): the user's code need not be that example (as gen_error_docs' _ABOUT_EXAMPLE, review18)
+_EXAMPLE_FIX = re.compile(r"\b(?:the above|this|the following|our|the previous) (?:[\w-]{1,30} ){0,2}example\b", re.I)
 _INSTEAD_ONLY = re.compile(r"^(?![^.]{0,200}\b(?:use|pass|set|call)\b)[^.]{0,400}\binstead\b", re.I)
 _NAME = re.compile(r"`([^`\n]{2,80})`|\b([A-Z][A-Z0-9]{1,20}(?:_[A-Z0-9]{1,20}){1,6})\b|(?<![\w-])(--[a-z][\w-]{1,40})")
 
@@ -408,7 +411,8 @@ def remedies(blocks, trouble=True):
             s = s.strip()
             if not s or len(s) > 400 or len(s.split()) < 4:
                 continue
-            if _MORE.search(s) or _NOT_FIX.search(s) or _CUT.search(s.rstrip(".:")) or _TELLS.search(s):
+            if _MORE.search(s) or _NOT_FIX.search(s) or _CUT.search(s.rstrip(".:")) or _TELLS.search(s) or \
+                    _EXAMPLE_FIX.search(s):
                 continue
             if not (s[:1].isupper() or s[:1] in "`(" or _STRONG.search(s)):
                 continue  # (a sentence's tail; one that goes on after a code block: 'then you must update ...')
