@@ -169,7 +169,10 @@ def test_the_working_directory_topic_is_not_a_missing_program(cli, tmp_path):
     # [orterun:wdir-not-found] shares its first line ('... as it could not') with the executable topics
     _, doc = explain_paste(cli, tmp_path, seen_text("p29-mpirun_wdir_not_created", "2026-11-27p29"))
     assert root_id(doc) == "mpi.error", ids(doc)
-    assert "working directory" in doc["findings"][0]["causes"][0]["text"], doc["findings"][0]["causes"][0]
+    first = doc["findings"][0]["causes"][0]
+    assert "working directory" in first["text"] and "on vm" in first["text"], first
+    # the banner's own fields give the directory to make
+    assert "mkdir -p /tmp/heldout-p29/work/job-f610/scratch/run-20261127" in fixes(doc["findings"][0]), first
     # the executable topic ('... could not access / or execute an executable:', P25, seen) keeps its answer
     _, doc = explain_paste(cli, tmp_path, seen_text("p25-mpirun_script_not_executable", "2026-11-27p25"),
                            name="j.txt")

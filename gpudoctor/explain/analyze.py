@@ -404,6 +404,7 @@ def analyze(scan, kb, assume_error=False):
         verdict = "no_error"
     if verdict == "root_cause":  # (wrong20) EEXIST from makedirs(exist_ok=True): a path that is no directory
         findings = _guard.not_a_directory_root(findings, scan, kb)
+        _guard.wdir_first_cause(findings, scan)  # (wrong20) Open MPI's working-directory topic: its fields' mkdir
     for f in findings:
         if f["id"] in version_notes:
             f["notes"].insert(0, version_notes[f["id"]])

@@ -615,3 +615,47 @@ def help_topic_continued(order, matched, by, scan):
     if not hits or not all(h.line in nxt and _WDIR_TOPIC.match(nxt[h.line][:200]) for h in hits):
         return order, []
     return order[1:], order[:1]
+
+
+# the working-directory topic's own fields: help-orterun.txt [orterun:wdir-not-found] prints 'Working directory: %s' and
+# 'Node: %s' (PRRTE's help-prun.txt wdir topics the same two fields): the directory mpirun could not change to, and
+# where
+_WDIR_FIELD = re.compile(r"^\s{0,8}Working directory:\s{1,8}(?P<dir>\S[^\n]{0,300}?)\s{0,4}$")
+_NODE_FIELD = re.compile(r"^\s{0,8}Node:\s{1,8}(?P<node>[\w.-]{1,128})\s{0,4}$")
+
+
+def wdir_first_cause(findings, scan):
+    """A first cause for mpi.error's working-directory topic, from the banner's fields (above): the directory and the
+    node, and the command that makes it there. Changes ``findings`` in place."""
+    if not findings or findings[0]["id"] != "mpi.error":
+        return
+    from gpudoctor.explain.helpbanner import banners
+
+    for b in banners(scan):
+        inner = [x for x in b[1:-1] if x[1].strip()]
+        if not any(_SHARED_FIRST.search(t[:300]) and i + 1 < len(inner) and _WDIR_TOPIC.match(inner[i + 1][1][:200])
+                   for i, (_ln, t) in enumerate(inner)):
+            continue
+        wdir = next(((ln, t, m.group("dir")) for ln, t in inner for m in [_WDIR_FIELD.match(t[:400])] if m), None)
+        node = next((m.group("node") for _ln, t in inner for m in [_NODE_FIELD.match(t[:200])] if m), None)
+        if wdir is None:
+            return
+        path = _clip(wdir[2], 200)
+        where = "on %s" % node if node else "on that node"
+        findings[0]["causes"].insert(0, {
+            "text": "mpirun could not change to the working directory %s %s (its --wdir, or the directory it was "
+                    "started from): the directory does not exist there, or is not accessible to the user" % (
+                        path, where),
+            "checks": [], "confirm": ["ls -ld %s   (%s)" % (sh_quote(path), where)],
+            "fix": ["create it first, on every node the job uses: mkdir -p %s (in the job script before mpirun; on "
+                    "other nodes through ssh / pdsh / srun --ntasks-per-node=1), or point --wdir at a directory "
+                    "that exists on every node (a shared filesystem)" % sh_quote(path)],
+            "exports": {}, "static_rank": 0, "computed": None,
+            "evidence": [{"line": wdir[0], "text": wdir[1].strip()}]})
+        return
+
+
+def sh_quote(s):
+    import shlex
+
+    return shlex.quote(s)
