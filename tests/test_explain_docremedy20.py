@@ -269,3 +269,9 @@ def test_a_short_fragment_needs_the_project_named():
     named = line.replace("elastic-webhook-service.elastic-system", "jobset-webhook-service.jobset-system")
     assert docremedy.names_project(_Scan([_Hit(1, named)]), "jobset")
     assert not docremedy.names_project(_Scan([_Hit(1, line)]), "jobset")
+
+
+def test_a_project_is_named_by_its_packages_spelling():
+    frames = [("/opt/venv/lib/python3.11/site-packages/pytorch_lightning/trainer/trainer.py", 10, "fit")]
+    assert docremedy.names_project(_Scan([], [{"exc": "RuntimeError", "frames": frames}]), "lightning")
+    assert not docremedy.names_project(_Scan([], [{"exc": "RuntimeError", "frames": frames}]), "jax")

@@ -93,8 +93,10 @@ def _failure_texts(scan):
 def names_project(scan, project):
     """Whether the text names the project: its name (or with '_' for '-') in an error line, a traceback's exception or
     one of its frames' files."""
-    names = {project, project.replace("-", "_")}
-    rx = re.compile(r"(?<![\w-])(?:%s)(?![\w])" % "|".join(re.escape(n) for n in sorted(names)), re.I)
+    names = [re.escape(n) for n in sorted({project, project.replace("-", "_")})]
+    if project in _PROJECT_NAME:  # (its package's own spellings: pytorch_lightning, lightning_fabric)
+        names.append(_PROJECT_NAME[project])
+    rx = re.compile(r"(?<![\w-])(?:%s)(?![\w])" % "|".join(names), re.I)
     for tb in scan.tracebacks:
         if rx.search(tb.get("exc") or "") or any(rx.search(str(fr[0])) for fr in (tb.get("frames") or ())[:64]):
             return True
