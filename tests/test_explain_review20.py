@@ -144,3 +144,21 @@ def test_the_loss_scale_floor_is_one_number():
     assert explain.explain_text(text)["root"] != "torch.loss_nan"
     floor = "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 1, reducing to 1\n"
     assert explain.explain_text(text + floor * 2)["root"] == "torch.loss_nan"
+
+
+def test_mdoc_spacing_and_enclosures_are_read():
+    # ssh_config(5) ProxyJump and ssh(1) -L in openssh-client 1:9.2p1-2+deb12u10 (mdoc source): 08ac034 quoted them as
+    # 'user @ host : port' and 'bind_address : port : host : hostport' (mdoc's Sm off / Ns / Op / Oo ignored)
+    import os
+    import sys
+
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools"))
+    import gen_cli_docs as gen
+
+    assert gen.mdoc_text("Specifies one or more jump proxies as either\n.Xo\n.Sm off\n.Op Ar user No @\n.Ar host\n"
+                         ".Op : Ns Ar port\n.Sm on\nor an ssh URI\n.Xc .") == \
+        "Specifies one or more jump proxies as either [user@]host[:port] or an ssh URI."
+    assert gen.mdoc_text(".Sm off\n.Oo Ar bind_address : Oc\n.Ar port : host : hostport\n.Sm on") == \
+        "[bind_address:]port:host:hostport"
+    assert gen.mdoc_text("between the client\n.Pq Ar local_tun\nand the server\n.Pq Ar remote_tun .") == \
+        "between the client (local_tun) and the server (remote_tun)."

@@ -142,37 +142,101 @@ _MDOC_DROP = re.compile(r"^(?:Ns|No|Op|Oo|Oc|Xo|Xc|Sm|on|off|Pq|Po|Pc|Dq|Do|Dc|S
                         r"Ar|Cm|Ic|Sx|Nm|Tn|Ux|Bx|Fa|Fn|Xr|Ql|Ta|Ms|An|Lk|Mt|D1|Dl)$")
 
 
+# (review20) mdoc's own spacing and enclosures (mdoc(7)): 'Ns' joins the next word, '.Sm off' ... '.Sm on' joins every
+# word (across lines), 'Op' / 'Pq' / 'Dq' / 'Sq' / 'Ql' / 'Aq' / 'Bq' / 'Brq' enclose the rest of their line, 'Oo' ... 'Oc'
+# (and the other block pairs) enclose what is between them, and closing punctuation glues to the word before it:
+# ssh_config(5)'s ProxyJump reads '[user@]host[:port]', not 'user @ host : port'
+_ENCLOSE = {"Op": ("[", "]"), "Pq": ("(", ")"), "Dq": ("\u201c", "\u201d"), "Sq": ("'", "'"), "Ql": ("'", "'"),
+            "Aq": ("<", ">"), "Bq": ("[", "]"), "Brq": ("{", "}"), "Qq": ('"', '"')}
+_BLOCK_OPEN = {"Oo": "[", "Po": "(", "Do": "\u201c", "So": "'", "Bo": "[", "Bro": "{", "Ao": "<", "Qo": '"'}
+_BLOCK_CLOSE = {"Oc": "]", "Pc": ")", "Dc": "\u201d", "Sc": "'", "Bc": "]", "Brc": "}", "Ac": ">", "Qc": '"'}
+_CLOSE_PUNCT = frozenset(". , : ; ) ] ? !".split())
+
+
 def mdoc_text(s):
-    """An mdoc fragment as plain words: '.Fl x' -> -x, '.Xr ssh_config 5' -> ssh_config(5), other macros dropped."""
-    out = []
+    """An mdoc fragment as plain words: '.Fl x' -> -x, '.Xr ssh_config 5' -> ssh_config(5), '.Op Ar user No @' ->
+    [user@] inside '.Sm off', other macros dropped."""
+    toks = []  # [text, glued to the word before]
+    spacing, fresh = True, False
     for ln in s.replace("\\-", "-").replace("\\&", "").replace("\\(aq", "'").splitlines():
         if ln.startswith('.\\"'):
             continue
         if not ln.startswith("."):
-            out.append(ln)
+            for w in ln.split():
+                toks.append([w, (not spacing and not fresh) or w in _CLOSE_PUNCT])
+                fresh = False
             continue
         words = ln[1:].split()
-        if not words or words[0] in ("Bl", "El", "Pp", "Bd", "Ed", "It", "Sh", "Ss", "Dd", "Dt", "Os", "Nd", "Lp",
-                                     "Rs", "Re", "Sm"):
+        if not words:
             continue
-        got, i = [], 0
+        if words[0] == "Sm":
+            spacing = len(words) > 1 and words[1] != "off"
+            fresh = not spacing
+            continue
+        if words[0] in ("Bl", "El", "Pp", "Bd", "Ed", "It", "Sh", "Ss", "Dd", "Dt", "Os", "Nd", "Lp", "Rs", "Re"):
+            continue
+        glue, closers, i, open_at = False, [], 0, len(toks)
         while i < len(words):
             w = words[i]
-            if w == "Fl" and i + 1 < len(words):
-                got.append("-" + words[i + 1])
-                i += 2
+            g = glue or (not spacing and not fresh)
+            glue = False
+            if w == "Ns":
+                glue = True
+                i += 1
+                continue
+            if w in _ENCLOSE:
+                if not closers:
+                    open_at = len(toks)
+                toks.append([_ENCLOSE[w][0], g])
+                closers.append(_ENCLOSE[w][1])
+                glue, fresh = True, False
+                i += 1
+                continue
+            if w in _BLOCK_OPEN:
+                toks.append([_BLOCK_OPEN[w], g])
+                glue, fresh = True, False
+                i += 1
+                continue
+            if w in _BLOCK_CLOSE:
+                toks.append([_BLOCK_CLOSE[w], True])
+                fresh = False
+                i += 1
+                continue
+            if w == "Fl":
+                nxt = words[i + 1] if i + 1 < len(words) and not _MDOC_DROP.match(words[i + 1]) else ""
+                toks.append(["-" + nxt.strip('"'), g])
+                i += 2 if nxt else 1
+                fresh = False
                 continue
             if w == "Xr" and i + 2 < len(words):
-                got.append("%s(%s)" % (words[i + 1], words[i + 2]))
+                toks.append(["%s(%s)" % (words[i + 1], words[i + 2]), g])
                 i += 3
+                fresh = False
                 continue
             if w == "Nm":
-                got.append("ssh")
+                toks.append(["ssh", g])
+            elif w in ("Ux", "Bx"):
+                toks.append([{"Ux": "UNIX", "Bx": "BSD"}[w], g])
             elif not _MDOC_DROP.match(w):
-                got.append(w.strip('"'))
+                t = w.strip('"')
+                if t:
+                    toks.append([t, g or t in _CLOSE_PUNCT])
+            else:
+                glue = g and spacing  # (a dropped macro - Ar, Cm ... - passes a pending 'Ns' on to its word)
+                i += 1
+                continue
+            fresh = False
             i += 1
-        out.append(" ".join(got))
-    return " ".join(" ".join(out).split())
+        trail = []  # (a line's closing punctuation goes after its enclosures: '.Pq Ar remote_tun .' -> (remote_tun).)
+        while closers and len(toks) > open_at + 1 and toks[-1][0] in _CLOSE_PUNCT:
+            trail.insert(0, toks.pop())
+        for c in reversed(closers):
+            toks.append([c, True])
+        toks.extend(trail)
+    out = ""
+    for t, g in toks:
+        out += t if (g or not out) else " " + t
+    return " ".join(out.split())
 
 
 def sentences(text):
