@@ -195,3 +195,14 @@ def test_the_programs_own_options_are_not_the_tools(kb):
     assert res["findings"] and not any(x.startswith("srun(1) -t/--time") for x in _fixes(res))
     res = explain.explain_text(text.replace("-N1 python train.py --time 5", "-N1 --time 500 python train.py"), kb)
     assert any(x.startswith("srun(1) -t/--time <time>: ") for x in _fixes(res))
+
+
+def test_pdsh_over_its_rsh_module(kb):
+    # pdsh 2.34 run here without -R: Debian's default rcmd module is rsh ('pdsh -V': default: rsh), whose own connect
+    # failure (src/modules/xrcmd.c '%p: %S: connect: %m') is no ssh failure
+    text = _text("pdsh_default_rcmd_rsh")
+    line = next(x for x in _fixes(explain.explain_text(text, kb)) if x.startswith("pdsh connected with "))
+    assert "pdsh -R ssh -w ... or export PDSH_RCMD_TYPE=ssh" in line and "PDSH_RCMD_TYPE environment variable" in line
+    # the same failure with -R ssh given is not this
+    res = explain.explain_text(text.replace("pdsh -w", "pdsh -R ssh -w"), kb)
+    assert not any(x.startswith("pdsh connected with ") for x in _fixes(res))

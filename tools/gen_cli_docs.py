@@ -19,7 +19,8 @@ Read from the Debian packages' man pages (groff source, never rendered):
     item (a '\\fBName\\fR' tag, an '.It Cm Name').
 Kept per option: its spellings (forms), its argument as the tag writes it, the first sentence of its description, the
 sentences that constrain it or say what to do instead (CONSTRAINT: must / only / maximum / minimum / default / requires
-/ cannot / mutually exclusive / 'instead' / 'see' / deprecated / one per line / the acceptable formats ...; at most
+/ cannot / mutually exclusive / 'instead' / 'see' / deprecated / one per line / the acceptable formats / the
+environment variable that sets it ...; at most
 MAX_SENTENCES of at most
 MAX_SENTENCE characters), the other options its description names (related) and the configuration parameters it names
 (params: names the tool's configuration pages define, e.g. MaxArraySize of slurm.conf(5)). Per Slurm command page
@@ -109,7 +110,7 @@ CONSTRAINT = re.compile(
     r"may not|mutually exclusive|incompatible|at (?:most|least)|limit(?:ed|s)?|instead|see|deprecated|ignored|"
     r"overrides?|in conjunction|do not|conflicts?|exceed|less than|greater than|no spaces|one per line|"
     r"not (?:be |)(?:supported|permitted|combined|valid)|invalid|error|(?:will |)fails?|acceptable|formats?|"
-    r"of the form|(?:valid|possible|allowed) values|one of|either)\b", re.I)
+    r"of the form|(?:valid|possible|allowed) values|one of|either|environment variable)\b", re.I)
 _OPT = re.compile(r"(?<![\w\-/.:=$])(--?[A-Za-z0-9][A-Za-z0-9_-]{0,40})(?![\w])")
 _LONG = re.compile(r"(?<![\w\-/.:=$])(--[A-Za-z0-9][A-Za-z0-9_-]{0,40}|-[A-Za-z0-9])(?![\w])")
 _CAMEL = re.compile(r"\b[A-Z][a-z0-9]{1,30}[A-Z][A-Za-z0-9]{0,40}\b")

@@ -473,6 +473,36 @@ def pdsh_file(scan, refusals):
                 src, hosts, hosts, _clip(doc, 200), ", ".join("'%s'" % _clip(b, 40) for b in bad[:3])))
 
 
+# pdsh's rsh-protocol connect (src/modules/xrcmd.c, mcmd.c: err("%p: %S: connect: %m\n")): the target and the C
+# library's text, no 'ssh' in it (the ssh module runs ssh, whose own failures say 'ssh: connect to host ...')
+_RSH_CONNECT = re.compile(r"^(?P<host>[^\s:]{1,100}): connect: (?P<why>[^\n]{1,80})$")
+
+
+def pdsh_rcmd(scan, refusals):
+    """The fix line for pdsh connecting with an rsh-protocol module (Debian's pdsh defaults to rsh: 'pdsh -V' says
+    'rcmd modules: ssh,rsh,exec (default: rsh)') to nodes that run only sshd: its own 'connect:' failure, and the
+    command line shown gives no -R ssh. pdsh(1) -R names the module and PDSH_RCMD_TYPE. None otherwise."""
+    got = [(r, _RSH_CONNECT.match((r.groups.get("msg") or "").strip())) for r in refusals
+           if (r.groups.get("tool") or "") == "pdsh"]
+    got = [(r, m) for r, m in got if m]
+    if not got:
+        return None
+    last = max(r.line for r, _ in got)
+    chosen = [v for f, v in _shown_options(scan, "pdsh", last) if f == "-R"]
+    if chosen and chosen[0] == "ssh":
+        return None
+    opt = option("pdsh", "-R")
+    if opt is None:
+        return None
+    doc = _whole([opt[1].get("first", "")] + [x for x in opt[1].get("constraints") or [] if "PDSH_RCMD_TYPE" in x],
+                 200)
+    which = ("-R %s" % chosen[0]) if chosen and re.match(r"^[a-z0-9]{1,20}$", chosen[0]) else \
+        "its default rcmd module (pdsh -V prints it; rsh in Debian 12's pdsh 2.34)"
+    return ("pdsh connected with %s: 'connect: %s' is an rsh-protocol module's own failure (rsh, mrsh), not ssh's; "
+            "run it over ssh: pdsh -R ssh -w ... or export PDSH_RCMD_TYPE=ssh (pdsh(1) -R: \u201c%s\u201d)" % (
+                which, _clip(got[0][1].group("why"), 60), doc))
+
+
 def fill(scan, findings):
     """Add the documented constraint of the option a tool refused to the root finding that answers the refusal."""
     f = findings[0] if findings else None
@@ -495,6 +525,10 @@ def fill(scan, findings):
         line = pdsh_file(scan, refusals)
         if line and line not in fixes:
             fixes.insert(0, line)  # (the text shows the hostfile's columns as targets: this is the cause)
+            added += 1
+        line = pdsh_rcmd(scan, refusals)
+        if line and line not in fixes:
+            fixes.insert(min(1, len(fixes)), line)
             added += 1
     for hit in refusals[:4]:
         tool = _tool_of(scan, hit)
