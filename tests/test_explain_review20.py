@@ -162,3 +162,18 @@ def test_mdoc_spacing_and_enclosures_are_read():
         "[bind_address:]port:host:hostport"
     assert gen.mdoc_text("between the client\n.Pq Ar local_tun\nand the server\n.Pq Ar remote_tun .") == \
         "between the client (local_tun) and the server (remote_tun)."
+
+
+def test_a_page_about_one_case_of_a_message_does_not_answer_its_other_cases():
+    # Lightning's accelerator_connector fills the accelerator's class into '`<class>` can not run on your system since
+    # the accelerator is not available'; the MPS page's remedy (re-install an Apple M1/M2 Python) quotes the
+    # `MPSAccelerator` case and was given to CUDA users too (cf20c68)
+    def doc(t):
+        f = explain.explain_text(t)["findings"][0]
+        return [c["doc_section"] for c in f["causes"] if c.get("doc_section")]
+
+    msg = ("lightning_fabric.utilities.exceptions.MisconfigurationException: `%s` can not run on your system since the "
+           "accelerator is not available. The following accelerator(s) is available and can be passed into "
+           "`accelerator` argument of `Trainer`: ['cpu'].\n")
+    assert not [u for u in doc(msg % "CUDAAccelerator") if "mps_basic" in u]
+    assert [u for u in doc(msg % "MPSAccelerator") if "mps_basic" in u]

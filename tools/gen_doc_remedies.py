@@ -479,10 +479,25 @@ def read_section(project, fam, url, heading, blocks, style, trouble=False):
     title = plain(_EXPLICIT_ANCHOR.sub("", _DOCU_ID.sub("", heading))).replace("`", "") or "(page top)"
     link = url + ("#" + anchor(heading, style) if heading else "")
     about = " ".join([heading] + classes + [m for _c, m in q])
-    return {"project": project, "family": family(fam, classes[0].rsplit(".", 1)[-1] if classes else "", project,
-                                                  about),
-            "heading": title[:200], "url": link, "classes": classes[:4], "fragments": frags[:8],
-            "fix": [" ".join(f.split())[:500] for f in fixes], "names": names(fixes)}, True, True
+    row = {"project": project, "family": family(fam, classes[0].rsplit(".", 1)[-1] if classes else "", project,
+                                                 about),
+           "heading": title[:200], "url": link, "classes": classes[:4], "fragments": frags[:8],
+           "fix": [" ".join(f.split())[:500] for f in fixes], "names": names(fixes)}
+    # (review20) the names the quoted message writes in backquotes ('`MPSAccelerator` can not run on your system ...'):
+    # the case the section is about where the program fills in a name (Lightning's accelerator_connector prints the
+    # accelerator's class there, CUDAAccelerator too), and literal words of the message otherwise; docremedy needs them
+    # in the failure line, so a page about one case does not answer the message's other cases
+    cases = []
+    for _c, m in q:
+        for name in _CASE.findall(m):
+            if name not in cases:
+                cases.append(name)
+    if cases:
+        row["cases"] = cases[:4]
+    return row, True, True
+
+
+_CASE = re.compile(r"`([A-Za-z_][\w.]{2,60})`")
 
 
 # ------------------------------------------------------------------------------------------------ reading
