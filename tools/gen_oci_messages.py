@@ -232,7 +232,7 @@ def _strerror():
     import json
 
     try:
-        with open(os.path.join(knowgen.OUT_DIR, "errno.json")) as f:
+        with knowgen.open_text(knowgen.out_path("errno")) as f:  # (.json or .json.gz)
             return {str(x.get("text", "")).lower() for x in json.load(f)["sites"]}
     except (OSError, ValueError, KeyError):
         return set()

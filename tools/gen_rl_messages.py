@@ -90,7 +90,7 @@ MSG_FIX = [
 def _placement_texts():
     """The texts tools/gen_placement_messages.py already has (verl's Ray resource check): left to that table."""
     try:
-        with open(os.path.join(knowgen.OUT_DIR, "placement_messages.json")) as f:
+        with knowgen.open_text(knowgen.out_path("placement_messages")) as f:  # (.json or .json.gz)
             return {s["text"] for s in json.load(f)["sites"]}
     except (OSError, ValueError, KeyError):
         return set()

@@ -227,9 +227,9 @@ VAGUE = "too few words of its own to assign by its source file"
 def _strerror_texts():
     """Lower-cased texts of errno (os.strerror) and of Slurm's error codes (the generated slurm_errors table)."""
     out = set(knowgen.ERRNO_TEXTS)
-    path = os.path.join(knowgen.OUT_DIR, "slurm_errors.json")
+    path = knowgen.out_path("slurm_errors")  # (.json or .json.gz)
     try:
-        with open(path) as f:
+        with knowgen.open_text(path) as f:
             out.update(s["text"].lower() for s in json.load(f)["sites"] if s.get("text"))
     except (OSError, ValueError, KeyError):
         pass
