@@ -322,8 +322,8 @@ def main(argv=None):
                                     "documented error classes: cause, fix and doc URL of each"),
            "sites": [],  # (no matcher of its own: explain/errordocs.py reads the classes)
            "counts": counts, "classes": rows}
-    path = a.out or os.path.join(knowgen.OUT_DIR, NAME + ".json")
-    with open(path, "w") as f:
+    path = a.out or knowgen.out_path(NAME)
+    with knowgen.open_write(path) as f:
         json.dump(doc, f, indent=1)
         f.write("\n")
     print("%s: %d documented classes with a fix (%s)" % (path, len(rows), ", ".join(

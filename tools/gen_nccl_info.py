@@ -134,8 +134,8 @@ def write(doc, out=None):
 
     for site in doc["info_sites"]:
         site["needles"] = knowgen.needles(site["re"])
-    path = out or os.path.join(knowgen.OUT_DIR, "nccl_info.json")
-    with open(path, "w") as f:
+    path = out or knowgen.out_path("nccl_info")
+    with knowgen.open_write(path) as f:
         json.dump(doc, f, indent=1)
         f.write("\n")
     by = {}

@@ -413,10 +413,10 @@ def main(argv=None):
                                     "text a library appends to every error: a note, never the failure or its fix"),
            "sites": [],  # (no matcher of its own: explain/trailers.py reads the lines)
            "trailers": rows}
-    path = a.out or os.path.join(knowgen.OUT_DIR, NAME + ".json")
+    path = a.out or knowgen.out_path(NAME)
     import json
 
-    with open(path, "w") as f:
+    with knowgen.open_write(path) as f:
         json.dump(doc, f, indent=1)
         f.write("\n")
     print("%s: %d trailers, %d lines" % (path, len(rows), sum(len(r["lines"]) for r in rows)))
