@@ -4,14 +4,15 @@ the run goes on without training, and no line says it failed.
 DeepSpeed's DynamicLossScaler (deepspeed/runtime/fp16/loss_scaler.py update_scale, https://github.com/deepspeedai/
 DeepSpeed/blob/master/deepspeed/runtime/fp16/loss_scaler.py) logs each overflow as '[deepspeed] OVERFLOW! Rank 0
 Skipping step. Attempted loss scale: <cur>, reducing to <next>' ('[deepscale]' before 2021) with next_scale =
-max(cur_scale / scale_factor, min_scale): the two numbers are equal only when the scale already is at min_loss_scale
+max(cur_scale / scale_factor, min_scale): the two numbers are equal when the scale already is at min_loss_scale
 (default 1, deepspeed/runtime/constants.py FP16_MIN_LOSS_SCALE_DEFAULT) and cannot go lower (with
 raise_error_at_min_scale it raises 'Current loss scale already at minimum' instead). An overflow at the floor means
 the gradients overflow fp16 even unscaled - the loss or activations are inf / NaN - and every such step is skipped.
 
-Read when the text's last overflow lines are at the floor (twice or more) and nothing but overflow lines and
-progress bars follows them (a run whose scale recovered, or that went on to log losses, is not read); a warm-up's
-overflows (65536 -> 32768) never are. The answer is torch.loss_nan (How sure: low) with DeepSpeed's and the
+Older releases also printed a hysteresis step with two equal numbers: hits() counts only the lines at the last
+line's scale (review20). Read when the text's last overflow lines are at the floor (twice or more) and nothing but
+overflow lines and progress bars follows them (a run whose scale recovered, or that went on to log losses, is not
+read); a warm-up's overflows (65536 -> 32768) never are. The answer is torch.loss_nan (How sure: low) with DeepSpeed's and the
 transformers debugging guide's remedies (https://huggingface.co/docs/transformers/debugging: "the loss scaler
 couldn't find a scaling coefficient ... Try a higher initial_scale_power value (32 usually works)"), bf16 first where
 the GPU has it.
