@@ -33,7 +33,8 @@ PATTERNS = {"_struct_ex_reconcile": [
 # the error field of the line: JSON '"error": "..."' (its escapes kept) or key=value 'err="..."'
 _ERROR = re.compile(r"\"?(?:error|err)\"?[=:]\s?\"(?P<err>(?:[^\"\\\n]|\\.){1,600})\"")
 # apimachinery NoKindMatchError.Error(): 'no matches for kind %q in version %q' (also 'in group %q', 'in versions %q')
-_NOKIND = re.compile(r"no matches for kind \\?\"(?P<kind>\w{1,80})\\?\" in (?:version|group)s? \\?\"?(?P<ver>[\w./-]{1,120})")
+_NOKIND = re.compile(r"no matches for kind \\?\"(?P<kind>\w{1,80})\\?\" in (?:version|group)s? "
+                     r"\\?\"?(?P<ver>[\w./-]{1,120})")
 
 
 def _crd_group(ver):

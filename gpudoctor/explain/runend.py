@@ -69,8 +69,9 @@ NEXT_DEFAULT = ("the process's own last lines before this one (what it printed a
 # the end status as programs print it: '<exit|return|termination> <code|status|value>' with the number after ':',
 # '=', a blank or a quote, 'exited with code N' (docker compose), 'returned non-zero exit status N' (CPython's
 # CalledProcessError); 'returncode' / 'exit_code' / 'ExitCode' spelt as one word
-_CODE = (r"(?i)(?<![\w-])(?:(?:exit|return|termination)[ _-]?(?:code|status|value)|returncode|exitcode|exit(?:ed)? with "
-         r"(?:exit )?(?:code|status))s?\b[\"']?[ \t]{0,3}[:=]?[ \t]{0,3}[\"'(]?(?P<code>-?\d{1,3})(?!\w|\.\d)")
+_CODE = (r"(?i)(?<![\w-])(?:(?:exit|return|termination)[ _-]?(?:code|status|value)|returncode|exitcode|"
+         r"exit(?:ed)? with (?:exit )?(?:code|status))s?\b[\"']?[ \t]{0,3}[:=]?[ \t]{0,3}[\"'(]?"
+         r"(?P<code>-?\d{1,3})(?!\w|\.\d)")
 # the prefilter's needles (the line lower-cased, blanks removed): the words as they are joined, never 'code' or 'status'
 # alone (every log has them)
 _NEEDLES = ["exitcode", "exit_code", "exit-code", "exitstatus", "exit_status", "exit-status", "exitvalue",

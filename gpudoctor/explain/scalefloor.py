@@ -12,10 +12,10 @@ the gradients overflow fp16 even unscaled - the loss or activations are inf / Na
 Older releases also printed a hysteresis step with two equal numbers: hits() counts only the lines at the last
 line's scale (review20). Read when the text's last overflow lines are at the floor (twice or more) and nothing but
 overflow lines and progress bars follows them (a run whose scale recovered, or that went on to log losses, is not
-read); a warm-up's overflows (65536 -> 32768) never are. The answer is torch.loss_nan (How sure: low) with DeepSpeed's and the
-transformers debugging guide's remedies (https://huggingface.co/docs/transformers/debugging: "the loss scaler
-couldn't find a scaling coefficient ... Try a higher initial_scale_power value (32 usually works)"), bf16 first where
-the GPU has it.
+read); a warm-up's overflows (65536 -> 32768) never are. The answer is torch.loss_nan (How sure: low) with
+DeepSpeed's and the transformers debugging guide's remedies (https://huggingface.co/docs/transformers/debugging: "the
+loss scaler couldn't find a scaling coefficient ... Try a higher initial_scale_power value (32 usually works)"),
+bf16 first where the GPU has it.
 """
 
 import re
@@ -70,14 +70,14 @@ def finding(scan, kb, structural_finding):
     f = structural_finding(by["torch.loss_nan"], h, "DeepSpeed's fp16 loss scaler at its floor: 'Attempted loss "
                            "scale: %s, reducing to %s', %d times, the last lines of the text" % (
                                scale, h.groups.get("next"), len(floor)), scan)
-    f["notes"].append("DeepSpeed halves the loss scale at each overflow down to min_loss_scale (default 1); an overflow "
-                      "that cannot reduce it any more (the same number twice) means the gradients are inf / NaN even "
-                      "unscaled, and DeepSpeed skips that step: the run goes on without training. Next: where the "
-                      "loss first becomes inf / NaN (print it before backward), and whether the model was trained in "
-                      "bf16 (its activations can exceed fp16's 65504).")
+    f["notes"].append("DeepSpeed halves the loss scale at each overflow down to min_loss_scale (default 1); an "
+                      "overflow that cannot reduce it any more (the same number twice) means the gradients are inf / "
+                      "NaN even unscaled, and DeepSpeed skips that step: the run goes on without training. Next: "
+                      "where the loss first becomes inf / NaN (print it before backward), and whether the model was "
+                      "trained in bf16 (its activations can exceed fp16's 65504).")
     f["causes"].insert(0, {
-        "text": "fp16 overflows at DeepSpeed's minimum loss scale (%s): the loss or the gradients are inf / NaN in fp16 "
-                "whatever the scale, so every step is skipped." % scale,
+        "text": "fp16 overflows at DeepSpeed's minimum loss scale (%s): the loss or the gradients are inf / NaN in "
+                "fp16 whatever the scale, so every step is skipped." % scale,
         "checks": [], "confirm": ["the loss printed each step before backward (inf / nan), and the config's fp16 "
                                   "section (loss_scale 0 = dynamic, initial_scale_power, min_loss_scale)"],
         "fix": ["train in bf16 where the GPU has it (Ampere or newer): \"bf16\": {\"enabled\": true} instead of "
