@@ -41,15 +41,16 @@ def test_a_pasted_path_stays_one_shell_word_in_the_eexist_fix():
 
 def test_a_kind_of_a_crd_group_is_a_crd_not_installed_not_a_removed_api():
     # https://github.com/rancher/opni/issues/186 (the GPU operator's ClusterPolicy controller, controller-runtime
-    # v0.11): ServiceMonitor is prometheus-operator's CRD (monitoring.coreos.com), absent from that cluster. 584e335 read
-    # every NoKindMatchError as an API a Kubernetes release removed and said 'upgrade the NVIDIA GPU Operator'.
+    # v0.11): ServiceMonitor is prometheus-operator's CRD (monitoring.coreos.com), absent from that cluster. 584e335
+    # read every NoKindMatchError as an API a Kubernetes release removed and said 'upgrade the NVIDIA GPU Operator'.
     text = ('[21:25:16] ERROR controller.clusterpolicy-controller Reconciler error {"name": "gpu", "namespace": "", '
             '"error": "no matches for kind \\"ServiceMonitor\\" in version \\"monitoring.coreos.com/v1\\""}\n')
     res = explain.explain_text(text)
     assert res["root"] == "k8s.gpu_operator"
     first = res["findings"][0]["causes"][0]
     assert "CustomResourceDefinition" in first["text"] and "monitoring.coreos.com" in first["text"]
-    assert "upgrade" not in first["fix"][0] and "install the CustomResourceDefinition of ServiceMonitor" in first["fix"][0]
+    assert "upgrade" not in first["fix"][0]
+    assert "install the CustomResourceDefinition of ServiceMonitor" in first["fix"][0]
     # a group Kubernetes serves itself (node.k8s.io) keeps the removed-API reading (canonical/microk8s.io#559)
     text = text.replace("ServiceMonitor", "RuntimeClass").replace("monitoring.coreos.com/v1", "node.k8s.io/v1beta1")
     first = explain.explain_text(text)["findings"][0]["causes"][0]

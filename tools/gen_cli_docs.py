@@ -144,9 +144,9 @@ _MDOC_DROP = re.compile(r"^(?:Ns|No|Op|Oo|Oc|Xo|Xc|Sm|on|off|Pq|Po|Pc|Dq|Do|Dc|S
 
 
 # (review20) mdoc's own spacing and enclosures (mdoc(7)): 'Ns' joins the next word, '.Sm off' ... '.Sm on' joins every
-# word (across lines), 'Op' / 'Pq' / 'Dq' / 'Sq' / 'Ql' / 'Aq' / 'Bq' / 'Brq' enclose the rest of their line, 'Oo' ... 'Oc'
-# (and the other block pairs) enclose what is between them, and closing punctuation glues to the word before it:
-# ssh_config(5)'s ProxyJump reads '[user@]host[:port]', not 'user @ host : port'
+# word (across lines), 'Op' / 'Pq' / 'Dq' / 'Sq' / 'Ql' / 'Aq' / 'Bq' / 'Brq' enclose the rest of their line,
+# 'Oo' ... 'Oc' (and the other block pairs) enclose what is between them, and closing punctuation glues to the word
+# before it: ssh_config(5)'s ProxyJump reads '[user@]host[:port]', not 'user @ host : port'
 _ENCLOSE = {"Op": ("[", "]"), "Pq": ("(", ")"), "Dq": ("\u201c", "\u201d"), "Sq": ("'", "'"), "Ql": ("'", "'"),
             "Aq": ("<", ">"), "Bq": ("[", "]"), "Brq": ("{", "}"), "Qq": ('"', '"')}
 _BLOCK_OPEN = {"Oo": "[", "Po": "(", "Do": "\u201c", "So": "'", "Bo": "[", "Bro": "{", "Ao": "<", "Qo": '"'}
