@@ -187,3 +187,28 @@ def test_the_loss_scale_at_its_floor_is_a_nan_loss(kb):
 def test_a_scaler_that_can_still_reduce_or_recovered_is_not_read(text, kb):
     r = _res(text, kb)
     assert r["verdict"] == "no_error", (r["verdict"], r["findings"][:1])
+
+
+# ------------------------------------------------------- a known message pasted without its first words (headcut.py)
+
+def test_a_message_without_its_first_words_is_its_entry(kb):
+    # Huawei Cloud ModelArts' troubleshooting page quotes torch's warning without 'NVIDIA A100... with' (seen set AJ):
+    # cuda.no_kernel_image's pattern starts 'with CUDA capability sm_\d+ is not compatible ...'
+    f = _root(seen_text("aj-modelarts-image-torch-no-sm80-a100"), kb)
+    assert f["id"] == "cuda.no_kernel_image"
+    assert "without its first words ('with ...')" in f["notes"][0]
+
+
+@pytest.mark.parametrize("text", [
+    # the same words inside a sentence (the line does not start where the message goes on)
+    "I think CUDA capability sm_80 is not compatible with the current PyTorch installation here\n",
+    # the case of the cut words matters: nvidia-smi's own 'Unable to determine the device handle ...' is not Open
+    # MPI's 'ORTE was unable to ...'
+    "Unable to determine the device handle for GPU0000:07:00.0: Unknown Error\n",
+    # a log, not a paste: its lines start where their program starts them
+    "".join("step %d loss 0.5\n" % i for i in range(45)) +
+    "CUDA capability sm_80 is not compatible with the current PyTorch installation.\n",
+])
+def test_a_line_that_is_not_a_cut_message_is_not_read_as_one(text, kb):
+    r = _res(text, kb)
+    assert not any("without its first words" in " ".join(f["notes"]) for f in r["findings"]), r["findings"][:1]

@@ -90,7 +90,7 @@ PATTERNS.update(_srcprov.PATTERNS)
 PATTERNS.update(_buildinputs.PATTERNS)
 # (noanswer20) a run's end status that names a signal (runend.py); a client retrying at the text's end (waitloop.py)
 from gpudoctor.explain import k8sctrl as _k8sctrl, runend as _runend, scalefloor as _scalefloor  # noqa: E402
-from gpudoctor.explain import waitloop as _waitloop  # noqa: E402
+from gpudoctor.explain import headcut as _headcut, waitloop as _waitloop  # noqa: E402
 
 PATTERNS.update(_runend.PATTERNS)
 PATTERNS.update(_waitloop.PATTERNS)
@@ -172,7 +172,7 @@ def seen(scan):
                 _srcprov.hits(scan, known, answerable=True) or
                 (bool(scan.matches.get("_struct_ex_pymsg")) and bool(_srcprov.py_hits(scan, known))) or
                 bool(_runend.hits(scan, known)) or bool(_waitloop.loop(scan, kb=None)) or
-                bool(_k8sctrl.hits(scan, known)) or bool(_scalefloor.hits(scan)))
+                bool(_k8sctrl.hits(scan, known)) or bool(_scalefloor.hits(scan)) or bool(_headcut.find(scan, known)))
 
 
 def structural(scan, kb, structural_finding):
@@ -232,7 +232,8 @@ def structural(scan, kb, structural_finding):
             _k8sctrl.finding(scan, kb, structural_finding, known) or
             _runend.finding(scan, kb, structural_finding, known) or
             _waitloop.finding(scan, kb, structural_finding) or
-            _scalefloor.finding(scan, kb, structural_finding))
+            _scalefloor.finding(scan, kb, structural_finding) or
+            _headcut.finding(scan, kb, structural_finding, known))
 
 
 # -------------------------------------------------------- an exception's line alone that names a library's class
