@@ -164,3 +164,33 @@ def test_the_notes_name_the_missing_input(kb):
     assert f["notes"][0] == ("How sure: low. No known message matched; the family is read from the log's shape (the "
                              "build's missing header my_own_header.h). Confirm it with the commands below before "
                              "acting.")
+
+
+# ------------------------------------------------------------ round 15: what round 14 left alive at 076b44d
+
+def test_round15_the_group_entry_a_header_path_and_an_unknown_cmake_package():
+    from gpudoctor.explain import buildinputs
+
+    # a group with an entry of its own answers with it (CUDA's headers: build.cuda_home), not build.tool_error
+    r = explain.explain_text("m.cu:1:10: fatal error: cuda_runtime.h: No such file or directory\ncompilation "
+                             "terminated.\n")
+    f = r["findings"][0]
+    assert f["id"] == "build.cuda_home"
+    assert f["causes"][0]["text"] == ("The build needs the header cuda_runtime.h, which nvidia-cuda-runtime-cu12 "
+                                      "provides (the CUDA toolkit's files): not installed here, or installed where "
+                                      "the build does not look.")
+    # a header included by a path: the table knows its last part; grep looks for that part
+    f = explain.explain_text("m.c:1:10: fatal error: nccl/include/nccl.h: No such file or directory\ncompilation "
+                             "terminated.\n")["findings"][0]
+    assert f["causes"][0]["fix"][-1] == (
+        "Or point the build at an install that has it: set NCCL_HOME to its prefix (the folder whose include/ and lib/ "
+        "hold nccl/include/nccl.h: `pip show -f nvidia-nccl-cu13 | grep nccl.h` shows where), e.g. `make "
+        "NCCL_HOME=<prefix>` (read by %s#L19)." % NT)
+    # CMake's config mode for a package no table knows: CMake's own hint, not apt-file
+    f = explain.explain_text(CFG.replace("NCCL", "Foo").replace("nccl", "foo"))["findings"][0]
+    assert (f["id"], f["causes"][0]["text"], f["causes"][0]["fix"]) == (
+        "build.tool_error", "The build needs the CMake package Foo, which nothing installed where it looks provides.",
+        ["Tell CMake where Foo is installed: cmake -DCMAKE_PREFIX_PATH=<its install prefix>, or -DFoo_DIR=<the folder "
+         "holding FooConfig.cmake>; or install the package that provides it."])
+    # a run-time name whose stem has a dot (libpython3.11.so.1.0: the table's key is 'python3.11')
+    assert buildinputs.lookup("so", "libpython3.11.so.1.0") == ("python", ["libpython3.11-dev"])
