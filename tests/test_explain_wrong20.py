@@ -116,6 +116,14 @@ def test_a_gpu_request_or_no_srun_keeps_the_device_answer(cli, tmp_path):
     _, doc = explain_paste(cli, tmp_path, seen_text("cuda-no-device-kernel-updated-no-reboot-deepnet", "2026-11-25b"),
                            name="g.txt")
     assert root_id(doc) == "gpu.driver_not_loaded", ids(doc)
+    # a driver that is not there, after the same srun: not the allocation (Slurm constrains the GPUs' device files,
+    # not the driver's): nvidia-smi's own message for it, and torch's (torch/cuda/__init__.py _check_driver)
+    for name, line in (("k.txt", "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make "
+                                 "sure that the latest NVIDIA driver is installed and running."),
+                       ("l.txt", "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an "
+                                 "NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx")):
+        _, doc = explain_paste(cli, tmp_path, _DEEPOPS.replace("No devices were found", line), name=name)
+        assert root_id(doc) != "slurm.step_without_gpus", (name, ids(doc))
     # a step that saw its GPU: no root
     ok = _DEEPOPS.replace("No devices were found\nsrun: error: virtual-gpu101: task 0: Exited with exit code 6\n",
                           "GPU 0: Tesla V100-SXM2-16GB (UUID: GPU-1f2e3d4c-0000-1111-2222-333344445555)\n")

@@ -697,6 +697,13 @@ def _unread_directives(st, out):
 # (wrong20) what a process that was given no GPU prints: nvidia-smi's 'No devices were found', CUDA's 'no CUDA-capable
 # device is detected', torch's 'No CUDA GPUs are available' (the entries' ids or families)
 NOGPU = {"gpu.no_devices", "gpu.driver_not_loaded", "cuda.not_available"}
+# ... and only the lines that say the driver answered and counted no device (a step whose GPUs Slurm hid): nvidia-smi's
+# 'No devices were found' (NVML counted 0), CUDA's cudaErrorNoDevice / CUDA_ERROR_NO_DEVICE ('no CUDA-capable device
+# is detected'), torch's 'No CUDA GPUs are available' (c10/cuda: device count 0). Not a driver that is not there:
+# torch's 'Found no NVIDIA driver on your system', nvidia-smi's "couldn't communicate with the NVIDIA driver" (the
+# driver's own device file or module is missing; Slurm constrains the GPUs' device files, not the driver's)
+_NO_DEVICE = re.compile(r"No devices were found|no CUDA-capable device is detected|No CUDA GPUs are available|"
+                        r"CUDA_ERROR_NO_DEVICE|cudaErrorNoDevice")
 # srun(1)'s options that ask a step for GPUs: --gres=gpu[:type]:N, --gpus / -G, --gpus-per-node / -task / -socket,
 # --tres-per-task=gres/gpu:N
 _GPU_OPTS = ("--gpus", "-G", "--gpus-per-node", "--gpus-per-task", "--gpus-per-socket")
@@ -716,7 +723,7 @@ def _no_gpu_asked(st, scan, alloc, sb, out):
     its own (srun(1): 'If necessary, srun will first create a resource allocation'), so its options are the whole
     request. Only where the text shows a no-GPU failure (NOGPU; the root, judge decides), never a note: an srun
     without GPUs is right for a CPU job."""
-    if not any(scan.matches.get(e) for e in NOGPU):
+    if not any(_NO_DEVICE.search(h.text[:400]) for e in NOGPU for h in scan.matches.get(e) or ()):
         return
     if sb or alloc.get("gpus_per_node") or alloc.get("gpus"):
         return  # a batch script's own allocation (its #SBATCH lines decide; slurm.step_without_gpus reads them)
