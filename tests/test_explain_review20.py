@@ -178,3 +178,14 @@ def test_a_page_about_one_case_of_a_message_does_not_answer_its_other_cases():
            "`accelerator` argument of `Trainer`: ['cpu'].\n")
     assert not [u for u in doc(msg % "CUDAAccelerator") if "mps_basic" in u]
     assert [u for u in doc(msg % "MPSAccelerator") if "mps_basic" in u]
+
+
+@pytest.mark.parametrize("text", [
+    # megatron's 'num_layers_in_first_pipeline_stage must be larger than 0' without its name: the predicate alone is
+    # any program's (8114f5a answered megatron.args)
+    "must be larger than 0.\n",
+    # YAML's 'control characters are not allowed' without 'control': a sentence of Slurm's sacctmgr(1) too
+    "characters are not allowed in the name\n",
+])
+def test_a_headless_line_needs_words_of_its_own(text):
+    assert explain.explain_text(text)["verdict"] == "no_error"

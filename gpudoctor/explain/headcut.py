@@ -24,6 +24,13 @@ _LEAD = re.compile(r"^(?:[A-Za-z][A-Za-z0-9_'/-]*(?:\\ | ))+")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_'/-]*")
 _ESCAPE = re.compile(r"\\[A-Za-z]|\(\?[:!=<P][^)]{0,40}?\)?|[{][^}]{0,20}[}]")
 _index = {}
+# (review20) a cut head that is a name (snake_case, digits, ALL CAPS), and the words that say nothing of their own: the
+# rest of a pattern must keep MIN_CONTENT words outside _STOP
+_NAME = re.compile(r"_|\d|^[A-Z]{2,}$")
+_STOP = frozenset("""a an the be is are was were been being not no nor must should can cannot could would will may
+might shall do does did done to of in on at by for with from into than then that this these those it its as or and but
+if one all any each only has have had following value values more less set given use used""".split())
+MIN_CONTENT = 3
 
 
 def _build(kb):
@@ -41,10 +48,17 @@ def _build(kb):
             continue
         words = m.group(0).replace("\\ ", " ").split()
         # the literal words of the whole pattern (its escapes \d, \s, \b ... and groups' syntax aside)
-        total = len(_WORD.findall(_ESCAPE.sub(" ", p.source)))
+        literal = _WORD.findall(_ESCAPE.sub(" ", p.source))
+        total = len(literal)
         for cut in range(1, MAX_CUT + 1):
             if len(words) < cut + 2 or total - cut < MIN_WORDS:
                 break
+            if any(_NAME.search(w) for w in words[:cut]):
+                break  # (review20) the head is a name - 'num_layers_in_first_pipeline_stage', 'NCCL_ALGO', 'CUDA' -:
+                # the message is '<name> <predicate>', and the predicate alone ('must be larger than 0', 'error: out
+                # of memory') is every other program's too
+            if len([w for w in literal[cut:] if w.lower() not in _STOP]) < MIN_CONTENT:
+                continue  # (review20) too few words of its own left: 'characters are not allowed'
             k = (words[cut], words[cut + 1])  # (as written: 'Unable to' is not 'unable to')
             idx.setdefault(k, []).append((p, " ".join(words[:cut])))
     _index.clear()  # (one knowledge per process in practice: keep the latest only)
