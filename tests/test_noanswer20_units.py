@@ -56,6 +56,13 @@ def test_the_scale_named_is_the_floor_s_own():
     f = _floor_root(L % (2, 2) + L % (2, 2) + L % (2, 2) + "  15%|███       | 28/189 [00:14<01:13,  2.18it/s]\n")
     assert f["causes"][0]["text"].startswith("fp16 overflows at DeepSpeed's minimum loss scale (2): ")
     assert "'Attempted loss scale: 2, reducing to 2', 3 times," in f["notes"][0]
+    assert f["matches"][0]["line"] == 3  # the last floor line is the finding's line
+
+
+def test_a_loss_line_before_the_last_floor_line_does_not_stop_the_reading():
+    # the Trainer logs its loss between skipped steps; only what follows the last overflow line decides
+    f = _floor_root(L % (1, 1) + L % (1, 1) + LOSS + L % (1, 1))
+    assert f["matches"][0]["line"] == 4 and "3 times" in f["notes"][0]
 
 
 def test_a_floor_line_before_the_last_one_is_not_the_end():
