@@ -72,6 +72,9 @@ def test_makedirs_exist_ok_on_a_file_is_a_path_that_is_no_directory(cli, tmp_pat
     first = doc["findings"][0]["causes"][0]
     assert "'/etc/hostname'" in first["text"] and "NOT a directory" in first["text"], first
     assert "cache_dir_utils.py" in first["text"] and "a directory" in fixes(doc["findings"][0]), first
+    # the command line sets the variable to that path: it is named, with its line as evidence
+    assert "unset TORCHINDUCTOR_CACHE_DIR" in fixes(doc["findings"][0]), first
+    assert 1 in [e["line"] for e in first["evidence"]], first
 
 
 def test_pathlib_mkdir_exist_ok_on_a_file(cli, tmp_path):
@@ -79,6 +82,11 @@ def test_pathlib_mkdir_exist_ok_on_a_file(cli, tmp_path):
     _, doc = explain_paste(cli, tmp_path, _fixture("pathlib_mkdir_exist_ok_on_a_file.log"))
     assert root_id(doc) == "errno.eexist", ids(doc)
     assert "Path.mkdir" in doc["findings"][0]["causes"][0]["text"], doc["findings"][0]["causes"][0]
+    assert "unset MY_CACHE_DIR" in fixes(doc["findings"][0]), doc["findings"][0]["causes"][0]
+    # the same traceback without the command line: no variable is named
+    text = _fixture("pathlib_mkdir_exist_ok_on_a_file.log").split("\n", 1)[1]
+    _, doc = explain_paste(cli, tmp_path, text, name="m.txt")
+    assert root_id(doc) == "errno.eexist" and "unset" not in fixes(doc["findings"][0]).split(";")[0], ids(doc)
 
 
 def test_makedirs_without_exist_ok_keeps_the_race_reading(cli, tmp_path):

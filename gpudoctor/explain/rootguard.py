@@ -495,6 +495,20 @@ def exists_not_a_directory(scan):
     return None
 
 
+def _assigned(scan, path):
+    """(line, name, text) of a line of the text's kept lines (scan.tails) that sets a variable to exactly ``path``
+    ('NAME=<path> python ...', 'export NAME=<path>'), else None."""
+    if not path or len(path) > 400:
+        return None
+    rx = re.compile(r"(?<![\w.-])([A-Za-z_][A-Za-z0-9_]{0,80})=[\"']?" + re.escape(path) + r"[\"']?(?=[\s;]|$)")
+    for tail in getattr(scan, "tails", None) or ():
+        for ln, text in tail.get("user") or ():
+            m = rx.search(text[:1000])
+            if m:
+                return ln, m.group(1), text
+    return None
+
+
 def not_a_directory_root(findings, scan, kb):
     """analyze's findings with errno.eexist as the root, where the root is EEXIST's reading (errno.syscall, or the
     traceback's generic family) and the traceback shows makedirs / mkdir called with exist_ok=True (above)."""
@@ -523,6 +537,13 @@ def not_a_directory_root(findings, scan, kb):
     fix = ("ls -ld %s (a regular file?); point the setting or argument that names this path (a cache or output "
            "directory: an environment variable, a config value) at a directory, or unset it to get the default; or "
            "move the file away if the directory belongs there" % shown_word(path))
+    named = _assigned(scan, path)
+    if named is not None:  # (wrong20) the variable the text sets to that path ('NAME=<path> python ...', an export)
+        ln, name, text = named
+        hits.insert(0, Hit(ln, text.strip()[:400], None, {}, None))
+        what += "; the text sets %s to that path (line %d)" % (name, ln)
+        fix = ("unset %s (its default is then used), or set it to a directory: %s=<a directory>; ls -ld %s shows what "
+               "is there now" % (name, name, shown_word(path)))
     f = lines_finding(e, hits, "root", scan, what, fix,
                       "How sure: high. The traceback shows the call with exist_ok=True (%s, line %s: %s), which "
                       "raises FileExistsError only for a path that is not a directory." % (
