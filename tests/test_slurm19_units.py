@@ -132,3 +132,57 @@ def test_an_overlap_of_many_nodes_from_hostlists(kb):
     assert c["fix"] == ["drop one of the two for s1: remove it from --exclude (-x), or remove it from --nodelist (-w)"]
     assert [(e["line"], e["text"]) for e in c["evidence"]] == [(4, "#SBATCH --nodelist=s[1-6]   # the fast ones"),
                                                                (5, "#SBATCH --exclude=s[1-5],t1")]
+
+
+# ------------------------------------------------------------ round 15: _overlap's survivors at a1f6202, called directly
+
+class _H:
+    def __init__(self, line, text):
+        self.line, self.text = line, text
+
+
+class _Sc:
+    def __init__(self, nodes=(), cmds=()):
+        self.matches = {"_struct_sb_nodes": [_H(i + 1, t) for i, t in enumerate(nodes)],
+                        "_struct_sb_cmd": [_H(20 + i, t) for i, t in enumerate(cmds)]}
+
+
+REFUSED = "sbatch: error: Batch job submission failed: Invalid node name specified"
+
+
+def _overlap(nodes=(), cmds=(), matches=(REFUSED,), evidence=(), causes=1):
+    from gpudoctor.explain import slurmscript
+
+    f = {"matches": [{"text": t} for t in matches],
+         "causes": [{"text": "c%d" % i, "evidence": [{"text": t} for t in (evidence if i == 0 else ())]}
+                    for i in range(causes)]}
+    slurmscript._overlap(_Sc(nodes, cmds), f)
+    return f["causes"][0] if f["causes"][0]["text"].startswith("The job's") else None
+
+
+def test_round15_overlap_reads_the_refusal_from_the_matches_or_the_first_cause():
+    nodes = ["#SBATCH --nodelist=s19", "#SBATCH -x s19"]
+    assert _overlap(nodes)["fix"] == ["drop one of the two for s19: remove it from --exclude (-x), or remove it from "
+                                      "--nodelist (-w)"]
+    assert _overlap(nodes, matches=(), evidence=(REFUSED,), causes=2) is not None  # the first cause's evidence
+    assert _overlap(nodes, matches=("sbatch: error: x",)) is None
+    assert _overlap(["#SBATCH --nodelist=s19", "#SBATCH -x s20"]) is None
+
+
+def test_round15_overlap_command_lines_prefixes_comments_and_bounds():
+    # the sbatch line itself (the prompt cut), a grep -n paste of the script, a comment after a directive
+    assert _overlap(cmds=["$ sbatch -w s19 -x s19 job.sh"]) is not None
+    assert _overlap(["job.sh:3:#SBATCH --nodelist=s19", "job.sh:4:#SBATCH --exclude=s19"]) is not None
+    assert _overlap(["#SBATCH --nodelist=s19,s20", "#SBATCH --exclude=s21  # not -x s19: it is in the list"]) is None
+    # an unbalanced quote on one line: that line is skipped, the next ones read
+    assert _overlap(["#SBATCH --comment='x", "#SBATCH --nodelist=s19", "#SBATCH -x s19"]) is not None
+    # 100 words of a line at most
+    assert _overlap(["#SBATCH --nodelist=s19 " + "--hint=x " * 97 + "-x s19"]) is not None
+    assert _overlap(["#SBATCH --nodelist=s19 " + "--hint=x " * 98 + "-x s19"]) is None
+    # four nodes shown, ' ...' only past four; the evidence's text cut at 300 characters
+    four = _overlap(["#SBATCH -w s[1-4]", "#SBATCH -x s[1-4]"])["text"]
+    assert "overlap: s1, s2, s3, s4 is in" in four
+    five = _overlap(["#SBATCH -w s[1-5]", "#SBATCH -x s[1-5]"])["text"]
+    assert "overlap: s1, s2, s3, s4 ... is in" in five
+    long = "#SBATCH -w s19 -x s19 --comment=" + "c" * 400
+    assert _overlap([long])["evidence"] == [{"line": 1, "text": long[:300]}]
