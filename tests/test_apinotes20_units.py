@@ -1,0 +1,132 @@
+"""apinotes.py (apinotes20) asserted function by function (mutation round 15, docs/mutation.md): the APIs each real
+traceback of fixtures/explain/apinotes20 (torch 2.13 / lightning 2.6.6 CPU runs, README.md there) is looked up under
+(candidates) and what advise keeps for it, whole; _best's parameter rule, its ranking and the example's order lines
+on loss_parallel's notes; the words and identifiers a text gives.
+
+test_explain_apinotes.py checks the fix line and the note of each fixture's answer; these pin the steps between."""
+
+import io
+import os
+
+import pytest
+
+from gpudoctor.explain import apinotes as A
+from gpudoctor.explain import load_knowledge
+from gpudoctor.explain.scan import scan_stream
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CASES = os.path.join(HERE, "..", "fixtures", "explain", "apinotes20")
+LR = "torch.optim.lr_scheduler."
+DC = "torch.distributed.distributed_c10d."
+
+
+def _tb(case):
+    with open(os.path.join(CASES, case + ".log"), "rb") as f:
+        tbs = scan_stream(io.BytesIO(f.read()), load_knowledge()).tracebacks
+    assert len(tbs) == 1
+    return tbs[0]
+
+
+@pytest.mark.parametrize("case, groups, advised", [
+    ("dtensor_placements", [["torch.distributed.tensor._api.distribute_tensor"]],
+     [("torch.distributed.tensor._api.distribute_tensor",
+       ["The rank of `device_mesh` and `placements` must be the same."], [])]),
+    ("fractional_pool_both", [["torch.nn.modules.pooling.FractionalMaxPool2d"]],
+     [("torch.nn.modules.pooling.FractionalMaxPool2d",
+       ["Exactly one of `output_size` or `output_ratio` must be defined."], [])]),
+    ("groupnorm_groups", [["torch.nn.modules.normalization.GroupNorm"]],
+     [("torch.nn.modules.normalization.GroupNorm",
+       ["The input channels are separated into num_groups groups, each containing `num_channels / num_groups` "
+        "channels. num_channels must be divisible by num_groups."], [])]),
+    ("lbfgs_groups", [["torch.optim.lbfgs.LBFGS"]], []),
+    ("lightning_device_stats", [["lightning.pytorch.trainer.trainer.Trainer"],
+                                ["lightning.pytorch.callbacks.device_stats_monitor.DeviceStatsMonitor"]],
+     [("lightning.pytorch.callbacks.device_stats_monitor.DeviceStatsMonitor",
+       ["`DeviceStatsMonitor` is a special callback as it requires a `logger` to passed as argument to the "
+        "`Trainer`."], [])]),
+    ("loss_parallel_outside", [["torch._tensor.Tensor.backward"]], []),
+    ("new_subgroups_size", [[DC + "new_subgroups"]],
+     [(DC + "new_subgroups", ["If `group_size` is passed in, the world size must be divisible by `group_size`."],
+       [])]),
+    ("scatter_no_list", [[DC + "scatter", "torch.distributed.nn.functional.scatter", "torch.nn.parallel.comm.scatter"],
+                         [DC + "scatter"]],
+     [(DC + "scatter", ["scatter_list: List of tensors to scatter (default is None, must be specified on the source "
+                        "rank)"], [])]),
+    ("sequential_lr", [[LR + "SequentialLR"]],
+     [(LR + "SequentialLR", ["Specifically, the schedulers will be called according to the milestone points, which "
+                             "should provide exact intervals by which each scheduler should be called at a given "
+                             "epoch."], [])]),
+])
+def test_candidates_and_advice_of_each_real_traceback(case, groups, advised):
+    tb = _tb(case)
+    assert A.candidates(tb) == groups
+    assert A.advise(tb) == advised
+
+
+def test_a_scheduler_step_s_frames_many_classes_define():
+    # OneCycleLR's step() raises in get_lr, which every scheduler class of the file defines: the line's own
+    # class's step first (with its class and the base class), then the raising frame's get_lr of each class; no
+    # sentence tells one apart, so nothing is advised
+    tb = _tb("onecycle_steps")
+    groups = A.candidates(tb)
+    assert groups[0] == [LR + "CosineAnnealingWarmRestarts.step", LR + "CosineAnnealingWarmRestarts",
+                         LR + "LRScheduler.step", LR + "LRScheduler", LR + "SequentialLR"]
+    assert len(groups) == 2 and groups[1][:2] == [LR + "ConstantLR.get_lr", LR + "CosineAnnealingLR.get_lr"]
+    assert LR + "OneCycleLR.get_lr" in groups[1] and LR + "OneCycleLR" in groups[1]
+    assert A.advise(tb) == []
+    assert A.advise(dict(tb, msg="  ")) == [] and A.advise(dict(tb, msg="the 1 2 3")) == []
+
+
+LOSS_PARALLEL = "torch.distributed.tensor.parallel.loss.loss_parallel"
+ORDER = ['with loss_parallel():', '    loss = F.cross_entropy(dist_input, target, reduction="mean")',
+         '    loss.backward()']
+
+
+def _best(msg):
+    return A._best(LOSS_PARALLEL, A._words(msg), A._idents(msg))
+
+
+def test_best_parameter_sentences_ranking_and_order():
+    # a parameter's sentence when the message names the parameter ('target'); its example's lines come with it
+    assert _best("expected the target to be class indices, got class probabilities in loss_parallel") == (
+        2, ["target: Must be ground truth class indices (class probabilities currently not supported)."], ORDER)
+    # the message does not name the parameter: its sentence is not read, whatever words it shares
+    assert _best("expected class indices, got class probabilities in loss_parallel") is None
+    # two sentences kept, the one sharing more words first; the score is the first's count
+    assert _best("reduction mean requires a one-dimensional DeviceMesh for the cross entropy loss") == (
+        5, ['`reduction="mean"` is only supported on a one-dimensional `DeviceMesh`.',
+            'On a multi-dimensional mesh the per-rank division by `total_weight` uses a local count, so aggregating '
+            'across non-TP dims does not yield the correct global mean; use `reduction="sum"` or "none" instead and '
+            'divide by the global count yourself if needed.'], ORDER)
+    # a sentence that says nothing to do ('Currently only the cross-entropy loss is supported.' has no directive)
+    assert _best("loss_parallel: only cross_entropy loss is supported, got nll_loss for the class dimension") is None
+
+
+def test_best_order_lines_only_when_they_share_a_word():
+    calls = A.table()["callables"]
+    rec = calls[LOSS_PARALLEL]
+    saved = rec["order"]
+    try:
+        rec["order"] = ["with other_context():", "    step()"]
+        got = _best("reduction mean requires a one-dimensional DeviceMesh for the cross entropy loss")
+        assert got[0] == 5 and got[2] == []
+    finally:
+        rec["order"] = saved
+
+
+def test_words_and_identifiers():
+    assert A._words("DTensor nll_loss_backward placements classes glass Tensors IterableDataset") == {
+        "loss", "backward", "dtensor", "iterabledataset", "glass", "placement", "iterable"}
+    assert A._idents("use_reentrant IterableDataset torch.load DTensor tensor_parallel") == {
+        "dtensor", "iterabledataset", "tensor_parallel", "use_reentrant", "torch.load"}
+    # two shared words (or an identifier and a word) relate a sentence; the API's own words do not count
+    assert A.related("The milestone must be set before the warmup", {"milestone", "warmup"}, set()) == \
+        {"milestone", "warmup"}
+    assert A.related("The milestone must be set before the warmup", {"milestone", "warmup"}, set(),
+                     own={"warmup"}) is None
+    assert A.related("Pass `use_reentrant` explicitly", {"reentrant"}, {"use_reentrant"}) is None
+    assert A.related("Pass `use_reentrant` with checkpointing", {"checkpointing"}, {"use_reentrant"}) == \
+        {"use_reentrant", "checkpointing"}
+    # a word more than COMMON_DF sentences have counts half
+    assert A.related("rank and warmup", {"rank", "warmup"}, set(), df={"rank": A.COMMON_DF + 1}) is None
+    assert A.related("rank and warmup", {"rank", "warmup"}, set(), df={"rank": A.COMMON_DF}) == {"rank", "warmup"}
