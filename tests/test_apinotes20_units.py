@@ -130,3 +130,59 @@ def test_words_and_identifiers():
     # a word more than COMMON_DF sentences have counts half
     assert A.related("rank and warmup", {"rank", "warmup"}, set(), df={"rank": A.COMMON_DF + 1}) is None
     assert A.related("rank and warmup", {"rank", "warmup"}, set(), df={"rank": A.COMMON_DF}) == {"rank", "warmup"}
+
+
+def test_words_of_snake_case_parts():
+    assert A._words("") == set() and A._words(None) == set()
+    # a snake_case part is read as a word of its own: 'kwarg' (the whole word 'kwarg' is out: 'kwargs' is common),
+    # 'accelerates' folded to 'accelerate' (its plural is not common, the singular is); 'process' keeps its 'ss'
+    assert A._words("my_kwarg") == {"kwarg"}
+    assert A._words("my_accelerates") == {"accelerate"}
+    assert A._words("sub_process") == {"process"}
+    # two identifiers both write: their parts are not counted again as words
+    assert A.related("Pass `use_reentrant` and `preserve_rng` together", {"reentrant", "preserve"},
+                     {"use_reentrant", "preserve_rng"}) == {"use_reentrant", "preserve_rng"}
+
+
+SENTS = ['`reduction="mean"` is only supported on a one-dimensional `DeviceMesh`.', 'Use `reduction="sum"` instead.']
+
+
+def _filled(monkeypatch, advised, role="root", causes=True, tb=True):
+    monkeypatch.setattr(A, "advise", lambda tb: advised)
+    f = {"role": role, "notes": [], "causes": [{"fix": ["the cause's own fix"]}] if causes else []}
+    A.fill(None, [f], _tb("dtensor_placements") if tb else None)
+    return f
+
+
+def test_fill_writes_the_fix_line_and_the_note(monkeypatch):
+    other = ("torch.nn.modules.pooling.FractionalMaxPool2d", ["x"], [])
+    f = _filled(monkeypatch, [(LOSS_PARALLEL, SENTS, ORDER), other])
+    assert f["causes"][0]["fix"] == [
+        "the cause's own fix",
+        "follow what torch.distributed.tensor.parallel.loss_parallel's documentation requires: \u201c'reduction="
+        "\"mean\"' is only supported on a one-dimensional 'DeviceMesh'.\u201d (its example: with loss_parallel():; loss = "
+        "F.cross_entropy(dist_input, target, reduction=\"mean\"); loss.backward())"]
+    assert f["notes"] == [
+        "torch.distributed.tensor.parallel.loss_parallel's documentation (torch 2.13.0+cpu, "
+        "torch/distributed/tensor/parallel/loss.py): \u201c'reduction=\"mean\"' is only supported on a one-dimensional "
+        "'DeviceMesh'.\u201d \u201cUse 'reduction=\"sum\"' instead.\u201d Its example: with loss_parallel(): / loss = "
+        "F.cross_entropy(dist_input, target, reduction=\"mean\") / loss.backward(). See https://docs.pytorch.org/docs/"
+        "stable/distributed.tensor.parallel.html#torch.distributed.tensor.parallel.loss_parallel"]
+    # (userline.quote writes backquotes as plain quotes) without order lines: no example
+    f = _filled(monkeypatch, [(LOSS_PARALLEL, SENTS[:1], [])])
+    assert f["causes"][0]["fix"][1].endswith("'DeviceMesh'.\u201d")
+    assert f["notes"][0].endswith("'DeviceMesh'.\u201d See https://docs.pytorch.org/docs/stable/distributed.tensor."
+                                  "parallel.html#torch.distributed.tensor.parallel.loss_parallel")
+
+
+def test_fill_only_on_a_root_with_causes_and_a_traceback(monkeypatch):
+    for kw in ({"role": "cascade"}, {"causes": False}, {"tb": False}):
+        f = _filled(monkeypatch, [(LOSS_PARALLEL, SENTS, ORDER)], **kw)
+        assert f["notes"] == [], kw
+    A.fill(None, [], _tb("dtensor_placements"))  # no finding: nothing to fill, no error
+    # a traceback whose innermost frame is the user's own: not a library's constraint
+    tb = _tb("dtensor_placements")
+    monkeypatch.setattr(A.pytb, "innermost", lambda tb: ("/home/u/x.py", 1, "f", "user"))
+    f = {"role": "root", "notes": [], "causes": [{"fix": []}]}
+    A.fill(None, [f], tb)
+    assert f["notes"] == []
