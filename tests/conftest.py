@@ -184,21 +184,35 @@ BEDS = frozenset("test_%s.py" % n for n in (
     "slurm_multinode", "transport", "transport_srun", "transport_ssh", "watch"))
 
 
+# Files that share what one of them builds in this process, one unit too, so each is built once as serially:
+# test_explain's entry check compiles every pattern (~8 s of CPU), test_explain_generated's parse of every
+# generated regex gives test_explain_time its static bounds (test_explain_time.BOUNDS, ~5 s), and
+# test_explain_time compiles every pattern again where test_explain has not.
+SHARED = frozenset(("test_explain.py", "test_explain_generated.py", "test_explain_time.py"))
+
+
 def _is_bed(nodeid):
     return nodeid.split("::", 1)[0].rsplit("/", 1)[-1] in BEDS
 
 
+def _unit(nodeid):
+    path = nodeid.split("::", 1)[0]
+    name = path.rsplit("/", 1)[-1]
+    return "beds" if name in BEDS else "every-pattern" if name in SHARED else path
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
-    """`--dist loadfile` with the beds as one unit. (xdist's own `loadgroup` with xdist_group marks does not
-    group here: xdist 3.8 renames a test's `_nodeid`, which pytest 9's `nodeid` no longer reads.)"""
+    """`--dist loadfile` with the beds as one unit and SHARED as another. (xdist's own `loadgroup` with
+    xdist_group marks does not group here: xdist 3.8 renames a test's `_nodeid`, which pytest 9's `nodeid` no
+    longer reads.)"""
     if config.getoption("dist", None) != "loadfile":
         return None
     from xdist.scheduler import LoadScopeScheduling
 
     class BedsTogether(LoadScopeScheduling):
         def _split_scope(self, nodeid):
-            return "beds" if _is_bed(nodeid) else nodeid.split("::", 1)[0]
+            return _unit(nodeid)
 
     return BedsTogether(config, log)
 

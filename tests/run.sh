@@ -36,4 +36,15 @@ fi
 # files, and pytest compiles only what it imports; elsewhere the first import writes them, as pip would have.
 # (Not upgrading pip was tried too: pip 23's install then took longer than the upgrade saved.)
 .venv/bin/python -m pip install -q --no-compile -e '.[test]'
-exec .venv/bin/python -m pytest "$@"
+# Two pytest-xdist workers where the machine has more than one core and the run is the whole suite (no
+# arguments but -q/-v/-r...; CI's `-q` counts): one worker runs the daemon beds (sshd, Slurm, namespaces),
+# which mostly wait, while the other runs the CPU-bound files (tests/conftest.py, BEDS). A path, -k, -x or
+# anything else runs serially, and so does GPUDOCTOR_TESTS_SERIAL=1.
+workers=()
+if [ -z "${GPUDOCTOR_TESTS_SERIAL:-}" ] && [ "$(.venv/bin/python -c 'import os; print(len(os.sched_getaffinity(0)))')" -gt 1 ]; then
+  workers=(-n 2 --dist loadfile --no-loadscope-reorder)
+  for a in "$@"; do
+    case "$a" in -q|-qq|-v|-vv|-r*) ;; *) workers=(); break ;; esac
+  done
+fi
+exec .venv/bin/python -m pytest ${workers[@]+"${workers[@]}"} "$@"
