@@ -14,8 +14,10 @@ from gpudoctor.explain import smifields as S
 @pytest.fixture
 def table(tmp_path, monkeypatch):
     """smifields reading a table of ours (a fresh cache); the real one again afterwards."""
+    from gpudoctor.explain import knowledge
+
     path = tmp_path / "nvidia_smi_messages.json"
-    monkeypatch.setattr(S, "_PATH", str(path))
+    monkeypatch.setattr(knowledge, "GENERATED_DIR", str(tmp_path))  # read_generated's folder (size20's reader)
     monkeypatch.setattr(S, "_cache", {})
     return path
 
