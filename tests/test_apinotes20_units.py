@@ -186,3 +186,41 @@ def test_fill_only_on_a_root_with_causes_and_a_traceback(monkeypatch):
     f = {"role": "root", "notes": [], "causes": [{"fix": []}]}
     A.fill(None, [f], tb)
     assert f["notes"] == []
+
+
+SP = "/opt/venv/lib/python3.11/site-packages/"
+
+
+def _made_tb(src, frames):
+    # a CPython traceback of the shape the fixtures have: the user's line, then library frames that raise
+    text = 'Traceback (most recent call last):\n  File "/home/u/train.py", line 5, in <module>\n    %s\n' % src
+    for f, fn in frames:
+        text += '  File "%s%s", line 10, in %s\n    raise ValueError("x")\n' % (SP, f, fn)
+    tbs = scan_stream(io.BytesIO((text + "ValueError: bad value here\n").encode()), load_knowledge()).tracebacks
+    return tbs[0]
+
+
+@pytest.mark.parametrize("src, frames, groups", [
+    # a frame of a function the table does not hold: the name the line calls, in the package it called into - a
+    # class's method by the class the line names (functions of that name too), a function by its name
+    ("torch.Tensor.backward(loss)", [("torch/_tensor.py", "_helper_x")],
+     [["torch._tensor.Tensor.backward", "torch.autograd.backward"]]),
+    ("Accelerator.prepare(model)", [("accelerate/accelerator.py", "_helper_x")],
+     [["accelerate.accelerator.Accelerator.prepare", "accelerate.accelerator.Accelerator"]]),
+    ("PeftModel.from_pretrained(base, 'x')", [("peft/peft_model.py", "_helper_x")],
+     [["peft.peft_model.PeftModel.from_pretrained", "peft.peft_model.PeftModel"]]),
+    ("m = get_peft_model(base, cfg)", [("peft/mapping_func.py", "_helper_x"), ("peft/tuners/lora/model.py", "_y")],
+     [["peft.mapping_func.get_peft_model"]]),
+    # an instance's method names no class
+    ("m = model.from_pretrained('x')", [("transformers/modeling_utils.py", "_helper_x")], []),
+    # pytorch_lightning's and lightning_fabric's files are lightning's
+    ("t = Trainer(max_epochs=1)", [("pytorch_lightning/trainer/trainer.py", "_helper_x")],
+     [["lightning.pytorch.trainer.trainer.Trainer"]]),
+    ("t = Trainer(max_epochs=1)", [("lightning_fabric/x.py", "_helper_x")],
+     [["lightning.pytorch.trainer.trainer.Trainer"]]),
+    # a class the line builds: its __init__ frame
+    ("s = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=1)", [("torch/optim/lr_scheduler.py", "__init__")],
+     [["torch.optim.lr_scheduler.OneCycleLR"]]),
+])
+def test_candidates_by_the_name_the_line_calls(src, frames, groups):
+    assert A.candidates(_made_tb(src, frames)) == groups
