@@ -35,7 +35,6 @@ SLICE names, each kept callable's raw docstring (and its public name), so the te
 the wheels.
 """
 
-import argparse
 import ast
 import json
 import os
@@ -459,45 +458,20 @@ def build(raw_rows):
 
 def read_sources(sources):
     """{package: {"dist", "version", "files", "callables"}} from {package: (dist, version, [(path, text)])}."""
-    raw = {}
-    for pkg, (dist, ver, files) in sorted(sources.items()):
-        consts, seen = {}, set()
-        for path, text in files:  # (as gen_param_docs: a constant two modules define differently left out)
-            try:
-                got = pd.constants(parse(text))
-            except Exception:  # noqa: BLE001
-                continue
-            for k, v in got.items():
-                if k in seen and consts.get(k) != v:
-                    consts.pop(k, None)
-                elif k not in seen:
-                    consts[k] = v
-                seen.add(k)
-        public = reexports(files)
-        calls = {}
-        for path, text in files:
-            calls.update(read_module(path, text, consts, public))
-        raw[pkg] = {"dist": dist, "version": ver, "files": len(files), "callables": calls}
-    return raw
+    public = {}
+
+    def read_one(path, text, consts, files):
+        key = id(files)
+        if key not in public:
+            public[key] = reexports(files)
+        return read_module(path, text, consts, public[key])
+
+    return pd.read_packages(sources, read_one)
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--site")
-    ap.add_argument("--dist", action="append", default=[])
-    ap.add_argument("--slice")
-    ap.add_argument("--record")
-    ap.add_argument("-o", "--out")
-    a = ap.parse_args(argv)
-    if bool(a.slice) == bool(a.site or a.dist):
-        ap.error("give --site / --dist or --slice")
-    if a.slice:
-        with open(a.slice) as f:
-            raw = json.load(f)["packages"]
-    else:
-        sources = pd._site_files(a.site, PACKAGES, _SKIP) if a.site else {}
-        for d in a.dist:
-            sources.update(pd._dist_files(d, PACKAGES, _SKIP))
+    a, sources, raw = pd.source_args(__doc__, argv, PACKAGES, _SKIP)
+    if raw is None:
         raw = read_sources(sources)
     if a.record:
         kept = {pkg: dict(got, callables={q: r for q, r in got["callables"].items() if SLICE.match(r["file"])})

@@ -557,8 +557,40 @@ def _dist_files(path, packages=None, skip=None):
     return out
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def package_constants(files):
+    """The string constants of a package's files ([(path, text)]), a name two modules define differently left out
+    (what a docstring fetch or a default may interpolate)."""
+    consts, seen = {}, set()
+    for _path, text in files:
+        try:
+            got = constants(parse(text))
+        except Exception:  # noqa: BLE001
+            continue
+        for k, v in got.items():
+            if k in seen and consts.get(k) != v:
+                consts.pop(k, None)
+            elif k not in seen:
+                consts[k] = v
+            seen.add(k)
+    return consts
+
+
+def read_packages(sources, read_one):
+    """{package: {"dist", "version", "files", "callables"}} from {package: (dist, version, [(path, text)])}, each
+    file's callables from ``read_one(path, text, consts, files)``."""
+    raw = {}
+    for pkg, (dist, ver, files) in sorted(sources.items()):
+        consts, calls = package_constants(files), {}
+        for path, text in files:
+            calls.update(read_one(path, text, consts, files))
+        raw[pkg] = {"dist": dist, "version": ver, "files": len(files), "callables": calls}
+    return raw
+
+
+def source_args(doc, argv, packages=None, skip=None):
+    """The command line both docstring generators take (--site / --dist or --slice, --record, -o): (args,
+    {package: (dist, version, [(path, text)])} or None, the recorded slice's packages or None)."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
     ap.add_argument("--site")
     ap.add_argument("--dist", action="append", default=[])
     ap.add_argument("--slice")
@@ -569,29 +601,17 @@ def main(argv=None):
         ap.error("give --site / --dist or --slice")
     if a.slice:
         with open(a.slice) as f:
-            raw = json.load(f)["packages"]
-    else:
-        sources = _site_files(a.site) if a.site else {}
-        for d in a.dist:
-            sources.update(_dist_files(d))
-        raw = {}
-        for pkg, (dist, ver, files) in sorted(sources.items()):
-            consts, seen = {}, set()
-            for path, text in files:  # the package's string constants, a name two modules define differently left out
-                try:
-                    got = constants(parse(text))
-                except Exception:  # noqa: BLE001
-                    continue
-                for k, v in got.items():
-                    if k in seen and consts.get(k) != v:
-                        consts.pop(k, None)
-                    elif k not in seen:
-                        consts[k] = v
-                    seen.add(k)
-            calls = {}
-            for path, text in files:
-                calls.update(read_module(path, text, consts))
-            raw[pkg] = {"dist": dist, "version": ver, "files": len(files), "callables": calls}
+            return a, None, json.load(f)["packages"]
+    sources = _site_files(a.site, packages, skip) if a.site else {}
+    for d in a.dist:
+        sources.update(_dist_files(d, packages, skip))
+    return a, sources, None
+
+
+def main(argv=None):
+    a, sources, raw = source_args(__doc__, argv)
+    if raw is None:
+        raw = read_packages(sources, lambda path, text, consts, _files: read_module(path, text, consts))
     if a.record:
         kept = {pkg: dict(got, callables={q: r for q, r in got["callables"].items() if SLICE.match(r["file"])})
                 for pkg, got in raw.items()}
