@@ -133,3 +133,18 @@ def test_captured_id_only_without_parsable_or_a_pipe():
     assert _fixes(text.replace("$(sbatch --wrap", "$(sbatch --parsable --wrap"), "keep only") == []
     assert _fixes(text.replace('--wrap="hostname")', '--wrap="hostname" | cut -d" " -f4)'), "keep only") == []
     assert _fixes(text.replace("scontrol show job $JOB | head -1\nscancel $JOB\n", ""), "keep only") == []
+
+
+def test_ranked_puts_the_value_s_leading_character_first():
+    _key, rec = C.option("pdsh", "-w")
+    first = [s[:40] for s in C._ranked(rec, "^hosts", "")]
+    assert first == ["If the argument is preceded by a single `", "No spaces are allowed in the comma-separ"]
+    assert [s[:40] for s in C._ranked(rec, "hosts", "")] == ["No spaces are allowed in the comma-separ",
+                                                              "Arguments in the TARGETS list may includ"]
+    # '-host' excludes: the sentence that quotes '-' comes up
+    assert [s[:40] for s in C._ranked(rec, "-x", "")] == ["Arguments in the TARGETS list may includ",
+                                                           "A regex or file name argument may also b"]
+    # the setters' clause is srun's alone (sbatch reads SBATCH_MEM_BIND, which sbatch sets for the job too)
+    assert C.env_line("sbatch", "SBATCH_MEM_BIND") == (
+        "sbatch(1) reads SBATCH_MEM_BIND from its environment as --mem-bind (INPUT ENVIRONMENT VARIABLES: \u201cSame "
+        "as --mem-bind\u201d)")
