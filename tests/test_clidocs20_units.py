@@ -138,7 +138,7 @@ def test_captured_id_only_without_parsable_or_a_pipe():
 def test_ranked_puts_the_value_s_leading_character_first():
     _key, rec = C.option("pdsh", "-w")
     first = [s[:40] for s in C._ranked(rec, "^hosts", "")]
-    assert first == ["If the argument is preceded by a single `", "No spaces are allowed in the comma-separ"]
+    assert first == ["If the argument is preceded by a single ", "No spaces are allowed in the comma-separ"]
     assert [s[:40] for s in C._ranked(rec, "hosts", "")] == ["No spaces are allowed in the comma-separ",
                                                               "Arguments in the TARGETS list may includ"]
     # '-host' excludes: the sentence that quotes '-' comes up
