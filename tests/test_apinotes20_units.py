@@ -160,8 +160,8 @@ def test_fill_writes_the_fix_line_and_the_note(monkeypatch):
     assert f["causes"][0]["fix"] == [
         "the cause's own fix",
         "follow what torch.distributed.tensor.parallel.loss_parallel's documentation requires: \u201c'reduction="
-        "\"mean\"' is only supported on a one-dimensional 'DeviceMesh'.\u201d (its example: with loss_parallel():; loss = "
-        "F.cross_entropy(dist_input, target, reduction=\"mean\"); loss.backward())"]
+        "\"mean\"' is only supported on a one-dimensional 'DeviceMesh'.\u201d (its example: with loss_parallel():; "
+        "loss = F.cross_entropy(dist_input, target, reduction=\"mean\"); loss.backward())"]
     assert f["notes"] == [
         "torch.distributed.tensor.parallel.loss_parallel's documentation (torch 2.13.0+cpu, "
         "torch/distributed/tensor/parallel/loss.py): \u201c'reduction=\"mean\"' is only supported on a one-dimensional "

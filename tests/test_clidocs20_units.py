@@ -88,9 +88,9 @@ def test_whole_sentences_while_they_fit():
     assert C._whole(["y" * 90], 60) == "y" * 74 + " [...]"  # cut at 80 characters, never fewer
 
 
-RCMD = ("pdsh connected with %s: 'connect: Connection refused' is an rsh-protocol module's own failure (rsh, mrsh), not "
-        "ssh's; run it over ssh: pdsh -R ssh -w ... or export PDSH_RCMD_TYPE=ssh (pdsh(1) -R: \u201cSet rcmd module "
-        "to name. This option may also be set via the PDSH_RCMD_TYPE environment variable.\u201d)")
+RCMD = ("pdsh connected with %s: 'connect: Connection refused' is an rsh-protocol module's own failure (rsh, mrsh), "
+        "not ssh's; run it over ssh: pdsh -R ssh -w ... or export PDSH_RCMD_TYPE=ssh (pdsh(1) -R: \u201cSet rcmd "
+        "module to name. This option may also be set via the PDSH_RCMD_TYPE environment variable.\u201d)")
 DEFAULT = "its default rcmd module (pdsh -V prints it; rsh in Debian 12's pdsh 2.34)"
 
 

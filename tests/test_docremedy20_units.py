@@ -84,13 +84,15 @@ def test_cause_of_a_section():
     row = {"project": "datasets", "heading": "H" * 130, "url": "https://x.example/p#h",
            "fix": ["one.", "two " * 150, "three.", "four."]}
     c = D.cause(row)
-    assert c == {"text": "datasets' documentation quotes this message in '%s' (https://x.example/p#h)" % clip("H" * 130, 120),
+    head = clip("H" * 130, 120)
+    assert c == {"text": "datasets' documentation quotes this message in '%s' (https://x.example/p#h)" % head,
                  "checks": [], "confirm": [], "fix": [
                      "datasets' documentation ('%s'): one." % clip("H" * 130, 80),
                      "datasets' documentation ('%s'): %s" % (clip("H" * 130, 80), clip("two " * 150, 400)),
                      "datasets' documentation ('%s'): three." % clip("H" * 130, 80),
                      "read https://x.example/p#h for the documented cases and fixes"],
-                 "exports": {}, "evidence": [], "static_rank": 0, "computed": None, "doc_section": "https://x.example/p#h"}
+                 "exports": {}, "evidence": [], "static_rank": 0, "computed": None,
+                 "doc_section": "https://x.example/p#h"}
     assert len(clip("H" * 130, 120)) <= 120 and clip("H" * 130, 120) != clip("H" * 130, 80)
     assert D.cause(dict(row, project="peft"))["text"].startswith("peft's documentation quotes")
 

@@ -19,8 +19,8 @@ CAUSE = {
     "checks": [],
     "confirm": ["the loss printed each step before backward (inf / nan), and the config's fp16 section (loss_scale 0 "
                 "= dynamic, initial_scale_power, min_loss_scale)"],
-    "fix": ["train in bf16 where the GPU has it (Ampere or newer): \"bf16\": {\"enabled\": true} instead of \"fp16\" in "
-            "the DeepSpeed config (--bf16 with the HF Trainer); a model pretrained in bf16 often overflows in fp16",
+    "fix": ["train in bf16 where the GPU has it (Ampere or newer): \"bf16\": {\"enabled\": true} instead of \"fp16\" "
+            "in the DeepSpeed config (--bf16 with the HF Trainer); a model pretrained in bf16 often overflows in fp16",
             "the transformers debugging guide for this log: a higher initial_scale_power in the fp16 section "
             "(\"initial_scale_power\": 32 'usually works'), https://huggingface.co/docs/transformers/debugging",
             "lower the learning rate, or find the input / layer that makes the loss inf (torch.autograd."

@@ -26,9 +26,9 @@ def _cvd(*values, root=ORDINAL):
 
 
 def _bad(v, shown, bad, fix):
-    return ("CUDA_VISIBLE_DEVICES is set to '%s' (line 1), which is not a comma-separated list of GPU indices or UUIDs: "
-            "CUDA reads the list only up to the first identifier it cannot parse ('%s'), so at most the GPUs before it "
-            "are visible" % (shown, bad) + CUDA_TAIL, [fix, UNSET])
+    return ("CUDA_VISIBLE_DEVICES is set to '%s' (line 1), which is not a comma-separated list of GPU indices or "
+            "UUIDs: CUDA reads the list only up to the first identifier it cannot parse ('%s'), so at most the GPUs "
+            "before it are visible" % (shown, bad) + CUDA_TAIL, [fix, UNSET])
 
 
 def _one(out):
@@ -39,7 +39,8 @@ def _one(out):
 
 def test_cvd_another_separator_gets_the_comma_form():
     where, text, fix, ev = _one(_cvd("0;1"))
-    assert where == "first" and (text, fix) == _bad("0;1", "0;1", "0;1", "CUDA_VISIBLE_DEVICES=0,1   (commas between the GPUs)")
+    comma = "CUDA_VISIBLE_DEVICES=0,1   (commas between the GPUs)"
+    assert where == "first" and (text, fix) == _bad("0;1", "0;1", "0;1", comma)
     assert ev == [(1, "CUDA_VISIBLE_DEVICES=0;1 python x.py")]
     # blanks: split(',') keeps '0 1' one item (CUDA stops there); the value is shown stripped
     assert _one(_cvd(" 0 1 "))[1:3] == _bad("0 1", "0 1", "0 1", "CUDA_VISIBLE_DEVICES=0,1   (commas between the GPUs)")
@@ -55,8 +56,8 @@ def test_cvd_the_first_bad_item_and_the_generic_fix():
 def test_cvd_empty_hides_every_gpu():
     where, text, fix, ev = _one(_cvd(""))
     assert where == "first"
-    assert text == ("CUDA_VISIBLE_DEVICES is set to the empty string (line 1): an empty list names no GPU, so CUDA sees "
-                    "none" + CUDA_TAIL)
+    assert text == ("CUDA_VISIBLE_DEVICES is set to the empty string (line 1): an empty list names no GPU, so CUDA "
+                    "sees none" + CUDA_TAIL)
     assert fix == ["unset CUDA_VISIBLE_DEVICES (every GPU of the node), or list the GPUs it should see, "
                    "comma-separated (CUDA_VISIBLE_DEVICES=0,1 for the first two)"]
 
@@ -109,11 +110,12 @@ def test_crlf_a_file_printed_with_cat_and_a_name_with_a_shell_character():
 
 
 def test_crlf_a_line_split_at_the_carriage_return():
-    colon = {"id": "pdsh.x", "family": "pdsh", "matches": [{"line": 4, "text": ": hostname contains invalid characters\n"}]}
+    split = ": hostname contains invalid characters\n"
+    colon = {"id": "pdsh.x", "family": "pdsh", "matches": [{"line": 4, "text": split}]}
     how = ("starts with ': ': the value printed before it (a host name, a path, the line above) ended in a carriage "
            "return, which sent the rest of the message to the start of a line")
     assert _one(_crlf(colon)) == ("first", _crlf_text(4, how, "a hostfile, a script, an env file"),
-                                  _dos2unix("<the hostfile / script>"), [(4, ": hostname contains invalid characters\n")])
+                                  _dos2unix("<the hostfile / script>"), [(4, split)])
     # not under a root whose tool does not print 'NAME: message' from a file; not where the ': ' is not the start
     assert _crlf(dict(colon, id="cuda.x", family="cuda")) == []
     assert _crlf(dict(colon, matches=[{"line": 4, "text": " : hostname contains invalid characters"}])) == []

@@ -134,7 +134,7 @@ def test_an_overlap_of_many_nodes_from_hostlists(kb):
                                                                (5, "#SBATCH --exclude=s[1-5],t1")]
 
 
-# ------------------------------------------------------------ round 15: _overlap's survivors at a1f6202, called directly
+# ------------------------------------------------------------ round 15: _overlap's survivors at a1f6202, called
 
 class _H:
     def __init__(self, line, text):
