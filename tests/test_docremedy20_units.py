@@ -239,3 +239,37 @@ def test_apply_cases_and_short_fragments():
     res = {"verdict": "unknown_error", "findings": []}
     D.apply(res, _real_scan(line + "\nERROR peft: x\n", kb), kb)
     assert res["findings"][0]["id"] == "peft.library_error"
+
+
+def test_apply_the_place_among_proven_and_unproven_causes():
+    kb = load_knowledge()
+    url = _row("accelerate")["url"]
+    p = dict(G, evidence=[{"line": 3}])
+    site = dict(G, static_rank=0)  # a generated site's own cause (an evidence list, static rank 0)
+    for causes, want in (([dict(G), dict(p), dict(G)], 1), ([dict(p), dict(G), dict(G)], 1),
+                         ([dict(site), dict(G)], 1)):
+        res = _result("accelerate.x", "accelerate.x", 3, causes)
+        D.apply(res, _Scan([_Hit(3, MSG)]), kb)
+        assert [c.get("doc_section") for c in res["findings"][0]["causes"]].index(url) == want, causes
+
+
+def test_apply_a_second_section_of_the_line_after_one_skipped():
+    kb = load_knowledge()
+    # the line holds accelerate's fragment (not this root's project, accelerate not named) and peft's (named)
+    line = ("peft: Cannot apply desired operation due to shape mismatches. All shapes | ValueError: Attempting to "
+            "unscale FP16 gradients.")
+    res = _result("peft.library_error", "peft.library_error", 3, [dict(G)])
+    D.apply(res, _Scan([_Hit(3, line)]), kb)
+    assert [c.get("doc_section") for c in res["findings"][0]["causes"]] == [None, _row("peft")["url"]]
+
+
+def test_apply_eight_words_need_no_project_name_and_the_why():
+    kb = load_knowledge()
+    text = "RuntimeError: cannot apply desired operation due to shape mismatches. other\n"
+    res = {"verdict": "unknown_error", "findings": []}
+    D.apply(res, _real_scan(text, kb), kb)
+    f = res["findings"][0]
+    assert f["id"] == "accelerate.library_error"
+    assert f["notes"][0] == ("How sure: low. No known message matched; the family is read from the log's shape (its "
+                             "message is one accelerate's documentation quotes (8 words), in 'Mismatched tensor "
+                             "shapes'). Confirm it with the commands below before acting.")
