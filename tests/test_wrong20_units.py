@@ -56,3 +56,41 @@ def test_only_mpi_error_s_working_directory_topic():
     f = {"id": "mpi.exec_not_found", "causes": []}
     rootguard.wdir_first_cause([f], None)
     assert f["causes"] == []
+
+
+# ------------------------------------------------------------ launchctx._no_gpu_asked (wrong20, review20)
+
+def _deepops():
+    # NVIDIA/deepops#1157 (https://github.com/NVIDIA/deepops/pull/1157, seen set AI): a step with no GPU request
+    return seen_text("ai-deepops1157-srun-no-gpu-requested", "2026-11-27ai")
+
+
+def test_an_srun_without_gpus_cause_and_fix_whole():
+    f = explain.explain_text(_deepops())["findings"][0]
+    assert f["id"] == "slurm.step_without_gpus"
+    c = f["causes"][0]
+    assert c["text"] == (
+        "Read from the launch lines in this text: `vagrant@virtual-login101:~$ srun -N1 nvidia-smi` (line 4) asks Slurm "
+        "for no GPU (no --gres=gpu, --gpus / -G or --gpus-per-* option), and the program it started found none: Slurm "
+        "gives a job step only the GPUs it was allocated, and with ConstrainDevices the step cannot open the node's "
+        "other GPUs.")
+    assert c["fix"] == ["ask for the GPUs on the srun line: srun --gpus=1 -N1 nvidia-smi (or --gres=gpu:<N> / "
+                        "--gpus-per-node=<N>); inside an salloc or sbatch allocation, ask for them there too (#SBATCH "
+                        "--gres=gpu:<N>)"]
+    assert [(e["line"], e["text"]) for e in c["evidence"]] == [(4, "vagrant@virtual-login101:~$ srun -N1 nvidia-smi")]
+
+
+def test_a_gpu_asked_any_way_is_not_a_step_without_gpus():
+    text = _deepops()
+    for srun in ("srun -N1 --gres=gpu:1 nvidia-smi", "srun -N1 --tres-per-task=gres/gpu:1 nvidia-smi",
+                 "srun -N1 --gpus-per-node=1 nvidia-smi"):
+        assert explain.explain_text(text.replace("srun -N1 nvidia-smi", srun))["findings"][0]["id"] == \
+            "gpu.no_devices", srun
+    # an salloc that asked for GPUs, or a batch script's #SBATCH --gres: the step inherits them
+    salloc = text.replace("vagrant@virtual-login101:~$ srun", "vagrant@virtual-login101:~$ salloc --gres=gpu:1\n"
+                          "salloc: Granted job allocation 5\nvagrant@virtual-login101:~$ srun")
+    assert explain.explain_text(salloc)["findings"][0]["id"] != "slurm.step_without_gpus"
+    # a long srun line is quoted cut
+    long = text.replace("srun -N1 nvidia-smi", "srun -N1 --job-name=" + "j" * 120 + " nvidia-smi")
+    c = explain.explain_text(long)["findings"][0]["causes"][0]
+    assert "j" * 120 not in c["text"] and "--job-name=jjj" in c["text"]
