@@ -70,8 +70,8 @@ def test_an_srun_without_gpus_cause_and_fix_whole():
     assert f["id"] == "slurm.step_without_gpus"
     c = f["causes"][0]
     assert c["text"] == (
-        "Read from the launch lines in this text: `vagrant@virtual-login101:~$ srun -N1 nvidia-smi` (line 4) asks Slurm "
-        "for no GPU (no --gres=gpu, --gpus / -G or --gpus-per-* option), and the program it started found none: Slurm "
+        "Read from the launch lines in this text: `vagrant@virtual-login101:~$ srun -N1 nvidia-smi` (line 4) asks "
+        "Slurm for no GPU (no --gres=gpu, --gpus / -G or --gpus-per-* option), and the program it started found none: Slurm "
         "gives a job step only the GPUs it was allocated, and with ConstrainDevices the step cannot open the node's "
         "other GPUs.")
     assert c["fix"] == ["ask for the GPUs on the srun line: srun --gpus=1 -N1 nvidia-smi (or --gres=gpu:<N> / "
