@@ -27,8 +27,8 @@ the first lines of its body (`with loss_parallel():` / `loss.backward()`).
 
 Usage:
     python tools/gen_api_notes.py --dist FILE.whl|FILE.tar.gz ... [--site VENV/lib/python3.11/site-packages] \\
-        [--record tools/data/api_notes_slice.json] [-o OUT]
-    python tools/gen_api_notes.py --slice tools/data/api_notes_slice.json -o OUT   (the test)
+        [--record tools/data/api_notes_slice.json.gz] [-o OUT]
+    python tools/gen_api_notes.py --slice tools/data/api_notes_slice.json.gz -o OUT   (the test)
 
 Sources: the PyPI releases named in the header (https://pypi.org/project/<name>/). The slice records, for the modules
 SLICE names, each kept callable's raw docstring (and its public name), so the test re-runs the extraction without
@@ -477,7 +477,7 @@ def main(argv=None):
         kept = {pkg: dict(got, callables={q: r for q, r in got["callables"].items() if SLICE.match(r["file"])})
                 for pkg, got in raw.items()}
         kept = {pkg: got for pkg, got in kept.items() if got["callables"]}
-        with open(a.record, "w") as f:
+        with knowgen.open_write(a.record) as f:  # (a .gz path: gzip'd, knowgen.save_text)
             json.dump({"note": "recorded by %s: per package, the docstrings (and public names) of the callables of "
                                "the modules SLICE names, for the regeneration test" % GENERATOR, "packages": kept},
                       f, indent=0, sort_keys=True)
@@ -491,8 +491,8 @@ def main(argv=None):
                                     "read with ast)"),
            "sites": [],  # (no matcher of its own: explain/apinotes.py reads the table)
            "counts": counts, "callables": table}
-    path = a.out or os.path.join(knowgen.OUT_DIR, NAME + ".json")
-    with open(path, "w") as f:
+    path = a.out or knowgen.out_path(NAME)  # (.json or .json.gz: the stored form)
+    with knowgen.open_write(path) as f:
         json.dump(doc, f, separators=(",", ":"), sort_keys=True)
         f.write("\n")
     read = sum(c["read"] for c in counts.values())

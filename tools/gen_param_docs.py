@@ -600,7 +600,7 @@ def source_args(doc, argv, packages=None, skip=None):
     if bool(a.slice) == bool(a.site or a.dist):
         ap.error("give --site / --dist or --slice")
     if a.slice:
-        with open(a.slice) as f:
+        with knowgen.open_text(a.slice) as f:
             return a, None, json.load(f)["packages"]
     sources = _site_files(a.site, packages, skip) if a.site else {}
     for d in a.dist:
@@ -615,7 +615,7 @@ def main(argv=None):
     if a.record:
         kept = {pkg: dict(got, callables={q: r for q, r in got["callables"].items() if SLICE.match(r["file"])})
                 for pkg, got in raw.items()}
-        with open(a.record, "w") as f:
+        with knowgen.open_write(a.record) as f:  # (a .gz path: gzip'd, knowgen.save_text)
             json.dump({"note": "recorded by %s: per package, the documented parameters the docstring reader took "
                                "(name, default, has default, Literal choices, raw doc) from the modules SLICE names, "
                                "for the regeneration test" % GENERATOR, "packages": kept}, f, indent=0,
@@ -631,8 +631,8 @@ def main(argv=None):
                                     "choices (docstrings read with ast)"),
            "sites": [],  # (no matcher of its own: explain/paramdocs.py reads the table)
            "counts": counts, "callables": table}
-    path = a.out or os.path.join(knowgen.OUT_DIR, NAME + ".json")
-    with open(path, "w") as f:
+    path = a.out or knowgen.out_path(NAME)  # (.json or .json.gz: the stored form)
+    with knowgen.open_write(path) as f:
         json.dump(doc, f, separators=(",", ":"), sort_keys=True)
         f.write("\n")
     print("%s: %d callables, %d documented parameters (%s)" % (path, len(table), sum(

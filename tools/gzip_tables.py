@@ -58,7 +58,7 @@ def main(argv=None):
     if a.over is not None:
         paths += candidates(a.over, set(a.skip))
     missing = [p for p in paths if not os.path.isfile(p)]
-    if missing or not paths:
+    if missing or (not paths and a.over is None):
         ap.error("no such file: %s" % ", ".join(missing) if missing else "name a table or give --over")
     for p in paths:
         size = os.path.getsize(p)
