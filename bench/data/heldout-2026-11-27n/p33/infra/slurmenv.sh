@@ -1,0 +1,1 @@
+export SLURM_CONF=/tmp/heldout-p33/infra/slurm/slurm.conf
