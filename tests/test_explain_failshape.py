@@ -60,6 +60,11 @@ def test_shell_and_signal_lines(kb):
     assert roots == ["errno.enospc"] and "/dev/shm" in _fixes(r)
     r, roots = _answer(KILLED, kb)
     assert roots == ["errno.enomem"] and "killed process" in _fixes(r)
+    # SIGKILL is the OOM killer's (mm/oom_kill.c), never a refused allocation's: running out of RAM leads, with the
+    # dmesg / sacct fix under it, not under the locked-memory cause (which returns ENOMEM to its caller instead)
+    first = r["findings"][0]["causes"][0]
+    assert "out of RAM" in first["text"] and "killed process" in first["fix"][0]
+    assert not any("memlock" in x for x in first["fix"])
 
 
 def test_gdb_frames(kb):

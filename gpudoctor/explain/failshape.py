@@ -249,6 +249,9 @@ def _signal(scan, by, h, sig, why, agent=False, known=True):
         f["notes"].append("SIGKILL ('Killed') cannot be caught: the kernel's OOM killer sends it when the node or "
                           "the job's cgroup runs out of host RAM (loading a model's shards, DataLoader workers), "
                           "else a person or the scheduler did (kill -9, a memory limit).")
+        # a refused allocation (memlock, fork, RLIMIT_AS) returns ENOMEM to its caller; only running out of RAM
+        # ends a process by SIGKILL (the OOM killer, mm/oom_kill.c), so that cause leads and takes the fix
+        _cause_first(f, "out of RAM")
         _first_fix(f, "sudo dmesg -T | grep -iE 'killed process|out of memory' on that node (the OOM killer names the "
                       "process); sacct -j <jobid> -o JobID,State,MaxRSS,ReqMem under Slurm; then load with less host "
                       "RAM (low_cpu_mem_usage / device_map, fewer workers) or ask for more memory")
@@ -271,6 +274,14 @@ def _signal(scan, by, h, sig, why, agent=False, known=True):
                               "kernel's OOM killer (dmesg says which).")
         return f
     return None
+
+
+def _cause_first(f, words):
+    """The first cause whose text holds ``words`` moved to the front of ``f``'s causes (none: unchanged)."""
+    causes = f["causes"]
+    at = next((i for i, c in enumerate(causes) if words in c.get("text", "")), None)
+    if at:
+        causes.insert(0, causes.pop(at))
 
 
 def _first_fix(f, line):
