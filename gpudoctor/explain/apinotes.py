@@ -33,7 +33,6 @@ import re
 
 from gpudoctor.explain import pytb, userline
 
-_TABLE = None
 _INDEX = None
 _DF = None
 MAX_KEPT = 2
@@ -56,12 +55,10 @@ pytorch lightning transformers accelerate deepspeed omegaconf hydra dataset data
 
 
 def table():
-    global _TABLE
-    if _TABLE is None:
-        from gpudoctor.explain.knowledge import generated_table
+    """generated/api_notes.json(.gz), read once per process (knowledge.generated_table keeps it)."""
+    from gpudoctor.explain.knowledge import generated_table
 
-        _TABLE = generated_table("api_notes")
-    return _TABLE
+    return generated_table("api_notes")
 
 
 def _index():

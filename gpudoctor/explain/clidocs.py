@@ -26,7 +26,6 @@ import difflib
 import re
 import shlex
 
-_TABLE = None
 _INDEX = None
 
 _SLURM = r"sbatch|srun|salloc|scontrol|squeue|sacct|sinfo|scancel|sbcast|sattach|sacctmgr|sstat|strigger|sprio|sshare"
@@ -88,12 +87,10 @@ MAX_QUOTE = 420
 
 
 def table():
-    global _TABLE
-    if _TABLE is None:
-        from gpudoctor.explain.knowledge import generated_table
+    """generated/cli_docs.json(.gz), read once per process (knowledge.generated_table keeps it)."""
+    from gpudoctor.explain.knowledge import generated_table
 
-        _TABLE = generated_table("cli_docs")
-    return _TABLE
+    return generated_table("cli_docs")
 
 
 def _index():

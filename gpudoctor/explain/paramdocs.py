@@ -26,7 +26,6 @@ import re
 
 from gpudoctor.explain import argedit, pytb, userline
 
-_TABLE = None
 _INDEX = None
 # the standalone Lightning packages are the unified package's modules (lightning/pytorch, lightning/fabric)
 _MIRRORS = (("pytorch_lightning/", "lightning/pytorch/"), ("lightning_fabric/", "lightning/fabric/"))
@@ -37,12 +36,10 @@ _CHOICE = re.compile(r"^[\w.:+-]{1,40}$")
 
 
 def table():
-    global _TABLE
-    if _TABLE is None:
-        from gpudoctor.explain.knowledge import generated_table
+    """generated/param_docs.json(.gz), read once per process (knowledge.generated_table keeps it)."""
+    from gpudoctor.explain.knowledge import generated_table
 
-        _TABLE = generated_table("param_docs")
-    return _TABLE
+    return generated_table("param_docs")
 
 
 def _index():
