@@ -191,10 +191,6 @@ BEDS = frozenset("test_%s.py" % n for n in (
 SHARED = frozenset(("test_explain.py", "test_explain_generated.py", "test_explain_time.py"))
 
 
-def _is_bed(nodeid):
-    return nodeid.split("::", 1)[0].rsplit("/", 1)[-1] in BEDS
-
-
 def _unit(nodeid):
     path = nodeid.split("::", 1)[0]
     name = path.rsplit("/", 1)[-1]
@@ -221,4 +217,4 @@ def pytest_collection_modifyitems(session, config, items):
     """On an xdist worker, the beds first (the longest unit; with --no-loadscope-reorder the first unit
     handed out), in their serial order; the other files keep theirs. A serial run is not reordered."""
     if os.environ.get("PYTEST_XDIST_WORKER"):
-        items.sort(key=lambda item: not _is_bed(item.nodeid))
+        items.sort(key=lambda item: _unit(item.nodeid) != "beds")
