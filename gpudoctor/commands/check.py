@@ -4,7 +4,7 @@ import os
 import sys
 
 from gpudoctor.config import flag
-from gpudoctor.commands.common import add_inventory, config_from, csv, emit, gather_nodes
+from gpudoctor.commands.common import add_inventory, config_from, csv, emit, gather_nodes, interrupted_line
 from gpudoctor.errors import EXIT_INTERRUPTED, InputError
 
 
@@ -239,6 +239,7 @@ def run(args):
         _warn("--same compares files across nodes; with one node (%s) nothing is compared (give --hosts or --nodes)"
               % (nodes[0].host if nodes else "none"))
     report = run_checks(nodes, checks, cfg)
+    report.interrupted = interrupted  # its summary says exit 130, as the process exits
     if not interrupted:  # what changed since each node last passed, then this run joins its history
         history.after_run(report, store, checks, _warn)
     fmt = "json" if args.json else (args.format or "text")
@@ -248,7 +249,7 @@ def run(args):
 
         sys.stdout.write("\n" + snippet(nodes, report))
     if interrupted:
-        print("gpudoctor: interrupted: report covers the %d nodes gathered so far" % len(nodes), file=sys.stderr)
+        print(interrupted_line(nodes), file=sys.stderr)
         sys.stdout.flush()
         os._exit(EXIT_INTERRUPTED)  # do not wait for SSH sessions still in flight
     if getattr(report, "crashed", None):  # the report says which; stderr says where the details are

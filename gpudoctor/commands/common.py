@@ -167,6 +167,13 @@ def _checked(node):
                 via=getattr(node, "via", None))
 
 
+def interrupted_line(nodes):
+    """stderr's line after Ctrl-C: how many nodes the partial report (or saved facts) covers."""
+    cut = sum(1 for n in nodes if n.error_kind == "interrupted")
+    return "gpudoctor: interrupted: %d of %d node%s gathered before it; %d marked interrupted" % (
+        len(nodes) - cut, len(nodes), "" if len(nodes) == 1 else "s", cut)
+
+
 def emit(report, fmt, output, verbose=False):
     import io
 

@@ -1,9 +1,10 @@
 """`gpudoctor facts`: this node's (or every node's) raw facts as JSON."""
 
+import os
 import sys
 
-from gpudoctor.commands.common import add_inventory, config_from, gather_nodes, write_json
-from gpudoctor.errors import EXIT_FINDINGS, EXIT_OK
+from gpudoctor.commands.common import add_inventory, config_from, gather_nodes, interrupted_line, write_json
+from gpudoctor.errors import EXIT_FINDINGS, EXIT_INTERRUPTED, EXIT_OK
 
 
 def add_parser(sub):
@@ -19,18 +20,29 @@ def run(args):
     from gpudoctor import gather
 
     cfg = config_from(args)
-    nodes = gather_nodes(args, cfg)
+    interrupted = False
+    try:
+        nodes = gather_nodes(args, cfg)
+    except KeyboardInterrupt as exc:  # Ctrl-C: the fan-out hands back what it finished, kept as check keeps it
+        nodes = getattr(exc, "partial_nodes", None)
+        if nodes is None or not (args.hosts or args.nodes or len(nodes) > 1):
+            raise
+        interrupted = True
     # several nodes (--hosts, --nodes, or a Slurm allocation's node list): one document per node
     if args.hosts or args.nodes or len(nodes) > 1:
+        bad = [n for n in nodes if not n.reachable]
         if args.output:
             gather.save(nodes, args.output)
-            bad = [n for n in nodes if not n.reachable]
             print("gpudoctor: saved facts of %d nodes to %s (%d unreachable)" % (len(nodes), args.output, len(bad)),
                   file=sys.stderr)
-            return EXIT_FINDINGS if bad else EXIT_OK
-        docs = {n.host: n.facts if n.reachable else {"error": n.error, "error_kind": n.error_kind} for n in nodes}
-        write_json(docs, None)
-        return EXIT_FINDINGS if any(not n.reachable for n in nodes) else EXIT_OK
+        else:
+            write_json({n.host: n.facts if n.reachable else {"error": n.error, "error_kind": n.error_kind}
+                        for n in nodes}, None)
+        if interrupted:
+            print(interrupted_line(nodes), file=sys.stderr)
+            sys.stdout.flush()
+            os._exit(EXIT_INTERRUPTED)  # do not wait for SSH sessions still in flight
+        return EXIT_FINDINGS if bad else EXIT_OK
     node = nodes[0]
     if not node.reachable:  # this machine past --timeout: say so, never write "null" as its facts
         print("gpudoctor: %s could not be checked (%s): %s" % (node.host, node.error_kind or "error", node.error),

@@ -7,7 +7,7 @@ import json
 import socket
 import sys
 
-from gpudoctor.commands.common import add_inventory, config_from, _run
+from gpudoctor.commands.common import add_inventory, config_from, interrupted_line, _run
 from gpudoctor.errors import InputError
 
 MAX_SECONDS = 600.0
@@ -126,6 +126,7 @@ def run(args):
 
         save(nodes, args.save)
     report = run_checks(nodes, list(WATCH), cfg)
+    report.interrupted = interrupted  # its summary says exit 130, as the process exits
     fmt = "json" if args.json else (args.format or "text")
     import io
 
@@ -161,7 +162,7 @@ def run(args):
 
         from gpudoctor.errors import EXIT_INTERRUPTED
 
-        print("gpudoctor: interrupted: report covers the %d nodes gathered so far" % len(nodes), file=sys.stderr)
+        print(interrupted_line(nodes), file=sys.stderr)
         sys.stdout.flush()
         os._exit(EXIT_INTERRUPTED)  # do not wait for SSH sessions still in flight
     if report.crashed:

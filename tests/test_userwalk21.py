@@ -1,0 +1,76 @@
+"""What a new user's walk through every command found (userwalk21), in-process."""
+
+import json
+import os
+
+import pytest
+
+from gpudoctor import cli
+from gpudoctor.node import Node
+from gpudoctor.transport import interrupted_node
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FACTS = os.path.join(ROOT, "fixtures", "nodes", "devbox-debian12-nogpu.json")
+
+
+class _Exit(BaseException):
+    def __init__(self, code):
+        self.code = code
+
+
+def _ctrl_c_after_two_of_three(monkeypatch, module):
+    """gather_nodes as the ssh fan-out ends on Ctrl-C: two nodes done, the third `interrupted`;
+    os._exit (which the commands call so that no SSH session is waited for) raises instead."""
+    facts = json.load(open(FACTS))
+
+    def gather(args, cfg, *a, **k):
+        exc = KeyboardInterrupt()
+        exc.partial_nodes = [Node("gpu1", facts=dict(facts)), Node("gpu2", facts=dict(facts)),
+                             interrupted_node("gpu3")]
+        raise exc
+
+    monkeypatch.setattr(module, "gather_nodes", gather)
+
+    def fake_exit(code):
+        raise _Exit(code)
+
+    monkeypatch.setattr(os, "_exit", fake_exit)
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_ctrl_c_report_says_exit_130_as_the_process_exits(monkeypatch, capsys, fmt):
+    """The partial report after Ctrl-C said 'exit 1' (JSON summary.exit_code 1) while the process exited 130."""
+    from gpudoctor.commands import check
+
+    _ctrl_c_after_two_of_three(monkeypatch, check)
+    with pytest.raises(_Exit) as info:
+        cli.main(["check", "--nodes", "gpu[1-3]", "--no-history", "--select", "shm"] + (["--json"] if fmt == "json" else []))
+    assert info.value.code == 130
+    out, err = capsys.readouterr()
+    if fmt == "json":
+        doc = json.loads(out)
+        assert doc["summary"]["exit_code"] == 130
+        assert [n["error_kind"] for n in doc["nodes"]] == [None, None, "interrupted"]
+    else:
+        assert out.rstrip().endswith("exit 130"), out[-200:]
+    # it used to say "the 3 nodes gathered so far" when one of them was not
+    assert "interrupted: 2 of 3 nodes gathered before it; 1 marked interrupted" in err
+
+
+def test_ctrl_c_during_facts_of_a_cluster_keeps_what_was_gathered(monkeypatch, tmp_path, capsys):
+    """`facts --hosts ... -o DIR` interrupted by Ctrl-C wrote nothing: the nodes already gathered were lost."""
+    from gpudoctor.commands import facts
+
+    _ctrl_c_after_two_of_three(monkeypatch, facts)
+    out_dir = tmp_path / "facts"
+    with pytest.raises(_Exit) as info:
+        cli.main(["facts", "--nodes", "gpu[1-3]", "-o", str(out_dir)])
+    assert info.value.code == 130
+    assert sorted(os.listdir(out_dir)) == ["gpu1.json", "gpu2.json", "gpu3.json"]
+    assert json.load(open(out_dir / "gpu1.json"))["schema"] == "gpudoctor.facts/1"
+    assert json.load(open(out_dir / "gpu3.json"))["error_kind"] == "interrupted"
+    assert "2 of 3 nodes gathered before it" in capsys.readouterr().err
+    with pytest.raises(_Exit):  # and on stdout (no -o): one document of them all
+        cli.main(["facts", "--nodes", "gpu[1-3]"])
+    doc = json.loads(capsys.readouterr().out)
+    assert sorted(doc) == ["gpu1", "gpu2", "gpu3"] and doc["gpu3"]["error_kind"] == "interrupted"
