@@ -372,12 +372,24 @@ class Diff:
         return 1 if self.verdicts else 0
 
 
-def _verdict_changed(before, after):
+_HASH_SHOWN = re.compile(r"value#[0-9a-f]{8}")  # how checks/parity.py shows a hashed value
+
+
+def _verdict_changed(before, after, hashes_comparable=True):
+    """Another status, or the same fail/warn with another message. Where the two sides hashed
+    environment values under different keys (two `gpudoctor facts` runs, or facts against the
+    history's key), the `value#...` a message shows differs whatever the values: not a change."""
     if before is None:
         return after is not None and after[0] in ("fail", "warn")
     if after is None:
         return False
-    return before[0] != after[0] or (after[0] in ("fail", "warn") and before[1] != after[1])
+    if before[0] != after[0]:
+        return True
+    if after[0] not in ("fail", "warn"):
+        return False
+    if hashes_comparable:
+        return before[1] != after[1]
+    return _HASH_SHOWN.sub("value#", str(before[1])) != _HASH_SHOWN.sub("value#", str(after[1]))
 
 
 def diff_nodes(before_nodes, after_nodes, checks, config, before_source="before", after_source="after",
@@ -414,7 +426,8 @@ def diff_nodes(before_nodes, after_nodes, checks, config, before_source="before"
             then = before_out.get(r.id, {}).get(h)
             then = tuple(then) if then else None
             now = tuple(now) if now else None
-            if not _verdict_changed(then, now):
+            ids = key_ids.get(h, (None, None))
+            if not _verdict_changed(then, now, ids[0] is not None and ids[0] == ids[1]):
                 continue
             mine = related(per_node[h], needs.get(r.id, ()))
             key = (r.id, repr(then), repr(now), tuple(c.text for c in mine))

@@ -74,3 +74,32 @@ def test_ctrl_c_during_facts_of_a_cluster_keeps_what_was_gathered(monkeypatch, t
         cli.main(["facts", "--nodes", "gpu[1-3]"])
     doc = json.loads(capsys.readouterr().out)
     assert sorted(doc) == ["gpu1", "gpu2", "gpu3"] and doc["gpu3"]["error_kind"] == "interrupted"
+
+
+def _nodes_with_a_per_node_secret(folder, salt):
+    """Three nodes whose NODE_NAME (not on the allow-list: kept as a keyed hash) differs on each, as a
+    separate `gpudoctor facts` run hashes it: under its own key (``salt``)."""
+    import hashlib
+
+    os.makedirs(folder)
+    for i in (1, 2, 3):
+        facts = json.load(open(FACTS))
+        facts["node"] = "gpu%d" % i
+        facts.setdefault("env", {"status": "ok"}).setdefault("hashed", {})["NODE_NAME"] = (
+            "hmac:" + hashlib.sha256(("%s n%d" % (salt, i)).encode()).hexdigest()[:16])
+        json.dump(facts, open(os.path.join(folder, "gpu%d.json" % i), "w"))
+
+
+def test_diff_of_two_facts_runs_does_not_flag_a_hash_that_only_changed_key(tmp_path, capsys):
+    """Two `facts --hosts` runs of unchanged nodes: env.parity warned on both (NODE_NAME differs per node),
+    and diff called it 'warn, message changed' (exit 1) because the message shows each run's own hashes,
+    while 'nothing this check reads changed'."""
+    _nodes_with_a_per_node_secret(str(tmp_path / "monday"), "key one")
+    _nodes_with_a_per_node_secret(str(tmp_path / "today"), "key two")
+    rc = cli.main(["diff", str(tmp_path / "monday"), str(tmp_path / "today"), "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["env_hashes_compared"] is False
+    assert [v["check"] for v in doc["verdicts"]] == [] and rc == 0 == doc["summary"]["exit_code"]
+    # the check did warn on both sides (so the message was compared, not skipped)
+    cli.main(["check", "--facts", str(tmp_path / "today"), "--select", "env.parity", "--json"])
+    assert json.loads(capsys.readouterr().out)["checks"][0]["status"] == "warn"
