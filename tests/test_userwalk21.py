@@ -103,3 +103,19 @@ def test_diff_of_two_facts_runs_does_not_flag_a_hash_that_only_changed_key(tmp_p
     # the check did warn on both sides (so the message was compared, not skipped)
     cli.main(["check", "--facts", str(tmp_path / "today"), "--select", "env.parity", "--json"])
     assert json.loads(capsys.readouterr().out)["checks"][0]["status"] == "warn"
+
+
+def test_podman_read_only_is_named_from_pid_1s_cgroup(tmp_path):
+    """`podman run --read-only` puts a tmpfs on /run, hiding /run/.containerenv: shm.size's fix then said
+    'on a host: mount -o remount ...' in a podman container (podman 4.3, runc, cgroupfs)."""
+    from gpudoctor.collector.base import Context
+    from gpudoctor.collector.system import in_container
+
+    (tmp_path / "proc" / "1").mkdir(parents=True)
+    cid = "1667382578c6ef5d9a486490e60f3a9fbe30b3b36dd84a3df08ff8f04e523fe3"
+    for cgroup, want in (("9:name=systemd:/libpod_parent/libpod-%s\n0::/libpod_parent/libpod-%s\n" % (cid, cid),
+                          "podman"),
+                         ("0::/machine.slice/libpod-%s.scope/container\n" % cid, "podman"),
+                         ("0::/user.slice/user-1000.slice/session-3.scope\n", None)):
+        (tmp_path / "proc" / "1" / "cgroup").write_text(cgroup)
+        assert in_container(Context(root=str(tmp_path), env={})) == want, cgroup

@@ -142,6 +142,10 @@ def in_container(ctx):
     for word in ("docker", "kubepods", "containerd", "lxc"):
         if word in cg:
             return word
+    # podman's own cgroup names: libpod-<id> (cgroupfs: /libpod_parent/libpod-<id>; systemd:
+    # machine.slice/libpod-<id>.scope), seen where --read-only's tmpfs on /run hides .containerenv
+    if "/libpod-" in cg or "/libpod_parent/" in cg:
+        return "podman"
     return None
 
 
