@@ -199,3 +199,55 @@ def leaf_strings(facts, limit=100000):
             out.append(x)
     return out
 
+
+
+# A line of the user's own text that a fix shows edited (a script line given a default, a submitting command with
+# its '$' escaped: explain/slurmscript.py) can be printed as it is only where, pasted, it runs the one command its
+# words name: the text is whoever wrote the log's (red team 2026-11-27b, docs/security.md 31.).
+_ARITH = re.compile(r"\$\(\(([\w\s$+*/%{}:?,.-]*)\)\)")
+
+
+def first_active(line):
+    """The offset of the first thing in a shell line that does more than run its one command with its own words and
+    parameter expansions, or None: a command substitution (``$(``, a backtick: inside double quotes too), ``$'``, a
+    history expansion (``!`` outside single quotes), a second command, a pipe, a redirection or a subshell (``;`` ``&``
+    ``|`` ``<`` ``>`` ``(`` ``)`` outside quotes), a control or format character, or a quote left open (its offset:
+    the line's length). ``$((...))`` arithmetic of names and numbers is kept."""
+    if not isinstance(line, str):
+        return 0
+    for i, c in enumerate(line):
+        if _unsafe(c):
+            return i
+    i, n, state = 0, len(line), None
+    while i < n:
+        c = line[i]
+        if state == "'":
+            if c == "'":
+                state = None
+            i += 1
+            continue
+        if c == "\\":
+            i += 2
+            continue
+        if c == "$" and line.startswith("$((", i):
+            m = _ARITH.match(line, i)
+            if m is None:
+                return i
+            i = m.end()
+            continue
+        if c == "$" and line[i + 1:i + 2] in ("(", "'") or c in "`!":
+            return i
+        if state == '"':
+            if c == '"':
+                state = None
+        elif c in ";&|<>()":
+            return i
+        elif c in "'\"":
+            state = c
+        i += 1
+    return n if state is not None else None
+
+
+def inert(line):
+    """Whether ``line``, pasted, runs only the one command its words name (first_active finds nothing)."""
+    return first_active(line) is None

@@ -13,6 +13,8 @@ and the variable.
 
 import re
 
+from gpudoctor.fixline import sh
+
 PATTERNS = {
     # GCC's preprocessor (libcpp/files.cc open_file_failed: '<name>: No such file or directory', a fatal error),
     # clang (DiagnosticLexKinds.td err_pp_file_not_found: "'%0' file not found"), nvcc's EDG front end
@@ -128,7 +130,8 @@ def structural(scan, kb, structural_finding, known):
                 "list of the package %s (debian/%s.install) names %s, which the build's install step did not put "
                 "in place." % (pkg, pkg, name),
                 ["Make the build install %s (the project's install rule: the Makefile's list of headers or files it "
-                 "exports), or take it out of debian/%s.install when this version no longer has it." % (name, pkg)]))
+                 "exports), or take it out of %s when this version no longer has it." % (
+                     sh(name), sh("debian/%s.install" % pkg))]))
             return f
         group, pkgs = lookup(kind, name)
         g = (t.get("groups") or {}).get(group) or {}

@@ -49,7 +49,7 @@ import shlex
 
 from gpudoctor.explain.knowledge import Pattern
 from gpudoctor.explain.text import GLOG_HEAD
-from gpudoctor.fixline import sh
+from gpudoctor.fixline import inert, sh
 
 ENTRY = "_paste_launchctx"
 MAX_CMDS = 32  # command lines kept per text
@@ -757,7 +757,10 @@ def _with_gpus(c):
     t = c["text"]
     p = c.get("prefix") or ""
     cmd = t[len(p):].strip() if p and t.startswith(p) else t.strip()
-    return _clipped(re.sub(r"(?<![\w./-])srun(?=[ \t])", "srun --gpus=1", cmd, count=1), 160)
+    out = _clipped(re.sub(r"(?<![\w./-])srun(?=[ \t])", "srun --gpus=1", cmd, count=1), 160)
+    # (the line is the log's: shown only where, pasted, it runs nothing but its own command, fixline.inert; red team
+    # 2026-11-27b: 'srun -N1 x; touch PWN; # nvidia-smi' gave a fix line that ran touch)
+    return out if inert(cmd) and inert(out) else "srun --gpus=1 <the srun line's options and command>"
 
 
 def _clipped(t, n):

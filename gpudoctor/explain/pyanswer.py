@@ -466,9 +466,12 @@ def _asked(scan, kb, tb, what, at):
                           "a call's arguments against the callee's signature before it runs, so no frame of %s is in "
                           "the traceback; its release may name the argument otherwise, or require one that older "
                           "releases did not." % (_clip(what, 240), call["lib"], call["fn"], at, call["lib"]))
+        # (the file is the traceback's: one shell word, fixline.sh; red team 2026-11-27b)
+        file, line, fn = pytb.innermost(tb)[:3]
+        where = "%s:%d%s" % (sh(file), line, " in %s" % sh(fn) if fn and not fn.startswith("<") else "")
         f["causes"][0]["fix"].insert(0, "change the call at %s to the installed %s's signature (python -c 'import %s; "
                                         "help(%s.%s)' prints it; the message names the argument it wants or refused)"
-                                     % (at, call["lib"], call["module"], call["module"], call["fn"].split(".")[0]))
+                                     % (where, call["lib"], call["module"], call["module"], call["fn"].split(".")[0]))
         return f
     got = asker.foreign_attribute(tb) if "code.lib_api_version" in by else None
     if got:

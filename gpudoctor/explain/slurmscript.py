@@ -24,7 +24,7 @@ analyze.analyze calls fill() after the other fills; waits.unresolved calls job_u
 import re
 import shlex
 
-from gpudoctor.fixline import sh
+from gpudoctor.fixline import first_active, inert, sh
 
 
 
@@ -210,6 +210,22 @@ def _env_site(name):
     return None
 
 
+def _quoted(text):
+    """A line of the script named in a fix: between single quotes as the prose writes it, or the one shell word
+    fixline.sh makes of it where it holds a quote or what a shell acts on (red team 2026-11-27b)."""
+    word = sh(text)
+    return "'%s'" % text if word == text else word
+
+
+def _default_line(line, name, new, src):
+    """The script's line that reads ``name`` with a default (``new``), shown only where the line as written runs
+    nothing but its own command when pasted (fixline.inert): else the edit in words (red team 2026-11-27b)."""
+    if inert(src):
+        return "or give it a default on the line that reads it: %s   (was: %s)" % (new, src)
+    return "or give it a default on the line that reads it (line %d): ${%s:-<default>} where it reads $%s" % (
+        line, name, name)
+
+
 def _unbound(scan, f):
     """The variable the root's line says was unset, with the edits the script shown allows (module docstring)."""
     first = f["causes"][0]
@@ -228,9 +244,9 @@ def _unbound(scan, f):
                  if any(re.search(r"(?<![\w-])%s(?![\w-])" % re.escape(o), t) for o in opts)), None)
     if late:
         ln, t, cmd = late
-        first["fix"].insert(0, "move line %d '%s' up, above line %d '%s' (the script's first command): sbatch stops "
+        first["fix"].insert(0, "move line %d %s up, above line %d %s (the script's first command): sbatch stops "
                                "reading #SBATCH lines at the first command, so the job never got %s and Slurm did not "
-                               "set %s" % (ln, t[:120], cmd[0], cmd[1][:80], opts[0], name))
+                               "set %s" % (ln, _quoted(t[:120]), cmd[0], _quoted(cmd[1][:80]), opts[0], name))
         first["evidence"].append({"line": ln, "text": t[:300]})
     default = "1" if name == "SLURM_CPUS_PER_TASK" else None
     for h in _hits(scan, "_struct_sb_varuse"):
@@ -244,8 +260,7 @@ def _unbound(scan, f):
         else:
             new = re.sub(r"\$\{?%s\}?(?![\w:])" % re.escape(name), "${%s:-%s}" % (name, default or "<default>"), src)
         if new != src:
-            first["fix"].insert(1 if late else min(len(first["fix"]), 1),
-                                "or give it a default on the line that reads it: %s   (was: %s)" % (new, src))
+            first["fix"].insert(1 if late else min(len(first["fix"]), 1), _default_line(h.line, name, new, src))
         break
 
 
@@ -346,11 +361,20 @@ def _expanded_early(scan, f):
         if not m or not re.search(r"\$\{?%s\b" % re.escape(name), m.group(1)) or _env_site(name) is None:
             continue
         inner = m.group(1)
-        escaped = src[:m.start(1)] + re.sub(r"(?<!\\)\$(\{?%s\b)" % re.escape(name), r"\\$\1", inner) + src[m.end(1):]
-        single = src[:m.start(1) - 1] + "'" + inner + "'" + src[m.end(1) + 1:] if "'" not in inner else None
-        fixes = ["escape it so that the job's shell expands it: %s" % escaped]
-        if single:
-            fixes.append("or quote the whole command with single quotes: %s" % single)
+        # the submitting command alone (what follows its double-quoted command, '; sleep 12; cat run.out', is another
+        # command), shown only where it runs nothing but itself (fixline.inert: the text is whoever wrote the log's)
+        end = first_active(src[m.end(1) + 1:])
+        cut = end is not None and src[m.end(1) + 1 + end:m.end(1) + 2 + end] in (";", "&", "|")
+        cmd = src[:m.end(1) + 1 + end].rstrip() if cut else src
+        escaped = cmd[:m.start(1)] + re.sub(r"(?<!\\)\$(\{?%s\b)" % re.escape(name), r"\\$\1", inner) + cmd[m.end(1):]
+        single = cmd[:m.start(1) - 1] + "'" + inner + "'" + cmd[m.end(1) + 1:] if "'" not in inner else None
+        if inert(cmd):
+            fixes = ["escape it so that the job's shell expands it: %s" % escaped]
+            if single:
+                fixes.append("or quote the whole command with single quotes: %s" % single)
+        else:
+            fixes = ["escape it so that the job's shell expands it: write \\$%s inside the double quotes of the "
+                     "submitting line, or quote that command with single quotes" % name]
         f["causes"].insert(0, {
             "text": "$%s is inside a double-quoted command on the submitting line ('%s'): the submitting shell "
                     "expanded it before Slurm ran the command, where Slurm had not set it, so the command got an "
@@ -394,7 +418,7 @@ def _empty(scan, f):
         new = re.sub(r"\$\{?%s\}?(?![\w:])" % re.escape(name), "${%s:-%s}" % (name, default), src)
         fixes = list(site.get("fix") or [])[:1]
         if new != src:
-            fixes.append("or give it a default on the line that reads it: %s   (was: %s)" % (new, src))
+            fixes.append(_default_line(h.line, name, new, src))
         f["causes"].insert(0, {
             "text": "%s is empty in this job: Slurm sets it only when the job is given %s (sbatch(1) OUTPUT "
                     "ENVIRONMENT VARIABLES), and no #SBATCH line shown gives it; the script's line '%s' passes that "

@@ -17,6 +17,7 @@ import re
 import shlex
 
 from gpudoctor.explain.knowledge import Pattern
+from gpudoctor.fixline import sh
 
 MAX_KEPT = 8
 # the command line, after a prompt or a separator ('$ export A=1; ssh node cmd', '... && ssh -F cfg node cmd')
@@ -145,9 +146,11 @@ def read(scan, found):
                     "it (SendEnv / SetEnv in ssh_config) and the node's sshd accepts it (AcceptEnv in sshd_config; by "
                     "default it accepts none): the process there had no %s (line %d)" % (
                         var, where[0], host[:80], sl, var, line))
-            fix = ("set the variables in the remote command itself: ssh %s '%s=<value> ... %s' (or export them there); "
+            # (the host and the remote command are the log's words: one shell word each, fixline.sh; red team
+            # 2026-11-27b: 'ssh node2;touch${IFS}PWN;# ...' ran touch when the fix was pasted)
+            fix = ("set the variables in the remote command itself: ssh %s %s (or export them there); "
                    "or send them: SendEnv %s in ~/.ssh/config together with AcceptEnv %s in the nodes' sshd_config "
-                   "(then reload sshd)" % (host[:80], var, remote[:80], var, var))
+                   "(then reload sshd)" % (sh(host[:80]), sh("%s=<value> ... %s" % (var, remote[:80])), var, var))
             ev = sorted({where, (sl, stext), (line, text)})
             if _RANKISH.search(var):
                 x = found("_cause", what, ev, fix, {"rendezvous.env_missing"})

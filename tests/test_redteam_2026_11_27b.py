@@ -1,0 +1,87 @@
+"""Red team 2026-11-27b (docs/security.md 31.): explain's fix lines that this session's readers build from the log's
+own words. Each text is a seen one (bench/data) with a payload put into one word the fix line copies; every fix,
+confirm and debug line of the answer is pasted alone into a restricted bash whose PATH holds only touch
+(test_redteam_2026_11_26d.paste): no marker. Each failed before its fix; in-process, about a second in all."""
+
+import pytest
+
+from gpudoctor.explain import explain_text
+from gpudoctor.fixline import first_active, inert
+from test_redteam_2026_11_26d import paste
+
+P = {"semi": ";touch${IFS}MARKER;#", "sub": "$(touch${IFS}MARKER)", "blank": " x; touch MARKER; #",
+     "tick": "`touch${IFS}MARKER`"}
+
+TEXTS = {
+    # buildinputs.py (dh_install's missing file): 'Make the build install include/nccl_net.h;touch${IFS}M;# ...'
+    "dh_install": "dh_install: warning: libnccl-dev missing files: include/nccl_net.h{P}\n",
+    # sshenv.py: 'ssh node2;touch${IFS}M;# 'MASTER_ADDR=<value> ...'': the host and the remote command as written
+    "sshenv": ("$ export MASTER_ADDR=10.0.0.1 MASTER_PORT=29500; ssh -F /tmp/ssh/config node2{P} 'cd /tmp/job/run "
+               "&& /usr/bin/python3 join.py'\nTraceback (most recent call last):\n  File \"/tmp/job/run/join.py\", "
+               "line 2, in <module>\n    addr = os.environ[\"MASTER_ADDR\"]\n  File \"<frozen os>\", line 679, in "
+               "__getitem__\nKeyError: 'MASTER_ADDR'\n"),
+    # pyanswer.py (a library call's TypeError at the user's line): 'change the call at /tmp/x.py;touch...;#:4 ...'
+    "signature": ("$ python eval_metrics.py\nTraceback (most recent call last):\n  File \"/tmp/job/run/eval_metrics"
+                  ".py{P}\", line 4, in <module>\n    acc = torchmetrics.Accuracy(num_classes=5)\n"
+                  "TypeError: Accuracy.__new__() missing 1 required positional argument: 'task'\n"),
+    # slurmscript.py _expanded_early: the submitting line, edited, with whatever else it ran
+    "wrap": ("$ sbatch -N1 -n1{P} -o run.out --wrap \"torchrun --nnodes \\$SLURM_NNODES --node-rank $SLURM_NODEID "
+             "--nproc-per-node 2 ddp.py\"; sleep 12; cat run.out\nSubmitted batch job 2\n"
+             "usage: torchrun [-h] [--nnodes NNODES] [--node-rank NODE_RANK]\n"
+             "torchrun: error: argument --node-rank/--node_rank: expected one argument\n"),
+    # slurmscript.py _unbound: the script's line given a default, and the line as it was
+    "unbound": ("$ cat job.sbatch\n#!/bin/bash\n#SBATCH --job-name=pretok\n#SBATCH --ntasks=1\nset -euo pipefail\n"
+                "export OMP_NUM_THREADS=$SLURM_CPUS_PER_TASK{P}\n$ sbatch job.sbatch\nSubmitted batch job 2\n"
+                "$ cat pretok-2.out\n/spool/job00002/slurm_script: line 7: SLURM_CPUS_PER_TASK: unbound variable\n"),
+    # launchctx.py _no_gpu_asked: the srun line with --gpus=1 put in
+    "srun_gpus": ("vagrant@login101:~$ srun -N1{P} nvidia-smi\nNo devices were found\n"
+                  "srun: error: virtual-gpu101: task 0: Exited with exit code 6\n"),
+}
+
+
+def _lines(res):
+    out = []
+    for f in res["findings"]:
+        for c in f["causes"]:
+            out += list(c["fix"]) + list(c["confirm"]) + ([c["computed_fix"]] if c.get("computed_fix") else [])
+        out += list(f.get("debug") or ())
+    return out
+
+
+ROOT = {"dh_install": "build.tool_error", "sshenv": "rendezvous.env_missing", "signature": "torchmetrics.usage",
+        "wrap": "launcher.script_args", "unbound": "slurm.job_env", "srun_gpus": "slurm.step_without_gpus"}
+
+
+@pytest.mark.parametrize("name", sorted(TEXTS))
+def test_a_fix_line_built_from_the_logs_words_runs_nothing_it_does_not_say(tmp_path, name):
+    lines, ids = [], set()
+    for key, pay in sorted(P.items()):
+        res = explain_text(TEXTS[name].replace("{P}", pay))
+        ids |= {f["id"] for f in res["findings"]}
+        lines += _lines(res)
+    assert ROOT[name] in ids  # the reader that builds the line answered
+    assert paste(lines, tmp_path) == []
+
+
+def test_the_plain_lines_keep_their_edits():
+    res = explain_text(TEXTS["unbound"].replace("{P}", ""))
+    assert ("or give it a default on the line that reads it: export OMP_NUM_THREADS=${SLURM_CPUS_PER_TASK:-1}   "
+            "(was: export OMP_NUM_THREADS=$SLURM_CPUS_PER_TASK)") in _lines(res)
+    res = explain_text(TEXTS["wrap"].replace("{P}", ""))
+    # the submitting command alone: '; sleep 12; cat run.out' after it is another command
+    assert ("or quote the whole command with single quotes: sbatch -N1 -n1 -o run.out --wrap 'torchrun --nnodes "
+            "\\$SLURM_NNODES --node-rank $SLURM_NODEID --nproc-per-node 2 ddp.py'") in _lines(res)
+    res = explain_text(TEXTS["srun_gpus"].replace("{P}", ""))
+    assert any(x.startswith("ask for the GPUs on the srun line: srun --gpus=1 -N1 nvidia-smi (") for x in _lines(res))
+
+
+@pytest.mark.parametrize("line, at", [
+    ("export NUM_WORKERS=$SLURM_CPUS_PER_TASK", None), ("WORLD=$(( $SLURM_GPUS_PER_NODE * SLURM_NNODES ))", None),
+    ('sbatch --wrap "python3 prep.py --workers \\$SLURM_CPUS_ON_NODE"', None),
+    ("python3 -c \"import os; print(os.environ['X'])\"", None), ("a '$(x);`y`'", None), ("a\\;b", None),
+    ("a;touch x", 1), ("a $(touch x)", 2), ('a "`touch x`"', 3), ('a "b', 4), ("echo !!", 5), ("x=$(( $(y) ))", 2),
+    ("a | b", 2), ("a > f", 2), ("a && b", 2), ("(a)", 0), ("a $'\\x41'", 2), ("a\u202eb", 1), ("a\nb", 1),
+    ("a # $(x)", 4),
+])
+def test_first_active(line, at):
+    assert first_active(line) == at and inert(line) == (at is None)
