@@ -85,3 +85,26 @@ def test_the_plain_lines_keep_their_edits():
 ])
 def test_first_active(line, at):
     assert first_active(line) == at and inert(line) == (at is None)
+
+
+def test_the_text_report_never_breaks_a_fix_line_inside_a_quoted_word(tmp_path):
+    """render._fill wrapped fix lines at any blank, inside a value sh() had quoted too: the next line began inside
+    the quote (`ccc; touch MARKER; #') ...`) and ran when copied alone. Every line of the fix and confirm lines as
+    printed (continuation lines too), and each one's text after its label, pasted alone: no marker."""
+    import io
+
+    from gpudoctor.explain import render_text
+
+    text = ("Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n    open(p)\n"
+            "FileNotFoundError: [Errno 2] No such file or directory: '/data/aaaa " + "b" * 47 + " " + "c" * 29 +
+            "; touch MARKER; #'\n")
+    out = io.StringIO()
+    render_text(explain_text(text), out)
+    shown, inside = [], False
+    for x in out.getvalue().splitlines():  # the fix and confirm lines and their continuation lines
+        label = x.lstrip().startswith(("fix: ", "confirm: "))
+        inside = label or (inside and x.startswith(" " * 10))
+        if inside:
+            shown += [x.strip()] + ([x.split(": ", 1)[1]] if label else [])
+    assert any("touch MARKER" in x for x in shown)
+    assert paste(shown, tmp_path) == []

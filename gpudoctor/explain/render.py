@@ -3,7 +3,7 @@
 import re
 import textwrap
 
-from gpudoctor.fixline import sh
+from gpudoctor.fixline import KEEP, keep_quoted, sh
 
 # An export of the knowledge is "VALUE" or "VALUE   (why)": three spaces, then the why in
 # parentheses (gpudoctor/data/knowledge/*.toml). Only VALUE is the variable's value.
@@ -44,7 +44,7 @@ WIDTH = 100
 FULL_CAUSES = 4
 
 
-def _fill(prefix, text, indent=None):
+def _fill(prefix, text, indent=None, keep=False):
     """``prefix`` + ``text`` as lines of at most WIDTH columns, continuation lines indented by
     ``indent`` spaces (default: under the text). Words are never broken (a path, a URL)."""
     text = str(text)
@@ -53,7 +53,9 @@ def _fill(prefix, text, indent=None):
     indent = len(prefix) if indent is None else indent
     tw = textwrap.TextWrapper(width=WIDTH, initial_indent=prefix, subsequent_indent=" " * indent,
                               break_long_words=False, break_on_hyphens=False)
-    return "\n".join(tw.wrap(text)) or prefix + text
+    # a command line (keep: a fix, confirm or debug line) is never broken inside a shell-quoted word: the next line
+    # began inside the quote and ran the value's rest when copied alone (red team 2026-11-27b, docs/security.md 31.)
+    return "\n".join(tw.wrap(keep_quoted(text) if keep else text)).replace(KEEP, " ") or prefix + text
 
 
 def _writer(out, color):
@@ -168,7 +170,7 @@ def _context(w, bold, result):
         if n.get("first_line"):
             w("    line %d: %s%s\n" % (n["first_line"], _one_line(n["text"]), more))
         if n.get("fix"):
-            w(_fill("    if it matters: ", n["fix"], 6) + "\n")
+            w(_fill("    if it matters: ", n["fix"], 6, keep=True) + "\n")
 
 
 def _short(items, limit=8):
@@ -295,7 +297,7 @@ def _finding(w, bold, f, heading, full, multi=False):
         for cmd in c["confirm"]:
             if _key(cmd) not in said:
                 said.add(_key(cmd))
-                w(_fill("     confirm: ", cmd) + "\n")
+                w(_fill("     confirm: ", cmd, keep=True) + "\n")
         for r in c.get("check_results", []):
             w(_fill("     check %s: " % r["id"], "%s%s" % (r["status"], (" - " + "; ".join(
                 _one_line(m) for m in r["messages"])) if r["messages"] else ""), 7) + "\n")
@@ -314,7 +316,7 @@ def _finding(w, bold, f, heading, full, multi=False):
             words = _words(cmd)
             if _key(cmd) not in said and not (len(words) >= 4 and len(words - fixed) <= 0.2 * len(words)):
                 said.add(_key(cmd))
-                w(_fill("     fix: ", cmd) + "\n")
+                w(_fill("     fix: ", cmd, keep=True) + "\n")
             fixed |= words
         if c.get("computed_note"):
             w(_fill("     note: ", c["computed_note"]) + "\n")
@@ -323,7 +325,7 @@ def _finding(w, bold, f, heading, full, multi=False):
                          "are in --json)" % ("s" if len(brief) > 1 else "", _span(brief),
                                             "them" if len(brief) > 1 else "it")) + "\n")
     if f["debug"]:
-        w("\n%s\n" % _fill("  More detail: ", "; ".join(f["debug"]), 4))
+        w("\n%s\n" % _fill("  More detail: ", "; ".join(f["debug"]), 4, keep=True))
     if f["references"]:
         w("\n  References:\n")
         for r in f["references"]:
