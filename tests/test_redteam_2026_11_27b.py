@@ -108,3 +108,21 @@ def test_the_text_report_never_breaks_a_fix_line_inside_a_quoted_word(tmp_path):
             shown += [x.strip()] + ([x.split(": ", 1)[1]] if label else [])
     assert any("touch MARKER" in x for x in shown)
     assert paste(shown, tmp_path) == []
+
+
+def test_a_captured_sbatch_line_is_shown_edited_only_where_it_runs_nothing_else(tmp_path):
+    """clidocs.captured_id printed the user's `JOB=$(sbatch ...)` line with --parsable put in: its words after sbatch
+    (';', '&&', '>' were let through) and the rest of the line ran when the fix line was pasted."""
+    base = ("$ cat run.sh\nJOB=$(sbatch --wrap=\"hostname\")\nscontrol show job $JOB | head -1\nscancel $JOB\n"
+            "$ bash run.sh\nscancel: error: Invalid job id specified\n")
+    lines = []
+    for old, new in [('--wrap="hostname")', '--wrap="hostname"; touch MARKER; echo)'),
+                     ('--wrap="hostname")', '--wrap="hostname") ; touch MARKER #'),
+                     ('head -1', "head -1' ; touch MARKER #")]:
+        res = explain_text(base.replace(old, new, 1))
+        got = [x for x in _lines(res) if x.startswith("keep only the job id: ")]
+        assert got, new
+        lines += got
+    assert paste(lines, tmp_path) == []
+    res = explain_text(base)
+    assert any(x.startswith('keep only the job id: JOB=$(sbatch --parsable --wrap="hostname") (') for x in _lines(res))

@@ -426,10 +426,22 @@ def captured_id(scan, refusals):
             continue
         got = option("sbatch", "--parsable")
         doc = " ".join([got[1].get("first", "")] + list(got[1].get("constraints") or [])[:1]) if got else ""
-        edit = h.text.strip()[:300].replace(m.group(0), m.group(0).replace("sbatch", "sbatch --parsable", 1), 1)
+        line = h.text.strip()[:300]
+        edit = line.replace(m.group(0), m.group(0).replace("sbatch", "sbatch --parsable", 1), 1)
+        # (the line is the log's: shown edited only where, pasted, it runs the capture's sbatch and nothing else:
+        # fixline.inert of its sbatch words and of the line with the capture taken out; red team 2026-11-27b:
+        # 'JOB=$(sbatch x.sh; touch PWN)' gave a fix line that ran touch)
+        from gpudoctor.fixline import inert, sh
+
+        k = line.find(m.group(0))
+        close = line[k + len(m.group(0)):k + len(m.group(0)) + 1]
+        rest = line[:k] + "%s=x" % var + line[k + len(m.group(0)) + 1:]
+        if not (close in (")", "`") and inert("sbatch" + m.group(2)) and inert(rest) and len(edit) <= 200):
+            edit = "%s=$(sbatch --parsable <its options and script>)" % var
+        use = _clip(uses[0].text.strip(), 160)
         return ("keep only the job id: %s (sbatch(1) --parsable: \u201c%s\u201d); without it sbatch prints "
-                "'Submitted batch job <id>', so $%s holds that sentence and '%s' passes its words on" % (
-                    _clip(edit, 200), _clip(doc, 200), var, _clip(uses[0].text.strip(), 160)))
+                "'Submitted batch job <id>', so $%s holds that sentence and %s passes its words on" % (
+                    edit, _clip(doc, 200), var, "'%s'" % use if sh(use) == use else sh(use)))
     return None
 
 
