@@ -15,11 +15,15 @@
 #
 # Needs, carried in .carry/ (ignored by git): ssh/ (Debian 12's sshd and ssh-keygen with their
 # libraries), whl/ (the Python dependencies as wheels for the host's python3), nccl-tests/ (the
-# source). Usage from the repository root: bash bench/probe_h100x4.sh OUTDIR
+# source). Usage from the repository root: bash bench/probe_h100x4.sh OUTDIR [first|second]
+# first (the default): the three scenarios as JSON, the whole host, nccl-tests per GPU set.
+# second: the three scenarios as the text report a user reads, the healthy scenario twice more as JSON
+# (run-to-run spread), and nccl-tests for every pair of the round-robin, alone and round by round.
 set -u
 DEST=${1:-/tmp/probe4-out}; mkdir -p "$DEST"
 OUT=/tmp/probe4-work; rm -rf "$OUT"; mkdir -p "$OUT"  # everything lands here; DEST gets steps.txt and one tarball
 PORT=${PORT:-2222}
+WHAT=${2:-first}
 T0=$(date +%s)
 say() { echo "[$(( $(date +%s) - T0 ))s] $*" | tee -a "$OUT/steps.txt"; }
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1
@@ -118,24 +122,32 @@ printf 'gpu01 slots=1\ngpu02 slots=1\ngpu03 slots=1\ngpu04 slots=1\n' > $B/hosts
 left() {  # processes of a probe run still alive
   for f in /proc/[0-9]*/environ; do grep -lsaz GPUDOCTOR_PROBE_RUN= "$f"; done
 }
-probe_ssh() {  # $1: scenario
+probe_ssh() {  # $1: scenario, $2: json or txt, $3: the file's name
   start_nodes "$1"
   say "nodes up: $1"
-  local t=$(date +%s)
-  timeout -k 5 170 $GD probe --hosts $B/hosts --ssh-config $B/config --budget 150 --max-size 256M --json \
-    > "$OUT/probe-$1.json" 2> "$OUT/probe-$1.err"
-  local rc=$?
-  say "probe $1: exit $rc in $(( $(date +%s) - t ))s; left: $(left | wc -l)"
+  local t=$(date +%s) fmt=""
+  [ "$2" = json ] && fmt=--json
+  { [ "$2" = txt ] && echo "\$ gpudoctor probe --hosts hosts --budget 150 --max-size 256M --params 7e9"
+    timeout -k 5 170 $GD probe --hosts $B/hosts --ssh-config $B/config --budget 150 --max-size 256M --params 7e9 $fmt
+    echo "exit $?" >&2; } > "$OUT/$3" 2> "$OUT/$3.err"
+  say "probe $1 ($2): $(tail -1 "$OUT/$3.err") in $(( $(date +%s) - t ))s; left: $(left | wc -l)"
   stop_nodes
 }
-probe_ssh healthy
-probe_ssh slow
-probe_ssh ifname
-
-# ---- the whole host as one node: four GPUs over NVLink
-t=$(date +%s)
-timeout -k 5 120 $GD probe --local --mode nccl --budget 100 --json > "$OUT/probe-local.json" 2> "$OUT/probe-local.err"
-say "probe local: exit $? in $(( $(date +%s) - t ))s"
+if [ "$WHAT" = first ]; then
+  probe_ssh healthy json probe-healthy.json
+  probe_ssh slow json probe-slow.json
+  probe_ssh ifname json probe-ifname.json
+  # ---- the whole host as one node: four GPUs over NVLink
+  t=$(date +%s)
+  timeout -k 5 120 $GD probe --local --mode nccl --budget 100 --json > "$OUT/probe-local.json" 2> "$OUT/probe-local.err"
+  say "probe local: exit $? in $(( $(date +%s) - t ))s"
+else
+  probe_ssh healthy txt probe-healthy.txt
+  probe_ssh slow txt probe-slow.txt
+  probe_ssh ifname txt probe-ifname.txt
+  probe_ssh healthy json probe-healthy-2.json
+  probe_ssh healthy json probe-healthy-3.json
+fi
 
 # ---- nccl-tests between the same GPUs
 wait $BUILD
@@ -146,7 +158,21 @@ NT() {  # $1 file, $2 seconds, rest: env assignments and args
   local p=$!; ( sleep "$s"; kill -9 $p 2>/dev/null ) & local w=$!
   wait $p; say "$f: exit $?"; kill $w 2>/dev/null
 }
-if [ -x /tmp/nt/all_reduce_perf ]; then
+NTP="/tmp/nt/all_reduce_perf -b 64M -e 256M -f 4 -w 5 -n 20"
+if [ -x /tmp/nt/all_reduce_perf ] && [ "$WHAT" = second ]; then
+  # every pair alone, then the probe's three rounds (plan.rounds over gpu01..gpu04) two pairs at a time
+  for pr in 0,3 1,2 0,1 2,3 0,2 3,1; do
+    NT nt-alone-${pr/,/}.txt 60 CUDA_VISIBLE_DEVICES=$pr NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 $NTP -g 2
+  done
+  for rd in "0,3 1,2" "0,1 2,3" "0,2 3,1"; do
+    set -- $rd
+    env LD_LIBRARY_PATH=/tmp/ncclhome/lib:${LD_LIBRARY_PATH:-} CUDA_VISIBLE_DEVICES=$2 NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 \
+      timeout -k 5 60 $NTP -g 2 > "$OUT/nt-round-${2/,/}.txt" 2>&1 &
+    local_p=$!
+    NT nt-round-${1/,/}.txt 60 CUDA_VISIBLE_DEVICES=$1 NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 $NTP -g 2
+    wait $local_p
+  done
+elif [ -x /tmp/nt/all_reduce_perf ]; then
   NT nt-pair-socket-01.txt 60 CUDA_VISIBLE_DEVICES=0,1 NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 /tmp/nt/all_reduce_perf -b 64M -e 256M -f 4 -g 2 -w 5 -n 20
   NT nt-pair-socket-23.txt 60 CUDA_VISIBLE_DEVICES=2,3 NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 /tmp/nt/all_reduce_perf -b 64M -e 256M -f 4 -g 2 -w 5 -n 20
   NT nt-four-socket.txt 90 CUDA_VISIBLE_DEVICES=0,1,2,3 NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 /tmp/nt/all_reduce_perf -b 64M -e 256M -f 4 -g 4 -w 5 -n 20

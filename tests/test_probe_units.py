@@ -357,3 +357,78 @@ def test_latency_rows_recorded_on_the_h200_host():
     (job,) = doc("h200x2-cli-latency.json")["jobs"]
     assert [x["bytes"] for x in job["latency"]] == [8, 1024, 65536]
     assert all(5 < x["time_us"] < 1000 for x in job["latency"])  # tens of microseconds over NVLink
+
+
+# ---------------------------------------------------------------- four one-GPU nodes on a real 4x H100 host
+# fixtures/probe/h100x4-*: bench/probe_h100x4.sh over SSH (four sshd "nodes", one GPU each, NCCL over sockets),
+# recorded 2026-11-27 on 4x H100 80GB HBM3 (driver 580.159.04, torch 2.11.0+cu130, NCCL 2.28.9)
+
+def nt_busbw(name, sizes):
+    """{size: best of out-of-place / in-place busbw} of an all_reduce_perf table."""
+    out = {}
+    for line in open(os.path.join(PROBE, name)):
+        m = re.match(r"^\s+(\d+)\s+\d+\s+float\s+sum\s+-?\d+\s+[\d.]+\s+[\d.]+\s+([\d.]+)\s+\d+\s+[\d.]+\s+[\d.]+\s+"
+                     r"([\d.]+)", line)
+        if m and int(m.group(1)) in sizes:
+            out[int(m.group(1))] = max(float(m.group(2)), float(m.group(3)))
+    return out
+
+
+@pytest.mark.parametrize("name", ["h100x4-ssh-healthy.json", "h100x4-ssh-healthy-2.json", "h100x4-ssh-healthy-3.json"])
+def test_four_healthy_h100_nodes_measure_every_pair_and_name_no_culprit(name):
+    d = doc(name)
+    pairs = [frozenset((p["a"], p["b"])) for p in d["pairs"]]
+    assert len(pairs) == len(set(pairs)) == 6  # every pair of four, once (three rounds of two)
+    assert all(p["error"] is None and p["transport"] == "NET/Socket over eth0" and p["gbps"] > 2 for p in d["pairs"])
+    iso = plan.isolate(d["pairs"], [])
+    assert iso["slow_nodes"] == [] and iso["slow_links"] == [] and iso["failed"] == []
+    assert d["isolation"]["slow_nodes"] == [] and d["exit_code"] == 0
+    assert all(c == {"found": 0, "left": 0} for c in d["cleanup"].values())
+    assert [f.check for f in findings.evaluate(d, {})] == ["probe.nccl.p2p_disabled"]  # sockets on one host, said
+
+
+def test_a_cpu_starved_h100_node_is_named_slow_with_every_peer_and_its_cpus_are_in_the_fix():
+    d = doc("h100x4-ssh-slow.json")
+    iso = plan.isolate([p for p in d["pairs"] if p["pass"] == 1], [p for p in d["pairs"] if p["pass"] == 2])
+    assert iso["slow_nodes"] == ["gpu04"] and iso["slow_links"] == []  # not its healthy partners
+    slow = [p["gbps"] for p in d["pairs"] if "gpu04" in (p["a"], p["b"])]
+    fast = [p["gbps"] for p in d["pairs"] if "gpu04" not in (p["a"], p["b"])]
+    assert len(slow) == 3 and max(slow) < 0.2 * min(fast)
+    (f,) = by_check(findings.evaluate(d, {}))["probe.node.slow"]
+    assert f.severity == "error" and f.hosts == ["gpu04"] and f.message.startswith("gpu04 is slow with every peer")
+    assert "ethtool" in f.fix and "its CPUs" in f.fix and "taskset -cp" in f.fix  # over sockets: CPU-bound too
+
+
+def test_the_cpu_hint_needs_sockets():
+    d = doc("h100x4-ssh-slow.json")
+    for p in d["pairs"]:
+        p["transport"] = "NET/IB/0"
+    (f,) = by_check(findings.evaluate(d, {}))["probe.node.slow"]
+    assert "ethtool" in f.fix and "CPU" not in f.fix
+
+
+def test_a_wrong_socket_ifname_on_one_h100_node_blames_that_node_only():
+    d = doc("h100x4-ssh-ifname.json")
+    bad = [p for p in d["pairs"] if p["error"]]
+    assert {frozenset((p["a"], p["b"])) for p in bad} == {frozenset(("gpu02", x)) for x in ("gpu01", "gpu03", "gpu04")}
+    assert all(p["blame"] == "gpu02" and p["error_kind"] == "init-failed" for p in bad)
+    assert all(p["gbps"] > 2 for p in d["pairs"] if not p["error"])  # the other three measured
+    f = by_check(findings.evaluate(d, {}))
+    (failed,) = f["probe.node.failed"]
+    assert failed.hosts == ["gpu02"] and "no socket interface found" in failed.message
+    assert "probe.node.slow" not in f
+
+
+def test_whole_h100_host_over_nvlink_agrees_with_all_reduce_perf_within_5_percent_from_256_mib():
+    (job,) = doc("h100x4-one-node-nvlink.json")["jobs"]
+    assert job["transport"] == "in-node P2P/CUMEM" and job["world"] == 4
+    probe = {c["bytes"]: c["busbw_gbps"] for c in job["collectives"] if c["op"] == "all_reduce"}
+    nt = nt_busbw("h100x4-nccl-tests-four-nvlink.txt", {256 << 20, 512 << 20, 1 << 30})
+    assert len(nt) == 3 and all(abs(probe[s] - nt[s]) / nt[s] < 0.05 for s in nt)
+
+
+def test_four_socket_nodes_agree_with_all_reduce_perf_over_sockets_within_10_percent():
+    job = [j for j in doc("h100x4-ssh-healthy.json")["jobs"] if j["scope"] == "all"][0]
+    probe = {c["bytes"]: c["busbw_gbps"] for c in job["collectives"] if c["op"] == "all_reduce"}
+    nt = nt_busbw("h100x4-nccl-tests-four-socket.txt", {64 << 20, 256 << 20})
+    assert len(nt) == 2 and all(abs(probe[s] - nt[s]) / nt[s] < 0.10 for s in nt)

@@ -46,6 +46,19 @@ def _hint(kind):
     return HINTS.get(kind, "see the error")
 
 
+# NCCL's socket transport moves every byte through its proxy and helper threads on the host's CPUs
+# (src/transport/net_socket.cc: NCCL_SOCKET_NTHREADS x NCCL_NSOCKS_PERTHREAD sockets served by threads), so
+# over NET/Socket a node whose CPUs are taken is slow with every peer as a bad link is. Seen on a 4x H100
+# host: one "node" pinned to a core shared with three busy loops measured 0.31-0.40 GB/s busbw with each
+# peer against 3.2-3.8 for the others (fixtures/probe/h100x4-slow.json).
+_CPU_BOUND = ("over sockets also its CPUs (NCCL's socket threads are CPU-bound): processes competing with the "
+              "job (top -H), the job's CPU affinity and cgroup limit (taskset -cp <pid>, cpu.max); ")
+
+
+def _on_sockets(pair):
+    return str(pair.get("transport") or "").startswith("NET/Socket")
+
+
 def _f(severity, check, message, **kw):
     f = getattr(Finding, {"error": "error", "warning": "warning", "info": "info"}[severity])(message, **kw)
     f.check = check
@@ -224,7 +237,8 @@ def _pairs(doc, facts, ratio):
                       observed="%s with every peer" % _fmt(min(p["gbps"] for p in mine), unit) if mine else None,
                       expected=">= %g x the median (%s)" % (ratio, _fmt(med, unit)),
                       fix="check %s's link: ethtool <iface> (speed, errors), ip -s link, tc qdisc show, "
-                          "ibstat/ibv_devinfo for RDMA ports; drain it from the job until fixed" % h, hosts=[h]))
+                          "ibstat/ibv_devinfo for RDMA ports; %sdrain it from the job until fixed" % (
+                              h, _CPU_BOUND if any(_on_sockets(p) for p in mine) else ""), hosts=[h]))
     for a, b in iso.get("slow_links") or []:
         mine = [p for p in pairs if {p["a"], p["b"]} == {a, b} and p.get("gbps") is not None]
         g = min(p["gbps"] for p in mine) if mine else None
