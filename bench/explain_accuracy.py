@@ -187,7 +187,7 @@ def evaluate(kb=None, splits=SPLITS):
             fam_ok, fix_ok = judge(res, want, kb)
             rows.append({"split": split, "file": os.path.basename(path), "expected": want,
                          "source": source_key(headers.get("source", "")),
-                         "got": res["root"] if res["verdict"] in ("root_cause", "echo_only") else
+                         "got": res["root"] if res["verdict"] in ("root_cause", "likely_cause", "echo_only") else
                          "(%s)" % res["verdict"].replace("_", " "),
                          "family_ok": fam_ok, "ok": fix_ok})
     return rows

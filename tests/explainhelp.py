@@ -13,6 +13,11 @@ import re
 from gpudoctor.explain.knowledge import open_generated
 
 
+# the verdicts that name a root finding: sure (root_cause), or one whose root says 'How sure: low' (likely_cause:
+# gpudoctor/explain/calibrate.py); a helper that reads the root of either uses this, a test of one verdict names it
+ANSWERED = ("root_cause", "likely_cause")
+
+
 def explain_cli(cli, *args, rcs=None, quiet=False):
     """`gpudoctor explain --json ARGS` through the `cli` fixture: (rc, the JSON document).
     rcs: the exit codes allowed (None: any); quiet: stderr must be empty."""

@@ -378,7 +378,7 @@ def test_cli_json_schema(cli, tmp_path):
         p.write_bytes(f.read().partition(b"# ---\n")[2])
     rc, out, _ = cli("explain", "--json", "--file", str(p))
     doc = json.loads(out)
-    assert rc == 0 and doc["schema"] == "gpudoctor.explain/3" and doc["matched"] is True
+    assert rc == 0 and doc["schema"] == "gpudoctor.explain/4" and doc["matched"] is True
     assert doc["verdict"] == "root_cause" and doc["context"] == [] and doc["errors"] == []
     assert doc["root"] == doc["findings"][0]["id"] == "nccl.remote_error"
     assert [f["role"] for f in doc["findings"]] == ["root", "cascade"]

@@ -131,7 +131,7 @@ def test_documented_message_alone_is_answered_with_the_projects_family():
     text = ("ValueError: Connection error, and we cannot find the requested files in the cached path. Please try "
             "again or make sure your Internet connection is on.\n")
     res, causes = _causes(text)
-    assert res["verdict"] == "root_cause" and res["root"] == "transformers.hub"
+    assert res["verdict"] == "likely_cause" and res["root"] == "transformers.hub"
     assert _doc(causes) == [0]
     assert causes[0]["doc_section"] == "https://huggingface.co/docs/transformers/troubleshooting#firewalled-environments"
     assert "offline mode" in " ".join(causes[0]["fix"])

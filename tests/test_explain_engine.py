@@ -176,7 +176,7 @@ frame #4: <unknown function> + 0xdc253 (0x7f3e in /lib/x86_64-linux-gnu/libstdc+
 
 def test_a_watchdog_stack_without_its_message_is_a_collective_timeout(kb):
     res = explain_text(WATCHDOG, kb)
-    assert res["verdict"] == "root_cause" and res["root"] == "nccl.timeout"
+    assert res["verdict"] == "likely_cause" and res["root"] == "nccl.timeout"
     root = res["findings"][0]
     assert root["confidence"] == "structural" and "checkTimeout" in root["notes"][0]
     assert res.get("recorder_advice") and "TORCH_NCCL_TRACE_BUFFER_SIZE" in res["recorder_advice"]
@@ -204,7 +204,7 @@ def test_a_traceback_from_torch_distributed_names_its_family(kb):
 
 def test_an_unknown_nccl_warn_failure_line_is_never_no_error(kb):
     res = explain_text("gpu-a:1:2 [0] some/new_file.cc:12 NCCL WARN Could not frobnicate the widget: error 3\n", kb)
-    assert res["verdict"] == "root_cause" and res["findings"][0]["confidence"] == "structural"
+    assert res["verdict"] == "likely_cause" and res["findings"][0]["confidence"] == "structural"
 
 
 def test_knowledge_validates_the_new_keys():

@@ -154,7 +154,7 @@ def test_the_exception_line_alone_names_its_class_family(kb):
         alone = "\n".join(f.read().splitlines()[-3:]) + "\n"
     assert alone.startswith("omegaconf.errors.InterpolationResolutionError: ")
     res = explain.explain_text(alone, kb)
-    assert res["verdict"] == "root_cause" and res["findings"][0]["id"] == "omegaconf.interpolation"
+    assert res["verdict"] == "likely_cause" and res["findings"][0]["id"] == "omegaconf.interpolation"
 
 
 def test_an_internal_failure_stays_the_library_error(kb):

@@ -323,7 +323,7 @@ def test_invalid_usage_alone_is_the_family_with_its_causes_told_apart(kb):
 def test_structural_answers_say_how_sure_they_are(kb):
     # an NCCL WARN failure line of a message no entry knows is an error with a family, not "no error"
     res = explain.explain_text("gpu1:11:12 [0] misc/foo.cc:12 NCCL WARN verbs frobnication failed on mlx5_0\n", kb)
-    assert res["verdict"] == "root_cause" and res["findings"][0]["id"] == "nccl.net_ib"
+    assert res["verdict"] == "likely_cause" and res["findings"][0]["id"] == "nccl.net_ib"
     assert res["findings"][0]["confidence"] == "structural" and "How sure: low" in res["findings"][0]["notes"][0]
     # a known harmless WARN line stays a note
     res = explain.explain_text("gpu1:11:11 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]\n", kb)

@@ -16,7 +16,7 @@ import pytest
 
 from gpudoctor import explain
 from gpudoctor.explain import buildinputs, srcprov
-from explainhelp import seen_text
+from explainhelp import ANSWERED, seen_text
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -29,7 +29,7 @@ def _case(name, cid):
 
 def _root(text, kb):
     r = explain.explain_text(text, kb)
-    assert r["verdict"] == "root_cause", (r["verdict"], text[:200])
+    assert r["verdict"] in ANSWERED, (r["verdict"], text[:200])
     return r["findings"][0]
 
 

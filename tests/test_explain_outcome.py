@@ -39,7 +39,7 @@ def test_a_torchrun_restart_that_recovered_keeps_no_root(kb):
 def test_a_torchrun_restart_that_failed_again_keeps_the_first_attempts_error(kb):
     for name in ("torchrun_restart_fails_again.log", "torchrun_restart_refused_by_remains.log"):
         res, root = _answer(kb, name)
-        assert res["verdict"] == "root_cause", name
+        assert res["verdict"] == "likely_cause", name
         assert root["id"] == "code.exception" and "shard /data/part-1.bin" in root["matches"][0]["text"], name
 
 
@@ -51,7 +51,7 @@ def test_progress_after_a_launchers_job_failed_report_is_another_run(kb):
     with open(os.path.join(DATA, "gloo_loopback_fallback_done.log"), encoding="utf-8") as f:
         later = "".join(ln for ln in f if ln.startswith(("step ", "training done")))
     res = explain.explain_text(failed + later, kb)
-    assert res["verdict"] == "root_cause" and res["root"] == "code.exception"
+    assert res["verdict"] == "likely_cause" and res["root"] == "code.exception"
 
 
 def test_a_ranks_failure_then_lines_without_a_rank_is_not_that_rank_going_on(kb):
@@ -66,7 +66,7 @@ def test_a_ranks_failure_then_lines_without_a_rank_is_not_that_rank_going_on(kb)
 def test_a_wrappers_done_line_after_the_process_died_is_not_the_jobs_end(kb):
     # 'python train.py; echo "job done"' (a batch script's habit) prints its line whatever python did
     res, root = _answer(kb, "wrapper_done_after_crash.log")
-    assert res["verdict"] == "root_cause" and "inconsistent tensor size" in root["matches"][0]["text"]
+    assert res["verdict"] == "likely_cause" and "inconsistent tensor size" in root["matches"][0]["text"]
 
 
 def test_a_warning_then_the_run_completed_is_healthy(kb):

@@ -48,7 +48,7 @@ def test_a_bare_exception_line_names_deepspeed(kb):
     # (deepspeed/runtime/fp16/loss_scaler.py, `raise Exception(...)`), pasted alone: no traceback, a bare 'Exception:'
     r = explain.explain_text("Exception: Current loss scale already at minimum - cannot decrease scale anymore. "
                              "Exiting run.", kb)
-    assert r["verdict"] == "root_cause"
+    assert r["verdict"] == "likely_cause"
     f = r["findings"][0]
     assert f["family"].startswith("deepspeed") and "loss_scaler.py" in _all(f)
     assert "in every deepspeed release read" in _all(f)
@@ -66,7 +66,7 @@ def test_an_older_releases_message_names_the_release_and_the_upgrade(kb):
     r = explain.explain_text("ValueError: Chunked prefill is not supported with sliding window. Set "
                              "--disable-sliding-window to disable sliding window.", kb)
     f = r["findings"][0]
-    assert r["verdict"] == "root_cause" and f["family"].startswith("vllm")
+    assert r["verdict"] == "likely_cause" and f["family"].startswith("vllm")
     assert "vllm/engine/arg_utils.py" in _all(f) and "not in 0.8.5 and later" in _all(f)
     assert any(x.startswith("upgrade vllm: the message is from an older release (0.5.4, 0.6.3)") and
                "pip install -U vllm" in x for c in f["causes"] for x in c["fix"])

@@ -142,7 +142,7 @@ def test_a_rich_traceback_panel_with_a_wrapped_path(kb):
                             ("/home/anaconda3/envs/lab/lib/python3.9/site-packages/accelerate/accelerator.py", 358,
                              "__init__")]
     res = explain.explain_text(text, kb)
-    assert _root(res) == ("root_cause", "accelerate.library_error", "structural")
+    assert _root(res) == ("likely_cause", "accelerate.library_error", "structural")
     assert "codeparrot_training.py:115" in res["findings"][0]["notes"][1]
 
 
@@ -284,7 +284,7 @@ def test_a_torch_distributed_module_keeps_its_family_and_torch_frames_read_as_th
           '    data = self._next_data()\n'
           'ValueError: a brand new complaint\n')
     res = explain.explain_text(tb, kb)
-    assert _root(res) == ("root_cause", "code.exception", "structural")
+    assert _root(res) == ("likely_cause", "code.exception", "structural")
     assert "inside torch at" in res["findings"][0]["notes"][1] and res["findings"][0]["notes"][0].startswith(
         "How sure: low")
 
@@ -299,7 +299,7 @@ def test_a_traceback_read_forward_from_its_header(kb):
             'torch._dynamo.exc.Unsupported: call_function BuiltinVariable(frobnicate) [] {}\n')
     res = explain.explain_text(text, kb)
     # (family17: an exception class of torch/_dynamo/exc.py is torch.compile's own, not the user's call torch refused)
-    assert _root(res) == ("root_cause", "torch.compile_error", "structural")
+    assert _root(res) == ("likely_cause", "torch.compile_error", "structural")
     assert "/w/train.py:40" in " ".join(res["findings"][0]["notes"])
     # a chain: the first exception is the answer, the one it led to is named
     chain = _format(_raise_chain_cause)
@@ -378,11 +378,11 @@ def test_a_caught_exception_that_training_logs_and_goes_on_after_is_healthy(kb):
     assert (res["verdict"], res["findings"]) == ("no_error", [])
     assert [n["id"] for n in res["context"]] == ["code.caught_exception"]
     # the same traceback at the end of the text: the program stopped there
-    assert explain.explain_text(_CAUGHT + "step 11 loss 1.1\n", kb)["verdict"] == "root_cause"
+    assert explain.explain_text(_CAUGHT + "step 11 loss 1.1\n", kb)["verdict"] == "likely_cause"
     # one rank's traceback among other ranks' lines: those ranks going on says nothing of this one
     ranked = "".join("[rank1]: " + ln + "\n" for ln in _CAUGHT.splitlines()) + "".join(
         "[rank0]: step %d loss 1.1\n" % i for i in range(11, 11 + pytb.MAX_GAP + 20))
-    assert explain.explain_text(ranked, kb)["verdict"] == "root_cause"
+    assert explain.explain_text(ranked, kb)["verdict"] == "likely_cause"
     # logger.exception's record before its traceback is part of it
     logged = went_on.replace("step 10 loss 1.2\n", "2024-03-01 12:00:00,123 - ERROR - checkpoint upload failed\n")
     assert explain.explain_text(logged, kb)["verdict"] == "no_error"

@@ -117,7 +117,7 @@ def test_same_script_slower_elsewhere_without_the_setting_shown():
     text = ("Same training script and container as on our other cluster, but here every step takes about 3x as long. "
             "No errors.\nstep 10 loss 2.30 31.0 ms/step\nstep 20 loss 2.29 30.8 ms/step\n")
     r, root = _root(text)
-    assert r["verdict"] == "root_cause"
+    assert r["verdict"] == "likely_cause"
     assert root["confidence"] == "family"  # no setting shown: the ways to tell apart, not one cause
     alltext = _all(root) + " ".join(root["debug"])
     for n in ("CUDA_LAUNCH_BLOCKING", "PYTORCH_NO_CUDA_MEMORY_CACHING", "NVIDIA_TF32_OVERRIDE"):

@@ -129,7 +129,7 @@ def test_json_names_the_values_and_the_text_names_no_slot(cli, tmp_path):
     text = ("slurmstepd: error: execve(): mkdir: No such file or directory\n"
             "srun: error: bear-pg0104u25b: tasks 15-19: Exited with exit code 2\n")
     rc, doc = explain_paste(cli, tmp_path, text, "--file")
-    assert doc["schema"] == "gpudoctor.explain/3"
+    assert doc["schema"] == "gpudoctor.explain/4"
     cause = root_of(doc)["causes"][0]
     assert cause["values"] == {"1": "mkdir"} and cause["fix"][0] == "srun -N1 -w <node> which mkdir", cause
     rc, out, err = cli("explain", "--file", tmp_path / "log.txt")

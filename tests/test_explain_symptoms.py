@@ -11,7 +11,7 @@ import re
 import textwrap
 
 import pytest
-from explainhelp import root_of
+from explainhelp import ANSWERED, root_of
 
 from gpudoctor.explain import KnowledgeError, explain_text, load_knowledge
 from gpudoctor.explain import symptoms
@@ -76,7 +76,7 @@ VARIANTS = [
 @pytest.mark.parametrize("text,want", VARIANTS, ids=[v[1] + ":" + v[0][:30] for v in VARIANTS])
 def test_each_wording_names_its_symptom(kb, text, want):
     res, root = answer(kb, text)
-    assert res["verdict"] == "root_cause" and root["id"] == want, (text, res["verdict"], root and root["id"])
+    assert res["verdict"] in ANSWERED and root["id"] == want, (text, res["verdict"], root and root["id"])
     assert root["from_words"] and root["references"][0]["url"].startswith("https://")
 
 

@@ -359,7 +359,7 @@ def test_cli_timeout_still_prints_valid_json(cli, tmp_path):
     p.write_bytes(b"step 1 loss 0.3\n" * 50000)
     rc, out, err = cli("explain", "--json", "--timeout", "0.000001", str(p))
     doc = json.loads(out)
-    assert rc == 1 and doc["stopped_early"]["reason"] == "timeout" and doc["schema"] == "gpudoctor.explain/3"
+    assert rc == 1 and doc["stopped_early"]["reason"] == "timeout" and doc["schema"] == "gpudoctor.explain/4"
     assert doc["stopped_early"]["timeout_s"] == 0.000001
     rc, out, err = cli("explain", "--timeout", "0.000001", str(p))
     assert rc == 1 and "STOPPED EARLY" in out
@@ -400,4 +400,4 @@ def test_sigterm_while_reading_prints_the_partial_answer_as_json(tmp_path):
             p.kill()
     doc = json.loads(out)
     assert p.returncode == 143, err
-    assert doc["stopped_early"]["reason"] == "SIGTERM" and doc["schema"] == "gpudoctor.explain/3"
+    assert doc["stopped_early"]["reason"] == "SIGTERM" and doc["schema"] == "gpudoctor.explain/4"

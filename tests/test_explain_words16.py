@@ -21,6 +21,7 @@ import pytest
 
 from gpudoctor import explain
 from gpudoctor.explain import settings
+from explainhelp import ANSWERED
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(REPO, "tests", "data", "words16")
@@ -38,7 +39,7 @@ def _nccl_fixture(name):
 
 def _root(text):
     r = explain.explain_text(text)
-    f = r["findings"][0] if r["verdict"] == "root_cause" and r["findings"] else None
+    f = r["findings"][0] if r["verdict"] in ANSWERED and r["findings"] else None
     return r, f
 
 

@@ -109,7 +109,7 @@ def test_terminate_echo_yields_to_its_what_line():
     # a what() nothing knows: torch's own C++ exception, not the NCCL watchdog's echo
     res, root = _answer(_terminate('n > 0 INTERNAL ASSERT FAILED at "/pytorch/aten/src/ATen/native/Foo.cpp":12, '
                                    'please report a bug to PyTorch.'))
-    assert res["verdict"] == "root_cause" and root["id"] == "torch.library_error", (res["verdict"], root["id"])
+    assert res["verdict"] == "likely_cause" and root["id"] == "torch.library_error", (res["verdict"], root["id"])
     # the watchdog's own what(): still its echo, after the timeout it reports
     res, root = _answer("terminate called after throwing an instance of 'c10::Error'\n  what():  [Rank 0] Watchdog "
                         "caught collective operation timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE) ran for 1800000 "

@@ -172,7 +172,7 @@ def test_words_alone_are_a_low_family_answer_with_the_docs_debug_line(kb, monkey
         "For a surer answer, paste the error or what this shows: %s" % (e["references"][0]["title"], len(e["causes"]),
                                                                        e["debug"][0]))
     assert root["matches"] == [{"line": 1, "text": "NCCL falls back to sockets", "severity": None, "file": "paste.txt"}]
-    assert root["first_line"] == 1 and root["match_count"] == 1 and res["verdict"] == "root_cause"
+    assert root["first_line"] == 1 and root["match_count"] == 1 and res["verdict"] == "likely_cause"
     monkeypatch.setitem(e, "debug", [])
     res, root = _answer(kb, "NCCL falls back to sockets")
     assert root["notes"][0].endswith("paste the error or what this shows: the launch line and the first lines it "

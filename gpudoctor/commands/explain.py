@@ -12,7 +12,7 @@ def add_parser(sub):
     ex.add_argument("--timeout", type=float, metavar="SECONDS",
                     help="stop reading after this long and answer with what was found, saying so "
                          "(default 300; 0: no limit)")
-    ex.add_argument("--json", action="store_true", help="the answer as JSON (schema gpudoctor.explain/3)")
+    ex.add_argument("--json", action="store_true", help="the answer as JSON (schema gpudoctor.explain/4)")
     ex.add_argument("--check", action="store_true",
                     help="run the confirming checks on this machine now, and compute fixes from its facts")
     ex.add_argument("--facts", metavar="PATH",

@@ -25,8 +25,8 @@ from gpudoctor.explain.knowledge import (  # noqa: F401  (the public API)
     Knowledge, KnowledgeError, Pattern, knowledge_files, load_knowledge, needles_of)
 from gpudoctor.explain.scan import BLOCK, MAX_LINE, MAX_SHOWN, Scan, scan_stream  # noqa: F401
 
-SCHEMA = "gpudoctor.explain/3"
-VERDICTS = ("root_cause", "echo_only", "no_error", "unknown_error")
+SCHEMA = "gpudoctor.explain/4"
+VERDICTS = ("root_cause", "likely_cause", "echo_only", "no_error", "unknown_error")
 DEFAULT_TIMEOUT = 300.0  # seconds: `explain --timeout`; a 100 MB log takes a few, 500 MB under a minute
 
 GENERIC_TRIAGE = [
@@ -80,7 +80,7 @@ def explain_inputs(inputs, kb=None, assume_error=False, facts=None, deadline=Non
     result = {"schema": SCHEMA, "version": _version(),
               "source": sources[0] if len(sources) == 1 else "%d files" % len(sources),
               "sources": [], "lines": sum(s["lines"] for s in scan.sources), "bytes": scan.bytes,
-              "verdict": verdict, "matched": verdict in ("root_cause", "echo_only"),
+              "verdict": verdict, "matched": verdict in ("root_cause", "likely_cause", "echo_only"),
               "root": findings[0]["id"] if findings else None, "findings": findings, "context": context,
               "errors": [{"line": h.line, "text": h.text} for h in scan.errors] if verdict == "unknown_error" else [],
               "launcher": min(scan.launchers, key=scan.launchers.get) if scan.launchers else None,
@@ -128,6 +128,9 @@ def explain_inputs(inputs, kb=None, assume_error=False, facts=None, deadline=Non
     from gpudoctor.explain import advice
 
     advice.apply(result, scan)  # what the root's own message says to do (after the computed fixes, never above them)
+    from gpudoctor.explain import calibrate
+
+    calibrate.apply(result, kb)  # (wrong21) a root that says 'How sure: low' is a likely cause, with its alternatives
     from gpudoctor.explain import redact
 
     return redact.apply(result)  # secret-looking values in the lines quoted back (docs/security.md 26.)

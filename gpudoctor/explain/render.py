@@ -131,7 +131,13 @@ def render_text(result, out, color=False):
         return
     findings = result["findings"]
     root = findings[0]
-    _finding(w, bold, root, "ROOT CAUSE" if verdict == "root_cause" else "ONLY ECHOES FOUND", full=True, multi=multi)
+    _finding(w, bold, root, {"root_cause": "ROOT CAUSE", "likely_cause": "LIKELY CAUSE (not proven by this text)"}.get(
+        verdict, "ONLY ECHOES FOUND"), full=True, multi=multi)
+    if root.get("alternatives"):  # (wrong21) calibrate.py: the families a likely cause does not rule out
+        w("\n%s\n" % bold("OR (what tells each apart)"))
+        for a in root["alternatives"]:
+            w(_fill("  %s: " % a["family"], _flat(a["title"]) + (": " + _flat(a["tell"]) if a.get("tell") else ""), 4)
+              + "\n")
     related = [f for f in findings[1:] if f["role"] == "related"]
     cascade = [f for f in findings[1:] if f["role"] == "cascade"]
     if related:
