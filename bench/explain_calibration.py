@@ -141,7 +141,7 @@ def _level(root):
 
 def run(out):
     import gpudoctor  # noqa: F401
-    import gpudoctor.checks  # noqa: F401
+    import gpudoctor.checks  # noqa: F401  (registers the checks, as explain_compare.py does)
     from gpudoctor import explain
     from gpudoctor.cli import build_parser
 
@@ -330,8 +330,8 @@ def table(path, markdown=False, min_n=1, coarse=False):
     with open(path) as f:
         data = json.load(f)
     rows = summary(data, min_n, coarse)
-    head = ("how sure" if not coarse else "'How sure' note", "reached by", "answers", "rounds", "family right", "out of sample: right", "in sample: right",
-            "confidently wrong")
+    head = ("how sure" if not coarse else "'How sure' note", "reached by", "answers", "rounds", "family right",
+            "out of sample: right", "in sample: right", "confidently wrong")
     if markdown:
         print("| " + " | ".join(head) + " |")
         print("|" + "---|" * len(head))
@@ -353,7 +353,7 @@ def by_round(path, cls_filter=None):
     with open(path) as f:
         data = json.load(f)
     per = collections.defaultdict(collections.Counter)
-    for cls, sample, r in classes(data):
+    for cls, sample, r in classes(data, coarse=True):
         if cls_filter and cls_filter not in " ".join(cls):
             continue
         per[(cls, r["set"])]["n"] += 1

@@ -96,3 +96,16 @@ def test_only_a_low_root_cause_verdict_changes():
     assert json.dumps(calibrate.apply(doc("root_cause", "How sure: low. ...")))  # still plain JSON
     assert explain.VERDICTS == ("root_cause", "likely_cause", "echo_only", "no_error", "unknown_error")
     assert explain.SCHEMA == "gpudoctor.explain/4"
+
+
+def test_the_other_symptoms_the_words_describe_are_alternatives(kb):
+    # symptoms.py puts the other readings of the user's sentences in context with severity 'words'
+    doc = {"verdict": "root_cause", "context": [
+        {"id": "nccl.hang", "severity": "words", "first_line": 2, "text": "and then it just hangs"},
+        {"id": "nccl.hang", "severity": "info", "first_line": 3, "text": "NCCL INFO ..."}],
+        "findings": [{"id": "torch.hang_after_epoch", "family": "torch.hang_after_epoch", "from_words": True,
+                      "notes": ["How sure: low. Read from your words"], "causes": []}]}
+    root = calibrate.apply(doc, kb)["findings"][0]
+    assert doc["verdict"] == "likely_cause" and root["basis"] == "words"
+    assert root["alternatives"] == [{"family": kb.by_id["nccl.hang"]["family"], "title": kb.by_id["nccl.hang"]["title"],
+                                     "tell": "your line 2: and then it just hangs"}]

@@ -82,8 +82,8 @@ def _lib(f):
 
 def alternatives(f, result, kb=None):
     """The families a 'likely' root does not rule out, each {family, title, tell}: the hang triage's other
-    causes, the other findings of the answer (not echoes), and for a Python exception read from its shape the
-    differential of where an exception comes from."""
+    causes, the other findings of the answer (not echoes), the other symptoms the user's words describe, and for a
+    Python exception read from its shape the differential of where an exception comes from."""
     mine = {f.get("id"), f.get("family")}
     out, seen = [], set(mine)
 
@@ -102,6 +102,13 @@ def alternatives(f, result, kb=None):
         h = (g.get("matches") or [None])[0]
         add(g.get("family"), g.get("title", ""), "line %s of the text: %s" % (h["line"], h["text"][:160]) if h and
             h.get("line") else "")
+    for n in result.get("context") or ():
+        # the other symptoms the user's words describe (symptoms.py: 'Your words also describe'), each a reading of
+        # the same sentences: the line that says which is the error line the words stand for
+        e = kb.by_id.get(n.get("id")) if kb is not None and n.get("severity") == "words" else None
+        if e is not None:
+            add(e["family"], e["title"], "your line %s: %s" % (n.get("first_line"), (n.get("text") or "")[:160])
+                if n.get("first_line") else "")
     if f.get("confidence") == "structural" and any(isinstance(n, str) and "raise" in n for n in f.get("notes") or ()):
         lib = _lib(f) or "the library"
         for fam, title, tell in _SHAPE:
