@@ -119,3 +119,37 @@ def test_podman_read_only_is_named_from_pid_1s_cgroup(tmp_path):
                          ("0::/user.slice/user-1000.slice/session-3.scope\n", None)):
         (tmp_path / "proc" / "1" / "cgroup").write_text(cgroup)
         assert in_container(Context(root=str(tmp_path), env={})) == want, cgroup
+
+
+def _readme_examples(command):
+    """The README's ``$ gpudoctor COMMAND ...`` lines inside ``` blocks, each with the lines it shows."""
+    import shlex
+
+    text = open(os.path.join(ROOT, "README.md")).read()
+    out, current = [], None
+    for block in text.split("```")[1::2]:
+        for line in block.splitlines():
+            if line.startswith("$ gpudoctor %s " % command):
+                current = (shlex.split(line[2:])[1:], [])
+                out.append(current)
+            elif current is not None and line.strip():
+                current[1].append(line)
+            elif not line.strip():
+                current = None
+        current = None
+    return out
+
+
+def test_readme_plan_examples_print_what_the_readme_shows(monkeypatch, capsys):
+    """README's accelerate_seed002 example lacked three notes `plan` prints (the ranks' environment, PATH not
+    exported by the pdsh runner, master port 22 being sshd's): each `$ gpudoctor plan` example, run where its file
+    is (its folder, else the repository), prints exactly the README's lines."""
+    examples = _readme_examples("plan")
+    assert len(examples) >= 3
+    monkeypatch.setenv("PATH", os.environ.get("PATH") or "/usr/bin:/bin")
+    for argv, shown in examples:
+        folder = os.path.join(ROOT, "fixtures", "launch")
+        monkeypatch.chdir(folder if any(os.path.isfile(os.path.join(folder, a)) for a in argv) else ROOT)
+        rc = cli.main(argv)
+        out = capsys.readouterr().out
+        assert rc == 0 and out.splitlines() == shown, (argv, out)
