@@ -153,3 +153,14 @@ def test_readme_plan_examples_print_what_the_readme_shows(monkeypatch, capsys):
         rc = cli.main(argv)
         out = capsys.readouterr().out
         assert rc == 0 and out.splitlines() == shown, (argv, out)
+
+
+def test_check_help_names_the_config_search_in_its_order(capsys):
+    """`check --help` left out $GPUDOCTOR_CONFIG and put ./pyproject.toml before /etc/gpudoctor/gpudoctor.toml;
+    config.find_config (and docs/config.md) read $GPUDOCTOR_CONFIG first and /etc before pyproject.toml."""
+    with pytest.raises(SystemExit):
+        cli.main(["check", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    where = [text.find(w) for w in ("$GPUDOCTOR_CONFIG", "./gpudoctor.toml", "/etc/gpudoctor/gpudoctor.toml",
+                                    "./pyproject.toml")]
+    assert -1 not in where and where == sorted(where), where
