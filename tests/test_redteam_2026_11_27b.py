@@ -33,6 +33,12 @@ TEXTS = {
     "unbound": ("$ cat job.sbatch\n#!/bin/bash\n#SBATCH --job-name=pretok\n#SBATCH --ntasks=1\nset -euo pipefail\n"
                 "export OMP_NUM_THREADS=$SLURM_CPUS_PER_TASK{P}\n$ sbatch job.sbatch\nSubmitted batch job 2\n"
                 "$ cat pretok-2.out\n/spool/job00002/slurm_script: line 7: SLURM_CPUS_PER_TASK: unbound variable\n"),
+    # pytb.where (apihistory's 'upgrade X (pip install -U X ...)'): the calling package is a site-packages folder's name
+    "caller": ("Traceback (most recent call last):\n  File \"/home/u/train.py\", line 3, in <module>\n    import foo\n"
+               "  File \"/usr/lib/python3/site-packages/x{P}/mod.py\", line 3, in f\n    a = np.float(3)\n"
+               "  File \"/usr/lib/python3/site-packages/numpy/__init__.py\", line 324, in __getattr__\n"
+               "    raise AttributeError(__former_attrs__[attr])\n"
+               "AttributeError: module 'numpy' has no attribute 'float'.\n"),
     # launchctx.py _no_gpu_asked: the srun line with --gpus=1 put in
     "srun_gpus": ("vagrant@login101:~$ srun -N1{P} nvidia-smi\nNo devices were found\n"
                   "srun: error: virtual-gpu101: task 0: Exited with exit code 6\n"),
@@ -48,8 +54,19 @@ def _lines(res):
     return out
 
 
+def _clauses(lines):
+    """Each line, and its rest after each ': ', '; ', ', ' and ' (' outside its quoted words (a command inside the
+    prose, as a person copies it: '... or upgrade x (pip install -U x: a release ...)')."""
+    import re
+
+    from gpudoctor.fixline import keep_quoted
+
+    return [x[m.end():] for x in lines for m in re.finditer(r"^|: |; |, | \(", keep_quoted(x))]
+
+
 ROOT = {"dh_install": "build.tool_error", "sshenv": "rendezvous.env_missing", "signature": "torchmetrics.usage",
-        "wrap": "launcher.script_args", "unbound": "slurm.job_env", "srun_gpus": "slurm.step_without_gpus"}
+        "wrap": "launcher.script_args", "unbound": "slurm.job_env", "srun_gpus": "slurm.step_without_gpus",
+        "caller": "code.lib_api_version"}
 
 
 @pytest.mark.parametrize("name", sorted(TEXTS))
@@ -60,7 +77,7 @@ def test_a_fix_line_built_from_the_logs_words_runs_nothing_it_does_not_say(tmp_p
         ids |= {f["id"] for f in res["findings"]}
         lines += _lines(res)
     assert ROOT[name] in ids  # the reader that builds the line answered
-    assert paste(lines, tmp_path) == []
+    assert paste(_clauses(lines), tmp_path) == []
 
 
 def test_the_plain_lines_keep_their_edits():
@@ -126,3 +143,32 @@ def test_a_captured_sbatch_line_is_shown_edited_only_where_it_runs_nothing_else(
     assert paste(lines, tmp_path) == []
     res = explain_text(base)
     assert any(x.startswith('keep only the job id: JOB=$(sbatch --parsable --wrap="hostname") (') for x in _lines(res))
+
+
+SECRET = "vmAVb6GoAtBNMh2mnT8skiKnNcpHKLjz"
+
+
+@pytest.mark.parametrize("text", [
+    # a bare switch before a secret's flag: redact's flag pass took '--db-password' as the switch's value
+    "torchrun --nproc-per-node 2 --fp16 --db-password {S} train.py\nRuntimeError: CUDA error: out of memory\n",
+    "torchrun --nproc-per-node 2 --bf16 --hub_token={S} train.py\nRuntimeError: CUDA error: out of memory\n",
+    # a line a reader clipped inside the secret (symptoms' 'Read from your words (line 1: ...)'): the shape passes
+    # needed the whole value, or a URL's '@'
+    "mpirun with 8 process but each process print rank 0, same output 8 times https://bob:{S}@git.example.com/r.git",
+    "nvidia-smi shows the GPU utilization hovering around 15%, the training is CPU bound I think. hf_{S}",
+])
+def test_no_part_of_a_secret_comes_back(text):
+    import json
+
+    out = json.dumps(explain_text(text.replace("{S}", SECRET), assume_error=True))
+    assert not any(SECRET[i:i + 8] in out for i in range(len(SECRET) - 7))
+
+
+def test_a_cut_value_is_redacted_only_where_it_reads_as_a_token():
+    from gpudoctor.explain.redact import redact
+
+    for keep in ("pip install hf_transfer", "x hf_transfer...", "see https://host:8080...", "sk-learn...",
+                 "--lr -0.1 --fp16", "a hf_hub_download b"):
+        assert redact(keep) == keep
+    assert redact("see https://user:pa.ss.word...") == "see https://user:REDACTED..."
+    assert redact("cut hf_abcdef1 [...]") == "cut REDACTED [...]"

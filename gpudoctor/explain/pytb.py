@@ -96,6 +96,7 @@ _BIN_LIBS = {"torchrun": "torch", "accelerate": "accelerate", "deepspeed": "deep
              "ds": "deepspeed"}
 _BIN = re.compile(r"[/\\]bin[/\\](%s)$" % "|".join(_BIN_LIBS))
 _EGG = re.compile(r"^([A-Za-z_][\w]*?)(?:-\d[^/\\]*)?(?:\.egg|\.py|\.so|\.pyd)?$")
+_IDENT = re.compile(r"[A-Za-z_]\w{0,99}")
 
 
 def _wheels():
@@ -131,8 +132,11 @@ def where(path):
     if m:
         pkg = m.group("pkg")
         e = _EGG.match(pkg)
-        name = e.group(1) if e else pkg
-        return "lib", _ALIASES.get(name) or owner(name)
+        # (a folder's name is the log's: its leading identifier only, what Python can import; the whole name went into
+        # 'pip install -U x;touch PWN;#' fix lines, red team 2026-11-27b)
+        name = e.group(1) if e else (_IDENT.match(pkg) or [None])[0]
+        if name:
+            return "lib", _ALIASES.get(name) or owner(name)
     parts = re.split(r"[/\\]", path)
     for p in parts[:-1]:
         if p in KNOWN_LIBS:

@@ -41,12 +41,24 @@ _VALUE = r"""(?:"[^"'`\\\n]{0,512}"|'[^'"`\\\n]{0,512}'|`[^`'"\\\n]{0,512}`|[^\s
 _ASSIGN = re.compile(
     r"""(?<![\w.-])(?P<q>["']?)(?P<name>[A-Za-z_][\w.-]{0,80})(?P=q)(?P<op>\]?[ \t]{0,4}(?:=|:)[ \t]{0,4})"""
     r"(?P<value>" + _VALUE + ")")
-_FLAG = re.compile(r"(?<![\w-])(?P<name>--?[A-Za-z][\w-]{0,80})(?P<op>=|[ \t]{1,4})(?P<value>" + _VALUE + ")")
+# (a blank-separated value never starts with '-': that is the next flag, read as a name of its own; a bare switch
+# before a secret's flag, '--bf16 --password X', took '--password' as its value and hid it, red team 2026-11-27b)
+_FLAG = re.compile(r"(?<![\w-])(?P<name>--?[A-Za-z][\w-]{0,80})(?P<op>=|[ \t]{1,4}(?!-))(?P<value>" + _VALUE + ")")
 _SHAPES = re.compile(
     r"(?<![A-Za-z0-9_])(?:hf_[A-Za-z0-9]{30,80}|AKIA[0-9A-Z]{16}|gh[opusr]_[A-Za-z0-9]{30,80}"
     r"|github_pat_[A-Za-z0-9_]{22,120}|glpat-[A-Za-z0-9_-]{20,80}|xox[abprs]-[A-Za-z0-9-]{10,120}"
     r"|sk-[A-Za-z0-9_-]{20,160}|eyJ[A-Za-z0-9_-]{8,2000}\.eyJ[A-Za-z0-9_-]{8,4000}\.[A-Za-z0-9_-]{0,2000})"
     r"(?![A-Za-z0-9_])")
+# a credential's shape or a URL's password cut short where a reader clipped the line (' ...', ' [...]', '\u2026'):
+# the whole-shape passes above need the whole value (red team 2026-11-27b); a cut value holds a digit or a capital
+# (a token's random part: 'hf_transfer', a package, is no token)
+_CUT = r"""(?=["'`)]{0,2}(?:\.\.\.|\u2026|[ \t]\[\.\.\.\]))"""
+_MIXED = r"(?=[a-z_-]{0,40}[A-Z0-9])"
+_PARTIAL = re.compile(
+    r"(?<![A-Za-z0-9_])(?:hf_" + _MIXED + r"[A-Za-z0-9]{6,80}|AKIA[0-9A-Z]{4,16}|gh[opusr]_" + _MIXED +
+    r"[A-Za-z0-9]{6,80}|github_pat_[A-Za-z0-9_]{6,120}|glpat-[A-Za-z0-9_-]{6,80}|xox[abprs]-[A-Za-z0-9-]{6,120}"
+    r"|sk-" + _MIXED + r"[A-Za-z0-9_-]{6,160}|eyJ[A-Za-z0-9_-]{6,4000}(?:\.[A-Za-z0-9_-]{0,4000}){0,2})" + _CUT)
+_PARTIAL_USERINFO = re.compile(r"(://[^\s:/@]{1,128}:)(?!\d{1,5}(?:[/\s]|\.\.\.))[^\s/@'\"`\\]{1,256}?" + _CUT)
 _BEARER = re.compile(r"(?i)(?<![\w-])(Bearer|Basic)\s{1,4}[A-Za-z0-9._~+/=-]{8,4000}")
 _USERINFO = re.compile(r"(://[^\s:/@]{1,128}:)[^\s/@'\"`\\]{1,256}@")
 # a URL's query parameter (red team 2026-11-26h, docs/security.md 29.): the _ASSIGN pass reads 'https' ':' and the rest of
@@ -112,10 +124,13 @@ def redact(text):
         head = _FLAG.sub(_value, head)
         head = _ASSIGN.sub(_value, head)
     head = _SHAPES.sub(MARK, head)
+    if "..." in head or "\u2026" in head:
+        head = _PARTIAL.sub(MARK, head)
     if "bearer" in low or "basic" in low:
         head = _BEARER.sub(lambda m: m.group(1) + " " + MARK, head)
     if "://" in low:
         head = _USERINFO.sub(lambda m: m.group(1) + MARK + "@", head)
+        head = _PARTIAL_USERINFO.sub(lambda m: m.group(1) + MARK, head)
     if "=" in head and ("?" in head or "&" in head):
         head = _QUERY.sub(lambda m: m.group(0) if _PLACEHOLDER.match(m.group("value")) or not (
             secret_name(m.group("name")) or m.group("name").lower() in _QUERY_SECRET)
