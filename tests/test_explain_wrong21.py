@@ -109,3 +109,19 @@ def test_the_other_symptoms_the_words_describe_are_alternatives(kb):
     assert doc["verdict"] == "likely_cause" and root["basis"] == "words"
     assert root["alternatives"] == [{"family": kb.by_id["nccl.hang"]["family"], "title": kb.by_id["nccl.hang"]["title"],
                                      "tell": "your line 2: and then it just hangs"}]
+
+
+def test_a_missing_name_without_the_frame_that_asked_is_a_likely_cause(kb):
+    # AK: huggingface/transformers#34816, the ImportError line alone: transformers' code imported Replicate, which
+    # torch 2.5.0 lacks; the line does not say whose code asked (CPython raises it at the importing frame)
+    r = _answer(kb, "2026-11-27ak", "ak-tf34816-replicate-import-torch250")
+    root = r["findings"][0]
+    assert r["verdict"] == "likely_cause" and root["id"] == "torch.api_version"
+    assert root["notes"][0] == calibrate.ASKER_UNKNOWN
+    assert [a["family"] for a in root["alternatives"]] == ["code.lib_api_version", "code.exception"]
+    assert "upgrade" in " ".join(x for c in root["causes"] for x in c["fix"]).lower()  # its fix stays
+    # D: hukaixuan19970627/yolov5_obb#266, the same kind of message under its frame (the project's own
+    # utils/torch_utils.py calls dist.barrier(device_ids=[local_rank])): whose code asked is in the text, it stays sure
+    r = _answer(kb, "2026-11-26d", "yolov5-obb-barrier-device-ids-old-torch")
+    assert r["verdict"] == "root_cause" and r["findings"][0]["id"] == "torch.api_version"
+    assert calibrate.ASKER_UNKNOWN not in r["findings"][0]["notes"]

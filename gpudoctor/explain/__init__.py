@@ -130,7 +130,7 @@ def explain_inputs(inputs, kb=None, assume_error=False, facts=None, deadline=Non
     advice.apply(result, scan)  # what the root's own message says to do (after the computed fixes, never above them)
     from gpudoctor.explain import calibrate
 
-    calibrate.apply(result, kb)  # (wrong21) a root that says 'How sure: low' is a likely cause, with its alternatives
+    calibrate.apply(result, kb, scan)  # (wrong21) a root that says 'How sure: low' is a likely cause, with alternatives
     from gpudoctor.explain import redact
 
     return redact.apply(result)  # secret-looking values in the lines quoted back (docs/security.md 26.)

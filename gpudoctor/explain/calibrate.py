@@ -19,8 +19,25 @@ called the root cause, and the families the text does not rule out are listed wi
 apart (`alternatives`). Each finding also says how it was reached (`basis`).
 """
 
+import re
+
 LIKELY = "likely_cause"
 MAX_ALTERNATIVES = 4
+
+# CPython raises these at the frame that ASKED for the name or passed the argument (Objects/moduleobject.c
+# module_getattro: "module '%U' has no attribute '%U'"; Python/ceval.c import_from: "cannot import name '%U' from
+# '%U'"; Python/ceval.c's argument binding: "%U() got an unexpected keyword argument '%S'"; Modules/_pickle.c:
+# "'%s' is an invalid keyword argument for %s()"): the message names the name, not whose code asked for it. With that
+# frame in the text, asker.py reads it; without it, the user's code (a release of the package older than the code)
+# and another installed package (code.lib_api_version: two packages' releases that do not fit) both fit
+_MISSING_NAME = re.compile(r"module '[A-Za-z_][\w.]{0,80}' has no attribute '\w{1,80}'|cannot import name '\w{1,80}' "
+                           r"from '[A-Za-z_][\w.]{0,80}'|\(\) got an unexpected keyword argument '\w{1,80}'|"
+                           r"'\w{1,80}' is an invalid keyword argument for \w{1,80}\(\)")
+MAX_TEXT = 600  # characters of the root's line searched
+ASKER_UNKNOWN = ("How sure: low. The message names a name or an argument that the installed release lacks, not whose "
+                 "code asked for it: the traceback's frames are not in the text. Your own code (this answer), or "
+                 "another installed package made for another release (code.lib_api_version): the frame above the "
+                 "error line tells which.")
 
 # the ways a Python exception read from the text's shape (no message of it is known) can go wrong, each with
 # what in the text or on the machine tells it apart: the frame that raised, the versions, the message's own words
@@ -109,6 +126,9 @@ def alternatives(f, result, kb=None):
         if e is not None:
             add(e["family"], e["title"], "your line %s: %s" % (n.get("first_line"), (n.get("text") or "")[:160])
                 if n.get("first_line") else "")
+    if f.get("notes") and f["notes"][0] == ASKER_UNKNOWN:
+        for fam, title, tell in _SHAPE[2:3] + _SHAPE[:1]:
+            add(fam, title, tell)
     if f.get("confidence") == "structural" and any(isinstance(n, str) and "raise" in n for n in f.get("notes") or ()):
         lib = _lib(f) or "the library"
         for fam, title, tell in _SHAPE:
@@ -120,15 +140,28 @@ def alternatives(f, result, kb=None):
     return out
 
 
-def apply(result, kb=None):
+def asker_unknown(root, scan):
+    """A root a message gave (no 'How sure' note of its own) whose line is a name or an argument missing from an
+    installed release (_MISSING_NAME), in a text with no traceback frame: who asked for it is not in the text."""
+    if scan is None or root.get("basis") not in ("entry", "site") or level(root) is not None:
+        return False
+    if any(tb.get("frames") for tb in getattr(scan, "tracebacks", None) or ()):
+        return False
+    return any(_MISSING_NAME.search((m.get("text") or "")[:MAX_TEXT]) for m in (root.get("matches") or ())[:1])
+
+
+def apply(result, kb=None, scan=None):
     """The verdict follows how sure the root says it is: a 'How sure: low' root is `likely_cause`, with the
-    alternatives the text does not rule out. Every finding gets its `basis`."""
+    alternatives the text does not rule out. Every finding gets its `basis`. ``scan``: a root whose missing name's
+    asker is not in the text says so first (asker_unknown)."""
     findings = result.get("findings") or []
     for f in findings:
         f.setdefault("basis", basis(f))
     if result.get("verdict") != "root_cause" or not findings:
         return result
     root = findings[0]
+    if asker_unknown(root, scan):
+        root["notes"].insert(0, ASKER_UNKNOWN)
     if level(root) != "low":
         return result
     result["verdict"] = LIKELY
