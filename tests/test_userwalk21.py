@@ -164,3 +164,22 @@ def test_check_help_names_the_config_search_in_its_order(capsys):
     where = [text.find(w) for w in ("$GPUDOCTOR_CONFIG", "./gpudoctor.toml", "/etc/gpudoctor/gpudoctor.toml",
                                     "./pyproject.toml")]
     assert -1 not in where and where == sorted(where), where
+
+
+@pytest.mark.parametrize("flag,value,said", [("--probe-budget", "0", "--probe-budget 0.0: must be more than 0"),
+                                             ("--probe-ports", "5-1", "--probe-ports 5-1: ports are 1-65535"),
+                                             ("--probe-max-size", "0", "--max-size")])
+def test_check_probe_refuses_a_bad_probe_value_before_gathering(monkeypatch, capsys, flag, value, said):
+    """`check --probe --probe-budget 0` gathered and printed the whole report, then exited 2 ('--budget must be
+    between 0 and 86400': 0 is, and the flag is --probe-budget): refused first now, naming check's own flag."""
+    from gpudoctor.commands import check
+
+    def gather(*a, **k):
+        raise AssertionError("gathered before the probe options were checked")
+
+    monkeypatch.setattr(check, "gather_nodes", gather)
+    argv = ["check", "--probe", "--no-history", flag, value] if flag != "--probe-max-size" else [
+        "check", "--probe", "--no-history", "--max-size", value]
+    assert cli.main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and said in err and err.count("\n") == 1, err

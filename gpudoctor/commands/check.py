@@ -216,6 +216,10 @@ def run(args):
     if getattr(args, "json", False) and getattr(args, "format", None) not in (None, "json"):
         # refused before any node is gathered: which of the two was meant is not ours to guess
         raise InputError("--json and --format %s ask for two formats: give one" % args.format)
+    if getattr(args, "probe", False) and not args.facts:  # a bad --probe-* value is refused before any node is gathered
+        from gpudoctor.commands.probe import options as probe_options
+
+        probe_options(args)
     cfg = config_from(args)
     cfg.launch = launch_plan(args, cfg)
     registry = load_checks()

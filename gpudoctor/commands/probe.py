@@ -46,6 +46,7 @@ def add_node_options(p):
 
 
 def add_probe_options(p, prefix=""):
+    p.set_defaults(probe_prefix=prefix)  # what a refusal calls the flag: --budget, or check's --probe-budget
     g = p.add_argument_group("probe")
     g.add_argument("--%sbudget" % prefix, dest="budget", type=float, default=120.0, metavar="SECONDS",
                    help="the whole probe ends within this many seconds, cleanup included (default 120)")
@@ -74,14 +75,14 @@ def add_check_options(c):
     add_probe_options(c, prefix="probe-")
 
 
-def _ports(text):
+def _ports(text, flag="--ports"):
     try:
         lo, _, hi = text.partition("-")
         lo, hi = int(lo), int(hi or lo)
     except ValueError:
-        raise InputError("--ports %r: expected LOW-HIGH, e.g. 29500-29599" % text[:40])
+        raise InputError("%s %r: expected LOW-HIGH, e.g. 29500-29599" % (flag, text[:40]))
     if not (1 <= lo <= hi <= 65535):
-        raise InputError("--ports %d-%d: ports are 1-65535, low <= high" % (lo, hi))
+        raise InputError("%s %d-%d: ports are 1-65535, low <= high" % (flag, lo, hi))
     return lo, hi
 
 
@@ -104,8 +105,9 @@ def options(args):
     """Validated probe settings from the arguments (InputError on a bad value)."""
     from gpudoctor.probe import metrics
 
-    if not (0 < args.budget <= 86400):
-        raise InputError("--budget must be between 0 and 86400 seconds")
+    flag = "--" + getattr(args, "probe_prefix", "")
+    if not (0 < args.budget <= 86400):  # a NaN fails this too
+        raise InputError("%sbudget %s: must be more than 0 and at most 86400 seconds" % (flag, args.budget))
     if not (0.05 <= args.tcp_seconds <= 60):
         raise InputError("--tcp-seconds must be between 0.05 and 60")
     if not (0.01 <= args.slow_ratio <= 0.95):
@@ -123,7 +125,7 @@ def options(args):
     while s <= top:
         sizes.append(s)
         s <<= 1
-    return {"budget": args.budget, "mode": args.mode, "ports": _ports(args.ports), "params": params,
+    return {"budget": args.budget, "mode": args.mode, "ports": _ports(args.ports, flag + "ports"), "params": params,
             "grad_dtype": args.grad_dtype, "tcp_seconds": args.tcp_seconds, "sizes": sizes,
             "ratio": args.slow_ratio}
 
