@@ -80,8 +80,38 @@ def main(argv=None):
             gc.freeze()
 
 
+class _Stdout(object):
+    """Standard output, marking an OSError of its own writes (`> /dev/full`, a full disk, an I/O error): that is
+    the output's failure, told in one line (exit 2, as for an -o FILE that cannot be written), not a gpudoctor bug."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text):
+        try:
+            return self._stream.write(text)
+        except OSError as exc:
+            exc.gpudoctor_stdout = True
+            raise
+
+    def flush(self):
+        try:
+            return self._stream.flush()
+        except OSError as exc:
+            exc.gpudoctor_stdout = True
+            raise
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
 def _main(argv):
     args = None
+    if sys.stdout is None:  # started with standard output closed (`>&-`): what is printed goes nowhere, as asked
+        import os
+
+        sys.stdout = open(os.devnull, "w")
+    stdout = sys.stdout = _Stdout(sys.stdout)
     try:
         argv = sys.argv[1:] if argv is None else list(argv)
         from gpudoctor import early
@@ -95,7 +125,9 @@ def _main(argv):
         if not getattr(args, "command", None):
             parser.print_help()
             return EXIT_USAGE
-        return args.func(args)
+        rc = args.func(args)
+        sys.stdout.flush()  # a write that fails at exit's flush (`> /dev/full`) is told here, not ignored there
+        return rc
     except InputError as exc:
         print("gpudoctor: error: %s" % one_line(str(exc)), file=sys.stderr)
         return EXIT_USAGE
@@ -108,8 +140,16 @@ def _main(argv):
         finally:
             return EXIT_OK
     except Exception as exc:  # gpudoctor's own failure: exit 3, never 1 ("findings") or a traceback
+        if getattr(exc, "gpudoctor_stdout", False):  # `> /dev/full`, a full disk: the output's fault, not a bug
+            import os
+
+            print("gpudoctor: error: cannot write to standard output: %s" % (exc.strerror or exc), file=sys.stderr)
+            sys.stdout = open(os.devnull, "w")  # what is still buffered for it is dropped, not failed again at exit
+            return EXIT_USAGE
         return internal_error("gpudoctor %s" % (getattr(args, "command", None) or "startup"), exc)
     finally:
+        if sys.stdout is stdout:  # this call's own wrapper goes (main() may be called again, as the tests do)
+            sys.stdout = stdout._stream
         from gpudoctor import early_srun
 
         early_srun.discard()  # a step started early that the run did not take (early_srun.py)

@@ -183,3 +183,33 @@ def test_check_probe_refuses_a_bad_probe_value_before_gathering(monkeypatch, cap
     assert cli.main(argv) == 2
     out, err = capsys.readouterr()
     assert out == "" and said in err and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize("argv", [["list"], ["list", "--json"], ["plan", "--launch", "torchrun train.py"],
+                                  ["explain", "x error"]])
+def test_a_full_standard_output_is_one_line_exit_2_not_a_bug_report(monkeypatch, capsys, argv):
+    """`gpudoctor list > /dev/full` (a full disk, an I/O error) was 'internal error ... a gpudoctor bug: please
+    report it', exit 3, with a crash file: the output's failure is told as such, exit 2 (as for -o FILE)."""
+    import errno
+    import io
+
+    class Full(io.StringIO):
+        def write(self, text):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        def flush(self):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    full = Full()
+    monkeypatch.setattr("sys.stdout", full)
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err == "gpudoctor: error: cannot write to standard output: No space left on device\n", err
+
+
+def test_closed_standard_output_runs_the_command_for_its_exit_code(monkeypatch, capsys):
+    """`gpudoctor check ... >&-` (Python then has sys.stdout None) crashed: 'NoneType' object has no attribute
+    'isatty', exit 3. The report goes nowhere, as asked; the exit code is the verdict."""
+    monkeypatch.setattr("sys.stdout", None)
+    assert cli.main(["check", "--facts", FACTS, "--select", "shm"]) == 0
+    assert "error" not in capsys.readouterr().err
