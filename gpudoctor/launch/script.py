@@ -656,7 +656,7 @@ class Reader:
             return self.command_subst(s[i + 2:j - 1]), j, None
         if nxt == "{":
             j = _skip_balanced(s, i + 1, "{", "}")
-            text, arr = self._nested("${...}", lambda: self.param(s[i + 2:j - 1]))
+            text, arr = self._nested("${...}", lambda: self.param(s[i + 2:j - 1], quoted))
             return text, j, arr
         m = _NAME_RE.match(s, i + 1)  # not s[i + 1:]: a copy of the rest of the word per `$`
         if m:
@@ -683,7 +683,30 @@ class Reader:
         # bash expands an unset one to nothing; the plan says it is needed instead
         return self.unknown("$%d" % k, "argument %d of the script, not given here" % k)
 
-    def param(self, body):
+    def _op_word(self, word, quoted):
+        """The word of ${VAR:-word} (and :=, :+, ...) as bash gives it: expanded, then its
+        quotes removed (bash(1) Parameter Expansion: the word undergoes tilde, parameter,
+        command and arithmetic expansion and quote removal). ${RANK:-"0"} is 0, not "0"
+        (NVIDIA/Megatron-LM examples/mixtral/train_mixtral_8x7b_distributed.sh). Inside
+        double quotes a '...' stays as written ("${X:-'a'}" is 'a'), a "..." loses its quotes."""
+        if '"' not in word and "'" not in word and "\\" not in word:
+            return self._dq(word)
+        if not quoted:
+            return " ".join(self.expand(word, split=False))
+        out, i, n = [], 0, len(word)
+        while i < n:
+            if word[i] == '"':
+                j = _skip_dq(word, i + 1)
+                out.append(self._dq(word[i + 1:j - 1]))
+                i = j
+            else:
+                j = word.find('"', i)
+                j = n if j < 0 else j
+                out.append(self._dq(word[i:j]))
+                i = j
+        return "".join(out)
+
+    def param(self, body, quoted=False):
         m = re.match(r"^(#?)(" + NAME + r"|[0-9]+|@|\*)(\[(@|\*|[0-9]+)\])?(.*)$", body, re.S)
         if not m:
             return self.unknown("${%s}" % body, "an expansion gpudoctor does not read"), None
@@ -734,7 +757,7 @@ class Reader:
         if value is None and not (name.isdigit() or name in ("@", "*")):
             here = self.here(name)
             if op and op.group(1) in (":-", "-", ":=", "="):
-                word = self._dq(op.group(2))
+                word = self._op_word(op.group(2), quoted)
                 if op.group(1) in (":=", "="):
                     self.assign(name, word)
                 # the default is used unless the environment sets NAME at run time
@@ -759,13 +782,13 @@ class Reader:
             elif kind in ("-", "="):
                 use = unset
             elif kind == ":+":
-                return ("" if empty or unset else self._dq(word)), None
+                return ("" if empty or unset else self._op_word(word, quoted)), None
             elif kind == "+":
-                return ("" if unset else self._dq(word)), None
+                return ("" if unset else self._op_word(word, quoted)), None
             else:
                 use = False
             if use:
-                w = self._dq(word)
+                w = self._op_word(word, quoted)
                 if kind in (":=", "=") and not name.isdigit():
                     self.assign(name, w)
                 return w, None

@@ -1,0 +1,98 @@
+"""launch21: `gpudoctor plan SCRIPT` on real launch scripts of public training repositories
+(round 2). Each case is the real script's own lines (cited by URL and commit), read by
+gpudoctor/launch/script.py and run by bash with the launchers replaced by stubs that record
+their argv (nothing is trained or started); every word gpudoctor knows must be the word bash
+passed."""
+
+import os
+import shutil
+import stat
+import subprocess
+
+import pytest
+
+from gpudoctor.launch.script import MARK, read_script
+
+STUB = "#!/bin/sh\nprintf '%s\\037' \"$(basename \"$0\")\" \"$@\" >> \"$REC\"; printf '\\036' >> \"$REC\"\n"
+
+
+def bash_argv(tmp_path, script, args=(), env=None):
+    """Every stub call bash makes running the script: [argv, ...]."""
+    bash = shutil.which("bash")
+    if bash is None:
+        pytest.skip("no bash here")
+    stubs = tmp_path / "bin"
+    stubs.mkdir(exist_ok=True)
+    for name in ("torchrun", "python", "python3", "deepspeed", "accelerate", "srun"):
+        (stubs / name).write_text(STUB)
+        (stubs / name).chmod(stat.S_IRWXU)
+    rec = tmp_path / "rec"
+    rec.write_bytes(b"")
+    e = {"PATH": "%s:/usr/bin:/bin" % stubs, "REC": str(rec), "HOME": str(tmp_path)}
+    e.update(env or {})
+    subprocess.run([bash, str(script)] + list(args), cwd=str(tmp_path), env=e, timeout=30, capture_output=True)
+    return [r.split("\x1f")[:-1] for r in rec.read_bytes().decode().split("\x1e") if r]
+
+
+def known(argv):
+    """The plan's argv with each unknown word as None."""
+    return [None if MARK in w else w for w in argv]
+
+
+def write(tmp_path, name, text):
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+# NVIDIA/Megatron-LM examples/mixtral/train_mixtral_8x7b_distributed.sh lines 9-24 and 110
+# https://github.com/NVIDIA/Megatron-LM/blob/d98e8a64ddf34856e74b24714e3bedb2f5a39553/examples/mixtral/train_mixtral_8x7b_distributed.sh
+MIXTRAL = '''#!/bin/bash
+GPUS_PER_NODE=8
+# Change for multinode config
+MASTER_ADDR=${MASTER_ADDR:-"localhost"}
+MASTER_PORT=${MASTER_PORT:-"6000"}
+NNODES=${SLURM_NNODES:-"1"}
+NODE_RANK=${RANK:-"0"}
+WORLD_SIZE=$(($GPUS_PER_NODE*$NNODES))
+
+DISTRIBUTED_ARGS=(
+    --nproc_per_node $GPUS_PER_NODE
+    --nnodes $NNODES
+    --node_rank $NODE_RANK
+    --master_addr $MASTER_ADDR
+    --master_port $MASTER_PORT
+)
+torchrun ${DISTRIBUTED_ARGS[@]} pretrain_gpt.py --wandb-project ${WANDB_PROJECT:-"Mixtral"}
+'''
+
+
+def test_default_word_loses_its_quotes_as_bash_removes_them(tmp_path):
+    # ${RANK:-"0"} is 0 to bash: torchrun got --node_rank '"0"' here and the plan was
+    # refused ("invalid int value: '\\"0\\"'") though torchrun accepts the real line
+    p = write(tmp_path, "mixtral.sh", MIXTRAL)
+    (la,) = read_script(str(p), [], environ={}).launches
+    assert la.refused is None
+    (real,) = bash_argv(tmp_path, p)
+    assert real == ["torchrun", "--nproc_per_node", "8", "--nnodes", "1", "--node_rank", "0", "--master_addr",
+                    "localhost", "--master_port", "6000", "pretrain_gpt.py", "--wandb-project", "Mixtral"]
+    mine = known(la.argv)
+    assert len(mine) == len(real)
+    assert all(m is None or m == r for m, r in zip(mine, real))
+    assert mine[8] == "localhost" and mine[10] == "6000" and mine[13] == "Mixtral"
+    assert la.plan.nproc_per_node == 8
+
+
+@pytest.mark.parametrize("word,value", [
+    ('"${X:-"a b"}"', "a b"),  # a "..." inside a double-quoted ${}: its quotes go
+    ('"${X:-\'q\'}"', "'q'"),  # a '...' inside a double-quoted ${}: kept as written
+    ("${X:-'s'}", "s"),
+    ('${X:-\\"e}', '"e'),
+    ('${X:+"set"}', ""),
+])
+def test_default_word_quote_removal_matches_bash(tmp_path, word, value):
+    p = write(tmp_path, "w.sh", "unset X\nY=%s\ntorchrun --nproc_per_node 2 train.py \"$Y\"\n" % word)
+    (real,) = bash_argv(tmp_path, p)
+    assert real[-1] == value
+    (la,) = read_script(str(p), [], environ={}).launches
+    assert la.argv[-1] == value or MARK in la.argv[-1]
