@@ -156,6 +156,9 @@ SECRET = "vmAVb6GoAtBNMh2mnT8skiKnNcpHKLjz"
     # needed the whole value, or a URL's '@'
     "mpirun with 8 process but each process print rank 0, same output 8 times https://bob:{S}@git.example.com/r.git",
     "nvidia-smi shows the GPU utilization hovering around 15%, the training is CPU bound I think. hf_{S}",
+    # a name inside another name's value: 'ChildFailedError:  WANDB_API_KEY=X' was read as ChildFailedError's value
+    "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:  WANDB_API_KEY={S}\n",
+    "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:  'api_key': '{S}'\n",
 ])
 def test_no_part_of_a_secret_comes_back(text):
     import json

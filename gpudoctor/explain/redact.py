@@ -29,6 +29,7 @@ MAX_STRING = 65536  # longer strings are cut by the renderers anyway; past this 
 
 _LAST = {"token", "secret", "password", "passwd", "passphrase", "apikey", "credential", "credentials", "pass",
          "auth", "jwt", "bearer", "secretkey", "accesskey", "privatekey", "accesstoken", "authtoken", "pwd"}
+_NAME_NEEDLES = ("token", "secret", "pass", "key", "cred", "auth", "jwt", "bearer", "pwd")
 _SPECIAL = {"pad", "eos", "bos", "unk", "sep", "cls", "mask", "special", "additional", "max", "num", "new"}
 _NEEDLES = ("token", "secret", "pass", "key", "cred", "auth", "jwt", "bearer", "pwd", "hf_", "akia", "gh", "glpat",
             "xox", "sk-", "eyj", "://")
@@ -39,11 +40,11 @@ _NEEDLES = ("token", "secret", "pass", "key", "cred", "auth", "jwt", "bearer", "
 # was quoted for a shell (fixline.sh) keeps its quoting after the value is replaced)
 _VALUE = r"""(?:"[^"'`\\\n]{0,512}"|'[^'"`\\\n]{0,512}'|`[^`'"\\\n]{0,512}`|[^\s"'`\\,;})\]]{1,512})"""
 _ASSIGN = re.compile(
-    r"""(?<![\w.-])(?P<q>["']?)(?P<name>[A-Za-z_][\w.-]{0,80})(?P=q)(?P<op>\]?[ \t]{0,4}(?:=|:)[ \t]{0,4})"""
-    r"(?P<value>" + _VALUE + ")")
+    r"""(?<![\w.-])(?P<q>["']?)(?P<name>[A-Za-z_][\w.-]{0,80})(?P=q)(?P<op>\]?[ \t]{0,4}(?:=|:)[ \t]{0,4})""")
+_VALUE_RX = re.compile(_VALUE)
 # (a blank-separated value never starts with '-': that is the next flag, read as a name of its own; a bare switch
 # before a secret's flag, '--bf16 --password X', took '--password' as its value and hid it, red team 2026-11-27b)
-_FLAG = re.compile(r"(?<![\w-])(?P<name>--?[A-Za-z][\w-]{0,80})(?P<op>=|[ \t]{1,4}(?!-))(?P<value>" + _VALUE + ")")
+_FLAG = re.compile(r"(?<![\w-])(?P<name>--?[A-Za-z][\w-]{0,80})(?P<op>=|[ \t]{1,4}(?!-))")
 _SHAPES = re.compile(
     r"(?<![A-Za-z0-9_])(?:hf_[A-Za-z0-9]{30,80}|AKIA[0-9A-Z]{16}|gh[opusr]_[A-Za-z0-9]{30,80}"
     r"|github_pat_[A-Za-z0-9_]{22,120}|glpat-[A-Za-z0-9_-]{20,80}|xox[abprs]-[A-Za-z0-9-]{10,120}"
@@ -52,7 +53,7 @@ _SHAPES = re.compile(
 # a credential's shape or a URL's password cut short where a reader clipped the line (' ...', ' [...]', '\u2026'):
 # the whole-shape passes above need the whole value (red team 2026-11-27b); a cut value holds a digit or a capital
 # (a token's random part: 'hf_transfer', a package, is no token)
-_CUT = r"""(?=["'`)]{0,2}(?:\.\.\.|\u2026|[ \t]\[\.\.\.\]))"""
+_CUT = r"""(?=["'`)]{0,2}(?:[ \t]?\.\.\.|\u2026|[ \t]\[\.\.\.\]|$))"""
 _MIXED = r"(?=[a-z_-]{0,40}[A-Z0-9])"
 _PARTIAL = re.compile(
     r"(?<![A-Za-z0-9_])(?:hf_" + _MIXED + r"[A-Za-z0-9]{6,80}|AKIA[0-9A-Z]{4,16}|gh[opusr]_" + _MIXED +
@@ -98,18 +99,43 @@ _PROSE = {"or", "and", "to", "is", "are", "was", "not", "with", "for", "the", "a
 _LINE_START = re.compile(r"(?:^|\n)[ \t]{0,40}(?:-[ \t]{1,4})?$")
 
 
-def _value(m):
-    v, name, op = m.group("value"), m.group("name"), m.group("op")
-    if _PLACEHOLDER.match(v) or not secret_name(name):
-        return m.group(0)  # a placeholder, or another name
+def _value(m, v):
+    """The replacement of the span from ``m`` (a name and its operator) to the end of its value ``v`` (None: kept)."""
+    name, op = m.group("name"), m.group("op")
+    if _PLACEHOLDER.match(v):
+        return None  # a placeholder
     if not op.strip() and (v[0] == "-" or v.lower() in _PROSE):
-        return m.group(0)  # the next flag after a bare switch, or prose after an option's name
+        return None  # the next flag after a bare switch, or prose after an option's name
     if ":" in op and "q" in m.re.groupindex and not m.group("q") and not re.search(r"[_-]", name) and \
             not _LINE_START.search(m.string, 0, m.start()):
-        return m.group(0)  # 'a token: huggingface-cli login', '(token: %s)': a one-word name with ':' is a YAML key
-        #                     only at its line's start
+        return None  # 'a token: huggingface-cli login', '(token: %s)': a one-word name with ':' is a YAML key
+        #              only at its line's start
     q = v[0] if v[0] in "\"'" and len(v) > 1 and v[-1] == v[0] else ""
-    return m.group(0)[:m.start("value") - m.start(0)] + q + MARK + q
+    return m.group(0) + q + MARK + q
+
+
+def _assignments(rx, text):
+    """``text`` with the value after every match of ``rx`` (a name and its operator) whose name reads as a secret's
+    replaced. The value is read only there (_VALUE_RX at the match's end), never consumed by another name's match:
+    a name inside a value that is not a secret's is read too ('ChildFailedError:  WANDB_API_KEY=X' read
+    'WANDB_API_KEY=X' as the value of 'ChildFailedError', red team 2026-11-27b)."""
+    out, last = [], 0
+    for m in rx.finditer(text):
+        if m.start() < last:
+            continue
+        low = m.group("name").lower()
+        if not any(n in low for n in _NAME_NEEDLES) or not secret_name(m.group("name")):
+            continue
+        v = _VALUE_RX.match(text, m.end())
+        new = _value(m, v.group(0)) if v else None
+        if new is not None:
+            out.append(text[last:m.start()])
+            out.append(new)
+            last = v.end()
+    if not out:
+        return text
+    out.append(text[last:])
+    return "".join(out)
 
 
 def redact(text):
@@ -121,11 +147,10 @@ def redact(text):
         return text
     head, tail = text[:MAX_STRING], text[MAX_STRING:]
     if any(n in low for n in ("token", "secret", "pass", "key", "cred", "auth", "jwt", "bearer", "pwd")):
-        head = _FLAG.sub(_value, head)
-        head = _ASSIGN.sub(_value, head)
+        head = _assignments(_FLAG, head)
+        head = _assignments(_ASSIGN, head)
     head = _SHAPES.sub(MARK, head)
-    if "..." in head or "\u2026" in head:
-        head = _PARTIAL.sub(MARK, head)
+    head = _PARTIAL.sub(MARK, head)
     if "bearer" in low or "basic" in low:
         head = _BEARER.sub(lambda m: m.group(1) + " " + MARK, head)
     if "://" in low:
