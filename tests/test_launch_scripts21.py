@@ -96,3 +96,83 @@ def test_default_word_quote_removal_matches_bash(tmp_path, word, value):
     assert real[-1] == value
     (la,) = read_script(str(p), [], environ={}).launches
     assert la.argv[-1] == value or MARK in la.argv[-1]
+
+
+# awslabs/awsome-distributed-training 3.test_cases/pytorch/FSDP/slurm/llama3_1_8b-training.sbatch
+# lines 6, 17, 64-72 and 101-109 (the training arguments cut to two)
+# https://github.com/awslabs/awsome-distributed-training/blob/0edaf1526bc47185ce5f827100416f99bd7b69e1/3.test_cases/pytorch/FSDP/slurm/llama3_1_8b-training.sbatch
+AWS_FSDP = '''#!/bin/bash
+#SBATCH --nodes=4 # number of nodes to use
+GPUS_PER_NODE=8 # 4 for G5.12x, 8 for P4/P5
+declare -a TORCHRUN_ARGS=(
+    --nproc_per_node=$GPUS_PER_NODE
+    --nnodes=$SLURM_JOB_NUM_NODES
+    --rdzv_id=$SLURM_JOB_ID
+    --rdzv_backend=c10d
+    --rdzv_endpoint=$(hostname)
+)
+export TORCHRUN=torchrun
+declare -a TRAINING_ARGS=(
+    --max_context_width=8192
+    --num_key_value_heads=8
+)
+AUTO_RESUME=""
+if [ -d "/opt/sagemaker_cluster" ]; then
+    echo "Detected Hyperpod cluster.. enabling --auto-resume=1"
+    AUTO_RESUME="--auto-resume=1"
+fi
+srun ${AUTO_RESUME} -l "${ARGS[@]}" ${TORCHRUN} "${TORCHRUN_ARGS[@]}" train.py "${TRAINING_ARGS[@]}"
+'''
+
+
+def test_unknown_word_among_srun_options_is_not_the_program(tmp_path):
+    # $AUTO_RESUME ('' or '--auto-resume=1', decided at run time) was taken as the program
+    # srun starts: launcher srun, world 4 (one task a node) where torchrun starts 8 a node
+    p = write(tmp_path, "llama3_1_8b-training.sbatch", AWS_FSDP)
+    (la,) = read_script(str(p), [], environ={}).launches
+    assert la.refused is None
+    assert la.plan.launcher == "torchrun"
+    assert (la.plan.nnodes_max, la.plan.nproc_per_node, la.plan.world_size()) == (4, 8, 32)
+    real = bash_argv(tmp_path, p, env={"SLURM_JOB_NUM_NODES": "4", "SLURM_JOB_ID": "7"})
+    assert real[0][:3] == ["srun", "-l", "torchrun"]
+    tail = known(la.argv)[known(la.argv).index("torchrun"):]
+    assert len(tail) == len(real[0]) - 2
+    assert all(m is None or m == r for m, r in zip(tail, real[0][2:]))
+    res = read_script(str(p), [], environ={})
+    assert any("among srun's options is known only at run time" in n for n in res.notes)
+
+
+# stas00/ml-engineering orchestration/slurm/launchers/srun-launcher.slurm lines 6-8, 34-40, 44,
+# 66-72 (srun itself is the launcher: `python -u` inside `bash -c`)
+# https://github.com/stas00/ml-engineering/blob/744d01e18b79512572f64a6bbd8b5f4a725203a7/orchestration/slurm/launchers/srun-launcher.slurm
+SRUN_LAUNCHER = '''#!/bin/bash
+#SBATCH --job-name=srun-launcher
+#SBATCH --nodes=2
+#SBATCH --ntasks-per-node=8          # EDIT this has to match the number of GPUs per node
+export MASTER_ADDR=$(scontrol show hostnames $SLURM_JOB_NODELIST | head -n 1)
+export MASTER_PORT=6000
+export WORLD_SIZE=$SLURM_NPROCS
+LAUNCHER="python -u"
+PROGRAM="torch-distributed-gpu-test.py"
+export CMD="$LAUNCHER $PROGRAM"
+SRUN_ARGS=" \\
+    --wait=60 \\
+    --kill-on-bad-exit=1 \\
+    --jobid $SLURM_JOB_ID \\
+    "
+srun $SRUN_ARGS bash -c "RANK=\\$SLURM_PROCID LOCAL_RANK=\\$SLURM_LOCALID $CMD" 2>&1 | tee -a $LOG_PATH
+'''
+
+
+@pytest.mark.parametrize("shell_c", ['bash -c "RANK=\\$SLURM_PROCID LOCAL_RANK=\\$SLURM_LOCALID $CMD"',
+                                     'sh -c "$CMD"'])
+def test_srun_shell_string_running_python_is_an_srun_launch(tmp_path, shell_c):
+    # no launcher inside the string: srun starts `python -u test.py` once per task (8 a node
+    # on 2 nodes); the plan found no launch line at all
+    p = write(tmp_path, "srun-launcher.slurm", SRUN_LAUNCHER.replace(
+        'bash -c "RANK=\\$SLURM_PROCID LOCAL_RANK=\\$SLURM_LOCALID $CMD"', shell_c))
+    (la,) = read_script(str(p), [], environ={}).launches
+    assert la.refused is None
+    assert la.plan.launcher == "srun"
+    assert la.plan.world_size() == 16 and la.plan.nnodes_max == 2
+    assert known(la.argv)[-3:] == ["python", "-u", "torch-distributed-gpu-test.py"]

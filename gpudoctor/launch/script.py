@@ -377,6 +377,7 @@ class Reader:
         self.functions = {}  # name -> the tokens of its body
         self.called = set()
         self.pending_func = None
+        self.task_progs = None  # inside `srun bash -c STRING`: the python programs the string runs
 
     @property
     def cond(self):
@@ -1341,6 +1342,7 @@ class Reader:
         if prog == "accelerate" and rest[1:2] != ["launch"]:
             is_launch = False
         if prog == "srun":
+            rest = self._srun_unknown_opts(rest)
             inner = self.srun_inner(rest)
             if inner is not None:
                 return
@@ -1355,6 +1357,8 @@ class Reader:
         if prog == "sbatch" and self.stdin is not None and not any(
                 w.startswith("--wrap") or re.search(r"\.(sh|bash|sbatch|slurm)$", w) for w in rest[1:]):
             return self._sbatch_heredoc(rest)
+        if not is_launch and self.task_progs is not None and is_python(prog):
+            self.task_progs.append(rest)  # `srun bash -c 'python train.py'`: srun is the launcher
         if is_launch:
             self.result.launches.append(Launch(line=self.line, argv=argv[:k] + assigned + rest, shown="",
                                                written=dict(self.written),
@@ -1529,6 +1533,36 @@ class Reader:
             la.in_batch = False
         return
 
+    def _srun_unknown_opts(self, argv):
+        """`srun ${AUTO_RESUME} -l torchrun ...`: a word known only at run time among srun's
+        options, followed by another option or by the program, is one of srun's options or
+        nothing (awsome-distributed-training sets AUTO_RESUME to '' or '--auto-resume=1' in an
+        `if`); taken as the program it made srun the launcher of '$AUTO_RESUME', world =
+        tasks. Planned without it, with a note."""
+        from gpudoctor.launch import SRUN_VALUE, is_python
+
+        whole = re.compile("^" + MARK + r"\d+" + MARK + "$")
+        out, dropped, i = argv[:1], [], 1
+        while i < len(argv):
+            w = argv[i]
+            if whole.match(w) and i + 1 < len(argv):
+                nxt = argv[i + 1]
+                base = os.path.basename(nxt)
+                if nxt.startswith("-") or base in LAUNCH_PROGS or base in SHELLS or is_python(base):
+                    dropped.append(w)
+                    i += 1
+                    continue
+            if not w.startswith("-"):
+                break
+            take = 2 if ("=" not in w and w in SRUN_VALUE) else 1
+            out.extend(argv[i:i + take])
+            i += take
+        if dropped:
+            self.result.notes.append("line %d: %s among srun's options is known only at run time (%s): planned as "
+                                     "an srun option or nothing" % (self.line, " ".join(self.shown(x) for x in dropped),
+                                                                    "; ".join(self.marks(x)[0].why for x in dropped)))
+        return out + argv[i:]
+
     def srun_inner(self, argv):
         """`srun [opts] bash -c 'STRING'`: the string runs in each task's own shell."""
         from gpudoctor.launch import SRUN_VALUE
@@ -1566,9 +1600,20 @@ class Reader:
                 self.result.notes.append("line %d: %s is set in the script but not exported: the task's shell "
                                          "(%s -c) sees it empty (export %s)" % (self.line, k, rest[0], k))
             depth = len(self.frames)
-            self.run_text(body, inner=True)
+            progs, self.task_progs = self.task_progs, []
+            try:
+                self.run_text(body, inner=True)
+            finally:
+                found, self.task_progs = self.task_progs, progs
             del self.frames[depth:]  # an `if` left open inside the string ends with it
             self.batch, self.vars = saved[0], saved[1]
+            if len(self.result.launches) == before and found:
+                # no launcher inside the string: srun itself starts the program once per task
+                # (stas00/ml-engineering's srun-launcher.slurm: srun ... bash -c "$LAUNCHER
+                # python -u test.py", Megatron-LM's SRUN.sh: srun ... sh -c "python ..."),
+                # planned as `srun [opts] python ...` is
+                self.result.launches.append(Launch(line=self.line, argv=list(found[0]), shown="",
+                                                   written=dict(self.written), in_batch=False))
             for la in self.result.launches[before:]:
                 la.argv = argv[:i] + la.argv
                 la.via_shell = True
