@@ -25,6 +25,7 @@ and the text is the source's, not a sample's).
     cd /tmp && /work/main/.venv/bin/python /work/main/bench/explain_calibration.py run OUT.json
     python bench/explain_calibration.py table OUT.json [--markdown] [--min N] [--coarse]
     python bench/explain_calibration.py rounds OUT.json [CLASS WORDS]   # per round, per class
+    python bench/explain_calibration.py weak OUT.json      # finer classes (entry, source) weak out of sample
     python bench/explain_calibration.py compare BEFORE.json AFTER.json   # per class, before -> after
 
 Precision of a class = answers with the right family / answers with a root finding (error texts; a healthy log
@@ -363,6 +364,31 @@ def by_round(path, cls_filter=None):
         print("%-18s %-30s %-10s %d/%d (out of sample %d)" % (cls[0], cls[1], s, c["right"], c["n"], c["out"]))
 
 
+def weak(path, below=0.85, min_n=4):
+    """The finer classes (a root's entry; the knowledge file or generated source of its rule) whose stated roots
+    (verdict root_cause) are right in fewer than `below` of their out-of-sample answers, with at least min_n of them."""
+    with open(path) as f:
+        data = json.load(f)
+    for gran in ("entry", "source"):
+        by = collections.defaultdict(collections.Counter)
+        for cls, sample, r in classes(data):
+            if r["verdict"] != "root_cause":
+                continue
+            rule = r.get("rule") or {}
+            k = r["root"] if gran == "entry" else (",".join(rule.get("sites") or []) or
+                                                   (rule.get("file") or "?").split("/")[-1])
+            c = by[k]
+            c["n"] += 1
+            c["right"] += _right(r)
+            c["n_" + sample] += 1
+            c["right_" + sample] += _right(r)
+        print("by %s (stated roots; out of sample < %d%%, n >= %d):" % (gran, round(100 * below), min_n))
+        for k, c in sorted(by.items(), key=lambda kv: kv[1]["right_out"] / max(1, kv[1]["n_out"])):
+            if c["n_out"] >= min_n and c["right_out"] < below * c["n_out"]:
+                print("  %-45s out of sample %s, in sample %s, all %s" % (
+                    k, _p(c["right_out"], c["n_out"]), _p(c["right_in"], c["n_in"]), _p(c["right"], c["n"])))
+
+
 def compare(a_path, b_path):
     with open(a_path) as f:
         a = json.load(f)
@@ -394,6 +420,9 @@ def main(argv):
         return 0
     if len(argv) >= 2 and argv[0] == "rounds":
         by_round(argv[1], argv[2] if len(argv) > 2 else None)
+        return 0
+    if len(argv) >= 2 and argv[0] == "weak":
+        weak(argv[1])
         return 0
     if len(argv) >= 3 and argv[0] == "compare":
         compare(argv[1], argv[2])
