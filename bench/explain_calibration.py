@@ -28,6 +28,11 @@ and the text is the source's, not a sample's).
     python bench/explain_calibration.py weak OUT.json      # finer classes (entry, source) weak out of sample
     python bench/explain_calibration.py compare BEFORE.json AFTER.json   # per class, before -> after
 
+--coarse: the class is the root's first 'How sure' note (high / medium / low / none) and how it was reached in a few
+words (the table in docs/explain.md, "Calibration by round"). `run` scores the gpudoctor the interpreter imports
+(PYTHONPATH=<a git-archive copy> scores that tree); the cases and the rules' dates are always this repository's.
+A rule's LAST change dates it, so an entry edited after a round counts as tuned on it: the split is conservative.
+
 Precision of a class = answers with the right family / answers with a root finding (error texts; a healthy log
 given a root counts as a wrong answer). "confidently wrong" = a wrong family under verdict root_cause.
 """
