@@ -302,3 +302,11 @@ def keep_quoted(text):
         out.append(c)
         i += 1
     return "".join(out)
+
+
+def operand(value):
+    """sh(value) for a file operand of a fix's command (ls -ld, mkdir -p, df -h): a relative path that starts with
+    '-' is written './-...', the same file, so that the command never reads it as an option (a log's path
+    '-oProxyCommand=...' or '--reference=/etc/shadow'; red team 2026-11-27b)."""
+    text = value if isinstance(value, str) else str(value)
+    return sh("./" + text if text.startswith("-") else text)

@@ -175,3 +175,28 @@ def test_a_cut_value_is_redacted_only_where_it_reads_as_a_token():
         assert redact(keep) == keep
     assert redact("see https://user:pa.ss.word...") == "see https://user:REDACTED..."
     assert redact("cut hf_abcdef1 [...]") == "cut REDACTED [...]"
+
+
+OPTION = "-oProxyCommand=touch${IFS}MARKER"
+
+
+@pytest.mark.parametrize("text", [
+    # pyanswer: 'the file X does not exist ... (ls -l X)'
+    "Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n    open(p)\n"
+    "FileNotFoundError: [Errno 2] No such file or directory: '{O}'\n",
+    # rootguard: FileExistsError under exist_ok=True (ls -ld X)
+    "$ MY_CACHE_DIR={O} python cache.py\nTraceback (most recent call last):\n  File \"/tmp/w20/run/cache.py\", line 7, "
+    "in cache_dir\n    root.mkdir(parents=True, exist_ok=True)\n  File \"/root/.pyenv/versions/3.11.7/lib/python3.11"
+    "/pathlib.py\", line 1116, in mkdir\n    os.mkdir(self, mode)\nFileExistsError: [Errno 17] File exists: '{O}'\n",
+    # rootguard: mpirun's working directory (ls -ld X, mkdir -p X)
+    "$ ./run.sh\n" + "-" * 74 + "\nmpirun was unable to launch the specified application as it could not\nchange to the "
+    "specified working directory:\n\nWorking directory: {O}\nNode: vm\n\nwhile attempting to start process rank 0.\n"
+    + "-" * 74 + "\n2 total processes failed to start\n",
+])
+def test_a_path_from_the_log_is_never_an_option_of_the_fixs_command(text):
+    import re
+
+    got = [x for x in _lines(explain_text(text.replace("{O}", OPTION))) if "MARKER" in x]
+    assert got
+    for x in got:  # the operand after ls -l / ls -ld / mkdir -p / df -h: './-o...', the same file
+        assert not re.search(r"(?:ls -ld?|mkdir -p|df -h) '?-o", x), x

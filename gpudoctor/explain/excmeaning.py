@@ -43,7 +43,7 @@ import re
 
 from gpudoctor.explain import advice as _advice
 from gpudoctor.explain import famfix
-from gpudoctor.fixline import sh
+from gpudoctor.fixline import operand, sh
 from gpudoctor.explain.text import clip as _clip
 
 MSG = 300  # characters of an exception's message read (pytb.parse_back keeps as many)
@@ -320,8 +320,8 @@ def read(by, tb, chain):
         text = site.get("means") or by[eid]["title"]
         fix = list(site.get("fix") or [])
         if path:
-            fix.insert(0, "check %s on the node that raised it (ls -ld %s; df -h %s)" % (sh(path), sh(path),
-                                                                                         sh(path)))
+            fix.insert(0, "check %s on the node that raised it (ls -ld %s; df -h %s)" % (sh(path), operand(path),
+                                                                                         operand(path)))
         return {"eid": eid, "how": "the OS error %s in the exception's chain" % how, "sure": "medium",
                 "text": "%s%s." % (text[:1].upper() + text[1:], " (path: %s)" % path if path else ""), "fix": fix}
     for t in seq:
@@ -368,7 +368,7 @@ def read(by, tb, chain):
             text = ("%s is a path, and no folder of that name exists where this rank ran: from_pretrained takes a "
                     "name that is not a local folder for a Hub repository id" % rid.group(1)) if local else None
             fix = (["the folder %s does not exist on this node (ls -ld %s): check the path, the mount on every node "
-                    "and the working directory the launcher gave the rank" % (sh(rid.group(1)), sh(rid.group(1)))]
+                    "and the working directory the launcher gave the rank" % (sh(rid.group(1)), operand(rid.group(1)))]
                    if local else [])
             return {"eid": "transformers.hub", "how": "the Hugging Face Hub's words in %s" % t["exc"],
                     "sure": "low", "text": text, "fix": fix}

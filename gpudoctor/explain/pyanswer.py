@@ -10,7 +10,7 @@ code.exception with the file and line - or argparse's '<prog>: error: <message>'
 import re
 
 from gpudoctor.explain import cfgvalue, errordocs, excmeaning, libwhere, oserror, provenance, pytb, trailers, upgrade
-from gpudoctor.fixline import sh
+from gpudoctor.fixline import operand, sh
 from gpudoctor.explain.text import clip as _clip, severity
 from gpudoctor.explain.analyze import _ECHO_EXC, _EXC_FAMILY, _TORCHDIST, _structural_finding
 
@@ -417,7 +417,7 @@ def _traceback_finding(scan, kb, tb):
                                             "(ls -l %s); a relative path is relative to the rank's working directory "
                                             "(where the launcher started it), and every node needs the file (a shared "
                                             "filesystem or its own copy)" % (sh(missing.group(1)),
-                                                                            sh(missing.group(1))))
+                                                                            operand(missing.group(1))))
     if tb.get("in_group"):
         f["notes"].append("The first sub-exception of the exception group %s (PEP 654: each sub-exception is listed "
                           "behind '|' margins)." % tb["in_group"][:200])

@@ -536,14 +536,14 @@ def not_a_directory_root(findings, scan, kb):
     # (review20) the path as one shell word: a quote or $( ) in a pasted path must not end the quoting
     fix = ("ls -ld %s (a regular file?); point the setting or argument that names this path (a cache or output "
            "directory: an environment variable, a config value) at a directory, or unset it to get the default; or "
-           "move the file away if the directory belongs there" % shown_word(path))
+           "move the file away if the directory belongs there" % shown_word(_operand(path)))
     named = _assigned(scan, path)
     if named is not None:  # (wrong20) the variable the text sets to that path ('NAME=<path> python ...', an export)
         ln, name, text = named
         hits.insert(0, Hit(ln, text.strip()[:400], None, {}, None))
         what += "; the text sets %s to that path (line %d)" % (name, ln)
         fix = ("unset %s (its default is then used), or set it to a directory: %s=<a directory>; ls -ld %s shows what "
-               "is there now" % (name, name, shown_word(path)))
+               "is there now" % (name, name, shown_word(_operand(path))))
     f = lines_finding(e, hits, "root", scan, what, fix,
                       "How sure: high. The traceback shows the call with exist_ok=True (%s, line %s: %s), which "
                       "raises FileExistsError only for a path that is not a directory." % (
@@ -676,7 +676,11 @@ def wdir_first_cause(findings, scan):
         return
 
 
-def sh_quote(s):
-    import shlex
+def _operand(path):
+    return "./" + path if path.startswith("-") else path  # (a file operand is never an option: fixline.operand)
 
-    return shlex.quote(s)
+
+def sh_quote(s):
+    from gpudoctor.fixline import operand
+
+    return operand(s)  # (a file operand: one sh() word, never an option; red team 2026-11-27b)
