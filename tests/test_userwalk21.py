@@ -213,3 +213,23 @@ def test_closed_standard_output_runs_the_command_for_its_exit_code(monkeypatch, 
     monkeypatch.setattr("sys.stdout", None)
     assert cli.main(["check", "--facts", FACTS, "--select", "shm"]) == 0
     assert "error" not in capsys.readouterr().err
+
+
+def test_a_node_that_could_not_be_checked_says_what_to_do_once_per_kind(tmp_path, capsys):
+    """`FAIL node gpu5 could not be checked (refused): connection refused` came with no fix, though
+    transport.HINTS holds one per kind (only `probe` printed them): the text report gives it, once per kind."""
+    import shutil
+
+    folder = tmp_path / "facts"
+    folder.mkdir()
+    shutil.copy(FACTS, folder / "gpu1.json")
+    for host, kind, error in (("gpu2", "refused", "connection refused"), ("gpu3", "refused", "connection refused"),
+                              ("gpu4", "hostkey", "host key changed (got 2ddd05d899e0fce4, known_hosts has ffe9)"),
+                              ("gpu5", "interrupted", "interrupted before this node was reached")):
+        (folder / ("%s.json" % host)).write_text(json.dumps({"schema": "gpudoctor.node/1", "host": host,
+                                                             "error": error, "error_kind": kind}))
+    assert cli.main(["check", "--facts", str(folder), "--select", "shm"]) == 1
+    out = " ".join(capsys.readouterr().out.split())
+    assert out.count("nothing listens on the SSH port") == 1 and out.count("ssh-keygen -R HOST") == 1
+    assert out.index("FAIL node gpu2") < out.index("nothing listens") < out.index("FAIL node gpu3")
+    assert "gathering was interrupted" not in out

@@ -105,16 +105,31 @@ def _fix_lines(report, r):
     return out
 
 
+def _node_hint(kind):
+    """What a person does about a node that could not be checked (transport.HINTS), except for an
+    interrupted run (nothing to do on the node) and a failure the error itself says all of."""
+    if kind in (None, "interrupted", "collector", "ssh"):
+        return None
+    from gpudoctor.transport import HINTS
+
+    return HINTS.get(kind)
+
+
 def lines(report, verbose=False, header=None, command="check"):
     """The report as (style, text) pairs; style is a key of STYLE or None. ``header``: lines
     shown instead of the node profile (`gpudoctor watch` shows its samples)."""
     out = []
     n = len(report.nodes)
     out.append((None, "gpudoctor: %d node%s (%s)" % (n, "" if n == 1 else "s", fold([x.host for x in report.nodes]))))
+    hinted = set()
     for node in report.nodes:
         if not node.reachable:
             out.extend(wrap("FAIL", "FAIL node %s could not be checked (%s): %s" % (
                 node.host, node.error_kind or "error", node.error), CONT))
+            hint = _node_hint(node.error_kind)
+            if hint and node.error_kind not in hinted:  # what to do about it, once per kind of failure
+                hinted.add(node.error_kind)
+                out.extend(wrap(None, "       " + hint, 7))
         elif getattr(node, "fallback_from", None):  # --fallback ssh (gpudoctor/transport/srun.py)
             out.extend(wrap("NOTE", "NOTE node %s reached over %s, not srun (%s)" % (
                 node.host, node.via, node.fallback_from), CONT))
