@@ -17,6 +17,7 @@ Thresholds are fractions of each GPU's own enforced power limit, never per-SKU w
 import re
 import statistics
 
+from gpudoctor.fixline import cmd
 from gpudoctor.nodes import fold
 from gpudoctor.registry import NA, Finding, Pass, Registry, Skip, check
 
@@ -302,6 +303,215 @@ def _socket_fix(causes, exports, notes, has_hca=True):
     return "\n".join(lines)
 
 
+# ---------------------------------------------------------------- inside one node
+
+def loopback(w):
+    """Bytes/s through the loopback (the job's own namespace's lo when it has one, else the
+    node's), or None when not sampled. Every byte sent on lo is received on lo: rx alone counts."""
+    rows = [n for n in _list(w.get("net")) if isinstance(n, dict) and n.get("name") == "lo"]
+    rows.sort(key=lambda n: not n.get("netns"))
+    for n in rows:
+        rx = _pos(n.get("rx_bytes_s"))
+        if rx is not None:
+            return rx
+    return None
+
+
+def _gpu_ids(p):
+    """The GPU indexes NVML listed a process on (integers only: the values come from a node)."""
+    return sorted(set(i for i in _list(p.get("gpus")) if isinstance(i, int) and not isinstance(i, bool)))
+
+
+def job_gpus(w):
+    """{GPU index: [the job's processes on it]} from NVML's compute processes."""
+    out = {}
+    for p in processes(w):
+        for i in _gpu_ids(p):
+            out.setdefault(i, []).append(p)
+    return out
+
+
+def _p2p_level_off(value):
+    """NCCL_P2P_LEVEL that never uses P2P: LOC, or the legacy integer 0 (NCCL's env docs;
+    NCCL reads a value that starts with a digit with strtol, src/graph/paths.cc ncclGetLevel)."""
+    v = value.strip()
+    return v == "LOC" or (v[:1].isdigit() and _nccl_int(v) == 0)
+
+
+def intranode_causes(w):
+    """(p2p_off, shm_off): the job's variables, each as it was set, that turn NCCL's P2P
+    transport (NVLink/PCIe between the GPUs of one node) and its shared-memory transport off
+    (NCCL_P2P_DISABLE=1, NCCL_P2P_LEVEL=LOC or 0; NCCL_SHM_DISABLE=1). NCCL_ENV_DOC: SHM is
+    used "when peer-to-peer cannot happen", through host memory; with SHM disabled NCCL uses
+    the network (InfiniBand or IP sockets). NCCL compares both *_DISABLE values with 1."""
+    env = job_env(w)
+    p2p = [("NCCL_P2P_DISABLE", v) for v in env.get("NCCL_P2P_DISABLE", []) if _nccl_int(v) == 1]
+    p2p += [("NCCL_P2P_LEVEL", v) for v in env.get("NCCL_P2P_LEVEL", []) if _p2p_level_off(v)]
+    shm = [("NCCL_SHM_DISABLE", v) for v in env.get("NCCL_SHM_DISABLE", []) if _nccl_int(v) == 1]
+    return p2p, shm
+
+
+def _set_text(pairs):
+    return " and ".join("%s=%s" % kv for kv in pairs)
+
+
+def intranode(w, gs, t):
+    """(text, fix) when the job's GPUs on this node are kept off NVLink/PCIe P2P by its
+    variables and NVLink moves nothing; None otherwise (one GPU of the job here, NVLink busy,
+    nothing set)."""
+    mine = sorted(i for i in job_gpus(w))
+    if len(mine) < 2:
+        return None
+    nvl = [g["nvlink_bytes_s"] for g in gs if g["index"] in mine and g["nvlink_bytes_s"] is not None]
+    if nvl and sum(nvl) >= RDMA_MIN:  # P2P moves the bytes after all
+        return None
+    p2p, shm = intranode_causes(w)
+    if not p2p:
+        return None
+    lo = loopback(w)
+    idx = ",".join(str(i) for i in mine)
+    pcie = [g["pcie_kb_s"] for g in gs if g["index"] in mine and g["pcie_kb_s"] is not None]
+    pcie_text = "PCIe %s per GPU" % human_rate(1000 * sum(pcie) / len(pcie)) if pcie else "PCIe not sampled"
+    nvl_text = ", NVLink %s" % human_rate(sum(nvl)) if nvl else ""
+    if shm:
+        if lo is not None and lo >= SOCKET_MIN:
+            route = "talk over sockets through the loopback (lo %s, %s%s)" % (human_rate(lo), pcie_text, nvl_text)
+        elif on_hcas(t):
+            route = "talk through the HCAs (%s%s)" % (_ports_text(t), nvl_text)
+        else:
+            route = "talk over NCCL's network transport (lo %s, %s%s)" % (
+                human_rate(lo) if lo is not None else "not sampled", _iface_text(t), nvl_text)
+        why = "%s turn%s NCCL's P2P transport off and %s its shared-memory transport, so NCCL sends between " \
+              "the GPUs of one node over the network" % (_set_text(p2p), "s" if len(p2p) == 1 else "", _set_text(shm))
+    else:
+        route = "talk through host memory (NCCL's shared-memory transport; %s%s)" % (pcie_text, nvl_text)
+        why = "%s turn%s NCCL's P2P transport off, so NCCL copies through host memory" % (
+            _set_text(p2p), "s" if len(p2p) == 1 else "")
+    text = "the job's GPUs on this node (GPU %s) %s instead of NVLink/PCIe P2P: %s" % (idx, route, why)
+    names = sorted(set(k for k, _ in p2p + shm))
+    fix = "%s   # where the job is launched (its script, the scheduler's --export, a container's ENV)\n" \
+          "# then NCCL_DEBUG=INFO shows the channels between this node's GPUs 'via P2P'\n# %s" % (
+              cmd("unset {names}", names=names), NCCL_ENV_DOC)
+    return text, fix
+
+
+# A GPU of the job that computes while the job's other GPUs on the node draw clearly less
+HOT_BAND = 0.15  # of the limit: GPUs within this of the hottest one count with it
+INNER_GAP = 0.30  # of the limit: the others' median under the hottest by this much
+SAMPLE_GAP = 0.10  # in most samples the hot GPUs' lowest draw is over the others' highest by this much
+SAMPLE_SHARE = 0.8
+
+
+def _sample_fracs(w):
+    """{GPU index: [power / limit per sample]} (None where a sample has no power)."""
+    out = {}
+    for g in _list(_dict(w.get("gpu")).get("gpus")):
+        if not isinstance(g, dict) or not isinstance(g.get("index"), int):
+            continue
+        limit = _pos(g.get("power_limit_w"))
+        out[g.get("index")] = [(_pos(s.get("power_w")) / limit) if limit and _pos(s.get("power_w")) is not None
+                               else None for s in _list(g.get("samples")) if isinstance(s, dict)]
+    return out
+
+
+def _steady(w, hot, cold):
+    """The hot GPUs out-draw the others sample by sample, not only on average."""
+    fr = _sample_fracs(w)
+    rows = [fr.get(g["index"]) or [] for g in hot + cold]
+    n = min(len(r) for r in rows) if rows else 0
+    ok = total = 0
+    for i in range(n):
+        h = [fr[g["index"]][i] for g in hot]
+        c = [fr[g["index"]][i] for g in cold]
+        if None in h or None in c:
+            continue
+        total += 1
+        ok += min(h) - max(c) >= SAMPLE_GAP
+    return total > 0 and ok >= SAMPLE_SHARE * total
+
+
+def foreign(w, on):
+    """(strangers, ranks, how) for the processes on the GPUs ``on``: the job's ranks share one
+    parent (the launcher), so a process there whose parent differs is not a rank. Without
+    parent pids (samples from before the sampler read them): (the processes of a GPU that
+    carries more of them than every other GPU of the job, [], "count")."""
+    per_gpu = job_gpus(w)
+    procs = processes(w)
+    parents = {}
+    for p in procs:
+        if isinstance(p.get("ppid"), int) and _gpu_ids(p):
+            parents.setdefault(p["ppid"], []).append(p)
+    group = max(parents.values(), key=len) if parents else []
+    if len(group) >= 2 and len(group) > max([len(v) for v in parents.values() if v is not group] or [0]):
+        launcher = group[0]["ppid"]
+        ranks = [p for p in procs if p.get("ppid") == launcher]
+        strangers = [p for p in procs if p.get("ppid") != launcher and set(_gpu_ids(p)) & set(on)]
+        return strangers, ranks, "parent"
+    others = [len(v) for i, v in per_gpu.items() if i not in on]
+    crowded = [p for i in on for p in per_gpu.get(i, []) if others and len(per_gpu[i]) > max(others)]
+    return crowded, [], "count"
+
+
+def inner_straggler(w, gs):
+    """The finding for one GPU (or a few) of the job computing while the job's other GPUs on the
+    node draw clearly less, sample after sample: they wait for it. An error when a process that is
+    not one of the job's ranks computes on it; a warning otherwise (ranks given unequal work, such
+    as pipeline stages, look the same). None when the node's GPUs keep pace."""
+    mine = set(job_gpus(w)) or set(g["index"] for g in gs if isinstance(g["index"], int))
+    busy = [g for g in gs if isinstance(g["index"], int) and g["index"] in mine
+            and g["state"] not in ("idle", "unknown") and g["frac"] is not None]
+    if len(busy) < 2:
+        return None
+    top = max(g["frac"] for g in busy)
+    hot = [g for g in busy if g["frac"] >= top - HOT_BAND]
+    cold = [g for g in busy if g not in hot]
+    if top < COMPUTE_POWER or not cold or len(hot) > len(cold):
+        return None
+    if statistics.median([g["frac"] for g in cold]) > top - INNER_GAP or not _steady(w, hot, cold):
+        return None
+    on = [g["index"] for g in hot]
+    hot_text = "GPU %s compute%s at %s of %s power limit (%s utilization, SM clock %s)" % (
+        ",".join(str(i) for i in on), "s" if len(hot) == 1 else "",
+        span(min(g["frac"] for g in hot), max(g["frac"] for g in hot), lambda x: "%.0f%%" % (100 * x)),
+        "its" if len(hot) == 1 else "their",
+        span(min(g["util"] for g in hot), max(g["util"] for g in hot), lambda x: "%.0f%%" % x),
+        span(min(g["clock"] or 0 for g in hot), max(g["clock"] or 0 for g in hot), lambda x: "%.0f MHz" % x))
+    cold_text = "the job's GPU %s draw %s (%s utilization)" % (
+        ",".join(str(g["index"]) for g in cold),
+        span(min(g["frac"] for g in cold), max(g["frac"] for g in cold), lambda x: "%.0f%%" % (100 * x)),
+        span(min(g["util"] for g in cold), max(g["util"] for g in cold), lambda x: "%.0f%%" % x))
+    msg = "straggler inside the node: %s while %s: they wait for %s" % (
+        hot_text, cold_text, "it" if len(hot) == 1 else "them")
+    strangers, ranks, how = foreign(w, on)
+
+    def who(ps):
+        return ", ".join("%s (%s)" % (p.get("pid"), p.get("comm") or "?") for p in ps[:4])
+
+    if strangers and how == "parent":
+        beside = [p for p in ranks if set(_gpu_ids(p)) & set(on)]
+        msg += "; pid %s on GPU %s %s not one of the job's ranks (parent %s; the ranks' is %s)%s" % (
+            who(strangers), ",".join(str(i) for i in sorted(set(i for p in strangers for i in _gpu_ids(p)))),
+            "is" if len(strangers) == 1 else "are", ", ".join(str(p.get("ppid")) for p in strangers[:4]),
+            ranks[0].get("ppid"), ", beside rank pid %s" % who(beside) if beside else "")
+        pids = [p.get("pid") for p in strangers[:4]]
+    elif strangers:
+        msg += "; GPU %s is shared: pids %s compute on it while the job's other GPUs carry one process each: " \
+               "one of them is not a rank of the job (these samples have no parent pids to tell which: the job's " \
+               "ranks share their launcher as parent)" % (",".join(str(i) for i in on), who(strangers))
+        pids = [p.get("pid") for p in strangers[:4]]
+    else:
+        msg += "; unless the ranks are meant to do unequal work (pipeline stages), GPU %s is slower for the same " \
+               "work or holds more of it" % ",".join(str(i) for i in on)
+        return Finding.warning(msg, fix=cmd("nvidia-smi -q -d PERFORMANCE,CLOCK -i {gpus}   # throttle reasons and "
+                                            "clocks of the GPU the others wait for",
+                                            gpus=",".join(str(i) for i in on)))
+    fix = cmd("ps -o pid,ppid,user,etime,args -p {pids}   # the process whose parent is not the job's launcher",
+              pids=",".join(str(p) for p in pids if p is not None))
+    fix += "\n# stop it, or run it on a GPU the job does not use; 'nvidia-smi -i %s -c EXCLUSIVE_PROCESS' (root) lets " \
+           "one process at a time on a GPU" % ",".join(str(i) for i in on)
+    return Finding.error(msg, fix=fix)
+
+
 # ---------------------------------------------------------------- the checks
 
 def _gpus_text(gs):
@@ -339,8 +549,9 @@ def watch_target(facts, config):
     else:
         what.append("no GPU (%s)" % (g.get("reason") or "none"))
     if procs:
-        what.append("job process%s %s (found by %s)" % ("" if len(procs) == 1 else "es", ", ".join(
-            "%s %s" % (p.get("pid"), p.get("comm") or "?") for p in procs[:4]), src or "?"))
+        what.append("job process%s %s%s (found by %s)" % ("" if len(procs) == 1 else "es", ", ".join(
+            "%s %s" % (p.get("pid"), p.get("comm") or "?") for p in procs[:4]),
+            " +%d more" % (len(procs) - 4) if len(procs) > 4 else "", src or "?"))
     else:
         what.append("no job process found")
     elsewhere = _num(_dict(w.get("processes")).get("gpu_pids_elsewhere"))
@@ -371,28 +582,46 @@ def watch_bound(facts, config):
         return
     waiting = [g for g in busy if g["state"] == "waiting"]
     computing = [g for g in busy if g["state"] == "computing"]
+    inner = inner_straggler(w, gs)  # before communication-bound: the others may wait busy at low power for it
+    if inner is not None:
+        yield inner
+        return
     if waiting and len(waiting) >= len(busy) / 2.0:
         t = traffic(w)
         msg = "communication-bound: %s: %s kernels are resident but not computing (NCCL kernels waiting " \
               "for data)" % (_gpus_text(waiting), "its" if len(waiting) == 1 else "their")
+        local = intranode(w, gs, t)
         if on_sockets(t):
             causes, _exports, _notes = socket_causes(w)
             msg += "; the job's bytes go over %s while %s: NCCL is on sockets" % (_iface_text(t), _ports_text(t))
             if causes:
                 msg += " (%s)" % "; ".join(causes)
-            yield Finding.error(msg, fix="# why, and the exports that move it to IB: watch.transport")
+            if local:
+                msg += "; and %s" % local[0]
+            yield Finding.error(msg, fix="# why, and the exports that move it to IB: watch.transport" + (
+                "\n" + local[1] if local else ""))
+        elif local and not on_hcas(t):
+            yield Finding.error(msg + "; " + local[0], fix=local[1])
         elif on_hcas(t):
             yield Finding.error(msg + "; the traffic is on the HCAs (%s): the fabric is the bottleneck or a peer "
-                                      "is late" % _ports_text(t),
+                                      "is late%s" % (_ports_text(t), "; and %s" % local[0] if local else ""),
                                 fix="gpudoctor probe --hosts HOSTFILE   # each pair's bus bandwidth against the "
-                                    "others'\ngpudoctor watch --hosts HOSTFILE   # every node: a straggler shows")
+                                    "others'\ngpudoctor watch --hosts HOSTFILE   # every node: a straggler shows" + (
+                                        "\n" + local[1] if local else ""))
         else:
             nvlink = sum(g["nvlink_bytes_s"] or 0 for g in gs)
             if nvlink >= RDMA_MIN:  # NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_*: the GPUs of this node talk
                 msg += "; NVLink carries %s between this node's GPUs" % human_rate(nvlink)
-            yield Finding.error(msg + "; no network traffic here (%s, %s): they wait for a peer on another node "
+            lo = loopback(w)
+            lo_text = ""
+            if lo is not None and lo >= SOCKET_MIN and len(job_gpus(w)) >= 2:
+                # NCCL's variables unread (another user's job), or set in /etc/nccl.conf or ~/.nccl.conf
+                lo_text = "; the loopback carries %s: the job's GPUs on this node may talk over sockets (NCCL_P2P_" \
+                          "DISABLE=1 with NCCL_SHM_DISABLE=1, or NCCL_P2P_LEVEL=LOC, set where watch cannot read it: " \
+                          "/etc/nccl.conf, ~/.nccl.conf)" % human_rate(lo)
+            yield Finding.error(msg + "; no network traffic here (%s, %s)%s: they wait for a peer on another node "
                                       "or for the host, or the kernels are too small to load the GPU" % (
-                                          _iface_text(t), _ports_text(t)),
+                                          _iface_text(t), _ports_text(t), lo_text),
                                 fix="gpudoctor watch --hosts HOSTFILE   # every node of the job: the straggler "
                                     "computes while the others wait")
         return
@@ -552,7 +781,9 @@ def node_rows(facts):
         "gpus": [dict((k, round(v, 3) if isinstance(v, float) else v) for k, v in g.items()) for g in gs],
         "job_interface": t["iface"].get("name") if t["iface"] else None,
         "job_interface_bytes_s": t["iface_bytes_s"], "rdma_bytes_s": t["rdma_bytes_s"],
-        "processes": [{"pid": p.get("pid"), "comm": p.get("comm"), "gpus": p.get("gpus"), "env": p.get("env"),
+        "loopback_bytes_s": loopback(w),
+        "processes": [{"pid": p.get("pid"), "ppid": p.get("ppid"), "comm": p.get("comm"), "gpus": p.get("gpus"),
+                       "env": p.get("env"),
                        "infiniband_fds": p.get("infiniband_fds"), "cpu_pct": p.get("cpu_pct")} for p in processes(w)],
         "cpu": w.get("cpu"), "disks": w.get("disks"),
     }
@@ -596,16 +827,21 @@ def table_lines(nodes):
             out.append("    GPU %-3s util %3.0f%% (%3.0f-%3.0f)  power %5.0f/%-4.0f W (%3.0f%%)  SM %4.0f MHz  %s" % (
                 g["index"], g["util"] or 0, g["util_min"] or 0, g["util_max"] or 0, g["power_w"] or 0,
                 g["limit_w"] or 0, 100 * (g["frac"] or 0), g["clock"] or 0, g["state"]))
-        out.append("    net   %s %s; RDMA %s" % (
+        lo = r.get("loopback_bytes_s")
+        out.append("    net   %s %s; RDMA %s%s" % (
             r["job_interface"] or "-", human_rate(r["job_interface_bytes_s"]),
-            human_rate(r["rdma_bytes_s"]) if r["rdma_bytes_s"] is not None else "no port counters"))
+            human_rate(r["rdma_bytes_s"]) if r["rdma_bytes_s"] is not None else "no port counters",
+            "; lo %s" % human_rate(lo) if lo is not None and lo >= SOCKET_MIN else ""))
         cpu = _dict(r.get("cpu"))
         if cpu:
             out.append("    cpu   %.0f%% busy, iowait %.0f%%" % (_num(cpu.get("busy_pct")) or 0,
                                                             _num(cpu.get("iowait_pct")) or 0))
         for p in r["processes"][:8]:
             env = " ".join("%s=%s" % kv for kv in sorted(_dict(p.get("env")).items())[:6])
-            out.append("    pid   %s %s%s" % (p.get("pid"), p.get("comm") or "?", ("  " + env) if env else ""))
+            gpus = _gpu_ids(p)
+            where = "".join((" GPU %s" % ",".join(str(i) for i in gpus) if gpus else "",
+                             " parent %s" % p["ppid"] if _num(p.get("ppid")) is not None else ""))
+            out.append("    pid   %s %s%s%s" % (p.get("pid"), p.get("comm") or "?", where, ("  " + env) if env else ""))
     return out
 
 

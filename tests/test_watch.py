@@ -484,3 +484,216 @@ def test_nvlink_traffic_is_named_when_no_network_moves():
     g["nvlink_tx_bytes_s"], g["nvlink_rx_bytes_s"] = 1.5e11, 1.5e11
     r = result(run_checks([Node(host="vm", facts=copy.deepcopy(doc))], list(WATCH), Config()), "watch.bound")
     assert r.status == "fail" and "NVLink carries 300.0 GB/s between this node's GPUs" in r.summary
+
+
+# ---------------------------------------------------------------- 4x H100, one node, recorded live (fixtures/watch/h100x4)
+
+H100X4 = os.path.join(WATCH_FIX, "h100x4")
+
+
+def h100x4(phase, edit=None):
+    """watch.bound's result over a recorded phase; ``edit(watch)`` changes a copy first."""
+    from gpudoctor.config import Config
+    from gpudoctor.runner import Node, run_checks
+    from gpudoctor.watch import WATCH
+
+    with open(os.path.join(H100X4, phase + ".json")) as f:
+        doc = json.load(f)
+    if edit:
+        edit(doc["watch"])
+    report = run_checks([Node(host="vm", facts=doc)], list(WATCH), Config())
+    return result(report, "watch.bound"), report
+
+
+def _procs(w):
+    return w["processes"]["list"]
+
+
+def test_h100x4_nvlink_phase_computes():
+    r, report = h100x4("nvlink")
+    assert r.status == "pass" and r.summary.startswith("computing: GPU 0,1,2,3 at 97% utilization draw 96%")
+    assert report.exit_code == 0
+
+
+def test_h100x4_sockets_phase_names_the_variables_and_the_loopback():
+    """NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 on one host: the four ranks talk through lo."""
+    r, report = h100x4("sockets")
+    (f,) = r.findings
+    assert r.status == "fail" and f.message.startswith("communication-bound: GPU 0,1,2,3 at 100% utilization draw 23%")
+    for w in ("the job's GPUs on this node (GPU 0,1,2,3) talk over sockets through the loopback (lo 11.9 GB/s, "
+              "PCIe 7.6 GB/s per GPU, NVLink 0 B/s) instead of NVLink/PCIe P2P",
+              "NCCL_P2P_DISABLE=1 turns NCCL's P2P transport off and NCCL_SHM_DISABLE=1 its shared-memory transport"):
+        assert w in f.message, f.message
+    assert "no network traffic here" not in f.message
+    assert f.fix.startswith("unset NCCL_P2P_DISABLE NCCL_SHM_DISABLE   #") and f.fix.endswith("docs/env.html")
+    assert report.exit_code == 1
+
+
+def test_h100x4_busy_gpu3_is_the_straggler_and_shared():
+    """A second process's matmuls on GPU 3: GPU 3 at 98% of its limit, the job's others at 46-62%.
+    The recording has no parent pids: both pids on GPU 3 are named, and that one is not a rank."""
+    r, report = h100x4("busygpu3")
+    (f,) = r.findings
+    assert r.status == "fail" and f.severity == "error"
+    assert f.message.startswith("straggler inside the node: GPU 3 computes at 98% of its power limit (100% "
+                                "utilization, SM clock 1545 MHz) while the job's GPU 0,1,2 draw 46%-62%")
+    assert "GPU 3 is shared: pids 1505 (python3), 1705 (python3) compute on it" in f.message
+    assert f.fix.startswith("ps -o pid,ppid,user,etime,args -p 1505,1705")
+    assert report.exit_code == 1
+
+
+def test_h100x4_the_extra_process_is_named_by_its_parent():
+    """With parent pids (the sampler reads them now; torchrun's agent was pid 1504, job-busygpu3.txt),
+    the process on GPU 3 that is not a rank is named alone."""
+    def edit(w):
+        for p in _procs(w):
+            p["ppid"] = 1504 if p["pid"] in (1702, 1703, 1704, 1705) else 1490
+
+    r, _ = h100x4("busygpu3", edit)
+    (f,) = r.findings
+    assert ("pid 1505 (python3) on GPU 3 is not one of the job's ranks (parent 1490; the ranks' is 1504), beside "
+            "rank pid 1705 (python3)") in f.message
+    assert f.fix.startswith("ps -o pid,ppid,user,etime,args -p 1505   #")
+
+
+def test_h100x4_uneven_without_a_second_process_is_a_warning():
+    """The same power pattern with one process a GPU may be ranks given unequal work (pipeline stages)."""
+    def edit(w):
+        w["processes"]["list"] = [p for p in _procs(w) if p["pid"] != 1505]
+
+    r, report = h100x4("busygpu3", edit)
+    (f,) = r.findings
+    assert r.status == "warn" and f.severity == "warning" and f.message.startswith("straggler inside the node: GPU 3")
+    assert "unless the ranks are meant to do unequal work" in f.message and "shared" not in f.message
+    assert f.fix.startswith("nvidia-smi -q -d PERFORMANCE,CLOCK -i 3")
+
+
+def test_h100x4_a_gap_on_average_only_is_no_straggler(monkeypatch):
+    """GPU 3 out-draws the others on average, but in every other sample they compute as hard
+    (phases that alternate): no verdict on it; the same averages held sample by sample are one."""
+    import gpudoctor.watch as watch
+
+    def edit(w):
+        for g in w["gpu"]["gpus"][:3]:
+            for i, s in enumerate(g["samples"]):
+                s["power_w"] = 665.0 if i % 2 else 140.0
+
+    r, _ = h100x4("busygpu3", edit)
+    assert "straggler" not in r.summary
+    monkeypatch.setattr(watch, "SAMPLE_SHARE", 0.0)
+    r, _ = h100x4("busygpu3", edit)
+    assert r.summary.startswith("straggler inside the node: GPU 3")
+
+
+def _env(w, **kv):
+    for p in _procs(w):
+        env = dict((k, v) for k, v in p["env"].items() if not k.startswith(("NCCL_P2P", "NCCL_SHM")))
+        env.update(kv)
+        p["env"] = env
+
+
+def _quiet_lo(w):
+    for n in w["net"]:
+        if n["name"] == "lo":
+            n["rx_bytes_s"] = n["tx_bytes_s"] = 2800.0
+
+
+@pytest.mark.parametrize("env,quiet,words,unset", [
+    ({"NCCL_P2P_DISABLE": "1"}, True, ["talk through host memory (NCCL's shared-memory transport; PCIe 7.6 GB/s per "
+                                       "GPU, NVLink 0 B/s)", "NCCL_P2P_DISABLE=1 turns NCCL's P2P transport off"],
+     "unset NCCL_P2P_DISABLE   #"),
+    ({"NCCL_P2P_LEVEL": "LOC", "NCCL_SHM_DISABLE": "1"}, False,
+     ["talk over sockets through the loopback", "NCCL_P2P_LEVEL=LOC turns"], "unset NCCL_P2P_LEVEL NCCL_SHM_DISABLE"),
+    ({"NCCL_P2P_LEVEL": "0"}, True, ["NCCL_P2P_LEVEL=0 turns NCCL's P2P transport off"], "unset NCCL_P2P_LEVEL   #"),
+    ({"NCCL_P2P_DISABLE": "0x1", "NCCL_SHM_DISABLE": "1"}, False, ["NCCL_P2P_DISABLE=0x1 turns"], "unset"),
+])
+def test_intranode_variables_as_ncclS_docs_read_them(env, quiet, words, unset):
+    def edit(w):
+        _env(w, **env)
+        if quiet:
+            _quiet_lo(w)
+
+    r, _ = h100x4("sockets", edit)
+    (f,) = r.findings
+    for w in words:
+        assert w in f.message, f.message
+    assert f.fix.startswith(unset)
+
+
+@pytest.mark.parametrize("env", [
+    {"NCCL_P2P_DISABLE": "0", "NCCL_SHM_DISABLE": "1"},  # SHM off alone: P2P still carries NVLink
+    {"NCCL_P2P_LEVEL": "NVL"}, {"NCCL_P2P_LEVEL": "loc"}, {"NCCL_P2P_DISABLE": "2"},  # NCCL compares with 1
+    {},  # nothing readable: the loopback is still named, as a possibility
+])
+def test_intranode_variables_that_keep_p2p_are_not_blamed(env):
+    r, _ = h100x4("sockets", lambda w: _env(w, **env))
+    (f,) = r.findings
+    assert "instead of NVLink/PCIe P2P" not in f.message
+    assert "the loopback carries 11.9 GB/s: the job's GPUs on this node may talk over sockets" in f.message
+
+
+def test_intranode_variables_with_nvlink_moving_are_not_blamed():
+    def edit(w):
+        for g in w["gpu"]["gpus"]:
+            g["nvlink_tx_bytes_s"] = g["nvlink_rx_bytes_s"] = 2e10
+
+    r, _ = h100x4("sockets", edit)
+    assert "instead of NVLink/PCIe P2P" not in r.summary and "NVLink carries 160.0 GB/s" in r.summary
+
+
+def test_the_sampler_reads_each_job_process_parent(tmp_path):
+    from gpudoctor.collector import Context
+    from gpudoctor.collector.watch import describe_process, parse_ppid
+
+    assert parse_ppid("Name:\tpython3\nState:\tR (running)\nPPid:\t1504\n") == 1504
+    assert parse_ppid("PPid:\t\n") is None and parse_ppid(None) is None
+    d = tmp_path / "proc/1705"
+    (d / "fd").mkdir(parents=True)
+    (d / "status").write_text("Name:\tpython3\nPid:\t1705\nPPid:\t1504\n")
+    (d / "environ").write_bytes(b"NCCL_P2P_DISABLE=1\0HOME=/root\0")
+    p = describe_process(Context(root=str(tmp_path), live=False), 1705, None)
+    assert p["ppid"] == 1504 and p["env"] == {"NCCL_P2P_DISABLE": "1"}
+
+
+def test_untrusted_values_in_a_four_gpu_document_never_crash():
+    """The in-node diagnoses read GPU indexes, pids, parents and per-sample power: each such
+    value replaced by a string, a list or a negative number ends in a report, never a crash."""
+    import copy
+
+    from gpudoctor.config import Config
+    from gpudoctor.runner import Node, run_checks
+    from gpudoctor.watch import WATCH
+
+    with open(os.path.join(H100X4, "busygpu3.json")) as f:
+        base = json.load(f)
+    for p in _procs(base["watch"]):
+        p["ppid"] = 1504 if p["pid"] != 1505 else 1490
+    paths = [p for p in _leaves(base["watch"]) if p[0] in ("processes", "gpu", "net") and "env" not in p
+             and not (len(p) > 4 and p[3] == "samples" and p[4] > 0)]
+    assert len(paths) > 90
+    for bad in ("x", [1], -5):
+        for p in paths:
+            doc = copy.deepcopy(base)
+            tgt = doc["watch"]
+            for k in p[:-1]:
+                tgt = tgt[k]
+            tgt[p[-1]] = bad
+            report = run_checks([Node(host="vm", facts=doc)], list(WATCH), Config())
+            assert not report.crashed, (p, bad, [r.crashed for r in report.results])
+
+
+def test_h100x4_the_table_shows_the_loopback_and_each_pid_gpu(capsys):
+    from gpudoctor.cli import main
+
+    assert main(["watch", "--facts", os.path.join(H100X4, "sockets.json")]) == 1
+    out = capsys.readouterr().out
+    assert "    net   eth0 0 B/s; RDMA no port counters; lo 11.9 GB/s\n" in out
+    assert "    pid   1385 python3 GPU 0  NCCL_NVLS_ENABLE=0 NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1" in out
+    assert main(["watch", "--facts", os.path.join(H100X4, "busygpu3.json"), "--json"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    rows = doc["samples"]["vm"]
+    assert rows["loopback_bytes_s"] == 2803.6
+    assert [(p["pid"], p["gpus"]) for p in rows["processes"]] == [
+        (1505, [3]), (1702, [0]), (1703, [1]), (1704, [2]), (1705, [3])]
+    assert "job processes 1505 python3, 1702 python3, 1703 python3, 1704 python3 +1 more" in [
+        c for c in doc["checks"] if c["id"] == "watch.target"][0]["summary"]

@@ -7,8 +7,8 @@ clock, PCIe throughput and the NVLink data counters. Per RDMA port: the sysfs po
 counters. Per interface: /proc/net/dev. The CPU and disks: /proc/stat, /proc/diskstats.
 The job's processes (NVML's compute processes; without GPUs, readable processes with
 NCCL_* in their environment): their NCCL_* / UCX_* / OMPI_* environment, values through
-the env section's rule (secret-looking names as keyed hashes), and whether they hold
-/dev/infiniband devices open. Counters are read at the start and the end of the window;
+the env section's rule (secret-looking names as keyed hashes), their parent pid, and whether
+they hold /dev/infiniband devices open. Counters are read at the start and the end of the window;
 rates are the deltas over the elapsed time. Nothing here judges: checks do
 (gpudoctor/watch.py).
 """
@@ -120,6 +120,15 @@ def parse_pid_stat(text):
         return None
 
 
+def parse_ppid(text):
+    """The parent pid from /proc/PID/status ("PPid:\t1504"), or None."""
+    for line in (text or "").splitlines():
+        if line.startswith("PPid:"):
+            f = line.split()
+            return int(f[1]) if len(f) > 1 and f[1].isdigit() else None
+    return None
+
+
 def parse_environ(data, key=None):
     """/proc/PID/environ bytes -> {name: shown value or keyed hash}, only the job's
     communication variables (NCCL_*, UCX_*, OMPI_*), by the env section's one rule."""
@@ -210,8 +219,7 @@ def _ancestors(ctx):
     while pid and pid not in mine and len(mine) < 64:
         mine.add(pid)
         status = ctx.read("/proc/%d/status" % pid) or ""
-        ppid = [l.split()[1] for l in status.splitlines() if l.startswith("PPid:") and len(l.split()) > 1]
-        pid = int(ppid[0]) if ppid and ppid[0].isdigit() else None
+        pid = parse_ppid(status)
     return mine
 
 
@@ -245,6 +253,9 @@ def describe_process(ctx, pid, key):
             ib.add(target)
     proc["infiniband_fds"] = sorted(ib)[:16] if proc["fds_readable"] else None
     proc["net_ns"] = ctx.readlink("/proc/%d/ns/net" % pid)
+    # the parent: a launcher's ranks (torchrun, mpirun's orted, slurmstepd) share one; another
+    # process on a job's GPU has its own (proc(5), /proc/PID/status "PPid:")
+    proc["ppid"] = parse_ppid(ctx.read("/proc/%d/status" % pid))
     return proc
 
 
