@@ -334,7 +334,8 @@ def files_parity(nodes, config):
             odd_hosts.update(groups[0].hosts)
             yield Finding.error("%s is %s on every node (%s)" % (p, groups[0].value, fold(groups[0].hosts)),
                                 hosts=groups[0].hosts,
-                                fix=cmd("copy {p} to every node, or name it by its absolute path (a relative "
+                                fix=cmd("copy {p} to every node" if p.startswith("/") else
+                                        "copy {p} to every node, or name it by its absolute path (a relative "
                                         "path is read from the login folder, $HOME, of each node)", p=p))
             continue
         if len(groups) == 1:

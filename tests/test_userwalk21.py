@@ -233,3 +233,19 @@ def test_a_node_that_could_not_be_checked_says_what_to_do_once_per_kind(tmp_path
     assert out.count("nothing listens on the SSH port") == 1 and out.count("ssh-keygen -R HOST") == 1
     assert out.index("FAIL node gpu2") < out.index("nothing listens") < out.index("FAIL node gpu3")
     assert "gathering was interrupted" not in out
+
+
+def test_same_file_missing_everywhere_by_an_absolute_path_is_not_told_to_use_one():
+    """`check --same /nonexistent`: 'copy /nonexistent to every node, or name it by its absolute path' (it is)."""
+    from conftest import node_facts, run_check
+
+    nodes = {}
+    for h in ("gpu01", "gpu02"):
+        doc = node_facts("h100-ubuntu2404-torch211")
+        doc["node"] = h
+        doc["files"] = {"status": "ok", "files": {"/data/train.py": {"error": "No such file or directory"},
+                                                  "train.py": {"error": "No such file or directory"}}}
+        nodes[h] = doc
+    fixes = {f.message.split()[0]: str(f.fix) for f in run_check("files.parity", nodes).findings}
+    assert fixes["/data/train.py"] == "copy /data/train.py to every node"
+    assert "absolute path" in fixes["train.py"]
