@@ -317,6 +317,10 @@ def loopback(w):
     return None
 
 
+def _int(x):
+    return x if isinstance(x, int) and not isinstance(x, bool) else None
+
+
 def _gpu_ids(p):
     """The GPU indexes NVML listed a process on (integers only: the values come from a node)."""
     return sorted(set(i for i in _list(p.get("gpus")) if isinstance(i, int) and not isinstance(i, bool)))
@@ -430,6 +434,20 @@ def _steady(w, hot, cold):
     return total > 0 and ok >= SAMPLE_SHARE * total
 
 
+def launcher_ranks(w):
+    """The job's ranks on this node: the GPU processes that share one parent (torchrun's agent,
+    mpirun's daemon, slurmstepd), when two or more do and no other parent has as many; [] when
+    the samples have no parent pids or the processes have no parent in common."""
+    parents = {}
+    for p in processes(w):
+        if _int(p.get("ppid")) is not None and _gpu_ids(p):
+            parents.setdefault(p["ppid"], []).append(p)
+    sizes = sorted((len(v) for v in parents.values()), reverse=True)
+    if not sizes or sizes[0] < 2 or (len(sizes) > 1 and sizes[1] == sizes[0]):
+        return []
+    return max(parents.values(), key=len)
+
+
 def foreign(w, on):
     """(strangers, ranks, how) for the processes on the GPUs ``on``: the job's ranks share one
     parent (the launcher), so a process there whose parent differs is not a rank. Without
@@ -437,15 +455,13 @@ def foreign(w, on):
     carries more of them than every other GPU of the job, [], "count")."""
     per_gpu = job_gpus(w)
     procs = processes(w)
-    parents = {}
-    for p in procs:
-        if isinstance(p.get("ppid"), int) and _gpu_ids(p):
-            parents.setdefault(p["ppid"], []).append(p)
-    group = max(parents.values(), key=len) if parents else []
-    if len(group) >= 2 and len(group) > max([len(v) for v in parents.values() if v is not group] or [0]):
-        launcher = group[0]["ppid"]
-        ranks = [p for p in procs if p.get("ppid") == launcher]
-        strangers = [p for p in procs if p.get("ppid") != launcher and set(_gpu_ids(p)) & set(on)]
+    ranks = launcher_ranks(w)
+    if ranks:
+        launcher = ranks[0]["ppid"]
+        mine = set(_int(p.get("pid")) for p in ranks) - set([None])
+        # a process a rank started (its parent is a rank) is the job's too
+        strangers = [p for p in procs if _int(p.get("ppid")) not in mine | set([launcher, None])
+                     and set(_gpu_ids(p)) & set(on)]
         return strangers, ranks, "parent"
     others = [len(v) for i, v in per_gpu.items() if i not in on]
     crowded = [p for i in on for p in per_gpu.get(i, []) if others and len(per_gpu[i]) > max(others)]
@@ -468,6 +484,12 @@ def inner_straggler(w, gs):
     if top < COMPUTE_POWER or not cold or len(hot) > len(cold):
         return None
     if statistics.median([g["frac"] for g in cold]) > top - INNER_GAP or not _steady(w, hot, cold):
+        return None
+    # one job, not several sharing the node: its ranks' common parent spans hot and cold GPUs, or
+    # NVLink moves bytes between them (NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_*)
+    spans = set(i for p in launcher_ranks(w) for i in _gpu_ids(p))
+    nvl = sum(g["nvlink_bytes_s"] or 0 for g in busy)
+    if not (spans & set(g["index"] for g in hot) and spans & set(g["index"] for g in cold)) and nvl < RDMA_MIN:
         return None
     on = [g["index"] for g in hot]
     hot_text = "GPU %s compute%s at %s of %s power limit (%s utilization, SM clock %s)" % (

@@ -697,3 +697,31 @@ def test_h100x4_the_table_shows_the_loopback_and_each_pid_gpu(capsys):
         (1505, [3]), (1702, [0]), (1703, [1]), (1704, [2]), (1705, [3])]
     assert "job processes 1505 python3, 1702 python3, 1703 python3, 1704 python3 +1 more" in [
         c for c in doc["checks"] if c["id"] == "watch.target"][0]["summary"]
+
+
+@pytest.mark.parametrize("nvlink,parents,straggler", [
+    (False, None, False),  # no sign the GPUs are one job: several jobs may share the node
+    (False, {1702: 1504, 1703: 1504, 1704: 1504, 1705: 1504, 1505: 1490}, True),  # torchrun's ranks
+    (False, {1702: 1701, 1703: 1702, 1704: 1703, 1705: 1704, 1505: 1490}, False),  # no common launcher
+    (True, None, True),
+])
+def test_h100x4_a_straggler_needs_one_job(nvlink, parents, straggler):
+    def edit(w):
+        for g in w["gpu"]["gpus"]:
+            if not nvlink:
+                g["nvlink_tx_bytes_s"] = g["nvlink_rx_bytes_s"] = 0.0
+        for p in _procs(w):
+            if parents:
+                p["ppid"] = parents[p["pid"]]
+
+    r, _ = h100x4("busygpu3", edit)
+    assert r.summary.startswith("straggler inside the node: GPU 3") == straggler, r.summary
+
+
+def test_h100x4_a_process_a_rank_started_is_the_jobs():
+    def edit(w):
+        for p in _procs(w):
+            p["ppid"] = 1705 if p["pid"] == 1505 else 1504
+
+    r, _ = h100x4("busygpu3", edit)
+    assert r.status == "warn" and "not one of the job's ranks" not in r.summary
