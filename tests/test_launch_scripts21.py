@@ -176,3 +176,93 @@ def test_srun_shell_string_running_python_is_an_srun_launch(tmp_path, shell_c):
     assert la.plan.launcher == "srun"
     assert la.plan.world_size() == 16 and la.plan.nnodes_max == 2
     assert known(la.argv)[-3:] == ["python", "-u", "torch-distributed-gpu-test.py"]
+
+
+# bigscience-workshop/bigscience jz/slurm/meg-gpt2-multi-node.slurm lines 2-4, 13-14, 21, 28-29,
+# 62-70 and 86 (`pwd` after `cd`, the training arguments cut)
+# https://github.com/bigscience-workshop/bigscience/blob/9e64edec2ad1fb9263bf39ba616a84ff64b4d947/jz/slurm/meg-gpt2-multi-node.slurm
+MEG_GPT2 = '''#!/bin/bash
+#SBATCH --job-name=meg_gpt2_multi_node
+#SBATCH --nodes=2
+#SBATCH --ntasks-per-node=1          # crucial - only 1 task per dist per node!
+GPUS_PER_NODE=4
+NNODES=$SLURM_JOB_NUM_NODES
+cd %s
+MASTER_ADDR=`hostname`
+MASTER_PORT=13370
+export LAUNCHER="python -u -m torch.distributed.launch \\
+    --nproc_per_node $GPUS_PER_NODE \\
+    --nnodes $NNODES \\
+    --master_addr $MASTER_ADDR \\
+    --master_port $MASTER_PORT \\
+    "
+export CMD=" \\
+    `pwd`/pretrain_gpt.py \\
+    --tensor-model-parallel-size 2 \\
+    "
+srun bash -c '$LAUNCHER --node_rank $SLURM_PROCID $CMD'
+'''
+
+
+def test_pwd_after_cd_is_the_directory_cd_went_to(tmp_path):
+    # `pwd` was this shell's directory, not the one the script cd'd to
+    code = tmp_path / "code" / "megatron-lm"
+    code.mkdir(parents=True)
+    p = write(tmp_path, "meg.slurm", MEG_GPT2 % code)
+    (la,) = read_script(str(p), [], environ={}).launches
+    assert str(code / "pretrain_gpt.py") in la.argv
+    assert la.plan.world_size() == 8
+    # a directory known only at run time: $(pwd) is an unknown that names the cd
+    p2 = write(tmp_path, "meg2.slurm", MEG_GPT2 % "$six_ALL_CCFRWORK/code/megatron-lm")
+    res = read_script(str(p2), [], environ={})
+    (la2,) = res.launches
+    (word,) = [w for w in la2.argv if w.endswith("/pretrain_gpt.py")]
+    assert MARK in word
+    assert any("changed to at line 7" in u.why for u in la2.unknown)
+
+
+# awslabs/awsome-distributed-training 3.test_cases/pytorch/deepspeed/gpt/slurm/pretrain_gpt_103b.sbatch
+# lines 16-17 (`: "${VAR:=default}"`) and 158-161
+# https://github.com/awslabs/awsome-distributed-training/blob/0edaf1526bc47185ce5f827100416f99bd7b69e1/3.test_cases/pytorch/deepspeed/gpt/slurm/pretrain_gpt_103b.sbatch
+DS_103B = '''#!/bin/bash
+: "${APPS_PATH:=/fsx/apps}"
+: "${IMAGE:=$APPS_PATH/deepspeed.sqsh}"
+declare -a SRUN_ARGS=(
+    --container-image "${IMAGE}"
+    --container-mounts /fsx,/opt/slurm/bin
+)
+srun -l -N 2 --ntasks-per-node 1 "${SRUN_ARGS[@]}" torchrun --nnodes 2 --nproc-per-node 8 pretrain_gpt.py
+'''
+
+
+def test_colon_builtin_with_assign_default_sets_the_variable(tmp_path):
+    # `: "${IMAGE:=...}"` assigns (bash(1): ${parameter:=word}); the plan said $IMAGE was
+    # "the environment at run time"
+    p = write(tmp_path, "103b.sbatch", DS_103B)
+    (la,) = read_script(str(p), [], environ={}).launches
+    i = la.argv.index("--container-image")
+    assert la.argv[i + 1] == "/fsx/apps/deepspeed.sqsh"
+    assert la.plan.world_size() == 16
+
+
+IF_FIRST_SET = '''#!/bin/bash
+if [ ! -z $CONTAINER_IMAGE ];
+then
+    export TRAIN_SCRIPT=./train.py
+fi
+export TRAIN_SCRIPT=${TRAIN_SCRIPT:=../src/train.py}
+if [ "$MODE" = a ]; then NPROC=4; else NPROC=4; fi
+torchrun --nproc_per_node=$NPROC $TRAIN_SCRIPT
+'''
+
+
+def test_value_set_first_in_one_branch_of_a_run_time_if_is_not_taken_as_set(tmp_path):
+    # awsome-distributed-training llama3_1_8b-training.sbatch lines 53-55 and 76 (URL above):
+    # without $CONTAINER_IMAGE bash passes ../src/train.py; the plan said ./train.py
+    p = write(tmp_path, "if.sh", IF_FIRST_SET)
+    (real,) = bash_argv(tmp_path, p)
+    assert real[-1] == "../src/train.py"
+    (la,) = read_script(str(p), [], environ={}).launches
+    assert MARK in la.argv[-1]
+    assert any("set only if the `if` at line 2 takes that branch" in u.why for u in la.unknown)
+    assert la.plan.nproc_per_node == 4  # set on every path: still known

@@ -378,6 +378,7 @@ class Reader:
         self.called = set()
         self.pending_func = None
         self.task_progs = None  # inside `srun bash -c STRING`: the python programs the string runs
+        self.cwd = None  # the directory after the script's own `cd` (None: where it was started)
 
     @property
     def cond(self):
@@ -483,6 +484,8 @@ class Reader:
         if name in ("HOSTNAME",):
             return self.unknown("$HOSTNAME", "this node's name at run time", here=self.here(name), host=True)
         if name in ("PWD",):
+            if self.cwd is not None:
+                return self.cwd
             return self.unknown("$PWD", "the directory the script runs in", here=os.getcwd())
         return self.unknown("$" + name, "the environment at run time", here=self.here(name))
 
@@ -516,6 +519,9 @@ class Reader:
                 excerpt(self.shown(" ".join(value) if isinstance(value, list) else value), 30)))
         elif self.cond and name not in self.vars and name not in self.cond_set:
             self.cond_set.add(name)
+        for f in self.frames:
+            if f["kind"] == "if" and f.get("paths") and f["cur"] is not False:
+                f["paths"][-1].add(name)
         size = sum(len(v) for v in value) if isinstance(value, list) else len(value)
         if size > MAX_VALUE or (isinstance(value, list) and len(value) > MAX_VALUE // 8):
             value = self.unknown("$" + name, "a value longer than %d characters (not followed)" % MAX_VALUE)
@@ -850,7 +856,7 @@ class Reader:
         if re.match(r"^(shuf|od|python\S*\s+-c\s+.*random|.*\$RANDOM)", c):
             return self.unknown("$(%s)" % excerpt(c, 60)[1:-1], "a random number at run time")
         if c == "pwd":
-            return os.getcwd()
+            return self.cwd if self.cwd is not None else os.getcwd()
         return self.unknown("$(%s)" % excerpt(c, 80)[1:-1], "the output of a command at run time")
 
     def arith(self, expr):
@@ -1021,6 +1027,31 @@ class Reader:
                             "record": None})
         self.feed(list(body))
 
+    def _if_done(self, f):
+        """At `fi` of an `if` decided at run time: a variable the `if` set for the first time
+        on some of its paths but not on all (no `else`, or a branch that leaves it alone) is
+        that value or unset, decided at run time. awsome-distributed-training's
+        llama3_1_8b-training.sbatch sets TRAIN_SCRIPT=./train.py only when $CONTAINER_IMAGE is
+        set, then `${TRAIN_SCRIPT:=../src/train.py}`: bash without a container passes
+        ../src/train.py; the plan said ./train.py as if the branch had run."""
+        if not f.get("unk") or "paths" not in f or self.skipping:
+            return
+        paths = list(f["paths"])
+        if not f["else"] and not f["any"]:
+            paths.append(set())  # no branch runs
+        fresh = set().union(*paths) - f["had"] if paths else set()
+        whole = re.compile("^" + MARK + r"\d+" + MARK + "$")
+        for name in sorted(fresh):
+            if all(name in p for p in paths) or name not in self.vars:
+                continue
+            v = self.vars[name]
+            text = " ".join(v) if isinstance(v, list) else v
+            if whole.match(text):
+                continue
+            self.vars[name] = self.unknown("$" + name, "set only if the `if` at line %d takes that branch (decided at "
+                                                       "run time): %s, else unset" % (
+                                               f["line"], excerpt(self.shown(text), 40)))
+
     def _case_branch(self, f):
         """A `pat|pat)` line of a case: this branch runs when the word matches (fnmatch, as
         bash's case does), no earlier branch did, and both are known."""
@@ -1051,7 +1082,8 @@ class Reader:
             parent_skips = self.skipping
             if w == "if":
                 r = False if parent_skips else self.test(words)
-                self.frames.append({"kind": "if", "cur": r, "any": r is True, "unk": r is None})
+                self.frames.append({"kind": "if", "cur": r, "any": r is True, "unk": r is None, "line": self.line,
+                                    "had": set(self.vars), "paths": [] if r is False else [set()], "else": False})
                 words = []  # the condition is consumed
             elif w == "elif" and self.frames and self.frames[-1]["kind"] == "if":
                 f = self.frames[-1]
@@ -1061,11 +1093,17 @@ class Reader:
                     f["cur"] = None if (f["unk"] and r is not False) else r
                     f["any"] = f["any"] or f["cur"] is True
                     f["unk"] = f["unk"] or r is None
+                if f["cur"] is not False and "paths" in f:
+                    f["paths"].append(set())
                 words = []
             elif w == "else" and self.frames and self.frames[-1]["kind"] == "if":
                 f = self.frames[-1]
                 skip_above = any(g["cur"] is False for g in self.frames[:-1])
                 f["cur"] = False if (skip_above or f["any"]) else (None if f["unk"] else True)
+                if "paths" in f:
+                    f["else"] = True
+                    if f["cur"] is not False:
+                        f["paths"].append(set())
             elif w == "case":
                 value = None
                 if words and not parent_skips:
@@ -1114,6 +1152,8 @@ class Reader:
                     if self.frames[k]["kind"] == want:
                         f = self.frames[k]
                         del self.frames[k:]
+                        if want == "if":
+                            self._if_done(f)
                         if f.get("sim"):
                             self.loop_done(f)
                         break
@@ -1241,6 +1281,25 @@ class Reader:
 
     def builtin(self, words):
         w0 = words[0]
+        if w0 in (":", "true") and any(re.search(r"\$\{" + NAME + ":?=", w) for w in words[1:]):
+            # `: "${IMAGE:=$APPS_PATH/deepspeed.sqsh}"`: the words are expanded for the
+            # assignment the := makes (awsome-distributed-training pretrain_gpt_103b.sbatch)
+            for w in words[1:]:
+                self.expand(w)
+            return
+        if w0 == "cd":
+            # `cd $six_ALL_CCFRWORK/code/megatron-lm` then `pwd`/pretrain_gpt.py (bigscience
+            # jz/slurm): $(pwd) and $PWD are the directory cd went to, not this shell's
+            dirs = [f for w in words[1:] if not w.startswith("-") for f in self.expand(w)][:1]
+            target = self.resolve(dirs[0]) if dirs else os.path.expanduser("~")
+            if MARK in target or self.cond or target == "-":
+                self.cwd = self.unknown("$(pwd)", "the directory the script changed to at line %d (cd %s)" % (
+                    self.line, excerpt(self.shown(dirs[0] if dirs else "~"), 60)))
+            else:
+                base = self.cwd if self.cwd is not None else os.getcwd()
+                self.cwd = os.path.normpath(os.path.join(base, target)) if MARK not in base else (
+                    self.unknown("$(pwd)", "the directory the script changed to at line %d" % self.line))
+            return
         if w0 in ("cat", "echo", "printf") and self.out is not None and not self.skipping:
             if self.cond:
                 self.written.pop(self.resolve(" ".join(self.expand(self.out[1], split=False))), None)
