@@ -725,3 +725,20 @@ def test_h100x4_a_process_a_rank_started_is_the_jobs():
 
     r, _ = h100x4("busygpu3", edit)
     assert r.status == "warn" and "not one of the job's ranks" not in r.summary
+
+
+def test_h100x4_readme_quotes_what_the_code_says_today():
+    """fixtures/watch/h100x4/README.md's re-judged column quotes watch.bound: the quotes stay true."""
+    import re
+
+    with open(os.path.join(H100X4, "README.md")) as f:
+        rows = [l.split(" | ") for l in f if l.startswith(("| nvlink |", "| sockets |", "| busygpu3 |"))]
+    assert len(rows) == 3
+    for row in rows:
+        phase, judged = row[0].strip("| "), row[3]
+        r, report = h100x4(phase)
+        quotes = re.findall(r'"([^"]+)"', judged)
+        for q in quotes:
+            assert q in r.summary, (phase, q)
+        assert judged.rstrip(" |\n").endswith("exit %d" % report.exit_code)
+        assert quotes or phase == "nvlink"
