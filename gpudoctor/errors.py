@@ -224,6 +224,37 @@ EXIT_FINDINGS = 1  # findings: an error-level finding, or a node that could not 
 EXIT_USAGE = 2  # usage or input error: one line on stderr, never a traceback
 EXIT_INTERNAL = 3  # gpudoctor's own failure: one line on stderr, the traceback saved
 EXIT_INTERRUPTED = 130  # Ctrl-C: the partial report, then this
+EXIT_TERMINATED = 143  # SIGTERM (128 + 15, as a shell reports it): the partial report, then this
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (what `timeout`, scancel, systemd and Kubernetes send) raised in the main thread as
+    Ctrl-C raises KeyboardInterrupt, while check, facts or watch gather: the same partial report."""
+
+    signal_name, exit_code = "SIGTERM", EXIT_TERMINATED
+
+
+class sigterm_as_interrupt(object):
+    """Within it, SIGTERM raises Terminated in the main thread (elsewhere the default stays)."""
+
+    def __enter__(self):
+        import signal
+
+        def raise_terminated(signum, frame):
+            raise Terminated()
+
+        try:
+            self.old = signal.signal(signal.SIGTERM, raise_terminated)
+        except ValueError:  # not the main thread
+            self.old = None
+        return self
+
+    def __exit__(self, *exc):
+        if self.old is not None:
+            import signal
+
+            signal.signal(signal.SIGTERM, self.old)
+        return False
 
 
 def _crash_dirs():

@@ -153,12 +153,12 @@ class Report(Record):
         s["exit_code"] = self.exit_code
         return s
 
-    interrupted = False  # Ctrl-C ended the gathering: the report covers the nodes gathered before it
+    interrupted = False  # Ctrl-C (130) or SIGTERM (143) ended the gathering: the report covers the nodes gathered before it
 
     @property
     def exit_code(self):
-        if self.interrupted:
-            return 130  # errors.EXIT_INTERRUPTED: what the process exits with, so the summary says it too
+        if self.interrupted:  # errors.EXIT_INTERRUPTED / EXIT_TERMINATED: what the process exits with, said here too
+            return 143 if self.interrupted == 143 else 130
         if self.crashed:
             return 3  # errors.EXIT_INTERNAL: a crashed check is neither "healthy" nor "findings"
         if any(f.severity == "error" for f in self.findings) or any(not n.reachable for n in self.nodes):

@@ -249,3 +249,49 @@ def test_same_file_missing_everywhere_by_an_absolute_path_is_not_told_to_use_one
     fixes = {f.message.split()[0]: str(f.fix) for f in run_check("files.parity", nodes).findings}
     assert fixes["/data/train.py"] == "copy /data/train.py to every node"
     assert "absolute path" in fixes["train.py"]
+
+
+def test_sigterm_while_gathering_prints_the_partial_report_and_exits_143(monkeypatch, capsys):
+    """`timeout 60 gpudoctor check --hosts ...` (SIGTERM, as scancel and Kubernetes send) killed check at once: no
+    report at all, exit -15. Now as Ctrl-C: the nodes gathered before it, the rest `interrupted`, exit 143."""
+    import signal
+    import time
+
+    from gpudoctor.commands import check
+
+    facts = json.load(open(FACTS))
+
+    def gather(args, cfg, *a, **k):  # as the ssh fan-out: the signal arrives while it waits on a node
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:
+                time.sleep(0.01)
+            raise AssertionError("SIGTERM did not end the gathering")
+        except KeyboardInterrupt as exc:
+            exc.partial_nodes = [Node("gpu1", facts=dict(facts)), interrupted_node("gpu2")]
+            raise
+
+    monkeypatch.setattr(check, "gather_nodes", gather)
+
+    def fake_exit(code):
+        raise _Exit(code)
+
+    monkeypatch.setattr(os, "_exit", fake_exit)
+    class Unhandled(Exception):
+        pass
+
+    def unhandled(signum, frame):  # where check installs nothing, the test fails here instead of being killed
+        raise Unhandled()
+
+    before = signal.signal(signal.SIGTERM, unhandled)
+    try:
+        with pytest.raises(_Exit) as info:
+            cli.main(["check", "--nodes", "gpu[1-2]", "--no-history", "--select", "shm", "--json"])
+        assert info.value.code == 143 and signal.getsignal(signal.SIGTERM) is unhandled
+    finally:
+        signal.signal(signal.SIGTERM, before)
+    out, err = capsys.readouterr()
+    doc = json.loads(out)
+    assert doc["summary"]["exit_code"] == 143 and doc["nodes"][1]["error_kind"] == "interrupted"
+    assert "interrupted (SIGTERM): 1 of 2 nodes gathered before it" in err

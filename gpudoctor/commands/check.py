@@ -5,7 +5,7 @@ import sys
 
 from gpudoctor.config import flag
 from gpudoctor.commands.common import add_inventory, config_from, csv, emit, gather_nodes, interrupted_line
-from gpudoctor.errors import EXIT_INTERRUPTED, InputError
+from gpudoctor.errors import EXIT_INTERRUPTED, InputError, sigterm_as_interrupt
 
 
 def add_parser(sub):
@@ -231,20 +231,21 @@ def run(args):
     from gpudoctor import history
 
     store = history.for_command(args, cfg, False, _warn, strict=True)
-    interrupted = False
+    interrupted = False  # else the exit code of the signal that ended the gathering: 130 Ctrl-C, 143 SIGTERM
     try:
-        nodes = gather_nodes(args, cfg)
+        with sigterm_as_interrupt():  # `timeout`, scancel, Kubernetes: the partial report, as for Ctrl-C
+            nodes = gather_nodes(args, cfg)
     except KeyboardInterrupt as exc:  # the fan-out hands back what it finished
         nodes = getattr(exc, "partial_nodes", None)
         if nodes is None:
             raise
-        interrupted = True
+        interrupted = getattr(exc, "exit_code", EXIT_INTERRUPTED)
     if getattr(args, "same", None) and len(nodes) <= 1 and any(c.id == "files.parity" for c in checks):
         # files.parity is a cluster check: with one node it has nothing to compare and is not listed
         _warn("--same compares files across nodes; with one node (%s) nothing is compared (give --hosts or --nodes)"
               % (nodes[0].host if nodes else "none"))
     report = run_checks(nodes, checks, cfg)
-    report.interrupted = interrupted  # its summary says exit 130, as the process exits
+    report.interrupted = interrupted  # its summary says exit 130 (143), as the process exits
     if not interrupted:  # what changed since each node last passed, then this run joins its history
         history.after_run(report, store, checks, _warn)
     fmt = "json" if args.json else (args.format or "text")
@@ -254,9 +255,9 @@ def run(args):
 
         sys.stdout.write("\n" + snippet(nodes, report))
     if interrupted:
-        print(interrupted_line(nodes), file=sys.stderr)
+        print(interrupted_line(nodes, interrupted), file=sys.stderr)
         sys.stdout.flush()
-        os._exit(EXIT_INTERRUPTED)  # do not wait for SSH sessions still in flight
+        os._exit(interrupted)  # do not wait for SSH sessions still in flight
     if getattr(report, "crashed", None):  # the report says which; stderr says where the details are
         from gpudoctor.errors import EXIT_INTERNAL, crashed_checks
 

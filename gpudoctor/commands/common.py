@@ -167,11 +167,12 @@ def _checked(node):
                 via=getattr(node, "via", None))
 
 
-def interrupted_line(nodes):
-    """stderr's line after Ctrl-C: how many nodes the partial report (or saved facts) covers."""
+def interrupted_line(nodes, code=130):
+    """stderr's line after Ctrl-C (or SIGTERM, ``code`` 143): how many nodes the partial report (or saved facts)
+    covers."""
     cut = sum(1 for n in nodes if n.error_kind == "interrupted")
-    return "gpudoctor: interrupted: %d of %d node%s gathered before it; %d marked interrupted" % (
-        len(nodes) - cut, len(nodes), "" if len(nodes) == 1 else "s", cut)
+    return "gpudoctor: interrupted%s: %d of %d node%s gathered before it; %d marked interrupted" % (
+        " (SIGTERM)" if code == 143 else "", len(nodes) - cut, len(nodes), "" if len(nodes) == 1 else "s", cut)
 
 
 def emit(report, fmt, output, verbose=False):

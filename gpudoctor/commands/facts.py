@@ -4,7 +4,7 @@ import os
 import sys
 
 from gpudoctor.commands.common import add_inventory, config_from, gather_nodes, interrupted_line, write_json
-from gpudoctor.errors import EXIT_FINDINGS, EXIT_INTERRUPTED, EXIT_OK
+from gpudoctor.errors import EXIT_FINDINGS, EXIT_INTERRUPTED, EXIT_OK, sigterm_as_interrupt
 
 
 def add_parser(sub):
@@ -20,14 +20,15 @@ def run(args):
     from gpudoctor import gather
 
     cfg = config_from(args)
-    interrupted = False
+    interrupted = False  # else 130 (Ctrl-C) or 143 (SIGTERM)
     try:
-        nodes = gather_nodes(args, cfg)
+        with sigterm_as_interrupt():
+            nodes = gather_nodes(args, cfg)
     except KeyboardInterrupt as exc:  # Ctrl-C: the fan-out hands back what it finished, kept as check keeps it
         nodes = getattr(exc, "partial_nodes", None)
         if nodes is None or not (args.hosts or args.nodes or len(nodes) > 1):
             raise
-        interrupted = True
+        interrupted = getattr(exc, "exit_code", EXIT_INTERRUPTED)
     # several nodes (--hosts, --nodes, or a Slurm allocation's node list): one document per node
     if args.hosts or args.nodes or len(nodes) > 1:
         bad = [n for n in nodes if not n.reachable]
@@ -39,9 +40,9 @@ def run(args):
             write_json({n.host: n.facts if n.reachable else {"error": n.error, "error_kind": n.error_kind}
                         for n in nodes}, None)
         if interrupted:
-            print(interrupted_line(nodes), file=sys.stderr)
+            print(interrupted_line(nodes, interrupted), file=sys.stderr)
             sys.stdout.flush()
-            os._exit(EXIT_INTERRUPTED)  # do not wait for SSH sessions still in flight
+            os._exit(interrupted)  # do not wait for SSH sessions still in flight
         return EXIT_FINDINGS if bad else EXIT_OK
     node = nodes[0]
     if not node.reachable:  # this machine past --timeout: say so, never write "null" as its facts

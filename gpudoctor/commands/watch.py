@@ -110,14 +110,17 @@ def run(args):
     if args.facts and (args.hosts or args.nodes or args.local):
         raise InputError("--facts reads saved samples: drop --hosts/--nodes/--local")
     cfg = config_from(args)
-    interrupted = False
+    interrupted = False  # else 130 (Ctrl-C) or 143 (SIGTERM)
     try:
-        nodes = gather(args, cfg)
+        from gpudoctor.errors import EXIT_INTERRUPTED, sigterm_as_interrupt
+
+        with sigterm_as_interrupt():
+            nodes = gather(args, cfg)
     except KeyboardInterrupt as exc:  # the fan-out hands back what it finished, as for check
         nodes = getattr(exc, "partial_nodes", None)
         if nodes is None:
             raise
-        interrupted = True
+        interrupted = getattr(exc, "exit_code", EXIT_INTERRUPTED)
     if args.facts and not any(n.reachable and "watch" in (n.facts or {}) for n in nodes):
         raise InputError("%s holds no watch samples (gpudoctor watch --save DIR writes them; these are check "
                          "facts)" % args.facts)
@@ -126,7 +129,7 @@ def run(args):
 
         save(nodes, args.save)
     report = run_checks(nodes, list(WATCH), cfg)
-    report.interrupted = interrupted  # its summary says exit 130, as the process exits
+    report.interrupted = interrupted  # its summary says exit 130 (143), as the process exits
     fmt = "json" if args.json else (args.format or "text")
     import io
 
@@ -160,11 +163,9 @@ def run(args):
     if interrupted:
         import os
 
-        from gpudoctor.errors import EXIT_INTERRUPTED
-
-        print(interrupted_line(nodes), file=sys.stderr)
+        print(interrupted_line(nodes, interrupted), file=sys.stderr)
         sys.stdout.flush()
-        os._exit(EXIT_INTERRUPTED)  # do not wait for SSH sessions still in flight
+        os._exit(interrupted)  # do not wait for SSH sessions still in flight
     if report.crashed:
         from gpudoctor.errors import EXIT_INTERNAL, crashed_checks
 
