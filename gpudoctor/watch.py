@@ -517,9 +517,14 @@ def inner_straggler(w, gs):
             ranks[0].get("ppid"), ", beside rank pid %s" % who(beside) if beside else "")
         pids = [p.get("pid") for p in strangers[:4]]
     elif strangers:
-        msg += "; GPU %s is shared: pids %s compute on it while the job's other GPUs carry one process each: " \
-               "one of them is not a rank of the job (these samples have no parent pids to tell which: the job's " \
-               "ranks share their launcher as parent)" % (",".join(str(i) for i in on), who(strangers))
+        most = max(len(v) for i, v in job_gpus(w).items() if i not in on)
+        unread = not any(_int(p.get("ppid")) is not None for p in processes(w))
+        msg += "; GPU %s is shared: pids %s compute on it while the job's other GPUs carry %s: one of them is " \
+               "not a rank of the job (%s)" % (
+                   ",".join(str(i) for i in on), who(strangers),
+                   "one process each" if most == 1 else "%d processes at most" % most,
+                   "these samples have no parent pids to tell which: the job's ranks share their launcher as parent"
+                   if unread else "their parent pids do not tell which: no launcher is the parent of most of them")
         pids = [p.get("pid") for p in strangers[:4]]
     else:
         msg += "; unless the ranks are meant to do unequal work (pipeline stages), GPU %s is slower for the same " \

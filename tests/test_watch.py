@@ -742,3 +742,27 @@ def test_h100x4_readme_quotes_what_the_code_says_today():
             assert q in r.summary, (phase, q)
         assert judged.rstrip(" |\n").endswith("exit %d" % report.exit_code)
         assert quotes or phase == "nvlink"
+
+
+def test_h100x4_parents_without_a_common_launcher_still_show_the_shared_gpu():
+    def edit(w):
+        for p in _procs(w):
+            p["ppid"] = p["pid"] - 1  # each process its own parent: no launcher to tell ranks by
+
+    r, _ = h100x4("busygpu3", edit)
+    assert "GPU 3 is shared: pids 1505 (python3), 1705 (python3)" in r.summary
+    assert "their parent pids do not tell which" in r.summary
+
+
+def test_h100x4_p2p_off_on_a_node_that_also_sends_over_eth0():
+    """A multi-node job on sockets whose node-local GPUs are kept off P2P too: both are said, both fixes given."""
+    def edit(w):
+        for n in w["net"]:
+            if n["name"] == "eth0":
+                n["rx_bytes_s"] = n["tx_bytes_s"] = 12.5e6
+
+    r, _ = h100x4("sockets", edit)
+    (f,) = r.findings
+    assert "NCCL is on sockets" in f.message and "; and the job's GPUs on this node (GPU 0,1,2,3) talk over " \
+        "sockets through the loopback" in f.message
+    assert f.fix.startswith("# why, and the exports that move it to IB: watch.transport\nunset NCCL_P2P_DISABLE")
