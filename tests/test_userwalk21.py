@@ -295,3 +295,17 @@ def test_sigterm_while_gathering_prints_the_partial_report_and_exits_143(monkeyp
     doc = json.loads(out)
     assert doc["summary"]["exit_code"] == 143 and doc["nodes"][1]["error_kind"] == "interrupted"
     assert "interrupted (SIGTERM): 1 of 2 nodes gathered before it" in err
+
+
+@pytest.mark.parametrize("extra", [["--same", "/etc/hostname"], ["--mesh"]])
+def test_exports_refuses_same_and_mesh_which_it_never_uses(monkeypatch, capsys, extra):
+    """`exports --hosts hf --same F --mesh` gathered the files' sums and ran the node-to-node ssh mesh, then printed
+    the same snippet as without them (no export comes from files.parity or ssh.mesh); watch already refuses them."""
+    from gpudoctor.commands import exports
+
+    def gather(*a, **k):
+        raise AssertionError("gathered")
+
+    monkeypatch.setattr(exports, "gather_nodes", gather)
+    assert cli.main(["exports", "--nodes", "gpu[1-2]"] + extra) == 2
+    assert "--same and --mesh belong to gpudoctor check" in capsys.readouterr().err

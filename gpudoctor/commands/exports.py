@@ -26,6 +26,11 @@ def run(args):
     from gpudoctor.registry import load_checks
     from gpudoctor.runner import run_checks
 
+    if getattr(args, "same", None) or getattr(args, "mesh", False):  # as watch refuses them: nothing here uses them
+        from gpudoctor.errors import InputError
+
+        raise InputError("--same and --mesh belong to gpudoctor check: no export comes from them (they would only "
+                         "cost the nodes' time here)")
     cfg = config_from(args)
     nodes = gather_nodes(args, cfg)
     report = run_checks(nodes, list(load_checks()), cfg)
