@@ -266,3 +266,29 @@ def test_value_set_first_in_one_branch_of_a_run_time_if_is_not_taken_as_set(tmp_
     assert MARK in la.argv[-1]
     assert any("set only if the `if` at line 2 takes that branch" in u.why for u in la.unknown)
     assert la.plan.nproc_per_node == 4  # set on every path: still known
+
+
+# awslabs/awsome-distributed-training 3.test_cases/pytorch/deepspeed/qlora/slurm/qwen3_8b-qlora-zero2.sbatch
+# lines 28-35 and 150-152 (the script's directory known only at run time)
+# https://github.com/awslabs/awsome-distributed-training/blob/0edaf1526bc47185ce5f827100416f99bd7b69e1/3.test_cases/pytorch/deepspeed/qlora/slurm/qwen3_8b-qlora-zero2.sbatch
+QLORA = '''#!/bin/bash
+if [ -n "$SLURM_SUBMIT_DIR" ]; then
+    REPO_ROOT="$(cd "$SLURM_SUBMIT_DIR/.." && pwd)"
+else
+    REPO_ROOT="$(dirname "$(realpath "$0")")/.."
+fi
+TRAIN_SCRIPT="${REPO_ROOT}/src/train.py"
+CONFIG_PATH="${REPO_ROOT}/configs/training_config_zero2.yaml"
+srun -N 1 --ntasks-per-node 1 torchrun --nproc_per_node=4 --nnodes=1 \\
+    "$TRAIN_SCRIPT" --config_path "$CONFIG_PATH"
+'''
+
+
+def test_plan_prints_a_word_holding_an_unknown_as_the_script_wrote_it(tmp_path):
+    # the stand-in gpudoctor plans an unknown with leaked into the plan: 'script
+    # 1/src/train.py --config_path 1/configs/...'
+    p = write(tmp_path, "qlora.sbatch", QLORA)
+    (la,) = read_script(str(p), [], environ={}).launches
+    assert la.plan.script == "$REPO_ROOT/src/train.py"
+    assert la.plan.script_args == ["--config_path", "$REPO_ROOT/configs/training_config_zero2.yaml"]
+    assert la.plan.world_size() == 4

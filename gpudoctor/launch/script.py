@@ -2042,8 +2042,17 @@ def _mark_unknown(r, a, b, la, sub):
             a.rdzv_endpoint = "%s:%s" % (ha if ha == hb else desc(ha), pa if pa == pb else "?")
         else:
             a.rdzv_endpoint = desc(a.rdzv_endpoint) if a.rdzv_endpoint else None
+    # a word of the line that holds a stand-in inside it ($(dirname ...)/src/train.py planned as
+    # 1/src/train.py): written back whole, as the script wrote it (it printed 'script
+    # 1/src/train.py'; awsome-distributed-training qwen3_8b-qlora-zero2.sbatch)
+    words = {re.sub(MARK + r"(\d+)" + MARK, lambda x: sub[int(x.group(1))], w): r.shown(w)
+             for w in la.argv if MARK in w}
+
+    def word(x):
+        return words.get(x) if isinstance(x, str) and x in words and x not in back_map else desc(x, why=False)
+
     if a.script != b.script:
-        a.script = desc(a.script, why=False)
+        a.script = word(a.script)
     if [(n.host, n.slots, n.procs) for n in a.nodes] != [(n.host, n.slots, n.procs) for n in b.nodes]:
         if len(a.nodes) == len(b.nodes):
             for x, y in zip(a.nodes, b.nodes):
@@ -2066,9 +2075,9 @@ def _mark_unknown(r, a, b, la, sub):
         a.env_set = {k: (back(v) if b.env_set.get(k) != v else v) for k, v in a.env_set.items()}
     if a.script_args != b.script_args:
         if len(a.script_args) == len(b.script_args):  # only the words that differ hold a stand-in
-            a.script_args = [desc(x, why=False) if x != y else x for x, y in zip(a.script_args, b.script_args)]
+            a.script_args = [word(x) if x != y else x for x, y in zip(a.script_args, b.script_args)]
         else:
-            a.script_args = [desc(x, why=False) for x in a.script_args]
+            a.script_args = [word(x) for x in a.script_args]
     a.sources = ["%s line %d" % (r.path, la.line)]
 
 
