@@ -309,3 +309,17 @@ def test_exports_refuses_same_and_mesh_which_it_never_uses(monkeypatch, capsys, 
     monkeypatch.setattr(exports, "gather_nodes", gather)
     assert cli.main(["exports", "--nodes", "gpu[1-2]"] + extra) == 2
     assert "--same and --mesh belong to gpudoctor check" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv,said", [
+    (["check", "--facts", FACTS, "--hosts", FACTS], "--facts reads saved facts; --hosts names live nodes"),
+    (["check", "--facts", FACTS, "--nodes", "gpu[1-2]", "--local"], "--nodes/--local names live nodes"),
+    (["exports", "--facts", FACTS, "--nodes", "gpu1"], "--facts reads saved facts; --nodes"),
+    (["check", "--facts", FACTS, "--probe"], "--probe measures live nodes"),
+])
+def test_saved_facts_beside_live_nodes_is_refused_not_silently_chosen(capsys, argv, said):
+    """`check --facts DIR --hosts hf` checked the saved facts and never said --hosts was not gathered; `check --facts
+    F --probe` never probed (watch already refused --facts with --hosts/--nodes/--local)."""
+    assert cli.main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and said in err, err

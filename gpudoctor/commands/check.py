@@ -216,6 +216,8 @@ def run(args):
     if getattr(args, "json", False) and getattr(args, "format", None) not in (None, "json"):
         # refused before any node is gathered: which of the two was meant is not ours to guess
         raise InputError("--json and --format %s ask for two formats: give one" % args.format)
+    if getattr(args, "probe", False) and args.facts:  # it was silently not run: the probe measures live nodes
+        raise InputError("--probe measures live nodes; --facts reads saved ones: drop one of them")
     if getattr(args, "probe", False) and not args.facts:  # a bad --probe-* value is refused before any node is gathered
         from gpudoctor.commands.probe import options as probe_options
 

@@ -82,6 +82,10 @@ def gather_nodes(args, cfg, progress=True):
     from gpudoctor import gather
 
     if getattr(args, "facts", None):
+        live = [f for f, on in (("--hosts", getattr(args, "hosts", None)), ("--nodes", getattr(args, "nodes", None)),
+                                ("--local", getattr(args, "local", False))) if on]
+        if live:  # saved facts are the nodes: a live node list beside them was silently not gathered
+            raise InputError("--facts reads saved facts; %s names live nodes: give one or the other" % "/".join(live))
         return gather.from_facts(args.facts)
     if getattr(args, "deep", False):  # read by the collector here and in the probed interpreter
         os.environ["GPUDOCTOR_DEEP"] = "1"
