@@ -292,3 +292,36 @@ def test_plan_prints_a_word_holding_an_unknown_as_the_script_wrote_it(tmp_path):
     assert la.plan.script == "$REPO_ROOT/src/train.py"
     assert la.plan.script_args == ["--config_path", "$REPO_ROOT/configs/training_config_zero2.yaml"]
     assert la.plan.world_size() == 4
+
+
+# awslabs/awsome-distributed-training 3.test_cases/pytorch/mosaicml-composer/mpt/2.train-mpt-manual-distributed.sbatch
+# lines 2-7, 48-53, 64-70 (one `composer` launcher a node, started by srun --ntasks=1)
+# https://github.com/awslabs/awsome-distributed-training/blob/0edaf1526bc47185ce5f827100416f99bd7b69e1/3.test_cases/pytorch/mosaicml-composer/mpt/2.train-mpt-manual-distributed.sbatch
+COMPOSER = '''#!/bin/bash
+#SBATCH --nodes=2 # number of nodes to use, 2 p4d(e) = 16 A100 GPUs
+#SBATCH --gpus-per-node=8 # Number of GPU per node
+MASTER_ADDR=$(hostname --ip-address)
+MASTER_PORT=$((RANDOM + 10000))
+NNODES=$SLURM_JOB_NUM_NODES
+NPROC=$SLURM_GPUS_PER_NODE
+WORLD_SIZE=$(( $NNODES * $NPROC ))
+NODE_RANK=0
+srun --nodelist=node1 --ntasks=1 -l composer \\
+    --world_size ${WORLD_SIZE} \\
+    --nproc ${NPROC} \\
+    --node_rank ${NODE_RANK} \\
+    --master_addr ${MASTER_ADDR} \\
+    --master_port ${MASTER_PORT} \\
+    --verbose /llm-foundry/scripts/train/train.py
+'''
+
+
+def test_srun_starting_a_launcher_it_does_not_read_has_no_world_of_one(tmp_path):
+    # composer starts --nproc workers itself: the plan said world 1 and found 'the script
+    # tells the training script --world_size 16 but the launcher starts 1 processes'
+    p = write(tmp_path, "mpt.sbatch", COMPOSER)
+    (la,) = read_script(str(p), [], environ={}).launches
+    assert la.plan.world_size() is None
+    assert not any("--world_size" in f for f in la.findings)
+    assert any("composer starts its own worker processes" in n for n in la.plan.notes)
+    assert "--world_size" in la.argv and "16" in la.argv

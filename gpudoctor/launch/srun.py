@@ -14,6 +14,12 @@ import re
 from gpudoctor.launch.common import count, is_python, refuse
 
 
+# programs that are launchers themselves (they start the worker processes), not read by
+# gpudoctor: MosaicML Composer's `composer` (-n/--nproc per node, --world_size), PyTorch
+# Lightning's `lightning run model` / Fabric's `fabric run`, torchtune's `tune run`
+OWN_LAUNCHERS = frozenset({"composer", "lightning", "fabric", "tune"})
+
+
 def _opts(opts):
     """{-N, -n, --ntasks-per-node} from srun's own options, both spellings."""
     out = {}
@@ -89,6 +95,16 @@ def read(plan, opts, argv, env):
                     (v if attr == "master_addr" else None))
     prog = os.path.basename(argv[0])
     rest = argv[1:]
+    if prog in OWN_LAUNCHERS and plan.world_max is not None:
+        # srun starts a launcher gpudoctor does not read, once per task, and it starts the
+        # workers itself: srun's task count is not the world (awsome-distributed-training's
+        # mosaicml-composer 2.train-mpt-manual-distributed.sbatch: srun --ntasks=1 composer
+        # --world_size 16 --nproc 8 ... per node)
+        plan.note("%s starts its own worker processes (a launcher gpudoctor does not read): srun's %d task%s "
+                  "%s not the world" % (prog, plan.world_max, "" if plan.world_max == 1 else "s",
+                                        "is" if plan.world_max == 1 else "are"))
+        plan.world_min = plan.world_max = None
+        plan.nproc_per_node = None
     if is_python(prog):
         i = 0
         while i < len(rest) and rest[i].startswith("-") and rest[i] not in ("-m", "-c"):
