@@ -61,6 +61,28 @@ def _command_names(module):
 
 _ALIASES = {"listing": ("list",)}
 
+# the commands that reach every node of the job by default inside an allocation
+_CLUSTER = ("check", "facts", "probe", "watch")
+
+
+def _other_task(args):
+    """Whether this run is a task other than the first of a job step (`srun gpudoctor check` in
+    a job) and reaches nodes beyond this one: then it does nothing (exit 0, no output), and the
+    first task's run reaches every node for the step (transport.step_task says why). With
+    --local (or --via local, or --facts) each task runs on its own node, as asked. The first
+    task says so in one line on stderr."""
+    if getattr(args, "local", False) or getattr(args, "via", None) == "local" or getattr(args, "facts", None):
+        return False
+    from gpudoctor.transport import step_task
+
+    task = step_task()
+    if task is None or task[1] < 2:
+        return False
+    if task[0] == 0:
+        print("gpudoctor: step %s has %d tasks: task 0 reaches the nodes for all of them, the others exit 0 "
+              "with no output (--local: each task checks its own node)" % (task[2], task[1]), file=sys.stderr)
+    return task[0] != 0
+
 
 def main(argv=None):
     """The program (``argv`` None: sys.argv, as `gpudoctor` and `python -m gpudoctor` run it)
@@ -125,6 +147,8 @@ def _main(argv):
         if not getattr(args, "command", None):
             parser.print_help()
             return EXIT_USAGE
+        if args.command in _CLUSTER and _other_task(args):
+            return EXIT_OK
         rc = args.func(args)
         sys.stdout.flush()  # a write that fails at exit's flush (`> /dev/full`) is told here, not ignored there
         return rc

@@ -141,6 +141,12 @@ def plan(argv, environ):
         return None
     if "GPUDOCTOR_PAYLOAD" in environ:  # transport/srun.py PAYLOAD_ENV: the transport starts the step without it
         return None
+    if environ.get("SLURM_STEP_ID"):  # a task of a step (`srun gpudoctor check`): only its first task runs (cli.py)
+        from gpudoctor.transport import step_task
+
+        task = step_task(environ)
+        if task is not None and task[0] != 0:
+            return None
     if any(_may_name_python(p) for p in _configs(environ)):
         return None
     nodelist = environ["SLURM_JOB_NODELIST"]

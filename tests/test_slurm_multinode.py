@@ -125,6 +125,18 @@ def test_salloc_check_reaches_every_node_and_fails_shm_on_the_small_node_only(ms
     assert rc == 1
 
 
+def test_srun_gpudoctor_check_in_a_job_is_one_run_of_its_first_task(ms):
+    """`srun gpudoctor check --json` in a 4-node job printed four JSON documents on one stdout
+    (each task reached all four nodes through a step of its own); now task 0 does it once."""
+    rc, out, err, took = gd(ms, "check", "--json", "--select", "shm", "--timeout", "20",
+                            prefix=["salloc", "-N4", "-t", "2", "srun"])
+    rep = json.loads(out)  # one document
+    assert sorted(n["host"] for n in rep["nodes"]) == ["sn1", "sn2", "sn3", "sn4"], err
+    assert [f["hosts"] for f in rep["findings"] if f["check"] == "shm.size"] == [["sn3"]], rep["findings"]
+    assert err.count("task 0 reaches the nodes for all of them") == 1, err
+    assert rc == 1
+
+
 # The tests that show no node is waited for run with a deadline far above what a loaded machine
 # takes (a run that waited for a node would take all of it): with --timeout 8 and `took < 6`
 # the wall clock alone failed them at load 20-70 on the shared 2-core machine (issue 20 audit:

@@ -160,6 +160,29 @@ def in_allocation(environ=None):
     return bool(env.get("SLURM_JOB_ID") and env.get("SLURM_JOB_NODELIST") and not env.get("SLURM_SCRIPT_CONTEXT"))
 
 
+def step_task(environ=None):
+    """(this task's number, the step's number of tasks, "JOB.STEP") when this process is a task
+    of a job step that srun started inside an allocation, else None.
+
+    srun gives every task of a step SLURM_STEP_ID, SLURM_PROCID (0 to n-1) and
+    SLURM_STEP_NUM_TASKS (srun(1), OUTPUT ENVIRONMENT VARIABLES,
+    https://slurm.schedmd.com/srun.html#SECTION_OUTPUT-ENVIRONMENT-VARIABLES); a batch script
+    has SLURM_PROCID=0 and no SLURM_STEP_ID (seen on slurmd 22.05). `srun gpudoctor check` in a
+    4-node job ran the whole run once per task: four steps of its own into every node at once,
+    four reports on one stdout (with --json, four documents: not one JSON), and
+    `srun gpudoctor probe` measured four probes sharing each link (1.5 Gbit/s a pair where one
+    probe alone measured 6)."""
+    env = os.environ if environ is None else environ
+    step, procid = env.get("SLURM_STEP_ID"), env.get("SLURM_PROCID")
+    if not in_allocation(env) or not step or procid is None:
+        return None
+    try:
+        task, tasks = int(procid), int(env.get("SLURM_STEP_NUM_TASKS") or 1)
+    except ValueError:
+        return None
+    return task, tasks, "%s.%s" % (env["SLURM_JOB_ID"], step)
+
+
 def choose(via, hosts, environ=None):
     """The one place a transport is picked. An explicit --via wins; with no remote hosts
     it is local; inside a Slurm allocation whose nodes include every host, and where srun

@@ -1,0 +1,70 @@
+"""What running gpudoctor as a user on a real 5-node Slurm found (slurm21), in-process: a fake
+srun on PATH stands for Slurm. The same runs on the real multi-node bed are in
+tests/test_slurm_multinode.py."""
+
+import os
+import stat
+
+import pytest
+
+from gpudoctor import cli, early_srun
+from gpudoctor.transport import step_task
+
+
+@pytest.fixture
+def task_env(tmp_path, monkeypatch):
+    """A task of step 7.0 of a job on sn[1-4] (the variables srun gives each task), a fake srun
+    that leaves a mark when anything starts a step, a folder with no config."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    mark = tmp_path / "srun-ran"
+    srun = bin_dir / "srun"
+    srun.write_text("#!/bin/sh\necho \"$@\" >> %s\nexit 1\n" % mark)
+    srun.chmod(srun.stat().st_mode | stat.S_IXUSR)
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    monkeypatch.setenv("PATH", "%s%s%s" % (bin_dir, os.pathsep, os.environ.get("PATH", "")))
+    for var in ("VIRTUAL_ENV", "CONDA_PREFIX", "GPUDOCTOR_CONFIG", "SLURM_SCRIPT_CONTEXT"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("SLURM_JOB_ID", "7")
+    monkeypatch.setenv("SLURM_JOB_NODELIST", "sn[1-4]")
+    monkeypatch.setenv("SLURM_STEP_ID", "0")
+    monkeypatch.setenv("SLURM_STEP_NUM_TASKS", "4")
+    yield mark
+    early_srun.discard()
+
+
+@pytest.mark.parametrize("argv", [["check", "--json"], ["facts"], ["watch", "--seconds", "1"],
+                                  ["probe", "--mode", "tcp"], ["check", "--nodes", "sn[1-2]"]])
+def test_a_task_other_than_the_first_of_a_step_reaches_no_node(task_env, monkeypatch, capsys, argv):
+    """`srun gpudoctor check` in a 4-node job: each of the 4 tasks ran the whole run, into every
+    node through a step of its own (4 JSON documents on one stdout; 4 probes sharing each link)."""
+    monkeypatch.setenv("SLURM_PROCID", "2")
+    assert step_task() == (2, 4, "7.0")
+    assert early_srun.plan(argv, os.environ) is None
+    assert cli.main(argv) == 0
+    out, err = capsys.readouterr()
+    assert out == "" and err == ""
+    assert not task_env.exists(), task_env.read_text()  # no srun step was started
+
+
+def test_the_first_task_runs_and_says_so_and_local_runs_in_every_task(task_env, monkeypatch, capsys):
+    monkeypatch.setenv("SLURM_PROCID", "0")
+    assert early_srun.plan(["check"], os.environ) is not None  # task 0's run is the allocation's, as before
+    assert cli._other_task(cli.build_parser(["check"]).parse_args(["check"])) is False
+    assert "step 7.0 has 4 tasks: task 0 reaches the nodes for all of them" in capsys.readouterr().err
+    monkeypatch.setenv("SLURM_PROCID", "3")
+    for argv in (["check", "--local"], ["check", "--via", "local"], ["facts", "--local"]):
+        assert cli._other_task(cli.build_parser(argv).parse_args(argv)) is False, argv
+
+
+@pytest.mark.parametrize("env", [
+    {},  # salloc's shell
+    {"SLURM_PROCID": "0"},  # a batch script: SLURM_PROCID=0, no SLURM_STEP_ID (slurmd 22.05)
+    {"SLURM_STEP_ID": "0", "SLURM_PROCID": "1", "SLURM_SCRIPT_CONTEXT": "prolog_slurmd"},
+    {"SLURM_STEP_ID": "0", "SLURM_PROCID": "x"},
+])
+def test_no_step_task_outside_a_steps_tasks(env):
+    base = {"SLURM_JOB_ID": "7", "SLURM_JOB_NODELIST": "sn[1-4]"}
+    assert step_task(dict(base, **env)) is None
