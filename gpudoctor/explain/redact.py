@@ -59,7 +59,8 @@ _PARTIAL = re.compile(
     r"(?<![A-Za-z0-9_])(?:hf_" + _MIXED + r"[A-Za-z0-9]{6,80}|AKIA[0-9A-Z]{4,16}|gh[opusr]_" + _MIXED +
     r"[A-Za-z0-9]{6,80}|github_pat_[A-Za-z0-9_]{6,120}|glpat-[A-Za-z0-9_-]{6,80}|xox[abprs]-[A-Za-z0-9-]{6,120}"
     r"|sk-" + _MIXED + r"[A-Za-z0-9_-]{6,160}|eyJ[A-Za-z0-9_-]{6,4000}(?:\.[A-Za-z0-9_-]{0,4000}){0,2})" + _CUT)
-_PARTIAL_USERINFO = re.compile(r"(://[^\s:/@]{1,128}:)(?!\d{1,5}(?:[/\s]|\.\.\.))[^\s/@'\"`\\]{1,256}?" + _CUT)
+_PARTIAL_USERINFO = re.compile(r"(://[^\s:/@<>]{1,128}:)(?!\d{1,5}(?:[/\s]|\.\.\.))[^\s/@'\"`\\<>]{1,256}?"
+                               r"(?=[\"'`)]{0,2}(?:[ \t]?\.\.\.|\u2026|[ \t]\[\.\.\.\]))")  # (a clip mark: 'docker://h:tag' is no cut)
 _BEARER = re.compile(r"(?i)(?<![\w-])(Bearer|Basic)\s{1,4}[A-Za-z0-9._~+/=-]{8,4000}")
 _USERINFO = re.compile(r"(://[^\s:/@]{1,128}:)[^\s/@'\"`\\]{1,256}@")
 # a URL's query parameter (red team 2026-11-26h, docs/security.md 29.): the _ASSIGN pass reads 'https' ':' and the rest of
@@ -104,6 +105,10 @@ def _value(m, v):
     name, op = m.group("name"), m.group("op")
     if _PLACEHOLDER.match(v):
         return None  # a placeholder
+    if name.lower().endswith("key") and re.match(r"^\d{1,4}(?::[a-z_]{1,40})?$", v):
+        return None  # a key's number ('store_based_barrier_key:0:last_worker', a cache key's index): no credential
+    if ":" in op and name.isupper() and re.match(r"[A-Z][a-z]{1,40} [a-z]", m.string[m.end():m.end() + 44]):
+        return None  # an error code's sentence ('ESLURMD_INVALID_JOB_CREDENTIAL: Invalid job credential')
     if not op.strip() and (v[0] == "-" or v.lower() in _PROSE):
         return None  # the next flag after a bare switch, or prose after an option's name
     if ":" in op and "q" in m.re.groupindex and not m.group("q") and not re.search(r"[_-]", name) and \
