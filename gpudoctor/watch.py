@@ -342,21 +342,57 @@ def _p2p_level_off(value):
     return v == "LOC" or (v[:1].isdigit() and _nccl_int(v) == 0)
 
 
+def nccl_settings(w):
+    """{name: [(value, source)]}: the job's NCCL_* variables (source None), then for a name its
+    environment does not set, the first of NCCL's config files the sampler read that sets it
+    (NCCL_CONF_FILE's, then /etc/nccl.conf: the environment wins over the files, and the user's
+    file over /etc/nccl.conf; NCCL_ENV_DOC)."""
+    out = dict((k, [(v, None) for v in vs]) for k, vs in job_env(w).items())
+    for f in _list(w.get("nccl_conf")):
+        if not isinstance(f, dict) or not isinstance(f.get("path"), str):
+            continue
+        for k, v in sorted(_dict(f.get("values")).items()):
+            if isinstance(k, str) and isinstance(v, str) and k not in out:
+                out[k] = [(v, f["path"])]
+    return out
+
+
 def intranode_causes(w):
-    """(p2p_off, shm_off): the job's variables, each as it was set, that turn NCCL's P2P
-    transport (NVLink/PCIe between the GPUs of one node) and its shared-memory transport off
-    (NCCL_P2P_DISABLE=1, NCCL_P2P_LEVEL=LOC or 0; NCCL_SHM_DISABLE=1). NCCL_ENV_DOC: SHM is
-    used "when peer-to-peer cannot happen", through host memory; with SHM disabled NCCL uses
-    the network (InfiniBand or IP sockets). NCCL compares both *_DISABLE values with 1."""
-    env = job_env(w)
-    p2p = [("NCCL_P2P_DISABLE", v) for v in env.get("NCCL_P2P_DISABLE", []) if _nccl_int(v) == 1]
-    p2p += [("NCCL_P2P_LEVEL", v) for v in env.get("NCCL_P2P_LEVEL", []) if _p2p_level_off(v)]
-    shm = [("NCCL_SHM_DISABLE", v) for v in env.get("NCCL_SHM_DISABLE", []) if _nccl_int(v) == 1]
+    """(p2p_off, shm_off): the job's settings, each as it was set, [(name, value, source)], that
+    turn NCCL's P2P transport (NVLink/PCIe between the GPUs of one node) and its shared-memory
+    transport off (NCCL_P2P_DISABLE=1, NCCL_P2P_LEVEL=LOC or 0; NCCL_SHM_DISABLE=1).
+    NCCL_ENV_DOC: SHM is used "when peer-to-peer cannot happen", through host memory; with SHM
+    disabled NCCL uses the network (InfiniBand or IP sockets). NCCL compares both *_DISABLE
+    values with 1."""
+    env = nccl_settings(w)
+    p2p = [("NCCL_P2P_DISABLE", v, src) for v, src in env.get("NCCL_P2P_DISABLE", []) if _nccl_int(v) == 1]
+    p2p += [("NCCL_P2P_LEVEL", v, src) for v, src in env.get("NCCL_P2P_LEVEL", []) if _p2p_level_off(v)]
+    shm = [("NCCL_SHM_DISABLE", v, src) for v, src in env.get("NCCL_SHM_DISABLE", []) if _nccl_int(v) == 1]
     return p2p, shm
 
 
-def _set_text(pairs):
-    return " and ".join("%s=%s" % kv for kv in pairs)
+def _set_text(settings):
+    return " and ".join("%s=%s%s" % (k, v, " (in %s)" % src if src else "") for k, v, src in settings)
+
+
+def _intranode_fix(settings):
+    """unset for what the environment set; for what a config file set, an override in the
+    environment (it wins over the files) and the file to edit."""
+    lines = []
+    names = sorted(set(k for k, _v, src in settings if src is None))
+    if names:
+        lines.append(cmd("unset {names}", names=names) + "   # where the job is launched (its script, the "
+                     "scheduler's --export, a container's ENV)")
+    for path in sorted(set(src for _k, _v, src in settings if src)):
+        names = sorted(set(k for k, _v, src in settings if src == path))
+        lines.append(cmd("# delete {names} from {path}", names=names, path=path))
+        off = [k for k in names if k.endswith("_DISABLE")]
+        if off:
+            lines.append(cmd("export {sets}   # meanwhile: the environment wins over NCCL's config files",
+                             sets=["%s=0" % k for k in off]))
+    lines.append("# then NCCL_DEBUG=INFO shows the channels between this node's GPUs 'via P2P'")
+    lines.append("# %s" % NCCL_ENV_DOC)
+    return "\n".join(lines)
 
 
 def intranode(w, gs, t):
@@ -392,11 +428,7 @@ def intranode(w, gs, t):
         why = "%s turn%s NCCL's P2P transport off, so NCCL copies through host memory" % (
             _set_text(p2p), "s" if len(p2p) == 1 else "")
     text = "the job's GPUs on this node (GPU %s) %s instead of NVLink/PCIe P2P: %s" % (idx, route, why)
-    names = sorted(set(k for k, _ in p2p + shm))
-    fix = "%s   # where the job is launched (its script, the scheduler's --export, a container's ENV)\n" \
-          "# then NCCL_DEBUG=INFO shows the channels between this node's GPUs 'via P2P'\n# %s" % (
-              cmd("unset {names}", names=names), NCCL_ENV_DOC)
-    return text, fix
+    return text, _intranode_fix(p2p + shm)
 
 
 # A GPU of the job that computes while the job's other GPUs on the node draw clearly less
@@ -642,10 +674,13 @@ def watch_bound(facts, config):
             lo = loopback(w)
             lo_text = ""
             if lo is not None and lo >= SOCKET_MIN and len(job_gpus(w)) >= 2:
-                # NCCL's variables unread (another user's job), or set in /etc/nccl.conf or ~/.nccl.conf
+                # NCCL's variables unread (another user's job), or set in a config file the sampler did not read
+                unread = ["the job's environment (unreadable)"] if any(
+                    not p.get("environ_readable") for p in processes(w)) else []
+                unread += ([] if "nccl_conf" in w else ["/etc/nccl.conf"]) + ["~/.nccl.conf"]
                 lo_text = "; the loopback carries %s: the job's GPUs on this node may talk over sockets (NCCL_P2P_" \
-                          "DISABLE=1 with NCCL_SHM_DISABLE=1, or NCCL_P2P_LEVEL=LOC, set where watch cannot read it: " \
-                          "/etc/nccl.conf, ~/.nccl.conf)" % human_rate(lo)
+                          "DISABLE=1 with NCCL_SHM_DISABLE=1, or NCCL_P2P_LEVEL=LOC, set where watch did not read " \
+                          "it: %s)" % (human_rate(lo), ", ".join(unread))
             yield Finding.error(msg + "; no network traffic here (%s, %s)%s: they wait for a peer on another node "
                                       "or for the host, or the kernels are too small to load the GPU" % (
                                           _iface_text(t), _ports_text(t), lo_text),

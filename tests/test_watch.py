@@ -766,3 +766,52 @@ def test_h100x4_p2p_off_on_a_node_that_also_sends_over_eth0():
     assert "NCCL is on sockets" in f.message and "; and the job's GPUs on this node (GPU 0,1,2,3) talk over " \
         "sockets through the loopback" in f.message
     assert f.fix.startswith("# why, and the exports that move it to IB: watch.transport\nunset NCCL_P2P_DISABLE")
+
+
+def test_intranode_settings_from_ncclS_config_files(tmp_path):
+    """The sampler reads /etc/nccl.conf and the file a job's NCCL_CONF_FILE names (regular files
+    only); a setting there counts where the job's environment does not set the name."""
+    from gpudoctor.collector import Context
+    from gpudoctor.collector.watch import read_nccl_conf
+
+    (tmp_path / "etc").mkdir()
+    (tmp_path / "etc/nccl.conf").write_text("# site\nNCCL_P2P_DISABLE=1\nNCCL_SHM_DISABLE=1\nOTHER=x\n")
+    (tmp_path / "job.conf").write_text("NCCL_SHM_DISABLE=0\n")
+    os.mkfifo(str(tmp_path / "fifo"))
+    procs = [{"env": {"NCCL_CONF_FILE": "/job.conf"}}, {"env": {"NCCL_CONF_FILE": "/fifo"}}, {"env": None}]
+    conf = read_nccl_conf(Context(root=str(tmp_path), live=False), procs)
+    assert conf == [{"path": "/job.conf", "readable": True, "values": {"NCCL_SHM_DISABLE": "0"}},
+                    {"path": "/fifo", "readable": False, "values": {}},
+                    {"path": "/etc/nccl.conf", "readable": True,
+                     "values": {"NCCL_P2P_DISABLE": "1", "NCCL_SHM_DISABLE": "1"}}]
+
+    def edit(w):
+        _env(w)
+        w["nccl_conf"] = conf[2:]
+
+    r, _ = h100x4("sockets", edit)
+    (f,) = r.findings
+    assert "NCCL_P2P_DISABLE=1 (in /etc/nccl.conf) turns NCCL's P2P transport off and NCCL_SHM_DISABLE=1 (in " \
+        "/etc/nccl.conf) its shared-memory transport" in f.message
+    assert f.fix.startswith("# delete NCCL_P2P_DISABLE NCCL_SHM_DISABLE from /etc/nccl.conf\nexport "
+                            "NCCL_P2P_DISABLE=0 NCCL_SHM_DISABLE=0   # meanwhile")
+
+    def edit2(w):
+        _env(w, NCCL_P2P_DISABLE="0")  # the environment wins over the file
+        w["nccl_conf"] = conf[2:]
+
+    r, _ = h100x4("sockets", edit2)
+    assert "instead of NVLink/PCIe P2P" not in r.summary
+    assert "set where watch did not read it: ~/.nccl.conf)" in r.summary
+
+
+@pytest.mark.parametrize("conf", ["x", [1], [{"path": [1], "values": {"NCCL_P2P_DISABLE": "1"}}],
+                                  [{"path": "/etc/nccl.conf", "values": "x"}],
+                                  [{"path": "/etc/nccl.conf", "values": {"NCCL_P2P_DISABLE": [1], "NCCL_SHM_DISABLE": -5}}]])
+def test_untrusted_config_file_samples_never_crash(conf):
+    def edit(w):
+        _env(w)
+        w["nccl_conf"] = conf
+
+    r, report = h100x4("sockets", edit)
+    assert not report.crashed and r.status == "fail" and "instead of NVLink/PCIe P2P" not in r.summary

@@ -17,6 +17,7 @@ import os
 import time
 
 from .base import Unsupported, section
+from .nccl_env import parse_nccl_conf
 from .network import ARPHRD, interface_kind
 from .rdma import GDR_MODULES, loaded_modules
 from .system import env_value
@@ -257,6 +258,28 @@ def describe_process(ctx, pid, key):
     # process on a job's GPU has its own (proc(5), /proc/PID/status "PPid:")
     proc["ppid"] = parse_ppid(ctx.read("/proc/%d/status" % pid))
     return proc
+
+
+def read_nccl_conf(ctx, procs, key=None):
+    """NCCL's config files as the job reads them for what its environment does not set
+    (https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html: /etc/nccl.conf, and a
+    user's file, NCCL_CONF_FILE when set): the file each job process's NCCL_CONF_FILE names (an
+    absolute path, at most 4), then /etc/nccl.conf. ~/.nccl.conf of the job's user is not read
+    (whose home it is would be a guess). Values pass the env section's rule."""
+    named = []
+    for p in procs:
+        v = (p.get("env") or {}).get("NCCL_CONF_FILE")
+        if isinstance(v, str) and v.startswith("/") and v not in named and len(named) < 4:
+            named.append(v)
+    out = []
+    for path in named + ["/etc/nccl.conf"]:
+        # a regular file only: a FIFO another user's job names would block the read
+        data = _read_bytes(ctx, path, 64 << 10)[0] if os.path.isfile(ctx.path(path)) else None
+        values = parse_nccl_conf(data.decode("utf-8", "replace")) if data is not None else {}
+        values = dict((k[:128], env_value(k, v[:512], key)) for k, v in sorted(values.items())
+                      if k.startswith("NCCL_"))
+        out.append({"path": path, "readable": data is not None, "values": dict(list(values.items())[:MAX_ENV_VARS])})
+    return out
 
 
 def in_this_pid_namespace(ctx, pids):
@@ -625,5 +648,6 @@ def watch(ctx):
                              "peer_memory_modules": [m for m in modules if m in GDR_MODULES]},
         "cpu": cpu, "disks": disks,
         "processes": {"source": procs_source, "list": procs, "gpu_pids_elsewhere": elsewhere},
+        "nccl_conf": read_nccl_conf(ctx, procs, key),
         "own_net_ns": ctx.readlink("/proc/self/ns/net"),
     }
