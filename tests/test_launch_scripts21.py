@@ -325,3 +325,17 @@ def test_srun_starting_a_launcher_it_does_not_read_has_no_world_of_one(tmp_path)
     assert not any("--world_size" in f for f in la.findings)
     assert any("composer starts its own worker processes" in n for n in la.plan.notes)
     assert "--world_size" in la.argv and "16" in la.argv
+
+
+def test_check_judges_the_training_line_not_a_python_c_helper_before_it(gpudoctor_cli, tmp_path):
+    # awsome-distributed-training's composer sbatch (URL above) line 53 runs
+    # `srun -l python -c "import streaming; ..."` before the training launch: check judged it
+    from conftest import FIXTURES
+
+    p = write(tmp_path, "mpt.sbatch", COMPOSER.replace(
+        "NODE_RANK=0\n", 'NODE_RANK=0\nsrun -l python -c "import streaming; streaming.base.util.'
+                         'clean_stale_shared_memory()"\n'))
+    facts = os.path.join(FIXTURES, "nodes", "devbox-debian12-nogpu.json")
+    rc, out, err = gpudoctor_cli("check", "--facts", facts, "--select", "launch.accepted", str(p))
+    text = " ".join(out.split())
+    assert rc == 0 and "mpt.sbatch line 11: world size known at run time" in text, out

@@ -166,15 +166,19 @@ def launch_plan(args, cfg=None):
         if not res.launches:
             raise InputError("%s: no launch line found (gpudoctor plan %s says what was read)"
                              % (script[0], script[0]))
-        la = res.launches[0]
+        # the training line: the first that starts a program, not a `python -c '...'`
+        # helper run before it (awsome-distributed-training's composer sbatch cleans shared
+        # memory with `srun python -c ...` first, and check judged that)
+        la = next((x for x in res.launches if x.refused or x.plan.script is not None), res.launches[0])
         if la.refused:
             if cfg is not None:
                 cfg.launch_refused = "%s line %d: %s" % (script[0], la.line, la.refused)
             return None
         plan = la.plan
         if len(res.launches) > 1:
-            plan.note("%s has %d launch lines: judged the first (line %d)" % (script[0], len(res.launches),
-                                                                             la.line))
+            plan.note("%s has %d launch lines: judged the %s (line %d)" % (
+                script[0], len(res.launches), "first" if la is res.launches[0] else
+                "first that starts a training program", la.line))
         if "master" in la.varies:
             # known only at run time ("the first node of the allocation"): nothing to
             # resolve or probe here, never a name to judge
