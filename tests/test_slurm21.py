@@ -68,3 +68,36 @@ def test_the_first_task_runs_and_says_so_and_local_runs_in_every_task(task_env, 
 def test_no_step_task_outside_a_steps_tasks(env):
     base = {"SLURM_JOB_ID": "7", "SLURM_JOB_NODELIST": "sn[1-4]"}
     assert step_task(dict(base, **env)) is None
+
+
+def _sent_same_files(monkeypatch, argv):
+    """The --same paths the collector is sent for this command line (the transport is stubbed)."""
+    from gpudoctor import transport
+    from gpudoctor.commands import common
+
+    sent = []
+
+    def run(tr, hosts, payload):
+        sent.append(payload.options.get("same_files"))
+        raise KeyboardInterrupt()  # gathered nothing: the command ends here
+
+    monkeypatch.setattr(transport, "get_transport", lambda name, **settings: name)
+    monkeypatch.setattr(common, "_run", run)
+    monkeypatch.setattr(os, "_exit", lambda code: None)
+    cli.main(argv)
+    return sent[0]
+
+
+def test_a_relative_same_path_through_srun_is_the_one_its_tasks_read(tmp_path, monkeypatch, capsys):
+    """srun runs its tasks in this folder (not in the login folder, as ssh does): the relative
+    `--same train.py` was reported as `train.py` with the fix `pdcp -w sn2 -- train.py train.py`,
+    which copies into the node's login folder, where the job does not look."""
+    for var in ("SLURM_JOB_ID", "SLURM_JOB_NODELIST", "SLURM_STEP_ID", "SLURM_PROCID", "GPUDOCTOR_CONFIG"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.chdir(tmp_path)
+    argv = ["check", "--no-history", "--select", "files.parity", "--nodes", "sn[1-2]", "--same", "train.py",
+            "data/cfg.json", "/abs/x", "~/y"]
+    srun = _sent_same_files(monkeypatch, argv + ["--via", "srun"])
+    assert srun == [str(tmp_path / "train.py"), str(tmp_path / "data" / "cfg.json"), "/abs/x", "~/y"]
+    # over ssh a relative path is the node's login folder's, as documented: sent as given
+    assert _sent_same_files(monkeypatch, argv + ["--via", "ssh"]) == ["train.py", "data/cfg.json", "/abs/x", "~/y"]

@@ -115,7 +115,12 @@ def gather_nodes(args, cfg, progress=True):
     options = {"resolve": [h.name for h in hosts],
                "env_key": getattr(cfg, "env_key", None) or early_srun.key() or os.urandom(32).hex()}
     if getattr(args, "same", None):
-        options["same_files"] = args.same
+        # srun runs every task in this process's folder (srun(1) --chdir: by default "the current
+        # working directory of the srun process"), not in the login folder ssh gives: a relative
+        # path is read there, so it is sent, reported and put in the fix as that absolute path
+        # (the fix's `pdcp ... train.py train.py` copied into the node's login folder)
+        options["same_files"] = [os.path.abspath(p) if via == "srun" and not p.startswith("~") else p
+                                 for p in args.same]
     if getattr(args, "mesh", False):
         options["mesh"] = [h.name for h in hosts]
     plan = getattr(cfg, "launch", None)
