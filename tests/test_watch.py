@@ -778,8 +778,14 @@ def test_intranode_settings_from_ncclS_config_files(tmp_path):
     (tmp_path / "etc/nccl.conf").write_text("# site\nNCCL_P2P_DISABLE=1\nNCCL_SHM_DISABLE=1\nOTHER=x\n")
     (tmp_path / "job.conf").write_text("NCCL_SHM_DISABLE=0\n")
     os.mkfifo(str(tmp_path / "fifo"))
-    procs = [{"env": {"NCCL_CONF_FILE": "/job.conf"}}, {"env": {"NCCL_CONF_FILE": "/fifo"}}, {"env": None}]
+    (tmp_path / "private").write_text("NCCL_IB_PKEY=1\n")
+    os.chmod(str(tmp_path / "private"), 0o600)
+    procs = [{"env": {"NCCL_CONF_FILE": "/job.conf"}}, {"env": {"NCCL_CONF_FILE": "/fifo"}}, {"env": None},
+             {"env": {"NCCL_CONF_FILE": "/private"}}]
     conf = read_nccl_conf(Context(root=str(tmp_path), live=False), procs)
+    root = os.geteuid() == 0  # as root, a private file a job names is not read
+    assert conf[2] == {"path": "/private", "readable": not root, "values": {} if root else {"NCCL_IB_PKEY": "1"}}
+    del conf[2]
     assert conf == [{"path": "/job.conf", "readable": True, "values": {"NCCL_SHM_DISABLE": "0"}},
                     {"path": "/fifo", "readable": False, "values": {}},
                     {"path": "/etc/nccl.conf", "readable": True,

@@ -14,6 +14,7 @@ rates are the deltas over the elapsed time. Nothing here judges: checks do
 """
 
 import os
+import stat
 import time
 
 from .base import Unsupported, section
@@ -273,8 +274,17 @@ def read_nccl_conf(ctx, procs, key=None):
             named.append(v)
     out = []
     for path in named + ["/etc/nccl.conf"]:
-        # a regular file only: a FIFO another user's job names would block the read
-        data = _read_bytes(ctx, path, 64 << 10)[0] if os.path.isfile(ctx.path(path)) else None
+        data = None
+        try:
+            st = os.stat(ctx.path(path))
+        except (OSError, IOError, ValueError):
+            st = None
+        # a regular file only (a FIFO another user's job names would block the read); as root, a file
+        # a job named only when anyone may read it (the job's variable is no reason to read a private one)
+        if st is not None and stat.S_ISREG(st.st_mode) and (
+                path == "/etc/nccl.conf" or st.st_mode & stat.S_IROTH or not hasattr(os, "geteuid")
+                or os.geteuid() != 0):
+            data = _read_bytes(ctx, path, 64 << 10)[0]
         values = parse_nccl_conf(data.decode("utf-8", "replace")) if data is not None else {}
         values = dict((k[:128], env_value(k, v[:512], key)) for k, v in sorted(values.items())
                       if k.startswith("NCCL_"))
