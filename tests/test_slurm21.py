@@ -101,3 +101,25 @@ def test_a_relative_same_path_through_srun_is_the_one_its_tasks_read(tmp_path, m
     assert srun == [str(tmp_path / "train.py"), str(tmp_path / "data" / "cfg.json"), "/abs/x", "~/y"]
     # over ssh a relative path is the node's login folder's, as documented: sent as given
     assert _sent_same_files(monkeypatch, argv + ["--via", "ssh"]) == ["train.py", "data/cfg.json", "/abs/x", "~/y"]
+
+
+@pytest.mark.parametrize("srun_says", [
+    [b"srun: Job step aborted: Waiting up to 32 seconds for job step to finish."],
+    [b"3: slurmstepd-sn4: error: *** STEP 33.0 ON sn4 CANCELLED AT 2026-11-27T18:23:05 DUE TO TIME LIMIT ***"],
+])
+def test_a_task_slurm_ended_is_slurms_doing_not_a_collector_crash(srun_says):
+    """salloc given SIGINT without a terminal revoked the allocation while sn4's task ran (a
+    real 4-node Slurm): sn4 was reported 'collector exited 1: (no message on stderr)'. The
+    lines are what srun and slurmstepd 22.05 printed there (and for a time limit)."""
+    from gpudoctor.transport.srun import SrunTransport
+
+    t = SrunTransport(timeout=10)
+    tasks, lines = {}, []
+    t._lines([b"3: gpudoctor-task sn4", b"2: gpudoctor-task sn3"], None, False, tasks, lines)
+    t._lines(srun_says + [b"srun: error: sn4: task 3: Terminated",
+                          b"srun: error: sn3: task 2: Exited with exit code 1"], None, True, tasks, lines)
+    got = t._results(["sn3", "sn4"], tasks, lines, "python3", final=True)
+    assert got["sn4"].error_kind == "slurm" and "Slurm ended the step" in got["sn4"].error, got["sn4"].error
+    assert "task: Terminated" in got["sn4"].error
+    # a task that exited by itself stays the collector's failure
+    assert got["sn3"].error_kind == "collector" and "exited 1" in got["sn3"].error

@@ -166,6 +166,13 @@ os._exit(0)
 _TASK_EXIT = re.compile(r"^srun: error: (\S+): tasks? ([\d,\-]+): (.*)$")
 _LAUNCH_FAIL = re.compile(r"failed on node (\S+): (.*)$")
 _EXECVE = re.compile(r"slurmstepd(?:-(\S+))?: error: execve\(\): (.*)$")
+# The step ended by Slurm, not by gpudoctor: scancel, the allocation revoked (salloc got SIGINT
+# without a terminal), the job's time limit. srun says "Job step aborted: Waiting up to 32 seconds
+# for job step to finish.", slurmstepd "*** STEP 33.0 ON sn1 CANCELLED AT <time> [DUE TO TIME
+# LIMIT] ***" (both seen with Slurm 22.05), and a task still running ends by a signal
+# ("srun: error: sn4: task 3: Terminated").
+_ABORTED = re.compile(r"srun: Job step aborted|\*\*\* (?:STEP|JOB) \S+ ON \S+ CANCELLED AT [^*]{1,80}\*\*\*")
+_SIGNALLED = ("Terminated", "Killed", "Hangup", "Interrupt")
 
 
 def py_literal(value):
@@ -789,6 +796,14 @@ class SrunTransport(Transport):
                 m = _EXECVE.search(e)
                 if m and t.node is None and m.group(1) in wanted:
                     by_node.setdefault(m.group(1), t)
+
+        def aborted():
+            for line in srun_lines + [e for t in tasks.values() for e in t.err]:
+                m = _ABORTED.search(line)
+                if m:
+                    return m.group(0)
+            return None
+
         out = {}
         for h in names:
             t = by_node.get(h)
@@ -822,7 +837,12 @@ class SrunTransport(Transport):
                 out[h] = Node(host=h, error="%s not found on the node" % python, error_kind="python-missing")
             elif h in exits and final:
                 out[h] = interpret(h, _exit_code(exits[h]), "\n".join(t.garbage), err, python)
-                if out[h].error_kind == "collector" and "Killed" in exits[h]:
+                ended = aborted() if out[h].error_kind == "collector" and exits[h].strip() in _SIGNALLED else None
+                if ended:  # a task still running when Slurm ended the step: no crash of the collector
+                    out[h] = Node(host=h, error="Slurm ended the step before this node's task finished (%s; task: %s): "
+                                  "the job was cancelled, its allocation revoked or its time limit reached"
+                                  % (ended[:160], exits[h].strip()), error_kind="slurm")
+                elif out[h].error_kind == "collector" and "Killed" in exits[h]:
                     out[h].error = "the task was killed (%s)" % exits[h][:200]
             elif final and t.garbage:
                 out[h] = interpret(h, 0, "\n".join(t.garbage), err, python)
