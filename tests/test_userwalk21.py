@@ -323,3 +323,18 @@ def test_saved_facts_beside_live_nodes_is_refused_not_silently_chosen(capsys, ar
     assert cli.main(argv) == 2
     out, err = capsys.readouterr()
     assert out == "" and said in err, err
+
+
+def test_plan_script_json_argv_has_no_internal_marks_and_known_args_are_known(tmp_path, capsys):
+    """`plan --json train.sh 2 0`: launches[].argv held the reader's internal stand-ins ('\\x000\\x00') and
+    unknown[] listed $1 and $2 (given: 2 and 0) with nothing saying they were known; the text report had neither."""
+    script = tmp_path / "train.sh"
+    script.write_text("#!/bin/bash\ntorchrun --nnodes $1 --node_rank $2 --nproc_per_node 8 --master_addr gpu1 "
+                      "--master_port 29500 train.py\n")
+    assert cli.main(["plan", "--json", str(script), "2", "0"]) == 0
+    la = json.loads(capsys.readouterr().out)["launches"][0]
+    assert la["argv"][:5] == ["torchrun", "--nnodes", "2", "--node_rank", "0"] and "\x00" not in "".join(la["argv"])
+    assert la["unknown"] == [] and [(k["text"], k["value"]) for k in la["known"]] == [("$1", "2"), ("$2", "0")]
+    assert cli.main(["plan", "--json", str(script)]) == 0  # not given: unknown, written as the script wrote it
+    la = json.loads(capsys.readouterr().out)["launches"][0]
+    assert la["argv"][2] == "$1" and [u["text"] for u in la["unknown"]] == ["$1", "$2"] and la["known"] == []

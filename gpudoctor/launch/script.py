@@ -82,6 +82,7 @@ class Launch:
     refused: Optional[str] = None
     findings: List[str] = field(default_factory=list)
     varies: List[str] = field(default_factory=list)  # plan fields that depend on an unknown
+    argv_shown: Optional[List[str]] = None  # argv as `shown` writes it (no internal stand-in marks): the JSON's
     via_shell: bool = False  # in `srun bash -c '...'`: each task's own shell expanded it
     in_batch: bool = False  # run by the batch shell itself (an sbatch file, no srun in front): on the first node only
     # each task rank the batch shell expanded once (Unknown.once, by its text) -> the plan fields
@@ -108,8 +109,9 @@ class Script:
             "allocation": dict(self.allocation),
             "from_allocation": dict(self.from_allocation),
             "launches": [{
-                "line": l.line, "argv": list(l.argv), "command": l.shown,
-                "unknown": [{"text": u.text, "from": u.why, "here": u.here} for u in l.unknown],
+                "line": l.line, "argv": list(l.argv if l.argv_shown is None else l.argv_shown), "command": l.shown,
+                "unknown": [{"text": u.text, "from": u.why, "here": u.here} for u in l.unknown if not u.given],
+                "known": [{"text": u.text, "value": u.fixed, "from": u.why} for u in l.unknown if u.given],
                 "depends_on_unknown": list(l.varies),
                 "plan": l.plan.to_json() if l.plan is not None else None,
                 "refused": l.refused, "findings": list(l.findings)} for l in self.launches],
@@ -729,6 +731,20 @@ class Reader:
             if isinstance(v, list):
                 if idx in ("@", "*"):
                     if length:
+                        whole = re.compile("^" + MARK + r"(\d+)" + MARK + "$")
+                        spread = [whole.match(x) for x in v]
+                        if any(spread):
+                            # NODES=( $(scontrol show hostnames ...) ): an item known only at run
+                            # time is zero or more words; ${#NODES[@]} was 1 (awsome-distributed-
+                            # training stable-diffusion 2.train.sbatch: --world_size 8, bash 16)
+                            names = [self.unknowns[int(m.group(1))].why == "the allocation's node names"
+                                     for m in spread if m]
+                            nn = self.result.allocation.get("nodes")
+                            if len(v) == 1 and all(names) and nn is not None:
+                                return str(nn), None
+                            return self.unknown("${#%s[@]}" % name, "the number of %s at run time" % (
+                                "nodes in the allocation" if len(v) == 1 and all(names) else
+                                "words a value known at run time splits into")), None
                         return str(len(v)), None
                     return " ".join(v), list(v)
                 value = v[int(idx)] if idx and idx.isdigit() and int(idx) < len(v) else (v[0] if v and not idx else "")
@@ -1911,12 +1927,13 @@ def _redact(res, secrets):
     walk(res, 0)
 
 
-def _stand_ins(u, k, variant):
+def _stand_ins(u, k, variant, numeric=False):
     """Two different values for an unknown, each valid where it stands: a host name (an
-    endpoint: host:port), a port, else a small whole number."""
+    endpoint: host:port), a port, else a small whole number (numeric: a number even where
+    the unknown looks like a host)."""
     if u.fixed is not None:
         return u.fixed
-    if u.host:
+    if u.host and not numeric:
         host = "unknown-host-%d%s" % (k, "ab"[variant])
         if re.search(r"ENDPOINT|RDZV", u.text.upper()):
             return "%s:%d" % (host, 29611 + 2 * k + variant)
@@ -1947,17 +1964,28 @@ def _plan_launch_here(r, la):
     marks = sorted({int(m) for a in la.argv for m in re.findall(MARK + r"(\d+)" + MARK, a)})
     la.unknown = [r.unknowns[m] for m in marks]
     la.shown = " ".join(shlex.quote(r.shown(a)) for a in la.argv)
-    plans, errors = [], []
-    first_sub = {}
-    for variant in (0, 1):
-        sub = {m: _stand_ins(r.unknowns[m], i, variant) for i, m in enumerate(marks)}
-        first_sub = first_sub or sub
-        line = " ".join(shlex.quote(re.sub(MARK + r"(\d+)" + MARK, lambda x: sub[int(x.group(1))], a))
-                        for a in la.argv)
-        try:
-            plans.append(_plan_line(line, env))
-        except InputError as exc:
-            errors.append(str(exc))
+    la.argv_shown = [r.shown(a) for a in la.argv]
+    def attempt(numeric):
+        ps, es, first = [], [], None
+        for variant in (0, 1):
+            sub = {m: _stand_ins(r.unknowns[m], i, variant, numeric) for i, m in enumerate(marks)}
+            first = sub if first is None else first
+            line = " ".join(shlex.quote(re.sub(MARK + r"(\d+)" + MARK, lambda x: sub[int(x.group(1))], a))
+                            for a in la.argv)
+            try:
+                ps.append(_plan_line(line, env))
+            except InputError as exc:
+                es.append(str(exc))
+        return ps, es, first
+
+    plans, errors, first_sub = attempt(False)
+    if len(plans) < 2 and any(r.unknowns[m].host and r.unknowns[m].fixed is None for m in marks):
+        # a host-looking unknown where the launcher wants a number (--machine_rank $(hostname |
+        # sed 's/[^0-9]*//g'), DeepSpeedExamples benchmarks/deepcompile/run.sh) was refused for
+        # its host-name stand-in: planned again with numbers before anything is refused
+        again = attempt(True)
+        if len(again[0]) > len(plans):
+            plans, errors, first_sub = again
     if len(plans) < 2:
         if not plans:
             la.refused = errors[0] if marks == [] or len(set(errors)) == 1 else (
