@@ -68,7 +68,8 @@ def lines(report, now=None):
         for sev in ("error", "warning", "info"):
             n = sum(1 for f in report.findings if f.severity == sev and node.host in f.hosts)
             out.append(_series("gpudoctor_findings", [("host", node.host), ("severity", sev)], n))
-    gauge("gpudoctor_exit_code", "exit code of the last run (0 ok, 1 findings or unchecked nodes)")
+    gauge("gpudoctor_exit_code", "exit code of the last run (0 ok, 1 findings or unchecked nodes, 3 a check "
+                                 "crashed, 130/143 interrupted by SIGINT/SIGTERM)")
     out.append(_series("gpudoctor_exit_code", [], report.exit_code))
     gauge("gpudoctor_last_run_timestamp_seconds", "when the last run finished, seconds since the epoch")
     out.append(_series("gpudoctor_last_run_timestamp_seconds", [], "%.3f" % (time.time() if now is None else now)))
