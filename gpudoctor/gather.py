@@ -26,11 +26,20 @@ def default_python():
     return found
 
 
+def interpreter_missing(python):
+    """Why --python PATH is refused: not there, a folder, or a file that is not executable."""
+    if os.path.isdir(python):
+        return "--python %s: a folder, not an interpreter (give its bin/python)" % python
+    if os.path.exists(python):
+        return "--python %s: not executable (chmod +x, or give the interpreter itself)" % python
+    return "--python %s: no such interpreter" % python
+
+
 def local(python=None, options=None):
     from gpudoctor.collector import Context, collect
 
     if python and not shutil.which(python):
-        raise InputError("--python %s: no such interpreter" % python)
+        raise InputError(interpreter_missing(python))
     ctx = Context(python=python or default_python(), options=options)
     doc = collect(ctx)
     return [Node(host=doc["node"] or "localhost", facts=doc)]

@@ -44,7 +44,8 @@ def test_ctrl_c_report_says_exit_130_as_the_process_exits(monkeypatch, capsys, f
 
     _ctrl_c_after_two_of_three(monkeypatch, check)
     with pytest.raises(_Exit) as info:
-        cli.main(["check", "--nodes", "gpu[1-3]", "--no-history", "--select", "shm"] + (["--json"] if fmt == "json" else []))
+        cli.main(["check", "--nodes", "gpu[1-3]", "--no-history", "--select", "shm"]
+                 + (["--json"] if fmt == "json" else []))
     assert info.value.code == 130
     out, err = capsys.readouterr()
     if fmt == "json":
@@ -338,3 +339,21 @@ def test_plan_script_json_argv_has_no_internal_marks_and_known_args_are_known(tm
     assert cli.main(["plan", "--json", str(script)]) == 0  # not given: unknown, written as the script wrote it
     la = json.loads(capsys.readouterr().out)["launches"][0]
     assert la["argv"][2] == "$1" and [u["text"] for u in la["unknown"]] == ["$1", "$2"] and la["known"] == []
+
+
+def test_python_that_prints_no_facts_is_said_so_not_a_json_error(tmp_path, capsys):
+    """`check --python ./py2` (a wrapper printing 'Python 2.7.18'): python.env was skipped with
+    'python: JSONDecodeError: Expecting value: line 1 column 1 (char 0)'; a file that is not executable or a
+    folder was 'no such interpreter'."""
+    fake = tmp_path / "py2"
+    fake.write_text("#!/bin/sh\necho 'Python 2.7.18'\n")
+    fake.chmod(0o755)
+    cli.main(["check", "--python", str(fake), "--select", "python.env", "--verbose", "--no-history"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "JSONDecodeError" not in out and "printed no facts" in out and "began with Python 2.7.18" in out, out
+    plain = tmp_path / "notexec"
+    plain.write_text("")
+    assert cli.main(["check", "--python", str(plain)]) == 2
+    assert "not executable" in capsys.readouterr().err
+    assert cli.main(["check", "--python", str(tmp_path)]) == 2
+    assert "a folder, not an interpreter" in capsys.readouterr().err

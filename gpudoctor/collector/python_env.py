@@ -538,8 +538,14 @@ def probe_interpreter(ctx, python):
     if p.returncode != 0:
         said = err.decode("utf-8", "replace").strip()[-300:]
         raise RuntimeError("%s failed: %s" % (python, said or "exit status %d, nothing on stderr" % p.returncode))
-    doc = json.loads(out.decode())
-    sec = doc["python"]
+    try:
+        sec = json.loads(out.decode("utf-8", "replace"))["python"]
+        sec.get("status")
+    except (ValueError, KeyError, TypeError, AttributeError, IndexError):
+        # not an interpreter that ran the probe (a wrapper script, python2, another program): say what it printed
+        shown = " ".join(out.decode("utf-8", "replace").strip()[:120].split())
+        raise RuntimeError("%s printed no facts, as an interpreter older than Python 3.6 or another program "
+                           "would: %s" % (python, "its output began with " + shown if shown else "it printed nothing"))
     if sec.get("status") != "ok":
         raise RuntimeError(sec.get("reason", "probe failed"))
     sec.pop("status")

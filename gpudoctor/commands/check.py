@@ -16,8 +16,9 @@ def add_parser(sub):
     c.add_argument("--ignore", type=csv, default=[], metavar="IDS", help="skip these check ids or id prefixes")
     c.add_argument("--strict", action="store_true", help="warnings fail too (exit 1)")
     c.add_argument("--config", metavar="FILE", help="gpudoctor.toml (default, the first found: "
-                                                   "$GPUDOCTOR_CONFIG, ./gpudoctor.toml, /etc/gpudoctor/gpudoctor.toml, "
-                                                   "[tool.gpudoctor] in ./pyproject.toml)")
+                                                   "$GPUDOCTOR_CONFIG, ./gpudoctor.toml, "
+                                                   "/etc/gpudoctor/gpudoctor.toml, [tool.gpudoctor] in "
+                                                   "./pyproject.toml)")
     c.add_argument("--json", action="store_true", help="print the report as JSON (same as --format json)")
     c.add_argument("--format", choices=("text", "json", "prometheus", "junit"), default=None,
                    help="report format (default text); prometheus: a node-exporter textfile; junit: for CI")

@@ -9,8 +9,8 @@ from gpudoctor.errors import EXIT_OK
 def add_parser(sub):
     ls = sub.add_parser("list", help="list every check: id, severity, title")
     ls.add_argument("--json", action="store_true",
-                    help="a JSON list: each check's id, severity, scope (node or cluster), title, the facts sections it "
-                         "needs, and the module that defines it")
+                    help="a JSON list: each check's id, severity, scope (node or cluster), title, the facts "
+                         "sections it needs, and the module that defines it")
     ls.set_defaults(func=run)
     return ls
 

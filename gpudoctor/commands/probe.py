@@ -142,6 +142,7 @@ def probe_nodes(args, opts, hosts=None, facts=None):
     from gpudoctor.probe import launch, report, run
 
     t0 = time.time()
+    unreached = {}  # nodes the facts round could not reach for Slurm's reasons (_gather_facts)
     if hosts is None:
         from gpudoctor import inventory
 
@@ -162,12 +163,14 @@ def probe_nodes(args, opts, hosts=None, facts=None):
                                             host_key_policy=args.host_key_policy,
                                             connect_timeout=min(10.0, max(2.0, opts["budget"] / 4)))
         if facts is None:
-            facts = _gather_facts(hosts, args, opts)
+            facts, unreached = _gather_facts(hosts, args, opts)
     else:
         import shutil
 
         if args.python and not shutil.which(args.python):
-            raise InputError("--python %s: no such interpreter" % args.python)
+            from gpudoctor.gather import interpreter_missing
+
+            raise InputError(interpreter_missing(args.python))
         import socket  # here: check's flags come from this module, and the prolog tier has no socket otherwise
 
         names = [socket.gethostname() or "localhost"]
@@ -178,7 +181,8 @@ def probe_nodes(args, opts, hosts=None, facts=None):
     if left < 1:
         raise InputError("--budget %gs was spent gathering facts; give the probe more time" % opts["budget"])
     doc = run.probe(names, transport, mode=opts["mode"], budget=left, ports=opts["ports"],
-                    tcp_seconds=opts["tcp_seconds"], sizes=opts["sizes"], ratio=opts["ratio"], log=_progress)
+                    tcp_seconds=opts["tcp_seconds"], sizes=opts["sizes"], ratio=opts["ratio"], log=_progress,
+                    unreached=unreached)
     doc["budget_s"] = opts["budget"]
     doc["elapsed_s"] = round(time.time() - t0, 2)
     found = F.evaluate(doc, facts or {})
@@ -206,15 +210,19 @@ def _fits_open_files(n):
 
 def _gather_facts(hosts, args, opts):
     """The facts the findings read (RDMA ports, interface speeds, limits): one short fan-out
-    through the transport interface (ssh, or srun inside an allocation)."""
+    through the transport interface (ssh, or srun inside an allocation). Returns them with the
+    nodes srun could not reach for Slurm's reasons, {host: (error_kind, error)}: the probe starts
+    no worker there (run.probe ``unreached``)."""
     from gpudoctor import transport
+    from gpudoctor.transport.srun import FALLBACK_KINDS
 
     payload = transport.Payload(python=args.python or "python3", options={"only": FACT_SECTIONS})
     via = getattr(args, "via", None)
     nodes = transport.run(hosts, payload, via=via if via in ("ssh", "srun") else None,
                           timeout=min(15.0, max(2.0, opts["budget"] / 5)),
                           ssh_config=args.ssh_config, host_key_policy=args.host_key_policy, progress=False)
-    return {n.host: n.facts for n in nodes if n.reachable}
+    return ({n.host: n.facts for n in nodes if n.reachable},
+            dict((n.host, (n.error_kind, n.error)) for n in nodes if not n.reachable and n.error_kind in FALLBACK_KINDS))
 
 
 def _local_facts(name, args):
