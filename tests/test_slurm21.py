@@ -123,3 +123,50 @@ def test_a_task_slurm_ended_is_slurms_doing_not_a_collector_crash(srun_says):
     assert "task: Terminated" in got["sn4"].error
     # a task that exited by itself stays the collector's failure
     assert got["sn3"].error_kind == "collector" and "exited 1" in got["sn3"].error
+
+
+def test_the_probe_starts_no_worker_where_slurm_cannot_start_one(monkeypatch):
+    """`salloc -N4 gpudoctor probe` with sn4's slurmd stopped (SIGSTOP): the facts round said
+    `slurmd` for sn4, yet a worker was started there; it was reported 'hang: ... a hung
+    interpreter or node' (fix: run `python3 -c 1` there) and 'probe processes may be left on
+    sn4' though no process ever started there, and the run went 3 s past its budget. Now the
+    node keeps its Slurm error, and no worker starts or is cleaned up there."""
+    from gpudoctor.probe import findings, launch, run
+
+    started, cleaned = [], []
+    real_start, real_cleanup = launch.LocalTransport.start, launch.LocalTransport.cleanup
+
+    def start(self, host, *a, **k):
+        started.append(host)
+        return real_start(self, host, *a, **k)
+
+    def cleanup(self, host, *a, **k):
+        cleaned.append(host)
+        return real_cleanup(self, host, *a, **k)
+
+    monkeypatch.setattr(launch.LocalTransport, "start", start)
+    monkeypatch.setattr(launch.LocalTransport, "cleanup", cleanup)
+    err = "slurmd did not start a task there within 6s (alive but not answering: stopped, or stuck in the kernel)"
+    doc = run.probe(["sn1", "sn4"], launch.LocalTransport(), mode="tcp", budget=10, unreached={"sn4": ("slurmd", err)})
+    assert "sn4" not in started and "sn4" not in cleaned and "sn1" in started, (started, cleaned)
+    nodes = dict((n["host"], n) for n in doc["nodes"])
+    assert nodes["sn4"]["error_kind"] == "slurmd" and nodes["sn4"]["error"] == err
+    failed = [f for f in findings.evaluate(doc, {}) if f.check == "probe.node.failed"]
+    assert len(failed) == 1 and "(slurmd)" in failed[0].message and "stopped" in failed[0].fix, failed
+
+
+def test_the_probes_facts_round_hands_on_the_nodes_slurm_could_not_reach(monkeypatch):
+    import argparse
+
+    from gpudoctor import transport
+    from gpudoctor.commands import probe
+    from gpudoctor.node import Node
+
+    got = [Node("sn1", facts={"node": "sn1"}), Node("sn2", error="Slurm lists the node as DOWN", error_kind="node-down"),
+           Node("sn3", error="not facts JSON: 'Welcome'", error_kind="garbage")]
+    monkeypatch.setattr(transport, "run", lambda hosts, payload, **kw: got)
+    args = argparse.Namespace(python=None, via=None, ssh_config=None, host_key_policy=None)
+    facts, unreached = probe._gather_facts([], args, {"budget": 30})
+    assert facts == {"sn1": {"node": "sn1"}}
+    # only Slurm's reasons: a node that answered with garbage still gets its worker (and its own error)
+    assert unreached == {"sn2": ("node-down", "Slurm lists the node as DOWN")}

@@ -411,8 +411,13 @@ def nccl_phase(transport, live, gpus, token, opts, budget, log, node_env):
 
 def probe(hosts, transport, mode="auto", budget=120.0, ports=DEFAULT_PORTS, tcp_seconds=2.0, streams=4,
           sizes=None, ops=("all_reduce", "all_gather"), gpus=None, node_env=None, ratio=0.5, keep_logs=False,
-          log=None, cleanup_hosts=None):
+          log=None, cleanup_hosts=None, unreached=None):
     """Run the probe over ``hosts`` through ``transport``; the gpudoctor.probe/1 document.
+
+    ``unreached``: {host: (error_kind, error)} for nodes the facts round could not reach for
+    Slurm's reasons (a node down or drained, its slurmd dead or hung): they are reported so, and
+    no worker is started there nor cleaned up (a hung slurmd's worker would only time out as a
+    "hung interpreter", and its cleanup as "processes may be left").
 
     Ctrl-C (KeyboardInterrupt) or SIGTERM (``Terminated``, when the caller turned it into one)
     ends the run early: the workers are ended as at the end of a run, and the document holds what
@@ -435,11 +440,14 @@ def probe(hosts, transport, mode="auto", budget=120.0, ports=DEFAULT_PORTS, tcp_
            "run_id": token}  # each worker's GPUDOCTOR_PROBE_RUN: how cleanup finds what the run started
     if node_env:
         doc["node_env"] = node_env
-    nodes = {}
+    unreached = dict((h, u) for h, u in (unreached or {}).items() if h in hosts)
+    nodes = dict((h, {"host": h, "reachable": False, "error_kind": kind, "error": error})
+                 for h, (kind, error) in unreached.items())
     interrupted = None
     try:
         # a worker that has not said hello within a tenth of the budget (3-15 s) is hung
-        _hello(transport, hosts, token, min(b.end, time.time() + max(3.0, min(15.0, b.total * 0.1))), ports, nodes)
+        _hello(transport, [h for h in hosts if h not in unreached], token,
+               min(b.end, time.time() + max(3.0, min(15.0, b.total * 0.1))), ports, nodes)
         live = [h for h in hosts if nodes[h]["reachable"]]
         if gpus is not None:
             for h in live:
@@ -476,7 +484,7 @@ def probe(hosts, transport, mode="auto", budget=120.0, ports=DEFAULT_PORTS, tcp_
                 "reachable")])), None, [])
     finally:
         targets = cleanup_hosts if cleanup_hosts is not None else [
-            h for h in hosts if h not in nodes or nodes[h].get("error_kind") not in UNREACHED]
+            h for h in hosts if h not in unreached and (h not in nodes or nodes[h].get("error_kind") not in UNREACHED)]
         if targets:
             grace = max(2.0, b.start + b.total - time.time())
             if interrupted:

@@ -76,8 +76,9 @@ HINTS = {
     "slurm": "srun could not run the collector on the node: see `scontrol show node NODE` and slurmd's log",
     "node-down": "Slurm lists the node as down or not responding: is slurmd running there (systemctl status "
                  "slurmd), and does it reach slurmctld? `scontrol show node NODE` gives the reason",
-    "slurmd": "slurmd is not running on the node (its port refused the connection), though slurmctld has not "
-              "noticed yet: systemctl status slurmd there, and its log",
+    "slurmd": "slurmd does not serve the node, though slurmctld has not noticed yet: not running (its port refused "
+              "the connection), or alive but starting no task (stopped, stuck in the kernel): systemctl status "
+              "slurmd there, and its log",
     "node-drained": "Slurm drained the node, so no new job starts there: `sinfo -R` gives the reason; "
                     "`scontrol update nodename=NODE state=resume` once it is fixed",
     "not-allocated": "the node is not one of this Slurm job's nodes, and a job step runs only on those: check it "
