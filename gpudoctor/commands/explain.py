@@ -3,7 +3,8 @@
 
 def add_parser(sub):
     ex = sub.add_parser("explain", help="from an error message or a whole log to its cause and fix",
-                        epilog="exit codes: 0 a known error explained, or no error in the text; 1 an error that "
+                        epilog="exit codes: 0 a known error explained (a root cause, or a likely cause the text does not "
+                               "prove), or no error in the text; 1 an error that "
                                "nothing in gpudoctor's knowledge explains; 2 bad input. See docs/explain.md.")
     ex.add_argument("text", nargs="*", metavar="TEXT|LOG|DIR",
                     help="the error text; '-' reads standard input; or log files / folders of one job (per-node "
