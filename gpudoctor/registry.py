@@ -184,6 +184,19 @@ def match(check_id, patterns):
     return any(check_id == p or check_id.startswith(p.rstrip(".") + ".") for p in patterns)
 
 
+def unmatched_lines(checks, cfg):
+    """Warnings for ignore / severity entries that match no check (a typo: `"limits.memlok" = "off"` turns
+    nothing off, and nothing said so). --select matching nothing at all is an input error elsewhere."""
+    out = []
+    for what, ids in (("ignore", list(cfg.ignore or ())), ("severity", list(cfg.severity or ()))):
+        bad = [i for i in ids if not any(match(c.id, [i]) for c in checks)]
+        if bad:
+            more = " and %d more" % (len(bad) - 8) if len(bad) > 8 else ""
+            out.append("%s %s matches no check (see: gpudoctor list): it changes nothing" % (
+                what, ", ".join(repr(str(b)) for b in bad[:8]) + more))
+    return out
+
+
 def select(checks, selected=(), ignored=()):
     out = [c for c in checks if (not selected or match(c.id, selected)) and not match(c.id, ignored)]
     return out

@@ -357,3 +357,15 @@ def test_python_that_prints_no_facts_is_said_so_not_a_json_error(tmp_path, capsy
     assert "not executable" in capsys.readouterr().err
     assert cli.main(["check", "--python", str(tmp_path)]) == 2
     assert "a folder, not an interpreter" in capsys.readouterr().err
+
+
+def test_a_severity_or_ignore_entry_that_matches_no_check_is_warned(tmp_path, capsys):
+    """gpudoctor.toml `"limits.memlok" = "off"` (a typo) turned nothing off and said nothing; nor did `--ignore` with
+    a typo. The run goes on (a hook must not stop for it), with one warning line each."""
+    conf = tmp_path / "gpudoctor.toml"
+    conf.write_text('[gpudoctor.severity]\n"limits.memlok" = "off"\n"shm.size" = "warning"\n')
+    cli.main(["check", "--facts", FACTS, "--config", str(conf), "--ignore", "ssh,limits.proces", "--select",
+              "limits,shm,ssh"])
+    err = capsys.readouterr().err
+    assert "severity 'limits.memlok' matches no check" in err and "ignore 'limits.proces' matches no check" in err
+    assert "'shm.size'" not in err and "'ssh'" not in err

@@ -232,6 +232,10 @@ def run(args):
     registry = load_checks()
     for err in plugin_errors():
         print("gpudoctor: warning: %s" % err, file=sys.stderr)
+    from gpudoctor.registry import unmatched_lines
+
+    for line in unmatched_lines(list(registry), cfg):
+        _warn(line)
     checks = select(registry, cfg.select, cfg.ignore)
     if cfg.select and not checks:
         raise InputError("--select %s matches no check (see: gpudoctor list)" % ",".join(cfg.select))

@@ -55,6 +55,10 @@ def _slurm_health(args):
 
     cfg = config_from(args, hook=True)  # root: never a config from the folder slurmd or a user left it in
     checks = select(load_checks(), cfg.select, cfg.ignore)
+    from gpudoctor.registry import unmatched_lines
+
+    for line in unmatched_lines(list(load_checks()), cfg):  # a typo never drains, nor stops the hook: said, once
+        print("gpudoctor: warning: %s" % line, file=sys.stderr)
     if cfg.select and not checks:
         raise InputError("--select %s matches no check (see: gpudoctor list)" % ",".join(cfg.select))
     name = node_name(args.node)
