@@ -339,3 +339,81 @@ def test_check_judges_the_training_line_not_a_python_c_helper_before_it(gpudocto
     rc, out, err = gpudoctor_cli("check", "--facts", facts, "--select", "launch.accepted", str(p))
     text = " ".join(out.split())
     assert rc == 0 and "mpt.sbatch line 11: world size known at run time" in text, out
+
+
+# huggingface/accelerate examples/slurm/submit_multicpu.sh lines 27-45 and 57-63 (the quote
+# opened at `export LAUNCHER="accelerate launch \` is never closed; the file ends in the string)
+# https://github.com/huggingface/accelerate/blob/16cb6eb80dd9aa8b4df1a63ef57863e455d53b83/examples/slurm/submit_multicpu.sh
+MULTICPU = '''#!/bin/bash
+if [[ $SLURM_NNODES == 1 ]] && [[ $INSTANCES_PER_NODE == 1 ]]; then
+  LAUNCHER=""
+else
+  export LAUNCHER="accelerate launch \\
+    --num_processes $((SLURM_NNODES * ${INSTANCES_PER_NODE})) \\
+    --num_machines $SLURM_NNODES \\
+    --rdzv_backend c10d \\
+    --mpirun_hostfile $HOSTFILE_PATH
+fi
+export ACCELERATE_DIR="${ACCELERATE_DIR:-/accelerate}"
+export CMD="$LAUNCHER $SCRIPT $SCRIPT_ARGS"
+srun $CMD
+'''
+
+
+def test_a_quote_never_closed_is_named_as_bash_stops_there(tmp_path):
+    p = write(tmp_path, "submit_multicpu.sh", MULTICPU)
+    assert bash_argv(tmp_path, p) == []  # bash: unexpected EOF while looking for matching `"'
+    res = read_script(str(p), [], environ={})
+    assert res.launches == []
+    (note,) = [n for n in res.notes if "never closed" in n]
+    assert note.startswith("line 5: a double quote")
+    assert "runs nothing from line 5 on" in note
+
+
+# awslabs/awsome-distributed-training 3.test_cases/pytorch/mosaicml-composer/stable-diffusion/multi-node/2.train.sbatch
+# lines 6, 37-44, 48-50 (the node count as the length of an array read from scontrol)
+# https://github.com/awslabs/awsome-distributed-training/blob/0edaf1526bc47185ce5f827100416f99bd7b69e1/3.test_cases/pytorch/mosaicml-composer/stable-diffusion/multi-node/2.train.sbatch
+SD_TRAIN = '''#!/bin/bash
+#SBATCH --nodes=2 # number of nodes to use, 24 p4d(e) = 192 A100 GPUs
+NODES=( $( scontrol show hostnames $SLURM_JOB_NODELIST ) )
+NNODES=${#NODES[@]}
+NPROC=8
+WORLD_SIZE=$((NNODES * NPROC))
+srun --nodelist=node1 --ntasks=1 -l composer \\
+        --world_size ${WORLD_SIZE} \\
+        --nproc ${NPROC} \\
+        benchmark.py
+'''
+
+
+@pytest.mark.parametrize("nodes_line,want", [("#SBATCH --nodes=2", "16"), ("", None)])
+def test_length_of_an_array_of_run_time_words_is_not_one(tmp_path, nodes_line, want):
+    # ${#NODES[@]} was 1 (one unknown item): --world_size 8 where bash passes 16
+    p = write(tmp_path, "train.sbatch", SD_TRAIN.replace("#SBATCH --nodes=2 # number of nodes to use, 24 p4d(e) "
+                                                         "= 192 A100 GPUs", nodes_line))
+    (la,) = read_script(str(p), [], environ={}).launches
+    ws = la.argv[la.argv.index("--world_size") + 1]
+    if want:
+        assert ws == want
+    else:
+        assert MARK in ws  # the allocation's node count, known at run time
+
+
+# deepspeedai/DeepSpeedExamples benchmarks/deepcompile/run.sh lines 161 and 224-226
+# https://github.com/deepspeedai/DeepSpeedExamples/blob/45b4b7156c8794a3452a5a7d03dbd8d797068569/benchmarks/deepcompile/run.sh
+DEEPCOMPILE = '''#!/bin/bash
+MACHINE_RANK=$(hostname | sed 's/[^0-9]*//g')
+accelerate launch --main_process_ip ${HOST_IP} --main_process_port 12345 \\
+--num_machines 2 --num_processes 16 --machine_rank ${MACHINE_RANK} \\
+--config_file configs/config.yaml run_bench_lm.py
+'''
+
+
+def test_host_looking_unknown_where_a_number_is_wanted_is_not_refused(tmp_path):
+    # the stand-in for $(hostname | sed ...) was a host name: 'accelerate would refuse this:
+    # --machine_rank: invalid int value: unknown-host-1a'
+    p = write(tmp_path, "run.sh", DEEPCOMPILE)
+    (la,) = read_script(str(p), [], environ={}).launches
+    assert la.refused is None
+    assert la.plan.world_size() == 16 and la.plan.nnodes_max == 2
+    assert la.plan.machine_rank is None  # known only at run time

@@ -122,22 +122,30 @@ class Script:
 # ------------------------------------------------------------------ lexing
 
 def _logical_lines(text):
-    """(first line number, text, heredocs) for each line after joining backslash-newline
+    """(first line number, text, heredocs) of each logical line (_logical_lines_q)."""
+    return [x[:3] for x in _logical_lines_q(text)]
+
+
+def _logical_lines_q(text):
+    """(first line number, text, heredocs, unclosed) for each line after joining backslash-newline
     (outside single quotes), lines inside an open quote or an array `NAME=(` not closed yet.
     A heredoc's body is taken out of the script's lines and given with the line that opens it:
     [{"delim", "quoted", "body", "line"}], in the order of its `<<` operators. Each physical line
     is scanned once (a quote left open at the top of a 1 MiB file costs one pass, not one pass
-    per line)."""
+    per line). unclosed: (the line, the quote) of a quote the file never closes, else None."""
     lines = text.split("\n")
     out, i = [], 0
     while i < len(lines):
         start, parts = i + 1, []
-        q, depth = None, 0
+        q, depth, opened = None, 0, None
         counting = bool(re.match(r"^\s*(?:export\s+|declare\s+-a\s+|local\s+)?" + NAME + r"\+?=\(", lines[i]))
         while i < len(lines):
             line = lines[i]
             i += 1
+            before = q
             q, depth = _scan(line, q, depth, counting)
+            if q is not None and before is None:
+                opened = i  # the physical line a quote still open was opened on
             trailing = len(line) - len(line.rstrip("\\"))
             if trailing % 2 == 1 and q != "'":
                 parts.append(line[:-1])  # backslash-newline: the next line continues this word
@@ -162,7 +170,10 @@ def _logical_lines(text):
                 body.pop()  # the end of the file delimits it (bash): the text's final newline is no line of it
             i += 1
             docs.append({"delim": end, "quoted": quoted, "body": "\n".join(body) + "\n", "line": first})
-        out.append((start, cur, docs))
+        # a quote the file never closes: bash stops there with a syntax error ("unexpected EOF
+        # while looking for matching `\"'") and runs nothing of that command
+        unclosed = (opened or start, q) if q is not None and i >= len(lines) else None
+        out.append((start, cur, docs, unclosed))
     return out
 
 
@@ -919,8 +930,20 @@ class Reader:
 
     # -------------------------------------------------------------- commands
     def run_text(self, text, inner=False, base=0):
-        for lineno, logical, docs in _logical_lines(text):
+        for lineno, logical, docs, unclosed in _logical_lines_q(text):
             self.line = base + lineno if not inner else self.line
+            if unclosed is not None:
+                # accelerate's examples/slurm/submit_multicpu.sh opens `export LAUNCHER="...`
+                # and never closes it: bash stops there (exit 2); the launch was never run
+                first = (base + lineno) if not inner else self.line
+                last = (base + unclosed[0]) if not inner else self.line
+                self.result.notes.append(
+                    "line %d: a %s in the command that starts here is never closed%s: bash stops with a syntax "
+                    "error (unexpected EOF while looking for matching `%s') and runs nothing from line %d on" % (
+                        first, "double quote" if unclosed[1] == '"' else "single quote" if unclosed[1] == "'" else
+                        "quote", "" if last == first else " (quotes pair up from there; the one left open is on "
+                                                          "line %d)" % last, unclosed[1], first))
+                break
             toks, docs = lex(logical), list(docs)
             for k, (kind, t) in enumerate(toks):
                 if kind == "op" and t in ("heredoc", "heredoc-") and docs:
