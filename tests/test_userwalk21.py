@@ -369,3 +369,17 @@ def test_a_severity_or_ignore_entry_that_matches_no_check_is_warned(tmp_path, ca
     err = capsys.readouterr().err
     assert "severity 'limits.memlok' matches no check" in err and "ignore 'limits.proces' matches no check" in err
     assert "'shm.size'" not in err and "'ssh'" not in err
+
+
+def test_diff_since_a_date_before_every_run_says_it_took_a_later_one(tmp_path, capsys):
+    """`diff --since 2026-11-27 18:00` with the only kept run at 18:14: the header said 'the record at 2026-11-27
+    18:00 UTC', as if there were one; it takes the first run after the date (docs/history.md) and now says so."""
+    state = tmp_path / "state"
+    cli.main(["check", "--facts", FACTS, "--history", "--state-dir", str(state)])
+    at = json.load(open(FACTS))["collected_at"]
+    capsys.readouterr()
+    assert cli.main(["diff", "--since", "2000-01-01", FACTS, "--state-dir", str(state)]) == 0
+    out = capsys.readouterr().out
+    assert "the run at or before 2000-01-01 00:00 UTC (else the first after it)" in out
+    assert "no run kept at or before 2000-01-01 00:00 UTC; compared with its first run after it, %s" % (
+        at[:10] + " " + at[11:16] + " UTC") in out, out

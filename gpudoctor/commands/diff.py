@@ -115,7 +115,8 @@ def run(args):
         fallback = since == "last-good" and any(r["kind"] != "last-good" for r in records.values())
         bsrc = "%s in %s" % ("the last passing run" + (" (or, for a node with none, its run with the fewest "
                                                         "failures)" if fallback else "")
-                             if since == "last-good" else "the record at " + history.utc(since), store.dir)
+                             if since == "last-good" else "the run at or before %s (else the first after it)"
+                             % history.utc(since), store.dir)
         if not before:
             raise InputError("no history for %s in %s (run gpudoctor check --history, or the Slurm hooks, first)"
                              % (", ".join(n.host for n in after)[:200], store.dir))

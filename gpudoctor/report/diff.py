@@ -79,6 +79,13 @@ def lines(diff, since=None):
                                            if r.get(k)) or "nothing failed"))
     if len(odd) > 8:
         out.append("(+%d more nodes with no passing run kept)" % (len(odd) - 8))
+    if since and since != "last-good":  # --since DATE: say where the record taken is after that date
+        later = [(h, r) for h, r in sorted((diff.records or {}).items()) if str(r.get("at") or "") > since]
+        for h, r in later[:8]:
+            out.append("%s: no run kept at or before %s; compared with its first run after it, %s" % (
+                h, utc(since), utc(r.get("at"))))
+        if len(later) > 8:
+            out.append("(+%d more nodes with no run kept at or before %s)" % (len(later) - 8, utc(since)))
     for label, hosts in (("only after (new)", diff.added), ("only before (gone)", diff.removed),
                          ("not compared (unreachable in a run)", diff.unreachable)):
         if hosts:
