@@ -170,3 +170,29 @@ def test_the_probes_facts_round_hands_on_the_nodes_slurm_could_not_reach(monkeyp
     assert facts == {"sn1": {"node": "sn1"}}
     # only Slurm's reasons: a node that answered with garbage still gets its worker (and its own error)
     assert unreached == {"sn2": ("node-down", "Slurm lists the node as DOWN")}
+
+
+def test_a_node_whose_cpus_running_jobs_hold_is_busy_outside_an_allocation(tmp_path, monkeypatch):
+    """`gpudoctor check --via srun --nodes sn[1-4]` while an --exclusive job held sn1 (a real
+    4-node Slurm): gpudoctor's own job waited in the queue, and every node was reported as a hung
+    slurmd ('slurmd did not start a task there within 5s'). The scontrol line is 22.05's."""
+    from gpudoctor.transport.srun import FALLBACK_KINDS, SrunTransport
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    line = ("NodeName=sn%d Arch=x86_64 CoresPerSocket=2 CPUAlloc=%d CPUEfctv=2 CPUTot=2 CPULoad=0.5 "
+            "AvailableFeatures=(null) State=%s ThreadsPerCore=1")
+    scontrol = bin_dir / "scontrol"
+    scontrol.write_text("#!/bin/sh\ncat <<'EOF'\n%s\n%s\n%s\nEOF\n" % (
+        line % (1, 2, "ALLOCATED"), line % (2, 1, "MIXED"), line % (3, 0, "IDLE")))
+    scontrol.chmod(0o755)
+    monkeypatch.setenv("PATH", "%s%s%s" % (bin_dir, os.pathsep, os.environ.get("PATH", "")))
+    for var in ("SLURM_JOB_ID", "SLURM_JOB_NODELIST"):
+        monkeypatch.delenv(var, raising=False)
+    out = SrunTransport(timeout=10)._preflight(["sn1", "sn2", "sn3"])
+    assert sorted(out) == ["sn1"] and out["sn1"].error_kind == "node-busy", out
+    assert "CPUAlloc=2 of CPUTot=2" in out["sn1"].error and "node-busy" in FALLBACK_KINDS
+    # inside the job that holds it, the node runs the job's steps (--overlap): not busy
+    monkeypatch.setenv("SLURM_JOB_ID", "40")
+    monkeypatch.setenv("SLURM_JOB_NODELIST", "sn[1-3]")
+    assert SrunTransport(timeout=10)._preflight(["sn1", "sn2", "sn3"]) == {}

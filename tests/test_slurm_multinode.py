@@ -154,6 +154,21 @@ def test_down_and_drained_nodes_are_classified_and_the_others_reported(ms):
     assert rc == 1 and took < NO_WAIT_BOUND, took  # srun was not left waiting for the two nodes until the deadline
 
 
+def test_a_node_an_exclusive_job_holds_is_busy_for_a_check_from_outside_a_job(ms):
+    """Outside an allocation gpudoctor's step is a job of its own: it waited in the queue for sn1,
+    and every node was reported as a hung slurmd (slurm21)."""
+    job = ms.run("sbatch", "--parsable", "--exclusive", "-w", "sn1", "-o", "/dev/null", "--wrap", "sleep 120",
+                 check=True).stdout.strip().split(";")[0]
+    try:
+        ms.wait(lambda st: st["sn1"][0].startswith("ALLOCATED"), what="sn1 allocated to job %s" % job)
+        rc, nodes, err, took = srun_check(ms, timeout_s=NO_WAIT_DEADLINE)
+    finally:
+        ms.run("scancel", job)
+    assert nodes["sn1"]["error_kind"] == "node-busy" and "CPUAlloc=2 of CPUTot=2" in nodes["sn1"]["error"], nodes
+    assert all(nodes[h]["reachable"] for h in ("sn2", "sn3", "sn4")), (nodes, err)
+    assert rc == 1 and took < NO_WAIT_BOUND, took
+
+
 def test_a_dead_slurmd_is_classified_before_slurmctld_notices(ms):
     for attempt in (1, 2):
         ms.kill_slurmd("sn2")

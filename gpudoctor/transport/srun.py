@@ -51,7 +51,7 @@ LINE = 1000  # characters of base64 per chunk line
 # srun failures that say nothing about the node itself: Slurm could not start a task there
 # (the node is down, drained, not in the job, its slurmd dead or hung, the launch failed).
 # Only these are retried over ssh, and only when the user allowed it (--fallback ssh).
-FALLBACK_KINDS = ("node-down", "node-drained", "slurmd", "slurm", "not-allocated")
+FALLBACK_KINDS = ("node-down", "node-drained", "node-busy", "slurmd", "slurm", "not-allocated")
 READ_LIMIT = 1 << 16  # bytes of one line read at a time (longer lines are read in pieces)
 
 SOURCE_ASK = "gpudoctor-source"  # the line a node prints for the collector's sources
@@ -504,6 +504,13 @@ class SrunTransport(Transport):
             return out
         text = p.stdout[:MAX_OUTPUT].decode("utf-8", "replace")
         states = parse_node_states(text)
+        # Outside an allocation gpudoctor's step is a job of its own, which waits in the queue
+        # until each node has a free CPU: a node whose every CPU a running job holds (an
+        # --exclusive job, or jobs on every core) kept the whole step from starting, and every
+        # node was reported as a hung slurmd ("slurmd did not start a task there within 5s"),
+        # then that node alone, once the others were tried one by one (a real 4-node Slurm).
+        busy = dict((n, (a, t)) for n, a, t in re.findall(r"^NodeName=(\S+) .*?\bCPUAlloc=(\d+)\b.*?\bCPUTot=(\d+)\b",
+                                                           text, re.M) if int(t) and int(a) >= int(t))
         missing = set(re.findall(r"Node (\S+) not found", p.stderr[:MAX_STDERR].decode("utf-8", "replace")))
         for h in names:
             if h in missing:
@@ -516,6 +523,11 @@ class SrunTransport(Transport):
                 state, reason = states[h]
                 out[h] = Node(host=h, error="Slurm lists the node as %s%s: no task can start there" % (
                     state, " (Reason=%s)" % reason if reason else ""), error_kind=kind)
+            elif not in_allocation() and h in busy:
+                out[h] = Node(host=h, error="every CPU of the node is allocated to running jobs (State=%s, CPUAlloc=%s "
+                              "of CPUTot=%s): the job gpudoctor starts outside an allocation would wait for it; "
+                              "`squeue -w %s` names the jobs" % (states[h][0], busy[h][0], busy[h][1], h),
+                              error_kind="node-busy")
         # A slurmd that died is still IDLE for slurmctld until SlurmdTimeout (300 s by default)
         # passes, and a step that includes it waits for it (with PrologFlags=Alloc the whole
         # allocation does): every node would time out. A refused TCP connection to its
