@@ -203,3 +203,18 @@ def test_a_path_from_the_log_is_never_an_option_of_the_fixs_command(text):
     assert got
     for x in got:  # the operand after ls -l / ls -ld / mkdir -p / df -h: './-o...', the same file
         assert not re.search(r"(?:ls -ld?|mkdir -p|df -h) '?-o", x), x
+
+
+@pytest.mark.parametrize("text, words", [
+    # DeepSpeed's runner: 'ssh -o PasswordAuthentication=no {%2|<host>} hostname' ran ssh's ProxyCommand when pasted
+    ("Using hostfile at /job/hostfile but host={O} was not reachable via ssh. If you are running with a single node "
+     "please remove /job/hostfile or setup passwordless ssh.", "ssh -o PasswordAuthentication=no <host> hostname"),
+    ("srun: error: Node failure on {O}", "sinfo -R -n <node>"),
+    ("Bad owner or permissions on {O}", "chown $USER ~/.ssh/config; chmod 600 ~/.ssh/config"),
+])
+def test_a_generated_sites_value_that_starts_with_a_dash_is_no_option(text, words):
+    """slots.fill put a message's value into the site's fix command as one sh() word, but a word that starts with
+    '-' is still an option of that command: now such a value is not filled in (the slot keeps its words)."""
+    got = _lines(explain_text(text.replace("{O}", OPTION), assume_error=True))
+    assert any(x.startswith(words) for x in got), got
+    assert not any("ProxyCommand" in x for x in got)

@@ -257,9 +257,14 @@ def fill(site, line):
     vals = {n: v for n, v in ((n, clean(v)) for n, v in raw.items()) if v is not None}
     used = {}
 
-    def put(m, quoted=None):
+    def put(m, quoted=None, command=False):
         n = at(int(m.group(1)))
         if n in vals:
+            if command and vals[n].startswith("-"):
+                # a fix line's value that starts with '-' would stand as an option of the command before it: the
+                # message's host '-oProxyCommand=touch${IFS}PWN' made 'ssh ... '-oProxyCommand=...' hostname' run
+                # touch when pasted (red team 2026-11-27b); the slot keeps its words
+                return m.group(2)
             word = sh(vals[n])
             if quoted and quoted.get(m.start()) and word != vals[n]:
                 # inside the template's own quotes ('accelerate>={%1|...}'), a quoted word would close them and
@@ -272,7 +277,7 @@ def fill(site, line):
     def put_fix(x):
         x = _merge(x, vals, at)
         quoted = _quoted_at(x)
-        return SLOT.sub(lambda m: put(m, quoted), x)
+        return SLOT.sub(lambda m: put(m, quoted, True), x)
 
     return SLOT.sub(put, _merge(means, vals, at)), [put_fix(x) for x in fix], used
 
