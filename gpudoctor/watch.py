@@ -34,6 +34,8 @@ SLOW_LINK = 0.5  # a node whose link carries under half of the others' median is
 
 # https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html
 NCCL_ENV_DOC = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html"
+NCCL_ACS_DOC = ("https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html"
+                "#pci-access-control-services-acs")
 
 
 def _num(x):
@@ -391,6 +393,11 @@ def _intranode_fix(settings):
             lines.append(cmd("export {sets}   # meanwhile: the environment wins over NCCL's config files",
                              sets=["%s=0" % k for k in off]))
     lines.append("# then NCCL_DEBUG=INFO shows the channels between this node's GPUs 'via P2P'")
+    if any(k == "NCCL_P2P_DISABLE" or k == "NCCL_P2P_LEVEL" for k, _v, _src in settings):
+        # NCCL's maintainers give NCCL_P2P_DISABLE=1 as the stopgap where PCIe P2P hangs or crawls
+        # (https://github.com/NVIDIA/nccl/issues/199: ACS on a PCIe switch, VT-d/IOMMU)
+        lines.append("# if P2P was turned off because it hung or crawled here (PCIe ACS or IOMMU redirect P2P through "
+                     "the CPU), fix that first or the hang comes back: %s" % NCCL_ACS_DOC)
     lines.append("# %s" % NCCL_ENV_DOC)
     return "\n".join(lines)
 
@@ -500,6 +507,36 @@ def foreign(w, on):
     return crowded, [], "count"
 
 
+def _two_launchers(w, hot, cold):
+    """Two parents of two or more GPU processes each, one's all on the hot GPUs and the other's all
+    on the cold ones: two jobs side by side (launcher_ranks finds no launcher when they tie)."""
+    hot_i, cold_i = set(g["index"] for g in hot), set(g["index"] for g in cold)
+    parents = {}
+    for p in processes(w):
+        if _int(p.get("ppid")) is not None and _gpu_ids(p):
+            parents.setdefault(p["ppid"], set()).update(_gpu_ids(p))
+    groups = [on for pid, on in parents.items()
+              if sum(1 for p in processes(w) if p.get("ppid") == pid and _gpu_ids(p)) >= 2]
+    return any(on <= hot_i for on in groups) and any(on <= cold_i for on in groups)
+
+
+def one_job(w, hot, cold):
+    """The hot and the cold GPUs are one job's, not several jobs' sharing the node: the ranks'
+    common parent (launcher_ranks) has ranks on both; where no launcher is found, NVLink moves
+    bytes on a hot GPU and on a cold one (NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_*, per GPU: a node
+    total is also one job's NVLink traffic beside another job's GPU) and no two launchers split
+    them. A launcher whose ranks are all on the cold GPUs (another job on the hot one) is no
+    straggler of its job."""
+    hot_i, cold_i = set(g["index"] for g in hot), set(g["index"] for g in cold)
+    ranks = launcher_ranks(w)
+    if ranks:
+        spans = set(i for p in ranks for i in _gpu_ids(p))
+        return bool(spans & hot_i and spans & cold_i)
+    def moves(gs):
+        return any((g["nvlink_bytes_s"] or 0) >= RDMA_MIN for g in gs)
+    return moves(hot) and moves(cold) and not _two_launchers(w, hot, cold)
+
+
 def inner_straggler(w, gs):
     """The finding for one GPU (or a few) of the job computing while the job's other GPUs on the
     node draw clearly less, sample after sample: they wait for it. An error when a process that is
@@ -517,11 +554,7 @@ def inner_straggler(w, gs):
         return None
     if statistics.median([g["frac"] for g in cold]) > top - INNER_GAP or not _steady(w, hot, cold):
         return None
-    # one job, not several sharing the node: its ranks' common parent spans hot and cold GPUs, or
-    # NVLink moves bytes between them (NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_*)
-    spans = set(i for p in launcher_ranks(w) for i in _gpu_ids(p))
-    nvl = sum(g["nvlink_bytes_s"] or 0 for g in busy)
-    if not (spans & set(g["index"] for g in hot) and spans & set(g["index"] for g in cold)) and nvl < RDMA_MIN:
+    if not one_job(w, hot, cold):
         return None
     on = [g["index"] for g in hot]
     hot_text = "GPU %s compute%s at %s of %s power limit (%s utilization, SM clock %s)" % (
