@@ -73,7 +73,9 @@ HINTS = {
     "garbage": "the node answered with something that is not facts JSON (or more than 4 MiB of it): a login "
                "banner or a python3 wrapper printing to stdout?",
     "ssh": "the SSH session failed",
-    "slurm": "srun could not run the collector on the node: see `scontrol show node NODE` and slurmd's log",
+    "slurm": "srun could not run the collector to its end on the node: where Slurm ended the step (the error says "
+             "so: scancel, the allocation revoked, the time limit), run it again in a live allocation; otherwise "
+             "see `scontrol show node NODE` and slurmd's log",
     "node-down": "Slurm lists the node as down or not responding: is slurmd running there (systemctl status "
                  "slurmd), and does it reach slurmctld? `scontrol show node NODE` gives the reason",
     "slurmd": "slurmd does not serve the node, though slurmctld has not noticed yet: not running (its port refused "
