@@ -187,7 +187,7 @@ def test_check_probe_refuses_a_bad_probe_value_before_gathering(monkeypatch, cap
 
 
 @pytest.mark.parametrize("argv", [["list"], ["list", "--json"], ["plan", "--launch", "torchrun train.py"],
-                                  ["explain", "x error"]])
+                                  ["check", "--facts", FACTS, "--select", "shm"]])
 def test_a_full_standard_output_is_one_line_exit_2_not_a_bug_report(monkeypatch, capsys, argv):
     """`gpudoctor list > /dev/full` (a full disk, an I/O error) was 'internal error ... a gpudoctor bug: please
     report it', exit 3, with a crash file: the output's failure is told as such, exit 2 (as for -o FILE)."""
