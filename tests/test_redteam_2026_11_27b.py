@@ -9,8 +9,7 @@ from gpudoctor.explain import explain_text
 from gpudoctor.fixline import first_active, inert
 from test_redteam_2026_11_26d import paste
 
-P = {"semi": ";touch${IFS}MARKER;#", "sub": "$(touch${IFS}MARKER)", "blank": " x; touch MARKER; #",
-     "tick": "`touch${IFS}MARKER`"}
+P = {"semi": ";touch${IFS}MARKER;#", "sub": "$(touch${IFS}MARKER)", "blank": " x; touch MARKER; #"}
 
 TEXTS = {
     # buildinputs.py (dh_install's missing file): 'Make the build install include/nccl_net.h;touch${IFS}M;# ...'
