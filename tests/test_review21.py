@@ -9,6 +9,8 @@ import json
 import os
 import shutil
 
+import pytest
+
 from gpudoctor import cli
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -27,3 +29,25 @@ def test_a_step_slurm_ended_gets_a_hint_that_fits_it(tmp_path, capsys):
     out = " ".join(capsys.readouterr().out.split())
     assert "FAIL node sn4 could not be checked (slurm): Slurm ended the step" in out
     assert "where Slurm ended the step" in out and "run it again in a live allocation" in out, out
+
+
+# aac7ef5 (launch21) follows the script's cd for $(pwd) / `pwd` / $PWD. `cd -` (bash(1): "equivalent to cd
+# $OLDPWD") was read as a bare `cd` (home: the '-' was dropped as an option) and pushd was not followed at all:
+# each gave a concrete path bash never passes. Checked against bash with argv-recording stubs.
+@pytest.mark.parametrize("body,exact", [
+    ("cd %(d)s\npushd %(d)s/code >/dev/null\ntorchrun --nproc_per_node 2 $(pwd)/train.py\n", True),
+    ("cd %(d)s/code\ncd %(d)s\ncd - >/dev/null\ntorchrun --nproc_per_node 2 $(pwd)/train.py\n", False),
+    ("pushd %(d)s >/dev/null\npushd %(d)s/code >/dev/null\npopd >/dev/null\n"
+     "torchrun --nproc_per_node 2 `pwd`/train.py\n", False),
+])
+def test_the_plan_follows_pushd_and_never_takes_cd_dash_for_home(tmp_path, body, exact):
+    from gpudoctor.launch.script import MARK, read_script
+    from test_launch_scripts21 import bash_argv
+
+    (tmp_path / "code").mkdir()
+    p = tmp_path / "s.sh"
+    p.write_text("#!/bin/bash\n" + body % {"d": tmp_path})
+    (real,) = bash_argv(tmp_path, p)
+    (la,) = read_script(str(p), [], environ={}).launches
+    assert len(la.argv) == len(real) and (la.argv[-1] == real[-1] or MARK in la.argv[-1]), (la.argv, real)
+    assert la.argv[-1] == real[-1] if exact else MARK in la.argv[-1]

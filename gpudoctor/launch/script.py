@@ -1222,9 +1222,9 @@ class Reader:
                 del self.frames[frames:]
                 self.positional = saved
             return
-        if words[0] in ("[", "[[", "test", "true", "false", ":", "echo", "printf", "cd", "mkdir", "source", ".",
-                        "set", "shift", "unset", "wait", "sleep", "trap", "exit", "return", "break", "continue",
-                        "module", "conda", "ulimit", "umask", "cat", "rm", "cp", "ln", "tee", "date"):
+        if words[0] in ("[", "[[", "test", "true", "false", ":", "echo", "printf", "cd", "pushd", "popd", "mkdir",
+                        "source", ".", "set", "shift", "unset", "wait", "sleep", "trap", "exit", "return", "break",
+                        "continue", "module", "conda", "ulimit", "umask", "cat", "rm", "cp", "ln", "tee", "date"):
             return self.builtin(words)
         assigns = []
         while words and re.match("^" + NAME + r"\+?=", words[0]):
@@ -1326,11 +1326,16 @@ class Reader:
             for w in words[1:]:
                 self.expand(w)
             return
+        if w0 in ("pushd", "popd") and (w0 == "popd" or len(words) > 1):
+            # pushd DIR goes to DIR as cd does; popd to a directory the stack holds (bash(1), DIRECTORY STACK)
+            words = ["cd", "-"] if w0 == "popd" else ["cd"] + words[1:]
+            w0 = "cd"
         if w0 == "cd":
             # `cd $six_ALL_CCFRWORK/code/megatron-lm` then `pwd`/pretrain_gpt.py (bigscience
-            # jz/slurm): $(pwd) and $PWD are the directory cd went to, not this shell's
-            dirs = [f for w in words[1:] if not w.startswith("-") for f in self.expand(w)][:1]
-            target = self.resolve(dirs[0]) if dirs else os.path.expanduser("~")
+            # jz/slurm): $(pwd) and $PWD are the directory cd went to, not this shell's; `cd -`
+            # goes to $OLDPWD (bash(1)), not home: not followed
+            dirs = [f for w in words[1:] if w == "-" or not w.startswith("-") for f in self.expand(w)][:1]
+            target = (dirs[0] if dirs[0] == "-" else self.resolve(dirs[0])) if dirs else os.path.expanduser("~")
             if MARK in target or self.cond or target == "-":
                 self.cwd = self.unknown("$(pwd)", "the directory the script changed to at line %d (cd %s)" % (
                     self.line, excerpt(self.shown(dirs[0] if dirs else "~"), 60)))
