@@ -82,8 +82,9 @@ HINTS = {
               "the connection), or alive but starting no task (stopped, stuck in the kernel): systemctl status "
               "slurmd there, and its log",
     "node-busy": "running jobs hold every CPU of the node, and a job gpudoctor starts outside an allocation would "
-                 "wait for them: check it inside the job that holds it (srun --jobid=JOBID --overlap gpudoctor check "
-                 "--local), or over ssh (--via ssh, or --fallback ssh)",
+                 "wait for them: run gpudoctor inside the job that holds it (`squeue -w NODE` names it; srun "
+                 "--jobid=JOBID --overlap gpudoctor check, or watch: one run over that job's nodes), or over ssh "
+                 "(--via ssh, or --fallback ssh)",
     "node-drained": "Slurm drained the node, so no new job starts there: `sinfo -R` gives the reason; "
                     "`scontrol update nodename=NODE state=resume` once it is fixed",
     "not-allocated": "the node is not one of this Slurm job's nodes, and a job step runs only on those: check it "
