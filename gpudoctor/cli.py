@@ -68,10 +68,11 @@ _CLUSTER = ("check", "facts", "probe", "watch")
 def _other_task(args):
     """Whether this run is a task other than the first of a job step (`srun gpudoctor check` in
     a job) and reaches nodes beyond this one: then it does nothing (exit 0, no output), and the
-    first task's run reaches every node for the step (transport.step_task says why). With
-    --local (or --via local, or --facts) each task runs on its own node, as asked. The first
-    task says so in one line on stderr."""
-    if getattr(args, "local", False) or getattr(args, "via", None) == "local" or getattr(args, "facts", None):
+    first task's run reaches every node for the step (transport.step_task says why); a replay
+    of saved facts (--facts) is the same in every task, so it too runs once. With --local (or
+    --via local) each task runs on its own node, as asked. The first task says so in one line
+    on stderr."""
+    if getattr(args, "local", False) or getattr(args, "via", None) == "local":
         return False
     from gpudoctor.transport import step_task
 

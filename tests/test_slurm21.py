@@ -36,7 +36,8 @@ def task_env(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("argv", [["check", "--json"], ["facts"], ["watch", "--seconds", "1"],
-                                  ["probe", "--mode", "tcp"], ["check", "--nodes", "sn[1-2]"]])
+                                  ["probe", "--mode", "tcp"], ["check", "--nodes", "sn[1-2]"],
+                                  ["check", "--facts", "saved"]])
 def test_a_task_other_than_the_first_of_a_step_reaches_no_node(task_env, monkeypatch, capsys, argv):
     """`srun gpudoctor check` in a 4-node job: each of the 4 tasks ran the whole run, into every
     node through a step of its own (4 JSON documents on one stdout; 4 probes sharing each link)."""
