@@ -51,3 +51,14 @@ def test_the_plan_follows_pushd_and_never_takes_cd_dash_for_home(tmp_path, body,
     (la,) = read_script(str(p), [], environ={}).launches
     assert len(la.argv) == len(real) and (la.argv[-1] == real[-1] or MARK in la.argv[-1]), (la.argv, real)
     assert la.argv[-1] == real[-1] if exact else MARK in la.argv[-1]
+
+
+def test_a_severity_entry_for_a_watch_check_is_no_typo(tmp_path, capsys):
+    # 11427b2 warns of ignore / severity entries that match no check, over check's registry only; the same
+    # config's severity table changes `gpudoctor watch` (runner.run_checks): "watch.bound" = "warning" turns its
+    # FAIL into a WARN there, so "matches no check: it changes nothing" was false for it
+    cfg = tmp_path / "gpudoctor.toml"
+    cfg.write_text('[gpudoctor.severity]\n"watch.bound" = "warning"\n"watch.bond" = "warning"\n')
+    assert cli.main(["check", "--config", str(cfg), "--facts", FACTS, "--select", "shm"]) == 0
+    err = capsys.readouterr().err
+    assert "severity 'watch.bond' matches no check" in err and "watch.bound'" not in err, err
