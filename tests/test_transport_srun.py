@@ -228,6 +228,9 @@ def test_srun_first_part_from_the_step_environment_gives_the_same_facts():
         for sec in doc.values():  # what changes from one run to the next
             if isinstance(sec, dict):
                 sec.pop("free_bytes", None)
+        # the machine's interfaces come and go with the beds other tests start beside this one (pytest-xdist's
+        # other worker: veths and bridges of sshd / Slurm namespaces); seen in a clean-clone CI run
+        doc.get("network", {}).pop("interfaces", None)
         assert lines[-1].startswith("gpudoctor-end gpu1 0 ") and PAYLOAD_ENV not in text, (lines[-1:], p.stderr)
         return doc, sum(1 for l in lines if l == SOURCE_ASK + " gpu1")
 
