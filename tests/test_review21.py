@@ -62,3 +62,15 @@ def test_a_severity_entry_for_a_watch_check_is_no_typo(tmp_path, capsys):
     assert cli.main(["check", "--config", str(cfg), "--facts", FACTS, "--select", "shm"]) == 0
     err = capsys.readouterr().err
     assert "severity 'watch.bond' matches no check" in err and "watch.bound'" not in err, err
+
+
+def test_an_interpreter_that_prints_the_environment_never_shows_its_values(tmp_path, capsys):
+    # 3b09e44 shows the first 120 characters an interpreter that prints no facts printed; `--python /usr/bin/env`
+    # (or a wrapper that dumps it) would put the environment's values into the report and the facts
+    fake = tmp_path / "envdump"
+    fake.write_text("#!/bin/sh\necho 'HF_TOKEN=hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123 PATH=/usr/bin'\n")
+    fake.chmod(0o755)
+    cli.main(["check", "--python", str(fake), "--select", "python.env", "--verbose", "--no-history"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "printed no facts" in out and "began with HF_TOKEN=... PATH=..." in out, out
+    assert "hf_AbCd" not in out and "/usr/bin'" not in out

@@ -544,6 +544,8 @@ def probe_interpreter(ctx, python):
     except (ValueError, KeyError, TypeError, AttributeError, IndexError):
         # not an interpreter that ran the probe (a wrapper script, python2, another program): say what it printed
         shown = " ".join(out.decode("utf-8", "replace").strip()[:120].split())
+        # another program may print the environment (--python /usr/bin/env): a NAME=value never leaves with its value
+        shown = re.sub(r"([A-Za-z_][A-Za-z0-9_]*=)\S*", r"\1...", shown)
         raise RuntimeError("%s printed no facts, as an interpreter older than Python 3.6 or another program "
                            "would: %s" % (python, "its output began with " + shown if shown else "it printed nothing"))
     if sec.get("status") != "ok":
