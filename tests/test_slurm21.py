@@ -176,7 +176,9 @@ def test_the_probes_facts_round_hands_on_the_nodes_slurm_could_not_reach(monkeyp
 def test_a_node_whose_cpus_running_jobs_hold_is_busy_outside_an_allocation(tmp_path, monkeypatch):
     """`gpudoctor check --via srun --nodes sn[1-4]` while an --exclusive job held sn1 (a real
     4-node Slurm): gpudoctor's own job waited in the queue, and every node was reported as a hung
-    slurmd ('slurmd did not start a task there within 5s'). The scontrol line is 22.05's."""
+    slurmd ('slurmd did not start a task there within 5s'); so was sn2 beside a --mem=0 job with
+    SelectTypeParameters=CR_Core_Memory (1 CPU of 2 free, AllocMem=500 of RealMemory=500). The
+    scontrol lines are 22.05's."""
     from gpudoctor.transport.srun import FALLBACK_KINDS, SrunTransport
 
     bin_dir = tmp_path / "bin"
@@ -184,16 +186,20 @@ def test_a_node_whose_cpus_running_jobs_hold_is_busy_outside_an_allocation(tmp_p
     line = ("NodeName=sn%d Arch=x86_64 CoresPerSocket=2 CPUAlloc=%d CPUEfctv=2 CPUTot=2 CPULoad=0.5 "
             "AvailableFeatures=(null) State=%s ThreadsPerCore=1")
     scontrol = bin_dir / "scontrol"
-    scontrol.write_text("#!/bin/sh\ncat <<'EOF'\n%s\n%s\n%s\nEOF\n" % (
-        line % (1, 2, "ALLOCATED"), line % (2, 1, "MIXED"), line % (3, 0, "IDLE")))
+    # sn4: a --mem=0 job where memory is consumable (CR_Core_Memory): 1 CPU free, no memory
+    mem = " RealMemory=%d AllocMem=%d"
+    scontrol.write_text("#!/bin/sh\ncat <<'EOF'\n%s\n%s\n%s\n%s\nEOF\n" % (
+        line % (1, 2, "ALLOCATED") + mem % (500, 0), line % (2, 1, "MIXED") + mem % (500, 100),
+        line % (3, 0, "IDLE") + mem % (500, 0), line % (4, 1, "MIXED") + mem % (500, 500)))
     scontrol.chmod(0o755)
     monkeypatch.setenv("PATH", "%s%s%s" % (bin_dir, os.pathsep, os.environ.get("PATH", "")))
     for var in ("SLURM_JOB_ID", "SLURM_JOB_NODELIST"):
         monkeypatch.delenv(var, raising=False)
-    out = SrunTransport(timeout=10)._preflight(["sn1", "sn2", "sn3"])
-    assert sorted(out) == ["sn1"] and out["sn1"].error_kind == "node-busy", out
+    out = SrunTransport(timeout=10)._preflight(["sn1", "sn2", "sn3", "sn4"])
+    assert sorted(out) == ["sn1", "sn4"] and out["sn1"].error_kind == out["sn4"].error_kind == "node-busy", out
     assert "CPUAlloc=2 of CPUTot=2" in out["sn1"].error and "node-busy" in FALLBACK_KINDS
+    assert "AllocMem=500 of RealMemory=500 MB" in out["sn4"].error
     # inside the job that holds it, the node runs the job's steps (--overlap): not busy
     monkeypatch.setenv("SLURM_JOB_ID", "40")
-    monkeypatch.setenv("SLURM_JOB_NODELIST", "sn[1-3]")
-    assert SrunTransport(timeout=10)._preflight(["sn1", "sn2", "sn3"]) == {}
+    monkeypatch.setenv("SLURM_JOB_NODELIST", "sn[1-4]")
+    assert SrunTransport(timeout=10)._preflight(["sn1", "sn2", "sn3", "sn4"]) == {}

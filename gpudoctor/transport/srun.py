@@ -509,8 +509,19 @@ class SrunTransport(Transport):
         # --exclusive job, or jobs on every core) kept the whole step from starting, and every
         # node was reported as a hung slurmd ("slurmd did not start a task there within 5s"),
         # then that node alone, once the others were tried one by one (a real 4-node Slurm).
-        busy = dict((n, (a, t)) for n, a, t in re.findall(r"^NodeName=(\S+) .*?\bCPUAlloc=(\d+)\b.*?\bCPUTot=(\d+)\b",
-                                                           text, re.M) if int(t) and int(a) >= int(t))
+        # Where memory is a consumable resource (SelectTypeParameters=CR_*_Memory), a job of
+        # --mem=0 takes all of it (AllocMem = RealMemory, MB) with CPUs left free: the same wait
+        # (seen with CR_Core_Memory; under CR_Core AllocMem stays 0).
+        busy = {}
+        for line in text.splitlines()[:100000]:
+            f = dict(re.findall(r"\b(NodeName|CPUAlloc|CPUTot|AllocMem|RealMemory)=(\d+|\S+)", line))
+            n, num = f.get("NodeName"), lambda k: int(f[k]) if f.get(k, "").isdigit() else 0
+            if n and num("CPUTot") and num("CPUAlloc") >= num("CPUTot"):
+                busy[n] = "every CPU of the node is allocated to running jobs (CPUAlloc=%d of CPUTot=%d" % (
+                    num("CPUAlloc"), num("CPUTot"))
+            elif n and num("RealMemory") and num("AllocMem") >= num("RealMemory"):
+                busy[n] = "all memory of the node is allocated to running jobs (AllocMem=%d of RealMemory=%d MB" % (
+                    num("AllocMem"), num("RealMemory"))
         missing = set(re.findall(r"Node (\S+) not found", p.stderr[:MAX_STDERR].decode("utf-8", "replace")))
         for h in names:
             if h in missing:
@@ -524,10 +535,8 @@ class SrunTransport(Transport):
                 out[h] = Node(host=h, error="Slurm lists the node as %s%s: no task can start there" % (
                     state, " (Reason=%s)" % reason if reason else ""), error_kind=kind)
             elif not in_allocation() and h in busy:
-                out[h] = Node(host=h, error="every CPU of the node is allocated to running jobs (State=%s, CPUAlloc=%s "
-                              "of CPUTot=%s): the job gpudoctor starts outside an allocation would wait for it; "
-                              "`squeue -w %s` names the jobs" % (states[h][0], busy[h][0], busy[h][1], h),
-                              error_kind="node-busy")
+                out[h] = Node(host=h, error="%s, State=%s): the job gpudoctor starts outside an allocation would wait "
+                              "for it; `squeue -w %s` names the jobs" % (busy[h], states[h][0], h), error_kind="node-busy")
         # A slurmd that died is still IDLE for slurmctld until SlurmdTimeout (300 s by default)
         # passes, and a step that includes it waits for it (with PrologFlags=Alloc the whole
         # allocation does): every node would time out. A refused TCP connection to its
