@@ -402,6 +402,17 @@ def _intranode_fix(settings):
     return "\n".join(lines)
 
 
+def _holders(w, settings):
+    """The GPUs whose processes run with one of these settings: a process's own environment, or a config
+    file the sampler read (every GPU of the job). Two single-GPU jobs sharing a node, one of them run with
+    NCCL_P2P_DISABLE=1, are no job kept off P2P between its GPUs."""
+    if any(src for _k, _v, src in settings):
+        return set(job_gpus(w))
+    pairs = set((k, v) for k, v, _src in settings)
+    return set(i for p in processes(w) if any((k, v) in pairs for k, v in _dict(p.get("env")).items())
+               for i in _gpu_ids(p))
+
+
 def intranode(w, gs, t):
     """(text, fix) when the job's GPUs on this node are kept off NVLink/PCIe P2P by its
     variables and NVLink moves nothing; None otherwise (one GPU of the job here, NVLink busy,
@@ -413,7 +424,7 @@ def intranode(w, gs, t):
     if nvl and sum(nvl) >= RDMA_MIN:  # P2P moves the bytes after all
         return None
     p2p, shm = intranode_causes(w)
-    if not p2p:
+    if not p2p or len(_holders(w, p2p)) < 2:
         return None
     lo = loopback(w)
     idx = ",".join(str(i) for i in mine)

@@ -858,3 +858,20 @@ def test_untrusted_config_file_samples_never_crash(conf):
 
     r, report = h100x4("sockets", edit)
     assert not report.crashed and r.status == "fail" and "instead of NVLink/PCIe P2P" not in r.summary
+
+
+def test_intranode_a_setting_of_one_single_gpu_process_is_no_cause():
+    """review21: two single-GPU jobs waiting on one node (memory-bound decoding looks the same), one of them run
+    with NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1: NCCL never talks between their GPUs, so the setting is no cause;
+    held by the processes of two GPUs it is one."""
+    def edit(w, holders):
+        for p in _procs(w):
+            env = dict((k, v) for k, v in p["env"].items() if not k.startswith(("NCCL_P2P", "NCCL_SHM")))
+            if p["pid"] in holders:
+                env.update({"NCCL_P2P_DISABLE": "1", "NCCL_SHM_DISABLE": "1"})
+            p["env"] = env
+
+    r, _ = h100x4("sockets", lambda w: edit(w, (1385,)))
+    assert "instead of NVLink/PCIe P2P" not in r.summary, r.summary
+    r, _ = h100x4("sockets", lambda w: edit(w, (1385, 1386)))
+    assert "instead of NVLink/PCIe P2P" in r.summary, r.summary
