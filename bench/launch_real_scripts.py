@@ -1,0 +1,395 @@
+#!/usr/bin/env python3
+"""`gpudoctor plan SCRIPT` on real public launch scripts, against bash (launch21, round 2).
+
+Each script of bench/data/launch_real_scripts.tsv is
+- planned as a user runs it: `gpudoctor plan SCRIPT [ARGS]` and `gpudoctor plan --json SCRIPT`
+  (exit code, a traceback, the time), and read in-process (read_script) from the directory
+  bash runs it in;
+- run by bash as user nobody in its own network namespace (unshare -n; root needed for
+  that), from a private temp directory, with every launcher (torchrun, deepspeed, accelerate,
+  mpirun, python, ...) replaced by a stub that records its argv; srun runs what follows its
+  options once per task (at most 2; SLURM_PROCID set), sbatch with no script operand runs its
+  stdin; nothing is trained or started. The allocation is #SBATCH --nodes/--ntasks-per-node
+  (else 2 nodes).
+Every word the plan knows must be the word bash passed (an unknown word matches anything,
+bench/launch_conformance.py's rule). Per script: launch lines, refused, wrong words, world
+size known, no launch line where bash launched one, tracebacks, exit 2/3, time.
+
+The scripts are not kept in the tree. Put them in DIR/fix/NAME and DIR/measure/NAME
+(`--fetch` downloads each URL's raw file, where this machine has the network):
+
+    python bench/launch_real_scripts.py --dir /tmp/launch21 --fetch
+    python bench/launch_real_scripts.py --dir /tmp/launch21 all
+    L21_ROOT=/path/to/an/older/checkout python bench/launch_real_scripts.py --dir D all  # before
+    python bench/launch_real_scripts.py --dir D --summary D/results-fix.json ...
+
+SETUP / ARGS below are what bash needs to reach the launch line on a machine that is not the
+cluster (a file the script sources, an argument it requires); they change what bash runs
+into, never what gpudoctor reads.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+BENCH = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.environ.get("L21_ROOT", os.path.dirname(BENCH))  # the gpudoctor tree measured
+sys.path.insert(0, BENCH)  # the bench's word-matching rule
+sys.path.insert(0, ROOT)
+from gpudoctor.launch.script import read_script  # noqa: E402  (first: the bench puts its own tree on sys.path)
+import launch_conformance as lc  # noqa: E402
+import gpudoctor  # noqa: E402
+assert gpudoctor.__file__.startswith(ROOT), gpudoctor.__file__
+
+HERE = "/tmp/launch21"  # --dir
+# srun: record, then run what follows its options once per task (at most 2), as each task
+SRUN_STUB = """#!/usr/bin/python3
+import os, subprocess, sys
+VAL = set(%r)
+with open(os.environ["REC"], "a") as f:
+    f.write("\\x1f".join(["srun"] + sys.argv[1:]) + "\\x1f\\x1e")
+a = sys.argv[1:]
+n = N = tpn = None
+i = 0
+while i < len(a):
+    o = a[i]
+    if not o.startswith("-") or o == "-":
+        break
+    name, eq, v = o.partition("=")
+    if not eq and len(o) > 2 and o[1] != "-" and o[:2] in VAL:
+        name, v, eq = o[:2], o[2:], "="
+    if name in VAL and not eq:
+        i += 1
+        v = a[i] if i < len(a) else ""
+    if name in ("-n", "--ntasks"):
+        n = int(v)
+    if name in ("-N", "--nodes"):
+        N = int(v.split("-")[0])
+    if name == "--ntasks-per-node":
+        tpn = int(v)
+    i += 1
+cmd = a[i:]
+if not cmd:
+    sys.exit(0)
+if n is None:
+    n = N * tpn if N and tpn else (N or int(os.environ.get("SLURM_NTASKS", "2")))
+for t in range(min(n, 2)):
+    subprocess.run(cmd, env=dict(os.environ, SLURM_PROCID=str(t), SLURM_NODEID=str(t), SLURM_LOCALID="0"))
+"""
+
+
+def srun_stub():
+    """srun's options that take a value: gpudoctor's table from `srun --help`, and pyxis's."""
+    with open(os.path.join(ROOT, "gpudoctor", "launch", "flags", "srun.json")) as f:
+        table = json.load(f)
+    val = sorted({fl for o in table["options"] if o["nargs"] == 1 for fl in o["flags"]} | {
+        "--container-image", "--container-mounts", "--container-workdir", "--container-name", "--container-save",
+        "--container-env"})
+    return SRUN_STUB % (val,)
+ALLOC = {"SLURM_JOB_NODELIST": "node[1-2]", "SLURM_NODELIST": "node[1-2]", "SLURM_PROCID": "0",
+         "SLURM_NODEID": "0", "SLURM_NNODES": "2", "SLURM_JOB_NUM_NODES": "2", "SLURM_NTASKS": "2",
+         "SLURM_JOB_ID": "7", "SLURM_JOBID": "7", "SLURM_GPUS_ON_NODE": "8", "SLURM_SUBMIT_DIR": "/tmp",
+         "SLURM_JOB_NAME": "job", "SLURM_CPUS_PER_TASK": "8", "SLURM_NTASKS_PER_NODE": "1",
+         "SLURM_GPUS_PER_NODE": "8"}
+# sbatch with no script operand reads the batch script from its stdin (`sbatch <<EOF`): run it
+SBATCH = """#!/bin/bash
+printf '%s\\037' sbatch "$@" >> "$REC"; printf '\\036' >> "$REC"
+for a in "$@"; do case "$a" in -*) ;; *) exit 0;; esac; done
+cat > "$HOME/.batch.sh"; bash "$HOME/.batch.sh"
+"""
+STUBS = ("torchrun", "deepspeed", "accelerate", "mpirun", "mpiexec", "python", "python3", "ipython", "module",
+         "horovodrun", "composer", "ray", "pip", "nvidia-smi", "nsys", "conda", "apptainer", "singularity",
+         "docker", "enroot", "squeue", "sinfo", "git", "wget", "curl", "huggingface-cli", "ssh", "pdsh", "clear", "colossalai", "dcgmi")
+# per-script arguments and extra environment (what a user would pass)
+ARGS = {
+    "verl__examples_sft_gsm8k_run_gemma_2b.sh": ["4", "/tmp/save"],
+    "verl__examples_sft_gsm8k_run_qwen_05_sp2.sh": ["4", "/tmp/save"],
+    "awsome_distributed_training__3.test_cases_pytorch_deepspeed_examples_megatron_deepspeed_finetune_hf_llama_scripts_finetune_llama.sbatch": ["finetune"],
+    "Megatron_LM__examples_gptoss_02_train.sh": ["--checkpoint-path", "ckpt"],
+    "Megatron_LM__examples_inference_run_inference_server.sh": ["--hf-token", "hf_x", "--hf-home", "hfh", "--checkpoint", "ckpt"],
+}
+# what the script needs on the machine before bash can reach its launch line: files made in
+# the working directory (the script's own cwd), the environment a user's login gives
+SIX = {"six_ALL_CCFRWORK": "W", "six_CCFRWORK": "W", "six_ALL_CCFRSCRATCH": "W", "six_CCFRSCRATCH": "W"}
+SETUP = {
+    "Megatron_Bridge__examples_models_deepseek_v4_slurm_pretrain.sh": dict(env=dict(
+        CONTAINER_IMAGE="img", RECIPE_NAME="deepseek_v4_flash_pretrain_muon_config")),
+    "nanotron__examples_mamba_run_multinode.sh": dict(subst=[("source /etc/profile.d/modules.sh", "true"),
+                                                             ("source ${CONDA_PATH}/bin/activate", "true")]),
+    "TransformerEngine__examples_pytorch_ep_run_test_ep.sh": dict(env=dict(NUM_GPUS="8")),
+    "DeepSpeedExamples__benchmarks_deepcompile_run.sh": dict(files=[".local/bin/accelerate"]),
+    "Megatron_LM__examples_gptoss_02_train.sh": dict(files=["ckpt/x", "pretrain_gpt.py"]),
+    "Megatron_LM__examples_multimodal_pretrain_mistral_clip.sh": dict(env=dict(WORKSPACE="W", LOAD_NAME="m")),
+    "awsome_distributed_training__3.test_cases_megatron_megatron-lm_slurm_llama2_pretrain-llama2.sbatch": dict(
+        files=["megatron-training.sqsh"]),
+    "awsome_distributed_training__3.test_cases_megatron_megatron-lm_slurm_llama3_pretrain-llama3-8b.sbatch": dict(
+        files=["megatron-training.sqsh"]),
+    "awsome_distributed_training__3.test_cases_pytorch_deepspeed_examples_megatron_deepspeed_finetune_hf_llama_scripts_finetune_llama.sbatch": dict(
+        files=["configs/x"], subst=[("/fsx/hostfile", "./hostfile")]),
+    "ml_engineering__orchestration_slurm_example.slurm": dict(subst=[("source /path/to/start-xxx-user", "true")]),
+    "awsome_distributed_training__3.test_cases_pytorch_deepspeed_gpt_slurm_pretrain_gpt_103b.sbatch": dict(
+        subst=[("/fsx/hostfile_", "./hostfile_"), ("&& cd ${MEGATRON_DS_PATH} &&", "&& { cd ${MEGATRON_DS_PATH} || :; } &&")]),
+    "awsome_distributed_training__3.test_cases_pytorch_ddp_slurm_1.venv-train.sbatch": dict(files=["pt/bin/torchrun"]),
+    "bigscience__experiments_gpt2-meg-ds-3d_meg_ds_3d_gpt2_perf_n16.slurm": dict(
+        env=SIX, files=["start-prod", "start-user", "stas/code/megatron-jeffra/x"]),
+    "Megatron_LM__examples_llama_train_llama3_8b_h100_fp8.sh": dict(files=["pretrain_gpt.py"]),
+    "bigscience__jz_slurm_meg-gpt2-multi-node.slurm": dict(env=SIX, files=["start-prod", "start-user", "code/megatron-lm/x"]),
+    "bigscience__jz_slurm_hf-ds-gpt2-multi-node.slurm": dict(env=SIX, files=["start-prod", "start-user", "code/transformers/x"]),
+    "bigscience__experiments_bandwidth_all_reduce_bench-a100-n4.slurm": dict(
+        env=SIX, files=["code/tr11-176B-ml/bigscience/train/tr11-176B-ml/start-tr11-176B-ml"]),
+}
+
+
+def real(path, args, alloc, setup=None, d=None):
+    d = d or tempfile.mkdtemp(prefix="l21-")
+    os.chmod(d, 0o777)
+    os.mkdir(os.path.join(d, "bin"))
+    for name, text in [(n, lc._STUB) for n in STUBS] + \
+            [("srun", srun_stub()), ("sbatch", SBATCH), ("scontrol", "#!/bin/sh\nprintf 'node1\\nnode2\\n'\n")]:
+        with open(os.path.join(d, "bin", name), "w") as f:
+            f.write(text)
+        os.chmod(os.path.join(d, "bin", name), 0o755)
+    os.chmod(os.path.join(d, "bin"), 0o755)
+    rec = os.path.join(d, "rec")
+    open(rec, "w").close()
+    os.chmod(rec, 0o666)
+    work = os.path.join(d, "w")
+    os.mkdir(work)
+    os.chmod(work, 0o777)
+    text = open(path, errors="surrogateescape").read()
+    for a, b in (setup or {}).get("subst", []):  # only where bash cannot write (a path on the cluster)
+        text = text.replace(a, b)
+    with open(os.path.join(work, os.path.basename(path)), "w", errors="surrogateescape") as f:
+        f.write(text)
+    env = dict(alloc, PATH="%s/bin:/usr/bin:/bin" % d, REC=rec, HOME=work, USER="nobody", TERM="dumb")
+    setup = setup or {}
+    for k, v in setup.get("env", {}).items():
+        env[k] = work if v == "W" else v
+    for fn in setup.get("files", []):
+        fp = os.path.join(work, fn)
+        os.makedirs(os.path.dirname(fp), exist_ok=True)
+        with open(fp, "w") as f:
+            f.write(lc._STUB if "/bin/" in fn else "")
+        os.chmod(fp, 0o755)
+    subprocess.run(["chown", "-R", "65534:65534", work])
+    # a directory on the cluster (cd /gpfs/...): bash goes on where it is, as if it were there
+    with open(os.path.join(d, "bashenv"), "w") as f:
+        f.write('cd() { builtin cd "$@" 2>/dev/null || true; }\n')
+    os.chmod(os.path.join(d, "bashenv"), 0o644)
+    env["BASH_ENV"] = os.path.join(d, "bashenv")
+    cmd = ["unshare", "-n", "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+           "timeout", "20", "bash", os.path.join(work, os.path.basename(path))] + list(args)
+    p = subprocess.run(cmd, cwd=work, env=env, capture_output=True)
+    with open(rec, "rb") as f:
+        out = [r.split("\x1f")[:-1] for r in f.read().decode(errors="replace").split("\x1e") if r]
+    global LAST_ERR
+    LAST_ERR = [l for l in p.stderr.decode(errors="replace").splitlines() if not l.startswith("+")][-3:]
+    return out, p.returncode
+
+
+LAUNCHERS = {"torchrun", "deepspeed", "accelerate", "mpirun", "mpiexec", "horovodrun", "srun"}
+
+
+def is_launch(r):
+    if not r:
+        return False
+    if r[0] in ("torchrun", "deepspeed", "accelerate", "mpirun", "mpiexec", "horovodrun"):
+        return True
+    if r[0] == "colossalai" and r[1:2] == ["run"]:  # ColossalAI's launcher (torchrun under it)
+        return True
+    if r[0] in ("python", "python3") and ("-m" in r[1:3]) and any(
+            x in ("torch.distributed.run", "torch.distributed.launch", "deepspeed.launcher.runner")
+            for x in r[1:4]):
+        return True
+    return False
+
+
+def alloc_for(path):
+    """The allocation bash runs an sbatch file in: its #SBATCH --nodes / --ntasks-per-node."""
+    a = dict(ALLOC)
+    text = open(path, errors="replace").read()
+    m = re.search(r"^#SBATCH\s+(?:--nodes[= ]|-N\s*)(\d+)", text, re.M)
+    if m:
+        a["SLURM_NNODES"] = a["SLURM_JOB_NUM_NODES"] = m.group(1)
+        a["SLURM_JOB_NODELIST"] = a["SLURM_NODELIST"] = "node[1-%s]" % m.group(1)
+    m2 = re.search(r"^#SBATCH\s+--ntasks-per-node[= ](\d+)", text, re.M)
+    a["SLURM_NTASKS_PER_NODE"] = m2.group(1) if m2 else "1"
+    a["SLURM_NTASKS"] = str(int(a["SLURM_NNODES"]) * int(a["SLURM_NTASKS_PER_NODE"]))
+    return a
+
+
+def agrees(argv, real):
+    """bench's rule, and also: the program's own argv from any launcher or python word of the
+    plan's line (srun [opts] python ...: the task's `python ...` record)."""
+    if lc._script_agrees(argv, real):
+        return True
+    from gpudoctor.launch.script import MARK
+    whole = re.compile("^" + MARK + r"\d+" + MARK + "$")
+
+    def match(p, r):
+        if not p:
+            return not r
+        if whole.match(p[0]):
+            return any(match(p[1:], r[k:]) for k in range(len(r) + 1))
+        return bool(r) and (MARK in p[0] or p[0] == r[0]) and match(p[1:], r[1:])
+
+    words = [os.path.basename(a) for a in argv]
+    for r in real:
+        for off in range(1, len(argv)):
+            if r and words[off] == r[0] and (r[0] in LAUNCHERS or r[0].startswith("python")) and \
+                    match(argv[off + 1:], r[1:]):
+                return True
+    return False
+
+
+def run_one(path, args):
+    t0 = time.time()
+    p = subprocess.run([sys.executable, "-m", "gpudoctor", "plan", path] + args,
+                       capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=ROOT), timeout=120)
+    t_text = time.time() - t0
+    t0 = time.time()
+    pj = subprocess.run([sys.executable, "-m", "gpudoctor", "plan", "--json", path] + args,
+                        capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=ROOT), timeout=120)
+    t_json = time.time() - t0
+    try:
+        js = json.loads(pj.stdout)
+    except Exception:
+        js = None
+    d = tempfile.mkdtemp(prefix="l21-")
+    rl, brc = real(path, args, alloc_for(path), SETUP.get(os.path.basename(path)), d)
+    # gpudoctor reads the script from the directory bash ran it in, with the same HOME (the
+    # values it takes "from this shell": $(pwd), ~)
+    old, oldhome = os.getcwd(), os.environ.get("HOME")
+    os.chdir(os.path.join(d, "w"))
+    os.environ["HOME"] = os.path.join(d, "w")
+    try:
+        res = read_script(path, args, environ={})
+    finally:
+        os.chdir(old)
+        os.environ["HOME"] = oldhome
+        shutil.rmtree(d, ignore_errors=True)
+    rows = []
+    for la in res.launches:
+        ok = agrees(la.argv, rl)
+        world = None if la.refused else la.plan.world_size()
+        diff = None
+        if not ok:
+            words = [w for w in la.argv if w != "srun"]
+            best = None
+            for r in rl:
+                if not r:
+                    continue
+                for off in range(len(words)):
+                    if os.path.basename(words[off]) == r[0]:
+                        k = 0
+                        while k < min(len(r), len(words) - off) and (
+                                "\x00" in words[off + k] or words[off + k] == r[k] or k == 0):
+                            k += 1
+                        if best is None or k > best[0]:
+                            best = (k, words[off + k:off + k + 2], r[k:k + 2])
+            diff = best
+        rows.append(dict(line=la.line, diff=diff, shown=la.shown[:160], refused=la.refused, agrees=ok, world=world,
+                         nnodes=None if la.refused else la.plan.nnodes_max,
+                         findings=[getattr(f, "check_id", None) or str(f)[:80] for f in la.findings]))
+    real_launches = [r for r in rl if is_launch(r)]
+    return dict(script=os.path.relpath(path, HERE), args=args, rc_text=p.returncode, rc_json=pj.returncode,
+                t_text=round(t_text, 2), t_json=round(t_json, 2), json_ok=js is not None,
+                traceback="Traceback" in p.stderr or "Traceback" in pj.stderr,
+                err=(p.stderr.strip().splitlines() or [""])[-1][:300], bash_rc=brc, bash_err=LAST_ERR,
+                real=[" ".join(r)[:300] for r in rl][:8], n_real_launch=len(real_launches),
+                launches=rows, text=p.stdout[-3000:])
+
+
+def summary(path):
+    rs = json.load(open(path))
+    lines = [la for r in rs for la in r.get("launches", [])]
+    ts = [r["t_text"] for r in rs if "t_text" in r]
+    return dict(scripts=len(rs), scripts_all_right=sum(1 for r in rs if r.get("launches") and all(
+        not la["refused"] and la["agrees"] for la in r["launches"])), launch_lines=len(lines),
+        refused=sum(1 for la in lines if la["refused"]),
+        wrong_words=sum(1 for la in lines if not la["refused"] and not la["agrees"]),
+        world_known=sum(1 for la in lines if la["world"] is not None),
+        no_launch_found=sum(1 for r in rs if not r.get("launches")),
+        missed=sum(1 for r in rs if not r.get("launches") and r.get("n_real_launch")),
+        tracebacks=sum(1 for r in rs if r.get("traceback")),
+        exit3=sum(1 for r in rs if 3 in (r.get("rc_text"), r.get("rc_json"))),
+        exit2=sum(1 for r in rs if r.get("rc_text") == 2), json_invalid=sum(1 for r in rs if not r.get("json_ok")),
+        t_median=round(statistics.median(ts), 2) if ts else None, t_max=max(ts) if ts else None)
+
+
+def fetch(d):
+    import urllib.request
+
+    for line in open(os.path.join(BENCH, "data", "launch_real_scripts.tsv")):
+        if line.startswith("#") or not line.strip():
+            continue
+        part, name, url = line.rstrip("\n").split("\t")
+        raw = url.replace("https://github.com/", "https://raw.githubusercontent.com/").replace("/blob/", "/", 1)
+        os.makedirs(os.path.join(d, part), exist_ok=True)
+        with urllib.request.urlopen(raw, timeout=30) as r, open(os.path.join(d, part, name), "wb") as f:
+            f.write(r.read())
+
+
+def main():
+    global HERE
+    ap = argparse.ArgumentParser()
+    ap.add_argument("part", nargs="?", choices=("fix", "measure", "all"))
+    ap.add_argument("filter", nargs="?", default="")
+    ap.add_argument("--dir", default=HERE)
+    ap.add_argument("--fetch", action="store_true")
+    ap.add_argument("--summary", nargs="+")
+    a = ap.parse_args()
+    HERE = a.dir
+    if a.fetch:
+        return fetch(a.dir)
+    if a.summary:
+        for p in a.summary:
+            print(p, json.dumps(summary(p)))
+        return
+    part, filt = a.part, a.filter
+    parts = ["fix", "measure"] if part == "all" else [part]
+    out = []
+    for pt in parts:
+        for name in sorted(os.listdir(os.path.join(HERE, pt))):
+            if filt not in name:
+                continue
+            path = os.path.join(HERE, pt, name)
+            args = ARGS.get(name, [])
+            if name.startswith("bigscience__") and name not in SETUP:
+                SETUP[name] = dict(env=SIX, files=["start-prod", "start-user"])
+            try:
+                r = run_one(path, args)
+            except Exception as e:  # the harness's own failure
+                r = dict(script=name, error=repr(e))
+            out.append(r)
+            if "error" in r:
+                print("HARNESS-ERROR", name, r["error"])
+                continue
+            print("== %s rc=%s/%s t=%.2fs tb=%s bash_rc=%s real_launch=%d %s" % (
+                r["script"], r["rc_text"], r["rc_json"], r["t_text"], r["traceback"], r["bash_rc"],
+                r["n_real_launch"], r["err"] if r["rc_text"] not in (0, 1) else ""))
+            if r["bash_rc"]:
+                print("   bash stderr:", r["bash_err"])
+            for la in r["launches"]:
+                print("   line %s agrees=%s refused=%s world=%s nnodes=%s | %s" % (
+                    la["line"], la["agrees"], la["refused"], la["world"], la["nnodes"], la["shown"][:100]))
+                if la["diff"]:
+                    print("      DIFF at word %d: mine %r real %r" % tuple(la["diff"]))
+            if any(not la["agrees"] for la in r["launches"]) or "-v" in sys.argv:
+                for x in r["real"][:4]:
+                    print("      real:", x[:260])
+            if not r["launches"]:
+                print("   NO LAUNCH; real:", r["real"][:3])
+    tag = os.environ.get("L21_TAG", "")
+    with open(os.path.join(HERE, "results-%s%s%s.json" % (part, "-" + filt if filt else "", tag)), "w") as f:
+        json.dump(out, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
