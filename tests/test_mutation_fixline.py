@@ -156,3 +156,21 @@ def test_operand():
     assert operand("-oProxyCommand=x;y") == "'./-oProxyCommand=x;y'"   # never read as an option
     assert operand("-a b") == "'./-a b'" and operand(-3) == "./-3"
     assert operand("a b") == "'a b'" and operand("/-x") == "/-x" and operand(5) == "5"
+
+
+def test_round16_survivors():
+    """The survivors of the first after-run (docs/mutation.md, Round 16), each by the input that tells it apart."""
+    assert sh("\udd00") == "$'\\xed\\xb4\\x80'"        # a lone surrogate that is no escaped byte: its UTF-8 form
+    assert sh("\x80") == "$'\\xc2\\x80'"               # U+0080 (a C1 control) is two bytes, not \x80
+    assert Shown([";" * MAX_VALUE])("a;b") == "a;b"     # MAX_VALUE characters, no letter: neither hostile nor too long
+    eight = ["%04d;" % i + "y" * 4091 for i in range(8)]
+    assert sum(len(v) for v in eight) == MAX_TOTAL and Shown(eight)("a;b c") == "a;b c"  # at MAX_TOTAL: looked for
+    assert Shown(["ab;c", "ab;c d"])("x ab;c d y") == "x $'ab;c\\x20d' y"  # the longest value first
+    assert Shown(["x" * (MAX_VALUE + 1) + ";"])("x=1 ok a;b") == "x=1 ok 'a;b'"  # every word: only those that act
+    assert Shown(["a;b", "c;d"])("a;bc;d") == "'a;b''c;d'"  # touching, not overlapping: two words
+    assert Shown(["ab;cd", "b;c"])("ab;cd") == "'ab;cd'"    # one inside the other: the outer one's end
+    assert Shown(["ab;c", "c;d"])("'ab;c;d'") == "''ab;c;d''"  # a joined run is quoted even between quotes
+    assert Shown(["a'b;c"])("'a'b;c'") == "''a'\"'\"'b;c''"  # a value holding a quote is never the check's quoting
+    assert Shown(["a;b"])("'a;b' and a;b") == "'a;b' and 'a;b'"  # after a value left as quoted, the next one
+    assert _quote_end('"a\\b" x', 0) == 5
+    assert first_active("a $x") is None and first_active("a $'b'") == 2 and first_active('"a" b') is None

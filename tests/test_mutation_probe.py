@@ -261,3 +261,10 @@ def test_on_sockets(transport, yes):
 def test_fmt():
     assert findings._fmt(3.2249, "GB/s busbw") == "3.22 GB/s busbw" and findings._fmt(None, "x") == "n/a"
     assert findings._fmt(0, "Gbit/s") == "0 Gbit/s"
+
+
+def test_a_failed_kind_names_every_node_and_shows_five():
+    d = {"nodes": [{"host": "n%d" % i, "error_kind": "no-torch", "error": "e%d" % i} for i in range(1, 7)]}
+    (f,) = findings.evaluate(d, {})
+    assert f.hosts == ["n1", "n2", "n3", "n4", "n5", "n6"] and f.message == (
+        "the probe could not run on n1,n2,n3,n4,n5,n6 (no-torch): n1: e1; n2: e2; n3: e3; n4: e4; n5: e5")
