@@ -417,3 +417,40 @@ def test_host_looking_unknown_where_a_number_is_wanted_is_not_refused(tmp_path):
     assert la.refused is None
     assert la.plan.world_size() == 16 and la.plan.nnodes_max == 2
     assert la.plan.machine_rank is None  # known only at run time
+
+
+# NVIDIA/TransformerEngine examples/pytorch/ep/run_test_ep.sh lines 8-9 and 26-28 (seen in the measured
+# part of the round: fixed after the figures were taken)
+# https://github.com/NVIDIA/TransformerEngine/blob/d0067d0da6cb01811b8072a7d304f0e00344ce2b/examples/pytorch/ep/run_test_ep.sh
+TE_EP = '''#!/bin/bash
+NUM_GPUS=8
+: ${TEST_TIMEOUT_S:=120}
+SCRIPT="/opt/transformerengine/examples/pytorch/ep/ep_moe.py"
+timeout --foreground --signal=KILL "${TEST_TIMEOUT_S}" \\
+  torchrun --standalone --nnodes=1 --nproc-per-node="${NUM_GPUS}" \\
+  "${SCRIPT}" --check 2>&1 | tee stdout_ep_moe.txt
+'''
+
+
+@pytest.mark.parametrize("wrapper", [
+    "timeout --foreground --signal=KILL 120",
+    "timeout -k 5 -s TERM 10m",
+    "nice -n 5",
+    "nice -5",
+    "ionice -c 3",
+    "taskset -c 0",
+    "taskset 0x1",
+    "chrt -o 0",
+    "stdbuf -o L",
+    "env -u X NCCL_DEBUG=INFO",
+    "nohup",
+])
+def test_a_wrapper_in_front_of_the_launcher_is_looked_through(tmp_path, wrapper):
+    # `timeout ... torchrun ...`: no launch line was found
+    text = TE_EP if wrapper.startswith("timeout --foreground") else TE_EP.replace(
+        'timeout --foreground --signal=KILL "${TEST_TIMEOUT_S}"', wrapper)
+    p = write(tmp_path, "run_test_ep.sh", text)
+    (la,) = read_script(str(p), [], environ={}).launches
+    assert la.plan.launcher == "torchrun" and la.plan.world_size() == 8
+    real = [r for r in bash_argv(tmp_path, p) if r[0] == "torchrun"]
+    assert real and known(la.argv)[la.argv.index("torchrun"):] == real[0]

@@ -57,6 +57,25 @@ LAUNCH_PROGS = ("torchrun", "deepspeed", "accelerate", "mpirun", "mpiexec", "mpi
                 "mpirun.openmpi", "mpiexec.openmpi", "mpirun.mpich", "mpiexec.mpich", "horovodrun", "srun")
 HOSTISH = re.compile(r"ADDR|HOST|_IP$|^IP|MASTER$|NODELIST|NODE_LIST|HEAD|HOSTNAME|ENDPOINT")
 KEYWORDS = {"then", "do", "else", "{", "!", "time", "nohup", "exec", "command", "builtin"}
+# commands that run the command after their options (and operands): the options of each that
+# take the next word, and how many operands come before the command (coreutils timeout.c,
+# nice.c, stdbuf.c, env.c; util-linux taskset.c, ionice.c, chrt.c; numactl(8); GNU time).
+# TransformerEngine's examples/pytorch/ep/run_test_ep.sh runs `timeout --foreground
+# --signal=KILL "${TEST_TIMEOUT_S}" torchrun ...`: no launch line was found
+WRAPPERS = {
+    "env": (("-u", "--unset", "-C", "--chdir", "-S", "--split-string"), 0),
+    "exec": (("-a",), 0),
+    "nohup": ((), 0),
+    "time": (("-f", "--format", "-o", "--output"), 0),
+    "stdbuf": (("-i", "-o", "-e", "--input", "--output", "--error"), 0),
+    "numactl": (("-N", "--cpunodebind", "-m", "--membind", "-C", "--physcpubind", "-i", "--interleave", "-p",
+                 "--preferred", "-P", "--preferred-many", "-b", "--balancing"), 0),
+    "timeout": (("-k", "--kill-after", "-s", "--signal"), 1),
+    "nice": (("-n", "--adjustment"), 0),
+    "ionice": (("-c", "--class", "-n", "--classdata"), 0),
+    "taskset": ((), 1),
+    "chrt": (("-T", "--sched-runtime", "-P", "--sched-period", "-D", "--sched-deadline"), 1),
+}
 OPENERS = {"if", "while", "until", "case", "for", "select"}
 CLOSERS = {"fi", "done", "esac"}
 
@@ -1423,15 +1442,27 @@ class Reader:
                                      "without it" % (self.line, " ".join(self.shown(x) for x in lead),
                                                      "; ".join(self.marks(x)[0].why for x in lead)))
         assigned = []  # `env NAME=value torchrun ...`: the launcher's environment, as a NAME=value prefix is
-        while rest and os.path.basename(rest[0]) in ("env", "exec", "nohup", "time", "stdbuf", "numactl"):
+        while rest and os.path.basename(rest[0]) in WRAPPERS:
             wrapper = os.path.basename(rest[0])
             rest = rest[1:]
-            while rest and (rest[0].startswith("-") or re.match("^" + NAME + "=", rest[0])):
+            takes, operands = WRAPPERS[wrapper]
+            while rest and (rest[0].startswith("-") and rest[0] != "-" or (
+                    wrapper == "env" and re.match("^" + NAME + "=", rest[0]))):
+                if rest[0] == "--":
+                    rest = rest[1:]
+                    break
                 if wrapper == "env" and re.match("^" + NAME + "=", rest[0]):
                     assigned.append(rest[0])
-                elif wrapper == "env" and rest[0] in ("-u", "--unset", "-C", "--chdir") and len(rest) > 1:
-                    rest = rest[1:]  # env(1)'s options that take the next word (coreutils env.c longopts)
+                elif rest[0] in takes and len(rest) > 1:
+                    rest = rest[1:]  # an option that takes the next word
                 rest = rest[1:]
+            if wrapper == "env":
+                while rest and re.match("^" + NAME + "=", rest[0]):
+                    assigned.append(rest[0])
+                    rest = rest[1:]
+            if wrapper == "taskset" and rest[:1] and rest[0] in ("-p", "--pid"):
+                return
+            rest = rest[operands:]  # timeout's DURATION, taskset's MASK, chrt's PRIORITY
         if not rest:
             return
         prog = os.path.basename(rest[0])
@@ -2286,7 +2317,7 @@ def script_command(argv):
             return argv[i], list(argv[i + 1:]), (list(argv[1:i]) if prog == "sbatch" else [])
         if i < len(argv):
             if os.path.lexists(argv[i]):  # a FIFO, a device, a folder: the input rule says which
-                read_input(argv[i], "script", limit=MAX_SCRIPT)
+                _not_regular(argv[i])
             raise InputError("cannot read script %s: no such file" % excerpt(argv[i], 80))
         return None
     if _is_launcher(argv) or prog == "srun":
@@ -2295,10 +2326,18 @@ def script_command(argv):
         return argv[0], list(argv[1:]), []
     if re.search(r"\.(sh|bash|sbatch|slurm|job)$", argv[0]) or "/" in argv[0]:
         if os.path.lexists(argv[0]):  # not a regular file: refused by the one input rule, with its reason
-            read_input(argv[0], "script", limit=MAX_SCRIPT)
+            _not_regular(argv[0])
         raise InputError("cannot read script %s: no such file (or give a launcher: torchrun, deepspeed, ...)"
                          % excerpt(argv[0], 80))
     return None
+
+
+def _not_regular(path):
+    """An existing path that is not a regular file, named as a script: the one input rule refuses a FIFO,
+    a folder, a device with its reason; the one it reads, /dev/null, is empty: said so, never "no such
+    file" for a file that exists."""
+    read_input(path, "script", limit=MAX_SCRIPT)
+    raise InputError("script %s is the null device, empty: no launch line to read" % excerpt(path, 80))
 
 
 def is_python_name(prog):
