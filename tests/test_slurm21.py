@@ -203,3 +203,26 @@ def test_a_node_whose_cpus_running_jobs_hold_is_busy_outside_an_allocation(tmp_p
     monkeypatch.setenv("SLURM_JOB_ID", "40")
     monkeypatch.setenv("SLURM_JOB_NODELIST", "sn[1-4]")
     assert SrunTransport(timeout=10)._preflight(["sn1", "sn2", "sn3", "sn4"]) == {}
+
+
+def test_a_node_gpudoctors_own_job_stays_queued_for_is_busy_not_a_hung_slurmd(tmp_path, monkeypatch):
+    """With CR_Core_Memory and no DefMemPerCPU a job asks for all of a node's memory: beside a
+    --mem=100 job on sn2 (MIXED, AllocMem=100 of 500) gpudoctor's own job stayed queued, and sn2
+    (with sn1 and sn4 on one run) was reported as a hung slurmd. The node tried alone now says
+    whether srun's job was queued ("srun: job 86 queued and waiting for resources", 22.05)."""
+    from gpudoctor.inventory import Host
+    from gpudoctor.transport.srun import SrunTransport
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    srun = bin_dir / "srun"
+    srun.write_text('#!/bin/sh\nfor a in "$@"; do case "$a" in --nodelist=*) n=${a#--nodelist=};; esac; done\n'
+                    'case "$n" in\n  sn1) exit 0;;\n'
+                    '  sn2) echo "srun: job 86 queued and waiting for resources" >&2; exec sleep 30;;\n'
+                    '  *) exec sleep 30;;\nesac\n')
+    srun.chmod(0o755)
+    monkeypatch.setenv("PATH", "%s%s%s" % (bin_dir, os.pathsep, os.environ.get("PATH", "")))
+    for var in ("SLURM_JOB_ID", "SLURM_JOB_NODELIST"):
+        monkeypatch.delenv(var, raising=False)
+    ok, hung, queued = SrunTransport(timeout=10)._isolate([Host(name="sn%d" % i) for i in (1, 2, 3)], 1.0)
+    assert [[h.name for h in x] for x in (ok, hung, queued)] == [["sn1"], ["sn3"], ["sn2"]]

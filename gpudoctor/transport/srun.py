@@ -173,6 +173,9 @@ _EXECVE = re.compile(r"slurmstepd(?:-(\S+))?: error: execve\(\): (.*)$")
 # ("srun: error: sn4: task 3: Terminated").
 _ABORTED = re.compile(r"srun: Job step aborted|\*\*\* (?:STEP|JOB) \S+ ON \S+ CANCELLED AT [^*]{1,80}\*\*\*")
 _SIGNALLED = ("Terminated", "Killed", "Hangup", "Interrupt")
+# srun's words for a job Slurm cannot start now (seen on 22.05: "srun: job 86 queued and waiting
+# for resources"; "srun: job 86 has been allocated resources" follows once it starts)
+_QUEUED = re.compile(r"srun: job \d+ queued and waiting for resources")
 
 
 def py_literal(value):
@@ -425,7 +428,7 @@ class SrunTransport(Transport):
         got = self._run(live, payload, stall_after=stall) if live else []
         if got is None:  # only the nodes that never announced a task are suspects
             silent = [h for h in live if h.name in self._silent]
-            ok, hung = self._isolate(silent, min(5.0, max(1.0, (self.timeout - (time.time() - t0)) / 3)))
+            ok, hung, queued = self._isolate(silent, min(5.0, max(1.0, (self.timeout - (time.time() - t0)) / 3)))
             ok = [h for h in live if h.name not in self._silent and h.name not in self._kept] + ok
             # the rest of the deadline, and never less than 5 s for the nodes that answered
             left = max(self.timeout - (time.time() - t0), min(5.0, self.timeout))
@@ -439,35 +442,48 @@ class SrunTransport(Transport):
             got += [Node(host=h.name, error="slurmd did not start a task there within %.0fs (alive but not answering: "
                          "stopped, or stuck in the kernel); it held the step of every node, so the others were "
                          "gathered without it" % (time.time() - t0), error_kind="slurmd") for h in hung]
+            got += [Node(host=h.name, error="Slurm did not start gpudoctor's job there within %.0fs (srun: job queued "
+                         "and waiting for resources): running jobs hold the node's CPUs or memory, or a limit keeps "
+                         "the job waiting; `squeue -w %s` names the jobs" % (time.time() - t0, h.name),
+                         error_kind="node-busy") for h in queued]
         done = dict((n.host, n) for n in got)
         done.update(known)
         return [done[h.name] for h in hosts]
 
     def _isolate(self, hosts, timeout):
-        """(hosts where `srun -w NODE true` ran within ``timeout``, hosts where it did not)."""
+        """(hosts where `srun -w NODE true` ran within ``timeout``, hosts where it did not, hosts
+        where it did not because its job stayed queued: outside an allocation srun says "srun: job
+        N queued and waiting for resources" when Slurm cannot give the job the node now (running
+        jobs hold its CPUs or memory), a wait that is no hung slurmd)."""
         from concurrent.futures import ThreadPoolExecutor
 
         if not hosts:
-            return [], []
+            return [], [], []
 
         def one(h):
-            cmd = [shutil.which("srun") or "srun", "--nodes=1", "--ntasks=1", "--nodelist=" + h.name, "--quiet",
+            # no --quiet: srun's "queued and waiting for resources" is one of its informational lines
+            cmd = [shutil.which("srun") or "srun", "--nodes=1", "--ntasks=1", "--nodelist=" + h.name,
                    "--job-name=gpudoctor"]
             cmd += ["--overlap"] if in_allocation() else ["--time=1"]
             try:
                 p = subprocess.Popen(cmd + ["true"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL, start_new_session=True)
+                                     stderr=subprocess.PIPE, start_new_session=True)
             except OSError:
-                return False
+                return "hung"
             try:
-                return p.wait(timeout=timeout) == 0
+                _, err = p.communicate(timeout=timeout)
+                return "ok" if p.returncode == 0 else "hung"
             except subprocess.TimeoutExpired:
                 self._stop(p, grace=0.5)  # srun would wait for the node that does not answer
-                return False
+                try:
+                    _, err = p.communicate(timeout=1.0)
+                except (subprocess.TimeoutExpired, OSError, ValueError):
+                    err = b""
+                return "queued" if _QUEUED.search((err or b"")[:MAX_STDERR].decode("utf-8", "replace")) else "hung"
 
         with ThreadPoolExecutor(max_workers=min(32, len(hosts))) as pool:
             answered = list(pool.map(one, hosts))
-        return [h for h, a in zip(hosts, answered) if a], [h for h, a in zip(hosts, answered) if not a]
+        return tuple([h for h, a in zip(hosts, answered) if a == want] for want in ("ok", "hung", "queued"))
 
     def _preflight(self, names):
         """{node: Node} for the nodes that cannot take a task now, from one scontrol call
