@@ -85,8 +85,14 @@ def test_the_plain_lines_keep_their_edits():
             "(was: export OMP_NUM_THREADS=$SLURM_CPUS_PER_TASK)") in _lines(res)
     res = explain_text(TEXTS["wrap"].replace("{P}", ""))
     # the submitting command alone: '; sleep 12; cat run.out' after it is another command
+    # (lead, on redteam21's finding) the escaped \$SLURM_NNODES is not the one expanded early: $SLURM_NODEID is, and
+    # inside single quotes the escape is written bare (a backslash there would reach the job's shell)
+    assert ("escape it so that the job's shell expands it: sbatch -N1 -n1 -o run.out --wrap \"torchrun --nnodes "
+            "\\$SLURM_NNODES --node-rank \\$SLURM_NODEID --nproc-per-node 2 ddp.py\"") in _lines(res)
     assert ("or quote the whole command with single quotes: sbatch -N1 -n1 -o run.out --wrap 'torchrun --nnodes "
-            "\\$SLURM_NNODES --node-rank $SLURM_NODEID --nproc-per-node 2 ddp.py'") in _lines(res)
+            "$SLURM_NNODES --node-rank $SLURM_NODEID --nproc-per-node 2 ddp.py'") in _lines(res)
+    root = [f for f in res["findings"] if f.get("role") == "root"][0]
+    assert root["causes"][0]["text"].startswith("$SLURM_NODEID is inside a double-quoted command")
     res = explain_text(TEXTS["srun_gpus"].replace("{P}", ""))
     assert any(x.startswith("ask for the GPUs on the srun line: srun --gpus=1 -N1 nvidia-smi (") for x in _lines(res))
 

@@ -350,24 +350,37 @@ _EMPTY = re.compile(r"(?:with base \d{1,2}|to float): (?:''|\"\")|: expected one
 _DQ_LATER = re.compile(r"\b(?:sbatch|salloc|srun)\b[^\n]{0,300}?(?:--wrap[= ]|\b(?:ba)?sh -l?c )\"([^\"\n]{0,400})\"")
 
 
+_DQ_ESCAPE = re.compile(r'\\([$`"\\])')
+_BARE_SLURM = re.compile(r"(?<!\\)\$\{?(SLURM_[A-Z0-9_]{1,60})\b")
+
+
 def _expanded_early(scan, f):
     """A Slurm variable written in a double-quoted command that sbatch --wrap / srun bash -c runs in the job: the
     submitting shell replaced it by its value there (empty: Slurm had not set it yet). A first cause: escape it or
     quote the command with single quotes."""
     for h in _hits(scan, "_struct_sb_varuse"):
-        name = "SLURM_" + (h.groups.get("var") or "")
         src = _PROMPT.sub("", h.text.strip())[:400]
         m = _DQ_LATER.search(src)
-        if not m or not re.search(r"\$\{?%s\b" % re.escape(name), m.group(1)) or _env_site(name) is None:
+        if not m:
             continue
+        # (redteam21) an escaped \$NAME is the job's shell's already: only a bare $NAME was expanded early, and the
+        # line's first Slurm variable may be an escaped one ('--nnodes \$SLURM_NNODES --node-rank $SLURM_NODEID')
+        names = [n for n in dict.fromkeys(_BARE_SLURM.findall(m.group(1))) if _env_site(n) is not None]
+        if not names:
+            continue
+        name = names[0]
         inner = m.group(1)
         # the submitting command alone (what follows its double-quoted command, '; sleep 12; cat run.out', is another
         # command), shown only where it runs nothing but itself (fixline.inert: the text is whoever wrote the log's)
         end = first_active(src[m.end(1) + 1:])
         cut = end is not None and src[m.end(1) + 1 + end:m.end(1) + 2 + end] in (";", "&", "|")
         cmd = src[:m.end(1) + 1 + end].rstrip() if cut else src
-        escaped = cmd[:m.start(1)] + re.sub(r"(?<!\\)\$(\{?%s\b)" % re.escape(name), r"\\$\1", inner) + cmd[m.end(1):]
-        single = cmd[:m.start(1) - 1] + "'" + inner + "'" + cmd[m.end(1) + 1:] if "'" not in inner else None
+        escaped = cmd[:m.start(1)] + re.sub(r"(?<!\\)\$(\{?(?:%s)\b)" % "|".join(map(re.escape, names)), r"\\$\1",
+                                            inner) + cmd[m.end(1):]
+        # inside single quotes the double quotes' escapes are no escapes: \$ \` \" \\ are written bare there (bash(1)
+        # QUOTING), else the job's shell would get a backslash before an already-escaped $SLURM_NNODES
+        single = (cmd[:m.start(1) - 1] + "'" + _DQ_ESCAPE.sub(r"\1", inner) + "'" + cmd[m.end(1) + 1:]
+                  if "'" not in inner else None)
         if inert(cmd):
             fixes = ["escape it so that the job's shell expands it: %s" % escaped]
             if single:
