@@ -1749,7 +1749,14 @@ class Reader:
                 self.result.launches.append(Launch(line=self.line, argv=list(found[0]), shown="",
                                                    written=dict(self.written), in_batch=False))
             for la in self.result.launches[before:]:
-                la.argv = argv[:i] + la.argv
+                # `srun ... bash -c "NAME=value accelerate launch ..."`: the task's own environment
+                # words go in front of srun (as `NAME=value srun ...`, srun passes them on to the
+                # task); behind srun they read as the program (huggingface/alignment-handbook
+                # recipes/launch.slurm was refused: "'ACCELERATE_LOG_LEVEL=info': not a launcher")
+                k = 0
+                while k < len(la.argv) and re.match("^" + NAME + "=", la.argv[k]):
+                    k += 1
+                la.argv = la.argv[:k] + argv[:i] + la.argv[k:]
                 la.via_shell = True
             return True
         return None
