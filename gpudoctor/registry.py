@@ -188,12 +188,12 @@ def unmatched_lines(checks, cfg):
     """Warnings for ignore / severity entries that match no check (a typo: `"limits.memlok" = "off"` turns
     nothing off, and nothing said so). --select matching nothing at all is an input error elsewhere."""
     out = []
-    # the same config's severity table also changes `gpudoctor watch`'s checks (runner.run_checks reads it there)
+    # the same config's ignore list and severity table also change `gpudoctor watch`'s checks (commands/watch.py)
     from gpudoctor.watch import WATCH
 
-    watch = list(checks) + [c for c in WATCH if c not in checks]
+    known = list(checks) + [c for c in WATCH if c not in checks]
     for what, ids in (("ignore", list(cfg.ignore or ())), ("severity", list(cfg.severity or ()))):
-        bad = [i for i in ids if not any(match(c.id, [i]) for c in (watch if what == "severity" else checks))]
+        bad = [i for i in ids if not any(match(c.id, [i]) for c in known)]
         if bad:
             more = " and %d more" % (len(bad) - 8) if len(bad) > 8 else ""
             out.append("%s %s matches no check (see: gpudoctor list): it changes nothing" % (

@@ -53,15 +53,22 @@ def test_the_plan_follows_pushd_and_never_takes_cd_dash_for_home(tmp_path, body,
     assert la.argv[-1] == real[-1] if exact else MARK in la.argv[-1]
 
 
-def test_a_severity_entry_for_a_watch_check_is_no_typo(tmp_path, capsys):
+def test_a_config_entry_for_a_watch_check_is_no_typo_and_watch_honours_it(tmp_path, capsys):
     # 11427b2 warns of ignore / severity entries that match no check, over check's registry only; the same
     # config's severity table changes `gpudoctor watch` (runner.run_checks): "watch.bound" = "warning" turns its
-    # FAIL into a WARN there, so "matches no check: it changes nothing" was false for it
+    # FAIL into a WARN there, so "matches no check: it changes nothing" was false for it. watch did not honour the
+    # ignore list (docs/config.md: "skip these checks"): it does now, so such an entry is no typo either
     cfg = tmp_path / "gpudoctor.toml"
-    cfg.write_text('[gpudoctor.severity]\n"watch.bound" = "warning"\n"watch.bond" = "warning"\n')
+    cfg.write_text('[gpudoctor]\nignore = ["watch.transport", "watch.transprt"]\n'
+                   '[gpudoctor.severity]\n"watch.bound" = "warning"\n"watch.bond" = "warning"\n')
     assert cli.main(["check", "--config", str(cfg), "--facts", FACTS, "--select", "shm"]) == 0
     err = capsys.readouterr().err
     assert "severity 'watch.bond' matches no check" in err and "watch.bound'" not in err, err
+    assert "ignore 'watch.transprt' matches no check" in err and "'watch.transport'" not in err, err
+    sockets = os.path.join(ROOT, "fixtures", "watch", "h100x4", "sockets.json")
+    assert cli.main(["watch", "--config", str(cfg), "--facts", sockets, "--json"]) == 0  # its FAIL is a WARN
+    doc = json.loads(capsys.readouterr().out)
+    assert [c["id"] for c in doc["checks"] if c["id"].startswith("watch.")] == ["watch.bound", "watch.target"], doc
 
 
 def test_an_interpreter_that_prints_the_environment_never_shows_its_values(tmp_path, capsys):
