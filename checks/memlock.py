@@ -29,10 +29,30 @@ FIX_RUNTIME["kubepods"] = FIX_RUNTIME["containerd"] = FIX_RUNTIME["kubernetes"]
 FIX_HOST = "\n".join(FIX.splitlines()[1:])  # login/ssh and slurmd: a host's own limits
 
 
-def fix_for(container):
+def fix_for(container, slurm=False):
+    """The fix lines for where the limit comes from. In a Slurm job or hook the limit is also
+    slurmd's: a job's tasks and its prolog get slurmd's hard limit, under which srun sets the
+    caller's soft one (slurm.conf(5), PropagateResourceLimits). Seen on a real 4-node Slurm in a
+    docker container: the node whose slurmd ran under 64 KiB was given only `docker run
+    --ulimit`, which the container already had at 8 MiB."""
     if not container:
         return FIX_HOST
-    return FIX_RUNTIME.get(container, FIX.splitlines()[0])
+    runtime = FIX_RUNTIME.get(container, FIX.splitlines()[0])
+    return runtime + "\n" + FIX.splitlines()[2] if slurm else runtime
+
+
+def in_slurm(facts):
+    """Whether the facts were read in a Slurm job step or hook: SLURM_JOB_ID (a step, srun(1)) or
+    SLURMD_NODENAME (a step, a prolog or a HealthCheckProgram) among the names of the node's
+    environment (its env section lists names; read only to pick the fix, never for the verdict)."""
+    env = facts.get("env") if isinstance(facts, dict) else None
+    if not isinstance(env, dict):
+        return False
+    names = set()
+    for part in ("values", "hashed"):
+        if isinstance(env.get(part), dict):
+            names.update(env[part])
+    return bool(names & {"SLURM_JOB_ID", "SLURMD_NODENAME"})
 
 
 def _limit(v):
@@ -76,7 +96,7 @@ def memlock(facts, config):
     if devices:
         yield Finding.error("memlock is %s while RDMA devices exist (%s): ibv_reg_mr will fail"
                             % (observed, ", ".join(devices)), observed=observed, expected="unlimited",
-                            fix=fix_for(container))
+                            fix=fix_for(container, in_slurm(facts)))
     else:
         yield Finding.warning("memlock is %s; NCCL over RDMA needs it unlimited" % observed,
-                              observed=observed, expected="unlimited", fix=fix_for(container))
+                              observed=observed, expected="unlimited", fix=fix_for(container, in_slurm(facts)))

@@ -226,3 +226,22 @@ def test_a_node_gpudoctors_own_job_stays_queued_for_is_busy_not_a_hung_slurmd(tm
         monkeypatch.delenv(var, raising=False)
     ok, hung, queued = SrunTransport(timeout=10)._isolate([Host(name="sn%d" % i) for i in (1, 2, 3)], 1.0)
     assert [[h.name for h in x] for x in (ok, hung, queued)] == [["sn1"], ["sn3"], ["sn2"]]
+
+
+def test_the_memlock_fix_in_a_slurm_job_inside_a_container_names_slurmd_too():
+    """The bed runs in a docker container (a real /.dockerenv); sn4's slurmd ran under a 64 KiB
+    memlock, which every task of a job gets (below the container's 8 MiB). The fix said only
+    `docker run --ulimit memlock=-1:-1`, which would not change sn4."""
+    from conftest import node_facts, patched, run_check
+
+    dev = node_facts("devbox-debian12-nogpu")
+    low = {"memlock": {"soft": 65536, "hard": 65536, "unit": "bytes"}, "source": "/proc/self/limits", "status": "ok"}
+    base = patched(dev, host={"container": "docker"}, limits=low, rdma={"devices": [{"name": "mlx5_0", "ports": []}]})
+    for where in ({"values": {"SLURM_JOB_ID": "12"}, "hashed": {}},  # a job's task (srun)
+                  {"values": {}, "hashed": {"SLURMD_NODENAME": "x"}}):  # a prolog / HealthCheckProgram
+        fix = run_check("limits.memlock", patched(base, env=dict(where, status="ok"))).findings[0].fix
+        assert "docker run --ulimit memlock=-1:-1" in fix and "LimitMEMLOCK=infinity" in fix, fix
+        assert "limits.conf" not in fix  # a login's limits are not the job's
+    # outside Slurm, the container's flag alone (issue 20)
+    fix = run_check("limits.memlock", patched(base, env={"values": {}, "hashed": {}, "status": "ok"})).findings[0].fix
+    assert "docker run" in fix and "LimitMEMLOCK" not in fix
