@@ -108,6 +108,8 @@ STUBS = ("torchrun", "deepspeed", "accelerate", "mpirun", "mpiexec", "python", "
          "docker", "enroot", "squeue", "sinfo", "git", "wget", "curl", "huggingface-cli", "ssh", "pdsh", "clear", "colossalai", "dcgmi")
 # per-script arguments and extra environment (what a user would pass)
 ARGS = {
+    "alignment_handbook__recipes_launch.slurm": ["--model", "zephyr-7b-beta", "--task", "sft", "--config", "full",
+                                                  "--accelerator", "zero3"],
     "verl__examples_sft_gsm8k_run_gemma_2b.sh": ["4", "/tmp/save"],
     "verl__examples_sft_gsm8k_run_qwen_05_sp2.sh": ["4", "/tmp/save"],
     "awsome_distributed_training__3.test_cases_pytorch_deepspeed_examples_megatron_deepspeed_finetune_hf_llama_scripts_finetune_llama.sbatch": ["finetune"],
@@ -118,6 +120,8 @@ ARGS = {
 # the working directory (the script's own cwd), the environment a user's login gives
 SIX = {"six_ALL_CCFRWORK": "W", "six_CCFRWORK": "W", "six_ALL_CCFRSCRATCH": "W", "six_CCFRSCRATCH": "W"}
 SETUP = {
+    "alignment_handbook__recipes_launch.slurm": dict(files=[".bashrc", ".cargo/env", "handbook/bin/activate"],
+                                                      ),
     "Megatron_Bridge__examples_models_deepseek_v4_slurm_pretrain.sh": dict(env=dict(
         CONTAINER_IMAGE="img", RECIPE_NAME="deepseek_v4_flash_pretrain_muon_config")),
     "nanotron__examples_mamba_run_multinode.sh": dict(subst=[("source /etc/profile.d/modules.sh", "true"),
@@ -339,7 +343,7 @@ def fetch(d):
 def main():
     global HERE
     ap = argparse.ArgumentParser()
-    ap.add_argument("part", nargs="?", choices=("fix", "measure", "all"))
+    ap.add_argument("part", nargs="?", help="fix, measure, measure2 (a folder under --dir) or all")
     ap.add_argument("filter", nargs="?", default="")
     ap.add_argument("--dir", default=HERE)
     ap.add_argument("--fetch", action="store_true")
@@ -353,7 +357,7 @@ def main():
             print(p, json.dumps(summary(p)))
         return
     part, filt = a.part, a.filter
-    parts = ["fix", "measure"] if part == "all" else [part]
+    parts = ["fix", "measure", "measure2"] if part == "all" else [part]
     out = []
     for pt in parts:
         for name in sorted(os.listdir(os.path.join(HERE, pt))):
