@@ -166,7 +166,9 @@ def test_round16_survivors():
     eight = ["%04d;" % i + "y" * 4091 for i in range(8)]
     assert sum(len(v) for v in eight) == MAX_TOTAL and Shown(eight)("a;b c") == "a;b c"  # at MAX_TOTAL: looked for
     assert Shown(["ab;c", "ab;c d"])("x ab;c d y") == "x $'ab;c\\x20d' y"  # the longest value first
-    assert Shown(["x" * (MAX_VALUE + 1) + ";"])("x=1 ok a;b") == "x=1 ok 'a;b'"  # every word: only those that act
+    assert Shown(["x" * (MAX_VALUE + 1) + ";"])("x=1 a*b ok a;b") == "x=1 a*b ok 'a;b'"  # every word: only those
+    # that act ('a*b' is one shlex.quote would quote: a glob, no shell word boundary)
+    assert len(leaf_strings(["s"] * 100001)) == 100000  # the default bound
     assert Shown(["a;b", "c;d"])("a;bc;d") == "'a;b''c;d'"  # touching, not overlapping: two words
     assert Shown(["ab;cd", "b;c"])("ab;cd") == "'ab;cd'"    # one inside the other: the outer one's end
     assert Shown(["ab;c", "c;d"])("'ab;c;d'") == "''ab;c;d''"  # a joined run is quoted even between quotes

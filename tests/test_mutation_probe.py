@@ -268,3 +268,19 @@ def test_a_failed_kind_names_every_node_and_shows_five():
     (f,) = findings.evaluate(d, {})
     assert f.hosts == ["n1", "n2", "n3", "n4", "n5", "n6"] and f.message == (
         "the probe could not run on n1,n2,n3,n4,n5,n6 (no-torch): n1: e1; n2: e2; n3: e3; n4: e4; n5: e5")
+
+
+def test_a_listener_reached_elsewhere_passes_the_blame_to_a_refusing_peer_or_to_nobody():
+    ok = {"a": "n1", "b": "n2", "gbps": 3.0, "error": None}
+    blocked = {"a": "n1", "b": "n3", "error": "t", "error_kind": "port-blocked", "blame": "n1", "port": 29501}
+    refused = {"a": "n3", "b": "n2", "error": "r", "error_kind": "port-refused", "blame": "n3", "port": 29502}
+    assert findings.evaluate({"pairs": [ok, blocked]}, {}) == []  # n1 was reached, n3 never refused: nobody
+    (f,) = findings.evaluate({"pairs": [ok, blocked, refused]}, {})
+    assert (f.check, f.hosts, f.message, f.observed) == (
+        "probe.port.blocked", ["n3"], "n3 refuses the job's port 29501: n1,n2 could not connect (t)", "t")
+    assert f.fix.startswith("open the job's ports on n3, e.g. firewall-cmd --permanent --add-port=29500-29599/tcp")
+    # a failed pair that reached nothing does not make its listener reached
+    (f,) = findings.evaluate({"pairs": [dict(ok, gbps=None), blocked]}, {})
+    assert f.hosts == ["n1"] and f.message == "n1 refuses the job's port 29501: n3 could not connect (t)"
+    (f,) = findings.evaluate({"pairs": [dict(ok, error="x", error_kind="init-failed"), blocked]}, {})
+    assert f.hosts == ["n1"]
