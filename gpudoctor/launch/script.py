@@ -1951,9 +1951,44 @@ def read_script(path, args=(), environ=None, sbatch_options=()):
                                       "unknown" % name)
     for la in r.result.launches:
         _plan_launch(r, la)
+    err = _bash_syntax_error(text)
+    if err and not (err[1].startswith("unexpected EOF") and any("never closed" in n for n in r.result.notes)):
+        # Megatron-DeepSpeed's examples/pretrain_gpt.sh line 7, `CHECKPOINT_PATH=<Specify path>`:
+        # a template bash refuses ("syntax error near unexpected token `newline'"); the script
+        # stops there and the launch lines after it never run
+        r.result.notes.append("line %d: bash stops the script here with a syntax error (bash -n: %s)" % err)
+        for la in r.result.launches:
+            if la.line >= err[0] and not la.refused:
+                la.findings.append("bash stops the script with a syntax error at line %d (%s), before this line "
+                                   "runs" % err)
+                if la.plan is not None:
+                    la.plan.script_findings = list(la.findings)
     r.result.variables = {k: r.shown(v if isinstance(v, str) else " ".join(v)) for k, v in r.vars.items()}
     _redact(r.result, r.secrets)
     return r.result
+
+
+def _bash_syntax_error(text):
+    """(line, message) of the first syntax error bash finds parsing the script with `bash -n`
+    (bash(1): read commands but do not execute them), or None: no bash here, none found, or
+    bash took longer than 2 s. The text goes on stdin with an empty environment (no BASH_ENV,
+    nothing sourced); nothing of the script runs."""
+    import shutil
+    import subprocess
+
+    bash = shutil.which("bash")
+    if not bash:
+        return None
+    try:
+        p = subprocess.run([bash, "-n"], input=text.encode("utf-8", "replace"), capture_output=True, timeout=2,
+                           env={"PATH": "/usr/bin:/bin", "LC_ALL": "C"})
+    except (OSError, subprocess.SubprocessError):
+        return None
+    for line in p.stderr.decode("utf-8", "replace").splitlines()[:20]:
+        m = re.match(r"^\S*bash: line (\d{1,9}): (syntax error.*|unexpected EOF.*)$", line)
+        if m:
+            return int(m.group(1)), m.group(2)[:120]
+    return None
 
 
 def _redact(res, secrets):
