@@ -17,6 +17,7 @@ process with its peak RSS:
     python bench/explain_bench.py --shape noise      # 500 MB of log noise, streamed (never on disk)
     python bench/explain_bench.py --shape distinct   # 33,000 distinct known message lines (2 MB)
     python bench/explain_bench.py --shape alone      # 100,000 lines of 'rank 0 of 1: step N' (3.3 MB)
+    python bench/explain_bench.py --shape progress   # 100 MB of training progress lines (--mb; --no-shapes: before)
 
 `distinct` (issue 18): lines drawn (seeded) from the message sites of
 gpudoctor/data/knowledge/generated/*.json, their printf conversions filled (%s a word, %d a number,
@@ -181,7 +182,58 @@ def _rank_alone():
     return io.BytesIO(b"".join(b"rank 0 of 1: step %d loss 0.%04d\n" % (i, i % 9973) for i in range(100000)))
 
 
+# Training progress lines as the frameworks print them (perf21: each holds 'throughput' or 'samples/s', a candidate
+# line for explain's _meaning/_settings readers, and its digits make every line unique):
+# - Megatron-LM's training_log (megatron/training/training.py, https://github.com/NVIDIA/Megatron-LM): ' [%Y-%m-%d
+#   %H:%M:%S] iteration {:8d}/{:8d} | consumed samples: {:12d} | elapsed time per iteration (ms): {:.1f} | throughput per
+#   GPU (TFLOP/s/GPU): {:.1f} | learning rate: {:.6E} | global batch size: {:5d} | lm loss: {:.6E} | loss scale: {:.1f}
+#   | grad norm: {:.3f} | number of skipped iterations: {:3d} | number of nan iterations: {:3d} |'
+# - transformers' Trainer.log (src/transformers/trainer.py, https://github.com/huggingface/transformers): the logs dict
+#   printed as a Python dict, {'loss': ..., 'grad_norm': ..., 'learning_rate': ..., 'epoch': ...}, and the run's end
+#   with speed_metrics' 'train_samples_per_second' / 'train_steps_per_second'
+# - DeepSpeed's pipeline engine (deepspeed/runtime/pipe/engine.py, https://github.com/microsoft/DeepSpeed): 'steps: {}
+#   loss: {:0.4f} iter time (s): {:0.3f} samples/sec: {:0.3f}'
+# - Lightning's TQDM progress bar (src/lightning/pytorch/callbacks/progress/tqdm_progress.py,
+#   https://github.com/Lightning-AI/pytorch-lightning): 'Epoch 0:  45%|####5     | 450/1000 [01:23<01:42,
+#   5.38it/s, v_num=0, train_loss=2.310]' with its '\r' updates
+def _progress_chunk(i):
+    rnd = random.Random(i)
+    out = []
+    for k in range(1000):
+        it = i * 1000 + k + 1
+        t = "2024-03-01 %02d:%02d:%02d" % (it // 3600 % 24, it // 60 % 60, it % 60)
+        kind = k % 10
+        if kind < 6:
+            out.append(" [%s] iteration %8d/%8d | consumed samples: %12d | elapsed time per iteration (ms): %.1f | "
+                       "throughput per GPU (TFLOP/s/GPU): %.1f | learning rate: %.6E | global batch size: %5d | "
+                       "lm loss: %.6E | loss scale: %.1f | grad norm: %.3f | number of skipped iterations: %3d | "
+                       "number of nan iterations: %3d |" % (
+                           t, it, 500000, it * 1024, 500 + rnd.random() * 40, 180 + rnd.random() * 9,
+                           3e-4 * (1 - it / 5e5), 1024, 2 + 5 * rnd.random(), 65536.0, 0.5 + rnd.random(), 0, 0))
+        elif kind < 8:
+            out.append("{'loss': %.4f, 'grad_norm': %.6f, 'learning_rate': %.4e, 'epoch': %.2f}" % (
+                2 + rnd.random(), 0.5 + rnd.random(), 5e-5 * (1 - it / 5e5), it / 1e4))
+            if k == 7:
+                out.append("{'train_runtime': %.4f, 'train_samples_per_second': %.3f, 'train_steps_per_second': %.3f, "
+                           "'train_loss': %.6f, 'epoch': %.1f}" % (it * 0.5, 30 + rnd.random(), 1 + rnd.random(),
+                                                                   2 + rnd.random(), it / 1e4))
+        elif kind == 8:
+            out.append("steps: %d loss: %.4f iter time (s): %.3f samples/sec: %.3f" % (
+                it, 2 + rnd.random(), 0.4 + rnd.random() / 10, 250 + rnd.random() * 20))
+        else:
+            a, b = it % 1000, 1000
+            out.append("\rEpoch %d:  %d%%|%-10s| %d/%d [01:%02d<01:42, %.2fit/s, v_num=0, train_loss=%.3f]" % (
+                it // 1000, a * 100 // b, "#" * (a * 10 // b), a, b, it % 60, 5 + rnd.random(), 2 + rnd.random()))
+    return ("\n".join(out) + "\n").encode()
+
+
+def progress_log(mb=100):
+    """A stream of ``mb`` MB of the progress lines above (never on disk)."""
+    return _Stream(mb * 1000 * 1000, _progress_chunk)
+
+
 SHAPES = {
+    "progress": lambda: progress_log(_MB[0]),  # progress lines (Megatron-LM, transformers, DeepSpeed, Lightning)
     "alone": _rank_alone,  # 100,000 lines of 'rank 0 of 1' (3.3 MB)
     "distinct": _distinct,
     "repeated": lambda: _Stream(1000 * len(_repeated_chunk(0)), _repeated_chunk),  # 1,000,000 lines
@@ -190,10 +242,16 @@ SHAPES = {
 }
 
 
+_MB = [100]
+
+
 def run_shape(name):
     from gpudoctor import explain
 
     kb = explain.load_knowledge()
+    c0 = time.process_time()
+    assert kb.prefilters  # compiled once per process (before the clock: the scan's own time is measured)
+    print("prefilter regexes compiled in %.2fs CPU (not counted below)" % (time.process_time() - c0))
     stream = SHAPES[name]()
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     t0, c0 = time.perf_counter(), time.process_time()
@@ -217,7 +275,14 @@ def main(argv=None):
     ap.add_argument("--mb", type=int, default=100)
     ap.add_argument("--keep", metavar="PATH", help="write the log here and keep it")
     ap.add_argument("--shape", choices=sorted(SHAPES), help="an adversarial shape instead of the realistic log")
+    ap.add_argument("--no-shapes", action="store_true",
+                    help="turn off the scan's shape cache and the readers' idle budget (perf21): the time before it")
     args = ap.parse_args(argv)
+    _MB[0] = args.mb
+    if args.no_shapes:
+        from gpudoctor.explain import scan
+
+        scan.SHAPES = False
     if args.shape:
         return run_shape(args.shape)
     path = args.keep or os.path.join(tempfile.mkdtemp(prefix="gpudoctor-bench-"), "train.log")

@@ -334,7 +334,8 @@ _WORDS = re.compile(r"[\u4e00-\u9fff]|(?<![\w./=-])(?:[a-z']{1,12}\s){3}[a-z']{1
 
 
 def record(scan, hit):
-    """One candidate line (it holds a needle): kept when it is the user's and a sentence of it has a predicate."""
+    """One candidate line (it holds a needle): kept when it is the user's and a sentence of it has a predicate.
+    True when it was kept (scan._reader_kept: a shape of line nothing is kept from stops being handed over)."""
     kept = getattr(scan, "meaning", None)
     if kept is None:
         kept = scan.meaning = []
@@ -352,6 +353,8 @@ def record(scan, hit):
         sents = sents[-1:]
     if sents:
         kept.append((hit.line, text, sents))
+        return True
+    return False
 
 
 MAX_INSIDE = 16  # matches of one class inside identifiers looked past in a sentence (bounded: linear in it)

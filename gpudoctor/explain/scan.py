@@ -127,6 +127,10 @@ class Scan:
         self._live = {}  # needle -> whether a pattern it leads to is not retired (_live_needles)
         self._rec = None  # (buffer, line start, state): the last line whose absl/glog record was read (record_state)
         self._own_kind = {}  # line cache key -> _line_kind of the line itself (_in_record)
+        self._shapes = {}  # (line with each digit 0, needles) -> the patterns that matched its first line (_consider)
+        self._idle = {}  # (reader pattern, line's _FIGURES_B shape) -> lines in a row its reader kept nothing from
+        self._shape_now = None  # that shape of the line being replayed (_replay's reader budget)
+        self.shape_skipped = 0  # candidate lines no pattern was tried on: their shape matches none (perf21)
 
     def retire(self, pattern):
         """``pattern``'s reader holds all it keeps (launchctx's MAX_ALONE 'rank 0 of 1' lines, its MAX_CMDS command
@@ -399,9 +403,9 @@ def _patterns_of(kb, needles):
     return sorted(todo, key=kb.order.__getitem__)  # the data's order: stable results
 
 
-def _evaluate(kb, win, needles):
+def _evaluate(kb, win, needles, only=None):
     """([(pattern, groups, shown, whole line shown)], whether a two-line pattern was tried) for a
-    line of at most WINDOW bytes."""
+    line of at most WINDOW bytes. ``only``: the patterns to try (a shape seen before), else those of the needles."""
     out, multi = [], False
     raw0 = win.raw(0)
     sq0 = _blank_ansi(raw0).translate(_LOWER, _WS)
@@ -414,7 +418,7 @@ def _evaluate(kb, win, needles):
     # same (NCCL's known bugs of kind 'error' share the words of a failure, versions._symptom_entry: three
     # searches of every line with 'error' in it, red team 2026-11-26f)
     done = {}
-    for p in _patterns_of(kb, needles):
+    for p in (_patterns_of(kb, needles) if only is None else only):
         info = p._scan_info or p.scan_info()
         two = info[0]
         if two:
@@ -612,6 +616,7 @@ def _consider(scan, kb, lineno, win, needles, wins=None):
         return
     raw0 = win.raw(0)
     if len(raw0) > WINDOW:
+        scan._shape_now = None
         results = _evaluate_long(scan, kb, win, needles, wins or {})
         scan.tried += 1
         _replay(scan, lineno, win, _in_record(scan, win, (results, severity(win.body(0)[0][:WINDOW]) if results
@@ -619,7 +624,9 @@ def _consider(scan, kb, lineno, win, needles, wins=None):
         return
     # A line seen before (the same bytes once the digits of its prefixes are set aside, the
     # same needles) gets the same answer, if what else it read (the lines after it) is the same.
-    k0 = (_norm_prefix(raw0), frozenset(needles))
+    fs = frozenset(needles)
+    k0 = (_norm_prefix(raw0), fs)
+    scan._shape_now = _FIGURES_B.sub(b"0", raw0) if SHAPES else None
     entry = scan._cache.get(k0)
     if entry is not None:
         got = entry[1].get(_deps(win, entry[0]))
@@ -627,8 +634,29 @@ def _consider(scan, kb, lineno, win, needles, wins=None):
             scan.replayed += 1
             _replay(scan, lineno, win, _in_record(scan, win, got, k0))
             return
-    results, multi = _evaluate(kb, win, needles)
+    # A line of a shape seen before (the same bytes with each digit read as 0: a progress line's step, loss and
+    # time differ on every line, so the cache above never hits), read alone (no wrapped continuation): a pattern
+    # without a digit of its own (SHAPE-BLIND: \d and {m,n} only) that did not match the shape's first line does
+    # not match this one either (the same text but for the digits' values), so only the patterns that matched it
+    # are tried; a reader that kept nothing from READER_IDLE lines of this shape in a row is not asked again
+    # (_reader_idle). Such a line with no pattern left costs its prefilter hit, nothing more (perf21).
+    sk = only = None
+    if SHAPES and len(raw0) >= 8 and not win.continuations():
+        sk = (raw0.translate(_ZERO), fs)
+        only = scan._shapes.get(sk)
+        if only is not None:
+            only = [p for p in only if not _reader_idle(scan, p)]
+            if not only:
+                scan.shape_skipped += 1
+                return
+    results, multi = _evaluate(kb, win, needles, only)
     scan.tried += 1
+    if sk is not None and only is None and not multi and not win.continuations():
+        if len(scan._shapes) >= MAX_CACHE:
+            scan._shapes.clear()
+        # (a pattern with digits of its own is kept: its answer may differ between lines of one shape)
+        scan._shapes[sk] = [p for p in _patterns_of(kb, needles)
+                            if not _shape_blind(p) or any(r[0] is p for r in results)]
     got = (results, severity(win.body(0)[0]) if results else None)
     flags = (win._cont is not None, multi)
     if entry is None or entry[0] != flags:
@@ -638,6 +666,45 @@ def _consider(scan, kb, lineno, win, needles, wins=None):
     if len(entry[1]) < 16:
         entry[1][_deps(win, flags)] = got
     _replay(scan, lineno, win, _in_record(scan, win, got, k0))
+
+
+READERS = ("_meaning", "_settings")  # fact patterns that hand every candidate line to a reader ('^[^\n]{1,600}')
+SHAPES = True  # the shape cache and the readers' idle budget (_consider); tests/test_explain_time_shapes.py compares
+READER_IDLE = 64  # lines of one shape in a row a reader kept nothing from, after which it is not asked for that shape
+_FIGURES_B = re.compile(rb"[0-9 \t]+")  # a reader's shape of a line: its figures and their padding ('%8d') as one '0'
+_ZERO = bytes(b"0"[0] if 48 <= c <= 57 else c for c in range(256))
+# a pattern's digits once its {m,n} quantifiers are set aside: one with none (SHAPE-BLIND) answers alike on two lines
+# that differ only in their digits' values (\d, \w and \b see every digit alike); '\1' or '[1-9]' count as digits
+_QUANT = re.compile(r"\{\d*,?\d*\}")
+_BLIND = {}
+
+
+def _shape_blind(p):
+    got = _BLIND.get(p.source)
+    if got is None:
+        got = _BLIND[p.source] = not re.search(r"\d", _QUANT.sub("", p.source))
+    return got
+
+
+def _reader_idle(scan, p):
+    """Whether pattern p hands lines to a reader (READERS) that kept nothing from READER_IDLE lines of the current
+    line's shape (its runs of digits and blanks one '0') in a row: a 100 MB log of Megatron-LM's iteration lines asked meaning.record and
+    settings.record ~0.4 ms a line for nothing (perf21)."""
+    sk = scan._shape_now
+    return sk is not None and p.entry in READERS and scan._idle.get((p, sk), 0) >= READER_IDLE
+
+
+def _reader_kept(scan, p, kept):
+    sk = scan._shape_now
+    if sk is None:
+        return
+    key = (p, sk)
+    if kept:
+        scan._idle.pop(key, None)
+        return
+    if len(scan._idle) >= MAX_CACHE:
+        scan._idle.clear()
+    scan._idle[key] = scan._idle.get(key, 0) + 1
 
 
 def _replay(scan, lineno, win, got):
@@ -699,11 +766,13 @@ def _replay(scan, lineno, win, got):
             elif p.entry == "_meaning":  # a line that may tell a failure in words (meaning.py)
                 from gpudoctor.explain.meaning import record as meaning_record
 
-                meaning_record(scan, hit)
+                if not _reader_idle(scan, p):
+                    _reader_kept(scan, p, meaning_record(scan, hit))
             elif p.entry == "_settings":  # a setting in any form, or a told symptom it may explain (settings.py)
                 from gpudoctor.explain.settings import record as settings_record
 
-                settings_record(scan, hit, win)
+                if not _reader_idle(scan, p):
+                    _reader_kept(scan, p, settings_record(scan, hit, win))
             else:
                 from gpudoctor.explain.ncclinfo import record
 

@@ -659,7 +659,21 @@ def _recompiled(st):
 
 
 def record(scan, hit, win):
+    """One candidate line: what it sets, tells or shows (and envcause's variables). True when any state changed
+    (scan._reader_kept: a shape of line nothing is kept from stops being handed over, perf21)."""
+    from gpudoctor.explain import envcause
+
     st = _state(scan)
+    before = _kept_size(st), _kept_size(envcause._state(scan))
+    _record(scan, hit, win, st)
+    return before != (_kept_size(st), _kept_size(envcause._state(scan)))
+
+
+def _kept_size(obj):
+    return tuple(len(v) if isinstance(v, (list, dict, set)) else v for v in vars(obj).values())
+
+
+def _record(scan, hit, win, st):
     text = win.text(0)[:MAX_LINE]
     if (st.arch is None or st.cap is None) and ("'sm_" in text or "capability" in text.lower()):
         _arch_line(st, hit.line, text)
