@@ -159,6 +159,7 @@ def _table(section, key):
                            "is the same on every node", needs=("env",), scope="cluster")
 def env_parity(nodes, config):
     compared = []
+    identity = []  # per node by design: a distinct value on every node (see below)
     differ = False
     odd_all = set()
     names = set()
@@ -176,6 +177,9 @@ def env_parity(nodes, config):
                 v = repr(v)[:200]
             values[h] = "(unset)" if v is None else (v if shown else "value#" + v.split(":")[-1][:8])
         groups = group(values)
+        if _identity(name, groups, values):
+            identity.append(name)
+            continue
         compared.append(name)
         if len(groups) < 2:
             continue
@@ -204,10 +208,10 @@ def env_parity(nodes, config):
     if not differ and len(groups) <= 1:
         shaping = [n for n in compared if n.startswith(JOB_SHAPING)]
         # no job-shaping variable set anywhere: no empty "(0 job-shaping: )" (seen on the 4-node test Slurm)
-        yield Pass("%d variables the same on every node (%s)%s" % (
+        yield Pass("%d variables the same on every node (%s)%s%s" % (
             len(compared), "%d job-shaping: %s" % (len(shaping), ", ".join(shaping[:6]) + (
                 ", ..." if len(shaping) > 6 else "")) if shaping else "none of them job-shaping",
-            "; python3 is %s everywhere" % groups[0].value if groups else ""))
+            "; python3 is %s everywhere" % groups[0].value if groups else "", _identity_note(identity, nodes)))
     if len(groups) > 1:
         odd = [h for g in groups[1:] for h in g.hosts]
         odd_all.update(odd)
@@ -215,8 +219,25 @@ def env_parity(nodes, config):
                               fix="activate the same environment on every node (conda activate / source venv) "
                                   "or pass --python with the job's interpreter")
     if odd_all and [h for h in nodes if h not in odd_all]:
-        yield Pass("%d variables compared; this node holds the majority's values" % len(compared),
-                   hosts=[h for h in nodes if h not in odd_all])
+        yield Pass("%d variables compared; this node holds the majority's values%s" % (
+            len(compared), _identity_note(identity, nodes)), hosts=[h for h in nodes if h not in odd_all])
+
+
+def _identity(name, groups, values):
+    """Whether a variable is a node's identity, not drift: a different value on every node of 3 or more, set on
+    each (NODE_NAME=n1..n4 from sshd's SetEnv, a scheduler's or an image's own per-node name, as SLURMD_NODENAME
+    is in PER_NODE_NAMES above). Against such a variable every node is the odd one, and the warning named one of
+    them as an arbitrary "baseline". One node of many that differs stays drift (the others agree), and so does a
+    job-shaping variable (NCCL_*, CUDA_*, ...: its value shapes the job on each node; nccl.env judges each node's)."""
+    return len(values) >= 3 and len(groups) == len(values) and not name.startswith(JOB_SHAPING) and \
+        all(v != "(unset)" for v in values.values())
+
+
+def _identity_note(identity, nodes):
+    if not identity:
+        return ""
+    return "; %s: a different value on each of the %d nodes, a per-node identity (as SLURMD_NODENAME), not " \
+           "compared" % (", ".join(identity[:6]) + (", ..." if len(identity) > 6 else ""), len(nodes))
 
 
 def _gpus(f):

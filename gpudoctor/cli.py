@@ -22,6 +22,18 @@ def _parser_class():
             def error(self, message):  # one clear line, exit 2 (argparse prints usage + error)
                 raise InputError("%s (see: %s --help)" % (message, self.prog))
 
+            def parse_args(self, args=None, namespace=None):
+                # argparse hands a command's unknown flags back to the top parser, whose error would
+                # name `gpudoctor --help`: they are the command's, so its own help is named
+                args, extra = self.parse_known_args(args, namespace)
+                if extra:
+                    prog = self.prog
+                    for action in self._subparsers._group_actions if self._subparsers else ():
+                        chosen = (action.choices or {}).get(getattr(args, action.dest, None) or "")
+                        prog = chosen.prog if chosen is not None else prog
+                    raise InputError("unrecognized arguments: %s (see: %s --help)" % (" ".join(extra), prog))
+                return args
+
         _PARSER.append(_Parser)
     return _PARSER[0]
 

@@ -323,7 +323,10 @@ def test_repeated_lines_are_counted_once_tried_once_and_keep_their_own_rank(kb):
     res = explain.explain_stream(io.BytesIO(data), kb)
     f = res["findings"][0]
     assert f["match_count"] == 3000 and f["first_line"] == 1
-    assert f["matches"][1]["text"].startswith("[rank1]:")  # its own line, not the first line's text
+    # its own line, not the first line's text: the lines quoted first are the first rank's own (rank 0's later
+    # lines, polish21), each replayed with its own time
+    assert [m["text"][:24] for m in f["matches"][:2]] == ["[rank0]:[E1123 12:00:00.", "[rank0]:[E1123 12:00:04."]
+    assert f["origin_matches"] == 5
     assert f["spread"]["ranks"] == 64 and f["origin"]["rank"] == "0"
 
 

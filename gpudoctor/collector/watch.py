@@ -314,6 +314,25 @@ def in_this_pid_namespace(ctx, pids):
     return kept, dropped
 
 
+# The end of the line every gpudoctor collector runs under on a node: `python3 -c READ_STDIN` over ssh (and
+# srun_workers), srun's READ_BLOB (gpudoctor/transport/__init__.py, srun.py; a test holds them to it). Another
+# node's collector on the same machine (nodes that share one host: containers, a test bed) inherits the
+# NCCL_* its session sets, and was listed as a "job process".
+COLLECTOR_MARK = b'"<stdin>","exec"),{"__name__":"__main__"'
+
+
+def gpudoctor_itself(ctx, pid):
+    """Whether a process is gpudoctor's own, never the job: a collector (COLLECTOR_MARK in its command line, or
+    `timeout ... python3 -c ...` around one) or the gpudoctor command (`gpudoctor ...`, `python3 -m gpudoctor`,
+    `python3 /usr/bin/gpudoctor`)."""
+    data, _ = _read_bytes(ctx, "/proc/%d/cmdline" % pid, 64 << 10)
+    if not data:
+        return False
+    if COLLECTOR_MARK in data:
+        return True
+    return any(os.path.basename(a) == b"gpudoctor" for a in data.split(b"\0")[:3])
+
+
 def scan_env_jobs(ctx, exclude):
     """Readable processes with NCCL_* in their environment that are not shells, launchers or
     gpudoctor itself: the job on a node whose GPUs NVML cannot list (or that has none)."""
@@ -328,7 +347,7 @@ def scan_env_jobs(ctx, exclude):
         if not any(item.startswith(b"NCCL_") for item in data.split(b"\0")):
             continue
         comm = (ctx.read("/proc/%d/comm" % pid) or "").strip()
-        if comm in SHELLS:
+        if comm in SHELLS or gpudoctor_itself(ctx, pid):
             continue
         found.append(pid)
         if len(found) >= MAX_JOB_PROCS:

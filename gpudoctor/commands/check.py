@@ -199,7 +199,7 @@ def launch_plan(args, cfg=None):
     try:
         return build_plan(accelerate=args.accelerate_config or None,
                           accelerate_given=args.accelerate_config is not None, deepspeed=args.deepspeed_config,
-                          launch=launch)
+                          launch=launch, given=args.launch is not None)
     except Refused as exc:
         # what the launcher would refuse (a flag, a count, a hostfile, a config) is one more
         # finding in `check` (launch.accepted), never the end of the report: the nodes'

@@ -55,7 +55,8 @@ def run(args):
         # the file the user named here (a config a launch line names may be on the launching machine only)
         raise InputError("--accelerate-config %s: no such file" % args.accelerate_config)
     plan = build_plan(accelerate=args.accelerate_config or None, accelerate_given=args.accelerate_config is not None,
-                      deepspeed=args.deepspeed_config, launch=launch, hosts=args.hosts)
+                      deepspeed=args.deepspeed_config, launch=launch, hosts=args.hosts,
+                      given=args.launch is not None)
     if args.json:
         sys.stdout.write(json.dumps(plan.to_json(), indent=2) + "\n")
     else:

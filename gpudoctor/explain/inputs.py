@@ -319,6 +319,8 @@ def locate(result, scan):
                        if any(h.line == f["first_line"] for h in hits)), None)
         if isinstance(f.get("first_line"), int):
             f["first_file"], f["first_line"] = _where(scan, f["first_line"])
+        if sp and sp.get("own") and (len(sp["files"]) > 1 or len(sp["ranks"]) > 1 or len(sp["hosts"]) > 1):
+            _own_first(f, sp["own"])
         for key in ("matches", "signals"):
             for h in f.get(key, []):
                 fix(h)
@@ -341,6 +343,19 @@ def locate(result, scan):
             st["file"], st["line"] = _where(scan, st["line"])
         st.pop("source", None)
         result["stopped_early"] = st
+
+
+def _own_first(f, own):
+    """The lines quoted under the headline are those of the rank it names first (its earliest line, then that
+    rank's own later lines of this entry, in its file), the others' echoes after them: the first five lines kept
+    in input order were gpu00-04's echoes at 12:00:05 under 'first: on gpu37 at 12:00:01'.
+    f["origin_matches"]: how many of f["matches"] are the first rank's own (the text report quotes those and
+    folds the rest as echoes)."""
+    mine = [{"line": h.line, "text": h.text, "severity": h.severity} for h in own]
+    lines = {m["line"] for m in mine}
+    rest = [m for m in f.get("matches", []) if m["line"] not in lines]
+    f["matches"] = (mine + rest)[:max(len(f.get("matches", [])), len(mine))]
+    f["origin_matches"] = len(mine)
 
 
 def _rank_key(r):

@@ -225,6 +225,12 @@ def _key(line):
     return " ".join(str(line).lower().split())
 
 
+def _sets(line, k, value):
+    """Whether a fix line starts with, or holds after a `;`, the shell command `export K=V` (V as sh quotes it)."""
+    return bool(line) and re.search(r"(?:^|;\s*)export %s=%s(?:\s|;|$)" % (re.escape(k), re.escape(sh(value))),
+                                    line) is not None
+
+
 def _export_line(k, value, note):
     """'     export K=V' (one line, pasted as is) and its '# why' comment after it, the part past
     WIDTH on comment lines below it (a comment line pastes as harmlessly)."""
@@ -254,12 +260,16 @@ def _finding(w, bold, f, heading, full, multi=False):
                        ", ".join("rank %s" % r for r in late["waiting"][:4]) or "another rank"), 4) + "\n")
     else:
         w(_fill("  %s  " % bold(f["id"]), f["title"], 4) + "\n")
-    shown = f["matches"][:3 if full else 1]
+    echoes = heading and f.get("origin_matches") and _origin(f) and "echoes" in _origin(f)
+    # under a headline that names the first rank and calls the rest echoes: that rank's own lines only
+    shown = f["matches"][:min(3 if full else 1, f["origin_matches"]) if echoes else 3 if full else 1]
     for h in shown:
         w("  %s: %s\n" % (_loc(h, multi), _one_line(h["text"])))
     more = f["match_count"] - len(shown)
     if more > 0:
-        w("  (+%d more matching line%s)\n" % (more, "" if more == 1 else "s"))
+        w("  (+%d more matching line%s%s)\n" % (more, "" if more == 1 else "s", "" if not echoes else
+                                               ": the others' echoes" if f["origin_matches"] <= len(shown) else
+                                               ", the others' echoes among them"))
     if not full:
         if f.get("confidence") in ("family", "structural") and not f["causes"][0]["evidence"]:
             # its message names the family only (ncclInvalidUsage beside NCCL_NET=IB's root read 'likely: Two
@@ -317,6 +327,10 @@ def _finding(w, bold, f, heading, full, multi=False):
             if ("export", k, value) in said:  # the same variable and value an earlier cause set
                 continue
             said.add(("export", k, value))
+            if not note and _sets(computed, k, value):
+                # the fix computed from the facts is this very export (with where and why after it), printed
+                # just below as `fix: export K=V   (on every node) ...`: once is enough
+                continue
             w(_export_line(k, value, note) + "\n")
         for cmd in c["fix"]:
             words = _words(cmd)

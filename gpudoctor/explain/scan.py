@@ -831,7 +831,10 @@ def _spread(scan, eid, hit):
     fi = len(scan.sources) - 1
     if sp is None:
         sp = scan.spread[eid] = {"ranks": set(), "hosts": set(), "earliest": hit, "files": set(), "efile": fi,
-                                 "etime": hit.origin[2] if hit.origin else None}
+                                 "etime": hit.origin[2] if hit.origin else None, "own": [hit]}
+    elif fi == sp["efile"] and hit.line > sp["earliest"].line and len(sp["own"]) < MAX_SHOWN and \
+            _same_teller(sp["earliest"].origin, hit.origin):
+        sp["own"].append(hit)  # the earliest one's own later lines: what the answer quotes under its headline
     o = hit.origin
     if o is None:
         return
@@ -852,7 +855,15 @@ def _spread(scan, eid, hit):
         if fi == sp["efile"] and e.origin[0] == rank and hit.line > e.line:
             sp["etime"] = when
     elif when[0] == etime[0] and when[1] < etime[1]:
-        sp["earliest"], sp["efile"], sp["etime"] = hit, fi, when
+        sp["earliest"], sp["efile"], sp["etime"], sp["own"] = hit, fi, when, [hit]
+
+
+def _same_teller(a, b):
+    """Whether two lines of one file can be one process's: no rank or host that both name differs (NCCL's
+    'gpu37:1234:1240 [0] ... WARN' names the host, torch's '[rank296]:' the rank of the same process)."""
+    if a is None or b is None:
+        return True
+    return all(x is None or y is None or x == y for x, y in zip(a[:2], b[:2]))
 
 
 def _norm_version(value):

@@ -39,15 +39,15 @@ def _srun_value_flags():
 SRUN_VALUE = _srun_value_flags()
 
 
-def _split(line):
+def _split(line, given=True):
     if len(line) > MAX_LINE:
-        raise InputError("--launch is longer than %d characters" % MAX_LINE)
+        raise InputError("%s is longer than %d characters" % ("--launch" if given else "the launch line", MAX_LINE))
     if not line.strip():
         raise InputError("--launch is empty: give the launch line, quoted")
     try:
         return shlex.split(line)
     except ValueError as exc:
-        raise InputError("--launch %s: %s" % (excerpt(line, 40), exc))
+        raise InputError("%s%s: %s" % ("--launch " if given else "", excerpt(line, 40), exc))
 
 
 def _strip_srun(argv, plan):
@@ -110,13 +110,16 @@ def _is_launcher(argv):
     return False
 
 
-def parse_launch(line, plan=None, environ=None):
-    """One launch command line in shell syntax, as the user would type it."""
+def parse_launch(line, plan=None, environ=None, given=True):
+    """One launch command line in shell syntax, as the user would type it. ``given``: it came in
+    --launch (its messages name the flag); False: typed after the command's options (`gpudoctor
+    plan torchrun ...`), where the messages name the word the user typed, never a flag not used."""
     from gpudoctor.launch import accelerate, deepspeed, mpi, torchrun
 
     plan = plan if plan is not None else Plan()
     env = dict(os.environ if environ is None else environ)
-    argv = _split(line)
+    argv = _split(line, given)
+    flag = "--launch " if given else ""
     while argv and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", argv[0]):  # NAME=VALUE LAUNCHER ...
         k, _, v = argv.pop(0).partition("=")
         env[k] = v
@@ -140,7 +143,7 @@ def parse_launch(line, plan=None, environ=None):
             _trainer_args(plan)
             return plan
     if not argv:
-        raise InputError("--launch names no launcher (%s)" % LAUNCHERS)
+        raise InputError("%s names no launcher (%s)" % ("--launch" if given else "the launch line", LAUNCHERS))
     prog = os.path.basename(argv[0])
     args = argv[1:]
     if is_python(prog):
@@ -167,7 +170,7 @@ def parse_launch(line, plan=None, environ=None):
     elif prog in ("accelerate", "accelerate-launch"):
         if prog == "accelerate":
             if not args or args[0] != "launch":
-                raise InputError("--launch %s: only 'accelerate launch ...' starts a job" % excerpt(argv[0], 30))
+                raise InputError("%s%s: only 'accelerate launch ...' starts a job" % (flag, excerpt(argv[0], 30)))
             args = args[1:]
         accelerate.read(plan, args, env)
     elif prog in ("orterun", "mpirun.openmpi", "mpiexec.openmpi"):
@@ -208,7 +211,11 @@ def parse_launch(line, plan=None, environ=None):
     elif prog == "horovodrun":
         mpi.read_horovod(plan, args, env)
     else:
-        raise InputError("--launch %s: not a launcher gpudoctor reads (%s)" % (excerpt(argv[0], 30), LAUNCHERS))
+        # typed after the options, the word may be meant as a script too (`gpudoctor plan train 2 0`): say
+        # that there is none by that name either
+        raise InputError("%s%s: %snot a launcher gpudoctor reads (%s)" % (
+            flag, excerpt(argv[0], 30), "" if given or os.path.lexists(argv[0]) else "no such script, and ",
+            LAUNCHERS))
     _trainer_args(plan)
     return plan
 
@@ -232,8 +239,9 @@ def _trainer_args(plan):
             plan.precision = "fp16"
 
 
-def build_plan(accelerate=None, accelerate_given=False, deepspeed=None, launch=None, environ=None, hosts=None):
-    """The plan from `check` / `plan` flags; None when no flag names one."""
+def build_plan(accelerate=None, accelerate_given=False, deepspeed=None, launch=None, environ=None, hosts=None,
+               given=True):
+    """The plan from `check` / `plan` flags; None when no flag names one. ``given``: parse_launch's."""
     from gpudoctor.launch import accelerate as acc
     from gpudoctor.launch.deepspeed_config import finish, read_ds_config
 
@@ -247,7 +255,7 @@ def build_plan(accelerate=None, accelerate_given=False, deepspeed=None, launch=N
         if accelerate_given and accelerate and "accelerate" in launch and "--config_file" not in launch:
             launch = launch.replace("accelerate launch", "accelerate launch --config_file %s" % shlex.quote(
                 accelerate), 1)
-        parse_launch(launch, plan, environ=env)
+        parse_launch(launch, plan, environ=env, given=given)
     elif accelerate_given:
         acc.read(plan, None, env, config_path=accelerate or acc.default_config_file(env))
     if deepspeed:
