@@ -67,3 +67,18 @@ def test_slurm_variables_are_set_at_run_time_so_their_default_is_not_taken(tmp_p
 def test_array_items(tmp_path):
     assert plan(tmp_path, 'ARR=(x "y z")\ntorchrun --nproc_per_node 2 t.py ${ARR[@]} "${ARR[*]}" ${ARR[1]} ${ARR} '
                           '${#ARR[@]}\n') == (["x", "y", "z", "x y z", "y", "z", "x", "2"], [])
+
+
+@pytest.mark.parametrize("text, opts", [
+    # sbatch(1): "sbatch will stop processing further #SBATCH directives once the first non-comment non-whitespace
+    # line has been reached in the script"
+    ("#!/bin/bash\n#SBATCH -N 2\n#SBATCH --gres=gpu:8 # comment\n\n# note\n#SBATCH --ntasks-per-node=8\nsrun x\n"
+     "#SBATCH -t 1\n", ["-N", "2", "--gres=gpu:8", "--ntasks-per-node=8"]),
+    ('#SBATCH --job-name="a b\n#SBATCH -N 2', ["-N", "2"]),   # a directive whose quote is not closed: left out
+    ("#SBATCH -J a#b # note x", ["-J", "a#b"]), ("", []), ("#SBATCH --x 'a b'", ["--x", "a b"]),
+    ("echo\n#SBATCH -N 2", []),
+])
+def test_sbatch_headers(text, opts):
+    from gpudoctor.launch.script import sbatch_headers
+
+    assert sbatch_headers(text) == opts
