@@ -516,3 +516,27 @@ def test_a_bash_syntax_error_before_the_launch_line_is_a_finding(tmp_path):
     p2 = write(tmp_path, "ok.sh", "torchrun --nproc_per_node 8 a.py\n" + MDS_TEMPLATE)
     first = read_script(str(p2), [], environ={}).launches[0]
     assert not any("syntax error" in f for f in first.findings)
+
+
+# huggingface/alignment-handbook recipes/launch.slurm lines 117-128 (URL above)
+VLLM_BRANCH = '''#!/bin/bash
+USE_VLLM="false"
+if [[ -f "$CONFIG_FILE" ]] && grep -qE '^\\s*use_vllm:\\s*true' "$CONFIG_FILE"; then
+    USE_VLLM="true"
+fi
+# if using vllm
+if [[ "$USE_VLLM" == "true" ]]; then
+     srun --nodes=1 --ntasks=1 --nodelist=node2 trl vllm-serve --model m &
+fi
+srun --nodes=1 --ntasks=1 torchrun --nproc_per_node 8 train.py
+'''
+
+
+def test_a_launch_line_in_a_branch_decided_at_run_time_says_so(tmp_path):
+    # bash took the other path here (no config file); the plan listed the vllm line without a word
+    p = write(tmp_path, "launch.slurm", VLLM_BRANCH)
+    res = read_script(str(p), [], environ={})
+    assert [la.line for la in res.launches] == [8, 10]
+    assert "line 8: runs only where the `if` at line 7 takes this path at run time (its test is not known here)" \
+        in res.notes
+    assert not any(n.startswith("line 10: runs only") for n in res.notes)

@@ -1494,6 +1494,7 @@ class Reader:
         if not is_launch and self.task_progs is not None and is_python(prog):
             self.task_progs.append(rest)  # `srun bash -c 'python train.py'`: srun is the launcher
         if is_launch:
+            self._note_conditional()
             self.result.launches.append(Launch(line=self.line, argv=argv[:k] + assigned + rest, shown="",
                                                written=dict(self.written),
                                                in_batch=bool(self.batch and prog != "srun" and not lead)))
@@ -1667,6 +1668,21 @@ class Reader:
             la.in_batch = False
         return
 
+    def _note_conditional(self):
+        """A launch line inside an `if` (or a loop, a `case`) decided only at run time may not run
+        at all: say which (huggingface/alignment-handbook recipes/launch.slurm starts `srun ...
+        trl vllm-serve` only where its config file says use_vllm: true)."""
+        undecided = [f for f in self.frames if f["cur"] is None]
+        if not undecided:
+            return
+        f = undecided[-1]
+        where = ("the `if` at line %d" % f["line"]) if f["kind"] == "if" and f.get("line") else (
+            "a loop" if f["kind"] == "loop" else "a `case`" if f["kind"] == "case" else "a branch")
+        note = "line %d: runs only where %s takes this path at run time (its test is not known here)" % (
+            self.line, where)
+        if note not in self.result.notes:
+            self.result.notes.append(note)
+
     def _srun_unknown_opts(self, argv):
         """`srun ${AUTO_RESUME} -l torchrun ...`: a word known only at run time among srun's
         options, followed by another option or by the program, is one of srun's options or
@@ -1746,6 +1762,7 @@ class Reader:
                 # (stas00/ml-engineering's srun-launcher.slurm: srun ... bash -c "$LAUNCHER
                 # python -u test.py", Megatron-LM's SRUN.sh: srun ... sh -c "python ..."),
                 # planned as `srun [opts] python ...` is
+                self._note_conditional()
                 self.result.launches.append(Launch(line=self.line, argv=list(found[0]), shown="",
                                                    written=dict(self.written), in_batch=False))
             for la in self.result.launches[before:]:
