@@ -284,3 +284,45 @@ def test_a_listener_reached_elsewhere_passes_the_blame_to_a_refusing_peer_or_to_
     assert f.hosts == ["n1"] and f.message == "n1 refuses the job's port 29501: n3 could not connect (t)"
     (f,) = findings.evaluate({"pairs": [dict(ok, error="x", error_kind="init-failed"), blocked]}, {})
     assert f.hosts == ["n1"]
+
+
+def _tcp(kind="physical", speed=100000, slow_nodes=()):
+    """The healthy run read as a TCP-mode document (its figures as Gbit/s), each node's address on an interface of
+    ``speed`` Mbit/s (facts' network section as the collector writes it)."""
+    d = doc("h100x4-ssh-healthy.json")
+    d["mode"], d["jobs"] = "tcp", []  # no NCCL job in TCP mode
+    d["isolation"]["slow_nodes"] = list(slow_nodes)
+    d["addresses"] = {h: "10.0.0.%d" % i for i, h in enumerate(LIVE, 1)}
+    facts = {h: {"network": {"interfaces": [
+        {"name": "lo", "kind": "loopback", "ipv4": [{"address": "127.0.0.1"}]},
+        {"name": "eth0", "kind": kind, "speed_mbps": speed, "ipv4": [{"address": d["addresses"][h]}]}]}}
+        for h in LIVE}
+    return d, facts
+
+
+def test_tcp_throughput_against_the_line_rate():
+    d, facts = _tcp()
+    (f,) = [x for x in findings.evaluate(d, facts) if x.check == "probe.bandwidth.line_rate"]
+    assert whole(f) == (
+        "probe.bandwidth.line_rate", "warning", LIVE,
+        "TCP throughput under 0.5 x the line rate (sysfs speed of the interfaces that carry the nodes' addresses): "
+        "gpu01<->gpu04 3.44 Gbit/s of 100 Gbit/s; gpu02<->gpu03 3.62 Gbit/s of 100 Gbit/s; gpu01<->gpu02 2.71 Gbit/s "
+        "of 100 Gbit/s; gpu03<->gpu04 3.1 Gbit/s of 100 Gbit/s; gpu01<->gpu03 2.98 Gbit/s of 100 Gbit/s (and 1 more)",
+        "3.44 Gbit/s", ">= 50 Gbit/s",
+        "ethtool -S <iface> (drops, pause frames), the MTU on both ends and the switch port; a single TCP flow rarely "
+        "fills 100 Gb/s+, NCCL's probe (--mode nccl) is the judge there")
+    d, facts = _tcp(slow_nodes=["gpu04"])  # gpu04's pairs are the slow-node finding's
+    (f,) = [x for x in findings.evaluate(d, facts) if x.check == "probe.bandwidth.line_rate"]
+    assert f.hosts == ["gpu01", "gpu02", "gpu03"] and f.message.endswith(
+        "gpu02<->gpu03 3.62 Gbit/s of 100 Gbit/s; gpu01<->gpu02 2.71 Gbit/s of 100 Gbit/s; gpu01<->gpu03 2.98 Gbit/s "
+        "of 100 Gbit/s")
+    for kind in ("bond", "vlan", "ipoib"):
+        assert "probe.bandwidth.line_rate" in [x.check for x in findings.evaluate(*_tcp(kind=kind))]
+    for args in ({"kind": "veth"}, {"speed": 5000}, {"speed": None}):  # a nominal speed; at the bound (2.5 < 2.706)
+        assert "probe.bandwidth.line_rate" not in [x.check for x in findings.evaluate(*_tcp(**args))]
+    d, facts = _tcp()
+    del facts["gpu04"]  # one end's speed unknown: its pairs are not judged
+    (f,) = [x for x in findings.evaluate(d, facts) if x.check == "probe.bandwidth.line_rate"]
+    assert f.hosts == ["gpu01", "gpu02", "gpu03"]
+    d["mode"] = "nccl"
+    assert "probe.bandwidth.line_rate" not in [x.check for x in findings.evaluate(d, facts)]
