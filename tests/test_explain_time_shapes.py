@@ -89,3 +89,32 @@ def test_lines_that_differ_only_in_digits_keep_their_own_answer(kb, monkeypatch,
     data = same_shape * 300 + late + _megatron(200)
     (on, _), (off, _) = _both(kb, data, monkeypatch)
     assert on == off
+
+
+def test_a_huge_first_file_does_not_starve_the_small_ones_after_it(kb, monkeypatch, tmp_path):
+    # userwalk21: logs/ with a 100 MB rank0.log of progress lines and rank1.log with the NCCL error: the deadline
+    # passed inside rank0.log, 'NO ERROR FOUND', exit 1. The first file's share of the time ends (here: a stop_reason
+    # that says 'timeout' while the scan is in it); the file after it is still read whole
+    big, small = tmp_path / "rank0.log", tmp_path / "rank1.log"
+    big.write_bytes(_megatron(3000))
+    small.write_bytes(b"[rank1]:[E1123 12:00:01.1 ProcessGroupNCCL.cpp:1] NCCL error: unhandled system error\n")
+    monkeypatch.setattr(scan_mod, "BLOCK", 4096)
+    real = scan_mod.Scan.stop_reason
+
+    def cut_in_the_first_file(self):
+        return "timeout" if len(self.sources) == 1 and self.lines + self.tried > 200 else real(self)
+
+    monkeypatch.setattr(scan_mod.Scan, "stop_reason", cut_in_the_first_file)
+    inputs = [(str(p), (lambda p=p: open(str(p), "rb"))) for p in (big, small)]
+    res = explain.explain_inputs(inputs, kb, deadline=time.monotonic() + 3600)
+    st = res["stopped_early"]
+    assert st["reason"] == "timeout" and st["file"] == str(big) and st["read_after"] == [str(small)]
+    assert res["root"] == "nccl.system_error" and explain.exit_code(res) == 0
+    assert [s["path"] for s in res["sources"]] == [str(big), str(small)]
+    out = io.StringIO()
+    explain.render_text(res, out)
+    said = " ".join(out.getvalue().split())
+    assert "and the 1 file read whole after it (" in said and "rank1.log)" in said
+    # one input: unchanged (the deadline is the whole budget, the scan stops there)
+    res = explain.explain_inputs(inputs[:1], kb, deadline=time.monotonic() + 3600)
+    assert res["stopped_early"]["reason"] == "timeout" and "read_after" not in res["stopped_early"]

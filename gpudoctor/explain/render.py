@@ -89,6 +89,11 @@ def render_text(result, out, color=False):
     if st:
         where = "at line %s%s; this answer covers only what was read before (%s bytes)" % (
             st.get("line"), " of %s" % _one_line(str(st["file"])) if st.get("file") else "", st.get("bytes_read"))
+        if st.get("read_after"):  # several files: the ones after it got their share of the time (perf21)
+            where += " and the %d file%s read whole after it (%s)" % (
+                len(st["read_after"]), "" if len(st["read_after"]) == 1 else "s",
+                ", ".join(_one_line(str(x)) for x in st["read_after"][:3]) + (", ..." if len(st["read_after"]) > 3
+                                                                               else ""))
         if st.get("reason") in ("SIGINT", "SIGTERM"):  # scan.stop_reason: the signal's name
             w("%s: %s\n" % (bold("STOPPED EARLY"), _fill("", "interrupted (%s) after %s s, %s." % (
                 st["reason"], st.get("after_s"), where), 2)))

@@ -641,29 +641,51 @@ def _consider(scan, kb, lineno, win, needles, wins=None):
     # are tried; a reader that kept nothing from READER_IDLE lines of this shape in a row is not asked again
     # (_reader_idle). Such a line with no pattern left costs its prefilter hit, nothing more (perf21).
     sk = only = None
+    partial = False  # an idle reader's pattern left out: the answer is not kept for the line cache
     if SHAPES and len(raw0) >= 8 and not win.continuations():
         sk = (raw0.translate(_ZERO), fs)
         only = scan._shapes.get(sk)
-        if only is not None:
-            only = [p for p in only if not _reader_idle(scan, p)]
-            if not only:
-                scan.shape_skipped += 1
-                return
+    fresh = only is None
+    if SHAPES and scan._idle:
+        pats = _patterns_of(kb, needles) if fresh else only
+        live = [p for p in pats if not _reader_idle(scan, p)]
+        if len(live) < len(pats):
+            only, partial = live, True
+    if only is not None and not only:
+        scan.shape_skipped += 1
+        return
     results, multi = _evaluate(kb, win, needles, only)
     scan.tried += 1
-    if sk is not None and only is None and not multi and not win.continuations():
+    if sk is not None and fresh and not multi and not win.continuations():
         if len(scan._shapes) >= MAX_CACHE:
             scan._shapes.clear()
-        # (a pattern with digits of its own is kept: its answer may differ between lines of one shape)
-        scan._shapes[sk] = [p for p in _patterns_of(kb, needles)
-                            if not _shape_blind(p) or any(r[0] is p for r in results)]
+        # (a pattern with digits of its own is kept unless its _relaxed form does not match the line with its
+        # digits 0: its answer may differ between lines of one shape)
+        matched = {id(r[0]) for r in results}
+        masked = None
+        keep = []
+        tried = {id(p) for p in only} if partial else None
+        for p in _patterns_of(kb, needles):
+            if tried is not None and id(p) not in tried:
+                keep.append(p)  # (an idle reader's pattern, not tried on this line: it stays the shape's)
+            elif id(p) not in matched and not _shape_blind(p):
+                wide = _relaxed(p)
+                if wide is not None:
+                    if masked is None:
+                        masked = win.text(0).translate(_ZERO_S)
+                    if wide.search(masked) is None:
+                        continue
+                keep.append(p)
+            elif id(p) in matched:
+                keep.append(p)
+        scan._shapes[sk] = keep
     got = (results, severity(win.body(0)[0]) if results else None)
     flags = (win._cont is not None, multi)
     if entry is None or entry[0] != flags:
         if len(scan._cache) >= MAX_CACHE:
             scan._cache.clear()
         entry = scan._cache[k0] = (flags, {})
-    if len(entry[1]) < 16:
+    if len(entry[1]) < 16 and not partial:
         entry[1][_deps(win, flags)] = got
     _replay(scan, lineno, win, _in_record(scan, win, got, k0))
 
@@ -686,12 +708,85 @@ def _shape_blind(p):
     return got
 
 
+_RELAXED = {}
+_ZERO_S = {c: "0" for c in "123456789"}
+
+
+def _relaxed(p):
+    """Pattern p with each literal digit widened to any digit (a class holding a digit takes every digit), compiled
+    with p's flags, or None where that is no wider (a backreference, a negated class or NOT_LITERAL of a digit): it
+    matches wherever p does, and alike on two texts that differ only in their digits' values. So where it does not
+    match a shape's first line, p matches no line of that shape (_consider)."""
+    got = _RELAXED.get(p.source, False)
+    if got is not False:
+        return got
+    got = None
+    try:
+        from gpudoctor.explain.knowledge import _sre
+
+        parser, c = _sre()
+        try:
+            from re import _compiler as compiler
+        except ImportError:  # Python 3.9, 3.10
+            import sre_compile as compiler
+        digit = (c.IN, [(c.CATEGORY, c.CATEGORY_DIGIT)])
+        refs = {getattr(c, n) for n in ("GROUPREF", "GROUPREF_EXISTS", "GROUPREF_IGNORE", "GROUPREF_LOC_IGNORE",
+                                        "GROUPREF_UNI_IGNORE") if hasattr(c, n)}
+
+        def widen(sub):
+            for i, (op, av) in enumerate(sub.data):
+                if op in refs or (op is c.NOT_LITERAL and 48 <= av <= 57):
+                    raise ValueError("not widened")
+                if op is c.LITERAL and 48 <= av <= 57:
+                    sub.data[i] = digit
+                elif op is c.IN:
+                    has = any((o is c.LITERAL and 48 <= a <= 57) or (o is c.RANGE and a[0] <= 57 and a[1] >= 48)
+                              for o, a in av)
+                    if has and any(o is c.NEGATE for o, _a in av):
+                        raise ValueError("not widened")
+                    if has:
+                        av.append((c.CATEGORY, c.CATEGORY_DIGIT))
+                elif op is c.BRANCH:
+                    for alt in av[1]:
+                        widen(alt)
+                elif op is c.SUBPATTERN or op in _REPEAT_OPS(c) or op in (c.ASSERT, c.ASSERT_NOT) or \
+                        op is getattr(c, "ATOMIC_GROUP", None):
+                    inner = av if op is getattr(c, "ATOMIC_GROUP", None) else av[-1]
+                    widen(inner)
+        flags = p.regex.flags
+        tree = parser.parse(p.source, flags)
+        widen(tree)
+        got = compiler.compile(tree, flags)
+    except Exception:  # (an internal of re that moved: the pattern is simply never left out)
+        got = None
+    _RELAXED[p.source] = got
+    return got
+
+
+def _REPEAT_OPS(c):
+    return {op for op in (c.MAX_REPEAT, c.MIN_REPEAT, getattr(c, "POSSESSIVE_REPEAT", None)) if op is not None}
+
+
 def _reader_idle(scan, p):
     """Whether pattern p hands lines to a reader (READERS) that kept nothing from READER_IDLE lines of the current
     line's shape (its runs of digits and blanks one '0') in a row: a 100 MB log of Megatron-LM's iteration lines asked meaning.record and
     settings.record ~0.4 ms a line for nothing (perf21)."""
     sk = scan._shape_now
-    return sk is not None and p.entry in READERS and scan._idle.get((p, sk), 0) >= READER_IDLE
+    return sk is not None and (p.entry in READERS or p.role == "paste") and scan._idle.get((p, sk), 0) >= READER_IDLE
+
+
+def _kept_size(obj):
+    """What a reader's state holds, in sizes (a list, dict or set) and values (the rest): the same before and after
+    a line when the reader kept nothing from it."""
+    if obj is None:
+        return None
+    return tuple(len(v) if isinstance(v, (list, dict, set)) else v for v in vars(obj).values())
+
+
+def _paste_state(scan):
+    # launchpaste.record's readers: its own Paste (whose 'tries' counts every line: never idle), layout's, launchctx's
+    return _kept_size(getattr(scan, "paste", None)), _kept_size(getattr(scan, "layout", None)), \
+        _kept_size(getattr(scan, "launchctx", None))
 
 
 def _reader_kept(scan, p, kept):
@@ -753,7 +848,11 @@ def _replay(scan, lineno, win, got):
         elif role == "paste":  # a launch line or launcher config pasted beside the error (launchpaste.py)
             from gpudoctor.explain.launchpaste import record as paste_record
 
-            paste_record(scan, hit, win)
+            if not _reader_idle(scan, p):
+                before = _paste_state(scan) if scan._shape_now is not None else None
+                paste_record(scan, hit, win)
+                if before is not None:
+                    _reader_kept(scan, p, before != _paste_state(scan))
         elif role == "fact":  # an NCCL INFO line that says what NCCL chose (ncclinfo.py), or hang.py's
             if p.entry == "_hang":
                 from gpudoctor.explain.hang import record as hang_record
