@@ -81,3 +81,24 @@ def test_an_interpreter_that_prints_the_environment_never_shows_its_values(tmp_p
     out = " ".join(capsys.readouterr().out.split())
     assert "printed no facts" in out and "began with HF_TOKEN=... PATH=..." in out, out
     assert "hf_AbCd" not in out and "/usr/bin'" not in out
+
+
+# The reader's `&&` / `||` took a test it cannot decide (a value from the environment at run time) as true: the
+# command after it ran for the plan, so `A=4; [ -n "$X" ] && A=8` planned 8 where bash without X passes 4 (real
+# scripts: `[ -n "$SLURM_JOB_ID" ] && NNODES=$SLURM_NNODES`). Undecided, as the same `if` already was.
+@pytest.mark.parametrize("guard", ['[ -n "$X" ] && A=8', '[ -z "$X" ] || A=8', '[ -n "$X" ] && true && A=8',
+                                   'if [ -n "$X" ]; then A=8; fi'])
+def test_a_value_set_after_a_run_time_test_is_unknown_not_taken(tmp_path, guard):
+    from gpudoctor.launch.script import MARK, read_script
+    from test_launch_scripts21 import bash_argv
+
+    p = tmp_path / "g.sh"
+    p.write_text("#!/bin/bash\nunset X\nA=4\n%s\ntorchrun --nproc_per_node $A train.py\n" % guard)
+    (real,) = bash_argv(tmp_path, p)
+    assert real[2] == "4"
+    (la,) = read_script(str(p), [], environ={}).launches
+    assert MARK in la.argv[2], la.argv  # 4 or 8: decided at run time
+    # a test the reader decides still decides
+    p.write_text("#!/bin/bash\nX=1\nA=4\n%s\ntorchrun --nproc_per_node $A train.py\n" % guard)
+    (la,) = read_script(str(p), [], environ={}).launches
+    assert la.argv[2] == "8", la.argv

@@ -77,6 +77,7 @@ WRAPPERS = {
     "chrt": (("-T", "--sched-runtime", "-P", "--sched-period", "-D", "--sched-deadline"), 1),
 }
 OPENERS = {"if", "while", "until", "case", "for", "select"}
+UNDECIDED = "undecided"  # a guard (&&, ||) whose test is decided only at run time
 CLOSERS = {"fi", "done", "esac"}
 
 
@@ -405,7 +406,7 @@ class Reader:
         self.secrets = {}  # value -> NAME, for each value a secret-looking name was given (assign)
         self.depth = 0  # eval / source nesting
         self.nesting = 0  # command substitutions inside one another
-        self.guard = None  # the next command runs only if (True/False/None) after && or ||
+        self.guard = None  # the next command runs only if (True/False/UNDECIDED) after && or ||; None: no guard
         self.functions = {}  # name -> the tokens of its body
         self.called = set()
         self.pending_func = None
@@ -1033,8 +1034,11 @@ class Reader:
             guard, self.guard = self.guard, None
             if guard is not None:
                 # `A && B`, `A || B`: B runs when A succeeded (failed); a test decided by
-                # known values decides it, any other command is taken to succeed
-                self.frames.append({"kind": "guard", "cur": guard, "any": False, "unk": guard is None})
+                # known values decides it, any other command is taken to succeed; a test
+                # decided only at run time leaves B's running undecided, as an `if` does
+                # (`A=4; [ -n "$X" ] && A=8`: A is 4 or 8, not 8)
+                self.frames.append({"kind": "guard", "cur": None if guard == UNDECIDED else guard, "any": False,
+                                    "unk": guard == UNDECIDED})
             try:
                 self.stdin = stdin if cmd and stdin is not None else None
                 self.out = (out[0], cmd[out[1]]) if out and out[1] < len(cmd) and cmd[out[1]] else None
@@ -1049,10 +1053,13 @@ class Reader:
             if t == ";;" and self.frames and self.frames[-1]["kind"] == "case":
                 self.frames[-1].update(expect=True, cur=False, pats=None)  # the next pattern decides
             if t in ("&&", "||") and words:
-                r = self.test(words) if words[0] in ("[", "[[", "test", "!") else True
-                if guard is False:
-                    r = False if t == "&&" else None  # A && B && C: B never ran
-                self.guard = r if t == "&&" else (None if r is None else not r)
+                if guard is False:  # A && B && C: B never ran (A && B || C: C runs)
+                    self.guard = False if t == "&&" else None
+                elif guard == UNDECIDED:  # whether B ran is decided at run time: so is C's turn
+                    self.guard = UNDECIDED
+                else:
+                    r = self.test(words) if words[0] in ("[", "[[", "test", "!") else True
+                    self.guard = UNDECIDED if r is None else (r if t == "&&" else not r)
             cmd, stdin, out = [], None, None
 
     def loop_done(self, f):
