@@ -27,3 +27,16 @@ NETWORK = ("sshd does not answer on the peers from the source nodes: start it (s
 ])
 def test_mesh_fix(errors, fix):
     assert _mesh_fix(errors) == fix
+
+
+def test_a_container_no_table_names_gets_the_generic_container_line():
+    """host.container is a short lower-case word (util.container_of: lxc, apptainer, ...): one the runtime tables do
+    not name gets the generic container line, never nothing."""
+    from gpudoctor.checks import memlock, shm
+
+    assert shm.container_fix("lxc") == ("in a container: restart it with --shm-size=16g (or --ipc=host); Kubernetes: "
+                                        "mount an emptyDir {medium: Memory, sizeLimit: 16Gi} at /dev/shm")
+    assert shm.container_fix("docker").startswith("in a docker container: restart it with docker run --shm-size=16g")
+    assert shm.container_fix(None) == "on a host: mount -o remount,size=16G /dev/shm (persist it in /etc/fstab)"
+    assert memlock.fix_for("lxc") == ("container:  docker run --ulimit memlock=-1:-1 ...   (Kubernetes: set it in the "
+                                      "container runtime's default ulimits)")
