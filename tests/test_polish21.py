@@ -18,15 +18,17 @@ def _run(capsys, *argv):
     return rc, out, err
 
 
-def test_a_computed_export_is_printed_once(tmp_path, capsys):
-    """explain --facts on 'no socket interface found' printed cause 1's export twice: a bare
-    `export NCCL_SOCKET_IFNAME=eth0`, then `fix: export NCCL_SOCKET_IFNAME=eth0   (on every node) ...`."""
+def test_a_computed_export_keeps_its_own_line_to_paste(tmp_path, capsys):
+    """explain --facts on 'no socket interface found': cause 1's export is printed as a bare `export
+    NCCL_SOCKET_IFNAME=eth0` line (pasted as is) and again at the head of the computed fix, which says where and
+    why after it (`(on every node) ...`) and so is no line to paste. The walk (userwalk21) read that as a duplicate;
+    dropping the bare line left fixes like `export CUDA_HOME=...   (install it: ...)` with nothing to paste."""
     log = tmp_path / "rank0.log"
     log.write_text("gpu1:123:456 [0] NCCL WARN Bootstrap : no socket interface found\n")
     rc, out, _ = _run(capsys, "explain", "--facts", CLUSTER, str(log))
     assert "fix: export NCCL_SOCKET_IFNAME=eth0   (on every node)" in out
     assert [ln.strip() for ln in out.splitlines() if "NCCL_SOCKET_IFNAME=eth0" in ln] == \
-        ["fix: export NCCL_SOCKET_IFNAME=eth0   (on every node)   (2 nodes: eth0 192.0.2.2, eth0"]
+        ["export NCCL_SOCKET_IFNAME=eth0", "fix: export NCCL_SOCKET_IFNAME=eth0   (on every node)   (2 nodes: eth0 192.0.2.2, eth0"]
     # an export the computed fix does not set is still printed (cause 2's exclusion list)
     assert "     export NCCL_SOCKET_IFNAME='^docker,lo,veth,virbr'" in out
 

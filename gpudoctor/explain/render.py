@@ -89,6 +89,9 @@ def render_text(result, out, color=False):
     if st:
         where = "at line %s%s; this answer covers only what was read before (%s bytes)" % (
             st.get("line"), " of %s" % _one_line(str(st["file"])) if st.get("file") else "", st.get("bytes_read"))
+        if st.get("resumed_line"):  # a large file's middle passed over for its tail (perf21)
+            where += ", then read on from its line %s to %s (where a failing job's last lines are)" % (
+                st["resumed_line"], "its line %s" % st["stopped_again"] if st.get("stopped_again") else "its end")
         if st.get("read_after"):  # several files: the ones after it got their share of the time (perf21)
             where += " and the %d file%s read whole after it (%s)" % (
                 len(st["read_after"]), "" if len(st["read_after"]) == 1 else "s",
@@ -230,12 +233,6 @@ def _key(line):
     return " ".join(str(line).lower().split())
 
 
-def _sets(line, k, value):
-    """Whether a fix line starts with, or holds after a `;`, the shell command `export K=V` (V as sh quotes it)."""
-    return bool(line) and re.search(r"(?:^|;\s*)export %s=%s(?:\s|;|$)" % (re.escape(k), re.escape(sh(value))),
-                                    line) is not None
-
-
 def _export_line(k, value, note):
     """'     export K=V' (one line, pasted as is) and its '# why' comment after it, the part past
     WIDTH on comment lines below it (a comment line pastes as harmlessly)."""
@@ -332,10 +329,9 @@ def _finding(w, bold, f, heading, full, multi=False):
             if ("export", k, value) in said:  # the same variable and value an earlier cause set
                 continue
             said.add(("export", k, value))
-            if not note and _sets(computed, k, value):
-                # the fix computed from the facts is this very export (with where and why after it), printed
-                # just below as `fix: export K=V   (on every node) ...`: once is enough
-                continue
+            # (lead) printed even where the fix computed from the facts below starts with this export: that fix line
+            # carries where and why after it ('(on every node)', '(install it: ...)') and is no shell line to paste;
+            # this one is (polish21 had dropped it: test_explain_review_2026_11_26's CUDA_HOME line went missing)
             w(_export_line(k, value, note) + "\n")
         for cmd in c["fix"]:
             words = _words(cmd)
