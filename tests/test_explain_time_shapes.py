@@ -120,3 +120,25 @@ def test_a_huge_first_file_does_not_starve_the_small_ones_after_it(kb, monkeypat
     # one input: unchanged (the deadline is the whole budget, the scan stops there)
     res = explain.explain_inputs(inputs[:1], kb, deadline=time.monotonic() + 3600)
     assert res["stopped_early"]["reason"] == "timeout" and "read_after" not in res["stopped_early"]
+
+
+def test_a_large_file_past_its_time_reads_its_tail_with_the_right_line_numbers(kb, monkeypatch, tmp_path):
+    # the error a failing job prints last, after a long middle: the middle is passed over (its lines counted) once the
+    # file's time is nearly spent, and the last TAIL_SCAN bytes are read; the answer says which lines it did not judge
+    log = tmp_path / "train.log"
+    body = _megatron(3000)
+    log.write_bytes(body + b"[rank3]:[E1123 12:00:01.1 ProcessGroupNCCL.cpp:1] NCCL error: unhandled system error\n"
+                    + _megatron(20, 3001))
+    monkeypatch.setattr(scan_mod, "BLOCK", 4096)
+    monkeypatch.setattr(scan_mod, "TAIL_SCAN", 16000)
+    monkeypatch.setattr(explain, "TAIL_CUT", 1.0)  # the middle's time ends at once: after the first block
+    res = explain.explain_file(str(log), kb, deadline=time.monotonic() + 3600)
+    st = res["stopped_early"]
+    assert res["root"] == "nccl.system_error" and explain.exit_code(res) == 0
+    assert res["findings"][0]["first_line"] == 3001 and res["lines"] == 3021
+    assert st["reason"] == "timeout" and st["line"] < st["resumed_line"] < 3001
+    assert body.count(b"\n", 0, len(body) - 16000) < st["resumed_line"] <= 3000
+    out = io.StringIO()
+    explain.render_text(res, out)
+    said = " ".join(out.getvalue().split())
+    assert "then read on from its line %d to its end" % st["resumed_line"] in said

@@ -72,6 +72,9 @@ def explain_inputs(inputs, kb=None, assume_error=False, facts=None, deadline=Non
     for i, (name, opener) in enumerate(inputs):
         if budget is not None:
             scan.deadline = budget.until(i)
+        if scan.deadline is not None:  # the last TAIL_CUT of a file's time: its tail, where a failing job's lines are
+            now = time.monotonic()
+            scan.cut_at = now + max(0.0, scan.deadline - now) * (1 - TAIL_CUT)
         stream = opener()
         try:
             scan_stream(stream, kb, scan, name)
@@ -153,13 +156,17 @@ def explain_inputs(inputs, kb=None, assume_error=False, facts=None, deadline=Non
     return redact.apply(result)  # secret-looking values in the lines quoted back (docs/security.md 26.)
 
 
+TAIL_CUT = 0.1  # the part of a file's time kept for reading its last scan.TAIL_SCAN bytes when its middle is too long
+
+
 class _FileBudget(object):
     """Several inputs and a deadline (perf21): each file may use the time left less a reserve for the files after it,
-    each of those MIN_SHARE of it or its share of the bytes left, whichever is more (the current file keeps at least
-    half): a 100 MB rank0.log of progress lines no longer spends the whole --timeout while rank1.log, 546 bytes with
+    each of those MIN_SHARE of it (MIN_S seconds where that is more, up to a tenth) or its share of the bytes left,
+    whichever is more (the current file keeps at least half): a 100 MB rank0.log of progress lines no longer spends the whole --timeout while rank1.log, 546 bytes with
     the NCCL error, is never read. The files are still read in their order (line numbers, the first failing rank)."""
 
     MIN_SHARE = 0.02
+    MIN_S = 2.0
 
     def __init__(self, inputs, deadline):
         self.deadline = deadline
@@ -177,7 +184,8 @@ class _FileBudget(object):
         if left <= 0 or not rest:
             return self.deadline
         total = float(sum(self.sizes[i:]) or 1)
-        reserve = sum(max(size / total, self.MIN_SHARE) for size in rest)
+        least = max(self.MIN_SHARE, min(self.MIN_S / left, 0.1))  # (a short --timeout: a small file still costs ~1 s)
+        reserve = sum(max(size / total, least) for size in rest)
         return now + left * max(1.0 - reserve, 0.5)
 
 

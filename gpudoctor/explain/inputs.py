@@ -341,6 +341,9 @@ def locate(result, scan):
         st = dict(scan.stopped)
         if isinstance(st.get("line"), int):
             st["file"], st["line"] = _where(scan, st["line"])
+        for key in ("resumed_line", "stopped_again"):  # (perf21: the file's tail read after its middle was passed over)
+            if isinstance(st.get(key), int):
+                st[key] = _where(scan, st[key])[1]
         st.pop("source", None)
         result["stopped_early"] = st
 

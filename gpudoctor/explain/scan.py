@@ -43,6 +43,7 @@ SUB = 1 << 19  # squashed bytes whose prefilter hits are listed at once
 MAX_SHOWN = 5  # matched lines kept per entry (the count covers all of them)
 MAX_LINES_KEPT = 200  # line numbers kept per entry/signal for proximity scoring
 MAX_PG_STATUS = 256  # process-group status lines kept (one or two per rank: analyze.late_rank compares them)
+TAIL_SCAN = 8 << 20  # bytes at a large file's end read when its share of the deadline is nearly spent (perf21)
 TAIL = 1 << 15  # bytes kept from the end of each input: the lines a hung job printed last (hang.py)
 MAX_WRAP = 3  # continuation lines a wrapped message may span
 MIN_WRAPPED = 20  # a line shorter than this is not the first part of a wrapped message
@@ -131,6 +132,10 @@ class Scan:
         self._idle = {}  # (reader pattern, line's _FIGURES_B shape) -> lines in a row its reader kept nothing from
         self._shape_now = None  # that shape of the line being replayed (_replay's reader budget)
         self.shape_skipped = 0  # candidate lines no pattern was tried on: their shape matches none (perf21)
+        self.cut_at = None  # time.monotonic() past which the rest of a large file's middle is passed over for its tail
+        self.skipped = None  # {"line", "resumed_line"}: the lines of the current input passed over (_skip_to_tail)
+        self._cut = None  # cut_at while the current input is a plain file
+        self._t0 = 0.0  # when the current input's reading began
 
     def retire(self, pattern):
         """``pattern``'s reader holds all it keeps (launchctx's MAX_ALONE 'rank 0 of 1' lines, its MAX_CMDS command
@@ -151,6 +156,8 @@ class Scan:
             return self.interrupted[0]
         if self.deadline is not None and time.monotonic() > self.deadline:
             return "timeout"
+        if self._cut is not None and self.skipped is None and time.monotonic() > self._cut:
+            return "cut"  # (perf21: scan_stream passes over the rest of the file's middle, _skip_to_tail)
         return None
 
 
@@ -991,11 +998,26 @@ def scan_stream(stream, kb, scan=None, source="<text>"):
     scan.sources.append({"path": source, "first_line": first, "lines": 0, "bytes": 0})
     scan.file_rank = rank_of_path(source) if scan.several else None
     eof = False
+    scan.skipped = None
+    import io
+
+    # a plain file may pass over the rest of its middle for its tail once scan.cut_at is past (stop_reason 'cut')
+    scan._cut = scan.cut_at if isinstance(stream, io.BufferedReader) else None
+    scan._t0 = time.monotonic()
     kept = b""  # the input's last TAIL bytes of whole lines, up to line ``base``
     while not eof:
         why = scan.stop_reason()
         if why and not scan.stopped:  # (the buffer's own stop says which line it did not judge: keep it)
             scan.stopped = {"reason": why, "line": base + 1}
+        if scan.stopped and scan.stopped["reason"] == "cut":  # (perf21) the lines from here on are passed over
+            first_not_judged = scan.stopped["line"]
+            scan.stopped = None
+            got = _skip_to_tail(scan, stream, tail, base)
+            if got is not None:
+                tail, base = got
+            scan.skipped = {"line": first_not_judged, "resumed_line": base + 1}
+            kept = b""
+            continue
         if scan.stopped:
             break
         block = stream.read(BLOCK)
@@ -1028,6 +1050,7 @@ def scan_stream(stream, kb, scan=None, source="<text>"):
         if eof and not buf.endswith(b"\n"):
             base += 1  # the last line has no newline
     scan.lines = base
+    scan._cut = None
     from gpudoctor.explain.hang import MAX_USER_TAILS, summarize_tail
 
     scan.tails.append(summarize_tail(source, base, kept, keep_user=len(scan.tails) < MAX_USER_TAILS))
@@ -1036,9 +1059,64 @@ def scan_stream(stream, kb, scan=None, source="<text>"):
     outcome.record(scan, source, base, kept)
     src = scan.sources[-1]
     src["lines"], src["bytes"] = base - first, scan.bytes - start_bytes
+    if scan.skipped is not None:  # the answer covers the lines before and from resumed_line on: said as a stop
+        st = dict(scan.stopped or {"reason": "timeout"})
+        if scan.stopped:  # the tail too was cut short: from this line on
+            st["stopped_again"] = st["line"]
+        st.update(scan.skipped)
+        scan.stopped = st
     if scan.stopped and "source" not in scan.stopped:
         scan.stopped.update(source=source, bytes_read=src["bytes"])
     return scan
+
+
+def _skip_to_tail(scan, stream, tail, base):
+    """(bytes left of the first line kept, lines before them) after passing over the middle of a plain file up to its
+    last TAIL_SCAN bytes, counting its lines (C speed), or None (not a plain file, or its rest is short). The lines
+    passed over are scan.skipped; scan.stopped says so once the input ends (a timeout that read on at line N)."""
+    import io
+
+    if not isinstance(stream, io.BufferedReader):
+        return None
+    try:
+        import os
+
+        size = os.fstat(stream.fileno()).st_size
+        pos = stream.tell()
+    except (OSError, ValueError):
+        return None
+    # the tail this file's time left can read, at the rate its lines were read so far (a loaded machine reads less)
+    left = (scan.deadline - time.monotonic()) if scan.deadline is not None else None
+    spent = time.monotonic() - scan._t0
+    want = TAIL_SCAN if left is None or spent <= 0 else int(min(TAIL_SCAN, max(1 << 16, 0.5 * left * pos / spent)))
+    if size - pos <= want:
+        return None  # (read on from here: the rest is the tail)
+    start = pos
+    n = tail.count(b"\n")
+    last = tail.rfind(b"\n")
+    partial = len(tail) - last - 1 if last >= 0 else len(tail)  # (bytes of an unfinished line before pos)
+    target = size - want
+    while pos < target:
+        block = stream.read(min(BLOCK, target - pos))
+        if not block:
+            break
+        pos += len(block)
+        n += block.count(b"\n")
+        last_nl = block.rfind(b"\n")
+        partial = len(block) - last_nl - 1 if last_nl >= 0 else partial + len(block)
+    rest = b""
+    if partial:  # finish the line the target fell in: it is passed over too
+        while True:
+            block = stream.read(BLOCK)
+            if not block:
+                break
+            i = block.find(b"\n")
+            if i >= 0:
+                n += 1
+                rest = block[i + 1:]
+                break
+    scan.bytes += stream.tell() - start
+    return rest, base + n
 
 
 # Names of per-rank files: 'rank3.log', 'rank_3.out', 'log_rank3.txt', torchrun --log-dir's
