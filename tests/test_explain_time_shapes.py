@@ -50,7 +50,7 @@ def _both(kb, data, monkeypatch):
 
 def test_progress_lines_cost_a_fraction_of_the_reader_path_and_answer_the_same(kb, monkeypatch):
     assert kb.prefilters  # (compiled before any clock starts)
-    data = _megatron(1500) + _others(300)
+    data = _megatron(900) + _others(150)
     explain.explain_stream(io.BytesIO(_megatron(5)), kb)  # the readers' tables loaded before the clock
     (on, t_on), (off, t_off) = _both(kb, data, monkeypatch)
     assert on == off
