@@ -326,3 +326,28 @@ def test_tcp_throughput_against_the_line_rate():
     assert f.hosts == ["gpu01", "gpu02", "gpu03"]
     d["mode"] = "nccl"
     assert "probe.bandwidth.line_rate" not in [x.check for x in findings.evaluate(d, facts)]
+
+
+def test_round16_after_run_survivors():
+    """The probe survivors of the first after-run (docs/mutation.md, Round 16), each by the input that tells it apart."""
+    from gpudoctor.transport.ssh import HINTS
+
+    assert findings._hint("refused") == HINTS["refused"]  # a transport's kind: its own hint
+    d = doc("h100x4-ssh-slow.json")  # a failed pair is no measurement: gpu04 stays slow with every measured peer
+    assert plan.isolate(d["pairs"] + [{"a": "gpu04", "b": "gpu05", "error": "x", "gbps_ab": None, "gbps_ba": None}],
+                        [])["slow_nodes"] == ["gpu04"]
+    # a slow pair that failed is never measured again, even between fast ends
+    assert plan.second_pass(["n1", "n2", "n3"], [{"a": "n1", "b": "n2", "error": "x"}], ["n3"],
+                            {"n1", "n2", "n3"})[0] == [[("n1", "n3")]]
+    ok = {"a": "n1", "b": "n2", "gbps": 3.0, "error": None}
+    skipped = {"a": "n1", "b": "n3", "error": "t", "error_kind": "port-blocked", "blame": "n1", "port": 29501}
+    other = {"a": "n4", "b": "n5", "error": "r", "error_kind": "port-refused", "blame": "n4", "port": 29502}
+    assert [f.hosts for f in findings.evaluate({"pairs": [ok, skipped, other]}, {})] == [["n4"]]  # after a skipped one
+    assert "probe.bandwidth.line_rate" not in [x.check for x in findings.evaluate(*_tcp(speed=5412))]  # 2.706 = half
+    d, facts = _tcp()
+    d["pairs"][3]["gbps"] = 60.0  # five pairs under the line rate: all shown, no '(and 0 more)'
+    (f,) = [x for x in findings.evaluate(d, facts) if x.check == "probe.bandwidth.line_rate"]
+    assert f.message.endswith("gpu01<->gpu03 2.98 Gbit/s of 100 Gbit/s; gpu04<->gpu02 2.89 Gbit/s of 100 Gbit/s")
+    facts["gpu04"]["network"]["interfaces"][1]["speed_mbps"] = 25000  # the first pair's line, not the second's
+    (f,) = [x for x in findings.evaluate(d, facts) if x.check == "probe.bandwidth.line_rate"]
+    assert (f.observed, f.expected) == ("3.44 Gbit/s", ">= 12.5 Gbit/s")
