@@ -23,7 +23,8 @@ from gpudoctor.launch.script import _heredoc_words, _stdin_shell_args, read_scri
     (["bash", "--norc", "-s", "a"], ["a"]),
     (["bash", "--noprofile"], []),
     (["bash", "-c", "cmd"], None), (["bash", "-xc", "c"], None), (["bash", "-c"], None),
-    (["bash", "--rcfile", "f"], None), (["bash", "--init-file", "f"], None),
+    (["bash", "--rcfile", "f"], None), (["bash", "--init-file", "f"], None), (["bash", "--rcfile"], None),
+    (["bash", "--init-file"], None), (["bash", "--", "-s"], None),   # after '--', -s is a script file's name
 ])
 def test_stdin_shell_args(argv, args):
     assert _stdin_shell_args(argv) == args
@@ -76,7 +77,7 @@ def test_array_items(tmp_path):
      "#SBATCH -t 1\n", ["-N", "2", "--gres=gpu:8", "--ntasks-per-node=8"]),
     ('#SBATCH --job-name="a b\n#SBATCH -N 2', ["-N", "2"]),   # a directive whose quote is not closed: left out
     ("#SBATCH -J a#b # note x", ["-J", "a#b"]), ("", []), ("#SBATCH --x 'a b'", ["--x", "a b"]),
-    ("echo\n#SBATCH -N 2", []),
+    ("echo\n#SBATCH -N 2", []), ("#SBATCH -J a # b # c", ["-J", "a"]),   # the first ' #' starts the comment
 ])
 def test_sbatch_headers(text, opts):
     from gpudoctor.launch.script import sbatch_headers
