@@ -30,6 +30,7 @@ def tail(use):
     ('--wrap="hostname")', '--wrap="hostname"; touch M; echo)', WORDS, "'scontrol show job $JOB | head -1'"),
     ('--wrap="hostname")', '--wrap="hostname") ; touch M #', WORDS, "'scontrol show job $JOB | head -1'"),
     ('--wrap="hostname")', '--wrap="hostname") > out', WORDS, "'scontrol show job $JOB | head -1'"),
+    ('--wrap="hostname")', '--wrap="hostname");touch M', WORDS, "'scontrol show job $JOB | head -1'"),  # glued ';'
     ('--wrap="hostname")', '--wrap="hostname" x.sh)  # sbatch.sh', 'JOB=$(sbatch --parsable --wrap="hostname" x.sh)  '
      '# sbatch.sh', "'scontrol show job $JOB | head -1'"),
     ('--wrap="hostname")', '--wrap="%s")' % ("h" * 170), WORDS, "'scontrol show job $JOB | head -1'"),  # over 200
