@@ -83,3 +83,17 @@ def test_sbatch_headers(text, opts):
     from gpudoctor.launch.script import sbatch_headers
 
     assert sbatch_headers(text) == opts
+
+
+def test_parameter_expansion_forms(tmp_path):
+    """bash(1) Shell Parameter Expansion: length, offset[:length], the :- - := :+ forms on set, empty and unset names;
+    an unset one that the run-time environment may set stays unknown."""
+    assert plan(tmp_path, "V=abcdef\nE=\ntorchrun --nproc_per_node 2 t.py ${#V} ${V:2} ${V:1:3} ${E:-d} ${E-d} ${U:=x} "
+                          "$U ${V:+y} ${E:+y}\n") == (["6", "cdef", "bcd", "d", "x", "x", "y"], [])
+    args, unknown = plan(tmp_path, "torchrun --nproc_per_node 2 t.py ${#X} ${X:1} ${3} ${10:-z} ${#1}\n",
+                         ["a", "bb", "c"])
+    assert args == ["${#X}", "${X:1}", "c", "z", "1"]
+    assert unknown == [("${#X}", "the length of a value known at run time"),
+                       ("${X:1}", "a part of a value known at run time"), ("$3", "argument 3 of the script")]
+    assert plan(tmp_path, "torchrun --nproc_per_node 2 t.py ${X:?no} ${H:-$(hostname)}\n") == (
+        ["$X", "$(hostname)"], [("$X", "the environment at run time"), ("$(hostname)", "this node's name at run time")])
