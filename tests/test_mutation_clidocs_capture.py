@@ -34,6 +34,10 @@ def tail(use):
     ('--wrap="hostname")', '--wrap="hostname" x.sh)  # sbatch.sh', 'JOB=$(sbatch --parsable --wrap="hostname" x.sh)  '
      '# sbatch.sh', "'scontrol show job $JOB | head -1'"),
     ('--wrap="hostname")', '--wrap="%s")' % ("h" * 170), WORDS, "'scontrol show job $JOB | head -1'"),  # over 200
+    # (lead, on mutation21's finding) a command word after the capture runs with JOB in its environment: in words
+    ('--wrap="hostname")', '--wrap="hostname") x.sh', WORDS, "'scontrol show job $JOB | head -1'"),
+    ('JOB=$(sbatch', 'export JOB=$(sbatch', 'export JOB=$(sbatch --parsable --wrap="hostname")',
+     "'scontrol show job $JOB | head -1'"),
     ("head -1", "head -1' ; touch M #", 'JOB=$(sbatch --parsable --wrap="hostname")',
      "'scontrol show job $JOB | head -1'\"'\"' ; touch M #'"),
 ])

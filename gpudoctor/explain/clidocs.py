@@ -436,7 +436,11 @@ def captured_id(scan, refusals):
         k = line.find(m.group(0))
         close = line[k + len(m.group(0)):k + len(m.group(0)) + 1]
         rest = line[:k] + "%s=x" % var + line[k + len(m.group(0)) + 1:]
-        if not (close in (")", "`") and inert("sbatch" + m.group(2)) and inert(rest) and len(edit) <= 200):
+        # (mutation21) and the line is the assignment alone: 'JOB=$(sbatch ...) x.sh' runs x.sh with JOB in its
+        # environment, which inert() cannot see (it judges what the shell runs besides, not a command word)
+        tail = line[k + len(m.group(0)) + 1:].strip()
+        alone = line[:k].strip() in ("", "export", "local", "readonly", "declare") and (not tail or tail[0] == "#")
+        if not (close in (")", "`") and alone and inert("sbatch" + m.group(2)) and inert(rest) and len(edit) <= 200):
             edit = "%s=$(sbatch --parsable <its options and script>)" % var
         use = _clip(uses[0].text.strip(), 160)
         return ("keep only the job id: %s (sbatch(1) --parsable: \u201c%s\u201d); without it sbatch prints "
