@@ -293,3 +293,34 @@ def test_fell_back_needs_torchs_warning_header_and_every_line():
     assert not fell_back({"matches": [{"text": w}, {"text": "[E1127 x.cpp:1] failed"}], "match_count": 2})
     assert not fell_back({"matches": [], "match_count": 0})
 
+
+
+# Open MPI 5's mpirun on a host without zlib prints PMIx's pcompress help topic in full before a healthy run (the CI
+# output of https://github.com/open-mpi/ompi/pull/12532, set AO's healthy case): 'We will continue', 'You can suppress
+# this warning': the banner says the program goes on, so its 'unable to' is no error that nothing explains
+PMIX_ZLIB = """\
++ timeout -s SIGSEGV 4m mpirun --get-stack-traces --timeout 180 --hostfile hostfile -np 2 --bind-to none ./examples/hello_c
+--------------------------------------------------------------------------
+PMIx was unable to find a usable compression library
+on the system. We will therefore be unable to compress
+large data streams. This may result in longer-than-normal
+startup times and larger memory footprints. We will
+continue, but strongly recommend installing zlib or
+a comparable compression library for better user experience.
+
+You can suppress this warning by adding "pcompress_base_silence_warning=1"
+to your PMIx MCA default parameter file, or by adding
+"PMIX_MCA_pcompress_base_silence_warning=1" to your environment.
+--------------------------------------------------------------------------
+Hello, world, I am 0 of 2, (Open MPI v5.1.0a1, package: Open MPI Distribution, ident: 5.1.0a1, 179)
+"""
+
+
+def test_a_help_banner_that_says_the_program_goes_on_is_no_error():
+    from gpudoctor.explain import explain_text
+
+    assert explain_text(PMIX_ZLIB)["verdict"] == "no_error"
+    # the same words in a banner that says nothing of going on stay an error nothing explains
+    stops = PMIX_ZLIB.replace("We will\ncontinue, but strongly recommend", "We must\nstop. We strongly recommend").replace(
+        "You can suppress this warning", "You can set")
+    assert explain_text(stops)["verdict"] == "unknown_error"

@@ -187,6 +187,9 @@ def analyze(scan, kb, assume_error=False):
     from gpudoctor.explain.makeignored import ignored_lines
 
     warned = warned | ignored_lines(scan)  # (a command whose failure GNU make ignored, and its output: healthy18)
+    from gpudoctor.explain.helpbanner import goes_on_lines
+
+    warned = warned | goes_on_lines(scan)  # (a help banner that says the program goes on: 'We will continue')
     if warned and errors == len(scan.error_lines) and all(ln in warned for ln in scan.error_lines):
         errors = 0
     # a known bug of some NCCL releases (`affects`): only where the log ran one (versions.py)
