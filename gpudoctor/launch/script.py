@@ -386,6 +386,8 @@ class Reader:
         self.env_here = dict(os.environ if environ is None else environ)
         self.vars = {}  # name -> str (may hold unknown marks) or list (array)
         self.exported = set()
+        self.integers = set()  # names given the integer attribute (`declare -i N`): assignments are arithmetic
+        self.scopes = []  # per function call running: name -> its value before the call's `local` (None: unset)
         self.unknowns = []
         self.positional = list(args)
         self.stdin = None  # the heredoc fed to the command being read: {"delim", "quoted", "body", "line"}
@@ -1144,6 +1146,8 @@ class Reader:
             raise InputError("%s: more than %d commands" % (self.path, MAX_COMMANDS))
         while words and words[0] in KEYWORDS | OPENERS | CLOSERS | {"elif", "in", "function", "}"}:
             w = words.pop(0)
+            if w == "time" and words[:1] == ["-p"]:
+                words.pop(0)  # bash's `time` keyword takes -p (POSIX output format) before the pipeline
             parent_skips = self.skipping
             if w == "if":
                 r = False if parent_skips else self.test(words)
@@ -1241,12 +1245,19 @@ class Reader:
             self.positional = args
             self.depth += 1
             frames = len(self.frames)
+            self.scopes.append({})
             try:
                 self.feed(list(self.functions[fname]))
             finally:
                 self.depth -= 1
                 del self.frames[frames:]
                 self.positional = saved
+                for name, before in self.scopes.pop().items():
+                    # bash(1) local: the function's own variable ends with the call
+                    if before is None:
+                        self.vars.pop(name, None)
+                    else:
+                        self.vars[name] = before
             return
         if words[0] in ("[", "[[", "test", "true", "false", ":", "echo", "printf", "cd", "pushd", "popd", "mkdir",
                         "source", ".", "set", "shift", "unset", "wait", "sleep", "trap", "exit", "return", "break",
@@ -1260,9 +1271,17 @@ class Reader:
                 self.do_assign(a)
             return
         if words[0] in ("export", "declare", "local", "readonly", "typeset"):
+            opts = "".join(w[1:] for w in words[1:] if w.startswith("-"))
             for w in words[1:]:
-                if w.startswith("-"):
+                if w.startswith("-") or w.startswith("+"):
                     continue
+                name = w.split("=", 1)[0].rstrip("+")
+                if words[0] in ("declare", "local", "typeset") and re.match("^" + NAME + "$", name):
+                    if self.scopes and "g" not in opts and name not in self.scopes[-1]:
+                        # local (and declare without -g) in a function: the caller's value comes back after it
+                        self.scopes[-1][name] = self.vars.get(name)
+                    if "i" in opts:
+                        self.integers.add(name)
                 if re.match("^" + NAME + r"\+?=", w):
                     self.do_assign(w)
                 if words[0] == "export":
@@ -1298,6 +1317,10 @@ class Reader:
                 if k == "w":
                     items.extend(self.expand(w))
             self.assign(name, items, append)
+        elif name in self.integers:
+            # `declare -i N=1+1`: the value is evaluated as arithmetic (bash(1) declare -i)
+            expr = " ".join(self.expand(raw, split=False))
+            self.assign(name, self.arith("%s + (%s)" % (name, expr) if append else expr))
         else:
             self.assign(name, " ".join(self.expand(raw, split=False)), append)
 

@@ -1,0 +1,36 @@
+"""bash21: lines where `gpudoctor plan SCRIPT` stated a value bash never passes (review21's
+fuzzing against real bash). Each case runs the same lines through bash with argv-recording
+launcher stubs and compares every word the plan knows."""
+
+from gpudoctor.launch.script import read_script
+
+from test_launch_scripts21 import bash_argv, known, write
+
+
+def both(tmp_path, text):
+    p = write(tmp_path, "s.sh", text)
+    mine = [known(la.argv) for la in read_script(str(p), [], environ={}).launches]
+    return mine, bash_argv(tmp_path, p)
+
+
+def test_time_p_in_front_of_the_launcher(tmp_path):
+    # bash's `time` keyword takes -p: no launch line was found
+    mine, real = both(tmp_path, "time -p torchrun --nproc_per_node 2 train.py\n")
+    assert real == [["torchrun", "--nproc_per_node", "2", "train.py"]]
+    assert mine == real
+
+
+def test_declare_i_assigns_arithmetic(tmp_path):
+    # the plan read `declare -i N=1+1` as '1+1'
+    mine, real = both(tmp_path, 'declare -i N=1+1\ndeclare -i M="2*3"\nM+=1\n'
+                                "torchrun --nnodes $N --nproc_per_node $M train.py\n")
+    assert real == [["torchrun", "--nnodes", "2", "--nproc_per_node", "7", "train.py"]]
+    assert mine == real
+
+
+def test_local_ends_with_the_function(tmp_path):
+    # `local N=3` in a function leaked N=3 to the lines after the call
+    mine, real = both(tmp_path, "N=2\nf() { local N=3; local J=9; declare G=1; declare -g H=4; }\nf\n"
+                                "torchrun --nproc_per_node $N train.py ${J:-none} ${G:-none} $H\n")
+    assert real == [["torchrun", "--nproc_per_node", "2", "train.py", "none", "none", "4"]]
+    assert mine == real
