@@ -34,3 +34,13 @@ def test_local_ends_with_the_function(tmp_path):
                                 "torchrun --nproc_per_node $N train.py ${J:-none} ${G:-none} $H\n")
     assert real == [["torchrun", "--nproc_per_node", "2", "train.py", "none", "none", "4"]]
     assert mine == real
+
+
+def test_subshell_and_pipeline_element_end_there(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # $(pwd) with no cd is where the plan runs, as bash's is
+    # `( cd /tmp; N=3 )` and `echo x | N=5` carried their cd and assignments to the lines after them
+    mine, real = both(tmp_path, "N=2\nM=1\n(cd /tmp; N=3)\n( N=4 )\necho x | N=5\necho y | M=6 | cat\n"
+                                "(\n  cd /\n  M=8\n)\nf() { :; }\nif [[ ( -n x ) ]]; then K=1; fi\n"
+                                "torchrun --nproc_per_node $N $(pwd)/train.py $M $K\n")
+    assert real == [["torchrun", "--nproc_per_node", "2", str(tmp_path) + "/train.py", "1", "1"]]
+    assert mine == real

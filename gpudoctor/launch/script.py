@@ -388,6 +388,8 @@ class Reader:
         self.exported = set()
         self.integers = set()  # names given the integer attribute (`declare -i N`): assignments are arithmetic
         self.scopes = []  # per function call running: name -> its value before the call's `local` (None: unset)
+        self.parens = []  # each `(` open: the shell state before it where it starts a subshell, else None
+        self.piped = False  # the command read last ended with `|`: the next one is a pipeline's element too
         self.unknowns = []
         self.positional = list(args)
         self.stdin = None  # the heredoc fed to the command being read: {"delim", "quoted", "body", "line"}
@@ -1028,9 +1030,16 @@ class Reader:
                 continue
             if t == "(" and len(cmd) == 1 and re.match("^" + NAME + "$", cmd[0] or ""):
                 self.pending_func = cmd[0]  # name() { ... }: a function definition
+                self.parens.append(None)
                 cmd = []
                 continue
-            if t in ("(", ")"):
+            if t == "(":
+                # `( cd /tmp; N=3 )`: a subshell; what it sets and its cd end at its `)` (bash(1))
+                self.parens.append(self._state() if not cmd and not self.skipping else None)
+                continue
+            if t == ")" and not (self.parens and self.parens[-1] is not None):
+                if self.parens:
+                    self.parens.pop()
                 continue
             words = [w for k, w in enumerate(cmd) if w is not None and (k == 0 or cmd[k - 1] is not None)]
             guard, self.guard = self.guard, None
@@ -1041,12 +1050,21 @@ class Reader:
                 # (`A=4; [ -n "$X" ] && A=8`: A is 4 or 8, not 8)
                 self.frames.append({"kind": "guard", "cur": None if guard == UNDECIDED else guard, "any": False,
                                     "unk": guard == UNDECIDED})
+            # each element of a pipeline `a | b` runs in a subshell: what it sets ends with it
+            piped = bool(words) and (t == "|" or self.piped)
+            before = self._state() if piped and not self.skipping else None
             try:
                 self.stdin = stdin if cmd and stdin is not None else None
                 self.out = (out[0], cmd[out[1]]) if out and out[1] < len(cmd) and cmd[out[1]] else None
                 self.command(words)
             finally:
                 self.stdin = self.out = None
+                if before is not None:
+                    self._set_state(before)
+                if piped or words or t == "|":  # (command() pops the words it reads)
+                    self.piped = t == "|"
+                if t == ")":
+                    self._set_state(self.parens.pop())
                 if guard is not None:
                     for k in range(len(self.frames) - 1, -1, -1):
                         if self.frames[k]["kind"] == "guard":
@@ -1063,6 +1081,15 @@ class Reader:
                     r = self.test(words) if words[0] in ("[", "[[", "test", "!") else True
                     self.guard = UNDECIDED if r is None else (r if t == "&&" else not r)
             cmd, stdin, out = [], None, None
+
+    def _state(self):
+        """What a subshell may change that its parent does not see after it."""
+        return ({k: list(v) if isinstance(v, list) else v for k, v in self.vars.items()}, self.cwd,
+                set(self.exported), list(self.positional), set(self.integers), dict(self.functions))
+
+    def _set_state(self, state):
+        vars_, self.cwd, self.exported, self.positional, self.integers, self.functions = state
+        self.vars = vars_
 
     def loop_done(self, f):
         """The `done` of a simulated while/until loop (one whose test has known values, as
