@@ -44,3 +44,12 @@ def test_subshell_and_pipeline_element_end_there(tmp_path, monkeypatch):
                                 "torchrun --nproc_per_node $N $(pwd)/train.py $M $K\n")
     assert real == [["torchrun", "--nproc_per_node", "2", str(tmp_path) + "/train.py", "1", "1"]]
     assert mine == real
+
+
+def test_quotes_in_an_unquoted_default_keep_one_word(tmp_path):
+    # ${X:-'a b'} unquoted was split into 'a', 'b'; bash splits only the default's unquoted parts
+    mine, real = both(tmp_path, "torchrun --nproc_per_node 2 t.py ${X:-'a b'} ${X:-a\"b c\"d} ${X:-'p q' r} "
+                                "x${X:-\"\"}y ${X:-plain words} ${Y:=\"u v\"}\n")
+    assert real == [["torchrun", "--nproc_per_node", "2", "t.py", "a b", "ab cd", "p q", "r", "xy", "plain", "words",
+                     "u", "v"]]
+    assert mine == real

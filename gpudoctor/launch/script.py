@@ -81,6 +81,10 @@ UNDECIDED = "undecided"  # a guard (&&, ||) whose test is decided only at run ti
 CLOSERS = {"fi", "done", "esac"}
 
 
+class Fields(list):
+    """Words an expansion already split as bash does (the default word of an unquoted ${X:-'a b'})."""
+
+
 @dataclass
 class Unknown:
     text: str  # what the script says: $(hostname -I), $SLURM_PROCID, $1
@@ -636,7 +640,13 @@ class Reader:
                 i = j
             elif c == "$" or c == "`":
                 text, i, is_array = self._dollar(raw, i, quoted=False)
-                if is_array is not None:
+                if isinstance(is_array, Fields):  # an unquoted ${X:-'a b'}: its quotes kept 'a b' one word
+                    for k, item in enumerate(is_array):
+                        if k:
+                            end_field()
+                        add(item)
+                        has = True
+                elif is_array is not None:
                     for k, item in enumerate(is_array):
                         if k:
                             end_field()
@@ -750,6 +760,17 @@ class Reader:
                 i = j
         return "".join(out)
 
+    def _op_fields(self, word, quoted):
+        """(text, fields) of the default word taken by an unquoted ${X:-word} with quotes in it:
+        bash splits only its unquoted parts (${X:-'a b'} is one word 'a b'); else (text, None)."""
+        text = self._op_word(word, quoted)
+        if quoted or ('"' not in word and "'" not in word and "\\" not in word):
+            return text, None
+        toks = list(lex(word))  # its unquoted blanks separate words
+        if any(k != "w" for k, _ in toks):
+            return text, None
+        return text, Fields(f for _, w in toks for f in self.expand(w, split=True))
+
     def param(self, body, quoted=False):
         m = re.match(r"^(#?)(" + NAME + r"|[0-9]+|@|\*)(\[(@|\*|[0-9]+)\])?(.*)$", body, re.S)
         if not m:
@@ -815,9 +836,10 @@ class Reader:
         if value is None and not (name.isdigit() or name in ("@", "*")):
             here = self.here(name)
             if op and op.group(1) in (":-", "-", ":=", "="):
-                word = self._op_word(op.group(2), quoted)
+                word, fields = self._op_fields(op.group(2), quoted)
                 if op.group(1) in (":=", "="):
                     self.assign(name, word)
+                    fields = None  # ${X:=word}: the value assigned is what is split
                 # the default is used unless the environment sets NAME at run time
                 if name not in self.env_here or self.batch:
                     if MARK not in word and re.search(r"RANK|NODE_ID|PROCID", name):
@@ -825,7 +847,7 @@ class Reader:
                         # node's own when its environment sets it (never "hard-coded")
                         return self.unknown("${%s}" % body, "the environment at run time, else %s" % word,
                                             fixed=word, given=True), None
-                    return word, None
+                    return word, fields
                 return self.unknown("${%s}" % body, "the environment at run time, else %s" % excerpt(word, 30),
                                     here=here), None
             if op and op.group(1) in (":+", "+"):
@@ -846,10 +868,11 @@ class Reader:
             else:
                 use = False
             if use:
-                w = self._op_word(word, quoted)
+                w, fields = self._op_fields(word, quoted)
                 if kind in (":=", "=") and not name.isdigit():
                     self.assign(name, w)
-                return w, None
+                    fields = None
+                return w, fields
         return value, None
 
     def _nested(self, what, fn):
