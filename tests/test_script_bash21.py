@@ -53,3 +53,10 @@ def test_quotes_in_an_unquoted_default_keep_one_word(tmp_path):
     assert real == [["torchrun", "--nproc_per_node", "2", "t.py", "a b", "ab cd", "p q", "r", "xy", "plain", "words",
                      "u", "v"]]
     assert mine == real
+
+
+def test_ansi_c_quote_is_decoded(tmp_path):
+    # ${X:-$'a\tb'} was '$a\tb' in the plan; bash passes a TAB
+    mine, real = both(tmp_path, "torchrun --nproc_per_node 2 t.py ${X:-$'a\\tb'} $'x\\ny' $'\\x41\\101\\z' a$'b c'd\n")
+    assert real == [["torchrun", "--nproc_per_node", "2", "t.py", "a\tb", "x\ny", "AA\\z", "ab cd"]]
+    assert mine == real

@@ -269,6 +269,32 @@ def _skip_balanced(s, i, open_, close):
     return n
 
 
+_ANSI_C = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r", "t": "\t",
+           "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
+
+
+def _ansi_c(s, i):
+    """(text, next index) of the $'...' quote at s[i] (bash(1) QUOTING: \\n, \\t, \\xHH, \\NNN, ...)."""
+    out, j, n = [], i + 2, len(s)
+    while j < n and s[j] != "'":
+        if s[j] == "\\" and j + 1 < n:
+            c = s[j + 1]
+            m = re.match(r"x([0-9a-fA-F]{1,2})|([0-7]{1,3})", s[j + 1:j + 4])
+            if c in _ANSI_C:
+                out.append(_ANSI_C[c])
+                j += 2
+            elif m:
+                out.append(chr(int(m.group(1), 16) if m.group(1) else int(m.group(2), 8) & 0xFF))
+                j += 1 + len(m.group(0))
+            else:
+                out.append(s[j:j + 2])  # an escape bash keeps as written
+                j += 2
+        else:
+            out.append(s[j])
+            j += 1
+    return "".join(out), j + 1
+
+
 def _skip_dq(s, i):
     n = len(s)
     while i < n:
@@ -638,6 +664,10 @@ class Reader:
                     add(self._dq(inner))
                     has = True
                 i = j
+            elif c == "$" and raw[i + 1:i + 2] == "'":
+                text, i = _ansi_c(raw, i)  # $'a\tb': a quote with backslash escapes
+                add(text)
+                has = True
             elif c == "$" or c == "`":
                 text, i, is_array = self._dollar(raw, i, quoted=False)
                 if isinstance(is_array, Fields):  # an unquoted ${X:-'a b'}: its quotes kept 'a b' one word
