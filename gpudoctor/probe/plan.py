@@ -158,7 +158,3 @@ def isolate(first, second, ratio=0.5):
     failed = [p for p in allp if p.get("error")]
     return {"median": ref, "slow_nodes": slow_nodes, "slow_links": slow_links, "unconfirmed": unconfirmed,
             "failed": failed}
-
-
-def _other(p, h):
-    return p["b"] if p["a"] == h else p["a"]

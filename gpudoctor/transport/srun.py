@@ -44,7 +44,7 @@ import threading
 import time
 import zlib
 
-from gpudoctor.transport import (MAX_OUTPUT, MAX_STDERR, MAX_TOTAL, NOT_FOUND_MARK, READ_STDIN, ControllerError, Node,
+from gpudoctor.transport import (MAX_OUTPUT, MAX_STDERR, MAX_TOTAL, NOT_FOUND_MARK, ControllerError, Node,
                                  Transport, in_allocation, interpret, interrupted_node, is_fd_exhaustion, timeout_node)
 
 LINE = 1000  # characters of base64 per chunk line
