@@ -325,7 +325,7 @@ def _int(x):
 
 def _gpu_ids(p):
     """The GPU indexes NVML listed a process on (integers only: the values come from a node)."""
-    return sorted(set(i for i in _list(p.get("gpus")) if isinstance(i, int) and not isinstance(i, bool)))
+    return sorted(set(i for i in _list(p.get("gpus")) if _int(i) is not None))
 
 
 def job_gpus(w):
