@@ -1013,6 +1013,9 @@ def scan_stream(stream, kb, scan=None, source="<text>"):
             first_not_judged = scan.stopped["line"]
             scan.stopped = None
             got = _skip_to_tail(scan, stream, tail, base)
+            if got == "late":  # the deadline passed while counting the middle: no tail read (security.md 32.)
+                scan.stopped = {"reason": scan.stop_reason() or "timeout", "line": first_not_judged}
+                break
             if got is not None:
                 tail, base = got
             scan.skipped = {"line": first_not_judged, "resumed_line": base + 1}
@@ -1073,7 +1076,9 @@ def scan_stream(stream, kb, scan=None, source="<text>"):
 def _skip_to_tail(scan, stream, tail, base):
     """(bytes left of the first line kept, lines before them) after passing over the middle of a plain file up to its
     last TAIL_SCAN bytes, counting its lines (C speed), or None (not a plain file, or its rest is short). The lines
-    passed over are scan.skipped; scan.stopped says so once the input ends (a timeout that read on at line N)."""
+    passed over are scan.skipped; scan.stopped says so once the input ends (a timeout that read on at line N).
+    "late" where the deadline passed while counting: a file of holes (truncate -s 1T) reads at disk or page speed,
+    and the count looks at the deadline each block as the scan does (docs/security.md 32.)."""
     import io
 
     if not isinstance(stream, io.BufferedReader):
@@ -1097,6 +1102,9 @@ def _skip_to_tail(scan, stream, tail, base):
     partial = len(tail) - last - 1 if last >= 0 else len(tail)  # (bytes of an unfinished line before pos)
     target = size - want
     while pos < target:
+        if scan.stop_reason() not in (None, "cut"):  # past the deadline, or a signal
+            scan.bytes += stream.tell() - start
+            return "late"
         block = stream.read(min(BLOCK, target - pos))
         if not block:
             break
@@ -1107,6 +1115,9 @@ def _skip_to_tail(scan, stream, tail, base):
     rest = b""
     if partial:  # finish the line the target fell in: it is passed over too
         while True:
+            if scan.stop_reason() not in (None, "cut"):
+                scan.bytes += stream.tell() - start
+                return "late"
             block = stream.read(BLOCK)
             if not block:
                 break

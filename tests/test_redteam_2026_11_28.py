@@ -1,0 +1,57 @@
+"""Red team 2026-11-28 (docs/security.md 32.+): hostile inputs against the code changed since 2026-11-26. Each test
+failed before its fix."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _gpudoctor(*args, timeout=60, **kw):
+    """The real CLI in a child, killed at ``timeout`` (a deadline, not a measurement: a regression fails, never
+    hangs the suite)."""
+    p = subprocess.Popen([sys.executable, "-m", "gpudoctor"] + list(args), stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, cwd=kw.pop("cwd", ROOT), **kw)
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        pytest.fail("gpudoctor %s still ran after %d s" % (" ".join(args), timeout))
+    return p.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+
+
+# a child that loads the knowledge first, then explains one file with 3 s left (explain's own load time, which a busy
+# machine stretches, is not part of the file's time)
+_EXPLAIN_WITH_3S = """
+import json, sys, time
+from gpudoctor import explain
+kb = explain.load_knowledge()
+res = explain.explain_file(sys.argv[1], kb, deadline=time.monotonic() + 3)
+print(json.dumps(res.get("stopped_early")))
+"""
+
+
+def test_explain_counting_a_huge_files_middle_stops_at_the_deadline(tmp_path):
+    # 32.: perf21's tail reading (b9acd2b) passes over a large file's middle counting its newlines, with no look at the
+    # deadline: a 20 GB sparse file under --timeout 10 took 64 s (10.3 s before b9acd2b), and 1 TiB of holes (a file
+    # anyone can make with truncate -s) close to an hour. The count now stops at the deadline too.
+    big = tmp_path / "train.log"
+    with open(str(big), "wb") as f:
+        f.truncate(1 << 40)
+    p = subprocess.Popen([sys.executable, "-c", _EXPLAIN_WITH_3S, str(big)], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, cwd=ROOT)
+    try:
+        out, err = p.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        pytest.fail("explain of 1 TiB of holes with 3 s left still ran after 60 s")
+    assert p.returncode == 0, err
+    st = json.loads(out)
+    assert st["reason"] == "timeout" and st["line"] == 1
+    assert "resumed_line" not in st  # (its tail was not read: nothing says it was)
