@@ -222,8 +222,9 @@ def read_facts_file(path, node_map=False):
     return validate_facts(doc, path)
 
 
-def from_facts(path):
-    """A facts file, or a folder of them (as `gpudoctor facts --hosts ... -o DIR` writes)."""
+def from_facts(path, what="--facts"):
+    """A facts file, or a folder of them (as `gpudoctor facts --hosts ... -o DIR` writes). ``what``: how the
+    user gave the path, for the one-line error (`diff`'s BEFORE and AFTER are no --facts option)."""
     try:
         if os.path.isdir(path):
             files = sorted(os.path.join(path, n) for n in os.listdir(path) if n.endswith(".json"))
@@ -236,11 +237,11 @@ def from_facts(path):
         elif os.path.exists(path):
             files = [path]
         else:
-            raise InputError("--facts %s: no such file or directory" % path)
+            raise InputError("%s %s: no such file or directory" % (what, path))
     except OSError as exc:  # a folder we may not list
         raise InputError("cannot read facts %s: %s" % (path, exc.strerror or exc))
     except ValueError as exc:  # a path with a NUL byte
-        raise InputError("--facts %s: %s" % (excerpt(path), exc))
+        raise InputError("%s %s: %s" % (what, excerpt(path), exc))
     nodes = []
     for f in files:
         doc = read_facts_file(f, node_map=True)

@@ -37,10 +37,10 @@ def add_parser(sub):
     return d
 
 
-def _load(path):
+def _load(path, what):
     from gpudoctor import gather
 
-    return gather.from_facts(path)
+    return gather.from_facts(path, what="diff: " + what)
 
 
 def _statuses(rec):
@@ -71,7 +71,7 @@ def run(args):
     if args.since is None:
         if len(args.paths) != 2:
             raise InputError("give BEFORE and AFTER (facts files or folders), or --since last-good|DATE")
-        before, after = _load(args.paths[0]), _load(args.paths[1])
+        before, after = _load(args.paths[0], "BEFORE"), _load(args.paths[1], "AFTER")
         if len(before) == 1 and len(after) == 1 and before[0].host != after[0].host:
             # two files of one node saved under two names (a renamed host, a hostfile alias)
             before = [Node(host=after[0].host, facts=before[0].facts, error=before[0].error,
@@ -83,7 +83,7 @@ def run(args):
         since = history.parse_since(args.since)
         store = history.open_for(args.state_dir, cfg, strict=True)
         if args.paths:
-            after, asrc = _load(args.paths[0]), args.paths[0]
+            after, asrc = _load(args.paths[0], "AFTER"), args.paths[0]
         else:
             from gpudoctor.commands.common import gather_nodes
 

@@ -1,0 +1,30 @@
+"""What userwalk22's fresh-clone walk (the README's commands, the seeds' scenarios, bad inputs) ran into."""
+
+import os
+
+from gpudoctor import cli
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FACTS = os.path.join(ROOT, "fixtures", "nodes", "devbox-debian12-nogpu.json")
+
+
+def _run(capsys, *argv):
+    rc = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def test_diff_names_before_and_after_not_a_facts_option(tmp_path, capsys):
+    """`gpudoctor diff BEFORE AFTER` with a path that is not there said `--facts /x: no such file`: diff has no
+    --facts option; the message names the argument the user gave."""
+    gone = str(tmp_path / "gone.json")
+    rc, out, err = _run(capsys, "diff", gone, FACTS)
+    assert rc == 2 and out == ""
+    assert err == "gpudoctor: error: diff: BEFORE %s: no such file or directory\n" % gone
+    rc, _, err = _run(capsys, "diff", FACTS, gone)
+    assert rc == 2 and err == "gpudoctor: error: diff: AFTER %s: no such file or directory\n" % gone
+    rc, _, err = _run(capsys, "diff", "--since", "last-good", "--state-dir", str(tmp_path / "st"), gone)
+    assert rc == 2 and "--facts" not in err and "AFTER %s" % gone in err
+    # check's own --facts keeps its name
+    rc, _, err = _run(capsys, "check", "--facts", gone)
+    assert rc == 2 and err == "gpudoctor: error: --facts %s: no such file or directory\n" % gone
