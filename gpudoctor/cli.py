@@ -157,8 +157,10 @@ def _main(argv):
         early_srun.start(argv)  # in an allocation: the nodes' srun step, launched while the imports run
         parser = build_parser(argv)
         args = parser.parse_args(argv)
-        if not getattr(args, "command", None):
+        if not getattr(args, "command", None):  # the help on stdout, and the usage error's one line on stderr
             parser.print_help()
+            sys.stdout.flush()
+            print("gpudoctor: error: give a command, e.g. gpudoctor check (see: gpudoctor --help)", file=sys.stderr)
             return EXIT_USAGE
         if args.command in _CLUSTER and _other_task(args):
             return EXIT_OK

@@ -28,3 +28,11 @@ def test_diff_names_before_and_after_not_a_facts_option(tmp_path, capsys):
     # check's own --facts keeps its name
     rc, _, err = _run(capsys, "check", "--facts", gone)
     assert rc == 2 and err == "gpudoctor: error: --facts %s: no such file or directory\n" % gone
+
+
+def test_no_command_is_a_usage_error_with_its_line_on_stderr(capsys):
+    """`gpudoctor` alone printed the help on stdout and exited 2 with nothing on stderr: a script that ran it with
+    stdout to a file saw exit 2 and no reason. The help stays on stdout; stderr has the one line of a usage error."""
+    rc, out, err = _run(capsys)
+    assert rc == 2 and out.startswith("usage: gpudoctor ") and "COMMAND" in out
+    assert err == "gpudoctor: error: give a command, e.g. gpudoctor check (see: gpudoctor --help)\n"
