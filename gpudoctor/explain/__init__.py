@@ -259,6 +259,10 @@ def main(args):
             result = explain_inputs(logs, kb, facts=node_facts, deadline=deadline, flight=flight, ras=reports,
                                     interrupted=interrupted)
         elif text == "-":
+            if _isatty(sys.stdin):  # `explain -` typed at a prompt waited with no word: say what it waits for
+                print("gpudoctor explain: reading the error text from this terminal: paste it, then press Ctrl-D on "
+                      "an empty line", file=sys.stderr)
+                sys.stderr.flush()
             stdin = _StdinUntil(sys.stdin.buffer, deadline, interrupted)
             result = explain_stream(stdin, kb, source="<stdin>", facts=node_facts, deadline=deadline,
                                     interrupted=interrupted)
@@ -302,6 +306,13 @@ def main(args):
 
 
 _SIGNAL_EXIT = {"SIGINT": 130, "SIGTERM": 143}
+
+
+def _isatty(stream):
+    try:
+        return stream is not None and stream.isatty()
+    except (AttributeError, ValueError, OSError):  # closed, or not a real file (tests give a BytesIO)
+        return False
 
 
 class _StdinUntil(object):
