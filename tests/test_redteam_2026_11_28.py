@@ -55,3 +55,50 @@ def test_explain_counting_a_huge_files_middle_stops_at_the_deadline(tmp_path):
     st = json.loads(out)
     assert st["reason"] == "timeout" and st["line"] == 1
     assert "resumed_line" not in st  # (its tail was not read: nothing says it was)
+
+
+_FLIP = """
+import os, sys
+d, public, other = sys.argv[1:4]
+t = os.path.join(d, "tmp")
+while True:
+    for target in (public, other):
+        try:
+            os.remove(t)
+        except OSError:
+            pass
+        os.symlink(target, t)
+        os.replace(t, os.path.join(d, "conf"))
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the rule under test is root's (a private file a job names is not read)")
+def test_watch_reads_no_private_file_through_a_link_the_job_flips(tmp_path):
+    # 33.: watch's sampler (root on the node) reads the file a job process's NCCL_CONF_FILE names only when it is a
+    # regular file anyone may read (watch21, a84c33d), but it looked with os.stat and then opened the path again: the
+    # job's user, who owns the link the variable names, flips it between a public file and a root-only one (or a FIFO,
+    # or a device whose open does something: /dev/watchdog) and the read lands on the other one; here it won within
+    # ~500 tries (25 ms). The file is now opened once without side effects (O_PATH), judged by that descriptor's
+    # fstat and read through it.
+    from gpudoctor.collector import Context
+    from gpudoctor.collector.watch import read_nccl_conf
+
+    public, private = tmp_path / "public", tmp_path / "private"
+    public.write_text("NCCL_SOCKET_IFNAME=public0\n")
+    private.write_text("NCCL_SOCKET_IFNAME=secret0\n")
+    os.chmod(str(public), 0o644)
+    os.chmod(str(private), 0o600)
+    flip = subprocess.Popen([sys.executable, "-c", _FLIP, str(tmp_path), str(public), str(private)])
+    try:
+        procs = [{"env": {"NCCL_CONF_FILE": str(tmp_path / "conf")}}]
+        seen = set()
+        for _ in range(20000):
+            got = read_nccl_conf(Context(), procs)[0]
+            seen.add(got["values"].get("NCCL_SOCKET_IFNAME"))
+            if len(seen) >= 3:  # public0, None (the private one, refused) and, before the fix, secret0
+                break
+    finally:
+        flip.kill()
+        flip.wait()
+    assert "public0" in seen  # (the flipper ran: both sides were met)
+    assert "secret0" not in seen

@@ -261,6 +261,44 @@ def describe_process(ctx, pid, key):
     return proc
 
 
+def _read_conf(path, allowed, limit=64 << 10):
+    """The first ``limit`` bytes of the regular file at ``path`` that ``allowed(stat)`` admits, else None. The
+    path (a job's NCCL_CONF_FILE: its user owns the link it names) is resolved once, with O_PATH, which opens no
+    device and waits on no FIFO; the file is judged by that descriptor's fstat and read through it
+    (/proc/self/fd/N reopens the same inode). A stat then an open of the path read whatever the link named by the
+    time of the open: a root-only file, a FIFO, or a device whose open acts (/dev/watchdog); docs/security.md 33."""
+    o_path = getattr(os, "O_PATH", None)
+    if o_path is None:
+        return None
+    try:
+        fd = os.open(path, o_path | getattr(os, "O_CLOEXEC", 0))
+    except (OSError, IOError, ValueError):
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or not allowed(st):
+            return None
+        rfd = os.open("/proc/self/fd/%d" % fd, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0))
+        try:
+            again = os.fstat(rfd)
+            if (again.st_dev, again.st_ino) != (st.st_dev, st.st_ino):
+                return None
+            chunks, left = [], limit
+            while left > 0:
+                b = os.read(rfd, min(left, 1 << 16))
+                if not b:
+                    break
+                chunks.append(b)
+                left -= len(b)
+            return b"".join(chunks)
+        finally:
+            os.close(rfd)
+    except (OSError, IOError, ValueError):
+        return None
+    finally:
+        os.close(fd)
+
+
 def read_nccl_conf(ctx, procs, key=None):
     """NCCL's config files as the job reads them for what its environment does not set
     (https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html: /etc/nccl.conf, and a
@@ -274,17 +312,10 @@ def read_nccl_conf(ctx, procs, key=None):
             named.append(v)
     out = []
     for path in named + ["/etc/nccl.conf"]:
-        data = None
-        try:
-            st = os.stat(ctx.path(path))
-        except (OSError, IOError, ValueError):
-            st = None
         # a regular file only (a FIFO another user's job names would block the read); as root, a file
         # a job named only when anyone may read it (the job's variable is no reason to read a private one)
-        if st is not None and stat.S_ISREG(st.st_mode) and (
-                path == "/etc/nccl.conf" or st.st_mode & stat.S_IROTH or not hasattr(os, "geteuid")
-                or os.geteuid() != 0):
-            data = _read_bytes(ctx, path, 64 << 10)[0]
+        data = _read_conf(ctx.path(path), lambda st, path=path: path == "/etc/nccl.conf" or bool(
+            st.st_mode & stat.S_IROTH) or not hasattr(os, "geteuid") or os.geteuid() != 0)
         values = parse_nccl_conf(data.decode("utf-8", "replace")) if data is not None else {}
         values = dict((k[:128], env_value(k, v[:512], key)) for k, v in sorted(values.items())
                       if k.startswith("NCCL_"))
