@@ -17,6 +17,7 @@ from gpudoctor.explain import famfix as _famfix
 from gpudoctor.explain import gpuhw as _gpuhw
 from gpudoctor.explain import provenance as _provenance
 from gpudoctor.explain import slots as _slots
+from gpudoctor.explain import srunend as _srunend
 from gpudoctor.explain.scan import MAX_SHOWN
 from gpudoctor.explain.text import clip as _clip
 
@@ -813,14 +814,20 @@ _TORCHDIST = {
 def structural(scan, kb):
     """A finding for a log with an error that no entry explains, from its shape (how sure: low):
     the first NCCL WARN failure line, a Slurm daemon's fatal/error line, the exception type and
-    the library whose file raised it. None when the shape names nothing."""
+    the library whose file raised it. None when the shape names nothing; srun's report of how a task
+    ended, last (srunend.py)."""
+    return _structural(scan, kb) or _srunend.finding(scan, kb, _structural_finding)
+
+
+def _structural(scan, kb):
     by = kb.by_id
     warn = _failure_warns(scan)
     if warn:
         msg = (warn[0].groups.get("msg") or "").lower()
         eid = _nccl_family(msg)
         return _structural_finding(by[eid], warn[0], "the NCCL WARN line before the error", scan)
-    slurm = scan.matches.get("_struct_slurm", [])
+    # (noans22) srun's report of how a task ended is the task's echo, not Slurm's error (srunend.py): read last
+    slurm = [h for h in scan.matches.get("_struct_slurm", []) if not _srunend.task_end(h)]
     if slurm:
         return _structural_finding(by["slurm.error"], slurm[0], "a Slurm %s line" % slurm[0].groups.get("level"), scan)
     dog = scan.matches.get("_struct_watchdog", [])

@@ -1,0 +1,93 @@
+"""A family and a next step for texts explain had no answer for or answered with the wrong family (noans22, issue 18
+items 2 and 3).
+
+srun's task-end report (gpudoctor/explain/srunend.py; SchedMD/slurm src/srun/launch.c _task_finish) is the echo of
+the task's own failure: the task's own lines are read first, and the line alone is read by the signal it names
+(glibc's strsignal text) or as the echo with its next step.
+
+Texts: the seen held-out sets (bench/data/explain_heldout_*.jsonl, cited by case id: P11 and P15 were made on a real
+Slurm 22.05 here, AP's from CSCS's documentation page, each case's url is its source) and srun's own lines as Slurm
+prints them (the format strings above)."""
+
+import pytest
+
+from gpudoctor import explain
+from gpudoctor.explain import srunend
+from explainhelp import seen_text
+
+
+def _res(text, kb):
+    return explain.explain_text(text, kb)
+
+
+class _Hit:
+    def __init__(self, prog, msg):
+        self.groups = {"prog": prog, "msg": msg}
+
+
+@pytest.mark.parametrize("msg, what", [
+    ("q1: task 0: Exited with exit code 1", "1"),
+    ("nid007306: task 640: Segmentation fault", "Segmentation fault"),
+    ("cn03: tasks 0-3: Killed", "Killed"),
+    ("s1: task 0: User defined signal 1", "User defined signal 1"),
+    ("node7: task 2: Aborted (core dumped)", "Aborted"),
+    ("task 0: Exited with exit code 14", "14"),
+])
+def test_srun_task_end_lines_are_read(msg, what):
+    m = srunend.task_end(_Hit("srun", msg))
+    assert m and (m.group("code") or m.group("sig")) == what
+
+
+@pytest.mark.parametrize("prog, msg", [
+    ("srun", "task 0 launch failed: Plugin initialization failed"),  # Slurm's own failure (src/api/step_launch.c)
+    ("srun", "Unable to create step for job 12: Invalid generic resource (gres) specification"),
+    ("slurmstepd", "q1: task 0: Exited with exit code 1"),  # not srun's report
+    ("srun", "q1: task 0: Exited with exit code 1 and then some words"),
+])
+def test_other_slurm_lines_are_not_task_ends(prog, msg):
+    assert srunend.task_end(_Hit(prog, msg)) is None
+
+
+def test_a_task_killed_by_a_signal_is_read_by_the_signal(kb):
+    # CSCS's UCX page (seen set AP): the task's SIGSEGV, reported by srun; it was read as Slurm's own error
+    r = _res(seen_text("ap-cscs-ucx-signal-handler-shadows-error"), kb)
+    f = r["findings"][0]
+    assert f["id"] == "cascade.signal" and r["verdict"] == "echo_only"
+    notes = " ".join(f["notes"])
+    assert "SIGSEGV" in notes and "PYTHONFAULTHANDLER=1" in notes
+
+
+def test_the_task_own_error_is_read_before_srun_report(kb):
+    # P11 (a real Slurm 22.05 here): the task's FileNotFoundError and srun's 'Exited with exit code 1' interleaved;
+    # the answer was slurm.error from srun's line
+    r = _res(seen_text("p11-sbcast_dest_dir_missing"), kb)
+    f = r["findings"][0]
+    assert f["id"] != "slurm.error"
+    assert "FileNotFoundError" in " ".join(f["notes"]) + " ".join(h["text"] for h in f["matches"])
+
+
+def test_a_signal_srun_reports_alone(kb):
+    # P15 (a real Slurm 22.05 here): a batch step ended by SIGUSR1, srun's line the only failure line
+    r = _res(seen_text("p15-signal_usr1_not_trapped"), kb)
+    f = r["findings"][0]
+    assert f["id"] == "cascade.signal" and "SIGUSR1" in " ".join(f["notes"])
+
+
+def test_an_exit_code_srun_reports_alone_is_the_echo(kb):
+    text = ("$ srun -N2 python train.py\nsrun: error: q2: task 1: Exited with exit code 1\n"
+            "srun: Terminating StepId=35.0\n")
+    r = _res(text, kb)
+    f = r["findings"][0]
+    assert r["verdict"] == "echo_only" and f["id"] == "cascade.child_failed"
+    assert "srun --label" in " ".join(f["notes"])
+
+
+def test_a_shell_signal_code_srun_reports(kb):
+    # a batch step through bash: bash exits 128+N for a program a signal ended (bash(1) EXIT STATUS)
+    r = _res("srun: error: q2: task 1: Exited with exit code 137\n", kb)
+    assert r["findings"][0]["id"] == "elastic.sigkill"
+
+
+def test_slurm_own_failure_stays_slurm(kb):
+    r = _res("srun: error: task 0 launch failed: Plugin initialization failed\n", kb)
+    assert r["findings"][0]["id"].startswith("slurm.")
