@@ -163,7 +163,13 @@ def probe_nodes(args, opts, hosts=None, facts=None):
                                             host_key_policy=args.host_key_policy,
                                             connect_timeout=min(10.0, max(2.0, opts["budget"] / 4)))
         if facts is None:
-            facts, unreached = _gather_facts(hosts, args, opts)
+            try:
+                facts, unreached = _gather_facts(hosts, args, opts)
+            except KeyboardInterrupt as exc:  # Ctrl-C / SIGTERM while a hung node holds the facts round
+                doc = _interrupted_before_start(names, transport, exc, opts, t0)
+                if doc is None:
+                    raise
+                return doc, F.evaluate(doc, {}), None
     else:
         import shutil
 
@@ -188,6 +194,31 @@ def probe_nodes(args, opts, hosts=None, facts=None):
     found = F.evaluate(doc, facts or {})
     step = report.estimate(doc, opts["params"], opts["grad_dtype"]) if opts["params"] else None
     return doc, found, step
+
+
+def _interrupted_before_start(names, transport, exc, opts, t0):
+    """The gpudoctor.probe/1 document of a run interrupted in its facts round, before any worker started (a node
+    whose sshd hangs holds that round up to 15 s): each node as that round left it (its own error, e.g. refused,
+    or interrupted), nothing measured and nothing to clean up. None where the transport gave no partial nodes.
+    Before, Ctrl-C there printed only 'gpudoctor: interrupted': the nodes already known to be refused went unsaid."""
+    from gpudoctor.probe import SCHEMA
+
+    partial = dict((n.host, n) for n in getattr(exc, "partial_nodes", None) or [])
+    if not partial:
+        return None
+    nodes = []
+    for h in names:
+        n = partial.get(h)
+        if n is not None and not n.reachable and n.error_kind not in (None, "interrupted"):
+            nodes.append({"host": h, "reachable": False, "error_kind": n.error_kind, "error": n.error})
+        else:
+            nodes.append({"host": h, "reachable": False, "error_kind": "interrupted",
+                          "error": "the run was interrupted before the probe started a worker here" if n is not None
+                          and n.reachable else "the run was interrupted before the node answered"})
+    return {"schema": SCHEMA, "mode": None, "budget_s": opts["budget"], "nodes": nodes, "collectives": [],
+            "pairs": [], "jobs": [], "isolation": None, "cleanup": {}, "elapsed_s": round(time.time() - t0, 2),
+            "ports": list(opts["ports"]), "addresses": {h: transport.address(h) for h in names},
+            "transport": transport.name, "run_id": None, "interrupted": getattr(exc, "signal_name", "SIGINT")}
 
 
 FDS_PER_PROBE_NODE = 4  # hello on every node at once (an SSH socket each), a round's two workers per pair, slack

@@ -68,10 +68,12 @@ def render_text(doc, findings, stream, step=None):
     w("gpudoctor probe: mode %s, %d of %d nodes, %.1f s of a %g s budget\n" % (
         doc.get("mode") or "-", len(live), len(doc["nodes"]), doc.get("elapsed_s") or 0, doc.get("budget_s") or 0))
     if doc.get("interrupted"):
-        w("INTERRUPTED by %s: what follows is what was measured before it; the workers were ended\n"
-          % doc["interrupted"])
+        w("INTERRUPTED by %s: what follows is what was measured before it; %s\n"
+          % (doc["interrupted"], "the workers were ended" if doc.get("run_id") else "no worker had started yet"))
     for n in doc["nodes"]:
-        if n.get("error_kind"):
+        if n.get("error_kind") == "interrupted":  # the user's doing: not a node's failure (findings.NOT_NODE_FAULTS)
+            w("  %-16s not probed: %s\n" % (n["host"], n.get("error") or "interrupted"))
+        elif n.get("error_kind"):
             w("  %-16s FAILED %s: %s\n" % (n["host"], n["error_kind"], n.get("error") or ""))
         else:
             extra = "%s GPU(s)" % n["gpus"] if n.get("gpus") else "no GPU"
