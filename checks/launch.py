@@ -7,6 +7,7 @@ every check is n/a, never a pass; a pass names what was judged ("world size 16 =
 import re
 
 from gpudoctor.drift import describe, group
+from gpudoctor.fixline import home_path
 from gpudoctor.nodes import fold
 from gpudoctor.registry import NA, Finding, Literal, Pass, Skip, check, cmd, sh
 
@@ -459,7 +460,8 @@ def launch_files(nodes, config):
             have = sorted(h for h, v in values.items() if v != "missing")
             yield Finding.error("%s, named by the launch plan, is missing on %s" % (p, fold(missing)), hosts=missing,
                                 fix=cmd("copy it there: pdcp -w {hosts} -- {p} {p} (or rsync -a -- {src} {p}); code, "
-                                        "configs and data are not synced by the launcher", hosts=fold(missing), p=p,
+                                        "configs and data are not synced by the launcher", hosts=fold(missing),
+                                        p=home_path(p),
                                         src="%s:%s" % (have[0], p))
                                 if have else cmd("create {p} on every node (the launch plan names it)", p=p))
         groups = group({h: v for h, v in values.items() if v != "missing"})
@@ -467,7 +469,8 @@ def launch_files(nodes, config):
             found = True
             odd = [h for g in groups[1:] for h in g.hosts]
             yield Finding.error(describe(p, groups), hosts=odd,
-                                fix=cmd("copy the baseline: pdcp -w {hosts} -- {p} {p}", hosts=fold(odd), p=p))
+                                fix=cmd("copy the baseline: pdcp -w {hosts} -- {p} {p}", hosts=fold(odd),
+                                        p=home_path(p)))
     if not judged:
         yield NA("the nodes reported none of the plan's %d file%s" % (len(plan.files), "" if len(plan.files) == 1
                                                                          else "s"))

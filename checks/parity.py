@@ -4,6 +4,7 @@ node's facts, groups nodes by value and names the odd ones against the majority.
 
 from gpudoctor.drift import MISSING, describe, group
 from gpudoctor.nodes import fold
+from gpudoctor.fixline import home_path
 from gpudoctor.registry import NA, Finding, Pass, Skip, check, cmd, Literal
 from gpudoctor.versions import vtuple
 
@@ -366,7 +367,7 @@ def files_parity(nodes, config):
             odd_hosts.update(odd)
             yield Finding.error(describe(p, groups), hosts=odd,
                                 fix=cmd("copy it from a baseline node: pdcp -w {odd} -- {p} {p}  "
-                                        "(or rsync -a -- {src} {p})", odd=fold(odd), p=p,
+                                        "(or rsync -a -- {src} {p})", odd=fold(odd), p=home_path(p),
                                         src="%s:%s" % (groups[0].hosts[0], p))
                                 if "missing" not in groups[0].value
                                 else cmd("the baseline nodes lack it: copy {p} to every node", p=p))

@@ -23,7 +23,7 @@ import shlex
 import string
 import unicodedata
 
-__all__ = ["sh", "cmd", "Literal", "Fix", "needs_ansi_c", "Shown", "hostile"]
+__all__ = ["sh", "cmd", "Literal", "Fix", "needs_ansi_c", "Shown", "hostile", "home_path"]
 
 
 class Literal(str):
@@ -80,6 +80,15 @@ def sh(value):
     if needs_ansi_c(text):
         return _ansi_c(text)
     return shlex.quote(text)
+
+
+def home_path(path):
+    """``path`` as a word the shell still reads from the home folder: ``~/rest`` is ``~/`` and ``sh(rest)``
+    (``~/train.py``, ``~/'my run.py'``), since a quoted tilde is not expanded: ``pdcp -w n3 -- '~/train.py' ...``
+    copied a file named ``~/train.py`` under the current folder, which is none. Any other path is ``sh(path)``."""
+    if isinstance(path, str) and not isinstance(path, Literal) and path.startswith("~/") and len(path) > 2:
+        return Literal("~/" + sh(path[2:]))
+    return Literal(sh(path))
 
 
 class _Quoting(string.Formatter):

@@ -141,3 +141,51 @@ def test_probe_interrupted_while_a_hung_node_holds_the_facts_round_reports_the_n
         assert "probe.node.failed  the probe could not run on shut (refused)" in text and "on stuck" not in text
     finally:
         c.cleanup()
+
+
+def _node_with_file(path, sha):
+    import json
+
+    doc = json.load(open(FACTS))
+    doc["files"] = {"status": "ok", "files": {path: {"sha256": sha * 32, "size": 15}}}
+    return doc
+
+
+def test_a_same_file_under_home_is_copied_by_a_fix_the_shell_expands(tmp_path):
+    """`check --same ~/train.py` (the README's cluster example): the fix read `pdcp -w gpu03 -- '~/train.py'
+    '~/train.py'  (or rsync -a -- 'gpu01:~/train.py' '~/train.py')`. A quoted tilde is not expanded: pasted, pdcp
+    looked for ./~/train.py and rsync wrote into a folder named '~'. Pasted into real bash now, with stubs that
+    record their argv, both get $HOME/train.py; a name with a blank or a $(...) after ~/ stays one quoted word."""
+    import shutil
+    import subprocess
+
+    import pytest
+
+    from gpudoctor.config import Config
+    from gpudoctor.registry import load_checks
+    from gpudoctor.runner import Node, run_checks
+
+    bash = shutil.which("bash")
+    if bash is None:
+        pytest.skip("no bash")
+    stubs = tmp_path / "bin"
+    stubs.mkdir()
+    for prog in ("pdcp", "rsync"):
+        (stubs / prog).write_text("#!%s\nprintf '%%s\\n' \"$@\" > %s/%s.argv\n" % (bash, tmp_path, prog))
+        (stubs / prog).chmod(0o755)
+    home = tmp_path / "home"
+    home.mkdir()
+    for name in ("train.py", "my run.py", "$(touch PWNED).py"):
+        path = "~/" + name
+        nodes = [Node(host="gpu0%d" % i, facts=_node_with_file(path, "bb" if i == 3 else "aa")) for i in (1, 2, 3, 4)]
+        report = run_checks(nodes, [c for c in load_checks() if c.id == "files.parity"], Config())
+        (fix,) = [f.fix for r in report.results for f in r.findings if f.fix]
+        pdcp, _, rsync = fix.partition("copy it from a baseline node: ")[2].partition("  (or ")
+        rsync = rsync.rstrip(")")
+        for line in (pdcp, rsync):
+            subprocess.run([bash, "--norc", "--noprofile", "-c", line], check=True, timeout=30, cwd=str(tmp_path),
+                           env={"PATH": str(stubs), "HOME": str(home)})
+        want = str(home / name)
+        assert (tmp_path / "pdcp.argv").read_text().splitlines() == ["-w", "gpu03", "--", want, want], fix
+        assert (tmp_path / "rsync.argv").read_text().splitlines() == ["-a", "--", "gpu01:" + path, want], fix
+        assert not (tmp_path / "PWNED").exists()
