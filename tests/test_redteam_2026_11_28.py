@@ -102,3 +102,42 @@ def test_watch_reads_no_private_file_through_a_link_the_job_flips(tmp_path):
         flip.wait()
     assert "public0" in seen  # (the flipper ran: both sides were met)
     assert "secret0" not in seen
+
+
+_WRAP = ("$ sbatch -N1 -n1 -o run.out --wrap \"torchrun --node-rank $SLURM_NODEID ddp.py {P}\"{A}\n"
+         "Submitted batch job 2\nusage: torchrun [-h] [--nnodes NNODES] [--node-rank NODE_RANK]\n"
+         "torchrun: error: argument --node-rank/--node_rank: expected one argument\n")
+
+
+@pytest.mark.parametrize("inside, after", [
+    ('\\\\\\" <(touch MARKER) x\'', "\\'"),
+    ('\\\\\\" <(touch MARKER) \'x', "\\'"),
+    ('\\" <(touch MARKER) x\'', "\\'"),
+    ('\\" >(touch MARKER) \'\\\'\'', "\\'"),
+])
+def test_the_single_quoted_wrap_line_reads_the_double_quotes_as_bash_does(tmp_path, inside, after):
+    # 34.: slurmscript._expanded_early (441da1b, after 27b's fuzz) read the double-quoted --wrap command up to its first
+    # '"', escaped or not, and built the single-quoted alternative from that part. In bash the whole line is one inert
+    # word ('... \\" <(touch MARKER) x'"\''), so it passed fixline.inert, but in the fix line the rest stood outside
+    # any quote: 'or quote the whole command with single quotes: sbatch ... --wrap 'torchrun ... \\' <(touch MARKER)
+    # x'"\'' ran touch through the process substitution when pasted. Now the double quotes are read as bash reads
+    # them (a backslash escapes the next character), and each edited line is shown only where it is inert itself.
+    from gpudoctor.explain import explain_text
+    from test_redteam_2026_11_26d import paste
+
+    res = explain_text(_WRAP.replace("{P}", inside).replace("{A}", after))
+    lines = [x for f in res["findings"] for c in f["causes"] for x in c["fix"]]
+    assert any("$SLURM_NODEID is inside a double-quoted command" in c["text"]
+               for f in res["findings"] for c in f["causes"])  # the reader answered
+    assert paste([x.split(": ", 1)[1] for x in lines if ": " in x] + lines, tmp_path) == []
+
+
+def test_the_wrap_lines_keep_their_edits_for_an_escaped_quote():
+    from gpudoctor.explain import explain_text
+
+    res = explain_text(_WRAP.replace("{P}", '\\"x\\"').replace("{A}", ""))
+    lines = [x for f in res["findings"] for c in f["causes"] for x in c["fix"]]
+    assert ("escape it so that the job's shell expands it: sbatch -N1 -n1 -o run.out --wrap \"torchrun --node-rank "
+            "\\$SLURM_NODEID ddp.py \\\"x\\\"\"") in lines
+    assert ("or quote the whole command with single quotes: sbatch -N1 -n1 -o run.out --wrap 'torchrun --node-rank "
+            "$SLURM_NODEID ddp.py \"x\"'") in lines

@@ -347,7 +347,10 @@ _EMPTY = re.compile(r"(?:with base \d{1,2}|to float): (?:''|\"\")|: expected one
 # a command Slurm runs later, given in double quotes on the submitting line: sbatch --wrap "...", srun / salloc
 # bash -c "..."; bash(1) QUOTING: inside double quotes '$' keeps its meaning, so the submitting shell expands the
 # variable there, before the job (where Slurm sets it) exists
-_DQ_LATER = re.compile(r"\b(?:sbatch|salloc|srun)\b[^\n]{0,300}?(?:--wrap[= ]|\b(?:ba)?sh -l?c )\"([^\"\n]{0,400})\"")
+# (the double-quoted command read as bash reads it: a backslash takes the next character, so an escaped \" does not end
+# it; read up to the first '"' instead, the rest of the word stood outside any quote in the single-quoted alternative
+# built from it and ran when pasted: docs/security.md 34.)
+_DQ_LATER = re.compile(r"\b(?:sbatch|salloc|srun)\b[^\n]{0,300}?(?:--wrap[= ]|\b(?:ba)?sh -l?c )\"((?:[^\"\\\n]|\\[^\n]){0,400})\"")
 
 
 _DQ_ESCAPE = re.compile(r'\\([$`"\\])')
@@ -381,9 +384,9 @@ def _expanded_early(scan, f):
         # QUOTING), else the job's shell would get a backslash before an already-escaped $SLURM_NNODES
         single = (cmd[:m.start(1) - 1] + "'" + _DQ_ESCAPE.sub(r"\1", inner) + "'" + cmd[m.end(1) + 1:]
                   if "'" not in inner else None)
-        if inert(cmd):
+        if inert(cmd) and inert(escaped):
             fixes = ["escape it so that the job's shell expands it: %s" % escaped]
-            if single:
+            if single and inert(single):
                 fixes.append("or quote the whole command with single quotes: %s" % single)
         else:
             fixes = ["escape it so that the job's shell expands it: write \\$%s inside the double quotes of the "
