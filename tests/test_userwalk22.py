@@ -189,3 +189,17 @@ def test_a_same_file_under_home_is_copied_by_a_fix_the_shell_expands(tmp_path):
         assert (tmp_path / "pdcp.argv").read_text().splitlines() == ["-w", "gpu03", "--", want, want], fix
         assert (tmp_path / "rsync.argv").read_text().splitlines() == ["-a", "--", "gpu01:" + path, want], fix
         assert not (tmp_path / "PWNED").exists()
+
+
+def test_the_readmes_h200_example_is_what_check_prints_for_those_facts(capsys):
+    """README.md shows `gpudoctor check --facts fixtures/nodes/h200x2-ubuntu2404-torch211.json`'s output: it had
+    drifted from what the command prints (lines no longer wrapped at the report's 100 columns). The block is the
+    command's output exactly; a change to the report or to the version tables it names shows here."""
+    readme = open(os.path.join(ROOT, "README.md")).read()
+    at = readme.index("On a real 2x H200 node (its facts captured there")
+    start = readme.index("```\n", at) + 4
+    block = readme[start:readme.index("```", start)]
+    rc, out, err = _run(capsys, "check", "--facts",
+                        os.path.join(ROOT, "fixtures", "nodes", "h200x2-ubuntu2404-torch211.json"))
+    assert rc == 1 and err == ""
+    assert out == block
