@@ -441,6 +441,7 @@ class Reader:
         self.depth = 0  # eval / source nesting
         self.nesting = 0  # command substitutions inside one another
         self.guard = None  # the next command runs only if (True/False/UNDECIDED) after && or ||; None: no guard
+        self.status = None  # with a guard: the and-or list's status so far (True/False, None: decided at run time)
         self.functions = {}  # name -> the tokens of its body
         self.called = set()
         self.pending_func = None
@@ -1095,7 +1096,9 @@ class Reader:
                     self.parens.pop()
                 continue
             words = [w for k, w in enumerate(cmd) if w is not None and (k == 0 or cmd[k - 1] is not None)]
+            ran_words = bool(words)  # command() pops what it reads: an assignment leaves no words
             guard, self.guard = self.guard, None
+            status, self.status = self.status, None
             if guard is not None:
                 # `A && B`, `A || B`: B runs when A succeeded (failed); a test decided by
                 # known values decides it, any other command is taken to succeed; a test
@@ -1125,14 +1128,18 @@ class Reader:
                             break
             if t == ";;" and self.frames and self.frames[-1]["kind"] == "case":
                 self.frames[-1].update(expect=True, cur=False, pats=None)  # the next pattern decides
-            if t in ("&&", "||") and words:
-                if guard is False:  # A && B && C: B never ran (A && B || C: C runs)
-                    self.guard = False if t == "&&" else None
+            if t in ("&&", "||") and ran_words:
+                # bash(1) Lists: && and || have equal precedence, left to right; the list's status so
+                # far is the last command's that ran (a skipped one leaves it as it was): `true &&
+                # A=1 || A=2` ends with A=1, `true || A=1 && A=2` runs A=2
+                if guard is False:
+                    r = status
                 elif guard == UNDECIDED:  # whether B ran is decided at run time: so is C's turn
-                    self.guard = UNDECIDED
+                    r = None
                 else:
-                    r = self.test(words) if words[0] in ("[", "[[", "test", "!") else True
-                    self.guard = UNDECIDED if r is None else (r if t == "&&" else not r)
+                    r = self.test(words) if words and words[0] in ("[", "[[", "test", "!") else True
+                self.status = r
+                self.guard = UNDECIDED if r is None else (r if t == "&&" else not r)
             cmd, stdin, out = [], None, None
 
     def _state(self):

@@ -1,0 +1,39 @@
+"""review22: a review of sessions 21 and 22's commits, with plan SCRIPT's reader fuzzed against real bash.
+
+Each case runs the script through bash with argv-recording stubs (test_launch_scripts21.bash_argv) and through
+gpudoctor/launch/script.py: every word the plan states must be the word bash passed (an unknown word may stand for
+any)."""
+
+import pytest
+
+from gpudoctor.launch.script import MARK, read_script
+
+LAUNCH = "torchrun --nproc_per_node 2 train.py"
+
+
+def _both(tmp_path, body):
+    from test_launch_scripts21 import bash_argv
+
+    p = tmp_path / "s.sh"
+    p.write_text("#!/bin/bash\n" + body + "\n")
+    real = bash_argv(tmp_path, p)
+    plan = read_script(str(p), [], environ={})
+    return [r[4:] for r in real], [la.argv[4:] for la in plan.launches]
+
+
+# The and-or list `A && B || C` (bash(1) Lists: && and || have equal precedence, left to right): the reader took
+# the status of `B` from the words command() had left, and an assignment leaves none, so `C` ran as if no guard
+# stood before it (`true && A=1 || A=2` planned 2, bash passes 1); and a skipped element was taken to have
+# failed, as after `&&` only (`true || A=1 && A=2`: the list so far succeeded, so A=2 runs).
+@pytest.mark.parametrize("chain,want", [
+    ("true && A=1 || A=2", "1"),
+    ("A=0; false && A=1 || A=2 && A=3 || A=4", "3"),
+    ("true || A=1 && A=2", "2"),
+    ("false || A=1 && A=2", "2"),
+    ("[ 1 = 1 ] || A=1 && A=2 || A=3", "2"),
+    ("A=0; [ 1 = 2 ] && A=1 || [ 2 = 2 ] && A=5", "5"),
+])
+def test_an_and_or_list_runs_what_bash_runs(tmp_path, chain, want):
+    real, plan = _both(tmp_path, "%s\n%s $A" % (chain, LAUNCH))
+    assert real == [[want]]
+    assert plan == [[want]], plan
