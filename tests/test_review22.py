@@ -37,3 +37,13 @@ def test_an_and_or_list_runs_what_bash_runs(tmp_path, chain, want):
     real, plan = _both(tmp_path, "%s\n%s $A" % (chain, LAUNCH))
     assert real == [[want]]
     assert plan == [[want]], plan
+
+
+# 64be681 (review21) made a value set after an undecided `&&` / `||` an unknown where the name had another value
+# before; a name set there for the first time kept the value as if the test had passed (bash without U: "d")
+@pytest.mark.parametrize("guard", ['[ -n "$U" ] && A=1', '[ -z "$U" ] || A=1', '[ -n "$U" ] && true && A=1'])
+def test_a_name_first_set_after_an_undecided_test_is_unknown(tmp_path, guard):
+    real, plan = _both(tmp_path, '%s\n%s "${A:-d}"' % (guard, LAUNCH))
+    assert real == [["d"]]
+    ((word,),) = plan
+    assert MARK in word, plan

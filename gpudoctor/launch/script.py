@@ -1105,7 +1105,7 @@ class Reader:
                 # decided only at run time leaves B's running undecided, as an `if` does
                 # (`A=4; [ -n "$X" ] && A=8`: A is 4 or 8, not 8)
                 self.frames.append({"kind": "guard", "cur": None if guard == UNDECIDED else guard, "any": False,
-                                    "unk": guard == UNDECIDED})
+                                    "unk": guard == UNDECIDED, "line": self.line, "had": set(self.vars)})
             # each element of a pipeline `a | b` runs in a subshell: what it sets ends with it
             piped = bool(words) and (t == "|" or self.piped)
             before = self._state() if piped and not self.skipping else None
@@ -1124,7 +1124,9 @@ class Reader:
                 if guard is not None:
                     for k in range(len(self.frames) - 1, -1, -1):
                         if self.frames[k]["kind"] == "guard":
-                            del self.frames[k]
+                            f = self.frames.pop(k)
+                            if f["unk"] and not self.skipping:
+                                self._guard_done(f)
                             break
             if t == ";;" and self.frames and self.frames[-1]["kind"] == "case":
                 self.frames[-1].update(expect=True, cur=False, pats=None)  # the next pattern decides
@@ -1205,6 +1207,19 @@ class Reader:
             self.vars[name] = self.unknown("$" + name, "set only if the `if` at line %d takes that branch (decided at "
                                                        "run time): %s, else unset" % (
                                                f["line"], excerpt(self.shown(text), 40)))
+
+    def _guard_done(self, f):
+        """After the command an undecided `&&` / `||` guarded: a variable it set for the first time
+        is that value or unset, decided at run time (`[ -n "$X" ] && A=1`: bash without X leaves A
+        unset; a name set before is already an unknown, in assign)."""
+        whole = re.compile("^" + MARK + r"\d+" + MARK + "$")
+        for name in sorted(set(self.vars) - f["had"]):
+            v = self.vars[name]
+            text = " ".join(v) if isinstance(v, list) else v
+            if not whole.match(text):
+                self.vars[name] = self.unknown("$" + name, "set only where the `&&` / `||` at line %d lets it "
+                                                           "run (decided at run time): %s, else unset" % (
+                                                   f["line"], excerpt(self.shown(text), 40)))
 
     def _case_branch(self, f):
         """A `pat|pat)` line of a case: this branch runs when the word matches (fnmatch, as
