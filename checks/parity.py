@@ -2,6 +2,8 @@
 same on every node; set the same environment variables on all nodes"). Cluster checks: each receives every
 node's facts, groups nodes by value and names the odd ones against the majority."""
 
+import re
+
 from gpudoctor.drift import MISSING, describe, group
 from gpudoctor.nodes import fold
 from gpudoctor.fixline import home_path
@@ -420,11 +422,25 @@ def ssh_mesh(nodes, config):
         pairs_ok = sum(1 for h in tried for r in nodes[h]["mesh"]["peers"].values() if r.get("ok"))
         yield Pass("%d node pairs ssh to each other non-interactively" % pairs_ok, hosts=tried)
     if failing:
-        pairs = ", ".join("%s->%s (%s)" % x for x in failing[:20])
-        more = " and %d more" % (len(failing) - 20) if len(failing) > 20 else ""
+        # pairs that fail for the same reason are listed once under it (the peer's own name in the reason read as
+        # <peer>): 12 pairs of 4 nodes whose names do not resolve were 12 copies of "ssh: Could not resolve hostname
+        # gpu02: Name or service not known" (userwalk22)
+        reasons = {}
+        for a, b, e in failing:
+            key = re.sub(r"(?<![\w.-])%s(?![\w.-])" % re.escape(b), "<peer>", str(e)) if b else str(e)
+            reasons.setdefault(key, []).append("%s->%s" % (a, b))
+        parts, shown = [], 0
+        for key, pairs in reasons.items():  # (in the order of their first pair)
+            take = pairs[:max(0, 20 - shown)]
+            if not take:
+                break
+            shown += len(take)
+            parts.append("%s (%s)" % (", ".join(take), key))
+        more = " and %d more" % (len(failing) - shown) if len(failing) > shown else ""
+        total = sum(len(nodes[h]["mesh"]["peers"]) for h in tried)
         sources = sorted({a for a, _, _ in failing})
-        yield Finding.error("%d of the node pairs cannot ssh non-interactively: %s%s" % (len(failing), pairs, more),
-                            hosts=sources, fix=_mesh_fix([e for _, _, e in failing]))
+        yield Finding.error("%d of %d node pairs cannot ssh non-interactively: %s%s" % (
+            len(failing), total, "; ".join(parts), more), hosts=sources, fix=_mesh_fix([e for _, _, e in failing]))
         ok_sources = [h for h in tried if h not in sources]
         if ok_sources:
             yield Pass("reaches every peer over ssh", hosts=ok_sources)

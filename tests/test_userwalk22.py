@@ -203,3 +203,31 @@ def test_the_readmes_h200_example_is_what_check_prints_for_those_facts(capsys):
                         os.path.join(ROOT, "fixtures", "nodes", "h200x2-ubuntu2404-torch211.json"))
     assert rc == 1 and err == ""
     assert out == block
+
+
+def test_ssh_mesh_lists_the_pairs_under_each_reason_once():
+    """`check --mesh` on four nodes whose names resolve nowhere printed twelve copies of "(ssh: Could not resolve
+    hostname gpuNN: Name or service not known)", one per pair. Pairs failing alike are now listed under one reason
+    (the peer's own name read as <peer>), and the count says of how many pairs."""
+    import json
+
+    from conftest import run_check
+
+    def node(peers):
+        doc = json.load(open(FACTS))
+        doc["mesh"] = {"status": "ok", "peers": peers}
+        return doc
+
+    def unresolved(p):
+        return {"ok": False, "error": "ssh: Could not resolve hostname %s: Name or service not known" % p}
+
+    facts = {"gpu1": node({"gpu10": unresolved("gpu10"), "gpu2": unresolved("gpu2")}),
+             "gpu2": node({"gpu1": unresolved("gpu1"), "gpu10": {"ok": True}}),
+             "gpu10": node({"gpu1": {"ok": False, "error": "gpu1: Permission denied (publickey)."},
+                            "gpu2": {"ok": True}})}
+    res = run_check("ssh.mesh", facts)
+    (f,) = res.findings
+    assert f.message == ("4 of 6 node pairs cannot ssh non-interactively: gpu1->gpu10, gpu1->gpu2, gpu2->gpu1 "
+                         "(ssh: Could not resolve hostname <peer>: Name or service not known); gpu10->gpu1 (<peer>: "
+                         "Permission denied (publickey).)")
+    assert sorted(f.hosts) == ["gpu1", "gpu10", "gpu2"]
