@@ -11,13 +11,13 @@ from gpudoctor.launch.script import MARK, read_script
 LAUNCH = "torchrun --nproc_per_node 2 train.py"
 
 
-def _both(tmp_path, body):
+def _both(tmp_path, body, args=()):
     from test_launch_scripts21 import bash_argv
 
     p = tmp_path / "s.sh"
     p.write_text("#!/bin/bash\n" + body + "\n")
-    real = bash_argv(tmp_path, p)
-    plan = read_script(str(p), [], environ={})
+    real = bash_argv(tmp_path, p, args)
+    plan = read_script(str(p), list(args), environ={})
     return [r[4:] for r in real], [la.argv[4:] for la in plan.launches]
 
 
@@ -47,3 +47,23 @@ def test_a_name_first_set_after_an_undecided_test_is_unknown(tmp_path, guard):
     assert real == [["d"]]
     ((word,),) = plan
     assert MARK in word, plan
+
+
+# 23e21c9e split an unquoted ${X:-'a b'} as bash does (only the default's unquoted parts); ${X:+'a b'} and
+# ${X+"a b"} (the alternate word) were still split at the blank inside the quotes
+def test_the_alternate_word_keeps_its_quoted_blank(tmp_path):
+    real, plan = _both(tmp_path, "A=1\n%s ${A:+'g h'} ${A+\"g h\"} ${A:+a\"b c\"d} ${A:+x y}" % LAUNCH)
+    assert real == [["g h", "g h", "ab cd", "x", "y"]]
+    assert plan == real
+
+
+# ${C:+word} of a C known only at run time (C="$U") is word or nothing: the plan said word; and an argument
+# given as "" is empty (${1:+x} is nothing, ${1:-d} is d): its stand-in was taken as a non-empty value
+def test_the_alternate_of_a_run_time_value_is_unknown(tmp_path):
+    real, plan = _both(tmp_path, 'C="$U"\n%s ${C:+w} z' % LAUNCH)
+    assert real == [["z"]]
+    ((first, last),) = plan
+    assert MARK in first and last == "z", plan
+    real, plan = _both(tmp_path, '%s ${1:+x} ${1:-d} ${2:+y}' % LAUNCH, args=("", "v"))
+    assert real == [["d", "y"]]
+    assert plan == real

@@ -886,16 +886,21 @@ class Reader:
             return self.get(name), None
         if op:
             kind, word = op.group(1), op.group(2)
-            empty = value == ""
+            empty = value == "" or (value is not None and self.resolve(value) == "")  # a given "" too
             unset = not is_set
             if kind in (":-", ":="):
                 use = empty or unset
             elif kind in ("-", "="):
                 use = unset
-            elif kind == ":+":
-                return ("" if empty or unset else self._op_word(word, quoted)), None
-            elif kind == "+":
-                return ("" if unset else self._op_word(word, quoted)), None
+            elif kind in (":+", "+"):
+                if unset or (kind == ":+" and empty):
+                    return "", None
+                if kind == ":+" and value is not None and not re.sub(MARK + r"\d+" + MARK, "", self.resolve(value)):
+                    # C="$X"; ${C:+word}: word, or nothing where C is empty at run time
+                    return self.unknown("${%s}" % body, "the word if %s is not empty at run time, else nothing"
+                                        % name), None
+                # the alternate word splits as a default does: ${X:+'a b'} is one word (bash(1))
+                return self._op_fields(word, quoted)
             else:
                 use = False
             if use:
