@@ -141,3 +141,50 @@ def test_the_wrap_lines_keep_their_edits_for_an_escaped_quote():
             "\\$SLURM_NODEID ddp.py \\\"x\\\"\"") in lines
     assert ("or quote the whole command with single quotes: sbatch -N1 -n1 -o run.out --wrap 'torchrun --node-rank "
             "$SLURM_NODEID ddp.py \"x\"'") in lines
+
+
+_UNBOUND = ("$ cat job.sbatch\n#!/bin/bash\n#SBATCH --job-name=pretok\n#SBATCH --ntasks=1\nset -euo pipefail\n{LINE}\n"
+            "$ sbatch job.sbatch\nSubmitted batch job 2\n"
+            "$ cat pretok-2.out\n/spool/job00002/slurm_script: line 6: SLURM_NTASKS_PER_NODE: unbound variable\n")
+
+
+@pytest.mark.parametrize("line", ["export NPROC=\\$SLURM_NTASKS_PER_NODE", "export NPROC=$$SLURM_NTASKS_PER_NODE",
+                                  "torchrun --nproc_per_node \\$SLURM_NTASKS_PER_NODE train.py"])
+def test_a_script_line_given_a_default_is_shown_only_where_the_edit_is_inert(tmp_path, line):
+    # 35.: slurmscript._default_line showed the script's line with $NAME turned into ${NAME:-<default>} where the line
+    # as written was inert, but never looked at the edited line: after an escaped \$NAME (inert: a literal word) the
+    # edit is '\${NAME:-<default>}', whose '<default' and '>}' bash reads as redirections: pasted (the command before
+    # '   (was: ...)'), it read a file named 'default' and created or emptied one named '}' ('$$NAME' likewise: $$ is
+    # the shell's pid). A '$' after '\\' or '$' is no reading of the variable now, and the edited line must pass
+    # fixline.inert too (its '<default>' placeholder aside, which bash reads inside the braces).
+    import shutil
+
+    from gpudoctor.explain import explain_text
+    from gpudoctor.fixline import inert
+
+    res = explain_text(_UNBOUND.replace("{LINE}", line))
+    assert res["root"] == "slurm.job_env"
+    fixes = [x for f in res["findings"] for c in f["causes"] for x in c["fix"]]
+    edited = [x.split(": ", 1)[1].split("   (was: ")[0] for x in fixes
+              if x.startswith("or give it a default on the line that reads it: ")]
+    for cmd in edited:
+        assert inert(cmd), cmd
+        box = tmp_path / "box"
+        box.mkdir()
+        (box / "default").write_text("")
+        subprocess.run([shutil.which("bash"), "--norc", "--noprofile", "-c", cmd], cwd=str(box),
+                       env={"PATH": "/nonexistent", "LC_ALL": "C"}, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, timeout=30)
+        assert sorted(os.listdir(str(box))) == ["default"], cmd
+        shutil.rmtree(str(box))
+    # (no $NAME there that bash expands: the line is not edited)
+    assert not [x for x in fixes if "\\${" in x or "$${" in x]
+
+
+def test_a_script_line_with_a_bare_variable_keeps_its_default_edit():
+    from gpudoctor.explain import explain_text
+
+    res = explain_text(_UNBOUND.replace("{LINE}", "export NPROC=$SLURM_NTASKS_PER_NODE"))
+    fixes = [x for f in res["findings"] for c in f["causes"] for x in c["fix"]]
+    assert ("or give it a default on the line that reads it: export NPROC=${SLURM_NTASKS_PER_NODE:-<default>}   (was: "
+            "export NPROC=$SLURM_NTASKS_PER_NODE)") in fixes

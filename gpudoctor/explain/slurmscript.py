@@ -220,7 +220,9 @@ def _quoted(text):
 def _default_line(line, name, new, src):
     """The script's line that reads ``name`` with a default (``new``), shown only where the line as written runs
     nothing but its own command when pasted (fixline.inert): else the edit in words (red team 2026-11-27b)."""
-    if inert(src):
+    # (the edit too, its placeholder aside: fixline.inert flags the '<' of '${X:-<default>}', which bash reads inside
+    # the braces; after '\$NAME' or '$$NAME' those were two redirections, security.md 35.)
+    if inert(src) and inert(new.replace("<default>", "0")):
         return "or give it a default on the line that reads it: %s   (was: %s)" % (new, src)
     return "or give it a default on the line that reads it (line %d): ${%s:-<default>} where it reads $%s" % (
         line, name, name)
@@ -258,7 +260,8 @@ def _unbound(scan, f):
                          lambda mm: "environ.get(%s%s%s, %s)" % (mm.group(1), name, mm.group(1),
                                                                  repr(default or "<default>")), src)
         else:
-            new = re.sub(r"\$\{?%s\}?(?![\w:])" % re.escape(name), "${%s:-%s}" % (name, default or "<default>"), src)
+            new = re.sub(r"(?<![\\$])\$\{?%s\}?(?![\w:])" % re.escape(name), "${%s:-%s}" % (name, default or "<default>"),
+                         src)
         if new != src:
             first["fix"].insert(1 if late else min(len(first["fix"]), 1), _default_line(h.line, name, new, src))
         break
@@ -431,7 +434,7 @@ def _empty(scan, f):
             continue
         src = _PROMPT.sub("", h.text.strip())[:300]
         default = "1" if name == "SLURM_CPUS_PER_TASK" else "<default>"
-        new = re.sub(r"\$\{?%s\}?(?![\w:])" % re.escape(name), "${%s:-%s}" % (name, default), src)
+        new = re.sub(r"(?<![\\$])\$\{?%s\}?(?![\w:])" % re.escape(name), "${%s:-%s}" % (name, default), src)
         fixes = list(site.get("fix") or [])[:1]
         if new != src:
             fixes.append(_default_line(h.line, name, new, src))
