@@ -91,3 +91,60 @@ def test_a_shell_signal_code_srun_reports(kb):
 def test_slurm_own_failure_stays_slurm(kb):
     r = _res("srun: error: task 0 launch failed: Plugin initialization failed\n", kb)
     assert r["findings"][0]["id"].startswith("slurm.")
+
+
+# ----------------------------------------------------------------------------------- k8sstatus.py (Kubernetes' own)
+
+def test_the_kubelet_admission_refusal_names_the_device_manager(kb):
+    # kubernetes/kubernetes#130145 (seen set R): kubectl describe pod's status, the device manager's own error
+    r = _res(seen_text("k8s-130145-unexpectedadmission-gpu-stale-allocation"), kb)
+    f = r["findings"][0]
+    assert f["id"] == "k8s.device_plugin" and r["verdict"] == "likely_cause"
+    assert "nvidia.com/gpu" in f["causes"][0]["text"] and "kubectl describe node" in " ".join(f["causes"][0]["fix"])
+
+
+def test_the_admission_message_folded_onto_the_next_yaml_line(kb):
+    # ray-project/kuberay#1414 (seen set AI): kubectl get pod -o yaml folds the message; the device words are on the
+    # second line
+    f = _res(seen_text("ai-kuberay1414-wait-gcs-ready-gpu-admission"), kb)["findings"][0]
+    assert f["id"] == "k8s.device_plugin" and "unable to find GPU device" in f["causes"][0]["text"]
+
+
+def test_a_cpu_manager_admission_refusal_is_not_a_device_plugin(kb):
+    # the CPU manager's error through the same admission message (kubernetes pkg/kubelet/cm/cpumanager/
+    # policy_static.go: 'not enough cpus available to satisfy request')
+    text = ("Status:  Failed\nReason:  UnexpectedAdmissionError\nMessage: Pod Allocate failed due to not enough cpus "
+            "available to satisfy request, which is unexpected\n")
+    r = _res(text, kb)
+    assert not r["findings"] or r["findings"][0]["id"] != "k8s.device_plugin"
+
+
+def test_an_operator_service_account_refused_by_rbac(kb):
+    # kubeflow/manifests#72 (seen set AL): client-go's leader election, refused for endpoints
+    r = _res(seen_text("al-kfmanifests72-mpi-operator-rbac-endpoints-forbidden"), kb)
+    f = r["findings"][0]
+    assert f["id"] == "k8s.mpi_operator"
+    fix = " ".join(f["causes"][0]["fix"])
+    assert "kubectl auth can-i get endpoints --as=system:serviceaccount:kubeflow:mpi-operator -n kubeflow" in fix
+
+
+@pytest.mark.parametrize("ns, name, fam", [
+    ("gpu-operator", "gpu-operator", "k8s.gpu_operator"),
+    ("kueue-system", "kueue-controller-manager", "k8s.kueue"),
+    ("kube-system", "nvidia-device-plugin", "k8s.device_plugin"),
+    ("kube-system", "rdma-device-plugin", "k8s.rdma_device_plugin"),  # the longest family whose words it holds
+    ("default", "default", None),
+    ("ml", "trainer", None),
+    ("kube-system", "image-pull-helper", None),  # a family that names a state is no component
+])
+def test_a_service_account_names_its_component(kb, ns, name, fam):
+    from gpudoctor.explain import k8sstatus
+
+    assert k8sstatus.component(kb, ns, name) == fam
+
+
+def test_a_person_refused_by_rbac_is_not_read(kb):
+    text = ('Error from server (Forbidden): pods is forbidden: User "jane@example.com" cannot list resource "pods" in '
+            'API group "" in the namespace "gpu-operator"\n')
+    r = _res(text, kb)
+    assert not r["findings"] or not r["findings"][0]["id"].startswith("k8s.gpu_operator")

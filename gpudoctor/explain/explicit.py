@@ -96,6 +96,10 @@ PATTERNS.update(_runend.PATTERNS)
 PATTERNS.update(_waitloop.PATTERNS)
 PATTERNS.update(_k8sctrl.PATTERNS)  # (noanswer20) an operator's failed reconcile, by its controller's name
 PATTERNS.update(_scalefloor.PATTERNS)  # (noanswer20) DeepSpeed's fp16 loss scaler stuck at its floor
+# (noans22) the kubelet's admission refusal of a device allocation, the API server's RBAC refusal (k8sstatus.py)
+from gpudoctor.explain import k8sstatus as _k8sstatus  # noqa: E402
+
+PATTERNS.update(_k8sstatus.PATTERNS)
 
 # the programs a start failure names -> the entry of that program's failure to start
 # (Fabric Manager user guide: the nvidia-fabricmanager service, https://docs.nvidia.com/datacenter/tesla/
@@ -172,7 +176,8 @@ def seen(scan):
                 _srcprov.hits(scan, known, answerable=True) or
                 (bool(scan.matches.get("_struct_ex_pymsg")) and bool(_srcprov.py_hits(scan, known))) or
                 bool(_runend.hits(scan, known)) or bool(_waitloop.loop(scan, kb=None)) or
-                bool(_k8sctrl.hits(scan, known)) or bool(_scalefloor.hits(scan)) or bool(_headcut.find(scan, known)))
+                bool(_k8sctrl.hits(scan, known)) or bool(_scalefloor.hits(scan)) or bool(_headcut.find(scan, known)) or
+                _k8sstatus.hits(scan, known))
 
 
 def structural(scan, kb, structural_finding):
@@ -230,6 +235,7 @@ def structural(scan, kb, structural_finding):
             _srcprov.message_finding(scan, kb, structural_finding, known) or
             _srcprov.py_message_finding(scan, kb, structural_finding, known) or
             _k8sctrl.finding(scan, kb, structural_finding, known) or
+            _k8sstatus.finding(scan, kb, structural_finding, known) or
             _runend.finding(scan, kb, structural_finding, known) or
             _waitloop.finding(scan, kb, structural_finding) or
             _scalefloor.finding(scan, kb, structural_finding) or
