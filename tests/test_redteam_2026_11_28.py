@@ -188,3 +188,14 @@ def test_a_script_line_with_a_bare_variable_keeps_its_default_edit():
     fixes = [x for f in res["findings"] for c in f["causes"] for x in c["fix"]]
     assert ("or give it a default on the line that reads it: export NPROC=${SLURM_NTASKS_PER_NODE:-<default>}   (was: "
             "export NPROC=$SLURM_NTASKS_PER_NODE)") in fixes
+
+
+def test_a_capture_variable_named_after_sbatch_keeps_its_name():
+    # clidocs.captured_id put --parsable after the first 'sbatch' of 'sbatch_id=$(sbatch ...)', the variable's name:
+    # the fix line was 'sbatch --parsable_id=$(sbatch --wrap="hostname")', which runs another command than it says
+    from gpudoctor.explain import explain_text
+
+    res = explain_text("$ cat run.sh\nsbatch_id=$(sbatch --wrap=\"hostname\")\nscontrol show job $sbatch_id | head -1\n"
+                       "scancel $sbatch_id\n$ bash run.sh\nscancel: error: Invalid job id specified\n")
+    fixes = [x for f in res["findings"] for c in f["causes"] for x in c["fix"]]
+    assert any(x.startswith('keep only the job id: sbatch_id=$(sbatch --parsable --wrap="hostname") (') for x in fixes)

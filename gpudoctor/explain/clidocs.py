@@ -427,7 +427,9 @@ def captured_id(scan, refusals):
         got = option("sbatch", "--parsable")
         doc = " ".join([got[1].get("first", "")] + list(got[1].get("constraints") or [])[:1]) if got else ""
         line = h.text.strip()[:300]
-        edit = line.replace(m.group(0), m.group(0).replace("sbatch", "sbatch --parsable", 1), 1)
+        # (after the '=': a variable named sbatch_id gave 'sbatch --parsable_id=$(sbatch ...)', redteam22)
+        head = m.group(0)[:len(var) + 1]
+        edit = line.replace(m.group(0), head + m.group(0)[len(head):].replace("sbatch", "sbatch --parsable", 1), 1)
         # (the line is the log's: shown edited only where, pasted, it runs the capture's sbatch and nothing else:
         # fixline.inert of its sbatch words and of the line with the capture taken out; red team 2026-11-27b:
         # 'JOB=$(sbatch x.sh; touch PWN)' gave a fix line that ran touch)
