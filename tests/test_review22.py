@@ -67,3 +67,11 @@ def test_the_alternate_of_a_run_time_value_is_unknown(tmp_path):
     real, plan = _both(tmp_path, '%s ${1:+x} ${1:-d} ${2:+y}' % LAUNCH, args=("", "v"))
     assert real == [["d", "y"]]
     assert plan == real
+
+
+# $B of an array is its first item (bash(1) Arrays: "Referencing an array variable without a subscript is
+# equivalent to referencing with a subscript of 0"); the plan passed every item
+def test_an_array_named_without_a_subscript_is_its_first_item(tmp_path):
+    real, plan = _both(tmp_path, 'B=(x y)\n%s $B "$B" ${U:-$B} "${U:-$B}" ${B:+$B}' % LAUNCH)
+    assert real == [["x", "x", "x", "x", "x"]]
+    assert plan == real

@@ -745,6 +745,9 @@ class Reader:
             return text, j, arr
         m = _NAME_RE.match(s, i + 1)  # not s[i + 1:]: a copy of the rest of the word per `$`
         if m:
+            if isinstance(self.vars.get(m.group(0)), list):
+                # $ARR is ${ARR[0]} (bash(1) Arrays: "without a subscript is equivalent to ... 0")
+                return self.param(m.group(0), quoted)[0], m.end(), None
             return self.get(m.group(0)), m.end(), None
         if nxt.isdigit():
             k = int(nxt)
