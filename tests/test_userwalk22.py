@@ -231,3 +231,19 @@ def test_ssh_mesh_lists_the_pairs_under_each_reason_once():
                          "(ssh: Could not resolve hostname <peer>: Name or service not known); gpu10->gpu1 (<peer>: "
                          "Permission denied (publickey).)")
     assert sorted(f.hosts) == ["gpu1", "gpu10", "gpu2"]
+
+
+def test_explain_on_an_empty_input_says_it_was_empty(tmp_path, capsys):
+    """An empty log (`explain rank0.log` of a job that died before writing, or a pipe that carried nothing because
+    the errors went to stderr) answered "Nothing in this text is an error line ...", as if a text had been read.
+    The verdict stays no_error (exit 0); the text says the input was empty."""
+    empty = tmp_path / "rank0.log"
+    empty.write_text("")
+    rc, out, _ = _run(capsys, "explain", str(empty))
+    assert rc == 0 and "(0 lines)" in out and "NO ERROR FOUND" in out
+    assert "The input is empty (0 bytes): there was nothing to judge." in " ".join(out.split())
+    assert "Nothing in this text" not in out
+    one = tmp_path / "one.log"
+    one.write_text("\n")  # one blank line is a text, judged as before
+    rc, out, _ = _run(capsys, "explain", str(one))
+    assert rc == 0 and "Nothing in this text is an error line" in out and "is empty" not in out
