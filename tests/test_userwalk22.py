@@ -247,3 +247,17 @@ def test_explain_on_an_empty_input_says_it_was_empty(tmp_path, capsys):
     one.write_text("\n")  # one blank line is a text, judged as before
     rc, out, _ = _run(capsys, "explain", str(one))
     assert rc == 0 and "Nothing in this text is an error line" in out and "is empty" not in out
+
+
+def test_exports_help_offers_no_flag_it_refuses(capsys):
+    """`gpudoctor exports --help` listed --same and --mesh, which exports refuses (userwalk21: no export comes from
+    them); they are left out of its help, as watch leaves them out of its own, and still refused."""
+    import pytest
+
+    with pytest.raises(SystemExit) as exc:
+        _run(capsys, "exports", "--help")
+    out, _ = capsys.readouterr()
+    assert exc.value.code == 0 and "--hosts FILE" in out and "--facts PATH" in out
+    assert "--same" not in out and "--mesh" not in out
+    rc, _, err = _run(capsys, "exports", "--mesh")
+    assert rc == 2 and err.startswith("gpudoctor: error: --same and --mesh belong to gpudoctor check")

@@ -10,6 +10,11 @@ def add_parser(sub):
     e = sub.add_parser("exports", help="print a sourceable snippet of exports (NCCL_SOCKET_IFNAME, NCCL_IB_HCA, ...) "
                                        "computed from every node's facts")
     add_inventory(e)
+    import argparse
+
+    for action in e._actions:  # check's file parity and ssh mesh: refused here (run), so not offered in --help
+        if action.dest in ("same", "mesh"):
+            action.help = argparse.SUPPRESS
     e.add_argument("--facts", metavar="PATH", help="compute from saved facts (a file or a folder)")
     e.set_defaults(func=run, select=[], ignore=[])
     return e
