@@ -261,3 +261,24 @@ def test_exports_help_offers_no_flag_it_refuses(capsys):
     assert "--same" not in out and "--mesh" not in out
     rc, _, err = _run(capsys, "exports", "--mesh")
     assert rc == 2 and err.startswith("gpudoctor: error: --same and --mesh belong to gpudoctor check")
+
+
+def test_an_unreachable_nodes_hint_names_the_ssh_config_given(tmp_path, capsys):
+    """A node refused or unresolved was told to look at ~/.ssh/config, also when the run read --ssh-config FILE
+    (the test bed's, the seeds' per-container configs): the hint names both."""
+    import json
+    import shutil
+
+    d = tmp_path / "facts"
+    d.mkdir()
+    shutil.copy(FACTS, str(d / "gpu01.json"))
+    for host, kind, err in (("gpu02", "refused", "connection refused"),
+                            ("gpu03", "resolve", "gpu03: Name or service not known")):
+        (d / ("%s.json" % host)).write_text(json.dumps({"schema": "gpudoctor.node/1", "host": host, "error": err,
+                                                         "error_kind": kind}))
+    rc, out, _ = _run(capsys, "check", "--facts", str(d), "--select", "shm")
+    text = " ".join(out.split())
+    assert rc == 1
+    assert ("nothing listens on the SSH port: is sshd running there, and is the Port right (the ssh config: "
+            "--ssh-config FILE, else ~/.ssh/config)?") in text
+    assert "or the Host alias in the ssh config (--ssh-config FILE, else ~/.ssh/config)" in text

@@ -56,8 +56,12 @@ FD_RESERVE = 8  # beyond those open now: the report, its -o file, a known_hosts 
 
 # Error kinds (the JSON report's nodes[].error_kind), each with the fix a person needs.
 HINTS = {
-    "resolve": "the name does not resolve from this machine: check /etc/hosts or DNS, or the Host alias in ~/.ssh/config",
-    "refused": "nothing listens on the SSH port: is sshd running there, and is the Port right (~/.ssh/config)?",
+    # (the ssh config read is --ssh-config FILE where given, else ~/.ssh/config: a hint naming only the default sent
+    # users of --ssh-config to a file the run did not read; userwalk22)
+    "resolve": "the name does not resolve from this machine: check /etc/hosts or DNS, or the Host alias in the ssh "
+               "config (--ssh-config FILE, else ~/.ssh/config)",
+    "refused": "nothing listens on the SSH port: is sshd running there, and is the Port right (the ssh config: "
+               "--ssh-config FILE, else ~/.ssh/config)?",
     "timeout": "no answer in time: the node is down, a firewall drops the traffic, sshd hangs, or the collector "
                "hung there (raise --timeout only if the node is just slow)",
     "unreachable": "no route to the node: check the network and the address",
