@@ -75,3 +75,11 @@ def test_an_array_named_without_a_subscript_is_its_first_item(tmp_path):
     real, plan = _both(tmp_path, 'B=(x y)\n%s $B "$B" ${U:-$B} "${U:-$B}" ${B:+$B}' % LAUNCH)
     assert real == [["x", "x", "x", "x", "x"]]
     assert plan == real
+
+
+# dc10a2c decodes $'...' in a default word, but not inside double quotes: bash's shopt extquote (on by default,
+# bash(1)) decodes it there too, so "${C:-$'\t'}" is a TAB; the plan passed the five characters $'\t'
+def test_ansi_c_quoting_in_a_double_quoted_default_is_decoded(tmp_path):
+    real, plan = _both(tmp_path, "B=\"${C:-$'\\t'}\"\n%s \"$B\" \"${C:-a$'\\x41'b}\" \"${C:-\\$'x'}\"" % LAUNCH)
+    assert real == [["\t", "aAb", "$'x'"]]
+    assert plan == real

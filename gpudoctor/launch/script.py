@@ -171,7 +171,7 @@ def _logical_lines_q(text):
             if q is not None and before is None:
                 opened = i  # the physical line a quote still open was opened on
             trailing = len(line) - len(line.rstrip("\\"))
-            if trailing % 2 == 1 and q != "'":
+            if trailing % 2 == 1 and q not in ("'", "$'"):  # bash keeps a backslash-newline in $'...' as written
                 parts.append(line[:-1])  # backslash-newline: the next line continues this word
                 continue
             parts.append(line)
@@ -225,6 +225,10 @@ def _scan(line, q, depth, count_parens):
                 continue
             if c == "#" and (k == 0 or line[k - 1] in " \t;&|("):
                 break  # a comment, to the end of the line
+            if c == "$" and line[k + 1:k + 2] == "'":
+                q = "$'"  # $'...': a backslash escapes the quote (bash(1) QUOTING, ANSI-C quoting)
+                k += 2
+                continue
             if c in "'\"":
                 q = c
             elif count_parens and c == "(":
@@ -232,6 +236,12 @@ def _scan(line, q, depth, count_parens):
             elif count_parens and c == ")":
                 depth -= 1
         elif q == "'":
+            if c == "'":
+                q = None
+        elif q == "$'":
+            if c == "\\":
+                k += 2
+                continue
             if c == "'":
                 q = None
         else:
@@ -251,6 +261,9 @@ def _skip_balanced(s, i, open_, close):
         c = s[i]
         if c == "\\":
             i += 2
+            continue
+        if c == "$" and s[i + 1:i + 2] == "'":
+            i = _ansi_c_end(s, i)
             continue
         if c == "'":
             j = s.find("'", i + 1)
@@ -273,6 +286,15 @@ _ANSI_C = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n",
            "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
 
 
+def _ansi_c_end(s, i):
+    """Index after the quote closing the $'...' at s[i] (len(s) if none): inside it a backslash
+    escapes any character, `\\'` included (bash(1) QUOTING)."""
+    j, n = i + 2, len(s)
+    while j < n and s[j] != "'":
+        j += 2 if s[j] == "\\" else 1
+    return min(j + 1, n)
+
+
 def _ansi_c(s, i):
     """(text, next index) of the $'...' quote at s[i] (bash(1) QUOTING: \\n, \\t, \\xHH, \\NNN, ...)."""
     out, j, n = [], i + 2, len(s)
@@ -293,6 +315,14 @@ def _ansi_c(s, i):
             out.append(s[j])
             j += 1
     return "".join(out), j + 1
+
+
+def _unescaped(s, what, i):
+    """The index of the first `what` in s from i that no backslash escapes, else -1."""
+    k = s.find(what, i)
+    while k > 0 and (len(s[:k]) - len(s[:k].rstrip("\\"))) % 2 == 1:
+        k = s.find(what, k + 1)
+    return k
 
 
 def _skip_dq(s, i):
@@ -381,6 +411,10 @@ def lex(s):
             i = j
         elif c == '"':
             j = _skip_dq(s, i + 1)
+            word.append(s[i:j])
+            i = j
+        elif c == "$" and s[i + 1:i + 2] == "'":
+            j = _ansi_c_end(s, i)  # $'it\'s': the escaped quote does not end it
             word.append(s[i:j])
             i = j
         elif c == "$" and s[i + 1:i + 2] == "(":
@@ -787,9 +821,13 @@ class Reader:
                 j = _skip_dq(word, i + 1)
                 out.append(self._dq(word[i + 1:j - 1]))
                 i = j
+            elif word.startswith("$'", i):
+                # bash(1) shopt extquote (on by default): $'...' is decoded inside a double-quoted
+                # ${...}: "${X:-$'\t'}" is a TAB
+                text, i = _ansi_c(word, i)
+                out.append(text)
             else:
-                j = word.find('"', i)
-                j = n if j < 0 else j
+                j = min([k for k in (word.find('"', i), _unescaped(word, "$'", i)) if k >= 0] or [n])
                 out.append(self._dq(word[i:j]))
                 i = j
         return "".join(out)
@@ -862,6 +900,10 @@ class Reader:
                 return " ".join(items), (items if quoted_at(name) else None)
             if value is None or self.marks(value):
                 return self.unknown("${%s}" % body, "a part of a value known at run time"), None
+            if value in self.secrets or any(w in name.upper() for w in ENV_SECRET_WORDS):
+                # a part of a secret-looking value: _redact writes back whole values only, so ${HF_TOKEN:3} printed
+                # the token after its prefix (docs/security.md 36.)
+                return self.unknown("${%s}" % body, "a part of a secret-looking value (not shown)"), None
             part = value[off:]
             return (part[:int(ln)] if ln is not None else part), None
         op = re.match(r"^(:?[-=+?])(.*)$", rest, re.S)
@@ -1026,9 +1068,9 @@ class Reader:
                 self.result.notes.append(
                     "line %d: a %s in the command that starts here is never closed%s: bash stops with a syntax "
                     "error (unexpected EOF while looking for matching `%s') and runs nothing from line %d on" % (
-                        first, "double quote" if unclosed[1] == '"' else "single quote" if unclosed[1] == "'" else
+                        first, "double quote" if unclosed[1] == '"' else "single quote" if unclosed[1] in ("'", "$'") else
                         "quote", "" if last == first else " (quotes pair up from there; the one left open is on "
-                                                          "line %d)" % last, unclosed[1], first))
+                                                          "line %d)" % last, unclosed[1][-1], first))
                 break
             toks, docs = lex(logical), list(docs)
             for k, (kind, t) in enumerate(toks):
