@@ -199,3 +199,24 @@ def test_a_capture_variable_named_after_sbatch_keeps_its_name():
                        "scancel $sbatch_id\n$ bash run.sh\nscancel: error: Invalid job id specified\n")
     fixes = [x for f in res["findings"] for c in f["causes"] for x in c["fix"]]
     assert any(x.startswith('keep only the job id: sbatch_id=$(sbatch --parsable --wrap="hostname") (') for x in fixes)
+
+
+def test_plan_prints_no_part_of_a_secret_a_sourced_file_sets(tmp_path):
+    # 36.: plan SCRIPT writes a value the script or a file it sources gives a secret-looking name back as $NAME (22.),
+    # by its whole value only: '${HF_TOKEN:3}' (bash's offset expansion) printed the token after its 'hf_' prefix,
+    # '${DB_PASSWORD:0:12}' the password's first 12 characters, in the text and the JSON plan. A part of such a value
+    # is now a value known at run time, shown as the expansion.
+    (tmp_path / "hf_env").write_text("export HF_TOKEN=hf_AbCdEfGhIjKlMnOpQrStUvWxYz012345\n"
+                                     "export DB_PASSWORD=Sup3rS3cretPassw0rd\n")
+    (tmp_path / "run.sh").write_text(
+        "#!/bin/bash\nsource ./hf_env\nP=$DB_PASSWORD\n"
+        "torchrun --nnodes 1 --nproc_per_node 8 train.py --xa \"${HF_TOKEN:3}\" --xb \"${DB_PASSWORD:0:12}\" "
+        "--xc \"${P:4}\" --xe \"${HF_TOKEN:0:2}\" --xf \"x${HF_TOKEN:20:10}\"\n")
+    for fmt in ([], ["--json"]):
+        rc, out, err = _gpudoctor("plan", *(fmt + ["run.sh"]), cwd=str(tmp_path))
+        assert rc in (0, 1), err
+        assert "train.py" in out
+        for part in ("AbCd", "Sup3r", "3cretP", "rStUvWxYz0", "Passw0rd"):
+            assert part not in out + err, (part, fmt)
+        if not fmt:
+            assert "${HF_TOKEN:3}" in out and "${DB_PASSWORD:0:12}" in out
