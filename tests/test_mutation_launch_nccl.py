@@ -2223,36 +2223,8 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
                                                                                                                       'failed; '
                                                                                                                       'e: '
                                                                                                                       'failed'],
-                                                                                                                'f': ['skipped',
-                                                                                                                      'the '
-                                                                                                                      'check '
-                                                                                                                      'reported '
-                                                                                                                      'neither '
-                                                                                                                      'a '
-                                                                                                                      'problem '
-                                                                                                                      'nor '
-                                                                                                                      'its '
-                                                                                                                      'evidence '
-                                                                                                                      '(a '
-                                                                                                                      'bug '
-                                                                                                                      'in '
-                                                                                                                      'the '
-                                                                                                                      'check)'],
-                                                                                                                'm': ['skipped',
-                                                                                                                      'the '
-                                                                                                                      'check '
-                                                                                                                      'reported '
-                                                                                                                      'neither '
-                                                                                                                      'a '
-                                                                                                                      'problem '
-                                                                                                                      'nor '
-                                                                                                                      'its '
-                                                                                                                      'evidence '
-                                                                                                                      '(a '
-                                                                                                                      'bug '
-                                                                                                                      'in '
-                                                                                                                      'the '
-                                                                                                                      'check)']},
+                                                                                                                'f': ['pass', 'port 29500 free on the master m; reached from f'],
+                                                                                                                'm': ['pass', 'port 29500 free on the master m; reached from f']},
                                                                                                    'findings': [['error',
                                                                                                                  'b,c,d,e '
                                                                                                                  'cannot '

@@ -282,3 +282,29 @@ def test_an_unreachable_nodes_hint_names_the_ssh_config_given(tmp_path, capsys):
     assert ("nothing listens on the SSH port: is sshd running there, and is the Port right (the ssh config: "
             "--ssh-config FILE, else ~/.ssh/config)?") in text
     assert "or the Host alias in the ssh config (--ssh-config FILE, else ~/.ssh/config)" in text
+
+
+def test_rendezvous_a_master_name_that_does_not_resolve_gets_the_hosts_fix_and_the_master_its_verdict():
+    """`check --hosts ... torchrun ... --rdzv-endpoint gpu01:29400` over the test bed, where gpu01 resolves on no node:
+    launch.rendezvous told gpu[02-04] to open TCP 29400 on gpu01 (a firewall rule cannot make a name resolve), and
+    the master gpu01 read 'skipped: the check reported neither a problem nor its evidence (a bug in the check)'. The
+    unresolved peers now get the /etc/hosts fix; the master (its port is free) and the peers that connected pass."""
+    import test_mutation_launch_nccl as t
+
+    facts = t.rdv(gpu01=t.master(addr="gpu01"), gpu02=t.peer(ok=False, error="gpu01 does not resolve"),
+                  gpu03=t.peer(ok=False, error="connection refused"), gpu04=t.peer())
+    plan = t.P(launcher="torchrun", master_addr="gpu01", master_port=29500)
+    res = t.run_check("launch.rendezvous", facts, t.cfg(t._plan(plan)))
+    assert res.status == "fail"
+    (f,) = res.findings
+    assert f.hosts == ["gpu02", "gpu03"]
+    assert f.fix.splitlines() == [
+        "add '<master-ip> gpu01' to /etc/hosts on gpu02, or use the master's IP address",
+        "open TCP 29500 on gpu01 (firewall-cmd --add-port=29500/tcp, or iptables -I INPUT -p tcp --dport 29500 -j "
+        "ACCEPT), and make sure gpu01 is the address of an interface the other nodes route to"]
+    assert res.outcomes["gpu01"] == ("pass", "port 29500 free on the master gpu01; reached from gpu04")
+    assert res.outcomes["gpu04"][0] == "pass" and res.outcomes["gpu02"][0] == "fail"
+    # only unresolved peers: no firewall advice
+    facts = t.rdv(gpu01=t.master(addr="gpu01"), gpu02=t.peer(ok=False, error="gpu01 does not resolve"))
+    (f,) = t.run_check("launch.rendezvous", facts, t.cfg(t._plan(plan))).findings
+    assert f.fix == "add '<master-ip> gpu01' to /etc/hosts on gpu02, or use the master's IP address"
