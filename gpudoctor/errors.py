@@ -229,7 +229,7 @@ EXIT_TERMINATED = 143  # SIGTERM (128 + 15, as a shell reports it): the partial 
 
 class Terminated(KeyboardInterrupt):
     """SIGTERM (what `timeout`, scancel, systemd and Kubernetes send) raised in the main thread as
-    Ctrl-C raises KeyboardInterrupt, while check, facts or watch gather: the same partial report."""
+    Ctrl-C raises KeyboardInterrupt, while check, facts or watch gather or probe runs: the same partial report."""
 
     signal_name, exit_code = "SIGTERM", EXIT_TERMINATED
 

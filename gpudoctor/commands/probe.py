@@ -10,7 +10,7 @@ import os
 import sys
 import time
 
-from gpudoctor.errors import InputError
+from gpudoctor.errors import InputError, sigterm_as_interrupt
 
 MODES = ("auto", "tcp", "nccl")
 DTYPES = ("bf16", "fp16", "fp32", "fp8")
@@ -263,34 +263,6 @@ def _local_facts(name, args):
     return {name: doc}
 
 
-def _raise_terminated(signum, frame):
-    from gpudoctor.probe.run import Terminated
-
-    raise Terminated()
-
-
-class _SigtermAsInterrupt(object):
-    """SIGTERM raises ``Terminated`` (a KeyboardInterrupt) in the main thread while the probe runs,
-    so it ends the run as Ctrl-C does: workers ended, the partial report printed. Without this,
-    SIGTERM kills the controller at once and leaves the workers to their watchdogs."""
-
-    def __enter__(self):
-        import signal  # imported for check's flags too: only a probe that runs needs it
-
-        try:
-            self.old = signal.signal(signal.SIGTERM, _raise_terminated)
-        except ValueError:  # not the main thread: the default stays
-            self.old = None
-        return self
-
-    def __exit__(self, *exc):
-        if self.old is not None:
-            import signal
-
-            signal.signal(signal.SIGTERM, self.old)
-        return False
-
-
 def _interrupted_exit(doc, code):
     """After the partial report: exit 130 (SIGINT) or 143 (SIGTERM) at once, without waiting for
     the threads of pairs that were still running when the signal came (their workers are ended)."""
@@ -333,7 +305,9 @@ def emit(doc, found, step, args):
 
 def run(args):
     opts = options(args)
-    with _SigtermAsInterrupt():
+    # SIGTERM ends the run as Ctrl-C does (workers ended, the partial report printed); by default it
+    # killed the controller at once and left the workers to their watchdogs
+    with sigterm_as_interrupt():
         doc, found, step = probe_nodes(args, opts)
     return emit(doc, found, step, args)
 
@@ -352,7 +326,7 @@ def after_check(args, nodes, stream=None):
     facts = {n.host: n.facts for n in reached}
     if local:
         args.local = True
-    with _SigtermAsInterrupt():
+    with sigterm_as_interrupt():
         doc, found, step = probe_nodes(args, opts, hosts=hosts, facts=facts if not local else None)
     from gpudoctor.probe import report
 

@@ -17,6 +17,7 @@ import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor, wait
 
+from gpudoctor.errors import Terminated  # noqa: F401 (SIGTERM as Ctrl-C: the one class check, facts and watch raise)
 from gpudoctor.probe import SCHEMA, nccl_log, plan
 from gpudoctor.probe.launch import cleanup_run, start_worker
 
@@ -34,14 +35,6 @@ UNREACHED = {"resolve", "refused", "timeout", "unreachable", "auth", "hostkey", 
 TCP_START_S = 2.0
 NCCL_PAIR_MIN_S = 8.0  # an NCCL pair job: two workers, torch import, NCCL init, two sizes
 INTERRUPT_CLEANUP_S = 10.0  # after Ctrl-C or SIGTERM the cleanup gets at most this long
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM (what `timeout`, scancel, systemd and Kubernetes send), raised in the main thread
-    as Ctrl-C raises KeyboardInterrupt, so both end the run the same way: workers stopped,
-    the partial report printed. Exit 143 (128 + 15, as a shell reports it)."""
-
-    signal_name, exit_code = "SIGTERM", 143
 
 
 class Budget(object):
