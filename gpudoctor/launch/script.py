@@ -225,6 +225,9 @@ def _scan(line, q, depth, count_parens):
                 continue
             if c == "#" and (k == 0 or line[k - 1] in " \t;&|("):
                 break  # a comment, to the end of the line
+            if c == "$" and line[k + 1:k + 2] == "$":
+                k += 2  # $$ (the shell's PID): a quote after it is a plain one
+                continue
             if c == "$" and line[k + 1:k + 2] == "'":
                 q = "$'"  # $'...': a backslash escapes the quote (bash(1) QUOTING, ANSI-C quoting)
                 k += 2
@@ -262,8 +265,8 @@ def _skip_balanced(s, i, open_, close):
         if c == "\\":
             i += 2
             continue
-        if c == "$" and s[i + 1:i + 2] == "'":
-            i = _ansi_c_end(s, i)
+        if c == "$" and s[i + 1:i + 2] in ("'", "$"):
+            i = _ansi_c_end(s, i) if s[i + 1] == "'" else i + 2
             continue
         if c == "'":
             j = s.find("'", i + 1)
@@ -413,6 +416,9 @@ def lex(s):
             j = _skip_dq(s, i + 1)
             word.append(s[i:j])
             i = j
+        elif c == "$" and s[i + 1:i + 2] == "$":
+            word.append("$$")  # the PID: a quote after it is a plain one
+            i += 2
         elif c == "$" and s[i + 1:i + 2] == "'":
             j = _ansi_c_end(s, i)  # $'it\'s': the escaped quote does not end it
             word.append(s[i:j])
