@@ -516,10 +516,18 @@ class Reader:
         if body[:1] == ["!"]:
             neg, body = not neg, body[1:]
         quoted = [b[:1] in ("'", '"') for b in body]
-        vals = [self.resolve(" ".join(self.expand(b, split=False))) for b in body]
-        # an argument not given is empty to bash's test (`[ -z "$2" ]` picks the default)
-        vals = [re.sub(MARK + r"(\d+)" + MARK, lambda m: "" if self.unknowns[int(m.group(1))].why.endswith(
-            "not given here") else m.group(0), v) for v in vals]
+
+        def given(v):  # an argument not given is empty to bash's test (`[ -z "$2" ]` picks the default)
+            return re.sub(MARK + r"(\d+)" + MARK, lambda m: "" if self.unknowns[int(m.group(1))].why.endswith(
+                "not given here") else m.group(0), v)
+
+        if close == "]]":  # [[ ]] splits no word (bash(1) [[ expression ]])
+            vals = [given(self.resolve(" ".join(self.expand(b, split=False)))) for b in body]
+        else:
+            # `[` and `test` are commands: their words are split, and an unquoted one that expands to nothing is no
+            # word at all (E empty: `[ -n $E ]` is `[ -n ]`, true; mutation round 17, against bash)
+            vals = [given(self.resolve(f)) for b in body for f in self.expand(b, split=True)
+                    if not ("'" not in b and '"' not in b and given(self.resolve(f)) == "")]
         if any(MARK in v for v in vals):
             return None
         r = None
