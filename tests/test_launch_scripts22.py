@@ -4,6 +4,7 @@ by URL and commit), read by gpudoctor/launch/script.py and, where bash semantics
 bash with the launchers replaced by stubs that record their argv (nothing is trained or
 started): every word gpudoctor knows must be the word bash passed."""
 
+import pytest
 from test_launch_scripts21 import bash_argv, known, write
 
 from gpudoctor.launch.script import read_script
@@ -40,3 +41,60 @@ def test_escaped_quote_inside_ansi_c_quote_does_not_end_it(tmp_path):
     assert real[9] == "%s'x'" % real[9].split("'")[0] and real[9][0].isdigit()  # "$$'x'": the PID, then 'x'
     assert [None if k == 9 else w for k, w in enumerate(real)] == want
     assert known(la.argv) == want  # the PID is known at run time only
+
+
+# NVIDIA-NeMo/Megatron-Bridge examples/inference/run_async_text_generation.sh lines 16, 33-54
+# https://github.com/NVIDIA-NeMo/Megatron-Bridge/blob/067f987df03b8355b03192d88d70f1709fedf51a/examples/inference/run_async_text_generation.sh
+# `uv run [OPTIONS] COMMAND` runs COMMAND in the project's environment: no launch line was found
+UV_RUN = '''#!/bin/bash
+set -euo pipefail
+NPROC=1
+ARGS=()
+
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --nproc)
+            NPROC="$2"
+            shift 2
+            ;;
+        -h|--help)
+            usage
+            exit 0
+            ;;
+        *)
+            ARGS+=("$1")
+            shift
+            ;;
+    esac
+done
+
+uv run --no-sync python -m torch.distributed.run --standalone --nproc_per_node "${NPROC}" \\
+    scripts/inference/async_text_generation.py "${ARGS[@]}"
+'''
+
+
+def stub(tmp_path, *names):
+    """More argv-recording stubs beside bash_argv's (it keeps what is in tmp_path/bin)."""
+    from test_launch_scripts21 import STUB
+
+    (tmp_path / "bin").mkdir(exist_ok=True)
+    for name in names:
+        (tmp_path / "bin" / name).write_text(STUB)
+        (tmp_path / "bin" / name).chmod(0o700)
+
+
+@pytest.mark.parametrize("uv", ["uv run --no-sync python -m", "uv run --python 3.12 --with x -- python -m",
+                                "uv run --extra ssm -m"])
+def test_uv_run_in_front_of_the_launcher_is_looked_through(tmp_path, uv):
+    p = write(tmp_path, "uv.sh", UV_RUN.replace("uv run --no-sync python -m", uv))
+    args = ["--nproc", "4", "--dtype", "bf16", "--prompt", "a b"]
+    (la,) = read_script(str(p), args, environ={}).launches
+    stub(tmp_path, "uv")
+    (real,) = bash_argv(tmp_path, p, args)
+    words = uv.split()[:-2] if uv.endswith("python -m") else uv.split()[:-1]
+    assert real[:len(words)] == words  # bash passes uv its options; uv runs the words after them
+    want = ["python", "-m"] + real[len(words) + (2 if uv.endswith("python -m") else 1):]  # `uv run -m MOD`: python -m
+    assert want[2:] == ["torch.distributed.run", "--standalone", "--nproc_per_node", "4",
+                        "scripts/inference/async_text_generation.py", "--dtype", "bf16", "--prompt", "a b"]
+    assert la.argv_shown == want  # the script's arguments in place
+    assert la.plan.world_size() == 4

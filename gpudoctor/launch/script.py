@@ -76,6 +76,19 @@ WRAPPERS = {
     "taskset": ((), 1),
     "chrt": (("-T", "--sched-runtime", "-P", "--sched-period", "-D", "--sched-deadline"), 1),
 }
+# `uv run [OPTIONS] COMMAND`: uv's options end at the command (uv's CLI reference,
+# https://docs.astral.sh/uv/reference/cli/#uv-run: "All options to uv must be provided before the
+# command"); those that take a value; `-m/--module MOD` runs `python -m MOD`. NVIDIA-NeMo/Megatron-Bridge's
+# examples run `uv run --no-sync python -m torch.distributed.run ...`: no launch line was found
+UV_RUN_VALUE = frozenset((
+    "--extra", "--no-extra", "--group", "--no-group", "--only-group", "--with", "--with-editable",
+    "--with-requirements", "--package", "--env-file", "--index", "--default-index", "--index-url", "-i",
+    "--extra-index-url", "--find-links", "-f", "--index-strategy", "--keyring-provider", "--resolution",
+    "--prerelease", "--fork-strategy", "--exclude-newer", "--exclude-newer-package", "--no-build-isolation-package",
+    "--config-setting", "-C", "--config-settings-package", "--link-mode", "--refresh-package", "--reinstall-package",
+    "--upgrade-package", "-P", "--no-binary-package", "--no-build-package", "--python", "-p", "--python-platform",
+    "--directory", "--project", "--config-file", "--cache-dir", "--color", "--allow-insecure-host", "--group-file",
+    "--no-group-file"))
 OPENERS = {"if", "while", "until", "case", "for", "select"}
 UNDECIDED = "undecided"  # a guard (&&, ||) whose test is decided only at run time
 CLOSERS = {"fi", "done", "esac"}
@@ -1638,6 +1651,17 @@ class Reader:
                                      "without it" % (self.line, " ".join(self.shown(x) for x in lead),
                                                      "; ".join(self.marks(x)[0].why for x in lead)))
         assigned = []  # `env NAME=value torchrun ...`: the launcher's environment, as a NAME=value prefix is
+        while rest and os.path.basename(rest[0]) == "uv" and rest[1:2] == ["run"]:
+            rest = rest[2:]
+            while rest and rest[0].startswith("-") and rest[0] != "-":
+                opt = rest.pop(0)
+                if opt == "--":
+                    break
+                if opt in ("-m", "--module") and rest:
+                    rest = ["python", "-m"] + rest  # `uv run -m MOD` is `python -m MOD`
+                    break
+                if opt in UV_RUN_VALUE and rest:
+                    rest.pop(0)
         while rest and os.path.basename(rest[0]) in WRAPPERS:
             wrapper = os.path.basename(rest[0])
             rest = rest[1:]
