@@ -98,3 +98,25 @@ def test_uv_run_in_front_of_the_launcher_is_looked_through(tmp_path, uv):
                         "scripts/inference/async_text_generation.py", "--dtype", "bf16", "--prompt", "a b"]
     assert la.argv_shown == want  # the script's arguments in place
     assert la.plan.world_size() == 4
+
+
+# jzhang38/TinyLlama sft/script.sh lines 6-9 (and the `env` form of the same line)
+# https://github.com/jzhang38/TinyLlama/blob/bf122247c486b6b897050e98cbb7bedae8eeba73/sft/script.sh
+TINYLLAMA = '''# V0.1
+CUDA_VISIBLE_DEVICES=4,5,6,7 accelerate launch --multi_gpu --num_processes 4 --main_process_port 1234 finetune.py \\
+    --model_name_or_path PY007/TinyLlama-1.1B-intermediate-step-240k-503b \\
+    --output_dir ./output/503B_FT_lr1e-5_ep5
+'''
+
+
+@pytest.mark.parametrize("prefix", ["CUDA_VISIBLE_DEVICES=4,5,6,7 accelerate", "env CUDA_VISIBLE_DEVICES=4,5,6,7 accelerate"])
+def test_json_argv_is_the_launchers_own_and_its_environment_is_apart(tmp_path, prefix):
+    # --json's launches[].argv began with CUDA_VISIBLE_DEVICES=4,5,6,7, a word accelerate never receives
+    p = write(tmp_path, "script.sh", TINYLLAMA.replace("CUDA_VISIBLE_DEVICES=4,5,6,7 accelerate", prefix))
+    res = read_script(str(p), [], environ={})
+    (la,) = res.to_json()["launches"]
+    (real,) = bash_argv(tmp_path, p)
+    assert la["argv"] == real and real[:2] == ["accelerate", "launch"]
+    assert la["env"] == ["CUDA_VISIBLE_DEVICES=4,5,6,7"]
+    assert la["command"].startswith("CUDA_VISIBLE_DEVICES=4,5,6,7 accelerate launch")  # the line as written
+    assert la["plan"]["env"]["set"] == {"CUDA_VISIBLE_DEVICES": "4,5,6,7"}

@@ -146,7 +146,7 @@ class Script:
             "allocation": dict(self.allocation),
             "from_allocation": dict(self.from_allocation),
             "launches": [{
-                "line": l.line, "argv": list(l.argv if l.argv_shown is None else l.argv_shown), "command": l.shown,
+                "line": l.line, "argv": _launcher_argv(l)[1], "env": _launcher_argv(l)[0], "command": l.shown,
                 "unknown": [{"text": u.text, "from": u.why, "here": u.here} for u in l.unknown if not u.given],
                 "known": [{"text": u.text, "value": u.fixed, "from": u.why} for u in l.unknown if u.given],
                 "depends_on_unknown": list(l.varies),
@@ -154,6 +154,17 @@ class Script:
                 "refused": l.refused, "findings": list(l.findings)} for l in self.launches],
             "notes": list(self.notes),
         }
+
+
+def _launcher_argv(l):
+    """(the NAME=value words in front of the launcher, the launcher's own argv) of a launch line as
+    the JSON writes it: `CUDA_VISIBLE_DEVICES=0,1 accelerate launch ...` and `env N=v torchrun ...`
+    put N=v in the launcher's environment, not in its argv (bash(1) SIMPLE COMMAND EXPANSION)."""
+    argv = list(l.argv if l.argv_shown is None else l.argv_shown)
+    k = 0
+    while k < len(argv) - 1 and re.match("^" + NAME + "=", argv[k]):
+        k += 1
+    return argv[:k], argv[k:]
 
 
 # ------------------------------------------------------------------ lexing
