@@ -9,7 +9,7 @@ import re
 from gpudoctor.drift import describe, group
 from gpudoctor.fixline import home_path
 from gpudoctor.nodes import fold
-from gpudoctor.registry import NA, Finding, Literal, Pass, Skip, check, cmd, sh
+from gpudoctor.registry import NA, Finding, Literal, Pass, Skip, Verdict, check, cmd, sh
 
 
 def _sources(plan):
@@ -28,6 +28,32 @@ def _no_plan(config, why="no launch plan given"):
     if getattr(config, "launch_refused", None):
         return "the launcher would refuse the launch line (launch.accepted)"
     return why
+
+
+def _each_node_judged(found, nodes):
+    """What a cluster check's body yields, then, where its findings name some nodes only, a verdict for each node
+    none of them named: the body's return value, ``rest(host)``, gives it (a Pass with what held there, or a Skip
+    with why it was not judged). Such a node read 'skipped: the check reported neither a problem nor its evidence
+    (a bug in the check)' beside the nodes that failed (userwalk22: the master of a rendezvous whose peers could not
+    resolve it)."""
+    named, every, rest = set(), False, None
+    while True:
+        try:
+            item = next(found)
+        except StopIteration as stop:
+            rest = stop.value
+            break
+        if item.hosts:
+            named.update(item.hosts)
+        else:
+            every = True
+        yield item
+    if rest is not None and not every:
+        for h in sorted(nodes):
+            if h not in named:
+                v = rest(h)
+                if v is not None:
+                    yield Verdict(v.status, v.text, (h,))  # this node's alone
 
 
 @check("launch.accepted", title="the launcher accepts the launch line and its configs (flags, counts, hostfile)")
@@ -102,6 +128,10 @@ def _loopback(addr):
 @check("launch.counts", title="the plan's node, process and slot counts match the nodes and their GPUs",
        scope="cluster")
 def launch_counts(nodes, config):
+    return _each_node_judged(_launch_counts(nodes, config), nodes)
+
+
+def _launch_counts(nodes, config):
     plan = _plan(config)
     if plan is None:
         yield NA(_no_plan(config, "no launch plan given (--launch, --accelerate-config)"))
@@ -184,6 +214,16 @@ def launch_counts(nodes, config):
             ev = "%s nodes planned" % (lo if lo == hi else "%s to %s" % (lo, hi))
         yield Pass("%s; %d node%s checked%s" % (ev, n, "" if n == 1 else "s",
                                                 ", %d GPUs" % total if total is not None else ""))
+    planned = dict((nd.host, nd.procs if nd.procs is not None else nd.slots) for nd in plan.nodes)
+
+    def rest(h):  # a node no finding named (another node has too few GPUs)
+        if gpus.get(h) is None:
+            return Skip("no GPU facts from this node: its processes not judged against its GPUs")
+        procs = planned.get(h) if plan.nodes else plan.nproc_per_node
+        if procs is None:
+            return Pass("%d GPUs; the plan names no process count for this node" % gpus[h])
+        return Pass("%d processes planned on its %d GPUs" % (procs, gpus[h]))
+    return rest
 
 
 def _iface_addrs(facts):
@@ -202,6 +242,10 @@ def _iface_addrs(facts):
 @check("launch.master", title="the master address is one of the nodes, not loopback, and resolves the same on "
                               "every node", scope="cluster")
 def launch_master(nodes, config):
+    return _each_node_judged(_launch_master(nodes, config), nodes)
+
+
+def _launch_master(nodes, config):
     plan = _plan(config)
     if plan is None:
         yield NA(_no_plan(config))
@@ -257,6 +301,12 @@ def launch_master(nodes, config):
         yield Pass("master %s:%s is %s, resolves the same on %d node%s" % (
             name, plan.master_port, (owners or [h for h in sorted(nodes) if h == name] or ["one of the nodes"])[0],
             len(res), "" if len(res) == 1 else "s"))
+
+    def rest(h):  # a node no finding named (the master resolves wrong on another)
+        if not res.get(h):
+            return Skip("the master's name was not resolved on this node (no resolve facts)")
+        return Pass("the master %s resolves to %s here" % (name, ",".join(res[h])))
+    return rest
 
 
 @check("launch.precision", title="bf16 is asked for only on GPUs of compute capability 8.0 or newer, and never "
@@ -345,13 +395,17 @@ def launch_batch(facts, config):
                             "DeepSpeed's pdsh exports)",
        needs=("env",), scope="cluster")
 def launch_env(nodes, config):
+    return _each_node_judged(_launch_env(nodes, config), nodes)
+
+
+def _launch_env(nodes, config):
     plan = _plan(config)
     if plan is None:
         yield NA(_no_plan(config))
         return
     if plan.launcher == "deepspeed":
-        yield from _deepspeed_env(nodes, plan)
-        return
+        rest = yield from _deepspeed_env(nodes, plan)
+        return rest
     if plan.launcher not in ("mpirun", "mpiexec", "mpiexec.hydra", "horovodrun") or plan.forwarded is None:
         yield NA("%s carries the launching environment itself (no -x list to judge)" % plan.launcher)
         return
@@ -384,6 +438,8 @@ def launch_env(nodes, config):
     if not found:
         yield Pass("every job variable set on the nodes or the line is forwarded or the same everywhere (-x %s)"
                    % (",".join(sorted(fwd)) or "none"))
+    return lambda h: Pass("the job variables reach the ranks here: %swith the launching value"
+                          % ("forwarded (-x %s) or " % ",".join(sorted(fwd)) if fwd else ""))
 
 
 def _deepspeed_env(nodes, plan):
@@ -434,16 +490,23 @@ def _deepspeed_env(nodes, plan):
         yield Pass("DeepSpeed's pdsh runner exports %s%s" % (
             how or "PYTHONPATH (runner.py sets it to the launching directory)",
             "; not exported but the same on every node: %s" % ", ".join(same) if same else ""))
+    return lambda h: Pass("the variables set where you launch reach the ranks here: exported by DeepSpeed's pdsh "
+                          "runner or with the launching value")
 
 
 @check("launch.files", title="the plan's configs and training script exist on every node, identical",
        needs=("files",), scope="cluster")
 def launch_files(nodes, config):
+    return _each_node_judged(_launch_files(nodes, config), nodes)
+
+
+def _launch_files(nodes, config):
     plan = _plan(config)
     if plan is None:
         yield NA(_no_plan(config))
         return
     judged, found = 0, False
+    reported = set()
     for p in plan.files:
         values = {}
         for h, f in nodes.items():
@@ -451,6 +514,7 @@ def launch_files(nodes, config):
             if e is None:
                 continue
             values[h] = "missing" if "error" in e else "sha256 %s" % e["sha256"][:12]
+            reported.add(h)
         if not values:
             continue
         judged += 1
@@ -476,6 +540,12 @@ def launch_files(nodes, config):
                                                                          else "s"))
     elif not found:
         yield Pass("%d file%s of the plan identical on %d nodes" % (judged, "" if judged == 1 else "s", len(nodes)))
+
+    def rest(h):  # a node no finding named (the file is missing or differs on another)
+        if h not in reported:
+            return Skip("this node reported none of the plan's files")
+        return Pass("the plan's files are here, the same as on the baseline nodes")
+    return rest
 
 
 @check("launch.port", title="the master port is fixed, not sshd's, unprivileged and outside the kernel's ephemeral "
@@ -527,10 +597,14 @@ def launch_rendezvous(nodes, config):
     (master, m), = sorted(masters.items())[:1]
     port = m.get("port")
     if not m.get("bind", {}).get("ok"):
-        yield Finding.error("port %s on the master %s is not free: %s" % (port, master, m["bind"].get("error")),
-                            hosts=[master],
+        yield Finding.error("port %s on the master %s is not free: %s" % (
+            port, master, m["bind"].get("error") or "the bind failed (no reason recorded)"), hosts=[master],
                             fix="pick a free port (main_process_port / --master_port / MASTER_PORT), or stop what "
                                 "holds it: " + cmd("ss -ltnp {f} on {master}", f="sport = :%s" % port, master=master))
+        others = sorted(h for h in nodes if h != master)
+        if others:  # (they read 'skipped: ... a bug in the check')
+            yield Skip("not judged: the master's port %s is not free, so no peer could connect to it" % port,
+                       hosts=others)
         return
     bad = []
     for h, f in sorted(nodes.items()):

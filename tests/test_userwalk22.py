@@ -308,3 +308,24 @@ def test_rendezvous_a_master_name_that_does_not_resolve_gets_the_hosts_fix_and_t
     facts = t.rdv(gpu01=t.master(addr="gpu01"), gpu02=t.peer(ok=False, error="gpu01 does not resolve"))
     (f,) = t.run_check("launch.rendezvous", facts, t.cfg(t._plan(plan))).findings
     assert f.fix == "add '<master-ip> gpu01' to /etc/hosts on gpu02, or use the master's IP address"
+
+
+def test_launch_checks_give_every_node_a_verdict_beside_the_failing_ones():
+    """The launch plan's cluster checks named only the nodes that failed; every other node read 'skipped: the check
+    reported neither a problem nor its evidence (a bug in the check)' (19 cases of tests/test_mutation_launch_nccl.py
+    recorded it). Each such node now gets what held there, or why it was not judged."""
+    import test_mutation_launch_nccl as t
+
+    from gpudoctor.runner import NO_EVIDENCE
+
+    for cid, cases in t.TABLES.items():
+        for name in cases:
+            got = t.run_case(cid, name)
+            assert not [h for h, o in got["outcomes"].items() if o[1] == NO_EVIDENCE], (cid, name, got["outcomes"])
+    got = t.run_case("launch.master", "master does not resolve on one")
+    assert got["outcomes"]["a"] == ["pass", "the master m0 resolves to 10.0.0.1 here"]
+    got = t.run_case("launch.counts", "accelerate one node without gpu facts")
+    assert got["outcomes"]["b"] == ["skipped", "no GPU facts from this node: its processes not judged against its GPUs"]
+    got = t.run_case("launch.rendezvous", "port in use, no bind record")
+    assert got["outcomes"]["a"][1] == "port 22 on the master a is not free: the bind failed (no reason recorded)"
+    assert got["outcomes"]["b"][0] == "skipped"
