@@ -83,3 +83,12 @@ def test_ansi_c_quoting_in_a_double_quoted_default_is_decoded(tmp_path):
     real, plan = _both(tmp_path, "B=\"${C:-$'\\t'}\"\n%s \"$B\" \"${C:-a$'\\x41'b}\" \"${C:-\\$'x'}\"" % LAUNCH)
     assert real == [["\t", "aAb", "$'x'"]]
     assert plan == real
+
+
+# d924365c (bash21) runs a subshell's lines and restores the state at its `)`; a loop inside it was replayed
+# with the `)` that ended its `done`, so the subshell was closed twice: exit 3 (IndexError: pop from empty list)
+@pytest.mark.parametrize("loop", ["( for A in 1 2; do N=$A; done )", "( while [ $N -lt 3 ]; do N=$((N+1)); done )",
+                                  "( cd /tmp; for A in 1 2; do N=$A; done ) && N=$((N+4))"])
+def test_a_loop_inside_a_subshell_is_read(tmp_path, loop):
+    real, plan = _both(tmp_path, "N=0\n%s\n%s $N" % (loop, LAUNCH))
+    assert plan == real, (plan, real)

@@ -1246,6 +1246,10 @@ class Reader:
         an argument-parsing `while [[ $# -gt 0 ]]; do case $1 in ... shift ...`): test again
         and run the body again, as bash would, at most MAX_ITERATIONS times."""
         body = f["tokens"] if f.get("tokens") is not None else f.get("record") or []
+        if body and body[-1][0] == "op" and body[-1][1] != ";":
+            # the record ends with what ended `done`: the `)` of a subshell `( for ...; done )` (or a `|`, `&&`)
+            # is the enclosing line's, not the body's; replayed, it closed the subshell twice (IndexError)
+            body = body[:-1] + [("op", ";")]
         if f.get("broken"):
             return
         if f["word"] == "for":
