@@ -109,3 +109,83 @@ def test_a_test_decides_the_branch_the_plan_takes(tmp_path):
             'torchrun --nproc_per_node 2 t.py $A $B $C\n')
     assert plan(tmp_path, "X=\n" + text, ["ab"]) == (["1", "3", "5"], [])
     assert plan(tmp_path, "X=y\n" + text, ["b"]) == (["2", "3", "6"], [])
+
+
+def plan_of(tmp_path, text, args=(), environ=None):
+    f = tmp_path / "t.sh"
+    f.write_text(text)
+    (la,) = read_script(str(f), list(args), environ=environ or {}).launches
+    return la.plan.script_args, [(u.text, u.why, u.here, u.fixed, u.host, u.given) for u in la.unknown]
+
+
+T = "torchrun --nproc_per_node 2 t.py "
+HOSTS = '$(scontrol show hostnames "$SLURM_JOB_NODELIST")'
+
+
+def test_an_array_of_the_allocations_node_names(tmp_path):
+    """NODES=( $(scontrol show hostnames ...) ): its count is the allocation's nodes, its first item the first node."""
+    first = (HOSTS + "[0]", "the first node of the allocation", None, None, True, False)
+    assert plan_of(tmp_path, "#SBATCH -N 4\nNODES=( %s )\n%s${#NODES[@]} ${NODES[0]} ${NODES} ${#NODES[*]}\n" % (
+        HOSTS, T)) == (["4", HOSTS + "[0]", HOSTS + "[0]", "4"], [first])
+    assert plan_of(tmp_path, "NODES=( %s )\n%s${#NODES[@]}\n" % (HOSTS, T)) == (["${#NODES[@]}"], [
+        ("${#NODES[@]}", "the number of nodes in the allocation at run time", None, None, False, False)])
+    # another command's output: any number of words
+    assert plan_of(tmp_path, "W=( $(cat f) )\nV=( a $(cat f) )\n%s${#W[@]} ${#V[@]} ${W[0]}\n" % T) == (
+        ["${#W[@]}", "${#V[@]}", "$(cat f)"],
+        [("$(cat f)", "the output of a command at run time", None, None, False, False),
+         ("${#W[@]}", "the number of words a value known at run time splits into at run time", None, None, False,
+          False),
+         ("${#V[@]}", "the number of words a value known at run time splits into at run time", None, None, False,
+          False)])
+
+
+def test_array_items_past_the_end_and_joined(tmp_path):
+    assert plan_of(tmp_path, "ARR=(x 'y z')\nB=\"${ARR[*]}\"; C=${ARR[@]}\n%s${ARR[5]} ${ARR[2]} ${ARR[0]} "
+                             "\"${ARR[@]}\" \"$B\" \"$C\" \"${ARR[1]}\"\n" % T) == (
+        ["x", "x", "y z", "x y z", "x y z", "y z"], [])
+
+
+@pytest.mark.parametrize("words, args, want", [
+    ("${@:0} ${@:0:1} ${*:2} \"${@:2}\" ${@:1:1} \"${*:2}\"", ["a b", "c", "d"],
+     ["S", "a", "b", "c", "d", "S", "c", "d", "c d", "a", "b", "c d"]),   # ${@:0} starts with the script's path
+    ("${@:-x} \"${*}\" \"${@}\" ${@:+y} ${*:+z} ${#@} ${#*} \"${#@}\"", ["a b", "c"],
+     ["a", "b", "c", "a b c", "a b", "c", "y", "z", "2", "2", "2"]),      # ${#@}: the number of arguments
+    ("${@:-x} \"${*}\" ${@:+y} ${*:+z} ${#@}", [], ["x", "", "0"]),
+])
+def test_positional_parameters_as_bash_expands_them(words, args, want, tmp_path):
+    got, unknown = plan_of(tmp_path, T + words + "\n", args)
+    assert [str(tmp_path / "t.sh") if w == "S" else w for w in want] == got and unknown == []
+    script = "set -- %s; for w in %s; do printf '%%s\\n' \"$w\"; done" % (
+        " ".join("'%s'" % a for a in args), words.replace("${@:0", "${@:1").replace("${*:0", "${*:1"))
+    if "${@:0" not in words:   # (bash -c's $0 is no script path)
+        out = subprocess.run([BASH, "-c", script], capture_output=True, text=True, timeout=10).stdout
+        assert out.split("\n")[:-1] == got
+
+
+@pytest.mark.parametrize("pre, want", [
+    ("", ["d", "e", "e", "f", "g", "Eg", "h", "i", "h", "i", "j k", "j", "k", "a\nb"]),   # X, E, Y, Z unset
+    ("E=\n", ["d", "e", "e", "E", "h", "i", "h", "i", "j k", "j", "k", "a\nb"]),          # E set and empty
+])
+def test_defaults_with_and_without_the_colon(pre, want, tmp_path):
+    """${X-w} / ${X=w} take the word only when X is unset, ${X:-w} / ${X:=w} also when it is empty; = assigns."""
+    words = '${X-d} ${X=e} $X ${E-f} ${E=g} E$E ${Y:=h i} $Y "${Z:-j k}" ${Z:-j k} "${Q:-a\nb}"'
+    assert plan_of(tmp_path, pre + T + words + "\n") == (want, [])
+    out = subprocess.run([BASH, "-c", "%sfor w in %s; do printf '%%s\\0' \"$w\"; done" % (pre.replace("\n", "; "),
+                                                                                          words)],
+                         capture_output=True, text=True, timeout=10).stdout
+    assert out.split("\0")[:-1] == want
+
+
+def test_a_rank_default_is_planned_but_the_node_sets_it(tmp_path):
+    assert plan_of(tmp_path, T + "${NODE_RANK:-0} ${MY_RANK:-1}\n") == (["0", "1"], [
+        ("${NODE_RANK:-0}", "the environment at run time, else 0", None, "0", False, True),
+        ("${MY_RANK:-1}", "the environment at run time, else 1", None, "1", False, True)])
+
+
+def test_a_default_where_this_shell_sets_the_name(tmp_path):
+    shown = "set (value not shown: not an allow-listed name)"
+    assert plan_of(tmp_path, T + "${X:-d} ${X:+w} ${Y-e}\n", environ={"X": "1", "Y": "2"}) == (
+        ["${X:-d}", "${X:+w}", "${Y-e}"], [
+            ("${X:-d}", "the environment at run time, else 'd'", shown, None, False, False),
+            ("${X:+w}", "set only if X is in the environment", None, None, False, False),
+            ("${Y-e}", "the environment at run time, else 'e'", shown, None, False, False)])

@@ -925,6 +925,10 @@ class Reader:
             else:
                 value = None  # unset, or from the environment
         if length:
+            if name in ("@", "*"):
+                # bash(1) Shell Parameter Expansion, ${#parameter}: "If parameter is * or @, the value substituted is
+                # the number of positional parameters" (it was the length of "$*"; mutation round 16's finding)
+                return str(len(self.positional)), None
             value = self.resolve(value) if value is not None else None
             if value is None or self.marks(value):
                 return self.unknown("${#%s}" % name, "the length of a value known at run time"), None
@@ -1710,6 +1714,8 @@ class Reader:
                                           ["-m", "deepspeed.launcher.runner"], ["-m", "accelerate.commands.launch"])
         if prog == "accelerate" and rest[1:2] != ["launch"]:
             is_launch = False
+        if prog == "colossalai":  # ColossalAI's own launcher: torchrun on each host over ssh (launch/colossalai.py)
+            is_launch = rest[1:2] == ["run"]
         if prog == "srun":
             rest = self._srun_unknown_opts(rest)
             inner = self.srun_inner(rest)
