@@ -120,3 +120,31 @@ def test_json_argv_is_the_launchers_own_and_its_environment_is_apart(tmp_path, p
     assert la["env"] == ["CUDA_VISIBLE_DEVICES=4,5,6,7"]
     assert la["command"].startswith("CUDA_VISIBLE_DEVICES=4,5,6,7 accelerate launch")  # the line as written
     assert la["plan"]["env"]["set"] == {"CUDA_VISIBLE_DEVICES": "4,5,6,7"}
+
+
+# bigscience-workshop/bigscience experiments/decoder-only-lm/gpt2_deepspeed.sh lines 1-12: the line
+# above the launcher is the old command, commented out, its backslash kept
+# https://github.com/bigscience-workshop/bigscience/blob/9e64edec2ad1fb9263bf39ba616a84ff64b4d947/experiments/decoder-only-lm/gpt2_deepspeed.sh
+COMMENT_BACKSLASH = '''DATASET=openwebtext
+SERIALIZATION_DIR=${ALL_CCFRWORK}/experiments/gpt2_repro
+LOGGING_DIR=${ALL_CCFRWORK}/tensorboard/gpt2_repro
+
+export CUDA_VISIBLE_DEVICES=0
+
+#python scripts/run_clm.py \\
+deepspeed scripts/run_clm.py \\
+    --deepspeed configs/deepspeed/ds_zero2.json \\
+    --model_type gpt2 \\
+    --tokenizer_name gpt2 \\
+    --dataset_name openwebtext --block_size 1024
+'''
+
+
+def test_a_comment_ending_in_a_backslash_does_not_swallow_the_next_line(tmp_path):
+    # bash continues no comment line (`# a \\` then `echo hi` prints hi); the plan joined the two and
+    # found no launch line (also ColossalAI's applications/ColossalMoE/train.sh, round 2's measured part)
+    p = write(tmp_path, "gpt2_deepspeed.sh", COMMENT_BACKSLASH)
+    (la,) = read_script(str(p), [], environ={}).launches
+    (real,) = bash_argv(tmp_path, p)
+    assert real[:2] == ["deepspeed", "scripts/run_clm.py"] and known(la.argv) == real
+    assert la.line == 8

@@ -191,11 +191,13 @@ def _logical_lines_q(text):
             line = lines[i]
             i += 1
             before = q
-            q, depth = _scan(line, q, depth, counting)
+            q, depth, comment = _scan(line, q, depth, counting)
             if q is not None and before is None:
                 opened = i  # the physical line a quote still open was opened on
             trailing = len(line) - len(line.rstrip("\\"))
-            if trailing % 2 == 1 and q not in ("'", "$'"):  # bash keeps a backslash-newline in $'...' as written
+            # bash keeps a backslash-newline in $'...' as written, and continues no comment line (a
+            # comment's trailing backslash is the comment's: `#python run_clm.py \` above the line that replaced it)
+            if trailing % 2 == 1 and q not in ("'", "$'") and not comment:
                 parts.append(line[:-1])  # backslash-newline: the next line continues this word
                 continue
             parts.append(line)
@@ -239,7 +241,8 @@ def _heredoc_words(cur):
 
 
 def _scan(line, q, depth, count_parens):
-    """The quote still open and the parenthesis depth after one physical line."""
+    """The quote still open, the parenthesis depth after one physical line, and whether it ends in
+    a comment."""
     k, n = 0, len(line)
     while k < n:
         c = line[k]
@@ -248,7 +251,7 @@ def _scan(line, q, depth, count_parens):
                 k += 2
                 continue
             if c == "#" and (k == 0 or line[k - 1] in " \t;&|("):
-                break  # a comment, to the end of the line
+                return q, depth, True  # a comment, to the end of the line
             if c == "$" and line[k + 1:k + 2] == "$":
                 k += 2  # $$ (the shell's PID): a quote after it is a plain one
                 continue
@@ -278,7 +281,7 @@ def _scan(line, q, depth, count_parens):
             if c == '"':
                 q = None
         k += 1
-    return q, depth
+    return q, depth, False
 
 
 def _skip_balanced(s, i, open_, close):
