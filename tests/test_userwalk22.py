@@ -329,3 +329,23 @@ def test_launch_checks_give_every_node_a_verdict_beside_the_failing_ones():
     got = t.run_case("launch.rendezvous", "port in use, no bind record")
     assert got["outcomes"]["a"][1] == "port 22 on the master a is not free: the bind failed (no reason recorded)"
     assert got["outcomes"]["b"][0] == "skipped"
+
+
+def test_plan_of_torch_distributed_launch_says_it_passes_local_rank(tmp_path, capsys):
+    """The seeds' Aliyun train.sh runs `python -m torch.distributed.launch ... benchmark.py`, and its author had to
+    edit benchmark.py's --local_rank to --local-rank: torch >= 2.0's launcher appends --local-rank=<n> to the
+    script's arguments (torch/distributed/run.py config_from_args) unless --use-env. The plan now says so."""
+    script = tmp_path / "train.sh"
+    script.write_text("#! /bin/bash\nNNODES=$1\nNODE_RANK=$2\n"
+                      "DISTRIBUTED_ARGS=\"--nproc_per_node 8 --nnodes $NNODES --node_rank $NODE_RANK "
+                      "--master_addr 172.20.20.148 --master_port 6000\"\n"
+                      "python -m torch.distributed.launch $DISTRIBUTED_ARGS benchmark.py --world-size=16\n")
+    rc, out, _ = _run(capsys, "plan", str(script), "2", "0")
+    assert rc == 0
+    assert ("note           python -m torch.distributed.launch passes --local-rank=<n> to benchmark.py (torch >= "
+            "2.0; --local_rank=<n> before)") in out
+    rc, out, _ = _run(capsys, "plan", "python", "-m", "torch.distributed.launch", "--use-env", "--nproc_per_node",
+                      "2", "t.py")
+    assert rc == 0 and "--local-rank=<n>" not in out
+    rc, out, _ = _run(capsys, "plan", "torchrun", "--nproc-per-node", "2", "t.py")
+    assert rc == 0 and "--local-rank=<n>" not in out

@@ -116,6 +116,13 @@ def read(plan, prog, argv, environ):
                       if plan.nproc_per_node else "node_rank x nproc_per_node.."))
     if getattr(a, "no_python", False) and prog == "torch.distributed.launch" and not a.use_env:
         refuse(launcher, "When using the '--no-python' flag, you must also set the '--use-env' flag.")
+    if prog == "torch.distributed.launch" and not a.use_env:
+        # torch/distributed/run.py config_from_args: `if not use_env: cmd_args.append(f"--local-rank=
+        # {macros.local_rank}")` (torch >= 2.0; `--local_rank=` before): a script whose parser lacks it stops at
+        # once with "error: unrecognized arguments: --local-rank=0" (the seeds' Aliyun benchmark.py had to be edited)
+        plan.note("python -m torch.distributed.launch passes --local-rank=<n> to %s (torch >= 2.0; --local_rank=<n> "
+                  "before): its argument parser must accept it, or start it with torchrun, which passes none "
+                  "(LOCAL_RANK is in the environment)" % (a.training_script or "the script"))
     script = a.training_script
     if a.module:
         plan.script = "-m " + script
