@@ -92,3 +92,17 @@ def test_ansi_c_quoting_in_a_double_quoted_default_is_decoded(tmp_path):
 def test_a_loop_inside_a_subshell_is_read(tmp_path, loop):
     real, plan = _both(tmp_path, "N=0\n%s\n%s $N" % (loop, LAUNCH))
     assert plan == real, (plan, real)
+
+
+# A shift (or set --) in a branch decided at run time made the arguments [] so that $1.. are unknown, but $# and "$@"
+# were then stated as 0 and nothing, as if every argument had been shifted ('if [ -n "$U" ]; then shift; fi' with
+# three arguments: bash passes a b c 3). They are unknown now
+@pytest.mark.parametrize("branch", ['if [ -n "$U" ]; then shift; fi', 'if [ -n "$U" ]; then set -- 1 2 3 4; fi',
+                                    '[ -n "$U" ] && shift'])
+def test_the_arguments_after_a_run_time_shift_are_unknown_not_empty(tmp_path, branch):
+    real, plan = _both(tmp_path, '%s\n%s "$@" $# ${@:2} z' % (branch, LAUNCH), args=("a", "b", "c"))
+    assert real == [["a", "b", "c", "3", "b", "c", "z"]]
+    ((*words, last),) = plan
+    assert last == "z" and words and all(MARK in w for w in words), plan
+    real, plan = _both(tmp_path, '%s\nset -- q\n%s "$@" $#' % (branch, LAUNCH), args=("a", "b", "c"))
+    assert plan == real == [["q", "1"]]  # arguments set again are known again

@@ -489,6 +489,7 @@ class Reader:
         self.piped = False  # the command read last ended with `|`: the next one is a pipeline's element too
         self.unknowns = []
         self.positional = list(args)
+        self.args_unknown = None  # why the arguments are known only at run time (a shift / set -- in a branch)
         self.stdin = None  # the heredoc fed to the command being read: {"delim", "quoted", "body", "line"}
         self.out = None  # its output redirection: (">" or ">>", the target word as written)
         self.written = {}  # files the script writes (cat/echo/printf > file): path -> text, bounded
@@ -728,7 +729,7 @@ class Reader:
                 items = None
                 if m and m.group(1) and isinstance(self.vars.get(m.group(1)), list):
                     items = list(self.vars[m.group(1)])
-                elif m and not m.group(1):
+                elif m and not m.group(1) and not self.args_unknown:
                     items = list(self.positional)
                 if items is not None:  # "${A[@]}", "$@": one word per item
                     for k, item in enumerate(items):
@@ -827,6 +828,8 @@ class Reader:
         if nxt.isdigit():
             k = int(nxt)
             return self.positional_arg(k), i + 2, None
+        if nxt in ("@", "*", "#") and self.args_unknown:
+            return self.unknown("$" + nxt, self.args_unknown), i + 2, None
         if nxt in ("@", "*"):
             return " ".join(self.positional), i + 2, (list(self.positional) if quoted and nxt == "@" else None)
         if nxt == "#":
@@ -888,6 +891,8 @@ class Reader:
         m = re.match(r"^(#?)(" + NAME + r"|[0-9]+|@|\*)(\[(@|\*|[0-9]+)\])?(.*)$", body, re.S)
         if not m:
             return self.unknown("${%s}" % body, "an expansion gpudoctor does not read"), None
+        if self.args_unknown and (m.group(2) in ("@", "*") or m.group(2).isdigit() and m.group(2) != "0"):
+            return self.unknown("${%s}" % body, self.args_unknown), None
         length, name, idx, rest = m.group(1), m.group(2), m.group(4), m.group(5)
         if name.isdigit():
             value, is_set = self.positional_arg(int(name)), int(name) <= len(self.positional)
@@ -1242,10 +1247,10 @@ class Reader:
     def _state(self):
         """What a subshell may change that its parent does not see after it."""
         return ({k: list(v) if isinstance(v, list) else v for k, v in self.vars.items()}, self.cwd,
-                set(self.exported), list(self.positional), set(self.integers), dict(self.functions))
+                set(self.exported), list(self.positional), set(self.integers), dict(self.functions), self.args_unknown)
 
     def _set_state(self, state):
-        vars_, self.cwd, self.exported, self.positional, self.integers, self.functions = state
+        vars_, self.cwd, self.exported, self.positional, self.integers, self.functions, self.args_unknown = state
         self.vars = vars_
 
     def loop_done(self, f):
@@ -1442,8 +1447,8 @@ class Reader:
             # a function call: its body runs with the call's words as $1, $2, ...
             self.called.add(fname)
             args = [f for w in words[1:] for f in self.expand(w)]
-            saved = self.positional
-            self.positional = args
+            saved = self.positional, self.args_unknown
+            self.positional, self.args_unknown = args, None
             self.depth += 1
             frames = len(self.frames)
             self.scopes.append({})
@@ -1452,7 +1457,7 @@ class Reader:
             finally:
                 self.depth -= 1
                 del self.frames[frames:]
-                self.positional = saved
+                self.positional, self.args_unknown = saved
                 for name, before in self.scopes.pop().items():
                     # bash(1) local: the function's own variable ends with the call
                     if before is None:
@@ -1601,11 +1606,21 @@ class Reader:
                 self.write_file(words)
             return
         if w0 == "set" and len(words) > 1 and words[1] == "--":
-            self.positional = [f for w in words[2:] for f in self.expand(w)]
+            if self.cond:  # `if [ -n "$X" ]; then set -- a b; fi`: the arguments are these or the old ones
+                self.positional = []
+                self.args_unknown = "the script's arguments after line %d's set -- in a branch decided at run " \
+                                    "time" % self.line
+            else:
+                self.positional = [f for w in words[2:] for f in self.expand(w)]
+                self.args_unknown = None
         elif w0 == "shift":
             k = words[1] if len(words) > 1 and words[1].isdigit() else "1"
             if self.cond:
-                self.positional = []  # an argument loop: which ones stay is decided at run time
+                # an argument loop: which ones stay is decided at run time, and so are $# and "$@" (they
+                # were 0 and nothing, as if every argument had been shifted)
+                self.positional = []
+                self.args_unknown = "the script's arguments after line %d's shift in a branch or loop decided at " \
+                                    "run time" % self.line
             else:
                 self.positional = self.positional[int(k):]
         elif w0 in ("break", "continue"):
