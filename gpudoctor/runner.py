@@ -106,7 +106,8 @@ def _join_groups(groups, limit=3):
         return groups[0][0]
     shown = ["%s: %s" % (fold(hosts), text) for text, hosts in groups[:limit]]
     if len(groups) > limit:
-        shown.append("(+%d other values)" % (len(groups) - limit))
+        more = len(groups) - limit
+        shown.append("(+%d other value%s)" % (more, "" if more == 1 else "s"))
     return "; ".join(shown)
 
 

@@ -349,3 +349,12 @@ def test_plan_of_torch_distributed_launch_says_it_passes_local_rank(tmp_path, ca
     assert rc == 0 and "--local-rank=<n>" not in out
     rc, out, _ = _run(capsys, "plan", "torchrun", "--nproc-per-node", "2", "t.py")
     assert rc == 0 and "--local-rank=<n>" not in out
+
+
+def test_one_more_value_is_one_other_value():
+    """The README's cluster example read '(+1 other values)' after the first three nodes' evidence."""
+    from gpudoctor.runner import _join_groups
+
+    groups = [("v%d" % i, ["n%d" % i]) for i in range(1, 5)]
+    assert _join_groups(groups) == "n1: v1; n2: v2; n3: v3; (+1 other value)"
+    assert _join_groups(groups + [("v5", ["n5"])]).endswith("; (+2 other values)")
