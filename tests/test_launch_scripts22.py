@@ -148,3 +148,79 @@ def test_a_comment_ending_in_a_backslash_does_not_swallow_the_next_line(tmp_path
     (real,) = bash_argv(tmp_path, p)
     assert real[:2] == ["deepspeed", "scripts/run_clm.py"] and known(la.argv) == real
     assert la.line == 8
+
+
+# hpcaitech/ColossalAI applications/ColossalMoE/train.sh lines 1-22 (round 2's measured part: `colossalai run`,
+# ColossalAI's own launcher, was not read, and the line was not found)
+# https://github.com/hpcaitech/ColossalAI/blob/4f9953be0dca6c0a9a4e07e6b0e1b1ea6ac9cd4a/applications/ColossalMoE/train.sh
+COLOSSAL_MOE = '''NUM_GPU=8
+MODEL="mistralai/Mixtral-8x7B-v0.1"
+SEQ_LENGTH=2048
+BATCH_SIZE=1
+LR=0.00001
+
+# hybrid
+# torchrun --standalone --nproc_per_node $NUM_GPU \\
+colossalai run --nproc_per_node $NUM_GPU --hostfile "hostfile" \\
+    train.py \\
+    --num_epoch 1 \\
+    --model_name $MODEL \\
+    --plugin "hybrid" \\
+    --batch_size $BATCH_SIZE \\
+    --lr $LR \\
+    --zero_stage 1 \\
+    --pp_size 2 \\
+    --dp_size 1 \\
+    --ep_size 8 \\
+'''
+
+
+@pytest.mark.parametrize("hostfile", [None, "gpu1\ngpu2\n\n", "gpu1\n"])
+def test_colossalai_run_is_read_as_colossalai_reads_it(tmp_path, monkeypatch, hostfile):
+    # ColossalAI colossalai/cli/launcher/run.py: the hostfile's hosts in order, torchrun on each with
+    # --nnodes=len(hosts) --node_rank=i, the first host the master when there are several
+    p = write(tmp_path, "train.sh", COLOSSAL_MOE)
+    monkeypatch.chdir(tmp_path)
+    if hostfile is not None:
+        (tmp_path / "hostfile").write_text(hostfile)
+    (la,) = read_script(str(p), [], environ={}).launches
+    stub(tmp_path, "colossalai")
+    (real,) = bash_argv(tmp_path, p)
+    assert real[:6] == ["colossalai", "run", "--nproc_per_node", "8", "--hostfile", "hostfile"]
+    assert la.argv == real and la.refused is None
+    plan = la.plan
+    assert plan.launcher == "colossalai" and plan.nproc_per_node == 8 and plan.master_port == 29500
+    assert plan.script == "train.py" and plan.script_args[:2] == ["--num_epoch", "1"]
+    if hostfile is None:  # read where the job is launched: the node count and the master are unknown here
+        assert plan.world_size() is None and plan.master_addr is None
+    elif hostfile.count("gpu") == 2:
+        assert [n.host for n in plan.nodes] == ["gpu1", "gpu2"] and plan.world_size() == 16
+        assert plan.master_addr == "gpu1"
+    else:
+        assert plan.world_size() == 8 and plan.master_addr == "127.0.0.1"
+
+
+@pytest.mark.parametrize("line, refusal", [
+    ("colossalai run train.py", "--nproc_per_node did not receive any value"),
+    ("colossalai run --nproc_per_node 4 train.sh", "invalid Python file 'train.sh'"),
+    ("colossalai run --nproc_per_node 4 -m pkg.py", "invalid Python module 'pkg.py'"),
+    ("colossalai run --nproc_per_node x train.py", "'x' is not a valid integer"),
+])
+def test_colossalai_run_refuses_what_colossalai_refuses(line, refusal):
+    from gpudoctor.launch import Refused, parse_launch
+
+    with pytest.raises(Refused, match=refusal):
+        parse_launch(line)
+
+
+def test_colossalai_run_options_may_follow_the_script_and_unknown_ones_are_the_scripts():
+    from gpudoctor.launch import parse_launch
+
+    # click: options anywhere until `--` (interspersed), an unknown one is an argument of the script
+    plan = parse_launch("colossalai run -H a,b,c train.py --plugin zero2 --nproc_per_node 2 --extra_launch_args "
+                        "max_restarts=1,master_port=30000 -- --master_addr x")
+    assert [n.host for n in plan.nodes] == ["a", "b", "c"] and plan.world_size() == 6
+    assert plan.master_addr == "a" and plan.master_port == 30000
+    assert plan.script == "train.py" and plan.script_args == ["--plugin", "zero2", "--master_addr", "x"]
+    plan = parse_launch("colossalai run --nproc_per_node 2 -m pkg.train --lr 1")
+    assert plan.script == "-m pkg.train" and plan.script_args == ["--lr", "1"]

@@ -20,7 +20,7 @@ __all__ = ["Plan", "Refused", "SCHEMA", "add_options", "build_plan", "count", "i
 
 MAX_LINE = 64 << 10
 LAUNCHERS = "torchrun, python -m torch.distributed.run|launch, deepspeed, accelerate launch, mpirun/mpiexec " \
-            "(Open MPI), mpiexec.hydra (MPICH, Intel MPI), horovodrun, and srun in front of any of them"
+            "(Open MPI), mpiexec.hydra (MPICH, Intel MPI), horovodrun, colossalai run, and srun in front of any of them"
 
 # srun options that take a value: every `--opt=value` line of `srun --help` (slurm-wlm 22.05,
 # flags/srun.json, made by flags/generate.py gen_srun), plus the ones srun(1) documents that
@@ -98,6 +98,8 @@ def _is_launcher(argv):
         return True
     if prog == "accelerate":
         return argv[1:2] == ["launch"]
+    if prog == "colossalai":
+        return argv[1:2] == ["run"]
     if prog == "env" or re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", argv[0]):
         return True  # read as before: env NAME=V launcher ...
     if is_python(prog):
@@ -114,7 +116,7 @@ def parse_launch(line, plan=None, environ=None, given=True):
     """One launch command line in shell syntax, as the user would type it. ``given``: it came in
     --launch (its messages name the flag); False: typed after the command's options (`gpudoctor
     plan torchrun ...`), where the messages name the word the user typed, never a flag not used."""
-    from gpudoctor.launch import accelerate, deepspeed, mpi, torchrun
+    from gpudoctor.launch import accelerate, colossalai, deepspeed, mpi, torchrun
 
     plan = plan if plan is not None else Plan()
     env = dict(os.environ if environ is None else environ)
@@ -210,6 +212,10 @@ def parse_launch(line, plan=None, environ=None, given=True):
         mpi.read_hydra(plan, args, env, launcher=prog)
     elif prog == "horovodrun":
         mpi.read_horovod(plan, args, env)
+    elif prog == "colossalai":
+        if not args or args[0] != "run":
+            raise InputError("%s%s: only 'colossalai run ...' starts a job" % (flag, excerpt(argv[0], 30)))
+        colossalai.read(plan, args[1:], env)
     else:
         # typed after the options, the word may be meant as a script too (`gpudoctor plan train 2 0`): say
         # that there is none by that name either
