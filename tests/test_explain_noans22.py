@@ -148,3 +148,40 @@ def test_a_person_refused_by_rbac_is_not_read(kb):
             'API group "" in the namespace "gpu-operator"\n')
     r = _res(text, kb)
     assert not r["findings"] or not r["findings"][0]["id"].startswith("k8s.gpu_operator")
+
+
+# ------------------------------------------- knowledge.OWN_LINE_FORM: a site of any program's words, in NCCL's line
+
+def test_a_plain_words_site_is_nccl_only_in_nccl_line_form(kb):
+    # AP (Slurm's containers guide): podman's 'allocation failed' inside its own sentence was NCCL's
+    # src/include/checks.h 'Allocation failed' (nccl.memory, root_cause)
+    r = _res(seen_text("ap-slurm-scrun-podman-num-locks"), kb)
+    assert r["findings"][0]["id"] != "nccl.memory"
+    # NCCL's own line (src/debug.cc: '<host>:<pid>:<tid> [<dev>] NCCL WARN <msg>') still is
+    r = _res("node1:1234:1240 [0] misc/alloc.h:120 NCCL WARN Allocation failed\n", kb)
+    assert r["findings"][0]["id"] == "nccl.memory"
+
+
+@pytest.mark.parametrize("text, site", [
+    ("Allocation failed", True), ("close failed: %s", True), ("Unknown pattern %d", True),
+    ("%s() failed: %s", True), ("Cuda failure '%s'", True),
+    ("nvmlInit() failed: %s", False), ("GDRCOPY failure %d", False), ("NET/IB : Got completion from peer", False),
+    ("Invalid rank requested : %d/%d and a few more words", False), ("ncclCommInitRank failed", False),
+])
+def test_plain_words(text, site):
+    from gpudoctor.explain.knowledge import plain_words
+
+    assert plain_words(text) is site
+
+
+@pytest.mark.parametrize("line", [
+    # the fixtures' real lines: a launcher's rank prefix (NVIDIA/nccl#1410), NCCL's own WARN line (NVIDIA/nccl#975)
+    "[rank7]: Cuda failure 1 'invalid argument'",
+    "n122-246-085:12251:12400 [5] misc/socket.cc:483 NCCL WARN socketStartConnect: Connect to "
+    "fe80::966d:ae03:a2:8cf0%ib1<17943> failed : Software caused connection abort",
+    # torch's DistBackendError: NCCL's last WARN after 'Last error:' (ProcessGroupNCCL, ncclGetLastError)
+    "Last error: Cuda failure 'out of memory'",
+])
+def test_nccl_own_forms_still_read(line, kb):
+    r = _res(line + "\n", kb)
+    assert r["findings"] and r["findings"][0]["id"].startswith("nccl."), (line, r["findings"][:1])

@@ -1121,8 +1121,34 @@ def _site_rows(path):
         needles, cut = site.get("needles"), end_stop(rx)
         if cut != rx and isinstance(needles, list):
             needles = [n[:-1] if isinstance(n, str) and n.endswith(".") and len(n) > 4 else n for n in needles]
-        rows.append([fam, first_of(_not_interpreter(site.get("text"), cut)), needles, info])
+        rx = first_of(_not_interpreter(site.get("text"), cut))
+        if info["source"] in OWN_LINE_FORM and plain_words(site.get("text")):
+            rx = OWN_LINE_FORM[info["source"]] + rx
+        rows.append([fam, rx, needles, info])
     return rows
+
+
+# (noans22, issue 18 item 3) A site whose words are any program's - three words or fewer of plain English, no name
+# among them ('Allocation failed', 'close failed: %s', 'Unknown pattern %d', '%s() failed: %s') - is its program's
+# only in that program's own line form: podman's 'Error: allocating lock for new container: allocation failed;
+# exceeded num_locks (2048)' (AP's Slurm containers guide) read as NCCL's src/include/checks.h 'Allocation failed'.
+# NCCL logs its WARN / INFO sites through ncclDebugLog, which puts 'NCCL WARN ' / 'NCCL INFO ' right before the
+# message ('<host>:<pid>:<tid> [<dev>] NCCL WARN <msg>', src/debug.cc), and keeps the last WARN's text for
+# ncclGetLastError, which torch prints on a line of its own after 'Last error:' (ProcessGroupNCCL's DistBackendError):
+# the message after NCCL's level, after 'Last error:', or starting its line (a launcher's '[rank0]: ' / '1: ' before
+# it) is NCCL's; in the middle of another program's sentence it is not.
+OWN_LINE_FORM = {"nccl_messages": r"(?:\bNCCL (?:WARN|INFO)\b[^\n]{0,200}?|\bLast error:\s{0,4}|"
+                                  r"^(?:\[[^\]\n]{1,60}\]:? ?|\d{1,5}: )?\s{0,8})"}
+_NAMEISH = re.compile(r"[_\d]|[a-z][A-Z]|[A-Z]{2}|\w\(")
+
+
+def plain_words(text):
+    """Whether a site's text is three words or fewer, none of them a name (an underscore, a digit, a lower-upper hump,
+    capitals, a call's parenthesis), its conversions aside."""
+    if not isinstance(text, str):
+        return False
+    lit = _CONVERSION.sub(" ", text)
+    return 0 < len(_WORD.findall(lit)) <= 3 and not _NAMEISH.search(lit)
 
 
 # A message quoted without its closing full stop where the line ends: an issue's title, a chat or a log line cut
