@@ -220,3 +220,23 @@ def test_plan_prints_no_part_of_a_secret_a_sourced_file_sets(tmp_path):
             assert part not in out + err, (part, fmt)
         if not fmt:
             assert "${HF_TOKEN:3}" in out and "${DB_PASSWORD:0:12}" in out
+
+
+@pytest.mark.parametrize("name", ["-e1e/tmp/x.sh", "--files-from=/etc/shadow", "-fx"])
+def test_the_crlf_fix_names_the_file_as_an_operand_never_an_option(name):
+    # 37.: envcause's CRLF cause (review19) wrote the hostfile a log's 'pdsh -w ^FILE' names into 'dos2unix FILE (or
+    # sed -i 's/\r$//' FILE); `file FILE` ... `cat -A FILE`' with the name as the log gave it: '^-e1e/tmp/x.sh' became
+    # sed's -e script '1e/tmp/x.sh' (GNU sed's e command runs a shell command), '-f...' file's list of names to read.
+    # A name that starts with '-' is written './-...' (the same file, 15.).
+    import re
+
+    from gpudoctor.explain import explain_text
+
+    with open(os.path.join(ROOT, "fixtures", "explain", "settings19", "pdsh-hostfile-crlf.log"), "rb") as f:
+        text = f.read().decode("utf-8")
+    res = explain_text(text.replace("^machines", "^" + name))
+    fixes = [x for f in res["findings"] for c in f["causes"] for x in c["fix"] if x.startswith("dos2unix")]
+    assert fixes
+    for x in fixes:
+        assert not re.search(r"(?:dos2unix|'s/\\r\$//'|file|-A) -", x), x
+        assert "./" + name in x

@@ -672,6 +672,8 @@ def _crlf(root, st):
     # (the name goes into lines a person pastes into a shell: one with a shell character - '$(...)', '`', '>' - is
     # not written there, review19)
     name = f if f and re.match(r"^[\w./~+@:,%=-]{1,200}$", f) else "<the hostfile / script>"
+    if name.startswith("-"):  # a file operand, never an option of dos2unix / sed / file / cat (security.md 37.)
+        name = "./" + name
     return [(where, _cause(
         "Line %d %s: the file that value was read from (%s) has Windows (CRLF) line ends, so each line keeps its "
         "'\\r' and the name or value is not what was written." % (
