@@ -106,3 +106,9 @@ def test_the_arguments_after_a_run_time_shift_are_unknown_not_empty(tmp_path, br
     assert last == "z" and words and all(MARK in w for w in words), plan
     real, plan = _both(tmp_path, '%s\nset -- q\n%s "$@" $#' % (branch, LAUNCH), args=("a", "b", "c"))
     assert plan == real == [["q", "1"]]  # arguments set again are known again
+    # set -- "$@" keeps them unknown; set -- $A of an A known only at run time is zero or more words: $# unknown
+    real, plan = _both(tmp_path, '%s\nset -- 1 "$@"\n%s $# z' % (branch, LAUNCH), args=("a", "b", "c"))
+    assert real[0][-1] == "z" and MARK in plan[0][0] and plan[0][1:] == ["z"], plan
+    real, plan = _both(tmp_path, 'set -- $A 3\n%s $# z' % LAUNCH)
+    assert real == [["1", "z"]]
+    assert MARK in plan[0][0] and plan[0][1:] == ["z"], plan

@@ -1611,8 +1611,18 @@ class Reader:
                 self.args_unknown = "the script's arguments after line %d's set -- in a branch decided at run " \
                                     "time" % self.line
             else:
-                self.positional = [f for w in words[2:] for f in self.expand(w)]
-                self.args_unknown = None
+                whole = re.compile("^" + MARK + r"\d+" + MARK + "$")
+                fields, spread = [], False
+                for w in words[2:]:
+                    got = self.expand(w)
+                    # an unquoted $X known only at run time is zero or more words (set -- $A 3: bash without A has
+                    # one argument); "$@" of arguments known only at run time keeps them unknown
+                    spread = spread or (not re.search(r"""['"\\]""", w) and any(whole.match(f) for f in got)) or (
+                        bool(self.args_unknown) and bool(re.search(r"\$\{?[@*]", w)))
+                    fields.extend(got)
+                self.positional = fields
+                self.args_unknown = ("the script's arguments set at line %d from a value known only at run time"
+                                     % self.line) if spread else None
         elif w0 == "shift":
             k = words[1] if len(words) > 1 and words[1].isdigit() else "1"
             if self.cond:
