@@ -224,3 +224,37 @@ def test_colossalai_run_options_may_follow_the_script_and_unknown_ones_are_the_s
     assert plan.script == "train.py" and plan.script_args == ["--plugin", "zero2", "--master_addr", "x"]
     plan = parse_launch("colossalai run --nproc_per_node 2 -m pkg.train --lr 1")
     assert plan.script == "-m pkg.train" and plan.script_args == ["--lr", "1"]
+
+
+# microsoft/Megatron-DeepSpeed examples_deepspeed/compression/ds_pretrain_gpt_125M_dense_kd.sh lines 88-90,
+# 107-108, 200-207, 320-322 (round 3's fix22 part)
+# https://github.com/microsoft/Megatron-DeepSpeed/blob/f4157bea69f3df8c6cb66f2ebcda66ba03d1288e/examples_deepspeed/compression/ds_pretrain_gpt_125M_dense_kd.sh
+TOKEN_COUNTS = '''TRAIN_TOKENS=300000000000
+WARMUP_TOKENS=375000000
+LR_DECAY_TOKENS=260000000000
+MP_SIZE=1
+megatron_options=" \\
+        --override-opt_param-scheduler \\
+        --tensor-model-parallel-size ${MP_SIZE} \\
+        --lr-decay-tokens ${LR_DECAY_TOKENS} \\
+        --lr-warmup-tokens ${WARMUP_TOKENS} \\
+        --train-tokens ${TRAIN_TOKENS}"
+run_cmd="deepspeed pretrain_gpt.py ${megatron_options} --hf-token ${HF_TOKEN} --api ${API_TOKENS}"
+echo ${run_cmd}
+eval ${run_cmd}
+'''
+
+
+def test_a_count_of_tokens_is_no_secret_but_a_token_still_is(tmp_path):
+    # LR_DECAY_TOKENS=260000000000 has TOKEN in its name: the plan wrote $LR_DECAY_TOKENS where bash passes
+    # 260000000000. HF_TOKEN (a number or not) and a *_TOKENS name holding no number stay hidden.
+    text = "HF_TOKEN=12345678\nAPI_TOKENS=tok_abcdefgh\n" + TOKEN_COUNTS
+    p = write(tmp_path, "kd.sh", text)
+    (la,) = read_script(str(p), [], environ={}).launches
+    (real,) = bash_argv(tmp_path, p)
+    assert real[real.index("--lr-decay-tokens") + 1] == "260000000000"
+    want = [w for w in real]
+    want[real.index("--hf-token") + 1] = "$HF_TOKEN"
+    want[real.index("--api") + 1] = "$API_TOKENS"
+    assert la.argv == want
+    assert "12345678" not in la.shown and "tok_abcdefgh" not in la.shown

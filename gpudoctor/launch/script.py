@@ -156,6 +156,17 @@ class Script:
         }
 
 
+def _secret_part(name, value):
+    """The part of NAME that makes it secret-looking (collector/system.py ENV_SECRET_WORDS): all of it, except
+    that a whole number in a *TOKENS* name is a count of tokens (Megatron-DeepSpeed's LR_DECAY_TOKENS=260000000000,
+    TRAIN_TOKENS, MAX_NEW_TOKENS), not a credential: kept, it was written back as $LR_DECAY_TOKENS wherever those
+    digits stood, a word bash never passes."""
+    up = name.upper()
+    if re.match(r"^[0-9][0-9_]*$", value):
+        up = up.replace("TOKENS", "")
+    return up
+
+
 def _launcher_argv(l):
     """(the NAME=value words in front of the launcher, the launcher's own argv) of a launch line as
     the JSON writes it: `CUDA_VISIBLE_DEVICES=0,1 accelerate launch ...` and `env N=v torchrun ...`
@@ -671,7 +682,7 @@ class Reader:
             value = self.unknown("$" + name, "a value longer than %d characters (not followed)" % MAX_VALUE)
         self.vars[name] = value
         if isinstance(value, str) and len(value) >= 6 and MARK not in value and \
-                any(w in name.upper() for w in ENV_SECRET_WORDS):
+                any(w in _secret_part(name, value) for w in ENV_SECRET_WORDS):
             self.secrets[value] = name  # written back as $NAME in what the plan prints (_redact)
 
     # -------------------------------------------------------------- expansion
