@@ -84,12 +84,25 @@ def parse_hostfile(text, path="hostfile"):
     return hosts
 
 
+def refuse_bom(text, path):
+    """Notepad and some editors start a UTF-8 file with a byte order mark; DeepSpeed (runner.py _parse_hostfile),
+    pdsh and mpirun read it as part of the first host's name, which then resolves nowhere. Refused with what it is
+    (userwalk22: the refusal said "'' (cut at a character no host name has) is not a host name")."""
+    if text.startswith("\ufeff"):
+        from gpudoctor.fixline import sh
+
+        raise InputError("hostfile %s starts with a UTF-8 byte order mark (an editor such as Notepad writes one): "
+                         "the launchers read it as part of the first host name; remove it: sed -i '1s/^\\xEF\\xBB"
+                         "\\xBF//' %s" % (path, sh(path)))
+
+
 def read_hostfile(path):
     data = read_input(path, "hostfile", limit=MAX_HOSTFILE_BYTES)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise InputError("hostfile %s is not text (UTF-8)" % path)
+    refuse_bom(text, path)
     hosts = parse_hostfile(text, path)
     if not hosts:
         raise InputError("hostfile %s names no host" % path)

@@ -358,3 +358,32 @@ def test_one_more_value_is_one_other_value():
     groups = [("v%d" % i, ["n%d" % i]) for i in range(1, 5)]
     assert _join_groups(groups) == "n1: v1; n2: v2; n3: v3; (+1 other value)"
     assert _join_groups(groups + [("v5", ["n5"])]).endswith("; (+2 other values)")
+
+
+def test_a_hostfile_saved_with_a_byte_order_mark_is_told_so(tmp_path, capsys):
+    """A hostfile saved by Notepad starts with a UTF-8 byte order mark. It was refused as "hf:1: '' (cut at a
+    character no host name has) is not a host name", which names nothing the user can see. DeepSpeed, pdsh and mpirun
+    read the mark as part of the first host's name, so it stays refused, with what it is and the line that removes it
+    (run here on a copy: the file then reads as two hosts)."""
+    import shutil
+    import subprocess
+
+    import pytest
+
+    hf = tmp_path / "hostfile"
+    hf.write_bytes(b"\xef\xbb\xbfgpu1 slots=8\r\ngpu2 slots=8\r\n")
+    want = ("gpudoctor: error: hostfile %s starts with a UTF-8 byte order mark (an editor such as Notepad writes "
+            "one): the launchers read it as part of the first host name; remove it: sed -i '1s/^\\xEF\\xBB\\xBF//' %s\n"
+            % (hf, hf))
+    for argv in (("check", "--hosts", str(hf)), ("plan", "--launch", "deepspeed --hostfile %s train.py" % hf),
+                 ("plan", "--launch", "mpirun --hostfile %s -np 2 python t.py" % hf),
+                 ("plan", "--hosts", str(hf), "torchrun", "--nnodes", "2", "--nproc-per-node", "8", "t.py")):
+        rc, out, err = _run(capsys, *argv)
+        assert rc == 2 and out == "" and err == want, argv
+    if shutil.which("sed") is None or shutil.which("bash") is None:
+        pytest.skip("no sed/bash to run the fix")
+    fix = want.rsplit("remove it: ", 1)[1].strip()
+    subprocess.run(["bash", "-c", fix], check=True, timeout=30)
+    assert hf.read_bytes() == b"gpu1 slots=8\r\ngpu2 slots=8\r\n"
+    rc, out, err = _run(capsys, "plan", "--hosts", str(hf), "torchrun", "--nnodes", "2", "--nproc-per-node", "8", "t.py")
+    assert rc == 0 and "gpu1" in out and "gpu2" in out

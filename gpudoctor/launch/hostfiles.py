@@ -36,7 +36,11 @@ def read(path, what):
     text = written(path)
     if text is not None:
         return text[:MAX_HOSTFILE_BYTES]
-    return read_input(os.path.expanduser(path), what, limit=MAX_HOSTFILE_BYTES).decode("utf-8", "replace")
+    text = read_input(os.path.expanduser(path), what, limit=MAX_HOSTFILE_BYTES).decode("utf-8", "replace")
+    from gpudoctor.inventory import refuse_bom
+
+    refuse_bom(text, path)
+    return text
 
 
 def _slots(value, where):
