@@ -97,6 +97,34 @@ ALLOC = {"SLURM_JOB_NODELIST": "node[1-2]", "SLURM_NODELIST": "node[1-2]", "SLUR
          "SLURM_JOB_ID": "7", "SLURM_JOBID": "7", "SLURM_GPUS_ON_NODE": "8", "SLURM_SUBMIT_DIR": "/tmp",
          "SLURM_JOB_NAME": "job", "SLURM_CPUS_PER_TASK": "8", "SLURM_NTASKS_PER_NODE": "1",
          "SLURM_GPUS_PER_NODE": "8"}
+# uv run [OPTIONS] COMMAND: record, then run COMMAND (uv's CLI reference, https://docs.astral.sh/uv/reference/cli/#uv-run:
+# its options end at the command; -m MOD is python -m MOD); round 3 (launch22)
+UV_STUB = """#!/usr/bin/python3
+import os, subprocess, sys
+VAL = set(%r)
+with open(os.environ["REC"], "a") as f:
+    f.write("\\x1f".join(["uv"] + sys.argv[1:]) + "\\x1f\\x1e")
+a = sys.argv[1:]
+if a[:1] != ["run"]:
+    sys.exit(0)
+a, cmd = a[1:], None
+while a and a[0].startswith("-") and a[0] != "-":
+    o = a.pop(0)
+    if o == "--":
+        break
+    if o in ("-m", "--module") and a:
+        a = ["python", "-m"] + a
+        break
+    if o.split("=")[0] in VAL and "=" not in o and a:
+        a.pop(0)
+if a:
+    sys.exit(subprocess.run(a).returncode)
+"""
+UV_VALUE = ("--extra", "--no-extra", "--group", "--no-group", "--only-group", "--with", "--with-editable",
+            "--with-requirements", "--package", "--env-file", "--index", "--default-index", "--index-url", "-i",
+            "--extra-index-url", "--find-links", "-f", "--index-strategy", "--keyring-provider", "--resolution",
+            "--prerelease", "--fork-strategy", "--exclude-newer", "--python", "-p", "--python-platform", "--directory",
+            "--project", "--config-file", "--cache-dir", "--color", "--allow-insecure-host", "--config-setting", "-C")
 # sbatch with no script operand reads the batch script from its stdin (`sbatch <<EOF`): run it
 SBATCH = """#!/bin/bash
 printf '%s\\037' sbatch "$@" >> "$REC"; printf '\\036' >> "$REC"
@@ -155,7 +183,7 @@ def real(path, args, alloc, setup=None, d=None):
     os.chmod(d, 0o777)
     os.mkdir(os.path.join(d, "bin"))
     for name, text in [(n, lc._STUB) for n in STUBS] + \
-            [("srun", srun_stub()), ("sbatch", SBATCH), ("scontrol", "#!/bin/sh\nprintf 'node1\\nnode2\\n'\n")]:
+            [("srun", srun_stub()), ("sbatch", SBATCH), ("uv", UV_STUB % (sorted(UV_VALUE),)), ("scontrol", "#!/bin/sh\nprintf 'node1\\nnode2\\n'\n")]:
         with open(os.path.join(d, "bin", name), "w") as f:
             f.write(text)
         os.chmod(os.path.join(d, "bin", name), 0o755)
@@ -330,7 +358,8 @@ def summary(path):
 def fetch(d):
     import urllib.request
 
-    for line in open(os.path.join(BENCH, "data", "launch_real_scripts.tsv")):
+    for line in [l for t in ("launch_real_scripts.tsv", "launch_real_scripts22.tsv")
+                 for l in open(os.path.join(BENCH, "data", t))]:
         if line.startswith("#") or not line.strip():
             continue
         part, name, url = line.rstrip("\n").split("\t")
@@ -343,7 +372,8 @@ def fetch(d):
 def main():
     global HERE
     ap = argparse.ArgumentParser()
-    ap.add_argument("part", nargs="?", help="fix, measure, measure2 (a folder under --dir) or all")
+    ap.add_argument("part", nargs="?", help="fix, measure, measure2, fix22, measure22 (a folder under --dir), all "
+                                            "(round 2's three) or all22 (round 3's two)")
     ap.add_argument("filter", nargs="?", default="")
     ap.add_argument("--dir", default=HERE)
     ap.add_argument("--fetch", action="store_true")
@@ -357,7 +387,7 @@ def main():
             print(p, json.dumps(summary(p)))
         return
     part, filt = a.part, a.filter
-    parts = ["fix", "measure", "measure2"] if part == "all" else [part]
+    parts = {"all": ["fix", "measure", "measure2"], "all22": ["fix22", "measure22"]}.get(part, [part])
     out = []
     for pt in parts:
         for name in sorted(os.listdir(os.path.join(HERE, pt))):
