@@ -510,7 +510,6 @@ class Reader:
         # runs), False (it does not: the test is decided by known values), None (decided at
         # run time: a value set there may not be the one used)
         self.frames = []
-        self.cond_set = set()
         self.case_pattern = False
         self.line = 0
         self.commands = 0
@@ -672,8 +671,6 @@ class Reader:
             value = self.unknown("$" + name, "set differently in a branch or loop (line %d): %s or %s" % (
                 self.line, excerpt(self.shown(" ".join(before) if isinstance(before, list) else before), 30),
                 excerpt(self.shown(" ".join(value) if isinstance(value, list) else value), 30)))
-        elif self.cond and name not in self.vars and name not in self.cond_set:
-            self.cond_set.add(name)
         for f in self.frames:
             if f["kind"] == "if" and f.get("paths") and f["cur"] is not False:
                 f["paths"][-1].add(name)
